@@ -1,0 +1,4 @@
+import type { Command } from 'commander';
+
+/** Every command of `bvsync`, one file each; the order is the order of `bvsync --help`. */
+export const commands: Array<() => Command> = [];

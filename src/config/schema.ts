@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { DEFAULT_PARAM_NAMES, type ParamName } from '../api/param-names.js';
+import { STREAM_NAMES } from '../streams/stream-names.js';
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a day as YYYY-MM-DD');
+const streamName = z.enum(STREAM_NAMES);
+
+const paramMapping = z
+  .record(z.string(), z.string().min(1))
+  .superRefine((mapping, ctx) => {
+    for (const key of Object.keys(mapping)) {
+      if (!(DEFAULT_PARAM_NAMES as readonly string[]).includes(key)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `unknown parameter name "${key}"; known: ${DEFAULT_PARAM_NAMES.join(', ')}` });
+      }
+    }
+  })
+  .transform((mapping) => mapping as Partial<Record<ParamName, string>>);
+
+export const apiConfigSchema = z
+  .object({
+    /** Base URL of the API, before `/customer/v1`. Env `BVSYNC_API_URL`. */
+    url: z.url().optional(),
+    /** The API key. Env `BVSYNC_API_KEY` (preferred: keep it out of files). Never logged. */
+    apiKey: z.string().min(1).optional(),
+    /** Wire names of query parameters, default name -> wire name; default: the names of DESIGN.md. */
+    params: paramMapping.default({}),
+    /** How arrays are encoded in query strings; default `repeat` (`a=1&a=2`). */
+    arrayFormat: z.enum(['repeat', 'comma']).default('repeat'),
+    /** Name of the idempotency header of write requests; default `Idempotency-Key`. */
+    idempotencyHeader: z.string().min(1).default('Idempotency-Key'),
+    /** Requests per second for this API key, shared by every process; default 10. The spec states no limit. */
+    requestsPerSecond: z.number().positive().max(10_000).default(10),
+    /** Engine identifiers sent as the engines filter; default none, so the API's per-endpoint defaults apply. */
+    engines: z.array(z.string().min(1)).default([]),
+    /** Connections per pool; default 8. */
+    connections: z.number().int().min(1).max(256).default(8),
+    /** Time to the response headers, to the next body chunk, and for the whole request (ms). */
+    headersTimeoutMs: z.number().int().positive().default(30_000),
+    bodyTimeoutMs: z.number().int().positive().default(30_000),
+    requestTimeoutMs: z.number().int().positive().default(60_000),
+    /** Attempts for a transient failure (5xx, reset, timeout, broken body), with exponential backoff and full jitter. */
+    maxAttempts: z.number().int().min(1).max(20).default(5),
+    retryBaseMs: z.number().int().min(1).default(250),
+    retryMaxMs: z.number().int().min(1).default(20_000),
+    /** Records per page; at most 100 (50 for product ranking, which is capped for you). */
+    pageSize: z.number().int().min(1).max(100).default(100),
+  })
+  .strict();
+
+export const scheduleSchema = z
+  .object({
+    /** A name for logs and `status`, e.g. `daily-reports`. */
+    name: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only'),
+    /** A cron expression (node-cron, 5 or 6 fields), evaluated in UTC. */
+    cron: z.string().min(1),
+    /** Streams this schedule syncs; default every stream. */
+    streams: z.array(streamName).optional(),
+  })
+  .strict();
+
+export const syncConfigSchema = z
+  .object({
+    /** Streams a plain `sync` runs; default every stream. */
+    streams: z.array(streamName).optional(),
+    /** Days re-fetched on every incremental run because answers arrive late; default 3. */
+    lookbackDays: z.number().int().min(0).max(90).default(3),
+    /** The first day an incremental sync fetches when a stream has no state yet; default 30 days ago. */
+    startDate: day.optional(),
+    /** Days back from today for a first incremental sync when `startDate` is not set; default 30. */
+    initialDays: z.number().int().min(1).max(3650).default(30),
+    /** Slice conversations by topic so each answer is attributed to its topic; default false (see README). */
+    conversationsByTopic: z.boolean().default(false),
+    /** Domains whose details and citation series are synced besides tracked URLs' and competitors' domains. */
+    domains: z.array(z.string().min(1)).default([]),
+    /** SWOT statement ids to sync answers of (the API has no list of them). */
+    swotStatementIds: z.array(z.number().int().positive()).default([]),
+    /** Phrases to sync search phrases (fanouts) of. */
+    phrases: z.array(z.string().min(1).max(255)).default([]),
+    /** Fetch jobs running at once in one process; default 4. */
+    fetchConcurrency: z.number().int().min(1).max(64).default(4),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    $schema: z.string().optional(),
+    api: apiConfigSchema.default(apiConfigSchema.parse({})),
+    /** Brand ids to sync (the API has no endpoint that lists brands). Env `BVSYNC_BRANDS=1,2,3`. */
+    brands: z
+      .array(z.number().int().positive())
+      .refine((brands) => new Set(brands).size === brands.length, 'a brand id is listed twice')
+      .default([]),
+    /** The published DuckDB file analysts open; the worker's working file sits beside it. Env `BVSYNC_DB`. */
+    db: z.string().min(1).default('bvsync.duckdb'),
+    /** Redis URL (a database index in it is honoured). Env `REDIS_URL`. */
+    redisUrl: z.string().min(1).optional(),
+    /** Prefix of every Redis key bvsync writes; default `bvsync`. */
+    redisPrefix: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/).default('bvsync'),
+    sync: syncConfigSchema.default(syncConfigSchema.parse({})),
+    /** Cron schedules of `bvsync scheduler`; default one daily run of every stream at 02:00 UTC. */
+    schedules: z
+      .array(scheduleSchema)
+      .superRefine((schedules, ctx) => {
+        const names = new Set<string>();
+        schedules.forEach((schedule, index) => {
+          if (names.has(schedule.name)) {
+            ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `duplicate schedule name "${schedule.name}"` });
+          }
+          names.add(schedule.name);
+        });
+      })
+      .default([{ name: 'daily', cron: '0 2 * * *' }]),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+export type ApiConfig = Config['api'];
+export type SyncConfig = Config['sync'];
+export type ScheduleConfig = z.infer<typeof scheduleSchema>;

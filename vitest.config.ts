@@ -1,0 +1,26 @@
+import { defineConfig } from 'vitest/config';
+
+// Two kinds of test, named by suffix: *.test.ts is pure logic, *.int.test.ts talks to real Redis, real
+// DuckDB files and the simulator. Each integration file uses its own queue prefix and temp folder, so
+// files may run in parallel.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/**/*.int.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.int.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+    pool: 'forks',
+    testTimeout: 10_000,
+  },
+});
