@@ -1,0 +1,57 @@
+/**
+ * What a fetched slice hands to the loader: the normalised rows of every table it touches, how each table's
+ * earlier rows for this slice are replaced, its rejected records, and its state. The loader applies all of
+ * it in one transaction, so a slice is either wholly the old one or wholly the new one.
+ */
+
+/** A column value as rows carry it: DATE columns as `YYYY-MM-DD`, TIMESTAMPTZ as ISO 8601, JSON as objects. */
+export type CellValue = string | number | boolean | bigint | null | Date | readonly unknown[] | { readonly [key: string]: unknown };
+
+export type Row = Record<string, CellValue | undefined>;
+
+/** Equality (or membership, for an array) on one column, e.g. `{ brand_id: 7, day: '2026-11-20' }`. */
+export type Scope = Record<string, string | number | boolean | ReadonlyArray<string | number>>;
+
+export type TableWrite =
+  /** Entities: rows upserted by the table's primary key; rows not in the batch stay. */
+  | { table: string; mode: 'merge'; rows: Row[] }
+  /** Per-slice facts: every row matching `scope` is deleted, then `rows` inserted (deduplicated by key). */
+  | { table: string; mode: 'replace'; scope: Scope; rows: Row[] };
+
+export interface RejectedRecord {
+  /** The raw record as the API sent it. */
+  raw: unknown;
+  /** Readable validation issues, e.g. `date: Invalid ISO datetime`. */
+  issues: string[];
+  /** Where it came from, e.g. `GET /customer/v1/brands/7/conversations page 3`. */
+  source: string;
+}
+
+export type SliceStatus = 'complete' | 'incomplete' | 'failed';
+
+export interface SliceState {
+  status: SliceStatus;
+  /** Distinct records loaded for the slice. */
+  rows: number;
+  /** What the API's `total_rows` said, when it says anything. */
+  totalRows: number | null;
+  attempts: number;
+  requests: number;
+  lastError: string | null;
+  /** The API's error code and request id of the failure, when the API gave them. */
+  errorCode?: string | null;
+  requestId?: string | null;
+}
+
+export interface SliceBatch {
+  runId: string;
+  brandId: number;
+  stream: string;
+  /** Stable within a stream: `2026-11-20`, `2026-11-20/topic-3`, `all`, `example.com/2026-11-20`. */
+  sliceKey: string;
+  /** The UTC day the slice covers, when it covers one. */
+  day: string | null;
+  writes: TableWrite[];
+  rejects: RejectedRecord[];
+  state: SliceState;
+}
