@@ -1,0 +1,125 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis, type RedisOptions } from 'ioredis';
+
+export const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';
+
+/** No Redis could be had; the message says how to get one. */
+export class RedisUnavailableError extends Error {
+  readonly code = 'redis_unavailable';
+  constructor(detail: string) {
+    super(
+      `no Redis answers (${detail}). Set REDIS_URL to a Redis you have, start one with ` +
+        '`docker compose up -d redis`, or install redis-server (Debian: `apt-get install redis-server`).',
+    );
+    this.name = 'RedisUnavailableError';
+  }
+}
+
+export interface ResolvedRedis {
+  url: string;
+  /** How it was found, for the first log line: `REDIS_URL`, `local` or `private`. */
+  origin: 'configured' | 'local' | 'private';
+  /** Stops a private redis-server started for this process; a no-op otherwise. */
+  stop(): Promise<void>;
+}
+
+export interface ResolveRedisOptions {
+  /** From REDIS_URL or the config; when set, it is the only one tried. */
+  url?: string;
+  /** Start a private `redis-server` from PATH when nothing answers; default true. */
+  allowPrivate?: boolean;
+}
+
+/**
+ * Finds the Redis to use: the configured URL, else one at 127.0.0.1:6379, else a private redis-server on a free
+ * port for the life of this process (the demo on a machine with no Redis running).
+ */
+export async function resolveRedis(options: ResolveRedisOptions = {}): Promise<ResolvedRedis> {
+  const noop = async () => {};
+  if (options.url) {
+    await ping(options.url).catch((error: Error) => {
+      throw new RedisUnavailableError(`${describeUrl(options.url!)}: ${error.message}`);
+    });
+    return { url: options.url, origin: 'configured', stop: noop };
+  }
+  if (await ping(LOCAL_REDIS_URL).then(() => true, () => false)) {
+    return { url: LOCAL_REDIS_URL, origin: 'local', stop: noop };
+  }
+  if (options.allowPrivate === false) throw new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL}`);
+  return startPrivateRedis();
+}
+
+/** A new connection as BullMQ wants it: no per-command retry limit, so blocking commands survive reconnects. */
+export function connectRedis(url: string, extra: RedisOptions = {}): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, ...extra });
+}
+
+async function ping(url: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The URL without its password, for messages. */
+export function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'an unparsable REDIS_URL';
+  }
+}
+
+async function startPrivateRedis(): Promise<ResolvedRedis> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'bvsync-redis-'));
+  let child: ChildProcess;
+  try {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+      stdio: 'ignore',
+    });
+  } catch (error) {
+    throw new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL} and redis-server could not start: ${(error as Error).message}`);
+  }
+  const spawnFailed = new Promise<never>((_, reject) =>
+    child.once('error', (error) => reject(new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL} and no redis-server on PATH (${error.message})`))),
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  const ready = (async () => {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      if (await ping(url).then(() => true, () => false)) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new RedisUnavailableError(`a private redis-server on port ${port} did not answer`);
+  })();
+  await Promise.race([ready, spawnFailed]);
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  process.once('exit', () => child.kill('SIGKILL'));
+  return { url, origin: 'private', stop };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+// Renew only while we still own it; release only what we own. Compare-and-act in one script, so a lease that
+// expired and passed to another process is never extended or deleted by the old holder.
+const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+
+export interface WriterLeaseOptions {
+  /** The Redis key of the lease, e.g. `bvsync:writer-lease:<hash of the db path>`. */
+  key: string;
+  /** How long the lease lives without renewal (ms); default 15 s. A dead holder is replaced after this. */
+  ttlMs?: number;
+  /** How often the holder renews and a waiter tries to take it (ms); default ttl / 3. */
+  intervalMs?: number;
+  /** Called when this process gains the lease. */
+  onAcquired: () => Promise<void> | void;
+  /** Called when this process loses it (renewal failed or Redis said another holds it). */
+  onLost: () => Promise<void> | void;
+}
+
+/**
+ * The DuckDB writer lease: one process at a time loads. Every process that may load (`worker`, `sync`,
+ * `backfill`) runs one; whoever holds it runs the load worker, the others only fetch. If the holder dies, the key
+ * expires and a waiter takes over. The DuckDB file lock is the fence behind it: a new holder cannot open the file
+ * until the old process has let go of it.
+ */
+export class WriterLease {
+  readonly owner = randomUUID();
+  private readonly ttlMs: number;
+  private readonly intervalMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private held = false;
+  private busy = false;
+  private stopped = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly options: WriterLeaseOptions,
+  ) {
+    this.ttlMs = options.ttlMs ?? 15_000;
+    this.intervalMs = options.intervalMs ?? Math.max(200, Math.floor(this.ttlMs / 3));
+  }
+
+  get isHeld(): boolean {
+    return this.held;
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.tick();
+    this.timer = setInterval(() => void this.tick(), this.intervalMs);
+  }
+
+  /** Stops trying; releases the lease if held (after `onLost`, so the holder closes DuckDB first). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    while (this.busy) await new Promise((resolve) => setTimeout(resolve, 10));
+    if (this.held) {
+      this.held = false;
+      await this.options.onLost();
+      await this.redis.eval(RELEASE, 1, this.options.key, this.owner).catch(() => {});
+    }
+  }
+
+  private async tick(): Promise<void> {
+    if (this.busy || this.stopped) return;
+    this.busy = true;
+    try {
+      if (this.held) {
+        const renewed = await this.redis.eval(RENEW, 1, this.options.key, this.owner, String(this.ttlMs)).catch(() => 0);
+        if (renewed !== 1) {
+          this.held = false;
+          await this.options.onLost();
+        }
+      } else {
+        const taken = await this.redis.set(this.options.key, this.owner, 'PX', this.ttlMs, 'NX').catch(() => null);
+        if (taken === 'OK') {
+          this.held = true;
+          try {
+            await this.options.onAcquired();
+          } catch (error) {
+            // Could not become the writer (e.g. the old holder still has the file open): give the lease back and
+            // try again on the next tick.
+            this.held = false;
+            await this.redis.eval(RELEASE, 1, this.options.key, this.owner).catch(() => {});
+            throw error;
+          }
+        }
+      }
+    } catch {
+      // A failed tick is retried on the next one; onAcquired reports its own failures.
+    } finally {
+      this.busy = false;
+    }
+  }
+}

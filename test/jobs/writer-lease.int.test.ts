@@ -1,0 +1,83 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { WriterLease } from '../../jobs/writer-lease.js';
+import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
+
+const prefix = uniquePrefix('lease');
+const redis = testRedis();
+afterAll(async () => {
+  await deletePrefix(redis, prefix);
+  redis.disconnect();
+});
+
+const until = async (check: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+describe('WriterLease', () => {
+  it('gives the lease to one process at a time and passes it on when the holder stops', async () => {
+    const key = `${prefix}:writer`;
+    const events: string[] = [];
+    const make = (name: string) =>
+      new WriterLease(redis, { key, ttlMs: 600, intervalMs: 100, onAcquired: () => void events.push(`${name}+`), onLost: () => void events.push(`${name}-`) });
+    const a = make('a');
+    const b = make('b');
+    await a.start();
+    await b.start();
+    expect(a.isHeld).toBe(true);
+    expect(b.isHeld).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 800)); // longer than the ttl: renewals keep it with a
+    expect(a.isHeld).toBe(true);
+    expect(b.isHeld).toBe(false);
+    await a.stop();
+    await until(() => b.isHeld);
+    await b.stop();
+    expect(events).toEqual(['a+', 'a-', 'b+', 'b-']);
+  });
+
+  it('passes on after the ttl when the holder dies without releasing', async () => {
+    const key = `${prefix}:dead`;
+    await redis.set(key, 'a-dead-process', 'PX', 500);
+    const lease = new WriterLease(redis, { key, ttlMs: 500, intervalMs: 50, onAcquired: () => {}, onLost: () => {} });
+    await lease.start();
+    expect(lease.isHeld).toBe(false);
+    await until(() => lease.isHeld, 3000);
+    await lease.stop();
+    expect(await redis.get(key)).toBeNull();
+  });
+
+  it('notices a lost lease and reports it', async () => {
+    const key = `${prefix}:stolen`;
+    let lost = false;
+    const lease = new WriterLease(redis, { key, ttlMs: 2000, intervalMs: 50, onAcquired: () => {}, onLost: () => void (lost = true) });
+    await lease.start();
+    expect(lease.isHeld).toBe(true);
+    await redis.set(key, 'someone-else');
+    await until(() => lost);
+    expect(lease.isHeld).toBe(false);
+    await lease.stop();
+    expect(await redis.get(key)).toBe('someone-else');
+  });
+
+  it('gives the lease back when becoming the writer fails, and tries again', async () => {
+    const key = `${prefix}:retry`;
+    let tries = 0;
+    const lease = new WriterLease(redis, {
+      key,
+      ttlMs: 1000,
+      intervalMs: 50,
+      onAcquired: () => {
+        tries += 1;
+        if (tries < 3) throw new Error('file still locked');
+      },
+      onLost: () => {},
+    });
+    await lease.start();
+    await until(() => lease.isHeld);
+    expect(tries).toBe(3);
+    await lease.stop();
+  });
+});
