@@ -1,0 +1,197 @@
+import { redactSecrets } from '../log.js';
+import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
+
+/** One entry of `error.details` of the error envelope (spec, "Errors"). */
+export interface ApiErrorDetail {
+  field: string;
+  message: string;
+}
+
+export interface ApiErrorFields {
+  status?: number | undefined;
+  apiCode?: string | undefined;
+  details?: ApiErrorDetail[] | undefined;
+  requestId?: string | undefined;
+  /** `METHOD /path` of the request, without the query or any header. */
+  endpoint: string;
+}
+
+/**
+ * Every failure of an API call. `code` is fixed per class (for logs and slice state); `apiCode`, `details`
+ * and `requestId` are what the API's error envelope said. Nothing here holds a header or the API key: the
+ * message is built from the envelope and passed through `redactSecrets` in case the API echoed the key.
+ */
+export abstract class ApiError extends Error {
+  abstract readonly code: string;
+  abstract readonly retryable: boolean;
+  readonly status: number | undefined;
+  readonly apiCode: string | undefined;
+  readonly details: ApiErrorDetail[] | undefined;
+  readonly requestId: string | undefined;
+  readonly endpoint: string;
+
+  constructor(message: string, fields: ApiErrorFields) {
+    super(redactSecrets(message));
+    this.name = new.target.name;
+    this.status = fields.status;
+    this.apiCode = fields.apiCode === undefined ? undefined : redactSecrets(fields.apiCode);
+    this.details = fields.details?.map((d) => ({ field: redactSecrets(d.field), message: redactSecrets(d.message) }));
+    this.requestId = fields.requestId === undefined ? undefined : redactSecrets(fields.requestId);
+    this.endpoint = redactSecrets(fields.endpoint);
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      status: this.status,
+      apiCode: this.apiCode,
+      details: this.details,
+      requestId: this.requestId,
+      endpoint: this.endpoint,
+      retryable: this.retryable,
+    };
+  }
+}
+
+/** 429: the key is over its rate. The client has already slowed the whole key; the caller waits `retryAfterMs`. */
+export class RateLimitedError extends ApiError {
+  readonly code = 'rate_limited';
+  readonly retryable = true;
+  constructor(
+    message: string,
+    fields: ApiErrorFields,
+    readonly retryAfterMs: number,
+  ) {
+    super(message, fields);
+  }
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), retryAfterMs: this.retryAfterMs };
+  }
+}
+
+export type TransientReason = 'server_error' | 'network' | 'timeout' | 'bad_body' | 'bad_envelope';
+
+/** 5xx, a reset, a timeout, a truncated or unparsable body: worth another attempt after a backoff. */
+export class TransientError extends ApiError {
+  readonly code = 'transient';
+  readonly retryable = true;
+  constructor(
+    message: string,
+    fields: ApiErrorFields,
+    readonly reason: TransientReason,
+  ) {
+    super(message, fields);
+  }
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), reason: this.reason };
+  }
+}
+
+/** A failure that another attempt would repeat: never retried. */
+export class PermanentError extends ApiError {
+  readonly code: string = 'permanent';
+  readonly retryable = false;
+}
+
+/** 400: the API rejected the query; `details` names the fields. */
+export class ValidationError extends PermanentError {
+  override readonly code = 'validation_error';
+}
+
+/** 401 (or a 403 other than brand access): the key is wrong or lacks a right. */
+export class AuthError extends PermanentError {
+  override readonly code = 'unauthorized';
+}
+
+/** 403 `brand_access_denied`: the key cannot read this brand; that brand fails, others go on. */
+export class BrandAccessDeniedError extends PermanentError {
+  override readonly code = 'brand_access_denied';
+}
+
+/** 404 (except the domain detail of a domain without citations, which is an empty result). */
+export class NotFoundError extends PermanentError {
+  override readonly code = 'not_found';
+}
+
+/** The API ignored the paging parameter (a wrong `api.params` mapping): paging would never end. */
+export class PagingError extends PermanentError {
+  override readonly code = 'paging_mismatch';
+}
+
+/** The error envelope of the spec ("Errors"), read defensively: any part may be missing. */
+export interface ErrorEnvelopeFields {
+  apiCode?: string | undefined;
+  message?: string | undefined;
+  details?: ApiErrorDetail[] | undefined;
+  requestId?: string | undefined;
+}
+
+export function readErrorEnvelope(body: unknown): ErrorEnvelopeFields {
+  const error = (body as { error?: unknown } | null | undefined)?.error;
+  if (typeof error !== 'object' || error === null) return {};
+  const e = error as Record<string, unknown>;
+  const details = Array.isArray(e.details)
+    ? e.details
+        .filter((d): d is Record<string, unknown> => typeof d === 'object' && d !== null)
+        .map((d) => ({ field: String(d.field ?? ''), message: String(d.message ?? '') }))
+    : undefined;
+  return {
+    apiCode: typeof e.code === 'string' ? e.code : undefined,
+    message: typeof e.message === 'string' ? e.message : undefined,
+    details,
+    requestId: typeof e.request_id === 'string' ? e.request_id : undefined,
+  };
+}
+
+export interface ErrorResponse {
+  status: number;
+  /** Response headers as undici gives them (lower-case names). Only `retry-after` is read. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body, or `undefined` when it was not JSON. */
+  body: unknown;
+  endpoint: string;
+}
+
+/** Turns a non-2xx answer into its error class. Pure: the caller decides what to do with it. */
+export function classifyResponse(response: ErrorResponse, now: number = Date.now()): ApiError {
+  const { status, endpoint } = response;
+  const envelope = readErrorEnvelope(response.body);
+  const fields: ApiErrorFields = { status, endpoint, ...envelope };
+  const what = envelope.apiCode ? `${status} ${envelope.apiCode}` : `${status}`;
+  const text = `${endpoint}: HTTP ${what}${envelope.message ? `: ${envelope.message}` : ''}${
+    envelope.details?.length ? ` [${envelope.details.map((d) => `${d.field}: ${d.message}`).join('; ')}]` : ''
+  }${envelope.requestId ? ` (request ${envelope.requestId})` : ''}`;
+
+  if (status === 429) {
+    const retryAfterMs = parseRetryAfter(response.headers['retry-after'], now) ?? DEFAULT_RETRY_AFTER_MS;
+    return new RateLimitedError(text, fields, retryAfterMs);
+  }
+  if (status >= 500 || status === 408) return new TransientError(text, fields, 'server_error');
+  if (status === 400) return new ValidationError(text, fields);
+  if (status === 401) return new AuthError(text, fields);
+  if (status === 403) {
+    return envelope.apiCode === 'brand_access_denied' ? new BrandAccessDeniedError(text, fields) : new AuthError(text, fields);
+  }
+  if (status === 404) return new NotFoundError(text, fields);
+  return new PermanentError(text, fields);
+}
+
+/** undici's codes of failures that happen before or while the answer arrives. */
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+
+/**
+ * Turns a failure without an HTTP status (reset, refused, timeout, the overall deadline, a body cut short)
+ * into a `TransientError`. Only the error's code and message are kept, never the error object: undici errors
+ * can hold sockets and request options.
+ */
+export function classifyNetworkError(error: unknown, endpoint: string, deadlineExceeded = false): TransientError {
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+  const name = error instanceof Error ? error.name : 'Error';
+  const message = error instanceof Error ? error.message : String(error);
+  const timedOut = deadlineExceeded || (code !== undefined && TIMEOUT_CODES.has(code)) || name === 'TimeoutError';
+  const reason: TransientReason = timedOut ? 'timeout' : 'network';
+  const label = deadlineExceeded ? 'request deadline exceeded' : `${code ?? name}: ${message}`;
+  return new TransientError(`${endpoint}: ${label}`, { endpoint }, reason);
+}

@@ -1,0 +1,55 @@
+import { wireName, type ArrayFormat, type ParamMapping, type ParamName } from './param-names.js';
+
+/** A value of one query filter; `undefined`, `null` and empty arrays are left out of the query. */
+export type QueryValue = string | number | boolean | Date | ReadonlyArray<string | number> | null | undefined;
+
+export type QueryParams = Partial<Record<ParamName, QueryValue>>;
+
+export interface QueryEncoding {
+  params: ParamMapping;
+  arrayFormat: ArrayFormat;
+}
+
+/**
+ * Builds the query string (without `?`) from filters named by bvsync's default parameter names, sending each
+ * under its configured wire name. Dates become `YYYY-MM-DD` (the UTC day), booleans `true`/`false`; the
+ * spec asks arrays to hold at least one element, so an empty array is left out rather than sent empty.
+ */
+export function buildQuery(filters: QueryParams, encoding: QueryEncoding): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters) as Array<[ParamName, QueryValue]>) {
+    if (value === undefined || value === null) continue;
+    const wire = wireName(name, encoding.params);
+    if (Array.isArray(value)) {
+      const items = (value as ReadonlyArray<string | number>).map(String);
+      if (items.length === 0) continue;
+      if (encoding.arrayFormat === 'comma') search.append(wire, items.join(','));
+      else for (const item of items) search.append(wire, item);
+    } else {
+      search.append(wire, scalar(value as string | number | boolean | Date));
+    }
+  }
+  return search.toString();
+}
+
+function scalar(value: string | number | boolean | Date): string {
+  if (value instanceof Date) return formatDay(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return String(value);
+}
+
+/** The UTC day of a date, as the spec's range filters take it ("a day in UTC"). */
+export function formatDay(date: Date): string {
+  if (Number.isNaN(date.getTime())) throw new RangeError('invalid date');
+  return date.toISOString().slice(0, 10);
+}
+
+/** The path of a brand-scoped endpoint; every segment is percent-encoded (domains and ids come from data). */
+export function brandPath(brandId: number | string, ...segments: Array<string | number>): string {
+  return ['/customer/v1/brands', brandId, ...segments].map((s, i) => (i === 0 ? s : encodeURIComponent(String(s)))).join('/');
+}
+
+/** `path?query`, or the path alone when there is no query. */
+export function withQuery(path: string, query: string): string {
+  return query ? `${path}?${query}` : path;
+}

@@ -1,0 +1,188 @@
+import { Pool, type Dispatcher } from 'undici';
+import type { ApiConfig } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import { backoffDelay } from './backoff.js';
+import { ApiError, RateLimitedError, TransientError, classifyNetworkError, classifyResponse } from './errors.js';
+import { UNLIMITED_RATE_BUDGET, sleep, type RateBudget } from './rate-budget.js';
+
+/** What the `onRequest` hook hears after every HTTP attempt (for counting requests, retries and 429s). */
+export interface ApiRequestEvent {
+  /** `GET /customer/v1/brands/7/conversations` (no query). */
+  endpoint: string;
+  /** 1 for the first try of this call, 2 for its first retry, and so on. */
+  attempt: number;
+  status: number | undefined;
+  /** ok: answered; retry: failed and will be tried again; rate_limited: a 429; failed: given up. */
+  outcome: 'ok' | 'retry' | 'rate_limited' | 'failed';
+  /** The error class's fixed code when the attempt failed. */
+  errorCode?: string;
+  durationMs: number;
+}
+
+export interface TransportOptions {
+  logger?: Logger | undefined;
+  /** The key's shared rate budget; default: none (no client-side limit). */
+  budget?: RateBudget | undefined;
+  onRequest?: ((event: ApiRequestEvent) => void) | undefined;
+  /** Aborts every request of the client (shutdown). */
+  signal?: AbortSignal | undefined;
+  /** Wait and retry 429s inside the client (doctor, benchmarks, tests outside BullMQ); default false. */
+  retryRateLimited?: boolean | undefined;
+  /** How many 429s in a row one call waits out when `retryRateLimited` is on; default 20. */
+  maxRateLimitRetries?: number | undefined;
+  /** Replaces the connection pool (tests use undici's MockAgent). */
+  dispatcher?: Dispatcher | undefined;
+  /** Source of randomness for the backoff jitter; default `Math.random`. */
+  random?: (() => number) | undefined;
+}
+
+export interface GetRequest {
+  /** The path below the base URL, query included. */
+  path: string;
+  /** `GET /path` without the query: what logs and errors name. */
+  endpoint: string;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * The one place that sends HTTP: keep-alive pool, auth header, deadlines, the rate budget, retries with
+ * full-jitter backoff for transient failures, and the error envelope turned into typed errors. Retries of
+ * 429 are not undici's (its retry interceptor would wait per request; here a 429 slows the whole key).
+ */
+export class Transport {
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly budget: RateBudget;
+
+  constructor(
+    private readonly config: ApiConfig & { url: string; apiKey: string },
+    private readonly options: TransportOptions = {},
+  ) {
+    const url = new URL(config.url);
+    this.origin = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.budget = options.budget ?? UNLIMITED_RATE_BUDGET;
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.dispatcher =
+      options.dispatcher ??
+      new Pool(this.origin, {
+        connections: config.connections,
+        headersTimeout: config.headersTimeoutMs,
+        bodyTimeout: config.bodyTimeoutMs,
+        keepAliveTimeout: 30_000,
+        pipelining: 1,
+      });
+  }
+
+  /** GETs a JSON answer and hands it to `accept`, which returns the typed value or throws (a broken envelope is transient). */
+  async get<T>(request: GetRequest, accept: (body: unknown) => T): Promise<T> {
+    const signal = combine(this.options.signal, request.signal);
+    const maxAttempts = this.config.maxAttempts;
+    const maxRateLimitRetries = this.options.maxRateLimitRetries ?? 20;
+    let attempt = 0;
+    let rateLimited = 0;
+    for (;;) {
+      attempt += 1;
+      await this.budget.acquire(signal);
+      const started = performance.now();
+      let status: number | undefined;
+      try {
+        const answer = await this.once(request.path, request.endpoint, signal);
+        status = answer.status;
+        const value = accept(answer.body);
+        this.emit({ endpoint: request.endpoint, attempt, status, outcome: 'ok', durationMs: performance.now() - started });
+        return value;
+      } catch (thrown) {
+        if (signal?.aborted) throw signal.reason;
+        // Everything `once` and `accept` throw on purpose is an ApiError; anything else is a bug, not a retry.
+        if (!(thrown instanceof ApiError)) throw thrown;
+        const error = thrown;
+        const durationMs = performance.now() - started;
+        const base = { endpoint: request.endpoint, attempt, status: error.status ?? status, errorCode: error.code, durationMs };
+        if (error instanceof RateLimitedError) {
+          await this.budget.blockFor(error.retryAfterMs);
+          this.emit({ ...base, outcome: 'rate_limited' });
+          this.options.logger?.warn({ endpoint: request.endpoint, retryAfterMs: error.retryAfterMs }, 'rate limited: the key is slowed');
+          if (this.options.retryRateLimited && rateLimited < maxRateLimitRetries) {
+            rateLimited += 1;
+            attempt -= 1; // a 429 is not a failed attempt: the request was never served
+            await sleep(error.retryAfterMs, signal);
+            continue;
+          }
+          throw error;
+        }
+        if (error.retryable && attempt < maxAttempts) {
+          const delay = backoffDelay(attempt, { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs }, this.options.random);
+          this.emit({ ...base, outcome: 'retry' });
+          this.options.logger?.warn(
+            { endpoint: request.endpoint, attempt, code: error.code, status: error.status, delayMs: delay, error: error.message },
+            'transient API failure; retrying',
+          );
+          await sleep(delay, signal);
+          continue;
+        }
+        this.emit({ ...base, outcome: 'failed' });
+        throw error;
+      }
+    }
+  }
+
+  /** One HTTP exchange under the overall deadline; the body is read whole (pages are small, see DESIGN.md). */
+  private async once(path: string, endpoint: string, callerSignal: AbortSignal | undefined): Promise<{ status: number; body: unknown }> {
+    const deadline = AbortSignal.timeout(this.config.requestTimeoutMs);
+    const signal = callerSignal ? AbortSignal.any([deadline, callerSignal]) : deadline;
+    let status: number;
+    let headers: Record<string, string | string[] | undefined>;
+    let text: string;
+    try {
+      const response = await this.dispatcher.request({
+        origin: this.origin,
+        path: `${this.basePath}${path}`,
+        method: 'GET',
+        headers: { 'x-api-key': this.config.apiKey, accept: 'application/json' },
+        headersTimeout: this.config.headersTimeoutMs,
+        bodyTimeout: this.config.bodyTimeoutMs,
+        signal,
+      });
+      status = response.statusCode;
+      headers = response.headers;
+      text = await response.body.text();
+    } catch (error) {
+      if (callerSignal?.aborted) throw callerSignal.reason;
+      throw classifyNetworkError(error, endpoint, deadline.aborted);
+    }
+    let body: unknown;
+    let parsed = true;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = false;
+    }
+    if (status < 200 || status >= 300) {
+      throw classifyResponse({ status, headers, body: parsed ? body : undefined, endpoint });
+    }
+    if (!parsed || body === undefined) {
+      throw new TransientError(`${endpoint}: HTTP ${status} with an unparsable body (${text.length} characters)`, { status, endpoint }, 'bad_body');
+    }
+    return { status, body };
+  }
+
+  private emit(event: ApiRequestEvent): void {
+    try {
+      this.options.onRequest?.(event);
+    } catch (error) {
+      this.options.logger?.error({ error: String(error) }, 'onRequest hook failed');
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+}
+
+function combine(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (a && b) return AbortSignal.any([a, b]);
+  return a ?? b;
+}
