@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AuthError,
+  BrandAccessDeniedError,
+  NotFoundError,
+  PermanentError,
+  RateLimitedError,
+  TransientError,
+  ValidationError,
+  classifyNetworkError,
+  classifyResponse,
+} from '../../src/api/errors.js';
+
+const endpoint = 'GET /customer/v1/brands/7/conversations';
+const envelope = (code: string, extra: Record<string, unknown> = {}) => ({
+  error: { code, message: `m-${code}`, request_id: '0b7e6c1a-1111-4222-8333-444455556666', ...extra },
+});
+
+describe('classifyResponse', () => {
+  it('429 is rate limited with the parsed Retry-After', () => {
+    const error = classifyResponse({ status: 429, headers: { 'retry-after': '7' }, body: envelope('rate_limited'), endpoint });
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as RateLimitedError).retryAfterMs).toBe(7000);
+    expect(error.retryable).toBe(true);
+    expect(error.code).toBe('rate_limited');
+  });
+
+  it('429 with an HTTP date, and without any header', () => {
+    const now = Date.parse('2026-11-21T12:00:00Z');
+    const dated = classifyResponse({ status: 429, headers: { 'retry-after': 'Sat, 21 Nov 2026 12:00:02 GMT' }, body: undefined, endpoint }, now);
+    expect((dated as RateLimitedError).retryAfterMs).toBe(2000);
+    const bare = classifyResponse({ status: 429, headers: {}, body: undefined, endpoint });
+    expect((bare as RateLimitedError).retryAfterMs).toBe(1000);
+  });
+
+  it('5xx and 408 are transient', () => {
+    for (const status of [500, 502, 503, 504, 408]) {
+      const error = classifyResponse({ status, headers: {}, body: undefined, endpoint });
+      expect(error).toBeInstanceOf(TransientError);
+      expect(error.retryable).toBe(true);
+    }
+  });
+
+  it('400 is a validation error carrying code, details and request id', () => {
+    const error = classifyResponse({
+      status: 400,
+      headers: {},
+      body: envelope('validation_error', { details: [{ field: 'page_size', message: 'must be at most 100' }] }),
+      endpoint,
+    });
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toBeInstanceOf(PermanentError);
+    expect(error.retryable).toBe(false);
+    expect(error.code).toBe('validation_error');
+    expect(error.apiCode).toBe('validation_error');
+    expect(error.details).toEqual([{ field: 'page_size', message: 'must be at most 100' }]);
+    expect(error.requestId).toBe('0b7e6c1a-1111-4222-8333-444455556666');
+    expect(error.message).toContain('page_size: must be at most 100');
+    expect(error.endpoint).toBe(endpoint);
+  });
+
+  it('401 is an auth error; 403 brand_access_denied is its own class; other 403s are auth errors', () => {
+    expect(classifyResponse({ status: 401, headers: {}, body: envelope('unauthorized'), endpoint })).toBeInstanceOf(AuthError);
+    const denied = classifyResponse({ status: 403, headers: {}, body: envelope('brand_access_denied'), endpoint });
+    expect(denied).toBeInstanceOf(BrandAccessDeniedError);
+    expect(denied.code).toBe('brand_access_denied');
+    expect(denied.retryable).toBe(false);
+    expect(classifyResponse({ status: 403, headers: {}, body: envelope('forbidden'), endpoint })).toBeInstanceOf(AuthError);
+  });
+
+  it('404 is not found; other 4xx are permanent', () => {
+    expect(classifyResponse({ status: 404, headers: {}, body: envelope('not_found'), endpoint })).toBeInstanceOf(NotFoundError);
+    const conflict = classifyResponse({ status: 409, headers: {}, body: envelope('conflict'), endpoint });
+    expect(conflict).toBeInstanceOf(PermanentError);
+    expect(conflict.code).toBe('permanent');
+    expect(conflict.apiCode).toBe('conflict');
+  });
+
+  it('survives a missing or malformed envelope', () => {
+    const error = classifyResponse({ status: 500, headers: {}, body: { error: 'boom' }, endpoint });
+    expect(error.apiCode).toBeUndefined();
+    expect(error.message).toBe(`${endpoint}: HTTP 500`);
+  });
+
+  it('serialises to JSON with its fields', () => {
+    const error = classifyResponse({ status: 403, headers: {}, body: envelope('brand_access_denied'), endpoint });
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({ code: 'brand_access_denied', status: 403, apiCode: 'brand_access_denied', retryable: false });
+  });
+});
+
+describe('classifyNetworkError', () => {
+  it('resets are transient network errors', () => {
+    const reset = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+    const error = classifyNetworkError(reset, endpoint);
+    expect(error).toBeInstanceOf(TransientError);
+    expect(error.reason).toBe('network');
+    expect(error.message).toContain('UND_ERR_SOCKET');
+  });
+
+  it('undici timeouts and the overall deadline are transient timeouts', () => {
+    expect(classifyNetworkError(Object.assign(new Error('x'), { code: 'UND_ERR_HEADERS_TIMEOUT' }), endpoint).reason).toBe('timeout');
+    expect(classifyNetworkError(Object.assign(new Error('x'), { code: 'UND_ERR_BODY_TIMEOUT' }), endpoint).reason).toBe('timeout');
+    expect(classifyNetworkError(new Error('aborted'), endpoint, true).reason).toBe('timeout');
+  });
+
+  it('keeps no reference to the original error', () => {
+    const original = Object.assign(new Error('x'), { code: 'ECONNRESET', socket: { secret: 1 } });
+    const error = classifyNetworkError(original, endpoint);
+    expect(error.cause).toBeUndefined();
+    expect(JSON.stringify(error)).not.toContain('socket');
+  });
+});
