@@ -41,6 +41,9 @@ export interface SliceState {
   /** The API's error code and request id of the failure, when the API gave them. */
   errorCode?: string | null;
   requestId?: string | null;
+  /** Requests of the slice that were retries, and 429 answers it met; summed into `_sync_runs`. */
+  retries?: number;
+  rateLimited?: number;
 }
 
 export interface SliceBatch {

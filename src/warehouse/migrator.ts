@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { MIGRATIONS_DIR } from './paths.js';
+import { readNumberedSqlFiles, type SqlFile } from './sql-files.js';
+import { WarehouseError } from './warehouse-error.js';
+
+export interface MigrateOptions {
+  /** Folder of numbered `.sql` files; default the package's `sql/migrations/`. */
+  dir?: string;
+  /** Apply up to and including this version only; default every file (tests use it to build older databases). */
+  target?: number;
+}
+
+export interface AppliedMigration {
+  version: number;
+  name: string;
+}
+
+const LEDGER_DDL = `CREATE TABLE IF NOT EXISTS _migrations (
+  version    INTEGER PRIMARY KEY,
+  name       VARCHAR NOT NULL,
+  checksum   VARCHAR NOT NULL,
+  applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+)`;
+
+function checksumOf(file: SqlFile): string {
+  return createHash('sha256').update(file.text).digest('hex');
+}
+
+/**
+ * Applies the migrations the database lacks, in order, each in its own transaction together with its ledger
+ * row, so a crash leaves the database at a whole version. Files already applied must be unchanged
+ * (migrations are append-only): an edited one is refused rather than silently diverging.
+ */
+export async function migrate(connection: DuckDBConnection, options: MigrateOptions = {}): Promise<AppliedMigration[]> {
+  const files = readNumberedSqlFiles(options.dir ?? MIGRATIONS_DIR).filter(
+    (file) => options.target === undefined || file.version <= options.target,
+  );
+  await connection.run(LEDGER_DDL);
+  const reader = await connection.runAndReadAll('SELECT version, name, checksum FROM _migrations ORDER BY version');
+  const applied = new Map<number, { name: string; checksum: string }>();
+  for (const [version, name, checksum] of reader.getRowsJS() as Array<[number, string, string]>) {
+    applied.set(Number(version), { name, checksum });
+  }
+
+  const done: AppliedMigration[] = [];
+  for (const file of files) {
+    const checksum = checksumOf(file);
+    const previous = applied.get(file.version);
+    if (previous) {
+      if (previous.checksum !== checksum) {
+        throw new WarehouseError(
+          'migration_changed',
+          `migration ${file.name} was changed after it was applied (as ${previous.name}); migrations are append-only: add a new file instead`,
+        );
+      }
+      continue;
+    }
+    await connection.run('BEGIN TRANSACTION');
+    try {
+      await connection.run(file.text);
+      await connection.run('INSERT INTO _migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+        file.version,
+        file.name,
+        checksum,
+      ]);
+      await connection.run('COMMIT');
+    } catch (error) {
+      await connection.run('ROLLBACK').catch(() => undefined);
+      throw new WarehouseError('migration_failed', `migration ${file.name} failed: ${(error as Error).message}`, { cause: error });
+    }
+    done.push({ version: file.version, name: file.name });
+  }
+  return done;
+}
+
+/** The highest applied migration version, 0 for an empty database. */
+export async function schemaVersion(connection: DuckDBConnection): Promise<number> {
+  const reader = await connection.runAndReadAll('SELECT coalesce(max(version), 0) FROM _migrations');
+  return Number(reader.getRowsJS()[0]![0]);
+}

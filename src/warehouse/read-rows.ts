@@ -1,0 +1,22 @@
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+
+/** A result row with plain JSON-friendly values: safe bigints as numbers, timestamps as ISO strings. */
+export type PlainRow = Record<string, unknown>;
+
+export function plainValue(value: unknown): unknown {
+  if (typeof value === 'bigint') {
+    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value.toString();
+  }
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(plainValue);
+  if (value && typeof value === 'object' && !(value instanceof Uint8Array)) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, plainValue(inner)]));
+  }
+  return value;
+}
+
+/** Runs a query and returns its rows as plain objects. Cast DATE columns to VARCHAR to get `YYYY-MM-DD`. */
+export async function readRows(connection: DuckDBConnection, sql: string, params?: DuckDBValue[]): Promise<PlainRow[]> {
+  const reader = await connection.runAndReadAll(sql, params);
+  return reader.getRowObjectsJS().map((row) => plainValue(row) as PlainRow);
+}

@@ -1,0 +1,191 @@
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { SliceStatus } from './slice-batch.js';
+import { readRows } from './read-rows.js';
+
+export type RunKind = 'sync' | 'backfill' | 'scheduled';
+export type RunStatus = 'running' | 'complete' | 'partial' | 'failed' | 'cancelled';
+
+export interface RunStart {
+  runId: string;
+  kind: RunKind;
+  brands: number[];
+  streams: string[];
+  /** The days the run covers (`YYYY-MM-DD`), when it covers a window. */
+  windowStart?: string | null;
+  windowEnd?: string | null;
+}
+
+export interface RunRow extends RunStart {
+  startedAt: string;
+  finishedAt: string | null;
+  status: RunStatus;
+  slices: number;
+  requests: number;
+  rows: number;
+  rejects: number;
+  errors: number;
+  retries: number;
+  rateLimited: number;
+}
+
+export interface SliceStateRow {
+  brandId: number;
+  stream: string;
+  sliceKey: string;
+  day: string | null;
+  status: SliceStatus;
+  rows: number;
+  totalRows: number | null;
+  attempts: number;
+  requests: number;
+  lastError: string | null;
+  errorCode: string | null;
+  requestId: string | null;
+  runId: string | null;
+  completedAt: string | null;
+  updatedAt: string;
+}
+
+export interface SliceStateFilter {
+  brandId?: number;
+  stream?: string;
+  status?: SliceStatus | SliceStatus[];
+  /** Inclusive bounds on the slice's day (`YYYY-MM-DD`); slices without a day are left out when set. */
+  fromDay?: string;
+  toDay?: string;
+  runId?: string;
+}
+
+/**
+ * Records the start of a run. Slices may have loaded under the run id already (their counters created the
+ * row): the counters are kept and the description filled in.
+ */
+export async function startRun(connection: DuckDBConnection, run: RunStart): Promise<void> {
+  await connection.run(
+    `INSERT INTO _sync_runs (run_id, kind, brands, streams, window_start, window_end, started_at, status)
+     VALUES ($1, $2, CAST(CAST($3 AS JSON) AS BIGINT[]), CAST(CAST($4 AS JSON) AS VARCHAR[]),
+             CAST($5 AS DATE), CAST($6 AS DATE), current_timestamp, 'running')
+     ON CONFLICT (run_id) DO UPDATE SET kind = EXCLUDED.kind, brands = EXCLUDED.brands, streams = EXCLUDED.streams,
+       window_start = EXCLUDED.window_start, window_end = EXCLUDED.window_end`,
+    [
+      run.runId,
+      run.kind,
+      JSON.stringify(run.brands),
+      JSON.stringify(run.streams),
+      run.windowStart ?? null,
+      run.windowEnd ?? null,
+    ],
+  );
+}
+
+export async function finishRun(connection: DuckDBConnection, runId: string, status: Exclude<RunStatus, 'running'>): Promise<void> {
+  const result = await connection.run(
+    `UPDATE _sync_runs SET status = $2, finished_at = current_timestamp WHERE run_id = $1`,
+    [runId, status],
+  );
+  if (result.rowsChanged === 0) throw new Error(`no run ${runId} to finish; startRun was not called`);
+}
+
+/**
+ * Moves the incremental position of a brand's stream forward to `day`; never backwards, so a late, slower
+ * run cannot undo a newer one. Returns the position now stored.
+ */
+export async function advanceCursor(
+  connection: DuckDBConnection,
+  brandId: number,
+  stream: string,
+  day: string,
+  runId: string,
+): Promise<string> {
+  await connection.run(
+    `INSERT INTO _sync_cursors (brand_id, stream, through_day, run_id, updated_at)
+     VALUES (CAST($1 AS BIGINT), $2, CAST($3 AS DATE), $4, current_timestamp)
+     ON CONFLICT (brand_id, stream) DO UPDATE SET
+       run_id = CASE WHEN EXCLUDED.through_day >= _sync_cursors.through_day THEN EXCLUDED.run_id ELSE _sync_cursors.run_id END,
+       through_day = greatest(_sync_cursors.through_day, EXCLUDED.through_day),
+       updated_at = EXCLUDED.updated_at`,
+    [brandId, stream, day, runId],
+  );
+  return (await cursor(connection, brandId, stream))!;
+}
+
+/** The last day the incremental schedule has synced for a brand's stream, or null before the first run. */
+export async function cursor(connection: DuckDBConnection, brandId: number, stream: string): Promise<string | null> {
+  const rows = await readRows(
+    connection,
+    `SELECT CAST(through_day AS VARCHAR) AS through_day FROM _sync_cursors WHERE brand_id = CAST($1 AS BIGINT) AND stream = $2`,
+    [brandId, stream],
+  );
+  return (rows[0]?.through_day as string | undefined) ?? null;
+}
+
+export async function sliceStates(connection: DuckDBConnection, filter: SliceStateFilter = {}): Promise<SliceStateRow[]> {
+  const where: string[] = [];
+  const params: DuckDBValue[] = [];
+  const bind = (value: DuckDBValue): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  if (filter.brandId !== undefined) where.push(`brand_id = CAST(${bind(filter.brandId)} AS BIGINT)`);
+  if (filter.stream !== undefined) where.push(`stream = ${bind(filter.stream)}`);
+  if (filter.runId !== undefined) where.push(`run_id = ${bind(filter.runId)}`);
+  if (filter.status !== undefined) {
+    const statuses = Array.isArray(filter.status) ? filter.status : [filter.status];
+    where.push(statuses.length ? `status IN (${statuses.map((s) => bind(s)).join(', ')})` : 'FALSE');
+  }
+  if (filter.fromDay !== undefined) where.push(`"day" >= CAST(${bind(filter.fromDay)} AS DATE)`);
+  if (filter.toDay !== undefined) where.push(`"day" <= CAST(${bind(filter.toDay)} AS DATE)`);
+  const rows = await readRows(
+    connection,
+    `SELECT brand_id, stream, slice_key, CAST("day" AS VARCHAR) AS "day", status, "rows", total_rows, attempts, requests,
+            last_error, error_code, request_id, run_id, completed_at, updated_at
+     FROM _sync_state ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+     ORDER BY brand_id, stream, "day" NULLS FIRST, slice_key`,
+    params,
+  );
+  return rows.map((row) => ({
+    brandId: row.brand_id as number,
+    stream: row.stream as string,
+    sliceKey: row.slice_key as string,
+    day: row.day as string | null,
+    status: row.status as SliceStatus,
+    rows: row.rows as number,
+    totalRows: row.total_rows as number | null,
+    attempts: row.attempts as number,
+    requests: row.requests as number,
+    lastError: row.last_error as string | null,
+    errorCode: row.error_code as string | null,
+    requestId: row.request_id as string | null,
+    runId: row.run_id as string | null,
+    completedAt: row.completed_at as string | null,
+    updatedAt: row.updated_at as string,
+  }));
+}
+
+export async function recentRuns(connection: DuckDBConnection, limit = 20): Promise<RunRow[]> {
+  const rows = await readRows(
+    connection,
+    `SELECT run_id, kind, brands, streams, CAST(window_start AS VARCHAR) AS window_start, CAST(window_end AS VARCHAR) AS window_end,
+            started_at, finished_at, status, slices, requests, "rows", rejects, errors, retries, rate_limited
+     FROM _sync_runs ORDER BY started_at DESC, run_id LIMIT CAST($1 AS BIGINT)`,
+    [limit],
+  );
+  return rows.map((row) => ({
+    runId: row.run_id as string,
+    kind: row.kind as RunKind,
+    brands: (row.brands as number[] | null) ?? [],
+    streams: (row.streams as string[] | null) ?? [],
+    windowStart: row.window_start as string | null,
+    windowEnd: row.window_end as string | null,
+    startedAt: row.started_at as string,
+    finishedAt: row.finished_at as string | null,
+    status: row.status as RunStatus,
+    slices: row.slices as number,
+    requests: row.requests as number,
+    rows: row.rows as number,
+    rejects: row.rejects as number,
+    errors: row.errors as number,
+    retries: row.retries as number,
+    rateLimited: row.rate_limited as number,
+  }));
+}

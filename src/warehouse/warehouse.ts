@@ -1,0 +1,159 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { readCatalog, type TableInfo } from './catalog.js';
+import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
+import { publishCopy, type PublishOptions, type PublishResult } from './publish.js';
+import { readRows, type PlainRow } from './read-rows.js';
+import {
+  advanceCursor,
+  cursor,
+  finishRun,
+  recentRuns,
+  sliceStates,
+  startRun,
+  type RunRow,
+  type RunStart,
+  type RunStatus,
+  type SliceStateFilter,
+  type SliceStateRow,
+} from './run-log.js';
+import type { SliceBatch } from './slice-batch.js';
+import { loadSliceBatch, type LoadHooks, type LoadResult } from './slice-loader.js';
+import { planTable, type TablePlan } from './table-plan.js';
+import { WarehouseError } from './warehouse-error.js';
+
+export interface WarehouseOptions {
+  /** Folder of numbered migrations; default the package's `sql/migrations/`. */
+  migrationsDir?: string;
+  /** Migrate up to this version only; default every migration (tests build older databases with it). */
+  migrationTarget?: number;
+  /** Folder of view files created in published copies; default the package's `sql/views/`. */
+  viewsDir?: string;
+  /** DuckDB settings passed at open, e.g. `{ threads: '2', memory_limit: '2GB' }`; default DuckDB's own. */
+  duckdb?: Record<string, string>;
+  /** Test hooks inside the load transaction; default none. */
+  hooks?: LoadHooks;
+}
+
+/**
+ * The single writer of the working DuckDB file. Every call runs after the previous one finished (one
+ * connection, one transaction at a time), so callers may fire them concurrently.
+ */
+export class Warehouse {
+  private queue: Promise<unknown> = Promise.resolve();
+  private plans = new Map<string, TablePlan>();
+  private closed = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly instance: DuckDBInstance,
+    private readonly connection: DuckDBConnection,
+    private catalog: Map<string, TableInfo>,
+    readonly migrationsApplied: AppliedMigration[],
+    private readonly options: WarehouseOptions,
+  ) {}
+
+  static async open(workingPath: string, options: WarehouseOptions = {}): Promise<Warehouse> {
+    const path = resolve(workingPath);
+    mkdirSync(dirname(path), { recursive: true });
+    const instance = await DuckDBInstance.create(path, options.duckdb);
+    let connection: DuckDBConnection | undefined;
+    try {
+      connection = await instance.connect();
+      const applied = await migrate(connection, { dir: options.migrationsDir, target: options.migrationTarget });
+      const catalog = await readCatalog(connection);
+      return new Warehouse(path, instance, connection, catalog, applied, options);
+    } catch (error) {
+      connection?.closeSync();
+      instance.closeSync();
+      throw error;
+    }
+  }
+
+  /** The tables the loader knows, with their columns and keys as the database declares them. */
+  tables(): TableInfo[] {
+    return [...this.catalog.values()];
+  }
+
+  /** Loads one slice in one transaction; see `loadSliceBatch`. */
+  loadSlice(batch: SliceBatch): Promise<LoadResult> {
+    return this.serial(() => loadSliceBatch(this.connection, (table) => this.plan(table), batch, this.options.hooks));
+  }
+
+  startRun(run: RunStart): Promise<void> {
+    return this.serial(() => startRun(this.connection, run));
+  }
+
+  finishRun(runId: string, status: Exclude<RunStatus, 'running'>): Promise<void> {
+    return this.serial(() => finishRun(this.connection, runId, status));
+  }
+
+  /** Moves the incremental position forward (never back); only incremental runs should call it. */
+  advanceCursor(brandId: number, stream: string, day: string, runId: string): Promise<string> {
+    return this.serial(() => advanceCursor(this.connection, brandId, stream, day, runId));
+  }
+
+  cursor(brandId: number, stream: string): Promise<string | null> {
+    return this.serial(() => cursor(this.connection, brandId, stream));
+  }
+
+  sliceStates(filter: SliceStateFilter = {}): Promise<SliceStateRow[]> {
+    return this.serial(() => sliceStates(this.connection, filter));
+  }
+
+  recentRuns(limit = 20): Promise<RunRow[]> {
+    return this.serial(() => recentRuns(this.connection, limit));
+  }
+
+  schemaVersion(): Promise<number> {
+    return this.serial(() => schemaVersion(this.connection));
+  }
+
+  /** Reads from the working file (status, tests); rows come back as plain values. */
+  query(sql: string, params?: DuckDBValue[]): Promise<PlainRow[]> {
+    return this.serial(() => readRows(this.connection, sql, params));
+  }
+
+  /** Writes the read-only copy analysts open at `publishedPath` (atomic rename), with the views in it. */
+  publish(publishedPath: string, options: PublishOptions = {}): Promise<PublishResult> {
+    return this.serial(() => publishCopy(this.connection, publishedPath, { viewsDir: options.viewsDir ?? this.options.viewsDir }));
+  }
+
+  /** Checkpoints and closes; calls already queued finish first. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue.catch(() => undefined);
+    try {
+      await this.connection.run('CHECKPOINT');
+    } finally {
+      this.connection.closeSync();
+      this.instance.closeSync();
+    }
+  }
+
+  private plan(table: string): TablePlan {
+    let plan = this.plans.get(table);
+    if (plan) return plan;
+    const info = this.catalog.get(table);
+    if (!info) {
+      throw new WarehouseError('unknown_table', `no table "${table}" in the warehouse; known: ${[...this.catalog.keys()].sort().join(', ')}`);
+    }
+    plan = planTable(info);
+    this.plans.set(table, plan);
+    return plan;
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the warehouse is closed'));
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** Opens (creating if needed) and migrates the working database file. */
+export function openWarehouse(workingPath: string, options: WarehouseOptions = {}): Promise<Warehouse> {
+  return Warehouse.open(workingPath, options);
+}
