@@ -1,0 +1,164 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { MockAgent } from 'undici';
+import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { BrandAccessDeniedError, RateLimitedError, TransientError, ValidationError } from '../../src/api/errors.js';
+import type { RateBudget } from '../../src/api/rate-budget.js';
+import type { ApiRequestEvent } from '../../src/api/transport.js';
+import { MOCK_ORIGIN, collect, conversation, mockApi, mockConfig } from './mock-api.js';
+
+let client: ApiClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+});
+
+const onePage = { data: [conversation(1)], info: { page: 1, page_size: 100, total_rows: 1 } };
+const errorBody = (code: string) => ({ error: { code, message: `because ${code}`, request_id: 'req-1' } });
+
+function recordingBudget(): RateBudget & { acquired: number; blocks: number[] } {
+  const budget = {
+    acquired: 0,
+    blocks: [] as number[],
+    acquire: async () => {
+      budget.acquired += 1;
+    },
+    blockFor: async (ms: number) => {
+      budget.blocks.push(ms);
+    },
+  };
+  return budget;
+}
+
+describe('API client over HTTP', () => {
+  it('sends X-API-Key on every request and takes one budget unit per attempt', async () => {
+    const keys: string[] = [];
+    let calls = 0;
+    const { agent } = mockApi((_url, headers) => {
+      keys.push(headers['x-api-key']!);
+      calls += 1;
+      return calls === 1 ? { status: 503, body: errorBody('unavailable') } : { body: onePage };
+    });
+    const budget = recordingBudget();
+    client = createApiClient(mockConfig(), { dispatcher: agent, budget });
+    await collect(client.conversations(7));
+    expect(keys).toEqual(['bvk_unit_test_key_0001', 'bvk_unit_test_key_0001']);
+    expect(budget.acquired).toBe(2);
+  });
+
+  it('retries 5xx, resets, truncated and unparsable bodies, and broken envelopes, then succeeds', async () => {
+    const faults = [
+      () => ({ status: 500, body: errorBody('internal') }),
+      () => Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+      () => ({ text: '{"data":[{"id":1,"da' }),
+      () => ({ text: '<html>gateway</html>' }),
+      () => ({ body: { data: 'not an array', info: {} } }),
+    ];
+    let calls = 0;
+    const { agent } = mockApi(() => (faults[calls++]?.() ?? { body: onePage }));
+    const events: ApiRequestEvent[] = [];
+    client = createApiClient(mockConfig({ maxAttempts: 6 }), { dispatcher: agent, onRequest: (e) => events.push(e) });
+    const pages = await collect(client.conversations(7));
+    expect(pages[0]!.records.map((r) => r.id)).toEqual([1]);
+    expect(events.map((e) => e.outcome)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry', 'ok']);
+    expect(events.map((e) => e.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('gives up after maxAttempts with the last transient error', async () => {
+    let calls = 0;
+    const { agent } = mockApi(() => {
+      calls += 1;
+      return { status: 502, body: errorBody('bad_gateway') };
+    });
+    client = createApiClient(mockConfig({ maxAttempts: 3 }), { dispatcher: agent });
+    const error = await collect(client.conversations(7)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransientError);
+    expect((error as TransientError).status).toBe(502);
+    expect(calls).toBe(3);
+  });
+
+  it('fails fast on brand_access_denied and on a 400, without retrying', async () => {
+    let calls = 0;
+    const { agent } = mockApi((url) => {
+      calls += 1;
+      return url.pathname.includes('/brands/9/')
+        ? { status: 403, body: errorBody('brand_access_denied') }
+        : { status: 400, body: { error: { code: 'validation_error', message: 'bad', details: [{ field: 'page_size', message: 'too big' }], request_id: 'r-2' } } };
+    });
+    client = createApiClient(mockConfig(), { dispatcher: agent });
+    const denied = await collect(client.conversations(9)).catch((e: unknown) => e);
+    expect(denied).toBeInstanceOf(BrandAccessDeniedError);
+    expect(denied).toMatchObject({ code: 'brand_access_denied', status: 403, requestId: 'req-1', endpoint: 'GET /customer/v1/brands/9/conversations' });
+    const invalid = await collect(client.conversations(7)).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(ValidationError);
+    expect((invalid as ValidationError).details).toEqual([{ field: 'page_size', message: 'too big' }]);
+    expect(calls).toBe(2);
+  });
+
+  it('on a 429 blocks the key for Retry-After and throws it to the caller', async () => {
+    let calls = 0;
+    const { agent } = mockApi(() => {
+      calls += 1;
+      return { status: 429, headers: { 'retry-after': '3' }, body: errorBody('rate_limited') };
+    });
+    const budget = recordingBudget();
+    client = createApiClient(mockConfig(), { dispatcher: agent, budget });
+    const error = await collect(client.conversations(7)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as RateLimitedError).retryAfterMs).toBe(3000);
+    expect(budget.blocks).toEqual([3000]);
+    expect(calls).toBe(1);
+  });
+
+  it('with retryRateLimited waits out 429s itself and succeeds', async () => {
+    let calls = 0;
+    const { agent } = mockApi(() => {
+      calls += 1;
+      return calls <= 2 ? { status: 429, headers: { 'retry-after': '0' }, body: errorBody('rate_limited') } : { body: onePage };
+    });
+    const events: ApiRequestEvent[] = [];
+    client = createApiClient(mockConfig({ maxAttempts: 1 }), { dispatcher: agent, retryRateLimited: true, onRequest: (e) => events.push(e) });
+    const pages = await collect(client.conversations(7));
+    expect(pages[0]!.records).toHaveLength(1);
+    // 429s do not spend attempts: maxAttempts 1 still succeeds.
+    expect(events.map((e) => e.outcome)).toEqual(['rate_limited', 'rate_limited', 'ok']);
+  });
+
+  it('times out a stalled answer on the overall deadline and retries it', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const pool = agent.get(MOCK_ORIGIN);
+    pool.intercept({ path: () => true, method: 'GET' }).reply(200, onePage).delay(500);
+    pool.intercept({ path: () => true, method: 'GET' }).reply(200, onePage);
+    const events: ApiRequestEvent[] = [];
+    client = createApiClient(mockConfig({ requestTimeoutMs: 50 }), { dispatcher: agent, onRequest: (e) => events.push(e) });
+    const pages = await collect(client.conversations(7));
+    expect(pages[0]!.records).toHaveLength(1);
+    expect(events[0]).toMatchObject({ outcome: 'retry', errorCode: 'transient' });
+  });
+
+  it('turns the 404 of a domain with no citations into an empty result', async () => {
+    const { agent, requests } = mockApi(() => ({ status: 404, body: errorBody('not_found') }));
+    client = createApiClient(mockConfig(), { dispatcher: agent });
+    const result = await client.domainDetail(7, 'nothing.example', { startDate: '2026-11-20', endDate: '2026-11-20' });
+    expect(result).toEqual({ records: [], rejects: [], info: {}, empty: true });
+    expect(requests).toHaveLength(1);
+    expect(requests[0]!.pathname).toBe('/customer/v1/brands/7/citations/domains/nothing.example');
+  });
+
+  it('applies the configured engines unless a call names its own', async () => {
+    const { agent, requests } = mockApi(() => ({ body: { data: [], info: { query: {}, total_rows: 0 } } }));
+    client = createApiClient(mockConfig({ engines: ['e1', 'e2'], arrayFormat: 'comma' }), { dispatcher: agent });
+    await client.visibilityTopics(7, { includeScenarios: true });
+    await client.visibilityTopics(7, { engines: ['e3'] });
+    expect(requests[0]!.search).toBe('?engines=e1%2Ce2&include_scenarios=true');
+    expect(requests[1]!.search).toBe('?engines=e3');
+  });
+
+  it('keeps a base path of the configured URL', async () => {
+    const { agent, requests } = mockApi(() => ({ body: { data: [], info: { total_rows: 0 } } }));
+    client = createApiClient(mockConfig({ url: `${MOCK_ORIGIN}/gateway/` }), { dispatcher: agent });
+    await client.competitors(7, { confirmed: false });
+    expect(requests[0]!.pathname).toBe('/gateway/customer/v1/brands/7/competitors');
+    expect(requests[0]!.search).toBe('?confirmed=false');
+  });
+});

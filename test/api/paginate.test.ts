@@ -1,0 +1,139 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { PagingError } from '../../src/api/errors.js';
+import { MAX_PAGE_SIZE, PRODUCT_RANKING_MAX_PAGE_SIZE } from '../../src/api/paginate.js';
+import { collect, conversation, mockApi, mockConfig, type MockReply } from './mock-api.js';
+
+let client: ApiClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+});
+
+/** A paged conversations endpoint over `rows()`, read at the moment each page is asked. */
+function pagedServer(rows: (page: number) => number[], extra: (page: number) => Partial<Record<string, unknown>> = () => ({})) {
+  return mockApi((url): MockReply => {
+    const page = Number(url.searchParams.get('page'));
+    const size = Number(url.searchParams.get('page_size'));
+    const all = rows(page);
+    const data = all.slice((page - 1) * size, page * size).map(conversation);
+    return { body: { data, info: { page, page_size: size, total_rows: all.length, ...extra(page) } } };
+  });
+}
+
+function ids(pages: Array<{ records: Array<{ id: number }> }>): number[] {
+  return pages.flatMap((p) => p.records.map((r) => r.id));
+}
+
+describe('paging', () => {
+  it('reads every page of an exact multiple, stopping on total_rows without asking for an empty page', async () => {
+    const all = Array.from({ length: 6 }, (_, i) => i + 1);
+    const { agent, requests } = pagedServer(() => all);
+    client = createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
+    const pages = await collect(client.conversations(7));
+    expect(ids(pages)).toEqual(all);
+    expect(requests.map((u) => u.searchParams.get('page'))).toEqual(['1', '2', '3']);
+    expect(pages.every((p) => p.totalRows === 6)).toBe(true);
+    expect(pages[0]!.requestInfo.source).toBe('GET /customer/v1/brands/7/conversations page 1');
+  });
+
+  it('stops on a short page', async () => {
+    const { agent, requests } = pagedServer(() => [1, 2, 3, 4, 5], () => ({ total_rows: 99 }));
+    client = createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
+    const pages = await collect(client.conversations(7));
+    expect(ids(pages)).toEqual([1, 2, 3, 4, 5]);
+    expect(requests).toHaveLength(3);
+    // What total_rows said is reported, so the caller sees 5 records against 99.
+    expect(pages.at(-1)!.totalRows).toBe(99);
+  });
+
+  it('yields an empty first page (so callers learn total_rows) and stops', async () => {
+    const { agent, requests } = pagedServer(() => []);
+    client = createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
+    const pages = await collect(client.conversations(7));
+    expect(pages).toHaveLength(1);
+    expect(pages[0]!.records).toEqual([]);
+    expect(pages[0]!.totalRows).toBe(0);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('stops on an empty page when total_rows promised more (rows vanished)', async () => {
+    // Full pages until page 3, which is beyond what exists although total_rows still says 10.
+    const { agent, requests } = pagedServer(
+      (page) => (page < 3 ? [1, 2, 3, 4] : []),
+      () => ({ total_rows: 10 }),
+    );
+    client = createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
+    const pages = await collect(client.conversations(7));
+    expect(ids(pages)).toEqual([1, 2, 3, 4]);
+    expect(requests).toHaveLength(3);
+    expect(pages).toHaveLength(2);
+  });
+
+  it('follows total_rows when it grows while paging', async () => {
+    // 4 rows when page 1 is read, 7 from page 2 on: the generator must read on to page 4.
+    const { agent, requests } = pagedServer((page) => Array.from({ length: page === 1 ? 4 : 7 }, (_, i) => i + 1));
+    client = createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
+    const stream = client.conversations(7);
+    const pages = [];
+    let next = await stream.next();
+    while (!next.done) {
+      pages.push(next.value);
+      next = await stream.next();
+    }
+    expect(ids(pages)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(requests).toHaveLength(4);
+    expect(next.value).toMatchObject({ pages: 4, records: 7, firstTotalRows: 4, lastTotalRows: 7 });
+  });
+
+  it('follows total_rows when it shrinks while paging', async () => {
+    const { agent, requests } = pagedServer((page) => Array.from({ length: page === 1 ? 10 : 4 }, (_, i) => i + 1));
+    client = createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
+    const pages = await collect(client.conversations(7));
+    expect(ids(pages)).toEqual([1, 2, 3, 4]);
+    expect(requests).toHaveLength(2);
+    expect(pages.map((p) => p.totalRows)).toEqual([10, 4]);
+  });
+
+  it('fails clearly when the API ignores the page parameter (wrong mapping), instead of looping', async () => {
+    const { agent } = mockApi(() => ({ body: { data: [conversation(1), conversation(2)], info: { page: 1, page_size: 2, total_rows: 6 } } }));
+    client = createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
+    await expect(collect(client.conversations(7))).rejects.toBeInstanceOf(PagingError);
+  });
+
+  it('caps page_size at 100, and at 50 for product ranking', async () => {
+    const { agent, requests } = mockApi(() => ({ body: { data: [], info: { total_rows: 0 } } }));
+    client = createApiClient(mockConfig(), { dispatcher: agent });
+    await collect(client.conversations(7, { pageSize: 500 }));
+    await collect(client.productRanking(7, { pageSize: 100 }));
+    await collect(client.productRanking(7));
+    expect(requests.map((u) => Number(u.searchParams.get('page_size')))).toEqual([MAX_PAGE_SIZE, PRODUCT_RANKING_MAX_PAGE_SIZE, PRODUCT_RANKING_MAX_PAGE_SIZE]);
+  });
+
+  it('pages with the configured wire names', async () => {
+    const { agent, requests } = mockApi((url) => {
+      const page = Number(url.searchParams.get('p'));
+      return { body: { data: page === 1 ? [conversation(1), conversation(2)] : [conversation(3)], info: { page, page_size: 2, total_rows: 3 } } };
+    });
+    client = createApiClient(mockConfig({ pageSize: 2, params: { page: 'p', page_size: 'per_page' } }), { dispatcher: agent });
+    const pages = await collect(client.conversations(7));
+    expect(ids(pages)).toEqual([1, 2, 3]);
+    expect(requests[1]!.search).toBe('?p=2&per_page=2');
+  });
+
+  it('quarantines invalid records one by one and delivers the rest of the page', async () => {
+    const { agent } = mockApi(() => ({
+      body: {
+        data: [conversation(1), { ...conversation(2), date: 'yesterday' }, { ...conversation(3), id: 'x' }, conversation(4)],
+        info: { page: 1, page_size: 10, total_rows: 4 },
+      },
+    }));
+    client = createApiClient(mockConfig({ pageSize: 10 }), { dispatcher: agent });
+    const [page] = await collect(client.conversations(7));
+    expect(page!.records.map((r) => r.id)).toEqual([1, 4]);
+    expect(page!.rejects).toHaveLength(2);
+    expect(page!.rejects[0]).toMatchObject({ raw: { id: 2, date: 'yesterday' }, source: 'GET /customer/v1/brands/7/conversations page 1' });
+    expect(page!.rejects[0]!.issues[0]).toMatch(/^date: /);
+    expect(page!.rejects[1]!.issues[0]).toMatch(/^id: /);
+  });
+});
