@@ -27,26 +27,26 @@ export interface RedisRateBudgetOptions extends RateBudgetOptions {
 }
 
 /**
- * A budget shared by every process through Redis, on rate-limiter-flexible's `RateLimiterRedis`: one atomic
- * Lua INCR+PEXPIRE per request on a 1-second window, with `execEvenly` so the requests of a window are spread
- * over it rather than sent in one burst at its start.
+ * A budget shared by every process through Redis, on rate-limiter-flexible's `RateLimiterRedis` (one atomic Lua
+ * INCR+EXPIRE per request). Its windows are whole seconds, which would let a whole second's requests leave in
+ * one burst, so the budget counts per sub-second slot instead: the key of the counter names the slot
+ * (`floor(now / slotMs)`), each slot allows `perSlot` requests (about a fifth of the rate). A 429 blocks the key
+ * with the same library's `block`, which every process checks before taking a unit.
  */
 export function createRedisRateBudget(options: RedisRateBudgetOptions): RateBudget {
-  const { points, duration } = windowFor(options.requestsPerSecond);
-  const limiter = new RateLimiterRedis({
-    storeClient: options.redis,
-    keyPrefix: `${options.prefix}:rate`,
-    points,
-    duration,
-    execEvenly: true,
-  });
-  return new LimiterRateBudget(limiter, keyHash(options.apiKey));
+  const slots = slotsFor(options.requestsPerSecond);
+  const keyPrefix = `${options.prefix}:rate`;
+  const counter = new RateLimiterRedis({ storeClient: options.redis, keyPrefix, points: slots.perSlot, duration: slots.counterTtlSeconds });
+  const blocker = new RateLimiterRedis({ storeClient: options.redis, keyPrefix: `${keyPrefix}-block`, points: 1, duration: 1 });
+  return new SlottedRateBudget(counter, blocker, keyHash(options.apiKey), slots.slotMs);
 }
 
 /** The same budget for a single process (tests, a one-off command without Redis). */
 export function createMemoryRateBudget(options: RateBudgetOptions): RateBudget {
-  const { points, duration } = windowFor(options.requestsPerSecond);
-  return new LimiterRateBudget(new RateLimiterMemory({ points, duration, execEvenly: true }), 'key');
+  const slots = slotsFor(options.requestsPerSecond);
+  const counter = new RateLimiterMemory({ points: slots.perSlot, duration: slots.counterTtlSeconds });
+  const blocker = new RateLimiterMemory({ points: 1, duration: 1 });
+  return new SlottedRateBudget(counter, blocker, 'key', slots.slotMs);
 }
 
 /** A budget that never waits: for tests of other concerns. */
@@ -57,43 +57,67 @@ export function keyHash(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
 }
 
-/**
- * rate-limiter-flexible counts whole points over windows of whole seconds (its Redis store drops the expiry
- * of a window shorter than one second), so a fractional rate becomes one point per `ceil(1/rps)` seconds.
- */
-export function windowFor(requestsPerSecond: number): { points: number; duration: number } {
-  if (!(requestsPerSecond > 0)) throw new RangeError('requestsPerSecond must be positive');
-  if (requestsPerSecond >= 1) return { points: Math.floor(requestsPerSecond), duration: 1 };
-  return { points: 1, duration: Math.ceil(1 / requestsPerSecond) };
+/** Slots of about a fifth of a second: at most `perSlot` requests leave together, `rps` per second in all. */
+export const TARGET_SLOTS_PER_SECOND = 5;
+
+export interface RateSlots {
+  perSlot: number;
+  slotMs: number;
+  /** Expiry of a slot's counter (whole seconds, the store's unit); slots are never reused, so it only cleans up. */
+  counterTtlSeconds: number;
 }
 
-class LimiterRateBudget implements RateBudget {
+export function slotsFor(requestsPerSecond: number): RateSlots {
+  if (!(requestsPerSecond > 0) || !Number.isFinite(requestsPerSecond)) throw new RangeError('requestsPerSecond must be positive');
+  const perSlot = Math.max(1, Math.round(requestsPerSecond / TARGET_SLOTS_PER_SECOND));
+  const slotMs = (perSlot * 1000) / requestsPerSecond;
+  return { perSlot, slotMs, counterTtlSeconds: Math.max(1, Math.ceil(slotMs / 1000)) };
+}
+
+class SlottedRateBudget implements RateBudget {
   constructor(
-    private readonly limiter: RateLimiterAbstract,
+    private readonly counter: RateLimiterAbstract,
+    private readonly blocker: RateLimiterAbstract,
     private readonly key: string,
+    private readonly slotMs: number,
   ) {}
 
   async acquire(signal?: AbortSignal): Promise<void> {
     for (;;) {
       signal?.throwIfAborted();
+      const blockedMs = await this.blockedMs();
+      if (blockedMs > 0) {
+        await sleep(blockedMs + jitter(), signal);
+        continue;
+      }
+      const now = Date.now();
+      const slot = Math.floor(now / this.slotMs);
       try {
-        await this.limiter.consume(this.key);
+        await this.counter.consume(`${this.key}:${slot}`);
         return;
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        // A little jitter so the waiters of every process do not all wake on the same millisecond.
-        await sleep(rejection.msBeforeNext + Math.floor(Math.random() * 25), signal);
+        await sleep((slot + 1) * this.slotMs - now + jitter(), signal);
       }
     }
   }
 
   async blockFor(ms: number): Promise<void> {
     if (!(ms > 0)) return;
-    const current = await this.limiter.get(this.key);
-    if (current && current.consumedPoints > this.limiter.points && current.msBeforeNext >= ms) return;
-    // Whole seconds: the Redis store cannot expire a shorter block (see windowFor).
-    await this.limiter.block(this.key, Math.ceil(ms / 1000));
+    if ((await this.blockedMs()) >= ms) return;
+    // Whole seconds: the store's unit (it cannot expire a shorter block).
+    await this.blocker.block(this.key, Math.ceil(ms / 1000));
   }
+
+  private async blockedMs(): Promise<number> {
+    const state = await this.blocker.get(this.key);
+    return state && state.consumedPoints > this.blocker.points ? state.msBeforeNext : 0;
+  }
+}
+
+/** A few milliseconds, so the waiters of every process do not all wake on the same one. */
+function jitter(): number {
+  return Math.floor(Math.random() * 10);
 }
 
 /** Waits `ms`, or rejects with the signal's reason when it aborts first. */
