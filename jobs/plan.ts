@@ -1,0 +1,80 @@
+import { addDays, eachDay, maxDay, minDay } from '../src/days.js';
+import type { SyncConfig } from '../src/config/schema.js';
+import type { Dimensions, SlicePlan, StreamPlanning } from '../src/streams/stream.js';
+
+/**
+ * The planner: a run = brands x streams x slices. Pure: it is given the incremental cursors and the dimensions
+ * phase 1 loaded, and says which slices to fetch. Job ids are derived from what it returns, so planning the same
+ * run twice adds nothing.
+ */
+
+export type PlanMode = { kind: 'incremental'; today: string } | { kind: 'backfill'; from: string; to: string; today: string };
+
+export interface PlanInput {
+  mode: PlanMode;
+  brands: number[];
+  streams: StreamPlanning[];
+  /** The plan phase; a stream is planned in its own phase only. */
+  phase: number;
+  sync: SyncConfig;
+  /** The incremental cursor (last complete day) of a brand and stream, keyed `brand|stream`. */
+  cursors: ReadonlyMap<string, string>;
+  dimensions: (brandId: number) => Dimensions;
+}
+
+export interface PlannedSlice extends SlicePlan {
+  brandId: number;
+  stream: string;
+}
+
+/** The days a stream of a brand fetches in this run. */
+export function daysToFetch(mode: PlanMode, sync: SyncConfig, cursor: string | undefined): string[] {
+  if (mode.kind === 'backfill') return eachDay(mode.from, minDay(mode.to, mode.today));
+  // Answers for recent days keep arriving, so the last lookback days are fetched again even when complete.
+  const lookbackStart = addDays(mode.today, -Math.max(sync.lookbackDays - 1, 0));
+  const firstEver = sync.startDate ?? addDays(mode.today, -(sync.initialDays - 1));
+  const start = cursor ? minDay(addDays(cursor, 1), lookbackStart) : firstEver;
+  return eachDay(maxDay(start, '1970-01-01'), mode.today);
+}
+
+export function planSlices(input: PlanInput): PlannedSlice[] {
+  const planned: PlannedSlice[] = [];
+  for (const brandId of input.brands) {
+    for (const stream of input.streams) {
+      if (phaseOf(stream, input.sync) !== input.phase) continue;
+      const days = daysToFetch(input.mode, input.sync, input.cursors.get(`${brandId}|${stream.name}`));
+      const slices = stream.slices({ brandId, days, sync: input.sync, dimensions: input.dimensions(brandId) });
+      for (const slice of slices) planned.push({ ...slice, brandId, stream: stream.name });
+    }
+  }
+  return planned;
+}
+
+/**
+ * Where an incremental cursor moves after a run: to the last day before the first slice that did not complete,
+ * never to today (today is still filling up), never backwards.
+ */
+export function nextCursor(
+  current: string | undefined,
+  today: string,
+  slices: ReadonlyArray<{ day: string | null; status: 'complete' | 'incomplete' | 'failed' }>,
+): string | undefined {
+  const dated = slices.filter((slice) => slice.day !== null) as Array<{ day: string; status: string }>;
+  const failedDays = slices.filter((slice) => slice.status !== 'complete').map((slice) => slice.day);
+  if (failedDays.includes(null)) return current; // a window or whole-brand slice failed: nothing is known complete
+  const firstFailed = (failedDays as string[]).sort()[0];
+  const doneDays = dated.filter((slice) => slice.status === 'complete').map((slice) => slice.day);
+  let candidate = addDays(today, -1);
+  if (firstFailed) candidate = minDay(candidate, addDays(firstFailed, -1));
+  if (dated.length > 0) {
+    const lastDone = doneDays.filter((day) => day <= candidate).sort().at(-1);
+    if (!lastDone) return current;
+    candidate = minDay(candidate, lastDone);
+  }
+  if (!current) return candidate;
+  return maxDay(current, candidate);
+}
+
+export function phaseOf(stream: StreamPlanning, sync: SyncConfig): 1 | 2 {
+  return typeof stream.phase === 'function' ? stream.phase(sync) : stream.phase;
+}

@@ -1,0 +1,55 @@
+import type { StreamCounters } from '../../jobs/run-store.js';
+
+export interface ProgressSnapshot {
+  planned: number;
+  done: number;
+  rows: number;
+  requests: number;
+  /** Seconds since the run started. */
+  elapsedSeconds: number;
+}
+
+/** One line: a bar of slices done, rows, requests, request rate and the time left at the current pace. */
+export function progressLine(snapshot: ProgressSnapshot, width = 24): string {
+  const fraction = snapshot.planned === 0 ? 0 : Math.min(1, snapshot.done / snapshot.planned);
+  const filled = Math.round(fraction * width);
+  const bar = `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
+  const rate = snapshot.elapsedSeconds > 0 ? snapshot.requests / snapshot.elapsedSeconds : 0;
+  const perSlice = snapshot.done > 0 ? snapshot.elapsedSeconds / snapshot.done : 0;
+  const eta = snapshot.done > 0 && snapshot.planned > snapshot.done ? formatDuration(perSlice * (snapshot.planned - snapshot.done)) : '—';
+  return (
+    `${bar} ${snapshot.done}/${snapshot.planned} slices · ${snapshot.rows.toLocaleString('en-US')} rows · ` +
+    `${snapshot.requests.toLocaleString('en-US')} requests · ${rate.toFixed(1)} req/s · ETA ${eta}`
+  );
+}
+
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '—';
+  if (seconds < 60) return `${Math.round(seconds)}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+export interface SummaryRow {
+  brand: string;
+  stream: string;
+  counters: StreamCounters;
+}
+
+/** Rows of the end-of-run table, sorted by brand then stream, from the run's counters keyed `brand|stream`. */
+export function summaryRows(counters: Map<string, StreamCounters>): SummaryRow[] {
+  return [...counters.entries()]
+    .map(([group, value]) => {
+      const [brand = '', stream = ''] = group.split('|');
+      return { brand, stream, counters: value };
+    })
+    .sort((a, b) => Number(a.brand) - Number(b.brand) || a.stream.localeCompare(b.stream));
+}
+
+export function sliceStatus(counters: StreamCounters): string {
+  if (counters.failed > 0) return `${counters.failed} failed`;
+  if (counters.incomplete > 0) return `${counters.incomplete} incomplete`;
+  if (counters.done < counters.planned) return `${counters.planned - counters.done} pending`;
+  return 'ok';
+}

@@ -1,0 +1,47 @@
+/** UTC days as `YYYY-MM-DD` strings: the unit of slicing, state and every daily table. */
+
+const DAY_MS = 86_400_000;
+const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A day that is not a real calendar day, with where it came from. */
+export class BadDayError extends Error {
+  readonly code = 'bad_day';
+  constructor(where: string, value: string) {
+    super(`${where}: "${value}" is not a day; expected YYYY-MM-DD, e.g. 2026-11-20`);
+    this.name = 'BadDayError';
+  }
+}
+
+export function isDay(text: string): boolean {
+  if (!DAY_PATTERN.test(text)) return false;
+  const ms = Date.parse(`${text}T00:00:00Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === text;
+}
+
+export function parseDay(text: string, where: string): string {
+  if (!isDay(text)) throw new BadDayError(where, text);
+  return text;
+}
+
+export function todayUtc(now: Date = new Date()): string {
+  return now.toISOString().slice(0, 10);
+}
+
+export function addDays(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Days from `from` to `to`, both included; empty when `from` is after `to`. */
+export function eachDay(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let day = from; day <= to; day = addDays(day, 1)) days.push(day);
+  return days;
+}
+
+export function minDay(a: string, b: string): string {
+  return a < b ? a : b;
+}
+
+export function maxDay(a: string, b: string): string {
+  return a > b ? a : b;
+}

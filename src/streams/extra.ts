@@ -1,0 +1,15 @@
+import { splitExtra } from '../api/index.js';
+import type { RecordSchema } from '../api/validate.js';
+
+/**
+ * The `_extra` column of a record: the fields its schema does not know, kept as they came (null when none).
+ * The API may add fields at any time; they are never dropped.
+ */
+export function extraOf(schema: RecordSchema, record: Record<string, unknown>): Record<string, unknown> | null {
+  return splitExtra(schema, record).extra;
+}
+
+/** The UTC day of an ISO 8601 timestamp. */
+export function dayOf(timestamp: string): string {
+  return new Date(timestamp).toISOString().slice(0, 10);
+}

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { addDays, eachDay, isDay, parseDay } from '../src/days.js';
+
+describe('days', () => {
+  it('accepts only real calendar days', () => {
+    expect(isDay('2026-11-20')).toBe(true);
+    expect(isDay('2024-02-29')).toBe(true);
+    expect(isDay('2026-02-29')).toBe(false);
+    expect(isDay('2026-13-01')).toBe(false);
+    expect(isDay('2026-1-01')).toBe(false);
+    expect(isDay('2026-11-20T00:00:00Z')).toBe(false);
+    expect(() => parseDay('2026-02-30', '--from')).toThrow('--from: "2026-02-30" is not a day; expected YYYY-MM-DD');
+  });
+
+  it('walks ranges across months and years, both ends included', () => {
+    expect(addDays('2026-12-31', 1)).toBe('2027-01-01');
+    expect(addDays('2026-03-01', -1)).toBe('2026-02-28');
+    expect(eachDay('2026-12-30', '2027-01-02')).toEqual(['2026-12-30', '2026-12-31', '2027-01-01', '2027-01-02']);
+    expect(eachDay('2026-01-02', '2026-01-01')).toEqual([]);
+  });
+});
