@@ -182,7 +182,8 @@ export class Transport {
   }
 }
 
+/** A signal of this call alone, so waits add their listeners to it rather than to the client-wide one. */
 function combine(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
-  if (a && b) return AbortSignal.any([a, b]);
-  return a ?? b;
+  const signals = [a, b].filter((signal): signal is AbortSignal => signal !== undefined);
+  return signals.length ? AbortSignal.any(signals) : undefined;
 }
