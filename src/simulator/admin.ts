@@ -1,0 +1,52 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { dayString } from './days.js';
+import type { SimulatorState } from './state.js';
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+/**
+ * The admin endpoints, served on the simulator's own listener without an API key (it only listens on the
+ * host it was given, 127.0.0.1 by default): GET/POST /__admin/knobs, POST /__admin/clock {advanceDays},
+ * GET/DELETE /__admin/requests, GET /__admin/info. Not in the request log, never faulted or rate limited.
+ */
+export function handleAdmin(sim: SimulatorState, req: IncomingMessage, res: ServerResponse, path: string, body: string): void {
+  let input: unknown = undefined;
+  if (body.length > 0) {
+    try {
+      input = JSON.parse(body);
+    } catch {
+      return json(res, 400, { error: 'body is not JSON' });
+    }
+  }
+  try {
+    if (path === '/__admin/knobs' && req.method === 'GET') return json(res, 200, sim.knobs);
+    if (path === '/__admin/knobs' && req.method === 'POST') return json(res, 200, sim.setKnobs(input ?? {}));
+    if (path === '/__admin/clock' && req.method === 'POST') {
+      const days = (input as { advanceDays?: unknown } | undefined)?.advanceDays;
+      if (typeof days !== 'number' || !Number.isInteger(days) || days < 0) return json(res, 400, { error: 'advanceDays must be an integer >= 0' });
+      sim.clock.advance(days);
+      return json(res, 200, { today: dayString(sim.clock.today()) });
+    }
+    if (path === '/__admin/requests' && req.method === 'GET') return json(res, 200, { data: sim.requestLog.all() });
+    if (path === '/__admin/requests' && req.method === 'DELETE') {
+      sim.requestLog.clear();
+      return json(res, 200, { cleared: true });
+    }
+    if (path === '/__admin/info' && req.method === 'GET') {
+      return json(res, 200, {
+        brands: sim.brands,
+        forbidden_brand: sim.forbiddenBrand,
+        today: dayString(sim.clock.today()),
+        first_day: dayString(sim.firstDay),
+        cache: sim.store.cacheStats(),
+      });
+    }
+  } catch (error) {
+    return json(res, 400, { error: error instanceof Error ? error.message : String(error) });
+  }
+  return json(res, 404, { error: `no admin endpoint ${req.method} ${path}` });
+}

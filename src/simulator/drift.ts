@@ -1,0 +1,64 @@
+import { hashKeys, hashString } from './random.js';
+
+export interface DriftSettings {
+  seed: number;
+  extraFieldShare: number;
+  unknownEnumShare: number;
+  invalidShare: number;
+}
+
+const EXTRA_KEY = hashString('drift-extra');
+const ENUM_KEY = hashString('drift-enum');
+const INVALID_KEY = hashString('drift-invalid');
+
+/** Enum-like fields and a value the spec does not list for each, tried in this order. */
+const UNLISTED_VALUES: Array<[string, string]> = [
+  ['model', 'engine_preview_unlisted'],
+  ['ownership', 'unlisted_ownership'],
+  ['type', 'playbook'],
+  ['status', 'scheduled_unlisted'],
+  ['kind', 'video_unlisted'],
+  ['generation_status', 'paused_unlisted'],
+];
+
+function identity(record: Record<string, unknown>, index: number, routeKey: number): number {
+  const id = record.id ?? record.conversation_id;
+  return typeof id === 'number' ? hashKeys(routeKey, id) : hashKeys(routeKey, index, 7);
+}
+
+function draw(settings: DriftSettings, kind: number, identityKey: number): number {
+  return hashKeys(settings.seed, kind, identityKey) / 4294967296;
+}
+
+/**
+ * Drift on the records of a list answer: unknown extra fields, unlisted enum values and invalid records.
+ * Which records drift depends on the seed, the route and the record's id alone, so a record drifts the
+ * same way on every fetch (a test can predict and re-fetch it).
+ */
+export function applyDrift(records: unknown[], routeName: string, settings: DriftSettings): unknown[] {
+  if (settings.extraFieldShare <= 0 && settings.unknownEnumShare <= 0 && settings.invalidShare <= 0) return records;
+  const routeKey = hashString(routeName);
+  return records.map((value, index) => {
+    if (value === null || typeof value !== 'object') return value;
+    let record = value as Record<string, unknown>;
+    const key = identity(record, index, routeKey);
+    if (draw(settings, EXTRA_KEY, key) < settings.extraFieldShare) {
+      record = { ...record, x_unlisted_field: { note: 'a field the spec does not list', since: '2099-01-01' }, x_score: 0.5 };
+    }
+    if (draw(settings, ENUM_KEY, key) < settings.unknownEnumShare) {
+      const field = UNLISTED_VALUES.find(([name]) => typeof record[name] === 'string');
+      if (field) record = { ...record, [field[0]]: field[1] };
+    }
+    if (draw(settings, INVALID_KEY, key) < settings.invalidShare) {
+      record = { ...record };
+      const variant = hashKeys(key, 3) % 3;
+      const idField = 'id' in record ? 'id' : 'conversation_id' in record ? 'conversation_id' : undefined;
+      const dateField = 'date' in record ? 'date' : 'created_at' in record ? 'created_at' : undefined;
+      if (variant === 0 && idField) record[idField] = `not-an-integer-${String(record[idField])}`;
+      else if (variant === 1 && dateField) record[dateField] = 'not-a-date';
+      else if (idField) delete record[idField];
+      else record.__invalid = true;
+    }
+    return record;
+  });
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+export const FAULT_KINDS = ['5xx', 'reset', 'truncated', 'stall'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/**
+ * What the sync must survive, all off by default. Set by flag at start, and at run time with
+ * `POST /__admin/knobs` or `RunningSimulator.setKnobs()`.
+ */
+export const knobsSchema = z
+  .object({
+    /** Delay before every API answer (ms); default 0. */
+    latencyMs: z.number().int().min(0).max(600_000),
+    /** Requests per second per API key (fixed one-second window); 0 (default) = unlimited. Over it: 429. */
+    rateLimit: z.number().min(0),
+    /** The Retry-After of a 429, in seconds; default 1. */
+    retryAfterSeconds: z.number().int().min(0).max(3600),
+    /** How Retry-After is written: `seconds` (default) or `http-date`. */
+    retryAfterFormat: z.enum(['seconds', 'http-date']),
+    /** Share of API requests that fail, 0..1; default 0. */
+    faultRate: z.number().min(0).max(1),
+    /** Kinds of failure drawn from (evenly); default all four. */
+    faultKinds: z.array(z.enum(FAULT_KINDS)).min(1),
+    /** How long a `stall` fault holds a half-sent body before closing (ms); default 35,000. */
+    stallMs: z.number().int().min(0).max(600_000),
+    /** Share of each day's answers that arrive late, 0..1; default 0. */
+    lateShare: z.number().min(0).max(1),
+    /** Late answers arrive 1..lateDays days after their date; default 3. */
+    lateDays: z.number().int().min(1).max(60),
+    /** Share of records given unknown extra fields; default 0. */
+    extraFieldShare: z.number().min(0).max(1),
+    /** Share of records given an enum value the spec does not list; default 0. */
+    unknownEnumShare: z.number().min(0).max(1),
+    /** Share of records made invalid (wrong type, missing required field, bad date); default 0. */
+    invalidShare: z.number().min(0).max(1),
+    /** Reject query parameters an endpoint does not know with 400 (default true), so a wrong mapping shows. */
+    strictParams: z.boolean(),
+  })
+  .strict();
+
+export type Knobs = z.infer<typeof knobsSchema>;
+
+export const DEFAULT_KNOBS: Knobs = {
+  latencyMs: 0,
+  rateLimit: 0,
+  retryAfterSeconds: 1,
+  retryAfterFormat: 'seconds',
+  faultRate: 0,
+  faultKinds: [...FAULT_KINDS],
+  stallMs: 35_000,
+  lateShare: 0,
+  lateDays: 3,
+  extraFieldShare: 0,
+  unknownEnumShare: 0,
+  invalidShare: 0,
+  strictParams: true,
+};
+
+export const partialKnobsSchema = knobsSchema.partial();
+
+/** Validates a partial set of knobs; throws a readable message listing every problem. */
+export function parseKnobs(input: unknown): Partial<Knobs> {
+  const result = partialKnobsSchema.safeParse(input);
+  if (!result.success) {
+    throw new Error(result.error.issues.map((issue) => `${issue.path.join('.') || 'knobs'}: ${issue.message}`).join('; '));
+  }
+  return result.data;
+}

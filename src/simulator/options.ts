@@ -1,0 +1,36 @@
+import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
+import type { Knobs } from './knobs.js';
+
+/** How a simulator starts; every field is optional. The knobs can also change at run time. */
+export interface SimulatorOptions extends Partial<Knobs> {
+  /** TCP port; default 0 (a free port). The CLI defaults to 4010. */
+  port?: number;
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string;
+  /** Seed of every generated value; default 1. */
+  seed?: number;
+  /** Readable brands, numbered 1..brands; brand brands+1 exists but the key may not read it. Default 3. */
+  brands?: number;
+  /** Days of data, ending on today (inclusive); default 30. */
+  days?: number;
+  /** Answers per brand per day (± 15 %, seeded); default 100. */
+  scale?: number;
+  /** The API key the simulator accepts; default `bvk_sim_local_key`. */
+  apiKey?: string;
+  /** The simulator's today (YYYY-MM-DD, UTC); default the real current UTC day. */
+  today?: string;
+  /** Wire names of query parameters, default name -> wire name; default the names of DESIGN.md. */
+  params?: ParamMapping;
+  /** How arrays are read from query strings; default `repeat`. */
+  arrayFormat?: ArrayFormat;
+  /** Name of the idempotency header of writes; default `Idempotency-Key`. */
+  idempotencyHeader?: string;
+  /** Topics (not deleted) a brand's plan holds; default 12. Past it, creates are `plan_limit_reached`. */
+  planTopicLimit?: number;
+  /** Most answers held in the day cache; default 400,000 (about 0.4 GB at worst, see README). */
+  maxCachedAnswers?: number;
+  /** Called once per API request after it is answered (the CLI logs them at debug level). */
+  onRequest?: (entry: import('./request-log.js').LoggedRequest) => void;
+}
+
+export const DEFAULT_API_KEY = 'bvk_sim_local_key';

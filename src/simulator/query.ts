@@ -1,0 +1,171 @@
+import type { ArrayFormat, ParamMapping, ParamName } from '../api/param-names.js';
+import { DAY_MS, dayString, parseDay } from './days.js';
+import { validationError, type ErrorDetail } from './errors.js';
+
+export interface DateRange {
+  startMs: number;
+  endMs: number;
+  /** As echoed in `info.query`: YYYY-MM-DD when a day was sent (or defaulted), else the ISO datetime. */
+  startText: string;
+  endText: string;
+}
+
+/** Days a range spans when the request sends no start: 30 days ending on the end day. */
+export const DEFAULT_RANGE_DAYS = 30;
+
+const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * Reads the query of one request by the simulator's default parameter names (DESIGN.md), mapped to wire
+ * names, collecting every problem as `error.details[]` keyed by the wire name. `finish()` throws them all at
+ * once, and with `strict` also names parameters the endpoint does not know, so a client's wrong mapping
+ * fails loudly instead of being silently ignored.
+ */
+export class QueryReader {
+  readonly errors: ErrorDetail[] = [];
+  /** The query as applied, defaults filled in, keyed by wire names: the `info.query` echo of the reports. */
+  readonly applied: Record<string, unknown> = {};
+  private readonly known = new Set<string>();
+
+  constructor(
+    private readonly search: URLSearchParams,
+    private readonly mapping: ParamMapping,
+    private readonly arrayFormat: ArrayFormat,
+    private readonly strict: boolean,
+  ) {}
+
+  wire(name: ParamName | string): string {
+    return (this.mapping as Record<string, string | undefined>)[name] ?? name;
+  }
+
+  private fail(name: string, message: string): undefined {
+    this.errors.push({ field: this.wire(name), message });
+    return undefined;
+  }
+
+  raw(name: ParamName | string): string | undefined {
+    const wire = this.wire(name);
+    this.known.add(wire);
+    const values = this.search.getAll(wire);
+    if (values.length > 1) return this.fail(name, 'sent more than once');
+    return values[0];
+  }
+
+  int(name: ParamName | string, limits: { min?: number; max?: number; default?: number } = {}): number | undefined {
+    const text = this.raw(name);
+    if (text === undefined) return limits.default;
+    if (!/^-?\d+$/.test(text)) return this.fail(name, 'must be an integer');
+    const value = Number(text);
+    if (limits.min !== undefined && value < limits.min) return this.fail(name, `must be at least ${limits.min}`);
+    if (limits.max !== undefined && value > limits.max) return this.fail(name, `must be at most ${limits.max}`);
+    return value;
+  }
+
+  bool(name: ParamName | string): boolean | undefined {
+    const text = this.raw(name);
+    if (text === undefined) return undefined;
+    if (text === 'true') return true;
+    if (text === 'false') return false;
+    return this.fail(name, 'must be true or false');
+  }
+
+  string(name: ParamName | string, limits: { min?: number; max?: number } = {}): string | undefined {
+    const text = this.raw(name);
+    if (text === undefined) return undefined;
+    if (limits.min !== undefined && text.length < limits.min) return this.fail(name, `must be at least ${limits.min} characters`);
+    if (limits.max !== undefined && text.length > limits.max) return this.fail(name, `must be at most ${limits.max} characters`);
+    return text;
+  }
+
+  oneOf<T extends string>(name: ParamName | string, values: readonly T[]): T | undefined {
+    const text = this.raw(name);
+    if (text === undefined) return undefined;
+    if (!(values as readonly string[]).includes(text)) return this.fail(name, `must be one of ${values.join(', ')}`);
+    return text as T;
+  }
+
+  /** An array parameter in the configured format; undefined when absent. */
+  array(name: ParamName | string, limits: { min?: number; max?: number; values?: readonly string[] } = {}): string[] | undefined {
+    const wire = this.wire(name);
+    this.known.add(wire);
+    const sent = this.search.getAll(wire);
+    if (sent.length === 0) return undefined;
+    let values: string[];
+    if (this.arrayFormat === 'comma') {
+      if (sent.length > 1) return this.fail(name, 'arrays are sent comma-separated in one parameter');
+      values = sent[0] === '' ? [] : sent[0]!.split(',');
+    } else {
+      values = sent;
+    }
+    const min = limits.min ?? 1;
+    if (values.length < min) return this.fail(name, `must have at least ${min} element${min === 1 ? '' : 's'}`);
+    if (limits.max !== undefined && values.length > limits.max) return this.fail(name, `must have at most ${limits.max} elements`);
+    if (limits.values) {
+      const unknown = values.filter((v) => !(limits.values as readonly string[]).includes(v));
+      if (unknown.length > 0) return this.fail(name, `unknown value${unknown.length > 1 ? 's' : ''} ${unknown.map((v) => JSON.stringify(v)).join(', ')}`);
+    }
+    return values;
+  }
+
+  intArray(name: ParamName | string, limits: { min?: number; max?: number } = {}): number[] | undefined {
+    const values = this.array(name, limits);
+    if (!values) return undefined;
+    if (values.some((v) => !/^\d+$/.test(v))) return this.fail(name, 'must hold integer ids');
+    return values.map(Number);
+  }
+
+  /**
+   * The range start and end (spec "Shared query filters"): a day or an ISO datetime, both inclusive, an end
+   * day covering its whole day. No end means today; no start means DEFAULT_RANGE_DAYS days ending on the end.
+   */
+  dateRange(today: number): DateRange | undefined {
+    const start = this.raw('start_date');
+    const end = this.raw('end_date');
+    const startParsed = start === undefined ? undefined : parseBound(start, 'start');
+    const endParsed = end === undefined ? undefined : parseBound(end, 'end');
+    if (start !== undefined && !startParsed) this.fail('start_date', 'must be YYYY-MM-DD or an ISO 8601 datetime');
+    if (end !== undefined && !endParsed) this.fail('end_date', 'must be YYYY-MM-DD or an ISO 8601 datetime');
+    if ((start !== undefined && !startParsed) || (end !== undefined && !endParsed)) return undefined;
+    const endBound = endParsed ?? { ms: (today + 1) * DAY_MS - 1, text: dayString(today) };
+    const startBound = startParsed ?? {
+      ms: (Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1) * DAY_MS,
+      text: dayString(Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1),
+    };
+    if (startBound.ms > endBound.ms) return this.fail('start_date', 'must not be after the end of the range');
+    this.applied[this.wire('start_date')] = startBound.text;
+    this.applied[this.wire('end_date')] = endBound.text;
+    return { startMs: startBound.ms, endMs: endBound.ms, startText: startBound.text, endText: endBound.text };
+  }
+
+  /** Every parameter name the request sent. */
+  sentNames(): string[] {
+    return [...new Set(this.search.keys())];
+  }
+
+  /** Marks a parameter as known to the endpoint without reading it (e.g. an ignored filter). */
+  accept(name: string): void {
+    this.known.add(this.wire(name));
+  }
+
+  echo(name: ParamName | string, value: unknown): void {
+    if (value !== undefined) this.applied[this.wire(name)] = value;
+  }
+
+  finish(): void {
+    if (this.strict) {
+      for (const key of new Set(this.search.keys())) {
+        if (!this.known.has(key)) this.errors.push({ field: key, message: 'unknown query parameter for this endpoint' });
+      }
+    }
+    if (this.errors.length > 0) throw validationError(this.errors);
+  }
+}
+
+function parseBound(text: string, side: 'start' | 'end'): { ms: number; text: string } | undefined {
+  const day = parseDay(text);
+  if (day !== undefined) return { ms: side === 'start' ? day * DAY_MS : (day + 1) * DAY_MS - 1, text };
+  if (!ISO_DATETIME.test(text)) return undefined;
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) return undefined;
+  return { ms, text: new Date(ms).toISOString() };
+}

@@ -1,0 +1,86 @@
+import type { AnswerFilter, AnswerStore } from '../answers.js';
+import { DAY_MS, dayString, monthStart, nextMonthStart, weekStart } from '../days.js';
+import { OWNERSHIP_LABELS, type Ownership, type Period } from '../spec-enums.js';
+import type { BrandWorld } from '../world.js';
+import { citationMatches, type CitationFilter } from './citation-filter.js';
+import { ratio } from './wilson.js';
+
+export function periodStart(day: number, period: Period): number {
+  return period === 'day' ? day : period === 'week' ? weekStart(day) : monthStart(day);
+}
+
+function nextPeriodStart(start: number, period: Period): number {
+  return period === 'day' ? start + 1 : period === 'week' ? start + 7 : nextMonthStart(start);
+}
+
+function previousPeriodStart(start: number, period: Period): number {
+  return period === 'day' ? start - 1 : period === 'week' ? start - 7 : monthStart(start - 1);
+}
+
+/** Relative change against the previous period: (now - before) / before; 0 when before is 0. */
+export function relativeChange(now: number, before: number): number {
+  return before === 0 ? 0 : (now - before) / before;
+}
+
+/**
+ * Endpoint 17. One row per period that meets the range (the row's date is the period's first day, a
+ * Monday for weeks; only citations inside the range count), with `change` relative to the period before.
+ * The previous period of the first row is counted in full, outside the range. With domains, each domain
+ * gets its own rows (with `domain`) after the rows of all domains together.
+ */
+export function citationsReport(
+  store: AnswerStore,
+  world: BrandWorld,
+  filter: AnswerFilter,
+  citationFilter: CitationFilter,
+  period: Period,
+  domains: string[] | undefined,
+) {
+  const firstDay = Math.floor(filter.startMs / DAY_MS);
+  const lastDay = Math.floor(filter.endMs / DAY_MS);
+  const starts: number[] = [];
+  for (let start = periodStart(firstDay, period); start <= lastDay; start = nextPeriodStart(start, period)) starts.push(start);
+  const before = previousPeriodStart(starts[0]!, period);
+  const series = (domain: string | undefined) => new Map<number, number>(starts.map((s) => [s, 0] as [number, number]).concat([[before, 0]]));
+  const all = series(undefined);
+  const byDomain = new Map((domains ?? []).map((domain) => [domain, series(domain)] as const));
+  const byOwnership = new Map<Ownership, number>();
+  let occurrences = 0;
+
+  const count = (scope: AnswerFilter, inRange: boolean) => {
+    store.forEach(world.brand.id, scope, (answer) => {
+      const key = periodStart(answer.day, period);
+      for (const citation of answer.citations) {
+        if (!citationMatches(citation, citationFilter)) continue;
+        all.set(key, (all.get(key) ?? 0) + 1);
+        byDomain.get(citation.page.domain)?.set(key, (byDomain.get(citation.page.domain)?.get(key) ?? 0) + 1);
+        if (inRange) {
+          occurrences++;
+          byOwnership.set(citation.page.ownership, (byOwnership.get(citation.page.ownership) ?? 0) + 1);
+        }
+      }
+    });
+  };
+  count(filter, true);
+  count({ ...filter, startMs: before * DAY_MS, endMs: starts[0]! * DAY_MS - 1 }, false);
+
+  const rows: Array<{ date: string; occurrences: number; change: number; domain?: string }> = [];
+  const emit = (values: Map<number, number>, domain: string | undefined) => {
+    let previous = values.get(before) ?? 0;
+    for (const start of starts) {
+      const value = values.get(start) ?? 0;
+      rows.push({ date: dayString(start), occurrences: value, change: relativeChange(value, previous), ...(domain ? { domain } : {}) });
+      previous = value;
+    }
+  };
+  emit(all, undefined);
+  for (const [domain, values] of byDomain) emit(values, domain);
+
+  const summary = {
+    occurrences,
+    by_ownership: [...byOwnership.entries()]
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .map(([ownership, value]) => ({ label: OWNERSHIP_LABELS[ownership], ownership, occurrences: value, share: ratio(value, occurrences) })),
+  };
+  return { rows, summary };
+}

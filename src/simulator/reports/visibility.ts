@@ -1,0 +1,134 @@
+import type { AnswerFilter, AnswerStore } from '../answers.js';
+import type { BrandWorld } from '../world.js';
+import { ratio, wilson } from './wilson.js';
+
+/** Counts behind one visibility row (a topic or a scenario). */
+interface Tally {
+  conversations: number;
+  days: Set<number>;
+  mentioned: number;
+  /** Every brand named, over all answers: the denominator of share of voice. */
+  brandMentions: number;
+  /** Answers naming each competitor (index into basis.competitors). */
+  competitorAnswers: Map<number, number>;
+}
+
+function emptyTally(): Tally {
+  return { conversations: 0, days: new Set(), mentioned: 0, brandMentions: 0, competitorAnswers: new Map() };
+}
+
+interface Tallies {
+  topics: Map<number, Tally>;
+  scenarios: Map<number, Tally>;
+}
+
+function tallyRange(store: AnswerStore, world: BrandWorld, filter: AnswerFilter): Tallies {
+  const topics = new Map<number, Tally>();
+  const scenarios = new Map<number, Tally>();
+  store.forEach(world.brand.id, filter, (answer) => {
+    for (const [map, key] of [
+      [topics, answer.topicId],
+      [scenarios, answer.scenarioId],
+    ] as const) {
+      let tally = map.get(key);
+      if (!tally) map.set(key, (tally = emptyTally()));
+      tally.conversations++;
+      tally.days.add(answer.day);
+      if (answer.mentioned) tally.mentioned++;
+      tally.brandMentions += answer.brands.length;
+      for (const mention of answer.brands) {
+        if (mention.who >= 0) tally.competitorAnswers.set(mention.who, (tally.competitorAnswers.get(mention.who) ?? 0) + 1);
+      }
+    }
+  });
+  return { topics, scenarios };
+}
+
+function brandEntries(world: BrandWorld, tally: Tally, previous: Tally | undefined) {
+  const own = {
+    name: world.brand.name,
+    website: world.brand.website,
+    is_own_brand: true,
+    conversations: tally.conversations,
+    visibility: ratio(tally.mentioned, tally.conversations),
+    ...(previous && previous.conversations > 0
+      ? { change: ratio(tally.mentioned, tally.conversations) - ratio(previous.mentioned, previous.conversations) }
+      : {}),
+    confidence_interval: wilson(tally.mentioned, tally.conversations),
+    share_of_voice: ratio(tally.mentioned, tally.brandMentions),
+  };
+  // Only competitors the account confirmed appear, as on the dashboard; the current state counts, so a
+  // confirmed suggestion shows with its history.
+  const competitors = world.basis.competitors
+    .map((entry, index) => ({ entry, index, answers: tally.competitorAnswers.get(index) ?? 0 }))
+    .filter(({ entry }) => entry.competitor.is_actual)
+    .map(({ entry, index, answers }) => {
+      const before = previous?.competitorAnswers.get(index) ?? 0;
+      return {
+        name: entry.competitor.name,
+        website: entry.competitor.website,
+        is_own_brand: false,
+        conversations: tally.conversations,
+        visibility: ratio(answers, tally.conversations),
+        ...(previous && previous.conversations > 0 ? { change: ratio(answers, tally.conversations) - ratio(before, previous.conversations) } : {}),
+        confidence_interval: wilson(answers, tally.conversations),
+        share_of_voice: ratio(answers, tally.brandMentions),
+      };
+    })
+    .sort((a, b) => b.visibility - a.visibility || a.name.localeCompare(b.name))
+    .slice(0, 5);
+  return [own, ...competitors];
+}
+
+function row(tally: Tally, previous: Tally | undefined) {
+  const visibility = ratio(tally.mentioned, tally.conversations);
+  return {
+    conversations: tally.conversations,
+    days: tally.days.size,
+    visibility,
+    ...(previous && previous.conversations > 0 ? { change: visibility - ratio(previous.mentioned, previous.conversations) } : {}),
+    confidence_interval: wilson(tally.mentioned, tally.conversations),
+    share_of_voice: ratio(tally.mentioned, tally.brandMentions),
+  };
+}
+
+/**
+ * Endpoint 16: one row per topic with answers in the range. visibility = answers mentioning the brand /
+ * answers; change = visibility minus that of the window of the same length just before; share_of_voice =
+ * the brand's mentions / every brand mention in those answers.
+ */
+export function visibilityReport(store: AnswerStore, world: BrandWorld, filter: AnswerFilter, includeScenarios: boolean) {
+  const current = tallyRange(store, world, filter);
+  const length = filter.endMs - filter.startMs + 1;
+  const previous = tallyRange(store, world, { ...filter, startMs: filter.startMs - length, endMs: filter.startMs - 1 });
+  const rows = [];
+  for (const entry of world.basis.topics) {
+    const tally = current.topics.get(entry.topic.id);
+    if (!tally) continue;
+    const before = previous.topics.get(entry.topic.id);
+    rows.push({
+      topic_id: entry.topic.id,
+      name: entry.topic.name,
+      ...row(tally, before),
+      brands: brandEntries(world, tally, before),
+      ...(includeScenarios
+        ? {
+            scenarios: entry.scenarios
+              .filter((scenario) => current.scenarios.has(scenario.id))
+              .map((scenario) => {
+                const scenarioTally = current.scenarios.get(scenario.id)!;
+                const scenarioBefore = previous.scenarios.get(scenario.id);
+                return {
+                  scenario_id: scenario.id,
+                  text: scenario.text,
+                  ...row(scenarioTally, scenarioBefore),
+                  brands: brandEntries(world, scenarioTally, scenarioBefore),
+                };
+              }),
+          }
+        : {}),
+    });
+  }
+  return rows;
+}
+

@@ -1,0 +1,76 @@
+import type { AnswerFilter } from '../answers.js';
+import { ENGINES } from '../engines.js';
+import type { QueryReader } from '../query.js';
+import { citationMatches, type CitationFilter } from '../reports/citation-filter.js';
+import { CONTENT_TYPES, LIMITS, OWNERSHIPS, SENTIMENTS } from '../spec-enums.js';
+import type { RouteContext } from './route.js';
+
+/** Page size when the request sends none; the spec does not say. */
+export const DEFAULT_PAGE_SIZE = 20;
+
+export interface Paging {
+  page: number;
+  pageSize: number;
+}
+
+export function readPaging(query: QueryReader, maxPageSize: number = LIMITS.pageSizeMax): Paging {
+  const page = query.int('page', { min: 1, default: 1 }) ?? 1;
+  const pageSize = query.int('page_size', { min: 1, max: maxPageSize, default: Math.min(DEFAULT_PAGE_SIZE, maxPageSize) }) ?? DEFAULT_PAGE_SIZE;
+  return { page, pageSize };
+}
+
+export function pageOf<T>(items: T[], paging: Paging): T[] {
+  const start = (paging.page - 1) * paging.pageSize;
+  return items.slice(start, start + paging.pageSize);
+}
+
+export function pagedInfo(paging: Paging, totalRows: number) {
+  return { page: paging.page, page_size: paging.pageSize, total_rows: totalRows };
+}
+
+/**
+ * The range, engines and topics filters. `engineDefault` is the spec's default when no engine list is sent:
+ * the brand's engines (visibility, product ranking, fanouts cited) or every engine (the rest).
+ */
+export function readAnswerFilter(
+  context: RouteContext,
+  settings: { engineDefault: 'brand' | 'all'; topics: boolean },
+): AnswerFilter {
+  const { query, sim, world } = context;
+  const range = query.dateRange(sim.clock.today());
+  const sent = query.array('engines', { values: ENGINES });
+  const engines = sent ?? (settings.engineDefault === 'brand' ? [...world.brand.engines] : [...ENGINES]);
+  query.echo('engines', engines);
+  let topicIds: number[] | undefined;
+  if (settings.topics) {
+    topicIds = query.intArray('topic_ids');
+    query.echo('topic_ids', topicIds);
+  }
+  const everyEngine = ENGINES.every((engine) => engines.includes(engine));
+  return {
+    startMs: range?.startMs ?? 0,
+    endMs: range?.endMs ?? 0,
+    ...(everyEngine ? {} : { engines: new Set(engines) }),
+    ...(topicIds ? { topicIds: new Set(topicIds) } : {}),
+  };
+}
+
+/** The citation filters of endpoints 17 and 18. */
+export function readCitationFilter(query: QueryReader): CitationFilter {
+  const ownership = query.array('ownership', { values: OWNERSHIPS });
+  const contentTypes = query.array('content_types', { values: CONTENT_TYPES });
+  const sentiment = query.array('sentiment', { values: SENTIMENTS });
+  const firstParty = query.bool('first_party');
+  query.echo('ownership', ownership);
+  query.echo('content_types', contentTypes);
+  query.echo('sentiment', sentiment);
+  query.echo('first_party', firstParty);
+  return {
+    ...(ownership ? { ownership: new Set(ownership) } : {}),
+    ...(contentTypes ? { contentTypes: new Set(contentTypes) } : {}),
+    ...(sentiment ? { sentiment: new Set(sentiment) } : {}),
+    ...(firstParty !== undefined ? { firstParty } : {}),
+  };
+}
+
+export { citationMatches };

@@ -1,0 +1,214 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { handleAdmin } from './admin.js';
+import { applyDrift } from './drift.js';
+import { ApiError, errorEnvelope, notFound, validationError } from './errors.js';
+import { faultFor } from './faults.js';
+import type { FaultKind } from './knobs.js';
+import { QueryReader } from './query.js';
+import { queryObject } from './request-log.js';
+import { sendBody } from './respond.js';
+import { ROUTES } from './routes/index.js';
+import type { SimulatorState } from './state.js';
+
+const API_PREFIX = /^\/customer\/v1\/brands\/([^/]+)(\/.*)?$/;
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new ApiError(413, 'payload_too_large', 'body over 10 MB'));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function retryAfter(sim: SimulatorState): string {
+  const seconds = sim.knobs.retryAfterSeconds;
+  if (sim.knobs.retryAfterFormat === 'http-date') return new Date(Date.now() + seconds * 1000).toUTCString();
+  return String(seconds);
+}
+
+interface Outcome {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
+function errorOutcome(error: ApiError): Outcome {
+  return { status: error.status, body: JSON.stringify(errorEnvelope(error)), headers: error.headers };
+}
+
+/** Runs one API request through auth, brand access, idempotency and its route. */
+async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBody: string): Promise<Outcome> {
+  const key = req.headers['x-api-key'];
+  if (typeof key !== 'string' || key !== sim.apiKey) {
+    throw new ApiError(401, 'unauthorized', key === undefined ? 'the X-API-Key header is missing' : 'the API key is not valid');
+  }
+  const match = API_PREFIX.exec(url.pathname);
+  if (!match) throw notFound(`no endpoint ${req.method} ${url.pathname}`);
+  const brandText = match[1]!;
+  if (!/^\d+$/.test(brandText)) throw validationError([{ field: 'brand_id', message: 'must be an integer' }]);
+  const brandId = Number(brandText);
+  if (brandId < 1 || brandId > sim.brandCount) {
+    throw new ApiError(403, 'brand_access_denied', `the API key has no access to brand ${brandId}`);
+  }
+  const rest = match[2] ?? '';
+  let route;
+  let captures: string[] = [];
+  for (const candidate of ROUTES) {
+    const found = candidate.pattern.exec(rest);
+    if (found && candidate.method === req.method) {
+      route = candidate;
+      captures = found.slice(1).map((part) => decodeURIComponent(part));
+      break;
+    }
+  }
+  if (!route) throw notFound(`no endpoint ${req.method} ${url.pathname}`);
+
+  const isWrite = req.method === 'POST' || req.method === 'PATCH';
+  const idempotencyValue = isWrite ? req.headers[sim.idempotencyHeader] : undefined;
+  const nowMs = sim.clock.nowMs();
+  if (typeof idempotencyValue === 'string' && idempotencyValue.length > 0) {
+    const stored = sim.idempotency.get(sim.apiKey, idempotencyValue, nowMs);
+    if (stored) return { status: stored.status, body: stored.body, headers: { 'idempotent-replayed': 'true' } };
+  }
+  let body: unknown;
+  if (isWrite && rawBody.length > 0) {
+    try {
+      body = JSON.parse(rawBody);
+    } catch {
+      throw validationError([{ field: 'body', message: 'is not valid JSON' }]);
+    }
+  }
+  const query = new QueryReader(url.searchParams, sim.params, sim.arrayFormat, sim.knobs.strictParams);
+  const world = sim.world(brandId);
+  let outcome: Outcome;
+  try {
+    const result = route.handle({ sim, brandId, world, query, body, params: captures });
+    let payload = result.body as { data?: unknown };
+    if (req.method === 'GET' && Array.isArray(payload?.data)) {
+      payload = { ...payload, data: applyDrift(payload.data, route.name, { seed: sim.seed, ...sim.knobs }) };
+    }
+    outcome = { status: result.status ?? 200, body: JSON.stringify(payload), headers: {} };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    outcome = errorOutcome(error);
+  }
+  if (typeof idempotencyValue === 'string' && idempotencyValue.length > 0 && outcome.status < 500) {
+    sim.idempotency.put(sim.apiKey, idempotencyValue, outcome.status, outcome.body, nowMs);
+  }
+  return outcome;
+}
+
+export interface ServerHandle {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function listen(sim: SimulatorState, port: number, host: string): Promise<ServerHandle> {
+  const stalls = new Set<NodeJS.Timeout>();
+  const sockets = new Set<Socket>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const started = Date.now();
+    const url = new URL(req.url ?? '/', 'http://simulator');
+    let rawBody = '';
+    try {
+      rawBody = await readBody(req);
+    } catch {
+      if (!res.headersSent) res.destroy();
+      return;
+    }
+    if (url.pathname.startsWith('/__admin/')) return handleAdmin(sim, req, res, url.pathname, rawBody);
+
+    const sequence = ++sim.requestSequence;
+    const knobs = sim.knobs;
+    const log = (status: number, fault?: FaultKind) => {
+      const entry = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: queryObject(url.searchParams),
+        status,
+        time: new Date(started).toISOString(),
+        durationMs: Date.now() - started,
+        ...(fault ? { fault } : {}),
+      };
+      sim.requestLog.add(entry);
+      sim.options.onRequest?.(entry);
+    };
+    if (knobs.latencyMs > 0) await sleep(knobs.latencyMs);
+
+    const keyHeader = req.headers['x-api-key'];
+    const rateKey = typeof keyHeader === 'string' ? keyHeader : '';
+    if (!sim.rateLimiter.take(rateKey, knobs.rateLimit, Date.now())) {
+      const error = new ApiError(429, 'rate_limited', 'too many requests for this API key', [], { 'retry-after': retryAfter(sim) });
+      const outcome = errorOutcome(error);
+      sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
+      return log(429);
+    }
+    const fault = faultFor(sim.seed, sequence, knobs.faultRate, knobs.faultKinds);
+    if (fault === 'reset') {
+      req.socket.destroy();
+      return log(0, fault);
+    }
+    if (fault === '5xx') {
+      const status = [500, 502, 503][sequence % 3]!;
+      const outcome = errorOutcome(new ApiError(status, status === 503 ? 'unavailable' : 'internal_error', 'injected server failure'));
+      sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
+      return log(status, fault);
+    }
+    let outcome: Outcome;
+    try {
+      outcome = await answer(sim, req, url, rawBody);
+    } catch (error) {
+      outcome =
+        error instanceof ApiError
+          ? errorOutcome(error)
+          : errorOutcome(new ApiError(500, 'internal_error', error instanceof Error ? error.message : String(error)));
+      if (!(error instanceof ApiError)) process.stderr.write(`simulator: ${error instanceof Error ? error.stack : String(error)}\n`);
+    }
+    sendBody(res, outcome.status, outcome.body, outcome.headers, fault, knobs.stallMs, stalls);
+    log(outcome.status, fault);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      process.stderr.write(`simulator: ${error instanceof Error ? error.stack : String(error)}\n`);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  server.keepAliveTimeout = 10_000;
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${hostForUrl}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of stalls) clearTimeout(timer);
+        stalls.clear();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}

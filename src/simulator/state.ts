@@ -1,0 +1,98 @@
+import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
+import { AnswerStore } from './answers.js';
+import { SimulatorClock } from './clock.js';
+import { parseDay } from './days.js';
+import { IdempotencyStore } from './idempotency.js';
+import { DEFAULT_KNOBS, parseKnobs, type Knobs } from './knobs.js';
+import { DEFAULT_API_KEY, type SimulatorOptions } from './options.js';
+import { RateLimiter } from './rate-limit.js';
+import { RequestLog } from './request-log.js';
+import { generateWorld, type BrandWorld } from './world.js';
+
+/** Everything one running simulator holds, shared by its routes. */
+export class SimulatorState {
+  readonly seed: number;
+  readonly brandCount: number;
+  readonly days: number;
+  readonly scale: number;
+  readonly apiKey: string;
+  readonly params: ParamMapping;
+  readonly arrayFormat: ArrayFormat;
+  readonly idempotencyHeader: string;
+  readonly planTopicLimit: number;
+  readonly firstDay: number;
+  readonly clock: SimulatorClock;
+  readonly store: AnswerStore;
+  readonly idempotency = new IdempotencyStore();
+  readonly rateLimiter = new RateLimiter();
+  readonly requestLog = new RequestLog();
+  knobs: Knobs;
+  /** API requests so far: the sequence faults are drawn by. */
+  requestSequence = 0;
+  private readonly worlds = new Map<number, BrandWorld>();
+
+  constructor(readonly options: SimulatorOptions) {
+    this.seed = options.seed ?? 1;
+    this.brandCount = options.brands ?? 3;
+    this.days = options.days ?? 30;
+    this.scale = options.scale ?? 100;
+    this.apiKey = options.apiKey ?? DEFAULT_API_KEY;
+    this.params = options.params ?? {};
+    this.arrayFormat = options.arrayFormat ?? 'repeat';
+    this.idempotencyHeader = (options.idempotencyHeader ?? 'Idempotency-Key').toLowerCase();
+    this.planTopicLimit = options.planTopicLimit ?? 12;
+    if (!Number.isInteger(this.brandCount) || this.brandCount < 1) throw new Error('brands must be a positive integer');
+    if (!Number.isInteger(this.days) || this.days < 1) throw new Error('days must be a positive integer');
+    if (!(this.scale >= 1)) throw new Error('scale must be at least 1');
+    let today: number | undefined;
+    if (options.today !== undefined) {
+      today = parseDay(options.today);
+      if (today === undefined) throw new Error(`today must be YYYY-MM-DD, got ${JSON.stringify(options.today)}`);
+    }
+    this.clock = new SimulatorClock(today);
+    this.firstDay = this.clock.today() - this.days + 1;
+    const knobInput: Record<string, unknown> = {};
+    for (const key of Object.keys(DEFAULT_KNOBS)) {
+      const value = (options as Record<string, unknown>)[key];
+      if (value !== undefined) knobInput[key] = value;
+    }
+    this.knobs = { ...DEFAULT_KNOBS, ...parseKnobs(knobInput) };
+    this.store = new AnswerStore({
+      seed: this.seed,
+      scale: this.scale,
+      firstDay: this.firstDay,
+      world: (brandId) => this.world(brandId),
+      today: () => this.clock.today(),
+      late: () => ({ share: this.knobs.lateShare, days: this.knobs.lateDays }),
+      ...(options.maxCachedAnswers !== undefined ? { maxCachedAnswers: options.maxCachedAnswers } : {}),
+    });
+  }
+
+  get brands(): number[] {
+    return Array.from({ length: this.brandCount }, (_, i) => i + 1);
+  }
+
+  /** The brand that exists but that the key may not read. */
+  get forbiddenBrand(): number {
+    return this.brandCount + 1;
+  }
+
+  /** The brand that has no templates of its own and shows the platform's (brand 2, or none with one brand). */
+  get templatelessBrand(): number | undefined {
+    return this.brandCount >= 2 ? 2 : undefined;
+  }
+
+  world(brandId: number): BrandWorld {
+    let world = this.worlds.get(brandId);
+    if (!world) {
+      world = generateWorld({ seed: this.seed, brandId, firstDay: this.firstDay, hasTemplates: brandId !== this.templatelessBrand });
+      this.worlds.set(brandId, world);
+    }
+    return world;
+  }
+
+  setKnobs(partial: unknown): Knobs {
+    this.knobs = { ...this.knobs, ...parseKnobs(partial) };
+    return this.knobs;
+  }
+}
