@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { simulateCommand } from './simulate.js';
 
 /** Every command of `bvsync`, one file each; the order is the order of `bvsync --help`. */
-export const commands: Array<() => Command> = [];
+export const commands: Array<() => Command> = [simulateCommand];

@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { isParamName, type ParamMapping } from '../api/param-names.js';
+import { createLogger } from '../log.js';
+import { FAULT_KINDS, type FaultKind } from '../simulator/knobs.js';
+import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
+import { UsageError } from './fail.js';
+
+function integer(name: string, min = 0) {
+  return (text: string): number => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min) throw new InvalidArgumentError(`${name} must be an integer >= ${min}`);
+    return value;
+  };
+}
+
+function share(text: string): number {
+  const value = Number(text);
+  if (!(value >= 0 && value <= 1)) throw new InvalidArgumentError('must be a number from 0 to 1');
+  return value;
+}
+
+function positive(text: string): number {
+  const value = Number(text);
+  if (!(value >= 0)) throw new InvalidArgumentError('must be a number >= 0');
+  return value;
+}
+
+function readParams(file: string): ParamMapping {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--params ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--params ${file}: expected an object of default name -> wire name`);
+  const mapping: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!isParamName(key)) throw new UsageError(`--params ${file}: unknown parameter name "${key}"`);
+    if (typeof value !== 'string' || value.length === 0) throw new UsageError(`--params ${file}: "${key}" must map to a non-empty string`);
+    mapping[key] = value;
+  }
+  return mapping as ParamMapping;
+}
+
+interface SimulateFlags {
+  port: number;
+  host: string;
+  seed: number;
+  brands: number;
+  days: number;
+  scale: number;
+  apiKey?: string;
+  today?: string;
+  params?: string;
+  arrayFormat: 'repeat' | 'comma';
+  idempotencyHeader: string;
+  planTopicLimit: number;
+  latencyMs: number;
+  rateLimit: number;
+  retryAfter: number;
+  retryAfterFormat: 'seconds' | 'http-date';
+  faultRate: number;
+  faultKinds: string;
+  stallMs: number;
+  lateShare: number;
+  lateDays: number;
+  extraFieldShare: number;
+  unknownEnumShare: number;
+  invalidShare: number;
+  strictParams: boolean;
+  json: boolean;
+  logLevel: string;
+}
+
+/** `bvsync simulate`: serves the API twin until SIGINT/SIGTERM. */
+export function simulateCommand(): Command {
+  return new Command('simulate')
+    .description('Serve a local, deterministic twin of the Brand Visibility Customer API v1')
+    .option('--port <n>', 'TCP port (0 = any free port)', integer('--port'), 4010)
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--seed <n>', 'seed of all generated data', integer('--seed'), 1)
+    .option('--brands <n>', 'readable brands 1..N (brand N+1 exists but is forbidden)', integer('--brands', 1), 3)
+    .option('--days <n>', 'days of data ending today', integer('--days', 1), 30)
+    .option('--scale <n>', 'answers per brand per day (± 15 %)', integer('--scale', 1), 100)
+    .option('--api-key <key>', 'the API key to accept (default bvk_sim_local_key)')
+    .option('--today <YYYY-MM-DD>', "the simulator's today (default: the real UTC day)")
+    .option('--params <file.json>', 'wire names of query parameters: {"start_date": "from", ...}')
+    .addOption(new Option('--array-format <format>', 'how arrays travel in query strings').choices(['repeat', 'comma']).default('repeat'))
+    .option('--idempotency-header <name>', 'name of the idempotency header', 'Idempotency-Key')
+    .option('--plan-topic-limit <n>', 'topics a brand plan holds', integer('--plan-topic-limit', 1), 12)
+    .option('--latency-ms <n>', 'delay before each answer', integer('--latency-ms'), 0)
+    .option('--rate-limit <rps>', 'requests per second per key, 0 = unlimited (over it: 429)', positive, 0)
+    .option('--retry-after <s>', 'Retry-After seconds of a 429', integer('--retry-after'), 1)
+    .addOption(new Option('--retry-after-format <format>', 'Retry-After as seconds or an HTTP date').choices(['seconds', 'http-date']).default('seconds'))
+    .option('--fault-rate <p>', 'share of requests that fail', share, 0)
+    .option('--fault-kinds <list>', `comma-separated, among ${FAULT_KINDS.join(', ')}`, FAULT_KINDS.join(','))
+    .option('--stall-ms <n>', 'how long a stalled body hangs before the connection closes', integer('--stall-ms'), 35_000)
+    .option('--late-share <p>', "share of a day's answers that arrive late", share, 0)
+    .option('--late-days <n>', 'late answers arrive 1..N days after their date', integer('--late-days', 1), 3)
+    .option('--extra-field-share <p>', 'share of records with unknown extra fields', share, 0)
+    .option('--unknown-enum-share <p>', 'share of records with enum values the spec does not list', share, 0)
+    .option('--invalid-share <p>', 'share of invalid records', share, 0)
+    .option('--no-strict-params', 'ignore query parameters an endpoint does not know (default: 400)')
+    .option('--json', 'print the start-up facts as one JSON line', false)
+    .option('--log-level <level>', 'pino level; requests are logged at debug', 'info')
+    .action(async (flags: SimulateFlags) => {
+      const faultKinds = flags.faultKinds.split(',').map((kind) => kind.trim()).filter(Boolean);
+      for (const kind of faultKinds) {
+        if (!(FAULT_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--fault-kinds: unknown kind "${kind}"; known: ${FAULT_KINDS.join(', ')}`);
+      }
+      const logger = createLogger({ level: flags.logLevel });
+      const options: SimulatorOptions = {
+        port: flags.port,
+        host: flags.host,
+        seed: flags.seed,
+        brands: flags.brands,
+        days: flags.days,
+        scale: flags.scale,
+        ...(flags.apiKey ? { apiKey: flags.apiKey } : {}),
+        ...(flags.today ? { today: flags.today } : {}),
+        ...(flags.params ? { params: readParams(flags.params) } : {}),
+        arrayFormat: flags.arrayFormat,
+        idempotencyHeader: flags.idempotencyHeader,
+        planTopicLimit: flags.planTopicLimit,
+        latencyMs: flags.latencyMs,
+        rateLimit: flags.rateLimit,
+        retryAfterSeconds: flags.retryAfter,
+        retryAfterFormat: flags.retryAfterFormat,
+        faultRate: flags.faultRate,
+        faultKinds: faultKinds as FaultKind[],
+        stallMs: flags.stallMs,
+        lateShare: flags.lateShare,
+        lateDays: flags.lateDays,
+        extraFieldShare: flags.extraFieldShare,
+        unknownEnumShare: flags.unknownEnumShare,
+        invalidShare: flags.invalidShare,
+        strictParams: flags.strictParams,
+        onRequest: (entry) => logger.debug({ method: entry.method, path: entry.path, query: entry.query, status: entry.status, ms: entry.durationMs, fault: entry.fault }, 'request'),
+      };
+      let sim;
+      try {
+        sim = await startSimulator(options);
+      } catch (error) {
+        throw new UsageError(`cannot start the simulator: ${error instanceof Error ? error.message : String(error)}`, 1);
+      }
+      const facts = { url: sim.url, api_key: sim.apiKey, brands: sim.brands, forbidden_brand: sim.forbiddenBrand, today: sim.truth.today(), first_day: sim.truth.firstDay() };
+      // The key is printed on purpose (it is the simulator's own, and the user needs it); it never goes to the log.
+      if (flags.json) process.stdout.write(`${JSON.stringify(facts)}\n`);
+      else {
+        process.stdout.write(
+          [
+            `Simulator of the Brand Visibility Customer API v1 at ${sim.url}`,
+            `  API key:   ${sim.apiKey}`,
+            `  brands:    ${sim.brands.join(', ')} (brand ${sim.forbiddenBrand} exists but is not readable)`,
+            `  data:      ${facts.first_day} .. ${facts.today}`,
+            `  admin:     ${sim.url}/__admin/knobs, /__admin/clock, /__admin/requests`,
+            '',
+          ].join('\n'),
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await sim.close();
+    });
+}
