@@ -40,6 +40,8 @@ export interface BrandWorld {
   basis: AnswerBasis;
   /** Next id of anything this brand creates. */
   nextId: () => number;
+  /** The id the k-th next call of nextId would give (k = 1 is the next), without taking it: for dry runs. */
+  peekId: (k: number) => number;
 }
 
 export interface BrandInfo {
@@ -542,5 +544,6 @@ export function generateWorld(options: WorldOptions): BrandWorld {
       statements,
     },
     nextId,
+    peekId: (k) => brandId * 100_000 + serial + k,
   };
 }

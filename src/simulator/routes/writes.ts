@@ -1,2 +1,295 @@
-import type { Route } from "./route.js";
-export const writeRoutes: Route[] = [];
+import { BodyReader } from '../body.js';
+import { isoTime } from '../days.js';
+import { ENGINES } from '../engines.js';
+import { ApiError, notFound } from '../errors.js';
+import { countCitedPages, trackedUrlRecord } from '../reports/tracked-urls.js';
+import { LIMITS } from '../spec-enums.js';
+import { normalizeUrl, type BrandWorld, type Competitor, type Topic, type TrackedUrl } from '../world.js';
+import { readAnswerFilter } from './common.js';
+import type { Route, RouteContext } from './route.js';
+
+/**
+ * The write endpoints (1, 2, 4, 5, 6, 8, 9). They change the brand's catalog in memory; the answers keep
+ * being generated from the catalog as it was at start. A dry run checks and answers with the items it would
+ * write (ids included) but writes nothing; its info.written is 0.
+ */
+
+interface Rejection {
+  index: number;
+  code: 'not_found' | 'conflict' | 'plan_limit_reached';
+  message: string;
+}
+
+function bulk(data: unknown[], rejected: Rejection[], dryRun: boolean) {
+  return { data, info: { dry_run: dryRun, written: dryRun ? 0 : data.length, rejected: rejected.length }, rejected };
+}
+
+/** The "title of the page" for a page tracked without one: its last path segment, in words, and its host. */
+function pageTitle(url: string): string {
+  const parsed = new URL(url);
+  const last = parsed.pathname.split('/').filter(Boolean).pop();
+  return last ? `${decodeURIComponent(last).replace(/[-_]+/g, ' ')} | ${parsed.host}` : parsed.host;
+}
+
+function trackedUrlCounts(context: RouteContext) {
+  // The record of a written page shows its counts over the default range, as a read without filters would.
+  return countCitedPages(context.sim.store, context.world, readAnswerFilter(context, { engineDefault: 'all', topics: false }));
+}
+
+export function topicRecord(topic: Topic) {
+  const { deleted: _deleted, ...record } = topic;
+  return { ...record, scenarios: topic.scenarios.map((s) => ({ ...s })), tags: topic.tags.map((t) => ({ ...t })) };
+}
+
+const trackUrls: Route = {
+  method: 'POST',
+  pattern: /^\/tracked-urls$/,
+  name: 'track-urls',
+  handle(context) {
+    const { world, sim, query } = context;
+    query.finish();
+    const reader = new BodyReader(context.body);
+    const body = reader.object();
+    const urls = reader.array(body.urls, 'urls', { min: 1, max: LIMITS.trackUrlsMax, required: true }) ?? [];
+    const dryRun = reader.boolean(body.dry_run, 'dry_run') ?? false;
+    const groupId = reader.integer(body.group_id, 'group_id');
+    const items = urls.map((item, index) => {
+      const entry = reader.record(item, `urls[${index}]`) ?? {};
+      const raw = reader.string(entry.url, `urls[${index}].url`, true);
+      const title = reader.string(entry.title, `urls[${index}].title`);
+      const url = raw === undefined ? undefined : normalizeUrl(raw);
+      if (raw !== undefined && url === undefined) reader.fail(`urls[${index}].url`, 'must be an http(s) address');
+      return { url: url ?? '', title };
+    });
+    reader.finish();
+    const group = groupId === undefined ? undefined : world.groups.find((g) => g.id === groupId);
+    const taken = new Set(world.trackedUrls.map((page) => page.url));
+    const created: TrackedUrl[] = [];
+    const rejected: Rejection[] = [];
+    items.forEach((item, index) => {
+      if (groupId !== undefined && !group) return rejected.push({ index, code: 'not_found', message: `no group ${groupId}` });
+      if (taken.has(item.url)) return rejected.push({ index, code: 'conflict', message: `${item.url} is already tracked` });
+      taken.add(item.url);
+      created.push({
+        id: dryRun ? world.peekId(created.length + 1) : world.nextId(),
+        url: item.url,
+        title: item.title ?? pageTitle(item.url),
+        created_at: isoTime(sim.clock.nowMs()),
+        ...(group ? { group_id: group.id } : {}),
+      });
+    });
+    if (!dryRun) world.trackedUrls.push(...created);
+    const counts = trackedUrlCounts(context);
+    return { body: bulk(created.map((page) => trackedUrlRecord(world, page, counts)), rejected, dryRun) };
+  },
+};
+
+const updateTrackedUrl: Route = {
+  method: 'PATCH',
+  pattern: /^\/tracked-urls\/(\d+)$/,
+  name: 'update-tracked-url',
+  handle(context) {
+    const { world, query, params } = context;
+    query.finish();
+    const page = world.trackedUrls.find((p) => p.id === Number(params[0]));
+    if (!page) throw notFound(`no tracked URL ${params[0]}`);
+    const reader = new BodyReader(context.body);
+    const body = reader.object();
+    const groupId = body.group_id === null ? null : reader.integer(body.group_id, 'group_id');
+    const title = reader.string(body.title, 'title');
+    const raw = reader.string(body.url, 'url');
+    const url = raw === undefined ? undefined : normalizeUrl(raw);
+    if (raw !== undefined && url === undefined) reader.fail('url', 'must be an http(s) address');
+    if (typeof groupId === 'number' && !world.groups.some((g) => g.id === groupId)) reader.fail('group_id', `no group ${groupId}`);
+    reader.finish();
+    if (url !== undefined && url !== page.url && world.trackedUrls.some((p) => p.url === url)) {
+      throw new ApiError(409, 'conflict', `${url} is already tracked`);
+    }
+    if (groupId === null) delete page.group_id;
+    else if (groupId !== undefined) page.group_id = groupId;
+    if (title !== undefined) page.title = title;
+    if (url !== undefined) page.url = url;
+    return { body: trackedUrlRecord(world, page, trackedUrlCounts(context)) };
+  },
+};
+
+function activeTopicCount(world: BrandWorld): number {
+  return world.topics.filter((t) => !t.deleted).length;
+}
+
+const createTopics: Route = {
+  method: 'POST',
+  pattern: /^\/topics$/,
+  name: 'create-topics',
+  handle(context) {
+    const { world, sim, query } = context;
+    query.finish();
+    const reader = new BodyReader(context.body);
+    const body = reader.object();
+    const topics = reader.array(body.topics, 'topics', { min: 1, max: LIMITS.topicsPerRequestMax, required: true }) ?? [];
+    const dryRun = reader.boolean(body.dry_run, 'dry_run') ?? false;
+    const items = topics.map((item, index) => {
+      const at = `topics[${index}]`;
+      const entry = reader.record(item, at) ?? {};
+      const engines = reader.array(entry.answer_engines, `${at}.answer_engines`, {});
+      if (engines?.some((e) => typeof e !== 'string' || !(ENGINES as readonly string[]).includes(e))) {
+        reader.fail(`${at}.answer_engines`, `must hold engine identifiers: ${ENGINES.join(', ')}`);
+      }
+      const scenarios = reader.array(entry.scenarios, `${at}.scenarios`, { max: LIMITS.scenariosPerTopicMax });
+      scenarios?.forEach((text, k) => reader.string(text, `${at}.scenarios[${k}]`, true));
+      return {
+        name: reader.string(entry.name, `${at}.name`, true) ?? '',
+        type: reader.string(entry.type, `${at}.type`) ?? 'prompter',
+        language: reader.string(entry.language, `${at}.language`) ?? 'english',
+        status: reader.string(entry.status, `${at}.status`) ?? 'active',
+        engines: (engines as string[] | undefined) ?? [],
+        personaId: reader.integer(entry.persona_id, `${at}.persona_id`),
+        scenarios: (scenarios as string[] | undefined) ?? [],
+      };
+    });
+    reader.finish();
+    const keyOf = (t: { name: string; type: string; language: string }) => `${t.name}\u0000${t.type}\u0000${t.language}`;
+    const taken = new Set(world.topics.filter((t) => !t.deleted).map(keyOf));
+    let active = activeTopicCount(world);
+    let provisional = 0;
+    const take = () => (dryRun ? world.peekId(++provisional) : world.nextId());
+    const created: Topic[] = [];
+    const rejected: Rejection[] = [];
+    items.forEach((item, index) => {
+      if (item.personaId !== undefined && !world.personas.some((p) => p.id === item.personaId)) {
+        return rejected.push({ index, code: 'not_found', message: `no persona ${item.personaId}` });
+      }
+      if (taken.has(keyOf(item))) return rejected.push({ index, code: 'conflict', message: `a topic "${item.name}" (${item.type}, ${item.language}) exists` });
+      if (active >= sim.planTopicLimit) {
+        return rejected.push({ index, code: 'plan_limit_reached', message: `the plan holds ${sim.planTopicLimit} topics` });
+      }
+      taken.add(keyOf(item));
+      active++;
+      const id = take();
+      const createdAt = isoTime(sim.clock.nowMs());
+      created.push({
+        id,
+        name: item.name,
+        language: item.language,
+        type: item.type,
+        status: item.status,
+        created_at: createdAt,
+        answer_engines: item.engines,
+        ...(item.personaId !== undefined ? { persona_id: item.personaId } : {}),
+        scenarios: item.scenarios.map((text) => ({ id: take(), topic_id: id, text, status: 'active', created_at: createdAt })),
+        tags: [],
+        deleted: false,
+      });
+    });
+    if (!dryRun) world.topics.push(...created);
+    return { body: bulk(created.map(topicRecord), rejected, dryRun) };
+  },
+};
+
+const restoreTopic: Route = {
+  method: 'POST',
+  pattern: /^\/topics\/(\d+)\/restore$/,
+  name: 'restore-topic',
+  handle({ world, query, params }) {
+    query.finish();
+    const topic = world.topics.find((t) => t.id === Number(params[0]));
+    if (!topic) throw notFound(`no topic ${params[0]}`);
+    if (!topic.deleted) throw new ApiError(409, 'conflict', `topic ${topic.id} is not deleted`);
+    topic.deleted = false;
+    return { body: topicRecord(topic) };
+  },
+};
+
+const createCompetitors: Route = {
+  method: 'POST',
+  pattern: /^\/competitors$/,
+  name: 'create-competitors',
+  handle(context) {
+    const { world, query } = context;
+    query.finish();
+    const reader = new BodyReader(context.body);
+    const body = reader.object();
+    const list = reader.array(body.competitors, 'competitors', { min: 1, max: LIMITS.competitorsPerRequestMax, required: true }) ?? [];
+    const dryRun = reader.boolean(body.dry_run, 'dry_run') ?? false;
+    const items = list.map((item, index) => {
+      const entry = reader.record(item, `competitors[${index}]`) ?? {};
+      return {
+        name: reader.string(entry.name, `competitors[${index}].name`, true) ?? '',
+        website: reader.string(entry.website, `competitors[${index}].website`) ?? '',
+      };
+    });
+    reader.finish();
+    const tracked = new Set(world.competitors.filter((c) => c.is_actual).map((c) => c.name.toLowerCase()));
+    const written: Competitor[] = [];
+    const rejected: Rejection[] = [];
+    let provisional = 0;
+    items.forEach((item, index) => {
+      const key = item.name.toLowerCase();
+      if (tracked.has(key)) return rejected.push({ index, code: 'conflict', message: `${item.name} is already tracked` });
+      tracked.add(key);
+      // A suggestion of the platform becomes tracked with its history (the same record and id).
+      const suggestion = world.competitors.find((c) => !c.is_actual && c.name.toLowerCase() === key);
+      if (suggestion) {
+        if (!dryRun) suggestion.is_actual = true;
+        written.push({ ...suggestion, is_actual: true });
+        return;
+      }
+      const competitor = { id: dryRun ? world.peekId(++provisional) : world.nextId(), name: item.name, website: item.website, is_actual: true };
+      if (!dryRun) world.competitors.push(competitor);
+      written.push({ ...competitor });
+    });
+    return { body: bulk(written, rejected, dryRun) };
+  },
+};
+
+const updatePersona: Route = {
+  method: 'PATCH',
+  pattern: /^\/personas\/(\d+)$/,
+  name: 'update-persona',
+  handle(context) {
+    const { world, query, params } = context;
+    query.finish();
+    const persona = world.personas.find((p) => p.id === Number(params[0]));
+    if (!persona) throw notFound(`no persona ${params[0]}`);
+    const reader = new BodyReader(context.body);
+    const body = reader.object();
+    const changes = {
+      city: reader.string(body.city, 'city'),
+      country: reader.string(body.country, 'country'),
+      description: reader.string(body.description, 'description'),
+      name: reader.string(body.name, 'name'),
+    };
+    const properties = reader.record(body.properties, 'properties');
+    reader.finish();
+    for (const [key, value] of Object.entries(changes)) if (value !== undefined) (persona as unknown as Record<string, unknown>)[key] = value;
+    // Each section sent replaces that section; the others stay.
+    if (properties) persona.properties = { ...(persona.properties ?? {}), ...properties };
+    return { body: structuredClone(persona) };
+  },
+};
+
+const updateTag: Route = {
+  method: 'PATCH',
+  pattern: /^\/tags\/(\d+)$/,
+  name: 'update-tag',
+  handle(context) {
+    const { world, query, params } = context;
+    query.finish();
+    const tag = world.tags.find((t) => t.id === Number(params[0]));
+    if (!tag) throw notFound(`no tag ${params[0]}`);
+    const reader = new BodyReader(context.body);
+    const body = reader.object();
+    const name = reader.string(body.name, 'name');
+    const color = reader.string(body.color, 'color');
+    if (color !== undefined && !/^#[0-9a-fA-F]{6}$/.test(color)) reader.fail('color', 'must be a hex colour #rrggbb');
+    reader.finish();
+    if (name !== undefined) tag.name = name;
+    if (color !== undefined) tag.color = color;
+    // Topics hold their tags by value in the records they return; keep them in step.
+    for (const topic of world.topics) for (const t of topic.tags) if (t.id === tag.id) Object.assign(t, tag);
+    return { body: { ...tag } };
+  },
+};
+
+export const writeRoutes: Route[] = [trackUrls, updateTrackedUrl, createTopics, restoreTopic, createCompetitors, updatePersona, updateTag];
+
