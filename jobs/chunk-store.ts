@@ -1,0 +1,54 @@
+import type { Redis } from 'ioredis';
+import type { ChunkSink, SliceChunk } from '../src/streams/run-slice.js';
+import { decodeChunk, encodeChunk } from './chunk-codec.js';
+
+// Chunks wait for the loader at most this long; a run that takes longer re-fetches the slice.
+const CHUNK_TTL_SECONDS = 24 * 60 * 60;
+
+function chunkKey(prefix: string, token: string, index: number): string {
+  return `${prefix}:chunk:${token}:${index}`;
+}
+
+/**
+ * Where a fetcher's chunks wait, compressed, until the loader commits the slice. They stay until the commit has
+ * succeeded, so a loader that dies mid-transaction finds them again.
+ */
+export class RedisChunkSink implements ChunkSink {
+  private count = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    readonly token: string,
+  ) {}
+
+  get chunks(): number {
+    return this.count;
+  }
+
+  async write(chunk: SliceChunk): Promise<void> {
+    await this.redis.set(chunkKey(this.prefix, this.token, this.count), encodeChunk(chunk), 'EX', CHUNK_TTL_SECONDS);
+    this.count += 1;
+  }
+
+  async reset(): Promise<void> {
+    await deleteChunks(this.redis, this.prefix, this.token, this.count);
+    this.count = 0;
+  }
+}
+
+/** Reads a slice's chunks in order; undefined when one is gone (expired, or Redis lost its data). */
+export async function readChunks(redis: Redis, prefix: string, token: string, count: number): Promise<SliceChunk[] | undefined> {
+  const chunks: SliceChunk[] = [];
+  for (let index = 0; index < count; index++) {
+    const encoded = await redis.get(chunkKey(prefix, token, index));
+    if (encoded === null) return undefined;
+    chunks.push(decodeChunk<SliceChunk>(encoded));
+  }
+  return chunks;
+}
+
+export async function deleteChunks(redis: Redis, prefix: string, token: string, count: number): Promise<void> {
+  const keys = Array.from({ length: count }, (_, index) => chunkKey(prefix, token, index));
+  if (keys.length) await redis.del(...keys);
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { ApiError, RateLimitedError, type ApiClient } from '../src/api/index.js';
+import type { SyncConfig } from '../src/config/schema.js';
+import { redactSecrets, type Logger } from '../src/log.js';
+import { getStream } from '../src/streams/registry.js';
+import { runSlice } from '../src/streams/run-slice.js';
+import { RedisChunkSink } from './chunk-store.js';
+import { fetchJobSchema, parseJobData, type CommitJobData, type FetchJobData } from './job-data.js';
+import { jobId } from './job-ids.js';
+import type { Queues } from './queues.js';
+import { emptyTally, type RequestTallies } from './request-tally.js';
+
+export interface FetchProcessorDeps {
+  redis: Redis;
+  prefix: string;
+  queues: Queues;
+  client: ApiClient;
+  sync: SyncConfig;
+  tallies: RequestTallies;
+  log: Logger;
+  /** Rows per chunk handed to the loader; default 5,000. */
+  chunkRows?: number;
+  /** Aborted on shutdown so in-flight requests end quickly. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A fetch job reads one slice through the API client and hands its rows, in compressed chunks waiting in Redis, to a
+ * commit job of the load queue. Transient failures are retried by BullMQ (attempts with jittered backoff); a 429
+ * pauses the whole fetch queue for its Retry-After without spending an attempt; a permanent failure (validation,
+ * auth, brand access) or the last attempt records the slice as failed, so the run goes on and reports it.
+ */
+export function fetchProcessor(deps: FetchProcessorDeps) {
+  return async (job: Job): Promise<void> => {
+    const data = parseJobData(fetchJobSchema, job.data, job);
+    const stream = getStream(data.stream);
+    const sink = new RedisChunkSink(deps.redis, deps.prefix, `${job.id}.${job.attemptsMade}.${randomUUID().slice(0, 8)}`);
+    const tally = emptyTally();
+    const log = deps.log.child({ run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key });
+    try {
+      const result = await deps.tallies.run(tally, () =>
+        runSlice(stream, { client: deps.client, brandId: data.brandId, slice: data.slice, sync: deps.sync, signal: deps.signal }, sink, {
+          chunkRows: deps.chunkRows,
+        }),
+      );
+      if (result.status !== 'complete') log.warn({ problem: result.problem }, 'slice incomplete');
+      await enqueueCommit(deps, data, {
+        token: sink.token,
+        chunks: sink.chunks,
+        status: result.status,
+        records: result.records,
+        rows: result.rows,
+        rejects: result.rejects,
+        totalRows: result.totalRows,
+        attempts: job.attemptsMade + 1,
+        ...tally,
+        error: result.problem,
+        errorCode: result.status === 'complete' ? null : 'incomplete',
+        requestId: null,
+      });
+    } catch (error) {
+      await sink.reset().catch(() => {});
+      if (error instanceof RateLimitedError) {
+        log.warn({ retryAfterMs: error.retryAfterMs }, 'rate limited: pausing the fetch queue');
+        await deps.queues.fetch.rateLimit(error.retryAfterMs);
+        throw Worker.RateLimitError();
+      }
+      const permanent = error instanceof ApiError && !error.retryable;
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (!permanent && !lastAttempt) {
+        log.warn({ err: describe(error), attempt: job.attemptsMade + 1 }, 'slice failed; it will be tried again');
+        throw error;
+      }
+      log.error({ err: describe(error) }, 'slice failed');
+      await enqueueCommit(deps, data, {
+        token: sink.token,
+        chunks: 0,
+        status: 'failed',
+        records: 0,
+        rows: 0,
+        rejects: 0,
+        totalRows: null,
+        attempts: job.attemptsMade + 1,
+        ...tally,
+        error: redactSecrets(error instanceof Error ? error.message : String(error)),
+        errorCode: error instanceof ApiError ? (error.apiCode ?? error.code) : 'internal',
+        requestId: error instanceof ApiError ? (error.requestId ?? null) : null,
+      });
+    }
+  };
+}
+
+type CommitFields = Omit<CommitJobData, 'runId' | 'brandId' | 'stream' | 'sliceId' | 'slice' | 'refetch'>;
+
+async function enqueueCommit(deps: FetchProcessorDeps, data: FetchJobData, fields: CommitFields): Promise<void> {
+  const commit: CommitJobData = { runId: data.runId, brandId: data.brandId, stream: data.stream, sliceId: data.sliceId, slice: data.slice, refetch: data.refetch, ...fields };
+  await deps.queues.load.add('commit', commit, { jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch) });
+}
+
+function describe(error: unknown): Record<string, unknown> {
+  if (error instanceof ApiError) return error.toJSON();
+  return { message: redactSecrets(error instanceof Error ? error.message : String(error)) };
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/**
+ * Job payloads, validated at the start of every processor: jobs outlive code changes and sit in a shared Redis,
+ * so their data is treated as unknown until parsed.
+ */
+
+const sliceParam = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string()), z.array(z.number())]);
+
+export const slicePlanSchema = z.object({
+  key: z.string().min(1),
+  day: z.string().nullable(),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  params: z.record(z.string(), sliceParam),
+});
+
+const sliceRef = {
+  runId: z.string().min(1),
+  brandId: z.number().int().positive(),
+  stream: z.string().min(1),
+  sliceId: z.string().min(1),
+  slice: slicePlanSchema,
+};
+
+export const fetchJobSchema = z.object({ ...sliceRef, refetch: z.number().int().min(0).default(0) });
+export type FetchJobData = z.infer<typeof fetchJobSchema>;
+
+export const planJobSchema = z.object({ runId: z.string().min(1), phase: z.number().int().min(1).max(2) });
+export type PlanJobData = z.infer<typeof planJobSchema>;
+
+export const commitJobSchema = z.object({
+  ...sliceRef,
+  refetch: z.number().int().min(0),
+  /** Where the slice's chunks wait in Redis, and how many there are. */
+  token: z.string().min(1),
+  chunks: z.number().int().min(0),
+  status: z.enum(['complete', 'incomplete', 'failed']),
+  /** Distinct records read (compared with total_rows), and rows they became in all tables. */
+  records: z.number().int().min(0),
+  rows: z.number().int().min(0),
+  rejects: z.number().int().min(0),
+  totalRows: z.number().int().nullable(),
+  attempts: z.number().int().min(1),
+  requests: z.number().int().min(0),
+  retries: z.number().int().min(0),
+  rateLimited: z.number().int().min(0),
+  error: z.string().nullable(),
+  errorCode: z.string().nullable(),
+  requestId: z.string().nullable(),
+});
+export type CommitJobData = z.infer<typeof commitJobSchema>;
+
+export const finalizeJobSchema = z.object({ runId: z.string().min(1) });
+export type FinalizeJobData = z.infer<typeof finalizeJobSchema>;
+
+/** Parses a job's data, naming the job in the error when it does not fit (a job left by an older version). */
+export function parseJobData<T>(schema: z.ZodType<T>, data: unknown, job: { id?: string; name: string }): T {
+  const result = schema.safeParse(data);
+  if (!result.success) {
+    const issues = result.error.issues.map((issue) => `${issue.path.join('.') || '(data)'}: ${issue.message}`).join('; ');
+    throw new Error(`job ${job.name} ${job.id ?? ''} has data this version cannot read: ${issues}`);
+  }
+  return result.data;
+}

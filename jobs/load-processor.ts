@@ -1,0 +1,225 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Config } from '../src/config/schema.js';
+import type { Logger } from '../src/log.js';
+import { distinctDomains } from '../src/streams/domains.js';
+import { getStream, selectStreams } from '../src/streams/registry.js';
+import type { SliceChunk } from '../src/streams/run-slice.js';
+import type { Dimensions } from '../src/streams/stream.js';
+import type { Row, SliceBatch, TableWrite } from '../src/warehouse/slice-batch.js';
+import type { Warehouse } from '../src/warehouse/warehouse.js';
+import { deleteChunks, readChunks } from './chunk-store.js';
+import { commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
+import { jobId } from './job-ids.js';
+import { nextCursor, planSlices, type PlanMode } from './plan.js';
+import type { Queues } from './queues.js';
+import type { RunMeta, RunStore } from './run-store.js';
+
+export interface LoadProcessorDeps {
+  redis: Redis;
+  prefix: string;
+  queues: Queues;
+  runs: RunStore;
+  warehouse: Warehouse;
+  config: Config;
+  log: Logger;
+}
+
+/** A slice whose chunks are gone from Redis (expired, or Redis lost its data) is fetched again, this often. */
+const MAX_REFETCHES = 2;
+
+/**
+ * The load queue's jobs, run one at a time by the process holding the writer lease: `plan` (a phase of a run into
+ * fetch jobs), `commit` (one slice into DuckDB, in one transaction with its state) and `finalize` (the run's
+ * cursors, its record, and the published copy).
+ */
+export function loadProcessor(deps: LoadProcessorDeps) {
+  return async (job: Job): Promise<void> => {
+    switch (job.name) {
+      case 'plan':
+        return plan(deps, parseJobData(planJobSchema, job.data, job));
+      case 'commit':
+        return commit(deps, parseJobData(commitJobSchema, job.data, job));
+      case 'finalize':
+        return finalize(deps, parseJobData(finalizeJobSchema, job.data, job).runId);
+      default:
+        throw new UnrecoverableError(`unknown load job "${job.name}"`);
+    }
+  };
+}
+
+async function runMeta(deps: LoadProcessorDeps, runId: string): Promise<RunMeta> {
+  const meta = await deps.runs.get(runId);
+  if (!meta) throw new UnrecoverableError(`run ${runId} is not known to Redis (expired, or Redis lost its data); start it again`);
+  return meta;
+}
+
+async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; phase: number }): Promise<void> {
+  const meta = await runMeta(deps, runId);
+  const streams = selectStreams(meta.streams);
+  const mode: PlanMode =
+    meta.kind === 'backfill' ? { kind: 'backfill', from: meta.from!, to: meta.to!, today: meta.today } : { kind: 'incremental', today: meta.today };
+  const cursors = new Map<string, string>();
+  if (mode.kind === 'incremental') {
+    for (const brandId of meta.brands) {
+      for (const stream of streams) {
+        const day = await deps.warehouse.cursor(brandId, stream.name);
+        if (day) cursors.set(`${brandId}|${stream.name}`, day);
+      }
+    }
+  }
+  const dimensions = new Map<number, Dimensions>();
+  if (phase === 2) for (const brandId of meta.brands) dimensions.set(brandId, await loadDimensions(deps, brandId));
+  const slices = planSlices({
+    mode,
+    brands: meta.brands,
+    streams,
+    phase,
+    sync: deps.config.sync,
+    cursors,
+    dimensions: (brandId) => dimensions.get(brandId) ?? { domains: [], topicIds: [] },
+  });
+  if (phase === 1) {
+    const days = slices.flatMap((slice) => [slice.from, slice.to]).filter((day): day is string => day !== null).sort();
+    const from = meta.from ?? days[0] ?? meta.today;
+    const to = meta.to ?? days.at(-1) ?? meta.today;
+    await deps.warehouse.startRun({ runId, kind: meta.kind, brands: meta.brands, streams: meta.streams, windowStart: from, windowEnd: to });
+    await deps.runs.update(runId, { from, to });
+  }
+  const withIds = slices.map((slice) => ({ ...slice, sliceId: `${slice.brandId}|${slice.stream}|${slice.key}` }));
+  await deps.runs.recordPlanned(runId, withIds);
+  await deps.runs.update(runId, { phase, status: 'running' });
+  deps.log.info({ run: runId, phase, slices: slices.length }, 'planned');
+  await deps.queues.fetch.addBulk(
+    withIds.map((slice) => {
+      const data: FetchJobData = { runId, brandId: slice.brandId, stream: slice.stream, sliceId: slice.sliceId, refetch: 0, slice: { key: slice.key, day: slice.day, from: slice.from, to: slice.to, params: slice.params } };
+      return { name: 'fetch', data, opts: { jobId: jobId('fetch', runId, slice.brandId, slice.stream, slice.key, 0) } };
+    }),
+  );
+  await advanceIfPhaseDone(deps, runId);
+}
+
+/** What phase 2 fans out over: domains of tracked URLs, competitors and the config; the topics loaded. */
+async function loadDimensions(deps: LoadProcessorDeps, brandId: number): Promise<Dimensions> {
+  const urls = await deps.warehouse.query(
+    'SELECT url AS text FROM tracked_urls WHERE brand_id = $1 UNION ALL SELECT website FROM competitors WHERE brand_id = $1',
+    [brandId],
+  );
+  const topics = await deps.warehouse.query('SELECT id FROM topics WHERE brand_id = $1 ORDER BY id', [brandId]);
+  return {
+    domains: distinctDomains([...urls.map((row) => row.text as string | null), ...deps.config.sync.domains]),
+    topicIds: topics.map((row) => Number(row.id)),
+  };
+}
+
+async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<void> {
+  const stream = getStream(data.stream);
+  let status = data.status;
+  let error = data.error;
+  let chunks: SliceChunk[] = [];
+  if (status !== 'failed') {
+    const read = await readChunks(deps.redis, deps.prefix, data.token, data.chunks);
+    if (!read) {
+      if (data.refetch < MAX_REFETCHES) {
+        deps.log.warn({ run: data.runId, slice: data.sliceId }, 'the chunks of a slice are gone from Redis: fetching it again');
+        const refetch: FetchJobData = { runId: data.runId, brandId: data.brandId, stream: data.stream, sliceId: data.sliceId, slice: data.slice, refetch: data.refetch + 1 };
+        await deps.queues.fetch.add('fetch', refetch, { jobId: jobId('fetch', data.runId, data.brandId, data.stream, data.slice.key, data.refetch + 1) });
+        return;
+      }
+      status = 'failed';
+      error = 'the fetched rows were lost from Redis before they could be loaded';
+    } else {
+      chunks = read;
+    }
+  }
+  const context = { brandId: data.brandId, slice: data.slice };
+  const tables = mergeChunks(chunks);
+  const targets = stream.targets(context);
+  const stray = Object.keys(tables).filter((table) => !targets.some((target) => target.table === table));
+  if (stray.length) throw new UnrecoverableError(`stream ${data.stream} made rows for ${stray.join(', ')}, which are not among its targets`);
+  // A failed slice leaves its earlier rows as they were: only its state says it failed.
+  const writes: TableWrite[] = status === 'failed' ? [] : targets.map((target) => ({ ...target, rows: tables[target.table] ?? [] }));
+  const batch: SliceBatch = {
+    runId: data.runId,
+    brandId: data.brandId,
+    stream: data.stream,
+    sliceKey: data.slice.key,
+    day: data.slice.day,
+    writes,
+    rejects: chunks.flatMap((chunk) => chunk.rejects),
+    state: {
+      status,
+      rows: status === 'failed' ? 0 : data.records,
+      totalRows: data.totalRows,
+      attempts: data.attempts,
+      requests: data.requests,
+      lastError: error,
+      errorCode: data.errorCode,
+      requestId: data.requestId,
+    },
+  };
+  await deps.warehouse.loadSlice(batch);
+  await deps.runs.recordOutcome(data.runId, {
+    sliceId: data.sliceId,
+    brandId: data.brandId,
+    stream: data.stream,
+    status,
+    rows: status === 'failed' ? 0 : data.rows,
+    rejects: data.rejects,
+    requests: data.requests,
+    retries: data.retries,
+    rateLimited: data.rateLimited,
+  });
+  await deleteChunks(deps.redis, deps.prefix, data.token, data.chunks);
+  await advanceIfPhaseDone(deps, data.runId);
+}
+
+function mergeChunks(chunks: SliceChunk[]): Record<string, Row[]> {
+  const tables: Record<string, Row[]> = {};
+  for (const chunk of chunks) {
+    for (const [table, rows] of Object.entries(chunk.tables)) {
+      const target = (tables[table] ??= []);
+      for (const row of rows) target.push(row);
+    }
+  }
+  return tables;
+}
+
+/** When every slice planned so far is done: plan phase 2, or finalize after it. Idempotent through job ids. */
+async function advanceIfPhaseDone(deps: LoadProcessorDeps, runId: string): Promise<void> {
+  const meta = await runMeta(deps, runId);
+  if (meta.status !== 'running') return;
+  const progress = await deps.runs.progress(runId);
+  if (progress.done < progress.planned) return;
+  if (meta.phase === 1) await deps.queues.load.add('plan', { runId, phase: 2 }, { jobId: jobId('plan', runId, 2) });
+  else await deps.queues.load.add('finalize', { runId }, { jobId: jobId('finalize', runId) });
+}
+
+async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
+  const meta = await runMeta(deps, runId);
+  if (meta.status !== 'running' && meta.status !== 'finalizing') return;
+  await deps.runs.update(runId, { status: 'finalizing' });
+  const states = await deps.warehouse.sliceStates({ runId });
+  if (meta.kind !== 'backfill') {
+    // A backfill only fills slices; the incremental position moves with incremental runs alone.
+    for (const brandId of meta.brands) {
+      for (const stream of meta.streams) {
+        const own = states.filter((state) => state.brandId === brandId && state.stream === stream);
+        const current = (await deps.warehouse.cursor(brandId, stream)) ?? undefined;
+        const next = nextCursor(current, meta.today, own);
+        if (next && next !== current) await deps.warehouse.advanceCursor(brandId, stream, next, runId);
+      }
+    }
+  }
+  const failed = states.filter((state) => state.status === 'failed').length;
+  const incomplete = states.filter((state) => state.status === 'incomplete').length;
+  const status = failed === 0 && incomplete === 0 ? 'complete' : failed === states.length && failed > 0 ? 'failed' : 'partial';
+  await deps.warehouse.finishRun(runId, status);
+  const published = await deps.warehouse.publish(deps.config.db);
+  await deps.runs.update(runId, {
+    status: status === 'complete' ? 'complete' : status === 'failed' ? 'failed' : 'incomplete',
+    finishedAt: new Date().toISOString(),
+    published: published.path,
+  });
+  deps.log.info({ run: runId, status, failed, incomplete, published: published.path }, 'run finished');
+}

@@ -1,0 +1,51 @@
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+
+/** Fetch jobs: one slice each, run by every bvsync process. */
+export const FETCH_QUEUE = 'fetch';
+/** Plan, commit and finalize jobs: run only by the process holding the DuckDB writer lease, one at a time. */
+export const LOAD_QUEUE = 'load';
+
+/** The Redis key of the writer lease; one writer per Redis prefix (one prefix per warehouse). */
+export function writerLeaseKey(prefix: string): string {
+  return `${prefix}:writer-lease`;
+}
+
+// Completed jobs are kept a day: a job id deduplicates only while its job exists, so a plan replayed within a run
+// finds its fetch jobs and adds nothing.
+const KEEP_COMPLETED = { age: 24 * 60 * 60, count: 100_000 };
+const KEEP_FAILED = { age: 7 * 24 * 60 * 60 };
+
+export const FETCH_JOB_OPTIONS: JobsOptions = {
+  // The client already retries transient failures within a call; these attempts cover a slice whose retries ran out
+  // or whose process died, with jittered backoff so a failing API is not hammered in step.
+  attempts: 4,
+  backoff: { type: 'exponential', delay: 2_000, jitter: 1 },
+  removeOnComplete: KEEP_COMPLETED,
+  removeOnFail: KEEP_FAILED,
+};
+
+export const LOAD_JOB_OPTIONS: JobsOptions = {
+  attempts: 6,
+  backoff: { type: 'exponential', delay: 1_000, jitter: 1 },
+  removeOnComplete: KEEP_COMPLETED,
+  removeOnFail: KEEP_FAILED,
+};
+
+export interface Queues {
+  fetch: Queue;
+  load: Queue;
+  close(): Promise<void>;
+}
+
+export function openQueues(connection: Redis, prefix: string): Queues {
+  const fetch = new Queue(FETCH_QUEUE, { connection, prefix, defaultJobOptions: FETCH_JOB_OPTIONS });
+  const load = new Queue(LOAD_QUEUE, { connection, prefix, defaultJobOptions: LOAD_JOB_OPTIONS });
+  return {
+    fetch,
+    load,
+    close: async () => {
+      await Promise.all([fetch.close(), load.close()]);
+    },
+  };
+}
