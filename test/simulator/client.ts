@@ -12,9 +12,9 @@ export interface Reply<T = any> {
 type QueryValue = string | number | boolean | Array<string | number>;
 
 /** Plain fetch against a simulator: the real client is someone else's, these tests see only HTTP. */
-export function client(sim: RunningSimulator, brand = 1, apiKey: string | undefined = sim.apiKey) {
+export function client(sim: RunningSimulator, brand = 1, apiKey: string | null = sim.apiKey) {
   const base = `${sim.url}/customer/v1/brands/${brand}`;
-  const headers = (extra: Record<string, string> = {}) => ({ ...(apiKey === undefined ? {} : { 'x-api-key': apiKey }), ...extra });
+  const headers = (extra: Record<string, string> = {}) => ({ ...(apiKey === null ? {} : { 'x-api-key': apiKey }), ...extra });
   const toUrl = (path: string, query: Record<string, QueryValue | undefined> = {}) => {
     const search = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) {
