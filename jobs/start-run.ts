@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../src/config/schema.js';
+import type { Logger } from '../src/log.js';
+import { jobId } from './job-ids.js';
+import { openQueues } from './queues.js';
+import { connectRedis } from './redis.js';
+import { RunStore, type RunKind, type RunMeta, type StreamCounters } from './run-store.js';
+import { WorkerHost, type WorkerHostOptions } from './worker-host.js';
+
+export interface StartRunOptions {
+  config: Config;
+  redisUrl: string;
+  log: Logger;
+  kind: RunKind;
+  brands: number[];
+  streams: string[];
+  /** The UTC day the run treats as today. */
+  today: string;
+  /** Backfill window (both included). */
+  from?: string;
+  to?: string;
+  /** A fixed id makes starting the same run twice a no-op (scheduled slots); default a new one. */
+  runId?: string;
+}
+
+/** Records a run in Redis and enqueues its first plan job; whichever process holds the writer lease plans it. */
+export async function enqueueRun(options: StartRunOptions): Promise<{ runId: string; created: boolean }> {
+  const runId = options.runId ?? `${options.kind}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomUUID().slice(0, 6)}`;
+  const connection = connectRedis(options.redisUrl);
+  try {
+    const runs = new RunStore(connection, options.config.redisPrefix);
+    const meta: RunMeta = {
+      runId,
+      kind: options.kind,
+      brands: options.brands,
+      streams: options.streams,
+      today: options.today,
+      from: options.from ?? null,
+      to: options.to ?? null,
+      status: 'planning',
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      phase: 0,
+      published: null,
+      error: null,
+    };
+    const created = await runs.create(meta);
+    if (created) {
+      const queues = openQueues(connection, options.config.redisPrefix);
+      await queues.load.add('plan', { runId, phase: 1 }, { jobId: jobId('plan', runId, 1) });
+      await queues.close();
+    }
+    return { runId, created };
+  } finally {
+    connection.disconnect();
+  }
+}
+
+export interface RunProgress {
+  meta: RunMeta;
+  planned: number;
+  done: number;
+  counters: Map<string, StreamCounters>;
+}
+
+export interface RunToEndOptions extends StartRunOptions {
+  /** Only enqueue; another process's worker runs it. */
+  enqueueOnly?: boolean;
+  /** Called about twice a second while waiting. */
+  onProgress?: (progress: RunProgress) => void;
+  /** Options of the in-process worker. */
+  worker?: Partial<WorkerHostOptions>;
+  /** Stops waiting (and the in-process worker) when aborted. */
+  signal?: AbortSignal;
+}
+
+const FINISHED: ReadonlyArray<RunMeta['status']> = ['complete', 'incomplete', 'failed'];
+
+/**
+ * `bvsync sync` and `backfill`: enqueue the run, work on it in this process beside any other workers (unless
+ * enqueue-only), and wait for it to finish. Returns the run's last progress.
+ */
+export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
+  const { runId } = await enqueueRun(options);
+  const host = options.enqueueOnly ? undefined : new WorkerHost({ config: options.config, redisUrl: options.redisUrl, log: options.log, ...options.worker });
+  await host?.start();
+  const connection = connectRedis(options.redisUrl);
+  const runs = new RunStore(connection, options.config.redisPrefix);
+  try {
+    for (;;) {
+      const progress = await readProgress(runs, runId);
+      options.onProgress?.(progress);
+      if (FINISHED.includes(progress.meta.status) || options.enqueueOnly) return progress;
+      if (options.signal?.aborted) return progress;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  } finally {
+    await host?.stop();
+    connection.disconnect();
+  }
+}
+
+export async function readProgress(runs: RunStore, runId: string): Promise<RunProgress> {
+  const meta = await runs.get(runId);
+  if (!meta) throw new Error(`run ${runId} is not known to Redis`);
+  const [{ planned, done }, counters] = await Promise.all([runs.progress(runId), runs.counters(runId)]);
+  return { meta, planned, done, counters };
+}

@@ -1,0 +1,144 @@
+import { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { createApiClient, createRedisRateBudget, type ApiClient } from '../src/api/index.js';
+import type { Config } from '../src/config/schema.js';
+import type { Logger } from '../src/log.js';
+import { workingPathFor } from '../src/warehouse/paths.js';
+import { openWarehouse, type Warehouse } from '../src/warehouse/warehouse.js';
+import { fetchProcessor } from './fetch-processor.js';
+import { loadProcessor } from './load-processor.js';
+import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
+import { connectRedis } from './redis.js';
+import { RequestTallies } from './request-tally.js';
+import { RunStore } from './run-store.js';
+import { WriterLease } from './writer-lease.js';
+
+export interface WorkerHostOptions {
+  config: Config;
+  redisUrl: string;
+  log: Logger;
+  /** Fetch jobs at once in this process; default `sync.fetchConcurrency`. */
+  fetchConcurrency?: number;
+  /** Take part in the writer lease (load when holding it); default true. */
+  load?: boolean;
+  /** Writer lease time to live (ms); default 15 s. */
+  leaseTtlMs?: number;
+  /** BullMQ's stalled-job check interval and lock duration (ms); defaults 30 s. Tests shorten them. */
+  stalledIntervalMs?: number;
+  lockDurationMs?: number;
+  /** Rows per chunk sent to the loader; default 5,000. */
+  chunkRows?: number;
+}
+
+/**
+ * The workers of one bvsync process: fetch jobs always, and the load queue while this process holds the DuckDB
+ * writer lease. `bvsync worker`, `sync` and `backfill` all run one, so any mix of them shares one writer.
+ */
+export class WorkerHost {
+  private readonly abort = new AbortController();
+  readonly tallies = new RequestTallies();
+  private connection!: Redis;
+  private queues!: Queues;
+  private client!: ApiClient;
+  private fetchWorker!: Worker;
+  private lease: WriterLease | undefined;
+  private loadWorker: Worker | undefined;
+  private warehouse: Warehouse | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(private readonly options: WorkerHostOptions) {}
+
+  get isWriter(): boolean {
+    return this.loadWorker !== undefined;
+  }
+
+  async start(): Promise<void> {
+    const { config, log } = this.options;
+    const prefix = config.redisPrefix;
+    this.connection = connectRedis(this.options.redisUrl);
+    this.connection.on('error', (error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
+    this.queues = openQueues(this.connection, prefix);
+    const budget = createRedisRateBudget({ redis: this.connection, prefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond });
+    this.client = createApiClient(config.api, { budget, logger: log, onRequest: this.tallies.onRequest, signal: this.abort.signal });
+    this.fetchWorker = new Worker(
+      FETCH_QUEUE,
+      fetchProcessor({
+        redis: this.connection,
+        prefix,
+        queues: this.queues,
+        client: this.client,
+        sync: config.sync,
+        tallies: this.tallies,
+        log,
+        chunkRows: this.options.chunkRows,
+        signal: this.abort.signal,
+      }),
+      this.workerOptions(this.options.fetchConcurrency ?? config.sync.fetchConcurrency),
+    );
+    this.fetchWorker.on('error', (error) => log.warn({ err: error.message }, 'fetch worker error'));
+    if (this.options.load !== false) {
+      this.lease = new WriterLease(this.connection, {
+        key: writerLeaseKey(prefix),
+        ttlMs: this.options.leaseTtlMs,
+        onAcquired: () => this.becomeWriter(),
+        onLost: () => this.stopWriting(),
+      });
+      await this.lease.start();
+    }
+  }
+
+  private workerOptions(concurrency: number) {
+    // BullMQ treats an explicit undefined as a value, so only the settings given are passed.
+    return {
+      connection: this.connection,
+      prefix: this.options.config.redisPrefix,
+      concurrency,
+      ...(this.options.stalledIntervalMs ? { stalledInterval: this.options.stalledIntervalMs } : {}),
+      ...(this.options.lockDurationMs ? { lockDuration: this.options.lockDurationMs } : {}),
+    };
+  }
+
+  private async becomeWriter(): Promise<void> {
+    const { config, log } = this.options;
+    // Throws while another process still has the file open; the lease is handed back and tried again.
+    this.warehouse = await openWarehouse(workingPathFor(config.db));
+    this.loadWorker = new Worker(
+      LOAD_QUEUE,
+      loadProcessor({ redis: this.connection, prefix: config.redisPrefix, queues: this.queues, runs: new RunStore(this.connection, config.redisPrefix), warehouse: this.warehouse, config, log }),
+      this.workerOptions(1),
+    );
+    this.loadWorker.on('error', (error) => log.warn({ err: error.message }, 'load worker error'));
+    this.loadWorker.on('failed', (job, error) => log.error({ job: job?.name, id: job?.id, err: error.message }, 'load job failed'));
+    log.info({ db: this.warehouse.path }, 'holding the DuckDB writer lease');
+  }
+
+  private async stopWriting(): Promise<void> {
+    const worker = this.loadWorker;
+    const warehouse = this.warehouse;
+    this.loadWorker = undefined;
+    this.warehouse = undefined;
+    await worker?.close();
+    await warehouse?.close();
+  }
+
+  /**
+   * Stops taking jobs, lets running ones finish until the deadline, then aborts what is left (those jobs are picked
+   * up again by another process after BullMQ's stalled check). Safe to call twice.
+   */
+  stop(deadlineMs = 30_000): Promise<void> {
+    this.stopping ??= (async () => {
+      const timer = setTimeout(() => this.abort.abort(), deadlineMs);
+      try {
+        await this.fetchWorker?.close();
+        await this.lease?.stop();
+      } finally {
+        clearTimeout(timer);
+        this.abort.abort();
+        await this.client?.close().catch(() => {});
+        await this.queues?.close().catch(() => {});
+        this.connection?.disconnect();
+      }
+    })();
+    return this.stopping;
+  }
+}
