@@ -1,0 +1,83 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { openReadOnly } from '../warehouse/published-database.js';
+import { quoteIdent, quoteLiteral } from '../warehouse/sql-names.js';
+import { UsageError } from './fail.js';
+import { databasePath } from './sql.js';
+
+export type ExportFormat = 'parquet' | 'csv';
+
+interface ExportFlags {
+  format: ExportFormat;
+  out: string;
+  tables?: string;
+  db?: string;
+  working?: boolean;
+  config?: string;
+}
+
+export interface ExportedTable {
+  name: string;
+  rows: number;
+  path: string;
+}
+
+const COPY_OPTIONS: Record<ExportFormat, string> = {
+  parquet: "FORMAT parquet, COMPRESSION zstd",
+  csv: 'FORMAT csv, HEADER true',
+};
+
+export function exportCommand(): Command {
+  return new Command('export')
+    .description('Writes tables (and views, when named) of the published warehouse to Parquet or CSV files, one per table')
+    .addOption(new Option('--format <format>', 'file format').choices(['parquet', 'csv']).makeOptionMandatory())
+    .requiredOption('--out <dir>', 'folder to write <table>.parquet / <table>.csv into (created if missing)')
+    .option('--tables <names>', 'comma-separated tables or views (default: every table)')
+    .option('--db <path>', 'DuckDB file to read (default: the config\'s db, env BVSYNC_DB)')
+    .option('--working', 'read the working file instead of the published copy')
+    .option('-c, --config <path>', 'config file (default: BVSYNC_CONFIG or ./bvsync.config.json)')
+    .action(async (flags: ExportFlags) => {
+      const requested = flags.tables?.split(',').map((name) => name.trim()).filter(Boolean);
+      const database = await openReadOnly(databasePath(flags));
+      try {
+        const exported = await exportTables(database.connection, { format: flags.format, out: flags.out, tables: requested });
+        for (const table of exported) process.stdout.write(`${table.name}\t${table.rows} rows\t${table.path}\n`);
+      } finally {
+        database.close();
+      }
+    });
+}
+
+export interface ExportOptions {
+  format: ExportFormat;
+  out: string;
+  /** Tables or views to write; default every table of the database. */
+  tables?: string[];
+}
+
+/** Copies each table with DuckDB's own COPY, so types survive in Parquet and nothing passes through JS. */
+export async function exportTables(connection: DuckDBConnection, options: ExportOptions): Promise<ExportedTable[]> {
+  const reader = await connection.runAndReadAll(
+    `SELECT table_name, table_type FROM information_schema.tables
+     WHERE table_catalog = current_database() AND table_schema = 'main' ORDER BY table_name`,
+  );
+  const known = new Map((reader.getRowsJS() as Array<[string, string]>).map(([name, type]) => [name, type]));
+  const names = options.tables ?? [...known].filter(([, type]) => type === 'BASE TABLE').map(([name]) => name);
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length) {
+    throw new UsageError(`no table or view ${unknown.map((n) => `"${n}"`).join(', ')}; known: ${[...known.keys()].join(', ')}`);
+  }
+  const out = resolve(options.out);
+  mkdirSync(out, { recursive: true });
+  const exported: ExportedTable[] = [];
+  for (const name of names) {
+    const path = join(out, `${name}.${options.format}`);
+    const result = await connection.run(
+      `COPY (SELECT * FROM main.${quoteIdent(name)}) TO ${quoteLiteral(path)} (${COPY_OPTIONS[options.format]})`,
+    );
+    exported.push({ name, rows: result.rowsChanged, path });
+  }
+  return exported;
+}

@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { WarehouseError } from './warehouse-error.js';
+
+export interface ReadOnlyDatabase {
+  path: string;
+  connection: DuckDBConnection;
+  close(): void;
+}
+
+/**
+ * Opens a DuckDB file read-only, the way analysts and `bvsync sql` / `export` should: a read-only open never
+ * takes the writer's lock. A missing file is one clear message instead of DuckDB's.
+ */
+export async function openReadOnly(path: string): Promise<ReadOnlyDatabase> {
+  const absolute = resolve(path);
+  if (!existsSync(absolute)) {
+    throw new WarehouseError(
+      'database_missing',
+      `no database at ${absolute}; run a sync first (bvsync sync, or bvsync demo), or choose a file with --db`,
+    );
+  }
+  let instance: DuckDBInstance;
+  try {
+    instance = await DuckDBInstance.create(absolute, { access_mode: 'READ_ONLY' });
+  } catch (error) {
+    throw new WarehouseError('database_missing', `cannot open ${absolute}: ${(error as Error).message}`, { cause: error });
+  }
+  const connection = await instance.connect();
+  return {
+    path: absolute,
+    connection,
+    close: () => {
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
+}
