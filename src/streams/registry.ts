@@ -1,12 +1,37 @@
 import { UsageError } from '../cli/fail.js';
+import { articles } from './articles.js';
+import { citations } from './citations.js';
 import { competitors } from './competitors.js';
+import { contentAnalyses } from './content-analyses.js';
 import { conversations } from './conversations.js';
+import { domainDetails } from './domain-details.js';
+import { fanoutsByPhrase } from './fanouts-by-phrase.js';
+import { fanoutsCited } from './fanouts-cited.js';
+import { productRanking } from './product-ranking.js';
+import { swot } from './swot.js';
+import { templates } from './templates.js';
+import { trackedUrls } from './tracked-urls.js';
+import { visibility } from './visibility.js';
 import type { StreamDefinition } from './stream.js';
 import { STREAM_NAMES, isStreamName, type StreamName } from './stream-names.js';
 
-/** Every stream bvsync syncs, by name. */
+/** Every stream bvsync syncs, by name, in the order of STREAM_NAMES (dimensions before the facts that use them). */
 export const STREAMS: ReadonlyMap<StreamName, StreamDefinition> = new Map(
-  [conversations, competitors].map((stream) => [stream.name, stream]),
+  [
+    visibility,
+    competitors,
+    trackedUrls,
+    conversations,
+    citations,
+    domainDetails,
+    productRanking,
+    templates,
+    articles,
+    contentAnalyses,
+    fanoutsCited,
+    swot,
+    fanoutsByPhrase,
+  ].map((stream) => [stream.name, stream]),
 );
 
 export function getStream(name: string): StreamDefinition {

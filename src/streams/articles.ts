@@ -1,0 +1,65 @@
+import { todayUtc } from '../days.js';
+import { articleSchema, articlesEnvelopeSchema, type Article, type ArticlesInfo } from '../api/index.js';
+import { extraOf } from './extra.js';
+import { once } from './slicing.js';
+import { defineStream, type SlicePlan, type TableTarget } from './stream.js';
+
+/**
+ * The day the list's status counters are filed under: the last day of the run (its "today"). The counters say how
+ * things stand now, not on a past day, so a backfill files them under its last day too.
+ */
+export function statusDay(slice: SlicePlan): string {
+  return slice.to ?? todayUtc();
+}
+
+/**
+ * Articles (spec endpoint 11), a full refresh per run (rows of the brand replaced), plus the list's counters per
+ * status (draft, in_progress, published) kept per day, so their trend can be read.
+ */
+export const articles = defineStream<Article>({
+  name: 'articles',
+  phase: 1,
+  slices: (input) => once(input),
+  targets: ({ brandId, slice }): TableTarget[] => [
+    { table: 'articles', mode: 'replace', scope: { brand_id: brandId } },
+    { table: 'article_status_daily', mode: 'replace', scope: { brand_id: brandId, day: statusDay(slice) } },
+  ],
+  read: ({ client, brandId, signal }) => client.articles(brandId, { signal }),
+  recordId: (record) => record.id,
+  rows: (record, { brandId }) => ({
+    articles: [
+      {
+        brand_id: brandId,
+        id: record.id,
+        title: record.title ?? null,
+        slug: record.slug ?? null,
+        language: record.language ?? null,
+        type: record.type ?? null,
+        version: record.version ?? null,
+        status: record.status,
+        generation_status: record.generation_status,
+        topic_ids: record.topic_ids ?? null,
+        scenario_ids: record.scenario_ids ?? null,
+        created_at: record.created_at,
+        updated_at: record.updated_at,
+        _extra: extraOf(articleSchema, record),
+      },
+    ],
+  }),
+  infoRows: (page, { brandId, slice }) => {
+    const info = page.info as ArticlesInfo;
+    return {
+      article_status_daily: [
+        {
+          brand_id: brandId,
+          day: statusDay(slice),
+          draft: info.draft ?? null,
+          in_progress: info.in_progress ?? null,
+          published: info.published ?? null,
+          total_rows: page.totalRows ?? null,
+          _extra: extraOf(articlesEnvelopeSchema.shape.info, info),
+        },
+      ],
+    };
+  },
+});

@@ -1,0 +1,75 @@
+import { swotAnswerSchema, swotEnvelopeSchema, type SwotAnswer, type SwotInfo } from '../api/index.js';
+import { dayOf, extraOf } from './extra.js';
+import { perWindow } from './slicing.js';
+import { defineStream } from './stream.js';
+import { numberParam, sliceRange, windowDays } from './windows.js';
+
+// optional() in the schemas is nullish(): two wrappers around the statement's object schema.
+const statementSchema = swotEnvelopeSchema.shape.info.shape.statement.unwrap().unwrap();
+
+/** An answer with the SWOT type its page's `info.type` gives, since the answer itself does not carry it. */
+export interface TypedSwotAnswer {
+  answer: SwotAnswer;
+  type: string | null;
+}
+
+/**
+ * The answers behind a SWOT statement (spec endpoint 20), for each id of `sync.swotStatementIds` (the API has no
+ * list of statements), per brand and run window. An answer belongs to its day, so a window's answers replace those
+ * of the same days and older days keep theirs. The statement itself (text, type, mentions of the last window read)
+ * is merged from the page's `info`.
+ */
+export const swot = defineStream<TypedSwotAnswer>({
+  name: 'swot',
+  phase: 1,
+  slices: (input) =>
+    [...new Set(input.sync.swotStatementIds)].flatMap((statementId) => perWindow(input, { statementId }, `statement-${statementId}/`)),
+  targets: ({ brandId, slice }) => [
+    {
+      table: 'swot_answers',
+      mode: 'replace',
+      scope: { brand_id: brandId, statement_id: numberParam(slice, 'statementId'), day: windowDays(slice) },
+    },
+    { table: 'swot_statements', mode: 'merge' },
+  ],
+  read: async function* ({ client, brandId, slice, signal }) {
+    for await (const page of client.swotAnswers(brandId, numberParam(slice, 'statementId'), { ...sliceRange(slice), signal })) {
+      const type = page.info.type ?? null;
+      yield { ...page, records: page.records.map((answer) => ({ answer, type })) };
+    }
+  },
+  recordId: ({ answer }) => answer.conversation_id,
+  rows: ({ answer, type }, { brandId, slice }) => ({
+    swot_answers: [
+      {
+        brand_id: brandId,
+        statement_id: numberParam(slice, 'statementId'),
+        conversation_id: answer.conversation_id,
+        date: answer.date,
+        day: dayOf(answer.date),
+        text: answer.text,
+        model: answer.model ?? null,
+        type,
+        _extra: extraOf(swotAnswerSchema, answer),
+      },
+    ],
+  }),
+  infoRows: (page, { brandId, slice }) => {
+    const info = page.info as SwotInfo;
+    const mentions = info.statement?.mentions;
+    const statementExtra = info.statement ? extraOf(statementSchema, info.statement) : null;
+    return {
+      swot_statements: [
+        {
+          brand_id: brandId,
+          statement_id: numberParam(slice, 'statementId'),
+          type: info.type ?? null,
+          text: info.statement?.text ?? null,
+          mentions: typeof mentions === 'number' ? mentions : null,
+          // mentions of an unexpected shape is kept rather than dropped.
+          _extra: typeof mentions === 'number' || mentions == null ? statementExtra : { ...statementExtra, mentions },
+        },
+      ],
+    };
+  },
+});

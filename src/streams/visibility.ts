@@ -1,0 +1,82 @@
+import {
+  visibilityBrandSchema,
+  visibilityRowSchema,
+  visibilityScenarioSchema,
+  type VisibilityBrand,
+  type VisibilityRow,
+} from '../api/index.js';
+import { extraOf } from './extra.js';
+import { visibilityMeasures } from './measures.js';
+import { perDay } from './slicing.js';
+import { defineStream } from './stream.js';
+import { sliceRange } from './windows.js';
+
+const FACT_TABLES = [
+  'visibility_topic_daily',
+  'visibility_topic_brand_daily',
+  'visibility_scenario_daily',
+  'visibility_scenario_brand_daily',
+] as const;
+
+/**
+ * Visibility by topic and scenario (spec endpoint 16, with the scenarios), one report per brand and day. It is the
+ * only read that names topics and scenarios, so it also keeps them as dimensions (with the last day seen). Each
+ * ratio keeps its numerator (mentioned_conversations), so any window's visibility is exact. A topic with no
+ * answers that day has no row: total_rows counts the topics with answers.
+ */
+export const visibility = defineStream<VisibilityRow>({
+  name: 'visibility',
+  phase: 1,
+  slices: (input) => perDay(input),
+  targets: ({ brandId, slice }) => [
+    // Merged: a backfill of an older day may move last_seen_day back; it is "a day the topic was seen", at least.
+    { table: 'topics', mode: 'merge' },
+    { table: 'scenarios', mode: 'merge' },
+    ...FACT_TABLES.map((table) => ({ table, mode: 'replace' as const, scope: { brand_id: brandId, day: slice.day! } })),
+  ],
+  read: async function* ({ client, brandId, slice, signal }) {
+    yield await client.visibilityTopics(brandId, { ...sliceRange(slice), includeScenarios: true, signal });
+  },
+  recordId: (row) => row.topic_id,
+  rows: (row, { brandId, slice }) => {
+    const day = slice.day!;
+    const brandRows = (brands: VisibilityBrand[], key: { topic_id: number } | { scenario_id: number; topic_id: number }) =>
+      brands.map((brand) => ({
+        brand_id: brandId,
+        day,
+        ...key,
+        brand_name: brand.name,
+        website: brand.website ?? null,
+        is_own_brand: brand.is_own_brand,
+        ...visibilityMeasures(brand),
+        _extra: extraOf(visibilityBrandSchema, brand),
+      }));
+    const scenarios = row.scenarios ?? [];
+    return {
+      topics: [{ brand_id: brandId, id: row.topic_id, name: row.name, last_seen_day: day, _extra: null }],
+      scenarios: scenarios.map((scenario) => ({
+        brand_id: brandId,
+        id: scenario.scenario_id,
+        topic_id: row.topic_id,
+        text: scenario.text,
+        last_seen_day: day,
+        _extra: null,
+      })),
+      visibility_topic_daily: [
+        { brand_id: brandId, day, topic_id: row.topic_id, ...visibilityMeasures(row), _extra: extraOf(visibilityRowSchema, row) },
+      ],
+      visibility_topic_brand_daily: brandRows(row.brands, { topic_id: row.topic_id }),
+      visibility_scenario_daily: scenarios.map((scenario) => ({
+        brand_id: brandId,
+        day,
+        scenario_id: scenario.scenario_id,
+        topic_id: row.topic_id,
+        ...visibilityMeasures(scenario),
+        _extra: extraOf(visibilityScenarioSchema, scenario),
+      })),
+      visibility_scenario_brand_daily: scenarios.flatMap((scenario) =>
+        brandRows(scenario.brands, { scenario_id: scenario.scenario_id, topic_id: row.topic_id }),
+      ),
+    };
+  },
+});
