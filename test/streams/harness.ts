@@ -1,0 +1,75 @@
+import type { ApiClient } from '../../src/api/index.js';
+import { parseConfig } from '../../src/config/load.js';
+import type { SyncConfig } from '../../src/config/schema.js';
+import { runSlice, type SliceChunk, type SliceReadResult } from '../../src/streams/run-slice.js';
+import type { Dimensions, RowsByTable, SlicePlan, SlicePlanInput, StreamDefinition } from '../../src/streams/stream.js';
+
+export const BRAND = 7;
+
+/** The planner's input for one brand: days, config overrides and dimensions. */
+export function planInput(days: string[], options: { sync?: Partial<SyncConfig>; dimensions?: Partial<Dimensions> } = {}): SlicePlanInput {
+  return {
+    brandId: BRAND,
+    days,
+    sync: { ...parseConfig({}).sync, ...options.sync },
+    dimensions: { domains: [], topicIds: [], ...options.dimensions },
+  };
+}
+
+/** A slice as planned for a single day, or over a window. */
+export function daySlice(day: string, params: SlicePlan['params'] = {}): SlicePlan {
+  return { key: day, day, from: day, to: day, params };
+}
+
+/** Reads one slice through the real runner into memory; returns the rows by table and the runner's result. */
+export async function readSlice(
+  stream: StreamDefinition,
+  slice: SlicePlan,
+  client: Partial<ApiClient>,
+): Promise<{ tables: RowsByTable; result: SliceReadResult; chunks: SliceChunk[] }> {
+  const chunks: SliceChunk[] = [];
+  const sink = { write: async (chunk: SliceChunk) => void chunks.push(chunk), reset: async () => void (chunks.length = 0) };
+  const result = await runSlice(stream, { client: client as ApiClient, brandId: BRAND, slice, sync: parseConfig({}).sync }, sink);
+  const tables: RowsByTable = {};
+  for (const chunk of chunks) for (const [table, rows] of Object.entries(chunk.tables)) (tables[table] ??= []).push(...rows);
+  return { tables, result, chunks };
+}
+
+/** A paged client method serving the given pages, recording the options it was called with. */
+export function pagedMethod<T>(pages: Array<{ records: T[]; info: Record<string, unknown> }>, calls: unknown[][]) {
+  return async function* (...args: unknown[]) {
+    calls.push(args);
+    for (const [index, page] of pages.entries()) {
+      const totalRows = typeof page.info.total_rows === 'number' ? page.info.total_rows : undefined;
+      yield { records: page.records, rejects: [], page: index + 1, pageSize: 100, totalRows, info: page.info, requestInfo: { page: index + 1, pageSize: 100, source: 'test' } };
+    }
+    return { pages: pages.length, records: 0, rejects: 0, firstTotalRows: undefined, lastTotalRows: undefined };
+  };
+}
+
+/** The tables a slice declares, and every replace scope by table. */
+export function scopes(stream: StreamDefinition, slice: SlicePlan): Record<string, unknown> {
+  return Object.fromEntries(stream.targets({ brandId: BRAND, slice }).map((target) => [target.table, target.mode === 'replace' ? target.scope : 'merge']));
+}
+
+/** Every row lies inside its table's replace scope (the loader refuses the slice otherwise). */
+export function outsideScope(stream: StreamDefinition, slice: SlicePlan, tables: RowsByTable): string[] {
+  const problems: string[] = [];
+  const targets = stream.targets({ brandId: BRAND, slice });
+  for (const [table, rows] of Object.entries(tables)) {
+    const target = targets.find((t) => t.table === table);
+    if (!target) {
+      problems.push(`${table}: no target`);
+      continue;
+    }
+    if (target.mode !== 'replace') continue;
+    for (const row of rows) {
+      for (const [column, expected] of Object.entries(target.scope)) {
+        const value = row[column];
+        const inside = Array.isArray(expected) ? (expected as unknown[]).includes(value) : value === expected;
+        if (!inside) problems.push(`${table}.${column} = ${JSON.stringify(value)} outside ${JSON.stringify(expected)}`);
+      }
+    }
+  }
+  return problems;
+}
