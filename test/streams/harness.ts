@@ -21,11 +21,11 @@ export function daySlice(day: string, params: SlicePlan['params'] = {}): SlicePl
   return { key: day, day, from: day, to: day, params };
 }
 
-/** Reads one slice through the real runner into memory; returns the rows by table and the runner's result. */
+/** Reads one slice through the real runner into memory (the client: the few methods the stream calls); returns the rows by table and the runner's result. */
 export async function readSlice(
   stream: StreamDefinition,
   slice: SlicePlan,
-  client: Partial<ApiClient>,
+  client: object,
 ): Promise<{ tables: RowsByTable; result: SliceReadResult; chunks: SliceChunk[] }> {
   const chunks: SliceChunk[] = [];
   const sink = { write: async (chunk: SliceChunk) => void chunks.push(chunk), reset: async () => void (chunks.length = 0) };
