@@ -1,3 +1,4 @@
+import type { SyncConfig } from '../config/schema.js';
 import { swotAnswerSchema, swotEnvelopeSchema, type SwotAnswer, type SwotInfo } from '../api/index.js';
 import { dayOf, extraOf } from './extra.js';
 import { perWindow } from './slicing.js';
@@ -14,6 +15,16 @@ export interface TypedSwotAnswer {
 }
 
 /**
+ * The statement ids configured for a brand. A statement belongs to one brand, so the config lists them per brand id;
+ * a plain list (the first form of the config) applies to every brand.
+ */
+export function statementIdsOf(sync: SyncConfig, brandId: number): number[] {
+  const configured: unknown = sync.swotStatementIds;
+  if (Array.isArray(configured)) return configured as number[];
+  return (configured as Record<string, number[] | undefined>)[String(brandId)] ?? [];
+}
+
+/**
  * The answers behind a SWOT statement (spec endpoint 20), for each id of `sync.swotStatementIds` (the API has no
  * list of statements), per brand and run window. An answer belongs to its day, so a window's answers replace those
  * of the same days and older days keep theirs. The statement itself (text, type, mentions of the last window read)
@@ -23,7 +34,9 @@ export const swot = defineStream<TypedSwotAnswer>({
   name: 'swot',
   phase: 1,
   slices: (input) =>
-    [...new Set(input.sync.swotStatementIds)].flatMap((statementId) => perWindow(input, { statementId }, `statement-${statementId}/`)),
+    [...new Set(statementIdsOf(input.sync, input.brandId))].flatMap((statementId) =>
+      perWindow(input, { statementId }, `statement-${statementId}/`),
+    ),
   targets: ({ brandId, slice }) => [
     {
       table: 'swot_answers',

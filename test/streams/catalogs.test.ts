@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { SyncConfig } from '../../src/config/schema.js';
 import { articles } from '../../src/streams/articles.js';
 import { contentAnalyses } from '../../src/streams/content-analyses.js';
 import { fanoutsByPhrase } from '../../src/streams/fanouts-by-phrase.js';
@@ -118,12 +119,16 @@ describe('fanouts_cited', () => {
 describe('swot', () => {
   it('plans one window slice per configured statement, none without', () => {
     expect(swot.slices(planInput(DAYS))).toEqual([]);
-    const slices = swot.slices(planInput(DAYS, { sync: { swotStatementIds: [12, 30, 12] } }));
+    const perBrand = { [String(BRAND)]: [12, 30, 12], '8': [99] } as unknown as SyncConfig['swotStatementIds'];
+    const slices = swot.slices(planInput(DAYS, { sync: { swotStatementIds: perBrand } }));
     expect(slices.map((s) => s.key)).toEqual([`statement-12/${DAYS[0]}..${DAYS[1]}`, `statement-30/${DAYS[0]}..${DAYS[1]}`]);
+    expect(slices[0]!.params).toEqual({ statementId: 12 });
+    const everyBrand = [30] as unknown as SyncConfig['swotStatementIds'];
+    expect(swot.slices(planInput(DAYS, { sync: { swotStatementIds: everyBrand } })).map((s) => s.params.statementId)).toEqual([30]);
   });
 
   it('writes answers with their day and the page type, replacing the window\'s days, and merges the statement', async () => {
-    const [slice] = swot.slices(planInput(DAYS, { sync: { swotStatementIds: [12] } }));
+    const [slice] = swot.slices(planInput(DAYS, { sync: { swotStatementIds: { [String(BRAND)]: [12] } as unknown as SyncConfig['swotStatementIds'] } }));
     const calls: unknown[][] = [];
     const client = {
       swotAnswers: pagedMethod(
