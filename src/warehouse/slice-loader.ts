@@ -34,7 +34,9 @@ export interface LoadResult {
   /** Rows written to data tables (rejects not counted). */
   rowsWritten: number;
   rejects: number;
+  /** Wall time in all, and the part spent staging (converting and appending) before the transaction. */
   ms: number;
+  stageMs: number;
 }
 
 interface StagedWrite {
@@ -77,6 +79,7 @@ export async function loadSliceBatch(
       staged.push({ write, plan, stage, staged: count });
     }
 
+    const stageMs = performance.now() - started;
     await connection.run('BEGIN TRANSACTION');
     try {
       const tables: TableLoadResult[] = [];
@@ -94,6 +97,7 @@ export async function loadSliceBatch(
         rowsWritten,
         rejects: batch.rejects.length,
         ms: performance.now() - started,
+        stageMs,
       };
     } catch (error) {
       await connection.run('ROLLBACK').catch(() => undefined);
@@ -248,10 +252,16 @@ async function applyWrite(connection: DuckDBConnection, item: StagedWrite, brand
     throw new WarehouseError('unknown_table', `table ${plan.info.name} has no primary key, so it cannot be merged`);
   }
   const on = key.map((column) => `existing.${quoteIdent(column)} = incoming.${quoteIdent(column)}`).join(' AND ');
+  // Only the non-key columns are set: updating a key column makes DuckDB delete and re-insert through the
+  // index, which measured ~40x slower on a 1M-row re-load.
+  const set = plan.columnNames
+    .filter((column) => !key.includes(column))
+    .map((column) => `${quoteIdent(column)} = incoming.${quoteIdent(column)}`)
+    .join(', ');
   result.written = (
     await connection.run(
       `MERGE INTO ${table} AS existing USING (${dedupedStage(plan, stage)}) AS incoming ON ${on}
-       WHEN MATCHED THEN UPDATE WHEN NOT MATCHED THEN INSERT`,
+       ${set ? `WHEN MATCHED THEN UPDATE SET ${set}` : 'WHEN MATCHED THEN DO NOTHING'} WHEN NOT MATCHED THEN INSERT`,
     )
   ).rowsChanged;
   return result;
