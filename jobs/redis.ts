@@ -123,3 +123,13 @@ function freePort(): Promise<number> {
     });
   });
 }
+
+/** Deletes every key under a prefix (SCAN, not KEYS, so a shared Redis is never blocked). */
+export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== '0');
+}

@@ -1,8 +1,25 @@
 import type { Command } from 'commander';
-import { simulateCommand } from './simulate.js';
+import { backfillCommand } from './backfill.js';
+import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
-import { sqlCommand } from './sql.js';
 import { exportCommand } from './export.js';
+import { schedulerCommand } from './scheduler.js';
+import { simulateCommand } from './simulate.js';
+import { sqlCommand } from './sql.js';
+import { statusCommand } from './status.js';
+import { syncCommand } from './sync.js';
+import { workerCommand } from './worker.js';
 
 /** Every command of `bvsync`, one file each; the order is the order of `bvsync --help`. */
-export const commands: Array<() => Command> = [simulateCommand, doctorCommand, sqlCommand, exportCommand];
+export const commands: Array<() => Command> = [
+  demoCommand,
+  syncCommand,
+  backfillCommand,
+  workerCommand,
+  schedulerCommand,
+  statusCommand,
+  doctorCommand,
+  sqlCommand,
+  exportCommand,
+  simulateCommand,
+];

@@ -72,8 +72,13 @@ export const syncConfigSchema = z
     conversationsByTopic: z.boolean().default(false),
     /** Domains whose details and citation series are synced besides tracked URLs' and competitors' domains. */
     domains: z.array(z.string().min(1)).default([]),
-    /** SWOT statement ids to sync answers of (the API has no list of them). */
-    swotStatementIds: z.array(z.number().int().positive()).default([]),
+    /**
+     * SWOT statement ids to sync answers of, per brand id (the API has no list of them, and an id belongs to one
+     * brand), e.g. `{ "7": [70012, 70013] }`.
+     */
+    swotStatementIds: z
+      .record(z.string().regex(/^[1-9]\d*$/, 'a brand id'), z.array(z.number().int().positive()))
+      .default({}),
     /** Phrases to sync search phrases (fanouts) of. */
     phrases: z.array(z.string().min(1).max(255)).default([]),
     /** Fetch jobs running at once in one process; default 4. */

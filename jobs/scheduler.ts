@@ -1,0 +1,105 @@
+import { CronExpressionParser } from 'cron-parser';
+import cron, { type ScheduledTask } from 'node-cron';
+import { ConfigError } from '../src/config/load.js';
+import type { Config, ScheduleConfig } from '../src/config/schema.js';
+import type { Logger } from '../src/log.js';
+import { STREAM_NAMES } from '../src/streams/stream-names.js';
+import { connectRedis } from './redis.js';
+import { RedisRunCoordinator } from './run-coordinator.js';
+import { RunStore } from './run-store.js';
+import { enqueueRun } from './start-run.js';
+
+export interface SchedulerOptions {
+  config: Config;
+  redisUrl: string;
+  log: Logger;
+  /** How far back a missed tick is still caught up at start (ms); default 24 h. */
+  catchUpWindowMs?: number;
+  /** The clock, for tests; default the real one. */
+  now?: () => Date;
+}
+
+export interface RunningScheduler {
+  /** The run ids enqueued so far by this process (ticks and catch-ups). */
+  enqueued: string[];
+  stop(): Promise<void>;
+}
+
+/** The run id of a schedule's slot: every scheduler computes the same one, so a slot is one run however many fire. */
+export function scheduledRunId(schedule: string, slot: Date): string {
+  return `scheduled-${schedule}-${slot.toISOString().slice(0, 16).replace(/[-:]/g, '')}`;
+}
+
+export function validateSchedules(schedules: ScheduleConfig[]): void {
+  const problems = schedules.flatMap((schedule, index) =>
+    cron.validate(schedule.cron) ? [] : [`schedules.${index}.cron: "${schedule.cron}" is not a cron expression (schedule "${schedule.name}")`],
+  );
+  if (problems.length) throw new ConfigError('the config', problems);
+}
+
+/**
+ * `bvsync scheduler`: node-cron fires each schedule in every scheduler process; a Redis run coordinator lets one
+ * process run each tick, and the run id derived from the slot makes a second enqueue of the same slot a no-op. At
+ * start, a schedule whose last slot has no run (the scheduler was down) is caught up.
+ */
+export async function startScheduler(options: SchedulerOptions): Promise<RunningScheduler> {
+  const { config, log } = options;
+  validateSchedules(config.schedules);
+  if (config.brands.length === 0) throw new ConfigError('the config', ['brands: the scheduler needs the brands to sync (or BVSYNC_BRANDS)']);
+  const now = options.now ?? (() => new Date());
+  const redis = connectRedis(options.redisUrl);
+  const runs = new RunStore(redis, config.redisPrefix);
+  const coordinator = new RedisRunCoordinator(redis, config.redisPrefix);
+  const enqueued: string[] = [];
+
+  const enqueueSlot = async (schedule: ScheduleConfig, slot: Date, why: string) => {
+    const runId = scheduledRunId(schedule.name, slot);
+    const { created } = await enqueueRun({
+      config,
+      redisUrl: options.redisUrl,
+      log,
+      kind: 'scheduled',
+      runId,
+      brands: config.brands,
+      streams: schedule.streams ?? config.sync.streams ?? [...STREAM_NAMES],
+      today: slot.toISOString().slice(0, 10),
+    });
+    if (created) {
+      enqueued.push(runId);
+      log.info({ schedule: schedule.name, run: runId, why }, 'run enqueued');
+    }
+  };
+
+  for (const schedule of config.schedules) {
+    const previous = CronExpressionParser.parse(schedule.cron, { tz: 'UTC', currentDate: now() }).prev().toDate();
+    const missed = now().getTime() - previous.getTime() <= (options.catchUpWindowMs ?? 24 * 60 * 60 * 1000);
+    if (missed && !(await runs.get(scheduledRunId(schedule.name, previous)))) {
+      if (await coordinator.shouldRun(`${schedule.name}:${previous.toISOString()}`, 60_000)) await enqueueSlot(schedule, previous, 'catch-up');
+    }
+  }
+
+  const tasks: ScheduledTask[] = config.schedules.map((schedule) => {
+    const task = cron.schedule(
+      schedule.cron,
+      async (context) => {
+        try {
+          await enqueueSlot(schedule, context.date, 'tick');
+        } catch (error) {
+          log.error({ schedule: schedule.name, err: (error as Error).message }, 'could not enqueue the scheduled run');
+        }
+      },
+      { name: schedule.name, timezone: 'UTC', distributed: true, runCoordinator: coordinator, noOverlap: true },
+    );
+    task.on('execution:skipped', (context) => log.debug({ schedule: schedule.name, reason: context.reason }, 'tick run by another scheduler'));
+    return task;
+  });
+  log.info({ schedules: config.schedules.map((s) => `${s.name} (${s.cron})`) }, 'scheduler started');
+
+  return {
+    enqueued,
+    stop: async () => {
+      for (const task of tasks) await task.destroy();
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import { resolveRedis, type ResolvedRedis } from '../../jobs/redis.js';
+import { loadConfig, parseBrandList } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { createLogger, type Logger } from '../log.js';
+import { selectStreams } from '../streams/registry.js';
+import { UsageError } from './fail.js';
+
+/** Flags every command that reads the config shares. */
+export interface CommonFlags {
+  config?: string;
+  logLevel?: string;
+}
+
+export function addCommonOptions(command: Command): Command {
+  return command
+    .option('--config <path>', 'config file (default: BVSYNC_CONFIG, else ./bvsync.config.json when present)')
+    .option('--log-level <level>', 'trace, debug, info, warn, error or silent (default: info)');
+}
+
+export function commandLogger(flags: CommonFlags): Logger {
+  return createLogger({ level: flags.logLevel });
+}
+
+export function readConfig(flags: CommonFlags, overrides?: (raw: Record<string, unknown>) => void): Config {
+  return loadConfig({ path: flags.config, overrides });
+}
+
+/** `--brand 1 --brand 2` or `--brand 1,2`, checked; else the config's brands; else a clear message. */
+export function chooseBrands(config: Config, given: string[] | undefined): number[] {
+  const brands = given?.length ? given.flatMap((text) => parseBrandList(text, '--brand')) : config.brands;
+  if (brands.length === 0) {
+    throw new UsageError('no brands to sync: pass --brand ID, set BVSYNC_BRANDS=1,2,3, or list "brands" in the config (the API has no endpoint that lists them)');
+  }
+  return [...new Set(brands)];
+}
+
+export function requireApi(config: Config): void {
+  const missing = [!config.api.url && 'the API URL (BVSYNC_API_URL or api.url)', !config.api.apiKey && 'the API key (BVSYNC_API_KEY or api.apiKey)'].filter(Boolean);
+  if (missing.length) throw new UsageError(`missing ${missing.join(' and ')}`);
+}
+
+export async function redisFor(config: Config, log: Logger): Promise<ResolvedRedis> {
+  const redis = await resolveRedis({ url: config.redisUrl });
+  if (redis.origin === 'private') log.info({ url: redis.url }, 'no Redis configured or running: started a private redis-server for this command');
+  return redis;
+}
+
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** `--streams a,b`, else the config's list, else every stream; unknown names are a usage error. */
+export function chooseStreams(config: Config, flag: string | undefined): string[] {
+  const names = flag ? flag.split(',').map((name) => name.trim()).filter(Boolean) : config.sync.streams;
+  return selectStreams(names).map((stream) => stream.name);
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { connectRedis, deleteKeysWithPrefix } from '../../jobs/redis.js';
+import { addDays, todayUtc } from '../days.js';
+import { parseConfig } from '../config/load.js';
+import { startSimulator } from '../simulator/index.js';
+import { STREAM_NAMES } from '../streams/stream-names.js';
+import { openReadOnly } from '../warehouse/published-database.js';
+import { formatResult } from '../warehouse/result-format.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
+import { runWithReport } from './run-report.js';
+
+interface DemoFlags extends CommonFlags {
+  out: string;
+  days: number;
+  brands: number;
+  scale: number;
+}
+
+function whole(name: string, min: number, max: number) {
+  return (text: string): number => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min || value > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}`);
+    return value;
+  };
+}
+
+// What the tour shows: a table's size, and one analyst view.
+const TABLES_SQL = `
+SELECT table_name AS "table", estimated_size AS "rows"
+FROM duckdb_tables() WHERE database_name = current_database() AND NOT starts_with(table_name, '_')
+ORDER BY table_name`;
+const VIEW_SQL = `
+SELECT brand_id, brand_name, round(100 * sum(mentioned_conversations) / sum(conversations), 1) AS visibility_pct,
+       sum(conversations) AS answers
+FROM visibility_topic_brand_daily GROUP BY ALL ORDER BY brand_id, visibility_pct DESC LIMIT 12`;
+
+export function demoCommand(): Command {
+  return addCommonOptions(
+    new Command('demo')
+      .description('starts a simulator, backfills it into a local DuckDB file, publishes it, and shows what was loaded')
+      .option('--out <dir>', 'folder of the demo database', 'bvsync-demo')
+      .option('--days <n>', 'days to backfill, ending today', whole('--days', 1, 60), 14)
+      .option('--brands <n>', 'brands', whole('--brands', 1, 20), 3)
+      .option('--scale <n>', 'answers per brand per day', whole('--scale', 1, 100_000), 100),
+  ).action(async (flags: DemoFlags) => {
+    const log = commandLogger({ logLevel: flags.logLevel ?? 'warn' });
+    const base = readConfig(flags);
+    const today = todayUtc();
+    const sim = await startSimulator({ seed: 1, brands: flags.brands, days: Math.max(30, flags.days), scale: flags.scale, today });
+    const redis = await redisFor(base, log);
+    // A prefix of its own, removed afterwards: the demo leaves nothing behind in a Redis it shares.
+    const prefix = `bvsync-demo-${randomUUID().slice(0, 8)}`;
+    const out = resolve(flags.out);
+    mkdirSync(out, { recursive: true });
+    const db = join(out, 'bvsync.duckdb');
+    const swotStatementIds = Object.fromEntries(sim.brands.map((brand) => [String(brand), sim.truth.world(brand).swotStatements.slice(0, 2).map((s) => s.id)]));
+    const config = parseConfig({
+      api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 200 },
+      brands: sim.brands,
+      db,
+      redisPrefix: prefix,
+      sync: { swotStatementIds, phrases: sim.truth.world(1).phrases.slice(0, 2) },
+    });
+    process.stdout.write(
+      `bvsync demo: simulator at ${sim.url} (brands ${sim.brands.join(', ')}), Redis ${redis.origin === 'private' ? 'started privately' : redis.url}\n` +
+        `backfilling ${flags.days} days of ${sim.brands.length} brands, every stream, into ${db}\n\n`,
+    );
+    try {
+      const { exitCode } = await runWithReport({
+        config,
+        redisUrl: redis.url,
+        log,
+        kind: 'backfill',
+        brands: sim.brands,
+        streams: [...STREAM_NAMES],
+        today,
+        from: addDays(today, -(flags.days - 1)),
+        to: today,
+      });
+      process.exitCode = exitCode;
+      const published = await openReadOnly(db);
+      try {
+        process.stdout.write(`\nTables of ${db}\n${formatResult(await published.connection.runAndReadAll(TABLES_SQL), 'table')}`);
+        process.stdout.write(`\nOwn brand and competitors, visibility over the ${flags.days} days (exact, from numerators)\n`);
+        process.stdout.write(formatResult(await published.connection.runAndReadAll(VIEW_SQL), 'table'));
+      } finally {
+        published.close();
+      }
+      process.stdout.write(
+        `\nExplore it:\n  npx bvsync sql --db ${flags.out}/bvsync.duckdb "SELECT * FROM v_share_of_voice_daily LIMIT 10"\n` +
+          `  duckdb -readonly ${flags.out}/bvsync.duckdb\n`,
+      );
+    } finally {
+      await sim.close();
+      const connection = connectRedis(redis.url);
+      await deleteKeysWithPrefix(connection, `${prefix}:`).catch(() => {});
+      connection.disconnect();
+      await redis.stop();
+    }
+  });
+}
+

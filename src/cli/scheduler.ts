@@ -1,0 +1,24 @@
+import { Command } from 'commander';
+import { startScheduler } from '../../jobs/scheduler.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, type CommonFlags } from './context.js';
+
+export function schedulerCommand(): Command {
+  return addCommonOptions(
+    new Command('scheduler').description(
+      'enqueues runs on the config\'s cron schedules (UTC); any number may run, each tick becomes one run; `bvsync worker` runs them',
+    ),
+  ).action(async (flags: CommonFlags) => {
+    const config = readConfig(flags);
+    requireApi(config);
+    const log = commandLogger(flags);
+    const redis = await redisFor(config, log);
+    const scheduler = await startScheduler({ config, redisUrl: redis.url, log });
+    await new Promise<void>((resolve) => {
+      process.once('SIGTERM', () => resolve());
+      process.once('SIGINT', () => resolve());
+    });
+    await scheduler.stop();
+    await redis.stop();
+    log.info('scheduler stopped');
+  });
+}

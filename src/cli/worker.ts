@@ -1,0 +1,45 @@
+import { Command } from 'commander';
+import { WorkerHost } from '../../jobs/worker-host.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, type CommonFlags } from './context.js';
+import { UsageError } from './fail.js';
+
+interface WorkerFlags extends CommonFlags {
+  concurrency?: string;
+  fetchOnly?: boolean;
+  shutdownSeconds?: string;
+}
+
+export function workerCommand(): Command {
+  return addCommonOptions(
+    new Command('worker')
+      .description('long-running worker: fetches slices, and loads DuckDB while it holds the writer lease')
+      .option('--concurrency <n>', 'fetch jobs at once (default: sync.fetchConcurrency)')
+      .option('--fetch-only', 'never take the DuckDB writer lease (a fetch-only machine)')
+      .option('--shutdown-seconds <n>', 'on SIGTERM/SIGINT, how long running jobs may finish (default 30)', '30'),
+  ).action(async (flags: WorkerFlags) => {
+    const config = readConfig(flags);
+    requireApi(config);
+    const log = commandLogger(flags);
+    const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency);
+    if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 64)) {
+      throw new UsageError(`--concurrency "${flags.concurrency}" is not a whole number from 1 to 64`);
+    }
+    const shutdownMs = Number(flags.shutdownSeconds) * 1000;
+    if (!(shutdownMs > 0)) throw new UsageError(`--shutdown-seconds "${flags.shutdownSeconds}" is not a positive number`);
+    const redis = await redisFor(config, log);
+    const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly });
+    await host.start();
+    log.info({ redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly }, 'worker started');
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        log.info({ signal, deadlineSeconds: shutdownMs / 1000 }, 'shutting down: finishing running jobs');
+        resolve();
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+    await host.stop(shutdownMs);
+    await redis.stop();
+    log.info('worker stopped');
+  });
+}
