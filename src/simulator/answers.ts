@@ -63,7 +63,7 @@ export interface AnswerStoreOptions {
   world: (brandId: number) => BrandWorld;
   today: () => number;
   late: () => LateSettings;
-  /** Most answers held in the day cache; default 400,000 (see README for the memory this takes). */
+  /** Most answers held in the day cache; default 250,000 (about 1 KB each: ~250 MB at most, see README). */
   maxCachedAnswers?: number;
 }
 
@@ -93,7 +93,7 @@ export class AnswerStore {
   private listsVersion = '';
 
   constructor(private readonly options: AnswerStoreOptions) {
-    this.maxCachedAnswers = options.maxCachedAnswers ?? 400_000;
+    this.maxCachedAnswers = options.maxCachedAnswers ?? 250_000;
   }
 
   get firstDay(): number {

@@ -96,11 +96,17 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
   let outcome: Outcome;
   try {
     const result = route.handle({ sim, brandId, world, query, body, params: captures });
-    let payload = result.body as { data?: unknown };
-    if (req.method === 'GET' && Array.isArray(payload?.data)) {
-      payload = { ...payload, data: applyDrift(payload.data, route.name, { seed: sim.seed, ...sim.knobs }) };
+    const drifting = sim.knobs.extraFieldShare > 0 || sim.knobs.unknownEnumShare > 0 || sim.knobs.invalidShare > 0;
+    let text: string;
+    if (result.json && !drifting) text = result.json();
+    else {
+      let payload = result.body as { data?: unknown };
+      if (drifting && req.method === 'GET' && Array.isArray(payload?.data)) {
+        payload = { ...payload, data: applyDrift(payload.data, route.name, { seed: sim.seed, ...sim.knobs }) };
+      }
+      text = JSON.stringify(payload);
     }
-    outcome = { status: result.status ?? 200, body: JSON.stringify(payload), headers: {} };
+    outcome = { status: result.status ?? 200, body: text, headers: {} };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     outcome = errorOutcome(error);

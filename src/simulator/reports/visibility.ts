@@ -1,4 +1,4 @@
-import type { AnswerFilter, AnswerStore } from '../answers.js';
+import type { Answer, AnswerFilter, AnswerStore } from '../answers.js';
 import type { BrandWorld } from '../world.js';
 import { ratio, wilson } from './wilson.js';
 
@@ -9,12 +9,22 @@ interface Tally {
   mentioned: number;
   /** Every brand named, over all answers: the denominator of share of voice. */
   brandMentions: number;
-  /** Answers naming each competitor (index into basis.competitors). */
-  competitorAnswers: Map<number, number>;
+  /** Answers naming each competitor, by index into basis.competitors. */
+  competitorAnswers: number[];
 }
 
-function emptyTally(): Tally {
-  return { conversations: 0, days: new Set(), mentioned: 0, brandMentions: 0, competitorAnswers: new Map() };
+function emptyTally(competitors: number): Tally {
+  return { conversations: 0, days: new Set(), mentioned: 0, brandMentions: 0, competitorAnswers: new Array<number>(competitors).fill(0) };
+}
+
+function bump(map: Map<number, Tally>, key: number, answer: Answer, competitors: number): void {
+  let tally = map.get(key);
+  if (!tally) map.set(key, (tally = emptyTally(competitors)));
+  tally.conversations++;
+  tally.days.add(answer.day);
+  if (answer.mentioned) tally.mentioned++;
+  tally.brandMentions += answer.brands.length;
+  for (const mention of answer.brands) if (mention.who >= 0) tally.competitorAnswers[mention.who]!++;
 }
 
 interface Tallies {
@@ -25,21 +35,10 @@ interface Tallies {
 function tallyRange(store: AnswerStore, world: BrandWorld, filter: AnswerFilter): Tallies {
   const topics = new Map<number, Tally>();
   const scenarios = new Map<number, Tally>();
+  const competitors = world.basis.competitors.length;
   store.forEach(world.brand.id, filter, (answer) => {
-    for (const [map, key] of [
-      [topics, answer.topicId],
-      [scenarios, answer.scenarioId],
-    ] as const) {
-      let tally = map.get(key);
-      if (!tally) map.set(key, (tally = emptyTally()));
-      tally.conversations++;
-      tally.days.add(answer.day);
-      if (answer.mentioned) tally.mentioned++;
-      tally.brandMentions += answer.brands.length;
-      for (const mention of answer.brands) {
-        if (mention.who >= 0) tally.competitorAnswers.set(mention.who, (tally.competitorAnswers.get(mention.who) ?? 0) + 1);
-      }
-    }
+    bump(topics, answer.topicId, answer, competitors);
+    bump(scenarios, answer.scenarioId, answer, competitors);
   });
   return { topics, scenarios };
 }
@@ -60,10 +59,10 @@ function brandEntries(world: BrandWorld, tally: Tally, previous: Tally | undefin
   // Only competitors the account confirmed appear, as on the dashboard; the current state counts, so a
   // confirmed suggestion shows with its history.
   const competitors = world.basis.competitors
-    .map((entry, index) => ({ entry, index, answers: tally.competitorAnswers.get(index) ?? 0 }))
+    .map((entry, index) => ({ entry, index, answers: tally.competitorAnswers[index] ?? 0 }))
     .filter(({ entry }) => entry.competitor.is_actual)
     .map(({ entry, index, answers }) => {
-      const before = previous?.competitorAnswers.get(index) ?? 0;
+      const before = previous?.competitorAnswers[index] ?? 0;
       return {
         name: entry.competitor.name,
         website: entry.competitor.website,

@@ -1,5 +1,6 @@
 import type { Answer } from '../answers.js';
-import { conversationRecord } from '../conversation-record.js';
+import { conversationJson, conversationRecord } from '../conversation-record.js';
+import { dayString } from '../days.js';
 import { pagedInfo, readAnswerFilter, readPaging } from './common.js';
 import type { Route } from './route.js';
 
@@ -48,6 +49,23 @@ export const conversationsRoute: Route = {
       }
       skip = 0;
     }
-    return { body: { data: records.map((answer) => conversationRecord(answer, world)), info: pagedInfo(paging, total) } };
+    const info = pagedInfo(paging, total);
+    return {
+      get body() {
+        return { data: records.map((answer) => conversationRecord(answer, world)), info };
+      },
+      json: () => {
+        let dayText = '';
+        let day = -1;
+        const parts = records.map((answer) => {
+          if (answer.day !== day) {
+            day = answer.day;
+            dayText = dayString(day);
+          }
+          return conversationJson(answer, world, dayText);
+        });
+        return `{"data":[${parts.join(',')}],"info":${JSON.stringify(info)}}`;
+      },
+    };
   },
 };
