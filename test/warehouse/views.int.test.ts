@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { readRows, type PlainRow } from '../../src/warehouse/read-rows.js';
+import { readNumberedSqlFiles } from '../../src/warehouse/sql-files.js';
+import { fileURLToPath } from 'node:url';
 import { tempDir } from '../support/tmp.js';
 import { sliceBatch } from './batches.js';
 
@@ -11,6 +13,7 @@ import { sliceBatch } from './batches.js';
 const tmp = tempDir('views');
 const published = join(tmp.path, 'bv.duckdb');
 let rows: (sql: string) => Promise<PlainRow[]>;
+const QUERIES_DIR = fileURLToPath(new URL('../../sql/queries/', import.meta.url));
 let close: () => void;
 
 beforeAll(async () => {
@@ -156,5 +159,15 @@ describe('analyst views in the published copy', () => {
         first_cited: '2026-11-20T01:00:00.000Z', last_cited_day: '2026-11-20',
       },
     ]);
+  });
+
+  it('answers every example question of sql/queries without error', async () => {
+    const queries = readNumberedSqlFiles(QUERIES_DIR);
+    expect(queries.length).toBeGreaterThan(0);
+    for (const query of queries) {
+      await expect(rows(query.text), query.name).resolves.toBeInstanceOf(Array);
+    }
+    const [visibility] = await rows(queries.find((q) => q.name.startsWith('01_'))!.text);
+    expect(visibility).toMatchObject({ topic_name: 'Shoes', conversations: 44, visibility: 19 / 44 });
   });
 });
