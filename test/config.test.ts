@@ -58,3 +58,20 @@ describe('config', () => {
     }
   });
 });
+
+describe('the example config and the JSON Schema', () => {
+  it('the example config shipped in the repo is valid', async () => {
+    const { readFileSync } = await import('node:fs');
+    const example = JSON.parse(readFileSync(new URL('../bvsync.config.example.json', import.meta.url), 'utf8'));
+    const config = parseConfig(example, 'bvsync.config.example.json');
+    expect(config.schedules.map((s) => s.name)).toEqual(['daily', 'catalogs']);
+    expect(config.sync.swotStatementIds).toEqual({ '7': [70012] });
+  });
+
+  it('the JSON Schema describes every top-level key and forbids unknown ones', async () => {
+    const { configJsonSchema } = await import('../src/cli/config-schema.js');
+    const schema = configJsonSchema() as { properties: Record<string, unknown>; additionalProperties: unknown };
+    expect(Object.keys(schema.properties).sort()).toEqual(['$schema', 'api', 'brands', 'db', 'redisPrefix', 'redisUrl', 'schedules', 'sync']);
+    expect(schema.additionalProperties).toBe(false);
+  });
+});

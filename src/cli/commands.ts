@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { backfillCommand } from './backfill.js';
+import { configSchemaCommand } from './config-schema.js';
 import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
 import { exportCommand } from './export.js';
@@ -22,4 +23,5 @@ export const commands: Array<() => Command> = [
   sqlCommand,
   exportCommand,
   simulateCommand,
+  configSchemaCommand,
 ];
