@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../src/api/index.js';
+import { createApiClient } from '../../src/api/index.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { SyncConfig } from '../../src/config/schema.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type Knobs, type RunningSimulator } from '../../src/simulator/index.js';
 import { distinctDomains } from '../../src/streams/domains.js';
 import { STREAMS } from '../../src/streams/registry.js';
 import { runSlice, type SliceChunk, type SliceReadResult } from '../../src/streams/run-slice.js';
@@ -21,80 +21,104 @@ const TODAY = '2026-11-20';
 const DAYS = ['2026-11-19', TODAY];
 const RUN_ID = 'streams-int';
 
-let sim: RunningSimulator;
-let client: ApiClient;
-let warehouse: Warehouse;
-let dir: { path: string; remove: () => void };
-let brandId: number;
-let sync: SyncConfig;
-const results: Array<{ stream: string; slice: SlicePlan; result: SliceReadResult }> = [];
-const tablesWritten = new Map<string, Set<string>>();
-
-async function loadStream(stream: StreamDefinition, dimensions: Dimensions): Promise<void> {
-  const slices = stream.slices({ brandId, days: DAYS, sync, dimensions });
-  for (const slice of slices) {
-    const chunks: SliceChunk[] = [];
-    const sink = { write: async (chunk: SliceChunk) => void chunks.push(chunk), reset: async () => void (chunks.length = 0) };
-    const result = await runSlice(stream, { client, brandId, slice, sync }, sink);
-    results.push({ stream: stream.name, slice, result });
-    const tables: RowsByTable = {};
-    for (const chunk of chunks) for (const [table, rows] of Object.entries(chunk.tables)) (tables[table] ??= []).push(...rows);
-    const targets = stream.targets({ brandId, slice });
-    const stray = Object.keys(tables).filter((table) => !targets.some((target) => target.table === table));
-    expect(stray, `${stream.name} ${slice.key} made rows without a target`).toEqual([]);
-    const written = tablesWritten.get(stream.name) ?? new Set<string>();
-    for (const [table, rows] of Object.entries(tables)) if (rows.length) written.add(table);
-    tablesWritten.set(stream.name, written);
-    await warehouse.loadSlice({
-      runId: RUN_ID,
-      brandId,
-      stream: stream.name,
-      sliceKey: slice.key,
-      day: slice.day,
-      writes: targets.map((target) => ({ ...target, rows: tables[target.table] ?? [] })),
-      rejects: chunks.flatMap((chunk) => chunk.rejects),
-      state: { status: result.status, rows: result.records, totalRows: result.totalRows, attempts: result.reads, requests: 0, lastError: result.problem },
-    });
-  }
+interface SliceOutcome {
+  stream: string;
+  slice: SlicePlan;
+  result: SliceReadResult;
 }
 
-async function scalar(sql: string, params: Array<string | number> = []): Promise<number> {
+/** A simulator, a client and a fresh warehouse, with every stream of one brand loaded for DAYS. */
+interface Synced {
+  sim: RunningSimulator;
+  brandId: number;
+  warehouse: Warehouse;
+  results: SliceOutcome[];
+  close(): Promise<void>;
+}
+
+async function syncEveryStream(name: string, knobs: Partial<Knobs> = {}): Promise<Synced> {
+  const sim = await startSimulator({ seed: 11, brands: 1, days: 5, scale: 40, today: TODAY, ...knobs });
+  const brandId = sim.brands[0]!;
+  const world = sim.truth.world(brandId);
+  // The config lists statement ids per brand; a plain list is still read as "every brand".
+  const sync: SyncConfig = {
+    ...parseConfig({}).sync,
+    swotStatementIds: { [String(brandId)]: [world.swotStatements[0]!.id] } as unknown as SyncConfig['swotStatementIds'],
+    phrases: world.phrases.slice(0, 1),
+  };
+  const client = createApiClient({ ...parseConfig({}).api, url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 1_000 }, { retryRateLimited: true });
+  const dir = tempDir(name);
+  const warehouse = await openWarehouse(`${dir.path}/work.duckdb`);
+  const results: SliceOutcome[] = [];
+
+  const loadStream = async (stream: StreamDefinition, dimensions: Dimensions) => {
+    for (const slice of stream.slices({ brandId, days: DAYS, sync, dimensions })) {
+      const chunks: SliceChunk[] = [];
+      const sink = { write: async (chunk: SliceChunk) => void chunks.push(chunk), reset: async () => void (chunks.length = 0) };
+      const result = await runSlice(stream, { client, brandId, slice, sync }, sink);
+      results.push({ stream: stream.name, slice, result });
+      const tables: RowsByTable = {};
+      for (const chunk of chunks) for (const [table, rows] of Object.entries(chunk.tables)) (tables[table] ??= []).push(...rows);
+      const targets = stream.targets({ brandId, slice });
+      const stray = Object.keys(tables).filter((table) => !targets.some((target) => target.table === table));
+      expect(stray, `${stream.name} ${slice.key} made rows without a target`).toEqual([]);
+      await warehouse.loadSlice({
+        runId: RUN_ID,
+        brandId,
+        stream: stream.name,
+        sliceKey: slice.key,
+        day: slice.day,
+        writes: targets.map((target) => ({ ...target, rows: tables[target.table] ?? [] })),
+        rejects: chunks.flatMap((chunk) => chunk.rejects),
+        state: { status: result.status, rows: result.records, totalRows: result.totalRows, attempts: result.reads, requests: 0, lastError: result.problem },
+      });
+    }
+  };
+
+  try {
+    const streams = [...STREAMS.values()];
+    for (const stream of streams.filter((s) => phaseOf(s, sync) === 1)) await loadStream(stream, { domains: [], topicIds: [] });
+    // Phase 2 fans out over what phase 1 loaded, as the load processor does.
+    const texts = await warehouse.query('SELECT url AS text FROM tracked_urls UNION ALL SELECT website FROM competitors');
+    const topics = await warehouse.query('SELECT id FROM topics ORDER BY id');
+    const dimensions = { domains: distinctDomains(texts.map((row) => row.text as string)), topicIds: topics.map((row) => Number(row.id)) };
+    for (const stream of streams.filter((s) => phaseOf(s, sync) === 2)) await loadStream(stream, dimensions);
+  } catch (error) {
+    await Promise.allSettled([warehouse.close(), client.close(), sim.close()]);
+    dir.remove();
+    throw error;
+  }
+  return {
+    sim,
+    brandId,
+    warehouse,
+    results,
+    close: async () => {
+      await Promise.allSettled([warehouse.close(), client.close(), sim.close()]);
+      dir.remove();
+    },
+  };
+}
+
+async function scalarOf(warehouse: Warehouse, sql: string, params: Array<string | number> = []): Promise<number> {
   const rows = await warehouse.query(sql, params);
   return Number(Object.values(rows[0] ?? {})[0] ?? 0);
 }
 
-beforeAll(async () => {
-  sim = await startSimulator({ seed: 11, brands: 1, days: 5, scale: 40, today: TODAY });
-  brandId = sim.brands[0]!;
-  const world = sim.truth.world(brandId);
-  const statementId = world.swotStatements[0]!.id;
-  // The config lists statement ids per brand; a plain list is still read as "every brand".
-  sync = {
-    ...parseConfig({}).sync,
-    swotStatementIds: { [String(brandId)]: [statementId] } as unknown as SyncConfig['swotStatementIds'],
-    phrases: world.phrases.slice(0, 1),
-  };
-  client = createApiClient({ ...parseConfig({}).api, url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 1_000 }, { retryRateLimited: true });
-  dir = tempDir('streams-int');
-  warehouse = await openWarehouse(`${dir.path}/work.duckdb`);
-
-  const streams = [...STREAMS.values()];
-  for (const stream of streams.filter((s) => phaseOf(s, sync) === 1)) await loadStream(stream, { domains: [], topicIds: [] });
-  // Phase 2 fans out over what phase 1 loaded, as the load processor does.
-  const texts = await warehouse.query('SELECT url AS text FROM tracked_urls UNION ALL SELECT website FROM competitors');
-  const topics = await warehouse.query('SELECT id FROM topics ORDER BY id');
-  const dimensions = { domains: distinctDomains(texts.map((row) => row.text as string)), topicIds: topics.map((row) => Number(row.id)) };
-  for (const stream of streams.filter((s) => phaseOf(s, sync) === 2)) await loadStream(stream, dimensions);
-}, 120_000);
-
-afterAll(async () => {
-  await warehouse?.close();
-  await client?.close();
-  await sim?.close();
-  dir?.remove();
-});
-
 describe('every stream against the simulator', () => {
+  let synced: Synced;
+  let sim: RunningSimulator;
+  let brandId: number;
+  let warehouse: Warehouse;
+  let results: SliceOutcome[];
+  const scalar = (sql: string, params: Array<string | number> = []) => scalarOf(warehouse, sql, params);
+
+  beforeAll(async () => {
+    synced = await syncEveryStream('streams-int');
+    ({ sim, brandId, warehouse, results } = synced);
+  }, 120_000);
+  afterAll(async () => synced?.close());
+
   it('reads every slice complete, with no rejects', () => {
     expect(results.length).toBeGreaterThan(50);
     const incomplete = results.filter((r) => r.result.status !== 'complete').map((r) => `${r.stream} ${r.slice.key}: ${r.result.problem}`);
@@ -173,5 +197,24 @@ describe('every stream against the simulator', () => {
       expect(await scalar('SELECT max(shopping_conversations) FROM product_ranking_shopping_daily WHERE "day" = $1', [day])).toBe(shopping);
     }
     expect(await scalar('SELECT count(DISTINCT (metric, subject)) FROM product_ranking_shopping_daily')).toBe(4);
+  });
+});
+
+describe('every stream against a drifting API', () => {
+  let synced: Synced;
+  beforeAll(async () => {
+    synced = await syncEveryStream('streams-drift', { extraFieldShare: 0.3, unknownEnumShare: 0.3, invalidShare: 0.05 });
+  }, 120_000);
+  afterAll(async () => synced?.close());
+
+  it('sets invalid records aside, keeps unknown fields and enum values, and still completes every slice', async () => {
+    const { results, warehouse } = synced;
+    const incomplete = results.filter((r) => r.result.status !== 'complete').map((r) => `${r.stream} ${r.slice.key}: ${r.result.problem}`);
+    expect(incomplete).toEqual([]);
+    const rejects = results.reduce((sum, r) => sum + r.result.rejects, 0);
+    expect(rejects).toBeGreaterThan(0);
+    expect(await scalarOf(warehouse, 'SELECT count(*) FROM _rejected_records')).toBe(rejects);
+    expect(await scalarOf(warehouse, `SELECT count(*) FROM conversations WHERE _extra->>'x_score' IS NOT NULL`)).toBeGreaterThan(0);
+    expect(await scalarOf(warehouse, `SELECT count(*) FROM conversations WHERE model = 'engine_preview_unlisted'`)).toBeGreaterThan(0);
   });
 });
