@@ -1,8 +1,11 @@
 import { trackedUrlSchema, trackedUrlsEnvelopeSchema, type TrackedUrl, type TrackedUrlsInfo } from '../api/index.js';
-import { extraOf } from './extra.js';
+import { extraOf, withNestedExtra } from './extra.js';
 import { perDay } from './slicing.js';
 import { defineStream } from './stream.js';
 import { sliceRange } from './windows.js';
+
+// optional() in the schemas is nullish(): two wrappers around the group's object schema.
+const groupSchema = trackedUrlSchema.shape.group.unwrap().unwrap();
 
 /**
  * Tracked URLs with their citation counts (spec endpoint 3), one report per brand and day: the page itself is a
@@ -30,7 +33,7 @@ export const trackedUrls = defineStream<TrackedUrl>({
         created_at: record.created_at,
         group_id: record.group?.id ?? null,
         group_name: record.group?.name ?? null,
-        _extra: extraOf(trackedUrlSchema, record),
+        _extra: withNestedExtra(extraOf(trackedUrlSchema, record), 'group', record.group ? extraOf(groupSchema, record.group) : null),
       },
     ],
     tracked_url_daily: [

@@ -32,7 +32,7 @@ describe('tracked_urls', () => {
                 conversations: 40,
                 citation_rate: 0.075,
                 first_cited: '2026-11-20T01:02:03Z',
-                group: { id: 2, name: 'Blog' },
+                group: { id: 2, name: 'Blog', colour: 'teal' },
                 surprise: 'kept',
               },
               { id: 12, url: 'https://acme.test/b', title: 'B', created_at: '2026-10-02T08:00:00Z', citations: 0, conversations: 40, citation_rate: 0 },
@@ -47,7 +47,7 @@ describe('tracked_urls', () => {
     expect(result.status).toBe('complete');
     expect(calls[0]).toMatchObject([BRAND, { startDate: DAY, endDate: DAY }]);
     expect(tables.tracked_urls).toEqual([
-      { brand_id: BRAND, id: 11, url: 'https://acme.test/a', title: 'A', created_at: '2026-10-01T08:00:00Z', group_id: 2, group_name: 'Blog', _extra: { surprise: 'kept' } },
+      { brand_id: BRAND, id: 11, url: 'https://acme.test/a', title: 'A', created_at: '2026-10-01T08:00:00Z', group_id: 2, group_name: 'Blog', _extra: { surprise: 'kept', group: { colour: 'teal' } } },
       { brand_id: BRAND, id: 12, url: 'https://acme.test/b', title: 'B', created_at: '2026-10-02T08:00:00Z', group_id: null, group_name: null, _extra: null },
     ]);
     expect(tables.tracked_url_daily![0]).toEqual({
