@@ -1,0 +1,69 @@
+/**
+ * What each stream costs in API calls per brand per day, measured against the simulator by reading every slice
+ * of a 7-day window of one brand; and conversations sliced by day vs by day and topic at three volumes, the numbers
+ * behind the default of `sync.conversationsByTopic`. Run alone: `npm run bench -- stream-costs`.
+ */
+import { createApiClient } from '../src/api/index.js';
+import { parseConfig } from '../src/config/load.js';
+import { addDays } from '../src/days.js';
+import { startSimulator } from '../src/simulator/index.js';
+import { distinctDomains } from '../src/streams/domains.js';
+import { selectStreams } from '../src/streams/registry.js';
+import { runSlice, type ChunkSink } from '../src/streams/run-slice.js';
+import type { Dimensions, StreamDefinition } from '../src/streams/stream.js';
+import { phaseOf } from '../jobs/plan.js';
+import type { BenchResult } from './run.js';
+
+const TODAY = '2026-11-20';
+const DAYS = 7;
+const nullSink: ChunkSink = { write: async () => {}, reset: async () => {} };
+
+async function measure(scale: number, byTopic: boolean, streamNames?: string[]) {
+  const sim = await startSimulator({ seed: 3, brands: 1, days: 30, scale, today: TODAY });
+  const config = parseConfig({
+    api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 10_000 },
+    sync: { conversationsByTopic: byTopic, swotStatementIds: { '1': sim.truth.world(1).swotStatements.slice(0, 1).map((s) => s.id) }, phrases: sim.truth.world(1).phrases.slice(0, 1) },
+  });
+  const client = createApiClient(config.api, { retryRateLimited: true });
+  const days = Array.from({ length: DAYS }, (_, i) => addDays(TODAY, i - DAYS + 1));
+  const world = sim.truth.world(1);
+  // Phase 2 fans out over what phase 1 loads; the simulator's catalog stands in for the warehouse here.
+  const dimensions: Dimensions = {
+    domains: distinctDomains([...world.trackedUrls.map((u) => u.url), ...world.competitors.map((c) => c.website)]),
+    topicIds: world.topics.filter((t) => !t.deleted).map((t) => t.id),
+  };
+  const perStream = new Map<string, number>();
+  for (const stream of selectStreams(streamNames) as StreamDefinition[]) {
+    sim.clearRequestLog();
+    const slices = stream.slices({ brandId: 1, days, sync: config.sync, dimensions: phaseOf(stream, config.sync) === 2 ? dimensions : { domains: [], topicIds: dimensions.topicIds } });
+    for (const slice of slices) await runSlice(stream, { client, brandId: 1, slice, sync: config.sync }, nullSink);
+    perStream.set(stream.name, sim.requestLog().length);
+  }
+  await client.close();
+  await sim.close();
+  return perStream;
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const results: BenchResult[] = [];
+  const all = await measure(100, false);
+  for (const [stream, calls] of all) {
+    results.push({ scenario: 'stream-costs', metric: `${stream} calls per brand per day`, value: calls / DAYS, unit: 'calls', note: 'scale 100 answers/day, 7 days' });
+  }
+  for (const scale of [100, 1_000, 10_000]) {
+    const byDay = (await measure(scale, false, ['conversations'])).get('conversations')!;
+    const byTopic = (await measure(scale, true, ['conversations'])).get('conversations')!;
+    results.push({
+      scenario: 'stream-costs',
+      metric: `conversations at ${scale}/day: by day vs by topic`,
+      value: byTopic / byDay,
+      unit: 'x calls',
+      note: `${(byDay / DAYS).toFixed(1)} vs ${(byTopic / DAYS).toFixed(1)} calls per brand per day`,
+    });
+  }
+  return results;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const result of await run()) console.log(`${result.metric}: ${result.value.toFixed(2)} ${result.unit} (${result.note ?? ''})`);
+}
