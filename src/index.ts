@@ -2,3 +2,4 @@
 export { configSchema, type Config, type ApiConfig, type SyncConfig } from './config/schema.js';
 export { loadConfig, parseConfig, ConfigError } from './config/load.js';
 export { STREAM_NAMES, type StreamName } from './streams/stream-names.js';
+export { openWarehouse, Warehouse, type WarehouseOptions } from './warehouse/warehouse.js';

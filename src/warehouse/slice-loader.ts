@@ -54,6 +54,7 @@ export type PlanLookup = (table: string) => TablePlan;
  * temp tables are never in the WAL), then in ONE transaction deletes the slice's old facts, inserts or merges
  * the deduplicated new rows, replaces the slice's rejects, upserts its `_sync_state` row and adds to the run's
  * counters. Any failure rolls the whole slice back, so the tables hold either the old slice or the new one.
+ * A failed slice usually carries no writes: its state says so and its earlier rows stay.
  */
 export async function loadSliceBatch(
   connection: DuckDBConnection,
@@ -69,7 +70,9 @@ export async function loadSliceBatch(
     syncedAt: timestampTZValue(BigInt(now.getTime()) * 1000n),
     runId: batch.runId,
   };
-  const writes: TableWrite[] = [...batch.writes, rejectsWrite(batch)];
+  // A failed fetch that brings no rejects leaves the slice's rows and its earlier rejects as they were.
+  const keepRejects = batch.state.status === 'failed' && batch.rejects.length === 0;
+  const writes: TableWrite[] = keepRejects ? [...batch.writes] : [...batch.writes, rejectsWrite(batch)];
   const staged: StagedWrite[] = [];
   try {
     for (const [index, write] of writes.entries()) {

@@ -117,6 +117,9 @@ export class Warehouse {
 
   /** Writes the read-only copy analysts open at `publishedPath` (atomic rename), with the views in it. */
   publish(publishedPath: string, options: PublishOptions = {}): Promise<PublishResult> {
+    if (resolve(publishedPath) === this.path) {
+      return Promise.reject(new Error(`cannot publish ${this.path} over itself; publish to the analysts' file beside it`));
+    }
     return this.serial(() => publishCopy(this.connection, publishedPath, { viewsDir: options.viewsDir ?? this.options.viewsDir }));
   }
 

@@ -158,11 +158,16 @@ describe('loading a slice', () => {
     expect(await wh.query(`SELECT id, slice_key, raw->>'id' AS raw_id, issues FROM _rejected_records`)).toEqual([
       { id: '7/conversations/2026-11-20/0', slice_key: '2026-11-20', raw_id: '3', issues: ['date: Invalid ISO datetime'] },
     ]);
+    // A failed fetch of the slice carries no rejects: those of the rows still loaded stay.
+    await wh.loadSlice(
+      sliceBatch({ stream: 'conversations', sliceKey: '2026-11-20', writes: [], state: { ...completeState(), status: 'failed', lastError: 'timeout' } }),
+    );
+    expect(await wh.query(`SELECT count(*) AS n FROM _rejected_records`)).toEqual([{ n: 1 }]);
     await wh.startRun({ runId: 'run-1', kind: 'backfill', brands: [7], streams: ['conversations'], windowStart: '2026-11-01', windowEnd: '2026-11-20' });
     await wh.finishRun('run-1', 'complete');
     const [run] = await wh.recentRuns();
     expect(run).toMatchObject({
-      runId: 'run-1', kind: 'backfill', brands: [7], status: 'complete', slices: 2, requests: 3, rows: 6, rejects: 3, retries: 1, rateLimited: 1, windowEnd: '2026-11-20',
+      runId: 'run-1', kind: 'backfill', brands: [7], status: 'complete', slices: 3, requests: 4, rows: 6, rejects: 3, errors: 1, retries: 1, rateLimited: 1, windowEnd: '2026-11-20',
     });
     expect(run!.finishedAt).not.toBeNull();
   });
