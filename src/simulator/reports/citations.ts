@@ -41,9 +41,9 @@ export function citationsReport(
   const starts: number[] = [];
   for (let start = periodStart(firstDay, period); start <= lastDay; start = nextPeriodStart(start, period)) starts.push(start);
   const before = previousPeriodStart(starts[0]!, period);
-  const series = (domain: string | undefined) => new Map<number, number>(starts.map((s) => [s, 0] as [number, number]).concat([[before, 0]]));
-  const all = series(undefined);
-  const byDomain = new Map((domains ?? []).map((domain) => [domain, series(domain)] as const));
+  const series = () => new Map<number, number>([[before, 0], ...starts.map((s) => [s, 0] as [number, number])]);
+  const all = series();
+  const byDomain = new Map((domains ?? []).map((domain) => [domain, series()] as const));
   const byOwnership = new Map<Ownership, number>();
   let occurrences = 0;
 

@@ -1,4 +1,3 @@
-
 import { ARTICLE_STATUSES, LIMITS, TEMPLATE_TYPES } from '../spec-enums.js';
 import { platformTemplates, type Template } from '../world.js';
 import { pageOf, pagedInfo, readPaging } from './common.js';
