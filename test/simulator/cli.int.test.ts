@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/tmp.js';
+
+const dir = tempDir('simulate-cli');
+afterAll(() => dir.remove());
+
+describe('bvsync simulate', () => {
+  it('prints its URL, key and brands as JSON, serves with the mapped names, and stops on SIGTERM', async () => {
+    const params = join(dir.path, 'params.json');
+    writeFileSync(params, JSON.stringify({ page_size: 'per_page' }));
+    const child = spawn(
+      process.execPath,
+      ['bin/bvsync.js', 'simulate', '--port', '0', '--json', '--brands', '2', '--scale', '10', '--api-key', 'bvk_cli_test', '--today', '2026-11-20', '--params', params],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+      const facts = JSON.parse(line) as { url: string; api_key: string; brands: number[]; forbidden_brand: number; today: string };
+      expect(facts).toMatchObject({ api_key: 'bvk_cli_test', brands: [1, 2], forbidden_brand: 3, today: '2026-11-20' });
+      const reply = await fetch(`${facts.url}/customer/v1/brands/2/conversations?per_page=3`, { headers: { 'x-api-key': 'bvk_cli_test' } });
+      expect(reply.status).toBe(200);
+      expect(((await reply.json()) as { info: { page_size: number } }).info.page_size).toBe(3);
+      const knobs = await fetch(`${facts.url}/__admin/knobs`, { method: 'POST', body: JSON.stringify({ latencyMs: 5 }) });
+      expect(((await knobs.json()) as { latencyMs: number }).latencyMs).toBe(5);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+  });
+
+  it('refuses an unknown parameter name in --params', async () => {
+    const params = join(dir.path, 'bad.json');
+    writeFileSync(params, JSON.stringify({ start: 'from' }));
+    const child = spawn(process.execPath, ['bin/bvsync.js', 'simulate', '--port', '0', '--params', params], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(2);
+    expect(stderr).toContain('unknown parameter name "start"');
+  });
+});
