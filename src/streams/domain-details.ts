@@ -3,7 +3,8 @@ import { distinctDomains } from './domains.js';
 import { extraOf } from './extra.js';
 import { perDay } from './slicing.js';
 import { defineStream } from './stream.js';
-import { sliceRange, stringParam } from './windows.js';
+import { stringParam } from './slice-params.js';
+import { sliceRange } from './windows.js';
 
 const TABLES = ['domain_daily', 'domain_model_daily', 'domain_topic_daily', 'domain_scenario_daily'] as const;
 

@@ -2,7 +2,7 @@ import { fanoutByPhraseSchema, type FanoutByPhrase } from '../api/index.js';
 import { extraOf } from './extra.js';
 import { once } from './slicing.js';
 import { defineStream } from './stream.js';
-import { stringParam } from './windows.js';
+import { stringParam } from './slice-params.js';
 
 /**
  * The searches holding a phrase (spec endpoint 14), for each phrase of `sync.phrases` (the API has no list of

@@ -3,7 +3,8 @@ import { distinctDomains } from './domains.js';
 import { extraOf } from './extra.js';
 import { perWindow } from './slicing.js';
 import { defineStream } from './stream.js';
-import { sliceRange, stringParam, windowColumns } from './windows.js';
+import { stringParam } from './slice-params.js';
+import { sliceRange, windowColumns } from './windows.js';
 
 /** `fanouts_cited.target_kind` of a search asked by cited domain (the other kind, `url`, is not synced yet). */
 const DOMAIN_TARGET = 'domain';

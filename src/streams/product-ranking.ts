@@ -3,7 +3,8 @@ import { extraOf } from './extra.js';
 import { ciColumns } from './measures.js';
 import { perDay } from './slicing.js';
 import { defineStream, type SlicePlan, type SlicePlanInput } from './stream.js';
-import { sliceRange, stringParam } from './windows.js';
+import { stringParam } from './slice-params.js';
+import { sliceRange } from './windows.js';
 
 /** The ranking metrics and subjects of spec endpoint 19; each pair is its own ranking. */
 export const RANKING_METRICS = ['visibility', 'recommendation'] as const;

@@ -3,7 +3,8 @@ import { swotAnswerSchema, swotEnvelopeSchema, type SwotAnswer, type SwotInfo } 
 import { dayOf, extraOf } from './extra.js';
 import { perWindow } from './slicing.js';
 import { defineStream } from './stream.js';
-import { numberParam, sliceRange, windowDays } from './windows.js';
+import { numberParam } from './slice-params.js';
+import { sliceRange, windowDays } from './windows.js';
 
 // optional() in the schemas is nullish(): two wrappers around the statement's object schema.
 const statementSchema = swotEnvelopeSchema.shape.info.shape.statement.unwrap().unwrap();

@@ -18,17 +18,3 @@ export function sliceRange(slice: SlicePlan): { startDate: string; endDate: stri
   if (!slice.from || !slice.to) throw new Error(`slice ${slice.key} has no range (from/to)`);
   return { startDate: slice.from, endDate: slice.to };
 }
-
-/** A slice parameter that must be a string (a domain, a phrase), checked because slices travel as JSON. */
-export function stringParam(slice: SlicePlan, name: string): string {
-  const value = slice.params[name];
-  if (typeof value !== 'string') throw new Error(`slice ${slice.key} lacks the string parameter "${name}"`);
-  return value;
-}
-
-/** A slice parameter that must be a number (a statement id). */
-export function numberParam(slice: SlicePlan, name: string): number {
-  const value = slice.params[name];
-  if (typeof value !== 'number') throw new Error(`slice ${slice.key} lacks the number parameter "${name}"`);
-  return value;
-}
