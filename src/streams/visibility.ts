@@ -7,6 +7,7 @@ import {
 } from '../api/index.js';
 import { extraOf } from './extra.js';
 import { visibilityMeasures } from './measures.js';
+import { onePage } from './run-slice.js';
 import { perDay } from './slicing.js';
 import { defineStream } from './stream.js';
 import { sliceRange } from './windows.js';
@@ -34,9 +35,8 @@ export const visibility = defineStream<VisibilityRow>({
     { table: 'scenarios', mode: 'merge' },
     ...FACT_TABLES.map((table) => ({ table, mode: 'replace' as const, scope: { brand_id: brandId, day: slice.day! } })),
   ],
-  read: async function* ({ client, brandId, slice, signal }) {
-    yield await client.visibilityTopics(brandId, { ...sliceRange(slice), includeScenarios: true, signal });
-  },
+  read: ({ client, brandId, slice, signal }) =>
+    onePage(client.visibilityTopics(brandId, { ...sliceRange(slice), includeScenarios: true, signal })),
   recordId: (row) => row.topic_id,
   rows: (row, { brandId, slice }) => {
     const day = slice.day!;
