@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { VIEWS_DIR } from './paths.js';
 import { readNumberedSqlFiles } from './sql-files.js';
@@ -35,6 +35,7 @@ export async function publishCopy(
   const started = performance.now();
   const target = resolve(publishedPath);
   mkdirSync(dirname(target), { recursive: true });
+  removeStaleCopies(target);
   const temporary = `${target}.tmp-${randomBytes(6).toString('hex')}`;
   const views = readNumberedSqlFiles(options.viewsDir ?? VIEWS_DIR);
   const working = await currentDatabase(connection);
@@ -67,6 +68,14 @@ export async function publishCopy(
     throw error;
   }
   return { path: target, bytes: statSync(target).size, ms: performance.now() - started, views: views.map((v) => v.name) };
+}
+
+/** Copies left by a publish that died half-way; only the single writer publishes, so none is in use. */
+function removeStaleCopies(target: string): void {
+  const prefix = `${basename(target)}.tmp-`;
+  for (const name of readdirSync(dirname(target))) {
+    if (name.startsWith(prefix)) rmSync(join(dirname(target), name), { force: true });
+  }
 }
 
 async function currentDatabase(connection: DuckDBConnection): Promise<string> {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
@@ -61,15 +61,16 @@ describe('publishing', () => {
     }
   });
 
-  it('leaves the published file untouched when a view fails to build', async () => {
+  it('clears copies a killed publish left, and leaves the published file untouched when a view fails to build', async () => {
     tmp = tempDir('publish-broken-view');
     const published = join(tmp.path, 'bv.duckdb');
     const wh = await openWarehouse(workingPathFor(published));
     try {
       await wh.loadSlice(load('2026-11-19', 3, 1));
+      writeFileSync(`${published}.tmp-deadbeef`, 'left by a publish that was killed');
       await wh.publish(published);
+      expect(readdirSync(tmp.path).some((name) => name.includes('.tmp-'))).toBe(false);
       await wh.loadSlice(load('2026-11-20', 4, 100));
-      const { mkdirSync, writeFileSync } = await import('node:fs');
       const views = join(tmp.path, 'views');
       mkdirSync(views);
       writeFileSync(join(views, '001_v_broken.sql'), 'CREATE VIEW v_broken AS SELECT * FROM no_such_table;');
