@@ -73,6 +73,11 @@ export async function loadSliceBatch(
   // A failed fetch that brings no rejects leaves the slice's rows and its earlier rejects as they were.
   const keepRejects = batch.state.status === 'failed' && batch.rejects.length === 0;
   const writes: TableWrite[] = keepRejects ? [...batch.writes] : [...batch.writes, rejectsWrite(batch)];
+  for (const write of batch.writes) {
+    if (write.table.startsWith('_')) {
+      throw new WarehouseError('unknown_table', `a slice cannot write the system table ${write.table}; the loader keeps it`);
+    }
+  }
   const staged: StagedWrite[] = [];
   try {
     for (const [index, write] of writes.entries()) {
