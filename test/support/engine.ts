@@ -1,8 +1,14 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DuckDBValue } from '@duckdb/node-api';
+import { runToEnd, type RunProgress, type RunToEndOptions } from '../../jobs/start-run.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { openReadOnly } from '../../src/warehouse/published-database.js';
+import { readRows, type PlainRow } from '../../src/warehouse/read-rows.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from './redis.js';
 import { tempDir } from './tmp.js';
 
@@ -45,4 +51,138 @@ export async function engineFixture(
       dir.remove();
     },
   };
+}
+
+/** Options of `runInProcess`: a run of the fixture's config, with short lease and stall settings for tests. */
+export type InProcessRunOptions = Pick<RunToEndOptions, 'kind' | 'today'> & Partial<Omit<RunToEndOptions, 'config' | 'redisUrl' | 'log'>>;
+
+/** Runs a sync or backfill to its end in this process, as `bvsync sync` / `backfill` do. */
+export function runInProcess(fx: EngineFixture, options: InProcessRunOptions): Promise<RunProgress> {
+  return runToEnd({
+    config: fx.config,
+    redisUrl: fx.redisUrl,
+    log: fx.log,
+    brands: fx.config.brands,
+    streams: fx.config.sync.streams ?? [],
+    ...options,
+    worker: { leaseTtlMs: 2_000, ...options.worker },
+  });
+}
+
+/** Reads the published (or any closed) DuckDB file read-only; DATE columns should be cast to VARCHAR. */
+export async function queryFile(path: string, sql: string, params?: DuckDBValue[]): Promise<PlainRow[]> {
+  const db = await openReadOnly(path);
+  try {
+    return await readRows(db.connection, sql, params);
+  } finally {
+    db.close();
+  }
+}
+
+/** The one value of a one-row, one-column query, as a number. */
+export async function scalarOfFile(path: string, sql: string, params?: DuckDBValue[]): Promise<number> {
+  const rows = await queryFile(path, sql, params);
+  return Number(Object.values(rows[0] ?? {})[0] ?? 0);
+}
+
+/** A finished `bvsync` process: exit code (or the signal that ended it), and everything it printed. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A running `bvsync` process. */
+export interface CliProcess {
+  pid: number;
+  /** Resolves when the process has exited. */
+  done: Promise<CliResult>;
+  /** What it printed so far (stdout and stderr together, in arrival order). */
+  output(): string;
+  /** Resolves when `pattern` appears in its output; rejects after `timeoutMs` or if it exits first. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+const REPO = join(import.meta.dirname, '..', '..');
+
+/**
+ * Writes a config file for spawned commands: the fixture's Redis prefix and sync settings; the API, brands and DB
+ * are given through the environment as an operator would (see `cliEnv`).
+ */
+export function writeCliConfig(fx: EngineFixture, extra: Record<string, unknown> = {}): string {
+  const path = join(fx.dir, 'bvsync.config.json');
+  writeFileSync(path, JSON.stringify({ redisPrefix: fx.config.redisPrefix, api: { requestsPerSecond: 1000, retryBaseMs: 5, retryMaxMs: 50 }, ...extra }, null, 2));
+  return path;
+}
+
+/** The environment of a spawned command: the fixture's simulator, brands, DB and Redis. */
+export function cliEnv(fx: EngineFixture, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    BVSYNC_API_URL: fx.sim.url,
+    BVSYNC_API_KEY: fx.sim.apiKey,
+    BVSYNC_BRANDS: fx.config.brands.join(','),
+    BVSYNC_DB: fx.config.db,
+    REDIS_URL: fx.redisUrl,
+    BVSYNC_CONFIG: '',
+    ...extra,
+  };
+}
+
+/** Starts `node bin/bvsync.js <args>` in the repository with the given environment. */
+export function spawnBvsync(args: string[], env: NodeJS.ProcessEnv): CliProcess {
+  const child = spawn(process.execPath, [join(REPO, 'bin', 'bvsync.js'), ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let all = '';
+  const listeners = new Set<() => void>();
+  child.stdout.on('data', (data: Buffer) => {
+    stdout += data.toString();
+    all += data.toString();
+    for (const listener of listeners) listener();
+  });
+  child.stderr.on('data', (data: Buffer) => {
+    stderr += data.toString();
+    all += data.toString();
+    for (const listener of listeners) listener();
+  });
+  const done = new Promise<CliResult>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  let exited = false;
+  void done.then(() => {
+    exited = true;
+    for (const listener of listeners) listener();
+  });
+  return {
+    pid: child.pid!,
+    done,
+    output: () => all,
+    waitFor: (pattern, timeoutMs = 30_000) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => finish(new Error(`timed out waiting for ${pattern} in:\n${all.slice(-3000)}`)), timeoutMs);
+        const check = () => {
+          if (pattern.test(all)) finish();
+          else if (exited) finish(new Error(`the process exited before printing ${pattern}:\n${all.slice(-3000)}`));
+        };
+        const finish = (error?: Error) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          if (error) reject(error);
+          else resolve();
+        };
+        listeners.add(check);
+        check();
+      }),
+    kill: (signal = 'SIGTERM') => {
+      child.kill(signal);
+    },
+  };
+}
+
+/** Runs `bvsync <args>` to its end. */
+export function runBvsync(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return spawnBvsync(args, env).done;
 }
