@@ -113,6 +113,9 @@ async function loadDimensions(deps: LoadProcessorDeps, brandId: number): Promise
 }
 
 async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<void> {
+  // A commit replayed after it finished (a stalled job, a lease that moved) has nothing left to do, and its chunks are
+  // gone: reading them would look like lost rows and fetch the slice again for nothing.
+  if (await deps.runs.isDone(data.runId, data.sliceId)) return advanceIfPhaseDone(deps, data.runId);
   const stream = getStream(data.stream);
   let status = data.status;
   let error = data.error;

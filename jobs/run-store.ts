@@ -133,6 +133,11 @@ export class RunStore {
     return (await this.redis.eval(RECORD_OUTCOME, 2, this.key(runId, 'done'), this.key(runId, 'stats'), ...args)) === 1;
   }
 
+  /** Whether a slice's outcome is recorded (its commit ran to the end once). */
+  async isDone(runId: string, sliceId: string): Promise<boolean> {
+    return (await this.redis.sismember(this.key(runId, 'done'), sliceId)) === 1;
+  }
+
   /** Planned and finished slice counts of the run (all phases planned so far). */
   async progress(runId: string): Promise<{ planned: number; done: number }> {
     const [planned, done] = await Promise.all([this.redis.scard(this.key(runId, 'planned')), this.redis.scard(this.key(runId, 'done'))]);
