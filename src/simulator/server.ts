@@ -70,7 +70,11 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
     const found = candidate.pattern.exec(rest);
     if (found && candidate.method === req.method) {
       route = candidate;
-      captures = found.slice(1).map((part) => decodeURIComponent(part));
+      try {
+        captures = found.slice(1).map((part) => decodeURIComponent(part));
+      } catch {
+        throw validationError([{ field: 'path', message: 'is not valid percent-encoding' }]);
+      }
       break;
     }
   }
