@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../src/config/schema.js';
 import type { Logger } from '../src/log.js';
+import { selectStreams } from '../src/streams/registry.js';
 import { jobId } from './job-ids.js';
 import { openQueues } from './queues.js';
 import { connectRedis } from './redis.js';
@@ -13,6 +14,7 @@ export interface StartRunOptions {
   log: Logger;
   kind: RunKind;
   brands: number[];
+  /** Stream names; empty means every stream. */
   streams: string[];
   /** The UTC day the run treats as today. */
   today: string;
@@ -33,7 +35,9 @@ export async function enqueueRun(options: StartRunOptions): Promise<{ runId: str
       runId,
       kind: options.kind,
       brands: options.brands,
-      streams: options.streams,
+      // Spelled out: the planner reads an empty list as every stream, but finalize moves the cursors of the streams
+      // listed, so an empty list would load everything and never advance the incremental position.
+      streams: selectStreams(options.streams).map((stream) => stream.name),
       today: options.today,
       from: options.from ?? null,
       to: options.to ?? null,
