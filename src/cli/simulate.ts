@@ -56,6 +56,7 @@ interface SimulateFlags {
   arrayFormat: 'repeat' | 'comma';
   idempotencyHeader: string;
   planTopicLimit: number;
+  maxCachedAnswers: number;
   latencyMs: number;
   rateLimit: number;
   retryAfter: number;
@@ -89,6 +90,7 @@ export function simulateCommand(): Command {
     .addOption(new Option('--array-format <format>', 'how arrays travel in query strings').choices(['repeat', 'comma']).default('repeat'))
     .option('--idempotency-header <name>', 'name of the idempotency header', 'Idempotency-Key')
     .option('--plan-topic-limit <n>', 'topics a brand plan holds', integer('--plan-topic-limit', 1), 12)
+    .option('--max-cached-answers <n>', 'answers kept in the day cache (about 1 KB each)', integer('--max-cached-answers', 1), 250_000)
     .option('--latency-ms <n>', 'delay before each answer', integer('--latency-ms'), 0)
     .option('--rate-limit <rps>', 'requests per second per key, 0 = unlimited (over it: 429)', positive, 0)
     .option('--retry-after <s>', 'Retry-After seconds of a 429', integer('--retry-after'), 1)
@@ -123,6 +125,7 @@ export function simulateCommand(): Command {
         arrayFormat: flags.arrayFormat,
         idempotencyHeader: flags.idempotencyHeader,
         planTopicLimit: flags.planTopicLimit,
+        maxCachedAnswers: flags.maxCachedAnswers,
         latencyMs: flags.latencyMs,
         rateLimit: flags.rateLimit,
         retryAfterSeconds: flags.retryAfter,
