@@ -81,10 +81,10 @@ export async function loadSliceBatch(
   const staged: StagedWrite[] = [];
   try {
     for (const [index, write] of writes.entries()) {
-      const plan = lookup(write.table);
-      const stage = `_stage_${index}_${write.table}`;
-      const count = write.rows.length ? await stageRows(connection, plan, write.rows, defaults, stage) : 0;
-      staged.push({ write, plan, stage, staged: count });
+      const item: StagedWrite = { write, plan: lookup(write.table), stage: `_stage_${index}_${write.table}`, staged: 0 };
+      // Listed before staging, so a stage half-filled by a bad row is dropped too.
+      staged.push(item);
+      if (write.rows.length) item.staged = await stageRows(connection, item.plan, write.rows, defaults, item.stage);
     }
 
     const stageMs = performance.now() - started;
@@ -113,7 +113,9 @@ export async function loadSliceBatch(
     }
   } finally {
     for (const item of staged) {
-      if (item.staged) await connection.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(item.stage)}`).catch(() => undefined);
+      if (item.write.rows.length) {
+        await connection.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(item.stage)}`).catch(() => undefined);
+      }
     }
   }
 }

@@ -197,6 +197,7 @@ describe('loading a slice', () => {
     });
     await expect(bad([{ id: 3, day: '2026-11-20', date: 'yesterday' }])).rejects.toMatchObject({ code: 'row_invalid' });
     await expect(bad([{ id: 'three' }])).rejects.toMatchObject({ code: 'row_invalid' });
+    expect(await wh.query(`SELECT count(*) AS n FROM duckdb_tables() WHERE temporary`)).toEqual([{ n: 0 }]);
     await expect(bad([{ id: 3 }], 'no_such_table')).rejects.toMatchObject({ code: 'unknown_table' });
     await expect(bad([{ brand_id: 7, stream: 's', slice_key: 'k', status: 'complete', updated_at: '2026-11-20T00:00:00Z' }], '_sync_state')).rejects.toMatchObject({ code: 'unknown_table' });
     // A NOT NULL column left empty fails inside the transaction: the tracked URL written before it is rolled back.
