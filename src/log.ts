@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 
@@ -29,6 +30,15 @@ const REDACTED_PATHS = [
   'config.api.apiKey',
 ];
 
+// Fields of the slice being worked on, for code shared by every job of a process (the API client) that logs through
+// the process logger rather than the job's child logger.
+const logContext = new AsyncLocalStorage<Record<string, unknown>>();
+
+/** Runs `work` with `fields` added to every line logged inside it that does not already carry them. */
+export function withLogContext<T>(fields: Record<string, unknown>, work: () => T): T {
+  return logContext.run(fields, work);
+}
+
 export interface LoggerSettings {
   /** pino level; default `info`, or `BVSYNC_LOG_LEVEL`. */
   level?: string;
@@ -40,6 +50,13 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
   const options: LoggerOptions = {
     level: settings.level ?? process.env.BVSYNC_LOG_LEVEL ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
+    mixin(_object, _level, logger) {
+      const fields = logContext.getStore();
+      if (!fields) return {};
+      // A child logger that already binds them (the job's own) would print every field twice.
+      const bound = (logger as Logger).bindings();
+      return Object.fromEntries(Object.entries(fields).filter(([name]) => !(name in bound)));
+    },
     hooks: {
       // The last line of defence: a secret inside a free-text message or an error's message is masked too.
       logMethod(args, method) {
