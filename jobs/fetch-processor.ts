@@ -3,7 +3,8 @@ import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ApiError, RateLimitedError, type ApiClient } from '../src/api/index.js';
 import type { SyncConfig } from '../src/config/schema.js';
-import { redactSecrets, type Logger } from '../src/log.js';
+import { redactSecrets, withLogContext, type Logger } from '../src/log.js';
+import type { SliceOutcomeStatus, SyncMetrics } from '../src/ops/sync-metrics.js';
 import { getStream } from '../src/streams/registry.js';
 import { runSlice } from '../src/streams/run-slice.js';
 import { RedisChunkSink } from './chunk-store.js';
@@ -24,6 +25,8 @@ export interface FetchProcessorDeps {
   chunkRows?: number;
   /** Aborted on shutdown so in-flight requests end quickly. */
   signal?: AbortSignal;
+  /** Told how each slice ended and how long it took; default none. */
+  metrics?: SyncMetrics;
 }
 
 /**
@@ -38,14 +41,21 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
     const stream = getStream(data.stream);
     const sink = new RedisChunkSink(deps.redis, deps.prefix, `${job.id}.${job.attemptsMade}.${randomUUID().slice(0, 8)}`);
     const tally = emptyTally();
-    const log = deps.log.child({ run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key });
+    const bindings = { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key };
+    const log = deps.log.child(bindings);
+    const started = performance.now();
+    const fetched = (status: SliceOutcomeStatus) => deps.metrics?.sliceFetched(data.stream, status, (performance.now() - started) / 1000);
     try {
       const result = await deps.tallies.run(tally, () =>
-        runSlice(stream, { client: deps.client, brandId: data.brandId, slice: data.slice, sync: deps.sync, signal: deps.signal }, sink, {
-          chunkRows: deps.chunkRows,
-        }),
+        // The API client is shared by every job of the process; its retry and 429 lines find the slice through this.
+        withLogContext(bindings, () =>
+          runSlice(stream, { client: deps.client, brandId: data.brandId, slice: data.slice, sync: deps.sync, signal: deps.signal }, sink, {
+            chunkRows: deps.chunkRows,
+          }),
+        ),
       );
       if (result.status !== 'complete') log.warn({ problem: result.problem }, 'slice incomplete');
+      fetched(result.status);
       await enqueueCommit(deps, data, {
         token: sink.token,
         chunks: sink.chunks,
@@ -64,6 +74,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       await sink.reset().catch(() => {});
       if (error instanceof RateLimitedError) {
         log.warn({ retryAfterMs: error.retryAfterMs }, 'rate limited: pausing the fetch queue');
+        deps.metrics?.rateLimitedPause(error.retryAfterMs);
         await deps.queues.fetch.rateLimit(error.retryAfterMs);
         throw Worker.RateLimitError();
       }
@@ -71,9 +82,11 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       if (!permanent && !lastAttempt) {
         log.warn({ err: describe(error), attempt: job.attemptsMade + 1 }, 'slice failed; it will be tried again');
+        fetched('retry');
         throw error;
       }
       log.error({ err: describe(error) }, 'slice failed');
+      fetched('failed');
       await enqueueCommit(deps, data, {
         token: sink.token,
         chunks: 0,

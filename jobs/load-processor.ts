@@ -2,6 +2,7 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../src/config/schema.js';
 import type { Logger } from '../src/log.js';
+import type { SyncMetrics } from '../src/ops/sync-metrics.js';
 import { distinctDomains } from '../src/streams/domains.js';
 import { getStream, selectStreams } from '../src/streams/registry.js';
 import type { SliceChunk } from '../src/streams/run-slice.js';
@@ -23,6 +24,8 @@ export interface LoadProcessorDeps {
   warehouse: Warehouse;
   config: Config;
   log: Logger;
+  /** Told about rows written and rejected and how long each commit took; default none. */
+  metrics?: SyncMetrics;
 }
 
 /** A slice whose chunks are gone from Redis (expired, or Redis lost its data) is fetched again, this often. */
@@ -116,6 +119,8 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
   // A commit replayed after it finished (a stalled job, a lease that moved) has nothing left to do, and its chunks are
   // gone: reading them would look like lost rows and fetch the slice again for nothing.
   if (await deps.runs.isDone(data.runId, data.sliceId)) return advanceIfPhaseDone(deps, data.runId);
+  const log = deps.log.child({ run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key });
+  const started = performance.now();
   const stream = getStream(data.stream);
   let status = data.status;
   let error = data.error;
@@ -124,7 +129,7 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
     const read = await readChunks(deps.redis, deps.prefix, data.token, data.chunks);
     if (!read) {
       if (data.refetch < MAX_REFETCHES) {
-        deps.log.warn({ run: data.runId, slice: data.sliceId }, 'the chunks of a slice are gone from Redis: fetching it again');
+        log.warn({ refetch: data.refetch + 1 }, 'the chunks of a slice are gone from Redis: fetching it again');
         const refetch: FetchJobData = { runId: data.runId, brandId: data.brandId, stream: data.stream, sliceId: data.sliceId, slice: data.slice, refetch: data.refetch + 1 };
         await deps.queues.fetch.add('fetch', refetch, { jobId: jobId('fetch', data.runId, data.brandId, data.stream, data.slice.key, data.refetch + 1) });
         return;
@@ -162,6 +167,10 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
     },
   };
   await deps.warehouse.loadSlice(batch);
+  for (const write of writes) deps.metrics?.rowsLoaded(write.table, write.rows.length);
+  deps.metrics?.rowsRejected(data.stream, batch.rejects.length);
+  deps.metrics?.sliceCommitted(data.stream, status, (performance.now() - started) / 1000);
+  log.debug({ status, rows: batch.writes.reduce((sum, write) => sum + write.rows.length, 0), rejects: batch.rejects.length, ms: Math.round(performance.now() - started) }, 'slice committed');
   await deps.runs.recordOutcome(data.runId, {
     sliceId: data.sliceId,
     brandId: data.brandId,

@@ -1,8 +1,10 @@
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { createApiClient, createRedisRateBudget, type ApiClient } from '../src/api/index.js';
+import { createApiClient, createRedisRateBudget, type ApiClient, type ApiRequestEvent } from '../src/api/index.js';
 import type { Config } from '../src/config/schema.js';
 import type { Logger } from '../src/log.js';
+import { readFreshness } from '../src/ops/freshness.js';
+import type { FreshnessRow, QueueCounts, SyncMetrics } from '../src/ops/sync-metrics.js';
 import { workingPathFor } from '../src/warehouse/paths.js';
 import { openWarehouse, type Warehouse } from '../src/warehouse/warehouse.js';
 import { fetchProcessor } from './fetch-processor.js';
@@ -28,6 +30,8 @@ export interface WorkerHostOptions {
   lockDurationMs?: number;
   /** Rows per chunk sent to the loader; default 5,000. */
   chunkRows?: number;
+  /** Told about requests, slices and rows as they happen (`bvsync worker --metrics-port`); default none. */
+  metrics?: SyncMetrics;
 }
 
 /**
@@ -59,7 +63,12 @@ export class WorkerHost {
     this.connection.on('error', (error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
     this.queues = openQueues(this.connection, prefix);
     const budget = createRedisRateBudget({ redis: this.connection, prefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond });
-    this.client = createApiClient(config.api, { budget, logger: log, onRequest: this.tallies.onRequest, signal: this.abort.signal });
+    const metrics = this.options.metrics;
+    const onRequest = (event: ApiRequestEvent): void => {
+      this.tallies.onRequest(event);
+      metrics?.request(event);
+    };
+    this.client = createApiClient(config.api, { budget, logger: log, onRequest, signal: this.abort.signal });
     this.fetchWorker = new Worker(
       FETCH_QUEUE,
       fetchProcessor({
@@ -72,6 +81,7 @@ export class WorkerHost {
         log,
         chunkRows: this.options.chunkRows,
         signal: this.abort.signal,
+        metrics: this.options.metrics,
       }),
       this.workerOptions(this.options.fetchConcurrency ?? config.sync.fetchConcurrency),
     );
@@ -104,12 +114,25 @@ export class WorkerHost {
     this.warehouse = await openWarehouse(workingPathFor(config.db));
     this.loadWorker = new Worker(
       LOAD_QUEUE,
-      loadProcessor({ redis: this.connection, prefix: config.redisPrefix, queues: this.queues, runs: new RunStore(this.connection, config.redisPrefix), warehouse: this.warehouse, config, log }),
+      loadProcessor({ redis: this.connection, prefix: config.redisPrefix, queues: this.queues, runs: new RunStore(this.connection, config.redisPrefix), warehouse: this.warehouse, config, log, metrics: this.options.metrics }),
       this.workerOptions(1),
     );
     this.loadWorker.on('error', (error) => log.warn({ err: error.message }, 'load worker error'));
     this.loadWorker.on('failed', (job, error) => log.error({ job: job?.name, id: job?.id, err: error.message }, 'load job failed'));
     log.info({ db: this.warehouse.path }, 'holding the DuckDB writer lease');
+  }
+
+  /** Jobs of each queue by state, for metrics scraped at any time. */
+  async queueCounts(): Promise<Record<string, QueueCounts>> {
+    if (!this.queues) return {};
+    const [fetch, load] = await Promise.all([this.queues.fetch.getJobCounts(), this.queues.load.getJobCounts()]);
+    return { [FETCH_QUEUE]: fetch, [LOAD_QUEUE]: load };
+  }
+
+  /** The newest complete day per brand and stream; empty unless this process holds the writer lease. */
+  async freshness(): Promise<FreshnessRow[]> {
+    const warehouse = this.warehouse;
+    return warehouse ? readFreshness((sql) => warehouse.query(sql)) : [];
   }
 
   private async stopWriting(): Promise<void> {

@@ -1,5 +1,8 @@
 import { Command } from 'commander';
 import { WorkerHost } from '../../jobs/worker-host.js';
+import { serveHostMetrics } from '../ops/host-metrics.js';
+import { parsePort } from '../ops/port.js';
+import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
 
@@ -7,6 +10,7 @@ interface WorkerFlags extends CommonFlags {
   concurrency?: string;
   fetchOnly?: boolean;
   shutdownSeconds?: string;
+  metricsPort?: string;
 }
 
 export function workerCommand(): Command {
@@ -15,7 +19,8 @@ export function workerCommand(): Command {
       .description('long-running worker: fetches slices, and loads DuckDB while it holds the writer lease')
       .option('--concurrency <n>', 'fetch jobs at once (default: sync.fetchConcurrency)')
       .option('--fetch-only', 'never take the DuckDB writer lease (a fetch-only machine)')
-      .option('--shutdown-seconds <n>', 'on SIGTERM/SIGINT, how long running jobs may finish (default 30)', '30'),
+      .option('--shutdown-seconds <n>', 'on SIGTERM/SIGINT, how long running jobs may finish (default 30)', '30')
+      .option('--metrics-port <port>', 'serve Prometheus metrics on http://0.0.0.0:<port>/metrics (default: none)'),
   ).action(async (flags: WorkerFlags) => {
     const config = readConfig(flags);
     requireApi(config);
@@ -26,9 +31,13 @@ export function workerCommand(): Command {
     }
     const shutdownMs = Number(flags.shutdownSeconds) * 1000;
     if (!(shutdownMs > 0)) throw new UsageError(`--shutdown-seconds "${flags.shutdownSeconds}" is not a positive number`);
+    const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort, '--metrics-port');
+    const metrics = metricsPort === undefined ? undefined : new PrometheusMetrics();
     const redis = await redisFor(config, log);
-    const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly });
+    const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics });
     await host.start();
+    const metricsServer = metrics && (await serveHostMetrics(host, metrics, { port: metricsPort!, log }));
+    if (metricsServer) log.info({ url: metricsServer.url }, 'serving metrics');
     log.info({ redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly }, 'worker started');
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
@@ -39,6 +48,7 @@ export function workerCommand(): Command {
       process.once('SIGINT', () => stop('SIGINT'));
     });
     await host.stop(shutdownMs);
+    await metricsServer?.close();
     await redis.stop();
     log.info('worker stopped');
   });

@@ -1,0 +1,58 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../log.js';
+import type { PrometheusMetrics } from './prometheus-metrics.js';
+
+export interface MetricsServerOptions {
+  metrics: PrometheusMetrics;
+  /** Port to listen on; 0 picks a free one (tests). */
+  port: number;
+  /** Interface to listen on; default `0.0.0.0` so a Prometheus on another host (or container) can scrape it. */
+  host?: string;
+  log?: Logger;
+}
+
+export interface RunningMetricsServer {
+  /** `http://host:port/metrics`. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Serves `GET /metrics` in Prometheus' text format, and `GET /healthz` for container health checks. */
+export async function startMetricsServer(options: MetricsServerOptions): Promise<RunningMetricsServer> {
+  const host = options.host ?? '0.0.0.0';
+  const server: Server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (request.method === 'GET' && path === '/healthz') {
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+      return;
+    }
+    if (request.method !== 'GET' || path !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: metrics are at /metrics\n');
+      return;
+    }
+    options.metrics.expose().then(
+      (text) => response.writeHead(200, { 'content-type': options.metrics.registry.contentType }).end(text),
+      (error: Error) => {
+        options.log?.warn({ err: error.message }, 'metrics scrape failed');
+        response.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics unavailable: ${error.message}\n`);
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shown = host === '0.0.0.0' ? '127.0.0.1' : host;
+  return {
+    url: `http://${shown}:${port}/metrics`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

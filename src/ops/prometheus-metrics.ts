@@ -1,0 +1,123 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ApiRequestEvent } from '../api/index.js';
+import { endpointTemplate } from './endpoint-template.js';
+import type { FreshnessRow, QueueCounts, SliceOutcomeStatus, SyncMetrics } from './sync-metrics.js';
+
+export interface PrometheusMetricsOptions {
+  /** Also export Node's process metrics (CPU, memory, event loop lag) as `bvsync_process_*`; default true. */
+  processMetrics?: boolean;
+}
+
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'waiting-children'] as const;
+
+// Slices are a day of one stream: most take well under a second, the conversations of a big brand can take minutes.
+const SLICE_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600];
+const REQUEST_SECONDS_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The Prometheus side of `SyncMetrics`, in a registry of its own (so two hosts in one process, as in tests, never
+ * collide). Queue depths and freshness are read when scraped, through the sources a process registers: every
+ * process can count the queues; only the writer can read `_sync_state`.
+ */
+export class PrometheusMetrics implements SyncMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'endpoint' | 'status' | 'outcome'>;
+  private readonly requestSeconds: Histogram<'endpoint'>;
+  private readonly retries: Counter<'endpoint'>;
+  private readonly rateLimited: Counter<'endpoint'>;
+  private readonly rateLimitedSeconds: Counter;
+  private readonly sliceSeconds: Histogram<'stream' | 'status'>;
+  private readonly commitSeconds: Histogram<'stream' | 'status'>;
+  private readonly loadedRows: Counter<'table'>;
+  private readonly rejectedRows: Counter<'stream'>;
+  private queueSource: (() => Promise<Record<string, QueueCounts>>) | undefined;
+  private freshnessSource: (() => Promise<FreshnessRow[]>) | undefined;
+
+  constructor(options: PrometheusMetricsOptions = {}) {
+    const registers = [this.registry];
+    this.requests = new Counter({ name: 'bvsync_api_requests_total', help: 'HTTP attempts to the API by endpoint, status and outcome (ok, retry, rate_limited, failed)', labelNames: ['endpoint', 'status', 'outcome'], registers });
+    this.requestSeconds = new Histogram({ name: 'bvsync_api_request_duration_seconds', help: 'Time of one HTTP attempt to the API', labelNames: ['endpoint'], buckets: REQUEST_SECONDS_BUCKETS, registers });
+    this.retries = new Counter({ name: 'bvsync_api_retries_total', help: 'Attempts that failed and were tried again (5xx, resets, timeouts)', labelNames: ['endpoint'], registers });
+    this.rateLimited = new Counter({ name: 'bvsync_api_rate_limited_total', help: '429 answers of the API', labelNames: ['endpoint'], registers });
+    this.rateLimitedSeconds = new Counter({ name: 'bvsync_rate_limited_seconds_total', help: 'Time the fetch queue was paused by 429s (their Retry-After)', registers });
+    this.sliceSeconds = new Histogram({ name: 'bvsync_slice_fetch_duration_seconds', help: 'Fetch time of one slice by stream and how it ended', labelNames: ['stream', 'status'], buckets: SLICE_SECONDS_BUCKETS, registers });
+    this.commitSeconds = new Histogram({ name: 'bvsync_slice_commit_duration_seconds', help: 'Time to write one slice into DuckDB (one transaction)', labelNames: ['stream', 'status'], buckets: SLICE_SECONDS_BUCKETS, registers });
+    this.loadedRows = new Counter({ name: 'bvsync_rows_loaded_total', help: 'Rows written into DuckDB by table', labelNames: ['table'], registers });
+    this.rejectedRows = new Counter({ name: 'bvsync_rows_rejected_total', help: 'Records that failed validation and went to _rejected_records, by stream', labelNames: ['stream'], registers });
+
+    const self = this;
+    new Gauge({
+      name: 'bvsync_queue_jobs',
+      help: 'Jobs in each BullMQ queue by state, when scraped',
+      labelNames: ['queue', 'state'],
+      registers,
+      async collect() {
+        if (!self.queueSource) return;
+        this.reset();
+        for (const [queue, counts] of Object.entries(await self.queueSource())) {
+          for (const state of QUEUE_STATES) this.set({ queue, state }, counts[state] ?? 0);
+        }
+      },
+    });
+    new Gauge({
+      name: 'bvsync_freshness_age_days',
+      help: 'Days between today (UTC) and the newest complete day, per brand and stream (only the writer process reports it)',
+      labelNames: ['brand', 'stream'],
+      registers,
+      async collect() {
+        if (!self.freshnessSource) return;
+        this.reset();
+        const today = Date.parse(new Date().toISOString().slice(0, 10));
+        for (const row of await self.freshnessSource()) {
+          if (row.newestCompleteDay) this.set({ brand: String(row.brand), stream: row.stream }, Math.round((today - Date.parse(row.newestCompleteDay)) / DAY_MS));
+        }
+      },
+    });
+    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'bvsync_process_' });
+  }
+
+  request(event: ApiRequestEvent): void {
+    const endpoint = endpointTemplate(event.endpoint);
+    this.requests.inc({ endpoint, status: event.status === undefined ? 'none' : String(event.status), outcome: event.outcome });
+    this.requestSeconds.observe({ endpoint }, event.durationMs / 1000);
+    if (event.outcome === 'retry') this.retries.inc({ endpoint });
+    if (event.outcome === 'rate_limited') this.rateLimited.inc({ endpoint });
+  }
+
+  rateLimitedPause(ms: number): void {
+    this.rateLimitedSeconds.inc(ms / 1000);
+  }
+
+  sliceFetched(stream: string, status: SliceOutcomeStatus, seconds: number): void {
+    this.sliceSeconds.observe({ stream, status }, seconds);
+  }
+
+  sliceCommitted(stream: string, status: 'complete' | 'incomplete' | 'failed', seconds: number): void {
+    this.commitSeconds.observe({ stream, status }, seconds);
+  }
+
+  rowsLoaded(table: string, rows: number): void {
+    this.loadedRows.inc({ table }, rows);
+  }
+
+  rowsRejected(stream: string, rows: number): void {
+    if (rows > 0) this.rejectedRows.inc({ stream }, rows);
+  }
+
+  /** Where queue depths come from when scraped; `undefined` stops reporting them. */
+  setQueueSource(source: (() => Promise<Record<string, QueueCounts>>) | undefined): void {
+    this.queueSource = source;
+  }
+
+  /** Where freshness comes from when scraped: set while this process holds the writer lease, cleared when it loses it. */
+  setFreshnessSource(source: (() => Promise<FreshnessRow[]>) | undefined): void {
+    this.freshnessSource = source;
+  }
+
+  /** The text exposition format, as served on `/metrics`. */
+  async expose(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
