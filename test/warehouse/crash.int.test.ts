@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { openReadOnly } from '../../src/warehouse/published-database.js';
+import { readRows } from '../../src/warehouse/read-rows.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
 import { completeState, conversationRows, sliceBatch } from './batches.js';
@@ -48,5 +51,44 @@ describe('a load killed inside its transaction', () => {
     } finally {
       await reopened.close();
     }
+  });
+});
+
+describe('a publish killed while it writes the copy', () => {
+  it('leaves the published file whole and as it was; the next publish clears the debris', async () => {
+    tmp = tempDir('crash-publish');
+    const working = join(tmp.path, 'bv.work.duckdb');
+    const published = join(tmp.path, 'bv.duckdb');
+    const wh = await openWarehouse(working);
+    await wh.loadSlice(sliceBatch({ writes: [{ table: 'conversations', mode: 'merge', rows: conversationRows('2026-11-20', 100) }] }));
+    await wh.publish(published);
+    await wh.close();
+
+    const child = runScript('test/warehouse/fixtures/publish-child.ts', [working, published, '300000']);
+    expect(await child.nextLine()).toBe('PUBLISHING');
+    const copyStarted = Date.now();
+    while (!readdirSync(tmp.path).some((name) => name.startsWith('bv.duckdb.tmp-')) && Date.now() - copyStarted < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    child.child.kill('SIGKILL');
+    expect((await child.exited).signal).toBe('SIGKILL');
+    // Killed mid-copy: the copy's debris is there, and the analysts' file is untouched.
+    expect(readdirSync(tmp.path).some((name) => name.startsWith('bv.duckdb.tmp-'))).toBe(true);
+
+    const countPublished = async () => {
+      const database = await openReadOnly(published);
+      try {
+        return (await readRows(database.connection, 'SELECT count(*) AS n FROM conversations'))[0]!.n;
+      } finally {
+        database.close();
+      }
+    };
+    expect(await countPublished()).toBe(100);
+
+    const reopened = await openWarehouse(working);
+    await reopened.publish(published);
+    await reopened.close();
+    expect(await countPublished()).toBe(300_100);
+    expect(readdirSync(tmp.path).filter((name) => name.startsWith('bv.duckdb'))).toEqual(['bv.duckdb']);
   });
 });
