@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunProgress } from '../../jobs/start-run.js';
+import { WorkerHost } from '../../jobs/worker-host.js';
+import { serveHostMetrics } from '../../src/ops/host-metrics.js';
+import type { RunningMetricsServer } from '../../src/ops/metrics-server.js';
+import { PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';
+import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
+import { backfillWithRunningWorkers } from './host-run.js';
+import { parseSamples, total, type Sample } from './prometheus-text.js';
+
+/**
+ * A worker host with metrics works through a backfill against a simulator that answers some requests with 429 and
+ * some with 500, and sends some invalid records; then its /metrics is scraped over HTTP like Prometheus does and the
+ * numbers are checked against the simulator's request log and the published database.
+ */
+
+let fx: EngineFixture;
+let host: WorkerHost;
+let server: RunningMetricsServer;
+let run: RunProgress;
+let samples: Sample[];
+let body: string;
+
+beforeAll(async () => {
+  fx = await engineFixture('metrics', { config: { sync: { fetchConcurrency: 4 } } });
+  fx.sim.setKnobs({ rateLimit: 8, retryAfterSeconds: 1, faultRate: 0.05, faultKinds: ['5xx'], invalidShare: 0.05 });
+  const metrics = new PrometheusMetrics();
+  host = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000, metrics });
+  await host.start();
+  server = await serveHostMetrics(host, metrics, { port: 0, host: '127.0.0.1' });
+  run = await backfillWithRunningWorkers(fx, { streams: ['conversations', 'competitors', 'visibility'], from: '2026-11-18', to: '2026-11-20' });
+  const response = await fetch(server.url);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+  body = await response.text();
+  samples = parseSamples(body);
+});
+afterAll(async () => {
+  await server?.close();
+  await host?.stop();
+  await fx?.cleanup();
+});
+
+describe('bvsync metrics, scraped', () => {
+  it('the run completed in spite of the faults', () => {
+    expect(run.meta.status).toBe('complete');
+  });
+
+  it('counts every API request by endpoint template and status, as the simulator saw them', () => {
+    const seen = fx.sim.requestLog().filter((entry) => entry.path.startsWith('/customer/v1/'));
+    expect(total(samples, 'bvsync_api_requests_total')).toBe(seen.length);
+    const conversations = seen.filter((entry) => /\/brands\/\d+\/conversations$/.test(entry.path) && entry.status === 200).length;
+    expect(total(samples, 'bvsync_api_requests_total', { endpoint: 'GET /customer/v1/brands/{brand_id}/conversations', status: '200' })).toBe(conversations);
+    // No brand id or other path value becomes a label.
+    expect(body).not.toMatch(/brands\/\d/);
+  });
+
+  it('counts 429s and the time the fetch queue was paused, retries of 5xx answers', () => {
+    const seen = fx.sim.requestLog().filter((entry) => entry.path.startsWith('/customer/v1/'));
+    const limited = seen.filter((entry) => entry.status === 429).length;
+    expect(limited).toBeGreaterThan(0);
+    expect(total(samples, 'bvsync_api_rate_limited_total')).toBe(limited);
+    expect(total(samples, 'bvsync_rate_limited_seconds_total')).toBeGreaterThanOrEqual(1);
+    const serverErrors = seen.filter((entry) => entry.status >= 500).length;
+    expect(serverErrors).toBeGreaterThan(0);
+    expect(total(samples, 'bvsync_api_retries_total')).toBeGreaterThan(0);
+    expect(total(samples, 'bvsync_api_retries_total')).toBeLessThanOrEqual(serverErrors);
+  });
+
+  it('counts rows loaded per table and rejected records, as the database holds them', async () => {
+    const [{ n: conversations }] = await queryFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM conversations');
+    expect(total(samples, 'bvsync_rows_loaded_total', { table: 'conversations' })).toBe(Number(conversations));
+    const [{ n: competitors }] = await queryFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM competitors');
+    expect(total(samples, 'bvsync_rows_loaded_total', { table: 'competitors' })).toBe(Number(competitors));
+    const [{ n: rejected }] = await queryFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM _rejected_records');
+    expect(Number(rejected)).toBeGreaterThan(0);
+    expect(total(samples, 'bvsync_rows_rejected_total')).toBe(Number(rejected));
+  });
+
+  it('times every slice: fetch and commit histograms count each slice once', () => {
+    const complete = total(samples, 'bvsync_slice_fetch_duration_seconds_count', { status: 'complete' });
+    expect(complete).toBe(run.planned);
+    expect(total(samples, 'bvsync_slice_commit_duration_seconds_count')).toBe(run.planned);
+    expect(total(samples, 'bvsync_slice_fetch_duration_seconds_count', { stream: 'conversations', status: 'complete' })).toBe(2 * 3);
+  });
+
+  it('reports queue depths and, from the writer, freshness per brand and stream', () => {
+    expect(samples.some((sample) => sample.name === 'bvsync_queue_jobs' && sample.labels.queue === 'fetch' && sample.labels.state === 'waiting')).toBe(true);
+    expect(total(samples, 'bvsync_queue_jobs', { queue: 'fetch', state: 'completed' })).toBe(run.planned);
+    const today = Date.parse(new Date().toISOString().slice(0, 10));
+    const expectedAge = Math.round((today - Date.parse('2026-11-20')) / 86_400_000);
+    for (const brand of fx.config.brands) {
+      expect(total(samples, 'bvsync_freshness_age_days', { brand: String(brand), stream: 'conversations' })).toBe(expectedAge);
+    }
+    expect(samples.filter((sample) => sample.name === 'bvsync_freshness_age_days' && sample.labels.stream === 'competitors')).toHaveLength(0);
+  });
+
+  it('serves nothing but /metrics and /healthz', async () => {
+    expect((await fetch(server.url.replace('/metrics', '/healthz'))).status).toBe(200);
+    expect((await fetch(server.url.replace('/metrics', '/other'))).status).toBe(404);
+  });
+});
