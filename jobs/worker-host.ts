@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createApiClient, createRedisRateBudget, type ApiClient, type ApiRequestEvent } from '../src/api/index.js';
@@ -103,6 +104,8 @@ export class WorkerHost {
       connection: this.connection,
       prefix: this.options.config.redisPrefix,
       concurrency,
+      // Recorded on each job as `processedBy`, so the dashboard shows which machine and process ran a slice.
+      name: `${hostname()}/${process.pid}`,
       ...(this.options.stalledIntervalMs ? { stalledInterval: this.options.stalledIntervalMs } : {}),
       ...(this.options.lockDurationMs ? { lockDuration: this.options.lockDurationMs } : {}),
     };
