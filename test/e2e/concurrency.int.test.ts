@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectRedis } from '../../jobs/redis.js';
+import { RunStore, type RunMeta } from '../../jobs/run-store.js';
+import { scheduledRunId, startScheduler, type RunningScheduler } from '../../jobs/scheduler.js';
+import { WorkerHost } from '../../jobs/worker-host.js';
+import { todayUtc } from '../../src/days.js';
+import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
+
+/**
+ * Two worker processes' hosts and two schedulers on one Redis prefix and one warehouse, with a schedule that fires
+ * every second: each slot becomes one run, a missed slot is caught up once, and no slice of a run is fetched or
+ * loaded twice.
+ */
+
+const SCHEDULE = 'every-second';
+const TICKING_MS = 3_500;
+/** The schedulers start "late": the slot before this instant was missed and is caught up at start. */
+const CATCH_UP_NOW = new Date(Date.now() - 10 * 60_000);
+
+let fx: EngineFixture;
+let hosts: WorkerHost[] = [];
+let schedulers: RunningScheduler[] = [];
+let runs: RunMeta[];
+let tickWindow: { from: number; to: number };
+
+async function waitForRunsToFinish(store: RunStore, timeoutMs: number): Promise<RunMeta[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const recent = await store.recent(1_000);
+    if (recent.every((run) => ['complete', 'incomplete', 'failed'].includes(run.status))) return recent;
+    if (Date.now() > deadline) throw new Error(`runs still going: ${recent.filter((run) => !['complete', 'incomplete', 'failed'].includes(run.status)).map((run) => `${run.runId} ${run.status}`).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+beforeAll(async () => {
+  // The scheduled runs' today is the real UTC day, so the simulator's is too.
+  fx = await engineFixture('concurrency', {
+    sim: { today: todayUtc(), days: 5 },
+    config: {
+      sync: { initialDays: 2, lookbackDays: 2, streams: ['conversations', 'competitors'] },
+      schedules: [{ name: SCHEDULE, cron: '* * * * * *' }],
+    },
+  });
+  hosts = [0, 1].map(() => new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000, fetchConcurrency: 2 }));
+  await Promise.all(hosts.map((host) => host.start()));
+  const from = Date.now();
+  schedulers = await Promise.all([0, 1].map(() => startScheduler({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, now: () => CATCH_UP_NOW })));
+  await new Promise((resolve) => setTimeout(resolve, TICKING_MS));
+  await Promise.all(schedulers.map((scheduler) => scheduler.stop()));
+  tickWindow = { from, to: Date.now() };
+  const connection = connectRedis(fx.redisUrl);
+  try {
+    runs = await waitForRunsToFinish(new RunStore(connection, fx.config.redisPrefix), 40_000);
+  } finally {
+    connection.disconnect();
+  }
+});
+
+afterAll(async () => {
+  await Promise.all(schedulers.map((scheduler) => scheduler.stop().catch(() => {})));
+  await Promise.all(hosts.map((host) => host.stop(5_000)));
+  await fx?.cleanup();
+});
+
+describe('two workers and two schedulers on one warehouse', () => {
+  it('makes one run per slot, whichever scheduler enqueued it', () => {
+    const enqueued = schedulers.flatMap((scheduler) => scheduler.enqueued);
+    expect(new Set(enqueued).size).toBe(enqueued.length);
+    expect(runs.map((run) => run.runId).sort()).toEqual([...enqueued].sort());
+    const ticks = runs.filter((run) => run.runId !== scheduledRunId(SCHEDULE, previousSecond(CATCH_UP_NOW)));
+    // A run per second the schedulers ticked, not one per scheduler, and not one per minute.
+    const seconds = (tickWindow.to - tickWindow.from) / 1000;
+    expect(ticks.length).toBeGreaterThanOrEqual(Math.floor(seconds) - 1);
+    expect(ticks.length).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    expect(new Set(ticks.map((run) => run.runId)).size).toBe(ticks.length);
+  });
+
+  it('catches up the missed slot once', () => {
+    const catchUp = scheduledRunId(SCHEDULE, previousSecond(CATCH_UP_NOW));
+    expect(schedulers.flatMap((scheduler) => scheduler.enqueued).filter((id) => id === catchUp)).toHaveLength(1);
+  });
+
+  it('completes every run, loading each slice once: one request and one attempt per planned slice', async () => {
+    expect(runs.map((run) => run.status)).toEqual(runs.map(() => 'complete'));
+    const loaded = await queryFile(fx.config.db, 'SELECT run_id, status, slices::INTEGER AS slices, requests::INTEGER AS requests FROM _sync_runs ORDER BY run_id');
+    expect(loaded.map((row) => row.run_id)).toEqual(runs.map((run) => run.runId).sort());
+    const connection = connectRedis(fx.redisUrl);
+    let planned = 0;
+    try {
+      const store = new RunStore(connection, fx.config.redisPrefix);
+      for (const row of loaded) {
+        const progress = await store.progress(String(row.run_id));
+        expect(row.status).toBe('complete');
+        // A commit replayed would count its slice twice here (DuckDB's counters are not deduplicated).
+        expect(row.slices, String(row.run_id)).toBe(progress.planned);
+        expect(row.requests, String(row.run_id)).toBe(progress.planned);
+        planned += progress.planned;
+      }
+    } finally {
+      connection.disconnect();
+    }
+    const requests = fx.sim.requestLog().filter((entry) => entry.path.startsWith('/customer/v1/'));
+    expect(requests).toHaveLength(planned);
+    expect(await queryFile(fx.config.db, 'SELECT DISTINCT attempts FROM _sync_state')).toEqual([{ attempts: 1 }]);
+  });
+
+  it('one host holds the writer lease, and both fetched', () => {
+    expect(hosts.filter((host) => host.isWriter)).toHaveLength(1);
+    const requests = fx.sim.requestLog().filter((entry) => entry.path.startsWith('/customer/v1/')).length;
+    expect(hosts.reduce((sum, host) => sum + host.tallies.total.requests, 0)).toBe(requests);
+    for (const host of hosts) expect(host.tallies.total.requests).toBeGreaterThan(0);
+  });
+
+  it('stops cleanly', async () => {
+    await Promise.all(hosts.map((host) => host.stop(5_000)));
+    expect(hosts.filter((host) => host.isWriter)).toHaveLength(0);
+  });
+});
+
+/** The slot a per-second schedule had just before `now`. */
+function previousSecond(now: Date): Date {
+  const slot = new Date(now);
+  slot.setUTCMilliseconds(0);
+  if (slot.getTime() === now.getTime()) slot.setUTCSeconds(slot.getUTCSeconds() - 1);
+  return slot;
+}
