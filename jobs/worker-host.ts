@@ -113,8 +113,14 @@ export class WorkerHost {
 
   private async becomeWriter(): Promise<void> {
     const { config, log } = this.options;
-    // Throws while another process still has the file open; the lease is handed back and tried again.
-    this.warehouse = await openWarehouse(workingPathFor(config.db));
+    // Throws while another process still has the file open; the lease is handed back and tried again. Logged, because
+    // the lease swallows the error and an open that keeps failing would otherwise leave the load queue silent.
+    try {
+      this.warehouse = await openWarehouse(workingPathFor(config.db));
+    } catch (error) {
+      log.warn({ err: (error as Error).message }, 'took the writer lease but could not open the working database; handing it back');
+      throw error;
+    }
     this.loadWorker = new Worker(
       LOAD_QUEUE,
       loadProcessor({ redis: this.connection, prefix: config.redisPrefix, queues: this.queues, runs: new RunStore(this.connection, config.redisPrefix), warehouse: this.warehouse, config, log, metrics: this.options.metrics }),

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { parseDay, todayUtc } from '../days.js';
-import { addCommonOptions, chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, type CommonFlags } from './context.js';
+import { addCommonOptions, chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, workerTimingsFromEnv, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
 import { runWithReport } from './run-report.js';
 
@@ -34,9 +34,10 @@ export function backfillCommand(): Command {
     const log = commandLogger(flags);
     const brands = chooseBrands(config, flags.brand);
     const streams = chooseStreams(config, flags.streams);
+    const worker = workerTimingsFromEnv();
     const redis = await redisFor(config, log);
     try {
-      const { exitCode } = await runWithReport({ config, redisUrl: redis.url, log, kind: 'backfill', brands, streams, today, from, to, enqueueOnly: flags.enqueueOnly });
+      const { exitCode } = await runWithReport({ config, redisUrl: redis.url, log, kind: 'backfill', brands, streams, today, from, to, enqueueOnly: flags.enqueueOnly, worker });
       process.exitCode = exitCode;
     } finally {
       await redis.stop();

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { resolveRedis, type ResolvedRedis } from '../../jobs/redis.js';
+import type { WorkerHostOptions } from '../../jobs/worker-host.js';
 import { loadConfig, parseBrandList } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../log.js';
@@ -54,4 +55,34 @@ export function collect(value: string, previous: string[] = []): string[] {
 export function chooseStreams(config: Config, flag: string | undefined): string[] {
   const names = flag ? flag.split(',').map((name) => name.trim()).filter(Boolean) : config.sync.streams;
   return selectStreams(names).map((stream) => stream.name);
+}
+
+/** The engine's takeover timings a command's worker uses; each unset one keeps the engine's default. */
+export type WorkerTimings = Pick<WorkerHostOptions, 'leaseTtlMs' | 'lockDurationMs' | 'stalledIntervalMs'>;
+
+/**
+ * Takeover timings from the environment, for every command that runs a worker (`worker`, `sync`, `backfill`):
+ * `BVSYNC_LEASE_TTL_MS` (the DuckDB writer lease; default 15 s) is how long a dead writer's lease outlives it, and
+ * `BVSYNC_JOB_LOCK_MS` (BullMQ's job lock and stalled check; default 30 s) how long a dead process's jobs wait before
+ * another runs them. Shorter means faster recovery from a killed process, at the cost of more Redis traffic.
+ */
+export function workerTimingsFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerTimings {
+  const read = (name: string): number | undefined => {
+    const text = env[name];
+    if (text === undefined || text === '') return undefined;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 500 || value > 3_600_000) {
+      throw new UsageError(`${name}="${text}" is not a whole number of milliseconds from 500 to 3600000`);
+    }
+    return value;
+  };
+  const timings: WorkerTimings = {};
+  const leaseTtlMs = read('BVSYNC_LEASE_TTL_MS');
+  const lockMs = read('BVSYNC_JOB_LOCK_MS');
+  if (leaseTtlMs !== undefined) timings.leaseTtlMs = leaseTtlMs;
+  if (lockMs !== undefined) {
+    timings.lockDurationMs = lockMs;
+    timings.stalledIntervalMs = lockMs;
+  }
+  return timings;
 }

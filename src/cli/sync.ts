@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { todayUtc, parseDay } from '../days.js';
-import { addCommonOptions, chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, type CommonFlags } from './context.js';
+import { addCommonOptions, chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, workerTimingsFromEnv, type CommonFlags } from './context.js';
 import { runWithReport } from './run-report.js';
 
 interface SyncFlags extends CommonFlags {
@@ -25,9 +25,10 @@ export function syncCommand(): Command {
     const brands = chooseBrands(config, flags.brand);
     const streams = chooseStreams(config, flags.streams);
     const today = flags.today ? parseDay(flags.today, '--today') : todayUtc();
+    const worker = workerTimingsFromEnv();
     const redis = await redisFor(config, log);
     try {
-      const { exitCode } = await runWithReport({ config, redisUrl: redis.url, log, kind: 'sync', brands, streams, today, enqueueOnly: flags.enqueueOnly });
+      const { exitCode } = await runWithReport({ config, redisUrl: redis.url, log, kind: 'sync', brands, streams, today, enqueueOnly: flags.enqueueOnly, worker });
       process.exitCode = exitCode;
     } finally {
       await redis.stop();

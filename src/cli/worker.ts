@@ -3,7 +3,7 @@ import { WorkerHost } from '../../jobs/worker-host.js';
 import { serveHostMetrics } from '../ops/host-metrics.js';
 import { parsePort } from '../ops/port.js';
 import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, type CommonFlags } from './context.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimingsFromEnv, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
 
 interface WorkerFlags extends CommonFlags {
@@ -31,10 +31,11 @@ export function workerCommand(): Command {
     }
     const shutdownMs = Number(flags.shutdownSeconds) * 1000;
     if (!(shutdownMs > 0)) throw new UsageError(`--shutdown-seconds "${flags.shutdownSeconds}" is not a positive number`);
+    const timings = workerTimingsFromEnv();
     const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort, '--metrics-port');
     const metrics = metricsPort === undefined ? undefined : new PrometheusMetrics();
     const redis = await redisFor(config, log);
-    const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics });
+    const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics, ...timings });
     await host.start();
     const metricsServer = metrics && (await serveHostMetrics(host, metrics, { port: metricsPort!, log }));
     if (metricsServer) log.info({ url: metricsServer.url }, 'serving metrics');
