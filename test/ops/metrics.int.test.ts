@@ -4,7 +4,7 @@ import { WorkerHost } from '../../jobs/worker-host.js';
 import { serveHostMetrics } from '../../src/ops/host-metrics.js';
 import type { RunningMetricsServer } from '../../src/ops/metrics-server.js';
 import { PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';
-import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
+import { engineFixture, scalarOfFile, type EngineFixture } from '../support/engine.js';
 import { backfillWithRunningWorkers } from './host-run.js';
 import { parseSamples, total, type Sample } from './prometheus-text.js';
 
@@ -68,13 +68,13 @@ describe('bvsync metrics, scraped', () => {
   });
 
   it('counts rows loaded per table and rejected records, as the database holds them', async () => {
-    const [{ n: conversations }] = await queryFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM conversations');
-    expect(total(samples, 'bvsync_rows_loaded_total', { table: 'conversations' })).toBe(Number(conversations));
-    const [{ n: competitors }] = await queryFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM competitors');
-    expect(total(samples, 'bvsync_rows_loaded_total', { table: 'competitors' })).toBe(Number(competitors));
-    const [{ n: rejected }] = await queryFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM _rejected_records');
-    expect(Number(rejected)).toBeGreaterThan(0);
-    expect(total(samples, 'bvsync_rows_rejected_total')).toBe(Number(rejected));
+    const conversations = await scalarOfFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM conversations');
+    expect(total(samples, 'bvsync_rows_loaded_total', { table: 'conversations' })).toBe(conversations);
+    const competitors = await scalarOfFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM competitors');
+    expect(total(samples, 'bvsync_rows_loaded_total', { table: 'competitors' })).toBe(competitors);
+    const rejected = await scalarOfFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM _rejected_records');
+    expect(rejected).toBeGreaterThan(0);
+    expect(total(samples, 'bvsync_rows_rejected_total')).toBe(rejected);
   });
 
   it('times every slice: fetch and commit histograms count each slice once', () => {
