@@ -1,4 +1,11 @@
-import { DuckDBDataChunkWriter, timestampTZValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import {
+  DuckDBDataChunkWriter,
+  timestampTZValue,
+  type DuckDBConnection,
+  type DuckDBMaterializedResult,
+  type DuckDBPreparedStatement,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import type { Row, Scope, SliceBatch, TableWrite } from './slice-batch.js';
 import type { TablePlan, RowDefaults } from './table-plan.js';
 import { castTypeOf } from './table-plan.js';
@@ -48,6 +55,23 @@ interface StagedWrite {
 
 /** Resolves a table name to its plan, or throws the error a stream bug deserves. */
 export type PlanLookup = (table: string) => TablePlan;
+
+// Statements every slice runs with new values (state, counters, scoped deletes) are prepared once per
+// connection: parsing and planning them again cost more than running them on a small slice.
+const preparedStatements = new WeakMap<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
+
+async function runPrepared(connection: DuckDBConnection, sql: string, values: DuckDBValue[]): Promise<DuckDBMaterializedResult> {
+  let cache = preparedStatements.get(connection);
+  if (!cache) preparedStatements.set(connection, (cache = new Map()));
+  let statement = cache.get(sql);
+  if (!statement) {
+    statement = await connection.prepare(sql);
+    cache.set(sql, statement);
+  }
+  statement.clearBindings();
+  statement.bind(values);
+  return statement.run();
+}
 
 /**
  * Loads one slice: stages every table's rows into TEMP tables with the appender (outside the transaction:
@@ -249,7 +273,7 @@ async function applyWrite(connection: DuckDBConnection, item: StagedWrite, brand
         );
       }
     }
-    result.deleted = (await connection.run(`DELETE FROM ${table} WHERE ${predicate}`, params)).rowsChanged;
+    result.deleted = (await runPrepared(connection, `DELETE FROM ${table} WHERE ${predicate}`, params)).rowsChanged;
     if (item.staged) {
       result.written = (await connection.run(`INSERT INTO ${table} BY NAME ${dedupedStage(plan, stage)}`)).rowsChanged;
     }
@@ -308,7 +332,8 @@ function scopePredicate(plan: TablePlan, scope: Scope): { sql: string; params: D
 async function upsertSliceState(connection: DuckDBConnection, batch: SliceBatch, now: Date): Promise<void> {
   const state = batch.state;
   const at = now.toISOString();
-  await connection.run(
+  await runPrepared(
+    connection,
     `INSERT INTO _sync_state (brand_id, stream, slice_key, "day", status, "rows", total_rows, attempts, requests,
                               last_error, error_code, request_id, run_id, completed_at, updated_at)
      VALUES (CAST($1 AS BIGINT), $2, $3, CAST($4 AS DATE), $5, CAST($6 AS BIGINT), CAST($7 AS BIGINT),
@@ -340,7 +365,8 @@ async function upsertSliceState(connection: DuckDBConnection, batch: SliceBatch,
 
 async function addRunCounters(connection: DuckDBConnection, batch: SliceBatch, rowsWritten: number): Promise<void> {
   const state = batch.state;
-  await connection.run(
+  await runPrepared(
+    connection,
     `INSERT INTO _sync_runs (run_id, slices, requests, "rows", rejects, errors, retries, rate_limited)
      VALUES ($1, 1, CAST($2 AS BIGINT), CAST($3 AS BIGINT), CAST($4 AS BIGINT), CAST($5 AS BIGINT), CAST($6 AS BIGINT), CAST($7 AS BIGINT))
      ON CONFLICT (run_id) DO UPDATE SET
