@@ -58,6 +58,7 @@ export type PlanLookup = (table: string) => TablePlan;
 
 // Statements every slice runs with new values (state, counters, scoped deletes) are prepared once per
 // connection: parsing and planning them again cost more than running them on a small slice.
+const PREPARED_STATEMENTS_LIMIT = 256;
 const preparedStatements = new WeakMap<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
 
 async function runPrepared(connection: DuckDBConnection, sql: string, values: DuckDBValue[]): Promise<DuckDBMaterializedResult> {
@@ -65,6 +66,8 @@ async function runPrepared(connection: DuckDBConnection, sql: string, values: Du
   if (!cache) preparedStatements.set(connection, (cache = new Map()));
   let statement = cache.get(sql);
   if (!statement) {
+    // Scopes with lists give one text per list length; a bound keeps odd shapes from piling up.
+    if (cache.size >= PREPARED_STATEMENTS_LIMIT) cache.clear();
     statement = await connection.prepare(sql);
     cache.set(sql, statement);
   }
