@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { runToEnd, type RunProgress, type RunToEndOptions } from '../../jobs/start-run.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
@@ -185,4 +185,48 @@ export function spawnBvsync(args: string[], env: NodeJS.ProcessEnv): CliProcess 
 /** Runs `bvsync <args>` to its end. */
 export function runBvsync(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   return spawnBvsync(args, env).done;
+}
+
+/** Columns that say when and by which run a row was written, not what it holds. */
+const RUN_COLUMNS = ['_synced_at', '_run_id'];
+
+/**
+ * Compares every table of two closed DuckDB files (bookkeeping tables aside) row for row, ignoring the columns that
+ * name the run; returns the tables that differ with how many rows each side has that the other has not.
+ */
+export async function tableDifferences(
+  pathA: string,
+  pathB: string,
+  /** More columns to leave out, as `table.column`. */
+  ignore: string[] = [],
+): Promise<Array<{ table: string; onlyInA: number; onlyInB: number }>> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    await connection.run(`ATTACH '${pathA.replace(/'/g, "''")}' AS a (READ_ONLY)`);
+    await connection.run(`ATTACH '${pathB.replace(/'/g, "''")}' AS b (READ_ONLY)`);
+    const tables = await readRows(
+      connection,
+      `SELECT table_name, list(column_name ORDER BY column_index) AS columns FROM duckdb_columns()
+       WHERE database_name = 'a' AND NOT starts_with(table_name, '_') GROUP BY table_name ORDER BY table_name`,
+    );
+    const differences: Array<{ table: string; onlyInA: number; onlyInB: number }> = [];
+    for (const row of tables) {
+      const columns = (row.columns as string[])
+        .filter((column) => !RUN_COLUMNS.includes(column) && !ignore.includes(`${String(row.table_name)}.${column}`))
+        .map((column) => `"${column}"`).join(', ');
+      const table = `"${String(row.table_name)}"`;
+      const count = async (left: string, right: string) => {
+        const [result] = await readRows(connection, `SELECT count(*)::INTEGER AS n FROM (SELECT ${columns} FROM ${left}.${table} EXCEPT ALL SELECT ${columns} FROM ${right}.${table})`);
+        return Number(result!.n);
+      };
+      const onlyInA = await count('a', 'b');
+      const onlyInB = await count('b', 'a');
+      if (onlyInA || onlyInB) differences.push({ table: String(row.table_name), onlyInA, onlyInB });
+    }
+    return differences;
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
 }
