@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { backfillCommand } from './backfill.js';
 import { configSchemaCommand } from './config-schema.js';
+import { dashboardCommand } from './dashboard.js';
 import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
 import { exportCommand } from './export.js';
@@ -19,6 +20,7 @@ export const commands: Array<() => Command> = [
   workerCommand,
   schedulerCommand,
   statusCommand,
+  dashboardCommand,
   doctorCommand,
   sqlCommand,
   exportCommand,

@@ -1,0 +1,33 @@
+import { Command } from 'commander';
+import { startDashboard } from '../ops/dashboard-server.js';
+import { parsePort } from '../ops/port.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
+
+interface DashboardFlags extends CommonFlags {
+  port: string;
+  host: string;
+  readOnly?: boolean;
+}
+
+export function dashboardCommand(): Command {
+  return addCommonOptions(
+    new Command('dashboard')
+      .description('serves Bull Board (the BullMQ UI) for bvsync\'s queues: jobs by state, their data, errors and retries')
+      .option('--port <port>', 'port to listen on', '3000')
+      .option('--host <address>', 'interface to listen on (0.0.0.0 in a container; the board can retry and delete jobs)', '127.0.0.1')
+      .option('--read-only', 'hide the buttons that retry, promote or delete jobs'),
+  ).action(async (flags: DashboardFlags) => {
+    const config = readConfig(flags);
+    const log = commandLogger(flags);
+    const port = parsePort(flags.port, '--port');
+    const redis = await redisFor(config, log);
+    const dashboard = await startDashboard({ redisUrl: redis.url, prefix: config.redisPrefix, port, host: flags.host, readOnly: flags.readOnly });
+    log.info({ url: dashboard.url, prefix: config.redisPrefix, readOnly: flags.readOnly === true }, 'dashboard listening');
+    await new Promise<void>((resolve) => {
+      process.once('SIGTERM', () => resolve());
+      process.once('SIGINT', () => resolve());
+    });
+    await dashboard.close();
+    await redis.stop();
+  });
+}

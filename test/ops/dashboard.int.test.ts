@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDashboard, type RunningDashboard } from '../../src/ops/dashboard-server.js';
+import { engineFixture, runInProcess, type EngineFixture } from '../support/engine.js';
+import { chromiumMissing, CHROMIUM_SKIP_REASON, launchChromium, screenshotPath, type HeadlessChromium } from './browser.js';
+
+/**
+ * `bvsync dashboard` in a real headless Chromium: after a small backfill, Bull Board lists bvsync's two queues with
+ * their completed jobs, and a screenshot is taken (the README's, when refreshed with BVSYNC_UPDATE_SCREENSHOTS=1).
+ */
+
+if (chromiumMissing) console.warn(CHROMIUM_SKIP_REASON);
+
+describe.skipIf(chromiumMissing)('the queue dashboard in a browser', () => {
+  let fx: EngineFixture;
+  let dashboard: RunningDashboard;
+  let browser: HeadlessChromium;
+
+  beforeAll(async () => {
+    fx = await engineFixture('dashboard');
+    const run = await runInProcess(fx, { kind: 'backfill', today: '2026-11-20', from: '2026-11-19', to: '2026-11-20', streams: ['conversations', 'competitors'] });
+    expect(run.meta.status).toBe('complete');
+    dashboard = await startDashboard({ redisUrl: fx.redisUrl, prefix: fx.config.redisPrefix, port: 0 });
+    browser = await launchChromium({ width: 1100, height: 640 });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await dashboard?.close();
+    await fx?.cleanup();
+  });
+
+  it('answers its API with both queues and their job counts', async () => {
+    const response = await fetch(new URL('api/queues', dashboard.url));
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { queues: Array<{ name: string; counts: Record<string, number> }> };
+    const byName = new Map(body.queues.map((queue) => [queue.name, queue]));
+    expect([...byName.keys()].sort()).toEqual(['fetch', 'load']);
+    expect(byName.get('fetch')!.counts.completed).toBe(2 * 2 + 2);
+  });
+
+  it('loads in Chromium, lists the queues, and is screenshotted', async () => {
+    const page = await browser.context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    const response = await page.goto(dashboard.url, { waitUntil: 'networkidle' });
+    expect(response?.status()).toBe(200);
+    await expect(page.title()).resolves.toContain('bvsync');
+    for (const name of ['fetch', 'load']) await page.getByRole('link', { name: new RegExp(`^${name}`) }).first().waitFor({ timeout: 15_000 });
+    const text = await page.locator('body').innerText();
+    // The fetch queue's card: the 6 slices of the run (2 brands x 2 days of conversations, and 2 competitor lists).
+    expect(text).toMatch(/fetch\s[\s\S]*?6 Jobs/);
+    // A queue's page: its completed slices, each with the worker (host/pid) that ran it.
+    await page.getByRole('link', { name: /^fetch/ }).first().click();
+    await page.getByText('Completed', { exact: false }).first().click();
+    await page.getByText(/processed by|fetch/i).first().waitFor({ timeout: 15_000 });
+    await page.waitForLoadState('networkidle');
+    expect(page.url()).toContain('/queue/fetch');
+    const queuePage = await page.locator('body').innerText();
+    expect(queuePage).toContain('one job per slice');
+    expect(queuePage).toMatch(/by [^\s/]+\/\d+/);
+    expect(errors).toEqual([]);
+    const file = screenshotPath(fx.dir, 'dashboard.png');
+    await page.screenshot({ path: file });
+    expect(readFileSync(file).subarray(1, 4).toString()).toBe('PNG');
+  });
+});
