@@ -18,9 +18,11 @@ export const conversations = defineStream<Conversation>({
   targets: ({ brandId, slice }) => {
     const topicId = slice.params.topicId;
     if (typeof topicId === 'number') {
-      // conversation_brands has no topic; its rows are merged by key under a topic slice.
+      // Merged, not replaced, under a topic slice: rows loaded before slicing by topic was turned on carry no topic
+      // and would escape a topic scope, then collide on the key. An answer the API withdrew stays until a by-day
+      // re-load replaces the day.
       return [
-        { table: 'conversations', mode: 'replace', scope: { brand_id: brandId, day: slice.day!, topic_id: topicId } },
+        { table: 'conversations', mode: 'merge' },
         { table: 'conversation_brands', mode: 'merge' },
       ];
     }
