@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv, engineFixture, queryFile, runBvsync, writeCliConfig, type CliResult, type EngineFixture } from '../support/engine.js';
+
+/**
+ * A brand the API key may not read, configured beside one it may: that brand's slices fail alone with the API's
+ * `brand_access_denied`, the other brand completes, and the command says so with a non-zero exit.
+ */
+
+const TODAY = '2026-11-20';
+const FROM = '2026-11-19';
+const STREAMS = ['conversations', 'visibility', 'competitors'];
+
+let fx: EngineFixture;
+let forbidden: number;
+let backfill: CliResult;
+
+beforeAll(async () => {
+  fx = await engineFixture('brand-access');
+  forbidden = fx.sim.forbiddenBrand;
+  const env = cliEnv(fx, { BVSYNC_BRANDS: `1,${forbidden}` });
+  backfill = await runBvsync(['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS.join(','), '--config', writeCliConfig(fx)], env);
+});
+afterAll(async () => fx?.cleanup());
+
+describe('a forbidden brand beside a readable one', () => {
+  it('exits non-zero, saying which slices failed', () => {
+    expect(backfill.code, backfill.stderr.slice(-2000)).toBe(1);
+    expect(backfill.stdout).toMatch(/: incomplete;.* [1-9]\d* failed/);
+  });
+
+  it('records brand_access_denied on every slice of the forbidden brand, and completes the other', async () => {
+    const states = await queryFile(
+      fx.config.db,
+      'SELECT brand_id, status, error_code, count(*)::INTEGER AS slices FROM _sync_state GROUP BY ALL ORDER BY ALL',
+    );
+    // Two days of conversations and visibility, and the competitors, for each brand.
+    expect(states).toEqual([
+      { brand_id: 1, status: 'complete', error_code: null, slices: 5 },
+      { brand_id: forbidden, status: 'failed', error_code: 'brand_access_denied', slices: 5 },
+    ]);
+    const [conversations] = await queryFile(fx.config.db, 'SELECT count(*) FILTER (WHERE brand_id = 1)::INTEGER AS readable, count(*) FILTER (WHERE brand_id <> 1)::INTEGER AS other FROM conversations');
+    expect(conversations!.readable).toBe(fx.sim.truth.totalRows(1, FROM, TODAY));
+    expect(conversations!.other).toBe(0);
+    const [run] = await queryFile(fx.config.db, 'SELECT status, errors::INTEGER AS errors FROM _sync_runs');
+    expect(run).toEqual({ status: 'partial', errors: 5 });
+  });
+
+  it('fails fast: one request per slice of the forbidden brand, no retries', () => {
+    const denied = fx.sim.requestLog().filter((entry) => entry.path.startsWith(`/customer/v1/brands/${forbidden}/`));
+    expect(denied).toHaveLength(5);
+    expect(denied.every((entry) => entry.status === 403)).toBe(true);
+  });
+
+  it('bvsync status shows the failure with the API\'s error code', async () => {
+    const status = await runBvsync(['status', '--config', writeCliConfig(fx)], cliEnv(fx, { BVSYNC_BRANDS: `1,${forbidden}` }));
+    expect(status.code, status.stderr).toBe(0);
+    const failureLines = status.stdout.split('\n').filter((line) => line.includes('brand_access_denied'));
+    expect(failureLines).toHaveLength(5);
+    for (const line of failureLines) expect(line).toMatch(new RegExp(`\\b${forbidden}\\b`));
+    expect(status.stdout).not.toContain(fx.sim.apiKey);
+  });
+});
