@@ -51,6 +51,10 @@ export class WorkerHost {
   private warehouse: Warehouse | undefined;
   private stopping: Promise<void> | undefined;
 
+  /** Opens of the working database that failed in a row while holding the lease, and the last reason. */
+  writerFailures = 0;
+  lastWriterError: Error | undefined;
+
   constructor(private readonly options: WorkerHostOptions) {}
 
   get isWriter(): boolean {
@@ -117,7 +121,10 @@ export class WorkerHost {
     // the lease swallows the error and an open that keeps failing would otherwise leave the load queue silent.
     try {
       this.warehouse = await openWarehouse(workingPathFor(config.db));
+      this.writerFailures = 0;
     } catch (error) {
+      this.writerFailures += 1;
+      this.lastWriterError = error as Error;
       log.warn({ err: (error as Error).message }, 'took the writer lease but could not open the working database; handing it back');
       throw error;
     }

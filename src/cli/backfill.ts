@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { parseDay, todayUtc } from '../days.js';
 import { addCommonOptions, chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, workerTimingsFromEnv, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
+import { preflight } from './preflight.js';
 import { runWithReport } from './run-report.js';
 
 interface BackfillFlags extends CommonFlags {
@@ -31,6 +32,7 @@ export function backfillCommand(): Command {
     if (from > today) throw new UsageError(`--from ${from} is in the future (today is ${today}); there is nothing to fetch yet`);
     const config = readConfig(flags);
     requireApi(config);
+    await preflight(config);
     const log = commandLogger(flags);
     const brands = chooseBrands(config, flags.brand);
     const streams = chooseStreams(config, flags.streams);

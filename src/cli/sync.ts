@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { todayUtc, parseDay } from '../days.js';
 import { addCommonOptions, chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, workerTimingsFromEnv, type CommonFlags } from './context.js';
+import { preflight } from './preflight.js';
 import { runWithReport } from './run-report.js';
 
 interface SyncFlags extends CommonFlags {
@@ -21,6 +22,7 @@ export function syncCommand(): Command {
   ).action(async (flags: SyncFlags) => {
     const config = readConfig(flags);
     requireApi(config);
+    await preflight(config);
     const log = commandLogger(flags);
     const brands = chooseBrands(config, flags.brand);
     const streams = chooseStreams(config, flags.streams);

@@ -5,6 +5,7 @@ import { parsePort } from '../ops/port.js';
 import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimingsFromEnv, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
+import { checkDatabaseFiles } from './preflight.js';
 
 interface WorkerFlags extends CommonFlags {
   concurrency?: string;
@@ -24,6 +25,7 @@ export function workerCommand(): Command {
   ).action(async (flags: WorkerFlags) => {
     const config = readConfig(flags);
     requireApi(config);
+    checkDatabaseFiles(config);
     const log = commandLogger(flags);
     const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency);
     if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 64)) {

@@ -1,0 +1,75 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workingPathFor } from '../../src/warehouse/paths.js';
+import { cliEnv, engineFixture, runBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
+
+/**
+ * A setup that cannot work — a database file that is not one, an API nobody answers at, a working file another
+ * program holds — gets one clear message and a non-zero exit instead of a run that retries quietly, and the file
+ * in the way is left as it was.
+ */
+
+let fx: EngineFixture;
+let config: string;
+const backfill = (cfg: string) => ['backfill', '--from', '2026-11-19', '--to', '2026-11-19', '--streams', 'competitors', '--today', '2026-11-20', '--config', cfg];
+
+beforeAll(async () => {
+  fx = await engineFixture('setup-errors');
+  config = writeCliConfig(fx);
+});
+afterAll(async () => fx?.cleanup());
+
+async function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('a setup that cannot work', () => {
+  it('a BVSYNC_DB that is not a DuckDB file: named, and left untouched', async () => {
+    const path = `${fx.dir}/notes.duckdb`;
+    writeFileSync(path, 'these are my notes, not a database\n');
+    const result = await runBvsync(backfill(config), cliEnv(fx, { BVSYNC_DB: path }));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^bvsync: .*notes\.duckdb is not a DuckDB database; move it away or set BVSYNC_DB/);
+    expect(readFileSync(path, 'utf8')).toBe('these are my notes, not a database\n');
+  });
+
+  it('an API nobody answers at: named with the reason, no run started', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const result = await runBvsync(backfill(config), cliEnv(fx, { BVSYNC_API_URL: url }));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`bvsync: cannot reach the API at ${url}: ECONNREFUSED`);
+  });
+
+  it('a working file held open by another program: the run gives up with why, instead of waiting forever', async () => {
+    const db = `${fx.dir}/held.duckdb`;
+    // Another program (a DuckDB shell, say) holds the working file open read-write.
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { DuckDBInstance } from '@duckdb/node-api';
+         const db = await DuckDBInstance.create(${JSON.stringify(workingPathFor(db))});
+         await (await db.connect()).run('CREATE TABLE mine (x INTEGER)');
+         console.log('holding'); setInterval(() => {}, 1000);`,
+      ],
+      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+      const result = await runBvsync(backfill(config), cliEnv(fx, { BVSYNC_DB: db, BVSYNC_LEASE_TTL_MS: '900' }));
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/bvsync: cannot open the working database beside .*held\.duckdb: .*Is another program .* holding the \.work\.duckdb file\?/s);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  }, 60_000);
+});
