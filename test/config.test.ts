@@ -75,3 +75,16 @@ describe('the example config and the JSON Schema', () => {
     expect(schema.additionalProperties).toBe(false);
   });
 });
+
+describe('hostile config values', () => {
+  it('refuses a domain that is no host name, naming it', () => {
+    expect(() => parseConfig({ sync: { domains: ['example.com', '../../etc/passwd', 'a.com/x?y#z'] } }, 'c.json')).toThrow(
+      /sync\.domains\.1: "\.\.\/\.\.\/etc\/passwd" is not a domain/,
+    );
+  });
+
+  it('accepts international and odd-but-valid domains', () => {
+    const config = parseConfig({ sync: { domains: ['bücher.example', 'WWW.Example.COM', 'https://news.example.org/path'] } });
+    expect(config.sync.domains).toHaveLength(3);
+  });
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_PARAM_NAMES, type ParamName } from '../api/param-names.js';
+import { domainOf } from '../streams/domains.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a day as YYYY-MM-DD');
@@ -71,7 +72,13 @@ export const syncConfigSchema = z
     /** Slice conversations by topic so each answer is attributed to its topic; default false (see README). */
     conversationsByTopic: z.boolean().default(false),
     /** Domains whose details and citation series are synced besides tracked URLs' and competitors' domains. */
-    domains: z.array(z.string().min(1)).default([]),
+    domains: z
+      .array(
+        z.string().refine((text) => domainOf(text) !== null, {
+          error: (issue) => `"${String(issue.input)}" is not a domain; expected a host name such as example.com`,
+        }),
+      )
+      .default([]),
     /**
      * SWOT statement ids to sync answers of, per brand id (the API has no list of them, and an id belongs to one
      * brand), e.g. `{ "7": [70012, 70013] }`.

@@ -1,3 +1,5 @@
+const HOST_NAME = /^(?!-)[a-z0-9-]{1,63}(?:\.(?!-)[a-z0-9-]{1,63})+$/;
+
 /**
  * The domain of a tracked URL, a competitor's website or a configured domain, as the citations filter and the
  * domain detail path want it: the host, lower-cased, without a leading `www.`. Deeper subdomains are kept: the spec
@@ -14,7 +16,8 @@ export function domainOf(text: string): string | null {
     return null;
   }
   host = host.toLowerCase().replace(/^www\./, '').replace(/\.$/, '');
-  return host.includes('.') ? host : null;
+  // Labels of letters, digits and hyphens (international names arrive as punycode): nothing else reaches a path.
+  return HOST_NAME.test(host) ? host : null;
 }
 
 /** Distinct domains, sorted, of a list of URLs, websites and domains. */
