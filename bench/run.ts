@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- <name>` runs `bench/<name>.ts`'s exported `run()`; with no name, every registered
- * scenario runs and one table shows all their results. Add a scenario: write bench/<name>.ts exporting
- * `run(): Promise<BenchResult[]>` and add its name to SCENARIOS.
+ * scenario runs and one table shows all their results: each figure, the reference measured in the same run,
+ * their ratio, the target and whether it is met. Add a scenario: write bench/<name>.ts exporting
+ * `run(): Promise<BenchResult[]>` and add its name to SCENARIOS. How to read the table: bench/README.md.
  */
 import Table from 'cli-table3';
 import { pathToFileURL } from 'node:url';
@@ -13,10 +14,17 @@ export interface BenchResult {
   metric: string;
   value: number;
   unit: string;
+  /** What the figure is compared with, measured in the same run (same unit). */
+  reference?: number;
+  /** The target in words, e.g. `>= 0.5 x reference`. */
+  target?: string;
+  /** Whether the target is met; absent for figures without a target. */
+  met?: boolean;
   note?: string;
 }
 
-const SCENARIOS = ['simulator'];
+/** The five targets of the performance issue first, then the measurements behind earlier design choices. */
+const SCENARIOS = ['throughput', 'rate-limit', 'calls', 'memory', 'naive', 'simulator', 'load', 'stream-costs'];
 
 async function runOne(name: string): Promise<BenchResult[]> {
   if (!/^[a-z0-9-]+$/.test(name)) throw new Error(`bad benchmark name ${JSON.stringify(name)}`);
@@ -26,14 +34,37 @@ async function runOne(name: string): Promise<BenchResult[]> {
   return module.run();
 }
 
+function format(value: number | undefined): string {
+  if (value === undefined || !Number.isFinite(value)) return '';
+  const abs = Math.abs(value);
+  if (abs >= 100) return Math.round(value).toLocaleString('en-US');
+  if (abs >= 10) return value.toFixed(1);
+  return value.toFixed(2);
+}
+
 const names = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const results: BenchResult[] = [];
 for (const name of names.length > 0 ? names : SCENARIOS) {
   process.stderr.write(`bench: ${name} ...\n`);
+  const started = performance.now();
   results.push(...(await runOne(name)));
+  process.stderr.write(`bench: ${name} took ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 }
-const table = new Table({ head: ['scenario', 'metric', 'value', 'unit', 'note'] });
+const table = new Table({ style: { head: [], border: [] }, head: ['scenario', 'metric', 'figure', 'unit', 'reference', 'ratio', 'target', 'met', 'note'] });
 for (const r of results) {
-  table.push([r.scenario, r.metric, r.value >= 100 ? Math.round(r.value).toLocaleString('en-US') : r.value.toFixed(2), r.unit, r.note ?? '']);
+  const ratio = r.reference ? r.value / r.reference : undefined;
+  table.push([
+    r.scenario,
+    r.metric,
+    format(r.value),
+    r.unit,
+    format(r.reference),
+    ratio === undefined ? '' : ratio.toFixed(2),
+    r.target ?? '',
+    r.met === undefined ? '' : r.met ? 'yes' : 'NO',
+    r.note ?? '',
+  ]);
 }
 process.stdout.write(`${table.toString()}\n`);
+const missed = results.filter((r) => r.met === false);
+if (missed.length) process.stdout.write(`targets missed: ${missed.map((r) => `${r.scenario} (${r.metric})`).join('; ')}\n`);

@@ -1,0 +1,126 @@
+/**
+ * What the scenarios share: a simulator in a child process (so the API twin never shares a thread with what is
+ * measured), a backfill or sync run to its end in a child process of its own (so its peak RSS is its own), and
+ * the simulator's request log read through its admin endpoint. Everything talks to 127.0.0.1 only.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { LoggedRequest } from '../src/simulator/index.js';
+
+export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The simulator's today in every scenario, so runs are repeatable. */
+export const TODAY = '2026-11-20';
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface SimProcessOptions {
+  /** Answers per brand per day; default 100. */
+  scale?: number;
+  /** Days of data ending on TODAY; default 30. */
+  days?: number;
+  /** Delay before each answer (ms); default 0. */
+  latencyMs?: number;
+  /** Requests per second per key before 429s; default 0 (none). */
+  rateLimit?: number;
+  /** Answers the simulator keeps generated; default the simulator's (250,000). */
+  maxCachedAnswers?: number;
+}
+
+export interface SimProcess {
+  url: string;
+  apiKey: string;
+  /** Every API request answered so far (admin requests excluded). */
+  requests(): Promise<LoggedRequest[]>;
+  clearRequests(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** `bvsync simulate` for one brand, in its own process, on a free port of 127.0.0.1. */
+export async function startSimProcess(options: SimProcessOptions = {}): Promise<SimProcess> {
+  const args = ['bin/bvsync.js', 'simulate', '--port', '0', '--host', '127.0.0.1', '--json', '--log-level', 'warn', '--today', TODAY, '--brands', '1'];
+  args.push('--days', String(options.days ?? 30), '--scale', String(options.scale ?? 100));
+  args.push('--latency-ms', String(options.latencyMs ?? 0), '--rate-limit', String(options.rateLimit ?? 0));
+  if (options.maxCachedAnswers) args.push('--max-cached-answers', String(options.maxCachedAnswers));
+  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! });
+  const [line] = (await once(lines, 'line')) as [string];
+  const facts = JSON.parse(line) as { url: string; api_key: string };
+  const admin = async (method: string, path: string): Promise<unknown> => {
+    const response = await fetch(`${facts.url}${path}`, { method });
+    if (!response.ok) throw new Error(`simulator admin ${method} ${path}: ${response.status}`);
+    return response.json();
+  };
+  return {
+    url: facts.url,
+    apiKey: facts.api_key,
+    requests: async () => ((await admin('GET', '/__admin/requests')) as { data: LoggedRequest[] }).data,
+    clearRequests: async () => {
+      await admin('DELETE', '/__admin/requests');
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+}
+
+/** What `bench/run-child.ts` is asked to do. */
+export interface ChildRunSpec {
+  kind: 'backfill' | 'sync';
+  url: string;
+  apiKey: string;
+  /** The working/published database of the run (kept between runs of one scenario). */
+  db: string;
+  redisPrefix: string;
+  streams: string[];
+  from?: string;
+  to?: string;
+  /** `api.requestsPerSecond`; default 10,000 (no limit of ours). */
+  requestsPerSecond?: number;
+  /** `sync.fetchConcurrency`; default the config's. */
+  fetchConcurrency?: number;
+  /** Most wall time the run may take before the child gives up (ms); default 10 minutes. */
+  timeoutMs?: number;
+}
+
+/** What the child reports once its run has finished. */
+export interface ChildRunReport {
+  runId: string;
+  status: string;
+  seconds: number;
+  /** Distinct records loaded (the `rows` of `_sync_state`). */
+  records: number;
+  /** Rows of every table together. */
+  rows: number;
+  planned: number;
+  requests: number;
+  rateLimited: number;
+  retries: number;
+  /** Peak resident set of the child (`process.resourceUsage().maxRSS`), in MB. */
+  peakRssMb: number;
+}
+
+/** Runs one backfill or sync to its end in a fresh process and returns what it reports. */
+export async function runInChild(spec: ChildRunSpec): Promise<ChildRunReport> {
+  const child = spawn(process.execPath, ['bin/run-ts.js', 'bench/run-child.ts', JSON.stringify(spec)], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, REDIS_URL, BVSYNC_LOG_LEVEL: process.env.BVSYNC_BENCH_LOG ?? 'warn' },
+  });
+  let stdout = '';
+  child.stdout!.on('data', (data: Buffer) => (stdout += data.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  const last = stdout.trim().split('\n').at(-1) ?? '';
+  if (code !== 0 || !last.startsWith('{')) throw new Error(`bench child exited ${code}: ${stdout.slice(-2000)}`);
+  return JSON.parse(last) as ChildRunReport;
+}
+
+/** The day `n` days before TODAY. */
+export function daysBack(n: number): string {
+  return new Date(Date.parse(`${TODAY}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10);
+}

@@ -1,0 +1,73 @@
+/**
+ * One backfill or sync, run to its end in this process exactly as `bvsync backfill` / `sync` run it (an in-process
+ * worker host through `runToEnd`), then one JSON line on stdout: its duration, what it loaded, its requests and this
+ * process's peak RSS. Started by `runInChild` (bench/harness.ts) with a `ChildRunSpec` as its only argument.
+ */
+import { runToEnd } from '../jobs/start-run.js';
+import { parseConfig } from '../src/config/load.js';
+import { createLogger } from '../src/log.js';
+import { openReadOnly } from '../src/warehouse/published-database.js';
+import { readRows } from '../src/warehouse/read-rows.js';
+import { REDIS_URL, TODAY, type ChildRunReport, type ChildRunSpec } from './harness.js';
+
+const spec = JSON.parse(process.argv[2] ?? '{}') as ChildRunSpec;
+const config = parseConfig({
+  api: { url: spec.url, apiKey: spec.apiKey, requestsPerSecond: spec.requestsPerSecond ?? 10_000 },
+  brands: [1],
+  db: spec.db,
+  redisPrefix: spec.redisPrefix,
+  sync: spec.fetchConcurrency ? { fetchConcurrency: spec.fetchConcurrency } : {},
+});
+const log = createLogger({ pretty: false });
+const abort = new AbortController();
+const timer = setTimeout(() => abort.abort(), spec.timeoutMs ?? 600_000);
+const started = performance.now();
+const progress = await runToEnd({
+  config,
+  redisUrl: REDIS_URL,
+  log,
+  kind: spec.kind,
+  brands: [1],
+  streams: spec.streams,
+  today: TODAY,
+  from: spec.from,
+  to: spec.to,
+  signal: abort.signal,
+});
+const seconds = (performance.now() - started) / 1000;
+clearTimeout(timer);
+const peakRssMb = process.resourceUsage().maxRSS / 1024;
+let records = 0;
+if (progress.meta.published) {
+  const db = await openReadOnly(progress.meta.published);
+  try {
+    const [row] = await readRows(db.connection, 'SELECT coalesce(sum("rows"), 0)::BIGINT AS n FROM _sync_state WHERE run_id = $1', [progress.meta.runId]);
+    records = Number(row?.n ?? 0);
+  } finally {
+    db.close();
+  }
+}
+let rows = 0;
+let requests = 0;
+let rateLimited = 0;
+let retries = 0;
+for (const counters of progress.counters.values()) {
+  rows += counters.rows;
+  requests += counters.requests;
+  rateLimited += counters.rateLimited;
+  retries += counters.retries;
+}
+const report: ChildRunReport = {
+  runId: progress.meta.runId,
+  status: progress.meta.status,
+  seconds,
+  records,
+  rows,
+  planned: progress.planned,
+  requests,
+  rateLimited,
+  retries,
+  peakRssMb,
+};
+process.stdout.write(`${JSON.stringify(report)}\n`);
+process.exit(0);
