@@ -1,16 +1,17 @@
-/** Enumerations and limits the spec states (sections "Enumerations" and "Limits"). */
+/**
+ * Enumerations and limits the spec states (sections "Enumerations" and "Limits"). The value lists are the ones the
+ * client validates against: one copy of the spec's lists, so the twin and the client cannot drift apart.
+ */
+import {
+  CONTENT_TYPE_VALUES,
+  OWNERSHIP_VALUES,
+  PERIOD_VALUES,
+  SENTIMENT_VALUES,
+  SWOT_TYPE_VALUES,
+  TEMPLATE_TYPE_VALUES,
+} from '../api/schemas.js';
 
-export const OWNERSHIPS = [
-  'first_party',
-  'competitor_owned',
-  'third_party_editorial',
-  'industry_trade_publication',
-  'government_regulatory',
-  'academic_research',
-  'aggregator_marketplace',
-  'social_ugc_platform',
-  'other',
-] as const;
+export const OWNERSHIPS = OWNERSHIP_VALUES;
 export type Ownership = (typeof OWNERSHIPS)[number];
 
 /** Display text of each ownership value, for `info.summary.by_ownership[].label` (endpoint 17). */
@@ -26,38 +27,19 @@ export const OWNERSHIP_LABELS: Record<Ownership, string> = {
   other: 'Other',
 };
 
-export const CONTENT_TYPES = [
-  'blog_article',
-  'product_service_page',
-  'review_editorial',
-  'review_user_generated',
-  'comparison_vs_page',
-  'listicle_best_of',
-  'news_article',
-  'press_release',
-  'advertorial',
-  'documentation_knowledge_base',
-  'case_study',
-  'research_paper_report',
-  'forum_thread_qa',
-  'social_media_post',
-  'video',
-  'podcast_transcript',
-  'wikipedia_encyclopedia',
-  'other',
-] as const;
+export const CONTENT_TYPES = CONTENT_TYPE_VALUES;
 export type ContentType = (typeof CONTENT_TYPES)[number];
 
-export const SENTIMENTS = ['positive', 'neutral', 'negative'] as const;
+export const SENTIMENTS = SENTIMENT_VALUES;
 export type Sentiment = (typeof SENTIMENTS)[number];
 
-export const PERIODS = ['day', 'week', 'month'] as const;
+export const PERIODS = PERIOD_VALUES;
 export type Period = (typeof PERIODS)[number];
 
-export const SWOT_TYPES = ['strengths', 'weaknesses', 'opportunities', 'threats'] as const;
+export const SWOT_TYPES = SWOT_TYPE_VALUES;
 export type SwotType = (typeof SWOT_TYPES)[number];
 
-export const TEMPLATE_TYPES = ['brief', 'article'] as const;
+export const TEMPLATE_TYPES = TEMPLATE_TYPE_VALUES;
 
 /** Spec "Limits". */
 export const LIMITS = {
