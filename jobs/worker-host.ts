@@ -7,7 +7,7 @@ import type { Logger } from '../src/log.js';
 import { readFreshness } from '../src/ops/freshness.js';
 import type { FreshnessRow, QueueCounts, SyncMetrics } from '../src/ops/sync-metrics.js';
 import { workingPathFor } from '../src/warehouse/paths.js';
-import { openWarehouse, type Warehouse } from '../src/warehouse/warehouse.js';
+import { openWarehouse, type Warehouse, type WarehouseOptions } from '../src/warehouse/warehouse.js';
 import { fetchProcessor } from './fetch-processor.js';
 import { loadProcessor } from './load-processor.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
@@ -33,6 +33,9 @@ export interface WorkerHostOptions {
   chunkRows?: number;
   /** Told about requests, slices and rows as they happen (`bvsync worker --metrics-port`); default none. */
   metrics?: SyncMetrics;
+  /** Options of the working database when this process becomes the writer; default none. The reliability tests set
+   * its load hooks to kill a worker inside a slice's transaction; production code has no reason to. */
+  warehouse?: WarehouseOptions;
 }
 
 /**
@@ -120,7 +123,7 @@ export class WorkerHost {
     // Throws while another process still has the file open; the lease is handed back and tried again. Logged, because
     // the lease swallows the error and an open that keeps failing would otherwise leave the load queue silent.
     try {
-      this.warehouse = await openWarehouse(workingPathFor(config.db));
+      this.warehouse = await openWarehouse(workingPathFor(config.db), this.options.warehouse);
       this.writerFailures = 0;
     } catch (error) {
       this.writerFailures += 1;
