@@ -120,9 +120,21 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
   }
 }
 
+/** The run a command waits on is gone from Redis: Redis lost its data (restarted without persistence) or it expired. */
+export class RunLostError extends Error {
+  readonly code = 'run_lost';
+  constructor(readonly runId: string) {
+    super(
+      `run ${runId} is no longer in Redis (Redis lost its data?): run the same command again; ` +
+        'what was loaded is kept in the warehouse, and the new run fetches the window again',
+    );
+    this.name = 'RunLostError';
+  }
+}
+
 export async function readProgress(runs: RunStore, runId: string): Promise<RunProgress> {
   const meta = await runs.get(runId);
-  if (!meta) throw new Error(`run ${runId} is not known to Redis`);
+  if (!meta) throw new RunLostError(runId);
   const [{ planned, done }, counters] = await Promise.all([runs.progress(runId), runs.counters(runId)]);
   return { meta, planned, done, counters };
 }
