@@ -161,6 +161,9 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
       totalRows: data.totalRows,
       attempts: data.attempts,
       requests: data.requests,
+      // Summed into _sync_runs by the loader; left out, its retries and rate_limited stayed 0 whatever happened.
+      retries: data.retries,
+      rateLimited: data.rateLimited,
       lastError: error,
       errorCode: data.errorCode,
       requestId: data.requestId,
