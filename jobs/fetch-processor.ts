@@ -40,7 +40,9 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
     const data = parseJobData(fetchJobSchema, job.data, job);
     const stream = getStream(data.stream);
     const sink = new RedisChunkSink(deps.redis, deps.prefix, `${job.id}.${job.attemptsMade}.${randomUUID().slice(0, 8)}`);
-    const tally = emptyTally();
+    // Calls of earlier attempts count too: _sync_runs must show what a failing or rate-limited API cost.
+    const tally = { ...emptyTally(), ...data.carried };
+    const carryTally = () => job.updateData({ ...data, carried: { ...tally } }).catch(() => {});
     const bindings = { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key };
     const log = deps.log.child(bindings);
     const started = performance.now();
@@ -75,6 +77,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       if (error instanceof RateLimitedError) {
         log.warn({ retryAfterMs: error.retryAfterMs }, 'rate limited: pausing the fetch queue');
         deps.metrics?.rateLimitedPause(error.retryAfterMs);
+        await carryTally();
         await deps.queues.fetch.rateLimit(error.retryAfterMs);
         throw Worker.RateLimitError();
       }
@@ -83,6 +86,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       if (!permanent && !lastAttempt) {
         log.warn({ err: describe(error), attempt: job.attemptsMade + 1 }, 'slice failed; it will be tried again');
         fetched('retry');
+        await carryTally();
         throw error;
       }
       log.error({ err: describe(error) }, 'slice failed');

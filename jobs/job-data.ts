@@ -23,7 +23,14 @@ const sliceRef = {
   slice: slicePlanSchema,
 };
 
-export const fetchJobSchema = z.object({ ...sliceRef, refetch: z.number().int().min(0).default(0) });
+/** The API calls of a fetch job's earlier attempts (failed, or paused by a 429), so the slice's counters include them. */
+export const carriedTallySchema = z.object({
+  requests: z.number().int().min(0),
+  retries: z.number().int().min(0),
+  rateLimited: z.number().int().min(0),
+});
+
+export const fetchJobSchema = z.object({ ...sliceRef, refetch: z.number().int().min(0).default(0), carried: carriedTallySchema.optional() });
 export type FetchJobData = z.infer<typeof fetchJobSchema>;
 
 export const planJobSchema = z.object({ runId: z.string().min(1), phase: z.number().int().min(1).max(2) });
