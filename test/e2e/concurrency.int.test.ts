@@ -13,7 +13,7 @@ import { engineFixture, queryFile, type EngineFixture } from '../support/engine.
  */
 
 const SCHEDULE = 'every-second';
-const TICKING_MS = 3_500;
+const TICKING_MS = 4_500;
 /** The schedulers start "late": the slot before this instant was missed and is caught up at start. */
 const CATCH_UP_NOW = new Date(Date.now() - 10 * 60_000);
 
@@ -71,7 +71,8 @@ describe('two workers and two schedulers on one warehouse', () => {
     const ticks = runs.filter((run) => run.runId !== scheduledRunId(SCHEDULE, previousSecond(CATCH_UP_NOW)));
     // A run per second the schedulers ticked, not one per scheduler, and not one per minute.
     const seconds = (tickWindow.to - tickWindow.from) / 1000;
-    expect(ticks.length).toBeGreaterThanOrEqual(Math.floor(seconds) - 1);
+    // (At least 3: a window of a few seconds may cross a minute, so 2 could still be one run per minute.)
+    expect(ticks.length, ticks.map((run) => run.runId).join(', ')).toBeGreaterThanOrEqual(Math.max(3, Math.floor(seconds) - 1));
     expect(ticks.length).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
     expect(new Set(ticks.map((run) => run.runId)).size).toBe(ticks.length);
   });
