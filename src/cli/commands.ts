@@ -5,6 +5,7 @@ import { dashboardCommand } from './dashboard.js';
 import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
 import { exportCommand } from './export.js';
+import { reportCommand } from './report.js';
 import { schedulerCommand } from './scheduler.js';
 import { simulateCommand } from './simulate.js';
 import { sqlCommand } from './sql.js';
@@ -24,6 +25,7 @@ export const commands: Array<() => Command> = [
   doctorCommand,
   sqlCommand,
   exportCommand,
+  reportCommand,
   simulateCommand,
   configSchemaCommand,
 ];

@@ -1,0 +1,37 @@
+import { Command } from 'commander';
+import { parseBrandList } from '../config/load.js';
+import { parseDay } from '../days.js';
+import { buildReport } from '../ops/report-builder.js';
+import { UsageError } from './fail.js';
+import { databasePath } from './sql.js';
+
+interface ReportFlags {
+  out: string;
+  from?: string;
+  to?: string;
+  brand?: string[];
+  db?: string;
+  config?: string;
+}
+
+export function reportCommand(): Command {
+  return new Command('report')
+    .description('writes a self-contained HTML page of charts for analysts from the published database (works offline)')
+    .option('--out <file>', 'the HTML file to write', 'report.html')
+    .option('--from <YYYY-MM-DD>', 'first day (default: four weeks before --to)')
+    .option('--to <YYYY-MM-DD>', 'last day (default: the newest synced day)')
+    .option('--brand <id>', 'a brand id (repeatable, or comma-separated); default: every brand in the database', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--db <path>', 'DuckDB file to read (default: the config\'s db, env BVSYNC_DB)')
+    .option('--config <path>', 'config file (default: BVSYNC_CONFIG, else ./bvsync.config.json when present)')
+    .action(async (flags: ReportFlags) => {
+      const from = flags.from === undefined ? undefined : parseDay(flags.from, '--from');
+      const to = flags.to === undefined ? undefined : parseDay(flags.to, '--to');
+      if (from && to && from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
+      const brands = flags.brand?.flatMap((text) => parseBrandList(text, '--brand'));
+      const report = await buildReport({ db: databasePath(flags), out: flags.out, from, to, brands });
+      const { data } = report;
+      process.stdout.write(
+        `wrote ${report.path} (${Math.round(report.bytes / 1024)} KB): ${data.brands.length} brand(s), ${data.from} to ${data.to}; open it in a browser\n`,
+      );
+    });
+}

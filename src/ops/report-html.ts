@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { BrandReport, ReportData } from './report-data.js';
+
+/** The report's charts in page order: the key of the brand's data, a title and the one line that says how to read it. */
+export const REPORT_CHARTS: ReadonlyArray<{ key: keyof BrandReport & string; title: string; explanation: string }> = [
+  {
+    key: 'visibility',
+    title: 'Visibility trend per topic',
+    explanation: 'Share of the day\'s AI answers on each topic that mention the brand (mentioned answers / answers).',
+  },
+  {
+    key: 'shareOfVoice',
+    title: 'Share of voice against competitors',
+    explanation: 'Each brand\'s mentions as a share of the mentions of every brand listed that day (the brand and its top competitors per topic).',
+  },
+  {
+    key: 'citationsByOwnership',
+    title: 'Citations by ownership over time',
+    explanation: 'Sources cited in answers each day, by who owns the cited page (first party, competitor, editorial, ...).',
+  },
+  {
+    key: 'topDomains',
+    title: 'Top cited domains',
+    explanation: 'Citations of each followed domain over the window (domains of tracked pages, competitors and the config).',
+  },
+  {
+    key: 'rankMovers',
+    title: 'Product rank movers',
+    explanation: 'Products whose visibility rank moved most between the first and last day they were ranked in the window.',
+  },
+  {
+    key: 'trackedUrls',
+    title: 'Tracked URL performance',
+    explanation: 'Answers citing each tracked page over the window, with the share of the answers read that cited it.',
+  },
+];
+
+const require = createRequire(import.meta.url);
+
+/** The UMD bundles of d3 and Observable Plot from node_modules, inlined so the page works offline and alone. */
+function chartLibraries(): string {
+  const d3 = join(dirname(require.resolve('d3')), 'd3.min.js');
+  const plot = join(dirname(require.resolve('@observablehq/plot')), '..', 'dist', 'plot.umd.min.js');
+  return [readFileSync(d3, 'utf8'), readFileSync(plot, 'utf8')].map(inlineScript).join('\n');
+}
+
+// `</script` inside an inlined script or JSON would end the element early.
+function inlineScript(source: string): string {
+  return `<script>${source.replace(/<\/script/gi, '<\\/script')}</script>`;
+}
+
+function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function brandLabel(brand: BrandReport): string {
+  return brand.name ? `${brand.name} (brand ${brand.brandId})` : `Brand ${brand.brandId}`;
+}
+
+const STYLE = `
+  body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px; color: #1f2328; background: #fff; }
+  header { border-bottom: 1px solid #d0d7de; margin-bottom: 16px; padding-bottom: 8px; }
+  h1 { font-size: 22px; margin: 0 0 6px; }
+  h2 { font-size: 18px; margin: 28px 0 4px; border-top: 1px solid #d0d7de; padding-top: 16px; }
+  h3 { font-size: 15px; margin: 18px 0 2px; }
+  .summary { display: flex; flex-wrap: wrap; gap: 6px 28px; margin: 0; }
+  .summary dt { color: #59636e; } .summary dd { margin: 0; font-weight: 600; }
+  .summary div { display: flex; gap: 6px; }
+  p.explain { color: #59636e; margin: 0 0 8px; }
+  nav a { margin-right: 14px; }
+`;
+
+/** A single self-contained HTML page: the data as JSON, the chart libraries and the drawing script inlined. */
+export function renderReportHtml(data: ReportData): string {
+  const summary = [
+    ['Brands', data.brands.map(brandLabel).join(', ') || 'none'],
+    ['Window', `${data.from} to ${data.to}`],
+    ['Last run', data.lastRun ? `${data.lastRun.runId} (${data.lastRun.kind}, ${data.lastRun.status}, finished ${data.lastRun.finishedAt ?? '?'})` : 'none recorded'],
+    ['Database', data.database],
+    ['Generated', data.generatedAt],
+  ];
+  const sections = data.brands
+    .map((brand) => {
+      const charts = REPORT_CHARTS.map(
+        (chart) => `
+    <section data-chart="${chart.key}" data-brand="${brand.brandId}">
+      <h3>${escapeHtml(chart.title)}</h3>
+      <p class="explain">${escapeHtml(chart.explanation)}</p>
+      <div class="plot"></div>
+    </section>`,
+      ).join('');
+      return `
+  <article id="brand-${brand.brandId}">
+    <h2>${escapeHtml(brandLabel(brand))}</h2>${charts}
+  </article>`;
+    })
+    .join('');
+  const nav = data.brands.map((brand) => `<a href="#brand-${brand.brandId}">${escapeHtml(brandLabel(brand))}</a>`).join('');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>bvsync report ${escapeHtml(data.from)} to ${escapeHtml(data.to)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header>
+  <h1>Brand visibility report</h1>
+  <dl class="summary">${summary.map(([term, value]) => `<div><dt>${term}</dt><dd>${escapeHtml(value!)}</dd></div>`).join('')}</dl>
+  <nav>${nav}</nav>
+</header>
+<main>${sections}
+</main>
+<script type="application/json" id="report-data">${jsonForScript(data)}</script>
+${chartLibraries()}
+${inlineScript(readFileSync(join(import.meta.dirname, 'report-charts.js'), 'utf8'))}
+</body>
+</html>
+`;
+}
