@@ -85,58 +85,85 @@ describe('bvsync worker beside bvsync backfill', () => {
   });
 });
 
-describe('the worker holding the lease killed mid-run', () => {
-  let clean: EngineFixture;
-  let fx: EngineFixture;
-  beforeAll(async () => {
-    [clean, fx] = await Promise.all([engineFixture('processes-clean'), engineFixture('processes-kill')]);
-  });
-  afterAll(async () => Promise.all([clean?.cleanup(), fx?.cleanup()]));
+/** Waits until a quarter of the prefix's newest run is done, and returns its progress then. */
+async function quarterDone(fx: EngineFixture): Promise<{ planned: number; done: number }> {
+  const connection = connectRedis(fx.redisUrl);
+  try {
+    const runs = new RunStore(connection, fx.config.redisPrefix);
+    for (;;) {
+      const [run] = await runs.recent(1);
+      const progress = run ? await runs.progress(run.runId) : { planned: 0, done: 0 };
+      if (run?.phase === 1 && progress.planned > 0 && progress.done >= progress.planned / 4) return progress;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    connection.disconnect();
+  }
+}
 
-  it('passes the lease on, and the run completes with the tables of a clean run', async () => {
+/** The slices' outcomes, without what differs between any two runs (run ids, times, attempts). */
+function sliceStates(db: string) {
+  return queryFile(db, `SELECT brand_id, stream, slice_key, "day"::VARCHAR AS day, status, "rows", total_rows FROM _sync_state ORDER BY ALL`);
+}
+
+// last_seen_day of topics and scenarios is left out: it is merged from whichever day's visibility slice commits last,
+// so it depends on commit order, which differs between any two runs (a finding reported to the streams' owner).
+const ORDER_DEPENDENT = ['topics.last_seen_day', 'scenarios.last_seen_day'];
+
+describe('the worker holding the lease stopped mid-run', () => {
+  let clean: EngineFixture;
+  beforeAll(async () => {
+    clean = await engineFixture('processes-clean');
     const reference = await runInProcess(clean, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, streams: STREAMS.split(',') });
     expect(reference.meta.status).toBe('complete');
+  });
+  afterAll(async () => clean?.cleanup());
 
-    // Slow answers keep the run going long enough to kill its writer in the middle.
+  /** A worker holding the lease, a backfill beside it, and the worker stopped by `signal` a quarter into the run. */
+  async function stopWriterMidRun(fx: EngineFixture, signal: NodeJS.Signals, env: Record<string, string>) {
+    // Slow answers keep the run going long enough to stop its writer in the middle.
     fx.sim.setKnobs({ latencyMs: 25 });
-    const worker = spawn(fx, ['worker'], FAST_TAKEOVER);
+    const worker = spawn(fx, ['worker'], env);
     await worker.waitFor(HOLDING);
-    const backfill = spawn(fx, ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS], FAST_TAKEOVER);
-
-    const connection = connectRedis(fx.redisUrl);
-    let atKill: { planned: number; done: number };
-    try {
-      const runs = new RunStore(connection, fx.config.redisPrefix);
-      for (;;) {
-        const [run] = await runs.recent(1);
-        const progress = run ? await runs.progress(run.runId) : { planned: 0, done: 0 };
-        if (run?.phase === 1 && progress.planned > 0 && progress.done >= progress.planned / 4) {
-          atKill = progress;
-          break;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    } finally {
-      connection.disconnect();
-    }
-    worker.kill('SIGKILL');
-    expect(atKill.done).toBeLessThan(atKill.planned);
-    expect((await worker.done).signal).toBe('SIGKILL');
-
+    const backfill = spawn(fx, ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS], env);
+    const atStop = await quarterDone(fx);
+    worker.kill(signal);
+    const stoppedAt = Date.now();
+    expect(atStop.done).toBeLessThan(atStop.planned);
+    const workerResult = await worker.done;
     const result = await backfill.done;
     expect(result.code, result.stderr.slice(-2000)).toBe(0);
     expect(result.stdout).toMatch(/: complete;/);
     // The backfill's own worker took the lease over and opened the file on its first try.
     expect(result.stderr).toMatch(HOLDING);
     expect(result.stderr).not.toMatch(CANNOT_OPEN);
-
-    // last_seen_day of topics and scenarios is left out: it is merged from whichever day's visibility slice commits
-    // last, so it depends on commit order, which differs between any two runs (a finding reported to the streams).
-    expect(await tableDifferences(clean.config.db, fx.config.db, ['topics.last_seen_day', 'scenarios.last_seen_day'])).toEqual([]);
-    const state = (db: string) =>
-      queryFile(db, `SELECT brand_id, stream, slice_key, "day"::VARCHAR AS day, status, "rows", total_rows FROM _sync_state ORDER BY ALL`);
-    const states = await state(fx.config.db);
+    expect(await tableDifferences(clean.config.db, fx.config.db, ORDER_DEPENDENT)).toEqual([]);
+    const states = await sliceStates(fx.config.db);
     expect(states.length).toBeGreaterThan(50);
-    expect(states).toEqual(await state(clean.config.db));
+    expect(states).toEqual(await sliceStates(clean.config.db));
+    return { workerResult, finishedAfterStopMs: Date.now() - stoppedAt };
+  }
+
+  it('SIGKILL: the lease passes on after its ttl, and the run completes with the tables of a clean run', async () => {
+    const fx = await engineFixture('processes-kill');
+    try {
+      const { workerResult } = await stopWriterMidRun(fx, 'SIGKILL', FAST_TAKEOVER);
+      expect(workerResult.signal).toBe('SIGKILL');
+    } finally {
+      await fx.cleanup();
+    }
+  });
+
+  it('SIGTERM: the worker finishes its jobs and hands the lease over at once, with the default timings', async () => {
+    const fx = await engineFixture('processes-term');
+    try {
+      const { workerResult, finishedAfterStopMs } = await stopWriterMidRun(fx, 'SIGTERM', {});
+      expect(workerResult.code, workerResult.stderr.slice(-2000)).toBe(0);
+      expect(workerResult.stderr).toMatch(/worker stopped/);
+      // Nothing was left to stall: the default lock (30 s) and lease (15 s) never had to expire.
+      expect(finishedAfterStopMs).toBeLessThan(15_000);
+    } finally {
+      await fx.cleanup();
+    }
   });
 });
