@@ -127,5 +127,17 @@ describe('incremental sync', () => {
       expect(log.filter((entry) => entry.status !== 200 && entry.status !== 404)).toEqual([]);
       expect(await conversationsPerDay()).toEqual(before);
     });
+
+    it('a backfill of older days afterwards fills them and leaves every cursor where it was', async () => {
+      const cursors = () => sql('SELECT brand_id, stream, through_day::VARCHAR AS day, run_id FROM _sync_cursors ORDER BY ALL');
+      const before = await cursors();
+      const older = addDays(fx.sim.truth.today(), -7);
+      const backfill = await runInProcess(fx, { kind: 'backfill', today: fx.sim.truth.today(), from: older, to: older, streams: ['conversations'] });
+      expect(backfill.meta.status).toBe('complete');
+      expect(await cursors()).toEqual(before);
+      for (const brandId of fx.config.brands) {
+        expect((await conversationsPerDay()).get(`${brandId}|${older}`)).toBe(fx.sim.truth.answers(brandId, older).length);
+      }
+    });
   });
 });
