@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, engineFixture, queryFile, runBvsync, writeCliConfig, type CliResult, type EngineFixture } from '../support/engine.js';
+import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, writeCliConfig, type CliResult, type EngineFixture } from '../support/engine.js';
 
 /**
  * A brand the API key may not read, configured beside one it may: that brand's slices fail alone with the API's
@@ -58,5 +58,17 @@ describe('a forbidden brand beside a readable one', () => {
     expect(failureLines).toHaveLength(5);
     for (const line of failureLines) expect(line).toMatch(new RegExp(`\\b${forbidden}\\b`));
     expect(status.stdout).not.toContain(fx.sim.apiKey);
+  });
+
+  it('an incremental sync moves the readable brand\'s cursors and leaves the forbidden brand without any', async () => {
+    fx.config.sync.initialDays = 2;
+    const sync = await runInProcess(fx, { kind: 'sync', today: TODAY, brands: [1, forbidden], streams: STREAMS });
+    expect(sync.meta.status).toBe('incomplete');
+    const cursors = await queryFile(fx.config.db, 'SELECT brand_id, stream, through_day::VARCHAR AS day FROM _sync_cursors ORDER BY ALL');
+    expect(cursors).toEqual([
+      { brand_id: 1, stream: 'competitors', day: FROM },
+      { brand_id: 1, stream: 'conversations', day: FROM },
+      { brand_id: 1, stream: 'visibility', day: FROM },
+    ]);
   });
 });
