@@ -169,7 +169,9 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
       requestId: data.requestId,
     },
   };
-  await deps.warehouse.loadSlice(batch);
+  // Loaded by this run already, then stopped before its outcome was recorded (a crash, a lease lost in between): the
+  // rows are in, and loading them again would count the slice twice in _sync_runs.
+  if (!(await loadedByRun(deps, data))) await deps.warehouse.loadSlice(batch);
   for (const write of writes) deps.metrics?.rowsLoaded(write.table, write.rows.length);
   deps.metrics?.rowsRejected(data.stream, batch.rejects.length);
   deps.metrics?.sliceCommitted(data.stream, status, (performance.now() - started) / 1000);
@@ -187,6 +189,17 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
   });
   await deleteChunks(deps.redis, deps.prefix, data.token, data.chunks);
   await advanceIfPhaseDone(deps, data.runId);
+}
+
+/** Whether this run's commit of the slice is in DuckDB already (its state row names the run). */
+async function loadedByRun(deps: LoadProcessorDeps, data: CommitJobData): Promise<boolean> {
+  const rows = await deps.warehouse.query('SELECT 1 FROM _sync_state WHERE brand_id = $1 AND stream = $2 AND slice_key = $3 AND run_id = $4', [
+    data.brandId,
+    data.stream,
+    data.slice.key,
+    data.runId,
+  ]);
+  return rows.length > 0;
 }
 
 function mergeChunks(chunks: SliceChunk[]): Record<string, Row[]> {
