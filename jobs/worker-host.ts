@@ -16,6 +16,9 @@ import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
 import { WriterLease } from './writer-lease.js';
 
+/** Times a job may be found stalled (its process died or froze while running it) and run again before it fails. */
+export const MAX_STALLS_PER_JOB = 5;
+
 export interface WorkerHostOptions {
   config: Config;
   redisUrl: string;
@@ -106,6 +109,9 @@ export class WorkerHost {
   }
 
   private workerOptions(concurrency: number) {
+    // BullMQ fails a job for good the second time it is found stalled (maxStalledCount 1), so two crashes that hit the
+    // same commit or finalize job left the run waiting forever. Every bvsync job is safe to replay (a commit is one
+    // transaction, finalize is idempotent); the bound only stops a job that kills its process every time.
     // BullMQ treats an explicit undefined as a value, so only the settings given are passed.
     return {
       connection: this.connection,
@@ -113,6 +119,7 @@ export class WorkerHost {
       concurrency,
       // Recorded on each job as `processedBy`, so the dashboard shows which machine and process ran a slice.
       name: `${hostname()}/${process.pid}`,
+      maxStalledCount: MAX_STALLS_PER_JOB,
       ...(this.options.stalledIntervalMs ? { stalledInterval: this.options.stalledIntervalMs } : {}),
       ...(this.options.lockDurationMs ? { lockDuration: this.options.lockDurationMs } : {}),
     };
