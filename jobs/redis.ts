@@ -60,10 +60,14 @@ export function connectRedis(url: string, extra: RedisOptions = {}): Redis {
 
 async function ping(url: string): Promise<void> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
-  redis.on('error', () => {});
+  // connect() rejects with a bare "Connection is closed."; the reason (ECONNREFUSED, ENOTFOUND, ...) comes as an event.
+  let reason: Error | undefined;
+  redis.on('error', (error: Error) => (reason ??= error));
   try {
     await redis.connect();
     await redis.ping();
+  } catch (error) {
+    throw reason ?? error;
   } finally {
     redis.disconnect();
   }
