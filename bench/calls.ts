@@ -1,0 +1,115 @@
+/**
+ * Scenario 3, calls per row: a 30-day backfill of one brand at the simulator's default scale (100 answers a day),
+ * every stream, counted by the simulator, against the fewest requests the plan can be served with — one per planned
+ * slice plus the extra pages its `total_rows` requires (pages of 100, of 50 for product rankings). Then two syncs
+ * with nothing new: a backfill never moves the incremental cursors, so the first sync plans its initial days again
+ * and sets them; the second plans only the lookback days and the full-refresh streams. For each sync the prediction
+ * is made BEFORE it runs, from the planner itself (`planSlices`, with the cursors and dimensions in the file) and the
+ * pages each slice needed last time. Targets: backfill requests / minimum <= 1.05; each sync <= its prediction.
+ */
+import { join } from 'node:path';
+import { parseConfig } from '../src/config/load.js';
+import { distinctDomains } from '../src/streams/domains.js';
+import { selectStreams } from '../src/streams/registry.js';
+import { openReadOnly } from '../src/warehouse/published-database.js';
+import { readRows } from '../src/warehouse/read-rows.js';
+import { planSlices, type PlannedSlice } from '../jobs/plan.js';
+import { deletePrefix, testRedis, uniquePrefix } from '../test/support/redis.js';
+import { tempDir } from '../test/support/tmp.js';
+import { daysBack, runInChild, startSimProcess, TODAY, type ChildRunSpec } from './harness.js';
+import type { BenchResult } from './run.js';
+
+const DAYS = 30;
+const BRAND = 1;
+
+function pageSizeOf(stream: string): number {
+  return stream === 'product_ranking' ? 50 : 100;
+}
+
+function pagesFor(stream: string, totalRows: number | null): number {
+  return totalRows === null ? 1 : Math.max(1, Math.ceil(totalRows / pageSizeOf(stream)));
+}
+
+async function query(db: string, sql: string, params: (string | number)[] = []) {
+  const file = await openReadOnly(db);
+  try {
+    return await readRows(file.connection, sql, params);
+  } finally {
+    file.close();
+  }
+}
+
+/** The requests an incremental sync needs, by the planner, before it runs: slices x the pages each needed last time. */
+async function predictSync(db: string): Promise<{ slices: number; requests: number }> {
+  const sync = parseConfig({}).sync;
+  const cursors = new Map<string, string>();
+  for (const row of await query(db, 'SELECT brand_id, stream, through_day::VARCHAR AS day FROM _sync_cursors')) cursors.set(`${String(row.brand_id)}|${String(row.stream)}`, String(row.day));
+  const texts = await query(db, 'SELECT url AS text FROM tracked_urls WHERE brand_id = $1 UNION ALL SELECT website FROM competitors WHERE brand_id = $1', [BRAND]);
+  const topics = await query(db, 'SELECT id FROM topics WHERE brand_id = $1 ORDER BY id', [BRAND]);
+  const dimensions = { domains: distinctDomains([...texts.map((row) => row.text as string | null), ...sync.domains]), topicIds: topics.map((row) => Number(row.id)) };
+  const pagesBefore = new Map<string, number>();
+  for (const row of await query(db, 'SELECT stream, slice_key, total_rows FROM _sync_state WHERE brand_id = $1', [BRAND])) {
+    pagesBefore.set(`${String(row.stream)}|${String(row.slice_key)}`, pagesFor(String(row.stream), row.total_rows === null ? null : Number(row.total_rows)));
+  }
+  const slices: PlannedSlice[] = [];
+  for (const phase of [1, 2]) {
+    slices.push(...planSlices({ mode: { kind: 'incremental', today: TODAY }, brands: [BRAND], streams: selectStreams(undefined), phase, sync, cursors, dimensions: () => dimensions }));
+  }
+  const requests = slices.reduce((sum, slice) => sum + (pagesBefore.get(`${slice.stream}|${slice.key}`) ?? 1), 0);
+  return { slices: slices.length, requests };
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const sim = await startSimProcess({ days: DAYS + 5 });
+  const tmp = tempDir('bench-calls');
+  const prefix = uniquePrefix('bench-calls');
+  const db = join(tmp.path, 'bv.duckdb');
+  const spec: ChildRunSpec = { kind: 'backfill', url: sim.url, apiKey: sim.apiKey, db, redisPrefix: prefix, streams: [], timeoutMs: 300_000 };
+  try {
+    const backfill = await runInChild({ ...spec, from: daysBack(DAYS - 1), to: daysBack(0) });
+    const backfillRequests = (await sim.requests()).length;
+    const [minimum] = await query(
+      db,
+      `SELECT count(*)::INTEGER AS slices,
+              sum(CASE WHEN total_rows IS NULL THEN 1 ELSE greatest(1, ceil(total_rows / CASE WHEN stream = 'product_ranking' THEN 50 ELSE 100 END)) END)::INTEGER AS requests
+       FROM _sync_state WHERE run_id = $1`,
+      [backfill.runId],
+    );
+    const results: BenchResult[] = [];
+    const needed = Number(minimum!.requests);
+    const ratio = backfillRequests / needed;
+    results.push({
+      scenario: 'calls',
+      metric: `requests of a ${DAYS}-day backfill, every stream, vs the plan's minimum`,
+      value: backfillRequests,
+      unit: 'requests',
+      reference: needed,
+      target: '<= 1.05 x minimum',
+      met: ratio <= 1.05,
+      note: `${Number(minimum!.slices)} slices, run ${backfill.status}`,
+    });
+    for (const which of ['first sync after it (sets the cursors)', 'second sync, nothing new (lookback + full refresh)']) {
+      const predicted = await predictSync(db);
+      await sim.clearRequests();
+      const sync = await runInChild({ ...spec, kind: 'sync' });
+      const made = (await sim.requests()).length;
+      results.push({
+        scenario: 'calls',
+        metric: `requests of the ${which}`,
+        value: made,
+        unit: 'requests',
+        reference: predicted.requests,
+        target: '<= predicted',
+        met: made <= predicted.requests,
+        note: `predicted from ${predicted.slices} planned slices; run ${sync.status}`,
+      });
+    }
+    return results;
+  } finally {
+    await sim.stop();
+    const redis = testRedis();
+    await deletePrefix(redis, prefix);
+    redis.disconnect();
+    tmp.remove();
+  }
+}
