@@ -53,7 +53,7 @@ export async function engineFixture(
   };
 }
 
-/** Options of `runInProcess`: a run of the fixture's config, with short lease and stall settings for tests. */
+/** Options of `runInProcess`: brands and streams default to the fixture's config, the writer lease ttl to 2 s. */
 export type InProcessRunOptions = Pick<RunToEndOptions, 'kind' | 'today'> & Partial<Omit<RunToEndOptions, 'config' | 'redisUrl' | 'log'>>;
 
 /** Runs a sync or backfill to its end in this process, as `bvsync sync` / `backfill` do. */
