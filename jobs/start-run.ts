@@ -102,6 +102,8 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
   const host = options.enqueueOnly ? undefined : new WorkerHost({ config: options.config, redisUrl: options.redisUrl, log: options.log, ...options.worker });
   await host?.start();
   const connection = connectRedis(options.redisUrl);
+  // Without a listener ioredis prints "Unhandled error event" for every failed reconnect while Redis is down.
+  connection.on('error', (error: Error) => options.log.debug({ err: error.message }, 'redis connection error while waiting on the run; reconnecting'));
   const runs = new RunStore(connection, options.config.redisPrefix);
   try {
     for (;;) {
