@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { cliEnv, engineFixture, runBvsync, writeCliConfig } from '../support/engine.js';
+import { cleanReference, FROM, PrivateRedis, redisTroubleScenario, TODAY, type Reference } from './scenarios.js';
+
+/**
+ * Redis killed in the middle of a `bvsync backfill` and started again on the same port: with its data (append-only
+ * file) the command carries on and completes; without it the command says the run is gone and exits non-zero, and
+ * the same command run again completes the window. Either way the tables equal a clean run's: the state that matters
+ * lives with the data, in DuckDB.
+ */
+
+const HAVE_REDIS_SERVER = PrivateRedis.available();
+
+let reference: Reference;
+beforeAll(async () => {
+  if (HAVE_REDIS_SERVER) reference = await cleanReference();
+});
+afterAll(async () => reference?.fx.cleanup());
+
+describe.skipIf(!HAVE_REDIS_SERVER)('Redis restarted mid-run (needs redis-server on PATH to run a private one)', () => {
+  it('with its data kept: the workers reconnect and the same command completes the run', async () => {
+    const outcome = await redisTroubleScenario(reference, { keepData: true });
+    expect(outcome.firstExit, outcome.firstOutput.slice(-2000)).toBe(0);
+    expect(outcome.reran).toBe(false);
+    expect(outcome.problems).toEqual([]);
+    expect(outcome.status).toBe('complete');
+    expect(outcome.differences).toEqual([]);
+    expect(outcome.stateDifferences).toBe(0);
+  }, 120_000);
+
+  it('with its data lost: the command says so and exits 1; running it again completes the window', async () => {
+    const outcome = await redisTroubleScenario(reference, { keepData: false });
+    expect(outcome.firstExit).toBe(1);
+    expect(outcome.firstOutput).toMatch(/bvsync: run backfill-\S+ is no longer in Redis \(Redis lost its data\?\): run the same command again/);
+    expect(outcome.reran).toBe(true);
+    expect(outcome.problems).toEqual([]);
+    expect(outcome.status).toBe('complete');
+    expect(outcome.differences).toEqual([]);
+    expect(outcome.stateDifferences).toBe(0);
+  }, 120_000);
+});
+
+describe('no Redis answers at REDIS_URL', () => {
+  it('backfill names the Redis it tried, exits non-zero, and creates no DuckDB file', async () => {
+    const fx = await engineFixture('rel-no-redis', { sim: { brands: 1, days: 2, scale: 5, today: TODAY } });
+    try {
+      // A port nothing listens on: a listener opened and closed just now.
+      const { createServer } = await import('node:net');
+      const port = await new Promise<number>((resolve) => {
+        const server = createServer().listen(0, '127.0.0.1', () => {
+          const address = server.address() as { port: number };
+          server.close(() => resolve(address.port));
+        });
+      });
+      const result = await runBvsync(
+        ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', 'conversations', '--config', writeCliConfig(fx)],
+        cliEnv(fx, { REDIS_URL: `redis://127.0.0.1:${port}` }),
+      );
+      expect(result.code).not.toBe(0);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines, result.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`^bvsync: no Redis answers \\(redis://127\\.0\\.0\\.1:${port}.*ECONNREFUSED`));
+      expect(existsSync(fx.config.db)).toBe(false);
+      expect(existsSync(fx.config.db.replace(/\.duckdb$/, '.work.duckdb'))).toBe(false);
+      expect(fx.sim.requestLog().filter((entry) => !entry.path.startsWith('/__'))).toEqual([]);
+    } finally {
+      await fx.cleanup();
+    }
+  });
+});
