@@ -19,6 +19,7 @@ describe('an unreliable API', () => {
   it('20% faults (5xx, resets, truncated and stalled bodies): same tables, every fault retried and counted', async () => {
     const outcome = await apiTroubleScenario(reference, faults!);
     expect(outcome.faults).toBeGreaterThan(5);
+    expect(outcome.faultKinds).toEqual(['5xx', 'reset', 'stall', 'truncated']);
     expect(outcome.status).toBe('complete');
     expect(outcome.differences).toEqual([]);
     expect(outcome.stateDifferences).toBe(0);

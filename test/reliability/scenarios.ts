@@ -454,7 +454,10 @@ export const API_TROUBLES: ApiTrouble[] = [
 ];
 
 /** A backfill through one kind of API trouble, in process. */
-export async function apiTroubleScenario(reference: Reference, trouble: ApiTrouble): Promise<ScenarioOutcome & { requests: number; faults: number; status429: number }> {
+export async function apiTroubleScenario(
+  reference: Reference,
+  trouble: ApiTrouble,
+): Promise<ScenarioOutcome & { requests: number; faults: number; faultKinds: string[]; status429: number }> {
   const fx = await engineFixture('rel-api', { sim: { ...WORLD, ...trouble.knobs } });
   Object.assign(fx.config.api, trouble.api ?? {});
   try {
@@ -472,7 +475,8 @@ export async function apiTroubleScenario(reference: Reference, trouble: ApiTroub
       status: progress.meta.status,
       problems: [],
     });
-    return { ...outcome, requests: log.length, faults, status429 };
+    const faultKinds = [...new Set(log.map((entry) => entry.fault).filter((kind): kind is string => kind !== undefined))].sort();
+    return { ...outcome, requests: log.length, faults, faultKinds, status429 };
   } finally {
     await fx.cleanup();
   }
