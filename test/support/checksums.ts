@@ -13,7 +13,8 @@ export const RUN_COLUMNS = ['_synced_at', '_run_id'];
 
 /**
  * Columns whose value depends on the order slices commit in, which differs between any two runs, disturbed or not:
- * `last_seen_day` of topics and scenarios is merged from whichever day's visibility slice commits last.
+ * `last_seen_day` of topics and scenarios was merged from whichever day's visibility slice committed last. Migration
+ * 005 drops them; on a warehouse without them this list matches nothing, and a new entry here would be a bug to fix.
  */
 export const ORDER_DEPENDENT_COLUMNS = ['topics.last_seen_day', 'scenarios.last_seen_day'];
 
