@@ -30,7 +30,7 @@ export const visibility = defineStream<VisibilityRow>({
   phase: 1,
   slices: (input) => perDay(input),
   targets: ({ brandId, slice }) => [
-    // Merged: a backfill of an older day may move last_seen_day back; it is "a day the topic was seen", at least.
+    // Merged by key: the visibility report is the only read that names topics and scenarios.
     { table: 'topics', mode: 'merge' },
     { table: 'scenarios', mode: 'merge' },
     ...FACT_TABLES.map((table) => ({ table, mode: 'replace' as const, scope: { brand_id: brandId, day: slice.day! } })),
@@ -53,13 +53,12 @@ export const visibility = defineStream<VisibilityRow>({
       }));
     const scenarios = row.scenarios ?? [];
     return {
-      topics: [{ brand_id: brandId, id: row.topic_id, name: row.name, last_seen_day: day, _extra: null }],
+      topics: [{ brand_id: brandId, id: row.topic_id, name: row.name, _extra: null }],
       scenarios: scenarios.map((scenario) => ({
         brand_id: brandId,
         id: scenario.scenario_id,
         topic_id: row.topic_id,
         text: scenario.text,
-        last_seen_day: day,
         _extra: null,
       })),
       visibility_topic_daily: [

@@ -107,10 +107,10 @@ describe('visibility', () => {
     const { tables, result } = await readSlice(visibility, slice, client);
     expect(result).toMatchObject({ status: 'complete', records: 1, totalRows: 1 });
     expect(calls[0]).toMatchObject([BRAND, { startDate: DAY, endDate: DAY, includeScenarios: true }]);
-    expect(tables.topics).toEqual([{ brand_id: BRAND, id: 5, name: 'Running shoes', last_seen_day: DAY, _extra: null }]);
-    expect(tables.scenarios!.map((s) => [s.id, s.topic_id, s.text, s.last_seen_day])).toEqual([
-      [51, 5, 'best trail shoe?', DAY],
-      [52, 5, 'cheap shoe?', DAY],
+    expect(tables.topics).toEqual([{ brand_id: BRAND, id: 5, name: 'Running shoes', _extra: null }]);
+    expect(tables.scenarios!.map((s) => [s.id, s.topic_id, s.text])).toEqual([
+      [51, 5, 'best trail shoe?'],
+      [52, 5, 'cheap shoe?'],
     ]);
     expect(tables.visibility_topic_daily).toEqual([
       {
