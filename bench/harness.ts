@@ -103,6 +103,9 @@ export interface ChildRunReport {
   retries: number;
   /** Peak resident set of the child (`process.resourceUsage().maxRSS`), in MB. */
   peakRssMb: number;
+  /** Peaks of the V8 heap (heapTotal) and of buffers outside it (external + arrayBuffers), sampled every 100 ms, in MB. */
+  peakHeapMb: number;
+  peakExternalMb: number;
 }
 
 /** Runs one backfill or sync to its end in a fresh process and returns what it reports. */

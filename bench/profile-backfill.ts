@@ -1,7 +1,7 @@
 /**
  * Not a scenario: a conversations backfill of `days` days x 10,000 answers in a child process started with
  * `node --cpu-prof`, for finding where bvsync's own time goes. `node bin/run-ts.js bench/profile-backfill.ts [days] [dir]`
- * writes the child's .cpuprofile into `dir` (default /tmp/bvsync-prof) and prints its report.
+ * writes the child's .cpuprofile into `dir` (default /tmp/bvsync-prof; `-`: no profile) and prints its report.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,7 +17,7 @@ const tmp = tempDir('bench-profile');
 const prefix = uniquePrefix('bench-profile');
 try {
   const spec: ChildRunSpec = { kind: 'backfill', url: sim.url, apiKey: sim.apiKey, db: join(tmp.path, 'bv.duckdb'), redisPrefix: prefix, streams: ['conversations'], from: daysBack(days - 1), to: daysBack(0), fetchConcurrency: Number(process.env.FETCH_CONCURRENCY) || undefined };
-  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', dir, 'bin/run-ts.js', 'bench/run-child.ts', JSON.stringify(spec)], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, REDIS_URL } });
+  const child = spawn(process.execPath, [...(dir === '-' ? [] : ['--cpu-prof', '--cpu-prof-dir', dir]), 'bin/run-ts.js', 'bench/run-child.ts', JSON.stringify(spec)], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, REDIS_URL } });
   await once(child, 'exit');
 } finally {
   await sim.stop();

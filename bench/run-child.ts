@@ -21,6 +21,13 @@ const config = parseConfig({
 const log = createLogger({ pretty: false });
 const abort = new AbortController();
 const timer = setTimeout(() => abort.abort(), spec.timeoutMs ?? 600_000);
+// Where the resident memory goes (V8 heap vs buffers and native memory such as DuckDB's), sampled while it runs.
+const peak = { heapMb: 0, externalMb: 0 };
+const sampler = setInterval(() => {
+  const usage = process.memoryUsage();
+  peak.heapMb = Math.max(peak.heapMb, usage.heapTotal / 2 ** 20);
+  peak.externalMb = Math.max(peak.externalMb, (usage.external + usage.arrayBuffers) / 2 ** 20);
+}, 100);
 const started = performance.now();
 const progress = await runToEnd({
   config,
@@ -36,6 +43,7 @@ const progress = await runToEnd({
 });
 const seconds = (performance.now() - started) / 1000;
 clearTimeout(timer);
+clearInterval(sampler);
 const peakRssMb = process.resourceUsage().maxRSS / 1024;
 let records = 0;
 if (progress.meta.published) {
@@ -68,6 +76,8 @@ const report: ChildRunReport = {
   rateLimited,
   retries,
   peakRssMb,
+  peakHeapMb: peak.heapMb,
+  peakExternalMb: peak.externalMb,
 };
 process.stdout.write(`${JSON.stringify(report)}\n`);
 process.exit(0);

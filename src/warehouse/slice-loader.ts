@@ -263,7 +263,9 @@ async function applyWrite(connection: DuckDBConnection, item: StagedWrite, brand
     const scope: Scope = { ...write.scope };
     if (plan.brandIdIndex >= 0 && !('brand_id' in scope)) scope.brand_id = brandId;
     const { sql: predicate, params } = scopePredicate(plan, scope);
-    if (item.staged) {
+    // The rows are checked in JS first (a few microseconds); only rows that do not plainly match ask DuckDB, whose
+    // cast comparison is the authority and names the error. The query cost ~6 ms of a small slice's ~40.
+    if (item.staged && !plainlyInScope(write.rows, scope, brandId)) {
       const outside = await connection.runAndReadAll(
         `SELECT count(*) FROM temp.main.${quoteIdent(stage)} WHERE (${predicate}) IS NOT TRUE`,
         params,
@@ -302,6 +304,27 @@ async function applyWrite(connection: DuckDBConnection, item: StagedWrite, brand
     )
   ).rowsChanged;
   return result;
+}
+
+/**
+ * True when every row carries, for each scope column, a scalar whose text equals the scope's value (or one of its
+ * values); a missing `brand_id` is the slice's brand, as the loader fills it in. False means "not plainly": a Date,
+ * another spelling of the same day, a missing column — DuckDB then decides.
+ */
+function plainlyInScope(rows: readonly Row[], scope: Scope, brandId: number): boolean {
+  const checks = Object.entries(scope).map(([column, expected]) => ({
+    column,
+    allowed: new Set((Array.isArray(expected) ? expected : [expected]).map((value) => String(value))),
+  }));
+  for (const row of rows) {
+    for (const { column, allowed } of checks) {
+      let value = row[column];
+      if ((value === undefined || value === null) && column === 'brand_id') value = brandId;
+      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') return false;
+      if (!allowed.has(String(value))) return false;
+    }
+  }
+  return true;
 }
 
 /** `a = CAST($1 AS T) AND b IN (CAST($2 AS T), ...)` over the table's columns, values bound as parameters. */
