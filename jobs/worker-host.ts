@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Worker } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createApiClient, createRedisRateBudget, type ApiClient, type ApiRequestEvent } from '../src/api/index.js';
 import type { Config } from '../src/config/schema.js';
@@ -153,8 +153,29 @@ export class WorkerHost {
       this.workerOptions(1),
     );
     this.loadWorker.on('error', (error) => log.warn({ err: error.message }, 'load worker error'));
-    this.loadWorker.on('failed', (job, error) => log.error({ job: job?.name, id: job?.id, err: error.message }, 'load job failed'));
+    this.loadWorker.on('failed', (job, error) => {
+      log.error({ job: job?.name, id: job?.id, err: error.message }, 'load job failed');
+      void this.failRunOfLastAttempt(job, error).catch((failure: Error) => log.warn({ err: failure.message }, 'could not mark the run failed'));
+    });
     log.info({ db: this.warehouse.path }, 'holding the DuckDB writer lease');
+  }
+
+  /**
+   * A plan, commit or finalize job that failed for good leaves its run unable to finish: the phase never completes, and
+   * every command waiting on it would wait forever. The run is marked failed instead, with the job's reason, in Redis
+   * (which ends the wait) and in `_sync_runs`. The slices already committed stay, and are right.
+   */
+  private async failRunOfLastAttempt(job: Job | undefined, error: Error): Promise<void> {
+    if (!job) return;
+    const lastAttempt = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    const runId = (job.data as { runId?: unknown }).runId;
+    if (!lastAttempt || typeof runId !== 'string') return;
+    const runs = new RunStore(this.connection, this.options.config.redisPrefix);
+    const meta = await runs.get(runId);
+    if (!meta || ['complete', 'incomplete', 'failed'].includes(meta.status)) return;
+    const reason = `the ${job.name} job ${job.id} failed for good: ${error.message}. The run cannot finish; its committed slices are kept. Fix the cause and run the same command again`;
+    await runs.update(runId, { status: 'failed', error: reason, finishedAt: new Date().toISOString() });
+    await this.warehouse?.finishRun(runId, 'failed').catch(() => undefined);
   }
 
   /** Jobs of each queue by state, for metrics scraped at any time. */

@@ -39,6 +39,8 @@ export async function runWithReport(options: RunToEndOptions, out: NodeJS.WriteS
         ? `run ${progress.meta.runId} enqueued; a bvsync worker will run it (see bvsync status)`
         : `run ${progress.meta.runId} interrupted; its jobs stay queued and a bvsync worker (or the next command) finishes them`;
     process.stdout.write(`${verdict}\n`);
+    // Why a run ended failed when it is not a slice's fault (a load job that failed for good): said once, plainly.
+    if (progress.meta.error) process.stderr.write(`bvsync: run ${progress.meta.runId} failed: ${progress.meta.error}\n`);
     const exitCode = totals.failed > 0 || progress.meta.status === 'failed' || (!finished && !options.enqueueOnly) ? 1 : 0;
     return { progress, exitCode };
   } finally {
