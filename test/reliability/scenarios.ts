@@ -240,15 +240,15 @@ export async function crashScenario(reference: Reference, options: CrashOptions)
   }
 }
 
-interface HookedWorker {
+export interface HookedWorker {
   kill(signal?: NodeJS.Signals): void;
   done: Promise<unknown>;
   nextLine(prefix: string, timeoutMs: number): Promise<string>;
 }
 
 /** A worker process that stops inside the load transaction of its `commit`th slice (fixtures/hooked-worker.ts). */
-function hookedWorker(fx: EngineFixture, commit: number): HookedWorker {
-  const spec = { config: fx.config, redisUrl: fx.redisUrl, hangAtCommit: commit, leaseTtlMs: TAKEOVER_MS, lockMs: TAKEOVER_MS };
+export function hookedWorker(fx: EngineFixture, commit: number, failStream?: string): HookedWorker {
+  const spec = { config: fx.config, redisUrl: fx.redisUrl, hangAtCommit: commit, failStream, leaseTtlMs: TAKEOVER_MS, lockMs: TAKEOVER_MS };
   const child: ChildProcess = spawnProcess(process.execPath, ['bin/run-ts.js', 'test/reliability/fixtures/hooked-worker.ts'], {
     cwd: join(import.meta.dirname, '..', '..'),
     env: { ...process.env, RELIABILITY_WORKER: JSON.stringify(spec) },
