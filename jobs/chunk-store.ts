@@ -41,7 +41,7 @@ export class RedisChunkSink implements ChunkSink {
 export async function readChunks(redis: Redis, prefix: string, token: string, count: number): Promise<SliceChunk[] | undefined> {
   const chunks: SliceChunk[] = [];
   for (let index = 0; index < count; index++) {
-    const encoded = await redis.get(chunkKey(prefix, token, index));
+    const encoded = await redis.getBuffer(chunkKey(prefix, token, index));
     if (encoded === null) return undefined;
     chunks.push(decodeChunk<SliceChunk>(encoded));
   }
