@@ -64,7 +64,7 @@ function randomMoments(): KillMoment[] {
     } else if (kind === 'transaction') moments.push({ kind, commit: 1 + Math.floor(random() * 6) });
     else moments.push({ kind, delayMs: Math.floor(random() * 40) });
   }
-  if (random() < 0.6) moments.push({ kind: 'publish' });
+  if (random() < 0.8) moments.push({ kind: 'publish' });
   return moments;
 }
 
@@ -76,7 +76,7 @@ function vary(trouble: ApiTrouble): ApiTrouble {
   const knobs = { ...trouble.knobs };
   if (knobs.faultRate) knobs.faultRate = Math.round((0.1 + random() * 0.2) * 100) / 100;
   if (knobs.rateLimit) knobs.rateLimit = 4 + Math.floor(random() * 10);
-  if (knobs.retryAfterSeconds) knobs.retryAfterSeconds = 1 + Math.floor(random() * 3);
+  if (knobs.retryAfterSeconds) knobs.retryAfterSeconds = 2 + Math.floor(random() * 3);
   if (knobs.latencyMs && trouble.api?.headersTimeoutMs) knobs.latencyMs = Math.floor(trouble.api.headersTimeoutMs * (0.5 + random() * 0.3));
   return { ...trouble, knobs };
 }
