@@ -115,7 +115,10 @@ try {
     if (families.has('crash') && timeLeft() > 0) await attempt('crash', () => crashScenario(reference, { moments: randomMoments(), latencyMs: 10 + Math.floor(random() * 20) }));
     if (families.has('redis') && haveRedisServer) {
       for (const keepData of [true, false]) {
-        if (timeLeft() > 0) await attempt(`redis (${keepData ? 'kept' : 'lost'})`, () => redisTroubleScenario(reference, { keepData, at: 0.1 + random() * 0.6, downMs: 200 + Math.floor(random() * 2_000) }));
+        const withWorker = random() < 0.5;
+        if (timeLeft() > 0) {
+          await attempt(`redis (${keepData ? 'kept' : 'lost'})`, () => redisTroubleScenario(reference, { keepData, withWorker, at: 0.1 + random() * 0.6, downMs: 200 + Math.floor(random() * 2_000) }));
+        }
       }
     }
     if (families.has('api')) {

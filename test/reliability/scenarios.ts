@@ -365,6 +365,9 @@ export interface RedisTroubleOptions {
   /** How long Redis stays down (ms); default 1,000. */
   downMs?: number;
   latencyMs?: number;
+  /** Also run a long-lived `bvsync worker` beside the command, holding the writer lease first; it must ride out the
+   * outage (stay up, take part again) and stop cleanly at the end. Default false. */
+  withWorker?: boolean;
 }
 
 /** What a Redis scenario saw, beyond the common outcome: the first command's exit and output. */
@@ -390,6 +393,11 @@ export async function redisTroubleScenario(reference: Reference, options: RedisT
   const disturbed: string[] = [];
   const children: CliProcess[] = [];
   try {
+    const worker = options.withWorker ? spawnBvsync(['worker', '--config', writeCliConfig(fx)], env) : undefined;
+    if (worker) {
+      children.push(worker);
+      await worker.waitFor(/holding the DuckDB writer lease/, 30_000);
+    }
     const first = spawnBvsync(args, env);
     children.push(first);
     const observer = connectRedis(server.url, { retryStrategy: () => 100 });
@@ -419,9 +427,18 @@ export async function redisTroubleScenario(reference: Reference, options: RedisT
       disturbed.push(`the same command again: exit ${second.code}`);
       if (second.code !== 0) problems.push(`the second backfill exited ${second.code}: ${second.stderr.slice(-1000)}`);
     }
+    if (worker) {
+      // The worker rode out the outage: still running, and it stops cleanly.
+      const exitedEarly = await Promise.race([worker.done.then(() => true), sleep(0).then(() => false)]);
+      if (exitedEarly) problems.push(`the bvsync worker exited during the outage: ${worker.output().slice(-1000)}`);
+      worker.kill('SIGTERM');
+      const stopped = await worker.done;
+      if (stopped.code !== 0) problems.push(`the bvsync worker exited ${stopped.code ?? stopped.signal} on SIGTERM: ${stopped.stderr.slice(-1000)}`);
+      disturbed.push(`a bvsync worker rode it out (took the writer lease ${worker.output().match(/holding the DuckDB writer lease/g)?.length ?? 0} times)`);
+    }
     const status = /: complete;/.test(finalOutput) ? 'complete' : (/run \S+: (\w+);/.exec(finalOutput)?.[1] ?? 'unknown');
     const retries = Number(/(\d[\d,]*) retries/.exec(finalOutput)?.[1] ?? 0);
-    const outcome = await measure(reference, fx.config.db, { scenario: options.keepData ? 'redis restart (data kept)' : 'redis restart (data lost)', rounds: 1, disturbed, retries, rateLimited: 0, status, problems });
+    const outcome = await measure(reference, fx.config.db, { scenario: `redis restart (data ${options.keepData ? 'kept' : 'lost'})${options.withWorker ? ' + bvsync worker' : ''}`, rounds: 1, disturbed, retries, rateLimited: 0, status, problems });
     return { ...outcome, firstExit: firstResult.code, firstOutput: firstResult.stdout + firstResult.stderr, reran };
   } finally {
     for (const child of children) child.kill('SIGKILL');
