@@ -1,7 +1,7 @@
 /**
  * Scenario 5, against a naive script: what a user would write in an afternoon — `fetch` every page of every day in
  * turn, then one INSERT per conversation (its brands as a JSON column) into DuckDB — against a bvsync backfill of the
- * same data: 10 days x 1,000 answers, the simulator answering after 50 ms, no rate limit. Each gets a fresh
+ * same data: 30 days x 1,000 answers, the simulator answering after 50 ms, no rate limit. Each gets a fresh
  * simulator process and an empty file. Target: bvsync >= 10x faster. Run the script alone:
  * `node bin/run-ts.js bench/naive.ts` (it starts its own simulator).
  */
@@ -13,7 +13,7 @@ import { tempDir } from '../test/support/tmp.js';
 import { daysBack, runInChild, startSimProcess } from './harness.js';
 import type { BenchResult } from './run.js';
 
-const DAYS = 10;
+const DAYS = 30;
 const PER_DAY = 1_000;
 const LATENCY_MS = 50;
 /** A bound on the naive loop, so a simulator that never ends a day cannot keep it going. */
