@@ -14,6 +14,9 @@ interface WorkerFlags extends CommonFlags {
   metricsPort?: string;
 }
 
+/** After the shutdown deadline, how long the worker may still take to close DuckDB and Redis before it exits anyway. */
+const HARD_STOP_GRACE_MS = 5_000;
+
 export function workerCommand(): Command {
   return addCommonOptions(
     new Command('worker')
@@ -50,9 +53,17 @@ export function workerCommand(): Command {
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
+    // Closing the queues waits on Redis; with Redis gone the worker ignored SIGTERM for good. Past the deadline (and
+    // a grace for closing DuckDB) it exits anyway: that is a crash to the engine, which every job survives.
+    const hardStop = setTimeout(() => {
+      log.error({ deadlineSeconds: shutdownMs / 1000 + HARD_STOP_GRACE_MS / 1000 }, 'could not stop cleanly in time (is Redis answering?); exiting now, running jobs go to other workers');
+      process.exit(1);
+    }, shutdownMs + HARD_STOP_GRACE_MS);
+    hardStop.unref();
     await host.stop(shutdownMs);
     await metricsServer?.close();
     await redis.stop();
+    clearTimeout(hardStop);
     log.info('worker stopped');
   });
 }
