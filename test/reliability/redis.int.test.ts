@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { cliEnv, engineFixture, runBvsync, writeCliConfig } from '../support/engine.js';
+import { cliEnv, engineFixture, runBvsync, spawnBvsync, writeCliConfig } from '../support/engine.js';
 import { cleanReference, FROM, PrivateRedis, redisTroubleScenario, TODAY, type Reference } from './scenarios.js';
 
 /**
@@ -41,6 +41,30 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis restarted mid-run (needs redis-server
     expect(outcome.differences).toEqual([]);
     expect(outcome.stateDifferences).toBe(0);
   }, 120_000);
+});
+
+describe.skipIf(!HAVE_REDIS_SERVER)('Redis gone for good (needs redis-server on PATH)', () => {
+  it('a bvsync worker told to stop still stops: exit 1 soon after its shutdown deadline, saying why', async () => {
+    const server = await PrivateRedis.start(false);
+    const fx = await engineFixture('rel-term', { sim: { brands: 1, days: 2, scale: 5, today: TODAY } });
+    const worker = spawnBvsync(['worker', '--shutdown-seconds', '2', '--config', writeCliConfig(fx)], cliEnv(fx, { REDIS_URL: server.url }));
+    try {
+      await worker.waitFor(/holding the DuckDB writer lease/);
+      await server.kill();
+      await worker.waitFor(/redis connection error; reconnecting/);
+      const asked = Date.now();
+      worker.kill('SIGTERM');
+      const result = await worker.done;
+      // The deadline (2 s) plus the grace for closing DuckDB and Redis (5 s), not forever.
+      expect(Date.now() - asked).toBeLessThan(12_000);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/could not stop cleanly in time \(is Redis answering\?\); exiting now/);
+    } finally {
+      worker.kill('SIGKILL');
+      await fx.cleanup();
+      await server.stop();
+    }
+  }, 30_000);
 });
 
 describe('no Redis answers at REDIS_URL', () => {
