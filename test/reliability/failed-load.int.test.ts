@@ -41,10 +41,14 @@ describe('a load job that fails for good', () => {
     worker.kill('SIGTERM');
     await worker.done;
     worker = undefined;
-    // What did commit is kept, and _sync_runs says the run failed.
-    const runs = await queryFile(fx.config.db.replace(/\.duckdb$/, '.work.duckdb'), 'SELECT run_id, status FROM _sync_runs');
-    expect(runs).toEqual([{ run_id: progress.meta.runId, status: 'failed' }]);
-    const conversations = await queryFile(fx.config.db.replace(/\.duckdb$/, '.work.duckdb'), 'SELECT count(*)::INTEGER AS n FROM conversations');
-    expect(conversations[0]!.n).toBeGreaterThan(0);
+    // _sync_runs says the run failed; no state claims the slice that never committed, and what did commit is whole.
+    const working = fx.config.db.replace(/\.duckdb$/, '.work.duckdb');
+    expect(await queryFile(working, 'SELECT run_id, status FROM _sync_runs')).toEqual([{ run_id: progress.meta.runId, status: 'failed' }]);
+    expect(await queryFile(working, `SELECT stream, status FROM _sync_state WHERE stream = 'competitors' OR status <> 'complete'`)).toEqual([]);
+    const [loaded] = await queryFile(
+      working,
+      `SELECT (SELECT count(*) FROM conversations)::INTEGER AS rows, (SELECT coalesce(sum("rows"), 0) FROM _sync_state WHERE stream = 'conversations')::INTEGER AS claimed`,
+    );
+    expect(loaded!.rows).toBe(loaded!.claimed);
   }, 60_000);
 });
