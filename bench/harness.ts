@@ -86,6 +86,8 @@ export interface ChildRunSpec {
   fetchConcurrency?: number;
   /** Most wall time the run may take before the child gives up (ms); default 10 minutes. */
   timeoutMs?: number;
+  /** NODE_OPTIONS of the child, e.g. `--max-old-space-size=128`; default none (node's defaults). */
+  nodeOptions?: string;
 }
 
 /** What the child reports once its run has finished. */
@@ -113,7 +115,7 @@ export async function runInChild(spec: ChildRunSpec): Promise<ChildRunReport> {
   const child = spawn(process.execPath, ['bin/run-ts.js', 'bench/run-child.ts', JSON.stringify(spec)], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, REDIS_URL, BVSYNC_LOG_LEVEL: process.env.BVSYNC_BENCH_LOG ?? 'warn' },
+    env: { ...process.env, REDIS_URL, BVSYNC_LOG_LEVEL: process.env.BVSYNC_BENCH_LOG ?? 'warn', NODE_OPTIONS: spec.nodeOptions ?? '' },
   });
   let stdout = '';
   child.stdout!.on('data', (data: Buffer) => (stdout += data.toString()));

@@ -17,7 +17,7 @@ const tmp = tempDir('bench-profile');
 const prefix = uniquePrefix('bench-profile');
 try {
   const spec: ChildRunSpec = { kind: 'backfill', url: sim.url, apiKey: sim.apiKey, db: join(tmp.path, 'bv.duckdb'), redisPrefix: prefix, streams: ['conversations'], from: daysBack(days - 1), to: daysBack(0), fetchConcurrency: Number(process.env.FETCH_CONCURRENCY) || undefined };
-  const child = spawn(process.execPath, [...(dir === '-' ? [] : ['--cpu-prof', '--cpu-prof-dir', dir]), 'bin/run-ts.js', 'bench/run-child.ts', JSON.stringify(spec)], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, REDIS_URL } });
+  const child = spawn(process.execPath, [...(dir === '-' ? [] : ['--cpu-prof', '--cpu-prof-dir', dir]), 'bin/run-ts.js', 'bench/run-child.ts', JSON.stringify(spec)], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, REDIS_URL, ...(process.env.CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.CHILD_NODE_OPTIONS } : {}) } });
   await once(child, 'exit');
 } finally {
   await sim.stop();

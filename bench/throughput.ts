@@ -38,19 +38,21 @@ export interface BackfillFigure {
   report: ChildRunReport;
 }
 
-const backfills = new Map<number, Promise<BackfillFigure>>();
+const backfills = new Map<string, Promise<BackfillFigure>>();
 
 /**
- * A backfill of conversations, `days` days of PER_DAY answers, into an empty file, in a child process against a fresh
- * simulator process. Memoised per size: scenarios 1 and 4 share the 1,000,000-row run when both run in one bench.
+ * A backfill of conversations, `days` days of PER_DAY answers, into an empty file, in a child process (with
+ * `nodeOptions` as its NODE_OPTIONS) against a fresh simulator process. Memoised: scenarios 1 and 4 share the
+ * 1,000,000-row run when both run in one bench.
  */
-export function conversationBackfill(days: number): Promise<BackfillFigure> {
-  let figure = backfills.get(days);
-  if (!figure) backfills.set(days, (figure = measureBackfill(days)));
+export function conversationBackfill(days: number, nodeOptions?: string): Promise<BackfillFigure> {
+  const key = `${days}|${nodeOptions ?? ''}`;
+  let figure = backfills.get(key);
+  if (!figure) backfills.set(key, (figure = measureBackfill(days, nodeOptions)));
   return figure;
 }
 
-async function measureBackfill(days: number): Promise<BackfillFigure> {
+async function measureBackfill(days: number, nodeOptions: string | undefined): Promise<BackfillFigure> {
   const sim = await startSimProcess({ scale: PER_DAY, days: DAYS });
   const tmp = tempDir('bench-backfill');
   const prefix = uniquePrefix('bench');
@@ -64,6 +66,7 @@ async function measureBackfill(days: number): Promise<BackfillFigure> {
       streams: ['conversations'],
       from: daysBack(days - 1),
       to: daysBack(0),
+      nodeOptions,
     });
     if (report.status !== 'complete') throw new Error(`the backfill ended ${report.status}`);
     return { records: report.records, seconds: report.seconds, peakRssMb: report.peakRssMb, report };
