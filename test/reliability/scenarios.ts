@@ -357,6 +357,9 @@ function freePort(): Promise<number> {
   });
 }
 
+/** How long a command may take to finish (or give up) after Redis came back. */
+const COMMAND_EXIT_LIMIT_MS = 90_000;
+
 export interface RedisTroubleOptions {
   /** Whether Redis keeps its data across the restart. */
   keepData: boolean;
@@ -415,7 +418,14 @@ export async function redisTroubleScenario(reference: Reference, options: RedisT
     await sleep(options.downMs ?? 1_000);
     await server.start();
     disturbed.push(`redis killed at ${progressAtKill} slices, down ${options.downMs ?? 1_000} ms, restarted ${options.keepData ? 'with its data (AOF)' : 'empty'}`);
-    const firstResult = await first.done;
+    // A command that never exits after the outage is a failure to report, not a reason for the chaos run to hang.
+    const firstResult = await Promise.race([first.done, sleep(COMMAND_EXIT_LIMIT_MS).then(() => undefined)]);
+    if (!firstResult) {
+      first.kill('SIGKILL');
+      problems.push(`the backfill did not exit within ${COMMAND_EXIT_LIMIT_MS / 1000} s of Redis coming back: ${first.output().slice(-1500)}`);
+      const outcome = await measure(reference, fx.config.db, { scenario: `redis restart (data ${options.keepData ? 'kept' : 'lost'})`, rounds: 1, disturbed, retries: 0, rateLimited: 0, status: 'hung', problems });
+      return { ...outcome, firstExit: null, firstOutput: first.output(), reran: false };
+    }
     let finalOutput = firstResult.stdout;
     let reran = false;
     if (firstResult.code !== 0) {
