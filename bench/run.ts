@@ -66,5 +66,14 @@ for (const r of results) {
   ]);
 }
 process.stdout.write(`${table.toString()}\n`);
+if (process.argv.includes('--markdown')) {
+  // The same figures as a Markdown table, for the README's performance section.
+  const cell = (text: string) => text.replace(/\|/g, '\\|');
+  process.stdout.write('\n| scenario | metric | figure | reference | ratio | target | met |\n|---|---|---|---|---|---|---|\n');
+  for (const r of results.filter((result) => result.target !== undefined)) {
+    const ratio = r.reference ? (r.value / r.reference).toFixed(2) : '';
+    process.stdout.write(`| ${r.scenario} | ${cell(r.metric)} | ${format(r.value)} ${r.unit} | ${format(r.reference)} | ${ratio} | ${cell(r.target ?? '')} | ${r.met ? 'yes' : '**no**'} |\n`);
+  }
+}
 const missed = results.filter((r) => r.met === false);
 if (missed.length) process.stdout.write(`targets missed: ${missed.map((r) => `${r.scenario} (${r.metric})`).join('; ')}\n`);
