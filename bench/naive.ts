@@ -16,8 +16,9 @@ import type { BenchResult } from './run.js';
 const DAYS = 30;
 const PER_DAY = 1_000;
 const LATENCY_MS = 50;
-/** A bound on the naive loop, so a simulator that never ends a day cannot keep it going. */
+/** Bounds of the naive loop, so a simulator that never ends a day cannot keep it going. */
 const MAX_PAGES_PER_DAY = 1_000;
+const MAX_SECONDS = 600;
 
 interface Conversation {
   id: number;
@@ -36,8 +37,10 @@ export async function naiveSync(baseUrl: string, apiKey: string, dbPath: string,
   await db.run(`CREATE TABLE IF NOT EXISTS conversations (
     id BIGINT, date TIMESTAMPTZ, model VARCHAR, mentioned BOOLEAN, recommended BOOLEAN, position INTEGER, brands JSON)`);
   let stored = 0;
+  const deadline = performance.now() + MAX_SECONDS * 1000;
   for (const day of days) {
     for (let page = 1; page <= MAX_PAGES_PER_DAY; page++) {
+      if (performance.now() > deadline) throw new Error(`the naive script ran past ${MAX_SECONDS} s`);
       const response = await fetch(`${baseUrl}/customer/v1/brands/1/conversations?start_date=${day}&end_date=${day}&page=${page}&page_size=100`, {
         headers: { 'X-API-Key': apiKey },
       });
