@@ -16,6 +16,9 @@ import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
 import { WriterLease } from './writer-lease.js';
 
+/** How long closing a BullMQ worker may take (past the stop deadline, for the fetch worker) before it is dropped. */
+const WORKER_CLOSE_LIMIT_MS = 10_000;
+
 /** Times a job may be found stalled (its process died or froze while running it) and run again before it fails. */
 export const MAX_STALLS_PER_JOB = 5;
 
@@ -196,8 +199,26 @@ export class WorkerHost {
     const warehouse = this.warehouse;
     this.loadWorker = undefined;
     this.warehouse = undefined;
-    await worker?.close();
+    if (worker) await this.closeWithin(worker, Date.now() + WORKER_CLOSE_LIMIT_MS, 'load');
     await warehouse?.close();
+  }
+
+  /**
+   * Closes a BullMQ worker, waiting at most until `giveUpAt`. After Redis was killed, a worker's close can wait forever
+   * for its blocking connection to end (met in the chaos runs: a backfill whose run Redis lost never exited). Past the
+   * limit its connections are dropped instead; a job it still held is run again elsewhere after BullMQ's stalled check.
+   */
+  private async closeWithin(worker: Worker, giveUpAt: number, name: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, giveUpAt - Date.now()))));
+    const closed = worker.close().then(() => 'closed' as const, () => 'closed' as const);
+    const outcome = await Promise.race([closed, limit]);
+    clearTimeout(timer);
+    if (outcome === 'late') {
+      this.options.log.warn({ worker: name }, 'a BullMQ worker did not close in time (Redis restarted?); dropping its connections');
+      // Not awaited: the disconnect of a connection stuck reconnecting may never settle either.
+      void worker.disconnect().catch(() => undefined);
+    }
   }
 
   /**
@@ -208,7 +229,7 @@ export class WorkerHost {
     this.stopping ??= (async () => {
       const timer = setTimeout(() => this.abort.abort(), deadlineMs);
       try {
-        await this.fetchWorker?.close();
+        if (this.fetchWorker) await this.closeWithin(this.fetchWorker, Date.now() + deadlineMs + WORKER_CLOSE_LIMIT_MS, 'fetch');
         await this.lease?.stop();
       } finally {
         clearTimeout(timer);
