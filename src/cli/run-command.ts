@@ -39,5 +39,11 @@ export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window:
     process.exitCode = exitCode;
   } finally {
     await redis.stop();
+    // The run is over and reported. A connection BullMQ could not close (one stuck reconnecting after a Redis restart)
+    // must not keep the command alive; unref'd, this fires only when something else still holds the process open.
+    setTimeout(() => process.exit(), LINGER_LIMIT_MS).unref();
   }
 }
+
+/** How long a finished `sync`/`backfill` may linger on open handles before it exits anyway. */
+const LINGER_LIMIT_MS = 5_000;
