@@ -8,16 +8,13 @@
  * is made BEFORE it runs, from the planner itself (`planSlices`, with the cursors and dimensions in the file) and the
  * pages each slice needed last time. Targets: backfill requests / minimum <= 1.05; each sync <= its prediction.
  */
-import { join } from 'node:path';
 import { parseConfig } from '../src/config/load.js';
 import { distinctDomains } from '../src/streams/domains.js';
 import { selectStreams } from '../src/streams/registry.js';
 import { openReadOnly } from '../src/warehouse/published-database.js';
 import { readRows } from '../src/warehouse/read-rows.js';
 import { planSlices, type PlannedSlice } from '../jobs/plan.js';
-import { deletePrefix, testRedis, uniquePrefix } from '../test/support/redis.js';
-import { tempDir } from '../test/support/tmp.js';
-import { daysBack, runInChild, startSimProcess, TODAY, type ChildRunSpec } from './harness.js';
+import { daysBack, runInChild, TODAY, withSimulator, type ChildRunSpec } from './harness.js';
 import type { BenchResult } from './run.js';
 
 const DAYS = 30;
@@ -67,12 +64,9 @@ async function predictSync(db: string): Promise<{ slices: number; requests: numb
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const sim = await startSimProcess({ days: DAYS + 5 });
-  const tmp = tempDir('bench-calls');
-  const prefix = uniquePrefix('bench-calls');
-  const db = join(tmp.path, 'bv.duckdb');
-  const spec: ChildRunSpec = { kind: 'backfill', url: sim.url, apiKey: sim.apiKey, db, redisPrefix: prefix, streams: [], timeoutMs: 300_000 };
-  try {
+  return withSimulator('bench-calls', { days: DAYS + 5 }, async (context) => {
+    const { sim, db } = context;
+    const spec: ChildRunSpec = { kind: 'backfill', url: sim.url, apiKey: sim.apiKey, db, redisPrefix: context.redisPrefix, streams: [], timeoutMs: 300_000 };
     const backfill = await runInChild({ ...spec, from: daysBack(DAYS - 1), to: daysBack(0) });
     const backfillRequests = (await sim.requests()).length;
     const states = await query(db, 'SELECT stream, total_rows FROM _sync_state WHERE run_id = $1', [backfill.runId]);
@@ -110,11 +104,5 @@ export async function run(): Promise<BenchResult[]> {
       });
     }
     return results;
-  } finally {
-    await sim.stop();
-    const redis = testRedis();
-    await deletePrefix(redis, prefix);
-    redis.disconnect();
-    tmp.remove();
-  }
+  });
 }

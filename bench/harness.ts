@@ -9,6 +9,8 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { LoggedRequest } from '../src/simulator/index.js';
+import { deletePrefix, testRedis, uniquePrefix } from '../test/support/redis.js';
+import { tempDir } from '../test/support/tmp.js';
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The simulator's today in every scenario, so runs are repeatable. */
@@ -128,4 +130,45 @@ export async function runInChild(spec: ChildRunSpec): Promise<ChildRunReport> {
 /** The day `n` days before TODAY. */
 export function daysBack(n: number): string {
   return new Date(Date.parse(`${TODAY}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** What a scenario's run gets from `withSimulator`: the simulator, a database path and a Redis prefix of its own. */
+export interface BenchRunContext {
+  sim: SimProcess;
+  db: string;
+  redisPrefix: string;
+}
+
+/**
+ * Starts a simulator process, gives `work` a fresh database folder and Redis prefix, and removes all three
+ * afterwards, whatever `work` did.
+ */
+export async function withSimulator<T>(name: string, simOptions: SimProcessOptions, work: (context: BenchRunContext) => Promise<T>): Promise<T> {
+  const sim = await startSimProcess(simOptions);
+  const tmp = tempDir(name);
+  const redisPrefix = uniquePrefix(name);
+  try {
+    return await work({ sim, db: join(tmp.path, 'bv.duckdb'), redisPrefix });
+  } finally {
+    await sim.stop();
+    const redis = testRedis();
+    await deletePrefix(redis, redisPrefix);
+    redis.disconnect();
+    tmp.remove();
+  }
+}
+
+/** A backfill of conversations over the last `days` days, as most scenarios run it. */
+export function conversationsSpec(context: BenchRunContext, days: number, extra: Partial<ChildRunSpec> = {}): ChildRunSpec {
+  return {
+    kind: 'backfill',
+    url: context.sim.url,
+    apiKey: context.sim.apiKey,
+    db: context.db,
+    redisPrefix: context.redisPrefix,
+    streams: ['conversations'],
+    from: daysBack(days - 1),
+    to: daysBack(0),
+    ...extra,
+  };
 }

@@ -8,9 +8,9 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { deletePrefix, testRedis, uniquePrefix } from '../test/support/redis.js';
+
 import { tempDir } from '../test/support/tmp.js';
-import { daysBack, runInChild, startSimProcess } from './harness.js';
+import { conversationsSpec, daysBack, runInChild, startSimProcess, withSimulator } from './harness.js';
 import type { BenchResult } from './run.js';
 
 const DAYS = 30;
@@ -82,30 +82,11 @@ async function timeNaive(): Promise<{ seconds: number; records: number }> {
 }
 
 async function timeBvsync(): Promise<{ seconds: number; records: number; requests: number }> {
-  const sim = await startSimProcess({ scale: PER_DAY, days: DAYS, latencyMs: LATENCY_MS });
-  const tmp = tempDir('bench-naive-bv');
-  const prefix = uniquePrefix('bench-naive');
-  try {
-    const report = await runInChild({
-      kind: 'backfill',
-      url: sim.url,
-      apiKey: sim.apiKey,
-      db: join(tmp.path, 'bv.duckdb'),
-      redisPrefix: prefix,
-      streams: ['conversations'],
-      from: daysBack(DAYS - 1),
-      to: daysBack(0),
-      timeoutMs: 300_000,
-    });
+  return withSimulator('bench-naive-bv', { scale: PER_DAY, days: DAYS, latencyMs: LATENCY_MS }, async (context) => {
+    const report = await runInChild(conversationsSpec(context, DAYS, { timeoutMs: 300_000 }));
     if (report.status !== 'complete') throw new Error(`the backfill ended ${report.status}`);
     return { seconds: report.seconds, records: report.records, requests: report.requests };
-  } finally {
-    await sim.stop();
-    const redis = testRedis();
-    await deletePrefix(redis, prefix);
-    redis.disconnect();
-    tmp.remove();
-  }
+  });
 }
 
 export async function run(): Promise<BenchResult[]> {

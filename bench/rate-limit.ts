@@ -4,10 +4,7 @@
  * conversations of 55 days x 2,000 answers (~1,100 requests). Achieved requests/s is counted by the simulator, from
  * the first request of the run to the last answer. Targets: >= 0.9 x the limit, and 429 answers < 1% of requests.
  */
-import { join } from 'node:path';
-import { deletePrefix, testRedis, uniquePrefix } from '../test/support/redis.js';
-import { tempDir } from '../test/support/tmp.js';
-import { daysBack, runInChild, startSimProcess } from './harness.js';
+import { conversationsSpec, runInChild, withSimulator } from './harness.js';
 import type { BenchResult } from './run.js';
 
 const LIMIT = 20;
@@ -17,22 +14,9 @@ const PER_DAY = 2_000;
 const MIN_REQUESTS = 1_000;
 
 export async function run(): Promise<BenchResult[]> {
-  const sim = await startSimProcess({ scale: PER_DAY, days: DAYS, latencyMs: LATENCY_MS, rateLimit: LIMIT });
-  const tmp = tempDir('bench-rate');
-  const prefix = uniquePrefix('bench-rate');
-  try {
-    const report = await runInChild({
-      kind: 'backfill',
-      url: sim.url,
-      apiKey: sim.apiKey,
-      db: join(tmp.path, 'bv.duckdb'),
-      redisPrefix: prefix,
-      streams: ['conversations'],
-      from: daysBack(DAYS - 1),
-      to: daysBack(0),
-      requestsPerSecond: LIMIT,
-      timeoutMs: 300_000,
-    });
+  return withSimulator('bench-rate', { scale: PER_DAY, days: DAYS, latencyMs: LATENCY_MS, rateLimit: LIMIT }, async (context) => {
+    const { sim } = context;
+    const report = await runInChild(conversationsSpec(context, DAYS, { requestsPerSecond: LIMIT, timeoutMs: 300_000 }));
     const log = await sim.requests();
     if (log.length < MIN_REQUESTS) throw new Error(`the backfill made ${log.length} requests; the scenario needs >= ${MIN_REQUESTS}`);
     const first = Math.min(...log.map((entry) => Date.parse(entry.time)));
@@ -61,11 +45,5 @@ export async function run(): Promise<BenchResult[]> {
         note: `${limited} x 429 of ${log.length.toLocaleString('en-US')}`,
       },
     ];
-  } finally {
-    await sim.stop();
-    const redis = testRedis();
-    await deletePrefix(redis, prefix);
-    redis.disconnect();
-    tmp.remove();
-  }
+  });
 }

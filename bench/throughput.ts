@@ -16,9 +16,9 @@ import type { Row } from '../src/warehouse/slice-batch.js';
 import { readCatalog } from '../src/warehouse/catalog.js';
 import { planTable } from '../src/warehouse/table-plan.js';
 import { openWarehouse } from '../src/warehouse/warehouse.js';
-import { deletePrefix, testRedis, uniquePrefix } from '../test/support/redis.js';
+
 import { tempDir } from '../test/support/tmp.js';
-import { daysBack, runInChild, startSimProcess, type ChildRunReport } from './harness.js';
+import { conversationsSpec, daysBack, runInChild, startSimProcess, withSimulator, type ChildRunReport } from './harness.js';
 import type { BenchResult } from './run.js';
 
 const DAYS = 100;
@@ -53,30 +53,11 @@ export function conversationBackfill(days: number, nodeOptions?: string): Promis
 }
 
 async function measureBackfill(days: number, nodeOptions: string | undefined): Promise<BackfillFigure> {
-  const sim = await startSimProcess({ scale: PER_DAY, days: DAYS });
-  const tmp = tempDir('bench-backfill');
-  const prefix = uniquePrefix('bench');
-  try {
-    const report = await runInChild({
-      kind: 'backfill',
-      url: sim.url,
-      apiKey: sim.apiKey,
-      db: join(tmp.path, 'bv.duckdb'),
-      redisPrefix: prefix,
-      streams: ['conversations'],
-      from: daysBack(days - 1),
-      to: daysBack(0),
-      nodeOptions,
-    });
+  return withSimulator('bench-backfill', { scale: PER_DAY, days: DAYS }, async (context) => {
+    const report = await runInChild(conversationsSpec(context, days, { nodeOptions }));
     if (report.status !== 'complete') throw new Error(`the backfill ended ${report.status}`);
     return { records: report.records, seconds: report.seconds, peakRssMb: report.peakRssMb, report };
-  } finally {
-    await sim.stop();
-    const redis = testRedis();
-    await deletePrefix(redis, prefix);
-    redis.disconnect();
-    tmp.remove();
-  }
+  });
 }
 
 /** The tight loop: records/s, and the first INGEST_SAMPLE records for the ingest reference. */
