@@ -4,7 +4,7 @@
  * their ratio, the target and whether it is met. Add a scenario: write bench/<name>.ts exporting
  * `run(): Promise<BenchResult[]>` and add its name to SCENARIOS. How to read the table: bench/README.md.
  */
-import Table from 'cli-table3';
+import { textTable } from '../src/text-table.js';
 import { pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,7 +50,7 @@ for (const name of names.length > 0 ? names : SCENARIOS) {
   results.push(...(await runOne(name)));
   process.stderr.write(`bench: ${name} took ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 }
-const table = new Table({ style: { head: [], border: [] }, head: ['scenario', 'metric', 'figure', 'unit', 'reference', 'ratio', 'target', 'met', 'note'] });
+const table = textTable(['scenario', 'metric', 'figure', 'unit', 'reference', 'ratio', 'target', 'met', 'note']);
 for (const r of results) {
   const ratio = r.reference ? r.value / r.reference : undefined;
   table.push([

@@ -1,4 +1,4 @@
-import Table from 'cli-table3';
+import { textTable } from '../text-table.js';
 import { runToEnd, type RunProgress, type RunToEndOptions } from '../../jobs/start-run.js';
 import { progressLine, sliceStatus, summaryRows } from './progress.js';
 
@@ -64,11 +64,10 @@ function totalsOf(progress: RunProgress) {
 }
 
 export function summaryTable(progress: RunProgress): string {
-  const table = new Table({
-    head: ['brand', 'stream', 'slices', 'rows', 'rejected', 'requests', 'retries', '429s', 'status'],
-    style: { head: [], border: [] },
-    colAligns: ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
-  });
+  const table = textTable(
+    ['brand', 'stream', 'slices', 'rows', 'rejected', 'requests', 'retries', '429s', 'status'],
+    ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
+  );
   for (const row of summaryRows(progress.counters)) {
     const c = row.counters;
     table.push([row.brand, row.stream, `${c.done}/${c.planned}`, c.rows, c.rejects, c.requests, c.retries, c.rateLimited, sliceStatus(c)]);

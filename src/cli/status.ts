@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
-import Table from 'cli-table3';
+import { textTable } from '../text-table.js';
 import { openQueues } from '../../jobs/queues.js';
 import { connectRedis } from '../../jobs/redis.js';
 import { RunStore } from '../../jobs/run-store.js';
@@ -46,13 +46,13 @@ export function statusCommand(): Command {
       const connection = connectRedis(redis.url);
       try {
         const runs = await new RunStore(connection, config.redisPrefix).recent(Number(flags.runs) || 10);
-        const runTable = new Table({ head: ['run', 'kind', 'status', 'window', 'brands', 'started', 'finished'], style: { head: [], border: [] } });
+        const runTable = textTable(['run', 'kind', 'status', 'window', 'brands', 'started', 'finished']);
         for (const run of runs) {
           runTable.push([run.runId, run.kind, run.status, `${run.from ?? ''}..${run.to ?? ''}`, run.brands.join(','), run.startedAt.slice(0, 19), run.finishedAt?.slice(0, 19) ?? '']);
         }
         out.push('Recent runs', runs.length ? runTable.toString() : '(none)');
         const queues = openQueues(connection, config.redisPrefix);
-        const queueTable = new Table({ head: ['queue', 'waiting', 'active', 'delayed', 'failed', 'completed'], style: { head: [], border: [] } });
+        const queueTable = textTable(['queue', 'waiting', 'active', 'delayed', 'failed', 'completed']);
         for (const queue of [queues.fetch, queues.load]) {
           const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
           queueTable.push([queue.name, counts.waiting ?? 0, counts.active ?? 0, counts.delayed ?? 0, counts.failed ?? 0, counts.completed ?? 0]);

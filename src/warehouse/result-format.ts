@@ -1,4 +1,4 @@
-import Table from 'cli-table3';
+import { textTable } from '../text-table.js';
 import { DuckDBTypeId, type DuckDBResultReader, type Json } from '@duckdb/node-api';
 
 export type ResultFormat = 'table' | 'csv' | 'json';
@@ -27,7 +27,7 @@ export function formatResult(reader: DuckDBResultReader, format: ResultFormat): 
   if (format === 'csv') {
     return [names, ...rows.map((row) => row.map(cellText))].map((cells) => cells.map(csvField).join(',')).join('\n') + '\n';
   }
-  const table = new Table({ head: names, style: { head: [], border: [] } });
+  const table = textTable(names);
   for (const row of rows) table.push(row.map((value) => (value === null ? 'NULL' : cellText(value))));
   return `${table.toString()}\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
 }
