@@ -74,9 +74,10 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       });
     } catch (error) {
       await sink.reset().catch(() => {});
+      // The client waits out 429s itself; one that still comes through has met many in a row: the slice goes back to
+      // the queue, which the host has paused, without spending an attempt.
       if (error instanceof RateLimitedError) {
-        log.warn({ retryAfterMs: error.retryAfterMs }, 'rate limited: pausing the fetch queue');
-        deps.metrics?.rateLimitedPause(error.retryAfterMs);
+        log.warn({ retryAfterMs: error.retryAfterMs }, 'rate limited again and again: the slice waits in the queue');
         await carryTally();
         await deps.queues.fetch.rateLimit(error.retryAfterMs);
         throw Worker.RateLimitError();

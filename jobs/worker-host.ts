@@ -90,8 +90,11 @@ export class WorkerHost {
     const onRequest = (event: ApiRequestEvent): void => {
       this.tallies.onRequest(event);
       metrics?.request(event);
+      if (event.outcome === 'rate_limited' && event.retryAfterMs) this.pauseFetching(event.retryAfterMs);
     };
-    this.client = createApiClient(config.api, { budget, logger: log, onRequest, signal: this.abort.signal });
+    // A 429 is waited out inside the call that met it, so the pages its slice already read are kept; meanwhile the
+    // whole key is blocked in the shared budget and the fetch queue starts no new slice (see pauseFetching).
+    this.client = createApiClient(config.api, { budget, logger: log, onRequest, signal: this.abort.signal, retryRateLimited: true });
     this.fetchWorker = new Worker(
       FETCH_QUEUE,
       fetchProcessor({
@@ -118,6 +121,12 @@ export class WorkerHost {
       });
       await this.lease.start();
     }
+  }
+
+  /** A 429 pauses the fetch queue for its Retry-After: no new slice starts anywhere until the key may call again. */
+  private pauseFetching(ms: number): void {
+    this.options.metrics?.rateLimitedPause(ms);
+    this.queues.fetch.rateLimit(ms).catch((error: Error) => this.options.log.warn({ err: error.message }, 'could not pause the fetch queue'));
   }
 
   private workerOptions(concurrency: number) {

@@ -16,6 +16,8 @@ export interface ApiRequestEvent {
   outcome: 'ok' | 'retry' | 'rate_limited' | 'failed';
   /** The error class's fixed code when the attempt failed. */
   errorCode?: string;
+  /** How long the API asked the key to wait, on a 429. */
+  retryAfterMs?: number;
   durationMs: number;
 }
 
@@ -103,7 +105,7 @@ export class Transport {
         const base = { endpoint: request.endpoint, attempt, status: error.status ?? status, errorCode: error.code, durationMs };
         if (error instanceof RateLimitedError) {
           await this.budget.blockFor(error.retryAfterMs);
-          this.emit({ ...base, outcome: 'rate_limited' });
+          this.emit({ ...base, outcome: 'rate_limited', retryAfterMs: error.retryAfterMs });
           this.options.logger?.warn({ endpoint: request.endpoint, retryAfterMs: error.retryAfterMs }, 'rate limited: the key is slowed');
           if (this.options.retryRateLimited && rateLimited < maxRateLimitRetries) {
             rateLimited += 1;
