@@ -11,13 +11,6 @@ import { readRows } from '../../src/warehouse/read-rows.js';
 /** Columns that name the run, not the data. */
 export const RUN_COLUMNS = ['_synced_at', '_run_id'];
 
-/**
- * Columns whose value depends on the order slices commit in, which differs between any two runs, disturbed or not:
- * `last_seen_day` of topics and scenarios was merged from whichever day's visibility slice committed last. Migration
- * 005 drops them; on a warehouse without them this list matches nothing, and a new entry here would be a bug to fix.
- */
-export const ORDER_DEPENDENT_COLUMNS = ['topics.last_seen_day', 'scenarios.last_seen_day'];
-
 export interface TableChecksum {
   rows: number;
   /** Sum of the hash of every row's business columns, as text (a HUGEINT); order-independent. */
@@ -25,13 +18,13 @@ export interface TableChecksum {
 }
 
 export interface ChecksumOptions {
-  /** More columns to leave out, as `table.column`; default `ORDER_DEPENDENT_COLUMNS`. */
+  /** More columns to leave out, as `table.column`; default none. */
   ignore?: string[];
 }
 
 /** Checksums of every data table of a closed DuckDB file (opened read-only), by table name. */
 export async function tableChecksums(path: string, options: ChecksumOptions = {}): Promise<Map<string, TableChecksum>> {
-  const ignore = options.ignore ?? ORDER_DEPENDENT_COLUMNS;
+  const ignore = options.ignore ?? [];
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
