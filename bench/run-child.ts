@@ -3,6 +3,7 @@
  * worker host through `runToEnd`), then one JSON line on stdout: its duration, what it loaded, its requests and this
  * process's peak RSS. Started by `runInChild` (bench/harness.ts) with a `ChildRunSpec` as its only argument.
  */
+import { totalCounters } from '../jobs/run-store.js';
 import { runToEnd } from '../jobs/start-run.js';
 import { parseConfig } from '../src/config/load.js';
 import { createLogger } from '../src/log.js';
@@ -55,16 +56,7 @@ if (progress.meta.published) {
     db.close();
   }
 }
-let rows = 0;
-let requests = 0;
-let rateLimited = 0;
-let retries = 0;
-for (const counters of progress.counters.values()) {
-  rows += counters.rows;
-  requests += counters.requests;
-  rateLimited += counters.rateLimited;
-  retries += counters.retries;
-}
+const { rows, requests, rateLimited, retries } = totalCounters(progress.counters.values());
 const report: ChildRunReport = {
   runId: progress.meta.runId,
   status: progress.meta.status,

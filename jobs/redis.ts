@@ -117,7 +117,8 @@ async function startPrivateRedis(): Promise<ResolvedRedis> {
   return { url, origin: 'private', stop };
 }
 
-function freePort(): Promise<number> {
+/** A TCP port on 127.0.0.1 that nothing listens on right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -161,6 +161,13 @@ export class RunStore {
   }
 }
 
+/** The counters of every brand and stream of a run, added up. */
+export function totalCounters(counters: Iterable<StreamCounters>): StreamCounters {
+  const total = emptyCounters();
+  for (const each of counters) for (const name of COUNTER_NAMES) total[name] += each[name];
+  return total;
+}
+
 export function emptyCounters(): StreamCounters {
   return { planned: 0, done: 0, failed: 0, incomplete: 0, rows: 0, rejects: 0, requests: 0, retries: 0, rateLimited: 0 };
 }

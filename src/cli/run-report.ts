@@ -1,4 +1,5 @@
 import { textTable } from '../text-table.js';
+import { totalCounters } from '../../jobs/run-store.js';
 import { runToEnd, type RunProgress, type RunToEndOptions } from '../../jobs/start-run.js';
 import { progressLine, sliceStatus, summaryRows } from './progress.js';
 
@@ -50,17 +51,7 @@ export async function runWithReport(options: RunToEndOptions, out: NodeJS.WriteS
 }
 
 function totalsOf(progress: RunProgress) {
-  let rows = 0;
-  let requests = 0;
-  let failed = 0;
-  let incomplete = 0;
-  for (const counters of progress.counters.values()) {
-    rows += counters.rows;
-    requests += counters.requests;
-    failed += counters.failed;
-    incomplete += counters.incomplete;
-  }
-  return { rows, requests, failed, incomplete };
+  return totalCounters(progress.counters.values());
 }
 
 export function summaryTable(progress: RunProgress): string {

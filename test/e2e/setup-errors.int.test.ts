@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../jobs/redis.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import { cliEnv, engineFixture, runBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
 
@@ -21,15 +21,6 @@ beforeAll(async () => {
 });
 afterAll(async () => fx?.cleanup());
 
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('a setup that cannot work', () => {
   it('a BVSYNC_DB that is not a DuckDB file: named, and left untouched', async () => {
@@ -42,7 +33,7 @@ describe('a setup that cannot work', () => {
   });
 
   it('an API nobody answers at: named with the reason, no run started', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}`;
+    const url = `http://127.0.0.1:${await freePort()}`;
     const result = await runBvsync(backfill(config), cliEnv(fx, { BVSYNC_API_URL: url }));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`bvsync: cannot reach the API at ${url}: ECONNREFUSED`);

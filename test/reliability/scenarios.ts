@@ -1,11 +1,10 @@
 import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
-import { connectRedis } from '../../jobs/redis.js';
+import { connectRedis, freePort } from '../../jobs/redis.js';
 import { RunStore, type RunMeta, type StreamCounters } from '../../jobs/run-store.js';
 import { enqueueRun } from '../../jobs/start-run.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
@@ -346,16 +345,6 @@ export class PrivateRedis {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** How long a command may take to finish (or give up) after Redis came back. */
 const COMMAND_EXIT_LIMIT_MS = 90_000;
