@@ -33,9 +33,16 @@ SELECT table_name AS "table", estimated_size AS "rows"
 FROM duckdb_tables() WHERE database_name = current_database() AND NOT starts_with(table_name, '_')
 ORDER BY table_name`;
 const VIEW_SQL = `
-SELECT brand_id, brand_name, round(100 * sum(mentioned_conversations) / sum(conversations), 1) AS visibility_pct,
-       sum(conversations) AS answers
-FROM visibility_topic_brand_daily GROUP BY ALL ORDER BY brand_id, visibility_pct DESC LIMIT 12`;
+WITH named AS (
+  SELECT brand_id, brand_name, bool_or(is_own_brand) AS own, sum(mentioned_conversations) AS mentioned, sum(conversations) AS answers
+  FROM visibility_topic_brand_daily GROUP BY brand_id, brand_name
+), ranked AS (
+  SELECT *, row_number() OVER (PARTITION BY brand_id, own ORDER BY mentioned / answers DESC) AS place FROM named
+)
+SELECT own.brand_id, own.brand_name AS own_brand, round(100 * own.mentioned / own.answers, 1) AS visibility_pct,
+       rival.brand_name AS top_competitor, round(100 * rival.mentioned / rival.answers, 1) AS competitor_pct
+FROM ranked own LEFT JOIN ranked rival ON rival.brand_id = own.brand_id AND NOT rival.own AND rival.place = 1
+WHERE own.own ORDER BY own.brand_id`;
 
 export function demoCommand(): Command {
   return addCommonOptions(
@@ -84,7 +91,7 @@ export function demoCommand(): Command {
       const published = await openReadOnly(db);
       try {
         process.stdout.write(`\nTables of ${db}\n${formatResult(await published.connection.runAndReadAll(TABLES_SQL), 'table')}`);
-        process.stdout.write(`\nOwn brand and competitors, visibility over the ${flags.days} days (exact, from numerators)\n`);
+        process.stdout.write(`\nEach brand's visibility over the ${flags.days} days against its strongest competitor (exact, from numerators)\n`);
         process.stdout.write(formatResult(await published.connection.runAndReadAll(VIEW_SQL), 'table'));
       } finally {
         published.close();
