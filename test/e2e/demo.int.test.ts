@@ -1,0 +1,53 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { queryFile, runBvsync } from '../support/engine.js';
+import { TEST_REDIS_URL, testRedis } from '../support/redis.js';
+import { tempDir } from '../support/tmp.js';
+
+/** `bvsync demo`, the README's first command, as a user runs it: simulator -> backfill -> DuckDB file -> a tour. */
+
+const dir = tempDir('demo');
+afterAll(() => dir.remove());
+
+describe('bvsync demo', () => {
+  it('backfills every stream into a published file, prints its tables and a view, and leaves no Redis keys', async () => {
+    const before = await demoPrefixes();
+    const out = join(dir.path, 'demo');
+    const result = await runBvsync(['demo', '--out', out, '--days', '2', '--brands', '2', '--scale', '20'], {
+      ...process.env,
+      REDIS_URL: TEST_REDIS_URL,
+      BVSYNC_CONFIG: '',
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/run backfill-\S+: complete; [\d,]+ rows, \d+ requests, 0 failed and 0 incomplete slices; published /);
+    expect(result.stdout).toContain(`Tables of ${join(out, 'bvsync.duckdb')}`);
+    expect(result.stdout).toMatch(/│ conversations\s+│ \d+/);
+    expect(result.stdout).toMatch(/own_brand .* top_competitor/);
+    const db = join(out, 'bvsync.duckdb');
+    expect(existsSync(db)).toBe(true);
+    const [conversations] = await queryFile(db, 'SELECT count(*)::INTEGER AS n, count(DISTINCT brand_id)::INTEGER AS brands FROM conversations');
+    expect(conversations).toMatchObject({ brands: 2 });
+    expect(Number(conversations!.n)).toBeGreaterThan(0);
+    const views = await queryFile(db, "SELECT count(*)::INTEGER AS n FROM duckdb_views() WHERE view_name LIKE 'v\\_%' ESCAPE '\\'");
+    expect(Number(views[0]!.n)).toBeGreaterThanOrEqual(6);
+    // Its Redis prefix is random and removed at the end: no prefix is left that was not there before.
+    expect([...(await demoPrefixes())].filter((prefix) => !before.has(prefix))).toEqual([]);
+  }, 120_000);
+});
+
+async function demoPrefixes(): Promise<Set<string>> {
+  const redis = testRedis();
+  try {
+    const prefixes = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', 'bvsync-demo-*', 'COUNT', 1000);
+      cursor = next;
+      for (const key of keys) prefixes.add(key.split(':')[0]!);
+    } while (cursor !== '0');
+    return prefixes;
+  } finally {
+    redis.disconnect();
+  }
+}
