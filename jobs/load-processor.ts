@@ -12,7 +12,7 @@ import type { Warehouse } from '../src/warehouse/warehouse.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
 import { jobId } from './job-ids.js';
-import { nextCursor, planSlices, type PlanMode } from './plan.js';
+import { completeThrough, firstIncrementalDay, nextCursor, planSlices, type PlanMode } from './plan.js';
 import type { Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
 
@@ -66,7 +66,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   if (mode.kind === 'incremental') {
     for (const brandId of meta.brands) {
       for (const stream of streams) {
-        const day = await deps.warehouse.cursor(brandId, stream.name);
+        const day = (await deps.warehouse.cursor(brandId, stream.name)) ?? (await completeFromState(deps, brandId, stream.name, mode.today));
         if (day) cursors.set(`${brandId}|${stream.name}`, day);
       }
     }
@@ -100,6 +100,17 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     }),
   );
   await advanceIfPhaseDone(deps, runId);
+}
+
+/** For a stream with no cursor yet: the days slices already loaded (by a backfill) have complete, unbroken. */
+async function completeFromState(deps: LoadProcessorDeps, brandId: number, stream: string, today: string): Promise<string | undefined> {
+  const first = firstIncrementalDay(today, deps.config.sync);
+  const days = await deps.warehouse.query(
+    `SELECT "day"::VARCHAR AS day, bool_and(status = 'complete') AS complete FROM _sync_state
+     WHERE brand_id = $1 AND stream = $2 AND "day" BETWEEN $3::DATE AND $4::DATE GROUP BY "day"`,
+    [brandId, stream, first, today],
+  );
+  return completeThrough(first, days.map((row) => ({ day: String(row.day), complete: row.complete === true })));
 }
 
 /** What phase 2 fans out over: domains of tracked URLs, competitors and the config; the topics loaded. */

@@ -28,11 +28,29 @@ export interface PlannedSlice extends SlicePlan {
 }
 
 /** The days a stream of a brand fetches in this run. */
+/** The first day an incremental sync of a stream with no cursor would fetch. */
+export function firstIncrementalDay(today: string, sync: SyncConfig): string {
+  return sync.startDate ?? addDays(today, -(sync.initialDays - 1));
+}
+
+/**
+ * Where a stream with no cursor may start: the last day of an unbroken run of complete days from its first
+ * incremental day on (slices a backfill loaded count), so a sync after a backfill does not fetch those days again.
+ * A backfill still moves no cursor; this only saves the first sync's calls. `days` holds, per day with slices,
+ * whether every slice of it is complete.
+ */
+export function completeThrough(first: string, days: ReadonlyArray<{ day: string; complete: boolean }>): string | undefined {
+  const byDay = new Map(days.map((entry) => [entry.day, entry.complete]));
+  let through: string | undefined;
+  for (let day = first; byDay.get(day) === true; day = addDays(day, 1)) through = day;
+  return through;
+}
+
 export function daysToFetch(mode: PlanMode, sync: SyncConfig, cursor: string | undefined): string[] {
   if (mode.kind === 'backfill') return eachDay(mode.from, minDay(mode.to, mode.today));
   // Answers for recent days keep arriving, so the last lookback days are fetched again even when complete.
   const lookbackStart = addDays(mode.today, -Math.max(sync.lookbackDays - 1, 0));
-  const firstEver = sync.startDate ?? addDays(mode.today, -(sync.initialDays - 1));
+  const firstEver = firstIncrementalDay(mode.today, sync);
   const start = cursor ? minDay(addDays(cursor, 1), lookbackStart) : firstEver;
   return eachDay(maxDay(start, '1970-01-01'), mode.today);
 }

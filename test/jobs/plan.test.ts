@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { daysToFetch, nextCursor, planSlices } from '../../jobs/plan.js';
+import { completeThrough, daysToFetch, nextCursor, planSlices } from '../../jobs/plan.js';
 import { parseConfig } from '../../src/config/load.js';
 import { perDay, once } from '../../src/streams/slicing.js';
 import type { StreamPlanning } from '../../src/streams/stream.js';
@@ -69,5 +69,19 @@ describe('nextCursor', () => {
     expect(nextCursor('2026-11-20', today, [slice('2026-11-19', 'failed')])).toBe('2026-11-20');
     expect(nextCursor('2026-11-18', today, [slice(null, 'failed')])).toBe('2026-11-18');
     expect(nextCursor('2026-11-18', today, [slice(null)])).toBe('2026-11-20');
+  });
+});
+
+describe('completeThrough', () => {
+  const day = (d: string, complete = true) => ({ day: d, complete });
+
+  it('is the last day of an unbroken run of complete days from the first day on', () => {
+    expect(completeThrough('2026-11-10', [day('2026-11-10'), day('2026-11-11'), day('2026-11-12'), day('2026-11-14')])).toBe('2026-11-12');
+  });
+
+  it('stops at a day with a slice that did not complete, and is nothing when the first day is missing', () => {
+    expect(completeThrough('2026-11-10', [day('2026-11-10'), day('2026-11-11', false), day('2026-11-12')])).toBe('2026-11-10');
+    expect(completeThrough('2026-11-10', [day('2026-11-11'), day('2026-11-12')])).toBeUndefined();
+    expect(completeThrough('2026-11-10', [])).toBeUndefined();
   });
 });
