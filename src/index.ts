@@ -2,4 +2,9 @@
 export { configSchema, type Config, type ApiConfig, type SyncConfig } from './config/schema.js';
 export { loadConfig, parseConfig, ConfigError } from './config/load.js';
 export { STREAM_NAMES, type StreamName } from './streams/stream-names.js';
+export { STREAMS, getStream, selectStreams } from './streams/registry.js';
+export type { StreamDefinition, SlicePlan } from './streams/stream.js';
+export { runToEnd as runSync, enqueueRun, type RunToEndOptions as RunSyncOptions, type RunProgress } from '../jobs/start-run.js';
+export { WorkerHost, type WorkerHostOptions } from '../jobs/worker-host.js';
+export { createApiClient, type ApiClient } from './api/index.js';
 export { openWarehouse, Warehouse, type WarehouseOptions } from './warehouse/warehouse.js';
