@@ -89,8 +89,9 @@ class ReadProblems {
     return this.kinds.size > 0;
   }
 
+  /** Only when every problem may be gone on another read: one that comes back the same leaves the slice incomplete anyway. */
   get rereadable(): boolean {
-    return [...this.kinds.values()].some((kind) => kind.rereadable);
+    return [...this.kinds.values()].every((kind) => kind.rereadable);
   }
 
   get firstCode(): string | null {
