@@ -61,9 +61,38 @@ export function screenWrites(writes: readonly TableWrite[], planOf: (table: stri
   return { writes: screened, rejects, problem, problemCode: kinds.keys().next().value ?? null };
 }
 
+/** Checks a value the way its column's converter would take it; null for columns that take any value. */
+type CellCheck = ((value: unknown) => void) | null;
+
+const checksByPlan = new WeakMap<TablePlan, CellCheck[]>();
+
+// Text and JSON columns take any value (text keeps what came), and a timestamp only has to parse: checking those with
+// the converters cost a third of a load's time again on 100,000 conversations.
+function checksOf(plan: TablePlan): CellCheck[] {
+  let checks = checksByPlan.get(plan);
+  if (!checks) {
+    checks = plan.columnTypes.map((type, c): CellCheck => {
+      if (type === 'VARCHAR' || type === 'JSON') return null;
+      if (type === 'TIMESTAMP WITH TIME ZONE' || type === 'TIMESTAMP') {
+        return (value) => {
+          const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+          if (Number.isNaN(ms)) plan.converters[c]!(value);
+        };
+      }
+      const convert = plan.converters[c]!;
+      // The common case, a number that is an integer of either size, needs no BigInt made to be checked.
+      if (type === 'BIGINT' || type === 'HUGEINT') return (value) => void (typeof value === 'number' && Number.isSafeInteger(value) ? 0 : convert(value));
+      return convert;
+    });
+    checksByPlan.set(plan, checks);
+  }
+  return checks;
+}
+
 /** The first value of the row its column cannot take, described; undefined when the loader takes every one. */
 function cellProblem(plan: TablePlan, row: Row): string | undefined {
-  const { columnNames, converters } = plan;
+  const { columnNames } = plan;
+  const checks = checksOf(plan);
   for (let c = 0; c < columnNames.length; c++) {
     const column = columnNames[c]!;
     const value = row[column];
@@ -71,8 +100,10 @@ function cellProblem(plan: TablePlan, row: Row): string | undefined {
       if (!plan.info.columns[c]!.nullable && !FILLED_BY_LOADER.has(column)) return `${plan.info.name}.${column}: required, but the row has no value`;
       continue;
     }
+    const check = checks[c];
+    if (!check) continue;
     try {
-      converters[c]!(value);
+      check(value);
     } catch (error) {
       return `${plan.info.name}.${column}: ${(error as Error).message}`;
     }
