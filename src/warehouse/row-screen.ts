@@ -53,7 +53,7 @@ export function screenWrites(writes: readonly TableWrite[], planOf: (table: stri
       valid.push(row);
     }
     const kept = withoutConflictingKeys(plan, valid, brandId, (row, issue) => setAside(table, row, 'duplicate_key', issue));
-    return { ...write, rows: kept };
+    return kept.length === write.rows.length ? write : { ...write, rows: kept };
   });
   const problem = kinds.size
     ? [...kinds.values()].map(({ count, first }) => (count > 1 ? `${first} (and ${count - 1} more rows like it)` : first)).join('; ')
