@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,11 +17,18 @@ export const PRISM_API_KEY = 'bvk_prism_fuzz_key';
 
 export interface PrismOptions {
   /**
-   * Seed of Prism's random data (`prism mock -d --seed`). Prism re-seeds json-schema-faker with it before every
-   * answer, so with a seed each operation answers the same body to every request (whatever its query or page) and
-   * different seeds give different bodies. Without one, every answer is new and a failure cannot be replayed.
+   * Seed of Prism's random data. Without one, every answer is new and a failure cannot be replayed. See `seedEach`.
    */
   seed?: string;
+  /**
+   * How the seed is applied; default `request`. Prism re-seeds json-schema-faker before every answer, so its global
+   * `--seed` makes each operation answer the same body to every request, whatever its query or page (and a seed
+   * whose first draws are empty arrays gives empty answers everywhere). With `request`, a proxy in front of Prism
+   * sends each request with Prism's per-request seed (`Prefer: seed=...`), derived from the seed, the method and
+   * the URL: each distinct request gets its own body, and the same request always the same body, in any order.
+   * `global` passes `--seed` to Prism instead.
+   */
+  seedEach?: 'request' | 'global';
   /** How long to wait for Prism to answer its first request; default 30 s (it loads in 2-5 s on an idle box). */
   startTimeoutMs?: number;
 }
@@ -61,7 +71,8 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
   installExitHook();
   const port = await freePort();
   const args = [prismBin(), 'mock', '--dynamic', '--host', '127.0.0.1', '--port', String(port), '--verboseLevel', 'warn', '--cors', 'false'];
-  if (options.seed !== undefined) args.push('--seed', options.seed);
+  const seedEachRequest = options.seed !== undefined && (options.seedEach ?? 'request') === 'request';
+  if (options.seed !== undefined && !seedEachRequest) args.push('--seed', options.seed);
   args.push(OPENAPI_DOCUMENT);
   const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
   children.add(child);
@@ -77,7 +88,9 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
   let gone = false;
   void exited.then(() => (gone = true));
 
+  let proxy: SeedingProxy | undefined;
   const stop = async () => {
+    await proxy?.close();
     if (gone) return;
     child.kill('SIGTERM');
     const killed = await Promise.race([exited.then(() => true), sleep(3_000).then(() => false)]);
@@ -109,5 +122,57 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
     await sleep(delay);
     delay = Math.min(delay * 2, 500);
   }
-  return { url, apiKey: PRISM_API_KEY, pid: child.pid!, output: () => output, stop };
+  if (seedEachRequest) {
+    try {
+      proxy = await startSeedingProxy(port, options.seed!);
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+  }
+  return { url: proxy?.url ?? url, apiKey: PRISM_API_KEY, pid: child.pid!, output: () => output, stop };
+}
+
+interface SeedingProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Prism's per-request seed for one request: a hash, so that it is a plain token in the Prefer header. */
+export function requestSeed(seed: string, method: string, url: string): string {
+  return createHash('sha256').update(`${seed}\n${method}\n${url}`).digest('hex').slice(0, 24);
+}
+
+/** Forwards every request to Prism on `targetPort` with `Prefer: seed=<requestSeed>` added. */
+async function startSeedingProxy(targetPort: number, seed: string): Promise<SeedingProxy> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const headers = { ...req.headers, prefer: `seed=${requestSeed(seed, req.method ?? 'GET', req.url ?? '/')}` };
+    const upstream = httpRequest({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', (error) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(`seeding proxy: Prism did not answer: ${error.message}`);
+    });
+    req.pipe(upstream);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
 }
