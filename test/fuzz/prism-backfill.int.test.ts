@@ -17,8 +17,8 @@ import { tempDir } from '../support/tmp.js';
  * that fits the document — dates of any year, ids and counts of any size, `info.page` and `total_rows` that have
  * nothing to do with the request, unknown fields everywhere. A backfill of every stream against it must still end:
  * a published file that opens, the records that could be trusted loaded, the rest in `_rejected_records` with
- * reasons, the run in `_sync_runs` with a finished status. Each seed is a different API; with a seed Prism answers
- * every request of an operation with the same body (see test/support/prism.ts), so a failing seed replays.
+ * reasons, the run in `_sync_runs` with a finished status. Each seed is a different API: every request gets Prism's
+ * per-request seed from it, its method and URL (test/support/prism.ts), so a failing seed replays exactly.
  */
 
 const SEEDS = ['bvsync-fuzz-1', 'bvsync-fuzz-2', 'bvsync-fuzz-3'];
