@@ -72,7 +72,7 @@ describe.each(RUNS)('a backfill of every stream against Prism, seed $seed, $how'
     outcome = how === 'in-process' ? await runInThisProcess(config) : await runCommand(config, settings, dir.path);
     elapsedMs = performance.now() - started;
     if (existsSync(config.db)) db = await openReadOnly(config.db);
-  }, RUN_DEADLINE_MS + 30_000);
+  }, RUN_DEADLINE_MS + 90_000);
 
   afterAll(async () => {
     db?.close();

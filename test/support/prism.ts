@@ -29,7 +29,7 @@ export interface PrismOptions {
    * `global` passes `--seed` to Prism instead.
    */
   seedEach?: 'request' | 'global';
-  /** How long to wait for Prism to answer its first request; default 30 s (it loads in 2-5 s on an idle box). */
+  /** How long to wait for Prism to answer its first request; default 60 s (it loads in 2 s on an idle box, 11 s on a loaded one). */
   startTimeoutMs?: number;
 }
 
@@ -101,7 +101,7 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
   };
 
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
+  const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
   let delay = 50;
   for (;;) {
     if (gone) throw new Error(`Prism exited before it answered (port ${port}):\n${output}`);
@@ -117,7 +117,7 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`Prism did not answer within ${options.startTimeoutMs ?? 30_000} ms (port ${port}):\n${output}`);
+      throw new Error(`Prism did not answer within ${options.startTimeoutMs ?? 60_000} ms (port ${port}):\n${output}`);
     }
     await sleep(delay);
     delay = Math.min(delay * 2, 500);
