@@ -17,7 +17,8 @@ const MIN_REQUESTS = 1_000;
 const CONFIGURED: Array<number | 'auto'> = [LIMIT, 2 * LIMIT, 4 * LIMIT, 'auto'];
 
 export async function run(): Promise<BenchResult[]> {
-  const only = process.env.BVSYNC_BENCH_RATE; // e.g. `auto` or `40`: one row, for tuning
+  // BVSYNC_BENCH_RATE=40 (or auto) runs that row alone.
+  const only = process.env.BVSYNC_BENCH_RATE;
   const results: BenchResult[] = [];
   for (const configured of CONFIGURED.filter((c) => !only || String(c) === only)) results.push(...(await runOne(configured)));
   return results;
@@ -28,7 +29,6 @@ async function runOne(configured: number | 'auto'): Promise<BenchResult[]> {
     const { sim } = context;
     const report = await runInChild(conversationsSpec(context, DAYS, { requestsPerSecond: configured, timeoutMs: 300_000 }));
     const log = await sim.requests();
-    if (process.env.BVSYNC_BENCH_DUMP) (await import('node:fs')).writeFileSync(`${process.env.BVSYNC_BENCH_DUMP}-${configured}.json`, JSON.stringify(log));
     if (log.length < MIN_REQUESTS) throw new Error(`the backfill made ${log.length} requests; the scenario needs >= ${MIN_REQUESTS}`);
     const first = Math.min(...log.map((entry) => Date.parse(entry.time)));
     const last = Math.max(...log.map((entry) => Date.parse(entry.time) + entry.durationMs));
