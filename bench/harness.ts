@@ -83,7 +83,7 @@ export interface ChildRunSpec {
   from?: string;
   to?: string;
   /** `api.requestsPerSecond`; default 10,000 (no limit of ours). */
-  requestsPerSecond?: number;
+  requestsPerSecond?: number | 'auto';
   /** `sync.fetchConcurrency`; default the config's. */
   fetchConcurrency?: number;
   /** Most wall time the run may take before the child gives up (ms); default 10 minutes. */

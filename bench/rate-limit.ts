@@ -1,8 +1,10 @@
 /**
- * Scenario 2, rate-limit efficiency: the simulator answers after 100 ms and allows 20 requests per second per key
- * (over it: 429 + Retry-After); bvsync is configured with that limit (`api.requestsPerSecond: 20`) and backfills
- * conversations of 55 days x 2,000 answers (~1,100 requests). Achieved requests/s is counted by the simulator, from
- * the first request of the run to the last answer. Targets: >= 0.9 x the limit, and 429 answers < 1% of requests.
+ * Scenario 2, rate-limit efficiency under a limit bvsync does not know: the simulator answers after 100 ms and allows
+ * 20 requests per second per key (over it: 429 + Retry-After: 1, no rate-limit headers, like the spec); bvsync backfills
+ * conversations of 50 days x 2,000 answers (~1,100 requests) with `api.requestsPerSecond` at the limit, at 2x and 4x
+ * it, and `auto`. Each row runs against a fresh simulator and Redis prefix, so nothing learned carries over. Achieved
+ * requests/s is counted by the simulator, from the first request of the run to the last answer. Targets, per row:
+ * >= 0.85 x the limit, and 429 answers < 2 % of requests.
  */
 import { conversationsSpec, runInChild, withSimulator } from './harness.js';
 import type { BenchResult } from './run.js';
@@ -12,11 +14,20 @@ const LATENCY_MS = 100;
 const DAYS = 50;
 const PER_DAY = 2_000;
 const MIN_REQUESTS = 1_000;
+const CONFIGURED: Array<number | 'auto'> = [LIMIT, 2 * LIMIT, 4 * LIMIT, 'auto'];
 
 export async function run(): Promise<BenchResult[]> {
+  // BVSYNC_BENCH_RATE=40 (or auto) runs that row alone.
+  const only = process.env.BVSYNC_BENCH_RATE;
+  const results: BenchResult[] = [];
+  for (const configured of CONFIGURED.filter((c) => !only || String(c) === only)) results.push(...(await runOne(configured)));
+  return results;
+}
+
+async function runOne(configured: number | 'auto'): Promise<BenchResult[]> {
   return withSimulator('bench-rate', { scale: PER_DAY, days: DAYS, latencyMs: LATENCY_MS, rateLimit: LIMIT }, async (context) => {
     const { sim } = context;
-    const report = await runInChild(conversationsSpec(context, DAYS, { requestsPerSecond: LIMIT, timeoutMs: 300_000 }));
+    const report = await runInChild(conversationsSpec(context, DAYS, { requestsPerSecond: configured, timeoutMs: 300_000 }));
     const log = await sim.requests();
     if (log.length < MIN_REQUESTS) throw new Error(`the backfill made ${log.length} requests; the scenario needs >= ${MIN_REQUESTS}`);
     const first = Math.min(...log.map((entry) => Date.parse(entry.time)));
@@ -24,24 +35,25 @@ export async function run(): Promise<BenchResult[]> {
     const perSecond = log.length / ((last - first) / 1000);
     const limited = log.filter((entry) => entry.status === 429).length;
     const share = limited / log.length;
+    const setting = configured === 'auto' ? '"auto"' : `${configured}/s`;
     return [
       {
         scenario: 'rate-limit',
-        metric: `achieved requests/s at a limit of ${LIMIT}/s, ${LATENCY_MS} ms latency`,
+        metric: `achieved requests/s, configured ${setting}, API limit ${LIMIT}/s, ${LATENCY_MS} ms latency`,
         value: perSecond,
         unit: 'req/s',
         reference: LIMIT,
-        target: '>= 0.9 x limit',
-        met: perSecond >= 0.9 * LIMIT,
+        target: '>= 0.85 x limit',
+        met: perSecond >= 0.85 * LIMIT,
         note: `${log.length.toLocaleString('en-US')} requests in ${((last - first) / 1000).toFixed(1)} s; run ${report.status} in ${report.seconds.toFixed(1)} s`,
       },
       {
         scenario: 'rate-limit',
-        metric: '429 answers, share of requests',
+        metric: `429 answers, share of requests, configured ${setting}`,
         value: share * 100,
         unit: '%',
-        target: '< 1 %',
-        met: share < 0.01,
+        target: '< 2 %',
+        met: share < 0.02,
         note: `${limited} x 429 of ${log.length.toLocaleString('en-US')}`,
       },
     ];

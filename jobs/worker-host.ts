@@ -85,7 +85,7 @@ export class WorkerHost {
     this.connection = connectRedis(this.options.redisUrl);
     this.connection.on('error', (error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
     this.queues = openQueues(this.connection, prefix);
-    const budget = createRedisRateBudget({ redis: this.connection, prefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond * RATE_HEADROOM });
+    const budget = createRedisRateBudget({ redis: this.connection, prefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log });
     const metrics = this.options.metrics;
     const onRequest = (event: ApiRequestEvent): void => {
       this.tallies.onRequest(event);

@@ -1,21 +1,43 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Logger } from '../log.js';
+import { AUTO_CEILING, afterRateLimited, afterStatedLimit, initialRateState, rateAt, type RateState } from './adaptive-rate.js';
+import type { RateLimitSignals } from './rate-headers.js';
+import { MemoryRateStateStore, RedisRateStateStore, type RateStateStore } from './rate-state-store.js';
 
 /**
- * The request budget of one API key. Every HTTP request of the client takes one unit first; a 429 blocks the
- * key for the `Retry-After` it names, for every holder of the budget (every process, with the Redis one).
+ * The request budget of one API key. Every HTTP request of the client takes one unit first. The rate adapts
+ * (adaptive-rate.ts): a 429 cuts it for every holder of the budget and blocks the key for the `Retry-After` it
+ * names; rate-limit headers, when the API sends them, lower the ceiling.
  */
 export interface RateBudget {
   /** Resolves when one more request may be sent; rejects when `signal` aborts. */
   acquire(signal?: AbortSignal): Promise<void>;
   /** No request of this key goes out for `ms` (a longer block already in place is kept). */
   blockFor(ms: number): Promise<void>;
+  /** Tells the budget how an answer went: a 429 cuts the rate, others count as accepted; headers may set the ceiling. */
+  observe(answer: BudgetAnswer): Promise<void>;
 }
 
+export interface BudgetAnswer {
+  status: number;
+  /** When its request was sent (ms since the epoch): a 429 of a request sent before the last cut cuts nothing more. */
+  sentAt: number;
+  /** What its rate-limit headers said (rate-headers.ts), if any. */
+  signals?: RateLimitSignals | undefined;
+}
+
+/** `api.requestsPerSecond`: a ceiling, or `auto` to start low and find the API's limit. */
+export type RequestsPerSecond = number | 'auto';
+
 export interface RateBudgetOptions {
-  /** Requests per second for the key (`api.requestsPerSecond`, default 10). */
-  requestsPerSecond: number;
+  /** The ceiling of the key's rate (`api.requestsPerSecond`, default 10), or `auto`. */
+  requestsPerSecond: RequestsPerSecond;
+  /** Share of a ceiling (configured or stated by the API) that requests are paced at; default 1. */
+  headroom?: number | undefined;
+  /** Where rate changes are logged; default: silent. */
+  logger?: Logger | undefined;
 }
 
 export interface RedisRateBudgetOptions extends RateBudgetOptions {
@@ -27,30 +49,37 @@ export interface RedisRateBudgetOptions extends RateBudgetOptions {
 }
 
 /**
- * A budget shared by every process through Redis, on rate-limiter-flexible's `RateLimiterRedis` (one atomic Lua
- * INCR+EXPIRE per request). Its windows are whole seconds, which would let a whole second's requests leave in
- * one burst, so the budget counts per sub-second slot instead: the key of the counter names the slot
- * (`floor(now / slotMs)`), each slot allows `perSlot` requests (about a fifth of the rate). A 429 blocks the key
- * with the same library's `block`, which every process checks before taking a unit.
+ * A budget shared by every process through Redis. Units are counted with rate-limiter-flexible's `RateLimiterRedis`
+ * (one atomic Lua INCR+EXPIRE per request). Its windows are whole seconds, which would let a whole second's requests
+ * leave in one burst, so the budget counts per sub-second slot instead: the key of the counter names the slot
+ * (`floor(now / slotMs)`). The slots are cut for the ceiling; the rate in force (shared, see rate-state-store.ts)
+ * decides how many units each slot allows, so a change of rate never moves the slots. A 429 blocks the key with the
+ * same library's `block`, which every process checks before taking a unit.
+ *
+ * Redis keys (the API key appears only as `keyHash`): `<prefix>:rate:<hash>:<slot>` (units),
+ * `<prefix>:rate-block:<hash>` (Retry-After), `<prefix>:rate-state:<hash>` (the shared rate),
+ * `<prefix>:rate-ok:<hash>:<second>` (accepted answers).
  */
 export function createRedisRateBudget(options: RedisRateBudgetOptions): RateBudget {
-  const slots = slotsFor(options.requestsPerSecond);
+  const slots = slotsFor(paceCeiling(options));
   const keyPrefix = `${options.prefix}:rate`;
+  const hash = keyHash(options.apiKey);
   const counter = new RateLimiterRedis({ storeClient: options.redis, keyPrefix, points: slots.perSlot, duration: slots.counterTtlSeconds });
   const blocker = new RateLimiterRedis({ storeClient: options.redis, keyPrefix: `${keyPrefix}-block`, points: 1, duration: 1 });
-  return new SlottedRateBudget(counter, blocker, keyHash(options.apiKey), slots.slotMs);
+  const store = new RedisRateStateStore(options.redis, `${keyPrefix}-state:${hash}`, `${keyPrefix}-ok:${hash}`);
+  return new AdaptiveRateBudget(counter, blocker, store, hash, slots.slotMs, options);
 }
 
 /** The same budget for a single process (tests, a one-off command without Redis). */
 export function createMemoryRateBudget(options: RateBudgetOptions): RateBudget {
-  const slots = slotsFor(options.requestsPerSecond);
+  const slots = slotsFor(paceCeiling(options));
   const counter = new RateLimiterMemory({ points: slots.perSlot, duration: slots.counterTtlSeconds });
   const blocker = new RateLimiterMemory({ points: 1, duration: 1 });
-  return new SlottedRateBudget(counter, blocker, 'key', slots.slotMs);
+  return new AdaptiveRateBudget(counter, blocker, new MemoryRateStateStore(), 'key', slots.slotMs, options);
 }
 
 /** A budget that never waits: for tests of other concerns. */
-export const UNLIMITED_RATE_BUDGET: RateBudget = { acquire: async () => {}, blockFor: async () => {} };
+export const UNLIMITED_RATE_BUDGET: RateBudget = { acquire: async () => {}, blockFor: async () => {}, observe: async () => {} };
 
 /** The Redis key part that names an API key: a hash, so the key itself never lands in Redis. */
 export function keyHash(apiKey: string): string {
@@ -74,13 +103,61 @@ export function slotsFor(requestsPerSecond: number): RateSlots {
   return { perSlot, slotMs, counterTtlSeconds: Math.max(1, Math.ceil(slotMs / 1000)) };
 }
 
-class SlottedRateBudget implements RateBudget {
+/**
+ * Units slot `slot` allows at `perSlot` units per slot on average (a fraction below 1 at low rates): the slots
+ * share the rate out like a line drawn on a grid, so over any run of slots the total is within one of the rate.
+ */
+export function slotAllowance(slot: number, perSlot: number): number {
+  return Math.floor(perSlot * (slot + 1)) - Math.floor(perSlot * slot);
+}
+
+/** When (in slots since the epoch) unit `unit` (1-based) of slot `slot` leaves: the units of every slot, evenly spaced. */
+export function unitTime(slot: number, perSlot: number, unit: number): number {
+  return (Math.floor(perSlot * slot) + unit - 1) / perSlot;
+}
+
+/** The first slot after `slot` that allows a unit at `perSlot`. */
+export function nextAllowingSlot(slot: number, perSlot: number): number {
+  const nextUnit = Math.floor(perSlot * (slot + 1)) + 1;
+  return Math.max(slot + 1, Math.ceil(nextUnit / perSlot) - 1);
+}
+
+/** A waiting `acquire` looks again at least this often, so a rate that rises is used soon. */
+const MAX_WAIT_MS = 1_000;
+/** How long one process trusts the shared state it read; a 429's Retry-After block is checked on every acquire. */
+const STATE_CACHE_MS = 100;
+/** Attempts of a compare-and-set that other processes keep winning; each starts from what they wrote. */
+const MAX_STATE_WRITES = 5;
+
+function paceCeiling(options: RateBudgetOptions): number {
+  const setting = options.requestsPerSecond;
+  if (setting === 'auto') return AUTO_CEILING;
+  if (!(setting > 0) || !Number.isFinite(setting)) throw new RangeError('requestsPerSecond must be positive or "auto"');
+  return setting * (options.headroom ?? 1);
+}
+
+class AdaptiveRateBudget implements RateBudget {
+  private readonly configuredCeiling: number;
+  private readonly headroom: number;
+  private readonly auto: boolean;
+  /** Requests per second the API stated (headers), with the headroom; undefined until it states one. */
+  private statedCeiling: number | undefined;
+  /** The longest `reset` the API named: the window of a limit stated without one is at least this long. */
+  private longestResetMs = 0;
+  private cached: { state: RateState; version: number; readAt: number } | undefined;
+
   constructor(
     private readonly counter: RateLimiterAbstract,
     private readonly blocker: RateLimiterAbstract,
+    private readonly store: RateStateStore,
     private readonly key: string,
     private readonly slotMs: number,
-  ) {}
+    private readonly options: RateBudgetOptions,
+  ) {
+    this.configuredCeiling = paceCeiling(options);
+    this.headroom = options.headroom ?? 1;
+    this.auto = options.requestsPerSecond === 'auto';
+  }
 
   async acquire(signal?: AbortSignal): Promise<void> {
     for (;;) {
@@ -91,14 +168,27 @@ class SlottedRateBudget implements RateBudget {
         continue;
       }
       const now = Date.now();
+      const perSlot = ((await this.rate(now)) * this.slotMs) / 1000;
       const slot = Math.floor(now / this.slotMs);
-      try {
-        await this.counter.consume(`${this.key}:${slot}`);
-        return;
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        await sleep((slot + 1) * this.slotMs - now + jitter(), signal);
+      const allowance = slotAllowance(slot, perSlot);
+      if (allowance > 0) {
+        try {
+          const taken = await this.counter.consume(`${this.key}:${slot}`);
+          if (taken.consumedPoints <= allowance) {
+            // The units of a slot leave spread over it at the rate's spacing, not together at its start: an API counts
+            // arrivals in its own windows, and a burst that latency jitter pushes over a window's edge meets 429s.
+            const leaveAt = unitTime(slot, perSlot, taken.consumedPoints) * this.slotMs;
+            if (leaveAt <= Date.now()) return;
+            await sleep(leaveAt - Date.now(), signal);
+            if ((await this.blockedMs()) === 0) return;
+            continue;
+          }
+        } catch (rejection) {
+          if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        }
       }
+      const wakeAt = Math.min(nextAllowingSlot(slot, perSlot) * this.slotMs, now + MAX_WAIT_MS);
+      await sleep(wakeAt - now + jitter(), signal);
     }
   }
 
@@ -109,10 +199,103 @@ class SlottedRateBudget implements RateBudget {
     await this.blocker.block(this.key, Math.ceil(ms / 1000));
   }
 
+  async observe(answer: BudgetAnswer): Promise<void> {
+    if (answer.signals) await this.learn(answer.signals);
+    if (answer.status === 429) await this.cut(answer.sentAt);
+    else if (answer.status < 500) await this.store.countAccepted(Date.now());
+  }
+
+  /** The ceiling in force: the configured one, or what the API stated if lower. */
+  private ceiling(): number {
+    return Math.min(this.configuredCeiling, this.statedCeiling ?? Number.POSITIVE_INFINITY);
+  }
+
+  private async rate(now: number): Promise<number> {
+    const { state } = await this.current(now);
+    return rateAt(state, now, this.ceiling());
+  }
+
+  /** The shared state, read at most every STATE_CACHE_MS; written afresh when absent (first use, or expired). */
+  private async current(now: number, fresh = false): Promise<{ state: RateState; version: number }> {
+    if (!fresh && this.cached && now - this.cached.readAt < STATE_CACHE_MS) return this.cached;
+    for (let attempt = 0; ; attempt++) {
+      const read = await this.store.read();
+      if (read.state || attempt >= MAX_STATE_WRITES) {
+        const state = read.state ?? initialRateState(this.ceiling(), this.auto, now);
+        this.cached = { state, version: read.version, readAt: now };
+        return this.cached;
+      }
+      const initial = initialRateState(this.ceiling(), this.auto, now);
+      if (await this.store.compareAndSet(read.version, initial)) {
+        this.cached = { state: initial, version: read.version + 1, readAt: now };
+        return this.cached;
+      }
+    }
+  }
+
+  /** Applies `change` to the shared state with compare-and-set; `change` returns undefined when nothing is to be done. */
+  private async update(change: (state: RateState, now: number) => RateState | undefined): Promise<RateState | undefined> {
+    for (let attempt = 0; attempt < MAX_STATE_WRITES; attempt++) {
+      const now = Date.now();
+      const { state, version } = await this.current(now, true);
+      const next = change(state, now);
+      if (!next) return undefined;
+      if (await this.store.compareAndSet(version, next)) {
+        this.cached = { state: next, version: version + 1, readAt: now };
+        return next;
+      }
+    }
+    return undefined;
+  }
+
+  private async cut(sentAt: number): Promise<void> {
+    const goodRate = await this.store.acceptedRate(Date.now());
+    const before = this.cached ? rateAt(this.cached.state, Date.now(), this.ceiling()) : undefined;
+    const next = await this.update((state, now) => afterRateLimited(state, { now, sentAt, goodRate, ceiling: this.ceiling() }));
+    if (next) {
+      this.options.logger?.info(
+        { from: round(before), to: round(next.rate), acceptedPerSecond: round(goodRate) },
+        'rate limited: the rate of the key is cut for every process; it climbs back slowly',
+      );
+    }
+  }
+
+  private async learn(signals: RateLimitSignals): Promise<void> {
+    if (signals.resetMs !== undefined) this.longestResetMs = Math.max(this.longestResetMs, signals.resetMs);
+    const stated = this.statedPerSecond(signals);
+    if (stated !== undefined && stated > 0) {
+      const ceiling = stated * this.headroom;
+      if (ceiling !== this.statedCeiling) {
+        this.statedCeiling = ceiling;
+        this.options.logger?.info(
+          { statedPerSecond: round(stated), ceiling: round(this.ceiling()), windowKnown: signals.policyPerSecond !== undefined },
+          'the API states its rate limit: the ceiling of the key follows it',
+        );
+      }
+      await this.update((state, now) => afterStatedLimit(state, now, this.ceiling()));
+    }
+    if (signals.remaining === 0 && signals.resetMs !== undefined && signals.resetMs > 0) await this.blockFor(signals.resetMs);
+  }
+
+  /**
+   * Requests per second the headers allow: a policy's quota over its window; or a limit stated without its window,
+   * over the longest reset seen so far (a window is at least as long as any reset in it, so this never asks for less
+   * than the API allows). Undefined when the headers state no limit.
+   */
+  private statedPerSecond(signals: RateLimitSignals): number | undefined {
+    if (signals.policyPerSecond !== undefined) return signals.policyPerSecond;
+    if (signals.limit === undefined) return undefined;
+    return signals.limit / Math.max(1, Math.ceil(this.longestResetMs / 1000));
+  }
+
   private async blockedMs(): Promise<number> {
     const state = await this.blocker.get(this.key);
     return state && state.consumedPoints > this.blocker.points ? state.msBeforeNext : 0;
   }
+}
+
+function round(value: number | undefined): number | undefined {
+  return value === undefined ? undefined : Math.round(value * 100) / 100;
 }
 
 /** A few milliseconds, so the waiters of every process do not all wake on the same one. */

@@ -4,6 +4,8 @@ import type { Logger } from '../log.js';
 import { backoffDelay } from './backoff.js';
 import { ApiError, RateLimitedError, TransientError, classifyNetworkError, classifyResponse } from './errors.js';
 import { UNLIMITED_RATE_BUDGET, sleep, type RateBudget } from './rate-budget.js';
+import { readRateLimitHeaders, type HeaderBag } from './rate-headers.js';
+import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
 
 /** What the `onRequest` hook hears after every HTTP attempt (for counting requests, retries and 429s). */
 export interface ApiRequestEvent {
@@ -57,6 +59,8 @@ export class Transport {
   private readonly origin: string;
   private readonly basePath: string;
   private readonly budget: RateBudget;
+  /** Rate-limit headers already reported as unreadable: each is logged once, not on every answer. */
+  private readonly unreadableHeaders = new Set<string>();
 
   constructor(
     private readonly config: ApiConfig & { url: string; apiKey: string },
@@ -104,7 +108,7 @@ export class Transport {
         const durationMs = performance.now() - started;
         const base = { endpoint: request.endpoint, attempt, status: error.status ?? status, errorCode: error.code, durationMs };
         if (error instanceof RateLimitedError) {
-          await this.budget.blockFor(error.retryAfterMs);
+          // The budget has already blocked the key and cut its rate (tellBudget).
           this.emit({ ...base, outcome: 'rate_limited', retryAfterMs: error.retryAfterMs });
           this.options.logger?.warn({ endpoint: request.endpoint, retryAfterMs: error.retryAfterMs }, 'rate limited: the key is slowed');
           if (this.options.retryRateLimited && rateLimited < maxRateLimitRetries) {
@@ -138,6 +142,7 @@ export class Transport {
     let status: number;
     let headers: Record<string, string | string[] | undefined>;
     let text: string;
+    const sentAt = Date.now();
     try {
       const response = await this.dispatcher.request({
         origin: this.origin,
@@ -155,6 +160,7 @@ export class Transport {
       if (callerSignal?.aborted) throw callerSignal.reason;
       throw classifyNetworkError(error, endpoint, deadline.aborted);
     }
+    await this.tellBudget(status, headers, sentAt, endpoint);
     let body: unknown;
     let parsed = true;
     try {
@@ -169,6 +175,28 @@ export class Transport {
       throw new TransientError(`${endpoint}: HTTP ${status} with an unparsable body (${text.length} characters)`, { status, endpoint }, 'bad_body');
     }
     return { status, body };
+  }
+
+  /**
+   * What the answer means for the key's budget: a 429 blocks the key for its Retry-After and cuts its rate, other
+   * answers count as accepted, and rate-limit headers may set the ceiling. A failure here (Redis) costs the
+   * budget one observation, never the answer itself.
+   */
+  private async tellBudget(status: number, headers: HeaderBag, sentAt: number, endpoint: string): Promise<void> {
+    const signals = readRateLimitHeaders(headers);
+    for (const problem of signals.problems) {
+      const name = problem.slice(0, problem.indexOf(':'));
+      if (this.unreadableHeaders.has(name)) continue;
+      this.unreadableHeaders.add(name);
+      this.options.logger?.debug({ endpoint, header: problem }, 'unreadable rate-limit header ignored (logged once per header)');
+    }
+    const stated = signals.policyPerSecond !== undefined || signals.limit !== undefined || signals.remaining !== undefined;
+    try {
+      if (status === 429) await this.budget.blockFor(parseRetryAfter(headers['retry-after']) ?? DEFAULT_RETRY_AFTER_MS);
+      await this.budget.observe({ status, sentAt, signals: stated ? signals : undefined });
+    } catch (error) {
+      this.options.logger?.warn({ endpoint, err: error instanceof Error ? error.message : String(error) }, 'the rate budget could not record an answer');
+    }
   }
 
   private emit(event: ApiRequestEvent): void {

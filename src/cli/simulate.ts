@@ -61,6 +61,7 @@ interface SimulateFlags {
   rateLimit: number;
   retryAfter: number;
   retryAfterFormat: 'seconds' | 'http-date';
+  rateLimitHeaders: 'none' | 'ietf' | 'x-ratelimit';
   faultRate: number;
   faultKinds: string;
   stallMs: number;
@@ -95,6 +96,7 @@ export function simulateCommand(): Command {
     .option('--rate-limit <rps>', 'requests per second per key, 0 = unlimited (over it: 429)', positive, 0)
     .option('--retry-after <s>', 'Retry-After seconds of a 429', integer('--retry-after'), 1)
     .addOption(new Option('--retry-after-format <format>', 'Retry-After as seconds or an HTTP date').choices(['seconds', 'http-date']).default('seconds'))
+    .addOption(new Option('--rate-limit-headers <format>', 'rate-limit headers on every answer (with --rate-limit)').choices(['none', 'ietf', 'x-ratelimit']).default('none'))
     .option('--fault-rate <p>', 'share of requests that fail', share, 0)
     .option('--fault-kinds <list>', `comma-separated, among ${FAULT_KINDS.join(', ')}`, FAULT_KINDS.join(','))
     .option('--stall-ms <n>', 'how long a stalled body hangs before the connection closes', integer('--stall-ms'), 35_000)
@@ -130,6 +132,7 @@ export function simulateCommand(): Command {
         rateLimit: flags.rateLimit,
         retryAfterSeconds: flags.retryAfter,
         retryAfterFormat: flags.retryAfterFormat,
+        rateLimitHeaders: flags.rateLimitHeaders,
         faultRate: flags.faultRate,
         faultKinds: faultKinds as FaultKind[],
         stallMs: flags.stallMs,

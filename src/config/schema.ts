@@ -29,8 +29,16 @@ export const apiConfigSchema = z
     arrayFormat: z.enum(['repeat', 'comma']).default('repeat'),
     /** Name of the idempotency header of write requests; default `Idempotency-Key`. */
     idempotencyHeader: z.string().min(1).default('Idempotency-Key'),
-    /** Requests per second for this API key, shared by every process; default 10. The spec states no limit. */
-    requestsPerSecond: z.number().positive().max(10_000).default(10),
+    /**
+     * Most requests per second for this API key, shared by every process; default 10. The spec states no limit, so
+     * the rate adapts below this ceiling: a 429 cuts it, it climbs back slowly, and a limit the API states in
+     * `RateLimit` / `X-RateLimit-*` headers lowers the ceiling. `"auto"`: start at 2/s and find the limit.
+     */
+    requestsPerSecond: z
+      .union([z.number().positive().max(10_000), z.literal('auto')], {
+        error: 'expected requests per second (a number above 0, at most 10000) or "auto"',
+      })
+      .default(10),
     /** Engine identifiers sent as the engines filter; default none, so the API's per-endpoint defaults apply. */
     engines: z.array(z.string().min(1)).default([]),
     /** Connections per pool; default 8. */

@@ -18,6 +18,8 @@ export const knobsSchema = z
     retryAfterSeconds: z.number().int().min(0).max(3600),
     /** How Retry-After is written: `seconds` (default) or `http-date`. */
     retryAfterFormat: z.enum(['seconds', 'http-date']),
+    /** Rate-limit headers on every answer while `rateLimit` is on: `none` (default, like the spec), `ietf`, `x-ratelimit`. */
+    rateLimitHeaders: z.enum(['none', 'ietf', 'x-ratelimit']),
     /** Share of API requests that fail, 0..1; default 0. */
     faultRate: z.number().min(0).max(1),
     /** Kinds of failure drawn from (evenly); default all four. */
@@ -48,6 +50,7 @@ export const DEFAULT_KNOBS: Knobs = {
   rateLimit: 0,
   retryAfterSeconds: 1,
   retryAfterFormat: 'seconds',
+  rateLimitHeaders: 'none',
   faultRate: 0,
   faultKinds: [...FAULT_KINDS],
   stallMs: 35_000,

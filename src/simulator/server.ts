@@ -8,6 +8,7 @@ import { faultFor } from './faults.js';
 import { applyOddities } from './oddities.js';
 import type { FaultKind } from './knobs.js';
 import { QueryReader } from './query.js';
+import { rateLimitHeaders } from './rate-limit.js';
 import { queryObject } from './request-log.js';
 import { sendBody } from './respond.js';
 import { ROUTES } from './routes/index.js';
@@ -167,8 +168,10 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
 
     const keyHeader = req.headers['x-api-key'];
     const rateKey = typeof keyHeader === 'string' ? keyHeader : '';
-    if (!sim.rateLimiter.take(rateKey, knobs.rateLimit, Date.now())) {
-      const error = new ApiError(429, 'rate_limited', 'too many requests for this API key', [], { 'retry-after': retryAfter(sim) });
+    const allowed = sim.rateLimiter.take(rateKey, knobs.rateLimit, Date.now());
+    const limitHeaders = rateLimitHeaders(knobs.rateLimitHeaders, sim.rateLimiter.status(rateKey, knobs.rateLimit, Date.now()));
+    if (!allowed) {
+      const error = new ApiError(429, 'rate_limited', 'too many requests for this API key', [], { 'retry-after': retryAfter(sim), ...limitHeaders });
       const outcome = errorOutcome(error);
       sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
       return log(429);
@@ -194,7 +197,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
           : errorOutcome(new ApiError(500, 'internal_error', error instanceof Error ? error.message : String(error)));
       if (!(error instanceof ApiError)) process.stderr.write(`simulator: ${error instanceof Error ? error.stack : String(error)}\n`);
     }
-    sendBody(res, outcome.status, outcome.body, outcome.headers, fault, knobs.stallMs, stalls);
+    sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, fault, knobs.stallMs, stalls);
     log(outcome.status, fault);
   };
 

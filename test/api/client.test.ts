@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MockAgent } from 'undici';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import { BrandAccessDeniedError, RateLimitedError, TransientError, ValidationError } from '../../src/api/errors.js';
-import type { RateBudget } from '../../src/api/rate-budget.js';
+import type { BudgetAnswer, RateBudget } from '../../src/api/rate-budget.js';
 import type { ApiRequestEvent } from '../../src/api/transport.js';
 import { MOCK_ORIGIN, collect, conversation, mockApi, mockConfig } from './mock-api.js';
 
@@ -15,10 +15,14 @@ afterEach(async () => {
 const onePage = { data: [conversation(1)], info: { page: 1, page_size: 100, total_rows: 1 } };
 const errorBody = (code: string) => ({ error: { code, message: `because ${code}`, request_id: 'req-1' } });
 
-function recordingBudget(): RateBudget & { acquired: number; blocks: number[] } {
+function recordingBudget(): RateBudget & { acquired: number; blocks: number[]; answers: BudgetAnswer[] } {
   const budget = {
     acquired: 0,
     blocks: [] as number[],
+    answers: [] as BudgetAnswer[],
+    observe: async (answer: BudgetAnswer) => {
+      budget.answers.push(answer);
+    },
     acquire: async () => {
       budget.acquired += 1;
     },

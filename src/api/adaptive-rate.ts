@@ -1,0 +1,104 @@
+/**
+ * How the rate of one API key moves, as pure arithmetic over a state every process shares (README, "The rate
+ * budget"). The spec states no limit, so the rate is learned from 429s:
+ *
+ * - a configured `requestsPerSecond` is the ceiling and the start; `auto` starts at AUTO_START_RATE and doubles
+ *   every PROBE_STEP_MS until the first 429 (`probe`);
+ * - a 429 cuts the rate to what the API was seen to accept (answers other than 429 over the last second, times
+ *   GOOD_RATE_SHARE), and at least by MAX_CUT_FACTOR; with nothing measured, by CUT_FACTOR. Only the first 429
+ *   of an episode cuts: a request sent before the last cut met the old rate, which is already cut;
+ * - without a 429 the rate climbs back additively (`steady`): STEADY_STEP_SHARE of the limit estimated at the last
+ *   429 every STEADY_STEP_MS, never above the ceiling.
+ *
+ * The state holds a rate and the time it was set; the climb is computed from the elapsed time, so nothing has to
+ * write while the rate rises.
+ */
+
+/** Where `auto` starts (requests per second). */
+export const AUTO_START_RATE = 2;
+/** The ceiling of `auto` when the API states none: the largest `requestsPerSecond` the config accepts. */
+export const AUTO_CEILING = 10_000;
+/** `probe`: the rate doubles every second until the first 429. */
+export const PROBE_FACTOR = 2;
+export const PROBE_STEP_MS = 1_000;
+/**
+ * `steady`: +5 % of the estimated limit every 15 s without a 429. Slow on purpose: each 429 also blocks the key for
+ * its Retry-After (a second of nothing at 1 s), and near the limit an API's own timing jitter makes a few 429s at
+ * any rate, so a fast climb would buy more blocks than requests.
+ */
+export const STEADY_STEP_SHARE = 0.05;
+export const STEADY_STEP_MS = 15_000;
+/** A 429 cuts the rate to this share of the rate the API accepted over the last second... */
+export const GOOD_RATE_SHARE = 0.95;
+/**
+ * ...and to at most this share of the rate in force. Small, because a 429 while the API accepts about what is sent
+ * is jitter at the edge of its windows, not a rate above its limit; a rate well above the limit is cut by the
+ * accepted rate instead (80/s against a 20/s limit: to 19/s in one step).
+ */
+export const MAX_CUT_FACTOR = 0.95;
+/** ...or, when no accepted answer was counted, to this share. */
+export const CUT_FACTOR = 0.7;
+/** The rate never falls below this (one request every 10 s); Retry-After blocks cover longer waits. */
+export const MIN_RATE = 0.1;
+
+export type RatePhase = 'probe' | 'steady';
+
+export interface RateState {
+  /** Requests per second at `at`. */
+  rate: number;
+  /** When `rate` was set (ms since the epoch). */
+  at: number;
+  phase: RatePhase;
+  /** The API's rate estimated at the last 429 (the base of the additive step); 0 before the first 429. */
+  limit: number;
+  /** When the rate was last cut; 0 if never. */
+  cutAt: number;
+}
+
+/** The state of a key nobody has used yet (or whose state expired). */
+export function initialRateState(ceiling: number, auto: boolean, now: number): RateState {
+  return auto
+    ? { rate: Math.min(AUTO_START_RATE, ceiling), at: now, phase: 'probe', limit: 0, cutAt: 0 }
+    : { rate: ceiling, at: now, phase: 'steady', limit: 0, cutAt: 0 };
+}
+
+/** The rate in force at `now`, never above `ceiling` nor below MIN_RATE (or the ceiling, if lower). */
+export function rateAt(state: RateState, now: number, ceiling: number): number {
+  const elapsed = Math.max(0, now - state.at);
+  let rate: number;
+  if (state.phase === 'probe') {
+    // Capped exponent: beyond 2^40 x any start is over every ceiling.
+    rate = state.rate * PROBE_FACTOR ** Math.min(40, Math.floor(elapsed / PROBE_STEP_MS));
+  } else {
+    const base = state.limit > 0 ? state.limit : ceiling;
+    rate = state.rate + Math.floor(elapsed / STEADY_STEP_MS) * STEADY_STEP_SHARE * base;
+  }
+  return Math.max(Math.min(MIN_RATE, ceiling), Math.min(ceiling, rate));
+}
+
+export interface RateLimitedAt {
+  now: number;
+  /** When the request that met the 429 was sent. */
+  sentAt: number;
+  /** Answers other than 429 per second over the last second, for the whole key; 0 when none was counted. */
+  goodRate: number;
+  ceiling: number;
+}
+
+/** The state after a 429, or undefined when the 429 belongs to an episode already cut. */
+export function afterRateLimited(state: RateState, event: RateLimitedAt): RateState | undefined {
+  if (event.sentAt < state.cutAt) return undefined;
+  const current = rateAt(state, event.now, event.ceiling);
+  const cut = event.goodRate > 0 ? Math.min(current * MAX_CUT_FACTOR, event.goodRate * GOOD_RATE_SHARE) : current * CUT_FACTOR;
+  const rate = Math.max(Math.min(MIN_RATE, event.ceiling), cut);
+  return { rate, at: event.now, phase: 'steady', limit: event.goodRate > 0 ? event.goodRate : current, cutAt: event.now };
+}
+
+/**
+ * The state once the API has stated its limit (the ceiling now includes it): `auto` stops probing and runs at the
+ * ceiling. Undefined when nothing changes.
+ */
+export function afterStatedLimit(state: RateState, now: number, ceiling: number): RateState | undefined {
+  if (state.phase !== 'probe') return undefined;
+  return { rate: ceiling, at: now, phase: 'steady', limit: ceiling, cutAt: state.cutAt };
+}

@@ -1,0 +1,186 @@
+/**
+ * What an answer's headers say about the key's rate limit. The spec states no limit and names no header, so
+ * bvsync reads every form in use when an API sends one (README, "The rate budget"):
+ *
+ * - `RateLimit-Policy` with quota policies: `20;w=1` (IETF draft 03-07) or `"default";q=20;w=1` (draft 08+);
+ * - `RateLimit`: `limit=20, remaining=5, reset=1` (draft 07) or `"default";r=5;t=1` (draft 08+);
+ * - `RateLimit-Limit` (possibly followed by policies: `20, 20;w=1`), `RateLimit-Remaining`, `RateLimit-Reset`
+ *   (drafts up to 06);
+ * - `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (the common unstandardised form; its reset
+ *   is seconds from now, or a Unix time in seconds or milliseconds).
+ *
+ * Parsing is defensive: a value that cannot be read is left out and named in `problems`, never thrown.
+ */
+
+export interface RateLimitSignals {
+  /** Requests per second of the most restrictive quota policy that names its window. */
+  policyPerSecond?: number;
+  /** A limit stated without its window (`RateLimit-Limit`, `X-RateLimit-Limit`, `limit=`): requests per window. */
+  limit?: number;
+  /** Requests left in the current window. */
+  remaining?: number;
+  /** Milliseconds until the current window resets. */
+  resetMs?: number;
+  /** `header: value` of every value that could not be read. */
+  problems: string[];
+}
+
+export type HeaderBag = Record<string, string | string[] | undefined>;
+
+/** Unix times in seconds are above this (2001); a reset below it is seconds from now. */
+const EPOCH_SECONDS_FLOOR = 1e9;
+/** Unix times in milliseconds are above this. */
+const EPOCH_MS_FLOOR = 1e12;
+/** A reset further away than this is not believed (the same bound as `Retry-After`). */
+const MAX_RESET_MS = 10 * 60_000;
+
+/** Reads the rate-limit headers of one answer (names in lower case, as undici gives them). */
+export function readRateLimitHeaders(headers: HeaderBag, now: number = Date.now()): RateLimitSignals {
+  const signals: RateLimitSignals = { problems: [] };
+  const value = (name: string): string | undefined => {
+    const raw = headers[name];
+    const text = Array.isArray(raw) ? raw.join(', ') : raw;
+    return text?.trim() ? text.trim() : undefined;
+  };
+  const problem = (name: string, text: string) => signals.problems.push(`${name}: ${JSON.stringify(text.slice(0, 80))}`);
+  const perSecond: number[] = [];
+
+  const policy = value('ratelimit-policy');
+  if (policy !== undefined) {
+    const read = readPolicies(splitList(policy));
+    if (read.perSecond.length === 0 || read.bad) problem('ratelimit-policy', policy);
+    perSecond.push(...read.perSecond);
+  }
+
+  const combined = value('ratelimit');
+  if (combined !== undefined && !readCombined(combined, signals)) problem('ratelimit', combined);
+
+  const limitHeader = value('ratelimit-limit');
+  if (limitHeader !== undefined) {
+    // Drafts 01-03 let the limit be followed by its policies: `10, 10;w=1, 50;w=60`.
+    const [first = '', ...policies] = splitList(limitHeader);
+    const limit = count(first.split(';')[0] ?? '');
+    const read = readPolicies(policies);
+    if (limit === undefined || read.bad) problem('ratelimit-limit', limitHeader);
+    if (limit !== undefined) signals.limit ??= limit;
+    perSecond.push(...read.perSecond);
+  }
+  readCount(value('ratelimit-remaining'), 'ratelimit-remaining', (n) => (signals.remaining ??= n), problem);
+  readReset(value('ratelimit-reset'), 'ratelimit-reset', now, signals, problem);
+
+  readCount(value('x-ratelimit-limit'), 'x-ratelimit-limit', (n) => (signals.limit ??= n), problem);
+  readCount(value('x-ratelimit-remaining'), 'x-ratelimit-remaining', (n) => (signals.remaining ??= n), problem);
+  readReset(value('x-ratelimit-reset'), 'x-ratelimit-reset', now, signals, problem);
+
+  if (perSecond.length > 0) signals.policyPerSecond = Math.min(...perSecond);
+  return signals;
+}
+
+/** Splits a header list on commas outside quoted strings. */
+function splitList(text: string): string[] {
+  const items: string[] = [];
+  let current = '';
+  let quoted = false;
+  for (const char of text) {
+    if (char === '"') quoted = !quoted;
+    if (char === ',' && !quoted) {
+      items.push(current.trim());
+      current = '';
+    } else current += char;
+  }
+  items.push(current.trim());
+  return items.filter((item) => item.length > 0);
+}
+
+/** `item;key=value;key=value` into the item and its parameters (keys in lower case, quotes removed). */
+function splitParams(item: string): { head: string; params: Map<string, string> } {
+  const [head = '', ...rest] = item.split(';').map((part) => part.trim());
+  const params = new Map<string, string>();
+  for (const part of rest) {
+    const at = part.indexOf('=');
+    if (at > 0) params.set(part.slice(0, at).trim().toLowerCase(), part.slice(at + 1).trim().replace(/^"(.*)"$/, '$1'));
+    else if (part) params.set(part.toLowerCase(), '');
+  }
+  return { head, params };
+}
+
+/** A non-negative integer or decimal, or undefined. */
+function count(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!/^\d+(\.\d+)?$/.test(trimmed)) return undefined;
+  const n = Number(trimmed);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** Quota policies: `20;w=1` or `"name";q=20;w=1`. Policies counting something else than requests are skipped. */
+function readPolicies(items: string[]): { perSecond: number[]; bad: boolean } {
+  const perSecond: number[] = [];
+  let bad = false;
+  for (const item of items) {
+    const { head, params } = splitParams(item);
+    const unit = params.get('qu');
+    if (unit !== undefined && unit !== 'requests') continue;
+    const quota = count(params.get('q') ?? head);
+    const window = count(params.get('w') ?? '');
+    if (quota === undefined || window === undefined || window <= 0) {
+      bad = true;
+      continue;
+    }
+    perSecond.push(quota / window);
+  }
+  return { perSecond, bad };
+}
+
+/** `RateLimit`: `limit=20, remaining=5, reset=1` (draft 07) or `"name";r=5;t=1` items (draft 08+). False if unreadable. */
+function readCombined(text: string, signals: RateLimitSignals): boolean {
+  const items = splitList(text);
+  if (items.some((item) => /^(limit|remaining|reset)\s*=/i.test(item))) {
+    let ok = true;
+    for (const item of items) {
+      const [key = '', raw = ''] = item.split('=').map((part) => part.trim());
+      const n = count(raw);
+      if (n === undefined) {
+        ok = false;
+        continue;
+      }
+      const name = key.toLowerCase();
+      if (name === 'limit') signals.limit = n;
+      else if (name === 'remaining') signals.remaining = n;
+      else if (name === 'reset') signals.resetMs = Math.min(n * 1000, MAX_RESET_MS);
+    }
+    return ok;
+  }
+  // Several policies may each report: the one with the fewest requests left binds.
+  let read = false;
+  for (const item of items) {
+    const { params } = splitParams(item);
+    const remaining = count(params.get('r') ?? '');
+    const reset = count(params.get('t') ?? '');
+    if (remaining === undefined) continue;
+    read = true;
+    if (signals.remaining === undefined || remaining < signals.remaining) {
+      signals.remaining = remaining;
+      if (reset !== undefined) signals.resetMs = Math.min(reset * 1000, MAX_RESET_MS);
+    }
+  }
+  return read;
+}
+
+function readCount(text: string | undefined, name: string, use: (n: number) => void, problem: (name: string, text: string) => void): void {
+  if (text === undefined) return;
+  const n = count(text);
+  if (n === undefined) problem(name, text);
+  else use(n);
+}
+
+function readReset(text: string | undefined, name: string, now: number, signals: RateLimitSignals, problem: (name: string, text: string) => void): void {
+  if (text === undefined) return;
+  const n = count(text);
+  if (n === undefined) return problem(name, text);
+  let ms: number;
+  if (n >= EPOCH_MS_FLOOR) ms = n - now;
+  else if (n >= EPOCH_SECONDS_FLOOR) ms = n * 1000 - now;
+  else ms = n * 1000;
+  if (ms > MAX_RESET_MS) return problem(name, text);
+  signals.resetMs ??= Math.max(0, ms);
+}

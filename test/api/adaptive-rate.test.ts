@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AUTO_START_RATE,
+  CUT_FACTOR,
+  MIN_RATE,
+  STEADY_STEP_MS,
+  afterRateLimited,
+  afterStatedLimit,
+  initialRateState,
+  rateAt,
+} from '../../src/api/adaptive-rate.js';
+import { nextAllowingSlot, slotAllowance, unitTime } from '../../src/api/rate-budget.js';
+import { slidingRate } from '../../src/api/rate-state-store.js';
+
+const T0 = 1_800_000_000_000;
+
+describe('the adaptive rate', () => {
+  it('starts a configured key at its ceiling and keeps it there without a 429', () => {
+    const state = initialRateState(38, false, T0);
+    expect(state).toMatchObject({ rate: 38, phase: 'steady', limit: 0, cutAt: 0 });
+    expect(rateAt(state, T0 + 600_000, 38)).toBe(38);
+  });
+
+  it('auto starts at 2/s and doubles every second until the first 429, never past the ceiling', () => {
+    const state = initialRateState(10_000, true, T0);
+    expect(state).toMatchObject({ rate: AUTO_START_RATE, phase: 'probe' });
+    expect([0, 999, 1_000, 2_500, 4_000].map((ms) => rateAt(state, T0 + ms, 10_000))).toEqual([2, 2, 4, 8, 32]);
+    expect(rateAt(state, T0 + 3_600_000, 10_000)).toBe(10_000);
+    expect(rateAt(state, T0 + 4_000, 20)).toBe(20);
+  });
+
+  it('a 429 cuts to 95 % of the rate the API accepted when the rate is well above it', () => {
+    const state = initialRateState(80, false, T0);
+    const cut = afterRateLimited(state, { now: T0 + 800, sentAt: T0 + 700, goodRate: 20, ceiling: 80 })!;
+    expect(cut).toEqual({ rate: 19, at: T0 + 800, phase: 'steady', limit: 20, cutAt: T0 + 800 });
+  });
+
+  it('a 429 near the accepted rate (jitter at the edge of a window) cuts by 5 %', () => {
+    const state = { rate: 19, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 };
+    const cut = afterRateLimited(state, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 20.5, ceiling: 76 })!;
+    expect(cut.rate).toBeCloseTo(18.05, 5);
+  });
+
+  it('with nothing accepted to measure, cuts by the multiplicative factor', () => {
+    const state = initialRateState(40, false, T0);
+    expect(afterRateLimited(state, { now: T0 + 10, sentAt: T0, goodRate: 0, ceiling: 40 })!.rate).toBe(40 * CUT_FACTOR);
+  });
+
+  it('cuts once per episode: a 429 of a request sent before the last cut changes nothing', () => {
+    const state = initialRateState(80, false, T0);
+    const cut = afterRateLimited(state, { now: T0 + 800, sentAt: T0 + 700, goodRate: 20, ceiling: 80 })!;
+    expect(afterRateLimited(cut, { now: T0 + 850, sentAt: T0 + 790, goodRate: 20, ceiling: 80 })).toBeUndefined();
+    expect(afterRateLimited(cut, { now: T0 + 1_900, sentAt: T0 + 1_800, goodRate: 19, ceiling: 80 })!.rate).toBeLessThan(cut.rate);
+  });
+
+  it('climbs back additively, 5 % of the estimated limit per step, up to the ceiling', () => {
+    const cut = { rate: 19, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 };
+    expect(rateAt(cut, T0 + STEADY_STEP_MS - 1, 76)).toBe(19);
+    expect(rateAt(cut, T0 + STEADY_STEP_MS, 76)).toBe(20);
+    expect(rateAt(cut, T0 + 3 * STEADY_STEP_MS, 76)).toBe(22);
+    expect(rateAt(cut, T0 + 1_000 * STEADY_STEP_MS, 76)).toBe(76);
+    // A ceiling lowered later (a limit the API stated) binds at once.
+    expect(rateAt(cut, T0, 10)).toBe(10);
+  });
+
+  it('never falls below the floor, nor above a ceiling lower than the floor', () => {
+    const low = { rate: 0.01, at: T0, phase: 'steady' as const, limit: 0.01, cutAt: T0 };
+    expect(rateAt(low, T0, 5)).toBe(MIN_RATE);
+    expect(rateAt(low, T0, 0.05)).toBe(0.05);
+    expect(afterRateLimited(low, { now: T0 + 10, sentAt: T0 + 5, goodRate: 0, ceiling: 5 })!.rate).toBe(MIN_RATE);
+  });
+
+  it('a stated limit ends the probe of auto at the ceiling; a steady key is left alone', () => {
+    const probing = initialRateState(10_000, true, T0);
+    expect(afterStatedLimit(probing, T0 + 50, 19)).toEqual({ rate: 19, at: T0 + 50, phase: 'steady', limit: 19, cutAt: 0 });
+    expect(afterStatedLimit(initialRateState(80, false, T0), T0 + 50, 19)).toBeUndefined();
+  });
+});
+
+describe('the slots of the budget', () => {
+  it('share a fractional rate out so that any run of slots holds the rate within one unit', () => {
+    const perSlot = 0.4; // 2/s in slots of 200 ms
+    const allowances = Array.from({ length: 10 }, (_, i) => slotAllowance(9_000_000_000 + i, perSlot));
+    expect(allowances.reduce((a, b) => a + b, 0)).toBe(4);
+    expect(allowances.every((a) => a === 0 || a === 1)).toBe(true);
+    const busy = Array.from({ length: 5 }, (_, i) => slotAllowance(9_000_000_000 + i, 3.8));
+    expect(busy.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(18);
+    expect(busy.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(20);
+  });
+
+  it('find the next slot that allows a unit', () => {
+    for (const perSlot of [0.07, 0.4, 1, 3.8]) {
+      for (let slot = 9_000_000_000; slot < 9_000_000_050; slot++) {
+        const next = nextAllowingSlot(slot, perSlot);
+        expect(slotAllowance(next, perSlot)).toBeGreaterThan(0);
+        for (let between = slot + 1; between < next; between++) expect(slotAllowance(between, perSlot)).toBe(0);
+      }
+    }
+  });
+
+  it('space the units of a slot at the rate, inside the slot', () => {
+    const slot = 9_000_000_001;
+    const times = [1, 2, 3, 4].map((unit) => unitTime(slot, 3.8, unit));
+    expect(times[0]).toBeGreaterThan(slot - 1);
+    expect(times[3]).toBeLessThan(slot + 1);
+    expect(times[1]! - times[0]!).toBeCloseTo(1 / 3.8, 4);
+  });
+});
+
+describe('slidingRate', () => {
+  it('counts the current second and the part of the previous one still inside the last 1,000 ms', () => {
+    expect(slidingRate(10, 20, T0 + 500)).toBe(20);
+    expect(slidingRate(3, 20, T0 + 900)).toBeCloseTo(5, 9);
+  });
+});
