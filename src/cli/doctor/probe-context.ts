@@ -1,0 +1,156 @@
+import type { ApiClient } from '../../api/client.js';
+import { ApiError, ValidationError } from '../../api/errors.js';
+import type { ParamName } from '../../api/param-names.js';
+import type { Config } from '../../config/schema.js';
+import { addDays } from '../../days.js';
+import { domainOf } from '../../streams/domains.js';
+import type { VerdictBook } from './verdicts.js';
+
+/** A date range as the probes send it (both ends inclusive days). */
+export interface Window {
+  startDate: string;
+  endDate: string;
+}
+
+/**
+ * The three ranges the date probes compare: moving only the start (or only the end) must change an answer when
+ * the data has anything in the days moved over, and leaves it the same when the API ignores that name.
+ */
+export interface ProbeWindows {
+  wide: Window;
+  lateStart: Window;
+  earlyEnd: Window;
+}
+
+export function probeWindows(lastDay: string): ProbeWindows {
+  return {
+    wide: { startDate: addDays(lastDay, -6), endDate: lastDay },
+    lateStart: { startDate: addDays(lastDay, -1), endDate: lastDay },
+    earlyEnd: { startDate: addDays(lastDay, -6), endDate: addDays(lastDay, -5) },
+  };
+}
+
+/** What earlier probes learnt about the brand's data, for later probes to pick values and judge answers. */
+export interface DataFacts {
+  /** Answers exist in the wide window before the late start / after the early end (seen in conversations). */
+  answersBeforeLateStart?: boolean;
+  answersAfterEarlyEnd?: boolean;
+  /** Engines the answers of the wide window came from. */
+  engines: string[];
+  /** Topics (and one scenario) with answers in the wide window, from the visibility report. */
+  topics: Array<{ id: number; conversations: number }>;
+  scenario?: { id: number; topicId: number; conversations: number };
+  /** Domains and one tracked page to ask the domain and fanout endpoints about. */
+  domains: string[];
+  trackedUrl?: string;
+  competitorIds: number[];
+  /** Whether the API refuses an invalid value under a name it knows (undefined: not learnt yet). */
+  validatesValues?: boolean;
+}
+
+export type Asked<T> = { ok: true; value: T } | { ok: false; why: string };
+
+// A 400 detail that says the name itself is unknown (a strict API), as opposed to a bad value of a known name.
+// "unknown query parameter" is about the name; "unknown value" is about a value of a name the API knows.
+const UNKNOWN_NAME =
+  /\b(unknown|unexpected|unrecogni[sz]ed|unsupported|extra|additional)\b(?![^.]*\bvalues?\b)[^.]*\b(param|parameter|field|property|key|name)s?\b|\bnot an? (allowed|known|permitted|supported|valid) (query )?(param|parameter|field|property)/i;
+
+export class ProbeContext {
+  readonly facts: DataFacts = { engines: [], topics: [], domains: [], competitorIds: [] };
+
+  constructor(
+    readonly client: ApiClient,
+    readonly brand: number,
+    readonly book: VerdictBook,
+    readonly windows: ProbeWindows,
+    readonly config: Config,
+  ) {}
+
+  /**
+   * Runs one request of a probe. A 400 whose details name a parameter that was sent settles that parameter: an
+   * "unknown parameter" detail means the name is wrong; any other detail means the API read the name (it judged its
+   * value), so the name is right.
+   */
+  async ask<T>(endpoint: string, sent: readonly ParamName[], call: () => Promise<T>): Promise<Asked<T>> {
+    try {
+      return { ok: true, value: await call() };
+    } catch (error) {
+      if (error instanceof ValidationError && error.details?.length) {
+        for (const detail of error.details) {
+          const param = sent.find((name) => this.book.wire(name) === detail.field);
+          if (!param) continue;
+          if (UNKNOWN_NAME.test(detail.message)) this.book.wrong(endpoint, param, `the API refused "${detail.field}": ${detail.message}`);
+          else this.book.verified(endpoint, param, `the API read "${detail.field}" and judged its value: ${detail.message}`);
+        }
+        const details = error.details.map((d) => `"${d.field}" ${d.message}`).join('; ');
+        return { ok: false, why: `the API refused the request (400: ${details})` };
+      }
+      return { ok: false, why: `the request failed: ${describeError(error)}` };
+    }
+  }
+
+  /** Adds domains to ask about, without repeats; the brand's own (its tracked pages) go first, as they have citations. */
+  rememberDomains(texts: Iterable<string | null | undefined>, first = false): void {
+    const found = [...texts].map((text) => (text ? domainOf(text) : null)).filter((d): d is string => d !== null);
+    const ordered = first ? [...found, ...this.facts.domains] : [...this.facts.domains, ...found];
+    this.facts.domains = [...new Set(ordered)];
+  }
+
+  /** Marks every parameter of a failed request that nothing settled yet as not checkable, with the failure. */
+  failed(endpoint: string, params: readonly ParamName[], why: string): void {
+    for (const param of params) this.book.unchecked(endpoint, param, why);
+  }
+
+  /**
+   * The last resort when the data cannot show a parameter's effect: send a value no API accepts. A 400 naming the
+   * parameter shows the API reads the name; a 200 shows it ignores it, provided the API refuses invalid values of
+   * the names it knows (learnt once, from a parameter already verified).
+   */
+  async tiebreak(endpoint: string, param: ParamName, invalid: string, call: () => Promise<unknown>, dataSays: string): Promise<void> {
+    const wire = this.book.wire(param);
+    try {
+      await call();
+    } catch (error) {
+      if (error instanceof ValidationError && error.details?.some((d) => d.field === wire)) {
+        const detail = error.details.find((d) => d.field === wire)!;
+        if (UNKNOWN_NAME.test(detail.message)) return this.book.wrong(endpoint, param, `the API refused "${wire}": ${detail.message}`);
+        this.facts.validatesValues = true;
+        return this.book.verified(endpoint, param, `${dataSays}, but the API refused ${wire}=${invalid} (${detail.message}), so it reads the name`);
+      }
+      return this.book.unchecked(endpoint, param, `${dataSays}, and a request with ${wire}=${invalid} failed: ${describeError(error)}`);
+    }
+    if (this.facts.validatesValues) {
+      return this.book.wrong(endpoint, param, `${dataSays}, and the API accepted ${wire}=${invalid} though it refuses invalid values of names it knows`);
+    }
+    this.book.unchecked(endpoint, param, `${dataSays}, and the API accepts even ${wire}=${invalid}; look at the data it returns for a filter you know`);
+  }
+}
+
+export function describeError(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The UTC day of a timestamp or a day, or undefined when it is neither. */
+export function dayOf(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().slice(0, 10);
+}
+
+/** A comparable summary of an answer: two answers with the same fingerprint are the same answer. */
+export function fingerprint(records: readonly unknown[], total: number | undefined): string {
+  return JSON.stringify({ total, records });
+}
+
+/** How an answer changed, for the table: the count when it moved, else that the content did. */
+export function change(before: { records: readonly unknown[]; total: number | undefined }, after: { records: readonly unknown[]; total: number | undefined }): string {
+  const a = before.total ?? before.records.length;
+  const b = after.total ?? after.records.length;
+  return a === b ? `${a} records both times, other values or order` : `${a} -> ${b} records`;
+}
+
+export function quoteList(values: readonly unknown[], max = 3): string {
+  const shown = values.slice(0, max).map((v) => JSON.stringify(v));
+  return values.length > max ? `${shown.join(', ')} and ${values.length - max} more` : shown.join(', ');
+}
