@@ -87,7 +87,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     const printParams =
       options.reportParams ??
       ((rows: ParamVerdict[], requests: number) =>
-        process.stdout.write(`\nquery parameters of brand ${brand} (${requests} requests; at most ${MAX_PROBE_REQUESTS} without retries):\n${paramTable(rows)}\n\n`));
+        process.stdout.write(`\nquery parameters of brand ${brand} (${requests} requests; at most ${MAX_PROBE_REQUESTS}, retries aside):\n${paramTable(rows)}\n\n`));
     printParams(result.params, result.paramRequests);
     const wrong = result.params.filter((row) => row.verdict === 'wrong');
     const summary = `${verdictCounts(result.params)} (${result.paramRequests} requests)`;

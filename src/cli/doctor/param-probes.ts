@@ -10,11 +10,7 @@ import { probeProductRanking, probeSwot } from './probes/ranking-swot.js';
 import { probeTrackedUrls } from './probes/tracked-urls.js';
 import { VerdictBook, type ParamVerdict } from './verdicts.js';
 
-/**
- * The most requests the probes send (retries aside): each probe's requests are fixed, whatever the data; the
- * sum of the counts in the probes' comments.
- */
-export const MAX_PROBE_REQUESTS = 95;
+export { MAX_PROBE_REQUESTS } from './probe-context.js';
 
 /**
  * Checks every query parameter bvsync sends, endpoint by endpoint, against one readable brand. Earlier probes

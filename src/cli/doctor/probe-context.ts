@@ -4,6 +4,7 @@ import type { ParamName } from '../../api/param-names.js';
 import type { Config } from '../../config/schema.js';
 import { addDays } from '../../days.js';
 import { domainOf } from '../../streams/domains.js';
+import { SENT_PARAMS } from './endpoints.js';
 import type { VerdictBook } from './verdicts.js';
 
 /** A date range as the probes send it (both ends inclusive days). */
@@ -55,8 +56,13 @@ export type Asked<T> = { ok: true; value: T } | { ok: false; why: string };
 const UNKNOWN_NAME =
   /\b(unknown|unexpected|unrecogni[sz]ed|unsupported|extra|additional)\b(?![^.]*\bvalues?\b)[^.]*\b(param|parameter|field|property|key|name)s?\b|\bnot an? (allowed|known|permitted|supported|valid) (query )?(param|parameter|field|property)/i;
 
+/** The most requests the probes send (retries aside); a probe past it is reported as not checked. */
+export const MAX_PROBE_REQUESTS = 120;
+
 export class ProbeContext {
   readonly facts: DataFacts = { engines: [], topics: [], domains: [], competitorIds: [] };
+  /** Requests the probes asked for so far (the client's retries aside). */
+  requests = 0;
 
   constructor(
     readonly client: ApiClient,
@@ -72,21 +78,30 @@ export class ProbeContext {
    * value), so the name is right.
    */
   async ask<T>(endpoint: string, sent: readonly ParamName[], call: () => Promise<T>): Promise<Asked<T>> {
+    if (!this.spend()) return { ok: false, why: `doctor's budget of ${MAX_PROBE_REQUESTS} requests is spent` };
     try {
       return { ok: true, value: await call() };
     } catch (error) {
       if (error instanceof ValidationError && error.details?.length) {
+        // Any parameter of the endpoint may be named: paging is sent by every paged request, whatever the probe.
+        const candidates = [...sent, ...(SENT_PARAMS[endpoint] ?? [])];
         for (const detail of error.details) {
-          const param = sent.find((name) => this.book.wire(name) === detail.field);
+          const param = candidates.find((name) => this.book.wire(name) === detail.field);
           if (!param) continue;
           if (UNKNOWN_NAME.test(detail.message)) this.book.wrong(endpoint, param, `the API refused "${detail.field}": ${detail.message}`);
           else this.book.verified(endpoint, param, `the API read "${detail.field}" and judged its value: ${detail.message}`);
         }
-        const details = error.details.map((d) => `"${d.field}" ${d.message}`).join('; ');
-        return { ok: false, why: `the API refused the request (400: ${details})` };
+        const fields = [...new Set(error.details.map((d) => `"${d.field}"`))].join(', ');
+        return { ok: false, why: `the API refused the request over ${fields} (${error.details[0]!.message}); fix those, then run doctor again` };
       }
       return { ok: false, why: `the request failed: ${describeError(error)}` };
     }
+  }
+
+  private spend(): boolean {
+    if (this.requests >= MAX_PROBE_REQUESTS) return false;
+    this.requests++;
+    return true;
   }
 
   /** Adds domains to ask about, without repeats; the brand's own (its tracked pages) go first, as they have citations. */
@@ -108,6 +123,7 @@ export class ProbeContext {
    */
   async tiebreak(endpoint: string, param: ParamName, invalid: string, call: () => Promise<unknown>, dataSays: string): Promise<void> {
     const wire = this.book.wire(param);
+    if (!this.spend()) return this.book.unchecked(endpoint, param, `${dataSays}; doctor's budget of ${MAX_PROBE_REQUESTS} requests is spent`);
     try {
       await call();
     } catch (error) {
