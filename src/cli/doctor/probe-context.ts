@@ -49,6 +49,10 @@ export interface DataFacts {
   validatesValues?: boolean;
 }
 
+/** Longer than any text filter of the spec allows (titles 200, searches and phrases 255 characters). */
+export const OVERLONG_TEXT = 'x'.repeat(256);
+export const OVERLONG_SHOWN = '<256 characters>';
+
 export type Asked<T> = { ok: true; value: T } | { ok: false; why: string };
 
 // A 400 detail that says the name itself is unknown (a strict API), as opposed to a bad value of a known name.

@@ -1,6 +1,6 @@
 import type { Competitor, Template } from '../../../api/schemas.js';
 import { ENDPOINTS } from '../endpoints.js';
-import type { ProbeContext } from '../probe-context.js';
+import { OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
 import { firstPage } from './first-page.js';
 import { probePaging } from './paging.js';
 
@@ -54,7 +54,7 @@ export async function probeTemplates(ctx: ProbeContext): Promise<void> {
     // A title that only some templates hold; none such means every title is alike and the filter cannot show.
     const needle = templates.map((t) => t.title.slice(0, 200)).find((title) => templates.some((t) => !t.title.toLowerCase().includes(title.toLowerCase())));
     if (needle === undefined) {
-      await ctx.tiebreak(endpoint, 'title', '', () => firstPage(client.templates(brand, { title: '' as never, pageSize: 1 })), 'every template holds the same title');
+      await ctx.tiebreak(endpoint, 'title', OVERLONG_SHOWN, () => firstPage(client.templates(brand, { title: OVERLONG_TEXT, pageSize: 1 })), 'every template holds the same title');
     } else {
       const titled = await ctx.ask(endpoint, ['title'], () => firstPage(client.templates(brand, { title: needle, pageSize: 100 })));
       if (!titled.ok) ctx.failed(endpoint, ['title'], titled.why);

@@ -20,7 +20,8 @@ function judgeEcho(ctx: ProbeContext, endpoint: string, sent: readonly Sent[], e
     if (applied === undefined) {
       ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query does not hold it (it holds ${Object.keys(echo).join(', ')})`);
     } else if (!sameValue(value, applied)) {
-      ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query says ${show(applied)} was applied`);
+      const arrays = Array.isArray(value) ? '; if the API reads lists another way, set api.arrayFormat' : '';
+      ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query says ${show(applied)} was applied${arrays}`);
     } else {
       ctx.book.verified(endpoint, name, `info.query echoes ${show(applied)} as sent`);
     }

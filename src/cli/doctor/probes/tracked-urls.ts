@@ -1,6 +1,6 @@
 import type { TrackedUrl } from '../../../api/schemas.js';
 import { ENDPOINTS } from '../endpoints.js';
-import { dayOf, type ProbeContext } from '../probe-context.js';
+import { dayOf, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
 import { compareToBase } from './compare.js';
 import { probeDateRange } from './date-range.js';
 import { firstPage, type FirstPage } from './first-page.js';
@@ -52,11 +52,11 @@ export async function probeTrackedUrls(ctx: ProbeContext): Promise<void> {
   });
 
   const needle = pages.map((p) => p.title.slice(0, 60)).find((title) => pages.some((p) => !matches(p, title)));
-  if (needle === undefined) await ctx.tiebreak(endpoint, 'search', '', () => read({ search: '' }, 1), 'no search text tells the tracked pages apart');
+  if (needle === undefined) await ctx.tiebreak(endpoint, 'search', OVERLONG_SHOWN, () => read({ search: OVERLONG_TEXT }, 1), 'no search text tells the tracked pages apart');
   else {
     await compareToBase(ctx, endpoint, 'search', base, () => read({ search: needle }), {
       shown: JSON.stringify(needle),
-      tiebreak: tiebreak('search', ''),
+      tiebreak: { invalid: OVERLONG_SHOWN, call: () => read({ search: OVERLONG_TEXT }, 1) },
       breaks: (r) => ((r as TrackedUrl).url && !matches(r as TrackedUrl, needle) ? `${(r as TrackedUrl).url} does not hold it` : undefined),
     });
   }
