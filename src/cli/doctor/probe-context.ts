@@ -4,7 +4,7 @@ import type { ParamName } from '../../api/param-names.js';
 import type { Config } from '../../config/schema.js';
 import { addDays } from '../../days.js';
 import { domainOf } from '../../streams/domains.js';
-import { SENT_PARAMS } from './endpoints.js';
+import { ENDPOINTS, SENT_PARAMS } from './endpoints.js';
 import type { VerdictBook } from './verdicts.js';
 
 /** A date range as the probes send it (both ends inclusive days). */
@@ -33,9 +33,6 @@ export function probeWindows(lastDay: string): ProbeWindows {
 
 /** What earlier probes learnt about the brand's data, for later probes to pick values and judge answers. */
 export interface DataFacts {
-  /** Answers exist in the wide window before the late start / after the early end (seen in conversations). */
-  answersBeforeLateStart?: boolean;
-  answersAfterEarlyEnd?: boolean;
   /** Engines the answers of the wide window came from. */
   engines: string[];
   /** Topics (and one scenario) with answers in the wide window, from the visibility report. */
@@ -63,10 +60,26 @@ const UNKNOWN_NAME =
 /** The most requests the probes send (retries aside); a probe past it is reported as not checked. */
 export const MAX_PROBE_REQUESTS = 120;
 
+// A 400 detail saying a parameter is missing: when it names another field than the one sent, the name sent is wrong.
+const MISSING = /required|missing|one of|must (be )?sen[dt]/i;
+
+/** Parameters an endpoint needs (spec: "a phrase", "one of url or domain"); a 400 asking for them by another name is evidence. */
+const REQUIRED: Record<string, readonly ParamName[]> = {
+  [ENDPOINTS.fanoutsByPhrase]: ['phrase'],
+  [ENDPOINTS.fanoutsCited]: ['url', 'domain'],
+};
+
+interface Control {
+  endpoint: string;
+  param: ParamName;
+  call: () => Promise<unknown>;
+}
+
 export class ProbeContext {
   readonly facts: DataFacts = { engines: [], topics: [], domains: [], competitorIds: [] };
   /** Requests the probes asked for so far (the client's retries aside). */
   requests = 0;
+  private readonly controls: Control[] = [];
 
   constructor(
     readonly client: ApiClient,
@@ -89,6 +102,15 @@ export class ProbeContext {
       if (error instanceof ValidationError && error.details?.length) {
         // Any parameter of the endpoint may be named: paging is sent by every paged request, whatever the probe.
         const candidates = [...sent, ...(SENT_PARAMS[endpoint] ?? [])];
+        const named = new Set(error.details.map((d) => d.field));
+        const asksFor = error.details.filter((d) => MISSING.test(d.message) && !candidates.some((name) => this.book.wire(name) === d.field));
+        // The API asks for a field under a name bvsync does not send, though it sent the parameter that fills it.
+        for (const required of REQUIRED[endpoint] ?? []) {
+          if (!asksFor.length || !sent.includes(required) || named.has(this.book.wire(required))) continue;
+          const likely = asksFor.find((d) => d.field.toLowerCase().includes(required)) ?? asksFor[0]!;
+          const hint = likely.field.toLowerCase().includes(required) ? `; perhaps api.params.${required} = "${likely.field}"` : '';
+          this.book.wrong(endpoint, required, `sent "${this.book.wire(required)}", yet the API asks for "${likely.field}" (${likely.message})${hint}`);
+        }
         for (const detail of error.details) {
           const param = candidates.find((name) => this.book.wire(name) === detail.field);
           if (!param) continue;
@@ -121,9 +143,34 @@ export class ProbeContext {
   }
 
   /**
+   * Offers a request with an invalid value under a parameter, as the control of the tiebreak once the data
+   * verified that parameter: it shows whether the API refuses bad values of the names it knows.
+   */
+  offerControl(endpoint: string, param: ParamName, call: () => Promise<unknown>): void {
+    this.controls.push({ endpoint, param, call });
+  }
+
+  /** Runs up to three verified controls, once: true when one is refused, false when a verified one is accepted. */
+  private async validatesValues(): Promise<boolean | undefined> {
+    for (let tries = 0; this.facts.validatesValues === undefined && tries < 3; ) {
+      const index = this.controls.findIndex((c) => this.book.verdictOf(c.endpoint, c.param) === 'verified');
+      if (index < 0 || !this.spend()) break;
+      const [control] = this.controls.splice(index, 1);
+      tries++;
+      try {
+        await control!.call();
+        this.facts.validatesValues = false;
+      } catch (error) {
+        if (error instanceof ValidationError && error.details?.some((d) => d.field === this.book.wire(control!.param))) this.facts.validatesValues = true;
+      }
+    }
+    return this.facts.validatesValues;
+  }
+
+  /**
    * The last resort when the data cannot show a parameter's effect: send a value no API accepts. A 400 naming the
    * parameter shows the API reads the name; a 200 shows it ignores it, provided the API refuses invalid values of
-   * the names it knows (learnt once, from a parameter already verified).
+   * the names it knows (learnt once, from a control: a parameter the data verified, sent with a bad value).
    */
   async tiebreak(endpoint: string, param: ParamName, invalid: string, call: () => Promise<unknown>, dataSays: string): Promise<void> {
     const wire = this.book.wire(param);
@@ -139,7 +186,7 @@ export class ProbeContext {
       }
       return this.book.unchecked(endpoint, param, `${dataSays}, and a request with ${wire}=${invalid} failed: ${describeError(error)}`);
     }
-    if (this.facts.validatesValues) {
+    if (await this.validatesValues()) {
       return this.book.wrong(endpoint, param, `${dataSays}, and the API accepted ${wire}=${invalid} though it refuses invalid values of names it knows`);
     }
     this.book.unchecked(endpoint, param, `${dataSays}, and the API accepts even ${wire}=${invalid}; look at the data it returns for a filter you know`);

@@ -50,6 +50,7 @@ export async function probeTemplates(ctx: ProbeContext): Promise<void> {
       const others = (typed.value.records as Template[]).filter((t) => t.type !== type);
       if (others.length) book.wrong(endpoint, 'type', `asked for type ${type}, the API sent ${others.length} template(s) of type ${others[0]!.type}`);
       else book.verified(endpoint, 'type', `type=${type} left out the ${type === 'brief' ? templates.length - briefs : briefs} template(s) of the other type`);
+      ctx.offerControl(endpoint, 'type', () => firstPage(client.templates(brand, { type: 'not-a-type' as never, pageSize: 1 })));
     }
     // A title that only some templates hold; none such means every title is alike and the filter cannot show.
     const needle = templates.map((t) => t.title.slice(0, 200)).find((title) => templates.some((t) => !t.title.toLowerCase().includes(title.toLowerCase())));

@@ -10,16 +10,17 @@ const PAGE = 100;
 const dayOfAnswer = (record: unknown) => dayOf((record as Conversation).date);
 
 /**
- * Endpoint 13 first: its answers carry their day and engine, so they show which days and engines have data; the
- * other probes judge an unchanged answer by that. Three requests.
+ * Endpoint 13's range first: its answers carry their engine, so they show the engines the other probes send.
+ * Three requests.
  */
 export async function probeConversationDates(ctx: ProbeContext): Promise<RangeAnswers | undefined> {
   const { client, brand } = ctx;
   const answers = await probeDateRange(ctx, endpoint, (window) => firstPage(client.conversations(brand, { ...window, pageSize: PAGE })), {
     dayOfRecord: dayOfAnswer,
-    teachesAnswerDays: true,
     invalid: (name, bad) => firstPage(client.conversations(brand, { ...ctx.windows.wide, [name === 'start_date' ? 'startDate' : 'endDate']: bad, pageSize: 1 })),
   });
+  ctx.offerControl(endpoint, 'start_date', () => firstPage(client.conversations(brand, { ...ctx.windows.wide, startDate: 'not-a-day', pageSize: 1 })));
+  ctx.offerControl(endpoint, 'end_date', () => firstPage(client.conversations(brand, { ...ctx.windows.wide, endDate: 'not-a-day', pageSize: 1 })));
   if (answers) ctx.facts.engines = [...new Set((answers.wide.records as Conversation[]).map((c) => c.model))].sort();
   return answers;
 }
@@ -40,10 +41,11 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
     const same = (page: FirstPage) => fingerprint(page.records, page.total) === fingerprint(wide.records, wide.total);
 
     // engines: one engine of those the answers came from; an answer of another engine shows it was ignored.
-    if (ctx.config.api.engines.length === 0 && facts.engines.length < 2) {
-      book.unchecked(endpoint, 'engines', `every answer seen is from ${facts.engines[0] ?? 'one engine'}; checkable once answers of two engines exist`);
+    if (facts.engines.length < 2) {
+      await ctx.tiebreak(endpoint, 'engines', 'not-an-engine', () => firstPage(client.conversations(brand, { ...windows.wide, engines: ['not-an-engine'], pageSize: 1 })),
+        `every answer seen is from ${facts.engines[0] ?? 'one engine'} (answers of two engines would show it)`);
     } else {
-      const engine = facts.engines[facts.engines.length - 1] ?? ctx.config.api.engines[0]!;
+      const engine = facts.engines[facts.engines.length - 1]!;
       const page = await ask('engines', { engines: [engine] });
       if (!page.ok) ctx.failed(endpoint, ['engines'], page.why);
       else {
@@ -94,6 +96,8 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
       else if (smaller(page.value)) book.verified(endpoint, name, `${name}=${want} gave fewer answers`);
       else await ctx.tiebreak(endpoint, name, 'maybe', () => firstPage(client.conversations(brand, { ...windows.wide, [name]: 'maybe' as never, pageSize: 1 })), `every answer seen has ${field} ${want}`);
     }
+
+    ctx.offerControl(endpoint, 'mentioned', () => firstPage(client.conversations(brand, { ...windows.wide, mentioned: 'maybe' as never, pageSize: 1 })));
 
     // sort: oldest first must start where newest first ends.
     const days = records.map(dayOfAnswer).filter(Boolean) as string[];

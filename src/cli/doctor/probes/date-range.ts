@@ -7,8 +7,6 @@ export interface RangeProbeOptions {
   dayOfRecord?: (record: unknown) => string | undefined;
   /** Other parameters every request of the probe sends (e.g. a domain), so a 400 naming one is read right. */
   alsoSent?: readonly ParamName[];
-  /** This endpoint's records are the evidence of which days have answers (conversations): learn it first. */
-  teachesAnswerDays?: boolean;
   /** Sends the window with an invalid start or end, for the tiebreak. */
   invalid?: (name: 'start_date' | 'end_date', bad: string) => Promise<unknown>;
 }
@@ -22,8 +20,8 @@ export interface RangeAnswers {
 /**
  * `start_date` and `end_date` by behaviour, three requests: the wide window, the same with a later start, the same
  * with an earlier end. Moving a bound the API applies changes the answer when the data has anything in the days
- * moved over; an answer that does not change, though the conversations show data in those days, means the API
- * ignored the name. Records that carry their day show a bound not applied directly.
+ * moved over; an answer that does not change, though its records show data in those days, means the API ignored
+ * the name, and a record outside the range asked shows it directly. Answers without days go to the tiebreak.
  */
 export async function probeDateRange(
   ctx: ProbeContext,
@@ -31,7 +29,7 @@ export async function probeDateRange(
   fetch: (window: Window) => Promise<FirstPage>,
   options: RangeProbeOptions = {},
 ): Promise<RangeAnswers | undefined> {
-  const { windows, book, facts } = ctx;
+  const { windows, book } = ctx;
   const sent: ParamName[] = ['start_date', 'end_date', 'engines', ...(options.alsoSent ?? [])];
   const answers: Partial<RangeAnswers> = {};
   for (const key of ['wide', 'lateStart', 'earlyEnd'] as const) {
@@ -44,9 +42,13 @@ export async function probeDateRange(
   }
   const { wide, lateStart, earlyEnd } = answers as RangeAnswers;
   const dayOfRecord = options.dayOfRecord;
-  if (options.teachesAnswerDays && dayOfRecord) learnAnswerDays(ctx, { wide, lateStart, earlyEnd }, dayOfRecord);
+  // Only this endpoint's own records show data in the days a moved bound drops: another endpoint's (a SWOT
+  // statement's answers are a few of the brand's) may have none there while the brand has many.
+  const days = dayOfRecord ? [wide, lateStart, earlyEnd].flatMap((page) => page.records.map(dayOfRecord)).filter((d): d is string => d !== undefined) : [];
+  const dataBeforeLateStart = days.some((day) => day >= windows.wide.startDate && day < windows.lateStart.startDate);
+  const dataAfterEarlyEnd = days.some((day) => day > windows.earlyEnd.endDate && day <= windows.wide.endDate);
 
-  const judge = async (name: 'start_date' | 'end_date', moved: FirstPage, window: Window, dataInMovedDays: boolean | undefined) => {
+  const judge = async (name: 'start_date' | 'end_date', moved: FirstPage, window: Window, dataInMovedDays: boolean) => {
     const outside = dayOfRecord
       ? moved.records.map(dayOfRecord).filter((day): day is string => day !== undefined && (day < window.startDate || day > window.endDate))
       : [];
@@ -58,26 +60,12 @@ export async function probeDateRange(
     }
     const days = name === 'start_date' ? `${windows.wide.startDate}..${window.startDate}` : `${window.endDate}..${windows.wide.endDate}`;
     if (isEmpty(wide)) return book.unchecked(endpoint, name, `no data in ${windows.wide.startDate}..${windows.wide.endDate}; checkable once the brand has some`);
-    if (dataInMovedDays) return book.wrong(endpoint, name, `the same answer ${bound} as for the whole window, though the brand has answers in ${days}`);
+    if (dataInMovedDays) return book.wrong(endpoint, name, `the same answer ${bound} as for the whole window, though it holds records of ${days}`);
     const dataSays = `the answer does not change ${bound}`;
     if (options.invalid) await ctx.tiebreak(endpoint, name, 'not-a-day', () => options.invalid!(name, 'not-a-day'), dataSays);
     else book.unchecked(endpoint, name, `${dataSays}; checkable once the brand has data in ${days}`);
   };
-  await judge('start_date', lateStart, windows.lateStart, facts.answersBeforeLateStart);
-  await judge('end_date', earlyEnd, windows.earlyEnd, facts.answersAfterEarlyEnd);
-  if (options.teachesAnswerDays && dayOfRecord) learnAnswerDays(ctx, { wide, lateStart, earlyEnd }, dayOfRecord, endpoint);
+  await judge('start_date', lateStart, windows.lateStart, dataBeforeLateStart);
+  await judge('end_date', earlyEnd, windows.earlyEnd, dataAfterEarlyEnd);
   return { wide, lateStart, earlyEnd };
-}
-
-/** The conversations' evidence for the other endpoints: do answers exist in the days the moved bounds drop? */
-function learnAnswerDays(ctx: ProbeContext, answers: RangeAnswers, dayOfRecord: (record: unknown) => string | undefined, endpoint?: string): void {
-  const { windows, facts, book } = ctx;
-  const days = [answers.wide, answers.lateStart, answers.earlyEnd].flatMap((page) => page.records.map(dayOfRecord)).filter(Boolean) as string[];
-  const endpointVerified = (name: ParamName) => endpoint !== undefined && book.verdictOf(endpoint, name) === 'verified';
-  facts.answersBeforeLateStart =
-    days.some((day) => day >= windows.wide.startDate && day < windows.lateStart.startDate) ||
-    (endpointVerified('start_date') && (answers.wide.total ?? 0) > (answers.lateStart.total ?? 0));
-  facts.answersAfterEarlyEnd =
-    days.some((day) => day > windows.earlyEnd.endDate && day <= windows.wide.endDate) ||
-    (endpointVerified('end_date') && (answers.wide.total ?? 0) > (answers.earlyEnd.total ?? 0));
 }

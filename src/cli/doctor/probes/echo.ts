@@ -69,11 +69,9 @@ export async function probeVisibilityReport(ctx: ProbeContext): Promise<Sent[]> 
     const scenario = row.scenarios?.find((s) => s.conversations > 0);
     if (scenario && !facts.scenario) facts.scenario = { id: scenario.scenario_id, topicId: row.topic_id, conversations: scenario.conversations };
   }
-  // Learn once whether the API refuses a bad value of a name it knows: the tiebreak of every other probe needs it.
-  if (ctx.book.verdictOf(endpoint, 'include_scenarios') === 'verified') {
-    await ctx.tiebreak(endpoint, 'include_scenarios', 'maybe', () => client.visibilityTopics(brand, { ...windows.wide, includeScenarios: 'maybe' as never }), 'info.query echoed it');
-    ctx.facts.validatesValues ??= false;
-  }
+  // Controls of the tiebreak: the API must refuse a bad value under a name the echo showed it applies.
+  ctx.offerControl(endpoint, 'include_scenarios', () => client.visibilityTopics(brand, { ...windows.wide, includeScenarios: 'maybe' as never }));
+  ctx.offerControl(endpoint, 'start_date', () => client.visibilityTopics(brand, { ...windows.wide, startDate: 'not-a-day' }));
   return unjudged;
 }
 
@@ -136,6 +134,7 @@ export async function probeCitations(ctx: ProbeContext): Promise<void> {
   );
   if (!answer.ok) return ctx.failed(endpoint, sent.map((s) => s.name), answer.why);
   const unjudged = judgeEcho(ctx, endpoint, sent, answer.value.info.query);
+  ctx.offerControl(endpoint, 'period', () => client.citations(brand, { ...windows.wide, period: 'fortnight' as never }));
   await tiebreakUnechoed(ctx, endpoint, unjudged, (name, bad) => client.citations(brand, { ...windows.wide, ...badFilter(name, bad) }));
 }
 

@@ -50,6 +50,10 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
     const byUrl = await ctx.ask(endpoint, ['url'], () => firstPage(client.fanoutsCited(brand, { ...windows.wide, url, pageSize: 100 })));
     if (!byUrl.ok) ctx.failed(endpoint, ['url'], byUrl.why);
     else if (base && fingerprint(byUrl.value.records, byUrl.value.total) !== fingerprint(base.records, base.total)) book.verified(endpoint, 'url', `the searches that led to ${url} differ from those of ${domain}`);
+    else if (!base && book.verdictOf(endpoint, 'domain') === 'wrong') {
+      // The API refused the domain request for want of url or domain, and took this one: it reads url.
+      book.verified(endpoint, 'url', `the API answered a request with ${book.wire('url')} alone, after refusing one without url or domain`);
+    }
     else await ctx.tiebreak(endpoint, 'url', `${url} with domain too`, () => read({ url }, 1), `the searches of ${url} are those of ${domain}`);
   }
   await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines', 'domain'], (size) => client.fanoutsCited(brand, { ...windows.wide, domain, pageSize: size }), (r) => (r as FanoutCited).id);
