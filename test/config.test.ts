@@ -23,7 +23,7 @@ describe('config', () => {
       expect(message).toContain('x.json is not a valid bvsync config');
       expect(message).toContain('api.arrayFormat');
       expect(message).toContain('api.params.pagesize');
-      expect(message).toContain('sync.streams.0');
+      expect(message).toContain('sync.streams[0]');
       expect(message).toContain('brands');
     }
   });
@@ -76,10 +76,64 @@ describe('the example config and the JSON Schema', () => {
   });
 });
 
+describe('days and schedules that cannot run', () => {
+  it('refuses a day the calendar does not have, naming the file and the setting', () => {
+    expect(() => parseConfig({ sync: { startDate: '2026-02-31' } }, 'bvsync.config.json')).toThrow(
+      /^bvsync\.config\.json is not a valid bvsync config:\n\s+- sync\.startDate: "2026-02-31" is not a day of the calendar/,
+    );
+    expect(() => parseConfig({ sync: { startDate: '2026-2-3' } })).toThrow(/sync\.startDate: expected a day as YYYY-MM-DD$/m);
+    expect(parseConfig({ sync: { startDate: '2024-02-29' } }).sync.startDate).toBe('2024-02-29');
+  });
+
+  it('refuses a cron expression the scheduler would refuse, saying which field is wrong', () => {
+    const schedules = [
+      { name: 'ok', cron: '0 2 * * *' },
+      { name: 'late', cron: '0 25 * * *' },
+      { name: 'short', cron: '0 2 * *' },
+      { name: 'never', cron: '0 2 31 2 *' },
+      { name: 'words', cron: 'at two' },
+      { name: 'weekday', cron: '0 2 * * 8' },
+    ];
+    let message = '';
+    try {
+      parseConfig({ schedules }, 'bvsync.config.json');
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as ConfigError).message;
+    }
+    expect(message).toMatch(/^bvsync\.config\.json is not a valid bvsync config:/);
+    expect(message).toContain('schedules[1].cron: "0 25 * * *" is not a valid cron expression (hour "25": 25 is out of range 0-23)');
+    expect(message).toContain('schedules[2].cron: "0 2 * *" is not a valid cron expression (expected 5 fields (or 6, with seconds first), got 4)');
+    expect(message).toContain('schedules[3].cron: "0 2 31 2 *" is not a valid cron expression (invalid explicit day of month definition)');
+    expect(message).toContain('schedules[4].cron: "at two" is not a valid cron expression (expected 5 fields');
+    expect(message).toContain('schedules[5].cron: "0 2 * * 8" is not a valid cron expression (day of week "8": 8 is out of range 0-7)');
+    expect(message).not.toContain('schedules[0]');
+  });
+
+  it('accepts the cron forms the scheduler runs: seconds, names, steps', () => {
+    const schedules = ['*/5 * * * * *', '0 2 * * MON', '15 */6 * * 1-5', '0 0 1 * *'].map((cron, i) => ({ name: `s${i}`, cron }));
+    expect(parseConfig({ schedules }).schedules).toHaveLength(4);
+  });
+
+  it('names the file a bad day came from when it is loaded from disk', () => {
+    const dir = tempDir('config');
+    try {
+      const path = join(dir.path, 'bvsync.config.json');
+      writeFileSync(path, JSON.stringify({ sync: { startDate: '2026-04-31' }, schedules: [{ name: 'a', cron: '61 * * * *' }] }));
+      expect(() => loadConfig({ path, env: {} })).toThrow(
+        /bvsync\.config\.json is not a valid bvsync config:\n(?=[^]*sync\.startDate: "2026-04-31")(?=[^]*schedules\[0\]\.cron: "61 \* \* \* \*" is not a valid cron expression \(minute "61": 61 is out of range 0-59\))/,
+      );
+    } finally {
+      dir.remove();
+    }
+  });
+});
+
 describe('hostile config values', () => {
   it('refuses a domain that is no host name, naming it', () => {
     expect(() => parseConfig({ sync: { domains: ['example.com', '../../etc/passwd', 'a.com/x?y#z'] } }, 'c.json')).toThrow(
-      /sync\.domains\.1: "\.\.\/\.\.\/etc\/passwd" is not a domain/,
+      /sync\.domains\[1\]: "\.\.\/\.\.\/etc\/passwd" is not a domain/,
     );
   });
 

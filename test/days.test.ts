@@ -9,6 +9,8 @@ describe('days', () => {
     expect(isDay('2026-13-01')).toBe(false);
     expect(isDay('2026-1-01')).toBe(false);
     expect(isDay('2026-11-20T00:00:00Z')).toBe(false);
+    expect(isDay('2026-02-31')).toBe(false);
+    expect(isDay('2026-04-31')).toBe(false);
     expect(() => parseDay('2026-02-30', '--from')).toThrow('--from: "2026-02-30" is not a day; expected YYYY-MM-DD');
   });
 

@@ -48,9 +48,14 @@ export function parseConfig(raw: unknown, source = 'config'): Config {
 
 export function describeIssues(error: z.ZodError): string[] {
   return error.issues.map((issue) => {
-    const where = issue.path.length ? issue.path.map(String).join('.') : '(top level)';
+    const where = issue.path.length ? settingPath(issue.path) : '(top level)';
     return `${where}: ${issue.message}`;
   });
+}
+
+/** A setting's path as a reader finds it in the file: `schedules[1].cron`, `api.params.page_size`. */
+export function settingPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i ? '.' : ''}${String(key)}`)).join('');
 }
 
 function readJsonObject(path: string, source: string): Record<string, unknown> {

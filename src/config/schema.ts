@@ -1,9 +1,18 @@
 import { z } from 'zod';
 import { DEFAULT_PARAM_NAMES, type ParamName } from '../api/param-names.js';
+import { isDay } from '../days.js';
 import { domainOf } from '../streams/domains.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
+import { cronProblem } from './cron-check.js';
 
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a day as YYYY-MM-DD');
+// A calendar day: the pattern alone would let 2026-02-31 through, and plans would hold days that never were.
+const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+const day = z
+  .string()
+  .regex(DAY_PATTERN, 'expected a day as YYYY-MM-DD')
+  .refine((text) => !DAY_PATTERN.test(text) || isDay(text), {
+    error: (issue) => `"${String(issue.input)}" is not a day of the calendar; expected YYYY-MM-DD, e.g. 2026-11-20`,
+  });
 const streamName = z.enum(STREAM_NAMES);
 
 const paramMapping = z
@@ -61,7 +70,13 @@ export const scheduleSchema = z
     /** A name for logs and `status`, e.g. `daily-reports`. */
     name: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only'),
     /** A cron expression (node-cron, 5 or 6 fields), evaluated in UTC. */
-    cron: z.string().min(1),
+    cron: z
+      .string()
+      .min(1)
+      .superRefine((expression, ctx) => {
+        const problem = cronProblem(expression);
+        if (problem) ctx.addIssue({ code: 'custom', message: `"${expression}" is not a valid cron expression (${problem})` });
+      }),
     /** Streams this schedule syncs; default every stream. */
     streams: z.array(streamName).optional(),
   })

@@ -2,31 +2,62 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { ParamMapping } from '../../src/api/param-names.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { TEST_REDIS_URL } from '../support/redis.js';
 import { tempDir } from '../support/tmp.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/bvsync.js');
-const OTHER_NAMES = { start_date: 'from', end_date: 'to', page_size: 'limit', period: 'granularity', ownership: 'owner' };
+/** Names a strict API uses instead of bvsync's: each request sending the default name gets a 400 naming it. */
+const STRICT_NAMES: ParamMapping = { start_date: 'from', end_date: 'to', page_size: 'limit', period: 'granularity', ownership: 'owner' };
+/** Names a lenient API uses: it ignores bvsync's default names, so only the answers can show they are wrong. */
+const LENIENT_NAMES: ParamMapping = {
+  end_date: 'until',
+  page_size: 'per_page',
+  metric: 'rank_by',
+  confirmed: 'only_confirmed',
+  topic_id: 'topic',
+  mentioned: 'brand_mentioned',
+  subject: 'about',
+};
 
 let plain: RunningSimulator;
-let renamed: RunningSimulator;
+let strictRenamed: RunningSimulator;
+let lenientRenamed: RunningSimulator;
 const dir = tempDir('doctor');
 
 beforeAll(async () => {
-  [plain, renamed] = await Promise.all([
-    startSimulator({ seed: 3, brands: 2, days: 12, scale: 30 }),
-    startSimulator({ seed: 3, brands: 1, days: 12, scale: 30, params: OTHER_NAMES }),
+  const data = { seed: 3, brands: 1, days: 12, scale: 30 };
+  [plain, strictRenamed, lenientRenamed] = await Promise.all([
+    startSimulator({ ...data, brands: 2 }),
+    startSimulator({ ...data, params: STRICT_NAMES }),
+    startSimulator({ ...data, params: LENIENT_NAMES, strictParams: false }),
   ]);
 });
 
 afterAll(async () => {
-  await Promise.all([plain.close(), renamed.close()]);
+  await Promise.all([plain.close(), strictRenamed.close(), lenientRenamed.close()]);
   dir.remove();
 });
 
+/** A config naming a SWOT statement (the API lists none), so every parameter is checkable; `params` maps the names. */
+function configFor(sim: RunningSimulator, name: string, params: ParamMapping = {}): string {
+  const path = join(dir.path, `${name}.json`);
+  const statement = sim.truth.world(1).swotStatements[0]!.id;
+  writeFileSync(path, JSON.stringify({ api: { params, requestsPerSecond: 50 }, sync: { swotStatementIds: { '1': [statement] } } }));
+  return path;
+}
+
+interface Row {
+  endpoint: string;
+  param: string;
+  wire: string;
+  verdict: string;
+  why: string;
+}
+
 /** Runs `bvsync doctor` as a user would; the simulators keep serving because this does not block. */
-function doctor(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+function doctor(env: Record<string, string>): Promise<{ code: number | null; out: string; rows: Row[] }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [BIN, 'doctor'], {
       cwd: dir.path,
@@ -36,53 +67,132 @@ function doctor(env: Record<string, string>): Promise<{ code: number | null; out
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (out += chunk));
     child.on('error', fail);
-    child.on('close', (code) => done({ code, out }));
+    child.on('close', (code) => done({ code, out, rows: tableRows(out) }));
   });
 }
 
-// Each run starts a process (about a second of tsx start-up), so the runs go side by side.
+function tableRows(out: string): Row[] {
+  return out
+    .split('\n')
+    .filter((line) => line.startsWith('│') && !line.includes('│ endpoint '))
+    .map((line) => {
+      const [endpoint, param, wire, verdict, why] = line.split('│').slice(1, -1).map((cell) => cell.trim());
+      return { endpoint: endpoint!, param: param!, wire: wire!, verdict: verdict!, why: why! };
+    });
+}
+
+function row(rows: Row[], endpoint: string, param: string): Row | undefined {
+  return rows.find((r) => r.endpoint.startsWith(endpoint) && r.param === param);
+}
+
+const env = (sim: RunningSimulator, extra: Record<string, string> = {}) => ({
+  BVSYNC_API_URL: sim.url,
+  BVSYNC_API_KEY: sim.apiKey,
+  BVSYNC_BRANDS: '1',
+  ...extra,
+});
+
+// Each run starts a process (about a second of tsx start-up) and sends some 70 requests, so the runs go side by side.
 describe.concurrent('bvsync doctor', () => {
-  it('passes every check against a simulator with the default names', async ({ expect }) => {
-    const { code, out } = await doctor({ BVSYNC_API_URL: plain.url, BVSYNC_API_KEY: plain.apiKey, BVSYNC_BRANDS: plain.brands.join(',') });
+  it('verifies every parameter of every endpoint against an API with the default names, and exits 0', async ({ expect }) => {
+    const { code, out, rows } = await doctor(env(plain, { BVSYNC_CONFIG: configFor(plain, 'plain'), BVSYNC_BRANDS: plain.brands.join(',') }));
     expect(out).not.toContain('FAIL');
     expect(out).toMatch(/^ok {4}redis: /m);
     expect(out).toMatch(/^ok {4}brand 2: readable/m);
-    expect(out).toMatch(/^ok {4}parameter mapping \(citations report\): .*period/m);
+    // 13 endpoints, 80 (endpoint, parameter) pairs: the ones src/api/client.ts can send.
+    expect(new Set(rows.map((r) => r.endpoint)).size).toBe(13);
+    expect(rows).toHaveLength(80);
+    expect(rows.filter((r) => r.verdict !== 'verified')).toEqual([]);
+    expect(row(rows, 'reports/citations', 'period')?.why).toMatch(/info\.query echoes week/);
+    expect(row(rows, 'conversations', 'topic_id')?.why).toMatch(/of \d+ answers/);
+    const requests = Number(/\((\d+) requests; at most 120/.exec(out)?.[1]);
+    expect(requests).toBeGreaterThan(40);
+    expect(requests).toBeLessThanOrEqual(120);
     expect(code).toBe(0);
   });
 
-  it('fails on a brand the key cannot read, naming it', async ({ expect }) => {
-    const { code, out } = await doctor({ BVSYNC_API_URL: plain.url, BVSYNC_API_KEY: plain.apiKey, BVSYNC_BRANDS: `1,${plain.forbiddenBrand}` });
-    expect(out).toMatch(new RegExp(`^FAIL  brand ${plain.forbiddenBrand}: .*brand_access_denied`, 'm'));
-    expect(code).toBe(1);
-  });
-
-  it('flags the parameter mapping when the API uses other names, and never prints the key', async ({ expect }) => {
-    const key = renamed.apiKey;
-    const { code, out } = await doctor({ BVSYNC_API_URL: renamed.url, BVSYNC_API_KEY: key, BVSYNC_BRANDS: '1' });
+  it('names each wrong name against a lenient API that ignores them, and exits 1', async ({ expect }) => {
+    const key = lenientRenamed.apiKey;
+    const { code, out, rows } = await doctor(env(lenientRenamed, { BVSYNC_CONFIG: configFor(lenientRenamed, 'lenient') }));
     expect(out).toMatch(/^ok {4}brand 1: readable/m);
-    expect(out).toMatch(/^FAIL  parameter mapping: .*page_size/m);
-    expect(out).toMatch(/^FAIL  parameter mapping \(visibility report\): .*"start_date"/m);
-    expect(out).toMatch(/^FAIL  parameter mapping \(citations report\): .*"period"/m);
+    const wrong = (endpoint: string, param: string) => expect(row(rows, endpoint, param), `${endpoint} ${param}`).toMatchObject({ verdict: 'wrong' });
+    wrong('products/ranking', 'metric');
+    wrong('products/ranking', 'subject');
+    wrong('competitors', 'confirmed');
+    wrong('conversations', 'topic_id');
+    wrong('conversations', 'mentioned');
+    wrong('conversations', 'end_date');
+    wrong('reports/visibility/topics', 'end_date');
+    for (const endpoint of ['conversations', 'templates', 'articles', 'content-analyses', 'products/ranking']) wrong(endpoint, 'page_size');
+    expect(row(rows, 'conversations', 'page_size')?.why).toMatch(/asked for 1 record per page, the API sent \d+/);
+    expect(row(rows, 'competitors', 'confirmed')?.why).toMatch(/accepted confirmed=maybe/);
+    expect(row(rows, 'reports/visibility/topics', 'end_date')?.why).toMatch(/info\.query does not hold it \(it holds .*until/);
+    // The names the API does know stay verified: a wrong name does not drag the rest down.
+    expect(row(rows, 'conversations', 'start_date')?.verdict).toBe('verified');
+    expect(row(rows, 'reports/citations', 'period')?.verdict).toBe('verified');
+    expect(row(rows, 'tracked-urls', 'search')?.verdict).toBe('verified');
+    expect(rows.filter((r) => r.verdict === 'wrong').every((r) => Object.keys(LENIENT_NAMES).includes(r.param))).toBe(true);
+    expect(out).toMatch(/^FAIL  parameter names: \d+ verified, \d+ wrong, .*metric as "metric" on products\/ranking \(19\)/m);
     expect(out).not.toContain(key);
     expect(code).toBe(1);
   });
 
-  it('passes against the same API once the config maps the names', async ({ expect }) => {
-    const config = join(dir.path, 'mapped.json');
-    writeFileSync(config, JSON.stringify({ api: { params: OTHER_NAMES } }));
-    const { code, out } = await doctor({ BVSYNC_CONFIG: config, BVSYNC_API_URL: renamed.url, BVSYNC_API_KEY: renamed.apiKey, BVSYNC_BRANDS: '1' });
-    expect(out).not.toContain('FAIL');
-    expect(out).toContain('page_size as "limit"');
+  it('passes against the lenient API once api.params maps its names', async ({ expect }) => {
+    const { code, out, rows } = await doctor(env(lenientRenamed, { BVSYNC_CONFIG: configFor(lenientRenamed, 'lenient-mapped', LENIENT_NAMES) }));
+    expect(row(rows, 'products/ranking', 'metric')).toMatchObject({ wire: 'rank_by', verdict: 'verified' });
+    expect(row(rows, 'competitors', 'confirmed')).toMatchObject({ wire: 'only_confirmed', verdict: 'verified' });
+    expect(rows.filter((r) => r.verdict === 'wrong')).toEqual([]);
+    expect(out).toMatch(/^ok {4}parameter names: /m);
     expect(code).toBe(0);
   });
 
-  it('fails clearly on a wrong key and a missing config value', async ({ expect }) => {
-    const wrong = await doctor({ BVSYNC_API_URL: plain.url, BVSYNC_API_KEY: 'bvk_wrong_key_123', BVSYNC_BRANDS: '1' });
-    expect(wrong.out).toMatch(/^FAIL  api: the key is refused/m);
-    expect(wrong.code).toBe(1);
+  it('reports a name a strict API refuses as wrong, from the 400 naming it', async ({ expect }) => {
+    const { code, out, rows } = await doctor(env(strictRenamed, { BVSYNC_CONFIG: configFor(strictRenamed, 'strict') }));
+    for (const [endpoint, param] of [
+      ['conversations', 'start_date'],
+      ['conversations', 'page_size'],
+      ['reports/citations', 'period'],
+      ['reports/citations', 'ownership'],
+      ['templates', 'page_size'],
+    ] as const) {
+      expect(row(rows, endpoint, param), `${endpoint} ${param}`).toMatchObject({ verdict: 'wrong' });
+      expect(row(rows, endpoint, param)?.why).toContain(`the API refused "${param}": unknown query parameter`);
+    }
+    // A request the API refused cannot show anything about its other parameters; the table says so and why.
+    expect(row(rows, 'templates', 'type')).toMatchObject({ verdict: 'cannot be checked' });
+    expect(row(rows, 'templates', 'type')?.why).toMatch(/refused the request over "page_size"/);
+    expect(out).toMatch(/^FAIL  parameter names: /m);
+    expect(code).toBe(1);
+  });
+
+  it('passes against the strict API once api.params maps its names', async ({ expect }) => {
+    const { code, out, rows } = await doctor(env(strictRenamed, { BVSYNC_CONFIG: configFor(strictRenamed, 'strict-mapped', STRICT_NAMES) }));
+    expect(out).not.toContain('FAIL');
+    expect(row(rows, 'conversations', 'page_size')).toMatchObject({ wire: 'limit', verdict: 'verified' });
+    expect(rows.filter((r) => r.verdict !== 'verified')).toEqual([]);
+    expect(code).toBe(0);
+  });
+
+  it('fails on a brand the key cannot read, naming it', async ({ expect }) => {
+    const { code, out } = await doctor(env(plain, { BVSYNC_BRANDS: `1,${plain.forbiddenBrand}`, BVSYNC_CONFIG: configFor(plain, 'forbidden') }));
+    expect(out).toMatch(new RegExp(`^FAIL  brand ${plain.forbiddenBrand}: .*brand_access_denied`, 'm'));
+    expect(code).toBe(1);
+  });
+
+  it('fails clearly on a wrong key, a missing config value and a config that cannot run', async ({ expect }) => {
+    const wrongKey = await doctor(env(plain, { BVSYNC_API_KEY: 'bvk_wrong_key_123' }));
+    expect(wrongKey.out).toMatch(/^FAIL  api: the key is refused/m);
+    expect(wrongKey.rows).toEqual([]);
+    expect(wrongKey.code).toBe(1);
     const missing = await doctor({ BVSYNC_API_URL: plain.url, BVSYNC_BRANDS: '1' });
     expect(missing.out).toMatch(/^FAIL  config: missing api\.apiKey/m);
     expect(missing.code).toBe(1);
+    const path = join(dir.path, 'bvsync.config.json');
+    writeFileSync(path, JSON.stringify({ sync: { startDate: '2026-02-31' }, schedules: [{ name: 'daily', cron: '0 2 * * *' }, { name: 'late', cron: '0 25 * * *' }] }));
+    const broken = await doctor(env(plain, { BVSYNC_CONFIG: path }));
+    expect(broken.out).toMatch(/^FAIL  config: .*bvsync\.config\.json is not a valid bvsync config:/m);
+    expect(broken.out).toMatch(/^\s+- sync\.startDate: "2026-02-31" is not a day of the calendar/m);
+    expect(broken.out).toMatch(/^\s+- schedules\[1\]\.cron: "0 25 \* \* \*" is not a valid cron expression \(hour "25": 25 is out of range 0-23\)/m);
+    expect(broken.code).toBe(1);
   });
 });

@@ -1,0 +1,78 @@
+import { Redis } from 'ioredis';
+import type { ApiClient } from '../../api/client.js';
+import { ApiError, AuthError, BrandAccessDeniedError } from '../../api/errors.js';
+import type { Config } from '../../config/schema.js';
+import { describeError } from './probe-context.js';
+
+/** One line of doctor's checks before the parameter table. */
+export interface DoctorCheck {
+  ok: boolean;
+  /** One line: what was checked and, on failure, why. */
+  line: string;
+}
+
+export type AddCheck = (ok: boolean, line: string) => boolean;
+
+const REDIS_DEFAULT = 'redis://127.0.0.1:6379';
+
+/** The settings nothing can run without; each missing one is named with its environment variable. */
+export function checkRequired(config: Config, add: AddCheck): boolean {
+  const missing = [
+    !config.api.url && 'api.url (BVSYNC_API_URL)',
+    !config.api.apiKey && 'api.apiKey (BVSYNC_API_KEY)',
+    config.brands.length === 0 && 'brands (BVSYNC_BRANDS)',
+  ].filter(Boolean);
+  return add(missing.length === 0, missing.length ? `config: missing ${missing.join(', ')}` : `config: ${config.brands.length} brand(s), API ${config.api.url}`);
+}
+
+export async function checkRedis(config: Config, add: AddCheck): Promise<void> {
+  const url = config.redisUrl ?? REDIS_DEFAULT;
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000, enableOfflineQueue: false, retryStrategy: () => null });
+  redis.on('error', () => {}); // the failure is reported by the awaited calls below
+  try {
+    await redis.connect();
+    const pong = await redis.ping();
+    add(pong === 'PONG', `redis: ${safeUrl(url)} answers PING`);
+  } catch (error) {
+    add(false, `redis: ${safeUrl(url)}: ${error instanceof Error ? error.message : String(error)} (set REDIS_URL, or run \`docker compose up -d redis\`)`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** That the API answers and takes the key, then which brands the key reads; returns the readable brands. */
+export async function checkApiAndBrands(client: ApiClient, config: Config, add: AddCheck): Promise<number[]> {
+  const [first] = config.brands;
+  // Any HTTP answer, even a refusal, shows the API is there; a 401 means the key is wrong for all of it.
+  try {
+    await client.competitors(first!);
+    add(true, `api: ${config.api.url} answers`);
+  } catch (error) {
+    if (error instanceof AuthError) {
+      add(false, `api: the key is refused: ${describeError(error)}`);
+      return [];
+    }
+    if (!(error instanceof ApiError) || error.status === undefined) {
+      add(false, `api: no answer from ${config.api.url}: ${describeError(error)}`);
+      return [];
+    }
+    add(true, `api: ${config.api.url} answers`);
+  }
+  const readable: number[] = [];
+  for (const brand of config.brands) {
+    try {
+      // No query parameter at all, so a wrong parameter mapping cannot make a readable brand look unreadable.
+      const competitors = await client.competitors(brand);
+      readable.push(brand);
+      add(true, `brand ${brand}: readable (${competitors.records.length} competitors)`);
+    } catch (error) {
+      const why = error instanceof BrandAccessDeniedError ? 'the key has no access to it (brand_access_denied)' : describeError(error);
+      add(false, `brand ${brand}: ${why}`);
+    }
+  }
+  return readable;
+}
+
+function safeUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}

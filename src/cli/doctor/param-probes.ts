@@ -1,0 +1,40 @@
+import type { ApiClient } from '../../api/client.js';
+import type { Config } from '../../config/schema.js';
+import { ENDPOINTS, SENT_PARAMS } from './endpoints.js';
+import { ProbeContext, probeWindows } from './probe-context.js';
+import { probeArticlesAndAnalyses, probeCompetitors, probeTemplates } from './probes/catalog.js';
+import { probeConversationDates, probeConversationFilters } from './probes/conversations.js';
+import { probeCitations, probeDomainDetail, probeVisibilityFilters, probeVisibilityReport } from './probes/echo.js';
+import { probeFanoutsByPhrase, probeFanoutsCited } from './probes/fanouts.js';
+import { probeProductRanking, probeSwot } from './probes/ranking-swot.js';
+import { probeTrackedUrls } from './probes/tracked-urls.js';
+import { VerdictBook, type ParamVerdict } from './verdicts.js';
+
+export { MAX_PROBE_REQUESTS } from './probe-context.js';
+
+/**
+ * Checks every query parameter bvsync sends, endpoint by endpoint, against one readable brand. Earlier probes
+ * learn what later ones need (the days and engines of the answers, topics, domains, a tracked page), so the
+ * order matters.
+ */
+export async function probeParameters(client: ApiClient, config: Config, brand: number, lastDay: string): Promise<ParamVerdict[]> {
+  const book = new VerdictBook(config.api.params);
+  for (const endpoint of Object.values(ENDPOINTS)) book.declare(endpoint, SENT_PARAMS[endpoint]!);
+  const ctx = new ProbeContext(client, brand, book, probeWindows(lastDay), config);
+
+  const unechoed = await probeVisibilityReport(ctx);
+  const conversations = await probeConversationDates(ctx);
+  await probeVisibilityFilters(ctx, unechoed);
+  await probeCompetitors(ctx);
+  await probeTrackedUrls(ctx);
+  await probeCitations(ctx);
+  await probeDomainDetail(ctx);
+  await probeConversationFilters(ctx, conversations);
+  await probeTemplates(ctx);
+  await probeArticlesAndAnalyses(ctx);
+  const searches = await probeFanoutsCited(ctx);
+  await probeFanoutsByPhrase(ctx, searches);
+  await probeProductRanking(ctx);
+  await probeSwot(ctx);
+  return book.list();
+}

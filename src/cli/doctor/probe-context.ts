@@ -1,0 +1,223 @@
+import type { ApiClient } from '../../api/client.js';
+import { ApiError, ValidationError } from '../../api/errors.js';
+import type { ParamName } from '../../api/param-names.js';
+import type { Config } from '../../config/schema.js';
+import { addDays } from '../../days.js';
+import { domainOf } from '../../streams/domains.js';
+import { ENDPOINTS, SENT_PARAMS } from './endpoints.js';
+import type { VerdictBook } from './verdicts.js';
+
+/** A date range as the probes send it (both ends inclusive days). */
+export interface Window {
+  startDate: string;
+  endDate: string;
+}
+
+/**
+ * The three ranges the date probes compare: moving only the start (or only the end) must change an answer when
+ * the data has anything in the days moved over, and leaves it the same when the API ignores that name.
+ */
+export interface ProbeWindows {
+  wide: Window;
+  lateStart: Window;
+  earlyEnd: Window;
+}
+
+export function probeWindows(lastDay: string): ProbeWindows {
+  return {
+    wide: { startDate: addDays(lastDay, -6), endDate: lastDay },
+    lateStart: { startDate: addDays(lastDay, -1), endDate: lastDay },
+    earlyEnd: { startDate: addDays(lastDay, -6), endDate: addDays(lastDay, -5) },
+  };
+}
+
+/** What earlier probes learnt about the brand's data, for later probes to pick values and judge answers. */
+export interface DataFacts {
+  /** Engines the answers of the wide window came from. */
+  engines: string[];
+  /** Topics (and one scenario) with answers in the wide window, from the visibility report. */
+  topics: Array<{ id: number; conversations: number }>;
+  scenario?: { id: number; topicId: number; conversations: number };
+  /** Domains and one tracked page to ask the domain and fanout endpoints about. */
+  domains: string[];
+  trackedUrl?: string;
+  competitorIds: number[];
+  /** Whether the API refuses an invalid value under a name it knows (undefined: not learnt yet). */
+  validatesValues?: boolean;
+}
+
+/** Longer than any text filter of the spec allows (titles 200, searches and phrases 255 characters). */
+export const OVERLONG_TEXT = 'x'.repeat(256);
+export const OVERLONG_SHOWN = '<256 characters>';
+
+export type Asked<T> = { ok: true; value: T } | { ok: false; why: string };
+
+// A 400 detail that says the name itself is unknown (a strict API), as opposed to a bad value of a known name.
+// "unknown query parameter" is about the name; "unknown value" is about a value of a name the API knows.
+const UNKNOWN_NAME =
+  /\b(unknown|unexpected|unrecogni[sz]ed|unsupported|extra|additional)\b(?![^.]*\bvalues?\b)[^.]*\b(param|parameter|field|property|key|name)s?\b|\bnot an? (allowed|known|permitted|supported|valid) (query )?(param|parameter|field|property)/i;
+
+/** The most requests the probes send (retries aside); a probe past it is reported as not checked. */
+export const MAX_PROBE_REQUESTS = 120;
+
+// A 400 detail saying a parameter is missing: when it names another field than the one sent, the name sent is wrong.
+const MISSING = /required|missing|one of|must (be )?sen[dt]/i;
+
+/** Parameters an endpoint needs (spec: "a phrase", "one of url or domain"); a 400 asking for them by another name is evidence. */
+const REQUIRED: Record<string, readonly ParamName[]> = {
+  [ENDPOINTS.fanoutsByPhrase]: ['phrase'],
+  [ENDPOINTS.fanoutsCited]: ['url', 'domain'],
+};
+
+interface Control {
+  endpoint: string;
+  param: ParamName;
+  call: () => Promise<unknown>;
+}
+
+export class ProbeContext {
+  readonly facts: DataFacts = { engines: [], topics: [], domains: [], competitorIds: [] };
+  /** Requests the probes asked for so far (the client's retries aside). */
+  requests = 0;
+  private readonly controls: Control[] = [];
+
+  constructor(
+    readonly client: ApiClient,
+    readonly brand: number,
+    readonly book: VerdictBook,
+    readonly windows: ProbeWindows,
+    readonly config: Config,
+  ) {}
+
+  /**
+   * Runs one request of a probe. A 400 whose details name a parameter that was sent settles that parameter: an
+   * "unknown parameter" detail means the name is wrong; any other detail means the API read the name (it judged its
+   * value), so the name is right.
+   */
+  async ask<T>(endpoint: string, sent: readonly ParamName[], call: () => Promise<T>): Promise<Asked<T>> {
+    if (!this.spend()) return { ok: false, why: `doctor's budget of ${MAX_PROBE_REQUESTS} requests is spent` };
+    try {
+      return { ok: true, value: await call() };
+    } catch (error) {
+      if (error instanceof ValidationError && error.details?.length) {
+        // Any parameter of the endpoint may be named: paging is sent by every paged request, whatever the probe.
+        const candidates = [...sent, ...(SENT_PARAMS[endpoint] ?? [])];
+        const named = new Set(error.details.map((d) => d.field));
+        const asksFor = error.details.filter((d) => MISSING.test(d.message) && !candidates.some((name) => this.book.wire(name) === d.field));
+        // The API asks for a field under a name bvsync does not send, though it sent the parameter that fills it.
+        for (const required of REQUIRED[endpoint] ?? []) {
+          if (!asksFor.length || !sent.includes(required) || named.has(this.book.wire(required))) continue;
+          const likely = asksFor.find((d) => d.field.toLowerCase().includes(required)) ?? asksFor[0]!;
+          const hint = likely.field.toLowerCase().includes(required) ? `; perhaps api.params.${required} = "${likely.field}"` : '';
+          this.book.wrong(endpoint, required, `sent "${this.book.wire(required)}", yet the API asks for "${likely.field}" (${likely.message})${hint}`);
+        }
+        for (const detail of error.details) {
+          const param = candidates.find((name) => this.book.wire(name) === detail.field);
+          if (!param) continue;
+          if (UNKNOWN_NAME.test(detail.message)) this.book.wrong(endpoint, param, `the API refused "${detail.field}": ${detail.message}`);
+          else this.book.verified(endpoint, param, `the API read "${detail.field}" and judged its value: ${detail.message}`);
+        }
+        const fields = [...new Set(error.details.map((d) => `"${d.field}"`))].join(', ');
+        return { ok: false, why: `the API refused the request over ${fields} (${error.details[0]!.message}); fix those, then run doctor again` };
+      }
+      return { ok: false, why: `the request failed: ${describeError(error)}` };
+    }
+  }
+
+  private spend(): boolean {
+    if (this.requests >= MAX_PROBE_REQUESTS) return false;
+    this.requests++;
+    return true;
+  }
+
+  /** Adds domains to ask about, without repeats; the brand's own (its tracked pages) go first, as they have citations. */
+  rememberDomains(texts: Iterable<string | null | undefined>, first = false): void {
+    const found = [...texts].map((text) => (text ? domainOf(text) : null)).filter((d): d is string => d !== null);
+    const ordered = first ? [...found, ...this.facts.domains] : [...this.facts.domains, ...found];
+    this.facts.domains = [...new Set(ordered)];
+  }
+
+  /** Marks every parameter of a failed request that nothing settled yet as not checkable, with the failure. */
+  failed(endpoint: string, params: readonly ParamName[], why: string): void {
+    for (const param of params) this.book.unchecked(endpoint, param, why);
+  }
+
+  /**
+   * Offers a request with an invalid value under a parameter, as the control of the tiebreak once the data
+   * verified that parameter: it shows whether the API refuses bad values of the names it knows.
+   */
+  offerControl(endpoint: string, param: ParamName, call: () => Promise<unknown>): void {
+    this.controls.push({ endpoint, param, call });
+  }
+
+  /** Runs up to three verified controls, once: true when one is refused, false when a verified one is accepted. */
+  private async validatesValues(): Promise<boolean | undefined> {
+    for (let tries = 0; this.facts.validatesValues === undefined && tries < 3; ) {
+      const index = this.controls.findIndex((c) => this.book.verdictOf(c.endpoint, c.param) === 'verified');
+      if (index < 0 || !this.spend()) break;
+      const [control] = this.controls.splice(index, 1);
+      tries++;
+      try {
+        await control!.call();
+        this.facts.validatesValues = false;
+      } catch (error) {
+        if (error instanceof ValidationError && error.details?.some((d) => d.field === this.book.wire(control!.param))) this.facts.validatesValues = true;
+      }
+    }
+    return this.facts.validatesValues;
+  }
+
+  /**
+   * The last resort when the data cannot show a parameter's effect: send a value no API accepts. A 400 naming the
+   * parameter shows the API reads the name; a 200 shows it ignores it, provided the API refuses invalid values of
+   * the names it knows (learnt once, from a control: a parameter the data verified, sent with a bad value).
+   */
+  async tiebreak(endpoint: string, param: ParamName, invalid: string, call: () => Promise<unknown>, dataSays: string): Promise<void> {
+    const wire = this.book.wire(param);
+    if (!this.spend()) return this.book.unchecked(endpoint, param, `${dataSays}; doctor's budget of ${MAX_PROBE_REQUESTS} requests is spent`);
+    try {
+      await call();
+    } catch (error) {
+      if (error instanceof ValidationError && error.details?.some((d) => d.field === wire)) {
+        const detail = error.details.find((d) => d.field === wire)!;
+        if (UNKNOWN_NAME.test(detail.message)) return this.book.wrong(endpoint, param, `the API refused "${wire}": ${detail.message}`);
+        this.facts.validatesValues = true;
+        return this.book.verified(endpoint, param, `${dataSays}, but the API refused ${wire}=${invalid} (${detail.message}), so it reads the name`);
+      }
+      return this.book.unchecked(endpoint, param, `${dataSays}, and a request with ${wire}=${invalid} failed: ${describeError(error)}`);
+    }
+    if (await this.validatesValues()) {
+      return this.book.wrong(endpoint, param, `${dataSays}, and the API accepted ${wire}=${invalid} though it refuses invalid values of names it knows`);
+    }
+    this.book.unchecked(endpoint, param, `${dataSays}, and the API accepts even ${wire}=${invalid}; look at the data it returns for a filter you know`);
+  }
+}
+
+export function describeError(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The UTC day of a timestamp or a day, or undefined when it is neither. */
+export function dayOf(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().slice(0, 10);
+}
+
+/** A comparable summary of an answer: two answers with the same fingerprint are the same answer. */
+export function fingerprint(records: readonly unknown[], total: number | undefined): string {
+  return JSON.stringify({ total, records });
+}
+
+/** How an answer changed, for the table: the count when it moved, else that the content did. */
+export function change(before: { records: readonly unknown[]; total: number | undefined }, after: { records: readonly unknown[]; total: number | undefined }): string {
+  const a = before.total ?? before.records.length;
+  const b = after.total ?? after.records.length;
+  return a === b ? `${a} records both times, other values or order` : `${a} -> ${b} records`;
+}
+
+export function quoteList(values: readonly unknown[], max = 3): string {
+  const shown = values.slice(0, max).map((v) => JSON.stringify(v));
+  return values.length > max ? `${shown.join(', ')} and ${values.length - max} more` : shown.join(', ');
+}

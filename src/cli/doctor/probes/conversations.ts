@@ -1,0 +1,119 @@
+import type { Conversation } from '../../../api/schemas.js';
+import { ENDPOINTS } from '../endpoints.js';
+import { dayOf, fingerprint, type ProbeContext } from '../probe-context.js';
+import { probeDateRange, type RangeAnswers } from './date-range.js';
+import { firstPage, isEmpty, type FirstPage } from './first-page.js';
+import { probePaging } from './paging.js';
+
+const endpoint = ENDPOINTS.conversations;
+const PAGE = 100;
+const dayOfAnswer = (record: unknown) => dayOf((record as Conversation).date);
+
+/**
+ * Endpoint 13's range first: its answers carry their engine, so they show the engines the other probes send.
+ * Three requests.
+ */
+export async function probeConversationDates(ctx: ProbeContext): Promise<RangeAnswers | undefined> {
+  const { client, brand } = ctx;
+  const answers = await probeDateRange(ctx, endpoint, (window) => firstPage(client.conversations(brand, { ...window, pageSize: PAGE })), {
+    dayOfRecord: dayOfAnswer,
+    invalid: (name, bad) => firstPage(client.conversations(brand, { ...ctx.windows.wide, [name === 'start_date' ? 'startDate' : 'endDate']: bad, pageSize: 1 })),
+  });
+  ctx.offerControl(endpoint, 'start_date', () => firstPage(client.conversations(brand, { ...ctx.windows.wide, startDate: 'not-a-day', pageSize: 1 })));
+  ctx.offerControl(endpoint, 'end_date', () => firstPage(client.conversations(brand, { ...ctx.windows.wide, endDate: 'not-a-day', pageSize: 1 })));
+  if (answers) ctx.facts.engines = [...new Set((answers.wide.records as Conversation[]).map((c) => c.model))].sort();
+  return answers;
+}
+
+/** The other filters of endpoint 13, each one request against the wide window's answer, then paging (two). */
+export async function probeConversationFilters(ctx: ProbeContext, base: RangeAnswers | undefined): Promise<void> {
+  const { client, brand, windows, book, facts } = ctx;
+  const wide = base?.wide;
+  if (!wide) {
+    ctx.failed(endpoint, ['engines', 'topic_id', 'scenario_id', 'mentioned', 'recommended', 'sort'], 'the answers of the window could not be read');
+  } else if (isEmpty(wide)) {
+    ctx.failed(endpoint, ['engines', 'topic_id', 'scenario_id', 'mentioned', 'recommended', 'sort'], `no answer in ${windows.wide.startDate}..${windows.wide.endDate}; checkable once the brand has some`);
+  } else {
+    const records = wide.records as Conversation[];
+    const ask = (name: Parameters<ProbeContext['ask']>[1][number], options: object) =>
+      ctx.ask(endpoint, ['start_date', 'end_date', name], () => firstPage(client.conversations(brand, { ...windows.wide, pageSize: PAGE, ...options })));
+    const smaller = (page: FirstPage) => (page.total ?? page.records.length) < (wide.total ?? wide.records.length);
+    const same = (page: FirstPage) => fingerprint(page.records, page.total) === fingerprint(wide.records, wide.total);
+
+    // engines: one engine of those the answers came from; an answer of another engine shows it was ignored.
+    if (facts.engines.length < 2) {
+      await ctx.tiebreak(endpoint, 'engines', 'not-an-engine', () => firstPage(client.conversations(brand, { ...windows.wide, engines: ['not-an-engine'], pageSize: 1 })),
+        `every answer seen is from ${facts.engines[0] ?? 'one engine'} (answers of two engines would show it)`);
+    } else {
+      const engine = facts.engines[facts.engines.length - 1]!;
+      const page = await ask('engines', { engines: [engine] });
+      if (!page.ok) ctx.failed(endpoint, ['engines'], page.why);
+      else {
+        const others = (page.value.records as Conversation[]).filter((c) => c.model !== engine);
+        if (others.length) book.wrong(endpoint, 'engines', `asked for ${engine}, the API sent answers of ${others[0]!.model}`);
+        else if (smaller(page.value) || !same(page.value)) book.verified(endpoint, 'engines', `asked for ${engine}: only its answers came back`);
+        else book.wrong(endpoint, 'engines', `the answer for ${engine} alone is the answer for every engine`);
+      }
+    }
+
+    // topic_id and scenario_id: the visibility report says how many answers a topic has; fewer than all must come back.
+    const topic = facts.topics.find((t) => t.conversations > 0);
+    const manyTopics = facts.topics.length >= 2;
+    if (!topic) book.unchecked(endpoint, 'topic_id', 'the visibility report shows no topic with answers in the window; checkable once one has');
+    else {
+      const page = await ask('topic_id', { topicId: topic.id });
+      if (!page.ok) ctx.failed(endpoint, ['topic_id'], page.why);
+      else if (smaller(page.value)) book.verified(endpoint, 'topic_id', `topic ${topic.id}: ${page.value.total ?? page.value.records.length} of ${wide.total ?? records.length} answers`);
+      else if (manyTopics) book.wrong(endpoint, 'topic_id', `topic ${topic.id} gave every answer of the window, though ${facts.topics.length} topics have answers`);
+      else await ctx.tiebreak(endpoint, 'topic_id', 'x', () => firstPage(client.conversations(brand, { ...windows.wide, topicId: 'x' as never, pageSize: 1 })), 'the brand has one topic with answers, so every answer is of it');
+    }
+    const scenario = facts.scenario;
+    if (!scenario) book.unchecked(endpoint, 'scenario_id', 'the visibility report shows no scenario with answers in the window; checkable once one has');
+    else {
+      const page = await ask('scenario_id', { scenarioId: scenario.id });
+      if (!page.ok) ctx.failed(endpoint, ['scenario_id'], page.why);
+      else if (smaller(page.value)) book.verified(endpoint, 'scenario_id', `scenario ${scenario.id}: ${page.value.total ?? page.value.records.length} of ${wide.total ?? records.length} answers`);
+      else await ctx.tiebreak(endpoint, 'scenario_id', 'x', () => firstPage(client.conversations(brand, { ...windows.wide, scenarioId: 'x' as never, pageSize: 1 })), `scenario ${scenario.id} gave every answer of the window`);
+    }
+
+    // mentioned / recommended: ask for the value that is rarer among the answers, so ignoring it shows at once.
+    for (const [name, field] of [['mentioned', 'mentioned'], ['recommended', 'recommended']] as const) {
+      const values = records.map((c) => c[field]).filter((v): v is boolean => typeof v === 'boolean');
+      if (values.length === 0) {
+        book.unchecked(endpoint, name, `no answer has ${field}; checkable once answers carry it`);
+        continue;
+      }
+      const trues = values.filter(Boolean).length;
+      const want = trues * 2 < values.length;
+      const page = await ask(name, { [name]: want });
+      if (!page.ok) {
+        ctx.failed(endpoint, [name], page.why);
+        continue;
+      }
+      const against = (page.value.records as Conversation[]).filter((c) => typeof c[field] === 'boolean' && c[field] !== want);
+      if (against.length) book.wrong(endpoint, name, `asked for ${name}=${want}, the API sent ${against.length} answer(s) with ${field} ${!want}`);
+      else if (values.some((v) => v !== want)) book.verified(endpoint, name, `${name}=${want} left out the answers with ${field} ${!want}`);
+      else if (smaller(page.value)) book.verified(endpoint, name, `${name}=${want} gave fewer answers`);
+      else await ctx.tiebreak(endpoint, name, 'maybe', () => firstPage(client.conversations(brand, { ...windows.wide, [name]: 'maybe' as never, pageSize: 1 })), `every answer seen has ${field} ${want}`);
+    }
+
+    ctx.offerControl(endpoint, 'mentioned', () => firstPage(client.conversations(brand, { ...windows.wide, mentioned: 'maybe' as never, pageSize: 1 })));
+
+    // sort: oldest first must start where newest first ends.
+    const days = records.map(dayOfAnswer).filter(Boolean) as string[];
+    const page = await ask('sort', { sort: 'oldest' });
+    if (!page.ok) ctx.failed(endpoint, ['sort'], page.why);
+    else {
+      const oldest = (page.value.records as Conversation[]).map(dayOfAnswer).filter(Boolean) as string[];
+      const newestFirst = days[0];
+      if (new Set(days).size < 2 && (wide.total ?? 0) <= records.length) {
+        await ctx.tiebreak(endpoint, 'sort', 'sideways', () => firstPage(client.conversations(brand, { ...windows.wide, sort: 'sideways' as never, pageSize: 1 })), 'every answer of the window is of one day');
+      } else if (oldest[0] !== undefined && newestFirst !== undefined && oldest[0] < newestFirst) {
+        book.verified(endpoint, 'sort', `oldest first starts on ${oldest[0]}, newest first on ${newestFirst}`);
+      } else {
+        book.wrong(endpoint, 'sort', `sort=oldest still starts with the answers of ${oldest[0] ?? 'nothing'}, as newest first does`);
+      }
+    }
+  }
+  await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines'], (size) => client.conversations(brand, { ...windows.wide, pageSize: size }), (r) => (r as Conversation).id);
+}

@@ -1,0 +1,71 @@
+import type { ParamName } from '../../../api/param-names.js';
+import { change, fingerprint, type ProbeContext, type Window } from '../probe-context.js';
+import { isEmpty, type FirstPage } from './first-page.js';
+
+export interface RangeProbeOptions {
+  /** The day a record is of, for answers whose records carry one (then a record outside the range is evidence). */
+  dayOfRecord?: (record: unknown) => string | undefined;
+  /** Other parameters every request of the probe sends (e.g. a domain), so a 400 naming one is read right. */
+  alsoSent?: readonly ParamName[];
+  /** Sends the window with an invalid start or end, for the tiebreak. */
+  invalid?: (name: 'start_date' | 'end_date', bad: string) => Promise<unknown>;
+}
+
+export interface RangeAnswers {
+  wide: FirstPage;
+  lateStart: FirstPage;
+  earlyEnd: FirstPage;
+}
+
+/**
+ * `start_date` and `end_date` by behaviour, three requests: the wide window, the same with a later start, the same
+ * with an earlier end. Moving a bound the API applies changes the answer when the data has anything in the days
+ * moved over; an answer that does not change, though its records show data in those days, means the API ignored
+ * the name, and a record outside the range asked shows it directly. Answers without days go to the tiebreak.
+ */
+export async function probeDateRange(
+  ctx: ProbeContext,
+  endpoint: string,
+  fetch: (window: Window) => Promise<FirstPage>,
+  options: RangeProbeOptions = {},
+): Promise<RangeAnswers | undefined> {
+  const { windows, book } = ctx;
+  const sent: ParamName[] = ['start_date', 'end_date', 'engines', ...(options.alsoSent ?? [])];
+  const answers: Partial<RangeAnswers> = {};
+  for (const key of ['wide', 'lateStart', 'earlyEnd'] as const) {
+    const asked = await ctx.ask(endpoint, sent, () => fetch(windows[key]));
+    if (!asked.ok) {
+      ctx.failed(endpoint, ['start_date', 'end_date'], asked.why);
+      return undefined;
+    }
+    answers[key] = asked.value;
+  }
+  const { wide, lateStart, earlyEnd } = answers as RangeAnswers;
+  const dayOfRecord = options.dayOfRecord;
+  // Only this endpoint's own records show data in the days a moved bound drops: another endpoint's (a SWOT
+  // statement's answers are a few of the brand's) may have none there while the brand has many.
+  const days = dayOfRecord ? [wide, lateStart, earlyEnd].flatMap((page) => page.records.map(dayOfRecord)).filter((d): d is string => d !== undefined) : [];
+  const dataBeforeLateStart = days.some((day) => day >= windows.wide.startDate && day < windows.lateStart.startDate);
+  const dataAfterEarlyEnd = days.some((day) => day > windows.earlyEnd.endDate && day <= windows.wide.endDate);
+
+  const judge = async (name: 'start_date' | 'end_date', moved: FirstPage, window: Window, dataInMovedDays: boolean) => {
+    const outside = dayOfRecord
+      ? moved.records.map(dayOfRecord).filter((day): day is string => day !== undefined && (day < window.startDate || day > window.endDate))
+      : [];
+    const bound = name === 'start_date' ? `from ${window.startDate}` : `to ${window.endDate}`;
+    const beyond = outside.filter((day) => (name === 'start_date' ? day < window.startDate : day > window.endDate));
+    if (beyond.length) return book.wrong(endpoint, name, `asked ${bound}, the API sent records of ${beyond.sort()[name === 'start_date' ? 0 : beyond.length - 1]}`);
+    if (fingerprint(moved.records, moved.total) !== fingerprint(wide.records, wide.total)) {
+      return book.verified(endpoint, name, `asked ${bound} instead of ${windows.wide[name === 'start_date' ? 'startDate' : 'endDate']}: the answer changed (${change(wide, moved)})`);
+    }
+    const days = name === 'start_date' ? `${windows.wide.startDate}..${window.startDate}` : `${window.endDate}..${windows.wide.endDate}`;
+    if (isEmpty(wide)) return book.unchecked(endpoint, name, `no data in ${windows.wide.startDate}..${windows.wide.endDate}; checkable once the brand has some`);
+    if (dataInMovedDays) return book.wrong(endpoint, name, `the same answer ${bound} as for the whole window, though it holds records of ${days}`);
+    const dataSays = `the answer does not change ${bound}`;
+    if (options.invalid) await ctx.tiebreak(endpoint, name, 'not-a-day', () => options.invalid!(name, 'not-a-day'), dataSays);
+    else book.unchecked(endpoint, name, `${dataSays}; checkable once the brand has data in ${days}`);
+  };
+  await judge('start_date', lateStart, windows.lateStart, dataBeforeLateStart);
+  await judge('end_date', earlyEnd, windows.earlyEnd, dataAfterEarlyEnd);
+  return { wide, lateStart, earlyEnd };
+}

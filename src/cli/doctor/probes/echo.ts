@@ -1,0 +1,198 @@
+import type { ParamName } from '../../../api/param-names.js';
+import { CONTENT_TYPE_VALUES, OWNERSHIP_VALUES, SENTIMENT_VALUES } from '../../../api/schemas.js';
+import type { ProbeContext } from '../probe-context.js';
+import { ENDPOINTS } from '../endpoints.js';
+
+export interface Sent {
+  name: ParamName;
+  value: unknown;
+}
+
+/**
+ * Compares what was sent with the `info.query` echo of what the API applied: a name the API does not know comes
+ * back missing or at its default. An answer without an echo settles nothing; the invalid-value tiebreak does.
+ */
+function judgeEcho(ctx: ProbeContext, endpoint: string, sent: readonly Sent[], echo: Record<string, unknown> | null | undefined): Sent[] {
+  if (!echo || Object.keys(echo).length === 0) return [...sent];
+  for (const { name, value } of sent) {
+    const wire = ctx.book.wire(name);
+    const applied = wire in echo ? echo[wire] : echo[name];
+    if (applied === undefined) {
+      ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query does not hold it (it holds ${Object.keys(echo).join(', ')})`);
+    } else if (!sameValue(value, applied)) {
+      const arrays = Array.isArray(value) ? '; if the API reads lists another way, set api.arrayFormat' : '';
+      ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query says ${show(applied)} was applied${arrays}`);
+    } else {
+      ctx.book.verified(endpoint, name, `info.query echoes ${show(applied)} as sent`);
+    }
+  }
+  return [];
+}
+
+function show(value: unknown): string {
+  const text = Array.isArray(value) ? value.join(',') : String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+function sameValue(sent: unknown, applied: unknown): boolean {
+  const norm = (v: unknown): string => {
+    if (Array.isArray(v)) return v.map((x) => String(x).toLowerCase()).sort().join(',');
+    if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v)) return v.slice(0, 10);
+    return String(v).toLowerCase();
+  };
+  return norm(sent) === norm(applied);
+}
+
+/**
+ * Endpoint 16, first of all probes: the report of the wide window, with scenarios, teaches the probes the brand's
+ * topics, and an invalid include_scenarios whether the API refuses bad values of names it knows. Two requests.
+ */
+export async function probeVisibilityReport(ctx: ProbeContext): Promise<Sent[]> {
+  const endpoint = ENDPOINTS.visibility;
+  const { client, brand, windows, facts } = ctx;
+  const first: Sent[] = [
+    { name: 'start_date', value: windows.wide.startDate },
+    { name: 'end_date', value: windows.wide.endDate },
+    { name: 'include_scenarios', value: true },
+  ];
+  const names = first.map((s) => s.name);
+  const answer = await ctx.ask(endpoint, [...names, 'engines'], () =>
+    client.visibilityTopics(brand, { ...windows.wide, includeScenarios: true }),
+  );
+  if (!answer.ok) {
+    ctx.failed(endpoint, [...names, 'engines', 'topic_ids'], answer.why);
+    return [];
+  }
+  const unjudged = judgeEcho(ctx, endpoint, first, answer.value.info.query);
+  for (const row of answer.value.records) {
+    if (row.conversations > 0) facts.topics.push({ id: row.topic_id, conversations: row.conversations });
+    const scenario = row.scenarios?.find((s) => s.conversations > 0);
+    if (scenario && !facts.scenario) facts.scenario = { id: scenario.scenario_id, topicId: row.topic_id, conversations: scenario.conversations };
+  }
+  // Controls of the tiebreak: the API must refuse a bad value under a name the echo showed it applies.
+  ctx.offerControl(endpoint, 'include_scenarios', () => client.visibilityTopics(brand, { ...windows.wide, includeScenarios: 'maybe' as never }));
+  ctx.offerControl(endpoint, 'start_date', () => client.visibilityTopics(brand, { ...windows.wide, startDate: 'not-a-day' }));
+  return unjudged;
+}
+
+/** Endpoint 16's engines and topics, once the conversations showed the engines: one request, and tiebreaks. */
+export async function probeVisibilityFilters(ctx: ProbeContext, unjudged: Sent[]): Promise<void> {
+  const endpoint = ENDPOINTS.visibility;
+  const { client, brand, windows, facts } = ctx;
+
+  const engines = ctx.config.api.engines.length ? ctx.config.api.engines.slice(0, 1) : facts.engines.slice(0, 1);
+  const topic = facts.topics[0]?.id;
+  const second: Sent[] = [
+    ...(engines.length ? [{ name: 'engines' as const, value: engines }] : []),
+    ...(topic !== undefined ? [{ name: 'topic_ids' as const, value: [topic] }] : []),
+  ];
+  if (!engines.length) ctx.book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window, api.engines empty); set api.engines');
+  if (topic === undefined) ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
+  if (second.length) {
+    const narrowed = await ctx.ask(endpoint, second.map((s) => s.name), () =>
+      client.visibilityTopics(brand, { ...windows.wide, engines: engines.length ? engines : undefined, topicIds: topic !== undefined ? [topic] : undefined }),
+    );
+    if (narrowed.ok) unjudged.push(...judgeEcho(ctx, endpoint, second, narrowed.value.info.query));
+    else ctx.failed(endpoint, second.map((s) => s.name), narrowed.why);
+  }
+  await tiebreakUnechoed(ctx, endpoint, unjudged, (name, bad) => client.visibilityTopics(brand, { ...windows.wide, ...badFilter(name, bad) }));
+}
+
+/** Endpoint 17: every filter bvsync can send, in one request. */
+export async function probeCitations(ctx: ProbeContext): Promise<void> {
+  const endpoint = ENDPOINTS.citations;
+  const { client, brand, windows, facts } = ctx;
+  const engines = facts.engines.slice(0, 2);
+  const topics = facts.topics.slice(0, 2).map((t) => t.id);
+  const domains = facts.domains.slice(0, 2).length ? facts.domains.slice(0, 2) : ['example.com'];
+  const sent: Sent[] = [
+    { name: 'start_date', value: windows.wide.startDate },
+    { name: 'end_date', value: windows.wide.endDate },
+    { name: 'period', value: 'week' },
+    { name: 'ownership', value: ['first_party', 'competitor_owned'] },
+    { name: 'content_types', value: ['blog_article'] },
+    { name: 'sentiment', value: ['positive', 'neutral'] },
+    { name: 'first_party', value: false },
+    { name: 'domains', value: domains },
+    ...(engines.length ? [{ name: 'engines' as const, value: engines }] : []),
+    ...(topics.length ? [{ name: 'topic_ids' as const, value: topics }] : []),
+  ];
+  if (!engines.length) ctx.book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
+  if (!topics.length) ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
+  const answer = await ctx.ask(endpoint, sent.map((s) => s.name), () =>
+    client.citations(brand, {
+      ...windows.wide,
+      period: 'week',
+      ownership: ['first_party', 'competitor_owned'],
+      contentTypes: ['blog_article'],
+      sentiment: ['positive', 'neutral'],
+      firstParty: false,
+      domains,
+      engines: engines.length ? engines : undefined,
+      topicIds: topics.length ? topics : undefined,
+    }),
+  );
+  if (!answer.ok) return ctx.failed(endpoint, sent.map((s) => s.name), answer.why);
+  const unjudged = judgeEcho(ctx, endpoint, sent, answer.value.info.query);
+  ctx.offerControl(endpoint, 'period', () => client.citations(brand, { ...windows.wide, period: 'fortnight' as never }));
+  await tiebreakUnechoed(ctx, endpoint, unjudged, (name, bad) => client.citations(brand, { ...windows.wide, ...badFilter(name, bad) }));
+}
+
+/**
+ * Endpoint 18: a domain of the brand's (tracked pages, competitors, sync.domains) that has citations in the
+ * window; every filter at all its values so the domain keeps its citations, then first_party as the domain is.
+ */
+export async function probeDomainDetail(ctx: ProbeContext): Promise<void> {
+  const endpoint = ENDPOINTS.domainDetail;
+  const { client, brand, windows, facts } = ctx;
+  const topics = facts.topics.map((t) => t.id);
+  const sent: Sent[] = [
+    { name: 'start_date', value: windows.wide.startDate },
+    { name: 'end_date', value: windows.wide.endDate },
+    { name: 'ownership', value: [...OWNERSHIP_VALUES] },
+    { name: 'content_types', value: [...CONTENT_TYPE_VALUES] },
+    { name: 'sentiment', value: [...SENTIMENT_VALUES] },
+    ...(facts.engines.length ? [{ name: 'engines' as const, value: facts.engines }] : []),
+    ...(topics.length ? [{ name: 'topic_ids' as const, value: topics }] : []),
+  ];
+  const filters = {
+    ...windows.wide,
+    ownership: [...OWNERSHIP_VALUES],
+    contentTypes: [...CONTENT_TYPE_VALUES],
+    sentiment: [...SENTIMENT_VALUES],
+    engines: facts.engines.length ? facts.engines : undefined,
+    topicIds: topics.length ? topics : undefined,
+  };
+  const names = sent.map((s) => s.name);
+  if (!facts.engines.length) ctx.book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
+  if (!topics.length) ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
+  if (!facts.domains.length) return ctx.failed(endpoint, [...names, 'first_party'], 'no domain is known (no tracked page, competitor website or sync.domains); add one to sync.domains');
+  for (const domain of facts.domains.slice(0, 3)) {
+    const answer = await ctx.ask(endpoint, names, () => client.domainDetail(brand, domain, filters));
+    if (!answer.ok) return ctx.failed(endpoint, [...names, 'first_party'], answer.why);
+    if (answer.value.empty) continue;
+    const unjudged = judgeEcho(ctx, endpoint, sent, answer.value.info.query);
+    const firstParty = answer.value.records[0]?.is_first_party ?? false;
+    const again = await ctx.ask(endpoint, ['first_party'], () => client.domainDetail(brand, domain, { ...windows.wide, firstParty }));
+    if (!again.ok) ctx.failed(endpoint, ['first_party'], again.why);
+    else if (again.value.empty) ctx.book.unchecked(endpoint, 'first_party', `${domain} has no citation with first_party=${firstParty} (a 404)`);
+    else unjudged.push(...judgeEcho(ctx, endpoint, [{ name: 'first_party', value: firstParty }], again.value.info.query));
+    await tiebreakUnechoed(ctx, endpoint, unjudged, (name, bad) => client.domainDetail(brand, domain, { ...windows.wide, ...badFilter(name, bad) }));
+    return;
+  }
+  ctx.failed(endpoint, [...names, 'first_party'], `none of ${facts.domains.slice(0, 3).join(', ')} has a citation in ${windows.wide.startDate}..${windows.wide.endDate} (404)`);
+}
+
+/** A filter holding a value no API accepts, for the tiebreak of an answer without an echo. */
+export function badFilter(name: ParamName, bad: string): Record<string, unknown> {
+  const key = { start_date: 'startDate', end_date: 'endDate', content_types: 'contentTypes', first_party: 'firstParty', topic_ids: 'topicIds', include_scenarios: 'includeScenarios' }[name as string] ?? name;
+  const list = ['engines', 'topic_ids', 'ownership', 'content_types', 'sentiment', 'domains'].includes(name);
+  return { [key]: list ? [bad] : bad };
+}
+
+async function tiebreakUnechoed(ctx: ProbeContext, endpoint: string, unjudged: Sent[], call: (name: ParamName, bad: string) => Promise<unknown>): Promise<void> {
+  for (const { name } of unjudged) {
+    const bad = name === 'start_date' || name === 'end_date' ? 'not-a-day' : 'not-a-value';
+    await ctx.tiebreak(endpoint, name, bad, () => call(name, bad), 'the answer has no info.query echo');
+  }
+}

@@ -1,0 +1,92 @@
+import type { FanoutByPhrase, FanoutCited } from '../../../api/schemas.js';
+import { ENDPOINTS } from '../endpoints.js';
+import { fingerprint, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
+import { compareToBase } from './compare.js';
+import { probeDateRange } from './date-range.js';
+import { firstPage, type FirstPage } from './first-page.js';
+import { probePaging } from './paging.js';
+
+/**
+ * Endpoint 15 about a domain of the brand: the range (three), engines, topics, url (one each), paging (two).
+ * The searches that led to one page differ from those that led to its whole domain.
+ */
+export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
+  const endpoint = ENDPOINTS.fanoutsCited;
+  const { client, brand, windows, book, facts } = ctx;
+  const domain = facts.domains[0];
+  const params = ['start_date', 'end_date', 'engines', 'topic_ids', 'url', 'domain', 'page', 'page_size'] as const;
+  if (domain === undefined) {
+    ctx.failed(endpoint, params, 'no domain is known (no tracked page, competitor website or sync.domains); add one to sync.domains');
+    return [];
+  }
+  const read = (options: object, pageSize = 100): Promise<FirstPage> =>
+    firstPage(client.fanoutsCited(brand, { ...windows.wide, domain, pageSize, ...options }));
+  const answers = await probeDateRange(ctx, endpoint, (window) => read(window), {
+    alsoSent: ['domain'],
+    invalid: (name, bad) => read({ [name === 'start_date' ? 'startDate' : 'endDate']: bad }, 1),
+  });
+  const base = answers?.wide;
+  const engine = facts.engines[0] ?? ctx.config.api.engines[0];
+  if (engine === undefined) book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
+  else await compareToBase(ctx, endpoint, 'engines', base, () => read({ engines: [engine] }), { shown: engine, alsoSent: ['domain'], tiebreak: { invalid: 'not-an-engine', call: () => read({ engines: ['not-an-engine'] }, 1) } });
+  const topic = facts.topics[0]?.id;
+  if (topic === undefined) book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
+  else await compareToBase(ctx, endpoint, 'topic_ids', base, () => read({ topicIds: [topic] }), { shown: String(topic), alsoSent: ['domain'], tiebreak: { invalid: 'x', call: () => read({ topicIds: ['x'] }, 1) } });
+
+  // url instead of domain: the API takes one of them, so an answer to either shows the name it was sent under works.
+  const url = facts.trackedUrl;
+  const other = facts.domains[1];
+  if (base && (base.records.length > 0 || (base.total ?? 0) > 0)) book.verified(endpoint, 'domain', `the searches that led to ${domain}: ${base.total ?? base.records.length}`);
+  else if (other !== undefined) {
+    const second = await ctx.ask(endpoint, ['domain'], () => firstPage(client.fanoutsCited(brand, { ...windows.wide, domain: other, pageSize: 100 })));
+    if (second.ok && base && fingerprint(second.value.records, second.value.total) !== fingerprint(base.records, base.total)) book.verified(endpoint, 'domain', `${domain} and ${other} give different searches`);
+  }
+  if (book.verdictOf(endpoint, 'domain') === undefined) {
+    // The spec takes one of url and domain: both at once is a request a validating API refuses, naming them.
+    await ctx.tiebreak(endpoint, 'domain', `${domain} with url too`, () => read({ url: url ?? `https://${domain}/` }, 1), `no search led to ${domain} in the window`);
+  }
+  if (url === undefined) book.unchecked(endpoint, 'url', 'the brand tracks no page; checkable once it tracks one');
+  else {
+    const byUrl = await ctx.ask(endpoint, ['url'], () => firstPage(client.fanoutsCited(brand, { ...windows.wide, url, pageSize: 100 })));
+    if (!byUrl.ok) ctx.failed(endpoint, ['url'], byUrl.why);
+    else if (base && fingerprint(byUrl.value.records, byUrl.value.total) !== fingerprint(base.records, base.total)) book.verified(endpoint, 'url', `the searches that led to ${url} differ from those of ${domain}`);
+    else if (!base && book.verdictOf(endpoint, 'domain') === 'wrong') {
+      // The API refused the domain request for want of url or domain, and took this one: it reads url.
+      book.verified(endpoint, 'url', `the API answered a request with ${book.wire('url')} alone, after refusing one without url or domain`);
+    }
+    else await ctx.tiebreak(endpoint, 'url', `${url} with domain too`, () => read({ url }, 1), `the searches of ${url} are those of ${domain}`);
+  }
+  await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines', 'domain'], (size) => client.fanoutsCited(brand, { ...windows.wide, domain, pageSize: size }), (r) => (r as FanoutCited).id);
+  return ((base?.records ?? []) as FanoutCited[]).map((r) => r.query);
+}
+
+/**
+ * Endpoint 14 for the first of sync.phrases, else the word most searches seen in endpoint 15 hold: each search returned
+ * must hold the phrase. Paging (two requests) carries the check.
+ */
+export async function probeFanoutsByPhrase(ctx: ProbeContext, searches: readonly string[]): Promise<void> {
+  const endpoint = ENDPOINTS.fanoutsByPhrase;
+  const { client, brand, book } = ctx;
+  const phrase = ctx.config.sync.phrases[0] ?? commonWord(searches);
+  if (phrase === undefined) return ctx.failed(endpoint, ['phrase', 'page', 'page_size'], 'no phrase is known; add one to sync.phrases');
+  const page = await ctx.ask(endpoint, ['phrase'], () => firstPage(client.fanoutsByPhrase(brand, { phrase, pageSize: 100 })));
+  if (!page.ok) ctx.failed(endpoint, ['phrase'], page.why);
+  else {
+    const queries = (page.value.records as FanoutByPhrase[]).map((r) => r.query);
+    const without = queries.filter((q) => !q.toLowerCase().includes(phrase.toLowerCase()));
+    if (queries.length === 0) {
+      await ctx.tiebreak(endpoint, 'phrase', OVERLONG_SHOWN, () => firstPage(client.fanoutsByPhrase(brand, { phrase: OVERLONG_TEXT, pageSize: 1 })), `no search holds "${phrase}"`);
+    } else if (without.length === queries.length) book.wrong(endpoint, 'phrase', `none of the ${queries.length} searches returned holds "${phrase}"`);
+    else book.verified(endpoint, 'phrase', `the searches returned hold "${phrase}"`);
+  }
+  await probePaging(ctx, endpoint, ['phrase'], (size) => client.fanoutsByPhrase(brand, { phrase, pageSize: size }), (r) => (r as FanoutByPhrase).id);
+}
+
+/** A word of 4 letters or more that most of the searches hold (so its searches span pages), or undefined. */
+function commonWord(searches: readonly string[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const search of searches) {
+    for (const word of new Set(search.toLowerCase().match(/\p{L}{4,}/gu) ?? [])) counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0];
+}

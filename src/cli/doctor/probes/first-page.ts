@@ -1,0 +1,22 @@
+import type { Page, PagingSummary } from '../../../api/paginate.js';
+
+/** The first page of a paged answer, the generator closed after it (one request). */
+export interface FirstPage<T = unknown> {
+  records: T[];
+  total: number | undefined;
+  info: Record<string, unknown>;
+}
+
+export async function firstPage<T>(pages: AsyncGenerator<Page<T, object>, PagingSummary>): Promise<FirstPage<T>> {
+  try {
+    const next = await pages.next();
+    if (next.done) return { records: [], total: 0, info: {} };
+    return { records: next.value.records, total: next.value.totalRows, info: next.value.info as Record<string, unknown> };
+  } finally {
+    await pages.return(undefined as never).catch(() => {});
+  }
+}
+
+export function isEmpty(page: FirstPage): boolean {
+  return page.records.length === 0 && !page.total;
+}

@@ -1,0 +1,62 @@
+import type { Page, PagingSummary } from '../../../api/paginate.js';
+import { PagingError } from '../../../api/errors.js';
+import type { ParamName } from '../../../api/param-names.js';
+import type { ProbeContext } from '../probe-context.js';
+
+type Pages = AsyncGenerator<Page<unknown, object>, PagingSummary>;
+
+/**
+ * `page_size` and `page` by behaviour: a page asked for one record must hold one, and page 2 must hold another
+ * record than page 1 (or, where the answer has `info.page`, say page 2). Two requests.
+ */
+export async function probePaging(
+  ctx: ProbeContext,
+  endpoint: string,
+  sent: readonly ParamName[],
+  open: (pageSize: number) => Pages,
+  idOf: (record: unknown) => unknown = (record) => JSON.stringify(record),
+): Promise<void> {
+  const { book } = ctx;
+  const pages = open(1);
+  try {
+    const first = await ctx.ask(endpoint, sent, () => pages.next());
+    if (!first.ok) return ctx.failed(endpoint, ['page', 'page_size'], first.why);
+    if (first.value.done) return ctx.failed(endpoint, ['page', 'page_size'], 'the API sent no page');
+    const page1 = first.value.value;
+    const count = page1.records.length + page1.rejects.length;
+    const total = page1.totalRows;
+    if (count === 0) {
+      return ctx.failed(endpoint, ['page', 'page_size'], 'the answer is empty; checkable once the brand has records here');
+    }
+    if (count > 1) {
+      book.wrong(endpoint, 'page_size', `asked for 1 record per page, the API sent ${count}${typeof page1.info === 'object' && 'page_size' in page1.info ? ` (info.page_size ${String((page1.info as { page_size?: unknown }).page_size)})` : ''}`);
+    }
+    const second = await ctx.ask(endpoint, sent, () => pages.next());
+    if (!second.ok) {
+      // The generator refuses a page 2 that says it is page 1: the API ignored the page number.
+      return second.why.includes('asked for page') || second.why.includes('check api.params.page')
+        ? book.wrong(endpoint, 'page', second.why.replace(/^the request failed: /, ''))
+        : ctx.failed(endpoint, ['page'], second.why);
+    }
+    if (second.value.done) {
+      if (count === 1) book.unchecked(endpoint, 'page_size', `the brand has only ${total ?? 1} record here; checkable with 2 or more`);
+      return book.unchecked(endpoint, 'page', `every record fits on page 1 (${total ?? count}); checkable with more records than a page holds`);
+    }
+    const page2 = second.value.value;
+    if (count === 1) book.verified(endpoint, 'page_size', `asked for 1 record per page: got 1 of ${total ?? 'more than 1'}`);
+    const seen = new Set(page1.records.map(idOf));
+    const repeated = page2.records.filter((record) => seen.has(idOf(record)));
+    if (page2.records.length > 0 && repeated.length === page2.records.length) {
+      book.wrong(endpoint, 'page', `page 2 repeats the records of page 1: the API ignored the page number`);
+    } else if (page2.records.length === 0) {
+      book.unchecked(endpoint, 'page', 'page 2 is empty though total_rows promised more; look at the paging of this endpoint');
+    } else {
+      book.verified(endpoint, 'page', `page 2 holds other records than page 1`);
+    }
+  } catch (error) {
+    if (error instanceof PagingError) book.wrong(endpoint, 'page', error.message);
+    else throw error;
+  } finally {
+    await pages.return(undefined as never).catch(() => {});
+  }
+}

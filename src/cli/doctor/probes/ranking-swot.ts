@@ -1,0 +1,82 @@
+import type { ProductRankingRow, SwotAnswer } from '../../../api/schemas.js';
+import { ENDPOINTS } from '../endpoints.js';
+import { dayOf, fingerprint, type ProbeContext } from '../probe-context.js';
+import { compareToBase } from './compare.js';
+import { probeDateRange } from './date-range.js';
+import { firstPage, isEmpty, type FirstPage } from './first-page.js';
+import { probePaging } from './paging.js';
+
+/**
+ * Endpoint 19: the range (three), metric, subject, order, engines, topics (one each), paging (two). The metric
+ * decides the order of the products; a ranking by recommendation ordered by visibility shows it was ignored.
+ */
+export async function probeProductRanking(ctx: ProbeContext): Promise<void> {
+  const endpoint = ENDPOINTS.productRanking;
+  const { client, brand, windows, book, facts } = ctx;
+  const read = (options: object, pageSize = 50): Promise<FirstPage> =>
+    firstPage(client.productRanking(brand, { ...windows.wide, pageSize, ...options }));
+  const answers = await probeDateRange(ctx, endpoint, (window) => read(window), {
+    invalid: (name, bad) => read({ [name === 'start_date' ? 'startDate' : 'endDate']: bad }, 1),
+  });
+  const base = answers?.wide;
+  const tiebreak = (key: string, invalid: string) => ({ invalid, call: () => read({ [key]: invalid }, 1) });
+
+  const byRecommendation = await compareToBase(ctx, endpoint, 'metric', base, () => read({ metric: 'recommendation' }), {
+    shown: 'recommendation',
+    tiebreak: tiebreak('metric', 'not-a-metric'),
+  });
+  if (byRecommendation && base && fingerprint(byRecommendation.records, byRecommendation.total) === fingerprint(base.records, base.total)) {
+    const rows = byRecommendation.records as ProductRankingRow[];
+    const values = rows.map((r) => r.recommendation).filter((v): v is number => typeof v === 'number');
+    if (values.length === rows.length && values.some((v, i) => i > 0 && v > values[i - 1]!)) {
+      book.wrong(endpoint, 'metric', 'the ranking by recommendation is not ordered by recommendation (it is the ranking by visibility)');
+    }
+  }
+  await compareToBase(ctx, endpoint, 'subject', base, () => read({ subject: 'competitor' }), { shown: 'competitor', tiebreak: tiebreak('subject', 'not-a-subject') });
+  const rows = (base?.records ?? []) as ProductRankingRow[];
+  if (rows.length < 2) await ctx.tiebreak(endpoint, 'order', 'sideways', () => read({ order: 'sideways' }, 1), 'fewer than 2 products are ranked');
+  else await compareToBase(ctx, endpoint, 'order', base, () => read({ order: 'asc' }), { shown: 'asc', tiebreak: tiebreak('order', 'sideways') });
+
+  const engine = facts.engines[0] ?? ctx.config.api.engines[0];
+  if (engine === undefined) book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
+  else await compareToBase(ctx, endpoint, 'engines', base, () => read({ engines: [engine] }), { shown: engine, tiebreak: { invalid: 'not-an-engine', call: () => read({ engines: ['not-an-engine'] }, 1) } });
+  const topic = facts.topics[0]?.id;
+  if (topic === undefined) book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
+  else await compareToBase(ctx, endpoint, 'topic_ids', base, () => read({ topicIds: [topic] }), { shown: String(topic), tiebreak: { invalid: 'x', call: () => read({ topicIds: ['x'] }, 1) } });
+
+  await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines'], (size) => client.productRanking(brand, { ...windows.wide, pageSize: size }), (r) => (r as ProductRankingRow).id);
+}
+
+/** Endpoint 20, for the first id in sync.swotStatementIds of the brand: the range (three), competitors, type, paging (two). */
+export async function probeSwot(ctx: ProbeContext): Promise<void> {
+  const endpoint = ENDPOINTS.swot;
+  const { client, brand, windows, book, facts } = ctx;
+  const statement = ctx.config.sync.swotStatementIds[String(brand)]?.[0];
+  if (statement === undefined) {
+    return ctx.failed(endpoint, ['start_date', 'end_date', 'engines', 'competitors', 'type', 'page', 'page_size'], `no SWOT statement id for brand ${brand} in sync.swotStatementIds; add one to check these`);
+  }
+  const read = (options: object, pageSize = 100): Promise<FirstPage> =>
+    firstPage(client.swotAnswers(brand, statement, { ...windows.wide, pageSize, ...options }));
+  const answers = await probeDateRange(ctx, endpoint, (window) => read(window), {
+    dayOfRecord: (record) => dayOf((record as SwotAnswer).date),
+    invalid: (name, bad) => read({ [name === 'start_date' ? 'startDate' : 'endDate']: bad }, 1),
+  });
+  const base = answers?.wide;
+  const engine = facts.engines[0] ?? ctx.config.api.engines[0];
+  if (engine === undefined) book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
+  else {
+    await compareToBase(ctx, endpoint, 'engines', base, () => read({ engines: [engine] }), {
+      shown: engine,
+      tiebreak: { invalid: 'not-an-engine', call: () => read({ engines: ['not-an-engine'] }, 1) },
+      breaks: (r) => ((r as SwotAnswer).model && (r as SwotAnswer).model !== engine ? `an answer of ${(r as SwotAnswer).model} came back` : undefined),
+    });
+  }
+  const competitor = facts.competitorIds[0];
+  if (competitor === undefined) await ctx.tiebreak(endpoint, 'competitors', 'x', () => read({ competitors: ['x'] }, 1), 'the brand has no competitor');
+  else await compareToBase(ctx, endpoint, 'competitors', base, () => read({ competitors: [competitor] }), { shown: String(competitor), tiebreak: { invalid: 'x', call: () => read({ competitors: ['x'] }, 1) } });
+  const type = (base?.info as { type?: string } | undefined)?.type === 'threats' ? 'strengths' : 'threats';
+  if (base && isEmpty(base)) await ctx.tiebreak(endpoint, 'type', 'not-a-type', () => read({ type: 'not-a-type' }, 1), 'the statement has no answer in the window');
+  else await compareToBase(ctx, endpoint, 'type', base, () => read({ type }), { shown: type, tiebreak: { invalid: 'not-a-type', call: () => read({ type: 'not-a-type' }, 1) } });
+
+  await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines'], (size) => client.swotAnswers(brand, statement, { ...windows.wide, pageSize: size }), (r) => (r as SwotAnswer).conversation_id);
+}

@@ -1,0 +1,83 @@
+import type { TrackedUrl } from '../../../api/schemas.js';
+import { ENDPOINTS } from '../endpoints.js';
+import { dayOf, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
+import { compareToBase } from './compare.js';
+import { probeDateRange } from './date-range.js';
+import { firstPage, type FirstPage } from './first-page.js';
+import { probePaging } from './paging.js';
+
+const endpoint = ENDPOINTS.trackedUrls;
+
+/** Endpoint 3: the range (three requests), seven filters (one each), paging (two). Teaches the probes a page and domains. */
+export async function probeTrackedUrls(ctx: ProbeContext): Promise<void> {
+  const { client, brand, windows, book, facts } = ctx;
+  const read = (options: object, pageSize = 100): Promise<FirstPage> =>
+    firstPage(client.trackedUrls(brand, { ...windows.wide, pageSize, ...options })).then((page) => ({
+      ...page,
+      // info.citations counts every page of the answer: it moves with the range and filters even when the page shown does not.
+      records: [{ citations: page.info.citations, cited_urls: page.info.cited_urls }, ...page.records],
+    }));
+  const answers = await probeDateRange(ctx, endpoint, (window) => read(window), {
+    dayOfRecord: (record) => dayOf((record as TrackedUrl).first_cited),
+    invalid: (name, bad) => read({ [name === 'start_date' ? 'startDate' : 'endDate']: bad }, 1),
+  });
+  const base = answers?.wide;
+  const pages = (base?.records.slice(1) ?? []) as TrackedUrl[];
+  facts.trackedUrl ??= pages[0]?.url;
+  ctx.rememberDomains(pages.map((p) => p.url), true);
+  const tiebreak = (key: string, invalid: string) => ({ invalid, call: () => read({ [key]: invalid }, 1) });
+
+  const engine = facts.engines[0] ?? ctx.config.api.engines[0];
+  if (engine === undefined) book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
+  else await compareToBase(ctx, endpoint, 'engines', base, () => read({ engines: [engine] }), { shown: engine, tiebreak: { invalid: 'not-an-engine', call: () => read({ engines: ['not-an-engine'] }, 1) } });
+
+  const topic = facts.topics[0]?.id;
+  if (topic === undefined) book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
+  else await compareToBase(ctx, endpoint, 'topic_ids', base, () => read({ topicIds: [topic] }), { shown: String(topic), tiebreak: { invalid: 'x', call: () => read({ topicIds: ['x'] }, 1) } });
+
+  const group = pages.find((p) => p.group)?.group?.id;
+  if (group === undefined) {
+    await ctx.tiebreak(endpoint, 'group_id', 'x', () => read({ groupId: 'x' }, 1), 'no tracked page is in a group');
+  } else {
+    await compareToBase(ctx, endpoint, 'group_id', base, () => read({ groupId: group }), {
+      shown: String(group),
+      tiebreak: tiebreak('groupId', 'x'),
+      breaks: (r) => ((r as TrackedUrl).url && (r as TrackedUrl).group?.id !== group ? `${(r as TrackedUrl).url} is not in group ${group}` : undefined),
+    });
+  }
+  await compareToBase(ctx, endpoint, 'ungrouped', base, () => read({ ungrouped: true }), {
+    shown: 'true',
+    tiebreak: tiebreak('ungrouped', 'maybe'),
+    breaks: (r) => ((r as TrackedUrl).group ? `${(r as TrackedUrl).url} is in group ${(r as TrackedUrl).group!.id}` : undefined),
+  });
+
+  const needle = pages.map((p) => p.title.slice(0, 60)).find((title) => pages.some((p) => !matches(p, title)));
+  if (needle === undefined) await ctx.tiebreak(endpoint, 'search', OVERLONG_SHOWN, () => read({ search: OVERLONG_TEXT }, 1), 'no search text tells the tracked pages apart');
+  else {
+    await compareToBase(ctx, endpoint, 'search', base, () => read({ search: needle }), {
+      shown: JSON.stringify(needle),
+      tiebreak: { invalid: OVERLONG_SHOWN, call: () => read({ search: OVERLONG_TEXT }, 1) },
+      breaks: (r) => ((r as TrackedUrl).url && !matches(r as TrackedUrl, needle) ? `${(r as TrackedUrl).url} does not hold it` : undefined),
+    });
+  }
+
+  // sort and order: the order of the pages is what they change, so the base must hold two pages that differ.
+  const sortable = pages.length >= 2 && new Set(pages.map((p) => p.citations)).size >= 2;
+  if (!sortable) await ctx.tiebreak(endpoint, 'sort', 'sideways', () => read({ sort: 'sideways' }, 1), 'the tracked pages do not differ in citations');
+  else {
+    const byCitations = await compareToBase(ctx, endpoint, 'sort', base, () => read({ sort: 'citations', order: 'desc' }), { shown: 'citations', alsoSent: ['order'], tiebreak: tiebreak('sort', 'sideways') });
+    const sorted = (byCitations?.records.slice(1) ?? []) as TrackedUrl[];
+    if (byCitations && sorted.some((p, i) => i > 0 && p.citations > sorted[i - 1]!.citations)) {
+      book.wrong(endpoint, 'sort', 'sort=citations did not order the pages by citations');
+    }
+  }
+  if (pages.length < 2) await ctx.tiebreak(endpoint, 'order', 'sideways', () => read({ order: 'sideways' }, 1), 'the brand tracks fewer than 2 pages');
+  else await compareToBase(ctx, endpoint, 'order', base, () => read({ order: 'asc' }), { shown: 'asc', tiebreak: tiebreak('order', 'sideways') });
+
+  await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines'], (size) => client.trackedUrls(brand, { ...windows.wide, pageSize: size }), (r) => (r as TrackedUrl).id);
+}
+
+function matches(page: TrackedUrl, text: string): boolean {
+  const needle = text.toLowerCase();
+  return page.url.toLowerCase().includes(needle) || page.title.toLowerCase().includes(needle);
+}

@@ -1,0 +1,45 @@
+import { CronExpressionParser } from 'cron-parser';
+import cron from 'node-cron';
+
+const FIELDS_5 = ['minute', 'hour', 'day of month', 'month', 'day of week'];
+const FIELDS_6 = ['second', ...FIELDS_5];
+
+/**
+ * Why a schedule's cron expression cannot run, or undefined when it can. The scheduler needs both libraries to
+ * accept it (node-cron fires it, cron-parser finds the slot of a tick: jobs/scheduler.ts), so both are asked here,
+ * and the config refuses what `bvsync scheduler` would refuse later.
+ */
+export function cronProblem(expression: string): string | undefined {
+  const fields = expression.trim().split(/\s+/).filter(Boolean);
+  if (fields.length !== 5 && fields.length !== 6) return `expected 5 fields (or 6, with seconds first), got ${fields.length}`;
+  const parserSays = cronParserProblem(expression);
+  if (parserSays) return blame(fields, parserSays);
+  if (!cron.validate(expression)) return 'node-cron, which runs the schedules, does not accept it';
+  return undefined;
+}
+
+function cronParserProblem(expression: string): string | undefined {
+  try {
+    CronExpressionParser.parse(expression, { tz: 'UTC' });
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** Names the field at fault: each field alone, the others `*`, shows which one the parser refuses. */
+function blame(fields: string[], message: string): string {
+  const names = fields.length === 6 ? FIELDS_6 : FIELDS_5;
+  for (let i = 0; i < fields.length; i++) {
+    const alone = fields.map((field, k) => (k === i ? field : '*')).join(' ');
+    const problem = cronParserProblem(alone);
+    if (problem) return `${names[i]} "${fields[i]}": ${readable(problem)}`;
+  }
+  return readable(message);
+}
+
+function readable(message: string): string {
+  const range = /got (value|range) (\S+) expected range (\S+)/.exec(message);
+  if (range) return `${range[2]} is out of range ${range[3]}`;
+  return message.charAt(0).toLowerCase() + message.slice(1);
+}

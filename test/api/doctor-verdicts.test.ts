@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/api/client.js';
+import { ValidationError } from '../../src/api/errors.js';
+import { parseConfig } from '../../src/config/load.js';
+import { ENDPOINTS } from '../../src/cli/doctor/endpoints.js';
+import { ProbeContext, probeWindows } from '../../src/cli/doctor/probe-context.js';
+import { VerdictBook } from '../../src/cli/doctor/verdicts.js';
+
+const refused = (...details: Array<[string, string]>) =>
+  new ValidationError('GET /x: 400', { status: 400, endpoint: 'GET /x', details: details.map(([field, message]) => ({ field, message })) });
+
+function context(params: Record<string, string> = {}) {
+  const config = parseConfig({ api: { params } });
+  const book = new VerdictBook(config.api.params);
+  const ctx = new ProbeContext({} as ApiClient, 1, book, probeWindows('2026-11-20'), config);
+  return { ctx, book };
+}
+
+describe('doctor verdicts', () => {
+  it('a later, stronger verdict wins; a weaker one never undoes it', () => {
+    const { book } = context();
+    book.declare(ENDPOINTS.conversations, ['topic_id']);
+    expect(book.list()[0]).toMatchObject({ verdict: 'cannot be checked', why: expect.stringContaining('no probe reached it') });
+    book.unchecked(ENDPOINTS.conversations, 'topic_id', 'no topic');
+    book.verified(ENDPOINTS.conversations, 'topic_id', 'fewer answers');
+    book.wrong(ENDPOINTS.conversations, 'topic_id', 'ignored');
+    book.verified(ENDPOINTS.conversations, 'topic_id', 'later');
+    expect(book.list()).toEqual([{ endpoint: ENDPOINTS.conversations, param: 'topic_id', wire: 'topic_id', verdict: 'wrong', why: 'ignored' }]);
+  });
+
+  it('reads a 400: an unknown name is wrong, a judged value shows the name is read, a missing field asked under another name is wrong', async () => {
+    const { ctx, book } = context({ page_size: 'limit' });
+    const answer = await ctx.ask(ENDPOINTS.conversations, ['start_date', 'mentioned'], async () => {
+      throw refused(['start_date', 'unknown query parameter for this endpoint'], ['mentioned', 'must be true or false'], ['limit', 'must be at most 100']);
+    });
+    expect(answer).toEqual({ ok: false, why: expect.stringMatching(/^the API refused the request over "start_date", "mentioned", "limit"/) });
+    expect(book.verdictOf(ENDPOINTS.conversations, 'start_date')).toBe('wrong');
+    expect(book.verdictOf(ENDPOINTS.conversations, 'mentioned')).toBe('verified');
+    // page_size was not in the probe's list, but every paged request sends it: the detail is read against the endpoint's parameters.
+    expect(book.verdictOf(ENDPOINTS.conversations, 'page_size')).toBe('verified');
+
+    await ctx.ask(ENDPOINTS.fanoutsByPhrase, ['phrase'], async () => {
+      throw refused(['text', 'is required']);
+    });
+    expect(book.list().find((r) => r.param === 'phrase')).toMatchObject({ verdict: 'wrong', why: 'sent "phrase", yet the API asks for "text" (is required)' });
+    await ctx.ask(ENDPOINTS.fanoutsCited, ['domain'], async () => {
+      throw refused(['page_url', 'send one of url and domain'], ['cited_domain', 'send one of url and domain']);
+    });
+    expect(book.list().find((r) => r.param === 'domain')?.why).toContain('perhaps api.params.domain = "cited_domain"');
+  });
+
+  it('tells a message about a name from one about a value', async () => {
+    const { ctx, book } = context();
+    for (const [param, message] of [
+      ['engines', 'unknown value "x"'],
+      ['sentiment', 'unknown values "a", "b"'],
+      ['ownership', 'is not a valid value'],
+    ] as const) {
+      await ctx.ask(ENDPOINTS.citations, [param], async () => {
+        throw refused([param, message]);
+      });
+      expect(book.verdictOf(ENDPOINTS.citations, param), message).toBe('verified');
+    }
+    for (const [param, message] of [
+      ['period', 'Unexpected parameter'],
+      ['domains', 'is not a known query parameter'],
+      ['first_party', 'unrecognized key'],
+    ] as const) {
+      await ctx.ask(ENDPOINTS.citations, [param], async () => {
+        throw refused([param, message]);
+      });
+      expect(book.verdictOf(ENDPOINTS.citations, param), message).toBe('wrong');
+    }
+  });
+
+  it('calls an ignored invalid value wrong only when a verified control shows the API refuses bad values', async () => {
+    const accepting = context();
+    accepting.book.verified(ENDPOINTS.visibility, 'include_scenarios', 'echoed');
+    accepting.ctx.offerControl(ENDPOINTS.visibility, 'include_scenarios', async () => ({}));
+    await accepting.ctx.tiebreak(ENDPOINTS.competitors, 'confirmed', 'maybe', async () => ({}), 'both answers alike');
+    expect(accepting.book.list().find((r) => r.param === 'confirmed')).toMatchObject({ verdict: 'cannot be checked', why: expect.stringContaining('accepts even confirmed=maybe') });
+
+    const validating = context();
+    validating.ctx.offerControl(ENDPOINTS.visibility, 'include_scenarios', async () => {
+      throw refused(['include_scenarios', 'must be true or false']);
+    });
+    // A control whose parameter nothing verified is no control.
+    await validating.ctx.tiebreak(ENDPOINTS.competitors, 'confirmed', 'maybe', async () => ({}), 'both answers alike');
+    expect(validating.book.verdictOf(ENDPOINTS.competitors, 'confirmed')).toBe('cannot be checked');
+    validating.book.verified(ENDPOINTS.visibility, 'include_scenarios', 'echoed');
+    await validating.ctx.tiebreak(ENDPOINTS.competitors, 'confirmed', 'maybe', async () => ({}), 'both answers alike');
+    expect(validating.book.verdictOf(ENDPOINTS.competitors, 'confirmed')).toBe('wrong');
+    await validating.ctx.tiebreak(ENDPOINTS.conversations, 'mentioned', 'maybe', async () => {
+      throw refused(['mentioned', 'must be true or false']);
+    }, 'every answer mentions the brand');
+    expect(validating.book.verdictOf(ENDPOINTS.conversations, 'mentioned')).toBe('verified');
+    expect(validating.ctx.requests).toBe(4);
+  });
+});
