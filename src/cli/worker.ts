@@ -5,7 +5,7 @@ import { parsePort } from '../ops/port.js';
 import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimingsFromEnv, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
-import { checkDatabaseFiles } from './preflight.js';
+import { preflight, rememberBrandAccess } from './preflight.js';
 
 interface WorkerFlags extends CommonFlags {
   concurrency?: string;
@@ -28,7 +28,6 @@ export function workerCommand(): Command {
   ).action(async (flags: WorkerFlags) => {
     const config = readConfig(flags);
     requireApi(config);
-    checkDatabaseFiles(config);
     const log = commandLogger(flags);
     const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency);
     if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 64)) {
@@ -39,7 +38,11 @@ export function workerCommand(): Command {
     const timings = workerTimingsFromEnv();
     const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort, '--metrics-port');
     const metrics = metricsPort === undefined ? undefined : new PrometheusMetrics();
+    // The key once, at start (a refused key exits 2 here rather than failing every slice later), and the database
+    // path when this worker may become the writer: see preflight.ts.
+    const checked = await preflight(config, { brands: config.brands, database: !flags.fetchOnly, requireReachable: false, log });
     const redis = await redisFor(config, log);
+    await rememberBrandAccess(config, redis.url, checked);
     const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics, ...timings });
     await host.start();
     const metricsServer = metrics && (await serveHostMetrics(host, metrics, { port: metricsPort!, log }));
