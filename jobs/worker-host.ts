@@ -59,6 +59,8 @@ export interface WorkerHostOptions {
   chunkRows?: number;
   /** Told about requests, slices and rows as they happen (`bvsync worker --metrics-port`); default none. */
   metrics?: SyncMetrics;
+  /** How long `stop()` lets running jobs finish before aborting them (ms), when not given to it; default 30 s. */
+  stopDeadlineMs?: number;
   /** Options of the working database when this process becomes the writer; default none. The reliability tests set
    * its load hooks to kill a worker inside a slice's transaction; production code has no reason to. */
   warehouse?: WarehouseOptions;
@@ -260,7 +262,7 @@ export class WorkerHost {
    * Stops taking jobs, lets running ones finish until the deadline, then aborts what is left (those jobs are picked
    * up again by another process after BullMQ's stalled check). Safe to call twice.
    */
-  stop(deadlineMs = 30_000): Promise<void> {
+  stop(deadlineMs = this.options.stopDeadlineMs ?? 30_000): Promise<void> {
     this.stopping ??= (async () => {
       const timer = setTimeout(() => this.abort.abort(), deadlineMs);
       try {

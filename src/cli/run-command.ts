@@ -33,7 +33,8 @@ export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window:
   const log = commandLogger(flags);
   const brands = chooseBrands(config, flags.brand);
   const streams = chooseStreams(config, flags.streams);
-  const worker = workerTimingsFromEnv();
+  // Running slices get part of the shutdown deadline to finish; the rest is for closing Redis and DuckDB.
+  const worker = { ...workerTimingsFromEnv(), stopDeadlineMs: RUN_SHUTDOWN_DEADLINE_MS / 2 };
   // After every local check (a mistyped flag costs no request), before anything is planned: see preflight.ts.
   const checked = await preflight(config, { brands, database: !flags.enqueueOnly, log });
   const redis = await redisFor(config, log);

@@ -44,25 +44,28 @@ export function workerCommand(): Command {
     const redis = await redisFor(config, log);
     await rememberBrandAccess(config, redis.url, checked);
     const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics, ...timings });
-    await host.start();
-    const metricsServer = metrics && (await serveHostMetrics(host, metrics, { port: metricsPort!, log }));
-    if (metricsServer) log.info({ url: metricsServer.url }, 'serving metrics');
-    log.info({ redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly }, 'worker started');
-    await new Promise<void>((resolve) => {
+    // Listened for before the host starts: starting can wait (the writer lease, a working file another program holds),
+    // and a signal then must stop the worker as cleanly as later, not kill it outright.
+    let hardStop: NodeJS.Timeout | undefined;
+    const stopRequested = new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         log.info({ signal, deadlineSeconds: shutdownMs / 1000 }, 'shutting down: finishing running jobs');
+        // Closing the queues waits on Redis; with Redis gone the worker ignored SIGTERM for good. Past the deadline (and
+        // a grace for closing DuckDB) it exits anyway: that is a crash to the engine, which every job survives.
+        hardStop = setTimeout(() => {
+          log.error({ deadlineSeconds: shutdownMs / 1000 + HARD_STOP_GRACE_MS / 1000 }, 'could not stop cleanly in time (is Redis answering?); exiting now, running jobs go to other workers');
+          process.exit(1);
+        }, shutdownMs + HARD_STOP_GRACE_MS).unref();
         resolve();
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
-    // Closing the queues waits on Redis; with Redis gone the worker ignored SIGTERM for good. Past the deadline (and
-    // a grace for closing DuckDB) it exits anyway: that is a crash to the engine, which every job survives.
-    const hardStop = setTimeout(() => {
-      log.error({ deadlineSeconds: shutdownMs / 1000 + HARD_STOP_GRACE_MS / 1000 }, 'could not stop cleanly in time (is Redis answering?); exiting now, running jobs go to other workers');
-      process.exit(1);
-    }, shutdownMs + HARD_STOP_GRACE_MS);
-    hardStop.unref();
+    await host.start();
+    const metricsServer = metrics && (await serveHostMetrics(host, metrics, { port: metricsPort!, log }));
+    if (metricsServer) log.info({ url: metricsServer.url }, 'serving metrics');
+    log.info({ redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly }, 'worker started');
+    await stopRequested;
     await host.stop(shutdownMs);
     await metricsServer?.close();
     await redis.stop();
