@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ApiError, RateLimitedError, type ApiClient } from '../src/api/index.js';
+import { ApiError, BrandAccessDeniedError, RateLimitedError, type ApiClient } from '../src/api/index.js';
 import type { SyncConfig } from '../src/config/schema.js';
 import { redactSecrets, withLogContext, type Logger } from '../src/log.js';
 import type { SliceOutcomeStatus, SyncMetrics } from '../src/ops/sync-metrics.js';
 import { getStream } from '../src/streams/registry.js';
 import { runSlice } from '../src/streams/run-slice.js';
+import type { BrandAccessMemo } from './brand-access-memo.js';
 import { RedisChunkSink } from './chunk-store.js';
 import { fetchJobSchema, parseJobData, type CommitJobData, type FetchJobData } from './job-data.js';
 import { jobId } from './job-ids.js';
@@ -27,6 +28,8 @@ export interface FetchProcessorDeps {
   signal?: AbortSignal;
   /** Told how each slice ended and how long it took; default none. */
   metrics?: SyncMetrics;
+  /** Brands the key cannot read, shared through Redis: their slices fail without a request; default none. */
+  brandAccess?: BrandAccessMemo;
 }
 
 /**
@@ -47,6 +50,27 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
     const log = deps.log.child(bindings);
     const started = performance.now();
     const fetched = (status: SliceOutcomeStatus) => deps.metrics?.sliceFetched(data.stream, status, (performance.now() - started) / 1000);
+    // A brand the API already refused (the command's preflight, or this run's first 403) is not asked again per slice:
+    // the slice is recorded failed with that answer, so `status` and `_sync_state` still say why.
+    const denial = await deps.brandAccess?.denial(data.brandId);
+    if (denial) {
+      fetched('failed');
+      await enqueueCommit(deps, data, {
+        token: sink.token,
+        chunks: 0,
+        status: 'failed',
+        records: 0,
+        rows: 0,
+        rejects: 0,
+        totalRows: null,
+        attempts: job.attemptsMade + 1,
+        ...tally,
+        error: `skipped without a request: ${denial.message} (the API said so at ${denial.at})`,
+        errorCode: denial.errorCode,
+        requestId: denial.requestId,
+      });
+      return;
+    }
     try {
       const result = await deps.tallies.run(tally, () =>
         // The API client is shared by every job of the process; its retry and 429 lines find the slice through this.
@@ -81,6 +105,11 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         await carryTally();
         await deps.queues.fetch.rateLimit(error.retryAfterMs);
         throw Worker.RateLimitError();
+      }
+      if (error instanceof BrandAccessDeniedError) {
+        await deps.brandAccess
+          ?.remember({ brandId: data.brandId, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() })
+          .catch((failure: Error) => log.warn({ err: failure.message }, 'could not remember the brand denial'));
       }
       const permanent = error instanceof ApiError && !error.retryable;
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);

@@ -53,9 +53,21 @@ export async function resolveRedis(options: ResolveRedisOptions = {}): Promise<R
   return startPrivateRedis();
 }
 
-/** A new connection as BullMQ wants it: no per-command retry limit, so blocking commands survive reconnects. */
+/** The longest wait between two reconnects of a long-lived connection (ms). */
+const RECONNECT_MAX_DELAY_MS = 2_000;
+
+/**
+ * A new connection as BullMQ wants it: no per-command retry limit, so blocking commands survive reconnects. While Redis
+ * is away it reconnects for ever, 50 ms more after each failed try up to 2 s apart (ioredis's default, spelled out):
+ * a worker must outlive a Redis restart, and what ends a command then is its shutdown deadline, not this loop.
+ */
 export function connectRedis(url: string, extra: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, ...extra });
+  return new Redis(url, {
+    maxRetriesPerRequest: null,
+    enableReadyCheck: true,
+    retryStrategy: (times) => Math.min(times * 50, RECONNECT_MAX_DELAY_MS),
+    ...extra,
+  });
 }
 
 async function ping(url: string): Promise<void> {
@@ -95,18 +107,33 @@ async function startPrivateRedis(): Promise<ResolvedRedis> {
   } catch (error) {
     throw new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL} and redis-server could not start: ${(error as Error).message}`);
   }
-  const spawnFailed = new Promise<never>((_, reject) =>
-    child.once('error', (error) => reject(new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL} and no redis-server on PATH (${error.message})`))),
-  );
+  let exited: string | undefined;
+  const spawnFailed = new Promise<never>((_, reject) => {
+    child.once('error', (error) => reject(new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL} and no redis-server on PATH (${error.message})`)));
+    // A server that dies at start (a port taken meanwhile, a bad option) is said at once, not after every ping failed.
+    child.once('exit', (code, signal) => {
+      exited = `a private redis-server exited at start (${signal ?? `code ${code}`})`;
+      reject(new RedisUnavailableError(exited));
+    });
+  });
   const url = `redis://127.0.0.1:${port}`;
+  // Bounded: 50 pings 100 ms apart (each fails at once on a closed port), about 5 s for a server to start.
   const ready = (async () => {
-    for (let attempt = 0; attempt < 50; attempt++) {
+    for (let attempt = 0; attempt < 50 && !exited; attempt++) {
       if (await ping(url).then(() => true, () => false)) return;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    throw new RedisUnavailableError(`a private redis-server on port ${port} did not answer`);
+    throw new RedisUnavailableError(exited ?? `a private redis-server on port ${port} did not answer`);
   })();
-  await Promise.race([ready, spawnFailed]);
+  // Whichever loses the race may reject later (spawnFailed does when the server is stopped at the end): nobody waits.
+  spawnFailed.catch(() => undefined);
+  ready.catch(() => undefined);
+  try {
+    await Promise.race([ready, spawnFailed]);
+  } catch (error) {
+    child.kill('SIGKILL'); // one that never answered is not left running
+    throw error;
+  }
   const stop = async () => {
     if (child.exitCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));

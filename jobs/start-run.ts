@@ -84,19 +84,6 @@ const FINISHED: ReadonlyArray<RunMeta['status']> = ['complete', 'incomplete', 'f
 const POLL_INTERVAL_MS = 100;
 const PROGRESS_INTERVAL_MS = 500;
 
-// The lease is retried every few seconds; this many failed opens in a row is no passing hand-over but a file that
-// is not a database, or is held by a program that is not bvsync.
-const WRITER_FAILURES_BEFORE_GIVING_UP = 3;
-
-/** This process holds the writer lease but cannot open the working database. */
-export class WriterUnavailableError extends Error {
-  readonly code = 'writer_unavailable';
-  constructor(message: string) {
-    super(`${message}. Is another program (a DuckDB shell, a notebook) holding the .work.duckdb file? Analysts open the published file, read-only.`);
-    this.name = 'WriterUnavailableError';
-  }
-}
-
 /**
  * `bvsync sync` and `backfill`: enqueue the run, work on it in this process beside any other workers (unless
  * enqueue-only), and wait for it to finish. Returns the run's last progress.
@@ -119,9 +106,8 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
         options.onProgress?.(progress);
       }
       if (finished) return progress;
-      if (host && host.writerFailures >= WRITER_FAILURES_BEFORE_GIVING_UP) {
-        throw new WriterUnavailableError(`cannot open the working database beside ${options.config.db}: ${host.lastWriterError?.message}`);
-      }
+      const writerProblem = host?.writerProblem();
+      if (writerProblem) throw writerProblem;
       if (options.signal?.aborted) return progress;
       await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
     }

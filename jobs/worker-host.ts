@@ -6,8 +6,10 @@ import type { Config } from '../src/config/schema.js';
 import type { Logger } from '../src/log.js';
 import { readFreshness } from '../src/ops/freshness.js';
 import type { FreshnessRow, QueueCounts, SyncMetrics } from '../src/ops/sync-metrics.js';
+import { DatabaseLockedError } from '../src/warehouse/database-locked-error.js';
 import { workingPathFor } from '../src/warehouse/paths.js';
 import { openWarehouse, type Warehouse, type WarehouseOptions } from '../src/warehouse/warehouse.js';
+import { BrandAccessMemo } from './brand-access-memo.js';
 import { fetchProcessor } from './fetch-processor.js';
 import { loadProcessor } from './load-processor.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
@@ -15,9 +17,18 @@ import { connectRedis } from './redis.js';
 import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
 import { WriterLease } from './writer-lease.js';
+import { WriterUnavailableError } from './writer-unavailable-error.js';
 
 /** How long closing a BullMQ worker may take (past the stop deadline, for the fetch worker) before it is dropped. */
 const WORKER_CLOSE_LIMIT_MS = 10_000;
+
+/**
+ * Opens that failed in a row because another process held the file, after which a command (`sync`, `backfill`) gives
+ * up. The lease is tried again with a growing wait (jobs/writer-lease.ts), so three tries span about three lease
+ * intervals: long enough for a passing hand-over between bvsync processes, short of waiting on a program that is not
+ * bvsync. Any other open failure is not waited on at all.
+ */
+const LOCKED_OPENS_BEFORE_GIVING_UP = 3;
 
 /** Times a job may be found stalled (its process died or froze while running it) and run again before it fails. */
 export const MAX_STALLS_PER_JOB = 5;
@@ -48,6 +59,8 @@ export interface WorkerHostOptions {
   chunkRows?: number;
   /** Told about requests, slices and rows as they happen (`bvsync worker --metrics-port`); default none. */
   metrics?: SyncMetrics;
+  /** How long `stop()` lets running jobs finish before aborting them (ms), when not given to it; default 30 s. */
+  stopDeadlineMs?: number;
   /** Options of the working database when this process becomes the writer; default none. The reliability tests set
    * its load hooks to kill a worker inside a slice's transaction; production code has no reason to. */
   warehouse?: WarehouseOptions;
@@ -108,6 +121,7 @@ export class WorkerHost {
         chunkRows: this.options.chunkRows,
         signal: this.abort.signal,
         metrics: this.options.metrics,
+        brandAccess: new BrandAccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
       }),
       this.workerOptions(this.options.fetchConcurrency ?? config.sync.fetchConcurrency),
     );
@@ -153,10 +167,11 @@ export class WorkerHost {
     try {
       this.warehouse = await openWarehouse(workingPathFor(config.db), this.options.warehouse);
       this.writerFailures = 0;
+      this.lastWriterError = undefined;
     } catch (error) {
       this.writerFailures += 1;
       this.lastWriterError = error as Error;
-      log.warn({ err: (error as Error).message }, 'took the writer lease but could not open the working database; handing it back');
+      log.warn({ err: (error as Error).message, failures: this.writerFailures }, 'took the writer lease but could not open the working database; handing it back');
       throw error;
     }
     this.loadWorker = new Worker(
@@ -170,6 +185,19 @@ export class WorkerHost {
       void this.failRunOfLastAttempt(job, error).catch((failure: Error) => log.warn({ err: failure.message }, 'could not mark the run failed'));
     });
     log.info({ db: this.warehouse.path }, 'holding the DuckDB writer lease');
+  }
+
+  /**
+   * Why a command should stop waiting to become the writer, once waiting will not help: the working database could not
+   * be opened for a reason other than another process holding it (a folder that cannot be created, a file that is not
+   * a database: no retry changes that), or it was held on several tries in a row. Undefined while there is hope. A
+   * long-running `bvsync worker` ignores this and keeps trying with a growing wait, since an operator may fix the cause.
+   */
+  writerProblem(): WriterUnavailableError | undefined {
+    const cause = this.lastWriterError;
+    if (!cause) return undefined;
+    if (cause instanceof DatabaseLockedError && this.writerFailures < LOCKED_OPENS_BEFORE_GIVING_UP) return undefined;
+    return new WriterUnavailableError(this.options.config.db, cause);
   }
 
   /**
@@ -234,7 +262,7 @@ export class WorkerHost {
    * Stops taking jobs, lets running ones finish until the deadline, then aborts what is left (those jobs are picked
    * up again by another process after BullMQ's stalled check). Safe to call twice.
    */
-  stop(deadlineMs = 30_000): Promise<void> {
+  stop(deadlineMs = this.options.stopDeadlineMs ?? 30_000): Promise<void> {
     this.stopping ??= (async () => {
       const timer = setTimeout(() => this.abort.abort(), deadlineMs);
       try {

@@ -13,6 +13,8 @@ export interface WriterLeaseOptions {
   ttlMs?: number;
   /** How often the holder renews and a waiter tries to take it (ms); default ttl / 3. */
   intervalMs?: number;
+  /** The longest wait before trying again after `onAcquired` failed (ms); default 60 s. */
+  maxBackoffMs?: number;
   /** Called when this process gains the lease. */
   onAcquired: () => Promise<void> | void;
   /** Called when this process loses it (renewal failed or Redis said another holds it). */
@@ -24,15 +26,24 @@ export interface WriterLeaseOptions {
  * `backfill`) runs one; whoever holds it runs the load worker, the others only fetch. If the holder dies, the key
  * expires and a waiter takes over. The DuckDB file lock is the fence behind it: a new holder cannot open the file
  * until the old process has let go of it.
+ *
+ * A process that took the lease but could not become the writer (`onAcquired` threw: the file is held by another
+ * program, or cannot be opened at all) gives it back and waits twice as long each time before taking it again, up to
+ * `maxBackoffMs`, so a file that stays unusable costs a try a minute rather than one every few seconds, and the lease
+ * is left free for a process that can open it.
  */
 export class WriterLease {
   readonly owner = randomUUID();
   private readonly ttlMs: number;
   private readonly intervalMs: number;
+  private readonly maxBackoffMs: number;
   private timer: NodeJS.Timeout | undefined;
   private held = false;
-  private busy = false;
+  private ticking: Promise<void> | undefined;
   private stopped = false;
+  /** Failed `onAcquired` calls in a row, and when the next try may be made. */
+  private failures = 0;
+  private notBefore = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -40,6 +51,7 @@ export class WriterLease {
   ) {
     this.ttlMs = options.ttlMs ?? 15_000;
     this.intervalMs = options.intervalMs ?? Math.max(200, Math.floor(this.ttlMs / 3));
+    this.maxBackoffMs = Math.max(this.intervalMs, options.maxBackoffMs ?? 60_000);
   }
 
   get isHeld(): boolean {
@@ -57,7 +69,7 @@ export class WriterLease {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    while (this.busy) await new Promise((resolve) => setTimeout(resolve, 10));
+    await this.ticking;
     if (this.held) {
       this.held = false;
       await this.options.onLost();
@@ -65,9 +77,13 @@ export class WriterLease {
     }
   }
 
-  private async tick(): Promise<void> {
-    if (this.busy || this.stopped) return;
-    this.busy = true;
+  private tick(): Promise<void> {
+    if (this.ticking || this.stopped) return this.ticking ?? Promise.resolve();
+    this.ticking = this.tryOnce().finally(() => (this.ticking = undefined));
+    return this.ticking;
+  }
+
+  private async tryOnce(): Promise<void> {
     try {
       if (this.held) {
         const renewed = await this.redis.eval(RENEW, 1, this.options.key, this.owner, String(this.ttlMs)).catch(() => 0);
@@ -75,25 +91,26 @@ export class WriterLease {
           this.held = false;
           await this.options.onLost();
         }
-      } else {
+      } else if (Date.now() >= this.notBefore) {
         const taken = await this.redis.set(this.options.key, this.owner, 'PX', this.ttlMs, 'NX').catch(() => null);
         if (taken === 'OK') {
           this.held = true;
           try {
             await this.options.onAcquired();
+            this.failures = 0;
           } catch (error) {
-            // Could not become the writer (e.g. the old holder still has the file open): give the lease back and
-            // try again on the next tick.
+            // Could not become the writer (the old holder still has the file open, or the file cannot be opened at
+            // all): give the lease back and wait longer each time before trying again.
             this.held = false;
+            this.failures += 1;
+            this.notBefore = Date.now() + Math.min(this.maxBackoffMs, this.intervalMs * 2 ** (this.failures - 1));
             await this.redis.eval(RELEASE, 1, this.options.key, this.owner).catch(() => {});
             throw error;
           }
         }
       }
     } catch {
-      // A failed tick is retried on the next one; onAcquired reports its own failures.
-    } finally {
-      this.busy = false;
+      // A failed tick is retried on a later one; onAcquired reports its own failures.
     }
   }
 }

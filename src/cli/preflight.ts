@@ -1,41 +1,97 @@
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { connect } from 'node:net';
+import { BrandAccessMemo, type BrandDenial } from '../../jobs/brand-access-memo.js';
+import { connectRedis } from '../../jobs/redis.js';
+import { createApiClient } from '../api/client.js';
+import { ApiError, AuthError, BrandAccessDeniedError } from '../api/errors.js';
 import type { Config } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import { checkDatabasePath, DatabasePathError } from '../warehouse/database-path.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { UsageError } from './fail.js';
 
-// A DuckDB file carries this magic at byte 8 of its header.
-const DUCKDB_MAGIC = 'DUCK';
+/** Where an operator sets the key; named in messages instead of the key. */
+const KEY_SETTING = 'BVSYNC_API_KEY (config "api.apiKey")';
+const BRANDS_SETTING = 'BVSYNC_BRANDS (config "brands")';
+/** Attempts of a probe that meets transient failures: enough to ride out a blip, few enough to start soon. */
+const PROBE_MAX_ATTEMPTS = 3;
+
+export interface PreflightOptions {
+  /** The brands the command reads; each costs one request (its competitors list). */
+  brands: number[];
+  /** Whether this process may write the database, so its path must be usable; default true. */
+  database?: boolean;
+  /**
+   * An API nobody answers at: a usage error (exit 1) for a command, only a warning for a long-running worker, which
+   * must outlive an API that is down for a while (its jobs retry); default true.
+   */
+  requireReachable?: boolean;
+  log: Logger;
+  /** Ends the probes early (Ctrl-C). */
+  signal?: AbortSignal;
+}
+
+export interface PreflightResult {
+  /** Brands the key read. */
+  readable: number[];
+  /** Brands the API refused to the key (403 `brand_access_denied`), with its answer. */
+  denied: BrandDenial[];
+  /** Brands whose probe got no answer after retries (5xx, timeouts): the run tries them as usual. */
+  unanswered: number[];
+  /** HTTP requests the probes made, retries included. */
+  requests: number;
+}
 
 /**
- * Checks made before a run touches anything, so a bad setup gets one clear message instead of a run that retries
- * quietly: the database files are DuckDB files (or absent), and the API's host accepts connections. The API check
- * opens a TCP connection only: it spends no API call.
+ * Checks made once before a `sync`, `backfill` or `worker` plans or takes anything, so a bad setup costs one message
+ * and at most one request per brand instead of a run of refused calls:
+ *
+ * - the database path is usable when this process may write it: its folder exists or can be created and is writable,
+ *   and the published and working files are DuckDB files or absent (exit 2, naming the path and the OS reason);
+ * - the API's host accepts connections (exit 1);
+ * - the key is accepted: a refused key (401) stops at its first request (exit 2, naming the key's setting, never the
+ *   key);
+ * - which brands the key reads: one request per brand (its competitors list: no query parameter, so a wrong
+ *   `api.params` mapping cannot make a readable brand look unreadable). A brand refused with `brand_access_denied`
+ *   is skipped: see `rememberBrandAccess`. When the key reads none of the brands, there is nothing to run (exit 2).
  */
-export async function preflight(config: Config): Promise<void> {
-  checkDatabaseFiles(config);
-  if (config.api.url) await checkReachable(config.api.url);
-}
-
-/** The published and the working file are DuckDB files, or do not exist yet. */
-export function checkDatabaseFiles(config: Config): void {
-  for (const path of [config.db, workingPathFor(config.db)]) checkDuckDbFile(path);
-}
-
-export function checkDuckDbFile(path: string): void {
-  if (!existsSync(path)) return;
-  const header = Buffer.alloc(12);
-  let fd: number | undefined;
+export async function preflight(config: Config, options: PreflightOptions): Promise<PreflightResult> {
+  if (options.database !== false) checkDatabaseFiles(config);
+  if (!config.api.url) return { readable: options.brands, denied: [], unanswered: [], requests: 0 };
   try {
-    fd = openSync(path, 'r');
-    readSync(fd, header, 0, 12, 0);
+    await checkReachable(config.api.url);
   } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 1);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    if (options.requireReachable !== false) throw error;
+    options.log.warn({ err: (error as Error).message }, 'preflight: the API does not answer; the key is checked by the first requests that reach it');
+    return { readable: [], denied: [], unanswered: options.brands, requests: 0 };
   }
-  if (header.subarray(8, 12).toString('latin1') !== DUCKDB_MAGIC) {
-    throw new UsageError(`${path} is not a DuckDB database; move it away or set BVSYNC_DB (config "db") to another file`, 1);
+  if (options.brands.length === 0) {
+    // Every endpoint is a brand's: without one there is nothing to ask (a worker whose config lists no brands).
+    options.log.info('preflight: no brands configured, so the key is checked by the first run\'s requests');
+    return { readable: [], denied: [], unanswered: [], requests: 0 };
+  }
+  const result = await probeBrands(config, options);
+  const { readable, denied, unanswered, requests } = result;
+  if (readable.length === 0 && unanswered.length === 0 && denied.length > 0) {
+    throw new UsageError(
+      `the API key cannot read any of the brands to sync (${denied.map((d) => d.brandId).join(', ')}: brand_access_denied); ` +
+        `check ${BRANDS_SETTING} and the key's access; \`bvsync doctor\` checks both`,
+    );
+  }
+  options.log.info({ readable, denied: denied.map((d) => d.brandId), unanswered, requests }, 'preflight: the API key is accepted');
+  for (const denial of denied) {
+    options.log.warn({ brand: denial.brandId, requestId: denial.requestId }, 'preflight: the API key cannot read this brand (brand_access_denied); its slices are recorded failed without a request');
+  }
+  for (const brand of unanswered) options.log.warn({ brand }, 'preflight: no answer about this brand; the run tries it');
+  return result;
+}
+
+/** The published and the working file can be written: their folder exists or was created, and each is a DuckDB file or absent. */
+export function checkDatabaseFiles(config: Config): void {
+  try {
+    for (const path of [config.db, workingPathFor(config.db)]) checkDatabasePath(path);
+  } catch (error) {
+    if (error instanceof DatabasePathError) throw new UsageError(error.message);
+    throw error;
   }
 }
 
@@ -55,4 +111,61 @@ export async function checkReachable(url: string, timeoutMs = 5_000): Promise<vo
       resolve();
     });
   });
+}
+
+/** One request per brand, in order; a refused key ends it at the first. */
+async function probeBrands(config: Config, options: PreflightOptions): Promise<PreflightResult> {
+  let requests = 0;
+  const client = createApiClient(
+    { ...config.api, maxAttempts: Math.min(config.api.maxAttempts, PROBE_MAX_ATTEMPTS) },
+    { retryRateLimited: true, signal: options.signal, onRequest: () => (requests += 1) },
+  );
+  const result: PreflightResult = { readable: [], denied: [], unanswered: [], requests: 0 };
+  try {
+    for (const brand of options.brands) {
+      try {
+        await client.competitors(brand);
+        result.readable.push(brand);
+      } catch (error) {
+        if (error instanceof AuthError) throw refusedKey(error, requests);
+        if (error instanceof BrandAccessDeniedError) {
+          result.denied.push({ brandId: brand, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() });
+        } else if (error instanceof ApiError) {
+          // No answer (5xx, timeouts, after retries) or one that says nothing about the key: not a reason to skip it.
+          result.unanswered.push(brand);
+        } else {
+          throw error;
+        }
+      }
+    }
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+  result.requests = requests;
+  return result;
+}
+
+function refusedKey(error: AuthError, requests: number): UsageError {
+  const answer = `HTTP ${error.status ?? '?'}${error.apiCode ? ` ${error.apiCode}` : ''}${error.requestId ? `, request ${error.requestId}` : ''}`;
+  return new UsageError(
+    `the API refused the key (${answer}) after ${requests} request${requests === 1 ? '' : 's'}; nothing was planned or fetched. ` +
+      `Check ${KEY_SETTING}, then run \`bvsync doctor\``,
+  );
+}
+
+/**
+ * Shares what the preflight learnt with every process of this Redis prefix: the brands refused are remembered (their
+ * slices are then recorded failed, with the API's answer, without a request each: jobs/brand-access-memo.ts), and a
+ * brand read again is forgotten, so access granted since is used at once.
+ */
+export async function rememberBrandAccess(config: Config, redisUrl: string, result: PreflightResult): Promise<void> {
+  if (!config.api.apiKey || (result.denied.length === 0 && result.readable.length === 0)) return;
+  const connection = connectRedis(redisUrl);
+  try {
+    const memo = new BrandAccessMemo(connection, config.redisPrefix, config.api.apiKey);
+    for (const denial of result.denied) await memo.remember(denial);
+    for (const brand of result.readable) await memo.forget(brand);
+  } finally {
+    connection.disconnect();
+  }
 }

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import type { RunKind } from '../../jobs/run-store.js';
 import { parseDay, todayUtc } from '../days.js';
 import { chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, workerTimingsFromEnv, type CommonFlags } from './context.js';
-import { preflight } from './preflight.js';
+import type { Logger } from '../log.js';
+import { preflight, rememberBrandAccess, type PreflightResult } from './preflight.js';
 import { runWithReport } from './run-report.js';
 
 /** The flags `sync` and `backfill` share. */
@@ -29,15 +30,22 @@ export function todayFrom(flags: RunFlags): string {
 export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window: { today: string; from?: string; to?: string }): Promise<void> {
   const config = readConfig(flags);
   requireApi(config);
-  await preflight(config);
   const log = commandLogger(flags);
   const brands = chooseBrands(config, flags.brand);
   const streams = chooseStreams(config, flags.streams);
+  // Running slices get part of the shutdown deadline to finish; the rest is for closing Redis and DuckDB.
+  const worker = { ...workerTimingsFromEnv(), stopDeadlineMs: RUN_SHUTDOWN_DEADLINE_MS / 2 };
+  // After every local check (a mistyped flag costs no request), before anything is planned: see preflight.ts.
+  const checked = await preflight(config, { brands, database: !flags.enqueueOnly, log });
   const redis = await redisFor(config, log);
+  await rememberBrandAccess(config, redis.url, checked);
+  const disarm = exitWithinDeadlineOnSignal(log);
   try {
-    const { exitCode } = await runWithReport({ config, redisUrl: redis.url, log, kind, brands, streams, ...window, enqueueOnly: flags.enqueueOnly, worker: workerTimingsFromEnv() });
+    const { exitCode } = await runWithReport({ config, redisUrl: redis.url, log, kind, brands, streams, ...window, enqueueOnly: flags.enqueueOnly, worker });
+    reportSkippedBrands(checked);
     process.exitCode = exitCode;
   } finally {
+    disarm();
     await redis.stop();
     // The run is over and reported. A connection BullMQ could not close (one stuck reconnecting after a Redis restart)
     // must not keep the command alive; unref'd, this fires only when something else still holds the process open.
@@ -47,3 +55,37 @@ export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window:
 
 /** How long a finished `sync`/`backfill` may linger on open handles before it exits anyway. */
 const LINGER_LIMIT_MS = 5_000;
+
+/**
+ * How long a `sync`/`backfill` may take to stop after SIGINT or SIGTERM: it stops waiting at once and lets running
+ * slices finish meanwhile; past this it exits anyway (a second signal ends it at once). What it leaves is safe: its
+ * run's jobs stay queued, and a slice cut short is fetched again by the next worker.
+ */
+export const RUN_SHUTDOWN_DEADLINE_MS = 10_000;
+
+/** Arms the shutdown deadline on the first SIGINT/SIGTERM; returns the disarm. */
+function exitWithinDeadlineOnSignal(log: Logger): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    log.info({ signal, deadlineSeconds: RUN_SHUTDOWN_DEADLINE_MS / 1000 }, 'stopping: the run stays queued for the next worker');
+    setTimeout(() => {
+      process.stderr.write(`bvsync: could not stop cleanly within ${RUN_SHUTDOWN_DEADLINE_MS / 1000} s of ${signal} (is Redis answering?); exiting now, the run's jobs stay queued\n`);
+      process.exit(1);
+    }, RUN_SHUTDOWN_DEADLINE_MS).unref();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
+/** Brands the preflight found unreadable, said once under the run's summary (their failed slices are in it). */
+function reportSkippedBrands(checked: PreflightResult): void {
+  for (const denial of checked.denied) {
+    process.stdout.write(
+      `brand ${denial.brandId} skipped: the API key cannot read it (${denial.errorCode}${denial.requestId ? `, request ${denial.requestId}` : ''}); ` +
+        'its slices are recorded failed without a request. Check BVSYNC_BRANDS (config "brands") or the key\'s access: bvsync doctor\n',
+    );
+  }
+}

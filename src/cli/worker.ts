@@ -5,7 +5,7 @@ import { parsePort } from '../ops/port.js';
 import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimingsFromEnv, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
-import { checkDatabaseFiles } from './preflight.js';
+import { preflight, rememberBrandAccess } from './preflight.js';
 
 interface WorkerFlags extends CommonFlags {
   concurrency?: string;
@@ -28,7 +28,6 @@ export function workerCommand(): Command {
   ).action(async (flags: WorkerFlags) => {
     const config = readConfig(flags);
     requireApi(config);
-    checkDatabaseFiles(config);
     const log = commandLogger(flags);
     const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency);
     if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 64)) {
@@ -39,27 +38,34 @@ export function workerCommand(): Command {
     const timings = workerTimingsFromEnv();
     const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort, '--metrics-port');
     const metrics = metricsPort === undefined ? undefined : new PrometheusMetrics();
+    // The key once, at start (a refused key exits 2 here rather than failing every slice later), and the database
+    // path when this worker may become the writer: see preflight.ts.
+    const checked = await preflight(config, { brands: config.brands, database: !flags.fetchOnly, requireReachable: false, log });
     const redis = await redisFor(config, log);
+    await rememberBrandAccess(config, redis.url, checked);
     const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics, ...timings });
-    await host.start();
-    const metricsServer = metrics && (await serveHostMetrics(host, metrics, { port: metricsPort!, log }));
-    if (metricsServer) log.info({ url: metricsServer.url }, 'serving metrics');
-    log.info({ redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly }, 'worker started');
-    await new Promise<void>((resolve) => {
+    // Listened for before the host starts: starting can wait (the writer lease, a working file another program holds),
+    // and a signal then must stop the worker as cleanly as later, not kill it outright.
+    let hardStop: NodeJS.Timeout | undefined;
+    const stopRequested = new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         log.info({ signal, deadlineSeconds: shutdownMs / 1000 }, 'shutting down: finishing running jobs');
+        // Closing the queues waits on Redis; with Redis gone the worker ignored SIGTERM for good. Past the deadline (and
+        // a grace for closing DuckDB) it exits anyway: that is a crash to the engine, which every job survives.
+        hardStop = setTimeout(() => {
+          log.error({ deadlineSeconds: shutdownMs / 1000 + HARD_STOP_GRACE_MS / 1000 }, 'could not stop cleanly in time (is Redis answering?); exiting now, running jobs go to other workers');
+          process.exit(1);
+        }, shutdownMs + HARD_STOP_GRACE_MS).unref();
         resolve();
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
-    // Closing the queues waits on Redis; with Redis gone the worker ignored SIGTERM for good. Past the deadline (and
-    // a grace for closing DuckDB) it exits anyway: that is a crash to the engine, which every job survives.
-    const hardStop = setTimeout(() => {
-      log.error({ deadlineSeconds: shutdownMs / 1000 + HARD_STOP_GRACE_MS / 1000 }, 'could not stop cleanly in time (is Redis answering?); exiting now, running jobs go to other workers');
-      process.exit(1);
-    }, shutdownMs + HARD_STOP_GRACE_MS);
-    hardStop.unref();
+    await host.start();
+    const metricsServer = metrics && (await serveHostMetrics(host, metrics, { port: metricsPort!, log }));
+    if (metricsServer) log.info({ url: metricsServer.url }, 'serving metrics');
+    log.info({ redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly }, 'worker started');
+    await stopRequested;
     await host.stop(shutdownMs);
     await metricsServer?.close();
     await redis.stop();

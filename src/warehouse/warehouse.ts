@@ -1,7 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { readCatalog, type TableInfo } from './catalog.js';
+import { DatabaseLockedError, isLockConflict } from './database-locked-error.js';
+import { ensureDatabaseFolder } from './database-path.js';
 import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
 import { publishCopy, type PublishOptions, type PublishResult } from './publish.js';
 import { readRows, type PlainRow } from './read-rows.js';
@@ -56,8 +57,15 @@ export class Warehouse {
 
   static async open(workingPath: string, options: WarehouseOptions = {}): Promise<Warehouse> {
     const path = resolve(workingPath);
-    mkdirSync(dirname(path), { recursive: true });
-    const instance = await DuckDBInstance.create(path, options.duckdb);
+    ensureDatabaseFolder(path);
+    let instance: DuckDBInstance;
+    try {
+      instance = await DuckDBInstance.create(path, options.duckdb);
+    } catch (error) {
+      // Told apart here so the lease knows whether waiting can help (another process lets go) or not (anything else).
+      if (isLockConflict(error)) throw new DatabaseLockedError(path, error as Error);
+      throw error;
+    }
     let connection: DuckDBConnection | undefined;
     try {
       connection = await instance.connect();

@@ -23,11 +23,11 @@ afterAll(async () => fx?.cleanup());
 
 
 describe('a setup that cannot work', () => {
-  it('a BVSYNC_DB that is not a DuckDB file: named, and left untouched', async () => {
+  it('a BVSYNC_DB that is not a DuckDB file: named, and left untouched (exit 2, a config error)', async () => {
     const path = `${fx.dir}/notes.duckdb`;
     writeFileSync(path, 'these are my notes, not a database\n');
     const result = await runBvsync(backfill(config), cliEnv(fx, { BVSYNC_DB: path }));
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^bvsync: .*notes\.duckdb is not a DuckDB database; move it away or set BVSYNC_DB/);
     expect(readFileSync(path, 'utf8')).toBe('these are my notes, not a database\n');
   });

@@ -1,0 +1,240 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectRedis } from '../../jobs/redis.js';
+import { RunStore } from '../../jobs/run-store.js';
+import { RUN_SHUTDOWN_DEADLINE_MS } from '../../src/cli/run-command.js';
+import { workingPathFor } from '../../src/warehouse/paths.js';
+import { cliEnv, engineFixture, queryFile, runBvsync, spawnBvsync, writeCliConfig, type CliProcess, type CliResult, type EngineFixture } from '../support/engine.js';
+
+/**
+ * Operator mistakes as a user makes them, each with the real command against the simulator, its request log as the
+ * count: a mistake costs a message and an exit code, not data, CPU, a run of refused requests or a hung terminal.
+ */
+
+const TODAY = '2026-11-20';
+const FROM = '2026-11-18';
+const STREAMS = 'conversations,visibility,tracked_urls,competitors';
+/** Far above what a command that fails at its first check takes, even on a loaded machine; the bug never ended. */
+const QUICK_EXIT_MS = 20_000;
+const CANNOT_OPEN = /could not open the working database/;
+
+const started: CliProcess[] = [];
+const fixtures: EngineFixture[] = [];
+afterAll(async () => {
+  for (const child of started) child.kill('SIGKILL');
+  await Promise.all(fixtures.map((fixture) => fixture.cleanup()));
+});
+
+/**
+ * A simulator and a Redis prefix per case: an interrupted run stays queued and a 429 blocks the key in Redis, and
+ * neither may reach the next case.
+ */
+let fx: EngineFixture;
+let config: string;
+async function freshFixture(name: string): Promise<void> {
+  fx = await engineFixture(`operator-mistakes-${name}`);
+  fixtures.push(fx);
+  config = writeCliConfig(fx);
+}
+
+const apiRequests = () => fx.sim.requestLog().filter((entry) => entry.path.startsWith('/customer/v1/'));
+const backfillArgs = (from = FROM) => ['backfill', '--from', from, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--config', config];
+
+/** Runs a command, killing it if it outlives `limitMs`; returns its result and how long it took. */
+async function timed(args: string[], env: NodeJS.ProcessEnv, limitMs = 60_000): Promise<CliResult & { ms: number }> {
+  const startedAt = Date.now();
+  const child = spawnBvsync(args, env);
+  started.push(child);
+  const killer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+  const result = await child.done;
+  clearTimeout(killer);
+  return { ...result, ms: Date.now() - startedAt };
+}
+
+/** Sends SIGTERM once `pattern` shows, and says how long the process took to end after it. */
+async function terminateWhen(child: CliProcess, pattern: RegExp): Promise<CliResult & { afterSignalMs: number }> {
+  await child.waitFor(pattern, 60_000);
+  const signalledAt = Date.now();
+  child.kill('SIGTERM');
+  const result = await child.done;
+  return { ...result, afterSignalMs: Date.now() - signalledAt };
+}
+
+/** Another program (a DuckDB shell, say) holding a working file open read-write, until killed. */
+async function holdOpen(path: string): Promise<ChildProcess> {
+  const holder = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { DuckDBInstance } from '@duckdb/node-api';
+       const db = await DuckDBInstance.create(${JSON.stringify(path)});
+       await (await db.connect()).run('CREATE TABLE mine (x INTEGER)');
+       console.log('holding'); setInterval(() => {}, 1000);`,
+    ],
+    { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+  return holder;
+}
+
+describe('a database path that cannot be used', () => {
+  beforeAll(() => freshFixture('paths'));
+  it('a folder the system refuses to create (/proc/no-such-dir): exits 2 at once, naming the path and ENOENT', async () => {
+    fx.sim.clearRequestLog();
+    const result = await timed(['sync', '--today', TODAY, '--config', config], cliEnv(fx, { BVSYNC_DB: '/proc/no-such-dir/bv.duckdb' }));
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.ms).toBeLessThan(QUICK_EXIT_MS);
+    expect(result.stderr).toMatch(/^bvsync: cannot create the folder \/proc\/no-such-dir for the database \/proc\/no-such-dir\/bv\.duckdb: ENOENT \(no such file or directory\); set BVSYNC_DB/);
+    expect(apiRequests()).toEqual([]);
+  });
+
+  it('a folder that is a file: exits 2 at once, naming it and ENOTDIR, blaming no other program', async () => {
+    const file = join(fx.dir, 'a-file');
+    writeFileSync(file, 'not a folder\n');
+    const result = await timed(['sync', '--today', TODAY, '--config', config], cliEnv(fx, { BVSYNC_DB: join(file, 'bv.duckdb') }));
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.ms).toBeLessThan(QUICK_EXIT_MS);
+    expect(result.stderr).toContain(`bvsync: cannot create the database ${file}/bv.duckdb: ${file} is a file, not a folder (ENOTDIR)`);
+    expect(result.stderr).not.toMatch(/another program/);
+    expect(result.stderr.match(/^bvsync: /gm)).toHaveLength(1);
+  });
+
+  it('the same for a worker that may write', async () => {
+    const result = await timed(['worker', '--config', config], cliEnv(fx, { BVSYNC_DB: '/proc/no-such-dir/bv.duckdb' }));
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/cannot create the folder \/proc\/no-such-dir .*ENOENT/);
+  });
+});
+
+describe('SIGTERM to a command that is waiting or retrying', () => {
+  it('a backfill retrying a working file another program holds: ends within its shutdown deadline', async () => {
+    await freshFixture('held');
+    mkdirSync(join(fx.dir, 'held'));
+    const db = join(fx.dir, 'held', 'bv.duckdb');
+    const holder = await holdOpen(workingPathFor(db));
+    try {
+      // The default lease timings: it would retry for about 15 s before giving up.
+      const child = spawnBvsync(backfillArgs(TODAY), cliEnv(fx, { BVSYNC_DB: db }));
+      started.push(child);
+      const result = await terminateWhen(child, CANNOT_OPEN);
+      expect(result.afterSignalMs).toBeLessThan(RUN_SHUTDOWN_DEADLINE_MS);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/interrupted/);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('a backfill waiting out a 429 with a Retry-After of 5 minutes: ends within its shutdown deadline', async () => {
+    await freshFixture('limited');
+    fx.sim.setKnobs({ rateLimit: 1, retryAfterSeconds: 300 });
+    const child = spawnBvsync([...backfillArgs(), '--brand', '1'], cliEnv(fx));
+    started.push(child);
+    const result = await terminateWhen(child, /rate limited/);
+    expect(result.afterSignalMs).toBeLessThan(RUN_SHUTDOWN_DEADLINE_MS);
+    expect(result.code).toBe(1);
+  }, 90_000);
+
+  it('a worker retrying the writer lease: ends within --shutdown-seconds and its grace', async () => {
+    await freshFixture('worker-held');
+    mkdirSync(join(fx.dir, 'held-by-worker'));
+    const db = join(fx.dir, 'held-by-worker', 'bv.duckdb');
+    const holder = await holdOpen(workingPathFor(db));
+    try {
+      const child = spawnBvsync(['worker', '--shutdown-seconds', '2', '--config', config], cliEnv(fx, { BVSYNC_DB: db }));
+      started.push(child);
+      const result = await terminateWhen(child, CANNOT_OPEN);
+      expect(result.afterSignalMs).toBeLessThan(2_000 + 5_000);
+      expect(result.code, result.stderr.slice(-2000)).toBe(0);
+      expect(result.stderr).toMatch(/worker stopped/);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  }, 90_000);
+});
+
+describe('a wrong API key after a good backfill', () => {
+  const sliceStates = () =>
+    queryFile(workingPathFor(fx.config.db), `SELECT brand_id, stream, slice_key, status, "rows", total_rows, run_id FROM _sync_state ORDER BY ALL`);
+  let before: Awaited<ReturnType<typeof sliceStates>>;
+  let runsBefore: string[];
+  const runIds = async () => {
+    const connection = connectRedis(fx.redisUrl);
+    try {
+      return (await new RunStore(connection, fx.config.redisPrefix).recent(100)).map((run) => run.runId);
+    } finally {
+      connection.disconnect();
+    }
+  };
+
+  beforeAll(async () => {
+    await freshFixture('wrong-key');
+    const good = await runBvsync(backfillArgs(), cliEnv(fx));
+    expect(good.code, good.stderr.slice(-2000)).toBe(0);
+    before = await sliceStates();
+    expect(before.length).toBeGreaterThan(10);
+    expect(before.every((slice) => slice.status === 'complete')).toBe(true);
+    runsBefore = await runIds();
+  }, 120_000);
+
+  for (const command of [['sync', '--today', TODAY], ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY], ['worker']]) {
+    it(`${command[0]}: at most 3 requests (one), exit 2, names BVSYNC_API_KEY and bvsync doctor, never the key`, async () => {
+      fx.sim.clearRequestLog();
+      const wrongKey = 'bvk_wrong_key_for_the_test';
+      const result = await timed([...command, '--config', config], cliEnv(fx, { BVSYNC_API_KEY: wrongKey }));
+      const requests = apiRequests();
+      expect(requests.length).toBeLessThanOrEqual(3);
+      expect(requests).toHaveLength(1);
+      expect(requests[0]!.status).toBe(401);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/^bvsync: the API refused the key \(HTTP 401 unauthorized, request [0-9a-f-]+\) after 1 request; nothing was planned or fetched\. Check BVSYNC_API_KEY \(config "api\.apiKey"\), then run `bvsync doctor`$/m);
+      expect(result.stdout + result.stderr).not.toContain(wrongKey);
+    });
+  }
+
+  it('leaves every complete slice complete, and no run behind', async () => {
+    expect(await sliceStates()).toEqual(before);
+    expect(await runIds()).toEqual(runsBefore);
+  });
+});
+
+describe('a brand the key cannot read beside one it can', () => {
+  let result: CliResult;
+  let forbidden: number;
+  let db: string;
+
+  beforeAll(async () => {
+    await freshFixture('brand');
+    forbidden = fx.sim.forbiddenBrand;
+    db = join(fx.dir, 'brands', 'bv.duckdb');
+    fx.sim.clearRequestLog();
+    result = await runBvsync(backfillArgs(), cliEnv(fx, { BVSYNC_BRANDS: `1,${forbidden}`, BVSYNC_DB: db }));
+  }, 120_000);
+
+  it('costs one request for that brand', () => {
+    const denied = apiRequests().filter((entry) => entry.path.startsWith(`/customer/v1/brands/${forbidden}/`));
+    expect(denied.map((entry) => `${entry.status} ${entry.path}`)).toEqual([`403 /customer/v1/brands/${forbidden}/competitors`]);
+  });
+
+  it('loads the other brand, reports the skipped one under the summary and exits 1', async () => {
+    expect(result.code, result.stderr.slice(-2000)).toBe(1);
+    expect(result.stdout).toMatch(new RegExp(`^brand ${forbidden} skipped: the API key cannot read it \\(brand_access_denied, request [0-9a-f-]+\\); its slices are recorded failed without a request`, 'm'));
+    const [conversations] = await queryFile(db, 'SELECT count(*) FILTER (WHERE brand_id = 1)::INTEGER AS readable, count(*) FILTER (WHERE brand_id <> 1)::INTEGER AS other FROM conversations');
+    expect(conversations!.readable).toBe(fx.sim.truth.totalRows(1, FROM, TODAY));
+    expect(conversations!.other).toBe(0);
+  });
+
+  it('records every slice of the skipped brand failed with the API\'s answer and no request', async () => {
+    const states = await queryFile(
+      db,
+      'SELECT brand_id, status, error_code, count(*)::INTEGER AS slices, sum(requests)::INTEGER AS requests, count(DISTINCT request_id)::INTEGER AS request_ids FROM _sync_state GROUP BY ALL ORDER BY ALL',
+    );
+    expect(states).toEqual([
+      { brand_id: 1, status: 'complete', error_code: null, slices: 10, requests: 10, request_ids: 0 },
+      { brand_id: forbidden, status: 'failed', error_code: 'brand_access_denied', slices: 10, requests: 0, request_ids: 1 },
+    ]);
+  });
+});
