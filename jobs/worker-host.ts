@@ -8,6 +8,7 @@ import { readFreshness } from '../src/ops/freshness.js';
 import type { FreshnessRow, QueueCounts, SyncMetrics } from '../src/ops/sync-metrics.js';
 import { workingPathFor } from '../src/warehouse/paths.js';
 import { openWarehouse, type Warehouse, type WarehouseOptions } from '../src/warehouse/warehouse.js';
+import { isFinishedRunStatus } from '../src/vocabulary.js';
 import { fetchProcessor } from './fetch-processor.js';
 import { loadProcessor } from './load-processor.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
@@ -184,7 +185,7 @@ export class WorkerHost {
     if (!lastAttempt || typeof runId !== 'string') return;
     const runs = new RunStore(this.connection, this.options.config.redisPrefix);
     const meta = await runs.get(runId);
-    if (!meta || ['complete', 'incomplete', 'failed'].includes(meta.status)) return;
+    if (!meta || isFinishedRunStatus(meta.status)) return;
     const reason = `the ${job.name} job ${job.id} failed for good: ${error.message}. The run cannot finish; its committed slices are kept. Fix the cause and run the same command again`;
     await runs.update(runId, { status: 'failed', error: reason, finishedAt: new Date().toISOString() });
     await this.warehouse?.finishRun(runId, 'failed').catch(() => undefined);
