@@ -7,7 +7,9 @@ import { runWindowIdentity } from '../../jobs/run-window.js';
 import { enqueueRun, type StartRunOptions } from '../../jobs/start-run.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
+import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
+import { tempDir } from '../support/tmp.js';
 
 /**
  * One run per window, at the level of Redis: enqueueing a run finds the unfinished run of the same kind, window,
@@ -127,5 +129,27 @@ describe('enqueueing a run', () => {
     expect([a.created, b.created]).toEqual([true, false]);
     expect(b.runId).toBe(a.runId);
     expect(a.meta.windowKey).toBeUndefined();
+  });
+});
+
+describe('the status words in DuckDB', () => {
+  it('a run an earlier version recorded `partial` reads `incomplete` after migration 007', async () => {
+    const dir = tempDir('one-run-words');
+    try {
+      const path = `${dir.path}/old.duckdb`;
+      const old = await openWarehouse(path, { migrationTarget: 5 });
+      await old.startRun({ runId: 'old-run', kind: 'backfill', brands: [1], streams: ['visibility'] });
+      await old.query("UPDATE _sync_runs SET status = 'partial' WHERE run_id = 'old-run'");
+      await old.close();
+      const upgraded = await openWarehouse(path);
+      try {
+        expect(upgraded.migrationsApplied.map((migration) => migration.version)).toContain(7);
+        expect((await upgraded.recentRuns()).map((run) => [run.runId, run.status])).toEqual([['old-run', 'incomplete']]);
+      } finally {
+        await upgraded.close();
+      }
+    } finally {
+      dir.remove();
+    }
   });
 });
