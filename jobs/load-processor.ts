@@ -11,6 +11,8 @@ import { screenWrites } from '../src/warehouse/row-screen.js';
 import { attemptIsWorse, type Row, type SliceBatch, type SliceStatus, type TableWrite } from '../src/warehouse/slice-batch.js';
 import { planTable, type TablePlan } from '../src/warehouse/table-plan.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
+import { runStatusOfSlices } from '../src/vocabulary.js';
+import { cancelJobSchema, recordCancelled } from './cancel-run.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
 import { jobId } from './job-ids.js';
@@ -47,6 +49,8 @@ export function loadProcessor(deps: LoadProcessorDeps) {
         return commit(deps, parseJobData(commitJobSchema, job.data, job));
       case 'finalize':
         return finalize(deps, parseJobData(finalizeJobSchema, job.data, job).runId);
+      case 'cancel':
+        return recordCancelled(deps, parseJobData(cancelJobSchema, job.data, job).runId);
       default:
         throw new UnrecoverableError(`unknown load job "${job.name}"`);
     }
@@ -294,11 +298,11 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   }
   const failed = states.filter((state) => state.status === 'failed').length;
   const incomplete = states.filter((state) => state.status === 'incomplete').length;
-  const status = failed === 0 && incomplete === 0 ? 'complete' : failed === states.length && failed > 0 ? 'failed' : 'partial';
+  const status = runStatusOfSlices({ total: states.length, failed, incomplete });
   await deps.warehouse.finishRun(runId, status);
   const published = await deps.warehouse.publish(deps.config.db);
   await deps.runs.update(runId, {
-    status: status === 'complete' ? 'complete' : status === 'failed' ? 'failed' : 'incomplete',
+    status,
     finishedAt: new Date().toISOString(),
     published: published.path,
   });

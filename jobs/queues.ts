@@ -1,10 +1,16 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue, type JobType, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 
 /** Fetch jobs: one slice each, run by every bvsync process. */
 export const FETCH_QUEUE = 'fetch';
-/** Plan, commit and finalize jobs: run only by the process holding the DuckDB writer lease, one at a time. */
+/** Plan, commit, finalize and cancel jobs: run only by the process holding the DuckDB writer lease, one at a time. */
 export const LOAD_QUEUE = 'load';
+
+/**
+ * Where a job sits until a worker takes it: waiting (BullMQ counts a paused queue's jobs as waiting), prioritized, or
+ * delayed by a backoff or a 429. `bvsync cancel` removes a run's jobs in these states; an active job is left to finish.
+ */
+export const QUEUED_JOB_STATES: JobType[] = ['waiting', 'prioritized', 'delayed', 'waiting-children'];
 
 /** The Redis key of the writer lease; one writer per Redis prefix (one prefix per warehouse). */
 export function writerLeaseKey(prefix: string): string {

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { isFinishedRunStatus, UNFINISHED_RUN_STATUSES, type RunKind, type RunStatus, type SliceStatus } from '../src/vocabulary.js';
 
 /**
  * The live view of a run, in Redis, so that every process — the CLI waiting on a run it started, `status`, the
@@ -6,8 +8,7 @@ import type { Redis } from 'ioredis';
  * holder may). DuckDB stays the record of what was loaded; this is progress and counters only, and it expires.
  */
 
-export type RunKind = 'sync' | 'backfill' | 'scheduled';
-export type RunStatus = 'planning' | 'running' | 'finalizing' | 'complete' | 'incomplete' | 'failed';
+export type { RunKind, RunStatus } from '../src/vocabulary.js';
 
 export interface RunMeta {
   runId: string;
@@ -26,6 +27,11 @@ export interface RunMeta {
   phase: number;
   published: string | null;
   error: string | null;
+  /**
+   * The Redis key that makes this run the one run of its kind, window, brands and streams while it is unfinished
+   * (see `createOrAttach`); absent for scheduled runs, whose slot-derived id does the same.
+   */
+  windowKey?: string;
 }
 
 /** Counters of one brand and stream within a run. */
@@ -45,7 +51,7 @@ export interface SliceOutcome {
   sliceId: string;
   brandId: number;
   stream: string;
-  status: 'complete' | 'incomplete' | 'failed';
+  status: SliceStatus;
   rows: number;
   rejects: number;
   requests: number;
@@ -76,6 +82,37 @@ redis.call('expire', KEYS[1], ${KEEP_SECONDS})
 redis.call('expire', KEYS[2], ${KEEP_SECONDS})
 return added`;
 
+const UNFINISHED_LUA = `{${UNFINISHED_RUN_STATUSES.map((status) => `['${status}'] = true`).join(', ')}}`;
+
+// One run per window: the window key names the unfinished run of a kind, window, brands and streams. Checked and
+// taken in one script, so two commands started side by side cannot both create a run. A key whose run is finished
+// or gone from Redis (expired, or Redis lost it) is stale and taken over. (The run's record is read by a key built
+// here rather than passed in KEYS: fine on one Redis, which is what bvsync and BullMQ's prefixes assume.)
+const CREATE_OR_ATTACH = `
+local current = redis.call('get', KEYS[1])
+if current then
+  local text = redis.call('hget', ARGV[5] .. current, 'meta')
+  if text and (${UNFINISHED_LUA})[cjson.decode(text).status] then return {0, current} end
+end
+redis.call('hset', KEYS[2], 'meta', ARGV[1])
+redis.call('expire', KEYS[2], ARGV[4])
+redis.call('zadd', KEYS[3], ARGV[3], ARGV[2])
+redis.call('set', KEYS[1], ARGV[2], 'EX', ARGV[4])
+return {1, ARGV[2]}`;
+
+// A run's record changes only if nobody changed it since it was read (the caller reads, patches and tries again).
+// When the new status ends the run, its window key is released, if it still names this run.
+const COMPARE_AND_SET = `
+local current = redis.call('hget', KEYS[1], 'meta')
+if not current then return -1 end
+if current ~= ARGV[1] then return 0 end
+redis.call('hset', KEYS[1], 'meta', ARGV[2])
+if ARGV[3] == '1' and redis.call('get', KEYS[2]) == ARGV[4] then redis.call('del', KEYS[2]) end
+return 1`;
+
+/** Read-patch-write rounds an update tries before giving up on a record others keep changing. */
+const UPDATE_ATTEMPTS = 20;
+
 export class RunStore {
   constructor(
     private readonly redis: Redis,
@@ -86,6 +123,11 @@ export class RunStore {
     return `${this.prefix}:run:${runId}${part ? `:${part}` : ''}`;
   }
 
+  /** The Redis key naming the unfinished run of a window (`identity`: kind, window, brands and streams, spelled out). */
+  windowKey(identity: string): string {
+    return `${this.prefix}:run-window:${createHash('sha256').update(identity).digest('hex').slice(0, 24)}`;
+  }
+
   /** Creates the run unless it exists (a scheduled slot planned twice is one run). Returns whether it was new. */
   async create(meta: RunMeta): Promise<boolean> {
     const created = await this.redis.hsetnx(this.key(meta.runId), 'meta', JSON.stringify(meta));
@@ -94,17 +136,55 @@ export class RunStore {
     return created === 1;
   }
 
+  /**
+   * Creates the run as the one run of its window (`meta.windowKey`), unless an unfinished run holds that window:
+   * then nothing is created and that run's record is returned, to attach to.
+   */
+  async createOrAttach(meta: RunMeta & { windowKey: string }): Promise<{ created: true; meta: RunMeta } | { created: false; meta: RunMeta }> {
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const [created, runId] = (await this.redis.eval(
+        CREATE_OR_ATTACH,
+        3,
+        meta.windowKey,
+        this.key(meta.runId),
+        `${this.prefix}:runs`,
+        JSON.stringify(meta),
+        meta.runId,
+        Date.parse(meta.startedAt),
+        KEEP_SECONDS,
+        this.key(''),
+      )) as [number, string];
+      if (created === 1) return { created: true, meta };
+      const existing = await this.get(runId);
+      // It finished or vanished between the script and this read: the window is free, so try again.
+      if (existing && !isFinishedRunStatus(existing.status)) return { created: false, meta: existing };
+    }
+    throw new Error(`could not start or find the run of ${meta.windowKey}: its runs kept changing; try again`);
+  }
+
   async get(runId: string): Promise<RunMeta | null> {
     const text = await this.redis.hget(this.key(runId), 'meta');
     return text ? (JSON.parse(text) as RunMeta) : null;
   }
 
+  /**
+   * Patches a run's record. A finished run's record is final: the patch is ignored (a plan or finalize job still
+   * running when the run was cancelled must not bring it back). A patch that finishes the run releases its window.
+   */
   async update(runId: string, patch: Partial<RunMeta>): Promise<RunMeta> {
-    const current = await this.get(runId);
-    if (!current) throw new Error(`run ${runId} is not known to Redis`);
-    const next = { ...current, ...patch };
-    await this.redis.hset(this.key(runId), 'meta', JSON.stringify(next));
-    return next;
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const text = await this.redis.hget(this.key(runId), 'meta');
+      if (!text) throw new Error(`run ${runId} is not known to Redis`);
+      const current = JSON.parse(text) as RunMeta;
+      if (isFinishedRunStatus(current.status)) return current;
+      const next: RunMeta = { ...current, ...patch };
+      const release = isFinishedRunStatus(next.status) && next.windowKey !== undefined;
+      const written = (await this.redis.eval(COMPARE_AND_SET, 2, this.key(runId), next.windowKey ?? this.key(runId), text, JSON.stringify(next), release ? '1' : '0', runId)) as number;
+      if (written === -1) throw new Error(`run ${runId} is not known to Redis`);
+      if (written === 1) return next;
+      await new Promise((resolve) => setTimeout(resolve, 5 + attempt * 5));
+    }
+    throw new Error(`could not update run ${runId}: its record kept changing under ${UPDATE_ATTEMPTS} tries`);
   }
 
   /** The newest runs first. */
@@ -112,6 +192,14 @@ export class RunStore {
     const ids = await this.redis.zrevrange(`${this.prefix}:runs`, 0, limit - 1);
     const metas = await Promise.all(ids.map((id) => this.get(id)));
     return metas.filter((meta): meta is RunMeta => meta !== null);
+  }
+
+  /** Runs not finished (planning, running or finalizing) among those Redis still keeps, newest first. */
+  async unfinished(limit = 500): Promise<RunMeta[]> {
+    const since = Date.now() - KEEP_SECONDS * 1000;
+    const ids = await this.redis.zrevrangebyscore(`${this.prefix}:runs`, '+inf', since, 'LIMIT', 0, limit);
+    const metas = await Promise.all(ids.map((id) => this.get(id)));
+    return metas.filter((meta): meta is RunMeta => meta !== null && !isFinishedRunStatus(meta.status));
   }
 
   /** Counts planned slices once each; returns how many were new. */

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../src/config/schema.js';
 import type { Logger } from '../src/log.js';
 import { selectStreams } from '../src/streams/registry.js';
+import { isFinishedRunStatus } from '../src/vocabulary.js';
 import { jobId } from './job-ids.js';
 import { openQueues } from './queues.js';
 import { connectRedis } from './redis.js';
 import { RunStore, type RunKind, type RunMeta, type StreamCounters } from './run-store.js';
+import { runWindowIdentity } from './run-window.js';
 import { WorkerHost, type WorkerHostOptions } from './worker-host.js';
 
 export interface StartRunOptions {
@@ -25,19 +27,34 @@ export interface StartRunOptions {
   runId?: string;
 }
 
-/** Records a run in Redis and enqueues its first plan job; whichever process holds the writer lease plans it. */
-export async function enqueueRun(options: StartRunOptions): Promise<{ runId: string; created: boolean }> {
+export interface EnqueuedRun {
+  runId: string;
+  /** A new run was recorded (false: the scheduled slot's run existed, or an unfinished run of the window was found). */
+  created: boolean;
+  /** An unfinished run of the same kind, window, brands and streams was found: it is the run, nothing new planned. */
+  attached: boolean;
+  meta: RunMeta;
+}
+
+/**
+ * Records a run in Redis and enqueues its first plan job; whichever process holds the writer lease plans it. One run
+ * per window: when an unfinished run of the same kind, window, brands and streams exists (a command interrupted with
+ * Ctrl-C, or one running beside this one), that run is returned to attach to, and nothing is planned again; its
+ * slices already done stay done. Scheduled runs have slot-derived ids instead (jobs/scheduler.ts).
+ */
+export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun> {
   const runId = options.runId ?? `${options.kind}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomUUID().slice(0, 6)}`;
   const connection = connectRedis(options.redisUrl);
   try {
     const runs = new RunStore(connection, options.config.redisPrefix);
+    // Spelled out: the planner reads an empty list as every stream, but finalize moves the cursors of the streams
+    // listed, so an empty list would load everything and never advance the incremental position.
+    const streams = selectStreams(options.streams).map((stream) => stream.name);
     const meta: RunMeta = {
       runId,
       kind: options.kind,
       brands: options.brands,
-      // Spelled out: the planner reads an empty list as every stream, but finalize moves the cursors of the streams
-      // listed, so an empty list would load everything and never advance the incremental position.
-      streams: selectStreams(options.streams).map((stream) => stream.name),
+      streams,
       today: options.today,
       from: options.from ?? null,
       to: options.to ?? null,
@@ -48,13 +65,24 @@ export async function enqueueRun(options: StartRunOptions): Promise<{ runId: str
       published: null,
       error: null,
     };
-    const created = await runs.create(meta);
-    if (created) {
-      const queues = openQueues(connection, options.config.redisPrefix);
-      await queues.load.add('plan', { runId, phase: 1 }, { jobId: jobId('plan', runId, 1) });
+    const queues = openQueues(connection, options.config.redisPrefix);
+    try {
+      if (options.runId) {
+        const created = await runs.create(meta);
+        if (created) await queues.load.add('plan', { runId, phase: 1 }, { jobId: jobId('plan', runId, 1) });
+        return { runId, created, attached: false, meta: created ? meta : ((await runs.get(runId)) ?? meta) };
+      }
+      const windowKey = runs.windowKey(runWindowIdentity({ ...options, streams }));
+      const outcome = await runs.createOrAttach({ ...meta, windowKey });
+      // Also when attaching to a run still planning: its command may have died between recording it and enqueueing
+      // its plan. The job id makes this a no-op when the plan job is there.
+      if (outcome.created || outcome.meta.status === 'planning') {
+        await queues.load.add('plan', { runId: outcome.meta.runId, phase: 1 }, { jobId: jobId('plan', outcome.meta.runId, 1) });
+      }
+      return { runId: outcome.meta.runId, created: outcome.created, attached: !outcome.created, meta: outcome.meta };
+    } finally {
       await queues.close();
     }
-    return { runId, created };
   } finally {
     connection.disconnect();
   }
@@ -76,9 +104,9 @@ export interface RunToEndOptions extends StartRunOptions {
   worker?: Partial<WorkerHostOptions>;
   /** Stops waiting (and the in-process worker) when aborted. */
   signal?: AbortSignal;
+  /** Told once the run is recorded or found: whether this command attached to an unfinished run, and its progress. */
+  onStart?: (start: { attached: boolean; progress: RunProgress }) => void;
 }
-
-const FINISHED: ReadonlyArray<RunMeta['status']> = ['complete', 'incomplete', 'failed'];
 // The run's end is noticed within a tenth of a second (polling at 500 ms added ~250 ms to every sync and backfill on
 // average: bench/naive.ts runs take a few seconds); progress is still reported about twice a second.
 const POLL_INTERVAL_MS = 100;
@@ -89,7 +117,7 @@ const PROGRESS_INTERVAL_MS = 500;
  * enqueue-only), and wait for it to finish. Returns the run's last progress.
  */
 export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
-  const { runId } = await enqueueRun(options);
+  const { runId, attached } = await enqueueRun(options);
   const host = options.enqueueOnly ? undefined : new WorkerHost({ config: options.config, redisUrl: options.redisUrl, log: options.log, ...options.worker });
   await host?.start();
   const connection = connectRedis(options.redisUrl);
@@ -97,10 +125,12 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
   connection.on('error', (error: Error) => options.log.debug({ err: error.message }, 'redis connection error while waiting on the run; reconnecting'));
   const runs = new RunStore(connection, options.config.redisPrefix);
   try {
+    if (attached) options.log.info({ run: runId }, 'attaching to the unfinished run of the same window');
+    options.onStart?.({ attached, progress: await readProgress(runs, runId) });
     let reported = 0;
     for (;;) {
       const progress = await readProgress(runs, runId);
-      const finished = FINISHED.includes(progress.meta.status) || options.enqueueOnly === true;
+      const finished = isFinishedRunStatus(progress.meta.status) || options.enqueueOnly === true;
       if (finished || performance.now() - reported >= PROGRESS_INTERVAL_MS) {
         reported = performance.now();
         options.onProgress?.(progress);

@@ -9,6 +9,7 @@ import type { FreshnessRow, QueueCounts, SyncMetrics } from '../src/ops/sync-met
 import { DatabaseLockedError } from '../src/warehouse/database-locked-error.js';
 import { workingPathFor } from '../src/warehouse/paths.js';
 import { openWarehouse, type Warehouse, type WarehouseOptions } from '../src/warehouse/warehouse.js';
+import { isFinishedRunStatus } from '../src/vocabulary.js';
 import { BrandAccessMemo } from './brand-access-memo.js';
 import { fetchProcessor } from './fetch-processor.js';
 import { loadProcessor } from './load-processor.js';
@@ -212,7 +213,7 @@ export class WorkerHost {
     if (!lastAttempt || typeof runId !== 'string') return;
     const runs = new RunStore(this.connection, this.options.config.redisPrefix);
     const meta = await runs.get(runId);
-    if (!meta || ['complete', 'incomplete', 'failed'].includes(meta.status)) return;
+    if (!meta || isFinishedRunStatus(meta.status)) return;
     const reason = `the ${job.name} job ${job.id} failed for good: ${error.message}. The run cannot finish; its committed slices are kept. Fix the cause and run the same command again`;
     await runs.update(runId, { status: 'failed', error: reason, finishedAt: new Date().toISOString() });
     await this.warehouse?.finishRun(runId, 'failed').catch(() => undefined);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { backfillCommand } from './backfill.js';
+import { cancelCommand } from './cancel.js';
 import { configSchemaCommand } from './config-schema.js';
 import { dashboardCommand } from './dashboard.js';
 import { demoCommand } from './demo.js';
@@ -21,6 +22,7 @@ export const commands: Array<() => Command> = [
   workerCommand,
   schedulerCommand,
   statusCommand,
+  cancelCommand,
   dashboardCommand,
   doctorCommand,
   sqlCommand,

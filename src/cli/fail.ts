@@ -1,27 +1,36 @@
+import { CommanderError } from 'commander';
 import { redactSecrets } from '../log.js';
+import { EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE } from './exit-codes.js';
 
-/** An error whose message is meant for the person at the terminal, with the exit code to end with. */
+/** An error whose message is meant for the person at the terminal, with the exit code to end with (see exit-codes.ts). */
 export class UsageError extends Error {
   readonly code = 'usage';
   constructor(
     message: string,
-    readonly exitCode = 2,
+    readonly exitCode = EXIT_USAGE,
   ) {
     super(message);
     this.name = 'UsageError';
   }
 }
 
+/** Error codes that mean the command line or the config is wrong, not the run or its surroundings. */
+const USAGE_CODES = new Set(['usage', 'config_invalid', 'bad_day']);
+
 /**
  * Prints one clear message for a failed command and returns the exit code. Known errors (with a `code`)
- * print their message alone; anything else also prints its stack, since it is a bug of bvsync's.
+ * print their message alone; anything else also prints its stack, since it is a bug of bvsync's. Commander has
+ * printed its own message for a command line it could not parse (and its help or version, which exit 0).
  */
 export function reportFailure(error: unknown): number {
-  const known = error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
+  if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_DONE : EXIT_USAGE;
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  const known = typeof code === 'string';
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`bvsync: ${redactSecrets(message)}\n`);
   if (!known && error instanceof Error && error.stack && process.env.BVSYNC_DEBUG) {
     process.stderr.write(`${redactSecrets(error.stack)}\n`);
   }
-  return error instanceof UsageError ? error.exitCode : 1;
+  if (error instanceof UsageError) return error.exitCode;
+  return known && USAGE_CODES.has(code) ? EXIT_USAGE : EXIT_NOT_DONE;
 }

@@ -1,14 +1,18 @@
 import { Command } from 'commander';
 import { commands } from './commands.js';
+import { EXIT_CODES_HELP } from './exit-codes.js';
 import { reportFailure } from './fail.js';
 
 const program = new Command('bvsync')
   .description('Keeps a DuckDB warehouse in step with the Brand Visibility Customer API v1.')
   .version(process.env.npm_package_version ?? '0.1.0')
   .showHelpAfterError('(run with --help for usage)')
-  .showSuggestionAfterError();
+  .showSuggestionAfterError()
+  .addHelpText('after', EXIT_CODES_HELP)
+  // A command line commander cannot parse is thrown rather than exited on, so it ends with the usage exit code.
+  .exitOverride();
 
-for (const make of commands) program.addCommand(make());
+for (const make of commands) program.addCommand(make().exitOverride());
 
 try {
   await program.parseAsync(process.argv);

@@ -5,8 +5,13 @@ export interface ProgressSnapshot {
   done: number;
   rows: number;
   requests: number;
-  /** Seconds since the run started. */
+  /** Seconds since this command started waiting on the run. */
   elapsedSeconds: number;
+  /**
+   * Slices done and requests made before this command started waiting (a run it attached to): left out of the rate
+   * and the time left, which measure this command's pace. Default none.
+   */
+  before?: { done: number; requests: number };
 }
 
 /** One line: a bar of slices done, rows, requests, request rate and the time left at the current pace. */
@@ -14,9 +19,11 @@ export function progressLine(snapshot: ProgressSnapshot, width = 24): string {
   const fraction = snapshot.planned === 0 ? 0 : Math.min(1, snapshot.done / snapshot.planned);
   const filled = Math.round(fraction * width);
   const bar = `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
-  const rate = snapshot.elapsedSeconds > 0 ? snapshot.requests / snapshot.elapsedSeconds : 0;
-  const perSlice = snapshot.done > 0 ? snapshot.elapsedSeconds / snapshot.done : 0;
-  const eta = snapshot.done > 0 && snapshot.planned > snapshot.done ? formatDuration(perSlice * (snapshot.planned - snapshot.done)) : '—';
+  const doneHere = snapshot.done - (snapshot.before?.done ?? 0);
+  const requestsHere = snapshot.requests - (snapshot.before?.requests ?? 0);
+  const rate = snapshot.elapsedSeconds > 0 ? requestsHere / snapshot.elapsedSeconds : 0;
+  const perSlice = doneHere > 0 ? snapshot.elapsedSeconds / doneHere : 0;
+  const eta = doneHere > 0 && snapshot.planned > snapshot.done ? formatDuration(perSlice * (snapshot.planned - snapshot.done)) : '—';
   return (
     `${bar} ${snapshot.done}/${snapshot.planned} slices · ${snapshot.rows.toLocaleString('en-US')} rows · ` +
     `${snapshot.requests.toLocaleString('en-US')} requests · ${rate.toFixed(1)} req/s · ETA ${eta}`

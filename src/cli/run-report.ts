@@ -1,16 +1,20 @@
 import { textTable } from '../text-table.js';
+import { isFinishedRunStatus } from '../vocabulary.js';
 import { totalCounters } from '../../jobs/run-store.js';
 import { runToEnd, type RunProgress, type RunToEndOptions } from '../../jobs/start-run.js';
+import { EXIT_DONE, EXIT_NOT_DONE, exitCodeOfRun } from './exit-codes.js';
 import { progressLine, sliceStatus, summaryRows } from './progress.js';
 
 /**
  * Runs a sync or backfill to its end with a live progress line on a terminal (plain log lines otherwise), then
- * prints the summary table. Returns the exit code: 1 when a slice failed.
+ * prints the summary table. Attaches to the unfinished run of the same window when there is one. Returns the exit
+ * code (src/cli/exit-codes.ts): 1 when a slice failed or the run did not finish.
  */
 export async function runWithReport(options: RunToEndOptions, out: NodeJS.WriteStream = process.stderr): Promise<{ progress: RunProgress; exitCode: number }> {
   const started = Date.now();
   const live = out.isTTY === true;
   let lastPlain = 0;
+  let before: { done: number; requests: number } | undefined;
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);
@@ -19,9 +23,21 @@ export async function runWithReport(options: RunToEndOptions, out: NodeJS.WriteS
     const progress = await runToEnd({
       ...options,
       signal: abort.signal,
+      onStart: ({ attached, progress: found }) => {
+        const meta = found.meta;
+        if (attached) {
+          before = { done: found.done, requests: totalsOf(found).requests };
+          out.write(
+            `attaching to unfinished run ${meta.runId} (started ${meta.startedAt.slice(0, 19).replace('T', ' ')} UTC, ${found.done} of ${found.planned} slices done); ` +
+              `bvsync cancel ${meta.runId} drops it\n`,
+          );
+        } else {
+          out.write(`started run ${meta.runId}\n`);
+        }
+      },
       onProgress: (snapshot) => {
         const totals = totalsOf(snapshot);
-        const line = progressLine({ planned: snapshot.planned, done: snapshot.done, rows: totals.rows, requests: totals.requests, elapsedSeconds: (Date.now() - started) / 1000 });
+        const line = progressLine({ planned: snapshot.planned, done: snapshot.done, rows: totals.rows, requests: totals.requests, elapsedSeconds: (Date.now() - started) / 1000, before });
         if (live) out.write(`\r\x1b[2K${line}`);
         else if (Date.now() - lastPlain >= 5_000) {
           lastPlain = Date.now();
@@ -31,18 +47,22 @@ export async function runWithReport(options: RunToEndOptions, out: NodeJS.WriteS
     });
     if (live) out.write('\n');
     process.stdout.write(`${summaryTable(progress)}\n`);
-    const finished = ['complete', 'incomplete', 'failed'].includes(progress.meta.status);
+    const { meta } = progress;
+    const finished = isFinishedRunStatus(meta.status);
     const totals = totalsOf(progress);
-    const verdict = finished
-      ? `run ${progress.meta.runId}: ${progress.meta.status}; ${totals.rows.toLocaleString('en-US')} rows, ${totals.requests} requests, ` +
-        `${totals.failed} failed and ${totals.incomplete} incomplete slices${progress.meta.published ? `; published ${progress.meta.published}` : ''}`
-      : options.enqueueOnly
-        ? `run ${progress.meta.runId} enqueued; a bvsync worker will run it (see bvsync status)`
-        : `run ${progress.meta.runId} interrupted; its jobs stay queued and a bvsync worker (or the next command) finishes them`;
+    const verdict =
+      meta.status === 'cancelled'
+        ? `run ${meta.runId}: cancelled (bvsync cancel); ${progress.done} of ${progress.planned} slices were done, and stay loaded`
+        : finished
+          ? `run ${meta.runId}: ${meta.status}; ${totals.rows.toLocaleString('en-US')} rows, ${totals.requests} requests, ` +
+            `${totals.failed} failed and ${totals.incomplete} incomplete slices${meta.published ? `; published ${meta.published}` : ''}`
+          : options.enqueueOnly
+            ? `run ${meta.runId} enqueued; a bvsync worker will run it (see bvsync status)`
+            : `run ${meta.runId} interrupted; its jobs stay queued and a bvsync worker (or the same command again) finishes them`;
     process.stdout.write(`${verdict}\n`);
     // Why a run ended failed when it is not a slice's fault (a load job that failed for good): said once, plainly.
-    if (progress.meta.error) process.stderr.write(`bvsync: run ${progress.meta.runId} failed: ${progress.meta.error}\n`);
-    const exitCode = totals.failed > 0 || progress.meta.status === 'failed' || (!finished && !options.enqueueOnly) ? 1 : 0;
+    if (meta.error && meta.status === 'failed') process.stderr.write(`bvsync: run ${meta.runId} failed: ${meta.error}\n`);
+    const exitCode = finished ? exitCodeOfRun(meta.status, totals.failed) : options.enqueueOnly ? EXIT_DONE : EXIT_NOT_DONE;
     return { progress, exitCode };
   } finally {
     process.off('SIGINT', onSignal);

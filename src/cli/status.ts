@@ -3,13 +3,24 @@ import { Command } from 'commander';
 import { textTable } from '../text-table.js';
 import { openQueues } from '../../jobs/queues.js';
 import { connectRedis } from '../../jobs/redis.js';
-import { RunStore } from '../../jobs/run-store.js';
+import { RunStore, type RunMeta } from '../../jobs/run-store.js';
+import { STREAM_NAMES } from '../streams/stream-names.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { formatResult } from '../warehouse/result-format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 
 interface StatusFlags extends CommonFlags {
   runs: string;
+}
+
+/** The days a run covers: its window once planned; before that, an incremental run's today. */
+export function runWindowText(run: Pick<RunMeta, 'from' | 'to' | 'today'>): string {
+  return run.from && run.to ? `${run.from}..${run.to}` : `as of ${run.today}`;
+}
+
+/** A run's streams in alphabetical order, or `all` when it runs every stream. */
+export function runStreamsText(streams: string[]): string {
+  return STREAM_NAMES.every((name) => streams.includes(name)) ? 'all' : [...streams].sort().join(',');
 }
 
 // Freshness: the newest day each brand and stream has complete, and how old it is.
@@ -32,7 +43,7 @@ FROM _sync_state WHERE status <> 'complete' ORDER BY updated_at DESC LIMIT 50`;
 export function statusCommand(): Command {
   return addCommonOptions(
     new Command('status')
-      .description('last runs, queue counts, freshness per brand and stream, and failed slices with their API error codes')
+      .description('unfinished and last runs, queue counts, freshness per brand and stream, and failed slices with their API error codes')
       .option('--runs <n>', 'how many recent runs to show', '10'),
   ).action(async (flags: StatusFlags) => {
     const config = readConfig(flags);
@@ -45,10 +56,19 @@ export function statusCommand(): Command {
     if (redis) {
       const connection = connectRedis(redis.url);
       try {
-        const runs = await new RunStore(connection, config.redisPrefix).recent(Number(flags.runs) || 10);
+        const store = new RunStore(connection, config.redisPrefix);
+        // Unfinished runs first: one of them is what a sync or backfill of the same window attaches to, or what to cancel.
+        const unfinished = await store.unfinished();
+        const unfinishedTable = textTable(['run', 'kind', 'status', 'window', 'brands', 'streams', 'started', 'slices done']);
+        for (const run of unfinished) {
+          const { planned, done } = await store.progress(run.runId);
+          unfinishedTable.push([run.runId, run.kind, run.status, runWindowText(run), run.brands.join(','), runStreamsText(run.streams), run.startedAt.slice(0, 19), `${done}/${planned}`]);
+        }
+        out.push('Unfinished runs (bvsync cancel RUN drops one)', unfinished.length ? unfinishedTable.toString() : '(none)', '');
+        const runs = await store.recent(Number(flags.runs) || 10);
         const runTable = textTable(['run', 'kind', 'status', 'window', 'brands', 'started', 'finished']);
         for (const run of runs) {
-          runTable.push([run.runId, run.kind, run.status, `${run.from ?? ''}..${run.to ?? ''}`, run.brands.join(','), run.startedAt.slice(0, 19), run.finishedAt?.slice(0, 19) ?? '']);
+          runTable.push([run.runId, run.kind, run.status, runWindowText(run), run.brands.join(','), run.startedAt.slice(0, 19), run.finishedAt?.slice(0, 19) ?? '']);
         }
         out.push('Recent runs', runs.length ? runTable.toString() : '(none)');
         const queues = openQueues(connection, config.redisPrefix);

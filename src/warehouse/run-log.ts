@@ -1,9 +1,10 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import type { SliceStatus } from './slice-batch.js';
+import type { FinishedRunStatus, RunKind, RunLogStatus, SliceStatus } from '../vocabulary.js';
 import { readRows } from './read-rows.js';
 
-export type RunKind = 'sync' | 'backfill' | 'scheduled';
-export type RunStatus = 'running' | 'complete' | 'partial' | 'failed' | 'cancelled';
+export type { RunKind } from '../vocabulary.js';
+/** A run's status as `_sync_runs` stores it (see src/vocabulary.ts). */
+export type RunStatus = RunLogStatus;
 
 export interface RunStart {
   runId: string;
@@ -95,7 +96,7 @@ export async function startRun(connection: DuckDBConnection, run: RunStart): Pro
   );
 }
 
-export async function finishRun(connection: DuckDBConnection, runId: string, status: Exclude<RunStatus, 'running'>): Promise<void> {
+export async function finishRun(connection: DuckDBConnection, runId: string, status: FinishedRunStatus): Promise<void> {
   const result = await connection.run(
     `UPDATE _sync_runs SET status = $2, finished_at = current_timestamp WHERE run_id = $1`,
     [runId, status],

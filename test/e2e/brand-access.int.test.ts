@@ -42,7 +42,7 @@ describe('a forbidden brand beside a readable one', () => {
     expect(conversations!.readable).toBe(fx.sim.truth.totalRows(1, FROM, TODAY));
     expect(conversations!.other).toBe(0);
     const [run] = await queryFile(fx.config.db, 'SELECT status, errors::INTEGER AS errors FROM _sync_runs');
-    expect(run).toEqual({ status: 'partial', errors: 5 });
+    expect(run).toEqual({ status: 'incomplete', errors: 5 });
   });
 
   it('fails fast: one request for the forbidden brand (the preflight\'s), none per slice', () => {

@@ -1,0 +1,25 @@
+import { minDay } from '../src/days.js';
+import type { RunKind } from '../src/vocabulary.js';
+
+export interface RunWindowInput {
+  kind: RunKind;
+  brands: number[];
+  /** Stream names, spelled out (not empty for "every stream"). */
+  streams: string[];
+  today: string;
+  from?: string | null;
+  to?: string | null;
+}
+
+/**
+ * What makes two commands the same run: their kind, the days they fetch, their brands and their streams. A backfill
+ * fetches `from` through `to` but never past today; an incremental sync fetches what its cursors and `today` say, so
+ * its window is its today (cursors move only when a run finishes, so two syncs of one today plan the same slices).
+ * Brands and streams are sorted: `--brand 2,1` is `--brand 1,2`.
+ */
+export function runWindowIdentity(input: RunWindowInput): string {
+  const window = input.kind === 'backfill' && input.from && input.to ? `${input.from}..${minDay(input.to, input.today)}` : `today ${input.today}`;
+  const brands = [...new Set(input.brands)].sort((a, b) => a - b).join(',');
+  const streams = [...new Set(input.streams)].sort().join(',');
+  return `${input.kind} ${window} brands ${brands} streams ${streams}`;
+}

@@ -1,0 +1,62 @@
+import { Command } from 'commander';
+import { cancelJobId, cancelRun } from '../../jobs/cancel-run.js';
+import { openQueues, writerLeaseKey } from '../../jobs/queues.js';
+import { connectRedis } from '../../jobs/redis.js';
+import { RunStore } from '../../jobs/run-store.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
+import { UsageError } from './fail.js';
+import { runStreamsText, runWindowText } from './status.js';
+
+/** How long `cancel` waits for the writer to record the run in `_sync_runs` when a writer is running. */
+const RECORD_WAIT_MS = 15_000;
+const RECORD_POLL_MS = 200;
+
+export function cancelCommand(): Command {
+  return addCommonOptions(
+    new Command('cancel')
+      .description('drop an unfinished run: remove its queued jobs (running ones finish) and record it cancelled; see bvsync status for run ids')
+      .argument('<run>', 'the run id, as bvsync status or the sync/backfill command printed it'),
+  ).action(async (runId: string, flags: CommonFlags) => {
+    const config = readConfig(flags);
+    const log = commandLogger(flags);
+    const redis = await redisFor(config, log);
+    const connection = connectRedis(redis.url);
+    const queues = openQueues(connection, config.redisPrefix);
+    try {
+      const result = await cancelRun(new RunStore(connection, config.redisPrefix), queues, connection, config.redisPrefix, runId);
+      if (result.outcome === 'unknown') throw new UsageError(`no run ${runId} in Redis: bvsync status lists the unfinished runs`);
+      if (result.outcome === 'finished') {
+        throw new UsageError(`run ${runId} already finished (${result.meta.status}, ${result.meta.finishedAt?.slice(0, 19) ?? ''}); there is nothing to cancel`);
+      }
+      const { meta, removed } = result;
+      const what = `${meta.kind} ${runWindowText(meta)}, brands ${meta.brands.join(',')}, streams ${runStreamsText(meta.streams)}`;
+      process.stdout.write(
+        `${result.outcome === 'cancelled' ? 'cancelled' : 'already cancelled:'} run ${runId} (${what}): ` +
+          `removed ${removed.fetch} queued fetch and ${removed.load} load jobs; jobs already running finish\n`,
+      );
+      // _sync_runs is written by the holder of the writer lease; when one runs, it does so within moments.
+      const writer = (await connection.exists(writerLeaseKey(config.redisPrefix))) === 1;
+      const recorded = writer && (await waitForJob(queues.load, cancelJobId(runId), RECORD_WAIT_MS));
+      process.stdout.write(
+        recorded
+          ? `recorded cancelled in _sync_runs (${config.db})\n`
+          : 'the next process holding the writer lease (bvsync worker, sync or backfill) records it cancelled in _sync_runs\n',
+      );
+    } finally {
+      await queues.close();
+      connection.disconnect();
+      await redis.stop();
+    }
+  });
+}
+
+async function waitForJob(queue: { getJobState(id: string): Promise<string> }, id: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const state = await queue.getJobState(id);
+    if (state === 'completed') return true;
+    if (state === 'failed' || state === 'unknown') return false;
+    await new Promise((resolve) => setTimeout(resolve, RECORD_POLL_MS));
+  }
+  return false;
+}

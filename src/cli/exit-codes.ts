@@ -1,0 +1,25 @@
+import type { RunStatus } from '../vocabulary.js';
+
+/**
+ * How every bvsync command ends, defined once and printed by `bvsync --help` (README "Exit codes"):
+ * 0 done; 1 the run did not finish done (a slice failed, it was cancelled, lost from Redis or interrupted) or the
+ * command could not do its work (an API, Redis or database that fails); 2 the command line or the config is wrong,
+ * and nothing was started.
+ */
+export const EXIT_DONE = 0;
+export const EXIT_NOT_DONE = 1;
+export const EXIT_USAGE = 2;
+
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0  done (sync/backfill: the run finished and no slice failed)
+  1  the run finished with failed slices, was cancelled (bvsync cancel), was lost from Redis or interrupted;
+     or the command could not do its work (API, Redis or database unreachable or refusing)
+  2  usage or config error: a wrong option or argument, an invalid config, a missing setting; nothing was started
+`;
+
+/** The exit code of a `sync` or `backfill` that waited on its run: 0 only when it finished without a failed slice. */
+export function exitCodeOfRun(status: RunStatus, failedSlices: number): number {
+  if (status === 'complete' || status === 'incomplete') return failedSlices > 0 ? EXIT_NOT_DONE : EXIT_DONE;
+  return EXIT_NOT_DONE;
+}
