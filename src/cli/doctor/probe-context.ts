@@ -216,8 +216,3 @@ export function change(before: { records: readonly unknown[]; total: number | un
   const b = after.total ?? after.records.length;
   return a === b ? `${a} records both times, other values or order` : `${a} -> ${b} records`;
 }
-
-export function quoteList(values: readonly unknown[], max = 3): string {
-  const shown = values.slice(0, max).map((v) => JSON.stringify(v));
-  return values.length > max ? `${shown.join(', ')} and ${values.length - max} more` : shown.join(', ');
-}
