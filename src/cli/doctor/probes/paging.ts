@@ -34,7 +34,8 @@ export async function probePaging(
       return ctx.failed(endpoint, ['page', 'page_size'], 'the answer is empty; checkable once the brand has records here');
     }
     if (count > 1) {
-      book.wrong(endpoint, 'page_size', `asked for 1 record per page, the API sent ${count}${typeof page1.info === 'object' && 'page_size' in page1.info ? ` (info.page_size ${String((page1.info as { page_size?: unknown }).page_size)})` : ''}`);
+      const sizeSaid = (page1.info as { page_size?: unknown }).page_size;
+      book.wrong(endpoint, 'page_size', `asked for 1 record per page, the API sent ${count}${sizeSaid === undefined ? '' : ` (info.page_size ${String(sizeSaid)})`}`);
     }
     if (count === 1 && (total ?? 0) >= 2) book.verified(endpoint, 'page_size', `asked for 1 record per page: got 1 of ${total}`);
     const second = await ctx.ask(endpoint, sent, () => pages.next());
@@ -51,6 +52,10 @@ export async function probePaging(
     }
     const page2 = second.value.value;
     if (count === 1) book.verified(endpoint, 'page_size', `asked for 1 record per page: got 1, and page 2 holds more`);
+    const answeredPage = (page2.info as { page?: unknown }).page;
+    if (typeof answeredPage === 'number' && answeredPage !== 2) {
+      return book.wrong(endpoint, 'page', `asked for page 2, the API answered page ${answeredPage}: it ignored the page number`);
+    }
     const seen = new Set(page1.records.map(idOf));
     const repeated = page2.records.filter((record) => seen.has(idOf(record)));
     if (page2.records.length > 0 && repeated.length === page2.records.length) {
