@@ -95,7 +95,8 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     const wrong = result.params.filter((row) => row.verdict === 'wrong');
     const summary = `${verdictCounts(result.params)} (${result.paramRequests} requests)`;
     if (wrong.length) {
-      const names = wrong.map((row) => `${row.param} as "${row.wire}" on ${row.endpoint}`).join(', ');
+      const shown = wrong.slice(0, 8).map((row) => `${row.param} as "${row.wire}" on ${row.endpoint}`);
+      const names = wrong.length > shown.length ? `${shown.join(', ')} and ${wrong.length - shown.length} more (see the table)` : shown.join(', ');
       add(false, `parameter names: ${summary}; wrong: ${names}; set api.params (see README, "Configuring the API client")`);
     } else {
       add(true, `parameter names: ${summary}`);

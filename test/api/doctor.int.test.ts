@@ -135,7 +135,7 @@ describe('bvsync doctor', () => {
     expect(row(rows, 'reports/citations', 'period')?.verdict).toBe('verified');
     expect(row(rows, 'tracked-urls', 'search')?.verdict).toBe('verified');
     expect(rows.filter((r) => r.verdict === 'wrong').every((r) => Object.keys(LENIENT_NAMES).includes(r.param))).toBe(true);
-    expect(out).toMatch(/^FAIL  parameter names: \d+ verified, \d+ wrong, .*metric as "metric" on products\/ranking \(19\)/m);
+    expect(out).toMatch(/^FAIL  parameter names: \d+ verified, \d+ wrong, .*confirmed as "confirmed" on competitors \(7\).* and \d+ more \(see the table\)/m);
     expect(out).not.toContain(key);
     expect(code).toBe(1);
   });
