@@ -7,6 +7,7 @@ import { redactSecrets } from '../log.js';
 import { checkApiAndBrands, checkRedis, checkRequired, type DoctorCheck } from './doctor/checks.js';
 import { MAX_PROBE_REQUESTS, probeParameters } from './doctor/param-probes.js';
 import { paramTable, verdictCounts } from './doctor/print.js';
+import { RefusedNames } from './doctor/refused-names.js';
 import type { ParamVerdict } from './doctor/verdicts.js';
 
 export type { DoctorCheck } from './doctor/checks.js';
@@ -70,9 +71,11 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
   if (!complete) return result;
 
   let counting = false;
+  const refused = new RefusedNames();
+  const dispatcher = refused.dispatcher({ ...config.api, url: config.api.url! });
   const client = createApiClient(
     { ...config.api, maxAttempts: Math.min(config.api.maxAttempts, 3) },
-    { retryRateLimited: true, onRequest: () => void (counting && result.paramRequests++) },
+    { retryRateLimited: true, dispatcher, onRequest: () => void (counting && result.paramRequests++) },
   );
   try {
     const readable = await checkApiAndBrands(client, config, add);
@@ -82,7 +85,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
       return result;
     }
     counting = true;
-    result.params = await probeParameters(client, config, brand, formatDay(options.today ?? new Date(Date.now() - 86_400_000)));
+    result.params = await probeParameters(client, config, brand, formatDay(options.today ?? new Date(Date.now() - 86_400_000)), refused);
     counting = false;
     const printParams =
       options.reportParams ??
@@ -92,13 +95,15 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     const wrong = result.params.filter((row) => row.verdict === 'wrong');
     const summary = `${verdictCounts(result.params)} (${result.paramRequests} requests)`;
     if (wrong.length) {
-      const names = wrong.map((row) => `${row.param} as "${row.wire}" on ${row.endpoint}`).join(', ');
+      const shown = wrong.slice(0, 8).map((row) => `${row.param} as "${row.wire}" on ${row.endpoint}`);
+      const names = wrong.length > shown.length ? `${shown.join(', ')} and ${wrong.length - shown.length} more (see the table)` : shown.join(', ');
       add(false, `parameter names: ${summary}; wrong: ${names}; set api.params (see README, "Configuring the API client")`);
     } else {
       add(true, `parameter names: ${summary}`);
     }
   } finally {
     await client.close();
+    await dispatcher.close();
   }
   return result;
 }

@@ -4,15 +4,16 @@ import { ValidationError } from '../../src/api/errors.js';
 import { parseConfig } from '../../src/config/load.js';
 import { ENDPOINTS } from '../../src/cli/doctor/endpoints.js';
 import { ProbeContext, probeWindows } from '../../src/cli/doctor/probe-context.js';
+import { RefusedNames } from '../../src/cli/doctor/refused-names.js';
 import { VerdictBook } from '../../src/cli/doctor/verdicts.js';
 
 const refused = (...details: Array<[string, string]>) =>
   new ValidationError('GET /x: 400', { status: 400, endpoint: 'GET /x', details: details.map(([field, message]) => ({ field, message })) });
 
-function context(params: Record<string, string> = {}) {
+function context(params: Record<string, string> = {}, refused?: RefusedNames) {
   const config = parseConfig({ api: { params } });
   const book = new VerdictBook(config.api.params);
-  const ctx = new ProbeContext({} as ApiClient, 1, book, probeWindows('2026-11-20'), config);
+  const ctx = new ProbeContext({} as ApiClient, 1, book, probeWindows('2026-11-20'), config, refused);
   return { ctx, book };
 }
 
@@ -95,5 +96,24 @@ describe('doctor verdicts', () => {
     }, 'every answer mentions the brand');
     expect(validating.book.verdictOf(ENDPOINTS.conversations, 'mentioned')).toBe('verified');
     expect(validating.ctx.requests).toBe(4);
+  });
+
+  it('sends a refused request again without the names refused as unknown, and leaves them out of later requests', async () => {
+    const refused = new RefusedNames();
+    const { ctx, book } = context({}, refused);
+    let calls = 0;
+    const answer = await ctx.ask(ENDPOINTS.templates, ['type'], async () => {
+      calls++;
+      if (calls === 1) {
+        throw new ValidationError('400', { status: 400, endpoint: 'GET /customer/v1/brands/1/templates', details: [{ field: 'page_size', message: 'unknown query parameter for this endpoint' }] });
+      }
+      return 'second answer';
+    });
+    expect(answer).toEqual({ ok: true, value: 'second answer' });
+    expect(book.verdictOf(ENDPOINTS.templates, 'page_size')).toBe('wrong');
+    expect(ctx.requests).toBe(2);
+    expect(refused.strip('/base/customer/v1/brands/1/templates?type=brief&page=1&page_size=1')).toBe('/base/customer/v1/brands/1/templates?type=brief&page=1');
+    expect(refused.strip('/customer/v1/brands/1/templates?page_size=1')).toBe('/customer/v1/brands/1/templates');
+    expect(refused.strip('/customer/v1/brands/1/articles?page_size=1')).toBe('/customer/v1/brands/1/articles?page_size=1');
   });
 });

@@ -8,6 +8,7 @@ import { probeCitations, probeDomainDetail, probeVisibilityFilters, probeVisibil
 import { probeFanoutsByPhrase, probeFanoutsCited } from './probes/fanouts.js';
 import { probeProductRanking, probeSwot } from './probes/ranking-swot.js';
 import { probeTrackedUrls } from './probes/tracked-urls.js';
+import type { RefusedNames } from './refused-names.js';
 import { VerdictBook, type ParamVerdict } from './verdicts.js';
 
 export { MAX_PROBE_REQUESTS } from './probe-context.js';
@@ -17,10 +18,10 @@ export { MAX_PROBE_REQUESTS } from './probe-context.js';
  * learn what later ones need (the days and engines of the answers, topics, domains, a tracked page), so the
  * order matters.
  */
-export async function probeParameters(client: ApiClient, config: Config, brand: number, lastDay: string): Promise<ParamVerdict[]> {
+export async function probeParameters(client: ApiClient, config: Config, brand: number, lastDay: string, refused?: RefusedNames): Promise<ParamVerdict[]> {
   const book = new VerdictBook(config.api.params);
   for (const endpoint of Object.values(ENDPOINTS)) book.declare(endpoint, SENT_PARAMS[endpoint]!);
-  const ctx = new ProbeContext(client, brand, book, probeWindows(lastDay), config);
+  const ctx = new ProbeContext(client, brand, book, probeWindows(lastDay), config, refused);
 
   const unechoed = await probeVisibilityReport(ctx);
   const conversations = await probeConversationDates(ctx);

@@ -5,6 +5,7 @@ import type { Config } from '../../config/schema.js';
 import { addDays } from '../../days.js';
 import { domainOf } from '../../streams/domains.js';
 import { ENDPOINTS, SENT_PARAMS } from './endpoints.js';
+import type { RefusedNames } from './refused-names.js';
 import type { VerdictBook } from './verdicts.js';
 
 /** A date range as the probes send it (both ends inclusive days). */
@@ -87,40 +88,50 @@ export class ProbeContext {
     readonly book: VerdictBook,
     readonly windows: ProbeWindows,
     readonly config: Config,
+    /** Where names a strict API refuses are kept so later requests leave them out; none: requests are sent as built. */
+    private readonly refused?: RefusedNames,
   ) {}
 
-  /**
-   * Runs one request of a probe. A 400 whose details name a parameter that was sent settles that parameter: an
-   * "unknown parameter" detail means the name is wrong; any other detail means the API read the name (it judged its
-   * value), so the name is right.
-   */
-  async ask<T>(endpoint: string, sent: readonly ParamName[], call: () => Promise<T>): Promise<Asked<T>> {
+  /** Runs one request of a probe; a 400 settles the parameters it names (see readRefusal). */
+  async ask<T>(endpoint: string, sent: readonly ParamName[], call: () => Promise<T>, retries = 2): Promise<Asked<T>> {
     if (!this.spend()) return { ok: false, why: `doctor's budget of ${MAX_PROBE_REQUESTS} requests is spent` };
     try {
       return { ok: true, value: await call() };
     } catch (error) {
-      if (error instanceof ValidationError && error.details?.length) {
-        // Any parameter of the endpoint may be named: paging is sent by every paged request, whatever the probe.
-        const candidates = [...sent, ...(SENT_PARAMS[endpoint] ?? [])];
-        const named = new Set(error.details.map((d) => d.field));
-        const asksFor = error.details.filter((d) => MISSING.test(d.message) && !candidates.some((name) => this.book.wire(name) === d.field));
-        // The API asks for a field under a name bvsync does not send, though it sent the parameter that fills it.
-        for (const required of REQUIRED[endpoint] ?? []) {
-          if (!asksFor.length || !sent.includes(required) || named.has(this.book.wire(required))) continue;
-          const likely = asksFor.find((d) => d.field.toLowerCase().includes(required)) ?? asksFor[0]!;
-          const hint = likely.field.toLowerCase().includes(required) ? `; perhaps api.params.${required} = "${likely.field}"` : '';
-          this.book.wrong(endpoint, required, `sent "${this.book.wire(required)}", yet the API asks for "${likely.field}" (${likely.message})${hint}`);
-        }
-        for (const detail of error.details) {
-          const param = candidates.find((name) => this.book.wire(name) === detail.field);
-          if (!param) continue;
-          if (UNKNOWN_NAME.test(detail.message)) this.book.wrong(endpoint, param, `the API refused "${detail.field}": ${detail.message}`);
-          else this.book.verified(endpoint, param, `the API read "${detail.field}" and judged its value: ${detail.message}`);
-        }
-        const fields = [...new Set(error.details.map((d) => `"${d.field}"`))].join(', ');
-        return { ok: false, why: `the API refused the request over ${fields} (${error.details[0]!.message}); fix those, then run doctor again` };
-      }
-      return { ok: false, why: `the request failed: ${describeError(error)}` };
+      if (!(error instanceof ValidationError) || !error.details?.length) return { ok: false, why: `the request failed: ${describeError(error)}` };
+      this.readRefusal(endpoint, sent, error);
+      // Send the request again without the names refused as unknown (every later request to the endpoint leaves
+      // them out too), so the probe can still judge the other parameters in this run.
+      const unknown = error.details.filter((d) => UNKNOWN_NAME.test(d.message)).map((d) => d.field);
+      const path = error.endpoint.replace(/^[A-Z]+ /, '');
+      if (retries > 0 && this.refused && unknown.length && this.refused.add(path, unknown)) return this.ask(endpoint, sent, call, retries - 1);
+      const fields = [...new Set(error.details.map((d) => `"${d.field}"`))].join(', ');
+      return { ok: false, why: `the API refused the request over ${fields} (${error.details[0]!.message}); fix those, then run doctor again` };
+    }
+  }
+
+  /**
+   * Reads a 400: a detail naming a parameter as unknown makes that name wrong; any other detail about a parameter
+   * means the API read the name (it judged its value), so the name is right.
+   */
+  private readRefusal(endpoint: string, sent: readonly ParamName[], error: ValidationError): void {
+    const details = error.details ?? [];
+    // Any parameter of the endpoint may be named: paging is sent by every paged request, whatever the probe.
+    const candidates = [...sent, ...(SENT_PARAMS[endpoint] ?? [])];
+    const named = new Set(details.map((d) => d.field));
+    const asksFor = details.filter((d) => MISSING.test(d.message) && !candidates.some((name) => this.book.wire(name) === d.field));
+    // The API asks for a field under a name bvsync does not send, though it sent the parameter that fills it.
+    for (const required of REQUIRED[endpoint] ?? []) {
+      if (!asksFor.length || !sent.includes(required) || named.has(this.book.wire(required))) continue;
+      const likely = asksFor.find((d) => d.field.toLowerCase().includes(required)) ?? asksFor[0]!;
+      const hint = likely.field.toLowerCase().includes(required) ? `; perhaps api.params.${required} = "${likely.field}"` : '';
+      this.book.wrong(endpoint, required, `sent "${this.book.wire(required)}", yet the API asks for "${likely.field}" (${likely.message})${hint}`);
+    }
+    for (const detail of details) {
+      const param = candidates.find((name) => this.book.wire(name) === detail.field);
+      if (!param) continue;
+      if (UNKNOWN_NAME.test(detail.message)) this.book.wrong(endpoint, param, `the API refused "${detail.field}": ${detail.message}`);
+      else this.book.verified(endpoint, param, `the API read "${detail.field}" and judged its value: ${detail.message}`);
     }
   }
 
@@ -215,9 +226,4 @@ export function change(before: { records: readonly unknown[]; total: number | un
   const a = before.total ?? before.records.length;
   const b = after.total ?? after.records.length;
   return a === b ? `${a} records both times, other values or order` : `${a} -> ${b} records`;
-}
-
-export function quoteList(values: readonly unknown[], max = 3): string {
-  const shown = values.slice(0, max).map((v) => JSON.stringify(v));
-  return values.length > max ? `${shown.join(', ')} and ${values.length - max} more` : shown.join(', ');
 }

@@ -1,3 +1,4 @@
+import type { ParamName } from '../../../api/param-names.js';
 import type { Conversation } from '../../../api/schemas.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { dayOf, fingerprint, type ProbeContext } from '../probe-context.js';
@@ -35,7 +36,7 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
     ctx.failed(endpoint, ['engines', 'topic_id', 'scenario_id', 'mentioned', 'recommended', 'sort'], `no answer in ${windows.wide.startDate}..${windows.wide.endDate}; checkable once the brand has some`);
   } else {
     const records = wide.records as Conversation[];
-    const ask = (name: Parameters<ProbeContext['ask']>[1][number], options: object) =>
+    const ask = (name: ParamName, options: object) =>
       ctx.ask(endpoint, ['start_date', 'end_date', name], () => firstPage(client.conversations(brand, { ...windows.wide, pageSize: PAGE, ...options })));
     const smaller = (page: FirstPage) => (page.total ?? page.records.length) < (wide.total ?? wide.records.length);
     const same = (page: FirstPage) => fingerprint(page.records, page.total) === fingerprint(wide.records, wide.total);

@@ -49,21 +49,20 @@ export async function probeDateRange(
   const dataAfterEarlyEnd = days.some((day) => day > windows.earlyEnd.endDate && day <= windows.wide.endDate);
 
   const judge = async (name: 'start_date' | 'end_date', moved: FirstPage, window: Window, dataInMovedDays: boolean) => {
-    const outside = dayOfRecord
-      ? moved.records.map(dayOfRecord).filter((day): day is string => day !== undefined && (day < window.startDate || day > window.endDate))
-      : [];
     const bound = name === 'start_date' ? `from ${window.startDate}` : `to ${window.endDate}`;
-    const beyond = outside.filter((day) => (name === 'start_date' ? day < window.startDate : day > window.endDate));
-    if (beyond.length) return book.wrong(endpoint, name, `asked ${bound}, the API sent records of ${beyond.sort()[name === 'start_date' ? 0 : beyond.length - 1]}`);
+    const beyond = (dayOfRecord ? moved.records.map(dayOfRecord) : [])
+      .filter((day): day is string => day !== undefined && (name === 'start_date' ? day < window.startDate : day > window.endDate))
+      .sort();
+    if (beyond.length) return book.wrong(endpoint, name, `asked ${bound}, the API sent records of ${name === 'start_date' ? beyond[0] : beyond[beyond.length - 1]}`);
     if (fingerprint(moved.records, moved.total) !== fingerprint(wide.records, wide.total)) {
       return book.verified(endpoint, name, `asked ${bound} instead of ${windows.wide[name === 'start_date' ? 'startDate' : 'endDate']}: the answer changed (${change(wide, moved)})`);
     }
-    const days = name === 'start_date' ? `${windows.wide.startDate}..${window.startDate}` : `${window.endDate}..${windows.wide.endDate}`;
+    const movedDays = name === 'start_date' ? `${windows.wide.startDate}..${window.startDate}` : `${window.endDate}..${windows.wide.endDate}`;
     if (isEmpty(wide)) return book.unchecked(endpoint, name, `no data in ${windows.wide.startDate}..${windows.wide.endDate}; checkable once the brand has some`);
-    if (dataInMovedDays) return book.wrong(endpoint, name, `the same answer ${bound} as for the whole window, though it holds records of ${days}`);
+    if (dataInMovedDays) return book.wrong(endpoint, name, `the same answer ${bound} as for the whole window, though it holds records of ${movedDays}`);
     const dataSays = `the answer does not change ${bound}`;
     if (options.invalid) await ctx.tiebreak(endpoint, name, 'not-a-day', () => options.invalid!(name, 'not-a-day'), dataSays);
-    else book.unchecked(endpoint, name, `${dataSays}; checkable once the brand has data in ${days}`);
+    else book.unchecked(endpoint, name, `${dataSays}; checkable once the brand has data in ${movedDays}`);
   };
   await judge('start_date', lateStart, windows.lateStart, dataBeforeLateStart);
   await judge('end_date', earlyEnd, windows.earlyEnd, dataAfterEarlyEnd);

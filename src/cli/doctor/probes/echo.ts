@@ -45,7 +45,7 @@ function sameValue(sent: unknown, applied: unknown): boolean {
 
 /**
  * Endpoint 16, first of all probes: the report of the wide window, with scenarios, teaches the probes the brand's
- * topics, and an invalid include_scenarios whether the API refuses bad values of names it knows. Two requests.
+ * topics and scenarios, and offers the tiebreak its first controls. One request.
  */
 export async function probeVisibilityReport(ctx: ProbeContext): Promise<Sent[]> {
   const endpoint = ENDPOINTS.visibility;
@@ -184,7 +184,7 @@ export async function probeDomainDetail(ctx: ProbeContext): Promise<void> {
 }
 
 /** A filter holding a value no API accepts, for the tiebreak of an answer without an echo. */
-export function badFilter(name: ParamName, bad: string): Record<string, unknown> {
+function badFilter(name: ParamName, bad: string): Record<string, unknown> {
   const key = { start_date: 'startDate', end_date: 'endDate', content_types: 'contentTypes', first_party: 'firstParty', topic_ids: 'topicIds', include_scenarios: 'includeScenarios' }[name as string] ?? name;
   const list = ['engines', 'topic_ids', 'ownership', 'content_types', 'sentiment', 'domains'].includes(name);
   return { [key]: list ? [bad] : bad };

@@ -1,0 +1,48 @@
+import { Pool, type Dispatcher } from 'undici';
+import type { ApiConfig } from '../../config/schema.js';
+
+/**
+ * Query parameter names a strict API refused as unknown, per endpoint path. Doctor's requests leave them out from
+ * then on, so one refused name does not hide every other parameter of that endpoint until the next run.
+ */
+export class RefusedNames {
+  private readonly byPath = new Map<string, Set<string>>();
+
+  /** Adds names refused on a path (as the client names it, `/customer/v1/brands/1/conversations`); true if any is new. */
+  add(path: string, names: readonly string[]): boolean {
+    const known = this.byPath.get(path) ?? new Set<string>();
+    const before = known.size;
+    for (const name of names) known.add(name);
+    this.byPath.set(path, known);
+    return known.size > before;
+  }
+
+  /** The request path (with any base path and query) without the names refused on its endpoint. */
+  strip(fullPath: string): string {
+    const [path, query] = splitOnce(fullPath, '?');
+    if (query === undefined) return fullPath;
+    const refused = [...this.byPath].find(([key]) => path.endsWith(key))?.[1];
+    if (!refused?.size) return fullPath;
+    const search = new URLSearchParams(query);
+    for (const name of refused) search.delete(name);
+    const rest = search.toString();
+    return rest ? `${path}?${rest}` : path;
+  }
+
+  /** A connection pool like the client's own, whose requests leave the refused names out. */
+  dispatcher(api: ApiConfig & { url: string }): Dispatcher {
+    const pool = new Pool(new URL(api.url).origin, {
+      connections: api.connections,
+      headersTimeout: api.headersTimeoutMs,
+      bodyTimeout: api.bodyTimeoutMs,
+      keepAliveTimeout: 30_000,
+      pipelining: 1,
+    });
+    return pool.compose((dispatch) => (options, handler) => dispatch({ ...options, path: this.strip(options.path) }, handler));
+  }
+}
+
+function splitOnce(text: string, separator: string): [string, string | undefined] {
+  const at = text.indexOf(separator);
+  return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+}
