@@ -212,10 +212,10 @@ describe('exit codes', () => {
       ['sync', '--config', broken],
       ['cancel', 'no-such-run', '--config', config],
     ];
-    for (const args of cases) {
-      const result = await runBvsync(args, cliEnv(fx));
-      expect(result.code, `${args.join(' ')}\n${result.stderr}`).toBe(2);
+    const results = await Promise.all(cases.map((args) => runBvsync(args, cliEnv(fx))));
+    results.forEach((result, index) => {
+      expect(result.code, `${cases[index]!.join(' ')}\n${result.stderr}`).toBe(2);
       expect(result.stderr).toMatch(/\S/);
-    }
+    });
   });
 });
