@@ -98,7 +98,6 @@ describe('runSlice with odd data', () => {
     const sink = memorySink();
     const refused = new PagingInconsistency('GET /x page 1: asked for page 1, the API answered page 7; check api.params.page', 'page_echo', 1, [{ id: 1 }, { id: 2 }], 'GET /x page 1');
     const stream = scriptedStream([
-      // eslint-disable-next-line require-yield
       async function* () {
         throw refused;
       },
