@@ -116,6 +116,18 @@ describe.each(RUNS)('a backfill of every stream against Prism, seed $seed, $how,
     expect(unexplained).toEqual([]);
   });
 
+  it.runIf(paging === 'echoed')('with the paging echo, the random records of the paged streams reach the loader', async () => {
+    const paged = ['tracked_urls', 'conversations', 'templates', 'articles', 'fanouts_cited', 'fanouts_by_phrase', 'product_ranking', 'swot'];
+    const names = paged.map((name) => `'${name}'`).join(', ');
+    const reached = await sql(
+      `SELECT stream FROM _sync_state WHERE stream IN (${names}) GROUP BY stream HAVING sum("rows") > 0
+       UNION SELECT stream FROM _rejected_records WHERE stream IN (${names})`,
+    );
+    expect(reached.length).toBeGreaterThanOrEqual(paged.length / 2);
+    // Nothing of a page that answers what was asked is refused whole: no paged slice fails.
+    expect(await sql(`SELECT stream, slice_key, last_error FROM _sync_state WHERE status = 'failed'`)).toEqual([]);
+  });
+
   it('loads records, and quarantines the rest in _rejected_records with reasons', async () => {
     let loaded = 0;
     for (const { table_name: table } of await sql(DATA_TABLES_SQL)) loaded += await scalar(`SELECT count(*) FROM "${String(table)}"`);
