@@ -90,7 +90,7 @@ describe.each(RUNS)('a backfill of every stream against Prism, seed $seed, $how,
   });
 
   it('finishes within the deadline, without a crash, and publishes a file that opens', () => {
-    expect(outcome.problem, `after ${Math.round(elapsedMs)} ms\nPrism said:\n${prism.output().slice(-2000)}`).toBeUndefined();
+    expect(outcome.problem, `${outcome.problem}\n(after ${Math.round(elapsedMs)} ms; Prism said:\n${prism.output().slice(-2000)})`).toBeUndefined();
     expect(outcome.status).toMatch(/^(complete|incomplete)$/);
     expect(outcome.done).toBe(outcome.planned);
     expect(outcome.published).toBe(config.db);
