@@ -56,7 +56,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
           }),
         ),
       );
-      if (result.status !== 'complete') log.warn({ problem: result.problem }, 'slice incomplete');
+      if (result.status !== 'complete') log.warn({ status: result.status, problem: result.problem }, `slice ${result.status}`);
       fetched(result.status);
       await enqueueCommit(deps, data, {
         token: sink.token,
@@ -69,7 +69,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         attempts: job.attemptsMade + 1,
         ...tally,
         error: result.problem,
-        errorCode: result.status === 'complete' ? null : 'incomplete',
+        errorCode: result.status === 'complete' ? null : (result.problemCode ?? 'incomplete'),
         requestId: null,
       });
     } catch (error) {

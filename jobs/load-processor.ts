@@ -7,7 +7,9 @@ import { distinctDomains } from '../src/streams/domains.js';
 import { getStream, selectStreams } from '../src/streams/registry.js';
 import type { SliceChunk } from '../src/streams/run-slice.js';
 import type { Dimensions } from '../src/streams/stream.js';
-import type { Row, SliceBatch, TableWrite } from '../src/warehouse/slice-batch.js';
+import { screenWrites } from '../src/warehouse/row-screen.js';
+import { attemptIsWorse, type Row, type SliceBatch, type SliceStatus, type TableWrite } from '../src/warehouse/slice-batch.js';
+import { planTable, type TablePlan } from '../src/warehouse/table-plan.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
@@ -136,7 +138,10 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
   let status = data.status;
   let error = data.error;
   let chunks: SliceChunk[] = [];
-  if (status !== 'failed') {
+  // A failed slice brings no rows, but may bring the records it quarantined (a first page the API numbered otherwise).
+  if (status === 'failed' && data.chunks > 0) {
+    chunks = ((await readChunks(deps.redis, deps.prefix, data.token, data.chunks)) ?? []).map((chunk) => ({ tables: {}, rejects: chunk.rejects }));
+  } else if (status !== 'failed') {
     const read = await readChunks(deps.redis, deps.prefix, data.token, data.chunks);
     if (!read) {
       if (data.refetch < MAX_REFETCHES) {
@@ -157,15 +162,34 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
   const stray = Object.keys(tables).filter((table) => !targets.some((target) => target.table === table));
   if (stray.length) throw new UnrecoverableError(`stream ${data.stream} made rows for ${stray.join(', ')}, which are not among its targets`);
   // A failed slice leaves its earlier rows as they were: only its state says it failed.
-  const writes: TableWrite[] = status === 'failed' ? [] : targets.map((target) => ({ ...target, rows: tables[target.table] ?? [] }));
+  let writes: TableWrite[] = status === 'failed' ? [] : targets.map((target) => ({ ...target, rows: tables[target.table] ?? [] }));
+  let rejects = chunks.flatMap((chunk) => chunk.rejects);
+  let errorCode = data.errorCode;
+  // Data never fails a commit: rows the loader would refuse are set aside here, and the slice says it is incomplete.
+  const screened = screenWrites(writes, planLookup(deps.warehouse), data.brandId, `load of ${data.stream} brand ${data.brandId} slice ${data.slice.key}`);
+  if (screened.problem) {
+    writes = screened.writes;
+    rejects = [...rejects, ...screened.rejects];
+    if (status === 'complete') status = 'incomplete';
+    error = error ? `${error}; ${screened.problem}` : screened.problem;
+    errorCode ??= screened.problemCode;
+  }
+  const stored = await storedState(deps, data);
+  // Loaded by this run already, then stopped before its outcome was recorded (a crash, a lease lost in between): the
+  // rows are in, and loading them again would count the slice twice in _sync_runs.
+  const loadedByRun = stored !== undefined && (stored.runId === data.runId || stored.attemptRunId === data.runId);
+  // A re-fetch that came out worse than what the slice holds (a wrong key, a 5xx storm, an incomplete read of a
+  // complete day) keeps the rows and the state, and is recorded beside them: README, "How a slice loads".
+  const attemptOnly = attemptIsWorse(status, stored?.status);
   const batch: SliceBatch = {
     runId: data.runId,
     brandId: data.brandId,
     stream: data.stream,
     sliceKey: data.slice.key,
     day: data.slice.day,
-    writes,
-    rejects: chunks.flatMap((chunk) => chunk.rejects),
+    writes: attemptOnly ? [] : writes,
+    rejects: attemptOnly ? [] : rejects,
+    attemptOnly,
     state: {
       status,
       rows: status === 'failed' ? 0 : data.records,
@@ -176,24 +200,24 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
       retries: data.retries,
       rateLimited: data.rateLimited,
       lastError: error,
-      errorCode: data.errorCode,
+      errorCode: status === 'complete' ? errorCode : (errorCode ?? 'incomplete'),
       requestId: data.requestId,
     },
   };
-  // Loaded by this run already, then stopped before its outcome was recorded (a crash, a lease lost in between): the
-  // rows are in, and loading them again would count the slice twice in _sync_runs.
-  if (!(await loadedByRun(deps, data))) await deps.warehouse.loadSlice(batch);
-  for (const write of writes) deps.metrics?.rowsLoaded(write.table, write.rows.length);
+  if (!loadedByRun) await deps.warehouse.loadSlice(batch);
+  for (const write of batch.writes) deps.metrics?.rowsLoaded(write.table, write.rows.length);
   deps.metrics?.rowsRejected(data.stream, batch.rejects.length);
   deps.metrics?.sliceCommitted(data.stream, status, (performance.now() - started) / 1000);
-  log.debug({ status, rows: batch.writes.reduce((sum, write) => sum + write.rows.length, 0), rejects: batch.rejects.length, ms: Math.round(performance.now() - started) }, 'slice committed');
+  const logged = { status, rows: batch.writes.reduce((sum, write) => sum + write.rows.length, 0), rejects: batch.rejects.length, ms: Math.round(performance.now() - started) };
+  if (attemptOnly) log.warn({ ...logged, kept: stored?.status, error }, 'slice attempt recorded beside the better state it keeps');
+  else log.debug(logged, 'slice committed');
   await deps.runs.recordOutcome(data.runId, {
     sliceId: data.sliceId,
     brandId: data.brandId,
     stream: data.stream,
     status,
-    rows: status === 'failed' ? 0 : data.rows,
-    rejects: data.rejects,
+    rows: status === 'failed' || attemptOnly ? 0 : data.rows - screened.rejects.length,
+    rejects: attemptOnly ? 0 : data.rejects + screened.rejects.length,
     requests: data.requests,
     retries: data.retries,
     rateLimited: data.rateLimited,
@@ -202,15 +226,33 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
   await advanceIfPhaseDone(deps, data.runId);
 }
 
-/** Whether this run's commit of the slice is in DuckDB already (its state row names the run). */
-async function loadedByRun(deps: LoadProcessorDeps, data: CommitJobData): Promise<boolean> {
-  const rows = await deps.warehouse.query('SELECT 1 FROM _sync_state WHERE brand_id = $1 AND stream = $2 AND slice_key = $3 AND run_id = $4', [
-    data.brandId,
-    data.stream,
-    data.slice.key,
-    data.runId,
-  ]);
-  return rows.length > 0;
+/** The slice's stored state: its status, the run that loaded it and the run of its latest attempt. */
+async function storedState(
+  deps: LoadProcessorDeps,
+  data: CommitJobData,
+): Promise<{ status: SliceStatus; runId: string | null; attemptRunId: string | null } | undefined> {
+  const [row] = await deps.warehouse.query(
+    'SELECT status, run_id, last_attempt_run_id FROM _sync_state WHERE brand_id = $1 AND stream = $2 AND slice_key = $3',
+    [data.brandId, data.stream, data.slice.key],
+  );
+  if (!row) return undefined;
+  return { status: row.status as SliceStatus, runId: row.run_id as string | null, attemptRunId: row.last_attempt_run_id as string | null };
+}
+
+const plansByWarehouse = new WeakMap<Warehouse, Map<string, TablePlan>>();
+
+/** Table plans from the warehouse's catalog, built once: the screen converts values as the loader will. */
+function planLookup(warehouse: Warehouse): (table: string) => TablePlan {
+  let plans = plansByWarehouse.get(warehouse);
+  if (!plans) {
+    plans = new Map(warehouse.tables().map((info) => [info.name, planTable(info)]));
+    plansByWarehouse.set(warehouse, plans);
+  }
+  return (table) => {
+    const plan = plans.get(table);
+    if (!plan) throw new UnrecoverableError(`no table "${table}" in the warehouse for the rows of a slice; the stream and the migrations disagree`);
+    return plan;
+  };
 }
 
 function mergeChunks(chunks: SliceChunk[]): Record<string, Row[]> {

@@ -55,30 +55,90 @@ export interface PaginateOptions<T, I extends PagingInfo> {
   describe: (page: number) => string;
 }
 
+/** Most pages one read may take whatever the API says: 1,000,000 records at the largest page size. */
+export const MAX_PAGES = 10_000;
+
+/**
+ * How far past the first page's `total_rows` a read may go: records that arrive while paging may double the set and a
+ * few pages more, never more. An absurd or random `total_rows` cannot make a read page on and on.
+ */
+export function pageLimit(firstTotalRows: number | undefined, pageSize: number): number {
+  if (firstTotalRows === undefined) return MAX_PAGES;
+  return Math.min(MAX_PAGES, 2 * Math.max(1, Math.ceil(firstTotalRows / pageSize)) + 10);
+}
+
+export type PagingProblem = 'page_echo' | 'page_repeat' | 'page_limit';
+
+/**
+ * The API answered paging in a way that cannot be trusted, so paging stopped: a page numbered other than the one
+ * asked for (a wrong `api.params.page`, or an API that ignores it), a page repeating the previous one, or more pages
+ * than the first page's `total_rows` allows. `refused` holds the raw records of the page that was not yielded.
+ */
+export class PagingInconsistency extends PagingError {
+  constructor(
+    message: string,
+    readonly problem: PagingProblem,
+    readonly page: number,
+    readonly refused: unknown[],
+    endpoint: string,
+  ) {
+    super(message, { endpoint });
+  }
+}
+
+function countOf(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
 /**
  * Pages through an offset-paged endpoint, one page in memory at a time. It stops on an empty page, on a short
  * page, or when the pages read cover the latest `total_rows` (which may shrink or grow while paging: each page's
- * count is the one used). Every page reports its `total_rows`, so a caller can check it got every record.
+ * count is the one used). Every page reports its `total_rows`, so a caller can check it got every record. It never
+ * pages without end against an API it does not know: a page numbered otherwise than asked, a page repeating the one
+ * before, or more pages than `pageLimit` of the first page's `total_rows` end it with a `PagingInconsistency`.
  */
 export async function* paginate<T, I extends PagingInfo>(options: PaginateOptions<T, I>): AsyncGenerator<Page<T, I>, PagingSummary> {
   const summary: PagingSummary = { pages: 0, records: 0, rejects: 0, firstTotalRows: undefined, lastTotalRows: undefined };
+  let limit = MAX_PAGES;
+  let previous: string | undefined;
   let page = 1;
   for (;;) {
     const source = options.describe(page);
     const { data, info } = await options.fetchPage(page, options.pageSize);
     // An API that ignores the page parameter (a wrong `api.params.page`) would serve page 1 forever.
     if (typeof info.page === 'number' && info.page !== page) {
-      throw new PagingError(`${source}: asked for page ${page}, the API answered page ${info.page}; check api.params.page`, {
-        endpoint: source,
-      });
+      throw new PagingInconsistency(
+        `${source}: asked for page ${page}, the API answered page ${info.page}; check api.params.page`,
+        'page_echo',
+        page,
+        data,
+        source,
+      );
     }
-    const totalRows = typeof info.total_rows === 'number' ? info.total_rows : undefined;
-    if (summary.pages === 0) summary.firstTotalRows = totalRows;
+    const totalRows = countOf(info.total_rows);
+    // An echo above what was asked is not believed: a short-page test against it would end a read of full pages.
+    const echoedSize = countOf(info.page_size);
+    const effectivePageSize = echoedSize !== undefined && echoedSize > 0 && echoedSize <= options.pageSize ? echoedSize : options.pageSize;
+    if (summary.pages === 0) {
+      summary.firstTotalRows = totalRows;
+      limit = pageLimit(totalRows, effectivePageSize);
+    }
     summary.lastTotalRows = totalRows;
     // The first page is always yielded, even empty, so callers learn `total_rows`; later empty pages end it.
     if (data.length === 0 && summary.pages > 0) break;
+    // The same records again (without a page echo to tell): the API ignores the page parameter.
+    const fingerprint = data.length > 0 ? JSON.stringify(data) : undefined;
+    if (fingerprint !== undefined && fingerprint === previous) {
+      throw new PagingInconsistency(
+        `${source}: page ${page} repeats page ${page - 1} record for record; the API seems to ignore the page parameter (check api.params.page)`,
+        'page_repeat',
+        page,
+        [],
+        source,
+      );
+    }
+    previous = fingerprint;
 
-    const effectivePageSize = typeof info.page_size === 'number' && info.page_size > 0 ? info.page_size : options.pageSize;
     const { records, rejects } = validateRecords(options.schema, data, source);
     summary.pages += 1;
     summary.records += records.length;
@@ -87,6 +147,15 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
 
     if (data.length === 0 || data.length < effectivePageSize) break;
     if (totalRows !== undefined && page * effectivePageSize >= totalRows) break;
+    if (page >= limit) {
+      throw new PagingInconsistency(
+        `${source}: still full pages after ${page} pages, the most that total_rows ${summary.firstTotalRows ?? '(not given)'} of the first page allows at ${effectivePageSize} a page; stopped`,
+        'page_limit',
+        page + 1,
+        [],
+        source,
+      );
+    }
     page += 1;
   }
   return summary;

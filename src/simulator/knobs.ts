@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { oddityKindSchema } from './oddities.js';
 
 export const FAULT_KINDS = ['5xx', 'reset', 'truncated', 'stall'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -33,6 +34,8 @@ export const knobsSchema = z
     unknownEnumShare: z.number().min(0).max(1),
     /** Share of records made invalid (wrong type, missing required field, bad date); default 0. */
     invalidShare: z.number().min(0).max(1),
+    /** Odd but schema-valid answers of list reads (see `oddities.ts`); default none. */
+    oddities: z.array(oddityKindSchema),
     /** Reject query parameters an endpoint does not know with 400 (default true), so a wrong mapping shows. */
     strictParams: z.boolean(),
   })
@@ -53,6 +56,7 @@ export const DEFAULT_KNOBS: Knobs = {
   extraFieldShare: 0,
   unknownEnumShare: 0,
   invalidShare: 0,
+  oddities: [],
   strictParams: true,
 };
 

@@ -5,6 +5,7 @@ import { handleAdmin } from './admin.js';
 import { applyDrift } from './drift.js';
 import { ApiError, errorEnvelope, notFound, validationError } from './errors.js';
 import { faultFor } from './faults.js';
+import { applyOddities } from './oddities.js';
 import type { FaultKind } from './knobs.js';
 import { QueryReader } from './query.js';
 import { queryObject } from './request-log.js';
@@ -101,12 +102,16 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
   try {
     const result = route.handle({ sim, brandId, world, query, body, params: captures });
     const drifting = sim.knobs.extraFieldShare > 0 || sim.knobs.unknownEnumShare > 0 || sim.knobs.invalidShare > 0;
+    const odd = sim.knobs.oddities.length > 0;
     let text: string;
-    if (result.json && !drifting) text = result.json();
+    if (result.json && !drifting && !odd) text = result.json();
     else {
-      let payload = result.body as { data?: unknown };
+      let payload = result.body as { data?: unknown; info?: Record<string, unknown> };
       if (drifting && req.method === 'GET' && Array.isArray(payload?.data)) {
         payload = { ...payload, data: applyDrift(payload.data, route.name, { seed: sim.seed, ...sim.knobs }) };
+      }
+      if (odd && req.method === 'GET' && (result.status ?? 200) === 200 && Array.isArray(payload?.data)) {
+        payload = { ...payload, ...applyOddities({ data: payload.data, info: payload.info }, sim.knobs.oddities) };
       }
       text = JSON.stringify(payload);
     }

@@ -114,10 +114,10 @@ export const citations = defineStream<CitationSeriesRow>({
     if (series.dimension === 'domain') {
       if (row.domain == null) return {}; // the series of all domains together: the `all` slice's
       // The API answers root domains in its own spelling; rows are keyed by the domain as requested, or they would
-      // fall outside the slice's replace scope. A domain that was never asked for cannot be placed, so it is left.
-      const asked = series.domains.find((domain) => domain === domainOf(row.domain!));
-      if (asked === undefined) return {};
-      value = asked;
+      // fall outside the slice's replace scope. A domain that was never asked for keeps its own name, so the runner
+      // finds it outside the slice's scope and quarantines it with what was asked.
+      const normalised = domainOf(row.domain);
+      value = series.domains.find((domain) => domain === normalised) ?? normalised ?? row.domain;
     } else {
       value = series.value;
     }

@@ -1,4 +1,6 @@
+import { PagingInconsistency } from '../api/paginate.js';
 import type { Rejection } from '../api/index.js';
+import { compileScope, describeScopeMiss, type CompiledScope, type ScopeMiss } from '../warehouse/scope.js';
 import type { Row } from '../warehouse/slice-batch.js';
 import type { ReadContext, RowsByTable, SourcePage, StreamDefinition } from './stream.js';
 
@@ -22,22 +24,34 @@ export interface RunSliceOptions {
 }
 
 export interface SliceReadResult {
-  status: 'complete' | 'incomplete';
-  /** Distinct records (by id) of paged streams, else records read. */
+  /**
+   * `incomplete` when records could not be trusted (quarantined with the reason) or the distinct ids do not add up to
+   * `total_rows`; `failed` when nothing of the read could be trusted (its first page was refused).
+   */
+  status: 'complete' | 'incomplete' | 'failed';
+  /** Distinct records (by id) of paged streams loaded, else records loaded. */
   records: number;
   rows: number;
+  /** Records quarantined: failed validation, outside the slice's scope, a duplicate id with other content, a refused page. */
   rejects: number;
   totalRows: number | null;
   /** Reads of the slice (1 unless it was read again for completeness). */
   reads: number;
-  /** Why the slice is incomplete, for `_sync_state.last_error`. */
+  /** Why the slice is not complete, for `_sync_state.last_error`: what was asked and what came. */
   problem: string | null;
+  /** The kind of the first problem, for `_sync_state.error_code`: `out_of_scope`, `duplicate_key`, `paging_mismatch`... */
+  problemCode: string | null;
 }
 
 /**
  * Reads one slice through its stream declaration: pages, rows, chunks. A paged slice is complete only when the
  * distinct ids read equal the `total_rows` the API reported; offset paging over data that moves can skip or repeat
  * records, so such a slice is read again (bounded) and then reported incomplete rather than silently short.
+ *
+ * Data never fails a slice's read: a record whose rows fall outside the slice's scope (a day or a domain not asked
+ * for), a record repeating an id with other content, a page numbered otherwise than asked, are quarantined with the
+ * reason and the slice is `incomplete`. Only problems that another read may not meet again (moving data) are read
+ * again; a record outside the scope comes back the same on every read.
  */
 export async function runSlice(
   stream: StreamDefinition,
@@ -46,24 +60,86 @@ export async function runSlice(
   options: RunSliceOptions = {},
 ): Promise<SliceReadResult> {
   const maxReads = 1 + (options.completenessRetries ?? 2);
-  let result: SliceReadResult | undefined;
+  let result: ReadOutcome | undefined;
   for (let read = 1; read <= maxReads; read++) {
     if (read > 1) await sink.reset();
     result = await readOnce(stream, context, sink, options.chunkRows ?? 5_000, read);
-    if (result.status === 'complete') return result;
+    if (result.status === 'complete' || !result.rereadable) break;
   }
-  return result!;
+  const { rereadable: _, ...outcome } = result!;
+  return outcome;
 }
 
-async function readOnce(stream: StreamDefinition, context: ReadContext, sink: ChunkSink, chunkRows: number, reads: number): Promise<SliceReadResult> {
+interface ReadOutcome extends SliceReadResult {
+  /** Whether another read may come out otherwise (the data moved while it was paged). */
+  rereadable: boolean;
+}
+
+/** The problems of one read, by kind: how many records each cost and its first description. */
+class ReadProblems {
+  private readonly kinds = new Map<string, { count: number; first: string; rereadable: boolean }>();
+
+  add(code: string, description: string, rereadable: boolean, records = 1): void {
+    const kind = this.kinds.get(code);
+    if (kind) kind.count += records;
+    else this.kinds.set(code, { count: records, first: description, rereadable });
+  }
+
+  get any(): boolean {
+    return this.kinds.size > 0;
+  }
+
+  /** Only when every problem may be gone on another read: one that comes back the same leaves the slice incomplete anyway. */
+  get rereadable(): boolean {
+    return [...this.kinds.values()].every((kind) => kind.rereadable);
+  }
+
+  get firstCode(): string | null {
+    return this.kinds.keys().next().value ?? null;
+  }
+
+  describe(): string | null {
+    if (!this.any) return null;
+    return [...this.kinds.values()]
+      .map(({ count, first }) => (count > 1 ? `${first} (and ${count - 1} more like it)` : first))
+      .join('; ');
+  }
+}
+
+/** A cheap fingerprint of a record's content, so a repeated id can be told apart from a repeated record. */
+function fingerprint(record: unknown): number {
+  const text = JSON.stringify(record) ?? '';
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+function sourceOf(page: SourcePage<unknown>, stream: StreamDefinition, context: ReadContext): string {
+  const requestInfo = (page as { requestInfo?: { source?: unknown } }).requestInfo;
+  const rejectSource = page.rejects[0]?.source;
+  if (typeof requestInfo?.source === 'string') return requestInfo.source;
+  if (rejectSource) return rejectSource;
+  return `${stream.name} brand ${context.brandId} slice ${context.slice.key}`;
+}
+
+async function readOnce(stream: StreamDefinition, context: ReadContext, sink: ChunkSink, chunkRows: number, reads: number): Promise<ReadOutcome> {
   const rowContext = { brandId: context.brandId, slice: context.slice };
-  const ids = new Set<string | number>();
+  const scopes = new Map<string, CompiledScope>();
+  for (const target of stream.targets(rowContext)) {
+    if (target.mode === 'replace') scopes.set(target.table, compileScope(target.scope, context.brandId));
+  }
+  // Every valid record's id (in scope or not) with its content's fingerprint: they count against total_rows.
+  const seen = new Map<string | number, number>();
+  const problems = new ReadProblems();
   let buffer: SliceChunk = { tables: {}, rejects: [] };
   let buffered = 0;
   let rows = 0;
   let records = 0;
-  let rejects = 0;
+  let invalid = 0;
+  let quarantined = 0;
+  let pages = 0;
   let lastPage: SourcePage<unknown> | undefined;
+  let firstTotalRows: number | undefined;
 
   const add = (tables: RowsByTable) => {
     for (const [table, tableRows] of Object.entries(tables)) {
@@ -79,34 +155,113 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
     buffer = { tables: {}, rejects: [] };
     buffered = 0;
   };
-
-  for await (const page of stream.read(context)) {
-    lastPage = page;
-    for (const record of page.records) {
-      records += 1;
-      if (stream.recordId) ids.add(stream.recordId(record));
-      add(stream.rows(record, rowContext));
+  const quarantine = (raw: unknown, issue: string, source: string) => {
+    buffer.rejects.push({ raw, issues: [issue], source });
+    quarantined += 1;
+  };
+  /** The first row of a record's rows that falls outside its table's replace scope. */
+  const outOfScope = (tables: RowsByTable): { table: string; miss: ScopeMiss } | undefined => {
+    for (const [table, tableRows] of Object.entries(tables)) {
+      const scope = scopes.get(table);
+      if (!scope) continue;
+      for (const row of tableRows) {
+        const miss = scope.check(row);
+        if (miss) return { table, miss };
+      }
     }
-    buffer.rejects.push(...page.rejects);
-    rejects += page.rejects.length;
-    if (buffered >= chunkRows) await flush();
+    return undefined;
+  };
+
+  try {
+    for await (const page of stream.read(context)) {
+      pages += 1;
+      lastPage = page;
+      const source = sourceOf(page, stream, context);
+      if (pages === 1) firstTotalRows = page.totalRows ?? undefined;
+      for (const record of page.records) {
+        if (stream.recordId) {
+          const id = stream.recordId(record);
+          const print = fingerprint(record);
+          const earlier = seen.get(id);
+          if (earlier !== undefined) {
+            // The same record again (offset paging over moving data) loads once; another record under its id cannot load.
+            if (earlier !== print) {
+              const issue = `duplicate id ${JSON.stringify(id)} with content other than the record of that id read earlier in this slice; the first one read is kept`;
+              quarantine(record, issue, source);
+              problems.add('duplicate_key', issue, true);
+            }
+            continue;
+          }
+          seen.set(id, print);
+        }
+        let tables: RowsByTable;
+        try {
+          tables = stream.rows(record, rowContext);
+        } catch (error) {
+          // A value its schema let through that the stream cannot use (a timestamp of a day that does not exist).
+          const issue = `the record could not be made into rows: ${(error as Error).message}`;
+          quarantine(record, issue, source);
+          problems.add('row_invalid', issue, false);
+          continue;
+        }
+        const outside = outOfScope(tables);
+        if (outside) {
+          const issue = describeScopeMiss(outside.table, outside.miss);
+          quarantine(record, issue, source);
+          // A record dated outside the slice may be one of its own that the API files under another day (another time
+          // zone): the slice may lack it, so it is incomplete. A domain or value not asked for is only extra.
+          if (outside.miss.column === 'day') problems.add('out_of_scope', issue, false);
+          continue;
+        }
+        records += 1;
+        add(tables);
+      }
+      buffer.rejects.push(...page.rejects);
+      invalid += page.rejects.length;
+      if (buffered >= chunkRows) await flush();
+    }
+  } catch (error) {
+    if (!(error instanceof PagingInconsistency)) throw error;
+    // The pages before it were answered as asked and stay; the refused page's records are quarantined with the reason.
+    for (const raw of error.refused) quarantine(raw, error.message, error.endpoint);
+    problems.add('paging_mismatch', error.message, false, Math.max(1, error.refused.length));
   }
-  if (lastPage && stream.infoRows) add(stream.infoRows(lastPage, rowContext));
+  if (lastPage && stream.infoRows) {
+    try {
+      add(stream.infoRows(lastPage, rowContext));
+    } catch (error) {
+      const issue = `the answer's info could not be made into rows: ${(error as Error).message}`;
+      quarantine(lastPage.info, issue, sourceOf(lastPage, stream, context));
+      problems.add('row_invalid', issue, false);
+    }
+  }
   await flush();
 
-  const totalRows = lastPage?.totalRows ?? null;
-  const counted = stream.recordId ? ids.size : records;
+  // Only a count is a count: whatever else an API puts there is treated as not said.
+  const reported = lastPage?.totalRows;
+  const totalRows = typeof reported === 'number' && Number.isSafeInteger(reported) && reported >= 0 ? reported : null;
+  const distinct = stream.recordId ? seen.size : records + quarantined;
   // Rejected records are accounted for: they were read, they just could not be loaded.
-  const accountedFor = counted + rejects;
-  const complete = !stream.recordId || totalRows === null || accountedFor === totalRows;
+  const accountedFor = distinct + invalid;
+  if (stream.recordId && totalRows !== null && accountedFor !== totalRows) {
+    const moved = firstTotalRows !== undefined && firstTotalRows !== totalRows ? ` (it moved from ${firstTotalRows} while the slice was read)` : '';
+    problems.add(
+      'incomplete',
+      `read ${distinct} distinct records and ${invalid} rejects, but the API reported total_rows ${totalRows}${moved}`,
+      true,
+    );
+  }
+  const status = !problems.any ? 'complete' : pages === 0 && records === 0 ? 'failed' : 'incomplete';
   return {
-    status: complete ? 'complete' : 'incomplete',
-    records: counted,
+    status,
+    records,
     rows,
-    rejects,
+    rejects: invalid + quarantined,
     totalRows,
     reads,
-    problem: complete ? null : `read ${counted} distinct records and ${rejects} rejects, but the API reported total_rows ${totalRows}`,
+    problem: problems.describe(),
+    problemCode: problems.firstCode,
+    rereadable: problems.rereadable,
   };
 }
 

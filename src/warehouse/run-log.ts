@@ -44,6 +44,19 @@ export interface SliceStateRow {
   runId: string | null;
   completedAt: string | null;
   updatedAt: string;
+  /**
+   * The latest attempt at the slice. It differs from the state above when it came out worse (a failed or incomplete
+   * re-fetch of a slice that had loaded): the state keeps the last good load, the attempt is recorded here.
+   */
+  lastAttempt: {
+    status: SliceStatus;
+    at: string | null;
+    runId: string | null;
+    error: string | null;
+    errorCode: string | null;
+    requestId: string | null;
+    attempts: number | null;
+  };
 }
 
 export interface SliceStateFilter {
@@ -53,6 +66,10 @@ export interface SliceStateFilter {
   /** Inclusive bounds on the slice's day (`YYYY-MM-DD`); slices without a day are left out when set. */
   fromDay?: string;
   toDay?: string;
+  /**
+   * The slices this run attempted, each with the outcome of the run's attempt as its `status` (also when the attempt
+   * was recorded beside a better state it did not replace), so a run's own failures count in its outcome.
+   */
   runId?: string;
 }
 
@@ -126,19 +143,27 @@ export async function sliceStates(connection: DuckDBConnection, filter: SliceSta
     params.push(value);
     return `$${params.length}`;
   };
+  // Read per run, a slice's status is that of the run's attempt; otherwise that of the rows it holds.
+  let status = 'status';
+  if (filter.runId !== undefined) {
+    const run = bind(filter.runId);
+    where.push(`(run_id = ${run} OR last_attempt_run_id = ${run})`);
+    status = `CASE WHEN last_attempt_run_id = ${run} THEN coalesce(last_attempt_status, status) ELSE status END`;
+  }
   if (filter.brandId !== undefined) where.push(`brand_id = CAST(${bind(filter.brandId)} AS BIGINT)`);
   if (filter.stream !== undefined) where.push(`stream = ${bind(filter.stream)}`);
-  if (filter.runId !== undefined) where.push(`run_id = ${bind(filter.runId)}`);
   if (filter.status !== undefined) {
     const statuses = Array.isArray(filter.status) ? filter.status : [filter.status];
-    where.push(statuses.length ? `status IN (${statuses.map((s) => bind(s)).join(', ')})` : 'FALSE');
+    where.push(statuses.length ? `${status} IN (${statuses.map((s) => bind(s)).join(', ')})` : 'FALSE');
   }
   if (filter.fromDay !== undefined) where.push(`"day" >= CAST(${bind(filter.fromDay)} AS DATE)`);
   if (filter.toDay !== undefined) where.push(`"day" <= CAST(${bind(filter.toDay)} AS DATE)`);
   const rows = await readRows(
     connection,
-    `SELECT brand_id, stream, slice_key, CAST("day" AS VARCHAR) AS "day", status, "rows", total_rows, attempts, requests,
-            last_error, error_code, request_id, run_id, completed_at, updated_at
+    `SELECT brand_id, stream, slice_key, CAST("day" AS VARCHAR) AS "day", ${status} AS status, "rows", total_rows, attempts, requests,
+            last_error, error_code, request_id, run_id, completed_at, updated_at,
+            coalesce(last_attempt_status, status) AS last_attempt_status, coalesce(last_attempt_at, updated_at) AS last_attempt_at,
+            last_attempt_run_id, last_attempt_error, last_attempt_error_code, last_attempt_request_id, last_attempt_attempts
      FROM _sync_state ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
      ORDER BY brand_id, stream, "day" NULLS FIRST, slice_key`,
     params,
@@ -159,6 +184,15 @@ export async function sliceStates(connection: DuckDBConnection, filter: SliceSta
     runId: row.run_id as string | null,
     completedAt: row.completed_at as string | null,
     updatedAt: row.updated_at as string,
+    lastAttempt: {
+      status: row.last_attempt_status as SliceStatus,
+      at: row.last_attempt_at as string | null,
+      runId: row.last_attempt_run_id as string | null,
+      error: row.last_attempt_error as string | null,
+      errorCode: row.last_attempt_error_code as string | null,
+      requestId: row.last_attempt_request_id as string | null,
+      attempts: row.last_attempt_attempts as number | null,
+    },
   }));
 }
 

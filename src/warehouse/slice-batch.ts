@@ -57,4 +57,18 @@ export interface SliceBatch {
   writes: TableWrite[];
   rejects: RejectedRecord[];
   state: SliceState;
+  /**
+   * The attempt came out worse than the slice's stored state (a failure, or an incomplete read of a complete slice):
+   * the stored rows, rejects and state stay, and the attempt is recorded beside them (`_sync_state.last_attempt_*`)
+   * and in the run's counters. Such a batch carries no writes and no rejects.
+   */
+  attemptOnly?: boolean;
+}
+
+/** How good an outcome is, for "a worse attempt never replaces a better state". */
+export const SLICE_STATUS_RANK: Readonly<Record<SliceStatus, number>> = { failed: 0, incomplete: 1, complete: 2 };
+
+/** Whether an attempt ending `attempt` must leave a slice stored as `stored` as it is. */
+export function attemptIsWorse(attempt: SliceStatus, stored: SliceStatus | null | undefined): boolean {
+  return stored != null && SLICE_STATUS_RANK[attempt] < SLICE_STATUS_RANK[stored];
 }

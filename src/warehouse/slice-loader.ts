@@ -9,6 +9,7 @@ import {
 import type { Row, Scope, SliceBatch, TableWrite } from './slice-batch.js';
 import type { TablePlan, RowDefaults } from './table-plan.js';
 import { castTypeOf } from './table-plan.js';
+import { compileScope } from './scope.js';
 import { quoteIdent } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
 
@@ -97,8 +98,12 @@ export async function loadSliceBatch(
     syncedAt: timestampTZValue(BigInt(now.getTime()) * 1000n),
     runId: batch.runId,
   };
-  // A failed fetch that brings no rejects leaves the slice's rows and its earlier rejects as they were.
-  const keepRejects = batch.state.status === 'failed' && batch.rejects.length === 0;
+  // A failed fetch that brings no rejects leaves the slice's rows and its earlier rejects as they were; so does an
+  // attempt recorded beside a better state.
+  if (batch.attemptOnly && (batch.writes.length > 0 || batch.rejects.length > 0)) {
+    throw new WarehouseError('row_invalid', 'a batch that only records an attempt cannot carry writes or rejects');
+  }
+  const keepRejects = batch.attemptOnly === true || (batch.state.status === 'failed' && batch.rejects.length === 0);
   const writes: TableWrite[] = keepRejects ? [...batch.writes] : [...batch.writes, rejectsWrite(batch)];
   for (const write of batch.writes) {
     if (write.table.startsWith('_')) {
@@ -265,7 +270,8 @@ async function applyWrite(connection: DuckDBConnection, item: StagedWrite, brand
     const { sql: predicate, params } = scopePredicate(plan, scope);
     // The rows are checked in JS first (a few microseconds); only rows that do not plainly match ask DuckDB, whose
     // cast comparison is the authority and names the error. The query cost ~6 ms of a small slice's ~40.
-    if (item.staged && !plainlyInScope(write.rows, scope, brandId)) {
+    const inScope = compileScope(scope, brandId);
+    if (item.staged && write.rows.some((row) => inScope.check(row) !== undefined)) {
       const outside = await connection.runAndReadAll(
         `SELECT count(*) FROM temp.main.${quoteIdent(stage)} WHERE (${predicate}) IS NOT TRUE`,
         params,
@@ -306,27 +312,6 @@ async function applyWrite(connection: DuckDBConnection, item: StagedWrite, brand
   return result;
 }
 
-/**
- * True when every row carries, for each scope column, a scalar whose text equals the scope's value (or one of its
- * values); a missing `brand_id` is the slice's brand, as the loader fills it in. False means "not plainly": a Date,
- * another spelling of the same day, a missing column — DuckDB then decides.
- */
-function plainlyInScope(rows: readonly Row[], scope: Scope, brandId: number): boolean {
-  const checks = Object.entries(scope).map(([column, expected]) => ({
-    column,
-    allowed: new Set((Array.isArray(expected) ? expected : [expected]).map((value) => String(value))),
-  }));
-  for (const row of rows) {
-    for (const { column, allowed } of checks) {
-      let value = row[column];
-      if ((value === undefined || value === null) && column === 'brand_id') value = brandId;
-      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') return false;
-      if (!allowed.has(String(value))) return false;
-    }
-  }
-  return true;
-}
-
 /** `a = CAST($1 AS T) AND b IN (CAST($2 AS T), ...)` over the table's columns, values bound as parameters. */
 function scopePredicate(plan: TablePlan, scope: Scope): { sql: string; params: DuckDBValue[] } {
   const parts: string[] = [];
@@ -358,18 +343,50 @@ function scopePredicate(plan: TablePlan, scope: Scope): { sql: string; params: D
 async function upsertSliceState(connection: DuckDBConnection, batch: SliceBatch, now: Date): Promise<void> {
   const state = batch.state;
   const at = now.toISOString();
+  if (batch.attemptOnly) {
+    const result = await runPrepared(
+      connection,
+      `UPDATE _sync_state SET last_attempt_status = $4, last_attempt_at = CAST($5 AS TIMESTAMPTZ), last_attempt_run_id = $6,
+         last_attempt_error = CAST($7 AS VARCHAR), last_attempt_error_code = CAST($8 AS VARCHAR),
+         last_attempt_request_id = CAST($9 AS VARCHAR), last_attempt_attempts = CAST($10 AS INTEGER)
+       WHERE brand_id = CAST($1 AS BIGINT) AND stream = $2 AND slice_key = $3`,
+      [
+        batch.brandId,
+        batch.stream,
+        batch.sliceKey,
+        state.status,
+        at,
+        batch.runId,
+        state.lastError,
+        state.errorCode ?? null,
+        state.requestId ?? null,
+        state.attempts,
+      ],
+    );
+    if (result.rowsChanged === 0) {
+      throw new WarehouseError('row_invalid', `slice ${batch.brandId}/${batch.stream}/${batch.sliceKey} has no state to record an attempt beside`);
+    }
+    return;
+  }
   await runPrepared(
     connection,
     `INSERT INTO _sync_state (brand_id, stream, slice_key, "day", status, "rows", total_rows, attempts, requests,
-                              last_error, error_code, request_id, run_id, completed_at, updated_at)
+                              last_error, error_code, request_id, run_id, completed_at, updated_at,
+                              last_attempt_status, last_attempt_at, last_attempt_run_id, last_attempt_error,
+                              last_attempt_error_code, last_attempt_request_id, last_attempt_attempts)
      VALUES (CAST($1 AS BIGINT), $2, $3, CAST($4 AS DATE), $5, CAST($6 AS BIGINT), CAST($7 AS BIGINT),
              CAST($8 AS INTEGER), CAST($9 AS INTEGER), CAST($10 AS VARCHAR), CAST($11 AS VARCHAR), CAST($12 AS VARCHAR),
-             $13, CASE WHEN $5 = 'complete' THEN CAST($14 AS TIMESTAMPTZ) END, CAST($14 AS TIMESTAMPTZ))
+             $13, CASE WHEN $5 = 'complete' THEN CAST($14 AS TIMESTAMPTZ) END, CAST($14 AS TIMESTAMPTZ),
+             $5, CAST($14 AS TIMESTAMPTZ), $13, CAST($10 AS VARCHAR), CAST($11 AS VARCHAR), CAST($12 AS VARCHAR), CAST($8 AS INTEGER))
      ON CONFLICT (brand_id, stream, slice_key) DO UPDATE SET
        "day" = EXCLUDED."day", status = EXCLUDED.status, "rows" = EXCLUDED."rows", total_rows = EXCLUDED.total_rows,
        attempts = EXCLUDED.attempts, requests = EXCLUDED.requests, last_error = EXCLUDED.last_error,
        error_code = EXCLUDED.error_code, request_id = EXCLUDED.request_id, run_id = EXCLUDED.run_id,
-       completed_at = coalesce(EXCLUDED.completed_at, _sync_state.completed_at), updated_at = EXCLUDED.updated_at`,
+       completed_at = coalesce(EXCLUDED.completed_at, _sync_state.completed_at), updated_at = EXCLUDED.updated_at,
+       last_attempt_status = EXCLUDED.last_attempt_status, last_attempt_at = EXCLUDED.last_attempt_at,
+       last_attempt_run_id = EXCLUDED.last_attempt_run_id, last_attempt_error = EXCLUDED.last_attempt_error,
+       last_attempt_error_code = EXCLUDED.last_attempt_error_code, last_attempt_request_id = EXCLUDED.last_attempt_request_id,
+       last_attempt_attempts = EXCLUDED.last_attempt_attempts`,
     [
       batch.brandId,
       batch.stream,

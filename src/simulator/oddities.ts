@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/**
+ * Answers an API bvsync has never met may give, each schema-valid: a record dated outside the range asked for, a
+ * record repeating another's id with other content, a page numbered otherwise than asked, a `total_rows` that moves
+ * from page to page. Each is added to list answers the same way on every fetch, so a test can predict it.
+ */
+export const ODDITY_KINDS = ['row_outside_window', 'duplicate_key', 'wrong_page', 'moving_total'] as const;
+export type OddityKind = (typeof ODDITY_KINDS)[number];
+export const oddityKindSchema = z.enum(ODDITY_KINDS);
+
+/** Days a record `row_outside_window` adds is moved past its original's date. */
+export const OUTSIDE_WINDOW_DAYS = 10;
+/** Added to the id of the record `row_outside_window` adds, so it is a record of its own, not a duplicate. */
+export const OUTSIDE_WINDOW_ID_OFFSET = 1_000_000_000;
+
+const ID_FIELDS = ['id', 'conversation_id', 'topic_id'] as const;
+
+interface ListAnswer {
+  data: unknown[];
+  info?: Record<string, unknown>;
+}
+
+function shiftDate(value: string, days: number): string | undefined {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return undefined;
+  const shifted = new Date(ms + days * 86_400_000).toISOString();
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) ? shifted.slice(0, 10) : shifted;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The record with one of its own numbers changed (or a field added), its ids left as they are. */
+function otherContent(record: Record<string, unknown>): Record<string, unknown> {
+  const field = Object.keys(record).find((key) => typeof record[key] === 'number' && !key.endsWith('id') && key !== 'id');
+  return field ? { ...record, [field]: (record[field] as number) + 1 } : { ...record, x_duplicate_of_other_content: true };
+}
+
+/** The list answer with the oddities asked for; records are added on the first page only. */
+export function applyOddities(answer: ListAnswer, kinds: readonly OddityKind[]): ListAnswer {
+  if (kinds.length === 0) return answer;
+  const data = [...answer.data];
+  const info = answer.info ? { ...answer.info } : undefined;
+  const page = typeof info?.page === 'number' ? info.page : 1;
+  const hasTotal = typeof info?.total_rows === 'number';
+  if (page === 1 && kinds.includes('row_outside_window')) {
+    const dated = data.find((record): record is Record<string, unknown> => isRecord(record) && typeof record.date === 'string');
+    const date = dated ? shiftDate(dated.date as string, OUTSIDE_WINDOW_DAYS) : undefined;
+    if (dated && date) {
+      const outside: Record<string, unknown> = { ...dated, date };
+      for (const field of ID_FIELDS) if (typeof outside[field] === 'number') outside[field] = (outside[field] as number) + OUTSIDE_WINDOW_ID_OFFSET;
+      data.push(outside);
+      if (hasTotal) info!.total_rows = (info!.total_rows as number) + 1;
+    }
+  }
+  if (page === 1 && kinds.includes('duplicate_key')) {
+    const keyed = data.find((record): record is Record<string, unknown> => isRecord(record) && ID_FIELDS.some((field) => typeof record[field] === 'number'));
+    if (keyed) data.push(otherContent(keyed));
+  }
+  if (info && typeof info.page === 'number') {
+    if (kinds.includes('wrong_page') && page >= 2) info.page = page + 1;
+    if (kinds.includes('moving_total') && hasTotal) info.total_rows = (info.total_rows as number) + page;
+  }
+  return info ? { ...answer, data, info } : { ...answer, data };
+}
