@@ -194,7 +194,16 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
           }
           seen.set(id, print);
         }
-        const tables = stream.rows(record, rowContext);
+        let tables: RowsByTable;
+        try {
+          tables = stream.rows(record, rowContext);
+        } catch (error) {
+          // A value its schema let through that the stream cannot use (a timestamp of a day that does not exist).
+          const issue = `the record could not be made into rows: ${(error as Error).message}`;
+          quarantine(record, issue, source);
+          problems.add('row_invalid', issue, false);
+          continue;
+        }
         const outside = outOfScope(tables);
         if (outside) {
           const issue = describeScopeMiss(outside.table, outside.miss);
@@ -217,7 +226,15 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
     for (const raw of error.refused) quarantine(raw, error.message, error.endpoint);
     problems.add('paging_mismatch', error.message, false, Math.max(1, error.refused.length));
   }
-  if (lastPage && stream.infoRows) add(stream.infoRows(lastPage, rowContext));
+  if (lastPage && stream.infoRows) {
+    try {
+      add(stream.infoRows(lastPage, rowContext));
+    } catch (error) {
+      const issue = `the answer's info could not be made into rows: ${(error as Error).message}`;
+      quarantine(lastPage.info, issue, sourceOf(lastPage, stream, context));
+      problems.add('row_invalid', issue, false);
+    }
+  }
   await flush();
 
   // Only a count is a count: whatever else an API puts there is treated as not said.

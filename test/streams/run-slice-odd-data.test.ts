@@ -98,7 +98,6 @@ describe('runSlice with odd data', () => {
     const sink = memorySink();
     const refused = new PagingInconsistency('GET /x page 1: asked for page 1, the API answered page 7; check api.params.page', 'page_echo', 1, [{ id: 1 }, { id: 2 }], 'GET /x page 1');
     const stream = scriptedStream([
-      // eslint-disable-next-line require-yield
       async function* () {
         throw refused;
       },
@@ -106,6 +105,18 @@ describe('runSlice with odd data', () => {
     const result = await runSlice(stream, context, sink);
     expect(result).toMatchObject({ status: 'failed', records: 0, rejects: 2, reads: 1 });
     expect(rejectsOf(sink)).toHaveLength(2);
+  });
+
+  it('quarantines a record the stream cannot make into rows, instead of failing the read', async () => {
+    const sink = memorySink();
+    const base = scriptedStream([pages(page([item(1), item(2), item(3)], 3))]);
+    const stream = { ...base, rows: (record: unknown, context: Parameters<typeof base.rows>[1]) => {
+      if ((record as Item).id === 2) throw new RangeError('Invalid time value');
+      return base.rows(record, context);
+    } };
+    const result = await runSlice(stream, context, sink);
+    expect(result).toMatchObject({ status: 'incomplete', records: 2, rejects: 1, reads: 1, problemCode: 'row_invalid' });
+    expect(rejectsOf(sink)[0]).toMatchObject({ raw: item(2), issues: ['the record could not be made into rows: Invalid time value'] });
   });
 
   it('treats a total_rows that is not a count as not given', async () => {

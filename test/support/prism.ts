@@ -29,6 +29,13 @@ export interface PrismOptions {
    * `global` passes `--seed` to Prism instead.
    */
   seedEach?: 'request' | 'global';
+  /**
+   * Make `info.page` and `info.page_size` of every answer echo the `page` and `page_size` asked for; default false.
+   * Prism answers random ones, which bvsync rightly refuses (a wrong page echo is how a wrong `api.params.page`
+   * shows), so without the echo no paged stream gets past its first page; with it, Prism's random records reach the
+   * loader. Everything else stays Prism's.
+   */
+  echoPaging?: boolean;
   /** How long to wait for Prism to answer its first request; default 60 s (it loads in 2 s on an idle box, 11 s on a loaded one). */
   startTimeoutMs?: number;
 }
@@ -88,7 +95,7 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
   let gone = false;
   void exited.then(() => (gone = true));
 
-  let proxy: SeedingProxy | undefined;
+  let proxy: Proxy | undefined;
   const stop = async () => {
     await proxy?.close();
     if (gone) return;
@@ -122,9 +129,9 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
     await sleep(delay);
     delay = Math.min(delay * 2, 500);
   }
-  if (seedEachRequest) {
+  if (seedEachRequest || options.echoPaging) {
     try {
-      proxy = await startSeedingProxy(port, options.seed!);
+      proxy = await startProxy(port, seedEachRequest ? options.seed : undefined, options.echoPaging ?? false);
     } catch (error) {
       await stop();
       throw error;
@@ -133,7 +140,7 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
   return { url: proxy?.url ?? url, apiKey: PRISM_API_KEY, pid: child.pid!, output: () => output, stop };
 }
 
-interface SeedingProxy {
+interface Proxy {
   url: string;
   close(): Promise<void>;
 }
@@ -143,18 +150,32 @@ export function requestSeed(seed: string, method: string, url: string): string {
   return createHash('sha256').update(`${seed}\n${method}\n${url}`).digest('hex').slice(0, 24);
 }
 
-/** Forwards every request to Prism on `targetPort` with `Prefer: seed=<requestSeed>` added. */
-async function startSeedingProxy(targetPort: number, seed: string): Promise<SeedingProxy> {
+/**
+ * Forwards every request to Prism on `targetPort`, with `Prefer: seed=<requestSeed>` added when there is a seed, and
+ * with the paging echo of successful answers set to what was asked when `echoPaging`.
+ */
+async function startProxy(targetPort: number, seed: string | undefined, echoPaging: boolean): Promise<Proxy> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const headers = { ...req.headers, prefer: `seed=${requestSeed(seed, req.method ?? 'GET', req.url ?? '/')}` };
+    const headers = seed === undefined ? req.headers : { ...req.headers, prefer: `seed=${requestSeed(seed, req.method ?? 'GET', req.url ?? '/')}` };
     const upstream = httpRequest({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
+      const status = answer.statusCode ?? 502;
+      if (!echoPaging || status < 200 || status >= 300) {
+        res.writeHead(status, answer.headers);
+        answer.pipe(res);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('end', () => {
+        const body = withPagingEcho(Buffer.concat(chunks).toString('utf8'), new URL(req.url ?? '/', 'http://proxy').searchParams);
+        res.writeHead(status, { ...answer.headers, 'content-length': String(Buffer.byteLength(body)) });
+        res.end(body);
+      });
     });
     upstream.on('error', (error) => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
-      res.end(`seeding proxy: Prism did not answer: ${error.message}`);
+      res.end(`Prism proxy: Prism did not answer: ${error.message}`);
     });
     req.pipe(upstream);
   });
@@ -175,4 +196,22 @@ async function startSeedingProxy(targetPort: number, seed: string): Promise<Seed
         for (const socket of sockets) socket.destroy();
       }),
   };
+}
+
+/** The answer with `info.page` / `info.page_size` set to the request's `page` / `page_size` (bvsync's default names). */
+function withPagingEcho(text: string, query: URLSearchParams): string {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const info = (body as { info?: unknown } | null)?.info;
+  if (typeof info !== 'object' || info === null || Array.isArray(info)) return text;
+  const echo = info as Record<string, unknown>;
+  for (const name of ['page', 'page_size']) {
+    const asked = query.get(name);
+    if (asked !== null && name in echo) echo[name] = Number(asked);
+  }
+  return JSON.stringify(body);
 }
