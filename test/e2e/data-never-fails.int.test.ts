@@ -29,7 +29,7 @@ describe('odd records: outside the window, a repeated id with other content', ()
     expect(backfill.code, backfill.stderr.slice(-3000)).toBe(0);
     expect(backfill.stdout).toMatch(/incomplete/);
     const [run] = await queryFile(fx.config.db, 'SELECT status, errors::INTEGER AS errors, rejects::INTEGER AS rejects FROM _sync_runs');
-    expect(run).toMatchObject({ status: 'partial', errors: 0 });
+    expect(run).toMatchObject({ status: 'incomplete', errors: 0 });
     expect(run!.rejects).toBeGreaterThan(0);
   });
 

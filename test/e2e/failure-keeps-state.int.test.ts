@@ -108,6 +108,6 @@ describe('an incomplete re-read of a complete slice', () => {
       expect(attempt.last_attempt_error).toMatch(new RegExp(`outside the slice's window ${attempt.slice_key}\\.\\.${attempt.slice_key}`));
     }
     const [run] = await query('SELECT status FROM _sync_runs WHERE run_id = $1', [odd.meta.runId]);
-    expect(run!.status).toBe('partial');
+    expect(run!.status).toBe('incomplete');
   }, 120_000);
 });
