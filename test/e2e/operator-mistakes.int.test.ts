@@ -6,7 +6,7 @@ import { connectRedis } from '../../jobs/redis.js';
 import { RunStore } from '../../jobs/run-store.js';
 import { RUN_SHUTDOWN_DEADLINE_MS } from '../../src/cli/run-command.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
-import { cliEnv, engineFixture, queryFile, runBvsync, spawnBvsync, writeCliConfig, type CliProcess, type CliResult, type EngineFixture } from '../support/engine.js';
+import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, spawnBvsync, writeCliConfig, type CliProcess, type CliResult, type EngineFixture } from '../support/engine.js';
 
 /**
  * Operator mistakes as a user makes them, each with the real command against the simulator, its request log as the
@@ -237,4 +237,18 @@ describe('a brand the key cannot read beside one it can', () => {
       { brand_id: forbidden, status: 'failed', error_code: 'brand_access_denied', slices: 10, requests: 0, request_ids: 1 },
     ]);
   });
+});
+
+describe('a brand the key cannot read, in a run with no preflight (a scheduled run)', () => {
+  it('is asked once: its first 403 is remembered for the run\'s other slices', async () => {
+    await freshFixture('no-preflight');
+    const forbidden = fx.sim.forbiddenBrand;
+    // One slice at a time, so no second slice of the brand is already in flight when the first meets its 403.
+    const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, brands: [1, forbidden], streams: STREAMS.split(','), worker: { fetchConcurrency: 1 } });
+    expect(progress.meta.status).toBe('incomplete');
+    const denied = apiRequests().filter((entry) => entry.path.startsWith(`/customer/v1/brands/${forbidden}/`));
+    expect(denied).toHaveLength(1);
+    const [states] = await queryFile(fx.config.db, `SELECT count(*)::INTEGER AS slices, count(*) FILTER (WHERE status = 'failed' AND error_code = 'brand_access_denied')::INTEGER AS denied FROM _sync_state WHERE brand_id = ${forbidden}`);
+    expect(states).toEqual({ slices: 10, denied: 10 });
+  }, 120_000);
 });
