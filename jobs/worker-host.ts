@@ -9,7 +9,7 @@ import type { FreshnessRow, QueueCounts, SyncMetrics } from '../src/ops/sync-met
 import { DatabaseLockedError } from '../src/warehouse/database-locked-error.js';
 import { workingPathFor } from '../src/warehouse/paths.js';
 import { openWarehouse, type Warehouse, type WarehouseOptions } from '../src/warehouse/warehouse.js';
-import { BrandAccessMemo } from './brand-access-memo.js';
+import { AccessMemo } from './access-memo.js';
 import { fetchProcessor } from './fetch-processor.js';
 import { loadProcessor } from './load-processor.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
@@ -121,7 +121,7 @@ export class WorkerHost {
         chunkRows: this.options.chunkRows,
         signal: this.abort.signal,
         metrics: this.options.metrics,
-        brandAccess: new BrandAccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
+        access: new AccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
       }),
       this.workerOptions(this.options.fetchConcurrency ?? config.sync.fetchConcurrency),
     );

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { BrandAccessMemo, type BrandDenial } from '../../jobs/brand-access-memo.js';
+import { AccessMemo, type Refusal } from '../../jobs/access-memo.js';
 import { connectRedis } from '../../jobs/redis.js';
 import { createApiClient } from '../api/client.js';
 import { ApiError, AuthError, BrandAccessDeniedError } from '../api/errors.js';
@@ -32,7 +32,7 @@ export interface PreflightResult {
   /** Brands the key read. */
   readable: number[];
   /** Brands the API refused to the key (403 `brand_access_denied`), with its answer. */
-  denied: BrandDenial[];
+  denied: Array<Refusal & { brandId: number }>;
   /** Brands whose probe got no answer after retries (5xx, timeouts): the run tries them as usual. */
   unanswered: number[];
   /** HTTP requests the probes made, retries included. */
@@ -160,14 +160,16 @@ function refusedKey(error: AuthError, requests: number): UsageError {
 
 /**
  * Shares what the preflight learnt with every process of this Redis prefix: the brands refused are remembered (their
- * slices are then recorded failed, with the API's answer, without a request each: jobs/brand-access-memo.ts), and a
- * brand read again is forgotten, so access granted since is used at once.
+ * slices are then recorded failed, with the API's answer, without a request each: jobs/access-memo.ts), and a brand
+ * read again, or the key accepted again after a run met a 401, is forgotten, so what was fixed is used at once.
  */
 async function rememberBrandAccess(config: Config, redisUrl: string, result: PreflightResult): Promise<void> {
   if (!config.api.apiKey || (result.denied.length === 0 && result.readable.length === 0)) return;
   const connection = connectRedis(redisUrl);
   try {
-    const memo = new BrandAccessMemo(connection, config.redisPrefix, config.api.apiKey);
+    const memo = new AccessMemo(connection, config.redisPrefix, config.api.apiKey);
+    // Any answer about a brand means the key itself was accepted: a refusal remembered from a run is over.
+    await memo.forget(null);
     for (const denial of result.denied) await memo.remember(denial);
     for (const brand of result.readable) await memo.forget(brand);
   } finally {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../jobs/redis.js';
 import { RunStore } from '../../jobs/run-store.js';
+import { runToEnd } from '../../jobs/start-run.js';
 import { RUN_SHUTDOWN_DEADLINE_MS } from '../../src/cli/run-command.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, spawnBvsync, writeCliConfig, type CliProcess, type CliResult, type EngineFixture } from '../support/engine.js';
@@ -250,5 +251,28 @@ describe('a brand the key cannot read, in a run with no preflight (a scheduled r
     expect(denied).toHaveLength(1);
     const [states] = await queryFile(fx.config.db, `SELECT count(*)::INTEGER AS slices, count(*) FILTER (WHERE status = 'failed' AND error_code = 'brand_access_denied')::INTEGER AS denied FROM _sync_state WHERE brand_id = ${forbidden}`);
     expect(states).toEqual({ slices: 10, denied: 10 });
+  }, 120_000);
+});
+
+describe('a key refused in a run with no preflight (a key revoked under a running worker)', () => {
+  it('is asked once: its first 401 is remembered for every other slice', async () => {
+    await freshFixture('revoked');
+    const revoked = { ...fx.config, api: { ...fx.config.api, apiKey: 'bvk_revoked_meanwhile' } };
+    const progress = await runToEnd({
+      config: revoked,
+      redisUrl: fx.redisUrl,
+      log: fx.log,
+      kind: 'backfill',
+      today: TODAY,
+      from: FROM,
+      to: TODAY,
+      brands: [1],
+      streams: STREAMS.split(','),
+      worker: { leaseTtlMs: 2_000, fetchConcurrency: 1 },
+    });
+    expect(progress.meta.status).toBe('failed');
+    expect(apiRequests().map((entry) => entry.status)).toEqual([401]);
+    const [states] = await queryFile(fx.config.db, `SELECT count(*)::INTEGER AS slices, count(*) FILTER (WHERE status = 'failed' AND error_code = 'unauthorized')::INTEGER AS refused FROM _sync_state`);
+    expect(states).toEqual({ slices: 10, refused: 10 });
   }, 120_000);
 });
