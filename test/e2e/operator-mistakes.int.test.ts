@@ -6,6 +6,7 @@ import { connectRedis } from '../../jobs/redis.js';
 import { RunStore } from '../../jobs/run-store.js';
 import { runToEnd } from '../../jobs/start-run.js';
 import { RUN_SHUTDOWN_DEADLINE_MS } from '../../src/cli/run-command.js';
+import { PrivateRedis } from '../reliability/scenarios.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, spawnBvsync, writeCliConfig, type CliProcess, type CliResult, type EngineFixture } from '../support/engine.js';
 
@@ -137,6 +138,25 @@ describe('SIGTERM to a command that is waiting or retrying', () => {
     const result = await terminateWhen(child, /rate limited/);
     expect(result.afterSignalMs).toBeLessThan(RUN_SHUTDOWN_DEADLINE_MS);
     expect(result.code).toBe(1);
+  }, 90_000);
+
+  it.skipIf(!PrivateRedis.available())('a backfill whose Redis went away (needs redis-server on PATH): ends within its shutdown deadline', async () => {
+    await freshFixture('redis-gone');
+    const server = await PrivateRedis.start(false);
+    try {
+      fx.sim.setKnobs({ latencyMs: 200 }); // slices still running when Redis goes
+      const child = spawnBvsync(backfillArgs(), cliEnv(fx, { REDIS_URL: server.url }));
+      started.push(child);
+      await child.waitFor(/holding the DuckDB writer lease/, 60_000);
+      await server.kill();
+      const result = await terminateWhen(child, /redis connection error/);
+      // Closing queues waits on a Redis that is gone: the deadline ends it, saying so.
+      expect(result.afterSignalMs).toBeLessThan(RUN_SHUTDOWN_DEADLINE_MS + 3_000);
+      expect(result.code).toBe(1);
+      expect(result.stdout + result.stderr).toMatch(/bvsync: could not stop cleanly within 10 s of SIGTERM \(is Redis answering\?\)|run \S+ interrupted/);
+    } finally {
+      await server.stop();
+    }
   }, 90_000);
 
   it('a worker retrying the writer lease: ends within --shutdown-seconds and its grace', async () => {
