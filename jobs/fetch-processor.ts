@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ApiError, BrandAccessDeniedError, RateLimitedError, type ApiClient } from '../src/api/index.js';
+import { ApiError, AuthError, BrandAccessDeniedError, RateLimitedError, type ApiClient } from '../src/api/index.js';
 import type { SyncConfig } from '../src/config/schema.js';
 import { redactSecrets, withLogContext, type Logger } from '../src/log.js';
 import type { SliceOutcomeStatus, SyncMetrics } from '../src/ops/sync-metrics.js';
 import { getStream } from '../src/streams/registry.js';
 import { runSlice } from '../src/streams/run-slice.js';
-import type { BrandAccessMemo } from './brand-access-memo.js';
+import type { AccessMemo } from './access-memo.js';
 import { RedisChunkSink } from './chunk-store.js';
 import { fetchJobSchema, parseJobData, type CommitJobData, type FetchJobData } from './job-data.js';
 import { jobId } from './job-ids.js';
@@ -28,8 +28,8 @@ export interface FetchProcessorDeps {
   signal?: AbortSignal;
   /** Told how each slice ended and how long it took; default none. */
   metrics?: SyncMetrics;
-  /** Brands the key cannot read, shared through Redis: their slices fail without a request; default none. */
-  brandAccess?: BrandAccessMemo;
+  /** What the API refused (the key, a brand), shared through Redis: slices it covers fail without a request; default none. */
+  access?: AccessMemo;
 }
 
 /**
@@ -50,9 +50,9 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
     const log = deps.log.child(bindings);
     const started = performance.now();
     const fetched = (status: SliceOutcomeStatus) => deps.metrics?.sliceFetched(data.stream, status, (performance.now() - started) / 1000);
-    // A brand the API already refused (the command's preflight, or this run's first 403) is not asked again per slice:
-    // the slice is recorded failed with that answer, so `status` and `_sync_state` still say why.
-    const denial = await deps.brandAccess?.denial(data.brandId);
+    // A key or a brand the API already refused (the command's preflight, or an earlier slice's 401 or 403) is not asked
+    // again per slice: the slice is recorded failed with that answer, so `status` and `_sync_state` still say why.
+    const denial = await deps.access?.refusalFor(data.brandId);
     if (denial) {
       fetched('failed');
       await enqueueCommit(deps, data, {
@@ -106,10 +106,11 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         await deps.queues.fetch.rateLimit(error.retryAfterMs);
         throw Worker.RateLimitError();
       }
-      if (error instanceof BrandAccessDeniedError) {
-        await deps.brandAccess
-          ?.remember({ brandId: data.brandId, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() })
-          .catch((failure: Error) => log.warn({ err: failure.message }, 'could not remember the brand denial'));
+      if (error instanceof BrandAccessDeniedError || error instanceof AuthError) {
+        const brandId = error instanceof BrandAccessDeniedError ? data.brandId : null;
+        await deps.access
+          ?.remember({ brandId, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() })
+          .catch((failure: Error) => log.warn({ err: failure.message }, 'could not remember the refusal'));
       }
       const permanent = error instanceof ApiError && !error.retryable;
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);

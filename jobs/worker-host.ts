@@ -10,7 +10,7 @@ import { DatabaseLockedError } from '../src/warehouse/database-locked-error.js';
 import { workingPathFor } from '../src/warehouse/paths.js';
 import { openWarehouse, type Warehouse, type WarehouseOptions } from '../src/warehouse/warehouse.js';
 import { isFinishedRunStatus } from '../src/vocabulary.js';
-import { BrandAccessMemo } from './brand-access-memo.js';
+import { AccessMemo } from './access-memo.js';
 import { fetchProcessor } from './fetch-processor.js';
 import { loadProcessor } from './load-processor.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
@@ -122,7 +122,7 @@ export class WorkerHost {
         chunkRows: this.options.chunkRows,
         signal: this.abort.signal,
         metrics: this.options.metrics,
-        brandAccess: new BrandAccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
+        access: new AccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
       }),
       this.workerOptions(this.options.fetchConcurrency ?? config.sync.fetchConcurrency),
     );

@@ -3,8 +3,9 @@ import type { RunStatus } from '../vocabulary.js';
 /**
  * How every bvsync command ends, defined once and printed by `bvsync --help` (README "Exit codes"):
  * 0 done; 1 the run did not finish done (a slice failed, it was cancelled, lost from Redis or interrupted) or the
- * command could not do its work (an API, Redis or database that fails); 2 the command line or the config is wrong,
- * and nothing was started.
+ * command could not do its work (an API or Redis that fails, a working file another program holds); 2 the command
+ * line, the config or the setup it names is wrong (a database path that cannot be used, a key the API refuses), and
+ * nothing was started.
  */
 export const EXIT_DONE = 0;
 export const EXIT_NOT_DONE = 1;
@@ -14,8 +15,9 @@ export const EXIT_CODES_HELP = `
 Exit codes:
   0  done (sync/backfill: the run finished and no slice failed)
   1  the run finished with failed slices, was cancelled (bvsync cancel), was lost from Redis or interrupted;
-     or the command could not do its work (API, Redis or database unreachable or refusing)
-  2  usage or config error: a wrong option or argument, an invalid config, a missing setting; nothing was started
+     or the command could not do its work (API or Redis unreachable, the working file held by another program)
+  2  usage or config error: a wrong option or argument, an invalid config, a missing setting, a database path
+     that cannot be used, a key the API refuses; nothing was started
 `;
 
 /** The exit code of a `sync` or `backfill` that waited on its run: 0 only when it finished without a failed slice. */

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { BrandAccessMemo, type BrandDenial } from '../../jobs/brand-access-memo.js';
+import { AccessMemo, type Refusal } from '../../jobs/access-memo.js';
 import { connectRedis } from '../../jobs/redis.js';
 import { createApiClient } from '../api/client.js';
 import { ApiError, AuthError, BrandAccessDeniedError } from '../api/errors.js';
@@ -18,8 +18,6 @@ const PROBE_MAX_ATTEMPTS = 3;
 export interface PreflightOptions {
   /** The brands the command reads; each costs one request (its competitors list). */
   brands: number[];
-  /** Whether this process may write the database, so its path must be usable; default true. */
-  database?: boolean;
   /**
    * An API nobody answers at: a usage error (exit 1) for a command, only a warning for a long-running worker, which
    * must outlive an API that is down for a while (its jobs retry); default true.
@@ -34,40 +32,45 @@ export interface PreflightResult {
   /** Brands the key read. */
   readable: number[];
   /** Brands the API refused to the key (403 `brand_access_denied`), with its answer. */
-  denied: BrandDenial[];
+  denied: Array<Refusal & { brandId: number }>;
   /** Brands whose probe got no answer after retries (5xx, timeouts): the run tries them as usual. */
   unanswered: number[];
   /** HTTP requests the probes made, retries included. */
   requests: number;
 }
 
-/**
- * Checks made once before a `sync`, `backfill` or `worker` plans or takes anything, so a bad setup costs one message
- * and at most one request per brand instead of a run of refused calls:
+/*
+ * The preflight: checks made once before a `sync`, `backfill` or `worker` plans or takes anything, cheapest first, so a
+ * bad setup costs one message and at most one request per brand instead of a run of refused calls:
  *
- * - the database path is usable when this process may write it: its folder exists or can be created and is writable,
- *   and the published and working files are DuckDB files or absent (exit 2, naming the path and the OS reason);
- * - the API's host accepts connections (exit 1);
- * - the key is accepted: a refused key (401) stops at its first request (exit 2, naming the key's setting, never the
- *   key);
- * - which brands the key reads: one request per brand (its competitors list: no query parameter, so a wrong
- *   `api.params` mapping cannot make a readable brand look unreadable). A brand refused with `brand_access_denied`
- *   is skipped: see `rememberBrandAccess`. When the key reads none of the brands, there is nothing to run (exit 2).
+ * 1. `checkDatabaseFiles`, when the process may write the database: its folder exists or can be created and is
+ *    writable, and the published and working files are DuckDB files or absent (exit 2, naming the path and the OS
+ *    reason). No request, no Redis.
+ * 2. Redis answers (jobs/redis.ts; exit 1), so a missing Redis costs no API call either.
+ * 3. `preflight`: the API's host accepts connections (exit 1); the key is accepted, a refused key (401) stopping at
+ *    its first request (exit 2, naming the key's setting, never the key); and which brands the key reads, one request
+ *    per brand, remembered for every process (`rememberBrandAccess`). When it reads none of them, there is nothing to
+ *    run (exit 2).
  */
-export async function preflight(config: Config, options: PreflightOptions): Promise<PreflightResult> {
-  if (options.database !== false) checkDatabaseFiles(config);
-  if (!config.api.url) return { readable: options.brands, denied: [], unanswered: [], requests: 0 };
+
+/**
+ * Step 3 of the preflight: the API, the key and the brands. Each brand is asked for its competitors list: no query
+ * parameter, so a wrong `api.params` mapping cannot make a readable brand look unreadable.
+ */
+export async function preflight(config: Config, redisUrl: string, options: PreflightOptions): Promise<PreflightResult> {
+  const nothing: PreflightResult = { readable: [], denied: [], unanswered: options.brands, requests: 0 };
+  if (!config.api.url) return nothing;
   try {
     await checkReachable(config.api.url);
   } catch (error) {
     if (options.requireReachable !== false) throw error;
     options.log.warn({ err: (error as Error).message }, 'preflight: the API does not answer; the key is checked by the first requests that reach it');
-    return { readable: [], denied: [], unanswered: options.brands, requests: 0 };
+    return nothing;
   }
   if (options.brands.length === 0) {
     // Every endpoint is a brand's: without one there is nothing to ask (a worker whose config lists no brands).
     options.log.info('preflight: no brands configured, so the key is checked by the first run\'s requests');
-    return { readable: [], denied: [], unanswered: [], requests: 0 };
+    return nothing;
   }
   const result = await probeBrands(config, options);
   const { readable, denied, unanswered, requests } = result;
@@ -82,6 +85,7 @@ export async function preflight(config: Config, options: PreflightOptions): Prom
     options.log.warn({ brand: denial.brandId, requestId: denial.requestId }, 'preflight: the API key cannot read this brand (brand_access_denied); its slices are recorded failed without a request');
   }
   for (const brand of unanswered) options.log.warn({ brand }, 'preflight: no answer about this brand; the run tries it');
+  await rememberBrandAccess(config, redisUrl, result);
   return result;
 }
 
@@ -127,6 +131,7 @@ async function probeBrands(config: Config, options: PreflightOptions): Promise<P
         await client.competitors(brand);
         result.readable.push(brand);
       } catch (error) {
+        if (options.signal?.aborted) throw new UsageError('stopped by a signal before the run started; nothing was planned', 1);
         if (error instanceof AuthError) throw refusedKey(error, requests);
         if (error instanceof BrandAccessDeniedError) {
           result.denied.push({ brandId: brand, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() });
@@ -155,14 +160,16 @@ function refusedKey(error: AuthError, requests: number): UsageError {
 
 /**
  * Shares what the preflight learnt with every process of this Redis prefix: the brands refused are remembered (their
- * slices are then recorded failed, with the API's answer, without a request each: jobs/brand-access-memo.ts), and a
- * brand read again is forgotten, so access granted since is used at once.
+ * slices are then recorded failed, with the API's answer, without a request each: jobs/access-memo.ts), and a brand
+ * read again, or the key accepted again after a run met a 401, is forgotten, so what was fixed is used at once.
  */
-export async function rememberBrandAccess(config: Config, redisUrl: string, result: PreflightResult): Promise<void> {
+async function rememberBrandAccess(config: Config, redisUrl: string, result: PreflightResult): Promise<void> {
   if (!config.api.apiKey || (result.denied.length === 0 && result.readable.length === 0)) return;
   const connection = connectRedis(redisUrl);
   try {
-    const memo = new BrandAccessMemo(connection, config.redisPrefix, config.api.apiKey);
+    const memo = new AccessMemo(connection, config.redisPrefix, config.api.apiKey);
+    // Any answer about a brand means the key itself was accepted: a refusal remembered from a run is over.
+    await memo.forget(null);
     for (const denial of result.denied) await memo.remember(denial);
     for (const brand of result.readable) await memo.forget(brand);
   } finally {

@@ -3,7 +3,7 @@ import type { RunKind } from '../../jobs/run-store.js';
 import { parseDay, todayUtc } from '../days.js';
 import { chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, workerTimingsFromEnv, type CommonFlags } from './context.js';
 import type { Logger } from '../log.js';
-import { preflight, rememberBrandAccess, type PreflightResult } from './preflight.js';
+import { checkDatabaseFiles, preflight, type PreflightResult } from './preflight.js';
 import { runWithReport } from './run-report.js';
 
 /** The flags `sync` and `backfill` share. */
@@ -35,12 +35,14 @@ export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window:
   const streams = chooseStreams(config, flags.streams);
   // Running slices get part of the shutdown deadline to finish; the rest is for closing Redis and DuckDB.
   const worker = { ...workerTimingsFromEnv(), stopDeadlineMs: RUN_SHUTDOWN_DEADLINE_MS / 2 };
-  // After every local check (a mistyped flag costs no request), before anything is planned: see preflight.ts.
-  const checked = await preflight(config, { brands, database: !flags.enqueueOnly, log });
+  // The preflight, after every local check (a mistyped flag costs no request) and before anything is planned; cheapest
+  // first: the database path, Redis, then the key and the brands (see preflight.ts).
+  if (!flags.enqueueOnly) checkDatabaseFiles(config);
   const redis = await redisFor(config, log);
-  await rememberBrandAccess(config, redis.url, checked);
-  const disarm = exitWithinDeadlineOnSignal(log);
+  const stopping = new AbortController();
+  const disarm = exitWithinDeadlineOnSignal(log, stopping);
   try {
+    const checked = await preflight(config, redis.url, { brands, log, signal: stopping.signal });
     const { exitCode } = await runWithReport({ config, redisUrl: redis.url, log, kind, brands, streams, ...window, enqueueOnly: flags.enqueueOnly, worker });
     reportSkippedBrands(checked);
     process.exitCode = exitCode;
@@ -63,9 +65,10 @@ const LINGER_LIMIT_MS = 5_000;
  */
 export const RUN_SHUTDOWN_DEADLINE_MS = 10_000;
 
-/** Arms the shutdown deadline on the first SIGINT/SIGTERM; returns the disarm. */
-function exitWithinDeadlineOnSignal(log: Logger): () => void {
+/** Arms the shutdown deadline on the first SIGINT/SIGTERM, and aborts the preflight if it is still asking; returns the disarm. */
+function exitWithinDeadlineOnSignal(log: Logger, stopping: AbortController): () => void {
   const onSignal = (signal: NodeJS.Signals) => {
+    stopping.abort();
     log.info({ signal, deadlineSeconds: RUN_SHUTDOWN_DEADLINE_MS / 1000 }, 'stopping: the run stays queued for the next worker');
     setTimeout(() => {
       process.stderr.write(`bvsync: could not stop cleanly within ${RUN_SHUTDOWN_DEADLINE_MS / 1000} s of ${signal} (is Redis answering?); exiting now, the run's jobs stay queued\n`);

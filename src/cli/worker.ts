@@ -5,7 +5,7 @@ import { parsePort } from '../ops/port.js';
 import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimingsFromEnv, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
-import { preflight, rememberBrandAccess } from './preflight.js';
+import { checkDatabaseFiles, preflight } from './preflight.js';
 
 interface WorkerFlags extends CommonFlags {
   concurrency?: string;
@@ -38,11 +38,16 @@ export function workerCommand(): Command {
     const timings = workerTimingsFromEnv();
     const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort, '--metrics-port');
     const metrics = metricsPort === undefined ? undefined : new PrometheusMetrics();
-    // The key once, at start (a refused key exits 2 here rather than failing every slice later), and the database
-    // path when this worker may become the writer: see preflight.ts.
-    const checked = await preflight(config, { brands: config.brands, database: !flags.fetchOnly, requireReachable: false, log });
+    // The preflight, at start: the database path when this worker may become the writer, Redis, then the key (a
+    // refused key exits 2 here rather than failing every slice later) and the config's brands. See preflight.ts.
+    if (!flags.fetchOnly) checkDatabaseFiles(config);
     const redis = await redisFor(config, log);
-    await rememberBrandAccess(config, redis.url, checked);
+    try {
+      await preflight(config, redis.url, { brands: config.brands, requireReachable: false, log });
+    } catch (error) {
+      await redis.stop();
+      throw error;
+    }
     const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics, ...timings });
     // Listened for before the host starts: starting can wait (the writer lease, a working file another program holds),
     // and a signal then must stop the worker as cleanly as later, not kill it outright.

@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../jobs/redis.js';
 import { RunStore } from '../../jobs/run-store.js';
+import { runToEnd } from '../../jobs/start-run.js';
 import { RUN_SHUTDOWN_DEADLINE_MS } from '../../src/cli/run-command.js';
+import { PrivateRedis } from '../reliability/scenarios.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
-import { cliEnv, engineFixture, queryFile, runBvsync, spawnBvsync, writeCliConfig, type CliProcess, type CliResult, type EngineFixture } from '../support/engine.js';
+import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, spawnBvsync, writeCliConfig, type CliProcess, type CliResult, type EngineFixture } from '../support/engine.js';
 
 /**
  * Operator mistakes as a user makes them, each with the real command against the simulator, its request log as the
@@ -138,6 +140,25 @@ describe('SIGTERM to a command that is waiting or retrying', () => {
     expect(result.code).toBe(1);
   }, 90_000);
 
+  it.skipIf(!PrivateRedis.available())('a backfill whose Redis went away (needs redis-server on PATH): ends within its shutdown deadline', async () => {
+    await freshFixture('redis-gone');
+    const server = await PrivateRedis.start(false);
+    try {
+      fx.sim.setKnobs({ latencyMs: 200 }); // slices still running when Redis goes
+      const child = spawnBvsync(backfillArgs(), cliEnv(fx, { REDIS_URL: server.url }));
+      started.push(child);
+      await child.waitFor(/holding the DuckDB writer lease/, 60_000);
+      await server.kill();
+      const result = await terminateWhen(child, /redis connection error/);
+      // Closing queues waits on a Redis that is gone: the deadline ends it, saying so.
+      expect(result.afterSignalMs).toBeLessThan(RUN_SHUTDOWN_DEADLINE_MS + 3_000);
+      expect(result.code).toBe(1);
+      expect(result.stdout + result.stderr).toMatch(/bvsync: could not stop cleanly within 10 s of SIGTERM \(is Redis answering\?\)|run \S+ interrupted/);
+    } finally {
+      await server.stop();
+    }
+  }, 90_000);
+
   it('a worker retrying the writer lease: ends within --shutdown-seconds and its grace', async () => {
     await freshFixture('worker-held');
     mkdirSync(join(fx.dir, 'held-by-worker'));
@@ -237,4 +258,41 @@ describe('a brand the key cannot read beside one it can', () => {
       { brand_id: forbidden, status: 'failed', error_code: 'brand_access_denied', slices: 10, requests: 0, request_ids: 1 },
     ]);
   });
+});
+
+describe('a brand the key cannot read, in a run with no preflight (a scheduled run)', () => {
+  it('is asked once: its first 403 is remembered for the run\'s other slices', async () => {
+    await freshFixture('no-preflight');
+    const forbidden = fx.sim.forbiddenBrand;
+    // One slice at a time, so no second slice of the brand is already in flight when the first meets its 403.
+    const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, brands: [1, forbidden], streams: STREAMS.split(','), worker: { fetchConcurrency: 1 } });
+    expect(progress.meta.status).toBe('incomplete');
+    const denied = apiRequests().filter((entry) => entry.path.startsWith(`/customer/v1/brands/${forbidden}/`));
+    expect(denied).toHaveLength(1);
+    const [states] = await queryFile(fx.config.db, `SELECT count(*)::INTEGER AS slices, count(*) FILTER (WHERE status = 'failed' AND error_code = 'brand_access_denied')::INTEGER AS denied FROM _sync_state WHERE brand_id = ${forbidden}`);
+    expect(states).toEqual({ slices: 10, denied: 10 });
+  }, 120_000);
+});
+
+describe('a key refused in a run with no preflight (a key revoked under a running worker)', () => {
+  it('is asked once: its first 401 is remembered for every other slice', async () => {
+    await freshFixture('revoked');
+    const revoked = { ...fx.config, api: { ...fx.config.api, apiKey: 'bvk_revoked_meanwhile' } };
+    const progress = await runToEnd({
+      config: revoked,
+      redisUrl: fx.redisUrl,
+      log: fx.log,
+      kind: 'backfill',
+      today: TODAY,
+      from: FROM,
+      to: TODAY,
+      brands: [1],
+      streams: STREAMS.split(','),
+      worker: { leaseTtlMs: 2_000, fetchConcurrency: 1 },
+    });
+    expect(progress.meta.status).toBe('failed');
+    expect(apiRequests().map((entry) => entry.status)).toEqual([401]);
+    const [states] = await queryFile(fx.config.db, `SELECT count(*)::INTEGER AS slices, count(*) FILTER (WHERE status = 'failed' AND error_code = 'unauthorized')::INTEGER AS refused FROM _sync_state`);
+    expect(states).toEqual({ slices: 10, refused: 10 });
+  }, 120_000);
 });

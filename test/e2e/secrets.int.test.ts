@@ -26,7 +26,7 @@ beforeAll(async () => {
   const env = cliEnv(fx);
   const days = ['--from', '2026-11-19', '--to', '2026-11-20', '--today', '2026-11-20'];
   outputs.push(['backfill', await runBvsync(['backfill', ...days, '--log-level', 'debug', '--config', config], env)]);
-  // A key the API refuses: every request fails with 401, and the failures are recorded.
+  // A key the API refuses: the preflight's first request fails with 401, and the command stops there, naming the setting.
   const refused = cliEnv(fx, { BVSYNC_API_KEY: `${KEY}_revoked`, BVSYNC_DB: join(fx.dir, 'refused.duckdb') });
   outputs.push(['refused', await runBvsync(['backfill', ...days, '--streams', 'competitors,conversations', '--log-level', 'debug', '--config', config], refused)]);
   outputs.push(['status', await runBvsync(['status', '--config', config], env)]);
@@ -39,8 +39,8 @@ afterAll(async () => fx?.cleanup());
 describe('the API key', () => {
   it('was really used, and the refused key really failed', () => {
     expect(outputs[0]![1].code).toBe(0);
-    expect(outputs[1]![1].code).toBe(1);
-    expect(outputs[1]![1].stdout + outputs[1]![1].stderr).toMatch(/failed/);
+    expect(outputs[1]![1].code).toBe(2);
+    expect(outputs[1]![1].stderr).toMatch(/the API refused the key \(HTTP 401 .*Check BVSYNC_API_KEY/);
   });
 
   it('is in no output of any command, at debug level included', () => {

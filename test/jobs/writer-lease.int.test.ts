@@ -80,4 +80,28 @@ describe('WriterLease', () => {
     expect(tries).toBe(3);
     await lease.stop();
   });
+
+  it('waits twice as long after each failed try, up to its limit, so a file that stays unusable is not hammered', async () => {
+    const key = `${prefix}:backoff`;
+    const tries: number[] = [];
+    const lease = new WriterLease(redis, {
+      key,
+      ttlMs: 1000,
+      intervalMs: 50,
+      maxBackoffMs: 200,
+      onAcquired: () => {
+        tries.push(performance.now());
+        throw new Error('not a DuckDB file');
+      },
+      onLost: () => {},
+    });
+    await lease.start();
+    await until(() => tries.length >= 6, 10_000);
+    await lease.stop();
+    const gaps = tries.slice(1).map((at, i) => at - tries[i]!);
+    // Lower bounds only: a loaded machine makes gaps longer, never shorter. 50, 100, 200, then the limit.
+    const expected = [50, 100, 200, 200, 200];
+    gaps.slice(0, 5).forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(expected[i]! - 5));
+    expect(await redis.get(key)).toBeNull(); // handed back after every failure
+  });
 });

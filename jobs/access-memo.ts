@@ -1,0 +1,74 @@
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { keyHash } from '../src/api/index.js';
+
+/** What the API refused, kept to record slices failed with its answer instead of asking again for each. */
+const refusalSchema = z.object({
+  /** The brand refused (403 `brand_access_denied`), or null when the key itself was (401). */
+  brandId: z.number().int().positive().nullable(),
+  /** The API's error code. */
+  errorCode: z.string().min(1),
+  /** The error's message, without the key (API errors are redacted when built). */
+  message: z.string(),
+  requestId: z.string().nullable(),
+  /** When the API said so (ISO time). */
+  at: z.string(),
+});
+export type Refusal = z.infer<typeof refusalSchema>;
+
+/**
+ * How long a brand's denial is believed without asking again: long enough to cover a run, so a brand the key cannot
+ * read costs one request per run rather than one per slice; short enough that access granted later is seen by the
+ * next run even when nothing asks (every `sync`, `backfill` and `worker` start asks again anyway).
+ */
+export const BRAND_DENIAL_MEMORY_MS = 60 * 60 * 1000;
+/** How long a refused key is believed: a revoked key mid-run costs one request, and a replaced one is used soon. */
+export const KEY_REFUSAL_MEMORY_MS = 10 * 60 * 1000;
+
+/**
+ * What the API refused to this key, shared by every process through Redis under `<prefix>:refused:<hash of the key>:`
+ * (`key`, or `brand:<id>`; a hash: the key is never stored). Written by the preflight of a command (brands) and by
+ * the first fetch that meets a 401 or a 403 `brand_access_denied`; read by every fetch job before it calls the API, so
+ * a run records each slice such a refusal covers as failed, with the API's answer, without asking again for each.
+ */
+export class AccessMemo {
+  private readonly keyPrefix: string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    apiKey: string,
+  ) {
+    this.keyPrefix = `${prefix}:refused:${keyHash(apiKey)}:`;
+  }
+
+  async remember(refusal: Refusal): Promise<void> {
+    const ttlMs = refusal.brandId === null ? KEY_REFUSAL_MEMORY_MS : BRAND_DENIAL_MEMORY_MS;
+    await this.redis.set(this.keyOf(refusal.brandId), JSON.stringify(refusal), 'PX', ttlMs);
+  }
+
+  /** The API answered for this brand (null: for the key): what was remembered no longer holds. */
+  async forget(brandId: number | null): Promise<void> {
+    await this.redis.del(this.keyOf(brandId));
+  }
+
+  /** The refusal that covers a slice of this brand: the key's, else the brand's. */
+  async refusalFor(brandId: number): Promise<Refusal | undefined> {
+    const [key, brand] = await this.redis.mget(this.keyOf(null), this.keyOf(brandId));
+    return parse(key) ?? parse(brand);
+  }
+
+  private keyOf(brandId: number | null): string {
+    return this.keyPrefix + (brandId === null ? 'key' : `brand:${brandId}`);
+  }
+}
+
+function parse(text: string | null | undefined): Refusal | undefined {
+  if (!text) return undefined;
+  try {
+    const parsed = refusalSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined; // anything else is not ours to trust: ask the API
+  } catch {
+    return undefined;
+  }
+}
