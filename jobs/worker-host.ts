@@ -186,8 +186,10 @@ export class WorkerHost {
     const meta = await runs.get(runId);
     if (!meta || ['complete', 'incomplete', 'failed'].includes(meta.status)) return;
     const reason = `the ${job.name} job ${job.id} failed for good: ${error.message}. The run cannot finish; its committed slices are kept. Fix the cause and run the same command again`;
-    await runs.update(runId, { status: 'failed', error: reason, finishedAt: new Date().toISOString() });
+    // DuckDB first: a waiting command ends when Redis says failed, and may stop this process at once (the test of it
+    // does), which would leave `_sync_runs` saying running.
     await this.warehouse?.finishRun(runId, 'failed').catch(() => undefined);
+    await runs.update(runId, { status: 'failed', error: reason, finishedAt: new Date().toISOString() });
   }
 
   /** Jobs of each queue by state, for metrics scraped at any time. */
