@@ -76,7 +76,19 @@ function prismBin(): string {
  */
 export async function startPrism(options: PrismOptions = {}): Promise<RunningPrism> {
   installExitHook();
-  const port = await freePort();
+  // The free port is found before Prism binds it, so another process can take it in between: try another one.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startPrismOnce(options, await freePort());
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt >= 3) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startPrismOnce(options: PrismOptions, port: number): Promise<RunningPrism> {
   const args = [prismBin(), 'mock', '--dynamic', '--host', '127.0.0.1', '--port', String(port), '--verboseLevel', 'warn', '--cors', 'false'];
   const seedEachRequest = options.seed !== undefined && (options.seedEach ?? 'request') === 'request';
   if (options.seed !== undefined && !seedEachRequest) args.push('--seed', options.seed);
@@ -111,7 +123,10 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
   let delay = 50;
   for (;;) {
-    if (gone) throw new Error(`Prism exited before it answered (port ${port}):\n${output}`);
+    if (gone) {
+      const message = `Prism exited before it answered (port ${port}):\n${output}`;
+      throw /EADDRINUSE/.test(output) ? new PortTakenError(message) : new Error(message);
+    }
     try {
       const response = await fetch(`${url}/customer/v1/brands/1/competitors`, {
         headers: { 'x-api-key': PRISM_API_KEY },
