@@ -20,7 +20,7 @@ describe('bvsync demo', () => {
       BVSYNC_CONFIG: '',
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/run backfill-\S+: complete; [\d,]+ rows, \d+ requests, 0 failed and 0 incomplete slices; published /);
+    expect(result.stdout).toMatch(/run backfill-\S+: complete; [\d,]+ rows, [\d,]+ requests, 0 failed and 0 incomplete slices; published /);
     expect(result.stdout).toContain(`Tables of ${join(out, 'bvsync.duckdb')}`);
     expect(result.stdout).toMatch(/│ conversations\s+│ \d+/);
     expect(result.stdout).toMatch(/own_brand .* top_competitor/);
