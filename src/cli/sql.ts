@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { text } from 'node:stream/consumers';
+import { text as readAll } from 'node:stream/consumers';
 import { Command, Option } from 'commander';
 import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import { loadConfig } from '../config/load.js';
@@ -98,7 +98,7 @@ async function readSql(query: string | undefined, file: string | undefined): Pro
       throw new UsageError(`cannot read --file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
   }
-  if (query === '-') return text(process.stdin);
+  if (query === '-') return readAll(process.stdin);
   if (query === undefined) throw new UsageError('no SQL given: bvsync sql "SELECT ...", bvsync sql --file PATH, or bvsync sql - to read it from stdin');
   return query;
 }
@@ -114,9 +114,9 @@ interface SqlParam {
  */
 function parseParams(given: string[], sql: string): SqlParam[] {
   const params = new Map<string, SqlParam>();
-  for (const text of given) {
-    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(text);
-    if (!match) throw new UsageError(`--param ${text}: expected name=value, e.g. --param brand=2`);
+  for (const pair of given) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(pair);
+    if (!match) throw new UsageError(`--param ${pair}: expected name=value, e.g. --param brand=2`);
     const [, name, raw] = match as unknown as [string, string, string];
     if (!new RegExp(`getvariable\\s*\\(\\s*'${name}'\\s*\\)`, 'i').test(sql)) {
       const read = [...sql.matchAll(/getvariable\s*\(\s*'([^']*)'\s*\)/gi)].map((found) => found[1]);
