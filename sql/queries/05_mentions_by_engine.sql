@@ -1,7 +1,10 @@
 -- Question: how often does each answer engine mention and recommend the brand, per week?
--- Parameters: the brand id (7 below).
--- Columns: week_start, model, answers, mention_rate, recommendation_rate, average_position (when mentioned).
+-- Parameters (bvsync sql --param NAME=VALUE; in DuckDB's own CLI: SET VARIABLE NAME = VALUE):
+--   brand   one brand id; default every brand
+-- Columns: brand_id, week_start, model, answers, mention_rate, recommendation_rate, average_position (when mentioned).
+-- Run: npx bvsync sql --file sql/queries/05_mentions_by_engine.sql --param brand=1
 SELECT
+  brand_id,
   CAST(date_trunc('week', "day") AS DATE) AS week_start,
   model,
   count(*) AS answers,
@@ -9,6 +12,6 @@ SELECT
   avg(CAST(coalesce(recommended, false) AS INTEGER)) AS recommendation_rate,
   avg("position") FILTER (WHERE mentioned) AS average_position
 FROM conversations
-WHERE brand_id = 7
+WHERE getvariable('brand') IS NULL OR brand_id = getvariable('brand')
 GROUP BY ALL
-ORDER BY week_start DESC, answers DESC;
+ORDER BY brand_id, week_start DESC, answers DESC, model;

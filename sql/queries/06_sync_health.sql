@@ -1,9 +1,31 @@
--- Question: is the data fresh and complete? The last runs, then every slice not complete, newest first.
--- Parameters: none.
+-- Question: is the data fresh and complete? The last runs, then each brand and stream: its slices by status, the
+-- newest day complete and the latest error of a slice not complete.
+-- Parameters (bvsync sql --param NAME=VALUE; in DuckDB's own CLI: SET VARIABLE NAME = VALUE):
+--   brand   one brand id for the second query; default every brand
 -- Columns (first query): run_id, kind, status, started_at, finished_at, slices, requests, rows, rejects, errors.
--- Columns (second query): brand_id, stream, slice_key, status, rows, total_rows, attempts, last_error, error_code, updated_at.
+-- Columns (second query): brand_id, stream, slices, complete, incomplete, failed, newest_complete_day (before
+--   today), today_partial (today's slice is loaded), last_loaded, latest_error (of a slice not complete, with its
+--   error_code and request_id, as bvsync status shows them).
+-- Today (UTC) is still filling up: its slice reads complete once fetched, yet the API adds to the day until it ends,
+-- so it counts as partial, as in bvsync status.
+-- Run: npx bvsync sql --file sql/queries/06_sync_health.sql
 SELECT run_id, kind, status, started_at, finished_at, slices, requests, "rows", rejects, errors
 FROM _sync_runs ORDER BY started_at DESC LIMIT 10;
 
-SELECT brand_id, stream, slice_key, status, "rows", total_rows, attempts, last_error, error_code, updated_at
-FROM _sync_state WHERE status <> 'complete' ORDER BY updated_at DESC;
+WITH clock AS (SELECT CAST(now() AT TIME ZONE 'UTC' AS DATE) AS today)
+SELECT
+  brand_id,
+  stream,
+  count(*) AS slices,
+  count(*) FILTER (WHERE status = 'complete') AS complete,
+  count(*) FILTER (WHERE status = 'incomplete') AS incomplete,
+  count(*) FILTER (WHERE status = 'failed') AS failed,
+  max("day") FILTER (WHERE status = 'complete' AND "day" < clock.today) AS newest_complete_day,
+  coalesce(bool_or("day" >= clock.today), false) AS today_partial,
+  max(updated_at) AS last_loaded,
+  arg_max(error_code || ': ' || coalesce(last_error, '') || coalesce(' (request ' || request_id || ')', ''), updated_at)
+    FILTER (WHERE status <> 'complete') AS latest_error
+FROM _sync_state, clock
+WHERE getvariable('brand') IS NULL OR brand_id = getvariable('brand')
+GROUP BY brand_id, stream
+ORDER BY brand_id, stream;

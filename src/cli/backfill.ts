@@ -24,6 +24,8 @@ export function backfillCommand(): Command {
     const to = flags.to ? parseDay(flags.to, '--to') : today;
     if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
     if (from > today) throw new UsageError(`--from ${from} is in the future (today is ${today}); there is nothing to fetch yet`);
-    await runFromCommandLine('backfill', flags, { today, from, to });
+    // Days after today have no data yet; said once, and the run's window is what it will fetch.
+    if (to > today) process.stderr.write(`--to ${to} is after today (${today}): backfilling through today\n`);
+    await runFromCommandLine('backfill', flags, { today, from, to: to > today ? today : to });
   });
 }

@@ -3,6 +3,7 @@ import { cancelJobId, cancelRun } from '../../jobs/cancel-run.js';
 import { openQueues, writerLeaseKey } from '../../jobs/queues.js';
 import { connectRedis } from '../../jobs/redis.js';
 import { RunStore } from '../../jobs/run-store.js';
+import { formatCount } from '../format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
 import { runStreamsText, runWindowText } from './status.js';
@@ -32,7 +33,7 @@ export function cancelCommand(): Command {
       const what = `${meta.kind} ${runWindowText(meta)}, brands ${meta.brands.join(',')}, streams ${runStreamsText(meta.streams)}`;
       process.stdout.write(
         `${result.outcome === 'cancelled' ? 'cancelled' : 'already cancelled:'} run ${runId} (${what}): ` +
-          `removed ${removed.fetch} queued fetch and ${removed.load} load jobs; jobs already running finish\n`,
+          `removed ${formatCount(removed.fetch, 'queued fetch job')} and ${formatCount(removed.load, 'load job')}; jobs already running finish\n`,
       );
       // _sync_runs is written by the holder of the writer lease; when one runs, it does so within moments.
       const writer = (await connection.exists(writerLeaseKey(config.redisPrefix))) === 1;

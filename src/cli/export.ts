@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { formatCount } from '../format.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { quoteIdent, quoteLiteral } from '../warehouse/sql-names.js';
 import { UsageError } from './fail.js';
@@ -43,7 +44,7 @@ export function exportCommand(): Command {
       const database = await openReadOnly(databasePath(flags));
       try {
         const exported = await exportTables(database.connection, { format: flags.format, out: flags.out, tables: requested });
-        for (const table of exported) process.stdout.write(`${table.name}\t${table.rows} rows\t${table.path}\n`);
+        for (const table of exported) process.stdout.write(`${table.name}\t${formatCount(table.rows, 'row')}\t${table.path}\n`);
       } finally {
         database.close();
       }

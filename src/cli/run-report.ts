@@ -1,3 +1,4 @@
+import { formatCount, formatInteger } from '../format.js';
 import { textTable } from '../text-table.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { totalCounters } from '../../jobs/run-store.js';
@@ -54,8 +55,8 @@ export async function runWithReport(options: RunToEndOptions, out: NodeJS.WriteS
       meta.status === 'cancelled'
         ? `run ${meta.runId}: cancelled (bvsync cancel); ${progress.done} of ${progress.planned} slices were done, and stay loaded`
         : finished
-          ? `run ${meta.runId}: ${meta.status}; ${totals.rows.toLocaleString('en-US')} rows, ${totals.requests} requests, ` +
-            `${totals.failed} failed and ${totals.incomplete} incomplete slices${meta.published ? `; published ${meta.published}` : ''}`
+          ? `run ${meta.runId}: ${meta.status}; ${formatCount(totals.rows, 'row')}, ${formatCount(totals.requests, 'request')}, ` +
+            `${formatInteger(totals.failed)} failed and ${formatInteger(totals.incomplete)} incomplete slices${meta.published ? `; published ${meta.published}` : ''}`
           : options.enqueueOnly
             ? `run ${meta.runId} enqueued; a bvsync worker will run it (see bvsync status)`
             : `run ${meta.runId} interrupted; its jobs stay queued and a bvsync worker (or the same command again) finishes them`;
@@ -81,7 +82,8 @@ export function summaryTable(progress: RunProgress): string {
   );
   for (const row of summaryRows(progress.counters)) {
     const c = row.counters;
-    table.push([row.brand, row.stream, `${c.done}/${c.planned}`, c.rows, c.rejects, c.requests, c.retries, c.rateLimited, sliceStatus(c)]);
+    const counts = [c.rows, c.rejects, c.requests, c.retries, c.rateLimited].map(formatInteger);
+    table.push([row.brand, row.stream, `${formatInteger(c.done)}/${formatInteger(c.planned)}`, ...counts, sliceStatus(c)]);
   }
   return table.toString();
 }

@@ -1,16 +1,23 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
+import type { DuckDBResultReader } from '@duckdb/node-api';
 import { textTable } from '../text-table.js';
 import { openQueues } from '../../jobs/queues.js';
 import { connectRedis } from '../../jobs/redis.js';
 import { RunStore, type RunMeta } from '../../jobs/run-store.js';
+import { todayUtc } from '../days.js';
+import { formatInteger } from '../format.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
 import { openReadOnly } from '../warehouse/published-database.js';
+import { plainValue, type PlainRow } from '../warehouse/read-rows.js';
 import { formatResult } from '../warehouse/result-format.js';
+import { recentRuns, type RunRow } from '../warehouse/run-log.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 
 interface StatusFlags extends CommonFlags {
   runs: string;
+  db?: string;
+  json?: boolean;
 }
 
 /** The days a run covers: its window once planned; before that, an incremental run's today. */
@@ -23,11 +30,13 @@ export function runStreamsText(streams: string[]): string {
   return STREAM_NAMES.every((name) => streams.includes(name)) ? 'all' : [...streams].sort().join(',');
 }
 
-// Freshness: the newest day each brand and stream has complete, and how old it is.
+// Freshness: the newest day each brand and stream has complete, and how old it is. Today (UTC) is left out of it:
+// its slice reads complete once fetched, yet the API adds answers to the day until it ends, so it is partial.
 const FRESHNESS_SQL = `
 SELECT s.brand_id AS brand, s.stream,
-       max(s.day) FILTER (WHERE s.status = 'complete')::VARCHAR AS newest_complete_day,
-       (current_date - max(s.day) FILTER (WHERE s.status = 'complete'))::INTEGER AS age_days,
+       max(s.day) FILTER (WHERE s.status = 'complete' AND s.day < $1::DATE)::VARCHAR AS newest_complete_day,
+       ($1::DATE - max(s.day) FILTER (WHERE s.status = 'complete' AND s.day < $1::DATE))::INTEGER AS age_days,
+       CASE WHEN bool_or(s.day >= $1::DATE) THEN 'partial' ELSE '' END AS today,
        c.through_day::VARCHAR AS incremental_through,
        count(*) FILTER (WHERE s.status = 'failed')::INTEGER AS failed,
        count(*) FILTER (WHERE s.status = 'incomplete')::INTEGER AS incomplete,
@@ -40,61 +49,198 @@ const FAILURES_SQL = `
 SELECT brand_id AS brand, stream, slice_key AS slice, status, error_code, request_id, left(last_error, 120) AS error, run_id
 FROM _sync_state WHERE status <> 'complete' ORDER BY updated_at DESC LIMIT 50`;
 
+/** A run as status lists it: from Redis while Redis keeps it, else from the published file's `_sync_runs`. */
+interface ListedRun {
+  runId: string;
+  kind: string;
+  status: string;
+  window: string;
+  brands: number[];
+  streams: string[];
+  startedAt: string;
+  finishedAt: string | null;
+  source: 'redis' | 'warehouse';
+}
+
+interface UnfinishedRun extends ListedRun {
+  slicesDone: number;
+  slicesPlanned: number;
+}
+
+/**
+ * Everything `status` shows; `--json` prints it as it is. Runs are camelCase objects; the rows of `freshness` and
+ * `slicesNotComplete` have the columns of the tables the text form shows.
+ */
+interface StatusReport {
+  today: string;
+  redis: { error: string | null };
+  unfinishedRuns: UnfinishedRun[];
+  recentRuns: ListedRun[];
+  queues: Array<{ queue: string; waiting: number; active: number; delayed: number; failed: number; completed: number }>;
+  database: { path: string; exists: boolean };
+  freshness: PlainRow[];
+  slicesNotComplete: PlainRow[];
+}
+
 export function statusCommand(): Command {
   return addCommonOptions(
     new Command('status')
       .description('unfinished and last runs, queue counts, freshness per brand and stream, and failed slices with their API error codes')
-      .option('--runs <n>', 'how many recent runs to show', '10'),
+      .option('--runs <n>', 'how many recent runs to show', '10')
+      .option('--db <path>', 'DuckDB file to read freshness and past runs from (default: the config\'s db, env BVSYNC_DB)')
+      .option('--json', 'print it all as one JSON object, for scripts and monitoring'),
   ).action(async (flags: StatusFlags) => {
-    const config = readConfig(flags);
-    const log = commandLogger(flags);
-    const out: string[] = [];
-    const redis = await redisFor(config, log).catch((error: Error) => {
-      out.push(`Redis: ${error.message}`);
-      return undefined;
-    });
-    if (redis) {
-      const connection = connectRedis(redis.url);
-      try {
-        const store = new RunStore(connection, config.redisPrefix);
-        // Unfinished runs first: one of them is what a sync or backfill of the same window attaches to, or what to cancel.
-        const unfinished = await store.unfinished();
-        const unfinishedTable = textTable(['run', 'kind', 'status', 'window', 'brands', 'streams', 'started', 'slices done']);
-        for (const run of unfinished) {
-          const { planned, done } = await store.progress(run.runId);
-          unfinishedTable.push([run.runId, run.kind, run.status, runWindowText(run), run.brands.join(','), runStreamsText(run.streams), run.startedAt.slice(0, 19), `${done}/${planned}`]);
-        }
-        out.push('Unfinished runs (bvsync cancel RUN drops one)', unfinished.length ? unfinishedTable.toString() : '(none)', '');
-        const runs = await store.recent(Number(flags.runs) || 10);
-        const runTable = textTable(['run', 'kind', 'status', 'window', 'brands', 'started', 'finished']);
-        for (const run of runs) {
-          runTable.push([run.runId, run.kind, run.status, runWindowText(run), run.brands.join(','), run.startedAt.slice(0, 19), run.finishedAt?.slice(0, 19) ?? '']);
-        }
-        out.push('Recent runs', runs.length ? runTable.toString() : '(none)');
-        const queues = openQueues(connection, config.redisPrefix);
-        const queueTable = textTable(['queue', 'waiting', 'active', 'delayed', 'failed', 'completed']);
-        for (const queue of [queues.fetch, queues.load]) {
-          const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
-          queueTable.push([queue.name, counts.waiting ?? 0, counts.active ?? 0, counts.delayed ?? 0, counts.failed ?? 0, counts.completed ?? 0]);
-        }
-        await queues.close();
-        out.push('', 'Queues', queueTable.toString());
-      } finally {
-        connection.disconnect();
-        await redis.stop();
-      }
-    }
-    if (!existsSync(config.db)) {
-      out.push('', `No published database at ${config.db} yet: run bvsync sync or bvsync backfill.`);
-    } else {
-      const db = await openReadOnly(config.db);
-      try {
-        out.push('', `Freshness (${db.path})`, formatResult(await db.connection.runAndReadAll(FRESHNESS_SQL), 'table').trimEnd());
-        out.push('', 'Slices not complete', formatResult(await db.connection.runAndReadAll(FAILURES_SQL), 'table').trimEnd());
-      } finally {
-        db.close();
-      }
-    }
-    process.stdout.write(`${out.join('\n')}\n`);
+    const { report, tables } = await gatherStatus(flags);
+    process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report, tables));
   });
+}
+
+/** The database's results as read, so the text form draws them as `sql` does (same columns, same number formats). */
+interface DatabaseTables {
+  freshness: DuckDBResultReader;
+  failures: DuckDBResultReader;
+}
+
+async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport; tables?: DatabaseTables }> {
+  const config = readConfig(flags);
+  const log = commandLogger(flags);
+  const limit = Number(flags.runs) || 10;
+  const dbPath = flags.db ?? config.db;
+  const report: StatusReport = {
+    today: todayUtc(),
+    redis: { error: null },
+    unfinishedRuns: [],
+    recentRuns: [],
+    queues: [],
+    database: { path: dbPath, exists: existsSync(dbPath) },
+    freshness: [],
+    slicesNotComplete: [],
+  };
+  const redis = await redisFor(config, log).catch((error: Error) => {
+    report.redis.error = error.message;
+    return undefined;
+  });
+  if (redis) {
+    const connection = connectRedis(redis.url);
+    try {
+      const store = new RunStore(connection, config.redisPrefix);
+      // Unfinished runs first: one of them is what a sync or backfill of the same window attaches to, or what to cancel.
+      for (const run of await store.unfinished()) {
+        const { planned, done } = await store.progress(run.runId);
+        report.unfinishedRuns.push({ ...listedFromRedis(run), slicesDone: done, slicesPlanned: planned });
+      }
+      report.recentRuns = (await store.recent(limit)).map(listedFromRedis);
+      const queues = openQueues(connection, config.redisPrefix);
+      for (const queue of [queues.fetch, queues.load]) {
+        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
+        report.queues.push({
+          queue: queue.name,
+          waiting: counts.waiting ?? 0,
+          active: counts.active ?? 0,
+          delayed: counts.delayed ?? 0,
+          failed: counts.failed ?? 0,
+          completed: counts.completed ?? 0,
+        });
+      }
+      await queues.close();
+    } finally {
+      connection.disconnect();
+      await redis.stop();
+    }
+  }
+  if (!report.database.exists) return { report };
+  const db = await openReadOnly(dbPath);
+  try {
+    report.database.path = db.path;
+    // Redis forgets runs (after 14 days, or a demo's private prefix at once); the file's `_sync_runs` keeps them all.
+    const known = new Set(report.recentRuns.map((run) => run.runId));
+    const fromFile = (await recentRuns(db.connection, limit)).filter((run) => !known.has(run.runId)).map(listedFromWarehouse);
+    report.recentRuns = [...report.recentRuns, ...fromFile].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).slice(0, limit);
+    const tables = {
+      freshness: await db.connection.runAndReadAll(FRESHNESS_SQL, [report.today]),
+      failures: await db.connection.runAndReadAll(FAILURES_SQL),
+    };
+    report.freshness = plainRows(tables.freshness);
+    report.slicesNotComplete = plainRows(tables.failures);
+    return { report, tables };
+  } finally {
+    db.close();
+  }
+}
+
+function plainRows(reader: DuckDBResultReader): PlainRow[] {
+  return reader.getRowObjectsJS().map((row) => plainValue(row) as PlainRow);
+}
+
+function listedFromRedis(run: RunMeta): ListedRun {
+  return {
+    runId: run.runId,
+    kind: run.kind,
+    status: run.status,
+    window: runWindowText(run),
+    brands: run.brands,
+    streams: run.streams,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    source: 'redis',
+  };
+}
+
+function listedFromWarehouse(run: RunRow): ListedRun {
+  return {
+    runId: run.runId,
+    kind: run.kind,
+    status: run.status,
+    window: run.windowStart && run.windowEnd ? `${run.windowStart}..${run.windowEnd}` : '',
+    brands: run.brands,
+    streams: run.streams,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    source: 'warehouse',
+  };
+}
+
+function renderStatus(report: StatusReport, tables: DatabaseTables | undefined): string {
+  const out: string[] = [];
+  if (report.redis.error) out.push(`Redis: ${report.redis.error}`);
+  else {
+    const unfinishedTable = textTable(['run', 'kind', 'status', 'window', 'brands', 'streams', 'started', 'slices done']);
+    for (const run of report.unfinishedRuns) {
+      unfinishedTable.push([
+        run.runId,
+        run.kind,
+        run.status,
+        run.window,
+        run.brands.join(','),
+        runStreamsText(run.streams),
+        run.startedAt.slice(0, 19),
+        `${formatInteger(run.slicesDone)}/${formatInteger(run.slicesPlanned)}`,
+      ]);
+    }
+    out.push('Unfinished runs (bvsync cancel RUN drops one)', report.unfinishedRuns.length ? unfinishedTable.toString() : '(none)', '');
+  }
+  const runTable = textTable(['run', 'kind', 'status', 'window', 'brands', 'started', 'finished']);
+  for (const run of report.recentRuns) {
+    runTable.push([run.runId, run.kind, run.status, run.window, run.brands.join(','), run.startedAt.slice(0, 19), run.finishedAt?.slice(0, 19) ?? '']);
+  }
+  const fromFile = report.recentRuns.some((run) => run.source === 'warehouse');
+  out.push(fromFile ? 'Recent runs (from Redis; those it no longer holds from _sync_runs)' : 'Recent runs', report.recentRuns.length ? runTable.toString() : '(none)');
+  if (report.queues.length) {
+    const queueTable = textTable(['queue', 'waiting', 'active', 'delayed', 'failed', 'completed'], ['left', 'right', 'right', 'right', 'right', 'right']);
+    for (const queue of report.queues) {
+      queueTable.push([queue.queue, ...[queue.waiting, queue.active, queue.delayed, queue.failed, queue.completed].map(formatInteger)]);
+    }
+    out.push('', 'Queues', queueTable.toString());
+  }
+  if (!tables) {
+    out.push('', `No published database at ${report.database.path} yet: run bvsync sync or bvsync backfill.`);
+  } else {
+    out.push(
+      '',
+      `Freshness (${report.database.path}; today, ${report.today} UTC, is still filling up: partial, not complete)`,
+      formatResult(tables.freshness, 'table').trimEnd(),
+    );
+    out.push('', 'Slices not complete', formatResult(tables.failures, 'table').trimEnd());
+  }
+  return `${out.join('\n')}\n`;
 }

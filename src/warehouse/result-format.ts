@@ -1,5 +1,6 @@
+import { DuckDBTypeId, type DuckDBResultReader, type DuckDBType, type Json } from '@duckdb/node-api';
+import { formatCount, formatDecimal, formatInterval, type IntervalParts } from '../format.js';
 import { textTable } from '../text-table.js';
-import { DuckDBTypeId, type DuckDBResultReader, type Json } from '@duckdb/node-api';
 
 export type ResultFormat = 'table' | 'csv' | 'json';
 export const RESULT_FORMATS: readonly ResultFormat[] = ['table', 'csv', 'json'];
@@ -13,7 +14,22 @@ const NUMERIC_AS_TEXT = new Set<DuckDBTypeId>([
   DuckDBTypeId.DECIMAL,
 ]);
 
-/** A query result as text: a boxed table for people, CSV (RFC 4180) or a JSON array of objects for programs. */
+const FLOATING = new Set<DuckDBTypeId>([DuckDBTypeId.DOUBLE, DuckDBTypeId.FLOAT]);
+const NUMERIC = new Set<DuckDBTypeId>([
+  ...NUMERIC_AS_TEXT,
+  ...FLOATING,
+  DuckDBTypeId.TINYINT,
+  DuckDBTypeId.SMALLINT,
+  DuckDBTypeId.INTEGER,
+  DuckDBTypeId.UTINYINT,
+  DuckDBTypeId.USMALLINT,
+  DuckDBTypeId.UINTEGER,
+]);
+
+/**
+ * A query result as text: a boxed table for people, CSV (RFC 4180) or a JSON array of objects for programs. Only
+ * the table rounds doubles and spells intervals as durations (src/format.ts); CSV and JSON keep every value exact.
+ */
 export function formatResult(reader: DuckDBResultReader, format: ResultFormat): string {
   const names = reader.columnNames();
   const rows = reader.getRowsJson();
@@ -27,9 +43,17 @@ export function formatResult(reader: DuckDBResultReader, format: ResultFormat): 
   if (format === 'csv') {
     return [names, ...rows.map((row) => row.map(cellText))].map((cells) => cells.map(csvField).join(',')).join('\n') + '\n';
   }
-  const table = textTable(names);
-  for (const row of rows) table.push(row.map((value) => (value === null ? 'NULL' : cellText(value))));
-  return `${table.toString()}\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
+  const types = reader.columnTypes();
+  const table = textTable(names, types.map((type) => (NUMERIC.has(type.typeId) ? 'right' : 'left')));
+  for (const row of rows) table.push(row.map((value, i) => tableCell(value, types[i]!)));
+  return `${table.toString()}\n(${formatCount(rows.length, 'row')})\n`;
+}
+
+function tableCell(value: Json, type: DuckDBType): string {
+  if (value === null) return 'NULL';
+  if (FLOATING.has(type.typeId) && typeof value === 'number') return formatDecimal(value);
+  if (type.typeId === DuckDBTypeId.INTERVAL && typeof value === 'object') return formatInterval(value as unknown as IntervalParts);
+  return cellText(value);
 }
 
 function numberIfSafe(text: string): number | string {

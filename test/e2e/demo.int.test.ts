@@ -20,9 +20,9 @@ describe('bvsync demo', () => {
       BVSYNC_CONFIG: '',
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/run backfill-\S+: complete; [\d,]+ rows, \d+ requests, 0 failed and 0 incomplete slices; published /);
+    expect(result.stdout).toMatch(/run backfill-\S+: complete; [\d,]+ rows, [\d,]+ requests, 0 failed and 0 incomplete slices; published /);
     expect(result.stdout).toContain(`Tables of ${join(out, 'bvsync.duckdb')}`);
-    expect(result.stdout).toMatch(/│ conversations\s+│ \d+/);
+    expect(result.stdout).toMatch(/│ conversations\s+│\s+\d+ │/);
     expect(result.stdout).toMatch(/own_brand .* top_competitor/);
     const db = join(out, 'bvsync.duckdb');
     expect(existsSync(db)).toBe(true);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
@@ -25,6 +25,19 @@ async function bvsync(args: string[], env: Record<string, string> = {}): Promise
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
+}
+
+/** Runs `bvsync` with `input` on its stdin. */
+function bvsyncWithStdin(args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/bvsync.js', ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
+    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
 }
 
 beforeAll(async () => {
@@ -77,6 +90,75 @@ describe.concurrent('bvsync sql', () => {
     expect(missing.stderr).toMatch(/^bvsync: no database at .*nope\.duckdb; run a sync first/);
   });
 
+  it('reads the SQL from --file or from stdin, and takes an inline SQL that starts with a comment', async () => {
+    const file = join(tmp.path, 'count.sql');
+    writeFileSync(file, '-- Question: how many?\n-- Parameters: none.\nSELECT count(*) AS n FROM conversations;\n');
+    const [fromFile, fromStdin, inline] = await Promise.all([
+      bvsync(['sql', '--file', file, '--db', published, '--format', 'csv']),
+      bvsyncWithStdin(['sql', '-', '--db', published, '--format', 'csv'], 'SELECT count(*) AS n FROM conversations'),
+      bvsync(['sql', '-- Question: how many?\nSELECT count(*) AS n FROM conversations', '--db', published, '--format', 'csv']),
+    ]);
+    expect(fromFile).toMatchObject({ code: 0, stdout: 'n\n3\n' });
+    expect(fromStdin).toMatchObject({ code: 0, stdout: 'n\n3\n' });
+    expect(inline).toMatchObject({ code: 0, stdout: 'n\n3\n' });
+  });
+
+  it('refuses SQL given twice or none, and still takes a mistyped option for one', async () => {
+    const [both, onlyComments, typo] = await Promise.all([
+      bvsync(['sql', 'SELECT 1', '--file', join(tmp.path, 'any.sql'), '--db', published]),
+      bvsync(['sql', '-- nothing here', '--db', published]),
+      bvsync(['sql', 'SELECT 1', '--fromat', 'csv', '--db', published]),
+    ]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/either as an argument or with --file, not both/);
+    expect(onlyComments.code).toBe(2);
+    expect(onlyComments.stderr).toMatch(/holds no SQL statement/);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/unknown option '--fromat'/);
+  });
+
+  it('prints the result of every statement that returns rows, each under its heading', async () => {
+    const sql = "SET VARIABLE who = 'x'; SELECT 1 AS a;\n-- the second\nSELECT 2 AS b, getvariable('who') AS who";
+    const [table, csv, json] = await Promise.all([
+      bvsync(['sql', sql, '--db', published, '--format', 'table']),
+      bvsync(['sql', sql, '--db', published, '--format', 'csv']),
+      bvsync(['sql', sql, '--db', published, '--format', 'json']),
+    ]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^-- result 1 of 2: SELECT 1 AS a\n┌/);
+    expect(table.stdout).toMatch(/\n\n-- result 2 of 2: SELECT 2 AS b, getvariable\('who'\) AS who\n┌[\s\S]*│ x   │/);
+    expect(csv).toMatchObject({ code: 0, stdout: 'a\n1\n\nb,who\n2,x\n' });
+    expect(json.code).toBe(0);
+    expect(json.stdout.trim().split(/\n(?=\[)/).map((part) => JSON.parse(part))).toEqual([[{ a: 1 }], [{ b: 2, who: 'x' }]]);
+  });
+
+  it('prints the answers before a failing statement, then names the statement', async () => {
+    const result = await bvsync(['sql', 'SELECT 1 AS a; SELECT * FROM no_such_table', '--db', published, '--format', 'csv']);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('a\n1\n');
+    expect(result.stderr).toMatch(/^bvsync: query failed in statement 2 of 2: Catalog Error: Table with name no_such_table/);
+  });
+
+  it('binds --param as DuckDB variables: whole numbers as BIGINT, the rest as text; an unread name is refused', async () => {
+    const sql = "SELECT count(*) AS n, typeof(getvariable('first')) AS t FROM conversations WHERE id >= getvariable('first') AND model <> getvariable('skip')";
+    const [result, typo, malformed] = await Promise.all([
+      bvsync(['sql', sql, '--param', 'first=2', '--param', "skip=it's", '--db', published, '--format', 'csv']),
+      bvsync(['sql', sql, '--param', 'frist=2', '--db', published]),
+      bvsync(['sql', sql, '--param', 'first', '--db', published]),
+    ]);
+    expect(result).toMatchObject({ code: 0, stdout: 'n,t\n2,BIGINT\n' });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/--param frist: the SQL never reads getvariable\('frist'\); it reads 'first', 'skip'/);
+    expect(malformed.stderr).toMatch(/--param first: expected name=value/);
+  });
+
+  it('rounds doubles and spells intervals in a table, and keeps them exact in CSV', async () => {
+    const sql = "SELECT 2/3 AS ratio, INTERVAL 184 SECOND + INTERVAL 129854 MICROSECOND AS took";
+    const [table, csv] = await Promise.all([bvsync(['sql', sql, '--db', published, '--format', 'table']), bvsync(['sql', sql, '--db', published, '--format', 'csv'])]);
+    expect(table.stdout).toMatch(/│ 0\.6667 │ 3m 04s │/);
+    expect(csv.stdout).toMatch(/^ratio,took\n0\.666666666666666\d*,/);
+  });
+
   it('cannot write to the published copy', async () => {
     const result = await bvsync(['sql', 'DELETE FROM conversations', '--db', published]);
     expect(result.code).not.toBe(0);
@@ -90,6 +172,7 @@ describe.concurrent('bvsync export', () => {
     const result = await bvsync(['export', '--format', 'parquet', '--out', out, '--db', published, '--tables', 'conversations,v_tracked_url_performance']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^conversations\t3 rows\t/m);
+    expect(result.stdout).toMatch(/^v_tracked_url_performance\t0 rows\t/m);
     const database = await openReadOnly(published);
     try {
       const rows = await readRows(database.connection, `SELECT count(*) AS n, min("day") = DATE '2026-11-20' AS typed FROM read_parquet('${join(out, 'conversations.parquet')}')`);

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays, todayUtc } from '../../src/days.js';
+import { cliEnv, engineFixture, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
+import { deletePrefix, testRedis } from '../support/redis.js';
+
+/**
+ * `bvsync status` after a backfill that reached today: the run is listed from Redis, and from the published file's
+ * `_sync_runs` once Redis holds nothing (a demo's private prefix is gone when it ends); today is partial, so the
+ * newest complete day is yesterday; `--json` says the same for programs.
+ */
+
+// The real today: status marks the day still filling up by the clock, as an operator sees it.
+const TODAY = todayUtc();
+const YESTERDAY = addDays(TODAY, -1);
+const STREAMS = ['visibility', 'conversations'];
+
+let fx: EngineFixture;
+let runId: string;
+
+interface StatusJson {
+  today: string;
+  redis: { error: string | null };
+  unfinishedRuns: unknown[];
+  recentRuns: Array<{ runId: string; kind: string; status: string; window: string; source: string }>;
+  queues: Array<{ queue: string }>;
+  database: { path: string; exists: boolean };
+  freshness: Array<Record<string, unknown>>;
+  slicesNotComplete: unknown[];
+}
+
+async function status(args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runBvsync(['status', '--config', writeCliConfig(fx), ...args], cliEnv(fx));
+}
+
+beforeAll(async () => {
+  fx = await engineFixture('status', { sim: { brands: 1, days: 3, scale: 10, today: TODAY } });
+  const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: YESTERDAY, to: TODAY, streams: STREAMS });
+  expect(progress.meta.status).toBe('complete');
+  runId = progress.meta.runId;
+}, 120_000);
+afterAll(async () => {
+  await fx?.cleanup();
+});
+
+describe('bvsync status', () => {
+  it('--json: the run from Redis, once; today partial and yesterday the newest complete day', async () => {
+    const result = await status(['--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as StatusJson;
+    expect(report).toMatchObject({ today: TODAY, redis: { error: null }, unfinishedRuns: [], database: { path: fx.config.db, exists: true }, slicesNotComplete: [] });
+    expect(report.recentRuns.filter((run) => run.runId === runId)).toEqual([
+      expect.objectContaining({ kind: 'backfill', status: 'complete', window: `${YESTERDAY}..${TODAY}`, source: 'redis' }),
+    ]);
+    expect(report.queues.map((queue) => queue.queue)).toEqual(['fetch', 'load']);
+    const conversations = report.freshness.find((row) => row.stream === 'conversations');
+    expect(conversations).toMatchObject({ brand: fx.sim.brands[0], newest_complete_day: YESTERDAY, age_days: 1, today: 'partial', failed: 0, incomplete: 0 });
+  });
+
+  it('lists the run from _sync_runs when Redis holds nothing, and marks today partial', async () => {
+    const redis = testRedis();
+    await deletePrefix(redis, fx.config.redisPrefix);
+    redis.disconnect();
+    const [json, text] = await Promise.all([status(['--json']), status()]);
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout) as StatusJson;
+    expect(report.recentRuns).toEqual([expect.objectContaining({ runId, kind: 'backfill', status: 'complete', window: `${YESTERDAY}..${TODAY}`, source: 'warehouse' })]);
+    expect(text.code, text.stderr).toBe(0);
+    const recent = text.stdout.slice(text.stdout.indexOf('Recent runs'), text.stdout.indexOf('Queues'));
+    expect(recent).toMatch(/from _sync_runs/);
+    expect(recent).toContain(runId);
+    expect(text.stdout).toContain(`today, ${TODAY} UTC, is still filling up`);
+    expect(text.stdout).toMatch(new RegExp(`│ conversations +│ ${YESTERDAY} +│ +1 │ partial `));
+  });
+});
