@@ -55,11 +55,19 @@ export interface RateState {
   cutAt: number;
 }
 
-/** The state of a key nobody has used yet (or whose state expired). */
+/**
+ * The state of a key nobody has used yet (or whose state expired). A state that learned nothing (no 429, no stated
+ * limit) but was written for the other setting (`auto` vs a number) is replaced by this too: see `learnedNothing`.
+ */
 export function initialRateState(ceiling: number, auto: boolean, now: number): RateState {
   return auto
     ? { rate: Math.min(AUTO_START_RATE, ceiling), at: now, phase: 'probe', limit: 0, cutAt: 0 }
     : { rate: ceiling, at: now, phase: 'steady', limit: 0, cutAt: 0 };
+}
+
+/** True when `state` holds nothing a 429 or a stated limit taught, and was started for the other kind of setting. */
+export function learnedNothing(state: RateState, auto: boolean): boolean {
+  return state.limit === 0 && state.phase !== (auto ? 'probe' : 'steady');
 }
 
 /** The rate in force at `now`, never above `ceiling` nor below MIN_RATE (or the ceiling, if lower). */
@@ -69,9 +77,11 @@ export function rateAt(state: RateState, now: number, ceiling: number): number {
   if (state.phase === 'probe') {
     // Capped exponent: beyond 2^40 x any start is over every ceiling.
     rate = state.rate * PROBE_FACTOR ** Math.min(40, Math.floor(elapsed / PROBE_STEP_MS));
+  } else if (state.limit === 0) {
+    // Never rate limited: nothing learned, so the ceiling (which may have been raised since the state was written).
+    rate = ceiling;
   } else {
-    const base = state.limit > 0 ? state.limit : ceiling;
-    rate = state.rate + Math.floor(elapsed / STEADY_STEP_MS) * STEADY_STEP_SHARE * base;
+    rate = state.rate + Math.floor(elapsed / STEADY_STEP_MS) * STEADY_STEP_SHARE * state.limit;
   }
   return Math.max(Math.min(MIN_RATE, ceiling), Math.min(ceiling, rate));
 }

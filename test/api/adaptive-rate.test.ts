@@ -7,6 +7,7 @@ import {
   afterRateLimited,
   afterStatedLimit,
   initialRateState,
+  learnedNothing,
   rateAt,
 } from '../../src/api/adaptive-rate.js';
 import { nextAllowingSlot, slotAllowance, unitTime } from '../../src/api/rate-budget.js';
@@ -68,6 +69,16 @@ describe('the adaptive rate', () => {
     expect(rateAt(low, T0, 5)).toBe(MIN_RATE);
     expect(rateAt(low, T0, 0.05)).toBe(0.05);
     expect(afterRateLimited(low, { now: T0 + 10, sentAt: T0 + 5, goodRate: 0, ceiling: 5 })!.rate).toBe(MIN_RATE);
+  });
+
+  it('a key never rate limited runs at the ceiling in force, even one raised since; a state of the other setting is started afresh', () => {
+    const configured = initialRateState(9.5, false, T0);
+    expect(rateAt(configured, T0 + 1, 19)).toBe(19);
+    expect(learnedNothing(configured, true)).toBe(true);
+    expect(learnedNothing(configured, false)).toBe(false);
+    expect(learnedNothing(initialRateState(10_000, true, T0), false)).toBe(true);
+    const cut = afterRateLimited(configured, { now: T0 + 10, sentAt: T0 + 5, goodRate: 8, ceiling: 9.5 })!;
+    expect(learnedNothing(cut, true)).toBe(false);
   });
 
   it('a stated limit ends the probe of auto at the ceiling; a steady key is left alone', () => {
