@@ -4,7 +4,7 @@ import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import { BrandAccessDeniedError, RateLimitedError, TransientError, ValidationError } from '../../src/api/errors.js';
 import type { BudgetAnswer, RateBudget } from '../../src/api/rate-budget.js';
 import type { ApiRequestEvent } from '../../src/api/transport.js';
-import { MOCK_ORIGIN, collect, conversation, mockApi, mockConfig } from './mock-api.js';
+import { MOCK_ORIGIN, collect, conversation, mockApi, mockConfig, type MockReply } from './mock-api.js';
 
 let client: ApiClient | undefined;
 afterEach(async () => {
@@ -100,7 +100,7 @@ describe('API client over HTTP', () => {
 
   it("tells the budget each answer's status, when it was sent and what its rate-limit headers said", async () => {
     let calls = 0;
-    const { agent } = mockApi(() => {
+    const { agent } = mockApi((): MockReply => {
       calls += 1;
       return calls === 1
         ? { status: 429, headers: { 'retry-after': '1', 'ratelimit-policy': '20;w=1', ratelimit: 'limit=20, remaining=0, reset=1' }, body: errorBody('rate_limited') }
