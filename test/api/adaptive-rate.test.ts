@@ -3,6 +3,7 @@ import {
   AUTO_START_RATE,
   CUT_FACTOR,
   MIN_RATE,
+  RECOVERY_STEP_MS,
   STEADY_STEP_MS,
   afterRateLimited,
   afterStatedLimit,
@@ -36,10 +37,11 @@ describe('the adaptive rate', () => {
     expect(cut).toEqual({ rate: 19, at: T0 + 800, phase: 'steady', limit: 20, cutAt: T0 + 800 });
   });
 
-  it('a 429 near the accepted rate (jitter at the edge of a window) cuts by 5 %', () => {
+  it('a 429 while the API accepts about what is sent cuts to 95 % of that; one under it (window-edge jitter) keeps the rate', () => {
     const state = { rate: 19, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 };
-    const cut = afterRateLimited(state, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 20.5, ceiling: 76 })!;
-    expect(cut.rate).toBeCloseTo(18.05, 5);
+    expect(afterRateLimited(state, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 19, ceiling: 76 })!.rate).toBeCloseTo(18.05, 5);
+    const jitter = afterRateLimited(state, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 20.5, ceiling: 76 })!;
+    expect(jitter).toMatchObject({ rate: 19, limit: 20.5, cutAt: T0 + 1_000 });
   });
 
   it('with nothing accepted to measure, cuts by the multiplicative factor', () => {
@@ -54,7 +56,7 @@ describe('the adaptive rate', () => {
     expect(afterRateLimited(cut, { now: T0 + 1_900, sentAt: T0 + 1_800, goodRate: 19, ceiling: 80 })!.rate).toBeLessThan(cut.rate);
   });
 
-  it('climbs back additively, 5 % of the estimated limit per step, up to the ceiling', () => {
+  it('climbs back additively, 5 % of the estimated limit per step: fast up to 95 % of it, slowly above, never past the ceiling', () => {
     const cut = { rate: 19, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 };
     expect(rateAt(cut, T0 + STEADY_STEP_MS - 1, 76)).toBe(19);
     expect(rateAt(cut, T0 + STEADY_STEP_MS, 76)).toBe(20);
@@ -62,6 +64,10 @@ describe('the adaptive rate', () => {
     expect(rateAt(cut, T0 + 1_000 * STEADY_STEP_MS, 76)).toBe(76);
     // A ceiling lowered later (a limit the API stated) binds at once.
     expect(rateAt(cut, T0, 10)).toBe(10);
+    // Cut deeper than the API accepts (nothing was counted): back to 95 % of the limit a step every RECOVERY_STEP_MS.
+    const deep = { rate: 14, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 };
+    expect([0, 1, 2, 5, 6].map((n) => rateAt(deep, T0 + n * RECOVERY_STEP_MS, 76))).toEqual([14, 15, 16, 19, 19]);
+    expect(rateAt(deep, T0 + 5 * RECOVERY_STEP_MS + STEADY_STEP_MS, 76)).toBe(20);
   });
 
   it('never falls below the floor, nor above a ceiling lower than the floor', () => {
