@@ -5,7 +5,8 @@
  * - a configured `requestsPerSecond` is the ceiling and the start; `auto` starts at AUTO_START_RATE and doubles
  *   every PROBE_STEP_MS until the first 429 (`probe`);
  * - a 429 cuts the rate to what the API was seen to accept (answers other than 429 over the last second, times
- *   GOOD_RATE_SHARE), never above the rate in force; with nothing measured, by CUT_FACTOR. Only the first 429
+ *   GOOD_RATE_SHARE), never above the rate in force (and by REPEAT_CUT_FACTOR at least when the last cut was
+ *   moments ago); with nothing measured, by CUT_FACTOR. Only the first 429
  *   of an episode cuts: a request sent before the last cut met the old rate, which is already cut;
  * - without a 429 the rate climbs back additively (`steady`): STEADY_STEP_SHARE of the limit estimated at the last
  *   429 per step, a step every RECOVERY_STEP_MS back up to what the API accepted, then every STEADY_STEP_MS, never
@@ -37,6 +38,13 @@ export const STEADY_STEP_MS = 30_000;
  * from timing jitter at the edge of one of its windows) keeps going, as its Retry-After block is cost enough...
  */
 export const GOOD_RATE_SHARE = 0.95;
+/**
+ * ...but a 429 within REPEAT_WINDOW_MS of the last cut shows that cut was not enough (the first counts of a
+ * fixed-window API run high: it accepts a burst across a window's edge), so it also cuts to at most this share of the
+ * rate in force...
+ */
+export const REPEAT_WINDOW_MS = 5_000;
+export const REPEAT_CUT_FACTOR = 0.9;
 /** ...or, when no accepted answer was counted, to this share. */
 export const CUT_FACTOR = 0.7;
 /** The rate never falls below this (one request every 10 s); Retry-After blocks cover longer waits. */
@@ -107,9 +115,13 @@ export interface RateLimitedAt {
 export function afterRateLimited(state: RateState, event: RateLimitedAt): RateState | undefined {
   if (event.sentAt < state.cutAt) return undefined;
   const current = rateAt(state, event.now, event.ceiling);
-  const cut = event.goodRate > 0 ? Math.min(current, event.goodRate * GOOD_RATE_SHARE) : current * CUT_FACTOR;
+  const repeated = state.cutAt > 0 && event.now - state.cutAt < REPEAT_WINDOW_MS;
+  const most = repeated ? current * REPEAT_CUT_FACTOR : current;
+  const cut = event.goodRate > 0 ? Math.min(most, event.goodRate * GOOD_RATE_SHARE) : current * CUT_FACTOR;
   const rate = Math.max(Math.min(MIN_RATE, event.ceiling), cut);
-  return { rate, at: event.now, phase: 'steady', limit: event.goodRate > 0 ? event.goodRate : current, cutAt: event.now };
+  // An isolated 429 with a low count is jitter and leaves the estimate where it was; 429s that keep coming revise it.
+  const limit = event.goodRate <= 0 ? current : repeated || state.limit === 0 ? event.goodRate : Math.max(event.goodRate, state.limit);
+  return { rate, at: event.now, phase: 'steady', limit, cutAt: event.now };
 }
 
 /**

@@ -38,10 +38,26 @@ describe('the adaptive rate', () => {
   });
 
   it('a 429 while the API accepts about what is sent cuts to 95 % of that; one under it (window-edge jitter) keeps the rate', () => {
-    const state = { rate: 19, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 };
+    const state = { rate: 19, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 - 60_000 };
     expect(afterRateLimited(state, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 19, ceiling: 76 })!.rate).toBeCloseTo(18.05, 5);
     const jitter = afterRateLimited(state, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 20.5, ceiling: 76 })!;
     expect(jitter).toMatchObject({ rate: 19, limit: 20.5, cutAt: T0 + 1_000 });
+  });
+
+  it('a 429 moments after the last cut cuts by 10 % at least: the last cut, from a count that ran high, was not enough', () => {
+    const state = { rate: 21, at: T0, phase: 'steady' as const, limit: 22, cutAt: T0 };
+    expect(afterRateLimited(state, { now: T0 + 2_000, sentAt: T0 + 1_900, goodRate: 23, ceiling: 76 })!.rate).toBeCloseTo(18.9, 5);
+    expect(afterRateLimited(state, { now: T0 + 20_000, sentAt: T0 + 19_900, goodRate: 23, ceiling: 76 })!.rate).toBe(21);
+  });
+
+  it('an isolated 429 with a low count keeps the limit estimate (the rate climbs back fast); 429s that keep coming lower it', () => {
+    const state = { rate: 19, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 };
+    const isolated = afterRateLimited(state, { now: T0 + 20_000, sentAt: T0 + 19_900, goodRate: 18, ceiling: 76 })!;
+    expect(isolated.rate).toBeCloseTo(17.1, 9);
+    expect(isolated.limit).toBe(20);
+    expect(rateAt(isolated, T0 + 20_000 + 2 * RECOVERY_STEP_MS, 76)).toBe(19);
+    const repeated = afterRateLimited(state, { now: T0 + 2_000, sentAt: T0 + 1_900, goodRate: 18, ceiling: 76 })!;
+    expect(repeated.limit).toBe(18);
   });
 
   it('with nothing accepted to measure, cuts by the multiplicative factor', () => {
