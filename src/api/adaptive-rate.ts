@@ -5,10 +5,12 @@
  * - a configured `requestsPerSecond` is the ceiling and the start; `auto` starts at AUTO_START_RATE and doubles
  *   every PROBE_STEP_MS until the first 429 (`probe`);
  * - a 429 cuts the rate to what the API was seen to accept (answers other than 429 over the last second, times
- *   GOOD_RATE_SHARE), and at least by MAX_CUT_FACTOR; with nothing measured, by CUT_FACTOR. Only the first 429
+ *   GOOD_RATE_SHARE), never above the rate in force (and by REPEAT_CUT_FACTOR at least when the last cut was
+ *   moments ago); with nothing measured, by CUT_FACTOR. Only the first 429
  *   of an episode cuts: a request sent before the last cut met the old rate, which is already cut;
  * - without a 429 the rate climbs back additively (`steady`): STEADY_STEP_SHARE of the limit estimated at the last
- *   429 every STEADY_STEP_MS, never above the ceiling.
+ *   429 per step, a step every RECOVERY_STEP_MS back up to what the API accepted, then every STEADY_STEP_MS, never
+ *   above the ceiling.
  *
  * The state holds a rate and the time it was set; the climb is computed from the elapsed time, so nothing has to
  * write while the rate rises.
@@ -22,20 +24,27 @@ export const AUTO_CEILING = 10_000;
 export const PROBE_FACTOR = 2;
 export const PROBE_STEP_MS = 1_000;
 /**
- * `steady`: +5 % of the estimated limit every 15 s without a 429. Slow on purpose: each 429 also blocks the key for
- * its Retry-After (a second of nothing at 1 s), and near the limit an API's own timing jitter makes a few 429s at
- * any rate, so a fast climb would buy more blocks than requests.
+ * `steady`: +5 % of the estimated limit per step. Below the rate a cut aims at (GOOD_RATE_SHARE x the limit, which a
+ * cut with nothing measured undershoots) a step every RECOVERY_STEP_MS; above it, probing for a limit that was
+ * raised, a step every STEADY_STEP_MS. Slow on purpose: each 429 also blocks the key for its Retry-After (a second of
+ * nothing at 1 s), and near a limit the API's own timing jitter makes 429s at any rate.
  */
 export const STEADY_STEP_SHARE = 0.05;
-export const STEADY_STEP_MS = 15_000;
-/** A 429 cuts the rate to this share of the rate the API accepted over the last second... */
+export const RECOVERY_STEP_MS = 2_000;
+export const STEADY_STEP_MS = 30_000;
+/**
+ * A 429 cuts the rate to this share of the rate the API accepted over the last second, never above the rate in
+ * force: 80/s against a 20/s limit is cut to 19/s in one step, and a rate already under what the API accepts (a 429
+ * from timing jitter at the edge of one of its windows) keeps going, as its Retry-After block is cost enough...
+ */
 export const GOOD_RATE_SHARE = 0.95;
 /**
- * ...and to at most this share of the rate in force. Small, because a 429 while the API accepts about what is sent
- * is jitter at the edge of its windows, not a rate above its limit; a rate well above the limit is cut by the
- * accepted rate instead (80/s against a 20/s limit: to 19/s in one step).
+ * ...but a 429 within REPEAT_WINDOW_MS of the last cut shows that cut was not enough (the first counts of a
+ * fixed-window API run high: it accepts a burst across a window's edge), so it also cuts to at most this share of the
+ * rate in force...
  */
-export const MAX_CUT_FACTOR = 0.95;
+export const REPEAT_WINDOW_MS = 5_000;
+export const REPEAT_CUT_FACTOR = 0.9;
 /** ...or, when no accepted answer was counted, to this share. */
 export const CUT_FACTOR = 0.7;
 /** The rate never falls below this (one request every 10 s); Retry-After blocks cover longer waits. */
@@ -55,11 +64,19 @@ export interface RateState {
   cutAt: number;
 }
 
-/** The state of a key nobody has used yet (or whose state expired). */
+/**
+ * The state of a key nobody has used yet (or whose state expired). A state that learned nothing (no 429, no stated
+ * limit) but was written for the other setting (`auto` vs a number) is replaced by this too: see `learnedNothing`.
+ */
 export function initialRateState(ceiling: number, auto: boolean, now: number): RateState {
   return auto
     ? { rate: Math.min(AUTO_START_RATE, ceiling), at: now, phase: 'probe', limit: 0, cutAt: 0 }
     : { rate: ceiling, at: now, phase: 'steady', limit: 0, cutAt: 0 };
+}
+
+/** True when `state` holds nothing a 429 or a stated limit taught, and was started for the other kind of setting. */
+export function learnedNothing(state: RateState, auto: boolean): boolean {
+  return state.limit === 0 && state.phase !== (auto ? 'probe' : 'steady');
 }
 
 /** The rate in force at `now`, never above `ceiling` nor below MIN_RATE (or the ceiling, if lower). */
@@ -69,9 +86,18 @@ export function rateAt(state: RateState, now: number, ceiling: number): number {
   if (state.phase === 'probe') {
     // Capped exponent: beyond 2^40 x any start is over every ceiling.
     rate = state.rate * PROBE_FACTOR ** Math.min(40, Math.floor(elapsed / PROBE_STEP_MS));
+  } else if (state.limit === 0) {
+    // Never rate limited: nothing learned, so the ceiling (which may have been raised since the state was written).
+    rate = ceiling;
   } else {
-    const base = state.limit > 0 ? state.limit : ceiling;
-    rate = state.rate + Math.floor(elapsed / STEADY_STEP_MS) * STEADY_STEP_SHARE * base;
+    const step = STEADY_STEP_SHARE * state.limit;
+    const plateau = GOOD_RATE_SHARE * state.limit;
+    const recoverySteps = Math.max(0, Math.ceil((plateau - state.rate) / step));
+    const recoveryMs = recoverySteps * RECOVERY_STEP_MS;
+    rate =
+      elapsed < recoveryMs
+        ? Math.min(plateau, state.rate + Math.floor(elapsed / RECOVERY_STEP_MS) * step)
+        : Math.max(state.rate, plateau) + Math.floor((elapsed - recoveryMs) / STEADY_STEP_MS) * step;
   }
   return Math.max(Math.min(MIN_RATE, ceiling), Math.min(ceiling, rate));
 }
@@ -89,9 +115,13 @@ export interface RateLimitedAt {
 export function afterRateLimited(state: RateState, event: RateLimitedAt): RateState | undefined {
   if (event.sentAt < state.cutAt) return undefined;
   const current = rateAt(state, event.now, event.ceiling);
-  const cut = event.goodRate > 0 ? Math.min(current * MAX_CUT_FACTOR, event.goodRate * GOOD_RATE_SHARE) : current * CUT_FACTOR;
+  const repeated = state.cutAt > 0 && event.now - state.cutAt < REPEAT_WINDOW_MS;
+  const most = repeated ? current * REPEAT_CUT_FACTOR : current;
+  const cut = event.goodRate > 0 ? Math.min(most, event.goodRate * GOOD_RATE_SHARE) : current * CUT_FACTOR;
   const rate = Math.max(Math.min(MIN_RATE, event.ceiling), cut);
-  return { rate, at: event.now, phase: 'steady', limit: event.goodRate > 0 ? event.goodRate : current, cutAt: event.now };
+  // An isolated 429 with a low count is jitter and leaves the estimate where it was; 429s that keep coming revise it.
+  const limit = event.goodRate <= 0 ? current : repeated || state.limit === 0 ? event.goodRate : Math.max(event.goodRate, state.limit);
+  return { rate, at: event.now, phase: 'steady', limit, cutAt: event.now };
 }
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../log.js';
-import { AUTO_CEILING, afterRateLimited, afterStatedLimit, initialRateState, rateAt, type RateState } from './adaptive-rate.js';
+import { AUTO_CEILING, afterRateLimited, afterStatedLimit, initialRateState, learnedNothing, rateAt, type RateState } from './adaptive-rate.js';
 import type { RateLimitSignals } from './rate-headers.js';
 import { MemoryRateStateStore, RedisRateStateStore, type RateStateStore } from './rate-state-store.js';
 
@@ -220,6 +220,7 @@ class AdaptiveRateBudget implements RateBudget {
     if (!fresh && this.cached && now - this.cached.readAt < STATE_CACHE_MS) return this.cached;
     for (let attempt = 0; ; attempt++) {
       const read = await this.store.read();
+      if (read.state && learnedNothing(read.state, this.auto)) read.state = undefined;
       if (read.state || attempt >= MAX_STATE_WRITES) {
         const state = read.state ?? initialRateState(this.ceiling(), this.auto, now);
         this.cached = { state, version: read.version, readAt: now };
@@ -272,7 +273,8 @@ class AdaptiveRateBudget implements RateBudget {
           'the API states its rate limit: the ceiling of the key follows it',
         );
       }
-      await this.update((state, now) => afterStatedLimit(state, now, this.ceiling()));
+      // Only a probing state changes; a steady one stays steady, so the cached view saves a round trip per answer.
+      if (this.cached?.state.phase !== 'steady') await this.update((state, now) => afterStatedLimit(state, now, this.ceiling()));
     }
     if (signals.remaining === 0 && signals.resetMs !== undefined && signals.resetMs > 0) await this.blockFor(signals.resetMs);
   }

@@ -3,10 +3,12 @@ import {
   AUTO_START_RATE,
   CUT_FACTOR,
   MIN_RATE,
+  RECOVERY_STEP_MS,
   STEADY_STEP_MS,
   afterRateLimited,
   afterStatedLimit,
   initialRateState,
+  learnedNothing,
   rateAt,
 } from '../../src/api/adaptive-rate.js';
 import { nextAllowingSlot, slotAllowance, unitTime } from '../../src/api/rate-budget.js';
@@ -35,10 +37,27 @@ describe('the adaptive rate', () => {
     expect(cut).toEqual({ rate: 19, at: T0 + 800, phase: 'steady', limit: 20, cutAt: T0 + 800 });
   });
 
-  it('a 429 near the accepted rate (jitter at the edge of a window) cuts by 5 %', () => {
+  it('a 429 while the API accepts about what is sent cuts to 95 % of that; one under it (window-edge jitter) keeps the rate', () => {
+    const state = { rate: 19, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 - 60_000 };
+    expect(afterRateLimited(state, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 19, ceiling: 76 })!.rate).toBeCloseTo(18.05, 5);
+    const jitter = afterRateLimited(state, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 20.5, ceiling: 76 })!;
+    expect(jitter).toMatchObject({ rate: 19, limit: 20.5, cutAt: T0 + 1_000 });
+  });
+
+  it('a 429 moments after the last cut cuts by 10 % at least: the last cut, from a count that ran high, was not enough', () => {
+    const state = { rate: 21, at: T0, phase: 'steady' as const, limit: 22, cutAt: T0 };
+    expect(afterRateLimited(state, { now: T0 + 2_000, sentAt: T0 + 1_900, goodRate: 23, ceiling: 76 })!.rate).toBeCloseTo(18.9, 5);
+    expect(afterRateLimited(state, { now: T0 + 20_000, sentAt: T0 + 19_900, goodRate: 23, ceiling: 76 })!.rate).toBe(21);
+  });
+
+  it('an isolated 429 with a low count keeps the limit estimate (the rate climbs back fast); 429s that keep coming lower it', () => {
     const state = { rate: 19, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 };
-    const cut = afterRateLimited(state, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 20.5, ceiling: 76 })!;
-    expect(cut.rate).toBeCloseTo(18.05, 5);
+    const isolated = afterRateLimited(state, { now: T0 + 20_000, sentAt: T0 + 19_900, goodRate: 18, ceiling: 76 })!;
+    expect(isolated.rate).toBeCloseTo(17.1, 9);
+    expect(isolated.limit).toBe(20);
+    expect(rateAt(isolated, T0 + 20_000 + 2 * RECOVERY_STEP_MS, 76)).toBe(19);
+    const repeated = afterRateLimited(state, { now: T0 + 2_000, sentAt: T0 + 1_900, goodRate: 18, ceiling: 76 })!;
+    expect(repeated.limit).toBe(18);
   });
 
   it('with nothing accepted to measure, cuts by the multiplicative factor', () => {
@@ -53,7 +72,7 @@ describe('the adaptive rate', () => {
     expect(afterRateLimited(cut, { now: T0 + 1_900, sentAt: T0 + 1_800, goodRate: 19, ceiling: 80 })!.rate).toBeLessThan(cut.rate);
   });
 
-  it('climbs back additively, 5 % of the estimated limit per step, up to the ceiling', () => {
+  it('climbs back additively, 5 % of the estimated limit per step: fast up to 95 % of it, slowly above, never past the ceiling', () => {
     const cut = { rate: 19, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 };
     expect(rateAt(cut, T0 + STEADY_STEP_MS - 1, 76)).toBe(19);
     expect(rateAt(cut, T0 + STEADY_STEP_MS, 76)).toBe(20);
@@ -61,6 +80,10 @@ describe('the adaptive rate', () => {
     expect(rateAt(cut, T0 + 1_000 * STEADY_STEP_MS, 76)).toBe(76);
     // A ceiling lowered later (a limit the API stated) binds at once.
     expect(rateAt(cut, T0, 10)).toBe(10);
+    // Cut deeper than the API accepts (nothing was counted): back to 95 % of the limit a step every RECOVERY_STEP_MS.
+    const deep = { rate: 14, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 };
+    expect([0, 1, 2, 5, 6].map((n) => rateAt(deep, T0 + n * RECOVERY_STEP_MS, 76))).toEqual([14, 15, 16, 19, 19]);
+    expect(rateAt(deep, T0 + 5 * RECOVERY_STEP_MS + STEADY_STEP_MS, 76)).toBe(20);
   });
 
   it('never falls below the floor, nor above a ceiling lower than the floor', () => {
@@ -68,6 +91,16 @@ describe('the adaptive rate', () => {
     expect(rateAt(low, T0, 5)).toBe(MIN_RATE);
     expect(rateAt(low, T0, 0.05)).toBe(0.05);
     expect(afterRateLimited(low, { now: T0 + 10, sentAt: T0 + 5, goodRate: 0, ceiling: 5 })!.rate).toBe(MIN_RATE);
+  });
+
+  it('a key never rate limited runs at the ceiling in force, even one raised since; a state of the other setting is started afresh', () => {
+    const configured = initialRateState(9.5, false, T0);
+    expect(rateAt(configured, T0 + 1, 19)).toBe(19);
+    expect(learnedNothing(configured, true)).toBe(true);
+    expect(learnedNothing(configured, false)).toBe(false);
+    expect(learnedNothing(initialRateState(10_000, true, T0), false)).toBe(true);
+    const cut = afterRateLimited(configured, { now: T0 + 10, sentAt: T0 + 5, goodRate: 8, ceiling: 9.5 })!;
+    expect(learnedNothing(cut, true)).toBe(false);
   });
 
   it('a stated limit ends the probe of auto at the ceiling; a steady key is left alone', () => {

@@ -4,7 +4,7 @@ import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import { BrandAccessDeniedError, RateLimitedError, TransientError, ValidationError } from '../../src/api/errors.js';
 import type { BudgetAnswer, RateBudget } from '../../src/api/rate-budget.js';
 import type { ApiRequestEvent } from '../../src/api/transport.js';
-import { MOCK_ORIGIN, collect, conversation, mockApi, mockConfig } from './mock-api.js';
+import { MOCK_ORIGIN, collect, conversation, mockApi, mockConfig, type MockReply } from './mock-api.js';
 
 let client: ApiClient | undefined;
 afterEach(async () => {
@@ -96,6 +96,26 @@ describe('API client over HTTP', () => {
     expect(invalid).toBeInstanceOf(ValidationError);
     expect((invalid as ValidationError).details).toEqual([{ field: 'page_size', message: 'too big' }]);
     expect(calls).toBe(2);
+  });
+
+  it("tells the budget each answer's status, when it was sent and what its rate-limit headers said", async () => {
+    let calls = 0;
+    const { agent } = mockApi((): MockReply => {
+      calls += 1;
+      return calls === 1
+        ? { status: 429, headers: { 'retry-after': '1', 'ratelimit-policy': '20;w=1', ratelimit: 'limit=20, remaining=0, reset=1' }, body: errorBody('rate_limited') }
+        : { headers: { 'x-ratelimit-limit': 'many', 'x-ratelimit-remaining': '19' }, body: onePage };
+    });
+    const budget = recordingBudget();
+    const before = Date.now();
+    client = createApiClient(mockConfig(), { dispatcher: agent, budget, retryRateLimited: true });
+    await collect(client.conversations(7));
+    expect(budget.answers.map((a) => a.status)).toEqual([429, 200]);
+    expect(budget.answers.every((a) => a.sentAt >= before && a.sentAt <= Date.now())).toBe(true);
+    expect(budget.answers[0]!.signals).toEqual({ policyPerSecond: 20, limit: 20, remaining: 0, resetMs: 1000, problems: [] });
+    // An unreadable value is left out; the rest of the answer's headers still count.
+    expect(budget.answers[1]!.signals).toMatchObject({ remaining: 19, problems: ['x-ratelimit-limit: "many"'] });
+    expect(budget.blocks).toEqual([1000]);
   });
 
   it('on a 429 blocks the key for Retry-After and throws it to the caller', async () => {
