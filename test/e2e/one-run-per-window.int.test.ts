@@ -138,7 +138,10 @@ describe('status and cancel', () => {
     expect(cancel.stdout).toMatch(new RegExp(`^cancelled run ${runId} \\(backfill ${FROM}..${TODAY}, brands 1,2, streams ${STREAMS}\\): removed 0 queued fetch jobs and 1 load job`, 'm'));
     const after = await runBvsync(['status', '--config', config], cliEnv(fx));
     expect(after.stdout.slice(0, after.stdout.indexOf('Recent runs'))).not.toContain(runId!);
-    expect(apiRequests()).toBe(0);
+    // Only the preflight's one request per brand (its key check) reached the API: no slice of the run was fetched.
+    const requests = fx.sim.requestLog().filter((entry) => entry.path.startsWith('/customer/v1/'));
+    expect(requests.map((entry) => entry.path).sort()).toEqual(['/customer/v1/brands/1/competitors', '/customer/v1/brands/2/competitors']);
+    fx.sim.clearRequestLog();
 
     const afresh = await spawn(BACKFILL).done;
     expect(afresh.code, afresh.stderr.slice(-2000)).toBe(0);
@@ -197,9 +200,11 @@ describe('exit codes', () => {
   });
 
   it('1: the run finished with a failed slice', async () => {
-    const result = await runBvsync(['backfill', '--from', TODAY, '--today', TODAY, '--streams', 'competitors', '--brand', String(fx.sim.forbiddenBrand), '--config', config], cliEnv(fx));
+    // The preflight skips the brand the key cannot read (a brand no key reads at all would be a config error, 2); its
+    // slice is recorded failed and the run, which loaded brand 1, finishes with it.
+    const result = await runBvsync(['backfill', '--from', TODAY, '--today', TODAY, '--streams', 'competitors', '--brand', '1', '--brand', String(fx.sim.forbiddenBrand), '--config', config], cliEnv(fx));
     expect(result.code, result.stderr.slice(-2000)).toBe(1);
-    expect(result.stdout).toMatch(/: failed;.* 1 failed/);
+    expect(result.stdout).toMatch(/: incomplete;.* 1 failed/);
   });
 
   it('2: a wrong command line, an invalid config, an unknown run to cancel', async () => {
