@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { parseBrandList } from '../config/load.js';
 import { parseDay } from '../days.js';
 import { buildReport } from '../ops/report-builder.js';
+import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
 import { databasePath } from './sql.js';
 
@@ -30,8 +31,16 @@ export function reportCommand(): Command {
       const brands = flags.brand?.flatMap((text) => parseBrandList(text, '--brand'));
       const report = await buildReport({ db: databasePath(flags), out: flags.out, from, to, brands });
       const { data } = report;
-      process.stdout.write(
-        `wrote ${report.path} (${Math.round(report.bytes / 1024)} KB): ${data.brands.length} brand(s), ${data.from} to ${data.to}; open it in a browser\n`,
-      );
+      for (const warning of report.warnings) process.stderr.write(`bvsync: warning: ${warning}\n`);
+      if (report.path) {
+        const shown = data.brands.filter((brand) => brand.hasData).length;
+        process.stdout.write(
+          `wrote ${report.path} (${Math.round(report.bytes / 1024)} KB): ${shown} brand${shown === 1 ? '' : 's'} with data, ${data.from} to ${data.to}; open it in a browser\n`,
+        );
+      } else {
+        process.stderr.write(`bvsync: nothing written to ${flags.out}: no brand asked for has data between ${data.from} and ${data.to}\n`);
+      }
+      // A report that leaves out what was asked for is not a success, even when a page was written.
+      if (report.warnings.length) process.exitCode = EXIT_NOT_DONE;
     });
 }
