@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { CONFIG_OPTION } from './context.js';
 import { parseBrandList } from '../config/load.js';
 import { parseDay } from '../days.js';
 import { buildReport } from '../ops/report-builder.js';
@@ -17,13 +18,13 @@ interface ReportFlags {
 
 export function reportCommand(): Command {
   return new Command('report')
-    .description('writes a self-contained HTML page of charts for analysts from the published database (works offline)')
+    .description('Write a self-contained HTML page of charts for analysts from the published database (works offline)')
     .option('--out <file>', 'the HTML file to write', 'report.html')
     .option('--from <YYYY-MM-DD>', 'first day (default: four weeks before --to)')
     .option('--to <YYYY-MM-DD>', 'last day (default: the newest synced day)')
     .option('--brand <id>', 'a brand id (repeatable, or comma-separated); default: every brand in the database', (value: string, previous: string[] = []) => [...previous, value])
     .option('--db <path>', 'DuckDB file to read (default: the config\'s db, env BVSYNC_DB)')
-    .option('--config <path>', 'config file (default: BVSYNC_CONFIG, else ./bvsync.config.json when present)')
+    .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
     .action(async (flags: ReportFlags) => {
       const from = flags.from === undefined ? undefined : parseDay(flags.from, '--from');
       const to = flags.to === undefined ? undefined : parseDay(flags.to, '--to');
