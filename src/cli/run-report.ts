@@ -66,7 +66,7 @@ export async function runWithReport(options: RunToEndOptions, terminal: NodeJS.W
           requests: totals.requests,
           elapsedSeconds: (Date.now() - started) / 1000,
           before,
-          expectedMore: expectedPhaseTwo(snapshot, phaseTwoStreams, previous),
+          expectedMore: expectedPhaseTwo(snapshot, options, phaseTwoStreams, previous),
         });
         if (liveLine) liveLine.show(line);
         else if (Date.now() - lastPlain >= 5_000) {
@@ -109,12 +109,31 @@ interface PreviousRun {
 }
 
 /** Slices phase 2 will add, while it is not planned yet (0 once it is, or when the run has no phase-2 stream). */
-function expectedPhaseTwo(snapshot: RunProgress, phaseTwoStreams: string[], previous: PreviousRun | undefined): number {
+function expectedPhaseTwo(snapshot: RunProgress, options: RunToEndOptions, phaseTwoStreams: string[], previous: PreviousRun | undefined): number {
   const { meta } = snapshot;
   if (meta.phase >= 2 || phaseTwoStreams.length === 0 || isFinishedRunStatus(meta.status)) return 0;
-  const days = meta.from && meta.to ? eachDay(meta.from, meta.to).length : (previous?.days ?? 1);
-  const planned = new Map([...snapshot.counters].map(([group, counters]) => [group, counters.planned]));
-  return estimatePhaseTwoSlices({ brands: meta.brands, phaseTwoStreams, days, planned, previous });
+  const days = meta.from && meta.to ? eachDay(meta.from, meta.to) : [];
+  return estimatePhaseTwoSlices({
+    brands: meta.brands,
+    phaseTwoStreams,
+    days: days.length || (previous?.days ?? 1),
+    previous,
+    guess: (brandId, name) => guessSlices(options, snapshot, brandId, name, days),
+  });
+}
+
+/**
+ * Plans a phase-2 stream with the domains phase 1 has shown so far: one per competitor loaded (each has a website),
+ * one for the brand's tracked pages, and the config's. Topics are not guessed: conversations by topic (off by default)
+ * count nothing until planned.
+ */
+function guessSlices(options: RunToEndOptions, snapshot: RunProgress, brandId: number, name: string, days: string[]): number {
+  const stream = selectStreams([name])[0];
+  if (!stream || days.length === 0) return 0;
+  const rows = (group: string) => snapshot.counters.get(`${brandId}|${group}`)?.rows ?? 0;
+  const guessed = Array.from({ length: rows('competitors') + 1 }, (_, i) => `guessed-${i}.invalid`);
+  const dimensions = { domains: [...options.config.sync.domains, ...guessed], topicIds: [] };
+  return stream.slices({ brandId, days, sync: options.config.sync, dimensions }).length;
 }
 
 /** The newest finished run Redis keeps (of the same kind if there is one): its days and planned slices per group. */

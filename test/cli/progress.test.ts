@@ -87,16 +87,12 @@ describe('the progress line and its ETA', () => {
     expect(line).toContain('ETA ~50s');
   });
 
-  it('estimates phase 2 per day from an earlier run, else from the brand\'s phase-1 streams', () => {
-    const planned = new Map([
-      ['1|visibility', 10],
-      ['1|competitors', 30],
-      ['2|visibility', 10],
-    ]);
+  it('estimates phase 2 per day from an earlier run, else from the guess', () => {
     const previous = { days: 5, planned: new Map([['1|citations', 100]]) };
-    // brand 1: citations from the earlier run (20 a day x 10 days); domain_details from its phase-1 mean (20);
-    // brand 2: both from its phase-1 mean (10 each).
-    expect(estimatePhaseTwoSlices({ brands: [1, 2], phaseTwoStreams: ['citations', 'domain_details'], days: 10, planned, previous })).toBe(200 + 20 + 10 + 10);
-    expect(estimatePhaseTwoSlices({ brands: [1], phaseTwoStreams: [], days: 10, planned, previous })).toBe(0);
+    const guess = (brandId: number, stream: string) => (stream === 'domain_details' ? 10 * brandId : 7);
+    // brand 1: citations from the earlier run (20 a day x 10 days), domain_details guessed (10);
+    // brand 2: both guessed (7 + 20).
+    expect(estimatePhaseTwoSlices({ brands: [1, 2], phaseTwoStreams: ['citations', 'domain_details'], days: 10, previous, guess })).toBe(200 + 10 + 7 + 20);
+    expect(estimatePhaseTwoSlices({ brands: [1], phaseTwoStreams: [], days: 10, previous, guess })).toBe(0);
   });
 });
