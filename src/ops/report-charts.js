@@ -18,12 +18,13 @@
       const topics = [...new Set(rows.map((d) => d.topic))].sort();
       return Plot.plot({
         width,
-        height: 40 + 92 * topics.length,
+        height: 40 + 100 * topics.length,
         marginLeft: 50,
         marginRight: 170,
         y: { percent: true, label: 'visibility (%)', grid: true, domain: [0, 100], ticks: 3 },
-        x: { ...dayAxis, label: 'week starting' },
-        fy: { label: null, domain: topics },
+        // One tick per week shown (its first day in the window), not day ticks between them.
+        x: { type: 'utc', label: 'week starting', ticks: [...new Set(rows.map((d) => +d.at))].map((t) => new Date(t)), tickFormat: '%b %d' },
+        fy: { label: null, domain: topics, padding: 0.2 },
         color: { domain: topics, scheme: 'tableau10' },
         facet: { data: rows, y: 'topic' },
         marks: [
@@ -119,7 +120,8 @@
           Plot.dot(brand.rankMovers, { x: 'firstRank', y: label, fill: 'currentColor', r: 2.5, tip: { channels: { subject: 'subject', first: 'firstRank', last: 'lastRank' } } }),
           // Constant fills (a fill channel would go through the colour scale above).
           Plot.text(brand.rankMovers.filter((d) => d.change > 0), { x: 'lastRank', y: label, text: (d) => `▲${d.change}`, fill: '#1a7f37', dx: 8, textAnchor: 'start' }),
-          Plot.text(brand.rankMovers.filter((d) => d.change < 0), { x: 'lastRank', y: label, text: (d) => `▼${-d.change}`, fill: '#cf222e', dx: 8, textAnchor: 'start' }),
+          // A fall points left (the axis is reversed): its label goes left of the arrowhead, not over it.
+          Plot.text(brand.rankMovers.filter((d) => d.change < 0), { x: 'lastRank', y: label, text: (d) => `▼${-d.change}`, fill: '#cf222e', dx: -12, textAnchor: 'end' }),
         ],
       });
     },
