@@ -192,6 +192,9 @@ describe.skipIf(chromiumMissing)('the analysts\' report in a browser', () => {
     expect(await section('topDomains').locator('svg [aria-label="bar"] rect').count()).toBe(brand.topDomains.length);
     expect(await section('trackedUrls').locator('svg [aria-label="bar"] rect').count()).toBe(brand.trackedUrls.length);
     expect(await section('rankMovers').locator('svg [aria-label="arrow"] path').count()).toBe(brand.rankMovers.length);
+    // Competitors' products dashed, the brand's own solid: told apart by the mark, not only by the colour.
+    const competitors = brand.rankMovers.filter((mover) => mover.subject !== 'brand').length;
+    expect(await section('rankMovers').locator('svg [aria-label="arrow"][stroke-dasharray] path').count()).toBe(competitors);
     const header = await page.locator('header').innerText();
     expect(header).toContain(`${FROM} to ${TO}`);
     expect(header).toContain(brand.name!);
