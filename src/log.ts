@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pino, { type Logger, type LoggerOptions } from 'pino';
-import pretty from 'pino-pretty';
+import pretty, { prettyFactory } from 'pino-pretty';
 
 export type { Logger };
 
@@ -39,6 +39,17 @@ export function withLogContext<T>(fields: Record<string, unknown>, work: () => T
   return logContext.run(fields, work);
 }
 
+// While set, log lines go here instead of stderr: `sync`/`backfill` print them above their live progress line.
+let logLineSink: ((text: string) => void) | null = null;
+
+/**
+ * Sends every log line of every logger to `sink` (formatted as they would be on stderr) until called with null. The
+ * live progress line uses it to print log lines above itself (src/cli/live-line.ts).
+ */
+export function routeLogLines(sink: ((text: string) => void) | null): void {
+  logLineSink = sink;
+}
+
 export interface LoggerSettings {
   /** pino level; default `info`, or `BVSYNC_LOG_LEVEL`. */
   level?: string;
@@ -73,9 +84,15 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
     },
   };
   const usePretty = settings.pretty ?? process.stderr.isTTY === true;
-  const destination = usePretty
-    ? pretty({ sync: true, destination: 2, ignore: 'pid,hostname', translateTime: 'HH:MM:ss.l' })
-    : pino.destination({ dest: 2, sync: true });
+  const prettyOptions = { ignore: 'pid,hostname', translateTime: 'HH:MM:ss.l' };
+  const stderr = usePretty ? pretty({ sync: true, destination: 2, ...prettyOptions }) : pino.destination({ dest: 2, sync: true });
+  const format = usePretty ? prettyFactory(prettyOptions) : (line: string) => line;
+  const destination = {
+    write(line: string) {
+      if (logLineSink) logLineSink(format(line));
+      else stderr.write(line);
+    },
+  };
   return pino(options, destination);
 }
 

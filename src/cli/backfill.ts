@@ -13,7 +13,8 @@ export function backfillCommand(): Command {
   return addRunOptions(
     addCommonOptions(
       new Command('backfill')
-        .description('fetch every slice of a window (both days included); the incremental schedule is left where it is')
+        .description('Fetch every slice of a window (both days included); leave the incremental schedule where it is')
+        .usage('--from <YYYY-MM-DD> [options]')
         .requiredOption('--from <YYYY-MM-DD>', 'first day')
         .option('--to <YYYY-MM-DD>', 'last day (default: today)'),
     ),

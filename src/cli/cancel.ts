@@ -15,7 +15,7 @@ const RECORD_POLL_MS = 200;
 export function cancelCommand(): Command {
   return addCommonOptions(
     new Command('cancel')
-      .description('drop an unfinished run: remove its queued jobs (running ones finish) and record it cancelled; see bvsync status for run ids')
+      .description('Drop an unfinished run: remove its queued jobs (running ones finish) and record it cancelled; bvsync status lists run ids')
       .argument('<run>', 'the run id, as bvsync status or the sync/backfill command printed it'),
   ).action(async (runId: string, flags: CommonFlags) => {
     const config = readConfig(flags);

@@ -13,9 +13,12 @@ export interface CommonFlags {
   logLevel?: string;
 }
 
+/** The config option, spelled the same on every command that reads the config. */
+export const CONFIG_OPTION = { flags: '-c, --config <path>', description: 'config file (default: BVSYNC_CONFIG or ./bvsync.config.json)' } as const;
+
 export function addCommonOptions(command: Command): Command {
   return command
-    .option('--config <path>', 'config file (default: BVSYNC_CONFIG, else ./bvsync.config.json when present)')
+    .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
     .option('--log-level <level>', 'trace, debug, info, warn, error or silent (default: info)');
 }
 

@@ -12,7 +12,7 @@ interface DashboardFlags extends CommonFlags {
 export function dashboardCommand(): Command {
   return addCommonOptions(
     new Command('dashboard')
-      .description('serves Bull Board (the BullMQ UI) for bvsync\'s queues: jobs by state, their data, errors and retries')
+      .description('Serve Bull Board (the BullMQ UI) for bvsync\'s queues: jobs by state, their data, errors and retries')
       .option('--port <port>', 'port to listen on', '3000')
       .option('--host <address>', 'interface to listen on (0.0.0.0 in a container; the board can retry and delete jobs)', '127.0.0.1')
       .option('--read-only', 'hide the buttons that retry, promote or delete jobs'),

@@ -44,10 +44,30 @@ SELECT own.brand_id, own.brand_name AS own_brand, round(100 * own.mentioned / ow
 FROM ranked own LEFT JOIN ranked rival ON rival.brand_id = own.brand_id AND NOT rival.own AND rival.place = 1
 WHERE own.own ORDER BY own.brand_id`;
 
+/**
+ * What to try next, with commands that work right after the demo with nothing else installed (no DuckDB CLI): SQL,
+ * the analysts' report and the queue dashboard. `out` is the demo's --out as given, so the paths match what was typed.
+ */
+export function demoNextSteps(out: string): string {
+  const db = shellWord(join(out, 'bvsync.duckdb'));
+  const report = shellWord(join(out, 'report.html'));
+  return (
+    '\nNext steps:\n' +
+    `  npx bvsync sql --db ${db} "SELECT * FROM v_share_of_voice_daily LIMIT 10"   # SQL on the file (read-only)\n` +
+    `  npx bvsync report --db ${db} --out ${report}   # charts for analysts, then open the page in a browser\n` +
+    '  npx bvsync dashboard   # the job queues in a browser while `bvsync sync` or `bvsync worker` runs\n'
+  );
+}
+
+// Quoted only when needed, so the usual paths print as typed.
+function shellWord(text: string): string {
+  return /^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
+}
+
 export function demoCommand(): Command {
   return addCommonOptions(
     new Command('demo')
-      .description('starts a simulator, backfills it into a local DuckDB file, publishes it, and shows what was loaded')
+      .description('Start a simulator, backfill it into a local DuckDB file, publish it and show what was loaded')
       .option('--out <dir>', 'folder of the demo database', 'bvsync-demo')
       .option('--days <n>', 'days to backfill, ending today', whole('--days', 1, 60), 14)
       .option('--brands <n>', 'brands', whole('--brands', 1, 20), 3)
@@ -96,10 +116,7 @@ export function demoCommand(): Command {
       } finally {
         published.close();
       }
-      process.stdout.write(
-        `\nExplore it:\n  npx bvsync sql --db ${flags.out}/bvsync.duckdb "SELECT * FROM v_share_of_voice_daily LIMIT 10"\n` +
-          `  duckdb -readonly ${flags.out}/bvsync.duckdb\n`,
-      );
+      process.stdout.write(demoNextSteps(flags.out));
     } finally {
       await sim.close();
       const connection = connectRedis(redis.url);

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { CONFIG_OPTION } from './context.js';
 import { createApiClient } from '../api/client.js';
 import { formatDay } from '../api/query.js';
 import { ConfigError, loadConfig } from '../config/load.js';
@@ -35,8 +36,8 @@ export interface DoctorResult {
 
 export function doctorCommand(): Command {
   return new Command('doctor')
-    .description('Checks the config, Redis, that the API answers, that the key reads each brand, and every query parameter name bvsync sends')
-    .option('-c, --config <path>', 'config file (default: BVSYNC_CONFIG or ./bvsync.config.json)')
+    .description('Check the config, Redis, that the API answers, that the key reads each brand, and every query parameter name bvsync sends')
+    .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
     .action(async (flags: { config?: string }) => {
       const { checks } = await runDoctor({ configPath: flags.config });
       const failed = checks.filter((c) => !c.ok).length;

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
+import { CONFIG_OPTION } from './context.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatCount } from '../format.js';
 import { openReadOnly } from '../warehouse/published-database.js';
@@ -32,13 +33,14 @@ const COPY_OPTIONS: Record<ExportFormat, string> = {
 
 export function exportCommand(): Command {
   return new Command('export')
-    .description('Writes tables (and views, when named) of the published warehouse to Parquet or CSV files, one per table')
+    .description('Write tables (and views, when named) of the published warehouse to Parquet or CSV files, one per table')
+    .usage('--format <format> --out <dir> [options]')
     .addOption(new Option('--format <format>', 'file format').choices(['parquet', 'csv']).makeOptionMandatory())
     .requiredOption('--out <dir>', 'folder to write <table>.parquet / <table>.csv into (created if missing)')
     .option('--tables <names>', 'comma-separated tables or views (default: every table)')
     .option('--db <path>', 'DuckDB file to read (default: the config\'s db, env BVSYNC_DB)')
     .option('--working', 'read the working file instead of the published copy')
-    .option('-c, --config <path>', 'config file (default: BVSYNC_CONFIG or ./bvsync.config.json)')
+    .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
     .action(async (flags: ExportFlags) => {
       const requested = flags.tables?.split(',').map((name) => name.trim()).filter(Boolean);
       const database = await openReadOnly(databasePath(flags));

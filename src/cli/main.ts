@@ -1,10 +1,10 @@
-import { Command } from 'commander';
+import { Command, Help, type Option } from 'commander';
 import { commands } from './commands.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 import { reportFailure } from './fail.js';
 
 const program = new Command('bvsync')
-  .description('Keeps a DuckDB warehouse in step with the Brand Visibility Customer API v1.')
+  .description('Keep a DuckDB warehouse in step with the Brand Visibility Customer API v1.')
   .version(process.env.npm_package_version ?? '0.1.0')
   .showHelpAfterError('(run with --help for usage)')
   .showSuggestionAfterError()
@@ -13,6 +13,19 @@ const program = new Command('bvsync')
   .exitOverride();
 
 for (const make of commands) program.addCommand(make().exitOverride());
+program.helpCommand('help [command]', 'Show help for a command');
+styleHelp(program);
+
+/** One help style for every command: a required option says so (commander does not). */
+function styleHelp(command: Command): void {
+  command.configureHelp({
+    optionDescription(option: Option) {
+      const text = Help.prototype.optionDescription.call(this, option);
+      return option.mandatory ? `${text} (required)` : text;
+    },
+  });
+  for (const sub of command.commands) styleHelp(sub);
+}
 
 try {
   await program.parseAsync(process.argv);

@@ -12,20 +12,28 @@ export interface ProgressSnapshot {
    * and the time left, which measure this command's pace. Default none.
    */
   before?: { done: number; requests: number };
+  /**
+   * Slices not planned yet but expected (phase 2 before phase 1 ends: see phase-two-estimate.ts). Counted in the total
+   * and the time left, which are then marked "~" (estimated). Default none.
+   */
+  expectedMore?: number;
 }
 
 /** One line: a bar of slices done, rows, requests, request rate and the time left at the current pace. */
 export function progressLine(snapshot: ProgressSnapshot, width = 24): string {
-  const fraction = snapshot.planned === 0 ? 0 : Math.min(1, snapshot.done / snapshot.planned);
+  const expectedMore = Math.max(0, Math.round(snapshot.expectedMore ?? 0));
+  const estimated = expectedMore > 0 ? '~' : '';
+  const total = snapshot.planned + expectedMore;
+  const fraction = total === 0 ? 0 : Math.min(1, snapshot.done / total);
   const filled = Math.round(fraction * width);
   const bar = `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
   const doneHere = snapshot.done - (snapshot.before?.done ?? 0);
   const requestsHere = snapshot.requests - (snapshot.before?.requests ?? 0);
   const rate = snapshot.elapsedSeconds > 0 ? requestsHere / snapshot.elapsedSeconds : 0;
   const perSlice = doneHere > 0 ? snapshot.elapsedSeconds / doneHere : 0;
-  const eta = doneHere > 0 && snapshot.planned > snapshot.done ? formatDuration(perSlice * (snapshot.planned - snapshot.done)) : '—';
+  const eta = doneHere > 0 && total > snapshot.done ? `${estimated}${formatDuration(perSlice * (total - snapshot.done))}` : '—';
   return (
-    `${bar} ${snapshot.done}/${snapshot.planned} slices · ${snapshot.rows.toLocaleString('en-US')} rows · ` +
+    `${bar} ${snapshot.done}/${estimated}${total} slices · ${snapshot.rows.toLocaleString('en-US')} rows · ` +
     `${snapshot.requests.toLocaleString('en-US')} requests · ${rate.toFixed(1)} req/s · ETA ${eta}`
   );
 }

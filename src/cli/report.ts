@@ -1,7 +1,9 @@
 import { Command } from 'commander';
+import { CONFIG_OPTION } from './context.js';
 import { parseBrandList } from '../config/load.js';
 import { parseDay } from '../days.js';
 import { buildReport } from '../ops/report-builder.js';
+import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
 import { databasePath } from './sql.js';
 
@@ -16,13 +18,13 @@ interface ReportFlags {
 
 export function reportCommand(): Command {
   return new Command('report')
-    .description('writes a self-contained HTML page of charts for analysts from the published database (works offline)')
+    .description('Write a self-contained HTML page of charts for analysts from the published database (works offline)')
     .option('--out <file>', 'the HTML file to write', 'report.html')
     .option('--from <YYYY-MM-DD>', 'first day (default: four weeks before --to)')
     .option('--to <YYYY-MM-DD>', 'last day (default: the newest synced day)')
     .option('--brand <id>', 'a brand id (repeatable, or comma-separated); default: every brand in the database', (value: string, previous: string[] = []) => [...previous, value])
     .option('--db <path>', 'DuckDB file to read (default: the config\'s db, env BVSYNC_DB)')
-    .option('--config <path>', 'config file (default: BVSYNC_CONFIG, else ./bvsync.config.json when present)')
+    .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
     .action(async (flags: ReportFlags) => {
       const from = flags.from === undefined ? undefined : parseDay(flags.from, '--from');
       const to = flags.to === undefined ? undefined : parseDay(flags.to, '--to');
@@ -30,8 +32,16 @@ export function reportCommand(): Command {
       const brands = flags.brand?.flatMap((text) => parseBrandList(text, '--brand'));
       const report = await buildReport({ db: databasePath(flags), out: flags.out, from, to, brands });
       const { data } = report;
-      process.stdout.write(
-        `wrote ${report.path} (${Math.round(report.bytes / 1024)} KB): ${data.brands.length} brand(s), ${data.from} to ${data.to}; open it in a browser\n`,
-      );
+      for (const warning of report.warnings) process.stderr.write(`bvsync: warning: ${warning}\n`);
+      if (report.path) {
+        const shown = data.brands.filter((brand) => brand.hasData).length;
+        process.stdout.write(
+          `wrote ${report.path} (${Math.round(report.bytes / 1024)} KB): ${shown} brand${shown === 1 ? '' : 's'} with data, ${data.from} to ${data.to}; open it in a browser\n`,
+        );
+      } else {
+        process.stderr.write(`bvsync: nothing written to ${flags.out}: no brand asked for has data between ${data.from} and ${data.to}\n`);
+      }
+      // A report that leaves out what was asked for is not a success, even when a page was written.
+      if (report.warnings.length) process.exitCode = EXIT_NOT_DONE;
     });
 }

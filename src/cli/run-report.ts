@@ -1,25 +1,40 @@
 import { formatCount, formatInteger } from '../format.js';
 import { textTable } from '../text-table.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
-import { totalCounters } from '../../jobs/run-store.js';
+import { phaseOf } from '../../jobs/plan.js';
+import { connectRedis } from '../../jobs/redis.js';
+import { RunStore, totalCounters } from '../../jobs/run-store.js';
 import { runToEnd, type RunProgress, type RunToEndOptions } from '../../jobs/start-run.js';
 import { EXIT_DONE, EXIT_NOT_DONE, exitCodeOfRun } from './exit-codes.js';
+import { eachDay } from '../days.js';
+import { routeLogLines } from '../log.js';
+import { selectStreams } from '../streams/registry.js';
+import { LiveLine } from './live-line.js';
+import { estimatePhaseTwoSlices } from './phase-two-estimate.js';
 import { progressLine, sliceStatus, summaryRows } from './progress.js';
 
 /**
- * Runs a sync or backfill to its end with a live progress line on a terminal (plain log lines otherwise), then
- * prints the summary table. Attaches to the unfinished run of the same window when there is one. Returns the exit
- * code (src/cli/exit-codes.ts): 1 when a slice failed or the run did not finish.
+ * Runs a sync or backfill to its end and prints the summary table. Attaches to the unfinished run of the same window
+ * when there is one. Returns the exit code (src/cli/exit-codes.ts): 1 when a slice failed or the run did not finish.
+ *
+ * Progress: when `terminal` (stderr) is a terminal, one line redrawn in place with the log lines printed above it
+ * (live-line.ts); otherwise a plain progress line every 5 s on stdout, beside the summary, so the JSON log lines on
+ * stderr are never interleaved with it (README.md, "Sync and backfill").
  */
-export async function runWithReport(options: RunToEndOptions, out: NodeJS.WriteStream = process.stderr): Promise<{ progress: RunProgress; exitCode: number }> {
+export async function runWithReport(options: RunToEndOptions, terminal: NodeJS.WriteStream = process.stderr): Promise<{ progress: RunProgress; exitCode: number }> {
   const started = Date.now();
-  const live = out.isTTY === true;
+  const liveLine = terminal.isTTY === true ? new LiveLine(terminal) : undefined;
+  // Notices about the run (started, attached) stay on stderr with the logs; piped, only progress lines go to stdout.
+  const say = (text: string) => (liveLine ? liveLine.printAbove(text) : terminal.write(`${text}\n`));
   let lastPlain = 0;
   let before: { done: number; requests: number } | undefined;
+  let previous: PreviousRun | undefined;
+  const phaseTwoStreams = selectStreams(options.streams).filter((stream) => phaseOf(stream, options.config.sync) === 2).map((stream) => stream.name);
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  if (liveLine) routeLogLines((text) => liveLine.printAbove(text));
   try {
     const progress = await runToEnd({
       ...options,
@@ -28,25 +43,41 @@ export async function runWithReport(options: RunToEndOptions, out: NodeJS.WriteS
         const meta = found.meta;
         if (attached) {
           before = { done: found.done, requests: totalsOf(found).requests };
-          out.write(
+          say(
             `attaching to unfinished run ${meta.runId} (started ${meta.startedAt.slice(0, 19).replace('T', ' ')} UTC, ${found.done} of ${found.planned} slices done); ` +
-              `bvsync cancel ${meta.runId} drops it\n`,
+              `bvsync cancel ${meta.runId} drops it`,
           );
         } else {
-          out.write(`started run ${meta.runId}\n`);
+          say(`started run ${meta.runId}`);
+        }
+        // Only for the time left: a Redis hiccup here costs the estimate, never the run.
+        if (phaseTwoStreams.length) {
+          previousRunPlanned(options, meta.runId).then(
+            (found) => (previous = found),
+            () => undefined,
+          );
         }
       },
       onProgress: (snapshot) => {
         const totals = totalsOf(snapshot);
-        const line = progressLine({ planned: snapshot.planned, done: snapshot.done, rows: totals.rows, requests: totals.requests, elapsedSeconds: (Date.now() - started) / 1000, before });
-        if (live) out.write(`\r\x1b[2K${line}`);
+        const line = progressLine({
+          planned: snapshot.planned,
+          done: snapshot.done,
+          rows: totals.rows,
+          requests: totals.requests,
+          elapsedSeconds: (Date.now() - started) / 1000,
+          before,
+          expectedMore: expectedPhaseTwo(snapshot, options, phaseTwoStreams, previous),
+        });
+        if (liveLine) liveLine.show(line);
         else if (Date.now() - lastPlain >= 5_000) {
           lastPlain = Date.now();
-          out.write(`${new Date().toISOString()} ${snapshot.meta.runId} ${line}\n`);
+          process.stdout.write(`${new Date().toISOString()} ${snapshot.meta.runId} ${line}\n`);
         }
       },
     });
-    if (live) out.write('\n');
+    liveLine?.end();
+    routeLogLines(null);
     process.stdout.write(`${summaryTable(progress)}\n`);
     const { meta } = progress;
     const finished = isFinishedRunStatus(meta.status);
@@ -66,8 +97,59 @@ export async function runWithReport(options: RunToEndOptions, out: NodeJS.WriteS
     const exitCode = finished ? exitCodeOfRun(meta.status, totals.failed) : options.enqueueOnly ? EXIT_DONE : EXIT_NOT_DONE;
     return { progress, exitCode };
   } finally {
+    liveLine?.end();
+    routeLogLines(null);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+}
+
+interface PreviousRun {
+  days: number;
+  planned: Map<string, number>;
+}
+
+/** Slices phase 2 will add, while it is not planned yet (0 once it is, or when the run has no phase-2 stream). */
+function expectedPhaseTwo(snapshot: RunProgress, options: RunToEndOptions, phaseTwoStreams: string[], previous: PreviousRun | undefined): number {
+  const { meta } = snapshot;
+  if (meta.phase >= 2 || phaseTwoStreams.length === 0 || isFinishedRunStatus(meta.status)) return 0;
+  const days = meta.from && meta.to ? eachDay(meta.from, meta.to) : [];
+  return estimatePhaseTwoSlices({
+    brands: meta.brands,
+    phaseTwoStreams,
+    days: days.length || (previous?.days ?? 1),
+    previous,
+    guess: (brandId, name) => guessSlices(options, snapshot, brandId, name, days),
+  });
+}
+
+/**
+ * Plans a phase-2 stream with the domains phase 1 has shown so far: one per competitor loaded (each has a website),
+ * one for the brand's tracked pages, and the config's. Topics are not guessed: conversations by topic (off by default)
+ * count nothing until planned.
+ */
+function guessSlices(options: RunToEndOptions, snapshot: RunProgress, brandId: number, name: string, days: string[]): number {
+  const stream = selectStreams([name])[0];
+  if (!stream || days.length === 0) return 0;
+  const rows = (group: string) => snapshot.counters.get(`${brandId}|${group}`)?.rows ?? 0;
+  const guessed = Array.from({ length: rows('competitors') + 1 }, (_, i) => `guessed-${i}.invalid`);
+  const dimensions = { domains: [...options.config.sync.domains, ...guessed], topicIds: [] };
+  return stream.slices({ brandId, days, sync: options.config.sync, dimensions }).length;
+}
+
+/** The newest finished run Redis keeps (of the same kind if there is one): its days and planned slices per group. */
+async function previousRunPlanned(options: RunToEndOptions, runId: string): Promise<PreviousRun | undefined> {
+  const connection = connectRedis(options.redisUrl, { maxRetriesPerRequest: 1 });
+  connection.on('error', () => undefined);
+  try {
+    const runs = new RunStore(connection, options.config.redisPrefix);
+    const finished = (await runs.recent(20)).filter((meta) => meta.runId !== runId && meta.status !== 'cancelled' && isFinishedRunStatus(meta.status) && meta.from && meta.to);
+    const chosen = finished.find((meta) => meta.kind === options.kind) ?? finished[0];
+    if (!chosen) return undefined;
+    const counters = await runs.counters(chosen.runId);
+    return { days: eachDay(chosen.from!, chosen.to!).length, planned: new Map([...counters].map(([group, value]) => [group, value.planned])) };
+  } finally {
+    connection.disconnect();
   }
 }
 

@@ -5,7 +5,7 @@ import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, type
 export function schedulerCommand(): Command {
   return addCommonOptions(
     new Command('scheduler').description(
-      'enqueues runs on the config\'s cron schedules (UTC); any number may run, each tick becomes one run; `bvsync worker` runs them',
+      'Enqueue runs on the config\'s cron schedules (UTC); any number may run, each tick becomes one run; `bvsync worker` runs them',
     ),
   ).action(async (flags: CommonFlags) => {
     const config = readConfig(flags);

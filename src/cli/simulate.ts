@@ -85,7 +85,7 @@ export function simulateCommand(): Command {
     .option('--brands <n>', 'readable brands 1..N (brand N+1 exists but is forbidden)', integer('--brands', 1), 3)
     .option('--days <n>', 'days of data ending today', integer('--days', 1), 30)
     .option('--scale <n>', 'answers per brand per day (± 15 %)', integer('--scale', 1), 100)
-    .option('--api-key <key>', 'the API key to accept (default bvk_sim_local_key)')
+    .option('--api-key <key>', 'the API key to accept (default: bvk_sim_local_key)')
     .option('--today <YYYY-MM-DD>', "the simulator's today (default: the real UTC day)")
     .option('--params <file.json>', 'wire names of query parameters: {"start_date": "from", ...}')
     .addOption(new Option('--array-format <format>', 'how arrays travel in query strings').choices(['repeat', 'comma']).default('repeat'))

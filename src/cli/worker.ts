@@ -20,10 +20,10 @@ const HARD_STOP_GRACE_MS = 5_000;
 export function workerCommand(): Command {
   return addCommonOptions(
     new Command('worker')
-      .description('long-running worker: fetches slices, and loads DuckDB while it holds the writer lease')
+      .description('Run a long-lived worker: fetch slices, and load DuckDB while holding the writer lease')
       .option('--concurrency <n>', 'fetch jobs at once (default: sync.fetchConcurrency)')
       .option('--fetch-only', 'never take the DuckDB writer lease (a fetch-only machine)')
-      .option('--shutdown-seconds <n>', 'on SIGTERM/SIGINT, how long running jobs may finish (default 30)', '30')
+      .option('--shutdown-seconds <n>', 'on SIGTERM/SIGINT, how long running jobs may finish', '30')
       .option('--metrics-port <port>', 'serve Prometheus metrics on http://0.0.0.0:<port>/metrics (default: none)'),
   ).action(async (flags: WorkerFlags) => {
     const config = readConfig(flags);

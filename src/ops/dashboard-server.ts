@@ -1,5 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
@@ -29,6 +33,39 @@ const DESCRIPTIONS: Record<string, string> = {
   [LOAD_QUEUE]: 'plan, commit and finalize jobs: run one at a time by the worker holding the DuckDB writer lease',
 };
 
+const require = createRequire(import.meta.url);
+
+/**
+ * Bull Board's page template without the link that asks fonts.googleapis.com for IBM Plex: the board then uses the
+ * system fonts its stylesheet names next (system-ui, ...), and the page asks nothing of any host but this one (it
+ * works offline and tells no font host who looks at it). Written to a folder of its own; returns it.
+ */
+function localFontsTemplate(): string {
+  const template = readFileSync(join(dirname(require.resolve('@bull-board/ui/package.json')), 'dist', 'index.ejs'), 'utf8');
+  const local = template.replace(/<link[^>]+href="https?:\/\/[^"]*"[^>]*>\s*/g, '');
+  const folder = mkdtempSync(join(tmpdir(), 'bvsync-dashboard-'));
+  writeFileSync(join(folder, 'index.ejs'), local);
+  return folder;
+}
+
+// States in which a job waits for a worker to take it.
+const PENDING_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'];
+
+/**
+ * Bull Board flags a queue with no worker connected in orange ("No workers"). `bvsync sync`, `backfill` and `demo`
+ * work on their run in-process and leave when it ends, so an idle queue with no worker is normal, not a fault: the
+ * flag is kept only while jobs wait with nothing to take them (then `bvsync worker` is what is missing).
+ */
+function workersFlagOnlyWhenJobsWait<T>(route: string, result: T): T {
+  const body = (result as { body?: { queues?: Array<{ hasWorkers?: boolean | null; counts?: Record<string, number> }> } } | undefined)?.body;
+  if (route !== '/api/queues' || !Array.isArray(body?.queues)) return result;
+  for (const queue of body.queues) {
+    const pending = PENDING_STATES.reduce((sum, state) => sum + (queue.counts?.[state] ?? 0), 0);
+    if (queue.hasWorkers === false && pending === 0) queue.hasWorkers = null;
+  }
+  return result;
+}
+
 /** Serves Bull Board, the standard BullMQ UI, over bvsync's queues. */
 export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
   const connection = connectRedis(options.redisUrl);
@@ -40,8 +77,13 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
       (queue) => new BullMQAdapter(queue, { readOnlyMode: options.readOnly ?? false, description: DESCRIPTIONS[queue.name] ?? '', displayName: queue.name }),
     ),
     serverAdapter,
-    options: { uiConfig: { boardTitle: 'bvsync', hideDocsLink: true } },
+    options: {
+      uiConfig: { boardTitle: 'bvsync', hideDocsLink: true },
+      handlerHooks: { after: (context, result) => workersFlagOnlyWhenJobsWait(context.route, result) },
+    },
   });
+  const templates = localFontsTemplate();
+  serverAdapter.setViewsPath(templates);
   const server = createServer(serverAdapter.getRouter() as Parameters<typeof createServer>[0]);
   const host = options.host ?? '127.0.0.1';
   try {
@@ -52,6 +94,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   } catch (error) {
     await queues.close();
     connection.disconnect();
+    rmSync(templates, { recursive: true, force: true });
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
@@ -62,6 +105,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await queues.close();
       connection.disconnect();
+      rmSync(templates, { recursive: true, force: true });
     },
   };
 }

@@ -11,8 +11,22 @@ export interface BuildReportOptions extends ReportOptions {
   out: string;
 }
 
-/** Writes the analysts' HTML report from the published database; returns where it went, its size and its data. */
-export async function buildReport(options: BuildReportOptions): Promise<{ path: string; bytes: number; data: ReportData }> {
+export interface BuiltReport {
+  /** Where the page went; null when nothing was written (no brand asked for has data in the window). */
+  path: string | null;
+  bytes: number;
+  data: ReportData;
+  /** What the reader should know: brands the database does not hold, brands with no data in the window. */
+  warnings: string[];
+}
+
+/**
+ * Writes the analysts' HTML report from the published database. A page with no data would look like a report of
+ * zeros, so when no brand asked for has data in the window nothing is written (a page already at `out` stays);
+ * when some have, the page is written and the others are marked "no data" in it. Either way each such brand is a
+ * warning, and `bvsync report` exits 1 (README.md, "Report").
+ */
+export async function buildReport(options: BuildReportOptions): Promise<BuiltReport> {
   const db = await openReadOnly(options.db);
   let data: ReportData;
   try {
@@ -20,11 +34,25 @@ export async function buildReport(options: BuildReportOptions): Promise<{ path: 
   } finally {
     db.close();
   }
+  const warnings = reportWarnings(data);
+  if (!data.brands.some((brand) => brand.hasData)) return { path: null, bytes: 0, data, warnings };
   const html = renderReportHtml(data);
   const path = resolve(options.out);
   // Written beside and renamed, so a browser refreshing the page never reads half a file.
   const partial = `${path}.partial`;
   writeFileSync(partial, html);
   renameSync(partial, path);
-  return { path, bytes: Buffer.byteLength(html), data };
+  return { path, bytes: Buffer.byteLength(html), data, warnings };
+}
+
+function reportWarnings(data: ReportData): string[] {
+  const held = data.knownBrands.length ? `it holds brand${data.knownBrands.length === 1 ? '' : 's'} ${data.knownBrands.join(', ')}` : 'it holds no brand yet (run bvsync sync or bvsync demo)';
+  const warnings = data.unknownBrands.map((brandId) => `brand ${brandId} is not in ${data.database} (${held}); check --brand`);
+  for (const brand of data.brands) {
+    if (!brand.hasData) {
+      warnings.push(`brand ${brand.brandId} has no data between ${data.from} and ${data.to}; pick another window with --from/--to (bvsync status shows the synced days)`);
+    }
+  }
+  if (data.brands.length === 0 && data.unknownBrands.length === 0) warnings.push(`${data.database} holds no brand yet: run bvsync sync (or bvsync demo) first`);
+  return warnings;
 }

@@ -12,18 +12,38 @@
 
   // One function per question of the report; each returns a Plot figure (or null when the window has no data).
   const CHARTS = {
-    visibility: (brand) =>
-      Plot.plot({
+    // One small panel per topic (a shared 0-100% axis): the week's visibility and its 95% interval band.
+    weeklyVisibility: (brand) => {
+      const rows = brand.weeklyVisibility.map((d) => ({ ...d, at: date(d.week) }));
+      const topics = [...new Set(rows.map((d) => d.topic))].sort();
+      return Plot.plot({
         width,
-        height: 320,
-        y: { percent: true, label: 'visibility (%)', grid: true, domain: [0, 100] },
-        x: dayAxis,
-        color: { legend: true },
+        height: 40 + 100 * topics.length,
+        marginLeft: 50,
+        marginRight: 170,
+        y: { percent: true, label: 'visibility (%)', grid: true, domain: [0, 100], ticks: 3 },
+        // One tick per week shown (its first day in the window), not day ticks between them.
+        x: { type: 'utc', label: 'week starting', ticks: [...new Set(rows.map((d) => +d.at))].map((t) => new Date(t)), tickFormat: '%b %d' },
+        fy: { label: null, domain: topics, padding: 0.2 },
+        color: { domain: topics, scheme: 'tableau10' },
+        facet: { data: rows, y: 'topic' },
         marks: [
-          Plot.lineY(brand.visibility, { x: (d) => date(d.day), y: 'visibility', stroke: 'topic', curve: 'monotone-x', tip: true }),
-          Plot.dot(brand.visibility, { x: (d) => date(d.day), y: 'visibility', fill: 'topic', r: 2 }),
+          Plot.frame({ stroke: '#d0d7de' }),
+          Plot.areaY(rows, { x: 'at', y1: 'low', y2: 'high', fill: 'topic', fillOpacity: 0.18, curve: 'linear' }),
+          // The interval as an error bar too: a band needs two weeks, a window may hold one.
+          Plot.ruleX(rows, { x: 'at', y1: 'low', y2: 'high', stroke: 'topic', strokeOpacity: 0.5, strokeWidth: 3 }),
+          Plot.lineY(rows, { x: 'at', y: 'visibility', stroke: 'topic', strokeWidth: 2 }),
+          Plot.dot(rows, {
+            x: 'at',
+            y: 'visibility',
+            fill: 'topic',
+            r: 3,
+            tip: true,
+            channels: { answers: 'conversations', mentioned: 'mentioned', days: 'days', 'interval low': (d) => d.low, 'interval high': (d) => d.high },
+          }),
         ],
-      }),
+      });
+    },
     shareOfVoice: (brand) => {
       // The brand itself at the bottom, then competitors by mentions over the window, "other brands" on top in grey.
       const totals = new Map();
@@ -31,6 +51,7 @@
       const own = brand.shareOfVoice.find((d) => d.own)?.brand;
       const order = [...totals.keys()].sort((a, b) => (a === own ? -1 : b === own ? 1 : a === 'other brands' ? 1 : b === 'other brands' ? -1 : totals.get(b) - totals.get(a)));
       const palette = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f'];
+      // Every day carries every series (zero-filled in report-data.ts), so the normalized stack has no gaps.
       return Plot.plot({
         width,
         height: 320,
@@ -43,18 +64,25 @@
         ],
       });
     },
-    citationsByOwnership: (brand) =>
-      Plot.plot({
+    // One order for every brand: the spec's (data.ownershipOrder), bottom of the stack = left of the legend.
+    citationsByOwnership: (brand) => {
+      const palette = ['#4e79a7', '#e15759', '#f28e2b', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#9c755f', '#bab0ac', '#ff9da7', '#86bcb6', '#d37295'];
+      const present = new Set(brand.citationsByOwnership.map((d) => d.ownership));
+      const values = data.ownershipOrder.filter((value) => present.has(value));
+      const labelOf = new Map(brand.citationsByOwnership.map((d) => [d.ownership, d.label]));
+      const labels = values.map((value) => labelOf.get(value));
+      return Plot.plot({
         width,
         height: 320,
         y: { label: 'citations', grid: true },
         x: dayAxis,
-        color: { legend: true, scheme: 'tableau10' },
+        color: { legend: true, domain: labels, range: values.map((value) => palette[data.ownershipOrder.indexOf(value) % palette.length]) },
         marks: [
-          Plot.areaY(brand.citationsByOwnership, { x: (d) => date(d.day), y: 'occurrences', fill: 'ownership', order: 'sum', tip: true }),
+          Plot.areaY(brand.citationsByOwnership, { x: (d) => date(d.day), y: 'occurrences', fill: 'label', order: labels, tip: true }),
           Plot.ruleY([0]),
         ],
-      }),
+      });
+    },
     topDomains: (brand) =>
       Plot.plot({
         width,
@@ -70,19 +98,33 @@
           Plot.ruleX([0]),
         ],
       }),
-    rankMovers: (brand) =>
-      Plot.plot({
+    // Whose product it is by colour and dash (the brand's solid blue, competitors' dashed orange); the arrow points
+    // from the first day's rank to the last day's, rightwards = moved up.
+    rankMovers: (brand) => {
+      const whose = (d) => (d.subject === 'brand' ? "brand's product" : "competitor's product");
+      const label = (d) => `${d.product}${d.subject === 'brand' ? '' : ' (competitor)'}`;
+      const ours = brand.rankMovers.filter((d) => d.subject === 'brand');
+      const theirs = brand.rankMovers.filter((d) => d.subject !== 'brand');
+      const arrow = { x1: 'firstRank', x2: 'lastRank', y: label, stroke: whose, strokeWidth: 2.5, headLength: 8 };
+      return Plot.plot({
         width,
-        height: 40 + 26 * brand.rankMovers.length,
-        marginLeft: 220,
+        height: 50 + 26 * brand.rankMovers.length,
+        marginLeft: 260,
+        marginRight: 50,
         x: { label: 'visibility rank (1 = top) — first day → last day of the window', reverse: true, grid: true },
-        y: { label: null, domain: brand.rankMovers.map((d) => d.product) },
-        color: { legend: true, domain: ['moved up', 'moved down'], range: ['#59a14f', '#e15759'] },
+        y: { label: null, domain: brand.rankMovers.map(label) },
+        color: { legend: true, domain: ["brand's product", "competitor's product"], range: ['#4e79a7', '#f28e2b'] },
         marks: [
-          Plot.arrow(brand.rankMovers, { x1: 'firstRank', x2: 'lastRank', y: 'product', stroke: (d) => (d.change > 0 ? 'moved up' : 'moved down'), strokeWidth: 2, headLength: 8 }),
-          Plot.dot(brand.rankMovers, { x: 'firstRank', y: 'product', fill: 'currentColor', r: 2.5, tip: { channels: { subject: 'subject', first: 'firstRank', last: 'lastRank' } } }),
+          Plot.arrow(ours, arrow),
+          Plot.arrow(theirs, { ...arrow, strokeDasharray: '5,3' }),
+          Plot.dot(brand.rankMovers, { x: 'firstRank', y: label, fill: 'currentColor', r: 2.5, tip: { channels: { subject: 'subject', first: 'firstRank', last: 'lastRank' } } }),
+          // Constant fills (a fill channel would go through the colour scale above).
+          Plot.text(brand.rankMovers.filter((d) => d.change > 0), { x: 'lastRank', y: label, text: (d) => `▲${d.change}`, fill: '#1a7f37', dx: 8, textAnchor: 'start' }),
+          // A fall points left (the axis is reversed): its label goes left of the arrowhead, not over it.
+          Plot.text(brand.rankMovers.filter((d) => d.change < 0), { x: 'lastRank', y: label, text: (d) => `▼${-d.change}`, fill: '#cf222e', dx: -12, textAnchor: 'end' }),
         ],
-      }),
+      });
+    },
     trackedUrls: (brand) =>
       Plot.plot({
         width,

@@ -1,6 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { addDays, maxDay } from '../days.js';
+import { addDays, eachDay, maxDay } from '../days.js';
 import { readRows, type PlainRow } from '../warehouse/read-rows.js';
+import { OWNERSHIP_ORDER, ownershipLabel, sortOwnerships } from './ownership-labels.js';
+import { wilsonInterval } from './wilson-interval.js';
 
 /** What the analysts' report covers. */
 export interface ReportOptions {
@@ -19,15 +21,46 @@ export interface ReportRun {
   finishedAt: string | null;
 }
 
+/** A proportion kept with its numerator and denominator, so windows add up exactly (never averaged rates). */
+export interface Ratio {
+  numerator: number;
+  denominator: number;
+  /** numerator / denominator; null when the denominator is 0 (no data). */
+  value: number | null;
+}
+
+/** The figures at the top of a brand: the window against the period of the same length just before it. */
+export interface Headline {
+  /** Answers that mention the brand / answers, over every topic and day of the window. */
+  visibility: Ratio;
+  previousVisibility: Ratio;
+  /** The brand's mentions / the mentions of every brand listed (itself and its competitors), over the window. */
+  shareOfVoice: Ratio;
+  previousShareOfVoice: Ratio;
+  previousFrom: string;
+  previousTo: string;
+}
+
 /** One brand's numbers for each chart of the report; each array is a chart's data, one object per mark. */
 export interface BrandReport {
   brandId: number;
   /** The brand's own name as the visibility report gives it, when synced. */
   name: string | null;
-  visibility: Array<{ day: string; topic: string; conversations: number; mentioned: number; visibility: number | null }>;
+  /** False when none of the brand's charts has a row in the window. */
+  hasData: boolean;
+  headline: Headline;
+  /**
+   * Visibility per topic and week (weeks start Monday, cut to the window: `week` is the first day of the week in the
+   * window, `days` how many days had data), summed from the daily numerators, with its Wilson 95% interval (low, high)
+   * computed from those sums; see wilson-interval.ts for why not the API's daily ci_lower/ci_upper.
+   */
+  weeklyVisibility: Array<{ week: string; topic: string; days: number; conversations: number; mentioned: number; visibility: number | null; low: number | null; high: number | null }>;
+  /** Every day with data has every series (zero-filled), so stacked areas have no gaps. */
   shareOfVoice: Array<{ day: string; brand: string; own: boolean; mentioned: number; share: number | null }>;
-  citationsByOwnership: Array<{ day: string; ownership: string; occurrences: number }>;
+  /** Zero-filled like share of voice; `label` is readable text, rows ordered by the one ownership order. */
+  citationsByOwnership: Array<{ day: string; ownership: string; label: string; occurrences: number }>;
   topDomains: Array<{ domain: string; firstParty: boolean; occurrences: number }>;
+  /** `subject` says whose product it is: `brand` (the brand's own) or `competitor`. */
   rankMovers: Array<{ product: string; metric: string; subject: string; firstRank: number; lastRank: number; change: number }>;
   trackedUrls: Array<{ url: string; group: string | null; citations: number; conversations: number; citationRate: number | null }>;
 }
@@ -38,7 +71,14 @@ export interface ReportData {
   from: string;
   to: string;
   lastRun: ReportRun | null;
+  /** Brands with a section in the page: the ones asked for that the database knows. */
   brands: BrandReport[];
+  /** Brands asked for (`--brand`) that the database has never synced: no section, a warning. */
+  unknownBrands: number[];
+  /** The brands the database has synced (from `_sync_state`). */
+  knownBrands: number[];
+  /** The one order (and colour index) of ownership values for every brand's chart: see ownership-labels.ts. */
+  ownershipOrder: string[];
 }
 
 /** Competitors shown by name in share of voice; the rest are summed as "other brands" so the chart stays readable. */
@@ -49,10 +89,14 @@ const TOP_TRACKED_URLS = 15;
 
 // Each query reads one brand and the window [$1, $2] through the published views where one answers the question.
 const QUERIES = {
-  visibility: `
-    SELECT "day"::VARCHAR AS day, coalesce(topic_name, 'topic ' || topic_id) AS topic,
-           conversations, mentioned_conversations AS mentioned, visibility
-    FROM v_visibility_topic_daily WHERE brand_id = $3 AND "day" BETWEEN $1::DATE AND $2::DATE ORDER BY day, topic`,
+  // Weeks cut to the window, so the first and last points stand for the days read, not days outside it.
+  weeklyVisibility: `
+    SELECT greatest(CAST(date_trunc('week', "day") AS DATE), $1::DATE)::VARCHAR AS week,
+           coalesce(topic_name, 'topic ' || topic_id) AS topic, count(*) AS days,
+           sum(conversations) AS conversations, sum(mentioned_conversations) AS mentioned,
+           sum(mentioned_conversations) / nullif(sum(conversations), 0) AS visibility
+    FROM v_visibility_topic_daily WHERE brand_id = $3 AND "day" BETWEEN $1::DATE AND $2::DATE
+    GROUP BY ALL ORDER BY week, topic`,
   // Share over the window decides which competitors are named; each day's share is recomputed from the numerators.
   shareOfVoice: `
     WITH windowed AS (
@@ -64,14 +108,26 @@ const QUERIES = {
       SELECT "day", coalesce(n.brand_name, 'other brands') AS brand, bool_or(w.is_own_brand) AS own,
              sum(w.mentioned_conversations) AS mentioned
       FROM windowed w LEFT JOIN named n USING (brand_name) GROUP BY ALL
+    ), series AS (
+      SELECT brand, bool_or(own) AS own, sum(mentioned) AS total FROM grouped GROUP BY brand
+    ), filled AS (
+      SELECT d."day", s.brand, s.own, s.total, coalesce(g.mentioned, 0) AS mentioned
+      FROM (SELECT DISTINCT "day" FROM grouped) d CROSS JOIN series s
+      LEFT JOIN grouped g ON g."day" = d."day" AND g.brand = s.brand
     )
     SELECT "day"::VARCHAR AS day, brand, own, mentioned,
            mentioned / nullif(sum(mentioned) OVER (PARTITION BY "day"), 0) AS share
-    FROM grouped ORDER BY day, own DESC, mentioned DESC`,
+    FROM filled ORDER BY day, own DESC, brand = 'other brands', total DESC, brand`,
   citationsByOwnership: `
-    SELECT "day"::VARCHAR AS day, "value" AS ownership, sum(occurrences) AS occurrences
-    FROM citation_daily WHERE brand_id = $3 AND dimension = 'ownership' AND "day" BETWEEN $1::DATE AND $2::DATE
-    GROUP BY ALL ORDER BY day, ownership`,
+    WITH windowed AS (
+      SELECT "day", "value" AS ownership, coalesce(sum(occurrences), 0) AS occurrences
+      FROM citation_daily WHERE brand_id = $3 AND dimension = 'ownership' AND "day" BETWEEN $1::DATE AND $2::DATE
+      GROUP BY ALL
+    )
+    SELECT d."day"::VARCHAR AS day, o.ownership, coalesce(w.occurrences, 0) AS occurrences
+    FROM (SELECT DISTINCT "day" FROM windowed) d CROSS JOIN (SELECT DISTINCT ownership FROM windowed) o
+    LEFT JOIN windowed w ON w."day" = d."day" AND w.ownership = o.ownership
+    ORDER BY day, ownership`,
   topDomains: `
     SELECT domain, coalesce(bool_or(is_first_party), false) AS "firstParty", sum(occurrences) AS occurrences
     FROM domain_daily WHERE brand_id = $3 AND "day" BETWEEN $1::DATE AND $2::DATE
@@ -98,6 +154,42 @@ const QUERIES = {
     GROUP BY ALL ORDER BY citations DESC, url LIMIT ${TOP_TRACKED_URLS}`,
 } as const;
 
+// The window [$1, $2] and the period of the same length before it [$4, $5], from the numerators.
+const HEADLINE_QUERIES = {
+  visibility: `
+    SELECT coalesce(sum(mentioned_conversations) FILTER (WHERE "day" >= $1::DATE), 0) AS numerator,
+           coalesce(sum(conversations) FILTER (WHERE "day" >= $1::DATE), 0) AS denominator,
+           coalesce(sum(mentioned_conversations) FILTER (WHERE "day" <= $5::DATE), 0) AS "previousNumerator",
+           coalesce(sum(conversations) FILTER (WHERE "day" <= $5::DATE), 0) AS "previousDenominator"
+    FROM v_visibility_topic_daily WHERE brand_id = $3 AND "day" BETWEEN $4::DATE AND $2::DATE`,
+  shareOfVoice: `
+    SELECT coalesce(sum(mentioned_conversations) FILTER (WHERE "day" >= $1::DATE AND is_own_brand), 0) AS numerator,
+           coalesce(sum(mentioned_conversations) FILTER (WHERE "day" >= $1::DATE), 0) AS denominator,
+           coalesce(sum(mentioned_conversations) FILTER (WHERE "day" <= $5::DATE AND is_own_brand), 0) AS "previousNumerator",
+           coalesce(sum(mentioned_conversations) FILTER (WHERE "day" <= $5::DATE), 0) AS "previousDenominator"
+    FROM v_share_of_voice_daily WHERE brand_id = $3 AND "day" BETWEEN $4::DATE AND $2::DATE`,
+} as const;
+
+function ratio(numerator: number, denominator: number): Ratio {
+  return { numerator, denominator, value: denominator > 0 ? numerator / denominator : null };
+}
+
+async function readHeadline(connection: DuckDBConnection, from: string, to: string, brandId: number): Promise<Headline> {
+  const days = eachDay(from, to).length;
+  const previousFrom = addDays(from, -days);
+  const previousTo = addDays(from, -1);
+  const params = [from, to, brandId, previousFrom, previousTo];
+  const [visibility] = numbers(await readRows(connection, HEADLINE_QUERIES.visibility, params));
+  const [share] = numbers(await readRows(connection, HEADLINE_QUERIES.shareOfVoice, params));
+  const pair = (row: PlainRow | undefined) => ({
+    now: ratio(Number(row?.numerator ?? 0), Number(row?.denominator ?? 0)),
+    before: ratio(Number(row?.previousNumerator ?? 0), Number(row?.previousDenominator ?? 0)),
+  });
+  const v = pair(visibility);
+  const s = pair(share);
+  return { visibility: v.now, previousVisibility: v.before, shareOfVoice: s.now, previousShareOfVoice: s.before, previousFrom, previousTo };
+}
+
 /**
  * Reads what the report shows from a published database (read-only): one section per brand, one dataset per chart,
  * all over one window of days.
@@ -108,8 +200,10 @@ export async function readReportData(connection: DuckDBConnection, database: str
   const first = span[0]?.first as string | null;
   // Four weeks by default, but not before the first synced day: the header then shows the days that have data.
   const from = options.from ?? maxDay(addDays(to, -27), first && first <= to ? first : addDays(to, -27));
-  const known = await readRows(connection, 'SELECT DISTINCT brand_id FROM _sync_state ORDER BY brand_id');
-  const brandIds = options.brands?.length ? options.brands : known.map((row) => Number(row.brand_id));
+  const known = (await readRows(connection, 'SELECT DISTINCT brand_id FROM _sync_state ORDER BY brand_id')).map((row) => Number(row.brand_id));
+  const asked = options.brands?.length ? [...new Set(options.brands)] : known;
+  const unknownBrands = asked.filter((brandId) => !known.includes(brandId));
+  const brandIds = asked.filter((brandId) => known.includes(brandId));
   const runs = await readRows(
     connection,
     `SELECT run_id, kind, status, finished_at FROM _sync_runs WHERE finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT 1`,
@@ -119,15 +213,25 @@ export async function readReportData(connection: DuckDBConnection, database: str
     const params = [from, to, brandId];
     const read = (sql: string) => readRows(connection, sql, params);
     const own = await readRows(connection, 'SELECT any_value(brand_name) AS name FROM visibility_topic_brand_daily WHERE brand_id = $1 AND is_own_brand', [brandId]);
-    brands.push({
-      brandId,
-      name: (own[0]?.name as string | null) ?? null,
-      visibility: numbers(await read(QUERIES.visibility)) as BrandReport['visibility'],
+    const weekly = numbers(await read(QUERIES.weeklyVisibility)) as BrandReport['weeklyVisibility'];
+    const ownership = numbers(await read(QUERIES.citationsByOwnership)) as Array<{ day: string; ownership: string; occurrences: number }>;
+    const order = sortOwnerships(ownership.map((row) => row.ownership));
+    const charts = {
+      weeklyVisibility: weekly.map((row) => ({ ...row, ...(wilsonInterval(row.mentioned, row.conversations) ?? { low: null, high: null }) })),
       shareOfVoice: numbers(await read(QUERIES.shareOfVoice)) as BrandReport['shareOfVoice'],
-      citationsByOwnership: numbers(await read(QUERIES.citationsByOwnership)) as BrandReport['citationsByOwnership'],
+      citationsByOwnership: ownership
+        .map((row) => ({ ...row, label: ownershipLabel(row.ownership) }))
+        .sort((a, b) => a.day.localeCompare(b.day) || order.indexOf(a.ownership) - order.indexOf(b.ownership)),
       topDomains: numbers(await read(QUERIES.topDomains)) as BrandReport['topDomains'],
       rankMovers: numbers(await read(QUERIES.rankMovers)) as BrandReport['rankMovers'],
       trackedUrls: numbers(await read(QUERIES.trackedUrls)) as BrandReport['trackedUrls'],
+    };
+    brands.push({
+      brandId,
+      name: (own[0]?.name as string | null) ?? null,
+      hasData: Object.values(charts).some((rows) => rows.length > 0),
+      headline: await readHeadline(connection, from, to, brandId),
+      ...charts,
     });
   }
   const run = runs[0];
@@ -138,6 +242,9 @@ export async function readReportData(connection: DuckDBConnection, database: str
     to,
     lastRun: run ? { runId: String(run.run_id), kind: String(run.kind), status: String(run.status), finishedAt: (run.finished_at as string | null) ?? null } : null,
     brands,
+    unknownBrands,
+    knownBrands: known,
+    ownershipOrder: sortOwnerships([...OWNERSHIP_ORDER, ...brands.flatMap((brand) => brand.citationsByOwnership.map((row) => row.ownership))]),
   };
 }
 

@@ -1,24 +1,26 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { BrandReport, ReportData } from './report-data.js';
+import type { BrandReport, Ratio, ReportData } from './report-data.js';
 
 /** The report's charts in page order: the key of the brand's data, a title and the one line that says how to read it. */
 export const REPORT_CHARTS: ReadonlyArray<{ key: keyof BrandReport & string; title: string; explanation: string }> = [
   {
-    key: 'visibility',
-    title: 'Visibility trend per topic',
-    explanation: 'Share of the day\'s AI answers on each topic that mention the brand (mentioned answers / answers).',
+    key: 'weeklyVisibility',
+    title: 'Weekly visibility per topic',
+    explanation:
+      'Share of the week\'s AI answers on each topic that mention the brand (mentioned answers / answers, summed over the week; weeks start Monday, cut to the window). ' +
+      'The band is the 95% Wilson interval of those sums: wide when a week had few answers.',
   },
   {
     key: 'shareOfVoice',
     title: 'Share of voice against competitors',
-    explanation: 'Each brand\'s mentions as a share of the mentions of every brand listed that day (the brand and its top competitors per topic).',
+    explanation: 'Each brand\'s mentions as a share of the mentions of every brand listed that day (the brand and its top competitors per topic); the brand at the bottom, "other brands" in grey on top.',
   },
   {
     key: 'citationsByOwnership',
     title: 'Citations by ownership over time',
-    explanation: 'Sources cited in answers each day, by who owns the cited page (first party, competitor, editorial, ...).',
+    explanation: 'Sources cited in answers each day, by who owns the cited page; stacked bottom to top in the legend\'s order (left to right), the same order and colours for every brand.',
   },
   {
     key: 'topDomains',
@@ -28,7 +30,7 @@ export const REPORT_CHARTS: ReadonlyArray<{ key: keyof BrandReport & string; tit
   {
     key: 'rankMovers',
     title: 'Product rank movers',
-    explanation: 'Products whose visibility rank moved most between the first and last day they were ranked in the window.',
+    explanation: 'Products whose visibility rank moved most between the first and last day they were ranked in the window; the brand\'s own products in blue, competitors\' in orange (dashed).',
   },
   {
     key: 'trackedUrls',
@@ -59,6 +61,38 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
+const percent = (value: number | null) => (value === null ? 'no data' : `${(value * 100).toFixed(1)}%`);
+const count = (value: number) => value.toLocaleString('en-US');
+
+/** "+2.3 pts vs <period> (21.0%)" between two ratios, or why there is none. */
+function changeText(now: Ratio, before: Ratio, period: string): string {
+  if (before.value === null) return `no data in the previous period (${period})`;
+  if (now.value === null) return `no data in the window; ${percent(before.value)} in ${period}`;
+  const rounded = Math.round((now.value - before.value) * 1000) / 10;
+  return `${rounded > 0 ? '+' : rounded < 0 ? '−' : '±'}${Math.abs(rounded).toFixed(1)} pts vs ${period} (${percent(before.value)})`;
+}
+
+/** The brand's headline figures, computed from the numerators over the whole window (see report-data.ts). */
+function headlineHtml(brand: BrandReport): string {
+  const h = brand.headline;
+  const figure = (name: string, label: string, now: Ratio, before: Ratio, of: string) => `
+      <div class="figure" data-figure="${name}" data-value="${now.value ?? ''}" data-previous="${before.value ?? ''}">
+        <div class="label">${label}</div>
+        <div class="value">${percent(now.value)}</div>
+        <div class="detail">${count(now.numerator)} of ${count(now.denominator)} ${of}</div>
+        <div class="change" data-change="${name}">${escapeHtml(changeText(now, before, `${h.previousFrom} to ${h.previousTo}`))}</div>
+      </div>`;
+  return `
+    <div class="headline">${figure('visibility', 'Visibility', h.visibility, h.previousVisibility, 'answers mention the brand')}${figure(
+      'shareOfVoice',
+      'Share of voice',
+      h.shareOfVoice,
+      h.previousShareOfVoice,
+      'mentions of the brands listed are the brand\'s',
+    )}
+    </div>`;
+}
+
 function brandLabel(brand: BrandReport): string {
   return brand.name ? `${brand.name} (brand ${brand.brandId})` : `Brand ${brand.brandId}`;
 }
@@ -74,6 +108,13 @@ const STYLE = `
   .summary div { display: flex; gap: 6px; }
   p.explain { color: #59636e; margin: 0 0 8px; }
   nav a { margin-right: 14px; }
+  .headline { display: flex; flex-wrap: wrap; gap: 16px; margin: 10px 0 4px; }
+  .figure { border: 1px solid #d0d7de; border-radius: 6px; padding: 10px 16px; min-width: 260px; max-width: 420px; }
+  .figure .label { color: #59636e; font-size: 13px; }
+  .figure .value { font-size: 28px; font-weight: 650; line-height: 1.2; }
+  .figure .detail, .figure .change { color: #59636e; font-size: 12.5px; }
+  .figure .change { color: #1f2328; }
+  p.nodata { color: #9a6700; font-weight: 600; }
 `;
 
 /** A single self-contained HTML page: the data as JSON, the chart libraries and the drawing script inlined. */
@@ -95,9 +136,11 @@ export function renderReportHtml(data: ReportData): string {
       <div class="plot"></div>
     </section>`,
       ).join('');
+      const nodata = brand.hasData ? '' : `
+    <p class="nodata">No data for this brand between ${escapeHtml(data.from)} and ${escapeHtml(data.to)}.</p>`;
       return `
   <article id="brand-${brand.brandId}">
-    <h2>${escapeHtml(brandLabel(brand))}</h2>${charts}
+    <h2>${escapeHtml(brandLabel(brand))}</h2>${nodata}${headlineHtml(brand)}${charts}
   </article>`;
     })
     .join('');

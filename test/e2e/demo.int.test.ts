@@ -33,7 +33,19 @@ describe('bvsync demo', () => {
     expect(Number(views[0]!.n)).toBeGreaterThanOrEqual(6);
     // Its Redis prefix is random and removed at the end: no prefix is left that was not there before.
     expect([...(await demoPrefixes())].filter((prefix) => !before.has(prefix))).toEqual([]);
-  }, 120_000);
+
+    // The next steps name only commands that work here (no DuckDB CLI), and the SQL and report ones run as printed.
+    const steps = result.stdout.slice(result.stdout.indexOf('Next steps:'));
+    expect(steps).not.toContain('duckdb -readonly');
+    const commands = steps.split('\n').slice(1).map((line) => line.replace(/#.*$/, '').trim()).filter(Boolean);
+    expect(commands.map((command) => command.split(' ').slice(0, 3).join(' '))).toEqual(['npx bvsync sql', 'npx bvsync report', 'npx bvsync dashboard']);
+    for (const command of commands.slice(0, 2)) {
+      const words = command.match(/"[^"]*"|'[^']*'|\S+/g)!.slice(2).map((word) => word.replace(/^(["'])(.*)\1$/, '$2'));
+      const ran = await runBvsync(words, { ...process.env, REDIS_URL: TEST_REDIS_URL, BVSYNC_CONFIG: '' });
+      expect(ran.code, `${command}\n${ran.stderr}`).toBe(0);
+    }
+    expect(existsSync(join(out, 'report.html'))).toBe(true);
+  }, 180_000);
 });
 
 async function demoPrefixes(): Promise<Set<string>> {

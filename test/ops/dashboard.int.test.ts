@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard, type RunningDashboard } from '../../src/ops/dashboard-server.js';
+import { openQueues } from '../../jobs/queues.js';
 import { engineFixture, runInProcess, type EngineFixture } from '../support/engine.js';
+import { testRedis } from '../support/redis.js';
 import { chromiumMissing, CHROMIUM_SKIP_REASON, launchChromium, screenshotPath, type HeadlessChromium } from './browser.js';
 
 /**
@@ -39,8 +41,39 @@ describe.skipIf(chromiumMissing)('the queue dashboard in a browser', () => {
     expect(byName.get('fetch')!.counts.completed).toBe(2 * 2 + 2);
   });
 
+  it('flags a queue with no worker only while jobs wait in it, not when it is idle between in-process runs', async () => {
+    const hasWorkers = async () => {
+      const body = (await (await fetch(new URL('api/queues', dashboard.url))).json()) as { queues: Array<{ name: string; hasWorkers: boolean | null }> };
+      return Object.fromEntries(body.queues.map((queue) => [queue.name, queue.hasWorkers]));
+    };
+    // The run's in-process workers have left and nothing waits: no "No workers" flag.
+    expect(await hasWorkers()).toEqual({ fetch: null, load: null });
+    // A job waits and no worker will take it: the flag is kept, it is what `bvsync worker` would fix.
+    const redis = testRedis();
+    const queues = openQueues(redis, fx.config.redisPrefix);
+    try {
+      await queues.load.add('plan', { runId: 'nobody-takes-this', phase: 1 }, { jobId: 'nobody-takes-this' });
+      expect((await hasWorkers()).load).toBe(false);
+      await queues.load.remove('nobody-takes-this');
+    } finally {
+      await queues.close();
+      redis.disconnect();
+    }
+  });
+
+  it('serves a page that names no other host: no web fonts, system ones', async () => {
+    const html = await (await fetch(dashboard.url)).text();
+    expect(html).toContain('<div id="root">');
+    expect(html).not.toMatch(/(src|href)="https?:\/\//);
+    expect(html).not.toContain('fonts.googleapis.com');
+  });
+
   it('loads in Chromium, lists the queues, and is screenshotted', async () => {
     const page = await browser.context.newPage();
+    const elsewhere: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(dashboard.url)) elsewhere.push(request.url());
+    });
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     const response = await page.goto(dashboard.url, { waitUntil: 'networkidle' });
@@ -60,6 +93,7 @@ describe.skipIf(chromiumMissing)('the queue dashboard in a browser', () => {
     const queuePage = await page.locator('body').innerText();
     expect(queuePage).toContain('one job per slice');
     expect(errors).toEqual([]);
+    expect(elsewhere).toEqual([]);
     const file = screenshotPath(fx.dir, 'dashboard.png');
     await page.screenshot({ path: file });
     expect(readFileSync(file).subarray(1, 4).toString()).toBe('PNG');

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { ReportData } from '../../src/ops/report-data.js';
 import { renderReportHtml, REPORT_CHARTS } from '../../src/ops/report-html.js';
 
-const empty = { visibility: [], shareOfVoice: [], citationsByOwnership: [], topDomains: [], rankMovers: [], trackedUrls: [] };
+const none = { numerator: 0, denominator: 0, value: null };
+const headline = { visibility: { numerator: 30, denominator: 120, value: 0.25 }, previousVisibility: { numerator: 20, denominator: 100, value: 0.2 }, shareOfVoice: none, previousShareOfVoice: none, previousFrom: '2026-10-12', previousTo: '2026-10-31' };
+const empty = { hasData: true, headline, weeklyVisibility: [], shareOfVoice: [], citationsByOwnership: [], topDomains: [], rankMovers: [], trackedUrls: [] };
 
 function data(overrides: Partial<ReportData> = {}): ReportData {
   return {
@@ -12,6 +14,9 @@ function data(overrides: Partial<ReportData> = {}): ReportData {
     to: '2026-11-20',
     lastRun: { runId: 'sync-1', kind: 'sync', status: 'complete', finishedAt: '2026-11-21T00:00:00.000Z' },
     brands: [{ brandId: 7, name: 'Acme', ...empty }],
+    unknownBrands: [],
+    knownBrands: [7],
+    ownershipOrder: ['first_party', 'other'],
     ...overrides,
   };
 }
@@ -28,6 +33,14 @@ describe('renderReportHtml', () => {
       expect(html).toContain(`data-chart="${chart.key}" data-brand="8"`);
       expect(html).toContain(chart.title);
     }
+  });
+
+  it('heads each brand with its visibility and share of voice and the change in points against the period before', () => {
+    const html = renderReportHtml(data());
+    expect(html).toContain('data-figure="visibility" data-value="0.25" data-previous="0.2"');
+    expect(html).toContain('30 of 120 answers mention the brand');
+    expect(html).toContain('+5.0 pts vs 2026-10-12 to 2026-10-31 (20.0%)');
+    expect(html).toContain('no data in the previous period (2026-10-12 to 2026-10-31)');
   });
 
   it('cannot be broken out of by the data: names are escaped in HTML and in the embedded JSON', () => {

@@ -1,11 +1,11 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReport } from '../../src/ops/report-builder.js';
 import type { ReportData } from '../../src/ops/report-data.js';
 import { REPORT_CHARTS } from '../../src/ops/report-html.js';
-import { engineFixture, runInProcess, scalarOfFile, type EngineFixture } from '../support/engine.js';
+import { cliEnv, engineFixture, runBvsync, runInProcess, scalarOfFile, type EngineFixture } from '../support/engine.js';
 import { chromiumMissing, CHROMIUM_SKIP_REASON, launchChromium, screenshotPath, type HeadlessChromium } from './browser.js';
 
 /**
@@ -14,19 +14,23 @@ import { chromiumMissing, CHROMIUM_SKIP_REASON, launchChromium, screenshotPath, 
  */
 
 const STREAMS = ['visibility', 'competitors', 'tracked_urls', 'citations', 'domain_details', 'product_ranking'];
-const FROM = '2026-11-16';
+// Synced from SYNCED_FROM; the report covers FROM to TO (8 days: a Friday to the next Friday, so two weeks cut to the
+// window), and the 8 days before it are the previous period of the headline figures.
+const SYNCED_FROM = '2026-11-05';
+const FROM = '2026-11-13';
 const TO = '2026-11-20';
+const IN_WINDOW = `"day" BETWEEN '${FROM}'::DATE AND '${TO}'::DATE`;
 
 let fx: EngineFixture;
 let out: string;
 let data: ReportData;
 
 beforeAll(async () => {
-  fx = await engineFixture('report', { sim: { brands: 2, days: 10, scale: 30 } });
-  const run = await runInProcess(fx, { kind: 'backfill', today: TO, from: FROM, to: TO, streams: STREAMS });
+  fx = await engineFixture('report', { sim: { brands: 2, days: 16, scale: 30 } });
+  const run = await runInProcess(fx, { kind: 'backfill', today: TO, from: SYNCED_FROM, to: TO, streams: STREAMS });
   expect(run.meta.status).toBe('complete');
   out = join(fx.dir, 'report.html');
-  ({ data } = await buildReport({ db: fx.config.db, out }));
+  ({ data } = await buildReport({ db: fx.config.db, out, from: FROM }));
 });
 afterAll(async () => fx?.cleanup());
 
@@ -40,18 +44,91 @@ describe('the analysts\' report: data', () => {
 
   it('agrees with the views and tables it reads', async () => {
     const brand = data.brands[0]!;
-    const mentioned = await scalarOfFile(fx.config.db, 'SELECT sum(mentioned_conversations) FROM v_visibility_topic_daily WHERE brand_id = $1', [brand.brandId]);
-    expect(brand.visibility.reduce((sum, row) => sum + row.mentioned, 0)).toBe(mentioned);
-    for (const day of new Set(brand.shareOfVoice.map((row) => row.day))) {
+    const mentioned = await scalarOfFile(fx.config.db, `SELECT sum(mentioned_conversations) FROM v_visibility_topic_daily WHERE brand_id = $1 AND ${IN_WINDOW}`, [brand.brandId]);
+    expect(brand.weeklyVisibility.reduce((sum, row) => sum + row.mentioned, 0)).toBe(mentioned);
+    const days = new Set(brand.shareOfVoice.map((row) => row.day));
+    const series = new Set(brand.shareOfVoice.map((row) => row.brand));
+    // Zero-filled: every day has every series, so the stacked areas have no gaps.
+    expect(brand.shareOfVoice.length).toBe(days.size * series.size);
+    for (const day of days) {
       const shares = brand.shareOfVoice.filter((row) => row.day === day).reduce((sum, row) => sum + (row.share ?? 0), 0);
       expect(shares).toBeCloseTo(1, 9);
     }
-    const ownership = await scalarOfFile(fx.config.db, "SELECT sum(occurrences) FROM citation_daily WHERE brand_id = $1 AND dimension = 'ownership'", [brand.brandId]);
+    const ownership = await scalarOfFile(fx.config.db, `SELECT sum(occurrences) FROM citation_daily WHERE brand_id = $1 AND dimension = 'ownership' AND ${IN_WINDOW}`, [brand.brandId]);
     expect(brand.citationsByOwnership.reduce((sum, row) => sum + row.occurrences, 0)).toBe(ownership);
     const top = brand.topDomains[0]!;
-    expect(top.occurrences).toBe(await scalarOfFile(fx.config.db, 'SELECT max(o) FROM (SELECT sum(occurrences) AS o FROM domain_daily WHERE brand_id = $1 GROUP BY domain)', [brand.brandId]));
+    expect(top.occurrences).toBe(await scalarOfFile(fx.config.db, `SELECT max(o) FROM (SELECT sum(occurrences) AS o FROM domain_daily WHERE brand_id = $1 AND ${IN_WINDOW} GROUP BY domain)`, [brand.brandId]));
     for (const mover of brand.rankMovers) expect(mover.change).toBe(mover.firstRank - mover.lastRank);
     expect(brand.trackedUrls.length).toBeGreaterThan(0);
+  });
+
+  it('puts headline figures computed from the numerators at the top of each brand, against the period before', async () => {
+    const ratioOf = (view: string, numerator: string, denominator: string, brandId: number, from: string, to: string) =>
+      scalarOfFile(fx.config.db, `SELECT ${numerator} / ${denominator} FROM ${view} WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE`, [brandId, from, to]);
+    const visibility = (brandId: number, from: string, to: string) =>
+      ratioOf('v_visibility_topic_daily', 'sum(mentioned_conversations)', 'sum(conversations)', brandId, from, to);
+    const share = (brandId: number, from: string, to: string) =>
+      ratioOf('v_share_of_voice_daily', 'sum(mentioned_conversations) FILTER (WHERE is_own_brand)', 'sum(mentioned_conversations)', brandId, from, to);
+    for (const brand of data.brands) {
+      const h = brand.headline;
+      // The window is 8 days, so the previous period is the 8 days before it.
+      expect([h.previousFrom, h.previousTo]).toEqual(['2026-11-05', '2026-11-12']);
+      expect(h.visibility.value).toBeCloseTo(await visibility(brand.brandId, FROM, TO), 12);
+      expect(h.previousVisibility.value).toBeCloseTo(await visibility(brand.brandId, h.previousFrom, h.previousTo), 12);
+      expect(h.shareOfVoice.value).toBeCloseTo(await share(brand.brandId, FROM, TO), 12);
+      expect(h.previousShareOfVoice.value).toBeCloseTo(await share(brand.brandId, h.previousFrom, h.previousTo), 12);
+      expect(brand.hasData).toBe(true);
+    }
+    // Before anything was synced: the previous period has no data, said so rather than shown as 0%.
+    const early = await buildReport({ db: fx.config.db, out: join(fx.dir, 'early.html'), from: SYNCED_FROM, to: '2026-11-08' });
+    expect(early.data.brands[0]!.headline.previousVisibility).toEqual({ numerator: 0, denominator: 0, value: null });
+    expect(readFileSync(join(fx.dir, 'early.html'), 'utf8')).toContain('no data in the previous period');
+  });
+
+  it('weekly visibility sums the days of each topic and week, with a Wilson interval around it', async () => {
+    const brand = data.brands[0]!;
+    // 2026-11-16 is a Monday: the window holds the last 3 days of one week and the first 5 of the next.
+    expect(new Set(brand.weeklyVisibility.map((row) => row.week))).toEqual(new Set([FROM, '2026-11-16']));
+    for (const row of brand.weeklyVisibility) {
+      expect(row.days).toBe(row.week === FROM ? 3 : 5);
+      expect(row.visibility).toBeCloseTo(row.mentioned / row.conversations, 12);
+      expect(row.low!).toBeLessThanOrEqual(row.visibility!);
+      expect(row.high!).toBeGreaterThanOrEqual(row.visibility!);
+      expect(row.high! - row.low!).toBeGreaterThan(0);
+    }
+  });
+
+  it('labels ownership for people, in one order for every brand', () => {
+    const orders = data.brands.map((brand) => [...new Set(brand.citationsByOwnership.map((row) => row.ownership))]);
+    for (const order of orders) {
+      expect(order).toEqual(data.ownershipOrder.filter((value) => order.includes(value)));
+    }
+    const labels = data.brands.flatMap((brand) => brand.citationsByOwnership.map((row) => row.label));
+    expect(labels.some((label) => label.includes('_'))).toBe(false);
+    if (orders.flat().includes('third_party_editorial')) expect(labels).toContain('Third-party editorial');
+  });
+
+  it('a brand the file does not hold, or a window with no data: a warning, exit 1 and nothing written', async () => {
+    const env = cliEnv(fx);
+    const unknownOut = join(fx.dir, 'unknown.html');
+    const unknown = await runBvsync(['report', '--db', fx.config.db, '--brand', '9', '--out', unknownOut], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`brand 9 is not in`);
+    expect(unknown.stderr).toContain(`holds brands ${fx.config.brands.join(', ')}`);
+    expect(existsSync(unknownOut)).toBe(false);
+
+    const emptyOut = join(fx.dir, 'empty.html');
+    const empty = await runBvsync(['report', '--db', fx.config.db, '--from', '2025-01-01', '--to', '2025-01-31', '--out', emptyOut], env);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain('has no data between 2025-01-01 and 2025-01-31');
+    expect(existsSync(emptyOut)).toBe(false);
+
+    // One brand known and one not: the page is written for the one, and the command still says what is missing.
+    const mixedOut = join(fx.dir, 'mixed.html');
+    const mixed = await runBvsync(['report', '--db', fx.config.db, '--brand', `${fx.config.brands[0]},9`, '--out', mixedOut], env);
+    expect(mixed.code).toBe(1);
+    expect(mixed.stdout).toContain('1 brand with data');
+    expect(existsSync(mixedOut)).toBe(true);
   });
 
   it('is one self-contained file: the data, d3 and Plot inlined, nothing loaded from elsewhere', () => {
@@ -96,11 +173,28 @@ describe.skipIf(chromiumMissing)('the analysts\' report in a browser', () => {
       expect(await section(chart.key).locator('svg').count()).toBeGreaterThan(0);
     }
     // Marks match the data: a line per topic, a bar per domain and per tracked page, an arrow per mover.
-    const topics = new Set(brand.visibility.map((row) => row.topic)).size;
-    expect(await section('visibility').locator('svg [aria-label="line"] path').count()).toBe(topics);
+    const topics = new Set(brand.weeklyVisibility.map((row) => row.topic)).size;
+    // Weekly: a panel per topic, each with its line and its interval band.
+    expect(await section('weeklyVisibility').locator('svg [aria-label="line"] path').count()).toBe(topics);
+    expect(await section('weeklyVisibility').locator('svg [aria-label="area"] path').count()).toBe(topics);
+    expect(await section('weeklyVisibility').locator('svg [aria-label="dot"] circle').count()).toBe(brand.weeklyVisibility.length);
+    // Share of voice: one area per series; ownership: one per ownership, the legend in the stacking order.
+    expect(await section('shareOfVoice').locator('svg [aria-label="area"] path').count()).toBe(new Set(brand.shareOfVoice.map((row) => row.brand)).size);
+    const ownershipLabels = [...new Set(brand.citationsByOwnership.map((row) => row.label))];
+    expect(await section('citationsByOwnership').locator('svg [aria-label="area"] path').count()).toBe(ownershipLabels.length);
+    const legend = await section('citationsByOwnership').locator('.plot > figure > div, .plot > div').first().innerText();
+    expect(legend.split(/\s*\n\s*|\s{2,}/).filter(Boolean)).toEqual(ownershipLabels);
+    // The headline figures the page shows are the ones computed from the views.
+    const shown = await section('weeklyVisibility').locator('xpath=ancestor::article//div[@data-figure="visibility"]').getAttribute('data-value');
+    expect(Number(shown)).toBe(brand.headline.visibility.value);
+    const text = await page.locator(`#brand-${brand.brandId} [data-figure="visibility"] .value`).innerText();
+    expect(text).toBe(`${(brand.headline.visibility.value! * 100).toFixed(1)}%`);
     expect(await section('topDomains').locator('svg [aria-label="bar"] rect').count()).toBe(brand.topDomains.length);
     expect(await section('trackedUrls').locator('svg [aria-label="bar"] rect').count()).toBe(brand.trackedUrls.length);
     expect(await section('rankMovers').locator('svg [aria-label="arrow"] path').count()).toBe(brand.rankMovers.length);
+    // Competitors' products dashed, the brand's own solid: told apart by the mark, not only by the colour.
+    const competitors = brand.rankMovers.filter((mover) => mover.subject !== 'brand').length;
+    expect(await section('rankMovers').locator('svg [aria-label="arrow"][stroke-dasharray] path').count()).toBe(competitors);
     const header = await page.locator('header').innerText();
     expect(header).toContain(`${FROM} to ${TO}`);
     expect(header).toContain(brand.name!);
