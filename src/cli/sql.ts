@@ -63,7 +63,7 @@ function looksLikeSql(arg: string): boolean {
 export function sqlCommand(): Command {
   return new SqlCommand('sql')
     .description(
-      'Runs SQL on the published warehouse (read-only) and prints the result of every statement that returns rows, ' +
+      'Run SQL on the published warehouse (read-only) and print the result of every statement that returns rows, ' +
         'each under a heading when there are several',
     )
     .argument('[query]', 'SQL, e.g. "SELECT * FROM v_share_of_voice_daily LIMIT 10"; - reads it from stdin')

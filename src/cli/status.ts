@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
-import type { DuckDBResultReader } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import { textTable } from '../text-table.js';
 import { openQueues } from '../../jobs/queues.js';
 import { connectRedis } from '../../jobs/redis.js';
@@ -44,10 +44,27 @@ SELECT s.brand_id AS brand, s.stream,
 FROM _sync_state s LEFT JOIN _sync_cursors c USING (brand_id, stream)
 GROUP BY ALL ORDER BY brand, stream`;
 
-// Failures with what the API said, so they can be reported to its support with the request id.
+// Failures with what the API said, so they can be reported to its support with the request id. A slice whose rows are
+// complete but whose latest attempt failed (migration 006 keeps the good state and records the attempt beside it) is
+// listed too: `status` says what the rows are, `last_attempt` what the latest fetch came to.
 const FAILURES_SQL = `
+SELECT brand_id AS brand, stream, slice_key AS slice, status, coalesce(last_attempt_status, status) AS last_attempt,
+       coalesce(last_attempt_error_code, error_code) AS error_code, coalesce(last_attempt_request_id, request_id) AS request_id,
+       left(coalesce(last_attempt_error, last_error), 120) AS error, coalesce(last_attempt_run_id, run_id) AS run_id
+FROM _sync_state WHERE status <> 'complete' OR coalesce(last_attempt_status, status) <> 'complete'
+ORDER BY coalesce(last_attempt_at, updated_at) DESC LIMIT 50`;
+
+// A file published by a bvsync older than migration 006 (upgraded, not yet synced again) has no attempt columns.
+const FAILURES_BEFORE_006_SQL = `
 SELECT brand_id AS brand, stream, slice_key AS slice, status, error_code, request_id, left(last_error, 120) AS error, run_id
 FROM _sync_state WHERE status <> 'complete' ORDER BY updated_at DESC LIMIT 50`;
+
+async function hasLastAttempt(connection: DuckDBConnection): Promise<boolean> {
+  const found = await connection.runAndReadAll(
+    "SELECT 1 FROM duckdb_columns() WHERE table_name = '_sync_state' AND column_name = 'last_attempt_status'",
+  );
+  return found.currentRowCount > 0;
+}
 
 /** A run as status lists it: from Redis while Redis keeps it, else from the published file's `_sync_runs`. */
 interface ListedRun {
@@ -85,7 +102,7 @@ interface StatusReport {
 export function statusCommand(): Command {
   return addCommonOptions(
     new Command('status')
-      .description('unfinished and last runs, queue counts, freshness per brand and stream, and failed slices with their API error codes')
+      .description('Show unfinished and recent runs, queue counts, freshness per brand and stream, and slices not complete with their API error codes')
       .option('--runs <n>', 'how many recent runs to show', '10')
       .option('--db <path>', 'DuckDB file to read freshness and past runs from (default: the config\'s db, env BVSYNC_DB)')
       .option('--json', 'print it all as one JSON object, for scripts and monitoring'),
@@ -158,7 +175,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.recentRuns = [...report.recentRuns, ...fromFile].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).slice(0, limit);
     const tables = {
       freshness: await db.connection.runAndReadAll(FRESHNESS_SQL, [report.today]),
-      failures: await db.connection.runAndReadAll(FAILURES_SQL),
+      failures: await db.connection.runAndReadAll((await hasLastAttempt(db.connection)) ? FAILURES_SQL : FAILURES_BEFORE_006_SQL),
     };
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runToEnd, type RunProgress } from '../../jobs/start-run.js';
 import { readFreshness } from '../../src/ops/freshness.js';
-import { engineFixture, queryFile, runInProcess, type EngineFixture } from '../support/engine.js';
+import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
 
 /**
  * A failure never overwrites a good state. After a backfill, a sync with a key the API refuses fails every slice it
@@ -71,6 +71,15 @@ describe('a sync with a refused key after a good backfill', () => {
       expect(attempt).toMatchObject({ last_attempt_status: 'failed', last_attempt_error_code: 'unauthorized', later: true });
       expect(String(attempt.last_attempt_error)).not.toContain('bvk_not_the_right_key');
     }
+  });
+
+  it('bvsync status lists the failed attempts beside the complete rows, with the API error code', async () => {
+    const result = await runBvsync(['status', '--json', '--config', writeCliConfig(fx)], cliEnv(fx));
+    expect(result.code, result.stderr).toBe(0);
+    const listed = (JSON.parse(result.stdout) as { slicesNotComplete: Array<Record<string, unknown>> }).slicesNotComplete;
+    const ofRefused = listed.filter((row) => row.run_id === refused.meta.runId);
+    expect(ofRefused).toHaveLength(6);
+    for (const row of ofRefused) expect(row).toMatchObject({ status: 'complete', last_attempt: 'failed', error_code: 'unauthorized' });
   });
 
   it('keeps freshness: the newest complete day of every stream is where the backfill left it', async () => {
