@@ -23,7 +23,8 @@ let body: string;
 
 beforeAll(async () => {
   fx = await engineFixture('metrics', { config: { sync: { fetchConcurrency: 4 } } });
-  fx.sim.setKnobs({ rateLimit: 8, retryAfterSeconds: 1, faultRate: 0.05, faultKinds: ['5xx'], invalidShare: 0.05 });
+  // 4 a second, well under what four fetches at once send even on a loaded box (at 8 a busy box sometimes sent no 429).
+  fx.sim.setKnobs({ rateLimit: 4, retryAfterSeconds: 1, faultRate: 0.05, faultKinds: ['5xx'], invalidShare: 0.05 });
   const metrics = new PrometheusMetrics();
   host = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000, metrics });
   await host.start();
