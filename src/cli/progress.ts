@@ -1,4 +1,5 @@
 import type { StreamCounters } from '../../jobs/run-store.js';
+import { formatDuration, formatInteger } from '../format.js';
 
 export interface ProgressSnapshot {
   planned: number;
@@ -31,20 +32,13 @@ export function progressLine(snapshot: ProgressSnapshot, width = 24): string {
   const requestsHere = snapshot.requests - (snapshot.before?.requests ?? 0);
   const rate = snapshot.elapsedSeconds > 0 ? requestsHere / snapshot.elapsedSeconds : 0;
   const perSlice = doneHere > 0 ? snapshot.elapsedSeconds / doneHere : 0;
-  const eta = doneHere > 0 && total > snapshot.done ? `${estimated}${formatDuration(perSlice * (total - snapshot.done))}` : '—';
+  const eta = doneHere > 0 && total > snapshot.done ? `${estimated}${formatDuration(Math.round(perSlice * (total - snapshot.done)))}` : '—';
   return (
-    `${bar} ${snapshot.done}/${estimated}${total} slices · ${snapshot.rows.toLocaleString('en-US')} rows · ` +
-    `${snapshot.requests.toLocaleString('en-US')} requests · ${rate.toFixed(1)} req/s · ETA ${eta}`
+    `${bar} ${snapshot.done}/${estimated}${total} slices · ${formatInteger(snapshot.rows)} rows · ` +
+    `${formatInteger(snapshot.requests)} requests · ${rate.toFixed(1)} req/s · ETA ${eta}`
   );
 }
 
-export function formatDuration(seconds: number): string {
-  if (!Number.isFinite(seconds) || seconds < 0) return '—';
-  if (seconds < 60) return `${Math.round(seconds)}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
-  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
-}
 
 export interface SummaryRow {
   brand: string;

@@ -77,14 +77,14 @@ describe('the progress line and its ETA', () => {
 
   it('is exact once every slice is planned', () => {
     expect(progressLine(base)).toContain('5/10 slices');
-    expect(progressLine(base)).toContain('ETA 10s');
+    expect(progressLine(base)).toContain('ETA 10 s');
   });
 
   it('counts the slices phase 2 will plan, and marks the total and ETA estimated', () => {
     const line = progressLine({ ...base, expectedMore: 20 });
     expect(line).toContain('5/~30 slices');
     // 2 s a slice, 25 slices left.
-    expect(line).toContain('ETA ~50s');
+    expect(line).toContain('ETA ~50 s');
   });
 
   it('estimates phase 2 per day from an earlier run, else from the guess', () => {
