@@ -135,7 +135,7 @@ export class Transport {
     }
   }
 
-  /** One HTTP exchange under the overall deadline; the body is read whole (pages are small, see DESIGN.md). */
+  /** One HTTP exchange under the overall deadline; the body is read whole (pages are small: at most 100 records, spec "Limits"). */
   private async once(path: string, endpoint: string, callerSignal: AbortSignal | undefined): Promise<{ status: number; body: unknown }> {
     const deadline = AbortSignal.timeout(this.config.requestTimeoutMs);
     const signal = callerSignal ? AbortSignal.any([deadline, callerSignal]) : deadline;

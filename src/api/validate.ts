@@ -14,7 +14,7 @@ export interface ValidatedRecords<T> {
 
 /**
  * Validates records one by one, so one bad record is quarantined and the rest of its page still loads
- * (item by item is also the faster way in zod 4, see DESIGN.md).
+ * (item by item is also the faster way in zod 4).
  */
 export function validateRecords<T>(schema: z.ZodType<T>, data: readonly unknown[], source: string): ValidatedRecords<T> {
   const records: T[] = [];

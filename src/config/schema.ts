@@ -32,7 +32,7 @@ export const apiConfigSchema = z
     url: z.url().optional(),
     /** The API key. Env `BVSYNC_API_KEY` (preferred: keep it out of files). Never logged. */
     apiKey: z.string().min(1).optional(),
-    /** Wire names of query parameters, default name -> wire name; default: the names of DESIGN.md. */
+    /** Wire names of query parameters, default name -> wire name; default: the names in src/api/param-names.ts (those of docs/openapi.yaml). */
     params: paramMapping.default({}),
     /** How arrays are encoded in query strings; default `repeat` (`a=1&a=2`). */
     arrayFormat: z.enum(['repeat', 'comma']).default('repeat'),

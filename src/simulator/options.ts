@@ -19,7 +19,7 @@ export interface SimulatorOptions extends Partial<Knobs> {
   apiKey?: string;
   /** The simulator's today (YYYY-MM-DD, UTC); default the real current UTC day. */
   today?: string;
-  /** Wire names of query parameters, default name -> wire name; default the names of DESIGN.md. */
+  /** Wire names of query parameters, default name -> wire name; default the names in src/api/param-names.ts (those of docs/openapi.yaml). */
   params?: ParamMapping;
   /** How arrays are read from query strings; default `repeat`. */
   arrayFormat?: ArrayFormat;

@@ -16,7 +16,7 @@ export const DEFAULT_RANGE_DAYS = 30;
 const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /**
- * Reads the query of one request by the simulator's default parameter names (DESIGN.md), mapped to wire
+ * Reads the query of one request by the default parameter names (src/api/param-names.ts), mapped to wire
  * names, collecting every problem as `error.details[]` keyed by the wire name. `finish()` throws them all at
  * once, and with `strict` also names parameters the endpoint does not know, so a client's wrong mapping
  * fails loudly instead of being silently ignored.

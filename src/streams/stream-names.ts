@@ -1,4 +1,4 @@
-/** Every stream of DESIGN.md's table, in the order a run plans them (dimensions before the facts that use them). */
+/** Every stream bvsync syncs, in the order a run plans them (dimensions before the facts that use them). */
 export const STREAM_NAMES = [
   'visibility',
   'competitors',

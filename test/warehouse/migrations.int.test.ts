@@ -6,7 +6,7 @@ import { MIGRATIONS_DIR } from '../../src/warehouse/paths.js';
 import { readNumberedSqlFiles } from '../../src/warehouse/sql-files.js';
 import { tempDir } from '../support/tmp.js';
 
-// The table names (and keys) the streams write, as DESIGN.md and the issue list them.
+// The table names (and keys) the streams write, as the streams declare them.
 const EXPECTED_KEYS: Record<string, string[]> = {
   conversations: ['brand_id', 'id'],
   conversation_brands: ['brand_id', 'conversation_id', 'ordinal'],
