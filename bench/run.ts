@@ -67,7 +67,7 @@ for (const r of results) {
 }
 process.stdout.write(`${table.toString()}\n`);
 if (process.argv.includes('--markdown')) {
-  // The same figures as a Markdown table, for the README's performance section.
+  // The same figures as a Markdown table, for docs/performance.md.
   const cell = (text: string) => text.replace(/\|/g, '\\|');
   process.stdout.write('\n| scenario | metric | figure | reference | ratio | target | met |\n|---|---|---|---|---|---|---|\n');
   for (const r of results.filter((result) => result.target !== undefined)) {

@@ -183,7 +183,7 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
   // rows are in, and loading them again would count the slice twice in _sync_runs.
   const loadedByRun = stored !== undefined && (stored.runId === data.runId || stored.attemptRunId === data.runId);
   // A re-fetch that came out worse than what the slice holds (a wrong key, a 5xx storm, an incomplete read of a
-  // complete day) keeps the rows and the state, and is recorded beside them: README, "How a slice loads".
+  // complete day) keeps the rows and the state, and is recorded beside them: docs/tables.md, "How a slice loads".
   const attemptOnly = attemptIsWorse(status, stored?.status);
   const batch: SliceBatch = {
     runId: data.runId,

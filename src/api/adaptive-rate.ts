@@ -1,6 +1,6 @@
 /**
- * How the rate of one API key moves, as pure arithmetic over a state every process shares (README, "The rate
- * budget"). The spec states no limit, so the rate is learned from 429s:
+ * How the rate of one API key moves, as pure arithmetic over a state every process shares (docs/configuration.md,
+ * "The rate budget"). The spec states no limit, so the rate is learned from 429s:
  *
  * - a configured `requestsPerSecond` is the ceiling and the start; `auto` starts at AUTO_START_RATE and doubles
  *   every PROBE_STEP_MS until the first 429 (`probe`);

@@ -1,6 +1,6 @@
 /**
  * What an answer's headers say about the key's rate limit. The spec states no limit and names no header, so
- * bvsync reads every form in use when an API sends one (README, "The rate budget"):
+ * bvsync reads every form in use when an API sends one (docs/configuration.md, "The rate budget"):
  *
  * - `RateLimit-Policy` with quota policies: `20;w=1` (IETF draft 03-07) or `"default";q=20;w=1` (draft 08+);
  * - `RateLimit`: `limit=20, remaining=5, reset=1` (draft 07) or `"default";r=5;t=1` (draft 08+);

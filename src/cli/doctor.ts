@@ -98,7 +98,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     if (wrong.length) {
       const shown = wrong.slice(0, 8).map((row) => `${row.param} as "${row.wire}" on ${row.endpoint}`);
       const names = wrong.length > shown.length ? `${shown.join(', ')} and ${wrong.length - shown.length} more (see the table)` : shown.join(', ');
-      add(false, `parameter names: ${summary}; wrong: ${names}; set api.params (see README, "Configuring the API client")`);
+      add(false, `parameter names: ${summary}; wrong: ${names}; set api.params (see docs/configuration.md, "Configuring the API client")`);
     } else {
       add(true, `parameter names: ${summary}`);
     }

@@ -1,7 +1,7 @@
 import type { RunStatus } from '../vocabulary.js';
 
 /**
- * How every bvsync command ends, defined once and printed by `bvsync --help` (README "Exit codes"):
+ * How every bvsync command ends, defined once and printed by `bvsync --help` (docs/syncing.md "Exit codes"):
  * 0 done; 1 the run did not finish done (a slice failed, it was cancelled, lost from Redis or interrupted) or the
  * command could not do its work (an API or Redis that fails, a working file another program holds); 2 the command
  * line, the config or the setup it names is wrong (a database path that cannot be used, a key the API refuses), and

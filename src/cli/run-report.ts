@@ -19,7 +19,7 @@ import { progressLine, sliceStatus, summaryRows } from './progress.js';
  *
  * Progress: when `terminal` (stderr) is a terminal, one line redrawn in place with the log lines printed above it
  * (live-line.ts); otherwise a plain progress line every 5 s on stdout, beside the summary, so the JSON log lines on
- * stderr are never interleaved with it (README.md, "Sync and backfill").
+ * stderr are never interleaved with it (docs/syncing.md, "Syncing").
  */
 export async function runWithReport(options: RunToEndOptions, terminal: NodeJS.WriteStream = process.stderr): Promise<{ progress: RunProgress; exitCode: number }> {
   const started = Date.now();

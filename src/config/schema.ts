@@ -92,7 +92,7 @@ export const syncConfigSchema = z
     startDate: day.optional(),
     /** Days back from today for a first incremental sync when `startDate` is not set; default 30. */
     initialDays: z.number().int().min(1).max(3650).default(30),
-    /** Slice conversations by topic so each answer is attributed to its topic; default false (see README). */
+    /** Slice conversations by topic so each answer is attributed to its topic; default false (see docs/syncing.md, "What each stream costs"). */
     conversationsByTopic: z.boolean().default(false),
     /** Domains whose details and citation series are synced besides tracked URLs' and competitors' domains. */
     domains: z

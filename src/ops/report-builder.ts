@@ -24,7 +24,7 @@ export interface BuiltReport {
  * Writes the analysts' HTML report from the published database. A page with no data would look like a report of
  * zeros, so when no brand asked for has data in the window nothing is written (a page already at `out` stays);
  * when some have, the page is written and the others are marked "no data" in it. Either way each such brand is a
- * warning, and `bvsync report` exits 1 (README.md, "Report").
+ * warning, and `bvsync report` exits 1 (docs/operations.md, "Reports for analysts").
  */
 export async function buildReport(options: BuildReportOptions): Promise<BuiltReport> {
   const db = await openReadOnly(options.db);

@@ -63,7 +63,7 @@ export interface AnswerStoreOptions {
   world: (brandId: number) => BrandWorld;
   today: () => number;
   late: () => LateSettings;
-  /** Most answers held in the day cache; default 250,000 (about 1 KB each: ~250 MB at most, see README). */
+  /** Most answers held in the day cache; default 250,000 (about 1 KB each: ~250 MB at most, see docs/simulator.md). */
   maxCachedAnswers?: number;
 }
 
@@ -163,7 +163,7 @@ export class AnswerStore {
     }
   }
 
-  /** Bytes are hard to measure in JS; the cache is bounded by answers held (about 1 KB each, see README). */
+  /** Bytes are hard to measure in JS; the cache is bounded by answers held (about 1 KB each, see docs/simulator.md). */
   cacheStats(): { days: number; answers: number; maxAnswers: number } {
     return { days: this.cache.size, answers: this.cachedAnswers, maxAnswers: this.maxCachedAnswers };
   }

@@ -27,7 +27,7 @@ export interface SimulatorOptions extends Partial<Knobs> {
   idempotencyHeader?: string;
   /** Topics (not deleted) a brand's plan holds; default 12. Past it, creates are `plan_limit_reached`. */
   planTopicLimit?: number;
-  /** Most answers held in the day cache; default 250,000 (about 1 KB each: ~250 MB at most, see README). */
+  /** Most answers held in the day cache; default 250,000 (about 1 KB each: ~250 MB at most, see docs/simulator.md). */
   maxCachedAnswers?: number;
   /** Called once per API request after it is answered (the CLI logs them at debug level). */
   onRequest?: (entry: import('./request-log.js').LoggedRequest) => void;

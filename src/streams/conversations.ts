@@ -6,7 +6,7 @@ import { defineStream } from './stream.js';
 /**
  * Answers of the engines (spec endpoint 13), one slice per brand and day — or per brand, day and topic when
  * `sync.conversationsByTopic` is on, because a conversation record does not say which topic it answers and the
- * topic filter is the only way to attribute it (that costs one more slice per topic; see the README's numbers).
+ * topic filter is the only way to attribute it (that costs one more slice per topic; see docs/syncing.md, "What each stream costs").
  */
 export const conversations = defineStream<Conversation>({
   name: 'conversations',

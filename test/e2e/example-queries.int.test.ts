@@ -6,7 +6,7 @@ import { STREAM_NAMES } from '../../src/streams/stream-names.js';
 import { cliEnv, engineFixture, runBvsync, runInProcess, type EngineFixture } from '../support/engine.js';
 
 /**
- * Every example query of sql/queries/ on a demo-like file (every stream, a week, brands 1 and 2), run as the README
+ * Every example query of sql/queries/ on a demo-like file (every stream, a week, brands 1 and 2), run as docs/tables.md
  * and the query's own header write it: `bvsync sql --file sql/queries/NN_....sql [--param brand=N]`. Each statement
  * must answer with rows, so a query that filters on a brand the file does not hold cannot pass.
  */

@@ -39,7 +39,7 @@ export async function launchChromium(viewport = { width: 1200, height: 800 }): P
   };
 }
 
-/** Where screenshots go: a temp folder, or `docs/` when `BVSYNC_UPDATE_SCREENSHOTS=1` (to refresh the README's). */
+/** Where screenshots go: a temp folder, or `docs/` when `BVSYNC_UPDATE_SCREENSHOTS=1` (to refresh those of docs/operations.md). */
 export function screenshotPath(tempFolder: string, name: string): string {
   return process.env.BVSYNC_UPDATE_SCREENSHOTS === '1' ? join(import.meta.dirname, '..', '..', 'docs', name) : join(tempFolder, name);
 }

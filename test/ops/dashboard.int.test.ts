@@ -9,7 +9,7 @@ import { chromiumMissing, CHROMIUM_SKIP_REASON, launchChromium, screenshotPath, 
 
 /**
  * `bvsync dashboard` in a real headless Chromium: after a small backfill, Bull Board lists bvsync's two queues with
- * their completed jobs, and a screenshot is taken (the README's, when refreshed with BVSYNC_UPDATE_SCREENSHOTS=1).
+ * their completed jobs, and a screenshot is taken (that of docs/operations.md, when refreshed with BVSYNC_UPDATE_SCREENSHOTS=1).
  */
 
 if (chromiumMissing) console.warn(CHROMIUM_SKIP_REASON);

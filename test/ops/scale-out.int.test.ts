@@ -6,7 +6,7 @@ import { cliEnv, engineFixture, scalarOfFile, spawnBvsync, writeCliConfig, type 
 import { backfillWithRunningWorkers } from './host-run.js';
 
 /**
- * Scale-out as the README describes it: two `bvsync worker` processes (two machines, in production) share one Redis
+ * Scale-out as docs/operations.md ("Scaling out") describes it: two `bvsync worker` processes (two machines, in production) share one Redis
  * prefix. Fetch jobs spread over both; one of them holds the writer lease and alone loads DuckDB.
  */
 
