@@ -55,16 +55,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
     const denial = await deps.access?.refusalFor(data.brandId);
     if (denial) {
       fetched('failed');
-      await enqueueCommit(deps, data, {
-        token: sink.token,
-        chunks: 0,
-        status: 'failed',
-        records: 0,
-        rows: 0,
-        rejects: 0,
-        totalRows: null,
-        attempts: job.attemptsMade + 1,
-        ...tally,
+      await enqueueFailedCommit(deps, data, sink.token, job.attemptsMade + 1, tally, {
         error: `skipped without a request: ${denial.message} (the API said so at ${denial.at})`,
         errorCode: denial.errorCode,
         requestId: denial.requestId,
@@ -122,16 +113,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       }
       log.error({ err: describe(error) }, 'slice failed');
       fetched('failed');
-      await enqueueCommit(deps, data, {
-        token: sink.token,
-        chunks: 0,
-        status: 'failed',
-        records: 0,
-        rows: 0,
-        rejects: 0,
-        totalRows: null,
-        attempts: job.attemptsMade + 1,
-        ...tally,
+      await enqueueFailedCommit(deps, data, sink.token, job.attemptsMade + 1, tally, {
         error: redactSecrets(error instanceof Error ? error.message : String(error)),
         errorCode: error instanceof ApiError ? (error.apiCode ?? error.code) : 'internal',
         requestId: error instanceof ApiError ? (error.requestId ?? null) : null,
@@ -145,6 +127,18 @@ type CommitFields = Omit<CommitJobData, 'runId' | 'brandId' | 'stream' | 'sliceI
 async function enqueueCommit(deps: FetchProcessorDeps, data: FetchJobData, fields: CommitFields): Promise<void> {
   const commit: CommitJobData = { runId: data.runId, brandId: data.brandId, stream: data.stream, sliceId: data.sliceId, slice: data.slice, refetch: data.refetch, ...fields };
   await deps.queues.load.add('commit', commit, { jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch) });
+}
+
+/** A commit of a slice that read nothing: the loader records why it failed and keeps any rows the slice held. */
+function enqueueFailedCommit(
+  deps: FetchProcessorDeps,
+  data: FetchJobData,
+  token: string,
+  attempts: number,
+  tally: Pick<CommitFields, 'requests' | 'retries' | 'rateLimited'>,
+  why: Pick<CommitFields, 'error' | 'errorCode' | 'requestId'>,
+): Promise<void> {
+  return enqueueCommit(deps, data, { token, chunks: 0, status: 'failed', records: 0, rows: 0, rejects: 0, totalRows: null, attempts, ...tally, ...why });
 }
 
 function describe(error: unknown): Record<string, unknown> {
