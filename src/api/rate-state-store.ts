@@ -38,7 +38,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
-/** The key's next free moment (ms, as a string: Redis would cut a Lua number to an integer). */
+/** The key's next free moment (ms, as a string: Redis would cut a Lua number to an integer; 14 digits, 0.1 ms). */
 const RESERVE = `
 local last = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
 local at = math.max(last, tonumber(ARGV[1]))
