@@ -6,6 +6,7 @@
  * requests/s is counted by the simulator, from the first request of the run to the last answer. Targets, per row:
  * >= 0.85 x the limit, and 429 answers < 2 % of requests.
  */
+import { writeFileSync } from 'node:fs';
 import { conversationsSpec, runInChild, withSimulator } from './harness.js';
 import type { BenchResult } from './run.js';
 
@@ -29,6 +30,9 @@ async function runOne(configured: number | 'auto'): Promise<BenchResult[]> {
     const { sim } = context;
     const report = await runInChild(conversationsSpec(context, DAYS, { requestsPerSecond: configured, timeoutMs: 300_000 }));
     const log = await sim.requests();
+    // BVSYNC_BENCH_RATE_LOG=/tmp/x keeps each row's request log (/tmp/x-40.json) for a look at where the time went.
+    const keep = process.env.BVSYNC_BENCH_RATE_LOG;
+    if (keep) writeFileSync(`${keep}-${configured}.json`, JSON.stringify(log.map(({ time, durationMs, status }) => ({ time, durationMs, status }))));
     if (log.length < MIN_REQUESTS) throw new Error(`the backfill made ${log.length} requests; the scenario needs >= ${MIN_REQUESTS}`);
     const first = Math.min(...log.map((entry) => Date.parse(entry.time)));
     const last = Math.max(...log.map((entry) => Date.parse(entry.time) + entry.durationMs));

@@ -33,6 +33,16 @@ export const STEADY_STEP_SHARE = 0.05;
 export const RECOVERY_STEP_MS = 2_000;
 export const STEADY_STEP_MS = 30_000;
 /**
+ * Once a limit is confirmed (see `confirms`), the climb above its plateau takes a step only every CONFIRMED_STEP_MS:
+ * every step above a limit that holds ends in a 429 and a Retry-After block of the whole key (about a second of
+ * nothing), so probing a confirmed limit every STEADY_STEP_MS would cost some 3 % of the time for ever, for a limit
+ * that APIs seldom raise. An estimate not confirmed yet (one count at a first 429, or a count that ran low) is still
+ * probed every STEADY_STEP_MS, so a limit estimated too low is climbed out of.
+ */
+export const CONFIRMED_STEP_MS = 300_000;
+/** A failed probe confirms the limit when the API was seen to accept at least this share of the estimate. */
+export const CONFIRM_SHARE = 0.9;
+/**
  * A 429 cuts the rate to this share of the rate the API accepted over the last second, never above the rate in
  * force: 80/s against a 20/s limit is cut to 19/s in one step, and a rate already under what the API accepts (a 429
  * from timing jitter at the edge of one of its windows) keeps going, as its Retry-After block is cost enough...
@@ -62,6 +72,8 @@ export interface RateState {
   limit: number;
   /** When the rate was last cut; 0 if never. */
   cutAt: number;
+  /** True once a probe above the plateau met a 429 (`confirms`): the climb above it slows to CONFIRMED_STEP_MS. */
+  confirmed?: boolean;
 }
 
 /**
@@ -97,7 +109,7 @@ export function rateAt(state: RateState, now: number, ceiling: number): number {
     rate =
       elapsed < recoveryMs
         ? Math.min(plateau, state.rate + Math.floor(elapsed / RECOVERY_STEP_MS) * step)
-        : Math.max(state.rate, plateau) + Math.floor((elapsed - recoveryMs) / STEADY_STEP_MS) * step;
+        : Math.max(state.rate, plateau) + Math.floor((elapsed - recoveryMs) / (state.confirmed ? CONFIRMED_STEP_MS : STEADY_STEP_MS)) * step;
   }
   return Math.max(Math.min(MIN_RATE, ceiling), Math.min(ceiling, rate));
 }
@@ -121,7 +133,19 @@ export function afterRateLimited(state: RateState, event: RateLimitedAt): RateSt
   const rate = Math.max(Math.min(MIN_RATE, event.ceiling), cut);
   // An isolated 429 with a low count is jitter and leaves the estimate where it was; 429s that keep coming revise it.
   const limit = event.goodRate <= 0 ? current : repeated || state.limit === 0 ? event.goodRate : Math.max(event.goodRate, state.limit);
-  return { rate, at: event.now, phase: 'steady', limit, cutAt: event.now };
+  const confirmed = state.confirmed === true || confirms(state, current, event.goodRate);
+  return { rate, at: event.now, phase: 'steady', limit, cutAt: event.now, ...(confirmed ? { confirmed } : {}) };
+}
+
+/**
+ * True when a 429 met at `current` with `goodRate` accepted is a failed probe of the limit `state` estimated: the rate
+ * had climbed above the plateau (a 429 at or under it may be timing jitter at the edge of one of the API's windows, and
+ * says little about the limit) and the API was still accepting about the estimate (not a count cut short by a block).
+ */
+export function confirms(state: RateState, current: number, goodRate: number): boolean {
+  if (state.phase !== 'steady' || state.limit <= 0 || goodRate <= 0) return false;
+  const plateau = GOOD_RATE_SHARE * state.limit;
+  return current > plateau * (1 + 1e-9) && goodRate >= CONFIRM_SHARE * state.limit;
 }
 
 /**

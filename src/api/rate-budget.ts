@@ -58,7 +58,8 @@ export interface RedisRateBudgetOptions extends RateBudgetOptions {
  *
  * Redis keys (the API key appears only as `keyHash`): `<prefix>:rate:<hash>:<slot>` (units),
  * `<prefix>:rate-block:<hash>` (Retry-After), `<prefix>:rate-state:<hash>` (the shared rate),
- * `<prefix>:rate-ok:<hash>:<second>` (accepted answers).
+ * `<prefix>:rate-ok:<hash>:<second>` (accepted answers), `<prefix>:rate-next:<hash>` (the next free moment, see
+ * `RateStateStore.reserve`).
  */
 export function createRedisRateBudget(options: RedisRateBudgetOptions): RateBudget {
   const slots = slotsFor(paceCeiling(options));
@@ -66,7 +67,7 @@ export function createRedisRateBudget(options: RedisRateBudgetOptions): RateBudg
   const hash = keyHash(options.apiKey);
   const counter = new RateLimiterRedis({ storeClient: options.redis, keyPrefix, points: slots.perSlot, duration: slots.counterTtlSeconds });
   const blocker = new RateLimiterRedis({ storeClient: options.redis, keyPrefix: `${keyPrefix}-block`, points: 1, duration: 1 });
-  const store = new RedisRateStateStore(options.redis, `${keyPrefix}-state:${hash}`, `${keyPrefix}-ok:${hash}`);
+  const store = new RedisRateStateStore(options.redis, `${keyPrefix}-state:${hash}`, `${keyPrefix}-ok:${hash}`, `${keyPrefix}-next:${hash}`);
   return new AdaptiveRateBudget(counter, blocker, store, hash, slots.slotMs, options);
 }
 
@@ -168,7 +169,8 @@ class AdaptiveRateBudget implements RateBudget {
         continue;
       }
       const now = Date.now();
-      const perSlot = ((await this.rate(now)) * this.slotMs) / 1000;
+      const rate = await this.rate(now);
+      const perSlot = (rate * this.slotMs) / 1000;
       const slot = Math.floor(now / this.slotMs);
       const allowance = slotAllowance(slot, perSlot);
       if (allowance > 0) {
@@ -177,7 +179,10 @@ class AdaptiveRateBudget implements RateBudget {
           if (taken.consumedPoints <= allowance) {
             // The units of a slot leave spread over it at the rate's spacing, not together at its start: an API counts
             // arrivals in its own windows, and a burst that latency jitter pushes over a window's edge meets 429s.
-            const leaveAt = unitTime(slot, perSlot, taken.consumedPoints) * this.slotMs;
+            // Units taken late (the first requests of a run, the waiters of a Retry-After block, a busy event loop)
+            // would all be due at once; the key's reservation spaces them out too, for every process.
+            const due = unitTime(slot, perSlot, taken.consumedPoints) * this.slotMs;
+            const leaveAt = await this.store.reserve(Math.max(due, Date.now()), 1000 / rate);
             if (leaveAt <= Date.now()) return;
             await sleep(leaveAt - Date.now(), signal);
             if ((await this.blockedMs()) === 0) return;

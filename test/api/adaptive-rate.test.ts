@@ -1,18 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
   AUTO_START_RATE,
+  CONFIRMED_STEP_MS,
   CUT_FACTOR,
   MIN_RATE,
   RECOVERY_STEP_MS,
   STEADY_STEP_MS,
   afterRateLimited,
   afterStatedLimit,
+  confirms,
   initialRateState,
   learnedNothing,
   rateAt,
 } from '../../src/api/adaptive-rate.js';
 import { nextAllowingSlot, slotAllowance, unitTime } from '../../src/api/rate-budget.js';
-import { slidingRate } from '../../src/api/rate-state-store.js';
+import { MemoryRateStateStore, acceptedRateEstimate, slidingRate } from '../../src/api/rate-state-store.js';
 
 const T0 = 1_800_000_000_000;
 
@@ -86,6 +88,38 @@ describe('the adaptive rate', () => {
     expect(rateAt(deep, T0 + 5 * RECOVERY_STEP_MS + STEADY_STEP_MS, 76)).toBe(20);
   });
 
+  it('a probe above the plateau that meets a 429 confirms the limit: the climb above it then waits CONFIRMED_STEP_MS per step', () => {
+    const atPlateau = { rate: 19, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 - 60_000 };
+    // One probe step above the plateau: 20/s.
+    const probing = T0 + STEADY_STEP_MS;
+    expect(rateAt(atPlateau, probing, 76)).toBe(20);
+    const confirmed = afterRateLimited(atPlateau, { now: probing, sentAt: probing - 100, goodRate: 19.5, ceiling: 76 })!;
+    expect(confirmed.confirmed).toBe(true);
+    expect(confirmed.rate).toBeCloseTo(18.525, 9);
+    // Back to the plateau in one recovery step, then held there far longer than an unconfirmed limit.
+    const back = probing + RECOVERY_STEP_MS;
+    expect(rateAt(confirmed, back, 76)).toBeCloseTo(19, 9);
+    expect(rateAt(confirmed, back + 5 * STEADY_STEP_MS, 76)).toBeCloseTo(19, 9);
+    expect(rateAt(confirmed, back + CONFIRMED_STEP_MS, 76)).toBeCloseTo(20, 9);
+    // Confirmed stays confirmed through later cuts.
+    expect(afterRateLimited(confirmed, { now: probing + 400_000, sentAt: probing + 399_900, goodRate: 12, ceiling: 76 })!.confirmed).toBe(true);
+  });
+
+  it('a 429 at or under the plateau, a first 429, or one with a count cut short confirms nothing', () => {
+    const atPlateau = { rate: 19, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 - 60_000 };
+    expect(confirms(atPlateau, 20, 19.5)).toBe(true);
+    expect(confirms(atPlateau, 20, 18)).toBe(true);
+    expect(confirms(atPlateau, 20, 17.9)).toBe(false);
+    expect(confirms(atPlateau, 19, 19.5)).toBe(false);
+    expect(confirms(atPlateau, 20, 0)).toBe(false);
+    expect(confirms(initialRateState(80, false, T0), 80, 20)).toBe(false);
+    const jitter = afterRateLimited(atPlateau, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 19.5, ceiling: 76 })!;
+    expect(jitter.confirmed).toBeUndefined();
+    const first = afterRateLimited(initialRateState(80, false, T0), { now: T0 + 800, sentAt: T0 + 700, goodRate: 20, ceiling: 80 })!;
+    expect(first.confirmed).toBeUndefined();
+    expect(rateAt(first, T0 + 800 + STEADY_STEP_MS, 80)).toBe(20);
+  });
+
   it('never falls below the floor, nor above a ceiling lower than the floor', () => {
     const low = { rate: 0.01, at: T0, phase: 'steady' as const, limit: 0.01, cutAt: T0 };
     expect(rateAt(low, T0, 5)).toBe(MIN_RATE);
@@ -137,6 +171,30 @@ describe('the slots of the budget', () => {
     expect(times[0]).toBeGreaterThan(slot - 1);
     expect(times[3]).toBeLessThan(slot + 1);
     expect(times[1]! - times[0]!).toBeCloseTo(1 / 3.8, 4);
+  });
+});
+
+describe('reservations', () => {
+  it('space the requests of a key at the spacing, late ones included, and start afresh once the key was idle', async () => {
+    const store = new MemoryRateStateStore();
+    // Four units of a slot taken late, all due already: they leave 50 ms apart, not together.
+    const moments = [];
+    for (let i = 0; i < 4; i++) moments.push(await store.reserve(T0, 50));
+    expect(moments).toEqual([T0, T0 + 50, T0 + 100, T0 + 150]);
+    // A unit due later than the last reservation leaves when due.
+    expect(await store.reserve(T0 + 500, 50)).toBe(T0 + 500);
+  });
+});
+
+describe('acceptedRateEstimate', () => {
+  it('is the count of the last 1,000 ms, but never more than one whole second held', () => {
+    // A 429 late in a full window of a 20/s API: the last 1,000 ms hold 20 + a tenth of the 20 before.
+    expect(acceptedRateEstimate(20, 20, T0 + 900)).toBe(20);
+    expect(acceptedRateEstimate(4, 20, T0 + 200)).toBe(20);
+    // After a second of nothing (a Retry-After block), what came since.
+    expect(acceptedRateEstimate(8, 0, T0 + 500)).toBe(8);
+    expect(acceptedRateEstimate(10, 20, T0 + 500)).toBe(20);
+    expect(acceptedRateEstimate(3, 20, T0 + 900)).toBeCloseTo(5, 9);
   });
 });
 

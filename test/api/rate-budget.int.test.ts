@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { setMaxListeners } from 'node:events';
 import type { Redis } from 'ioredis';
 import { createMemoryRateBudget, createRedisRateBudget, keyHash, slotsFor, type RateBudget } from '../../src/api/rate-budget.js';
+import { RedisRateStateStore } from '../../src/api/rate-state-store.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 
 const prefix = uniquePrefix('rate-budget');
@@ -88,6 +89,19 @@ describe('Redis rate budget', () => {
     await b.acquire();
     // Blocks are whole seconds in the store (0.8 s becomes 1 s); at least the asked time passes.
     expect(Date.now() - started).toBeGreaterThanOrEqual(750);
+  });
+
+  it('reserves spaced moments for every process of a key, to the millisecond (Redis keeps 14 digits)', async () => {
+    const [one, two] = [testRedis(), testRedis()];
+    connections.push(one, two);
+    const a = new RedisRateStateStore(one, `${prefix}:s`, `${prefix}:ok`, `${prefix}:rate-next:reserve`);
+    const b = new RedisRateStateStore(two, `${prefix}:s`, `${prefix}:ok`, `${prefix}:rate-next:reserve`);
+    const now = 1_800_000_000_000.5;
+    expect(await a.reserve(now, 52.63)).toBe(now);
+    expect(await b.reserve(now, 52.63)).toBeCloseTo(now + 52.63, 0);
+    expect(await a.reserve(now + 10, 52.63)).toBeCloseTo(now + 2 * 52.63, 0);
+    // Once the key is idle past its last reservation, a request leaves at once.
+    expect(await b.reserve(now + 1_000, 52.63)).toBe(now + 1_000);
   });
 
   it('writes only a hash of the key to Redis', async () => {
