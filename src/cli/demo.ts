@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { connectRedis, deleteKeysWithPrefix } from '../../jobs/redis.js';
@@ -11,6 +10,7 @@ import { openReadOnly } from '../warehouse/published-database.js';
 import { formatResult } from '../warehouse/result-format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { runWithReport } from './run-report.js';
+import { makeOutFolder } from './out-folder.js';
 
 interface DemoFlags extends CommonFlags {
   out: string;
@@ -81,7 +81,7 @@ export function demoCommand(): Command {
     // A prefix of its own, removed afterwards: the demo leaves nothing behind in a Redis it shares.
     const prefix = `bvsync-demo-${randomUUID().slice(0, 8)}`;
     const out = resolve(flags.out);
-    mkdirSync(out, { recursive: true });
+    makeOutFolder(out, `the demo's folder ${out}`);
     const db = join(out, 'bvsync.duckdb');
     const swotStatementIds = Object.fromEntries(sim.brands.map((brand) => [String(brand), sim.truth.world(brand).swotStatements.slice(0, 2).map((s) => s.id)]));
     const config = parseConfig({

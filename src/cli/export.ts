@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { CONFIG_OPTION } from './context.js';
@@ -7,6 +6,7 @@ import { formatCount } from '../format.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { quoteIdent, quoteLiteral } from '../warehouse/sql-names.js';
 import { UsageError } from './fail.js';
+import { makeOutFolder } from './out-folder.js';
 import { databasePath } from './sql.js';
 
 export type ExportFormat = 'parquet' | 'csv';
@@ -73,7 +73,7 @@ export async function exportTables(connection: DuckDBConnection, options: Export
     throw new UsageError(`no table or view ${unknown.map((n) => `"${n}"`).join(', ')}; known: ${[...known.keys()].join(', ')}`);
   }
   const out = resolve(options.out);
-  mkdirSync(out, { recursive: true });
+  makeOutFolder(out, `the export folder ${out}`);
   const exported: ExportedTable[] = [];
   for (const name of names) {
     const path = join(out, `${name}.${options.format}`);

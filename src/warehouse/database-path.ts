@@ -1,5 +1,6 @@
-import { accessSync, closeSync, constants, mkdirSync, openSync, readSync, statSync, unlinkSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { describeErrno, errnoOf, FolderError, makeFolder } from '../make-folder.js';
 
 // A DuckDB file carries this magic at byte 8 of its header.
 const DUCKDB_MAGIC = 'DUCK';
@@ -24,35 +25,13 @@ export class DatabasePathError extends Error {
   }
 }
 
-/**
- * Creates the folder of a database file when it is missing, one level at a time. Not `mkdir -p`: Node's recursive
- * mkdir loops for ever, on one core and deaf to signals, when the kernel refuses a folder in an existing one with
- * ENOENT (any folder under /proc), which is how `BVSYNC_DB=/proc/no-such-dir/bv.duckdb` used to hang the command.
- */
+/** Creates the folder of a database file when it is missing (see make-folder.ts for why not `mkdir -p`). */
 export function ensureDatabaseFolder(databasePath: string): void {
-  const folder = dirname(resolve(databasePath));
-  const missing: string[] = [];
-  let existing = folder;
-  for (;;) {
-    const kind = kindOf(existing, databasePath);
-    if (kind === 'folder') break;
-    if (kind === 'other') {
-      throw new DatabasePathError(`cannot create the database ${databasePath}: ${existing} is a file, not a folder (ENOTDIR)`, 'ENOTDIR');
-    }
-    missing.unshift(existing);
-    const parent = dirname(existing);
-    // The root always exists; this only guards against a path that never reaches it.
-    if (parent === existing) break;
-    existing = parent;
-  }
-  for (const path of missing) {
-    try {
-      mkdirSync(path);
-    } catch (error) {
-      const code = errnoOf(error);
-      if (code === 'EEXIST' && kindOf(path, databasePath) === 'folder') continue; // created by another process meanwhile
-      throw new DatabasePathError(`cannot create the folder ${path} for the database ${databasePath}: ${describeErrno(error)}`, code);
-    }
+  try {
+    makeFolder(dirname(resolve(databasePath)), `the database ${databasePath}`);
+  } catch (error) {
+    if (error instanceof FolderError) throw new DatabasePathError(error.message, error.reason);
+    throw error;
   }
 }
 
@@ -100,29 +79,5 @@ export function checkDuckDbFile(path: string): void {
   }
 }
 
-function kindOf(path: string, databasePath: string): 'folder' | 'other' | 'missing' {
-  try {
-    return statSync(path).isDirectory() ? 'folder' : 'other';
-  } catch (error) {
-    const code = errnoOf(error);
-    if (code === 'ENOENT') return 'missing';
-    // ENOTDIR: a part of the path above is a file; the loop reaches it and names it.
-    if (code === 'ENOTDIR') return 'missing';
-    throw new DatabasePathError(`cannot look at ${path}, the folder of the database ${databasePath}: ${describeErrno(error)}`, code);
-  }
-}
 
-function errnoOf(error: unknown): string | undefined {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
 
-/** `ENOENT (no such file or directory)`: the code to search for and the words to read. */
-export function describeErrno(error: unknown): string {
-  const code = errnoOf(error);
-  const message = error instanceof Error ? error.message : String(error);
-  // Node's messages read `ENOENT: no such file or directory, mkdir '/proc/x'`; the path is named by the caller.
-  const words = /^[A-Z0-9_]+: ([^,]+)/.exec(message)?.[1];
-  if (code && words) return `${code} (${words})`;
-  return code ?? message;
-}

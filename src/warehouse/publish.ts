@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { makeFolder } from '../make-folder.js';
 import { VIEWS_DIR } from './paths.js';
 import { readNumberedSqlFiles } from './sql-files.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
@@ -34,7 +35,7 @@ export async function publishCopy(
 ): Promise<PublishResult> {
   const started = performance.now();
   const target = resolve(publishedPath);
-  mkdirSync(dirname(target), { recursive: true });
+  makeFolder(dirname(target), `the published database ${target}`);
   removeStaleCopies(target);
   const temporary = `${target}.tmp-${randomBytes(6).toString('hex')}`;
   const views = readNumberedSqlFiles(options.viewsDir ?? VIEWS_DIR);

@@ -194,4 +194,16 @@ describe.concurrent('bvsync export', () => {
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/no table or view "nope"/);
   });
+
+  it('names an --out folder it cannot create and the reason, and exits 2 at once (a recursive mkdir under /proc spun for ever)', async () => {
+    // A hang would end at the test's timeout: it used to spin there, deaf to signals.
+    const underProc = await bvsync(['export', '--format', 'csv', '--out', '/proc/no-such-dir/out', '--db', published]);
+    expect(underProc.code).toBe(2);
+    expect(underProc.stderr).toMatch(/cannot create the folder \/proc\/no-such-dir for the export folder \/proc\/no-such-dir\/out: ENOENT/);
+    const file = join(tmp.path, 'a-file');
+    writeFileSync(file, 'not a folder');
+    const underFile = await bvsync(['export', '--format', 'csv', '--out', join(file, 'out'), '--db', published]);
+    expect(underFile.code).toBe(2);
+    expect(underFile.stderr).toContain(`${file} is a file, not a folder (ENOTDIR)`);
+  });
 });
