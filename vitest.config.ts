@@ -21,6 +21,9 @@ export default defineConfig({
       },
     ],
     pool: 'forks',
+    // Most integration files wait on simulated latency, rate limits, lease timeouts and child processes rather than
+    // the CPU, so two files at once halve the suite's time on the 2-core box (vitest would run one at a time there).
+    maxWorkers: 2,
     testTimeout: 10_000,
   },
 });
