@@ -40,3 +40,44 @@ export async function compareToBase(
   }
   return page;
 }
+
+/** How a probe reads its endpoint: extra query options over the wide window, and a page size. */
+export type ProbeRead = (options: object, pageSize?: number) => Promise<FirstPage>;
+
+/**
+ * The engines filter by behaviour, as every endpoint that takes it is checked: one engine the answers named (or the
+ * first of api.engines) against the base answer, with an engine no API knows as the tiebreak.
+ */
+export async function compareEngines(
+  ctx: ProbeContext,
+  endpoint: string,
+  base: FirstPage | undefined,
+  read: ProbeRead,
+  options: Pick<CompareOptions, 'alsoSent'> & { breaks?: (engine: string) => CompareOptions['breaks'] } = {},
+): Promise<void> {
+  const engine = ctx.facts.engines[0] ?? ctx.config.api.engines[0];
+  if (engine === undefined) return void ctx.book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
+  await compareToBase(ctx, endpoint, 'engines', base, () => read({ engines: [engine] }), {
+    shown: engine,
+    alsoSent: options.alsoSent,
+    tiebreak: { invalid: 'not-an-engine', call: () => read({ engines: ['not-an-engine'] }, 1) },
+    breaks: options.breaks?.(engine),
+  });
+}
+
+/** The topics filter by behaviour: one topic that has answers in the window against the base answer. */
+export async function compareTopics(
+  ctx: ProbeContext,
+  endpoint: string,
+  base: FirstPage | undefined,
+  read: ProbeRead,
+  options: Pick<CompareOptions, 'alsoSent'> = {},
+): Promise<void> {
+  const topic = ctx.facts.topics[0]?.id;
+  if (topic === undefined) return void ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
+  await compareToBase(ctx, endpoint, 'topic_ids', base, () => read({ topicIds: [topic] }), {
+    shown: String(topic),
+    alsoSent: options.alsoSent,
+    tiebreak: { invalid: 'x', call: () => read({ topicIds: ['x'] }, 1) },
+  });
+}

@@ -1,7 +1,7 @@
 import type { FanoutByPhrase, FanoutCited } from '../../../api/schemas.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { fingerprint, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
-import { compareToBase } from './compare.js';
+import { compareEngines, compareToBase, compareTopics } from './compare.js';
 import { probeDateRange } from './date-range.js';
 import { firstPage, type FirstPage } from './first-page.js';
 import { probePaging } from './paging.js';
@@ -26,12 +26,8 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
     invalid: (name, bad) => read({ [name === 'start_date' ? 'startDate' : 'endDate']: bad }, 1),
   });
   const base = answers?.wide;
-  const engine = facts.engines[0] ?? ctx.config.api.engines[0];
-  if (engine === undefined) book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
-  else await compareToBase(ctx, endpoint, 'engines', base, () => read({ engines: [engine] }), { shown: engine, alsoSent: ['domain'], tiebreak: { invalid: 'not-an-engine', call: () => read({ engines: ['not-an-engine'] }, 1) } });
-  const topic = facts.topics[0]?.id;
-  if (topic === undefined) book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
-  else await compareToBase(ctx, endpoint, 'topic_ids', base, () => read({ topicIds: [topic] }), { shown: String(topic), alsoSent: ['domain'], tiebreak: { invalid: 'x', call: () => read({ topicIds: ['x'] }, 1) } });
+  await compareEngines(ctx, endpoint, base, read, { alsoSent: ['domain'] });
+  await compareTopics(ctx, endpoint, base, read, { alsoSent: ['domain'] });
 
   // url instead of domain: the API takes one of them, so an answer to either shows the name it was sent under works.
   const url = facts.trackedUrl;

@@ -1,7 +1,7 @@
 import type { ProductRankingRow, SwotAnswer } from '../../../api/schemas.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { dayOf, fingerprint, type ProbeContext } from '../probe-context.js';
-import { compareToBase } from './compare.js';
+import { compareEngines, compareToBase, compareTopics } from './compare.js';
 import { probeDateRange } from './date-range.js';
 import { firstPage, isEmpty, type FirstPage } from './first-page.js';
 import { probePaging } from './paging.js';
@@ -12,7 +12,7 @@ import { probePaging } from './paging.js';
  */
 export async function probeProductRanking(ctx: ProbeContext): Promise<void> {
   const endpoint = ENDPOINTS.productRanking;
-  const { client, brand, windows, book, facts } = ctx;
+  const { client, brand, windows, book } = ctx;
   const read = (options: object, pageSize = 50): Promise<FirstPage> =>
     firstPage(client.productRanking(brand, { ...windows.wide, pageSize, ...options }));
   const answers = await probeDateRange(ctx, endpoint, (window) => read(window), {
@@ -37,12 +37,8 @@ export async function probeProductRanking(ctx: ProbeContext): Promise<void> {
   if (rows.length < 2) await ctx.tiebreak(endpoint, 'order', 'sideways', () => read({ order: 'sideways' }, 1), 'fewer than 2 products are ranked');
   else await compareToBase(ctx, endpoint, 'order', base, () => read({ order: 'asc' }), { shown: 'asc', tiebreak: tiebreak('order', 'sideways') });
 
-  const engine = facts.engines[0] ?? ctx.config.api.engines[0];
-  if (engine === undefined) book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
-  else await compareToBase(ctx, endpoint, 'engines', base, () => read({ engines: [engine] }), { shown: engine, tiebreak: { invalid: 'not-an-engine', call: () => read({ engines: ['not-an-engine'] }, 1) } });
-  const topic = facts.topics[0]?.id;
-  if (topic === undefined) book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
-  else await compareToBase(ctx, endpoint, 'topic_ids', base, () => read({ topicIds: [topic] }), { shown: String(topic), tiebreak: { invalid: 'x', call: () => read({ topicIds: ['x'] }, 1) } });
+  await compareEngines(ctx, endpoint, base, read);
+  await compareTopics(ctx, endpoint, base, read);
 
   await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines'], (size) => client.productRanking(brand, { ...windows.wide, pageSize: size }), (r) => (r as ProductRankingRow).id);
 }
@@ -50,7 +46,7 @@ export async function probeProductRanking(ctx: ProbeContext): Promise<void> {
 /** Endpoint 20, for the first id in sync.swotStatementIds of the brand: the range (three), competitors, type, paging (two). */
 export async function probeSwot(ctx: ProbeContext): Promise<void> {
   const endpoint = ENDPOINTS.swot;
-  const { client, brand, windows, book, facts } = ctx;
+  const { client, brand, windows, facts } = ctx;
   const statement = ctx.config.sync.swotStatementIds[String(brand)]?.[0];
   if (statement === undefined) {
     return ctx.failed(endpoint, ['start_date', 'end_date', 'engines', 'competitors', 'type', 'page', 'page_size'], `no SWOT statement id for brand ${brand} in sync.swotStatementIds; add one to check these`);
@@ -62,15 +58,9 @@ export async function probeSwot(ctx: ProbeContext): Promise<void> {
     invalid: (name, bad) => read({ [name === 'start_date' ? 'startDate' : 'endDate']: bad }, 1),
   });
   const base = answers?.wide;
-  const engine = facts.engines[0] ?? ctx.config.api.engines[0];
-  if (engine === undefined) book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
-  else {
-    await compareToBase(ctx, endpoint, 'engines', base, () => read({ engines: [engine] }), {
-      shown: engine,
-      tiebreak: { invalid: 'not-an-engine', call: () => read({ engines: ['not-an-engine'] }, 1) },
-      breaks: (r) => ((r as SwotAnswer).model && (r as SwotAnswer).model !== engine ? `an answer of ${(r as SwotAnswer).model} came back` : undefined),
-    });
-  }
+  await compareEngines(ctx, endpoint, base, read, {
+    breaks: (engine) => (r) => ((r as SwotAnswer).model && (r as SwotAnswer).model !== engine ? `an answer of ${(r as SwotAnswer).model} came back` : undefined),
+  });
   const competitor = facts.competitorIds[0];
   if (competitor === undefined) await ctx.tiebreak(endpoint, 'competitors', 'x', () => read({ competitors: ['x'] }, 1), 'the brand has no competitor');
   else await compareToBase(ctx, endpoint, 'competitors', base, () => read({ competitors: [competitor] }), { shown: String(competitor), tiebreak: { invalid: 'x', call: () => read({ competitors: ['x'] }, 1) } });

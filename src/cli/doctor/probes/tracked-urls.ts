@@ -1,7 +1,7 @@
 import type { TrackedUrl } from '../../../api/schemas.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { dayOf, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
-import { compareToBase } from './compare.js';
+import { compareEngines, compareToBase, compareTopics } from './compare.js';
 import { probeDateRange } from './date-range.js';
 import { firstPage, type FirstPage } from './first-page.js';
 import { probePaging } from './paging.js';
@@ -27,13 +27,8 @@ export async function probeTrackedUrls(ctx: ProbeContext): Promise<void> {
   ctx.rememberDomains(pages.map((p) => p.url), true);
   const tiebreak = (key: string, invalid: string) => ({ invalid, call: () => read({ [key]: invalid }, 1) });
 
-  const engine = facts.engines[0] ?? ctx.config.api.engines[0];
-  if (engine === undefined) book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
-  else await compareToBase(ctx, endpoint, 'engines', base, () => read({ engines: [engine] }), { shown: engine, tiebreak: { invalid: 'not-an-engine', call: () => read({ engines: ['not-an-engine'] }, 1) } });
-
-  const topic = facts.topics[0]?.id;
-  if (topic === undefined) book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
-  else await compareToBase(ctx, endpoint, 'topic_ids', base, () => read({ topicIds: [topic] }), { shown: String(topic), tiebreak: { invalid: 'x', call: () => read({ topicIds: ['x'] }, 1) } });
+  await compareEngines(ctx, endpoint, base, read);
+  await compareTopics(ctx, endpoint, base, read);
 
   const group = pages.find((p) => p.group)?.group?.id;
   if (group === undefined) {
