@@ -1,5 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import cron, { type ScheduledTask } from 'node-cron';
+import { cronProblem } from '../src/config/cron-check.js';
 import { ConfigError } from '../src/config/load.js';
 import type { Config, ScheduleConfig } from '../src/config/schema.js';
 import type { Logger } from '../src/log.js';
@@ -34,10 +35,12 @@ export function scheduledRunId(schedule: string, slot: Date): string {
   return `scheduled-${schedule}-${slot.toISOString().slice(0, 19).replace(/[-:]/g, '')}`;
 }
 
+/** The config schema checks the same (src/config/cron-check.ts); this guards a Config built without parsing it. */
 export function validateSchedules(schedules: ScheduleConfig[]): void {
-  const problems = schedules.flatMap((schedule, index) =>
-    cron.validate(schedule.cron) ? [] : [`schedules.${index}.cron: "${schedule.cron}" is not a cron expression (schedule "${schedule.name}")`],
-  );
+  const problems = schedules.flatMap((schedule, index) => {
+    const problem = cronProblem(schedule.cron);
+    return problem ? [`schedules[${index}].cron: "${schedule.cron}" is not a valid cron expression (${problem})`] : [];
+  });
   if (problems.length) throw new ConfigError('the config', problems);
 }
 
