@@ -13,7 +13,6 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY bin ./bin
 COPY src ./src
-COPY jobs ./jobs
 COPY sql ./sql
 COPY tsconfig.json bvsync.config.example.json ./
 

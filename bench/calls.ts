@@ -13,7 +13,7 @@ import { distinctDomains } from '../src/streams/domains.js';
 import { selectStreams } from '../src/streams/registry.js';
 import { openReadOnly } from '../src/warehouse/published-database.js';
 import { readRows } from '../src/warehouse/read-rows.js';
-import { completeThrough, firstIncrementalDay, planSlices, type PlannedSlice } from '../jobs/plan.js';
+import { completeThrough, firstIncrementalDay, planSlices, type PlannedSlice } from '../src/engine/plan.js';
 import { daysBack, runInChild, TODAY, withSimulator, type ChildRunSpec } from './harness.js';
 import type { BenchResult } from './run.js';
 

@@ -3,8 +3,8 @@
  * worker host through `runToEnd`), then one JSON line on stdout: its duration, what it loaded, its requests and this
  * process's peak RSS. Started by `runInChild` (bench/harness.ts) with a `ChildRunSpec` as its only argument.
  */
-import { totalCounters } from '../jobs/run-store.js';
-import { runToEnd } from '../jobs/start-run.js';
+import { totalCounters } from '../src/engine/run-store.js';
+import { runToEnd } from '../src/engine/start-run.js';
 import { parseConfig } from '../src/config/load.js';
 import { createLogger } from '../src/log.js';
 import { openReadOnly } from '../src/warehouse/published-database.js';

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
-import { cancelJobId, cancelRun } from '../../jobs/cancel-run.js';
-import { openQueues, writerLeaseKey } from '../../jobs/queues.js';
-import { connectRedis } from '../../jobs/redis.js';
-import { RunStore } from '../../jobs/run-store.js';
+import { cancelJobId, cancelRun } from '../engine/cancel-run.js';
+import { openQueues, writerLeaseKey } from '../engine/queues.js';
+import { connectRedis } from '../engine/redis.js';
+import { RunStore } from '../engine/run-store.js';
 import { formatCount } from '../format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { resolveRedis, type ResolvedRedis } from '../../jobs/redis.js';
-import type { WorkerHostOptions } from '../../jobs/worker-host.js';
+import { resolveRedis, type ResolvedRedis } from '../engine/redis.js';
+import type { WorkerHostOptions } from '../engine/worker-host.js';
 import { loadConfig, parseBrandList } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../log.js';

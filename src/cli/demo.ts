@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { connectRedis, deleteKeysWithPrefix } from '../../jobs/redis.js';
+import { connectRedis, deleteKeysWithPrefix } from '../engine/redis.js';
 import { addDays, todayUtc } from '../days.js';
 import { parseConfig } from '../config/load.js';
 import { startSimulator } from '../simulator/index.js';

@@ -7,7 +7,7 @@
  */
 export interface PhaseTwoEstimateInput {
   brands: number[];
-  /** The run's streams planned in phase 2 (`phaseOf`, jobs/plan.ts). */
+  /** The run's streams planned in phase 2 (`phaseOf`, src/engine/plan.ts). */
   phaseTwoStreams: string[];
   /** Days in this run's window (known once phase 1 is planned). */
   days: number;

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
-import { AccessMemo, type Refusal } from '../../jobs/access-memo.js';
-import { connectRedis } from '../../jobs/redis.js';
+import { AccessMemo, type Refusal } from '../engine/access-memo.js';
+import { connectRedis } from '../engine/redis.js';
 import { createApiClient } from '../api/client.js';
 import { ApiError, AuthError, BrandAccessDeniedError } from '../api/errors.js';
 import type { Config } from '../config/schema.js';
@@ -46,7 +46,7 @@ export interface PreflightResult {
  * 1. `checkDatabaseFiles`, when the process may write the database: its folder exists or can be created and is
  *    writable, and the published and working files are DuckDB files or absent (exit 2, naming the path and the OS
  *    reason). No request, no Redis.
- * 2. Redis answers (jobs/redis.ts; exit 1), so a missing Redis costs no API call either.
+ * 2. Redis answers (src/engine/redis.ts; exit 1), so a missing Redis costs no API call either.
  * 3. `preflight`: the API's host accepts connections (exit 1); the key is accepted, a refused key (401) stopping at
  *    its first request (exit 2, naming the key's setting, never the key); and which brands the key reads, one request
  *    per brand, remembered for every process (`rememberBrandAccess`). When it reads none of them, there is nothing to
@@ -160,7 +160,7 @@ function refusedKey(error: AuthError, requests: number): UsageError {
 
 /**
  * Shares what the preflight learnt with every process of this Redis prefix: the brands refused are remembered (their
- * slices are then recorded failed, with the API's answer, without a request each: jobs/access-memo.ts), and a brand
+ * slices are then recorded failed, with the API's answer, without a request each: src/engine/access-memo.ts), and a brand
  * read again, or the key accepted again after a run met a 401, is forgotten, so what was fixed is used at once.
  */
 async function rememberBrandAccess(config: Config, redisUrl: string, result: PreflightResult): Promise<void> {

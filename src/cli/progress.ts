@@ -1,4 +1,4 @@
-import type { StreamCounters } from '../../jobs/run-store.js';
+import type { StreamCounters } from '../engine/run-store.js';
 import { formatDuration, formatInteger } from '../format.js';
 
 export interface ProgressSnapshot {

@@ -1,10 +1,10 @@
 import { formatCount, formatInteger } from '../format.js';
 import { textTable } from '../text-table.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
-import { phaseOf } from '../../jobs/plan.js';
-import { connectRedis } from '../../jobs/redis.js';
-import { RunStore, totalCounters } from '../../jobs/run-store.js';
-import { runToEnd, type RunProgress, type RunToEndOptions } from '../../jobs/start-run.js';
+import { phaseOf } from '../engine/plan.js';
+import { connectRedis } from '../engine/redis.js';
+import { RunStore, totalCounters } from '../engine/run-store.js';
+import { runToEnd, type RunProgress, type RunToEndOptions } from '../engine/start-run.js';
 import { EXIT_DONE, EXIT_NOT_DONE, exitCodeOfRun } from './exit-codes.js';
 import { eachDay } from '../days.js';
 import { routeLogLines } from '../log.js';

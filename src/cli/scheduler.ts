@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { startScheduler } from '../../jobs/scheduler.js';
+import { startScheduler } from '../engine/scheduler.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, type CommonFlags } from './context.js';
 
 export function schedulerCommand(): Command {

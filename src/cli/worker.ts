@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { WorkerHost } from '../../jobs/worker-host.js';
+import { WorkerHost } from '../engine/worker-host.js';
 import { serveHostMetrics } from '../ops/host-metrics.js';
 import { parsePort } from '../ops/port.js';
 import { PrometheusMetrics } from '../ops/prometheus-metrics.js';

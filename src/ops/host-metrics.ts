@@ -1,4 +1,4 @@
-import type { WorkerHost } from '../../jobs/worker-host.js';
+import type { WorkerHost } from '../engine/worker-host.js';
 import type { Logger } from '../log.js';
 import { startMetricsServer, type RunningMetricsServer } from './metrics-server.js';
 import type { PrometheusMetrics } from './prometheus-metrics.js';

@@ -16,7 +16,7 @@ export type SliceOutcomeStatus = 'complete' | 'incomplete' | 'failed' | 'retry';
 
 /**
  * What the engine tells the metrics about, at the moments it knows them. The fetch and load processors call it when
- * a `WorkerHost` is given one; it is an interface so `jobs/` never depends on prom-client, and tests can record calls.
+ * a `WorkerHost` is given one; it is an interface so `src/engine/` never depends on prom-client, and tests can record calls.
  */
 export interface SyncMetrics {
   /** Every HTTP attempt of the API client (from its `onRequest` hook). */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../jobs/redis.js';
-import { RunStore, type RunMeta } from '../../jobs/run-store.js';
-import { scheduledRunId, startScheduler, type RunningScheduler } from '../../jobs/scheduler.js';
-import { WorkerHost } from '../../jobs/worker-host.js';
+import { connectRedis } from '../../src/engine/redis.js';
+import { RunStore, type RunMeta } from '../../src/engine/run-store.js';
+import { scheduledRunId, startScheduler, type RunningScheduler } from '../../src/engine/scheduler.js';
+import { WorkerHost } from '../../src/engine/worker-host.js';
 import { todayUtc } from '../../src/days.js';
 import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
 

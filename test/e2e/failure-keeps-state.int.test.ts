@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runToEnd, type RunProgress } from '../../jobs/start-run.js';
+import { runToEnd, type RunProgress } from '../../src/engine/start-run.js';
 import { readFreshness } from '../../src/ops/freshness.js';
 import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
 

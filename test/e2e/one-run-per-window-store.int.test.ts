@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cancelRun } from '../../jobs/cancel-run.js';
-import { openQueues } from '../../jobs/queues.js';
-import { connectRedis } from '../../jobs/redis.js';
-import { RunStore } from '../../jobs/run-store.js';
-import { runWindowIdentity } from '../../jobs/run-window.js';
-import { enqueueRun, type StartRunOptions } from '../../jobs/start-run.js';
+import { cancelRun } from '../../src/engine/cancel-run.js';
+import { openQueues } from '../../src/engine/queues.js';
+import { connectRedis } from '../../src/engine/redis.js';
+import { RunStore } from '../../src/engine/run-store.js';
+import { runWindowIdentity } from '../../src/engine/run-window.js';
+import { enqueueRun, type StartRunOptions } from '../../src/engine/start-run.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';

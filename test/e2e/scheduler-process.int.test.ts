@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../jobs/redis.js';
-import { RunStore, type RunMeta } from '../../jobs/run-store.js';
+import { connectRedis } from '../../src/engine/redis.js';
+import { RunStore, type RunMeta } from '../../src/engine/run-store.js';
 import { addDays, todayUtc } from '../../src/days.js';
 import { cliEnv, engineFixture, queryFile, spawnBvsync, writeCliConfig, type CliProcess, type CliResult, type EngineFixture } from '../support/engine.js';
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../jobs/redis.js';
+import { freePort } from '../../src/engine/redis.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import { cliEnv, engineFixture, runBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runToEnd } from '../../jobs/start-run.js';
+import { runToEnd } from '../../src/engine/start-run.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';

@@ -21,7 +21,7 @@ describe('the Dockerfile and docker-compose.yml', () => {
   it('the Dockerfile copies files that exist, and none of them is excluded by .dockerignore', () => {
     const ignored = readFileSync(join(REPO, '.dockerignore'), 'utf8').split('\n').filter((line) => line && !line.startsWith('#'));
     const sources = [...dockerfile.matchAll(/^COPY (.+) \S+$/gm)].flatMap((match) => match[1]!.split(/\s+/));
-    expect(sources).toEqual(expect.arrayContaining(['package-lock.json', 'src', 'jobs', 'sql', 'bin']));
+    expect(sources).toEqual(expect.arrayContaining(['package-lock.json', 'src', 'sql', 'bin']));
     for (const source of sources) {
       expect(existsSync(join(REPO, source)), source).toBe(true);
       expect(ignored, source).not.toContain(source);

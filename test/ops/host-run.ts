@@ -1,6 +1,6 @@
-import { enqueueRun, readProgress, type RunProgress } from '../../jobs/start-run.js';
-import { connectRedis } from '../../jobs/redis.js';
-import { RunStore } from '../../jobs/run-store.js';
+import { enqueueRun, readProgress, type RunProgress } from '../../src/engine/start-run.js';
+import { connectRedis } from '../../src/engine/redis.js';
+import { RunStore } from '../../src/engine/run-store.js';
 import type { EngineFixture } from '../support/engine.js';
 
 const FINISHED = new Set(['complete', 'incomplete', 'failed']);

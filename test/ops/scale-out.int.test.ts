@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openQueues } from '../../jobs/queues.js';
-import { connectRedis } from '../../jobs/redis.js';
-import type { RunProgress } from '../../jobs/start-run.js';
+import { openQueues } from '../../src/engine/queues.js';
+import { connectRedis } from '../../src/engine/redis.js';
+import type { RunProgress } from '../../src/engine/start-run.js';
 import { cliEnv, engineFixture, scalarOfFile, spawnBvsync, writeCliConfig, type CliProcess, type EngineFixture } from '../support/engine.js';
 import { backfillWithRunningWorkers } from './host-run.js';
 

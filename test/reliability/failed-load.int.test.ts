@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runToEnd } from '../../jobs/start-run.js';
+import { runToEnd } from '../../src/engine/start-run.js';
 import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
 import { FROM, hookedWorker, TAKEOVER_MS, TODAY, type HookedWorker } from './scenarios.js';
 

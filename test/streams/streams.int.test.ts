@@ -7,7 +7,7 @@ import { distinctDomains } from '../../src/streams/domains.js';
 import { STREAMS } from '../../src/streams/registry.js';
 import { runSlice, type SliceChunk, type SliceReadResult } from '../../src/streams/run-slice.js';
 import type { Dimensions, RowsByTable, SlicePlan, StreamDefinition } from '../../src/streams/stream.js';
-import { phaseOf } from '../../jobs/plan.js';
+import { phaseOf } from '../../src/engine/plan.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
 

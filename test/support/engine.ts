@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
-import { runToEnd, type RunProgress, type RunToEndOptions } from '../../jobs/start-run.js';
+import { runToEnd, type RunProgress, type RunToEndOptions } from '../../src/engine/start-run.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';

@@ -1,6 +1,6 @@
-import { addDays, eachDay, maxDay, minDay } from '../src/days.js';
-import type { SyncConfig } from '../src/config/schema.js';
-import type { Dimensions, SlicePlan, StreamPlanning } from '../src/streams/stream.js';
+import { addDays, eachDay, maxDay, minDay } from '../days.js';
+import type { SyncConfig } from '../config/schema.js';
+import type { Dimensions, SlicePlan, StreamPlanning } from '../streams/stream.js';
 
 /**
  * The planner: a run = brands x streams x slices. Pure: it is given the incremental cursors and the dimensions

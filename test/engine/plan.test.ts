@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { completeThrough, daysToFetch, nextCursor, planSlices } from '../../jobs/plan.js';
+import { completeThrough, daysToFetch, nextCursor, planSlices } from '../../src/engine/plan.js';
 import { parseConfig } from '../../src/config/load.js';
 import { perDay, once } from '../../src/streams/slicing.js';
 import type { StreamPlanning } from '../../src/streams/stream.js';

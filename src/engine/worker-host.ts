@@ -1,15 +1,15 @@
 import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { createApiClient, createRedisRateBudget, type ApiClient, type ApiRequestEvent } from '../src/api/index.js';
-import type { Config } from '../src/config/schema.js';
-import type { Logger } from '../src/log.js';
-import { readFreshness } from '../src/ops/freshness.js';
-import type { FreshnessRow, QueueCounts, SyncMetrics } from '../src/ops/sync-metrics.js';
-import { DatabaseLockedError } from '../src/warehouse/database-locked-error.js';
-import { workingPathFor } from '../src/warehouse/paths.js';
-import { openWarehouse, type Warehouse, type WarehouseOptions } from '../src/warehouse/warehouse.js';
-import { isFinishedRunStatus } from '../src/vocabulary.js';
+import { createApiClient, createRedisRateBudget, type ApiClient, type ApiRequestEvent } from '../api/index.js';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import { readFreshness } from '../ops/freshness.js';
+import type { FreshnessRow, QueueCounts, SyncMetrics } from '../ops/sync-metrics.js';
+import { DatabaseLockedError } from '../warehouse/database-locked-error.js';
+import { workingPathFor } from '../warehouse/paths.js';
+import { openWarehouse, type Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
+import { isFinishedRunStatus } from '../vocabulary.js';
 import { AccessMemo } from './access-memo.js';
 import { fetchProcessor } from './fetch-processor.js';
 import { loadProcessor } from './load-processor.js';
@@ -25,7 +25,7 @@ const WORKER_CLOSE_LIMIT_MS = 10_000;
 
 /**
  * Opens that failed in a row because another process held the file, after which a command (`sync`, `backfill`) gives
- * up. The lease is tried again with a growing wait (jobs/writer-lease.ts), so three tries span about three lease
+ * up. The lease is tried again with a growing wait (src/engine/writer-lease.ts), so three tries span about three lease
  * intervals: long enough for a passing hand-over between bvsync processes, short of waiting on a program that is not
  * bvsync. Any other open failure is not waited on at all.
  */

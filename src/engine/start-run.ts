@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Config } from '../src/config/schema.js';
-import type { Logger } from '../src/log.js';
-import { selectStreams } from '../src/streams/registry.js';
-import { isFinishedRunStatus } from '../src/vocabulary.js';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import { selectStreams } from '../streams/registry.js';
+import { isFinishedRunStatus } from '../vocabulary.js';
 import { jobId } from './job-ids.js';
 import { openQueues } from './queues.js';
 import { connectRedis } from './redis.js';
@@ -40,7 +40,7 @@ export interface EnqueuedRun {
  * Records a run in Redis and enqueues its first plan job; whichever process holds the writer lease plans it. One run
  * per window: when an unfinished run of the same kind, window, brands and streams exists (a command interrupted with
  * Ctrl-C, or one running beside this one), that run is returned to attach to, and nothing is planned again; its
- * slices already done stay done. Scheduled runs have slot-derived ids instead (jobs/scheduler.ts).
+ * slices already done stay done. Scheduled runs have slot-derived ids instead (src/engine/scheduler.ts).
  */
 export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun> {
   const runId = options.runId ?? `${options.kind}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomUUID().slice(0, 6)}`;

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { ChunkSink, SliceChunk } from '../src/streams/run-slice.js';
+import type { ChunkSink, SliceChunk } from '../streams/run-slice.js';
 import { decodeChunk, encodeChunk } from './chunk-codec.js';
 
 // Chunks wait for the loader at most this long; a run that takes longer re-fetches the slice.

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ApiError, AuthError, BrandAccessDeniedError, RateLimitedError, type ApiClient } from '../src/api/index.js';
-import type { SyncConfig } from '../src/config/schema.js';
-import { redactSecrets, withLogContext, type Logger } from '../src/log.js';
-import type { SliceOutcomeStatus, SyncMetrics } from '../src/ops/sync-metrics.js';
-import { getStream } from '../src/streams/registry.js';
-import { runSlice } from '../src/streams/run-slice.js';
+import { ApiError, AuthError, BrandAccessDeniedError, RateLimitedError, type ApiClient } from '../api/index.js';
+import type { SyncConfig } from '../config/schema.js';
+import { redactSecrets, withLogContext, type Logger } from '../log.js';
+import type { SliceOutcomeStatus, SyncMetrics } from '../ops/sync-metrics.js';
+import { getStream } from '../streams/registry.js';
+import { runSlice } from '../streams/run-slice.js';
 import type { AccessMemo } from './access-memo.js';
 import { RedisChunkSink } from './chunk-store.js';
 import { fetchJobSchema, parseJobData, type CommitJobData, type FetchJobData } from './job-data.js';

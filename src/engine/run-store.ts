@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { isFinishedRunStatus, UNFINISHED_RUN_STATUSES, type RunKind, type RunStatus, type SliceStatus } from '../src/vocabulary.js';
+import { isFinishedRunStatus, UNFINISHED_RUN_STATUSES, type RunKind, type RunStatus, type SliceStatus } from '../vocabulary.js';
 
 /**
  * The live view of a run, in Redis, so that every process — the CLI waiting on a run it started, `status`, the
@@ -8,7 +8,7 @@ import { isFinishedRunStatus, UNFINISHED_RUN_STATUSES, type RunKind, type RunSta
  * holder may). DuckDB stays the record of what was loaded; this is progress and counters only, and it expires.
  */
 
-export type { RunKind, RunStatus } from '../src/vocabulary.js';
+export type { RunKind, RunStatus } from '../vocabulary.js';
 
 export interface RunMeta {
   runId: string;

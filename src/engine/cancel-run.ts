@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { isFinishedRunStatus } from '../src/vocabulary.js';
+import { isFinishedRunStatus } from '../vocabulary.js';
 import { deleteChunks } from './chunk-store.js';
 import { commitJobSchema } from './job-data.js';
 import { jobId } from './job-ids.js';

@@ -1,10 +1,10 @@
 import { CronExpressionParser } from 'cron-parser';
 import cron, { type ScheduledTask } from 'node-cron';
-import { cronProblem } from '../src/config/cron-check.js';
-import { ConfigError } from '../src/config/load.js';
-import type { Config, ScheduleConfig } from '../src/config/schema.js';
-import type { Logger } from '../src/log.js';
-import { STREAM_NAMES } from '../src/streams/stream-names.js';
+import { cronProblem } from '../config/cron-check.js';
+import { ConfigError } from '../config/load.js';
+import type { Config, ScheduleConfig } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import { STREAM_NAMES } from '../streams/stream-names.js';
 import { connectRedis } from './redis.js';
 import { RedisRunCoordinator } from './run-coordinator.js';
 import { RunStore } from './run-store.js';

@@ -1,5 +1,5 @@
-import { minDay } from '../src/days.js';
-import type { RunKind } from '../src/vocabulary.js';
+import { minDay } from '../days.js';
+import type { RunKind } from '../vocabulary.js';
 
 export interface RunWindowInput {
   kind: RunKind;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jobId } from '../../jobs/job-ids.js';
-import { decodeChunk, encodeChunk } from '../../jobs/chunk-codec.js';
+import { jobId } from '../../src/engine/job-ids.js';
+import { decodeChunk, encodeChunk } from '../../src/engine/chunk-codec.js';
 
 describe('jobId', () => {
   it('is the same for the same slice and different for another', () => {

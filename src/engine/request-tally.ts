@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ApiRequestEvent } from '../src/api/index.js';
+import type { ApiRequestEvent } from '../api/index.js';
 
 /** What the API calls of one slice cost: requests sent, retries among them, and 429 answers. */
 export interface Tally {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { keyHash } from '../src/api/index.js';
+import { keyHash } from '../api/index.js';
 
 /** What the API refused, kept to record slices failed with its answer instead of asking again for each. */
 const refusalSchema = z.object({
