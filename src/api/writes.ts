@@ -163,18 +163,18 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
   }
 
   return {
-    trackUrls(brandId, urls, groupId, { dryRun }) {
+    async trackUrls(brandId, urls, groupId, { dryRun }) {
       within(urls.length, TRACK_URLS_PER_REQUEST, 'tracked URLs');
       return bulk(brandPath(brandId, 'tracked-urls'), { urls, ...(groupId === undefined ? {} : { group_id: groupId }) }, w.writtenTrackedUrlSchema, dryRun);
     },
     updateTrackedUrl: (brandId, trackedUrlId, change) => send('PATCH', brandPath(brandId, 'tracked-urls', trackedUrlId), change, w.writtenTrackedUrlSchema),
-    createTopics(brandId, topics, { dryRun }) {
+    async createTopics(brandId, topics, { dryRun }) {
       within(topics.length, TOPICS_PER_REQUEST, 'topics');
       for (const topic of topics) within(topic.scenarios.length, SCENARIOS_PER_TOPIC, `scenarios of topic "${topic.name}"`, 0);
       return bulk(brandPath(brandId, 'topics'), { topics }, w.writtenTopicSchema, dryRun);
     },
     restoreTopic: (brandId, topicId) => send('POST', brandPath(brandId, 'topics', topicId, 'restore'), undefined, w.writtenTopicSchema),
-    createCompetitors(brandId, competitors, { dryRun }) {
+    async createCompetitors(brandId, competitors, { dryRun }) {
       within(competitors.length, COMPETITORS_PER_REQUEST, 'competitors');
       return bulk(brandPath(brandId, 'competitors'), { competitors }, w.writtenCompetitorSchema, dryRun);
     },
