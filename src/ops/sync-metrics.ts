@@ -1,15 +1,11 @@
 import type { ApiRequestEvent } from '../api/index.js';
+import type { NewestCompleteDay } from '../warehouse/bookkeeping.js';
 
 /** Jobs of one queue by state, as `Queue.getJobCounts` gives them. */
 export type QueueCounts = Record<string, number>;
 
-/** The newest complete day of one brand and stream, from `_sync_state`. */
-export interface FreshnessRow {
-  brand: number;
-  stream: string;
-  /** `YYYY-MM-DD`, or null when the stream has no complete day-sliced slice. */
-  newestCompleteDay: string | null;
-}
+/** The newest complete past day of one brand and stream, from `_sync_state`. */
+export type FreshnessRow = NewestCompleteDay;
 
 /** Outcome of a slice as its fetch job reports it. */
 export type SliceOutcomeStatus = 'complete' | 'incomplete' | 'failed' | 'retry';
