@@ -1,3 +1,4 @@
+import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
 
 /**
@@ -61,12 +62,23 @@ export type CommitJobData = z.infer<typeof commitJobSchema>;
 export const finalizeJobSchema = z.object({ runId: z.string().min(1) });
 export type FinalizeJobData = z.infer<typeof finalizeJobSchema>;
 
-/** Parses a job's data, naming the job in the error when it does not fit (a job left by an older version). */
+/**
+ * A job whose data this version cannot read (left by an older version, or written by hand). It is an
+ * `UnrecoverableError`, so BullMQ fails the job at once: the same data would fail every one of its attempts.
+ */
+export class UnreadableJobError extends UnrecoverableError {
+  readonly code = 'unreadable_job';
+  constructor(job: { id?: string; name: string }, issues: string) {
+    super(`job ${job.name} ${job.id ?? ''} has data this version cannot read: ${issues}; start the run again with this version`);
+    this.name = 'UnreadableJobError';
+  }
+}
+
+/** Parses a job's data, naming the job and each field that does not fit when it cannot be read. */
 export function parseJobData<T>(schema: z.ZodType<T>, data: unknown, job: { id?: string; name: string }): T {
   const result = schema.safeParse(data);
   if (!result.success) {
-    const issues = result.error.issues.map((issue) => `${issue.path.join('.') || '(data)'}: ${issue.message}`).join('; ');
-    throw new Error(`job ${job.name} ${job.id ?? ''} has data this version cannot read: ${issues}`);
+    throw new UnreadableJobError(job, result.error.issues.map((issue) => `${issue.path.join('.') || '(data)'}: ${issue.message}`).join('; '));
   }
   return result.data;
 }
