@@ -1,5 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
+import { SLICE_STATUSES } from '../vocabulary.js';
 
 /**
  * Job payloads, validated at the start of every processor: jobs outlive code changes and sit in a shared Redis,
@@ -43,7 +44,7 @@ export const commitJobSchema = z.object({
   /** Where the slice's chunks wait in Redis, and how many there are. */
   token: z.string().min(1),
   chunks: z.number().int().min(0),
-  status: z.enum(['complete', 'incomplete', 'failed']),
+  status: z.enum(SLICE_STATUSES),
   /** Distinct records read (compared with total_rows), and rows they became in all tables. */
   records: z.number().int().min(0),
   rows: z.number().int().min(0),

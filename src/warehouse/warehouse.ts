@@ -16,7 +16,6 @@ import {
   startRun,
   type RunRow,
   type RunStart,
-  type RunStatus,
   type SliceStateFilter,
   type SliceStateRow,
 } from './run-log.js';
@@ -24,6 +23,7 @@ import type { SliceBatch } from './slice-batch.js';
 import { loadSliceBatch, type LoadHooks, type LoadResult } from './slice-loader.js';
 import { planTable, type TablePlan } from './table-plan.js';
 import { WarehouseError } from './warehouse-error.js';
+import type { FinishedRunStatus } from '../vocabulary.js';
 
 export interface WarehouseOptions {
   /** Folder of numbered migrations; default the package's `sql/migrations/`. */
@@ -94,7 +94,7 @@ export class Warehouse {
     return this.serial(() => startRun(this.connection, run));
   }
 
-  finishRun(runId: string, status: Exclude<RunStatus, 'running'>): Promise<void> {
+  finishRun(runId: string, status: FinishedRunStatus): Promise<void> {
     return this.serial(() => finishRun(this.connection, runId, status));
   }
 
