@@ -11,6 +11,7 @@ import { ManageFileError } from '../manage/manage-file-error.js';
 import { addCommonOptions, commandLogger, readConfig, requireApi, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
+import { writeBudget } from './write-budget.js';
 
 export interface ManageFlags extends CommonFlags {
   fromSql?: string;
@@ -49,8 +50,20 @@ export async function openManageSession(file: string | undefined, flags: ManageF
     if (error instanceof ManageFileError) throw new UsageError(error.message);
     throw error;
   }
-  const client = createWriteClient(config.api, { logger: commandLogger(flags) });
-  return { config, ...input, client };
+  const logger = commandLogger(flags);
+  const { budget, close } = await writeBudget(config, logger);
+  const client = createWriteClient(config.api, { logger, budget });
+  return {
+    config,
+    ...input,
+    client: {
+      ...client,
+      close: async () => {
+        await client.close();
+        close();
+      },
+    },
+  };
 }
 
 export function planCommand(): Command {

@@ -4,6 +4,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { runBvsync, spawnBvsync, type CliResult } from '../support/engine.js';
+import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
 import { tempDir } from '../support/tmp.js';
 
 /**
@@ -16,14 +17,22 @@ const EXAMPLE = join(REPO, 'examples', 'brand-1.yaml');
 
 let sim: RunningSimulator;
 let dir: ReturnType<typeof tempDir>;
+let config: string;
+// plan and apply take their requests from the rate budget the workers share in Redis, under this prefix.
+const prefix = uniquePrefix('manage');
 
 beforeAll(async () => {
   sim = await startSimulator({ today: '2026-11-20', days: 3, scale: 20 });
   dir = tempDir('manage');
+  config = join(dir.path, 'bvsync.config.json');
+  writeFileSync(config, JSON.stringify({ redisUrl: TEST_REDIS_URL, redisPrefix: prefix, api: { requestsPerSecond: 200 } }));
 });
 afterAll(async () => {
   await sim?.close();
   dir?.remove();
+  const redis = testRedis();
+  await deletePrefix(redis, prefix);
+  redis.disconnect();
 });
 
 function env(): NodeJS.ProcessEnv {
@@ -31,7 +40,7 @@ function env(): NodeJS.ProcessEnv {
     ...process.env,
     BVSYNC_API_URL: sim.url,
     BVSYNC_API_KEY: sim.apiKey,
-    BVSYNC_CONFIG: '',
+    BVSYNC_CONFIG: config,
     BVSYNC_DB: join(dir.path, 'absent.duckdb'),
     BVSYNC_LOG_LEVEL: 'warn',
   };
@@ -98,6 +107,9 @@ describe('the example of brand 1', () => {
   });
 
   it('apply writes each item, reports it with its id, and keeps the key out of its output', async () => {
+    const redis = testRedis();
+    const keysBefore = await redis.keys(`${prefix}:*`);
+    redis.disconnect();
     sim.clearRequestLog();
     const result = await bvsync('apply', EXAMPLE);
     expect(result.code).toBe(0);
@@ -109,6 +121,11 @@ describe('the example of brand 1', () => {
     expect(written.byPath['POST /customer/v1/brands/1/topics']).toBe(1);
     expect(written.byPath['POST /customer/v1/brands/1/topics/100036/restore']).toBe(1);
     expect(written.byPath['POST /customer/v1/brands/1/competitors']).toBe(2);
+    const after = testRedis();
+    // Its requests counted in the budget the workers share (the key itself is stored only as a hash).
+    expect((await after.keys(`${prefix}:*`)).length).toBeGreaterThan(keysBefore.length);
+    expect(JSON.stringify(await after.keys('*'))).not.toContain(sim.apiKey);
+    after.disconnect();
     // Tracked in the spec's normal form: without the trailing slash the file wrote.
     expect(await trackedUrlsOf(1)).toContain('https://silverpeak.com/products/air-purifier-mini');
   });
