@@ -102,7 +102,6 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
   async function single(change: PlannedChange, done: AppliedAction, send: () => Promise<{ id: number }>): Promise<void> {
     try {
       const answer = await send();
-      options.onRequest?.(`${change.kind} ${change.label}: ${done}`);
       settle({ kind: change.kind, label: change.label, action: done, detail: change.detail, id: answer.id });
     } catch (error) {
       if (!(error instanceof ApiError) || error.retryable || !ITEM_REJECTION_STATUSES.has(error.status ?? 0)) throw error;
