@@ -187,6 +187,32 @@ describe('rejections of brand 2', () => {
   });
 });
 
+describe('writes of one item: restore, persona, tag', () => {
+  it('a restore or a persona that does not exist is that item\'s rejection; a tag change is written', async () => {
+    sim.clearRequestLog();
+    const path = writeFile('brand-3-single.yaml', [
+      'brand: 3',
+      'topics:',
+      '  - name: Never was',
+      '    restore: 999999',
+      'personas:',
+      '  - id: 999',
+      '    city: Nowhere',
+      'tags:',
+      '  - id: 300004',
+      '    color: "#1f77b4"',
+    ].join('\n'));
+    const result = await bvsync('apply', path, '--json');
+    expect(result.code).toBe(1);
+    expect(items(result).map((item) => [item.kind, item.action, item.code])).toEqual([
+      ['topic', 'rejected', 'not_found'],
+      ['persona', 'rejected', 'not_found'],
+      ['tag', 'changed', undefined],
+    ]);
+    expect(writtenSinceClear().byPath['PATCH /customer/v1/brands/3/tags/300004']).toBe(1);
+  });
+});
+
 describe('an apply killed midway', () => {
   it('writes each page once when run again', async () => {
     // 450 pages from a CSV file through --from-sql: three requests of at most 200.
