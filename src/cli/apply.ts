@@ -15,7 +15,7 @@ export function applyCommand(): Command {
     try {
       const plan = await makePlan(client, desired);
       const lines = !flags.json;
-      if (lines) process.stdout.write(`${planSummary(plan, source).replace(' (nothing written)', '')}\n`);
+      if (lines) process.stdout.write(`${planSummary(plan, source, '')}\n`);
       const outcomes: AppliedChange[] = await applyPlan(client, plan, {
         onRequest: (line) => lines && process.stdout.write(`  sent ${line}\n`),
         onItem: (change) => lines && process.stdout.write(`${changeLine(change)}\n`),

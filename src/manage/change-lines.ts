@@ -9,11 +9,18 @@ export function changeLine(change: PlannedChange | AppliedChange): string {
   return `  ${change.action.padEnd(9)} ${change.kind.padEnd(KIND_WIDTH)}  ${change.label}${id}${change.detail ? `: ${change.detail}` : ''}`;
 }
 
-/** The heading of a plan: the count of each action, the same words as its lines. */
-export function planSummary(plan: ChangePlan, source: string): string {
+/** The heading of a plan: the count of each action, the same words as its lines; `plan` adds that it wrote nothing. */
+export function planSummary(plan: ChangePlan, source: string, note = ' (nothing written)'): string {
   const counts = countActions(plan.changes);
-  const parts = ['create', 'change', 'restore', 'rejected', 'unchanged'].map((action) => `${counts[action] ?? 0} ${action === 'rejected' ? 'rejected' : `to ${action}`}`);
-  return `plan of brand ${plan.brandId} from ${source}: ${parts.join(', ').replace('to unchanged', 'unchanged')} (nothing written)`;
+  const wording: Array<[string, string]> = [
+    ['create', 'to create'],
+    ['change', 'to change'],
+    ['restore', 'to restore'],
+    ['rejected', 'rejected'],
+    ['unchanged', 'unchanged'],
+  ];
+  const parts = wording.map(([action, words]) => `${counts[action] ?? 0} ${words}`);
+  return `plan of brand ${plan.brandId} from ${source}: ${parts.join(', ')}${note}`;
 }
 
 /** The last line of an apply. */
