@@ -141,6 +141,28 @@ describe('the example of brand 1', () => {
   });
 });
 
+describe('changes to pages the brand tracks', () => {
+  it('a new title and no group are a change, sent as a PATCH; then the page is unchanged', async () => {
+    const path = writeFile('brand-1-change.yaml', [
+      'brand: 1',
+      'trackedUrls:',
+      '  - url: https://silverpeak.com/guides/quiet-dehumidifiers/',
+      '    title: The quietest dehumidifiers',
+      '    group: null',
+    ].join('\n'));
+    const planned = await bvsync('plan', path);
+    expect(planned.code).toBe(0);
+    expect(planned.stdout).toMatch(/change +tracked URL +https:\/\/silverpeak\.com\/guides\/quiet-dehumidifiers\/: title "Quiet dehumidifiers for bedrooms" -> "The quietest dehumidifiers", group 100053 -> none/);
+    sim.clearRequestLog();
+    const applied = await bvsync('apply', path, '--json');
+    expect(applied.code).toBe(0);
+    expect(items(applied).map((item) => item.action)).toEqual(['changed']);
+    expect(sim.requestLog().filter((entry) => entry.method === 'PATCH').map((entry) => entry.written)).toEqual([1]);
+    const again = await bvsync('plan', path, '--json');
+    expect(items(again).map((item) => item.action)).toEqual(['unchanged']);
+  });
+});
+
 describe('rejections of brand 2', () => {
   // Brand 2 runs 6 topics and the simulator's plan holds 12: of 8 new topics, the last 2 do not fit.
   const newTopics = Array.from({ length: 8 }, (_, n) => ({ name: `Topic ${n + 1}`, scenarios: [`Question ${n + 1}?`] }));
