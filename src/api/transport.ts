@@ -161,10 +161,7 @@ export class Transport {
   }
 
   /** One HTTP exchange under the overall deadline; the body is read whole (pages are small: at most 100 records, spec "Limits"). */
-  private async once(
-    request: SentRequest,
-    callerSignal: AbortSignal | undefined,
-  ): Promise<{ status: number; body: unknown }> {
+  private async once(request: SentRequest, callerSignal: AbortSignal | undefined): Promise<{ status: number; body: unknown }> {
     const { path, endpoint } = request;
     const deadline = AbortSignal.timeout(this.config.requestTimeoutMs);
     const signal = callerSignal ? AbortSignal.any([deadline, callerSignal]) : deadline;
@@ -244,7 +241,8 @@ export class Transport {
 
 function requestHeaders(apiKey: string, request: SentRequest): Record<string, string> {
   const headers: Record<string, string> = { 'x-api-key': apiKey, accept: 'application/json' };
-  if (request.body !== undefined) headers['content-type'] = 'application/json';
+  // "Write requests send Content-Type: application/json" (spec, "Endpoints"), a body or none (restore).
+  if (request.method !== 'GET') headers['content-type'] = 'application/json';
   if (request.idempotency) headers[request.idempotency.header] = request.idempotency.value;
   return headers;
 }
