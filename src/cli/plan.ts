@@ -7,6 +7,7 @@ import { changeLine, planSummary } from '../manage/change-lines.js';
 import { readDesiredState } from '../manage/desired-state-input.js';
 import type { DesiredState } from '../manage/desired-state-schema.js';
 import { makePlan } from '../manage/make-plan.js';
+import { warehouseTopics } from '../manage/warehouse-topics.js';
 import { ManageFileError } from '../manage/manage-file-error.js';
 import { addCommonOptions, commandLogger, readConfig, requireApi, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
@@ -72,9 +73,9 @@ export function planCommand(): Command {
       'Show what apply would do to a brand: each tracked URL, topic, competitor, persona and tag to create, change, restore, or that the API would reject and why; writes nothing',
     ),
   ).action(async (file: string | undefined, flags: ManageFlags) => {
-    const { desired, source, client } = await openManageSession(file, flags);
+    const { config, desired, source, client } = await openManageSession(file, flags);
     try {
-      const plan = await makePlan(client, desired);
+      const plan = await makePlan(client, desired, { seenTopics: await warehouseTopics(config.db, desired.brand) });
       if (flags.json) process.stdout.write(`${JSON.stringify({ brand: plan.brandId, items: plan.changes.map(({ write: _write, ...item }) => item) }, null, 2)}\n`);
       else process.stdout.write(`${planSummary(plan, source)}\n${plan.changes.map(changeLine).join('\n')}\n`);
       if (plan.changes.some((change) => change.action === 'rejected')) process.exitCode = EXIT_NOT_DONE;

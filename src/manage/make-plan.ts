@@ -5,6 +5,12 @@ import { addressNormalForm, competitorKey } from './address-normal-form.js';
 import { batches, groupBy } from './batches.js';
 import type { DesiredState, TopicEntry, TrackedUrlEntry } from './desired-state-schema.js';
 import type { ChangePlan, PlannedChange } from './planned-change.js';
+import type { SeenTopic } from './warehouse-topics.js';
+
+export interface MakePlanOptions {
+  /** Topics the warehouse has seen, by name: a topic to create that has one gets a hint of the id to restore. */
+  seenTopics?: Map<string, SeenTopic[]> | undefined;
+}
 
 /**
  * What it takes to bring a brand to its desired state, found without writing: the brand's tracked pages and
@@ -13,11 +19,11 @@ import type { ChangePlan, PlannedChange } from './planned-change.js';
  * Topics have no read, so their dry run is what tells: a `conflict` means the brand has a topic of that name, type
  * and language. Personas and tags have neither a read nor a dry run: each change is planned as given.
  */
-export async function makePlan(client: WriteClient, desired: DesiredState): Promise<ChangePlan> {
+export async function makePlan(client: WriteClient, desired: DesiredState, options: MakePlanOptions = {}): Promise<ChangePlan> {
   const brandId = desired.brand;
   const changes: PlannedChange[] = [
     ...(await planTrackedUrls(client, brandId, desired.trackedUrls)),
-    ...(await planTopics(client, brandId, desired.topics)),
+    ...(await planTopics(client, brandId, desired.topics, options.seenTopics)),
     ...(await planCompetitors(client, brandId, desired.competitors)),
     ...desired.personas.map(({ id, ...change }): PlannedChange => ({
       kind: 'persona',
@@ -99,7 +105,7 @@ export function topicItem(entry: TopicEntry): TopicItem {
   };
 }
 
-async function planTopics(client: WriteClient, brandId: number, entries: TopicEntry[]): Promise<PlannedChange[]> {
+async function planTopics(client: WriteClient, brandId: number, entries: TopicEntry[], seenTopics: MakePlanOptions['seenTopics']): Promise<PlannedChange[]> {
   const changes = entries.map((entry): PlannedChange => {
     const label = `${entry.name} (${entry.type}, ${entry.language})`;
     if (entry.restore !== undefined) {
@@ -112,7 +118,18 @@ async function planTopics(client: WriteClient, brandId: number, entries: TopicEn
       };
     }
     const scenarios = entry.scenarios.length;
-    return { kind: 'topic', label, action: 'create', detail: `${scenarios} scenario${scenarios === 1 ? '' : 's'}`, write: { type: 'create-topic', item: topicItem(entry) } };
+    // The API cannot tell whether a topic is deleted, so a topic of this name that the warehouse saw is named, not restored.
+    const seen = seenTopics?.get(entry.name) ?? [];
+    const hint = seen.length
+      ? `; the warehouse saw topic ${seen.map((topic) => `${topic.id}${topic.lastSeenDay ? ` (last on ${topic.lastSeenDay})` : ''}`).join(', ')} of this name: if it is deleted, add restore: ID to bring it back with its history`
+      : '';
+    return {
+      kind: 'topic',
+      label,
+      action: 'create',
+      detail: `${scenarios} scenario${scenarios === 1 ? '' : 's'}${hint}`,
+      write: { type: 'create-topic', item: topicItem(entry) },
+    };
   });
   // Restores go through the dry run too: a topic of the same name, type and language that runs means none is deleted.
   for (const batch of batches(changes.map((change, index) => ({ change, entry: entries[index]! })), TOPICS_PER_REQUEST)) {

@@ -289,6 +289,21 @@ describe('--from-sql against a DuckDB file', () => {
   });
 });
 
+describe('the warehouse', () => {
+  it('names the id of a topic of the same name it has seen, for a topic plan would create', async () => {
+    const path = join(dir.path, 'warehouse.duckdb');
+    const instance = await DuckDBInstance.create(path);
+    const connection = await instance.connect();
+    await connection.run(`CREATE TABLE topics AS SELECT 3::BIGINT AS brand_id, 300041::BIGINT AS id, 'Winter comfort' AS name, DATE '2026-10-30' AS last_seen_day`);
+    connection.closeSync();
+    instance.closeSync();
+    const file = writeFile('brand-3-topic.yaml', ['brand: 3', 'topics:', '  - name: Winter comfort', '    scenarios: [Which heater is quiet?]'].join('\n'));
+    const result = await runBvsync(['plan', file], { ...env(), BVSYNC_DB: path });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/create +topic +Winter comfort \(prompter, english\): 1 scenario; the warehouse saw topic 300041 \(last on 2026-10-30\) of this name: if it is deleted, add restore: ID/);
+  });
+});
+
 describe('a desired-state file with mistakes', () => {
   it('lists every problem with its place in the file and exits 2 before any request', async () => {
     sim.clearRequestLog();
