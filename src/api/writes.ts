@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { ApiConfig } from '../config/schema.js';
-import { ConfigError } from '../config/load.js';
+import { requireApiSettings } from '../config/api-settings.js';
 import { registerSecret, type Logger } from '../log.js';
 import { contentIdempotencyKey, freshIdempotencyKey } from './idempotency-key.js';
 import { cappedPageSize, paginate } from './paginate.js';
@@ -112,13 +112,10 @@ export interface WriteClient {
  * `api.apiKey`.
  */
 export function createWriteClient(config: ApiConfig, options: WriteClientOptions = {}): WriteClient {
-  const problems: string[] = [];
-  if (!config.url) problems.push('api.url: required (or BVSYNC_API_URL)');
-  if (!config.apiKey) problems.push('api.apiKey: required (or BVSYNC_API_KEY)');
-  if (problems.length || !config.url || !config.apiKey) throw new ConfigError('the API config', problems);
-  registerSecret(config.apiKey);
+  const api = requireApiSettings(config);
+  registerSecret(api.apiKey);
   const transport = new Transport(
-    { ...config, url: config.url, apiKey: config.apiKey },
+    api,
     {
       logger: options.logger,
       budget: options.budget ?? createMemoryRateBudget({ requestsPerSecond: config.requestsPerSecond }),
