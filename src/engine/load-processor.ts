@@ -38,7 +38,7 @@ const MAX_REFETCHES = 2;
 /**
  * The load queue's jobs, run one at a time by the process holding the writer lease: `plan` (a phase of a run into
  * fetch jobs), `commit` (one slice into DuckDB, in one transaction with its state) and `finalize` (the run's
- * cursors, its record, and the published copy).
+ * cursors, its record, and the published copy): steps 1, 3, 4 and 5 of docs/architecture.md, "The flow".
  */
 export function loadProcessor(deps: LoadProcessorDeps) {
   return async (job: Job): Promise<void> => {
