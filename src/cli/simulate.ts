@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { isParamName, type ParamMapping } from '../api/param-names.js';
+import type { ParamMapping } from '../api/param-names.js';
+import { isParamName } from '../streams/registry.js';
 import { createLogger } from '../log.js';
 import { FAULT_KINDS, type FaultKind } from '../simulator/knobs.js';
 import { startSimulator, type SimulatorOptions } from '../simulator/index.js';

@@ -1,4 +1,5 @@
-import type { ArrayFormat, ParamMapping, ParamName } from '../api/param-names.js';
+import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
+import type { ParamName } from '../streams/registry.js';
 import { DAY_MS, dayString, parseDay } from './days.js';
 import { validationError, type ErrorDetail } from './errors.js';
 

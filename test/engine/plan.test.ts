@@ -30,9 +30,9 @@ describe('daysToFetch', () => {
 });
 
 describe('planSlices', () => {
-  const daily: StreamPlanning = { name: 'visibility', phase: 1, slices: (input) => perDay(input) };
-  const full: StreamPlanning = { name: 'templates', phase: 1, slices: (input) => once(input) };
-  const late: StreamPlanning = { name: 'domain_details', phase: 2, slices: (input) => input.dimensions.domains.flatMap((d) => perDay(input, { domain: d }, `${d}/`)) };
+  const daily: StreamPlanning = { name: 'visibility', slices: (input) => perDay(input) };
+  const full: StreamPlanning = { name: 'templates', slices: (input) => once(input) };
+  const late: StreamPlanning = { name: 'domain_details', needs: ['domains'], slices: (input) => input.dimensions.domains.flatMap((d) => perDay(input, { domain: d }, `${d}/`)) };
 
   it('plans brands x streams x slices of the phase asked', () => {
     const input = {
