@@ -15,7 +15,7 @@ export class UsageError extends Error {
 }
 
 /** Error codes that mean the command line or the config is wrong, not the run or its surroundings. */
-const USAGE_CODES = new Set(['usage', 'config_invalid', 'bad_day']);
+const USAGE_CODES = new Set(['usage', 'config_invalid', 'bad_day', 'unknown_stream']);
 
 /**
  * Prints one clear message for a failed command and returns the exit code. Known errors (with a `code`)

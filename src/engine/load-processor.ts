@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { SyncMetrics } from '../ops/sync-metrics.js';
-import { combineDimensions, DIMENSION_NAMES, NO_DIMENSIONS, type DimensionName, type Dimensions, type DimensionSource } from '../streams/dimensions.js';
+import { NO_DIMENSIONS, readDimensions, type DimensionName, type Dimensions, type DimensionSource } from '../streams/dimensions.js';
 import { STREAMS, getStream, selectStreams } from '../streams/registry.js';
 import type { SliceChunk } from '../streams/run-slice.js';
 import { quoteIdent } from '../warehouse/sql-names.js';
@@ -120,23 +120,13 @@ async function completeFromState(deps: LoadProcessorDeps, brandId: number, strea
   return completeThrough(first, days.map((row) => ({ day: String(row.day), complete: row.complete === true })));
 }
 
-/**
- * What a later phase fans out over: each needed dimension as every stream providing it reads it back from the
- * warehouse (whatever this or an earlier run loaded), joined with the config's domains.
- */
+/** What a later phase fans out over, read back through the streams that provide it (src/streams/dimensions.ts). */
 async function loadDimensions(deps: LoadProcessorDeps, brandId: number, needed: ReadonlySet<DimensionName>): Promise<Dimensions> {
   const source: DimensionSource = {
     column: async (table, column, brand) =>
       (await deps.warehouse.query(`SELECT ${quoteIdent(column)} AS value FROM ${quoteIdent(table)} WHERE brand_id = $1`, [brand])).map((row) => row.value),
   };
-  const parts: { [D in DimensionName]: Array<Dimensions[D]> } = { domains: [], topicIds: [] };
-  for (const name of DIMENSION_NAMES.filter((dimension) => needed.has(dimension))) {
-    for (const stream of STREAMS.values()) {
-      const provide = stream.provides?.[name];
-      if (provide) (parts[name] as unknown[]).push(await provide(source, brandId));
-    }
-  }
-  return combineDimensions(parts, deps.config.sync.domains);
+  return readDimensions(STREAMS.values(), needed, source, brandId, deps.config.sync.domains);
 }
 
 async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<void> {

@@ -9,28 +9,50 @@ export interface Dimensions {
   domains: string[];
   /** The brand's topics, ascending. */
   topicIds: number[];
+  /** The URLs of the brand's tracked pages, as the API gave them, sorted. */
+  pages: string[];
 }
 
 export type DimensionName = keyof Dimensions;
 
-export const DIMENSION_NAMES: readonly DimensionName[] = ['domains', 'topicIds'];
+export const DIMENSION_NAMES: readonly DimensionName[] = ['domains', 'topicIds', 'pages'];
+
+export const NO_DIMENSIONS: Dimensions = { domains: [], topicIds: [], pages: [] };
 
 /** The one warehouse read a provider needs: a column of a table's rows of one brand. */
 export interface DimensionSource {
   column(table: string, column: string, brandId: number): Promise<unknown[]>;
 }
 
-export const NO_DIMENSIONS: Dimensions = { domains: [], topicIds: [] };
+type Provider = { provides?: { [D in DimensionName]?: (source: DimensionSource, brandId: number) => Promise<Dimensions[D]> } };
 
-/** Joins what every provider of a dimension read, with the config's own domains. */
-export function combineDimensions(parts: { [D in DimensionName]: Array<Dimensions[D]> }, configuredDomains: readonly string[]): Dimensions {
+/**
+ * The dimensions of one brand that `needed` names, as every stream providing them reads them back (whatever this or
+ * an earlier run loaded), with the config's own domains.
+ */
+export async function readDimensions(
+  streams: Iterable<Provider>,
+  needed: ReadonlySet<DimensionName>,
+  source: DimensionSource,
+  brandId: number,
+  configuredDomains: readonly string[],
+): Promise<Dimensions> {
+  const parts: { [D in DimensionName]: Array<Dimensions[D]> } = { domains: [], topicIds: [], pages: [] };
+  const providers = [...streams];
+  for (const name of DIMENSION_NAMES.filter((dimension) => needed.has(dimension))) {
+    for (const stream of providers) {
+      const provide = stream.provides?.[name];
+      if (provide) (parts[name] as unknown[]).push(await provide(source, brandId));
+    }
+  }
   return {
-    domains: distinctDomains([...parts.domains.flat(), ...configuredDomains]),
+    domains: distinctDomains([...parts.domains.flat(), ...(needed.has('domains') ? configuredDomains : [])]),
     topicIds: [...new Set(parts.topicIds.flat())].sort((a, b) => a - b),
+    pages: [...new Set(parts.pages.flat())].sort(),
   };
 }
 
-/** The strings of a column read back (URLs, websites), for providers of `domains`. */
+/** The strings of a column read back (URLs, websites), for providers. */
 export function texts(values: readonly unknown[]): string[] {
   return values.filter((value): value is string => typeof value === 'string');
 }

@@ -34,7 +34,7 @@ export const fanoutsCitedEndpoint = defineEndpoint({
 
 type DomainWindowSlice = WindowSlice<{ domain: string }>;
 
-/** `fanouts_cited.target_kind` of a search asked by cited domain (the other kind, `url`, is not synced yet). */
+/** `fanouts_cited.target_kind` of a search asked by cited domain (searches by cited page have their own stream and table). */
 const DOMAIN_TARGET = 'domain';
 
 /**

@@ -1,6 +1,7 @@
 import { PAGING_PARAM_NAMES } from '../api/param-names.js';
 import { articles } from './articles.js';
 import { citations } from './citations.js';
+import { citedPageFanouts } from './cited-page-fanouts.js';
 import { competitors } from './competitors.js';
 import { contentAnalyses } from './content-analyses.js';
 import { conversations } from './conversations.js';
@@ -33,6 +34,7 @@ const STREAM_LIST = [
   fanoutsCited,
   swot,
   fanoutsByPhrase,
+  citedPageFanouts,
 ] as const;
 
 type Declared = (typeof STREAM_LIST)[number];

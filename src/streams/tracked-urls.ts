@@ -67,7 +67,10 @@ export const trackedUrls = defineStream({
   name: 'tracked_urls',
   endpoint: trackedUrlsEndpoint,
   // The pages' domains are what citations and domain details are asked for.
-  provides: { domains: async (source, brandId) => texts(await source.column('tracked_urls', 'url', brandId)) },
+  provides: {
+    domains: async (source, brandId) => texts(await source.column('tracked_urls', 'url', brandId)),
+    pages: async (source, brandId) => texts(await source.column('tracked_urls', 'url', brandId)),
+  },
   slices: (input) => perDay(input),
   targets: ({ brandId, slice }) => [
     { table: 'tracked_urls', mode: 'merge' },
