@@ -62,7 +62,7 @@ async function predictSync(db: string): Promise<{ slices: number; requests: numb
     if (through) cursors.set(key, through);
   }
   // Later phases fan out over what earlier ones loaded, read back as the load processor does.
-  const source = { column: async (table: string, column: string, brand: number) => (await query(db, `SELECT "${column}" AS value FROM "${table}" WHERE brand_id = $1`, [brand])).map((row) => row.value) };
+  const source = { brandColumn: async (table: string, column: string, brand: number) => (await query(db, `SELECT "${column}" AS value FROM "${table}" WHERE brand_id = $1`, [brand])).map((row) => row.value) };
   const dimensions = await readDimensions(STREAMS.values(), new Set(DIMENSION_NAMES), source, BRAND, sync.domains);
   const pagesBefore = new Map<string, number>();
   for (const row of await query(db, 'SELECT stream, slice_key, total_rows FROM _sync_state WHERE brand_id = $1', [BRAND])) {

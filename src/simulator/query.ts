@@ -1,7 +1,6 @@
 import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
-import type { ParamName } from '../streams/registry.js';
-import { DAY_MS, dayString, parseDay } from './days.js';
-import { validationError, type ErrorDetail } from './errors.js';
+import { DAY_MS, simDayString, parseSimDay } from './sim-days.js';
+import { simulatorValidationError, type SimulatorErrorDetail } from './sim-errors.js';
 
 export interface DateRange {
   startMs: number;
@@ -23,7 +22,7 @@ const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]
  * fails loudly instead of being silently ignored.
  */
 export class QueryReader {
-  readonly errors: ErrorDetail[] = [];
+  readonly errors: SimulatorErrorDetail[] = [];
   /** The query as applied, defaults filled in, keyed by wire names: the `info.query` echo of the reports. */
   readonly applied: Record<string, unknown> = {};
   private readonly known = new Set<string>();
@@ -35,7 +34,7 @@ export class QueryReader {
     private readonly strict: boolean,
   ) {}
 
-  wire(name: ParamName | string): string {
+  wire(name: string): string {
     return (this.mapping as Record<string, string | undefined>)[name] ?? name;
   }
 
@@ -44,7 +43,7 @@ export class QueryReader {
     return undefined;
   }
 
-  raw(name: ParamName | string): string | undefined {
+  raw(name: string): string | undefined {
     const wire = this.wire(name);
     this.known.add(wire);
     const values = this.search.getAll(wire);
@@ -52,7 +51,7 @@ export class QueryReader {
     return values[0];
   }
 
-  int(name: ParamName | string, limits: { min?: number; max?: number; default?: number } = {}): number | undefined {
+  int(name: string, limits: { min?: number; max?: number; default?: number } = {}): number | undefined {
     const text = this.raw(name);
     if (text === undefined) return limits.default;
     if (!/^-?\d+$/.test(text)) return this.fail(name, 'must be an integer');
@@ -62,7 +61,7 @@ export class QueryReader {
     return value;
   }
 
-  bool(name: ParamName | string): boolean | undefined {
+  bool(name: string): boolean | undefined {
     const text = this.raw(name);
     if (text === undefined) return undefined;
     if (text === 'true') return true;
@@ -70,7 +69,7 @@ export class QueryReader {
     return this.fail(name, 'must be true or false');
   }
 
-  string(name: ParamName | string, limits: { min?: number; max?: number } = {}): string | undefined {
+  string(name: string, limits: { min?: number; max?: number } = {}): string | undefined {
     const text = this.raw(name);
     if (text === undefined) return undefined;
     if (limits.min !== undefined && text.length < limits.min) return this.fail(name, `must be at least ${limits.min} characters`);
@@ -78,7 +77,7 @@ export class QueryReader {
     return text;
   }
 
-  oneOf<T extends string>(name: ParamName | string, values: readonly T[]): T | undefined {
+  oneOf<T extends string>(name: string, values: readonly T[]): T | undefined {
     const text = this.raw(name);
     if (text === undefined) return undefined;
     if (!(values as readonly string[]).includes(text)) return this.fail(name, `must be one of ${values.join(', ')}`);
@@ -86,7 +85,7 @@ export class QueryReader {
   }
 
   /** An array parameter in the configured format; undefined when absent. */
-  array(name: ParamName | string, limits: { min?: number; max?: number; values?: readonly string[] } = {}): string[] | undefined {
+  array(name: string, limits: { min?: number; max?: number; values?: readonly string[] } = {}): string[] | undefined {
     const wire = this.wire(name);
     this.known.add(wire);
     const sent = this.search.getAll(wire);
@@ -108,7 +107,7 @@ export class QueryReader {
     return values;
   }
 
-  intArray(name: ParamName | string, limits: { min?: number; max?: number } = {}): number[] | undefined {
+  intArray(name: string, limits: { min?: number; max?: number } = {}): number[] | undefined {
     const values = this.array(name, limits);
     if (!values) return undefined;
     if (values.some((v) => !/^\d+$/.test(v))) return this.fail(name, 'must hold integer ids');
@@ -127,10 +126,10 @@ export class QueryReader {
     if (start !== undefined && !startParsed) this.fail('start_date', 'must be YYYY-MM-DD or an ISO 8601 datetime');
     if (end !== undefined && !endParsed) this.fail('end_date', 'must be YYYY-MM-DD or an ISO 8601 datetime');
     if ((start !== undefined && !startParsed) || (end !== undefined && !endParsed)) return undefined;
-    const endBound = endParsed ?? { ms: (today + 1) * DAY_MS - 1, text: dayString(today) };
+    const endBound = endParsed ?? { ms: (today + 1) * DAY_MS - 1, text: simDayString(today) };
     const startBound = startParsed ?? {
       ms: (Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1) * DAY_MS,
-      text: dayString(Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1),
+      text: simDayString(Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1),
     };
     if (startBound.ms > endBound.ms) return this.fail('start_date', 'must not be after the end of the range');
     this.applied[this.wire('start_date')] = startBound.text;
@@ -148,7 +147,7 @@ export class QueryReader {
     this.known.add(this.wire(name));
   }
 
-  echo(name: ParamName | string, value: unknown): void {
+  echo(name: string, value: unknown): void {
     if (value !== undefined) this.applied[this.wire(name)] = value;
   }
 
@@ -158,12 +157,12 @@ export class QueryReader {
         if (!this.known.has(key)) this.errors.push({ field: key, message: 'unknown query parameter for this endpoint' });
       }
     }
-    if (this.errors.length > 0) throw validationError(this.errors);
+    if (this.errors.length > 0) throw simulatorValidationError(this.errors);
   }
 }
 
 function parseBound(text: string, side: 'start' | 'end'): { ms: number; text: string } | undefined {
-  const day = parseDay(text);
+  const day = parseSimDay(text);
   if (day !== undefined) return { ms: side === 'start' ? day * DAY_MS : (day + 1) * DAY_MS - 1, text };
   if (!ISO_DATETIME.test(text)) return undefined;
   const ms = Date.parse(text);

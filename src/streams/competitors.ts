@@ -37,7 +37,7 @@ export const competitors = defineStream({
   name: 'competitors',
   endpoint: competitorsEndpoint,
   // Their websites' domains are what citations and domain details are asked for.
-  provides: { domains: async (source, brandId) => texts(await source.column('competitors', 'website', brandId)) },
+  provides: { domains: async (source, brandId) => texts(await source.brandColumn('competitors', 'website', brandId)) },
   slices: (input) => once(input),
   targets: ({ brandId }) => [{ table: 'competitors', mode: 'replace', scope: { brand_id: brandId } }],
   read: ({ client, brandId, signal }) => client.read(competitorsEndpoint, brandId, { confirmed: false, signal }),

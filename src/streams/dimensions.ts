@@ -19,9 +19,9 @@ export const DIMENSION_NAMES: readonly DimensionName[] = ['domains', 'topicIds',
 
 export const NO_DIMENSIONS: Dimensions = { domains: [], topicIds: [], pages: [] };
 
-/** The one warehouse read a provider needs: a column of a table's rows of one brand. */
+/** The one warehouse read a provider needs: a column of a table's rows of one brand (the warehouse is one). */
 export interface DimensionSource {
-  column(table: string, column: string, brandId: number): Promise<unknown[]>;
+  brandColumn(table: string, column: string, brandId: number): Promise<unknown[]>;
 }
 
 type Provider = { provides?: { [D in DimensionName]?: (source: DimensionSource, brandId: number) => Promise<Dimensions[D]> } };

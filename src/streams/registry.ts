@@ -65,7 +65,7 @@ export function isParamName(name: string): name is ParamName {
 
 export function getStream(name: string): AnyStream {
   const stream = isStreamName(name) ? STREAMS.get(name) : undefined;
-  if (!stream) throw new UnknownStreamError([name], STREAM_NAMES);
+  if (!stream) throw new UnknownStreamError(`unknown stream "${name}"; streams: ${STREAM_NAMES.join(', ')}`);
   return stream;
 }
 
@@ -73,6 +73,8 @@ export function getStream(name: string): AnyStream {
 export function selectStreams(names: readonly string[] | undefined): AnyStream[] {
   if (!names || names.length === 0) return [...STREAMS.values()];
   const unknown = names.filter((name) => !isStreamName(name));
-  if (unknown.length) throw new UnknownStreamError(unknown, STREAM_NAMES);
+  if (unknown.length) {
+    throw new UnknownStreamError(`unknown stream${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; streams: ${STREAM_NAMES.join(', ')}`);
+  }
   return [...STREAMS.values()].filter((stream) => names.includes(stream.name));
 }

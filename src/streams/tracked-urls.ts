@@ -68,8 +68,8 @@ export const trackedUrls = defineStream({
   endpoint: trackedUrlsEndpoint,
   // The pages' domains are what citations and domain details are asked for.
   provides: {
-    domains: async (source, brandId) => texts(await source.column('tracked_urls', 'url', brandId)),
-    pages: async (source, brandId) => texts(await source.column('tracked_urls', 'url', brandId)),
+    domains: async (source, brandId) => texts(await source.brandColumn('tracked_urls', 'url', brandId)),
+    pages: async (source, brandId) => texts(await source.brandColumn('tracked_urls', 'url', brandId)),
   },
   slices: (input) => perDay(input),
   targets: ({ brandId, slice }) => [

@@ -1,11 +1,8 @@
-/** A stream name the registry does not hold (a `--streams` list, a config's `streams`, a job of a removed stream). */
+/** A stream name that is not in the registry (a `--streams` flag, a config's `sync.streams`, a job of an older version). */
 export class UnknownStreamError extends Error {
   readonly code = 'unknown_stream';
-  constructor(
-    readonly names: readonly string[],
-    known: readonly string[],
-  ) {
-    super(`unknown stream${names.length > 1 ? 's' : ''} ${names.map((name) => `"${name}"`).join(', ')}; streams: ${known.join(', ')}`);
+  constructor(message: string) {
+    super(message);
     this.name = 'UnknownStreamError';
   }
 }

@@ -79,7 +79,7 @@ const FACT_TABLES = [
 export const visibility = defineStream({
   name: 'visibility',
   endpoint: visibilityTopicsEndpoint,
-  provides: { topicIds: async (source, brandId) => (await source.column('topics', 'id', brandId)).map(Number) },
+  provides: { topicIds: async (source, brandId) => (await source.brandColumn('topics', 'id', brandId)).map(Number) },
   slices: (input) => perDay(input),
   targets: ({ brandId, slice }) => [
     // Merged by key: the visibility report is the only read that names topics and scenarios.

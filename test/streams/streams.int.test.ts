@@ -79,8 +79,7 @@ async function syncEveryStream(name: string, knobs: Partial<Knobs> = {}): Promis
     const streams = [...STREAMS.values()];
     for (const stream of streams.filter((s) => phaseOf(s, sync) === 1)) await loadStream(stream, NO_DIMENSIONS);
     // Phase 2 fans out over what phase 1 loaded, as the load processor does.
-    const source = { column: async (table: string, column: string) => (await warehouse.query(`SELECT "${column}" AS value FROM "${table}"`)).map((row) => row.value) };
-    const dimensions = await readDimensions(streams, new Set(DIMENSION_NAMES), source, brandId, []);
+    const dimensions = await readDimensions(streams, new Set(DIMENSION_NAMES), warehouse, brandId, []);
     for (const stream of streams.filter((s) => phaseOf(s, sync) === 2)) await loadStream(stream, dimensions);
   } catch (error) {
     await Promise.allSettled([warehouse.close(), client.close(), sim.close()]);
