@@ -126,7 +126,7 @@ export const syncConfigSchema = z
  */
 export const warehouseConfigSchema = z
   .object({
-    /** DuckDB's `memory_limit` for the writer and the read-only commands, e.g. `256MB`, `1GB`. Env `BVSYNC_DUCKDB_MEMORY_LIMIT`. */
+    /** DuckDB's `memory_limit` in the worker that writes, e.g. `256MB`, `1GB`. Env `BVSYNC_DUCKDB_MEMORY_LIMIT`. */
     memoryLimit: z
       .string()
       .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'expected a size such as 256MB or 1GB')
