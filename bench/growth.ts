@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { statSync } from 'node:fs';
 import { addDays } from '../src/days.js';
 import { workingPathFor } from '../src/warehouse/paths.js';
+import { duckdbSettings } from '../src/warehouse/duckdb-budget.js';
 import { openWarehouse } from '../src/warehouse/warehouse.js';
+import { conversationRows, sliceBatch } from '../test/warehouse/batches.js';
 import { conversationsSpec, daysBack, runInChild, TODAY, withSimulator, type ChildRunReport } from './harness.js';
 import type { BenchResult } from './run.js';
 
@@ -68,18 +70,48 @@ async function fillWarehouse(db: string, days: number): Promise<number> {
   }
 }
 
-async function syncOn(days: number): Promise<{ report: ChildRunReport; filled: number; publishedMb: number }> {
+interface PublishFigures {
+  incrementalMs: number;
+  /** The full copy's time, or what stopped it. */
+  full: { ms: number } | { error: string };
+}
+
+/**
+ * The publish alone, with the writer's budget, after one more day is re-loaded: brought up to date from the journal,
+ * then the whole file copied as every publish did before (and as one still does after a migration).
+ */
+async function publishes(db: string): Promise<PublishFigures> {
+  const wh = await openWarehouse(workingPathFor(db), { duckdb: duckdbSettings() });
+  try {
+    const day = daysBack(SYNC_DAYS + 1);
+    await wh.loadSlice(
+      sliceBatch({ runId: 'bench-growth', brandId: 1, stream: 'conversations', sliceKey: day, day, writes: [{ table: 'conversations', mode: 'replace', scope: { brand_id: 1, day }, rows: conversationRows(day, PER_DAY, GENERATED_IDS * 2) }] }),
+    );
+    const incremental = await wh.publish(db);
+    if (incremental.mode !== 'incremental') throw new Error(`the publish after a sync was a full copy: ${incremental.fullCopyReason}`);
+    const full = await wh.publish(db, { incremental: false }).then(
+      (result) => ({ ms: result.ms }),
+      (error: Error) => ({ error: error.message.split('\n')[0]! }),
+    );
+    return { incrementalMs: incremental.ms, full };
+  } finally {
+    await wh.close();
+  }
+}
+
+async function syncOn(days: number, measurePublish: boolean): Promise<{ report: ChildRunReport; filled: number; publishedMb: number; publish?: PublishFigures }> {
   return withSimulator(`bench-growth-${days}`, { scale: PER_DAY, days: SYNC_DAYS }, async (context) => {
     const filled = await fillWarehouse(context.db, days);
     const report = await runInChild(conversationsSpec(context, SYNC_DAYS, { kind: 'sync', from: undefined, to: undefined }));
     if (report.status !== 'complete') throw new Error(`the sync ended ${report.status}`);
-    return { report, filled, publishedMb: statSync(context.db).size / 2 ** 20 };
+    const publishedMb = statSync(context.db).size / 2 ** 20;
+    return { report, filled, publishedMb, ...(measurePublish ? { publish: await publishes(context.db) } : {}) };
   });
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const empty = await syncOn(0);
-  const large = await syncOn(EARLIER_DAYS);
+  const empty = await syncOn(0, false);
+  const large = await syncOn(EARLIER_DAYS, true);
   const note = (figure: typeof empty) =>
     `${figure.filled.toLocaleString('en-US')} conversations before; ${figure.report.records.toLocaleString('en-US')} synced in ${figure.report.seconds.toFixed(1)} s; ` +
     `published file ${Math.round(figure.publishedMb)} MB; V8 heap peak ${Math.round(figure.report.peakHeapMb)} MB`;
@@ -97,6 +129,19 @@ export async function run(): Promise<BenchResult[]> {
       note: `${ratio.toFixed(2)} x; ${note(large)}`,
     },
     { scenario: 'growth', metric: `peak RSS, 3-day sync on ${largeLabel}`, value: large.report.peakRssMb, unit: 'MB', reference: LIMIT_MB, target: `<= ${LIMIT_MB} MB`, met: large.report.peakRssMb <= LIMIT_MB, note: note(large) },
+    publishRow(largeLabel, large.publish!),
     { scenario: 'growth', metric: 'peak RSS, 3-day sync on an empty warehouse', value: empty.report.peakRssMb, unit: 'MB', reference: LIMIT_MB, target: `<= ${LIMIT_MB} MB`, met: empty.report.peakRssMb <= LIMIT_MB, note: note(empty) },
   ];
+}
+
+function publishRow(label: string, figures: PublishFigures): BenchResult {
+  const full = 'ms' in figures.full ? `${(figures.full.ms / 1000).toFixed(1)} s` : `failed: ${figures.full.error}`;
+  return {
+    scenario: 'growth',
+    metric: `publish after one day re-loaded, ${label}`,
+    value: figures.incrementalMs / 1000,
+    unit: 's',
+    ...('ms' in figures.full ? { reference: figures.full.ms / 1000 } : {}),
+    note: `incremental (the reference: a full copy of the file, ${full}), both with the writer's DuckDB budget`,
+  };
 }
