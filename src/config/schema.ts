@@ -109,6 +109,23 @@ export const syncConfigSchema = z
   })
   .strict();
 
+/**
+ * The writer's DuckDB budget. Set on purpose rather than left to DuckDB, whose defaults (80 % of the machine's RAM,
+ * one thread per core) are sized for a database server, not a worker sharing a container: docs/operations.md,
+ * "Sizing a container".
+ */
+export const warehouseConfigSchema = z
+  .object({
+    /** DuckDB's `memory_limit` in the worker that writes, e.g. `256MB`, `1GB`. Env `BVSYNC_DUCKDB_MEMORY_LIMIT`. */
+    memoryLimit: z
+      .string()
+      .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'expected a size such as 256MB or 1GB')
+      .default('256MB'),
+    /** DuckDB's worker threads. Env `BVSYNC_DUCKDB_THREADS`. */
+    threads: z.number().int().min(1).max(64).default(2),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     $schema: z.string().optional(),
@@ -125,6 +142,7 @@ export const configSchema = z
     /** Prefix of every Redis key bvsync writes; default `bvsync`. */
     redisPrefix: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/).default('bvsync'),
     sync: syncConfigSchema.default(syncConfigSchema.parse({})),
+    warehouse: warehouseConfigSchema.default(warehouseConfigSchema.parse({})),
     /** Cron schedules of `bvsync scheduler`; default one daily run of every stream at 02:00 UTC. */
     schedules: z
       .array(scheduleSchema)
@@ -144,4 +162,5 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 export type ApiConfig = Config['api'];
 export type SyncConfig = Config['sync'];
+export type WarehouseConfig = Config['warehouse'];
 export type ScheduleConfig = z.infer<typeof scheduleSchema>;

@@ -278,5 +278,8 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
     finishedAt: new Date().toISOString(),
     published: published.path,
   });
-  deps.log.info({ run: runId, status, failed, incomplete, published: published.path }, 'run finished');
+  deps.log.info(
+    { run: runId, status, failed, incomplete, published: published.path, publish: { mode: published.mode, ms: Math.round(published.ms), reason: published.fullCopyReason } },
+    'run finished',
+  );
 }

@@ -6,6 +6,7 @@ import { DatabaseLockedError, isLockConflict } from './database-locked-error.js'
 import { ensureDatabaseFolder } from './database-path.js';
 import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
 import { publishCopy, type PublishOptions, type PublishResult } from './publish.js';
+import { ensureJournal } from './publish-journal.js';
 import { readRows, type PlainRow } from './read-rows.js';
 import { quoteIdent } from './sql-names.js';
 import {
@@ -72,6 +73,7 @@ export class Warehouse {
     try {
       connection = await instance.connect();
       const applied = await migrate(connection, { dir: options.migrationsDir, target: options.migrationTarget });
+      await ensureJournal(connection);
       const catalog = await readCatalog(connection);
       return new Warehouse(path, instance, connection, catalog, applied, options);
     } catch (error) {
@@ -151,7 +153,7 @@ export class Warehouse {
     if (resolve(publishedPath) === this.path) {
       return Promise.reject(new Error(`cannot publish ${this.path} over itself; publish to the analysts' file beside it`));
     }
-    return this.serial(() => publishCopy(this.connection, publishedPath, { viewsDir: options.viewsDir ?? this.options.viewsDir }));
+    return this.serial(() => publishCopy(this.connection, publishedPath, { ...options, viewsDir: options.viewsDir ?? this.options.viewsDir }));
   }
 
   /** Checkpoints and closes; calls already queued finish first. */

@@ -54,6 +54,7 @@ const EXPECTED_KEYS: Record<string, string[]> = {
   _sync_state: ['brand_id', 'stream', 'slice_key'],
   _sync_cursors: ['brand_id', 'stream'],
   _rejected_records: ['id'],
+  _publish_journal: ['seq'],
 };
 
 let tmp: ReturnType<typeof tempDir>;
