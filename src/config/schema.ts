@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { DEFAULT_PARAM_NAMES, type ParamName } from '../api/param-names.js';
 import { isDay } from '../days.js';
 import { domainOf } from '../streams/domains.js';
-import { STREAM_NAMES } from '../streams/stream-names.js';
+import { PARAM_NAMES, STREAM_NAMES, STREAM_SETTINGS, type ParamName } from '../streams/registry.js';
 import { cronProblem } from './cron-check.js';
 
 // A calendar day: the pattern alone would let 2026-02-31 through, and plans would hold days that never were.
@@ -19,12 +18,12 @@ const paramMapping = z
   .record(z.string(), z.string().min(1))
   .superRefine((mapping, ctx) => {
     for (const key of Object.keys(mapping)) {
-      if (!(DEFAULT_PARAM_NAMES as readonly string[]).includes(key)) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `unknown parameter name "${key}"; known: ${DEFAULT_PARAM_NAMES.join(', ')}` });
+      if (!(PARAM_NAMES as readonly string[]).includes(key)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `unknown parameter name "${key}"; known: ${PARAM_NAMES.join(', ')}` });
       }
     }
   })
-  .transform((mapping) => mapping as Partial<Record<ParamName, string>>);
+  .transform((mapping) => mapping as { readonly [name in ParamName]?: string });
 
 export const apiConfigSchema = z
   .object({
@@ -92,8 +91,6 @@ export const syncConfigSchema = z
     startDate: day.optional(),
     /** Days back from today for a first incremental sync when `startDate` is not set; default 30. */
     initialDays: z.number().int().min(1).max(3650).default(30),
-    /** Slice conversations by topic so each answer is attributed to its topic; default false (see docs/syncing.md, "What each stream costs"). */
-    conversationsByTopic: z.boolean().default(false),
     /** Domains whose details and citation series are synced besides tracked URLs' and competitors' domains. */
     domains: z
       .array(
@@ -103,19 +100,12 @@ export const syncConfigSchema = z
       )
       .default([]),
     /**
-     * SWOT statement ids to sync answers of, per brand id (the API has no list of them, and an id belongs to one
-     * brand), e.g. `{ "7": [70012, 70013] }`.
-     */
-    swotStatementIds: z
-      .record(z.string().regex(/^[1-9]\d*$/, 'a brand id'), z.array(z.number().int().positive()))
-      .default({}),
-    /** Phrases to sync search phrases (fanouts) of. */
-    phrases: z.array(z.string().min(1).max(255)).default([]),
-    /**
      * Fetch jobs running at once in one process; default 8, the API pool's connections: a slice pages one request at a
      * time, so with latency fewer slices leave connections idle (bench/naive.ts, 10 slices at 50 ms: 4.7 s at 4, ~3 s at 8+).
      */
     fetchConcurrency: z.number().int().min(1).max(64).default(8),
+    // Each stream's own settings (src/streams/<name>.ts, `settings`).
+    ...STREAM_SETTINGS,
   })
   .strict();
 

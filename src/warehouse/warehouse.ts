@@ -8,6 +8,7 @@ import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
 import { publishCopy, type PublishOptions, type PublishResult } from './publish.js';
 import { ensureJournal } from './publish-journal.js';
 import { readRows, type PlainRow } from './read-rows.js';
+import { quoteIdent } from './sql-names.js';
 import {
   advanceCursor,
   cursor,
@@ -134,6 +135,12 @@ export class Warehouse {
 
   schemaVersion(): Promise<number> {
     return this.serial(() => schemaVersion(this.connection));
+  }
+
+  /** One column of a brand's rows of a table: what a stream provides to the streams of later phases (src/streams/dimensions.ts). */
+  brandColumn(table: string, column: string, brandId: number): Promise<unknown[]> {
+    const sql = `SELECT ${quoteIdent(column)} AS value FROM ${quoteIdent(table)} WHERE brand_id = $1`;
+    return this.serial(async () => (await readRows(this.connection, sql, [brandId])).map((row) => row.value));
   }
 
   /** Reads from the working file (status, tests); rows come back as plain values. */
