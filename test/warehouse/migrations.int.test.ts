@@ -17,7 +17,7 @@ function streamTables(): string[] {
     return slice ? stream.targets({ brandId: 1, slice }).map((target) => target.table) : [];
   });
 }
-const BOOKKEEPING = ['_migrations', '_sync_runs', '_sync_state', '_sync_cursors', '_rejected_records'];
+const BOOKKEEPING = ['_migrations', '_sync_runs', '_sync_state', '_sync_cursors', '_rejected_records', '_publish_journal'];
 
 // The keys of the tables the streams write (their names come from the registry) and of the bookkeeping.
 const EXPECTED_KEYS: Record<string, string[]> = {
