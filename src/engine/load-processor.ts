@@ -8,15 +8,15 @@ import { getStream, selectStreams } from '../streams/registry.js';
 import type { SliceChunk } from '../streams/run-slice.js';
 import type { Dimensions } from '../streams/stream.js';
 import { screenWrites } from '../warehouse/row-screen.js';
-import { attemptIsWorse, type Row, type SliceBatch, type SliceStatus, type TableWrite } from '../warehouse/slice-batch.js';
+import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../warehouse/slice-batch.js';
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { runStatusOfSlices } from '../vocabulary.js';
-import { cancelJobSchema, recordCancelled } from './cancel-run.js';
+import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
+import { recordCancelled } from './cancel-run.js';
 import { takeWaitingCommits } from './waiting-commits.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
-import { commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
-import { jobId } from './job-ids.js';
+import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './enqueue.js';
+import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
 import { completeThrough, firstIncrementalDay, nextCursor, planSlices, type PlanMode } from './plan.js';
 import type { Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
@@ -102,11 +102,9 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   await deps.runs.recordPlanned(runId, withIds);
   await deps.runs.update(runId, { phase, status: 'running' });
   deps.log.info({ run: runId, phase, slices: slices.length }, 'planned');
-  await deps.queues.fetch.addBulk(
-    withIds.map((slice) => {
-      const data: FetchJobData = { runId, brandId: slice.brandId, stream: slice.stream, sliceId: slice.sliceId, refetch: 0, slice: { key: slice.key, day: slice.day, from: slice.from, to: slice.to, params: slice.params } };
-      return { name: 'fetch', data, opts: { jobId: jobId('fetch', runId, slice.brandId, slice.stream, slice.key, 0) } };
-    }),
+  await enqueueFetches(
+    deps.queues,
+    withIds.map((slice): FetchJobData => ({ runId, brandId: slice.brandId, stream: slice.stream, sliceId: slice.sliceId, refetch: 0, slice: { key: slice.key, day: slice.day, from: slice.from, to: slice.to, params: slice.params } })),
   );
   await advanceIfPhaseDone(deps, runId);
 }
@@ -114,12 +112,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
 /** For a stream with no cursor yet: the days slices already loaded (by a backfill) have complete, unbroken. */
 async function completeFromState(deps: LoadProcessorDeps, brandId: number, stream: string, today: string): Promise<string | undefined> {
   const first = firstIncrementalDay(today, deps.config.sync);
-  const days = await deps.warehouse.query(
-    `SELECT "day"::VARCHAR AS day, bool_and(status = 'complete') AS complete FROM _sync_state
-     WHERE brand_id = $1 AND stream = $2 AND "day" BETWEEN $3::DATE AND $4::DATE GROUP BY "day"`,
-    [brandId, stream, first, today],
-  );
-  return completeThrough(first, days.map((row) => ({ day: String(row.day), complete: row.complete === true })));
+  return completeThrough(first, await deps.warehouse.completeDays(brandId, stream, first, today));
 }
 
 /** What phase 2 fans out over: domains of tracked URLs, competitors and the config; the topics loaded. */
@@ -188,7 +181,7 @@ async function refetchOrFail(deps: LoadProcessorDeps, data: CommitJobData): Prom
   if (data.refetch < MAX_REFETCHES) {
     deps.log.warn({ run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key, refetch: data.refetch + 1 }, 'the chunks of a slice are gone from Redis: fetching it again');
     const refetch: FetchJobData = { runId: data.runId, brandId: data.brandId, stream: data.stream, sliceId: data.sliceId, slice: data.slice, refetch: data.refetch + 1 };
-    await deps.queues.fetch.add('fetch', refetch, { jobId: jobId('fetch', data.runId, data.brandId, data.stream, data.slice.key, data.refetch + 1) });
+    await enqueueFetch(deps.queues, refetch);
     return;
   }
   // A failed slice reads its chunks only for the rejects they may hold, so it is never short of chunks.
@@ -231,7 +224,7 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     error = error ? `${error}; ${screened.problem}` : screened.problem;
     errorCode ??= screened.problemCode;
   }
-  const stored = await storedState(deps, data);
+  const stored = await deps.warehouse.storedSliceState(data.brandId, data.stream, data.slice.key);
   // Loaded by this run already, then stopped before its outcome was recorded (a crash, a lease lost in between): the
   // rows are in, and loading them again would count the slice twice in _sync_runs.
   const loadedByRun = stored !== undefined && (stored.runId === data.runId || stored.attemptRunId === data.runId);
@@ -290,19 +283,6 @@ async function recordCommitted(deps: LoadProcessorDeps, prepared: PreparedCommit
   await deleteChunks(deps.redis, deps.prefix, data.token, data.chunks);
 }
 
-/** The slice's stored state: its status, the run that loaded it and the run of its latest attempt. */
-async function storedState(
-  deps: LoadProcessorDeps,
-  data: CommitJobData,
-): Promise<{ status: SliceStatus; runId: string | null; attemptRunId: string | null } | undefined> {
-  const [row] = await deps.warehouse.query(
-    'SELECT status, run_id, last_attempt_run_id FROM _sync_state WHERE brand_id = $1 AND stream = $2 AND slice_key = $3',
-    [data.brandId, data.stream, data.slice.key],
-  );
-  if (!row) return undefined;
-  return { status: row.status as SliceStatus, runId: row.run_id as string | null, attemptRunId: row.last_attempt_run_id as string | null };
-}
-
 const plansByWarehouse = new WeakMap<Warehouse, Map<string, TablePlan>>();
 
 /** Table plans from the warehouse's catalog, built once: the screen converts values as the loader will. */
@@ -336,8 +316,8 @@ async function advanceIfPhaseDone(deps: LoadProcessorDeps, runId: string): Promi
   if (meta.status !== 'running') return;
   const progress = await deps.runs.progress(runId);
   if (progress.done < progress.planned) return;
-  if (meta.phase === 1) await deps.queues.load.add('plan', { runId, phase: 2 }, { jobId: jobId('plan', runId, 2) });
-  else await deps.queues.load.add('finalize', { runId }, { jobId: jobId('finalize', runId) });
+  if (meta.phase === 1) await enqueuePlan(deps.queues, { runId, phase: 2 });
+  else await enqueueFinalize(deps.queues, { runId });
 }
 
 async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
