@@ -10,6 +10,7 @@ import type { Row, Scope, SliceBatch, TableWrite } from './slice-batch.js';
 import type { TablePlan, RowDefaults } from './table-plan.js';
 import { castTypeOf } from './table-plan.js';
 import { compileScope } from './scope.js';
+import { journalWrites } from './publish-journal.js';
 import { quoteIdent } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
 
@@ -159,6 +160,8 @@ export async function loadSliceBatches(
       for (const [position, batch] of batches.entries()) {
         const own = tables[position]!.filter((t) => t.table !== REJECTS_TABLE);
         if (batch.attemptOnly) await recordAttempt(connection, batch, now);
+        // In the slice's transaction, so the next publish knows exactly what to copy into the analysts' file.
+        await journalWrites(connection, batch.runId, batch.brandId, staged[position]!.map((item) => item.write));
         results.push({
           brandId: batch.brandId,
           stream: batch.stream,

@@ -1,0 +1,107 @@
+import { ApiError } from '../api/errors.js';
+import type { BulkAnswer } from '../api/write-schemas.js';
+import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/write-limits.js';
+import type { WriteClient } from '../api/writes.js';
+import { batches, groupBy } from './batches.js';
+import type { ChangePlan, ItemKind, PendingWrite, PlannedChange } from './planned-change.js';
+
+/** What became of one item of the file in an apply. */
+export type AppliedAction = 'created' | 'changed' | 'restored' | 'unchanged' | 'rejected';
+
+export interface AppliedChange {
+  kind: ItemKind;
+  label: string;
+  action: AppliedAction;
+  detail?: string | undefined;
+  /** The API's rejection code, for `rejected`. */
+  code?: string | undefined;
+  /** The id the API gave or kept, when it answered one. */
+  id?: number | undefined;
+}
+
+export interface ApplyOptions {
+  /** Hears each item once its outcome is known (the rejections of the plan first, then each write as it is answered). */
+  onItem?: (change: AppliedChange) => void;
+  /** Hears one line per request sent, e.g. `tracked URLs: request 1 of 3: 200 written, 0 rejected`. */
+  onRequest?: (line: string) => void;
+}
+
+/** Status codes of a single-item write that are that item's own rejection, not a failure of the apply. */
+const ITEM_REJECTION_STATUSES = new Set([400, 404, 409, 422]);
+
+/**
+ * Sends the writes of a plan, in batches within the spec's limits, each with an idempotency value derived from its
+ * content (src/api/writes.ts). Items the plan found unchanged or rejected are not sent. A failure of a whole request
+ * (the API down after its retries, a key refused) ends the apply with that error; what was written before stays
+ * written, and a re-run plans again from what the brand then has, so no item is written twice.
+ */
+export async function applyPlan(client: WriteClient, plan: ChangePlan, options: ApplyOptions = {}): Promise<AppliedChange[]> {
+  const outcomes: AppliedChange[] = [];
+  const settle = (change: AppliedChange) => {
+    outcomes.push(change);
+    options.onItem?.(change);
+  };
+  for (const change of plan.changes) {
+    if (change.action === 'unchanged') settle({ kind: change.kind, label: change.label, action: 'unchanged', detail: change.detail });
+    if (change.action === 'rejected') settle({ kind: change.kind, label: change.label, action: 'rejected', code: change.code, detail: change.detail });
+  }
+  const brandId = plan.brandId;
+
+  const urlGroups = groupBy(pending(plan, 'track-url'), ({ write }) => write.groupId);
+  const urlRequests = urlGroups.flatMap((group) => batches(group.items, TRACK_URLS_PER_REQUEST));
+  await bulkWrites('tracked URLs', urlRequests, (batch) => client.trackUrls(brandId, batch.map(({ write }) => write.item), batch[0]!.write.groupId, { dryRun: false }));
+  for (const { change, write } of pending(plan, 'update-tracked-url')) {
+    await single(change, 'changed', () => client.updateTrackedUrl(brandId, write.trackedUrlId, write.change));
+  }
+  await bulkWrites('topics', batches(pending(plan, 'create-topic'), TOPICS_PER_REQUEST), (batch) =>
+    client.createTopics(brandId, batch.map(({ write }) => write.item), { dryRun: false }),
+  );
+  for (const { change, write } of pending(plan, 'restore-topic')) {
+    await single(change, 'restored', () => client.restoreTopic(brandId, write.topicId));
+  }
+  await bulkWrites('competitors', batches(pending(plan, 'create-competitor'), COMPETITORS_PER_REQUEST), (batch) =>
+    client.createCompetitors(brandId, batch.map(({ write }) => write.item), { dryRun: false }),
+  );
+  for (const { change, write } of pending(plan, 'update-persona')) {
+    await single(change, 'changed', () => client.updatePersona(brandId, write.personaId, write.change));
+  }
+  for (const { change, write } of pending(plan, 'update-tag')) {
+    await single(change, 'changed', () => client.updateTag(brandId, write.tagId, write.change));
+  }
+  return outcomes;
+
+  async function bulkWrites<I extends { change: PlannedChange }>(what: string, requests: I[][], send: (batch: I[]) => Promise<BulkAnswer<{ id: number }>>): Promise<void> {
+    for (const [number, request] of requests.entries()) {
+      const answer = await send(request);
+      options.onRequest?.(`${what}: request ${number + 1} of ${requests.length}: ${answer.written} written, ${answer.rejected.length} rejected`);
+      const rejected = new Map(answer.rejected.map((rejection) => [rejection.index, rejection]));
+      // data holds the written items in the order sent, without the rejected ones.
+      const written = request.filter((_, index) => !rejected.has(index));
+      const ids = answer.data.length === written.length ? answer.data.map((item) => item.id) : [];
+      request.forEach(({ change }, index) => {
+        const rejection = rejected.get(index);
+        if (rejection) {
+          settle({ kind: change.kind, label: change.label, action: 'rejected', code: rejection.code, detail: `${rejection.code}: ${rejection.message ?? 'no message'}` });
+        } else {
+          settle({ kind: change.kind, label: change.label, action: 'created', detail: change.detail, id: ids[written.indexOf(request[index]!)] });
+        }
+      });
+    }
+  }
+
+  async function single(change: PlannedChange, done: AppliedAction, send: () => Promise<{ id: number }>): Promise<void> {
+    try {
+      const answer = await send();
+      settle({ kind: change.kind, label: change.label, action: done, detail: change.detail, id: answer.id });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.retryable || !ITEM_REJECTION_STATUSES.has(error.status ?? 0)) throw error;
+      const code = error.apiCode ?? error.code;
+      settle({ kind: change.kind, label: change.label, action: 'rejected', code, detail: `${code}: ${error.message}` });
+    }
+  }
+}
+
+/** The changes of a plan that wait for one type of write, each with its write, typed. */
+function pending<T extends PendingWrite['type']>(plan: ChangePlan, type: T): Array<{ change: PlannedChange; write: Extract<PendingWrite, { type: T }> }> {
+  return plan.changes.flatMap((change) => (change.write?.type === type ? [{ change, write: change.write as Extract<PendingWrite, { type: T }> }] : []));
+}
