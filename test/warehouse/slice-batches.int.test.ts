@@ -44,7 +44,7 @@ function daySlice(day: string, ids: number[], overrides: Partial<SliceBatch> = {
   });
 }
 
-/** Everything a load leaves, minus the times it was written at. */
+/** Everything a load leaves, minus the times it was written at and the journal's numbers. */
 async function contents(wh: Warehouse): Promise<unknown> {
   return {
     conversations: await wh.query('SELECT * EXCLUDE (_synced_at) FROM conversations ORDER BY brand_id, id'),
@@ -52,6 +52,8 @@ async function contents(wh: Warehouse): Promise<unknown> {
     state: await wh.query('SELECT * EXCLUDE (completed_at, updated_at, last_attempt_at) FROM _sync_state ORDER BY brand_id, stream, slice_key'),
     rejects: await wh.query('SELECT * EXCLUDE (rejected_at) FROM _rejected_records ORDER BY id'),
     runs: await wh.query('SELECT run_id, slices, requests, "rows", rejects, errors, retries, rate_limited FROM _sync_runs ORDER BY run_id'),
+    // What the next publish re-copies: every slice's writes, journaled in its order.
+    journal: await wh.query('SELECT table_name, mode, brand_id, scope, run_id FROM _publish_journal ORDER BY seq'),
   };
 }
 
@@ -73,6 +75,8 @@ describe('loading several slices in one transaction', () => {
     await loadBothWays(batches);
     const loaded = await contents(together);
     expect(loaded).toEqual(await contents(alone));
+    // Three writes a slice: its two tables and its rejects.
+    expect((loaded as { journal: unknown[] }).journal).toHaveLength(batches.length * 3);
     expect((loaded as { runs: unknown[] }).runs).toEqual([
       { run_id: 'run-1', slices: 3, requests: 5, rows: 14, rejects: 1, errors: 0, retries: 2, rate_limited: 0 },
       { run_id: 'run-2', slices: 1, requests: 2, rows: 2, rejects: 0, errors: 0, retries: 1, rate_limited: 0 },
