@@ -1,0 +1,39 @@
+import { mentionedConversations } from '../streams/measures.js';
+import type { FigureFamily } from './figure.js';
+import { pairFigures } from './figure.js';
+import { warehouseFigures } from './warehouse-figures.js';
+
+/**
+ * Visibility by topic over the window (spec endpoint 16, the engines of the brand by default): per topic, the answers
+ * and the answers mentioning the brand of one range request, against the sums of `visibility_topic_daily`'s daily
+ * numerators. Counts, not ratios, are compared: visibility = mentioning / answers follows, exactly.
+ */
+export const visibilityFamily: FigureFamily = {
+  name: 'visibility',
+  async measure({ client, connection, brandId, signal }, window) {
+    const report = await client.visibilityTopics(brandId, { startDate: window.from, endDate: window.to, signal });
+    const api = new Map<string, number>();
+    for (const row of report.records) {
+      api.set(answersOf(row.topic_id), row.conversations);
+      api.set(mentioningOf(row.topic_id), mentionedConversations(row.visibility, row.conversations));
+    }
+    const warehouse = await warehouseFigures(
+      connection,
+      `SELECT 'topic ' || topic_id || ': answers' AS figure, sum(conversations) AS n
+         FROM visibility_topic_daily WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY topic_id
+       UNION ALL
+       SELECT 'topic ' || topic_id || ': answers mentioning the brand', sum(mentioned_conversations)
+         FROM visibility_topic_daily WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY topic_id`,
+      [brandId, window.from, window.to],
+    );
+    return pairFigures('visibility', api, warehouse);
+  },
+};
+
+function answersOf(topicId: number): string {
+  return `topic ${topicId}: answers`;
+}
+
+function mentioningOf(topicId: number): string {
+  return `topic ${topicId}: answers mentioning the brand`;
+}
