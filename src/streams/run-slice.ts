@@ -3,6 +3,7 @@ import type { Rejection } from '../api/index.js';
 import { compileScope, describeScopeMiss, type CompiledScope, type ScopeMiss } from '../warehouse/scope.js';
 import type { Row } from '../warehouse/slice-batch.js';
 import type { ReadContext, RowsByTable, SourcePage, StreamDefinition } from './stream.js';
+import type { SliceStatus } from '../vocabulary.js';
 
 /** A bounded part of a slice's output, handed on as soon as it is full so memory stays flat. */
 export interface SliceChunk {
@@ -28,7 +29,7 @@ export interface SliceReadResult {
    * `incomplete` when records could not be trusted (quarantined with the reason) or the distinct ids do not add up to
    * `total_rows`; `failed` when nothing of the read could be trusted (its first page was refused).
    */
-  status: 'complete' | 'incomplete' | 'failed';
+  status: SliceStatus;
   /** Distinct records (by id) of paged streams loaded, else records loaded. */
   records: number;
   rows: number;

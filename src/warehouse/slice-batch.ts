@@ -1,3 +1,5 @@
+import type { SliceStatus } from '../vocabulary.js';
+
 /**
  * What a fetched slice hands to the loader: the normalised rows of every table it touches, how each table's
  * earlier rows for this slice are replaced, its rejected records, and its state. The loader applies all of
@@ -26,8 +28,6 @@ export interface RejectedRecord {
   /** Where it came from, e.g. `GET /customer/v1/brands/7/conversations page 3`. */
   source: string;
 }
-
-export type SliceStatus = 'complete' | 'incomplete' | 'failed';
 
 export interface SliceState {
   status: SliceStatus;
