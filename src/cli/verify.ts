@@ -1,14 +1,14 @@
 import { Command } from 'commander';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { createApiClient, createRedisRateBudget } from '../api/index.js';
 import { parseBrandList } from '../config/load.js';
-import { addDays, parseDay, todayUtc } from '../days.js';
+import { addDays, maxDay, parseDay, todayUtc } from '../days.js';
 import { connectRedis } from '../engine/redis.js';
 import { RATE_HEADROOM } from '../engine/worker-host.js';
 import { CallBudget } from '../verify/call-budget.js';
 import type { DayWindow } from '../verify/figure.js';
 import { renderVerify } from '../verify/render-verify.js';
 import { verifyWarehouse } from '../verify/verify-warehouse.js';
+import { newestCompletePastDays, type NewestCompleteDay } from '../warehouse/bookkeeping.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { readRows } from '../warehouse/read-rows.js';
 import { addCommonOptions, collect, commandLogger, readConfig, redisFor, requireApi, type CommonFlags } from './context.js';
@@ -55,9 +55,10 @@ export function verifyCommand(): Command {
     const log = commandLogger(flags);
     const db = await openReadOnly(databasePath({ db: flags.db, working: flags.working, config: flags.config }));
     try {
-      const window = await chooseWindow(db.connection, from, to);
+      const freshness = await newestCompletePastDays((sql, params) => readRows(db.connection, sql, params), todayUtc());
+      const window = chooseWindow(freshness, from, to);
       const given = flags.brand?.flatMap((text) => parseBrandList(text, '--brand'));
-      const brands = given?.length ? [...new Set(given)] : config.brands.length ? config.brands : await brandsOf(db.connection);
+      const brands = given?.length ? [...new Set(given)] : config.brands.length ? config.brands : brandsOf(freshness);
       if (brands.length === 0) throw new UsageError(`no brand to verify: the database ${db.path} has none; pass --brand ID`);
       const redis = await redisFor(config, log);
       const connection = connectRedis(redis.url);
@@ -85,20 +86,18 @@ export function verifyCommand(): Command {
 }
 
 /** --from/--to, defaulting to the week that ends on the newest day before today the database has complete. */
-async function chooseWindow(connection: DuckDBConnection, from: string | undefined, to: string | undefined): Promise<DayWindow> {
+function chooseWindow(freshness: NewestCompleteDay[], from: string | undefined, to: string | undefined): DayWindow {
   let last = to;
   if (!last) {
-    const rows = await readRows(connection, `SELECT max("day")::VARCHAR AS day FROM _sync_state WHERE status = 'complete' AND "day" < $1::DATE`, [todayUtc()]);
-    const newest = rows[0]?.day;
-    if (typeof newest !== 'string') throw new UsageError('the database has no complete day before today to verify; pass --from and --to');
-    last = newest;
+    const days = freshness.map((entry) => entry.newestCompleteDay).filter((day): day is string => day !== null);
+    if (days.length === 0) throw new UsageError('the database has no complete day before today to verify; pass --from and --to');
+    last = days.reduce(maxDay);
   }
   const first = from ?? addDays(last, -(DEFAULT_WINDOW_DAYS - 1));
   if (first > last) throw new UsageError(`--from ${first} is after the last day ${last}; pass --to`);
   return { from: first, to: last };
 }
 
-async function brandsOf(connection: DuckDBConnection): Promise<number[]> {
-  const rows = await readRows(connection, 'SELECT DISTINCT brand_id FROM _sync_state ORDER BY 1');
-  return rows.map((row) => Number(row.brand_id));
+function brandsOf(freshness: NewestCompleteDay[]): number[] {
+  return [...new Set(freshness.map((entry) => entry.brand))];
 }
