@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eachDay } from '../../src/days.js';
+import { eachDay, todayUtc } from '../../src/days.js';
 import { engineFixture, queryFile, runInProcess, type EngineFixture } from '../support/engine.js';
 
 /**
@@ -12,10 +12,12 @@ const TODAY = '2026-11-20';
 const FROM = '2026-11-14';
 const TO = '2026-11-19';
 const SECOND_FROM = '2026-11-17';
-const STREAMS = ['visibility', 'competitors', 'tracked_urls', 'conversations', 'citations', 'swot'];
+const STREAMS = ['visibility', 'competitors', 'tracked_urls', 'conversations', 'citations', 'swot', 'articles'];
 
 let fx: EngineFixture;
 let brandId: number;
+/** The real UTC days the backfills ran between (two when they crossed midnight). */
+let readDays: string[];
 const sql = (text: string, params: Array<string | number> = []) => queryFile(fx.config.db, text, params);
 
 beforeAll(async () => {
@@ -26,9 +28,11 @@ beforeAll(async () => {
   const behind = (id: number) => eachDay(FROM, TO).reduce((n, day) => n + fx.sim.truth.answers(brandId, day).filter((a) => a.statementId === id).length, 0);
   const statement = [...world.swotStatements].sort((a, b) => behind(b.id) - behind(a.id))[0]!;
   fx.config.sync.swotStatementIds = { [String(brandId)]: [statement.id] };
+  readDays = [todayUtc()];
   for (const from of [FROM, SECOND_FROM]) {
     expect((await runInProcess(fx, { kind: 'backfill', today: TODAY, from, to: TO, streams: STREAMS })).meta.status).toBe('complete');
   }
+  readDays.push(todayUtc());
 }, 240_000);
 afterAll(async () => fx?.cleanup());
 
@@ -147,5 +151,16 @@ describe('windows said out loud', () => {
     const all = await sql('SELECT sum(mentions)::INTEGER AS n FROM v_swot_mentions_daily WHERE brand_id = $1', [brandId]);
     expect(Number(statement!.mentions)).toBeGreaterThan(0);
     expect(Number(all[0]!.n)).toBeGreaterThan(Number(statement!.mentions));
+  });
+
+  it('keeps the visibility rows\' days, and dates the article counters by the day they were read, not the window\'s end', async () => {
+    const days = await sql('SELECT DISTINCT days FROM visibility_topic_daily WHERE brand_id = $1 UNION SELECT DISTINCT days FROM visibility_scenario_daily WHERE brand_id = $1', [brandId]);
+    expect(days).toEqual([{ days: 1 }]);
+    const counters = await sql('SELECT "day"::VARCHAR AS day FROM article_status_daily WHERE brand_id = $1', [brandId]);
+    expect(counters.length).toBeGreaterThan(0);
+    for (const { day } of counters) {
+      expect(readDays).toContain(day);
+      expect(day).not.toBe(TO);
+    }
   });
 });
