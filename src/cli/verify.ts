@@ -23,6 +23,7 @@ interface VerifyFlags extends CommonFlags {
   db?: string;
   working?: boolean;
   maxCalls: string;
+  all?: boolean;
   json?: boolean;
 }
 
@@ -43,7 +44,8 @@ export function verifyCommand(): Command {
       .option('--db <path>', "DuckDB file to read (default: the config's db, env BVSYNC_DB); opened read-only")
       .option('--working', 'read the working file the worker writes instead of the published one')
       .option('--max-calls <n>', 'most API requests spent narrowing disagreements down to days (the whole-window comparison always runs)', String(DEFAULT_NARROWING_CALLS))
-      .option('--json', 'print the comparison as one JSON object'),
+      .option('--all', 'list every figure; without it, the agreeing figures of single topics, pages, ownerships and products are counted, not listed')
+      .option('--json', 'print the comparison as one JSON object, every figure in it'),
   ).action(async (flags: VerifyFlags) => {
     const maxCalls = Number(flags.maxCalls);
     if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new UsageError(`--max-calls "${flags.maxCalls}" is not a whole number of requests (0 or more)`);
@@ -72,7 +74,7 @@ export function verifyCommand(): Command {
       });
       try {
         const report = await verifyWarehouse({ client, connection: db.connection, brands, window, budget });
-        process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderVerify(report));
+        process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderVerify(report, { all: flags.all }));
         if (!report.agree) process.exitCode = EXIT_NOT_DONE;
       } finally {
         await client.close().catch(() => undefined);

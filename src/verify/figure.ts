@@ -19,6 +19,8 @@ export interface Figure {
   api: number | null;
   warehouse: number | null;
   agree: boolean;
+  /** A figure of one item (a topic, a page, an ownership, a product) rather than a total of the family. */
+  detail: boolean;
 }
 
 /** What a family needs to measure a window: the API client (the sync's stack) and the read-only warehouse. */
@@ -39,15 +41,15 @@ export interface FigureFamily {
   measure(context: MeasureContext, window: DayWindow): Promise<Figure[]>;
 }
 
-/** A figure, agreeing when both sides hold the same number. */
-export function figure(family: string, name: string, api: number | null | undefined, warehouse: number | null | undefined): Figure {
+/** A total of a family, agreeing when both sides hold the same number. */
+export function figure(family: string, name: string, api: number | null | undefined, warehouse: number | null | undefined, detail = false): Figure {
   const a = api ?? null;
   const w = warehouse ?? null;
-  return { family, figure: name, api: a, warehouse: w, agree: a === w };
+  return { family, figure: name, api: a, warehouse: w, agree: a === w, detail };
 }
 
 /**
- * Figures keyed by what they are about, from both sides; a key only one side has is a disagreement (the other side
+ * Figures of items keyed by what they are about, from both sides; a key only one side has is a disagreement (the other side
  * shows null), except when the side that has it holds zero, which is what an absent row means.
  */
 export function pairFigures(
@@ -59,7 +61,7 @@ export function pairFigures(
   return keys.map((key) => {
     const a = api.get(key);
     const w = warehouse.get(key);
-    return figure(family, key, a ?? (w === 0 ? 0 : null), w ?? (a === 0 ? 0 : null));
+    return figure(family, key, a ?? (w === 0 ? 0 : null), w ?? (a === 0 ? 0 : null), true);
   });
 }
 

@@ -17,15 +17,31 @@ function numberText(value: number | null): string {
   return value === null ? '(none)' : formatInteger(value);
 }
 
-/** The text form of `verify`: the table of figures, the calls made, and the backfills that would mend it. */
-export function renderVerify(report: VerifyReport): string {
+export interface RenderVerifyOptions {
+  /** Every figure; default: each family's totals and every figure that disagrees. */
+  all?: boolean;
+}
+
+/**
+ * The text form of `verify`: the table of figures, the calls made, and the backfills that would mend it. A brand with
+ * hundreds of pages and products would bury a disagreement, so agreeing per-item figures are counted, not listed,
+ * unless asked for.
+ */
+export function renderVerify(report: VerifyReport, options: RenderVerifyOptions = {}): string {
   const table = textTable(['brand', 'family', 'figure', 'API', 'warehouse', 'agree'], ['right', 'left', 'left', 'right', 'right', 'left']);
+  let hidden = 0;
   for (const brand of report.brands) {
     for (const entry of brand.figures) {
+      if (!options.all && entry.agree && entry.detail) {
+        hidden++;
+        continue;
+      }
       table.push([String(brand.brandId), entry.family, entry.figure, numberText(entry.api), numberText(entry.warehouse), entry.agree ? 'yes' : 'NO']);
     }
   }
-  const out = [`Figures over ${windowText(report.window)} (the API's range answers against the warehouse's daily rows)`, table.toString(), ''];
+  const out = [`Figures over ${windowText(report.window)} (the API's range answers against the warehouse's daily rows)`, table.toString()];
+  if (hidden) out.push(`${formatInteger(hidden)} more figure${hidden === 1 ? '' : 's'} (per topic, page, ownership and product) agree; --all lists them.`);
+  out.push('');
   const wholeWindow = report.calls.total - report.calls.narrowing;
   out.push(
     `API calls: ${report.calls.total} (${wholeWindow} for the whole window: one per figure family and brand, plus pages; ` +

@@ -1,6 +1,6 @@
 import { mentionedConversations } from '../streams/measures.js';
 import type { FigureFamily } from './figure.js';
-import { pairFigures } from './figure.js';
+import { figure, pairFigures } from './figure.js';
 import { warehouseFigures } from './warehouse-figures.js';
 
 /**
@@ -19,21 +19,29 @@ export const visibilityFamily: FigureFamily = {
     }
     const warehouse = await warehouseFigures(
       connection,
-      `SELECT 'topic ' || topic_id || ': answers' AS figure, sum(conversations) AS n
+      `SELECT 'topic ' || topic_id || $4 AS figure, sum(conversations) AS n
          FROM visibility_topic_daily WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY topic_id
        UNION ALL
-       SELECT 'topic ' || topic_id || ': answers mentioning the brand', sum(mentioned_conversations)
+       SELECT 'topic ' || topic_id || $5, sum(mentioned_conversations)
          FROM visibility_topic_daily WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY topic_id`,
-      [brandId, window.from, window.to],
+      [brandId, window.from, window.to, ANSWERS, MENTIONING],
     );
-    return pairFigures('visibility', api, warehouse);
+    const sum = (figures: Map<string, number>, suffix: string) => [...figures].reduce((total, [key, n]) => (key.endsWith(suffix) ? total + n : total), 0);
+    return [
+      figure('visibility', 'answers, every topic', sum(api, ANSWERS), sum(warehouse, ANSWERS)),
+      figure('visibility', 'answers mentioning the brand, every topic', sum(api, MENTIONING), sum(warehouse, MENTIONING)),
+      ...pairFigures('visibility', api, warehouse),
+    ];
   },
 };
 
+const ANSWERS = ': answers';
+const MENTIONING = ': answers mentioning the brand';
+
 function answersOf(topicId: number): string {
-  return `topic ${topicId}: answers`;
+  return `topic ${topicId}${ANSWERS}`;
 }
 
 function mentioningOf(topicId: number): string {
-  return `topic ${topicId}: answers mentioning the brand`;
+  return `topic ${topicId}${MENTIONING}`;
 }

@@ -76,13 +76,19 @@ describe('bvsync verify', () => {
     for (const request of requests) expect([request.query.start_date, request.query.end_date]).toEqual([FROM, TO]);
   });
 
-  it('prints the table and says it agrees, without the key', async () => {
+  it('prints the table of totals and says it agrees, without the key; --all lists every figure', async () => {
     const result = await verify([]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/family.*figure.*API.*warehouse.*agree/);
+    expect(result.stdout).toMatch(/visibility\s*│ answers, every topic\s*│/);
+    expect(result.stdout).not.toMatch(/│ page \d+: answers citing it/);
+    expect(result.stdout).toMatch(/\d+ more figures \(per topic, page, ownership and product\) agree; --all lists them/);
     expect(result.stdout).toContain('Every figure agrees');
     expect(result.stdout).toMatch(/API calls: 10 \(10 for the whole window/);
     expect(result.stdout + result.stderr).not.toContain(fx.sim.apiKey);
+    const all = await verify(['--all']);
+    expect(all.stdout).toMatch(/│ page \d+: answers citing it/);
+    expect(all.stdout).not.toContain('--all lists them');
   });
 
   it('names the day whose rows were deleted from a copy of the file, for that brand only, and exits 1', async () => {
