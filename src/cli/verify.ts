@@ -36,7 +36,7 @@ export function verifyCommand(): Command {
   return addCommonOptions(
     new Command('verify')
       .description(
-        "Compare the warehouse with the API's own range answers (answers, visibility per topic, tracked URL citations, citation totals, product ranks) and name the days to backfill again",
+        "Compare the warehouse with the API's own range answers (answers, visibility per topic and engine, tracked URL citations, citation totals, product ranks) and name the days to backfill again",
       )
       .option('--from <YYYY-MM-DD>', `first day (default: ${DEFAULT_WINDOW_DAYS - 1} days before --to)`)
       .option('--to <YYYY-MM-DD>', 'last day (default: the newest day before today that the database has complete)')
