@@ -84,9 +84,52 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, source: 
   if (env.BVSYNC_API_KEY) api.apiKey = env.BVSYNC_API_KEY;
   if (env.BVSYNC_DB) raw.db = env.BVSYNC_DB;
   if (env.REDIS_URL) raw.redisUrl = env.REDIS_URL;
+  if (env.BVSYNC_DUCKDB_MEMORY_LIMIT || env.BVSYNC_DUCKDB_THREADS) {
+    const warehouse = (raw.warehouse ??= {}) as Record<string, unknown>;
+    if (env.BVSYNC_DUCKDB_MEMORY_LIMIT) warehouse.memoryLimit = env.BVSYNC_DUCKDB_MEMORY_LIMIT;
+    // Left as text when it is not a number, so the schema names the variable's bad value instead of a silent default.
+    if (env.BVSYNC_DUCKDB_THREADS) warehouse.threads = /^\d+$/.test(env.BVSYNC_DUCKDB_THREADS) ? Number(env.BVSYNC_DUCKDB_THREADS) : env.BVSYNC_DUCKDB_THREADS;
+  }
   if (env.BVSYNC_BRANDS !== undefined && env.BVSYNC_BRANDS.trim() !== '') {
     raw.brands = parseBrandList(env.BVSYNC_BRANDS, `${source}: BVSYNC_BRANDS`);
   }
+}
+
+/**
+ * What the environment says about this process alone, not about the warehouse it syncs: how fast a dead process's
+ * work passes to another, how much it logs, whether an unexpected error prints its stack. Read here, beside the
+ * config, so no other module reads `process.env` (docs/architecture.md, "Layers").
+ */
+export interface ProcessSettings {
+  /** `BVSYNC_LEASE_TTL_MS`: how long a dead writer's DuckDB lease outlives it; default the engine's (15 s). */
+  leaseTtlMs?: number;
+  /** `BVSYNC_JOB_LOCK_MS`: BullMQ's job lock and stalled check, how long a dead process's jobs wait; default 30 s. */
+  jobLockMs?: number;
+  /** `BVSYNC_LOG_LEVEL`: trace, debug, info, warn, error or silent; default info. */
+  logLevel?: string;
+  /** `BVSYNC_DEBUG`: an unexpected error prints its stack too; default off. */
+  debug: boolean;
+}
+
+/** The process settings from the environment; a timing that is no whole number of milliseconds is a `ConfigError`. */
+export function loadProcessSettings(env: NodeJS.ProcessEnv = process.env): ProcessSettings {
+  const problems: string[] = [];
+  const milliseconds = (name: string): number | undefined => {
+    const text = env[name];
+    if (text === undefined || text === '') return undefined;
+    const value = Number(text);
+    if (Number.isInteger(value) && value >= 500 && value <= 3_600_000) return value;
+    problems.push(`${name}="${text}" is not a whole number of milliseconds from 500 to 3600000`);
+    return undefined;
+  };
+  const settings: ProcessSettings = {
+    leaseTtlMs: milliseconds('BVSYNC_LEASE_TTL_MS'),
+    jobLockMs: milliseconds('BVSYNC_JOB_LOCK_MS'),
+    logLevel: env.BVSYNC_LOG_LEVEL || undefined,
+    debug: Boolean(env.BVSYNC_DEBUG),
+  };
+  if (problems.length) throw new ConfigError('the environment', problems);
+  return settings;
 }
 
 export function parseBrandList(text: string, where: string): number[] {

@@ -1,9 +1,10 @@
-import { productRankingEnvelopeSchema, productRankingRowSchema, type ProductRankingInfo, type ProductRankingRow } from '../api/index.js';
+import { z } from 'zod';
+import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
+import { confidenceInterval, count, id, optional, pagingInfo, records } from '../api/schemas.js';
 import { extraOf } from './extra.js';
 import { ciColumns } from './measures.js';
 import { perDay } from './slicing.js';
-import { defineStream, type SlicePlan, type SlicePlanInput } from './stream.js';
-import { stringParam } from './slice-params.js';
+import { defineStream, type DaySlice, type SlicePlanInput } from './stream.js';
 import { sliceRange } from './windows.js';
 
 /** The ranking metrics and subjects of spec endpoint 19; each pair is its own ranking. */
@@ -13,34 +14,77 @@ export const RANKING_SUBJECTS = ['brand', 'competitor'] as const;
 type Metric = (typeof RANKING_METRICS)[number];
 type Subject = (typeof RANKING_SUBJECTS)[number];
 
-function rankingOf(slice: SlicePlan): { metric: Metric; subject: Subject } {
-  return { metric: stringParam(slice, 'metric') as Metric, subject: stringParam(slice, 'subject') as Subject };
+/** page_size of product ranking is 1 to 50 (spec, "Limits"; endpoint 19). */
+export const PRODUCT_RANKING_MAX_PAGE_SIZE = 50;
+
+export const productRankingRowSchema = z.looseObject({
+  id,
+  rank: z.int(),
+  label: z.string(),
+  title: z.string(),
+  category: optional(z.string()),
+  price: optional(z.string()),
+  rating: optional(z.number()),
+  reviews: optional(count),
+  visibility: optional(z.number()),
+  recommendation: optional(z.number()),
+  image_url: optional(z.string()),
+  confidence_interval: optional(confidenceInterval),
+});
+
+export const productRankingEnvelopeSchema = z.looseObject({
+  data: records,
+  info: z.looseObject({ ...pagingInfo, shopping_conversations: optional(count) }),
+});
+
+export type ProductRankingRow = z.infer<typeof productRankingRowSchema>;
+
+export type ProductRankingInfo = z.infer<typeof productRankingEnvelopeSchema>['info'];
+
+export interface ProductRankingOptions extends RangeFilter, EngineFilter {
+  topicIds?: readonly number[];
+  metric?: Metric;
+  subject?: Subject;
+  order?: 'asc' | 'desc';
 }
+
+export const productRankingEndpoint = defineEndpoint({
+  path: () => ['products', 'ranking'],
+  params: [...RANGE_PARAMS, 'topic_ids', 'metric', 'subject', 'order'],
+  query: (o: ProductRankingOptions) => ({ ...rangeQuery(o), topic_ids: o.topicIds, metric: o.metric, subject: o.subject, order: o.order }),
+  envelope: productRankingEnvelopeSchema,
+  record: productRankingRowSchema,
+  maxPageSize: PRODUCT_RANKING_MAX_PAGE_SIZE,
+});
+
+type RankingSlice = DaySlice<{ metric: Metric; subject: Subject }>;
+
+const rankingOf = ({ params }: RankingSlice) => ({ metric: params.metric, subject: params.subject });
 
 /**
  * Product ranking (spec endpoint 19) per brand and day, for each metric and subject: four slices a day, since
  * each pair ranks different products. Ranked highest first (order desc), so rank follows the page order.
  */
-export const productRanking = defineStream<ProductRankingRow>({
+export const productRanking = defineStream({
   name: 'product_ranking',
-  phase: 1,
-  slices: (input: SlicePlanInput) =>
+  endpoint: productRankingEndpoint,
+  slices: (input: SlicePlanInput): RankingSlice[] =>
     RANKING_METRICS.flatMap((metric) => RANKING_SUBJECTS.flatMap((subject) => perDay(input, { metric, subject }, `${metric}-${subject}/`))),
   targets: ({ brandId, slice }) => {
-    const scope = { brand_id: brandId, day: slice.day!, ...rankingOf(slice) };
+    const scope = { brand_id: brandId, day: slice.day, ...rankingOf(slice) };
     return [
       { table: 'product_ranking_daily', mode: 'replace', scope },
       { table: 'product_ranking_shopping_daily', mode: 'replace', scope },
     ];
   },
   read: ({ client, brandId, slice, signal }) =>
-    client.productRanking(brandId, { ...sliceRange(slice), ...rankingOf(slice), order: 'desc', signal }),
-  recordId: (record) => record.id,
+    client.read(productRankingEndpoint, brandId, { ...sliceRange(slice), ...rankingOf(slice), order: 'desc', signal }),
+  recordId: (record: ProductRankingRow) => record.id,
   rows: (record, { brandId, slice }) => ({
     product_ranking_daily: [
       {
         brand_id: brandId,
-        day: slice.day!,
+        day: slice.day,
         ...rankingOf(slice),
         product_id: record.id,
         rank: record.rank,
@@ -64,7 +108,7 @@ export const productRanking = defineStream<ProductRankingRow>({
       product_ranking_shopping_daily: [
         {
           brand_id: brandId,
-          day: slice.day!,
+          day: slice.day,
           ...rankingOf(slice),
           shopping_conversations: info.shopping_conversations ?? null,
           total_rows: page.totalRows ?? null,

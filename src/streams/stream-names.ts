@@ -1,22 +1,2 @@
-/** Every stream bvsync syncs, in the order a run plans them (dimensions before the facts that use them). */
-export const STREAM_NAMES = [
-  'visibility',
-  'competitors',
-  'tracked_urls',
-  'conversations',
-  'citations',
-  'domain_details',
-  'product_ranking',
-  'templates',
-  'articles',
-  'content_analyses',
-  'fanouts_cited',
-  'swot',
-  'fanouts_by_phrase',
-] as const;
-
-export type StreamName = (typeof STREAM_NAMES)[number];
-
-export function isStreamName(name: string): name is StreamName {
-  return (STREAM_NAMES as readonly string[]).includes(name);
-}
+// The names live in the registry, the only list of streams; this module keeps the import path of the names alone.
+export { STREAM_NAMES, isStreamName, type StreamName } from './registry.js';

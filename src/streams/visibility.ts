@@ -1,16 +1,67 @@
-import {
-  visibilityBrandSchema,
-  visibilityRowSchema,
-  visibilityScenarioSchema,
-  type VisibilityBrand,
-  type VisibilityRow,
-} from '../api/index.js';
+import { z } from 'zod';
+import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
+import { confidenceInterval, count, id, optional, queryEcho, ratio, records } from '../api/schemas.js';
 import { extraOf } from './extra.js';
 import { visibilityMeasures } from './measures.js';
-import { onePage } from './run-slice.js';
 import { perDay } from './slicing.js';
 import { defineStream } from './stream.js';
 import { sliceRange } from './windows.js';
+
+/** The measures every entry of the report shares (topic, scenario, brand of either). */
+const measureFields = {
+  conversations: count,
+  visibility: ratio,
+  change: optional(z.number()),
+  confidence_interval: optional(confidenceInterval),
+  share_of_voice: optional(z.number()),
+};
+
+export const visibilityBrandSchema = z.looseObject({
+  name: z.string(),
+  website: optional(z.string()),
+  is_own_brand: z.boolean(),
+  ...measureFields,
+});
+
+export const visibilityScenarioSchema = z.looseObject({
+  scenario_id: id,
+  text: z.string(),
+  days: count,
+  ...measureFields,
+  brands: z.array(visibilityBrandSchema),
+});
+
+export const visibilityRowSchema = z.looseObject({
+  topic_id: id,
+  name: z.string(),
+  days: count,
+  ...measureFields,
+  brands: z.array(visibilityBrandSchema),
+  scenarios: optional(z.array(visibilityScenarioSchema)),
+});
+
+export const visibilityEnvelopeSchema = z.looseObject({
+  data: records,
+  info: z.looseObject({ query: queryEcho, total_rows: optional(count) }),
+});
+
+export type VisibilityRow = z.infer<typeof visibilityRowSchema>;
+export type VisibilityBrand = z.infer<typeof visibilityBrandSchema>;
+export type VisibilityScenario = z.infer<typeof visibilityScenarioSchema>;
+
+export interface VisibilityTopicsOptions extends RangeFilter, EngineFilter {
+  topicIds?: readonly number[];
+  includeScenarios?: boolean;
+}
+
+/** Visibility by topic (spec endpoint 16): one report, not paged; `total_rows` counts the topics with answers. */
+export const visibilityTopicsEndpoint = defineEndpoint({
+  path: () => ['reports', 'visibility', 'topics'],
+  params: [...RANGE_PARAMS, 'topic_ids', 'include_scenarios'],
+  query: (o: VisibilityTopicsOptions) => ({ ...rangeQuery(o), topic_ids: o.topicIds, include_scenarios: o.includeScenarios }),
+  envelope: visibilityEnvelopeSchema,
+  record: visibilityRowSchema,
+});
 
 const FACT_TABLES = [
   'visibility_topic_daily',
@@ -25,21 +76,22 @@ const FACT_TABLES = [
  * ratio keeps its numerator (mentioned_conversations), so any window's visibility is exact. A topic with no
  * answers that day has no row: total_rows counts the topics with answers.
  */
-export const visibility = defineStream<VisibilityRow>({
+export const visibility = defineStream({
   name: 'visibility',
-  phase: 1,
+  endpoint: visibilityTopicsEndpoint,
+  provides: { topicIds: async (source, brandId) => (await source.brandColumn('topics', 'id', brandId)).map(Number) },
   slices: (input) => perDay(input),
   targets: ({ brandId, slice }) => [
     // Merged by key: the visibility report is the only read that names topics and scenarios.
     { table: 'topics', mode: 'merge' },
     { table: 'scenarios', mode: 'merge' },
-    ...FACT_TABLES.map((table) => ({ table, mode: 'replace' as const, scope: { brand_id: brandId, day: slice.day! } })),
+    ...FACT_TABLES.map((table) => ({ table, mode: 'replace' as const, scope: { brand_id: brandId, day: slice.day } })),
   ],
   read: ({ client, brandId, slice, signal }) =>
-    onePage(client.visibilityTopics(brandId, { ...sliceRange(slice), includeScenarios: true, signal })),
-  recordId: (row) => row.topic_id,
+    client.read(visibilityTopicsEndpoint, brandId, { ...sliceRange(slice), includeScenarios: true, signal }),
+  recordId: (row: VisibilityRow) => row.topic_id,
   rows: (row, { brandId, slice }) => {
-    const day = slice.day!;
+    const { day } = slice;
     const brandRows = (brands: VisibilityBrand[], key: { topic_id: number } | { scenario_id: number; topic_id: number }) =>
       brands.map((brand) => ({
         brand_id: brandId,

@@ -1,5 +1,7 @@
+import { citationsEndpoint, ownershipSummary } from '../streams/citations.js';
 import type { FigureFamily } from './figure.js';
 import { figure, pairFigures } from './figure.js';
+import { readWhole } from './read-whole.js';
 import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
 
 /**
@@ -9,7 +11,7 @@ import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
 export const citationsFamily: FigureFamily = {
   name: 'citations',
   async measure({ client, connection, brandId, signal }, window) {
-    const report = await client.citations(brandId, { startDate: window.from, endDate: window.to, period: 'day', signal });
+    const report = await readWhole(client, citationsEndpoint, brandId, { startDate: window.from, endDate: window.to, period: 'day', signal });
     const params = [brandId, window.from, window.to];
     const total = await warehouseNumber(
       connection,
@@ -17,7 +19,7 @@ export const citationsFamily: FigureFamily = {
         WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE AND dimension = 'all'`,
       params,
     );
-    const api = new Map(report.ownership.map((entry) => [ownershipFigure(entry.ownership), entry.occurrences]));
+    const api = new Map(ownershipSummary({ info: report.info }, brandId).records.map((entry) => [ownershipFigure(entry.ownership), entry.occurrences]));
     const warehouse = await warehouseFigures(
       connection,
       `SELECT 'occurrences, ownership ' || "value" AS figure, sum(occurrences) AS n FROM citation_daily
@@ -25,7 +27,7 @@ export const citationsFamily: FigureFamily = {
       params,
     );
     return [
-      figure('citations', 'occurrences (summary)', report.info.summary?.occurrences ?? null, total),
+      figure('citations', 'occurrences (summary)', report.info?.summary?.occurrences ?? null, total),
       ...pairFigures('citations', api, warehouse),
     ];
   },

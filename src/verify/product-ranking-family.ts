@@ -1,3 +1,4 @@
+import { productRankingEndpoint } from '../streams/product-ranking.js';
 import type { FigureFamily } from './figure.js';
 import { figure, pairFigures } from './figure.js';
 import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
@@ -16,9 +17,9 @@ export const productRankingFamily: FigureFamily = {
   async measure({ client, connection, brandId, signal }, window) {
     const api = new Map<string, number>();
     let shopping: number | null = null;
-    const pages = client.productRanking(brandId, { startDate: window.from, endDate: window.to, metric: METRIC, subject: SUBJECT, order: 'desc', signal });
+    const pages = client.read(productRankingEndpoint, brandId, { startDate: window.from, endDate: window.to, metric: METRIC, subject: SUBJECT, order: 'desc', signal });
     for await (const page of pages) {
-      shopping = page.info.shopping_conversations ?? shopping;
+      shopping = page.info?.shopping_conversations ?? shopping;
       for (const record of page.records) {
         api.set(rankFigure(record.id), record.rank);
         if (shopping !== null && record.visibility != null) api.set(listedFigure(record.id), Math.round(record.visibility * shopping));

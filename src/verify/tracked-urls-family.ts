@@ -1,3 +1,4 @@
+import { trackedUrlsEndpoint } from '../streams/tracked-urls.js';
 import type { FigureFamily } from './figure.js';
 import { figure, pairFigures } from './figure.js';
 import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
@@ -14,8 +15,8 @@ export const trackedUrlsFamily: FigureFamily = {
     const api = new Map<string, number>();
     let totalCitations: number | null = null;
     let answersRead: number | null = null;
-    for await (const page of client.trackedUrls(brandId, { startDate: window.from, endDate: window.to, signal })) {
-      totalCitations = page.info.citations ?? totalCitations;
+    for await (const page of client.read(trackedUrlsEndpoint, brandId, { startDate: window.from, endDate: window.to, signal })) {
+      totalCitations = page.info?.citations ?? totalCitations;
       for (const record of page.records) {
         api.set(pageFigure(record.id), record.citations);
         answersRead = record.conversations;

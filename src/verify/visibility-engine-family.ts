@@ -1,7 +1,9 @@
 import { mentionedConversations } from '../streams/measures.js';
+import { visibilityTopicsEndpoint } from '../streams/visibility.js';
 import { readRows } from '../warehouse/read-rows.js';
 import type { FigureFamily } from './figure.js';
 import { figure, pairFigures } from './figure.js';
+import { readWhole } from './read-whole.js';
 import { warehouseFigures } from './warehouse-figures.js';
 
 /** The per-engine visibility table of the `visibility_by_engine` stream (migration 009), where the file has it. */
@@ -26,7 +28,7 @@ export const visibilityEngineFamily: FigureFamily = {
     );
     const api = new Map<string, number>();
     for (const { engine } of engines) {
-      const report = await client.visibilityTopics(brandId, { startDate: window.from, endDate: window.to, engines: [String(engine)], signal });
+      const report = await readWhole(client, visibilityTopicsEndpoint, brandId, { startDate: window.from, endDate: window.to, engines: [String(engine)], signal });
       for (const row of report.records) {
         api.set(`engine ${String(engine)} topic ${row.topic_id}${ANSWERS}`, row.conversations);
         api.set(`engine ${String(engine)} topic ${row.topic_id}${MENTIONING}`, mentionedConversations(row.visibility, row.conversations));

@@ -1,6 +1,8 @@
 import { mentionedConversations } from '../streams/measures.js';
+import { visibilityTopicsEndpoint } from '../streams/visibility.js';
 import type { FigureFamily } from './figure.js';
 import { figure, pairFigures } from './figure.js';
+import { readWhole } from './read-whole.js';
 import { warehouseFigures } from './warehouse-figures.js';
 
 /**
@@ -11,7 +13,7 @@ import { warehouseFigures } from './warehouse-figures.js';
 export const visibilityFamily: FigureFamily = {
   name: 'visibility',
   async measure({ client, connection, brandId, signal }, window) {
-    const report = await client.visibilityTopics(brandId, { startDate: window.from, endDate: window.to, signal });
+    const report = await readWhole(client, visibilityTopicsEndpoint, brandId, { startDate: window.from, endDate: window.to, signal });
     const api = new Map<string, number>();
     for (const row of report.records) {
       api.set(answersOf(row.topic_id), row.conversations);

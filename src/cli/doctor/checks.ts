@@ -1,7 +1,9 @@
 import { Redis } from 'ioredis';
 import type { ApiClient } from '../../api/client.js';
+import { endpointReads } from '../endpoint-reads.js';
 import { ApiError, AuthError, BrandAccessDeniedError } from '../../api/errors.js';
 import type { Config } from '../../config/schema.js';
+import { missingApiSettings } from '../../config/api-settings.js';
 import { describeError } from './probe-context.js';
 
 /** One line of doctor's checks before the parameter table. */
@@ -17,11 +19,7 @@ const REDIS_DEFAULT = 'redis://127.0.0.1:6379';
 
 /** The settings nothing can run without; each missing one is named with its environment variable. */
 export function checkRequired(config: Config, add: AddCheck): boolean {
-  const missing = [
-    !config.api.url && 'api.url (BVSYNC_API_URL)',
-    !config.api.apiKey && 'api.apiKey (BVSYNC_API_KEY)',
-    config.brands.length === 0 && 'brands (BVSYNC_BRANDS)',
-  ].filter(Boolean);
+  const missing = [...missingApiSettings(config.api), ...(config.brands.length === 0 ? ['brands (BVSYNC_BRANDS)'] : [])];
   return add(missing.length === 0, missing.length ? `config: missing ${missing.join(', ')}` : `config: ${config.brands.length} brand(s), API ${config.api.url}`);
 }
 
@@ -45,7 +43,7 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
   const [first] = config.brands;
   // Any HTTP answer, even a refusal, shows the API is there; a 401 means the key is wrong for all of it.
   try {
-    await client.competitors(first!);
+    await endpointReads(client).competitors(first!);
     add(true, `api: ${config.api.url} answers`);
   } catch (error) {
     if (error instanceof AuthError) {
@@ -62,7 +60,7 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
   for (const brand of config.brands) {
     try {
       // No query parameter at all, so a wrong parameter mapping cannot make a readable brand look unreadable.
-      const competitors = await client.competitors(brand);
+      const competitors = await endpointReads(client).competitors(brand);
       readable.push(brand);
       add(true, `brand ${brand}: readable (${competitors.records.length} competitors)`);
     } catch (error) {
