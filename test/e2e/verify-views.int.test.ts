@@ -12,7 +12,7 @@ const TODAY = '2026-11-20';
 const FROM = '2026-11-14';
 const TO = '2026-11-19';
 const SECOND_FROM = '2026-11-17';
-const STREAMS = ['visibility', 'competitors', 'tracked_urls', 'conversations', 'citations', 'swot', 'articles'];
+const STREAMS = ['visibility', 'competitors', 'tracked_urls', 'conversations', 'citations', 'swot', 'articles', 'cited_page_fanouts'];
 
 let fx: EngineFixture;
 let brandId: number;
@@ -138,6 +138,23 @@ describe('windows said out loud', () => {
     );
     expect(one).toEqual([{ ws: SECOND_FROM, we: TO, total: daily[0]!.total }]);
     expect(Number(daily[0]!.total)).toBeGreaterThan(0);
+  });
+
+  it('v_cited_page_fanouts_one_window reads the newest window of each page only', async () => {
+    const windows = await sql('SELECT DISTINCT window_start::VARCHAR AS ws FROM cited_page_fanouts WHERE brand_id = $1 ORDER BY ws', [brandId]);
+    expect(windows).toEqual([{ ws: FROM }, { ws: SECOND_FROM }]);
+    const one = await sql(
+      `SELECT DISTINCT window_start::VARCHAR AS ws, window_end::VARCHAR AS we FROM v_cited_page_fanouts_one_window WHERE brand_id = $1`,
+      [brandId],
+    );
+    expect(one).toEqual([{ ws: SECOND_FROM, we: TO }]);
+    const rows = await sql(
+      `SELECT (SELECT count(*) FROM v_cited_page_fanouts_one_window WHERE brand_id = $1)::INTEGER AS viewed,
+              (SELECT count(*) FROM cited_page_fanouts WHERE brand_id = $1 AND window_start = $2::DATE)::INTEGER AS newest`,
+      [brandId, SECOND_FROM],
+    );
+    expect(rows[0]!.viewed).toBe(rows[0]!.newest);
+    expect(Number(rows[0]!.viewed)).toBeGreaterThan(0);
   });
 
   it('v_swot_mentions_daily dates the answers behind a statement, so a window\'s mentions are a sum', async () => {
