@@ -102,15 +102,15 @@ describe('migrations', () => {
   it('bring a database of every earlier version to the same schema as a fresh one, and apply nothing twice', async () => {
     tmp = tempDir('migrate-upgrade');
     const fresh = await schemaOf(join(tmp.path, 'fresh.duckdb'));
-    for (let version = 0; version < latest; version++) {
+    // Versions as the files number them: branches merged in another order may leave a number free for a while.
+    const versions = readNumberedSqlFiles(MIGRATIONS_DIR).map((f) => f.version);
+    for (const version of [0, ...versions.filter((v) => v < latest)]) {
       const path = join(tmp.path, `from-${version}.duckdb`);
       const old = await openWarehouse(path, { migrationTarget: version });
       expect(await old.schemaVersion()).toBe(version);
       await old.close();
       const upgraded = await openWarehouse(path);
-      expect(upgraded.migrationsApplied.map((m) => m.version)).toEqual(
-        Array.from({ length: latest - version }, (_, i) => version + i + 1),
-      );
+      expect(upgraded.migrationsApplied.map((m) => m.version)).toEqual(versions.filter((v) => v > version));
       await upgraded.close();
       expect(await schemaOf(path)).toEqual(fresh);
       const again = await openWarehouse(path);
