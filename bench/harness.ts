@@ -86,6 +86,8 @@ export interface ChildRunSpec {
   requestsPerSecond?: number | 'auto';
   /** `sync.fetchConcurrency`; default the config's. */
   fetchConcurrency?: number;
+  /** `sync.fetchThreads`; default the config's. */
+  fetchThreads?: number;
   /** Most wall time the run may take before the child gives up (ms); default 10 minutes. */
   timeoutMs?: number;
   /** NODE_OPTIONS of the child, e.g. `--max-old-space-size=128`; default none (node's defaults). */

@@ -10,7 +10,10 @@ import { conversationsSpec, REDIS_URL, REPO, withSimulator, type ChildRunSpec } 
 const days = Number(process.argv[2] ?? 20);
 const dir = process.argv[3] ?? '/tmp/bvsync-prof';
 await withSimulator('bench-profile', { scale: 10_000, days: 100 }, async (context) => {
-  const spec: ChildRunSpec = conversationsSpec(context, days, { fetchConcurrency: Number(process.env.FETCH_CONCURRENCY) || undefined });
+  const spec: ChildRunSpec = conversationsSpec(context, days, {
+    fetchConcurrency: Number(process.env.FETCH_CONCURRENCY) || undefined,
+    fetchThreads: process.env.FETCH_THREADS ? Number(process.env.FETCH_THREADS) : undefined,
+  });
   const child = spawn(process.execPath, [...(dir === '-' ? [] : ['--cpu-prof', '--cpu-prof-dir', dir]), 'bin/run-ts.js', 'bench/run-child.ts', JSON.stringify(spec)], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, REDIS_URL, ...(process.env.CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.CHILD_NODE_OPTIONS } : {}) } });
   await once(child, 'exit');
 });

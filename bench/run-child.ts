@@ -17,7 +17,7 @@ const config = parseConfig({
   brands: [1],
   db: spec.db,
   redisPrefix: spec.redisPrefix,
-  sync: spec.fetchConcurrency ? { fetchConcurrency: spec.fetchConcurrency } : {},
+  sync: { ...(spec.fetchConcurrency ? { fetchConcurrency: spec.fetchConcurrency } : {}), ...(spec.fetchThreads === undefined ? {} : { fetchThreads: spec.fetchThreads }) },
 });
 const log = createLogger({ pretty: false });
 const abort = new AbortController();

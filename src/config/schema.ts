@@ -104,6 +104,11 @@ export const syncConfigSchema = z
      * time, so with latency fewer slices leave connections idle (bench/naive.ts, 10 slices at 50 ms: 4.7 s at 4, ~3 s at 8+).
      */
     fetchConcurrency: z.number().int().min(1).max(64).default(8),
+    /**
+     * Threads that read slices (HTTP, JSON, validation, rows, chunk encoding) beside the thread that holds the DuckDB
+     * writer; 0 reads them on the main thread. Default 0: docs/performance.md, "Fetch threads".
+     */
+    fetchThreads: z.number().int().min(0).max(16).default(0),
     // Each stream's own settings (src/streams/<name>.ts, `settings`).
     ...STREAM_SETTINGS,
   })

@@ -3,16 +3,15 @@ import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ApiError, AuthError, BrandAccessDeniedError, RateLimitedError, type ApiClient } from '../api/index.js';
 import type { SyncConfig } from '../config/schema.js';
-import { redactSecrets, withLogContext, type Logger } from '../log.js';
+import { redactSecrets, type Logger } from '../log.js';
 import type { SliceOutcomeStatus, SyncMetrics } from '../ops/sync-metrics.js';
 import { getStream } from '../streams/registry.js';
-import { runSlice } from '../streams/run-slice.js';
 import type { AccessMemo } from './access-memo.js';
-import { RedisChunkSink } from './chunk-store.js';
 import { fetchJobSchema, parseJobData, type CommitJobData, type FetchJobData } from './job-data.js';
 import { enqueueCommit } from './enqueue.js';
 import type { Queues } from './queues.js';
 import { emptyTally, type RequestTallies } from './request-tally.js';
+import { inlineSliceReader, type SliceReader } from './slice-reader.js';
 
 export interface FetchProcessorDeps {
   redis: Redis;
@@ -30,6 +29,8 @@ export interface FetchProcessorDeps {
   metrics?: SyncMetrics;
   /** What the API refused (the key, a brand), shared through Redis: slices it covers fail without a request; default none. */
   access?: AccessMemo;
+  /** Reads the slices: the fetch threads (`sync.fetchThreads`); default on this thread through `client`. */
+  reader?: SliceReader;
 }
 
 /**
@@ -40,10 +41,12 @@ export interface FetchProcessorDeps {
  * of a run: docs/architecture.md, "The flow".
  */
 export function fetchProcessor(deps: FetchProcessorDeps) {
+  const reader = deps.reader ?? inlineSliceReader(deps);
   return async (job: Job): Promise<void> => {
     const data = parseJobData(fetchJobSchema, job.data, job);
-    const stream = getStream(data.stream);
-    const sink = new RedisChunkSink(deps.redis, deps.prefix, `${job.id}.${job.attemptsMade}.${randomUUID().slice(0, 8)}`);
+    // An unknown stream fails here, before the API is asked anything.
+    getStream(data.stream);
+    const token = `${job.id}.${job.attemptsMade}.${randomUUID().slice(0, 8)}`;
     // Calls of earlier attempts count too: _sync_runs must show what a failing or rate-limited API cost.
     const tally = { ...emptyTally(), ...data.carried };
     const carryTally = () => job.updateData({ ...data, carried: { ...tally } }).catch(() => {});
@@ -56,7 +59,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
     const denial = await deps.access?.refusalFor(data.brandId);
     if (denial) {
       fetched('failed');
-      await enqueueFailedCommit(deps, data, sink.token, job.attemptsMade + 1, tally, {
+      await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, {
         error: `skipped without a request: ${denial.message} (the API said so at ${denial.at})`,
         errorCode: denial.errorCode,
         requestId: denial.requestId,
@@ -64,19 +67,12 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       return;
     }
     try {
-      const result = await deps.tallies.run(tally, () =>
-        // The API client is shared by every job of the process; its retry and 429 lines find the slice through this.
-        withLogContext(bindings, () =>
-          runSlice(stream, { client: deps.client, brandId: data.brandId, slice: data.slice, sync: deps.sync, signal: deps.signal }, sink, {
-            chunkRows: deps.chunkRows,
-          }),
-        ),
-      );
+      const { result, chunks } = await reader.read(data, token, tally);
       if (result.status !== 'complete') log.warn({ status: result.status, problem: result.problem }, `slice ${result.status}`);
       fetched(result.status);
       await sendToCommit(deps, data, {
-        token: sink.token,
-        chunks: sink.chunks,
+        token,
+        chunks,
         status: result.status,
         records: result.records,
         rows: result.rows,
@@ -89,8 +85,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         requestId: null,
       });
     } catch (error) {
-      await sink.reset().catch(() => {});
-      // The client waits out 429s itself; one that still comes through has met many in a row: the slice goes back to
+      // The reader has dropped the chunks it wrote. The client waits out 429s itself; one that still comes through has met many in a row: the slice goes back to
       // the queue, which the host has paused, without spending an attempt.
       if (error instanceof RateLimitedError) {
         log.warn({ retryAfterMs: error.retryAfterMs }, 'rate limited again and again: the slice waits in the queue');
@@ -114,7 +109,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       }
       log.error({ err: describe(error) }, 'slice failed');
       fetched('failed');
-      await enqueueFailedCommit(deps, data, sink.token, job.attemptsMade + 1, tally, {
+      await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, {
         error: redactSecrets(error instanceof Error ? error.message : String(error)),
         errorCode: error instanceof ApiError ? (error.apiCode ?? error.code) : 'internal',
         requestId: error instanceof ApiError ? (error.requestId ?? null) : null,

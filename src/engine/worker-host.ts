@@ -13,6 +13,7 @@ import { openWarehouse, type Warehouse, type WarehouseOptions } from '../warehou
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { AccessMemo } from './access-memo.js';
 import { fetchProcessor } from './fetch-processor.js';
+import { FetchThreadPool } from './fetch-thread-pool.js';
 import { loadProcessor } from './load-processor.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
 import { connectRedis } from './redis.js';
@@ -50,6 +51,8 @@ export interface WorkerHostOptions {
   log: Logger;
   /** Fetch jobs at once in this process; default `sync.fetchConcurrency`. */
   fetchConcurrency?: number;
+  /** Threads that read the fetch jobs' slices, 0: on the main thread; default `sync.fetchThreads`. */
+  fetchThreads?: number;
   /** Take part in the writer lease (load when holding it); default true. */
   load?: boolean;
   /** Writer lease time to live (ms); default 15 s. */
@@ -81,6 +84,7 @@ export class WorkerHost {
   private queues!: Queues;
   private client!: ApiClient;
   private fetchWorker!: Worker;
+  private fetchThreads: FetchThreadPool | undefined;
   private lease: WriterLease | undefined;
   private loadWorker: Worker | undefined;
   private warehouse: Warehouse | undefined;
@@ -112,6 +116,23 @@ export class WorkerHost {
     // A 429 is waited out inside the call that met it, so the pages its slice already read are kept; meanwhile the
     // whole key is blocked in the shared budget and the fetch queue starts no new slice (see pauseFetching).
     this.client = createApiClient(config.api, { budget, logger: log, onRequest, signal: this.abort.signal, retryRateLimited: true });
+    const threads = this.options.fetchThreads ?? config.sync.fetchThreads;
+    if (threads > 0) {
+      this.fetchThreads = new FetchThreadPool({
+        threads,
+        setup: {
+          config,
+          redisUrl: this.options.redisUrl,
+          logLevel: log.level,
+          chunkRows: this.options.chunkRows,
+          connections: Math.max(1, Math.ceil(config.api.connections / threads)),
+          rateHeadroom: RATE_HEADROOM,
+        },
+        log,
+        onRequest,
+        signal: this.abort.signal,
+      });
+    }
     this.fetchWorker = new Worker(
       FETCH_QUEUE,
       fetchProcessor({
@@ -126,6 +147,7 @@ export class WorkerHost {
         signal: this.abort.signal,
         metrics: this.options.metrics,
         access: new AccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
+        reader: this.fetchThreads,
       }),
       this.workerOptions(this.options.fetchConcurrency ?? config.sync.fetchConcurrency),
     );
@@ -276,6 +298,7 @@ export class WorkerHost {
       } finally {
         clearTimeout(timer);
         this.abort.abort();
+        await this.fetchThreads?.close();
         await this.client?.close().catch(() => {});
         await this.queues?.close().catch(() => {});
         this.connection?.disconnect();

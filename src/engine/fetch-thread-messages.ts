@@ -1,0 +1,108 @@
+import {
+  ApiError,
+  AuthError,
+  BrandAccessDeniedError,
+  NotFoundError,
+  PagingError,
+  PermanentError,
+  RateLimitedError,
+  TransientError,
+  ValidationError,
+  type ApiErrorFields,
+  type ApiRequestEvent,
+  type TransientReason,
+} from '../api/index.js';
+import type { Config } from '../config/schema.js';
+import { redactSecrets } from '../log.js';
+import type { SliceReadResult } from '../streams/run-slice.js';
+import type { FetchJobData } from './job-data.js';
+import type { Tally } from './request-tally.js';
+
+/** What a fetch thread is started with (`workerData`): plain JSON, since it crosses the thread boundary by copy. */
+export interface FetchThreadSetup {
+  config: Config;
+  redisUrl: string;
+  /** The process logger's level, so a thread logs what the process would. */
+  logLevel: string;
+  /** Rows per chunk; default 5,000. */
+  chunkRows: number | undefined;
+  /** This thread's share of `api.connections`: the threads together keep the pool the process would have had. */
+  connections: number;
+  /** The share of `api.requestsPerSecond` the key's budget paces at (src/engine/worker-host.ts, RATE_HEADROOM). */
+  rateHeadroom: number;
+}
+
+/** One slice to read: where its chunks go (`token`) and what its earlier attempts already cost (`tally`). */
+export interface ReadSliceRequest {
+  type: 'read';
+  id: number;
+  data: FetchJobData;
+  token: string;
+  tally: Tally;
+}
+
+/** Main thread to fetch thread. `abort` ends every request in flight (the host's stop deadline passed). */
+export type ToFetchThread = ReadSliceRequest | { type: 'abort' };
+
+/** Fetch thread to main thread. */
+export type FromFetchThread =
+  | { type: 'read'; id: number; result: SliceReadResult; chunks: number; tally: Tally }
+  | { type: 'failed'; id: number; error: SerializedError; tally: Tally }
+  /** Every HTTP attempt, for the process-wide counters, metrics and pausing the fetch queue on a 429. */
+  | { type: 'request'; event: ApiRequestEvent }
+  /** One log line as pino wrote it (JSON, secrets already masked), for the process logger to print. */
+  | { type: 'log'; line: string };
+
+/** An error as it crosses the thread boundary: structured clone keeps neither an error's class nor its fields. */
+export interface SerializedError {
+  name: string;
+  message: string;
+  api?: ApiErrorFields & { retryable: boolean; retryAfterMs?: number; reason?: TransientReason };
+}
+
+export function serializeError(error: unknown): SerializedError {
+  if (error instanceof ApiError) {
+    const api: SerializedError['api'] = {
+      status: error.status,
+      apiCode: error.apiCode,
+      details: error.details,
+      requestId: error.requestId,
+      endpoint: error.endpoint,
+      retryable: error.retryable,
+    };
+    if (error instanceof RateLimitedError) api.retryAfterMs = error.retryAfterMs;
+    if (error instanceof TransientError) api.reason = error.reason;
+    return { name: error.name, message: error.message, api };
+  }
+  if (error instanceof Error) return { name: error.name, message: redactSecrets(error.message) };
+  return { name: 'Error', message: redactSecrets(String(error)) };
+}
+
+type PermanentClass = new (message: string, fields: ApiErrorFields) => PermanentError;
+
+/** The permanent classes the fetch processor tells apart (auth and brand access are remembered; all stop retries). */
+const PERMANENT_CLASSES: Record<string, PermanentClass> = {
+  ValidationError,
+  AuthError,
+  BrandAccessDeniedError,
+  NotFoundError,
+  PagingError,
+};
+
+/**
+ * The error the thread met, as the class the fetch processor decides on (retry, pause, remember a refusal). A class
+ * not listed keeps what decides: retryable or not.
+ */
+export function reviveError(serialized: SerializedError): Error {
+  const { api } = serialized;
+  if (!api) {
+    const error = new Error(serialized.message);
+    error.name = serialized.name;
+    return error;
+  }
+  const { retryable, retryAfterMs, reason, ...fields } = api;
+  if (serialized.name === 'RateLimitedError') return new RateLimitedError(serialized.message, fields, retryAfterMs ?? 0);
+  if (retryable) return new TransientError(serialized.message, fields, reason ?? 'network');
+  const permanent = PERMANENT_CLASSES[serialized.name] ?? PermanentError;
+  return new permanent(serialized.message, fields);
+}

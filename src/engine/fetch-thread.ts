@@ -1,0 +1,62 @@
+/**
+ * The body of one fetch thread (src/engine/fetch-thread-pool.ts starts them): it reads the slices the main thread
+ * sends, each exactly as a fetch job reads it inline, so JSON parsing, validation, row mapping and chunk encoding use
+ * another core than the writer's. It has its own API client and Redis connection; the key's rate budget lives in
+ * Redis, so every thread (and every process) paces against the same budget.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createApiClient, createRedisRateBudget } from '../api/index.js';
+import { createLogger, registerSecret, routeLogLines } from '../log.js';
+import { connectRedis } from './redis.js';
+import { RequestTallies } from './request-tally.js';
+import { inlineSliceReader } from './slice-reader.js';
+import { serializeError, type FetchThreadSetup, type FromFetchThread, type ToFetchThread } from './fetch-thread-messages.js';
+
+const port = parentPort!;
+const setup = (workerData as { setup: FetchThreadSetup }).setup;
+const post = (message: FromFetchThread) => port.postMessage(message);
+
+const { config } = setup;
+registerSecret(config.api.apiKey);
+// Lines go to the main thread, which prints them through the process logger (above the live progress line, if any).
+// createLogger's own masking of secrets runs here first, so the key never crosses the thread boundary in a line.
+routeLogLines((line) => post({ type: 'log', line }));
+const log = createLogger({ level: setup.logLevel, pretty: false });
+const abort = new AbortController();
+const redis = connectRedis(setup.redisUrl);
+redis.on('error', (error) => log.warn({ err: error.message }, 'redis connection error in a fetch thread; reconnecting'));
+const tallies = new RequestTallies();
+const budget = createRedisRateBudget({
+  redis,
+  prefix: config.redisPrefix,
+  apiKey: config.api.apiKey ?? '',
+  requestsPerSecond: config.api.requestsPerSecond,
+  headroom: setup.rateHeadroom,
+  logger: log,
+});
+const client = createApiClient(
+  { ...config.api, connections: setup.connections },
+  {
+    budget,
+    logger: log,
+    signal: abort.signal,
+    retryRateLimited: true,
+    onRequest: (event) => {
+      tallies.onRequest(event);
+      post({ type: 'request', event });
+    },
+  },
+);
+const reader = inlineSliceReader({ redis, prefix: config.redisPrefix, client, sync: config.sync, tallies, chunkRows: setup.chunkRows, signal: abort.signal });
+
+port.on('message', (message: ToFetchThread) => {
+  if (message.type === 'abort') {
+    abort.abort();
+    return;
+  }
+  const { id, data, token, tally } = message;
+  reader.read(data, token, tally).then(
+    ({ result, chunks }) => post({ type: 'read', id, result, chunks, tally }),
+    (error: unknown) => post({ type: 'failed', id, error: serializeError(error), tally }),
+  );
+});

@@ -1,0 +1,60 @@
+import type { Redis } from 'ioredis';
+import type { ApiClient } from '../api/index.js';
+import type { SyncConfig } from '../config/schema.js';
+import { withLogContext } from '../log.js';
+import { getStream } from '../streams/registry.js';
+import { runSlice, type SliceReadResult } from '../streams/run-slice.js';
+import { RedisChunkSink } from './chunk-store.js';
+import type { FetchJobData } from './job-data.js';
+import type { RequestTallies, Tally } from './request-tally.js';
+
+export interface SliceRead {
+  result: SliceReadResult;
+  /** Chunks written under the token, for the commit job. */
+  chunks: number;
+}
+
+/**
+ * The part of a fetch job that costs CPU: paging the slice through the API client, validating, mapping records to
+ * rows and encoding them into chunks in Redis under `token`. The rest of the job (BullMQ, retries, the commit job)
+ * stays with the fetch processor. `tally` is counted up in place, also when the read throws; a read that throws has
+ * dropped the chunks it wrote.
+ */
+export interface SliceReader {
+  read(data: FetchJobData, token: string, tally: Tally): Promise<SliceRead>;
+  /** Ends what the reader started (threads, connections); default nothing. */
+  close?(): Promise<void>;
+}
+
+export interface InlineSliceReaderOptions {
+  redis: Redis;
+  prefix: string;
+  client: ApiClient;
+  sync: SyncConfig;
+  tallies: RequestTallies;
+  /** Rows per chunk; default 5,000. */
+  chunkRows?: number;
+  /** Aborted on shutdown so in-flight requests end quickly. */
+  signal?: AbortSignal;
+}
+
+/** Reads slices on the thread that calls it (`sync.fetchThreads` 0, and inside each fetch thread). */
+export function inlineSliceReader(options: InlineSliceReaderOptions): SliceReader {
+  return {
+    async read(data, token, tally) {
+      const sink = new RedisChunkSink(options.redis, options.prefix, token);
+      const bindings = { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key };
+      const context = { client: options.client, brandId: data.brandId, slice: data.slice, sync: options.sync, signal: options.signal };
+      try {
+        const result = await options.tallies.run(tally, () =>
+          // The API client is shared by every job of the process; its retry and 429 lines find the slice through this.
+          withLogContext(bindings, () => runSlice(getStream(data.stream), context, sink, { chunkRows: options.chunkRows })),
+        );
+        return { result, chunks: sink.chunks };
+      } catch (error) {
+        await sink.reset().catch(() => {});
+        throw error;
+      }
+    },
+  };
+}
