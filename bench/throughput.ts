@@ -7,10 +7,13 @@
  * - DuckDB's raw ingest rate of the same rows: the conversations (and their brand rows) of 100,000 of those records,
  *   mapped to rows by the stream beforehand, appended with DataChunkWriter into unkeyed copies of the two tables.
  * Target: bvsync's records/s >= 0.5 x the smaller reference. The backfill's peak RSS feeds scenario 4 (memory).
+ * The same backfill runs once more with the other `sync.fetchThreads` (0 when the default has threads, else 1), so one
+ * run shows what reading slices off the writer's thread changes on this machine at this load.
  */
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { DuckDBDataChunkWriter, DuckDBInstance, timestampTZValue, type DuckDBValue } from '@duckdb/node-api';
+import { syncConfigSchema } from '../src/config/schema.js';
 import { conversations } from '../src/streams/conversations.js';
 import type { Row } from '../src/warehouse/slice-batch.js';
 import { readCatalog } from '../src/warehouse/catalog.js';
@@ -45,16 +48,16 @@ const backfills = new Map<string, Promise<BackfillFigure>>();
  * `nodeOptions` as its NODE_OPTIONS) against a fresh simulator process. Memoised: scenarios 1 and 4 share the
  * 1,000,000-row run when both run in one bench.
  */
-export function conversationBackfill(days: number, nodeOptions?: string): Promise<BackfillFigure> {
-  const key = `${days}|${nodeOptions ?? ''}`;
+export function conversationBackfill(days: number, nodeOptions?: string, fetchThreads?: number): Promise<BackfillFigure> {
+  const key = `${days}|${nodeOptions ?? ''}|${fetchThreads ?? ''}`;
   let figure = backfills.get(key);
-  if (!figure) backfills.set(key, (figure = measureBackfill(days, nodeOptions)));
+  if (!figure) backfills.set(key, (figure = measureBackfill(days, nodeOptions, fetchThreads)));
   return figure;
 }
 
-async function measureBackfill(days: number, nodeOptions: string | undefined): Promise<BackfillFigure> {
+async function measureBackfill(days: number, nodeOptions: string | undefined, fetchThreads: number | undefined): Promise<BackfillFigure> {
   return withSimulator('bench-backfill', { scale: PER_DAY, days: DAYS }, async (context) => {
-    const report = await runInChild(conversationsSpec(context, days, { nodeOptions }));
+    const report = await runInChild(conversationsSpec(context, days, { nodeOptions, fetchThreads }));
     if (report.status !== 'complete') throw new Error(`the backfill ended ${report.status}`);
     return { records: report.records, seconds: report.seconds, peakRssMb: report.peakRssMb, report };
   });
@@ -150,6 +153,10 @@ export async function run(): Promise<BenchResult[]> {
   serve.sample.length = 0;
   const backfill = await conversationBackfill(DAYS);
   const rate = backfill.records / backfill.seconds;
+  const defaultThreads = syncConfigSchema.parse({}).fetchThreads;
+  const otherThreads = defaultThreads === 0 ? 1 : 0;
+  const other = await conversationBackfill(DAYS, undefined, otherThreads);
+  const otherRate = other.records / other.seconds;
   const reference = Math.min(serve.recordsPerSecond, ingest.recordsPerSecond);
   const smaller = serve.recordsPerSecond <= ingest.recordsPerSecond ? 'serve' : 'ingest';
   return [
@@ -163,7 +170,19 @@ export async function run(): Promise<BenchResult[]> {
       reference,
       target: `>= 0.5 x min reference (${smaller})`,
       met: rate >= 0.5 * reference,
-      note: `${backfill.records.toLocaleString('en-US')} records in ${backfill.seconds.toFixed(1)} s, ${backfill.report.requests.toLocaleString('en-US')} requests, ${backfill.report.cpuSeconds.toFixed(1)} s of CPU`,
+      note: `sync.fetchThreads ${defaultThreads} (default); ${describeBackfill(backfill)}`,
+    },
+    {
+      scenario: 'throughput',
+      metric: `the same backfill, sync.fetchThreads ${otherThreads}`,
+      value: otherRate,
+      unit: 'records/s',
+      reference: rate,
+      note: `vs the default's run; ${describeBackfill(other)}`,
     },
   ];
+}
+
+function describeBackfill(figure: BackfillFigure): string {
+  return `${figure.records.toLocaleString('en-US')} records in ${figure.seconds.toFixed(1)} s, ${figure.report.requests.toLocaleString('en-US')} requests, ${figure.report.cpuSeconds.toFixed(1)} s of CPU, peak RSS ${figure.peakRssMb.toFixed(0)} MB`;
 }
