@@ -94,6 +94,12 @@ export const syncConfigSchema = z
     initialDays: z.number().int().min(1).max(3650).default(30),
     /** Slice conversations by topic so each answer is attributed to its topic; default false (see docs/syncing.md, "What each stream costs"). */
     conversationsByTopic: z.boolean().default(false),
+    /**
+     * Engines the per-engine streams (visibility_by_engine, product_ranking_by_engine) break reports down by, one slice
+     * per day and engine; default the brand's engines as the visibility report's `info.query` names them (docs/tables.md,
+     * "Engines").
+     */
+    engineBreakdown: z.array(z.string().min(1)).min(1).optional(),
     /** Domains whose details and citation series are synced besides tracked URLs' and competitors' domains. */
     domains: z
       .array(

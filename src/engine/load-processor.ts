@@ -7,6 +7,7 @@ import { distinctDomains } from '../streams/domains.js';
 import { getStream, selectStreams } from '../streams/registry.js';
 import type { SliceChunk } from '../streams/run-slice.js';
 import type { Dimensions } from '../streams/stream.js';
+import { LEARNED_ENGINES_SQL, sliceQueryWrite } from '../warehouse/provenance.js';
 import { screenWrites } from '../warehouse/row-screen.js';
 import { attemptIsWorse, type Row, type SliceBatch, type SliceStatus, type TableWrite } from '../warehouse/slice-batch.js';
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
@@ -119,16 +120,18 @@ async function completeFromState(deps: LoadProcessorDeps, brandId: number, strea
   return completeThrough(first, days.map((row) => ({ day: String(row.day), complete: row.complete === true })));
 }
 
-/** What phase 2 fans out over: domains of tracked URLs, competitors and the config; the topics loaded. */
+/** What phase 2 fans out over: domains of tracked URLs, competitors and the config; the topics loaded; the brand's engines. */
 async function loadDimensions(deps: LoadProcessorDeps, brandId: number): Promise<Dimensions> {
   const urls = await deps.warehouse.query(
     'SELECT url AS text FROM tracked_urls WHERE brand_id = $1 UNION ALL SELECT website FROM competitors WHERE brand_id = $1',
     [brandId],
   );
   const topics = await deps.warehouse.query('SELECT id FROM topics WHERE brand_id = $1 ORDER BY id', [brandId]);
+  const engines = deps.config.sync.engineBreakdown ?? (await deps.warehouse.query(LEARNED_ENGINES_SQL, [brandId])).map((row) => String(row.engine));
   return {
     domains: distinctDomains([...urls.map((row) => row.text as string | null), ...deps.config.sync.domains]),
     topicIds: topics.map((row) => Number(row.id)),
+    engines,
   };
 }
 
@@ -167,6 +170,9 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
   if (stray.length) throw new UnrecoverableError(`stream ${data.stream} made rows for ${stray.join(', ')}, which are not among its targets`);
   // A failed slice leaves its earlier rows as they were: only its state says it failed.
   let writes: TableWrite[] = status === 'failed' ? [] : targets.map((target) => ({ ...target, rows: tables[target.table] ?? [] }));
+  if (status !== 'failed' && data.query) {
+    writes.push(sliceQueryWrite({ brandId: data.brandId, stream: data.stream, slice: data.slice, query: data.query, enginesParam: deps.config.api.params.engines }));
+  }
   let rejects = chunks.flatMap((chunk) => chunk.rejects);
   let errorCode = data.errorCode;
   // Data never fails a commit: rows the loader would refuse are set aside here, and the slice says it is incomplete.

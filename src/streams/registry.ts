@@ -8,10 +8,12 @@ import { domainDetails } from './domain-details.js';
 import { fanoutsByPhrase } from './fanouts-by-phrase.js';
 import { fanoutsCited } from './fanouts-cited.js';
 import { productRanking } from './product-ranking.js';
+import { productRankingByEngine } from './product-ranking-by-engine.js';
 import { swot } from './swot.js';
 import { templates } from './templates.js';
 import { trackedUrls } from './tracked-urls.js';
 import { visibility } from './visibility.js';
+import { visibilityByEngine } from './visibility-by-engine.js';
 import type { StreamDefinition } from './stream.js';
 import { STREAM_NAMES, isStreamName, type StreamName } from './stream-names.js';
 
@@ -31,6 +33,8 @@ export const STREAMS: ReadonlyMap<StreamName, StreamDefinition> = new Map(
     fanoutsCited,
     swot,
     fanoutsByPhrase,
+    visibilityByEngine,
+    productRankingByEngine,
   ].map((stream) => [stream.name, stream]),
 );
 

@@ -13,6 +13,8 @@ export const STREAM_NAMES = [
   'fanouts_cited',
   'swot',
   'fanouts_by_phrase',
+  'visibility_by_engine',
+  'product_ranking_by_engine',
 ] as const;
 
 export type StreamName = (typeof STREAM_NAMES)[number];

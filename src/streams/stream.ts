@@ -13,6 +13,8 @@ import type { StreamName } from './stream-names.js';
 export interface Dimensions {
   domains: string[];
   topicIds: number[];
+  /** The brand's engines the per-engine streams break reports down by (`sync.engineBreakdown`, else learned from `_slice_queries`). */
+  engines?: string[];
 }
 
 export interface SlicePlanInput {

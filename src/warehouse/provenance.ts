@@ -1,0 +1,60 @@
+import type { Row, TableWrite } from './slice-batch.js';
+
+/**
+ * What a slice's answer says the API applied. Visibility by topic, the citations report and domain detail echo
+ * their query in `info.query` (spec endpoints 16-18); the engine defaults differ per endpoint and the spec omits the
+ * engines' literal strings, so the echo is the only statement of which engines a row covers. It is written in the
+ * slice's own transaction (`_slice_queries`, migration 009), so it always describes the rows the slice holds.
+ */
+
+export const SLICE_QUERIES_TABLE = '_slice_queries';
+
+export type QueryEcho = Record<string, unknown>;
+
+/** The `info.query` object of an answer's info, or undefined when the answer echoes none. */
+export function queryEchoOf(info: unknown): QueryEcho | undefined {
+  if (typeof info !== 'object' || info === null) return undefined;
+  const query = (info as { query?: unknown }).query;
+  if (typeof query !== 'object' || query === null || Array.isArray(query)) return undefined;
+  return query as QueryEcho;
+}
+
+/** The engine list of an echo under the engines parameter's wire name, when it is a list of strings. */
+export function echoedEngines(query: QueryEcho, enginesParam: string): string[] | null {
+  const engines = query[enginesParam];
+  if (!Array.isArray(engines) || !engines.every((engine): engine is string => typeof engine === 'string')) return null;
+  return [...engines];
+}
+
+export interface SliceQueryOptions {
+  brandId: number;
+  stream: string;
+  slice: { key: string; day: string | null; from: string | null; to: string | null };
+  query: QueryEcho;
+  /** The engines parameter's name on the wire (`api.params.engines`), which the echo uses; default `engines`. */
+  enginesParam?: string;
+}
+
+/** The replace of a slice's echo: its earlier echo goes, this one comes, with the slice's rows. */
+export function sliceQueryWrite(options: SliceQueryOptions): TableWrite {
+  const { brandId, stream, slice, query } = options;
+  const row: Row = {
+    brand_id: brandId,
+    stream,
+    slice_key: slice.key,
+    day: slice.day,
+    range_start: slice.from,
+    range_end: slice.to,
+    query,
+    engines: echoedEngines(query, options.enginesParam ?? 'engines'),
+  };
+  return { table: SLICE_QUERIES_TABLE, mode: 'replace', scope: { brand_id: brandId, stream, slice_key: slice.key }, rows: [row] };
+}
+
+/**
+ * The SQL of a brand's engines as the visibility report applied them by default ("the engines of the brand"):
+ * the engines per-engine streams break reports down by when `sync.engineBreakdown` names none. Every echo of the
+ * brand's visibility slices counts, so an engine the brand ran on some day is still broken down for that history.
+ */
+export const LEARNED_ENGINES_SQL = `SELECT DISTINCT engine FROM ${SLICE_QUERIES_TABLE}, unnest(engines) AS e(engine)
+  WHERE brand_id = $1 AND stream = 'visibility' ORDER BY engine`;
