@@ -7,7 +7,7 @@ import { distinctDomains } from '../streams/domains.js';
 import { getStream, selectStreams } from '../streams/registry.js';
 import type { SliceChunk } from '../streams/run-slice.js';
 import type { Dimensions } from '../streams/stream.js';
-import { LEARNED_ENGINES_SQL, sliceQueryWrite } from '../warehouse/provenance.js';
+import { appliedQuery, LEARNED_ENGINES_SQL } from '../warehouse/provenance.js';
 import { screenWrites } from '../warehouse/row-screen.js';
 import { attemptIsWorse, type Row, type SliceBatch, type SliceStatus, type TableWrite } from '../warehouse/slice-batch.js';
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
@@ -170,9 +170,6 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
   if (stray.length) throw new UnrecoverableError(`stream ${data.stream} made rows for ${stray.join(', ')}, which are not among its targets`);
   // A failed slice leaves its earlier rows as they were: only its state says it failed.
   let writes: TableWrite[] = status === 'failed' ? [] : targets.map((target) => ({ ...target, rows: tables[target.table] ?? [] }));
-  if (status !== 'failed' && data.query) {
-    writes.push(sliceQueryWrite({ brandId: data.brandId, stream: data.stream, slice: data.slice, query: data.query, enginesParam: deps.config.api.params.engines }));
-  }
   let rejects = chunks.flatMap((chunk) => chunk.rejects);
   let errorCode = data.errorCode;
   // Data never fails a commit: rows the loader would refuse are set aside here, and the slice says it is incomplete.
@@ -200,6 +197,7 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
     writes: attemptOnly ? [] : writes,
     rejects: attemptOnly ? [] : rejects,
     attemptOnly,
+    appliedQuery: data.query && appliedQuery(data.query, data.slice, deps.config.api.params.engines),
     state: {
       status,
       rows: status === 'failed' ? 0 : data.records,

@@ -1,4 +1,4 @@
-import type { Row, TableWrite } from './slice-batch.js';
+import type { Row, SliceBatch, TableWrite } from './slice-batch.js';
 
 /**
  * What a slice's answer says the API applied. Visibility by topic, the citations report and domain detail echo
@@ -26,29 +26,35 @@ export function echoedEngines(query: QueryEcho, enginesParam: string): string[] 
   return [...engines];
 }
 
-export interface SliceQueryOptions {
-  brandId: number;
-  stream: string;
-  slice: { key: string; day: string | null; from: string | null; to: string | null };
+/** What a slice's answer says was applied, as the loader writes it to `_slice_queries` beside the slice's rows. */
+export interface AppliedQuery {
   query: QueryEcho;
-  /** The engines parameter's name on the wire (`api.params.engines`), which the echo uses; default `engines`. */
-  enginesParam?: string;
+  /** The echo's engine list: the engines every row of the slice covers (null when the echo names none). */
+  engines: string[] | null;
+  /** The days the slice read. */
+  rangeStart: string | null;
+  rangeEnd: string | null;
 }
 
-/** The replace of a slice's echo: its earlier echo goes, this one comes, with the slice's rows. */
-export function sliceQueryWrite(options: SliceQueryOptions): TableWrite {
-  const { brandId, stream, slice, query } = options;
+/** A slice's echo with its engines read under the engines parameter's wire name (`api.params.engines`). */
+export function appliedQuery(query: QueryEcho, slice: { from: string | null; to: string | null }, enginesParam = 'engines'): AppliedQuery {
+  return { query, engines: echoedEngines(query, enginesParam), rangeStart: slice.from, rangeEnd: slice.to };
+}
+
+/** The replace of a slice's echo: its earlier echo goes and this one comes, in the transaction of the slice's rows. */
+export function sliceQueryWrite(batch: Pick<SliceBatch, 'brandId' | 'stream' | 'sliceKey' | 'day'>, applied: AppliedQuery): TableWrite {
+  const { brandId, stream, sliceKey } = batch;
   const row: Row = {
     brand_id: brandId,
     stream,
-    slice_key: slice.key,
-    day: slice.day,
-    range_start: slice.from,
-    range_end: slice.to,
-    query,
-    engines: echoedEngines(query, options.enginesParam ?? 'engines'),
+    slice_key: sliceKey,
+    day: batch.day,
+    range_start: applied.rangeStart,
+    range_end: applied.rangeEnd,
+    query: applied.query,
+    engines: applied.engines,
   };
-  return { table: SLICE_QUERIES_TABLE, mode: 'replace', scope: { brand_id: brandId, stream, slice_key: slice.key }, rows: [row] };
+  return { table: SLICE_QUERIES_TABLE, mode: 'replace', scope: { brand_id: brandId, stream, slice_key: sliceKey }, rows: [row] };
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Row, Scope, SliceBatch, TableWrite } from './slice-batch.js';
 import type { TablePlan, RowDefaults } from './table-plan.js';
 import { castTypeOf } from './table-plan.js';
 import { compileScope } from './scope.js';
+import { sliceQueryWrite } from './provenance.js';
 import { quoteIdent } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
 
@@ -105,6 +106,7 @@ export async function loadSliceBatch(
   }
   const keepRejects = batch.attemptOnly === true || (batch.state.status === 'failed' && batch.rejects.length === 0);
   const writes: TableWrite[] = keepRejects ? [...batch.writes] : [...batch.writes, rejectsWrite(batch)];
+  if (batch.appliedQuery && !batch.attemptOnly && batch.state.status !== 'failed') writes.push(sliceQueryWrite(batch, batch.appliedQuery));
   for (const write of batch.writes) {
     if (write.table.startsWith('_')) {
       throw new WarehouseError('unknown_table', `a slice cannot write the system table ${write.table}; the loader keeps it`);
