@@ -1,7 +1,8 @@
 /**
  * What each stream costs in API calls per brand per day, measured against the simulator by reading every slice
  * of a 7-day window of one brand; and conversations sliced by day vs by day and topic at three volumes, the numbers
- * behind the default of `sync.conversationsByTopic`. Run alone: `npm run bench -- stream-costs`.
+ * behind the default of `sync.conversationsByTopic`; and the per-engine breakdowns against the reports they break
+ * down, the numbers behind the default of `visibility_by_engine` (on) and `product_ranking_by_engine` (opt-in). Run alone: `npm run bench -- stream-costs`.
  */
 import { createApiClient } from '../src/api/index.js';
 import { parseConfig } from '../src/config/load.js';
@@ -31,6 +32,7 @@ async function measure(scale: number, byTopic: boolean, streamNames?: string[]) 
   const dimensions: Dimensions = {
     domains: distinctDomains([...world.trackedUrls.map((u) => u.url), ...world.competitors.map((c) => c.website)]),
     topicIds: world.topics.filter((t) => !t.deleted).map((t) => t.id),
+    engines: [...world.brand.engines],
   };
   const perStream = new Map<string, number>();
   for (const stream of selectStreams(streamNames) as StreamDefinition[]) {
@@ -44,11 +46,29 @@ async function measure(scale: number, byTopic: boolean, streamNames?: string[]) 
   return perStream;
 }
 
+async function simulatedBrandEngines(): Promise<string[]> {
+  const sim = await startSimulator({ seed: 3, brands: 1, days: 1, scale: 1, today: TODAY });
+  const engines = [...sim.truth.world(1).brand.engines];
+  await sim.close();
+  return engines;
+}
+
 export async function run(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   const all = await measure(100, false);
   for (const [stream, calls] of all) {
     results.push({ scenario: 'stream-costs', metric: `${stream} calls per brand per day`, value: calls / DAYS, unit: 'calls', note: 'scale 100 answers/day, 7 days' });
+  }
+  // The per-engine breakdowns against the report they break down: the numbers behind their defaults (docs/syncing.md).
+  const engines = (await simulatedBrandEngines()).length;
+  for (const [byEngine, whole] of [['visibility_by_engine', 'visibility'], ['product_ranking_by_engine', 'product_ranking']] as const) {
+    results.push({
+      scenario: 'stream-costs',
+      metric: `${byEngine} vs ${whole}`,
+      value: all.get(byEngine)! / all.get(whole)!,
+      unit: 'x calls',
+      note: `${engines} brand engines; ${(all.get(byEngine)! / DAYS).toFixed(1)} vs ${(all.get(whole)! / DAYS).toFixed(1)} calls per brand per day`,
+    });
   }
   for (const scale of [100, 1_000, 10_000]) {
     const byDay = (await measure(scale, false, ['conversations'])).get('conversations')!;

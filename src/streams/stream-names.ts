@@ -19,6 +19,13 @@ export const STREAM_NAMES = [
 
 export type StreamName = (typeof STREAM_NAMES)[number];
 
+/**
+ * Streams a run syncs only when they are named (`sync.streams`, a schedule's `streams`, `--streams`): their calls are
+ * a choice, not a default. product_ranking_by_engine costs four calls per day and brand engine, as many again as
+ * every default stream together (`npm run bench -- stream-costs`; docs/syncing.md, "What each stream costs").
+ */
+export const OPT_IN_STREAMS: readonly StreamName[] = ['product_ranking_by_engine'];
+
 export function isStreamName(name: string): name is StreamName {
   return (STREAM_NAMES as readonly string[]).includes(name);
 }
