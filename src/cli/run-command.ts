@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { RunKind } from '../engine/run-store.js';
+import type { RunKind } from '../vocabulary.js';
 import { parseDay, todayUtc } from '../days.js';
 import { chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, workerTimingsFromEnv, type CommonFlags } from './context.js';
 import type { Logger } from '../log.js';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
-import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
+import type { DuckDBResultReader } from '@duckdb/node-api';
 import { textTable } from '../text-table.js';
 import { openQueues } from '../engine/queues.js';
 import { connectRedis } from '../engine/redis.js';
@@ -8,6 +8,7 @@ import { RunStore, type RunMeta } from '../engine/run-store.js';
 import { todayUtc } from '../days.js';
 import { formatInteger } from '../format.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
+import { freshnessTable, slicesNotCompleteTable } from '../warehouse/bookkeeping.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { plainValue, type PlainRow } from '../warehouse/read-rows.js';
 import { formatResult } from '../warehouse/result-format.js';
@@ -28,42 +29,6 @@ export function runWindowText(run: Pick<RunMeta, 'from' | 'to' | 'today'>): stri
 /** A run's streams in alphabetical order, or `all` when it runs every stream. */
 export function runStreamsText(streams: string[]): string {
   return STREAM_NAMES.every((name) => streams.includes(name)) ? 'all' : [...streams].sort().join(',');
-}
-
-// Freshness: the newest day each brand and stream has complete, and how old it is. Today (UTC) is left out of it:
-// its slice reads complete once fetched, yet the API adds answers to the day until it ends, so it is partial.
-const FRESHNESS_SQL = `
-SELECT s.brand_id AS brand, s.stream,
-       max(s.day) FILTER (WHERE s.status = 'complete' AND s.day < $1::DATE)::VARCHAR AS newest_complete_day,
-       ($1::DATE - max(s.day) FILTER (WHERE s.status = 'complete' AND s.day < $1::DATE))::INTEGER AS age_days,
-       CASE WHEN bool_or(s.day >= $1::DATE) THEN 'partial' ELSE '' END AS today,
-       c.through_day::VARCHAR AS incremental_through,
-       count(*) FILTER (WHERE s.status = 'failed')::INTEGER AS failed,
-       count(*) FILTER (WHERE s.status = 'incomplete')::INTEGER AS incomplete,
-       max(s.updated_at)::VARCHAR AS last_loaded
-FROM _sync_state s LEFT JOIN _sync_cursors c USING (brand_id, stream)
-GROUP BY ALL ORDER BY brand, stream`;
-
-// Failures with what the API said, so they can be reported to its support with the request id. A slice whose rows are
-// complete but whose latest attempt failed (migration 006 keeps the good state and records the attempt beside it) is
-// listed too: `status` says what the rows are, `last_attempt` what the latest fetch came to.
-const FAILURES_SQL = `
-SELECT brand_id AS brand, stream, slice_key AS slice, status, coalesce(last_attempt_status, status) AS last_attempt,
-       coalesce(last_attempt_error_code, error_code) AS error_code, coalesce(last_attempt_request_id, request_id) AS request_id,
-       left(coalesce(last_attempt_error, last_error), 120) AS error, coalesce(last_attempt_run_id, run_id) AS run_id
-FROM _sync_state WHERE status <> 'complete' OR coalesce(last_attempt_status, status) <> 'complete'
-ORDER BY coalesce(last_attempt_at, updated_at) DESC LIMIT 50`;
-
-// A file published by a bvsync older than migration 006 (upgraded, not yet synced again) has no attempt columns.
-const FAILURES_BEFORE_006_SQL = `
-SELECT brand_id AS brand, stream, slice_key AS slice, status, error_code, request_id, left(last_error, 120) AS error, run_id
-FROM _sync_state WHERE status <> 'complete' ORDER BY updated_at DESC LIMIT 50`;
-
-async function hasLastAttempt(connection: DuckDBConnection): Promise<boolean> {
-  const found = await connection.runAndReadAll(
-    "SELECT 1 FROM duckdb_columns() WHERE table_name = '_sync_state' AND column_name = 'last_attempt_status'",
-  );
-  return found.currentRowCount > 0;
 }
 
 /** A run as status lists it: from Redis while Redis keeps it, else from the published file's `_sync_runs`. */
@@ -174,8 +139,8 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     const fromFile = (await recentRuns(db.connection, limit)).filter((run) => !known.has(run.runId)).map(listedFromWarehouse);
     report.recentRuns = [...report.recentRuns, ...fromFile].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).slice(0, limit);
     const tables = {
-      freshness: await db.connection.runAndReadAll(FRESHNESS_SQL, [report.today]),
-      failures: await db.connection.runAndReadAll((await hasLastAttempt(db.connection)) ? FAILURES_SQL : FAILURES_BEFORE_006_SQL),
+      freshness: await freshnessTable(db.connection, report.today),
+      failures: await slicesNotCompleteTable(db.connection),
     };
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);

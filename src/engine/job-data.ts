@@ -1,4 +1,6 @@
+import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
+import { SLICE_STATUSES } from '../vocabulary.js';
 
 /**
  * Job payloads, validated at the start of every processor: jobs outlive code changes and sit in a shared Redis,
@@ -42,7 +44,7 @@ export const commitJobSchema = z.object({
   /** Where the slice's chunks wait in Redis, and how many there are. */
   token: z.string().min(1),
   chunks: z.number().int().min(0),
-  status: z.enum(['complete', 'incomplete', 'failed']),
+  status: z.enum(SLICE_STATUSES),
   /** Distinct records read (compared with total_rows), and rows they became in all tables. */
   records: z.number().int().min(0),
   rows: z.number().int().min(0),
@@ -63,12 +65,23 @@ export type CommitJobData = z.infer<typeof commitJobSchema>;
 export const finalizeJobSchema = z.object({ runId: z.string().min(1) });
 export type FinalizeJobData = z.infer<typeof finalizeJobSchema>;
 
-/** Parses a job's data, naming the job in the error when it does not fit (a job left by an older version). */
+/**
+ * A job whose data this version cannot read (left by an older version, or written by hand). It is an
+ * `UnrecoverableError`, so BullMQ fails the job at once: the same data would fail every one of its attempts.
+ */
+export class UnreadableJobError extends UnrecoverableError {
+  readonly code = 'unreadable_job';
+  constructor(job: { id?: string; name: string }, issues: string) {
+    super(`job ${job.name} ${job.id ?? ''} has data this version cannot read: ${issues}; start the run again with this version`);
+    this.name = 'UnreadableJobError';
+  }
+}
+
+/** Parses a job's data, naming the job and each field that does not fit when it cannot be read. */
 export function parseJobData<T>(schema: z.ZodType<T>, data: unknown, job: { id?: string; name: string }): T {
   const result = schema.safeParse(data);
   if (!result.success) {
-    const issues = result.error.issues.map((issue) => `${issue.path.join('.') || '(data)'}: ${issue.message}`).join('; ');
-    throw new Error(`job ${job.name} ${job.id ?? ''} has data this version cannot read: ${issues}`);
+    throw new UnreadableJobError(job, result.error.issues.map((issue) => `${issue.path.join('.') || '(data)'}: ${issue.message}`).join('; '));
   }
   return result.data;
 }

@@ -9,7 +9,7 @@ import type { SliceChunk } from '../streams/run-slice.js';
 import type { Dimensions } from '../streams/stream.js';
 import { appliedQuery, LEARNED_ENGINES_SQL } from '../warehouse/provenance.js';
 import { screenWrites } from '../warehouse/row-screen.js';
-import { attemptIsWorse, type Row, type SliceBatch, type SliceStatus, type TableWrite } from '../warehouse/slice-batch.js';
+import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../warehouse/slice-batch.js';
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { runStatusOfSlices } from '../vocabulary.js';
@@ -112,12 +112,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
 /** For a stream with no cursor yet: the days slices already loaded (by a backfill) have complete, unbroken. */
 async function completeFromState(deps: LoadProcessorDeps, brandId: number, stream: string, today: string): Promise<string | undefined> {
   const first = firstIncrementalDay(today, deps.config.sync);
-  const days = await deps.warehouse.query(
-    `SELECT "day"::VARCHAR AS day, bool_and(status = 'complete') AS complete FROM _sync_state
-     WHERE brand_id = $1 AND stream = $2 AND "day" BETWEEN $3::DATE AND $4::DATE GROUP BY "day"`,
-    [brandId, stream, first, today],
-  );
-  return completeThrough(first, days.map((row) => ({ day: String(row.day), complete: row.complete === true })));
+  return completeThrough(first, await deps.warehouse.completeDays(brandId, stream, first, today));
 }
 
 /** What phase 2 fans out over: domains of tracked URLs, competitors and the config; the topics loaded; the brand's engines. */
@@ -181,7 +176,7 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
     error = error ? `${error}; ${screened.problem}` : screened.problem;
     errorCode ??= screened.problemCode;
   }
-  const stored = await storedState(deps, data);
+  const stored = await deps.warehouse.storedSliceState(data.brandId, data.stream, data.slice.key);
   // Loaded by this run already, then stopped before its outcome was recorded (a crash, a lease lost in between): the
   // rows are in, and loading them again would count the slice twice in _sync_runs.
   const loadedByRun = stored !== undefined && (stored.runId === data.runId || stored.attemptRunId === data.runId);
@@ -232,19 +227,6 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
   });
   await deleteChunks(deps.redis, deps.prefix, data.token, data.chunks);
   await advanceIfPhaseDone(deps, data.runId);
-}
-
-/** The slice's stored state: its status, the run that loaded it and the run of its latest attempt. */
-async function storedState(
-  deps: LoadProcessorDeps,
-  data: CommitJobData,
-): Promise<{ status: SliceStatus; runId: string | null; attemptRunId: string | null } | undefined> {
-  const [row] = await deps.warehouse.query(
-    'SELECT status, run_id, last_attempt_run_id FROM _sync_state WHERE brand_id = $1 AND stream = $2 AND slice_key = $3',
-    [data.brandId, data.stream, data.slice.key],
-  );
-  if (!row) return undefined;
-  return { status: row.status as SliceStatus, runId: row.run_id as string | null, attemptRunId: row.last_attempt_run_id as string | null };
 }
 
 const plansByWarehouse = new WeakMap<Warehouse, Map<string, TablePlan>>();

@@ -1,5 +1,6 @@
 import { addDays, eachDay, maxDay, minDay } from '../days.js';
 import type { SyncConfig } from '../config/schema.js';
+import type { SliceStatus } from '../vocabulary.js';
 import type { Dimensions, SlicePlan, StreamPlanning } from '../streams/stream.js';
 
 /**
@@ -75,7 +76,7 @@ export function planSlices(input: PlanInput): PlannedSlice[] {
 export function nextCursor(
   current: string | undefined,
   today: string,
-  slices: ReadonlyArray<{ day: string | null; status: 'complete' | 'incomplete' | 'failed' }>,
+  slices: ReadonlyArray<{ day: string | null; status: SliceStatus }>,
 ): string | undefined {
   const dated = slices.filter((slice) => slice.day !== null) as Array<{ day: string; status: string }>;
   const failedDays = slices.filter((slice) => slice.status !== 'complete').map((slice) => slice.day);

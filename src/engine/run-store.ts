@@ -8,8 +8,6 @@ import { isFinishedRunStatus, UNFINISHED_RUN_STATUSES, type RunKind, type RunSta
  * holder may). DuckDB stays the record of what was loaded; this is progress and counters only, and it expires.
  */
 
-export type { RunKind, RunStatus } from '../vocabulary.js';
-
 export interface RunMeta {
   runId: string;
   kind: RunKind;

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { selectStreams } from '../streams/registry.js';
-import { isFinishedRunStatus } from '../vocabulary.js';
+import { isFinishedRunStatus, type RunKind } from '../vocabulary.js';
 import { jobId } from './job-ids.js';
 import { openQueues } from './queues.js';
 import { connectRedis } from './redis.js';
-import { RunStore, type RunKind, type RunMeta, type StreamCounters } from './run-store.js';
+import { RunStore, type RunMeta, type StreamCounters } from './run-store.js';
 import { runWindowIdentity } from './run-window.js';
 import { WorkerHost, type WorkerHostOptions } from './worker-host.js';
 

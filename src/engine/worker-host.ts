@@ -3,8 +3,8 @@ import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createApiClient, createRedisRateBudget, type ApiClient, type ApiRequestEvent } from '../api/index.js';
 import type { Config } from '../config/schema.js';
+import { todayUtc } from '../days.js';
 import type { Logger } from '../log.js';
-import { readFreshness } from '../ops/freshness.js';
 import type { FreshnessRow, QueueCounts, SyncMetrics } from '../ops/sync-metrics.js';
 import { DatabaseLockedError } from '../warehouse/database-locked-error.js';
 import { workingPathFor } from '../warehouse/paths.js';
@@ -228,10 +228,9 @@ export class WorkerHost {
     return { [FETCH_QUEUE]: fetch, [LOAD_QUEUE]: load };
   }
 
-  /** The newest complete day per brand and stream; empty unless this process holds the writer lease. */
+  /** The newest complete past day per brand and stream; empty unless this process holds the writer lease. */
   async freshness(): Promise<FreshnessRow[]> {
-    const warehouse = this.warehouse;
-    return warehouse ? readFreshness((sql) => warehouse.query(sql)) : [];
+    return this.warehouse ? this.warehouse.newestCompletePastDays(todayUtc()) : [];
   }
 
   private async stopWriting(): Promise<void> {

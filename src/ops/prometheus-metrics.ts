@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiRequestEvent } from '../api/index.js';
 import { endpointTemplate } from './endpoint-template.js';
+import type { SliceStatus } from '../vocabulary.js';
 import type { FreshnessRow, QueueCounts, SliceOutcomeStatus, SyncMetrics } from './sync-metrics.js';
 
 export interface PrometheusMetricsOptions {
@@ -94,7 +95,7 @@ export class PrometheusMetrics implements SyncMetrics {
     this.sliceSeconds.observe({ stream, status }, seconds);
   }
 
-  sliceCommitted(stream: string, status: 'complete' | 'incomplete' | 'failed', seconds: number): void {
+  sliceCommitted(stream: string, status: SliceStatus, seconds: number): void {
     this.commitSeconds.observe({ stream, status }, seconds);
   }
 

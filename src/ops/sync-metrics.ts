@@ -1,18 +1,15 @@
 import type { ApiRequestEvent } from '../api/index.js';
+import type { SliceStatus } from '../vocabulary.js';
+import type { NewestCompleteDay } from '../warehouse/bookkeeping.js';
 
 /** Jobs of one queue by state, as `Queue.getJobCounts` gives them. */
 export type QueueCounts = Record<string, number>;
 
-/** The newest complete day of one brand and stream, from `_sync_state`. */
-export interface FreshnessRow {
-  brand: number;
-  stream: string;
-  /** `YYYY-MM-DD`, or null when the stream has no complete day-sliced slice. */
-  newestCompleteDay: string | null;
-}
+/** The newest complete past day of one brand and stream, from `_sync_state`. */
+export type FreshnessRow = NewestCompleteDay;
 
 /** Outcome of a slice as its fetch job reports it. */
-export type SliceOutcomeStatus = 'complete' | 'incomplete' | 'failed' | 'retry';
+export type SliceOutcomeStatus = SliceStatus | 'retry';
 
 /**
  * What the engine tells the metrics about, at the moments it knows them. The fetch and load processors call it when
@@ -26,7 +23,7 @@ export interface SyncMetrics {
   /** A fetch job ended: the slice's stream, how it ended, and how long it took. */
   sliceFetched(stream: string, status: SliceOutcomeStatus, seconds: number): void;
   /** A commit job wrote a slice into DuckDB in one transaction, taking this long. */
-  sliceCommitted(stream: string, status: 'complete' | 'incomplete' | 'failed', seconds: number): void;
+  sliceCommitted(stream: string, status: SliceStatus, seconds: number): void;
   /** Rows a commit wrote into one table. */
   rowsLoaded(table: string, rows: number): void;
   /** Records a commit set aside in `_rejected_records`, by the stream they came from. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { dayString } from './days.js';
+import { simDayString } from './sim-days.js';
 import type { SimulatorState } from './state.js';
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -29,7 +29,7 @@ export function handleAdmin(sim: SimulatorState, req: IncomingMessage, res: Serv
       const days = (input as { advanceDays?: unknown } | undefined)?.advanceDays;
       if (typeof days !== 'number' || !Number.isInteger(days) || days < 0) return json(res, 400, { error: 'advanceDays must be an integer >= 0' });
       sim.clock.advance(days);
-      return json(res, 200, { today: dayString(sim.clock.today()) });
+      return json(res, 200, { today: simDayString(sim.clock.today()) });
     }
     if (path === '/__admin/requests' && req.method === 'GET') return json(res, 200, { data: sim.requestLog.all() });
     if (path === '/__admin/requests' && req.method === 'DELETE') {
@@ -40,8 +40,8 @@ export function handleAdmin(sim: SimulatorState, req: IncomingMessage, res: Serv
       return json(res, 200, {
         brands: sim.brands,
         forbidden_brand: sim.forbiddenBrand,
-        today: dayString(sim.clock.today()),
-        first_day: dayString(sim.firstDay),
+        today: simDayString(sim.clock.today()),
+        first_day: simDayString(sim.firstDay),
         cache: sim.store.cacheStats(),
       });
     }

@@ -1,4 +1,4 @@
-import { DAY_MS } from './days.js';
+import { DAY_MS } from './sim-days.js';
 import type { Engine } from './engines.js';
 import { isVisible, visibleCount, type LateSettings } from './late-answers.js';
 import { hashKeys, hashString, randomFor, unitFor } from './random.js';

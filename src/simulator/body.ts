@@ -1,8 +1,8 @@
-import { validationError, type ErrorDetail } from './errors.js';
+import { simulatorValidationError, type SimulatorErrorDetail } from './sim-errors.js';
 
 /** Reads a JSON write body field by field, collecting every problem as `error.details[]` with its path. */
 export class BodyReader {
-  readonly errors: ErrorDetail[] = [];
+  readonly errors: SimulatorErrorDetail[] = [];
 
   constructor(readonly body: unknown) {}
 
@@ -55,6 +55,6 @@ export class BodyReader {
   }
 
   finish(): void {
-    if (this.errors.length > 0) throw validationError(this.errors);
+    if (this.errors.length > 0) throw simulatorValidationError(this.errors);
   }
 }

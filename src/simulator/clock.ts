@@ -1,4 +1,4 @@
-import { DAY_MS, dayOfMs } from './days.js';
+import { DAY_MS, simDayOfMs } from './sim-days.js';
 
 /**
  * The simulator's clock: real time shifted so that "today" is the day asked for at start, plus whatever
@@ -9,7 +9,7 @@ export class SimulatorClock {
 
   constructor(today: number | undefined) {
     const realNow = Date.now();
-    this.offsetMs = today === undefined ? 0 : (today - dayOfMs(realNow)) * DAY_MS;
+    this.offsetMs = today === undefined ? 0 : (today - simDayOfMs(realNow)) * DAY_MS;
   }
 
   nowMs(): number {
@@ -17,7 +17,7 @@ export class SimulatorClock {
   }
 
   today(): number {
-    return dayOfMs(this.nowMs());
+    return simDayOfMs(this.nowMs());
   }
 
   advance(days: number): void {

@@ -1,5 +1,5 @@
 import type { Answer } from './answers.js';
-import { dayString, isoTime, isoTimeInDay } from './days.js';
+import { simDayString, isoTime, isoTimeInDay } from './sim-days.js';
 import type { BrandWorld } from './world.js';
 
 /** The conversation record of endpoint 13: the answer without its internal topic, scenario and citations. */
@@ -42,7 +42,7 @@ function prefixes(world: BrandWorld): string[] {
  * The same record as `conversationRecord`, written straight to JSON (same bytes as JSON.stringify of it).
  * A page of 100 is the hottest path of the simulator; building objects to stringify them cost twice as much.
  */
-export function conversationJson(answer: Answer, world: BrandWorld, dayText: string = dayString(answer.day)): string {
+export function conversationJson(answer: Answer, world: BrandWorld, dayText: string = simDayString(answer.day)): string {
   const brandJson = prefixes(world);
   let out = `{"id":${answer.id},"date":"${isoTimeInDay(dayText, answer.time)}","model":"${answer.engine}","has_shopping":${answer.hasShopping},"mentioned":${answer.mentioned},"recommended":${answer.recommended}`;
   if (answer.position !== undefined) out += `,"position":${answer.position}`;

@@ -1,6 +1,6 @@
 import type { ArrayFormat, ParamMapping, ParamName } from '../api/param-names.js';
-import { DAY_MS, dayString, parseDay } from './days.js';
-import { validationError, type ErrorDetail } from './errors.js';
+import { DAY_MS, simDayString, parseSimDay } from './sim-days.js';
+import { simulatorValidationError, type SimulatorErrorDetail } from './sim-errors.js';
 
 export interface DateRange {
   startMs: number;
@@ -22,7 +22,7 @@ const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]
  * fails loudly instead of being silently ignored.
  */
 export class QueryReader {
-  readonly errors: ErrorDetail[] = [];
+  readonly errors: SimulatorErrorDetail[] = [];
   /** The query as applied, defaults filled in, keyed by wire names: the `info.query` echo of the reports. */
   readonly applied: Record<string, unknown> = {};
   private readonly known = new Set<string>();
@@ -126,10 +126,10 @@ export class QueryReader {
     if (start !== undefined && !startParsed) this.fail('start_date', 'must be YYYY-MM-DD or an ISO 8601 datetime');
     if (end !== undefined && !endParsed) this.fail('end_date', 'must be YYYY-MM-DD or an ISO 8601 datetime');
     if ((start !== undefined && !startParsed) || (end !== undefined && !endParsed)) return undefined;
-    const endBound = endParsed ?? { ms: (today + 1) * DAY_MS - 1, text: dayString(today) };
+    const endBound = endParsed ?? { ms: (today + 1) * DAY_MS - 1, text: simDayString(today) };
     const startBound = startParsed ?? {
       ms: (Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1) * DAY_MS,
-      text: dayString(Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1),
+      text: simDayString(Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1),
     };
     if (startBound.ms > endBound.ms) return this.fail('start_date', 'must not be after the end of the range');
     this.applied[this.wire('start_date')] = startBound.text;
@@ -157,12 +157,12 @@ export class QueryReader {
         if (!this.known.has(key)) this.errors.push({ field: key, message: 'unknown query parameter for this endpoint' });
       }
     }
-    if (this.errors.length > 0) throw validationError(this.errors);
+    if (this.errors.length > 0) throw simulatorValidationError(this.errors);
   }
 }
 
 function parseBound(text: string, side: 'start' | 'end'): { ms: number; text: string } | undefined {
-  const day = parseDay(text);
+  const day = parseSimDay(text);
   if (day !== undefined) return { ms: side === 'start' ? day * DAY_MS : (day + 1) * DAY_MS - 1, text };
   if (!ISO_DATETIME.test(text)) return undefined;
   const ms = Date.parse(text);

@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAdmin } from './admin.js';
 import { applyDrift } from './drift.js';
-import { ApiError, errorEnvelope, notFound, validationError } from './errors.js';
+import { SimulatorApiError, simulatorErrorEnvelope, simulatorNotFound, simulatorValidationError } from './sim-errors.js';
 import { faultFor } from './faults.js';
 import { applyOddities } from './oddities.js';
 import type { FaultKind } from './knobs.js';
@@ -24,7 +24,7 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        reject(new ApiError(413, 'payload_too_large', 'body over 10 MB'));
+        reject(new SimulatorApiError(413, 'payload_too_large', 'body over 10 MB'));
         req.destroy();
         return;
       }
@@ -47,23 +47,23 @@ interface Outcome {
   headers: Record<string, string>;
 }
 
-function errorOutcome(error: ApiError): Outcome {
-  return { status: error.status, body: JSON.stringify(errorEnvelope(error)), headers: error.headers };
+function errorOutcome(error: SimulatorApiError): Outcome {
+  return { status: error.status, body: JSON.stringify(simulatorErrorEnvelope(error)), headers: error.headers };
 }
 
 /** Runs one API request through auth, brand access, idempotency and its route. */
 async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBody: string): Promise<Outcome> {
   const key = req.headers['x-api-key'];
   if (typeof key !== 'string' || key !== sim.apiKey) {
-    throw new ApiError(401, 'unauthorized', key === undefined ? 'the X-API-Key header is missing' : 'the API key is not valid');
+    throw new SimulatorApiError(401, 'unauthorized', key === undefined ? 'the X-API-Key header is missing' : 'the API key is not valid');
   }
   const match = API_PREFIX.exec(url.pathname);
-  if (!match) throw notFound(`no endpoint ${req.method} ${url.pathname}`);
+  if (!match) throw simulatorNotFound(`no endpoint ${req.method} ${url.pathname}`);
   const brandText = match[1]!;
-  if (!/^\d+$/.test(brandText)) throw validationError([{ field: 'brand_id', message: 'must be an integer' }]);
+  if (!/^\d+$/.test(brandText)) throw simulatorValidationError([{ field: 'brand_id', message: 'must be an integer' }]);
   const brandId = Number(brandText);
   if (brandId < 1 || brandId > sim.brandCount) {
-    throw new ApiError(403, 'brand_access_denied', `the API key has no access to brand ${brandId}`);
+    throw new SimulatorApiError(403, 'brand_access_denied', `the API key has no access to brand ${brandId}`);
   }
   const rest = match[2] ?? '';
   let route;
@@ -75,12 +75,12 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
       try {
         captures = found.slice(1).map((part) => decodeURIComponent(part));
       } catch {
-        throw validationError([{ field: 'path', message: 'is not valid percent-encoding' }]);
+        throw simulatorValidationError([{ field: 'path', message: 'is not valid percent-encoding' }]);
       }
       break;
     }
   }
-  if (!route) throw notFound(`no endpoint ${req.method} ${url.pathname}`);
+  if (!route) throw simulatorNotFound(`no endpoint ${req.method} ${url.pathname}`);
 
   const isWrite = req.method === 'POST' || req.method === 'PATCH';
   const idempotencyValue = isWrite ? req.headers[sim.idempotencyHeader] : undefined;
@@ -94,7 +94,7 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
     try {
       body = JSON.parse(rawBody);
     } catch {
-      throw validationError([{ field: 'body', message: 'is not valid JSON' }]);
+      throw simulatorValidationError([{ field: 'body', message: 'is not valid JSON' }]);
     }
   }
   const query = new QueryReader(url.searchParams, sim.params, sim.arrayFormat, sim.knobs.strictParams);
@@ -118,7 +118,7 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
     }
     outcome = { status: result.status ?? 200, body: text, headers: {} };
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof SimulatorApiError)) throw error;
     outcome = errorOutcome(error);
   }
   if (typeof idempotencyValue === 'string' && idempotencyValue.length > 0 && outcome.status < 500) {
@@ -171,7 +171,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
     const allowed = sim.rateLimiter.take(rateKey, knobs.rateLimit, Date.now());
     const limitHeaders = rateLimitHeaders(knobs.rateLimitHeaders, sim.rateLimiter.status(rateKey, knobs.rateLimit, Date.now()));
     if (!allowed) {
-      const error = new ApiError(429, 'rate_limited', 'too many requests for this API key', [], { 'retry-after': retryAfter(sim), ...limitHeaders });
+      const error = new SimulatorApiError(429, 'rate_limited', 'too many requests for this API key', [], { 'retry-after': retryAfter(sim), ...limitHeaders });
       const outcome = errorOutcome(error);
       sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
       return log(429);
@@ -183,7 +183,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
     }
     if (fault === '5xx') {
       const status = [500, 502, 503][sequence % 3]!;
-      const outcome = errorOutcome(new ApiError(status, status === 503 ? 'unavailable' : 'internal_error', 'injected server failure'));
+      const outcome = errorOutcome(new SimulatorApiError(status, status === 503 ? 'unavailable' : 'internal_error', 'injected server failure'));
       sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
       return log(status, fault);
     }
@@ -192,10 +192,10 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
       outcome = await answer(sim, req, url, rawBody);
     } catch (error) {
       outcome =
-        error instanceof ApiError
+        error instanceof SimulatorApiError
           ? errorOutcome(error)
-          : errorOutcome(new ApiError(500, 'internal_error', error instanceof Error ? error.message : String(error)));
-      if (!(error instanceof ApiError)) process.stderr.write(`simulator: ${error instanceof Error ? error.stack : String(error)}\n`);
+          : errorOutcome(new SimulatorApiError(500, 'internal_error', error instanceof Error ? error.message : String(error)));
+      if (!(error instanceof SimulatorApiError)) process.stderr.write(`simulator: ${error instanceof Error ? error.stack : String(error)}\n`);
     }
     sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, fault, knobs.stallMs, stalls);
     log(outcome.status, fault);

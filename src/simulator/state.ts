@@ -1,7 +1,7 @@
 import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
 import { AnswerStore } from './answers.js';
 import { SimulatorClock } from './clock.js';
-import { parseDay } from './days.js';
+import { parseSimDay } from './sim-days.js';
 import { IdempotencyStore } from './idempotency.js';
 import { DEFAULT_KNOBS, parseKnobs, type Knobs } from './knobs.js';
 import { DEFAULT_API_KEY, type SimulatorOptions } from './options.js';
@@ -46,7 +46,7 @@ export class SimulatorState {
     if (!(this.scale >= 1)) throw new Error('scale must be at least 1');
     let today: number | undefined;
     if (options.today !== undefined) {
-      today = parseDay(options.today);
+      today = parseSimDay(options.today);
       if (today === undefined) throw new Error(`today must be YYYY-MM-DD, got ${JSON.stringify(options.today)}`);
     }
     this.clock = new SimulatorClock(today);

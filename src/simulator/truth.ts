@@ -1,5 +1,5 @@
 import type { Answer, AnswerFilter } from './answers.js';
-import { DAY_MS, dayString, parseDay } from './days.js';
+import { DAY_MS, simDayString, parseSimDay } from './sim-days.js';
 import type { SimulatorState } from './state.js';
 import type { BrandWorld } from './world.js';
 
@@ -20,7 +20,7 @@ export interface SimulatorTruth {
 }
 
 function day(text: string): number {
-  const parsed = parseDay(text);
+  const parsed = parseSimDay(text);
   if (parsed === undefined) throw new Error(`not a day: ${text}`);
   return parsed;
 }
@@ -28,8 +28,8 @@ function day(text: string): number {
 export function createTruth(sim: SimulatorState): SimulatorTruth {
   const wholeDay = (d: number): AnswerFilter => ({ startMs: d * DAY_MS, endMs: (d + 1) * DAY_MS - 1 });
   return {
-    today: () => dayString(sim.clock.today()),
-    firstDay: () => dayString(sim.firstDay),
+    today: () => simDayString(sim.clock.today()),
+    firstDay: () => simDayString(sim.firstDay),
     world: (brandId) => sim.world(brandId),
     answers: (brandId, text) => {
       const d = day(text);

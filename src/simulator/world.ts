@@ -1,4 +1,4 @@
-import { DAY_MS, isoTime } from './days.js';
+import { DAY_MS, isoTime } from './sim-days.js';
 import { ENGINES, type Engine } from './engines.js';
 import { Random, hashString, randomFor } from './random.js';
 import { ARTICLE_STATUSES, type ContentType, type Ownership, type SwotType } from './spec-enums.js';

@@ -4,6 +4,7 @@ import { compileScope, describeScopeMiss, type CompiledScope, type ScopeMiss } f
 import { queryEchoOf, type QueryEcho } from '../warehouse/provenance.js';
 import type { Row } from '../warehouse/slice-batch.js';
 import type { ReadContext, RowsByTable, SourcePage, StreamDefinition } from './stream.js';
+import type { SliceStatus } from '../vocabulary.js';
 
 /** A bounded part of a slice's output, handed on as soon as it is full so memory stays flat. */
 export interface SliceChunk {
@@ -29,7 +30,7 @@ export interface SliceReadResult {
    * `incomplete` when records could not be trusted (quarantined with the reason) or the distinct ids do not add up to
    * `total_rows`; `failed` when nothing of the read could be trusted (its first page was refused).
    */
-  status: 'complete' | 'incomplete' | 'failed';
+  status: SliceStatus;
   /** Distinct records (by id) of paged streams loaded, else records loaded. */
   records: number;
   rows: number;

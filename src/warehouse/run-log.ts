@@ -2,9 +2,6 @@ import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { FinishedRunStatus, RunKind, RunLogStatus, SliceStatus } from '../vocabulary.js';
 import { readRows } from './read-rows.js';
 
-export type { RunKind } from '../vocabulary.js';
-/** A run's status as `_sync_runs` stores it (see src/vocabulary.ts). */
-export type RunStatus = RunLogStatus;
 
 export interface RunStart {
   runId: string;
@@ -19,7 +16,7 @@ export interface RunStart {
 export interface RunRow extends RunStart {
   startedAt: string;
   finishedAt: string | null;
-  status: RunStatus;
+  status: RunLogStatus;
   slices: number;
   requests: number;
   rows: number;
@@ -214,7 +211,7 @@ export async function recentRuns(connection: DuckDBConnection, limit = 20): Prom
     windowEnd: row.window_end as string | null,
     startedAt: row.started_at as string,
     finishedAt: row.finished_at as string | null,
-    status: row.status as RunStatus,
+    status: row.status as RunLogStatus,
     slices: row.slices as number,
     requests: row.requests as number,
     rows: row.rows as number,

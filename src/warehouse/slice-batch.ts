@@ -1,3 +1,4 @@
+import type { SliceStatus } from '../vocabulary.js';
 import type { AppliedQuery } from './provenance.js';
 
 /**
@@ -28,8 +29,6 @@ export interface RejectedRecord {
   /** Where it came from, e.g. `GET /customer/v1/brands/7/conversations page 3`. */
   source: string;
 }
-
-export type SliceStatus = 'complete' | 'incomplete' | 'failed';
 
 export interface SliceState {
   status: SliceStatus;

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { completeDays, newestCompletePastDays, storedSliceState, type NewestCompleteDay, type StoredSliceState } from './bookkeeping.js';
 import { readCatalog, type TableInfo } from './catalog.js';
 import { DatabaseLockedError, isLockConflict } from './database-locked-error.js';
 import { ensureDatabaseFolder } from './database-path.js';
@@ -15,7 +16,6 @@ import {
   startRun,
   type RunRow,
   type RunStart,
-  type RunStatus,
   type SliceStateFilter,
   type SliceStateRow,
 } from './run-log.js';
@@ -23,6 +23,7 @@ import type { SliceBatch } from './slice-batch.js';
 import { loadSliceBatch, type LoadHooks, type LoadResult } from './slice-loader.js';
 import { planTable, type TablePlan } from './table-plan.js';
 import { WarehouseError } from './warehouse-error.js';
+import type { FinishedRunStatus } from '../vocabulary.js';
 
 export interface WarehouseOptions {
   /** Folder of numbered migrations; default the package's `sql/migrations/`. */
@@ -93,7 +94,7 @@ export class Warehouse {
     return this.serial(() => startRun(this.connection, run));
   }
 
-  finishRun(runId: string, status: Exclude<RunStatus, 'running'>): Promise<void> {
+  finishRun(runId: string, status: FinishedRunStatus): Promise<void> {
     return this.serial(() => finishRun(this.connection, runId, status));
   }
 
@@ -108,6 +109,21 @@ export class Warehouse {
 
   sliceStates(filter: SliceStateFilter = {}): Promise<SliceStateRow[]> {
     return this.serial(() => sliceStates(this.connection, filter));
+  }
+
+  /** Each day between `from` and `to` holding slices of the stream, and whether all of them are complete. */
+  completeDays(brandId: number, stream: string, from: string, to: string): Promise<Array<{ day: string; complete: boolean }>> {
+    return this.serial(() => completeDays(this.reader(), brandId, stream, from, to));
+  }
+
+  /** A slice's stored state, or undefined before its first load. */
+  storedSliceState(brandId: number, stream: string, sliceKey: string): Promise<StoredSliceState | undefined> {
+    return this.serial(() => storedSliceState(this.reader(), brandId, stream, sliceKey));
+  }
+
+  /** Freshness per brand and stream: the newest day complete before `today` (today itself is partial). */
+  newestCompletePastDays(today: string): Promise<NewestCompleteDay[]> {
+    return this.serial(() => newestCompletePastDays(this.reader(), today));
   }
 
   recentRuns(limit = 20): Promise<RunRow[]> {
@@ -154,6 +170,10 @@ export class Warehouse {
     plan = planTable(info);
     this.plans.set(table, plan);
     return plan;
+  }
+
+  private reader(): (sql: string, params?: DuckDBValue[]) => Promise<PlainRow[]> {
+    return (sql, params) => readRows(this.connection, sql, params);
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runToEnd, type RunProgress } from '../../src/engine/start-run.js';
-import { readFreshness } from '../../src/ops/freshness.js';
+import { newestCompletePastDays } from '../../src/warehouse/bookkeeping.js';
 import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
 
 /**
@@ -11,6 +11,8 @@ import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, writeCliConf
  */
 
 const TODAY = '2026-11-20';
+// Freshness counts past days only (today is partial): read as of the next day, the backfilled TODAY is complete and past.
+const DAY_AFTER = '2026-11-21';
 const FROM = '2026-11-15';
 const STREAMS = ['conversations', 'visibility', 'tracked_urls'];
 
@@ -19,7 +21,7 @@ const query = (sql: string, params?: Array<string | number>) => queryFile(fx.con
 const STATE_SQL = `SELECT brand_id, stream, slice_key, status, "rows"::INTEGER AS rows, total_rows::INTEGER AS total_rows, completed_at::VARCHAR AS completed_at, run_id
                    FROM _sync_state ORDER BY ALL`;
 let before: Awaited<ReturnType<typeof query>>;
-let freshnessBefore: Awaited<ReturnType<typeof readFreshness>>;
+let freshnessBefore: Awaited<ReturnType<typeof newestCompletePastDays>>;
 let conversationsBefore: number;
 let backfillRunId: string;
 let refused: RunProgress;
@@ -30,7 +32,7 @@ beforeAll(async () => {
   expect(backfill.meta.status).toBe('complete');
   backfillRunId = backfill.meta.runId;
   before = await query(STATE_SQL);
-  freshnessBefore = await readFreshness((sql) => query(sql));
+  freshnessBefore = await newestCompletePastDays((sql, params) => query(sql, params as string[]), DAY_AFTER);
   conversationsBefore = Number((await query('SELECT count(*)::INTEGER AS n FROM conversations'))[0]!.n);
   refused = await runToEnd({
     config: { ...fx.config, api: { ...fx.config.api, apiKey: 'bvk_not_the_right_key' } },
@@ -84,7 +86,7 @@ describe('a sync with a refused key after a good backfill', () => {
 
   it('keeps freshness: the newest complete day of every stream is where the backfill left it', async () => {
     expect(freshnessBefore.map((row) => row.newestCompleteDay)).toEqual(STREAMS.map(() => TODAY));
-    expect(await readFreshness((sql) => query(sql))).toEqual(freshnessBefore);
+    expect(await newestCompletePastDays((sql, params) => query(sql, params as string[]), DAY_AFTER)).toEqual(freshnessBefore);
   });
 
   it('plans the next sync from the complete days: only the lookback days are fetched again', async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AnswerStore } from '../../src/simulator/answers.js';
-import { parseDay } from '../../src/simulator/days.js';
+import { parseSimDay } from '../../src/simulator/sim-days.js';
 import { generateWorld } from '../../src/simulator/world.js';
 
-const today = parseDay('2026-11-20')!;
+const today = parseSimDay('2026-11-20')!;
 const firstDay = today - 29;
 
 function store(seed: number, scale: number, maxCachedAnswers?: number) {

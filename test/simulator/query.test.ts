@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseDay } from '../../src/simulator/days.js';
-import { ApiError } from '../../src/simulator/errors.js';
+import { parseSimDay } from '../../src/simulator/sim-days.js';
+import { SimulatorApiError } from '../../src/simulator/sim-errors.js';
 import { QueryReader } from '../../src/simulator/query.js';
 
-const today = parseDay('2026-11-20')!;
+const today = parseSimDay('2026-11-20')!;
 const reader = (query: string, strict = true) => new QueryReader(new URLSearchParams(query), { start_date: 'from' }, 'repeat', strict);
 
 describe('query reader', () => {
@@ -32,8 +32,8 @@ describe('query reader', () => {
       q.finish();
       expect.unreachable();
     } catch (error) {
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).details.map((d) => d.field).sort()).toEqual(['from', 'page', 'start_date']);
+      expect(error).toBeInstanceOf(SimulatorApiError);
+      expect((error as SimulatorApiError).details.map((d) => d.field).sort()).toEqual(['from', 'page', 'start_date']);
     }
     const lenient = reader('whatever=1', false);
     expect(() => lenient.finish()).not.toThrow();

@@ -1,5 +1,5 @@
 import type { AnswerFilter, AnswerStore } from '../answers.js';
-import { DAY_MS, dayString, monthStart, nextMonthStart, weekStart } from '../days.js';
+import { DAY_MS, simDayString, monthStart, nextMonthStart, weekStart } from '../sim-days.js';
 import { OWNERSHIP_LABELS, type Ownership, type Period } from '../spec-enums.js';
 import type { BrandWorld } from '../world.js';
 import { citationMatches, type CitationFilter } from './citation-filter.js';
@@ -69,7 +69,7 @@ export function citationsReport(
     let previous = values.get(before) ?? 0;
     for (const start of starts) {
       const value = values.get(start) ?? 0;
-      rows.push({ date: dayString(start), occurrences: value, change: relativeChange(value, previous), ...(domain ? { domain } : {}) });
+      rows.push({ date: simDayString(start), occurrences: value, change: relativeChange(value, previous), ...(domain ? { domain } : {}) });
       previous = value;
     }
   };

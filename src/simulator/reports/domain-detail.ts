@@ -1,5 +1,5 @@
 import type { AnswerFilter, AnswerStore } from '../answers.js';
-import { dayString } from '../days.js';
+import { simDayString } from '../sim-days.js';
 import type { BrandWorld } from '../world.js';
 import { citationMatches, type CitationFilter } from './citation-filter.js';
 
@@ -49,6 +49,6 @@ export function domainDetail(store: AnswerStore, world: BrandWorld, filter: Answ
     by_topic: byCount(byTopic).map(([id, value]) => ({ topic_id: id, name: topicName.get(id) ?? '', occurrences: value })),
     over_time: [...byDay.entries()]
       .sort((a, b) => a[0] - b[0])
-      .map(([day, value]) => ({ date: dayString(day), occurrences: value.occurrences, cited_occurrences: value.answers })),
+      .map(([day, value]) => ({ date: simDayString(day), occurrences: value.occurrences, cited_occurrences: value.answers })),
   };
 }

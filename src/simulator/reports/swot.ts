@@ -1,5 +1,5 @@
 import type { Answer, AnswerFilter, AnswerStore } from '../answers.js';
-import { isoTime } from '../days.js';
+import { isoTime } from '../sim-days.js';
 import type { BrandWorld, SwotStatement } from '../world.js';
 
 /**

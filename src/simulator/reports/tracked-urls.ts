@@ -1,5 +1,5 @@
 import type { AnswerFilter, AnswerStore } from '../answers.js';
-import { isoTime } from '../days.js';
+import { isoTime } from '../sim-days.js';
 import type { BrandWorld, TrackedUrl } from '../world.js';
 import { ratio } from './wilson.js';
 

@@ -1,6 +1,6 @@
 import type { Answer } from '../answers.js';
 import { conversationJson, conversationRecord } from '../conversation-record.js';
-import { dayString } from '../days.js';
+import { simDayString } from '../sim-days.js';
 import { pagedInfo, readAnswerFilter, readPaging } from './common.js';
 import type { Route } from './route.js';
 
@@ -60,7 +60,7 @@ export const conversationsRoute: Route = {
         const parts = records.map((answer) => {
           if (answer.day !== day) {
             day = answer.day;
-            dayText = dayString(day);
+            dayText = simDayString(day);
           }
           return conversationJson(answer, world, dayText);
         });

@@ -1,4 +1,4 @@
-import { notFound } from '../errors.js';
+import { simulatorNotFound } from '../sim-errors.js';
 import { normalizeDomain } from '../reports/citation-filter.js';
 import { fanoutsByPhrase, fanoutsCited } from '../reports/fanouts.js';
 import { swotAnswers } from '../reports/swot.js';
@@ -61,7 +61,7 @@ export const swotRoute: Route = {
     const paging = readPaging(query);
     query.finish();
     const statement = world.swotStatements.find((s) => s.id === Number(params[0]));
-    if (!statement) throw notFound(`no SWOT statement ${params[0]} for this brand`);
+    if (!statement) throw simulatorNotFound(`no SWOT statement ${params[0]} for this brand`);
     const { rows, mentions } = swotAnswers(sim.store, world, filter, statement, competitors, type);
     return {
       body: {

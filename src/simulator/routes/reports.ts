@@ -1,4 +1,4 @@
-import { notFound } from '../errors.js';
+import { simulatorNotFound } from '../sim-errors.js';
 import { normalizeDomain } from '../reports/citation-filter.js';
 import { citationsReport } from '../reports/citations.js';
 import { domainDetail } from '../reports/domain-detail.js';
@@ -55,7 +55,7 @@ export const domainDetailRoute: Route = {
     query.finish();
     const domain = normalizeDomain(params[0]!);
     const detail = domainDetail(sim.store, world, filter, citationFilter, domain);
-    if (!detail) throw notFound(`no citation of ${domain} in the range`);
+    if (!detail) throw simulatorNotFound(`no citation of ${domain} in the range`);
     return { body: { data: detail, info: { query: query.applied } } };
   },
 };

@@ -1,7 +1,7 @@
 import { BodyReader } from '../body.js';
-import { isoTime } from '../days.js';
+import { isoTime } from '../sim-days.js';
 import { ENGINES } from '../engines.js';
-import { ApiError, notFound } from '../errors.js';
+import { SimulatorApiError, simulatorNotFound } from '../sim-errors.js';
 import { countCitedPages, trackedUrlRecord } from '../reports/tracked-urls.js';
 import { LIMITS } from '../spec-enums.js';
 import { normalizeUrl, type BrandWorld, type Competitor, type Topic, type TrackedUrl } from '../world.js';
@@ -92,7 +92,7 @@ const updateTrackedUrl: Route = {
     const { world, query, params } = context;
     query.finish();
     const page = world.trackedUrls.find((p) => p.id === Number(params[0]));
-    if (!page) throw notFound(`no tracked URL ${params[0]}`);
+    if (!page) throw simulatorNotFound(`no tracked URL ${params[0]}`);
     const reader = new BodyReader(context.body);
     const body = reader.object();
     const groupId = body.group_id === null ? null : reader.integer(body.group_id, 'group_id');
@@ -103,7 +103,7 @@ const updateTrackedUrl: Route = {
     if (typeof groupId === 'number' && !world.groups.some((g) => g.id === groupId)) reader.fail('group_id', `no group ${groupId}`);
     reader.finish();
     if (url !== undefined && url !== page.url && world.trackedUrls.some((p) => p.url === url)) {
-      throw new ApiError(409, 'conflict', `${url} is already tracked`);
+      throw new SimulatorApiError(409, 'conflict', `${url} is already tracked`);
     }
     if (groupId === null) delete page.group_id;
     else if (groupId !== undefined) page.group_id = groupId;
@@ -193,8 +193,8 @@ const restoreTopic: Route = {
   handle({ world, query, params }) {
     query.finish();
     const topic = world.topics.find((t) => t.id === Number(params[0]));
-    if (!topic) throw notFound(`no topic ${params[0]}`);
-    if (!topic.deleted) throw new ApiError(409, 'conflict', `topic ${topic.id} is not deleted`);
+    if (!topic) throw simulatorNotFound(`no topic ${params[0]}`);
+    if (!topic.deleted) throw new SimulatorApiError(409, 'conflict', `topic ${topic.id} is not deleted`);
     topic.deleted = false;
     return { body: topicRecord(topic) };
   },
@@ -250,7 +250,7 @@ const updatePersona: Route = {
     const { world, query, params } = context;
     query.finish();
     const persona = world.personas.find((p) => p.id === Number(params[0]));
-    if (!persona) throw notFound(`no persona ${params[0]}`);
+    if (!persona) throw simulatorNotFound(`no persona ${params[0]}`);
     const reader = new BodyReader(context.body);
     const body = reader.object();
     const changes = {
@@ -276,7 +276,7 @@ const updateTag: Route = {
     const { world, query, params } = context;
     query.finish();
     const tag = world.tags.find((t) => t.id === Number(params[0]));
-    if (!tag) throw notFound(`no tag ${params[0]}`);
+    if (!tag) throw simulatorNotFound(`no tag ${params[0]}`);
     const reader = new BodyReader(context.body);
     const body = reader.object();
     const name = reader.string(body.name, 'name');

@@ -2,28 +2,28 @@
 
 export const DAY_MS = 86_400_000;
 
-export function dayOfMs(ms: number): number {
+export function simDayOfMs(ms: number): number {
   return Math.floor(ms / DAY_MS);
 }
 
-export function dayStartMs(day: number): number {
+export function simDayStartMs(day: number): number {
   return day * DAY_MS;
 }
 
-export function dayString(day: number): string {
+export function simDayString(day: number): string {
   return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
 
 /** Parses YYYY-MM-DD strictly (the day must exist); undefined otherwise. */
-export function parseDay(text: string): number | undefined {
+export function parseSimDay(text: string): number | undefined {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
   const ms = Date.parse(`${text}T00:00:00Z`);
   if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text) return undefined;
-  return dayOfMs(ms);
+  return simDayOfMs(ms);
 }
 
-export function todayUtc(): number {
-  return dayOfMs(Date.now());
+export function simToday(): number {
+  return simDayOfMs(Date.now());
 }
 
 /** Monday of the week holding the day (1970-01-01 was a Thursday). */
@@ -33,12 +33,12 @@ export function weekStart(day: number): number {
 
 export function monthStart(day: number): number {
   const date = new Date(day * DAY_MS);
-  return dayOfMs(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
+  return simDayOfMs(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
 }
 
 export function nextMonthStart(day: number): number {
   const date = new Date(day * DAY_MS);
-  return dayOfMs(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1));
+  return simDayOfMs(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1));
 }
 
 export function isoTime(ms: number): string {

@@ -1,0 +1,108 @@
+import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/node-api';
+import type { SliceStatus } from '../vocabulary.js';
+import type { PlainRow } from './read-rows.js';
+
+/**
+ * The questions bvsync asks of its own bookkeeping tables (`_sync_state`, `_sync_cursors`), each under a name, so the
+ * engine, the CLI and the metrics ask them without writing SQL (docs/architecture.md, "Layers"). Each reads through
+ * whatever connection the caller holds: the writer's `Warehouse`, or a read-only published copy.
+ */
+
+/** Runs one query and returns plain rows: `Warehouse.query`, or `readRows` bound to a connection. */
+export type RowReader = (sql: string, params?: DuckDBValue[]) => Promise<PlainRow[]>;
+
+/** The newest complete past day of one brand and stream. */
+export interface NewestCompleteDay {
+  brand: number;
+  stream: string;
+  /** `YYYY-MM-DD`, or null when the stream has no complete day-sliced slice before today. */
+  newestCompleteDay: string | null;
+}
+
+/** A slice's stored state as a commit needs it: its status, the run that loaded it, and the run of its latest attempt. */
+export interface StoredSliceState {
+  status: SliceStatus;
+  runId: string | null;
+  attemptRunId: string | null;
+}
+
+// Today (UTC) is left out: its slice reads complete once fetched, yet the API adds answers to the day until it ends.
+// Streams without days (full refreshes) have no day and are left out.
+const NEWEST_COMPLETE_PAST_DAY_SQL = `
+SELECT brand_id AS brand, stream, max("day")::VARCHAR AS newest
+FROM _sync_state WHERE status = 'complete' AND "day" IS NOT NULL AND "day" < $1::DATE
+GROUP BY ALL ORDER BY ALL`;
+
+/** Freshness per brand and stream as of `today`: the newest day complete before it (today itself is partial). */
+export async function newestCompletePastDays(read: RowReader, today: string): Promise<NewestCompleteDay[]> {
+  const rows = await read(NEWEST_COMPLETE_PAST_DAY_SQL, [today]);
+  return rows.map((row) => ({ brand: Number(row.brand), stream: String(row.stream), newestCompleteDay: row.newest === null ? null : String(row.newest) }));
+}
+
+/** Each day between `from` and `to` that has slices of the stream, and whether all of them are complete. */
+export async function completeDays(
+  read: RowReader,
+  brandId: number,
+  stream: string,
+  from: string,
+  to: string,
+): Promise<Array<{ day: string; complete: boolean }>> {
+  const rows = await read(
+    `SELECT "day"::VARCHAR AS day, bool_and(status = 'complete') AS complete FROM _sync_state
+     WHERE brand_id = $1 AND stream = $2 AND "day" BETWEEN $3::DATE AND $4::DATE GROUP BY "day"`,
+    [brandId, stream, from, to],
+  );
+  return rows.map((row) => ({ day: String(row.day), complete: row.complete === true }));
+}
+
+/** A slice's stored state, or undefined before its first load. */
+export async function storedSliceState(read: RowReader, brandId: number, stream: string, sliceKey: string): Promise<StoredSliceState | undefined> {
+  const [row] = await read('SELECT status, run_id, last_attempt_run_id FROM _sync_state WHERE brand_id = $1 AND stream = $2 AND slice_key = $3', [
+    brandId,
+    stream,
+    sliceKey,
+  ]);
+  if (!row) return undefined;
+  return { status: row.status as SliceStatus, runId: row.run_id as string | null, attemptRunId: row.last_attempt_run_id as string | null };
+}
+
+// The newest day each brand and stream has complete before today, how old it is, and what is left to fix.
+const FRESHNESS_TABLE_SQL = `
+SELECT s.brand_id AS brand, s.stream,
+       max(s.day) FILTER (WHERE s.status = 'complete' AND s.day < $1::DATE)::VARCHAR AS newest_complete_day,
+       ($1::DATE - max(s.day) FILTER (WHERE s.status = 'complete' AND s.day < $1::DATE))::INTEGER AS age_days,
+       CASE WHEN bool_or(s.day >= $1::DATE) THEN 'partial' ELSE '' END AS today,
+       c.through_day::VARCHAR AS incremental_through,
+       count(*) FILTER (WHERE s.status = 'failed')::INTEGER AS failed,
+       count(*) FILTER (WHERE s.status = 'incomplete')::INTEGER AS incomplete,
+       max(s.updated_at)::VARCHAR AS last_loaded
+FROM _sync_state s LEFT JOIN _sync_cursors c USING (brand_id, stream)
+GROUP BY ALL ORDER BY brand, stream`;
+
+/** Freshness per brand and stream as `bvsync status` shows it, as a result the CLI draws like `bvsync sql` does. */
+export function freshnessTable(connection: DuckDBConnection, today: string): Promise<DuckDBResultReader> {
+  return connection.runAndReadAll(FRESHNESS_TABLE_SQL, [today]);
+}
+
+// Failures with what the API said, so they can be reported to its support with the request id. A slice whose rows are
+// complete but whose latest attempt failed (migration 006 keeps the good state and records the attempt beside it) is
+// listed too: `status` says what the rows are, `last_attempt` what the latest fetch came to.
+const SLICES_NOT_COMPLETE_SQL = `
+SELECT brand_id AS brand, stream, slice_key AS slice, status, coalesce(last_attempt_status, status) AS last_attempt,
+       coalesce(last_attempt_error_code, error_code) AS error_code, coalesce(last_attempt_request_id, request_id) AS request_id,
+       left(coalesce(last_attempt_error, last_error), 120) AS error, coalesce(last_attempt_run_id, run_id) AS run_id
+FROM _sync_state WHERE status <> 'complete' OR coalesce(last_attempt_status, status) <> 'complete'
+ORDER BY coalesce(last_attempt_at, updated_at) DESC LIMIT 50`;
+
+// A file published by a bvsync older than migration 006 (upgraded, not yet synced again) has no attempt columns.
+const SLICES_NOT_COMPLETE_BEFORE_006_SQL = `
+SELECT brand_id AS brand, stream, slice_key AS slice, status, error_code, request_id, left(last_error, 120) AS error, run_id
+FROM _sync_state WHERE status <> 'complete' ORDER BY updated_at DESC LIMIT 50`;
+
+/** The 50 latest slices not complete (or whose latest attempt was not), with the API's error code and request id. */
+export async function slicesNotCompleteTable(connection: DuckDBConnection): Promise<DuckDBResultReader> {
+  const found = await connection.runAndReadAll(
+    "SELECT 1 FROM duckdb_columns() WHERE table_name = '_sync_state' AND column_name = 'last_attempt_status'",
+  );
+  return connection.runAndReadAll(found.currentRowCount > 0 ? SLICES_NOT_COMPLETE_SQL : SLICES_NOT_COMPLETE_BEFORE_006_SQL);
+}

@@ -1,0 +1,49 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
+import { tempDir } from '../support/tmp.js';
+import { completeState, sliceBatch } from './batches.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let wh: Warehouse;
+
+beforeEach(async () => {
+  tmp = tempDir('bookkeeping');
+  wh = await openWarehouse(join(tmp.path, 'bv.work.duckdb'));
+});
+afterEach(async () => {
+  await wh.close();
+  tmp.remove();
+});
+
+/** The state of one day's slice of a stream, with no rows: the bookkeeping questions read states alone. */
+async function loadDay(stream: string, day: string, status: 'complete' | 'incomplete' | 'failed', runId = 'run-1'): Promise<void> {
+  await wh.loadSlice(sliceBatch({ runId, stream, sliceKey: day, day, writes: [], state: completeState({ status }) }));
+}
+
+describe('warehouse bookkeeping', () => {
+  it('counts freshness in complete past days: today is partial even when its slice reads complete', async () => {
+    await loadDay('conversations', '2026-11-18', 'complete');
+    await loadDay('conversations', '2026-11-19', 'complete');
+    await loadDay('conversations', '2026-11-20', 'complete');
+    await loadDay('visibility', '2026-11-19', 'failed');
+    await loadDay('visibility', '2026-11-18', 'complete');
+    expect(await wh.newestCompletePastDays('2026-11-20')).toEqual([
+      { brand: 7, stream: 'conversations', newestCompleteDay: '2026-11-19' },
+      { brand: 7, stream: 'visibility', newestCompleteDay: '2026-11-18' },
+    ]);
+    expect((await wh.newestCompletePastDays('2026-11-21'))[0]!.newestCompleteDay).toBe('2026-11-20');
+  });
+
+  it('tells which days of a window are complete, and a slice\'s stored state', async () => {
+    await loadDay('conversations', '2026-11-18', 'complete');
+    await loadDay('conversations', '2026-11-19', 'incomplete', 'run-2');
+    const days = await wh.completeDays(7, 'conversations', '2026-11-17', '2026-11-19');
+    expect(days.sort((a, b) => a.day.localeCompare(b.day))).toEqual([
+      { day: '2026-11-18', complete: true },
+      { day: '2026-11-19', complete: false },
+    ]);
+    expect(await wh.storedSliceState(7, 'conversations', '2026-11-19')).toEqual({ status: 'incomplete', runId: 'run-2', attemptRunId: 'run-2' });
+    expect(await wh.storedSliceState(7, 'conversations', '2026-11-20')).toBeUndefined();
+  });
+});
