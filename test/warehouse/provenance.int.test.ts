@@ -70,4 +70,20 @@ describe('_slice_queries', () => {
     expect(engines.map((row) => row.engine)).toEqual(['chatgpt', 'copilot', 'gemini', 'grok']);
     expect(await wh.query(LEARNED_ENGINES_SQL, [8])).toEqual([]);
   });
+
+  it("falls back on the models of the brand's answers when no visibility echo names an engine", async () => {
+    const conversation = (id: number, model: string) => ({ id, day: DAY, date: `${DAY}T10:00:00.000Z`, model });
+    await wh.loadSlice(
+      sliceBatch({
+        brandId: 8,
+        stream: 'conversations',
+        sliceKey: DAY,
+        day: DAY,
+        writes: [{ table: 'conversations', mode: 'replace', scope: { day: DAY }, rows: [conversation(1, 'perplexity'), conversation(2, 'grok'), conversation(3, 'grok')] }],
+      }),
+    );
+    expect((await wh.query(LEARNED_ENGINES_SQL, [8])).map((row) => row.engine)).toEqual(['grok', 'perplexity']);
+    await wh.loadSlice(sliceBatch({ brandId: 8, stream: 'visibility', sliceKey: DAY, day: DAY, writes: [], appliedQuery: appliedQuery({ engines: ['gemini'] }, slice) }));
+    expect((await wh.query(LEARNED_ENGINES_SQL, [8])).map((row) => row.engine)).toEqual(['gemini']);
+  });
 });
