@@ -15,7 +15,7 @@ import { trackedUrls } from './tracked-urls.js';
 import { visibility } from './visibility.js';
 import { visibilityByEngine } from './visibility-by-engine.js';
 import type { StreamDefinition } from './stream.js';
-import { OPT_IN_STREAMS, STREAM_NAMES, isStreamName, type StreamName } from './stream-names.js';
+import { DEFAULT_STREAM_NAMES, STREAM_NAMES, isStreamName, type StreamName } from './stream-names.js';
 
 /** Every stream bvsync syncs, by name, in the order of STREAM_NAMES (dimensions before the facts that use them). */
 export const STREAMS: ReadonlyMap<StreamName, StreamDefinition> = new Map(
@@ -46,7 +46,7 @@ export function getStream(name: string): StreamDefinition {
 
 /** Parses `--streams a,b` (or the config's list) into declarations, in the registry's order; none named: every stream but the opt-in ones. */
 export function selectStreams(names: readonly string[] | undefined): StreamDefinition[] {
-  if (!names || names.length === 0) return STREAM_NAMES.filter((name) => !OPT_IN_STREAMS.includes(name)).flatMap((name) => STREAMS.get(name) ?? []);
+  if (!names || names.length === 0) return DEFAULT_STREAM_NAMES.flatMap((name) => STREAMS.get(name) ?? []);
   const unknown = names.filter((name) => !isStreamName(name) || !STREAMS.has(name));
   if (unknown.length) {
     throw new UsageError(`unknown stream${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; streams: ${[...STREAMS.keys()].join(', ')}`);

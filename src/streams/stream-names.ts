@@ -26,6 +26,9 @@ export type StreamName = (typeof STREAM_NAMES)[number];
  */
 export const OPT_IN_STREAMS: readonly StreamName[] = ['product_ranking_by_engine'];
 
+/** What a run syncs when no stream is named: every stream but the opt-in ones, in plan order. */
+export const DEFAULT_STREAM_NAMES: readonly StreamName[] = STREAM_NAMES.filter((name) => !OPT_IN_STREAMS.includes(name));
+
 export function isStreamName(name: string): name is StreamName {
   return (STREAM_NAMES as readonly string[]).includes(name);
 }
