@@ -10,7 +10,7 @@ import type { Row, Scope, SliceBatch, TableWrite } from './slice-batch.js';
 import type { TablePlan, RowDefaults } from './table-plan.js';
 import { castTypeOf } from './table-plan.js';
 import { compileScope } from './scope.js';
-import { sliceQueryWrite } from './provenance.js';
+import { SLICE_QUERIES_TABLE, sliceQueryWrite } from './provenance.js';
 import { quoteIdent } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
 
@@ -126,7 +126,8 @@ export async function loadSliceBatch(
     try {
       const tables: TableLoadResult[] = [];
       for (const item of staged) tables.push(await applyWrite(connection, item, batch.brandId));
-      const rowsWritten = tables.filter((t) => t.table !== REJECTS_TABLE).reduce((sum, t) => sum + t.written, 0);
+      const dataTables = tables.filter((t) => t.table !== REJECTS_TABLE && t.table !== SLICE_QUERIES_TABLE);
+      const rowsWritten = dataTables.reduce((sum, t) => sum + t.written, 0);
       await upsertSliceState(connection, batch, now);
       await addRunCounters(connection, batch, rowsWritten);
       await hooks.beforeCommit?.(batch);
@@ -135,7 +136,7 @@ export async function loadSliceBatch(
         brandId: batch.brandId,
         stream: batch.stream,
         sliceKey: batch.sliceKey,
-        tables: tables.filter((t) => t.table !== REJECTS_TABLE),
+        tables: dataTables,
         rowsWritten,
         rejects: batch.rejects.length,
         ms: performance.now() - started,
