@@ -5,6 +5,7 @@ import type { SyncConfig } from '../../src/config/schema.js';
 import { startSimulator, type Knobs, type RunningSimulator } from '../../src/simulator/index.js';
 import { distinctDomains } from '../../src/streams/domains.js';
 import { STREAMS } from '../../src/streams/registry.js';
+import { appliedQuery, LEARNED_ENGINES_SQL } from '../../src/warehouse/provenance.js';
 import { runSlice, type SliceChunk, type SliceReadResult } from '../../src/streams/run-slice.js';
 import type { Dimensions, RowsByTable, SlicePlan, StreamDefinition } from '../../src/streams/stream.js';
 import { phaseOf } from '../../src/engine/plan.js';
@@ -70,6 +71,7 @@ async function syncEveryStream(name: string, knobs: Partial<Knobs> = {}): Promis
         day: slice.day,
         writes: targets.map((target) => ({ ...target, rows: tables[target.table] ?? [] })),
         rejects: chunks.flatMap((chunk) => chunk.rejects),
+        appliedQuery: result.query && appliedQuery(result.query, slice),
         state: { status: result.status, rows: result.records, totalRows: result.totalRows, attempts: result.reads, requests: 0, lastError: result.problem },
       });
     }
@@ -81,7 +83,8 @@ async function syncEveryStream(name: string, knobs: Partial<Knobs> = {}): Promis
     // Phase 2 fans out over what phase 1 loaded, as the load processor does.
     const texts = await warehouse.query('SELECT url AS text FROM tracked_urls UNION ALL SELECT website FROM competitors');
     const topics = await warehouse.query('SELECT id FROM topics ORDER BY id');
-    const dimensions = { domains: distinctDomains(texts.map((row) => row.text as string)), topicIds: topics.map((row) => Number(row.id)) };
+    const engines = (await warehouse.query(LEARNED_ENGINES_SQL, [brandId])).map((row) => String(row.engine));
+    const dimensions = { domains: distinctDomains(texts.map((row) => row.text as string)), topicIds: topics.map((row) => Number(row.id)), engines };
     for (const stream of streams.filter((s) => phaseOf(s, sync) === 2)) await loadStream(stream, dimensions);
   } catch (error) {
     await Promise.allSettled([warehouse.close(), client.close(), sim.close()]);
