@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import { AUTO_CEILING, afterRateLimited, afterStatedLimit, initialRateState, learnedNothing, rateAt, type RateState } from './adaptive-rate.js';
 import type { RateLimitSignals } from './rate-headers.js';
 import { MemoryRateStateStore, RedisRateStateStore, type RateStateStore } from './rate-state-store.js';
+import { redisKeys } from '../redis-keys.js';
 
 /**
  * The request budget of one API key. Every HTTP request of the client takes one unit first. The rate adapts
@@ -56,18 +57,17 @@ export interface RedisRateBudgetOptions extends RateBudgetOptions {
  * decides how many units each slot allows, so a change of rate never moves the slots. A 429 blocks the key with the
  * same library's `block`, which every process checks before taking a unit.
  *
- * Redis keys (the API key appears only as `keyHash`): `<prefix>:rate:<hash>:<slot>` (units),
- * `<prefix>:rate-block:<hash>` (Retry-After), `<prefix>:rate-state:<hash>` (the shared rate),
- * `<prefix>:rate-ok:<hash>:<second>` (accepted answers), `<prefix>:rate-next:<hash>` (the next free moment, see
- * `RateStateStore.reserve`).
+ * Redis keys (named in src/redis-keys.ts; the API key appears only as `keyHash`): the library's counters
+ * `<rateUnits>:<hash>:<slot>` and blocks `<rateBlock>:<hash>`, the shared rate, the accepted answers per second, and
+ * the next free moment (see `RateStateStore.reserve`).
  */
 export function createRedisRateBudget(options: RedisRateBudgetOptions): RateBudget {
   const slots = slotsFor(paceCeiling(options));
-  const keyPrefix = `${options.prefix}:rate`;
+  const keys = redisKeys(options.prefix);
   const hash = keyHash(options.apiKey);
-  const counter = new RateLimiterRedis({ storeClient: options.redis, keyPrefix, points: slots.perSlot, duration: slots.counterTtlSeconds });
-  const blocker = new RateLimiterRedis({ storeClient: options.redis, keyPrefix: `${keyPrefix}-block`, points: 1, duration: 1 });
-  const store = new RedisRateStateStore(options.redis, `${keyPrefix}-state:${hash}`, `${keyPrefix}-ok:${hash}`, `${keyPrefix}-next:${hash}`);
+  const counter = new RateLimiterRedis({ storeClient: options.redis, keyPrefix: keys.rateUnits, points: slots.perSlot, duration: slots.counterTtlSeconds });
+  const blocker = new RateLimiterRedis({ storeClient: options.redis, keyPrefix: keys.rateBlock, points: 1, duration: 1 });
+  const store = new RedisRateStateStore(options.redis, keys, hash);
   return new AdaptiveRateBudget(counter, blocker, store, hash, slots.slotMs, options);
 }
 

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RatePhase, RateState } from './adaptive-rate.js';
+import type { RedisKeys } from '../redis-keys.js';
 
 /**
  * Where the adaptive rate of one key lives (see adaptive-rate.ts), and the count of answers the API accepted, from
@@ -49,17 +50,18 @@ return tostring(at)
 const RESERVATION_TTL_MS = 60_000;
 
 export class RedisRateStateStore implements RateStateStore {
-  /**
-   * @param stateKey the hash holding the state: `<prefix>:rate-state:<key hash>`
-   * @param acceptedKey the prefix of the per-second counters: `<prefix>:rate-ok:<key hash>`
-   * @param nextKey the key's next free moment (see `reserve`): `<prefix>:rate-next:<key hash>`
-   */
+  private readonly stateKey: string;
+  private readonly nextKey: string;
+
+  /** @param apiKeyHash names the API key in its keys (`keyHash`): each key has its own rate. */
   constructor(
     private readonly redis: Redis,
-    private readonly stateKey: string,
-    private readonly acceptedKey: string,
-    private readonly nextKey: string,
-  ) {}
+    private readonly keys: RedisKeys,
+    private readonly apiKeyHash: string,
+  ) {
+    this.stateKey = keys.rateState(apiKeyHash);
+    this.nextKey = keys.rateNext(apiKeyHash);
+  }
 
   async reserve(earliest: number, spacingMs: number): Promise<number> {
     const at = await this.redis.eval(RESERVE, 1, this.nextKey, String(earliest), String(spacingMs), String(RESERVATION_TTL_MS));
@@ -80,13 +82,13 @@ export class RedisRateStateStore implements RateStateStore {
   }
 
   async countAccepted(now: number): Promise<void> {
-    const key = `${this.acceptedKey}:${Math.floor(now / 1000)}`;
+    const key = this.keys.rateAccepted(this.apiKeyHash, Math.floor(now / 1000));
     await this.redis.multi().incr(key).pexpire(key, COUNTER_TTL_MS).exec();
   }
 
   async acceptedRate(now: number): Promise<number> {
     const second = Math.floor(now / 1000);
-    const [current, previous] = await this.redis.mget(`${this.acceptedKey}:${second}`, `${this.acceptedKey}:${second - 1}`);
+    const [current, previous] = await this.redis.mget(this.keys.rateAccepted(this.apiKeyHash, second), this.keys.rateAccepted(this.apiKeyHash, second - 1));
     return acceptedRateEstimate(Number(current ?? 0), Number(previous ?? 0), now);
   }
 }

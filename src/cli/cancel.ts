@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { cancelJobId, cancelRun } from '../engine/cancel-run.js';
+import { cancelRun } from '../engine/cancel-run.js';
+import { cancelJobId } from '../engine/enqueue.js';
 import { openQueues, writerLeaseKey } from '../engine/queues.js';
 import { connectRedis } from '../engine/redis.js';
 import { RunStore } from '../engine/run-store.js';

@@ -11,6 +11,7 @@ import { formatResult } from '../warehouse/result-format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { runWithReport } from './run-report.js';
 import { makeOutFolder } from './out-folder.js';
+import { redisKeys } from '../redis-keys.js';
 
 interface DemoFlags extends CommonFlags {
   out: string;
@@ -120,7 +121,7 @@ export function demoCommand(): Command {
     } finally {
       await sim.close();
       const connection = connectRedis(redis.url);
-      await deleteKeysWithPrefix(connection, `${prefix}:`).catch(() => {});
+      await deleteKeysWithPrefix(connection, redisKeys(prefix).all).catch(() => {});
       connection.disconnect();
       await redis.stop();
     }

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { keyHash } from '../api/index.js';
+import { redisKeys, type RedisKeys } from '../redis-keys.js';
 
 /** What the API refused, kept to record slices failed with its answer instead of asking again for each. */
 const refusalSchema = z.object({
@@ -32,14 +33,16 @@ export const KEY_REFUSAL_MEMORY_MS = 10 * 60 * 1000;
  * a run records each slice such a refusal covers as failed, with the API's answer, without asking again for each.
  */
 export class AccessMemo {
-  private readonly keyPrefix: string;
+  private readonly keys: RedisKeys;
+  private readonly apiKeyHash: string;
 
   constructor(
     private readonly redis: Redis,
     prefix: string,
     apiKey: string,
   ) {
-    this.keyPrefix = `${prefix}:refused:${keyHash(apiKey)}:`;
+    this.keys = redisKeys(prefix);
+    this.apiKeyHash = keyHash(apiKey);
   }
 
   async remember(refusal: Refusal): Promise<void> {
@@ -59,7 +62,7 @@ export class AccessMemo {
   }
 
   private keyOf(brandId: number | null): string {
-    return this.keyPrefix + (brandId === null ? 'key' : `brand:${brandId}`);
+    return this.keys.refusal(this.apiKeyHash, brandId);
   }
 }
 

@@ -1,10 +1,9 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { z } from 'zod';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { deleteChunks } from './chunk-store.js';
 import { commitJobSchema } from './job-data.js';
-import { jobId } from './job-ids.js';
+import { enqueueCancel } from './enqueue.js';
 import type { LoadProcessorDeps } from './load-processor.js';
 import { QUEUED_JOB_STATES, type Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
@@ -15,8 +14,6 @@ import type { RunMeta, RunStore } from './run-store.js';
  * slice is loaded like any other), and a `cancel` job on the load queue records it in `_sync_runs`, because only the
  * holder of the writer lease may write DuckDB.
  */
-
-export const cancelJobSchema = z.object({ runId: z.string().min(1) });
 
 export type CancelOutcome =
   | { outcome: 'cancelled'; meta: RunMeta; removed: RemovedJobs }
@@ -38,12 +35,8 @@ export async function cancelRun(runs: RunStore, queues: Queues, redis: Redis, pr
   // It finished on its own between the read and the update: nothing to cancel.
   if (meta.status !== 'cancelled') return { outcome: 'finished', meta };
   const removed = await removeQueuedJobsOfRun(queues, redis, prefix, runId);
-  await queues.load.add('cancel', { runId }, { jobId: cancelJobId(runId) });
+  await enqueueCancel(queues, { runId });
   return { outcome: before.status === 'cancelled' ? 'already-cancelled' : 'cancelled', meta, removed };
-}
-
-export function cancelJobId(runId: string): string {
-  return jobId('cancel', runId);
 }
 
 /**

@@ -1,12 +1,13 @@
 import type { Redis } from 'ioredis';
 import type { ChunkSink, SliceChunk } from '../streams/run-slice.js';
 import { decodeChunk, encodeChunk } from './chunk-codec.js';
+import { redisKeys } from '../redis-keys.js';
 
 // Chunks wait for the loader at most this long; a run that takes longer re-fetches the slice.
 const CHUNK_TTL_SECONDS = 24 * 60 * 60;
 
 function chunkKey(prefix: string, token: string, index: number): string {
-  return `${prefix}:chunk:${token}:${index}`;
+  return redisKeys(prefix).chunk(token, index);
 }
 
 /**

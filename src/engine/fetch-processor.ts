@@ -10,7 +10,7 @@ import { runSlice } from '../streams/run-slice.js';
 import type { AccessMemo } from './access-memo.js';
 import { RedisChunkSink } from './chunk-store.js';
 import { fetchJobSchema, parseJobData, type CommitJobData, type FetchJobData } from './job-data.js';
-import { jobId } from './job-ids.js';
+import { enqueueCommit } from './enqueue.js';
 import type { Queues } from './queues.js';
 import { emptyTally, type RequestTallies } from './request-tally.js';
 
@@ -73,7 +73,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       );
       if (result.status !== 'complete') log.warn({ status: result.status, problem: result.problem }, `slice ${result.status}`);
       fetched(result.status);
-      await enqueueCommit(deps, data, {
+      await sendToCommit(deps, data, {
         token: sink.token,
         chunks: sink.chunks,
         status: result.status,
@@ -125,9 +125,9 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
 
 type CommitFields = Omit<CommitJobData, 'runId' | 'brandId' | 'stream' | 'sliceId' | 'slice' | 'refetch'>;
 
-async function enqueueCommit(deps: FetchProcessorDeps, data: FetchJobData, fields: CommitFields): Promise<void> {
+async function sendToCommit(deps: FetchProcessorDeps, data: FetchJobData, fields: CommitFields): Promise<void> {
   const commit: CommitJobData = { runId: data.runId, brandId: data.brandId, stream: data.stream, sliceId: data.sliceId, slice: data.slice, refetch: data.refetch, ...fields };
-  await deps.queues.load.add('commit', commit, { jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch) });
+  await enqueueCommit(deps.queues, commit);
 }
 
 /** A commit of a slice that read nothing: the loader records why it failed and keeps any rows the slice held. */
@@ -139,7 +139,7 @@ function enqueueFailedCommit(
   tally: Pick<CommitFields, 'requests' | 'retries' | 'rateLimited'>,
   why: Pick<CommitFields, 'error' | 'errorCode' | 'requestId'>,
 ): Promise<void> {
-  return enqueueCommit(deps, data, { token, chunks: 0, status: 'failed', records: 0, rows: 0, rejects: 0, totalRows: null, attempts, ...tally, ...why });
+  return sendToCommit(deps, data, { token, chunks: 0, status: 'failed', records: 0, rows: 0, rejects: 0, totalRows: null, attempts, ...tally, ...why });
 }
 
 function describe(error: unknown): Record<string, unknown> {

@@ -65,6 +65,10 @@ export type CommitJobData = z.infer<typeof commitJobSchema>;
 export const finalizeJobSchema = z.object({ runId: z.string().min(1) });
 export type FinalizeJobData = z.infer<typeof finalizeJobSchema>;
 
+/** `bvsync cancel` asks the writer to record the run's end in `_sync_runs`. */
+export const cancelJobSchema = z.object({ runId: z.string().min(1) });
+export type CancelJobData = z.infer<typeof cancelJobSchema>;
+
 /**
  * A job whose data this version cannot read (left by an older version, or written by hand). It is an
  * `UnrecoverableError`, so BullMQ fails the job at once: the same data would fail every one of its attempts.

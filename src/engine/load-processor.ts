@@ -13,10 +13,10 @@ import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../w
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { runStatusOfSlices } from '../vocabulary.js';
-import { cancelJobSchema, recordCancelled } from './cancel-run.js';
+import { recordCancelled } from './cancel-run.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
-import { commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
-import { jobId } from './job-ids.js';
+import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './enqueue.js';
+import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
 import { completeThrough, firstIncrementalDay, nextCursor, planSlices, type PlanMode } from './plan.js';
 import type { Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
@@ -100,11 +100,9 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   await deps.runs.recordPlanned(runId, withIds);
   await deps.runs.update(runId, { phase, status: 'running' });
   deps.log.info({ run: runId, phase, slices: slices.length }, 'planned');
-  await deps.queues.fetch.addBulk(
-    withIds.map((slice) => {
-      const data: FetchJobData = { runId, brandId: slice.brandId, stream: slice.stream, sliceId: slice.sliceId, refetch: 0, slice: { key: slice.key, day: slice.day, from: slice.from, to: slice.to, params: slice.params } };
-      return { name: 'fetch', data, opts: { jobId: jobId('fetch', runId, slice.brandId, slice.stream, slice.key, 0) } };
-    }),
+  await enqueueFetches(
+    deps.queues,
+    withIds.map((slice): FetchJobData => ({ runId, brandId: slice.brandId, stream: slice.stream, sliceId: slice.sliceId, refetch: 0, slice: { key: slice.key, day: slice.day, from: slice.from, to: slice.to, params: slice.params } })),
   );
   await advanceIfPhaseDone(deps, runId);
 }
@@ -149,7 +147,7 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
       if (data.refetch < MAX_REFETCHES) {
         log.warn({ refetch: data.refetch + 1 }, 'the chunks of a slice are gone from Redis: fetching it again');
         const refetch: FetchJobData = { runId: data.runId, brandId: data.brandId, stream: data.stream, sliceId: data.sliceId, slice: data.slice, refetch: data.refetch + 1 };
-        await deps.queues.fetch.add('fetch', refetch, { jobId: jobId('fetch', data.runId, data.brandId, data.stream, data.slice.key, data.refetch + 1) });
+        await enqueueFetch(deps.queues, refetch);
         return;
       }
       status = 'failed';
@@ -262,8 +260,8 @@ async function advanceIfPhaseDone(deps: LoadProcessorDeps, runId: string): Promi
   if (meta.status !== 'running') return;
   const progress = await deps.runs.progress(runId);
   if (progress.done < progress.planned) return;
-  if (meta.phase === 1) await deps.queues.load.add('plan', { runId, phase: 2 }, { jobId: jobId('plan', runId, 2) });
-  else await deps.queues.load.add('finalize', { runId }, { jobId: jobId('finalize', runId) });
+  if (meta.phase === 1) await enqueuePlan(deps.queues, { runId, phase: 2 });
+  else await enqueueFinalize(deps.queues, { runId });
 }
 
 async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { Queue, type JobType, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { redisKeys } from '../redis-keys.js';
 
 /** Fetch jobs: one slice each, run by every bvsync process. */
 export const FETCH_QUEUE = 'fetch';
@@ -14,7 +15,7 @@ export const QUEUED_JOB_STATES: JobType[] = ['waiting', 'prioritized', 'delayed'
 
 /** The Redis key of the writer lease; one writer per Redis prefix (one prefix per warehouse). */
 export function writerLeaseKey(prefix: string): string {
-  return `${prefix}:writer-lease`;
+  return redisKeys(prefix).writerLease;
 }
 
 // Completed jobs are kept a day: a job id deduplicates only while its job exists, so a plan replayed within a run

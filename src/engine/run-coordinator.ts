@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RunCoordinator } from 'node-cron';
+import type { RedisKeys } from '../redis-keys.js';
 
 /**
  * node-cron fires in every scheduler process; this coordinator lets exactly one of them run each tick. The key
@@ -9,12 +10,12 @@ import type { RunCoordinator } from 'node-cron';
 export class RedisRunCoordinator implements RunCoordinator {
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly keys: RedisKeys,
     private readonly keepMs = 24 * 60 * 60 * 1000,
   ) {}
 
   async shouldRun(key: string, ttlMs: number): Promise<boolean> {
-    const taken = await this.redis.set(`${this.prefix}:cron:${key}`, String(process.pid), 'PX', Math.max(ttlMs, this.keepMs), 'NX');
+    const taken = await this.redis.set(this.keys.cronSlot(key), String(process.pid), 'PX', Math.max(ttlMs, this.keepMs), 'NX');
     return taken === 'OK';
   }
 }

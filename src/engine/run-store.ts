@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { isFinishedRunStatus, UNFINISHED_RUN_STATUSES, type RunKind, type RunStatus, type SliceStatus } from '../vocabulary.js';
+import { redisKeys, type RedisKeys } from '../redis-keys.js';
 
 /**
  * The live view of a run, in Redis, so that every process — the CLI waiting on a run it started, `status`, the
@@ -112,25 +113,29 @@ return 1`;
 const UPDATE_ATTEMPTS = 20;
 
 export class RunStore {
+  private readonly keys: RedisKeys;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
+    prefix: string,
+  ) {
+    this.keys = redisKeys(prefix);
+  }
 
   private key(runId: string, part = ''): string {
-    return `${this.prefix}:run:${runId}${part ? `:${part}` : ''}`;
+    return this.keys.run(runId, part);
   }
 
   /** The Redis key naming the unfinished run of a window (`identity`: kind, window, brands and streams, spelled out). */
   windowKey(identity: string): string {
-    return `${this.prefix}:run-window:${createHash('sha256').update(identity).digest('hex').slice(0, 24)}`;
+    return this.keys.runWindow(createHash('sha256').update(identity).digest('hex').slice(0, 24));
   }
 
   /** Creates the run unless it exists (a scheduled slot planned twice is one run). Returns whether it was new. */
   async create(meta: RunMeta): Promise<boolean> {
     const created = await this.redis.hsetnx(this.key(meta.runId), 'meta', JSON.stringify(meta));
     await this.redis.expire(this.key(meta.runId), KEEP_SECONDS);
-    if (created === 1) await this.redis.zadd(`${this.prefix}:runs`, Date.parse(meta.startedAt), meta.runId);
+    if (created === 1) await this.redis.zadd(this.keys.runs, Date.parse(meta.startedAt), meta.runId);
     return created === 1;
   }
 
@@ -145,7 +150,7 @@ export class RunStore {
         3,
         meta.windowKey,
         this.key(meta.runId),
-        `${this.prefix}:runs`,
+        this.keys.runs,
         JSON.stringify(meta),
         meta.runId,
         Date.parse(meta.startedAt),
@@ -187,7 +192,7 @@ export class RunStore {
 
   /** The newest runs first. */
   async recent(limit = 10): Promise<RunMeta[]> {
-    const ids = await this.redis.zrevrange(`${this.prefix}:runs`, 0, limit - 1);
+    const ids = await this.redis.zrevrange(this.keys.runs, 0, limit - 1);
     const metas = await Promise.all(ids.map((id) => this.get(id)));
     return metas.filter((meta): meta is RunMeta => meta !== null);
   }
@@ -195,7 +200,7 @@ export class RunStore {
   /** Runs not finished (planning, running or finalizing) among those Redis still keeps, newest first. */
   async unfinished(limit = 500): Promise<RunMeta[]> {
     const since = Date.now() - KEEP_SECONDS * 1000;
-    const ids = await this.redis.zrevrangebyscore(`${this.prefix}:runs`, '+inf', since, 'LIMIT', 0, limit);
+    const ids = await this.redis.zrevrangebyscore(this.keys.runs, '+inf', since, 'LIMIT', 0, limit);
     const metas = await Promise.all(ids.map((id) => this.get(id)));
     return metas.filter((meta): meta is RunMeta => meta !== null && !isFinishedRunStatus(meta.status));
   }

@@ -9,6 +9,7 @@ import { connectRedis } from './redis.js';
 import { RedisRunCoordinator } from './run-coordinator.js';
 import { RunStore } from './run-store.js';
 import { enqueueRun } from './start-run.js';
+import { redisKeys } from '../redis-keys.js';
 
 export interface SchedulerOptions {
   config: Config;
@@ -56,7 +57,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
   const now = options.now ?? (() => new Date());
   const redis = connectRedis(options.redisUrl);
   const runs = new RunStore(redis, config.redisPrefix);
-  const coordinator = new RedisRunCoordinator(redis, config.redisPrefix);
+  const coordinator = new RedisRunCoordinator(redis, redisKeys(config.redisPrefix));
   const enqueued: string[] = [];
 
   const enqueueSlot = async (schedule: ScheduleConfig, slot: Date, why: string) => {

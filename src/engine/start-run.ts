@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { selectStreams } from '../streams/registry.js';
 import { isFinishedRunStatus, type RunKind } from '../vocabulary.js';
-import { jobId } from './job-ids.js';
+import { enqueuePlan } from './enqueue.js';
 import { openQueues } from './queues.js';
 import { connectRedis } from './redis.js';
 import { RunStore, type RunMeta, type StreamCounters } from './run-store.js';
@@ -69,7 +69,7 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
     try {
       if (options.runId) {
         const created = await runs.create(meta);
-        if (created) await queues.load.add('plan', { runId, phase: 1 }, { jobId: jobId('plan', runId, 1) });
+        if (created) await enqueuePlan(queues, { runId, phase: 1 });
         return { runId, created, attached: false, meta: created ? meta : ((await runs.get(runId)) ?? meta) };
       }
       const windowKey = runs.windowKey(runWindowIdentity({ ...options, streams }));
@@ -77,7 +77,7 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
       // Also when attaching to a run still planning: its command may have died between recording it and enqueueing
       // its plan. The job id makes this a no-op when the plan job is there.
       if (outcome.created || outcome.meta.status === 'planning') {
-        await queues.load.add('plan', { runId: outcome.meta.runId, phase: 1 }, { jobId: jobId('plan', outcome.meta.runId, 1) });
+        await enqueuePlan(queues, { runId: outcome.meta.runId, phase: 1 });
       }
       return { runId: outcome.meta.runId, created: outcome.created, attached: !outcome.created, meta: outcome.meta };
     } finally {

@@ -6,6 +6,7 @@ import type { ApiRequestEvent } from '../../src/api/transport.js';
 import { parseConfig } from '../../src/config/load.js';
 import { startSimulator, type LoggedRequest, type RunningSimulator } from '../../src/simulator/index.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
+import { redisKeys } from '../../src/redis-keys.js';
 
 // The adaptive budget against the simulator's fixed one-second windows, with real Redis shared by separate budget
 // objects (as separate processes hold them). Each test uses a Redis prefix of its own, so nothing learned carries over.
@@ -53,7 +54,7 @@ async function readPages(api: ApiClient, brand: number, pageSize: number, days: 
 }
 
 async function sharedState(testPrefix: string): Promise<Record<string, string>> {
-  return redis().hgetall(`${testPrefix}:rate-state:${keyHash(sim.apiKey)}`);
+  return redis().hgetall(redisKeys(testPrefix).rateState(keyHash(sim.apiKey)));
 }
 
 /** Requests per second of the log between `fromMs` and the last request. */

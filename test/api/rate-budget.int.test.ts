@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { createMemoryRateBudget, createRedisRateBudget, keyHash, slotsFor, type RateBudget } from '../../src/api/rate-budget.js';
 import { RedisRateStateStore } from '../../src/api/rate-state-store.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
+import { redisKeys } from '../../src/redis-keys.js';
 
 const prefix = uniquePrefix('rate-budget');
 const connections: Redis[] = [];
@@ -94,8 +95,8 @@ describe('Redis rate budget', () => {
   it('reserves spaced moments for every process of a key, to the millisecond (Redis keeps 14 digits)', async () => {
     const [one, two] = [testRedis(), testRedis()];
     connections.push(one, two);
-    const a = new RedisRateStateStore(one, `${prefix}:s`, `${prefix}:ok`, `${prefix}:rate-next:reserve`);
-    const b = new RedisRateStateStore(two, `${prefix}:s`, `${prefix}:ok`, `${prefix}:rate-next:reserve`);
+    const a = new RedisRateStateStore(one, redisKeys(prefix), 'reserve');
+    const b = new RedisRateStateStore(two, redisKeys(prefix), 'reserve');
     const now = 1_800_000_000_000.5;
     expect(await a.reserve(now, 52.63)).toBe(now);
     expect(await b.reserve(now, 52.63)).toBeCloseTo(now + 52.63, 0);

@@ -10,6 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
 import { tempDir } from '../support/tmp.js';
+import { redisKeys } from '../../src/redis-keys.js';
 
 /**
  * One run per window, at the level of Redis: enqueueing a run finds the unfinished run of the same kind, window,
@@ -96,7 +97,7 @@ describe('enqueueing a run', () => {
     expect(second.created).toBe(true);
     expect(second.runId).not.toBe(first.runId);
     // Expired or lost: the window key outlived its run.
-    await redis.del(`${prefix}:run:${second.runId}`);
+    await redis.del(redisKeys(prefix).run(second.runId));
     const third = await enqueueRun(options);
     expect(third.created).toBe(true);
     expect(third.runId).not.toBe(second.runId);

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { WriterLease } from '../../src/engine/writer-lease.js';
+import { redisKeys } from '../../src/redis-keys.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 
 const prefix = uniquePrefix('lease');
@@ -19,7 +20,7 @@ const until = async (check: () => boolean, ms = 5000) => {
 
 describe('WriterLease', () => {
   it('gives the lease to one process at a time and passes it on when the holder stops', async () => {
-    const key = `${prefix}:writer`;
+    const key = redisKeys(`${prefix}-writer`).writerLease;
     const events: string[] = [];
     const make = (name: string) =>
       new WriterLease(redis, { key, ttlMs: 600, intervalMs: 100, onAcquired: () => void events.push(`${name}+`), onLost: () => void events.push(`${name}-`) });
@@ -39,7 +40,7 @@ describe('WriterLease', () => {
   });
 
   it('passes on after the ttl when the holder dies without releasing', async () => {
-    const key = `${prefix}:dead`;
+    const key = redisKeys(`${prefix}-dead`).writerLease;
     await redis.set(key, 'a-dead-process', 'PX', 500);
     const lease = new WriterLease(redis, { key, ttlMs: 500, intervalMs: 50, onAcquired: () => {}, onLost: () => {} });
     await lease.start();
@@ -50,7 +51,7 @@ describe('WriterLease', () => {
   });
 
   it('notices a lost lease and reports it', async () => {
-    const key = `${prefix}:stolen`;
+    const key = redisKeys(`${prefix}-stolen`).writerLease;
     let lost = false;
     const lease = new WriterLease(redis, { key, ttlMs: 2000, intervalMs: 50, onAcquired: () => {}, onLost: () => void (lost = true) });
     await lease.start();
@@ -63,7 +64,7 @@ describe('WriterLease', () => {
   });
 
   it('gives the lease back when becoming the writer fails, and tries again', async () => {
-    const key = `${prefix}:retry`;
+    const key = redisKeys(`${prefix}-retry`).writerLease;
     let tries = 0;
     const lease = new WriterLease(redis, {
       key,
@@ -82,7 +83,7 @@ describe('WriterLease', () => {
   });
 
   it('waits twice as long after each failed try, up to its limit, so a file that stays unusable is not hammered', async () => {
-    const key = `${prefix}:backoff`;
+    const key = redisKeys(`${prefix}-backoff`).writerLease;
     const tries: number[] = [];
     const lease = new WriterLease(redis, {
       key,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jobId } from '../../src/engine/job-ids.js';
+import { jobId } from '../../src/engine/enqueue.js';
 import { decodeChunk, encodeChunk } from '../../src/engine/chunk-codec.js';
 
 describe('jobId', () => {

@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import type { CancelJobData, CommitJobData, FetchJobData, FinalizeJobData, PlanJobData } from './job-data.js';
+import type { Queues } from './queues.js';
+
+/**
+ * Every job bvsync adds, added here alone, each with the id derived from what the job is: planning a run twice, or a
+ * fetch replayed after its commit was enqueued, adds nothing (docs/architecture.md, "The flow"). The processors and the
+ * CLI call these; nothing else calls `Queue.add`.
+ */
+
+export async function enqueuePlan(queues: Queues, data: PlanJobData): Promise<void> {
+  await queues.load.add('plan', data, { jobId: jobId('plan', data.runId, data.phase) });
+}
+
+/** The fetch jobs of a phase's slices, in one round trip. */
+export async function enqueueFetches(queues: Queues, slices: FetchJobData[]): Promise<void> {
+  await queues.fetch.addBulk(slices.map((data) => ({ name: 'fetch', data, opts: { jobId: fetchJobId(data) } })));
+}
+
+/** One fetch job: a slice fetched again because its chunks were lost (its `refetch` counts up, so its id is new). */
+export async function enqueueFetch(queues: Queues, data: FetchJobData): Promise<void> {
+  await queues.fetch.add('fetch', data, { jobId: fetchJobId(data) });
+}
+
+export async function enqueueCommit(queues: Queues, data: CommitJobData): Promise<void> {
+  await queues.load.add('commit', data, { jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch) });
+}
+
+export async function enqueueFinalize(queues: Queues, data: FinalizeJobData): Promise<void> {
+  await queues.load.add('finalize', data, { jobId: jobId('finalize', data.runId) });
+}
+
+export async function enqueueCancel(queues: Queues, data: CancelJobData): Promise<void> {
+  await queues.load.add('cancel', data, { jobId: cancelJobId(data.runId) });
+}
+
+/** The id of a run's cancel job, which `bvsync cancel` waits on to learn that the writer recorded it. */
+export function cancelJobId(runId: string): string {
+  return jobId('cancel', runId);
+}
+
+function fetchJobId(data: FetchJobData): string {
+  return jobId('fetch', data.runId, data.brandId, data.stream, data.slice.key, data.refetch);
+}
+
+/**
+ * BullMQ job ids deduplicate only while the job exists, must not contain `:` and must not be all digits. An id
+ * is derived from what the job is (run, brand, stream, slice), so planning the same run twice adds nothing.
+ * Slice keys may hold any characters a domain or phrase can (from the API or the config); they are hashed into the
+ * id rather than trusted, and the readable part is kept to safe characters.
+ */
+export function jobId(kind: string, ...parts: Array<string | number>): string {
+  const readable = parts.map((part) => String(part).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40)).join('.');
+  const digest = createHash('sha256').update(JSON.stringify([kind, ...parts.map(String)])).digest('hex').slice(0, 12);
+  return `${kind}.${readable}.${digest}`;
+}

@@ -1,0 +1,53 @@
+/**
+ * Every Redis key bvsync writes, named here alone (BullMQ names its queues' keys itself, under the same prefix), so
+ * what lives in a shared Redis can be read off one page, and two parts of bvsync cannot pick the same name. The
+ * prefix is the config's `redisPrefix`: one per warehouse. An API key appears only as its hash (`keyHash`), never
+ * itself. Where the keys sit in the flow: docs/architecture.md, "Redis".
+ */
+export interface RedisKeys {
+  /** Everything under the prefix, for `deleteKeysWithPrefix` (a demo's private prefix, a test's). */
+  all: string;
+  /** Who holds the DuckDB writer lease. */
+  writerLease: string;
+  /** The runs by start time (a sorted set), newest last. */
+  runs: string;
+  /** A run's record (`part` empty), or one of its sets and counters (`planned`, `done`, `stats`). */
+  run(runId: string, part?: string): string;
+  /** The unfinished run of one window, by the digest of its identity (kind, window, brands, streams). */
+  runWindow(identityDigest: string): string;
+  /** One slot of a schedule, taken by the scheduler process that runs it. */
+  cronSlot(slot: string): string;
+  /** One compressed chunk of a fetched slice, waiting for its commit. */
+  chunk(token: string, index: number): string;
+  /** What the API refused for an API key: the key itself (`brandId` null) or one brand. */
+  refusal(apiKeyHash: string, brandId: number | null): string;
+  /** The key prefix the rate limiter library puts before its per-slot request counters of every API key. */
+  rateUnits: string;
+  /** The key prefix the rate limiter library puts before the Retry-After block of every API key. */
+  rateBlock: string;
+  /** The adaptive rate an API key runs at, shared by every process. */
+  rateState(apiKeyHash: string): string;
+  /** The count of answers the API accepted for an API key in one second (epoch seconds). */
+  rateAccepted(apiKeyHash: string, second: number): string;
+  /** The next moment an API key may send a request. */
+  rateNext(apiKeyHash: string): string;
+}
+
+export function redisKeys(prefix: string): RedisKeys {
+  const run = `${prefix}:run:`;
+  return {
+    all: `${prefix}:`,
+    writerLease: `${prefix}:writer-lease`,
+    runs: `${prefix}:runs`,
+    run: (runId, part = '') => `${run}${runId}${part ? `:${part}` : ''}`,
+    runWindow: (identityDigest) => `${prefix}:run-window:${identityDigest}`,
+    cronSlot: (slot) => `${prefix}:cron:${slot}`,
+    chunk: (token, index) => `${prefix}:chunk:${token}:${index}`,
+    refusal: (apiKeyHash, brandId) => `${prefix}:refused:${apiKeyHash}:${brandId === null ? 'key' : `brand:${brandId}`}`,
+    rateUnits: `${prefix}:rate`,
+    rateBlock: `${prefix}:rate-block`,
+    rateState: (apiKeyHash) => `${prefix}:rate-state:${apiKeyHash}`,
+    rateAccepted: (apiKeyHash, second) => `${prefix}:rate-ok:${apiKeyHash}:${second}`,
+    rateNext: (apiKeyHash) => `${prefix}:rate-next:${apiKeyHash}`,
+  };
+}
