@@ -59,7 +59,7 @@ export interface LoggerSettings {
 
 export function createLogger(settings: LoggerSettings = {}): Logger {
   const options: LoggerOptions = {
-    level: settings.level ?? process.env.BVSYNC_LOG_LEVEL ?? 'info',
+    level: settings.level ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
     mixin(_object, _level, logger) {
       const fields = logContext.getStore();

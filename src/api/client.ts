@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ApiConfig } from '../config/schema.js';
-import { ConfigError } from '../config/load.js';
+import { requireApiSettings } from '../config/api-settings.js';
 import { registerSecret, type Logger } from '../log.js';
 import type { Dispatcher } from 'undici';
 import { NotFoundError, TransientError } from './errors.js';
@@ -162,14 +162,11 @@ export interface ApiClient {
  * The API client: the only code that speaks HTTP to the API. Needs `api.url` and `api.apiKey`.
  */
 export function createApiClient(config: ApiConfig, options: ApiClientOptions = {}): ApiClient {
-  const problems: string[] = [];
-  if (!config.url) problems.push('api.url: required (or BVSYNC_API_URL)');
-  if (!config.apiKey) problems.push('api.apiKey: required (or BVSYNC_API_KEY)');
-  if (problems.length || !config.url || !config.apiKey) throw new ConfigError('the API config', problems);
-  registerSecret(config.apiKey);
+  const api = requireApiSettings(config);
+  registerSecret(api.apiKey);
 
   const transport = new Transport(
-    { ...config, url: config.url, apiKey: config.apiKey },
+    api,
     {
       logger: options.logger,
       budget: options.budget ?? createMemoryRateBudget({ requestsPerSecond: config.requestsPerSecond }),

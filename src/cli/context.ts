@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { resolveRedis, type ResolvedRedis } from '../engine/redis.js';
 import type { WorkerHostOptions } from '../engine/worker-host.js';
-import { loadConfig, parseBrandList } from '../config/load.js';
+import { requireApiSettings } from '../config/api-settings.js';
+import { loadConfig, loadProcessSettings, parseBrandList, type ProcessSettings } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../log.js';
 import { selectStreams } from '../streams/registry.js';
@@ -23,7 +24,7 @@ export function addCommonOptions(command: Command): Command {
 }
 
 export function commandLogger(flags: CommonFlags): Logger {
-  return createLogger({ level: flags.logLevel });
+  return createLogger({ level: flags.logLevel ?? loadProcessSettings().logLevel });
 }
 
 export function readConfig(flags: CommonFlags, overrides?: (raw: Record<string, unknown>) => void): Config {
@@ -40,8 +41,7 @@ export function chooseBrands(config: Config, given: string[] | undefined): numbe
 }
 
 export function requireApi(config: Config): void {
-  const missing = [!config.api.url && 'the API URL (BVSYNC_API_URL or api.url)', !config.api.apiKey && 'the API key (BVSYNC_API_KEY or api.apiKey)'].filter(Boolean);
-  if (missing.length) throw new UsageError(`missing ${missing.join(' and ')}`);
+  requireApiSettings(config.api);
 }
 
 export async function redisFor(config: Config, log: Logger): Promise<ResolvedRedis> {
@@ -64,28 +64,16 @@ export function chooseStreams(config: Config, flag: string | undefined): string[
 export type WorkerTimings = Pick<WorkerHostOptions, 'leaseTtlMs' | 'lockDurationMs' | 'stalledIntervalMs'>;
 
 /**
- * Takeover timings from the environment, for every command that runs a worker (`worker`, `sync`, `backfill`):
- * `BVSYNC_LEASE_TTL_MS` (the DuckDB writer lease; default 15 s) is how long a dead writer's lease outlives it, and
- * `BVSYNC_JOB_LOCK_MS` (BullMQ's job lock and stalled check; default 30 s) how long a dead process's jobs wait before
- * another runs them. Shorter means faster recovery from a killed process, at the cost of more Redis traffic.
+ * Takeover timings for every command that runs a worker (`worker`, `sync`, `backfill`), from the process settings
+ * (`BVSYNC_LEASE_TTL_MS`, `BVSYNC_JOB_LOCK_MS`). Shorter means faster recovery from a killed process, at the cost of
+ * more Redis traffic.
  */
-export function workerTimingsFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerTimings {
-  const read = (name: string): number | undefined => {
-    const text = env[name];
-    if (text === undefined || text === '') return undefined;
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < 500 || value > 3_600_000) {
-      throw new UsageError(`${name}="${text}" is not a whole number of milliseconds from 500 to 3600000`);
-    }
-    return value;
-  };
+export function workerTimings(settings: ProcessSettings = loadProcessSettings()): WorkerTimings {
   const timings: WorkerTimings = {};
-  const leaseTtlMs = read('BVSYNC_LEASE_TTL_MS');
-  const lockMs = read('BVSYNC_JOB_LOCK_MS');
-  if (leaseTtlMs !== undefined) timings.leaseTtlMs = leaseTtlMs;
-  if (lockMs !== undefined) {
-    timings.lockDurationMs = lockMs;
-    timings.stalledIntervalMs = lockMs;
+  if (settings.leaseTtlMs !== undefined) timings.leaseTtlMs = settings.leaseTtlMs;
+  if (settings.jobLockMs !== undefined) {
+    timings.lockDurationMs = settings.jobLockMs;
+    timings.stalledIntervalMs = settings.jobLockMs;
   }
   return timings;
 }

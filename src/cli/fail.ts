@@ -1,4 +1,5 @@
 import { CommanderError } from 'commander';
+import { loadProcessSettings } from '../config/load.js';
 import { redactSecrets } from '../log.js';
 import { EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE } from './exit-codes.js';
 
@@ -15,7 +16,16 @@ export class UsageError extends Error {
 }
 
 /** Error codes that mean the command line or the config is wrong, not the run or its surroundings. */
-const USAGE_CODES = new Set(['usage', 'config_invalid', 'bad_day']);
+const USAGE_CODES = new Set(['usage', 'config_invalid', 'bad_day', 'unknown_stream', 'bad_port']);
+
+/** Whether `BVSYNC_DEBUG` asks for stacks; an environment that fails its own check is the error being reported. */
+function debugWanted(): boolean {
+  try {
+    return loadProcessSettings().debug;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Prints one clear message for a failed command and returns the exit code. Known errors (with a `code`)
@@ -28,7 +38,7 @@ export function reportFailure(error: unknown): number {
   const known = typeof code === 'string';
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`bvsync: ${redactSecrets(message)}\n`);
-  if (!known && error instanceof Error && error.stack && process.env.BVSYNC_DEBUG) {
+  if (!known && error instanceof Error && error.stack && debugWanted()) {
     process.stderr.write(`${redactSecrets(error.stack)}\n`);
   }
   if (error instanceof UsageError) return error.exitCode;

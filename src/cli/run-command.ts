@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { RunKind } from '../vocabulary.js';
 import { parseDay, todayUtc } from '../days.js';
-import { chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, workerTimingsFromEnv, type CommonFlags } from './context.js';
+import { chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
 import type { Logger } from '../log.js';
 import { checkDatabaseFiles, preflight, type PreflightResult } from './preflight.js';
 import { runWithReport } from './run-report.js';
@@ -34,7 +34,7 @@ export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window:
   const brands = chooseBrands(config, flags.brand);
   const streams = chooseStreams(config, flags.streams);
   // Running slices get part of the shutdown deadline to finish; the rest is for closing Redis and DuckDB.
-  const worker = { ...workerTimingsFromEnv(), stopDeadlineMs: RUN_SHUTDOWN_DEADLINE_MS / 2 };
+  const worker = { ...workerTimings(), stopDeadlineMs: RUN_SHUTDOWN_DEADLINE_MS / 2 };
   // The preflight, after every local check (a mistyped flag costs no request) and before anything is planned; cheapest
   // first: the database path, Redis, then the key and the brands (see preflight.ts).
   if (!flags.enqueueOnly) checkDatabaseFiles(config);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { isParamName, type ParamMapping } from '../api/param-names.js';
+import { loadProcessSettings } from '../config/load.js';
 import { createLogger } from '../log.js';
 import { FAULT_KINDS, type FaultKind } from '../simulator/knobs.js';
 import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
@@ -113,7 +114,7 @@ export function simulateCommand(): Command {
       for (const kind of faultKinds) {
         if (!(FAULT_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--fault-kinds: unknown kind "${kind}"; known: ${FAULT_KINDS.join(', ')}`);
       }
-      const logger = createLogger({ level: flags.logLevel });
+      const logger = createLogger({ level: flags.logLevel ?? loadProcessSettings().logLevel });
       const options: SimulatorOptions = {
         port: flags.port,
         host: flags.host,

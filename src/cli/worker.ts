@@ -3,7 +3,7 @@ import { WorkerHost } from '../engine/worker-host.js';
 import { serveHostMetrics } from '../ops/host-metrics.js';
 import { parsePort } from '../ops/port.js';
 import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimingsFromEnv, type CommonFlags } from './context.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
 import { checkDatabaseFiles, preflight } from './preflight.js';
 
@@ -35,7 +35,7 @@ export function workerCommand(): Command {
     }
     const shutdownMs = Number(flags.shutdownSeconds) * 1000;
     if (!(shutdownMs > 0)) throw new UsageError(`--shutdown-seconds "${flags.shutdownSeconds}" is not a positive number`);
-    const timings = workerTimingsFromEnv();
+    const timings = workerTimings();
     const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort, '--metrics-port');
     const metrics = metricsPort === undefined ? undefined : new PrometheusMetrics();
     // The preflight, at start: the database path when this worker may become the writer, Redis, then the key (a

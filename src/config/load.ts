@@ -89,6 +89,43 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, source: 
   }
 }
 
+/**
+ * What the environment says about this process alone, not about the warehouse it syncs: how fast a dead process's
+ * work passes to another, how much it logs, whether an unexpected error prints its stack. Read here, beside the
+ * config, so no other module reads `process.env` (docs/architecture.md, "Layers").
+ */
+export interface ProcessSettings {
+  /** `BVSYNC_LEASE_TTL_MS`: how long a dead writer's DuckDB lease outlives it; default the engine's (15 s). */
+  leaseTtlMs?: number;
+  /** `BVSYNC_JOB_LOCK_MS`: BullMQ's job lock and stalled check, how long a dead process's jobs wait; default 30 s. */
+  jobLockMs?: number;
+  /** `BVSYNC_LOG_LEVEL`: trace, debug, info, warn, error or silent; default info. */
+  logLevel?: string;
+  /** `BVSYNC_DEBUG`: an unexpected error prints its stack too; default off. */
+  debug: boolean;
+}
+
+/** The process settings from the environment; a timing that is no whole number of milliseconds is a `ConfigError`. */
+export function loadProcessSettings(env: NodeJS.ProcessEnv = process.env): ProcessSettings {
+  const problems: string[] = [];
+  const milliseconds = (name: string): number | undefined => {
+    const text = env[name];
+    if (text === undefined || text === '') return undefined;
+    const value = Number(text);
+    if (Number.isInteger(value) && value >= 500 && value <= 3_600_000) return value;
+    problems.push(`${name}="${text}" is not a whole number of milliseconds from 500 to 3600000`);
+    return undefined;
+  };
+  const settings: ProcessSettings = {
+    leaseTtlMs: milliseconds('BVSYNC_LEASE_TTL_MS'),
+    jobLockMs: milliseconds('BVSYNC_JOB_LOCK_MS'),
+    logLevel: env.BVSYNC_LOG_LEVEL || undefined,
+    debug: Boolean(env.BVSYNC_DEBUG),
+  };
+  if (problems.length) throw new ConfigError('the environment', problems);
+  return settings;
+}
+
 export function parseBrandList(text: string, where: string): number[] {
   return text.split(',').map((part) => {
     const trimmed = part.trim();

@@ -1,4 +1,4 @@
-import { UsageError } from '../cli/fail.js';
+import { UnknownStreamError } from './unknown-stream-error.js';
 import { articles } from './articles.js';
 import { citations } from './citations.js';
 import { competitors } from './competitors.js';
@@ -40,7 +40,7 @@ export const STREAMS: ReadonlyMap<StreamName, StreamDefinition> = new Map(
 
 export function getStream(name: string): StreamDefinition {
   const stream = isStreamName(name) ? STREAMS.get(name) : undefined;
-  if (!stream) throw new UsageError(`unknown stream "${name}"; streams: ${[...STREAMS.keys()].join(', ')}`);
+  if (!stream) throw new UnknownStreamError(`unknown stream "${name}"; streams: ${[...STREAMS.keys()].join(', ')}`);
   return stream;
 }
 
@@ -49,7 +49,7 @@ export function selectStreams(names: readonly string[] | undefined): StreamDefin
   if (!names || names.length === 0) return DEFAULT_STREAM_NAMES.flatMap((name) => STREAMS.get(name) ?? []);
   const unknown = names.filter((name) => !isStreamName(name) || !STREAMS.has(name));
   if (unknown.length) {
-    throw new UsageError(`unknown stream${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; streams: ${[...STREAMS.keys()].join(', ')}`);
+    throw new UnknownStreamError(`unknown stream${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; streams: ${[...STREAMS.keys()].join(', ')}`);
   }
   return STREAM_NAMES.filter((name) => names.includes(name)).map((name) => STREAMS.get(name)!);
 }

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { ApiClient } from '../../api/client.js';
 import { ApiError, AuthError, BrandAccessDeniedError } from '../../api/errors.js';
 import type { Config } from '../../config/schema.js';
+import { missingApiSettings } from '../../config/api-settings.js';
 import { describeError } from './probe-context.js';
 
 /** One line of doctor's checks before the parameter table. */
@@ -17,11 +18,7 @@ const REDIS_DEFAULT = 'redis://127.0.0.1:6379';
 
 /** The settings nothing can run without; each missing one is named with its environment variable. */
 export function checkRequired(config: Config, add: AddCheck): boolean {
-  const missing = [
-    !config.api.url && 'api.url (BVSYNC_API_URL)',
-    !config.api.apiKey && 'api.apiKey (BVSYNC_API_KEY)',
-    config.brands.length === 0 && 'brands (BVSYNC_BRANDS)',
-  ].filter(Boolean);
+  const missing = [...missingApiSettings(config.api), ...(config.brands.length === 0 ? ['brands (BVSYNC_BRANDS)'] : [])];
   return add(missing.length === 0, missing.length ? `config: missing ${missing.join(', ')}` : `config: ${config.brands.length} brand(s), API ${config.api.url}`);
 }
 

@@ -1,0 +1,100 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative, sep } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The import rule of docs/architecture.md, "Layers": each layer of src/ imports only the layers listed for it there,
+ * and the shared single-file modules import no layer.
+ */
+
+const SRC = 'src';
+const SHARED = ['days', 'format', 'log', 'make-folder', 'text-table', 'vocabulary', 'redis-keys'];
+const MAY_IMPORT: Record<string, string[]> = {
+  api: ['config'],
+  warehouse: [],
+  streams: ['api', 'config', 'warehouse'],
+  config: ['api', 'streams'],
+  engine: ['api', 'config', 'streams', 'warehouse'],
+  ops: ['api', 'engine', 'warehouse'],
+  cli: ['api', 'config', 'engine', 'ops', 'simulator', 'streams', 'warehouse'],
+  simulator: ['api'],
+  index: ['api', 'config', 'engine', 'streams', 'warehouse'],
+};
+/** The two crossings docs/architecture.md names: importing file's layer, imported file. */
+const CROSSINGS: Array<{ from: string; to: string }> = [
+  { from: 'engine', to: 'ops/sync-metrics.ts' },
+  { from: 'api', to: 'warehouse/slice-batch.ts' },
+];
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(ts|js)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** The layer of a path inside src/: its first folder, or the file's name for a module at the top. */
+function layerOf(pathInSrc: string): string {
+  const [first, ...rest] = pathInSrc.split(sep);
+  return rest.length ? first! : first!.replace(/\.(ts|js)$/, '');
+}
+
+/** Every relative module a file imports or re-exports, types and dynamic imports included. */
+function relativeImports(text: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(/(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)|^\s*import\s+['"](\.[^'"]+)['"]/gm)) {
+    found.push((match[1] ?? match[2] ?? match[3])!);
+  }
+  return found;
+}
+
+interface Crossing {
+  file: string;
+  imports: string;
+}
+
+function forbiddenImports(): Crossing[] {
+  const problems: Crossing[] = [];
+  for (const file of sourceFiles(SRC)) {
+    const from = layerOf(relative(SRC, file));
+    for (const specifier of relativeImports(readFileSync(file, 'utf8'))) {
+      const target = relative(SRC, normalize(join(dirname(file), specifier))).replace(/\.js$/, '.ts');
+      const to = layerOf(target);
+      if (to === from || SHARED.includes(to) && !SHARED.includes(from)) continue;
+      if (SHARED.includes(from)) {
+        if (SHARED.includes(to)) continue;
+        problems.push({ file: relative(SRC, file), imports: target });
+        continue;
+      }
+      if (MAY_IMPORT[from]?.includes(to)) continue;
+      if (CROSSINGS.some((crossing) => crossing.from === from && crossing.to === target.split(sep).join('/'))) continue;
+      problems.push({ file: relative(SRC, file), imports: target });
+    }
+  }
+  return problems;
+}
+
+describe('the layers of src/', () => {
+  it('finds imports of every form', () => {
+    const text = [
+      "import { a } from './a.js';",
+      "import type { B } from '../b/b.js';",
+      "export { c } from './c.js';",
+      "export * from './d.js';",
+      "const e = await import('./e.js');",
+      "import './f.js';",
+      "import { readFileSync } from 'node:fs';",
+    ].join('\n');
+    expect(relativeImports(text)).toEqual(['./a.js', '../b/b.js', './c.js', './d.js', './e.js', './f.js']);
+  });
+
+  it('knows every layer it finds', () => {
+    const layers = new Set(sourceFiles(SRC).map((file) => layerOf(relative(SRC, file))));
+    expect([...layers].filter((layer) => !(layer in MAY_IMPORT) && !SHARED.includes(layer))).toEqual([]);
+  });
+
+  it('imports only what docs/architecture.md allows', () => {
+    expect(forbiddenImports()).toEqual([]);
+  });
+});

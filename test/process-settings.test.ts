@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadProcessSettings } from '../src/config/load.js';
+import { missingApiSettings, requireApiSettings } from '../src/config/api-settings.js';
+import { configSchema } from '../src/config/schema.js';
+
+/** The API settings of a config that sets none: every default, no URL, no key. */
+const unset = configSchema.parse({}).api;
+
+describe('process settings from the environment', () => {
+  it('reads the timings, the log level and the debug switch; unset or empty keeps the defaults', () => {
+    expect(loadProcessSettings({ BVSYNC_LEASE_TTL_MS: '1500', BVSYNC_JOB_LOCK_MS: '2000', BVSYNC_LOG_LEVEL: 'debug', BVSYNC_DEBUG: '1' })).toEqual({
+      leaseTtlMs: 1500,
+      jobLockMs: 2000,
+      logLevel: 'debug',
+      debug: true,
+    });
+    expect(loadProcessSettings({ BVSYNC_LEASE_TTL_MS: '', BVSYNC_LOG_LEVEL: '' })).toEqual({ leaseTtlMs: undefined, jobLockMs: undefined, logLevel: undefined, debug: false });
+  });
+
+  it('names every timing that is no whole number of milliseconds in range', () => {
+    const read = () => loadProcessSettings({ BVSYNC_LEASE_TTL_MS: 'soon', BVSYNC_JOB_LOCK_MS: '100' });
+    expect(read).toThrow(ConfigError);
+    expect(read).toThrow(/BVSYNC_LEASE_TTL_MS="soon" is not a whole number of milliseconds[^]*BVSYNC_JOB_LOCK_MS="100"/);
+  });
+});
+
+describe('the API settings check', () => {
+  it('names each missing setting with its environment variable, once for every caller', () => {
+    expect(missingApiSettings(unset)).toEqual(['api.url (BVSYNC_API_URL)', 'api.apiKey (BVSYNC_API_KEY)']);
+    expect(() => requireApiSettings({ ...unset, url: 'http://127.0.0.1:1' })).toThrow(/api\.apiKey \(BVSYNC_API_KEY\): required/);
+  });
+});
