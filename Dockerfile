@@ -23,5 +23,6 @@ USER node
 
 # 3000: `bvsync dashboard`; 9464: `bvsync worker --metrics-port 9464` (Prometheus' conventional exporter range).
 EXPOSE 3000 9464
-ENTRYPOINT ["node", "bin/bvsync.js"]
+# The heap cap keeps a worker within a 512 MB container whatever the warehouse size: docs/operations.md, "Sizing a container".
+ENTRYPOINT ["node", "--max-old-space-size=192", "bin/bvsync.js"]
 CMD ["worker", "--metrics-port", "9464"]

@@ -9,10 +9,11 @@
  * pages each slice needed last time. Targets: backfill requests / minimum <= 1.05; each sync <= its prediction.
  */
 import { parseConfig } from '../src/config/load.js';
-import { distinctDomains } from '../src/streams/domains.js';
-import { selectStreams } from '../src/streams/registry.js';
+import { DIMENSION_NAMES, readDimensions } from '../src/streams/dimensions.js';
+import { STREAMS, selectStreams } from '../src/streams/registry.js';
 import { openReadOnly } from '../src/warehouse/published-database.js';
 import { readRows } from '../src/warehouse/read-rows.js';
+import { ECHOED_ENGINES_SQL } from '../src/warehouse/provenance.js';
 import { completeThrough, firstIncrementalDay, planSlices, type PlannedSlice } from '../src/engine/plan.js';
 import { daysBack, runInChild, TODAY, withSimulator, type ChildRunSpec } from './harness.js';
 import type { BenchResult } from './run.js';
@@ -61,9 +62,12 @@ async function predictSync(db: string): Promise<{ slices: number; requests: numb
     const through = completeThrough(firstIncrementalDay(TODAY, sync), days);
     if (through) cursors.set(key, through);
   }
-  const texts = await query(db, 'SELECT url AS text FROM tracked_urls WHERE brand_id = $1 UNION ALL SELECT website FROM competitors WHERE brand_id = $1', [BRAND]);
-  const topics = await query(db, 'SELECT id FROM topics WHERE brand_id = $1 ORDER BY id', [BRAND]);
-  const dimensions = { domains: distinctDomains([...texts.map((row) => row.text as string | null), ...sync.domains]), topicIds: topics.map((row) => Number(row.id)) };
+  // Later phases fan out over what earlier ones loaded, read back as the load processor does.
+  const source = {
+    brandColumn: async (table: string, column: string, brand: number) => (await query(db, `SELECT "${column}" AS value FROM "${table}" WHERE brand_id = $1`, [brand])).map((row) => row.value),
+    echoedEngines: async (stream: string, brand: number) => (await query(db, ECHOED_ENGINES_SQL, [brand, stream])).map((row) => String(row.engine)),
+  };
+  const dimensions = await readDimensions(STREAMS.values(), new Set(DIMENSION_NAMES), source, BRAND, sync.domains);
   const pagesBefore = new Map<string, number>();
   for (const row of await query(db, 'SELECT stream, slice_key, total_rows FROM _sync_state WHERE brand_id = $1', [BRAND])) {
     pagesBefore.set(`${String(row.stream)}|${String(row.slice_key)}`, pagesFor(String(row.stream), row.total_rows === null ? null : Number(row.total_rows)));

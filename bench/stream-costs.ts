@@ -32,12 +32,13 @@ async function measure(scale: number, byTopic: boolean, streamNames?: string[]) 
   const dimensions: Dimensions = {
     domains: distinctDomains([...world.trackedUrls.map((u) => u.url), ...world.competitors.map((c) => c.website)]),
     topicIds: world.topics.filter((t) => !t.deleted).map((t) => t.id),
+    pages: world.trackedUrls.map((u) => u.url).sort(),
     engines: [...world.brand.engines],
   };
   const perStream = new Map<string, number>();
   for (const stream of selectStreams(streamNames) as StreamDefinition[]) {
     sim.clearRequestLog();
-    const slices = stream.slices({ brandId: 1, days, sync: config.sync, dimensions: phaseOf(stream, config.sync) === 2 ? dimensions : { domains: [], topicIds: dimensions.topicIds } });
+    const slices = stream.slices({ brandId: 1, days, sync: config.sync, dimensions: phaseOf(stream, config.sync) === 2 ? dimensions : { domains: [], topicIds: dimensions.topicIds, pages: [], engines: [] } });
     for (const slice of slices) await runSlice(stream, { client, brandId: 1, slice, sync: config.sync }, nullSink);
     perStream.set(stream.name, sim.requestLog().length);
   }

@@ -16,7 +16,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   config: ['api', 'streams'],
   engine: ['api', 'config', 'streams', 'warehouse'],
   ops: ['api', 'engine', 'warehouse'],
-  cli: ['api', 'config', 'engine', 'ops', 'simulator', 'streams', 'warehouse'],
+  manage: ['api', 'warehouse'],
+  cli: ['api', 'config', 'engine', 'manage', 'ops', 'simulator', 'streams', 'warehouse'],
   simulator: ['api'],
   index: ['api', 'config', 'engine', 'streams', 'warehouse'],
 };

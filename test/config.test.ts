@@ -71,7 +71,7 @@ describe('the example config and the JSON Schema', () => {
   it('the JSON Schema describes every top-level key and forbids unknown ones', async () => {
     const { configJsonSchema } = await import('../src/cli/config-schema.js');
     const schema = configJsonSchema() as { properties: Record<string, unknown>; additionalProperties: unknown };
-    expect(Object.keys(schema.properties).sort()).toEqual(['$schema', 'api', 'brands', 'db', 'redisPrefix', 'redisUrl', 'schedules', 'sync']);
+    expect(Object.keys(schema.properties).sort()).toEqual(['$schema', 'api', 'brands', 'db', 'redisPrefix', 'redisUrl', 'schedules', 'sync', 'warehouse']);
     expect(schema.additionalProperties).toBe(false);
   });
 });
@@ -140,5 +140,18 @@ describe('hostile config values', () => {
   it('accepts international and odd-but-valid domains', () => {
     const config = parseConfig({ sync: { domains: ['bücher.example', 'WWW.Example.COM', 'https://news.example.org/path'] } });
     expect(config.sync.domains).toHaveLength(3);
+  });
+});
+
+describe("the warehouse's DuckDB budget", () => {
+  it('defaults to 256MB and 2 threads, and takes BVSYNC_DUCKDB_MEMORY_LIMIT and BVSYNC_DUCKDB_THREADS over the file', () => {
+    expect(parseConfig({}).warehouse).toEqual({ memoryLimit: '256MB', threads: 2 });
+    const config = loadConfig({ env: { BVSYNC_DUCKDB_MEMORY_LIMIT: '1GB', BVSYNC_DUCKDB_THREADS: '4' } });
+    expect(config.warehouse).toEqual({ memoryLimit: '1GB', threads: 4 });
+  });
+
+  it('names a size DuckDB would not read and a thread count that is not a number', () => {
+    expect(() => parseConfig({ warehouse: { memoryLimit: 'lots' } }, 'c.json')).toThrow(/warehouse\.memoryLimit.*256MB or 1GB/s);
+    expect(() => loadConfig({ env: { BVSYNC_DUCKDB_THREADS: 'two' } })).toThrow(/warehouse\.threads/);
   });
 });

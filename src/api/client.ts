@@ -3,11 +3,12 @@ import type { ApiConfig } from '../config/schema.js';
 import { requireApiSettings } from '../config/api-settings.js';
 import { registerSecret, type Logger } from '../log.js';
 import type { Dispatcher } from 'undici';
+import type { Endpoint } from './endpoint.js';
 import { NotFoundError, TransientError } from './errors.js';
-import { MAX_PAGE_SIZE, PRODUCT_RANKING_MAX_PAGE_SIZE, cappedPageSize, paginate, type Page, type PagingSummary } from './paginate.js';
+import { cappedPageSize, paginate, type Page, type PagingInfo, type PagingSummary } from './paginate.js';
+import type { ParamMapping } from './param-names.js';
 import { brandPath, buildQuery, withQuery, type QueryParams } from './query.js';
 import { createMemoryRateBudget, type RateBudget } from './rate-budget.js';
-import * as s from './schemas.js';
 import { Transport, type ApiRequestEvent } from './transport.js';
 import { describeZodIssues, validateRecords, type Rejection } from './validate.js';
 
@@ -26,134 +27,33 @@ export interface ApiClientOptions {
   dispatcher?: Dispatcher;
 }
 
-/** A day (`YYYY-MM-DD`, or a `Date` whose UTC day is sent) or an ISO 8601 datetime string. */
-export type DayOrTime = string | Date;
+export type { DayOrTime } from './endpoint.js';
 
-interface RangeFilter {
-  startDate?: DayOrTime;
-  endDate?: DayOrTime;
-}
-interface EngineFilter {
-  /** Engine identifiers; default `api.engines`, and when that is empty none (the API's defaults apply). */
-  engines?: readonly string[];
-}
-interface CallOptions {
+/** What every read takes besides the endpoint's own options. */
+export interface ReadOptions {
   signal?: AbortSignal;
-}
-interface PagingOptions extends CallOptions {
-  /** Records per page; default `api.pageSize`, capped at the endpoint's limit. */
+  /** Records per page of a paged endpoint; default `api.pageSize`, capped at the endpoint's limit. */
   pageSize?: number;
 }
 
-export interface TrackedUrlsOptions extends RangeFilter, EngineFilter, PagingOptions {
-  topicIds?: readonly number[];
-  groupId?: number;
-  ungrouped?: boolean;
-  search?: string;
-  sort?: 'created_at' | 'citations';
-  order?: 'asc' | 'desc';
-}
-export interface CompetitorsOptions extends CallOptions {
-  /** true: only competitors the account confirmed; false: platform suggestions too. */
-  confirmed?: boolean;
-}
-export interface TemplatesOptions extends PagingOptions {
-  type?: s.TemplateType;
-  title?: string;
-}
-export type ArticlesOptions = PagingOptions;
-export type ContentAnalysesOptions = PagingOptions;
-export interface ConversationsOptions extends RangeFilter, EngineFilter, PagingOptions {
-  topicId?: number;
-  scenarioId?: number;
-  mentioned?: boolean;
-  recommended?: boolean;
-  sort?: 'newest' | 'oldest';
-}
-export interface FanoutsByPhraseOptions extends PagingOptions {
-  phrase: string;
-}
-export interface FanoutsCitedOptions extends RangeFilter, EngineFilter, PagingOptions {
-  topicIds?: readonly number[];
-  url?: string;
-  domain?: string;
-}
-export interface VisibilityTopicsOptions extends RangeFilter, EngineFilter, CallOptions {
-  topicIds?: readonly number[];
-  includeScenarios?: boolean;
-}
-export interface CitationFilters extends RangeFilter, EngineFilter, CallOptions {
-  topicIds?: readonly number[];
-  ownership?: readonly s.Ownership[];
-  contentTypes?: readonly s.ContentType[];
-  sentiment?: readonly s.Sentiment[];
-  /** true: only pages of the brand; false: only pages of others; absent: every page. */
-  firstParty?: boolean;
-}
-export interface CitationsOptions extends CitationFilters {
-  period?: s.Period;
-  /** 1 to 20 root domains (spec, "Limits"), each with its own series. */
-  domains?: readonly string[];
-}
-export type DomainDetailOptions = CitationFilters;
-export interface ProductRankingOptions extends RangeFilter, EngineFilter, PagingOptions {
-  topicIds?: readonly number[];
-  metric?: 'visibility' | 'recommendation';
-  subject?: 'brand' | 'competitor';
-  order?: 'asc' | 'desc';
-}
-export interface SwotAnswersOptions extends RangeFilter, EngineFilter, PagingOptions {
-  competitors?: ReadonlyArray<string | number>;
-  type?: s.SwotType;
-}
-
-/** The answer of a single-shot (unpaged) endpoint. */
-export interface Report<T, I> {
-  records: T[];
+/**
+ * One page of a read. A single-shot endpoint (a report) gives one, without `page`/`requestInfo`; a paged one gives
+ * paginate's pages (src/api/paginate.ts).
+ */
+export interface ReadPage<R, I> {
+  records: R[];
   rejects: Rejection[];
-  info: I;
+  /** What the API said the whole set holds, when it says. */
   totalRows: number | undefined;
+  info: I;
+  requestInfo?: Page<R, I & PagingInfo>['requestInfo'];
 }
 
-export interface CitationsReport extends Report<s.CitationSeriesRow, CitationsInfo> {
-  /** `info.summary.by_ownership`, validated entry by entry (invalid entries are in `rejects`). */
-  ownership: s.OwnershipSummaryEntry[];
-}
+export type PageStream<R, I> = AsyncGenerator<ReadPage<R, I>, PagingSummary | void>;
 
-/** Domain detail: one record, or none with `empty` when the domain has no citation in the range (a 404). */
-export interface DomainDetailResult {
-  records: s.DomainDetail[];
-  rejects: Rejection[];
-  info: DomainDetailInfo;
-  empty: boolean;
-}
-
-export type TrackedUrlsInfo = z.infer<typeof s.trackedUrlsEnvelopeSchema>['info'];
-export type PagedInfo = z.infer<typeof s.pagedEnvelopeSchema>['info'];
-export type ArticlesInfo = z.infer<typeof s.articlesEnvelopeSchema>['info'];
-export type ProductRankingInfo = z.infer<typeof s.productRankingEnvelopeSchema>['info'];
-export type SwotInfo = z.infer<typeof s.swotEnvelopeSchema>['info'];
-export type VisibilityInfo = z.infer<typeof s.visibilityEnvelopeSchema>['info'];
-export type CitationsInfo = z.infer<typeof s.citationsEnvelopeSchema>['info'];
-export type DomainDetailInfo = NonNullable<z.infer<typeof s.domainDetailEnvelopeSchema>['info']>;
-
-export type PageStream<T, I extends PagedInfo = PagedInfo> = AsyncGenerator<Page<T, I>, PagingSummary>;
-
-/** The typed read endpoints of the spec (3, 7, 10–20). Paged endpoints are async generators of pages. */
+/** The API client: one generic read for every endpoint declaration (src/api/endpoint.ts). */
 export interface ApiClient {
-  trackedUrls(brandId: number, options?: TrackedUrlsOptions): PageStream<s.TrackedUrl, TrackedUrlsInfo>;
-  competitors(brandId: number, options?: CompetitorsOptions): Promise<Report<s.Competitor, PagedInfo>>;
-  templates(brandId: number, options?: TemplatesOptions): PageStream<s.Template>;
-  articles(brandId: number, options?: ArticlesOptions): PageStream<s.Article, ArticlesInfo>;
-  contentAnalyses(brandId: number, options?: ContentAnalysesOptions): PageStream<s.ContentAnalysis>;
-  conversations(brandId: number, options?: ConversationsOptions): PageStream<s.Conversation>;
-  fanoutsByPhrase(brandId: number, options: FanoutsByPhraseOptions): PageStream<s.FanoutByPhrase>;
-  fanoutsCited(brandId: number, options: FanoutsCitedOptions): PageStream<s.FanoutCited>;
-  visibilityTopics(brandId: number, options?: VisibilityTopicsOptions): Promise<Report<s.VisibilityRow, VisibilityInfo>>;
-  citations(brandId: number, options?: CitationsOptions): Promise<CitationsReport>;
-  domainDetail(brandId: number, domain: string, options?: DomainDetailOptions): Promise<DomainDetailResult>;
-  productRanking(brandId: number, options?: ProductRankingOptions): PageStream<s.ProductRankingRow, ProductRankingInfo>;
-  swotAnswers(brandId: number, statementId: number, options?: SwotAnswersOptions): PageStream<s.SwotAnswer, SwotInfo>;
+  read<R, I, O>(endpoint: Endpoint<R, I, O>, brandId: number, options: O & ReadOptions): PageStream<R, I>;
   /** Closes the connection pool. */
   close(): Promise<void>;
 }
@@ -176,8 +76,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
       dispatcher: options.dispatcher,
     },
   );
-  const encoding = { params: config.params, arrayFormat: config.arrayFormat };
-  const engines = (asked: readonly string[] | undefined) => asked ?? (config.engines.length ? config.engines : undefined);
+  const encoding = { params: config.params as ParamMapping, arrayFormat: config.arrayFormat };
 
   async function getEnvelope<E>(path: string, query: QueryParams, schema: z.ZodType<E>, signal?: AbortSignal): Promise<E> {
     const endpoint = `GET ${path}`;
@@ -192,174 +91,49 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     });
   }
 
-  function paged<T, I extends PagedInfo>(
-    path: string,
-    query: QueryParams,
-    envelope: z.ZodType<{ data: unknown[]; info: I }>,
-    schema: z.ZodType<T>,
-    options: PagingOptions,
-    limit: number = MAX_PAGE_SIZE,
-  ): PageStream<T, I> {
-    return paginate<T, I>({
-      schema,
-      pageSize: cappedPageSize(options.pageSize, config.pageSize, limit),
+  /** The endpoint's query; an engines filter the caller left out is `api.engines` (none when that is empty). */
+  function queryOf<O>(endpoint: Endpoint<unknown, unknown, O>, options: O): QueryParams {
+    const query: QueryParams = { ...endpoint.query(options) };
+    if ((endpoint.params as readonly string[]).includes('engines') && query.engines === undefined && config.engines.length) {
+      query.engines = config.engines;
+    }
+    return query;
+  }
+
+  async function* readWhole<R, I, O>(endpoint: Endpoint<R, I, O>, path: string, options: O & ReadOptions): PageStream<R, I> {
+    let answer: { data?: unknown; info?: I | null | undefined };
+    try {
+      answer = await getEnvelope(path, queryOf(endpoint, options), endpoint.envelope, options.signal);
+    } catch (error) {
+      if (endpoint.notFoundIsEmpty && error instanceof NotFoundError) {
+        yield { records: [], rejects: [], totalRows: undefined, info: {} as I };
+        return;
+      }
+      throw error;
+    }
+    const data = endpoint.single ? [answer.data] : (answer.data as unknown[]);
+    const { records, rejects } = validateRecords(endpoint.record, data, `GET ${path}`);
+    const info = answer.info ?? ({} as I);
+    yield { records, rejects, info, totalRows: (info as PagingInfo).total_rows ?? undefined };
+  }
+
+  function read<R, I, O>(endpoint: Endpoint<R, I, O>, brandId: number, readOptions: O & ReadOptions): PageStream<R, I> {
+    const path = brandPath(brandId, ...endpoint.path(readOptions));
+    if (endpoint.maxPageSize === undefined) return readWhole(endpoint, path, readOptions);
+    const query = queryOf(endpoint, readOptions);
+    return paginate<R, I & PagingInfo>({
+      schema: endpoint.record,
+      pageSize: cappedPageSize(readOptions.pageSize, config.pageSize, endpoint.maxPageSize),
       describe: (page) => `GET ${path} page ${page}`,
-      fetchPage: (page, pageSize) => getEnvelope(path, { ...query, page, page_size: pageSize }, envelope, options.signal),
+      fetchPage: async (page, pageSize) => {
+        const answer = await getEnvelope(path, { ...query, page, page_size: pageSize }, endpoint.envelope, readOptions.signal);
+        return { data: answer.data as unknown[], info: (answer.info ?? {}) as I & PagingInfo };
+      },
     });
   }
 
-  async function report<T, I extends { total_rows?: number | null | undefined }>(
-    path: string,
-    query: QueryParams,
-    envelope: z.ZodType<{ data: unknown[]; info: I }>,
-    schema: z.ZodType<T>,
-    signal: AbortSignal | undefined,
-  ): Promise<Report<T, I>> {
-    const answer = await getEnvelope(path, query, envelope, signal);
-    const { records, rejects } = validateRecords(schema, answer.data, `GET ${path}`);
-    return { records, rejects, info: answer.info, totalRows: answer.info.total_rows ?? undefined };
-  }
-
-  const citationFilters = (o: CitationFilters): QueryParams => ({
-    start_date: o.startDate,
-    end_date: o.endDate,
-    engines: engines(o.engines),
-    topic_ids: o.topicIds,
-    ownership: o.ownership,
-    content_types: o.contentTypes,
-    sentiment: o.sentiment,
-    first_party: o.firstParty,
-  });
-
   return {
-    trackedUrls: (brandId, o = {}) =>
-      paged(
-        brandPath(brandId, 'tracked-urls'),
-        {
-          start_date: o.startDate,
-          end_date: o.endDate,
-          engines: engines(o.engines),
-          topic_ids: o.topicIds,
-          group_id: o.groupId,
-          ungrouped: o.ungrouped,
-          search: o.search,
-          sort: o.sort,
-          order: o.order,
-        },
-        s.trackedUrlsEnvelopeSchema,
-        s.trackedUrlSchema,
-        o,
-      ),
-
-    competitors: (brandId, o = {}) =>
-      report(brandPath(brandId, 'competitors'), { confirmed: o.confirmed }, s.pagedEnvelopeSchema, s.competitorSchema, o.signal),
-
-    templates: (brandId, o = {}) =>
-      paged(brandPath(brandId, 'templates'), { type: o.type, title: o.title }, s.pagedEnvelopeSchema, s.templateSchema, o),
-
-    articles: (brandId, o = {}) => paged(brandPath(brandId, 'articles'), {}, s.articlesEnvelopeSchema, s.articleSchema, o),
-
-    contentAnalyses: (brandId, o = {}) =>
-      paged(brandPath(brandId, 'content-analyses'), {}, s.pagedEnvelopeSchema, s.contentAnalysisSchema, o),
-
-    conversations: (brandId, o = {}) =>
-      paged(
-        brandPath(brandId, 'conversations'),
-        {
-          start_date: o.startDate,
-          end_date: o.endDate,
-          engines: engines(o.engines),
-          topic_id: o.topicId,
-          scenario_id: o.scenarioId,
-          mentioned: o.mentioned,
-          recommended: o.recommended,
-          sort: o.sort,
-        },
-        s.pagedEnvelopeSchema,
-        s.conversationSchema,
-        o,
-      ),
-
-    fanoutsByPhrase: (brandId, o) =>
-      paged(brandPath(brandId, 'fanouts', 'by-phrase'), { phrase: o.phrase }, s.pagedEnvelopeSchema, s.fanoutByPhraseSchema, o),
-
-    fanoutsCited: (brandId, o) =>
-      paged(
-        brandPath(brandId, 'fanouts', 'cited'),
-        { start_date: o.startDate, end_date: o.endDate, engines: engines(o.engines), topic_ids: o.topicIds, url: o.url, domain: o.domain },
-        s.pagedEnvelopeSchema,
-        s.fanoutCitedSchema,
-        o,
-      ),
-
-    visibilityTopics: (brandId, o = {}) =>
-      report(
-        brandPath(brandId, 'reports', 'visibility', 'topics'),
-        {
-          start_date: o.startDate,
-          end_date: o.endDate,
-          engines: engines(o.engines),
-          topic_ids: o.topicIds,
-          include_scenarios: o.includeScenarios,
-        },
-        s.visibilityEnvelopeSchema,
-        s.visibilityRowSchema,
-        o.signal,
-      ),
-
-    citations: async (brandId, o = {}) => {
-      const path = brandPath(brandId, 'reports', 'citations');
-      const result = await report(
-        path,
-        { ...citationFilters(o), period: o.period, domains: o.domains },
-        s.citationsEnvelopeSchema,
-        s.citationSeriesRowSchema,
-        o.signal,
-      );
-      const summary = validateRecords(s.ownershipSummaryEntrySchema, result.info.summary?.by_ownership ?? [], `GET ${path} info.summary.by_ownership`);
-      return { ...result, rejects: [...result.rejects, ...summary.rejects], ownership: summary.records };
-    },
-
-    domainDetail: async (brandId, domain, o = {}) => {
-      const path = brandPath(brandId, 'citations', 'domains', domain);
-      try {
-        const answer = await getEnvelope(path, citationFilters(o), s.domainDetailEnvelopeSchema, o.signal);
-        const { records, rejects } = validateRecords(s.domainDetailSchema, [answer.data], `GET ${path}`);
-        return { records, rejects, info: answer.info ?? {}, empty: false };
-      } catch (error) {
-        // "A domain with no citation in the range gives 404" (endpoint 18): no data, not a failure.
-        if (error instanceof NotFoundError) return { records: [], rejects: [], info: {}, empty: true };
-        throw error;
-      }
-    },
-
-    productRanking: (brandId, o = {}) =>
-      paged(
-        brandPath(brandId, 'products', 'ranking'),
-        {
-          start_date: o.startDate,
-          end_date: o.endDate,
-          engines: engines(o.engines),
-          topic_ids: o.topicIds,
-          metric: o.metric,
-          subject: o.subject,
-          order: o.order,
-        },
-        s.productRankingEnvelopeSchema,
-        s.productRankingRowSchema,
-        o,
-        PRODUCT_RANKING_MAX_PAGE_SIZE,
-      ),
-
-    swotAnswers: (brandId, statementId, o = {}) =>
-      paged(
-        brandPath(brandId, 'swot', statementId),
-        { start_date: o.startDate, end_date: o.endDate, engines: engines(o.engines), competitors: o.competitors, type: o.type },
-        s.swotEnvelopeSchema,
-        s.swotAnswerSchema,
-        o,
-      ),
-
+    read,
     close: () => transport.close(),
   };
 }

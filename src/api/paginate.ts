@@ -4,8 +4,6 @@ import { validateRecords, type Rejection } from './validate.js';
 
 /** page_size is 1 to 100 (spec, "Limits"). */
 export const MAX_PAGE_SIZE = 100;
-/** page_size of product ranking is 1 to 50 (spec, "Limits"; endpoint 19). */
-export const PRODUCT_RANKING_MAX_PAGE_SIZE = 50;
 
 /** The paging part of a paged answer's `info` ("Paged answers carry info.page, info.page_size and info.total_rows"). */
 export interface PagingInfo {

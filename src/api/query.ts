@@ -1,9 +1,10 @@
-import { wireName, type ArrayFormat, type ParamMapping, type ParamName } from './param-names.js';
+import { wireName, type ArrayFormat, type ParamMapping } from './param-names.js';
 
 /** A value of one query filter; `undefined`, `null` and empty arrays are left out of the query. */
 export type QueryValue = string | number | boolean | Date | ReadonlyArray<string | number> | null | undefined;
 
-export type QueryParams = Partial<Record<ParamName, QueryValue>>;
+/** Filters under bvsync's default parameter names (those the endpoint declarations list). */
+export type QueryParams = Record<string, QueryValue>;
 
 export interface QueryEncoding {
   params: ParamMapping;
@@ -17,7 +18,7 @@ export interface QueryEncoding {
  */
 export function buildQuery(filters: QueryParams, encoding: QueryEncoding): string {
   const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(filters) as Array<[ParamName, QueryValue]>) {
+  for (const [name, value] of Object.entries(filters)) {
     if (value === undefined || value === null) continue;
     const wire = wireName(name, encoding.params);
     if (Array.isArray(value)) {

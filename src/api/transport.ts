@@ -48,6 +48,20 @@ export interface GetRequest {
   signal?: AbortSignal | undefined;
 }
 
+/** A POST or PATCH with a JSON body (spec, "Endpoints", shared rules). */
+export interface WriteRequest extends GetRequest {
+  method: 'POST' | 'PATCH';
+  /** Sent as JSON; absent for a write without a body (restore, endpoint 5). */
+  body?: unknown;
+  /**
+   * The idempotency header, name and value. Only a write that carries one is retried: sending it again makes the
+   * API answer the first answer instead of writing twice, which nothing else can promise.
+   */
+  idempotency?: { header: string; value: string } | undefined;
+}
+
+type SentRequest = GetRequest & { method: 'GET' | WriteRequest['method']; body?: unknown; idempotency?: WriteRequest['idempotency'] };
+
 /**
  * The one place that sends HTTP: keep-alive pool, auth header, deadlines, the rate budget, retries with
  * full-jitter backoff for transient failures, and the error envelope turned into typed errors. Retries of
@@ -84,6 +98,15 @@ export class Transport {
 
   /** GETs a JSON answer and hands it to `accept`, which returns the typed value or throws (a broken envelope is transient). */
   async get<T>(request: GetRequest, accept: (body: unknown) => T): Promise<T> {
+    return this.exchange({ ...request, method: 'GET' }, accept);
+  }
+
+  /** Sends a write and hands its JSON answer to `accept`; retried only when it carries an idempotency value. */
+  async write<T>(request: WriteRequest, accept: (body: unknown) => T): Promise<T> {
+    return this.exchange(request, accept);
+  }
+
+  private async exchange<T>(request: SentRequest, accept: (body: unknown) => T): Promise<T> {
     const signal = combine(this.options.signal, request.signal);
     const maxAttempts = this.config.maxAttempts;
     const maxRateLimitRetries = this.options.maxRateLimitRetries ?? 20;
@@ -95,7 +118,7 @@ export class Transport {
       const started = performance.now();
       let status: number | undefined;
       try {
-        const answer = await this.once(request.path, request.endpoint, signal);
+        const answer = await this.once(request, signal);
         status = answer.status;
         const value = accept(answer.body);
         this.emit({ endpoint: request.endpoint, attempt, status, outcome: 'ok', durationMs: performance.now() - started });
@@ -111,6 +134,7 @@ export class Transport {
           // The budget has already blocked the key and cut its rate (tellBudget).
           this.emit({ ...base, outcome: 'rate_limited', retryAfterMs: error.retryAfterMs });
           this.options.logger?.warn({ endpoint: request.endpoint, retryAfterMs: error.retryAfterMs }, 'rate limited: the key is slowed');
+          // A 429 was never served, so even a write without an idempotency value is safe to send again.
           if (this.options.retryRateLimited && rateLimited < maxRateLimitRetries) {
             rateLimited += 1;
             attempt -= 1; // a 429 is not a failed attempt: the request was never served
@@ -119,7 +143,8 @@ export class Transport {
           }
           throw error;
         }
-        if (error.retryable && attempt < maxAttempts) {
+        const repeatable = request.method === 'GET' || request.idempotency !== undefined;
+        if (error.retryable && repeatable && attempt < maxAttempts) {
           const delay = backoffDelay(attempt, { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs }, this.options.random);
           this.emit({ ...base, outcome: 'retry' });
           this.options.logger?.warn(
@@ -136,7 +161,8 @@ export class Transport {
   }
 
   /** One HTTP exchange under the overall deadline; the body is read whole (pages are small: at most 100 records, spec "Limits"). */
-  private async once(path: string, endpoint: string, callerSignal: AbortSignal | undefined): Promise<{ status: number; body: unknown }> {
+  private async once(request: SentRequest, callerSignal: AbortSignal | undefined): Promise<{ status: number; body: unknown }> {
+    const { path, endpoint } = request;
     const deadline = AbortSignal.timeout(this.config.requestTimeoutMs);
     const signal = callerSignal ? AbortSignal.any([deadline, callerSignal]) : deadline;
     let status: number;
@@ -147,8 +173,9 @@ export class Transport {
       const response = await this.dispatcher.request({
         origin: this.origin,
         path: `${this.basePath}${path}`,
-        method: 'GET',
-        headers: { 'x-api-key': this.config.apiKey, accept: 'application/json' },
+        method: request.method,
+        headers: requestHeaders(this.config.apiKey, request),
+        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
         headersTimeout: this.config.headersTimeoutMs,
         bodyTimeout: this.config.bodyTimeoutMs,
         signal,
@@ -210,6 +237,14 @@ export class Transport {
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
+}
+
+function requestHeaders(apiKey: string, request: SentRequest): Record<string, string> {
+  const headers: Record<string, string> = { 'x-api-key': apiKey, accept: 'application/json' };
+  // "Write requests send Content-Type: application/json" (spec, "Endpoints"), a body or none (restore).
+  if (request.method !== 'GET') headers['content-type'] = 'application/json';
+  if (request.idempotency) headers[request.idempotency.header] = request.idempotency.value;
+  return headers;
 }
 
 /** A signal of this call alone, so waits add their listeners to it rather than to the client-wide one. */

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { applyCommand } from './apply.js';
 import { backfillCommand } from './backfill.js';
 import { cancelCommand } from './cancel.js';
 import { configSchemaCommand } from './config-schema.js';
@@ -6,6 +7,8 @@ import { dashboardCommand } from './dashboard.js';
 import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
 import { exportCommand } from './export.js';
+import { manageSchemaCommand } from './manage-schema.js';
+import { planCommand } from './plan.js';
 import { reportCommand } from './report.js';
 import { schedulerCommand } from './scheduler.js';
 import { simulateCommand } from './simulate.js';
@@ -30,4 +33,7 @@ export const commands: Array<() => Command> = [
   reportCommand,
   simulateCommand,
   configSchemaCommand,
+  planCommand,
+  applyCommand,
+  manageSchemaCommand,
 ];

@@ -7,6 +7,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { checkDatabasePath, DatabasePathError } from '../warehouse/database-path.js';
 import { workingPathFor } from '../warehouse/paths.js';
+import { endpointReads } from './endpoint-reads.js';
 import { UsageError } from './fail.js';
 
 /** Where an operator sets the key; named in messages instead of the key. */
@@ -128,7 +129,7 @@ async function probeBrands(config: Config, options: PreflightOptions): Promise<P
   try {
     for (const brand of options.brands) {
       try {
-        await client.competitors(brand);
+        await endpointReads(client).competitors(brand);
         result.readable.push(brand);
       } catch (error) {
         if (options.signal?.aborted) throw new UsageError('stopped by a signal before the run started; nothing was planned', 1);

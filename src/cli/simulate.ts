@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { isParamName, type ParamMapping } from '../api/param-names.js';
+import type { ParamMapping } from '../api/param-names.js';
 import { loadProcessSettings } from '../config/load.js';
+import { isParamName } from '../streams/registry.js';
 import { createLogger } from '../log.js';
 import { FAULT_KINDS, type FaultKind } from '../simulator/knobs.js';
 import { startSimulator, type SimulatorOptions } from '../simulator/index.js';

@@ -84,6 +84,12 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, source: 
   if (env.BVSYNC_API_KEY) api.apiKey = env.BVSYNC_API_KEY;
   if (env.BVSYNC_DB) raw.db = env.BVSYNC_DB;
   if (env.REDIS_URL) raw.redisUrl = env.REDIS_URL;
+  if (env.BVSYNC_DUCKDB_MEMORY_LIMIT || env.BVSYNC_DUCKDB_THREADS) {
+    const warehouse = (raw.warehouse ??= {}) as Record<string, unknown>;
+    if (env.BVSYNC_DUCKDB_MEMORY_LIMIT) warehouse.memoryLimit = env.BVSYNC_DUCKDB_MEMORY_LIMIT;
+    // Left as text when it is not a number, so the schema names the variable's bad value instead of a silent default.
+    if (env.BVSYNC_DUCKDB_THREADS) warehouse.threads = /^\d+$/.test(env.BVSYNC_DUCKDB_THREADS) ? Number(env.BVSYNC_DUCKDB_THREADS) : env.BVSYNC_DUCKDB_THREADS;
+  }
   if (env.BVSYNC_BRANDS !== undefined && env.BVSYNC_BRANDS.trim() !== '') {
     raw.brands = parseBrandList(env.BVSYNC_BRANDS, `${source}: BVSYNC_BRANDS`);
   }

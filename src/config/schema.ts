@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { DEFAULT_PARAM_NAMES, type ParamName } from '../api/param-names.js';
 import { isDay } from '../days.js';
 import { domainOf } from '../streams/domains.js';
-import { STREAM_NAMES } from '../streams/stream-names.js';
+import { PARAM_NAMES, STREAM_NAMES, STREAM_SETTINGS, type ParamName } from '../streams/registry.js';
 import { cronProblem } from './cron-check.js';
 
 // A calendar day: the pattern alone would let 2026-02-31 through, and plans would hold days that never were.
@@ -19,12 +18,12 @@ const paramMapping = z
   .record(z.string(), z.string().min(1))
   .superRefine((mapping, ctx) => {
     for (const key of Object.keys(mapping)) {
-      if (!(DEFAULT_PARAM_NAMES as readonly string[]).includes(key)) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `unknown parameter name "${key}"; known: ${DEFAULT_PARAM_NAMES.join(', ')}` });
+      if (!(PARAM_NAMES as readonly string[]).includes(key)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `unknown parameter name "${key}"; known: ${PARAM_NAMES.join(', ')}` });
       }
     }
   })
-  .transform((mapping) => mapping as Partial<Record<ParamName, string>>);
+  .transform((mapping) => mapping as { readonly [name in ParamName]?: string });
 
 export const apiConfigSchema = z
   .object({
@@ -77,14 +76,14 @@ export const scheduleSchema = z
         const problem = cronProblem(expression);
         if (problem) ctx.addIssue({ code: 'custom', message: `"${expression}" is not a valid cron expression (${problem})` });
       }),
-    /** Streams this schedule syncs; default every stream but the opt-in ones (product_ranking_by_engine). */
+    /** Streams this schedule syncs; default every stream but the opt-in ones (docs/tables.md, "Engines"). */
     streams: z.array(streamName).optional(),
   })
   .strict();
 
 export const syncConfigSchema = z
   .object({
-    /** Streams a plain `sync` runs; default every stream but the opt-in ones (product_ranking_by_engine). */
+    /** Streams a plain `sync` runs; default every stream but the opt-in ones (docs/tables.md, "Engines"). */
     streams: z.array(streamName).optional(),
     /** Days re-fetched on every incremental run because answers arrive late; default 3. */
     lookbackDays: z.number().int().min(0).max(90).default(3),
@@ -92,14 +91,6 @@ export const syncConfigSchema = z
     startDate: day.optional(),
     /** Days back from today for a first incremental sync when `startDate` is not set; default 30. */
     initialDays: z.number().int().min(1).max(3650).default(30),
-    /** Slice conversations by topic so each answer is attributed to its topic; default false (see docs/syncing.md, "What each stream costs"). */
-    conversationsByTopic: z.boolean().default(false),
-    /**
-     * Engines the per-engine streams (visibility_by_engine, product_ranking_by_engine) break reports down by, one slice
-     * per day and engine; default the brand's engines as the visibility report's `info.query` names them (docs/tables.md,
-     * "Engines").
-     */
-    engineBreakdown: z.array(z.string().min(1)).min(1).optional(),
     /** Domains whose details and citation series are synced besides tracked URLs' and competitors' domains. */
     domains: z
       .array(
@@ -109,19 +100,29 @@ export const syncConfigSchema = z
       )
       .default([]),
     /**
-     * SWOT statement ids to sync answers of, per brand id (the API has no list of them, and an id belongs to one
-     * brand), e.g. `{ "7": [70012, 70013] }`.
-     */
-    swotStatementIds: z
-      .record(z.string().regex(/^[1-9]\d*$/, 'a brand id'), z.array(z.number().int().positive()))
-      .default({}),
-    /** Phrases to sync search phrases (fanouts) of. */
-    phrases: z.array(z.string().min(1).max(255)).default([]),
-    /**
      * Fetch jobs running at once in one process; default 8, the API pool's connections: a slice pages one request at a
      * time, so with latency fewer slices leave connections idle (bench/naive.ts, 10 slices at 50 ms: 4.7 s at 4, ~3 s at 8+).
      */
     fetchConcurrency: z.number().int().min(1).max(64).default(8),
+    // Each stream's own settings (src/streams/<name>.ts, `settings`).
+    ...STREAM_SETTINGS,
+  })
+  .strict();
+
+/**
+ * The writer's DuckDB budget. Set on purpose rather than left to DuckDB, whose defaults (80 % of the machine's RAM,
+ * one thread per core) are sized for a database server, not a worker sharing a container: docs/operations.md,
+ * "Sizing a container".
+ */
+export const warehouseConfigSchema = z
+  .object({
+    /** DuckDB's `memory_limit` in the worker that writes, e.g. `256MB`, `1GB`. Env `BVSYNC_DUCKDB_MEMORY_LIMIT`. */
+    memoryLimit: z
+      .string()
+      .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'expected a size such as 256MB or 1GB')
+      .default('256MB'),
+    /** DuckDB's worker threads. Env `BVSYNC_DUCKDB_THREADS`. */
+    threads: z.number().int().min(1).max(64).default(2),
   })
   .strict();
 
@@ -141,6 +142,7 @@ export const configSchema = z
     /** Prefix of every Redis key bvsync writes; default `bvsync`. */
     redisPrefix: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/).default('bvsync'),
     sync: syncConfigSchema.default(syncConfigSchema.parse({})),
+    warehouse: warehouseConfigSchema.default(warehouseConfigSchema.parse({})),
     /** Cron schedules of `bvsync scheduler`; default one daily run of every stream at 02:00 UTC. */
     schedules: z
       .array(scheduleSchema)
@@ -160,4 +162,5 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 export type ApiConfig = Config['api'];
 export type SyncConfig = Config['sync'];
+export type WarehouseConfig = Config['warehouse'];
 export type ScheduleConfig = z.infer<typeof scheduleSchema>;

@@ -36,7 +36,8 @@ export interface FetchProcessorDeps {
  * A fetch job reads one slice through the API client and hands its rows, in compressed chunks waiting in Redis, to a
  * commit job of the load queue. Transient failures are retried by BullMQ (attempts with jittered backoff); a 429
  * pauses the whole fetch queue for its Retry-After without spending an attempt; a permanent failure (validation,
- * auth, brand access) or the last attempt records the slice as failed, so the run goes on and reports it.
+ * auth, brand access) or the last attempt records the slice as failed, so the run goes on and reports it. Step 2
+ * of a run: docs/architecture.md, "The flow".
  */
 export function fetchProcessor(deps: FetchProcessorDeps) {
   return async (job: Job): Promise<void> => {

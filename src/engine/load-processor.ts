@@ -3,11 +3,10 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { SyncMetrics } from '../ops/sync-metrics.js';
-import { distinctDomains } from '../streams/domains.js';
-import { getStream, selectStreams } from '../streams/registry.js';
+import { NO_DIMENSIONS, readDimensions, type DimensionName, type Dimensions } from '../streams/dimensions.js';
+import { STREAMS, getStream, selectStreams } from '../streams/registry.js';
 import type { SliceChunk } from '../streams/run-slice.js';
-import type { Dimensions } from '../streams/stream.js';
-import { appliedQuery, LEARNED_ENGINES_SQL } from '../warehouse/provenance.js';
+import { appliedQuery } from '../warehouse/provenance.js';
 import { screenWrites } from '../warehouse/row-screen.js';
 import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../warehouse/slice-batch.js';
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
@@ -17,7 +16,7 @@ import { recordCancelled } from './cancel-run.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './enqueue.js';
 import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
-import { completeThrough, firstIncrementalDay, nextCursor, planSlices, type PlanMode } from './plan.js';
+import { completeThrough, firstIncrementalDay, lastPhase, needsOf, nextCursor, phaseOf, planSlices, type PlanMode } from './plan.js';
 import type { Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
 
@@ -39,7 +38,7 @@ const MAX_REFETCHES = 2;
 /**
  * The load queue's jobs, run one at a time by the process holding the writer lease: `plan` (a phase of a run into
  * fetch jobs), `commit` (one slice into DuckDB, in one transaction with its state) and `finalize` (the run's
- * cursors, its record, and the published copy).
+ * cursors, its record, and the published copy): steps 1, 3, 4 and 5 of docs/architecture.md, "The flow".
  */
 export function loadProcessor(deps: LoadProcessorDeps) {
   return async (job: Job): Promise<void> => {
@@ -78,8 +77,9 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
       }
     }
   }
+  const needed = new Set(streams.filter((stream) => phaseOf(stream, deps.config.sync) === phase).flatMap((stream) => needsOf(stream, deps.config.sync)));
   const dimensions = new Map<number, Dimensions>();
-  if (phase === 2) for (const brandId of meta.brands) dimensions.set(brandId, await loadDimensions(deps, brandId));
+  if (needed.size) for (const brandId of meta.brands) dimensions.set(brandId, await loadDimensions(deps, brandId, needed));
   const slices = planSlices({
     mode,
     brands: meta.brands,
@@ -87,7 +87,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     phase,
     sync: deps.config.sync,
     cursors,
-    dimensions: (brandId) => dimensions.get(brandId) ?? { domains: [], topicIds: [] },
+    dimensions: (brandId) => dimensions.get(brandId) ?? NO_DIMENSIONS,
   });
   if (phase === 1) {
     const days = slices.flatMap((slice) => [slice.from, slice.to]).filter((day): day is string => day !== null).sort();
@@ -113,19 +113,9 @@ async function completeFromState(deps: LoadProcessorDeps, brandId: number, strea
   return completeThrough(first, await deps.warehouse.completeDays(brandId, stream, first, today));
 }
 
-/** What phase 2 fans out over: domains of tracked URLs, competitors and the config; the topics loaded; the brand's engines. */
-async function loadDimensions(deps: LoadProcessorDeps, brandId: number): Promise<Dimensions> {
-  const urls = await deps.warehouse.query(
-    'SELECT url AS text FROM tracked_urls WHERE brand_id = $1 UNION ALL SELECT website FROM competitors WHERE brand_id = $1',
-    [brandId],
-  );
-  const topics = await deps.warehouse.query('SELECT id FROM topics WHERE brand_id = $1 ORDER BY id', [brandId]);
-  const engines = deps.config.sync.engineBreakdown ?? (await deps.warehouse.query(LEARNED_ENGINES_SQL, [brandId])).map((row) => String(row.engine));
-  return {
-    domains: distinctDomains([...urls.map((row) => row.text as string | null), ...deps.config.sync.domains]),
-    topicIds: topics.map((row) => Number(row.id)),
-    engines,
-  };
+/** What a later phase fans out over, read back through the streams that provide it (src/streams/dimensions.ts). */
+async function loadDimensions(deps: LoadProcessorDeps, brandId: number, needed: ReadonlySet<DimensionName>): Promise<Dimensions> {
+  return readDimensions(STREAMS.values(), needed, deps.warehouse, brandId, deps.config.sync.domains);
 }
 
 async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<void> {
@@ -260,7 +250,7 @@ async function advanceIfPhaseDone(deps: LoadProcessorDeps, runId: string): Promi
   if (meta.status !== 'running') return;
   const progress = await deps.runs.progress(runId);
   if (progress.done < progress.planned) return;
-  if (meta.phase === 1) await enqueuePlan(deps.queues, { runId, phase: 2 });
+  if (meta.phase < lastPhase(deps.config.sync)) await enqueuePlan(deps.queues, { runId, phase: meta.phase + 1 });
   else await enqueueFinalize(deps.queues, { runId });
 }
 
@@ -290,5 +280,8 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
     finishedAt: new Date().toISOString(),
     published: published.path,
   });
-  deps.log.info({ run: runId, status, failed, incomplete, published: published.path }, 'run finished');
+  deps.log.info(
+    { run: runId, status, failed, incomplete, published: published.path, publish: { mode: published.mode, ms: Math.round(published.ms), reason: published.fullCopyReason } },
+    'run finished',
+  );
 }

@@ -1,7 +1,9 @@
 import { addDays, eachDay, maxDay, minDay } from '../days.js';
 import type { SyncConfig } from '../config/schema.js';
 import type { SliceStatus } from '../vocabulary.js';
-import type { Dimensions, SlicePlan, StreamPlanning } from '../streams/stream.js';
+import type { DimensionName, Dimensions } from '../streams/dimensions.js';
+import { STREAMS } from '../streams/registry.js';
+import type { SettingsOf, SettingsShape, SlicePlan, StreamPlanning } from '../streams/stream.js';
 
 /**
  * The planner: a run = brands x streams x slices. Pure: it is given the incremental cursors and the dimensions
@@ -94,6 +96,37 @@ export function nextCursor(
   return maxDay(current, candidate);
 }
 
-export function phaseOf(stream: StreamPlanning, sync: SyncConfig): 1 | 2 {
-  return typeof stream.phase === 'function' ? stream.phase(sync) : stream.phase;
+/** The dimensions a stream needs under this config. */
+export function needsOf(stream: StreamPlanning, sync: SyncConfig): readonly DimensionName[] {
+  const needs = stream.needs ?? [];
+  return typeof needs === 'function' ? needs(sync as SettingsOf<SettingsShape>) : needs;
+}
+
+/**
+ * A stream's plan phase: 1, or one after the latest phase of every stream (of the registry, selected for the run or
+ * not: what an earlier run loaded counts) that provides a dimension it needs. Phases follow from the declarations,
+ * the way dlt's `rest_api` orders resources by their `resolve` params.
+ */
+export function phaseOf(stream: StreamPlanning, sync: SyncConfig, streams: Iterable<StreamPlanning> = STREAMS.values()): number {
+  const all = [...streams];
+  const visiting = new Set<string>();
+  const phase = (current: StreamPlanning): number => {
+    if (visiting.has(current.name)) throw new Error(`streams depend on each other in a circle through ${current.name}: ${[...visiting].join(' -> ')}`);
+    visiting.add(current.name);
+    let latest = 0;
+    for (const need of needsOf(current, sync)) {
+      for (const provider of all.filter((candidate) => candidate.provides?.[need] && candidate.name !== current.name)) {
+        latest = Math.max(latest, phase(provider));
+      }
+    }
+    visiting.delete(current.name);
+    return latest + 1;
+  };
+  return phase(stream);
+}
+
+/** The last phase a run plans, of every stream of the registry: a run plans each phase up to it, even empty. */
+export function lastPhase(sync: SyncConfig, streams: Iterable<StreamPlanning> = STREAMS.values()): number {
+  const all = [...streams];
+  return Math.max(1, ...all.map((stream) => phaseOf(stream, sync, all)));
 }

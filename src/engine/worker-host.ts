@@ -7,6 +7,7 @@ import { todayUtc } from '../days.js';
 import type { Logger } from '../log.js';
 import type { FreshnessRow, QueueCounts, SyncMetrics } from '../ops/sync-metrics.js';
 import { DatabaseLockedError } from '../warehouse/database-locked-error.js';
+import { duckdbSettings } from '../warehouse/duckdb-budget.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { openWarehouse, type Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
@@ -166,7 +167,7 @@ export class WorkerHost {
     // Throws while another process still has the file open; the lease is handed back and tried again. Logged, because
     // the lease swallows the error and an open that keeps failing would otherwise leave the load queue silent.
     try {
-      this.warehouse = await openWarehouse(workingPathFor(config.db), this.options.warehouse);
+      this.warehouse = await openWarehouse(workingPathFor(config.db), { duckdb: duckdbSettings(config.warehouse), ...this.options.warehouse });
       this.writerFailures = 0;
       this.lastWriterError = undefined;
     } catch (error) {

@@ -7,7 +7,7 @@ const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
 export interface WriterLeaseOptions {
-  /** The Redis key of the lease, e.g. `bvsync:writer-lease:<hash of the db path>`. */
+  /** The Redis key of the lease: `redisKeys(prefix).writerLease` (src/redis-keys.ts). */
   key: string;
   /** How long the lease lives without renewal (ms); default 15 s. A dead holder is replaced after this. */
   ttlMs?: number;
@@ -25,7 +25,7 @@ export interface WriterLeaseOptions {
  * The DuckDB writer lease: one process at a time loads. Every process that may load (`worker`, `sync`,
  * `backfill`) runs one; whoever holds it runs the load worker, the others only fetch. If the holder dies, the key
  * expires and a waiter takes over. The DuckDB file lock is the fence behind it: a new holder cannot open the file
- * until the old process has let go of it.
+ * until the old process has let go of it. Why one writer: docs/architecture.md, "The flow".
  *
  * A process that took the lease but could not become the writer (`onAcquired` threw: the file is held by another
  * program, or cannot be opened at all) gives it back and waits twice as long each time before taking it again, up to

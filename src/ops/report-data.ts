@@ -1,6 +1,7 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { addDays, eachDay, maxDay } from '../days.js';
 import { readRows, type PlainRow } from '../warehouse/read-rows.js';
+import { lastFinishedRun, syncedBrands } from '../warehouse/bookkeeping.js';
 import { OWNERSHIP_ORDER, ownershipLabel, sortOwnerships } from './ownership-labels.js';
 import { wilsonInterval } from './wilson-interval.js';
 
@@ -200,14 +201,12 @@ export async function readReportData(connection: DuckDBConnection, database: str
   const first = span[0]?.first as string | null;
   // Four weeks by default, but not before the first synced day: the header then shows the days that have data.
   const from = options.from ?? maxDay(addDays(to, -27), first && first <= to ? first : addDays(to, -27));
-  const known = (await readRows(connection, 'SELECT DISTINCT brand_id FROM _sync_state ORDER BY brand_id')).map((row) => Number(row.brand_id));
+  const bookkeeping = (sql: string, params?: DuckDBValue[]) => readRows(connection, sql, params);
+  const known = await syncedBrands(bookkeeping);
   const asked = options.brands?.length ? [...new Set(options.brands)] : known;
   const unknownBrands = asked.filter((brandId) => !known.includes(brandId));
   const brandIds = asked.filter((brandId) => known.includes(brandId));
-  const runs = await readRows(
-    connection,
-    `SELECT run_id, kind, status, finished_at FROM _sync_runs WHERE finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT 1`,
-  );
+  const lastRun = (await lastFinishedRun(bookkeeping)) ?? null;
   const brands: BrandReport[] = [];
   for (const brandId of brandIds) {
     const params = [from, to, brandId];
@@ -234,13 +233,12 @@ export async function readReportData(connection: DuckDBConnection, database: str
       ...charts,
     });
   }
-  const run = runs[0];
   return {
     generatedAt: new Date().toISOString(),
     database,
     from,
     to,
-    lastRun: run ? { runId: String(run.run_id), kind: String(run.kind), status: String(run.status), finishedAt: (run.finished_at as string | null) ?? null } : null,
+    lastRun,
     brands,
     unknownBrands,
     knownBrands: known,

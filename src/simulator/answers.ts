@@ -3,7 +3,7 @@ import type { Engine } from './engines.js';
 import { isVisible, visibleCount, type LateSettings } from './late-answers.js';
 import { hashKeys, hashString, randomFor, unitFor } from './random.js';
 import type { Sentiment } from './spec-enums.js';
-import type { BrandWorld, CitedPage, Product } from './world.js';
+import type { BrandWorld, CitedPage, Product } from './world-types.js';
 
 /** A brand named in an answer: -1 is the brand itself, else an index into `basis.competitors`. */
 export interface Mention {

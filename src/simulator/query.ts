@@ -1,4 +1,4 @@
-import type { ArrayFormat, ParamMapping, ParamName } from '../api/param-names.js';
+import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
 import { DAY_MS, simDayString, parseSimDay } from './sim-days.js';
 import { simulatorValidationError, type SimulatorErrorDetail } from './sim-errors.js';
 
@@ -34,7 +34,7 @@ export class QueryReader {
     private readonly strict: boolean,
   ) {}
 
-  wire(name: ParamName | string): string {
+  wire(name: string): string {
     return (this.mapping as Record<string, string | undefined>)[name] ?? name;
   }
 
@@ -43,7 +43,7 @@ export class QueryReader {
     return undefined;
   }
 
-  raw(name: ParamName | string): string | undefined {
+  raw(name: string): string | undefined {
     const wire = this.wire(name);
     this.known.add(wire);
     const values = this.search.getAll(wire);
@@ -51,7 +51,7 @@ export class QueryReader {
     return values[0];
   }
 
-  int(name: ParamName | string, limits: { min?: number; max?: number; default?: number } = {}): number | undefined {
+  int(name: string, limits: { min?: number; max?: number; default?: number } = {}): number | undefined {
     const text = this.raw(name);
     if (text === undefined) return limits.default;
     if (!/^-?\d+$/.test(text)) return this.fail(name, 'must be an integer');
@@ -61,7 +61,7 @@ export class QueryReader {
     return value;
   }
 
-  bool(name: ParamName | string): boolean | undefined {
+  bool(name: string): boolean | undefined {
     const text = this.raw(name);
     if (text === undefined) return undefined;
     if (text === 'true') return true;
@@ -69,7 +69,7 @@ export class QueryReader {
     return this.fail(name, 'must be true or false');
   }
 
-  string(name: ParamName | string, limits: { min?: number; max?: number } = {}): string | undefined {
+  string(name: string, limits: { min?: number; max?: number } = {}): string | undefined {
     const text = this.raw(name);
     if (text === undefined) return undefined;
     if (limits.min !== undefined && text.length < limits.min) return this.fail(name, `must be at least ${limits.min} characters`);
@@ -77,7 +77,7 @@ export class QueryReader {
     return text;
   }
 
-  oneOf<T extends string>(name: ParamName | string, values: readonly T[]): T | undefined {
+  oneOf<T extends string>(name: string, values: readonly T[]): T | undefined {
     const text = this.raw(name);
     if (text === undefined) return undefined;
     if (!(values as readonly string[]).includes(text)) return this.fail(name, `must be one of ${values.join(', ')}`);
@@ -85,7 +85,7 @@ export class QueryReader {
   }
 
   /** An array parameter in the configured format; undefined when absent. */
-  array(name: ParamName | string, limits: { min?: number; max?: number; values?: readonly string[] } = {}): string[] | undefined {
+  array(name: string, limits: { min?: number; max?: number; values?: readonly string[] } = {}): string[] | undefined {
     const wire = this.wire(name);
     this.known.add(wire);
     const sent = this.search.getAll(wire);
@@ -107,7 +107,7 @@ export class QueryReader {
     return values;
   }
 
-  intArray(name: ParamName | string, limits: { min?: number; max?: number } = {}): number[] | undefined {
+  intArray(name: string, limits: { min?: number; max?: number } = {}): number[] | undefined {
     const values = this.array(name, limits);
     if (!values) return undefined;
     if (values.some((v) => !/^\d+$/.test(v))) return this.fail(name, 'must hold integer ids');
@@ -147,7 +147,7 @@ export class QueryReader {
     this.known.add(this.wire(name));
   }
 
-  echo(name: ParamName | string, value: unknown): void {
+  echo(name: string, value: unknown): void {
     if (value !== undefined) this.applied[this.wire(name)] = value;
   }
 

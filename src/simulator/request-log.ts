@@ -9,6 +9,8 @@ export interface LoggedRequest {
   durationMs: number;
   /** The fault injected, if any. */
   fault?: string;
+  /** Items a write (POST, PATCH) wrote: a bulk write's info.written, 1 for another write answered 2xx, 0 for a dry run, a replayed answer or an error. */
+  written?: number;
 }
 
 /** The most entries kept; the oldest go first. Enough for any test, bounded for a long-running demo. */

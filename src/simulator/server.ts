@@ -45,6 +45,8 @@ interface Outcome {
   status: number;
   body: string;
   headers: Record<string, string>;
+  /** Items a write wrote, for the request log; absent for reads. */
+  written?: number;
 }
 
 function errorOutcome(error: SimulatorApiError): Outcome {
@@ -87,7 +89,7 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
   const nowMs = sim.clock.nowMs();
   if (typeof idempotencyValue === 'string' && idempotencyValue.length > 0) {
     const stored = sim.idempotency.get(sim.apiKey, idempotencyValue, nowMs);
-    if (stored) return { status: stored.status, body: stored.body, headers: { 'idempotent-replayed': 'true' } };
+    if (stored) return { status: stored.status, body: stored.body, headers: { 'idempotent-replayed': 'true' }, written: 0 };
   }
   let body: unknown;
   if (isWrite && rawBody.length > 0) {
@@ -117,9 +119,14 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
       text = JSON.stringify(payload);
     }
     outcome = { status: result.status ?? 200, body: text, headers: {} };
+    if (isWrite) {
+      // A bulk write says what it wrote (0 on a dry run); any other write that answers 2xx wrote its one item.
+      const stated = (result.body as { info?: { written?: unknown } } | undefined)?.info?.written;
+      outcome.written = typeof stated === 'number' ? stated : outcome.status < 300 ? 1 : 0;
+    }
   } catch (error) {
     if (!(error instanceof SimulatorApiError)) throw error;
-    outcome = errorOutcome(error);
+    outcome = { ...errorOutcome(error), ...(isWrite ? { written: 0 } : {}) };
   }
   if (typeof idempotencyValue === 'string' && idempotencyValue.length > 0 && outcome.status < 500) {
     sim.idempotency.put(sim.apiKey, idempotencyValue, outcome.status, outcome.body, nowMs);
@@ -151,7 +158,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
 
     const sequence = ++sim.requestSequence;
     const knobs = sim.knobs;
-    const log = (status: number, fault?: FaultKind) => {
+    const log = (status: number, fault?: FaultKind, written?: number) => {
       const entry = {
         method: req.method ?? 'GET',
         path: url.pathname,
@@ -160,6 +167,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
         time: new Date(started).toISOString(),
         durationMs: Date.now() - started,
         ...(fault ? { fault } : {}),
+        ...(written === undefined ? {} : { written }),
       };
       sim.requestLog.add(entry);
       sim.options.onRequest?.(entry);
@@ -198,7 +206,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
       if (!(error instanceof SimulatorApiError)) process.stderr.write(`simulator: ${error instanceof Error ? error.stack : String(error)}\n`);
     }
     sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, fault, knobs.stallMs, stalls);
-    log(outcome.status, fault);
+    log(outcome.status, fault, outcome.written);
   };
 
   const server = createServer((req, res) => {

@@ -7,7 +7,8 @@ import { DEFAULT_KNOBS, parseKnobs, type Knobs } from './knobs.js';
 import { DEFAULT_API_KEY, type SimulatorOptions } from './options.js';
 import { RateLimiter } from './rate-limit.js';
 import { RequestLog } from './request-log.js';
-import { generateWorld, type BrandWorld } from './world.js';
+import { generateWorld } from './world.js';
+import type { BrandWorld } from './world-types.js';
 
 /** Everything one running simulator holds, shared by its routes. */
 export class SimulatorState {

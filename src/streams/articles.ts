@@ -1,8 +1,44 @@
+import { z } from 'zod';
 import { todayUtc } from '../days.js';
-import { articleSchema, articlesEnvelopeSchema, type Article, type ArticlesInfo } from '../api/index.js';
+import { defineEndpoint } from '../api/endpoint.js';
+import { MAX_PAGE_SIZE } from '../api/paginate.js';
+import { count, id, optional, pagingInfo, records, timestamp } from '../api/schemas.js';
 import { extraOf } from './extra.js';
 import { once } from './slicing.js';
 import { defineStream, type SlicePlan, type TableTarget } from './stream.js';
+
+export const articleSchema = z.looseObject({
+  id,
+  title: optional(z.string()),
+  slug: optional(z.string()),
+  language: optional(z.string()),
+  type: optional(z.string()),
+  version: optional(z.int()),
+  status: z.string(),
+  generation_status: z.string(),
+  topic_ids: optional(z.array(id)),
+  scenario_ids: optional(z.array(id)),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const articlesEnvelopeSchema = z.looseObject({
+  data: records,
+  info: z.looseObject({ ...pagingInfo, draft: optional(count), in_progress: optional(count), published: optional(count) }),
+});
+
+export type Article = z.infer<typeof articleSchema>;
+
+export type ArticlesInfo = z.infer<typeof articlesEnvelopeSchema>['info'];
+
+export const articlesEndpoint = defineEndpoint({
+  path: () => ['articles'],
+  params: [],
+  query: (_: object) => ({}),
+  envelope: articlesEnvelopeSchema,
+  record: articleSchema,
+  maxPageSize: MAX_PAGE_SIZE,
+});
 
 /**
  * The day the list's status counters are filed under: the last day of the run (its "today"). The counters say how
@@ -16,16 +52,16 @@ export function statusDay(slice: SlicePlan): string {
  * Articles (spec endpoint 11), a full refresh per run (rows of the brand replaced), plus the list's counters per
  * status (draft, in_progress, published) kept per day, so their trend can be read.
  */
-export const articles = defineStream<Article>({
+export const articles = defineStream({
   name: 'articles',
-  phase: 1,
+  endpoint: articlesEndpoint,
   slices: (input) => once(input),
   targets: ({ brandId, slice }): TableTarget[] => [
     { table: 'articles', mode: 'replace', scope: { brand_id: brandId } },
     { table: 'article_status_daily', mode: 'replace', scope: { brand_id: brandId, day: statusDay(slice) } },
   ],
-  read: ({ client, brandId, signal }) => client.articles(brandId, { signal }),
-  recordId: (record) => record.id,
+  read: ({ client, brandId, signal }) => client.read(articlesEndpoint, brandId, { signal }),
+  recordId: (record: Article) => record.id,
   rows: (record, { brandId }) => ({
     articles: [
       {

@@ -1,19 +1,77 @@
+import { z } from 'zod';
+import { defineEndpoint } from '../api/endpoint.js';
 import {
   CONTENT_TYPE_VALUES,
   OWNERSHIP_VALUES,
   SENTIMENT_VALUES,
-  citationSeriesRowSchema,
-  ownershipSummaryEntrySchema,
-  type CitationSeriesRow,
-  type CitationsOptions,
-  type OwnershipSummaryEntry,
-} from '../api/index.js';
+  count,
+  day,
+  openEnum,
+  optional,
+  queryEcho,
+  records,
+  type Period,
+} from '../api/schemas.js';
+import { brandPath } from '../api/query.js';
+import { validateRecords } from '../api/validate.js';
 import type { Row } from '../warehouse/slice-batch.js';
+import { CITATION_FILTER_PARAMS, citationFilterQuery, type CitationFilters } from './citation-filters.js';
 import { distinctDomains, domainOf } from './domains.js';
 import { extraOf } from './extra.js';
 import { perWindow } from './slicing.js';
-import { defineStream, type RowsByTable, type SlicePlan, type SlicePlanInput, type TableTarget } from './stream.js';
+import { defineStream, type RowsByTable, type SlicePlanInput, type SourcePage, type TableTarget, type WindowSlice } from './stream.js';
 import { sliceRange, windowColumns, windowDays } from './windows.js';
+
+export const citationSeriesRowSchema = z.looseObject({
+  date: day,
+  occurrences: count,
+  // The first period has no previous one to compare with; null there is not a broken record.
+  change: z.number().nullable(),
+  domain: optional(z.string()),
+});
+
+export const ownershipSummaryEntrySchema = z.looseObject({
+  label: z.string(),
+  ownership: openEnum(OWNERSHIP_VALUES),
+  occurrences: count,
+  share: z.number(),
+});
+
+export const citationsEnvelopeSchema = z.looseObject({
+  data: records,
+  info: z.looseObject({
+    query: queryEcho,
+    total_rows: optional(count),
+    summary: optional(z.looseObject({ occurrences: optional(count), by_ownership: optional(records) })),
+  }),
+});
+
+export type CitationSeriesRow = z.infer<typeof citationSeriesRowSchema>;
+export type OwnershipSummaryEntry = z.infer<typeof ownershipSummaryEntrySchema>;
+
+export type CitationsInfo = z.infer<typeof citationsEnvelopeSchema>['info'];
+
+export interface CitationsOptions extends CitationFilters {
+  period?: Period;
+  /** 1 to 20 root domains (spec, "Limits"), each with its own series. */
+  domains?: readonly string[];
+}
+
+/** Citations over time (spec endpoint 17): one report, not paged. */
+export const citationsEndpoint = defineEndpoint({
+  path: () => ['reports', 'citations'],
+  params: [...CITATION_FILTER_PARAMS, 'period', 'domains'],
+  query: (o: CitationsOptions) => ({ ...citationFilterQuery(o), period: o.period, domains: o.domains }),
+  envelope: citationsEnvelopeSchema,
+  record: citationSeriesRowSchema,
+});
+
+/** `info.summary.by_ownership` of a report's page, validated entry by entry (invalid entries are rejects). */
+export function ownershipSummary(page: Pick<SourcePage<unknown>, 'info'>, brandId: number) {
+  const info = page.info as CitationsInfo | undefined;
+  const source = `GET ${brandPath(brandId, ...citationsEndpoint.path({}))} info.summary.by_ownership`;
+  return validateRecords(ownershipSummaryEntrySchema, info?.summary?.by_ownership ?? [], source);
+}
 
 /** The domains filter of the citations report takes 1 to 20 root domains (spec, "Limits"; endpoint 17). */
 export const CITATIONS_DOMAINS_MAX = 20;
@@ -51,9 +109,7 @@ export function citationSeries(domains: readonly string[]): Array<{ label: strin
   ];
 }
 
-function seriesOf(slice: SlicePlan): SeriesParams {
-  return slice.params as unknown as SeriesParams;
-}
+type SeriesSlice = WindowSlice<SeriesParams>;
 
 /** The report's filters for one series. */
 function filtersOf(series: SeriesParams): Pick<CitationsOptions, 'ownership' | 'sentiment' | 'contentTypes' | 'domains'> {
@@ -80,15 +136,16 @@ function filtersOf(series: SeriesParams): Pick<CitationsOptions, 'ownership' | '
  * request holds the same series and owns its rows (two slices replacing the same rows would race). The `all`
  * request also writes the window's summary by ownership.
  */
-export const citations = defineStream<CitationSeriesRow>({
+export const citations = defineStream({
   name: 'citations',
-  phase: 2,
-  slices: (input: SlicePlanInput) =>
+  endpoint: citationsEndpoint,
+  needs: ['domains'],
+  slices: (input: SlicePlanInput): SeriesSlice[] =>
     perWindow(input).flatMap((window) =>
       citationSeries(input.dimensions.domains).map(({ label, params }) => ({ ...window, key: `${window.key}/${label}`, params })),
     ),
   targets: ({ brandId, slice }) => {
-    const series = seriesOf(slice);
+    const series = slice.params;
     const day = windowDays(slice);
     if (series.dimension === 'domain') {
       return [{ table: 'citation_daily', mode: 'replace', scope: { brand_id: brandId, dimension: 'domain', value: series.domains, day } }];
@@ -102,14 +159,16 @@ export const citations = defineStream<CitationSeriesRow>({
     return targets;
   },
   read: async function* ({ client, brandId, slice, signal }) {
-    const report = await client.citations(brandId, { ...sliceRange(slice), period: 'day', ...filtersOf(seriesOf(slice)), signal });
-    const info: CitationsPageInfo = { ownership: report.ownership };
-    yield { records: report.records, rejects: report.rejects, totalRows: report.totalRows, info };
+    for await (const page of client.read(citationsEndpoint, brandId, { ...sliceRange(slice), period: 'day', ...filtersOf(slice.params), signal })) {
+      const summary = ownershipSummary(page, brandId);
+      const info: CitationsPageInfo = { ownership: summary.records };
+      yield { ...page, rejects: [...page.rejects, ...summary.rejects], info };
+    }
   },
   // total_rows counts every row of the answer: the days of each series, domains included.
-  recordId: (row) => `${row.domain ?? ''}/${row.date}`,
+  recordId: (row: CitationSeriesRow) => `${row.domain ?? ''}/${row.date}`,
   rows: (row, { brandId, slice }): RowsByTable => {
-    const series = seriesOf(slice);
+    const series = slice.params;
     let value: string;
     if (series.dimension === 'domain') {
       if (row.domain == null) return {}; // the series of all domains together: the `all` slice's
@@ -133,7 +192,7 @@ export const citations = defineStream<CitationSeriesRow>({
     return { citation_daily: [citationRow] };
   },
   infoRows: (page, { brandId, slice }): RowsByTable => {
-    if (seriesOf(slice).dimension !== 'all') return {};
+    if (slice.params.dimension !== 'all') return {};
     const { ownership } = page.info as CitationsPageInfo;
     return {
       citation_ownership_summary: ownership.map((entry) => ({

@@ -1,16 +1,44 @@
-import { contentAnalysisSchema, type ContentAnalysis } from '../api/index.js';
+import { z } from 'zod';
+import { defineEndpoint } from '../api/endpoint.js';
+import { MAX_PAGE_SIZE } from '../api/paginate.js';
+import { id, optional, pagedEnvelopeSchema, timestamp } from '../api/schemas.js';
 import { extraOf } from './extra.js';
 import { once } from './slicing.js';
 import { defineStream } from './stream.js';
 
+export const contentAnalysisSchema = z.looseObject({
+  id,
+  kind: z.string(),
+  status: z.string(),
+  step: z.string(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  article_id: optional(id),
+  title: optional(z.string()),
+  topic_id: optional(id),
+  topic_name: optional(z.string()),
+  url: optional(z.string()),
+});
+
+export type ContentAnalysis = z.infer<typeof contentAnalysisSchema>;
+
+export const contentAnalysesEndpoint = defineEndpoint({
+  path: () => ['content-analyses'],
+  params: [],
+  query: (_: object) => ({}),
+  envelope: pagedEnvelopeSchema,
+  record: contentAnalysisSchema,
+  maxPageSize: MAX_PAGE_SIZE,
+});
+
 /** Content analyses (spec endpoint 12), a full refresh per run: the brand's rows are replaced. */
-export const contentAnalyses = defineStream<ContentAnalysis>({
+export const contentAnalyses = defineStream({
   name: 'content_analyses',
-  phase: 1,
+  endpoint: contentAnalysesEndpoint,
   slices: (input) => once(input),
   targets: ({ brandId }) => [{ table: 'content_analyses', mode: 'replace', scope: { brand_id: brandId } }],
-  read: ({ client, brandId, signal }) => client.contentAnalyses(brandId, { signal }),
-  recordId: (record) => record.id,
+  read: ({ client, brandId, signal }) => client.read(contentAnalysesEndpoint, brandId, { signal }),
+  recordId: (record: ContentAnalysis) => record.id,
   rows: (record, { brandId }) => ({
     content_analyses: [
       {

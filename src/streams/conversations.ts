@@ -1,23 +1,80 @@
-import { conversationBrandSchema, conversationSchema, type Conversation } from '../api/index.js';
+import { z } from 'zod';
+import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
+import { MAX_PAGE_SIZE } from '../api/paginate.js';
+import { id, optional, pagedEnvelopeSchema, timestamp } from '../api/schemas.js';
 import { dayOf, extraOf } from './extra.js';
 import { perDay } from './slicing.js';
-import { defineStream } from './stream.js';
+import { defineStream, type DaySlice } from './stream.js';
+
+export const conversationBrandSchema = z.looseObject({
+  name: z.string(),
+  website: optional(z.string()),
+  position: z.int(),
+  is_own_brand: z.boolean(),
+});
+
+export const conversationSchema = z.looseObject({
+  id,
+  date: timestamp,
+  model: z.string(),
+  has_shopping: z.boolean(),
+  mentioned: z.boolean(),
+  recommended: optional(z.boolean()),
+  position: optional(z.int()),
+  recommendation_position: optional(z.int()),
+  fact_check_passed: optional(z.boolean()),
+  brands: optional(z.array(conversationBrandSchema)),
+});
+
+export type Conversation = z.infer<typeof conversationSchema>;
+export type ConversationBrand = z.infer<typeof conversationBrandSchema>;
+
+export interface ConversationsOptions extends RangeFilter, EngineFilter {
+  topicId?: number;
+  scenarioId?: number;
+  mentioned?: boolean;
+  recommended?: boolean;
+  sort?: 'newest' | 'oldest';
+}
+
+export const conversationsEndpoint = defineEndpoint({
+  path: () => ['conversations'],
+  params: [...RANGE_PARAMS, 'topic_id', 'scenario_id', 'mentioned', 'recommended', 'sort'],
+  query: (o: ConversationsOptions) => ({
+    ...rangeQuery(o),
+    topic_id: o.topicId,
+    scenario_id: o.scenarioId,
+    mentioned: o.mentioned,
+    recommended: o.recommended,
+    sort: o.sort,
+  }),
+  envelope: pagedEnvelopeSchema,
+  record: conversationSchema,
+  maxPageSize: MAX_PAGE_SIZE,
+});
+
+/** A day, or a day and topic when sliced by topic. */
+type ConversationSlice = DaySlice<{ topicId?: number }>;
 
 /**
  * Answers of the engines (spec endpoint 13), one slice per brand and day — or per brand, day and topic when
  * `sync.conversationsByTopic` is on, because a conversation record does not say which topic it answers and the
  * topic filter is the only way to attribute it (that costs one more slice per topic; see docs/syncing.md, "What each stream costs").
  */
-export const conversations = defineStream<Conversation>({
+export const conversations = defineStream({
   name: 'conversations',
-  phase: (sync) => (sync.conversationsByTopic ? 2 : 1),
-  slices: (input) =>
+  endpoint: conversationsEndpoint,
+  settings: {
+    /** Slice conversations by topic so each answer is attributed to its topic; default false (see docs/syncing.md, "What each stream costs"). */
+    conversationsByTopic: z.boolean().default(false),
+  },
+  needs: (sync) => (sync.conversationsByTopic ? ['topicIds'] : []),
+  slices: (input): ConversationSlice[] =>
     input.sync.conversationsByTopic
       ? input.dimensions.topicIds.flatMap((topicId) => perDay(input, { topicId }, `topic-${topicId}/`))
       : perDay(input),
   targets: ({ brandId, slice }) => {
-    const topicId = slice.params.topicId;
-    if (typeof topicId === 'number') {
+    if (slice.params.topicId !== undefined) {
       // Merged, not replaced, under a topic slice: rows loaded before slicing by topic was turned on carry no topic
       // and would escape a topic scope, then collide on the key. An answer the API withdrew stays until a by-day
       // re-load replaces the day.
@@ -27,18 +84,13 @@ export const conversations = defineStream<Conversation>({
       ];
     }
     return [
-      { table: 'conversations', mode: 'replace', scope: { brand_id: brandId, day: slice.day! } },
-      { table: 'conversation_brands', mode: 'replace', scope: { brand_id: brandId, day: slice.day! } },
+      { table: 'conversations', mode: 'replace', scope: { brand_id: brandId, day: slice.day } },
+      { table: 'conversation_brands', mode: 'replace', scope: { brand_id: brandId, day: slice.day } },
     ];
   },
   read: ({ client, brandId, slice, signal }) =>
-    client.conversations(brandId, {
-      startDate: slice.from!,
-      endDate: slice.to!,
-      topicId: typeof slice.params.topicId === 'number' ? slice.params.topicId : undefined,
-      signal,
-    }),
-  recordId: (record) => record.id,
+    client.read(conversationsEndpoint, brandId, { startDate: slice.from, endDate: slice.to, topicId: slice.params.topicId, signal }),
+  recordId: (record: Conversation) => record.id,
   rows: (record, { brandId, slice }) => {
     const day = dayOf(record.date);
     return {
@@ -55,7 +107,7 @@ export const conversations = defineStream<Conversation>({
           position: record.position ?? null,
           recommendation_position: record.recommendation_position ?? null,
           fact_check_passed: record.fact_check_passed ?? null,
-          topic_id: typeof slice.params.topicId === 'number' ? slice.params.topicId : null,
+          topic_id: slice.params.topicId ?? null,
           _extra: extraOf(conversationSchema, record),
         },
       ],

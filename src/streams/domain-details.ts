@@ -1,10 +1,48 @@
-import { domainDetailSchema, type DomainDetail } from '../api/index.js';
+import { z } from 'zod';
+import { defineEndpoint } from '../api/endpoint.js';
+import { count, day, id, optional, queryEcho } from '../api/schemas.js';
+import { CITATION_FILTER_PARAMS, citationFilterQuery, type CitationFilters } from './citation-filters.js';
 import { distinctDomains } from './domains.js';
 import { extraOf } from './extra.js';
 import { perDay } from './slicing.js';
-import { defineStream } from './stream.js';
-import { stringParam } from './slice-params.js';
+import { defineStream, type DaySlice } from './stream.js';
 import { sliceRange } from './windows.js';
+
+export const domainDetailSchema = z.looseObject({
+  domain: z.string(),
+  is_first_party: z.boolean(),
+  occurrences: count,
+  by_model: z.array(z.looseObject({ model: z.string(), occurrences: count })),
+  by_scenario: z.array(z.looseObject({ scenario_id: id, text: z.string(), occurrences: count })),
+  by_topic: z.array(z.looseObject({ topic_id: id, name: z.string(), occurrences: count })),
+  over_time: z.array(z.looseObject({ date: day, occurrences: count, cited_occurrences: count })),
+});
+
+export const domainDetailEnvelopeSchema = z.looseObject({
+  data: z.unknown(),
+  info: optional(z.looseObject({ query: queryEcho })),
+});
+
+export type DomainDetail = z.infer<typeof domainDetailSchema>;
+
+export type DomainDetailInfo = NonNullable<z.infer<typeof domainDetailEnvelopeSchema>['info']>;
+
+export interface DomainDetailOptions extends CitationFilters {
+  domain: string;
+}
+
+/** One cited domain (spec endpoint 18): one object; "a domain with no citation in the range gives 404", no data. */
+export const domainDetailEndpoint = defineEndpoint({
+  path: (o: DomainDetailOptions) => ['citations', 'domains', o.domain],
+  params: CITATION_FILTER_PARAMS,
+  query: (o: DomainDetailOptions) => citationFilterQuery(o),
+  envelope: domainDetailEnvelopeSchema,
+  record: domainDetailSchema,
+  single: true,
+  notFoundIsEmpty: true,
+});
+
+type DomainDaySlice = DaySlice<{ domain: string }>;
 
 const TABLES = ['domain_daily', 'domain_model_daily', 'domain_topic_daily', 'domain_scenario_daily'] as const;
 
@@ -17,22 +55,20 @@ const byTopicSchema = domainDetailSchema.shape.by_topic.element;
  * domain had no citation that day: the slice loads no rows, and its replace clears rows an earlier fetch left.
  * Rows carry the domain as the slice asked for it, so they always fall in the slice's scope.
  */
-export const domainDetails = defineStream<DomainDetail>({
+export const domainDetails = defineStream({
   name: 'domain_details',
-  phase: 2,
-  slices: (input) => distinctDomains(input.dimensions.domains).flatMap((domain) => perDay(input, { domain }, `${domain}/`)),
+  endpoint: domainDetailEndpoint,
+  needs: ['domains'],
+  slices: (input): DomainDaySlice[] => distinctDomains(input.dimensions.domains).flatMap((domain) => perDay(input, { domain }, `${domain}/`)),
   targets: ({ brandId, slice }) =>
     TABLES.map((table) => ({
       table,
       mode: 'replace' as const,
-      scope: { brand_id: brandId, domain: stringParam(slice, 'domain'), day: slice.day! },
+      scope: { brand_id: brandId, domain: slice.params.domain, day: slice.day },
     })),
-  read: async function* ({ client, brandId, slice, signal }) {
-    const detail = await client.domainDetail(brandId, stringParam(slice, 'domain'), { ...sliceRange(slice), signal });
-    yield { records: detail.records, rejects: detail.rejects, totalRows: undefined, info: detail.info };
-  },
-  rows: (record, { brandId, slice }) => {
-    const key = { brand_id: brandId, domain: stringParam(slice, 'domain'), day: slice.day! };
+  read: ({ client, brandId, slice, signal }) => client.read(domainDetailEndpoint, brandId, { domain: slice.params.domain, ...sliceRange(slice), signal }),
+  rows: (record: DomainDetail, { brandId, slice }) => {
+    const key = { brand_id: brandId, domain: slice.params.domain, day: slice.day };
     // over_time has one entry per day with citations; a one-day slice needs the entry of its day.
     const today = record.over_time.find((entry) => entry.date === slice.day);
     return {

@@ -1,4 +1,4 @@
-import { splitExtra } from '../api/index.js';
+import { splitExtra } from '../api/validate.js';
 import type { RecordSchema } from '../api/validate.js';
 
 /**

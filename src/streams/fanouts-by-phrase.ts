@@ -1,25 +1,50 @@
-import { fanoutByPhraseSchema, type FanoutByPhrase } from '../api/index.js';
+import { z } from 'zod';
+import { defineEndpoint } from '../api/endpoint.js';
+import { MAX_PAGE_SIZE } from '../api/paginate.js';
+import { id, pagedEnvelopeSchema } from '../api/schemas.js';
 import { extraOf } from './extra.js';
 import { once } from './slicing.js';
-import { defineStream } from './stream.js';
-import { stringParam } from './slice-params.js';
+import { defineStream, type SlicePlan } from './stream.js';
+
+export const fanoutByPhraseSchema = z.looseObject({ id, query: z.string() });
+
+export type FanoutByPhrase = z.infer<typeof fanoutByPhraseSchema>;
+
+export interface FanoutsByPhraseOptions {
+  phrase: string;
+}
+
+export const fanoutsByPhraseEndpoint = defineEndpoint({
+  path: () => ['fanouts', 'by-phrase'],
+  params: ['phrase'],
+  query: (o: FanoutsByPhraseOptions) => ({ phrase: o.phrase }),
+  envelope: pagedEnvelopeSchema,
+  record: fanoutByPhraseSchema,
+  maxPageSize: MAX_PAGE_SIZE,
+});
+
+type PhraseSlice = SlicePlan<{ phrase: string }>;
 
 /**
  * The searches holding a phrase (spec endpoint 14), for each phrase of `sync.phrases` (the API has no list of
  * them). The answer has no date range, so each phrase is a full refresh of its rows.
  */
-export const fanoutsByPhrase = defineStream<FanoutByPhrase>({
+export const fanoutsByPhrase = defineStream({
   name: 'fanouts_by_phrase',
-  phase: 1,
-  slices: (input) => [...new Set(input.sync.phrases)].flatMap((phrase) => once(input, { phrase }, `phrase=${phrase}`)),
+  endpoint: fanoutsByPhraseEndpoint,
+  settings: {
+    /** Phrases to sync search phrases (fanouts) of. */
+    phrases: z.array(z.string().min(1).max(255)).default([]),
+  },
+  slices: (input): PhraseSlice[] => [...new Set(input.sync.phrases)].flatMap((phrase) => once(input, { phrase }, `phrase=${phrase}`)),
   targets: ({ brandId, slice }) => [
-    { table: 'fanouts_by_phrase', mode: 'replace', scope: { brand_id: brandId, phrase: stringParam(slice, 'phrase') } },
+    { table: 'fanouts_by_phrase', mode: 'replace', scope: { brand_id: brandId, phrase: slice.params.phrase } },
   ],
-  read: ({ client, brandId, slice, signal }) => client.fanoutsByPhrase(brandId, { phrase: stringParam(slice, 'phrase'), signal }),
-  recordId: (record) => record.id,
+  read: ({ client, brandId, slice, signal }) => client.read(fanoutsByPhraseEndpoint, brandId, { phrase: slice.params.phrase, signal }),
+  recordId: (record: FanoutByPhrase) => record.id,
   rows: (record, { brandId, slice }) => ({
     fanouts_by_phrase: [
-      { brand_id: brandId, phrase: stringParam(slice, 'phrase'), id: record.id, query: record.query, _extra: extraOf(fanoutByPhraseSchema, record) },
+      { brand_id: brandId, phrase: slice.params.phrase, id: record.id, query: record.query, _extra: extraOf(fanoutByPhraseSchema, record) },
     ],
   }),
 });

@@ -1,12 +1,40 @@
-import { fanoutCitedSchema, type FanoutCited } from '../api/index.js';
+import { z } from 'zod';
+import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
+import { MAX_PAGE_SIZE } from '../api/paginate.js';
+import { count, id, pagedEnvelopeSchema } from '../api/schemas.js';
 import { distinctDomains } from './domains.js';
 import { extraOf } from './extra.js';
 import { perWindow } from './slicing.js';
-import { defineStream } from './stream.js';
-import { stringParam } from './slice-params.js';
+import { defineStream, type WindowSlice } from './stream.js';
 import { sliceRange, windowColumns } from './windows.js';
 
-/** `fanouts_cited.target_kind` of a search asked by cited domain (the other kind, `url`, is not synced yet). */
+export const fanoutCitedSchema = z.looseObject({
+  id,
+  query: z.string(),
+  conversations: count,
+  relevance: z.number(),
+});
+
+export type FanoutCited = z.infer<typeof fanoutCitedSchema>;
+
+export interface FanoutsCitedOptions extends RangeFilter, EngineFilter {
+  topicIds?: readonly number[];
+  url?: string;
+  domain?: string;
+}
+
+export const fanoutsCitedEndpoint = defineEndpoint({
+  path: () => ['fanouts', 'cited'],
+  params: [...RANGE_PARAMS, 'topic_ids', 'url', 'domain'],
+  query: (o: FanoutsCitedOptions) => ({ ...rangeQuery(o), topic_ids: o.topicIds, url: o.url, domain: o.domain }),
+  envelope: pagedEnvelopeSchema,
+  record: fanoutCitedSchema,
+  maxPageSize: MAX_PAGE_SIZE,
+});
+
+type DomainWindowSlice = WindowSlice<{ domain: string }>;
+
+/** `fanouts_cited.target_kind` of a search asked by cited domain (searches by cited page have their own stream and table). */
 const DOMAIN_TARGET = 'domain';
 
 /**
@@ -14,26 +42,27 @@ const DOMAIN_TARGET = 'domain';
  * and counts are of the whole window and cannot be split into days, so rows are keyed by the window they were
  * asked for and a slice replaces only its own window.
  */
-export const fanoutsCited = defineStream<FanoutCited>({
+export const fanoutsCited = defineStream({
   name: 'fanouts_cited',
-  phase: 2,
-  slices: (input) => distinctDomains(input.dimensions.domains).flatMap((domain) => perWindow(input, { domain }, `${domain}/`)),
+  endpoint: fanoutsCitedEndpoint,
+  needs: ['domains'],
+  slices: (input): DomainWindowSlice[] => distinctDomains(input.dimensions.domains).flatMap((domain) => perWindow(input, { domain }, `${domain}/`)),
   targets: ({ brandId, slice }) => [
     {
       table: 'fanouts_cited',
       mode: 'replace',
-      scope: { brand_id: brandId, target_kind: DOMAIN_TARGET, target: stringParam(slice, 'domain'), ...windowColumns(slice) },
+      scope: { brand_id: brandId, target_kind: DOMAIN_TARGET, target: slice.params.domain, ...windowColumns(slice) },
     },
   ],
   read: ({ client, brandId, slice, signal }) =>
-    client.fanoutsCited(brandId, { ...sliceRange(slice), domain: stringParam(slice, 'domain'), signal }),
-  recordId: (record) => record.id,
+    client.read(fanoutsCitedEndpoint, brandId, { ...sliceRange(slice), domain: slice.params.domain, signal }),
+  recordId: (record: FanoutCited) => record.id,
   rows: (record, { brandId, slice }) => ({
     fanouts_cited: [
       {
         brand_id: brandId,
         target_kind: DOMAIN_TARGET,
-        target: stringParam(slice, 'domain'),
+        target: slice.params.domain,
         ...windowColumns(slice),
         id: record.id,
         query: record.query,

@@ -1,46 +1,54 @@
-import { productRankingEnvelopeSchema, productRankingRowSchema, type ProductRankingInfo, type ProductRankingRow } from '../api/index.js';
-import { engineOf, perDayAndEngine } from './by-engine-slicing.js';
+import { ENGINE_BREAKDOWN_SETTINGS, perDayAndEngine, type EngineSlice } from './by-engine-slicing.js';
 import { extraOf } from './extra.js';
 import { ciColumns } from './measures.js';
-import { RANKING_METRICS, RANKING_SUBJECTS } from './product-ranking.js';
-import { stringParam } from './slice-params.js';
-import { defineStream, type SlicePlan } from './stream.js';
+import {
+  RANKING_METRICS,
+  RANKING_SUBJECTS,
+  productRankingEndpoint,
+  productRankingEnvelopeSchema,
+  productRankingRowSchema,
+  type Metric,
+  type ProductRankingInfo,
+  type ProductRankingRow,
+  type Subject,
+} from './product-ranking-report.js';
+import { defineStream } from './stream.js';
 import { sliceRange } from './windows.js';
 
-type Metric = (typeof RANKING_METRICS)[number];
-type Subject = (typeof RANKING_SUBJECTS)[number];
+type RankingEngineSlice = EngineSlice<{ metric: Metric; subject: Subject }>;
 
-function rankingOf(slice: SlicePlan): { metric: Metric; subject: Subject } {
-  return { metric: stringParam(slice, 'metric') as Metric, subject: stringParam(slice, 'subject') as Subject };
-}
+const rankingOf = ({ params }: RankingEngineSlice) => ({ metric: params.metric, subject: params.subject });
 
 /**
  * Product ranking (spec endpoint 19) per brand, day and ONE engine (`engines=[engine]`), for each metric and subject:
- * four slices per day and engine. The ranking does not echo its query, so the engine of the slice is the only
- * statement of what a row covers. Off by default: it costs four calls per day and engine (docs/syncing.md, "What
- * each stream costs").
+ * four slices per day and engine. The ranking does not echo its query, so the slice's engine is the only statement of
+ * what a row covers. Opt-in: four calls per day and engine, as many again as every default stream together
+ * (docs/syncing.md, "What each stream costs").
  */
-export const productRankingByEngine = defineStream<ProductRankingRow>({
+export const productRankingByEngine = defineStream({
   name: 'product_ranking_by_engine',
-  phase: 2,
-  slices: (input) =>
+  endpoint: productRankingEndpoint,
+  settings: ENGINE_BREAKDOWN_SETTINGS,
+  needs: ['engines'],
+  optIn: true,
+  slices: (input): RankingEngineSlice[] =>
     RANKING_METRICS.flatMap((metric) => RANKING_SUBJECTS.flatMap((subject) => perDayAndEngine(input, { metric, subject }, `${metric}-${subject}/`))),
   targets: ({ brandId, slice }) => {
-    const scope = { brand_id: brandId, day: slice.day!, engine: engineOf(slice), ...rankingOf(slice) };
+    const scope = { brand_id: brandId, day: slice.day, engine: slice.params.engine, ...rankingOf(slice) };
     return [
       { table: 'product_ranking_engine_daily', mode: 'replace', scope },
       { table: 'product_ranking_shopping_engine_daily', mode: 'replace', scope },
     ];
   },
   read: ({ client, brandId, slice, signal }) =>
-    client.productRanking(brandId, { ...sliceRange(slice), engines: [engineOf(slice)], ...rankingOf(slice), order: 'desc', signal }),
-  recordId: (record) => record.id,
+    client.read(productRankingEndpoint, brandId, { ...sliceRange(slice), engines: [slice.params.engine], ...rankingOf(slice), order: 'desc', signal }),
+  recordId: (record: ProductRankingRow) => record.id,
   rows: (record, { brandId, slice }) => ({
     product_ranking_engine_daily: [
       {
         brand_id: brandId,
-        day: slice.day!,
-        engine: engineOf(slice),
+        day: slice.day,
+        engine: slice.params.engine,
         ...rankingOf(slice),
         product_id: record.id,
         rank: record.rank,
@@ -64,8 +72,8 @@ export const productRankingByEngine = defineStream<ProductRankingRow>({
       product_ranking_shopping_engine_daily: [
         {
           brand_id: brandId,
-          day: slice.day!,
-          engine: engineOf(slice),
+          day: slice.day,
+          engine: slice.params.engine,
           ...rankingOf(slice),
           shopping_conversations: info.shopping_conversations ?? null,
           total_rows: page.totalRows ?? null,

@@ -1,46 +1,50 @@
-import { productRankingEnvelopeSchema, productRankingRowSchema, type ProductRankingInfo, type ProductRankingRow } from '../api/index.js';
 import { extraOf } from './extra.js';
 import { ciColumns } from './measures.js';
+import {
+  RANKING_METRICS,
+  RANKING_SUBJECTS,
+  productRankingEndpoint,
+  productRankingEnvelopeSchema,
+  productRankingRowSchema,
+  type Metric,
+  type ProductRankingInfo,
+  type ProductRankingRow,
+  type Subject,
+} from './product-ranking-report.js';
 import { perDay } from './slicing.js';
-import { defineStream, type SlicePlan, type SlicePlanInput } from './stream.js';
-import { stringParam } from './slice-params.js';
+import { defineStream, type DaySlice, type SlicePlanInput } from './stream.js';
 import { sliceRange } from './windows.js';
 
-/** The ranking metrics and subjects of spec endpoint 19; each pair is its own ranking. */
-export const RANKING_METRICS = ['visibility', 'recommendation'] as const;
-export const RANKING_SUBJECTS = ['brand', 'competitor'] as const;
+export * from './product-ranking-report.js';
 
-type Metric = (typeof RANKING_METRICS)[number];
-type Subject = (typeof RANKING_SUBJECTS)[number];
+type RankingSlice = DaySlice<{ metric: Metric; subject: Subject }>;
 
-function rankingOf(slice: SlicePlan): { metric: Metric; subject: Subject } {
-  return { metric: stringParam(slice, 'metric') as Metric, subject: stringParam(slice, 'subject') as Subject };
-}
+const rankingOf = ({ params }: RankingSlice) => ({ metric: params.metric, subject: params.subject });
 
 /**
  * Product ranking (spec endpoint 19) per brand and day, for each metric and subject: four slices a day, since
  * each pair ranks different products. Ranked highest first (order desc), so rank follows the page order.
  */
-export const productRanking = defineStream<ProductRankingRow>({
+export const productRanking = defineStream({
   name: 'product_ranking',
-  phase: 1,
-  slices: (input: SlicePlanInput) =>
+  endpoint: productRankingEndpoint,
+  slices: (input: SlicePlanInput): RankingSlice[] =>
     RANKING_METRICS.flatMap((metric) => RANKING_SUBJECTS.flatMap((subject) => perDay(input, { metric, subject }, `${metric}-${subject}/`))),
   targets: ({ brandId, slice }) => {
-    const scope = { brand_id: brandId, day: slice.day!, ...rankingOf(slice) };
+    const scope = { brand_id: brandId, day: slice.day, ...rankingOf(slice) };
     return [
       { table: 'product_ranking_daily', mode: 'replace', scope },
       { table: 'product_ranking_shopping_daily', mode: 'replace', scope },
     ];
   },
   read: ({ client, brandId, slice, signal }) =>
-    client.productRanking(brandId, { ...sliceRange(slice), ...rankingOf(slice), order: 'desc', signal }),
-  recordId: (record) => record.id,
+    client.read(productRankingEndpoint, brandId, { ...sliceRange(slice), ...rankingOf(slice), order: 'desc', signal }),
+  recordId: (record: ProductRankingRow) => record.id,
   rows: (record, { brandId, slice }) => ({
     product_ranking_daily: [
       {
         brand_id: brandId,
-        day: slice.day!,
+        day: slice.day,
         ...rankingOf(slice),
         product_id: record.id,
         rank: record.rank,
@@ -64,7 +68,7 @@ export const productRanking = defineStream<ProductRankingRow>({
       product_ranking_shopping_daily: [
         {
           brand_id: brandId,
-          day: slice.day!,
+          day: slice.day,
           ...rankingOf(slice),
           shopping_conversations: info.shopping_conversations ?? null,
           total_rows: page.totalRows ?? null,

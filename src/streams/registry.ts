@@ -1,6 +1,7 @@
-import { UnknownStreamError } from './unknown-stream-error.js';
+import { PAGING_PARAM_NAMES } from '../api/param-names.js';
 import { articles } from './articles.js';
 import { citations } from './citations.js';
+import { citedPageFanouts } from './cited-page-fanouts.js';
 import { competitors } from './competitors.js';
 import { contentAnalyses } from './content-analyses.js';
 import { conversations } from './conversations.js';
@@ -14,42 +15,73 @@ import { templates } from './templates.js';
 import { trackedUrls } from './tracked-urls.js';
 import { visibility } from './visibility.js';
 import { visibilityByEngine } from './visibility-by-engine.js';
-import type { StreamDefinition } from './stream.js';
-import { DEFAULT_STREAM_NAMES, STREAM_NAMES, isStreamName, type StreamName } from './stream-names.js';
+import type { AnyStream } from './stream.js';
+import { UnknownStreamError } from './unknown-stream-error.js';
 
-/** Every stream bvsync syncs, by name, in the order of STREAM_NAMES (dimensions before the facts that use them). */
-export const STREAMS: ReadonlyMap<StreamName, StreamDefinition> = new Map(
-  [
-    visibility,
-    competitors,
-    trackedUrls,
-    conversations,
-    citations,
-    domainDetails,
-    productRanking,
-    templates,
-    articles,
-    contentAnalyses,
-    fanoutsCited,
-    swot,
-    fanoutsByPhrase,
-    visibilityByEngine,
-    productRankingByEngine,
-  ].map((stream) => [stream.name, stream]),
-);
+/**
+ * Every stream bvsync syncs: the only list of them. Stream names, the query parameter names, the `sync` settings
+ * and the plan's phases all derive from it. The order is the order a run plans and reports them in.
+ */
+const STREAM_LIST = [
+  visibility,
+  competitors,
+  trackedUrls,
+  conversations,
+  citations,
+  domainDetails,
+  productRanking,
+  templates,
+  articles,
+  contentAnalyses,
+  fanoutsCited,
+  swot,
+  fanoutsByPhrase,
+  citedPageFanouts,
+  visibilityByEngine,
+  productRankingByEngine,
+] as const;
 
-export function getStream(name: string): StreamDefinition {
+type Declared = (typeof STREAM_LIST)[number];
+
+export type StreamName = Declared['name'];
+
+export const STREAM_NAMES = STREAM_LIST.map((stream) => stream.name) as unknown as readonly [StreamName, ...StreamName[]];
+
+export function isStreamName(name: string): name is StreamName {
+  return (STREAM_NAMES as readonly string[]).includes(name);
+}
+
+/** What a run syncs when no stream is named: every stream but the opt-in ones, in the registry's order. */
+export const DEFAULT_STREAM_NAMES: readonly StreamName[] = STREAM_LIST.filter((stream) => !('optIn' in stream && stream.optIn)).map((stream) => stream.name);
+
+/** Every stream by name, in the registry's order. */
+export const STREAMS: ReadonlyMap<StreamName, AnyStream> = new Map(STREAM_LIST.map((stream) => [stream.name, stream as AnyStream]));
+
+/** The settings every stream adds to `sync`, merged (src/config/schema.ts). */
+type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
+export type StreamSettingsShape = UnionToIntersection<NonNullable<Declared['settings']>>;
+export const STREAM_SETTINGS = Object.assign({}, ...STREAM_LIST.map((stream) => stream.settings ?? {})) as StreamSettingsShape;
+
+/** The query parameter names bvsync may send (before `api.params` maps them to wire names). */
+export type ParamName = Declared['endpoint']['params'][number] | (typeof PAGING_PARAM_NAMES)[number];
+export const PARAM_NAMES: readonly ParamName[] = [...new Set([...STREAM_LIST.flatMap((stream) => stream.endpoint.params as readonly ParamName[]), ...PAGING_PARAM_NAMES])];
+
+export function isParamName(name: string): name is ParamName {
+  return (PARAM_NAMES as readonly string[]).includes(name);
+}
+
+export function getStream(name: string): AnyStream {
   const stream = isStreamName(name) ? STREAMS.get(name) : undefined;
-  if (!stream) throw new UnknownStreamError(`unknown stream "${name}"; streams: ${[...STREAMS.keys()].join(', ')}`);
+  if (!stream) throw new UnknownStreamError(`unknown stream "${name}"; streams: ${STREAM_NAMES.join(', ')}`);
   return stream;
 }
 
-/** Parses `--streams a,b` (or the config's list) into declarations, in the registry's order; none named: every stream but the opt-in ones. */
-export function selectStreams(names: readonly string[] | undefined): StreamDefinition[] {
-  if (!names || names.length === 0) return DEFAULT_STREAM_NAMES.flatMap((name) => STREAMS.get(name) ?? []);
-  const unknown = names.filter((name) => !isStreamName(name) || !STREAMS.has(name));
+/** Parses `--streams a,b` (or the config's list) into declarations, in the registry's order; none named: the default ones. */
+export function selectStreams(names: readonly string[] | undefined): AnyStream[] {
+  if (!names || names.length === 0) return [...STREAMS.values()].filter((stream) => !stream.optIn);
+  const unknown = names.filter((name) => !isStreamName(name));
   if (unknown.length) {
-    throw new UnknownStreamError(`unknown stream${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; streams: ${[...STREAMS.keys()].join(', ')}`);
+    throw new UnknownStreamError(`unknown stream${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; streams: ${STREAM_NAMES.join(', ')}`);
   }
-  return STREAM_NAMES.filter((name) => names.includes(name)).map((name) => STREAMS.get(name)!);
+  return [...STREAMS.values()].filter((stream) => names.includes(stream.name));
 }

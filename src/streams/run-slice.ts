@@ -270,11 +270,6 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
   };
 }
 
-/** Wraps a single-shot report as the one page of its slice. */
-export async function* onePage<R>(report: Promise<SourcePage<R>>): AsyncIterable<SourcePage<R>> {
-  yield await report;
-}
-
 /** Rows of one record in one table (the common case). */
 export function rowsOf(table: string, ...rows: Row[]): RowsByTable {
   return { [table]: rows };

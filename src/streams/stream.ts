@@ -1,34 +1,23 @@
-import type { ApiClient, Rejection } from '../api/index.js';
-import type { SyncConfig } from '../config/schema.js';
+import type { z } from 'zod';
+import type { AnyEndpoint } from '../api/endpoint.js';
+import type { ApiClient, ReadPage, Rejection } from '../api/index.js';
 import type { Row, Scope } from '../warehouse/slice-batch.js';
-import type { StreamName } from './stream-names.js';
+import type { DimensionName, Dimensions, DimensionSource } from './dimensions.js';
+
+export type { Dimensions } from './dimensions.js';
 
 /**
- * A stream is a declaration: how it is sliced, which client method reads a slice, and how a record becomes rows
- * of which tables. The generic runner (`run-slice.ts`) pages, validates, checks completeness and hands rows to the
- * loader; a stream file holds no HTTP, SQL or retry code.
+ * A stream is a declaration: its record schema and endpoint (one file with both), how it is sliced, how a record
+ * becomes rows of which tables, the settings it adds to `sync` and the dimensions it needs or provides. The generic
+ * runner (`run-slice.ts`) pages, validates, checks completeness and hands rows to the loader; a stream file holds
+ * no HTTP, SQL or retry code. How to add one: docs/adding-a-stream.md.
  */
 
-/** What phase 1 of a run loaded, for streams that fan out over it (domain details over domains, ...). */
-export interface Dimensions {
-  domains: string[];
-  topicIds: number[];
-  /** The brand's engines the per-engine streams break reports down by (`sync.engineBreakdown`, else learned from `_slice_queries`). */
-  engines?: string[];
-}
-
-export interface SlicePlanInput {
-  brandId: number;
-  /** The days this run fetches for this brand and stream (incremental or backfill window), ascending. */
-  days: string[];
-  sync: SyncConfig;
-  dimensions: Dimensions;
-}
-
 export type SliceParam = string | number | boolean | null | string[] | number[];
+export type SliceParams = { [name: string]: SliceParam };
 
-/** A slice as planned. It travels in job data, so it is plain JSON. */
-export interface SlicePlan {
+/** A slice as planned. It travels in job data, so it is plain JSON; `P` is what the stream put in its params. */
+export interface SlicePlan<P extends SliceParams = SliceParams> {
   /** Unique within the brand and stream: `2026-11-20`, `2026-11-20/topic-3`, `all`, `example.com/2026-11-20`. */
   key: string;
   /** The UTC day the slice covers, or null for windows and whole-brand slices. */
@@ -37,61 +26,104 @@ export interface SlicePlan {
   from: string | null;
   to: string | null;
   /** Stream-specific parameters: a domain, a topic id, a metric... */
-  params: Record<string, SliceParam>;
+  params: P;
 }
 
-/** The part of a stream the planner needs. */
-export interface StreamPlanning {
-  name: StreamName;
-  /** 1, or 2 for streams that need what phase 1 loaded (see `Dimensions`); may depend on the config. */
-  phase: 1 | 2 | ((sync: SyncConfig) => 1 | 2);
-  slices(input: SlicePlanInput): SlicePlan[];
+/** A slice of one day (`perDay`). */
+export interface DaySlice<P extends SliceParams = SliceParams> extends SlicePlan<P> {
+  day: string;
+  from: string;
+  to: string;
 }
 
-/** One page of a slice as the runner consumes it; single-shot reports give one. */
-export interface SourcePage<R> {
-  records: R[];
-  rejects: Rejection[];
-  /** What the API said the whole set holds, when it says. */
-  totalRows: number | undefined;
-  info: unknown;
+/** A slice over the run's window (`perWindow`). */
+export interface WindowSlice<P extends SliceParams = SliceParams> extends SlicePlan<P> {
+  day: null;
+  from: string;
+  to: string;
 }
 
-export interface ReadContext {
+/** A stream's own settings under `sync` (merged into the config schema by src/config/schema.ts). */
+export type SettingsShape = z.ZodRawShape;
+// For any stream (C is `any`) any settings: a declaration's functions take its own settings (contravariant).
+export type SettingsOf<C extends SettingsShape> = 0 extends 1 & C ? any : z.infer<z.ZodObject<C>>;
+
+export interface SlicePlanInput<C extends SettingsShape = SettingsShape> {
+  brandId: number;
+  /** The days this run fetches for this brand and stream (incremental or backfill window), ascending. */
+  days: string[];
+  /** The `sync` config; a stream sees its own settings. */
+  sync: SettingsOf<C>;
+  /** What earlier phases loaded, for streams that `need` it. */
+  dimensions: Dimensions;
+}
+
+export interface ReadContext<S extends SlicePlan = SlicePlan, C extends SettingsShape = SettingsShape> {
   client: ApiClient;
   brandId: number;
-  slice: SlicePlan;
-  sync: SyncConfig;
+  slice: S;
+  sync: SettingsOf<C>;
   signal?: AbortSignal;
 }
 
-export interface RowContext {
+export interface RowContext<S extends SlicePlan = SlicePlan> {
   brandId: number;
-  slice: SlicePlan;
+  slice: S;
 }
+
+/** One page of a slice as the runner consumes it; single-shot reports give one. */
+export type SourcePage<R> = ReadPage<R, unknown>;
 
 export type RowsByTable = Record<string, Row[]>;
 
 /** Where a slice writes, and how its earlier rows in that table are replaced (see `TableWrite`). */
 export type TableTarget = { table: string; mode: 'merge' } | { table: string; mode: 'replace'; scope: Scope };
 
-export interface StreamDefinition<R = unknown> extends StreamPlanning {
+// The defaults take any stream (see AnyStream); a declaration's own types are inferred by defineStream.
+export interface StreamDefinition<R = any, S extends SlicePlan = any, C extends SettingsShape = any, N extends string = string> {
+  name: N;
+  /** The endpoint its slices read (src/api/endpoint.ts). */
+  endpoint: AnyEndpoint;
+  /** Settings the stream adds to `sync`, with their defaults. */
+  settings?: C;
+  /**
+   * The dimensions its slices fan out over: it is planned in a later phase than every stream that provides them
+   * (src/engine/plan.ts). May depend on its settings (conversations need topics only when sliced by topic).
+   */
+  needs?: readonly DimensionName[] | ((sync: SettingsOf<C>) => readonly DimensionName[]);
+  /**
+   * Synced only when named (`sync.streams`, a schedule's `streams`, `--streams`): its calls are a choice, not a
+   * default; default false.
+   */
+  optIn?: boolean;
+  /** The dimensions its rows give later phases, and how they are read back from the warehouse. */
+  provides?: { [D in DimensionName]?: (source: DimensionSource, brandId: number) => Promise<Dimensions[D]> };
+  slices(input: SlicePlanInput<C>): S[];
   /** Every table the slice writes, even when a fetch brings no rows: a replace with no rows empties the slice. */
-  targets(context: RowContext): TableTarget[];
-  /** The pages of a slice, through one client method. */
-  read(context: ReadContext): AsyncIterable<SourcePage<R>>;
+  targets(context: RowContext<S>): TableTarget[];
+  /** The pages of a slice, through the client's one `read` of its endpoint. */
+  read(context: ReadContext<S, C>): AsyncIterable<SourcePage<R>>;
   /**
    * The record's id, for streams whose slices are paged: the distinct ids must add up to the `total_rows` the API
    * reported, or the slice is fetched again and then marked incomplete.
    */
   recordId?(record: R): string | number;
   /** The rows one record becomes. */
-  rows(record: R, context: RowContext): RowsByTable;
+  rows(record: R, context: RowContext<S>): RowsByTable;
   /** Rows a page's `info` becomes (daily totals, counters), once per slice from its last page. */
-  infoRows?(page: SourcePage<R>, context: RowContext): RowsByTable;
+  infoRows?(page: SourcePage<R>, context: RowContext<S>): RowsByTable;
 }
 
-/** Type-erases a declaration for the registry while keeping it checked where it is written. */
-export function defineStream<R>(definition: StreamDefinition<R>): StreamDefinition<unknown> {
-  return definition as StreamDefinition<unknown>;
+/** Any stream, as the runner and the planner handle them: slices and records are the stream's own business. */
+// The parameters are `any` because a declaration's functions take its own record and slice types (contravariant).
+export type AnyStream = StreamDefinition;
+
+/** Checks a declaration where it is written and keeps its name's literal type for the registry. */
+export function defineStream<R = unknown, S extends SlicePlan = SlicePlan, const N extends string = string, C extends SettingsShape = {}>(
+  definition: StreamDefinition<R, S, C, N>,
+): StreamDefinition<R, S, C, N> {
+  return definition;
 }
+
+/** The part of a stream the planner needs. */
+export type StreamPlanning = Pick<AnyStream, 'name' | 'needs' | 'provides' | 'slices'>;

@@ -1,10 +1,56 @@
-import type { SyncConfig } from '../config/schema.js';
-import { swotAnswerSchema, swotEnvelopeSchema, type SwotAnswer, type SwotInfo } from '../api/index.js';
+import { z } from 'zod';
+import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
+import { MAX_PAGE_SIZE } from '../api/paginate.js';
+import { id, optional, pagingInfo, records, timestamp, type SwotType } from '../api/schemas.js';
 import { dayOf, extraOf } from './extra.js';
 import { perWindow } from './slicing.js';
-import { defineStream } from './stream.js';
-import { numberParam } from './slice-params.js';
+import { defineStream, type SettingsOf, type WindowSlice } from './stream.js';
 import { sliceRange, windowDays } from './windows.js';
+
+export const swotAnswerSchema = z.looseObject({
+  conversation_id: id,
+  date: timestamp,
+  text: z.string(),
+  model: optional(z.string()),
+});
+
+export const swotEnvelopeSchema = z.looseObject({
+  data: records,
+  info: z.looseObject({
+    ...pagingInfo,
+    type: optional(z.string()),
+    statement: optional(z.looseObject({ id: optional(id), text: optional(z.string()), mentions: optional(z.unknown()) })),
+  }),
+});
+
+export type SwotAnswer = z.infer<typeof swotAnswerSchema>;
+
+export type SwotInfo = z.infer<typeof swotEnvelopeSchema>['info'];
+
+export interface SwotAnswersOptions extends RangeFilter, EngineFilter {
+  statementId: number;
+  competitors?: ReadonlyArray<string | number>;
+  type?: SwotType;
+}
+
+export const swotAnswersEndpoint = defineEndpoint({
+  path: (o: SwotAnswersOptions) => ['swot', o.statementId],
+  params: [...RANGE_PARAMS, 'competitors', 'type'],
+  query: (o: SwotAnswersOptions) => ({ ...rangeQuery(o), competitors: o.competitors, type: o.type }),
+  envelope: swotEnvelopeSchema,
+  record: swotAnswerSchema,
+  maxPageSize: MAX_PAGE_SIZE,
+});
+
+const settings = {
+  /**
+   * SWOT statement ids to sync answers of, per brand id (the API has no list of them, and an id belongs to one
+   * brand), e.g. `{ "7": [70012, 70013] }`.
+   */
+  swotStatementIds: z.record(z.string().regex(/^[1-9]\d*$/, 'a brand id'), z.array(z.number().int().positive())).default({}),
+};
+
+type StatementSlice = WindowSlice<{ statementId: number }>;
 
 // optional() in the schemas is nullish(): two wrappers around the statement's object schema.
 const statementSchema = swotEnvelopeSchema.shape.info.shape.statement.unwrap().unwrap();
@@ -19,7 +65,7 @@ export interface TypedSwotAnswer {
  * The statement ids configured for a brand. A statement belongs to one brand, so the config lists them per brand id;
  * a plain list (the first form of the config) applies to every brand.
  */
-export function statementIdsOf(sync: SyncConfig, brandId: number): number[] {
+export function statementIdsOf(sync: SettingsOf<typeof settings>, brandId: number): number[] {
   const configured: unknown = sync.swotStatementIds;
   if (Array.isArray(configured)) return configured as number[];
   return (configured as Record<string, number[] | undefined>)[String(brandId)] ?? [];
@@ -31,10 +77,11 @@ export function statementIdsOf(sync: SyncConfig, brandId: number): number[] {
  * of the same days and older days keep theirs. The statement itself (text, type, mentions of the last window read)
  * is merged from the page's `info`.
  */
-export const swot = defineStream<TypedSwotAnswer>({
+export const swot = defineStream({
   name: 'swot',
-  phase: 1,
-  slices: (input) =>
+  endpoint: swotAnswersEndpoint,
+  settings,
+  slices: (input): StatementSlice[] =>
     [...new Set(statementIdsOf(input.sync, input.brandId))].flatMap((statementId) =>
       perWindow(input, { statementId }, `statement-${statementId}/`),
     ),
@@ -42,22 +89,22 @@ export const swot = defineStream<TypedSwotAnswer>({
     {
       table: 'swot_answers',
       mode: 'replace',
-      scope: { brand_id: brandId, statement_id: numberParam(slice, 'statementId'), day: windowDays(slice) },
+      scope: { brand_id: brandId, statement_id: slice.params.statementId, day: windowDays(slice) },
     },
     { table: 'swot_statements', mode: 'merge' },
   ],
   read: async function* ({ client, brandId, slice, signal }) {
-    for await (const page of client.swotAnswers(brandId, numberParam(slice, 'statementId'), { ...sliceRange(slice), signal })) {
+    for await (const page of client.read(swotAnswersEndpoint, brandId, { statementId: slice.params.statementId, ...sliceRange(slice), signal })) {
       const type = page.info.type ?? null;
       yield { ...page, records: page.records.map((answer) => ({ answer, type })) };
     }
   },
-  recordId: ({ answer }) => answer.conversation_id,
+  recordId: ({ answer }: TypedSwotAnswer) => answer.conversation_id,
   rows: ({ answer, type }, { brandId, slice }) => ({
     swot_answers: [
       {
         brand_id: brandId,
-        statement_id: numberParam(slice, 'statementId'),
+        statement_id: slice.params.statementId,
         conversation_id: answer.conversation_id,
         date: answer.date,
         day: dayOf(answer.date),
@@ -76,7 +123,7 @@ export const swot = defineStream<TypedSwotAnswer>({
       swot_statements: [
         {
           brand_id: brandId,
-          statement_id: numberParam(slice, 'statementId'),
+          statement_id: slice.params.statementId,
           type: info.type ?? null,
           text: info.statement?.text ?? null,
           mentions: typeof mentions === 'number' ? mentions : null,

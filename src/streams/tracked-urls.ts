@@ -1,8 +1,59 @@
-import { trackedUrlSchema, trackedUrlsEnvelopeSchema, type TrackedUrl, type TrackedUrlsInfo } from '../api/index.js';
+import { z } from 'zod';
+import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
+import { MAX_PAGE_SIZE } from '../api/paginate.js';
+import { count, id, optional, pagingInfo, ratio, records, timestamp } from '../api/schemas.js';
+import { texts } from './dimensions.js';
 import { extraOf, withNestedExtra } from './extra.js';
 import { perDay } from './slicing.js';
 import { defineStream } from './stream.js';
 import { sliceRange } from './windows.js';
+
+export const trackedUrlSchema = z.looseObject({
+  id,
+  url: z.string(),
+  title: z.string(),
+  created_at: timestamp,
+  citations: count,
+  conversations: count,
+  citation_rate: ratio,
+  first_cited: optional(timestamp),
+  group: optional(z.looseObject({ id, name: z.string() })),
+});
+
+export const trackedUrlsEnvelopeSchema = z.looseObject({
+  data: records,
+  info: z.looseObject({ ...pagingInfo, citations: optional(count), cited_urls: optional(count) }),
+});
+
+export type TrackedUrl = z.infer<typeof trackedUrlSchema>;
+
+export type TrackedUrlsInfo = z.infer<typeof trackedUrlsEnvelopeSchema>['info'];
+
+export interface TrackedUrlsOptions extends RangeFilter, EngineFilter {
+  topicIds?: readonly number[];
+  groupId?: number;
+  ungrouped?: boolean;
+  search?: string;
+  sort?: 'created_at' | 'citations';
+  order?: 'asc' | 'desc';
+}
+
+export const trackedUrlsEndpoint = defineEndpoint({
+  path: () => ['tracked-urls'],
+  params: [...RANGE_PARAMS, 'topic_ids', 'group_id', 'ungrouped', 'search', 'sort', 'order'],
+  query: (o: TrackedUrlsOptions) => ({
+    ...rangeQuery(o),
+    topic_ids: o.topicIds,
+    group_id: o.groupId,
+    ungrouped: o.ungrouped,
+    search: o.search,
+    sort: o.sort,
+    order: o.order,
+  }),
+  envelope: trackedUrlsEnvelopeSchema,
+  record: trackedUrlSchema,
+  maxPageSize: MAX_PAGE_SIZE,
+});
 
 // optional() in the schemas is nullish(): two wrappers around the group's object schema.
 const groupSchema = trackedUrlSchema.shape.group.unwrap().unwrap();
@@ -12,17 +63,22 @@ const groupSchema = trackedUrlSchema.shape.group.unwrap().unwrap();
  * dimension (merged), its counts of that day are a fact (replaced with the day), and the report's `info` gives the
  * day's totals over every page.
  */
-export const trackedUrls = defineStream<TrackedUrl>({
+export const trackedUrls = defineStream({
   name: 'tracked_urls',
-  phase: 1,
+  endpoint: trackedUrlsEndpoint,
+  // The pages' domains are what citations and domain details are asked for.
+  provides: {
+    domains: async (source, brandId) => texts(await source.brandColumn('tracked_urls', 'url', brandId)),
+    pages: async (source, brandId) => texts(await source.brandColumn('tracked_urls', 'url', brandId)),
+  },
   slices: (input) => perDay(input),
   targets: ({ brandId, slice }) => [
     { table: 'tracked_urls', mode: 'merge' },
-    { table: 'tracked_url_daily', mode: 'replace', scope: { brand_id: brandId, day: slice.day! } },
-    { table: 'tracked_url_daily_totals', mode: 'replace', scope: { brand_id: brandId, day: slice.day! } },
+    { table: 'tracked_url_daily', mode: 'replace', scope: { brand_id: brandId, day: slice.day } },
+    { table: 'tracked_url_daily_totals', mode: 'replace', scope: { brand_id: brandId, day: slice.day } },
   ],
-  read: ({ client, brandId, slice, signal }) => client.trackedUrls(brandId, { ...sliceRange(slice), signal }),
-  recordId: (record) => record.id,
+  read: ({ client, brandId, slice, signal }) => client.read(trackedUrlsEndpoint, brandId, { ...sliceRange(slice), signal }),
+  recordId: (record: TrackedUrl) => record.id,
   rows: (record, { brandId, slice }) => ({
     tracked_urls: [
       {
@@ -40,7 +96,7 @@ export const trackedUrls = defineStream<TrackedUrl>({
       {
         brand_id: brandId,
         tracked_url_id: record.id,
-        day: slice.day!,
+        day: slice.day,
         citations: record.citations,
         conversations: record.conversations,
         citation_rate: record.citation_rate,
@@ -55,7 +111,7 @@ export const trackedUrls = defineStream<TrackedUrl>({
       tracked_url_daily_totals: [
         {
           brand_id: brandId,
-          day: slice.day!,
+          day: slice.day,
           citations: info.citations ?? null,
           cited_urls: info.cited_urls ?? null,
           total_rows: page.totalRows ?? null,

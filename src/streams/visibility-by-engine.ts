@@ -1,15 +1,15 @@
+import { ENGINE_BREAKDOWN_SETTINGS, perDayAndEngine, type EngineSlice } from './by-engine-slicing.js';
+import { extraOf } from './extra.js';
+import { visibilityMeasures } from './measures.js';
+import { defineStream } from './stream.js';
 import {
   visibilityBrandSchema,
   visibilityRowSchema,
   visibilityScenarioSchema,
+  visibilityTopicsEndpoint,
   type VisibilityBrand,
   type VisibilityRow,
-} from '../api/index.js';
-import { engineOf, perDayAndEngine } from './by-engine-slicing.js';
-import { extraOf } from './extra.js';
-import { visibilityMeasures } from './measures.js';
-import { onePage } from './run-slice.js';
-import { defineStream } from './stream.js';
+} from './visibility-report.js';
 import { sliceRange } from './windows.js';
 
 const TABLES = [
@@ -27,21 +27,23 @@ function measures(entry: Parameters<typeof visibilityMeasures>[0]) {
 
 /**
  * Visibility by topic and scenario (spec endpoint 16) per brand, day and ONE engine (`engines=[engine]`), so how
- * visible the brand is in each engine is the API's own answer, not an estimate. The engines are the brand's
- * (phase 2: learned from the visibility report's `info.query` in phase 1, or `sync.engineBreakdown`). Its cost is
- * one call per day and engine (docs/syncing.md, "What each stream costs").
+ * visible the brand is in each engine is the API's own answer, not an estimate. The engines are the brand's, as
+ * the visibility report's `info.query` named them in an earlier phase, or `sync.engineBreakdown`. One call per day
+ * and engine (docs/syncing.md, "What each stream costs").
  */
-export const visibilityByEngine = defineStream<VisibilityRow>({
+export const visibilityByEngine = defineStream({
   name: 'visibility_by_engine',
-  phase: 2,
-  slices: (input) => perDayAndEngine(input),
+  endpoint: visibilityTopicsEndpoint,
+  settings: ENGINE_BREAKDOWN_SETTINGS,
+  needs: ['engines'],
+  slices: (input): EngineSlice[] => perDayAndEngine(input, {}),
   targets: ({ brandId, slice }) =>
-    TABLES.map((table) => ({ table, mode: 'replace' as const, scope: { brand_id: brandId, day: slice.day!, engine: engineOf(slice) } })),
+    TABLES.map((table) => ({ table, mode: 'replace' as const, scope: { brand_id: brandId, day: slice.day, engine: slice.params.engine } })),
   read: ({ client, brandId, slice, signal }) =>
-    onePage(client.visibilityTopics(brandId, { ...sliceRange(slice), engines: [engineOf(slice)], includeScenarios: true, signal })),
-  recordId: (row) => row.topic_id,
+    client.read(visibilityTopicsEndpoint, brandId, { ...sliceRange(slice), engines: [slice.params.engine], includeScenarios: true, signal }),
+  recordId: (row: VisibilityRow) => row.topic_id,
   rows: (row, { brandId, slice }) => {
-    const key = { brand_id: brandId, day: slice.day!, engine: engineOf(slice) };
+    const key = { brand_id: brandId, day: slice.day, engine: slice.params.engine };
     const brandRows = (brands: VisibilityBrand[], owner: { topic_id: number } | { scenario_id: number; topic_id: number }) =>
       brands.map((brand) => ({
         ...key,

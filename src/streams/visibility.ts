@@ -1,16 +1,18 @@
+import { extraOf } from './extra.js';
+import { visibilityMeasures } from './measures.js';
+import { perDay } from './slicing.js';
+import { defineStream } from './stream.js';
 import {
   visibilityBrandSchema,
   visibilityRowSchema,
   visibilityScenarioSchema,
+  visibilityTopicsEndpoint,
   type VisibilityBrand,
   type VisibilityRow,
-} from '../api/index.js';
-import { extraOf } from './extra.js';
-import { visibilityMeasures } from './measures.js';
-import { onePage } from './run-slice.js';
-import { perDay } from './slicing.js';
-import { defineStream } from './stream.js';
+} from './visibility-report.js';
 import { sliceRange } from './windows.js';
+
+export * from './visibility-report.js';
 
 const FACT_TABLES = [
   'visibility_topic_daily',
@@ -25,21 +27,26 @@ const FACT_TABLES = [
  * ratio keeps its numerator (mentioned_conversations), so any window's visibility is exact. A topic with no
  * answers that day has no row: total_rows counts the topics with answers.
  */
-export const visibility = defineStream<VisibilityRow>({
+export const visibility = defineStream({
   name: 'visibility',
-  phase: 1,
+  endpoint: visibilityTopicsEndpoint,
+  provides: {
+    topicIds: async (source, brandId) => (await source.brandColumn('topics', 'id', brandId)).map(Number),
+    // Asked with no engine list, the report applies "the engines of the brand" and its info.query names them.
+    engines: (source, brandId) => source.echoedEngines('visibility', brandId),
+  },
   slices: (input) => perDay(input),
   targets: ({ brandId, slice }) => [
     // Merged by key: the visibility report is the only read that names topics and scenarios.
     { table: 'topics', mode: 'merge' },
     { table: 'scenarios', mode: 'merge' },
-    ...FACT_TABLES.map((table) => ({ table, mode: 'replace' as const, scope: { brand_id: brandId, day: slice.day! } })),
+    ...FACT_TABLES.map((table) => ({ table, mode: 'replace' as const, scope: { brand_id: brandId, day: slice.day } })),
   ],
   read: ({ client, brandId, slice, signal }) =>
-    onePage(client.visibilityTopics(brandId, { ...sliceRange(slice), includeScenarios: true, signal })),
-  recordId: (row) => row.topic_id,
+    client.read(visibilityTopicsEndpoint, brandId, { ...sliceRange(slice), includeScenarios: true, signal }),
+  recordId: (row: VisibilityRow) => row.topic_id,
   rows: (row, { brandId, slice }) => {
-    const day = slice.day!;
+    const { day } = slice;
     const brandRows = (brands: VisibilityBrand[], key: { topic_id: number } | { scenario_id: number; topic_id: number }) =>
       brands.map((brand) => ({
         brand_id: brandId,

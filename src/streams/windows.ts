@@ -1,5 +1,5 @@
 import { eachDay } from '../days.js';
-import type { SlicePlan } from './stream.js';
+import type { SlicePlan, WindowSlice } from './stream.js';
 
 /** Every day a window slice covers, for replace scopes: the window's rows replace those of the same days. */
 export function windowDays(slice: SlicePlan): string[] {
@@ -8,8 +8,7 @@ export function windowDays(slice: SlicePlan): string[] {
 }
 
 /** The `window_start` / `window_end` columns of tables keyed by the window a report was requested for. */
-export function windowColumns(slice: SlicePlan): { window_start: string; window_end: string } {
-  if (!slice.from || !slice.to) throw new Error(`slice ${slice.key} has no window (from/to)`);
+export function windowColumns(slice: WindowSlice): { window_start: string; window_end: string } {
   return { window_start: slice.from, window_end: slice.to };
 }
 

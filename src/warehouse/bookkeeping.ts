@@ -66,6 +66,18 @@ export async function storedSliceState(read: RowReader, brandId: number, stream:
   return { status: row.status as SliceStatus, runId: row.run_id as string | null, attemptRunId: row.last_attempt_run_id as string | null };
 }
 
+/** The brands the file holds slices of, in id order. */
+export async function syncedBrands(read: RowReader): Promise<number[]> {
+  return (await read('SELECT DISTINCT brand_id FROM _sync_state ORDER BY brand_id')).map((row) => Number(row.brand_id));
+}
+
+/** The run that finished last, or undefined before the first one ends. */
+export async function lastFinishedRun(read: RowReader): Promise<{ runId: string; kind: string; status: string; finishedAt: string | null } | undefined> {
+  const [row] = await read('SELECT run_id, kind, status, finished_at FROM _sync_runs WHERE finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT 1');
+  if (!row) return undefined;
+  return { runId: String(row.run_id), kind: String(row.kind), status: String(row.status), finishedAt: (row.finished_at as string | null) ?? null };
+}
+
 // The newest day each brand and stream has complete before today, how old it is, and what is left to fix.
 const FRESHNESS_TABLE_SQL = `
 SELECT s.brand_id AS brand, s.stream,

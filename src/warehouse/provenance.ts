@@ -58,16 +58,8 @@ export function sliceQueryWrite(batch: Pick<SliceBatch, 'brandId' | 'stream' | '
 }
 
 /**
- * The SQL of the engines the per-engine streams break a brand's reports down by when `sync.engineBreakdown` names
- * none: the engines the visibility report applied by default ("the engines of the brand"), from every echo of the
- * brand's visibility slices, so an engine the brand ran on some day is still broken down for that history. An API
- * whose echo names no engines leaves the models of the brand's answers (`conversations.model`, "Engine identifier")
- * rather than no breakdown at all; a model no report selects is then refused by the API, and its slices say so.
+ * The SQL of the engines the echoes of one stream's slices of a brand named ($1 brand, $2 stream). Every echo counts,
+ * so an engine the brand ran on some day is still broken down for that history.
  */
-export const LEARNED_ENGINES_SQL = `WITH echoed AS (
-    SELECT DISTINCT engine FROM ${SLICE_QUERIES_TABLE}, unnest(engines) AS e(engine) WHERE brand_id = $1 AND stream = 'visibility'
-  )
-  SELECT engine FROM echoed
-  UNION ALL
-  SELECT DISTINCT model FROM conversations WHERE brand_id = $1 AND model IS NOT NULL AND NOT EXISTS (SELECT 1 FROM echoed)
-  ORDER BY engine`;
+export const ECHOED_ENGINES_SQL = `SELECT DISTINCT engine FROM ${SLICE_QUERIES_TABLE}, unnest(engines) AS e(engine)
+  WHERE brand_id = $1 AND stream = $2 ORDER BY engine`;

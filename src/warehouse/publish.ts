@@ -1,16 +1,22 @@
-import { randomBytes } from 'node:crypto';
-import { readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { makeFolder } from '../make-folder.js';
+import { readCatalog } from './catalog.js';
+import { schemaVersion } from './migrator.js';
 import { VIEWS_DIR } from './paths.js';
-import { readNumberedSqlFiles } from './sql-files.js';
+import { applyJournal, differingTables, FullCopyNeeded } from './publish-changes.js';
+import { JOURNAL_OBJECTS, journalHead, pruneJournal, readJournal } from './publish-journal.js';
+import { readNumberedSqlFiles, type SqlFile } from './sql-files.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
 
 export interface PublishOptions {
   /** Folder of `NNN_name.sql` view files created in the copy, in name order; default the package's `sql/views/`. */
   viewsDir?: string;
+  /** Set false to copy the whole working file even when the published copy could be brought up to date; default true. */
+  incremental?: boolean;
 }
 
 export interface PublishResult {
@@ -18,15 +24,40 @@ export interface PublishResult {
   bytes: number;
   ms: number;
   views: string[];
+  /** `incremental`: the previous copy with this run's changes applied; `full`: the whole working file copied. */
+  mode: 'incremental' | 'full';
+  /** Why a full copy was made, when the previous copy was not brought up to date. */
+  fullCopyReason?: string;
 }
 
 const PUBLISH_ALIAS = 'bvsync_publish';
 
+/** Written in every published copy: what it holds, so the next publish knows whether it can bring it up to date. */
+const MARKER_TABLE = '_published';
+
 /**
- * Writes a consistent copy of the working database to a fresh file beside the published one, creates the
- * analyst views in it, checkpoints it, and renames it over the published file. The rename is atomic: an
- * analyst who has the old file open keeps reading their snapshot, and the next open sees the new one. The
- * writer never opens the published file, so a reader cannot block it.
+ * Journal entries above which a full copy is made anyway: a change set that large (a long backfill) costs about as
+ * much applied scope by scope as copied whole.
+ */
+const MAX_INCREMENTAL_ENTRIES = 20_000;
+
+interface Marker {
+  origin: string;
+  journalSeq: bigint;
+  schemaVersion: number;
+  views: string;
+}
+
+/**
+ * Makes the analysts' copy current and renames it over the published file. The rename is atomic: an analyst who has
+ * the old file open keeps reading their snapshot, and the next open sees the new one; a publish killed half-way
+ * leaves a temporary file the next one removes. The writer never opens the published file itself, so a reader
+ * cannot block it.
+ *
+ * The cost follows the change, not the file (docs/performance.md, "Publishing"): the previous copy is cloned and
+ * only what the journal says changed since it was made is copied into it. The whole working file is copied instead
+ * when there is no previous copy, it came from another working file, migrations or views changed since, or the
+ * journal is too large to be worth applying.
  */
 export async function publishCopy(
   connection: DuckDBConnection,
@@ -37,38 +68,180 @@ export async function publishCopy(
   const target = resolve(publishedPath);
   makeFolder(dirname(target), `the published database ${target}`);
   removeStaleCopies(target);
-  const temporary = `${target}.tmp-${randomBytes(6).toString('hex')}`;
   const views = readNumberedSqlFiles(options.viewsDir ?? VIEWS_DIR);
   const working = await currentDatabase(connection);
+  const marker: Marker = {
+    origin: await originOf(connection),
+    journalSeq: await journalHead(connection),
+    schemaVersion: await schemaVersion(connection),
+    views: checksumOf(views),
+  };
 
-  let attached = false;
-  try {
-    await connection.run(`ATTACH ${quoteLiteral(temporary)} AS ${PUBLISH_ALIAS}`);
-    attached = true;
-    await connection.run(`COPY FROM DATABASE ${quoteIdent(working)} TO ${PUBLISH_ALIAS}`);
-    await connection.run(`USE ${PUBLISH_ALIAS}`);
+  let mode: PublishResult['mode'] = 'full';
+  let fullCopyReason: string | undefined;
+  if (options.incremental === false) fullCopyReason = 'asked for a full copy';
+  else if (!existsSync(target)) fullCopyReason = 'no published copy yet';
+  else {
+    const temporary = temporaryPath(target);
     try {
-      for (const view of views) {
-        try {
-          await connection.run(view.text);
-        } catch (error) {
-          throw new WarehouseError('query_failed', `view ${view.name}: ${(error as Error).message}`, { cause: error });
-        }
-      }
-    } finally {
-      await connection.run(`USE ${quoteIdent(working)}`);
+      await attached(connection, temporary, () => updateCopy(connection, marker), () => copyFileSync(target, temporary, constants.COPYFILE_FICLONE));
+      renameSync(temporary, target);
+      mode = 'incremental';
+    } catch (error) {
+      removeCopy(temporary);
+      if (!(error instanceof FullCopyNeeded)) throw error;
+      fullCopyReason = error.message;
     }
-    await connection.run(`CHECKPOINT ${PUBLISH_ALIAS}`);
-    await connection.run(`DETACH ${PUBLISH_ALIAS}`);
-    attached = false;
-    renameSync(temporary, target);
-  } catch (error) {
-    if (attached) await connection.run(`DETACH ${PUBLISH_ALIAS}`).catch(() => undefined);
-    rmSync(temporary, { force: true });
-    rmSync(`${temporary}.wal`, { force: true });
-    throw error;
   }
-  return { path: target, bytes: statSync(target).size, ms: performance.now() - started, views: views.map((v) => v.name) };
+  if (mode === 'full') {
+    const temporary = temporaryPath(target);
+    try {
+      const source = await checkpointedFile(connection, working);
+      const copy = source ? () => copyFileSync(source, temporary, constants.COPYFILE_FICLONE) : undefined;
+      await attached(connection, temporary, () => fullCopy(connection, working, views, marker), copy);
+      renameSync(temporary, target);
+    } catch (error) {
+      removeCopy(temporary);
+      throw error;
+    }
+  }
+  // The published copy holds every entry up to the marker now; a crash before this line only makes the next
+  // publish copy them again.
+  await pruneJournal(connection, marker.journalSeq);
+  return {
+    path: target,
+    bytes: statSync(target).size,
+    ms: performance.now() - started,
+    views: views.map((v) => v.name),
+    mode,
+    ...(fullCopyReason ? { fullCopyReason } : {}),
+  };
+}
+
+/** Attaches `file` (made by `prepare` first, when given), runs `work` on it, checkpoints and detaches it. */
+async function attached(connection: DuckDBConnection, file: string, work: () => Promise<void>, prepare?: () => void): Promise<void> {
+  prepare?.();
+  await connection.run(`ATTACH ${quoteLiteral(file)} AS ${PUBLISH_ALIAS}`);
+  try {
+    await work();
+    await connection.run(`CHECKPOINT ${PUBLISH_ALIAS}`);
+  } finally {
+    await connection.run(`DETACH ${PUBLISH_ALIAS}`);
+  }
+}
+
+/**
+ * The working file as it is on disk once checkpointed: copied byte for byte, which takes neither memory nor time
+ * beyond the disk's (`COPY FROM DATABASE` rebuilds every index in memory: on 5,000,000 conversations it ran out of a
+ * 256MB budget, docs/performance.md). Only the single writer's connection writes the file, and it is busy here, so
+ * nothing changes it between the checkpoint and the copy.
+ */
+async function checkpointedFile(connection: DuckDBConnection, working: string): Promise<string | undefined> {
+  await connection.run('CHECKPOINT');
+  const reader = await connection.runAndReadAll('SELECT path FROM duckdb_databases() WHERE database_name = $1', [working]);
+  const path = reader.getRowsJS()[0]?.[0];
+  if (typeof path !== 'string' || !path || !existsSync(path)) return undefined;
+  // Whatever is still in the WAL would be missing from the copy.
+  if (existsSync(`${path}.wal`) && statSync(`${path}.wal`).size > 0) return undefined;
+  return path;
+}
+
+async function fullCopy(connection: DuckDBConnection, working: string, views: SqlFile[], marker: Marker): Promise<void> {
+  const hasFile = await connection.runAndReadAll(`SELECT count(*) FROM duckdb_tables() WHERE database_name = '${PUBLISH_ALIAS}'`);
+  // Attached to a byte copy of the working file already (see publishCopy), or to an empty file to copy into.
+  if (Number(hasFile.getRowsJS()[0]![0]) === 0) await connection.run(`COPY FROM DATABASE ${quoteIdent(working)} TO ${PUBLISH_ALIAS}`);
+  await connection.run(`DROP TABLE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(JOURNAL_OBJECTS.table)}`);
+  await connection.run(`DROP SEQUENCE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(JOURNAL_OBJECTS.sequence)}`);
+  await connection.run(
+    `CREATE TABLE ${PUBLISH_ALIAS}.main.${MARKER_TABLE} (origin VARCHAR, journal_seq BIGINT, schema_version INTEGER, views VARCHAR, published_at TIMESTAMPTZ)`,
+  );
+  await writeMarker(connection, marker);
+  await connection.run(`USE ${PUBLISH_ALIAS}`);
+  try {
+    for (const view of views) {
+      try {
+        await connection.run(view.text);
+      } catch (error) {
+        throw new WarehouseError('query_failed', `view ${view.name}: ${(error as Error).message}`, { cause: error });
+      }
+    }
+  } finally {
+    await connection.run(`USE ${quoteIdent(working)}`);
+  }
+}
+
+/** Applies the journal since the copy's marker to the attached clone, in one transaction of the clone. */
+async function updateCopy(connection: DuckDBConnection, marker: Marker): Promise<void> {
+  const previous = await readMarker(connection);
+  if (!previous) throw new FullCopyNeeded('the published copy has no publish marker (made by an older bvsync)');
+  if (previous.origin !== marker.origin) throw new FullCopyNeeded('the published copy was made from another working file');
+  if (previous.schemaVersion !== marker.schemaVersion) {
+    throw new FullCopyNeeded(`migrations ran since the published copy was made (schema ${previous.schemaVersion} -> ${marker.schemaVersion})`);
+  }
+  if (previous.views !== marker.views) throw new FullCopyNeeded('the views changed since the published copy was made');
+  if (previous.journalSeq > marker.journalSeq) throw new FullCopyNeeded('the published copy is ahead of the working file\'s journal');
+  const entries = await readJournal(connection, previous.journalSeq);
+  if (entries.length > MAX_INCREMENTAL_ENTRIES) throw new FullCopyNeeded(`${entries.length} changes since the last publish; a full copy is cheaper`);
+  const catalog = await readCatalog(connection);
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    await applyJournal(connection, PUBLISH_ALIAS, entries, catalog);
+    await writeMarker(connection, marker);
+    const differing = await differingTables(connection, PUBLISH_ALIAS, catalog);
+    if (differing.length) throw new FullCopyNeeded(`row counts differ after applying the journal in ${differing.join(', ')}`);
+    await connection.run('COMMIT');
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    // Any failure to apply (a key collision, a type the copy no longer has) is answered by the full copy, which
+    // does not depend on the previous copy at all.
+    if (error instanceof FullCopyNeeded) throw error;
+    throw new FullCopyNeeded(`applying the journal failed: ${(error as Error).message}`);
+  }
+}
+
+async function readMarker(connection: DuckDBConnection): Promise<Marker | undefined> {
+  const exists = await connection.runAndReadAll(
+    `SELECT count(*) FROM duckdb_tables() WHERE database_name = '${PUBLISH_ALIAS}' AND schema_name = 'main' AND table_name = '${MARKER_TABLE}'`,
+  );
+  if (Number(exists.getRowsJS()[0]![0]) === 0) return undefined;
+  const reader = await connection.runAndReadAll(`SELECT origin, journal_seq, schema_version, views FROM ${PUBLISH_ALIAS}.main.${MARKER_TABLE}`);
+  const row = reader.getRowsJS()[0];
+  if (!row) return undefined;
+  return { origin: String(row[0]), journalSeq: BigInt(row[1] as bigint), schemaVersion: Number(row[2]), views: String(row[3]) };
+}
+
+async function writeMarker(connection: DuckDBConnection, marker: Marker): Promise<void> {
+  await connection.run(`DELETE FROM ${PUBLISH_ALIAS}.main.${MARKER_TABLE}`);
+  await connection.run(`INSERT INTO ${PUBLISH_ALIAS}.main.${MARKER_TABLE} VALUES ($1, $2, $3, $4, current_timestamp)`, [
+    marker.origin,
+    marker.journalSeq,
+    marker.schemaVersion,
+    marker.views,
+  ]);
+}
+
+/**
+ * What tells one working file from another: when its first migration was applied. A working file deleted and made
+ * again starts its journal over, so its entries must never be taken for ones an older copy already holds.
+ */
+async function originOf(connection: DuckDBConnection): Promise<string> {
+  const reader = await connection.runAndReadAll('SELECT applied_at::VARCHAR FROM main._migrations ORDER BY version LIMIT 1');
+  return String(reader.getRowsJS()[0]?.[0] ?? 'empty');
+}
+
+function checksumOf(views: SqlFile[]): string {
+  const hash = createHash('sha256');
+  for (const view of views) hash.update(view.name).update('\0').update(view.text).update('\0');
+  return hash.digest('hex');
+}
+
+function temporaryPath(target: string): string {
+  return `${target}.tmp-${randomBytes(6).toString('hex')}`;
+}
+
+function removeCopy(temporary: string): void {
+  rmSync(temporary, { force: true });
+  rmSync(`${temporary}.wal`, { force: true });
 }
 
 /** Copies left by a publish that died half-way; only the single writer publishes, so none is in use. */

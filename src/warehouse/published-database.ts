@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { duckdbSettings, type DuckDbBudget } from './duckdb-budget.js';
 import { WarehouseError } from './warehouse-error.js';
 
 export interface ReadOnlyDatabase {
@@ -11,9 +12,10 @@ export interface ReadOnlyDatabase {
 
 /**
  * Opens a DuckDB file read-only, the way analysts and `bvsync sql` / `export` should: a read-only open never
- * takes the writer's lock. A missing file is one clear message instead of DuckDB's.
+ * takes the writer's lock. A missing file is one clear message instead of DuckDB's. DuckDB's memory and threads are
+ * bounded like the writer's (default the config's defaults), so a large query spills instead of growing the process.
  */
-export async function openReadOnly(path: string): Promise<ReadOnlyDatabase> {
+export async function openReadOnly(path: string, budget?: DuckDbBudget): Promise<ReadOnlyDatabase> {
   const absolute = resolve(path);
   if (!existsSync(absolute)) {
     throw new WarehouseError(
@@ -23,7 +25,7 @@ export async function openReadOnly(path: string): Promise<ReadOnlyDatabase> {
   }
   let instance: DuckDBInstance;
   try {
-    instance = await DuckDBInstance.create(absolute, { access_mode: 'READ_ONLY' });
+    instance = await DuckDBInstance.create(absolute, { ...duckdbSettings(budget), access_mode: 'READ_ONLY' });
   } catch (error) {
     throw new WarehouseError('database_missing', `cannot open ${absolute}: ${(error as Error).message}`, { cause: error });
   }

@@ -10,6 +10,7 @@ import type { Row, Scope, SliceBatch, TableWrite } from './slice-batch.js';
 import type { TablePlan, RowDefaults } from './table-plan.js';
 import { castTypeOf } from './table-plan.js';
 import { compileScope } from './scope.js';
+import { journalWrites } from './publish-journal.js';
 import { SLICE_QUERIES_TABLE, sliceQueryWrite } from './provenance.js';
 import { quoteIdent } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
@@ -128,6 +129,8 @@ export async function loadSliceBatch(
       for (const item of staged) tables.push(await applyWrite(connection, item, batch.brandId));
       const dataTables = tables.filter((t) => t.table !== REJECTS_TABLE && t.table !== SLICE_QUERIES_TABLE);
       const rowsWritten = dataTables.reduce((sum, t) => sum + t.written, 0);
+      // In the slice's transaction, so the next publish knows exactly what to copy into the analysts' file.
+      await journalWrites(connection, batch.runId, batch.brandId, writes);
       await upsertSliceState(connection, batch, now);
       await addRunCounters(connection, batch, rowsWritten);
       await hooks.beforeCommit?.(batch);

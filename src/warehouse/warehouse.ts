@@ -6,7 +6,9 @@ import { DatabaseLockedError, isLockConflict } from './database-locked-error.js'
 import { ensureDatabaseFolder } from './database-path.js';
 import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
 import { publishCopy, type PublishOptions, type PublishResult } from './publish.js';
+import { ensureJournal } from './publish-journal.js';
 import { readRows, type PlainRow } from './read-rows.js';
+import { quoteIdent } from './sql-names.js';
 import {
   advanceCursor,
   cursor,
@@ -19,6 +21,7 @@ import {
   type SliceStateFilter,
   type SliceStateRow,
 } from './run-log.js';
+import { ECHOED_ENGINES_SQL } from './provenance.js';
 import type { SliceBatch } from './slice-batch.js';
 import { loadSliceBatch, type LoadHooks, type LoadResult } from './slice-loader.js';
 import { planTable, type TablePlan } from './table-plan.js';
@@ -71,6 +74,7 @@ export class Warehouse {
     try {
       connection = await instance.connect();
       const applied = await migrate(connection, { dir: options.migrationsDir, target: options.migrationTarget });
+      await ensureJournal(connection);
       const catalog = await readCatalog(connection);
       return new Warehouse(path, instance, connection, catalog, applied, options);
     } catch (error) {
@@ -134,6 +138,17 @@ export class Warehouse {
     return this.serial(() => schemaVersion(this.connection));
   }
 
+  /** One column of a brand's rows of a table: what a stream provides to the streams of later phases (src/streams/dimensions.ts). */
+  brandColumn(table: string, column: string, brandId: number): Promise<unknown[]> {
+    const sql = `SELECT ${quoteIdent(column)} AS value FROM ${quoteIdent(table)} WHERE brand_id = $1`;
+    return this.serial(async () => (await readRows(this.connection, sql, [brandId])).map((row) => row.value));
+  }
+
+  /** The engines the `info.query` echoes of a stream's slices of one brand named (src/warehouse/provenance.ts). */
+  echoedEngines(stream: string, brandId: number): Promise<string[]> {
+    return this.serial(async () => (await readRows(this.connection, ECHOED_ENGINES_SQL, [brandId, stream])).map((row) => String(row.engine)));
+  }
+
   /** Reads from the working file (status, tests); rows come back as plain values. */
   query(sql: string, params?: DuckDBValue[]): Promise<PlainRow[]> {
     return this.serial(() => readRows(this.connection, sql, params));
@@ -144,7 +159,7 @@ export class Warehouse {
     if (resolve(publishedPath) === this.path) {
       return Promise.reject(new Error(`cannot publish ${this.path} over itself; publish to the analysts' file beside it`));
     }
-    return this.serial(() => publishCopy(this.connection, publishedPath, { viewsDir: options.viewsDir ?? this.options.viewsDir }));
+    return this.serial(() => publishCopy(this.connection, publishedPath, { ...options, viewsDir: options.viewsDir ?? this.options.viewsDir }));
   }
 
   /** Checkpoints and closes; calls already queued finish first. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { createApiClient } from '../../src/api/client.js';
+import { named, type NamedClient } from '../support/named-client.js';
 import { createRedisRateBudget, keyHash, type RateBudget, type RequestsPerSecond } from '../../src/api/rate-budget.js';
 import type { ApiRequestEvent } from '../../src/api/transport.js';
 import { parseConfig } from '../../src/config/load.js';
@@ -16,7 +17,7 @@ const LIMIT = 10;
 let sim: RunningSimulator;
 const prefix = uniquePrefix('adaptive-budget');
 const connections: Redis[] = [];
-const clients: ApiClient[] = [];
+const clients: NamedClient[] = [];
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 11, brands: 2, days: 4, scale: 300, today: TODAY, latencyMs: 20 });
@@ -40,14 +41,14 @@ function budget(testPrefix: string, requestsPerSecond: RequestsPerSecond): RateB
   return createRedisRateBudget({ redis: redis(), apiKey: sim.apiKey, prefix: testPrefix, requestsPerSecond, headroom: 0.95 });
 }
 
-function client(requestsPerSecond: RequestsPerSecond, rateBudget: RateBudget, events: ApiRequestEvent[]): ApiClient {
+function client(requestsPerSecond: RequestsPerSecond, rateBudget: RateBudget, events: ApiRequestEvent[]): NamedClient {
   const config = parseConfig({ api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond, retryBaseMs: 5, retryMaxMs: 50 } }).api;
-  const made = createApiClient(config, { budget: rateBudget, retryRateLimited: true, onRequest: (e) => events.push(e) });
+  const made = named(createApiClient(config, { budget: rateBudget, retryRateLimited: true, onRequest: (e) => events.push(e) }));
   clients.push(made);
   return made;
 }
 
-async function readPages(api: ApiClient, brand: number, pageSize: number, days: [string, string]): Promise<number> {
+async function readPages(api: NamedClient, brand: number, pageSize: number, days: [string, string]): Promise<number> {
   let records = 0;
   for await (const page of api.conversations(brand, { startDate: days[0], endDate: days[1], pageSize })) records += page.records.length;
   return records;

@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MockAgent } from 'undici';
-import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { createApiClient } from '../../src/api/client.js';
+import { named, type NamedClient } from '../support/named-client.js';
 import { BrandAccessDeniedError, RateLimitedError, TransientError, ValidationError } from '../../src/api/errors.js';
 import type { BudgetAnswer, RateBudget } from '../../src/api/rate-budget.js';
 import type { ApiRequestEvent } from '../../src/api/transport.js';
 import { MOCK_ORIGIN, collect, conversation, mockApi, mockConfig, type MockReply } from './mock-api.js';
 
-let client: ApiClient | undefined;
+let client: NamedClient | undefined;
 afterEach(async () => {
   await client?.close();
   client = undefined;
@@ -43,7 +44,7 @@ describe('API client over HTTP', () => {
       return calls === 1 ? { status: 503, body: errorBody('unavailable') } : { body: onePage };
     });
     const budget = recordingBudget();
-    client = createApiClient(mockConfig(), { dispatcher: agent, budget });
+    client = named(createApiClient(mockConfig(), { dispatcher: agent, budget }));
     await collect(client.conversations(7));
     expect(keys).toEqual(['bvk_unit_test_key_0001', 'bvk_unit_test_key_0001']);
     expect(budget.acquired).toBe(2);
@@ -60,7 +61,7 @@ describe('API client over HTTP', () => {
     let calls = 0;
     const { agent } = mockApi(() => (faults[calls++]?.() ?? { body: onePage }));
     const events: ApiRequestEvent[] = [];
-    client = createApiClient(mockConfig({ maxAttempts: 6 }), { dispatcher: agent, onRequest: (e) => events.push(e) });
+    client = named(createApiClient(mockConfig({ maxAttempts: 6 }), { dispatcher: agent, onRequest: (e) => events.push(e) }));
     const pages = await collect(client.conversations(7));
     expect(pages[0]!.records.map((r) => r.id)).toEqual([1]);
     expect(events.map((e) => e.outcome)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry', 'ok']);
@@ -73,7 +74,7 @@ describe('API client over HTTP', () => {
       calls += 1;
       return { status: 502, body: errorBody('bad_gateway') };
     });
-    client = createApiClient(mockConfig({ maxAttempts: 3 }), { dispatcher: agent });
+    client = named(createApiClient(mockConfig({ maxAttempts: 3 }), { dispatcher: agent }));
     const error = await collect(client.conversations(7)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransientError);
     expect((error as TransientError).status).toBe(502);
@@ -88,7 +89,7 @@ describe('API client over HTTP', () => {
         ? { status: 403, body: errorBody('brand_access_denied') }
         : { status: 400, body: { error: { code: 'validation_error', message: 'bad', details: [{ field: 'page_size', message: 'too big' }], request_id: 'r-2' } } };
     });
-    client = createApiClient(mockConfig(), { dispatcher: agent });
+    client = named(createApiClient(mockConfig(), { dispatcher: agent }));
     const denied = await collect(client.conversations(9)).catch((e: unknown) => e);
     expect(denied).toBeInstanceOf(BrandAccessDeniedError);
     expect(denied).toMatchObject({ code: 'brand_access_denied', status: 403, requestId: 'req-1', endpoint: 'GET /customer/v1/brands/9/conversations' });
@@ -108,7 +109,7 @@ describe('API client over HTTP', () => {
     });
     const budget = recordingBudget();
     const before = Date.now();
-    client = createApiClient(mockConfig(), { dispatcher: agent, budget, retryRateLimited: true });
+    client = named(createApiClient(mockConfig(), { dispatcher: agent, budget, retryRateLimited: true }));
     await collect(client.conversations(7));
     expect(budget.answers.map((a) => a.status)).toEqual([429, 200]);
     expect(budget.answers.every((a) => a.sentAt >= before && a.sentAt <= Date.now())).toBe(true);
@@ -125,7 +126,7 @@ describe('API client over HTTP', () => {
       return { status: 429, headers: { 'retry-after': '3' }, body: errorBody('rate_limited') };
     });
     const budget = recordingBudget();
-    client = createApiClient(mockConfig(), { dispatcher: agent, budget });
+    client = named(createApiClient(mockConfig(), { dispatcher: agent, budget }));
     const error = await collect(client.conversations(7)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).retryAfterMs).toBe(3000);
@@ -140,7 +141,7 @@ describe('API client over HTTP', () => {
       return calls <= 2 ? { status: 429, headers: { 'retry-after': '0' }, body: errorBody('rate_limited') } : { body: onePage };
     });
     const events: ApiRequestEvent[] = [];
-    client = createApiClient(mockConfig({ maxAttempts: 1 }), { dispatcher: agent, retryRateLimited: true, onRequest: (e) => events.push(e) });
+    client = named(createApiClient(mockConfig({ maxAttempts: 1 }), { dispatcher: agent, retryRateLimited: true, onRequest: (e) => events.push(e) }));
     const pages = await collect(client.conversations(7));
     expect(pages[0]!.records).toHaveLength(1);
     // 429s do not spend attempts: maxAttempts 1 still succeeds.
@@ -154,7 +155,7 @@ describe('API client over HTTP', () => {
     pool.intercept({ path: () => true, method: 'GET' }).reply(200, onePage).delay(500);
     pool.intercept({ path: () => true, method: 'GET' }).reply(200, onePage);
     const events: ApiRequestEvent[] = [];
-    client = createApiClient(mockConfig({ requestTimeoutMs: 50 }), { dispatcher: agent, onRequest: (e) => events.push(e) });
+    client = named(createApiClient(mockConfig({ requestTimeoutMs: 50 }), { dispatcher: agent, onRequest: (e) => events.push(e) }));
     const pages = await collect(client.conversations(7));
     expect(pages[0]!.records).toHaveLength(1);
     expect(events[0]).toMatchObject({ outcome: 'retry', errorCode: 'transient' });
@@ -162,7 +163,7 @@ describe('API client over HTTP', () => {
 
   it('turns the 404 of a domain with no citations into an empty result', async () => {
     const { agent, requests } = mockApi(() => ({ status: 404, body: errorBody('not_found') }));
-    client = createApiClient(mockConfig(), { dispatcher: agent });
+    client = named(createApiClient(mockConfig(), { dispatcher: agent }));
     const result = await client.domainDetail(7, 'nothing.example', { startDate: '2026-11-20', endDate: '2026-11-20' });
     expect(result).toEqual({ records: [], rejects: [], info: {}, empty: true });
     expect(requests).toHaveLength(1);
@@ -171,7 +172,7 @@ describe('API client over HTTP', () => {
 
   it('applies the configured engines unless a call names its own', async () => {
     const { agent, requests } = mockApi(() => ({ body: { data: [], info: { query: {}, total_rows: 0 } } }));
-    client = createApiClient(mockConfig({ engines: ['e1', 'e2'], arrayFormat: 'comma' }), { dispatcher: agent });
+    client = named(createApiClient(mockConfig({ engines: ['e1', 'e2'], arrayFormat: 'comma' }), { dispatcher: agent }));
     await client.visibilityTopics(7, { includeScenarios: true });
     await client.visibilityTopics(7, { engines: ['e3'] });
     expect(requests[0]!.search).toBe('?engines=e1%2Ce2&include_scenarios=true');
@@ -180,7 +181,7 @@ describe('API client over HTTP', () => {
 
   it('keeps a base path of the configured URL', async () => {
     const { agent, requests } = mockApi(() => ({ body: { data: [], info: { total_rows: 0 } } }));
-    client = createApiClient(mockConfig({ url: `${MOCK_ORIGIN}/gateway/` }), { dispatcher: agent });
+    client = named(createApiClient(mockConfig({ url: `${MOCK_ORIGIN}/gateway/` }), { dispatcher: agent }));
     await client.competitors(7, { confirmed: false });
     expect(requests[0]!.pathname).toBe('/gateway/customer/v1/brands/7/competitors');
     expect(requests[0]!.search).toBe('?confirmed=false');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../src/api/client.js';
+import type { EndpointReads } from '../../src/cli/endpoint-reads.js';
 import { ValidationError } from '../../src/api/errors.js';
 import { parseConfig } from '../../src/config/load.js';
 import { ENDPOINTS } from '../../src/cli/doctor/endpoints.js';
@@ -13,7 +13,7 @@ const refused = (...details: Array<[string, string]>) =>
 function context(params: Record<string, string> = {}, refused?: RefusedNames) {
   const config = parseConfig({ api: { params } });
   const book = new VerdictBook(config.api.params);
-  const ctx = new ProbeContext({} as ApiClient, 1, book, probeWindows('2026-11-20'), config, refused);
+  const ctx = new ProbeContext({} as EndpointReads, 1, book, probeWindows('2026-11-20'), config, refused);
   return { ctx, book };
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { createApiClient } from '../../src/api/client.js';
+import { named, type NamedClient } from '../support/named-client.js';
 import { BrandAccessDeniedError } from '../../src/api/errors.js';
 import type { Page } from '../../src/api/paginate.js';
 import type { Rejection } from '../../src/api/validate.js';
@@ -10,11 +11,11 @@ const TODAY = '2026-11-20';
 const RANGE = { startDate: '2026-11-18', endDate: TODAY };
 
 let sim: RunningSimulator;
-let client: ApiClient;
+let client: NamedClient;
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 11, brands: 2, days: 5, scale: 60, today: TODAY });
-  client = createApiClient(parseConfig({ api: { url: sim.url, apiKey: sim.apiKey, pageSize: 25 } }).api);
+  client = named(createApiClient(parseConfig({ api: { url: sim.url, apiKey: sim.apiKey, pageSize: 25 } }).api));
 });
 
 afterAll(async () => {

@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { createApiClient } from '../../src/api/client.js';
+import { named, type NamedClient } from '../support/named-client.js';
 import { PagingError } from '../../src/api/errors.js';
-import { MAX_PAGE_SIZE, PRODUCT_RANKING_MAX_PAGE_SIZE } from '../../src/api/paginate.js';
+import { MAX_PAGE_SIZE } from '../../src/api/paginate.js';
+import { PRODUCT_RANKING_MAX_PAGE_SIZE } from '../../src/streams/product-ranking.js';
 import { collect, conversation, mockApi, mockConfig, type MockReply } from './mock-api.js';
 
-let client: ApiClient | undefined;
+let client: NamedClient | undefined;
 afterEach(async () => {
   await client?.close();
   client = undefined;
@@ -29,7 +31,7 @@ describe('paging', () => {
   it('reads every page of an exact multiple, stopping on total_rows without asking for an empty page', async () => {
     const all = Array.from({ length: 6 }, (_, i) => i + 1);
     const { agent, requests } = pagedServer(() => all);
-    client = createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
+    client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
     const pages = await collect(client.conversations(7));
     expect(ids(pages)).toEqual(all);
     expect(requests.map((u) => u.searchParams.get('page'))).toEqual(['1', '2', '3']);
@@ -39,7 +41,7 @@ describe('paging', () => {
 
   it('stops on a short page', async () => {
     const { agent, requests } = pagedServer(() => [1, 2, 3, 4, 5], () => ({ total_rows: 99 }));
-    client = createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
+    client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
     const pages = await collect(client.conversations(7));
     expect(ids(pages)).toEqual([1, 2, 3, 4, 5]);
     expect(requests).toHaveLength(3);
@@ -49,7 +51,7 @@ describe('paging', () => {
 
   it('yields an empty first page (so callers learn total_rows) and stops', async () => {
     const { agent, requests } = pagedServer(() => []);
-    client = createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
+    client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
     const pages = await collect(client.conversations(7));
     expect(pages).toHaveLength(1);
     expect(pages[0]!.records).toEqual([]);
@@ -63,7 +65,7 @@ describe('paging', () => {
       (page) => (page < 3 ? [1, 2, 3, 4] : []),
       () => ({ total_rows: 10 }),
     );
-    client = createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
+    client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
     const pages = await collect(client.conversations(7));
     expect(ids(pages)).toEqual([1, 2, 3, 4]);
     expect(requests).toHaveLength(3);
@@ -73,7 +75,7 @@ describe('paging', () => {
   it('follows total_rows when it grows while paging', async () => {
     // 4 rows when page 1 is read, 7 from page 2 on: the generator must read on to page 4.
     const { agent, requests } = pagedServer((page) => Array.from({ length: page === 1 ? 4 : 7 }, (_, i) => i + 1));
-    client = createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
+    client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
     const stream = client.conversations(7);
     const pages = [];
     let next = await stream.next();
@@ -88,7 +90,7 @@ describe('paging', () => {
 
   it('follows total_rows when it shrinks while paging', async () => {
     const { agent, requests } = pagedServer((page) => Array.from({ length: page === 1 ? 10 : 4 }, (_, i) => i + 1));
-    client = createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
+    client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
     const pages = await collect(client.conversations(7));
     expect(ids(pages)).toEqual([1, 2, 3, 4]);
     expect(requests).toHaveLength(2);
@@ -97,13 +99,13 @@ describe('paging', () => {
 
   it('fails clearly when the API ignores the page parameter (wrong mapping), instead of looping', async () => {
     const { agent } = mockApi(() => ({ body: { data: [conversation(1), conversation(2)], info: { page: 1, page_size: 2, total_rows: 6 } } }));
-    client = createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
+    client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
     await expect(collect(client.conversations(7))).rejects.toBeInstanceOf(PagingError);
   });
 
   it('caps page_size at 100, and at 50 for product ranking', async () => {
     const { agent, requests } = mockApi(() => ({ body: { data: [], info: { total_rows: 0 } } }));
-    client = createApiClient(mockConfig(), { dispatcher: agent });
+    client = named(createApiClient(mockConfig(), { dispatcher: agent }));
     await collect(client.conversations(7, { pageSize: 500 }));
     await collect(client.productRanking(7, { pageSize: 100 }));
     await collect(client.productRanking(7));
@@ -115,7 +117,7 @@ describe('paging', () => {
       const page = Number(url.searchParams.get('p'));
       return { body: { data: page === 1 ? [conversation(1), conversation(2)] : [conversation(3)], info: { page, page_size: 2, total_rows: 3 } } };
     });
-    client = createApiClient(mockConfig({ pageSize: 2, params: { page: 'p', page_size: 'per_page' } }), { dispatcher: agent });
+    client = named(createApiClient(mockConfig({ pageSize: 2, params: { page: 'p', page_size: 'per_page' } }), { dispatcher: agent }));
     const pages = await collect(client.conversations(7));
     expect(ids(pages)).toEqual([1, 2, 3]);
     expect(requests[1]!.search).toBe('?p=2&per_page=2');
@@ -128,7 +130,7 @@ describe('paging', () => {
         info: { page: 1, page_size: 10, total_rows: 4 },
       },
     }));
-    client = createApiClient(mockConfig({ pageSize: 10 }), { dispatcher: agent });
+    client = named(createApiClient(mockConfig({ pageSize: 10 }), { dispatcher: agent }));
     const [page] = await collect(client.conversations(7));
     expect(page!.records.map((r) => r.id)).toEqual([1, 4]);
     expect(page!.rejects).toHaveLength(2);

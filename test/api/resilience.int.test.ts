@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/client.js';
+import { createApiClient, type ApiClientOptions } from '../../src/api/client.js';
+import { named, type NamedClient } from '../support/named-client.js';
 import { RateLimitedError, ValidationError } from '../../src/api/errors.js';
 import { createRedisRateBudget } from '../../src/api/rate-budget.js';
 import { splitExtra } from '../../src/api/validate.js';
-import { conversationSchema, type Conversation } from '../../src/api/schemas.js';
+import { conversationSchema, type Conversation } from '../../src/streams/conversations.js';
 import type { ApiRequestEvent } from '../../src/api/transport.js';
 import { parseConfig } from '../../src/config/load.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
@@ -15,7 +16,7 @@ const DAYS = ['2026-11-18', '2026-11-19', '2026-11-20'];
 const RANGE = { startDate: DAYS[0]!, endDate: TODAY };
 
 let sim: RunningSimulator;
-const clients: ApiClient[] = [];
+const clients: NamedClient[] = [];
 const redisConnections: Redis[] = [];
 const prefix = uniquePrefix('api-resilience');
 
@@ -31,11 +32,11 @@ afterAll(async () => {
   await Promise.all(redisConnections.map((r) => r.quit()));
 });
 
-function client(api: Record<string, unknown> = {}, options: ApiClientOptions = {}): ApiClient {
+function client(api: Record<string, unknown> = {}, options: ApiClientOptions = {}): NamedClient {
   const config = parseConfig({
     api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 2000, retryBaseMs: 5, retryMaxMs: 50, maxAttempts: 8, ...api },
   }).api;
-  const made = createApiClient(config, options);
+  const made = named(createApiClient(config, options));
   clients.push(made);
   return made;
 }
@@ -44,7 +45,7 @@ function expectedIds(brand: number): number[] {
   return DAYS.flatMap((day) => sim.truth.answers(brand, day).map((a) => a.id)).sort((a, b) => a - b);
 }
 
-async function readAll(api: ApiClient, brand: number, pageSize = 100): Promise<{ ids: number[]; totals: Array<number | undefined>; rejects: number; records: Conversation[] }> {
+async function readAll(api: NamedClient, brand: number, pageSize = 100): Promise<{ ids: number[]; totals: Array<number | undefined>; rejects: number; records: Conversation[] }> {
   const ids: number[] = [];
   const totals: Array<number | undefined> = [];
   const records: Conversation[] = [];
@@ -184,7 +185,7 @@ describe('a simulator with other parameter names', () => {
 
   it('works when the client is configured with the same mapping', async () => {
     const config = parseConfig({ api: { url: other.url, apiKey: other.apiKey, params, arrayFormat: 'comma', pageSize: 50, requestsPerSecond: 2000 } }).api;
-    const api = createApiClient(config);
+    const api = named(createApiClient(config));
     clients.push(api);
     const engines = [...new Set(other.truth.answers(1, TODAY).map((a) => a.engine))].slice(0, 2);
     let count = 0;
@@ -198,7 +199,7 @@ describe('a simulator with other parameter names', () => {
 
   it('fails with the API\'s validation details when the client sends the default names', async () => {
     const config = parseConfig({ api: { url: other.url, apiKey: other.apiKey, requestsPerSecond: 2000 } }).api;
-    const api = createApiClient(config);
+    const api = named(createApiClient(config));
     clients.push(api);
     const error = await api.visibilityTopics(1, { startDate: TODAY, endDate: TODAY }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import * as s from '../../src/api/schemas.js';
+import * as s from '../support/all-schemas.js';
 import type { z } from 'zod';
 import { knownFields, splitExtra, validateRecords } from '../../src/api/validate.js';
 

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import pino from 'pino';
 import { createApiClient } from '../../src/api/client.js';
+import { named, type NamedClient } from '../support/named-client.js';
 import { parseConfig } from '../../src/config/load.js';
 import { collect } from './mock-api.js';
 
@@ -54,7 +55,7 @@ describe('the API key stays secret', () => {
     // A logger with no redaction of its own: this proves the client never hands the key to a logger at all.
     const logger = pino({ level: 'trace' }, sink);
     const config = parseConfig({ api: { url, apiKey: SECRET, maxAttempts: 2, retryBaseMs: 1, retryMaxMs: 2, headersTimeoutMs: 150, requestTimeoutMs: 300 } }).api;
-    const client = createApiClient(config, { logger, onRequest: (event) => logger.info({ event }, 'request') });
+    const client = named(createApiClient(config, { logger, onRequest: (event) => logger.info({ event }, 'request') }));
     const errors: unknown[] = [];
     for (const brand of [1, 2, 3, 4, 5, 6]) {
       await collect(client.conversations(brand)).catch((error: unknown) => errors.push(error));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import * as s from '../../src/api/schemas.js';
+import * as s from '../support/all-schemas.js';
 import { loadOpenApiDocument } from './openapi-document.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PARAM_NAMES } from '../../src/api/param-names.js';
+import { PARAM_NAMES as DEFAULT_PARAM_NAMES } from '../../src/streams/registry.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { OPENAPI_DOCUMENT } from '../support/prism.js';
 import { loadOpenApiDocument, type OpenApiDocument, type Operation } from './openapi-document.js';

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/index.js';
+import { productRankingEndpoint, type ProductRankingRow } from '../../src/streams/product-ranking-report.js';
+import { visibilityTopicsEndpoint, type VisibilityRow } from '../../src/streams/visibility-report.js';
 import { eachDay } from '../../src/days.js';
 import type { RunProgress } from '../../src/engine/start-run.js';
 import { openReadOnly, type ReadOnlyDatabase } from '../../src/warehouse/published-database.js';
@@ -64,7 +66,8 @@ describe('per-engine breakdowns against the simulator', () => {
   it("per-engine visibility equals the API's answer for engines=[engine], topics, scenarios and brands", async () => {
     for (const day of DAYS) {
       for (const engine of brandEngines) {
-        const answer = await client.visibilityTopics(1, { startDate: day, endDate: day, engines: [engine], includeScenarios: true });
+        const answer = { records: [] as VisibilityRow[] };
+        for await (const page of client.read(visibilityTopicsEndpoint, 1, { startDate: day, endDate: day, engines: [engine], includeScenarios: true })) answer.records.push(...page.records);
         const topics = await sql(
           `SELECT topic_id, conversations, visibility, share_of_voice FROM visibility_topic_engine_daily
            WHERE brand_id = 1 AND "day" = $1 AND engine = $2 ORDER BY topic_id`,
@@ -114,8 +117,8 @@ describe('per-engine breakdowns against the simulator', () => {
     const day = DAYS[1]!;
     for (const engine of brandEngines) {
       const ids: number[] = [];
-      for await (const page of client.productRanking(1, { startDate: day, endDate: day, engines: [engine], metric: 'visibility', subject: 'brand', order: 'desc' })) {
-        ids.push(...page.records.map((record) => record.id));
+      for await (const page of client.read(productRankingEndpoint, 1, { startDate: day, endDate: day, engines: [engine], metric: 'visibility', subject: 'brand', order: 'desc' })) {
+        ids.push(...page.records.map((record: ProductRankingRow) => record.id));
       }
       const rows = await sql(
         `SELECT product_id FROM v_product_ranking_engine_daily WHERE "day" = $1 AND engine = $2 AND metric = 'visibility' AND subject = 'brand' ORDER BY "rank"`,

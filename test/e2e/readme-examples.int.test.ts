@@ -219,7 +219,7 @@ describe('the command examples of README.md and docs/', () => {
     if (lines.length === 0) return;
     const cwd = join(work, example.source.replace(/[^A-Za-z0-9]+/g, '-'));
     mkdirSync(cwd, { recursive: true });
-    for (const dir of ['sql', 'docs']) if (!existsSync(join(cwd, dir))) symlinkSync(join(REPO, dir), join(cwd, dir));
+    for (const dir of ['sql', 'docs', 'examples']) if (!existsSync(join(cwd, dir))) symlinkSync(join(REPO, dir), join(cwd, dir));
     const env: NodeJS.ProcessEnv = { ...cliEnv(fx), REDIS_URL: redisUrl, PATH: `${fakeNpx(work)}:${process.env.PATH ?? ''}` };
     delete env.BVSYNC_CONFIG;
     delete env.BVSYNC_LOG_LEVEL;

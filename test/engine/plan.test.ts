@@ -30,9 +30,9 @@ describe('daysToFetch', () => {
 });
 
 describe('planSlices', () => {
-  const daily: StreamPlanning = { name: 'visibility', phase: 1, slices: (input) => perDay(input) };
-  const full: StreamPlanning = { name: 'templates', phase: 1, slices: (input) => once(input) };
-  const late: StreamPlanning = { name: 'domain_details', phase: 2, slices: (input) => input.dimensions.domains.flatMap((d) => perDay(input, { domain: d }, `${d}/`)) };
+  const daily: StreamPlanning = { name: 'visibility', slices: (input) => perDay(input) };
+  const full: StreamPlanning = { name: 'templates', slices: (input) => once(input) };
+  const late: StreamPlanning = { name: 'domain_details', needs: ['domains'], slices: (input) => input.dimensions.domains.flatMap((d) => perDay(input, { domain: d }, `${d}/`)) };
 
   it('plans brands x streams x slices of the phase asked', () => {
     const input = {
@@ -41,7 +41,7 @@ describe('planSlices', () => {
       streams: [daily, full, late],
       sync,
       cursors: new Map<string, string>(),
-      dimensions: (brandId: number) => ({ domains: brandId === 1 ? ['a.com', 'b.com'] : [], topicIds: [] }),
+      dimensions: (brandId: number) => ({ domains: brandId === 1 ? ['a.com', 'b.com'] : [], topicIds: [], pages: [], engines: [] }),
     };
     const phase1 = planSlices({ ...input, phase: 1 });
     expect(phase1.map((s) => `${s.brandId}/${s.stream}/${s.key}`)).toEqual([

@@ -6,7 +6,7 @@ import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { STREAM_NAMES } from '../../src/streams/stream-names.js';
-import { LEARNED_ENGINES_SQL } from '../../src/warehouse/provenance.js';
+import { ECHOED_ENGINES_SQL } from '../../src/warehouse/provenance.js';
 import { openReadOnly, type ReadOnlyDatabase } from '../../src/warehouse/published-database.js';
 import { readRows } from '../../src/warehouse/read-rows.js';
 import { queryFile, spawnBvsync } from '../support/engine.js';
@@ -112,11 +112,11 @@ describe.each(RUNS)('a backfill of every stream against Prism, seed $seed, $how,
 
   it('plans and settles every stream of both brands, and names the reason of every slice it could not trust', async () => {
     const streams = await sql('SELECT brand_id, count(DISTINCT stream)::INTEGER AS n FROM _sync_state GROUP BY ALL ORDER BY ALL');
-    // The per-engine streams slice over the engines learned (LEARNED_ENGINES_SQL): Prism's random echo and answers may teach none.
+    // The per-engine streams slice over the engines the visibility echo named: Prism's random echo may name none.
     const perEngine = STREAM_NAMES.filter((name) => name.endsWith('_by_engine')).length;
     const expected = [];
     for (const brandId of config.brands) {
-      const learned = (await sql(LEARNED_ENGINES_SQL, [brandId])).length;
+      const learned = (await sql(ECHOED_ENGINES_SQL, [brandId, 'visibility'])).length;
       expected.push({ brand_id: brandId, n: STREAM_NAMES.length - (learned ? 0 : perEngine) });
     }
     expect(streams).toEqual(expected);

@@ -46,7 +46,7 @@ describe('citations slices', () => {
     const batches = citations
       .slices(planInput(DAYS, { dimensions: { domains: list } }))
       .filter((s) => s.params.dimension === 'domain')
-      .map((s) => s.params.domains as string[]);
+      .map((s) => (s.params as { domains: string[] }).domains);
     expect(batches.map((b) => b.length)).toEqual([20, 20, 5]);
     expect(batches.flat().sort()).toEqual(domains(45));
   });

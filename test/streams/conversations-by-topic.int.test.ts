@@ -3,7 +3,7 @@ import { createApiClient } from '../../src/api/index.js';
 import { parseConfig } from '../../src/config/load.js';
 import { conversations } from '../../src/streams/conversations.js';
 import { runSlice, type SliceChunk } from '../../src/streams/run-slice.js';
-import type { SlicePlan } from '../../src/streams/stream.js';
+import type { DaySlice } from '../../src/streams/stream.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { tempDir } from '../support/tmp.js';
@@ -23,7 +23,7 @@ afterAll(async () => {
   dir.remove();
 });
 
-async function loadSlice(slice: SlicePlan, byTopic: boolean, runId: string) {
+async function loadSlice(slice: DaySlice<{ topicId?: number }>, byTopic: boolean, runId: string) {
   const sync = parseConfig({ sync: { conversationsByTopic: byTopic } }).sync;
   const client = createApiClient({ ...parseConfig({}).api, url: sim.url, apiKey: sim.apiKey }, { retryRateLimited: true });
   const chunks: SliceChunk[] = [];

@@ -1,4 +1,17 @@
-import type { ApiClient } from '../../src/api/index.js';
+import type { AnyEndpoint, ApiClient, ReadPage } from '../../src/api/index.js';
+import { articlesEndpoint } from '../../src/streams/articles.js';
+import { citationsEndpoint } from '../../src/streams/citations.js';
+import { competitorsEndpoint } from '../../src/streams/competitors.js';
+import { contentAnalysesEndpoint } from '../../src/streams/content-analyses.js';
+import { conversationsEndpoint } from '../../src/streams/conversations.js';
+import { domainDetailEndpoint } from '../../src/streams/domain-details.js';
+import { fanoutsByPhraseEndpoint } from '../../src/streams/fanouts-by-phrase.js';
+import { fanoutsCitedEndpoint } from '../../src/streams/fanouts-cited.js';
+import { productRankingEndpoint } from '../../src/streams/product-ranking.js';
+import { swotAnswersEndpoint } from '../../src/streams/swot.js';
+import { templatesEndpoint } from '../../src/streams/templates.js';
+import { trackedUrlsEndpoint } from '../../src/streams/tracked-urls.js';
+import { visibilityTopicsEndpoint } from '../../src/streams/visibility.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { SyncConfig } from '../../src/config/schema.js';
 import { runSlice, type SliceChunk, type SliceReadResult } from '../../src/streams/run-slice.js';
@@ -7,12 +20,12 @@ import type { Dimensions, RowsByTable, SlicePlan, SlicePlanInput, StreamDefiniti
 export const BRAND = 7;
 
 /** The planner's input for one brand: days, config overrides and dimensions. */
-export function planInput(days: string[], options: { sync?: Partial<SyncConfig>; dimensions?: Partial<Dimensions> } = {}): SlicePlanInput {
+export function planInput(days: string[], options: { sync?: Partial<SyncConfig>; dimensions?: Partial<Dimensions> } = {}): SlicePlanInput<any> {
   return {
     brandId: BRAND,
     days,
     sync: { ...parseConfig({}).sync, ...options.sync },
-    dimensions: { domains: [], topicIds: [], ...options.dimensions },
+    dimensions: { domains: [], topicIds: [], pages: [], engines: [], ...options.dimensions },
   };
 }
 
@@ -29,7 +42,7 @@ export async function readSlice(
 ): Promise<{ tables: RowsByTable; result: SliceReadResult; chunks: SliceChunk[] }> {
   const chunks: SliceChunk[] = [];
   const sink = { write: async (chunk: SliceChunk) => void chunks.push(chunk), reset: async () => void (chunks.length = 0) };
-  const result = await runSlice(stream, { client: client as ApiClient, brandId: BRAND, slice, sync: parseConfig({}).sync }, sink);
+  const result = await runSlice(stream, { client: 'read' in client ? (client as ApiClient) : byMethodName(client as Methods), brandId: BRAND, slice, sync: parseConfig({}).sync }, sink);
   const tables: RowsByTable = {};
   for (const chunk of chunks) for (const [table, rows] of Object.entries(chunk.tables)) (tables[table] ??= []).push(...rows);
   return { tables, result, chunks };
@@ -72,4 +85,39 @@ export function outsideScope(stream: StreamDefinition, slice: SlicePlan, tables:
     }
   }
   return problems;
+}
+
+type Methods = Record<string, (...args: any[]) => any>;
+type Report = ReadPage<unknown, unknown> & { ownership?: unknown[] };
+
+async function* onePage(report: Promise<Report>) {
+  const { ownership, ...page } = await report;
+  // The citations report's summary comes back inside `info`, where the stream validates it.
+  yield ownership ? { ...page, info: { ...(page.info as object), summary: { by_ownership: ownership } } } : page;
+}
+
+/**
+ * A client whose one `read` serves each endpoint from a fake method named after it (the tests' mocks, written with the
+ * arguments a caller of that endpoint passes: the brand, a domain or statement id, the options).
+ */
+function byMethodName(methods: Methods): ApiClient {
+  const routes = new Map<AnyEndpoint, (brandId: number, options: Record<string, unknown>) => AsyncIterable<unknown>>([
+    [trackedUrlsEndpoint, (b, o) => methods.trackedUrls!(b, o)],
+    [templatesEndpoint, (b, o) => methods.templates!(b, o)],
+    [articlesEndpoint, (b, o) => methods.articles!(b, o)],
+    [contentAnalysesEndpoint, (b, o) => methods.contentAnalyses!(b, o)],
+    [conversationsEndpoint, (b, o) => methods.conversations!(b, o)],
+    [fanoutsByPhraseEndpoint, (b, o) => methods.fanoutsByPhrase!(b, o)],
+    [fanoutsCitedEndpoint, (b, o) => methods.fanoutsCited!(b, o)],
+    [productRankingEndpoint, (b, o) => methods.productRanking!(b, o)],
+    [competitorsEndpoint, (b, o) => onePage(methods.competitors!(b, o))],
+    [visibilityTopicsEndpoint, (b, o) => onePage(methods.visibilityTopics!(b, o))],
+    [citationsEndpoint, (b, o) => onePage(methods.citations!(b, o))],
+    [domainDetailEndpoint, (b, { domain, ...o }) => onePage(methods.domainDetail!(b, domain, o))],
+    [swotAnswersEndpoint, (b, { statementId, ...o }) => methods.swotAnswers!(b, statementId, o)],
+  ]);
+  return {
+    read: (endpoint, brandId, options) => routes.get(endpoint)!(brandId, options as Record<string, unknown>) as never,
+    close: async () => undefined,
+  };
 }

@@ -3,6 +3,7 @@ import { PagingInconsistency } from '../../src/api/paginate.js';
 import { parseConfig } from '../../src/config/load.js';
 import { runSlice, type SliceChunk } from '../../src/streams/run-slice.js';
 import { defineStream, type SourcePage } from '../../src/streams/stream.js';
+import { conversationsEndpoint } from '../../src/streams/conversations.js';
 
 /**
  * Odd data never fails a slice's read: what cannot be trusted is quarantined with what was asked and what came, the
@@ -19,7 +20,7 @@ function scriptedStream(reads: Array<() => AsyncIterable<SourcePage<Item>>>) {
   let read = 0;
   return defineStream<Item>({
     name: 'conversations',
-    phase: 1,
+    endpoint: conversationsEndpoint,
     slices: () => [],
     targets: ({ brandId }) => [{ table: 't', mode: 'replace', scope: { brand_id: brandId, day: DAY, domain: ['a.test', 'b.test'] } }],
     read: () => reads[Math.min(read++, reads.length - 1)]!(),
@@ -112,7 +113,7 @@ describe('runSlice with odd data', () => {
     const base = scriptedStream([pages(page([item(1), item(2), item(3)], 3))]);
     const stream = { ...base, rows: (record: unknown, context: Parameters<typeof base.rows>[1]) => {
       if ((record as Item).id === 2) throw new RangeError('Invalid time value');
-      return base.rows(record, context);
+      return base.rows(record as Item, context);
     } };
     const result = await runSlice(stream, context, sink);
     expect(result).toMatchObject({ status: 'incomplete', records: 2, rejects: 1, reads: 1, problemCode: 'row_invalid' });

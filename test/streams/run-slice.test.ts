@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runSlice, type SliceChunk } from '../../src/streams/run-slice.js';
 import { defineStream, type SourcePage } from '../../src/streams/stream.js';
+import { templatesEndpoint } from '../../src/streams/templates.js';
 import { parseConfig } from '../../src/config/load.js';
 
 type Item = { id: number; day: string };
@@ -10,7 +11,7 @@ function scriptedStream(reads: Array<Array<SourcePage<Item>>>) {
   let read = 0;
   return defineStream<Item>({
     name: 'templates',
-    phase: 1,
+    endpoint: templatesEndpoint,
     slices: () => [],
     targets: () => [{ table: 't', mode: 'merge' }],
     read: async function* () {

@@ -3,9 +3,9 @@ import { createApiClient } from '../../src/api/index.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { SyncConfig } from '../../src/config/schema.js';
 import { startSimulator, type Knobs, type RunningSimulator } from '../../src/simulator/index.js';
-import { distinctDomains } from '../../src/streams/domains.js';
+import { DIMENSION_NAMES, NO_DIMENSIONS, readDimensions } from '../../src/streams/dimensions.js';
 import { STREAMS } from '../../src/streams/registry.js';
-import { appliedQuery, LEARNED_ENGINES_SQL } from '../../src/warehouse/provenance.js';
+import { appliedQuery } from '../../src/warehouse/provenance.js';
 import { runSlice, type SliceChunk, type SliceReadResult } from '../../src/streams/run-slice.js';
 import type { Dimensions, RowsByTable, SlicePlan, StreamDefinition } from '../../src/streams/stream.js';
 import { phaseOf } from '../../src/engine/plan.js';
@@ -79,12 +79,9 @@ async function syncEveryStream(name: string, knobs: Partial<Knobs> = {}): Promis
 
   try {
     const streams = [...STREAMS.values()];
-    for (const stream of streams.filter((s) => phaseOf(s, sync) === 1)) await loadStream(stream, { domains: [], topicIds: [] });
+    for (const stream of streams.filter((s) => phaseOf(s, sync) === 1)) await loadStream(stream, NO_DIMENSIONS);
     // Phase 2 fans out over what phase 1 loaded, as the load processor does.
-    const texts = await warehouse.query('SELECT url AS text FROM tracked_urls UNION ALL SELECT website FROM competitors');
-    const topics = await warehouse.query('SELECT id FROM topics ORDER BY id');
-    const engines = (await warehouse.query(LEARNED_ENGINES_SQL, [brandId])).map((row) => String(row.engine));
-    const dimensions = { domains: distinctDomains(texts.map((row) => row.text as string)), topicIds: topics.map((row) => Number(row.id)), engines };
+    const dimensions = await readDimensions(streams, new Set(DIMENSION_NAMES), warehouse, brandId, []);
     for (const stream of streams.filter((s) => phaseOf(s, sync) === 2)) await loadStream(stream, dimensions);
   } catch (error) {
     await Promise.allSettled([warehouse.close(), client.close(), sim.close()]);

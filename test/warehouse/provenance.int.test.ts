@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { appliedQuery, LEARNED_ENGINES_SQL } from '../../src/warehouse/provenance.js';
+import { appliedQuery } from '../../src/warehouse/provenance.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
 import { completeState, sliceBatch } from './batches.js';
@@ -56,7 +56,7 @@ describe('_slice_queries', () => {
     expect(topic!.conversations).toBe(5);
   });
 
-  it('teaches the brand its engines from the visibility echoes only, each engine once', async () => {
+  it("names a brand's engines from one stream's echoes, each engine once", async () => {
     await wh.loadSlice(
       sliceBatch({
         stream: 'citations',
@@ -66,24 +66,8 @@ describe('_slice_queries', () => {
       }),
     );
     await wh.loadSlice(visibilityLoad(['chatgpt', 'copilot'], 3, { sliceKey: '2026-11-19', day: '2026-11-19', writes: [] }));
-    const engines = await wh.query(LEARNED_ENGINES_SQL, [7]);
-    expect(engines.map((row) => row.engine)).toEqual(['chatgpt', 'copilot', 'gemini', 'grok']);
-    expect(await wh.query(LEARNED_ENGINES_SQL, [8])).toEqual([]);
-  });
-
-  it("falls back on the models of the brand's answers when no visibility echo names an engine", async () => {
-    const conversation = (id: number, model: string) => ({ id, day: DAY, date: `${DAY}T10:00:00.000Z`, model });
-    await wh.loadSlice(
-      sliceBatch({
-        brandId: 8,
-        stream: 'conversations',
-        sliceKey: DAY,
-        day: DAY,
-        writes: [{ table: 'conversations', mode: 'replace', scope: { day: DAY }, rows: [conversation(1, 'perplexity'), conversation(2, 'grok'), conversation(3, 'grok')] }],
-      }),
-    );
-    expect((await wh.query(LEARNED_ENGINES_SQL, [8])).map((row) => row.engine)).toEqual(['grok', 'perplexity']);
-    await wh.loadSlice(sliceBatch({ brandId: 8, stream: 'visibility', sliceKey: DAY, day: DAY, writes: [], appliedQuery: appliedQuery({ engines: ['gemini'] }, slice) }));
-    expect((await wh.query(LEARNED_ENGINES_SQL, [8])).map((row) => row.engine)).toEqual(['gemini']);
+    expect(await wh.echoedEngines('visibility', 7)).toEqual(['chatgpt', 'copilot', 'gemini', 'grok']);
+    expect(await wh.echoedEngines('citations', 7)).toEqual(['chatgpt', 'deepseek', 'meta_ai']);
+    expect(await wh.echoedEngines('visibility', 8)).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { ApiClient } from '../../api/client.js';
+import { endpointReads } from '../endpoint-reads.js';
 import { ApiError, AuthError, BrandAccessDeniedError } from '../../api/errors.js';
 import type { Config } from '../../config/schema.js';
 import { missingApiSettings } from '../../config/api-settings.js';
@@ -42,7 +43,7 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
   const [first] = config.brands;
   // Any HTTP answer, even a refusal, shows the API is there; a 401 means the key is wrong for all of it.
   try {
-    await client.competitors(first!);
+    await endpointReads(client).competitors(first!);
     add(true, `api: ${config.api.url} answers`);
   } catch (error) {
     if (error instanceof AuthError) {
@@ -59,7 +60,7 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
   for (const brand of config.brands) {
     try {
       // No query parameter at all, so a wrong parameter mapping cannot make a readable brand look unreadable.
-      const competitors = await client.competitors(brand);
+      const competitors = await endpointReads(client).competitors(brand);
       readable.push(brand);
       add(true, `brand ${brand}: readable (${competitors.records.length} competitors)`);
     } catch (error) {

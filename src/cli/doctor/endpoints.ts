@@ -1,4 +1,4 @@
-import type { ParamName } from '../../api/param-names.js';
+import type { ParamName } from '../../streams/registry.js';
 
 /** The read endpoints bvsync calls, as the table names them (path under the brand, spec number). */
 export const ENDPOINTS = {

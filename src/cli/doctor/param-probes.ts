@@ -1,4 +1,5 @@
 import type { ApiClient } from '../../api/client.js';
+import { endpointReads } from '../endpoint-reads.js';
 import type { Config } from '../../config/schema.js';
 import { ENDPOINTS, SENT_PARAMS } from './endpoints.js';
 import { ProbeContext, probeWindows } from './probe-context.js';
@@ -21,7 +22,7 @@ export { MAX_PROBE_REQUESTS } from './probe-context.js';
 export async function probeParameters(client: ApiClient, config: Config, brand: number, lastDay: string, refused?: RefusedNames): Promise<ParamVerdict[]> {
   const book = new VerdictBook(config.api.params);
   for (const endpoint of Object.values(ENDPOINTS)) book.declare(endpoint, SENT_PARAMS[endpoint]!);
-  const ctx = new ProbeContext(client, brand, book, probeWindows(lastDay), config, refused);
+  const ctx = new ProbeContext(endpointReads(client), brand, book, probeWindows(lastDay), config, refused);
 
   const unechoed = await probeVisibilityReport(ctx);
   const conversations = await probeConversationDates(ctx);

@@ -1,6 +1,6 @@
-import type { ApiClient } from '../../api/client.js';
+import type { EndpointReads } from '../endpoint-reads.js';
 import { ApiError, ValidationError } from '../../api/errors.js';
-import type { ParamName } from '../../api/param-names.js';
+import type { ParamName } from '../../streams/registry.js';
 import type { Config } from '../../config/schema.js';
 import { addDays } from '../../days.js';
 import { domainOf } from '../../streams/domains.js';
@@ -83,7 +83,7 @@ export class ProbeContext {
   private readonly controls: Control[] = [];
 
   constructor(
-    readonly client: ApiClient,
+    readonly client: EndpointReads,
     readonly brand: number,
     readonly book: VerdictBook,
     readonly windows: ProbeWindows,

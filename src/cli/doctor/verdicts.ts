@@ -1,4 +1,5 @@
-import type { ParamMapping, ParamName } from '../../api/param-names.js';
+import type { ParamMapping } from '../../api/param-names.js';
+import type { ParamName } from '../../streams/registry.js';
 import { wireName } from '../../api/param-names.js';
 
 export type Verdict = 'verified' | 'wrong' | 'cannot be checked';

@@ -1,5 +1,6 @@
 import type { AnswerFilter, AnswerStore } from '../answers.js';
-import { normalizeUrl, type BrandWorld } from '../world.js';
+import { normalizeUrl } from '../normalize-url.js';
+import type { BrandWorld } from '../world-types.js';
 
 /**
  * Endpoint 15: the searches behind the answers of the range that cite the page (normal form) or the domain.

@@ -1,5 +1,5 @@
 import type { AnswerFilter, AnswerStore } from '../answers.js';
-import type { BrandWorld } from '../world.js';
+import type { BrandWorld } from '../world-types.js';
 import { ratio, wilson } from './wilson.js';
 
 export type RankingMetric = 'visibility' | 'recommendation';

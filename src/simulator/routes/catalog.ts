@@ -1,5 +1,6 @@
 import { ARTICLE_STATUSES, LIMITS, TEMPLATE_TYPES } from '../spec-enums.js';
-import { platformTemplates, type Template } from '../world.js';
+import { platformTemplates } from '../world-content.js';
+import type { Template } from '../world-types.js';
 import { pageOf, pagedInfo, readPaging } from './common.js';
 import type { Route } from './route.js';
 

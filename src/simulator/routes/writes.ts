@@ -4,7 +4,8 @@ import { ENGINES } from '../engines.js';
 import { SimulatorApiError, simulatorNotFound } from '../sim-errors.js';
 import { countCitedPages, trackedUrlRecord } from '../reports/tracked-urls.js';
 import { LIMITS } from '../spec-enums.js';
-import { normalizeUrl, type BrandWorld, type Competitor, type Topic, type TrackedUrl } from '../world.js';
+import { normalizeUrl } from '../normalize-url.js';
+import type { BrandWorld, Competitor, Topic, TrackedUrl } from '../world-types.js';
 import { readAnswerFilter } from './common.js';
 import type { Route, RouteContext } from './route.js';
 

@@ -1,4 +1,5 @@
-import type { Competitor, Template } from '../../../api/schemas.js';
+import type { Competitor } from '../../../streams/competitors.js';
+import type { Template } from '../../../streams/templates.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
 import { firstPage } from './first-page.js';

@@ -1,5 +1,5 @@
-import type { ParamName } from '../../../api/param-names.js';
-import type { Conversation } from '../../../api/schemas.js';
+import type { ParamName } from '../../../streams/registry.js';
+import type { Conversation } from '../../../streams/conversations.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { dayOf, fingerprint, type ProbeContext } from '../probe-context.js';
 import { probeDateRange, type RangeAnswers } from './date-range.js';

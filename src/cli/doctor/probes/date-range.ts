@@ -1,4 +1,4 @@
-import type { ParamName } from '../../../api/param-names.js';
+import type { ParamName } from '../../../streams/registry.js';
 import { change, fingerprint, type ProbeContext, type Window } from '../probe-context.js';
 import { isEmpty, type FirstPage } from './first-page.js';
 

@@ -1,4 +1,4 @@
-import type { ParamName } from '../../../api/param-names.js';
+import type { ParamName } from '../../../streams/registry.js';
 import { CONTENT_TYPE_VALUES, OWNERSHIP_VALUES, SENTIMENT_VALUES } from '../../../api/schemas.js';
 import type { ProbeContext } from '../probe-context.js';
 import { ENDPOINTS } from '../endpoints.js';

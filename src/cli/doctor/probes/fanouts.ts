@@ -1,4 +1,5 @@
-import type { FanoutByPhrase, FanoutCited } from '../../../api/schemas.js';
+import type { FanoutByPhrase } from '../../../streams/fanouts-by-phrase.js';
+import type { FanoutCited } from '../../../streams/fanouts-cited.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { fingerprint, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
 import { compareEngines, compareToBase, compareTopics } from './compare.js';

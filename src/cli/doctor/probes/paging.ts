@@ -1,5 +1,5 @@
 import type { Page, PagingSummary } from '../../../api/paginate.js';
-import type { ParamName } from '../../../api/param-names.js';
+import type { ParamName } from '../../../streams/registry.js';
 import type { ProbeContext } from '../probe-context.js';
 
 type Pages = AsyncGenerator<Page<unknown, object>, PagingSummary>;

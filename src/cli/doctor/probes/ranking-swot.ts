@@ -1,4 +1,5 @@
-import type { ProductRankingRow, SwotAnswer } from '../../../api/schemas.js';
+import type { ProductRankingRow } from '../../../streams/product-ranking.js';
+import type { SwotAnswer } from '../../../streams/swot.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { dayOf, fingerprint, type ProbeContext } from '../probe-context.js';
 import { compareEngines, compareToBase, compareTopics } from './compare.js';

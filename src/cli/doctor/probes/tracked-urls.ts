@@ -1,4 +1,4 @@
-import type { TrackedUrl } from '../../../api/schemas.js';
+import type { TrackedUrl } from '../../../streams/tracked-urls.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { dayOf, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
 import { compareEngines, compareToBase, compareTopics } from './compare.js';

@@ -1,0 +1,32 @@
+import { createHash, randomUUID } from 'node:crypto';
+
+/**
+ * The idempotency value of a write, derived from what it sends: the same request sent again (a retry, or an apply
+ * re-run after a crash) carries the same value, so the API answers the first answer instead of writing twice
+ * (spec, "Endpoints", shared rules: any unique string, answers kept 24 hours). The brand is in the path, so two
+ * brands never share a value.
+ */
+export function contentIdempotencyKey(method: string, path: string, body: unknown): string {
+  const digest = createHash('sha256').update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('hex');
+  return `bvsync-${digest}`;
+}
+
+/**
+ * A value for one dry run alone. A dry run must not share a value with an earlier one of the same content: the API
+ * would replay the earlier answer, and a plan would report the brand as it was then.
+ */
+export function freshIdempotencyKey(): string {
+  return `bvsync-dry-${randomUUID()}`;
+}
+
+/** JSON with object keys sorted, so the same content always gives the same text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

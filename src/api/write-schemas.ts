@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+/*
+ * What the write endpoints answer (spec, "Bulk write envelope" and endpoints 1, 2, 4 to 9), read loosely like every
+ * answer of bvsync: fields the spec does not name pass through, and only the fields `plan` and `apply` report on are
+ * required. The read schemas of src/api/schemas.ts belong to the streams; these belong to the writes.
+ */
+
+const id = z.int();
+
+/** One item of `rejected[]`; `code` is one of not_found, conflict, plan_limit_reached, kept open for codes the spec does not list. */
+export const bulkRejectionSchema = z.looseObject({ index: z.int().nonnegative(), code: z.string(), message: z.string().nullish() });
+
+/** The bulk write envelope shared by endpoints 1, 4 and 6. */
+export function bulkEnvelopeSchema<T extends z.ZodType>(item: T) {
+  return z.looseObject({
+    data: z.array(item),
+    info: z.looseObject({ dry_run: z.boolean().nullish(), written: z.int().nullish(), rejected: z.int().nullish() }),
+    rejected: z.array(bulkRejectionSchema).nullish(),
+  });
+}
+
+export const writtenTrackedUrlSchema = z.looseObject({
+  id,
+  url: z.string(),
+  title: z.string().nullish(),
+  group: z.looseObject({ id, name: z.string().nullish() }).nullish(),
+});
+
+export const writtenTopicSchema = z.looseObject({
+  id,
+  name: z.string(),
+  type: z.string().nullish(),
+  language: z.string().nullish(),
+  scenarios: z.array(z.looseObject({ id, text: z.string() })).nullish(),
+});
+
+export const writtenCompetitorSchema = z.looseObject({ id, name: z.string(), website: z.string().nullish(), is_actual: z.boolean().nullish() });
+
+export const writtenPersonaSchema = z.looseObject({ id, name: z.string().nullish() });
+
+export const writtenTagSchema = z.looseObject({ id, name: z.string().nullish(), color: z.string().nullish() });
+
+/** A page of the tracked URLs read (endpoint 3), as `plan` compares it: address, title, group. */
+export const trackedUrlsPageSchema = z.looseObject({
+  data: z.array(z.unknown()),
+  info: z.looseObject({ page: z.int().nullish(), page_size: z.int().nullish(), total_rows: z.int().nullish() }),
+});
+
+/** The competitors read (endpoint 7). */
+export const competitorsAnswerSchema = z.looseObject({ data: z.array(z.unknown()), info: z.looseObject({ total_rows: z.int().nullish() }).nullish() });
+
+export type BulkRejection = z.infer<typeof bulkRejectionSchema>;
+export type WrittenTrackedUrl = z.infer<typeof writtenTrackedUrlSchema>;
+export type WrittenTopic = z.infer<typeof writtenTopicSchema>;
+export type WrittenCompetitor = z.infer<typeof writtenCompetitorSchema>;
+export type WrittenPersona = z.infer<typeof writtenPersonaSchema>;
+export type WrittenTag = z.infer<typeof writtenTagSchema>;
+
+/** The bulk write envelope with its items validated. */
+export interface BulkAnswer<T> {
+  data: T[];
+  dryRun: boolean;
+  written: number;
+  rejected: BulkRejection[];
+}

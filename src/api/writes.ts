@@ -1,0 +1,211 @@
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import type { ApiConfig } from '../config/schema.js';
+import { requireApiSettings } from '../config/api-settings.js';
+import { registerSecret, type Logger } from '../log.js';
+import { contentIdempotencyKey, freshIdempotencyKey } from './idempotency-key.js';
+import { cappedPageSize, paginate } from './paginate.js';
+import { brandPath, buildQuery, withQuery, type QueryParams } from './query.js';
+import { createMemoryRateBudget, type RateBudget } from './rate-budget.js';
+import { Transport, type ApiRequestEvent, type WriteRequest } from './transport.js';
+import { describeZodIssues } from './validate.js';
+import { WriteAnswerError } from './write-answer-error.js';
+import { COMPETITORS_PER_REQUEST, SCENARIOS_PER_TOPIC, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from './write-limits.js';
+import * as w from './write-schemas.js';
+
+export interface WriteClientOptions {
+  /** Where retries and 429s are logged (never with the key); default: silent. */
+  logger?: Logger;
+  /** The key's request budget; default an in-memory budget at `api.requestsPerSecond`. */
+  budget?: RateBudget;
+  /** Called after every HTTP attempt. */
+  onRequest?: (event: ApiRequestEvent) => void;
+  /** Wait out 429s inside the client and retry (bounded); default true: a plan or apply is one person waiting. */
+  retryRateLimited?: boolean;
+  signal?: AbortSignal;
+  dispatcher?: Dispatcher;
+}
+
+/** A page to track (endpoint 1): its address, and a title, else the API takes the page's own. */
+export interface TrackUrlItem {
+  url: string;
+  title?: string;
+}
+
+/** A topic to create (endpoint 4). */
+export interface TopicItem {
+  name: string;
+  type: string;
+  language: string;
+  status: string;
+  answer_engines: string[];
+  persona_id?: number;
+  scenarios: string[];
+}
+
+export interface CompetitorItem {
+  name: string;
+  website: string;
+}
+
+/** Endpoint 2: `group_id` null takes the page out of its group. */
+export interface TrackedUrlChange {
+  group_id?: number | null;
+  title?: string;
+  url?: string;
+}
+
+export interface PersonaChange {
+  name?: string;
+  description?: string;
+  city?: string;
+  country?: string;
+  properties?: Record<string, unknown>;
+}
+
+export interface TagChange {
+  name?: string;
+  color?: string;
+}
+
+/** A bulk create either checks (`dryRun`, nothing written) or writes. */
+export interface BulkOptions {
+  dryRun: boolean;
+}
+
+/** A tracked page as `plan` compares it. */
+export interface TrackedPage {
+  id: number;
+  url: string;
+  title: string | undefined;
+  groupId: number | undefined;
+}
+
+export interface CompetitorRecord {
+  id: number;
+  name: string;
+  website: string | undefined;
+  /** true: tracked (confirmed by the account); false: a suggestion of the platform. */
+  tracked: boolean;
+}
+
+/** The write endpoints of the spec (1, 2, 4 to 9) and the two reads that tell what a brand already has (3, 7). */
+export interface WriteClient {
+  trackUrls(brandId: number, urls: TrackUrlItem[], groupId: number | undefined, options: BulkOptions): Promise<w.BulkAnswer<w.WrittenTrackedUrl>>;
+  updateTrackedUrl(brandId: number, trackedUrlId: number, change: TrackedUrlChange): Promise<w.WrittenTrackedUrl>;
+  createTopics(brandId: number, topics: TopicItem[], options: BulkOptions): Promise<w.BulkAnswer<w.WrittenTopic>>;
+  restoreTopic(brandId: number, topicId: number): Promise<w.WrittenTopic>;
+  createCompetitors(brandId: number, competitors: CompetitorItem[], options: BulkOptions): Promise<w.BulkAnswer<w.WrittenCompetitor>>;
+  updatePersona(brandId: number, personaId: number, change: PersonaChange): Promise<w.WrittenPersona>;
+  updateTag(brandId: number, tagId: number, change: TagChange): Promise<w.WrittenTag>;
+  /** Every page the brand tracks (endpoint 3, all pages of the read). */
+  trackedPages(brandId: number): Promise<TrackedPage[]>;
+  /** The brand's competitors, suggestions of the platform included (endpoint 7). */
+  competitors(brandId: number): Promise<CompetitorRecord[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * The client of bvsync's writes, on the same transport as the reads: rate budget, retries, typed errors. Every
+ * write carries an idempotency value (header `api.idempotencyHeader`): derived from the request's content for a
+ * real write, so a retry or a re-run apply never writes twice, and fresh for a dry run. Needs `api.url` and
+ * `api.apiKey`.
+ */
+export function createWriteClient(config: ApiConfig, options: WriteClientOptions = {}): WriteClient {
+  const api = requireApiSettings(config);
+  registerSecret(api.apiKey);
+  const transport = new Transport(
+    api,
+    {
+      logger: options.logger,
+      budget: options.budget ?? createMemoryRateBudget({ requestsPerSecond: config.requestsPerSecond }),
+      onRequest: options.onRequest,
+      signal: options.signal,
+      retryRateLimited: options.retryRateLimited ?? true,
+      dispatcher: options.dispatcher,
+    },
+  );
+  const encoding = { params: config.params, arrayFormat: config.arrayFormat };
+
+  function send<T>(method: WriteRequest['method'], path: string, body: unknown, schema: z.ZodType<T>, dryRun = false): Promise<T> {
+    const endpoint = `${method} ${path}`;
+    const value = dryRun ? freshIdempotencyKey() : contentIdempotencyKey(method, path, body);
+    return transport.write({ method, path, endpoint, body, idempotency: { header: config.idempotencyHeader, value } }, (answer) => {
+      const result = schema.safeParse(answer);
+      if (result.success) return result.data;
+      throw new WriteAnswerError(`${endpoint}: the answer does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}`, {
+        endpoint,
+      });
+    });
+  }
+
+  async function bulk<T>(path: string, body: Record<string, unknown>, item: z.ZodType<T>, dryRun: boolean): Promise<w.BulkAnswer<T>> {
+    const answer = await send('POST', path, dryRun ? { ...body, dry_run: true } : body, w.bulkEnvelopeSchema(item), dryRun);
+    return { data: answer.data as T[], dryRun: answer.info.dry_run ?? dryRun, written: answer.info.written ?? 0, rejected: answer.rejected ?? [] };
+  }
+
+  function within(count: number, most: number, what: string, least = 1): void {
+    if (count < least || count > most) throw new RangeError(`${what}: ${count} in one request; the spec allows ${least} to ${most}`);
+  }
+
+  function get<T>(path: string, query: QueryParams, schema: z.ZodType<T>): Promise<T> {
+    const endpoint = `GET ${path}`;
+    return transport.get({ path: withQuery(path, buildQuery(query, encoding)), endpoint }, (answer) => {
+      const result = schema.safeParse(answer);
+      if (result.success) return result.data;
+      throw new WriteAnswerError(`${endpoint}: the answer does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}`, {
+        endpoint,
+      });
+    });
+  }
+
+  return {
+    async trackUrls(brandId, urls, groupId, { dryRun }) {
+      within(urls.length, TRACK_URLS_PER_REQUEST, 'tracked URLs');
+      return bulk(brandPath(brandId, 'tracked-urls'), { urls, ...(groupId === undefined ? {} : { group_id: groupId }) }, w.writtenTrackedUrlSchema, dryRun);
+    },
+    updateTrackedUrl: (brandId, trackedUrlId, change) => send('PATCH', brandPath(brandId, 'tracked-urls', trackedUrlId), change, w.writtenTrackedUrlSchema),
+    async createTopics(brandId, topics, { dryRun }) {
+      within(topics.length, TOPICS_PER_REQUEST, 'topics');
+      for (const topic of topics) within(topic.scenarios.length, SCENARIOS_PER_TOPIC, `scenarios of topic "${topic.name}"`, 0);
+      return bulk(brandPath(brandId, 'topics'), { topics }, w.writtenTopicSchema, dryRun);
+    },
+    restoreTopic: (brandId, topicId) => send('POST', brandPath(brandId, 'topics', topicId, 'restore'), undefined, w.writtenTopicSchema),
+    async createCompetitors(brandId, competitors, { dryRun }) {
+      within(competitors.length, COMPETITORS_PER_REQUEST, 'competitors');
+      return bulk(brandPath(brandId, 'competitors'), { competitors }, w.writtenCompetitorSchema, dryRun);
+    },
+    updatePersona: (brandId, personaId, change) => send('PATCH', brandPath(brandId, 'personas', personaId), change, w.writtenPersonaSchema),
+    updateTag: (brandId, tagId, change) => send('PATCH', brandPath(brandId, 'tags', tagId), change, w.writtenTagSchema),
+
+    async trackedPages(brandId) {
+      const path = brandPath(brandId, 'tracked-urls');
+      const pages: TrackedPage[] = [];
+      const stream = paginate({
+        schema: w.writtenTrackedUrlSchema,
+        pageSize: cappedPageSize(undefined, config.pageSize),
+        describe: (page) => `GET ${path} page ${page}`,
+        fetchPage: (page, pageSize) => get(path, { page, page_size: pageSize }, w.trackedUrlsPageSchema),
+      });
+      for await (const page of stream) {
+        // A record that cannot be read could be a page the file declares: a plan without it would be wrong.
+        if (page.rejects.length) throw new WriteAnswerError(`${page.requestInfo.source}: unreadable record: ${page.rejects[0]!.issues.join('; ')}`, { endpoint: `GET ${path}` });
+        for (const r of page.records) pages.push({ id: r.id, url: r.url, title: r.title ?? undefined, groupId: r.group?.id ?? undefined });
+      }
+      return pages;
+    },
+
+    async competitors(brandId) {
+      const path = brandPath(brandId, 'competitors');
+      const answer = await get(path, { confirmed: false }, w.competitorsAnswerSchema);
+      return answer.data.map((raw) => {
+        const result = w.writtenCompetitorSchema.safeParse(raw);
+        if (!result.success) throw new WriteAnswerError(`GET ${path}: unreadable competitor: ${describeZodIssues(result.error).join('; ')}`, { endpoint: `GET ${path}` });
+        const record = result.data;
+        return { id: record.id, name: record.name, website: record.website ?? undefined, tracked: record.is_actual === true };
+      });
+    },
+
+    close: () => transport.close(),
+  };
+}

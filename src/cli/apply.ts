@@ -1,0 +1,31 @@
+import { Command } from 'commander';
+import { applyPlan, type AppliedChange } from '../manage/apply-plan.js';
+import { applySummary, changeLine, planSummary } from '../manage/change-lines.js';
+import { makePlan } from '../manage/make-plan.js';
+import { warehouseTopics } from '../manage/warehouse-topics.js';
+import { EXIT_NOT_DONE } from './exit-codes.js';
+import { addManageOptions, openManageSession, type ManageFlags } from './plan.js';
+
+export function applyCommand(): Command {
+  return addManageOptions(
+    new Command('apply').description(
+      'Bring a brand to its desired state: plan, then write in batches within the API\'s limits, each once (idempotency keys); exit 1 when an item was rejected',
+    ),
+  ).action(async (file: string | undefined, flags: ManageFlags) => {
+    const { config, desired, source, client } = await openManageSession(file, flags);
+    try {
+      const plan = await makePlan(client, desired, { seenTopics: await warehouseTopics(config.db, desired.brand) });
+      const lines = !flags.json;
+      if (lines) process.stdout.write(`${planSummary(plan, source, '')}\n`);
+      const outcomes: AppliedChange[] = await applyPlan(client, plan, {
+        onRequest: (line) => lines && process.stdout.write(`  sent ${line}\n`),
+        onItem: (change) => lines && process.stdout.write(`${changeLine(change)}\n`),
+      });
+      if (flags.json) process.stdout.write(`${JSON.stringify({ brand: plan.brandId, items: outcomes }, null, 2)}\n`);
+      else process.stdout.write(`${applySummary(plan.brandId, outcomes)}\n`);
+      if (outcomes.some((outcome) => outcome.action === 'rejected')) process.exitCode = EXIT_NOT_DONE;
+    } finally {
+      await client.close();
+    }
+  });
+}

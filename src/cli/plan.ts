@@ -1,0 +1,86 @@
+import { existsSync } from 'node:fs';
+import { Command } from 'commander';
+import { createWriteClient, type WriteClient } from '../api/writes.js';
+import { parseBrandList } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { changeLine, planSummary } from '../manage/change-lines.js';
+import { readDesiredState } from '../manage/desired-state-input.js';
+import type { DesiredState } from '../manage/desired-state-schema.js';
+import { makePlan } from '../manage/make-plan.js';
+import { warehouseTopics } from '../manage/warehouse-topics.js';
+import { ManageFileError } from '../manage/manage-file-error.js';
+import { addCommonOptions, commandLogger, readConfig, requireApi, type CommonFlags } from './context.js';
+import { EXIT_NOT_DONE } from './exit-codes.js';
+import { UsageError } from './fail.js';
+import { writeBudget } from './write-budget.js';
+
+export interface ManageFlags extends CommonFlags {
+  fromSql?: string;
+  db?: string;
+  brand?: string;
+  json?: boolean;
+}
+
+/** The options `plan` and `apply` share: where the desired state comes from, and how to print. */
+export function addManageOptions(command: Command): Command {
+  return addCommonOptions(
+    command
+      .argument('[file]', 'the desired state of one brand, YAML or JSON (docs/managing.md), e.g. examples/brand-1.yaml')
+      .option('--from-sql <query>', 'pages to track from a DuckDB query with a url column (title and group optional), besides the file\'s')
+      .option('--db <path>', "DuckDB file --from-sql runs in, read-only (default: the config's db when it exists, else an in-memory DuckDB)")
+      .option('--brand <id>', 'the brand, when no file names it (with --from-sql alone)')
+      .option('--json', 'print the items as JSON instead of lines'),
+  );
+}
+
+/** What `plan` and `apply` start from: the config, the desired state, a write client. */
+export async function openManageSession(file: string | undefined, flags: ManageFlags): Promise<{ config: Config; desired: DesiredState; source: string; client: WriteClient }> {
+  const config = readConfig(flags);
+  requireApi(config);
+  const brand = flags.brand === undefined ? undefined : parseBrandList(flags.brand, '--brand');
+  if (brand !== undefined && brand.length !== 1) throw new UsageError(`--brand ${flags.brand}: one brand per desired state`);
+  let input;
+  try {
+    input = await readDesiredState({
+      file,
+      fromSql: flags.fromSql,
+      database: flags.db ?? (flags.fromSql !== undefined && existsSync(config.db) ? config.db : undefined),
+      brand: brand?.[0],
+    });
+  } catch (error) {
+    if (error instanceof ManageFileError) throw new UsageError(error.message);
+    throw error;
+  }
+  const logger = commandLogger(flags);
+  const { budget, close } = await writeBudget(config, logger);
+  const client = createWriteClient(config.api, { logger, budget });
+  return {
+    config,
+    ...input,
+    client: {
+      ...client,
+      close: async () => {
+        await client.close();
+        close();
+      },
+    },
+  };
+}
+
+export function planCommand(): Command {
+  return addManageOptions(
+    new Command('plan').description(
+      'Show what apply would do to a brand: each tracked URL, topic, competitor, persona and tag to create, change, restore, or that the API would reject and why; writes nothing',
+    ),
+  ).action(async (file: string | undefined, flags: ManageFlags) => {
+    const { config, desired, source, client } = await openManageSession(file, flags);
+    try {
+      const plan = await makePlan(client, desired, { seenTopics: await warehouseTopics(config.db, desired.brand) });
+      if (flags.json) process.stdout.write(`${JSON.stringify({ brand: plan.brandId, items: plan.changes.map(({ write: _write, ...item }) => item) }, null, 2)}\n`);
+      else process.stdout.write(`${planSummary(plan, source)}\n${plan.changes.map(changeLine).join('\n')}\n`);
+      if (plan.changes.some((change) => change.action === 'rejected')) process.exitCode = EXIT_NOT_DONE;
+    } finally {
+      await client.close();
+    }
+  });
+}

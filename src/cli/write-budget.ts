@@ -1,0 +1,26 @@
+import { Redis } from 'ioredis';
+import { createMemoryRateBudget, createRedisRateBudget, type RateBudget } from '../api/rate-budget.js';
+import type { Config } from '../config/schema.js';
+import { LOCAL_REDIS_URL } from '../engine/redis.js';
+import type { Logger } from '../log.js';
+
+/**
+ * The rate budget of `plan` and `apply`: the one the workers share in Redis when a Redis answers, so writes and a
+ * running sync together stay within the key's rate; else one of this process alone. Unlike a sync, a plan needs no
+ * Redis, so none is started for it.
+ */
+export async function writeBudget(config: Config, log: Logger): Promise<{ budget: RateBudget; close(): void }> {
+  const memory = () => ({ budget: createMemoryRateBudget({ requestsPerSecond: config.api.requestsPerSecond }), close: () => undefined });
+  const redis = new Redis(config.redisUrl ?? LOCAL_REDIS_URL, { lazyConnect: true, connectTimeout: 1500, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch {
+    redis.disconnect();
+    log.debug('no Redis answers: the rate budget is this process\'s alone');
+    return memory();
+  }
+  const budget = createRedisRateBudget({ redis, prefix: config.redisPrefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, logger: log });
+  return { budget, close: () => redis.disconnect() };
+}

@@ -1,0 +1,25 @@
+/**
+ * An address in the normal form the API compares tracked pages in (spec, endpoint 1: "an address with a trailing
+ * slash equals the one without"). Beyond the trailing slash the spec names nothing, so only what a URL parser
+ * already treats as equal is folded too: the case of the scheme and host, a default port, and the fragment, which
+ * never reaches a server. `undefined` for text that is not an http(s) address.
+ */
+export function addressNormalForm(address: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(address.trim());
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  url.hash = '';
+  url.pathname = url.pathname.replace(/\/+$/, '');
+  const text = url.toString();
+  // An empty path still prints as "/", the trailing slash the spec folds away.
+  return url.pathname === '/' && url.search === '' ? text.replace(/\/$/, '') : text;
+}
+
+/** A competitor's name as the API compares it: the case does not matter (spec, endpoint 6). */
+export function competitorKey(name: string): string {
+  return name.toLowerCase();
+}

@@ -1,0 +1,112 @@
+import { ApiError } from '../api/errors.js';
+import type { BulkAnswer } from '../api/write-schemas.js';
+import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/write-limits.js';
+import type { WriteClient } from '../api/writes.js';
+import { batches, groupBy } from './batches.js';
+import type { ChangePlan, ItemKind, PendingWrite, PlannedChange } from './planned-change.js';
+
+/** What became of one item of the file in an apply. */
+export type AppliedAction = 'created' | 'changed' | 'restored' | 'unchanged' | 'rejected';
+
+export interface AppliedChange {
+  kind: ItemKind;
+  label: string;
+  action: AppliedAction;
+  detail?: string | undefined;
+  /** The API's rejection code, for `rejected`. */
+  code?: string | undefined;
+  /** The id the API gave or kept, when it answered one. */
+  id?: number | undefined;
+}
+
+export interface ApplyOptions {
+  /** Hears each item once its outcome is known (the rejections of the plan first, then each write as it is answered). */
+  onItem?: (change: AppliedChange) => void;
+  /** Hears one line per request sent, e.g. `tracked URLs: request 1 of 3: 200 written, 0 rejected`. */
+  onRequest?: (line: string) => void;
+}
+
+/** Status codes of a single-item write that are that item's own rejection, not a failure of the apply. */
+const ITEM_REJECTION_STATUSES = new Set([400, 404, 409, 422]);
+
+/**
+ * Sends the writes of a plan, in batches within the spec's limits, each with an idempotency value derived from its
+ * content (src/api/writes.ts). Items the plan found unchanged or rejected are not sent. A failure of a whole request
+ * (the API down after its retries, a key refused) ends the apply with that error; what was written before stays
+ * written, and a re-run plans again from what the brand then has, so no item is written twice.
+ */
+export async function applyPlan(client: WriteClient, plan: ChangePlan, options: ApplyOptions = {}): Promise<AppliedChange[]> {
+  const outcomes: AppliedChange[] = [];
+  const settle = (change: AppliedChange) => {
+    outcomes.push(change);
+    options.onItem?.(change);
+  };
+  for (const change of plan.changes) {
+    if (change.action === 'unchanged') settle({ kind: change.kind, label: change.label, action: 'unchanged', detail: change.detail });
+    if (change.action === 'rejected') settle({ kind: change.kind, label: change.label, action: 'rejected', code: change.code, detail: change.detail });
+  }
+  const pending = (type: PendingWrite['type']) => plan.changes.filter((change) => change.write?.type === type);
+  const brandId = plan.brandId;
+
+  const urlGroups = groupBy(pending('track-url'), (change) => (change.write as Extract<PendingWrite, { type: 'track-url' }>).groupId);
+  await bulkWrites('tracked URLs', urlGroups.flatMap((group) => batches(group.items, TRACK_URLS_PER_REQUEST).map((batch) => ({ key: group.key, batch }))), (request) =>
+    client.trackUrls(brandId, request.batch.map((change) => (change.write as Extract<PendingWrite, { type: 'track-url' }>).item), request.key, { dryRun: false }),
+  );
+  for (const change of pending('update-tracked-url')) {
+    const write = change.write as Extract<PendingWrite, { type: 'update-tracked-url' }>;
+    await single(change, 'changed', () => client.updateTrackedUrl(brandId, write.trackedUrlId, write.change));
+  }
+  await bulkWrites('topics', batches(pending('create-topic'), TOPICS_PER_REQUEST).map((batch) => ({ key: undefined, batch })), (request) =>
+    client.createTopics(brandId, request.batch.map((change) => (change.write as Extract<PendingWrite, { type: 'create-topic' }>).item), { dryRun: false }),
+  );
+  for (const change of pending('restore-topic')) {
+    const write = change.write as Extract<PendingWrite, { type: 'restore-topic' }>;
+    await single(change, 'restored', () => client.restoreTopic(brandId, write.topicId));
+  }
+  await bulkWrites('competitors', batches(pending('create-competitor'), COMPETITORS_PER_REQUEST).map((batch) => ({ key: undefined, batch })), (request) =>
+    client.createCompetitors(brandId, request.batch.map((change) => (change.write as Extract<PendingWrite, { type: 'create-competitor' }>).item), { dryRun: false }),
+  );
+  for (const change of pending('update-persona')) {
+    const write = change.write as Extract<PendingWrite, { type: 'update-persona' }>;
+    await single(change, 'changed', () => client.updatePersona(brandId, write.personaId, write.change));
+  }
+  for (const change of pending('update-tag')) {
+    const write = change.write as Extract<PendingWrite, { type: 'update-tag' }>;
+    await single(change, 'changed', () => client.updateTag(brandId, write.tagId, write.change));
+  }
+  return outcomes;
+
+  async function bulkWrites<K>(
+    what: string,
+    requests: Array<{ key: K; batch: PlannedChange[] }>,
+    send: (request: { key: K; batch: PlannedChange[] }) => Promise<BulkAnswer<{ id: number }>>,
+  ): Promise<void> {
+    for (const [number, request] of requests.entries()) {
+      const answer = await send(request);
+      options.onRequest?.(`${what}: request ${number + 1} of ${requests.length}: ${answer.written} written, ${answer.rejected.length} rejected`);
+      const rejected = new Map(answer.rejected.map((rejection) => [rejection.index, rejection]));
+      // data holds the written items in the order sent, without the rejected ones.
+      const written = request.batch.filter((_, index) => !rejected.has(index));
+      const ids = answer.data.length === written.length ? answer.data.map((item) => item.id) : [];
+      request.batch.forEach((change, index) => {
+        const rejection = rejected.get(index);
+        if (rejection) {
+          settle({ kind: change.kind, label: change.label, action: 'rejected', code: rejection.code, detail: `${rejection.code}: ${rejection.message ?? 'no message'}` });
+        } else {
+          settle({ kind: change.kind, label: change.label, action: 'created', detail: change.detail, id: ids[written.indexOf(change)] });
+        }
+      });
+    }
+  }
+
+  async function single(change: PlannedChange, done: AppliedAction, send: () => Promise<{ id: number }>): Promise<void> {
+    try {
+      const answer = await send();
+      settle({ kind: change.kind, label: change.label, action: done, detail: change.detail, id: answer.id });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.retryable || !ITEM_REJECTION_STATUSES.has(error.status ?? 0)) throw error;
+      const code = error.apiCode ?? error.code;
+      settle({ kind: change.kind, label: change.label, action: 'rejected', code, detail: `${code}: ${error.message}` });
+    }
+  }
+}

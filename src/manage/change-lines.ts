@@ -1,0 +1,31 @@
+import type { AppliedChange } from './apply-plan.js';
+import { countActions, type ChangePlan, type PlannedChange } from './planned-change.js';
+
+const KIND_WIDTH = 'tracked URL'.length;
+
+/** One line per item: its action, kind, label and detail, in columns that line up. */
+export function changeLine(change: PlannedChange | AppliedChange): string {
+  const id = 'id' in change && change.id !== undefined ? ` (id ${change.id})` : '';
+  return `  ${change.action.padEnd(9)} ${change.kind.padEnd(KIND_WIDTH)}  ${change.label}${id}${change.detail ? `: ${change.detail}` : ''}`;
+}
+
+/** The heading of a plan: the count of each action, the same words as its lines; `plan` adds that it wrote nothing. */
+export function planSummary(plan: ChangePlan, source: string, note = ' (nothing written)'): string {
+  const counts = countActions(plan.changes);
+  const wording: Array<[string, string]> = [
+    ['create', 'to create'],
+    ['change', 'to change'],
+    ['restore', 'to restore'],
+    ['rejected', 'rejected'],
+    ['unchanged', 'unchanged'],
+  ];
+  const parts = wording.map(([action, words]) => `${counts[action] ?? 0} ${words}`);
+  return `plan of brand ${plan.brandId} from ${source}: ${parts.join(', ')}${note}`;
+}
+
+/** The last line of an apply. */
+export function applySummary(brandId: number, outcomes: readonly AppliedChange[]): string {
+  const counts = countActions(outcomes);
+  const parts = ['created', 'changed', 'restored', 'rejected', 'unchanged'].map((action) => `${counts[action] ?? 0} ${action}`);
+  return `applied to brand ${brandId}: ${parts.join(', ')}`;
+}

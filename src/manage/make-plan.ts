@@ -1,0 +1,205 @@
+import type { BulkAnswer, BulkRejection } from '../api/write-schemas.js';
+import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/write-limits.js';
+import type { TopicItem, WriteClient } from '../api/writes.js';
+import { addressNormalForm, competitorKey } from './address-normal-form.js';
+import { batches, groupBy } from './batches.js';
+import type { DesiredState, TopicEntry, TrackedUrlEntry } from './desired-state-schema.js';
+import type { ChangePlan, PlannedChange } from './planned-change.js';
+import type { SeenTopic } from './warehouse-topics.js';
+
+export interface MakePlanOptions {
+  /** Topics the warehouse has seen, by name: a topic to create that has one gets a hint of the id to restore. */
+  seenTopics?: Map<string, SeenTopic[]> | undefined;
+}
+
+/**
+ * What it takes to bring a brand to its desired state, found without writing: the brand's tracked pages and
+ * competitors are read (endpoints 3, 7) and compared in the spec's terms (addresses in normal form, names without
+ * regard to case); every create is then sent with `dry_run: true`, so the API itself says what it would reject.
+ * Topics have no read, so their dry run is what tells: a `conflict` means the brand has a topic of that name, type
+ * and language. Personas and tags have neither a read nor a dry run: each change is planned as given.
+ */
+export async function makePlan(client: WriteClient, desired: DesiredState, options: MakePlanOptions = {}): Promise<ChangePlan> {
+  const brandId = desired.brand;
+  const changes: PlannedChange[] = [
+    ...(await planTrackedUrls(client, brandId, desired.trackedUrls)),
+    ...(await planTopics(client, brandId, desired.topics, options.seenTopics)),
+    ...(await planCompetitors(client, brandId, desired.competitors)),
+    ...desired.personas.map(({ id, ...change }): PlannedChange => ({
+      kind: 'persona',
+      label: `persona ${id}`,
+      action: 'change',
+      detail: `${describeFields(change)} (sent as given: the API has no read of personas)`,
+      write: { type: 'update-persona', personaId: id, change },
+    })),
+    ...desired.tags.map(({ id, ...change }): PlannedChange => ({
+      kind: 'tag',
+      label: `tag ${id}`,
+      action: 'change',
+      detail: `${describeFields(change)} (sent as given: the API has no read of tags)`,
+      write: { type: 'update-tag', tagId: id, change },
+    })),
+  ];
+  return { brandId, changes };
+}
+
+async function planTrackedUrls(client: WriteClient, brandId: number, entries: TrackedUrlEntry[]): Promise<PlannedChange[]> {
+  if (entries.length === 0) return [];
+  const tracked = new Map((await client.trackedPages(brandId)).map((page) => [addressNormalForm(page.url) ?? page.url, page]));
+  const changes: PlannedChange[] = [];
+  const creates: Array<{ change: PlannedChange; entry: TrackedUrlEntry }> = [];
+  for (const entry of entries) {
+    const page = tracked.get(addressNormalForm(entry.url)!);
+    if (!page) {
+      const change: PlannedChange = {
+        kind: 'tracked URL',
+        label: entry.url,
+        action: 'create',
+        detail: `${entry.title === undefined ? "the page's own title" : `title "${entry.title}"`}${typeof entry.group === 'number' ? `, group ${entry.group}` : ''}`,
+        write: { type: 'track-url', groupId: entry.group ?? undefined, item: { url: entry.url, ...(entry.title === undefined ? {} : { title: entry.title }) } },
+      };
+      changes.push(change);
+      creates.push({ change, entry });
+      continue;
+    }
+    const differences: string[] = [];
+    const update: { title?: string; group_id?: number | null } = {};
+    if (entry.title !== undefined && entry.title !== page.title) {
+      differences.push(`title "${page.title ?? ''}" -> "${entry.title}"`);
+      update.title = entry.title;
+    }
+    if (entry.group !== undefined && entry.group !== (page.groupId ?? null)) {
+      differences.push(`group ${page.groupId ?? 'none'} -> ${entry.group ?? 'none'}`);
+      update.group_id = entry.group;
+    }
+    changes.push(
+      differences.length
+        ? { kind: 'tracked URL', label: entry.url, action: 'change', detail: differences.join(', '), write: { type: 'update-tracked-url', trackedUrlId: page.id, change: update } }
+        : { kind: 'tracked URL', label: entry.url, action: 'unchanged', detail: `tracked as ${page.url} (id ${page.id})` },
+    );
+  }
+  // The group is one field of the whole request (endpoint 1), so each group is its own run of requests.
+  for (const group of groupBy(creates, ({ change }) => (change.write as { groupId: number | undefined }).groupId)) {
+    for (const batch of batches(group.items, TRACK_URLS_PER_REQUEST)) {
+      const answer = await client.trackUrls(
+        brandId,
+        batch.map(({ change }) => (change.write as Extract<PlannedChange['write'], { type: 'track-url' }>).item),
+        group.key,
+        { dryRun: true },
+      );
+      markRejected(batch.map(({ change }) => change), answer);
+    }
+  }
+  return changes;
+}
+
+export function topicItem(entry: TopicEntry): TopicItem {
+  return {
+    name: entry.name,
+    type: entry.type,
+    language: entry.language,
+    status: entry.status,
+    answer_engines: entry.engines,
+    ...(entry.persona === undefined ? {} : { persona_id: entry.persona }),
+    scenarios: entry.scenarios,
+  };
+}
+
+async function planTopics(client: WriteClient, brandId: number, entries: TopicEntry[], seenTopics: MakePlanOptions['seenTopics']): Promise<PlannedChange[]> {
+  const changes = entries.map((entry): PlannedChange => {
+    const label = `${entry.name} (${entry.type}, ${entry.language})`;
+    if (entry.restore !== undefined) {
+      return {
+        kind: 'topic',
+        label,
+        action: 'restore',
+        detail: `deleted topic ${entry.restore} comes back with its scenarios (restore has no dry run: checked when applied)`,
+        write: { type: 'restore-topic', topicId: entry.restore },
+      };
+    }
+    const scenarios = entry.scenarios.length;
+    // The API cannot tell whether a topic is deleted, so a topic of this name that the warehouse saw is named, not restored.
+    const seen = seenTopics?.get(entry.name) ?? [];
+    const hint = seen.length
+      ? `; the warehouse saw topic ${seen.map((topic) => `${topic.id}${topic.lastSeenDay ? ` (last on ${topic.lastSeenDay})` : ''}`).join(', ')} of this name: if it is deleted, add restore: ID to bring it back with its history`
+      : '';
+    return {
+      kind: 'topic',
+      label,
+      action: 'create',
+      detail: `${scenarios} scenario${scenarios === 1 ? '' : 's'}${hint}`,
+      write: { type: 'create-topic', item: topicItem(entry) },
+    };
+  });
+  // Restores go through the dry run too: a topic of the same name, type and language that runs means none is deleted.
+  for (const batch of batches(changes.map((change, index) => ({ change, entry: entries[index]! })), TOPICS_PER_REQUEST)) {
+    const answer = await client.createTopics(brandId, batch.map(({ entry }) => topicItem(entry)), { dryRun: true });
+    markRejected(
+      batch.map(({ change }) => change),
+      answer,
+      (change, rejection) => {
+        if (rejection.code !== 'conflict') return false;
+        // A conflict is the brand already having this topic: the desired state holds.
+        Object.assign(change, { action: 'unchanged', write: undefined, detail: 'the brand has a topic of this name, type and language (its scenarios cannot be compared: the API has no read of topics)' });
+        return true;
+      },
+    );
+  }
+  return changes;
+}
+
+async function planCompetitors(client: WriteClient, brandId: number, entries: DesiredState['competitors']): Promise<PlannedChange[]> {
+  if (entries.length === 0) return [];
+  const known = new Map((await client.competitors(brandId)).map((competitor) => [competitorKey(competitor.name), competitor]));
+  const changes: PlannedChange[] = [];
+  const creates: PlannedChange[] = [];
+  for (const entry of entries) {
+    const competitor = known.get(competitorKey(entry.name));
+    if (competitor?.tracked) {
+      const website = competitor.website !== undefined && competitor.website !== entry.website ? `; its website stays ${competitor.website} (the API has no change of competitors)` : '';
+      changes.push({ kind: 'competitor', label: entry.name, action: 'unchanged', detail: `tracked as ${competitor.name} (id ${competitor.id})${website}` });
+      continue;
+    }
+    const change: PlannedChange = {
+      kind: 'competitor',
+      label: entry.name,
+      action: 'create',
+      detail: competitor ? `tracks the platform's suggestion ${competitor.name} (id ${competitor.id}), with its history` : `website ${entry.website}`,
+      write: { type: 'create-competitor', item: { name: entry.name, website: entry.website } },
+    };
+    changes.push(change);
+    creates.push(change);
+  }
+  for (const batch of batches(creates, COMPETITORS_PER_REQUEST)) {
+    const answer = await client.createCompetitors(
+      brandId,
+      batch.map((change) => (change.write as Extract<PlannedChange['write'], { type: 'create-competitor' }>).item),
+      { dryRun: true },
+    );
+    markRejected(batch, answer);
+  }
+  return changes;
+}
+
+/**
+ * Marks the items of one request that the API rejected (`rejected[].index` is the position in the request). `special`
+ * may take a rejection over, as topics do with conflict.
+ */
+function markRejected(
+  sent: PlannedChange[],
+  answer: BulkAnswer<unknown>,
+  special: (change: PlannedChange, rejection: BulkRejection) => boolean = () => false,
+): void {
+  for (const rejection of answer.rejected) {
+    const change = sent[rejection.index];
+    if (!change || special(change, rejection)) continue;
+    Object.assign(change, { action: 'rejected', code: rejection.code, detail: `${rejection.code}: ${rejection.message ?? 'no message'}`, write: undefined });
+  }
+}
+
+function describeFields(change: Record<string, unknown>): string {
+  return Object.entries(change)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key} ${typeof value === 'string' ? `"${value}"` : JSON.stringify(value)}`)
+    .join(', ');
+}

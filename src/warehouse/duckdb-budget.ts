@@ -1,0 +1,17 @@
+/** How much memory and how many threads DuckDB may use in one process (the `warehouse` section of the config). */
+export interface DuckDbBudget {
+  /** DuckDB's `memory_limit`, e.g. `256MB`. */
+  memoryLimit: string;
+  threads: number;
+}
+
+/**
+ * The default budget, the config's defaults too: with node's own ~100-150 MB it keeps a worker under 400 MB at any
+ * warehouse size (docs/performance.md, "Memory"). DuckDB spills to its temp folder beyond `memory_limit`.
+ */
+export const DEFAULT_DUCKDB_BUDGET: DuckDbBudget = { memoryLimit: '256MB', threads: 2 };
+
+/** The budget as DuckDB's open settings. */
+export function duckdbSettings(budget: DuckDbBudget = DEFAULT_DUCKDB_BUDGET): Record<string, string> {
+  return { memory_limit: budget.memoryLimit, threads: String(budget.threads) };
+}

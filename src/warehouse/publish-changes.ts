@@ -1,0 +1,123 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { TableInfo } from './catalog.js';
+import { JOURNAL_TABLE, type JournalEntry } from './publish-journal.js';
+import type { Scope } from './slice-batch.js';
+import { REJECTS_TABLE } from './slice-loader.js';
+import { quoteIdent, quoteLiteral } from './sql-names.js';
+import { castTypeOf } from './table-plan.js';
+
+/** Why a published copy cannot be brought up to date in place; the publish then copies the whole working file. */
+export class FullCopyNeeded extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'FullCopyNeeded';
+  }
+}
+
+export interface AppliedChanges {
+  /** Data tables some entry touched. */
+  tables: number;
+  /** Distinct replace scopes and merging runs re-copied. */
+  scopes: number;
+}
+
+// Scopes joined with OR in one statement: a few hundred keep the SQL text small and still let DuckDB's zone maps
+// skip the row groups of other days.
+const SCOPES_PER_STATEMENT = 200;
+
+/**
+ * Brings the copy attached as `alias` from its journal position to the working file's state: every replace scope of
+ * the entries is deleted there and copied again, every row a merging run wrote last is replaced by key, and the
+ * bookkeeping tables (small: one row per run, slice or cursor) are copied whole. Run it inside a transaction that
+ * writes the copy only.
+ */
+export async function applyJournal(
+  connection: DuckDBConnection,
+  alias: string,
+  entries: readonly JournalEntry[],
+  catalog: ReadonlyMap<string, TableInfo>,
+): Promise<AppliedChanges> {
+  const byTable = new Map<string, { scopes: Map<string, Scope>; runs: Set<string> }>();
+  for (const entry of entries) {
+    const info = catalog.get(entry.table);
+    if (!info) throw new FullCopyNeeded(`the journal names table ${entry.table}, which the working file no longer has`);
+    let changes = byTable.get(entry.table);
+    if (!changes) byTable.set(entry.table, (changes = { scopes: new Map(), runs: new Set() }));
+    if (entry.mode === 'merge') {
+      changes.runs.add(entry.runId);
+    } else {
+      // The loader narrows a scope without brand_id to the slice's brand; the copy must narrow it the same way.
+      const scope: Scope = { ...entry.scope };
+      if (!('brand_id' in scope) && info.columns.some((column) => column.name === 'brand_id')) scope.brand_id = entry.brandId;
+      changes.scopes.set(JSON.stringify(Object.entries(scope).sort(([a], [b]) => a.localeCompare(b))), scope);
+    }
+  }
+
+  let scopes = 0;
+  for (const [table, changes] of byTable) {
+    const info = catalog.get(table)!;
+    const target = `${alias}.main.${quoteIdent(table)}`;
+    const source = `main.${quoteIdent(table)}`;
+    const predicates = [...changes.scopes.values()].map((scope) => scopePredicate(info, scope));
+    for (let i = 0; i < predicates.length; i += SCOPES_PER_STATEMENT) {
+      const where = predicates.slice(i, i + SCOPES_PER_STATEMENT).map((p) => `(${p})`).join(' OR ');
+      await connection.run(`DELETE FROM ${target} WHERE ${where}`);
+      await connection.run(`INSERT INTO ${target} BY NAME SELECT * FROM ${source} WHERE ${where}`);
+    }
+    if (changes.runs.size) {
+      if (!info.columns.some((column) => column.name === '_run_id') || !info.primaryKey.length) {
+        throw new FullCopyNeeded(`table ${table} was merged but has no _run_id or no primary key to find the merged rows by`);
+      }
+      const runs = [...changes.runs].map(quoteLiteral).join(', ');
+      const sameKey = info.primaryKey.map((column) => `${target}.${quoteIdent(column)} = merged.${quoteIdent(column)}`).join(' AND ');
+      // Rows a replace above already copied are left out, or they would be inserted twice.
+      const notCopied = predicates.length ? ` AND NOT (${predicates.map((p) => `(${p})`).join(' OR ')})` : '';
+      const merged = `SELECT * FROM ${source} WHERE _run_id IN (${runs})${notCopied}`;
+      await connection.run(`DELETE FROM ${target} USING (${merged}) AS merged WHERE ${sameKey}`);
+      await connection.run(`INSERT INTO ${target} BY NAME ${merged}`);
+    }
+    scopes += changes.scopes.size + changes.runs.size;
+  }
+
+  for (const info of catalog.values()) {
+    if (!isBookkeeping(info.name)) continue;
+    await connection.run(`DELETE FROM ${alias}.main.${quoteIdent(info.name)}`);
+    await connection.run(`INSERT INTO ${alias}.main.${quoteIdent(info.name)} BY NAME SELECT * FROM main.${quoteIdent(info.name)}`);
+  }
+  return { tables: byTable.size, scopes };
+}
+
+/**
+ * The system tables written outside slices (runs, slice states, cursors, the migration ledger): copied whole on
+ * every publish. Rejects are written by slices and journaled like data; the journal stays out of the copy.
+ */
+function isBookkeeping(table: string): boolean {
+  return table.startsWith('_') && table !== REJECTS_TABLE && table !== JOURNAL_TABLE;
+}
+
+/**
+ * Whether every table holds as many rows in the copy as in the working file: a cheap check that no writer went
+ * around the journal. Rows changed in place without a journal entry would pass it; the loader is the only writer
+ * of data tables, and it journals every write.
+ */
+export async function differingTables(connection: DuckDBConnection, alias: string, catalog: ReadonlyMap<string, TableInfo>): Promise<string[]> {
+  const tables = [...catalog.keys()].filter((table) => table !== JOURNAL_TABLE);
+  if (!tables.length) return [];
+  const counts = tables
+    .map((table) => `SELECT ${quoteLiteral(table)} AS t, (SELECT count(*) FROM main.${quoteIdent(table)}) AS w, (SELECT count(*) FROM ${alias}.main.${quoteIdent(table)}) AS p`)
+    .join(' UNION ALL ');
+  const reader = await connection.runAndReadAll(`SELECT t FROM (${counts}) WHERE w <> p ORDER BY t`);
+  return reader.getRowsJS().map((row) => String(row[0]));
+}
+
+function scopePredicate(info: TableInfo, scope: Scope): string {
+  const parts = Object.entries(scope).map(([column, value]) => {
+    const found = info.columns.find((c) => c.name === column);
+    if (!found) throw new FullCopyNeeded(`a journaled scope of ${info.name} names column ${column}, which the table no longer has`);
+    const type = castTypeOf(found.dataType);
+    const literal = (v: string | number | boolean) => `CAST(${quoteLiteral(String(v))} AS ${type})`;
+    if (Array.isArray(value)) return value.length ? `${quoteIdent(column)} IN (${value.map(literal).join(', ')})` : 'FALSE';
+    return `${quoteIdent(column)} = ${literal(value as string | number | boolean)}`;
+  });
+  return parts.length ? parts.join(' AND ') : 'TRUE';
+}

@@ -1,0 +1,81 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Scope, TableWrite } from './slice-batch.js';
+
+/**
+ * What each slice changed, kept in the working file so that a publish can bring the analysts' copy up to date by
+ * re-copying those parts alone (docs/performance.md, "Publishing"). A row is written in the slice's own transaction:
+ * a slice that commits is journaled, one that rolls back is not, and a crash can lose neither. A replace is
+ * journaled with its scope (every row of it is copied again, which also carries the deletions); a merge with its
+ * run, as a merged row carries the `_run_id` of the run that wrote it last.
+ */
+
+export const JOURNAL_TABLE = '_publish_journal';
+const JOURNAL_SEQUENCE = '_publish_journal_seq';
+
+// A sequence, not max(seq) + 1: entries a publish applied are pruned, and a number used again would look applied.
+const JOURNAL_DDL = `
+  CREATE SEQUENCE IF NOT EXISTS ${JOURNAL_SEQUENCE};
+  CREATE TABLE IF NOT EXISTS ${JOURNAL_TABLE} (
+    seq         BIGINT PRIMARY KEY DEFAULT nextval('${JOURNAL_SEQUENCE}'),
+    table_name  VARCHAR NOT NULL,
+    mode        VARCHAR NOT NULL,
+    brand_id    BIGINT NOT NULL,
+    scope       VARCHAR,
+    run_id      VARCHAR NOT NULL
+  );`;
+
+/** The journal's DDL names, dropped from published copies: analysts have no use for them. */
+export const JOURNAL_OBJECTS = { table: JOURNAL_TABLE, sequence: JOURNAL_SEQUENCE };
+
+export async function ensureJournal(connection: DuckDBConnection): Promise<void> {
+  await connection.run(JOURNAL_DDL);
+}
+
+export interface JournalEntry {
+  seq: bigint;
+  table: string;
+  mode: TableWrite['mode'];
+  brandId: number;
+  /** The replace's scope; null for a merge. */
+  scope: Scope | null;
+  runId: string;
+}
+
+/** Journals the writes of one slice; call it inside the slice's transaction, after its writes. */
+export async function journalWrites(connection: DuckDBConnection, runId: string, brandId: number, writes: readonly TableWrite[]): Promise<void> {
+  if (!writes.length) return;
+  const values: (string | number | null)[] = [];
+  const rows = writes.map((write) => {
+    values.push(write.table, write.mode, brandId, write.mode === 'replace' ? JSON.stringify(write.scope) : null, runId);
+    const at = values.length - 4;
+    return `($${at}, $${at + 1}, CAST($${at + 2} AS BIGINT), CAST($${at + 3} AS VARCHAR), $${at + 4})`;
+  });
+  await connection.run(`INSERT INTO ${JOURNAL_TABLE} (table_name, mode, brand_id, scope, run_id) VALUES ${rows.join(', ')}`, values);
+}
+
+/** Entries after `afterSeq`, in order. */
+export async function readJournal(connection: DuckDBConnection, afterSeq: bigint): Promise<JournalEntry[]> {
+  const reader = await connection.runAndReadAll(
+    `SELECT seq, table_name, mode, brand_id, scope, run_id FROM main.${JOURNAL_TABLE} WHERE seq > $1 ORDER BY seq`,
+    [afterSeq],
+  );
+  return (reader.getRowsJS() as Array<[bigint, string, string, bigint, string | null, string]>).map(([seq, table, mode, brandId, scope, runId]) => ({
+    seq: BigInt(seq),
+    table,
+    mode: mode === 'replace' ? 'replace' : 'merge',
+    brandId: Number(brandId),
+    scope: scope === null ? null : (JSON.parse(scope) as Scope),
+    runId,
+  }));
+}
+
+/** The last number handed out, or 0 before the first entry: a full copy holds everything up to it. */
+export async function journalHead(connection: DuckDBConnection): Promise<bigint> {
+  const reader = await connection.runAndReadAll(`SELECT coalesce(max(seq), 0) FROM main.${JOURNAL_TABLE}`);
+  return BigInt(reader.getRowsJS()[0]![0] as bigint | number);
+}
+
+/** Forgets entries a published copy holds; they would only be copied again. */
+export async function pruneJournal(connection: DuckDBConnection, throughSeq: bigint): Promise<void> {
+  await connection.run(`DELETE FROM main.${JOURNAL_TABLE} WHERE seq <= $1`, [throughSeq]);
+}

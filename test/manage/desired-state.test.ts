@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { desiredStateJsonSchema } from '../../src/manage/desired-state-schema.js';
+import { checkDesiredState } from '../../src/manage/load-desired-state.js';
+import { ManageFileError } from '../../src/manage/manage-file-error.js';
+
+const EXAMPLE = join(import.meta.dirname, '..', '..', 'examples', 'brand-1.yaml');
+
+describe('the desired-state file', () => {
+  it('the example passes the published JSON Schema and the checks, with the defaults filled in', () => {
+    const raw = parse(readFileSync(EXAMPLE, 'utf8')) as unknown;
+    const schema = desiredStateJsonSchema();
+    const ajv = new Ajv2020({ strict: false });
+    const validate = ajv.compile(schema);
+    expect(validate(raw), JSON.stringify(validate.errors)).toBe(true);
+    const desired = checkDesiredState(raw, 'example');
+    expect(desired.brand).toBe(1);
+    expect(desired.topics[0]).toMatchObject({ name: 'Quiet appliances', type: 'prompter', language: 'english', status: 'active', engines: [] });
+  });
+
+  it('the schema refuses what the checks refuse: an unknown field, more than 100 scenarios', () => {
+    const validate = new Ajv2020({ strict: false }).compile(desiredStateJsonSchema());
+    expect(validate({ brand: 1, trackedUrl: [] })).toBe(false);
+    expect(validate({ brand: 1, topics: [{ name: 't', scenarios: Array.from({ length: 101 }, (_, n) => `s${n}`) }] })).toBe(false);
+  });
+
+  it('lists every problem with its place in the file', () => {
+    let error: unknown;
+    try {
+      checkDesiredState({ brand: 0, trackedUrls: [{ url: 'mailto:a@b.c' }], personas: [{ id: 5 }], competitors: [{ name: 'X' }] }, 'brand.yaml');
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(ManageFileError);
+    const problems = (error as ManageFileError).problems.join('\n');
+    expect(problems).toMatch(/^brand: /m);
+    expect(problems).toMatch(/^personas\[0\]: names no field to change/m);
+    expect(problems).toMatch(/^competitors\[0\]\.website: /m);
+  });
+
+  it('an address that is not http(s) is named with its index', () => {
+    expect(() => checkDesiredState({ brand: 1, trackedUrls: [{ url: 'https://a.com' }, { url: 'mailto:a@b.c' }] }, 'f')).toThrow(
+      /trackedUrls\[1\]\.url: "mailto:a@b\.c" is not an http\(s\) address/,
+    );
+  });
+});

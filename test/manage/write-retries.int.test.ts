@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TransientError } from '../../src/api/errors.js';
+import { Transport } from '../../src/api/transport.js';
+import { createWriteClient } from '../../src/api/writes.js';
+import { apiConfigSchema } from '../../src/config/schema.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+
+/**
+ * Writes on the reads' transport: a POST is sent again after a failure only when it carries its idempotency value,
+ * and the value travels under the header `api.idempotencyHeader` names (the spec does not name it).
+ */
+
+let sim: RunningSimulator;
+
+beforeAll(async () => {
+  sim = await startSimulator({ today: '2026-11-20', days: 1, scale: 5, idempotencyHeader: 'X-Request-Token' });
+});
+afterAll(async () => sim?.close());
+
+function apiConfig() {
+  return apiConfigSchema.parse({ url: sim.url, apiKey: sim.apiKey, idempotencyHeader: 'X-Request-Token', maxAttempts: 3, retryBaseMs: 1, retryMaxMs: 5 });
+}
+
+function postsTo(path: string): number {
+  return sim.requestLog().filter((entry) => entry.method === 'POST' && entry.path === path).length;
+}
+
+describe('write retries', () => {
+  it('a POST without an idempotency value is sent once, one with it up to maxAttempts', async () => {
+    const config = apiConfig();
+    const transport = new Transport({ ...config, url: sim.url, apiKey: sim.apiKey });
+    const path = '/customer/v1/brands/1/competitors';
+    const body = { competitors: [{ name: 'Retryline', website: 'retryline.com' }], dry_run: true };
+    sim.clearRequestLog();
+    sim.setKnobs({ faultRate: 1, faultKinds: ['5xx'] });
+    try {
+      await expect(transport.write({ method: 'POST', path, endpoint: `POST ${path}`, body }, (answer) => answer)).rejects.toBeInstanceOf(TransientError);
+      expect(postsTo(path)).toBe(1);
+      sim.clearRequestLog();
+      const idempotency = { header: config.idempotencyHeader, value: 'retry-test-1' };
+      await expect(transport.write({ method: 'POST', path, endpoint: `POST ${path}`, body, idempotency }, (answer) => answer)).rejects.toBeInstanceOf(TransientError);
+      expect(postsTo(path)).toBe(3);
+    } finally {
+      sim.setKnobs({ faultRate: 0 });
+      await transport.close();
+    }
+  });
+
+  it('the same write sent twice under the configured header is written once', async () => {
+    const client = createWriteClient(apiConfig());
+    try {
+      sim.clearRequestLog();
+      const first = await client.createCompetitors(1, [{ name: 'Oncewave', website: 'oncewave.com' }], { dryRun: false });
+      // What a retry after a lost answer sends: the same request, so the same value; the API answers the first answer.
+      const again = await client.createCompetitors(1, [{ name: 'Oncewave', website: 'oncewave.com' }], { dryRun: false });
+      expect(first.written).toBe(1);
+      expect(again).toEqual(first);
+      const written = sim.requestLog().map((entry) => entry.written);
+      expect(written).toEqual([1, 0]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a batch over the spec\'s limit before sending it', async () => {
+    const client = createWriteClient(apiConfig());
+    try {
+      sim.clearRequestLog();
+      const urls = Array.from({ length: 201 }, (_, n) => ({ url: `https://example.com/${n}` }));
+      await expect(client.trackUrls(1, urls, undefined, { dryRun: true })).rejects.toThrow(/201 in one request; the spec allows 1 to 200/);
+      expect(sim.requestLog()).toHaveLength(0);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,142 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { openReadOnly } from '../../src/warehouse/published-database.js';
+import { MIGRATIONS_DIR, workingPathFor } from '../../src/warehouse/paths.js';
+import { readNumberedSqlFiles } from '../../src/warehouse/sql-files.js';
+import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
+import { tempDir } from '../support/tmp.js';
+import { conversationRows, sliceBatch } from './batches.js';
+
+let tmp: ReturnType<typeof tempDir>;
+afterEach(() => tmp?.remove());
+
+const LATEST = Math.max(...readNumberedSqlFiles(MIGRATIONS_DIR).map((file) => file.version));
+
+/** Every table and view of a published file with all its rows in a fixed order; the publish marker left out. */
+async function contentsOf(path: string): Promise<Record<string, unknown[]>> {
+  const db = await openReadOnly(path);
+  try {
+    const names = await db.connection.runAndReadAll(
+      `SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND table_name <> '_published'
+       UNION ALL SELECT view_name FROM duckdb_views() WHERE database_name = current_database() AND NOT internal ORDER BY 1`,
+    );
+    const contents: Record<string, unknown[]> = {};
+    for (const [name] of names.getRowsJS() as Array<[string]>) {
+      contents[name] = (await db.connection.runAndReadAll(`SELECT * FROM "${name}" ORDER BY ALL`)).getRowsJS();
+    }
+    return contents;
+  } finally {
+    db.close();
+  }
+}
+
+async function rowCount(path: string, table: string): Promise<number> {
+  const db = await openReadOnly(path);
+  try {
+    return Number((await db.connection.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRowsJS()[0]![0]);
+  } finally {
+    db.close();
+  }
+}
+
+/** Publishes incrementally, then makes a full copy of the same state elsewhere: the two must hold the same rows. */
+async function publishAndCompare(wh: Warehouse, published: string, reference: string): Promise<string> {
+  const result = await wh.publish(published);
+  await wh.publish(reference, { incremental: false });
+  expect(await contentsOf(published)).toEqual(await contentsOf(reference));
+  return result.mode;
+}
+
+const replaceDay = (runId: string, day: string, n: number, firstId: number) =>
+  sliceBatch({
+    runId,
+    stream: 'conversations',
+    sliceKey: day,
+    day,
+    writes: [{ table: 'conversations', mode: 'replace', scope: { brand_id: 7, day }, rows: conversationRows(day, n, firstId) }],
+  });
+
+const mergeRows = (runId: string, day: string, n: number, firstId: number, model: string) =>
+  sliceBatch({
+    runId,
+    stream: 'conversations',
+    sliceKey: `topic-3/${day}`,
+    day,
+    writes: [{ table: 'conversations', mode: 'merge', rows: conversationRows(day, n, firstId).map((row) => ({ ...row, model, topic_id: 3 })) }],
+  });
+
+describe('incremental publishing', () => {
+  it('gives the same tables as a full copy after replaces that delete rows, merges, rejects and a migration', async () => {
+    tmp = tempDir('publish-incremental');
+    const published = join(tmp.path, 'bv.duckdb');
+    const reference = join(tmp.path, 'reference.duckdb');
+    const working = workingPathFor(published);
+
+    let wh = await openWarehouse(working, { migrationTarget: LATEST - 1 });
+    try {
+      await wh.loadSlice(replaceDay('run-1', '2026-11-18', 40, 1));
+      await wh.loadSlice(replaceDay('run-1', '2026-11-19', 30, 100));
+      expect((await wh.publish(published)).mode).toBe('full');
+
+      // A re-load with fewer rows deletes some; a new day adds some; a reject arrives and is replaced later.
+      await wh.loadSlice(replaceDay('run-2', '2026-11-18', 25, 1));
+      await wh.loadSlice({
+        ...replaceDay('run-2', '2026-11-20', 10, 200),
+        rejects: [{ raw: { id: 'x' }, issues: ['id: Expected number'], source: 'test' }],
+        state: { status: 'incomplete', rows: 10, totalRows: 11, attempts: 1, requests: 1, lastError: 'one reject' },
+      });
+      expect(await publishAndCompare(wh, published, reference)).toBe('incremental');
+      expect(await rowCount(published, 'conversations')).toBe(25 + 30 + 10);
+      expect(await rowCount(published, '_rejected_records')).toBe(1);
+
+      // A merge updates rows of an earlier day and adds new ones, beside a replace in the same table.
+      await wh.loadSlice(mergeRows('run-3', '2026-11-19', 35, 100, 'merged-engine'));
+      await wh.loadSlice(replaceDay('run-3', '2026-11-20', 10, 200));
+      expect(await publishAndCompare(wh, published, reference)).toBe('incremental');
+      expect(await rowCount(published, '_rejected_records')).toBe(0);
+    } finally {
+      await wh.close();
+    }
+
+    // A migration since the last publish: the copy's schema is stale, so the whole file is copied once.
+    wh = await openWarehouse(working);
+    try {
+      await wh.loadSlice(replaceDay('run-4', '2026-11-21', 5, 300));
+      const afterMigration = await wh.publish(published);
+      expect(afterMigration.mode).toBe('full');
+      expect(afterMigration.fullCopyReason).toMatch(/migrations ran/);
+      await wh.loadSlice(replaceDay('run-5', '2026-11-21', 2, 300));
+      await wh.loadSlice(mergeRows('run-5', '2026-11-18', 3, 1, 'again'));
+      expect(await publishAndCompare(wh, published, reference)).toBe('incremental');
+      // Applied entries are pruned: the journal holds only what no copy has yet.
+      expect(await wh.query('SELECT count(*) AS n FROM _publish_journal')).toEqual([{ n: 0 }]);
+    } finally {
+      await wh.close();
+    }
+  });
+
+  it('copies the whole file when the published copy came from another working file, and when the views changed', async () => {
+    tmp = tempDir('publish-other-origin');
+    const published = join(tmp.path, 'bv.duckdb');
+    const first = await openWarehouse(join(tmp.path, 'first.duckdb'));
+    try {
+      await first.loadSlice(replaceDay('run-1', '2026-11-18', 40, 1));
+      await first.publish(published);
+    } finally {
+      await first.close();
+    }
+    const second = await openWarehouse(join(tmp.path, 'second.duckdb'));
+    try {
+      await second.loadSlice(replaceDay('run-1', '2026-11-19', 3, 1));
+      const other = await second.publish(published);
+      expect(other.mode).toBe('full');
+      expect(other.fullCopyReason).toMatch(/another working file/);
+      expect(await rowCount(published, 'conversations')).toBe(3);
+      const views = await second.publish(published, { viewsDir: join(tmp.path) });
+      expect(views.mode).toBe('full');
+      expect(views.fullCopyReason).toMatch(/views changed/);
+    } finally {
+      await second.close();
+    }
+  });
+});
