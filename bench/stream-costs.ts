@@ -9,7 +9,7 @@ import { parseConfig } from '../src/config/load.js';
 import { addDays } from '../src/days.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { distinctDomains } from '../src/streams/domains.js';
-import { selectStreams } from '../src/streams/registry.js';
+import { STREAM_NAMES, selectStreams } from '../src/streams/registry.js';
 import { runSlice, type ChunkSink } from '../src/streams/run-slice.js';
 import type { Dimensions, StreamDefinition } from '../src/streams/stream.js';
 import { phaseOf } from '../src/engine/plan.js';
@@ -36,7 +36,8 @@ async function measure(scale: number, byTopic: boolean, streamNames?: string[]) 
     engines: [...world.brand.engines],
   };
   const perStream = new Map<string, number>();
-  for (const stream of selectStreams(streamNames) as StreamDefinition[]) {
+  // Every stream, the opt-in ones too: their cost is what decides whether they are opt-in.
+  for (const stream of selectStreams(streamNames ?? [...STREAM_NAMES]) as StreamDefinition[]) {
     sim.clearRequestLog();
     const slices = stream.slices({ brandId: 1, days, sync: config.sync, dimensions: phaseOf(stream, config.sync) === 2 ? dimensions : { domains: [], topicIds: dimensions.topicIds, pages: [], engines: [] } });
     for (const slice of slices) await runSlice(stream, { client, brandId: 1, slice, sync: config.sync }, nullSink);
