@@ -3,7 +3,7 @@
  * 10,000) and of one of 100,000 (10 days x 10,000), each in a fresh child process (`process.resourceUsage().maxRSS`
  * at its end), with DuckDB held to the config's default budget (`warehouse.memoryLimit` 256MB, 2 threads). Targets:
  * <= 400 MB, and the larger within 1.2 x the smaller — memory must not grow with volume. Measured as bvsync is
- * started (`--max-old-space-size=192`: bin/bvsync.js, the Dockerfile; the targets) and again with node's defaults,
+ * started (`--max-old-space-size=192` and `MALLOC_ARENA_MAX=2`: the Dockerfile; the targets) and again with node's defaults,
  * under which V8 lets garbage grow the heap to ~230 MB at this allocation rate. The notes give each run's peak V8 heap.
  */
 import { conversationBackfill, type BackfillFigure } from './throughput.js';
@@ -27,9 +27,14 @@ function figures(label: string, small: BackfillFigure, large: BackfillFigure, wi
 }
 
 export async function run(): Promise<BenchResult[]> {
+  // The image's environment too (Dockerfile): read by glibc when the child starts, so set around the spawns.
+  const arenas = process.env.MALLOC_ARENA_MAX;
+  process.env.MALLOC_ARENA_MAX = '2';
   const small = await conversationBackfill(10, SHIPPED);
   const large = await conversationBackfill(100, SHIPPED);
+  if (arenas === undefined) delete process.env.MALLOC_ARENA_MAX;
+  else process.env.MALLOC_ARENA_MAX = arenas;
   const smallDefault = await conversationBackfill(10);
   const largeDefault = await conversationBackfill(100);
-  return [...figures(` (${SHIPPED}, as shipped)`, small, large, true), ...figures(" (node's default heap)", smallDefault, largeDefault, false)];
+  return [...figures(` (${SHIPPED}, MALLOC_ARENA_MAX=2, as shipped)`, small, large, true), ...figures(" (node's default heap)", smallDefault, largeDefault, false)];
 }

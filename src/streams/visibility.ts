@@ -69,7 +69,7 @@ export const visibility = defineStream({
         _extra: null,
       })),
       visibility_topic_daily: [
-        { brand_id: brandId, day, topic_id: row.topic_id, ...visibilityMeasures(row), _extra: extraOf(visibilityRowSchema, row) },
+        { brand_id: brandId, day, topic_id: row.topic_id, ...visibilityMeasures(row), days: row.days, _extra: extraOf(visibilityRowSchema, row) },
       ],
       visibility_topic_brand_daily: brandRows(row.brands, { topic_id: row.topic_id }),
       visibility_scenario_daily: scenarios.map((scenario) => ({
@@ -78,6 +78,7 @@ export const visibility = defineStream({
         scenario_id: scenario.scenario_id,
         topic_id: row.topic_id,
         ...visibilityMeasures(scenario),
+        days: scenario.days,
         _extra: extraOf(visibilityScenarioSchema, scenario),
       })),
       visibility_scenario_brand_daily: scenarios.flatMap((scenario) =>

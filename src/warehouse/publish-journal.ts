@@ -27,6 +27,10 @@ const JOURNAL_DDL = `
 /** The journal's DDL names, dropped from published copies: analysts have no use for them. */
 export const JOURNAL_OBJECTS = { table: JOURNAL_TABLE, sequence: JOURNAL_SEQUENCE };
 
+/**
+ * Created when the writer opens the file rather than by a migration: every writer journals whatever version it
+ * migrated to (tests open older versions on purpose), and a journal is no data an analyst reads.
+ */
 export async function ensureJournal(connection: DuckDBConnection): Promise<void> {
   await connection.run(JOURNAL_DDL);
 }

@@ -89,8 +89,9 @@ export async function publishCopy(
       mode = 'incremental';
     } catch (error) {
       removeCopy(temporary);
-      if (!(error instanceof FullCopyNeeded)) throw error;
-      fullCopyReason = error.message;
+      // Whatever kept the copy from being brought up to date (a file that is no DuckDB database, a key collision),
+      // the full copy does not depend on it; a cause that stops the full copy too (a full disk) is thrown from there.
+      fullCopyReason = error instanceof FullCopyNeeded ? error.message : `the published copy could not be updated: ${(error as Error).message}`;
     }
   }
   if (mode === 'full') {

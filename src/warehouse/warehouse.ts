@@ -23,7 +23,7 @@ import {
 } from './run-log.js';
 import { ECHOED_ENGINES_SQL } from './provenance.js';
 import type { SliceBatch } from './slice-batch.js';
-import { loadSliceBatch, type LoadHooks, type LoadResult } from './slice-loader.js';
+import { loadSliceBatch, loadSliceBatches, type LoadHooks, type LoadResult } from './slice-loader.js';
 import { planTable, type TablePlan } from './table-plan.js';
 import { WarehouseError } from './warehouse-error.js';
 import type { FinishedRunStatus } from '../vocabulary.js';
@@ -92,6 +92,11 @@ export class Warehouse {
   /** Loads one slice in one transaction; see `loadSliceBatch`. */
   loadSlice(batch: SliceBatch): Promise<LoadResult> {
     return this.serial(() => loadSliceBatch(this.connection, (table) => this.plan(table), batch, this.options.hooks));
+  }
+
+  /** Loads several slices in one transaction, each with its own state; see `loadSliceBatches`. */
+  loadSlices(batches: readonly SliceBatch[]): Promise<LoadResult[]> {
+    return this.serial(() => loadSliceBatches(this.connection, (table) => this.plan(table), batches, this.options.hooks));
   }
 
   startRun(run: RunStart): Promise<void> {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openReadOnly } from '../../src/warehouse/published-database.js';
 import { MIGRATIONS_DIR, workingPathFor } from '../../src/warehouse/paths.js';
@@ -115,7 +116,7 @@ describe('incremental publishing', () => {
     }
   });
 
-  it('copies the whole file when the published copy came from another working file, and when the views changed', async () => {
+  it('copies the whole file when the published copy came from another working file, is no database, or the views changed', async () => {
     tmp = tempDir('publish-other-origin');
     const published = join(tmp.path, 'bv.duckdb');
     const first = await openWarehouse(join(tmp.path, 'first.duckdb'));
@@ -131,6 +132,12 @@ describe('incremental publishing', () => {
       const other = await second.publish(published);
       expect(other.mode).toBe('full');
       expect(other.fullCopyReason).toMatch(/another working file/);
+      expect(await rowCount(published, 'conversations')).toBe(3);
+      // A published file that is no DuckDB database at all is replaced, not a reason to fail.
+      writeFileSync(published, 'not a database');
+      const replaced = await second.publish(published);
+      expect(replaced.mode).toBe('full');
+      expect(replaced.fullCopyReason).toMatch(/could not be updated/);
       expect(await rowCount(published, 'conversations')).toBe(3);
       const views = await second.publish(published, { viewsDir: join(tmp.path) });
       expect(views.mode).toBe('full');
