@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { appliedQuery } from '../../src/warehouse/provenance.js';
+import { readRows } from '../../src/warehouse/read-rows.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
 import { completeState, sliceBatch } from './batches.js';
@@ -69,5 +71,25 @@ describe('_slice_queries', () => {
     expect(await wh.echoedEngines('visibility', 7)).toEqual(['chatgpt', 'copilot', 'gemini', 'grok']);
     expect(await wh.echoedEngines('citations', 7)).toEqual(['chatgpt', 'deepseek', 'meta_ai']);
     expect(await wh.echoedEngines('visibility', 8)).toEqual([]);
+  });
+
+  it('reaches the published copy with the slice, by a full copy and by an incremental one', async () => {
+    const published = join(tmp.path, 'published.duckdb');
+    const publishedEngines = async () => {
+      const instance = await DuckDBInstance.create(published, { access_mode: 'READ_ONLY' });
+      const connection = await instance.connect();
+      try {
+        return (await readRows(connection, `SELECT engines FROM _slice_queries WHERE brand_id = 9 AND stream = 'visibility'`)).map((row) => row.engines);
+      } finally {
+        connection.closeSync();
+        instance.closeSync();
+      }
+    };
+    await wh.loadSlice(visibilityLoad(['grok'], 2, { brandId: 9, runId: 'run-9' }));
+    expect((await wh.publish(published)).mode).toBe('full');
+    expect(await publishedEngines()).toEqual([['grok']]);
+    await wh.loadSlice(visibilityLoad(['grok', 'claude'], 2, { brandId: 9, runId: 'run-10' }));
+    expect((await wh.publish(published)).mode).toBe('incremental');
+    expect(await publishedEngines()).toEqual([['grok', 'claude']]);
   });
 });
