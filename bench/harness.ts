@@ -110,6 +110,8 @@ export interface ChildRunReport {
   /** Peaks of the V8 heap (heapTotal) and of buffers outside it (external + arrayBuffers), sampled every 100 ms, in MB. */
   peakHeapMb: number;
   peakExternalMb: number;
+  /** CPU time of the child during the run, every thread (user + system): steadier than wall time on a shared box. */
+  cpuSeconds: number;
 }
 
 /** Runs one backfill or sync to its end in a fresh process and returns what it reports. */

@@ -30,6 +30,7 @@ const sampler = setInterval(() => {
   peak.externalMb = Math.max(peak.externalMb, (usage.external + usage.arrayBuffers) / 2 ** 20);
 }, 100);
 const started = performance.now();
+const cpuAtStart = process.cpuUsage();
 const progress = await runToEnd({
   config,
   redisUrl: REDIS_URL,
@@ -43,6 +44,7 @@ const progress = await runToEnd({
   signal: abort.signal,
 });
 const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuAtStart);
 clearTimeout(timer);
 clearInterval(sampler);
 const peakRssMb = process.resourceUsage().maxRSS / 1024;
@@ -70,6 +72,7 @@ const report: ChildRunReport = {
   peakRssMb,
   peakHeapMb: peak.heapMb,
   peakExternalMb: peak.externalMb,
+  cpuSeconds: (cpu.user + cpu.system) / 1e6,
 };
 process.stdout.write(`${JSON.stringify(report)}\n`);
 process.exit(0);

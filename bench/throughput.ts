@@ -163,7 +163,7 @@ export async function run(): Promise<BenchResult[]> {
       reference,
       target: `>= 0.5 x min reference (${smaller})`,
       met: rate >= 0.5 * reference,
-      note: `${backfill.records.toLocaleString('en-US')} records in ${backfill.seconds.toFixed(1)} s, ${backfill.report.requests.toLocaleString('en-US')} requests`,
+      note: `${backfill.records.toLocaleString('en-US')} records in ${backfill.seconds.toFixed(1)} s, ${backfill.report.requests.toLocaleString('en-US')} requests, ${backfill.report.cpuSeconds.toFixed(1)} s of CPU`,
     },
   ];
 }

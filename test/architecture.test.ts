@@ -17,7 +17,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   engine: ['api', 'config', 'streams', 'warehouse'],
   ops: ['api', 'engine', 'warehouse'],
   manage: ['api', 'warehouse'],
-  cli: ['api', 'config', 'engine', 'manage', 'ops', 'simulator', 'streams', 'warehouse'],
+  verify: ['api', 'streams', 'warehouse'],
+  cli: ['api', 'config', 'engine', 'manage', 'ops', 'simulator', 'streams', 'verify', 'warehouse'],
   simulator: ['api'],
   index: ['api', 'config', 'engine', 'streams', 'warehouse'],
 };

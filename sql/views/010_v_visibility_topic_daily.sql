@@ -6,7 +6,10 @@
 --   mentioned_conversations  answers that mention the brand (the numerator: round(visibility x conversations))
 --   visibility               mentioned_conversations / conversations
 --   api_visibility           visibility as the API reported it (equal up to rounding)
---   change, ci_lower, ci_upper, share_of_voice   as the API reported them for that day
+--   change_vs_previous_day   the API's `change` of the one-day request the row came from, so against the day before
+--                            (the spec says no more of it); not the dashboard's change over a window (compute that from the numerators of two windows, as
+--                            sql/queries/01_visibility_by_topic_last_28_days.sql does)
+--   ci_lower, ci_upper, share_of_voice   as the API reported them for that day
 -- Any window is exact with sum(mentioned_conversations) / sum(conversations); never average visibility.
 CREATE OR REPLACE VIEW v_visibility_topic_daily AS
 SELECT
@@ -18,7 +21,7 @@ SELECT
   v.mentioned_conversations,
   v.mentioned_conversations / nullif(v.conversations, 0) AS visibility,
   v.visibility AS api_visibility,
-  v.change,
+  v.change AS change_vs_previous_day,
   v.ci_lower,
   v.ci_upper,
   v.share_of_voice

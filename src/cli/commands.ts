@@ -15,6 +15,7 @@ import { simulateCommand } from './simulate.js';
 import { sqlCommand } from './sql.js';
 import { statusCommand } from './status.js';
 import { syncCommand } from './sync.js';
+import { verifyCommand } from './verify.js';
 import { workerCommand } from './worker.js';
 
 /** Every command of `bvsync`, one file each; the order is the order of `bvsync --help`. */
@@ -29,6 +30,7 @@ export const commands: Array<() => Command> = [
   dashboardCommand,
   doctorCommand,
   sqlCommand,
+  verifyCommand,
   exportCommand,
   reportCommand,
   simulateCommand,

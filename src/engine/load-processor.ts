@@ -6,12 +6,14 @@ import type { SyncMetrics } from '../ops/sync-metrics.js';
 import { NO_DIMENSIONS, readDimensions, type DimensionName, type Dimensions } from '../streams/dimensions.js';
 import { STREAMS, getStream, selectStreams } from '../streams/registry.js';
 import type { SliceChunk } from '../streams/run-slice.js';
+import { appliedQuery } from '../warehouse/provenance.js';
 import { screenWrites } from '../warehouse/row-screen.js';
 import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../warehouse/slice-batch.js';
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { runStatusOfSlices } from '../vocabulary.js';
+import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
 import { recordCancelled } from './cancel-run.js';
+import { takeWaitingCommits } from './waiting-commits.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './enqueue.js';
 import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
@@ -29,6 +31,8 @@ export interface LoadProcessorDeps {
   log: Logger;
   /** Told about rows written and rejected and how long each commit took; default none. */
   metrics?: SyncMetrics;
+  /** Most slices committed in one transaction (the job's own and others waiting); default COMMIT_BATCH_SLICES, 1: each alone. */
+  commitBatchSlices?: number;
 }
 
 /** A slice whose chunks are gone from Redis (expired, or Redis lost its data) is fetched again, this often. */
@@ -45,7 +49,7 @@ export function loadProcessor(deps: LoadProcessorDeps) {
       case 'plan':
         return plan(deps, parseJobData(planJobSchema, job.data, job));
       case 'commit':
-        return commit(deps, parseJobData(commitJobSchema, job.data, job));
+        return commit(deps, parseJobData(commitJobSchema, job.data, job), job);
       case 'finalize':
         return finalize(deps, parseJobData(finalizeJobSchema, job.data, job).runId);
       case 'cancel':
@@ -117,11 +121,71 @@ async function loadDimensions(deps: LoadProcessorDeps, brandId: number, needed: 
   return readDimensions(STREAMS.values(), needed, deps.warehouse, brandId, deps.config.sync.domains);
 }
 
-async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<void> {
-  // A commit replayed after it finished (a stalled job, a lease that moved) has nothing left to do, and its chunks are
-  // gone: reading them would look like lost rows and fetch the slice again for nothing.
+/** A commit job's slice made ready to load: the batch for the warehouse and what its outcome records afterwards. */
+interface PreparedCommit {
+  data: CommitJobData;
+  batch: SliceBatch;
+  /** Loaded by this run already, then stopped before its outcome was recorded: only the outcome is left to record. */
+  loadedByRun: boolean;
+  keptStatus: SliceStatus | undefined;
+  screenedRejects: number;
+  started: number;
+}
+
+async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): Promise<void> {
+  // A commit replayed after it finished (a stalled job, a lease that moved, or one committed with another job's slice)
+  // has nothing left to do, and its chunks are gone: reading them would look like lost rows and fetch the slice again.
   if (await deps.runs.isDone(data.runId, data.sliceId)) return advanceIfPhaseDone(deps, data.runId);
-  const log = deps.log.child({ run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key });
+  const own = await prepareCommit(deps, data);
+  if (own === 'chunks-lost') return refetchOrFail(deps, data);
+  const companions = await takeWaitingCommits({ queue: deps.queues.load, runs: deps.runs, job, own: data, maxSlices: deps.commitBatchSlices, prepare: (other) => prepareCommit(deps, other) });
+  const together = [own, ...companions.map((companion) => companion.prepared)];
+  let committed = together;
+  let ownFailure: unknown;
+  try {
+    const batches = together.filter((prepared) => !prepared.loadedByRun).map((prepared) => prepared.batch);
+    if (batches.length) await deps.warehouse.loadSlices(batches);
+  } catch (error) {
+    if (!companions.length) throw error;
+    // One slice's rows must not take the others down: each is loaded again alone. A companion that fails alone is left
+    // to its own job (its attempts, its error); this job's slice failing alone fails this job, once the others are in.
+    deps.log.warn({ run: data.runId, slices: together.length, err: (error as Error).message }, 'slices committed together failed; loading each alone');
+    committed = [];
+    for (const prepared of together) {
+      try {
+        if (!prepared.loadedByRun) await deps.warehouse.loadSlice(prepared.batch);
+        committed.push(prepared);
+      } catch (alone) {
+        if (prepared === own) ownFailure = alone;
+      }
+    }
+  }
+  for (const prepared of committed) await recordCommitted(deps, prepared);
+  // Their outcomes are recorded, so a job left behind (a removal that lost a race) finds its slice done and does nothing.
+  for (const companion of companions.filter((candidate) => committed.includes(candidate.prepared))) {
+    await companion.job.remove().catch(() => undefined);
+  }
+  for (const runId of new Set(committed.map((prepared) => prepared.data.runId))) await advanceIfPhaseDone(deps, runId);
+  if (ownFailure !== undefined) throw ownFailure;
+}
+
+/** The chunks of the job's slice are gone from Redis (expired, or Redis lost its data): fetch it again, a few times. */
+async function refetchOrFail(deps: LoadProcessorDeps, data: CommitJobData): Promise<void> {
+  if (data.refetch < MAX_REFETCHES) {
+    deps.log.warn({ run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key, refetch: data.refetch + 1 }, 'the chunks of a slice are gone from Redis: fetching it again');
+    const refetch: FetchJobData = { runId: data.runId, brandId: data.brandId, stream: data.stream, sliceId: data.sliceId, slice: data.slice, refetch: data.refetch + 1 };
+    await enqueueFetch(deps.queues, refetch);
+    return;
+  }
+  // A failed slice reads its chunks only for the rejects they may hold, so it is never short of chunks.
+  const failed = (await prepareCommit(deps, { ...data, status: 'failed', error: 'the fetched rows were lost from Redis before they could be loaded' })) as PreparedCommit;
+  if (!failed.loadedByRun) await deps.warehouse.loadSlice(failed.batch);
+  await recordCommitted(deps, failed);
+  await advanceIfPhaseDone(deps, data.runId);
+}
+
+/** Reads the slice's chunks and builds its batch; has no effect of its own, so a slice prepared and not loaded is untouched. */
+async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Promise<PreparedCommit | 'chunks-lost'> {
   const started = performance.now();
   const stream = getStream(data.stream);
   let status = data.status;
@@ -132,18 +196,8 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
     chunks = ((await readChunks(deps.redis, deps.prefix, data.token, data.chunks)) ?? []).map((chunk) => ({ tables: {}, rejects: chunk.rejects }));
   } else if (status !== 'failed') {
     const read = await readChunks(deps.redis, deps.prefix, data.token, data.chunks);
-    if (!read) {
-      if (data.refetch < MAX_REFETCHES) {
-        log.warn({ refetch: data.refetch + 1 }, 'the chunks of a slice are gone from Redis: fetching it again');
-        const refetch: FetchJobData = { runId: data.runId, brandId: data.brandId, stream: data.stream, sliceId: data.sliceId, slice: data.slice, refetch: data.refetch + 1 };
-        await enqueueFetch(deps.queues, refetch);
-        return;
-      }
-      status = 'failed';
-      error = 'the fetched rows were lost from Redis before they could be loaded';
-    } else {
-      chunks = read;
-    }
+    if (!read) return 'chunks-lost';
+    chunks = read;
   }
   const context = { brandId: data.brandId, slice: data.slice };
   const tables = mergeChunks(chunks);
@@ -179,6 +233,7 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
     writes: attemptOnly ? [] : writes,
     rejects: attemptOnly ? [] : rejects,
     attemptOnly,
+    appliedQuery: data.query && appliedQuery(data.query, data.slice, deps.config.api.params.engines),
     state: {
       status,
       rows: status === 'failed' ? 0 : data.records,
@@ -193,26 +248,33 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData): Promise<voi
       requestId: data.requestId,
     },
   };
-  if (!loadedByRun) await deps.warehouse.loadSlice(batch);
+  return { data, batch, loadedByRun, keptStatus: stored?.status, screenedRejects: screened.rejects.length, started };
+}
+
+/** After the slice's transaction committed: metrics, its log line, its outcome in the run, and its chunks deleted. */
+async function recordCommitted(deps: LoadProcessorDeps, prepared: PreparedCommit): Promise<void> {
+  const { data, batch } = prepared;
+  const status = batch.state.status;
+  const attemptOnly = batch.attemptOnly === true;
+  const log = deps.log.child({ run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key });
   for (const write of batch.writes) deps.metrics?.rowsLoaded(write.table, write.rows.length);
   deps.metrics?.rowsRejected(data.stream, batch.rejects.length);
-  deps.metrics?.sliceCommitted(data.stream, status, (performance.now() - started) / 1000);
-  const logged = { status, rows: batch.writes.reduce((sum, write) => sum + write.rows.length, 0), rejects: batch.rejects.length, ms: Math.round(performance.now() - started) };
-  if (attemptOnly) log.warn({ ...logged, kept: stored?.status, error }, 'slice attempt recorded beside the better state it keeps');
+  deps.metrics?.sliceCommitted(data.stream, status, (performance.now() - prepared.started) / 1000);
+  const logged = { status, rows: batch.writes.reduce((sum, write) => sum + write.rows.length, 0), rejects: batch.rejects.length, ms: Math.round(performance.now() - prepared.started) };
+  if (attemptOnly) log.warn({ ...logged, kept: prepared.keptStatus, error: batch.state.lastError }, 'slice attempt recorded beside the better state it keeps');
   else log.debug(logged, 'slice committed');
   await deps.runs.recordOutcome(data.runId, {
     sliceId: data.sliceId,
     brandId: data.brandId,
     stream: data.stream,
     status,
-    rows: status === 'failed' || attemptOnly ? 0 : data.rows - screened.rejects.length,
-    rejects: attemptOnly ? 0 : data.rejects + screened.rejects.length,
+    rows: status === 'failed' || attemptOnly ? 0 : data.rows - prepared.screenedRejects,
+    rejects: attemptOnly ? 0 : data.rejects + prepared.screenedRejects,
     requests: data.requests,
     retries: data.retries,
     rateLimited: data.rateLimited,
   });
   await deleteChunks(deps.redis, deps.prefix, data.token, data.chunks);
-  await advanceIfPhaseDone(deps, data.runId);
 }
 
 const plansByWarehouse = new WeakMap<Warehouse, Map<string, TablePlan>>();

@@ -59,6 +59,8 @@ export interface WorkerHostOptions {
   lockDurationMs?: number;
   /** Rows per chunk sent to the loader; default 5,000. */
   chunkRows?: number;
+  /** Most small slices committed in one transaction; default COMMIT_BATCH_SLICES (src/engine/waiting-commits.ts), 1: each alone. */
+  commitBatchSlices?: number;
   /** Told about requests, slices and rows as they happen (`bvsync worker --metrics-port`); default none. */
   metrics?: SyncMetrics;
   /** How long `stop()` lets running jobs finish before aborting them (ms), when not given to it; default 30 s. */
@@ -178,7 +180,7 @@ export class WorkerHost {
     }
     this.loadWorker = new Worker(
       LOAD_QUEUE,
-      loadProcessor({ redis: this.connection, prefix: config.redisPrefix, queues: this.queues, runs: new RunStore(this.connection, config.redisPrefix), warehouse: this.warehouse, config, log, metrics: this.options.metrics }),
+      loadProcessor({ redis: this.connection, prefix: config.redisPrefix, queues: this.queues, runs: new RunStore(this.connection, config.redisPrefix), warehouse: this.warehouse, config, log, metrics: this.options.metrics, commitBatchSlices: this.options.commitBatchSlices }),
       this.workerOptions(1),
     );
     this.loadWorker.on('error', (error) => log.warn({ err: error.message }, 'load worker error'));

@@ -45,55 +45,45 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
     if (change.action === 'unchanged') settle({ kind: change.kind, label: change.label, action: 'unchanged', detail: change.detail });
     if (change.action === 'rejected') settle({ kind: change.kind, label: change.label, action: 'rejected', code: change.code, detail: change.detail });
   }
-  const pending = (type: PendingWrite['type']) => plan.changes.filter((change) => change.write?.type === type);
   const brandId = plan.brandId;
 
-  const urlGroups = groupBy(pending('track-url'), (change) => (change.write as Extract<PendingWrite, { type: 'track-url' }>).groupId);
-  await bulkWrites('tracked URLs', urlGroups.flatMap((group) => batches(group.items, TRACK_URLS_PER_REQUEST).map((batch) => ({ key: group.key, batch }))), (request) =>
-    client.trackUrls(brandId, request.batch.map((change) => (change.write as Extract<PendingWrite, { type: 'track-url' }>).item), request.key, { dryRun: false }),
-  );
-  for (const change of pending('update-tracked-url')) {
-    const write = change.write as Extract<PendingWrite, { type: 'update-tracked-url' }>;
+  const urlGroups = groupBy(pending(plan, 'track-url'), ({ write }) => write.groupId);
+  const urlRequests = urlGroups.flatMap((group) => batches(group.items, TRACK_URLS_PER_REQUEST));
+  await bulkWrites('tracked URLs', urlRequests, (batch) => client.trackUrls(brandId, batch.map(({ write }) => write.item), batch[0]!.write.groupId, { dryRun: false }));
+  for (const { change, write } of pending(plan, 'update-tracked-url')) {
     await single(change, 'changed', () => client.updateTrackedUrl(brandId, write.trackedUrlId, write.change));
   }
-  await bulkWrites('topics', batches(pending('create-topic'), TOPICS_PER_REQUEST).map((batch) => ({ key: undefined, batch })), (request) =>
-    client.createTopics(brandId, request.batch.map((change) => (change.write as Extract<PendingWrite, { type: 'create-topic' }>).item), { dryRun: false }),
+  await bulkWrites('topics', batches(pending(plan, 'create-topic'), TOPICS_PER_REQUEST), (batch) =>
+    client.createTopics(brandId, batch.map(({ write }) => write.item), { dryRun: false }),
   );
-  for (const change of pending('restore-topic')) {
-    const write = change.write as Extract<PendingWrite, { type: 'restore-topic' }>;
+  for (const { change, write } of pending(plan, 'restore-topic')) {
     await single(change, 'restored', () => client.restoreTopic(brandId, write.topicId));
   }
-  await bulkWrites('competitors', batches(pending('create-competitor'), COMPETITORS_PER_REQUEST).map((batch) => ({ key: undefined, batch })), (request) =>
-    client.createCompetitors(brandId, request.batch.map((change) => (change.write as Extract<PendingWrite, { type: 'create-competitor' }>).item), { dryRun: false }),
+  await bulkWrites('competitors', batches(pending(plan, 'create-competitor'), COMPETITORS_PER_REQUEST), (batch) =>
+    client.createCompetitors(brandId, batch.map(({ write }) => write.item), { dryRun: false }),
   );
-  for (const change of pending('update-persona')) {
-    const write = change.write as Extract<PendingWrite, { type: 'update-persona' }>;
+  for (const { change, write } of pending(plan, 'update-persona')) {
     await single(change, 'changed', () => client.updatePersona(brandId, write.personaId, write.change));
   }
-  for (const change of pending('update-tag')) {
-    const write = change.write as Extract<PendingWrite, { type: 'update-tag' }>;
+  for (const { change, write } of pending(plan, 'update-tag')) {
     await single(change, 'changed', () => client.updateTag(brandId, write.tagId, write.change));
   }
   return outcomes;
 
-  async function bulkWrites<K>(
-    what: string,
-    requests: Array<{ key: K; batch: PlannedChange[] }>,
-    send: (request: { key: K; batch: PlannedChange[] }) => Promise<BulkAnswer<{ id: number }>>,
-  ): Promise<void> {
+  async function bulkWrites<I extends { change: PlannedChange }>(what: string, requests: I[][], send: (batch: I[]) => Promise<BulkAnswer<{ id: number }>>): Promise<void> {
     for (const [number, request] of requests.entries()) {
       const answer = await send(request);
       options.onRequest?.(`${what}: request ${number + 1} of ${requests.length}: ${answer.written} written, ${answer.rejected.length} rejected`);
       const rejected = new Map(answer.rejected.map((rejection) => [rejection.index, rejection]));
       // data holds the written items in the order sent, without the rejected ones.
-      const written = request.batch.filter((_, index) => !rejected.has(index));
+      const written = request.filter((_, index) => !rejected.has(index));
       const ids = answer.data.length === written.length ? answer.data.map((item) => item.id) : [];
-      request.batch.forEach((change, index) => {
+      request.forEach(({ change }, index) => {
         const rejection = rejected.get(index);
         if (rejection) {
           settle({ kind: change.kind, label: change.label, action: 'rejected', code: rejection.code, detail: `${rejection.code}: ${rejection.message ?? 'no message'}` });
         } else {
-          settle({ kind: change.kind, label: change.label, action: 'created', detail: change.detail, id: ids[written.indexOf(change)] });
+          settle({ kind: change.kind, label: change.label, action: 'created', detail: change.detail, id: ids[written.indexOf(request[index]!)] });
         }
       });
     }
@@ -109,4 +99,9 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
       settle({ kind: change.kind, label: change.label, action: 'rejected', code, detail: `${code}: ${error.message}` });
     }
   }
+}
+
+/** The changes of a plan that wait for one type of write, each with its write, typed. */
+function pending<T extends PendingWrite['type']>(plan: ChangePlan, type: T): Array<{ change: PlannedChange; write: Extract<PendingWrite, { type: T }> }> {
+  return plan.changes.flatMap((change) => (change.write?.type === type ? [{ change, write: change.write as Extract<PendingWrite, { type: T }> }] : []));
 }

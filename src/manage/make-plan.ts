@@ -4,7 +4,7 @@ import type { TopicItem, WriteClient } from '../api/writes.js';
 import { addressNormalForm, competitorKey } from './address-normal-form.js';
 import { batches, groupBy } from './batches.js';
 import type { DesiredState, TopicEntry, TrackedUrlEntry } from './desired-state-schema.js';
-import type { ChangePlan, PlannedChange } from './planned-change.js';
+import type { ChangePlan, PendingWrite, PlannedChange } from './planned-change.js';
 import type { SeenTopic } from './warehouse-topics.js';
 
 export interface MakePlanOptions {
@@ -47,19 +47,20 @@ async function planTrackedUrls(client: WriteClient, brandId: number, entries: Tr
   if (entries.length === 0) return [];
   const tracked = new Map((await client.trackedPages(brandId)).map((page) => [addressNormalForm(page.url) ?? page.url, page]));
   const changes: PlannedChange[] = [];
-  const creates: Array<{ change: PlannedChange; entry: TrackedUrlEntry }> = [];
+  const creates: Array<{ change: PlannedChange; write: Extract<PendingWrite, { type: 'track-url' }> }> = [];
   for (const entry of entries) {
     const page = tracked.get(addressNormalForm(entry.url)!);
     if (!page) {
+      const write = { type: 'track-url', groupId: entry.group ?? undefined, item: { url: entry.url, ...(entry.title === undefined ? {} : { title: entry.title }) } } as const;
       const change: PlannedChange = {
         kind: 'tracked URL',
         label: entry.url,
         action: 'create',
         detail: `${entry.title === undefined ? "the page's own title" : `title "${entry.title}"`}${typeof entry.group === 'number' ? `, group ${entry.group}` : ''}`,
-        write: { type: 'track-url', groupId: entry.group ?? undefined, item: { url: entry.url, ...(entry.title === undefined ? {} : { title: entry.title }) } },
+        write,
       };
       changes.push(change);
-      creates.push({ change, entry });
+      creates.push({ change, write });
       continue;
     }
     const differences: string[] = [];
@@ -79,21 +80,16 @@ async function planTrackedUrls(client: WriteClient, brandId: number, entries: Tr
     );
   }
   // The group is one field of the whole request (endpoint 1), so each group is its own run of requests.
-  for (const group of groupBy(creates, ({ change }) => (change.write as { groupId: number | undefined }).groupId)) {
+  for (const group of groupBy(creates, ({ write }) => write.groupId)) {
     for (const batch of batches(group.items, TRACK_URLS_PER_REQUEST)) {
-      const answer = await client.trackUrls(
-        brandId,
-        batch.map(({ change }) => (change.write as Extract<PlannedChange['write'], { type: 'track-url' }>).item),
-        group.key,
-        { dryRun: true },
-      );
+      const answer = await client.trackUrls(brandId, batch.map(({ write }) => write.item), group.key, { dryRun: true });
       markRejected(batch.map(({ change }) => change), answer);
     }
   }
   return changes;
 }
 
-export function topicItem(entry: TopicEntry): TopicItem {
+function topicItem(entry: TopicEntry): TopicItem {
   return {
     name: entry.name,
     type: entry.type,
@@ -152,7 +148,7 @@ async function planCompetitors(client: WriteClient, brandId: number, entries: De
   if (entries.length === 0) return [];
   const known = new Map((await client.competitors(brandId)).map((competitor) => [competitorKey(competitor.name), competitor]));
   const changes: PlannedChange[] = [];
-  const creates: PlannedChange[] = [];
+  const creates: Array<{ change: PlannedChange; write: Extract<PendingWrite, { type: 'create-competitor' }> }> = [];
   for (const entry of entries) {
     const competitor = known.get(competitorKey(entry.name));
     if (competitor?.tracked) {
@@ -160,23 +156,20 @@ async function planCompetitors(client: WriteClient, brandId: number, entries: De
       changes.push({ kind: 'competitor', label: entry.name, action: 'unchanged', detail: `tracked as ${competitor.name} (id ${competitor.id})${website}` });
       continue;
     }
+    const write = { type: 'create-competitor', item: { name: entry.name, website: entry.website } } as const;
     const change: PlannedChange = {
       kind: 'competitor',
       label: entry.name,
       action: 'create',
       detail: competitor ? `tracks the platform's suggestion ${competitor.name} (id ${competitor.id}), with its history` : `website ${entry.website}`,
-      write: { type: 'create-competitor', item: { name: entry.name, website: entry.website } },
+      write,
     };
     changes.push(change);
-    creates.push(change);
+    creates.push({ change, write });
   }
   for (const batch of batches(creates, COMPETITORS_PER_REQUEST)) {
-    const answer = await client.createCompetitors(
-      brandId,
-      batch.map((change) => (change.write as Extract<PlannedChange['write'], { type: 'create-competitor' }>).item),
-      { dryRun: true },
-    );
-    markRejected(batch, answer);
+    const answer = await client.createCompetitors(brandId, batch.map(({ write }) => write.item), { dryRun: true });
+    markRejected(batch.map(({ change }) => change), answer);
   }
   return changes;
 }

@@ -1,7 +1,7 @@
 import { DAY_MS, isoTime } from './sim-days.js';
 import { ARTICLE_STATUSES } from './spec-enums.js';
 import type { Article, CitedPage, ContentAnalysis, SwotStatement, Template, Topic, WorldDraft } from './world-types.js';
-import { SWOT_TEXTS } from './vocabulary.js';
+import { SWOT_TEXTS } from './word-lists.js';
 
 /** Templates of the platform, shown to a brand that has none (endpoint 10). */
 export function platformTemplates(firstDay: number): Template[] {

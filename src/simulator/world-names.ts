@@ -1,5 +1,5 @@
 import type { Random } from './random.js';
-import { BRAND_PREFIXES, BRAND_SUFFIXES } from './vocabulary.js';
+import { BRAND_PREFIXES, BRAND_SUFFIXES } from './word-lists.js';
 
 /** Names, websites and colours of a generated world. */
 

@@ -1,7 +1,7 @@
 import { isoTime } from './sim-days.js';
 import type { ContentType, Ownership } from './spec-enums.js';
 import type { CitedPage, Competitor, TrackedUrl, UrlGroup, WorldDraft } from './world-types.js';
-import { PAGE_SLUGS, THIRD_PARTY_SITES } from './vocabulary.js';
+import { PAGE_SLUGS, THIRD_PARTY_SITES } from './word-lists.js';
 
 export interface WorldPages {
   groups: UrlGroup[];

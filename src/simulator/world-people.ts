@@ -2,7 +2,7 @@ import { DAY_MS, isoTime } from './sim-days.js';
 import { ENGINES } from './engines.js';
 import { color } from './world-names.js';
 import type { Persona, Scenario, Tag, Topic, WorldDraft } from './world-types.js';
-import { CITIES, FIRST_NAMES, LANGUAGES, PERSONA_ROLES, SCENARIO_PATTERNS, TAG_NAMES } from './vocabulary.js';
+import { CITIES, FIRST_NAMES, LANGUAGES, PERSONA_ROLES, SCENARIO_PATTERNS, TAG_NAMES } from './word-lists.js';
 
 /** The brand's personas, tags and topics (with their scenarios); the last topic starts deleted. */
 export function drawPeople(draft: WorldDraft): { personas: Persona[]; tags: Tag[]; topics: Topic[] } {

@@ -1,7 +1,7 @@
 import type { Engine } from './engines.js';
 import type { Random } from './random.js';
 import type { ContentType, Ownership, SwotType } from './spec-enums.js';
-import type { Industry } from './vocabulary.js';
+import type { Industry } from './word-lists.js';
 
 /**
  * One brand's catalog: everything that is not a daily answer. Generated once from (seed, brand); the write

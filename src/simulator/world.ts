@@ -1,7 +1,7 @@
 import { DAY_MS } from './sim-days.js';
 import { ENGINES } from './engines.js';
 import { hashString, randomFor } from './random.js';
-import { INDUSTRIES } from './vocabulary.js';
+import { INDUSTRIES } from './word-lists.js';
 import { drawContent } from './world-content.js';
 import { brandName, website } from './world-names.js';
 import { drawPages } from './world-pages.js';

@@ -41,11 +41,12 @@ export const articlesEndpoint = defineEndpoint({
 });
 
 /**
- * The day the list's status counters are filed under: the last day of the run (its "today"). The counters say how
- * things stand now, not on a past day, so a backfill files them under its last day too.
+ * The day the list's status counters are filed under: the UTC day they were read, fixed when the slice is planned so
+ * its scope and its rows agree. The counters say how things stand now, so a backfill of past days must not file them
+ * under the end of its window. A slice planned before `readDay` existed (jobs outlive code) keeps the old day.
  */
 export function statusDay(slice: SlicePlan): string {
-  return slice.to ?? todayUtc();
+  return typeof slice.params.readDay === 'string' ? slice.params.readDay : (slice.to ?? todayUtc());
 }
 
 /**
@@ -55,7 +56,7 @@ export function statusDay(slice: SlicePlan): string {
 export const articles = defineStream({
   name: 'articles',
   endpoint: articlesEndpoint,
-  slices: (input) => once(input),
+  slices: (input) => once(input, { readDay: todayUtc() }),
   targets: ({ brandId, slice }): TableTarget[] => [
     { table: 'articles', mode: 'replace', scope: { brand_id: brandId } },
     { table: 'article_status_daily', mode: 'replace', scope: { brand_id: brandId, day: statusDay(slice) } },

@@ -10,6 +10,7 @@ import type { Row, Scope, SliceBatch, TableWrite } from './slice-batch.js';
 import type { TablePlan, RowDefaults } from './table-plan.js';
 import { castTypeOf } from './table-plan.js';
 import { compileScope } from './scope.js';
+import { SLICE_QUERIES_TABLE, sliceQueryWrite } from './provenance.js';
 import { journalWrites } from './publish-journal.js';
 import { quoteIdent } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
@@ -43,7 +44,10 @@ export interface LoadResult {
   /** Rows written to data tables (rejects not counted). */
   rowsWritten: number;
   rejects: number;
-  /** Wall time in all, and the part spent staging (converting and appending) before the transaction. */
+  /**
+   * Wall time in all, and the part spent staging (converting and appending) before the transaction; for slices loaded
+   * together, those of the whole transaction.
+   */
   ms: number;
   stageMs: number;
 }
@@ -51,7 +55,13 @@ export interface LoadResult {
 interface StagedWrite {
   write: TableWrite;
   plan: TablePlan;
+  /** The TEMP table holding the write's rows, shared by every write of the load to the same table. */
   stage: string;
+  /** The write's rows in the stage are those whose `_part` is this. */
+  part: number;
+  /** The load's slice it belongs to (its position among the batches), and that slice's brand. */
+  slice: number;
+  brandId: number;
   staged: number;
 }
 
@@ -91,68 +101,112 @@ export async function loadSliceBatch(
   batch: SliceBatch,
   hooks: LoadHooks = {},
 ): Promise<LoadResult> {
+  const [result] = await loadSliceBatches(connection, lookup, [batch], hooks);
+  return result!;
+}
+
+/**
+ * Loads several slices in ONE transaction, each as `loadSliceBatch` would, in the order given: each keeps its own
+ * `_sync_state` row and its own result, and they share one COMMIT, which is most of a small slice's cost. Any failure
+ * rolls every one of them back; the caller decides whether to load them again one by one. Two batches of the same
+ * slice are refused: the second's outcome would depend on the first's, which is not committed yet.
+ */
+export async function loadSliceBatches(
+  connection: DuckDBConnection,
+  lookup: PlanLookup,
+  batches: readonly SliceBatch[],
+  hooks: LoadHooks = {},
+): Promise<LoadResult[]> {
   const started = performance.now();
-  checkBatch(batch);
+  const slices = new Set<string>();
+  for (const batch of batches) {
+    checkBatch(batch);
+    const slice = `${batch.brandId}/${batch.stream}/${batch.sliceKey}`;
+    if (slices.has(slice)) throw new WarehouseError('row_invalid', `slice ${slice} appears twice in one load; load its batches one after the other`);
+    slices.add(slice);
+  }
   const now = new Date();
-  const defaults: RowDefaults = {
-    brandId: BigInt(batch.brandId),
-    syncedAt: timestampTZValue(BigInt(now.getTime()) * 1000n),
-    runId: batch.runId,
-  };
-  // A failed fetch that brings no rejects leaves the slice's rows and its earlier rejects as they were; so does an
-  // attempt recorded beside a better state.
-  if (batch.attemptOnly && (batch.writes.length > 0 || batch.rejects.length > 0)) {
-    throw new WarehouseError('row_invalid', 'a batch that only records an attempt cannot carry writes or rejects');
-  }
-  const keepRejects = batch.attemptOnly === true || (batch.state.status === 'failed' && batch.rejects.length === 0);
-  const writes: TableWrite[] = keepRejects ? [...batch.writes] : [...batch.writes, rejectsWrite(batch)];
-  for (const write of batch.writes) {
-    if (write.table.startsWith('_')) {
-      throw new WarehouseError('unknown_table', `a slice cannot write the system table ${write.table}; the loader keeps it`);
-    }
-  }
-  const staged: StagedWrite[] = [];
+  const syncedAt = timestampTZValue(BigInt(now.getTime()) * 1000n);
+  let parts = 0;
+  const staged: StagedWrite[][] = batches.map((batch, slice) =>
+    writesOf(batch).map((write) => ({ write, plan: lookup(write.table), stage: `_stage_${write.table}`, part: parts++, slice, brandId: batch.brandId, staged: write.rows.length })),
+  );
+  // One stage per table for all the slices of the load: creating, filling and dropping a TEMP table cost more than a
+  // small slice's own insert did.
+  const stages = new Map<string, StagedWrite[]>();
+  for (const item of staged.flat()) if (item.staged) stages.set(item.stage, [...(stages.get(item.stage) ?? []), item]);
+  const created: string[] = [];
   try {
-    for (const [index, write] of writes.entries()) {
-      const item: StagedWrite = { write, plan: lookup(write.table), stage: `_stage_${index}_${write.table}`, staged: 0 };
+    for (const [stage, items] of stages) {
       // Listed before staging, so a stage half-filled by a bad row is dropped too.
-      staged.push(item);
-      if (write.rows.length) item.staged = await stageRows(connection, item.plan, write.rows, defaults, item.stage);
+      created.push(stage);
+      const fills = items.map((item) => {
+        const batch = batches[item.slice]!;
+        return { rows: item.write.rows, part: item.part, defaults: { brandId: BigInt(batch.brandId), syncedAt, runId: batch.runId } };
+      });
+      await stageRows(connection, items[0]!.plan, fills, stage);
     }
 
     const stageMs = performance.now() - started;
     await connection.run('BEGIN TRANSACTION');
     try {
-      const tables: TableLoadResult[] = [];
-      for (const item of staged) tables.push(await applyWrite(connection, item, batch.brandId));
-      const rowsWritten = tables.filter((t) => t.table !== REJECTS_TABLE).reduce((sum, t) => sum + t.written, 0);
-      // In the slice's transaction, so the next publish knows exactly what to copy into the analysts' file.
-      await journalWrites(connection, batch.runId, batch.brandId, writes);
-      await upsertSliceState(connection, batch, now);
-      await addRunCounters(connection, batch, rowsWritten);
-      await hooks.beforeCommit?.(batch);
+      const tables: TableLoadResult[][] = batches.map(() => []);
+      const byTable = new Map<string, StagedWrite[]>();
+      for (const item of staged.flat()) byTable.set(item.write.table, [...(byTable.get(item.write.table) ?? []), item]);
+      for (const items of byTable.values()) {
+        const outcomes = await applyTableWrites(connection, items);
+        for (const [index, item] of items.entries()) tables[item.slice]!.push(outcomes[index]!);
+      }
+      const results: LoadResult[] = [];
+      for (const [position, batch] of batches.entries()) {
+        // Data rows only: the rejects and the applied query are the loader's bookkeeping.
+        const own = tables[position]!.filter((t) => t.table !== REJECTS_TABLE && t.table !== SLICE_QUERIES_TABLE);
+        if (batch.attemptOnly) await recordAttempt(connection, batch, now);
+        // In the slice's transaction, so the next publish knows exactly what to copy into the analysts' file.
+        await journalWrites(connection, batch.runId, batch.brandId, staged[position]!.map((item) => item.write));
+        results.push({
+          brandId: batch.brandId,
+          stream: batch.stream,
+          sliceKey: batch.sliceKey,
+          tables: own,
+          rowsWritten: own.reduce((sum, t) => sum + t.written, 0),
+          rejects: batch.rejects.length,
+          ms: 0,
+          stageMs,
+        });
+      }
+      await upsertSliceStates(connection, batches.filter((batch) => !batch.attemptOnly), now);
+      await addRunCounters(connection, batches, results);
+      for (const batch of batches) await hooks.beforeCommit?.(batch);
       await connection.run('COMMIT');
-      return {
-        brandId: batch.brandId,
-        stream: batch.stream,
-        sliceKey: batch.sliceKey,
-        tables: tables.filter((t) => t.table !== REJECTS_TABLE),
-        rowsWritten,
-        rejects: batch.rejects.length,
-        ms: performance.now() - started,
-        stageMs,
-      };
+      const ms = performance.now() - started;
+      for (const result of results) result.ms = ms;
+      return results;
     } catch (error) {
       await connection.run('ROLLBACK').catch(() => undefined);
       throw error;
     }
   } finally {
-    for (const item of staged) {
-      if (item.write.rows.length) {
-        await connection.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(item.stage)}`).catch(() => undefined);
-      }
+    for (const stage of created) await connection.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(stage)}`).catch(() => undefined);
+  }
+}
+
+/** The batch's table writes, plus its rejects as a write of their own unless its earlier rejects are kept. */
+function writesOf(batch: SliceBatch): TableWrite[] {
+  // A failed fetch that brings no rejects leaves the slice's rows and its earlier rejects as they were; so does an
+  // attempt recorded beside a better state.
+  if (batch.attemptOnly && (batch.writes.length > 0 || batch.rejects.length > 0)) {
+    throw new WarehouseError('row_invalid', 'a batch that only records an attempt cannot carry writes or rejects');
+  }
+  for (const write of batch.writes) {
+    if (write.table.startsWith('_')) {
+      throw new WarehouseError('unknown_table', `a slice cannot write the system table ${write.table}; the loader keeps it`);
     }
   }
+  const keepRejects = batch.attemptOnly === true || (batch.state.status === 'failed' && batch.rejects.length === 0);
+  const writes = keepRejects ? [...batch.writes] : [...batch.writes, rejectsWrite(batch)];
+  if (batch.appliedQuery && !batch.attemptOnly && batch.state.status !== 'failed') writes.push(sliceQueryWrite(batch, batch.appliedQuery));
+  return writes;
 }
 
 function checkBatch(batch: SliceBatch): void {
@@ -185,57 +239,65 @@ function rejectsWrite(batch: SliceBatch): TableWrite {
   };
 }
 
-/** Appends the rows into a fresh TEMP table shaped like the target (no constraints) plus `_seq`, the row's order. */
-async function stageRows(
-  connection: DuckDBConnection,
-  plan: TablePlan,
-  rows: readonly Row[],
-  defaults: RowDefaults,
-  stage: string,
-): Promise<number> {
+/** The rows of one write to a table, and what fills the columns its rows leave empty. */
+interface StageFill {
+  rows: readonly Row[];
+  part: number;
+  defaults: RowDefaults;
+}
+
+/**
+ * Appends the rows of every fill into a fresh TEMP table shaped like the target (no constraints) plus `_seq`, a row's
+ * order, and `_part`, the write it belongs to.
+ */
+async function stageRows(connection: DuckDBConnection, plan: TablePlan, fills: readonly StageFill[], stage: string): Promise<void> {
   const table = plan.info.name;
   await connection.run(
     `CREATE OR REPLACE TEMP TABLE ${quoteIdent(stage)} AS SELECT * FROM main.${quoteIdent(table)} LIMIT 0;
-     ALTER TABLE temp.main.${quoteIdent(stage)} ADD COLUMN _seq BIGINT;`,
+     ALTER TABLE temp.main.${quoteIdent(stage)} ADD COLUMN _seq BIGINT;
+     ALTER TABLE temp.main.${quoteIdent(stage)} ADD COLUMN _part INTEGER;`,
   );
   const appender = await connection.createAppender(stage, 'main', 'temp');
   try {
     const writer = DuckDBDataChunkWriter.forAppender(appender);
     const width = plan.columnNames.length;
-    const values: (DuckDBValue | null)[] = new Array<DuckDBValue | null>(width + 1);
+    const values: (DuckDBValue | null)[] = new Array<DuckDBValue | null>(width + 2);
     const { columnNames, converters, columnSet } = plan;
-    for (let r = 0; r < rows.length; r++) {
-      const row = rows[r]!;
-      for (const key in row) {
-        if (!columnSet.has(key)) {
-          throw new WarehouseError(
-            'unknown_column',
-            `table ${table} has no column "${key}" (row ${r}); a stream must put unknown fields in _extra`,
-          );
+    for (const { rows, part, defaults } of fills) {
+      values[width + 1] = part;
+      for (let r = 0; r < rows.length; r++) {
+        const row = rows[r]!;
+        for (const key in row) {
+          if (!columnSet.has(key)) {
+            throw new WarehouseError(
+              'unknown_column',
+              `table ${table} has no column "${key}" (row ${r}); a stream must put unknown fields in _extra`,
+            );
+          }
         }
+        for (let c = 0; c < width; c++) {
+          const value = row[columnNames[c]!];
+          if (value === undefined || value === null) {
+            values[c] =
+              c === plan.brandIdIndex ? defaults.brandId
+              : c === plan.syncedAtIndex ? defaults.syncedAt
+              : c === plan.runIdIndex ? defaults.runId
+              : null;
+            continue;
+          }
+          if (c === plan.extraIndex && isEmptyObject(value)) {
+            values[c] = null;
+            continue;
+          }
+          try {
+            values[c] = converters[c]!(value);
+          } catch (error) {
+            throw new WarehouseError('row_invalid', `${table}.${columnNames[c]} (row ${r}): ${(error as Error).message}`);
+          }
+        }
+        values[width] = BigInt(r);
+        writer.appendRow(values);
       }
-      for (let c = 0; c < width; c++) {
-        const value = row[columnNames[c]!];
-        if (value === undefined || value === null) {
-          values[c] =
-            c === plan.brandIdIndex ? defaults.brandId
-            : c === plan.syncedAtIndex ? defaults.syncedAt
-            : c === plan.runIdIndex ? defaults.runId
-            : null;
-          continue;
-        }
-        if (c === plan.extraIndex && isEmptyObject(value)) {
-          values[c] = null;
-          continue;
-        }
-        try {
-          values[c] = converters[c]!(value);
-        } catch (error) {
-          throw new WarehouseError('row_invalid', `${table}.${columnNames[c]} (row ${r}): ${(error as Error).message}`);
-        }
-      }
-      values[width] = BigInt(r);
-      writer.appendRow(values);
     }
     writer.flush();
     appender.flushSync();
@@ -246,7 +308,6 @@ async function stageRows(
       // Closing flushes; after a failed row the error that matters has already been thrown.
     }
   }
-  return rows.length;
 }
 
 function isEmptyObject(value: unknown): boolean {
@@ -255,50 +316,129 @@ function isEmptyObject(value: unknown): boolean {
   return true;
 }
 
-/** The staged rows, one per primary key: the LAST occurrence wins, as a later page is the fresher answer. */
-function dedupedStage(plan: TablePlan, stage: string): string {
+/** The write's staged rows, one per primary key: the LAST occurrence wins, as a later page is the fresher answer. */
+function dedupedStage(plan: TablePlan, item: StagedWrite): string {
   const key = plan.info.primaryKey.map(quoteIdent).join(', ');
-  const source = `SELECT * EXCLUDE (_seq) FROM temp.main.${quoteIdent(stage)}`;
+  const source = `SELECT * EXCLUDE (_seq, _part) FROM temp.main.${quoteIdent(item.stage)} WHERE _part = ${item.part}`;
   return key ? `${source} QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY _seq DESC) = 1` : source;
 }
 
-async function applyWrite(connection: DuckDBConnection, item: StagedWrite, brandId: number): Promise<TableLoadResult> {
-  const { write, plan, stage } = item;
-  const table = `main.${quoteIdent(plan.info.name)}`;
-  const result: TableLoadResult = { table: plan.info.name, mode: write.mode, staged: item.staged, deleted: 0, written: 0 };
+/**
+ * The writes of the load to one table, in the slices' order. Several writes are applied by one statement when that
+ * gives what applying them one after the other would: merges (the later slice's row wins a key, as it would have
+ * overwritten it), and replaces whose scopes cannot hold each other's rows (all deletes first, then one insert).
+ * An insert or a merge costs DuckDB a few milliseconds of planning however few its rows, which dominated small slices.
+ */
+async function applyTableWrites(connection: DuckDBConnection, items: readonly StagedWrite[]): Promise<TableLoadResult[]> {
+  const filled = items.filter((item) => item.staged > 0);
+  if (filled.length > 1 && items.every((item) => item.write.mode === 'merge')) return mergeTogether(connection, items);
+  if (filled.length > 1 && items.every((item) => item.write.mode === 'replace') && scopesApart(items)) return replaceTogether(connection, items);
+  const results: TableLoadResult[] = [];
+  for (const item of items) results.push(await applyWrite(connection, item));
+  return results;
+}
 
-  if (write.mode === 'replace') {
-    const scope: Scope = { ...write.scope };
-    if (plan.brandIdIndex >= 0 && !('brand_id' in scope)) scope.brand_id = brandId;
-    const { sql: predicate, params } = scopePredicate(plan, scope);
-    // The rows are checked in JS first (a few microseconds); only rows that do not plainly match ask DuckDB, whose
-    // cast comparison is the authority and names the error. The query cost ~6 ms of a small slice's ~40.
-    const inScope = compileScope(scope, brandId);
-    if (item.staged && write.rows.some((row) => inScope.check(row) !== undefined)) {
-      const outside = await connection.runAndReadAll(
-        `SELECT count(*) FROM temp.main.${quoteIdent(stage)} WHERE (${predicate}) IS NOT TRUE`,
-        params,
-      );
-      const count = Number(outside.getRowsJS()[0]![0]);
-      if (count > 0) {
-        throw new WarehouseError(
-          'scope_invalid',
-          `${count} row(s) for ${plan.info.name} fall outside the write's scope ${JSON.stringify(scope)}; they would never be replaced`,
-        );
-      }
+function resultOf(item: StagedWrite): TableLoadResult {
+  return { table: item.plan.info.name, mode: item.write.mode, staged: item.staged, deleted: 0, written: 0 };
+}
+
+/** The scope a replace applies to: the write's own, and the slice's brand where the table has a brand column. */
+function fullScope(item: StagedWrite): Scope {
+  const scope: Scope = { ...(item.write as Extract<TableWrite, { mode: 'replace' }>).scope };
+  if (item.plan.brandIdIndex >= 0 && !('brand_id' in scope)) scope.brand_id = item.brandId;
+  return scope;
+}
+
+/**
+ * Whether no replace's scope can hold another's rows: every two of them ask different values of a column they both
+ * scope (different brands, days, keys), so deleting one's scope never touches the other's rows.
+ */
+function scopesApart(items: readonly StagedWrite[]): boolean {
+  const scopes = items.map((item) => Object.entries(fullScope(item)).map(([column, value]) => [column, new Set((Array.isArray(value) ? value : [value]).map(String))] as const));
+  for (let i = 0; i < scopes.length; i++) {
+    for (let j = i + 1; j < scopes.length; j++) {
+      const other = new Map(scopes[j]);
+      const apart = scopes[i]!.some(([column, values]) => {
+        const theirs = other.get(column);
+        return theirs !== undefined && ![...values].some((value) => theirs.has(value));
+      });
+      if (!apart) return false;
     }
-    result.deleted = (await runPrepared(connection, `DELETE FROM ${table} WHERE ${predicate}`, params)).rowsChanged;
-    if (item.staged) {
-      result.written = (await connection.run(`INSERT INTO ${table} BY NAME ${dedupedStage(plan, stage)}`)).rowsChanged;
-    }
-    return result;
   }
+  return true;
+}
 
-  if (!item.staged) return result;
+/** Checks the staged rows of a replace fall in its scope, then deletes the scope's rows; returns how many it deleted. */
+async function deleteScope(connection: DuckDBConnection, item: StagedWrite): Promise<number> {
+  const { plan, stage } = item;
+  const scope = fullScope(item);
+  const { sql: predicate, params } = scopePredicate(plan, scope);
+  // The rows are checked in JS first (a few microseconds); only rows that do not plainly match ask DuckDB, whose
+  // cast comparison is the authority and names the error. The query cost ~6 ms of a small slice's ~40.
+  const inScope = compileScope(scope, item.brandId);
+  if (item.staged && item.write.rows.some((row) => inScope.check(row) !== undefined)) {
+    const outside = await connection.runAndReadAll(
+      `SELECT count(*) FROM temp.main.${quoteIdent(stage)} WHERE _part = ${item.part} AND (${predicate}) IS NOT TRUE`,
+      params,
+    );
+    const count = Number(outside.getRowsJS()[0]![0]);
+    if (count > 0) {
+      throw new WarehouseError(
+        'scope_invalid',
+        `${count} row(s) for ${plan.info.name} fall outside the write's scope ${JSON.stringify(scope)}; they would never be replaced`,
+      );
+    }
+  }
+  return (await runPrepared(connection, `DELETE FROM main.${quoteIdent(plan.info.name)} WHERE ${predicate}`, params)).rowsChanged;
+}
+
+/** The rows each write brings once deduplicated by key (what inserting or merging it alone would write), by `_part`. */
+async function dedupedCounts(connection: DuckDBConnection, plan: TablePlan, stage: string): Promise<Map<number, number>> {
+  const key = plan.info.primaryKey.map(quoteIdent).join(', ');
+  const rows = await connection.runAndReadAll(
+    key
+      ? `SELECT _part, count(*) FROM (SELECT _part FROM temp.main.${quoteIdent(stage)} QUALIFY row_number() OVER (PARTITION BY _part, ${key} ORDER BY _seq DESC) = 1) GROUP BY _part`
+      : `SELECT _part, count(*) FROM temp.main.${quoteIdent(stage)} GROUP BY _part`,
+  );
+  return new Map(rows.getRowsJS().map(([part, count]) => [Number(part), Number(count)]));
+}
+
+async function replaceTogether(connection: DuckDBConnection, items: readonly StagedWrite[]): Promise<TableLoadResult[]> {
+  const results = items.map(resultOf);
+  for (const [index, item] of items.entries()) results[index]!.deleted = await deleteScope(connection, item);
+  const { plan, stage } = items[0]!;
+  const key = plan.info.primaryKey.map(quoteIdent).join(', ');
+  // Rows are deduplicated within their own write only: two writes bringing one key fail on the key, as they would one
+  // after the other.
+  await connection.run(
+    `INSERT INTO main.${quoteIdent(plan.info.name)} BY NAME SELECT * EXCLUDE (_seq, _part) FROM temp.main.${quoteIdent(stage)}
+     ${key ? `QUALIFY row_number() OVER (PARTITION BY _part, ${key} ORDER BY _seq DESC) = 1` : ''}`,
+  );
+  const counts = await dedupedCounts(connection, plan, stage);
+  for (const [index, item] of items.entries()) results[index]!.written = counts.get(item.part) ?? 0;
+  return results;
+}
+
+async function mergeTogether(connection: DuckDBConnection, items: readonly StagedWrite[]): Promise<TableLoadResult[]> {
+  const results = items.map(resultOf);
+  const { plan, stage } = items[0]!;
+  const counts = await dedupedCounts(connection, plan, stage);
+  await connection.run(mergeStatement(plan, `SELECT * EXCLUDE (_seq, _part) FROM temp.main.${quoteIdent(stage)}`, ['_part', '_seq']));
+  for (const [index, item] of items.entries()) results[index]!.written = counts.get(item.part) ?? 0;
+  return results;
+}
+
+/**
+ * MERGE of the rows of `source` (the stage's columns) into the table by its primary key, one row per key: the one
+ * last by `order` (descending), as a later page, or a later slice, is the fresher answer.
+ */
+function mergeStatement(plan: TablePlan, source: string, order: readonly string[]): string {
   const key = plan.info.primaryKey;
   if (!key.length) {
     throw new WarehouseError('unknown_table', `table ${plan.info.name} has no primary key, so it cannot be merged`);
   }
+  const keyList = key.map(quoteIdent).join(', ');
+  const deduped = `${source} QUALIFY row_number() OVER (PARTITION BY ${keyList} ORDER BY ${order.map((column) => `${column} DESC`).join(', ')}) = 1`;
   const on = key.map((column) => `existing.${quoteIdent(column)} = incoming.${quoteIdent(column)}`).join(' AND ');
   // Only the non-key columns are set: updating a key column makes DuckDB delete and re-insert through the
   // index, which measured ~40x slower on a 1M-row re-load.
@@ -306,12 +446,26 @@ async function applyWrite(connection: DuckDBConnection, item: StagedWrite, brand
     .filter((column) => !key.includes(column))
     .map((column) => `${quoteIdent(column)} = incoming.${quoteIdent(column)}`)
     .join(', ');
-  result.written = (
-    await connection.run(
-      `MERGE INTO ${table} AS existing USING (${dedupedStage(plan, stage)}) AS incoming ON ${on}
-       ${set ? `WHEN MATCHED THEN UPDATE SET ${set}` : 'WHEN MATCHED THEN DO NOTHING'} WHEN NOT MATCHED THEN INSERT`,
-    )
-  ).rowsChanged;
+  return `MERGE INTO main.${quoteIdent(plan.info.name)} AS existing USING (${deduped}) AS incoming ON ${on}
+       ${set ? `WHEN MATCHED THEN UPDATE SET ${set}` : 'WHEN MATCHED THEN DO NOTHING'} WHEN NOT MATCHED THEN INSERT`;
+}
+
+async function applyWrite(connection: DuckDBConnection, item: StagedWrite): Promise<TableLoadResult> {
+  const { write, plan } = item;
+  const table = `main.${quoteIdent(plan.info.name)}`;
+  const result = resultOf(item);
+
+  if (write.mode === 'replace') {
+    result.deleted = await deleteScope(connection, item);
+    if (item.staged) {
+      result.written = (await connection.run(`INSERT INTO ${table} BY NAME ${dedupedStage(plan, item)}`)).rowsChanged;
+    }
+    return result;
+  }
+
+  if (!item.staged) return result;
+  const source = `SELECT * EXCLUDE (_seq, _part) FROM temp.main.${quoteIdent(item.stage)} WHERE _part = ${item.part}`;
+  result.written = (await connection.run(mergeStatement(plan, source, ['_seq']))).rowsChanged;
   return result;
 }
 
@@ -343,54 +497,47 @@ function scopePredicate(plan: TablePlan, scope: Scope): { sql: string; params: D
   return { sql: parts.join(' AND '), params };
 }
 
-async function upsertSliceState(connection: DuckDBConnection, batch: SliceBatch, now: Date): Promise<void> {
+/** Records an attempt beside the better state a slice keeps (`SliceBatch.attemptOnly`). */
+async function recordAttempt(connection: DuckDBConnection, batch: SliceBatch, now: Date): Promise<void> {
   const state = batch.state;
   const at = now.toISOString();
-  if (batch.attemptOnly) {
-    const result = await runPrepared(
-      connection,
-      `UPDATE _sync_state SET last_attempt_status = $4, last_attempt_at = CAST($5 AS TIMESTAMPTZ), last_attempt_run_id = $6,
-         last_attempt_error = CAST($7 AS VARCHAR), last_attempt_error_code = CAST($8 AS VARCHAR),
-         last_attempt_request_id = CAST($9 AS VARCHAR), last_attempt_attempts = CAST($10 AS INTEGER)
-       WHERE brand_id = CAST($1 AS BIGINT) AND stream = $2 AND slice_key = $3`,
-      [
-        batch.brandId,
-        batch.stream,
-        batch.sliceKey,
-        state.status,
-        at,
-        batch.runId,
-        state.lastError,
-        state.errorCode ?? null,
-        state.requestId ?? null,
-        state.attempts,
-      ],
-    );
-    if (result.rowsChanged === 0) {
-      throw new WarehouseError('row_invalid', `slice ${batch.brandId}/${batch.stream}/${batch.sliceKey} has no state to record an attempt beside`);
-    }
-    return;
-  }
-  await runPrepared(
+  const result = await runPrepared(
     connection,
-    `INSERT INTO _sync_state (brand_id, stream, slice_key, "day", status, "rows", total_rows, attempts, requests,
-                              last_error, error_code, request_id, run_id, completed_at, updated_at,
-                              last_attempt_status, last_attempt_at, last_attempt_run_id, last_attempt_error,
-                              last_attempt_error_code, last_attempt_request_id, last_attempt_attempts)
-     VALUES (CAST($1 AS BIGINT), $2, $3, CAST($4 AS DATE), $5, CAST($6 AS BIGINT), CAST($7 AS BIGINT),
-             CAST($8 AS INTEGER), CAST($9 AS INTEGER), CAST($10 AS VARCHAR), CAST($11 AS VARCHAR), CAST($12 AS VARCHAR),
-             $13, CASE WHEN $5 = 'complete' THEN CAST($14 AS TIMESTAMPTZ) END, CAST($14 AS TIMESTAMPTZ),
-             $5, CAST($14 AS TIMESTAMPTZ), $13, CAST($10 AS VARCHAR), CAST($11 AS VARCHAR), CAST($12 AS VARCHAR), CAST($8 AS INTEGER))
-     ON CONFLICT (brand_id, stream, slice_key) DO UPDATE SET
-       "day" = EXCLUDED."day", status = EXCLUDED.status, "rows" = EXCLUDED."rows", total_rows = EXCLUDED.total_rows,
-       attempts = EXCLUDED.attempts, requests = EXCLUDED.requests, last_error = EXCLUDED.last_error,
-       error_code = EXCLUDED.error_code, request_id = EXCLUDED.request_id, run_id = EXCLUDED.run_id,
-       completed_at = coalesce(EXCLUDED.completed_at, _sync_state.completed_at), updated_at = EXCLUDED.updated_at,
-       last_attempt_status = EXCLUDED.last_attempt_status, last_attempt_at = EXCLUDED.last_attempt_at,
-       last_attempt_run_id = EXCLUDED.last_attempt_run_id, last_attempt_error = EXCLUDED.last_attempt_error,
-       last_attempt_error_code = EXCLUDED.last_attempt_error_code, last_attempt_request_id = EXCLUDED.last_attempt_request_id,
-       last_attempt_attempts = EXCLUDED.last_attempt_attempts`,
+    `UPDATE _sync_state SET last_attempt_status = $4, last_attempt_at = CAST($5 AS TIMESTAMPTZ), last_attempt_run_id = $6,
+       last_attempt_error = CAST($7 AS VARCHAR), last_attempt_error_code = CAST($8 AS VARCHAR),
+       last_attempt_request_id = CAST($9 AS VARCHAR), last_attempt_attempts = CAST($10 AS INTEGER)
+     WHERE brand_id = CAST($1 AS BIGINT) AND stream = $2 AND slice_key = $3`,
     [
+      batch.brandId,
+      batch.stream,
+      batch.sliceKey,
+      state.status,
+      at,
+      batch.runId,
+      state.lastError,
+      state.errorCode ?? null,
+      state.requestId ?? null,
+      state.attempts,
+    ],
+  );
+  if (result.rowsChanged === 0) {
+    throw new WarehouseError('row_invalid', `slice ${batch.brandId}/${batch.stream}/${batch.sliceKey} has no state to record an attempt beside`);
+  }
+}
+
+const STATE_COLUMNS = 14;
+
+/**
+ * Upserts the `_sync_state` rows of the slices in one statement: an INSERT ... ON CONFLICT costs DuckDB ~7 ms
+ * whatever it holds, more than the rest of a small slice's load, so the slices of one transaction share it.
+ */
+async function upsertSliceStates(connection: DuckDBConnection, batches: readonly SliceBatch[], now: Date): Promise<void> {
+  if (!batches.length) return;
+  const at = now.toISOString();
+  const params: DuckDBValue[] = [];
+  const rows = batches.map((batch, index) => {
+    const state = batch.state;
+    params.push(
       batch.brandId,
       batch.stream,
       batch.sliceKey,
@@ -405,29 +552,60 @@ async function upsertSliceState(connection: DuckDBConnection, batch: SliceBatch,
       state.requestId ?? null,
       batch.runId,
       at,
-    ],
+    );
+    const $ = (n: number) => `$${index * STATE_COLUMNS + n}`;
+    return `(CAST(${$(1)} AS BIGINT), CAST(${$(2)} AS VARCHAR), CAST(${$(3)} AS VARCHAR), CAST(${$(4)} AS DATE), CAST(${$(5)} AS VARCHAR),
+             CAST(${$(6)} AS BIGINT), CAST(${$(7)} AS BIGINT), CAST(${$(8)} AS INTEGER), CAST(${$(9)} AS INTEGER), CAST(${$(10)} AS VARCHAR),
+             CAST(${$(11)} AS VARCHAR), CAST(${$(12)} AS VARCHAR), CAST(${$(13)} AS VARCHAR),
+             CASE WHEN ${$(5)} = 'complete' THEN CAST(${$(14)} AS TIMESTAMPTZ) END, CAST(${$(14)} AS TIMESTAMPTZ),
+             CAST(${$(5)} AS VARCHAR), CAST(${$(14)} AS TIMESTAMPTZ), CAST(${$(13)} AS VARCHAR), CAST(${$(10)} AS VARCHAR), CAST(${$(11)} AS VARCHAR),
+             CAST(${$(12)} AS VARCHAR), CAST(${$(8)} AS INTEGER))`;
+  });
+  await runPrepared(
+    connection,
+    `INSERT INTO _sync_state (brand_id, stream, slice_key, "day", status, "rows", total_rows, attempts, requests,
+                              last_error, error_code, request_id, run_id, completed_at, updated_at,
+                              last_attempt_status, last_attempt_at, last_attempt_run_id, last_attempt_error,
+                              last_attempt_error_code, last_attempt_request_id, last_attempt_attempts)
+     VALUES ${rows.join(',\n            ')}
+     ON CONFLICT (brand_id, stream, slice_key) DO UPDATE SET
+       "day" = EXCLUDED."day", status = EXCLUDED.status, "rows" = EXCLUDED."rows", total_rows = EXCLUDED.total_rows,
+       attempts = EXCLUDED.attempts, requests = EXCLUDED.requests, last_error = EXCLUDED.last_error,
+       error_code = EXCLUDED.error_code, request_id = EXCLUDED.request_id, run_id = EXCLUDED.run_id,
+       completed_at = coalesce(EXCLUDED.completed_at, _sync_state.completed_at), updated_at = EXCLUDED.updated_at,
+       last_attempt_status = EXCLUDED.last_attempt_status, last_attempt_at = EXCLUDED.last_attempt_at,
+       last_attempt_run_id = EXCLUDED.last_attempt_run_id, last_attempt_error = EXCLUDED.last_attempt_error,
+       last_attempt_error_code = EXCLUDED.last_attempt_error_code, last_attempt_request_id = EXCLUDED.last_attempt_request_id,
+       last_attempt_attempts = EXCLUDED.last_attempt_attempts`,
+    params,
   );
 }
 
-async function addRunCounters(connection: DuckDBConnection, batch: SliceBatch, rowsWritten: number): Promise<void> {
-  const state = batch.state;
-  await runPrepared(
-    connection,
-    `INSERT INTO _sync_runs (run_id, slices, requests, "rows", rejects, errors, retries, rate_limited)
-     VALUES ($1, 1, CAST($2 AS BIGINT), CAST($3 AS BIGINT), CAST($4 AS BIGINT), CAST($5 AS BIGINT), CAST($6 AS BIGINT), CAST($7 AS BIGINT))
-     ON CONFLICT (run_id) DO UPDATE SET
-       slices = _sync_runs.slices + 1, requests = _sync_runs.requests + EXCLUDED.requests,
-       "rows" = _sync_runs."rows" + EXCLUDED."rows", rejects = _sync_runs.rejects + EXCLUDED.rejects,
-       errors = _sync_runs.errors + EXCLUDED.errors, retries = _sync_runs.retries + EXCLUDED.retries,
-       rate_limited = _sync_runs.rate_limited + EXCLUDED.rate_limited`,
-    [
-      batch.runId,
-      state.requests,
-      rowsWritten,
-      batch.rejects.length,
-      state.status === 'failed' ? 1 : 0,
-      state.retries ?? 0,
-      state.rateLimited ?? 0,
-    ],
-  );
+/** Adds the slices to their runs' counters: one statement per run, however many of its slices the transaction holds. */
+async function addRunCounters(connection: DuckDBConnection, batches: readonly SliceBatch[], results: readonly LoadResult[]): Promise<void> {
+  const byRun = new Map<string, { slices: number; requests: number; rows: number; rejects: number; errors: number; retries: number; rateLimited: number }>();
+  for (const [position, batch] of batches.entries()) {
+    const sums = byRun.get(batch.runId) ?? { slices: 0, requests: 0, rows: 0, rejects: 0, errors: 0, retries: 0, rateLimited: 0 };
+    byRun.set(batch.runId, sums);
+    sums.slices += 1;
+    sums.requests += batch.state.requests;
+    sums.rows += results[position]!.rowsWritten;
+    sums.rejects += batch.rejects.length;
+    sums.errors += batch.state.status === 'failed' ? 1 : 0;
+    sums.retries += batch.state.retries ?? 0;
+    sums.rateLimited += batch.state.rateLimited ?? 0;
+  }
+  for (const [runId, sums] of byRun) {
+    await runPrepared(
+      connection,
+      `INSERT INTO _sync_runs (run_id, slices, requests, "rows", rejects, errors, retries, rate_limited)
+       VALUES ($1, CAST($2 AS BIGINT), CAST($3 AS BIGINT), CAST($4 AS BIGINT), CAST($5 AS BIGINT), CAST($6 AS BIGINT), CAST($7 AS BIGINT), CAST($8 AS BIGINT))
+       ON CONFLICT (run_id) DO UPDATE SET
+         slices = _sync_runs.slices + EXCLUDED.slices, requests = _sync_runs.requests + EXCLUDED.requests,
+         "rows" = _sync_runs."rows" + EXCLUDED."rows", rejects = _sync_runs.rejects + EXCLUDED.rejects,
+         errors = _sync_runs.errors + EXCLUDED.errors, retries = _sync_runs.retries + EXCLUDED.retries,
+         rate_limited = _sync_runs.rate_limited + EXCLUDED.rate_limited`,
+      [runId, sums.slices, sums.requests, sums.rows, sums.rejects, sums.errors, sums.retries, sums.rateLimited],
+    );
+  }
 }

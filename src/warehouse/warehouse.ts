@@ -21,8 +21,9 @@ import {
   type SliceStateFilter,
   type SliceStateRow,
 } from './run-log.js';
+import { ECHOED_ENGINES_SQL } from './provenance.js';
 import type { SliceBatch } from './slice-batch.js';
-import { loadSliceBatch, type LoadHooks, type LoadResult } from './slice-loader.js';
+import { loadSliceBatch, loadSliceBatches, type LoadHooks, type LoadResult } from './slice-loader.js';
 import { planTable, type TablePlan } from './table-plan.js';
 import { WarehouseError } from './warehouse-error.js';
 import type { FinishedRunStatus } from '../vocabulary.js';
@@ -93,6 +94,11 @@ export class Warehouse {
     return this.serial(() => loadSliceBatch(this.connection, (table) => this.plan(table), batch, this.options.hooks));
   }
 
+  /** Loads several slices in one transaction, each with its own state; see `loadSliceBatches`. */
+  loadSlices(batches: readonly SliceBatch[]): Promise<LoadResult[]> {
+    return this.serial(() => loadSliceBatches(this.connection, (table) => this.plan(table), batches, this.options.hooks));
+  }
+
   startRun(run: RunStart): Promise<void> {
     return this.serial(() => startRun(this.connection, run));
   }
@@ -141,6 +147,11 @@ export class Warehouse {
   brandColumn(table: string, column: string, brandId: number): Promise<unknown[]> {
     const sql = `SELECT ${quoteIdent(column)} AS value FROM ${quoteIdent(table)} WHERE brand_id = $1`;
     return this.serial(async () => (await readRows(this.connection, sql, [brandId])).map((row) => row.value));
+  }
+
+  /** The engines the `info.query` echoes of a stream's slices of one brand named (src/warehouse/provenance.ts). */
+  echoedEngines(stream: string, brandId: number): Promise<string[]> {
+    return this.serial(async () => (await readRows(this.connection, ECHOED_ENGINES_SQL, [brandId, stream])).map((row) => String(row.engine)));
   }
 
   /** Reads from the working file (status, tests); rows come back as plain values. */

@@ -120,7 +120,9 @@ describe('incremental sync', () => {
         const fullRefresh = 4;
         // Phase 2, per day: a domain's details; per window: the citation series and each domain's cited fanouts.
         const citationSeries = 1 + OWNERSHIP_VALUES.length + SENTIMENT_VALUES.length + CONTENT_TYPE_VALUES.length + Math.ceil(domains / CITATIONS_DOMAINS_MAX);
-        expected += LOOKBACK_DAYS * (perDay + domains) + fullRefresh + citationSeries + domains;
+        // Phase 2, per window: each tracked page's cited fanouts (cited_page_fanouts).
+        const pages = await scalar('SELECT count(DISTINCT url) FROM tracked_urls WHERE brand_id = $1', [brandId]);
+        expected += LOOKBACK_DAYS * (perDay + domains) + fullRefresh + citationSeries + domains + pages;
       }
       // Pages beyond the first: any slice whose total_rows passed a page (none at this scale, but it would count).
       const extraPages = await scalar(`SELECT coalesce(sum(greatest(ceil(total_rows / 100) - 1, 0)), 0) FROM _sync_state WHERE run_id = $1`, [third.meta.runId]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SyncConfig } from '../../src/config/schema.js';
+import { todayUtc } from '../../src/days.js';
 import { articles } from '../../src/streams/articles.js';
 import { contentAnalyses } from '../../src/streams/content-analyses.js';
 import { fanoutsByPhrase } from '../../src/streams/fanouts-by-phrase.js';
@@ -9,6 +10,8 @@ import { templates } from '../../src/streams/templates.js';
 import { BRAND, outsideScope, pagedMethod, planInput, readSlice, scopes } from './harness.js';
 
 const DAYS = ['2026-11-19', '2026-11-20'];
+// A backfill of past days read days later: the counters are of the day they were read.
+const READ_DAY = '2026-11-23';
 const CREATED = '2026-09-01T10:00:00Z';
 const UPDATED = '2026-11-01T10:00:00Z';
 
@@ -16,7 +19,8 @@ describe('full refreshes: templates, articles, content analyses', () => {
   it('plan one slice per brand over the run, replacing every row of the brand', () => {
     for (const stream of [templates, articles, contentAnalyses]) {
       const slices = stream.slices(planInput(DAYS));
-      expect(slices).toEqual([{ key: 'all', day: null, from: DAYS[0], to: DAYS[1], params: {} }]);
+      const params = stream === articles ? { readDay: expect.any(String) } : {};
+      expect(slices).toEqual([{ key: 'all', day: null, from: DAYS[0], to: DAYS[1], params }]);
       expect(scopes(stream, slices[0]!)[stream.name]).toEqual({ brand_id: BRAND });
     }
   });
@@ -36,8 +40,11 @@ describe('full refreshes: templates, articles, content analyses', () => {
     ]);
   });
 
-  it('articles keep id lists and file the status counters under the run\'s last day', async () => {
-    const [slice] = articles.slices(planInput(DAYS));
+  it('articles keep id lists and file the status counters under the day they were read, not the window\'s end', async () => {
+    const before = todayUtc();
+    const [planned] = articles.slices(planInput(DAYS));
+    expect([before, todayUtc()]).toContain(planned!.params.readDay);
+    const slice = { ...planned!, params: { readDay: READ_DAY } };
     const article = {
       id: 8,
       title: 'How to run',
@@ -53,9 +60,9 @@ describe('full refreshes: templates, articles, content analyses', () => {
     const { tables } = await readSlice(articles, slice!, client);
     expect(tables.articles![0]).toMatchObject({ id: 8, slug: null, version: null, topic_ids: [5, 6], scenario_ids: null, status: 'draft', _extra: null });
     expect(tables.article_status_daily).toEqual([
-      { brand_id: BRAND, day: DAYS[1], draft: 1, in_progress: 0, published: 0, total_rows: 1, _extra: { archived: 2 } },
+      { brand_id: BRAND, day: READ_DAY, draft: 1, in_progress: 0, published: 0, total_rows: 1, _extra: { archived: 2 } },
     ]);
-    expect(scopes(articles, slice!)).toEqual({ articles: { brand_id: BRAND }, article_status_daily: { brand_id: BRAND, day: DAYS[1] } });
+    expect(scopes(articles, slice!)).toEqual({ articles: { brand_id: BRAND }, article_status_daily: { brand_id: BRAND, day: READ_DAY } });
     expect(outsideScope(articles, slice!, tables)).toEqual([]);
   });
 

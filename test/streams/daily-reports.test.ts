@@ -124,6 +124,7 @@ describe('visibility', () => {
         ci_lower: 0.25,
         ci_upper: 0.57,
         share_of_voice: 0.3,
+        days: 1,
         _extra: { trend: 'up' },
       },
     ]);
@@ -131,9 +132,9 @@ describe('visibility', () => {
       ['Acme', true, 'acme.test', 12, 0.25, null, null],
       ['Rival', false, null, 3, null, -0.05, { tier: 'gold' }],
     ]);
-    expect(tables.visibility_scenario_daily!.map((s) => [s.scenario_id, s.topic_id, s.conversations, s.mentioned_conversations, s.ci_upper])).toEqual([
-      [51, 5, 7, 3, null],
-      [52, 5, 23, 9, 0.6],
+    expect(tables.visibility_scenario_daily!.map((s) => [s.scenario_id, s.topic_id, s.conversations, s.mentioned_conversations, s.ci_upper, s.days])).toEqual([
+      [51, 5, 7, 3, null, 1],
+      [52, 5, 23, 9, 0.6, 1],
     ]);
     expect(tables.visibility_scenario_brand_daily).toHaveLength(1);
     expect(tables.visibility_scenario_brand_daily![0]).toMatchObject({ scenario_id: 51, topic_id: 5, brand_name: 'Acme', mentioned_conversations: 3 });

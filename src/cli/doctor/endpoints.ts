@@ -1,4 +1,19 @@
+import type { AnyEndpoint } from '../../api/endpoint.js';
+import { PAGING_PARAM_NAMES } from '../../api/param-names.js';
+import { articlesEndpoint } from '../../streams/articles.js';
+import { citationsEndpoint } from '../../streams/citations.js';
+import { competitorsEndpoint } from '../../streams/competitors.js';
+import { contentAnalysesEndpoint } from '../../streams/content-analyses.js';
+import { conversationsEndpoint } from '../../streams/conversations.js';
+import { domainDetailEndpoint } from '../../streams/domain-details.js';
+import { fanoutsByPhraseEndpoint } from '../../streams/fanouts-by-phrase.js';
+import { fanoutsCitedEndpoint } from '../../streams/fanouts-cited.js';
+import { productRankingEndpoint } from '../../streams/product-ranking.js';
 import type { ParamName } from '../../streams/registry.js';
+import { swotAnswersEndpoint } from '../../streams/swot.js';
+import { templatesEndpoint } from '../../streams/templates.js';
+import { trackedUrlsEndpoint } from '../../streams/tracked-urls.js';
+import { visibilityTopicsEndpoint } from '../../streams/visibility.js';
 
 /** The read endpoints bvsync calls, as the table names them (path under the brand, spec number). */
 export const ENDPOINTS = {
@@ -17,23 +32,30 @@ export const ENDPOINTS = {
   swot: 'swot/{statement_id} (20)',
 } as const;
 
-const RANGE = ['start_date', 'end_date', 'engines'] as const;
-const PAGING = ['page', 'page_size'] as const;
-const CITATION_FILTERS = ['topic_ids', 'ownership', 'content_types', 'sentiment', 'first_party'] as const;
-
-/** Every query parameter the API client (src/api/client.ts) can send, per endpoint: the rows of doctor's table. */
-export const SENT_PARAMS: Record<string, readonly ParamName[]> = {
-  [ENDPOINTS.visibility]: [...RANGE, 'topic_ids', 'include_scenarios'],
-  [ENDPOINTS.citations]: [...RANGE, ...CITATION_FILTERS, 'period', 'domains'],
-  [ENDPOINTS.domainDetail]: [...RANGE, ...CITATION_FILTERS],
-  [ENDPOINTS.competitors]: ['confirmed'],
-  [ENDPOINTS.conversations]: [...RANGE, 'topic_id', 'scenario_id', 'mentioned', 'recommended', 'sort', ...PAGING],
-  [ENDPOINTS.trackedUrls]: [...RANGE, 'topic_ids', 'group_id', 'ungrouped', 'search', 'sort', 'order', ...PAGING],
-  [ENDPOINTS.templates]: ['type', 'title', ...PAGING],
-  [ENDPOINTS.articles]: [...PAGING],
-  [ENDPOINTS.contentAnalyses]: [...PAGING],
-  [ENDPOINTS.fanoutsByPhrase]: ['phrase', ...PAGING],
-  [ENDPOINTS.fanoutsCited]: [...RANGE, 'topic_ids', 'url', 'domain', ...PAGING],
-  [ENDPOINTS.productRanking]: [...RANGE, 'topic_ids', 'metric', 'subject', 'order', ...PAGING],
-  [ENDPOINTS.swot]: [...RANGE, 'competitors', 'type', ...PAGING],
+/** The declaration behind each endpoint of the table (src/streams); the cited-by-page stream reads endpoint 15 too. */
+const DECLARED: Record<string, AnyEndpoint> = {
+  [ENDPOINTS.visibility]: visibilityTopicsEndpoint,
+  [ENDPOINTS.citations]: citationsEndpoint,
+  [ENDPOINTS.domainDetail]: domainDetailEndpoint,
+  [ENDPOINTS.competitors]: competitorsEndpoint,
+  [ENDPOINTS.conversations]: conversationsEndpoint,
+  [ENDPOINTS.trackedUrls]: trackedUrlsEndpoint,
+  [ENDPOINTS.templates]: templatesEndpoint,
+  [ENDPOINTS.articles]: articlesEndpoint,
+  [ENDPOINTS.contentAnalyses]: contentAnalysesEndpoint,
+  [ENDPOINTS.fanoutsByPhrase]: fanoutsByPhraseEndpoint,
+  [ENDPOINTS.fanoutsCited]: fanoutsCitedEndpoint,
+  [ENDPOINTS.productRanking]: productRankingEndpoint,
+  [ENDPOINTS.swot]: swotAnswersEndpoint,
 };
+
+/**
+ * Every query parameter the API client can send, per endpoint: the rows of doctor's table, taken from the endpoint
+ * declarations the client reads, so the table cannot miss a parameter the client sends.
+ */
+export const SENT_PARAMS: Record<string, readonly ParamName[]> = Object.fromEntries(
+  Object.entries(DECLARED).map(([label, endpoint]) => [
+    label,
+    [...(endpoint.params as readonly ParamName[]), ...(endpoint.maxPageSize === undefined ? [] : PAGING_PARAM_NAMES)],
+  ]),
+);

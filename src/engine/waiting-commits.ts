@@ -1,0 +1,86 @@
+import type { Job, Queue } from 'bullmq';
+import { commitJobSchema, type CommitJobData } from './job-data.js';
+import type { RunStore } from './run-store.js';
+
+/**
+ * Most slices one transaction commits by default. A COMMIT costs a few milliseconds whatever it holds, a third of a
+ * 20-row slice's load (docs/performance.md), so slices waiting together share one; the bound keeps a transaction,
+ * and what a failure makes load again one by one, small.
+ */
+export const COMMIT_BATCH_SLICES = 64;
+
+/**
+ * Rows (in all tables, rejects included) beyond which a slice commits alone and takes no others with it: a large
+ * slice's COMMIT is a small part of its cost, and the rows of many waiting slices at once would raise the writer's
+ * memory for nothing.
+ */
+export const COMMIT_BATCH_ROWS = 5_000;
+
+/**
+ * Waiting jobs of the load queue looked at for companions, per slice a transaction may hold: each is read from Redis,
+ * and most waiting load jobs are commits.
+ */
+const LOOK_AHEAD_PER_SLICE = 2;
+
+export interface WaitingCommit<T> {
+  job: Job;
+  prepared: T;
+}
+
+export interface TakeWaitingCommitsOptions<T> {
+  queue: Queue;
+  runs: RunStore;
+  /** The job being processed, and its data. */
+  job: Job;
+  own: CommitJobData;
+  /** Slices in all, the job's own included; default COMMIT_BATCH_SLICES. */
+  maxSlices?: number;
+  /** Reads a waiting commit's chunks into what the loader needs; 'chunks-lost' leaves the job to its own run. */
+  prepare: (data: CommitJobData) => Promise<T | 'chunks-lost'>;
+}
+
+/**
+ * Other commit jobs waiting in the load queue whose slices can be committed in the same transaction as `own`: small
+ * ones, of other slices, not done yet. Their jobs stay in the queue; once their outcomes are recorded they are
+ * removed, or, when a crash comes first, run as usual and find their slice loaded by the run (load-processor's
+ * replay rule), so a slice is committed with its state row exactly once either way.
+ */
+export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T>): Promise<WaitingCommit<T>[]> {
+  const maxSlices = options.maxSlices ?? COMMIT_BATCH_SLICES;
+  let rows = sliceRows(options.own);
+  if (maxSlices <= 1 || rows > COMMIT_BATCH_ROWS) return [];
+  const slices = new Set([sliceOf(options.own)]);
+  const taken: WaitingCommit<T>[] = [];
+  const waiting = await options.queue.getJobs(['waiting'], 0, maxSlices * LOOK_AHEAD_PER_SLICE - 1, true);
+  for (const job of waiting) {
+    if (taken.length + 1 >= maxSlices) break;
+    if (job.name !== 'commit' || job.id === options.job.id) continue;
+    const parsed = commitJobSchema.safeParse(job.data);
+    // A job this version cannot read fails on its own run, with the message that says why.
+    if (!parsed.success) continue;
+    const data = parsed.data;
+    const slice = sliceOf(data);
+    if (slices.has(slice) || rows + sliceRows(data) > COMMIT_BATCH_ROWS) continue;
+    if (await options.runs.isDone(data.runId, data.sliceId)) continue;
+    let prepared: T | 'chunks-lost';
+    try {
+      prepared = await options.prepare(data);
+    } catch {
+      // Whatever went wrong is its own job's to report, with its attempts and its run marked failed if need be.
+      continue;
+    }
+    if (prepared === 'chunks-lost') continue;
+    slices.add(slice);
+    rows += sliceRows(data);
+    taken.push({ job, prepared });
+  }
+  return taken;
+}
+
+function sliceRows(data: CommitJobData): number {
+  return data.rows + data.rejects;
+}
+
+function sliceOf(data: CommitJobData): string {
+  return `${data.brandId}|${data.stream}|${data.slice.key}`;
+}

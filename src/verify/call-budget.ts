@@ -1,0 +1,35 @@
+/**
+ * Counts the API requests `verify` makes (every HTTP attempt, retries included, as the client reports them) and
+ * bounds the ones spent narrowing a disagreement down to days. The whole-window comparison is not bounded: it is
+ * one request per figure family and brand, plus pages, and without it there is nothing to verify.
+ */
+export class CallBudget {
+  private used = 0;
+  private narrowingStart: number | undefined;
+
+  constructor(
+    /** Most requests spent narrowing disagreements down to days, over every brand. */
+    readonly narrowingLimit: number,
+  ) {}
+
+  /** Wire to the client's `onRequest`. */
+  count(): void {
+    this.used += 1;
+  }
+
+  startNarrowing(): void {
+    this.narrowingStart ??= this.used;
+  }
+
+  canSpend(): boolean {
+    return this.narrowing() < this.narrowingLimit;
+  }
+
+  total(): number {
+    return this.used;
+  }
+
+  narrowing(): number {
+    return this.narrowingStart === undefined ? 0 : this.used - this.narrowingStart;
+  }
+}

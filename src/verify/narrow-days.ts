@@ -1,0 +1,74 @@
+import { addDays, eachDay } from '../days.js';
+import type { DayWindow } from './figure.js';
+
+/** The days a disagreement comes down to, and the windows the call budget left unsplit. */
+export interface NarrowedDays {
+  days: string[];
+  unresolved: DayWindow[];
+}
+
+export interface NarrowOptions {
+  /** Whether a window's figures disagree; one API request (plus pages) each. */
+  disagrees: (window: DayWindow) => Promise<boolean>;
+  /** Whether another request may be made; when not, the windows still to split are reported unresolved. */
+  canSpend: () => boolean;
+}
+
+/**
+ * Halves a window that disagrees until single days remain, measuring each half: k bad days of an n-day window cost
+ * about 2k·log2(n) requests instead of n. The figures add up over days, so a disagreement of a window is in one of
+ * its halves; a window whose halves both agree (the API changed between requests) is reported unresolved.
+ */
+export async function narrowDays(window: DayWindow, options: NarrowOptions): Promise<NarrowedDays> {
+  const days: string[] = [];
+  const unresolved: DayWindow[] = [];
+  const queue: DayWindow[] = [window];
+  while (queue.length) {
+    const current = queue.shift()!;
+    if (current.from === current.to) {
+      days.push(current.from);
+      continue;
+    }
+    let found = false;
+    for (const half of halves(current)) {
+      if (!options.canSpend()) {
+        unresolved.push(half);
+        found = true;
+        continue;
+      }
+      if (await options.disagrees(half)) {
+        queue.push(half);
+        found = true;
+      }
+    }
+    if (!found) unresolved.push(current);
+  }
+  return { days: days.sort(), unresolved: mergeWindows(unresolved) };
+}
+
+export function halves(window: DayWindow): [DayWindow, DayWindow] {
+  const length = eachDay(window.from, window.to).length;
+  const lastOfFirst = addDays(window.from, Math.floor(length / 2) - 1);
+  return [
+    { from: window.from, to: lastOfFirst },
+    { from: addDays(lastOfFirst, 1), to: window.to },
+  ];
+}
+
+/** Sorted, with adjacent or overlapping windows joined, so `backfill --from --to` needs as few runs as possible. */
+export function mergeWindows(windows: DayWindow[]): DayWindow[] {
+  const sorted = [...windows].sort((a, b) => a.from.localeCompare(b.from));
+  const merged: DayWindow[] = [];
+  for (const window of sorted) {
+    const last = merged.at(-1);
+    if (last && addDays(last.to, 1) >= window.from) {
+      if (window.to > last.to) last.to = window.to;
+    } else merged.push({ ...window });
+  }
+  return merged;
+}
+
+/** Consecutive days as windows. */
+export function daysAsWindows(days: string[]): DayWindow[] {
+  return mergeWindows(days.map((day) => ({ from: day, to: day })));
+}

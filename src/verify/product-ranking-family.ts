@@ -1,0 +1,61 @@
+import { productRankingEndpoint } from '../streams/product-ranking.js';
+import type { FigureFamily } from './figure.js';
+import { figure, pairFigures } from './figure.js';
+import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
+
+/** The ranking compared: the brand's own products by visibility, the one the dashboard leads with. */
+const METRIC = 'visibility';
+const SUBJECT = 'brand';
+
+/**
+ * Product ranks over the window (spec endpoint 19, the engines of the brand by default): per product, its rank and
+ * the shopping answers listing it (visibility x shopping answers), and the window's shopping answers, against
+ * `product_ranking_daily` re-ranked over the window from its daily counts (highest first, ties by product id).
+ */
+export const productRankingFamily: FigureFamily = {
+  name: 'product_ranking',
+  async measure({ client, connection, brandId, signal }, window) {
+    const api = new Map<string, number>();
+    let shopping: number | null = null;
+    const pages = client.read(productRankingEndpoint, brandId, { startDate: window.from, endDate: window.to, metric: METRIC, subject: SUBJECT, order: 'desc', signal });
+    for await (const page of pages) {
+      shopping = page.info?.shopping_conversations ?? shopping;
+      for (const record of page.records) {
+        api.set(rankFigure(record.id), record.rank);
+        if (shopping !== null && record.visibility != null) api.set(listedFigure(record.id), Math.round(record.visibility * shopping));
+      }
+    }
+    const params = [brandId, window.from, window.to, METRIC, SUBJECT];
+    const warehouseShopping = await warehouseNumber(
+      connection,
+      `SELECT coalesce(sum(shopping_conversations), 0) FROM product_ranking_shopping_daily
+        WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE AND metric = $4 AND subject = $5`,
+      params,
+    );
+    const warehouse = await warehouseFigures(
+      connection,
+      `WITH shopping AS (
+         SELECT "day", shopping_conversations FROM product_ranking_shopping_daily
+          WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE AND metric = $4 AND subject = $5),
+       listed AS (
+         SELECT p.product_id, sum(round(p.visibility * s.shopping_conversations))::BIGINT AS answers
+           FROM product_ranking_daily p JOIN shopping s USING ("day")
+          WHERE p.brand_id = $1 AND p."day" BETWEEN $2::DATE AND $3::DATE AND p.metric = $4 AND p.subject = $5
+          GROUP BY p.product_id)
+       SELECT 'product ' || product_id || ': rank' AS figure, row_number() OVER (ORDER BY answers DESC, product_id) AS n
+         FROM listed WHERE answers > 0
+       UNION ALL
+       SELECT 'product ' || product_id || ': shopping answers listing it', answers FROM listed`,
+      params,
+    );
+    return [figure('product_ranking', 'shopping answers', shopping ?? 0, warehouseShopping), ...pairFigures('product_ranking', api, warehouse)];
+  },
+};
+
+function rankFigure(productId: number): string {
+  return `product ${productId}: rank`;
+}
+
+function listedFigure(productId: number): string {
+  return `product ${productId}: shopping answers listing it`;
+}

@@ -1,0 +1,63 @@
+import { formatInteger } from '../format.js';
+import { textTable } from '../text-table.js';
+import type { DayWindow } from './figure.js';
+import { daysAsWindows } from './narrow-days.js';
+import type { VerifyReport } from './verify-warehouse.js';
+
+/** The command that fetches a window again for one brand, as an operator would type it. */
+export function backfillCommandFor(brandId: number, window: DayWindow): string {
+  return `bvsync backfill --brand ${brandId} --from ${window.from} --to ${window.to}`;
+}
+
+function windowText(window: DayWindow): string {
+  return window.from === window.to ? window.from : `${window.from}..${window.to}`;
+}
+
+function numberText(value: number | null): string {
+  return value === null ? '(none)' : formatInteger(value);
+}
+
+export interface RenderVerifyOptions {
+  /** Every figure; default: each family's totals and every figure that disagrees. */
+  all?: boolean;
+}
+
+/**
+ * The text form of `verify`: the table of figures, the calls made, and the backfills that would mend it. A brand with
+ * hundreds of pages and products would bury a disagreement, so agreeing per-item figures are counted, not listed,
+ * unless asked for.
+ */
+export function renderVerify(report: VerifyReport, options: RenderVerifyOptions = {}): string {
+  const table = textTable(['brand', 'family', 'figure', 'API', 'warehouse', 'agree'], ['right', 'left', 'left', 'right', 'right', 'left']);
+  let hidden = 0;
+  for (const brand of report.brands) {
+    for (const entry of brand.figures) {
+      if (!options.all && entry.agree && entry.detail) {
+        hidden++;
+        continue;
+      }
+      table.push([String(brand.brandId), entry.family, entry.figure, numberText(entry.api), numberText(entry.warehouse), entry.agree ? 'yes' : 'NO']);
+    }
+  }
+  const out = [`Figures over ${windowText(report.window)} (the API's range answers against the warehouse's daily rows)`, table.toString()];
+  if (hidden) out.push(`${formatInteger(hidden)} more figure${hidden === 1 ? '' : 's'} (per topic, page, ownership and product) agree; --all lists them.`);
+  out.push('');
+  const wholeWindow = report.calls.total - report.calls.narrowing;
+  out.push(
+    `API calls: ${report.calls.total} (${wholeWindow} for the whole window: one per figure family and brand, plus pages; ` +
+      `${report.calls.narrowing} narrowing disagreements down to days, at most ${report.calls.narrowingLimit})`,
+  );
+  if (report.agree) {
+    out.push(`Every figure agrees: the warehouse holds what the API reports over ${windowText(report.window)}.`);
+    return `${out.join('\n')}\n`;
+  }
+  const disagreeing = report.brands.reduce((sum, brand) => sum + brand.figures.filter((entry) => !entry.agree).length, 0);
+  out.push(`${disagreeing} figure${disagreeing === 1 ? '' : 's'} disagree. Backfill again:`);
+  for (const brand of report.brands) {
+    for (const window of daysAsWindows(brand.daysToBackfill)) out.push(`  ${backfillCommandFor(brand.brandId, window)}`);
+    for (const window of brand.unresolved) {
+      out.push(`  ${backfillCommandFor(brand.brandId, window)}   (not narrowed down further: raise --max-calls to name the days)`);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,79 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ApiClient } from '../api/index.js';
+import type { CallBudget } from './call-budget.js';
+import { FIGURE_FAMILIES } from './families.js';
+import type { DayWindow, Figure, FigureFamily } from './figure.js';
+import { daysAsWindows, mergeWindows, narrowDays } from './narrow-days.js';
+
+export interface VerifyOptions {
+  client: ApiClient;
+  /** The warehouse, open read-only. */
+  connection: DuckDBConnection;
+  brands: number[];
+  window: DayWindow;
+  budget: CallBudget;
+  /** Default: every family of families.ts. */
+  families?: readonly FigureFamily[];
+  signal?: AbortSignal;
+}
+
+/** One brand's comparison over the window, and where its disagreements are. */
+export interface BrandVerdict {
+  brandId: number;
+  figures: Figure[];
+  /** Days whose rows disagree with the API: backfill them again. */
+  daysToBackfill: string[];
+  /** Windows that disagree but that the call budget (or an API that changed meanwhile) left unsplit. */
+  unresolved: DayWindow[];
+}
+
+export interface VerifyReport {
+  window: DayWindow;
+  agree: boolean;
+  brands: BrandVerdict[];
+  calls: { total: number; narrowing: number; narrowingLimit: number };
+}
+
+/**
+ * Compares every family over the whole window for each brand (one request per family and brand, plus pages), then
+ * halves each window that disagrees down to the days to backfill again, within the narrowing budget.
+ */
+export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyReport> {
+  const families = options.families ?? FIGURE_FAMILIES;
+  const measure = (brandId: number, family: FigureFamily, window: DayWindow) =>
+    family.measure({ client: options.client, connection: options.connection, brandId, signal: options.signal }, window);
+
+  const wholeWindow = new Map<number, Figure[]>();
+  for (const brandId of options.brands) {
+    const figures: Figure[] = [];
+    for (const family of families) figures.push(...(await measure(brandId, family, options.window)));
+    wholeWindow.set(brandId, figures);
+  }
+
+  options.budget.startNarrowing();
+  const brands: BrandVerdict[] = [];
+  for (const brandId of options.brands) {
+    const figures = wholeWindow.get(brandId)!;
+    const days = new Set<string>();
+    const unresolved: DayWindow[] = [];
+    for (const family of families) {
+      if (figures.every((entry) => entry.family !== family.name || entry.agree)) continue;
+      const narrowed = await narrowDays(options.window, {
+        disagrees: async (window) => (await measure(brandId, family, window)).some((entry) => !entry.agree),
+        canSpend: () => options.budget.canSpend(),
+      });
+      for (const day of narrowed.days) days.add(day);
+      unresolved.push(...narrowed.unresolved);
+    }
+    const daysToBackfill = [...days].sort();
+    // A window already named day by day needs no second mention as unresolved.
+    const covered = (window: DayWindow) => daysAsWindows(daysToBackfill).some((named) => named.from <= window.from && named.to >= window.to);
+    brands.push({ brandId, figures, daysToBackfill, unresolved: mergeWindows(unresolved).filter((window) => !covered(window)) });
+  }
+  return {
+    window: options.window,
+    agree: brands.every((brand) => brand.figures.every((entry) => entry.agree)),
+    brands,
+    calls: { total: options.budget.total(), narrowing: options.budget.narrowing(), narrowingLimit: options.budget.narrowingLimit },
+  };
+}

@@ -1,0 +1,60 @@
+import { mentionedConversations } from '../streams/measures.js';
+import { visibilityTopicsEndpoint } from '../streams/visibility.js';
+import { readRows } from '../warehouse/read-rows.js';
+import type { FigureFamily } from './figure.js';
+import { figure, pairFigures } from './figure.js';
+import { readWhole } from './read-whole.js';
+import { warehouseFigures } from './warehouse-figures.js';
+
+/** The per-engine visibility table of the `visibility_by_engine` stream (migration 009), where the file has it. */
+const ENGINE_TABLE = 'visibility_topic_engine_daily';
+
+/**
+ * Visibility by topic in each engine over the window (spec endpoint 16 with `engines=[engine]`): per engine, the
+ * answers and the answers mentioning the brand, totals and per topic, against the sums of the per-engine daily
+ * rows. One request per engine the warehouse has rows of in the window; none when it has no per-engine rows (the
+ * stream is opt-in, and a file from before migration 009 has no such table).
+ */
+export const visibilityEngineFamily: FigureFamily = {
+  name: 'visibility_by_engine',
+  async measure({ client, connection, brandId, signal }, window) {
+    const exists = await readRows(connection, 'SELECT 1 FROM duckdb_tables() WHERE table_name = $1', [ENGINE_TABLE]);
+    if (exists.length === 0) return [];
+    const params = [brandId, window.from, window.to];
+    const engines = await readRows(
+      connection,
+      `SELECT DISTINCT engine FROM ${ENGINE_TABLE} WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE ORDER BY engine`,
+      params,
+    );
+    const api = new Map<string, number>();
+    for (const { engine } of engines) {
+      const report = await readWhole(client, visibilityTopicsEndpoint, brandId, { startDate: window.from, endDate: window.to, engines: [String(engine)], signal });
+      for (const row of report.records) {
+        api.set(`engine ${String(engine)} topic ${row.topic_id}${ANSWERS}`, row.conversations);
+        api.set(`engine ${String(engine)} topic ${row.topic_id}${MENTIONING}`, mentionedConversations(row.visibility, row.conversations));
+      }
+    }
+    const warehouse = await warehouseFigures(
+      connection,
+      `SELECT 'engine ' || engine || ' topic ' || topic_id || $4 AS figure, sum(conversations) AS n
+         FROM ${ENGINE_TABLE} WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY engine, topic_id
+       UNION ALL
+       SELECT 'engine ' || engine || ' topic ' || topic_id || $5, sum(mentioned_conversations)
+         FROM ${ENGINE_TABLE} WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY engine, topic_id`,
+      [...params, ANSWERS, MENTIONING],
+    );
+    const totals = engines.flatMap(({ engine }) => {
+      const prefix = `engine ${String(engine)} topic `;
+      const sum = (figures: Map<string, number>, suffix: string) =>
+        [...figures].reduce((total, [key, n]) => (key.startsWith(prefix) && key.endsWith(suffix) ? total + n : total), 0);
+      return [
+        figure('visibility_by_engine', `engine ${String(engine)}: answers, every topic`, sum(api, ANSWERS), sum(warehouse, ANSWERS)),
+        figure('visibility_by_engine', `engine ${String(engine)}: answers mentioning the brand, every topic`, sum(api, MENTIONING), sum(warehouse, MENTIONING)),
+      ];
+    });
+    return [...totals, ...pairFigures('visibility_by_engine', api, warehouse)];
+  },
+};
+
+const ANSWERS = ': answers';
+const MENTIONING = ': answers mentioning the brand';

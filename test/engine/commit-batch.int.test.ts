@@ -1,0 +1,153 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import type { Job } from 'bullmq';
+import { addDays } from '../../src/days.js';
+import { parseConfig } from '../../src/config/load.js';
+import { RedisChunkSink } from '../../src/engine/chunk-store.js';
+import type { CommitJobData } from '../../src/engine/job-data.js';
+import { loadProcessor } from '../../src/engine/load-processor.js';
+import { openQueues, type Queues } from '../../src/engine/queues.js';
+import { RunStore } from '../../src/engine/run-store.js';
+import { createLogger } from '../../src/log.js';
+import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
+import { conversationRows } from '../warehouse/batches.js';
+import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
+import { tempDir } from '../support/tmp.js';
+
+// Commit jobs waiting in the load queue are committed together by whichever of them runs first. The processor is
+// called here on one job while the others wait, as the writer's BullMQ worker calls it, so which jobs are waiting is
+// known.
+
+const RUN = 'run-batch';
+const TODAY = '2026-11-20';
+const SLICES = 6;
+
+let redis: Redis;
+let prefix: string;
+let queues: Queues;
+let runs: RunStore;
+let tmp: ReturnType<typeof tempDir>;
+let warehouse: Warehouse;
+/** Slice keys whose load the warehouse's hook fails, as a slice whose rows DuckDB refuses would. */
+let refused: Set<string>;
+
+beforeEach(async () => {
+  redis = testRedis();
+  prefix = uniquePrefix('commit-batch');
+  queues = openQueues(redis, prefix);
+  runs = new RunStore(redis, prefix);
+  tmp = tempDir('commit-batch');
+  refused = new Set();
+  processed.clear();
+  warehouse = await openWarehouse(join(tmp.path, 'bv.work.duckdb'), {
+    hooks: {
+      beforeCommit: (batch) => {
+        if (refused.has(batch.sliceKey)) throw new Error(`the test refuses slice ${batch.sliceKey}`);
+      },
+    },
+  });
+  await runs.create({ runId: RUN, kind: 'backfill', brands: [1], streams: ['conversations'], today: TODAY, from: addDays(TODAY, -(SLICES - 1)), to: TODAY, status: 'running', startedAt: new Date().toISOString(), finishedAt: null, phase: 2, published: null, error: null });
+});
+afterEach(async () => {
+  await warehouse.close();
+  await queues.close();
+  await deletePrefix(redis, prefix);
+  redis.disconnect();
+  tmp.remove();
+});
+
+/** A fetched day of conversations: its chunk in Redis and its commit job waiting in the load queue. */
+async function fetchedDay(index: number): Promise<Job> {
+  const day = addDays(TODAY, -index);
+  const sliceId = `1|conversations|${day}`;
+  await runs.recordPlanned(RUN, [{ sliceId, brandId: 1, stream: 'conversations' }]);
+  const sink = new RedisChunkSink(redis, prefix, `token-${index}`);
+  const rows = conversationRows(day, 3, index * 10 + 1);
+  await sink.write({ tables: { conversations: rows }, rejects: [] });
+  const data: CommitJobData = {
+    runId: RUN, brandId: 1, stream: 'conversations', sliceId, refetch: 0,
+    slice: { key: day, day, from: day, to: day, params: {} },
+    token: sink.token, chunks: sink.chunks, status: 'complete', records: 3, rows: 3, rejects: 0, totalRows: 3,
+    attempts: 1, requests: 1, retries: 0, rateLimited: 0, error: null, errorCode: null, requestId: null,
+  };
+  return queues.load.add('commit', data, { jobId: `commit-${index}` });
+}
+
+/** Jobs handed to the processor: BullMQ would hold them active, here they stay waiting, so they are not counted. */
+const processed = new Set<string>();
+
+function processor(commitBatchSlices?: number) {
+  const config = parseConfig({ api: { url: 'http://127.0.0.1:9', apiKey: 'bvk_test' }, brands: [1], db: join(tmp.path, 'bv.duckdb'), redisPrefix: prefix });
+  const process = loadProcessor({ redis, prefix, queues, runs, warehouse, config, log: createLogger({ level: 'silent', pretty: false }), commitBatchSlices });
+  return (job: Job) => {
+    processed.add(job.id!);
+    return process(job);
+  };
+}
+
+async function waitingCommits(): Promise<string[]> {
+  return (await queues.load.getJobs(['waiting'])).filter((job) => job.name === 'commit' && !processed.has(job.id!)).map((job) => job.id!).sort();
+}
+
+async function loadedDays(): Promise<string[]> {
+  const rows = await warehouse.query(`SELECT slice_key FROM _sync_state WHERE run_id = '${RUN}' ORDER BY slice_key`);
+  return rows.map((row) => String(row.slice_key));
+}
+
+describe('commit jobs waiting together', () => {
+  it('are committed by the first of them to run, each with its state, outcome and counters, and their jobs removed', async () => {
+    const jobs = [];
+    for (let index = 0; index < SLICES; index++) jobs.push(await fetchedDay(index));
+    await processor()(jobs[0]!);
+    expect(await loadedDays()).toHaveLength(SLICES);
+    expect(await runs.progress(RUN)).toEqual({ planned: SLICES, done: SLICES });
+    expect(await waitingCommits()).toEqual([]);
+    expect(await warehouse.query(`SELECT slices, "rows" FROM _sync_runs WHERE run_id = '${RUN}'`)).toEqual([{ slices: SLICES, rows: SLICES * 3 }]);
+    expect(await warehouse.query('SELECT count(*)::INTEGER AS n FROM conversations')).toEqual([{ n: SLICES * 3 }]);
+    // Every slice was done, so the run moves on.
+    expect((await queues.load.getJobs(['waiting'])).filter((job) => !processed.has(job.id!)).map((job) => job.name)).toEqual(['finalize']);
+  });
+
+  it('take at most commitBatchSlices slices into one transaction, and none with 1', async () => {
+    const jobs = [];
+    for (let index = 0; index < SLICES; index++) jobs.push(await fetchedDay(index));
+    await processor(1)(jobs[0]!);
+    expect(await loadedDays()).toHaveLength(1);
+    await processor(3)(jobs[1]!);
+    expect(await loadedDays()).toHaveLength(4);
+    expect(await waitingCommits()).toEqual(['commit-4', 'commit-5']);
+  });
+
+  it('leave a slice whose load fails to its own job, and commit the others', async () => {
+    const jobs = [];
+    for (let index = 0; index < SLICES; index++) jobs.push(await fetchedDay(index));
+    const bad = addDays(TODAY, -2);
+    refused.add(bad);
+    await processor()(jobs[0]!);
+    expect(await loadedDays()).not.toContain(bad);
+    expect(await loadedDays()).toHaveLength(SLICES - 1);
+    expect(await waitingCommits()).toEqual(['commit-2']);
+    // The bad slice's own job fails with its own error, and changes nothing.
+    await expect(processor()(jobs[2]!)).rejects.toThrow(`the test refuses slice ${bad}`);
+    expect(await runs.progress(RUN)).toEqual({ planned: SLICES, done: SLICES - 1 });
+  });
+
+  it('fail the job whose own slice fails to load, after committing the others', async () => {
+    const jobs = [];
+    for (let index = 0; index < SLICES; index++) jobs.push(await fetchedDay(index));
+    refused.add(TODAY);
+    await expect(processor()(jobs[0]!)).rejects.toThrow(`the test refuses slice ${TODAY}`);
+    expect(await loadedDays()).toHaveLength(SLICES - 1);
+    expect(await runs.progress(RUN)).toEqual({ planned: SLICES, done: SLICES - 1 });
+  });
+
+  it('leave a job run after its slice was committed with another with nothing to do', async () => {
+    const jobs = [];
+    for (let index = 0; index < 2; index++) jobs.push(await fetchedDay(index));
+    await processor()(jobs[0]!);
+    // A companion job that a removal missed (a crash in between) runs as usual: its slice is done, nothing is loaded.
+    await processor()(jobs[1]!);
+    expect(await warehouse.query(`SELECT slices FROM _sync_runs WHERE run_id = '${RUN}'`)).toEqual([{ slices: 2 }]);
+  });
+});
