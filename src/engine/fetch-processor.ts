@@ -83,6 +83,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         error: result.problem,
         errorCode: result.status === 'complete' ? null : (result.problemCode ?? 'incomplete'),
         requestId: null,
+        query: result.query,
       });
     } catch (error) {
       // The reader has dropped the chunks it wrote. The client waits out 429s itself; one that still comes through has met many in a row: the slice goes back to
