@@ -86,8 +86,8 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         query: result.query,
       });
     } catch (error) {
-      // The reader has dropped the chunks it wrote. The client waits out 429s itself; one that still comes through has met many in a row: the slice goes back to
-      // the queue, which the host has paused, without spending an attempt.
+      // The reader has dropped the chunks it wrote. The client waits out 429s itself; one that still comes through has
+      // met many in a row: the slice goes back to the queue, which the host has paused, without spending an attempt.
       if (error instanceof RateLimitedError) {
         log.warn({ retryAfterMs: error.retryAfterMs }, 'rate limited again and again: the slice waits in the queue');
         await carryTally();
