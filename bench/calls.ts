@@ -13,6 +13,7 @@ import { DIMENSION_NAMES, readDimensions } from '../src/streams/dimensions.js';
 import { STREAMS, selectStreams } from '../src/streams/registry.js';
 import { openReadOnly } from '../src/warehouse/published-database.js';
 import { readRows } from '../src/warehouse/read-rows.js';
+import { ECHOED_ENGINES_SQL } from '../src/warehouse/provenance.js';
 import { completeThrough, firstIncrementalDay, planSlices, type PlannedSlice } from '../src/engine/plan.js';
 import { daysBack, runInChild, TODAY, withSimulator, type ChildRunSpec } from './harness.js';
 import type { BenchResult } from './run.js';
@@ -62,7 +63,10 @@ async function predictSync(db: string): Promise<{ slices: number; requests: numb
     if (through) cursors.set(key, through);
   }
   // Later phases fan out over what earlier ones loaded, read back as the load processor does.
-  const source = { brandColumn: async (table: string, column: string, brand: number) => (await query(db, `SELECT "${column}" AS value FROM "${table}" WHERE brand_id = $1`, [brand])).map((row) => row.value) };
+  const source = {
+    brandColumn: async (table: string, column: string, brand: number) => (await query(db, `SELECT "${column}" AS value FROM "${table}" WHERE brand_id = $1`, [brand])).map((row) => row.value),
+    echoedEngines: async (stream: string, brand: number) => (await query(db, ECHOED_ENGINES_SQL, [brand, stream])).map((row) => String(row.engine)),
+  };
   const dimensions = await readDimensions(STREAMS.values(), new Set(DIMENSION_NAMES), source, BRAND, sync.domains);
   const pagesBefore = new Map<string, number>();
   for (const row of await query(db, 'SELECT stream, slice_key, total_rows FROM _sync_state WHERE brand_id = $1', [BRAND])) {

@@ -133,8 +133,8 @@ function guessSlices(options: RunToEndOptions, snapshot: RunProgress, brandId: n
   if (!stream || days.length === 0) return 0;
   const rows = (group: string) => snapshot.counters.get(`${brandId}|${group}`)?.rows ?? 0;
   const guessed = Array.from({ length: rows('competitors') + 1 }, (_, i) => `guessed-${i}.invalid`);
-  // One guessed page per tracked page is not known either: pages count nothing until planned.
-  const dimensions = { domains: [...options.config.sync.domains, ...guessed], topicIds: [], pages: [] };
+  // One guessed page per tracked page is not known either: pages (and engines) count nothing until planned.
+  const dimensions = { domains: [...options.config.sync.domains, ...guessed], topicIds: [], pages: [], engines: [] };
   return stream.slices({ brandId, days, sync: options.config.sync, dimensions }).length;
 }
 

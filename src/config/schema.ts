@@ -76,14 +76,14 @@ export const scheduleSchema = z
         const problem = cronProblem(expression);
         if (problem) ctx.addIssue({ code: 'custom', message: `"${expression}" is not a valid cron expression (${problem})` });
       }),
-    /** Streams this schedule syncs; default every stream. */
+    /** Streams this schedule syncs; default every stream but the opt-in ones (docs/tables.md, "Engines"). */
     streams: z.array(streamName).optional(),
   })
   .strict();
 
 export const syncConfigSchema = z
   .object({
-    /** Streams a plain `sync` runs; default every stream. */
+    /** Streams a plain `sync` runs; default every stream but the opt-in ones (docs/tables.md, "Engines"). */
     streams: z.array(streamName).optional(),
     /** Days re-fetched on every incremental run because answers arrive late; default 3. */
     lookbackDays: z.number().int().min(0).max(90).default(3),

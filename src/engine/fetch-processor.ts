@@ -87,6 +87,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         error: result.problem,
         errorCode: result.status === 'complete' ? null : (result.problemCode ?? 'incomplete'),
         requestId: null,
+        query: result.query,
       });
     } catch (error) {
       await sink.reset().catch(() => {});

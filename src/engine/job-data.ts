@@ -57,6 +57,8 @@ export const commitJobSchema = z.object({
   error: z.string().nullable(),
   errorCode: z.string().nullable(),
   requestId: z.string().nullable(),
+  /** The query the answer says was applied (`info.query`), for `_slice_queries`; absent when it echoes none. */
+  query: z.record(z.string(), z.unknown()).optional(),
 });
 export type CommitJobData = z.infer<typeof commitJobSchema>;
 

@@ -4,7 +4,7 @@ import { cronProblem } from '../config/cron-check.js';
 import { ConfigError } from '../config/load.js';
 import type { Config, ScheduleConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import { STREAM_NAMES } from '../streams/stream-names.js';
+import { DEFAULT_STREAM_NAMES } from '../streams/stream-names.js';
 import { connectRedis } from './redis.js';
 import { RedisRunCoordinator } from './run-coordinator.js';
 import { RunStore } from './run-store.js';
@@ -69,7 +69,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
       kind: 'scheduled',
       runId,
       brands: config.brands,
-      streams: schedule.streams ?? config.sync.streams ?? [...STREAM_NAMES],
+      streams: schedule.streams ?? config.sync.streams ?? [...DEFAULT_STREAM_NAMES],
       today: slot.toISOString().slice(0, 10),
     });
     if (created) {

@@ -11,17 +11,21 @@ export interface Dimensions {
   topicIds: number[];
   /** The URLs of the brand's tracked pages, as the API gave them, sorted. */
   pages: string[];
+  /** The brand's engines the per-engine streams break reports down by, as its reports' query echoes named them, sorted. */
+  engines: string[];
 }
 
 export type DimensionName = keyof Dimensions;
 
-export const DIMENSION_NAMES: readonly DimensionName[] = ['domains', 'topicIds', 'pages'];
+export const DIMENSION_NAMES: readonly DimensionName[] = ['domains', 'topicIds', 'pages', 'engines'];
 
-export const NO_DIMENSIONS: Dimensions = { domains: [], topicIds: [], pages: [] };
+export const NO_DIMENSIONS: Dimensions = { domains: [], topicIds: [], pages: [], engines: [] };
 
 /** The one warehouse read a provider needs: a column of a table's rows of one brand (the warehouse is one). */
 export interface DimensionSource {
   brandColumn(table: string, column: string, brandId: number): Promise<unknown[]>;
+  /** The engines the `info.query` echoes of a stream's slices of one brand named (`_slice_queries`). */
+  echoedEngines(stream: string, brandId: number): Promise<string[]>;
 }
 
 type Provider = { provides?: { [D in DimensionName]?: (source: DimensionSource, brandId: number) => Promise<Dimensions[D]> } };
@@ -37,7 +41,7 @@ export async function readDimensions(
   brandId: number,
   configuredDomains: readonly string[],
 ): Promise<Dimensions> {
-  const parts: { [D in DimensionName]: Array<Dimensions[D]> } = { domains: [], topicIds: [], pages: [] };
+  const parts: { [D in DimensionName]: Array<Dimensions[D]> } = { domains: [], topicIds: [], pages: [], engines: [] };
   const providers = [...streams];
   for (const name of DIMENSION_NAMES.filter((dimension) => needed.has(dimension))) {
     for (const stream of providers) {
@@ -49,6 +53,7 @@ export async function readDimensions(
     domains: distinctDomains([...parts.domains.flat(), ...(needed.has('domains') ? configuredDomains : [])]),
     topicIds: [...new Set(parts.topicIds.flat())].sort((a, b) => a - b),
     pages: [...new Set(parts.pages.flat())].sort(),
+    engines: [...new Set(parts.engines.flat())].sort(),
   };
 }
 

@@ -9,10 +9,12 @@ import { domainDetails } from './domain-details.js';
 import { fanoutsByPhrase } from './fanouts-by-phrase.js';
 import { fanoutsCited } from './fanouts-cited.js';
 import { productRanking } from './product-ranking.js';
+import { productRankingByEngine } from './product-ranking-by-engine.js';
 import { swot } from './swot.js';
 import { templates } from './templates.js';
 import { trackedUrls } from './tracked-urls.js';
 import { visibility } from './visibility.js';
+import { visibilityByEngine } from './visibility-by-engine.js';
 import type { AnyStream } from './stream.js';
 import { UnknownStreamError } from './unknown-stream-error.js';
 
@@ -35,6 +37,8 @@ const STREAM_LIST = [
   swot,
   fanoutsByPhrase,
   citedPageFanouts,
+  visibilityByEngine,
+  productRankingByEngine,
 ] as const;
 
 type Declared = (typeof STREAM_LIST)[number];
@@ -46,6 +50,9 @@ export const STREAM_NAMES = STREAM_LIST.map((stream) => stream.name) as unknown 
 export function isStreamName(name: string): name is StreamName {
   return (STREAM_NAMES as readonly string[]).includes(name);
 }
+
+/** What a run syncs when no stream is named: every stream but the opt-in ones, in the registry's order. */
+export const DEFAULT_STREAM_NAMES: readonly StreamName[] = STREAM_LIST.filter((stream) => !('optIn' in stream && stream.optIn)).map((stream) => stream.name);
 
 /** Every stream by name, in the registry's order. */
 export const STREAMS: ReadonlyMap<StreamName, AnyStream> = new Map(STREAM_LIST.map((stream) => [stream.name, stream as AnyStream]));
@@ -69,9 +76,9 @@ export function getStream(name: string): AnyStream {
   return stream;
 }
 
-/** Parses `--streams a,b` (or the config's list) into declarations, in the registry's order. */
+/** Parses `--streams a,b` (or the config's list) into declarations, in the registry's order; none named: the default ones. */
 export function selectStreams(names: readonly string[] | undefined): AnyStream[] {
-  if (!names || names.length === 0) return [...STREAMS.values()];
+  if (!names || names.length === 0) return [...STREAMS.values()].filter((stream) => !stream.optIn);
   const unknown = names.filter((name) => !isStreamName(name));
   if (unknown.length) {
     throw new UnknownStreamError(`unknown stream${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; streams: ${STREAM_NAMES.join(', ')}`);

@@ -1,6 +1,7 @@
 import { PagingInconsistency } from '../api/paginate.js';
 import type { Rejection } from '../api/index.js';
 import { compileScope, describeScopeMiss, type CompiledScope, type ScopeMiss } from '../warehouse/scope.js';
+import { queryEchoOf, type QueryEcho } from '../warehouse/provenance.js';
 import type { Row } from '../warehouse/slice-batch.js';
 import type { ReadContext, RowsByTable, SourcePage, StreamDefinition } from './stream.js';
 import type { SliceStatus } from '../vocabulary.js';
@@ -42,6 +43,8 @@ export interface SliceReadResult {
   problem: string | null;
   /** The kind of the first problem, for `_sync_state.error_code`: `out_of_scope`, `duplicate_key`, `paging_mismatch`... */
   problemCode: string | null;
+  /** The query the answer says was applied (`info.query` of its last page), when it echoes one. */
+  query?: QueryEcho;
 }
 
 /**
@@ -263,6 +266,7 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
     problem: problems.describe(),
     problemCode: problems.firstCode,
     rereadable: problems.rereadable,
+    query: queryEchoOf(lastPage?.info),
   };
 }
 

@@ -91,6 +91,11 @@ export interface StreamDefinition<R = any, S extends SlicePlan = any, C extends 
    * (src/engine/plan.ts). May depend on its settings (conversations need topics only when sliced by topic).
    */
   needs?: readonly DimensionName[] | ((sync: SettingsOf<C>) => readonly DimensionName[]);
+  /**
+   * Synced only when named (`sync.streams`, a schedule's `streams`, `--streams`): its calls are a choice, not a
+   * default; default false.
+   */
+  optIn?: boolean;
   /** The dimensions its rows give later phases, and how they are read back from the warehouse. */
   provides?: { [D in DimensionName]?: (source: DimensionSource, brandId: number) => Promise<Dimensions[D]> };
   slices(input: SlicePlanInput<C>): S[];

@@ -1,4 +1,5 @@
 import type { SliceStatus } from '../vocabulary.js';
+import type { AppliedQuery } from './provenance.js';
 
 /**
  * What a fetched slice hands to the loader: the normalised rows of every table it touches, how each table's
@@ -63,6 +64,8 @@ export interface SliceBatch {
    * and in the run's counters. Such a batch carries no writes and no rejects.
    */
   attemptOnly?: boolean;
+  /** The query the slice's answer says was applied (`info.query`), written to `_slice_queries` with its rows. */
+  appliedQuery?: AppliedQuery;
 }
 
 /** How good an outcome is, for "a worse attempt never replaces a better state". */

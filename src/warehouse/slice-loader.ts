@@ -10,6 +10,7 @@ import type { Row, Scope, SliceBatch, TableWrite } from './slice-batch.js';
 import type { TablePlan, RowDefaults } from './table-plan.js';
 import { castTypeOf } from './table-plan.js';
 import { compileScope } from './scope.js';
+import { SLICE_QUERIES_TABLE, sliceQueryWrite } from './provenance.js';
 import { journalWrites } from './publish-journal.js';
 import { quoteIdent } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
@@ -158,7 +159,8 @@ export async function loadSliceBatches(
       }
       const results: LoadResult[] = [];
       for (const [position, batch] of batches.entries()) {
-        const own = tables[position]!.filter((t) => t.table !== REJECTS_TABLE);
+        // Data rows only: the rejects and the applied query are the loader's bookkeeping.
+        const own = tables[position]!.filter((t) => t.table !== REJECTS_TABLE && t.table !== SLICE_QUERIES_TABLE);
         if (batch.attemptOnly) await recordAttempt(connection, batch, now);
         // In the slice's transaction, so the next publish knows exactly what to copy into the analysts' file.
         await journalWrites(connection, batch.runId, batch.brandId, staged[position]!.map((item) => item.write));
@@ -202,7 +204,9 @@ function writesOf(batch: SliceBatch): TableWrite[] {
     }
   }
   const keepRejects = batch.attemptOnly === true || (batch.state.status === 'failed' && batch.rejects.length === 0);
-  return keepRejects ? [...batch.writes] : [...batch.writes, rejectsWrite(batch)];
+  const writes = keepRejects ? [...batch.writes] : [...batch.writes, rejectsWrite(batch)];
+  if (batch.appliedQuery && !batch.attemptOnly && batch.state.status !== 'failed') writes.push(sliceQueryWrite(batch, batch.appliedQuery));
+  return writes;
 }
 
 function checkBatch(batch: SliceBatch): void {

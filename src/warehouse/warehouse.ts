@@ -22,6 +22,7 @@ import {
   type SliceStateFilter,
   type SliceStateRow,
 } from './run-log.js';
+import { ECHOED_ENGINES_SQL } from './provenance.js';
 import type { SliceBatch } from './slice-batch.js';
 import { loadSliceBatch, loadSliceBatches, type LoadHooks, type LoadResult } from './slice-loader.js';
 import { planTable, type TablePlan } from './table-plan.js';
@@ -151,6 +152,11 @@ export class Warehouse {
   brandColumn(table: string, column: string, brandId: number): Promise<unknown[]> {
     const sql = `SELECT ${quoteIdent(column)} AS value FROM ${quoteIdent(table)} WHERE brand_id = $1`;
     return this.serial(async () => (await readRows(this.connection, sql, [brandId])).map((row) => row.value));
+  }
+
+  /** The engines the `info.query` echoes of a stream's slices of one brand named (src/warehouse/provenance.ts). */
+  echoedEngines(stream: string, brandId: number): Promise<string[]> {
+    return this.serial(async () => (await readRows(this.connection, ECHOED_ENGINES_SQL, [brandId, stream])).map((row) => String(row.engine)));
   }
 
   /** Reads from the working file (status, tests); rows come back as plain values. */

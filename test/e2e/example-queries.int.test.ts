@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/days.js';
-import { STREAM_NAMES } from '../../src/streams/stream-names.js';
+import { DEFAULT_STREAM_NAMES } from '../../src/streams/stream-names.js';
 import { cliEnv, engineFixture, runBvsync, runInProcess, type EngineFixture } from '../support/engine.js';
 
 /**
@@ -19,7 +19,7 @@ let fx: EngineFixture;
 
 beforeAll(async () => {
   fx = await engineFixture('example-queries', { sim: { brands: 2, days: 8, scale: 20, today: TODAY }, config: { sync: { fetchConcurrency: 8 } } });
-  const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: addDays(TODAY, -6), to: TODAY, streams: [...STREAM_NAMES] });
+  const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: addDays(TODAY, -6), to: TODAY, streams: [...DEFAULT_STREAM_NAMES] });
   expect(progress.meta.status).toBe('complete');
 }, 240_000);
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/days.js';
-import { STREAM_NAMES } from '../../src/streams/stream-names.js';
+import { DEFAULT_STREAM_NAMES } from '../../src/streams/stream-names.js';
 import { cliEnv, engineFixture, runInProcess, type EngineFixture } from '../support/engine.js';
 import { deletePrefix, TEST_REDIS_URL } from '../support/redis.js';
 import { Redis } from 'ioredis';
@@ -194,7 +194,7 @@ beforeAll(async () => {
   fx = await engineFixture('readme-examples', { sim: { brands: 2, days: 8, scale: 20, today: TODAY }, config: { sync: { fetchConcurrency: 8 } } });
   work = fx.dir;
   await clearTourKeys();
-  const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: addDays(TODAY, -6), to: TODAY, streams: [...STREAM_NAMES] });
+  const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: addDays(TODAY, -6), to: TODAY, streams: [...DEFAULT_STREAM_NAMES] });
   expect(progress.meta.status).toBe('complete');
 }, 240_000);
 afterAll(async () => {

@@ -41,7 +41,7 @@ describe('planSlices', () => {
       streams: [daily, full, late],
       sync,
       cursors: new Map<string, string>(),
-      dimensions: (brandId: number) => ({ domains: brandId === 1 ? ['a.com', 'b.com'] : [], topicIds: [], pages: [] }),
+      dimensions: (brandId: number) => ({ domains: brandId === 1 ? ['a.com', 'b.com'] : [], topicIds: [], pages: [], engines: [] }),
     };
     const phase1 = planSlices({ ...input, phase: 1 });
     expect(phase1.map((s) => `${s.brandId}/${s.stream}/${s.key}`)).toEqual([

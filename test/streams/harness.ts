@@ -25,7 +25,7 @@ export function planInput(days: string[], options: { sync?: Partial<SyncConfig>;
     brandId: BRAND,
     days,
     sync: { ...parseConfig({}).sync, ...options.sync },
-    dimensions: { domains: [], topicIds: [], pages: [], ...options.dimensions },
+    dimensions: { domains: [], topicIds: [], pages: [], engines: [], ...options.dimensions },
   };
 }
 

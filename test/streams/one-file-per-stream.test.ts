@@ -20,7 +20,8 @@ const MAY_NAME_STREAMS = /^src\/(simulator|cli|ops|manage|verify)\/|^src\/api\/w
 
 /** Words of the API that are also stream names, where they mean the API's thing. */
 const API_WORDS: Array<{ file: string; text: string; why: string }> = [
-  { file: 'src/streams/product-ranking.ts', text: "'visibility'", why: 'a ranking metric of endpoint 19' },
+  { file: 'src/streams/product-ranking-report.ts', text: "'visibility'", why: 'a ranking metric of endpoint 19' },
+  { file: 'src/streams/visibility-report.ts', text: "'visibility'", why: 'a path segment of endpoint 16' },
   { file: 'src/streams/tracked-urls.ts', text: "'citations'", why: 'a sort order of endpoint 3' },
   { file: 'src/streams/domain-details.ts', text: "'citations'", why: 'a path segment of endpoint 18' },
   { file: 'src/streams/swot.ts', text: "'competitors'", why: 'a query parameter of endpoint 20' },

@@ -5,6 +5,7 @@ import type { SyncConfig } from '../../src/config/schema.js';
 import { startSimulator, type Knobs, type RunningSimulator } from '../../src/simulator/index.js';
 import { DIMENSION_NAMES, NO_DIMENSIONS, readDimensions } from '../../src/streams/dimensions.js';
 import { STREAMS } from '../../src/streams/registry.js';
+import { appliedQuery } from '../../src/warehouse/provenance.js';
 import { runSlice, type SliceChunk, type SliceReadResult } from '../../src/streams/run-slice.js';
 import type { Dimensions, RowsByTable, SlicePlan, StreamDefinition } from '../../src/streams/stream.js';
 import { phaseOf } from '../../src/engine/plan.js';
@@ -70,6 +71,7 @@ async function syncEveryStream(name: string, knobs: Partial<Knobs> = {}): Promis
         day: slice.day,
         writes: targets.map((target) => ({ ...target, rows: tables[target.table] ?? [] })),
         rejects: chunks.flatMap((chunk) => chunk.rejects),
+        appliedQuery: result.query && appliedQuery(result.query, slice),
         state: { status: result.status, rows: result.records, totalRows: result.totalRows, attempts: result.reads, requests: 0, lastError: result.problem },
       });
     }

@@ -11,7 +11,7 @@ import { STREAMS } from '../../src/streams/registry.js';
 /** Every table a stream of the registry writes, from one slice each planned over a sample of every dimension. */
 function streamTables(): string[] {
   const sync = parseConfig({ sync: { phrases: ['shoe'], swotStatementIds: { '1': [1] }, conversationsByTopic: false } }).sync;
-  const dimensions = { domains: ['a.test'], topicIds: [1], pages: ['https://a.test/'] };
+  const dimensions = { domains: ['a.test'], topicIds: [1], pages: ['https://a.test/'], engines: ['an-engine'] };
   return [...STREAMS.values()].flatMap((stream) => {
     const slice = stream.slices({ brandId: 1, days: ['2026-11-20'], sync, dimensions })[0];
     return slice ? stream.targets({ brandId: 1, slice }).map((target) => target.table) : [];
@@ -49,11 +49,18 @@ const EXPECTED_KEYS: Record<string, string[]> = {
   swot_answers: ['brand_id', 'statement_id', 'conversation_id'],
   swot_statements: ['brand_id', 'statement_id'],
   fanouts_by_phrase: ['brand_id', 'phrase', 'id'],
+  visibility_topic_engine_daily: ['brand_id', 'day', 'engine', 'topic_id'],
+  visibility_topic_brand_engine_daily: ['brand_id', 'day', 'engine', 'topic_id', 'brand_name'],
+  visibility_scenario_engine_daily: ['brand_id', 'day', 'engine', 'scenario_id'],
+  visibility_scenario_brand_engine_daily: ['brand_id', 'day', 'engine', 'scenario_id', 'brand_name'],
+  product_ranking_engine_daily: ['brand_id', 'day', 'engine', 'metric', 'subject', 'product_id'],
+  product_ranking_shopping_engine_daily: ['brand_id', 'day', 'engine', 'metric', 'subject'],
   _migrations: ['version'],
   _sync_runs: ['run_id'],
   _sync_state: ['brand_id', 'stream', 'slice_key'],
   _sync_cursors: ['brand_id', 'stream'],
   _rejected_records: ['id'],
+  _slice_queries: ['brand_id', 'stream', 'slice_key'],
   _publish_journal: ['seq'],
 };
 

@@ -1,0 +1,33 @@
+-- v_engines: every engine identifier bvsync has read for a brand, where it read it, and over which days. The spec
+-- omits the engines' literal strings and gives each endpoint its own default, so they are learned, never guessed.
+-- Grain: one row per brand_id, engine, source.
+-- Columns:
+--   brand_id, engine
+--   source          where the identifier was read:
+--                     'visibility'       the visibility report's info.query: with no engines sent, "the engines of
+--                                        the brand" (the default of visibility by topic and product ranking)
+--                     'citations', 'domain_details'   those reports' info.query: with no engines sent, "each engine"
+--                     'visibility_by_engine'           the engine a per-engine slice asked for, as the API applied it
+--                     'conversations'    the model of the brand's answers (may name engines no report selects)
+--   first_seen_day, last_seen_day   the first and last day read with it
+--   slices_or_answers               echoing slices (query sources) or answers (conversations) that name it
+--   is_brand_engine                 whether the visibility report's default ever applied it (a brand engine)
+-- Join on (brand_id, engine) with conversations.model, or any *_engine_daily table's engine.
+CREATE OR REPLACE VIEW v_engines AS
+WITH seen AS (
+  SELECT q.brand_id, e.engine, q.stream AS source,
+         min(coalesce(q."day", q.range_start)) AS first_seen_day,
+         max(coalesce(q."day", q.range_end)) AS last_seen_day,
+         count(*) AS slices_or_answers
+  FROM _slice_queries AS q, unnest(q.engines) AS e(engine)
+  GROUP BY ALL
+  UNION ALL
+  SELECT brand_id, model, 'conversations', min("day"), max("day"), count(*)
+  FROM conversations
+  WHERE model IS NOT NULL
+  GROUP BY ALL
+)
+SELECT
+  s.*,
+  s.engine IN (SELECT b.engine FROM seen AS b WHERE b.brand_id = s.brand_id AND b.source = 'visibility') AS is_brand_engine
+FROM seen AS s;

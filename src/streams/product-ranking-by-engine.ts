@@ -1,0 +1,85 @@
+import { ENGINE_BREAKDOWN_SETTINGS, perDayAndEngine, type EngineSlice } from './by-engine-slicing.js';
+import { extraOf } from './extra.js';
+import { ciColumns } from './measures.js';
+import {
+  RANKING_METRICS,
+  RANKING_SUBJECTS,
+  productRankingEndpoint,
+  productRankingEnvelopeSchema,
+  productRankingRowSchema,
+  type Metric,
+  type ProductRankingInfo,
+  type ProductRankingRow,
+  type Subject,
+} from './product-ranking-report.js';
+import { defineStream } from './stream.js';
+import { sliceRange } from './windows.js';
+
+type RankingEngineSlice = EngineSlice<{ metric: Metric; subject: Subject }>;
+
+const rankingOf = ({ params }: RankingEngineSlice) => ({ metric: params.metric, subject: params.subject });
+
+/**
+ * Product ranking (spec endpoint 19) per brand, day and ONE engine (`engines=[engine]`), for each metric and subject:
+ * four slices per day and engine. The ranking does not echo its query, so the slice's engine is the only statement of
+ * what a row covers. Opt-in: four calls per day and engine, as many again as every default stream together
+ * (docs/syncing.md, "What each stream costs").
+ */
+export const productRankingByEngine = defineStream({
+  name: 'product_ranking_by_engine',
+  endpoint: productRankingEndpoint,
+  settings: ENGINE_BREAKDOWN_SETTINGS,
+  needs: ['engines'],
+  optIn: true,
+  slices: (input): RankingEngineSlice[] =>
+    RANKING_METRICS.flatMap((metric) => RANKING_SUBJECTS.flatMap((subject) => perDayAndEngine(input, { metric, subject }, `${metric}-${subject}/`))),
+  targets: ({ brandId, slice }) => {
+    const scope = { brand_id: brandId, day: slice.day, engine: slice.params.engine, ...rankingOf(slice) };
+    return [
+      { table: 'product_ranking_engine_daily', mode: 'replace', scope },
+      { table: 'product_ranking_shopping_engine_daily', mode: 'replace', scope },
+    ];
+  },
+  read: ({ client, brandId, slice, signal }) =>
+    client.read(productRankingEndpoint, brandId, { ...sliceRange(slice), engines: [slice.params.engine], ...rankingOf(slice), order: 'desc', signal }),
+  recordId: (record: ProductRankingRow) => record.id,
+  rows: (record, { brandId, slice }) => ({
+    product_ranking_engine_daily: [
+      {
+        brand_id: brandId,
+        day: slice.day,
+        engine: slice.params.engine,
+        ...rankingOf(slice),
+        product_id: record.id,
+        rank: record.rank,
+        label: record.label,
+        title: record.title,
+        category: record.category ?? null,
+        price: record.price ?? null,
+        rating: record.rating ?? null,
+        reviews: record.reviews ?? null,
+        visibility: record.visibility ?? null,
+        recommendation: record.recommendation ?? null,
+        image_url: record.image_url ?? null,
+        ...ciColumns(record.confidence_interval),
+        _extra: extraOf(productRankingRowSchema, record),
+      },
+    ],
+  }),
+  infoRows: (page, { brandId, slice }) => {
+    const info = page.info as ProductRankingInfo;
+    return {
+      product_ranking_shopping_engine_daily: [
+        {
+          brand_id: brandId,
+          day: slice.day,
+          engine: slice.params.engine,
+          ...rankingOf(slice),
+          shopping_conversations: info.shopping_conversations ?? null,
+          total_rows: page.totalRows ?? null,
+          _extra: extraOf(productRankingEnvelopeSchema.shape.info, info),
+        },
+      ],
+    };
+  },
+});

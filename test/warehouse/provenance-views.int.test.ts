@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { appliedQuery } from '../../src/warehouse/provenance.js';
+import { readRows, type PlainRow } from '../../src/warehouse/read-rows.js';
+import { openWarehouse } from '../../src/warehouse/warehouse.js';
+import { tempDir } from '../support/tmp.js';
+import { sliceBatch } from './batches.js';
+
+// A hand-made day of brand 7, worked out by hand: engine a agrees, engine b lost one answer from the conversations,
+// engine c answers but is not broken down, engine d is broken down with no answers. Read from the published copy.
+const tmp = tempDir('provenance-views');
+const DAY = '2026-11-20';
+const OTHER_DAY = '2026-11-19';
+let rows: (sql: string) => Promise<PlainRow[]>;
+let close: () => void;
+
+beforeAll(async () => {
+  const wh = await openWarehouse(join(tmp.path, 'bv.work.duckdb'));
+  const slice = { from: DAY, to: DAY };
+  await wh.loadSlice(
+    sliceBatch({
+      stream: 'visibility',
+      sliceKey: DAY,
+      day: DAY,
+      appliedQuery: appliedQuery({ engines: ['a', 'b', 'd'] }, slice),
+      writes: [
+        {
+          table: 'visibility_topic_daily',
+          mode: 'replace',
+          scope: { day: DAY },
+          rows: [
+            { day: DAY, topic_id: 1, conversations: 4, mentioned_conversations: 2 },
+            { day: DAY, topic_id: 2, conversations: 3, mentioned_conversations: 1 },
+          ],
+        },
+      ],
+    }),
+  );
+  const byEngine = (engine: string, topics: Array<[number, number, number]>) =>
+    wh.loadSlice(
+      sliceBatch({
+        stream: 'visibility_by_engine',
+        sliceKey: `${engine}/${DAY}`,
+        day: DAY,
+        appliedQuery: appliedQuery({ engines: [engine] }, slice),
+        writes: [
+          {
+            table: 'visibility_topic_engine_daily',
+            mode: 'replace',
+            scope: { day: DAY, engine },
+            rows: topics.map(([topic_id, conversations, mentioned_conversations]) => ({ day: DAY, engine, topic_id, conversations, mentioned_conversations })),
+          },
+        ],
+      }),
+    );
+  await byEngine('a', [[1, 2, 1], [2, 1, 1]]);
+  await byEngine('b', [[1, 2, 1], [2, 2, 0]]);
+  await byEngine('d', []);
+  // Answers: a 3 (2 mentioned), b 3 of its 4 (1 mentioned), c 2 (not broken down); another day, not synced for the views.
+  const answers: Array<[number, string, boolean]> = [
+    [1, 'a', true], [2, 'a', true], [3, 'a', false],
+    [4, 'b', true], [5, 'b', false], [6, 'b', false],
+    [7, 'c', false], [8, 'c', true],
+  ];
+  await wh.loadSlice(
+    sliceBatch({
+      stream: 'conversations',
+      sliceKey: DAY,
+      day: DAY,
+      writes: [
+        {
+          table: 'conversations',
+          mode: 'replace',
+          scope: { day: DAY },
+          rows: answers.map(([id, model, mentioned]) => ({ id, day: DAY, date: `${DAY}T12:00:00.000Z`, model, mentioned })),
+        },
+      ],
+    }),
+  );
+  await wh.loadSlice(
+    sliceBatch({
+      stream: 'visibility_by_engine',
+      sliceKey: `a/${OTHER_DAY}`,
+      day: OTHER_DAY,
+      appliedQuery: appliedQuery({ engines: ['a'] }, { from: OTHER_DAY, to: OTHER_DAY }),
+      writes: [{ table: 'visibility_topic_engine_daily', mode: 'replace', scope: { day: OTHER_DAY, engine: 'a' }, rows: [{ day: OTHER_DAY, engine: 'a', topic_id: 1, conversations: 5, mentioned_conversations: 5 }] }],
+    }),
+  );
+  const published = join(tmp.path, 'bv.duckdb');
+  await wh.publish(published);
+  await wh.close();
+  const instance = await DuckDBInstance.create(published, { access_mode: 'READ_ONLY' });
+  const connection = await instance.connect();
+  rows = (sql) => readRows(connection, sql);
+  close = () => {
+    connection.closeSync();
+    instance.closeSync();
+  };
+});
+
+afterAll(() => {
+  close?.();
+  tmp.remove();
+});
+
+describe('the engine views', () => {
+  it('v_engine_reconciliation_daily agrees, disagrees, or says a side was not synced', async () => {
+    const result = await rows(`SELECT "day"::VARCHAR AS day, engine, broken_down, conversations_synced, visibility_answers, conversations,
+                                      visibility_mentioned, mentioned_conversations, agrees
+                               FROM v_engine_reconciliation_daily ORDER BY day, engine`);
+    expect(result).toEqual([
+      { day: OTHER_DAY, engine: 'a', broken_down: true, conversations_synced: false, visibility_answers: 5, conversations: null, visibility_mentioned: 5, mentioned_conversations: null, agrees: null },
+      { day: DAY, engine: 'a', broken_down: true, conversations_synced: true, visibility_answers: 3, conversations: 3, visibility_mentioned: 2, mentioned_conversations: 2, agrees: true },
+      { day: DAY, engine: 'b', broken_down: true, conversations_synced: true, visibility_answers: 4, conversations: 3, visibility_mentioned: 1, mentioned_conversations: 1, agrees: false },
+      { day: DAY, engine: 'c', broken_down: false, conversations_synced: true, visibility_answers: null, conversations: 2, visibility_mentioned: null, mentioned_conversations: 1, agrees: null },
+      { day: DAY, engine: 'd', broken_down: true, conversations_synced: true, visibility_answers: 0, conversations: 0, visibility_mentioned: 0, mentioned_conversations: 0, agrees: true },
+    ]);
+  });
+
+  it('v_visibility_coverage_daily counts the conversations of the echoed engines beside every engine', async () => {
+    expect(await rows(`SELECT engines, visibility_answers, conversations_of_those_engines, conversations_all_engines, agrees FROM v_visibility_coverage_daily`)).toEqual([
+      { engines: ['a', 'b', 'd'], visibility_answers: 7, conversations_of_those_engines: 6, conversations_all_engines: 8, agrees: false },
+    ]);
+  });
+
+  it('v_visibility_engine_daily sums the topics of each engine exactly', async () => {
+    expect(await rows(`SELECT engine, topics, conversations, mentioned_conversations, visibility FROM v_visibility_engine_daily WHERE "day" = '${DAY}' ORDER BY engine`)).toEqual([
+      { engine: 'a', topics: 2, conversations: 3, mentioned_conversations: 2, visibility: 2 / 3 },
+      { engine: 'b', topics: 2, conversations: 4, mentioned_conversations: 1, visibility: 0.25 },
+    ]);
+  });
+
+  it('v_engines names each engine by source, with its days, and which are the brand engines', async () => {
+    const result = await rows(`SELECT engine, source, first_seen_day::VARCHAR AS first, last_seen_day::VARCHAR AS last, slices_or_answers AS n, is_brand_engine
+                               FROM v_engines ORDER BY source, engine`);
+    expect(result).toEqual([
+      { engine: 'a', source: 'conversations', first: DAY, last: DAY, n: 3, is_brand_engine: true },
+      { engine: 'b', source: 'conversations', first: DAY, last: DAY, n: 3, is_brand_engine: true },
+      { engine: 'c', source: 'conversations', first: DAY, last: DAY, n: 2, is_brand_engine: false },
+      { engine: 'a', source: 'visibility', first: DAY, last: DAY, n: 1, is_brand_engine: true },
+      { engine: 'b', source: 'visibility', first: DAY, last: DAY, n: 1, is_brand_engine: true },
+      { engine: 'd', source: 'visibility', first: DAY, last: DAY, n: 1, is_brand_engine: true },
+      { engine: 'a', source: 'visibility_by_engine', first: OTHER_DAY, last: DAY, n: 2, is_brand_engine: true },
+      { engine: 'b', source: 'visibility_by_engine', first: DAY, last: DAY, n: 1, is_brand_engine: true },
+      { engine: 'd', source: 'visibility_by_engine', first: DAY, last: DAY, n: 1, is_brand_engine: true },
+    ]);
+  });
+});

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { appliedQuery } from '../../src/warehouse/provenance.js';
+import { readRows } from '../../src/warehouse/read-rows.js';
+import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
+import { tempDir } from '../support/tmp.js';
+import { completeState, sliceBatch } from './batches.js';
+
+// The echo a slice's answer gives is written by the loader with the slice's rows: replaced by the next load of the
+// slice, kept by an attempt recorded beside a better state, and the source of the brand's engines.
+const tmp = tempDir('provenance');
+let wh: Warehouse;
+
+const DAY = '2026-11-20';
+const slice = { from: DAY, to: DAY };
+const rowsOfDay = (conversations: number) => [{ day: DAY, topic_id: 1, conversations, mentioned_conversations: 1, visibility: 1 / conversations }];
+const visibilityLoad = (engines: string[], conversations: number, overrides = {}) =>
+  sliceBatch({
+    stream: 'visibility',
+    sliceKey: DAY,
+    day: DAY,
+    writes: [{ table: 'visibility_topic_daily', mode: 'replace', scope: { day: DAY }, rows: rowsOfDay(conversations) }],
+    appliedQuery: appliedQuery({ engines, start_date: DAY, end_date: DAY }, slice),
+    ...overrides,
+  });
+const echoes = () => wh.query(`SELECT stream, slice_key, "day"::VARCHAR AS day, range_start::VARCHAR AS range_start, engines, query, _run_id FROM _slice_queries ORDER BY ALL`);
+
+beforeAll(async () => {
+  wh = await openWarehouse(join(tmp.path, 'w.duckdb'));
+});
+afterAll(async () => {
+  await wh.close();
+  tmp.remove();
+});
+
+describe('_slice_queries', () => {
+  it('holds the echo of a loaded slice with the engines it names, and the next load of the slice replaces it', async () => {
+    await wh.loadSlice(visibilityLoad(['chatgpt', 'gemini'], 4));
+    let rows = await echoes();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ stream: 'visibility', slice_key: DAY, day: DAY, range_start: DAY, engines: ['chatgpt', 'gemini'], _run_id: 'run-1' });
+    expect(JSON.parse(String(rows[0]!.query))).toEqual({ engines: ['chatgpt', 'gemini'], start_date: DAY, end_date: DAY });
+
+    await wh.loadSlice(visibilityLoad(['chatgpt', 'gemini', 'grok'], 5, { runId: 'run-2' }));
+    rows = await echoes();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ engines: ['chatgpt', 'gemini', 'grok'], _run_id: 'run-2' });
+  });
+
+  it('keeps the echo of the rows it holds when a worse attempt is only recorded beside them', async () => {
+    await wh.loadSlice(
+      visibilityLoad(['claude'], 9, { runId: 'run-3', writes: [], attemptOnly: true, state: completeState({ status: 'incomplete', lastError: 'short read' }) }),
+    );
+    const rows = await echoes();
+    expect(rows[0]).toMatchObject({ engines: ['chatgpt', 'gemini', 'grok'], _run_id: 'run-2' });
+    const [topic] = await wh.query('SELECT conversations FROM visibility_topic_daily');
+    expect(topic!.conversations).toBe(5);
+  });
+
+  it("names a brand's engines from one stream's echoes, each engine once", async () => {
+    await wh.loadSlice(
+      sliceBatch({
+        stream: 'citations',
+        sliceKey: `${DAY}..${DAY}`,
+        writes: [],
+        appliedQuery: appliedQuery({ engines: ['chatgpt', 'meta_ai', 'deepseek'] }, slice),
+      }),
+    );
+    await wh.loadSlice(visibilityLoad(['chatgpt', 'copilot'], 3, { sliceKey: '2026-11-19', day: '2026-11-19', writes: [] }));
+    expect(await wh.echoedEngines('visibility', 7)).toEqual(['chatgpt', 'copilot', 'gemini', 'grok']);
+    expect(await wh.echoedEngines('citations', 7)).toEqual(['chatgpt', 'deepseek', 'meta_ai']);
+    expect(await wh.echoedEngines('visibility', 8)).toEqual([]);
+  });
+
+  it('reaches the published copy with the slice, by a full copy and by an incremental one', async () => {
+    const published = join(tmp.path, 'published.duckdb');
+    const publishedEngines = async () => {
+      const instance = await DuckDBInstance.create(published, { access_mode: 'READ_ONLY' });
+      const connection = await instance.connect();
+      try {
+        return (await readRows(connection, `SELECT engines FROM _slice_queries WHERE brand_id = 9 AND stream = 'visibility'`)).map((row) => row.engines);
+      } finally {
+        connection.closeSync();
+        instance.closeSync();
+      }
+    };
+    await wh.loadSlice(visibilityLoad(['grok'], 2, { brandId: 9, runId: 'run-9' }));
+    expect((await wh.publish(published)).mode).toBe('full');
+    expect(await publishedEngines()).toEqual([['grok']]);
+    await wh.loadSlice(visibilityLoad(['grok', 'claude'], 2, { brandId: 9, runId: 'run-10' }));
+    expect((await wh.publish(published)).mode).toBe('incremental');
+    expect(await publishedEngines()).toEqual([['grok', 'claude']]);
+  });
+});
