@@ -5,7 +5,7 @@ import { makePlan } from '../manage/make-plan.js';
 import { warehouseTopics } from '../manage/warehouse-topics.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { endOnInterrupt } from './manage-interrupt.js';
-import { refusalAsUsage } from './manage-refusal.js';
+import { explainReadFailure } from './manage-read-failure.js';
 import { addManageOptions, openManageSession, type ManageFlags } from './plan.js';
 
 export function applyCommand(): Command {
@@ -18,7 +18,7 @@ export function applyCommand(): Command {
     const { config, desired, source, client } = await openManageSession(file, flags);
     try {
       const plan = await makePlan(client, desired, { seenTopics: await warehouseTopics(config.db, desired.brand) }).catch((error: unknown) => {
-        throw refusalAsUsage(error, desired.brand, source);
+        throw explainReadFailure(error, desired.brand, source);
       });
       const lines = !flags.json;
       if (lines) process.stdout.write(`${planSummary(plan, source, '')}\n`);

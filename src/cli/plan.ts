@@ -13,7 +13,7 @@ import { addCommonOptions, commandLogger, readConfig, requireApi, type CommonFla
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
 import { endOnInterrupt } from './manage-interrupt.js';
-import { refusalAsUsage } from './manage-refusal.js';
+import { explainReadFailure } from './manage-read-failure.js';
 import { writeBudget } from './write-budget.js';
 
 export interface ManageFlags extends CommonFlags {
@@ -79,7 +79,7 @@ export function planCommand(): Command {
     const { config, desired, source, client } = await openManageSession(file, flags);
     try {
       const plan = await makePlan(client, desired, { seenTopics: await warehouseTopics(config.db, desired.brand) }).catch((error: unknown) => {
-        throw refusalAsUsage(error, desired.brand, source);
+        throw explainReadFailure(error, desired.brand, source);
       });
       if (flags.json) process.stdout.write(`${JSON.stringify({ brand: plan.brandId, items: plan.changes.map(({ write: _write, ...item }) => item) }, null, 2)}\n`);
       else process.stdout.write(`${planSummary(plan, source)}\n${plan.changes.map(changeLine).join('\n')}\n`);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyHash } from '../../src/api/rate-budget.js';
+import { freePort } from '../../src/engine/redis.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { runBvsync, spawnBvsync, type CliResult } from '../support/engine.js';
@@ -301,7 +302,7 @@ describe('an apply interrupted with Ctrl-C', () => {
   });
 });
 
-describe('a key or brand the API refuses', () => {
+describe('a key, brand or API that fails the first reads', () => {
   it('is a setup error (exit 2) naming what to check, before any write, and never prints the key', async () => {
     const file = writeFile('brand-4.yaml', ['brand: 4', 'competitors:', '  - { name: Foo, website: foo.example }'].join('\n'));
     sim.clearRequestLog();
@@ -315,6 +316,13 @@ describe('a key or brand the API refuses', () => {
     expect(`${denied.stdout}${denied.stderr}${refused.stdout}${refused.stderr}`).not.toContain(wrongKey);
     expect(`${denied.stdout}${denied.stderr}`).not.toContain(sim.apiKey);
     expect(sim.requestLog().filter((entry) => entry.method !== 'GET')).toEqual([]);
+  });
+
+  it('an API nobody answers at ends with exit 1 naming the setting to check', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const result = await runBvsync(['apply', EXAMPLE], { ...env(), BVSYNC_API_URL: url });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^bvsync: GET \S+: ECONNREFUSED.*; nothing was written\. Check BVSYNC_API_URL \(config "api\.url"\) and the network/m);
   });
 });
 
