@@ -46,6 +46,11 @@ describe('config', () => {
     }
   });
 
+  it('names the environment variable a bad setting came from', () => {
+    expect(() => loadConfig({ env: { BVSYNC_API_URL: 'not-a-url' } })).toThrow(/^the environment is not a valid bvsync config:\n {2}- api\.url \(from BVSYNC_API_URL\): /);
+    expect(() => loadConfig({ env: { BVSYNC_DUCKDB_THREADS: 'four' } })).toThrow(/- warehouse\.threads \(from BVSYNC_DUCKDB_THREADS\): /);
+  });
+
   it('names a bad brand list and a file that is not JSON', () => {
     expect(() => loadConfig({ env: { BVSYNC_BRANDS: '1,x' } })).toThrow(/"x" is not a brand id/);
     const dir = tempDir('config');

@@ -59,23 +59,27 @@ export interface ApiClient {
 }
 
 /**
- * The API client: the only code that speaks HTTP to the API. Needs `api.url` and `api.apiKey`.
+ * The transport of the API's reads and writes alike: one rate budget, one retry policy and one set of typed errors
+ * per client. Needs `api.url` and `api.apiKey`; the key is registered as a secret, so no log line carries it.
  */
-export function createApiClient(config: ApiConfig, options: ApiClientOptions = {}): ApiClient {
+export function openTransport(config: ApiConfig, options: ApiClientOptions): Transport {
   const api = requireApiSettings(config);
   registerSecret(api.apiKey);
+  return new Transport(api, {
+    logger: options.logger,
+    budget: options.budget ?? createMemoryRateBudget({ requestsPerSecond: config.requestsPerSecond }),
+    onRequest: options.onRequest,
+    signal: options.signal,
+    retryRateLimited: options.retryRateLimited,
+    dispatcher: options.dispatcher,
+  });
+}
 
-  const transport = new Transport(
-    api,
-    {
-      logger: options.logger,
-      budget: options.budget ?? createMemoryRateBudget({ requestsPerSecond: config.requestsPerSecond }),
-      onRequest: options.onRequest,
-      signal: options.signal,
-      retryRateLimited: options.retryRateLimited,
-      dispatcher: options.dispatcher,
-    },
-  );
+/**
+ * The API client: the only code that speaks HTTP to the API for reads. Needs `api.url` and `api.apiKey`.
+ */
+export function createApiClient(config: ApiConfig, options: ApiClientOptions = {}): ApiClient {
+  const transport = openTransport(config, options);
   const encoding = { params: config.params as ParamMapping, arrayFormat: config.arrayFormat };
 
   async function getEnvelope<E>(path: string, query: QueryParams, schema: z.ZodType<E>, signal?: AbortSignal): Promise<E> {

@@ -1,13 +1,13 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { ApiConfig } from '../config/schema.js';
-import { requireApiSettings } from '../config/api-settings.js';
-import { registerSecret, type Logger } from '../log.js';
+import type { Logger } from '../log.js';
+import { openTransport } from './client.js';
 import { contentIdempotencyKey, freshIdempotencyKey } from './idempotency-key.js';
 import { cappedPageSize, paginate } from './paginate.js';
 import { brandPath, buildQuery, withQuery, type QueryParams } from './query.js';
-import { createMemoryRateBudget, type RateBudget } from './rate-budget.js';
-import { Transport, type ApiRequestEvent, type WriteRequest } from './transport.js';
+import type { RateBudget } from './rate-budget.js';
+import type { ApiRequestEvent, WriteRequest } from './transport.js';
 import { describeZodIssues } from './validate.js';
 import { WriteAnswerError } from './write-answer-error.js';
 import { COMPETITORS_PER_REQUEST, SCENARIOS_PER_TOPIC, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from './write-limits.js';
@@ -112,19 +112,7 @@ export interface WriteClient {
  * `api.apiKey`.
  */
 export function createWriteClient(config: ApiConfig, options: WriteClientOptions = {}): WriteClient {
-  const api = requireApiSettings(config);
-  registerSecret(api.apiKey);
-  const transport = new Transport(
-    api,
-    {
-      logger: options.logger,
-      budget: options.budget ?? createMemoryRateBudget({ requestsPerSecond: config.requestsPerSecond }),
-      onRequest: options.onRequest,
-      signal: options.signal,
-      retryRateLimited: options.retryRateLimited ?? true,
-      dispatcher: options.dispatcher,
-    },
-  );
+  const transport = openTransport(config, { ...options, retryRateLimited: options.retryRateLimited ?? true });
   const encoding = { params: config.params, arrayFormat: config.arrayFormat };
 
   function send<T>(method: WriteRequest['method'], path: string, body: unknown, schema: z.ZodType<T>, dryRun = false): Promise<T> {

@@ -4,6 +4,8 @@ import { applySummary, changeLine, planSummary } from '../manage/change-lines.js
 import { makePlan } from '../manage/make-plan.js';
 import { warehouseTopics } from '../manage/warehouse-topics.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
+import { endOnInterrupt } from './manage-interrupt.js';
+import { explainReadFailure } from './manage-read-failure.js';
 import { addManageOptions, openManageSession, type ManageFlags } from './plan.js';
 
 export function applyCommand(): Command {
@@ -12,9 +14,12 @@ export function applyCommand(): Command {
       'Bring a brand to its desired state: plan, then write in batches within the API\'s limits, each once (idempotency keys); exit 1 when an item was rejected',
     ),
   ).action(async (file: string | undefined, flags: ManageFlags) => {
+    const disarm = endOnInterrupt('what was written stays written; run the same apply again to write the rest (it writes each item once)');
     const { config, desired, source, client } = await openManageSession(file, flags);
     try {
-      const plan = await makePlan(client, desired, { seenTopics: await warehouseTopics(config.db, desired.brand) });
+      const plan = await makePlan(client, desired, { seenTopics: await warehouseTopics(config.db, desired.brand) }).catch((error: unknown) => {
+        throw explainReadFailure(error, desired.brand, source);
+      });
       const lines = !flags.json;
       if (lines) process.stdout.write(`${planSummary(plan, source, '')}\n`);
       const outcomes: AppliedChange[] = await applyPlan(client, plan, {
@@ -26,6 +31,7 @@ export function applyCommand(): Command {
       if (outcomes.some((outcome) => outcome.action === 'rejected')) process.exitCode = EXIT_NOT_DONE;
     } finally {
       await client.close();
+      disarm();
     }
   });
 }

@@ -1,11 +1,16 @@
+import { readFileSync } from 'node:fs';
 import { Command, Help, type Option } from 'commander';
 import { commands } from './commands.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 import { reportFailure } from './fail.js';
 
+// bvsync's own package.json: npm_package_version is the version of whatever package npm runs in, which under
+// `npx bvsync` in another project is that project's.
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
 const program = new Command('bvsync')
   .description('Keep a DuckDB warehouse in step with the Brand Visibility Customer API v1.')
-  .version(process.env.npm_package_version ?? '0.1.0')
+  .version(version)
   .showHelpAfterError('(run with --help for usage)')
   .showSuggestionAfterError()
   .addHelpText('after', EXIT_CODES_HELP)

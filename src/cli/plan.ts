@@ -12,6 +12,8 @@ import { ManageFileError } from '../manage/manage-file-error.js';
 import { addCommonOptions, commandLogger, readConfig, requireApi, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
+import { endOnInterrupt } from './manage-interrupt.js';
+import { explainReadFailure } from './manage-read-failure.js';
 import { writeBudget } from './write-budget.js';
 
 export interface ManageFlags extends CommonFlags {
@@ -73,14 +75,18 @@ export function planCommand(): Command {
       'Show what apply would do to a brand: each tracked URL, topic, competitor, persona and tag to create, change, restore, or that the API would reject and why; writes nothing',
     ),
   ).action(async (file: string | undefined, flags: ManageFlags) => {
+    const disarm = endOnInterrupt('plan sends dry runs only, so nothing was written');
     const { config, desired, source, client } = await openManageSession(file, flags);
     try {
-      const plan = await makePlan(client, desired, { seenTopics: await warehouseTopics(config.db, desired.brand) });
+      const plan = await makePlan(client, desired, { seenTopics: await warehouseTopics(config.db, desired.brand) }).catch((error: unknown) => {
+        throw explainReadFailure(error, desired.brand, source);
+      });
       if (flags.json) process.stdout.write(`${JSON.stringify({ brand: plan.brandId, items: plan.changes.map(({ write: _write, ...item }) => item) }, null, 2)}\n`);
       else process.stdout.write(`${planSummary(plan, source)}\n${plan.changes.map(changeLine).join('\n')}\n`);
       if (plan.changes.some((change) => change.action === 'rejected')) process.exitCode = EXIT_NOT_DONE;
     } finally {
       await client.close();
+      disarm();
     }
   });
 }

@@ -34,22 +34,24 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const source = path ? resolve(path) : 'the environment';
   let raw: Record<string, unknown> = {};
   if (path) raw = readJsonObject(path, source);
-  applyEnv(raw, env, source);
+  const fromEnv = applyEnv(raw, env, source);
   options.overrides?.(raw);
-  return parseConfig(raw, source);
+  return parseConfig(raw, source, fromEnv);
 }
 
-export function parseConfig(raw: unknown, source = 'config'): Config {
+/** `fromEnv`: the settings an environment variable gave, by setting path, so a bad value names its variable. */
+export function parseConfig(raw: unknown, source = 'config', fromEnv: ReadonlyMap<string, string> = new Map()): Config {
   const result = configSchema.safeParse(raw);
-  if (!result.success) throw new ConfigError(source, describeIssues(result.error));
+  if (!result.success) throw new ConfigError(source, describeIssues(result.error, fromEnv));
   registerSecret(result.data.api.apiKey);
   return result.data;
 }
 
-export function describeIssues(error: z.ZodError): string[] {
+export function describeIssues(error: z.ZodError, fromEnv: ReadonlyMap<string, string> = new Map()): string[] {
   return error.issues.map((issue) => {
     const where = issue.path.length ? settingPath(issue.path) : '(top level)';
-    return `${where}: ${issue.message}`;
+    const variable = fromEnv.get(where);
+    return `${where}${variable ? ` (from ${variable})` : ''}: ${issue.message}`;
   });
 }
 
@@ -77,22 +79,30 @@ function readJsonObject(path: string, source: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, source: string): void {
+/** Puts the environment's settings over the file's; returns which variable gave each setting it set. */
+function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, source: string): Map<string, string> {
+  const fromEnv = new Map<string, string>();
   const api = (raw.api ??= {}) as Record<string, unknown>;
-  if (typeof api !== 'object' || api === null) return;
-  if (env.BVSYNC_API_URL) api.url = env.BVSYNC_API_URL;
-  if (env.BVSYNC_API_KEY) api.apiKey = env.BVSYNC_API_KEY;
-  if (env.BVSYNC_DB) raw.db = env.BVSYNC_DB;
-  if (env.REDIS_URL) raw.redisUrl = env.REDIS_URL;
+  if (typeof api !== 'object' || api === null) return fromEnv;
+  const set = (target: Record<string, unknown>, key: string, setting: string, variable: string, value: unknown) => {
+    target[key] = value;
+    fromEnv.set(setting, variable);
+  };
+  if (env.BVSYNC_API_URL) set(api, 'url', 'api.url', 'BVSYNC_API_URL', env.BVSYNC_API_URL);
+  if (env.BVSYNC_API_KEY) set(api, 'apiKey', 'api.apiKey', 'BVSYNC_API_KEY', env.BVSYNC_API_KEY);
+  if (env.BVSYNC_DB) set(raw, 'db', 'db', 'BVSYNC_DB', env.BVSYNC_DB);
+  if (env.REDIS_URL) set(raw, 'redisUrl', 'redisUrl', 'REDIS_URL', env.REDIS_URL);
   if (env.BVSYNC_DUCKDB_MEMORY_LIMIT || env.BVSYNC_DUCKDB_THREADS) {
     const warehouse = (raw.warehouse ??= {}) as Record<string, unknown>;
-    if (env.BVSYNC_DUCKDB_MEMORY_LIMIT) warehouse.memoryLimit = env.BVSYNC_DUCKDB_MEMORY_LIMIT;
+    if (env.BVSYNC_DUCKDB_MEMORY_LIMIT) set(warehouse, 'memoryLimit', 'warehouse.memoryLimit', 'BVSYNC_DUCKDB_MEMORY_LIMIT', env.BVSYNC_DUCKDB_MEMORY_LIMIT);
     // Left as text when it is not a number, so the schema names the variable's bad value instead of a silent default.
-    if (env.BVSYNC_DUCKDB_THREADS) warehouse.threads = /^\d+$/.test(env.BVSYNC_DUCKDB_THREADS) ? Number(env.BVSYNC_DUCKDB_THREADS) : env.BVSYNC_DUCKDB_THREADS;
+    const threads = env.BVSYNC_DUCKDB_THREADS;
+    if (threads) set(warehouse, 'threads', 'warehouse.threads', 'BVSYNC_DUCKDB_THREADS', /^\d+$/.test(threads) ? Number(threads) : threads);
   }
   if (env.BVSYNC_BRANDS !== undefined && env.BVSYNC_BRANDS.trim() !== '') {
     raw.brands = parseBrandList(env.BVSYNC_BRANDS, `${source}: BVSYNC_BRANDS`);
   }
+  return fromEnv;
 }
 
 /**

@@ -48,8 +48,7 @@ export async function recordCancelled(deps: LoadProcessorDeps, runId: string): P
   const meta = await deps.runs.get(runId);
   if (meta && meta.status !== 'cancelled') return;
   await removeQueuedJobsOfRun(deps.queues, deps.redis, deps.prefix, runId);
-  const known = await deps.warehouse.query('SELECT 1 FROM _sync_runs WHERE run_id = $1', [runId]);
-  if (known.length === 0) {
+  if (!(await deps.warehouse.hasRun(runId))) {
     if (!meta) return; // neither Redis nor DuckDB knows the run any more: there is nothing to record
     await deps.warehouse.startRun({ runId, kind: meta.kind, brands: meta.brands, streams: meta.streams, windowStart: meta.from, windowEnd: meta.to });
   }

@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { addressNormalForm } from './address-normal-form.js';
 import { desiredStateSchema, type DesiredState } from './desired-state-schema.js';
 import { ManageFileError } from './manage-file-error.js';
+import { unknownKeyHint } from './unknown-key-hint.js';
 
 /**
  * Reads and checks a desired-state file: JSON for `.json`, YAML otherwise (YAML also reads JSON). Every problem is
@@ -31,7 +32,11 @@ export function checkDesiredState(raw: unknown, source: string): DesiredState {
   if (!result.success) {
     throw new ManageFileError(
       source,
-      result.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`),
+      result.error.issues.flatMap((issue) =>
+        issue.code === 'unrecognized_keys'
+          ? issue.keys.map((key) => `${formatPath(issue.path)}: unknown key "${key}"${unknownKeyHint(key, issue.path)}`)
+          : [`${formatPath(issue.path)}: ${issue.message}`],
+      ),
     );
   }
   const problems = result.data.trackedUrls.flatMap((entry, index) =>

@@ -1,14 +1,11 @@
 import { ENGINE_BREAKDOWN_SETTINGS, perDayAndEngine, type EngineSlice } from './by-engine-slicing.js';
-import { extraOf } from './extra.js';
-import { ciColumns } from './measures.js';
 import {
   RANKING_METRICS,
   RANKING_SUBJECTS,
   productRankingEndpoint,
-  productRankingEnvelopeSchema,
-  productRankingRowSchema,
+  productColumns,
+  shoppingColumns,
   type Metric,
-  type ProductRankingInfo,
   type ProductRankingRow,
   type Subject,
 } from './product-ranking-report.js';
@@ -50,36 +47,19 @@ export const productRankingByEngine = defineStream({
         day: slice.day,
         engine: slice.params.engine,
         ...rankingOf(slice),
-        product_id: record.id,
-        rank: record.rank,
-        label: record.label,
-        title: record.title,
-        category: record.category ?? null,
-        price: record.price ?? null,
-        rating: record.rating ?? null,
-        reviews: record.reviews ?? null,
-        visibility: record.visibility ?? null,
-        recommendation: record.recommendation ?? null,
-        image_url: record.image_url ?? null,
-        ...ciColumns(record.confidence_interval),
-        _extra: extraOf(productRankingRowSchema, record),
+        ...productColumns(record),
       },
     ],
   }),
-  infoRows: (page, { brandId, slice }) => {
-    const info = page.info as ProductRankingInfo;
-    return {
-      product_ranking_shopping_engine_daily: [
-        {
-          brand_id: brandId,
-          day: slice.day,
-          engine: slice.params.engine,
-          ...rankingOf(slice),
-          shopping_conversations: info.shopping_conversations ?? null,
-          total_rows: page.totalRows ?? null,
-          _extra: extraOf(productRankingEnvelopeSchema.shape.info, info),
-        },
-      ],
-    };
-  },
+  infoRows: (page, { brandId, slice }) => ({
+    product_ranking_shopping_engine_daily: [
+      {
+        brand_id: brandId,
+        day: slice.day,
+        engine: slice.params.engine,
+        ...rankingOf(slice),
+        ...shoppingColumns(page),
+      },
+    ],
+  }),
 });

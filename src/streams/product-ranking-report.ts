@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
 import { confidenceInterval, count, id, optional, pagingInfo, records } from '../api/schemas.js';
+import { extraOf } from './extra.js';
+import { ciColumns } from './measures.js';
+import type { SourcePage } from './stream.js';
 
 /*
  * The product ranking (spec endpoint 19) as data: its metrics and subjects, record schema and endpoint, read by the
@@ -56,3 +59,32 @@ export const productRankingEndpoint = defineEndpoint({
   record: productRankingRowSchema,
   maxPageSize: PRODUCT_RANKING_MAX_PAGE_SIZE,
 });
+
+/** A ranked product's columns, the same in the ranking over the brand's engines and in the ranking per engine. */
+export function productColumns(record: ProductRankingRow) {
+  return {
+    product_id: record.id,
+    rank: record.rank,
+    label: record.label,
+    title: record.title,
+    category: record.category ?? null,
+    price: record.price ?? null,
+    rating: record.rating ?? null,
+    reviews: record.reviews ?? null,
+    visibility: record.visibility ?? null,
+    recommendation: record.recommendation ?? null,
+    image_url: record.image_url ?? null,
+    ...ciColumns(record.confidence_interval),
+    _extra: extraOf(productRankingRowSchema, record),
+  };
+}
+
+/** The answers of a ranking that were shopping answers, and how many products it ranked, from its last page. */
+export function shoppingColumns(page: SourcePage<ProductRankingRow>) {
+  const info = page.info as ProductRankingInfo;
+  return {
+    shopping_conversations: info.shopping_conversations ?? null,
+    total_rows: page.totalRows ?? null,
+    _extra: extraOf(productRankingEnvelopeSchema.shape.info, info),
+  };
+}

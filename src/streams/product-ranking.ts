@@ -1,13 +1,10 @@
-import { extraOf } from './extra.js';
-import { ciColumns } from './measures.js';
 import {
   RANKING_METRICS,
   RANKING_SUBJECTS,
   productRankingEndpoint,
-  productRankingEnvelopeSchema,
-  productRankingRowSchema,
+  productColumns,
+  shoppingColumns,
   type Metric,
-  type ProductRankingInfo,
   type ProductRankingRow,
   type Subject,
 } from './product-ranking-report.js';
@@ -46,35 +43,18 @@ export const productRanking = defineStream({
         brand_id: brandId,
         day: slice.day,
         ...rankingOf(slice),
-        product_id: record.id,
-        rank: record.rank,
-        label: record.label,
-        title: record.title,
-        category: record.category ?? null,
-        price: record.price ?? null,
-        rating: record.rating ?? null,
-        reviews: record.reviews ?? null,
-        visibility: record.visibility ?? null,
-        recommendation: record.recommendation ?? null,
-        image_url: record.image_url ?? null,
-        ...ciColumns(record.confidence_interval),
-        _extra: extraOf(productRankingRowSchema, record),
+        ...productColumns(record),
       },
     ],
   }),
-  infoRows: (page, { brandId, slice }) => {
-    const info = page.info as ProductRankingInfo;
-    return {
-      product_ranking_shopping_daily: [
-        {
-          brand_id: brandId,
-          day: slice.day,
-          ...rankingOf(slice),
-          shopping_conversations: info.shopping_conversations ?? null,
-          total_rows: page.totalRows ?? null,
-          _extra: extraOf(productRankingEnvelopeSchema.shape.info, info),
-        },
-      ],
-    };
-  },
+  infoRows: (page, { brandId, slice }) => ({
+    product_ranking_shopping_daily: [
+      {
+        brand_id: brandId,
+        day: slice.day,
+        ...rankingOf(slice),
+        ...shoppingColumns(page),
+      },
+    ],
+  }),
 });

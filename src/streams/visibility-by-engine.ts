@@ -1,15 +1,7 @@
 import { ENGINE_BREAKDOWN_SETTINGS, perDayAndEngine, type EngineSlice } from './by-engine-slicing.js';
-import { extraOf } from './extra.js';
 import { visibilityMeasures } from './measures.js';
 import { defineStream } from './stream.js';
-import {
-  visibilityBrandSchema,
-  visibilityRowSchema,
-  visibilityScenarioSchema,
-  visibilityTopicsEndpoint,
-  type VisibilityBrand,
-  type VisibilityRow,
-} from './visibility-report.js';
+import { visibilityFacts, visibilityTopicsEndpoint, type VisibilityRow } from './visibility-report.js';
 import { sliceRange } from './windows.js';
 
 const TABLES = [
@@ -43,34 +35,12 @@ export const visibilityByEngine = defineStream({
     client.read(visibilityTopicsEndpoint, brandId, { ...sliceRange(slice), engines: [slice.params.engine], includeScenarios: true, signal }),
   recordId: (row: VisibilityRow) => row.topic_id,
   rows: (row, { brandId, slice }) => {
-    const key = { brand_id: brandId, day: slice.day, engine: slice.params.engine };
-    const brandRows = (brands: VisibilityBrand[], owner: { topic_id: number } | { scenario_id: number; topic_id: number }) =>
-      brands.map((brand) => ({
-        ...key,
-        ...owner,
-        brand_name: brand.name,
-        website: brand.website ?? null,
-        is_own_brand: brand.is_own_brand,
-        ...measures(brand),
-        _extra: extraOf(visibilityBrandSchema, brand),
-      }));
-    const scenarios = row.scenarios ?? [];
+    const facts = visibilityFacts(row, { brand_id: brandId, day: slice.day, engine: slice.params.engine }, measures);
     return {
-      visibility_topic_engine_daily: [
-        { ...key, topic_id: row.topic_id, ...measures(row), days: row.days, _extra: extraOf(visibilityRowSchema, row) },
-      ],
-      visibility_topic_brand_engine_daily: brandRows(row.brands, { topic_id: row.topic_id }),
-      visibility_scenario_engine_daily: scenarios.map((scenario) => ({
-        ...key,
-        scenario_id: scenario.scenario_id,
-        topic_id: row.topic_id,
-        ...measures(scenario),
-        days: scenario.days,
-        _extra: extraOf(visibilityScenarioSchema, scenario),
-      })),
-      visibility_scenario_brand_engine_daily: scenarios.flatMap((scenario) =>
-        brandRows(scenario.brands, { scenario_id: scenario.scenario_id, topic_id: row.topic_id }),
-      ),
+      visibility_topic_engine_daily: facts.topic,
+      visibility_topic_brand_engine_daily: facts.topicBrands,
+      visibility_scenario_engine_daily: facts.scenario,
+      visibility_scenario_brand_engine_daily: facts.scenarioBrands,
     };
   },
 });

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
 import { confidenceInterval, count, id, optional, queryEcho, ratio, records } from '../api/schemas.js';
+import { extraOf } from './extra.js';
+import { visibilityMeasures } from './measures.js';
 
 /*
  * The visibility report (spec endpoint 16) as data: its record schemas and endpoint, read by the streams that ask
@@ -62,3 +64,37 @@ export const visibilityTopicsEndpoint = defineEndpoint({
   envelope: visibilityEnvelopeSchema,
   record: visibilityRowSchema,
 });
+
+type Measures = (entry: Parameters<typeof visibilityMeasures>[0]) => object;
+
+/**
+ * The fact rows one topic of the report becomes, keyed by `key` (brand and day, and the engine when asked per
+ * engine) and measured by `measures` (which names the `change` column), so the report read over the brand's engines
+ * and read per engine fill their tables alike.
+ */
+export function visibilityFacts(row: VisibilityRow, key: object, measures: Measures) {
+  const brandRows = (brands: VisibilityBrand[], owner: { topic_id: number } | { scenario_id: number; topic_id: number }) =>
+    brands.map((brand) => ({
+      ...key,
+      ...owner,
+      brand_name: brand.name,
+      website: brand.website ?? null,
+      is_own_brand: brand.is_own_brand,
+      ...measures(brand),
+      _extra: extraOf(visibilityBrandSchema, brand),
+    }));
+  const scenarios = row.scenarios ?? [];
+  return {
+    topic: [{ ...key, topic_id: row.topic_id, ...measures(row), days: row.days, _extra: extraOf(visibilityRowSchema, row) }],
+    topicBrands: brandRows(row.brands, { topic_id: row.topic_id }),
+    scenario: scenarios.map((scenario) => ({
+      ...key,
+      scenario_id: scenario.scenario_id,
+      topic_id: row.topic_id,
+      ...measures(scenario),
+      days: scenario.days,
+      _extra: extraOf(visibilityScenarioSchema, scenario),
+    })),
+    scenarioBrands: scenarios.flatMap((scenario) => brandRows(scenario.brands, { scenario_id: scenario.scenario_id, topic_id: row.topic_id })),
+  };
+}

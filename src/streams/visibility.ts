@@ -1,15 +1,7 @@
-import { extraOf } from './extra.js';
 import { visibilityMeasures } from './measures.js';
 import { perDay } from './slicing.js';
 import { defineStream } from './stream.js';
-import {
-  visibilityBrandSchema,
-  visibilityRowSchema,
-  visibilityScenarioSchema,
-  visibilityTopicsEndpoint,
-  type VisibilityBrand,
-  type VisibilityRow,
-} from './visibility-report.js';
+import { visibilityFacts, visibilityTopicsEndpoint, type VisibilityRow } from './visibility-report.js';
 import { sliceRange } from './windows.js';
 
 export * from './visibility-report.js';
@@ -46,44 +38,20 @@ export const visibility = defineStream({
     client.read(visibilityTopicsEndpoint, brandId, { ...sliceRange(slice), includeScenarios: true, signal }),
   recordId: (row: VisibilityRow) => row.topic_id,
   rows: (row, { brandId, slice }) => {
-    const { day } = slice;
-    const brandRows = (brands: VisibilityBrand[], key: { topic_id: number } | { scenario_id: number; topic_id: number }) =>
-      brands.map((brand) => ({
-        brand_id: brandId,
-        day,
-        ...key,
-        brand_name: brand.name,
-        website: brand.website ?? null,
-        is_own_brand: brand.is_own_brand,
-        ...visibilityMeasures(brand),
-        _extra: extraOf(visibilityBrandSchema, brand),
-      }));
-    const scenarios = row.scenarios ?? [];
+    const facts = visibilityFacts(row, { brand_id: brandId, day: slice.day }, visibilityMeasures);
     return {
       topics: [{ brand_id: brandId, id: row.topic_id, name: row.name, _extra: null }],
-      scenarios: scenarios.map((scenario) => ({
+      scenarios: (row.scenarios ?? []).map((scenario) => ({
         brand_id: brandId,
         id: scenario.scenario_id,
         topic_id: row.topic_id,
         text: scenario.text,
         _extra: null,
       })),
-      visibility_topic_daily: [
-        { brand_id: brandId, day, topic_id: row.topic_id, ...visibilityMeasures(row), days: row.days, _extra: extraOf(visibilityRowSchema, row) },
-      ],
-      visibility_topic_brand_daily: brandRows(row.brands, { topic_id: row.topic_id }),
-      visibility_scenario_daily: scenarios.map((scenario) => ({
-        brand_id: brandId,
-        day,
-        scenario_id: scenario.scenario_id,
-        topic_id: row.topic_id,
-        ...visibilityMeasures(scenario),
-        days: scenario.days,
-        _extra: extraOf(visibilityScenarioSchema, scenario),
-      })),
-      visibility_scenario_brand_daily: scenarios.flatMap((scenario) =>
-        brandRows(scenario.brands, { scenario_id: scenario.scenario_id, topic_id: row.topic_id }),
-      ),
+      visibility_topic_daily: facts.topic,
+      visibility_topic_brand_daily: facts.topicBrands,
+      visibility_scenario_daily: facts.scenario,
+      visibility_scenario_brand_daily: facts.scenarioBrands,
     };
   },
 });

@@ -93,6 +93,11 @@ export async function startRun(connection: DuckDBConnection, run: RunStart): Pro
   );
 }
 
+/** Whether `_sync_runs` has a row for the run (its plan started, or its slices loaded under its id). */
+export async function hasRun(connection: DuckDBConnection, runId: string): Promise<boolean> {
+  return (await readRows(connection, 'SELECT 1 FROM _sync_runs WHERE run_id = $1', [runId])).length > 0;
+}
+
 export async function finishRun(connection: DuckDBConnection, runId: string, status: FinishedRunStatus): Promise<void> {
   const result = await connection.run(
     `UPDATE _sync_runs SET status = $2, finished_at = current_timestamp WHERE run_id = $1`,

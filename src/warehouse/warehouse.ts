@@ -13,6 +13,7 @@ import {
   advanceCursor,
   cursor,
   finishRun,
+  hasRun,
   recentRuns,
   sliceStates,
   startRun,
@@ -101,6 +102,10 @@ export class Warehouse {
 
   startRun(run: RunStart): Promise<void> {
     return this.serial(() => startRun(this.connection, run));
+  }
+
+  hasRun(runId: string): Promise<boolean> {
+    return this.serial(() => hasRun(this.connection, runId));
   }
 
   finishRun(runId: string, status: FinishedRunStatus): Promise<void> {

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli/commands.js';
+import { runBvsync } from '../support/engine.js';
 
 /**
  * `--help` of bvsync and of every command, run through the real CLI (`node bin/bvsync.js X --help`): each is kept as
@@ -65,5 +67,14 @@ describe('bvsync --help', () => {
     expect(await pageOf('backfill')).toMatch(/--from <YYYY-MM-DD> +first day \(required\)/);
     expect((await pageOf('export')).replace(/\s+/g, ' ')).toMatch(/--out <dir> .*\(required\)/);
     expect(await pageOf('backfill')).toContain('Usage: bvsync backfill --from <YYYY-MM-DD> [options]');
+  });
+});
+
+describe('--version', () => {
+  it("prints bvsync's own version, not that of the package npm runs it from (npx in another project)", async () => {
+    const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
+    const result = await runBvsync(['--version'], { ...process.env, npm_package_version: '97.0.0-other-project' });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe(version);
   });
 });

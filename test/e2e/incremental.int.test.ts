@@ -122,7 +122,13 @@ describe('incremental sync', () => {
         const citationSeries = 1 + OWNERSHIP_VALUES.length + SENTIMENT_VALUES.length + CONTENT_TYPE_VALUES.length + Math.ceil(domains / CITATIONS_DOMAINS_MAX);
         // Phase 2, per window: each tracked page's cited fanouts (cited_page_fanouts).
         const pages = await scalar('SELECT count(DISTINCT url) FROM tracked_urls WHERE brand_id = $1', [brandId]);
-        expected += LOOKBACK_DAYS * (perDay + domains) + fullRefresh + citationSeries + domains + pages;
+        // Phase 2, per day: the visibility report once per engine its echo named (visibility_by_engine).
+        const engines = await scalar(
+          `SELECT count(DISTINCT engine) FROM (SELECT unnest(engines) AS engine FROM _slice_queries WHERE brand_id = $1 AND stream = 'visibility')`,
+          [brandId],
+        );
+        expect(engines).toBeGreaterThan(0);
+        expected += LOOKBACK_DAYS * (perDay + domains + engines) + fullRefresh + citationSeries + domains + pages;
       }
       // Pages beyond the first: any slice whose total_rows passed a page (none at this scale, but it would count).
       const extraPages = await scalar(`SELECT coalesce(sum(greatest(ceil(total_rows / 100) - 1, 0)), 0) FROM _sync_state WHERE run_id = $1`, [third.meta.runId]);

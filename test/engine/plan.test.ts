@@ -3,6 +3,7 @@ import { completeThrough, daysToFetch, nextCursor, planSlices } from '../../src/
 import { parseConfig } from '../../src/config/load.js';
 import { perDay, once } from '../../src/streams/slicing.js';
 import type { StreamPlanning } from '../../src/streams/stream.js';
+import type { SliceStatus } from '../../src/vocabulary.js';
 
 const sync = parseConfig({ sync: { lookbackDays: 3, initialDays: 10 } }).sync;
 const today = '2026-11-21';
@@ -54,7 +55,7 @@ describe('planSlices', () => {
 });
 
 describe('nextCursor', () => {
-  const slice = (day: string | null, status: 'complete' | 'incomplete' | 'failed' = 'complete') => ({ day, status });
+  const slice = (day: string | null, status: SliceStatus = 'complete') => ({ day, status });
 
   it('moves to yesterday when every day completed, never to today', () => {
     expect(nextCursor('2026-11-15', today, [slice('2026-11-19'), slice('2026-11-20'), slice('2026-11-21')])).toBe('2026-11-20');

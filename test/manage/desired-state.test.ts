@@ -41,6 +41,21 @@ describe('the desired-state file', () => {
     expect(problems).toMatch(/^competitors\[0\]\.website: /m);
   });
 
+  it('an unknown key is named with the key it is a typo of, else with the keys allowed there', () => {
+    let error: unknown;
+    try {
+      checkDesiredState({ brand: 1, trackedUrl: [], topics: [{ name: 't', scenarois: [] }], personas: [{ id: 5, city: 'x', citty: 'y' }], colour: 1 }, 'f');
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect((error as ManageFileError).problems.sort()).toEqual([
+      '(the file): unknown key "colour"; the keys here: brand, trackedUrls, topics, competitors, personas, tags',
+      '(the file): unknown key "trackedUrl"; did you mean "trackedUrls"?',
+      'personas[0]: unknown key "citty"; did you mean "city"?',
+      'topics[0]: unknown key "scenarois"; did you mean "scenarios"?',
+    ]);
+  });
+
   it('an address that is not http(s) is named with its index', () => {
     expect(() => checkDesiredState({ brand: 1, trackedUrls: [{ url: 'https://a.com' }, { url: 'mailto:a@b.c' }] }, 'f')).toThrow(
       /trackedUrls\[1\]\.url: "mailto:a@b\.c" is not an http\(s\) address/,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyHash } from '../../src/api/rate-budget.js';
+import { freePort } from '../../src/engine/redis.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { runBvsync, spawnBvsync, type CliResult } from '../support/engine.js';
@@ -270,6 +271,58 @@ describe('an apply killed midway', () => {
     const tracked = (await trackedUrlsOf(3)).filter((url) => url.startsWith('https://example.com/kill/'));
     expect(tracked).toHaveLength(450);
     expect(new Set(tracked).size).toBe(450);
+  });
+});
+
+describe('an apply interrupted with Ctrl-C', () => {
+  it('ends at once with exit 1 and says what it leaves; run again, it writes each page once', async () => {
+    const csv = ['url', ...Array.from({ length: 450 }, (_, n) => `https://example.com/interrupt/${n}`)].join('\n');
+    const pages = writeFile('interrupt.csv', `${csv}\n`);
+    const args = ['apply', '--brand', '3', '--from-sql', `select url from read_csv('${pages}')`];
+    sim.clearRequestLog();
+    sim.setKnobs({ latencyMs: 300 });
+    const first = spawnBvsync(args, env());
+    let interrupted: CliResult;
+    try {
+      await first.waitFor(/sent tracked URLs: request 1 of 3: 200 written/, 60_000);
+      first.kill('SIGINT');
+      interrupted = await first.done;
+    } finally {
+      sim.setKnobs({ latencyMs: 0 });
+    }
+    expect(interrupted.code).toBe(1);
+    expect(interrupted.stderr).toMatch(/^bvsync: interrupted by SIGINT; what was written stays written; run the same apply again/m);
+    const before = writtenSinceClear().total;
+    expect(before).toBeLessThan(450);
+
+    const rerun = await runBvsync([...args, '--json'], env());
+    expect(rerun.code).toBe(0);
+    expect(items(rerun).filter((item) => item.action === 'created')).toHaveLength(450 - before);
+    expect(writtenSinceClear().total).toBe(450);
+  });
+});
+
+describe('a key, brand or API that fails the first reads', () => {
+  it('is a setup error (exit 2) naming what to check, before any write, and never prints the key', async () => {
+    const file = writeFile('brand-4.yaml', ['brand: 4', 'competitors:', '  - { name: Foo, website: foo.example }'].join('\n'));
+    sim.clearRequestLog();
+    const denied = await bvsync('apply', file);
+    expect(denied.code).toBe(2);
+    expect(denied.stderr).toMatch(/^bvsync: the API key has no access to brand 4 \(HTTP 403 brand_access_denied, request [^)]+\); nothing was written\. Check the brand id in .*brand-4\.yaml/m);
+    const wrongKey = 'bvk_sim_wrong_key_0123456789';
+    const refused = await runBvsync(['plan', EXAMPLE], { ...env(), BVSYNC_API_KEY: wrongKey });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^bvsync: the API refused the key \(HTTP 401 unauthorized, request [^)]+\); nothing was written\. Check BVSYNC_API_KEY/m);
+    expect(`${denied.stdout}${denied.stderr}${refused.stdout}${refused.stderr}`).not.toContain(wrongKey);
+    expect(`${denied.stdout}${denied.stderr}`).not.toContain(sim.apiKey);
+    expect(sim.requestLog().filter((entry) => entry.method !== 'GET')).toEqual([]);
+  });
+
+  it('an API nobody answers at ends with exit 1 naming the setting to check', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const result = await runBvsync(['apply', EXAMPLE], { ...env(), BVSYNC_API_URL: url });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^bvsync: GET \S+: ECONNREFUSED.*; nothing was written\. Check BVSYNC_API_URL \(config "api\.url"\) and the network/m);
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
+import type { SliceStatus } from '../../src/vocabulary.js';
 import { tempDir } from '../support/tmp.js';
 import { completeState, sliceBatch } from './batches.js';
 
@@ -17,7 +18,7 @@ afterEach(async () => {
 });
 
 /** The state of one day's slice of a stream, with no rows: the bookkeeping questions read states alone. */
-async function loadDay(stream: string, day: string, status: 'complete' | 'incomplete' | 'failed', runId = 'run-1'): Promise<void> {
+async function loadDay(stream: string, day: string, status: SliceStatus, runId = 'run-1'): Promise<void> {
   await wh.loadSlice(sliceBatch({ runId, stream, sliceKey: day, day, writes: [], state: completeState({ status }) }));
 }
 
@@ -45,5 +46,14 @@ describe('warehouse bookkeeping', () => {
     ]);
     expect(await wh.storedSliceState(7, 'conversations', '2026-11-19')).toEqual({ status: 'incomplete', runId: 'run-2', attemptRunId: 'run-2' });
     expect(await wh.storedSliceState(7, 'conversations', '2026-11-20')).toBeUndefined();
+  });
+
+  it('knows a run once its plan started or a slice loaded under it, so cancel records a run it never planned', async () => {
+    expect(await wh.hasRun('run-1')).toBe(false);
+    await wh.startRun({ runId: 'run-1', kind: 'backfill', brands: [7], streams: ['conversations'] });
+    expect(await wh.hasRun('run-1')).toBe(true);
+    await loadDay('conversations', '2026-11-18', 'complete', 'run-2');
+    expect(await wh.hasRun('run-2')).toBe(true);
+    expect(await wh.hasRun('run-3')).toBe(false);
   });
 });

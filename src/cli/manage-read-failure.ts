@@ -1,0 +1,33 @@
+import { AuthError, BrandAccessDeniedError, TransientError, type ApiError } from '../api/errors.js';
+import { EXIT_NOT_DONE } from './exit-codes.js';
+import { UsageError } from './fail.js';
+
+function answerOf(error: ApiError): string {
+  return `HTTP ${error.status ?? '?'}${error.apiCode ? ` ${error.apiCode}` : ''}${error.requestId ? `, request ${error.requestId}` : ''}`;
+}
+
+/**
+ * A failure of the reads that start `plan` and `apply`, before any write, said with what to check. A refused key or a
+ * brand the key cannot use is a setup error (exit 2, docs/syncing.md "Exit codes"), not a failed apply; an API that
+ * does not answer after the retries ends with exit 1, as it does for `sync`. Other errors pass as they are.
+ */
+export function explainReadFailure(error: unknown, brandId: number, source: string): unknown {
+  if (error instanceof TransientError && (error.reason === 'network' || error.reason === 'timeout')) {
+    return new UsageError(
+      `${error.message}; nothing was written. Check BVSYNC_API_URL (config "api.url") and the network, then run again`,
+      EXIT_NOT_DONE,
+    );
+  }
+  if (error instanceof AuthError) {
+    return new UsageError(
+      `the API refused the key (${answerOf(error)}); nothing was written. Check BVSYNC_API_KEY (config "api.apiKey"), then run \`bvsync doctor\``,
+    );
+  }
+  if (error instanceof BrandAccessDeniedError) {
+    return new UsageError(
+      `the API key has no access to brand ${brandId} (${answerOf(error)}); nothing was written. ` +
+        `Check the brand id in ${source}, and that the key may use that brand (the account's API key settings)`,
+    );
+  }
+  return error;
+}
