@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { appliedQuery } from '../../src/warehouse/provenance.js';
-import { readRows, type PlainRow } from '../../src/warehouse/read-rows.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
+import { openPublished, type PublishedReader } from '../support/published-reader.js';
 import { tempDir } from '../support/tmp.js';
 import { sliceBatch } from './batches.js';
 
@@ -12,8 +11,8 @@ import { sliceBatch } from './batches.js';
 const tmp = tempDir('provenance-views');
 const DAY = '2026-11-20';
 const OTHER_DAY = '2026-11-19';
-let rows: (sql: string) => Promise<PlainRow[]>;
-let close: () => void;
+let reader: PublishedReader | undefined;
+const rows = (sql: string) => reader!.rows(sql);
 
 beforeAll(async () => {
   const wh = await openWarehouse(join(tmp.path, 'bv.work.duckdb'));
@@ -90,17 +89,11 @@ beforeAll(async () => {
   const published = join(tmp.path, 'bv.duckdb');
   await wh.publish(published);
   await wh.close();
-  const instance = await DuckDBInstance.create(published, { access_mode: 'READ_ONLY' });
-  const connection = await instance.connect();
-  rows = (sql) => readRows(connection, sql);
-  close = () => {
-    connection.closeSync();
-    instance.closeSync();
-  };
+  reader = await openPublished(published);
 });
 
 afterAll(() => {
-  close?.();
+  reader?.close();
   tmp.remove();
 });
 

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { appliedQuery } from '../../src/warehouse/provenance.js';
-import { readRows } from '../../src/warehouse/read-rows.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
+import { openPublished } from '../support/published-reader.js';
 import { tempDir } from '../support/tmp.js';
 import { completeState, sliceBatch } from './batches.js';
 
@@ -76,13 +75,11 @@ describe('_slice_queries', () => {
   it('reaches the published copy with the slice, by a full copy and by an incremental one', async () => {
     const published = join(tmp.path, 'published.duckdb');
     const publishedEngines = async () => {
-      const instance = await DuckDBInstance.create(published, { access_mode: 'READ_ONLY' });
-      const connection = await instance.connect();
+      const reader = await openPublished(published);
       try {
-        return (await readRows(connection, `SELECT engines FROM _slice_queries WHERE brand_id = 9 AND stream = 'visibility'`)).map((row) => row.engines);
+        return (await reader.rows(`SELECT engines FROM _slice_queries WHERE brand_id = 9 AND stream = 'visibility'`)).map((row) => row.engines);
       } finally {
-        connection.closeSync();
-        instance.closeSync();
+        reader.close();
       }
     };
     await wh.loadSlice(visibilityLoad(['grok'], 2, { brandId: 9, runId: 'run-9' }));

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
-import { readRows, type PlainRow } from '../../src/warehouse/read-rows.js';
 import { readNumberedSqlFiles } from '../../src/warehouse/sql-files.js';
 import { fileURLToPath } from 'node:url';
+import { openPublished, type PublishedReader } from '../support/published-reader.js';
 import { tempDir } from '../support/tmp.js';
 import { sliceBatch } from './batches.js';
 
@@ -12,9 +11,9 @@ import { sliceBatch } from './batches.js';
 // from the published copy, as an analyst would.
 const tmp = tempDir('views');
 const published = join(tmp.path, 'bv.duckdb');
-let rows: (sql: string) => Promise<PlainRow[]>;
+let reader: PublishedReader | undefined;
+const rows = (sql: string) => reader!.rows(sql);
 const QUERIES_DIR = fileURLToPath(new URL('../../sql/queries/', import.meta.url));
-let close: () => void;
 
 beforeAll(async () => {
   const wh = await openWarehouse(join(tmp.path, 'bv.work.duckdb'));
@@ -70,17 +69,11 @@ beforeAll(async () => {
   await wh.publish(published);
   await wh.close();
 
-  const instance = await DuckDBInstance.create(published, { access_mode: 'READ_ONLY' });
-  const connection = await instance.connect();
-  rows = (sql) => readRows(connection, sql);
-  close = () => {
-    connection.closeSync();
-    instance.closeSync();
-  };
+  reader = await openPublished(published);
 });
 
 afterAll(() => {
-  close?.();
+  reader?.close();
   tmp.remove();
 });
 
