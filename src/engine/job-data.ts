@@ -35,7 +35,8 @@ export const carriedTallySchema = z.object({
 export const fetchJobSchema = z.object({ ...sliceRef, refetch: z.number().int().min(0).default(0), carried: carriedTallySchema.optional() });
 export type FetchJobData = z.infer<typeof fetchJobSchema>;
 
-export const planJobSchema = z.object({ runId: z.string().min(1), phase: z.number().int().min(1).max(2) });
+// No upper bound: a stream that needs what a phase-2 stream provides is planned in phase 3 (plan.ts, phaseOf).
+export const planJobSchema = z.object({ runId: z.string().min(1), phase: z.number().int().min(1) });
 export type PlanJobData = z.infer<typeof planJobSchema>;
 
 export const commitJobSchema = z.object({

@@ -22,9 +22,13 @@ afterAll(async () => {
 
 describe('a job payload this version cannot read', () => {
   it('names the job and each field that does not fit', () => {
-    const parse = () => parseJobData(planJobSchema, { runId: '', phase: 3 }, { id: 'plan.r.2', name: 'plan' });
+    const parse = () => parseJobData(planJobSchema, { runId: '', phase: 0 }, { id: 'plan.r.2', name: 'plan' });
     expect(parse).toThrow(UnreadableJobError);
     expect(parse).toThrow(/job plan plan\.r\.2 .*runId: .*phase: /);
+  });
+
+  it('reads a plan of any later phase: streams may need what a phase-2 stream provides', () => {
+    expect(parseJobData(planJobSchema, { runId: 'r', phase: 3 }, { id: 'plan.r.3', name: 'plan' })).toEqual({ runId: 'r', phase: 3 });
   });
 
   it('fails at its first attempt, not after every retry the queue allows', async () => {
