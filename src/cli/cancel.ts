@@ -34,7 +34,7 @@ export function cancelCommand(): Command {
       const what = `${meta.kind} ${runWindowText(meta)}, brands ${meta.brands.join(',')}, streams ${runStreamsText(meta.streams)}`;
       process.stdout.write(
         `${result.outcome === 'cancelled' ? 'cancelled' : 'already cancelled:'} run ${runId} (${what}): ` +
-          `removed ${formatCount(removed.fetch, 'queued fetch job')} and ${formatCount(removed.load, 'load job')}; jobs already running finish\n`,
+          `removed ${formatCount(removed.fetch, 'queued fetch job')} and ${formatCount(removed.load, 'load job')}; slices being read stop within about a second, unloaded\n`,
       );
       // _sync_runs is written by the holder of the writer lease; when one runs, it does so within moments.
       const writer = (await connection.exists(writerLeaseKey(config.redisPrefix))) === 1;

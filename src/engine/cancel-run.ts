@@ -10,9 +10,9 @@ import type { RunMeta, RunStore } from './run-store.js';
 
 /**
  * `bvsync cancel RUN`: a run dropped on purpose. Its record in Redis says `cancelled` at once (which ends every command
- * waiting on it and frees its window for a new run), its queued jobs are removed (a job already running finishes; its
- * slice is loaded like any other), and a `cancel` job on the load queue records it in `_sync_runs`, because only the
- * holder of the writer lease may write DuckDB.
+ * waiting on it and frees its window for a new run), its queued jobs are removed, a slice being read stops within
+ * about a second and is not loaded (run-cancel-watch.ts; a commit already running finishes), and a `cancel` job on
+ * the load queue records it in `_sync_runs`, because only the holder of the writer lease may write DuckDB.
  */
 
 export type CancelOutcome =

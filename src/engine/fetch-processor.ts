@@ -12,6 +12,7 @@ import { enqueueCommit } from './enqueue.js';
 import type { Queues } from './queues.js';
 import { emptyTally, type RequestTallies } from './request-tally.js';
 import { inlineSliceReader, type SliceReader } from './slice-reader.js';
+import { RunCancelledError } from './run-cancel-watch.js';
 
 export interface FetchProcessorDeps {
   redis: Redis;
@@ -86,6 +87,12 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         query: result.query,
       });
     } catch (error) {
+      // `bvsync cancel` dropped the run while the slice was paged: like its queued slices, this one is neither loaded nor
+      // recorded (its _sync_state row stays what it was), and the reader has dropped what it wrote.
+      if (error instanceof RunCancelledError) {
+        log.info({ requests: tally.requests }, 'run cancelled: the slice stopped reading and is not loaded');
+        return;
+      }
       // The reader has dropped the chunks it wrote. The client waits out 429s itself; one that still comes through has
       // met many in a row: the slice goes back to the queue, which the host has paused, without spending an attempt.
       if (error instanceof RateLimitedError) {

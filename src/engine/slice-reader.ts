@@ -7,6 +7,8 @@ import { runSlice, type SliceReadResult } from '../streams/run-slice.js';
 import { RedisChunkSink } from './chunk-store.js';
 import type { FetchJobData } from './job-data.js';
 import type { RequestTallies, Tally } from './request-tally.js';
+import { watchForCancel } from './run-cancel-watch.js';
+import { RunStore } from './run-store.js';
 
 export interface SliceRead {
   result: SliceReadResult;
@@ -18,7 +20,7 @@ export interface SliceRead {
  * The part of a fetch job that costs CPU: paging the slice through the API client, validating, mapping records to
  * rows and encoding them into chunks in Redis under `token`. The rest of the job (BullMQ, retries, the commit job)
  * stays with the fetch processor. `tally` is counted up in place, also when the read throws; a read that throws has
- * dropped the chunks it wrote.
+ * dropped the chunks it wrote. A read whose run is cancelled meanwhile throws a RunCancelledError.
  */
 export interface SliceReader {
   read(data: FetchJobData, token: string, tally: Tally): Promise<SliceRead>;
@@ -40,11 +42,13 @@ export interface InlineSliceReaderOptions {
 
 /** Reads slices on the thread that calls it (`sync.fetchThreads` 0, and inside each fetch thread). */
 export function inlineSliceReader(options: InlineSliceReaderOptions): SliceReader {
+  const runs = new RunStore(options.redis, options.prefix);
   return {
     async read(data, token, tally) {
       const sink = new RedisChunkSink(options.redis, options.prefix, token);
       const bindings = { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key };
-      const context = { client: options.client, brandId: data.brandId, slice: data.slice, sync: options.sync, signal: options.signal };
+      const cancel = watchForCancel(runs, data.runId, options.signal);
+      const context = { client: options.client, brandId: data.brandId, slice: data.slice, sync: options.sync, signal: cancel.signal };
       try {
         const result = await options.tallies.run(tally, () =>
           // The API client is shared by every job of the process; its retry and 429 lines find the slice through this.
@@ -54,6 +58,8 @@ export function inlineSliceReader(options: InlineSliceReaderOptions): SliceReade
       } catch (error) {
         await sink.reset().catch(() => {});
         throw error;
+      } finally {
+        cancel.stop();
       }
     },
   };

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cancelRun } from '../../src/engine/cancel-run.js';
+import { openQueues } from '../../src/engine/queues.js';
+import { connectRedis } from '../../src/engine/redis.js';
+import { RunStore } from '../../src/engine/run-store.js';
+import { runToEnd } from '../../src/engine/start-run.js';
+import { WorkerHost } from '../../src/engine/worker-host.js';
+import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
+
+/**
+ * `bvsync cancel` against a `bvsync worker` that keeps running: the slices it is paging stop within about a second,
+ * instead of paging to their ends and loading, and nothing of them reaches the warehouse.
+ */
+
+const TODAY = '2026-11-20';
+// Two days of ~6,000 answers: two slices of ~60 pages each, both in flight at once, at 20 requests a second.
+const RATE = 20;
+
+let fx: EngineFixture;
+
+beforeAll(async () => {
+  fx = await engineFixture('cancel-mid-slice', {
+    sim: { brands: 1, days: 3, scale: 6_000 },
+    config: { sync: { streams: ['conversations'], fetchConcurrency: 2 } },
+  });
+  fx.config.api.requestsPerSecond = RATE;
+});
+afterAll(async () => {
+  await fx.cleanup();
+});
+
+function conversationRequests(): number {
+  return fx.sim.requestLog().filter((entry) => entry.path.includes('/conversations')).length;
+}
+
+async function until(what: string, test: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('a cancel reaches the slices being read', () => {
+  it.each([0, 1])('stops their requests within about a second and loads none of their rows (sync.fetchThreads %i)', async (threads) => {
+    fx.config.sync.fetchThreads = threads;
+    fx.sim.clearRequestLog();
+    const host = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000 });
+    await host.start();
+    const redis = connectRedis(fx.redisUrl);
+    const queues = openQueues(redis, fx.config.redisPrefix);
+    const runs = new RunStore(redis, fx.config.redisPrefix);
+    try {
+      const started = await runToEnd({
+        config: fx.config,
+        redisUrl: fx.redisUrl,
+        log: fx.log,
+        kind: 'backfill',
+        today: TODAY,
+        from: '2026-11-18',
+        to: '2026-11-19',
+        brands: [1],
+        streams: ['conversations'],
+        enqueueOnly: true,
+      });
+      const runId = started.meta.runId;
+      await until('both slices to page', () => conversationRequests() >= 10);
+      const outcome = await cancelRun(runs, queues, redis, fx.config.redisPrefix, runId);
+      expect(outcome.outcome).toBe('cancelled');
+      fx.sim.clearRequestLog();
+      // The worker goes on running; only the watch of the run's record (read every second) stops the two reads.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const after = conversationRequests();
+      process.stdout.write(`requests after the cancel: ${after}\n`);
+      // Paged on, the two slices would go on at the full rate (57 requests in these 3 s without the watch); stopped, at
+      // most about 1.5 s of the rate.
+      expect(after).toBeLessThanOrEqual(1.5 * RATE + 2);
+      await until('the writer to record the cancel', async () => {
+        const rows = await queryFile(fx.config.db, `SELECT status FROM _sync_runs WHERE run_id = ?`, [runId]).catch(() => []);
+        return rows[0]?.status === 'cancelled';
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const loaded = await queryFile(fx.config.db, `SELECT (SELECT count(*) FROM conversations) AS conversations, (SELECT count(*) FROM _sync_state WHERE stream = 'conversations') AS states`);
+      expect(loaded[0]).toEqual({ conversations: 0, states: 0 });
+    } finally {
+      await host.stop();
+      await queues.close();
+      redis.disconnect();
+    }
+  }, 60_000);
+});
