@@ -5,6 +5,7 @@ import { queryEchoOf, type QueryEcho } from '../warehouse/provenance.js';
 import type { Row } from '../warehouse/slice-batch.js';
 import type { ReadContext, RowsByTable, SourcePage, StreamDefinition } from './stream.js';
 import type { SliceStatus } from '../vocabulary.js';
+import { recordFingerprint } from './record-fingerprint.js';
 
 /** A bounded part of a slice's output, handed on as soon as it is full so memory stays flat. */
 export interface SliceChunk {
@@ -110,14 +111,6 @@ class ReadProblems {
   }
 }
 
-/** A cheap fingerprint of a record's content, so a repeated id can be told apart from a repeated record. */
-function fingerprint(record: unknown): number {
-  const text = JSON.stringify(record) ?? '';
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return hash >>> 0;
-}
-
 function sourceOf(page: SourcePage<unknown>, stream: StreamDefinition, context: ReadContext): string {
   const requestInfo = (page as { requestInfo?: { source?: unknown } }).requestInfo;
   const rejectSource = page.rejects[0]?.source;
@@ -145,10 +138,13 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
   let lastPage: SourcePage<unknown> | undefined;
   let firstTotalRows: number | undefined;
 
+  // Called once per record: plain loops, no entries arrays or spread arguments to collect afterwards.
   const add = (tables: RowsByTable) => {
-    for (const [table, tableRows] of Object.entries(tables)) {
+    for (const table in tables) {
+      const tableRows = tables[table]!;
       if (tableRows.length === 0) continue;
-      (buffer.tables[table] ??= []).push(...tableRows);
+      const target = (buffer.tables[table] ??= []);
+      for (let index = 0; index < tableRows.length; index++) target.push(tableRows[index]!);
       buffered += tableRows.length;
       rows += tableRows.length;
     }
@@ -165,11 +161,12 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
   };
   /** The first row of a record's rows that falls outside its table's replace scope. */
   const outOfScope = (tables: RowsByTable): { table: string; miss: ScopeMiss } | undefined => {
-    for (const [table, tableRows] of Object.entries(tables)) {
+    for (const table in tables) {
       const scope = scopes.get(table);
       if (!scope) continue;
-      for (const row of tableRows) {
-        const miss = scope.check(row);
+      const tableRows = tables[table]!;
+      for (let index = 0; index < tableRows.length; index++) {
+        const miss = scope.check(tableRows[index]!);
         if (miss) return { table, miss };
       }
     }
@@ -185,7 +182,7 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
       for (const record of page.records) {
         if (stream.recordId) {
           const id = stream.recordId(record);
-          const print = fingerprint(record);
+          const print = recordFingerprint(record);
           const earlier = seen.get(id);
           if (earlier !== undefined) {
             // The same record again (offset paging over moving data) loads once; another record under its id cannot load.

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { recordFingerprint } from '../../src/streams/record-fingerprint.js';
+
+const conversation = {
+  id: 120776011182,
+  date: '2026-11-19T23:59:54.654Z',
+  model: 'claude',
+  mentioned: false,
+  position: null,
+  brands: [
+    { name: 'Harborline', website: 'harborline.com', position: 1 },
+    { name: 'Acme', website: null, position: 2 },
+  ],
+};
+
+function movedToEnd(record: Record<string, unknown>, key: string): Record<string, unknown> {
+  const { [key]: value, ...rest } = record;
+  return { ...rest, [key]: value };
+}
+
+describe('recordFingerprint', () => {
+  it('is the same for the same content, parsed twice', () => {
+    expect(recordFingerprint(JSON.parse(JSON.stringify(conversation)))).toBe(recordFingerprint(conversation));
+  });
+
+  it('tells apart a changed value, a changed type, a moved or renamed key and a changed array', () => {
+    const variants: unknown[] = [
+      { ...conversation, model: 'claudf' },
+      { ...conversation, id: 120776011183 },
+      { ...conversation, mentioned: true },
+      { ...conversation, position: 0 },
+      { ...conversation, id: '120776011182' },
+      { ...conversation, brands: conversation.brands.slice(1) },
+      { ...conversation, brands: [...conversation.brands].reverse() },
+      { ...conversation, brands: [{ ...conversation.brands[0], position: '1' }, conversation.brands[1]] },
+      { ...conversation, extra: null },
+      movedToEnd(conversation, 'model'),
+      { ...conversation, position: undefined, positio: null },
+      { ...conversation, brands: {} },
+      { ...conversation, brands: [] },
+    ];
+    const prints = new Set([recordFingerprint(conversation), ...variants.map(recordFingerprint)]);
+    expect(prints.size).toBe(variants.length + 1);
+  });
+
+  it('leaves out a field that is undefined, as JSON does', () => {
+    expect(recordFingerprint({ ...conversation, extra: undefined })).toBe(recordFingerprint(conversation));
+  });
+
+  it('takes dates and big integers by their value', () => {
+    expect(recordFingerprint({ at: new Date('2026-11-19T00:00:00Z') })).not.toBe(recordFingerprint({ at: new Date('2026-11-20T00:00:00Z') }));
+    expect(recordFingerprint({ id: 1n })).not.toBe(recordFingerprint({ id: 2n }));
+  });
+});
