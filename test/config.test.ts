@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../src/config/load.js';
+import { DEFAULT_DUCKDB_BUDGET } from '../src/warehouse/duckdb-budget.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './support/tmp.js';
@@ -149,8 +150,9 @@ describe('hostile config values', () => {
 });
 
 describe("the warehouse's DuckDB budget", () => {
-  it('defaults to 256MB and 2 threads, and takes BVSYNC_DUCKDB_MEMORY_LIMIT and BVSYNC_DUCKDB_THREADS over the file', () => {
-    expect(parseConfig({}).warehouse).toEqual({ memoryLimit: '256MB', threads: 2 });
+  it('defaults to 256MB and 1 thread, and takes BVSYNC_DUCKDB_MEMORY_LIMIT and BVSYNC_DUCKDB_THREADS over the file', () => {
+    expect(parseConfig({}).warehouse).toEqual({ memoryLimit: '256MB', threads: 1 });
+    expect(parseConfig({}).warehouse).toEqual(DEFAULT_DUCKDB_BUDGET);
     const config = loadConfig({ env: { BVSYNC_DUCKDB_MEMORY_LIMIT: '1GB', BVSYNC_DUCKDB_THREADS: '4' } });
     expect(config.warehouse).toEqual({ memoryLimit: '1GB', threads: 4 });
   });

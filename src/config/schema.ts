@@ -126,8 +126,8 @@ export const warehouseConfigSchema = z
       .string()
       .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'expected a size such as 256MB or 1GB')
       .default('256MB'),
-    /** DuckDB's worker threads. Env `BVSYNC_DUCKDB_THREADS`. */
-    threads: z.number().int().min(1).max(64).default(2),
+    /** DuckDB's worker threads (DEFAULT_DUCKDB_BUDGET says why one). Env `BVSYNC_DUCKDB_THREADS`. */
+    threads: z.number().int().min(1).max(64).default(1),
   })
   .strict();
 
