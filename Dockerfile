@@ -26,6 +26,6 @@ USER node
 
 # 3000: `bvsync dashboard`; 9464: `bvsync worker --metrics-port 9464` (Prometheus' conventional exporter range).
 EXPOSE 3000 9464
-# The heap cap keeps a worker within a 512 MB container whatever the warehouse size: docs/operations.md, "Sizing a container".
-ENTRYPOINT ["node", "--max-old-space-size=192", "bin/bvsync.js"]
+# The heap caps keep a worker within a 512 MB container whatever the warehouse size: docs/operations.md, "Sizing a container".
+ENTRYPOINT ["node", "--max-old-space-size=192", "--max-semi-space-size=8", "bin/bvsync.js"]
 CMD ["worker", "--metrics-port", "9464"]

@@ -3,7 +3,7 @@
  * 10,000) and of one of 100,000 (10 days x 10,000), each in a fresh child process (`process.resourceUsage().maxRSS`
  * at its end), with DuckDB held to the config's default budget (`warehouse.memoryLimit` 256MB, 1 thread). Targets:
  * <= 400 MB, and the larger within 1.2 x the smaller — memory must not grow with volume. Measured as bvsync is
- * started (`--max-old-space-size=192` and `MALLOC_ARENA_MAX=2`: the Dockerfile; the targets) and again with node's defaults,
+ * started (`--max-old-space-size=192 --max-semi-space-size=8` and `MALLOC_ARENA_MAX=2`: the Dockerfile; the targets) and again with node's defaults,
  * under which V8 lets garbage grow the heap to ~230 MB at this allocation rate. The notes give each run's peak V8 heap.
  */
 import { conversationBackfill, type BackfillFigure } from './throughput.js';
@@ -11,7 +11,7 @@ import type { BenchResult } from './run.js';
 
 const LIMIT_MB = 400;
 /** The heap cap bvsync is started with (bin/bvsync.js, the Dockerfile's entry point). */
-const SHIPPED = '--max-old-space-size=192';
+const SHIPPED = '--max-old-space-size=192 --max-semi-space-size=8';
 
 function figures(label: string, small: BackfillFigure, large: BackfillFigure, withTargets: boolean): BenchResult[] {
   const note = (figure: BackfillFigure) =>
