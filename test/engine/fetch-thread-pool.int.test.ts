@@ -141,6 +141,33 @@ describe('fetch threads', () => {
       await reader.close();
       await expect(reader.read(conversationsOf(1), 'closed', emptyTally())).rejects.toThrow(/closed/);
     });
+
+    it('fail the reads of a thread that dies mid-read, so BullMQ tries them again, and start a new thread for the next', async () => {
+      const abort = new AbortController();
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const hanging = { ...config, api: { ...config.api, url, requestTimeoutMs: 600_000, headersTimeoutMs: 600_000, bodyTimeoutMs: 600_000 } };
+      const { reader, lines } = pool(1, { config: hanging, signal: abort.signal });
+      try {
+        const before = connections;
+        const read = reader.read(conversationsOf(1), 'dying', emptyTally()).catch((error: unknown) => error);
+        await waitFor(() => connections > before);
+        // What a thread over its heap limit or a native crash looks like from the pool: its worker ends mid-read.
+        await (reader as unknown as { slots: { worker: { terminate(): Promise<number> } }[] }).slots[0]!.worker.terminate();
+        const ended = await read;
+        expect(ended).toBeInstanceOf(Error);
+        expect((ended as Error).message).toMatch(/a fetch thread ended \(exit code \d+\) while reading the slice/);
+        expect(lines.join('')).toMatch(/a fetch thread ended; the slices it was reading will be tried again/);
+        // The next read gets a thread of its own: it reaches the API.
+        const reached = connections;
+        const next = reader.read(conversationsOf(1), 'after', emptyTally()).catch((error: unknown) => error);
+        await waitFor(() => connections > reached);
+        abort.abort();
+        expect(await next).toBeInstanceOf(Error);
+      } finally {
+        abort.abort();
+        await reader.close();
+      }
+    });
   });
 });
 
