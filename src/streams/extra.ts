@@ -1,12 +1,17 @@
-import { splitExtra } from '../api/validate.js';
 import type { RecordSchema } from '../api/validate.js';
 
 /**
  * The `_extra` column of a record: the fields its schema does not know, kept as they came (null when none).
- * The API may add fields at any time; they are never dropped.
+ * The API may add fields at any time; they are never dropped. Called for every record and nested object: it builds
+ * nothing unless a field is unknown (`splitExtra` also copies the known ones).
  */
 export function extraOf(schema: RecordSchema, record: Record<string, unknown>): Record<string, unknown> | null {
-  return splitExtra(schema, record).extra;
+  const shape = schema.shape;
+  let extra: Record<string, unknown> | null = null;
+  for (const key in record) {
+    if (Object.hasOwn(record, key) && !Object.hasOwn(shape, key)) (extra ??= {})[key] = record[key];
+  }
+  return extra;
 }
 
 /** The UTC day of an ISO 8601 timestamp. */
