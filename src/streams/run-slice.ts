@@ -5,7 +5,7 @@ import { queryEchoOf, type QueryEcho } from '../warehouse/provenance.js';
 import type { Row } from '../warehouse/slice-batch.js';
 import type { ReadContext, RowsByTable, SourcePage, StreamDefinition } from './stream.js';
 import type { SliceStatus } from '../vocabulary.js';
-import { recordFingerprint } from './record-fingerprint.js';
+import { valueFingerprint } from '../api/value-fingerprint.js';
 
 /** A bounded part of a slice's output, handed on as soon as it is full so memory stays flat. */
 export interface SliceChunk {
@@ -182,7 +182,7 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
       for (const record of page.records) {
         if (stream.recordId) {
           const id = stream.recordId(record);
-          const print = recordFingerprint(record);
+          const print = valueFingerprint(record);
           const earlier = seen.get(id);
           if (earlier !== undefined) {
             // The same record again (offset paging over moving data) loads once; another record under its id cannot load.

@@ -1,11 +1,12 @@
 /**
- * A cheap 32-bit fingerprint (FNV-1a) of a record's content, so a repeated id can be told apart from a repeated
- * record (run-slice.ts). It walks the parsed value instead of hashing its JSON text: the same bits at a third of the
- * CPU (0.6 vs 2.0 us for a 430-character conversation), and no string per record for the collector. Keys, their
- * order, value types and array bounds all count, as they would in the text.
+ * A cheap 32-bit fingerprint (FNV-1a) of a parsed JSON value, so a repeated id can be told apart from a repeated
+ * record (src/streams/run-slice.ts) and a repeated page from a new one (paginate.ts). It walks the value instead of
+ * hashing its JSON text: the same bits at a third of the CPU (0.6 vs 2.0 us for a 430-character conversation), and
+ * no string per record for the collector. Keys, their order, value types and array bounds all count, as they would in
+ * the text.
  */
-export function recordFingerprint(record: unknown): number {
-  return mixValue(OFFSET_BASIS, record) >>> 0;
+export function valueFingerprint(value: unknown): number {
+  return mixValue(OFFSET_BASIS, value) >>> 0;
 }
 
 const OFFSET_BASIS = 0x811c9dc5;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordFingerprint } from '../../src/streams/record-fingerprint.js';
+import { valueFingerprint } from '../../src/api/value-fingerprint.js';
 
 const conversation = {
   id: 120776011182,
@@ -18,9 +18,9 @@ function movedToEnd(record: Record<string, unknown>, key: string): Record<string
   return { ...rest, [key]: value };
 }
 
-describe('recordFingerprint', () => {
+describe('valueFingerprint', () => {
   it('is the same for the same content, parsed twice', () => {
-    expect(recordFingerprint(JSON.parse(JSON.stringify(conversation)))).toBe(recordFingerprint(conversation));
+    expect(valueFingerprint(JSON.parse(JSON.stringify(conversation)))).toBe(valueFingerprint(conversation));
   });
 
   it('tells apart a changed value, a changed type, a moved or renamed key and a changed array', () => {
@@ -39,16 +39,16 @@ describe('recordFingerprint', () => {
       { ...conversation, brands: {} },
       { ...conversation, brands: [] },
     ];
-    const prints = new Set([recordFingerprint(conversation), ...variants.map(recordFingerprint)]);
+    const prints = new Set([valueFingerprint(conversation), ...variants.map(valueFingerprint)]);
     expect(prints.size).toBe(variants.length + 1);
   });
 
   it('leaves out a field that is undefined, as JSON does', () => {
-    expect(recordFingerprint({ ...conversation, extra: undefined })).toBe(recordFingerprint(conversation));
+    expect(valueFingerprint({ ...conversation, extra: undefined })).toBe(valueFingerprint(conversation));
   });
 
   it('takes dates and big integers by their value', () => {
-    expect(recordFingerprint({ at: new Date('2026-11-19T00:00:00Z') })).not.toBe(recordFingerprint({ at: new Date('2026-11-20T00:00:00Z') }));
-    expect(recordFingerprint({ id: 1n })).not.toBe(recordFingerprint({ id: 2n }));
+    expect(valueFingerprint({ at: new Date('2026-11-19T00:00:00Z') })).not.toBe(valueFingerprint({ at: new Date('2026-11-20T00:00:00Z') }));
+    expect(valueFingerprint({ id: 1n })).not.toBe(valueFingerprint({ id: 2n }));
   });
 });
