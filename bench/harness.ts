@@ -71,6 +71,27 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await once(child, 'exit');
 }
 
+/**
+ * The node flags bvsync is started with (bin/bvsync.js's first line, the Dockerfile's entry point, the npm scripts):
+ * the memory targets are for bvsync as started.
+ */
+export const SHIPPED_NODE_OPTIONS = '--max-old-space-size=192 --max-semi-space-size=8';
+
+/**
+ * Runs `work` with the image's `MALLOC_ARENA_MAX=2` (Dockerfile) in this process's environment, which the children
+ * it starts inherit: glibc reads it when a process starts, so it is set around the spawns.
+ */
+export async function withShippedEnvironment<T>(work: () => Promise<T>): Promise<T> {
+  const arenas = process.env.MALLOC_ARENA_MAX;
+  process.env.MALLOC_ARENA_MAX = '2';
+  try {
+    return await work();
+  } finally {
+    if (arenas === undefined) delete process.env.MALLOC_ARENA_MAX;
+    else process.env.MALLOC_ARENA_MAX = arenas;
+  }
+}
+
 /** What `bench/run-child.ts` is asked to do. */
 export interface ChildRunSpec {
   kind: 'backfill' | 'sync';

@@ -6,12 +6,11 @@
  * started (`--max-old-space-size=192 --max-semi-space-size=8` and `MALLOC_ARENA_MAX=2`: the Dockerfile; the targets) and again with node's defaults,
  * under which V8 lets garbage grow the heap to ~230 MB at this allocation rate. The notes give each run's peak V8 heap.
  */
+import { SHIPPED_NODE_OPTIONS as SHIPPED, withShippedEnvironment } from './harness.js';
 import { conversationBackfill, type BackfillFigure } from './throughput.js';
 import type { BenchResult } from './run.js';
 
 const LIMIT_MB = 400;
-/** The heap cap bvsync is started with (bin/bvsync.js, the Dockerfile's entry point). */
-const SHIPPED = '--max-old-space-size=192 --max-semi-space-size=8';
 
 function figures(label: string, small: BackfillFigure, large: BackfillFigure, withTargets: boolean): BenchResult[] {
   const note = (figure: BackfillFigure) =>
@@ -27,13 +26,7 @@ function figures(label: string, small: BackfillFigure, large: BackfillFigure, wi
 }
 
 export async function run(): Promise<BenchResult[]> {
-  // The image's environment too (Dockerfile): read by glibc when the child starts, so set around the spawns.
-  const arenas = process.env.MALLOC_ARENA_MAX;
-  process.env.MALLOC_ARENA_MAX = '2';
-  const small = await conversationBackfill(10, SHIPPED);
-  const large = await conversationBackfill(100, SHIPPED);
-  if (arenas === undefined) delete process.env.MALLOC_ARENA_MAX;
-  else process.env.MALLOC_ARENA_MAX = arenas;
+  const [small, large] = await withShippedEnvironment(async () => [await conversationBackfill(10, SHIPPED), await conversationBackfill(100, SHIPPED)]);
   const smallDefault = await conversationBackfill(10);
   const largeDefault = await conversationBackfill(100);
   return [...figures(` (${SHIPPED}, MALLOC_ARENA_MAX=2, as shipped)`, small, large, true), ...figures(" (node's default heap)", smallDefault, largeDefault, false)];
