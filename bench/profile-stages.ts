@@ -33,7 +33,7 @@ const STAGES: { stage: string; test: (frame: CallFrame) => boolean }[] = [
   { stage: 'validation (zod, _extra split)', test: ({ url, functionName }) => /zod|api\/validate\.ts|streams\/extra\.ts/.test(url) || functionName === 'getEnvelope' },
   { stage: 'paging', test: ({ url }) => /api\/paginate\.ts/.test(url) },
   { stage: 'row mapping (streams)', test: ({ url }) => /src\/streams\/(?!run-slice)[a-z-]+\.ts/.test(url) },
-  { stage: 'read checks (ids, fingerprints, scope)', test: ({ url }) => /run-slice\.ts|warehouse\/scope\.ts/.test(url) },
+  { stage: 'read checks (ids, fingerprints, scope)', test: ({ url }) => /run-slice\.ts|warehouse\/scope\.ts|api\/value-fingerprint\.ts/.test(url) },
   { stage: 'screen (cells, keys)', test: ({ url }) => /row-screen\.ts/.test(url) },
   { stage: 'stage into DuckDB (converters, appender)', test: ({ url }) => /slice-loader\.ts|cell-converters\.ts|@duckdb/.test(url) },
   { stage: 'load job (BullMQ, bookkeeping)', test: ({ url }) => /load-processor\.ts|waiting-commits\.ts|warehouse\.ts|bookkeeping\.ts|publish/.test(url) },
