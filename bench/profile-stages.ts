@@ -26,7 +26,7 @@ interface Profile {
 
 /** Stages of bvsync's own code; the first whose test matches the innermost own frame claims the sample. */
 const STAGES: { stage: string; test: (frame: CallFrame) => boolean }[] = [
-  { stage: 'rate budget (Redis per request)', test: ({ url }) => /rate-(budget|state-store)\.ts|rate-limiter-flexible/.test(url) },
+  { stage: 'rate budget (Redis per request)', test: ({ url }) => /rate-(budget|gate|state-store)\.ts/.test(url) },
   { stage: 'chunk codec (JSON + gzip)', test: ({ url }) => /chunk-codec\.ts/.test(url) },
   { stage: 'chunks to and from Redis', test: ({ url }) => /chunk-store\.ts/.test(url) },
   { stage: 'HTTP and JSON.parse of pages', test: ({ url, functionName }) => /api\/transport\.ts|undici/.test(url) || (/api\/client\.ts/.test(url) && functionName !== 'getEnvelope') },

@@ -21,10 +21,10 @@ export interface RedisKeys {
   chunk(token: string, index: number): string;
   /** What the API refused for an API key: the key itself (`brandId` null) or one brand. */
   refusal(apiKeyHash: string, brandId: number | null): string;
-  /** The key prefix the rate limiter library puts before its per-slot request counters of every API key. */
-  rateUnits: string;
-  /** The key prefix the rate limiter library puts before the Retry-After block of every API key. */
-  rateBlock: string;
+  /** The requests an API key sent in one slot of its rate (slots since the epoch; see src/api/rate-gate.ts). */
+  rateUnit(apiKeyHash: string, slot: number): string;
+  /** The Retry-After block of an API key. */
+  rateBlock(apiKeyHash: string): string;
   /** The adaptive rate an API key runs at, shared by every process. */
   rateState(apiKeyHash: string): string;
   /** The count of answers the API accepted for an API key in one second (epoch seconds). */
@@ -44,8 +44,8 @@ export function redisKeys(prefix: string): RedisKeys {
     cronSlot: (slot) => `${prefix}:cron:${slot}`,
     chunk: (token, index) => `${prefix}:chunk:${token}:${index}`,
     refusal: (apiKeyHash, brandId) => `${prefix}:refused:${apiKeyHash}:${brandId === null ? 'key' : `brand:${brandId}`}`,
-    rateUnits: `${prefix}:rate`,
-    rateBlock: `${prefix}:rate-block`,
+    rateUnit: (apiKeyHash, slot) => `${prefix}:rate:${apiKeyHash}:${slot}`,
+    rateBlock: (apiKeyHash) => `${prefix}:rate-block:${apiKeyHash}`,
     rateState: (apiKeyHash) => `${prefix}:rate-state:${apiKeyHash}`,
     rateAccepted: (apiKeyHash, second) => `${prefix}:rate-ok:${apiKeyHash}:${second}`,
     rateNext: (apiKeyHash) => `${prefix}:rate-next:${apiKeyHash}`,

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../log.js';
 import { AUTO_CEILING, afterRateLimited, afterStatedLimit, initialRateState, learnedNothing, rateAt, type RateState } from './adaptive-rate.js';
 import type { RateLimitSignals } from './rate-headers.js';
+import { MemoryRateGate, RedisRateGate, type AcceptedCount, type RateGate } from './rate-gate.js';
 import { MemoryRateStateStore, RedisRateStateStore, type RateStateStore } from './rate-state-store.js';
 import { redisKeys } from '../redis-keys.js';
 
@@ -50,33 +50,23 @@ export interface RedisRateBudgetOptions extends RateBudgetOptions {
 }
 
 /**
- * A budget shared by every process through Redis. Units are counted with rate-limiter-flexible's `RateLimiterRedis`
- * (one atomic Lua INCR+EXPIRE per request). Its windows are whole seconds, which would let a whole second's requests
- * leave in one burst, so the budget counts per sub-second slot instead: the key of the counter names the slot
- * (`floor(now / slotMs)`). The slots are cut for the ceiling; the rate in force (shared, see rate-state-store.ts)
- * decides how many units each slot allows, so a change of rate never moves the slots. A 429 blocks the key with the
- * same library's `block`, which every process checks before taking a unit.
- *
- * Redis keys (named in src/redis-keys.ts; the API key appears only as `keyHash`): the library's counters
- * `<rateUnits>:<hash>:<slot>` and blocks `<rateBlock>:<hash>`, the shared rate, the accepted answers per second, and
- * the next free moment (see `RateStateStore.reserve`).
+ * A budget shared by every process through Redis. Requests are counted per sub-second slot (`floor(now / slotMs)`),
+ * not per whole second, which would let a second's requests leave in one burst. The slots are cut for the ceiling;
+ * the rate in force (shared, see rate-state-store.ts) decides how many units each slot allows, so a change of rate
+ * never moves the slots. Each request's turn (the key's block, the slot's units, the key's next free moment) is one
+ * atomic Lua script: rate-gate.ts. Keys are named in src/redis-keys.ts; the API key appears only as `keyHash`.
  */
 export function createRedisRateBudget(options: RedisRateBudgetOptions): RateBudget {
   const slots = slotsFor(paceCeiling(options));
   const keys = redisKeys(options.prefix);
   const hash = keyHash(options.apiKey);
-  const counter = new RateLimiterRedis({ storeClient: options.redis, keyPrefix: keys.rateUnits, points: slots.perSlot, duration: slots.counterTtlSeconds });
-  const blocker = new RateLimiterRedis({ storeClient: options.redis, keyPrefix: keys.rateBlock, points: 1, duration: 1 });
-  const store = new RedisRateStateStore(options.redis, keys, hash);
-  return new AdaptiveRateBudget(counter, blocker, store, hash, slots.slotMs, options);
+  return new AdaptiveRateBudget(new RedisRateGate(options.redis, keys, hash), new RedisRateStateStore(options.redis, keys, hash), slots.slotMs, options);
 }
 
 /** The same budget for a single process (tests, a one-off command without Redis). */
 export function createMemoryRateBudget(options: RateBudgetOptions): RateBudget {
   const slots = slotsFor(paceCeiling(options));
-  const counter = new RateLimiterMemory({ points: slots.perSlot, duration: slots.counterTtlSeconds });
-  const blocker = new RateLimiterMemory({ points: 1, duration: 1 });
-  return new AdaptiveRateBudget(counter, blocker, new MemoryRateStateStore(), 'key', slots.slotMs, options);
+  return new AdaptiveRateBudget(new MemoryRateGate(), new MemoryRateStateStore(), slots.slotMs, options);
 }
 
 /** A budget that never waits: for tests of other concerns. */
@@ -93,15 +83,13 @@ export const TARGET_SLOTS_PER_SECOND = 5;
 export interface RateSlots {
   perSlot: number;
   slotMs: number;
-  /** Expiry of a slot's counter (whole seconds, the store's unit); slots are never reused, so it only cleans up. */
-  counterTtlSeconds: number;
 }
 
 export function slotsFor(requestsPerSecond: number): RateSlots {
   if (!(requestsPerSecond > 0) || !Number.isFinite(requestsPerSecond)) throw new RangeError('requestsPerSecond must be positive');
   const perSlot = Math.max(1, Math.round(requestsPerSecond / TARGET_SLOTS_PER_SECOND));
   const slotMs = (perSlot * 1000) / requestsPerSecond;
-  return { perSlot, slotMs, counterTtlSeconds: Math.max(1, Math.ceil(slotMs / 1000)) };
+  return { perSlot, slotMs };
 }
 
 /**
@@ -125,8 +113,10 @@ export function nextAllowingSlot(slot: number, perSlot: number): number {
 
 /** A waiting `acquire` looks again at least this often, so a rate that rises is used soon. */
 const MAX_WAIT_MS = 1_000;
-/** How long one process trusts the shared state it read; a 429's Retry-After block is checked on every acquire. */
+/** How long one process trusts the shared state it read; a 429's Retry-After block is checked on every turn. */
 const STATE_CACHE_MS = 100;
+/** The longest an accepted answer waits to be counted in Redis when no turn takes it sooner. */
+const UNCOUNTED_MAX_MS = 100;
 /** Attempts of a compare-and-set that other processes keep winning; each starts from what they wrote. */
 const MAX_STATE_WRITES = 5;
 
@@ -146,12 +136,16 @@ class AdaptiveRateBudget implements RateBudget {
   /** The longest `reset` the API named: the window of a limit stated without one is at least this long. */
   private longestResetMs = 0;
   private cached: { state: RateState; version: number; readAt: number } | undefined;
+  /**
+   * Answers accepted and not yet counted in Redis: they go with the next turn, saving a round trip per answer, or
+   * alone once held UNCOUNTED_MAX_MS, so a 429 in another process learns from them soon.
+   */
+  private uncounted: AcceptedCount | undefined;
+  private uncountedTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly counter: RateLimiterAbstract,
-    private readonly blocker: RateLimiterAbstract,
+    private readonly gate: RateGate,
     private readonly store: RateStateStore,
-    private readonly key: string,
     private readonly slotMs: number,
     private readonly options: RateBudgetOptions,
   ) {
@@ -163,33 +157,28 @@ class AdaptiveRateBudget implements RateBudget {
   async acquire(signal?: AbortSignal): Promise<void> {
     for (;;) {
       signal?.throwIfAborted();
-      const blockedMs = await this.blockedMs();
-      if (blockedMs > 0) {
-        await sleep(blockedMs + jitter(), signal);
-        continue;
-      }
       const now = Date.now();
       const rate = await this.rate(now);
       const perSlot = (rate * this.slotMs) / 1000;
       const slot = Math.floor(now / this.slotMs);
       const allowance = slotAllowance(slot, perSlot);
       if (allowance > 0) {
-        try {
-          const taken = await this.counter.consume(`${this.key}:${slot}`);
-          if (taken.consumedPoints <= allowance) {
-            // The units of a slot leave spread over it at the rate's spacing, not together at its start: an API counts
-            // arrivals in its own windows, and a burst that latency jitter pushes over a window's edge meets 429s.
-            // Units taken late (the first requests of a run, the waiters of a Retry-After block, a busy event loop)
-            // would all be due at once; the key's reservation spaces them out too, for every process.
-            const due = unitTime(slot, perSlot, taken.consumedPoints) * this.slotMs;
-            const leaveAt = await this.store.reserve(Math.max(due, Date.now()), 1000 / rate);
-            if (leaveAt <= Date.now()) return;
-            await sleep(leaveAt - Date.now(), signal);
-            if ((await this.blockedMs()) === 0) return;
-            continue;
-          }
-        } catch (rejection) {
-          if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        const accepted = this.takeUncounted();
+        // A unit is due spread over its slot at the rate's spacing, not at the slot's start: an API counts arrivals in
+        // its own windows, and a burst that latency jitter pushes over a window's edge meets 429s. Units taken late
+        // (the first requests of a run, the waiters of a Retry-After block, a busy event loop) would all be due at
+        // once; the key's next free moment spaces them out too, for every process.
+        const answer = await this.gate.turn({ now, slot, allowance, perSlot, slotMs: this.slotMs, spacingMs: 1000 / rate, accepted });
+        if (answer.kind === 'blocked') {
+          await sleep(answer.ms + jitter(), signal);
+          continue;
+        }
+        if (answer.kind === 'leave') {
+          // Under a millisecond is now: Date.now() and timers count whole ones.
+          if (answer.at < Date.now() + 1) return;
+          await sleep(answer.at - Date.now(), signal);
+          if ((await this.gate.blockedMs()) === 0) return;
+          continue;
         }
       }
       const wakeAt = Math.min(nextAllowingSlot(slot, perSlot) * this.slotMs, now + MAX_WAIT_MS);
@@ -198,16 +187,40 @@ class AdaptiveRateBudget implements RateBudget {
   }
 
   async blockFor(ms: number): Promise<void> {
-    if (!(ms > 0)) return;
-    if ((await this.blockedMs()) >= ms) return;
-    // Whole seconds: the store's unit (it cannot expire a shorter block).
-    await this.blocker.block(this.key, Math.ceil(ms / 1000));
+    await this.gate.blockFor(ms);
   }
 
   async observe(answer: BudgetAnswer): Promise<void> {
     if (answer.signals) await this.learn(answer.signals);
     if (answer.status === 429) await this.cut(answer.sentAt);
-    else if (answer.status < 500) await this.store.countAccepted(Date.now());
+    else if (answer.status < 500) await this.countAccepted(Date.now());
+  }
+
+  /** Counts an accepted answer locally; a count of a second that is over goes to Redis at once. */
+  private async countAccepted(now: number): Promise<void> {
+    const second = Math.floor(now / 1000);
+    if (this.uncounted && this.uncounted.second !== second) await this.flushUncounted();
+    if (this.uncounted) {
+      this.uncounted.count += 1;
+      return;
+    }
+    this.uncounted = { second, count: 1 };
+    this.uncountedTimer = setTimeout(() => {
+      this.flushUncounted().catch((error: Error) => this.options.logger?.warn({ err: error.message }, 'accepted answers could not be counted in Redis'));
+    }, UNCOUNTED_MAX_MS);
+    this.uncountedTimer.unref();
+  }
+
+  private takeUncounted(): AcceptedCount | undefined {
+    const held = this.uncounted;
+    this.uncounted = undefined;
+    clearTimeout(this.uncountedTimer);
+    return held;
+  }
+
+  private async flushUncounted(): Promise<void> {
+    const held = this.takeUncounted();
+    if (held) await this.gate.countAccepted(held);
   }
 
   /** The ceiling in force: the configured one, or what the API stated if lower. */
@@ -255,7 +268,8 @@ class AdaptiveRateBudget implements RateBudget {
   }
 
   private async cut(sentAt: number): Promise<void> {
-    const goodRate = await this.store.acceptedRate(Date.now());
+    await this.flushUncounted();
+    const goodRate = await this.gate.acceptedRate(Date.now());
     const before = this.cached ? rateAt(this.cached.state, Date.now(), this.ceiling()) : undefined;
     const next = await this.update((state, now) => afterRateLimited(state, { now, sentAt, goodRate, ceiling: this.ceiling() }));
     if (next) {
@@ -281,7 +295,7 @@ class AdaptiveRateBudget implements RateBudget {
       // Only a probing state changes; a steady one stays steady, so the cached view saves a round trip per answer.
       if (this.cached?.state.phase !== 'steady') await this.update((state, now) => afterStatedLimit(state, now, this.ceiling()));
     }
-    if (signals.remaining === 0 && signals.resetMs !== undefined && signals.resetMs > 0) await this.blockFor(signals.resetMs);
+    if (signals.remaining === 0 && signals.resetMs !== undefined && signals.resetMs > 0) await this.gate.blockFor(signals.resetMs);
   }
 
   /**
@@ -293,11 +307,6 @@ class AdaptiveRateBudget implements RateBudget {
     if (signals.policyPerSecond !== undefined) return signals.policyPerSecond;
     if (signals.limit === undefined) return undefined;
     return signals.limit / Math.max(1, Math.ceil(this.longestResetMs / 1000));
-  }
-
-  private async blockedMs(): Promise<number> {
-    const state = await this.blocker.get(this.key);
-    return state && state.consumedPoints > this.blocker.points ? state.msBeforeNext : 0;
   }
 }
 

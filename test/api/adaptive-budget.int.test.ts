@@ -166,6 +166,8 @@ describe('the adaptive rate budget against the simulator', () => {
     await other.acquire(); // writes the initial state: 40 x 0.95
     const sentAt = Date.now();
     for (let i = 0; i < 12; i++) await other.observe({ status: 200, sentAt });
+    // A process counts its accepted answers in Redis with its next request, or within 100 ms.
+    await new Promise((resolve) => setTimeout(resolve, 150));
     await one.observe({ status: 429, sentAt });
     const cut = await sharedState(testPrefix);
     expect(Number(cut.rate)).toBeGreaterThan(10);

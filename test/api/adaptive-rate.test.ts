@@ -14,7 +14,7 @@ import {
   rateAt,
 } from '../../src/api/adaptive-rate.js';
 import { nextAllowingSlot, slotAllowance, unitTime } from '../../src/api/rate-budget.js';
-import { MemoryRateStateStore, acceptedRateEstimate, slidingRate } from '../../src/api/rate-state-store.js';
+import { MemoryRateGate, acceptedRateEstimate, slidingRate, type GateTurn } from '../../src/api/rate-gate.js';
 
 const T0 = 1_800_000_000_000;
 
@@ -174,15 +174,38 @@ describe('the slots of the budget', () => {
   });
 });
 
-describe('reservations', () => {
-  it('space the requests of a key at the spacing, late ones included, and start afresh once the key was idle', async () => {
-    const store = new MemoryRateStateStore();
+describe('the gate of a key', () => {
+  // 20/s in slots of 200 ms: 4 units a slot, 50 ms apart.
+  const slot = Math.floor(T0 / 200);
+  const turn = (now: number, extra: Partial<GateTurn> = {}): GateTurn => ({ now, slot: Math.floor(now / 200), allowance: 4, perSlot: 4, slotMs: 200, spacingMs: 50, ...extra });
+
+  it('spaces the requests of a key at the spacing, late ones included, and starts afresh once the key was idle', async () => {
+    const gate = new MemoryRateGate();
     // Four units of a slot taken late, all due already: they leave 50 ms apart, not together.
+    const late = slot * 200 + 199;
     const moments = [];
-    for (let i = 0; i < 4; i++) moments.push(await store.reserve(T0, 50));
-    expect(moments).toEqual([T0, T0 + 50, T0 + 100, T0 + 150]);
+    for (let i = 0; i < 4; i++) moments.push(await gate.turn(turn(late)));
+    expect(moments).toEqual([0, 1, 2, 3].map((i) => ({ kind: 'leave', at: late + 50 * i })));
+    expect(await gate.turn(turn(late))).toEqual({ kind: 'slot-full' });
     // A unit due later than the last reservation leaves when due.
-    expect(await store.reserve(T0 + 500, 50)).toBe(T0 + 500);
+    expect(await gate.turn(turn(slot * 200 + 2_000))).toEqual({ kind: 'leave', at: slot * 200 + 2_000 });
+  });
+
+  it('spreads the units of a slot taken on time over the slot', async () => {
+    const gate = new MemoryRateGate();
+    const start = slot * 200;
+    const moments = [];
+    for (let i = 0; i < 4; i++) moments.push(await gate.turn(turn(start)));
+    expect(moments.map((m) => (m.kind === 'leave' ? m.at - start : -1))).toEqual([0, 50, 100, 150]);
+  });
+
+  it('reports a block without taking a unit, and counts the accepted answers a turn carries', async () => {
+    const gate = new MemoryRateGate();
+    await gate.blockFor(1_000);
+    const blocked = await gate.turn(turn(Date.now(), { accepted: { second: Math.floor(Date.now() / 1000), count: 7 } }));
+    expect(blocked.kind).toBe('blocked');
+    expect(blocked.kind === 'blocked' && blocked.ms).toBeGreaterThan(900);
+    expect(await gate.acceptedRate(Date.now())).toBeGreaterThanOrEqual(7);
   });
 });
 

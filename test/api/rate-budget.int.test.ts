@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { setMaxListeners } from 'node:events';
 import type { Redis } from 'ioredis';
 import { createMemoryRateBudget, createRedisRateBudget, keyHash, slotsFor, type RateBudget } from '../../src/api/rate-budget.js';
-import { RedisRateStateStore } from '../../src/api/rate-state-store.js';
+import { RedisRateGate, type GateTurn } from '../../src/api/rate-gate.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 import { redisKeys } from '../../src/redis-keys.js';
 
@@ -56,9 +56,9 @@ function maxInWindow(grants: number[], windowMs: number): number {
 
 describe('slotsFor', () => {
   it('splits the rate into slots of about a fifth of a second', () => {
-    expect(slotsFor(20)).toEqual({ perSlot: 4, slotMs: 200, counterTtlSeconds: 1 });
+    expect(slotsFor(20)).toEqual({ perSlot: 4, slotMs: 200 });
     expect(slotsFor(12).slotMs).toBeCloseTo(166.67, 1);
-    expect(slotsFor(0.5)).toEqual({ perSlot: 1, slotMs: 2000, counterTtlSeconds: 2 });
+    expect(slotsFor(0.5)).toEqual({ perSlot: 1, slotMs: 2000 });
     expect(() => slotsFor(0)).toThrow(RangeError);
   });
 });
@@ -92,17 +92,70 @@ describe('Redis rate budget', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(750);
   });
 
-  it('reserves spaced moments for every process of a key, to the millisecond (Redis keeps 14 digits)', async () => {
+  it('spaces the turns of every process of a key, to the microsecond', async () => {
     const [one, two] = [testRedis(), testRedis()];
     connections.push(one, two);
-    const a = new RedisRateStateStore(one, redisKeys(prefix), 'reserve');
-    const b = new RedisRateStateStore(two, redisKeys(prefix), 'reserve');
-    const now = 1_800_000_000_000.5;
-    expect(await a.reserve(now, 52.63)).toBe(now);
-    expect(await b.reserve(now, 52.63)).toBeCloseTo(now + 52.63, 0);
-    expect(await a.reserve(now + 10, 52.63)).toBeCloseTo(now + 2 * 52.63, 0);
-    // Once the key is idle past its last reservation, a request leaves at once.
-    expect(await b.reserve(now + 1_000, 52.63)).toBe(now + 1_000);
+    const a = new RedisRateGate(one, redisKeys(prefix), 'spacing');
+    const b = new RedisRateGate(two, redisKeys(prefix), 'spacing');
+    // 19/s in slots of 210.5 ms: 4 units a slot; all four turns come late in the slot, so the spacing decides.
+    const slotMs = 4_000 / 19;
+    const slot = Math.floor(Date.now() / slotMs) + 10;
+    const now = (slot + 1) * slotMs - 0.5;
+    const turn: GateTurn = { now, slot, allowance: 4, perSlot: 4, slotMs, spacingMs: 1_000 / 19 };
+    const moments = [await a.turn(turn), await b.turn(turn), await a.turn(turn), await b.turn(turn)];
+    expect(moments.map((m) => (m.kind === 'leave' ? m.at - now : Number.NaN))).toEqual([0, 1, 2, 3].map((i) => expect.closeTo((i * 1_000) / 19, 2)));
+    expect(await a.turn(turn)).toEqual({ kind: 'slot-full' });
+    // Once the key is idle past its last reservation, a request leaves when its unit is due.
+    const later = { ...turn, slot: slot + 20, now: (slot + 20) * slotMs };
+    expect(await b.turn(later)).toEqual({ kind: 'leave', at: expect.closeTo(later.now, 1) });
+  });
+
+  it('a turn on a blocked key takes no unit and says how long the block lasts; a shorter block keeps the longer', async () => {
+    const redis = testRedis();
+    connections.push(redis);
+    const gate = new RedisRateGate(redis, redisKeys(prefix), 'blocked');
+    await gate.blockFor(2_000);
+    await gate.blockFor(500);
+    const slotMs = 200;
+    const now = Date.now();
+    const turn: GateTurn = { now, slot: Math.floor(now / slotMs), allowance: 1, perSlot: 1, slotMs, spacingMs: 200 };
+    const answer = await gate.turn(turn);
+    expect(answer.kind).toBe('blocked');
+    expect(answer.kind === 'blocked' && answer.ms).toBeGreaterThan(1_500);
+    expect(await gate.blockedMs()).toBeGreaterThan(1_500);
+    expect(await redis.exists(redisKeys(prefix).rateUnit('blocked', turn.slot))).toBe(0);
+  });
+
+  it('counts the accepted answers a turn carries into their second', async () => {
+    const redis = testRedis();
+    connections.push(redis);
+    const gate = new RedisRateGate(redis, redisKeys(prefix), 'accepted');
+    const now = Date.now();
+    const second = Math.floor(now / 1000);
+    await gate.turn({ now, slot: Math.floor(now / 200), allowance: 5, perSlot: 5, slotMs: 200, spacingMs: 40, accepted: { second, count: 12 } });
+    await gate.countAccepted({ second, count: 3 });
+    expect(Number(await redis.get(redisKeys(prefix).rateAccepted('accepted', second)))).toBe(15);
+  });
+
+  it('a request costs one Redis round trip: its turn at the gate, with the answer before it counted on the way', async () => {
+    const redis = testRedis();
+    connections.push(redis);
+    const budget = createRedisRateBudget({ redis, apiKey: 'bvk_budget_round_trips', prefix, requestsPerSecond: 100_000 });
+    await budget.acquire();
+    let commands = 0;
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = (command, stream) => {
+      commands += 1;
+      return send(command, stream);
+    };
+    const requests = 100;
+    for (let i = 0; i < requests; i++) {
+      await budget.acquire();
+      await budget.observe({ status: 200, sentAt: Date.now() });
+    }
+    // The shared state is read again every 100 ms, and a count held 100 ms or past its second goes alone: a few more.
+    expect(commands).toBeGreaterThanOrEqual(requests);
+    expect(commands).toBeLessThanOrEqual(requests + 10);
   });
 
   it('writes only a hash of the key to Redis', async () => {
