@@ -14,8 +14,15 @@ export function extraOf(schema: RecordSchema, record: Record<string, unknown>): 
   return extra;
 }
 
-/** The UTC day of an ISO 8601 timestamp. */
+/**
+ * The UTC day of a validated ISO 8601 timestamp (src/api/schemas.ts `timestamp`, which refuses impossible dates).
+ * One in UTC (`...Z`, the API's usual form) starts with its day; parsing it into a Date and formatting it back cost
+ * 1.3 µs a conversation, 2 % of a zero-latency backfill's main thread.
+ */
 export function dayOf(timestamp: string): string {
+  if (timestamp.length > 10 && timestamp.charCodeAt(10) === 0x54 /* T */ && timestamp.charCodeAt(timestamp.length - 1) === 0x5a /* Z */) {
+    return timestamp.slice(0, 10);
+  }
   return new Date(timestamp).toISOString().slice(0, 10);
 }
 

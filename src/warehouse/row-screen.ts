@@ -118,8 +118,16 @@ function cellProblem(plan: TablePlan, row: Row): string | undefined {
 function withoutConflictingKeys(plan: TablePlan, rows: Row[], brandId: number, setAside: (row: Row, issue: string) => void): Row[] {
   const key = plan.info.primaryKey;
   if (key.length === 0 || rows.length < 2) return rows;
-  const keyOf = (row: Row) =>
-    key.map((column) => String(row[column] ?? (column === 'brand_id' ? brandId : ''))).join('\u0000');
+  // Once per row of every keyed write: a loop and a concatenation, not an array mapped and joined.
+  const keyOf = (row: Row) => {
+    let text = '';
+    for (let index = 0; index < key.length; index++) {
+      const column = key[index]!;
+      if (index > 0) text += '\u0000';
+      text += String(row[column] ?? (column === 'brand_id' ? brandId : ''));
+    }
+    return text;
+  };
   const last = new Map<string, number>();
   rows.forEach((row, index) => last.set(keyOf(row), index));
   if (last.size === rows.length) return rows;
