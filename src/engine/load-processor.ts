@@ -136,6 +136,8 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
   // A commit replayed after it finished (a stalled job, a lease that moved, or one committed with another job's slice)
   // has nothing left to do, and its chunks are gone: reading them would look like lost rows and fetch the slice again.
   if (await deps.runs.isDone(data.runId, data.sliceId)) return advanceIfPhaseDone(deps, data.runId);
+  // The run publishes when it ends: its clone of the published file is copied meanwhile, not after the last load.
+  void deps.warehouse.preparePublish(deps.config.db);
   const own = await prepareCommit(deps, data);
   if (own === 'chunks-lost') return refetchOrFail(deps, data);
   const companions = await takeWaitingCommits({ queue: deps.queues.load, runs: deps.runs, job, own: data, maxSlices: deps.commitBatchSlices, prepare: (other) => prepareCommit(deps, other) });

@@ -5,7 +5,7 @@ import { readCatalog, type TableInfo } from './catalog.js';
 import { DatabaseLockedError, isLockConflict } from './database-locked-error.js';
 import { ensureDatabaseFolder } from './database-path.js';
 import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
-import { publishCopy, type PublishOptions, type PublishResult } from './publish.js';
+import { discardPreparedClone, preparePublishClone, publishCopy, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
 import { ensureJournal } from './publish-journal.js';
 import { readRows, type PlainRow } from './read-rows.js';
 import { quoteIdent } from './sql-names.js';
@@ -50,6 +50,8 @@ export class Warehouse {
   private queue: Promise<unknown> = Promise.resolve();
   private plans = new Map<string, TablePlan>();
   private closed = false;
+  /** The clone the next publish brings up to date, begun while the run loads (`preparePublish`). */
+  private prepared: PreparedClone | undefined;
 
   private constructor(
     readonly path: string,
@@ -164,12 +166,26 @@ export class Warehouse {
     return this.serial(() => readRows(this.connection, sql, params));
   }
 
+  /**
+   * Begins the clone of the published file that the next publish to `publishedPath` brings up to date, so that its
+   * copying overlaps the run instead of following it (src/warehouse/publish.ts, `PreparedClone`). Once per publish:
+   * a clone already begun is kept. Resolves when the clone is whole (true) or could not be made (false); nothing waits
+   * for it but the publish.
+   */
+  preparePublish(publishedPath: string): Promise<boolean> {
+    if (this.closed || resolve(publishedPath) === this.path) return Promise.resolve(false);
+    this.prepared ??= preparePublishClone(publishedPath);
+    return this.prepared?.done ?? Promise.resolve(false);
+  }
+
   /** Writes the read-only copy analysts open at `publishedPath` (atomic rename), with the views in it. */
   publish(publishedPath: string, options: PublishOptions = {}): Promise<PublishResult> {
     if (resolve(publishedPath) === this.path) {
       return Promise.reject(new Error(`cannot publish ${this.path} over itself; publish to the analysts' file beside it`));
     }
-    return this.serial(() => publishCopy(this.connection, publishedPath, { ...options, viewsDir: options.viewsDir ?? this.options.viewsDir }));
+    const prepared = options.prepared ?? this.prepared;
+    if (prepared === this.prepared) this.prepared = undefined;
+    return this.serial(() => publishCopy(this.connection, publishedPath, { ...options, prepared, viewsDir: options.viewsDir ?? this.options.viewsDir }));
   }
 
   /** Checkpoints and closes; calls already queued finish first. */
@@ -177,6 +193,8 @@ export class Warehouse {
     if (this.closed) return;
     this.closed = true;
     await this.queue.catch(() => undefined);
+    await discardPreparedClone(this.prepared);
+    this.prepared = undefined;
     try {
       await this.connection.run('CHECKPOINT');
     } finally {

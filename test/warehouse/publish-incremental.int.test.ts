@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openReadOnly } from '../../src/warehouse/published-database.js';
 import { MIGRATIONS_DIR, workingPathFor } from '../../src/warehouse/paths.js';
 import { readNumberedSqlFiles } from '../../src/warehouse/sql-files.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
+import { preparePublishClone } from '../../src/warehouse/publish.js';
 import { tempDir } from '../support/tmp.js';
 import { conversationRows, sliceBatch } from './batches.js';
 
@@ -144,6 +145,58 @@ describe('incremental publishing', () => {
       expect(views.fullCopyReason).toMatch(/views changed/);
     } finally {
       await second.close();
+    }
+  });
+
+  it('brings a clone begun during the run up to date, the same as a full copy, and leaves no clone behind', async () => {
+    tmp = tempDir('publish-prepared');
+    const published = join(tmp.path, 'bv.duckdb');
+    const wh = await openWarehouse(workingPathFor(published));
+    try {
+      await wh.loadSlice(replaceDay('run-1', '2026-11-18', 40, 1));
+      await wh.publish(published);
+      const whole = wh.preparePublish(published);
+      await wh.loadSlice(replaceDay('run-2', '2026-11-19', 30, 100));
+      await wh.loadSlice(replaceDay('run-2', '2026-11-18', 5, 1));
+      expect(await whole).toBe(true);
+      const [clone] = readdirSync(tmp.path).filter((name) => name.includes('.tmp-'));
+      const cloned = statSync(join(tmp.path, clone!)).ino;
+      expect(await publishAndCompare(wh, published, join(tmp.path, 'reference.duckdb'))).toBe('incremental');
+      // The clone itself became the published file: the publish copied nothing more.
+      expect(statSync(published).ino).toBe(cloned);
+      expect(await rowCount(published, 'conversations')).toBe(35);
+      // Begun and never published (the run went to another process): closing the warehouse removes it.
+      expect(await wh.preparePublish(published)).toBe(true);
+      expect(readdirSync(tmp.path).filter((name) => name.includes('.tmp-'))).toHaveLength(1);
+    } finally {
+      await wh.close();
+    }
+    expect(readdirSync(tmp.path).filter((name) => name.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('drops a clone of a published file that another publish replaced since, which the journal no longer reaches', async () => {
+    tmp = tempDir('publish-prepared-stale');
+    const published = join(tmp.path, 'bv.duckdb');
+    const wh = await openWarehouse(workingPathFor(published));
+    try {
+      await wh.loadSlice(replaceDay('run-1', '2026-11-18', 40, 1));
+      await wh.publish(published);
+      const stale = preparePublishClone(published)!;
+      await stale.done;
+      // Another publish in between prunes the journal past the clone: applying what is left to it would lose run-2.
+      await wh.loadSlice(replaceDay('run-2', '2026-11-19', 30, 100));
+      await wh.publish(published);
+      await wh.loadSlice(replaceDay('run-3', '2026-11-20', 7, 200));
+      const result = await wh.publish(published, { prepared: stale });
+      expect(result.mode).toBe('incremental');
+      expect(await rowCount(published, 'conversations')).toBe(77);
+      expect(await contentsOf(published)).toEqual(await (async () => {
+        await wh.publish(join(tmp.path, 'reference.duckdb'), { incremental: false });
+        return contentsOf(join(tmp.path, 'reference.duckdb'));
+      })());
+      expect(readdirSync(tmp.path).filter((name) => name.includes('.tmp-'))).toEqual([]);
+    } finally {
+      await wh.close();
     }
   });
 });
