@@ -311,7 +311,9 @@ function removeStaleCopies(target: string, keep?: string): void {
 async function usableClone(prepared: PreparedClone | undefined, target: string): Promise<string | undefined> {
   if (!prepared) return undefined;
   const whole = await prepared.done;
-  if (whole && prepared.target === target && existsSync(target) && identityOf(target) === prepared.from) return prepared.path;
+  const current = whole && prepared.target === target && existsSync(target) && identityOf(target) === prepared.from;
+  // Gone when a publish elsewhere (the lease moved meanwhile) cleared it away as a stale copy.
+  if (current && existsSync(prepared.path)) return prepared.path;
   removeCopy(prepared.path);
   return undefined;
 }
