@@ -74,10 +74,8 @@ if accepted > 0 then
   redis.call('INCRBY', KEYS[4], accepted)
   redis.call('PEXPIRE', KEYS[4], ${ACCEPTED_COUNTER_TTL_MS})
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  local ttl = redis.call('PTTL', KEYS[1])
-  if ttl > 0 then return {'blocked', ttl} end
-end
+local blocked = redis.call('PTTL', KEYS[1])
+if blocked > 0 then return {'blocked', blocked} end
 local unit = redis.call('INCR', KEYS[2])
 if unit == 1 then redis.call('PEXPIRE', KEYS[2], math.ceil(tonumber(ARGV[4])) + ${SLOT_COUNTER_SPARE_MS}) end
 if unit > tonumber(ARGV[1]) then return {'slot-full', unit} end
