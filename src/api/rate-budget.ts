@@ -100,11 +100,6 @@ export function slotAllowance(slot: number, perSlot: number): number {
   return Math.floor(perSlot * (slot + 1)) - Math.floor(perSlot * slot);
 }
 
-/** When (in slots since the epoch) unit `unit` (1-based) of slot `slot` leaves: the units of every slot, evenly spaced. */
-export function unitTime(slot: number, perSlot: number, unit: number): number {
-  return (Math.floor(perSlot * slot) + unit - 1) / perSlot;
-}
-
 /** The first slot after `slot` that allows a unit at `perSlot`. */
 export function nextAllowingSlot(slot: number, perSlot: number): number {
   const nextUnit = Math.floor(perSlot * (slot + 1)) + 1;

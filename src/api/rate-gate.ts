@@ -50,6 +50,11 @@ export type GateAnswer =
   /** A unit is taken: the request leaves at `at` (ms since the epoch), its reserved moment. */
   | { kind: 'leave'; at: number };
 
+/** When (in slots since the epoch) unit `unit` (1-based) of slot `slot` leaves: the units of every slot, evenly spaced. */
+export function unitTime(slot: number, perSlot: number, unit: number): number {
+  return (Math.floor(perSlot * slot) + unit - 1) / perSlot;
+}
+
 /** A slot's counter lives a slot and this much more, so a late turn still finds it (slots are never reused). */
 const SLOT_COUNTER_SPARE_MS = 1_000;
 /** A reservation is only ever compared with the present; an old one is as good as none. */
@@ -65,7 +70,7 @@ const BLOCK_VALUE = '2';
 /**
  * KEYS: the block, the slot's counter, the next free moment, the accepted counter of the second being counted.
  * ARGV: allowance, slot, perSlot, slotMs, now, spacingMs, the accepted count.
- * The unit's due moment is `unitTime(slot, perSlot, unit) * slotMs` (rate-budget.ts), spelled again in Lua; the
+ * The unit's due moment is `unitTime(slot, perSlot, unit) * slotMs` (below), spelled again in Lua; the
  * moment goes back as a string to the microsecond: Redis would cut a Lua number to an integer.
  */
 const TURN = `
@@ -173,7 +178,7 @@ export class MemoryRateGate implements RateGate {
     if (turn.slot !== this.slot) [this.slot, this.unitsTaken] = [turn.slot, 0];
     const unit = ++this.unitsTaken;
     if (unit > turn.allowance) return { kind: 'slot-full' };
-    const due = ((Math.floor(turn.perSlot * turn.slot) + unit - 1) / turn.perSlot) * turn.slotMs;
+    const due = unitTime(turn.slot, turn.perSlot, unit) * turn.slotMs;
     const at = Math.max(this.nextFree, due, turn.now);
     this.nextFree = at + turn.spacingMs;
     return { kind: 'leave', at };

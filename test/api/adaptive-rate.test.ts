@@ -13,8 +13,8 @@ import {
   learnedNothing,
   rateAt,
 } from '../../src/api/adaptive-rate.js';
-import { nextAllowingSlot, slotAllowance, unitTime } from '../../src/api/rate-budget.js';
-import { MemoryRateGate, acceptedRateEstimate, slidingRate, type GateTurn } from '../../src/api/rate-gate.js';
+import { nextAllowingSlot, slotAllowance } from '../../src/api/rate-budget.js';
+import { MemoryRateGate, acceptedRateEstimate, slidingRate, unitTime, type GateTurn } from '../../src/api/rate-gate.js';
 
 const T0 = 1_800_000_000_000;
 
