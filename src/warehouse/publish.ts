@@ -139,7 +139,7 @@ export async function publishCopy(
     }
   }
   if (mode === 'full') {
-    if (clone && existsSync(clone)) removeCopy(clone);
+    if (clone) removeCopy(clone);
     const temporary = temporaryPath(target);
     try {
       const source = await checkpointedFile(connection, working);
