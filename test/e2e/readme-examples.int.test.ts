@@ -131,7 +131,7 @@ function fakeNpx(dir: string): string {
 /**
  * Runs the lines of one block in one bash session in `cwd`; marks each line's start and exit on stdout and stderr so
  * each line's output and code can be told apart. After a line that starts something in the background (`&`), waits
- * for its port as a user waits for the start-up message.
+ * for its port and its start-up message, as a user does.
  */
 function runSession(lines: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<LineResult[]> {
   const script = ['trap \'kill $(jobs -p) 2>/dev/null\' EXIT'];
@@ -139,7 +139,9 @@ function runSession(lines: string[], cwd: string, env: NodeJS.ProcessEnv): Promi
     script.push(`echo "@@${i}>"; echo "@@${i}>" >&2`);
     if (line.replace(/\s+#.*$/, '').endsWith('&')) {
       const port = /--port\s+(\d+)/.exec(line)?.[1] ?? '4010';
-      script.push(line, `for n in $(seq 150); do (echo > /dev/tcp/127.0.0.1/${port}) 2>/dev/null && break; sleep 0.2; done`, `echo "@@${i}=0"; echo "@@${i}<" >&2`);
+      // The port opens a moment before the start-up message is written (the listen callback runs after the socket
+      // listens): on a busy box the probe can win that race, so the message gets a second to arrive.
+      script.push(line, `for n in $(seq 150); do (echo > /dev/tcp/127.0.0.1/${port}) 2>/dev/null && break; sleep 0.2; done; sleep 1`, `echo "@@${i}=0"; echo "@@${i}<" >&2`);
     } else {
       script.push(line, `echo "@@${i}=$?"; echo "@@${i}<" >&2`);
     }
