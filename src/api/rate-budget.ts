@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 import { AUTO_CEILING, afterRateLimited, afterStatedLimit, initialRateState, learnedNothing, rateAt, type RateState } from './adaptive-rate.js';
 import type { RateLimitSignals } from './rate-headers.js';
-import { MemoryRateGate, RedisRateGate, type AcceptedCount, type RateGate } from './rate-gate.js';
+import { MemoryRateGate, RedisRateGate, type AcceptedCount, type GateAnswer, type RateGate } from './rate-gate.js';
 import { MemoryRateStateStore, RedisRateStateStore, type RateStateStore } from './rate-state-store.js';
 import { redisKeys } from '../redis-keys.js';
 
@@ -163,7 +163,13 @@ class AdaptiveRateBudget implements RateBudget {
         // its own windows, and a burst that latency jitter pushes over a window's edge meets 429s. Units taken late
         // (the first requests of a run, the waiters of a Retry-After block, a busy event loop) would all be due at
         // once; the key's next free moment spaces them out too, for every process.
-        const answer = await this.gate.turn({ now, slot, allowance, perSlot, slotMs: this.slotMs, spacingMs: 1000 / rate, accepted });
+        let answer: GateAnswer;
+        try {
+          answer = await this.gate.turn({ now, slot, allowance, perSlot, slotMs: this.slotMs, spacingMs: 1000 / rate, accepted });
+        } catch (error) {
+          if (accepted) this.giveBack(accepted);
+          throw error;
+        }
         if (answer.kind === 'blocked') {
           await sleep(answer.ms + jitter(), signal);
           continue;
@@ -215,7 +221,23 @@ class AdaptiveRateBudget implements RateBudget {
 
   private async flushUncounted(): Promise<void> {
     const held = this.takeUncounted();
-    if (held) await this.gate.countAccepted(held);
+    if (!held) return;
+    try {
+      await this.gate.countAccepted(held);
+    } catch (error) {
+      this.giveBack(held);
+      throw error;
+    }
+  }
+
+  /**
+   * Holds again a count Redis did not take (a timeout, a reconnect), for the next turn: the counts a 429 divides by
+   * would be short of a whole batch otherwise. When answers of a later second are held already, the earlier count is
+   * dropped: it leaves the window `acceptedRate` reads within a second.
+   */
+  private giveBack(held: AcceptedCount): void {
+    if (!this.uncounted) this.uncounted = held;
+    else if (this.uncounted.second === held.second) this.uncounted.count += held.count;
   }
 
   /** The ceiling in force: the configured one, or what the API stated if lower. */

@@ -158,6 +158,28 @@ describe('Redis rate budget', () => {
     expect(commands).toBeLessThanOrEqual(requests + 10);
   });
 
+  it('a turn Redis did not take keeps the accepted answers it carried for the next turn', async () => {
+    const redis = testRedis();
+    connections.push(redis);
+    const apiKey = 'bvk_budget_give_back';
+    const budget = createRedisRateBudget({ redis, apiKey, prefix, requestsPerSecond: 100_000 });
+    await budget.acquire();
+    const second = Math.floor(Date.now() / 1000);
+    for (let i = 0; i < 3; i++) await budget.observe({ status: 200, sentAt: Date.now() });
+    const send = redis.sendCommand.bind(redis);
+    // The turn's script fails as a timeout would; the shared rate's read before it goes through.
+    redis.sendCommand = (command, stream) => {
+      if (command.name !== 'evalsha' && command.name !== 'eval') return send(command, stream);
+      redis.sendCommand = send;
+      command.reject(new Error('Command timed out'));
+      return command.promise;
+    };
+    await expect(budget.acquire()).rejects.toThrow('Command timed out');
+    await budget.acquire();
+    const counted = await Promise.all([second, second + 1].map((s) => redis.get(redisKeys(prefix).rateAccepted(keyHash(apiKey), s))));
+    expect(counted.reduce((sum, value) => sum + Number(value ?? 0), 0)).toBe(3);
+  });
+
   it('writes only a hash of the key to Redis', async () => {
     const key = 'bvk_budget_secret_value_42';
     await redisBudget(key, 5).blockFor(1000);
