@@ -106,6 +106,16 @@ export async function publishCopy(
   publishedPath: string,
   options: PublishOptions = {},
 ): Promise<PublishResult> {
+  try {
+    return await publishWith(connection, publishedPath, options);
+  } finally {
+    // Renamed into place when it served; otherwise (not current, or the publish failed before or after using it) it
+    // would hold a copy of the whole published file until the next publish cleared it away.
+    await discardPreparedClone(options.prepared);
+  }
+}
+
+async function publishWith(connection: DuckDBConnection, publishedPath: string, options: PublishOptions): Promise<PublishResult> {
   const started = performance.now();
   const target = resolve(publishedPath);
   makeFolder(dirname(target), `the published database ${target}`);

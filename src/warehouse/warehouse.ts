@@ -183,9 +183,12 @@ export class Warehouse {
     if (resolve(publishedPath) === this.path) {
       return Promise.reject(new Error(`cannot publish ${this.path} over itself; publish to the analysts' file beside it`));
     }
-    const prepared = options.prepared ?? this.prepared;
-    if (prepared === this.prepared) this.prepared = undefined;
-    return this.serial(() => publishCopy(this.connection, publishedPath, { ...options, prepared, viewsDir: options.viewsDir ?? this.options.viewsDir }));
+    // Taken when the publish starts: a publish refused (the warehouse closing) leaves the clone for close() to remove.
+    return this.serial(() => {
+      const prepared = options.prepared ?? this.prepared;
+      if (prepared === this.prepared) this.prepared = undefined;
+      return publishCopy(this.connection, publishedPath, { ...options, prepared, viewsDir: options.viewsDir ?? this.options.viewsDir });
+    });
   }
 
   /** Checkpoints and closes; calls already queued finish first. */

@@ -174,6 +174,28 @@ describe('incremental publishing', () => {
     expect(readdirSync(tmp.path).filter((name) => name.includes('.tmp-'))).toEqual([]);
   });
 
+  it('leaves no clone behind when the publish fails before using it, or is refused by a warehouse closing', async () => {
+    tmp = tempDir('publish-prepared-failed');
+    const published = join(tmp.path, 'bv.duckdb');
+    const clones = () => readdirSync(tmp.path).filter((name) => name.includes('.tmp-'));
+    const wh = await openWarehouse(workingPathFor(published));
+    try {
+      await wh.loadSlice(replaceDay('run-1', '2026-11-18', 40, 1));
+      await wh.publish(published);
+      expect(await wh.preparePublish(published)).toBe(true);
+      expect(clones()).toHaveLength(1);
+      await expect(wh.publish(published, { viewsDir: join(tmp.path, 'no-such-views') })).rejects.toThrow();
+      expect(clones()).toEqual([]);
+      expect(await rowCount(published, 'conversations')).toBe(40);
+      expect(await wh.preparePublish(published)).toBe(true);
+    } finally {
+      const closing = wh.close();
+      await expect(wh.publish(published)).rejects.toThrow('closed');
+      await closing;
+    }
+    expect(clones()).toEqual([]);
+  });
+
   it('drops a clone of a published file that another publish replaced since, which the journal no longer reaches', async () => {
     tmp = tempDir('publish-prepared-stale');
     const published = join(tmp.path, 'bv.duckdb');
