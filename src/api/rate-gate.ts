@@ -175,6 +175,9 @@ export class MemoryRateGate implements RateGate {
     if (turn.accepted && turn.accepted.count > 0) await this.countAccepted(turn.accepted);
     const blockedMs = this.blockedUntil - turn.now;
     if (blockedMs > 0) return { kind: 'blocked', ms: blockedMs };
+    // A turn that read the clock before another one of a later slot got here: its slot is over, and counting it afresh
+    // would give the slot being counted its units again when that one's next turn comes.
+    if (turn.slot < this.slot) return { kind: 'slot-full' };
     if (turn.slot !== this.slot) [this.slot, this.unitsTaken] = [turn.slot, 0];
     const unit = ++this.unitsTaken;
     if (unit > turn.allowance) return { kind: 'slot-full' };

@@ -199,6 +199,15 @@ describe('the gate of a key', () => {
     expect(moments.map((m) => (m.kind === 'leave' ? m.at - start : -1))).toEqual([0, 50, 100, 150]);
   });
 
+  it('tells a turn of a slot that is over that its slot is full, without starting the slot being counted afresh', async () => {
+    const gate = new MemoryRateGate();
+    const start = (slot + 1) * 200;
+    for (let i = 0; i < 4; i++) expect((await gate.turn(turn(start))).kind).toBe('leave');
+    // A turn that read the clock before the others but reached the gate after them.
+    expect(await gate.turn(turn(start - 1))).toEqual({ kind: 'slot-full' });
+    expect(await gate.turn(turn(start + 10))).toEqual({ kind: 'slot-full' });
+  });
+
   it('reports a block without taking a unit, and counts the accepted answers a turn carries', async () => {
     const gate = new MemoryRateGate();
     await gate.blockFor(1_000);
