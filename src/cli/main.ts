@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, Help, type Option } from 'commander';
-import { commands } from './commands.js';
+import { commands, loadCommands } from './commands.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 import { reportFailure } from './fail.js';
 
@@ -17,7 +17,9 @@ const program = new Command('bvsync')
   // A command line commander cannot parse is thrown rather than exited on, so it ends with the usage exit code.
   .exitOverride();
 
-for (const make of commands) program.addCommand(make().exitOverride());
+// The command asked for is the only one imported; the whole help, the version and a mistyped name need them all.
+const asked = commands.find((entry) => entry.name === process.argv[2]);
+for (const make of asked ? [await asked.load()] : await loadCommands()) program.addCommand(make().exitOverride());
 program.helpCommand('help [command]', 'Show help for a command');
 styleHelp(program);
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commands } from '../../src/cli/commands.js';
+import { commands, loadCommands } from '../../src/cli/commands.js';
 import { runBvsync } from '../support/engine.js';
 
 /**
@@ -13,7 +13,7 @@ import { runBvsync } from '../support/engine.js';
  */
 
 const REPO = join(import.meta.dirname, '..', '..');
-const names = commands.map((make) => make().name());
+const names = (await loadCommands()).map((make) => make().name());
 // Commands that read no config: the simulator and the schema printer.
 const WITHOUT_CONFIG = new Set(['simulate', 'config-schema', 'manage-schema']);
 // Descriptions owned by another change of the same issue (src/cli/sql.ts, src/cli/status.ts); empty this list once they
@@ -44,6 +44,10 @@ async function pageOf(name: string): Promise<string> {
 describe('bvsync --help', () => {
   it.each(['bvsync', ...names])('%s --help matches its snapshot', async (name) => {
     await expect(await pageOf(name)).toMatchFileSnapshot(join('help', `${name}.txt`));
+  });
+
+  it('finds each command by the name its module gives it: a command runs with only its own module imported', () => {
+    expect(commands.map((entry) => entry.name)).toEqual(names);
   });
 
   it('every command is described in the imperative with a capital first word', async () => {

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commands } from '../../src/cli/commands.js';
+import { loadCommands } from '../../src/cli/commands.js';
 
 /**
  * The container files: what the Dockerfile copies exists, every command the compose services run is a bvsync
@@ -12,7 +12,8 @@ import { commands } from '../../src/cli/commands.js';
 const REPO = join(import.meta.dirname, '..', '..');
 const dockerfile = readFileSync(join(REPO, 'Dockerfile'), 'utf8');
 const compose = readFileSync(join(REPO, 'docker-compose.yml'), 'utf8');
-const commandNames = new Set(commands.map((make) => make().name()));
+const made = (await loadCommands()).map((make) => make());
+const commandNames = new Set(made.map((command) => command.name()));
 
 const composeAvailable = spawnSync('docker', ['compose', 'version'], { stdio: 'ignore' }).status === 0;
 if (!composeAvailable) console.warn('docker compose is not installed here: `docker compose config` is not checked');
@@ -32,7 +33,7 @@ describe('the Dockerfile and docker-compose.yml', () => {
     const runs = [...compose.matchAll(/^\s+command: \["([a-z-]+)"(.*)\]$/gm)].filter((match) => match[1] !== 'redis-server');
     expect(runs.map((match) => match[1]).sort()).toEqual(['dashboard', 'scheduler', 'simulate', 'worker']);
     for (const [, name, rest] of runs) {
-      const command = commands.map((make) => make()).find((candidate) => candidate.name() === name)!;
+      const command = made.find((candidate) => candidate.name() === name)!;
       const known = new Set(command.options.map((option) => option.long));
       for (const flag of rest!.match(/--[a-z-]+/g) ?? []) expect(known, `${name} ${flag}`).toContain(flag);
     }
