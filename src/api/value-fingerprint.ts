@@ -1,9 +1,10 @@
 /**
  * A cheap 32-bit fingerprint (FNV-1a) of a parsed JSON value, so a repeated id can be told apart from a repeated
  * record (src/streams/run-slice.ts) and a repeated page from a new one (paginate.ts). It walks the value instead of
- * hashing its JSON text: the same bits at a third of the CPU (0.6 vs 2.0 us for a 430-character conversation), and
- * no string per record for the collector. Keys, their order, value types and array bounds all count, as they would in
- * the text.
+ * hashing its JSON text (0.6 vs 2.0 us for a 430-character conversation, and no string per record for the collector),
+ * and like the text it reads back one way only: every kind of value starts with a marker above 0xFFFF, which no
+ * character code equals, and every string and key ends with one, so `["x","y"]` and `["x\"y"]` differ as their texts
+ * do. Keys, their order, value types and array bounds all count; 0 and -0 do not, as JSON writes both `0`.
  */
 export function valueFingerprint(value: unknown): number {
   return mixValue(OFFSET_BASIS, value) >>> 0;
@@ -14,44 +15,59 @@ const PRIME = 0x01000193;
 const float = new Float64Array(1);
 const floatWords = new Uint32Array(float.buffer);
 
+// The kinds of value, each a word above every UTF-16 code unit, so that no text can spell one.
+const STRING = 0x10001;
+const TEXT_END = 0x10002;
+const NUMBER = 0x10003;
+const TRUE = 0x10004;
+const FALSE = 0x10005;
+const BIGINT = 0x10006;
+const NULL = 0x10007;
+const DATE = 0x10008;
+const ARRAY_START = 0x10009;
+const ARRAY_END = 0x1000a;
+const OBJECT_START = 0x1000b;
+const KEY = 0x1000c;
+const OBJECT_END = 0x1000d;
+
 function mix(hash: number, word: number): number {
   return Math.imul(hash ^ word, PRIME);
 }
 
 function mixText(hash: number, text: string): number {
   for (let index = 0; index < text.length; index++) hash = Math.imul(hash ^ text.charCodeAt(index), PRIME);
-  return hash;
+  return mix(hash, TEXT_END);
 }
 
-// Each kind of value starts with a marker of its own, so `"1"` and `1`, or `[]` and `{}`, differ.
 function mixValue(hash: number, value: unknown): number {
   switch (typeof value) {
     case 'string':
-      return mixText(mix(hash, 0x22), value);
+      return mixText(mix(hash, STRING), value);
     case 'number':
-      float[0] = value;
-      return mix(mix(mix(hash, 0x23), floatWords[0]!), floatWords[1]!);
+      // A number's two words follow its marker, always two: they may equal a marker without being read as one.
+      float[0] = value === 0 ? 0 : value;
+      return mix(mix(mix(hash, NUMBER), floatWords[0]!), floatWords[1]!);
     case 'boolean':
-      return mix(hash, value ? 0x74 : 0x66);
+      return mix(hash, value ? TRUE : FALSE);
     case 'bigint':
-      return mixText(mix(hash, 0x6e), value.toString());
+      return mixText(mix(hash, BIGINT), value.toString());
     case 'object': {
-      if (value === null) return mix(hash, 0x30);
-      if (value instanceof Date) return mixText(mix(hash, 0x40), value.toISOString());
+      if (value === null) return mix(hash, NULL);
+      if (value instanceof Date) return mixText(mix(hash, DATE), value.toISOString());
       if (Array.isArray(value)) {
-        hash = mix(hash, 0x5b);
+        hash = mix(hash, ARRAY_START);
         for (let index = 0; index < value.length; index++) hash = mixValue(hash, value[index]);
-        return mix(hash, 0x5d);
+        return mix(hash, ARRAY_END);
       }
-      hash = mix(hash, 0x7b);
+      hash = mix(hash, OBJECT_START);
       const fields = value as Record<string, unknown>;
       for (const key in fields) {
         const field = fields[key];
         // As in JSON: a field that is undefined is not there.
         if (field === undefined) continue;
-        hash = mixValue(mixText(mix(hash, 0x2c), key), field);
+        hash = mixValue(mixText(mix(hash, KEY), key), field);
       }
-      return mix(hash, 0x7d);
+      return mix(hash, OBJECT_END);
     }
     default:
       return hash;

@@ -43,6 +43,23 @@ describe('valueFingerprint', () => {
     expect(prints.size).toBe(variants.length + 1);
   });
 
+  it('tells apart values whose texts differ only where a string ends (a string spelling what follows it)', () => {
+    const pairs: Array<[unknown, unknown]> = [
+      [{ id: 7, tags: ['x', 'y'] }, { id: 7, tags: ['x"y'] }],
+      [{ id: 7, title: 'Hello', score: null }, { id: 7, title: 'Hello,score0' }],
+      [['x', true], ['xt']],
+      [['x', null], ['x0']],
+      [['a', []], ['a[]']],
+      [{ 'a"': 'b' }, { a: '"b' }],
+      [{ a: 'b', c: 1 }, { a: 'b,c', '': 1 }],
+    ];
+    for (const [one, other] of pairs) expect(valueFingerprint(one), JSON.stringify([one, other])).not.toBe(valueFingerprint(other));
+  });
+
+  it('takes -0 as 0, as JSON writes both', () => {
+    expect(valueFingerprint({ share: JSON.parse('-0.0') as number })).toBe(valueFingerprint({ share: 0 }));
+  });
+
   it('leaves out a field that is undefined, as JSON does', () => {
     expect(valueFingerprint({ ...conversation, extra: undefined })).toBe(valueFingerprint(conversation));
   });
