@@ -2,17 +2,20 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { deleteChunks } from './chunk-store.js';
-import { commitJobSchema } from './job-data.js';
-import { enqueueCancel } from './enqueue.js';
+import { commitJobSchema, fetchJobSchema, type UncountedJobData } from './job-data.js';
+import { enqueueCancel, enqueueUncounted } from './enqueue.js';
 import type { LoadProcessorDeps } from './load-processor.js';
 import { QUEUED_JOB_STATES, type Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
+import { emptyTally, type Tally } from './request-tally.js';
 
 /**
  * `bvsync cancel RUN`: a run dropped on purpose. Its record in Redis says `cancelled` at once (which ends every command
  * waiting on it and frees its window for a new run), its queued jobs are removed, a slice being read stops within
  * about a second and is not loaded (run-cancel-watch.ts; a commit already running finishes), and a `cancel` job on
- * the load queue records it in `_sync_runs`, because only the holder of the writer lease may write DuckDB.
+ * the load queue records it in `_sync_runs`, because only the holder of the writer lease may write DuckDB. The API
+ * calls no commit will count (of removed jobs, of slices stopped mid-read) still reach the run's `requests`, through
+ * `uncounted` jobs: the API counted them.
  */
 
 export type CancelOutcome =
@@ -24,6 +27,8 @@ export type CancelOutcome =
 export interface RemovedJobs {
   fetch: number;
   load: number;
+  /** The API calls the removed jobs had made: a removed commit's slice, a removed fetch's earlier attempts. */
+  calls: Tally;
 }
 
 /** Marks the run cancelled in Redis, drops its queued jobs and asks the writer to record it in `_sync_runs`. */
@@ -35,6 +40,8 @@ export async function cancelRun(runs: RunStore, queues: Queues, redis: Redis, pr
   // It finished on its own between the read and the update: nothing to cancel.
   if (meta.status !== 'cancelled') return { outcome: 'finished', meta };
   const removed = await removeQueuedJobsOfRun(queues, redis, prefix, runId);
+  // Ahead of the cancel job, so the run is recorded with them and published once.
+  if (removed.calls.requests > 0) await enqueueUncounted(queues, { runId, source: `jobs removed by bvsync cancel at ${new Date().toISOString()}`, ...removed.calls });
   await enqueueCancel(queues, { runId });
   return { outcome: before.status === 'cancelled' ? 'already-cancelled' : 'cancelled', meta, removed };
 }
@@ -47,15 +54,40 @@ export async function cancelRun(runs: RunStore, queues: Queues, redis: Redis, pr
 export async function recordCancelled(deps: LoadProcessorDeps, runId: string): Promise<void> {
   const meta = await deps.runs.get(runId);
   if (meta && meta.status !== 'cancelled') return;
-  await removeQueuedJobsOfRun(deps.queues, deps.redis, deps.prefix, runId);
-  if (!(await deps.warehouse.hasRun(runId))) {
-    if (!meta) return; // neither Redis nor DuckDB knows the run any more: there is nothing to record
-    await deps.warehouse.startRun({ runId, kind: meta.kind, brands: meta.brands, streams: meta.streams, windowStart: meta.from, windowEnd: meta.to });
-  }
+  const removed = await removeQueuedJobsOfRun(deps.queues, deps.redis, deps.prefix, runId);
+  if (!(await recordedRun(deps, runId, meta))) return; // neither Redis nor DuckDB knows the run any more: there is nothing to record
+  if (removed.calls.requests > 0) await deps.warehouse.addUncountedRequests(runId, removed.calls);
   await deps.warehouse.finishRun(runId, 'cancelled');
   const published = await deps.warehouse.publish(deps.config.db);
   deps.log.info({ run: runId, published: published.path }, 'run cancelled');
 }
+
+/**
+ * The load job `uncounted`: adds calls no commit job carries to the run's `_sync_runs` row. A slice stopped mid-read
+ * usually stops after the run's cancel job has recorded and published it, so a run already finished is published
+ * again, for the analysts' copy to show the calls too.
+ */
+export async function recordUncounted(deps: LoadProcessorDeps, data: UncountedJobData): Promise<void> {
+  const { runId, source, ...calls } = data;
+  if (!(await recordedRun(deps, runId, await deps.runs.get(runId)))) {
+    deps.log.warn({ run: runId, source, requests: calls.requests }, 'API calls of a run neither Redis nor DuckDB knows any more: not recorded');
+    return;
+  }
+  const status = await deps.warehouse.addUncountedRequests(runId, calls);
+  deps.log.info({ run: runId, source, requests: calls.requests }, 'API calls no slice carried added to the run');
+  if (status !== 'running') await deps.warehouse.publish(deps.config.db);
+}
+
+/** Whether `_sync_runs` has the run's row, creating it from the run's record in Redis when only Redis knows it. */
+async function recordedRun(deps: LoadProcessorDeps, runId: string, meta: RunMeta | null): Promise<boolean> {
+  if (await deps.warehouse.hasRun(runId)) return true;
+  if (!meta) return false;
+  await deps.warehouse.startRun({ runId, kind: meta.kind, brands: meta.brands, streams: meta.streams, windowStart: meta.from, windowEnd: meta.to });
+  return true;
+}
+
+/** Load jobs a cancel leaves queued: they record the cancel itself, and calls the API made for the run. */
+const KEPT_AT_CANCEL = new Set(['cancel', 'uncounted']);
 
 /** Jobs read per page while looking for a run's queued jobs. */
 const PAGE = 1_000;
@@ -65,13 +97,13 @@ const PAGE = 1_000;
  * finish. A removed commit's fetched rows are deleted from Redis with it.
  */
 export async function removeQueuedJobsOfRun(queues: Queues, redis: Redis, prefix: string, runId: string): Promise<RemovedJobs> {
-  const removed: RemovedJobs = { fetch: 0, load: 0 };
+  const removed: RemovedJobs = { fetch: 0, load: 0, calls: emptyTally() };
   for (const [name, queue] of [['fetch', queues.fetch], ['load', queues.load]] as const) {
     const ofRun: Job[] = [];
     for (const state of QUEUED_JOB_STATES) {
       for (let start = 0; ; start += PAGE) {
         const jobs = await queue.getJobs([state], start, start + PAGE - 1, true);
-        for (const job of jobs) if (job && (job.data as { runId?: unknown }).runId === runId && job.name !== 'cancel') ofRun.push(job);
+        for (const job of jobs) if (job && (job.data as { runId?: unknown }).runId === runId && !KEPT_AT_CANCEL.has(job.name)) ofRun.push(job);
         if (jobs.length < PAGE) break;
       }
     }
@@ -82,6 +114,12 @@ export async function removeQueuedJobsOfRun(queues: Queues, redis: Redis, prefix
       removed[name] += 1;
       const commit = job.name === 'commit' ? commitJobSchema.safeParse(job.data) : undefined;
       if (commit?.success) await deleteChunks(redis, prefix, commit.data.token, commit.data.chunks);
+      const calls = commit?.success ? commit.data : job.name === 'fetch' ? fetchJobSchema.safeParse(job.data).data?.carried : undefined;
+      if (calls) {
+        removed.calls.requests += calls.requests;
+        removed.calls.retries += calls.retries;
+        removed.calls.rateLimited += calls.rateLimited;
+      }
     }
   }
   return removed;

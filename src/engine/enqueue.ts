@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CancelJobData, CommitJobData, FetchJobData, FinalizeJobData, PlanJobData } from './job-data.js';
+import type { CancelJobData, CommitJobData, FetchJobData, FinalizeJobData, PlanJobData, UncountedJobData } from './job-data.js';
 import type { Queues } from './queues.js';
 
 /**
@@ -32,6 +32,11 @@ export async function enqueueFinalize(queues: Queues, data: FinalizeJobData): Pr
 
 export async function enqueueCancel(queues: Queues, data: CancelJobData): Promise<void> {
   await queues.load.add('cancel', data, { jobId: cancelJobId(data.runId) });
+}
+
+/** Calls no commit job will count, for the writer to add to the run's `_sync_runs` row; once per source. */
+export async function enqueueUncounted(queues: Queues, data: UncountedJobData): Promise<void> {
+  await queues.load.add('uncounted', data, { jobId: jobId('uncounted', data.runId, data.source) });
 }
 
 /** The id of a run's cancel job, which `bvsync cancel` waits on to learn that the writer recorded it. */

@@ -8,7 +8,7 @@ import type { SliceOutcomeStatus, SyncMetrics } from '../ops/sync-metrics.js';
 import { getStream } from '../streams/registry.js';
 import type { AccessMemo } from './access-memo.js';
 import { fetchJobSchema, parseJobData, type CommitJobData, type FetchJobData } from './job-data.js';
-import { enqueueCommit } from './enqueue.js';
+import { enqueueCommit, enqueueUncounted } from './enqueue.js';
 import type { Queues } from './queues.js';
 import { emptyTally, type RequestTallies } from './request-tally.js';
 import { inlineSliceReader, type SliceReader } from './slice-reader.js';
@@ -88,9 +88,18 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       });
     } catch (error) {
       // `bvsync cancel` dropped the run while the slice was paged: like its queued slices, this one is neither loaded nor
-      // recorded (its _sync_state row stays what it was), and the reader has dropped what it wrote.
+      // recorded (its _sync_state row stays what it was), and the reader has dropped what it wrote. Its calls still
+      // count in the run's _sync_runs row, as the API counted them.
       if (error instanceof RunCancelledError) {
         log.info({ requests: tally.requests }, 'run cancelled: the slice stopped reading and is not loaded');
+        fetched('cancelled');
+        if (tally.requests > 0) {
+          const source = `slice ${data.brandId}/${data.stream}/${data.slice.key} stopped by bvsync cancel (fetch job ${job.id})`;
+          // Not thrown: the job tried again would read the cancelled slice once more only to stop.
+          await enqueueUncounted(deps.queues, { runId: data.runId, source, ...tally }).catch((failure: Error) =>
+            log.warn({ err: failure.message, requests: tally.requests }, 'could not hand the stopped slice\'s calls to the writer; _sync_runs leaves them out'),
+          );
+        }
         return;
       }
       // The reader has dropped the chunks it wrote. The client waits out 429s itself; one that still comes through has

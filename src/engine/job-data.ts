@@ -71,6 +71,13 @@ export const cancelJobSchema = z.object({ runId: z.string().min(1) });
 export type CancelJobData = z.infer<typeof cancelJobSchema>;
 
 /**
+ * API calls of a run that no commit job carries to `_sync_runs`: a slice stopped mid-read by `bvsync cancel`, or the
+ * earlier attempts and fetched slices of jobs the cancel removed. `source` says which, and makes the job's id.
+ */
+export const uncountedJobSchema = z.object({ runId: z.string().min(1), source: z.string().min(1), ...carriedTallySchema.shape });
+export type UncountedJobData = z.infer<typeof uncountedJobSchema>;
+
+/**
  * A job whose data this version cannot read (left by an older version, or written by hand). It is an
  * `UnrecoverableError`, so BullMQ fails the job at once: the same data would fail every one of its attempts.
  */

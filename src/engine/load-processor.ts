@@ -12,11 +12,11 @@ import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../w
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
-import { recordCancelled } from './cancel-run.js';
+import { recordCancelled, recordUncounted } from './cancel-run.js';
 import { takeWaitingCommits } from './waiting-commits.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './enqueue.js';
-import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
+import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, uncountedJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
 import { completeThrough, firstIncrementalDay, lastPhase, needsOf, nextCursor, phaseOf, planSlices, type PlanMode } from './plan.js';
 import type { Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
@@ -41,7 +41,8 @@ const MAX_REFETCHES = 2;
 /**
  * The load queue's jobs, run one at a time by the process holding the writer lease: `plan` (a phase of a run into
  * fetch jobs), `commit` (one slice into DuckDB, in one transaction with its state) and `finalize` (the run's
- * cursors, its record, and the published copy): steps 1, 3, 4 and 5 of docs/architecture.md, "The flow".
+ * cursors, its record, and the published copy): steps 1, 3, 4 and 5 of docs/architecture.md, "The flow". `cancel`
+ * and `uncounted` record a run dropped by `bvsync cancel` and the calls no slice of it carried (cancel-run.ts).
  */
 export function loadProcessor(deps: LoadProcessorDeps) {
   return async (job: Job): Promise<void> => {
@@ -54,6 +55,8 @@ export function loadProcessor(deps: LoadProcessorDeps) {
         return finalize(deps, parseJobData(finalizeJobSchema, job.data, job).runId);
       case 'cancel':
         return recordCancelled(deps, parseJobData(cancelJobSchema, job.data, job).runId);
+      case 'uncounted':
+        return recordUncounted(deps, parseJobData(uncountedJobSchema, job.data, job));
       default:
         throw new UnrecoverableError(`unknown load job "${job.name}"`);
     }

@@ -9,7 +9,7 @@ export type QueueCounts = Record<string, number>;
 export type FreshnessRow = NewestCompleteDay;
 
 /** Outcome of a slice as its fetch job reports it. */
-export type SliceOutcomeStatus = SliceStatus | 'retry';
+export type SliceOutcomeStatus = SliceStatus | 'retry' | 'cancelled';
 
 /**
  * What the engine tells the metrics about, at the moments it knows them. The fetch and load processors call it when

@@ -106,6 +106,28 @@ export async function finishRun(connection: DuckDBConnection, runId: string, sta
   if (result.rowsChanged === 0) throw new Error(`no run ${runId} to finish; startRun was not called`);
 }
 
+/** API calls of a run that no slice's load counted, e.g. those of a slice stopped by `bvsync cancel` mid-read. */
+export interface UncountedRequests {
+  requests: number;
+  retries: number;
+  rateLimited: number;
+}
+
+/**
+ * Adds calls of the run that no slice carried into `_sync_runs` (a slice's own calls reach it with its load); returns
+ * the run's status there, or undefined when it has no row (startRun first).
+ */
+export async function addUncountedRequests(connection: DuckDBConnection, runId: string, calls: UncountedRequests): Promise<RunLogStatus | undefined> {
+  const rows = await readRows(
+    connection,
+    `UPDATE _sync_runs SET requests = requests + CAST($2 AS BIGINT), retries = retries + CAST($3 AS BIGINT),
+       rate_limited = rate_limited + CAST($4 AS BIGINT)
+     WHERE run_id = $1 RETURNING status`,
+    [runId, calls.requests, calls.retries, calls.rateLimited],
+  );
+  return rows[0]?.status as RunLogStatus | undefined;
+}
+
 /**
  * Moves the incremental position of a brand's stream forward to `day`; never backwards, so a late, slower
  * run cannot undo a newer one. Returns the position now stored.

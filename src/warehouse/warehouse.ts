@@ -10,6 +10,7 @@ import { ensureJournal } from './publish-journal.js';
 import { readRows, type PlainRow } from './read-rows.js';
 import { quoteIdent } from './sql-names.js';
 import {
+  addUncountedRequests,
   advanceCursor,
   cursor,
   finishRun,
@@ -21,13 +22,14 @@ import {
   type RunStart,
   type SliceStateFilter,
   type SliceStateRow,
+  type UncountedRequests,
 } from './run-log.js';
 import { ECHOED_ENGINES_SQL } from './provenance.js';
 import type { SliceBatch } from './slice-batch.js';
 import { loadSliceBatch, loadSliceBatches, type LoadHooks, type LoadResult } from './slice-loader.js';
 import { planTable, type TablePlan } from './table-plan.js';
 import { WarehouseError } from './warehouse-error.js';
-import type { FinishedRunStatus } from '../vocabulary.js';
+import type { FinishedRunStatus, RunLogStatus } from '../vocabulary.js';
 
 export interface WarehouseOptions {
   /** Folder of numbered migrations; default the package's `sql/migrations/`. */
@@ -112,6 +114,11 @@ export class Warehouse {
 
   finishRun(runId: string, status: FinishedRunStatus): Promise<void> {
     return this.serial(() => finishRun(this.connection, runId, status));
+  }
+
+  /** Adds a run's calls that no slice carried to `_sync_runs`; the run's status there, undefined without a row. */
+  addUncountedRequests(runId: string, calls: UncountedRequests): Promise<RunLogStatus | undefined> {
+    return this.serial(() => addUncountedRequests(this.connection, runId, calls));
   }
 
   /** Moves the incremental position forward (never back); only incremental runs should call it. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelRun } from '../../src/engine/cancel-run.js';
+import { enqueueCommit, enqueueFetches } from '../../src/engine/enqueue.js';
 import { openQueues } from '../../src/engine/queues.js';
 import { connectRedis } from '../../src/engine/redis.js';
 import { RunStore } from '../../src/engine/run-store.js';
@@ -119,6 +120,42 @@ describe('enqueueing a run', () => {
       expect(again.runId).not.toBe(first.runId);
       expect(await cancelRun(runs, queues, redis, prefix, first.runId)).toMatchObject({ outcome: 'already-cancelled' });
       expect(await cancelRun(runs, queues, redis, prefix, 'no-such-run')).toEqual({ outcome: 'unknown' });
+    } finally {
+      await queues.close();
+    }
+  });
+
+  it('a cancel hands the calls of the jobs it removes to the writer, ahead of the cancel job', async () => {
+    const options = backfillOf();
+    const { runId } = await enqueueRun(options);
+    const queues = openQueues(redis, prefix);
+    try {
+      const slice = { key: options.from!, day: options.from!, from: options.from!, to: options.from!, params: {} };
+      const ref = { runId, brandId: 1, stream: 'conversations', sliceId: `1/conversations/${options.from}`, slice, refetch: 0 };
+      // A fetch job waiting out a backoff after two failed attempts, and a fetched slice waiting for the writer.
+      await enqueueFetches(queues, [{ ...ref, carried: { requests: 3, retries: 1, rateLimited: 1 } }]);
+      await enqueueCommit(queues, {
+        ...ref,
+        token: 'removed-by-cancel',
+        chunks: 0,
+        status: 'complete',
+        records: 0,
+        rows: 0,
+        rejects: 0,
+        totalRows: 0,
+        attempts: 1,
+        requests: 5,
+        retries: 0,
+        rateLimited: 2,
+        error: null,
+        errorCode: null,
+        requestId: null,
+      });
+      const outcome = await cancelRun(runs, queues, redis, prefix, runId);
+      expect(outcome).toMatchObject({ outcome: 'cancelled', removed: { fetch: 1, load: 2, calls: { requests: 8, retries: 1, rateLimited: 3 } } });
+      const left = (await queues.load.getJobs(['waiting'], 0, -1, true)).filter((job) => job.data.runId === runId);
+      expect(left.map((job) => job.name)).toEqual(['uncounted', 'cancel']);
+      expect(left[0]!.data).toMatchObject({ requests: 8, retries: 1, rateLimited: 3 });
     } finally {
       await queues.close();
     }

@@ -9,7 +9,7 @@ import { engineFixture, queryFile, type EngineFixture } from '../support/engine.
 
 /**
  * `bvsync cancel` against a `bvsync worker` that keeps running: the slices it is paging stop within about a second,
- * instead of paging to their ends and loading, and nothing of them reaches the warehouse.
+ * instead of paging to their ends and loading, and nothing of them reaches the warehouse but the calls they made.
  */
 
 const TODAY = '2026-11-20';
@@ -67,6 +67,7 @@ describe('a cancel reaches the slices being read', () => {
       await until('both slices to page', () => conversationRequests() >= 10);
       const outcome = await cancelRun(runs, queues, redis, fx.config.redisPrefix, runId);
       expect(outcome.outcome).toBe('cancelled');
+      const beforeCancel = conversationRequests();
       fx.sim.clearRequestLog();
       // The worker goes on running; only the watch of the run's record (read every second) stops the two reads.
       await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -79,7 +80,17 @@ describe('a cancel reaches the slices being read', () => {
         const rows = await queryFile(fx.config.db, `SELECT status FROM _sync_runs WHERE run_id = ?`, [runId]).catch(() => []);
         return rows[0]?.status === 'cancelled';
       });
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Unloaded, the stopped slices' calls still count in the run's row, as the API counted them: in the analysts'
+      // copy too, published again after the run was recorded cancelled.
+      const made = beforeCancel + after;
+      let counted: unknown;
+      await until('the stopped slices\' calls to reach _sync_runs', async () => {
+        const rows = await queryFile(fx.config.db, `SELECT requests FROM _sync_runs WHERE run_id = ?`, [runId]).catch(() => []);
+        counted = rows[0]?.requests;
+        return Number(counted) === made;
+      }).catch((error: Error) => {
+        throw new Error(`${error.message}: _sync_runs.requests ${String(counted)}, the simulator answered ${made}`);
+      });
       const loaded = await queryFile(fx.config.db, `SELECT (SELECT count(*) FROM conversations) AS conversations, (SELECT count(*) FROM _sync_state WHERE stream = 'conversations') AS states`);
       expect(loaded[0]).toEqual({ conversations: 0, states: 0 });
     } finally {
