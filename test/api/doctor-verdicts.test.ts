@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { EndpointReads } from '../../src/cli/endpoint-reads.js';
 import { ValidationError } from '../../src/api/errors.js';
 import { parseConfig } from '../../src/config/load.js';
-import { ENDPOINTS } from '../../src/cli/doctor/endpoints.js';
+import { DECLARED, ENDPOINTS } from '../../src/cli/doctor/endpoints.js';
+import { STREAMS } from '../../src/streams/registry.js';
+import type { AnyEndpoint } from '../../src/api/endpoint.js';
 import { ProbeContext, probeWindows } from '../../src/cli/doctor/probe-context.js';
 import { RefusedNames } from '../../src/cli/doctor/refused-names.js';
 import { VerdictBook } from '../../src/cli/doctor/verdicts.js';
@@ -115,5 +117,21 @@ describe('doctor verdicts', () => {
     expect(refused.strip('/base/customer/v1/brands/1/templates?type=brief&page=1&page_size=1')).toBe('/base/customer/v1/brands/1/templates?type=brief&page=1');
     expect(refused.strip('/customer/v1/brands/1/templates?page_size=1')).toBe('/customer/v1/brands/1/templates');
     expect(refused.strip('/customer/v1/brands/1/articles?page_size=1')).toBe('/customer/v1/brands/1/articles?page_size=1');
+  });
+});
+
+describe("doctor's table of endpoints", () => {
+  it('lists the endpoint of every stream, so doctor checks every parameter a run sends', () => {
+    const listed = new Set(Object.values(DECLARED));
+    // Streams that read a listed endpoint through a declaration of their own, sending some of its parameters.
+    const readsListed: Record<string, AnyEndpoint> = { cited_page_fanouts: DECLARED[ENDPOINTS.fanoutsCited]! };
+    const missing = [...STREAMS.values()].filter((stream) => !listed.has(stream.endpoint) && !readsListed[stream.name]).map((stream) => stream.name);
+    expect(missing).toEqual([]);
+    for (const [name, endpoint] of Object.entries(readsListed)) {
+      const own = STREAMS.get(name as never)!.endpoint;
+      expect(own.path({} as never)).toEqual(endpoint.path({} as never));
+      expect(endpoint.params).toEqual(expect.arrayContaining([...own.params]));
+    }
+    expect(Object.keys(DECLARED).sort()).toEqual(Object.values(ENDPOINTS).sort());
   });
 });
