@@ -27,8 +27,14 @@ export type CancelOutcome =
 export interface RemovedJobs {
   fetch: number;
   load: number;
-  /** The API calls the removed jobs had made: a removed commit's slice, a removed fetch's earlier attempts. */
+  /** The API calls of the removed fetch jobs' earlier attempts. */
   calls: Tally;
+  /** The removed commit jobs' slices and their calls. */
+  commits: RemovedCommit[];
+}
+
+export interface RemovedCommit extends Tally {
+  sliceId: string;
 }
 
 /** Marks the run cancelled in Redis, drops its queued jobs and asks the writer to record it in `_sync_runs`. */
@@ -41,7 +47,9 @@ export async function cancelRun(runs: RunStore, queues: Queues, redis: Redis, pr
   if (meta.status !== 'cancelled') return { outcome: 'finished', meta };
   const removed = await removeQueuedJobsOfRun(queues, redis, prefix, runId);
   // Ahead of the cancel job, so the run is recorded with them and published once.
-  if (removed.calls.requests > 0) await enqueueUncounted(queues, { runId, source: `jobs removed by bvsync cancel at ${new Date().toISOString()}`, ...removed.calls });
+  if (removed.calls.requests > 0 || removed.commits.length > 0) {
+    await enqueueUncounted(queues, { runId, source: `jobs removed by bvsync cancel at ${new Date().toISOString()}`, ...removed.calls, commits: removed.commits });
+  }
   await enqueueCancel(queues, { runId });
   return { outcome: before.status === 'cancelled' ? 'already-cancelled' : 'cancelled', meta, removed };
 }
@@ -56,7 +64,8 @@ export async function recordCancelled(deps: LoadProcessorDeps, runId: string): P
   if (meta && meta.status !== 'cancelled') return;
   const removed = await removeQueuedJobsOfRun(deps.queues, deps.redis, deps.prefix, runId);
   if (!(await recordedRun(deps, runId, meta))) return; // neither Redis nor DuckDB knows the run any more: there is nothing to record
-  if (removed.calls.requests > 0) await deps.warehouse.addUncountedRequests(runId, removed.calls);
+  const calls = await uncountedCalls(deps, runId, removed.calls, removed.commits);
+  if (calls.requests > 0) await deps.warehouse.addUncountedRequests(runId, calls);
   await deps.warehouse.finishRun(runId, 'cancelled');
   const published = await deps.warehouse.publish(deps.config.db);
   deps.log.info({ run: runId, published: published.path }, 'run cancelled');
@@ -68,7 +77,9 @@ export async function recordCancelled(deps: LoadProcessorDeps, runId: string): P
  * again, for the analysts' copy to show the calls too.
  */
 export async function recordUncounted(deps: LoadProcessorDeps, data: UncountedJobData): Promise<void> {
-  const { runId, source, ...calls } = data;
+  const { runId, source, commits, ...carried } = data;
+  const calls = await uncountedCalls(deps, runId, carried, commits);
+  if (calls.requests === 0) return;
   if (!(await recordedRun(deps, runId, await deps.runs.get(runId)))) {
     deps.log.warn({ run: runId, source, requests: calls.requests }, 'API calls of a run neither Redis nor DuckDB knows any more: not recorded');
     return;
@@ -76,6 +87,21 @@ export async function recordUncounted(deps: LoadProcessorDeps, data: UncountedJo
   const status = await deps.warehouse.addUncountedRequests(runId, calls);
   deps.log.info({ run: runId, source, requests: calls.requests }, 'API calls no slice carried added to the run');
   if (status !== 'running') await deps.warehouse.publish(deps.config.db);
+}
+
+/**
+ * `carried` and the calls of the removed commits whose slices are not committed: one the writer took into another
+ * job's transaction has had its calls counted with it. Only the writer may ask, as it alone commits.
+ */
+async function uncountedCalls(deps: LoadProcessorDeps, runId: string, carried: Tally, commits: readonly RemovedCommit[]): Promise<Tally> {
+  const calls = { ...carried };
+  for (const commit of commits) {
+    if (await deps.runs.isDone(runId, commit.sliceId)) continue;
+    calls.requests += commit.requests;
+    calls.retries += commit.retries;
+    calls.rateLimited += commit.rateLimited;
+  }
+  return calls;
 }
 
 /** Whether `_sync_runs` has the run's row, creating it from the run's record in Redis when only Redis knows it. */
@@ -97,7 +123,7 @@ const PAGE = 1_000;
  * finish. A removed commit's fetched rows are deleted from Redis with it.
  */
 export async function removeQueuedJobsOfRun(queues: Queues, redis: Redis, prefix: string, runId: string): Promise<RemovedJobs> {
-  const removed: RemovedJobs = { fetch: 0, load: 0, calls: emptyTally() };
+  const removed: RemovedJobs = { fetch: 0, load: 0, calls: emptyTally(), commits: [] };
   for (const [name, queue] of [['fetch', queues.fetch], ['load', queues.load]] as const) {
     const ofRun: Job[] = [];
     for (const state of QUEUED_JOB_STATES) {
@@ -114,11 +140,15 @@ export async function removeQueuedJobsOfRun(queues: Queues, redis: Redis, prefix
       removed[name] += 1;
       const commit = job.name === 'commit' ? commitJobSchema.safeParse(job.data) : undefined;
       if (commit?.success) await deleteChunks(redis, prefix, commit.data.token, commit.data.chunks);
-      const calls = commit?.success ? commit.data : job.name === 'fetch' ? fetchJobSchema.safeParse(job.data).data?.carried : undefined;
-      if (calls) {
-        removed.calls.requests += calls.requests;
-        removed.calls.retries += calls.retries;
-        removed.calls.rateLimited += calls.rateLimited;
+      if (commit?.success) {
+        const { sliceId, requests, retries, rateLimited } = commit.data;
+        removed.commits.push({ sliceId, requests, retries, rateLimited });
+      }
+      const carried = job.name === 'fetch' ? fetchJobSchema.safeParse(job.data).data?.carried : undefined;
+      if (carried) {
+        removed.calls.requests += carried.requests;
+        removed.calls.retries += carried.retries;
+        removed.calls.rateLimited += carried.rateLimited;
       }
     }
   }

@@ -96,7 +96,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         if (tally.requests > 0) {
           const source = `slice ${data.brandId}/${data.stream}/${data.slice.key} stopped by bvsync cancel (fetch job ${job.id})`;
           // Not thrown: the job tried again would read the cancelled slice once more only to stop.
-          await enqueueUncounted(deps.queues, { runId: data.runId, source, ...tally }).catch((failure: Error) =>
+          await enqueueUncounted(deps.queues, { runId: data.runId, source, ...tally, commits: [] }).catch((failure: Error) =>
             log.warn({ err: failure.message, requests: tally.requests }, 'could not hand the stopped slice\'s calls to the writer; _sync_runs leaves them out'),
           );
         }
