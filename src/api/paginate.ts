@@ -91,8 +91,8 @@ function countOf(value: unknown): number | undefined {
 
 /**
  * Pages through an offset-paged endpoint, one page in memory at a time. It stops on an empty page, on a short
- * page, or when the pages read cover the latest `total_rows` (which may shrink or grow while paging: each page's
- * count is the one used). Every page reports its `total_rows`, so a caller can check it got every record. It never
+ * page (a short first page that `total_rows` says is not all sets the page size instead), or when the pages read
+ * cover the latest `total_rows` (which may shrink or grow while paging: each page's count is the one used). Every page reports its `total_rows`, so a caller can check it got every record. It never
  * pages without end against an API it does not know: a page numbered otherwise than asked, a page repeating the one
  * before, or more pages than `pageLimit` of the first page's `total_rows` end it with a `PagingInconsistency`.
  */
@@ -100,6 +100,8 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
   const summary: PagingSummary = { pages: 0, records: 0, rejects: 0, firstTotalRows: undefined, lastTotalRows: undefined };
   let limit = MAX_PAGES;
   let previous: unknown[] = [];
+  // The page size the API keeps to when it serves fewer records than asked without saying so (see below).
+  let servedSize: number | undefined;
   let page = 1;
   for (;;) {
     const source = options.describe(page);
@@ -117,7 +119,7 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
     const totalRows = countOf(info.total_rows);
     // An echo above what was asked is not believed: a short-page test against it would end a read of full pages.
     const echoedSize = countOf(info.page_size);
-    const effectivePageSize = echoedSize !== undefined && echoedSize > 0 && echoedSize <= options.pageSize ? echoedSize : options.pageSize;
+    const effectivePageSize = servedSize ?? (echoedSize !== undefined && echoedSize > 0 && echoedSize <= options.pageSize ? echoedSize : options.pageSize);
     if (summary.pages === 0) {
       summary.firstTotalRows = totalRows;
       limit = pageLimit(totalRows, effectivePageSize);
@@ -143,8 +145,18 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
     summary.rejects += rejects.length;
     yield { records, rejects, page, pageSize: options.pageSize, totalRows, info, requestInfo: { page, pageSize: options.pageSize, source } };
 
-    if (data.length === 0 || data.length < effectivePageSize) break;
-    if (totalRows !== undefined && page * effectivePageSize >= totalRows) break;
+    if (data.length === 0) break;
+    if (data.length < effectivePageSize) {
+      // A short first page while total_rows says more: the API may serve fewer than asked without echoing its page
+      // size, and would leave the slice short on every read. Its first page's size is taken as its page size; a page
+      // of another size ends the read, so an API whose pages are merely random costs one request more, not many.
+      if (summary.pages !== 1 || totalRows === undefined || data.length >= totalRows) break;
+      servedSize = data.length;
+      limit = pageLimit(summary.firstTotalRows, servedSize);
+    } else if (servedSize !== undefined && data.length > servedSize) {
+      break;
+    }
+    if (totalRows !== undefined && page * (servedSize ?? effectivePageSize) >= totalRows) break;
     if (page >= limit) {
       throw new PagingInconsistency(
         `${source}: still full pages after ${page} pages, the most that total_rows ${summary.firstTotalRows ?? '(not given)'} of the first page allows at ${effectivePageSize} a page; stopped`,

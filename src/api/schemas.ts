@@ -121,7 +121,13 @@ export const errorEnvelopeSchema = z.looseObject({
 
 // Envelopes of the read endpoints. Records are validated one by one afterwards, so `data` is unknown[] here.
 export const records = z.array(z.unknown());
-export const pagingInfo = { page: optional(z.int().positive()), page_size: optional(z.int().positive()), total_rows: optional(count) };
+/**
+ * A counter of an answer's `info` (`page`, `page_size`, `total_rows`, per-status counts): the spec gives them no type,
+ * so a count sent as a string of digits reads as the number it spells, where a strict integer failed every page.
+ */
+export const infoCount = z.union([count, z.string().regex(/^\d{1,15}$/, 'a count').transform(Number)]);
+const infoPosition = infoCount.refine((value) => value > 0, 'a positive count');
+export const pagingInfo = { page: optional(infoPosition), page_size: optional(infoPosition), total_rows: optional(infoCount) };
 export const queryEcho = optional(z.record(z.string(), z.unknown()));
 
 export const pagedEnvelopeSchema = z.looseObject({ data: records, info: z.looseObject(pagingInfo) });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { todayUtc } from '../days.js';
 import { defineEndpoint } from '../api/endpoint.js';
 import { MAX_PAGE_SIZE } from '../api/paginate.js';
-import { count, id, optional, pagingInfo, records, timestamp } from '../api/schemas.js';
+import { id, infoCount, optional, pagingInfo, records, timestamp } from '../api/schemas.js';
 import { extraOf } from './extra.js';
 import { once } from './slicing.js';
 import { defineStream, type SlicePlan, type TableTarget } from './stream.js';
@@ -24,7 +24,7 @@ export const articleSchema = z.looseObject({
 
 export const articlesEnvelopeSchema = z.looseObject({
   data: records,
-  info: z.looseObject({ ...pagingInfo, draft: optional(count), in_progress: optional(count), published: optional(count) }),
+  info: z.looseObject({ ...pagingInfo, draft: optional(infoCount), in_progress: optional(infoCount), published: optional(infoCount) }),
 });
 
 export type Article = z.infer<typeof articleSchema>;

@@ -6,6 +6,7 @@ import {
   SENTIMENT_VALUES,
   count,
   day,
+  infoCount,
   openEnum,
   optional,
   queryEcho,
@@ -41,7 +42,7 @@ export const citationsEnvelopeSchema = z.looseObject({
   data: records,
   info: z.looseObject({
     query: queryEcho,
-    total_rows: optional(count),
+    total_rows: optional(infoCount),
     summary: optional(z.looseObject({ occurrences: optional(count), by_ownership: optional(records) })),
   }),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
-import { confidenceInterval, count, id, optional, pagingInfo, records } from '../api/schemas.js';
+import { confidenceInterval, count, id, infoCount, optional, pagingInfo, records } from '../api/schemas.js';
 import { extraOf } from './extra.js';
 import { ciColumns } from './measures.js';
 import type { SourcePage } from './stream.js';
@@ -37,7 +37,7 @@ export const productRankingRowSchema = z.looseObject({
 
 export const productRankingEnvelopeSchema = z.looseObject({
   data: records,
-  info: z.looseObject({ ...pagingInfo, shopping_conversations: optional(count) }),
+  info: z.looseObject({ ...pagingInfo, shopping_conversations: optional(infoCount) }),
 });
 
 export type ProductRankingRow = z.infer<typeof productRankingRowSchema>;

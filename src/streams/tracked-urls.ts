@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
 import { MAX_PAGE_SIZE } from '../api/paginate.js';
-import { count, id, optional, pagingInfo, ratio, records, timestamp } from '../api/schemas.js';
+import { count, id, infoCount, optional, pagingInfo, ratio, records, timestamp } from '../api/schemas.js';
 import { texts } from './dimensions.js';
 import { extraOf, withNestedExtra } from './extra.js';
 import { perDay } from './slicing.js';
@@ -22,7 +22,7 @@ export const trackedUrlSchema = z.looseObject({
 
 export const trackedUrlsEnvelopeSchema = z.looseObject({
   data: records,
-  info: z.looseObject({ ...pagingInfo, citations: optional(count), cited_urls: optional(count) }),
+  info: z.looseObject({ ...pagingInfo, citations: optional(infoCount), cited_urls: optional(infoCount) }),
 });
 
 export type TrackedUrl = z.infer<typeof trackedUrlSchema>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
-import { confidenceInterval, count, id, optional, queryEcho, ratio, records } from '../api/schemas.js';
+import { confidenceInterval, count, id, infoCount, optional, queryEcho, ratio, records } from '../api/schemas.js';
 import { extraOf } from './extra.js';
 import { visibilityMeasures } from './measures.js';
 
@@ -44,7 +44,7 @@ export const visibilityRowSchema = z.looseObject({
 
 export const visibilityEnvelopeSchema = z.looseObject({
   data: records,
-  info: z.looseObject({ query: queryEcho, total_rows: optional(count) }),
+  info: z.looseObject({ query: queryEcho, total_rows: optional(infoCount) }),
 });
 
 export type VisibilityRow = z.infer<typeof visibilityRowSchema>;

@@ -68,6 +68,35 @@ describe('API client over HTTP', () => {
     expect(events.map((e) => e.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it('reads counters of info sent as strings of digits as the numbers they spell', async () => {
+    const { agent, requests } = mockApi((url) => {
+      const page = Number(url.searchParams.get('page'));
+      const ids = page === 1 ? [1, 2] : [3];
+      return { body: { data: ids.map(conversation), info: { page: String(page), page_size: '2', total_rows: '3' } } };
+    });
+    client = named(createApiClient(mockConfig({ maxAttempts: 1 }), { dispatcher: agent }));
+    const pages = await collect(client.conversations(7, { pageSize: 2 }));
+    expect(pages.map((page) => [page.page, page.totalRows, page.records.map((r) => r.id)])).toEqual([
+      [1, 3, [1, 2]],
+      [2, 3, [3]],
+    ]);
+    expect(requests).toHaveLength(2);
+  });
+
+  it('pages on past a short page while total_rows says records remain (an API serving fewer than asked, unsaid)', async () => {
+    // The API serves 2 a page whatever page_size asks, and echoes no page_size.
+    const { agent, requests } = mockApi((url) => {
+      const page = Number(url.searchParams.get('page'));
+      const ids = [2 * page - 1, 2 * page].filter((id) => id <= 5);
+      return { body: { data: ids.map(conversation), info: { page, total_rows: 5 } } };
+    });
+    client = named(createApiClient(mockConfig({ maxAttempts: 1 }), { dispatcher: agent }));
+    const pages = await collect(client.conversations(7, { pageSize: 100 }));
+    expect(pages.flatMap((page) => page.records.map((r) => r.id))).toEqual([1, 2, 3, 4, 5]);
+    // Every record read, and no request past the last one.
+    expect(requests).toHaveLength(3);
+  });
+
   it('gives up after maxAttempts with the last transient error', async () => {
     let calls = 0;
     const { agent } = mockApi(() => {

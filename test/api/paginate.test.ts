@@ -39,7 +39,19 @@ describe('paging', () => {
     expect(pages[0]!.requestInfo.source).toBe('GET /customer/v1/brands/7/conversations page 1');
   });
 
-  it('stops on a short page', async () => {
+  it('stops on a short page that reaches total_rows, or with none given', async () => {
+    for (const info of [() => ({ total_rows: 5 }), () => ({ total_rows: undefined })]) {
+      const { agent, requests } = pagedServer(() => [1, 2, 3, 4, 5], info);
+      client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
+      const pages = await collect(client.conversations(7));
+      expect(ids(pages)).toEqual([1, 2, 3, 4, 5]);
+      expect(requests).toHaveLength(3);
+      await client.close();
+      client = undefined;
+    }
+  });
+
+  it('stops on a short page after full ones whatever total_rows says', async () => {
     const { agent, requests } = pagedServer(() => [1, 2, 3, 4, 5], () => ({ total_rows: 99 }));
     client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
     const pages = await collect(client.conversations(7));
@@ -47,6 +59,21 @@ describe('paging', () => {
     expect(requests).toHaveLength(3);
     // What total_rows said is reported, so the caller sees 5 records against 99.
     expect(pages.at(-1)!.totalRows).toBe(99);
+  });
+
+  it('takes a short first page that total_rows says is not all as the API\'s page size, and stops on a page of another', async () => {
+    // Pages of 3 whatever is asked, none echoing its size, then a page of 4: not an API keeping to a size.
+    const sizes = [3, 3, 4, 3];
+    let next = 0;
+    const { agent, requests } = mockApi((url): MockReply => {
+      const page = Number(url.searchParams.get('page'));
+      const data = Array.from({ length: sizes[page - 1] ?? 0 }, () => conversation(next++));
+      return { body: { data, info: { page, total_rows: 13 } } };
+    });
+    client = named(createApiClient(mockConfig({ pageSize: 10 }), { dispatcher: agent }));
+    const pages = await collect(client.conversations(7));
+    expect(pages.map((page) => page.records.length)).toEqual([3, 3, 4]);
+    expect(requests).toHaveLength(3);
   });
 
   it('yields an empty first page (so callers learn total_rows) and stops', async () => {
