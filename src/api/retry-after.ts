@@ -8,10 +8,19 @@
 export const DEFAULT_RETRY_AFTER_MS = 1_000;
 /** The longest wait bvsync accepts from one `Retry-After`; longer values are clamped to this. */
 export const MAX_RETRY_AFTER_MS = 10 * 60_000;
+/**
+ * The shortest: a 429 said the key is over its rate, so `0` or a date already past is not taken as "at once" (a
+ * client retrying at once met 20 429s in a row, and a wait of 0 is one Redis refuses to set for the fetch queue).
+ */
+export const MIN_RETRY_AFTER_MS = 1_000;
+
+// The three date forms of RFC 9110, section 5.6.7: "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT"
+// and asctime's "Sun Nov  6 08:49:37 1994". Date.parse alone takes free text such as "Retry later 5" as a date.
+const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? [\dA-Za-z -]+ \d{2}:\d{2}:\d{2}( GMT| \d{4})$/;
 
 /**
  * Milliseconds to wait according to a `Retry-After` value, or `undefined` when the value is missing or
- * unreadable. A date in the past gives 0. Values above `MAX_RETRY_AFTER_MS` are clamped.
+ * unreadable. Waits are kept within `MIN_RETRY_AFTER_MS` and `MAX_RETRY_AFTER_MS`.
  */
 export function parseRetryAfter(value: string | string[] | null | undefined, now: number = Date.now()): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
@@ -21,10 +30,11 @@ export function parseRetryAfter(value: string | string[] | null | undefined, now
     ms = Math.ceil(Number(text) * 1000);
   } else {
     // Only the HTTP-date forms: a bare number with other characters, or a free-form string, is not a date here.
-    if (!/[A-Za-z]{3}/.test(text)) return undefined;
-    const at = Date.parse(text);
+    if (!HTTP_DATE.test(text)) return undefined;
+    // asctime's form names no zone; HTTP dates are GMT, where Date.parse would read the machine's local time.
+    const at = Date.parse(text.endsWith('GMT') ? text : `${text} GMT`);
     if (Number.isNaN(at)) return undefined;
-    ms = Math.max(0, at - now);
+    ms = at - now;
   }
-  return Math.min(ms, MAX_RETRY_AFTER_MS);
+  return Math.min(Math.max(ms, MIN_RETRY_AFTER_MS), MAX_RETRY_AFTER_MS);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../src/api/retry-after.js';
+import { DEFAULT_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS, MIN_RETRY_AFTER_MS, parseRetryAfter } from '../../src/api/retry-after.js';
 import { backoffDelay } from '../../src/api/backoff.js';
 
 const now = Date.parse('2026-11-21T12:00:00Z');
@@ -7,16 +7,19 @@ const now = Date.parse('2026-11-21T12:00:00Z');
 describe('parseRetryAfter', () => {
   it('reads delta-seconds', () => {
     expect(parseRetryAfter('3', now)).toBe(3000);
-    expect(parseRetryAfter(' 0 ', now)).toBe(0);
     expect(parseRetryAfter('1.5', now)).toBe(1500);
   });
 
-  it('reads an HTTP date relative to now', () => {
+  it('reads the three HTTP date forms relative to now', () => {
     expect(parseRetryAfter('Sat, 21 Nov 2026 12:00:05 GMT', now)).toBe(5000);
+    expect(parseRetryAfter('Saturday, 21-Nov-26 12:00:05 GMT', now)).toBe(5000);
+    expect(parseRetryAfter('Sat Nov 21 12:00:05 2026', now)).toBe(5000);
   });
 
-  it('gives 0 for a date in the past', () => {
-    expect(parseRetryAfter('Sat, 21 Nov 2026 11:59:00 GMT', now)).toBe(0);
+  it('waits at least a second: 0, a fraction or a date in the past is not "at once"', () => {
+    expect(parseRetryAfter(' 0 ', now)).toBe(MIN_RETRY_AFTER_MS);
+    expect(parseRetryAfter('0.2', now)).toBe(MIN_RETRY_AFTER_MS);
+    expect(parseRetryAfter('Sat, 21 Nov 2026 11:59:00 GMT', now)).toBe(MIN_RETRY_AFTER_MS);
   });
 
   it('takes the first value of a repeated header', () => {
@@ -29,6 +32,9 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('-1', now)).toBeUndefined();
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter('12abc', now)).toBeUndefined();
+    // Free text Date.parse would take for a date (the year 2001).
+    expect(parseRetryAfter('Retry later 5', now)).toBeUndefined();
+    expect(parseRetryAfter('Sat, 21 Nov 2026', now)).toBeUndefined();
   });
 
   it('clamps absurd waits', () => {
