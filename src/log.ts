@@ -11,7 +11,10 @@ export type { Logger };
 const secrets = new Set<string>();
 
 export function registerSecret(value: string | undefined): void {
-  if (value && value.length >= 4) secrets.add(value);
+  if (!value || value.length < 4) return;
+  secrets.add(value);
+  // As a URL or a form would carry it: an API echoing the key in a message may percent-encode it.
+  for (const encoded of [encodeURIComponent(value), encodeURIComponent(value).replace(/%20/g, '+')]) secrets.add(encoded);
 }
 
 export function redactSecrets(text: string): string {

@@ -152,6 +152,8 @@ export interface ErrorResponse {
   /** The parsed JSON body, or `undefined` when it was not JSON. */
   body: unknown;
   endpoint: string;
+  /** The body as text, shown in part when it is not the spec's error envelope (an HTML page of a proxy). */
+  text?: string | undefined;
 }
 
 /** Turns a non-2xx answer into its error class. Pure: the caller decides what to do with it. */
@@ -162,7 +164,7 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
   const what = envelope.apiCode ? `${status} ${envelope.apiCode}` : `${status}`;
   const text = `${endpoint}: HTTP ${what}${envelope.message ? `: ${envelope.message}` : ''}${
     envelope.details?.length ? ` [${envelope.details.map((d) => `${d.field}: ${d.message}`).join('; ')}]` : ''
-  }${envelope.requestId ? ` (request ${envelope.requestId})` : ''}`;
+  }${envelope.requestId ? ` (request ${envelope.requestId})` : ''}${envelope.apiCode || envelope.message ? '' : notAnEnvelope(response)}`;
 
   if (status === 429) {
     const retryAfterMs = parseRetryAfter(response.headers['retry-after'], now) ?? DEFAULT_RETRY_AFTER_MS;
@@ -178,6 +180,30 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
   return new PermanentError(text, fields);
 }
 
+/**
+ * What an answer without the spec's error envelope showed: where a redirect points (not followed: the key would go
+ * with it), else its content type and first characters, so a proxy's or a login page's answer can be told apart.
+ */
+function notAnEnvelope(response: ErrorResponse): string {
+  const location = headerValue(response.headers, 'location');
+  if (response.status >= 300 && response.status < 400) {
+    return location ? ` to ${location}; bvsync does not follow redirects (the key would go with them): check api.url` : '; check api.url';
+  }
+  return describeBody(headerValue(response.headers, 'content-type'), response.text);
+}
+
+/** ` (text/html: "<html><title>502 Bad Gateway…")`: a body that is not the JSON expected, in brief; empty without one. */
+export function describeBody(contentType: string | undefined, text: string | undefined): string {
+  if (!text) return '';
+  const start = text.replace(/\s+/g, ' ').trim().slice(0, 80);
+  return ` (${contentType ?? 'no content type'}, ${text.length} characters: "${start}${text.length > 80 ? '…' : ''}")`;
+}
+
+function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 /** undici's codes of failures that happen before or while the answer arrives. */
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
@@ -186,12 +212,14 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  * into a `TransientError`. Only the error's code and message are kept, never the error object: undici errors
  * can hold sockets and request options.
  */
-export function classifyNetworkError(error: unknown, endpoint: string, deadlineExceeded = false): TransientError {
+export function classifyNetworkError(error: unknown, endpoint: string, deadlineExceeded = false, deadlineMs?: number): TransientError {
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
   const name = error instanceof Error ? error.name : 'Error';
   const message = error instanceof Error ? error.message : String(error);
   const timedOut = deadlineExceeded || (code !== undefined && TIMEOUT_CODES.has(code)) || name === 'TimeoutError';
   const reason: TransientReason = timedOut ? 'timeout' : 'network';
-  const label = deadlineExceeded ? 'request deadline exceeded' : `${code ?? name}: ${message}`;
+  const label = deadlineExceeded
+    ? `request deadline exceeded${deadlineMs === undefined ? '' : ` (api.requestTimeoutMs ${deadlineMs})`}`
+    : `${code ?? name}: ${message}`;
   return new TransientError(`${endpoint}: ${label}`, { endpoint }, reason);
 }

@@ -2,9 +2,10 @@ import { Pool, type Dispatcher } from 'undici';
 import type { ApiConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { backoffDelay } from './backoff.js';
-import { ApiError, RateLimitedError, TransientError, classifyNetworkError, classifyResponse } from './errors.js';
+import { ApiError, RateLimitedError, TransientError, classifyNetworkError, classifyResponse, describeBody } from './errors.js';
 import { UNLIMITED_RATE_BUDGET, sleep, type RateBudget } from './rate-budget.js';
 import { readRateLimitHeaders, type HeaderBag } from './rate-headers.js';
+import { ACCEPTED_ENCODINGS, readResponseText } from './response-body.js';
 import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
 
 /** What the `onRequest` hook hears after every HTTP attempt (for counting requests, retries and 429s). */
@@ -160,7 +161,7 @@ export class Transport {
     }
   }
 
-  /** One HTTP exchange under the overall deadline; the body is read whole (pages are small: at most 100 records, spec "Limits"). */
+  /** One HTTP exchange under the overall deadline; the body is read whole, up to `api.maxResponseMb` (pages are small: at most 100 records, spec "Limits"). */
   private async once(request: SentRequest, callerSignal: AbortSignal | undefined): Promise<{ status: number; body: unknown }> {
     const { path, endpoint } = request;
     const deadline = AbortSignal.timeout(this.config.requestTimeoutMs);
@@ -182,10 +183,11 @@ export class Transport {
       });
       status = response.statusCode;
       headers = response.headers;
-      text = await response.body.text();
+      text = await readResponseText(response, endpoint, this.config.maxResponseMb * 2 ** 20);
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
-      throw classifyNetworkError(error, endpoint, deadline.aborted);
+      if (error instanceof ApiError) throw error;
+      throw classifyNetworkError(error, endpoint, deadline.aborted, this.config.requestTimeoutMs);
     }
     await this.tellBudget(status, headers, sentAt, endpoint);
     let body: unknown;
@@ -196,10 +198,11 @@ export class Transport {
       parsed = false;
     }
     if (status < 200 || status >= 300) {
-      throw classifyResponse({ status, headers, body: parsed ? body : undefined, endpoint });
+      throw classifyResponse({ status, headers, body: parsed ? body : undefined, endpoint, text });
     }
     if (!parsed || body === undefined) {
-      throw new TransientError(`${endpoint}: HTTP ${status} with an unparsable body (${text.length} characters)`, { status, endpoint }, 'bad_body');
+      const contentType = Array.isArray(headers['content-type']) ? headers['content-type'][0] : headers['content-type'];
+      throw new TransientError(`${endpoint}: HTTP ${status} with a body that is not JSON${describeBody(contentType, text) || ' (empty)'}`, { status, endpoint }, 'bad_body');
     }
     return { status, body };
   }
@@ -240,7 +243,7 @@ export class Transport {
 }
 
 function requestHeaders(apiKey: string, request: SentRequest): Record<string, string> {
-  const headers: Record<string, string> = { 'x-api-key': apiKey, accept: 'application/json' };
+  const headers: Record<string, string> = { 'x-api-key': apiKey, accept: 'application/json', 'accept-encoding': ACCEPTED_ENCODINGS };
   // "Write requests send Content-Type: application/json" (spec, "Endpoints"), a body or none (restore).
   if (request.method !== 'GET') headers['content-type'] = 'application/json';
   if (request.idempotency) headers[request.idempotency.header] = request.idempotency.value;

@@ -55,6 +55,8 @@ export const apiConfigSchema = z
     headersTimeoutMs: z.number().int().positive().default(30_000),
     bodyTimeoutMs: z.number().int().positive().default(30_000),
     requestTimeoutMs: z.number().int().positive().default(60_000),
+    /** The largest answer read (MB, as sent and once decoded); a larger one fails its slice instead of the process's heap. */
+    maxResponseMb: z.number().positive().max(1024).default(16),
     /** Attempts for a transient failure (5xx, reset, timeout, broken body), with exponential backoff and full jitter. */
     maxAttempts: z.number().int().min(1).max(20).default(5),
     retryBaseMs: z.number().int().min(1).default(250),

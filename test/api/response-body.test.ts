@@ -1,0 +1,102 @@
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/client.js';
+import { PermanentError, TransientError } from '../../src/api/errors.js';
+import { readResponseText, ResponseTooLargeError } from '../../src/api/response-body.js';
+import { redactSecrets, registerSecret } from '../../src/log.js';
+import { named, type NamedClient } from '../support/named-client.js';
+import { collect, mockApi, mockConfig } from './mock-api.js';
+
+const MB = 2 ** 20;
+const ENDPOINT = 'GET /customer/v1/brands/7/conversations';
+
+function answer(chunks: Buffer[], headers: Record<string, string> = {}) {
+  const body = Readable.from(chunks) as unknown as Parameters<typeof readResponseText>[0]['body'];
+  return { body, headers };
+}
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  return promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: Error) => error,
+  );
+}
+
+describe('reading an answer', () => {
+  it('refuses one over the limit by its Content-Length, or once it has streamed past it, naming the setting', async () => {
+    const declared = await failure(readResponseText(answer([Buffer.from('{}')], { 'content-length': String(300 * MB) }), ENDPOINT, 16 * MB));
+    expect(declared).toBeInstanceOf(ResponseTooLargeError);
+    expect(declared.message).toBe(`${ENDPOINT}: the answer is 300.0 MB (its Content-Length), over api.maxResponseMb (16 MB); raise it if the API's answers are this large`);
+    const chunks = Array.from({ length: 5 }, () => Buffer.alloc(MB, 0x20));
+    const streamed = await failure(readResponseText(answer(chunks), ENDPOINT, 4 * MB));
+    expect(streamed).toBeInstanceOf(ResponseTooLargeError);
+    expect(streamed.message).toContain('over 4.0 MB and still coming');
+    expect((streamed as ResponseTooLargeError).retryable).toBe(false);
+  });
+
+  it('reads what fits, compressed or not, and counts a compressed body once decoded too', async () => {
+    const json = JSON.stringify({ data: [1, 2, 3] });
+    expect(await readResponseText(answer([Buffer.from(json.slice(0, 5)), Buffer.from(json.slice(5))]), ENDPOINT, MB)).toBe(json);
+    expect(await readResponseText(answer([gzipSync(json)], { 'content-encoding': 'gzip' }), ENDPOINT, MB)).toBe(json);
+    // 8 MB of spaces compress to a few kB: a small download that would still not fit.
+    const bomb = await failure(readResponseText(answer([gzipSync(Buffer.alloc(8 * MB, 0x20))], { 'content-encoding': 'gzip' }), ENDPOINT, MB));
+    expect(bomb).toBeInstanceOf(ResponseTooLargeError);
+    expect(bomb.message).toContain('once decoded (gzip)');
+  });
+
+  it('says so for a coding it cannot read, and retries a body that does not decode', async () => {
+    const unknown = await failure(readResponseText(answer([Buffer.from('x')], { 'content-encoding': 'zstd' }), ENDPOINT, MB));
+    expect(unknown).toBeInstanceOf(PermanentError);
+    expect(unknown.message).toContain('Content-Encoding "zstd"');
+    const broken = await failure(readResponseText(answer([Buffer.from('not gzip')], { 'content-encoding': 'gzip' }), ENDPOINT, MB));
+    expect(broken).toBeInstanceOf(TransientError);
+  });
+});
+
+describe('what the client says of an answer that is not the JSON expected', () => {
+  let client: NamedClient | undefined;
+  afterEach(async () => {
+    await client?.close();
+    client = undefined;
+  });
+
+  it('a proxy page shows its content type and first characters; a redirect where it points and which setting to check', async () => {
+    const replies: Array<{ status: number; text: string; headers: Record<string, string> }> = [
+      { status: 502, text: '<html>\n<head><title>502 Bad Gateway</title></head></html>', headers: { 'content-type': 'text/html' } },
+      { status: 200, text: '<html>Please log in</html>', headers: { 'content-type': 'text/html' } },
+      { status: 301, text: '', headers: { location: 'https://api.example.com/v2/customer/v1/brands/7/conversations' } },
+    ];
+    for (const reply of replies) {
+      const { agent, requests } = mockApi(() => reply);
+      client = named(createApiClient(mockConfig({ maxAttempts: 1 }), { dispatcher: agent }));
+      const error = await failure(collect(client.conversations(7)));
+      expect(requests).toHaveLength(1);
+      if (reply.status === 502) expect(error.message).toContain('HTTP 502 (text/html, 57 characters: "<html> <head><title>502 Bad Gateway</title></head></html>")');
+      if (reply.status === 200) expect(error.message).toContain('HTTP 200 with a body that is not JSON (text/html, 26 characters: "<html>Please log in</html>")');
+      if (reply.status === 301) expect(error.message).toContain('HTTP 301 to https://api.example.com/v2/customer/v1/brands/7/conversations; bvsync does not follow redirects');
+      await client.close();
+      client = undefined;
+    }
+  });
+
+  it('asks for the codings it reads', async () => {
+    const seen: string[] = [];
+    const { agent } = mockApi((_url, headers) => {
+      seen.push(headers['accept-encoding'] ?? '');
+      return { body: { data: [], info: { page: 1, total_rows: 0 } } };
+    });
+    client = named(createApiClient(mockConfig(), { dispatcher: agent }));
+    await collect(client.conversations(7));
+    expect(seen).toEqual(['gzip, deflate, br']);
+  });
+});
+
+describe('the key in messages', () => {
+  it('is redacted as sent and as a URL or a form would encode it', () => {
+    registerSecret('bvk_secret+key/0001');
+    expect(redactSecrets('bad key bvk_secret%2Bkey%2F0001x, bvk_secret+key/0001')).toBe('bad key [REDACTED]x, [REDACTED]');
+  });
+});
