@@ -19,6 +19,11 @@ export interface RateBudget {
   blockFor(ms: number): Promise<void>;
   /** Tells the budget how an answer went: a 429 cuts the rate, others count as accepted; headers may set the ceiling. */
   observe(answer: BudgetAnswer): Promise<void>;
+  /**
+   * Hands on what it holds (answers counted but not yet shared) and stops its timers; the client calls it when it
+   * closes, before its owner closes Redis. Best effort: it never throws.
+   */
+  close?(): Promise<void>;
 }
 
 export interface BudgetAnswer {
@@ -210,6 +215,11 @@ class AdaptiveRateBudget implements RateBudget {
       this.flushUncounted().catch((error: Error) => this.options.logger?.warn({ err: error.message }, 'accepted answers could not be counted in Redis'));
     }, UNCOUNTED_MAX_MS);
     this.uncountedTimer.unref();
+  }
+
+  async close(): Promise<void> {
+    // The held counts' timer would flush them into a connection the command is about to close, and say so on stderr.
+    await this.flushUncounted().catch(() => undefined);
   }
 
   private takeUncounted(): AcceptedCount | undefined {

@@ -238,6 +238,7 @@ export class Transport {
   }
 
   async close(): Promise<void> {
+    await this.budget.close?.();
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 }

@@ -180,6 +180,24 @@ describe('Redis rate budget', () => {
     expect(counted.reduce((sum, value) => sum + Number(value ?? 0), 0)).toBe(3);
   });
 
+  it('closed, it hands on the answers it holds at once, so none is counted into a connection its owner has closed', async () => {
+    const redis = testRedis();
+    const apiKey = 'bvk_budget_close';
+    const warnings: string[] = [];
+    const logger = { warn: (_fields: unknown, message: string) => warnings.push(message), info: () => undefined, debug: () => undefined };
+    const budget = createRedisRateBudget({ redis, apiKey, prefix, requestsPerSecond: 100_000, logger: logger as never });
+    await budget.acquire();
+    const second = Math.floor(Date.now() / 1000);
+    for (let i = 0; i < 4; i++) await budget.observe({ status: 200, sentAt: Date.now() });
+    await budget.close!();
+    const counted = await Promise.all([second, second + 1].map((s) => redis.get(redisKeys(prefix).rateAccepted(keyHash(apiKey), s))));
+    redis.disconnect();
+    // The held answers' timer (100 ms) would have fired into the closed connection.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(counted.reduce((sum, value) => sum + Number(value ?? 0), 0)).toBe(4);
+    expect(warnings).toEqual([]);
+  });
+
   it('writes only a hash of the key to Redis', async () => {
     const key = 'bvk_budget_secret_value_42';
     await redisBudget(key, 5).blockFor(1000);
