@@ -82,8 +82,34 @@ function epochMillis(value: unknown): number {
   return ms;
 }
 
-const toTimestampTz: CellConverter = (value) => timestampTZValue(BigInt(epochMillis(value)) * 1000n);
-const toTimestamp: CellConverter = (value) => timestampValue(BigInt(epochMillis(value)) * 1000n);
+/**
+ * The microseconds below the millisecond a timestamp's text states (`.123456` gives 456): Date.parse drops them, and
+ * DuckDB keeps microseconds, so an API answering in them (as Python's isoformat does) loses nothing. Digits past the
+ * sixth are cut, as DuckDB would.
+ */
+function subMillisecondMicros(value: unknown): number {
+  if (typeof value !== 'string') return 0;
+  const dot = value.indexOf('.', 17);
+  if (dot < 0) return 0;
+  let micros = 0;
+  for (let place = 100, index = dot + 4; place >= 1; place /= 10, index++) {
+    const code = value.charCodeAt(index);
+    if (!isDigit(code)) break;
+    micros += (code - 48) * place;
+  }
+  return micros;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+function epochMicros(value: unknown): bigint {
+  return BigInt(epochMillis(value)) * 1000n + BigInt(subMillisecondMicros(value));
+}
+
+const toTimestampTz: CellConverter = (value) => timestampTZValue(epochMicros(value));
+const toTimestamp: CellConverter = (value) => timestampValue(epochMicros(value));
 
 function listOf(item: CellConverter): CellConverter {
   return (value) => {

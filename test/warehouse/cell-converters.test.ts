@@ -19,6 +19,18 @@ describe('cell converters', () => {
     expect(() => toTimestamp('yesterday')).toThrow(/ISO 8601/);
   });
 
+  it('keeps the microseconds a timestamp states, cutting what lies below them as DuckDB does', () => {
+    const micros = (text: string) => (converterFor('TIMESTAMP WITH TIME ZONE')(text) as DuckDBTimestampTZValue).micros;
+    const at = BigInt(Date.UTC(2026, 10, 20, 10)) * 1000n;
+    expect(micros('2026-11-20T10:00:00.123456Z')).toBe(at + 123_456n);
+    expect(micros('2026-11-20T15:30:00.000001+05:30')).toBe(at + 1n);
+    expect(micros('2026-11-20T10:00:00.1234Z')).toBe(at + 123_400n);
+    expect(micros('2026-11-20T10:00:00.123456789Z')).toBe(at + 123_456n);
+    expect(micros('2026-11-20T10:00:00.5Z')).toBe(at + 500_000n);
+    expect(micros('2026-11-20T10:00:00Z')).toBe(at);
+    expect(micros('1969-12-31T23:59:59.9995Z')).toBe(-500n);
+  });
+
   it('keeps integers exact and in range', () => {
     expect(converterFor('BIGINT')(12)).toBe(12n);
     expect(converterFor('INTEGER')(12)).toBe(12);
