@@ -14,6 +14,7 @@ import type { Warehouse } from '../warehouse/warehouse.js';
 import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
 import { recordCancelled, recordUncounted } from './cancel-run.js';
 import { takeWaitingCommits } from './waiting-commits.js';
+import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './enqueue.js';
 import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, uncountedJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
@@ -151,17 +152,22 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
     const batches = together.filter((prepared) => !prepared.loadedByRun).map((prepared) => prepared.batch);
     if (batches.length) await deps.warehouse.loadSlices(batches);
   } catch (error) {
-    if (!companions.length) throw error;
-    // One slice's rows must not take the others down: each is loaded again alone. A companion that fails alone is left
-    // to its own job (its attempts, its error); this job's slice failing alone fails this job, once the others are in.
-    deps.log.warn({ run: data.runId, slices: together.length, err: (error as Error).message }, 'slices committed together failed; loading each alone');
-    committed = [];
-    for (const prepared of together) {
-      try {
-        if (!prepared.loadedByRun) await deps.warehouse.loadSlice(prepared.batch);
-        committed.push(prepared);
-      } catch (alone) {
-        if (prepared === own) ownFailure = alone;
+    if (!companions.length) {
+      if (!(await loadWithMovedRecordsSetAside(deps, own, error))) throw error;
+    } else {
+      // One slice's rows must not take the others down: each is loaded again alone. A companion that fails alone is left
+      // to its own job (its attempts, its error); this job's slice failing alone fails this job, once the others are in.
+      deps.log.warn({ run: data.runId, slices: together.length, err: (error as Error).message }, 'slices committed together failed; loading each alone');
+      committed = [];
+      for (const prepared of together) {
+        try {
+          if (!prepared.loadedByRun) await deps.warehouse.loadSlice(prepared.batch).catch(async (alone: unknown) => {
+            if (!(await loadWithMovedRecordsSetAside(deps, prepared, alone))) throw alone;
+          });
+          committed.push(prepared);
+        } catch (alone) {
+          if (prepared === own) ownFailure = alone;
+        }
       }
     }
   }
@@ -254,6 +260,23 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     },
   };
   return { data, batch, loadedByRun, keptStatus: stored?.status, screenedRejects: screened.rejects.length, started };
+}
+
+/**
+ * Loads a slice again with the records other slices' rows hold the keys of set aside (moved-records.ts), when that is
+ * why its load failed; false when it was not. An attempt that this makes worse than the slice's stored state is
+ * recorded beside it, as any worse attempt is.
+ */
+async function loadWithMovedRecordsSetAside(deps: LoadProcessorDeps, prepared: PreparedCommit, failure: unknown): Promise<boolean> {
+  if (!isKeyConflict(failure)) return false;
+  const moved = await withMovedRecordsSetAside(deps.warehouse, prepared.batch);
+  if (!moved) return false;
+  const attemptOnly = attemptIsWorse(moved.batch.state.status, prepared.keptStatus);
+  prepared.batch = attemptOnly ? { ...moved.batch, writes: [], rejects: [], attemptOnly } : moved.batch;
+  prepared.screenedRejects += moved.setAside;
+  deps.log.warn({ run: prepared.data.runId, stream: prepared.data.stream, slice: prepared.data.slice.key, setAside: moved.setAside }, 'records filed under another slice now were set aside');
+  await deps.warehouse.loadSlice(prepared.batch);
+  return true;
 }
 
 /** After the slice's transaction committed: metrics, its log line, its outcome in the run, and its chunks deleted. */

@@ -470,7 +470,7 @@ async function applyWrite(connection: DuckDBConnection, item: StagedWrite): Prom
 }
 
 /** `a = CAST($1 AS T) AND b IN (CAST($2 AS T), ...)` over the table's columns, values bound as parameters. */
-function scopePredicate(plan: TablePlan, scope: Scope): { sql: string; params: DuckDBValue[] } {
+export function scopePredicate(plan: TablePlan, scope: Scope): { sql: string; params: DuckDBValue[] } {
   const parts: string[] = [];
   const params: DuckDBValue[] = [];
   const bind = (value: string | number | boolean, type: string): string => {

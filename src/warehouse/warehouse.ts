@@ -25,7 +25,8 @@ import {
   type UncountedRequests,
 } from './run-log.js';
 import { ECHOED_ENGINES_SQL } from './provenance.js';
-import type { SliceBatch } from './slice-batch.js';
+import type { Row, Scope, SliceBatch } from './slice-batch.js';
+import { keysHeldElsewhere, type KeyHeldElsewhere } from './keys-held-elsewhere.js';
 import { loadSliceBatch, loadSliceBatches, type LoadHooks, type LoadResult } from './slice-loader.js';
 import { planTable, type TablePlan } from './table-plan.js';
 import { WarehouseError } from './warehouse-error.js';
@@ -114,6 +115,11 @@ export class Warehouse {
 
   finishRun(runId: string, status: FinishedRunStatus): Promise<void> {
     return this.serial(() => finishRun(this.connection, runId, status));
+  }
+
+  /** The rows of a replace whose keys rows outside its scope hold (a record filed under another day now); see keys-held-elsewhere.ts. */
+  keysHeldElsewhere(write: { table: string; scope: Scope; rows: readonly Row[] }, brandId: number): Promise<KeyHeldElsewhere[]> {
+    return this.serial(() => keysHeldElsewhere(this.connection, this.plan(write.table), write, brandId));
   }
 
   /** Adds a run's calls that no slice carried to `_sync_runs`; the run's status there, undefined without a row. */

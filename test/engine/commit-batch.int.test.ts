@@ -57,21 +57,24 @@ afterEach(async () => {
   tmp.remove();
 });
 
-/** A fetched day of conversations: its chunk in Redis and its commit job waiting in the load queue. */
-async function fetchedDay(index: number): Promise<Job> {
+/**
+ * A fetched day of conversations: its chunk in Redis and its commit job waiting in the load queue. `moved` adds
+ * records with these ids, dated that day; `run` fetches it for another run than RUN.
+ */
+async function fetchedDay(index: number, { moved = [], run = RUN }: { moved?: number[]; run?: string } = {}): Promise<Job> {
   const day = addDays(TODAY, -index);
   const sliceId = `1|conversations|${day}`;
-  await runs.recordPlanned(RUN, [{ sliceId, brandId: 1, stream: 'conversations' }]);
-  const sink = new RedisChunkSink(redis, prefix, `token-${index}`);
-  const rows = conversationRows(day, 3, index * 10 + 1);
+  await runs.recordPlanned(run, [{ sliceId, brandId: 1, stream: 'conversations' }]);
+  const sink = new RedisChunkSink(redis, prefix, `token-${run}-${index}`);
+  const rows = [...conversationRows(day, 3, index * 10 + 1), ...moved.flatMap((id) => conversationRows(day, 1, id))];
   await sink.write({ tables: { conversations: rows }, rejects: [] });
   const data: CommitJobData = {
-    runId: RUN, brandId: 1, stream: 'conversations', sliceId, refetch: 0,
+    runId: run, brandId: 1, stream: 'conversations', sliceId, refetch: 0,
     slice: { key: day, day, from: day, to: day, params: {} },
-    token: sink.token, chunks: sink.chunks, status: 'complete', records: 3, rows: 3, rejects: 0, totalRows: 3,
+    token: sink.token, chunks: sink.chunks, status: 'complete', records: rows.length, rows: rows.length, rejects: 0, totalRows: rows.length,
     attempts: 1, requests: 1, retries: 0, rateLimited: 0, error: null, errorCode: null, requestId: null,
   };
-  return queues.load.add('commit', data, { jobId: `commit-${index}` });
+  return queues.load.add('commit', data, { jobId: run === RUN ? `commit-${index}` : `commit-${run}-${index}` });
 }
 
 /** Jobs handed to the processor: BullMQ would hold them active, here they stay waiting, so they are not counted. */
@@ -149,5 +152,41 @@ describe('commit jobs waiting together', () => {
     // A companion job that a removal missed (a crash in between) runs as usual: its slice is done, nothing is loaded.
     await processor()(jobs[1]!);
     expect(await warehouse.query(`SELECT slices FROM _sync_runs WHERE run_id = '${RUN}'`)).toEqual([{ slices: 2 }]);
+  });
+
+  it('set aside a record the API now files under another day, where it stays, instead of failing on its key every time', async () => {
+    // Day 1 holds answers 11-13; the API now dates answer 12 on day 0.
+    await processor(1)(await fetchedDay(1));
+    await processor(1)(await fetchedDay(0, { moved: [12] }));
+    const [state] = await warehouse.query(`SELECT status, error_code, last_error FROM _sync_state WHERE slice_key = '${TODAY}'`);
+    expect(state).toEqual({
+      status: 'incomplete',
+      error_code: 'key_held_elsewhere',
+      last_error: `conversations: key (brand_id=1, id=12) is held by the row of another slice (day=${addDays(TODAY, -1)}); it stays there until that slice is read again`,
+    });
+    expect(await warehouse.query(`SELECT id, CAST(day AS VARCHAR) AS day FROM conversations WHERE id IN (1, 12) ORDER BY id`)).toEqual([
+      { id: 1, day: TODAY },
+      { id: 12, day: addDays(TODAY, -1) },
+    ]);
+    expect(await warehouse.query(`SELECT slice_key, raw.row.id::INTEGER AS id FROM _rejected_records`)).toEqual([{ slice_key: TODAY, id: 12 }]);
+    expect(await runs.progress(RUN)).toEqual({ planned: 2, done: 2 });
+  });
+
+  it('record such a read beside a complete day it would make worse, also when the slices were committed together', async () => {
+    await processor(1)(await fetchedDay(1));
+    await processor(1)(await fetchedDay(0));
+    const later = 'run-batch-later';
+    await runs.create({ runId: later, kind: 'backfill', brands: [1], streams: ['conversations'], today: TODAY, from: addDays(TODAY, -2), to: TODAY, status: 'running', startedAt: new Date().toISOString(), finishedAt: null, phase: 2, published: null, error: null });
+    const first = await fetchedDay(0, { moved: [12], run: later });
+    await fetchedDay(2, { run: later });
+    await processor()(first);
+    // Day 2 is in; day 0 keeps its complete load, and the attempt that met answer 12 is recorded beside it.
+    const states = await warehouse.query(`SELECT slice_key, status, last_attempt_status, last_attempt_error_code FROM _sync_state ORDER BY slice_key`);
+    expect(states).toEqual([
+      { slice_key: addDays(TODAY, -2), status: 'complete', last_attempt_status: 'complete', last_attempt_error_code: null },
+      { slice_key: addDays(TODAY, -1), status: 'complete', last_attempt_status: 'complete', last_attempt_error_code: null },
+      { slice_key: TODAY, status: 'complete', last_attempt_status: 'incomplete', last_attempt_error_code: 'key_held_elsewhere' },
+    ]);
+    expect(await runs.progress(later)).toEqual({ planned: 2, done: 2 });
   });
 });
