@@ -79,7 +79,18 @@ export async function journalHead(connection: DuckDBConnection): Promise<bigint>
   return BigInt(reader.getRowsJS()[0]![0] as bigint | number);
 }
 
-/** Forgets entries a published copy holds; they would only be copied again. */
+/** The oldest number still in the journal, or undefined when it is empty. */
+export async function journalTail(connection: DuckDBConnection): Promise<bigint | undefined> {
+  const reader = await connection.runAndReadAll(`SELECT min(seq) FROM main.${JOURNAL_TABLE}`);
+  const tail = reader.getRowsJS()[0]![0] as bigint | number | null;
+  return tail === null ? undefined : BigInt(tail);
+}
+
+/**
+ * Forgets entries a published copy holds; they would only be copied again. The newest is kept, as the journal's
+ * head: with none left the head read 0, below the copy's marker, and the next publish, with nothing to apply, copied
+ * the whole file as if the copy were ahead of the working file.
+ */
 export async function pruneJournal(connection: DuckDBConnection, throughSeq: bigint): Promise<void> {
-  await connection.run(`DELETE FROM main.${JOURNAL_TABLE} WHERE seq <= $1`, [throughSeq]);
+  await connection.run(`DELETE FROM main.${JOURNAL_TABLE} WHERE seq < $1`, [throughSeq]);
 }

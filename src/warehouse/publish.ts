@@ -8,7 +8,7 @@ import { readCatalog } from './catalog.js';
 import { schemaVersion } from './migrator.js';
 import { VIEWS_DIR } from './paths.js';
 import { applyJournal, differingTables, FullCopyNeeded } from './publish-changes.js';
-import { JOURNAL_OBJECTS, journalHead, pruneJournal, readJournal } from './publish-journal.js';
+import { JOURNAL_OBJECTS, journalHead, journalTail, pruneJournal, readJournal } from './publish-journal.js';
 import { readNumberedSqlFiles, type SqlFile } from './sql-files.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
@@ -236,6 +236,9 @@ async function updateCopy(connection: DuckDBConnection, marker: Marker): Promise
   }
   if (previous.views !== marker.views) throw new FullCopyNeeded('the views changed since the published copy was made');
   if (previous.journalSeq > marker.journalSeq) throw new FullCopyNeeded('the published copy is ahead of the working file\'s journal');
+  // A copy older than the last publish (put back from a backup) misses entries that publish pruned.
+  const tail = await journalTail(connection);
+  if (tail !== undefined && tail > previous.journalSeq + 1n) throw new FullCopyNeeded('the journal no longer reaches back to the published copy');
   const entries = await readJournal(connection, previous.journalSeq);
   if (entries.length > MAX_INCREMENTAL_ENTRIES) throw new FullCopyNeeded(`${entries.length} changes since the last publish; a full copy is cheaper`);
   const catalog = await readCatalog(connection);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openReadOnly } from '../../src/warehouse/published-database.js';
 import { MIGRATIONS_DIR, workingPathFor } from '../../src/warehouse/paths.js';
@@ -110,8 +110,8 @@ describe('incremental publishing', () => {
       await wh.loadSlice(replaceDay('run-5', '2026-11-21', 2, 300));
       await wh.loadSlice(mergeRows('run-5', '2026-11-18', 3, 1, 'again'));
       expect(await publishAndCompare(wh, published, reference)).toBe('incremental');
-      // Applied entries are pruned: the journal holds only what no copy has yet.
-      expect(await wh.query('SELECT count(*) AS n FROM _publish_journal')).toEqual([{ n: 0 }]);
+      // Applied entries are pruned: the journal holds only what no copy has yet, and its newest entry as its head.
+      expect(await wh.query('SELECT count(*) AS n FROM _publish_journal')).toEqual([{ n: 1 }]);
     } finally {
       await wh.close();
     }
@@ -217,6 +217,34 @@ describe('incremental publishing', () => {
         return contentsOf(join(tmp.path, 'reference.duckdb'));
       })());
       expect(readdirSync(tmp.path).filter((name) => name.includes('.tmp-'))).toEqual([]);
+    } finally {
+      await wh.close();
+    }
+  });
+
+  it('brings a copy up to date with nothing to apply without copying the file, and copies it whole when the journal no longer reaches it', async () => {
+    tmp = tempDir('publish-journal-head');
+    const published = join(tmp.path, 'bv.duckdb');
+    const reference = join(tmp.path, 'reference.duckdb');
+    const wh = await openWarehouse(workingPathFor(published));
+    try {
+      await wh.loadSlice(replaceDay('run-1', '2026-11-18', 40, 1));
+      await wh.publish(published);
+      // A publish with no slice loaded since (a cancelled run recorded, its calls added): the bookkeeping only.
+      await wh.startRun({ runId: 'run-2', kind: 'sync', brands: [7], streams: ['conversations'] });
+      expect(await publishAndCompare(wh, published, reference)).toBe('incremental');
+      expect(await publishAndCompare(wh, published, reference)).toBe('incremental');
+      // A copy of an earlier publish put back: the publish after it pruned the entries it lacks.
+      const earlier = join(tmp.path, 'earlier.duckdb');
+      writeFileSync(earlier, readFileSync(published));
+      await wh.loadSlice(replaceDay('run-2', '2026-11-18', 40, 1000));
+      await wh.publish(published);
+      await wh.loadSlice(replaceDay('run-3', '2026-11-20', 5, 2000));
+      renameSync(earlier, published);
+      const result = await wh.publish(published);
+      expect(result).toMatchObject({ mode: 'full', fullCopyReason: 'the journal no longer reaches back to the published copy' });
+      await wh.publish(reference, { incremental: false });
+      expect(await contentsOf(published)).toEqual(await contentsOf(reference));
     } finally {
       await wh.close();
     }
