@@ -81,11 +81,13 @@ export class TransientError extends ApiError {
     message: string,
     fields: ApiErrorFields,
     readonly reason: TransientReason,
+    /** A 503's (or any 5xx's) `Retry-After`: the next attempt waits at least this long. */
+    readonly retryAfterMs?: number,
   ) {
     super(message, fields);
   }
   override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), reason: this.reason };
+    return { ...super.toJSON(), reason: this.reason, ...(this.retryAfterMs === undefined ? {} : { retryAfterMs: this.retryAfterMs }) };
   }
 }
 
@@ -170,7 +172,7 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
     const retryAfterMs = parseRetryAfter(response.headers['retry-after'], now) ?? DEFAULT_RETRY_AFTER_MS;
     return new RateLimitedError(text, fields, retryAfterMs);
   }
-  if (status >= 500 || status === 408) return new TransientError(text, fields, 'server_error');
+  if (status >= 500 || status === 408) return new TransientError(text, fields, 'server_error', parseRetryAfter(response.headers['retry-after'], now));
   if (status === 400) return new ValidationError(text, fields);
   if (status === 401) return new AuthError(text, fields);
   if (status === 403) {

@@ -146,7 +146,11 @@ export class Transport {
         }
         const repeatable = request.method === 'GET' || request.idempotency !== undefined;
         if (error.retryable && repeatable && attempt < maxAttempts) {
-          const delay = backoffDelay(attempt, { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs }, this.options.random);
+          const backoff = backoffDelay(attempt, { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs }, this.options.random);
+          // A server that names its wait (503 with Retry-After: maintenance, overload) is not asked sooner, within the
+          // longest wait between attempts (api.retryMaxMs).
+          const named = Math.min((error instanceof TransientError && error.retryAfterMs) || 0, this.config.retryMaxMs);
+          const delay = Math.max(backoff, named);
           this.emit({ ...base, outcome: 'retry' });
           this.options.logger?.warn(
             { endpoint: request.endpoint, attempt, code: error.code, status: error.status, delayMs: delay, error: error.message },

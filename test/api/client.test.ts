@@ -97,6 +97,16 @@ describe('API client over HTTP', () => {
     expect(requests).toHaveLength(3);
   });
 
+  it("waits out a 503's Retry-After before trying again, within retryMaxMs", async () => {
+    let calls = 0;
+    const { agent } = mockApi(() => (++calls === 1 ? { status: 503, headers: { 'retry-after': '1' }, body: errorBody('unavailable') } : { body: onePage }));
+    client = named(createApiClient(mockConfig({ maxAttempts: 2, retryMaxMs: 5_000 }), { dispatcher: agent }));
+    const started = Date.now();
+    await collect(client.conversations(7));
+    expect(calls).toBe(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+  });
+
   it('gives up after maxAttempts with the last transient error', async () => {
     let calls = 0;
     const { agent } = mockApi(() => {
