@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Worker, type Job } from 'bullmq';
+import { WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ApiError, AuthError, BrandAccessDeniedError, RateLimitedError, type ApiClient } from '../api/index.js';
 import type { SyncConfig } from '../config/schema.js';
@@ -43,7 +43,7 @@ export interface FetchProcessorDeps {
  */
 export function fetchProcessor(deps: FetchProcessorDeps) {
   const reader = deps.reader ?? inlineSliceReader(deps);
-  return async (job: Job): Promise<void> => {
+  return async (job: Job, lockToken?: string): Promise<void> => {
     const data = parseJobData(fetchJobSchema, job.data, job);
     // An unknown stream fails here, before the API is asked anything.
     getStream(data.stream);
@@ -101,6 +101,17 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
           );
         }
         return;
+      }
+      // The process is stopping and cut the read short: not the slice's failure. It goes back to the queue for whichever
+      // worker runs next, without spending an attempt (four stops of a redeployed worker failed it for good).
+      if (deps.signal?.aborted && lockToken) {
+        await carryTally();
+        const handedBack = await job.moveToWait(lockToken).then(() => true, () => false);
+        if (handedBack) {
+          log.info({ requests: tally.requests }, 'stopping: the slice goes back to the queue');
+          fetched('retry');
+          throw new WaitingError();
+        }
       }
       // The reader has dropped the chunks it wrote. The client waits out 429s itself; one that still comes through has
       // met many in a row: the slice goes back to the queue, which the host has paused, without spending an attempt.

@@ -87,6 +87,8 @@ export class WorkerHost {
   private fetchThreads: FetchThreadPool | undefined;
   private lease: WriterLease | undefined;
   private loadWorker: Worker | undefined;
+  /** Each worker's own Redis connection: dropping a worker stuck closing must not cut the lease's, the queues' or the other worker's. */
+  private readonly workerConnections = new Map<Worker, Redis>();
   private warehouse: Warehouse | undefined;
   private stopping: Promise<void> | undefined;
 
@@ -133,7 +135,7 @@ export class WorkerHost {
         signal: this.abort.signal,
       });
     }
-    this.fetchWorker = new Worker(
+    this.fetchWorker = this.startWorker(
       FETCH_QUEUE,
       fetchProcessor({
         redis: this.connection,
@@ -149,7 +151,7 @@ export class WorkerHost {
         access: new AccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
         reader: this.fetchThreads,
       }),
-      this.workerOptions(this.options.fetchConcurrency ?? config.sync.fetchConcurrency),
+      this.options.fetchConcurrency ?? config.sync.fetchConcurrency,
     );
     this.fetchWorker.on('error', (error) => log.warn({ err: error.message }, 'fetch worker error'));
     if (this.options.load !== false) {
@@ -169,13 +171,26 @@ export class WorkerHost {
     this.queues.fetch.rateLimit(ms).catch((error: Error) => this.options.log.warn({ err: error.message }, 'could not pause the fetch queue'));
   }
 
-  private workerOptions(concurrency: number) {
+  /**
+   * A BullMQ worker on a connection of its own. BullMQ's `disconnect()`, the way out of a close that hangs, ends the
+   * connection it was given whether it is shared or not: with the host's one, the lease, the queues and the other
+   * worker lost Redis for good, and a lease lost during a long load was never taken again.
+   */
+  private startWorker(queue: string, processor: ConstructorParameters<typeof Worker>[1], concurrency: number): Worker {
+    const connection = this.connection.duplicate();
+    connection.on('error', (error) => this.options.log.warn({ err: error.message, queue }, 'redis connection error; reconnecting'));
+    const worker = new Worker(queue, processor, this.workerOptions(connection, concurrency));
+    this.workerConnections.set(worker, connection);
+    return worker;
+  }
+
+  private workerOptions(connection: Redis, concurrency: number) {
     // BullMQ fails a job for good the second time it is found stalled (maxStalledCount 1), so two crashes that hit the
     // same commit or finalize job left the run waiting forever. Every bvsync job is safe to replay (a commit is one
     // transaction, finalize is idempotent); the bound only stops a job that kills its process every time.
     // BullMQ treats an explicit undefined as a value, so only the settings given are passed.
     return {
-      connection: this.connection,
+      connection,
       prefix: this.options.config.redisPrefix,
       concurrency,
       // Recorded on each job as `processedBy`, so the dashboard shows which machine and process ran a slice.
@@ -200,10 +215,10 @@ export class WorkerHost {
       log.warn({ err: (error as Error).message, failures: this.writerFailures }, 'took the writer lease but could not open the working database; handing it back');
       throw error;
     }
-    this.loadWorker = new Worker(
+    this.loadWorker = this.startWorker(
       LOAD_QUEUE,
       loadProcessor({ redis: this.connection, prefix: config.redisPrefix, queues: this.queues, runs: new RunStore(this.connection, config.redisPrefix), warehouse: this.warehouse, config, log, metrics: this.options.metrics, commitBatchSlices: this.options.commitBatchSlices }),
-      this.workerOptions(1),
+      1,
     );
     this.loadWorker.on('error', (error) => log.warn({ err: error.message }, 'load worker error'));
     this.loadWorker.on('failed', (job, error) => {
@@ -283,6 +298,9 @@ export class WorkerHost {
       // Not awaited: the disconnect of a connection stuck reconnecting may never settle either.
       void worker.disconnect().catch(() => undefined);
     }
+    // BullMQ leaves a connection it was given open.
+    this.workerConnections.get(worker)?.disconnect();
+    this.workerConnections.delete(worker);
   }
 
   /**
@@ -292,6 +310,9 @@ export class WorkerHost {
   stop(deadlineMs = this.options.stopDeadlineMs ?? 30_000): Promise<void> {
     this.stopping ??= (async () => {
       const timer = setTimeout(() => this.abort.abort(), deadlineMs);
+      // The load worker takes no new job while the fetch worker drains (a publish begun near the deadline outlived it);
+      // the job it runs finishes, and what waits is the next writer's.
+      void this.loadWorker?.pause(true).catch(() => undefined);
       try {
         if (this.fetchWorker) await this.closeWithin(this.fetchWorker, Date.now() + deadlineMs + WORKER_CLOSE_LIMIT_MS, 'fetch');
         await this.lease?.stop();
