@@ -41,7 +41,10 @@ export class WriterLease {
   private held = false;
   private ticking: Promise<void> | undefined;
   private stopped = false;
-  /** Failed `onAcquired` calls in a row, and when the next try may be made. */
+  /**
+   * Failed `onAcquired` calls in a row, and when the next try may be made, on the monotonic clock: a wall clock set
+   * back an hour held the lease untried for that hour.
+   */
   private failures = 0;
   private notBefore = 0;
 
@@ -91,7 +94,7 @@ export class WriterLease {
           this.held = false;
           await this.options.onLost();
         }
-      } else if (Date.now() >= this.notBefore) {
+      } else if (performance.now() >= this.notBefore) {
         const taken = await this.redis.set(this.options.key, this.owner, 'PX', this.ttlMs, 'NX').catch(() => null);
         if (taken === 'OK') {
           this.held = true;
@@ -103,7 +106,7 @@ export class WriterLease {
             // all): give the lease back and wait longer each time before trying again.
             this.held = false;
             this.failures += 1;
-            this.notBefore = Date.now() + Math.min(this.maxBackoffMs, this.intervalMs * 2 ** (this.failures - 1));
+            this.notBefore = performance.now() + Math.min(this.maxBackoffMs, this.intervalMs * 2 ** (this.failures - 1));
             await this.redis.eval(RELEASE, 1, this.options.key, this.owner).catch(() => {});
             throw error;
           }

@@ -105,4 +105,30 @@ describe('WriterLease', () => {
     gaps.slice(0, 5).forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(expected[i]! - 5));
     expect(await redis.get(key)).toBeNull(); // handed back after every failure
   });
+
+  it('keeps trying after its wall clock is set back: its waits run on the monotonic clock', async () => {
+    const key = redisKeys(`${prefix}-clock`).writerLease;
+    let tries = 0;
+    const realNow = Date.now;
+    const lease = new WriterLease(redis, {
+      key,
+      ttlMs: 1000,
+      intervalMs: 50,
+      maxBackoffMs: 100,
+      onAcquired: () => {
+        tries += 1;
+        // After the first failure's wait is set, the clock steps back an hour (NTP, a VM resumed).
+        if (tries === 1) setTimeout(() => (Date.now = () => realNow() - 3_600_000), 0);
+        throw new Error('not a DuckDB file');
+      },
+      onLost: () => {},
+    });
+    try {
+      await lease.start();
+      await until(() => tries >= 4, 5_000);
+    } finally {
+      Date.now = realNow;
+      await lease.stop();
+    }
+  });
 });
