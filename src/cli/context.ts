@@ -23,8 +23,15 @@ export function addCommonOptions(command: Command): Command {
     .option('--log-level <level>', 'trace, debug, info, warn, error or silent (default: info)');
 }
 
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
 export function commandLogger(flags: CommonFlags): Logger {
-  return createLogger({ level: flags.logLevel ?? loadProcessSettings().logLevel });
+  const level = flags.logLevel ?? loadProcessSettings().logLevel;
+  if (level !== undefined && !LOG_LEVELS.includes(level)) {
+    const from = flags.logLevel === undefined ? 'BVSYNC_LOG_LEVEL' : '--log-level';
+    throw new UsageError(`${from} "${level}" is not a log level; use one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return createLogger({ level });
 }
 
 export function readConfig(flags: CommonFlags, overrides?: (raw: Record<string, unknown>) => void): Config {

@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { AccessMemo, type Refusal } from '../engine/access-memo.js';
 import { connectRedis } from '../engine/redis.js';
 import { createApiClient } from '../api/client.js';
-import { ApiError, AuthError, BrandAccessDeniedError } from '../api/errors.js';
+import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError } from '../api/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { checkDatabasePath, DatabasePathError } from '../warehouse/database-path.js';
@@ -12,6 +12,7 @@ import { UsageError } from './fail.js';
 
 /** Where an operator sets the key; named in messages instead of the key. */
 const KEY_SETTING = 'BVSYNC_API_KEY (config "api.apiKey")';
+const URL_SETTING = 'BVSYNC_API_URL (config "api.url")';
 const BRANDS_SETTING = 'BVSYNC_BRANDS (config "brands")';
 /** Attempts of a probe that meets transient failures: enough to ride out a blip, few enough to start soon. */
 const PROBE_MAX_ATTEMPTS = 3;
@@ -126,6 +127,8 @@ async function probeBrands(config: Config, options: PreflightOptions): Promise<P
     { retryRateLimited: true, signal: options.signal, onRequest: () => (requests += 1) },
   );
   const result: PreflightResult = { readable: [], denied: [], unanswered: [], requests: 0 };
+  // Answers that say the URL is wrong rather than anything about a brand, while no brand was read.
+  const wrongUrl: ApiError[] = [];
   try {
     for (const brand of options.brands) {
       try {
@@ -139,6 +142,7 @@ async function probeBrands(config: Config, options: PreflightOptions): Promise<P
         } else if (error instanceof ApiError) {
           // No answer (5xx, timeouts, after retries) or one that says nothing about the key: not a reason to skip it.
           result.unanswered.push(brand);
+          if (error instanceof NotFoundError || /SSL|EPROTO|TLS/i.test(error.message)) wrongUrl.push(error);
         } else {
           throw error;
         }
@@ -148,7 +152,16 @@ async function probeBrands(config: Config, options: PreflightOptions): Promise<P
     await client.close().catch(() => undefined);
   }
   result.requests = requests;
+  if (result.readable.length === 0 && result.denied.length === 0 && wrongUrl.length === options.brands.length) throw wrongApiUrl(config, wrongUrl[0]!);
   return result;
+}
+
+/** Every brand met a 404 or a failed TLS handshake: the URL is not the API's base, whatever the brands are. */
+function wrongApiUrl(config: Config, error: ApiError): UsageError {
+  const why = error instanceof NotFoundError
+    ? `the API has no ${error.endpoint} at this URL (HTTP 404 for every brand)`
+    : `the TLS handshake failed (${/ERR_SSL_[A-Z_]+|EPROTO/.exec(error.message)?.[0] ?? 'no TLS answer'}): is it an http:// server?`;
+  return new UsageError(`${why}; nothing was planned or fetched. Check ${URL_SETTING} (now ${config.api.url}): it is the API's base URL, before /customer/v1`);
 }
 
 function refusedKey(error: AuthError, requests: number): UsageError {

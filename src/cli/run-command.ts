@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { RunKind } from '../vocabulary.js';
 import { parseDay, todayUtc } from '../days.js';
+import { UsageError } from './fail.js';
 import { chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
 import type { Logger } from '../log.js';
 import { checkDatabaseFiles, preflight, type PreflightResult } from './preflight.js';
@@ -22,8 +23,16 @@ export function addRunOptions(command: Command): Command {
     .option('--today <YYYY-MM-DD>', 'the UTC day to treat as today (default: the real one; for replays and tests)');
 }
 
+/**
+ * `--today`, for replays: a day before the real one. A later day is refused: a sync would move its cursors past days
+ * that have no data yet, and cursors never move back.
+ */
 export function todayFrom(flags: RunFlags): string {
-  return flags.today ? parseDay(flags.today, '--today') : todayUtc();
+  const today = todayUtc();
+  if (!flags.today) return today;
+  const asked = parseDay(flags.today, '--today');
+  if (asked > today) throw new UsageError(`--today ${asked} is after the real today (${today}, UTC); it is for replaying earlier days`);
+  return asked;
 }
 
 /** Runs a sync or a backfill as the command line asks, and sets the exit code from its outcome. */

@@ -52,6 +52,11 @@ export function verifyCommand(): Command {
     const from = flags.from === undefined ? undefined : parseDay(flags.from, '--from');
     const to = flags.to === undefined ? undefined : parseDay(flags.to, '--to');
     if (from && to && from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
+    const today = todayUtc();
+    for (const [flag, day] of [['--from', from], ['--to', to]] as const) {
+      // Checked before a request: the API has nothing for them, and every figure would agree at 0.
+      if (day && day > today) throw new UsageError(`${flag} ${day} is in the future (today is ${today}, UTC); verify compares days that have passed`);
+    }
     const config = readConfig(flags);
     requireApi(config);
     const log = commandLogger(flags);

@@ -28,7 +28,12 @@ const paramMapping = z
 export const apiConfigSchema = z
   .object({
     /** Base URL of the API, before `/customer/v1`. Env `BVSYNC_API_URL`. */
-    url: z.url().optional(),
+    url: z
+      .url({ protocol: /^https?$/, error: 'expected a URL that starts with http:// or https://, such as https://api.example.com' })
+      .refine((url) => !URL.canParse(url) || !/\/customer\/v1\/?$/.test(new URL(url).pathname), {
+        error: 'the base URL ends before /customer/v1 (bvsync adds it to every path): drop /customer/v1 from it',
+      })
+      .optional(),
     /** The API key. Env `BVSYNC_API_KEY` (preferred: keep it out of files). Never logged. */
     apiKey: z.string().min(1).optional(),
     /** Wire names of query parameters, default name -> wire name; default: the names in src/api/param-names.ts (those of docs/openapi.yaml). */

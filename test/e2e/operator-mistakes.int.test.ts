@@ -296,3 +296,23 @@ describe('a key refused in a run with no preflight (a key revoked under a runnin
     expect(states).toEqual({ slices: 10, refused: 10 });
   }, 120_000);
 });
+
+describe('a day or a setting that cannot be right', () => {
+  beforeAll(() => freshFixture('days'));
+
+  const cases: Array<[string, string[], RegExp]> = [
+    // A future today would move the cursors past days without data, and they never move back.
+    ['sync --today in the future', ['sync', '--today', '2030-01-01'], /^bvsync: --today 2030-01-01 is after the real today \(\d{4}-\d{2}-\d{2}, UTC\); it is for replaying earlier days$/m],
+    ['verify of days to come', ['verify', '--from', '2030-01-01', '--to', '2030-01-05'], /^bvsync: --from 2030-01-01 is in the future \(today is \d{4}-\d{2}-\d{2}, UTC\); verify compares days that have passed$/m],
+    ['a log level that is none', ['status', '--log-level', 'verbose'], /^bvsync: --log-level "verbose" is not a log level; use one of trace, debug, info, warn, error, fatal, silent$/m],
+  ];
+  for (const [name, args, message] of cases) {
+    it(`${name}: exit 2 with what to do, and not one request`, async () => {
+      fx.sim.clearRequestLog();
+      const result = await runBvsync([...args, '--config', config], cliEnv(fx));
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(apiRequests()).toEqual([]);
+    });
+  }
+});

@@ -39,6 +39,21 @@ describe('a setup that cannot work', () => {
     expect(result.stderr).toContain(`bvsync: cannot reach the API at ${url}: ECONNREFUSED`);
   });
 
+  it('an API URL that is not the base: refused before a run, saying what the URL should be', async () => {
+    const base = fx.sim.url;
+    const cases: Array<[string, RegExp]> = [
+      [`${base}/customer/v1`, /api\.url \(from BVSYNC_API_URL\): the base URL ends before \/customer\/v1 .*drop \/customer\/v1 from it/],
+      [base.replace('http://', ''), /api\.url \(from BVSYNC_API_URL\): expected a URL that starts with http:\/\/ or https:\/\//],
+      [`${base}/api`, /bvsync: the API has no GET \/customer\/v1\/brands\/1\/competitors at this URL \(HTTP 404 for every brand\); nothing was planned or fetched\. Check BVSYNC_API_URL/],
+      [base.replace('http://', 'https://'), /bvsync: the TLS handshake failed \(ERR_SSL_WRONG_VERSION_NUMBER\): is it an http:\/\/ server\?/],
+    ];
+    for (const [url, message] of cases) {
+      const result = await runBvsync(backfill(config), cliEnv(fx, { BVSYNC_API_URL: url }));
+      expect({ url, code: result.code }).toEqual({ url, code: 2 });
+      expect(result.stderr).toMatch(message);
+    }
+  });
+
   it('a working file held open by another program: the run gives up with why, instead of waiting forever', async () => {
     const db = `${fx.dir}/held.duckdb`;
     // Another program (a DuckDB shell, say) holds the working file open read-write.
