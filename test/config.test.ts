@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig } from '../src/config/load.js';
+import { ConfigError, jsonProblem, loadConfig, parseConfig } from '../src/config/load.js';
 import { DEFAULT_DUCKDB_BUDGET } from '../src/warehouse/duckdb-budget.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,6 +62,29 @@ describe('config', () => {
     } finally {
       dir.remove();
     }
+  });
+});
+
+describe('a config that is not JSON', () => {
+  const problem = (text: string) => {
+    try {
+      JSON.parse(text);
+    } catch (error) {
+      return jsonProblem(text, (error as Error).message);
+    }
+    throw new Error('parsed');
+  };
+
+  it('says where, and never quotes the text around the fault, where the key often is', () => {
+    expect(problem('{\n "a": 1\n "b": 2}')).toBe("not valid JSON at line 3, column 2: Expected ',' or '}' after property value");
+    expect(problem('{"brands": [1,2],}')).toBe('not valid JSON at line 1, column 18: Expected double-quoted property name');
+    const unquoted = problem('{\n  "api": {\n    "apiKey": bvk_LEAKCHECK_123\n  }\n}');
+    expect(unquoted).toBe("not valid JSON: Unexpected token 'b'");
+    expect(unquoted).not.toContain('LEAK');
+  });
+
+  it('says a YAML file is not what bvsync reads', () => {
+    expect(problem('api:\n  url: http://x')).toBe("not valid JSON at line 1, column 1: Unexpected token 'a' (a bvsync config is one JSON object: docs/configuration.md)");
   });
 });
 

@@ -60,6 +60,30 @@ export function settingPath(path: ReadonlyArray<PropertyKey>): string {
   return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i ? '.' : ''}${String(key)}`)).join('');
 }
 
+/**
+ * Where and why a config is not JSON, without the text around the fault: V8 quotes it, and in a config that is often
+ * the API key (`"apiKey": bvk_...` unquoted).
+ */
+export function jsonProblem(text: string, message: string): string {
+  const reason = /^Unexpected token '.'/s.exec(message)?.[0] ?? message.split(/\s+in JSON at position/)[0]!;
+  let position = Number(/at position (\d+)/.exec(message)?.[1] ?? Number.NaN);
+  const token = /^Unexpected token '(.)'/.exec(message)?.[1];
+  // This form names the character but not where it is: placed only when it is the file's first (a YAML file, say).
+  if (Number.isNaN(position) && token !== undefined) {
+    const first = text.search(/\S/);
+    if (first >= 0 && text[first] === token) position = first;
+  }
+  const where = Number.isNaN(position) ? '' : ` at line ${lineOf(text, position)}, column ${position - text.lastIndexOf('\n', position - 1)}`;
+  const hint = /^\s*[{[]/.test(text) ? '' : ' (a bvsync config is one JSON object: docs/configuration.md)';
+  return `not valid JSON${where}: ${reason}${hint}`;
+}
+
+function lineOf(text: string, position: number): number {
+  let line = 1;
+  for (let index = 0; index < position && index < text.length; index++) if (text.charCodeAt(index) === 10) line += 1;
+  return line;
+}
+
 function readJsonObject(path: string, source: string): Record<string, unknown> {
   let text: string;
   try {
@@ -71,7 +95,7 @@ function readJsonObject(path: string, source: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(source, [`not valid JSON: ${(error as Error).message}`]);
+    throw new ConfigError(source, [jsonProblem(text, (error as Error).message)]);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ConfigError(source, ['expected a JSON object at the top level']);
