@@ -1,10 +1,13 @@
 import { Command } from 'commander';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { CONFIG_OPTION } from './context.js';
 import { parseBrandList } from '../config/load.js';
 import { parseDay } from '../days.js';
 import { buildReport } from '../ops/report-builder.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
+import { makeOutFolder } from './out-folder.js';
 import { databasePath } from './sql.js';
 
 interface ReportFlags {
@@ -30,6 +33,10 @@ export function reportCommand(): Command {
       const to = flags.to === undefined ? undefined : parseDay(flags.to, '--to');
       if (from && to && from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
       const brands = flags.brand?.flatMap((text) => parseBrandList(text, '--brand'));
+      // Checked before the database is read: a folder there would be left beside a half-written .partial file.
+      const out = resolve(flags.out);
+      if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`--out ${flags.out} is a folder; give the report a file name, such as ${join(flags.out, 'report.html')}`);
+      makeOutFolder(dirname(out), `the folder of --out ${flags.out}`);
       const report = await buildReport({ db: databasePath(flags), out: flags.out, from, to, brands });
       const { data } = report;
       for (const warning of report.warnings) process.stderr.write(`bvsync: warning: ${warning}\n`);

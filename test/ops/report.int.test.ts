@@ -131,6 +131,19 @@ describe('the analysts\' report: data', () => {
     expect(existsSync(mixedOut)).toBe(true);
   });
 
+  it('--out in a folder yet to be made is written there; --out a folder is refused, with nothing left beside it', async () => {
+    const env = cliEnv(fx);
+    const nested = join(fx.dir, 'reports', 'november', 'r.html');
+    const made = await runBvsync(['report', '--db', fx.config.db, '--out', nested], env);
+    expect(made.code, made.stderr).toBe(0);
+    expect(statSync(nested).size).toBeGreaterThan(0);
+    const folder = join(fx.dir, 'reports');
+    const refused = await runBvsync(['report', '--db', fx.config.db, '--out', folder], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`bvsync: --out ${folder} is a folder; give the report a file name, such as ${join(folder, 'report.html')}`);
+    expect(existsSync(`${folder}.partial`)).toBe(false);
+  });
+
   it('is one self-contained file: the data, d3 and Plot inlined, nothing loaded from elsewhere', () => {
     const html = readFileSync(out, 'utf8');
     expect(html).toContain('id="report-data"');
