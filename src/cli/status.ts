@@ -14,6 +14,7 @@ import { plainValue, type PlainRow } from '../warehouse/read-rows.js';
 import { formatResult } from '../warehouse/result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
+import { EXIT_NOT_DONE } from './exit-codes.js';
 
 interface StatusFlags extends CommonFlags {
   runs: string;
@@ -74,6 +75,8 @@ export function statusCommand(): Command {
   ).action(async (flags: StatusFlags) => {
     const { report, tables } = await gatherStatus(flags);
     process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report, tables));
+    // What the file holds is shown, but the runs and queues Redis holds are not: a script checking status must know.
+    if (report.redis.error) process.exitCode = EXIT_NOT_DONE;
   });
 }
 
@@ -206,7 +209,8 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     runTable.push([run.runId, run.kind, run.status, run.window, run.brands.join(','), run.startedAt.slice(0, 19), run.finishedAt?.slice(0, 19) ?? '']);
   }
   const fromFile = report.recentRuns.some((run) => run.source === 'warehouse');
-  out.push(fromFile ? 'Recent runs (from Redis; those it no longer holds from _sync_runs)' : 'Recent runs', report.recentRuns.length ? runTable.toString() : '(none)');
+  const heading = report.redis.error ? 'Recent runs (from _sync_runs: Redis did not answer)' : fromFile ? 'Recent runs (from Redis; those it no longer holds from _sync_runs)' : 'Recent runs';
+  out.push(heading, report.recentRuns.length ? runTable.toString() : '(none)');
   if (report.queues.length) {
     const queueTable = textTable(['queue', 'waiting', 'active', 'delayed', 'failed', 'completed'], ['left', 'right', 'right', 'right', 'right', 'right']);
     for (const queue of report.queues) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, todayUtc } from '../../src/days.js';
 import { cliEnv, engineFixture, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
 import { deletePrefix, testRedis } from '../support/redis.js';
+import { freePort } from '../../src/engine/redis.js';
 
 /**
  * `bvsync status` after a backfill that reached today: the run is listed from Redis, and from the published file's
@@ -70,5 +71,13 @@ describe('bvsync status', () => {
     expect(recent).toContain(runId);
     expect(text.stdout).toContain(`today, ${TODAY} UTC, is still filling up`);
     expect(text.stdout).toMatch(new RegExp(`│ conversations +│ ${YESTERDAY} +│ +1 │ partial `));
+  });
+
+  it('with no Redis answering: shows what the file holds, says so, and exits 1', async () => {
+    const result = await runBvsync(['status', '--config', writeCliConfig(fx)], cliEnv(fx, { REDIS_URL: `redis://127.0.0.1:${await freePort()}` }));
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toMatch(/^Redis: no Redis answers/m);
+    expect(result.stdout).toContain('Recent runs (from _sync_runs: Redis did not answer)');
+    expect(result.stdout).toContain(runId);
   });
 });
