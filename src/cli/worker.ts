@@ -49,6 +49,17 @@ export function workerCommand(): Command {
       throw error;
     }
     const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics, ...timings });
+    // Before the host starts: a port in use then ends the command at once, where the worker ran on, holding the lease,
+    // with its metrics nowhere.
+    const metricsServer =
+      metrics &&
+      (await serveHostMetrics(host, metrics, { port: metricsPort!, log }).catch(async (error: NodeJS.ErrnoException) => {
+        await redis.stop();
+        if (error.code === 'EADDRINUSE' || error.code === 'EACCES') {
+          throw new UsageError(`--metrics-port ${metricsPort} cannot be listened on (${error.code}: ${error.code === 'EADDRINUSE' ? 'another program uses it' : 'not allowed'}); pick another port`);
+        }
+        throw error;
+      }));
     // Listened for before the host starts: starting can wait (the writer lease, a working file another program holds),
     // and a signal then must stop the worker as cleanly as later, not kill it outright.
     let hardStop: NodeJS.Timeout | undefined;
@@ -67,7 +78,6 @@ export function workerCommand(): Command {
       process.once('SIGINT', () => stop('SIGINT'));
     });
     await host.start();
-    const metricsServer = metrics && (await serveHostMetrics(host, metrics, { port: metricsPort!, log }));
     if (metricsServer) log.info({ url: metricsServer.url }, 'serving metrics');
     log.info({ redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly }, 'worker started');
     await stopRequested;

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/engine/redis.js';
 import { RunStore } from '../../src/engine/run-store.js';
@@ -306,6 +307,19 @@ describe('a day or a setting that cannot be right', () => {
     ['verify of days to come', ['verify', '--from', '2030-01-01', '--to', '2030-01-05'], /^bvsync: --from 2030-01-01 is in the future \(today is \d{4}-\d{2}-\d{2}, UTC\); verify compares days that have passed$/m],
     ['a log level that is none', ['status', '--log-level', 'verbose'], /^bvsync: --log-level "verbose" is not a log level; use one of trace, debug, info, warn, error, fatal, silent$/m],
   ];
+  it('a worker whose --metrics-port another program uses: exit 2 at once, before it takes any job', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '0.0.0.0', resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const result = await timed(['worker', '--metrics-port', String(port), '--config', config], cliEnv(fx), QUICK_EXIT_MS);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`bvsync: --metrics-port ${port} cannot be listened on (EADDRINUSE: another program uses it); pick another port`);
+    } finally {
+      busy.close();
+    }
+  });
+
   for (const [name, args, message] of cases) {
     it(`${name}: exit 2 with what to do, and not one request`, async () => {
       fx.sim.clearRequestLog();
