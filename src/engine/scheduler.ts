@@ -45,6 +45,10 @@ export function validateSchedules(schedules: ScheduleConfig[]): void {
   if (problems.length) throw new ConfigError('the config', problems);
 }
 
+/** Tries of a tick's enqueue, a growing wait apart (1, 2 s...): the slot's claim is this process's alone. */
+const TICK_ENQUEUE_ATTEMPTS = 3;
+const TICK_RETRY_MS = 1_000;
+
 /**
  * `bvsync scheduler`: node-cron fires each schedule in every scheduler process; a Redis run coordinator lets one
  * process run each tick, and the run id derived from the slot makes a second enqueue of the same slot a no-op. At
@@ -81,19 +85,29 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
   for (const schedule of config.schedules) {
     const previous = CronExpressionParser.parse(schedule.cron, { tz: 'UTC', currentDate: now() }).prev().toDate();
     const missed = now().getTime() - previous.getTime() <= (options.catchUpWindowMs ?? 24 * 60 * 60 * 1000);
-    if (missed && !(await runs.get(scheduledRunId(schedule.name, previous)))) {
+    // A run recorded but never planned (its scheduler died in between) is caught up too: enqueueRun plans it.
+    const recorded = await runs.get(scheduledRunId(schedule.name, previous));
+    if (missed && (!recorded || recorded.status === 'planning')) {
       if (await coordinator.shouldRun(`${schedule.name}:${previous.toISOString()}`, 60_000)) await enqueueSlot(schedule, previous, 'catch-up');
     }
   }
 
+  let stopped = false;
   const tasks: ScheduledTask[] = config.schedules.map((schedule) => {
     const task = cron.schedule(
       schedule.cron,
       async (context) => {
-        try {
-          await enqueueSlot(schedule, context.date, 'tick');
-        } catch (error) {
-          log.error({ schedule: schedule.name, err: (error as Error).message }, 'could not enqueue the scheduled run');
+        // This process won the slot, which no other scheduler will take: a Redis blip is tried again, not the slot lost.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await enqueueSlot(schedule, context.date, 'tick');
+            return;
+          } catch (error) {
+            const last = attempt >= TICK_ENQUEUE_ATTEMPTS;
+            log[last ? 'error' : 'warn']({ schedule: schedule.name, attempt, err: (error as Error).message }, last ? 'could not enqueue the scheduled run; the next scheduler start catches it up' : 'could not enqueue the scheduled run; trying again');
+            if (last || stopped) return;
+            await new Promise((resolve) => setTimeout(resolve, TICK_RETRY_MS * attempt));
+          }
         }
       },
       { name: schedule.name, timezone: 'UTC', distributed: true, runCoordinator: coordinator, noOverlap: true },
@@ -106,6 +120,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
   return {
     enqueued,
     stop: async () => {
+      stopped = true;
       for (const task of tasks) await task.destroy();
       redis.disconnect();
     },

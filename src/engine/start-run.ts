@@ -69,8 +69,11 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
     try {
       if (options.runId) {
         const created = await runs.create(meta);
-        if (created) await enqueuePlan(queues, { runId, phase: 1 });
-        return { runId, created, attached: false, meta: created ? meta : ((await runs.get(runId)) ?? meta) };
+        const current = created ? meta : ((await runs.get(runId)) ?? meta);
+        // Also for a run still planning: the scheduler that recorded it may have died before enqueueing its plan (the
+        // run then stayed `planning` for the 14 days Redis keeps it). The job id makes this a no-op when the plan is there.
+        if (created || current.status === 'planning') await enqueuePlan(queues, { runId, phase: 1 });
+        return { runId, created, attached: false, meta: current };
       }
       const windowKey = runs.windowKey(runWindowIdentity({ ...options, streams }));
       const outcome = await runs.createOrAttach({ ...meta, windowKey });

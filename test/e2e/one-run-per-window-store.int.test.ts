@@ -165,6 +165,26 @@ describe('enqueueing a run', () => {
     }
   });
 
+  it('a scheduled run recorded but never planned (its scheduler died in between) is planned when its slot is enqueued again', async () => {
+    const options = backfillOf({ kind: 'scheduled', runId: 'scheduled-daily-20261121T020000', from: undefined, to: undefined });
+    const first = await enqueueRun(options);
+    const queues = openQueues(redis, prefix);
+    try {
+      const plans = async () => (await queues.load.getJobs(['waiting'])).filter((job) => job.name === 'plan' && job.data.runId === first.runId);
+      // The plan job lost, as if the scheduler had died after recording the run.
+      for (const job of await plans()) await job.remove();
+      expect(await plans()).toHaveLength(0);
+      const again = await enqueueRun(options);
+      expect(again).toMatchObject({ created: false, runId: first.runId });
+      expect(await plans()).toHaveLength(1);
+      // Enqueued once more, the plan job there is not doubled.
+      await enqueueRun(options);
+      expect(await plans()).toHaveLength(1);
+    } finally {
+      await queues.close();
+    }
+  });
+
   it('a scheduled run keeps its slot-derived id: the same slot twice is one run, with no window involved', async () => {
     const options = backfillOf({ kind: 'scheduled', runId: 'scheduled-daily-20261120T020000', from: undefined, to: undefined });
     const [a, b] = [await enqueueRun(options), await enqueueRun(options)];
