@@ -5,6 +5,20 @@ import { describeErrno, errnoOf, FolderError, makeFolder } from '../make-folder.
 // A DuckDB file carries this magic at byte 8 of its header.
 const DUCKDB_MAGIC = 'DUCK';
 
+/** Whether a file's header is a DuckDB database's (bytes 8-11 spell DUCK); false when it cannot be read that far. */
+export function hasDuckDbHeader(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const header = Buffer.alloc(12);
+    return readSync(fd, header, 0, 12, 0) === 12 && header.subarray(8, 12).toString('latin1') === DUCKDB_MAGIC;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** Where an operator changes the database path; named in every message about it. */
 const DB_SETTING = 'BVSYNC_DB (config "db")';
 

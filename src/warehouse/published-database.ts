@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { duckdbSettings, type DuckDbBudget } from './duckdb-budget.js';
+import { hasDuckDbHeader } from './database-path.js';
 import { WarehouseError } from './warehouse-error.js';
 
 export interface ReadOnlyDatabase {
@@ -23,6 +24,9 @@ export async function openReadOnly(path: string, budget?: DuckDbBudget): Promise
       `no database at ${absolute}; run a sync first (bvsync sync, or bvsync demo), or choose a file with --db`,
     );
   }
+  // DuckDB's own words for these are an IO error about a lock or a header; said as what to change instead.
+  if (statSync(absolute).isDirectory()) throw new WarehouseError('database_unusable', `${absolute} is a folder, not a DuckDB file; choose a file with --db`);
+  if (!hasDuckDbHeader(absolute)) throw new WarehouseError('database_unusable', `${absolute} is not a DuckDB database; choose another file with --db`);
   let instance: DuckDBInstance;
   try {
     instance = await DuckDBInstance.create(absolute, { ...duckdbSettings(budget), access_mode: 'READ_ONLY' });

@@ -10,6 +10,8 @@ export type WarehouseErrorCode =
   | 'migration_changed'
   | 'migration_failed'
   | 'database_missing'
+  /** The path is a folder, or a file that is not a DuckDB database: the user's to change (exit 2). */
+  | 'database_unusable'
   | 'query_failed';
 
 export class WarehouseError extends Error {

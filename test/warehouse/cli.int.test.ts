@@ -88,6 +88,12 @@ describe.concurrent('bvsync sql', () => {
     const missing = await bvsync(['sql', 'SELECT 1', '--db', join(tmp.path, 'nope.duckdb')]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/^bvsync: no database at .*nope\.duckdb; run a sync first/);
+    // A folder or a file of another kind: the user's to change, exit 2, in words rather than DuckDB's IO error.
+    const notes = join(tmp.path, 'notes.duckdb');
+    writeFileSync(notes, 'these are my notes, not a database\n');
+    const [folder, other] = await Promise.all([bvsync(['sql', 'SELECT 1', '--db', tmp.path]), bvsync(['sql', 'SELECT 1', '--db', notes])]);
+    expect(folder).toMatchObject({ code: 2, stderr: `bvsync: ${tmp.path} is a folder, not a DuckDB file; choose a file with --db\n` });
+    expect(other).toMatchObject({ code: 2, stderr: `bvsync: ${notes} is not a DuckDB database; choose another file with --db\n` });
   });
 
   it('reads the SQL from --file or from stdin, and takes an inline SQL that starts with a comment', async () => {
