@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { startDashboard } from '../ops/dashboard-server.js';
 import { parsePort } from '../ops/port.js';
+import { listenError } from './listen-error.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 
 interface DashboardFlags extends CommonFlags {
@@ -21,7 +22,10 @@ export function dashboardCommand(): Command {
     const log = commandLogger(flags);
     const port = parsePort(flags.port, '--port');
     const redis = await redisFor(config, log);
-    const dashboard = await startDashboard({ redisUrl: redis.url, prefix: config.redisPrefix, port, host: flags.host, readOnly: flags.readOnly });
+    const dashboard = await startDashboard({ redisUrl: redis.url, prefix: config.redisPrefix, port, host: flags.host, readOnly: flags.readOnly }).catch(async (error: unknown) => {
+      await redis.stop();
+      throw listenError(error, '--port', port);
+    });
     log.info({ url: dashboard.url, prefix: config.redisPrefix, readOnly: flags.readOnly === true }, 'dashboard listening');
     await new Promise<void>((resolve) => {
       process.once('SIGTERM', () => resolve());

@@ -6,13 +6,28 @@ import { isParamName } from '../streams/registry.js';
 import { createLogger } from '../log.js';
 import { FAULT_KINDS, type FaultKind } from '../simulator/knobs.js';
 import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
+import { parseDay } from '../days.js';
 import { UsageError } from './fail.js';
+import { listenError } from './listen-error.js';
 
-function integer(name: string, min = 0) {
+function integer(name: string, min = 0, max = Number.MAX_SAFE_INTEGER) {
   return (text: string): number => {
     const value = Number(text);
-    if (!Number.isInteger(value) || value < min) throw new InvalidArgumentError(`${name} must be an integer >= ${min}`);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `${name} must be an integer >= ${min}` : `${name} must be an integer from ${min} to ${max}`);
+    }
     return value;
+  };
+}
+
+/** A day that exists (2026-02-30 does not), checked as the option is read. */
+function day(name: string) {
+  return (text: string): string => {
+    try {
+      return parseDay(text, name);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
   };
 }
 
@@ -81,14 +96,14 @@ interface SimulateFlags {
 export function simulateCommand(): Command {
   return new Command('simulate')
     .description('Serve a local, deterministic twin of the Brand Visibility Customer API v1')
-    .option('--port <n>', 'TCP port (0 = any free port)', integer('--port'), 4010)
+    .option('--port <n>', 'TCP port (0 = any free port)', integer('--port', 0, 65_535), 4010)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--seed <n>', 'seed of all generated data', integer('--seed'), 1)
     .option('--brands <n>', 'readable brands 1..N (brand N+1 exists but is forbidden)', integer('--brands', 1), 3)
     .option('--days <n>', 'days of data ending today', integer('--days', 1), 30)
     .option('--scale <n>', 'answers per brand per day (± 15 %)', integer('--scale', 1), 100)
     .option('--api-key <key>', 'the API key to accept (default: bvk_sim_local_key)')
-    .option('--today <YYYY-MM-DD>', "the simulator's today (default: the real UTC day)")
+    .option('--today <YYYY-MM-DD>', "the simulator's today (default: the real UTC day)", day('--today'))
     .option('--params <file.json>', 'wire names of query parameters: {"start_date": "from", ...}')
     .addOption(new Option('--array-format <format>', 'how arrays travel in query strings').choices(['repeat', 'comma']).default('repeat'))
     .option('--idempotency-header <name>', 'name of the idempotency header', 'Idempotency-Key')
@@ -150,6 +165,8 @@ export function simulateCommand(): Command {
       try {
         sim = await startSimulator(options);
       } catch (error) {
+        const refused = listenError(error, '--port', flags.port);
+        if (refused !== error) throw refused;
         throw new UsageError(`cannot start the simulator: ${error instanceof Error ? error.message : String(error)}`, 1);
       }
       const facts = { url: sim.url, api_key: sim.apiKey, brands: sim.brands, forbidden_brand: sim.forbiddenBrand, today: sim.truth.today(), first_day: sim.truth.firstDay() };

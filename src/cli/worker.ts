@@ -5,6 +5,7 @@ import { parsePort } from '../ops/port.js';
 import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
+import { listenError } from './listen-error.js';
 import { checkDatabaseFiles, preflight } from './preflight.js';
 
 interface WorkerFlags extends CommonFlags {
@@ -53,12 +54,9 @@ export function workerCommand(): Command {
     // with its metrics nowhere.
     const metricsServer =
       metrics &&
-      (await serveHostMetrics(host, metrics, { port: metricsPort!, log }).catch(async (error: NodeJS.ErrnoException) => {
+      (await serveHostMetrics(host, metrics, { port: metricsPort!, log }).catch(async (error: unknown) => {
         await redis.stop();
-        if (error.code === 'EADDRINUSE' || error.code === 'EACCES') {
-          throw new UsageError(`--metrics-port ${metricsPort} cannot be listened on (${error.code}: ${error.code === 'EADDRINUSE' ? 'another program uses it' : 'not allowed'}); pick another port`);
-        }
-        throw error;
+        throw listenError(error, '--metrics-port', metricsPort!);
       }));
     // Listened for before the host starts: starting can wait (the writer lease, a working file another program holds),
     // and a signal then must stop the worker as cleanly as later, not kill it outright.

@@ -320,6 +320,24 @@ describe('a day or a setting that cannot be right', () => {
     }
   });
 
+  it('simulate with a port out of range, a day that does not exist, or a port in use: exit 2 naming the option', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const [range, day, used] = await Promise.all([
+        runBvsync(['simulate', '--port', '99999'], cliEnv(fx)),
+        runBvsync(['simulate', '--port', '0', '--today', '2026-02-30'], cliEnv(fx)),
+        runBvsync(['simulate', '--port', String(port)], cliEnv(fx)),
+      ]);
+      expect(range).toMatchObject({ code: 2, stderr: expect.stringContaining('--port must be an integer from 0 to 65535') });
+      expect(day).toMatchObject({ code: 2, stderr: expect.stringContaining('--today: "2026-02-30" is not a day') });
+      expect(used).toMatchObject({ code: 2, stderr: expect.stringContaining(`bvsync: --port ${port} cannot be listened on (EADDRINUSE: another program uses it); pick another port`) });
+    } finally {
+      busy.close();
+    }
+  });
+
   for (const [name, args, message] of cases) {
     it(`${name}: exit 2 with what to do, and not one request`, async () => {
       fx.sim.clearRequestLog();
