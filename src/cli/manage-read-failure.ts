@@ -2,7 +2,8 @@ import { AuthError, BrandAccessDeniedError, TransientError, type ApiError } from
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
 
-function answerOf(error: ApiError): string {
+/** `HTTP 403 brand_access_denied, request 9f3c...`: the API's answer in brief. */
+export function answerOf(error: ApiError): string {
   return `HTTP ${error.status ?? '?'}${error.apiCode ? ` ${error.apiCode}` : ''}${error.requestId ? `, request ${error.requestId}` : ''}`;
 }
 

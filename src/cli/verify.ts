@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { createApiClient, createRedisRateBudget } from '../api/index.js';
+import { AuthError, BrandAccessDeniedError } from '../api/errors.js';
 import { parseBrandList } from '../config/load.js';
 import { addDays, maxDay, parseDay, todayUtc } from '../days.js';
 import { connectRedis } from '../engine/redis.js';
@@ -14,6 +15,7 @@ import { readRows } from '../warehouse/read-rows.js';
 import { addCommonOptions, collect, commandLogger, readConfig, redisFor, requireApi, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
+import { answerOf } from './manage-read-failure.js';
 import { databasePath } from './sql.js';
 
 interface VerifyFlags extends CommonFlags {
@@ -78,7 +80,9 @@ export function verifyCommand(): Command {
         onRequest: () => budget.count(),
       });
       try {
-        const report = await verifyWarehouse({ client, connection: db.connection, brands, window, budget });
+        const report = await verifyWarehouse({ client, connection: db.connection, brands, window, budget }).catch((error: unknown) => {
+          throw explainRefusal(error);
+        });
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderVerify(report, { all: flags.all }));
         if (!report.agree) process.exitCode = EXIT_NOT_DONE;
       } finally {
@@ -90,6 +94,17 @@ export function verifyCommand(): Command {
       db.close();
     }
   });
+}
+
+/** A refused key or brand is a setup error (exit 2), said with what to check, as sync and plan say it. */
+function explainRefusal(error: unknown): unknown {
+  if (error instanceof AuthError) {
+    return new UsageError(`the API refused the key (${answerOf(error)}); nothing was compared. Check BVSYNC_API_KEY (config "api.apiKey"), then run \`bvsync doctor\``);
+  }
+  if (error instanceof BrandAccessDeniedError) {
+    return new UsageError(`the API key cannot read a brand asked for (${error.endpoint}: ${answerOf(error)}); nothing was compared. Pass --brand with the brands the key may use`);
+  }
+  return error;
 }
 
 /** --from/--to, defaulting to the week that ends on the newest day before today the database has complete. */

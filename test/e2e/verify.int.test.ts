@@ -135,4 +135,15 @@ describe('bvsync verify', () => {
     expect(result.stderr).toContain(`--from ${TO} is after --to ${FROM}`);
     expect(fx.sim.requestLog()).toEqual([]);
   });
+
+  it('a refused key or a brand the key cannot read: exit 2 with what to check, never the key', async () => {
+    const wrongKey = 'bvk_wrong_key_for_verify';
+    const refused = await runBvsync(['verify', '--config', writeCliConfig(fx), '--from', FROM, '--to', TO], cliEnv(fx, { BVSYNC_API_KEY: wrongKey }));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^bvsync: the API refused the key \(HTTP 401 unauthorized, request [0-9a-f-]+\); nothing was compared\. Check BVSYNC_API_KEY/m);
+    expect(refused.stdout + refused.stderr).not.toContain(wrongKey);
+    const denied = await verify(['--brand', String(fx.sim.forbiddenBrand)]);
+    expect(denied.code).toBe(2);
+    expect(denied.stderr).toContain(`bvsync: the API key cannot read a brand asked for (GET /customer/v1/brands/${fx.sim.forbiddenBrand}/`);
+  });
 });
