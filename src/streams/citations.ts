@@ -87,7 +87,7 @@ export const ALL_VALUE = '';
 type SeriesParams = { dimension: Exclude<CitationDimension, 'domain'>; value: string } | { dimension: 'domain'; domains: string[] };
 
 /** The report's info with the validated ownership summary, as the stream's one page carries it. */
-interface CitationsPageInfo {
+interface CitationsPageInfo extends Record<string, unknown> {
   ownership: OwnershipSummaryEntry[];
 }
 
@@ -162,7 +162,8 @@ export const citations = defineStream({
   read: async function* ({ client, brandId, slice, signal }) {
     for await (const page of client.read(citationsEndpoint, brandId, { ...sliceRange(slice), period: 'day', ...filtersOf(slice.params), signal })) {
       const summary = ownershipSummary(page, brandId);
-      const info: CitationsPageInfo = { ownership: summary.records };
+      // The answer's info is kept whole: its query echo records which engines the series cover (_slice_queries).
+      const info: CitationsPageInfo = { ...page.info, ownership: summary.records };
       yield { ...page, rejects: [...page.rejects, ...summary.rejects], info };
     }
   },

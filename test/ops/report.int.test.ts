@@ -42,6 +42,13 @@ describe('the analysts\' report: data', () => {
     for (const brand of data.brands) expect(brand.name).toBeTruthy();
   });
 
+  it("keeps the query each citations series says it applied, so the engines it covers are on record", async () => {
+    const echoes = Number(await scalarOfFile(fx.config.db, `SELECT count(*) FROM _slice_queries WHERE stream = 'citations'`));
+    const slices = Number(await scalarOfFile(fx.config.db, `SELECT count(*) FROM _sync_state WHERE stream = 'citations' AND status = 'complete'`));
+    expect(slices).toBeGreaterThan(0);
+    expect(echoes).toBe(slices);
+  });
+
   it('agrees with the views and tables it reads', async () => {
     const brand = data.brands[0]!;
     const mentioned = await scalarOfFile(fx.config.db, `SELECT sum(mentioned_conversations) FROM v_visibility_topic_daily WHERE brand_id = $1 AND ${IN_WINDOW}`, [brand.brandId]);
