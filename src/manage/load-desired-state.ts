@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { addressNormalForm } from './address-normal-form.js';
+import { addressNormalForm, competitorKey } from './address-normal-form.js';
 import { desiredStateSchema, type DesiredState } from './desired-state-schema.js';
 import { ManageFileError } from './manage-file-error.js';
 import { unknownKeyHint } from './unknown-key-hint.js';
@@ -39,11 +39,36 @@ export function checkDesiredState(raw: unknown, source: string): DesiredState {
       ),
     );
   }
-  const problems = result.data.trackedUrls.flatMap((entry, index) =>
-    addressNormalForm(entry.url) === undefined ? [`trackedUrls[${index}].url: "${entry.url}" is not an http(s) address, e.g. https://example.com/page`] : [],
-  );
+  const state = result.data;
+  const problems = [
+    ...state.trackedUrls.flatMap((entry, index) =>
+      addressNormalForm(entry.url) === undefined ? [`trackedUrls[${index}].url: "${entry.url}" is not an http(s) address, e.g. https://example.com/page`] : [],
+    ),
+    ...repeated('trackedUrls', state.trackedUrls, (entry) => addressNormalForm(entry.url), 'the same address in normal form'),
+    ...repeated('topics', state.topics, (entry) => `${entry.name}\u0000${entry.type}\u0000${entry.language}`, 'the same name, type and language'),
+    ...repeated('competitors', state.competitors, (entry) => competitorKey(entry.name), 'the same name, case aside'),
+    ...repeated('personas', state.personas, (entry) => entry.id, 'the same id'),
+    ...repeated('tags', state.tags, (entry) => entry.id, 'the same id'),
+  ];
   if (problems.length) throw new ManageFileError(source, problems);
-  return result.data;
+  return state;
+}
+
+/**
+ * An entry that repeats an earlier one by the key the API tells them apart by: one of the two would be lost (a
+ * second topic's scenarios), sent twice (two PATCHes, the last one winning) or rejected as a conflict with the first.
+ */
+function repeated<T>(list: string, entries: readonly T[], keyOf: (entry: T) => string | number | undefined, sameness: string): string[] {
+  const first = new Map<string | number, number>();
+  const problems: string[] = [];
+  entries.forEach((entry, index) => {
+    const key = keyOf(entry);
+    if (key === undefined) return;
+    const earlier = first.get(key);
+    if (earlier === undefined) first.set(key, index);
+    else problems.push(`${list}[${index}]: repeats ${list}[${earlier}] (${sameness}); keep one entry`);
+  });
+  return problems;
 }
 
 function formatPath(path: ReadonlyArray<PropertyKey>): string {

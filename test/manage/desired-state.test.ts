@@ -61,4 +61,27 @@ describe('the desired-state file', () => {
       /trackedUrls\[1\]\.url: "mailto:a@b\.c" is not an http\(s\) address/,
     );
   });
+
+  it('an entry repeating another by the key the API tells them apart by is refused, every one named', () => {
+    const file = {
+      brand: 1,
+      trackedUrls: [{ url: 'https://a.com/page-x', group: 7 }, { url: 'https://b.com' }, { url: 'https://a.com/page-x/' }],
+      topics: [{ name: 'Dup topic', scenarios: ['a'] }, { name: 'Dup topic', scenarios: ['b'] }, { name: 'Dup topic', language: 'german' }],
+      competitors: [{ name: 'Acme', website: 'acme.com' }, { name: 'ACME', website: 'acme.org' }],
+      personas: [{ id: 3, city: 'Denver' }, { id: 3, city: 'Boston' }],
+      tags: [{ id: 4, name: 'x' }, { id: 5, name: 'x' }],
+    };
+    let message = '';
+    try {
+      checkDesiredState(file, 'brand.yaml');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message.split('\n').filter((line) => line.includes('repeats'))).toEqual([
+      '  - trackedUrls[2]: repeats trackedUrls[0] (the same address in normal form); keep one entry',
+      '  - topics[1]: repeats topics[0] (the same name, type and language); keep one entry',
+      '  - competitors[1]: repeats competitors[0] (the same name, case aside); keep one entry',
+      '  - personas[1]: repeats personas[0] (the same id); keep one entry',
+    ]);
+  });
 });

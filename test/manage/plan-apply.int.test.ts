@@ -174,16 +174,24 @@ describe('rejections of brand 2', () => {
   const file = () =>
     writeFile('brand-2.json', {
       brand: 2,
-      trackedUrls: [
-        { url: 'https://example.com/brand-2/a', title: 'A' },
-        { url: 'https://example.com/brand-2/a/', title: 'A again' },
-      ],
+      trackedUrls: [{ url: 'https://example.com/brand-2/a', title: 'A' }],
       topics: [...newTopics, { name: 'Persona that is not', persona: 999 }],
-      competitors: [
-        { name: 'Zephyrline', website: 'zephyrline.com' },
-        { name: 'ZEPHYRLINE', website: 'zephyrline.com' },
-      ],
+      competitors: [{ name: 'Zephyrline', website: 'zephyrline.com' }],
     });
+
+  it('a file repeating an entry is refused before any request, each repeat named (exit 2)', async () => {
+    sim.clearRequestLog();
+    const path = writeFile('brand-2-repeats.json', {
+      brand: 2,
+      trackedUrls: [{ url: 'https://example.com/brand-2/a', title: 'A' }, { url: 'https://example.com/brand-2/a/', title: 'A again' }],
+      competitors: [{ name: 'Zephyrline', website: 'zephyrline.com' }, { name: 'ZEPHYRLINE', website: 'zephyrline.com' }],
+    });
+    const result = await bvsync('plan', path);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('trackedUrls[1]: repeats trackedUrls[0] (the same address in normal form); keep one entry');
+    expect(result.stderr).toContain('competitors[1]: repeats competitors[0] (the same name, case aside); keep one entry');
+    expect(sim.requestLog()).toEqual([]);
+  });
 
   it('plan shows each rejection with its code and reason, exits 1, and writes nothing', async () => {
     sim.clearRequestLog();
@@ -192,11 +200,9 @@ describe('rejections of brand 2', () => {
     const planned = items(result);
     const rejected = planned.filter((item) => item.action === 'rejected').map((item) => [item.kind, item.label, item.code]);
     expect(rejected).toEqual([
-      ['tracked URL', 'https://example.com/brand-2/a/', 'conflict'],
       ['topic', 'Topic 7 (prompter, english)', 'plan_limit_reached'],
       ['topic', 'Topic 8 (prompter, english)', 'plan_limit_reached'],
       ['topic', 'Persona that is not (prompter, english)', 'not_found'],
-      ['competitor', 'ZEPHYRLINE', 'conflict'],
     ]);
     expect(planned.filter((item) => item.action === 'create')).toHaveLength(8);
     expect(writtenSinceClear().total).toBe(0);
@@ -206,10 +212,9 @@ describe('rejections of brand 2', () => {
     sim.clearRequestLog();
     const result = await bvsync('apply', file());
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/rejected +tracked URL +https:\/\/example\.com\/brand-2\/a\/: conflict: /);
     expect(result.stdout).toMatch(/rejected +topic +Topic 7 \(prompter, english\): plan_limit_reached: /);
-    expect(result.stdout).toMatch(/rejected +competitor +ZEPHYRLINE: conflict: /);
-    expect(result.stdout).toMatch(/applied to brand 2: 8 created, 0 changed, 0 restored, 5 rejected, 0 unchanged$/m);
+    expect(result.stdout).toMatch(/rejected +topic +Persona that is not \(prompter, english\): not_found: /);
+    expect(result.stdout).toMatch(/applied to brand 2: 8 created, 0 changed, 0 restored, 3 rejected, 0 unchanged$/m);
     expect(writtenSinceClear().total).toBe(8);
   });
 });
