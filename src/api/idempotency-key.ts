@@ -1,14 +1,21 @@
 import { createHash, randomUUID } from 'node:crypto';
 
 /**
- * The idempotency value of a write, derived from what it sends: the same request sent again (a retry, or an apply
- * re-run after a crash) carries the same value, so the API answers the first answer instead of writing twice
- * (spec, "Endpoints", shared rules: any unique string, answers kept 24 hours). The brand is in the path, so two
- * brands never share a value.
+ * The idempotency value of a write, derived from what it sends and the session it belongs to (one apply): the same
+ * request sent again in the session (a retry after a lost answer) carries the same value, so the API answers the
+ * first answer instead of writing twice (spec, "Endpoints", shared rules: any unique string, answers kept 24 hours).
+ * Another apply sends another value: its plan read the brand first, so what it sends is not written yet, and a value
+ * of content alone made the API replay an answer of hours before when someone had undone that write since (apply
+ * reported `changed`, nothing was written). The brand is in the path, so two brands never share a value.
  */
-export function contentIdempotencyKey(method: string, path: string, body: unknown): string {
-  const digest = createHash('sha256').update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('hex');
+export function contentIdempotencyKey(session: string, method: string, path: string, body: unknown): string {
+  const digest = createHash('sha256').update(`${session}\n${method} ${path}\n${canonicalJson(body ?? null)}`).digest('hex');
   return `bvsync-${digest}`;
+}
+
+/** A write client's session: one apply. */
+export function idempotencySession(): string {
+  return randomUUID();
 }
 
 /**

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { ApiConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { openTransport } from './client.js';
-import { contentIdempotencyKey, freshIdempotencyKey } from './idempotency-key.js';
+import { contentIdempotencyKey, freshIdempotencyKey, idempotencySession } from './idempotency-key.js';
 import { cappedPageSize, paginate } from './paginate.js';
 import { brandPath, buildQuery, withQuery, type QueryParams } from './query.js';
 import type { RateBudget } from './rate-budget.js';
@@ -107,17 +107,18 @@ export interface WriteClient {
 
 /**
  * The client of bvsync's writes, on the same transport as the reads: rate budget, retries, typed errors. Every
- * write carries an idempotency value (header `api.idempotencyHeader`): derived from the request's content for a
- * real write, so a retry or a re-run apply never writes twice, and fresh for a dry run. Needs `api.url` and
+ * write carries an idempotency value (header `api.idempotencyHeader`): derived from the request's content and the
+ * client's session for a real write, so a retry never writes twice, and fresh for a dry run. Needs `api.url` and
  * `api.apiKey`.
  */
 export function createWriteClient(config: ApiConfig, options: WriteClientOptions = {}): WriteClient {
   const transport = openTransport(config, { ...options, retryRateLimited: options.retryRateLimited ?? true });
   const encoding = { params: config.params, arrayFormat: config.arrayFormat };
+  const session = idempotencySession();
 
   function send<T>(method: WriteRequest['method'], path: string, body: unknown, schema: z.ZodType<T>, dryRun = false): Promise<T> {
     const endpoint = `${method} ${path}`;
-    const value = dryRun ? freshIdempotencyKey() : contentIdempotencyKey(method, path, body);
+    const value = dryRun ? freshIdempotencyKey() : contentIdempotencyKey(session, method, path, body);
     return transport.write({ method, path, endpoint, body, idempotency: { header: config.idempotencyHeader, value } }, (answer) => {
       const result = schema.safeParse(answer);
       if (result.success) return result.data;

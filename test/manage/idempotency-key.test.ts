@@ -3,18 +3,23 @@ import { canonicalJson, contentIdempotencyKey, freshIdempotencyKey } from '../..
 
 describe('idempotency values', () => {
   it('are the same for the same request, whatever the order of its keys', () => {
-    const a = contentIdempotencyKey('POST', '/customer/v1/brands/1/competitors', { competitors: [{ name: 'A', website: 'a.com' }] });
-    const b = contentIdempotencyKey('POST', '/customer/v1/brands/1/competitors', { competitors: [{ website: 'a.com', name: 'A' }] });
+    const a = contentIdempotencyKey('s1', 'POST', '/customer/v1/brands/1/competitors', { competitors: [{ name: 'A', website: 'a.com' }] });
+    const b = contentIdempotencyKey('s1', 'POST', '/customer/v1/brands/1/competitors', { competitors: [{ website: 'a.com', name: 'A' }] });
     expect(a).toBe(b);
     expect(a).toMatch(/^bvsync-[0-9a-f]{64}$/);
   });
 
   it('differ for another brand, method or content', () => {
     const body = { urls: [{ url: 'https://example.com/a' }] };
-    const key = contentIdempotencyKey('POST', '/customer/v1/brands/1/tracked-urls', body);
-    expect(contentIdempotencyKey('POST', '/customer/v1/brands/2/tracked-urls', body)).not.toBe(key);
-    expect(contentIdempotencyKey('PATCH', '/customer/v1/brands/1/tracked-urls', body)).not.toBe(key);
-    expect(contentIdempotencyKey('POST', '/customer/v1/brands/1/tracked-urls', { urls: [{ url: 'https://example.com/b' }] })).not.toBe(key);
+    const key = contentIdempotencyKey('s1', 'POST', '/customer/v1/brands/1/tracked-urls', body);
+    expect(contentIdempotencyKey('s1', 'POST', '/customer/v1/brands/2/tracked-urls', body)).not.toBe(key);
+    expect(contentIdempotencyKey('s1', 'PATCH', '/customer/v1/brands/1/tracked-urls', body)).not.toBe(key);
+    expect(contentIdempotencyKey('s1', 'POST', '/customer/v1/brands/1/tracked-urls', { urls: [{ url: 'https://example.com/b' }] })).not.toBe(key);
+  });
+
+  it('differ for another session (apply), so a write someone undid since is written again, not replayed', () => {
+    const body = { title: 'New' };
+    expect(contentIdempotencyKey('s2', 'PATCH', '/customer/v1/brands/1/tracked-urls/7', body)).not.toBe(contentIdempotencyKey('s1', 'PATCH', '/customer/v1/brands/1/tracked-urls/7', body));
   });
 
   it('are fresh for every dry run, so a plan never gets an earlier answer replayed', () => {

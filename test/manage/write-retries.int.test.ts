@@ -62,6 +62,22 @@ describe('write retries', () => {
     }
   });
 
+  it('a write someone undid since is written again by the next apply, not answered from the replay of the first', async () => {
+    const clients = [createWriteClient(apiConfig()), createWriteClient(apiConfig()), createWriteClient(apiConfig())];
+    try {
+      const [page] = await clients[0]!.trackedPages(1);
+      sim.clearRequestLog();
+      await clients[0]!.updateTrackedUrl(1, page!.id, { title: 'Renamed by apply' });
+      // Someone puts the title back (the dashboard, another tool), then the same file is applied again.
+      await clients[1]!.updateTrackedUrl(1, page!.id, { title: page!.title ?? 'untitled' });
+      await clients[2]!.updateTrackedUrl(1, page!.id, { title: 'Renamed by apply' });
+      expect(sim.requestLog().map((entry) => entry.written)).toEqual([1, 1, 1]);
+      expect((await clients[0]!.trackedPages(1)).find((each) => each.id === page!.id)?.title).toBe('Renamed by apply');
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  });
+
   it('refuses a batch over the spec\'s limit before sending it', async () => {
     const client = createWriteClient(apiConfig());
     try {
