@@ -8,6 +8,8 @@
 --                                        the brand" (the default of visibility by topic and product ranking)
 --                     'citations', 'domain_details'   those reports' info.query: with no engines sent, "each engine"
 --                     'visibility_by_engine'           the engine a per-engine slice asked for, as the API applied it
+--                     'product_ranking_by_engine', 'tracked_urls', 'swot', ...   the engines filter those slices sent
+--                                        (a per-engine slice's engine, or api.engines): their answers echo no query
 --                     'conversations'    the model of the brand's answers (may name engines no report selects)
 --   first_seen_day, last_seen_day   the first and last day read with it
 --   slices_or_answers               echoing slices (query sources) or answers (conversations) that name it

@@ -47,9 +47,32 @@ export interface ReadPage<R, I> {
   totalRows: number | undefined;
   info: I;
   requestInfo?: Page<R, I & PagingInfo>['requestInfo'];
+  /**
+   * The engines filter the read sent (the call's own, else `api.engines`), when it sent one: for an endpoint that does
+   * not echo its query, the only record of which engines its numbers cover.
+   */
+  sentEngines?: readonly string[];
 }
 
 export type PageStream<R, I> = AsyncGenerator<ReadPage<R, I>, PagingSummary | void>;
+
+function enginesOf(query: QueryParams): readonly string[] | undefined {
+  const engines = query.engines;
+  return Array.isArray(engines) && engines.length > 0 ? engines.map(String) : undefined;
+}
+
+/** Paginate's pages, each saying which engines the read sent; its summary and an early end pass through. */
+async function* withSentEngines<R, I>(pages: AsyncGenerator<Page<R, I & PagingInfo>, PagingSummary>, sentEngines: readonly string[]): PageStream<R, I> {
+  try {
+    for (;;) {
+      const next = await pages.next();
+      if (next.done) return next.value;
+      yield { ...next.value, sentEngines };
+    }
+  } finally {
+    await pages.return(undefined as never);
+  }
+}
 
 /** The API client: one generic read for every endpoint declaration (src/api/endpoint.ts). */
 export interface ApiClient {
@@ -118,14 +141,15 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     const data = endpoint.single ? [answer.data] : (answer.data as unknown[]);
     const { records, rejects } = validateRecords(endpoint.record, data, `GET ${path}`);
     const info = answer.info ?? ({} as I);
-    yield { records, rejects, info, totalRows: (info as PagingInfo).total_rows ?? undefined };
+    const sentEngines = enginesOf(queryOf(endpoint, options));
+    yield { records, rejects, info, totalRows: (info as PagingInfo).total_rows ?? undefined, ...(sentEngines ? { sentEngines } : {}) };
   }
 
   function read<R, I, O>(endpoint: Endpoint<R, I, O>, brandId: number, readOptions: O & ReadOptions): PageStream<R, I> {
     const path = brandPath(brandId, ...endpoint.path(readOptions));
     if (endpoint.maxPageSize === undefined) return readWhole(endpoint, path, readOptions);
     const query = queryOf(endpoint, readOptions);
-    return paginate<R, I & PagingInfo>({
+    const pages = paginate<R, I & PagingInfo>({
       schema: endpoint.record,
       pageSize: cappedPageSize(readOptions.pageSize, config.pageSize, endpoint.maxPageSize),
       describe: (page) => `GET ${path} page ${page}`,
@@ -134,6 +158,8 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
         return { data: answer.data as unknown[], info: (answer.info ?? {}) as I & PagingInfo };
       },
     });
+    const sentEngines = enginesOf(query);
+    return sentEngines ? withSentEngines(pages, sentEngines) : pages;
   }
 
   return {

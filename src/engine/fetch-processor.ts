@@ -85,6 +85,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         errorCode: result.status === 'complete' ? null : (result.problemCode ?? 'incomplete'),
         requestId: null,
         query: result.query,
+        sentEngines: result.sentEngines,
       });
     } catch (error) {
       // `bvsync cancel` dropped the run while the slice was paged: like its queued slices, this one is neither loaded nor

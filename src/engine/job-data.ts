@@ -60,6 +60,8 @@ export const commitJobSchema = z.object({
   requestId: z.string().nullable(),
   /** The query the answer says was applied (`info.query`), for `_slice_queries`; absent when it echoes none. */
   query: z.record(z.string(), z.unknown()).optional(),
+  /** The engines filter the read sent, for `_slice_queries` when the answer echoes no query. */
+  sentEngines: z.array(z.string()).optional(),
 });
 export type CommitJobData = z.infer<typeof commitJobSchema>;
 

@@ -6,7 +6,7 @@ import type { SyncMetrics } from '../ops/sync-metrics.js';
 import { NO_DIMENSIONS, readDimensions, type DimensionName, type Dimensions } from '../streams/dimensions.js';
 import { STREAMS, getStream, selectStreams } from '../streams/registry.js';
 import type { SliceChunk } from '../streams/run-slice.js';
-import { appliedQuery } from '../warehouse/provenance.js';
+import { appliedQuery, sentEnginesQuery } from '../warehouse/provenance.js';
 import { screenWrites } from '../warehouse/row-screen.js';
 import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../warehouse/slice-batch.js';
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
@@ -244,7 +244,7 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     writes: attemptOnly ? [] : writes,
     rejects: attemptOnly ? [] : rejects,
     attemptOnly,
-    appliedQuery: data.query && appliedQuery(data.query, data.slice, deps.config.api.params.engines),
+    appliedQuery: data.query ? appliedQuery(data.query, data.slice, deps.config.api.params.engines) : data.sentEngines && sentEnginesQuery(data.sentEngines, data.slice),
     state: {
       status,
       rows: status === 'failed' ? 0 : data.records,

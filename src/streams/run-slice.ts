@@ -46,6 +46,8 @@ export interface SliceReadResult {
   problemCode: string | null;
   /** The query the answer says was applied (`info.query` of its last page), when it echoes one. */
   query?: QueryEcho;
+  /** The engines filter the read sent, when it sent one (`SourcePage.sentEngines`). */
+  sentEngines?: string[];
 }
 
 /**
@@ -264,6 +266,7 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
     problemCode: problems.firstCode,
     rereadable: problems.rereadable,
     query: queryEchoOf(lastPage?.info),
+    ...(lastPage?.sentEngines ? { sentEngines: [...lastPage.sentEngines] } : {}),
   };
 }
 

@@ -41,6 +41,14 @@ export function appliedQuery(query: QueryEcho, slice: { from: string | null; to:
   return { query, engines: echoedEngines(query, enginesParam), rangeStart: slice.from, rangeEnd: slice.to };
 }
 
+/**
+ * For an answer that echoes no query (tracked URLs, SWOT answers, fanouts, product ranking), what the slice sent is
+ * the record of which engines its numbers cover: `{"sent": {"engines": [...]}}`, told apart from an echo by its key.
+ */
+export function sentEnginesQuery(engines: readonly string[], slice: { from: string | null; to: string | null }): AppliedQuery {
+  return { query: { sent: { engines: [...engines] } }, engines: [...engines], rangeStart: slice.from, rangeEnd: slice.to };
+}
+
 /** The replace of a slice's echo: its earlier echo goes and this one comes, in the transaction of the slice's rows. */
 export function sliceQueryWrite(batch: Pick<SliceBatch, 'brandId' | 'stream' | 'sliceKey' | 'day'>, applied: AppliedQuery): TableWrite {
   const { brandId, stream, sliceKey } = batch;

@@ -127,4 +127,13 @@ describe('per-engine breakdowns against the simulator', () => {
       expect(rows.map((row) => Number(row.product_id)), engine).toEqual(ids);
     }
   });
+
+  it('records the engines each product-ranking slice sent, as that answer echoes no query; none for the all-engine slices', async () => {
+    const sent = await sql(`SELECT DISTINCT engines, query FROM _slice_queries WHERE stream = 'product_ranking_by_engine' ORDER BY ALL`);
+    expect(sent.map((row) => row.engines)).toEqual([...brandEngines].sort().map((engine) => [engine]));
+    for (const row of sent) expect(JSON.parse(String(row.query))).toEqual({ sent: { engines: row.engines } });
+    // The all-engine slices sent no engines filter (api.engines is empty): the API's default applies, and no record
+    // claims otherwise.
+    expect(await sql(`SELECT count(*)::INTEGER AS n FROM _slice_queries WHERE stream = 'product_ranking'`)).toEqual([{ n: 0 }]);
+  });
 });
