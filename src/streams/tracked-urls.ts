@@ -79,32 +79,37 @@ export const trackedUrls = defineStream({
   ],
   read: ({ client, brandId, slice, signal }) => client.read(trackedUrlsEndpoint, brandId, { ...sliceRange(slice), signal }),
   recordId: (record: TrackedUrl) => record.id,
-  rows: (record, { brandId, slice }) => ({
-    tracked_urls: [
-      {
-        brand_id: brandId,
-        id: record.id,
-        url: record.url,
-        title: record.title,
-        created_at: record.created_at,
-        group_id: record.group?.id ?? null,
-        group_name: record.group?.name ?? null,
-        _extra: withNestedExtra(extraOf(trackedUrlSchema, record), 'group', record.group ? extraOf(groupSchema, record.group) : null),
-      },
-    ],
-    tracked_url_daily: [
-      {
-        brand_id: brandId,
-        tracked_url_id: record.id,
-        day: slice.day,
-        citations: record.citations,
-        conversations: record.conversations,
-        citation_rate: record.citation_rate,
-        first_cited: record.first_cited ?? null,
-        _extra: null,
-      },
-    ],
-  }),
+  rows: (record, { brandId, slice }) => {
+    const extra = withNestedExtra(extraOf(trackedUrlSchema, record), 'group', record.group ? extraOf(groupSchema, record.group) : null);
+    return {
+      tracked_urls: [
+        {
+          brand_id: brandId,
+          id: record.id,
+          url: record.url,
+          title: record.title,
+          created_at: record.created_at,
+          group_id: record.group?.id ?? null,
+          group_name: record.group?.name ?? null,
+          _extra: extra,
+        },
+      ],
+      tracked_url_daily: [
+        {
+          brand_id: brandId,
+          tracked_url_id: record.id,
+          day: slice.day,
+          citations: record.citations,
+          conversations: record.conversations,
+          citation_rate: record.citation_rate,
+          first_cited: record.first_cited ?? null,
+          // Also here: the page's row is merged by id, each day's slice over the last, so a field the spec does not
+          // name (a figure of the range, say) kept there alone survived for one day of them.
+          _extra: extra,
+        },
+      ],
+    };
+  },
   infoRows: (page, { brandId, slice }) => {
     const info = page.info as TrackedUrlsInfo;
     return {

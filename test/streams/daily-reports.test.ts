@@ -58,9 +58,11 @@ describe('tracked_urls', () => {
       conversations: 40,
       citation_rate: 0.075,
       first_cited: '2026-11-20T01:02:03Z',
-      _extra: null,
+      // The day's own copy of what the spec does not name: the page's row keeps only the last day's.
+      _extra: { surprise: 'kept', group: { colour: 'teal' } },
     });
     expect(tables.tracked_url_daily![1]!.first_cited).toBeNull();
+    expect(tables.tracked_url_daily![1]!._extra).toBeNull();
     expect(tables.tracked_url_daily_totals).toEqual([
       { brand_id: BRAND, day: DAY, citations: 3, cited_urls: 1, total_rows: 2, _extra: { new_counter: 5 } },
     ]);
