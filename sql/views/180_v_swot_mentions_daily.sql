@@ -1,5 +1,5 @@
 -- v_swot_mentions_daily: the answers behind each SWOT statement, per day, so any window's mentions are a sum.
--- swot_statements.mentions is the count of the last window a run read (which one it does not say); this view counts
+-- swot_statements.mentions is the count of the last window a run read (window_start..window_end); this view counts
 -- the answers themselves, each dated by its day.
 -- Grain: one row per brand_id, statement_id, day.
 -- Columns:

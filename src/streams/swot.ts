@@ -5,7 +5,7 @@ import { id, optional, pagingInfo, records, timestamp, type SwotType } from '../
 import { dayOf, extraOf } from './extra.js';
 import { perWindow } from './slicing.js';
 import { defineStream, type SettingsOf, type WindowSlice } from './stream.js';
-import { sliceRange, windowDays } from './windows.js';
+import { sliceRange, windowColumns, windowDays } from './windows.js';
 
 export const swotAnswerSchema = z.looseObject({
   conversation_id: id,
@@ -74,8 +74,8 @@ export function statementIdsOf(sync: SettingsOf<typeof settings>, brandId: numbe
 /**
  * The answers behind a SWOT statement (spec endpoint 20), for each id of `sync.swotStatementIds` (the API has no
  * list of statements), per brand and run window. An answer belongs to its day, so a window's answers replace those
- * of the same days and older days keep theirs. The statement itself (text, type, mentions of the last window read)
- * is merged from the page's `info`.
+ * of the same days and older days keep theirs. The statement itself (text, type, mentions of the last window read,
+ * with that window) is merged from the page's `info`.
  */
 export const swot = defineStream({
   name: 'swot',
@@ -127,6 +127,8 @@ export const swot = defineStream({
           type: info.type ?? null,
           text: info.statement?.text ?? null,
           mentions: typeof mentions === 'number' ? mentions : null,
+          // The window the count covers: the row is merged by statement, so the last window read is what it holds.
+          ...windowColumns(slice),
           // mentions of an unexpected shape is kept rather than dropped.
           _extra: typeof mentions === 'number' || mentions == null ? statementExtra : { ...statementExtra, mentions },
         },

@@ -159,7 +159,7 @@ describe('swot', () => {
       { brand_id: BRAND, statement_id: 12, conversation_id: 100, date: '2026-11-19T23:59:59Z', day: DAYS[0], text: 'strong grip', model: null, type: 'strengths', _extra: { sentiment: 'pos' } },
     ]);
     expect(tables.swot_statements).toEqual([
-      { brand_id: BRAND, statement_id: 12, type: 'strengths', text: 'Great grip', mentions: 2, _extra: { since: '2026' } },
+      { brand_id: BRAND, statement_id: 12, type: 'strengths', text: 'Great grip', mentions: 2, window_start: DAYS[0], window_end: DAYS[1], _extra: { since: '2026' } },
     ]);
     expect(scopes(swot, slice!)).toEqual({ swot_answers: { brand_id: BRAND, statement_id: 12, day: DAYS }, swot_statements: 'merge' });
     expect(outsideScope(swot, slice!, tables)).toEqual([]);
