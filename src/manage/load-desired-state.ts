@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument, parse as parseYaml } from 'yaml';
 import { addressNormalForm, competitorKey } from './address-normal-form.js';
 import { desiredStateSchema, type DesiredState } from './desired-state-schema.js';
 import { ManageFileError } from './manage-file-error.js';
@@ -8,7 +8,8 @@ import { unknownKeyHint } from './unknown-key-hint.js';
 
 /**
  * Reads and checks a desired-state file: JSON for `.json`, YAML otherwise (YAML also reads JSON). Every problem is
- * listed at once, each with its path in the file, e.g. `topics[2].scenarios: must have at most 100 items`.
+ * listed at once, each with its path and line in the file, e.g. `topics[2].scenarios (line 14): must have at most 100
+ * items`.
  */
 export function loadDesiredState(path: string): DesiredState {
   let text: string;
@@ -23,32 +24,50 @@ export function loadDesiredState(path: string): DesiredState {
   } catch (error) {
     throw new ManageFileError(path, [`is not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`]);
   }
-  return checkDesiredState(raw, path);
+  return checkDesiredState(raw, path, lineLocator(text));
+}
+
+/** The line of the file a path of its data starts on (YAML reads JSON too, with positions); undefined when not found. */
+function lineLocator(text: string): (path: ReadonlyArray<PropertyKey>) => number | undefined {
+  const document = parseDocument(text);
+  return (path) => {
+    for (let length = path.length; length >= 0; length--) {
+      const node = document.getIn(path.slice(0, length) as Array<string | number>, true) as { range?: [number, number, number] } | undefined;
+      const offset = node?.range?.[0];
+      if (offset !== undefined) return text.slice(0, offset).split('\n').length;
+    }
+    return undefined;
+  };
 }
 
 /** Checks a parsed desired state (from a file or built in code) and returns it with its defaults filled in. */
-export function checkDesiredState(raw: unknown, source: string): DesiredState {
+export function checkDesiredState(raw: unknown, source: string, lineOf?: (path: ReadonlyArray<PropertyKey>) => number | undefined): DesiredState {
+  // A place in the file: its path, and its line when the file gave one (`lineAt` names the key of an unknown key).
+  const where = (path: ReadonlyArray<PropertyKey>, lineAt = path) => {
+    const line = lineOf?.(lineAt);
+    return `${formatPath(path)}${line === undefined ? '' : ` (line ${line})`}`;
+  };
   const result = desiredStateSchema.safeParse(raw ?? {});
   if (!result.success) {
     throw new ManageFileError(
       source,
       result.error.issues.flatMap((issue) =>
         issue.code === 'unrecognized_keys'
-          ? issue.keys.map((key) => `${formatPath(issue.path)}: unknown key "${key}"${unknownKeyHint(key, issue.path)}`)
-          : [`${formatPath(issue.path)}: ${issue.message}`],
+          ? issue.keys.map((key) => `${where(issue.path, [...issue.path, key])}: unknown key "${key}"${unknownKeyHint(key, issue.path)}`)
+          : [`${where(issue.path)}: ${issue.message}`],
       ),
     );
   }
   const state = result.data;
   const problems = [
     ...state.trackedUrls.flatMap((entry, index) =>
-      addressNormalForm(entry.url) === undefined ? [`trackedUrls[${index}].url: "${entry.url}" is not an http(s) address, e.g. https://example.com/page`] : [],
+      addressNormalForm(entry.url) === undefined ? [`${where(['trackedUrls', index, 'url'])}: "${entry.url}" is not an http(s) address, e.g. https://example.com/page`] : [],
     ),
-    ...repeated('trackedUrls', state.trackedUrls, (entry) => addressNormalForm(entry.url), 'the same address in normal form'),
-    ...repeated('topics', state.topics, (entry) => `${entry.name}\u0000${entry.type}\u0000${entry.language}`, 'the same name, type and language'),
-    ...repeated('competitors', state.competitors, (entry) => competitorKey(entry.name), 'the same name, case aside'),
-    ...repeated('personas', state.personas, (entry) => entry.id, 'the same id'),
-    ...repeated('tags', state.tags, (entry) => entry.id, 'the same id'),
+    ...repeated('trackedUrls', state.trackedUrls, (entry) => addressNormalForm(entry.url), 'the same address in normal form', where),
+    ...repeated('topics', state.topics, (entry) => `${entry.name}\u0000${entry.type}\u0000${entry.language}`, 'the same name, type and language', where),
+    ...repeated('competitors', state.competitors, (entry) => competitorKey(entry.name), 'the same name, case aside', where),
+    ...repeated('personas', state.personas, (entry) => entry.id, 'the same id', where),
+    ...repeated('tags', state.tags, (entry) => entry.id, 'the same id', where),
   ];
   if (problems.length) throw new ManageFileError(source, problems);
   return state;
@@ -58,7 +77,13 @@ export function checkDesiredState(raw: unknown, source: string): DesiredState {
  * An entry that repeats an earlier one by the key the API tells them apart by: one of the two would be lost (a
  * second topic's scenarios), sent twice (two PATCHes, the last one winning) or rejected as a conflict with the first.
  */
-function repeated<T>(list: string, entries: readonly T[], keyOf: (entry: T) => string | number | undefined, sameness: string): string[] {
+function repeated<T>(
+  list: string,
+  entries: readonly T[],
+  keyOf: (entry: T) => string | number | undefined,
+  sameness: string,
+  where: (path: ReadonlyArray<PropertyKey>) => string,
+): string[] {
   const first = new Map<string | number, number>();
   const problems: string[] = [];
   entries.forEach((entry, index) => {
@@ -66,7 +91,7 @@ function repeated<T>(list: string, entries: readonly T[], keyOf: (entry: T) => s
     if (key === undefined) return;
     const earlier = first.get(key);
     if (earlier === undefined) first.set(key, index);
-    else problems.push(`${list}[${index}]: repeats ${list}[${earlier}] (${sameness}); keep one entry`);
+    else problems.push(`${where([list, index])}: repeats ${list}[${earlier}] (${sameness}); keep one entry`);
   });
   return problems;
 }

@@ -188,8 +188,8 @@ describe('rejections of brand 2', () => {
     });
     const result = await bvsync('plan', path);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('trackedUrls[1]: repeats trackedUrls[0] (the same address in normal form); keep one entry');
-    expect(result.stderr).toContain('competitors[1]: repeats competitors[0] (the same name, case aside); keep one entry');
+    expect(result.stderr).toMatch(/trackedUrls\[1\] \(line \d+\): repeats trackedUrls\[0\] \(the same address in normal form\); keep one entry/);
+    expect(result.stderr).toMatch(/competitors\[1\] \(line \d+\): repeats competitors\[0\] \(the same name, case aside\); keep one entry/);
     expect(sim.requestLog()).toEqual([]);
   });
 
@@ -376,8 +376,9 @@ describe('a desired-state file with mistakes', () => {
     const result = await bvsync('plan', path);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/wrong\.yaml cannot be used:/);
-    expect(result.stderr).toMatch(/- tags\[0\]\.color: expected a hex colour #rrggbb/);
-    expect(result.stderr).toMatch(/- topics\[0\]\.name: /);
+    expect(result.stderr).toMatch(/- tags\[0\]\.color \(line 6\): expected a hex colour #rrggbb/);
+    // The missing name is placed at its topic.
+    expect(result.stderr).toMatch(/- topics\[0\]\.name \(line 8\): /);
     expect(sim.requestLog()).toHaveLength(0);
   });
 });
