@@ -15,8 +15,8 @@ export interface ApiRequestEvent {
   /** 1 for the first try of this call, 2 for its first retry, and so on. */
   attempt: number;
   status: number | undefined;
-  /** ok: answered; retry: failed and will be tried again; rate_limited: a 429; failed: given up. */
-  outcome: 'ok' | 'retry' | 'rate_limited' | 'failed';
+  /** ok: answered; retry: failed and will be tried again; rate_limited: a 429; failed: given up; aborted: stopped by its caller once sent. */
+  outcome: 'ok' | 'retry' | 'rate_limited' | 'failed' | 'aborted';
   /** The error class's fixed code when the attempt failed. */
   errorCode?: string;
   /** How long the API asked the key to wait, on a 429. */
@@ -125,7 +125,11 @@ export class Transport {
         this.emit({ endpoint: request.endpoint, attempt, status, outcome: 'ok', durationMs: performance.now() - started });
         return value;
       } catch (thrown) {
-        if (signal?.aborted) throw signal.reason;
+        if (signal?.aborted) {
+          // Stopped by its caller (a cancel, a shutdown) once sent: the API may well have counted it, so it is counted.
+          this.emit({ endpoint: request.endpoint, attempt, status, outcome: 'aborted', durationMs: performance.now() - started });
+          throw signal.reason;
+        }
         // Everything `once` and `accept` throw on purpose is an ApiError; anything else is a bug, not a retry.
         if (!(thrown instanceof ApiError)) throw thrown;
         const error = thrown;

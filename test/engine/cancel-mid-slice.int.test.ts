@@ -81,13 +81,14 @@ describe('a cancel reaches the slices being read', () => {
         return rows[0]?.status === 'cancelled';
       });
       // Unloaded, the stopped slices' calls still count in the run's row, as the API counted them: in the analysts'
-      // copy too, published again after the run was recorded cancelled.
+      // copy too, published again after the run was recorded cancelled. The simulator logs a request when it answers,
+      // so each slice's one request in flight at the stop (counted by bvsync, aborted) may be in its log or not.
       const made = beforeCancel + after;
       let counted: unknown;
       await until('the stopped slices\' calls to reach _sync_runs', async () => {
         const rows = await queryFile(fx.config.db, `SELECT requests FROM _sync_runs WHERE run_id = ?`, [runId]).catch(() => []);
         counted = rows[0]?.requests;
-        return Number(counted) === made;
+        return Number(counted) >= made && Number(counted) <= made + 2;
       }).catch((error: Error) => {
         throw new Error(`${error.message}: _sync_runs.requests ${String(counted)}, the simulator answered ${made}`);
       });
