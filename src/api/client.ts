@@ -128,9 +128,10 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
   }
 
   async function* readWhole<R, I, O>(endpoint: Endpoint<R, I, O>, path: string, options: O & ReadOptions): PageStream<R, I> {
+    const query = queryOf(endpoint, options);
     let answer: { data?: unknown; info?: I | null | undefined };
     try {
-      answer = await getEnvelope(path, queryOf(endpoint, options), endpoint.envelope, options.signal);
+      answer = await getEnvelope(path, query, endpoint.envelope, options.signal);
     } catch (error) {
       if (endpoint.notFoundIsEmpty && error instanceof NotFoundError) {
         yield { records: [], rejects: [], totalRows: undefined, info: {} as I };
@@ -141,7 +142,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     const data = endpoint.single ? [answer.data] : (answer.data as unknown[]);
     const { records, rejects } = validateRecords(endpoint.record, data, `GET ${path}`);
     const info = answer.info ?? ({} as I);
-    const sentEngines = enginesOf(queryOf(endpoint, options));
+    const sentEngines = enginesOf(query);
     yield { records, rejects, info, totalRows: (info as PagingInfo).total_rows ?? undefined, ...(sentEngines ? { sentEngines } : {}) };
   }
 

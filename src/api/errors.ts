@@ -1,5 +1,6 @@
 import { redactSecrets } from '../log.js';
 import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
+import { firstHeader } from './rate-headers.js';
 
 /** One entry of `error.details` of the error envelope (spec, "Errors"). */
 export interface ApiErrorDetail {
@@ -187,11 +188,11 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
  * with it), else its content type and first characters, so a proxy's or a login page's answer can be told apart.
  */
 function notAnEnvelope(response: ErrorResponse): string {
-  const location = headerValue(response.headers, 'location');
+  const location = firstHeader(response.headers, 'location');
   if (response.status >= 300 && response.status < 400) {
     return location ? ` to ${location}; bvsync does not follow redirects (the key would go with them): check api.url` : '; check api.url';
   }
-  return describeBody(headerValue(response.headers, 'content-type'), response.text);
+  return describeBody(firstHeader(response.headers, 'content-type'), response.text);
 }
 
 /** ` (text/html: "<html><title>502 Bad Gateway…")`: a body that is not the JSON expected, in brief; empty without one. */
@@ -199,11 +200,6 @@ export function describeBody(contentType: string | undefined, text: string | und
   if (!text) return '';
   const start = text.replace(/\s+/g, ' ').trim().slice(0, 80);
   return ` (${contentType ?? 'no content type'}, ${text.length} characters: "${start}${text.length > 80 ? '…' : ''}")`;
-}
-
-function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** undici's codes of failures that happen before or while the answer arrives. */

@@ -92,7 +92,8 @@ function countOf(value: unknown): number | undefined {
 /**
  * Pages through an offset-paged endpoint, one page in memory at a time. It stops on an empty page, on a short
  * page (a short first page that `total_rows` says is not all sets the page size instead), or when the pages read
- * cover the latest `total_rows` (which may shrink or grow while paging: each page's count is the one used). Every page reports its `total_rows`, so a caller can check it got every record. It never
+ * cover the latest `total_rows` (which may shrink or grow while paging: each page's count is the one used). Every
+ * page reports its `total_rows`, so a caller can check it got every record. It never
  * pages without end against an API it does not know: a page numbered otherwise than asked, a page repeating the one
  * before, or more pages than `pageLimit` of the first page's `total_rows` end it with a `PagingInconsistency`.
  */

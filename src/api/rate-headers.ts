@@ -27,6 +27,12 @@ export interface RateLimitSignals {
 
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
+/** A header's first value: undici gives a repeated header as a list. */
+export function firstHeader(headers: HeaderBag, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 /** Unix times in seconds are above this (2001); a reset below it is seconds from now. */
 const EPOCH_SECONDS_FLOOR = 1e9;
 /** Unix times in milliseconds are above this. */

@@ -1,6 +1,7 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { PermanentError, TransientError } from './errors.js';
+import { firstHeader } from './rate-headers.js';
 
 /** An answer bigger than `api.maxResponseMb`: the same request would bring it again, so it is not retried. */
 export class ResponseTooLargeError extends PermanentError {
@@ -32,7 +33,7 @@ export async function readResponseText(
       `${endpoint}: the answer is ${size}, over api.maxResponseMb (${maxBytes / 2 ** 20} MB); raise it if the API's answers are this large`,
       { endpoint },
     );
-  const declared = Number(header(response.headers, 'content-length'));
+  const declared = Number(firstHeader(response.headers, 'content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) {
     response.body.destroy();
     throw tooLarge(`${formatMb(declared)} (its Content-Length)`);
@@ -48,7 +49,7 @@ export async function readResponseText(
     chunks.push(chunk);
   }
   const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-  const coding = header(response.headers, 'content-encoding')?.trim().toLowerCase();
+  const coding = firstHeader(response.headers, 'content-encoding')?.trim().toLowerCase();
   if (!coding || coding === 'identity') return bytes.toString('utf8');
   const decode = DECODERS[coding];
   if (!decode) throw new PermanentError(`${endpoint}: the answer is in Content-Encoding "${coding}", which bvsync cannot read (it asks for ${ACCEPTED_ENCODINGS})`, { endpoint });
@@ -58,11 +59,6 @@ export async function readResponseText(
     if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(`over ${formatMb(maxBytes)} once decoded (${coding})`);
     throw new TransientError(`${endpoint}: a ${coding} body that does not decode (${(error as Error).message})`, { endpoint }, 'bad_body');
   }
-}
-
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function formatMb(bytes: number): string {

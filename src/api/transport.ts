@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import { backoffDelay } from './backoff.js';
 import { ApiError, RateLimitedError, TransientError, classifyNetworkError, classifyResponse, describeBody } from './errors.js';
 import { UNLIMITED_RATE_BUDGET, sleep, type RateBudget } from './rate-budget.js';
-import { readRateLimitHeaders, type HeaderBag } from './rate-headers.js';
+import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate-headers.js';
 import { ACCEPTED_ENCODINGS, readResponseText } from './response-body.js';
 import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
 
@@ -209,8 +209,7 @@ export class Transport {
       throw classifyResponse({ status, headers, body: parsed ? body : undefined, endpoint, text });
     }
     if (!parsed || body === undefined) {
-      const contentType = Array.isArray(headers['content-type']) ? headers['content-type'][0] : headers['content-type'];
-      throw new TransientError(`${endpoint}: HTTP ${status} with a body that is not JSON${describeBody(contentType, text) || ' (empty)'}`, { status, endpoint }, 'bad_body');
+      throw new TransientError(`${endpoint}: HTTP ${status} with a body that is not JSON${describeBody(firstHeader(headers, 'content-type'), text) || ' (empty)'}`, { status, endpoint }, 'bad_body');
     }
     return { status, body };
   }

@@ -7,7 +7,7 @@ import { enqueueCancel, enqueueUncounted } from './enqueue.js';
 import type { LoadProcessorDeps } from './load-processor.js';
 import { QUEUED_JOB_STATES, type Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
-import { emptyTally, type Tally } from './request-tally.js';
+import { addTally, emptyTally, type Tally } from './request-tally.js';
 
 /**
  * `bvsync cancel RUN`: a run dropped on purpose. Its record in Redis says `cancelled` at once (which ends every command
@@ -96,10 +96,7 @@ export async function recordUncounted(deps: LoadProcessorDeps, data: UncountedJo
 async function uncountedCalls(deps: LoadProcessorDeps, runId: string, carried: Tally, commits: readonly RemovedCommit[]): Promise<Tally> {
   const calls = { ...carried };
   for (const commit of commits) {
-    if (await deps.runs.isDone(runId, commit.sliceId)) continue;
-    calls.requests += commit.requests;
-    calls.retries += commit.retries;
-    calls.rateLimited += commit.rateLimited;
+    if (!(await deps.runs.isDone(runId, commit.sliceId))) addTally(calls, commit);
   }
   return calls;
 }
@@ -139,17 +136,13 @@ export async function removeQueuedJobsOfRun(queues: Queues, redis: Redis, prefix
       if (!gone) continue;
       removed[name] += 1;
       const commit = job.name === 'commit' ? commitJobSchema.safeParse(job.data) : undefined;
-      if (commit?.success) await deleteChunks(redis, prefix, commit.data.token, commit.data.chunks);
       if (commit?.success) {
-        const { sliceId, requests, retries, rateLimited } = commit.data;
+        const { token, chunks, sliceId, requests, retries, rateLimited } = commit.data;
+        await deleteChunks(redis, prefix, token, chunks);
         removed.commits.push({ sliceId, requests, retries, rateLimited });
       }
       const carried = job.name === 'fetch' ? fetchJobSchema.safeParse(job.data).data?.carried : undefined;
-      if (carried) {
-        removed.calls.requests += carried.requests;
-        removed.calls.retries += carried.retries;
-        removed.calls.rateLimited += carried.rateLimited;
-      }
+      if (carried) addTally(removed.calls, carried);
     }
   }
   return removed;

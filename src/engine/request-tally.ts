@@ -12,6 +12,13 @@ export function emptyTally(): Tally {
   return { requests: 0, retries: 0, rateLimited: 0 };
 }
 
+/** Adds `calls` to `into`. */
+export function addTally(into: Tally, calls: Tally): void {
+  into.requests += calls.requests;
+  into.retries += calls.retries;
+  into.rateLimited += calls.rateLimited;
+}
+
 /**
  * One API client serves every fetch job of a process at once; the tally of the job a request belongs to is found
  * through the async context the job runs in, so each slice counts exactly its own calls.
