@@ -98,7 +98,7 @@ export class PermanentError extends ApiError {
   readonly retryable = false;
 }
 
-/** 400: the API rejected the query; `details` names the fields. */
+/** 400 or 422: the API rejected the query; `details` names the fields. */
 export class ValidationError extends PermanentError {
   override readonly code = 'validation_error';
 }
@@ -108,7 +108,7 @@ export class AuthError extends PermanentError {
   override readonly code = 'unauthorized';
 }
 
-/** 403 `brand_access_denied`: the key cannot read this brand; that brand fails, others go on. */
+/** `brand_access_denied`, whatever its status: the key cannot read this brand; that brand fails, others go on. */
 export class BrandAccessDeniedError extends PermanentError {
   override readonly code = 'brand_access_denied';
 }
@@ -174,11 +174,12 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
     return new RateLimitedError(text, fields, retryAfterMs);
   }
   if (status >= 500 || status === 408) return new TransientError(text, fields, 'server_error', parseRetryAfter(response.headers['retry-after'], now));
-  if (status === 400) return new ValidationError(text, fields);
-  if (status === 401) return new AuthError(text, fields);
-  if (status === 403) {
-    return envelope.apiCode === 'brand_access_denied' ? new BrandAccessDeniedError(text, fields) : new AuthError(text, fields);
-  }
+  // The spec names this code and not its status (403 is the simulator's choice): read with a 401 as a refused key, one
+  // brand's refusal stopped every brand's run; with a 404, the domain detail read it as a domain without citations.
+  if (envelope.apiCode === 'brand_access_denied') return new BrandAccessDeniedError(text, fields);
+  // 422 is how many frameworks answer a query they validated and refused; the spec shows no status for it.
+  if (status === 400 || status === 422) return new ValidationError(text, fields);
+  if (status === 401 || status === 403) return new AuthError(text, fields);
   if (status === 404) return new NotFoundError(text, fields);
   return new PermanentError(text, fields);
 }

@@ -68,6 +68,23 @@ describe('classifyResponse', () => {
     expect(classifyResponse({ status: 403, headers: {}, body: envelope('forbidden'), endpoint })).toBeInstanceOf(AuthError);
   });
 
+  it('brand_access_denied is a refused brand whatever its status, as the spec names the code and not the status', () => {
+    for (const status of [401, 403, 404, 400]) {
+      const denied = classifyResponse({ status, headers: {}, body: envelope('brand_access_denied'), endpoint });
+      expect(denied, `HTTP ${status}`).toBeInstanceOf(BrandAccessDeniedError);
+      expect(denied.status).toBe(status);
+    }
+    // Without the code, the status decides as before.
+    expect(classifyResponse({ status: 401, headers: {}, body: undefined, endpoint })).toBeInstanceOf(AuthError);
+    expect(classifyResponse({ status: 404, headers: {}, body: undefined, endpoint })).toBeInstanceOf(NotFoundError);
+  });
+
+  it('422 is a validation error, as 400 is', () => {
+    const error = classifyResponse({ status: 422, headers: {}, body: envelope('validation_error', { details: [{ field: 'start_date', message: 'bad' }] }), endpoint });
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.details).toEqual([{ field: 'start_date', message: 'bad' }]);
+  });
+
   it('404 is not found; other 4xx are permanent', () => {
     expect(classifyResponse({ status: 404, headers: {}, body: envelope('not_found'), endpoint })).toBeInstanceOf(NotFoundError);
     const conflict = classifyResponse({ status: 409, headers: {}, body: envelope('conflict'), endpoint });
