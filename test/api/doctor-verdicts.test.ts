@@ -8,6 +8,7 @@ import type { AnyEndpoint } from '../../src/api/endpoint.js';
 import { ProbeContext, probeWindows } from '../../src/cli/doctor/probe-context.js';
 import { RefusedNames } from '../../src/cli/doctor/refused-names.js';
 import { VerdictBook } from '../../src/cli/doctor/verdicts.js';
+import { probeFanoutsByPhrase } from '../../src/cli/doctor/probes/fanouts.js';
 
 const refused = (...details: Array<[string, string]>) =>
   new ValidationError('GET /x: 400', { status: 400, endpoint: 'GET /x', details: details.map(([field, message]) => ({ field, message })) });
@@ -117,6 +118,35 @@ describe('doctor verdicts', () => {
     expect(refused.strip('/base/customer/v1/brands/1/templates?type=brief&page=1&page_size=1')).toBe('/base/customer/v1/brands/1/templates?type=brief&page=1');
     expect(refused.strip('/customer/v1/brands/1/templates?page_size=1')).toBe('/customer/v1/brands/1/templates');
     expect(refused.strip('/customer/v1/brands/1/articles?page_size=1')).toBe('/customer/v1/brands/1/articles?page_size=1');
+  });
+});
+
+describe("doctor's phrase probe", () => {
+  /** An API whose phrase search answers `queries` on any page of any size. */
+  function answering(queries: string[]) {
+    const config = parseConfig({ sync: { phrases: ['machine'] } });
+    const book = new VerdictBook(config.api.params);
+    const reads = {
+      async *fanoutsByPhrase() {
+        yield { records: queries.map((query, index) => ({ id: index + 1, query })), rejects: [], info: { page: 1, page_size: 100, total_rows: queries.length }, totalRows: queries.length };
+        return { pages: 1, records: queries.length };
+      },
+    } as unknown as EndpointReads;
+    return { ctx: new ProbeContext(reads, 1, book, probeWindows('2026-11-20'), config), book };
+  }
+
+  it('calls the phrase wrong when some searches returned do not hold it, as the spec answers only those that do', async () => {
+    const { ctx, book } = answering(['best machine for espresso', 'cheap grinder', 'machine descaling']);
+    await probeFanoutsByPhrase(ctx, []);
+    const row = book.list().find((r) => r.param === 'phrase')!;
+    expect(row.verdict).toBe('wrong');
+    expect(row.why).toContain('1 of the 3 searches returned do not hold "machine" (one: "cheap grinder")');
+  });
+
+  it('verifies it when every search returned holds it', async () => {
+    const { ctx, book } = answering(['best Machine for espresso', 'machine descaling']);
+    await probeFanoutsByPhrase(ctx, []);
+    expect(book.list().find((r) => r.param === 'phrase')).toMatchObject({ verdict: 'verified', why: 'the 2 searches returned hold "machine"' });
   });
 });
 
