@@ -13,6 +13,7 @@ import { planTable, type TablePlan } from '../warehouse/table-plan.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
 import { recordCancelled, recordUncounted } from './cancel-run.js';
+import { warnOfStaleWal } from './published-log.js';
 import { takeWaitingCommits } from './waiting-commits.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
@@ -368,6 +369,7 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
     finishedAt: new Date().toISOString(),
     published: published.path,
   });
+  warnOfStaleWal(deps.log, published);
   deps.log.info(
     { run: runId, status, failed, incomplete, published: published.path, publish: { mode: published.mode, ms: Math.round(published.ms), reason: published.fullCopyReason } },
     'run finished',

@@ -21,8 +21,11 @@ const JOURNAL_DDL = `
     mode        VARCHAR NOT NULL,
     brand_id    BIGINT NOT NULL,
     scope       VARCHAR,
-    run_id      VARCHAR NOT NULL
-  );`;
+    run_id      VARCHAR NOT NULL,
+    entry_id    VARCHAR DEFAULT (gen_random_uuid()::VARCHAR)
+  );
+  ALTER TABLE ${JOURNAL_TABLE} ADD COLUMN IF NOT EXISTS entry_id VARCHAR DEFAULT (gen_random_uuid()::VARCHAR);
+  UPDATE ${JOURNAL_TABLE} SET entry_id = gen_random_uuid()::VARCHAR WHERE entry_id IS NULL;`;
 
 /** The journal's DDL names, dropped from published copies: analysts have no use for them. */
 export const JOURNAL_OBJECTS = { table: JOURNAL_TABLE, sequence: JOURNAL_SEQUENCE };
@@ -77,6 +80,17 @@ export async function readJournal(connection: DuckDBConnection, afterSeq: bigint
 export async function journalHead(connection: DuckDBConnection): Promise<bigint> {
   const reader = await connection.runAndReadAll(`SELECT coalesce(max(seq), 0) FROM main.${JOURNAL_TABLE}`);
   return BigInt(reader.getRowsJS()[0]![0] as bigint | number);
+}
+
+/**
+ * The id of the entry numbered `seq`, or undefined without one. Numbers are handed out by the file's sequence, so a
+ * file put back from a backup hands out numbers a published copy already holds, for other changes; ids are random,
+ * so a copy's head entry is found in a working file only if that file is the one the copy was made from.
+ */
+export async function journalEntryId(connection: DuckDBConnection, seq: bigint): Promise<string | undefined> {
+  const reader = await connection.runAndReadAll(`SELECT entry_id FROM main.${JOURNAL_TABLE} WHERE seq = $1`, [seq]);
+  const id = reader.getRowsJS()[0]?.[0];
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** The oldest number still in the journal, or undefined when it is empty. */

@@ -8,7 +8,7 @@ import { readCatalog } from './catalog.js';
 import { schemaVersion } from './migrator.js';
 import { VIEWS_DIR } from './paths.js';
 import { applyJournal, differingTables, FullCopyNeeded } from './publish-changes.js';
-import { JOURNAL_OBJECTS, journalHead, journalTail, pruneJournal, readJournal } from './publish-journal.js';
+import { JOURNAL_OBJECTS, journalEntryId, journalHead, journalTail, pruneJournal, readJournal } from './publish-journal.js';
 import { readNumberedSqlFiles, type SqlFile } from './sql-files.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
@@ -70,6 +70,11 @@ export interface PublishResult {
   mode: 'incremental' | 'full';
   /** Why a full copy was made, when the previous copy was not brought up to date. */
   fullCopyReason?: string;
+  /**
+   * Where the replaced file's write-ahead log was moved, when it had one (someone opened the published file read-write
+   * and wrote to it): left beside the new file, DuckDB would replay it onto rows it was never written for.
+   */
+  staleWal?: string;
 }
 
 const PUBLISH_ALIAS = 'bvsync_publish';
@@ -86,7 +91,12 @@ const MAX_INCREMENTAL_ENTRIES = 20_000;
 interface Marker {
   origin: string;
   journalSeq: bigint;
+  /** The id of the journal entry numbered `journalSeq` (publish-journal.ts, journalEntryId); undefined with none. */
+  headEntry: string | undefined;
+  /** The newest migration, for messages; `schema` is what is compared. */
   schemaVersion: number;
+  /** A checksum of the whole migration ledger: a migration added below the newest one changes it too. */
+  schema: string;
   views: string;
 }
 
@@ -123,12 +133,16 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
   const clone = await usableClone(options.prepared, target);
   const views = readNumberedSqlFiles(options.viewsDir ?? VIEWS_DIR);
   const working = await currentDatabase(connection);
+  const journalSeq = await journalHead(connection);
   const marker: Marker = {
     origin: await originOf(connection),
-    journalSeq: await journalHead(connection),
+    journalSeq,
+    headEntry: await journalEntryId(connection, journalSeq),
     schemaVersion: await schemaVersion(connection),
+    schema: await ledgerChecksum(connection),
     views: checksumOf(views),
   };
+  let staleWal: string | undefined;
 
   let mode: PublishResult['mode'] = 'full';
   let fullCopyReason: string | undefined;
@@ -139,6 +153,7 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
     const copy = clone ? undefined : () => copyFileSync(target, temporary, constants.COPYFILE_FICLONE);
     try {
       await attached(connection, temporary, () => updateCopy(connection, marker), copy);
+      staleWal = setAsideWal(target);
       renameSync(temporary, target);
       mode = 'incremental';
     } catch (error) {
@@ -155,6 +170,7 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
       const source = await checkpointedFile(connection, working);
       const copy = source ? () => copyFileSync(source, temporary, constants.COPYFILE_FICLONE) : undefined;
       await attached(connection, temporary, () => fullCopy(connection, working, views, marker), copy);
+      staleWal = setAsideWal(target);
       renameSync(temporary, target);
     } catch (error) {
       removeCopy(temporary);
@@ -171,7 +187,23 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
     views: views.map((v) => v.name),
     mode,
     ...(fullCopyReason ? { fullCopyReason } : {}),
+    ...(staleWal ? { staleWal } : {}),
   };
+}
+
+/**
+ * Moves the published file's write-ahead log aside before the new file takes its name, and says where; undefined when
+ * there is none. A WAL belongs to the file it was written for: DuckDB replays `bv.duckdb.wal` onto whatever file is
+ * called `bv.duckdb` next, which showed readers rows the publish never wrote, or failed every open ("Failure while
+ * replaying WAL file"). A reader opening the file read-only writes none; one that opened it read-write and wrote
+ * (docs/tables.md asks not to) keeps its changes in the file moved aside.
+ */
+function setAsideWal(target: string): string | undefined {
+  const wal = `${target}.wal`;
+  if (!existsSync(wal)) return undefined;
+  const aside = `${wal}.replaced-${new Date().toISOString().replace(/[-:.]/g, '')}`;
+  renameSync(wal, aside);
+  return aside;
 }
 
 /** Attaches `file` (made by `prepare` first, when given), runs `work` on it, checkpoints and detaches it. */
@@ -209,7 +241,8 @@ async function fullCopy(connection: DuckDBConnection, working: string, views: Sq
   await connection.run(`DROP TABLE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(JOURNAL_OBJECTS.table)}`);
   await connection.run(`DROP SEQUENCE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(JOURNAL_OBJECTS.sequence)}`);
   await connection.run(
-    `CREATE TABLE ${PUBLISH_ALIAS}.main.${MARKER_TABLE} (origin VARCHAR, journal_seq BIGINT, schema_version INTEGER, views VARCHAR, published_at TIMESTAMPTZ)`,
+    `CREATE OR REPLACE TABLE ${PUBLISH_ALIAS}.main.${MARKER_TABLE} (origin VARCHAR, journal_seq BIGINT, schema_version INTEGER, views VARCHAR,
+       published_at TIMESTAMPTZ, head_entry VARCHAR, schema VARCHAR)`,
   );
   await writeMarker(connection, marker);
   await connection.run(`USE ${PUBLISH_ALIAS}`);
@@ -231,14 +264,20 @@ async function updateCopy(connection: DuckDBConnection, marker: Marker): Promise
   const previous = await readMarker(connection);
   if (!previous) throw new FullCopyNeeded('the published copy has no publish marker (made by an older bvsync)');
   if (previous.origin !== marker.origin) throw new FullCopyNeeded('the published copy was made from another working file');
-  if (previous.schemaVersion !== marker.schemaVersion) {
-    throw new FullCopyNeeded(`migrations ran since the published copy was made (schema ${previous.schemaVersion} -> ${marker.schemaVersion})`);
+  if (previous.schema === undefined) throw new FullCopyNeeded('the published copy was made by an older bvsync');
+  if (previous.schema !== marker.schema) {
+    throw new FullCopyNeeded(`migrations ran since the published copy was made (schema ${previous.schemaVersion} -> ${marker.schemaVersion}${previous.schemaVersion === marker.schemaVersion ? ', one below the newest' : ''})`);
   }
   if (previous.views !== marker.views) throw new FullCopyNeeded('the views changed since the published copy was made');
   if (previous.journalSeq > marker.journalSeq) throw new FullCopyNeeded('the published copy is ahead of the working file\'s journal');
   // A copy older than the last publish (put back from a backup) misses entries that publish pruned.
   const tail = await journalTail(connection);
   if (tail !== undefined && tail > previous.journalSeq + 1n) throw new FullCopyNeeded('the journal no longer reaches back to the published copy');
+  // The same numbers, not the same file: a working file put back from a backup (or made of the published copy) numbers
+  // its new changes as ones the copy already holds.
+  if (previous.journalSeq > 0n && (await journalEntryId(connection, previous.journalSeq)) !== previous.headEntry) {
+    throw new FullCopyNeeded('the working file\'s journal does not hold the change the published copy ends with (was the working file put back from a backup?)');
+  }
   const entries = await readJournal(connection, previous.journalSeq);
   if (entries.length > MAX_INCREMENTAL_ENTRIES) throw new FullCopyNeeded(`${entries.length} changes since the last publish; a full copy is cheaper`);
   const catalog = await readCatalog(connection);
@@ -258,25 +297,53 @@ async function updateCopy(connection: DuckDBConnection, marker: Marker): Promise
   }
 }
 
-async function readMarker(connection: DuckDBConnection): Promise<Marker | undefined> {
+/** A marker as a copy holds it: one made by an older bvsync has no ledger checksum. */
+type StoredMarker = Omit<Marker, 'schema'> & { schema: string | undefined };
+
+async function readMarker(connection: DuckDBConnection): Promise<StoredMarker | undefined> {
   const exists = await connection.runAndReadAll(
     `SELECT count(*) FROM duckdb_tables() WHERE database_name = '${PUBLISH_ALIAS}' AND schema_name = 'main' AND table_name = '${MARKER_TABLE}'`,
   );
   if (Number(exists.getRowsJS()[0]![0]) === 0) return undefined;
-  const reader = await connection.runAndReadAll(`SELECT origin, journal_seq, schema_version, views FROM ${PUBLISH_ALIAS}.main.${MARKER_TABLE}`);
-  const row = reader.getRowsJS()[0];
+  // Every column by name: a copy made by an older bvsync lacks the later ones.
+  const reader = await connection.runAndReadAll(`SELECT * FROM ${PUBLISH_ALIAS}.main.${MARKER_TABLE}`);
+  const row = reader.getRowObjectsJS()[0];
   if (!row) return undefined;
-  return { origin: String(row[0]), journalSeq: BigInt(row[1] as bigint), schemaVersion: Number(row[2]), views: String(row[3]) };
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return {
+    origin: String(row.origin),
+    journalSeq: BigInt(row.journal_seq as bigint),
+    headEntry: text(row.head_entry),
+    schemaVersion: Number(row.schema_version),
+    schema: text(row.schema),
+    views: String(row.views),
+  };
 }
 
 async function writeMarker(connection: DuckDBConnection, marker: Marker): Promise<void> {
   await connection.run(`DELETE FROM ${PUBLISH_ALIAS}.main.${MARKER_TABLE}`);
-  await connection.run(`INSERT INTO ${PUBLISH_ALIAS}.main.${MARKER_TABLE} VALUES ($1, $2, $3, $4, current_timestamp)`, [
-    marker.origin,
-    marker.journalSeq,
-    marker.schemaVersion,
-    marker.views,
-  ]);
+  await connection.run(
+    `INSERT INTO ${PUBLISH_ALIAS}.main.${MARKER_TABLE} (origin, journal_seq, schema_version, views, published_at, head_entry, schema)
+     VALUES ($1, $2, $3, $4, current_timestamp, $5, $6)`,
+    [marker.origin, marker.journalSeq, marker.schemaVersion, marker.views, marker.headEntry ?? null, marker.schema],
+  );
+}
+
+/** The migration ledger's versions and checksums, hashed. */
+async function ledgerChecksum(connection: DuckDBConnection): Promise<string> {
+  const reader = await connection.runAndReadAll('SELECT version, checksum FROM main._migrations ORDER BY version');
+  const hash = createHash('sha256');
+  for (const [version, checksum] of reader.getRowsJS()) hash.update(`${String(version)}:${String(checksum)}\0`);
+  return hash.digest('hex');
+}
+
+/**
+ * Drops a publish marker from the working file: only published copies carry one, and a working file that has it was
+ * made from one (put back after the working file was lost). Left there, it was copied as the working file's own
+ * bookkeeping and every full copy failed creating it ("Table with name _published already exists").
+ */
+export async function dropPublishMarker(connection: DuckDBConnection): Promise<void> {
+  await connection.run(`DROP TABLE IF EXISTS main.${MARKER_TABLE}`);
 }
 
 /**

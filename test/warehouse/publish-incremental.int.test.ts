@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { openReadOnly } from '../../src/warehouse/published-database.js';
 import { MIGRATIONS_DIR, workingPathFor } from '../../src/warehouse/paths.js';
@@ -245,6 +247,126 @@ describe('incremental publishing', () => {
       expect(result).toMatchObject({ mode: 'full', fullCopyReason: 'the journal no longer reaches back to the published copy' });
       await wh.publish(reference, { incremental: false });
       expect(await contentsOf(published)).toEqual(await contentsOf(reference));
+    } finally {
+      await wh.close();
+    }
+  });
+
+  it('copies the whole file when the working file was put back from a backup, though its journal numbers go on as before', async () => {
+    tmp = tempDir('publish-incremental');
+    const published = join(tmp.path, 'bv.duckdb');
+    const working = workingPathFor(published);
+    let wh = await openWarehouse(working);
+    await wh.loadSlice(replaceDay('run-1', '2026-11-18', 10, 1));
+    await wh.publish(published);
+    await wh.close();
+    copyFileSync(working, join(tmp.path, 'backup.duckdb'));
+    wh = await openWarehouse(working);
+    await wh.loadSlice(sliceBatch({ runId: 'run-2', stream: 'conversations', sliceKey: '2026-11-19', day: '2026-11-19', writes: [{ table: 'conversations', mode: 'replace', scope: { brand_id: 7, day: '2026-11-19' }, rows: conversationRows('2026-11-19', 10, 100).map((row) => ({ ...row, model: 'lost' })) }] }));
+    await wh.publish(published);
+    await wh.close();
+    // The working file is put back from the backup and the same days are loaded again, and one more: the journal
+    // numbers these as the copy's own, which the copy holds as the lost day's.
+    copyFileSync(join(tmp.path, 'backup.duckdb'), working);
+    wh = await openWarehouse(working);
+    try {
+      await wh.loadSlice(replaceDay('run-3', '2026-11-19', 10, 100));
+      await wh.loadSlice(replaceDay('run-3', '2026-11-20', 10, 200));
+      const result = await wh.publish(published);
+      expect(result.mode).toBe('full');
+      expect(result.fullCopyReason).toMatch(/put back from a backup/);
+      await wh.publish(join(tmp.path, 'reference.duckdb'), { incremental: false });
+      expect(await contentsOf(published)).toEqual(await contentsOf(join(tmp.path, 'reference.duckdb')));
+      // And the copy it made is brought up to date again from then on.
+      await wh.loadSlice(replaceDay('run-4', '2026-11-21', 5, 300));
+      expect(await publishAndCompare(wh, published, join(tmp.path, 'reference2.duckdb'))).toBe('incremental');
+    } finally {
+      await wh.close();
+    }
+  });
+
+  it('publishes from a working file made of the published copy (its marker dropped), copying it whole first', async () => {
+    tmp = tempDir('publish-incremental');
+    const published = join(tmp.path, 'bv.duckdb');
+    const working = workingPathFor(published);
+    let wh = await openWarehouse(working);
+    await wh.loadSlice(replaceDay('run-1', '2026-11-18', 10, 1));
+    await wh.publish(published);
+    await wh.close();
+    rmSync(working);
+    copyFileSync(published, working);
+    wh = await openWarehouse(working);
+    try {
+      await wh.loadSlice(replaceDay('run-2', '2026-11-18', 4, 1));
+      const first = await wh.publish(published);
+      expect(first.mode).toBe('full');
+      expect(await rowCount(published, 'conversations')).toBe(4);
+      await wh.loadSlice(replaceDay('run-3', '2026-11-19', 3, 50));
+      expect(await publishAndCompare(wh, published, join(tmp.path, 'reference.duckdb'))).toBe('incremental');
+    } finally {
+      await wh.close();
+    }
+  });
+
+  it('copies the whole file when a migration numbered below the newest one was applied since', async () => {
+    tmp = tempDir('publish-incremental');
+    const migrations = join(tmp.path, 'migrations');
+    mkdirSync(migrations);
+    cpSync(MIGRATIONS_DIR, migrations, { recursive: true });
+    writeFileSync(join(migrations, `${LATEST + 10}_later.sql`), 'CREATE TABLE later_marker (x INTEGER);');
+    const published = join(tmp.path, 'bv.duckdb');
+    let wh = await openWarehouse(workingPathFor(published), { migrationsDir: migrations });
+    await wh.loadSlice(replaceDay('run-1', '2026-11-18', 10, 1));
+    await wh.publish(published);
+    await wh.close();
+    writeFileSync(join(migrations, `${LATEST + 1}_in_between.sql`), 'UPDATE conversations SET model = upper(model);');
+    wh = await openWarehouse(workingPathFor(published), { migrationsDir: migrations });
+    try {
+      const result = await wh.publish(published);
+      expect(result).toMatchObject({ mode: 'full', fullCopyReason: expect.stringContaining('one below the newest') });
+      await wh.publish(join(tmp.path, 'reference.duckdb'), { incremental: false });
+      expect(await contentsOf(published)).toEqual(await contentsOf(join(tmp.path, 'reference.duckdb')));
+    } finally {
+      await wh.close();
+    }
+  });
+
+  it("moves aside a write-ahead log left beside the published file by a read-write session, so the new file opens with its own rows", async () => {
+    tmp = tempDir('publish-incremental');
+    const published = join(tmp.path, 'bv.duckdb');
+    const wh = await openWarehouse(workingPathFor(published));
+    try {
+      await wh.loadSlice(replaceDay('run-1', '2026-11-18', 10, 1));
+      await wh.publish(published);
+      // An analyst opens the published file read-write, writes, and keeps the session open: the write waits in the WAL.
+      const script = join(tmp.path, 'analyst.mjs');
+      writeFileSync(
+        script,
+        `import { DuckDBInstance } from ${JSON.stringify(createRequire(import.meta.url).resolve('@duckdb/node-api'))};
+         const db = await DuckDBInstance.create(${JSON.stringify(published)});
+         const c = await db.connect();
+         await c.run('CREATE TABLE scratch AS SELECT id FROM conversations'); await c.run('CHECKPOINT');
+         await c.run('DELETE FROM conversations WHERE id <= 4');
+         process.stdout.write('ready'); setTimeout(() => {}, 60000);`,
+      );
+      const analyst = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      try {
+        await new Promise<void>((ready, fail) => {
+          analyst.stdout.once('data', () => ready());
+          analyst.once('exit', (code) => fail(new Error(`the analyst's session ended (${code})`)));
+        });
+        expect(statSync(`${published}.wal`).size).toBeGreaterThan(0);
+        await wh.loadSlice(replaceDay('run-2', '2026-11-19', 10, 100));
+        for (const incremental of [true, false]) {
+          const result = await wh.publish(published, { incremental });
+          expect(result.staleWal).toMatch(/bv\.duckdb\.wal\.replaced-/);
+          expect(existsSync(result.staleWal!)).toBe(true);
+          expect(await rowCount(published, 'conversations')).toBe(20);
+          if (incremental) writeFileSync(`${published}.wal`, readFileSync(result.staleWal!));
+        }
+      } finally {
+        analyst.kill('SIGKILL');
+      }
     } finally {
       await wh.close();
     }
