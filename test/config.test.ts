@@ -172,6 +172,14 @@ describe('hostile config values', () => {
   });
 });
 
+describe('the Redis prefix', () => {
+  it('takes BVSYNC_REDIS_PREFIX over the default, and names one with characters a key cannot carry', () => {
+    expect(loadConfig({ env: {} }).redisPrefix).toBe('bvsync');
+    expect(loadConfig({ env: { BVSYNC_REDIS_PREFIX: 'demo' } }).redisPrefix).toBe('demo');
+    expect(() => loadConfig({ env: { BVSYNC_REDIS_PREFIX: 'a:b' } })).toThrow(/redisPrefix \(from BVSYNC_REDIS_PREFIX\)/);
+  });
+});
+
 describe("the warehouse's DuckDB budget", () => {
   it('defaults to 256MB and 1 thread, and takes BVSYNC_DUCKDB_MEMORY_LIMIT and BVSYNC_DUCKDB_THREADS over the file', () => {
     expect(parseConfig({}).warehouse).toEqual({ memoryLimit: '256MB', threads: 1 });

@@ -115,6 +115,7 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, source: 
   if (env.BVSYNC_API_URL) set(api, 'url', 'api.url', 'BVSYNC_API_URL', env.BVSYNC_API_URL);
   if (env.BVSYNC_API_KEY) set(api, 'apiKey', 'api.apiKey', 'BVSYNC_API_KEY', env.BVSYNC_API_KEY);
   if (env.BVSYNC_DB) set(raw, 'db', 'db', 'BVSYNC_DB', env.BVSYNC_DB);
+  if (env.BVSYNC_REDIS_PREFIX) set(raw, 'redisPrefix', 'redisPrefix', 'BVSYNC_REDIS_PREFIX', env.BVSYNC_REDIS_PREFIX);
   if (env.REDIS_URL) set(raw, 'redisUrl', 'redisUrl', 'REDIS_URL', env.REDIS_URL);
   if (env.BVSYNC_DUCKDB_MEMORY_LIMIT || env.BVSYNC_DUCKDB_THREADS) {
     const warehouse = (raw.warehouse ??= {}) as Record<string, unknown>;

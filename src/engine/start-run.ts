@@ -6,6 +6,7 @@ import { isFinishedRunStatus, type RunKind } from '../vocabulary.js';
 import { enqueuePlan } from './enqueue.js';
 import { openQueues } from './queues.js';
 import { connectRedis } from './redis.js';
+import { refuseOtherWarehouse } from './prefix-warehouse.js';
 import { RunStore, type RunMeta, type StreamCounters } from './run-store.js';
 import { runWindowIdentity } from './run-window.js';
 import { WorkerHost, type WorkerHostOptions } from './worker-host.js';
@@ -46,6 +47,7 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
   const runId = options.runId ?? `${options.kind}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomUUID().slice(0, 6)}`;
   const connection = connectRedis(options.redisUrl);
   try {
+    await refuseOtherWarehouse(connection, options.config.redisPrefix, options.config.db);
     const runs = new RunStore(connection, options.config.redisPrefix);
     // Spelled out: the planner reads an empty list as every stream, but finalize moves the cursors of the streams
     // listed, so an empty list would load everything and never advance the incremental position.

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createApiClient, createRedisRateBudget, type ApiClient, type ApiRequestEvent } from '../api/index.js';
@@ -17,6 +18,7 @@ import { FetchThreadPool } from './fetch-thread-pool.js';
 import { loadProcessor } from './load-processor.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
 import { connectRedis } from './redis.js';
+import { refuseOtherWarehouse } from './prefix-warehouse.js';
 import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
 import { WriterLease } from './writer-lease.js';
@@ -107,6 +109,8 @@ export class WorkerHost {
     const prefix = config.redisPrefix;
     this.connection = connectRedis(this.options.redisUrl);
     this.connection.on('error', (error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
+    // Before any worker starts: one that took jobs would fetch, and once the writer, load, the other file's runs.
+    if (this.options.load !== false) await refuseOtherWarehouse(this.connection, prefix, config.db);
     this.queues = openQueues(this.connection, prefix);
     const budget = createRedisRateBudget({ redis: this.connection, prefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log });
     const metrics = this.options.metrics;
@@ -157,6 +161,7 @@ export class WorkerHost {
     if (this.options.load !== false) {
       this.lease = new WriterLease(this.connection, {
         key: writerLeaseKey(prefix),
+        writes: resolve(config.db),
         ttlMs: this.options.leaseTtlMs,
         onAcquired: () => this.becomeWriter(),
         onLost: () => this.stopWriting(),

@@ -19,6 +19,18 @@ export interface WriterLeaseOptions {
   onAcquired: () => Promise<void> | void;
   /** Called when this process loses it (renewal failed or Redis said another holds it). */
   onLost: () => Promise<void> | void;
+  /** The file the holder writes, kept in the lease for others to read (`leaseHolderWrites`); default none. */
+  writes?: string;
+}
+
+/**
+ * The file the process holding the lease writes, or undefined when none holds it (or a bvsync before this one does,
+ * whose lease names none). The lease's value is the holder's id, then a space and the file.
+ */
+export async function leaseHolderWrites(redis: Redis, key: string): Promise<string | undefined> {
+  const value = await redis.get(key);
+  const space = value?.indexOf(' ') ?? -1;
+  return value && space > 0 ? value.slice(space + 1) : undefined;
 }
 
 /**
@@ -34,6 +46,8 @@ export interface WriterLeaseOptions {
  */
 export class WriterLease {
   readonly owner = randomUUID();
+  /** What the lease's key holds while this process has it: its id, and the file it writes. */
+  private readonly value: string;
   private readonly ttlMs: number;
   private readonly intervalMs: number;
   private readonly maxBackoffMs: number;
@@ -52,6 +66,7 @@ export class WriterLease {
     private readonly redis: Redis,
     private readonly options: WriterLeaseOptions,
   ) {
+    this.value = options.writes ? `${this.owner} ${options.writes}` : this.owner;
     this.ttlMs = options.ttlMs ?? 15_000;
     this.intervalMs = options.intervalMs ?? Math.max(200, Math.floor(this.ttlMs / 3));
     this.maxBackoffMs = Math.max(this.intervalMs, options.maxBackoffMs ?? 60_000);
@@ -76,7 +91,7 @@ export class WriterLease {
     if (this.held) {
       this.held = false;
       await this.options.onLost();
-      await this.redis.eval(RELEASE, 1, this.options.key, this.owner).catch(() => {});
+      await this.redis.eval(RELEASE, 1, this.options.key, this.value).catch(() => {});
     }
   }
 
@@ -89,13 +104,13 @@ export class WriterLease {
   private async tryOnce(): Promise<void> {
     try {
       if (this.held) {
-        const renewed = await this.redis.eval(RENEW, 1, this.options.key, this.owner, String(this.ttlMs)).catch(() => 0);
+        const renewed = await this.redis.eval(RENEW, 1, this.options.key, this.value, String(this.ttlMs)).catch(() => 0);
         if (renewed !== 1) {
           this.held = false;
           await this.options.onLost();
         }
       } else if (performance.now() >= this.notBefore) {
-        const taken = await this.redis.set(this.options.key, this.owner, 'PX', this.ttlMs, 'NX').catch(() => null);
+        const taken = await this.redis.set(this.options.key, this.value, 'PX', this.ttlMs, 'NX').catch(() => null);
         if (taken === 'OK') {
           this.held = true;
           try {
@@ -107,7 +122,7 @@ export class WriterLease {
             this.held = false;
             this.failures += 1;
             this.notBefore = performance.now() + Math.min(this.maxBackoffMs, this.intervalMs * 2 ** (this.failures - 1));
-            await this.redis.eval(RELEASE, 1, this.options.key, this.owner).catch(() => {});
+            await this.redis.eval(RELEASE, 1, this.options.key, this.value).catch(() => {});
             throw error;
           }
         }

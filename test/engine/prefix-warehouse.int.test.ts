@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { OtherWarehouseError } from '../../src/engine/prefix-warehouse.js';
+import { connectRedis } from '../../src/engine/redis.js';
+import { enqueueRun } from '../../src/engine/start-run.js';
+import { WorkerHost } from '../../src/engine/worker-host.js';
+import { writerLeaseKey } from '../../src/engine/queues.js';
+import { createLogger } from '../../src/log.js';
+import { engineFixture, type EngineFixture } from '../support/engine.js';
+
+/** One Redis prefix, one warehouse: a command for another file meeting the prefix's writer is refused before it enqueues. */
+
+const TODAY = '2026-11-20';
+const log = createLogger({ level: 'silent', pretty: false });
+let fx: EngineFixture;
+
+beforeAll(async () => {
+  fx = await engineFixture('prefix-warehouse', { sim: { brands: 1, days: 2, scale: 3, today: TODAY } });
+});
+afterAll(async () => {
+  await fx.cleanup();
+});
+
+async function until(what: string, test: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('a Redis prefix whose writer writes another warehouse', () => {
+  it('refuses runs and workers for another file, and takes those for its own', async () => {
+    const admin = connectRedis(fx.redisUrl);
+    const host = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log, leaseTtlMs: 1_500, fetchThreads: 0 });
+    await host.start();
+    try {
+      await until('the writer lease', async () => (await admin.get(writerLeaseKey(fx.config.redisPrefix)))?.endsWith(fx.config.db) === true);
+      const other = { ...fx.config, db: join(fx.config.db, '..', 'other.duckdb') };
+      const start = { redisUrl: fx.redisUrl, log, kind: 'backfill' as const, brands: [1], streams: ['conversations'], today: TODAY, from: TODAY, to: TODAY };
+
+      const refused = await enqueueRun({ ...start, config: other }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(OtherWarehouseError);
+      expect((refused as Error).message).toContain(`writes ${fx.config.db}, not ${other.db}`);
+      expect(await admin.keys(`${fx.config.redisPrefix}:run:*`)).toEqual([]);
+
+      const otherHost = new WorkerHost({ config: other, redisUrl: fx.redisUrl, log, fetchThreads: 0 });
+      await expect(otherHost.start()).rejects.toBeInstanceOf(OtherWarehouseError);
+      await otherHost.stop(100);
+
+      // A process that only fetches writes no file, and a run for the writer's own file goes ahead.
+      const fetcher = new WorkerHost({ config: other, redisUrl: fx.redisUrl, log, load: false, fetchThreads: 0 });
+      await fetcher.start();
+      await fetcher.stop(100);
+      const own = await enqueueRun({ ...start, config: fx.config });
+      expect(own.created).toBe(true);
+    } finally {
+      await host.stop(1_000);
+      admin.disconnect();
+    }
+  });
+});
