@@ -56,9 +56,15 @@ function tableCell(value: Json, type: DuckDBType): string {
   return cellText(value);
 }
 
+/**
+ * The number a BIGINT, HUGEINT or DECIMAL's text spells, when a JSON number holds it exactly; else the text: the
+ * DECIMAL 12345678901234567.89 came out as 12345678901234568. Trailing zeros of a fraction (DuckDB writes a DECIMAL's
+ * whole scale, `1.50`) are no loss.
+ */
 function numberIfSafe(text: string): number | string {
   const value = Number(text);
-  return Number.isFinite(value) && (Number.isSafeInteger(value) || !/^-?\d+$/.test(text)) ? value : text;
+  const written = text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
+  return Number.isFinite(value) && String(value) === written ? value : text;
 }
 
 function cellText(value: Json): string {

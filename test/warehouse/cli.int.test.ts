@@ -138,6 +138,14 @@ describe.concurrent('bvsync sql', () => {
     expect(json.stdout.trim().split(/\n(?=\[)/).map((part) => JSON.parse(part))).toEqual([[{ a: 1 }], [{ b: 2, who: 'x' }]]);
   });
 
+  it('keeps in JSON every number exactly: one a JSON number would round stays text', async () => {
+    const sql = `SELECT 12345678901234567.89::DECIMAL(38,2) AS wide, 1.50::DECIMAL(4,2) AS short, 9007199254740993::BIGINT AS big,
+                        42::BIGINT AS small, 0.0000001::DECIMAL(18,7) AS tiny, -3.25::DECIMAL(5,2) AS negative`;
+    const json = await bvsync(['sql', sql, '--db', published, '--format', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual([{ wide: '12345678901234567.89', short: 1.5, big: '9007199254740993', small: 42, tiny: '0.0000001', negative: -3.25 }]);
+  });
+
   it('prints the answers before a failing statement, then names the statement', async () => {
     const result = await bvsync(['sql', 'SELECT 1 AS a; SELECT * FROM no_such_table', '--db', published, '--format', 'csv']);
     expect(result.code).not.toBe(0);
