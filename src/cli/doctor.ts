@@ -86,7 +86,8 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
       return result;
     }
     counting = true;
-    result.params = await probeParameters(client, config, brand, formatDay(options.today ?? new Date(Date.now() - 86_400_000)), refused);
+    const probed = await probeParameters(client, config, brand, formatDay(options.today ?? new Date(Date.now() - 86_400_000)), refused);
+    result.params = probed.verdicts;
     counting = false;
     const printParams =
       options.reportParams ??
@@ -102,6 +103,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     } else {
       add(true, `parameter names: ${summary}`);
     }
+    for (const problem of probed.unshown) add(false, problem);
   } finally {
     await client.close();
     await dispatcher.close();

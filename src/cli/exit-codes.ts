@@ -14,13 +14,17 @@ export const EXIT_USAGE = 2;
 export const EXIT_CODES_HELP = `
 Exit codes:
   0  done (sync/backfill: the run finished and no slice failed)
-  1  the run finished with failed slices, was cancelled (bvsync cancel), was lost from Redis or interrupted;
+  1  the run finished with failed slices or a stream it could plan nothing for, was cancelled (bvsync cancel),
+     was lost from Redis or interrupted;
      or the command could not do its work (API or Redis unreachable, the working file held by another program)
   2  usage or config error: a wrong option or argument, an invalid config, a missing setting, a database path
      that cannot be used, a key the API refuses; nothing was started
 `;
 
-/** The exit code of a `sync` or `backfill` that waited on its run: 0 only when it finished without a failed slice. */
+/**
+ * The exit code of a `sync` or `backfill` that waited on its run: 0 only when it finished without a failed slice;
+ * `failedSlices` counts a stream that planned nothing for a brand (a PlanGap) as one.
+ */
 export function exitCodeOfRun(status: RunStatus, failedSlices: number): number {
   if (status === 'complete' || status === 'incomplete') return failedSlices > 0 ? EXIT_NOT_DONE : EXIT_DONE;
   return EXIT_NOT_DONE;

@@ -94,7 +94,8 @@ export async function runWithReport(options: RunToEndOptions, terminal: NodeJS.W
     process.stdout.write(`${verdict}\n`);
     // Why a run ended failed when it is not a slice's fault (a load job that failed for good): said once, plainly.
     if (meta.error && meta.status === 'failed') process.stderr.write(`bvsync: run ${meta.runId} failed: ${meta.error}\n`);
-    const exitCode = finished ? exitCodeOfRun(meta.status, totals.failed) : options.enqueueOnly ? EXIT_DONE : EXIT_NOT_DONE;
+    for (const gap of meta.gaps ?? []) process.stderr.write(`bvsync: ${gap.stream} planned nothing for brand ${gap.brandId}: ${gap.why}\n`);
+    const exitCode = finished ? exitCodeOfRun(meta.status, totals.failed + (meta.gaps?.length ?? 0)) : options.enqueueOnly ? EXIT_DONE : EXIT_NOT_DONE;
     return { progress, exitCode };
   } finally {
     liveLine?.end();

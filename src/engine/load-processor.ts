@@ -19,7 +19,7 @@ import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './enqueue.js';
 import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, uncountedJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
-import { completeThrough, firstIncrementalDay, lastPhase, needsOf, nextCursor, phaseOf, planSlices, type PlanMode } from './plan.js';
+import { completeThrough, firstIncrementalDay, lastPhase, needsOf, nextCursor, phaseOf, planPhase, type PlanMode } from './plan.js';
 import type { Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
 
@@ -88,7 +88,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   const needed = new Set(streams.filter((stream) => phaseOf(stream, deps.config.sync) === phase).flatMap((stream) => needsOf(stream, deps.config.sync)));
   const dimensions = new Map<number, Dimensions>();
   if (needed.size) for (const brandId of meta.brands) dimensions.set(brandId, await loadDimensions(deps, brandId, needed));
-  const slices = planSlices({
+  const { slices, gaps } = planPhase({
     mode,
     brands: meta.brands,
     streams,
@@ -97,6 +97,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     cursors,
     dimensions: (brandId) => dimensions.get(brandId) ?? NO_DIMENSIONS,
   });
+  for (const gap of gaps) deps.log.warn({ run: runId, brand: gap.brandId, stream: gap.stream }, `${gap.stream} planned nothing for brand ${gap.brandId}: ${gap.why}`);
   if (phase === 1) {
     const days = slices.flatMap((slice) => [slice.from, slice.to]).filter((day): day is string => day !== null).sort();
     const from = meta.from ?? days[0] ?? meta.today;
@@ -106,7 +107,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   }
   const withIds = slices.map((slice) => ({ ...slice, sliceId: `${slice.brandId}|${slice.stream}|${slice.key}` }));
   await deps.runs.recordPlanned(runId, withIds);
-  await deps.runs.update(runId, { phase, status: 'running' });
+  await deps.runs.update(runId, { phase, status: 'running', ...(gaps.length ? { gaps: [...(meta.gaps ?? []), ...gaps] } : {}) });
   deps.log.info({ run: runId, phase, slices: slices.length }, 'planned');
   await enqueueFetches(
     deps.queues,
@@ -352,6 +353,8 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
     // A backfill only fills slices; the incremental position moves with incremental runs alone.
     for (const brandId of meta.brands) {
       for (const stream of meta.streams) {
+        // A stream that planned nothing moved nothing: its cursor moving on would leave those days unread for good.
+        if (meta.gaps?.some((gap) => gap.brandId === brandId && gap.stream === stream)) continue;
         const own = states.filter((state) => state.brandId === brandId && state.stream === stream);
         const current = (await deps.warehouse.cursor(brandId, stream)) ?? undefined;
         const next = nextCursor(current, meta.today, own);
@@ -361,7 +364,9 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   }
   const failed = states.filter((state) => state.status === 'failed').length;
   const incomplete = states.filter((state) => state.status === 'incomplete').length;
-  const status = runStatusOfSlices({ total: states.length, failed, incomplete });
+  // A stream asked for that could plan nothing leaves the run short of what it was asked, however its slices ended.
+  const ofSlices = runStatusOfSlices({ total: states.length, failed, incomplete });
+  const status = ofSlices === 'complete' && meta.gaps?.length ? 'incomplete' : ofSlices;
   await deps.warehouse.finishRun(runId, status);
   const published = await deps.warehouse.publish(deps.config.db);
   await deps.runs.update(runId, {

@@ -30,6 +30,13 @@ export interface PlannedSlice extends SlicePlan {
   stream: string;
 }
 
+/** A stream the run asked for that could plan nothing for a brand, and why: the run says so and keeps its cursor. */
+export interface PlanGap {
+  brandId: number;
+  stream: string;
+  why: string;
+}
+
 /** The days a stream of a brand fetches in this run. */
 /** The first day an incremental sync of a stream with no cursor would fetch. */
 export function firstIncrementalDay(today: string, sync: SyncConfig): string {
@@ -59,16 +66,37 @@ export function daysToFetch(mode: PlanMode, sync: SyncConfig, cursor: string | u
 }
 
 export function planSlices(input: PlanInput): PlannedSlice[] {
-  const planned: PlannedSlice[] = [];
+  return planPhase(input).slices;
+}
+
+/**
+ * The slices of the phase, and the streams that planned none where they should have: a per-engine stream with days to
+ * fetch and no engine to break them down by. Every brand answers through some engine, so no engine known means bvsync
+ * could not learn them (the visibility report's `info.query`, which the spec does not show naming them, named none;
+ * or visibility has not loaded) rather than that there is nothing to read. A domain, topic or page list may be empty.
+ */
+export function planPhase(input: PlanInput): { slices: PlannedSlice[]; gaps: PlanGap[] } {
+  const slices: PlannedSlice[] = [];
+  const gaps: PlanGap[] = [];
   for (const brandId of input.brands) {
     for (const stream of input.streams) {
       if (phaseOf(stream, input.sync) !== input.phase) continue;
       const days = daysToFetch(input.mode, input.sync, input.cursors.get(`${brandId}|${stream.name}`));
-      const slices = stream.slices({ brandId, days, sync: input.sync, dimensions: input.dimensions(brandId) });
-      for (const slice of slices) planned.push({ ...slice, brandId, stream: stream.name });
+      const dimensions = input.dimensions(brandId);
+      const planned = stream.slices({ brandId, days, sync: input.sync, dimensions });
+      for (const slice of planned) slices.push({ ...slice, brandId, stream: stream.name });
+      if (planned.length === 0 && days.length > 0 && needsOf(stream, input.sync).includes('engines') && dimensions.engines.length === 0) {
+        gaps.push({
+          brandId,
+          stream: stream.name,
+          why:
+            'no engine is known to break the reports down by: the visibility report named none in info.query (or has not ' +
+            'loaded for this brand); set sync.engineBreakdown to the API\'s engine ids, or load visibility first',
+        });
+      }
     }
   }
-  return planned;
+  return { slices, gaps };
 }
 
 /**

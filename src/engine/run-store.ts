@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { isFinishedRunStatus, UNFINISHED_RUN_STATUSES, type RunKind, type RunStatus, type SliceStatus } from '../vocabulary.js';
 import { redisKeys, type RedisKeys } from '../redis-keys.js';
+import type { PlanGap } from './plan.js';
 
 /**
  * The live view of a run, in Redis, so that every process — the CLI waiting on a run it started, `status`, the
@@ -26,6 +27,8 @@ export interface RunMeta {
   phase: number;
   published: string | null;
   error: string | null;
+  /** Streams the planner could plan nothing for, per brand, and why (plan.ts, PlanGap); absent when none. */
+  gaps?: PlanGap[];
   /**
    * The Redis key that makes this run the one run of its kind, window, brands and streams while it is unfinished
    * (see `createOrAttach`); absent for scheduled runs, whose slot-derived id does the same.

@@ -9,6 +9,7 @@ import { ProbeContext, probeWindows } from '../../src/cli/doctor/probe-context.j
 import { RefusedNames } from '../../src/cli/doctor/refused-names.js';
 import { VerdictBook } from '../../src/cli/doctor/verdicts.js';
 import { probeFanoutsByPhrase } from '../../src/cli/doctor/probes/fanouts.js';
+import { probeVisibilityReport } from '../../src/cli/doctor/probes/echo.js';
 
 const refused = (...details: Array<[string, string]>) =>
   new ValidationError('GET /x: 400', { status: 400, endpoint: 'GET /x', details: details.map(([field, message]) => ({ field, message })) });
@@ -147,6 +148,30 @@ describe("doctor's phrase probe", () => {
     const { ctx, book } = answering(['best Machine for espresso', 'machine descaling']);
     await probeFanoutsByPhrase(ctx, []);
     expect(book.list().find((r) => r.param === 'phrase')).toMatchObject({ verdict: 'verified', why: 'the 2 searches returned hold "machine"' });
+  });
+});
+
+describe("doctor's check of the engines bvsync learns from the visibility report", () => {
+  function echoing(query: Record<string, unknown> | undefined, sync: Record<string, unknown> = {}) {
+    const config = parseConfig({ sync });
+    const reads = { visibilityTopics: async () => ({ records: [], info: query ? { query } : {} }) } as unknown as EndpointReads;
+    return new ProbeContext(reads, 1, new VerdictBook(config.api.params), probeWindows('2026-11-20'), config);
+  }
+  const asked = { start_date: '2026-10-22', end_date: '2026-11-20', include_scenarios: true };
+
+  it('fails when the echo of a request sent without engines names none, unless sync.engineBreakdown names them', async () => {
+    const silent = echoing(asked);
+    await probeVisibilityReport(silent);
+    expect(silent.unshown).toEqual([expect.stringMatching(/^engines: the visibility report's info\.query names no engines .*set sync\.engineBreakdown/)]);
+    const absent = echoing(undefined);
+    await probeVisibilityReport(absent);
+    expect(absent.unshown[0]).toContain('(it is absent)');
+    const configured = echoing(asked, { engineBreakdown: ['chatgpt'] });
+    await probeVisibilityReport(configured);
+    expect(configured.unshown).toEqual([]);
+    const naming = echoing({ ...asked, engines: ['chatgpt', 'gemini'] });
+    await probeVisibilityReport(naming);
+    expect(naming.unshown).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { completeThrough, daysToFetch, nextCursor, planSlices } from '../../src/engine/plan.js';
+import { completeThrough, daysToFetch, nextCursor, phaseOf, planPhase, planSlices } from '../../src/engine/plan.js';
+import { getStream } from '../../src/streams/registry.js';
 import { parseConfig } from '../../src/config/load.js';
 import { perDay, once } from '../../src/streams/slicing.js';
 import type { StreamPlanning } from '../../src/streams/stream.js';
@@ -51,6 +52,28 @@ describe('planSlices', () => {
     ]);
     const phase2 = planSlices({ ...input, phase: 2 });
     expect(phase2.map((s) => `${s.brandId}/${s.key}`)).toEqual(['1/a.com/2026-11-20', '1/a.com/2026-11-21', '1/b.com/2026-11-20', '1/b.com/2026-11-21']);
+  });
+});
+
+describe('planPhase', () => {
+  it('names a per-engine stream that could plan nothing for a brand whose engines are not known, and nothing else', () => {
+    const byEngine = getStream('visibility_by_engine');
+    const late: StreamPlanning = { name: 'domain_details', needs: ['domains'], slices: (input) => input.dimensions.domains.flatMap((d) => perDay(input, { domain: d }, `${d}/`)) };
+    const input = {
+      mode: { kind: 'backfill' as const, from: '2026-11-20', to: '2026-11-21', today },
+      brands: [1, 2],
+      streams: [byEngine, late],
+      phase: phaseOf(byEngine, sync),
+      sync,
+      cursors: new Map<string, string>(),
+      dimensions: (brandId: number) => ({ domains: [], topicIds: [], pages: [], engines: brandId === 1 ? ['chatgpt'] : [] }),
+    };
+    const { slices, gaps } = planPhase(input);
+    expect(slices.map((s) => `${s.brandId}/${s.stream}/${s.key}`)).toEqual(['1/visibility_by_engine/chatgpt/2026-11-20', '1/visibility_by_engine/chatgpt/2026-11-21']);
+    // No domain cited is a list that may be empty; no engine at all is bvsync not knowing them.
+    expect(gaps).toEqual([{ brandId: 2, stream: 'visibility_by_engine', why: expect.stringContaining('set sync.engineBreakdown') }]);
+    const configured = parseConfig({ sync: { engineBreakdown: ['gemini'] } }).sync;
+    expect(planPhase({ ...input, sync: configured }).gaps).toEqual([]);
   });
 });
 

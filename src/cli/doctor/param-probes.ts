@@ -19,7 +19,13 @@ export { MAX_PROBE_REQUESTS } from './probe-context.js';
  * learn what later ones need (the days and engines of the answers, topics, domains, a tracked page), so the
  * order matters.
  */
-export async function probeParameters(client: ApiClient, config: Config, brand: number, lastDay: string, refused?: RefusedNames): Promise<ParamVerdict[]> {
+export async function probeParameters(
+  client: ApiClient,
+  config: Config,
+  brand: number,
+  lastDay: string,
+  refused?: RefusedNames,
+): Promise<{ verdicts: ParamVerdict[]; unshown: string[] }> {
   const book = new VerdictBook(config.api.params);
   for (const endpoint of Object.values(ENDPOINTS)) book.declare(endpoint, SENT_PARAMS[endpoint]!);
   const ctx = new ProbeContext(endpointReads(client), brand, book, probeWindows(lastDay), config, refused);
@@ -38,5 +44,5 @@ export async function probeParameters(client: ApiClient, config: Config, brand: 
   await probeFanoutsByPhrase(ctx, searches);
   await probeProductRanking(ctx);
   await probeSwot(ctx);
-  return book.list();
+  return { verdicts: book.list(), unshown: ctx.unshown };
 }

@@ -78,6 +78,11 @@ interface Control {
 
 export class ProbeContext {
   readonly facts: DataFacts = { engines: [], topics: [], domains: [], competitorIds: [] };
+  /**
+   * What a run relies on that the answers did not show, beyond parameter names (the spec says "not shown"), each said
+   * with what to set instead; doctor fails a check for each.
+   */
+  readonly unshown: string[] = [];
   /** Requests the probes asked for so far (the client's retries aside). */
   requests = 0;
   private readonly controls: Control[] = [];
