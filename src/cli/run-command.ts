@@ -18,7 +18,7 @@ export interface RunFlags extends CommonFlags {
 export function addRunOptions(command: Command): Command {
   return command
     .option('--brand <id>', 'a brand id (repeatable, or comma-separated); default: the config\'s brands', collect)
-    .option('--streams <names>', 'comma-separated streams; default: the config\'s, else all')
+    .option('--streams <names>', 'comma-separated streams; default: the config\'s, else every default stream')
     .option('--enqueue-only', 'plan the run and leave it to running `bvsync worker` processes')
     .option('--today <YYYY-MM-DD>', 'the UTC day to treat as today (default: the real one; for replays and tests)');
 }
