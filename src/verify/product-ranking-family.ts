@@ -10,7 +10,10 @@ const SUBJECT = 'brand';
 /**
  * Product ranks over the window (spec endpoint 19, the engines of the brand by default): per product, its rank and
  * the shopping answers listing it (visibility x shopping answers), and the window's shopping answers, against
- * `product_ranking_daily` re-ranked over the window from its daily counts (highest first, ties by product id).
+ * `product_ranking_daily` re-ranked over the window from its daily counts, highest first. The spec does not say how
+ * the API orders products with the same count, so a product tied with others agrees at any rank among the places
+ * they share (`tiedRanks`): comparing with one tie-break (the simulator's, by product id) failed correct data for
+ * good, as no backfill could change the API's order.
  */
 export const productRankingFamily: FigureFamily = {
   name: 'product_ranking',
@@ -42,15 +45,36 @@ export const productRankingFamily: FigureFamily = {
            FROM product_ranking_daily p JOIN shopping s USING ("day")
           WHERE p.brand_id = $1 AND p."day" BETWEEN $2::DATE AND $3::DATE AND p.metric = $4 AND p.subject = $5
           GROUP BY p.product_id)
-       SELECT 'product ' || product_id || ': rank' AS figure, row_number() OVER (ORDER BY answers DESC, product_id) AS n
+       SELECT 'product ' || product_id || ': rank' AS figure, rank() OVER (ORDER BY answers DESC) AS n
+         FROM listed WHERE answers > 0
+       UNION ALL
+       SELECT 'product ' || product_id || ': ${LAST_TIED}', rank() OVER (ORDER BY answers DESC) + count(*) OVER (PARTITION BY answers) - 1
          FROM listed WHERE answers > 0
        UNION ALL
        SELECT 'product ' || product_id || ': shopping answers listing it', answers FROM listed`,
       params,
     );
-    return [figure('product_ranking', 'shopping answers', shopping ?? 0, warehouseShopping), ...pairFigures('product_ranking', api, warehouse)];
+    return [figure('product_ranking', 'shopping answers', shopping ?? 0, warehouseShopping), ...pairFigures('product_ranking', api, tiedRanks(api, warehouse))];
   },
 };
+
+const LAST_TIED = 'last place shared';
+
+/**
+ * The warehouse's ranks as compared: a product whose count others share holds the places first..last; the API's
+ * rank agrees when it is one of them (it stands for the warehouse's then), and otherwise the nearest of them is shown.
+ */
+export function tiedRanks(api: ReadonlyMap<string, number>, warehouse: ReadonlyMap<string, number>): Map<string, number> {
+  const compared = new Map<string, number>();
+  for (const [key, value] of warehouse) {
+    if (key.endsWith(`: ${LAST_TIED}`)) continue;
+    const last = warehouse.get(key.replace(/: rank$/, `: ${LAST_TIED}`));
+    const theirs = api.get(key);
+    if (!key.endsWith(': rank') || last === undefined || theirs === undefined) compared.set(key, value);
+    else compared.set(key, Math.min(Math.max(theirs, value), last));
+  }
+  return compared;
+}
 
 function rankFigure(productId: number): string {
   return `product ${productId}: rank`;
