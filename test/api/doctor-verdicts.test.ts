@@ -102,6 +102,23 @@ describe('doctor verdicts', () => {
     expect(validating.ctx.requests).toBe(4);
   });
 
+  it('learns whether the API refuses bad values by kind: a day refused says nothing of a flag', async () => {
+    const { ctx, book } = context();
+    book.verified(ENDPOINTS.conversations, 'start_date', 'the answers are of the days asked');
+    ctx.offerControl(ENDPOINTS.conversations, 'start_date', async () => {
+      throw refused(['start_date', 'must be a day']);
+    });
+    await ctx.tiebreak(ENDPOINTS.conversations, 'end_date', 'not-a-day', async () => ({}), 'every answer is of the window');
+    expect(book.verdictOf(ENDPOINTS.conversations, 'end_date')).toBe('wrong');
+    // Lenient about flags: no flag control ran, so a flag's name taking "maybe" is not shown wrong.
+    await ctx.tiebreak(ENDPOINTS.competitors, 'confirmed', 'maybe', async () => ({}), 'both answers alike');
+    expect(book.list().find((r) => r.param === 'confirmed')).toMatchObject({ verdict: 'cannot be checked', why: expect.stringContaining('accepts even confirmed=maybe') });
+    book.verified(ENDPOINTS.visibility, 'include_scenarios', 'echoed');
+    ctx.offerControl(ENDPOINTS.visibility, 'include_scenarios', async () => ({}));
+    await ctx.tiebreak(ENDPOINTS.conversations, 'mentioned', 'maybe', async () => ({}), 'every answer mentions the brand');
+    expect(book.verdictOf(ENDPOINTS.conversations, 'mentioned')).toBe('cannot be checked');
+  });
+
   it('sends a refused request again without the names refused as unknown, and leaves them out of later requests', async () => {
     const refused = new RefusedNames();
     const { ctx, book } = context({}, refused);

@@ -43,8 +43,21 @@ export interface DataFacts {
   domains: string[];
   trackedUrl?: string;
   competitorIds: number[];
-  /** Whether the API refuses an invalid value under a name it knows (undefined: not learnt yet). */
-  validatesValues?: boolean;
+  /**
+   * Whether the API refuses an invalid value under a name it knows, by the kind of value (undefined: not learnt yet):
+   * an API strict about days may take any flag, and a correct flag's name was called wrong from a day's refusal.
+   */
+  validatesValues: Partial<Record<ValueKind, boolean>>;
+}
+
+/** Kinds of parameter value an API may validate or not, each learnt from a control of its own kind. */
+export type ValueKind = 'day' | 'flag' | 'other';
+
+const FLAGS: ReadonlySet<string> = new Set(['include_scenarios', 'mentioned', 'recommended', 'confirmed', 'ungrouped']);
+
+export function valueKindOf(param: ParamName): ValueKind {
+  if (param.endsWith('_date')) return 'day';
+  return FLAGS.has(param) ? 'flag' : 'other';
 }
 
 /** Longer than any text filter of the spec allows (titles 200, searches and phrases 255 characters). */
@@ -77,7 +90,7 @@ interface Control {
 }
 
 export class ProbeContext {
-  readonly facts: DataFacts = { engines: [], topics: [], domains: [], competitorIds: [] };
+  readonly facts: DataFacts = { engines: [], topics: [], domains: [], competitorIds: [], validatesValues: {} };
   /**
    * What a run relies on that the answers did not show, beyond parameter names (the spec says "not shown"), each said
    * with what to set instead; doctor fails a check for each.
@@ -166,21 +179,25 @@ export class ProbeContext {
     this.controls.push({ endpoint, param, call });
   }
 
-  /** Runs up to three verified controls, once: true when one is refused, false when a verified one is accepted. */
-  private async validatesValues(): Promise<boolean | undefined> {
-    for (let tries = 0; this.facts.validatesValues === undefined && tries < 3; ) {
-      const index = this.controls.findIndex((c) => this.book.verdictOf(c.endpoint, c.param) === 'verified');
+  /**
+   * Runs up to three verified controls of the kind, once: true when one is refused, false when a verified one is
+   * accepted; undefined when no control of the kind could run.
+   */
+  private async validatesValues(kind: ValueKind): Promise<boolean | undefined> {
+    const learnt = this.facts.validatesValues;
+    for (let tries = 0; learnt[kind] === undefined && tries < 3; ) {
+      const index = this.controls.findIndex((c) => valueKindOf(c.param) === kind && this.book.verdictOf(c.endpoint, c.param) === 'verified');
       if (index < 0 || !this.spend()) break;
       const [control] = this.controls.splice(index, 1);
       tries++;
       try {
         await control!.call();
-        this.facts.validatesValues = false;
+        learnt[kind] = false;
       } catch (error) {
-        if (error instanceof ValidationError && error.details?.some((d) => d.field === this.book.wire(control!.param))) this.facts.validatesValues = true;
+        if (error instanceof ValidationError && error.details?.some((d) => d.field === this.book.wire(control!.param))) learnt[kind] = true;
       }
     }
-    return this.facts.validatesValues;
+    return learnt[kind];
   }
 
   /**
@@ -197,13 +214,15 @@ export class ProbeContext {
       if (error instanceof ValidationError && error.details?.some((d) => d.field === wire)) {
         const detail = error.details.find((d) => d.field === wire)!;
         if (UNKNOWN_NAME.test(detail.message)) return this.book.wrong(endpoint, param, `the API refused "${wire}": ${detail.message}`);
-        this.facts.validatesValues = true;
+        this.facts.validatesValues[valueKindOf(param)] = true;
         return this.book.verified(endpoint, param, `${dataSays}, but the API refused ${wire}=${invalid} (${detail.message}), so it reads the name`);
       }
       return this.book.unchecked(endpoint, param, `${dataSays}, and a request with ${wire}=${invalid} failed: ${describeError(error)}`);
     }
-    if (await this.validatesValues()) {
-      return this.book.wrong(endpoint, param, `${dataSays}, and the API accepted ${wire}=${invalid} though it refuses invalid values of names it knows`);
+    const kind = valueKindOf(param);
+    if (await this.validatesValues(kind)) {
+      const what = kind === 'day' ? 'days' : kind === 'flag' ? 'yes/no flags' : 'values';
+      return this.book.wrong(endpoint, param, `${dataSays}, and the API accepted ${wire}=${invalid} though it refuses invalid ${what} under names it knows`);
     }
     this.book.unchecked(endpoint, param, `${dataSays}, and the API accepts even ${wire}=${invalid}; look at the data it returns for a filter you know`);
   }
