@@ -103,7 +103,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     } else {
       add(true, `parameter names: ${summary}`);
     }
-    for (const problem of probed.unshown) add(false, problem);
+    for (const assumption of probed.assumptions) add(assumption.ok, assumption.line);
   } finally {
     await client.close();
     await dispatcher.close();

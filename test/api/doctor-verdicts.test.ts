@@ -179,16 +179,16 @@ describe("doctor's check of the engines bvsync learns from the visibility report
   it('fails when the echo of a request sent without engines names none, unless sync.engineBreakdown names them', async () => {
     const silent = echoing(asked);
     await probeVisibilityReport(silent);
-    expect(silent.unshown).toEqual([expect.stringMatching(/^engines: the visibility report's info\.query names no engines .*set sync\.engineBreakdown/)]);
+    expect(silent.assumptions).toEqual([{ ok: false, line: expect.stringMatching(/^engines: the visibility report's info\.query names no engines .*set sync\.engineBreakdown/) }]);
     const absent = echoing(undefined);
     await probeVisibilityReport(absent);
-    expect(absent.unshown[0]).toContain('(it is absent)');
+    expect(absent.assumptions[0]!.line).toContain('(it is absent)');
     const configured = echoing(asked, { engineBreakdown: ['chatgpt'] });
     await probeVisibilityReport(configured);
-    expect(configured.unshown).toEqual([]);
+    expect(configured.assumptions).toEqual([{ ok: true, line: expect.stringContaining('sync.engineBreakdown (chatgpt)') }]);
     const naming = echoing({ ...asked, engines: ['chatgpt', 'gemini'] });
     await probeVisibilityReport(naming);
-    expect(naming.unshown).toEqual([]);
+    expect(naming.assumptions).toEqual([{ ok: true, line: expect.stringContaining('(chatgpt, gemini)') }]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
 import type { ParamMapping } from '../../src/api/param-names.js';
@@ -26,21 +26,23 @@ const LENIENT_NAMES: ParamMapping = {
 };
 
 let plain: RunningSimulator;
+let commaLists: RunningSimulator;
 let strictRenamed: RunningSimulator;
 let lenientRenamed: RunningSimulator;
 const dir = tempDir('doctor');
 
 beforeAll(async () => {
   const data = { seed: 3, brands: 1, days: 12, scale: 30 };
-  [plain, strictRenamed, lenientRenamed] = await Promise.all([
+  [plain, strictRenamed, lenientRenamed, commaLists] = await Promise.all([
     startSimulator({ ...data, brands: 2 }),
     startSimulator({ ...data, params: STRICT_NAMES }),
     startSimulator({ ...data, params: LENIENT_NAMES, strictParams: false }),
+    startSimulator({ ...data, arrayFormat: 'comma' }),
   ]);
 });
 
 afterAll(async () => {
-  await Promise.all([plain.close(), strictRenamed.close(), lenientRenamed.close()]);
+  await Promise.all([plain.close(), strictRenamed.close(), lenientRenamed.close(), commaLists.close()]);
   dir.remove();
 });
 
@@ -122,6 +124,8 @@ describe('bvsync doctor', () => {
     expect(out).not.toContain('FAIL');
     expect(out).toMatch(/^ok {4}redis: /m);
     expect(out).toMatch(/^ok {4}brand 2: readable/m);
+    expect(out).toMatch(/^ok {4}api\.arrayFormat "repeat": engines=\S+ sent as a repeated parameter answers what each engine answers alone, added up \(\d+ \+ \d+\)/m);
+    expect(out).toMatch(/^ok {4}engines: the visibility report's info\.query names the brand's engines when none is sent/m);
     // 13 endpoints, 80 (endpoint, parameter) pairs: the ones src/api/client.ts can send.
     expect(new Set(rows.map((r) => r.endpoint)).size).toBe(13);
     expect(rows).toHaveLength(80);
@@ -215,6 +219,19 @@ describe('bvsync doctor', () => {
     } finally {
       sim.kill('SIGTERM');
     }
+  });
+
+  it('fails when the API reads lists otherwise than api.arrayFormat sends them, and passes once it is set', async ({ expect }) => {
+    const config = await configFor(commaLists, 'comma');
+    const sent = await doctor(env(commaLists, { BVSYNC_CONFIG: config }));
+    expect(sent.out).toMatch(/^FAIL {2}api\.arrayFormat "repeat": engines=\S+ sent as a repeated parameter.*try api\.arrayFormat "comma"$/m);
+    expect(sent.code).toBe(1);
+    const path = join(dir.path, 'comma-set.json');
+    writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), api: { arrayFormat: 'comma', requestsPerSecond: 50 } }));
+    const set = await doctor(env(commaLists, { BVSYNC_CONFIG: path }));
+    expect(set.out).toMatch(/^ok {4}api\.arrayFormat "comma": engines=\S+ sent comma-separated answers what each engine answers alone/m);
+    expect(set.out).not.toContain('FAIL');
+    expect(set.code).toBe(0);
   });
 
   it('fails on a brand the key cannot read, naming it', async ({ expect }) => {

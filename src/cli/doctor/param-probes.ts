@@ -5,6 +5,7 @@ import { ENDPOINTS, SENT_PARAMS } from './endpoints.js';
 import { ProbeContext, probeWindows } from './probe-context.js';
 import { probeArticlesAndAnalyses, probeCompetitors, probeTemplates } from './probes/catalog.js';
 import { probeConversationDates, probeConversationFilters } from './probes/conversations.js';
+import { probeArrayFormat } from './probes/array-format.js';
 import { probeCitations, probeDomainDetail, probeVisibilityFilters, probeVisibilityReport } from './probes/echo.js';
 import { probeFanoutsByPhrase, probeFanoutsCited } from './probes/fanouts.js';
 import { probeProductRanking, probeSwot } from './probes/ranking-swot.js';
@@ -25,13 +26,14 @@ export async function probeParameters(
   brand: number,
   lastDay: string,
   refused?: RefusedNames,
-): Promise<{ verdicts: ParamVerdict[]; unshown: string[] }> {
+): Promise<{ verdicts: ParamVerdict[]; assumptions: Array<{ ok: boolean; line: string }> }> {
   const book = new VerdictBook(config.api.params);
   for (const endpoint of Object.values(ENDPOINTS)) book.declare(endpoint, SENT_PARAMS[endpoint]!);
   const ctx = new ProbeContext(endpointReads(client), brand, book, probeWindows(lastDay), config, refused);
 
   const unechoed = await probeVisibilityReport(ctx);
   const conversations = await probeConversationDates(ctx);
+  await probeArrayFormat(ctx);
   await probeVisibilityFilters(ctx, unechoed);
   await probeCompetitors(ctx);
   await probeTrackedUrls(ctx);
@@ -44,5 +46,5 @@ export async function probeParameters(
   await probeFanoutsByPhrase(ctx, searches);
   await probeProductRanking(ctx);
   await probeSwot(ctx);
-  return { verdicts: book.list(), unshown: ctx.unshown };
+  return { verdicts: book.list(), assumptions: ctx.assumptions };
 }

@@ -92,10 +92,10 @@ interface Control {
 export class ProbeContext {
   readonly facts: DataFacts = { engines: [], topics: [], domains: [], competitorIds: [], validatesValues: {} };
   /**
-   * What a run relies on that the answers did not show, beyond parameter names (the spec says "not shown"), each said
-   * with what to set instead; doctor fails a check for each.
+   * What a run relies on beyond parameter names that the spec says "not shown" of (how lists travel, what the echo
+   * names), each as a check line of doctor's: failed with what to set instead, or passed with what showed it.
    */
-  readonly unshown: string[] = [];
+  readonly assumptions: Array<{ ok: boolean; line: string }> = [];
   /** Requests the probes asked for so far (the client's retries aside). */
   requests = 0;
   private readonly controls: Control[] = [];

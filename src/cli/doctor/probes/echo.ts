@@ -67,12 +67,18 @@ export async function probeVisibilityReport(ctx: ProbeContext): Promise<Sent[]> 
   const unjudged = judgeEcho(ctx, endpoint, first, echo);
   // Sent without engines, the report applies the brand's and its echo is where bvsync learns them (streams/visibility.ts).
   const echoed = Array.isArray(echo?.engines) ? echo.engines.filter((engine) => typeof engine === 'string' && engine) : [];
-  if (!ctx.config.sync.engineBreakdown && echoed.length === 0) {
-    ctx.unshown.push(
-      `engines: the visibility report's info.query names no engines when none is sent (it ${echo ? `holds ${Object.keys(echo).join(', ') || 'nothing'}` : 'is absent'}); ` +
+  if (ctx.config.sync.engineBreakdown) {
+    ctx.assumptions.push({ ok: true, line: `engines: the per-engine streams break reports down by sync.engineBreakdown (${ctx.config.sync.engineBreakdown.join(', ')})` });
+  } else if (echoed.length === 0) {
+    ctx.assumptions.push({
+      ok: false,
+      line:
+        `engines: the visibility report's info.query names no engines when none is sent (it ${echo ? `holds ${Object.keys(echo).join(', ') || 'nothing'}` : 'is absent'}); ` +
         'bvsync learns the brand\'s engines from it, so visibility_by_engine and product_ranking_by_engine would plan nothing: ' +
         'set sync.engineBreakdown to the API\'s engine ids',
-    );
+    });
+  } else {
+    ctx.assumptions.push({ ok: true, line: `engines: the visibility report's info.query names the brand's engines when none is sent (${echoed.join(', ')})` });
   }
   for (const row of answer.value.records) {
     if (row.conversations > 0) facts.topics.push({ id: row.topic_id, conversations: row.conversations });

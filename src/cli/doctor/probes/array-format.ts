@@ -1,0 +1,41 @@
+import { ENDPOINTS } from '../endpoints.js';
+import type { ProbeContext } from '../probe-context.js';
+import { firstPage } from './first-page.js';
+
+const endpoint = ENDPOINTS.conversations;
+
+/**
+ * How a list travels in a query string is not shown by the spec (`api.arrayFormat`): endpoint 13 asked for two engines
+ * at once must answer as many answers as it answers for each alone, added up (an answer is of one engine). An API
+ * that reads lists another way refuses the request, or reads one engine or none. Three requests, once the
+ * conversations showed two engines.
+ */
+export async function probeArrayFormat(ctx: ProbeContext): Promise<void> {
+  const { client, brand, windows, facts, config, book } = ctx;
+  const format = config.api.arrayFormat;
+  const other = format === 'repeat' ? 'comma' : 'repeat';
+  const label = `api.arrayFormat "${format}"`;
+  const engines = (facts.engines.length >= 2 ? facts.engines : config.api.engines).slice(0, 2);
+  const unchecked = (why: string) => ctx.assumptions.push({ ok: true, line: `${label}: not checked, ${why}` });
+  if (engines.length < 2) return void unchecked(`fewer than two engines answered in ${windows.wide.startDate}..${windows.wide.endDate} (api.engines names fewer too)`);
+
+  const count = (list: string[]) =>
+    ctx.ask(endpoint, ['start_date', 'end_date', 'engines'], async () => (await firstPage(client.conversations(brand, { ...windows.wide, engines: list, pageSize: 1 }))).total);
+  const both = await count(engines);
+  // A refusal over the name is the parameter table's to report; it says nothing of how lists travel.
+  if (book.verdictOf(endpoint, 'engines') === 'wrong') return void unchecked(`the API does not take "${book.wire('engines')}" on endpoint 13 (see the table)`);
+  const sent = `${book.wire('engines')}=${engines.join(',')} sent ${format === 'repeat' ? 'as a repeated parameter' : 'comma-separated'}`;
+  if (!both.ok) {
+    return void ctx.assumptions.push({ ok: false, line: `${label}: ${sent}: ${both.why}; try api.arrayFormat "${other}"` });
+  }
+  const [first, second] = [await count([engines[0]!]), await count([engines[1]!])];
+  if (!first.ok || !second.ok) return void unchecked(`one engine alone could not be read: ${(!first.ok ? first : (second as { why: string })).why}`);
+  if ([both.value, first.value, second.value].some((total) => total === undefined)) return void unchecked('the answers carry no info.total_rows');
+  if (both.value === first.value! + second.value!) {
+    return void ctx.assumptions.push({ ok: true, line: `${label}: ${sent} answers what each engine answers alone, added up (${first.value} + ${second.value})` });
+  }
+  ctx.assumptions.push({
+    ok: false,
+    line: `${label}: ${sent} answers ${both.value} answers, but ${engines[0]} alone ${first.value} and ${engines[1]} alone ${second.value}: the API does not read the list as sent; try api.arrayFormat "${other}"`,
+  });
+}
