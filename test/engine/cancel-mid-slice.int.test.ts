@@ -6,6 +6,7 @@ import { RunStore } from '../../src/engine/run-store.js';
 import { runToEnd } from '../../src/engine/start-run.js';
 import { WorkerHost } from '../../src/engine/worker-host.js';
 import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
+import { until } from '../support/until.js';
 
 /**
  * `bvsync cancel` against a `bvsync worker` that keeps running: the slices it is paging stop within about a second,
@@ -33,14 +34,6 @@ function conversationRequests(): number {
   return fx.sim.requestLog().filter((entry) => entry.path.includes('/conversations')).length;
 }
 
-async function until(what: string, test: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('a cancel reaches the slices being read', () => {
   it.each([0, 1])('stops their requests within about a second and loads none of their rows (sync.fetchThreads %i)', async (threads) => {
     fx.config.sync.fetchThreads = threads;
@@ -64,7 +57,7 @@ describe('a cancel reaches the slices being read', () => {
         enqueueOnly: true,
       });
       const runId = started.meta.runId;
-      await until('both slices to page', () => conversationRequests() >= 10);
+      await until('both slices to page', () => conversationRequests() >= 10, 20_000, 20);
       const outcome = await cancelRun(runs, queues, redis, fx.config.redisPrefix, runId);
       expect(outcome.outcome).toBe('cancelled');
       const beforeCancel = conversationRequests();
@@ -79,7 +72,7 @@ describe('a cancel reaches the slices being read', () => {
       await until('the writer to record the cancel', async () => {
         const rows = await queryFile(fx.config.db, `SELECT status FROM _sync_runs WHERE run_id = ?`, [runId]).catch(() => []);
         return rows[0]?.status === 'cancelled';
-      });
+      }, 20_000, 20);
       // Unloaded, the stopped slices' calls still count in the run's row, as the API counted them: in the analysts'
       // copy too, published again after the run was recorded cancelled. The simulator logs a request when it answers,
       // so each slice's one request in flight at the stop (counted by bvsync, aborted) may be in its log or not.
@@ -89,7 +82,7 @@ describe('a cancel reaches the slices being read', () => {
         const rows = await queryFile(fx.config.db, `SELECT requests FROM _sync_runs WHERE run_id = ?`, [runId]).catch(() => []);
         counted = rows[0]?.requests;
         return Number(counted) >= made && Number(counted) <= made + 2;
-      }).catch((error: Error) => {
+      }, 20_000, 20).catch((error: Error) => {
         throw new Error(`${error.message}: _sync_runs.requests ${String(counted)}, the simulator answered ${made}`);
       });
       const loaded = await queryFile(fx.config.db, `SELECT (SELECT count(*) FROM conversations) AS conversations, (SELECT count(*) FROM _sync_state WHERE stream = 'conversations') AS states`);

@@ -7,6 +7,7 @@ import { WorkerHost } from '../../src/engine/worker-host.js';
 import { writerLeaseKey } from '../../src/engine/queues.js';
 import { createLogger } from '../../src/log.js';
 import { engineFixture, type EngineFixture } from '../support/engine.js';
+import { until } from '../support/until.js';
 
 /** One Redis prefix, one warehouse: a command for another file meeting the prefix's writer is refused before it enqueues. */
 
@@ -20,14 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fx.cleanup();
 });
-
-async function until(what: string, test: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('a Redis prefix whose writer writes another warehouse', () => {
   it('refuses runs and workers for another file, and takes those for its own', async () => {

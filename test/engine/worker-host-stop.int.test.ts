@@ -5,6 +5,7 @@ import { enqueueRun } from '../../src/engine/start-run.js';
 import { WorkerHost } from '../../src/engine/worker-host.js';
 import { createLogger } from '../../src/log.js';
 import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
+import { until } from '../support/until.js';
 
 /**
  * A worker host stopping, or losing the writer lease, hands its work on: a slice cut short by a stop goes back to the
@@ -21,14 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fx.cleanup();
 });
-
-async function until(what: string, test: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('a worker host', () => {
   it('stopped mid-read hands the slice back without spending an attempt', async () => {

@@ -43,11 +43,16 @@ async function rowCount(path: string, table: string): Promise<number> {
   }
 }
 
-/** Publishes incrementally, then makes a full copy of the same state elsewhere: the two must hold the same rows. */
-async function publishAndCompare(wh: Warehouse, published: string, reference: string): Promise<string> {
-  const result = await wh.publish(published);
+/** Makes a full copy of the warehouse's state at `reference`: `published` must hold the same rows. */
+async function expectSameAsFullCopy(wh: Warehouse, published: string, reference: string): Promise<void> {
   await wh.publish(reference, { incremental: false });
   expect(await contentsOf(published)).toEqual(await contentsOf(reference));
+}
+
+/** Publishes incrementally, then checks the copy against a full copy of the same state; returns the publish's mode. */
+async function publishAndCompare(wh: Warehouse, published: string, reference: string): Promise<string> {
+  const result = await wh.publish(published);
+  await expectSameAsFullCopy(wh, published, reference);
   return result.mode;
 }
 
@@ -214,10 +219,7 @@ describe('incremental publishing', () => {
       const result = await wh.publish(published, { prepared: stale });
       expect(result.mode).toBe('incremental');
       expect(await rowCount(published, 'conversations')).toBe(77);
-      expect(await contentsOf(published)).toEqual(await (async () => {
-        await wh.publish(join(tmp.path, 'reference.duckdb'), { incremental: false });
-        return contentsOf(join(tmp.path, 'reference.duckdb'));
-      })());
+      await expectSameAsFullCopy(wh, published, join(tmp.path, 'reference.duckdb'));
       expect(readdirSync(tmp.path).filter((name) => name.includes('.tmp-'))).toEqual([]);
     } finally {
       await wh.close();
@@ -245,8 +247,7 @@ describe('incremental publishing', () => {
       renameSync(earlier, published);
       const result = await wh.publish(published);
       expect(result).toMatchObject({ mode: 'full', fullCopyReason: 'the journal no longer reaches back to the published copy' });
-      await wh.publish(reference, { incremental: false });
-      expect(await contentsOf(published)).toEqual(await contentsOf(reference));
+      await expectSameAsFullCopy(wh, published, reference);
     } finally {
       await wh.close();
     }
@@ -275,8 +276,7 @@ describe('incremental publishing', () => {
       const result = await wh.publish(published);
       expect(result.mode).toBe('full');
       expect(result.fullCopyReason).toMatch(/put back from a backup/);
-      await wh.publish(join(tmp.path, 'reference.duckdb'), { incremental: false });
-      expect(await contentsOf(published)).toEqual(await contentsOf(join(tmp.path, 'reference.duckdb')));
+      await expectSameAsFullCopy(wh, published, join(tmp.path, 'reference.duckdb'));
       // And the copy it made is brought up to date again from then on.
       await wh.loadSlice(replaceDay('run-4', '2026-11-21', 5, 300));
       expect(await publishAndCompare(wh, published, join(tmp.path, 'reference2.duckdb'))).toBe('incremental');
@@ -324,8 +324,7 @@ describe('incremental publishing', () => {
     try {
       const result = await wh.publish(published);
       expect(result).toMatchObject({ mode: 'full', fullCopyReason: expect.stringContaining('one below the newest') });
-      await wh.publish(join(tmp.path, 'reference.duckdb'), { incremental: false });
-      expect(await contentsOf(published)).toEqual(await contentsOf(join(tmp.path, 'reference.duckdb')));
+      await expectSameAsFullCopy(wh, published, join(tmp.path, 'reference.duckdb'));
     } finally {
       await wh.close();
     }
