@@ -74,6 +74,21 @@ const mergeRows = (runId: string, day: string, n: number, firstId: number, model
     writes: [{ table: 'conversations', mode: 'merge', rows: conversationRows(day, n, firstId).map((row) => ({ ...row, model, topic_id: 3 })) }],
   });
 
+/** A working file in a new folder with a day of 10 answers loaded and published once, and closed. */
+async function publishedOnce(): Promise<{ published: string; working: string }> {
+  tmp = tempDir('publish-incremental');
+  const published = join(tmp.path, 'bv.duckdb');
+  const working = workingPathFor(published);
+  const wh = await openWarehouse(working);
+  try {
+    await wh.loadSlice(replaceDay('run-1', '2026-11-18', 10, 1));
+    await wh.publish(published);
+  } finally {
+    await wh.close();
+  }
+  return { published, working };
+}
+
 describe('incremental publishing', () => {
   it('gives the same tables as a full copy after replaces that delete rows, merges, rejects and a migration', async () => {
     tmp = tempDir('publish-incremental');
@@ -254,15 +269,9 @@ describe('incremental publishing', () => {
   });
 
   it('copies the whole file when the working file was put back from a backup, though its journal numbers go on as before', async () => {
-    tmp = tempDir('publish-incremental');
-    const published = join(tmp.path, 'bv.duckdb');
-    const working = workingPathFor(published);
-    let wh = await openWarehouse(working);
-    await wh.loadSlice(replaceDay('run-1', '2026-11-18', 10, 1));
-    await wh.publish(published);
-    await wh.close();
+    const { published, working } = await publishedOnce();
     copyFileSync(working, join(tmp.path, 'backup.duckdb'));
-    wh = await openWarehouse(working);
+    let wh = await openWarehouse(working);
     await wh.loadSlice(sliceBatch({ runId: 'run-2', stream: 'conversations', sliceKey: '2026-11-19', day: '2026-11-19', writes: [{ table: 'conversations', mode: 'replace', scope: { brand_id: 7, day: '2026-11-19' }, rows: conversationRows('2026-11-19', 10, 100).map((row) => ({ ...row, model: 'lost' })) }] }));
     await wh.publish(published);
     await wh.close();
@@ -286,16 +295,10 @@ describe('incremental publishing', () => {
   });
 
   it('publishes from a working file made of the published copy (its marker dropped), copying it whole first', async () => {
-    tmp = tempDir('publish-incremental');
-    const published = join(tmp.path, 'bv.duckdb');
-    const working = workingPathFor(published);
-    let wh = await openWarehouse(working);
-    await wh.loadSlice(replaceDay('run-1', '2026-11-18', 10, 1));
-    await wh.publish(published);
-    await wh.close();
+    const { published, working } = await publishedOnce();
     rmSync(working);
     copyFileSync(published, working);
-    wh = await openWarehouse(working);
+    const wh = await openWarehouse(working);
     try {
       await wh.loadSlice(replaceDay('run-2', '2026-11-18', 4, 1));
       const first = await wh.publish(published);
