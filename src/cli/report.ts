@@ -24,7 +24,7 @@ export function reportCommand(): Command {
     .description('Write a self-contained HTML page of charts for analysts from the published database (works offline)')
     .option('--out <file>', 'the HTML file to write', 'report.html')
     .option('--from <YYYY-MM-DD>', 'first day (default: four weeks before --to)')
-    .option('--to <YYYY-MM-DD>', 'last day (default: the newest synced day)')
+    .option('--to <YYYY-MM-DD>', 'last day (default: the newest synced day before today, UTC)')
     .option('--brand <id>', 'a brand id (repeatable, or comma-separated); default: every brand in the database', (value: string, previous: string[] = []) => [...previous, value])
     .option('--db <path>', 'DuckDB file to read (default: the config\'s db, env BVSYNC_DB)')
     .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)

@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import { addDays, eachDay, maxDay } from '../days.js';
+import { addDays, eachDay, maxDay, minDay, todayUtc } from '../days.js';
 import { readRows, type PlainRow } from '../warehouse/read-rows.js';
 import { lastFinishedRun, syncedBrands } from '../warehouse/bookkeeping.js';
 import { OWNERSHIP_ORDER, ownershipLabel, sortOwnerships } from './ownership-labels.js';
@@ -9,7 +9,7 @@ import { wilsonInterval } from './wilson-interval.js';
 export interface ReportOptions {
   /** First day (`YYYY-MM-DD`, included); default 27 days before `to` (four weeks). */
   from?: string;
-  /** Last day (included); default the newest day with visibility data. */
+  /** Last day (included); default the newest complete day with visibility data (today's, still filling, left out). */
   to?: string;
   /** Brands to show; default every brand in the database. */
   brands?: number[];
@@ -197,8 +197,12 @@ async function readHeadline(connection: DuckDBConnection, from: string, to: stri
  */
 export async function readReportData(connection: DuckDBConnection, database: string, options: ReportOptions = {}): Promise<ReportData> {
   const span = await readRows(connection, 'SELECT min("day")::VARCHAR AS first, max("day")::VARCHAR AS last FROM visibility_topic_daily');
-  const to = options.to ?? (span[0]?.last as string | null) ?? new Date().toISOString().slice(0, 10);
   const first = span[0]?.first as string | null;
+  const last = span[0]?.last as string | null;
+  // The API adds to today's answers until the day ends (bvsync status calls it partial): a window ending on it drew a
+  // last point of a few hours' answers beside whole days. Unless today is all there is.
+  const yesterday = addDays(todayUtc(), -1);
+  const to = options.to ?? (last ? (first && first > yesterday ? last : minDay(last, yesterday)) : todayUtc());
   // Four weeks by default, but not before the first synced day: the header then shows the days that have data.
   const from = options.from ?? maxDay(addDays(to, -27), first && first <= to ? first : addDays(to, -27));
   const bookkeeping = (sql: string, params?: DuckDBValue[]) => readRows(connection, sql, params);
