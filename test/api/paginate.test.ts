@@ -76,6 +76,23 @@ describe('paging', () => {
     expect(requests).toHaveLength(3);
   });
 
+  it('without total_rows, reads on after a short first page: the API may cap its pages without saying so', async () => {
+    // 112 records served 50 a page whatever is asked, with no total_rows: pages of 50, 50, 12, then nothing.
+    const capped = mockApi((url): MockReply => {
+      const page = Number(url.searchParams.get('page'));
+      const data = Array.from({ length: Math.max(0, Math.min(50, 112 - (page - 1) * 50)) }, (_, i) => conversation((page - 1) * 50 + i));
+      return { body: { data, info: { page } } };
+    });
+    client = named(createApiClient(mockConfig({ pageSize: 100 }), { dispatcher: capped.agent }));
+    expect((await collect(client.conversations(7))).map((page) => page.records.length)).toEqual([50, 50, 12]);
+    expect(capped.requests).toHaveLength(3);
+    // Uncapped, a short first page costs one request more, answered empty.
+    const whole = mockApi((url): MockReply => ({ body: { data: Number(url.searchParams.get('page')) === 1 ? [conversation(1), conversation(2)] : [], info: {} } }));
+    client = named(createApiClient(mockConfig({ pageSize: 100 }), { dispatcher: whole.agent }));
+    expect((await collect(client.conversations(7))).map((page) => page.records.length)).toEqual([2]);
+    expect(whole.requests).toHaveLength(2);
+  });
+
   it('yields an empty first page (so callers learn total_rows) and stops', async () => {
     const { agent, requests } = pagedServer(() => []);
     client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
