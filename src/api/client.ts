@@ -133,7 +133,9 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     try {
       answer = await getEnvelope(path, query, endpoint.envelope, options.signal);
     } catch (error) {
-      if (endpoint.notFoundIsEmpty && error instanceof NotFoundError) {
+      // The spec's 404 of a domain without citations comes in its error envelope, as every failure does; a 404 without
+      // one (a gateway's page for a wrong path) is no answer of the API's, and read as empty it replaced a day's rows.
+      if (endpoint.notFoundIsEmpty && error instanceof NotFoundError && error.apiCode !== undefined) {
         yield { records: [], rejects: [], totalRows: undefined, info: {} as I };
         return;
       }

@@ -209,6 +209,12 @@ describe('API client over HTTP', () => {
     expect(requests[0]!.pathname).toBe('/customer/v1/brands/7/citations/domains/nothing.example');
   });
 
+  it("fails on a 404 without the API's error envelope (a gateway's page), which says nothing of the domain's citations", async () => {
+    const { agent } = mockApi(() => ({ status: 404, text: '<html><body><h1>404 Not Found</h1>nginx</body></html>', headers: { 'content-type': 'text/html' } }));
+    client = named(createApiClient(mockConfig(), { dispatcher: agent }));
+    await expect(client.domainDetail(7, 'example.com', { startDate: '2026-11-20', endDate: '2026-11-20' })).rejects.toThrow(/HTTP 404 .*text\/html/);
+  });
+
   it('applies the configured engines unless a call names its own', async () => {
     const { agent, requests } = mockApi(() => ({ body: { data: [], info: { query: {}, total_rows: 0 } } }));
     client = named(createApiClient(mockConfig({ engines: ['e1', 'e2'], arrayFormat: 'comma' }), { dispatcher: agent }));
