@@ -231,6 +231,18 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     errorCode ??= screened.problemCode;
   }
   const stored = await deps.warehouse.storedSliceState(data.brandId, data.stream, data.slice.key);
+  // A complete read that rejected records and brings fewer than the slice holds: the API's records stopped fitting
+  // their schema (ids as strings, another timestamp form), and loading it replaced a day of rows with what was left,
+  // complete. It is an incomplete attempt instead, which leaves the stored rows (below).
+  if (status === 'complete' && data.rejects > 0 && stored?.status === 'complete' && data.records < stored.rows) {
+    status = 'incomplete';
+    const first = rejects[0]?.issues[0];
+    const lost =
+      `${data.rejects} record(s) of this read failed validation${first ? ` (the first: ${first})` : ''}, leaving ${data.records} ` +
+      `where the slice holds ${stored.rows}: its rows are kept`;
+    error = error ? `${error}; ${lost}` : lost;
+    errorCode = 'row_invalid';
+  }
   // Loaded by this run already, then stopped before its outcome was recorded (a crash, a lease lost in between): the
   // rows are in, and loading them again would count the slice twice in _sync_runs.
   const loadedByRun = stored !== undefined && (stored.runId === data.runId || stored.attemptRunId === data.runId);

@@ -139,6 +139,8 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
   let pages = 0;
   let lastPage: SourcePage<unknown> | undefined;
   let firstTotalRows: number | undefined;
+  /** Whether a later page's total_rows differed from the first's: the list moved while it was paged. */
+  let totalMoved = false;
 
   // Called once per record: plain loops, no entries arrays or spread arguments to collect afterwards.
   const add = (tables: RowsByTable) => {
@@ -181,6 +183,7 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
       lastPage = page;
       const source = sourceOf(page, stream, context);
       if (pages === 1) firstTotalRows = page.totalRows ?? undefined;
+      else if (typeof page.totalRows === 'number' && firstTotalRows !== undefined && page.totalRows !== firstTotalRows) totalMoved = true;
       for (const record of page.records) {
         if (stream.recordId) {
           const id = stream.recordId(record);
@@ -251,6 +254,14 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
     problems.add(
       'incomplete',
       `read ${distinct} distinct records and ${invalid} rejects, but the API reported total_rows ${totalRows}${moved}`,
+      true,
+    );
+  } else if (stream.recordId && totalMoved) {
+    // The count adds up to the last page's, yet the list changed under the pages: a record deleted after its page was
+    // read shifts the later pages back by one, and one live record falls between two pages, unread.
+    problems.add(
+      'incomplete',
+      `read ${distinct} distinct records, as the last page's total_rows says, but total_rows moved from ${firstTotalRows} while the slice was paged, so a record may have fallen between two pages`,
       true,
     );
   }

@@ -22,6 +22,8 @@ export interface NewestCompleteDay {
 /** A slice's stored state as a commit needs it: its status, the run that loaded it, and the run of its latest attempt. */
 export interface StoredSliceState {
   status: SliceStatus;
+  /** Distinct records the slice holds. */
+  rows: number;
   runId: string | null;
   attemptRunId: string | null;
 }
@@ -57,13 +59,13 @@ export async function completeDays(
 
 /** A slice's stored state, or undefined before its first load. */
 export async function storedSliceState(read: RowReader, brandId: number, stream: string, sliceKey: string): Promise<StoredSliceState | undefined> {
-  const [row] = await read('SELECT status, run_id, last_attempt_run_id FROM _sync_state WHERE brand_id = $1 AND stream = $2 AND slice_key = $3', [
+  const [row] = await read('SELECT status, "rows", run_id, last_attempt_run_id FROM _sync_state WHERE brand_id = $1 AND stream = $2 AND slice_key = $3', [
     brandId,
     stream,
     sliceKey,
   ]);
   if (!row) return undefined;
-  return { status: row.status as SliceStatus, runId: row.run_id as string | null, attemptRunId: row.last_attempt_run_id as string | null };
+  return { status: row.status as SliceStatus, rows: Number(row.rows ?? 0), runId: row.run_id as string | null, attemptRunId: row.last_attempt_run_id as string | null };
 }
 
 /** The brands the file holds slices of, in id order. */

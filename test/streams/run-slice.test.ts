@@ -70,6 +70,18 @@ describe('runSlice', () => {
     expect(sink.chunks.flatMap((chunk) => chunk.tables.t ?? []).map((row) => row.id)).toEqual([1, 2, 3, 4]);
   });
 
+  it('reads again when total_rows moved while paging, though the ids add up to the last count', async () => {
+    const sink = memorySink();
+    // Id 2 is deleted after page 1 was read: page 2 starts one record later, so id 3 falls between the pages, unread.
+    const stream = scriptedStream([[page([1, 2], 4), page([4], 3)], [page([1, 3], 3), page([4], 3)]]);
+    const result = await runSlice(stream, context, sink, { chunkRows: 1 });
+    expect(result).toMatchObject({ status: 'complete', records: 3, reads: 2 });
+    expect(sink.chunks.flatMap((chunk) => chunk.tables.t ?? []).map((row) => row.id)).toEqual([1, 3, 4]);
+    // A list that keeps moving ends incomplete, saying so.
+    const moving = await runSlice(scriptedStream([[page([1, 2], 4), page([4], 3)]]), context, memorySink(), { completenessRetries: 1 });
+    expect(moving).toMatchObject({ status: 'incomplete', reads: 2, problem: expect.stringContaining('total_rows moved from 4 while the slice was paged') });
+  });
+
   it('reports a slice that never adds up as incomplete, with why', async () => {
     const sink = memorySink();
     const stream = scriptedStream([[page([1, 2], 5)]]);
