@@ -91,6 +91,9 @@ function subMillisecondMicros(value: unknown): number {
   if (typeof value !== 'string') return 0;
   const dot = value.indexOf('.', 17);
   if (dot < 0) return 0;
+  // Fewer than three digits of milliseconds (`.03+05:30`): nothing below the millisecond, and the offset's digits
+  // that follow are no microseconds (they were read as 50 µs).
+  for (let index = dot + 1; index <= dot + 3; index++) if (!isDigit(value.charCodeAt(index))) return 0;
   let micros = 0;
   for (let place = 100, index = dot + 4; place >= 1; place /= 10, index++) {
     const code = value.charCodeAt(index);

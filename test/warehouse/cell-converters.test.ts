@@ -29,6 +29,9 @@ describe('cell converters', () => {
     expect(micros('2026-11-20T10:00:00.5Z')).toBe(at + 500_000n);
     expect(micros('2026-11-20T10:00:00Z')).toBe(at);
     expect(micros('1969-12-31T23:59:59.9995Z')).toBe(-500n);
+    // Fewer than three digits, then an offset: its digits are no microseconds.
+    expect(micros('2026-11-20T15:30:00.03+05:30')).toBe(at + 30_000n);
+    expect(micros('2026-11-20T15:30:00.5+0530')).toBe(at + 500_000n);
   });
 
   it('keeps integers exact and in range', () => {
