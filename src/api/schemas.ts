@@ -10,8 +10,42 @@ import { z } from 'zod';
 
 export const id = z.int();
 export const count = z.int().nonnegative();
-export const timestamp = z.iso.datetime({ offset: true });
+export const timestamp = z.string().transform((text, context) => {
+  const canonical = canonicalTimestamp(text);
+  if (canonical === undefined) {
+    context.addIssue({ code: 'custom', message: 'Invalid ISO 8601 datetime', input: text });
+    return z.NEVER;
+  }
+  return canonical;
+});
 export const day = z.iso.date();
+
+/**
+ * Timestamps are "ISO 8601 datetimes in UTC" by the spec, which does not show their form: with `Z`, with an offset
+ * (its colon optional), or with none, which is UTC as the spec says; seconds and their fraction optional. Each is
+ * handed on as `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, so what reads it (the day a record is filed under, the
+ * converters, which would read a time without an offset as the machine's local time) meets one form. Refused before,
+ * a form other than the simulator's cost every record of an API that writes it. Undefined for anything else, or a
+ * date or time that does not exist (`2026-02-31`, `24:00`: JavaScript's Date would roll it over).
+ */
+const TIMESTAMP_FORM = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+export function canonicalTimestamp(text: string): string | undefined {
+  const match = TIMESTAMP_FORM.exec(text);
+  if (!match) return undefined;
+  const [, year, month, dayOfMonth, hour, minute, second = '00', fraction = '', zone] = match;
+  const [y, mo, d, h, mi, se] = [year, month, dayOfMonth, hour, minute, second].map(Number) as [number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth || h > 23 || mi > 59 || se > 59) return undefined;
+  let offset = 'Z';
+  if (zone && zone !== 'Z' && zone !== 'z') {
+    const digits = zone.slice(1).replace(':', '');
+    if (Number(digits.slice(0, 2)) > 23 || Number(digits.slice(2) || '0') > 59) return undefined;
+    offset = `${zone[0]}${digits.slice(0, 2)}:${digits.slice(2) || '00'}`;
+  }
+  return `${year}-${month}-${dayOfMonth}T${hour}:${minute}:${second}${fraction}${offset}`;
+}
+
 export const ratio = z.number().min(0).max(1);
 export const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
 

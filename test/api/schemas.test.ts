@@ -101,3 +101,28 @@ describe('validateRecords and splitExtra', () => {
     expect(knownFields(s.competitorSchema)).toEqual(['id', 'name', 'website', 'is_actual']);
   });
 });
+
+describe('timestamps', () => {
+  it('take the forms of ISO 8601 in UTC the spec allows, handed on in one form', async () => {
+    const { canonicalTimestamp, timestamp } = await import('../../src/api/schemas.js');
+    const cases: Array<[string, string]> = [
+      ['2026-11-19T23:54:08.474Z', '2026-11-19T23:54:08.474Z'],
+      ['2026-11-19T23:54:08.474', '2026-11-19T23:54:08.474Z'],
+      ['2026-11-19T23:54Z', '2026-11-19T23:54:00Z'],
+      ['2026-11-19T05:37:50+0530', '2026-11-19T05:37:50+05:30'],
+      ['2026-11-19T05:37:50.03+05:30', '2026-11-19T05:37:50.03+05:30'],
+      ['2026-11-19T05:37:50-08', '2026-11-19T05:37:50-08:00'],
+      ['2026-11-19T05:37:50z', '2026-11-19T05:37:50Z'],
+    ];
+    for (const [text, canonical] of cases) {
+      expect(canonicalTimestamp(text), text).toBe(canonical);
+      expect(timestamp.parse(text)).toBe(canonical);
+      expect(Date.parse(canonical)).not.toBeNaN();
+    }
+    for (const bad of ['2026-02-29T10:00:00Z', '2026-11-19T24:00:00Z', '2026-11-19 10:00:00Z', '2026-11-19', 'yesterday', '2026-11-19T10:00:00+25:00', '2026-13-01T00:00:00Z']) {
+      expect(canonicalTimestamp(bad), bad).toBeUndefined();
+      expect(timestamp.safeParse(bad).success, bad).toBe(false);
+    }
+    expect(canonicalTimestamp('2028-02-29T10:00:00Z')).toBe('2028-02-29T10:00:00Z');
+  });
+});
