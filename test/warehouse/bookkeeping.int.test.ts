@@ -44,7 +44,7 @@ describe('warehouse bookkeeping', () => {
       { day: '2026-11-18', complete: true },
       { day: '2026-11-19', complete: false },
     ]);
-    expect(await wh.storedSliceState(7, 'conversations', '2026-11-19')).toEqual({ status: 'incomplete', runId: 'run-2', attemptRunId: 'run-2' });
+    expect(await wh.storedSliceState(7, 'conversations', '2026-11-19')).toEqual({ status: 'incomplete', rows: 0, runId: 'run-2', attemptRunId: 'run-2' });
     expect(await wh.storedSliceState(7, 'conversations', '2026-11-20')).toBeUndefined();
   });
 
