@@ -172,6 +172,19 @@ describe('hostile config values', () => {
   });
 });
 
+describe('the API key', () => {
+  it('refuses one with a line break, a space or another control character, naming where it came from', () => {
+    expect(() => loadConfig({ env: { BVSYNC_API_KEY: 'bvk_live_123\n' } })).toThrow(/api\.apiKey \(from BVSYNC_API_KEY\): holds a space, a line break/);
+    expect(() => loadConfig({ env: { BVSYNC_API_KEY: 'bvk_live_123\r' } })).toThrow(/line break/);
+    expect(() => loadConfig({ env: { BVSYNC_API_KEY: ' bvk_live_123' } })).toThrow(/line break/);
+    expect(loadConfig({ env: { BVSYNC_API_KEY: 'bvk_live_123' } }).api.apiKey).toBe('bvk_live_123');
+  });
+
+  it('never shows the key in the message', () => {
+    expect(() => loadConfig({ env: { BVSYNC_API_KEY: 'bvk_secret_987\n' } })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('secret_987') }));
+  });
+});
+
 describe('the Redis prefix', () => {
   it('takes BVSYNC_REDIS_PREFIX over the default, and names one with characters a key cannot carry', () => {
     expect(loadConfig({ env: {} }).redisPrefix).toBe('bvsync');

@@ -35,7 +35,15 @@ export const apiConfigSchema = z
       })
       .optional(),
     /** The API key. Env `BVSYNC_API_KEY` (preferred: keep it out of files). Never logged. */
-    apiKey: z.string().min(1).optional(),
+    apiKey: z
+      .string()
+      .min(1)
+      // A key pasted with its line's end (from a .env or a secret file) passed, and undici refused every request it made
+      // before sending it; each refusal kept one of the pool's connections, and the run waited for ever.
+      .refine((key) => !/[\x00-\x20\x7f]/.test(key), {
+        error: 'holds a space, a line break or another control character (a key pasted with its line end?); set the key alone',
+      })
+      .optional(),
     /** Wire names of query parameters, default name -> wire name; default: the names in src/api/param-names.ts (those of docs/openapi.yaml). */
     params: paramMapping.default({}),
     /** How arrays are encoded in query strings; default `repeat` (`a=1&a=2`). */
