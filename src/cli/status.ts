@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import type { DuckDBResultReader } from '@duckdb/node-api';
 import { textTable } from '../text-table.js';
 import { openQueues } from '../engine/queues.js';
@@ -17,7 +17,7 @@ import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags
 import { EXIT_NOT_DONE } from './exit-codes.js';
 
 interface StatusFlags extends CommonFlags {
-  runs: string;
+  runs?: number;
   db?: string;
   json?: boolean;
 }
@@ -65,11 +65,19 @@ interface StatusReport {
   slicesNotComplete: PlainRow[];
 }
 
+
+/** `--runs`: a whole number of runs, at least 1 (a negative one reached DuckDB's LIMIT, a word showed 10). */
+function runCount(value: string): number {
+  const runs = Number(value);
+  if (!/^\d+$/.test(value) || runs < 1) throw new InvalidArgumentError('--runs must be a whole number of runs, 1 or more');
+  return runs;
+}
+
 export function statusCommand(): Command {
   return addCommonOptions(
     new Command('status')
       .description('Show unfinished and recent runs, queue counts, freshness per brand and stream, and slices not complete with their API error codes')
-      .option('--runs <n>', 'how many recent runs to show', '10')
+      .option('--runs <n>', 'how many recent runs to show', runCount, 10)
       .option('--db <path>', 'DuckDB file to read freshness and past runs from (default: the config\'s db, env BVSYNC_DB)')
       .option('--json', 'print it all as one JSON object, for scripts and monitoring'),
   ).action(async (flags: StatusFlags) => {
@@ -89,7 +97,7 @@ interface DatabaseTables {
 async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport; tables?: DatabaseTables }> {
   const config = readConfig(flags);
   const log = commandLogger(flags);
-  const limit = Number(flags.runs) || 10;
+  const limit = flags.runs ?? 10;
   const dbPath = flags.db ?? config.db;
   const report: StatusReport = {
     today: todayUtc(),
