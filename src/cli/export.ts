@@ -1,3 +1,4 @@
+import { renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { CONFIG_OPTION } from './context.js';
@@ -77,10 +78,18 @@ export async function exportTables(connection: DuckDBConnection, options: Export
   const exported: ExportedTable[] = [];
   for (const name of names) {
     const path = join(out, `${name}.${options.format}`);
-    const result = await connection.run(
-      `COPY (SELECT * FROM main.${quoteIdent(name)}) TO ${quoteLiteral(path)} (${COPY_OPTIONS[options.format]})`,
-    );
-    exported.push({ name, rows: result.rowsChanged, path });
+    // Written beside and renamed once whole: a stopped export (SIGTERM, a full disk) left a Parquet file without its
+    // footer, or half a CSV, under the name a reader takes for the table. DuckDB's own `tmp_` file goes with it.
+    const partial = `${path}.partial`;
+    try {
+      const result = await connection.run(
+        `COPY (SELECT * FROM main.${quoteIdent(name)}) TO ${quoteLiteral(partial)} (${COPY_OPTIONS[options.format]}, USE_TMP_FILE false)`,
+      );
+      renameSync(partial, path);
+      exported.push({ name, rows: result.rowsChanged, path });
+    } finally {
+      rmSync(partial, { force: true });
+    }
   }
   return exported;
 }

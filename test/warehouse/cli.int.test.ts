@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
@@ -195,6 +195,17 @@ describe.concurrent('bvsync export', () => {
       database.close();
     }
     expect(existsSync(join(out, 'v_tracked_url_performance.parquet'))).toBe(true);
+    expect(readdirSync(out).filter((name) => !name.endsWith('.parquet'))).toEqual([]);
+  });
+
+  it('writes each file beside its name and renames it once whole, leaving nothing half-written under a table\'s name', async () => {
+    const out = join(tmp.path, 'in-the-way');
+    // A folder where the file goes: the copy is written, its rename fails, and neither it nor a partial file stays.
+    mkdirSync(join(out, 'conversations.csv'), { recursive: true });
+    const result = await bvsync(['export', '--format', 'csv', '--out', out, '--db', published, '--tables', 'conversations']);
+    expect(result.code).not.toBe(0);
+    expect(readdirSync(out)).toEqual(['conversations.csv']);
+    expect(statSync(join(out, 'conversations.csv')).isDirectory()).toBe(true);
   });
 
   it('writes every table as CSV by default, and refuses an unknown table', async () => {
