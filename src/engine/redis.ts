@@ -42,7 +42,7 @@ export async function resolveRedis(options: ResolveRedisOptions = {}): Promise<R
   const noop = async () => {};
   if (options.url) {
     await ping(options.url).catch((error: Error) => {
-      throw new RedisUnavailableError(`${describeUrl(options.url!)}: ${error.message}`);
+      throw error instanceof RedisDatabaseError ? error : new RedisUnavailableError(`${describeUrl(options.url!)}: ${error.message}`);
     });
     return { url: options.url, origin: 'configured', stop: noop };
   }
@@ -70,6 +70,15 @@ export function connectRedis(url: string, extra: RedisOptions = {}): Redis {
   });
 }
 
+/** A REDIS_URL whose database the server refuses: every key would go to database 0, beside whatever else is there. */
+export class RedisDatabaseError extends Error {
+  readonly code = 'config_invalid';
+  constructor(url: string, database: number, reason: string) {
+    super(`REDIS_URL ${describeUrl(url)} names database ${database}, which this Redis refuses (${reason}); name one it has (0 to 15 by default)`);
+    this.name = 'RedisDatabaseError';
+  }
+}
+
 async function ping(url: string): Promise<void> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
   // connect() rejects with a bare "Connection is closed."; the reason (ECONNREFUSED, ENOTFOUND, ...) comes as an event.
@@ -82,6 +91,31 @@ async function ping(url: string): Promise<void> {
     throw reason ?? error;
   } finally {
     redis.disconnect();
+  }
+  // ioredis selects the URL's database as it connects, and a refusal only reaches its error event: the connection
+  // stays on database 0, where a run went, exit 0. Asked again here, the refusal is an answer.
+  const database = databaseOf(url);
+  if (database > 0) {
+    const check = new Redis(url, { lazyConnect: true, db: 0, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
+    check.on('error', () => {});
+    try {
+      await check.connect();
+      await check.select(database).catch((error: Error) => {
+        throw new RedisDatabaseError(url, database, error.message);
+      });
+    } finally {
+      check.disconnect();
+    }
+  }
+}
+
+/** The database index a redis:// URL names (its path), 0 without one. */
+function databaseOf(url: string): number {
+  try {
+    const index = Number(new URL(url).pathname.slice(1) || 0);
+    return Number.isInteger(index) && index > 0 ? index : 0;
+  } catch {
+    return 0;
   }
 }
 
