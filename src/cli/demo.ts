@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { connectRedis, deleteKeysWithPrefix } from '../engine/redis.js';
 import { addDays, todayUtc } from '../days.js';
 import { parseConfig } from '../config/load.js';
@@ -9,6 +9,7 @@ import { STREAM_NAMES } from '../streams/stream-names.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { formatResult } from '../warehouse/result-format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
+import { integerOption } from './integer-option.js';
 import { runWithReport } from './run-report.js';
 import { makeOutFolder } from './out-folder.js';
 import { redisKeys } from '../redis-keys.js';
@@ -18,14 +19,6 @@ interface DemoFlags extends CommonFlags {
   days: number;
   brands: number;
   scale: number;
-}
-
-function whole(name: string, min: number, max: number) {
-  return (text: string): number => {
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < min || value > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}`);
-    return value;
-  };
 }
 
 // What the tour shows: a table's size, and one analyst view.
@@ -70,9 +63,9 @@ export function demoCommand(): Command {
     new Command('demo')
       .description('Start a simulator, backfill it into a local DuckDB file, publish it and show what was loaded')
       .option('--out <dir>', 'folder of the demo database', 'bvsync-demo')
-      .option('--days <n>', 'days to backfill, ending today', whole('--days', 1, 60), 14)
-      .option('--brands <n>', 'brands', whole('--brands', 1, 20), 3)
-      .option('--scale <n>', 'answers per brand per day', whole('--scale', 1, 100_000), 100),
+      .option('--days <n>', 'days to backfill, ending today', integerOption('--days', 1, 60), 14)
+      .option('--brands <n>', 'brands', integerOption('--brands', 1, 20), 3)
+      .option('--scale <n>', 'answers per brand per day', integerOption('--scale', 1, 100_000), 100),
   ).action(async (flags: DemoFlags) => {
     const log = commandLogger({ logLevel: flags.logLevel ?? 'warn' });
     const base = readConfig(flags);

@@ -8,17 +8,8 @@ import { FAULT_KINDS, type FaultKind } from '../simulator/knobs.js';
 import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
 import { parseDay } from '../days.js';
 import { UsageError } from './fail.js';
+import { integerOption } from './integer-option.js';
 import { listenError } from './listen-error.js';
-
-function integer(name: string, min = 0, max = Number.MAX_SAFE_INTEGER) {
-  return (text: string): number => {
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `${name} must be an integer >= ${min}` : `${name} must be an integer from ${min} to ${max}`);
-    }
-    return value;
-  };
-}
 
 /** A day that exists (2026-02-30 does not), checked as the option is read. */
 function day(name: string) {
@@ -96,29 +87,29 @@ interface SimulateFlags {
 export function simulateCommand(): Command {
   return new Command('simulate')
     .description('Serve a local, deterministic twin of the Brand Visibility Customer API v1')
-    .option('--port <n>', 'TCP port (0 = any free port)', integer('--port', 0, 65_535), 4010)
+    .option('--port <n>', 'TCP port (0 = any free port)', integerOption('--port', 0, 65_535), 4010)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--seed <n>', 'seed of all generated data', integer('--seed'), 1)
-    .option('--brands <n>', 'readable brands 1..N (brand N+1 exists but is forbidden)', integer('--brands', 1), 3)
-    .option('--days <n>', 'days of data ending today', integer('--days', 1), 30)
-    .option('--scale <n>', 'answers per brand per day (± 15 %)', integer('--scale', 1), 100)
+    .option('--seed <n>', 'seed of all generated data', integerOption('--seed'), 1)
+    .option('--brands <n>', 'readable brands 1..N (brand N+1 exists but is forbidden)', integerOption('--brands', 1), 3)
+    .option('--days <n>', 'days of data ending today', integerOption('--days', 1), 30)
+    .option('--scale <n>', 'answers per brand per day (± 15 %)', integerOption('--scale', 1), 100)
     .option('--api-key <key>', 'the API key to accept (default: bvk_sim_local_key)')
     .option('--today <YYYY-MM-DD>', "the simulator's today (default: the real UTC day)", day('--today'))
     .option('--params <file.json>', 'wire names of query parameters: {"start_date": "from", ...}')
     .addOption(new Option('--array-format <format>', 'how arrays travel in query strings').choices(['repeat', 'comma']).default('repeat'))
     .option('--idempotency-header <name>', 'name of the idempotency header', 'Idempotency-Key')
-    .option('--plan-topic-limit <n>', 'topics a brand plan holds', integer('--plan-topic-limit', 1), 12)
-    .option('--max-cached-answers <n>', 'answers kept in the day cache (about 1 KB each)', integer('--max-cached-answers', 1), 250_000)
-    .option('--latency-ms <n>', 'delay before each answer', integer('--latency-ms'), 0)
+    .option('--plan-topic-limit <n>', 'topics a brand plan holds', integerOption('--plan-topic-limit', 1), 12)
+    .option('--max-cached-answers <n>', 'answers kept in the day cache (about 1 KB each)', integerOption('--max-cached-answers', 1), 250_000)
+    .option('--latency-ms <n>', 'delay before each answer', integerOption('--latency-ms'), 0)
     .option('--rate-limit <rps>', 'requests per second per key, 0 = unlimited (over it: 429)', positive, 0)
-    .option('--retry-after <s>', 'Retry-After seconds of a 429', integer('--retry-after'), 1)
+    .option('--retry-after <s>', 'Retry-After seconds of a 429', integerOption('--retry-after'), 1)
     .addOption(new Option('--retry-after-format <format>', 'Retry-After as seconds or an HTTP date').choices(['seconds', 'http-date']).default('seconds'))
     .addOption(new Option('--rate-limit-headers <format>', 'rate-limit headers on every answer (with --rate-limit)').choices(['none', 'ietf', 'x-ratelimit']).default('none'))
     .option('--fault-rate <p>', 'share of requests that fail', share, 0)
     .option('--fault-kinds <list>', `comma-separated, among ${FAULT_KINDS.join(', ')}`, FAULT_KINDS.join(','))
-    .option('--stall-ms <n>', 'how long a stalled body hangs before the connection closes', integer('--stall-ms'), 35_000)
+    .option('--stall-ms <n>', 'how long a stalled body hangs before the connection closes', integerOption('--stall-ms'), 35_000)
     .option('--late-share <p>', "share of a day's answers that arrive late", share, 0)
-    .option('--late-days <n>', 'late answers arrive 1..N days after their date', integer('--late-days', 1), 3)
+    .option('--late-days <n>', 'late answers arrive 1..N days after their date', integerOption('--late-days', 1), 3)
     .option('--extra-field-share <p>', 'share of records with unknown extra fields', share, 0)
     .option('--unknown-enum-share <p>', 'share of records with enum values the spec does not list', share, 0)
     .option('--invalid-share <p>', 'share of invalid records', share, 0)

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import type { DuckDBResultReader } from '@duckdb/node-api';
 import { textTable } from '../text-table.js';
+import { integerOption } from './integer-option.js';
 import { openQueues } from '../engine/queues.js';
 import { connectRedis } from '../engine/redis.js';
 import { RunStore, type RunMeta } from '../engine/run-store.js';
@@ -66,18 +67,11 @@ interface StatusReport {
 }
 
 
-/** `--runs`: a whole number of runs, at least 1 (a negative one reached DuckDB's LIMIT, a word showed 10). */
-function runCount(value: string): number {
-  const runs = Number(value);
-  if (!/^\d+$/.test(value) || runs < 1) throw new InvalidArgumentError('--runs must be a whole number of runs, 1 or more');
-  return runs;
-}
-
 export function statusCommand(): Command {
   return addCommonOptions(
     new Command('status')
       .description('Show unfinished and recent runs, queue counts, freshness per brand and stream, and slices not complete with their API error codes')
-      .option('--runs <n>', 'how many recent runs to show', runCount, 10)
+      .option('--runs <n>', 'how many recent runs to show', integerOption('--runs', 1), 10)
       .option('--db <path>', 'DuckDB file to read freshness and past runs from (default: the config\'s db, env BVSYNC_DB)')
       .option('--json', 'print it all as one JSON object, for scripts and monitoring'),
   ).action(async (flags: StatusFlags) => {

@@ -307,8 +307,8 @@ describe('a day or a setting that cannot be right', () => {
     ['verify of days to come', ['verify', '--from', '2030-01-01', '--to', '2030-01-05'], /^bvsync: --from 2030-01-01 is in the future \(today is \d{4}-\d{2}-\d{2}, UTC\); verify compares days that have passed$/m],
     ['a log level that is none', ['status', '--log-level', 'verbose'], /^bvsync: --log-level "verbose" is not a log level; use one of trace, debug, info, warn, error, fatal, silent$/m],
     // A negative count reached DuckDB's LIMIT (exit 1), a word showed 10.
-    ['status --runs that is no count', ['status', '--runs', '-1'], /error: option '--runs <n>' argument '-1' is invalid\. --runs must be a whole number of runs, 1 or more/],
-    ['status --runs that is a word', ['status', '--runs', 'abc'], /--runs must be a whole number of runs, 1 or more/],
+    ['status --runs that is no count', ['status', '--runs', '-1'], /error: option '--runs <n>' argument '-1' is invalid\. --runs must be an integer >= 1$/m],
+    ['status --runs that is a word', ['status', '--runs', 'abc'], /--runs must be an integer >= 1/],
   ];
   it('a worker whose --metrics-port another program uses: exit 2 at once, before it takes any job', async () => {
     const busy = createServer();
