@@ -1,7 +1,7 @@
 import { formatCount, formatInteger } from '../format.js';
 import { textTable } from '../text-table.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
-import { phaseOf } from '../engine/plan.js';
+import { describeGap, phaseOf } from '../engine/plan.js';
 import { connectRedis } from '../engine/redis.js';
 import { RunStore, totalCounters } from '../engine/run-store.js';
 import { runToEnd, type RunProgress, type RunToEndOptions } from '../engine/start-run.js';
@@ -94,7 +94,7 @@ export async function runWithReport(options: RunToEndOptions, terminal: NodeJS.W
     process.stdout.write(`${verdict}\n`);
     // Why a run ended failed when it is not a slice's fault (a load job that failed for good): said once, plainly.
     if (meta.error && meta.status === 'failed') process.stderr.write(`bvsync: run ${meta.runId} failed: ${meta.error}\n`);
-    for (const gap of meta.gaps ?? []) process.stderr.write(`bvsync: ${gap.stream} planned nothing for brand ${gap.brandId}: ${gap.why}\n`);
+    for (const gap of meta.gaps ?? []) process.stderr.write(`bvsync: ${describeGap(gap)}\n`);
     const exitCode = finished ? exitCodeOfRun(meta.status, totals.failed + (meta.gaps?.length ?? 0)) : options.enqueueOnly ? EXIT_DONE : EXIT_NOT_DONE;
     return { progress, exitCode };
   } finally {

@@ -19,7 +19,7 @@ import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './enqueue.js';
 import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, uncountedJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
-import { completeThrough, firstIncrementalDay, lastPhase, needsOf, nextCursor, phaseOf, planPhase, type PlanMode } from './plan.js';
+import { completeThrough, describeGap, firstIncrementalDay, lastPhase, needsOf, nextCursor, phaseOf, planPhase, type PlanMode } from './plan.js';
 import type { Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
 
@@ -97,7 +97,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     cursors,
     dimensions: (brandId) => dimensions.get(brandId) ?? NO_DIMENSIONS,
   });
-  for (const gap of gaps) deps.log.warn({ run: runId, brand: gap.brandId, stream: gap.stream }, `${gap.stream} planned nothing for brand ${gap.brandId}: ${gap.why}`);
+  for (const gap of gaps) deps.log.warn({ run: runId, brand: gap.brandId, stream: gap.stream }, describeGap(gap));
   if (phase === 1) {
     const days = slices.flatMap((slice) => [slice.from, slice.to]).filter((day): day is string => day !== null).sort();
     const from = meta.from ?? days[0] ?? meta.today;

@@ -37,6 +37,11 @@ export interface PlanGap {
   why: string;
 }
 
+/** A gap as the run's log and the command's last lines say it. */
+export function describeGap(gap: PlanGap): string {
+  return `${gap.stream} planned nothing for brand ${gap.brandId}: ${gap.why}`;
+}
+
 /** The days a stream of a brand fetches in this run. */
 /** The first day an incremental sync of a stream with no cursor would fetch. */
 export function firstIncrementalDay(today: string, sync: SyncConfig): string {
