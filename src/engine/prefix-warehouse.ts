@@ -20,9 +20,14 @@ export class OtherWarehouseError extends Error {
   }
 }
 
+/** The file a writer of `db` names in its lease, and a command of `db` compares with the lease's: its absolute path. */
+export function writtenFile(db: string): string {
+  return resolve(db);
+}
+
 /** Throws OtherWarehouseError when the writer holding the prefix's lease writes a file other than `db`. */
 export async function refuseOtherWarehouse(redis: Redis, prefix: string, db: string): Promise<void> {
-  const ours = resolve(db);
+  const ours = writtenFile(db);
   const theirs = await leaseHolderWrites(redis, writerLeaseKey(prefix));
   if (theirs !== undefined && theirs !== ours) throw new OtherWarehouseError(prefix, ours, theirs);
 }

@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createApiClient, createRedisRateBudget, type ApiClient, type ApiRequestEvent } from '../api/index.js';
@@ -18,7 +17,7 @@ import { FetchThreadPool } from './fetch-thread-pool.js';
 import { loadProcessor } from './load-processor.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
 import { connectRedis } from './redis.js';
-import { refuseOtherWarehouse } from './prefix-warehouse.js';
+import { refuseOtherWarehouse, writtenFile } from './prefix-warehouse.js';
 import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
 import { WriterLease } from './writer-lease.js';
@@ -161,7 +160,7 @@ export class WorkerHost {
     if (this.options.load !== false) {
       this.lease = new WriterLease(this.connection, {
         key: writerLeaseKey(prefix),
-        writes: resolve(config.db),
+        writes: writtenFile(config.db),
         ttlMs: this.options.leaseTtlMs,
         onAcquired: () => this.becomeWriter(),
         onLost: () => this.stopWriting(),
