@@ -80,32 +80,27 @@ export class RedisDatabaseError extends Error {
 }
 
 async function ping(url: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
+  // ioredis selects the URL's database as it connects, and a refusal only reaches its error event: the connection
+  // stays on database 0, where a run went, exit 0. Connected to database 0 and asked here, the refusal is an answer.
+  const database = databaseOf(url);
+  const redis = new Redis(url, { lazyConnect: true, db: 0, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
   // connect() rejects with a bare "Connection is closed."; the reason (ECONNREFUSED, ENOTFOUND, ...) comes as an event.
   let reason: Error | undefined;
   redis.on('error', (error: Error) => (reason ??= error));
   try {
-    await redis.connect();
-    await redis.ping();
-  } catch (error) {
-    throw reason ?? error;
-  } finally {
-    redis.disconnect();
-  }
-  // ioredis selects the URL's database as it connects, and a refusal only reaches its error event: the connection
-  // stays on database 0, where a run went, exit 0. Asked again here, the refusal is an answer.
-  const database = databaseOf(url);
-  if (database > 0) {
-    const check = new Redis(url, { lazyConnect: true, db: 0, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
-    check.on('error', () => {});
     try {
-      await check.connect();
-      await check.select(database).catch((error: Error) => {
+      await redis.connect();
+      await redis.ping();
+    } catch (error) {
+      throw reason ?? error;
+    }
+    if (database > 0) {
+      await redis.select(database).catch((error: Error) => {
         throw new RedisDatabaseError(url, database, error.message);
       });
-    } finally {
-      check.disconnect();
     }
+  } finally {
+    redis.disconnect();
   }
 }
 
