@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,7 +125,11 @@ export function describeUrl(url: string): string {
   }
 }
 
-async function startPrivateRedis(): Promise<ResolvedRedis> {
+/**
+ * Starts a redis-server from PATH on a free port, with a fresh folder of its own, for the life of this process. Exported
+ * for tests, which have a Redis at 127.0.0.1:6379 and would never get here through resolveRedis.
+ */
+export async function startPrivateRedis(): Promise<ResolvedRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'bvsync-redis-'));
   let child: ChildProcess;
@@ -134,8 +138,11 @@ async function startPrivateRedis(): Promise<ResolvedRedis> {
       stdio: 'ignore',
     });
   } catch (error) {
+    removeFolder(dir);
     throw new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL} and redis-server could not start: ${(error as Error).message}`);
   }
+  // Tied before the wait for its first answer: a signal during those seconds must not leave it running either.
+  const untie = tieToProcess(child, dir);
   let exited: string | undefined;
   const spawnFailed = new Promise<never>((_, reject) => {
     child.once('error', (error) => reject(new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL} and no redis-server on PATH (${error.message})`)));
@@ -161,16 +168,65 @@ async function startPrivateRedis(): Promise<ResolvedRedis> {
     await Promise.race([ready, spawnFailed]);
   } catch (error) {
     child.kill('SIGKILL'); // one that never answered is not left running
+    untie();
+    removeFolder(dir);
     throw error;
   }
   const stop = async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    untie();
+    removeFolder(dir);
   };
-  process.once('exit', () => child.kill('SIGKILL'));
   return { url, origin: 'private', stop };
+}
+
+/** The signal listeners of private servers, told apart from a command's own by tieToProcess. */
+const privateServerListeners = new WeakSet<object>();
+
+/**
+ * Ends a private redis-server and removes its folder when this process ends: at exit, and on a SIGINT or SIGTERM that
+ * nothing else listens for (Node's default for those ends the process without an 'exit' event, which left the server
+ * running). Returns the untie, which removes every listener added here.
+ */
+function tieToProcess(child: ChildProcess, dir: string): () => void {
+  const onExit = () => {
+    // Nothing may throw out of an 'exit' listener: the process ends either way, and a folder left in /tmp is no reason
+    // to end it with an error.
+    try {
+      child.kill('SIGKILL');
+      removeFolder(dir);
+    } catch {
+      // left for the system's /tmp cleaning
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    // A command that handles the signal stops gracefully, closing queues on this Redis, and stops it in its finally.
+    if (process.listeners(signal).some((listener) => !privateServerListeners.has(listener))) return;
+    onExit();
+    untie();
+    // With no listener left, Node's default applies again: the process ends as it would have without us, killed by
+    // the signal (another private server's listener, if any, first does the same).
+    process.kill(process.pid, signal);
+  };
+  const untie = () => {
+    process.off('exit', onExit);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  privateServerListeners.add(onSignal);
+  process.once('exit', onExit);
+  // First in line, so a command's `once` handler is still registered (not yet removed by its own call) when we look.
+  process.prependListener('SIGINT', onSignal);
+  process.prependListener('SIGTERM', onSignal);
+  return untie;
+}
+
+function removeFolder(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
 }
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now. */

@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { startPrivateRedis } from '../../src/engine/redis.js';
+import { until } from '../support/until.js';
+import { runScript, type ChildScript } from '../warehouse/child-process.js';
+
+/**
+ * The private redis-server a command starts when no Redis answers, and its /tmp folder, end with the process: at exit,
+ * at stop(), and on a SIGINT/SIGTERM nothing else listens for (Node's default for those ended the process without an
+ * 'exit' event and left the server running). A command that handles the signal itself keeps Redis until its stop().
+ */
+
+const HAVE_REDIS_SERVER = (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, 'redis-server')));
+const CHILD = 'test/engine/fixtures/private-redis-child.ts';
+const SIGNALS_AND_EXIT = ['SIGINT', 'SIGTERM', 'exit'] as const;
+
+/** Whether a Redis answers at the URL, and its working folder when it does. */
+async function probe(url: string): Promise<{ answers: boolean; dir?: string }> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    const [, dir] = (await redis.config('GET', 'dir')) as [string, string];
+    return { answers: true, dir };
+  } catch {
+    return { answers: false };
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** A child with a private Redis started, and that Redis's URL and folder as it reports them. */
+async function startChild(args: string[] = []): Promise<{ script: ChildScript; url: string; dir: string }> {
+  const script = runScript(CHILD, args);
+  const { url } = JSON.parse(await script.nextLine()) as { url: string };
+  const { answers, dir } = await probe(url);
+  expect(answers).toBe(true);
+  expect(dir).toMatch(/bvsync-redis-/);
+  expect(existsSync(dir!)).toBe(true);
+  return { script, url, dir: dir! };
+}
+
+async function expectGone(url: string, dir: string): Promise<void> {
+  await until(`the private Redis at ${url} to stop answering`, async () => !(await probe(url)).answers, 5_000);
+  expect(existsSync(dir)).toBe(false);
+}
+
+describe.skipIf(!HAVE_REDIS_SERVER)('a private redis-server (needs redis-server on PATH)', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('goes with its folder when %s ends a process that has no handler for it', async (signal) => {
+    const { script, url, dir } = await startChild();
+    script.child.kill(signal);
+    const exited = await script.exited;
+    // Ended as Node's default would have ended it, not with an exit code of ours.
+    expect({ code: exited.code, signal: exited.signal }, exited.stderr).toEqual({ code: null, signal });
+    await expectGone(url, dir);
+  });
+
+  it('goes with its folder when the process exits without stopping it', async () => {
+    const { script, url, dir } = await startChild();
+    script.child.stdin.write('exit\n');
+    const exited = await script.exited;
+    expect(exited.code, exited.stderr).toBe(3);
+    await expectGone(url, dir);
+  });
+
+  it.each(['after', 'before'])("stays up through a SIGTERM the command handles itself (armed %s the start), until the command's stop()", async (when) => {
+    const { script, url, dir } = await startChild([`--graceful=${when}`]);
+    script.child.kill('SIGTERM');
+    expect(await script.nextLine()).toBe('signalled');
+    // The command's graceful stop still closes queues on this Redis.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await probe(url)).answers).toBe(true);
+    expect(existsSync(dir)).toBe(true);
+    script.child.stdin.write('stop\n');
+    expect(await script.nextLine()).toBe('stopped');
+    const exited = await script.exited;
+    expect(exited.code, exited.stderr).toBe(0);
+    await expectGone(url, dir);
+  });
+
+  it('stop() removes its folder and every process listener it added, however often it is started', async () => {
+    const counts = () => SIGNALS_AND_EXIT.map((event) => process.listenerCount(event));
+    const before = counts();
+    for (let round = 0; round < 3; round++) {
+      const redis = await startPrivateRedis();
+      const { answers, dir } = await probe(redis.url);
+      expect(answers).toBe(true);
+      expect(existsSync(dir!)).toBe(true);
+      expect(counts()).toEqual(before.map((count) => count + 1));
+      await redis.stop();
+      expect((await probe(redis.url)).answers).toBe(false);
+      expect(existsSync(dir!)).toBe(false);
+      expect(counts()).toEqual(before);
+    }
+  });
+});
