@@ -173,7 +173,8 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
     throw error;
   }
   const stop = async () => {
-    if (child.exitCode === null) {
+    // A server killed by a signal has no exit code, only a signal code; waiting for its exit then waited for ever.
+    if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;

@@ -95,4 +95,17 @@ describe.skipIf(!HAVE_REDIS_SERVER)('a private redis-server (needs redis-server 
       expect(counts()).toEqual(before);
     }
   });
+
+  it('stop() returns and removes the folder when the server was killed by a signal first', async () => {
+    const redis = await startPrivateRedis();
+    const { dir } = await probe(redis.url);
+    const probing = new Redis(redis.url);
+    const pid = Number(/process_id:(\d+)/.exec(await probing.info('server'))![1]);
+    probing.disconnect();
+    process.kill(pid, 'SIGKILL');
+    await until('the killed Redis to stop answering', async () => !(await probe(redis.url)).answers, 5_000);
+    const stopped = await Promise.race([redis.stop().then(() => 'stopped'), new Promise((resolve) => setTimeout(resolve, 3_000, 'still waiting'))]);
+    expect(stopped).toBe('stopped');
+    expect(existsSync(dir!)).toBe(false);
+  });
 });
