@@ -75,7 +75,13 @@ export function workerCommand(): Command {
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
-    await host.start();
+    // A start refused (another warehouse's writer on this prefix) closes what is open, or the command never ends.
+    await host.start().catch(async (error: unknown) => {
+      await host.stop(shutdownMs);
+      await metricsServer?.close();
+      await redis.stop();
+      throw error;
+    });
     if (metricsServer) log.info({ url: metricsServer.url }, 'serving metrics');
     log.info({ redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly }, 'worker started');
     await stopRequested;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/engine/redis.js';
+import { writerLeaseKey } from '../../src/engine/queues.js';
 import { RunStore } from '../../src/engine/run-store.js';
 import { runToEnd } from '../../src/engine/start-run.js';
 import { RUN_SHUTDOWN_DEADLINE_MS } from '../../src/cli/run-command.js';
@@ -320,6 +321,21 @@ describe('a day or a setting that cannot be right', () => {
       expect(result.stderr).toContain(`bvsync: --metrics-port ${port} cannot be listened on (EADDRINUSE: another program uses it); pick another port`);
     } finally {
       busy.close();
+    }
+  });
+
+  it("a worker under a Redis prefix whose writer writes another warehouse: exit 2 at once, naming that file", async () => {
+    const admin = connectRedis(fx.redisUrl);
+    // The lease as another warehouse's writer holds it: its owner, then the file it writes.
+    await admin.set(writerLeaseKey(fx.config.redisPrefix), 'elsewhere /elsewhere/other.duckdb', 'EX', 60);
+    try {
+      // Its refused start left the host's connection open, and the worker never ended.
+      const result = await timed(['worker', '--config', config], cliEnv(fx), QUICK_EXIT_MS);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/^bvsync: the writer working under the Redis prefix "\S+" writes \/elsewhere\/other\.duckdb, not /m);
+    } finally {
+      await admin.del(writerLeaseKey(fx.config.redisPrefix));
+      admin.disconnect();
     }
   });
 
