@@ -12,7 +12,11 @@ export function schedulerCommand(): Command {
     requireApi(config);
     const log = commandLogger(flags);
     const redis = await redisFor(config, log);
-    const scheduler = await startScheduler({ config, redisUrl: redis.url, log });
+    // A config without brands is refused here, after Redis was found: a private one left running kept the command alive.
+    const scheduler = await startScheduler({ config, redisUrl: redis.url, log }).catch(async (error: unknown) => {
+      await redis.stop();
+      throw error;
+    });
     await new Promise<void>((resolve) => {
       process.once('SIGTERM', () => resolve());
       process.once('SIGINT', () => resolve());
