@@ -71,25 +71,29 @@ export function demoCommand(): Command {
     const base = readConfig(flags);
     const today = todayUtc();
     const sim = await startSimulator({ seed: 1, brands: flags.brands, days: Math.max(30, flags.days), scale: flags.scale, today });
-    const redis = await redisFor(base, log);
+    const redis = await redisFor(base, log).catch(async (error: unknown) => {
+      await sim.close();
+      throw error;
+    });
     // A prefix of its own, removed afterwards: the demo leaves nothing behind in a Redis it shares.
     const prefix = `bvsync-demo-${randomUUID().slice(0, 8)}`;
-    const out = resolve(flags.out);
-    makeOutFolder(out, `the demo's folder ${out}`);
-    const db = join(out, 'bvsync.duckdb');
-    const swotStatementIds = Object.fromEntries(sim.brands.map((brand) => [String(brand), sim.truth.world(brand).swotStatements.slice(0, 2).map((s) => s.id)]));
-    const config = parseConfig({
-      api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 200 },
-      brands: sim.brands,
-      db,
-      redisPrefix: prefix,
-      sync: { swotStatementIds, phrases: sim.truth.world(1).phrases.slice(0, 2) },
-    });
-    process.stdout.write(
-      `bvsync demo: simulator at ${sim.url} (brands ${sim.brands.join(', ')}), Redis ${redis.origin === 'private' ? 'started privately' : redis.url}\n` +
-        `backfilling ${flags.days} days of ${sim.brands.length} brands, every stream, into ${db}\n\n`,
-    );
+    // Everything after the simulator and Redis runs inside the try: a refused --out left both open, and the command hung.
     try {
+      const out = resolve(flags.out);
+      makeOutFolder(out, `the demo's folder ${out}`);
+      const db = join(out, 'bvsync.duckdb');
+      const swotStatementIds = Object.fromEntries(sim.brands.map((brand) => [String(brand), sim.truth.world(brand).swotStatements.slice(0, 2).map((s) => s.id)]));
+      const config = parseConfig({
+        api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 200 },
+        brands: sim.brands,
+        db,
+        redisPrefix: prefix,
+        sync: { swotStatementIds, phrases: sim.truth.world(1).phrases.slice(0, 2) },
+      });
+      process.stdout.write(
+        `bvsync demo: simulator at ${sim.url} (brands ${sim.brands.join(', ')}), Redis ${redis.origin === 'private' ? 'started privately' : redis.url}\n` +
+          `backfilling ${flags.days} days of ${sim.brands.length} brands, every stream, into ${db}\n\n`,
+      );
       const { exitCode } = await runWithReport({
         config,
         redisUrl: redis.url,

@@ -339,6 +339,21 @@ describe('a day or a setting that cannot be right', () => {
     }
   });
 
+  it('a demo whose --out is a file, or whose REDIS_URL answers not: exits at once, saying so', async () => {
+    const file = join(fx.dir, 'demo-out-is-a-file');
+    writeFileSync(file, '');
+    const demo = ['demo', '--days', '1', '--brands', '1', '--scale', '1'];
+    // Each failed with the demo's simulator (and Redis) open, and the demo never ended.
+    const [out, redis] = await Promise.all([
+      timed([...demo, '--out', file], cliEnv(fx), QUICK_EXIT_MS),
+      timed([...demo, '--out', join(fx.dir, 'demo')], cliEnv(fx, { REDIS_URL: 'redis://127.0.0.1:1' }), QUICK_EXIT_MS),
+    ]);
+    expect(out.code, out.stderr).toBe(2);
+    expect(out.stderr).toContain(`bvsync: cannot create the demo's folder ${file}: ${file} is a file, not a folder (ENOTDIR)`);
+    expect(redis.code, redis.stderr).toBe(1);
+    expect(redis.stderr).toMatch(/^bvsync: no Redis answers \(redis:\/\/127\.0\.0\.1:1\/?: connect ECONNREFUSED/m);
+  });
+
   it('simulate with a port out of range, a day that does not exist, or a port in use: exit 2 naming the option', async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, resolve));
