@@ -1,7 +1,12 @@
-import { FolderError, makeFolder } from '../make-folder.js';
+import { closeSync, openSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describeErrno, FolderError, makeFolder } from '../make-folder.js';
 import { UsageError } from './fail.js';
 
-/** Creates a folder an option names (`--out`); one that cannot be made is the user's to change, so a usage error. */
+/**
+ * Creates a folder an option names (`--out`) and checks that a file can be written in it, before any work is done;
+ * one that cannot be made or written is the user's to change, so a usage error.
+ */
 export function makeOutFolder(folder: string, purpose: string): void {
   try {
     makeFolder(folder, purpose);
@@ -9,4 +14,19 @@ export function makeOutFolder(folder: string, purpose: string): void {
     if (error instanceof FolderError) throw new UsageError(`${error.message}; give --out a folder you can write`);
     throw error;
   }
+  checkWritable(folder, purpose);
+}
+
+/**
+ * Writes and removes a file rather than asking `fs.access(W_OK)`: root passes that check on any folder, and a folder
+ * such as /proc passes it yet refuses every new file, so only a write found out what the command would, at its end.
+ */
+function checkWritable(folder: string, purpose: string): void {
+  const probe = join(folder, `.bvsync-write-check-${process.pid}`);
+  try {
+    closeSync(openSync(probe, 'w'));
+  } catch (error) {
+    throw new UsageError(`cannot write in the folder ${folder} for ${purpose}: ${describeErrno(error)}; give --out a folder you can write`);
+  }
+  rmSync(probe, { force: true });
 }

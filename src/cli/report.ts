@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { CONFIG_OPTION } from './context.js';
 import { parseBrandList } from '../config/load.js';
 import { parseDay } from '../days.js';
@@ -33,10 +33,14 @@ export function reportCommand(): Command {
       const to = flags.to === undefined ? undefined : parseDay(flags.to, '--to');
       if (from && to && from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
       const brands = flags.brand?.flatMap((text) => parseBrandList(text, '--brand'));
-      // Checked before the database is read: a folder there would be left beside a half-written .partial file.
+      // Checked before the database is read: a folder there would be left beside a half-written .partial file, and a
+      // folder that cannot be written was only found out once the whole report had been built.
       const out = resolve(flags.out);
-      if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`--out ${flags.out} is a folder; give the report a file name, such as ${join(flags.out, 'report.html')}`);
-      makeOutFolder(dirname(out), `the folder of --out ${flags.out}`);
+      const fileNameHint = `give the report a file name, such as ${join(flags.out, 'report.html')}`;
+      if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`--out ${flags.out} is a folder; ${fileNameHint}`);
+      // resolve() drops the trailing separator, so `reports/` would otherwise be written as a file named `reports`.
+      if (flags.out.endsWith('/') || flags.out.endsWith(sep)) throw new UsageError(`--out ${flags.out} ends in ${sep}, so it names a folder; ${fileNameHint}`);
+      makeOutFolder(dirname(out), `--out ${flags.out}`);
       const report = await buildReport({ db: databasePath(flags), out: flags.out, from, to, brands });
       const { data } = report;
       for (const warning of report.warnings) process.stderr.write(`bvsync: warning: ${warning}\n`);

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReport } from '../../src/ops/report-builder.js';
@@ -149,6 +149,37 @@ describe('the analysts\' report: data', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`bvsync: --out ${folder} is a folder; give the report a file name, such as ${join(folder, 'report.html')}`);
     expect(existsSync(`${folder}.partial`)).toBe(false);
+  });
+
+  it('--out ending in a separator names a folder: refused like one, before the database is read, with no file of its name', async () => {
+    const env = cliEnv(fx);
+    const folder = join(fx.dir, 'not-yet-made');
+    const refused = await runBvsync(['report', '--db', fx.config.db, '--out', `${folder}${sep}`], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`bvsync: --out ${folder}${sep} ends in ${sep}, so it names a folder; give the report a file name, such as ${join(folder, 'report.html')}`);
+    expect(existsSync(folder)).toBe(false);
+    expect(existsSync(`${folder}.partial`)).toBe(false);
+  });
+
+  it('--out in a folder that cannot be written: exit 2 naming it, before the report is built', async () => {
+    const env = cliEnv(fx);
+    // /proc refuses a new file to everyone, root included (the tests may run as root, whom chmod 555 does not stop).
+    const refused = await runBvsync(['report', '--db', fx.config.db, '--out', '/proc/report.html'], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^bvsync: cannot write in the folder \/proc for --out \/proc\/report\.html: ENOENT .*; give --out a folder you can write$/m);
+    // Refused before the database was read: a built report would have printed what it wrote or a warning.
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stdout).toBe('');
+    expect(existsSync('/proc/report.html.partial')).toBe(false);
+    if (process.getuid?.() !== 0) {
+      const locked = join(fx.dir, 'locked');
+      mkdirSync(locked);
+      chmodSync(locked, 0o555);
+      const denied = await runBvsync(['report', '--db', fx.config.db, '--out', join(locked, 'r.html')], env);
+      expect(denied.code).toBe(2);
+      expect(denied.stderr).toContain(`cannot write in the folder ${locked} for --out ${join(locked, 'r.html')}: EACCES`);
+      expect(readdirSync(locked)).toEqual([]);
+    }
   });
 
   it('is one self-contained file: the data, d3 and Plot inlined, nothing loaded from elsewhere', () => {
