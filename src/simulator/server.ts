@@ -143,6 +143,8 @@ export interface ServerHandle {
 export async function listen(sim: SimulatorState, port: number, host: string): Promise<ServerHandle> {
   const stalls = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
+  // Aborted by close(): a request sleeping in its latency (up to 10 minutes) kept the process alive that long after a stop.
+  const stopping = new AbortController();
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = Date.now();
@@ -172,7 +174,15 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
       sim.requestLog.add(entry);
       sim.options.onRequest?.(entry);
     };
-    if (knobs.latencyMs > 0) await sleep(knobs.latencyMs);
+    if (knobs.latencyMs > 0) {
+      try {
+        await sleep(knobs.latencyMs, undefined, { signal: stopping.signal });
+      } catch (error) {
+        // Stopped: close() destroys this request's socket with the others, so there is no one left to answer.
+        if (stopping.signal.aborted) return;
+        throw error;
+      }
+    }
 
     const keyHeader = req.headers['x-api-key'];
     const rateKey = typeof keyHeader === 'string' ? keyHeader : '';
@@ -231,6 +241,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
     url: `http://${hostForUrl}:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {
+        stopping.abort();
         for (const timer of stalls) clearTimeout(timer);
         stalls.clear();
         server.close(() => resolve());

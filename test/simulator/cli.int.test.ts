@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/tmp.js';
 
@@ -32,6 +33,33 @@ describe('bvsync simulate', () => {
     }
     const [code] = (await once(child, 'exit')) as [number | null];
     expect(code).toBe(0);
+  });
+
+  it('stops on SIGTERM at once while a request waits out --latency-ms, instead of after the latency', async () => {
+    const child = spawn(process.execPath, ['bin/bvsync.js', 'simulate', '--port', '0', '--json', '--scale', '10', '--latency-ms', '60000'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = once(child, 'exit');
+    let stopped = 0;
+    try {
+      const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+      const facts = JSON.parse(line) as { url: string; api_key: string };
+      const waiting = fetch(`${facts.url}/customer/v1/brands/1/topics`, { headers: { 'x-api-key': facts.api_key } }).catch((error: unknown) => error);
+      // Time for the request to reach the server and start its 60 s wait.
+      await sleep(500);
+      stopped = Date.now();
+      child.kill('SIGTERM');
+      // Cut short: its connection is closed, not answered after the simulator said it stopped.
+      expect(await waiting).toBeInstanceOf(Error);
+    } finally {
+      // A second SIGTERM would meet the default handler and kill it, hiding how it stopped.
+      if (!child.killed) child.kill('SIGTERM');
+    }
+    // 5 s against a 60 s latency: the old sleep kept the process alive for the whole latency; a loaded box never takes 5 s.
+    const code = await Promise.race([exited.then(([exitCode]) => exitCode as number | null), sleep(5_000, 'still running')]);
+    if (code === 'still running') child.kill('SIGKILL');
+    expect(code).toBe(0);
+    expect(Date.now() - stopped).toBeLessThan(5_000);
   });
 
   it('refuses an unknown parameter name in --params', async () => {
