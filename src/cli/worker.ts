@@ -60,13 +60,12 @@ export function workerCommand(): Command {
       }));
     // Listened for before the host starts: starting can wait (the writer lease, a working file another program holds),
     // and a signal then must stop the worker as cleanly as later, not kill it outright.
-    let hardStop: NodeJS.Timeout | undefined;
     const stopRequested = new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         log.info({ signal, deadlineSeconds: shutdownMs / 1000 }, 'shutting down: finishing running jobs');
         // Closing the queues waits on Redis; with Redis gone the worker ignored SIGTERM for good. Past the deadline (and
         // a grace for closing DuckDB) it exits anyway: that is a crash to the engine, which every job survives.
-        hardStop = setTimeout(() => {
+        setTimeout(() => {
           log.error({ deadlineSeconds: shutdownMs / 1000 + HARD_STOP_GRACE_MS / 1000 }, 'could not stop cleanly in time (is Redis answering?); exiting now, running jobs go to other workers');
           process.exit(1);
         }, shutdownMs + HARD_STOP_GRACE_MS).unref();
@@ -88,7 +87,8 @@ export function workerCommand(): Command {
     await host.stop(shutdownMs);
     await metricsServer?.close();
     await redis.stop();
-    clearTimeout(hardStop);
+    // The hard stop stays armed (unref'd, it holds nothing open): a connection that Redis's going away left reconnecting
+    // keeps the process alive after a stop that was otherwise clean, and then it is what ends the command.
     log.info('worker stopped');
   });
 }

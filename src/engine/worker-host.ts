@@ -25,6 +25,7 @@ import { WriterUnavailableError } from './writer-unavailable-error.js';
 
 /** How long closing a BullMQ worker may take (past the stop deadline, for the fetch worker) before it is dropped. */
 const WORKER_CLOSE_LIMIT_MS = 10_000;
+const REDIS_DOWN_CLOSE_LIMIT_MS = 1_000;
 
 /**
  * Opens that failed in a row because another process held the file, after which a command (`sync`, `backfill`) gives
@@ -282,8 +283,16 @@ export class WorkerHost {
     const warehouse = this.warehouse;
     this.loadWorker = undefined;
     this.warehouse = undefined;
-    if (worker) await this.closeWithin(worker, Date.now() + WORKER_CLOSE_LIMIT_MS, 'load');
+    if (worker) await this.closeWithin(worker, Date.now() + this.closeLimitMs(), 'load');
     await warehouse?.close();
+  }
+
+  /**
+   * How long a BullMQ worker's close may take: a worker's close reports its jobs' ends to Redis, so with Redis away it
+   * cannot end, and waiting the whole limit only delays a command that has already said why it stops.
+   */
+  private closeLimitMs(): number {
+    return this.connection?.status === 'ready' ? WORKER_CLOSE_LIMIT_MS : REDIS_DOWN_CLOSE_LIMIT_MS;
   }
 
   /**
@@ -318,7 +327,7 @@ export class WorkerHost {
       // the job it runs finishes, and what waits is the next writer's.
       void this.loadWorker?.pause(true).catch(() => undefined);
       try {
-        if (this.fetchWorker) await this.closeWithin(this.fetchWorker, Date.now() + deadlineMs + WORKER_CLOSE_LIMIT_MS, 'fetch');
+        if (this.fetchWorker) await this.closeWithin(this.fetchWorker, Date.now() + deadlineMs + this.closeLimitMs(), 'fetch');
         await this.lease?.stop();
       } finally {
         clearTimeout(timer);

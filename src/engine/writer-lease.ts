@@ -87,11 +87,13 @@ export class WriterLease {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.ticking;
+    // A tick or a release waiting on a Redis that went away may never settle (commands wait for the reconnect): past
+    // the limit the holder closes DuckDB and lets go without it, and the lease expires on its own after its ttl.
+    await settledWithin(this.ticking, STOP_WAIT_MS);
     if (this.held) {
       this.held = false;
       await this.options.onLost();
-      await this.redis.eval(RELEASE, 1, this.options.key, this.value).catch(() => {});
+      await settledWithin(this.redis.eval(RELEASE, 1, this.options.key, this.value), STOP_WAIT_MS);
     }
   }
 
@@ -105,13 +107,17 @@ export class WriterLease {
     try {
       if (this.held) {
         const renewed = await this.redis.eval(RENEW, 1, this.options.key, this.value, String(this.ttlMs)).catch(() => 0);
-        if (renewed !== 1) {
+        // stop() may have let go meanwhile, without waiting for this answer.
+        if (renewed !== 1 && this.held) {
           this.held = false;
           await this.options.onLost();
         }
       } else if (performance.now() >= this.notBefore) {
         const taken = await this.redis.set(this.options.key, this.value, 'PX', this.ttlMs, 'NX').catch(() => null);
-        if (taken === 'OK') {
+        if (taken === 'OK' && this.stopped) {
+          // Taken after stop() stopped waiting for this answer: the process is on its way out.
+          await this.redis.eval(RELEASE, 1, this.options.key, this.value).catch(() => {});
+        } else if (taken === 'OK') {
           this.held = true;
           try {
             await this.options.onAcquired();
@@ -131,4 +137,16 @@ export class WriterLease {
       // A failed tick is retried on a later one; onAcquired reports its own failures.
     }
   }
+}
+
+/** How long stop() waits on Redis before it lets go without an answer. */
+const STOP_WAIT_MS = 2_000;
+
+/** Waits for a promise to settle, at most `limitMs`; its outcome is not wanted. */
+async function settledWithin(promise: Promise<unknown> | undefined, limitMs: number): Promise<void> {
+  if (!promise) return;
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs)));
+  await Promise.race([promise.then(() => undefined, () => undefined), limit]);
+  clearTimeout(timer);
 }
