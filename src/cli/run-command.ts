@@ -4,6 +4,7 @@ import { parseDay, todayUtc } from '../days.js';
 import { UsageError } from './fail.js';
 import { chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
 import type { Logger } from '../log.js';
+import { loadProcessSettings } from '../config/load.js';
 import { checkDatabaseFiles, preflight, type PreflightResult } from './preflight.js';
 import { runWithReport } from './run-report.js';
 
@@ -52,7 +53,8 @@ export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window:
   const disarm = exitWithinDeadlineOnSignal(log, stopping);
   try {
     const checked = await preflight(config, redis.url, { brands, log, signal: stopping.signal });
-    const { exitCode } = await runWithReport({ config, redisUrl: redis.url, log, kind, brands, streams, ...window, enqueueOnly: flags.enqueueOnly, worker });
+    const { redisOutageMs } = loadProcessSettings();
+    const { exitCode } = await runWithReport({ config, redisUrl: redis.url, log, kind, brands, streams, ...window, enqueueOnly: flags.enqueueOnly, worker, redisOutageMs });
     reportSkippedBrands(checked);
     process.exitCode = exitCode;
   } finally {

@@ -140,6 +140,8 @@ export interface ProcessSettings {
   leaseTtlMs?: number;
   /** `BVSYNC_JOB_LOCK_MS`: BullMQ's job lock and stalled check, how long a dead process's jobs wait; default 30 s. */
   jobLockMs?: number;
+  /** `BVSYNC_REDIS_OUTAGE_MS`: how long a `sync` or `backfill` waits for a Redis that stopped answering; default 60 s. */
+  redisOutageMs?: number;
   /** `BVSYNC_LOG_LEVEL`: trace, debug, info, warn, error or silent; default info. */
   logLevel?: string;
   /** `BVSYNC_DEBUG`: an unexpected error prints its stack too; default off. */
@@ -160,6 +162,7 @@ export function loadProcessSettings(env: NodeJS.ProcessEnv = process.env): Proce
   const settings: ProcessSettings = {
     leaseTtlMs: milliseconds('BVSYNC_LEASE_TTL_MS'),
     jobLockMs: milliseconds('BVSYNC_JOB_LOCK_MS'),
+    redisOutageMs: milliseconds('BVSYNC_REDIS_OUTAGE_MS'),
     logLevel: env.BVSYNC_LOG_LEVEL || undefined,
     debug: Boolean(env.BVSYNC_DEBUG),
   };

@@ -6,6 +6,7 @@ import { isFinishedRunStatus, type RunKind } from '../vocabulary.js';
 import { enqueuePlan } from './enqueue.js';
 import { openQueues } from './queues.js';
 import { connectRedis } from './redis.js';
+import { DEFAULT_REDIS_OUTAGE_MS, RedisGoneError, RedisOutageWatch } from './redis-outage.js';
 import { refuseOtherWarehouse } from './prefix-warehouse.js';
 import { RunStore, type RunMeta, type StreamCounters } from './run-store.js';
 import { runWindowIdentity } from './run-window.js';
@@ -111,6 +112,8 @@ export interface RunToEndOptions extends StartRunOptions {
   signal?: AbortSignal;
   /** Told once the run is recorded or found: whether this command attached to an unfinished run, and its progress. */
   onStart?: (start: { attached: boolean; progress: RunProgress }) => void;
+  /** How long Redis may stay unreachable before the wait gives up with RedisGoneError; default DEFAULT_REDIS_OUTAGE_MS. */
+  redisOutageMs?: number;
 }
 // The run's end is noticed within a tenth of a second (polling at 500 ms added ~250 ms to every sync and backfill on
 // average: bench/naive.ts runs take a few seconds); progress is still reported about twice a second.
@@ -129,12 +132,14 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
   // Without a listener ioredis prints "Unhandled error event" for every failed reconnect while Redis is down.
   connection.on('error', (error: Error) => options.log.debug({ err: error.message }, 'redis connection error while waiting on the run; reconnecting'));
   const runs = new RunStore(connection, options.config.redisPrefix);
+  let redisGone = false;
+  const outage = new RedisOutageWatch(connection, options.redisUrl, options.redisOutageMs ?? DEFAULT_REDIS_OUTAGE_MS);
   try {
     if (attached) options.log.info({ run: runId }, 'attaching to the unfinished run of the same window');
-    options.onStart?.({ attached, progress: await readProgress(runs, runId) });
+    options.onStart?.({ attached, progress: await outage.within(runId, readProgress(runs, runId)) });
     let reported = 0;
     for (;;) {
-      const progress = await readProgress(runs, runId);
+      const progress = await outage.within(runId, readProgress(runs, runId));
       const finished = isFinishedRunStatus(progress.meta.status) || options.enqueueOnly === true;
       if (finished || performance.now() - reported >= PROGRESS_INTERVAL_MS) {
         reported = performance.now();
@@ -146,8 +151,13 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
       if (options.signal?.aborted) return progress;
       await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
     }
+  } catch (error) {
+    redisGone = error instanceof RedisGoneError;
+    throw error;
   } finally {
-    await host?.stop();
+    outage.stop();
+    // With Redis gone, no running job can hand on its result: nothing is gained by letting them run to the deadline.
+    await host?.stop(redisGone ? 0 : undefined);
     connection.disconnect();
   }
 }

@@ -67,6 +67,40 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis gone for good (needs redis-server on 
   }, 30_000);
 });
 
+describe.skipIf(!HAVE_REDIS_SERVER)('Redis gone for good under a backfill (needs redis-server on PATH)', () => {
+  it('the backfill stops once Redis has not answered for BVSYNC_REDIS_OUTAGE_MS, exit 1, saying what to do; doing it completes the window', async () => {
+    const server = await PrivateRedis.start(false);
+    const fx = await engineFixture('rel-gone', { sim: { brands: 1, days: 2, scale: 5, today: TODAY } });
+    // Every request waits, so the run is still fetching when Redis goes.
+    fx.sim.setKnobs({ latencyMs: 1_000 });
+    const args = ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', 'conversations', '--config', writeCliConfig(fx)];
+    const env = cliEnv(fx, { REDIS_URL: server.url, BVSYNC_REDIS_OUTAGE_MS: '1500' });
+    const backfill = spawnBvsync(args, env);
+    try {
+      await backfill.waitFor(/started run/);
+      await server.kill();
+      const killed = Date.now();
+      const result = await backfill.done;
+      // The outage limit (1.5 s), then jobs dropped at once and DuckDB closed: seconds, where it had waited for ever.
+      expect(Date.now() - killed).toBeLessThan(25_000);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        new RegExp(`bvsync: Redis at ${server.url.replace(/\./g, '\\.')}/? has not answered for [12] s \\(.*ECONNREFUSED.*\\); stopped waiting on run backfill-\\S+\\. Every slice already committed stays in the warehouse\\. Once Redis answers again, run the same command`),
+      );
+
+      await server.start();
+      fx.sim.setKnobs({ latencyMs: 0 });
+      const again = await runBvsync(args, env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toMatch(/run backfill-\S+: complete/);
+    } finally {
+      backfill.kill('SIGKILL');
+      await fx.cleanup();
+      await server.stop();
+    }
+  }, 90_000);
+});
+
 describe('no Redis answers at REDIS_URL', () => {
   it('backfill names the Redis it tried, exits non-zero, and creates no DuckDB file', async () => {
     const fx = await engineFixture('rel-no-redis', { sim: { brands: 1, days: 2, scale: 5, today: TODAY } });

@@ -1,0 +1,94 @@
+import type { Redis } from 'ioredis';
+import { describeUrl } from './redis.js';
+
+/** How long a `sync` or `backfill` waits for a Redis that stopped answering before it gives up; default one minute. */
+export const DEFAULT_REDIS_OUTAGE_MS = 60_000;
+
+/** Redis stopped answering a command that waits on its run, and did not come back within the limit. */
+export class RedisGoneError extends Error {
+  readonly code = 'redis_unavailable';
+  constructor(url: string, runId: string, waitedMs: number, reason: string | undefined) {
+    super(
+      `Redis at ${describeUrl(url)} has not answered for ${Math.round(waitedMs / 1000)} s${reason ? ` (${reason})` : ''}; ` +
+        `stopped waiting on run ${runId}. Every slice already committed stays in the warehouse. Once Redis answers again, ` +
+        'run the same command: it carries on with the run if Redis kept it, else it starts the window afresh ' +
+        '(BVSYNC_REDIS_OUTAGE_MS sets how long to wait)',
+    );
+    this.name = 'RedisGoneError';
+  }
+}
+
+/**
+ * Watches the connection a command waits on its run with. ioredis queues commands while it reconnects, for ever
+ * (connectRedis: a worker must outlive a Redis restart), so a one-off command whose Redis went away for good waited on
+ * its progress until someone sent it a signal. A command that waits, unlike a worker, has someone to tell: past the
+ * limit it stops and says so.
+ */
+export class RedisOutageWatch {
+  private downSince: number | undefined;
+  private reason: string | undefined;
+  private readonly detach: () => void;
+
+  constructor(
+    private readonly connection: Redis,
+    private readonly url: string,
+    private readonly limitMs: number,
+  ) {
+    const down = () => (this.downSince ??= performance.now());
+    const up = () => {
+      this.downSince = undefined;
+      this.reason = undefined;
+    };
+    const failed = (error: Error) => {
+      down();
+      this.reason = error.message;
+    };
+    connection.on('close', down);
+    connection.on('ready', up);
+    connection.on('error', failed);
+    this.detach = () => {
+      connection.off('close', down);
+      connection.off('ready', up);
+      connection.off('error', failed);
+    };
+  }
+
+  /** Throws once Redis has been unreachable for the limit. */
+  check(runId: string): void {
+    if (this.downSince === undefined) return;
+    const waited = performance.now() - this.downSince;
+    if (waited >= this.limitMs) throw new RedisGoneError(this.url, runId, waited, this.reason);
+  }
+
+  /**
+   * Waits for a Redis command, or throws once Redis has been unreachable for the limit: a command sent while the
+   * connection still looked up sits in ioredis's queue until it reconnects.
+   */
+  async within<T>(runId: string, command: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const gone = new Promise<never>((_, reject) => {
+      const poll = () => {
+        try {
+          this.check(runId);
+          timer = setTimeout(poll, OUTAGE_POLL_MS);
+        } catch (error) {
+          reject(error as Error);
+        }
+      };
+      timer = setTimeout(poll, OUTAGE_POLL_MS);
+    });
+    try {
+      return await Promise.race([command, gone]);
+    } finally {
+      clearTimeout(timer);
+      // The command may still settle after the limit (Redis came back just then): nobody waits on it.
+      command.catch(() => undefined);
+    }
+  }
+
+  stop(): void {
+    this.detach();
+  }
+}
+
+const OUTAGE_POLL_MS = 250;
