@@ -8,9 +8,10 @@ const unset = configSchema.parse({}).api;
 
 describe('process settings from the environment', () => {
   it('reads the timings, the log level and the debug switch; unset or empty keeps the defaults', () => {
-    expect(loadProcessSettings({ BVSYNC_LEASE_TTL_MS: '1500', BVSYNC_JOB_LOCK_MS: '2000', BVSYNC_LOG_LEVEL: 'debug', BVSYNC_DEBUG: '1' })).toEqual({
+    expect(loadProcessSettings({ BVSYNC_LEASE_TTL_MS: '1500', BVSYNC_JOB_LOCK_MS: '2000', BVSYNC_REDIS_OUTAGE_MS: '90000', BVSYNC_LOG_LEVEL: 'debug', BVSYNC_DEBUG: '1' })).toEqual({
       leaseTtlMs: 1500,
       jobLockMs: 2000,
+      redisOutageMs: 90_000,
       logLevel: 'debug',
       debug: true,
     });
@@ -18,9 +19,9 @@ describe('process settings from the environment', () => {
   });
 
   it('names every timing that is no whole number of milliseconds in range', () => {
-    const read = () => loadProcessSettings({ BVSYNC_LEASE_TTL_MS: 'soon', BVSYNC_JOB_LOCK_MS: '100' });
+    const read = () => loadProcessSettings({ BVSYNC_LEASE_TTL_MS: 'soon', BVSYNC_JOB_LOCK_MS: '100', BVSYNC_REDIS_OUTAGE_MS: '-1' });
     expect(read).toThrow(ConfigError);
-    expect(read).toThrow(/BVSYNC_LEASE_TTL_MS="soon" is not a whole number of milliseconds[^]*BVSYNC_JOB_LOCK_MS="100"/);
+    expect(read).toThrow(/BVSYNC_LEASE_TTL_MS="soon" is not a whole number of milliseconds[^]*BVSYNC_JOB_LOCK_MS="100"[^]*BVSYNC_REDIS_OUTAGE_MS="-1"/);
   });
 });
 
