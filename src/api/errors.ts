@@ -103,7 +103,7 @@ export class ValidationError extends PermanentError {
   override readonly code = 'validation_error';
 }
 
-/** 401 (or a 403 other than brand access): the key is wrong or lacks a right. */
+/** 401 (or a 403 other than brand access or throttling): the key is wrong or lacks a right. */
 export class AuthError extends PermanentError {
   override readonly code = 'unauthorized';
 }
@@ -169,7 +169,7 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
     envelope.details?.length ? ` [${envelope.details.map((d) => `${d.field}: ${d.message}`).join('; ')}]` : ''
   }${envelope.requestId ? ` (request ${envelope.requestId})` : ''}${envelope.apiCode || envelope.message ? '' : notAnEnvelope(response)}`;
 
-  if (status === 429) {
+  if (status === 429 || isThrottling(response, envelope.apiCode, now)) {
     const retryAfterMs = parseRetryAfter(response.headers['retry-after'], now) ?? DEFAULT_RETRY_AFTER_MS;
     return new RateLimitedError(text, fields, retryAfterMs);
   }
@@ -182,6 +182,21 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
   if (status === 401 || status === 403) return new AuthError(text, fields);
   if (status === 404) return new NotFoundError(text, fields);
   return new PermanentError(text, fields);
+}
+
+/** Error codes that name a rate limit, whatever the API calls it: `rate_limited`, `RateLimitExceeded`, `throttled`, `too_many_requests`. */
+const THROTTLING_CODE = /rate.?limit|throttl|too.?many.?requests/i;
+
+/**
+ * A refusal that is a rate limit in another status: the spec shows neither the rate limit's answer nor the statuses of
+ * its other codes, and gateways throttle with a 403 too. Read as a refused key, such an answer failed every slice of the
+ * run without a request; read as a 429, it slows the key and is waited out. A 403 that names when to come back
+ * (Retry-After) is one, and so is any 4xx whose code names a rate limit.
+ */
+function isThrottling(response: ErrorResponse, apiCode: string | undefined, now: number): boolean {
+  if (response.status < 400 || response.status >= 500) return false;
+  if (apiCode !== undefined && THROTTLING_CODE.test(apiCode)) return true;
+  return response.status === 403 && apiCode !== 'brand_access_denied' && parseRetryAfter(response.headers['retry-after'], now) !== undefined;
 }
 
 /**

@@ -197,7 +197,6 @@ export class Transport {
       if (error instanceof ApiError) throw error;
       throw classifyNetworkError(error, endpoint, deadline.aborted, this.config.requestTimeoutMs);
     }
-    await this.tellBudget(status, headers, sentAt, endpoint);
     let body: unknown;
     let parsed = true;
     try {
@@ -206,8 +205,11 @@ export class Transport {
       parsed = false;
     }
     if (status < 200 || status >= 300) {
-      throw classifyResponse({ status, headers, body: parsed ? body : undefined, endpoint, text });
+      const error = classifyResponse({ status, headers, body: parsed ? body : undefined, endpoint, text });
+      await this.tellBudget(status, headers, sentAt, endpoint, error instanceof RateLimitedError);
+      throw error;
     }
+    await this.tellBudget(status, headers, sentAt, endpoint, false);
     if (!parsed || body === undefined) {
       throw new TransientError(`${endpoint}: HTTP ${status} with a body that is not JSON${describeBody(firstHeader(headers, 'content-type'), text) || ' (empty)'}`, { status, endpoint }, 'bad_body');
     }
@@ -219,7 +221,8 @@ export class Transport {
    * answers count as accepted, and rate-limit headers may set the ceiling. A failure here (Redis) costs the
    * budget one observation, never the answer itself.
    */
-  private async tellBudget(status: number, headers: HeaderBag, sentAt: number, endpoint: string): Promise<void> {
+  /** `rateLimited`: a 429, or an answer classifyResponse reads as throttling in another status (a gateway's 403). */
+  private async tellBudget(status: number, headers: HeaderBag, sentAt: number, endpoint: string, rateLimited: boolean): Promise<void> {
     const signals = readRateLimitHeaders(headers);
     for (const problem of signals.problems) {
       const name = problem.slice(0, problem.indexOf(':'));
@@ -229,8 +232,9 @@ export class Transport {
     }
     const stated = signals.policyPerSecond !== undefined || signals.limit !== undefined || signals.remaining !== undefined;
     try {
-      if (status === 429) await this.budget.blockFor(parseRetryAfter(headers['retry-after']) ?? DEFAULT_RETRY_AFTER_MS);
-      await this.budget.observe({ status, sentAt, signals: stated ? signals : undefined });
+      if (rateLimited) await this.budget.blockFor(parseRetryAfter(headers['retry-after']) ?? DEFAULT_RETRY_AFTER_MS);
+      // The budget cuts the rate on a 429: a throttling answer in another status is one to it.
+      await this.budget.observe({ status: rateLimited ? 429 : status, sentAt, signals: stated ? signals : undefined });
     } catch (error) {
       this.options.logger?.warn({ endpoint, err: error instanceof Error ? error.message : String(error) }, 'the rate budget could not record an answer');
     }

@@ -173,6 +173,21 @@ describe('API client over HTTP', () => {
     expect(calls).toBe(1);
   });
 
+  it('a gateway\'s 403 with a Retry-After slows the key and is waited out like a 429, not taken for a refused key', async () => {
+    let calls = 0;
+    const { agent } = mockApi(() => {
+      calls += 1;
+      return calls === 1 ? { status: 403, headers: { 'retry-after': '1' }, text: '<html>403 Forbidden</html>' } : { body: onePage };
+    });
+    const budget = recordingBudget();
+    const events: ApiRequestEvent[] = [];
+    client = named(createApiClient(mockConfig({ maxAttempts: 1 }), { dispatcher: agent, budget, retryRateLimited: true, onRequest: (e) => events.push(e) }));
+    const pages = await collect(client.conversations(7));
+    expect(pages[0]!.records).toHaveLength(1);
+    expect(events.map((e) => `${e.status} ${e.outcome}`)).toEqual(['403 rate_limited', '200 ok']);
+    expect(budget.blocks).toEqual([1000]);
+  });
+
   it('with retryRateLimited waits out 429s itself and succeeds', async () => {
     let calls = 0;
     const { agent } = mockApi(() => {

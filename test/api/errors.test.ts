@@ -79,6 +79,22 @@ describe('classifyResponse', () => {
     expect(classifyResponse({ status: 404, headers: {}, body: undefined, endpoint })).toBeInstanceOf(NotFoundError);
   });
 
+  it('a 403 with a Retry-After, or any 4xx whose code names a rate limit, is throttling: rate limited, not a refused key', () => {
+    const gateway = classifyResponse({ status: 403, headers: { 'retry-after': '4' }, body: { message: 'Forbidden' }, endpoint });
+    expect(gateway).toBeInstanceOf(RateLimitedError);
+    expect((gateway as RateLimitedError).retryAfterMs).toBe(4000);
+    for (const [status, code] of [[403, 'RateLimitExceeded'], [400, 'rate_limit_exceeded'], [403, 'throttled'], [401, 'too_many_requests']] as const) {
+      const error = classifyResponse({ status, headers: {}, body: envelope(code), endpoint });
+      expect(error, `${status} ${code}`).toBeInstanceOf(RateLimitedError);
+      expect((error as RateLimitedError).retryAfterMs).toBe(1000);
+      expect(error.apiCode).toBe(code);
+    }
+    // A Retry-After that is no wait, or a refusal of the brand, stays what its status and code say.
+    expect(classifyResponse({ status: 403, headers: { 'retry-after': 'later' }, body: envelope('forbidden'), endpoint })).toBeInstanceOf(AuthError);
+    expect(classifyResponse({ status: 403, headers: { 'retry-after': '4' }, body: envelope('brand_access_denied'), endpoint })).toBeInstanceOf(BrandAccessDeniedError);
+    expect(classifyResponse({ status: 401, headers: { 'retry-after': '4' }, body: envelope('unauthorized'), endpoint })).toBeInstanceOf(AuthError);
+  });
+
   it('422 is a validation error, as 400 is', () => {
     const error = classifyResponse({ status: 422, headers: {}, body: envelope('validation_error', { details: [{ field: 'start_date', message: 'bad' }] }), endpoint });
     expect(error).toBeInstanceOf(ValidationError);
