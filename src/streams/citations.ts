@@ -38,12 +38,14 @@ export const ownershipSummaryEntrySchema = z.looseObject({
   share: z.number(),
 });
 
+const citationsSummarySchema = z.looseObject({ occurrences: optional(count), by_ownership: optional(records) });
+
 export const citationsEnvelopeSchema = z.looseObject({
   data: records,
   info: z.looseObject({
     query: queryEcho,
     total_rows: optional(infoCount),
-    summary: optional(z.looseObject({ occurrences: optional(count), by_ownership: optional(records) })),
+    summary: optional(citationsSummarySchema),
   }),
 });
 
@@ -135,7 +137,7 @@ function filtersOf(series: SeriesParams): Pick<CitationsOptions, 'ownership' | '
  *
  * A domain request also answers the series of all domains together; that one is dropped there, because the `all`
  * request holds the same series and owns its rows (two slices replacing the same rows would race). The `all`
- * request also writes the window's summary by ownership.
+ * request also writes the window's summary by ownership and the API's own total of the window.
  */
 export const citations = defineStream({
   name: 'citations',
@@ -156,6 +158,7 @@ export const citations = defineStream({
     ];
     if (series.dimension === 'all') {
       targets.push({ table: 'citation_ownership_summary', mode: 'replace', scope: { brand_id: brandId, ...windowColumns(slice) } });
+      targets.push({ table: 'citation_window_totals', mode: 'replace', scope: { brand_id: brandId, ...windowColumns(slice) } });
     }
     return targets;
   },
@@ -195,8 +198,17 @@ export const citations = defineStream({
   },
   infoRows: (page, { brandId, slice }): RowsByTable => {
     if (slice.params.dimension !== 'all') return {};
-    const { ownership } = page.info as CitationsPageInfo;
+    const { ownership, summary, total_rows } = page.info as CitationsPageInfo & Pick<CitationsInfo, 'summary' | 'total_rows'>;
     return {
+      citation_window_totals: [
+        {
+          brand_id: brandId,
+          ...windowColumns(slice),
+          occurrences: summary?.occurrences ?? null,
+          total_rows: total_rows ?? page.totalRows ?? null,
+          _extra: summary ? extraOf(citationsSummarySchema, summary) : null,
+        },
+      ],
       citation_ownership_summary: ownership.map((entry) => ({
         brand_id: brandId,
         ...windowColumns(slice),

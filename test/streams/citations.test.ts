@@ -14,11 +14,11 @@ function sliceNamed(key: string, domainList: string[] = []): SlicePlan {
   return slice;
 }
 
-function citationsClient(rows: unknown[], ownership: unknown[] = [], calls: unknown[][] = []) {
+function citationsClient(rows: unknown[], ownership: unknown[] = [], calls: unknown[][] = [], summary?: Record<string, unknown>) {
   return {
     citations: async (...args: unknown[]) => {
       calls.push(args);
-      return { records: rows, rejects: [], info: { total_rows: rows.length }, totalRows: rows.length, ownership };
+      return { records: rows, rejects: [], info: { total_rows: rows.length, ...(summary ? { summary } : {}) }, totalRows: rows.length, ownership };
     },
   };
 }
@@ -62,7 +62,7 @@ describe('citations rows', () => {
     const slice = sliceNamed(`${WINDOW}/all`);
     const rows = DAYS.map((date, i) => ({ date, occurrences: 10 + i, change: i === 0 ? null : 0.1, ...(i === 2 ? { note: 'x' } : {}) }));
     const summary = [{ label: 'First party', ownership: 'first_party', occurrences: 12, share: 0.36 }, { label: 'Other', ownership: 'other', occurrences: 21, share: 0.64 }];
-    const { tables, result } = await readSlice(citations, slice, citationsClient(rows, summary, calls));
+    const { tables, result } = await readSlice(citations, slice, citationsClient(rows, summary, calls, { occurrences: 33, period_note: 'n' }));
     expect(result).toMatchObject({ status: 'complete', records: 3, totalRows: 3 });
     expect(calls[0]![1]).toMatchObject({ startDate: DAYS[0], endDate: DAYS[2], period: 'day' });
     expect(calls[0]![1]).not.toHaveProperty('ownership');
@@ -75,9 +75,14 @@ describe('citations rows', () => {
       { brand_id: BRAND, window_start: DAYS[0], window_end: DAYS[2], ownership: 'first_party', label: 'First party', occurrences: 12, share: 0.36, _extra: null },
       { brand_id: BRAND, window_start: DAYS[0], window_end: DAYS[2], ownership: 'other', label: 'Other', occurrences: 21, share: 0.64, _extra: null },
     ]);
+    // The API's own total of the window, with what else its summary says.
+    expect(tables.citation_window_totals).toEqual([
+      { brand_id: BRAND, window_start: DAYS[0], window_end: DAYS[2], occurrences: 33, total_rows: 3, _extra: { period_note: 'n' } },
+    ]);
     expect(scopes(citations, slice)).toEqual({
       citation_daily: { brand_id: BRAND, dimension: 'all', value: '', day: DAYS },
       citation_ownership_summary: { brand_id: BRAND, window_start: DAYS[0], window_end: DAYS[2] },
+      citation_window_totals: { brand_id: BRAND, window_start: DAYS[0], window_end: DAYS[2] },
     });
     expect(outsideScope(citations, slice, tables)).toEqual([]);
   });
@@ -90,6 +95,7 @@ describe('citations rows', () => {
     expect(calls[0]![1]).toMatchObject({ contentTypes: ['video'], period: 'day' });
     expect(tables.citation_daily!.map((r) => [r.dimension, r.value])).toEqual(DAYS.map(() => ['content_type', 'video']));
     expect(tables.citation_ownership_summary).toBeUndefined();
+    expect(tables.citation_window_totals).toBeUndefined();
     expect(scopes(citations, slice)).toEqual({ citation_daily: { brand_id: BRAND, dimension: 'content_type', value: 'video', day: DAYS } });
     expect(outsideScope(citations, slice, tables)).toEqual([]);
 

@@ -93,7 +93,8 @@ type Report = ReadPage<unknown, unknown> & { ownership?: unknown[] };
 async function* onePage(report: Promise<Report>) {
   const { ownership, ...page } = await report;
   // The citations report's summary comes back inside `info`, where the stream validates it.
-  yield ownership ? { ...page, info: { ...(page.info as object), summary: { by_ownership: ownership } } } : page;
+  const info = page.info as { summary?: object };
+  yield ownership ? { ...page, info: { ...info, summary: { ...info.summary, by_ownership: ownership } } } : page;
 }
 
 /**

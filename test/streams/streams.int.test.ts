@@ -174,7 +174,11 @@ describe('every stream against the simulator', () => {
       }
     }
     const summary = await scalar('SELECT sum(occurrences) FROM citation_ownership_summary WHERE window_start = $1 AND window_end = $2', [DAYS[0]!, TODAY]);
-    expect(summary).toBe(await scalar(`SELECT sum(occurrences) FROM citation_daily WHERE dimension = 'all'`));
+    const days = await scalar(`SELECT sum(occurrences) FROM citation_daily WHERE dimension = 'all'`);
+    expect(summary).toBe(days);
+    // The API's own total of the window (info.summary.occurrences), kept to reconcile the days with.
+    expect(await scalar('SELECT occurrences FROM citation_window_totals WHERE window_start = $1 AND window_end = $2', [DAYS[0]!, TODAY])).toBe(days);
+    expect(await scalar('SELECT total_rows FROM citation_window_totals WHERE window_start = $1 AND window_end = $2', [DAYS[0]!, TODAY])).toBe(DAYS.length);
   });
 
   it('a domain\'s daily detail matches its citation series, and a day without citations has no detail row', async () => {

@@ -34,6 +34,7 @@ const EXPECTED_KEYS: Record<string, string[]> = {
   visibility_scenario_brand_daily: ['brand_id', 'day', 'scenario_id', 'brand_name'],
   citation_daily: ['brand_id', 'day', 'dimension', 'value'],
   citation_ownership_summary: ['brand_id', 'window_start', 'window_end', 'ownership'],
+  citation_window_totals: ['brand_id', 'window_start', 'window_end'],
   domain_daily: ['brand_id', 'domain', 'day'],
   domain_model_daily: ['brand_id', 'domain', 'day', 'model'],
   domain_topic_daily: ['brand_id', 'domain', 'day', 'topic_id'],
