@@ -148,7 +148,12 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
       if (finished) return progress;
       const writerProblem = host?.writerProblem();
       if (writerProblem) throw writerProblem;
-      if (options.signal?.aborted) return progress;
+      if (options.signal?.aborted) {
+        // The stop lets the running load job finish, and the last slice's finalizes and publishes the run: what the
+        // command says of the run is how the stop left it (a run stopped at its last commit said "interrupted").
+        await host?.stop();
+        return await outage.within(runId, readProgress(runs, runId));
+      }
       await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
     }
   } catch (error) {
