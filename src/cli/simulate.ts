@@ -62,6 +62,7 @@ interface SimulateFlags {
   today?: string;
   params?: string;
   arrayFormat: 'repeat' | 'comma';
+  rangeEndEcho: 'inclusive' | 'exclusive';
   idempotencyHeader: string;
   planTopicLimit: number;
   maxCachedAnswers: number;
@@ -97,6 +98,7 @@ export function simulateCommand(): Command {
     .option('--today <YYYY-MM-DD>', "the simulator's today (default: the real UTC day)", day('--today'))
     .option('--params <file.json>', 'wire names of query parameters: {"start_date": "from", ...}')
     .addOption(new Option('--array-format <format>', 'how arrays travel in query strings').choices(['repeat', 'comma']).default('repeat'))
+    .addOption(new Option('--range-end-echo <form>', "how info.query echoes the range's end: as sent, or as the instant after it").choices(['inclusive', 'exclusive']).default('inclusive'))
     .option('--idempotency-header <name>', 'name of the idempotency header', 'Idempotency-Key')
     .option('--plan-topic-limit <n>', 'topics a brand plan holds', integerOption('--plan-topic-limit', 1), 12)
     .option('--max-cached-answers <n>', 'answers kept in the day cache (about 1 KB each)', integerOption('--max-cached-answers', 1), 250_000)
@@ -133,6 +135,7 @@ export function simulateCommand(): Command {
         ...(flags.today ? { today: flags.today } : {}),
         ...(flags.params ? { params: readParams(flags.params) } : {}),
         arrayFormat: flags.arrayFormat,
+        rangeEndEcho: flags.rangeEndEcho,
         idempotencyHeader: flags.idempotencyHeader,
         planTopicLimit: flags.planTopicLimit,
         maxCachedAnswers: flags.maxCachedAnswers,

@@ -2,6 +2,8 @@ import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
 import type { Knobs } from './knobs.js';
 
 /** How a simulator starts; every field is optional. The knobs can also change at run time. */
+export type RangeEndEcho = 'inclusive' | 'exclusive';
+
 export interface SimulatorOptions extends Partial<Knobs> {
   /** TCP port; default 0 (a free port). The CLI defaults to 4010. */
   port?: number;
@@ -23,6 +25,11 @@ export interface SimulatorOptions extends Partial<Knobs> {
   params?: ParamMapping;
   /** How arrays are read from query strings; default `repeat`. */
   arrayFormat?: ArrayFormat;
+  /**
+   * How `info.query` echoes the end of the range: `inclusive` (default) as sent, `exclusive` as the instant after it
+   * (an end day D echoed `D+1T00:00:00Z`), as APIs that store half-open ranges do. The spec shows neither.
+   */
+  rangeEndEcho?: RangeEndEcho;
   /** Name of the idempotency header of writes; default `Idempotency-Key`. */
   idempotencyHeader?: string;
   /** Topics (not deleted) a brand's plan holds; default 12. Past it, creates are `plan_limit_reached`. */

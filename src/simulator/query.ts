@@ -1,6 +1,7 @@
 import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
 import { DAY_MS, simDayString, parseSimDay } from './sim-days.js';
 import { simulatorValidationError, type SimulatorErrorDetail } from './sim-errors.js';
+import type { RangeEndEcho } from './options.js';
 
 export interface DateRange {
   startMs: number;
@@ -32,6 +33,7 @@ export class QueryReader {
     private readonly mapping: ParamMapping,
     private readonly arrayFormat: ArrayFormat,
     private readonly strict: boolean,
+    private readonly rangeEndEcho: RangeEndEcho = 'inclusive',
   ) {}
 
   wire(name: string): string {
@@ -133,7 +135,8 @@ export class QueryReader {
     };
     if (startBound.ms > endBound.ms) return this.fail('start_date', 'must not be after the end of the range');
     this.applied[this.wire('start_date')] = startBound.text;
-    this.applied[this.wire('end_date')] = endBound.text;
+    // The instant after the last one counted: the next millisecond is the start of the next day for an end day.
+    this.applied[this.wire('end_date')] = this.rangeEndEcho === 'exclusive' ? new Date(endBound.ms + 1).toISOString().replace('.000Z', 'Z') : endBound.text;
     return { startMs: startBound.ms, endMs: endBound.ms, startText: startBound.text, endText: endBound.text };
   }
 

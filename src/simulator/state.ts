@@ -4,7 +4,7 @@ import { SimulatorClock } from './clock.js';
 import { parseSimDay } from './sim-days.js';
 import { IdempotencyStore } from './idempotency.js';
 import { DEFAULT_KNOBS, parseKnobs, type Knobs } from './knobs.js';
-import { DEFAULT_API_KEY, type SimulatorOptions } from './options.js';
+import { DEFAULT_API_KEY, type RangeEndEcho, type SimulatorOptions } from './options.js';
 import { RateLimiter } from './rate-limit.js';
 import { RequestLog } from './request-log.js';
 import { generateWorld } from './world.js';
@@ -19,6 +19,7 @@ export class SimulatorState {
   readonly apiKey: string;
   readonly params: ParamMapping;
   readonly arrayFormat: ArrayFormat;
+  readonly rangeEndEcho: RangeEndEcho;
   readonly idempotencyHeader: string;
   readonly planTopicLimit: number;
   readonly firstDay: number;
@@ -40,6 +41,7 @@ export class SimulatorState {
     this.apiKey = options.apiKey ?? DEFAULT_API_KEY;
     this.params = options.params ?? {};
     this.arrayFormat = options.arrayFormat ?? 'repeat';
+    this.rangeEndEcho = options.rangeEndEcho ?? 'inclusive';
     this.idempotencyHeader = (options.idempotencyHeader ?? 'Idempotency-Key').toLowerCase();
     this.planTopicLimit = options.planTopicLimit ?? 12;
     if (!Number.isInteger(this.brandCount) || this.brandCount < 1) throw new Error('brands must be a positive integer');
