@@ -27,22 +27,24 @@ const LENIENT_NAMES: ParamMapping = {
 
 let plain: RunningSimulator;
 let commaLists: RunningSimulator;
+let exclusiveEnds: RunningSimulator;
 let strictRenamed: RunningSimulator;
 let lenientRenamed: RunningSimulator;
 const dir = tempDir('doctor');
 
 beforeAll(async () => {
   const data = { seed: 3, brands: 1, days: 12, scale: 30 };
-  [plain, strictRenamed, lenientRenamed, commaLists] = await Promise.all([
+  [plain, strictRenamed, lenientRenamed, commaLists, exclusiveEnds] = await Promise.all([
     startSimulator({ ...data, brands: 2 }),
     startSimulator({ ...data, params: STRICT_NAMES }),
     startSimulator({ ...data, params: LENIENT_NAMES, strictParams: false }),
     startSimulator({ ...data, arrayFormat: 'comma' }),
+    startSimulator({ ...data, rangeEndEcho: 'exclusive' }),
   ]);
 });
 
 afterAll(async () => {
-  await Promise.all([plain.close(), strictRenamed.close(), lenientRenamed.close(), commaLists.close()]);
+  await Promise.all([plain.close(), strictRenamed.close(), lenientRenamed.close(), commaLists.close(), exclusiveEnds.close()]);
   dir.remove();
 });
 
@@ -232,6 +234,18 @@ describe('bvsync doctor', () => {
     expect(set.out).toMatch(/^ok {4}api\.arrayFormat "comma": engines=\S+ sent comma-separated answers what each engine answers alone/m);
     expect(set.out).not.toContain('FAIL');
     expect(set.code).toBe(0);
+  });
+
+  it('verifies end_date against an API that echoes the end of the range as exclusive (the next day at 00:00)', async ({ expect }) => {
+    const { code, out, rows } = await doctor(env(exclusiveEnds, { BVSYNC_CONFIG: await configFor(exclusiveEnds, 'exclusive') }));
+    const echoed = rows.filter((r) => r.param === 'end_date' && /info\.query/.test(r.why));
+    expect(echoed.length).toBeGreaterThan(0);
+    for (const r of echoed) {
+      expect(r.verdict, `${r.endpoint}: ${r.why}`).toBe('verified');
+      expect(r.why).toMatch(/info\.query echoes \d{4}-\d{2}-\d{2}T00:00:00Z, the instant after the day sent: the API reads the end as exclusive/);
+    }
+    expect(out).not.toContain('FAIL');
+    expect(code).toBe(0);
   });
 
   it('fails on a brand the key cannot read, naming it', async ({ expect }) => {

@@ -19,6 +19,8 @@ function judgeEcho(ctx: ProbeContext, endpoint: string, sent: readonly Sent[], e
     const applied = wire in echo ? echo[wire] : echo[name];
     if (applied === undefined) {
       ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query does not hold it (it holds ${Object.keys(echo).join(', ')})`);
+    } else if (name === 'end_date' && isExclusiveEndOf(value, applied)) {
+      ctx.book.verified(endpoint, name, `info.query echoes ${show(applied)}, the instant after the day sent: the API reads the end as exclusive`);
     } else if (!sameValue(value, applied)) {
       const arrays = Array.isArray(value) ? '; if the API reads lists another way, set api.arrayFormat' : '';
       ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query says ${show(applied)} was applied${arrays}`);
@@ -32,6 +34,16 @@ function judgeEcho(ctx: ProbeContext, endpoint: string, sent: readonly Sent[], e
 function show(value: unknown): string {
   const text = Array.isArray(value) ? value.join(',') : String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+/**
+ * An end day D echoed as the first instant of D+1: a half-open range, the same days as D inclusive. The spec says the
+ * bounds are inclusive but not how an echo spells them; taken for another day, it called a right end_date wrong.
+ */
+function isExclusiveEndOf(sent: unknown, applied: unknown): boolean {
+  if (typeof sent !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(sent) || typeof applied !== 'string') return false;
+  const at = Date.parse(applied);
+  return /^\d{4}-\d{2}-\d{2}T/.test(applied) && !Number.isNaN(at) && at === Date.parse(`${sent}T00:00:00Z`) + 86_400_000;
 }
 
 function sameValue(sent: unknown, applied: unknown): boolean {
