@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TableInfo } from './catalog.js';
 import { JOURNAL_TABLE, type JournalEntry } from './publish-journal.js';
+import { PUBLISHED_FILES_TABLE } from './published-identity.js';
 import type { Scope } from './slice-batch.js';
 import { REJECTS_TABLE } from './slice-loader.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
@@ -87,12 +88,15 @@ export async function applyJournal(
   return { tables: byTable.size, scopes };
 }
 
+/** The working file's own publishing bookkeeping: no copy holds it. */
+export const WORKING_FILE_ONLY: ReadonlySet<string> = new Set([JOURNAL_TABLE, PUBLISHED_FILES_TABLE]);
+
 /**
  * The system tables written outside slices (runs, slice states, cursors, the migration ledger): copied whole on
  * every publish. Rejects are written by slices and journaled like data; the journal stays out of the copy.
  */
 function isBookkeeping(table: string): boolean {
-  return table.startsWith('_') && table !== REJECTS_TABLE && table !== JOURNAL_TABLE;
+  return table.startsWith('_') && table !== REJECTS_TABLE && !WORKING_FILE_ONLY.has(table);
 }
 
 /**
@@ -101,7 +105,7 @@ function isBookkeeping(table: string): boolean {
  * of data tables, and it journals every write.
  */
 export async function differingTables(connection: DuckDBConnection, alias: string, catalog: ReadonlyMap<string, TableInfo>): Promise<string[]> {
-  const tables = [...catalog.keys()].filter((table) => table !== JOURNAL_TABLE);
+  const tables = [...catalog.keys()].filter((table) => !WORKING_FILE_ONLY.has(table));
   if (!tables.length) return [];
   const counts = tables
     .map((table) => `SELECT ${quoteLiteral(table)} AS t, (SELECT count(*) FROM main.${quoteIdent(table)}) AS w, (SELECT count(*) FROM ${alias}.main.${quoteIdent(table)}) AS p`)

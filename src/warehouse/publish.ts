@@ -9,6 +9,7 @@ import { schemaVersion } from './migrator.js';
 import { VIEWS_DIR } from './paths.js';
 import { applyJournal, differingTables, FullCopyNeeded } from './publish-changes.js';
 import { JOURNAL_OBJECTS, journalEntryId, journalHead, journalTail, pruneJournal, readJournal } from './publish-journal.js';
+import { identityOf, PUBLISHED_FILES_TABLE, recordedIdentity, recordIdentity } from './published-identity.js';
 import { readNumberedSqlFiles, type SqlFile } from './sql-files.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
@@ -108,8 +109,8 @@ interface Marker {
  *
  * The cost follows the change, not the file (docs/performance.md, "Publishing"): the previous copy is cloned and
  * only what the journal says changed since it was made is copied into it. The whole working file is copied instead
- * when there is no previous copy, it came from another working file, migrations or views changed since, or the
- * journal is too large to be worth applying.
+ * when there is no previous copy, it came from another working file, migrations or views changed since, it was
+ * written to since it was published (published-identity.ts), or the journal is too large to be worth applying.
  */
 export async function publishCopy(
   connection: DuckDBConnection,
@@ -146,13 +147,15 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
 
   let mode: PublishResult['mode'] = 'full';
   let fullCopyReason: string | undefined;
+  const recorded = await recordedIdentity(connection, target);
   if (options.incremental === false) fullCopyReason = 'asked for a full copy';
   else if (!existsSync(target)) fullCopyReason = 'no published copy yet';
   else {
     const temporary = clone ?? temporaryPath(target);
     const copy = clone ? undefined : () => copyFileSync(target, temporary, constants.COPYFILE_FICLONE);
+    const writtenSince = recorded !== undefined && identityOf(target) !== recorded;
     try {
-      await attached(connection, temporary, () => updateCopy(connection, marker), copy);
+      await attached(connection, temporary, () => updateCopy(connection, marker, writtenSince), copy);
       staleWal = setAsideWal(target);
       renameSync(temporary, target);
       mode = 'incremental';
@@ -177,6 +180,8 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
       throw error;
     }
   }
+  // A crash before this is recorded only makes the next publish copy the whole file again.
+  await recordIdentity(connection, target);
   // The published copy holds every entry up to the marker now; a crash before this line only makes the next
   // publish copy them again.
   await pruneJournal(connection, marker.journalSeq);
@@ -240,6 +245,7 @@ async function fullCopy(connection: DuckDBConnection, working: string, views: Sq
   if (Number(hasFile.getRowsJS()[0]![0]) === 0) await connection.run(`COPY FROM DATABASE ${quoteIdent(working)} TO ${PUBLISH_ALIAS}`);
   await connection.run(`DROP TABLE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(JOURNAL_OBJECTS.table)}`);
   await connection.run(`DROP SEQUENCE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(JOURNAL_OBJECTS.sequence)}`);
+  await connection.run(`DROP TABLE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(PUBLISHED_FILES_TABLE)}`);
   await connection.run(
     `CREATE OR REPLACE TABLE ${PUBLISH_ALIAS}.main.${MARKER_TABLE} (origin VARCHAR, journal_seq BIGINT, schema_version INTEGER, views VARCHAR,
        published_at TIMESTAMPTZ, head_entry VARCHAR, schema VARCHAR)`,
@@ -259,8 +265,12 @@ async function fullCopy(connection: DuckDBConnection, working: string, views: Sq
   }
 }
 
-/** Applies the journal since the copy's marker to the attached clone, in one transaction of the clone. */
-async function updateCopy(connection: DuckDBConnection, marker: Marker): Promise<void> {
+/**
+ * Applies the journal since the copy's marker to the attached clone, in one transaction of the clone. `writtenSince`:
+ * the published file is not the one the last publish left (published-identity.ts); said after what the marker tells,
+ * which names the likelier cause (a copy of another working file, a backup put back).
+ */
+async function updateCopy(connection: DuckDBConnection, marker: Marker, writtenSince: boolean): Promise<void> {
   const previous = await readMarker(connection);
   if (!previous) throw new FullCopyNeeded('the published copy has no publish marker (made by an older bvsync)');
   if (previous.origin !== marker.origin) throw new FullCopyNeeded('the published copy was made from another working file');
@@ -278,6 +288,7 @@ async function updateCopy(connection: DuckDBConnection, marker: Marker): Promise
   if (previous.journalSeq > 0n && (await journalEntryId(connection, previous.journalSeq)) !== previous.headEntry) {
     throw new FullCopyNeeded('the working file\'s journal does not hold the change the published copy ends with (was the working file put back from a backup?)');
   }
+  if (writtenSince) throw new FullCopyNeeded('the published copy was written to since bvsync published it (opened read-write?); its changes are not the warehouse\'s');
   const entries = await readJournal(connection, previous.journalSeq);
   if (entries.length > MAX_INCREMENTAL_ENTRIES) throw new FullCopyNeeded(`${entries.length} changes since the last publish; a full copy is cheaper`);
   const catalog = await readCatalog(connection);
@@ -396,12 +407,6 @@ async function usableClone(prepared: PreparedClone | undefined, target: string):
   if (current && existsSync(prepared.path)) return prepared.path;
   removeCopy(prepared.path);
   return undefined;
-}
-
-/** Which file a path names now, and as it was last written: a rename over it or a write changes it. */
-function identityOf(path: string): string {
-  const stats = statSync(path, { bigint: true });
-  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`;
 }
 
 async function currentDatabase(connection: DuckDBConnection): Promise<string> {

@@ -7,6 +7,7 @@ import { ensureDatabaseFolder } from './database-path.js';
 import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
 import { discardPreparedClone, dropPublishMarker, preparePublishClone, publishCopy, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
 import { ensureJournal } from './publish-journal.js';
+import { ensurePublishedFiles } from './published-identity.js';
 import { readRows, type PlainRow } from './read-rows.js';
 import { quoteIdent } from './sql-names.js';
 import {
@@ -81,6 +82,7 @@ export class Warehouse {
       connection = await instance.connect();
       const applied = await migrate(connection, { dir: options.migrationsDir, target: options.migrationTarget });
       await ensureJournal(connection);
+      await ensurePublishedFiles(connection);
       await dropPublishMarker(connection);
       const catalog = await readCatalog(connection);
       return new Warehouse(path, instance, connection, catalog, applied, options);

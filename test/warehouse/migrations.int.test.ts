@@ -63,6 +63,7 @@ const EXPECTED_KEYS: Record<string, string[]> = {
   _rejected_records: ['id'],
   _slice_queries: ['brand_id', 'stream', 'slice_key'],
   _publish_journal: ['seq'],
+  _published_files: ['path'],
 };
 
 let tmp: ReturnType<typeof tempDir>;

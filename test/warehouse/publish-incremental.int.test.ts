@@ -3,6 +3,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync,
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { openReadOnly } from '../../src/warehouse/published-database.js';
 import { MIGRATIONS_DIR, workingPathFor } from '../../src/warehouse/paths.js';
 import { readNumberedSqlFiles } from '../../src/warehouse/sql-files.js';
@@ -328,6 +329,31 @@ describe('incremental publishing', () => {
       const result = await wh.publish(published);
       expect(result).toMatchObject({ mode: 'full', fullCopyReason: expect.stringContaining('one below the newest') });
       await expectSameAsFullCopy(wh, published, join(tmp.path, 'reference.duckdb'));
+    } finally {
+      await wh.close();
+    }
+  });
+
+  it("copies the whole file when the published copy was written to since it was published: an analyst's checkpointed edits do not stay", async () => {
+    const { published, working } = await publishedOnce();
+    // An analyst opens the published file read-write (docs/tables.md asks not to), edits rows and checkpoints.
+    const analyst = await DuckDBInstance.create(published);
+    const session = await analyst.connect();
+    await session.run("UPDATE conversations SET model = 'edited by hand' WHERE id <= 3");
+    await session.run('CHECKPOINT');
+    session.closeSync();
+    analyst.closeSync();
+    const wh = await openWarehouse(working);
+    try {
+      await wh.loadSlice(replaceDay('run-2', '2026-11-19', 10, 100));
+      const result = await wh.publish(published);
+      expect(result.mode).toBe('full');
+      expect(result.fullCopyReason).toMatch(/^the published copy was written to since bvsync published it/);
+      expect(await rowCount(published, "conversations WHERE model = 'edited by hand'")).toBe(0);
+      expect(await rowCount(published, 'conversations')).toBe(20);
+      // Left as bvsync published it, the copy is brought up to date again.
+      await wh.loadSlice(replaceDay('run-3', '2026-11-20', 10, 200));
+      expect(await publishAndCompare(wh, published, join(tmp.path, 'reference.duckdb'))).toBe('incremental');
     } finally {
       await wh.close();
     }
