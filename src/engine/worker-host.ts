@@ -322,6 +322,8 @@ export class WorkerHost {
    */
   stop(deadlineMs = this.options.stopDeadlineMs ?? 30_000): Promise<void> {
     this.stopping ??= (async () => {
+      // Renewed while the fetch jobs drain, never taken: a process on its way out does not become the writer.
+      this.lease?.retire();
       const timer = setTimeout(() => this.abort.abort(), deadlineMs);
       // The load worker takes no new job while the fetch worker drains (a publish begun near the deadline outlived it);
       // the job it runs finishes, and what waits is the next writer's.

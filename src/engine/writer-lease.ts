@@ -54,7 +54,11 @@ export class WriterLease {
   private timer: NodeJS.Timeout | undefined;
   private held = false;
   private ticking: Promise<void> | undefined;
+  /** `onAcquired` while it runs: opening DuckDB, no Redis call, so stop() waits it out to close what it opens. */
+  private acquiring: Promise<unknown> | undefined;
   private stopped = false;
+  /** Set by retire(): renew what is held, take nothing new. */
+  private retired = false;
   /**
    * Failed `onAcquired` calls in a row, and when the next try may be made, on the monotonic clock: a wall clock set
    * back an hour held the lease untried for that hour.
@@ -76,8 +80,17 @@ export class WriterLease {
     return this.held;
   }
 
+  /**
+   * Takes the lease no more, while still renewing it if held: a process on its way out (draining its fetch jobs before
+   * stop()) must not become the writer just then.
+   */
+  retire(): void {
+    this.retired = true;
+  }
+
   async start(): Promise<void> {
     this.stopped = false;
+    this.retired = false;
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.intervalMs);
   }
@@ -90,6 +103,9 @@ export class WriterLease {
     // A tick or a release waiting on a Redis that went away may never settle (commands wait for the reconnect): past
     // the limit the holder closes DuckDB and lets go without it, and the lease expires on its own after its ttl.
     await settledWithin(this.ticking, STOP_WAIT_MS);
+    // Becoming the writer is not waiting on Redis, and what it opens must be closed before the lease goes: cut short,
+    // it opened DuckDB and started a load worker after stop() had returned and the lease was free.
+    await this.acquiring?.catch(() => undefined);
     if (this.held) {
       this.held = false;
       await this.options.onLost();
@@ -112,7 +128,7 @@ export class WriterLease {
           this.held = false;
           await this.options.onLost();
         }
-      } else if (performance.now() >= this.notBefore) {
+      } else if (!this.retired && performance.now() >= this.notBefore) {
         const taken = await this.redis.set(this.options.key, this.value, 'PX', this.ttlMs, 'NX').catch(() => null);
         if (taken === 'OK' && this.stopped) {
           // Taken after stop() stopped waiting for this answer: the process is on its way out.
@@ -120,9 +136,11 @@ export class WriterLease {
         } else if (taken === 'OK') {
           this.held = true;
           try {
-            await this.options.onAcquired();
+            this.acquiring = Promise.resolve(this.options.onAcquired());
+            await this.acquiring;
             this.failures = 0;
           } catch (error) {
+            this.acquiring = undefined;
             // Could not become the writer (the old holder still has the file open, or the file cannot be opened at
             // all): give the lease back and wait longer each time before trying again.
             this.held = false;
@@ -131,6 +149,7 @@ export class WriterLease {
             await this.redis.eval(RELEASE, 1, this.options.key, this.value).catch(() => {});
             throw error;
           }
+          this.acquiring = undefined;
         }
       }
     } catch {

@@ -39,6 +39,42 @@ describe('WriterLease', () => {
     expect(events).toEqual(['a+', 'a-', 'b+', 'b-']);
   });
 
+  it('stopped while becoming the writer, waits for that, then closes what it opened and frees the lease', async () => {
+    const key = redisKeys(`${prefix}-slow-open`).writerLease;
+    const events: string[] = [];
+    const lease = new WriterLease(redis, {
+      key,
+      ttlMs: 10_000,
+      intervalMs: 100,
+      // Opening DuckDB after a crash (WAL replay) or with migrations to run takes seconds, and asks Redis nothing.
+      onAcquired: async () => {
+        events.push('opening');
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        events.push('opened');
+      },
+      onLost: () => void events.push('closed'),
+    });
+    const started = lease.start();
+    await until(() => events.includes('opening'));
+    await lease.stop();
+    expect(events).toEqual(['opening', 'opened', 'closed']);
+    expect(lease.isHeld).toBe(false);
+    expect(await redis.get(key)).toBeNull();
+    await started;
+  });
+
+  it('retired, takes a free lease no more', async () => {
+    const key = redisKeys(`${prefix}-retired`).writerLease;
+    await redis.set(key, 'another-process', 'PX', 300);
+    const lease = new WriterLease(redis, { key, ttlMs: 300, intervalMs: 50, onAcquired: () => {}, onLost: () => {} });
+    await lease.start();
+    lease.retire();
+    await new Promise((resolve) => setTimeout(resolve, 700)); // the other holder's lease has expired meanwhile
+    expect(await redis.get(key)).toBeNull();
+    expect(lease.isHeld).toBe(false);
+    await lease.stop();
+  });
+
   it('passes on after the ttl when the holder dies without releasing', async () => {
     const key = redisKeys(`${prefix}-dead`).writerLease;
     await redis.set(key, 'a-dead-process', 'PX', 500);
