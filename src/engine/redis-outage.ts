@@ -4,7 +4,7 @@ import { describeUrl } from './redis.js';
 /** How long a `sync` or `backfill` waits for a Redis that stopped answering before it gives up; default one minute. */
 export const DEFAULT_REDIS_OUTAGE_MS = 60_000;
 
-/** Redis stopped answering a command that waits on its run, and did not come back within the limit. */
+/** Redis stopped answering a command that waits on its run, and did not answer again within the limit. */
 export class RedisGoneError extends Error {
   readonly code = 'redis_unavailable';
   constructor(url: string, runId: string, waitedMs: number, reason: string | undefined) {
@@ -61,15 +61,19 @@ export class RedisOutageWatch {
   }
 
   /**
-   * Waits for a Redis command, or throws once Redis has been unreachable for the limit: a command sent while the
-   * connection still looked up sits in ioredis's queue until it reconnects.
+   * Waits for a Redis command, or throws once Redis has been unreachable for the limit, or the command has had no
+   * answer for that long: a command sent while the connection still looked up sits in ioredis's queue until it
+   * reconnects, and a Redis frozen or cut off without a reset (a paused container, a dropped network) closes nothing.
    */
   async within<T>(runId: string, command: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
+    const sent = performance.now();
     const gone = new Promise<never>((_, reject) => {
       const poll = () => {
         try {
           this.check(runId);
+          const waited = performance.now() - sent;
+          if (waited >= this.limitMs) throw new RedisGoneError(this.url, runId, waited, this.reason ?? 'a command had no answer');
           timer = setTimeout(poll, OUTAGE_POLL_MS);
         } catch (error) {
           reject(error as Error);
