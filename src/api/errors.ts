@@ -184,19 +184,28 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
   return new PermanentError(text, fields);
 }
 
-/** Error codes that name a rate limit, whatever the API calls it: `rate_limited`, `RateLimitExceeded`, `throttled`, `too_many_requests`. */
-const THROTTLING_CODE = /rate.?limit|throttl|too.?many.?requests/i;
+/**
+ * Error codes that name a rate limit and nothing more, spelled any way (`rate_limited`, `RateLimitExceeded`,
+ * `Throttling`, `too-many-requests`), compared with letters alone: a code that only contains one of them
+ * (`monthly_rate_limit_exceeded`, `too_many_requests_in_batch`) names something waiting does not cure.
+ */
+const THROTTLING_CODES = new Set(['ratelimit', 'ratelimited', 'ratelimitexceeded', 'throttled', 'throttling', 'toomanyrequests']);
+
+function namesRateLimit(apiCode: string): boolean {
+  return THROTTLING_CODES.has(apiCode.toLowerCase().replace(/[^a-z]/g, ''));
+}
 
 /**
  * A refusal that is a rate limit in another status: the spec shows neither the rate limit's answer nor the statuses of
  * its other codes, and gateways throttle with a 403 too. Read as a refused key, such an answer failed every slice of the
- * run without a request; read as a 429, it slows the key and is waited out. A 403 that names when to come back
- * (Retry-After) is one, and so is any 4xx whose code names a rate limit.
+ * run without a request; read as a 429, it slows the key and is waited out. Any 4xx whose code names a rate limit is
+ * one, and so is a 403 without the API's envelope (a gateway's page) that names when to come back (Retry-After): one
+ * whose envelope names another code (`invalid_api_key` with a Retry-After) is the refusal it says, not retried for ever.
  */
 function isThrottling(response: ErrorResponse, apiCode: string | undefined, now: number): boolean {
   if (response.status < 400 || response.status >= 500) return false;
-  if (apiCode !== undefined && THROTTLING_CODE.test(apiCode)) return true;
-  return response.status === 403 && apiCode !== 'brand_access_denied' && parseRetryAfter(response.headers['retry-after'], now) !== undefined;
+  if (apiCode !== undefined) return namesRateLimit(apiCode);
+  return response.status === 403 && parseRetryAfter(response.headers['retry-after'], now) !== undefined;
 }
 
 /**

@@ -217,11 +217,11 @@ export class Transport {
   }
 
   /**
-   * What the answer means for the key's budget: a 429 blocks the key for its Retry-After and cuts its rate, other
-   * answers count as accepted, and rate-limit headers may set the ceiling. A failure here (Redis) costs the
-   * budget one observation, never the answer itself.
+   * What the answer means for the key's budget: a rate limit (`rateLimited`: a 429, or what classifyResponse reads as
+   * throttling in another status) blocks the key for its Retry-After and cuts its rate, other answers count as
+   * accepted, and rate-limit headers may set the ceiling. A failure here (Redis) costs the budget one observation,
+   * never the answer itself.
    */
-  /** `rateLimited`: a 429, or an answer classifyResponse reads as throttling in another status (a gateway's 403). */
   private async tellBudget(status: number, headers: HeaderBag, sentAt: number, endpoint: string, rateLimited: boolean): Promise<void> {
     const signals = readRateLimitHeaders(headers);
     for (const problem of signals.problems) {

@@ -83,16 +83,21 @@ describe('classifyResponse', () => {
     const gateway = classifyResponse({ status: 403, headers: { 'retry-after': '4' }, body: { message: 'Forbidden' }, endpoint });
     expect(gateway).toBeInstanceOf(RateLimitedError);
     expect((gateway as RateLimitedError).retryAfterMs).toBe(4000);
-    for (const [status, code] of [[403, 'RateLimitExceeded'], [400, 'rate_limit_exceeded'], [403, 'throttled'], [401, 'too_many_requests']] as const) {
+    for (const [status, code] of [[403, 'RateLimitExceeded'], [400, 'rate_limit_exceeded'], [403, 'Throttling'], [401, 'too-many-requests']] as const) {
       const error = classifyResponse({ status, headers: {}, body: envelope(code), endpoint });
       expect(error, `${status} ${code}`).toBeInstanceOf(RateLimitedError);
       expect((error as RateLimitedError).retryAfterMs).toBe(1000);
       expect(error.apiCode).toBe(code);
     }
-    // A Retry-After that is no wait, or a refusal of the brand, stays what its status and code say.
-    expect(classifyResponse({ status: 403, headers: { 'retry-after': 'later' }, body: envelope('forbidden'), endpoint })).toBeInstanceOf(AuthError);
+    // A Retry-After that is no wait, or beside a code that names a refusal, stays what its status and code say.
+    expect(classifyResponse({ status: 403, headers: { 'retry-after': 'later' }, body: { message: 'Forbidden' }, endpoint })).toBeInstanceOf(AuthError);
     expect(classifyResponse({ status: 403, headers: { 'retry-after': '4' }, body: envelope('brand_access_denied'), endpoint })).toBeInstanceOf(BrandAccessDeniedError);
+    expect(classifyResponse({ status: 403, headers: { 'retry-after': '30' }, body: envelope('invalid_api_key'), endpoint })).toBeInstanceOf(AuthError);
+    expect(classifyResponse({ status: 403, headers: { 'retry-after': '120' }, body: envelope('api_key_revoked'), endpoint })).toBeInstanceOf(AuthError);
     expect(classifyResponse({ status: 401, headers: { 'retry-after': '4' }, body: envelope('unauthorized'), endpoint })).toBeInstanceOf(AuthError);
+    // A code that only contains a rate limit's words names something a wait does not cure.
+    expect(classifyResponse({ status: 403, headers: {}, body: envelope('monthly_rate_limit_exceeded'), endpoint })).toBeInstanceOf(AuthError);
+    expect(classifyResponse({ status: 400, headers: {}, body: envelope('too_many_requests_in_batch'), endpoint })).toBeInstanceOf(ValidationError);
   });
 
   it('422 is a validation error, as 400 is', () => {
