@@ -17,6 +17,8 @@ interface WorkerFlags extends CommonFlags {
 
 /** After the shutdown deadline, how long the worker may still take to close DuckDB and Redis before it exits anyway. */
 const HARD_STOP_GRACE_MS = 5_000;
+/** How long a stopped worker may linger on open handles before it exits anyway. */
+const LINGER_LIMIT_MS = 5_000;
 
 export function workerCommand(): Command {
   return addCommonOptions(
@@ -60,12 +62,13 @@ export function workerCommand(): Command {
       }));
     // Listened for before the host starts: starting can wait (the writer lease, a working file another program holds),
     // and a signal then must stop the worker as cleanly as later, not kill it outright.
+    let hardStop: NodeJS.Timeout | undefined;
     const stopRequested = new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         log.info({ signal, deadlineSeconds: shutdownMs / 1000 }, 'shutting down: finishing running jobs');
         // Closing the queues waits on Redis; with Redis gone the worker ignored SIGTERM for good. Past the deadline (and
         // a grace for closing DuckDB) it exits anyway: that is a crash to the engine, which every job survives.
-        setTimeout(() => {
+        hardStop = setTimeout(() => {
           log.error({ deadlineSeconds: shutdownMs / 1000 + HARD_STOP_GRACE_MS / 1000 }, 'could not stop cleanly in time (is Redis answering?); exiting now, running jobs go to other workers');
           process.exit(1);
         }, shutdownMs + HARD_STOP_GRACE_MS).unref();
@@ -87,8 +90,15 @@ export function workerCommand(): Command {
     await host.stop(shutdownMs);
     await metricsServer?.close();
     await redis.stop();
-    // The hard stop stays armed (unref'd, it holds nothing open): a connection that Redis's going away left reconnecting
-    // keeps the process alive after a stop that was otherwise clean, and then it is what ends the command.
+    clearTimeout(hardStop);
+    if (!host.stoppedWithRedis) {
+      // Its jobs' ends never reached Redis: to the engine this is a crash (which every job survives), not a clean stop.
+      log.error('could not stop cleanly (is Redis answering?); exiting now, running jobs go to other workers');
+      process.exit(1);
+    }
     log.info('worker stopped');
+    // A connection stuck reconnecting after a Redis restart must not keep a stopped worker alive; unref'd, this fires
+    // only when something still holds the process open.
+    setTimeout(() => process.exit(), LINGER_LIMIT_MS).unref();
   });
 }

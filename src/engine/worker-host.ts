@@ -93,6 +93,7 @@ export class WorkerHost {
   private readonly workerConnections = new Map<Worker, Redis>();
   private warehouse: Warehouse | undefined;
   private stopping: Promise<void> | undefined;
+  private redisAtStop = true;
 
   /** Opens of the working database that failed in a row while holding the lease, and the last reason. */
   writerFailures = 0;
@@ -316,6 +317,11 @@ export class WorkerHost {
     this.workerConnections.delete(worker);
   }
 
+  /** Whether Redis still answered when stop() let go of the work: otherwise no job's end reached it. */
+  get stoppedWithRedis(): boolean {
+    return this.redisAtStop;
+  }
+
   /**
    * Stops taking jobs, lets running ones finish until the deadline, then aborts what is left (those jobs are picked
    * up again by another process after BullMQ's stalled check). Safe to call twice.
@@ -333,6 +339,7 @@ export class WorkerHost {
         await this.lease?.stop();
       } finally {
         clearTimeout(timer);
+        this.redisAtStop = this.connection?.status === 'ready';
         this.abort.abort();
         await this.fetchThreads?.close();
         await this.client?.close().catch(() => {});

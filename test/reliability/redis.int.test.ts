@@ -58,7 +58,7 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis gone for good (needs redis-server on 
       // The deadline (2 s) plus the grace for closing DuckDB and Redis (5 s), not forever.
       expect(Date.now() - asked).toBeLessThan(12_000);
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/could not stop cleanly in time \(is Redis answering\?\); exiting now/);
+      expect(result.stderr).toMatch(/could not stop cleanly( in time)? \(is Redis answering\?\); exiting now/);
     } finally {
       worker.kill('SIGKILL');
       await fx.cleanup();
@@ -85,7 +85,7 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis gone for good under a backfill (needs
       expect(Date.now() - killed).toBeLessThan(25_000);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
-        new RegExp(`bvsync: Redis at ${server.url.replace(/\./g, '\\.')}/? has not answered for [12] s \\(.*ECONNREFUSED.*\\); stopped waiting on run backfill-\\S+\\. Every slice already committed stays in the warehouse\\. Once Redis answers again, run the same command`),
+        new RegExp(`bvsync: Redis at ${server.url.replace(/\./g, '\\.')}/? has not answered for \\d+ s \\(.*ECONNREFUSED.*\\); stopped waiting on run backfill-\\S+\\. Every slice already committed stays in the warehouse\\. Once Redis answers again, run the same command`),
       );
 
       await server.start();
