@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeErrno, FolderError, makeFolder } from '../make-folder.js';
@@ -22,9 +23,11 @@ export function makeOutFolder(folder: string, purpose: string): void {
  * such as /proc passes it yet refuses every new file, so only a write found out what the command would, at its end.
  */
 function checkWritable(folder: string, purpose: string): void {
-  const probe = join(folder, `.bvsync-write-check-${process.pid}`);
+  // A new file of a name nobody can guess ('wx' refuses one already there): a symlink planted under a guessable name
+  // would have had its target truncated.
+  const probe = join(folder, `.bvsync-write-check-${randomBytes(8).toString('hex')}`);
   try {
-    closeSync(openSync(probe, 'w'));
+    closeSync(openSync(probe, 'wx'));
   } catch (error) {
     throw new UsageError(`cannot write in the folder ${folder} for ${purpose}: ${describeErrno(error)}; give --out a folder you can write`);
   }
