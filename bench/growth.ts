@@ -11,7 +11,7 @@
  * `BVSYNC_BENCH_GROWTH_DAYS=100` makes the large warehouse smaller (100 days x 10,000) for a quick look.
  */
 import { join } from 'node:path';
-import { copyFileSync, existsSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, rmSync, statSync } from 'node:fs';
 import { addDays } from '../src/days.js';
 import { workingPathFor } from '../src/warehouse/paths.js';
 import { duckdbSettings } from '../src/warehouse/duckdb-budget.js';
@@ -104,14 +104,25 @@ async function publishes(db: string): Promise<PublishFigures> {
   }
 }
 
-/** Copies the published and working files (and a write-ahead log, if one was left) aside, to start again from them. */
+/**
+ * Keeps the published and working files (and a write-ahead log, if one was left) aside, to start again from them. The
+ * published file is kept as a second link to it, not a copy: a publish only renames a new file over the name, so the
+ * file linked stays as it was, and put back it is the very file the working file recorded publishing. A copy put back
+ * is another file, and the next publish rightly copied the whole warehouse (published-identity.ts).
+ */
 function keepAside(db: string): { restore(): void } {
-  const files = [db, workingPathFor(db)].flatMap((file) => [file, `${file}.wal`]).filter((file) => existsSync(file));
+  const files = [workingPathFor(db)].flatMap((file) => [file, `${file}.wal`]).filter((file) => existsSync(file));
   for (const file of files) copyFileSync(file, `${file}.aside`);
+  const published = existsSync(db);
+  if (published) linkSync(db, `${db}.aside`);
   return {
     restore() {
       for (const file of [db, workingPathFor(db)]) rmSync(`${file}.wal`, { force: true });
       for (const file of files) copyFileSync(`${file}.aside`, file);
+      if (published) {
+        rmSync(db);
+        linkSync(`${db}.aside`, db);
+      }
     },
   };
 }
