@@ -185,27 +185,28 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
 }
 
 /**
- * Error codes that name a rate limit and nothing more, spelled any way (`rate_limited`, `RateLimitExceeded`,
- * `Throttling`, `too-many-requests`), compared with letters alone: a code that only contains one of them
- * (`monthly_rate_limit_exceeded`, `too_many_requests_in_batch`) names something waiting does not cure.
+ * Whether an error code names a rate limit, spelled any way (`rate_limited`, `RateLimitExceeded`, `rate_limit_error`,
+ * `ThrottlingException`, `TooManyRequests`), read by its letters alone; one that also names a period, a quota or a
+ * batch (`monthly_rate_limit_exceeded`, `too_many_requests_in_batch`) names something a short wait does not cure.
  */
-const THROTTLING_CODES = new Set(['ratelimit', 'ratelimited', 'ratelimitexceeded', 'throttled', 'throttling', 'toomanyrequests']);
-
 function namesRateLimit(apiCode: string): boolean {
-  return THROTTLING_CODES.has(apiCode.toLowerCase().replace(/[^a-z]/g, ''));
+  const letters = apiCode.toLowerCase().replace(/[^a-z]/g, '');
+  return /ratelimit|throttl|toomanyrequests/.test(letters) && !/hour|dai|day|week|month|year|quota|batch|plan/.test(letters);
 }
 
 /**
  * A refusal that is a rate limit in another status: the spec shows neither the rate limit's answer nor the statuses of
  * its other codes, and gateways throttle with a 403 too. Read as a refused key, such an answer failed every slice of the
  * run without a request; read as a 429, it slows the key and is waited out. Any 4xx whose code names a rate limit is
- * one, and so is a 403 without the API's envelope (a gateway's page) that names when to come back (Retry-After): one
- * whose envelope names another code (`invalid_api_key` with a Retry-After) is the refusal it says, not retried for ever.
+ * one, and so is a 403 that is not the API's error envelope at all (a gateway's page) and names when to come back
+ * (Retry-After). An envelope that names another code, or none (`invalid_api_key`, or a message that the key is
+ * suspended, with a Retry-After), is the refusal it says, not retried for ever.
  */
 function isThrottling(response: ErrorResponse, apiCode: string | undefined, now: number): boolean {
   if (response.status < 400 || response.status >= 500) return false;
   if (apiCode !== undefined) return namesRateLimit(apiCode);
-  return response.status === 403 && parseRetryAfter(response.headers['retry-after'], now) !== undefined;
+  const envelope = typeof (response.body as { error?: unknown } | undefined)?.error === 'object';
+  return response.status === 403 && !envelope && parseRetryAfter(response.headers['retry-after'], now) !== undefined;
 }
 
 /**

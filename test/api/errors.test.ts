@@ -83,7 +83,11 @@ describe('classifyResponse', () => {
     const gateway = classifyResponse({ status: 403, headers: { 'retry-after': '4' }, body: { message: 'Forbidden' }, endpoint });
     expect(gateway).toBeInstanceOf(RateLimitedError);
     expect((gateway as RateLimitedError).retryAfterMs).toBe(4000);
-    for (const [status, code] of [[403, 'RateLimitExceeded'], [400, 'rate_limit_exceeded'], [403, 'Throttling'], [401, 'too-many-requests']] as const) {
+    const throttles = [
+      [403, 'RateLimitExceeded'], [400, 'rate_limit_exceeded'], [403, 'Throttling'], [401, 'too-many-requests'], [403, 'rate_limit_error'],
+      [403, 'ThrottlingException'], [400, 'TooManyRequestsException'], [403, 'request_throttled'],
+    ] as const;
+    for (const [status, code] of throttles) {
       const error = classifyResponse({ status, headers: {}, body: envelope(code), endpoint });
       expect(error, `${status} ${code}`).toBeInstanceOf(RateLimitedError);
       expect((error as RateLimitedError).retryAfterMs).toBe(1000);
@@ -97,6 +101,9 @@ describe('classifyResponse', () => {
     expect(classifyResponse({ status: 401, headers: { 'retry-after': '4' }, body: envelope('unauthorized'), endpoint })).toBeInstanceOf(AuthError);
     // A code that only contains a rate limit's words names something a wait does not cure.
     expect(classifyResponse({ status: 403, headers: {}, body: envelope('monthly_rate_limit_exceeded'), endpoint })).toBeInstanceOf(AuthError);
+    expect(classifyResponse({ status: 403, headers: {}, body: envelope('rate_limit_quota_exhausted'), endpoint })).toBeInstanceOf(AuthError);
+    // The API's envelope without a code is the API speaking, not a gateway: a suspended key with a Retry-After stays refused.
+    expect(classifyResponse({ status: 403, headers: { 'retry-after': '5' }, body: { error: { message: 'Your key has been suspended' } }, endpoint })).toBeInstanceOf(AuthError);
     expect(classifyResponse({ status: 400, headers: {}, body: envelope('too_many_requests_in_batch'), endpoint })).toBeInstanceOf(ValidationError);
   });
 
