@@ -76,7 +76,9 @@ export class RedisOutageWatch {
           if (waited >= this.limitMs) throw new RedisGoneError(this.url, runId, waited, this.reason ?? 'a command had no answer');
           timer = setTimeout(poll, OUTAGE_POLL_MS);
         } catch (error) {
-          reject(error as Error);
+          // After the event loop stood still (a long synchronous copy, the process paused), timers run before the
+          // socket is read: an answer that arrived meanwhile is read before this rejection, and wins the race.
+          setImmediate(() => reject(error as Error));
         }
       };
       timer = setTimeout(poll, OUTAGE_POLL_MS);
