@@ -162,7 +162,7 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
   } finally {
     outage.stop();
     // With Redis gone, no running job can hand on its result: nothing is gained by letting them run to the deadline.
-    await host?.stop(redisGone ? 0 : undefined);
+    await host?.stop(redisGone ? 0 : undefined, { redisGone });
     connection.disconnect();
   }
 }

@@ -94,6 +94,10 @@ export class WorkerHost {
   private warehouse: Warehouse | undefined;
   private stopping: Promise<void> | undefined;
   private redisAtStop = true;
+  /** Told by stop()'s caller that Redis does not answer. */
+  private redisKnownGone = false;
+  /** BullMQ workers whose close was given up on. */
+  private lateCloses = 0;
 
   /** Opens of the working database that failed in a row while holding the lease, and the last reason. */
   writerFailures = 0;
@@ -221,6 +225,9 @@ export class WorkerHost {
       log.warn({ err: (error as Error).message, failures: this.writerFailures }, 'took the writer lease but could not open the working database; handing it back');
       throw error;
     }
+    // Opened while the host stops (the lease was taken just before): stop() closes it through the lease's onLost; a load
+    // worker started now would take jobs the stop has to cut short.
+    if (this.stopping) return;
     this.loadWorker = this.startWorker(
       LOAD_QUEUE,
       loadProcessor({ redis: this.connection, prefix: config.redisPrefix, queues: this.queues, runs: new RunStore(this.connection, config.redisPrefix), warehouse: this.warehouse, config, log, metrics: this.options.metrics, commitBatchSlices: this.options.commitBatchSlices }),
@@ -293,7 +300,7 @@ export class WorkerHost {
    * cannot end, and waiting the whole limit only delays a command that has already said why it stops.
    */
   private closeLimitMs(): number {
-    return this.connection?.status === 'ready' ? WORKER_CLOSE_LIMIT_MS : REDIS_DOWN_CLOSE_LIMIT_MS;
+    return !this.redisKnownGone && this.connection?.status === 'ready' ? WORKER_CLOSE_LIMIT_MS : REDIS_DOWN_CLOSE_LIMIT_MS;
   }
 
   /**
@@ -308,6 +315,7 @@ export class WorkerHost {
     const outcome = await Promise.race([closed, limit]);
     clearTimeout(timer);
     if (outcome === 'late') {
+      this.lateCloses += 1;
       this.options.log.warn({ worker: name }, 'a BullMQ worker did not close in time (Redis restarted?); dropping its connections');
       // Not awaited: the disconnect of a connection stuck reconnecting may never settle either.
       void worker.disconnect().catch(() => undefined);
@@ -317,29 +325,35 @@ export class WorkerHost {
     this.workerConnections.delete(worker);
   }
 
-  /** Whether Redis still answered when stop() let go of the work: otherwise no job's end reached it. */
+  /**
+   * Whether Redis answered everything stop() asked of it (the workers' closes, the lease's release): otherwise some
+   * job's end or the lease never reached it, which to the engine is a crash, however quietly the process ends.
+   */
   get stoppedWithRedis(): boolean {
     return this.redisAtStop;
   }
 
   /**
    * Stops taking jobs, lets running ones finish until the deadline, then aborts what is left (those jobs are picked
-   * up again by another process after BullMQ's stalled check). Safe to call twice.
+   * up again by another process after BullMQ's stalled check). Safe to call twice. `redisGone`: the caller found Redis
+   * not answering (a frozen one keeps its connection looking up), so nothing waits on it longer than a moment.
    */
-  stop(deadlineMs = this.options.stopDeadlineMs ?? 30_000): Promise<void> {
+  stop(deadlineMs = this.options.stopDeadlineMs ?? 30_000, options: { redisGone?: boolean } = {}): Promise<void> {
+    if (options.redisGone) this.redisKnownGone = true;
     this.stopping ??= (async () => {
       // Renewed while the fetch jobs drain, never taken: a process on its way out does not become the writer.
       this.lease?.retire();
       const timer = setTimeout(() => this.abort.abort(), deadlineMs);
+      let leaseAnswered = false;
       // The load worker takes no new job while the fetch worker drains (a publish begun near the deadline outlived it);
       // the job it runs finishes, and what waits is the next writer's.
       void this.loadWorker?.pause(true).catch(() => undefined);
       try {
         if (this.fetchWorker) await this.closeWithin(this.fetchWorker, Date.now() + deadlineMs + this.closeLimitMs(), 'fetch');
-        await this.lease?.stop();
+        leaseAnswered = (await this.lease?.stop(this.redisKnownGone ? 0 : undefined)) ?? true;
       } finally {
         clearTimeout(timer);
-        this.redisAtStop = this.connection?.status === 'ready';
+        this.redisAtStop = leaseAnswered && this.lateCloses === 0 && !this.redisKnownGone && this.connection?.status === 'ready';
         this.abort.abort();
         await this.fetchThreads?.close();
         await this.client?.close().catch(() => {});

@@ -56,6 +56,8 @@ export class WriterLease {
   private ticking: Promise<void> | undefined;
   /** `onAcquired` while it runs: opening DuckDB, no Redis call, so stop() waits it out to close what it opens. */
   private acquiring: Promise<unknown> | undefined;
+  /** `onLost` while a tick runs it (closing DuckDB): stop() waits for it, so a process does not end mid-close. */
+  private losing: Promise<unknown> | undefined;
   private stopped = false;
   /** Set by retire(): renew what is held, take nothing new. */
   private retired = false;
@@ -95,22 +97,28 @@ export class WriterLease {
     this.timer = setInterval(() => void this.tick(), this.intervalMs);
   }
 
-  /** Stops trying; releases the lease if held (after `onLost`, so the holder closes DuckDB first). */
-  async stop(): Promise<void> {
+  /**
+   * Stops trying; releases the lease if held (after `onLost`, so the holder closes DuckDB first). Waits on Redis at
+   * most `redisWaitMs` per call (0 when the caller knows Redis is gone); true when every call it waited on settled.
+   */
+  async stop(redisWaitMs = STOP_WAIT_MS): Promise<boolean> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     // A tick or a release waiting on a Redis that went away may never settle (commands wait for the reconnect): past
     // the limit the holder closes DuckDB and lets go without it, and the lease expires on its own after its ttl.
-    await settledWithin(this.ticking, STOP_WAIT_MS);
+    // A tick still opening or closing the writer got its answer from Redis; that work is waited out below.
+    let answered = (await settledWithin(this.ticking, redisWaitMs)) || this.acquiring !== undefined || this.losing !== undefined;
     // Becoming the writer is not waiting on Redis, and what it opens must be closed before the lease goes: cut short,
     // it opened DuckDB and started a load worker after stop() had returned and the lease was free.
     await this.acquiring?.catch(() => undefined);
+    await this.losing?.catch(() => undefined);
     if (this.held) {
       this.held = false;
       await this.options.onLost();
-      await settledWithin(this.redis.eval(RELEASE, 1, this.options.key, this.value), STOP_WAIT_MS);
+      answered = (await settledWithin(this.redis.eval(RELEASE, 1, this.options.key, this.value), redisWaitMs)) && answered;
     }
+    return answered;
   }
 
   private tick(): Promise<void> {
@@ -126,7 +134,12 @@ export class WriterLease {
         // stop() may have let go meanwhile, without waiting for this answer.
         if (renewed !== 1 && this.held) {
           this.held = false;
-          await this.options.onLost();
+          this.losing = Promise.resolve(this.options.onLost());
+          try {
+            await this.losing;
+          } finally {
+            this.losing = undefined;
+          }
         }
       } else if (!this.retired && performance.now() >= this.notBefore) {
         const taken = await this.redis.set(this.options.key, this.value, 'PX', this.ttlMs, 'NX').catch(() => null);
@@ -161,11 +174,12 @@ export class WriterLease {
 /** How long stop() waits on Redis before it lets go without an answer. */
 const STOP_WAIT_MS = 2_000;
 
-/** Waits for a promise to settle, at most `limitMs`; its outcome is not wanted. */
-async function settledWithin(promise: Promise<unknown> | undefined, limitMs: number): Promise<void> {
-  if (!promise) return;
+/** Waits for a promise to settle, at most `limitMs`; its outcome is not wanted, only whether it came in time. */
+async function settledWithin(promise: Promise<unknown> | undefined, limitMs: number): Promise<boolean> {
+  if (!promise) return true;
   let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs)));
-  await Promise.race([promise.then(() => undefined, () => undefined), limit]);
+  const limit = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), limitMs)));
+  const settled = await Promise.race([promise.then(() => true, () => true), limit]);
   clearTimeout(timer);
+  return settled;
 }

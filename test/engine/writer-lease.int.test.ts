@@ -63,6 +63,28 @@ describe('WriterLease', () => {
     await started;
   });
 
+  it('stopped while a tick closes the writer after losing the lease, waits for the close', async () => {
+    const key = redisKeys(`${prefix}-slow-close`).writerLease;
+    const events: string[] = [];
+    const lease = new WriterLease(redis, {
+      key,
+      ttlMs: 10_000,
+      intervalMs: 100,
+      onAcquired: () => void events.push('opened'),
+      onLost: async () => {
+        events.push('closing');
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        events.push('closed');
+      },
+    });
+    await lease.start();
+    await redis.set(key, 'another-process'); // lost: its next renewal finds another holder
+    await until(() => events.includes('closing'));
+    expect(await lease.stop()).toBe(true);
+    expect(events).toEqual(['opened', 'closing', 'closed']);
+    expect(await redis.get(key)).toBe('another-process');
+  });
+
   it('retired, takes a free lease no more', async () => {
     const key = redisKeys(`${prefix}-retired`).writerLease;
     await redis.set(key, 'another-process', 'PX', 300);
