@@ -153,7 +153,6 @@ export class WriterLease {
             await this.acquiring;
             this.failures = 0;
           } catch (error) {
-            this.acquiring = undefined;
             // Could not become the writer (the old holder still has the file open, or the file cannot be opened at
             // all): give the lease back and wait longer each time before trying again.
             this.held = false;
@@ -161,8 +160,9 @@ export class WriterLease {
             this.notBefore = performance.now() + Math.min(this.maxBackoffMs, this.intervalMs * 2 ** (this.failures - 1));
             await this.redis.eval(RELEASE, 1, this.options.key, this.value).catch(() => {});
             throw error;
+          } finally {
+            this.acquiring = undefined;
           }
-          this.acquiring = undefined;
         }
       }
     } catch {
