@@ -54,7 +54,7 @@ export class RedisOutageWatch {
   }
 
   /** Throws once Redis has been unreachable for the limit. */
-  check(runId: string): void {
+  private check(runId: string): void {
     if (this.downSince === undefined) return;
     const waited = performance.now() - this.downSince;
     if (waited >= this.limitMs) throw new RedisGoneError(this.url, runId, waited, this.reason);
