@@ -7,9 +7,9 @@ import { makeFolder } from '../make-folder.js';
 import { readCatalog } from './catalog.js';
 import { schemaVersion } from './migrator.js';
 import { VIEWS_DIR } from './paths.js';
-import { applyJournal, differingTables, FullCopyNeeded } from './publish-changes.js';
+import { applyJournal, differingTables, FullCopyNeeded, WORKING_FILE_ONLY } from './publish-changes.js';
 import { JOURNAL_OBJECTS, journalEntryId, journalHead, journalTail, pruneJournal, readJournal } from './publish-journal.js';
-import { identityOf, PUBLISHED_FILES_TABLE, recordedIdentity, recordIdentity } from './published-identity.js';
+import { identityOf, recordedIdentity, recordIdentity } from './published-identity.js';
 import { readNumberedSqlFiles, type SqlFile } from './sql-files.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
@@ -147,12 +147,12 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
 
   let mode: PublishResult['mode'] = 'full';
   let fullCopyReason: string | undefined;
-  const recorded = await recordedIdentity(connection, target);
   if (options.incremental === false) fullCopyReason = 'asked for a full copy';
   else if (!existsSync(target)) fullCopyReason = 'no published copy yet';
   else {
     const temporary = clone ?? temporaryPath(target);
     const copy = clone ? undefined : () => copyFileSync(target, temporary, constants.COPYFILE_FICLONE);
+    const recorded = await recordedIdentity(connection, target);
     const writtenSince = recorded !== undefined && identityOf(target) !== recorded;
     try {
       await attached(connection, temporary, () => updateCopy(connection, marker, writtenSince), copy);
@@ -243,9 +243,8 @@ async function fullCopy(connection: DuckDBConnection, working: string, views: Sq
   const hasFile = await connection.runAndReadAll(`SELECT count(*) FROM duckdb_tables() WHERE database_name = '${PUBLISH_ALIAS}'`);
   // Attached to a byte copy of the working file already (see publishCopy), or to an empty file to copy into.
   if (Number(hasFile.getRowsJS()[0]![0]) === 0) await connection.run(`COPY FROM DATABASE ${quoteIdent(working)} TO ${PUBLISH_ALIAS}`);
-  await connection.run(`DROP TABLE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(JOURNAL_OBJECTS.table)}`);
+  for (const table of WORKING_FILE_ONLY) await connection.run(`DROP TABLE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(table)}`);
   await connection.run(`DROP SEQUENCE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(JOURNAL_OBJECTS.sequence)}`);
-  await connection.run(`DROP TABLE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(PUBLISHED_FILES_TABLE)}`);
   await connection.run(
     `CREATE OR REPLACE TABLE ${PUBLISH_ALIAS}.main.${MARKER_TABLE} (origin VARCHAR, journal_seq BIGINT, schema_version INTEGER, views VARCHAR,
        published_at TIMESTAMPTZ, head_entry VARCHAR, schema VARCHAR)`,
