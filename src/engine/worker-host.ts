@@ -300,7 +300,12 @@ export class WorkerHost {
    * cannot end, and waiting the whole limit only delays a command that has already said why it stops.
    */
   private closeLimitMs(): number {
-    return !this.redisKnownGone && this.connection?.status === 'ready' ? WORKER_CLOSE_LIMIT_MS : REDIS_DOWN_CLOSE_LIMIT_MS;
+    return this.redisLooksUp() ? WORKER_CLOSE_LIMIT_MS : REDIS_DOWN_CLOSE_LIMIT_MS;
+  }
+
+  /** Redis is connected and no caller has found it not answering (a frozen one keeps its connection looking up). */
+  private redisLooksUp(): boolean {
+    return !this.redisKnownGone && this.connection?.status === 'ready';
   }
 
   /**
@@ -353,7 +358,7 @@ export class WorkerHost {
         leaseAnswered = (await this.lease?.stop(this.redisKnownGone ? 0 : undefined)) ?? true;
       } finally {
         clearTimeout(timer);
-        this.redisAtStop = leaseAnswered && this.lateCloses === 0 && !this.redisKnownGone && this.connection?.status === 'ready';
+        this.redisAtStop = leaseAnswered && this.lateCloses === 0 && this.redisLooksUp();
         this.abort.abort();
         await this.fetchThreads?.close();
         await this.client?.close().catch(() => {});
