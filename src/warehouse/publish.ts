@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants, copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { constants, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -151,7 +151,7 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
   else if (!existsSync(target)) fullCopyReason = 'no published copy yet';
   else {
     const temporary = clone ?? temporaryPath(target);
-    const copy = clone ? undefined : () => copyFileSync(target, temporary, constants.COPYFILE_FICLONE);
+    const copy = clone ? undefined : () => copyFile(target, temporary, constants.COPYFILE_FICLONE);
     const recorded = await recordedIdentity(connection, target);
     const writtenSince = recorded !== undefined && identityOf(target) !== recorded;
     try {
@@ -171,7 +171,7 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
     const temporary = temporaryPath(target);
     try {
       const source = await checkpointedFile(connection, working);
-      const copy = source ? () => copyFileSync(source, temporary, constants.COPYFILE_FICLONE) : undefined;
+      const copy = source ? () => copyFile(source, temporary, constants.COPYFILE_FICLONE) : undefined;
       await attached(connection, temporary, () => fullCopy(connection, working, views, marker), copy);
       staleWal = setAsideWal(target);
       renameSync(temporary, target);
@@ -211,9 +211,13 @@ function setAsideWal(target: string): string | undefined {
   return aside;
 }
 
-/** Attaches `file` (made by `prepare` first, when given), runs `work` on it, checkpoints and detaches it. */
-async function attached(connection: DuckDBConnection, file: string, work: () => Promise<void>, prepare?: () => void): Promise<void> {
-  prepare?.();
+/**
+ * Attaches `file` (made by `prepare` first, when given), runs `work` on it, checkpoints and detaches it. `prepare`
+ * copies a whole file off the event loop: a synchronous copy of a year's warehouse held it for seconds, and with it
+ * the writer lease's renewal and the Redis outage watch.
+ */
+async function attached(connection: DuckDBConnection, file: string, work: () => Promise<void>, prepare?: () => Promise<void>): Promise<void> {
+  await prepare?.();
   await connection.run(`ATTACH ${quoteLiteral(file)} AS ${PUBLISH_ALIAS}`);
   try {
     await work();
