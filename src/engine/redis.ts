@@ -126,29 +126,66 @@ export function describeUrl(url: string): string {
 }
 
 /**
+ * The shell a private redis-server runs under. It ends the server and removes its folder once its stdin reaches end
+ * of file: when stop() closes it, or when this process ends in any way at all, SIGKILL and a closed terminal's SIGHUP
+ * included, which no listener of ours sees. Its exit code is the server's. An asynchronous list's stdin is /dev/null in
+ * a shell without job control, so the watcher reads the pipe through a descriptor of its own (3).
+ */
+const WARDEN_SCRIPT = [
+  'dir=$1; shift',
+  'exec 3<&0',
+  'redis-server "$@" 3<&- </dev/null &',
+  'server=$!',
+  '(read -r _ <&3; kill "$server" 2>/dev/null) &',
+  'watcher=$!',
+  'exec 3<&-',
+  'wait "$server"; code=$?',
+  // A watcher left waiting would kill whatever process had the server's number by the time the pipe closed.
+  'kill "$watcher" 2>/dev/null',
+  'rm -rf "$dir"',
+  'exit "$code"',
+].join('\n');
+
+/** The exit code of a shell whose command was not found. */
+const COMMAND_NOT_FOUND = 127;
+
+/** How long stop() waits for the server to shut down before it kills it (ms). */
+const STOP_LIMIT_MS = 5_000;
+
+/**
  * Starts a redis-server from PATH on a free port, with a fresh folder of its own, for the life of this process. Exported
  * for tests, which have a Redis at 127.0.0.1:6379 and would never get here through resolveRedis.
+ *
+ * The server runs in a process group of its own: a terminal's Ctrl-C reaches the command, whose graceful stop still
+ * needs this Redis, and not the server, which ended at once and turned every such stop into "is Redis answering?".
  */
 export async function startPrivateRedis(): Promise<ResolvedRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'bvsync-redis-'));
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
   let child: ChildProcess;
   try {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-      stdio: 'ignore',
-    });
+    child = spawn('sh', ['-c', WARDEN_SCRIPT, 'bvsync-redis', dir, ...args], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
   } catch (error) {
     removeFolder(dir);
     throw new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL} and redis-server could not start: ${(error as Error).message}`);
   }
+  // Neither the server nor its pipe keeps a command alive: one that ends without stop() still ends, and takes the
+  // server with it (tieToProcess, and the warden's pipe).
+  child.unref();
+  (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  child.stdin?.on('error', () => undefined);
   // Tied before the wait for its first answer: a signal during those seconds must not leave it running either.
   const untie = tieToProcess(child, dir);
   let exited: string | undefined;
   const spawnFailed = new Promise<never>((_, reject) => {
-    child.once('error', (error) => reject(new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL} and no redis-server on PATH (${error.message})`)));
+    child.once('error', (error) => reject(new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL} and redis-server could not start (${error.message})`)));
     // A server that dies at start (a port taken meanwhile, a bad option) is said at once, not after every ping failed.
     child.once('exit', (code, signal) => {
-      exited = `a private redis-server exited at start (${signal ?? `code ${code}`})`;
+      exited =
+        code === COMMAND_NOT_FOUND
+          ? `nothing at ${LOCAL_REDIS_URL} and no redis-server on PATH`
+          : `a private redis-server exited at start (${signal ?? `code ${code}`})`;
       reject(new RedisUnavailableError(exited));
     });
   });
@@ -167,17 +204,21 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
   try {
     await Promise.race([ready, spawnFailed]);
   } catch (error) {
-    child.kill('SIGKILL'); // one that never answered is not left running
+    killGroup(child); // one that never answered is not left running
     untie();
     removeFolder(dir);
     throw error;
   }
   const stop = async () => {
-    // A server killed by a signal has no exit code, only a signal code; waiting for its exit then waited for ever.
+    // The warden's cue: it stops the server (SIGTERM) and exits with it.
+    child.stdin?.end();
+    // A warden that exited already (its server killed) has no exit to wait for: waiting for it then waited for ever.
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      let limit: NodeJS.Timeout | undefined;
+      const late = new Promise((resolve) => (limit = setTimeout(resolve, STOP_LIMIT_MS, 'late')));
+      if ((await Promise.race([exited, late])) === 'late') killGroup(child);
+      clearTimeout(limit);
     }
     untie();
     removeFolder(dir);
@@ -185,20 +226,33 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
   return { url, origin: 'private', stop };
 }
 
+/**
+ * Kills the warden, its watcher and the server, all in the warden's process group. Only while the warden runs: once it
+ * has exited, it has ended the other two, and its number may name another process group by now.
+ */
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
 /** The signal listeners of private servers, told apart from a command's own by tieToProcess. */
 const privateServerListeners = new WeakSet<object>();
 
 /**
  * Ends a private redis-server and removes its folder when this process ends: at exit, and on a SIGINT or SIGTERM that
- * nothing else listens for (Node's default for those ends the process without an 'exit' event, which left the server
- * running). Returns the untie, which removes every listener added here.
+ * nothing else listens for (Node's default for those ends the process without an 'exit' event; the warden would end
+ * the server then too, but only once the pipe closed). Returns the untie, which removes every listener added here.
  */
 function tieToProcess(child: ChildProcess, dir: string): () => void {
   const onExit = () => {
     // Nothing may throw out of an 'exit' listener: the process ends either way, and a folder left in /tmp is no reason
     // to end it with an error.
     try {
-      child.kill('SIGKILL');
+      killGroup(child);
       removeFolder(dir);
     } catch {
       // left for the system's /tmp cleaning

@@ -1,10 +1,11 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { startPrivateRedis } from '../../src/engine/redis.js';
 import { until } from '../support/until.js';
-import { runScript, type ChildScript } from '../warehouse/child-process.js';
+import { runScript, type ChildScript, type ScriptOptions } from '../warehouse/child-process.js';
 
 /**
  * The private redis-server a command starts when no Redis answers, and its /tmp folder, end with the process: at exit,
@@ -32,8 +33,8 @@ async function probe(url: string): Promise<{ answers: boolean; dir?: string }> {
 }
 
 /** A child with a private Redis started, and that Redis's URL and folder as it reports them. */
-async function startChild(args: string[] = []): Promise<{ script: ChildScript; url: string; dir: string }> {
-  const script = runScript(CHILD, args);
+async function startChild(args: string[] = [], options: ScriptOptions = {}): Promise<{ script: ChildScript; url: string; dir: string }> {
+  const script = runScript(CHILD, args, options);
   const { url } = JSON.parse(await script.nextLine()) as { url: string };
   const { answers, dir } = await probe(url);
   expect(answers).toBe(true);
@@ -78,6 +79,40 @@ describe.skipIf(!HAVE_REDIS_SERVER)('a private redis-server (needs redis-server 
     const exited = await script.exited;
     expect(exited.code, exited.stderr).toBe(0);
     await expectGone(url, dir);
+  });
+
+  it.each(['SIGKILL', 'SIGHUP'] as const)('goes with its folder when %s ends the process, which no listener sees', async (signal) => {
+    const { script, url, dir } = await startChild();
+    script.child.kill(signal);
+    expect((await script.exited).signal).toBe(signal);
+    await expectGone(url, dir);
+  });
+
+  it("stays up through a terminal's Ctrl-C, which signals the command's whole process group, until the command's stop()", async () => {
+    const { script, url, dir } = await startChild(['--graceful=after', '--signal=SIGINT'], { detached: true });
+    process.kill(-script.child.pid!, 'SIGINT');
+    expect(await script.nextLine()).toBe('signalled');
+    // The command's graceful stop still closes queues on this Redis: the server was not in the group the signal reached.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await probe(url)).answers).toBe(true);
+    script.child.stdin.write('stop\n');
+    expect(await script.nextLine()).toBe('stopped');
+    expect((await script.exited).code).toBe(0);
+    await expectGone(url, dir);
+  });
+
+  it('says there is no redis-server on PATH when there is none', async () => {
+    // A PATH with a shell and nothing else.
+    const bin = mkdtempSync(join(tmpdir(), 'bvsync-nopath-'));
+    try {
+      symlinkSync('/bin/sh', join(bin, 'sh'));
+      const script = runScript(CHILD, [], { env: { ...process.env, PATH: bin } });
+      const exited = await script.exited;
+      expect(exited.code).not.toBe(0);
+      expect(exited.stderr).toMatch(/no redis-server on PATH.*install redis-server/s);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   it('stop() removes its folder and every process listener it added, however often it is started', async () => {

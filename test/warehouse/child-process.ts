@@ -9,8 +9,14 @@ export interface ChildScript {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
 }
 
-export function runScript(script: string, args: string[]): ChildScript {
-  const child = spawn(process.execPath, ['bin/run-ts.js', script, ...args], { stdio: 'pipe' });
+export interface ScriptOptions {
+  /** Its own process group, as a terminal's foreground command has: `process.kill(-pid, signal)` then signals it as Ctrl-C does. */
+  detached?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function runScript(script: string, args: string[], options: ScriptOptions = {}): ChildScript {
+  const child = spawn(process.execPath, ['bin/run-ts.js', script, ...args], { stdio: 'pipe', detached: options.detached ?? false, env: options.env ?? process.env });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines: string[] = [];
