@@ -204,13 +204,15 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
   let status = data.status;
   let error = data.error;
   let chunks: SliceChunk[] = [];
+  // A replay of a commit that went in (slice-commits.ts): only its outcome is left to record, even once its chunks are gone.
+  const committed = await deps.warehouse.hasCommitted(data.token);
   // A failed slice brings no rows, but may bring the records it quarantined (a first page the API numbered otherwise).
   if (status === 'failed' && data.chunks > 0) {
     chunks = ((await readChunks(deps.redis, deps.prefix, data.token, data.chunks)) ?? []).map((chunk) => ({ tables: {}, rejects: chunk.rejects }));
   } else if (status !== 'failed') {
     const read = await readChunks(deps.redis, deps.prefix, data.token, data.chunks);
-    if (!read) return 'chunks-lost';
-    chunks = read;
+    if (!read && !committed) return 'chunks-lost';
+    chunks = read ?? [];
   }
   const context = { brandId: data.brandId, slice: data.slice };
   const tables = mergeChunks(chunks);
@@ -243,9 +245,10 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     error = error ? `${error}; ${lost}` : lost;
     errorCode = 'row_invalid';
   }
-  // Loaded by this run already, then stopped before its outcome was recorded (a crash, a lease lost in between): the
-  // rows are in, and loading them again would count the slice twice in _sync_runs.
-  const loadedByRun = stored !== undefined && (stored.runId === data.runId || stored.attemptRunId === data.runId);
+  // Loaded already, then stopped before its outcome was recorded (a crash, a lease lost in between): the rows are in, and
+  // loading them again would count the slice twice in _sync_runs, and put them back over any run's commit since. The
+  // state's run id tells a file from before the ledger, or a replay after the ledger's keeping time.
+  const loadedByRun = committed || (stored !== undefined && (stored.runId === data.runId || stored.attemptRunId === data.runId));
   // A re-fetch that came out worse than what the slice holds (a wrong key, a 5xx storm, an incomplete read of a
   // complete day) keeps the rows and the state, and is recorded beside them: docs/tables.md, "How a slice loads".
   const attemptOnly = attemptIsWorse(status, stored?.status);
@@ -259,6 +262,7 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     rejects: attemptOnly ? [] : rejects,
     attemptOnly,
     appliedQuery: data.query ? appliedQuery(data.query, data.slice, deps.config.api.params.engines) : data.sentEngines && sentEnginesQuery(data.sentEngines, data.slice),
+    token: data.token,
     state: {
       status,
       rows: status === 'failed' ? 0 : data.records,

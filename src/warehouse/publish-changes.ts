@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TableInfo } from './catalog.js';
 import { JOURNAL_TABLE, type JournalEntry } from './publish-journal.js';
 import { PUBLISHED_FILES_TABLE } from './published-identity.js';
+import { SLICE_COMMITS_TABLE } from './slice-commits.js';
 import type { Scope } from './slice-batch.js';
 import { REJECTS_TABLE } from './slice-loader.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
@@ -89,7 +90,7 @@ export async function applyJournal(
 }
 
 /** The working file's own publishing bookkeeping: no copy holds it. */
-export const WORKING_FILE_ONLY: ReadonlySet<string> = new Set([JOURNAL_TABLE, PUBLISHED_FILES_TABLE]);
+export const WORKING_FILE_ONLY: ReadonlySet<string> = new Set([JOURNAL_TABLE, PUBLISHED_FILES_TABLE, SLICE_COMMITS_TABLE]);
 
 /**
  * The system tables written outside slices (runs, slice states, cursors, the migration ledger): copied whole on

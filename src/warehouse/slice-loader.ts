@@ -12,6 +12,7 @@ import { castTypeOf } from './table-plan.js';
 import { compileScope } from './scope.js';
 import { SLICE_QUERIES_TABLE, sliceQueryWrite } from './provenance.js';
 import { journalWrites } from './publish-journal.js';
+import { recordSliceCommits } from './slice-commits.js';
 import { quoteIdent } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
 
@@ -176,6 +177,7 @@ export async function loadSliceBatches(
         });
       }
       await upsertSliceStates(connection, batches.filter((batch) => !batch.attemptOnly), now);
+      await recordSliceCommits(connection, batches.flatMap((batch) => (batch.token ? [{ token: batch.token, runId: batch.runId }] : [])), now);
       await addRunCounters(connection, batches, results);
       for (const batch of batches) await hooks.beforeCommit?.(batch);
       await connection.run('COMMIT');

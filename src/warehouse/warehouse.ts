@@ -8,6 +8,7 @@ import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
 import { discardPreparedClone, dropPublishMarker, preparePublishClone, publishCopy, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
 import { ensureJournal } from './publish-journal.js';
 import { ensurePublishedFiles } from './published-identity.js';
+import { ensureSliceCommits, isSliceCommitted, pruneSliceCommits } from './slice-commits.js';
 import { readRows, type PlainRow } from './read-rows.js';
 import { quoteIdent } from './sql-names.js';
 import {
@@ -83,6 +84,7 @@ export class Warehouse {
       const applied = await migrate(connection, { dir: options.migrationsDir, target: options.migrationTarget });
       await ensureJournal(connection);
       await ensurePublishedFiles(connection);
+      await ensureSliceCommits(connection);
       await dropPublishMarker(connection);
       const catalog = await readCatalog(connection);
       return new Warehouse(path, instance, connection, catalog, applied, options);
@@ -112,12 +114,20 @@ export class Warehouse {
     return this.serial(() => startRun(this.connection, run));
   }
 
+  /** Whether a slice's transaction committed the rows of the fetch with this token (slice-commits.ts). */
+  hasCommitted(token: string): Promise<boolean> {
+    return this.serial(() => isSliceCommitted(this.connection, token));
+  }
+
   hasRun(runId: string): Promise<boolean> {
     return this.serial(() => hasRun(this.connection, runId));
   }
 
   finishRun(runId: string, status: FinishedRunStatus): Promise<void> {
-    return this.serial(() => finishRun(this.connection, runId, status));
+    return this.serial(async () => {
+      await finishRun(this.connection, runId, status);
+      await pruneSliceCommits(this.connection, new Date());
+    });
   }
 
   /** The rows of a replace whose keys rows outside its scope hold (a record filed under another day now); see keys-held-elsewhere.ts. */

@@ -1,0 +1,50 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+
+/**
+ * The fetches whose rows a slice's transaction committed, by the fetch's token (one per fetch attempt:
+ * src/engine/fetch-processor.ts), written in that same transaction. A commit job replayed after a crash between its
+ * COMMIT and its outcome in Redis is known by its token, whatever committed the slice since. Told only by the slice
+ * state's run id, a replay that came after another run's commit of the same slice loaded its older rows over the newer
+ * ones and counted the slice twice in `_sync_runs`.
+ */
+export const SLICE_COMMITS_TABLE = '_slice_commits';
+
+/**
+ * How long a token is kept. A replay comes when a writer next takes the job, minutes later as a rule; one later than
+ * this (no writer for a month) is still told by the slice state's run id, as before the ledger.
+ */
+export const SLICE_COMMITS_KEPT_DAYS = 30;
+
+/** Created when the writer opens the file, as the journal is: the loader's own bookkeeping, never in a published copy. */
+export async function ensureSliceCommits(connection: DuckDBConnection): Promise<void> {
+  // No key: an index over every token would sit in DuckDB's memory budget, for a lookup made once per commit job.
+  await connection.run(`CREATE TABLE IF NOT EXISTS ${SLICE_COMMITS_TABLE} (token VARCHAR NOT NULL, run_id VARCHAR NOT NULL, committed_at TIMESTAMPTZ NOT NULL)`);
+}
+
+export interface SliceCommit {
+  token: string;
+  runId: string;
+}
+
+/** Records the commits of one transaction; call it inside that transaction. */
+export async function recordSliceCommits(connection: DuckDBConnection, commits: readonly SliceCommit[], at: Date): Promise<void> {
+  if (!commits.length) return;
+  const values: string[] = [at.toISOString()];
+  const rows = commits.map((commit) => {
+    values.push(commit.token, commit.runId);
+    return `($${values.length - 1}, $${values.length}, CAST($1 AS TIMESTAMPTZ))`;
+  });
+  await connection.run(`INSERT INTO ${SLICE_COMMITS_TABLE} (token, run_id, committed_at) VALUES ${rows.join(', ')}`, values);
+}
+
+/** Whether a transaction committed the rows of the fetch with this token. */
+export async function isSliceCommitted(connection: DuckDBConnection, token: string): Promise<boolean> {
+  const reader = await connection.runAndReadAll(`SELECT count(*) FROM ${SLICE_COMMITS_TABLE} WHERE token = $1`, [token]);
+  return Number(reader.getRowsJS()[0]![0]) > 0;
+}
+
+/** Drops the tokens older than SLICE_COMMITS_KEPT_DAYS. */
+export async function pruneSliceCommits(connection: DuckDBConnection, now: Date): Promise<void> {
+  const before = new Date(now.getTime() - SLICE_COMMITS_KEPT_DAYS * 86_400_000);
+  await connection.run(`DELETE FROM ${SLICE_COMMITS_TABLE} WHERE committed_at < CAST($1 AS TIMESTAMPTZ)`, [before.toISOString()]);
+}
