@@ -43,6 +43,7 @@ export function handleAdmin(sim: SimulatorState, req: IncomingMessage, res: Serv
         today: simDayString(sim.clock.today()),
         first_day: simDayString(sim.firstDay),
         cache: sim.store.cacheStats(),
+        in_flight: sim.inFlight,
       });
     }
   } catch (error) {

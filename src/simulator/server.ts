@@ -157,7 +157,15 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
       return;
     }
     if (url.pathname.startsWith('/__admin/')) return handleAdmin(sim, req, res, url.pathname, rawBody);
+    sim.inFlight++;
+    try {
+      await answerApiRequest(req, res, url, rawBody, started);
+    } finally {
+      sim.inFlight--;
+    }
+  };
 
+  const answerApiRequest = async (req: IncomingMessage, res: ServerResponse, url: URL, rawBody: string, started: number) => {
     const sequence = ++sim.requestSequence;
     const knobs = sim.knobs;
     const log = (status: number, fault?: FaultKind, written?: number) => {

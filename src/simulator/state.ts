@@ -31,6 +31,8 @@ export class SimulatorState {
   knobs: Knobs;
   /** API requests so far: the sequence faults are drawn by. */
   requestSequence = 0;
+  /** API requests received and not yet answered, their latency included (`/__admin/info`). */
+  inFlight = 0;
   private readonly worlds = new Map<number, BrandWorld>();
 
   constructor(readonly options: SimulatorOptions) {

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/tmp.js';
+import { until } from '../support/until.js';
 
 const dir = tempDir('simulate-cli');
 afterAll(() => dir.remove());
@@ -26,6 +27,8 @@ describe('bvsync simulate', () => {
       const reply = await fetch(`${facts.url}/customer/v1/brands/2/conversations?per_page=3`, { headers: { 'x-api-key': 'bvk_cli_test' } });
       expect(reply.status).toBe(200);
       expect(((await reply.json()) as { info: { page_size: number } }).info.page_size).toBe(3);
+      // Answered, so no longer in flight; the admin request asking is not counted.
+      expect(((await (await fetch(`${facts.url}/__admin/info`)).json()) as { in_flight: number }).in_flight).toBe(0);
       const knobs = await fetch(`${facts.url}/__admin/knobs`, { method: 'POST', body: JSON.stringify({ latencyMs: 5 }) });
       expect(((await knobs.json()) as { latencyMs: number }).latencyMs).toBe(5);
     } finally {
@@ -45,8 +48,11 @@ describe('bvsync simulate', () => {
       const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
       const facts = JSON.parse(line) as { url: string; api_key: string };
       const waiting = fetch(`${facts.url}/customer/v1/brands/1/topics`, { headers: { 'x-api-key': facts.api_key } }).catch((error: unknown) => error);
-      // Time for the request to reach the server and start its 60 s wait.
-      await sleep(500);
+      // The request has reached the server and waits out its 60 s.
+      await until('the request to reach the simulator', async () => {
+        const info = (await (await fetch(`${facts.url}/__admin/info`)).json()) as { in_flight: number };
+        return info.in_flight === 1;
+      }, 10_000);
       stopped = Date.now();
       child.kill('SIGTERM');
       // Cut short: its connection is closed, not answered after the simulator said it stopped.
