@@ -20,7 +20,7 @@ export interface RedisKeys {
   /** One compressed chunk of a fetched slice, waiting for its commit. */
   chunk(token: string, index: number): string;
   /** What the API refused for an API key: the key itself (`brandId` null) or one brand. */
-  refusal(apiKeyHash: string, brandId: number | null): string;
+  refusal(apiKeyHash: string, brandId: number | null, stream?: string | null): string;
   /** The requests an API key sent in one slot of its rate (slots since the epoch; see src/api/rate-gate.ts). */
   rateUnit(apiKeyHash: string, slot: number): string;
   /** The Retry-After block of an API key. */
@@ -43,7 +43,8 @@ export function redisKeys(prefix: string): RedisKeys {
     runWindow: (identityDigest) => `${prefix}:run-window:${identityDigest}`,
     cronSlot: (slot) => `${prefix}:cron:${slot}`,
     chunk: (token, index) => `${prefix}:chunk:${token}:${index}`,
-    refusal: (apiKeyHash, brandId) => `${prefix}:refused:${apiKeyHash}:${brandId === null ? 'key' : `brand:${brandId}`}`,
+    refusal: (apiKeyHash, brandId, stream) =>
+      `${prefix}:refused:${apiKeyHash}:${brandId === null ? 'key' : `brand:${brandId}${stream ? `:stream:${stream}` : ''}`}`,
     rateUnit: (apiKeyHash, slot) => `${prefix}:rate:${apiKeyHash}:${slot}`,
     rateBlock: (apiKeyHash) => `${prefix}:rate-block:${apiKeyHash}`,
     rateState: (apiKeyHash) => `${prefix}:rate-state:${apiKeyHash}`,

@@ -138,7 +138,7 @@ async function probeBrands(config: Config, options: PreflightOptions): Promise<P
         if (options.signal?.aborted) throw new UsageError('stopped by a signal before the run started; nothing was planned', 1);
         if (error instanceof AuthError) throw refusedKey(error, requests);
         if (error instanceof BrandAccessDeniedError) {
-          result.denied.push({ brandId: brand, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() });
+          result.denied.push({ brandId: brand, stream: null, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() });
         } else if (error instanceof ApiError) {
           // No answer (5xx, timeouts, after retries) or one that says nothing about the key: not a reason to skip it.
           result.unanswered.push(brand);

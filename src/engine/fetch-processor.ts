@@ -55,9 +55,9 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
     const log = deps.log.child(bindings);
     const started = performance.now();
     const fetched = (status: SliceOutcomeStatus) => deps.metrics?.sliceFetched(data.stream, status, (performance.now() - started) / 1000);
-    // A key or a brand the API already refused (the command's preflight, or an earlier slice's 401 or 403) is not asked
-    // again per slice: the slice is recorded failed with that answer, so `status` and `_sync_state` still say why.
-    const denial = await deps.access?.refusalFor(data.brandId);
+    // A key, a brand or a brand's stream the API already refused (the command's preflight, or an earlier slice's 401 or
+    // 403) is not asked again per slice: the slice is recorded failed with that answer, so `status` and `_sync_state` still say why.
+    const denial = await deps.access?.refusalFor(data.brandId, data.stream);
     if (denial) {
       fetched('failed');
       await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, {
@@ -123,9 +123,11 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         throw Worker.RateLimitError();
       }
       if (error instanceof BrandAccessDeniedError || error instanceof AuthError) {
-        const brandId = error instanceof BrandAccessDeniedError ? data.brandId : null;
+        // Only a 401 refuses the key itself; any other 403 is this endpoint's answer (a plan without it), for this brand.
+        const wholeKey = error instanceof AuthError && error.status === 401;
+        const scope = error instanceof BrandAccessDeniedError ? { brandId: data.brandId } : wholeKey ? { brandId: null } : { brandId: data.brandId, stream: data.stream };
         await deps.access
-          ?.remember({ brandId, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() })
+          ?.remember({ ...scope, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() })
           .catch((failure: Error) => log.warn({ err: failure.message }, 'could not remember the refusal'));
       }
       const permanent = error instanceof ApiError && !error.retryable;

@@ -40,6 +40,11 @@ export const knobsSchema = z
     oddities: z.array(oddityKindSchema),
     /** Reject query parameters an endpoint does not know with 400 (default true), so a wrong mapping shows. */
     strictParams: z.boolean(),
+    /**
+     * Endpoints the key may not read, by the end of their path after `/brands/{id}/` (e.g. `products/ranking`): answered
+     * 403 `forbidden`, as a plan without the feature might be (the spec shows neither that code nor its status); default none.
+     */
+    refusedPaths: z.array(z.string().min(1)),
   })
   .strict();
 
@@ -61,6 +66,7 @@ export const DEFAULT_KNOBS: Knobs = {
   invalidShare: 0,
   oddities: [],
   strictParams: true,
+  refusedPaths: [],
 };
 
 export const partialKnobsSchema = knobsSchema.partial();

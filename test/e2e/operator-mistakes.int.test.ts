@@ -276,6 +276,28 @@ describe('a brand the key cannot read, in a run with no preflight (a scheduled r
   }, 120_000);
 });
 
+describe('an endpoint the key may not read (a 403 that is not brand_access_denied), in a run with no preflight', () => {
+  it("fails that stream's slices, asked once per brand, and every other slice of every brand loads", async () => {
+    await freshFixture('refused-endpoint');
+    const other = fx.sim.brands.find((brand) => brand !== 1)!;
+    fx.sim.setKnobs({ refusedPaths: ['conversations'] });
+    // One slice at a time, so the refusal is met before any other slice of the stream is in flight.
+    const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, brands: [1, other], streams: STREAMS.split(','), worker: { fetchConcurrency: 1 } });
+    expect(progress.meta.status).toBe('incomplete');
+    const refused = apiRequests().filter((entry) => entry.status === 403);
+    expect(refused.map((entry) => entry.path).sort()).toEqual([`/customer/v1/brands/1/conversations`, `/customer/v1/brands/${other}/conversations`]);
+    const states = await queryFile(
+      fx.config.db,
+      `SELECT stream = 'conversations' AS refused_stream, status, error_code, count(*)::INTEGER AS slices FROM _sync_state GROUP BY ALL ORDER BY ALL`,
+    );
+    // Before, the first 403 was remembered as a refused key: every slice after it, of any stream or brand, failed without a request.
+    expect(states).toEqual([
+      { refused_stream: false, status: 'complete', error_code: null, slices: 14 },
+      { refused_stream: true, status: 'failed', error_code: 'forbidden', slices: 6 },
+    ]);
+  }, 120_000);
+});
+
 describe('a key refused in a run with no preflight (a key revoked under a running worker)', () => {
   it('is asked once: its first 401 is remembered for every other slice', async () => {
     await freshFixture('revoked');
