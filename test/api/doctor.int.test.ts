@@ -248,6 +248,19 @@ describe('bvsync doctor', () => {
     expect(code).toBe(0);
   });
 
+  it('fails on an endpoint that answers 403 to a key that reads the brand (a plan without it), naming it', async ({ expect }) => {
+    plain.setKnobs({ refusedPaths: ['products/ranking'] });
+    try {
+      const { code, out } = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'refused-endpoint') }));
+      // It had said "cannot be checked" of its parameters and ended "all checks passed".
+      expect(out).toMatch(/^FAIL {2}products\/ranking \(19\): the key reads brand 1 but not this endpoint \(.*403 forbidden.*\); every slice of the streams that read it would fail: take them out of sync\.streams/m);
+      expect(out.match(/^FAIL/gm)).toHaveLength(1);
+      expect(code).toBe(1);
+    } finally {
+      plain.setKnobs({ refusedPaths: [] });
+    }
+  });
+
   it('fails on a brand the key cannot read, naming it', async ({ expect }) => {
     const { code, out } = await doctor(env(plain, { BVSYNC_BRANDS: `1,${plain.forbiddenBrand}`, BVSYNC_CONFIG: await configFor(plain, 'forbidden') }));
     expect(out).toMatch(new RegExp(`^FAIL  brand ${plain.forbiddenBrand}: .*brand_access_denied`, 'm'));

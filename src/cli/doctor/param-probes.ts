@@ -46,5 +46,11 @@ export async function probeParameters(
   await probeFanoutsByPhrase(ctx, searches);
   await probeProductRanking(ctx);
   await probeSwot(ctx);
+  for (const [endpoint, answer] of ctx.refusedEndpoints) {
+    ctx.assumptions.push({
+      ok: false,
+      line: `${endpoint}: the key reads brand ${brand} but not this endpoint (${answer}); every slice of the streams that read it would fail: take them out of sync.streams, or have the account's plan include it`,
+    });
+  }
   return { verdicts: book.list(), assumptions: ctx.assumptions };
 }

@@ -1,5 +1,5 @@
 import type { EndpointReads } from '../endpoint-reads.js';
-import { ApiError, ValidationError } from '../../api/errors.js';
+import { ApiError, AuthError, ValidationError } from '../../api/errors.js';
 import type { ParamName } from '../../streams/registry.js';
 import type { Config } from '../../config/schema.js';
 import { addDays } from '../../days.js';
@@ -98,6 +98,11 @@ export class ProbeContext {
   readonly assumptions: Array<{ ok: boolean; line: string }> = [];
   /** Requests the probes asked for so far (the client's retries aside). */
   requests = 0;
+  /**
+   * Endpoints that answered 403 to a key that reads the brand (a plan without them), with the answer: a run fails
+   * every slice of the streams that read them, so doctor fails too instead of calling their parameters unchecked.
+   */
+  readonly refusedEndpoints = new Map<string, string>();
   private readonly controls: Control[] = [];
 
   constructor(
@@ -116,6 +121,7 @@ export class ProbeContext {
     try {
       return { ok: true, value: await call() };
     } catch (error) {
+      if (error instanceof AuthError) this.refusedEndpoints.set(endpoint, describeError(error));
       if (!(error instanceof ValidationError) || !error.details?.length) return { ok: false, why: `the request failed: ${describeError(error)}` };
       this.readRefusal(endpoint, sent, error);
       // Send the request again without the names refused as unknown (every later request to the endpoint leaves
