@@ -38,7 +38,8 @@ export const ownershipSummaryEntrySchema = z.looseObject({
   share: z.number(),
 });
 
-const citationsSummarySchema = z.looseObject({ occurrences: optional(count), by_ownership: optional(records) });
+// A counter of the answer's info, as every other: a string of digits failed the envelope, and every request of the stream.
+const citationsSummarySchema = z.looseObject({ occurrences: optional(infoCount), by_ownership: optional(records) });
 
 export const citationsEnvelopeSchema = z.looseObject({
   data: records,

@@ -83,6 +83,15 @@ describe('API client over HTTP', () => {
     expect(requests).toHaveLength(2);
   });
 
+  it("reads the citations report's window total sent as a string of digits, as every counter of info", async () => {
+    const { agent } = mockApi(() => ({
+      body: { data: [{ date: '2026-11-20', occurrences: 4, change: null }], info: { summary: { occurrences: '4', by_ownership: [] }, total_rows: '1' } },
+    }));
+    client = named(createApiClient(mockConfig({ maxAttempts: 1 }), { dispatcher: agent }));
+    const report = await client.citations(7);
+    expect([report.info.summary?.occurrences, report.totalRows, report.records.length]).toEqual([4, 1, 1]);
+  });
+
   it('pages on past a short page while total_rows says records remain (an API serving fewer than asked, unsaid)', async () => {
     // The API serves 2 a page whatever page_size asks, and echoes no page_size.
     const { agent, requests } = mockApi((url) => {
