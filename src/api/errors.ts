@@ -103,6 +103,11 @@ export class ValidationError extends PermanentError {
   override readonly code = 'validation_error';
 }
 
+/** A parsed answer whose envelope does not match the spec (src/api/client.ts, getEnvelope). */
+export function isBadEnvelope(error: unknown): boolean {
+  return error instanceof TransientError && error.reason === 'bad_envelope';
+}
+
 /** 401 (or a 403 other than brand access or throttling): the key is wrong or lacks a right. */
 export class AuthError extends PermanentError {
   override readonly code = 'unauthorized';

@@ -2,7 +2,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { ApiConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { backoffDelay } from './backoff.js';
-import { ApiError, RateLimitedError, TransientError, classifyNetworkError, classifyResponse, describeBody } from './errors.js';
+import { ApiError, RateLimitedError, TransientError, classifyNetworkError, classifyResponse, describeBody, isBadEnvelope } from './errors.js';
 import { UNLIMITED_RATE_BUDGET, sleep, type RateBudget } from './rate-budget.js';
 import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate-headers.js';
 import { ACCEPTED_ENCODINGS, readResponseText } from './response-body.js';
@@ -149,7 +149,7 @@ export class Transport {
           throw error;
         }
         const repeatable = request.method === 'GET' || request.idempotency !== undefined;
-        if (error.retryable && repeatable && attempt < maxAttempts) {
+        if (error.retryable && repeatable && attempt < attemptsFor(error, maxAttempts)) {
           const backoff = backoffDelay(attempt, { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs }, this.options.random);
           // A server that names its wait (503 with Retry-After: maintenance, overload) is not asked sooner, within the
           // longest wait between attempts (api.retryMaxMs).
@@ -266,4 +266,15 @@ function requestHeaders(apiKey: string, request: SentRequest): Record<string, st
 function combine(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
   const signals = [a, b].filter((signal): signal is AbortSignal => signal !== undefined);
   return signals.length ? AbortSignal.any(signals) : undefined;
+}
+
+/**
+ * Answers parsed whole that are not the spec's envelope come back the same as a rule (the API's format differs, not
+ * a glitch): asked once more, in case a proxy answered in between, not `api.maxAttempts` times. Every slice of the
+ * stream met it, each at up to five requests and four job attempts: twenty requests a slice for nothing.
+ */
+export const BAD_ENVELOPE_ATTEMPTS = 2;
+
+function attemptsFor(error: ApiError, maxAttempts: number): number {
+  return isBadEnvelope(error) ? Math.min(BAD_ENVELOPE_ATTEMPTS, maxAttempts) : maxAttempts;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ApiError, AuthError, BrandAccessDeniedError, RateLimitedError, type ApiClient } from '../api/index.js';
+import { ApiError, AuthError, BrandAccessDeniedError, RateLimitedError, isBadEnvelope, type ApiClient } from '../api/index.js';
 import type { SyncConfig } from '../config/schema.js';
 import { redactSecrets, type Logger } from '../log.js';
 import type { SliceOutcomeStatus, SyncMetrics } from '../ops/sync-metrics.js';
@@ -130,7 +130,8 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
           ?.remember({ ...scope, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() })
           .catch((failure: Error) => log.warn({ err: failure.message }, 'could not remember the refusal'));
       }
-      const permanent = error instanceof ApiError && !error.retryable;
+      // An answer of another shape than the spec's, asked twice by the client already, is not asked again per attempt.
+      const permanent = (error instanceof ApiError && !error.retryable) || isBadEnvelope(error);
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       if (!permanent && !lastAttempt) {
         log.warn({ err: describe(error), attempt: job.attemptsMade + 1 }, 'slice failed; it will be tried again');

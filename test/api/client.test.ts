@@ -4,7 +4,7 @@ import { createApiClient } from '../../src/api/client.js';
 import { named, type NamedClient } from '../support/named-client.js';
 import { BrandAccessDeniedError, RateLimitedError, TransientError, ValidationError } from '../../src/api/errors.js';
 import type { BudgetAnswer, RateBudget } from '../../src/api/rate-budget.js';
-import type { ApiRequestEvent } from '../../src/api/transport.js';
+import { BAD_ENVELOPE_ATTEMPTS, type ApiRequestEvent } from '../../src/api/transport.js';
 import { MOCK_ORIGIN, collect, conversation, mockApi, mockConfig, type MockReply } from './mock-api.js';
 
 let client: NamedClient | undefined;
@@ -52,11 +52,12 @@ describe('API client over HTTP', () => {
 
   it('retries 5xx, resets, truncated and unparsable bodies, and broken envelopes, then succeeds', async () => {
     const faults = [
+      // First: a broken envelope is asked again once only (BAD_ENVELOPE_ATTEMPTS), whatever api.maxAttempts allows.
+      () => ({ body: { data: 'not an array', info: {} } }),
       () => ({ status: 500, body: errorBody('internal') }),
       () => Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
       () => ({ text: '{"data":[{"id":1,"da' }),
       () => ({ text: '<html>gateway</html>' }),
-      () => ({ body: { data: 'not an array', info: {} } }),
     ];
     let calls = 0;
     const { agent } = mockApi(() => (faults[calls++]?.() ?? { body: onePage }));
@@ -81,6 +82,15 @@ describe('API client over HTTP', () => {
       [2, 3, [3]],
     ]);
     expect(requests).toHaveLength(2);
+  });
+
+  it('asks an answer whose envelope is not the spec\'s twice, not api.maxAttempts times: it comes back the same', async () => {
+    const { agent, requests } = mockApi(() => ({ body: { data: 'not an array', info: {} } }));
+    client = named(createApiClient(mockConfig({ maxAttempts: 5 }), { dispatcher: agent }));
+    const failure = await collect(client.conversations(7)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TransientError);
+    expect((failure as TransientError).reason).toBe('bad_envelope');
+    expect(requests).toHaveLength(BAD_ENVELOPE_ATTEMPTS);
   });
 
   it("reads the citations report's window total sent as a string of digits, as every counter of info", async () => {
