@@ -261,6 +261,18 @@ describe('bvsync doctor', () => {
     }
   });
 
+  it('fails on records that fail validation, naming the endpoint and the first issue', async ({ expect }) => {
+    plain.setKnobs({ invalidShare: 0.5 });
+    try {
+      const { code, out } = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'invalid-records') }));
+      // It had judged the parameters on what was left and said nothing of the rest.
+      expect(out).toMatch(/^FAIL {2}conversations \(13\): \d+ of \d+ records in doctor's answers failed validation \(the first: [^)]+\); a run sets such records aside/m);
+      expect(code).toBe(1);
+    } finally {
+      plain.setKnobs({ invalidShare: 0 });
+    }
+  });
+
   it('fails on a brand the key cannot read, naming it', async ({ expect }) => {
     const { code, out } = await doctor(env(plain, { BVSYNC_BRANDS: `1,${plain.forbiddenBrand}`, BVSYNC_CONFIG: await configFor(plain, 'forbidden') }));
     expect(out).toMatch(new RegExp(`^FAIL  brand ${plain.forbiddenBrand}: .*brand_access_denied`, 'm'));

@@ -46,6 +46,7 @@ export async function probeParameters(
   await probeFanoutsByPhrase(ctx, searches);
   await probeProductRanking(ctx);
   await probeSwot(ctx);
+  ctx.assumptions.push(...ctx.validation.lines());
   for (const [endpoint, answer] of ctx.refusedEndpoints) {
     ctx.assumptions.push({
       ok: false,

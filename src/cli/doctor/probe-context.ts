@@ -6,6 +6,7 @@ import { addDays } from '../../days.js';
 import { domainOf } from '../../streams/domains.js';
 import { ENDPOINTS, SENT_PARAMS } from './endpoints.js';
 import type { RefusedNames } from './refused-names.js';
+import { ValidationTally } from './validation-tally.js';
 import type { VerdictBook } from './verdicts.js';
 
 /** A date range as the probes send it (both ends inclusive days). */
@@ -103,6 +104,7 @@ export class ProbeContext {
    * every slice of the streams that read them, so doctor fails too instead of calling their parameters unchecked.
    */
   readonly refusedEndpoints = new Map<string, string>();
+  readonly validation = new ValidationTally();
   private readonly controls: Control[] = [];
 
   constructor(
@@ -119,7 +121,9 @@ export class ProbeContext {
   async ask<T>(endpoint: string, sent: readonly ParamName[], call: () => Promise<T>, retries = 2): Promise<Asked<T>> {
     if (!this.spend()) return { ok: false, why: `doctor's budget of ${MAX_PROBE_REQUESTS} requests is spent` };
     try {
-      return { ok: true, value: await call() };
+      const value = await call();
+      this.validation.see(endpoint, value);
+      return { ok: true, value };
     } catch (error) {
       if (error instanceof AuthError) this.refusedEndpoints.set(endpoint, describeError(error));
       if (!(error instanceof ValidationError) || !error.details?.length) return { ok: false, why: `the request failed: ${describeError(error)}` };

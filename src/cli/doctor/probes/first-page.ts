@@ -1,8 +1,11 @@
 import type { Page, PagingSummary } from '../../../api/paginate.js';
+import type { Rejection } from '../../../api/validate.js';
 
 /** The first page of a paged answer, the generator closed after it (one request). */
 export interface FirstPage<T = unknown> {
   records: T[];
+  /** Records of the page that failed validation: doctor tells of them (validation-tally.ts). */
+  rejects: Rejection[];
   total: number | undefined;
   info: Record<string, unknown>;
 }
@@ -10,8 +13,8 @@ export interface FirstPage<T = unknown> {
 export async function firstPage<T>(pages: AsyncGenerator<Page<T, object>, PagingSummary>): Promise<FirstPage<T>> {
   try {
     const next = await pages.next();
-    if (next.done) return { records: [], total: 0, info: {} };
-    return { records: next.value.records, total: next.value.totalRows, info: next.value.info as Record<string, unknown> };
+    if (next.done) return { records: [], rejects: [], total: 0, info: {} };
+    return { records: next.value.records, rejects: next.value.rejects, total: next.value.totalRows, info: next.value.info as Record<string, unknown> };
   } finally {
     await pages.return(undefined as never).catch(() => {});
   }

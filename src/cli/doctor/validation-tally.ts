@@ -1,0 +1,47 @@
+import type { Rejection } from '../../api/validate.js';
+
+interface EndpointTally {
+  records: number;
+  rejects: number;
+  first: string;
+}
+
+/**
+ * The records of doctor's answers that failed validation, per endpoint. A run sets them aside and loads the rest; an
+ * API that sends every record in a form bvsync does not read (another timestamp form, ids as strings) leaves the
+ * tables empty, and the parameter verdicts then judge answers that seemed empty: doctor says so first.
+ */
+export class ValidationTally {
+  private readonly endpoints = new Map<string, EndpointTally>();
+
+  /** Counts an answer a probe got: a page, a report, or an iterator's result holding one; anything else is not one. */
+  see(endpoint: string, answer: unknown): void {
+    const held = recordsOf(answer);
+    if (!held) return;
+    const tally = this.endpoints.get(endpoint) ?? { records: 0, rejects: 0, first: '' };
+    tally.records += held.records;
+    tally.rejects += held.rejects.length;
+    if (!tally.first && held.rejects[0]) tally.first = held.rejects[0].issues[0] ?? 'no issue given';
+    this.endpoints.set(endpoint, tally);
+  }
+
+  /** One failed check line per endpoint whose answers held a record that failed validation. */
+  lines(): Array<{ ok: false; line: string }> {
+    return [...this.endpoints]
+      .filter(([, tally]) => tally.rejects > 0)
+      .map(([endpoint, tally]) => ({
+        ok: false,
+        line:
+          `${endpoint}: ${tally.rejects} of ${tally.records + tally.rejects} records in doctor's answers failed validation (the first: ${tally.first}); ` +
+          'a run sets such records aside in _rejected_records and loads only the rest, and the parameter verdicts of this endpoint judged only the rest',
+      }));
+  }
+}
+
+function recordsOf(answer: unknown): { records: number; rejects: readonly Rejection[] } | undefined {
+  if (!answer || typeof answer !== 'object') return undefined;
+  const result = answer as { done?: unknown; value?: unknown };
+  const held = (typeof result.done === 'boolean' ? result.value : answer) as { records?: unknown; rejects?: unknown } | undefined;
+  if (!held || !Array.isArray(held.records) || !Array.isArray(held.rejects)) return undefined;
+  return { records: held.records.length, rejects: held.rejects as Rejection[] };
+}
