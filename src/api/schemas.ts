@@ -22,13 +22,14 @@ export const day = z.iso.date();
 
 /**
  * Timestamps are "ISO 8601 datetimes in UTC" by the spec, which does not show their form: with `Z`, with an offset
- * (its colon optional), or with none, which is UTC as the spec says; seconds and their fraction optional. Each is
+ * (its colon optional), or with none, which is UTC as the spec says; seconds and their fraction optional; the date and
+ * the time apart by `T` or by a space (RFC 3339's readable form, which APIs built on SQL write). Each is
  * handed on as `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, so what reads it (the day a record is filed under, the
  * converters, which would read a time without an offset as the machine's local time) meets one form. Refused before,
  * a form other than the simulator's cost every record of an API that writes it. Undefined for anything else, or a
  * date or time that does not exist (`2026-02-31`, `24:00`: JavaScript's Date would roll it over).
  */
-const TIMESTAMP_FORM = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+const TIMESTAMP_FORM = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
 
 export function canonicalTimestamp(text: string): string | undefined {
   const match = TIMESTAMP_FORM.exec(text);

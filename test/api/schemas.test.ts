@@ -113,13 +113,15 @@ describe('timestamps', () => {
       ['2026-11-19T05:37:50.03+05:30', '2026-11-19T05:37:50.03+05:30'],
       ['2026-11-19T05:37:50-08', '2026-11-19T05:37:50-08:00'],
       ['2026-11-19T05:37:50z', '2026-11-19T05:37:50Z'],
+      ['2026-11-19 23:53:25.645+00:00', '2026-11-19T23:53:25.645+00:00'],
+      ['2026-11-19 10:00:00Z', '2026-11-19T10:00:00Z'],
     ];
     for (const [text, canonical] of cases) {
       expect(canonicalTimestamp(text), text).toBe(canonical);
       expect(timestamp.parse(text)).toBe(canonical);
       expect(Date.parse(canonical)).not.toBeNaN();
     }
-    for (const bad of ['2026-02-29T10:00:00Z', '2026-11-19T24:00:00Z', '2026-11-19 10:00:00Z', '2026-11-19', 'yesterday', '2026-11-19T10:00:00+25:00', '2026-13-01T00:00:00Z']) {
+    for (const bad of ['2026-02-29T10:00:00Z', '2026-11-19T24:00:00Z', '2026-11-19  10:00:00Z', '2026-11-19_10:00:00Z', '2026-11-19', 'yesterday', '2026-11-19T10:00:00+25:00', '2026-13-01T00:00:00Z']) {
       expect(canonicalTimestamp(bad), bad).toBeUndefined();
       expect(timestamp.safeParse(bad).success, bad).toBe(false);
     }
