@@ -185,6 +185,18 @@ describe('the API key', () => {
   });
 });
 
+describe('the Redis URL', () => {
+  it('takes redis:// and rediss:// URLs and a socket path, and names anything else without quoting it (it may hold a password)', () => {
+    for (const url of ['redis://127.0.0.1:6379', 'redis://:pass@redis.internal:6380/2', 'rediss://cache.example.com', '/run/redis/redis.sock']) {
+      expect(loadConfig({ env: { REDIS_URL: url } }).redisUrl, url).toBe(url);
+    }
+    for (const url of ['redis//127.0.0.1:6379', 'http://127.0.0.1:6379', '127.0.0.1:6379', 'redis://:s3cret@']) {
+      expect(() => loadConfig({ env: { REDIS_URL: url } }), url).toThrow(/redisUrl \(from REDIS_URL\): expected a redis:\/\/ or rediss:\/\/ URL/);
+      expect(() => loadConfig({ env: { REDIS_URL: url } }), url).toThrow(expect.objectContaining({ message: expect.not.stringContaining('s3cret') }));
+    }
+  });
+});
+
 describe('the Redis prefix', () => {
   it('takes BVSYNC_REDIS_PREFIX over the default, and names one with characters a key cannot carry', () => {
     expect(loadConfig({ env: {} }).redisPrefix).toBe('bvsync');

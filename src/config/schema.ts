@@ -25,6 +25,14 @@ const paramMapping = z
   })
   .transform((mapping) => mapping as { readonly [name in ParamName]?: string });
 
+/** What ioredis connects to: a redis:// or rediss:// URL naming a host, or a unix socket's absolute path. */
+function isRedisUrl(text: string): boolean {
+  if (text.startsWith('/')) return true;
+  if (!URL.canParse(text)) return false;
+  const url = new URL(text);
+  return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
+}
+
 export const apiConfigSchema = z
   .object({
     /** Base URL of the API, before `/customer/v1`. Env `BVSYNC_API_URL`. */
@@ -158,7 +166,13 @@ export const configSchema = z
     /** The published DuckDB file analysts open; the worker's working file sits beside it. Env `BVSYNC_DB`. */
     db: z.string().min(1).default('bvsync.duckdb'),
     /** Redis URL (a database index in it is honoured). Env `REDIS_URL`. */
-    redisUrl: z.string().min(1).optional(),
+    redisUrl: z
+      .string()
+      .min(1)
+      // Not quoted back: it may hold a password. A typo (`redis//host`) had reached ioredis as a socket path, and the
+      // command ended "no Redis answers ... install redis-server", exit 1, for a setting that was wrong.
+      .refine(isRedisUrl, { error: 'expected a redis:// or rediss:// URL with a host, such as redis://127.0.0.1:6379/0 (or the path of a unix socket, from /)' })
+      .optional(),
     /** Prefix of every Redis key bvsync writes; default `bvsync`. */
     redisPrefix: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/).default('bvsync'),
     sync: syncConfigSchema.default(syncConfigSchema.parse({})),
