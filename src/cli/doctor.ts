@@ -8,6 +8,7 @@ import { redactSecrets } from '../log.js';
 import { checkApiAndBrands, checkRedis, checkRequired, type DoctorCheck } from './doctor/checks.js';
 import { MAX_PROBE_REQUESTS, probeParameters } from './doctor/param-probes.js';
 import { paramTable, verdictCounts } from './doctor/print.js';
+import { probeProgress, type ProbeProgress } from './doctor/probe-progress.js';
 import { RefusedNames } from './doctor/refused-names.js';
 import type { ParamVerdict } from './doctor/verdicts.js';
 
@@ -24,6 +25,8 @@ export interface DoctorOptions {
   reportParams?: (rows: ParamVerdict[], requests: number) => void;
   /** The last day of the probes' date ranges; default yesterday (UTC). */
   today?: Date;
+  /** Told of the parameter probes' requests as they go; default a line on stderr (probe-progress.ts). */
+  progress?: (brand: number) => ProbeProgress;
 }
 
 export interface DoctorResult {
@@ -71,12 +74,12 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
   await checkRedis(config, add);
   if (!complete) return result;
 
-  let counting = false;
+  let progress: ProbeProgress | undefined;
   const refused = new RefusedNames();
   const dispatcher = refused.dispatcher({ ...config.api, url: config.api.url! });
   const client = createApiClient(
     { ...config.api, maxAttempts: Math.min(config.api.maxAttempts, 3) },
-    { retryRateLimited: true, dispatcher, onRequest: () => void (counting && result.paramRequests++) },
+    { retryRateLimited: true, dispatcher, onRequest: () => progress?.sent(++result.paramRequests) },
   );
   try {
     const readable = await checkApiAndBrands(client, config, add);
@@ -85,10 +88,15 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
       add(false, 'parameter names: not checked, no brand is readable');
       return result;
     }
-    counting = true;
-    const probed = await probeParameters(client, config, brand, formatDay(options.today ?? new Date(Date.now() - 86_400_000)), refused);
+    progress = (options.progress ?? ((probed) => probeProgress(process.stderr, probed)))(brand);
+    let probed: Awaited<ReturnType<typeof probeParameters>>;
+    try {
+      probed = await probeParameters(client, config, brand, formatDay(options.today ?? new Date(Date.now() - 86_400_000)), refused);
+    } finally {
+      progress.end();
+      progress = undefined;
+    }
     result.params = probed.verdicts;
-    counting = false;
     const printParams =
       options.reportParams ??
       ((rows: ParamVerdict[], requests: number) =>

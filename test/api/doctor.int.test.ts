@@ -125,6 +125,8 @@ describe('bvsync doctor', () => {
     const { code, out, rows } = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'plain'), BVSYNC_BRANDS: plain.brands.join(',') }));
     expect(out).not.toContain('FAIL');
     expect(out).toMatch(/^ok {4}redis: /m);
+    // Said before the probes' minute or more against a slow API; stderr is no terminal here.
+    expect(out).toMatch(/^probing the query parameter names on brand 1 \(at most 120 requests\)\.\.\.$/m);
     expect(out).toMatch(/^ok {4}brand 2: readable/m);
     expect(out).toMatch(/^ok {4}api\.arrayFormat "repeat": engines=\S+ sent as a repeated parameter answers what each engine answers alone, added up \(\d+ \+ \d+\)/m);
     expect(out).toMatch(/^ok {4}engines: the visibility report's info\.query names the brand's engines when none is sent/m);
