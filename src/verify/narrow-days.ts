@@ -1,10 +1,13 @@
 import { addDays, eachDay } from '../days.js';
 import type { DayWindow } from './figure.js';
 
-/** The days a disagreement comes down to, and the windows the call budget left unsplit. */
+/** The days a disagreement comes down to, and the windows left unsplit, by why. */
 export interface NarrowedDays {
   days: string[];
+  /** Windows the call budget left unsplit. */
   unresolved: DayWindow[];
+  /** Windows that disagree while neither half does: a figure that does not add up over days, or an API that changed meanwhile. */
+  undivided: DayWindow[];
 }
 
 export interface NarrowOptions {
@@ -17,11 +20,12 @@ export interface NarrowOptions {
 /**
  * Halves a window that disagrees until single days remain, measuring each half: k bad days of an n-day window cost
  * about 2k·log2(n) requests instead of n. The figures add up over days, so a disagreement of a window is in one of
- * its halves; a window whose halves both agree (the API changed between requests) is reported unresolved.
+ * its halves; a window whose halves both agree (the API changed between requests) is reported undivided.
  */
 export async function narrowDays(window: DayWindow, options: NarrowOptions): Promise<NarrowedDays> {
   const days: string[] = [];
   const unresolved: DayWindow[] = [];
+  const undivided: DayWindow[] = [];
   const queue: DayWindow[] = [window];
   while (queue.length) {
     const current = queue.shift()!;
@@ -41,9 +45,9 @@ export async function narrowDays(window: DayWindow, options: NarrowOptions): Pro
         found = true;
       }
     }
-    if (!found) unresolved.push(current);
+    if (!found) undivided.push(current);
   }
-  return { days: days.sort(), unresolved: mergeWindows(unresolved) };
+  return { days: days.sort(), unresolved: mergeWindows(unresolved), undivided: mergeWindows(undivided) };
 }
 
 export function halves(window: DayWindow): [DayWindow, DayWindow] {

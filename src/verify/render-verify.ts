@@ -1,3 +1,4 @@
+import { addDays } from '../days.js';
 import { formatInteger } from '../format.js';
 import { textTable } from '../text-table.js';
 import type { DayWindow } from './figure.js';
@@ -54,10 +55,36 @@ export function renderVerify(report: VerifyReport, options: RenderVerifyOptions 
   const disagreeing = report.brands.reduce((sum, brand) => sum + brand.figures.filter((entry) => !entry.agree).length, 0);
   out.push(`${disagreeing} figure${disagreeing === 1 ? '' : 's'} disagree. Backfill again:`);
   for (const brand of report.brands) {
-    for (const window of daysAsWindows(brand.daysToBackfill)) out.push(`  ${backfillCommandFor(brand.brandId, window)}`);
-    for (const window of brand.unresolved) {
-      out.push(`  ${backfillCommandFor(brand.brandId, window)}   (not narrowed down further: raise --max-calls to name the days)`);
-    }
+    for (const { window, why } of backfills(brand)) out.push(`  ${backfillCommandFor(brand.brandId, window)}${why.length ? `   (${why.join('; ')})` : ''}`);
   }
   return `${out.join('\n')}\n`;
+}
+
+const WHY_UNSPLIT = {
+  unresolved: 'not narrowed down to days: raise --max-calls to name them',
+  undivided: 'it disagrees while neither half does, so backfill it whole: a figure that does not add up over days, or an API that changed meanwhile',
+} as const;
+
+/**
+ * One backfill per run of days that need one, whichever family named them and however: families narrow apart, and
+ * one family's days beside another's unsplit window had printed two commands over the same day.
+ */
+function backfills(brand: VerifyReport['brands'][number]): Array<{ window: DayWindow; why: string[] }> {
+  const parts = [
+    ...daysAsWindows(brand.daysToBackfill).map((window) => ({ window, why: undefined })),
+    ...brand.unresolved.map((window) => ({ window, why: WHY_UNSPLIT.unresolved })),
+    ...brand.undivided.map((window) => ({ window, why: WHY_UNSPLIT.undivided })),
+  ].sort((a, b) => a.window.from.localeCompare(b.window.from));
+  const joined: Array<{ window: DayWindow; why: string[] }> = [];
+  for (const part of parts) {
+    const last = joined.at(-1);
+    if (last && addDays(last.window.to, 1) >= part.window.from) {
+      if (part.window.to > last.window.to) last.window.to = part.window.to;
+    } else {
+      joined.push({ window: { ...part.window }, why: [] });
+    }
+    const into = joined.at(-1)!;
+    if (part.why && !into.why.includes(part.why)) into.why.push(part.why);
+  }
+  return joined;
 }

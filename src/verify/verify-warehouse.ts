@@ -23,8 +23,10 @@ export interface BrandVerdict {
   figures: Figure[];
   /** Days whose rows disagree with the API: backfill them again. */
   daysToBackfill: string[];
-  /** Windows that disagree but that the call budget (or an API that changed meanwhile) left unsplit. */
+  /** Windows that disagree but that the call budget left unsplit. */
   unresolved: DayWindow[];
+  /** Windows that disagree while neither half does (narrow-days.ts): backfilled whole. */
+  undivided: DayWindow[];
 }
 
 export interface VerifyReport {
@@ -56,6 +58,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     const figures = wholeWindow.get(brandId)!;
     const days = new Set<string>();
     const unresolved: DayWindow[] = [];
+    const undivided: DayWindow[] = [];
     for (const family of families) {
       if (figures.every((entry) => entry.family !== family.name || entry.agree)) continue;
       const narrowed = await narrowDays(options.window, {
@@ -64,11 +67,18 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
       });
       for (const day of narrowed.days) days.add(day);
       unresolved.push(...narrowed.unresolved);
+      undivided.push(...narrowed.undivided);
     }
     const daysToBackfill = [...days].sort();
     // A window already named day by day needs no second mention as unresolved.
     const covered = (window: DayWindow) => daysAsWindows(daysToBackfill).some((named) => named.from <= window.from && named.to >= window.to);
-    brands.push({ brandId, figures, daysToBackfill, unresolved: mergeWindows(unresolved).filter((window) => !covered(window)) });
+    brands.push({
+      brandId,
+      figures,
+      daysToBackfill,
+      unresolved: mergeWindows(unresolved).filter((window) => !covered(window)),
+      undivided: mergeWindows(undivided).filter((window) => !covered(window)),
+    });
   }
   return {
     window: options.window,

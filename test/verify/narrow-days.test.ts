@@ -21,14 +21,14 @@ describe('narrowDays', () => {
   it('names one bad day of 30 in 2·log2(30) measurements at most', async () => {
     const o = oracle(['2026-11-17']);
     const result = await narrowDays(WINDOW, { disagrees: o.disagrees, canSpend: () => true });
-    expect(result).toEqual({ days: ['2026-11-17'], unresolved: [] });
+    expect(result).toEqual({ days: ['2026-11-17'], unresolved: [], undivided: [] });
     expect(o.asked.length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(30)));
   });
 
   it('names several bad days, the first and last of the window among them', async () => {
     const bad = ['2026-11-01', '2026-11-02', '2026-11-19', '2026-11-30'];
     const result = await narrowDays(WINDOW, { ...oracle(bad), canSpend: () => true });
-    expect(result).toEqual({ days: bad, unresolved: [] });
+    expect(result).toEqual({ days: bad, unresolved: [], undivided: [] });
   });
 
   it('leaves the windows it could not split when the budget is spent, joined where adjacent', async () => {
@@ -44,9 +44,9 @@ describe('narrowDays', () => {
     ]);
   });
 
-  it('reports a window as unresolved when it disagrees but neither half does (the API changed meanwhile)', async () => {
+  it('reports a window as undivided, not unresolved, when it disagrees but neither half does (the API changed meanwhile)', async () => {
     const result = await narrowDays({ from: '2026-11-01', to: '2026-11-04' }, { disagrees: async () => false, canSpend: () => true });
-    expect(result).toEqual({ days: [], unresolved: [{ from: '2026-11-01', to: '2026-11-04' }] });
+    expect(result).toEqual({ days: [], unresolved: [], undivided: [{ from: '2026-11-01', to: '2026-11-04' }] });
   });
 });
 
