@@ -21,14 +21,36 @@ const program = new Command('bvsync')
 const asked = commands.find((entry) => entry.name === process.argv[2]);
 for (const make of asked ? [await asked.load()] : await loadCommands()) program.addCommand(make().exitOverride());
 program.helpCommand('help [command]', 'Show help for a command');
+const required = new WeakSet<Option>();
+unknownOptionsFirst(program);
 styleHelp(program);
+
+/**
+ * Required options are checked after unknown ones. Commander checks them first: `backfill --form 2026-11-18` was told
+ * that --from is missing, never that --form is no option (where `--tod` got "Did you mean --to?").
+ */
+function unknownOptionsFirst(command: Command): void {
+  const mandatory = command.options.filter((option) => option.mandatory);
+  if (mandatory.length) {
+    for (const option of mandatory) {
+      option.mandatory = false;
+      required.add(option);
+    }
+    // Runs after commander refused unknown options, before the action; the message is commander's own.
+    command.hook('preAction', (invoked) => {
+      const missing = mandatory.find((option) => invoked.getOptionValue(option.attributeName()) === undefined);
+      if (missing) invoked.error(`error: required option '${missing.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue' });
+    });
+  }
+  for (const sub of command.commands) unknownOptionsFirst(sub);
+}
 
 /** One help style for every command: a required option says so (commander does not). */
 function styleHelp(command: Command): void {
   command.configureHelp({
     optionDescription(option: Option) {
       const text = Help.prototype.optionDescription.call(this, option);
-      return option.mandatory ? `${text} (required)` : text;
+      return option.mandatory || required.has(option) ? `${text} (required)` : text;
     },
   });
   for (const sub of command.commands) styleHelp(sub);

@@ -64,6 +64,15 @@ describe('command line mistakes', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('names a mistyped required option as unknown, not the required one as missing (commander checked those first)', async () => {
+    const mistyped = await runBvsync(['backfill', '--form', '2026-11-18', '--to', '2026-11-20', '--config', config], cliEnv(fx));
+    expect([mistyped.code, mistyped.stdout]).toEqual([2, '']);
+    expect(mistyped.stderr).toMatch(/^error: unknown option '--form'\n\(Did you mean --from\?\)/);
+    const missing = await runBvsync(['backfill', '--to', '2026-11-20', '--config', config], cliEnv(fx));
+    expect([missing.code, missing.stdout]).toEqual([2, '']);
+    expect(missing.stderr).toMatch(/^error: required option '--from <YYYY-MM-DD>' not specified/);
+  });
+
   it('touches nothing: no API call, no Redis key, no DuckDB file', async () => {
     expect(fx.sim.requestLog()).toEqual([]);
     const redis = testRedis();
