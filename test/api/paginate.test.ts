@@ -91,6 +91,20 @@ describe('paging', () => {
     client = named(createApiClient(mockConfig({ pageSize: 100 }), { dispatcher: whole.agent }));
     expect((await collect(client.conversations(7))).map((page) => page.records.length)).toEqual([2]);
     expect(whole.requests).toHaveLength(2);
+    // Unless the API echoes the page size it served: then a page short of it is the last.
+    const echoed = mockApi((url): MockReply => ({ body: { data: Number(url.searchParams.get('page')) === 1 ? [conversation(1), conversation(2)] : [], info: { page_size: 100 } } }));
+    client = named(createApiClient(mockConfig({ pageSize: 100 }), { dispatcher: echoed.agent }));
+    expect((await collect(client.conversations(7))).map((page) => page.records.length)).toEqual([2]);
+    expect(echoed.requests).toHaveLength(1);
+    // An echo of a smaller size it keeps to (50), with no total_rows either: 50, 50, 12, and no request after the 12.
+    const cappedEchoed = mockApi((url): MockReply => {
+      const page = Number(url.searchParams.get('page'));
+      const data = Array.from({ length: Math.max(0, Math.min(50, 112 - (page - 1) * 50)) }, (_, i) => conversation((page - 1) * 50 + i));
+      return { body: { data, info: { page, page_size: 50 } } };
+    });
+    client = named(createApiClient(mockConfig({ pageSize: 100 }), { dispatcher: cappedEchoed.agent }));
+    expect((await collect(client.conversations(7))).map((page) => page.records.length)).toEqual([50, 50, 12]);
+    expect(cappedEchoed.requests).toHaveLength(3);
   });
 
   it('yields an empty first page (so callers learn total_rows) and stops', async () => {
