@@ -2,7 +2,15 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parseDocument, parse as parseYaml } from 'yaml';
 import { addressNormalForm, competitorKey } from './address-normal-form.js';
-import { desiredStateSchema, type DesiredState } from './desired-state-schema.js';
+import {
+  competitorEntrySchema,
+  desiredStateSchema,
+  personaChangeSchema,
+  tagChangeSchema,
+  topicEntrySchema,
+  trackedUrlEntrySchema,
+  type DesiredState,
+} from './desired-state-schema.js';
 import { ManageFileError } from './manage-file-error.js';
 import { unknownKeyHint } from './unknown-key-hint.js';
 
@@ -48,29 +56,66 @@ export function checkDesiredState(raw: unknown, source: string, lineOf?: (path: 
     return `${formatPath(path)}${line === undefined ? '' : ` (line ${line})`}`;
   };
   const result = desiredStateSchema.safeParse(raw ?? {});
-  if (!result.success) {
-    throw new ManageFileError(
-      source,
-      result.error.issues.flatMap((issue) =>
+  const schemaProblems = result.success
+    ? []
+    : result.error.issues.flatMap((issue) =>
         issue.code === 'unrecognized_keys'
           ? issue.keys.map((key) => `${where(issue.path, [...issue.path, key])}: unknown key "${key}"${unknownKeyHint(key, issue.path)}`)
           : [`${where(issue.path)}: ${issue.message}`],
-      ),
-    );
-  }
-  const state = result.data;
+      );
+  // The entries that are valid by themselves, by their place in the file: an entry repeated is said beside a typo
+  // elsewhere, not only once the typo is fixed ("every problem is listed at once").
+  const lists = result.success ? indexed(result.data) : validEntries(raw);
   const problems = [
-    ...state.trackedUrls.flatMap((entry, index) =>
+    ...schemaProblems,
+    ...lists.trackedUrls.flatMap(({ entry, index }) =>
       addressNormalForm(entry.url) === undefined ? [`${where(['trackedUrls', index, 'url'])}: "${entry.url}" is not an http(s) address, e.g. https://example.com/page`] : [],
     ),
-    ...repeated('trackedUrls', state.trackedUrls, (entry) => addressNormalForm(entry.url), 'the same address in normal form', where),
-    ...repeated('topics', state.topics, (entry) => `${entry.name}\u0000${entry.type}\u0000${entry.language}`, 'the same name, type and language', where),
-    ...repeated('competitors', state.competitors, (entry) => competitorKey(entry.name), 'the same name, case aside', where),
-    ...repeated('personas', state.personas, (entry) => entry.id, 'the same id', where),
-    ...repeated('tags', state.tags, (entry) => entry.id, 'the same id', where),
+    ...repeated('trackedUrls', lists.trackedUrls, (entry) => addressNormalForm(entry.url), 'the same address in normal form', where),
+    ...repeated('topics', lists.topics, (entry) => `${entry.name}\u0000${entry.type}\u0000${entry.language}`, 'the same name, type and language', where),
+    ...repeated('competitors', lists.competitors, (entry) => competitorKey(entry.name), 'the same name, case aside', where),
+    ...repeated('personas', lists.personas, (entry) => entry.id, 'the same id', where),
+    ...repeated('tags', lists.tags, (entry) => entry.id, 'the same id', where),
   ];
-  if (problems.length) throw new ManageFileError(source, problems);
-  return state;
+  if (problems.length || !result.success) throw new ManageFileError(source, problems);
+  return result.data;
+}
+
+type Indexed<T> = Array<{ entry: T; index: number }>;
+type IndexedLists = { [list in ListName]: Indexed<DesiredState[list][number]> };
+type ListName = 'trackedUrls' | 'topics' | 'competitors' | 'personas' | 'tags';
+
+const ENTRY_SCHEMAS = {
+  trackedUrls: trackedUrlEntrySchema,
+  topics: topicEntrySchema,
+  competitors: competitorEntrySchema,
+  personas: personaChangeSchema,
+  tags: tagChangeSchema,
+} as const;
+
+function indexed(state: DesiredState): IndexedLists {
+  const of = <T>(entries: readonly T[]) => entries.map((entry, index) => ({ entry, index }));
+  return { trackedUrls: of(state.trackedUrls), topics: of(state.topics), competitors: of(state.competitors), personas: of(state.personas), tags: of(state.tags) };
+}
+
+/** Each list's entries that pass their own schema, with their places; a list that is no list has none. */
+function validEntries(raw: unknown): IndexedLists {
+  const lists = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  const valid = <S extends (typeof ENTRY_SCHEMAS)[ListName]>(list: ListName, schema: S) => {
+    const entries = lists[list];
+    if (!Array.isArray(entries)) return [];
+    return entries.flatMap((entry, index) => {
+      const parsed = schema.safeParse(entry);
+      return parsed.success ? [{ entry: parsed.data, index }] : [];
+    });
+  };
+  return {
+    trackedUrls: valid('trackedUrls', ENTRY_SCHEMAS.trackedUrls),
+    topics: valid('topics', ENTRY_SCHEMAS.topics),
+    competitors: valid('competitors', ENTRY_SCHEMAS.competitors),
+    personas: valid('personas', ENTRY_SCHEMAS.personas),
+    tags: valid('tags', ENTRY_SCHEMAS.tags),
+  } as IndexedLists;
 }
 
 /**
@@ -79,14 +124,14 @@ export function checkDesiredState(raw: unknown, source: string, lineOf?: (path: 
  */
 function repeated<T>(
   list: string,
-  entries: readonly T[],
+  entries: Indexed<T>,
   keyOf: (entry: T) => string | number | undefined,
   sameness: string,
   where: (path: ReadonlyArray<PropertyKey>) => string,
 ): string[] {
   const first = new Map<string | number, number>();
   const problems: string[] = [];
-  entries.forEach((entry, index) => {
+  entries.forEach(({ entry, index }) => {
     const key = keyOf(entry);
     if (key === undefined) return;
     const earlier = first.get(key);

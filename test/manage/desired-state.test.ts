@@ -56,6 +56,19 @@ describe('the desired-state file', () => {
     ]);
   });
 
+  it('names a repeated entry beside a typo elsewhere in the file, not only once the typo is fixed', () => {
+    let error: unknown;
+    try {
+      checkDesiredState({ brand: 1, topics: [{ name: 'A' }, { name: 'A' }, { name: 'B', scenarois: [] }] }, 'f');
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect((error as ManageFileError).problems).toEqual([
+      'topics[2]: unknown key "scenarois"; did you mean "scenarios"?',
+      'topics[1]: repeats topics[0] (the same name, type and language); keep one entry',
+    ]);
+  });
+
   it('an address that is not http(s) is named with its index', () => {
     expect(() => checkDesiredState({ brand: 1, trackedUrls: [{ url: 'https://a.com' }, { url: 'mailto:a@b.c' }] }, 'f')).toThrow(
       /trackedUrls\[1\]\.url: "mailto:a@b\.c" is not an http\(s\) address/,
