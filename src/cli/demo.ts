@@ -13,6 +13,7 @@ import { integerOption } from './integer-option.js';
 import { runWithReport } from './run-report.js';
 import { makeOutFolder } from './out-folder.js';
 import { redisKeys } from '../redis-keys.js';
+import { isFinishedRunStatus } from '../vocabulary.js';
 
 interface DemoFlags extends CommonFlags {
   out: string;
@@ -94,7 +95,7 @@ export function demoCommand(): Command {
         `bvsync demo: simulator at ${sim.url} (brands ${sim.brands.join(', ')}), Redis ${redis.origin === 'private' ? 'started privately' : redis.url}\n` +
           `backfilling ${flags.days} days of ${sim.brands.length} brands, every stream, into ${db}\n\n`,
       );
-      const { exitCode } = await runWithReport({
+      const { exitCode, progress } = await runWithReport({
         config,
         redisUrl: redis.url,
         log,
@@ -104,8 +105,13 @@ export function demoCommand(): Command {
         today,
         from: addDays(today, -(flags.days - 1)),
         to: today,
+      }, {
+        // Its queues go with its Redis prefix, removed below: nothing of it is left for a worker to finish.
+        interrupted: (runId) => `run ${runId} interrupted; the demo removes its queues as it ends, so \`npx bvsync demo\` again starts afresh`,
       });
       process.exitCode = exitCode;
+      // Interrupted before its first publish, there is no file to show, and an error saying so helped nobody.
+      if (!isFinishedRunStatus(progress.meta.status)) return;
       const published = await openReadOnly(db);
       try {
         process.stdout.write(`\nTables of ${db}\n${formatResult(await published.connection.runAndReadAll(TABLES_SQL), 'table')}`);

@@ -21,7 +21,14 @@ import { progressLine, sliceStatus, summaryRows } from './progress.js';
  * (live-line.ts); otherwise a plain progress line every 5 s on stdout, beside the summary, so the JSON log lines on
  * stderr are never interleaved with it (docs/syncing.md, "Syncing").
  */
-export async function runWithReport(options: RunToEndOptions, terminal: NodeJS.WriteStream = process.stderr): Promise<{ progress: RunProgress; exitCode: number }> {
+export interface ReportOptions {
+  terminal?: NodeJS.WriteStream;
+  /** What an interrupted run's line says of its jobs; default: they stay queued for a worker or the same command. */
+  interrupted?: (runId: string) => string;
+}
+
+export async function runWithReport(options: RunToEndOptions, report: ReportOptions = {}): Promise<{ progress: RunProgress; exitCode: number }> {
+  const terminal = report.terminal ?? process.stderr;
   const started = Date.now();
   const liveLine = terminal.isTTY === true ? new LiveLine(terminal) : undefined;
   // Notices about the run (started, attached) stay on stderr with the logs; piped, only progress lines go to stdout.
@@ -90,7 +97,7 @@ export async function runWithReport(options: RunToEndOptions, terminal: NodeJS.W
             `${formatInteger(totals.failed)} failed and ${formatInteger(totals.incomplete)} incomplete slices${meta.published ? `; published ${meta.published}` : ''}`
           : options.enqueueOnly
             ? `run ${meta.runId} enqueued; a bvsync worker will run it (see bvsync status)`
-            : `run ${meta.runId} interrupted; its jobs stay queued and a bvsync worker (or the same command again) finishes them`;
+            : (report.interrupted?.(meta.runId) ?? `run ${meta.runId} interrupted; its jobs stay queued and a bvsync worker (or the same command again) finishes them`);
     process.stdout.write(`${verdict}\n`);
     // Why a run ended failed when it is not a slice's fault (a load job that failed for good): said once, plainly.
     if (meta.error && meta.status === 'failed') process.stderr.write(`bvsync: run ${meta.runId} failed: ${meta.error}\n`);

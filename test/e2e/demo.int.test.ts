@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { queryFile, runBvsync } from '../support/engine.js';
+import { queryFile, runBvsync, spawnBvsync } from '../support/engine.js';
 import { TEST_REDIS_URL, testRedis } from '../support/redis.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -46,6 +46,19 @@ describe('bvsync demo', () => {
     }
     expect(existsSync(join(out, 'report.html'))).toBe(true);
   }, 180_000);
+
+  it('stops on SIGINT saying the next demo starts afresh, with no error about a file it never published', async () => {
+    const out = join(dir.path, 'interrupted');
+    const demo = spawnBvsync(['demo', '--out', out, '--days', '14', '--brands', '3', '--scale', '100'], { ...process.env, REDIS_URL: TEST_REDIS_URL, BVSYNC_CONFIG: '' });
+    await demo.waitFor(/started run backfill-/, 60_000);
+    process.kill(demo.pid, 'SIGINT');
+    const result = await demo.done;
+    expect(result.code).toBe(1);
+    // Its queues went with its prefix: "a worker (or the same command again) finishes them" was not true of the demo.
+    expect(result.stdout).toMatch(/run backfill-\S+ interrupted; the demo removes its queues as it ends, so `npx bvsync demo` again starts afresh/);
+    expect(result.stderr).not.toMatch(/no database at/);
+    expect(result.stdout).not.toContain('Next steps:');
+  }, 120_000);
 });
 
 async function demoPrefixes(): Promise<Set<string>> {
