@@ -89,8 +89,12 @@ SELECT s.brand_id AS brand, s.stream,
        c.through_day::VARCHAR AS incremental_through,
        count(*) FILTER (WHERE s.status = 'failed')::INTEGER AS failed,
        count(*) FILTER (WHERE s.status = 'incomplete')::INTEGER AS incomplete,
+       coalesce(any_value(r.rejected), 0)::INTEGER AS rejected,
        max(s.updated_at)::VARCHAR AS last_loaded
 FROM _sync_state s LEFT JOIN _sync_cursors c USING (brand_id, stream)
+-- Records set aside and not loaded, as the slices' latest reads left them: a complete slice may hold fewer records
+-- than the API has when some failed validation, and this says so beside its freshness.
+LEFT JOIN (SELECT brand_id, stream, count(*) AS rejected FROM _rejected_records GROUP BY ALL) r USING (brand_id, stream)
 GROUP BY ALL ORDER BY brand, stream`;
 
 /** Freshness per brand and stream as `bvsync status` shows it, as a result the CLI draws like `bvsync sql` does. */

@@ -54,7 +54,7 @@ describe('bvsync status', () => {
     ]);
     expect(report.queues.map((queue) => queue.queue)).toEqual(['fetch', 'load']);
     const conversations = report.freshness.find((row) => row.stream === 'conversations');
-    expect(conversations).toMatchObject({ brand: fx.sim.brands[0], newest_complete_day: YESTERDAY, age_days: 1, today: 'partial', failed: 0, incomplete: 0 });
+    expect(conversations).toMatchObject({ brand: fx.sim.brands[0], newest_complete_day: YESTERDAY, age_days: 1, today: 'partial', failed: 0, incomplete: 0, rejected: 0 });
   });
 
   it('lists the run from _sync_runs when Redis holds nothing, and marks today partial', async () => {

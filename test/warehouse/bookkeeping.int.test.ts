@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { freshnessTable } from '../../src/warehouse/bookkeeping.js';
+import { openReadOnly } from '../../src/warehouse/published-database.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import type { SliceStatus } from '../../src/vocabulary.js';
 import { tempDir } from '../support/tmp.js';
@@ -34,6 +36,25 @@ describe('warehouse bookkeeping', () => {
       { brand: 7, stream: 'visibility', newestCompleteDay: '2026-11-18' },
     ]);
     expect((await wh.newestCompletePastDays('2026-11-21'))[0]!.newestCompleteDay).toBe('2026-11-20');
+  });
+
+  it("shows beside each stream's freshness the records its slices set aside: a complete slice may hold fewer than the API has", async () => {
+    const rejected = (n: number) => Array.from({ length: n }, (_, i) => ({ raw: { id: `x${i}` }, issues: ['id: expected number'], source: 'GET /x' }));
+    await wh.loadSlice(sliceBatch({ stream: 'conversations', sliceKey: '2026-11-18', day: '2026-11-18', writes: [], rejects: rejected(3) }));
+    await wh.loadSlice(sliceBatch({ stream: 'conversations', sliceKey: '2026-11-19', day: '2026-11-19', writes: [], rejects: rejected(2) }));
+    await wh.loadSlice(sliceBatch({ stream: 'visibility', sliceKey: '2026-11-19', day: '2026-11-19', writes: [] }));
+    const published = join(tmp.path, 'bv.duckdb');
+    await wh.publish(published);
+    const db = await openReadOnly(published);
+    try {
+      const rows = (await freshnessTable(db.connection, '2026-11-20')).getRowObjectsJS();
+      expect(rows.map((row) => [row.stream, row.newest_complete_day, row.rejected])).toEqual([
+        ['conversations', '2026-11-19', 5],
+        ['visibility', '2026-11-19', 0],
+      ]);
+    } finally {
+      db.close();
+    }
   });
 
   it('tells which days of a window are complete, and a slice\'s stored state', async () => {
