@@ -10,6 +10,7 @@ import { TEST_REDIS_URL } from '../support/redis.js';
 import { tempDir } from '../support/tmp.js';
 import { probeWindows } from '../../src/cli/doctor/probe-context.js';
 import { addDays, todayUtc } from '../../src/days.js';
+import { DEFAULT_STREAM_NAMES } from '../../src/streams/stream-names.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/bvsync.js');
 /** Names a strict API uses instead of bvsync's: each request sending the default name gets a 400 naming it. */
@@ -253,11 +254,20 @@ describe('bvsync doctor', () => {
   it('fails on an endpoint that answers 403 to a key that reads the brand (a plan without it), naming it', async ({ expect }) => {
     plain.setKnobs({ refusedPaths: ['products/ranking'] });
     try {
-      const { code, out } = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'refused-endpoint') }));
+      const config = await configFor(plain, 'refused-endpoint');
+      const { code, out } = await doctor(env(plain, { BVSYNC_CONFIG: config }));
       // It had said "cannot be checked" of its parameters and ended "all checks passed".
-      expect(out).toMatch(/^FAIL {2}products\/ranking \(19\): the key reads brand 1 but not this endpoint \(.*403 forbidden.*\); every slice of the streams that read it would fail: take them out of sync\.streams/m);
+      expect(out).toMatch(/^FAIL {2}products\/ranking \(19\): the key reads brand 1 but not this endpoint \(.*403 forbidden.*\); every slice of product_ranking\b[a-z_, ]* would fail: take them out of sync\.streams/m);
       expect(out.match(/^FAIL/gm)).toHaveLength(1);
       expect(code).toBe(1);
+      // Following the advice passes: no stream synced reads the endpoint any more.
+      const file = JSON.parse(readFileSync(config, 'utf8')) as { sync: Record<string, unknown> };
+      file.sync.streams = DEFAULT_STREAM_NAMES.filter((name) => !name.startsWith('product_ranking'));
+      writeFileSync(config, JSON.stringify(file));
+      const advised = await doctor(env(plain, { BVSYNC_CONFIG: config }));
+      expect(advised.out).toMatch(/^ok {4}products\/ranking \(19\): the key may not read this endpoint \(.*403 forbidden.*\); no stream synced reads it$/m);
+      expect(advised.out).not.toContain('FAIL');
+      expect(advised.code).toBe(0);
     } finally {
       plain.setKnobs({ refusedPaths: [] });
     }
@@ -268,7 +278,7 @@ describe('bvsync doctor', () => {
     try {
       const { code, out } = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'invalid-records') }));
       // It had judged the parameters on what was left and said nothing of the rest.
-      expect(out).toMatch(/^FAIL {2}conversations \(13\): \d+ of \d+ records in doctor's answers failed validation \(the first: [^)]+\); a run sets such records aside/m);
+      expect(out).toMatch(/^FAIL {2}conversations \(13\): \d+ of \d+ records in doctor's answers failed validation \(the first: [^)]+\); a run of conversations sets such records aside/m);
       expect(code).toBe(1);
     } finally {
       plain.setKnobs({ invalidShare: 0 });

@@ -11,6 +11,7 @@ import { probeFanoutsByPhrase, probeFanoutsCited } from './probes/fanouts.js';
 import { probeProductRanking, probeSwot } from './probes/ranking-swot.js';
 import { probeTrackedUrls } from './probes/tracked-urls.js';
 import type { RefusedNames } from './refused-names.js';
+import { syncedReaders } from './synced-readers.js';
 import { VerdictBook, type ParamVerdict } from './verdicts.js';
 
 export { MAX_PROBE_REQUESTS } from './probe-context.js';
@@ -46,12 +47,18 @@ export async function probeParameters(
   await probeFanoutsByPhrase(ctx, searches);
   await probeProductRanking(ctx);
   await probeSwot(ctx);
-  ctx.assumptions.push(...ctx.validation.lines());
+  const readers = syncedReaders(config);
+  ctx.assumptions.push(...ctx.validation.lines(readers));
   for (const [endpoint, answer] of ctx.refusedEndpoints) {
-    ctx.assumptions.push({
-      ok: false,
-      line: `${endpoint}: the key reads brand ${brand} but not this endpoint (${answer}); every slice of the streams that read it would fail: take them out of sync.streams, or have the account's plan include it`,
-    });
+    const synced = readers(endpoint);
+    ctx.assumptions.push(
+      synced.length
+        ? {
+            ok: false,
+            line: `${endpoint}: the key reads brand ${brand} but not this endpoint (${answer}); every slice of ${synced.join(', ')} would fail: take them out of sync.streams (and schedules), or have the account's plan include it`,
+          }
+        : { ok: true, line: `${endpoint}: the key may not read this endpoint (${answer}); no stream synced reads it` },
+    );
   }
   return { verdicts: book.list(), assumptions: ctx.assumptions };
 }

@@ -25,16 +25,20 @@ export class ValidationTally {
     this.endpoints.set(endpoint, tally);
   }
 
-  /** One failed check line per endpoint whose answers held a record that failed validation. */
-  lines(): Array<{ ok: false; line: string }> {
+  /**
+   * One check line per endpoint whose answers held a record that failed validation: failed when a stream the config
+   * syncs reads it (`syncedReaders`), else told of.
+   */
+  lines(syncedReaders: (endpoint: string) => readonly string[]): Array<{ ok: boolean; line: string }> {
     return [...this.endpoints]
       .filter(([, tally]) => tally.rejects > 0)
-      .map(([endpoint, tally]) => ({
-        ok: false,
-        line:
-          `${endpoint}: ${tally.rejects} of ${tally.records + tally.rejects} records in doctor's answers failed validation (the first: ${tally.first}); ` +
-          'a run sets such records aside in _rejected_records and loads only the rest, and the parameter verdicts of this endpoint judged only the rest',
-      }));
+      .map(([endpoint, tally]) => {
+        const synced = syncedReaders(endpoint);
+        const found = `${endpoint}: ${tally.rejects} of ${tally.records + tally.rejects} records in doctor's answers failed validation (the first: ${tally.first})`;
+        return synced.length
+          ? { ok: false, line: `${found}; a run of ${synced.join(', ')} sets such records aside in _rejected_records and loads only the rest, and the parameter verdicts of this endpoint judged only the rest` }
+          : { ok: true, line: `${found}; no stream synced reads it` };
+      });
   }
 }
 

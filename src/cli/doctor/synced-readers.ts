@@ -1,0 +1,22 @@
+import type { Config } from '../../config/schema.js';
+import { DEFAULT_STREAM_NAMES, STREAMS } from '../../streams/registry.js';
+import { DECLARED } from './endpoints.js';
+
+/**
+ * The streams this config syncs that read an endpoint of doctor's table: what a problem of that endpoint costs a run.
+ * Doctor probes every endpoint whatever the config syncs; an endpoint no synced stream reads (one taken out of
+ * `sync.streams` because the plan lacks it) is told of, not failed, so following doctor's advice makes it pass.
+ */
+export function syncedReaders(config: Config): (endpoint: string) => string[] {
+  // As the scheduler reads them (src/engine/scheduler.ts): a schedule without streams runs those of a plain sync.
+  const plain = config.sync.streams ?? DEFAULT_STREAM_NAMES;
+  const synced = new Set<string>(plain);
+  for (const schedule of config.schedules) for (const name of schedule.streams ?? plain) synced.add(name);
+  return (endpoint) => {
+    const declared = DECLARED[endpoint];
+    if (!declared) return [];
+    // By path: a stream may read a listed endpoint through a declaration of its own (cited_page_fanouts, 15).
+    const path = declared.path({} as never).join('/');
+    return [...STREAMS.values()].filter((stream) => synced.has(stream.name) && stream.endpoint.path({} as never).join('/') === path).map((stream) => stream.name);
+  };
+}
