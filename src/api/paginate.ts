@@ -151,9 +151,10 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
       // A short first page while total_rows says more, or says nothing: the API may serve fewer than asked without
       // echoing its page size, and would leave the slice short on every read. Its first page's size is taken as its
       // page size; a page of another size (or an empty one) ends the read, so an API whose pages are merely random, or
-      // one that gives no total_rows, costs one request more, not many. Without total_rows, a page size it echoes (and
-      // is believed) says what it serves: a page short of it is the last, with no request more.
-      const echoSaysLast = totalRows === undefined && echoedSize === effectivePageSize;
+      // one that gives no total_rows, costs one request more, not many. Without total_rows, a page size it echoes below
+      // the one asked says what it serves: a page short of it is the last, with no request more. An echo of the size
+      // asked says nothing: an API that caps its pages may merely repeat what it was sent.
+      const echoSaysLast = totalRows === undefined && echoedSize !== undefined && echoedSize < options.pageSize && echoedSize === effectivePageSize;
       if (summary.pages !== 1 || (totalRows !== undefined && data.length >= totalRows) || echoSaysLast) break;
       servedSize = data.length;
       limit = pageLimit(summary.firstTotalRows, servedSize);

@@ -91,8 +91,16 @@ describe('paging', () => {
     client = named(createApiClient(mockConfig({ pageSize: 100 }), { dispatcher: whole.agent }));
     expect((await collect(client.conversations(7))).map((page) => page.records.length)).toEqual([2]);
     expect(whole.requests).toHaveLength(2);
-    // Unless the API echoes the page size it served: then a page short of it is the last.
-    const echoed = mockApi((url): MockReply => ({ body: { data: Number(url.searchParams.get('page')) === 1 ? [conversation(1), conversation(2)] : [], info: { page_size: 100 } } }));
+    // An echo of the size asked settles nothing: an API that caps its pages at 50 may repeat the 100 it was sent.
+    const parrot = mockApi((url): MockReply => {
+      const page = Number(url.searchParams.get('page'));
+      const data = Array.from({ length: Math.max(0, Math.min(50, 112 - (page - 1) * 50)) }, (_, i) => conversation((page - 1) * 50 + i));
+      return { body: { data, info: { page, page_size: Number(url.searchParams.get('page_size')) } } };
+    });
+    client = named(createApiClient(mockConfig({ pageSize: 100 }), { dispatcher: parrot.agent }));
+    expect((await collect(client.conversations(7))).map((page) => page.records.length)).toEqual([50, 50, 12]);
+    // An echo below the size asked does: a first page short of it is the last, with no request more.
+    const echoed = mockApi((url): MockReply => ({ body: { data: Number(url.searchParams.get('page')) === 1 ? [conversation(1), conversation(2)] : [], info: { page_size: 50 } } }));
     client = named(createApiClient(mockConfig({ pageSize: 100 }), { dispatcher: echoed.agent }));
     expect((await collect(client.conversations(7))).map((page) => page.records.length)).toEqual([2]);
     expect(echoed.requests).toHaveLength(1);
