@@ -125,7 +125,7 @@ describe('bvsync verify', () => {
     await deleteDay(copy, damaged, DELETED_DAY);
     const result = await verify(['--db', copy, '--max-calls', '0']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain(`bvsync backfill --brand ${damaged} --from ${FROM} --to ${TO}   (not narrowed down further: raise --max-calls`);
+    expect(result.stdout).toContain(`bvsync backfill --brand ${damaged} --from ${FROM} --to ${TO}   (not narrowed down to days: raise --max-calls to name them)`);
   });
 
   it('refuses a window that ends before it starts, before any request', async () => {
