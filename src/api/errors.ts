@@ -113,6 +113,17 @@ export class AuthError extends PermanentError {
   override readonly code = 'unauthorized';
 }
 
+/**
+ * Whether a refusal is of the key itself rather than of one endpoint: a 401, or a 403 whose code names the key or its
+ * authentication (`invalid_api_key`, `authentication_failed`). The spec shows no status for a wrong key, and a 403
+ * with another code (`forbidden`, `insufficient_scope`) may be one endpoint a plan lacks.
+ */
+export function refusesKey(error: AuthError): boolean {
+  if (error.status === 401) return true;
+  const letters = (error.apiCode ?? '').toLowerCase().replace(/[^a-z]/g, '');
+  return /key|auth|token|credential|unauthori[sz]ed|unauthenticated/.test(letters);
+}
+
 /** `brand_access_denied`, whatever its status: the key cannot read this brand; that brand fails, others go on. */
 export class BrandAccessDeniedError extends PermanentError {
   override readonly code = 'brand_access_denied';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ApiError, AuthError, BrandAccessDeniedError, RateLimitedError, isBadEnvelope, type ApiClient } from '../api/index.js';
+import { ApiError, AuthError, BrandAccessDeniedError, RateLimitedError, isBadEnvelope, refusesKey, type ApiClient } from '../api/index.js';
 import type { SyncConfig } from '../config/schema.js';
 import { redactSecrets, type Logger } from '../log.js';
 import type { SliceOutcomeStatus, SyncMetrics } from '../ops/sync-metrics.js';
@@ -123,8 +123,9 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         throw Worker.RateLimitError();
       }
       if (error instanceof BrandAccessDeniedError || error instanceof AuthError) {
-        // Only a 401 refuses the key itself; any other 403 is this endpoint's answer (a plan without it), for this brand.
-        const wholeKey = error instanceof AuthError && error.status === 401;
+        // A 401, or a 403 naming the key, refuses the key itself; any other 403 is this endpoint's answer (a plan without
+        // it), for this brand.
+        const wholeKey = error instanceof AuthError && refusesKey(error);
         const scope = error instanceof BrandAccessDeniedError ? { brandId: data.brandId } : wholeKey ? { brandId: null } : { brandId: data.brandId, stream: data.stream };
         await deps.access
           ?.remember({ ...scope, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() })

@@ -9,6 +9,7 @@ import {
   ValidationError,
   classifyNetworkError,
   classifyResponse,
+  refusesKey,
 } from '../../src/api/errors.js';
 
 const endpoint = 'GET /customer/v1/brands/7/conversations';
@@ -66,6 +67,16 @@ describe('classifyResponse', () => {
     expect(denied.code).toBe('brand_access_denied');
     expect(denied.retryable).toBe(false);
     expect(classifyResponse({ status: 403, headers: {}, body: envelope('forbidden'), endpoint })).toBeInstanceOf(AuthError);
+  });
+
+  it('a refusal is of the key when it is a 401 or a 403 naming the key; another 403 is of one endpoint', () => {
+    const refusal = (status: number, code?: string) => classifyResponse({ status, headers: {}, body: code ? envelope(code) : {}, endpoint }) as AuthError;
+    for (const [status, code] of [[401, 'unauthorized'], [401, 'forbidden'], [401, undefined], [403, 'invalid_api_key'], [403, 'AuthenticationFailed'], [403, 'invalid_token'], [403, 'unauthenticated']] as const) {
+      expect(refusesKey(refusal(status, code)), `${status} ${code}`).toBe(true);
+    }
+    for (const code of ['forbidden', 'insufficient_scope', 'feature_not_in_plan', 'endpoint_not_enabled', undefined]) {
+      expect(refusesKey(refusal(403, code)), `403 ${code}`).toBe(false);
+    }
   });
 
   it('brand_access_denied is a refused brand whatever its status, as the spec names the code and not the status', () => {
