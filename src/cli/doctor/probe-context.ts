@@ -101,7 +101,8 @@ export class ProbeContext {
   requests = 0;
   /**
    * Endpoints that answered 403 to a key that reads the brand (a plan without them), with the answer: a run fails
-   * every slice of the streams that read them, so doctor fails too instead of calling their parameters unchecked.
+   * every slice of the streams that read them, so doctor fails too when it syncs one (synced-readers.ts), instead of
+   * only calling their parameters unchecked.
    */
   readonly refusedEndpoints = new Map<string, string>();
   readonly validation = new ValidationTally();
