@@ -65,7 +65,7 @@ export function checkDesiredState(raw: unknown, source: string, lineOf?: (path: 
       );
   // The entries that are valid by themselves, by their place in the file: an entry repeated is said beside a typo
   // elsewhere, not only once the typo is fixed ("every problem is listed at once").
-  const lists = result.success ? indexed(result.data) : validEntries(raw);
+  const lists = validEntries(raw);
   const problems = [
     ...schemaProblems,
     ...lists.trackedUrls.flatMap(({ entry, index }) =>
@@ -85,23 +85,10 @@ type Indexed<T> = Array<{ entry: T; index: number }>;
 type IndexedLists = { [list in ListName]: Indexed<DesiredState[list][number]> };
 type ListName = 'trackedUrls' | 'topics' | 'competitors' | 'personas' | 'tags';
 
-const ENTRY_SCHEMAS = {
-  trackedUrls: trackedUrlEntrySchema,
-  topics: topicEntrySchema,
-  competitors: competitorEntrySchema,
-  personas: personaChangeSchema,
-  tags: tagChangeSchema,
-} as const;
-
-function indexed(state: DesiredState): IndexedLists {
-  const of = <T>(entries: readonly T[]) => entries.map((entry, index) => ({ entry, index }));
-  return { trackedUrls: of(state.trackedUrls), topics: of(state.topics), competitors: of(state.competitors), personas: of(state.personas), tags: of(state.tags) };
-}
-
 /** Each list's entries that pass their own schema, with their places; a list that is no list has none. */
 function validEntries(raw: unknown): IndexedLists {
   const lists = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
-  const valid = <S extends (typeof ENTRY_SCHEMAS)[ListName]>(list: ListName, schema: S) => {
+  const valid = <T>(list: ListName, schema: { safeParse(entry: unknown): { success: true; data: T } | { success: false } }): Indexed<T> => {
     const entries = lists[list];
     if (!Array.isArray(entries)) return [];
     return entries.flatMap((entry, index) => {
@@ -110,12 +97,12 @@ function validEntries(raw: unknown): IndexedLists {
     });
   };
   return {
-    trackedUrls: valid('trackedUrls', ENTRY_SCHEMAS.trackedUrls),
-    topics: valid('topics', ENTRY_SCHEMAS.topics),
-    competitors: valid('competitors', ENTRY_SCHEMAS.competitors),
-    personas: valid('personas', ENTRY_SCHEMAS.personas),
-    tags: valid('tags', ENTRY_SCHEMAS.tags),
-  } as IndexedLists;
+    trackedUrls: valid('trackedUrls', trackedUrlEntrySchema),
+    topics: valid('topics', topicEntrySchema),
+    competitors: valid('competitors', competitorEntrySchema),
+    personas: valid('personas', personaChangeSchema),
+    tags: valid('tags', tagChangeSchema),
+  };
 }
 
 /**
