@@ -77,41 +77,34 @@ describe('paging', () => {
   });
 
   it('without total_rows, reads on after a short first page: the API may cap its pages without saying so', async () => {
-    // 112 records served 50 a page whatever is asked, with no total_rows: pages of 50, 50, 12, then nothing.
-    const capped = mockApi((url): MockReply => {
-      const page = Number(url.searchParams.get('page'));
-      const data = Array.from({ length: Math.max(0, Math.min(50, 112 - (page - 1) * 50)) }, (_, i) => conversation((page - 1) * 50 + i));
-      return { body: { data, info: { page } } };
-    });
-    client = named(createApiClient(mockConfig({ pageSize: 100 }), { dispatcher: capped.agent }));
-    expect((await collect(client.conversations(7))).map((page) => page.records.length)).toEqual([50, 50, 12]);
+    /** 112 records served 50 a page whatever is asked, with no total_rows, and `info` as `echo` makes it. */
+    const cappedAt50 = (echo: (url: URL) => Record<string, unknown>) =>
+      mockApi((url): MockReply => {
+        const page = Number(url.searchParams.get('page'));
+        const data = Array.from({ length: Math.max(0, Math.min(50, 112 - (page - 1) * 50)) }, (_, i) => conversation((page - 1) * 50 + i));
+        return { body: { data, info: { page, ...echo(url) } } };
+      });
+    const pageSizes = async (api: ReturnType<typeof mockApi>) => {
+      client = named(createApiClient(mockConfig({ pageSize: 100 }), { dispatcher: api.agent }));
+      return (await collect(client.conversations(7))).map((page) => page.records.length);
+    };
+    // Pages of 50, 50, 12, then nothing.
+    const capped = cappedAt50(() => ({}));
+    expect(await pageSizes(capped)).toEqual([50, 50, 12]);
     expect(capped.requests).toHaveLength(3);
     // Uncapped, a short first page costs one request more, answered empty.
     const whole = mockApi((url): MockReply => ({ body: { data: Number(url.searchParams.get('page')) === 1 ? [conversation(1), conversation(2)] : [], info: {} } }));
-    client = named(createApiClient(mockConfig({ pageSize: 100 }), { dispatcher: whole.agent }));
-    expect((await collect(client.conversations(7))).map((page) => page.records.length)).toEqual([2]);
+    expect(await pageSizes(whole)).toEqual([2]);
     expect(whole.requests).toHaveLength(2);
     // An echo of the size asked settles nothing: an API that caps its pages at 50 may repeat the 100 it was sent.
-    const parrot = mockApi((url): MockReply => {
-      const page = Number(url.searchParams.get('page'));
-      const data = Array.from({ length: Math.max(0, Math.min(50, 112 - (page - 1) * 50)) }, (_, i) => conversation((page - 1) * 50 + i));
-      return { body: { data, info: { page, page_size: Number(url.searchParams.get('page_size')) } } };
-    });
-    client = named(createApiClient(mockConfig({ pageSize: 100 }), { dispatcher: parrot.agent }));
-    expect((await collect(client.conversations(7))).map((page) => page.records.length)).toEqual([50, 50, 12]);
+    expect(await pageSizes(cappedAt50((url) => ({ page_size: Number(url.searchParams.get('page_size')) })))).toEqual([50, 50, 12]);
     // An echo below the size asked does: a first page short of it is the last, with no request more.
     const echoed = mockApi((url): MockReply => ({ body: { data: Number(url.searchParams.get('page')) === 1 ? [conversation(1), conversation(2)] : [], info: { page_size: 50 } } }));
-    client = named(createApiClient(mockConfig({ pageSize: 100 }), { dispatcher: echoed.agent }));
-    expect((await collect(client.conversations(7))).map((page) => page.records.length)).toEqual([2]);
+    expect(await pageSizes(echoed)).toEqual([2]);
     expect(echoed.requests).toHaveLength(1);
-    // An echo of a smaller size it keeps to (50), with no total_rows either: 50, 50, 12, and no request after the 12.
-    const cappedEchoed = mockApi((url): MockReply => {
-      const page = Number(url.searchParams.get('page'));
-      const data = Array.from({ length: Math.max(0, Math.min(50, 112 - (page - 1) * 50)) }, (_, i) => conversation((page - 1) * 50 + i));
-      return { body: { data, info: { page, page_size: 50 } } };
-    });
-    client = named(createApiClient(mockConfig({ pageSize: 100 }), { dispatcher: cappedEchoed.agent }));
-    expect((await collect(client.conversations(7))).map((page) => page.records.length)).toEqual([50, 50, 12]);
+    // An echo of a smaller size it keeps to (50): 50, 50, 12, and no request after the 12.
+    const cappedEchoed = cappedAt50(() => ({ page_size: 50 }));
+    expect(await pageSizes(cappedEchoed)).toEqual([50, 50, 12]);
     expect(cappedEchoed.requests).toHaveLength(3);
   });
 
