@@ -61,15 +61,23 @@ export function halves(window: DayWindow): [DayWindow, DayWindow] {
 
 /** Sorted, with adjacent or overlapping windows joined, so `backfill --from --to` needs as few runs as possible. */
 export function mergeWindows(windows: DayWindow[]): DayWindow[] {
-  const sorted = [...windows].sort((a, b) => a.from.localeCompare(b.from));
-  const merged: DayWindow[] = [];
-  for (const window of sorted) {
-    const last = merged.at(-1);
-    if (last && addDays(last.to, 1) >= window.from) {
-      if (window.to > last.to) last.to = window.to;
-    } else merged.push({ ...window });
+  return joinWindows(windows.map((window) => ({ window }))).map((joined) => joined.window);
+}
+
+/** As mergeWindows, each joined window with the distinct tags of the windows it joined. */
+export function joinWindows<T>(parts: ReadonlyArray<{ window: DayWindow; tag?: T }>): Array<{ window: DayWindow; tags: T[] }> {
+  const sorted = [...parts].sort((a, b) => a.window.from.localeCompare(b.window.from));
+  const joined: Array<{ window: DayWindow; tags: T[] }> = [];
+  for (const { window, tag } of sorted) {
+    let last = joined.at(-1);
+    if (last && addDays(last.window.to, 1) >= window.from) {
+      if (window.to > last.window.to) last.window.to = window.to;
+    } else {
+      joined.push((last = { window: { ...window }, tags: [] }));
+    }
+    if (tag !== undefined && !last.tags.includes(tag)) last.tags.push(tag);
   }
-  return merged;
+  return joined;
 }
 
 /** Consecutive days as windows. */

@@ -1,8 +1,7 @@
-import { addDays } from '../days.js';
 import { formatInteger } from '../format.js';
 import { textTable } from '../text-table.js';
 import type { DayWindow } from './figure.js';
-import { daysAsWindows } from './narrow-days.js';
+import { daysAsWindows, joinWindows } from './narrow-days.js';
 import type { VerifyReport } from './verify-warehouse.js';
 
 /** The command that fetches a window again for one brand, as an operator would type it. */
@@ -70,21 +69,9 @@ const WHY_UNSPLIT = {
  * one family's days beside another's unsplit window had printed two commands over the same day.
  */
 function backfills(brand: VerifyReport['brands'][number]): Array<{ window: DayWindow; why: string[] }> {
-  const parts = [
-    ...daysAsWindows(brand.daysToBackfill).map((window) => ({ window, why: undefined })),
-    ...brand.unresolved.map((window) => ({ window, why: WHY_UNSPLIT.unresolved })),
-    ...brand.undivided.map((window) => ({ window, why: WHY_UNSPLIT.undivided })),
-  ].sort((a, b) => a.window.from.localeCompare(b.window.from));
-  const joined: Array<{ window: DayWindow; why: string[] }> = [];
-  for (const part of parts) {
-    const last = joined.at(-1);
-    if (last && addDays(last.window.to, 1) >= part.window.from) {
-      if (part.window.to > last.window.to) last.window.to = part.window.to;
-    } else {
-      joined.push({ window: { ...part.window }, why: [] });
-    }
-    const into = joined.at(-1)!;
-    if (part.why && !into.why.includes(part.why)) into.why.push(part.why);
-  }
-  return joined;
+  return joinWindows<string>([
+    ...daysAsWindows(brand.daysToBackfill).map((window) => ({ window })),
+    ...brand.unresolved.map((window) => ({ window, tag: WHY_UNSPLIT.unresolved })),
+    ...brand.undivided.map((window) => ({ window, tag: WHY_UNSPLIT.undivided })),
+  ]).map(({ window, tags }) => ({ window, why: tags }));
 }
