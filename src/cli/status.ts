@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { DuckDBResultReader } from '@duckdb/node-api';
 import { textTable } from '../text-table.js';
@@ -60,6 +61,11 @@ interface StatusReport {
   redis: { error: string | null };
   unfinishedRuns: UnfinishedRun[];
   recentRuns: ListedRun[];
+  /**
+   * Recent runs under this Redis prefix that published another file, left out of `recentRuns`: warehouses that share
+   * a prefix (the default) showed each other's runs as their own. Their files, newest first.
+   */
+  otherWarehouseRuns: { count: number; files: string[] };
   queues: Array<{ queue: string; waiting: number; active: number; delayed: number; failed: number; completed: number }>;
   database: { path: string; exists: boolean };
   freshness: PlainRow[];
@@ -98,6 +104,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     redis: { error: null },
     unfinishedRuns: [],
     recentRuns: [],
+    otherWarehouseRuns: { count: 0, files: [] },
     queues: [],
     database: { path: dbPath, exists: existsSync(dbPath) },
     freshness: [],
@@ -116,7 +123,10 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
         const { planned, done } = await store.progress(run.runId);
         report.unfinishedRuns.push({ ...listedFromRedis(run), slicesDone: done, slicesPlanned: planned });
       }
-      report.recentRuns = (await store.recent(limit)).map(listedFromRedis);
+      const recent = await store.recent(limit);
+      const others = recent.filter((run) => run.published !== null && !sameFile(run.published, dbPath));
+      report.recentRuns = recent.filter((run) => !others.includes(run)).map(listedFromRedis);
+      report.otherWarehouseRuns = { count: others.length, files: [...new Set(others.map((run) => run.published!))] };
       const queues = openQueues(connection, config.redisPrefix);
       for (const queue of [queues.fetch, queues.load]) {
         const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
@@ -152,6 +162,16 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     return { report, tables };
   } finally {
     db.close();
+  }
+}
+
+/** Whether two paths name one file: the same absolute path, or (both there) the same file behind links. */
+function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
   }
 }
 
@@ -213,6 +233,13 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
   const fromFile = report.recentRuns.some((run) => run.source === 'warehouse');
   const heading = report.redis.error ? 'Recent runs (from _sync_runs: Redis did not answer)' : fromFile ? 'Recent runs (from Redis; those it no longer holds from _sync_runs)' : 'Recent runs';
   out.push(heading, report.recentRuns.length ? runTable.toString() : '(none)');
+  const others = report.otherWarehouseRuns;
+  if (others.count) {
+    out.push(
+      `${formatInteger(others.count)} more run${others.count === 1 ? '' : 's'} under this Redis prefix published another file (${others.files.join(', ')}), ` +
+        'so not listed: each warehouse needs a Redis prefix of its own (config "redisPrefix", or BVSYNC_REDIS_PREFIX)',
+    );
+  }
   if (report.queues.length) {
     const queueTable = textTable(['queue', 'waiting', 'active', 'delayed', 'failed', 'completed'], ['left', 'right', 'right', 'right', 'right', 'right']);
     for (const queue of report.queues) {

@@ -3,6 +3,7 @@ import { addDays, todayUtc } from '../../src/days.js';
 import { cliEnv, engineFixture, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
 import { deletePrefix, testRedis } from '../support/redis.js';
 import { freePort } from '../../src/engine/redis.js';
+import { RunStore } from '../../src/engine/run-store.js';
 
 /**
  * `bvsync status` after a backfill that reached today: the run is listed from Redis, and from the published file's
@@ -55,6 +56,20 @@ describe('bvsync status', () => {
     expect(report.queues.map((queue) => queue.queue)).toEqual(['fetch', 'load']);
     const conversations = report.freshness.find((row) => row.stream === 'conversations');
     expect(conversations).toMatchObject({ brand: fx.sim.brands[0], newest_complete_day: YESTERDAY, age_days: 1, today: 'partial', failed: 0, incomplete: 0, rejected: 0 });
+  });
+
+  it("leaves out runs under its Redis prefix that published another file, and says so: they are another warehouse's", async () => {
+    const redis = testRedis();
+    const store = new RunStore(redis, fx.config.redisPrefix);
+    const other = '/elsewhere/other.duckdb';
+    await store.create({ runId: 'backfill-of-another-file', kind: 'backfill', brands: [1], streams: STREAMS, today: TODAY, from: TODAY, to: TODAY, status: 'complete', startedAt: new Date().toISOString(), finishedAt: new Date().toISOString(), phase: 2, published: other, error: null });
+    redis.disconnect();
+    const [json, text] = await Promise.all([status(['--json']), status()]);
+    const report = JSON.parse(json.stdout) as StatusJson & { otherWarehouseRuns: { count: number; files: string[] } };
+    // It had been listed as this warehouse's own.
+    expect(report.recentRuns.map((run) => run.runId)).toEqual([runId]);
+    expect(report.otherWarehouseRuns).toEqual({ count: 1, files: [other] });
+    expect(text.stdout).toContain(`1 more run under this Redis prefix published another file (${other}), so not listed: each warehouse needs a Redis prefix of its own`);
   });
 
   it('lists the run from _sync_runs when Redis holds nothing, and marks today partial', async () => {
