@@ -173,7 +173,8 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
       const source = await checkpointedFile(connection, working);
       const copy = source ? () => copyFile(source, temporary, constants.COPYFILE_FICLONE) : undefined;
       await attached(connection, temporary, () => fullCopy(connection, working, views, marker), copy);
-      staleWal = setAsideWal(target);
+      // An incremental attempt that failed at its rename has set the WAL aside already.
+      staleWal = setAsideWal(target) ?? staleWal;
       renameSync(temporary, target);
     } catch (error) {
       removeCopy(temporary);

@@ -375,7 +375,9 @@ describe('incremental publishing', () => {
          const c = await db.connect();
          await c.run('CREATE TABLE scratch AS SELECT id FROM conversations'); await c.run('CHECKPOINT');
          await c.run('DELETE FROM conversations WHERE id <= 4');
-         process.stdout.write('ready'); setTimeout(() => {}, 60000);`,
+         process.stdout.write('ready');
+         // Held until killed: a session the garbage collector reclaims closes, checkpoints and deletes the WAL.
+         setInterval(() => [db, c], 1000);`,
       );
       const analyst = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
       try {
