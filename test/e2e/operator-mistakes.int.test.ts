@@ -76,7 +76,7 @@ async function holdOpen(path: string): Promise<ChildProcess> {
       `import { DuckDBInstance } from '@duckdb/node-api';
        const db = await DuckDBInstance.create(${JSON.stringify(path)});
        await (await db.connect()).run('CREATE TABLE mine (x INTEGER)');
-       console.log('holding'); setInterval(() => {}, 1000);`,
+       console.log('holding'); setInterval(() => db, 1000); // referenced, so the garbage collector cannot close it`,
     ],
     { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
   );
