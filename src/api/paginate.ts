@@ -92,7 +92,8 @@ function countOf(value: unknown): number | undefined {
 /**
  * Pages through an offset-paged endpoint, one page in memory at a time. It stops on an empty page, on a short
  * page (a short first page that `total_rows` says is not all sets the page size instead), or when the pages read
- * cover the latest `total_rows` (which may shrink or grow while paging: each page's count is the one used). Every
+ * cover the latest `total_rows` (which may shrink or grow while paging: each page's count is the one used; one the
+ * pages have already outgrown is read past). Every
  * page reports its `total_rows`, so a caller can check it got every record. It never
  * pages without end against an API it does not know: a page numbered otherwise than asked, a page repeating the one
  * before, or more pages than `pageLimit` of the first page's `total_rows` end it with a `PagingInconsistency`.
@@ -104,6 +105,8 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
   // The page size the API keeps to when it serves fewer records than asked without saying so (see below).
   let servedSize: number | undefined;
   let page = 1;
+  // Records the pages have held so far, rejects included: a count below it is not yet current.
+  let served = 0;
   for (;;) {
     const source = options.describe(page);
     const { data, info } = await options.fetchPage(page, options.pageSize);
@@ -139,6 +142,7 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
       );
     }
     previous = data;
+    served += data.length;
 
     const { records, rejects } = validateRecords(options.schema, data, source);
     summary.pages += 1;
@@ -161,7 +165,9 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
     } else if (servedSize !== undefined && data.length > servedSize) {
       break;
     }
-    if (totalRows !== undefined && page * (servedSize ?? effectivePageSize) >= totalRows) break;
+    // A total_rows the pages have already outgrown (a count cached behind its list) says nothing about the pages after:
+    // reading on costs one request, where stopping would lose every record past it (the read ends on a short page).
+    if (totalRows !== undefined && page * (servedSize ?? effectivePageSize) >= totalRows && served <= totalRows) break;
     if (page >= limit) {
       throw new PagingInconsistency(
         `${source}: still full pages after ${page} pages, the most that total_rows ${summary.firstTotalRows ?? '(not given)'} of the first page allows at ${effectivePageSize} a page; stopped`,

@@ -147,6 +147,16 @@ describe('paging', () => {
     expect(next.value).toMatchObject({ pages: 4, records: 7, firstTotalRows: 4, lastTotalRows: 7 });
   });
 
+  it('reads past a total_rows the pages have outgrown (a count cached behind its list), to the short page', async () => {
+    // 7 records, total_rows stuck at 3: page 2 holds records 3 and 4, more than the count allows, so it is stale.
+    const { agent, requests } = pagedServer(() => [1, 2, 3, 4, 5, 6, 7], () => ({ total_rows: 3 }));
+    client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
+    const pages = await collect(client.conversations(7));
+    expect(ids(pages)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(requests).toHaveLength(4);
+    expect(pages.at(-1)!.totalRows).toBe(3);
+  });
+
   it('follows total_rows when it shrinks while paging', async () => {
     const { agent, requests } = pagedServer((page) => Array.from({ length: page === 1 ? 10 : 4 }, (_, i) => i + 1));
     client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
