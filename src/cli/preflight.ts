@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { AccessMemo, type Refusal } from '../engine/access-memo.js';
 import { connectRedis } from '../engine/redis.js';
 import { createApiClient } from '../api/client.js';
-import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError } from '../api/errors.js';
+import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError, refusesKey } from '../api/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { checkDatabasePath, DatabasePathError } from '../warehouse/database-path.js';
@@ -35,8 +35,10 @@ export interface PreflightResult {
   readable: number[];
   /** Brands the API refused to the key (403 `brand_access_denied`), with its answer. */
   denied: Array<Refusal & { brandId: number }>;
-  /** Brands whose probe got no answer after retries (5xx, timeouts): the run tries them as usual. */
+  /** Brands whose probe got no answer after retries (5xx, timeouts) or a refusal of the probe's endpoint: the run tries them as usual. */
   unanswered: number[];
+  /** Those of `unanswered` whose probe was refused with a 403 naming neither the key nor the brand, with the answer. */
+  probeRefused: Array<{ brand: number; answer: string }>;
   /** HTTP requests the probes made, retries included. */
   requests: number;
 }
@@ -49,7 +51,8 @@ export interface PreflightResult {
  *    writable, and the published and working files are DuckDB files or absent (exit 2, naming the path and the OS
  *    reason). No request, no Redis.
  * 2. Redis answers (src/engine/redis.ts; exit 1), so a missing Redis costs no API call either.
- * 3. `preflight`: the API's host accepts connections (exit 1); the key is accepted, a refused key (401) stopping at
+ * 3. `preflight`: the API's host accepts connections (exit 1); the key is accepted, a refused key (401, or a 403
+ *    whose code names the key: `refusesKey`) stopping at
  *    its first request (exit 2, naming the key's setting, never the key); and which brands the key reads, one request
  *    per brand, remembered for every process (`rememberBrandAccess`). When it reads none of them, there is nothing to
  *    run (exit 2).
@@ -60,7 +63,7 @@ export interface PreflightResult {
  * parameter, so a wrong `api.params` mapping cannot make a readable brand look unreadable.
  */
 export async function preflight(config: Config, redisUrl: string, options: PreflightOptions): Promise<PreflightResult> {
-  const nothing: PreflightResult = { readable: [], denied: [], unanswered: options.brands, requests: 0 };
+  const nothing: PreflightResult = { readable: [], denied: [], unanswered: options.brands, probeRefused: [], requests: 0 };
   if (!config.api.url) return nothing;
   try {
     await checkReachable(config.api.url);
@@ -86,7 +89,17 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
   for (const denial of denied) {
     options.log.warn({ brand: denial.brandId, requestId: denial.requestId }, 'preflight: the API key cannot read this brand (brand_access_denied); its slices are recorded failed without a request');
   }
-  for (const brand of unanswered) options.log.warn({ brand }, 'preflight: no answer about this brand; the run tries it');
+  for (const brand of unanswered) {
+    const refusal = result.probeRefused.find((entry) => entry.brand === brand);
+    if (refusal) {
+      options.log.warn(
+        { brand, answer: refusal.answer },
+        "preflight: the API refused this brand's competitors list (the probe) without naming the key or the brand: the plan may lack that endpoint; the run tries the brand's streams",
+      );
+    } else {
+      options.log.warn({ brand }, 'preflight: no answer about this brand; the run tries it');
+    }
+  }
   await rememberBrandAccess(config, redisUrl, result);
   return result;
 }
@@ -126,7 +139,7 @@ async function probeBrands(config: Config, options: PreflightOptions): Promise<P
     { ...config.api, maxAttempts: Math.min(config.api.maxAttempts, PROBE_MAX_ATTEMPTS) },
     { retryRateLimited: true, signal: options.signal, onRequest: () => (requests += 1) },
   );
-  const result: PreflightResult = { readable: [], denied: [], unanswered: [], requests: 0 };
+  const result: PreflightResult = { readable: [], denied: [], unanswered: [], probeRefused: [], requests: 0 };
   // Answers that say the URL is wrong rather than anything about a brand, while no brand was read.
   const wrongUrl: ApiError[] = [];
   try {
@@ -136,7 +149,14 @@ async function probeBrands(config: Config, options: PreflightOptions): Promise<P
         result.readable.push(brand);
       } catch (error) {
         if (options.signal?.aborted) throw new UsageError('stopped by a signal before the run started; nothing was planned', 1);
-        if (error instanceof AuthError) throw refusedKey(error, requests);
+        if (error instanceof AuthError && refusesKey(error)) throw refusedKey(error, requests);
+        if (error instanceof AuthError) {
+          // A 403 that names neither the key nor the brand (`forbidden`): the plan may lack the competitors list, the
+          // probe's endpoint, and say nothing about the brand's other endpoints, which the run asks as usual.
+          result.unanswered.push(brand);
+          result.probeRefused.push({ brand, answer: `HTTP ${error.status ?? '?'}${error.apiCode ? ` ${error.apiCode}` : ''}` });
+          continue;
+        }
         if (error instanceof BrandAccessDeniedError) {
           result.denied.push({ brandId: brand, stream: null, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() });
         } else if (error instanceof ApiError) {

@@ -298,6 +298,26 @@ describe('an endpoint the key may not read (a 403 that is not brand_access_denie
   }, 120_000);
 });
 
+describe("the preflight's own endpoint refused (a 403 forbidden on the competitors list, the probe)", () => {
+  it('is not read as a refused key: the run goes on, and only the competitors slices fail', async () => {
+    await freshFixture('refused-probe');
+    fx.sim.setKnobs({ refusedPaths: ['competitors'] });
+    const result = await timed(backfillArgs(), cliEnv(fx));
+    // Before, the preflight took any 403 for a refused key: exit 2, "the API refused the key", nothing planned.
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).not.toMatch(/refused the key/);
+    expect(result.stdout + result.stderr).toMatch(/refused this brand's competitors list \(the probe\) without naming the key or the brand/);
+    const states = await queryFile(
+      fx.config.db,
+      `SELECT stream = 'competitors' AS refused_stream, status, error_code, count(*)::INTEGER AS slices FROM _sync_state GROUP BY ALL ORDER BY ALL`,
+    );
+    expect(states).toEqual([
+      { refused_stream: false, status: 'complete', error_code: null, slices: 18 },
+      { refused_stream: true, status: 'failed', error_code: 'forbidden', slices: 2 },
+    ]);
+  }, 120_000);
+});
+
 describe('a key refused in a run with no preflight (a key revoked under a running worker)', () => {
   it('is asked once: its first 401 is remembered for every other slice', async () => {
     await freshFixture('revoked');
