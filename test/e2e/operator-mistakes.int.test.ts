@@ -276,6 +276,21 @@ describe('a brand the key cannot read, in a run with no preflight (a scheduled r
   }, 120_000);
 });
 
+/** The slices of the fixture's file by status, the refused stream's apart. */
+async function slicesBesideRefusedStream(stream: string): Promise<Array<Record<string, unknown>>> {
+  return queryFile(
+    fx.config.db,
+    `SELECT stream = '${stream}' AS refused_stream, status, error_code, count(*)::INTEGER AS slices FROM _sync_state GROUP BY ALL ORDER BY ALL`,
+  );
+}
+
+function onlyRefusedStreamFailed(complete: number, failed: number): Array<Record<string, unknown>> {
+  return [
+    { refused_stream: false, status: 'complete', error_code: null, slices: complete },
+    { refused_stream: true, status: 'failed', error_code: 'forbidden', slices: failed },
+  ];
+}
+
 describe('an endpoint the key may not read (a 403 that is not brand_access_denied), in a run with no preflight', () => {
   it("fails that stream's slices, asked once per brand, and every other slice of every brand loads", async () => {
     await freshFixture('refused-endpoint');
@@ -286,15 +301,8 @@ describe('an endpoint the key may not read (a 403 that is not brand_access_denie
     expect(progress.meta.status).toBe('incomplete');
     const refused = apiRequests().filter((entry) => entry.status === 403);
     expect(refused.map((entry) => entry.path).sort()).toEqual([`/customer/v1/brands/1/conversations`, `/customer/v1/brands/${other}/conversations`]);
-    const states = await queryFile(
-      fx.config.db,
-      `SELECT stream = 'conversations' AS refused_stream, status, error_code, count(*)::INTEGER AS slices FROM _sync_state GROUP BY ALL ORDER BY ALL`,
-    );
     // Before, the first 403 was remembered as a refused key: every slice after it, of any stream or brand, failed without a request.
-    expect(states).toEqual([
-      { refused_stream: false, status: 'complete', error_code: null, slices: 14 },
-      { refused_stream: true, status: 'failed', error_code: 'forbidden', slices: 6 },
-    ]);
+    expect(await slicesBesideRefusedStream('conversations')).toEqual(onlyRefusedStreamFailed(14, 6));
   }, 120_000);
 });
 
@@ -307,14 +315,7 @@ describe("the preflight's own endpoint refused (a 403 forbidden on the competito
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).not.toMatch(/refused the key/);
     expect(result.stdout + result.stderr).toMatch(/refused this brand's competitors list \(the probe\) without naming the key or the brand/);
-    const states = await queryFile(
-      fx.config.db,
-      `SELECT stream = 'competitors' AS refused_stream, status, error_code, count(*)::INTEGER AS slices FROM _sync_state GROUP BY ALL ORDER BY ALL`,
-    );
-    expect(states).toEqual([
-      { refused_stream: false, status: 'complete', error_code: null, slices: 18 },
-      { refused_stream: true, status: 'failed', error_code: 'forbidden', slices: 2 },
-    ]);
+    expect(await slicesBesideRefusedStream('competitors')).toEqual(onlyRefusedStreamFailed(18, 2));
   }, 120_000);
 });
 
