@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { infoCount, optional, pagingInfo } from './schemas.js';
 
 /*
  * What the write endpoints answer (spec, "Bulk write envelope" and endpoints 1, 2, 4 to 9), read loosely like every
@@ -41,14 +42,14 @@ export const writtenPersonaSchema = z.looseObject({ id, name: z.string().nullish
 
 export const writtenTagSchema = z.looseObject({ id, name: z.string().nullish(), color: z.string().nullish() });
 
-/** A page of the tracked URLs read (endpoint 3), as `plan` compares it: address, title, group. */
-export const trackedUrlsPageSchema = z.looseObject({
-  data: z.array(z.unknown()),
-  info: z.looseObject({ page: z.int().nullish(), page_size: z.int().nullish(), total_rows: z.int().nullish() }),
-});
+/**
+ * A page of the tracked URLs read (endpoint 3), as `plan` compares it: address, title, group. Its counters are read as
+ * the streams read them (digit strings too): `plan` failed on an answer `sync` loads.
+ */
+export const trackedUrlsPageSchema = z.looseObject({ data: z.array(z.unknown()), info: z.looseObject(pagingInfo) });
 
 /** The competitors read (endpoint 7). */
-export const competitorsAnswerSchema = z.looseObject({ data: z.array(z.unknown()), info: z.looseObject({ total_rows: z.int().nullish() }).nullish() });
+export const competitorsAnswerSchema = z.looseObject({ data: z.array(z.unknown()), info: z.looseObject({ total_rows: optional(infoCount) }).nullish() });
 
 export type BulkRejection = z.infer<typeof bulkRejectionSchema>;
 export type WrittenTrackedUrl = z.infer<typeof writtenTrackedUrlSchema>;
