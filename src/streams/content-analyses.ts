@@ -10,7 +10,8 @@ export const contentAnalysisSchema = z.looseObject({
   id,
   kind: z.string(),
   status: z.string(),
-  step: z.string(),
+  // The spec gives step no type and none of its values ("not shown"): a step sent as a number is kept as its text.
+  step: z.union([z.string(), z.number().transform(String)]),
   created_at: timestamp,
   updated_at: timestamp,
   article_id: optional(id),

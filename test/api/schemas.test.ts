@@ -50,6 +50,13 @@ add('domain detail', s.domainDetailSchema, {
 add('error envelope', s.errorEnvelopeSchema, { error: { code: 'validation_error', message: 'm', details: [{ field: 'page_size', message: 'x' }], request_id: 'r' } });
 
 describe('resource schemas', () => {
+  it('keeps a content analysis step sent as a number as its text: the spec gives step neither a type nor values', () => {
+    const example = { id: 1, kind: 'url', status: 'pending', created_at: ts, updated_at: ts };
+    expect(s.contentAnalysisSchema.parse({ ...example, step: 2 }).step).toBe('2');
+    expect(s.contentAnalysisSchema.parse({ ...example, step: 'fetching' }).step).toBe('fetching');
+    expect(s.contentAnalysisSchema.safeParse({ ...example, step: { n: 2 } }).success).toBe(false);
+  });
+
   it.each(examples)('%s: accepts the spec shape with optional fields absent', (_name, schema, value) => {
     expect(schema.safeParse(value).success).toBe(true);
   });
