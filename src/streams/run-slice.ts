@@ -249,7 +249,8 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
   const distinct = stream.recordId ? seen.size : records + quarantined;
   // Rejected records are accounted for: they were read, they just could not be loaded.
   const accountedFor = distinct + invalid;
-  if (stream.recordId && totalRows !== null && accountedFor !== totalRows) {
+  const otherReading = stream.otherTotalRows && totalRows !== null && accountedFor !== totalRows ? stream.otherTotalRows([...seen.keys()]) + invalid : undefined;
+  if (stream.recordId && totalRows !== null && accountedFor !== totalRows && otherReading !== totalRows) {
     const moved = firstTotalRows !== undefined && firstTotalRows !== totalRows ? ` (it moved from ${firstTotalRows} while the slice was read)` : '';
     problems.add(
       'incomplete',

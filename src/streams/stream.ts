@@ -108,6 +108,11 @@ export interface StreamDefinition<R = any, S extends SlicePlan = any, C extends 
    * reported, or the slice is fetched again and then marked incomplete.
    */
   recordId?(record: R): string | number;
+  /**
+   * Another count the API's `total_rows` may mean, where the spec leaves it open, from the distinct ids read: a read
+   * whose distinct ids add up to either count is complete.
+   */
+  otherTotalRows?(ids: ReadonlyArray<string | number>): number;
   /** The rows one record becomes. */
   rows(record: R, context: RowContext<S>): RowsByTable;
   /** Rows a page's `info` becomes (daily totals, counters), once per slice from its last page. */

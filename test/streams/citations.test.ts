@@ -127,4 +127,20 @@ describe('citations rows', () => {
     });
     expect(outsideScope(citations, slice, tables)).toEqual([]);
   });
+
+  it('a domain batch is complete whether total_rows counts every row or the periods, and incomplete when it counts neither', async () => {
+    const slice = sliceNamed(`${WINDOW}/domains-1`, ['news.test', 'shop.test']);
+    const rows = [
+      ...DAYS.map((date) => ({ date, occurrences: 50, change: 0 })),
+      ...DAYS.map((date) => ({ date, occurrences: 2, change: 0, domain: 'news.test' })),
+      ...DAYS.map((date) => ({ date, occurrences: 3, change: 0, domain: 'shop.test' })),
+    ];
+    const answering = (totalRows: number) => ({
+      citations: async () => ({ records: rows, rejects: [], info: { total_rows: totalRows }, totalRows, ownership: [] }),
+    });
+    for (const [totalRows, status] of [[9, 'complete'], [3, 'complete'], [5, 'incomplete']] as const) {
+      const { result } = await readSlice(citations, slice, answering(totalRows));
+      expect({ totalRows, status: result.status }).toEqual({ totalRows, status });
+    }
+  });
 });
