@@ -1,10 +1,14 @@
+import { getDomain } from 'tldts';
+
 const HOST_NAME = /^(?!-)[a-z0-9-]{1,63}(?:\.(?!-)[a-z0-9-]{1,63})+$/;
 
 /**
- * The domain of a tracked URL, a competitor's website or a configured domain, as the citations filter and the
- * domain detail path want it: the host, lower-cased, without a leading `www.`. Deeper subdomains are kept: the spec
- * asks for "root domains" but names no rule for them, and cutting `blog.example.co.uk` right needs the public
- * suffix list.
+ * The root domain of a tracked URL, a competitor's website or a configured domain, as the citations filter, the
+ * domain detail path and the cited-domain filter take it: the spec asks for "root domains". The root is the
+ * registrable domain by the public suffix list (`blog.example.co.uk` -> `example.co.uk`), its private section
+ * included, so stores on a shared host stay apart (`acme.myshopify.com`); a host the list gives no root for (a bare
+ * suffix, `localhost`) is kept as it is, lower-cased and without `www.`. Before, subdomains were sent as they were:
+ * an API reading the spec refuses them or answers their detail with a 404, which reads as no citations.
  */
 export function domainOf(text: string): string | null {
   const trimmed = text.trim();
@@ -17,7 +21,8 @@ export function domainOf(text: string): string | null {
   }
   host = host.toLowerCase().replace(/^www\./, '').replace(/\.$/, '');
   // Labels of letters, digits and hyphens (international names arrive as punycode): nothing else reaches a path.
-  return HOST_NAME.test(host) ? host : null;
+  if (!HOST_NAME.test(host)) return null;
+  return getDomain(host, { allowPrivateDomains: true }) ?? host;
 }
 
 /** Distinct domains, sorted, of a list of URLs, websites and domains. */
