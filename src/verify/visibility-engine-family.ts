@@ -12,8 +12,10 @@ const ENGINE_TABLE = 'visibility_topic_engine_daily';
 /**
  * Visibility by topic in each engine over the window (spec endpoint 16 with `engines=[engine]`): per engine, the
  * answers and the answers mentioning the brand, totals and per topic, against the sums of the per-engine daily
- * rows. One request per engine the warehouse has rows of in the window; none when it has no per-engine rows (the
- * stream is opt-in, and a file from before migration 009 has no such table).
+ * rows. One request per engine the warehouse has rows of for the brand, on any day: engines of the window alone
+ * left a day without rows (one never synced, or lost) agreeing, so its window disagreed while neither half did and
+ * the missing day was never named. None when it has no per-engine rows (the stream is opt-in, and a file from before
+ * migration 009 has no such table).
  */
 export const visibilityEngineFamily: FigureFamily = {
   name: 'visibility_by_engine',
@@ -21,11 +23,7 @@ export const visibilityEngineFamily: FigureFamily = {
     const exists = await readRows(connection, 'SELECT 1 FROM duckdb_tables() WHERE table_name = $1', [ENGINE_TABLE]);
     if (exists.length === 0) return [];
     const params = [brandId, window.from, window.to];
-    const engines = await readRows(
-      connection,
-      `SELECT DISTINCT engine FROM ${ENGINE_TABLE} WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE ORDER BY engine`,
-      params,
-    );
+    const engines = await readRows(connection, `SELECT DISTINCT engine FROM ${ENGINE_TABLE} WHERE brand_id = $1 ORDER BY engine`, [brandId]);
     const api = new Map<string, number>();
     for (const { engine } of engines) {
       const report = await readWhole(client, visibilityTopicsEndpoint, brandId, { startDate: window.from, endDate: window.to, engines: [String(engine)], signal });

@@ -102,6 +102,18 @@ describe('bvsync verify per engine', () => {
     expect(report.calls.total).toBe(5 + engines.length);
   });
 
+  it('names a day whose per-engine rows are missing altogether, as a day to backfill', async () => {
+    const copy = await copyWithEngineRows('engines-missing-day.duckdb');
+    await withFile(copy, (connection) => connection.run('DELETE FROM visibility_topic_engine_daily WHERE brand_id = $1 AND "day" = $2::DATE', [brandId, WRONG_DAY]));
+    const { code, report } = await verify(copy);
+    expect(code).toBe(1);
+    const brand = report.brands[0]!;
+    // Before, the engines were those of the window's rows: the day alone had none, so it agreed, and its window could not be divided.
+    expect(brand.daysToBackfill).toEqual([WRONG_DAY]);
+    expect(brand.undivided).toEqual([]);
+    expect(brand.figures.filter((entry) => !entry.agree).every((entry) => entry.family === 'visibility_by_engine')).toBe(true);
+  });
+
   it('names the day of one engine\'s wrong row', async () => {
     const copy = await copyWithEngineRows('engines-wrong.duckdb');
     const engine = fx.sim.truth.world(brandId).brand.engines[0]!;
