@@ -54,24 +54,31 @@ export function renderVerify(report: VerifyReport, options: RenderVerifyOptions 
   const disagreeing = report.brands.reduce((sum, brand) => sum + brand.figures.filter((entry) => !entry.agree).length, 0);
   out.push(`${disagreeing} figure${disagreeing === 1 ? '' : 's'} disagree. Backfill again:`);
   for (const brand of report.brands) {
-    for (const { window, why } of backfills(brand)) out.push(`  ${backfillCommandFor(brand.brandId, window)}${why.length ? `   (${why.join('; ')})` : ''}`);
+    for (const { window, why } of backfills(brand)) out.push(`  ${backfillCommandFor(brand.brandId, window)}${why ? `   (${why})` : ''}`);
   }
   return `${out.join('\n')}\n`;
 }
 
-const WHY_UNSPLIT = {
+const WHY = {
+  named: 'these days disagree',
   unresolved: 'not narrowed down to days: raise --max-calls to name them',
   undivided: 'it disagrees while neither half does, so backfill it whole: a figure that does not add up over days, or an API that changed meanwhile',
 } as const;
 
 /**
  * One backfill per run of days that need one, whichever family named them and however: families narrow apart, and
- * one family's days beside another's unsplit window had printed two commands over the same day.
+ * one family's days beside another's unsplit window had printed two commands over the same day. Why is said for a
+ * window not narrowed down to days; where the command joins it with others, each part is named with its own reason,
+ * as the whole window's reason had read as the reason of days that were named.
  */
-function backfills(brand: VerifyReport['brands'][number]): Array<{ window: DayWindow; why: string[] }> {
-  return joinWindows<string>([
-    ...daysAsWindows(brand.daysToBackfill).map((window) => ({ window })),
-    ...brand.unresolved.map((window) => ({ window, tag: WHY_UNSPLIT.unresolved })),
-    ...brand.undivided.map((window) => ({ window, tag: WHY_UNSPLIT.undivided })),
-  ]).map(({ window, tags }) => ({ window, why: tags }));
+function backfills(brand: VerifyReport['brands'][number]): Array<{ window: DayWindow; why: string | undefined }> {
+  return joinWindows<{ window: DayWindow; why: string }>([
+    ...daysAsWindows(brand.daysToBackfill).map((window) => ({ window, tag: { window, why: WHY.named } })),
+    ...brand.unresolved.map((window) => ({ window, tag: { window, why: WHY.unresolved } })),
+    ...brand.undivided.map((window) => ({ window, tag: { window, why: WHY.undivided } })),
+  ]).map(({ window, tags }) => {
+    if (tags.every((tag) => tag.why === WHY.named)) return { window, why: undefined };
+    if (tags.length === 1) return { window, why: tags[0]!.why };
+    return { window, why: tags.map((tag) => `${windowText(tag.window)}: ${tag.why}`).join('; ') };
+  });
 }

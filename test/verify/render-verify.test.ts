@@ -31,9 +31,10 @@ describe("verify's backfill commands", () => {
         undivided: [{ from: '2026-11-17', to: '2026-11-19' }],
       }),
     );
-    // It had printed 11-14..11-17 and 11-17..11-19, the 17th in both.
+    // It had printed 11-14..11-17 and 11-17..11-19, the 17th in both; then one command whose one reason, the unsplit
+    // window's, read as the reason of the days named.
     expect(commands(text)).toEqual([
-      '  bvsync backfill --brand 1 --from 2026-11-14 --to 2026-11-19   (it disagrees while neither half does, so backfill it whole: a figure that does not add up over days, or an API that changed meanwhile)',
+      '  bvsync backfill --brand 1 --from 2026-11-14 --to 2026-11-19   (2026-11-14..2026-11-17: these days disagree; 2026-11-17..2026-11-19: it disagrees while neither half does, so backfill it whole: a figure that does not add up over days, or an API that changed meanwhile)',
       '  bvsync backfill --brand 1 --from 2026-11-25 --to 2026-11-25',
     ]);
   });
