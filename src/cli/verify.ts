@@ -80,7 +80,7 @@ export function verifyCommand(): Command {
         onRequest: () => budget.count(),
       });
       try {
-        const report = await verifyWarehouse({ client, connection: db.connection, brands, window, budget }).catch((error: unknown) => {
+        const report = await verifyWarehouse({ client, connection: db.connection, brands, window, budget, engineBreakdown: config.sync.engineBreakdown }).catch((error: unknown) => {
           throw explainRefusal(error);
         });
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderVerify(report, { all: flags.all }));

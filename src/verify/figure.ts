@@ -28,6 +28,8 @@ export interface MeasureContext {
   client: ApiClient;
   connection: DuckDBConnection;
   brandId: number;
+  /** `sync.engineBreakdown`: the engines the per-engine streams ask, when configured. */
+  engineBreakdown?: readonly string[] | undefined;
   signal?: AbortSignal;
 }
 

@@ -14,6 +14,8 @@ export interface VerifyOptions {
   budget: CallBudget;
   /** Default: every family of families.ts. */
   families?: readonly FigureFamily[];
+  /** `sync.engineBreakdown`, so the per-engine figures cover the engines the sync asks. */
+  engineBreakdown?: readonly string[] | undefined;
   signal?: AbortSignal;
 }
 
@@ -43,7 +45,7 @@ export interface VerifyReport {
 export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyReport> {
   const families = options.families ?? FIGURE_FAMILIES;
   const measure = (brandId: number, family: FigureFamily, window: DayWindow) =>
-    family.measure({ client: options.client, connection: options.connection, brandId, signal: options.signal }, window);
+    family.measure({ client: options.client, connection: options.connection, brandId, engineBreakdown: options.engineBreakdown, signal: options.signal }, window);
 
   const wholeWindow = new Map<number, Figure[]>();
   for (const brandId of options.brands) {

@@ -12,18 +12,21 @@ const ENGINE_TABLE = 'visibility_topic_engine_daily';
 /**
  * Visibility by topic in each engine over the window (spec endpoint 16 with `engines=[engine]`): per engine, the
  * answers and the answers mentioning the brand, totals and per topic, against the sums of the per-engine daily
- * rows. One request per engine the warehouse has rows of for the brand, on any day: engines of the window alone
- * left a day without rows (one never synced, or lost) agreeing, so its window disagreed while neither half did and
- * the missing day was never named. None when it has no per-engine rows (the stream is opt-in, and a file from before
- * migration 009 has no such table).
+ * rows. One request per engine the sync asks: `sync.engineBreakdown` where it is set, else every engine the brand
+ * has rows of, on any day (as the sync asks every engine the brand's reports ever named). The window's engines alone
+ * left a day without rows (never synced, or lost) agreeing, so its window disagreed while neither half did and the
+ * missing day was never named. None when the warehouse has no per-engine rows (the stream is opt-in, and a file
+ * from before migration 009 has no such table).
  */
 export const visibilityEngineFamily: FigureFamily = {
   name: 'visibility_by_engine',
-  async measure({ client, connection, brandId, signal }, window) {
+  async measure({ client, connection, brandId, engineBreakdown, signal }, window) {
     const exists = await readRows(connection, 'SELECT 1 FROM duckdb_tables() WHERE table_name = $1', [ENGINE_TABLE]);
     if (exists.length === 0) return [];
     const params = [brandId, window.from, window.to];
-    const engines = await readRows(connection, `SELECT DISTINCT engine FROM ${ENGINE_TABLE} WHERE brand_id = $1 ORDER BY engine`, [brandId]);
+    const seen = await readRows(connection, `SELECT DISTINCT engine FROM ${ENGINE_TABLE} WHERE brand_id = $1 ORDER BY engine`, [brandId]);
+    if (seen.length === 0) return [];
+    const engines = engineBreakdown ? [...new Set(engineBreakdown)].sort().map((engine) => ({ engine })) : seen;
     const api = new Map<string, number>();
     for (const { engine } of engines) {
       const report = await readWhole(client, visibilityTopicsEndpoint, brandId, { startDate: window.from, endDate: window.to, engines: [String(engine)], signal });
@@ -32,7 +35,7 @@ export const visibilityEngineFamily: FigureFamily = {
         api.set(`engine ${String(engine)} topic ${row.topic_id}${MENTIONING}`, mentionedConversations(row.visibility, row.conversations));
       }
     }
-    const warehouse = await warehouseFigures(
+    const all = await warehouseFigures(
       connection,
       `SELECT 'engine ' || engine || ' topic ' || topic_id || $4 AS figure, sum(conversations) AS n
          FROM ${ENGINE_TABLE} WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY engine, topic_id
@@ -41,6 +44,9 @@ export const visibilityEngineFamily: FigureFamily = {
          FROM ${ENGINE_TABLE} WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY engine, topic_id`,
       [...params, ANSWERS, MENTIONING],
     );
+    // Rows of an engine the sync no longer asks stay as loaded; they are not compared with an answer never asked for.
+    const asked = engines.map(({ engine }) => `engine ${String(engine)} topic `);
+    const warehouse = new Map([...all].filter(([key]) => asked.some((prefix) => key.startsWith(prefix))));
     const totals = engines.flatMap(({ engine }) => {
       const prefix = `engine ${String(engine)} topic `;
       const sum = (figures: Map<string, number>, suffix: string) =>

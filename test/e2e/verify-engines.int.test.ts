@@ -71,8 +71,8 @@ async function copyWithEngineRows(name: string): Promise<string> {
   return copy;
 }
 
-async function verify(db: string): Promise<{ code: number | null; report: VerifyReport }> {
-  const result = await runBvsync(['verify', '--config', writeCliConfig(fx), '--from', FROM, '--to', TO, '--db', db, '--json'], cliEnv(fx));
+async function verify(db: string, config: Record<string, unknown> = {}): Promise<{ code: number | null; report: VerifyReport }> {
+  const result = await runBvsync(['verify', '--config', writeCliConfig(fx, config), '--from', FROM, '--to', TO, '--db', db, '--json'], cliEnv(fx));
   expect(result.stderr).toBe('');
   return { code: result.code, report: JSON.parse(result.stdout) as VerifyReport };
 }
@@ -112,6 +112,22 @@ describe('bvsync verify per engine', () => {
     expect(brand.daysToBackfill).toEqual([WRONG_DAY]);
     expect(brand.undivided).toEqual([]);
     expect(brand.figures.filter((entry) => !entry.agree).every((entry) => entry.family === 'visibility_by_engine')).toBe(true);
+  });
+
+  it('asks only the engines of sync.engineBreakdown where it is set: an engine left out since is not missing', async () => {
+    const copy = await copyWithEngineRows('engines-breakdown.duckdb');
+    const [kept, dropped] = [...fx.sim.truth.world(brandId).brand.engines].sort();
+    // The dropped engine's rows stay on the first day only, as when it was taken out of sync.engineBreakdown after it.
+    await withFile(copy, (connection) =>
+      connection.run('DELETE FROM visibility_topic_engine_daily WHERE brand_id = $1 AND engine = $2 AND "day" > $3::DATE', [brandId, dropped!, FROM]),
+    );
+    fx.sim.clearRequestLog();
+    const { code, report } = await verify(copy, { sync: { engineBreakdown: [kept] } });
+    expect(code).toBe(0);
+    const perEngine = report.brands[0]!.figures.filter((entry) => entry.family === 'visibility_by_engine');
+    expect(perEngine.every((entry) => entry.figure.startsWith(`engine ${kept}:`) || entry.figure.startsWith(`engine ${kept} topic`))).toBe(true);
+    const engineRequests = fx.sim.requestLog().filter((entry) => entry.path.endsWith('/reports/visibility/topics') && entry.query.engines !== undefined);
+    expect(engineRequests.map((entry) => String(entry.query.engines))).toEqual([kept]);
   });
 
   it('names the day of one engine\'s wrong row', async () => {
