@@ -7,7 +7,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { checkDatabasePath, DatabasePathError } from '../warehouse/database-path.js';
 import { workingPathFor } from '../warehouse/paths.js';
-import { endpointReads } from './endpoint-reads.js';
+import { answerOf, probeBrandAccess } from './brand-access-probe.js';
 import { UsageError } from './fail.js';
 
 /** Where an operator sets the key; named in messages instead of the key. */
@@ -35,9 +35,9 @@ export interface PreflightResult {
   readable: number[];
   /** Brands the API refused to the key (403 `brand_access_denied`), with its answer. */
   denied: Array<Refusal & { brandId: number }>;
-  /** Brands whose probe got no answer after retries (5xx, timeouts) or a refusal of the probe's endpoint: the run tries them as usual. */
+  /** Brands whose probe got no answer after retries (5xx, timeouts): the run tries them as usual. */
   unanswered: number[];
-  /** Those of `unanswered` whose probe was refused with a 403 naming neither the key nor the brand, with the answer. */
+  /** Brands read by the content analyses because their competitors list was refused (`probeBrandAccess`), with the refusal. */
   probeRefused: Array<{ brand: number; answer: string }>;
   /** HTTP requests the probes made, retries included. */
   requests: number;
@@ -51,8 +51,8 @@ export interface PreflightResult {
  *    writable, and the published and working files are DuckDB files or absent (exit 2, naming the path and the OS
  *    reason). No request, no Redis.
  * 2. Redis answers (src/engine/redis.ts; exit 1), so a missing Redis costs no API call either.
- * 3. `preflight`: the API's host accepts connections (exit 1); the key is accepted, a refused key (401, or a 403
- *    whose code names the key: `refusesKey`) stopping at
+ * 3. `preflight`: the API's host accepts connections (exit 1); the key is accepted, a refused key (401, a 403
+ *    whose code names the key, or a 403 of two endpoints: `probeBrandAccess`) stopping at
  *    its first request (exit 2, naming the key's setting, never the key); and which brands the key reads, one request
  *    per brand, remembered for every process (`rememberBrandAccess`). When it reads none of them, there is nothing to
  *    run (exit 2).
@@ -89,17 +89,13 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
   for (const denial of denied) {
     options.log.warn({ brand: denial.brandId, requestId: denial.requestId }, 'preflight: the API key cannot read this brand (brand_access_denied); its slices are recorded failed without a request');
   }
-  for (const brand of unanswered) {
-    const refusal = result.probeRefused.find((entry) => entry.brand === brand);
-    if (refusal) {
-      options.log.warn(
-        { brand, answer: refusal.answer },
-        "preflight: the API refused this brand's competitors list (the probe) without naming the key or the brand: the plan may lack that endpoint; the run tries the brand's streams",
-      );
-    } else {
-      options.log.warn({ brand }, 'preflight: no answer about this brand; the run tries it');
-    }
+  for (const { brand, answer } of result.probeRefused) {
+    options.log.warn(
+      { brand, answer },
+      "preflight: the API refused this brand's competitors list but answered its content analyses: the account's plan may lack that endpoint; the competitors stream's slices fail with the API's answer",
+    );
   }
+  for (const brand of unanswered) options.log.warn({ brand }, 'preflight: no answer about this brand; the run tries it');
   await rememberBrandAccess(config, redisUrl, result);
   return result;
 }
@@ -145,18 +141,12 @@ async function probeBrands(config: Config, options: PreflightOptions): Promise<P
   try {
     for (const brand of options.brands) {
       try {
-        await endpointReads(client).competitors(brand);
+        const access = await probeBrandAccess(client, brand);
         result.readable.push(brand);
+        if (access.listRefused) result.probeRefused.push({ brand, answer: answerOf(access.listRefused) });
       } catch (error) {
         if (options.signal?.aborted) throw new UsageError('stopped by a signal before the run started; nothing was planned', 1);
-        if (error instanceof AuthError && refusesKey(error)) throw refusedKey(error, requests);
-        if (error instanceof AuthError) {
-          // A 403 that names neither the key nor the brand (`forbidden`): the plan may lack the competitors list, the
-          // probe's endpoint, and say nothing about the brand's other endpoints, which the run asks as usual.
-          result.unanswered.push(brand);
-          result.probeRefused.push({ brand, answer: `HTTP ${error.status ?? '?'}${error.apiCode ? ` ${error.apiCode}` : ''}` });
-          continue;
-        }
+        if (error instanceof AuthError) throw refusedKey(error, requests);
         if (error instanceof BrandAccessDeniedError) {
           result.denied.push({ brandId: brand, stream: null, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() });
         } else if (error instanceof ApiError) {
@@ -186,8 +176,10 @@ function wrongApiUrl(config: Config, error: ApiError): UsageError {
 
 function refusedKey(error: AuthError, requests: number): UsageError {
   const answer = `HTTP ${error.status ?? '?'}${error.apiCode ? ` ${error.apiCode}` : ''}${error.requestId ? `, request ${error.requestId}` : ''}`;
+  // A 403 naming neither the key nor the brand stops the command only when two endpoints gave it (probeBrandAccess).
+  const both = refusesKey(error) ? '' : ', on the competitors list and the content analyses both';
   return new UsageError(
-    `the API refused the key (${answer}) after ${requests} request${requests === 1 ? '' : 's'}; nothing was planned or fetched. ` +
+    `the API refused the key (${answer}${both}) after ${requests} request${requests === 1 ? '' : 's'}; nothing was planned or fetched. ` +
       `Check ${KEY_SETTING}, then run \`bvsync doctor\``,
   );
 }

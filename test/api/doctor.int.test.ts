@@ -273,6 +273,21 @@ describe('bvsync doctor', () => {
     }
   });
 
+  it('takes a refused competitors list for the endpoint, not the key, when the content analyses answer', async ({ expect }) => {
+    plain.setKnobs({ refusedPaths: ['competitors'] });
+    try {
+      const { code, out } = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'refused-list') }));
+      // It had said "the key is refused" and checked nothing more.
+      expect(out).not.toMatch(/the key is refused/);
+      expect(out).toMatch(/^ok +api: the key is accepted \(the competitors list is refused, HTTP 403 forbidden, the content analyses answered\)$/m);
+      expect(out).toMatch(/^ok +brand 1: readable \(by its content analyses: its competitors list is refused\)$/m);
+      expect(out).toMatch(/^FAIL {2}competitors \(7\): the key reads brand 1 but not this endpoint/m);
+      expect(code).toBe(1);
+    } finally {
+      plain.setKnobs({ refusedPaths: [] });
+    }
+  });
+
   it('fails on records that fail validation, naming the endpoint and the first issue', async ({ expect }) => {
     plain.setKnobs({ invalidShare: 0.5 });
     try {

@@ -314,9 +314,18 @@ describe("the preflight's own endpoint refused (a 403 forbidden on the competito
     // Before, the preflight took any 403 for a refused key: exit 2, "the API refused the key", nothing planned.
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).not.toMatch(/refused the key/);
-    expect(result.stdout + result.stderr).toMatch(/refused this brand's competitors list \(the probe\) without naming the key or the brand/);
+    expect(result.stdout + result.stderr).toMatch(/refused this brand's competitors list but answered its content analyses/);
     expect(await slicesBesideRefusedStream('competitors')).toEqual(onlyRefusedStreamFailed(18, 2));
   }, 120_000);
+
+  it('is read as a refused key when a second endpoint refuses it too: exit 2 after two requests, nothing planned', async () => {
+    await freshFixture('refused-probes');
+    fx.sim.setKnobs({ refusedPaths: ['competitors', 'content-analyses'] });
+    const result = await timed(backfillArgs(), cliEnv(fx));
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/^bvsync: the API refused the key \(HTTP 403 forbidden, request [^)]*, on the competitors list and the content analyses both\) after 2 requests; nothing was planned or fetched/m);
+    expect(apiRequests().map((entry) => entry.path.replace(/^\/customer\/v1\/brands\/\d+\//, ''))).toEqual(['competitors', 'content-analyses']);
+  }, 60_000);
 });
 
 describe('a key refused in a run with no preflight (a key revoked under a running worker)', () => {

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { ApiClient } from '../../api/client.js';
-import { endpointReads } from '../endpoint-reads.js';
+import { answerOf, probeBrandAccess } from '../brand-access-probe.js';
 import { ApiError, AuthError, BrandAccessDeniedError } from '../../api/errors.js';
 import type { Config } from '../../config/schema.js';
 import { missingApiSettings } from '../../config/api-settings.js';
@@ -43,8 +43,10 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
   const [first] = config.brands;
   // Any HTTP answer, even a refusal, shows the API is there; a 401 means the key is wrong for all of it.
   try {
-    await endpointReads(client).competitors(first!);
+    const access = await probeBrandAccess(client, first!);
     add(true, `api: ${config.api.url} answers`);
+    // The endpoint's own check (below, in the table) says whether a synced stream needs it.
+    if (access.listRefused) add(true, `api: the key is accepted (the competitors list is refused, ${answerOf(access.listRefused)}, the content analyses answered)`);
   } catch (error) {
     if (error instanceof AuthError) {
       add(false, `api: the key is refused: ${describeError(error)}`);
@@ -59,10 +61,9 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
   const readable: number[] = [];
   for (const brand of config.brands) {
     try {
-      // No query parameter at all, so a wrong parameter mapping cannot make a readable brand look unreadable.
-      const competitors = await endpointReads(client).competitors(brand);
+      const access = await probeBrandAccess(client, brand);
       readable.push(brand);
-      add(true, `brand ${brand}: readable (${competitors.records.length} competitors)`);
+      add(true, `brand ${brand}: readable${access.listRefused ? ' (by its content analyses: its competitors list is refused)' : ''}`);
     } catch (error) {
       const why = error instanceof BrandAccessDeniedError ? 'the key has no access to it (brand_access_denied)' : describeError(error);
       add(false, `brand ${brand}: ${why}`);
