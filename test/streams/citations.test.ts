@@ -142,5 +142,10 @@ describe('citations rows', () => {
       const { result } = await readSlice(citations, slice, answering(totalRows));
       expect({ totalRows, status: result.status }).toEqual({ totalRows, status });
     }
+    // A rejected row of a period the valid rows count already: still the 3 periods.
+    const rejecting = {
+      citations: async () => ({ records: rows.slice(1), rejects: [{ raw: rows[0], issues: ['occurrences: too small'], source: 'test' }], info: { total_rows: 3 }, totalRows: 3, ownership: [] }),
+    };
+    expect((await readSlice(citations, slice, rejecting)).result.status).toBe('complete');
   });
 });
