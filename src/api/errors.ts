@@ -237,10 +237,13 @@ function notAnEnvelope(response: ErrorResponse): string {
   return describeBody(firstHeader(response.headers, 'content-type'), response.text);
 }
 
-/** ` (text/html: "<html><title>502 Bad Gateway…")`: a body that is not the JSON expected, in brief; empty without one. */
+/**
+ * ` (text/html: "<html><title>502 Bad Gateway…")`: a body that is not the JSON expected, in brief; empty without one.
+ * The key is masked before the body is cut: masked after, a key the cut crossed kept its first characters.
+ */
 export function describeBody(contentType: string | undefined, text: string | undefined): string {
   if (!text) return '';
-  const start = text.replace(/\s+/g, ' ').trim().slice(0, 80);
+  const start = redactSecrets(text.replace(/\s+/g, ' ').trim()).slice(0, 80);
   return ` (${contentType ?? 'no content type'}, ${text.length} characters: "${start}${text.length > 80 ? '…' : ''}")`;
 }
 

@@ -1,3 +1,4 @@
+import { redactSecrets } from '../log.js';
 /**
  * What an answer's headers say about the key's rate limit. The spec states no limit and names no header, so
  * bvsync reads every form in use when an API sends one (docs/configuration.md, "The rate budget"):
@@ -48,7 +49,7 @@ export function readRateLimitHeaders(headers: HeaderBag, now: number = Date.now(
     const text = Array.isArray(raw) ? raw.join(', ') : raw;
     return text?.trim() ? text.trim() : undefined;
   };
-  const problem = (name: string, text: string) => signals.problems.push(`${name}: ${JSON.stringify(text.slice(0, 80))}`);
+  const problem = (name: string, text: string) => signals.problems.push(`${name}: ${JSON.stringify(redactSecrets(text).slice(0, 80))}`);
   const perSecond: number[] = [];
 
   const policy = value('ratelimit-policy');

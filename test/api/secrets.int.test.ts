@@ -32,6 +32,8 @@ beforeAll(async () => {
     if (brand === '4') return send(503, echo('unavailable'));
     if (brand === '5') return; // stalls: the client times out
     if (brand === '6') return req.socket.destroy(); // a reset
+    // Not the spec's envelope (`error` is a string), with the key across the 80 characters of the body an error shows.
+    if (brand === '7') return send(401, { error: 'unauthorized', message: `The API key sent with this request, ${req.headers['x-api-key']}, is not valid for this account` });
     send(404, echo('not_found'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -57,19 +59,22 @@ describe('the API key stays secret', () => {
     const config = parseConfig({ api: { url, apiKey: SECRET, maxAttempts: 2, retryBaseMs: 1, retryMaxMs: 2, headersTimeoutMs: 150, requestTimeoutMs: 300 } }).api;
     const client = named(createApiClient(config, { logger, onRequest: (event) => logger.info({ event }, 'request') }));
     const errors: unknown[] = [];
-    for (const brand of [1, 2, 3, 4, 5, 6]) {
+    for (const brand of [1, 2, 3, 4, 5, 6, 7]) {
       await collect(client.conversations(brand)).catch((error: unknown) => errors.push(error));
     }
     await client.close();
 
     expect(seenKeys).toEqual(new Set([SECRET]));
-    expect(errors).toHaveLength(5);
-    expect(errors.map((e) => (e as { code: string }).code)).toEqual(['unauthorized', 'brand_access_denied', 'transient', 'transient', 'transient']);
+    expect(errors).toHaveLength(6);
+    expect(errors.map((e) => (e as { code: string }).code)).toEqual(['unauthorized', 'brand_access_denied', 'transient', 'transient', 'transient', 'unauthorized']);
     expect(lines.length).toBeGreaterThan(5);
-    for (const line of lines) expect(line).not.toContain(SECRET);
+    // Nor any part of it: a body cut to 80 characters before the key was masked kept the key's first 33.
+    const part = SECRET.slice(0, 12);
+    for (const line of lines) expect(line).not.toContain(part);
+    expect((errors[5] as Error).message).toMatch(/\(application\/json, \d+ characters: ".*The API key sent with this request, \[REDACT/);
     for (const error of errors) {
       const err = error as Error & Record<string, unknown>;
-      expect(err.message).not.toContain(SECRET);
+      expect(err.message).not.toContain(part);
       expect(err.stack ?? '').not.toContain(SECRET);
       expect(JSON.stringify(err)).not.toContain(SECRET);
       expect(inspect(err, { depth: 10, showHidden: true })).not.toContain(SECRET);
