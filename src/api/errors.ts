@@ -173,6 +173,8 @@ export interface ErrorResponse {
   endpoint: string;
   /** The body as text, shown in part when it is not the spec's error envelope (an HTML page of a proxy). */
   text?: string | undefined;
+  /** Why the body could not be read (cut short, not decodable), when it could not: the status still says what happened. */
+  unreadBody?: string | undefined;
 }
 
 /** Turns a non-2xx answer into its error class. Pure: the caller decides what to do with it. */
@@ -234,6 +236,7 @@ function notAnEnvelope(response: ErrorResponse): string {
   if (response.status >= 300 && response.status < 400) {
     return location ? ` to ${location}; bvsync does not follow redirects (the key would go with them): check api.url` : '; check api.url';
   }
+  if (response.unreadBody !== undefined) return ` (its body could not be read: ${response.unreadBody})`;
   return describeBody(firstHeader(response.headers, 'content-type'), response.text);
 }
 

@@ -177,6 +177,7 @@ export class Transport {
     let status: number;
     let headers: Record<string, string | string[] | undefined>;
     let text: string;
+    let unreadBody: string | undefined;
     const sentAt = Date.now();
     try {
       const response = await this.dispatcher.request({
@@ -191,7 +192,15 @@ export class Transport {
       });
       status = response.statusCode;
       headers = response.headers;
-      text = await readResponseText(response, endpoint, this.config.maxResponseMb * 2 ** 20);
+      try {
+        text = await readResponseText(response, endpoint, this.config.maxResponseMb * 2 ** 20);
+      } catch (error) {
+        // An error answer whose body is cut short or cannot be decoded is still its status: a 429 read as a reset was
+        // retried at once, its Retry-After unheeded, and a 401 or a 404 tried twenty times.
+        if (callerSignal?.aborted || status < 400) throw error;
+        text = '';
+        unreadBody = error instanceof Error ? error.message : String(error);
+      }
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
       if (error instanceof ApiError) throw error;
@@ -205,7 +214,7 @@ export class Transport {
       parsed = false;
     }
     if (status < 200 || status >= 300) {
-      const error = classifyResponse({ status, headers, body: parsed ? body : undefined, endpoint, text });
+      const error = classifyResponse({ status, headers, body: parsed ? body : undefined, endpoint, text, unreadBody });
       await this.tellBudget(status, headers, sentAt, endpoint, error instanceof RateLimitedError);
       throw error;
     }
