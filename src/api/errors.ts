@@ -124,6 +124,15 @@ export function refusesKey(error: AuthError): boolean {
   return /key|auth|token|credential|unauthori[sz]ed|unauthenticated/.test(letters);
 }
 
+/**
+ * A 429 whose code names a quota or a period: the key has spent what its plan allows, and a short wait does not help.
+ * The slice fails at once, and the key is remembered as refused for a while (src/engine/access-memo.ts), so the other
+ * slices fail without a request each; a run after the quota is back fetches them.
+ */
+export class QuotaExceededError extends PermanentError {
+  override readonly code = 'quota_exceeded';
+}
+
 /** `brand_access_denied`, whatever its status: the key cannot read this brand; that brand fails, others go on. */
 export class BrandAccessDeniedError extends PermanentError {
   override readonly code = 'brand_access_denied';
@@ -187,6 +196,9 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
     envelope.details?.length ? ` [${envelope.details.map((d) => `${d.field}: ${d.message}`).join('; ')}]` : ''
   }${envelope.requestId ? ` (request ${envelope.requestId})` : ''}${envelope.apiCode || envelope.message ? '' : notAnEnvelope(response)}`;
 
+  // A 429 whose code names a quota or a period (`monthly_quota_exceeded`) is not cured by a wait of seconds: waited out
+  // as a rate limit, every slice was put back in the queue for ever and the run never ended.
+  if (status === 429 && envelope.apiCode !== undefined && namesQuota(envelope.apiCode)) return new QuotaExceededError(text, fields);
   if (status === 429 || isThrottling(response, envelope.apiCode, now)) {
     const retryAfterMs = parseRetryAfter(response.headers['retry-after'], now) ?? DEFAULT_RETRY_AFTER_MS;
     return new RateLimitedError(text, fields, retryAfterMs);
@@ -209,7 +221,12 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
  */
 function namesRateLimit(apiCode: string): boolean {
   const letters = apiCode.toLowerCase().replace(/[^a-z]/g, '');
-  return /ratelimit|throttl|toomanyrequests/.test(letters) && !/hour|dai|day|week|month|year|quota|batch|plan/.test(letters);
+  return /ratelimit|throttl|toomanyrequests/.test(letters) && !namesQuota(apiCode);
+}
+
+/** Whether an error code names a quota, a period or a plan (`insufficient_quota`, `daily_limit_exceeded`), any spelling. */
+function namesQuota(apiCode: string): boolean {
+  return /hour|dai|day|week|month|year|quota|batch|plan|billing|credit/.test(apiCode.toLowerCase().replace(/[^a-z]/g, ''));
 }
 
 /**

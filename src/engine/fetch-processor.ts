@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ApiError, AuthError, BrandAccessDeniedError, RateLimitedError, isBadEnvelope, refusesKey, type ApiClient } from '../api/index.js';
+import { ApiError, AuthError, BrandAccessDeniedError, QuotaExceededError, RateLimitedError, isBadEnvelope, refusesKey, type ApiClient } from '../api/index.js';
 import type { SyncConfig } from '../config/schema.js';
 import { redactSecrets, type Logger } from '../log.js';
 import type { SliceOutcomeStatus, SyncMetrics } from '../ops/sync-metrics.js';
@@ -122,10 +122,10 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         await deps.queues.fetch.rateLimit(error.retryAfterMs);
         throw Worker.RateLimitError();
       }
-      if (error instanceof BrandAccessDeniedError || error instanceof AuthError) {
-        // A 401, or a 403 naming the key, refuses the key itself; any other 403 is this endpoint's answer (a plan without
-        // it), for this brand.
-        const wholeKey = error instanceof AuthError && refusesKey(error);
+      if (error instanceof BrandAccessDeniedError || error instanceof AuthError || error instanceof QuotaExceededError) {
+        // A 401, a 403 naming the key or a spent quota refuses the key itself; any other 403 is this endpoint's answer
+        // (a plan without it), for this brand.
+        const wholeKey = error instanceof QuotaExceededError || (error instanceof AuthError && refusesKey(error));
         const scope = error instanceof BrandAccessDeniedError ? { brandId: data.brandId } : wholeKey ? { brandId: null } : { brandId: data.brandId, stream: data.stream };
         await deps.access
           ?.remember({ ...scope, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() })

@@ -45,6 +45,11 @@ export const knobsSchema = z
      * 403 `forbidden`, as a plan without the feature might be (the spec shows neither that code nor its status); default none.
      */
     refusedPaths: z.array(z.string().min(1)),
+    /**
+     * The key's quota is spent: every API request is answered 429 `monthly_quota_exceeded` (with a `Retry-After` of a
+     * second, as a gateway may send whatever the wait); default false.
+     */
+    quotaSpent: z.boolean(),
   })
   .strict();
 
@@ -67,6 +72,7 @@ export const DEFAULT_KNOBS: Knobs = {
   oddities: [],
   strictParams: true,
   refusedPaths: [],
+  quotaSpent: false,
 };
 
 export const partialKnobsSchema = knobsSchema.partial();

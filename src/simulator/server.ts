@@ -202,6 +202,11 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
       sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
       return log(429);
     }
+    if (knobs.quotaSpent) {
+      const outcome = errorOutcome(new SimulatorApiError(429, 'monthly_quota_exceeded', 'the monthly request quota of this API key is spent', [], { 'retry-after': '1' }));
+      sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);
+      return log(429);
+    }
     if (knobs.refusedPaths.some((path) => url.pathname.endsWith(`/${path}`))) {
       const outcome = errorOutcome(new SimulatorApiError(403, 'forbidden', 'this endpoint is not part of the plan of the account'));
       sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);

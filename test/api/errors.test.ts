@@ -4,6 +4,7 @@ import {
   BrandAccessDeniedError,
   NotFoundError,
   PermanentError,
+  QuotaExceededError,
   RateLimitedError,
   TransientError,
   ValidationError,
@@ -24,6 +25,16 @@ describe('classifyResponse', () => {
     expect((error as RateLimitedError).retryAfterMs).toBe(7000);
     expect(error.retryable).toBe(true);
     expect(error.code).toBe('rate_limited');
+  });
+
+  it('429 whose code names a quota or a period is a spent quota, not retried: a wait of seconds does not cure it', () => {
+    for (const code of ['monthly_quota_exceeded', 'insufficient_quota', 'DailyLimitExceeded', 'billing_hard_limit_reached']) {
+      const error = classifyResponse({ status: 429, headers: { 'retry-after': '5' }, body: envelope(code), endpoint });
+      expect(error, code).toBeInstanceOf(QuotaExceededError);
+      expect(error.retryable).toBe(false);
+      expect(error.apiCode).toBe(code);
+    }
+    expect(classifyResponse({ status: 429, headers: {}, body: envelope('too_many_requests'), endpoint })).toBeInstanceOf(RateLimitedError);
   });
 
   it('429 with an HTTP date, and without any header', () => {

@@ -328,6 +328,18 @@ describe("the preflight's own endpoint refused (a 403 forbidden on the competito
   }, 60_000);
 });
 
+describe('a key whose quota is spent (a 429 whose code names a quota), in a run with no preflight', () => {
+  it('fails its slices after one request and the run ends, where it had put every slice back in the queue for ever', async () => {
+    await freshFixture('quota');
+    fx.sim.setKnobs({ quotaSpent: true });
+    const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, brands: [1], streams: STREAMS.split(','), worker: { fetchConcurrency: 1 } });
+    expect(progress.meta.status).toBe('failed');
+    expect(apiRequests().map((entry) => entry.status)).toEqual([429]);
+    const [states] = await queryFile(fx.config.db, `SELECT count(*)::INTEGER AS slices, count(*) FILTER (WHERE status = 'failed' AND error_code = 'monthly_quota_exceeded')::INTEGER AS spent FROM _sync_state`);
+    expect(states).toEqual({ slices: 10, spent: 10 });
+  }, 120_000);
+});
+
 describe('a key refused in a run with no preflight (a key revoked under a running worker)', () => {
   it('is asked once: its first 401 is remembered for every other slice', async () => {
     await freshFixture('revoked');
