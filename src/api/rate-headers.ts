@@ -14,7 +14,7 @@ import { redactSecrets } from '../log.js';
  */
 
 export interface RateLimitSignals {
-  /** Requests per second of the most restrictive quota policy that names its window. */
+  /** Requests per second of the most restrictive quota policy that names its window (of an hour at most). */
   policyPerSecond?: number;
   /** A limit stated without its window (`RateLimit-Limit`, `X-RateLimit-Limit`, `limit=`): requests per window. */
   limit?: number;
@@ -55,7 +55,7 @@ export function readRateLimitHeaders(headers: HeaderBag, now: number = Date.now(
   const policy = value('ratelimit-policy');
   if (policy !== undefined) {
     const read = readPolicies(splitList(policy));
-    if (read.perSecond.length === 0 || read.bad) problem('ratelimit-policy', policy);
+    if ((read.perSecond.length === 0 && read.skipped === 0) || read.bad) problem('ratelimit-policy', policy);
     perSecond.push(...read.perSecond);
   }
 
@@ -119,10 +119,21 @@ function count(text: string): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-/** Quota policies: `20;w=1` or `"name";q=20;w=1`. Policies counting something else than requests are skipped. */
-function readPolicies(items: string[]): { perSecond: number[]; bad: boolean } {
+/**
+ * The longest window whose quota paces requests. A longer one bounds a day's or a month's volume, not a run's pace:
+ * `"day";q=50000;w=86400` beside `"burst";q=20;w=1` had paced every request at 0.58/s; a spent long window still
+ * blocks the key until its reset, through its remaining count.
+ */
+const LONGEST_PACING_WINDOW_S = 3_600;
+
+/**
+ * Quota policies: `20;w=1` or `"name";q=20;w=1`. Policies counting something else than requests, or of windows
+ * longer than LONGEST_PACING_WINDOW_S, are skipped (`skipped`).
+ */
+function readPolicies(items: string[]): { perSecond: number[]; bad: boolean; skipped: number } {
   const perSecond: number[] = [];
   let bad = false;
+  let skipped = 0;
   for (const item of items) {
     const { head, params } = splitParams(item);
     const unit = params.get('qu');
@@ -133,9 +144,13 @@ function readPolicies(items: string[]): { perSecond: number[]; bad: boolean } {
       bad = true;
       continue;
     }
+    if (window > LONGEST_PACING_WINDOW_S) {
+      skipped += 1;
+      continue;
+    }
     perSecond.push(quota / window);
   }
-  return { perSecond, bad };
+  return { perSecond, bad, skipped };
 }
 
 /** `RateLimit`: `limit=20, remaining=5, reset=1` (draft 07) or `"name";r=5;t=1` items (draft 08+). False if unreadable. */

@@ -20,10 +20,18 @@ describe('readRateLimitHeaders', () => {
 
   it('reads the draft 08+ structured form and keeps the most restrictive policy and the fewest remaining', () => {
     const signals = readRateLimitHeaders(
-      { 'ratelimit-policy': '"burst";q=100;w=1, "day";q=86400;w=86400, "bytes";q=1000;w=1;qu="content-bytes"', ratelimit: '"burst";r=40;t=1, "day";r=3;t=600' },
+      { 'ratelimit-policy': '"burst";q=100;w=1, "minute";q=3000;w=60, "bytes";q=1000;w=1;qu="content-bytes"', ratelimit: '"burst";r=40;t=1, "minute";r=3;t=50' },
       NOW,
     );
-    expect(signals).toEqual({ policyPerSecond: 1, remaining: 3, resetMs: 600_000, problems: [] });
+    expect(signals).toEqual({ policyPerSecond: 50, remaining: 3, resetMs: 50_000, problems: [] });
+  });
+
+  it('paces by policies of an hour at most: a daily quota bounds the volume, its spent window blocks through remaining', () => {
+    // The day's 50,000 had paced every request at 0.58/s beside a burst of 20/s.
+    const both = readRateLimitHeaders({ 'ratelimit-policy': '"burst";q=20;w=1, "day";q=50000;w=86400' }, NOW);
+    expect(both).toEqual({ policyPerSecond: 20, problems: [] });
+    const dayOnly = readRateLimitHeaders({ 'ratelimit-policy': '"day";q=50000;w=86400', ratelimit: '"day";r=0;t=600' }, NOW);
+    expect(dayOnly).toEqual({ remaining: 0, resetMs: 600_000, problems: [] });
   });
 
   it('reads the older RateLimit-Limit/-Remaining/-Reset, with policies after the limit', () => {
