@@ -267,6 +267,28 @@ export function describeBody(contentType: string | undefined, text: string | und
   return ` (${contentType ?? 'no content type'}, ${text.length} characters: "${start}${text.length > 80 ? '…' : ''}")`;
 }
 
+/**
+ * Node's codes of a TLS certificate it does not trust (expired, self-signed, of another host, of an unknown CA): the
+ * same answer every time, so not retried.
+ */
+const CERTIFICATE_CODES = /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET_ISSUER_CERT|VERIFY_LEAF_SIGNATURE|GET_ISSUER_CERT_LOCALLY|DECRYPT_CERT_SIGNATURE)|ERR_TLS_CERT_ALTNAME_INVALID|INVALID_CA|INVALID_PURPOSE|HOSTNAME_MISMATCH)/;
+
+/** The API's TLS certificate is not trusted: retrying meets it again, and each slice had cost twenty handshakes. */
+export class TlsCertificateError extends PermanentError {
+  override readonly code = 'tls_certificate';
+}
+
+/** A failure to trust the API's certificate as its error (code and message only), or undefined for any other failure. */
+export function classifyCertificateError(error: unknown, endpoint: string): TlsCertificateError | undefined {
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+  if (code === undefined || !CERTIFICATE_CODES.test(code)) return undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  return new TlsCertificateError(
+    `${endpoint}: the API's TLS certificate is not trusted (${code}: ${message}); check api.url, and for a private certificate authority set NODE_EXTRA_CA_CERTS to its certificate`,
+    { endpoint },
+  );
+}
+
 /** undici's codes of failures that happen before or while the answer arrives. */
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 

@@ -2,7 +2,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { ApiConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { backoffDelay } from './backoff.js';
-import { ApiError, RateLimitedError, TransientError, classifyNetworkError, classifyResponse, describeBody, isBadEnvelope } from './errors.js';
+import { ApiError, RateLimitedError, TransientError, classifyCertificateError, classifyNetworkError, classifyResponse, describeBody, isBadEnvelope } from './errors.js';
 import { UNLIMITED_RATE_BUDGET, sleep, type RateBudget } from './rate-budget.js';
 import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate-headers.js';
 import { ACCEPTED_ENCODINGS, readResponseText } from './response-body.js';
@@ -204,7 +204,7 @@ export class Transport {
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
       if (error instanceof ApiError) throw error;
-      throw classifyNetworkError(error, endpoint, deadline.aborted, this.config.requestTimeoutMs);
+      throw classifyCertificateError(error, endpoint) ?? classifyNetworkError(error, endpoint, deadline.aborted, this.config.requestTimeoutMs);
     }
     let body: unknown;
     let parsed = true;

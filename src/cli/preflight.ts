@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { AccessMemo, type Refusal } from '../engine/access-memo.js';
 import { connectRedis } from '../engine/redis.js';
 import { createApiClient } from '../api/client.js';
-import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError, refusesKey } from '../api/errors.js';
+import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError, TlsCertificateError, refusesKey } from '../api/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { checkDatabasePath, DatabasePathError } from '../warehouse/database-path.js';
@@ -147,6 +147,8 @@ async function probeBrands(config: Config, options: PreflightOptions): Promise<P
       } catch (error) {
         if (options.signal?.aborted) throw new UsageError('stopped by a signal before the run started; nothing was planned', 1);
         if (error instanceof AuthError) throw refusedKey(error, requests);
+        // Every request meets the same certificate: nothing can be fetched until it is trusted.
+        if (error instanceof TlsCertificateError) throw new UsageError(`${error.message}; nothing was planned or fetched`);
         if (error instanceof BrandAccessDeniedError) {
           result.denied.push({ brandId: brand, stream: null, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() });
         } else if (error instanceof ApiError) {
