@@ -6,7 +6,7 @@ import type { SyncMetrics } from '../ops/sync-metrics.js';
 import { NO_DIMENSIONS, readDimensions, type DimensionName, type Dimensions } from '../streams/dimensions.js';
 import { STREAMS, getStream, selectStreams } from '../streams/registry.js';
 import type { SliceChunk } from '../streams/run-slice.js';
-import { appliedQuery, sentEnginesQuery } from '../warehouse/provenance.js';
+import { appliedQuery, engineNotApplied, sentEnginesQuery } from '../warehouse/provenance.js';
 import { screenWrites } from '../warehouse/row-screen.js';
 import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../warehouse/slice-batch.js';
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
@@ -203,6 +203,14 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
   const stream = getStream(data.stream);
   let status = data.status;
   let error = data.error;
+  let errorCode = data.errorCode;
+  const asked = (data.slice.params as { engine?: unknown } | undefined)?.engine;
+  const notApplied = typeof asked === 'string' && data.query && status !== 'failed' ? engineNotApplied(data.query, deps.config.api.params.engines ?? 'engines', asked) : undefined;
+  if (notApplied) {
+    status = 'failed';
+    error = notApplied;
+    errorCode = 'engine_not_applied';
+  }
   let chunks: SliceChunk[] = [];
   // A replay of a commit that went in (slice-commits.ts): only its outcome is left to record, even once its chunks are gone.
   const committed = await deps.warehouse.hasCommitted(data.token);
@@ -222,7 +230,6 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
   // A failed slice leaves its earlier rows as they were: only its state says it failed.
   let writes: TableWrite[] = status === 'failed' ? [] : targets.map((target) => ({ ...target, rows: tables[target.table] ?? [] }));
   let rejects = chunks.flatMap((chunk) => chunk.rejects);
-  let errorCode = data.errorCode;
   // Data never fails a commit: rows the loader would refuse are set aside here, and the slice says it is incomplete.
   const screened = screenWrites(writes, planLookup(deps.warehouse), data.brandId, `load of ${data.stream} brand ${data.brandId} slice ${data.slice.key}`);
   if (screened.problem) {

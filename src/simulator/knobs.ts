@@ -50,6 +50,11 @@ export const knobsSchema = z
      * second, as a gateway may send whatever the wait); default false.
      */
     quotaSpent: z.boolean(),
+    /**
+     * An engine id the API does not know in an `engines` filter: refused with 400 (`refuse`, default), or dropped, the
+     * endpoint's default engines applied when none is left and echoed in `info.query` (`default`), as an API may.
+     */
+    unknownEngines: z.enum(['refuse', 'default']),
   })
   .strict();
 
@@ -73,6 +78,7 @@ export const DEFAULT_KNOBS: Knobs = {
   strictParams: true,
   refusedPaths: [],
   quotaSpent: false,
+  unknownEngines: 'refuse',
 };
 
 export const partialKnobsSchema = knobsSchema.partial();

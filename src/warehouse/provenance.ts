@@ -26,6 +26,21 @@ export function echoedEngines(query: QueryEcho, enginesParam: string): string[] 
   return [...engines];
 }
 
+/**
+ * Why the rows of a per-engine slice (asked with `engines=[engine]`) are not that engine's, when the answer's echo says
+ * it applied other engines (an API that drops an engine id it does not know and falls back to its default); undefined
+ * when the echo names the engine alone, in any letter case, or names no engines. Loaded, such rows put every engine's
+ * answers under one engine's name, for each engine asked.
+ */
+export function engineNotApplied(query: QueryEcho, enginesParam: string, asked: string): string | undefined {
+  const echoed = echoedEngines(query, enginesParam);
+  if (echoed === null || (echoed.length === 1 && echoed[0]!.toLowerCase() === asked.toLowerCase())) return undefined;
+  return (
+    `asked for engine ${JSON.stringify(asked)} alone, the answer's info.query says it applied ${JSON.stringify(echoed)}, so its rows are not that engine's ` +
+    `and were not loaded; set sync.engineBreakdown to the API's engine ids and check api.params.engines (\`bvsync doctor\` reads both)`
+  );
+}
+
 /** What a slice's answer says was applied, as the loader writes it to `_slice_queries` beside the slice's rows. */
 export interface AppliedQuery {
   query: QueryEcho;

@@ -38,7 +38,8 @@ export function readAnswerFilter(
 ): AnswerFilter {
   const { query, sim, world } = context;
   const range = query.dateRange(sim.clock.today());
-  const sent = query.array('engines', { values: ENGINES });
+  const known = sim.knobs.unknownEngines === 'default' ? query.array('engines')?.filter((engine) => (ENGINES as readonly string[]).includes(engine)) : query.array('engines', { values: ENGINES });
+  const sent = known?.length ? known : undefined;
   const engines = sent ?? (settings.engineDefault === 'brand' ? [...world.brand.engines] : [...ENGINES]);
   query.echo('engines', engines);
   let topicIds: number[] | undefined;

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineFixture, queryFile, runInProcess, type EngineFixture } from '../support/engine.js';
+
+/**
+ * A per-engine slice asks `engines=[engine]`; an API that drops an engine id it does not know answers for its default
+ * engines instead, and says so in `info.query`. Those rows are every engine's, not the engine's: they are not loaded.
+ */
+
+const TODAY = '2026-11-20';
+const DAY = '2026-11-19';
+
+let fx: EngineFixture;
+let known: string;
+
+beforeAll(async () => {
+  fx = await engineFixture('engine-not-applied', { sim: { brands: 1 } });
+  known = [...fx.sim.truth.world(fx.config.brands[0]!).brand.engines].sort()[0]!;
+  fx.sim.setKnobs({ unknownEngines: 'default' });
+  // "ChatGPT" is no id of the simulator's: the spec omits the engines' literal strings, and a user may guess one.
+  (fx.config.sync as { engineBreakdown?: string[] }).engineBreakdown = ['ChatGPT', known];
+});
+afterAll(async () => fx?.cleanup());
+
+describe('a per-engine slice the API answered for other engines', () => {
+  it('fails with what the echo says instead of loading every engine under one name; a known engine loads', async () => {
+    const progress = await runInProcess(fx, {
+      kind: 'backfill',
+      today: TODAY,
+      from: DAY,
+      to: DAY,
+      streams: ['visibility_by_engine'],
+    });
+    expect(progress.meta.status).toBe('incomplete');
+    const states = await queryFile(fx.config.db, `SELECT slice_key, status, error_code, last_error FROM _sync_state ORDER BY slice_key`);
+    expect(states.map(({ slice_key, status, error_code }) => ({ slice_key, status, error_code }))).toEqual([
+      { slice_key: `ChatGPT/${DAY}`, status: 'failed', error_code: 'engine_not_applied' },
+      { slice_key: `${known}/${DAY}`, status: 'complete', error_code: null },
+    ]);
+    expect(String(states[0]!.last_error)).toMatch(/^asked for engine "ChatGPT" alone, the answer's info\.query says it applied \[".+"\], so its rows are not that engine's and were not loaded; set sync\.engineBreakdown/);
+    const engines = await queryFile(fx.config.db, 'SELECT DISTINCT engine FROM visibility_topic_engine_daily ORDER BY engine');
+    // It had loaded the brand's every engine's answers under "ChatGPT", as many as under all of them together.
+    expect(engines).toEqual([{ engine: known }]);
+  }, 120_000);
+});
