@@ -207,6 +207,18 @@ describe('bvsync doctor', () => {
     expect(code).toBe(0);
   });
 
+  it('reads the engines of the echo under the engines parameter\'s wire name, as the sync does', async ({ expect }) => {
+    const renamed = await startSimulator({ seed: 3, brands: 1, days: 12, scale: 30, params: { engines: 'models' } });
+    try {
+      const { out } = await doctor(env(renamed, { BVSYNC_CONFIG: await configFor(renamed, 'engines-renamed', { engines: 'models' }) }));
+      // It had looked under the literal `engines` only: "names no engines ... set sync.engineBreakdown", for a mapping that works.
+      expect(out).toMatch(/^ok +engines: the visibility report's info\.query names the brand's engines when none is sent \(.+\)$/m);
+      expect(out).not.toMatch(/names no engines/);
+    } finally {
+      await renamed.close();
+    }
+  });
+
   it('names the wrong ones against `bvsync simulate --no-strict-params --params FILE`, as a user starts it', async ({ expect }) => {
     const names = join(dir.path, 'names.json');
     writeFileSync(names, JSON.stringify({ metric: 'rank_by', confirmed: 'only_confirmed' }));

@@ -2,6 +2,7 @@ import type { ParamName } from '../../../streams/registry.js';
 import { CONTENT_TYPE_VALUES, OWNERSHIP_VALUES, SENTIMENT_VALUES } from '../../../api/schemas.js';
 import type { ProbeContext } from '../probe-context.js';
 import { ENDPOINTS } from '../endpoints.js';
+import { echoedEngines } from '../../../warehouse/provenance.js';
 
 export interface Sent {
   name: ParamName;
@@ -78,7 +79,9 @@ export async function probeVisibilityReport(ctx: ProbeContext): Promise<Sent[]> 
   const echo = answer.value.info.query as Record<string, unknown> | null | undefined;
   const unjudged = judgeEcho(ctx, endpoint, first, echo);
   // Sent without engines, the report applies the brand's and its echo is where bvsync learns them (streams/visibility.ts).
-  const echoed = Array.isArray(echo?.engines) ? echo.engines.filter((engine) => typeof engine === 'string' && engine) : [];
+  // Under the engines parameter's wire name, as the sync reads the echo (provenance.ts): the literal `engines` failed a
+  // renamed parameter that works, and passed an echo under `engines` that the sync does not read.
+  const echoed = echo ? (echoedEngines(echo, ctx.config.api.params.engines ?? 'engines') ?? []).filter((engine) => engine) : [];
   if (ctx.config.sync.engineBreakdown) {
     ctx.assumptions.push({ ok: true, line: `engines: the per-engine streams break reports down by sync.engineBreakdown (${ctx.config.sync.engineBreakdown.join(', ')})` });
   } else if (echoed.length === 0) {
