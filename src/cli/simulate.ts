@@ -6,6 +6,7 @@ import { isParamName } from '../streams/registry.js';
 import { createLogger } from '../log.js';
 import { FAULT_KINDS, type FaultKind } from '../simulator/knobs.js';
 import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
+import type { RangeEndEcho } from '../simulator/options.js';
 import { parseDay } from '../days.js';
 import { UsageError } from './fail.js';
 import { integerOption } from './integer-option.js';
@@ -62,7 +63,7 @@ interface SimulateFlags {
   today?: string;
   params?: string;
   arrayFormat: 'repeat' | 'comma';
-  rangeEndEcho: 'inclusive' | 'exclusive';
+  rangeEndEcho: RangeEndEcho;
   idempotencyHeader: string;
   planTopicLimit: number;
   maxCachedAnswers: number;
@@ -98,7 +99,11 @@ export function simulateCommand(): Command {
     .option('--today <YYYY-MM-DD>', "the simulator's today (default: the real UTC day)", day('--today'))
     .option('--params <file.json>', 'wire names of query parameters: {"start_date": "from", ...}')
     .addOption(new Option('--array-format <format>', 'how arrays travel in query strings').choices(['repeat', 'comma']).default('repeat'))
-    .addOption(new Option('--range-end-echo <form>', "how info.query echoes the range's end: as sent, or as the instant after it").choices(['inclusive', 'exclusive']).default('inclusive'))
+    .addOption(
+      new Option('--range-end-echo <form>', "how info.query echoes the range: as sent, the end as the instant after it, the end as its midnight, or both ends 5 h behind UTC")
+        .choices(['inclusive', 'exclusive', 'midnight', 'offset'])
+        .default('inclusive'),
+    )
     .option('--idempotency-header <name>', 'name of the idempotency header', 'Idempotency-Key')
     .option('--plan-topic-limit <n>', 'topics a brand plan holds', integerOption('--plan-topic-limit', 1), 12)
     .option('--max-cached-answers <n>', 'answers kept in the day cache (about 1 KB each)', integerOption('--max-cached-answers', 1), 250_000)

@@ -2,7 +2,12 @@ import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
 import type { Knobs } from './knobs.js';
 
 /** How a simulator starts; every field is optional. The knobs can also change at run time. */
-export type RangeEndEcho = 'inclusive' | 'exclusive';
+/**
+ * How `info.query` echoes the range: as sent (`inclusive`); the end as the instant after it (`exclusive`); the end as
+ * its day's first instant (`midnight`, which says nothing of whether the day is covered); both ends as the instants of
+ * a day 5 hours behind UTC (`offset`), as an API whose days are not UTC days would. Only the echo changes.
+ */
+export type RangeEndEcho = 'inclusive' | 'exclusive' | 'midnight' | 'offset';
 
 export interface SimulatorOptions extends Partial<Knobs> {
   /** TCP port; default 0 (a free port). The CLI defaults to 4010. */

@@ -134,9 +134,8 @@ export class QueryReader {
       text: simDayString(Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1),
     };
     if (startBound.ms > endBound.ms) return this.fail('start_date', 'must not be after the end of the range');
-    this.applied[this.wire('start_date')] = startBound.text;
-    // The instant after the last one counted: the next millisecond is the start of the next day for an end day.
-    this.applied[this.wire('end_date')] = this.rangeEndEcho === 'exclusive' ? new Date(endBound.ms + 1).toISOString().replace('.000Z', 'Z') : endBound.text;
+    this.applied[this.wire('start_date')] = this.rangeEndEcho === 'offset' ? `${startBound.text.slice(0, 10)}T00:00:00-05:00` : startBound.text;
+    this.applied[this.wire('end_date')] = echoedEnd(this.rangeEndEcho, endBound);
     return { startMs: startBound.ms, endMs: endBound.ms, startText: startBound.text, endText: endBound.text };
   }
 
@@ -171,4 +170,13 @@ function parseBound(text: string, side: 'start' | 'end'): { ms: number; text: st
   const ms = Date.parse(text);
   if (Number.isNaN(ms)) return undefined;
   return { ms, text: new Date(ms).toISOString() };
+}
+
+/** The range's end as `info.query` echoes it (RangeEndEcho). */
+function echoedEnd(form: RangeEndEcho, end: { ms: number; text: string }): string {
+  // The instant after the last one counted: the next millisecond is the start of the next day for an end day.
+  if (form === 'exclusive') return new Date(end.ms + 1).toISOString().replace('.000Z', 'Z');
+  if (form === 'midnight') return `${end.text.slice(0, 10)}T00:00:00Z`;
+  if (form === 'offset') return `${end.text.slice(0, 10)}T23:59:59-05:00`;
+  return end.text;
 }

@@ -263,6 +263,32 @@ describe('bvsync doctor', () => {
     expect(code).toBe(0);
   });
 
+  it('reads a range echoed with times by its instants: another zone\'s days are wrong, an end at its midnight unchecked', async ({ expect }) => {
+    const data = { seed: 3, brands: 1, days: 12, scale: 30 };
+    const [offset, midnight] = await Promise.all([startSimulator({ ...data, rangeEndEcho: 'offset' }), startSimulator({ ...data, rangeEndEcho: 'midnight' })]);
+    try {
+      // Their first ten characters are the days sent: both had been "verified ... as sent".
+      const zoned = await doctor(env(offset, { BVSYNC_CONFIG: await configFor(offset, 'offset') }));
+      const starts = zoned.rows.filter((r) => r.param === 'start_date' && /info\.query/.test(r.why));
+      expect(starts.length).toBeGreaterThan(0);
+      for (const r of starts) {
+        expect(r.verdict).toBe('wrong');
+        expect(r.why).toMatch(/T00:00:00-05:00 for start_date=\d{4}-\d{2}-\d{2}, 5 h after the UTC day's start: the API's days are not UTC days/);
+      }
+      expect(zoned.code).toBe(1);
+      const atMidnight = await doctor(env(midnight, { BVSYNC_CONFIG: await configFor(midnight, 'midnight') }));
+      const ends = atMidnight.rows.filter((r) => r.param === 'end_date' && /info\.query/.test(r.why));
+      expect(ends.length).toBeGreaterThan(0);
+      for (const r of ends) {
+        expect(r.verdict).toBe('cannot be checked');
+        expect(r.why).toMatch(/T00:00:00Z for end_date=\d{4}-\d{2}-\d{2}, the day's first instant: an API that ends the range there leaves the end day out/);
+      }
+      expect(atMidnight.rows.filter((r) => r.param === 'start_date' && /info\.query/.test(r.why)).every((r) => r.verdict === 'verified')).toBe(true);
+    } finally {
+      await Promise.all([offset.close(), midnight.close()]);
+    }
+  });
+
   it('fails on an endpoint that answers 403 to a key that reads the brand (a plan without it), naming it', async ({ expect }) => {
     plain.setKnobs({ refusedPaths: ['products/ranking'] });
     try {

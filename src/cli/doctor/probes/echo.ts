@@ -22,6 +22,8 @@ function judgeEcho(ctx: ProbeContext, endpoint: string, sent: readonly Sent[], e
       ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query does not hold it (it holds ${Object.keys(echo).join(', ')})`);
     } else if (name === 'end_date' && isExclusiveEndOf(value, applied)) {
       ctx.book.verified(endpoint, name, `info.query echoes ${show(applied)}, the instant after the day sent: the API reads the end as exclusive`);
+    } else if ((name === 'start_date' || name === 'end_date') && instantOfDay(value, applied) !== undefined) {
+      judgeDayInstant(ctx, endpoint, name, wire, value as string, applied as string, instantOfDay(value, applied)!);
     } else if (!sameValue(value, applied)) {
       const arrays = Array.isArray(value) ? '; if the API reads lists another way, set api.arrayFormat' : '';
       ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query says ${show(applied)} was applied${arrays}`);
@@ -45,6 +47,38 @@ function isExclusiveEndOf(sent: unknown, applied: unknown): boolean {
   if (typeof sent !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(sent) || typeof applied !== 'string') return false;
   const at = Date.parse(applied);
   return /^\d{4}-\d{2}-\d{2}T/.test(applied) && !Number.isNaN(at) && at === Date.parse(`${sent}T00:00:00Z`) + 86_400_000;
+}
+
+/**
+ * Milliseconds from the start of the UTC day `sent` to the instant `applied` echoes, when `sent` is a day and `applied`
+ * a timestamp: a day echoed with a time says where the API's day begins or ends, which its first ten characters do
+ * not (`2026-11-25T00:00:00-05:00` is another zone's day; `2026-11-25T00:00:00Z` as an end covers only its midnight).
+ */
+function instantOfDay(sent: unknown, applied: unknown): number | undefined {
+  if (typeof sent !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(sent) || typeof applied !== 'string' || !/^\d{4}-\d{2}-\d{2}[T ]/.test(applied)) return undefined;
+  const at = Date.parse(applied.replace(' ', 'T'));
+  return Number.isNaN(at) ? undefined : at - Date.parse(`${sent}T00:00:00Z`);
+}
+
+const DAY_MS = 86_400_000;
+
+function judgeDayInstant(ctx: ProbeContext, endpoint: string, name: 'start_date' | 'end_date', wire: string, sent: string, applied: string, offsetMs: number): void {
+  const echoes = `info.query echoes ${show(applied)} for ${wire}=${sent}`;
+  if (name === 'start_date' && offsetMs === 0) return ctx.book.verified(endpoint, name, `${echoes}, the first instant of that UTC day`);
+  if (name === 'end_date' && offsetMs >= DAY_MS - 1_000 && offsetMs < DAY_MS) return ctx.book.verified(endpoint, name, `${echoes}, the last instant of that UTC day`);
+  if (name === 'end_date' && offsetMs === 0) {
+    return ctx.book.unchecked(
+      endpoint,
+      name,
+      `${echoes}, the day's first instant: an API that ends the range there leaves the end day out (the spec says an end date covers its whole day); compare a one-day backfill with the day's answers`,
+    );
+  }
+  const hours = Math.round(((offsetMs - (name === 'start_date' ? 0 : DAY_MS)) / 3_600_000) * 10) / 10;
+  ctx.book.wrong(
+    endpoint,
+    name,
+    `${echoes}, ${Math.abs(hours)} h ${hours > 0 ? 'after' : 'before'} the UTC day's ${name === 'start_date' ? 'start' : 'end'}: the API's days are not UTC days (the spec: "a day in UTC"), so rows would be filed under days they do not cover`,
+  );
 }
 
 function sameValue(sent: unknown, applied: unknown): boolean {
