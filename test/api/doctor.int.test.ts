@@ -137,6 +137,8 @@ describe('bvsync doctor', () => {
     expect(rows.filter((r) => r.verdict !== 'verified')).toEqual([]);
     expect(row(rows, 'reports/citations', 'period')?.why).toMatch(/info\.query echoes week/);
     expect(row(rows, 'conversations', 'topic_id')?.why).toMatch(/of \d+ answers/);
+    // Two domains' searches compared: one domain's non-empty answer had been enough, though an API ignoring the name gives one too.
+    expect(row(rows, 'fanouts/cited', 'domain')?.why).toMatch(/^\S+ and \S+ give different searches$/);
     const requests = Number(/\((\d+) requests; at most 120/.exec(out)?.[1]);
     expect(requests).toBeGreaterThan(40);
     expect(requests).toBeLessThanOrEqual(120);

@@ -33,14 +33,18 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
   // url instead of domain: the API takes one of them, so an answer to either shows the name it was sent under works.
   const url = facts.trackedUrl;
   const other = facts.domains[1];
-  if (base && (base.records.length > 0 || (base.total ?? 0) > 0)) book.verified(endpoint, 'domain', `the searches that led to ${domain}: ${base.total ?? base.records.length}`);
-  else if (other !== undefined) {
+  // Two domains must give different searches: an answer for one alone may be a default list the API gives whatever
+  // domain is sent (it was called verified), and the stream would file the same searches under every domain.
+  if (base && other !== undefined) {
     const second = await ctx.ask(endpoint, ['domain'], () => firstPage(client.fanoutsCited(brand, { ...windows.wide, domain: other, pageSize: 100 })));
-    if (second.ok && base && fingerprint(second.value.records, second.value.total) !== fingerprint(base.records, base.total)) book.verified(endpoint, 'domain', `${domain} and ${other} give different searches`);
+    if (second.ok && fingerprint(second.value.records, second.value.total) !== fingerprint(base.records, base.total)) book.verified(endpoint, 'domain', `${domain} and ${other} give different searches`);
   }
   if (book.verdictOf(endpoint, 'domain') === undefined) {
     // The spec takes one of url and domain: both at once is a request a validating API refuses, naming them.
-    await ctx.tiebreak(endpoint, 'domain', `${domain} with url too`, () => read({ url: url ?? `https://${domain}/` }, 1), `no search led to ${domain} in the window`);
+    const dataSays = base && (base.records.length > 0 || (base.total ?? 0) > 0)
+      ? other === undefined ? `${base.total ?? base.records.length} searches led to ${domain}, and no second domain is known to compare with` : `${domain} and ${other} give the same searches`
+      : `no search led to ${domain} in the window`;
+    await ctx.tiebreak(endpoint, 'domain', `${domain} with url too`, () => read({ url: url ?? `https://${domain}/` }, 1), dataSays);
   }
   if (url === undefined) book.unchecked(endpoint, 'url', 'the brand tracks no page; checkable once it tracks one');
   else {
