@@ -55,6 +55,8 @@ export const knobsSchema = z
      * endpoint's default engines applied when none is left and echoed in `info.query` (`default`), as an API may.
      */
     unknownEngines: z.enum(['refuse', 'default']),
+    /** The reports' `info.query` repeats the request as received, names it does not read included; default false. */
+    echoMirror: z.boolean(),
   })
   .strict();
 
@@ -79,6 +81,7 @@ export const DEFAULT_KNOBS: Knobs = {
   refusedPaths: [],
   quotaSpent: false,
   unknownEngines: 'refuse',
+  echoMirror: false,
 };
 
 export const partialKnobsSchema = knobsSchema.partial();

@@ -34,7 +34,20 @@ export class QueryReader {
     private readonly arrayFormat: ArrayFormat,
     private readonly strict: boolean,
     private readonly rangeEndEcho: RangeEndEcho = 'inclusive',
+    /** Echo the request as received instead of the query applied (the `echoMirror` knob). */
+    private readonly mirrorEcho = false,
   ) {}
+
+  /** The reports' `info.query`: the query as applied, or with `mirrorEcho` every parameter as received, known or not. */
+  echoed(): Record<string, unknown> {
+    if (!this.mirrorEcho) return this.applied;
+    const mirror: Record<string, unknown> = {};
+    for (const name of new Set(this.search.keys())) {
+      const values = this.search.getAll(name);
+      mirror[name] = values.length > 1 ? values : values[0];
+    }
+    return mirror;
+  }
 
   wire(name: string): string {
     return (this.mapping as Record<string, string | undefined>)[name] ?? name;

@@ -221,6 +221,22 @@ describe('bvsync doctor', () => {
     }
   });
 
+  it('judges no name by an info.query that repeats the request, and says so', async ({ expect }) => {
+    lenientRenamed.setKnobs({ echoMirror: true });
+    try {
+      const { code, out, rows } = await doctor(env(lenientRenamed, { BVSYNC_CONFIG: await configFor(lenientRenamed, 'mirror') }));
+      expect(out).toMatch(/^FAIL  info\.query repeats the request: it echoes bvsync_echo_check, a name no API reads/m);
+      // The API reads the range's end as `until`: the repeated end_date had verified the name it ignores.
+      for (const endpoint of ['reports/visibility', 'reports/citations']) {
+        expect(row(rows, endpoint, 'end_date')?.verdict, endpoint).not.toBe('verified');
+        expect(row(rows, endpoint, 'end_date')?.why, endpoint).not.toMatch(/info\.query echoes/);
+      }
+      expect(code).toBe(1);
+    } finally {
+      lenientRenamed.setKnobs({ echoMirror: false });
+    }
+  });
+
   it('names the wrong ones against `bvsync simulate --no-strict-params --params FILE`, as a user starts it', async ({ expect }) => {
     const names = join(dir.path, 'names.json');
     writeFileSync(names, JSON.stringify({ metric: 'rank_by', confirmed: 'only_confirmed' }));

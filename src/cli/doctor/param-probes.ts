@@ -7,6 +7,7 @@ import { probeArticlesAndAnalyses, probeCompetitors, probeTemplates } from './pr
 import { probeConversationDates, probeConversationFilters } from './probes/conversations.js';
 import { probeArrayFormat } from './probes/array-format.js';
 import { probeCitations, probeDomainDetail, probeVisibilityFilters, probeVisibilityReport } from './probes/echo.js';
+import { probeEchoMirror } from './probes/echo-mirror.js';
 import { probeFanoutsByPhrase, probeFanoutsCited } from './probes/fanouts.js';
 import { probeProductRanking, probeSwot } from './probes/ranking-swot.js';
 import { probeTrackedUrls } from './probes/tracked-urls.js';
@@ -32,6 +33,7 @@ export async function probeParameters(
   for (const endpoint of Object.values(ENDPOINTS)) book.declare(endpoint, SENT_PARAMS[endpoint]!);
   const ctx = new ProbeContext(endpointReads(client), brand, book, probeWindows(lastDay), config, refused);
 
+  await probeEchoMirror(ctx, client);
   const unechoed = await probeVisibilityReport(ctx);
   const conversations = await probeConversationDates(ctx);
   await probeArrayFormat(ctx);

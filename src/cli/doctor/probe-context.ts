@@ -97,6 +97,8 @@ export class ProbeContext {
    * names), each as a check line of doctor's: failed with what to set instead, or passed with what showed it.
    */
   readonly assumptions: Array<{ ok: boolean; line: string }> = [];
+  /** `info.query` repeats the request rather than the query applied (probes/echo-mirror.ts): it judges no name. */
+  echoMirrors = false;
   /** Requests the probes asked for so far (the client's retries aside). */
   requests = 0;
   /**

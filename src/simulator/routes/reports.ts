@@ -20,7 +20,7 @@ export const visibilityRoute: Route = {
     query.echo('include_scenarios', includeScenarios);
     query.finish();
     const rows = visibilityReport(sim.store, world, filter, includeScenarios);
-    return { body: { data: rows, info: { query: query.applied, total_rows: rows.length } } };
+    return { body: { data: rows, info: { query: query.echoed(), total_rows: rows.length } } };
   },
 };
 
@@ -39,7 +39,7 @@ export const citationsRoute: Route = {
     query.echo('domains', domains);
     query.finish();
     const { rows, summary } = citationsReport(sim.store, world, filter, citationFilter, period, domains);
-    return { body: { data: rows, info: { query: query.applied, total_rows: rows.length, summary } } };
+    return { body: { data: rows, info: { query: query.echoed(), total_rows: rows.length, summary } } };
   },
 };
 
@@ -56,7 +56,7 @@ export const domainDetailRoute: Route = {
     const domain = normalizeDomain(params[0]!);
     const detail = domainDetail(sim.store, world, filter, citationFilter, domain);
     if (!detail) throw simulatorNotFound(`no citation of ${domain} in the range`);
-    return { body: { data: detail, info: { query: query.applied } } };
+    return { body: { data: detail, info: { query: query.echoed() } } };
   },
 };
 

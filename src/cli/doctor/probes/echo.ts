@@ -14,7 +14,7 @@ export interface Sent {
  * back missing or at its default. An answer without an echo settles nothing; the invalid-value tiebreak does.
  */
 function judgeEcho(ctx: ProbeContext, endpoint: string, sent: readonly Sent[], echo: Record<string, unknown> | null | undefined): Sent[] {
-  if (!echo || Object.keys(echo).length === 0) return [...sent];
+  if (!echo || Object.keys(echo).length === 0 || ctx.echoMirrors) return [...sent];
   for (const { name, value } of sent) {
     const wire = ctx.book.wire(name);
     const applied = wire in echo ? echo[wire] : echo[name];
@@ -258,6 +258,6 @@ function badFilter(name: ParamName, bad: string): Record<string, unknown> {
 async function tiebreakUnechoed(ctx: ProbeContext, endpoint: string, unjudged: Sent[], call: (name: ParamName, bad: string) => Promise<unknown>): Promise<void> {
   for (const { name } of unjudged) {
     const bad = name === 'start_date' || name === 'end_date' ? 'not-a-day' : 'not-a-value';
-    await ctx.tiebreak(endpoint, name, bad, () => call(name, bad), 'the answer has no info.query echo');
+    await ctx.tiebreak(endpoint, name, bad, () => call(name, bad), ctx.echoMirrors ? 'info.query repeats the request, so it shows nothing applied' : 'the answer has no info.query echo');
   }
 }
