@@ -57,6 +57,8 @@ export const knobsSchema = z
     unknownEngines: z.enum(['refuse', 'default']),
     /** The reports' `info.query` repeats the request as received, names it does not read included; default false. */
     echoMirror: z.boolean(),
+    /** An end day is read as the instant it begins, so the range leaves it out (against the spec); default false. */
+    endDayLeftOut: z.boolean(),
   })
   .strict();
 
@@ -82,6 +84,7 @@ export const DEFAULT_KNOBS: Knobs = {
   quotaSpent: false,
   unknownEngines: 'refuse',
   echoMirror: false,
+  endDayLeftOut: false,
 };
 
 export const partialKnobsSchema = knobsSchema.partial();

@@ -36,6 +36,8 @@ export class QueryReader {
     private readonly rangeEndEcho: RangeEndEcho = 'inclusive',
     /** Echo the request as received instead of the query applied (the `echoMirror` knob). */
     private readonly mirrorEcho = false,
+    /** Read an end day as the instant it begins, leaving that day out (the `endDayLeftOut` knob). */
+    private readonly endDayLeftOut = false,
   ) {}
 
   /** The reports' `info.query`: the query as applied, or with `mirrorEcho` every parameter as received, known or not. */
@@ -137,7 +139,7 @@ export class QueryReader {
     const start = this.raw('start_date');
     const end = this.raw('end_date');
     const startParsed = start === undefined ? undefined : parseBound(start, 'start');
-    const endParsed = end === undefined ? undefined : parseBound(end, 'end');
+    const endParsed = end === undefined ? undefined : this.endDayLeftOut && parseSimDay(end) !== undefined ? { ms: parseSimDay(end)! * DAY_MS - 1, text: end } : parseBound(end, 'end');
     if (start !== undefined && !startParsed) this.fail('start_date', 'must be YYYY-MM-DD or an ISO 8601 datetime');
     if (end !== undefined && !endParsed) this.fail('end_date', 'must be YYYY-MM-DD or an ISO 8601 datetime');
     if ((start !== undefined && !startParsed) || (end !== undefined && !endParsed)) return undefined;
@@ -146,7 +148,9 @@ export class QueryReader {
       ms: (Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1) * DAY_MS,
       text: simDayString(Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1),
     };
-    if (startBound.ms > endBound.ms) return this.fail('start_date', 'must not be after the end of the range');
+    // A one-day range whose end day is left out is empty, not refused: as such an API answers it.
+    const emptied = this.endDayLeftOut && startBound.ms === endBound.ms + 1;
+    if (startBound.ms > endBound.ms && !emptied) return this.fail('start_date', 'must not be after the end of the range');
     this.applied[this.wire('start_date')] = this.rangeEndEcho === 'offset' ? `${startBound.text.slice(0, 10)}T00:00:00-05:00` : startBound.text;
     this.applied[this.wire('end_date')] = echoedEnd(this.rangeEndEcho, endBound);
     return { startMs: startBound.ms, endMs: endBound.ms, startText: startBound.text, endText: endBound.text };

@@ -131,6 +131,7 @@ describe('bvsync doctor', () => {
     expect(out).toMatch(/^ok {4}brand 2: readable/m);
     expect(out).toMatch(/^ok {4}api\.arrayFormat "repeat": engines=\S+ sent as a repeated parameter answers what each engine answers alone, added up \(\d+ \+ \d+\)/m);
     expect(out).toMatch(/^ok {4}engines: the visibility report's info\.query names the brand's engines when none is sent/m);
+    expect(out).toMatch(/^ok {4}ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) holds its answers \(\d+\), as the daily slices need$/m);
     // 13 endpoints, 80 (endpoint, parameter) pairs: the ones src/api/client.ts can send.
     expect(new Set(rows.map((r) => r.endpoint)).size).toBe(13);
     expect(rows).toHaveLength(80);
@@ -218,6 +219,17 @@ describe('bvsync doctor', () => {
       expect(out).not.toMatch(/names no engines/);
     } finally {
       await renamed.close();
+    }
+  });
+
+  it('fails an API whose one-day range is empty (the end day left out): every daily slice would load empty', async ({ expect }) => {
+    plain.setKnobs({ endDayLeftOut: true });
+    try {
+      const { code, out } = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'end-day-left-out') }));
+      expect(out).toMatch(/^FAIL  ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) gives no answers, though \d+ of the window's are of that day: the API leaves the end day out/m);
+      expect(code).toBe(1);
+    } finally {
+      plain.setKnobs({ endDayLeftOut: false });
     }
   });
 

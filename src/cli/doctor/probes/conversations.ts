@@ -23,7 +23,36 @@ export async function probeConversationDates(ctx: ProbeContext): Promise<RangeAn
   ctx.offerControl(endpoint, 'start_date', () => firstPage(client.conversations(brand, { ...ctx.windows.wide, startDate: 'not-a-day', pageSize: 1 })));
   ctx.offerControl(endpoint, 'end_date', () => firstPage(client.conversations(brand, { ...ctx.windows.wide, endDate: 'not-a-day', pageSize: 1 })));
   if (answers) ctx.facts.engines = [...new Set((answers.wide.records as Conversation[]).map((c) => c.model))].sort();
+  if (answers) await probeOneDay(ctx, answers.wide.records as Conversation[]);
   return answers;
+}
+
+/**
+ * A range of one day (start_date = end_date), the only one the daily slices send: an API that reads the end as
+ * exclusive answers it with nothing, and every daily slice of a backfill would load empty and complete while the
+ * wider ranges of the other probes look right. One request, for the day with the most answers seen.
+ */
+async function probeOneDay(ctx: ProbeContext, records: readonly Conversation[]): Promise<void> {
+  const counts = new Map<string, number>();
+  for (const record of records) {
+    const day = dayOfAnswer(record);
+    if (day) counts.set(day, (counts.get(day) ?? 0) + 1);
+  }
+  const [day, seen] = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0] ?? [];
+  if (day === undefined || seen === undefined) return;
+  const answer = await ctx.ask(endpoint, ['start_date', 'end_date'], () => firstPage(ctx.client.conversations(ctx.brand, { startDate: day, endDate: day, pageSize: 1 })));
+  if (!answer.ok) return;
+  const found = answer.value.total ?? answer.value.records.length;
+  ctx.assumptions.push(
+    found > 0
+      ? { ok: true, line: `ranges: a range of one day (${day}..${day}) holds its answers (${found}), as the daily slices need` }
+      : {
+          ok: false,
+          line:
+            `ranges: a range of one day (${day}..${day}) gives no answers, though ${seen} of the window's are of that day: the API leaves the end day out ` +
+            '(the spec: both ends inclusive), and every daily slice would load empty',
+        },
+  );
 }
 
 /** The other filters of endpoint 13, each one request against the wide window's answer, then paging (two). */
