@@ -195,8 +195,8 @@ export class Transport {
       try {
         text = await readResponseText(response, endpoint, this.config.maxResponseMb * 2 ** 20);
       } catch (error) {
-        // An error answer whose body is cut short or cannot be decoded is still its status: a 429 read as a reset was
-        // retried at once, its Retry-After unheeded, and a 401 or a 404 tried twenty times.
+        // An error answer whose body is cut short or cannot be decoded keeps its status and headers: a 429 read as a
+        // reset was retried at once, its Retry-After unheeded and the key not slowed (below).
         if (callerSignal?.aborted || status < 400) throw error;
         text = '';
         unreadBody = error instanceof Error ? error.message : String(error);
@@ -212,6 +212,13 @@ export class Transport {
       body = text === '' ? undefined : JSON.parse(text);
     } catch {
       parsed = false;
+    }
+    if (unreadBody !== undefined && status !== 429) {
+      // Its body says what it means (an empty domain detail or a missing resource, which brand or key is refused):
+      // asked again, as any body cut short is, heeding a Retry-After it came with.
+      await this.tellBudget(status, headers, sentAt, endpoint, false);
+      const retryAfterMs = parseRetryAfter(firstHeader(headers, 'retry-after'), Date.now());
+      throw new TransientError(`${endpoint}: HTTP ${status} whose body could not be read: ${unreadBody}`, { status, endpoint }, 'bad_body', retryAfterMs);
     }
     if (status < 200 || status >= 300) {
       const error = classifyResponse({ status, headers, body: parsed ? body : undefined, endpoint, text, unreadBody });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
-import { AuthError, RateLimitedError } from '../../src/api/errors.js';
+import { RateLimitedError, TransientError } from '../../src/api/errors.js';
 import { parseConfig } from '../../src/config/load.js';
 import { named } from '../support/named-client.js';
 import { collect } from './mock-api.js';
@@ -26,8 +26,8 @@ beforeAll(async () => {
       setTimeout(() => res.socket?.destroy(), 20);
       return;
     }
-    // A 401 whose gzip body is empty: it cannot be decoded.
-    res.writeHead(401, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': '0' });
+    // A 404 whose gzip body is empty: it cannot be decoded, and only its body says whether it is an empty result.
+    res.writeHead(404, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': '0' });
     res.end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -54,12 +54,15 @@ describe('an error answer whose body cannot be read', () => {
     expect(requests).toBe(1);
   });
 
-  it('is a refused key when it is a 401, not retried', async () => {
+  it('is asked again when another status, whose body says what it means (a 404: an empty result, or a missing one)', async () => {
     requests = 0;
     const client = named(createApiClient(config()));
     const error = await collect(client.conversations(2)).catch((caught: unknown) => caught);
     await client.close();
-    expect(error).toBeInstanceOf(AuthError);
-    expect(requests).toBe(1);
+    // Read as a 404 without the envelope it failed an empty domain detail for good, where a retry reads it whole.
+    expect(error).toBeInstanceOf(TransientError);
+    expect((error as TransientError).reason).toBe('bad_body');
+    expect((error as Error).message).toMatch(/HTTP 404 whose body could not be read/);
+    expect(requests).toBe(5);
   });
 });
