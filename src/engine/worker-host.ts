@@ -169,7 +169,11 @@ export class WorkerHost {
         writes: writtenFile(config.db),
         ttlMs: this.options.leaseTtlMs,
         onAcquired: () => this.becomeWriter(),
-        onLost: () => this.stopWriting(),
+        onLost: () => {
+          // Said, or a worker that stopped loading (Redis restarted empty, a stall past the lease's ttl) looked idle.
+          if (!this.stopping) log.warn({ db: writtenFile(config.db) }, 'lost the DuckDB writer lease: loading stops until this or another process takes it again');
+          return this.stopWriting();
+        },
       });
       await this.lease.start();
     }

@@ -31,8 +31,9 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis restarted mid-run (needs redis-server
 
   it('with its data lost: the command says so and exits 1; running it again completes the window; a bvsync worker beside it rides it out', async () => {
     const outcome = await redisTroubleScenario(reference, { keepData: false, withWorker: true });
-    // The worker held the writer lease, lost it with Redis's data, and took it again.
-    expect(outcome.disturbed.at(-1)).toMatch(/a bvsync worker rode it out \(took the writer lease [2-9] times\)/);
+    // The worker held the writer lease and lost it with Redis's data, saying so; whether it or the command run again
+    // takes it next is a race (CI saw the command win, and the worker take it once).
+    expect(outcome.disturbed.at(-1)).toMatch(/a bvsync worker rode it out \(took the writer lease [1-9] times, lost it [1-9] times\)/);
     expect(outcome.firstExit).toBe(1);
     expect(outcome.firstOutput).toMatch(/bvsync: run backfill-\S+ is no longer in Redis \(Redis lost its data\?\): run the same command again/);
     expect(outcome.reran).toBe(true);

@@ -433,7 +433,8 @@ export async function redisTroubleScenario(reference: Reference, options: RedisT
       worker.kill('SIGTERM');
       const stopped = await worker.done;
       if (stopped.code !== 0) problems.push(`the bvsync worker exited ${stopped.code ?? stopped.signal} on SIGTERM: ${stopped.stderr.slice(-1000)}`);
-      disturbed.push(`a bvsync worker rode it out (took the writer lease ${worker.output().match(/holding the DuckDB writer lease/g)?.length ?? 0} times)`);
+      const count = (pattern: RegExp) => worker.output().match(pattern)?.length ?? 0;
+      disturbed.push(`a bvsync worker rode it out (took the writer lease ${count(/holding the DuckDB writer lease/g)} times, lost it ${count(/lost the DuckDB writer lease/g)} times)`);
     }
     const status = /: complete;/.test(finalOutput) ? 'complete' : (/run \S+: (\w+);/.exec(finalOutput)?.[1] ?? 'unknown');
     const retries = Number(/(\d[\d,]*) retries/.exec(finalOutput)?.[1] ?? 0);
