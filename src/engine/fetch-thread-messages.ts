@@ -5,7 +5,9 @@ import {
   NotFoundError,
   PagingError,
   PermanentError,
+  QuotaExceededError,
   RateLimitedError,
+  TlsCertificateError,
   TransientError,
   ValidationError,
   type ApiErrorFields,
@@ -88,6 +90,8 @@ const PERMANENT_CLASSES: Record<string, PermanentClass> = {
   BrandAccessDeniedError,
   NotFoundError,
   PagingError,
+  QuotaExceededError,
+  TlsCertificateError,
 };
 
 /**

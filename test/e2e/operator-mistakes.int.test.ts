@@ -329,10 +329,11 @@ describe("the preflight's own endpoint refused (a 403 forbidden on the competito
 });
 
 describe('a key whose quota is spent (a 429 whose code names a quota), in a run with no preflight', () => {
-  it('fails its slices after one request and the run ends, where it had put every slice back in the queue for ever', async () => {
-    await freshFixture('quota');
+  // With a fetch thread, the error crosses the thread as its class: revived as a plain PermanentError, it was not remembered.
+  it.each([0, 1])('fails its slices after one request and the run ends, where it had put every slice back in the queue for ever (fetchThreads %i)', async (fetchThreads) => {
+    await freshFixture(`quota-${fetchThreads}`);
     fx.sim.setKnobs({ quotaSpent: true });
-    const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, brands: [1], streams: STREAMS.split(','), worker: { fetchConcurrency: 1 } });
+    const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, brands: [1], streams: STREAMS.split(','), worker: { fetchConcurrency: 1, fetchThreads } });
     expect(progress.meta.status).toBe('failed');
     expect(apiRequests().map((entry) => entry.status)).toEqual([429]);
     const [states] = await queryFile(fx.config.db, `SELECT count(*)::INTEGER AS slices, count(*) FILTER (WHERE status = 'failed' AND error_code = 'monthly_quota_exceeded')::INTEGER AS spent FROM _sync_state`);
