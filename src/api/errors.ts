@@ -198,10 +198,13 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
 
   // A 429 whose code names a quota or a period (`monthly_quota_exceeded`) is not cured by a wait of seconds: waited out
   // as a rate limit, every slice was put back in the queue for ever and the run never ended.
-  if (status === 429 && envelope.apiCode !== undefined && namesQuota(envelope.apiCode)) return new QuotaExceededError(text, fields);
+  // A Retry-After of a minute at most says the wait does cure it (an hourly window nearly over): waited out below.
+  const retryAfter = parseRetryAfter(response.headers['retry-after'], now);
+  if (status === 429 && envelope.apiCode !== undefined && namesQuota(envelope.apiCode) && !(retryAfter !== undefined && retryAfter <= QUOTA_WAIT_MAX_MS)) {
+    return new QuotaExceededError(text, fields);
+  }
   if (status === 429 || isThrottling(response, envelope.apiCode, now)) {
-    const retryAfterMs = parseRetryAfter(response.headers['retry-after'], now) ?? DEFAULT_RETRY_AFTER_MS;
-    return new RateLimitedError(text, fields, retryAfterMs);
+    return new RateLimitedError(text, fields, retryAfter ?? DEFAULT_RETRY_AFTER_MS);
   }
   if (status >= 500 || status === 408) return new TransientError(text, fields, 'server_error', parseRetryAfter(response.headers['retry-after'], now));
   // The spec names this code and not its status (403 is the simulator's choice): read with a 401 as a refused key, one
@@ -224,9 +227,16 @@ function namesRateLimit(apiCode: string): boolean {
   return /ratelimit|throttl|toomanyrequests/.test(letters) && !namesQuota(apiCode);
 }
 
-/** Whether an error code names a quota, a period or a plan (`insufficient_quota`, `daily_limit_exceeded`), any spelling. */
+/** The longest `Retry-After` with which a 429 naming a quota or a period is still waited out. */
+const QUOTA_WAIT_MAX_MS = 60_000;
+
+/**
+ * Whether an error code names a quota, a period or a plan (`insufficient_quota`, `DailyLimitExceeded`), word by word:
+ * read as one run of letters, `throttled_ai_requests` held "dai".
+ */
 function namesQuota(apiCode: string): boolean {
-  return /hour|dai|day|week|month|year|quota|batch|plan|billing|credit/.test(apiCode.toLowerCase().replace(/[^a-z]/g, ''));
+  const words = apiCode.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z]+/);
+  return words.some((word) => /^(hour|hourly|day|daily|week|weekly|month|monthly|year|yearly|annual|quota|quotas|batch|plan|billing|credit|credits)$/.test(word));
 }
 
 /**

@@ -46,8 +46,8 @@ export const knobsSchema = z
      */
     refusedPaths: z.array(z.string().min(1)),
     /**
-     * The key's quota is spent: every API request is answered 429 `monthly_quota_exceeded` (with a `Retry-After` of a
-     * second, as a gateway may send whatever the wait); default false.
+     * The key's quota is spent: every API request is answered 429 `monthly_quota_exceeded` with a `Retry-After` of a
+     * day; default false.
      */
     quotaSpent: z.boolean(),
     /**

@@ -203,7 +203,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
       return log(429);
     }
     if (knobs.quotaSpent) {
-      const outcome = errorOutcome(new SimulatorApiError(429, 'monthly_quota_exceeded', 'the monthly request quota of this API key is spent', [], { 'retry-after': '1' }));
+      const outcome = errorOutcome(new SimulatorApiError(429, 'monthly_quota_exceeded', 'the monthly request quota of this API key is spent', [], { 'retry-after': '86400' }));
       sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);
       return log(429);
     }

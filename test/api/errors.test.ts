@@ -29,12 +29,19 @@ describe('classifyResponse', () => {
 
   it('429 whose code names a quota or a period is a spent quota, not retried: a wait of seconds does not cure it', () => {
     for (const code of ['monthly_quota_exceeded', 'insufficient_quota', 'DailyLimitExceeded', 'billing_hard_limit_reached']) {
-      const error = classifyResponse({ status: 429, headers: { 'retry-after': '5' }, body: envelope(code), endpoint });
-      expect(error, code).toBeInstanceOf(QuotaExceededError);
-      expect(error.retryable).toBe(false);
-      expect(error.apiCode).toBe(code);
+      for (const headers of [{}, { 'retry-after': '3600' }]) {
+        const error = classifyResponse({ status: 429, headers, body: envelope(code), endpoint });
+        expect(error, code).toBeInstanceOf(QuotaExceededError);
+        expect(error.retryable).toBe(false);
+        expect(error.apiCode).toBe(code);
+      }
     }
-    expect(classifyResponse({ status: 429, headers: {}, body: envelope('too_many_requests'), endpoint })).toBeInstanceOf(RateLimitedError);
+    // A Retry-After of a minute at most says the wait cures it; and a code is read word by word ("ai" is no "daily").
+    const hourly = classifyResponse({ status: 429, headers: { 'retry-after': '30' }, body: envelope('hourly_rate_limit'), endpoint });
+    expect((hourly as RateLimitedError).retryAfterMs).toBe(30_000);
+    for (const code of ['too_many_requests', 'throttled_ai_requests', 'rate_limited_ai_engine', 'explained_limit']) {
+      expect(classifyResponse({ status: 429, headers: {}, body: envelope(code), endpoint }), code).toBeInstanceOf(RateLimitedError);
+    }
   });
 
   it('429 with an HTTP date, and without any header', () => {
