@@ -13,7 +13,7 @@ export interface Sent {
  * Compares what was sent with the `info.query` echo of what the API applied: a name the API does not know comes
  * back missing or at its default. An answer without an echo settles nothing; the invalid-value tiebreak does.
  */
-function judgeEcho(ctx: ProbeContext, endpoint: string, sent: readonly Sent[], echo: Record<string, unknown> | null | undefined): Sent[] {
+export function judgeEcho(ctx: ProbeContext, endpoint: string, sent: readonly Sent[], echo: Record<string, unknown> | null | undefined): Sent[] {
   if (!echo || Object.keys(echo).length === 0 || ctx.echoMirrors) return [...sent];
   for (const { name, value } of sent) {
     const wire = ctx.book.wire(name);
@@ -45,8 +45,19 @@ function show(value: unknown): string {
  */
 function isExclusiveEndOf(sent: unknown, applied: unknown): boolean {
   if (typeof sent !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(sent) || typeof applied !== 'string') return false;
-  const at = Date.parse(applied);
-  return /^\d{4}-\d{2}-\d{2}T/.test(applied) && !Number.isNaN(at) && at === Date.parse(`${sent}T00:00:00Z`) + 86_400_000;
+  const at = instantOf(applied);
+  return at !== undefined && at === Date.parse(`${sent}T00:00:00Z`) + 86_400_000;
+}
+
+/**
+ * The instant an echoed timestamp names: a space for the `T`, and UTC where it names no zone (the spec's times are
+ * UTC); read as local time, a doctor run on a Berlin machine called UTC days another zone's.
+ */
+function instantOf(text: string): number | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) return undefined;
+  const iso = text.replace(' ', 'T');
+  const at = Date.parse(/(Z|[+-]\d{2}(:?\d{2})?)$/i.test(iso) ? iso : `${iso}Z`);
+  return Number.isNaN(at) ? undefined : at;
 }
 
 /**
@@ -55,9 +66,9 @@ function isExclusiveEndOf(sent: unknown, applied: unknown): boolean {
  * not (`2026-11-25T00:00:00-05:00` is another zone's day; `2026-11-25T00:00:00Z` as an end covers only its midnight).
  */
 function instantOfDay(sent: unknown, applied: unknown): number | undefined {
-  if (typeof sent !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(sent) || typeof applied !== 'string' || !/^\d{4}-\d{2}-\d{2}[T ]/.test(applied)) return undefined;
-  const at = Date.parse(applied.replace(' ', 'T'));
-  return Number.isNaN(at) ? undefined : at - Date.parse(`${sent}T00:00:00Z`);
+  if (typeof sent !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(sent) || typeof applied !== 'string') return undefined;
+  const at = instantOf(applied);
+  return at === undefined ? undefined : at - Date.parse(`${sent}T00:00:00Z`);
 }
 
 const DAY_MS = 86_400_000;
@@ -65,7 +76,8 @@ const DAY_MS = 86_400_000;
 function judgeDayInstant(ctx: ProbeContext, endpoint: string, name: 'start_date' | 'end_date', wire: string, sent: string, applied: string, offsetMs: number): void {
   const echoes = `info.query echoes ${show(applied)} for ${wire}=${sent}`;
   if (name === 'start_date' && offsetMs === 0) return ctx.book.verified(endpoint, name, `${echoes}, the first instant of that UTC day`);
-  if (name === 'end_date' && offsetMs >= DAY_MS - 1_000 && offsetMs < DAY_MS) return ctx.book.verified(endpoint, name, `${echoes}, the last instant of that UTC day`);
+  // To the minute: an API may keep its times at minute precision (23:59).
+  if (name === 'end_date' && offsetMs >= DAY_MS - 60_000 && offsetMs < DAY_MS) return ctx.book.verified(endpoint, name, `${echoes}, the last instant of that UTC day`);
   if (name === 'end_date' && offsetMs === 0) {
     return ctx.book.unchecked(
       endpoint,
