@@ -34,7 +34,9 @@ export function echoedEngines(query: QueryEcho, enginesParam: string): string[] 
  */
 export function engineNotApplied(query: QueryEcho, enginesParam: string, asked: string): string | undefined {
   const echoed = echoedEngines(query, enginesParam);
-  if (echoed === null || (echoed.length === 1 && echoed[0]!.toLowerCase() === asked.toLowerCase())) return undefined;
+  // An empty list names no engine; a repeated one is still the one.
+  const named = new Set((echoed ?? []).map((engine) => engine.toLowerCase()));
+  if (named.size === 0 || (named.size === 1 && named.has(asked.toLowerCase()))) return undefined;
   return (
     `asked for engine ${JSON.stringify(asked)} alone, the answer's info.query says it applied ${JSON.stringify(echoed)}, so its rows are not that engine's ` +
     `and were not loaded; set sync.engineBreakdown to the API's engine ids and check api.params.engines (\`bvsync doctor\` reads both)`

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appliedQuery, echoedEngines, queryEchoOf } from '../../src/warehouse/provenance.js';
+import { appliedQuery, echoedEngines, engineNotApplied, queryEchoOf } from '../../src/warehouse/provenance.js';
 
 describe('the query echo of an answer', () => {
   it('is info.query when it is an object, and nothing otherwise', () => {
@@ -15,6 +15,14 @@ describe('the query echo of an answer', () => {
     expect(echoedEngines({ models: ['chatgpt'] }, 'engines')).toBeNull();
     expect(echoedEngines({ engines: [1, 2] }, 'engines')).toBeNull();
     expect(echoedEngines({ engines: 'chatgpt' }, 'engines')).toBeNull();
+  });
+
+  it('says a per-engine answer is not its engine\'s only when the echo names another engine', () => {
+    for (const engines of [['chatgpt'], ['ChatGPT'], ['chatgpt', 'chatgpt'], [], undefined, [1]]) {
+      expect(engineNotApplied({ engines }, 'engines', 'chatgpt'), JSON.stringify(engines)).toBeUndefined();
+    }
+    expect(engineNotApplied({ models: ['gemini', 'chatgpt'] }, 'models', 'chatgpt')).toMatch(/^asked for engine "chatgpt" alone, the answer's info\.query says it applied \["gemini","chatgpt"\]/);
+    expect(engineNotApplied({ engines: ['gemini'] }, 'engines', 'chatgpt')).toBeDefined();
   });
 
   it('carries the days the slice read beside the echo', () => {
