@@ -35,14 +35,16 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
   const other = facts.domains[1];
   // Two domains must give different searches: an answer for one alone may be a default list the API gives whatever
   // domain is sent (it was called verified), and the stream would file the same searches under every domain.
+  let compared = false;
   if (base && other !== undefined) {
     const second = await ctx.ask(endpoint, ['domain'], () => firstPage(client.fanoutsCited(brand, { ...windows.wide, domain: other, pageSize: 100 })));
+    compared = second.ok;
     if (second.ok && fingerprint(second.value.records, second.value.total) !== fingerprint(base.records, base.total)) book.verified(endpoint, 'domain', `${domain} and ${other} give different searches`);
   }
   if (book.verdictOf(endpoint, 'domain') === undefined) {
     // The spec takes one of url and domain: both at once is a request a validating API refuses, naming them.
     const dataSays = base && (base.records.length > 0 || (base.total ?? 0) > 0)
-      ? other === undefined ? `${base.total ?? base.records.length} searches led to ${domain}, and no second domain is known to compare with` : `${domain} and ${other} give the same searches`
+      ? compared ? `${domain} and ${other} give the same searches` : `${base.total ?? base.records.length} searches led to ${domain}, and no second domain's answer to compare with`
       : `no search led to ${domain} in the window`;
     await ctx.tiebreak(endpoint, 'domain', `${domain} with url too`, () => read({ url: url ?? `https://${domain}/` }, 1), dataSays);
   }
