@@ -206,7 +206,7 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
   if (status === 429 || isThrottling(response, envelope.apiCode, now)) {
     return new RateLimitedError(text, fields, retryAfter ?? DEFAULT_RETRY_AFTER_MS);
   }
-  if (status >= 500 || status === 408) return new TransientError(text, fields, 'server_error', parseRetryAfter(response.headers['retry-after'], now));
+  if (status >= 500 || status === 408) return new TransientError(text, fields, 'server_error', retryAfter);
   // The spec names this code and not its status (403 is the simulator's choice): read with a 401 as a refused key, one
   // brand's refusal stopped every brand's run; with a 404, the domain detail read it as a domain without citations.
   if (envelope.apiCode === 'brand_access_denied') return new BrandAccessDeniedError(text, fields);
@@ -290,13 +290,19 @@ export class TlsCertificateError extends PermanentError {
 
 /** A failure to trust the API's certificate as its error (code and message only), or undefined for any other failure. */
 export function classifyCertificateError(error: unknown, endpoint: string): TlsCertificateError | undefined {
-  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+  const code = errorCodeOf(error);
   if (code === undefined || !CERTIFICATE_CODES.test(code)) return undefined;
   const message = error instanceof Error ? error.message : String(error);
   return new TlsCertificateError(
     `${endpoint}: the API's TLS certificate is not trusted (${code}: ${message}); check api.url, and for a private certificate authority set NODE_EXTRA_CA_CERTS to its certificate`,
     { endpoint },
   );
+}
+
+/** The `code` of a Node or undici error (`ECONNRESET`, `CERT_HAS_EXPIRED`), when it has one. */
+function errorCodeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /** undici's codes of failures that happen before or while the answer arrives. */
@@ -308,7 +314,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  * can hold sockets and request options.
  */
 export function classifyNetworkError(error: unknown, endpoint: string, deadlineExceeded = false, deadlineMs?: number): TransientError {
-  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+  const code = errorCodeOf(error);
   const name = error instanceof Error ? error.name : 'Error';
   const message = error instanceof Error ? error.message : String(error);
   const timedOut = deadlineExceeded || (code !== undefined && TIMEOUT_CODES.has(code)) || name === 'TimeoutError';
