@@ -177,7 +177,7 @@ function wrongApiUrl(config: Config, error: ApiError): UsageError {
 }
 
 function refusedKey(error: AuthError, requests: number): UsageError {
-  const answer = `HTTP ${error.status ?? '?'}${error.apiCode ? ` ${error.apiCode}` : ''}${error.requestId ? `, request ${error.requestId}` : ''}`;
+  const answer = `${answerOf(error)}${error.requestId ? `, request ${error.requestId}` : ''}`;
   // A 403 naming neither the key nor the brand stops the command only when two endpoints gave it (probeBrandAccess).
   const both = refusesKey(error) ? '' : ', on the competitors list and the content analyses both';
   return new UsageError(
