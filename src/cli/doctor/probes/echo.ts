@@ -18,12 +18,15 @@ export function judgeEcho(ctx: ProbeContext, endpoint: string, sent: readonly Se
   for (const { name, value } of sent) {
     const wire = ctx.book.wire(name);
     const applied = wire in echo ? echo[wire] : echo[name];
+    const offsetMs = name === 'start_date' || name === 'end_date' ? instantOfDay(value, applied) : undefined;
     if (applied === undefined) {
       ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query does not hold it (it holds ${Object.keys(echo).join(', ')})`);
-    } else if (name === 'end_date' && isExclusiveEndOf(value, applied)) {
+    } else if (name === 'end_date' && offsetMs === DAY_MS) {
+      // An end day D echoed as the first instant of D+1: a half-open range, the same days as D inclusive. The spec says
+      // the bounds are inclusive but not how an echo spells them; taken for another day, it called a right end_date wrong.
       ctx.book.verified(endpoint, name, `info.query echoes ${show(applied)}, the instant after the day sent: the API reads the end as exclusive`);
-    } else if ((name === 'start_date' || name === 'end_date') && instantOfDay(value, applied) !== undefined) {
-      judgeDayInstant(ctx, endpoint, name, wire, value as string, applied as string, instantOfDay(value, applied)!);
+    } else if (offsetMs !== undefined) {
+      judgeDayInstant(ctx, endpoint, name as 'start_date' | 'end_date', wire, value as string, applied as string, offsetMs);
     } else if (!sameValue(value, applied)) {
       const arrays = Array.isArray(value) ? '; if the API reads lists another way, set api.arrayFormat' : '';
       ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query says ${show(applied)} was applied${arrays}`);
@@ -37,16 +40,6 @@ export function judgeEcho(ctx: ProbeContext, endpoint: string, sent: readonly Se
 function show(value: unknown): string {
   const text = Array.isArray(value) ? value.join(',') : String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
-}
-
-/**
- * An end day D echoed as the first instant of D+1: a half-open range, the same days as D inclusive. The spec says the
- * bounds are inclusive but not how an echo spells them; taken for another day, it called a right end_date wrong.
- */
-function isExclusiveEndOf(sent: unknown, applied: unknown): boolean {
-  if (typeof sent !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(sent) || typeof applied !== 'string') return false;
-  const at = instantOf(applied);
-  return at !== undefined && at === Date.parse(`${sent}T00:00:00Z`) + 86_400_000;
 }
 
 /**
