@@ -87,9 +87,27 @@ export class TransientError extends ApiError {
   ) {
     super(message, fields);
   }
+
+  /**
+   * Set by the transport when it gives up on a call whose failures were the API's absence (5xx, no connection, no
+   * answer in time) and no other call of its client was answered meanwhile: the API is down, not this request wrong.
+   * The fetch processor then waits the outage out (`sync.outageToleranceMinutes`) instead of spending the slice's attempts.
+   */
+  apiUnavailable = false;
+
   override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), reason: this.reason, ...(this.retryAfterMs === undefined ? {} : { retryAfterMs: this.retryAfterMs }) };
+    return {
+      ...super.toJSON(),
+      reason: this.reason,
+      ...(this.retryAfterMs === undefined ? {} : { retryAfterMs: this.retryAfterMs }),
+      ...(this.apiUnavailable ? { apiUnavailable: true } : {}),
+    };
   }
+}
+
+/** Reasons that say the API itself did not answer, rather than answered something unreadable. */
+export function isUnavailability(error: ApiError): error is TransientError {
+  return error instanceof TransientError && (error.reason === 'server_error' || error.reason === 'network' || error.reason === 'timeout');
 }
 
 /** A failure that another attempt would repeat: never retried. */

@@ -2,7 +2,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { ApiConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { backoffDelay } from './backoff.js';
-import { ApiError, RateLimitedError, TransientError, classifyCertificateError, classifyNetworkError, classifyResponse, describeBody, isBadEnvelope } from './errors.js';
+import { ApiError, RateLimitedError, TransientError, classifyCertificateError, classifyNetworkError, classifyResponse, describeBody, isBadEnvelope, isUnavailability } from './errors.js';
 import { UNLIMITED_RATE_BUDGET, sleep, type RateBudget } from './rate-budget.js';
 import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate-headers.js';
 import { ACCEPTED_ENCODINGS, readResponseText } from './response-body.js';
@@ -76,6 +76,8 @@ export class Transport {
   private readonly budget: RateBudget;
   /** Rate-limit headers already reported as unreadable: each is logged once, not on every answer. */
   private readonly unreadableHeaders = new Set<string>();
+  /** When the API last answered any call of this client with something other than a 5xx or a 408 (ms since the epoch). */
+  private lastAnsweredAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly config: ApiConfig & { url: string; apiKey: string },
@@ -113,6 +115,7 @@ export class Transport {
     const maxRateLimitRetries = this.options.maxRateLimitRetries ?? 20;
     let attempt = 0;
     let rateLimited = 0;
+    const callStartedAt = Date.now();
     for (;;) {
       attempt += 1;
       await this.budget.acquire(signal);
@@ -155,6 +158,9 @@ export class Transport {
           // longest wait between attempts (api.retryMaxMs).
           const named = Math.min((error instanceof TransientError && error.retryAfterMs) || 0, this.config.retryMaxMs);
           const delay = Math.max(backoff, named);
+          // The wait is the whole API's, not this call's: every call of the key holds back for it, so a 503 during a
+          // restart is not met again by each slice in flight.
+          if (named > 0 && isUnavailability(error)) await this.blockKey(named, request.endpoint);
           this.emit({ ...base, outcome: 'retry' });
           this.options.logger?.warn(
             { endpoint: request.endpoint, attempt, code: error.code, status: error.status, delayMs: delay, error: error.message },
@@ -163,6 +169,8 @@ export class Transport {
           await sleep(delay, signal);
           continue;
         }
+        // No other call was answered while this one failed: the API is away, which the fetch processor waits out.
+        if (isUnavailability(error) && this.lastAnsweredAt < callStartedAt) error.apiUnavailable = true;
         this.emit({ ...base, outcome: 'failed' });
         throw error;
       }
@@ -192,6 +200,7 @@ export class Transport {
       });
       status = response.statusCode;
       headers = response.headers;
+      if (status < 500 && status !== 408) this.lastAnsweredAt = Date.now();
       try {
         text = await readResponseText(response, endpoint, this.config.maxResponseMb * 2 ** 20);
       } catch (error) {
@@ -253,6 +262,14 @@ export class Transport {
       await this.budget.observe({ status: rateLimited ? 429 : status, sentAt, signals: stated ? signals : undefined });
     } catch (error) {
       this.options.logger?.warn({ endpoint, err: error instanceof Error ? error.message : String(error) }, 'the rate budget could not record an answer');
+    }
+  }
+
+  private async blockKey(ms: number, endpoint: string): Promise<void> {
+    try {
+      await this.budget.blockFor(ms);
+    } catch (error) {
+      this.options.logger?.warn({ endpoint, err: error instanceof Error ? error.message : String(error) }, 'the rate budget could not hold the key back');
     }
   }
 

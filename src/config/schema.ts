@@ -132,6 +132,11 @@ export const syncConfigSchema = z
      * writer; 0 reads them on the main thread. Default 0: docs/performance.md, "Fetch threads".
      */
     fetchThreads: z.number().int().min(0).max(16).default(0),
+    /**
+     * How long a slice waits out an API that answers nothing but 5xx, or nothing at all (a deployment, a gateway
+     * restart), before its attempts are spent as for any other failure; default 10 minutes, 0 = not waited out.
+     */
+    outageToleranceMinutes: z.number().min(0).max(1440).default(10),
     // Each stream's own settings (src/streams/<name>.ts, `settings`).
     ...STREAM_SETTINGS,
   })

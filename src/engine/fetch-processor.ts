@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ApiError, AuthError, BrandAccessDeniedError, QuotaExceededError, RateLimitedError, isBadEnvelope, refusesKey, type ApiClient } from '../api/index.js';
+import { ApiError, AuthError, BrandAccessDeniedError, QuotaExceededError, RateLimitedError, TransientError, isBadEnvelope, refusesKey, type ApiClient } from '../api/index.js';
 import type { SyncConfig } from '../config/schema.js';
 import { redactSecrets, type Logger } from '../log.js';
 import type { SliceOutcomeStatus, SyncMetrics } from '../ops/sync-metrics.js';
 import { getStream } from '../streams/registry.js';
 import type { AccessMemo } from './access-memo.js';
+import type { Outage, OutageMemo } from './outage-memo.js';
 import { fetchJobSchema, parseJobData, type CommitJobData, type FetchJobData } from './job-data.js';
 import { enqueueCommit, enqueueUncounted } from './enqueue.js';
 import type { Queues } from './queues.js';
@@ -30,6 +31,8 @@ export interface FetchProcessorDeps {
   metrics?: SyncMetrics;
   /** What the API refused (the key, a brand), shared through Redis: slices it covers fail without a request; default none. */
   access?: AccessMemo;
+  /** The run's memory of the API being away, shared through Redis; default none: outages spend attempts as any failure. */
+  outages?: OutageMemo;
   /** Reads the slices: the fetch threads (`sync.fetchThreads`); default on this thread through `client`. */
   reader?: SliceReader;
 }
@@ -67,8 +70,15 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       });
       return;
     }
+    const outageGivenUp = await deps.outages?.gaveUp(data.runId).catch(() => undefined);
+    if (outageGivenUp) {
+      fetched('failed');
+      await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, unavailableFailure(outageGivenUp, deps.sync, 'skipped without a request: '));
+      return;
+    }
     try {
       const { result, chunks } = await reader.read(data, token, tally);
+      if (result.status === 'complete') await deps.outages?.over(data.runId).catch(() => undefined);
       if (result.status !== 'complete') log.warn({ status: result.status, problem: result.problem }, `slice ${result.status}`);
       fetched(result.status);
       await sendToCommit(deps, data, {
@@ -122,6 +132,32 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         await deps.queues.fetch.rateLimit(error.retryAfterMs);
         throw Worker.RateLimitError();
       }
+      // The API answers nothing but 5xx, or nothing (a deployment, a gateway restart): the slice goes back to the queue
+      // without spending an attempt and the queue pauses, longer the longer it lasts, up to sync.outageToleranceMinutes.
+      // Before, each slice in flight spent its four attempts in some 15-30 s and a restart of a minute failed the run.
+      if (error instanceof TransientError && error.apiUnavailable && deps.outages) {
+        const outage = await deps.outages.sighted(data.runId, Date.now()).catch(() => undefined);
+        const waitedMs = outage ? outage.seenAt - outage.since : 0;
+        if (outage && outage.gaveUpAt === undefined && waitedMs < deps.sync.outageToleranceMinutes * 60_000) {
+          const pauseMs = outagePauseMs(waitedMs);
+          log.warn(
+            { err: describe(error), unavailableForS: Math.round(waitedMs / 1000), pauseMs, toleranceMin: deps.sync.outageToleranceMinutes },
+            'the API is not answering: the slice waits in the queue, without spending an attempt',
+          );
+          fetched('retry');
+          await carryTally();
+          await deps.queues.fetch.rateLimit(pauseMs);
+          throw Worker.RateLimitError();
+        }
+        if (outage) {
+          // Waited out as long as the run may: this slice and the run's others fail, without asking an API that is away.
+          const gaveUp = await deps.outages.giveUp(data.runId, outage, Date.now()).catch(() => outage);
+          log.error({ err: describe(error), unavailableForS: Math.round(waitedMs / 1000) }, 'the API did not come back within sync.outageToleranceMinutes: the slice fails');
+          fetched('failed');
+          await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, unavailableFailure(gaveUp, deps.sync, '', error));
+          return;
+        }
+      }
       if (error instanceof BrandAccessDeniedError || error instanceof AuthError || error instanceof QuotaExceededError) {
         // A 401, a 403 naming the key or a spent quota refuses the key itself; any other 403 is this endpoint's answer
         // (a plan without it), for this brand.
@@ -148,6 +184,24 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         requestId: error instanceof ApiError ? (error.requestId ?? null) : null,
       });
     }
+  };
+}
+
+/** The fetch queue's pause while the API is away: as long as it has been away so far, between 5 s and a minute. */
+export function outagePauseMs(waitedMs: number): number {
+  return Math.min(60_000, Math.max(5_000, waitedMs));
+}
+
+/** Why a slice failed when the run stopped waiting for the API. */
+function unavailableFailure(outage: Outage, sync: SyncConfig, lead: string, error?: ApiError): Pick<CommitFields, 'error' | 'errorCode' | 'requestId'> {
+  const minutes = Math.max(1, Math.round((outage.seenAt - outage.since) / 60_000));
+  const last = error ? ` (last: ${error.message})` : '';
+  return {
+    error: redactSecrets(
+      `${lead}the API has not answered since ${new Date(outage.since).toISOString()} (${minutes} min, sync.outageToleranceMinutes is ${sync.outageToleranceMinutes})${last}; the next run asks again`,
+    ),
+    errorCode: 'api_unavailable',
+    requestId: error?.requestId ?? null,
   };
 }
 

@@ -60,7 +60,7 @@ export type FromFetchThread =
 export interface SerializedError {
   name: string;
   message: string;
-  api?: ApiErrorFields & { retryable: boolean; retryAfterMs?: number; reason?: TransientReason };
+  api?: ApiErrorFields & { retryable: boolean; retryAfterMs?: number; reason?: TransientReason; apiUnavailable?: boolean };
 }
 
 export function serializeError(error: unknown): SerializedError {
@@ -74,7 +74,11 @@ export function serializeError(error: unknown): SerializedError {
       retryable: error.retryable,
     };
     if (error instanceof RateLimitedError) api.retryAfterMs = error.retryAfterMs;
-    if (error instanceof TransientError) api.reason = error.reason;
+    if (error instanceof TransientError) {
+      api.reason = error.reason;
+      if (error.retryAfterMs !== undefined) api.retryAfterMs = error.retryAfterMs;
+      if (error.apiUnavailable) api.apiUnavailable = true;
+    }
     return { name: error.name, message: error.message, api };
   }
   if (error instanceof Error) return { name: error.name, message: redactSecrets(error.message) };
@@ -106,9 +110,13 @@ export function reviveError(serialized: SerializedError): Error {
     error.name = serialized.name;
     return error;
   }
-  const { retryable, retryAfterMs, reason, ...fields } = api;
+  const { retryable, retryAfterMs, reason, apiUnavailable, ...fields } = api;
   if (serialized.name === 'RateLimitedError') return new RateLimitedError(serialized.message, fields, retryAfterMs ?? 0);
-  if (retryable) return new TransientError(serialized.message, fields, reason ?? 'network');
+  if (retryable) {
+    const transient = new TransientError(serialized.message, fields, reason ?? 'network', retryAfterMs);
+    transient.apiUnavailable = apiUnavailable === true;
+    return transient;
+  }
   const permanent = PERMANENT_CLASSES[serialized.name] ?? PermanentError;
   return new permanent(serialized.message, fields);
 }

@@ -12,6 +12,7 @@ import { workingPathFor } from '../warehouse/paths.js';
 import { openWarehouse, type Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { AccessMemo } from './access-memo.js';
+import { OutageMemo } from './outage-memo.js';
 import { fetchProcessor } from './fetch-processor.js';
 import { FetchThreadPool } from './fetch-thread-pool.js';
 import { loadProcessor } from './load-processor.js';
@@ -158,6 +159,7 @@ export class WorkerHost {
         signal: this.abort.signal,
         metrics: this.options.metrics,
         access: new AccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
+        outages: new OutageMemo(this.connection, prefix),
         reader: this.fetchThreads,
       }),
       this.options.fetchConcurrency ?? config.sync.fetchConcurrency,

@@ -59,6 +59,11 @@ export const knobsSchema = z
     echoMirror: z.boolean(),
     /** An end day is read as the instant it begins, so the range leaves it out (against the spec); default false. */
     endDayLeftOut: z.boolean(),
+    /**
+     * The API is away, as during a deployment or a gateway restart: every API request is answered 503 with a
+     * `Retry-After` of a second (`503`), or its connection is closed unanswered (`reset`); default `off`.
+     */
+    unavailable: z.enum(['off', '503', 'reset']),
   })
   .strict();
 
@@ -85,6 +90,7 @@ export const DEFAULT_KNOBS: Knobs = {
   unknownEngines: 'refuse',
   echoMirror: false,
   endDayLeftOut: false,
+  unavailable: 'off',
 };
 
 export const partialKnobsSchema = knobsSchema.partial();

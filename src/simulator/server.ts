@@ -192,6 +192,15 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
       }
     }
 
+    if (knobs.unavailable === 'reset') {
+      req.socket.destroy();
+      return log(0, 'reset');
+    }
+    if (knobs.unavailable === '503') {
+      const outcome = errorOutcome(new SimulatorApiError(503, 'service_unavailable', 'the service is restarting', [], { 'retry-after': '1' }));
+      sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
+      return log(503);
+    }
     const keyHeader = req.headers['x-api-key'];
     const rateKey = typeof keyHeader === 'string' ? keyHeader : '';
     const allowed = sim.rateLimiter.take(rateKey, knobs.rateLimit, Date.now());

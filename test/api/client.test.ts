@@ -139,6 +139,37 @@ describe('API client over HTTP', () => {
     expect(calls).toBe(3);
   });
 
+  it("holds the whole key back for a 503's Retry-After, so the calls beside it do not meet the restart too", async () => {
+    let calls = 0;
+    const { agent } = mockApi(() => (++calls === 1 ? { status: 503, headers: { 'retry-after': '1' }, body: errorBody('unavailable') } : { body: onePage }));
+    const budget = recordingBudget();
+    client = named(createApiClient(mockConfig({ maxAttempts: 2, retryMaxMs: 5_000 }), { dispatcher: agent, budget }));
+    await collect(client.conversations(7));
+    expect(budget.blocks).toEqual([1_000]);
+  });
+
+  it('says the API is away when a call gives up on 5xx and resets and no other call was answered meanwhile', async () => {
+    const { agent } = mockApi((url) => (url.pathname.endsWith('/7/conversations') ? { status: 502, body: errorBody('bad_gateway') } : { body: onePage }));
+    client = named(createApiClient(mockConfig({ maxAttempts: 2 }), { dispatcher: agent }));
+    const away = await collect(client.conversations(7)).catch((e: unknown) => e);
+    expect(away).toBeInstanceOf(TransientError);
+    expect((away as TransientError).apiUnavailable).toBe(true);
+    // Another call answered while this one failed: the API is there, and this request is what it fails.
+    const failing = collect(client.conversations(7)).catch((e: unknown) => e);
+    await collect(client.conversations(8));
+    const alone = await failing;
+    expect(alone).toBeInstanceOf(TransientError);
+    expect((alone as TransientError).apiUnavailable).toBe(false);
+  });
+
+  it('does not say the API is away for an answer it could not read', async () => {
+    const { agent } = mockApi(() => ({ text: '<html>gateway</html>' }));
+    client = named(createApiClient(mockConfig({ maxAttempts: 2 }), { dispatcher: agent }));
+    const error = await collect(client.conversations(7)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransientError);
+    expect((error as TransientError).apiUnavailable).toBe(false);
+  });
+
   it('fails fast on brand_access_denied and on a 400, without retrying', async () => {
     let calls = 0;
     const { agent } = mockApi((url) => {

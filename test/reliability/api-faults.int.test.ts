@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_TROUBLES, apiTroubleScenario, cleanReference, type Reference } from './scenarios.js';
+import { API_TROUBLES, apiOutageScenario, apiTroubleScenario, cleanReference, type Reference } from './scenarios.js';
 
 /**
  * Backfills through an unreliable API (simulator knobs): 20 % of requests failing in every way the simulator knows,
@@ -42,4 +42,33 @@ describe('an unreliable API', () => {
     expect(outcome.differences).toEqual([]);
     expect(outcome.stateDifferences).toBe(0);
   }, 120_000);
+});
+
+describe('an API away for a while (a deployment, a gateway restart)', () => {
+  // Before, each slice in flight spent its four attempts within ~15 s and the run ended incomplete.
+  it.each([
+    { mode: '503' as const, fetchThreads: 0 },
+    { mode: 'reset' as const, fetchThreads: 1 },
+  ])('$mode for 20 s (fetchThreads $fetchThreads): the slices wait it out and the tables are those of a clean run', async ({ mode, fetchThreads }) => {
+    const outcome = await apiOutageScenario(reference, { mode, outageMs: 20_000, fetchThreads });
+    expect(outcome.status, outcome.disturbed.join('; ')).toBe('complete');
+    expect(outcome.failedSlices).toBe(0);
+    expect(outcome.differences).toEqual([]);
+    expect(outcome.stateDifferences).toBe(0);
+    expect(outcome.seconds).toBeGreaterThan(20);
+    // The queue pauses while the API is away (5 s, then as long as it has lasted): not every slice asks in a loop.
+    expect(outcome.unanswered).toBeGreaterThan(0);
+    expect(outcome.unanswered).toBeLessThan(100);
+  }, 150_000);
+
+  it('away for longer than sync.outageToleranceMinutes: its slices fail and the run ends', async () => {
+    const outcome = await apiOutageScenario(reference, { mode: '503', outageMs: undefined, toleranceMinutes: 0.1 });
+    expect(outcome.status).toBe('incomplete');
+    expect(outcome.failedSlices).toBeGreaterThan(0);
+    // Once the run gave up, its other slices failed without asking: a request or two each at most, not four attempts of two.
+    expect(outcome.failureCodes).toEqual(['api_unavailable']);
+    expect(outcome.unanswered).toBeLessThan(outcome.failedSlices * 2);
+    expect(outcome.answeredAfter).toBeLessThanOrEqual(8);
+    expect(outcome.seconds).toBeLessThan(90);
+  }, 150_000);
 });

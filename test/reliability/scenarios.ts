@@ -499,6 +499,61 @@ export async function apiTroubleScenario(
   }
 }
 
+/** The API away for a while in the middle of a backfill: answering 503, or closing every connection unanswered. */
+export interface ApiOutage {
+  mode: '503' | 'reset';
+  /** How long it is away; undefined: until the run ends. */
+  outageMs: number | undefined;
+  /** `sync.outageToleranceMinutes`; default the config's. */
+  toleranceMinutes?: number;
+  fetchThreads?: number;
+}
+
+/**
+ * A backfill during which the API goes away once a few requests were answered, as in a deployment or a gateway
+ * restart. Client retries are short (2 attempts, 0.5 s at most), so a slice that spent its four job attempts on the
+ * outage (BullMQ's backoff: at most 2 + 4 + 8 s) would fail well within it.
+ */
+export async function apiOutageScenario(
+  reference: Reference,
+  outage: ApiOutage,
+): Promise<ScenarioOutcome & { unanswered: number; answeredAfter: number; failedSlices: number; failureCodes: string[]; seconds: number }> {
+  const fx = await engineFixture('rel-outage', { sim: { ...WORLD, latencyMs: 20 } });
+  Object.assign(fx.config.api, { maxAttempts: 2, retryMaxMs: 500 });
+  if (outage.toleranceMinutes !== undefined) fx.config.sync.outageToleranceMinutes = outage.toleranceMinutes;
+  try {
+    const started = performance.now();
+    const run = runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, streams: STREAMS, worker: { fetchThreads: outage.fetchThreads ?? 0 } });
+    await poll('the first answers', async () => (fx.sim.requestLog().length >= 10 ? true : undefined));
+    fx.sim.setKnobs({ unavailable: outage.mode });
+    const awayFrom = fx.sim.requestLog().length;
+    if (outage.outageMs !== undefined) {
+      await sleep(outage.outageMs);
+      fx.sim.setKnobs({ unavailable: 'off' });
+    }
+    const progress = await run;
+    const seconds = (performance.now() - started) / 1000;
+    const log = fx.sim.requestLog().slice(awayFrom);
+    const unanswered = log.filter((entry) => entry.status === 503 || entry.fault === 'reset').length;
+    const { retries, rateLimited } = sumCounters(progress.counters);
+    const failed = await queryFile(fx.config.db, `SELECT error_code FROM _sync_state WHERE status = 'failed'`);
+    const failureCodes = [...new Set(failed.map((row) => String(row.error_code)))].sort();
+    const outcome = await measure(reference, fx.config.db, {
+      scenario: `api away (${outage.mode}) for ${outage.outageMs === undefined ? 'good' : `${outage.outageMs / 1000} s`}`,
+      rounds: 1,
+      disturbed: [`${unanswered} requests unanswered, ${log.length - unanswered} answered after`],
+      retries,
+      rateLimited,
+      status: progress.meta.status,
+      problems: [],
+    });
+    return { ...outcome, unanswered, answeredAfter: log.length - unanswered, failedSlices: failed.length, failureCodes, seconds };
+  } finally {
+    fx.sim.setKnobs({ unavailable: 'off' });
+    await fx.cleanup();
+  }
+}
+
 const percent = (share: number) => `${Math.round(share * 100)}%`;
 
 function describeKnobs(knobs: SimulatorOptions): string {
