@@ -23,16 +23,18 @@ export const day = z.iso.date();
 /**
  * Timestamps are "ISO 8601 datetimes in UTC" by the spec, which does not show their form: with `Z`, with an offset
  * (its colon optional), or with none, which is UTC as the spec says; seconds and their fraction optional; the date and
- * the time apart by `T` or by a space (RFC 3339's readable form, which APIs built on SQL write). Each is
+ * the time apart by `T` or by a space (RFC 3339's readable form, which APIs built on SQL write); the fraction after a
+ * dot or a comma (ISO 8601 allows both); or ISO 8601's basic form without separators (`20261114T101500Z`). Each is
  * handed on as `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, so what reads it (the day a record is filed under, the
  * converters, which would read a time without an offset as the machine's local time) meets one form. Refused before,
  * a form other than the simulator's cost every record of an API that writes it. Undefined for anything else, or a
  * date or time that does not exist (`2026-02-31`, `24:00`: JavaScript's Date would roll it over).
  */
-const TIMESTAMP_FORM = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+const TIMESTAMP_FORM = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})([.,]\d+)?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+const BASIC_TIMESTAMP_FORM = /^(\d{4})(\d{2})(\d{2})[Tt](\d{2})(\d{2})(?:(\d{2})([.,]\d+)?)?(Z|z|[+-]\d{2}(?:\d{2})?)?$/;
 
 export function canonicalTimestamp(text: string): string | undefined {
-  const match = TIMESTAMP_FORM.exec(text);
+  const match = TIMESTAMP_FORM.exec(text) ?? BASIC_TIMESTAMP_FORM.exec(text);
   if (!match) return undefined;
   const [, year, month, dayOfMonth, hour, minute, second = '00', fraction = '', zone] = match;
   const [y, mo, d, h, mi, se] = [year, month, dayOfMonth, hour, minute, second].map(Number) as [number, number, number, number, number, number];
@@ -44,7 +46,7 @@ export function canonicalTimestamp(text: string): string | undefined {
     if (Number(digits.slice(0, 2)) > 23 || Number(digits.slice(2) || '0') > 59) return undefined;
     offset = `${zone[0]}${digits.slice(0, 2)}:${digits.slice(2) || '00'}`;
   }
-  return `${year}-${month}-${dayOfMonth}T${hour}:${minute}:${second}${fraction}${offset}`;
+  return `${year}-${month}-${dayOfMonth}T${hour}:${minute}:${second}${fraction.replace(',', '.')}${offset}`;
 }
 
 export const ratio = z.number().min(0).max(1);

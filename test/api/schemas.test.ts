@@ -122,13 +122,18 @@ describe('timestamps', () => {
       ['2026-11-19T05:37:50z', '2026-11-19T05:37:50Z'],
       ['2026-11-19 23:53:25.645+00:00', '2026-11-19T23:53:25.645+00:00'],
       ['2026-11-19 10:00:00Z', '2026-11-19T10:00:00Z'],
+      // ISO 8601's comma before the fraction, and its basic form: refused before, every record of such an API was rejected.
+      ['2026-11-14T00:00:00,5Z', '2026-11-14T00:00:00.5Z'],
+      ['20261114T000000Z', '2026-11-14T00:00:00Z'],
+      ['20261114T101530,25+0530', '2026-11-14T10:15:30.25+05:30'],
+      ['20261114T1015', '2026-11-14T10:15:00Z'],
     ];
     for (const [text, canonical] of cases) {
       expect(canonicalTimestamp(text), text).toBe(canonical);
       expect(timestamp.parse(text)).toBe(canonical);
       expect(Date.parse(canonical)).not.toBeNaN();
     }
-    for (const bad of ['2026-02-29T10:00:00Z', '2026-11-19T24:00:00Z', '2026-11-19  10:00:00Z', '2026-11-19_10:00:00Z', '2026-11-19', 'yesterday', '2026-11-19T10:00:00+25:00', '2026-13-01T00:00:00Z']) {
+    for (const bad of ['2026-02-29T10:00:00Z', '2026-11-19T24:00:00Z', '2026-11-19  10:00:00Z', '2026-11-19_10:00:00Z', '2026-11-19', 'yesterday', '2026-11-19T10:00:00+25:00', '2026-13-01T00:00:00Z', '20260231T000000Z', '2026111T000000Z', '20261114 000000Z']) {
       expect(canonicalTimestamp(bad), bad).toBeUndefined();
       expect(timestamp.safeParse(bad).success, bad).toBe(false);
     }
