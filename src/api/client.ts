@@ -4,7 +4,7 @@ import { requireApiSettings } from '../config/api-settings.js';
 import { registerSecret, type Logger } from '../log.js';
 import type { Dispatcher } from 'undici';
 import type { Endpoint } from './endpoint.js';
-import { NotFoundError, TransientError } from './errors.js';
+import { NotFoundError, TransientError, readErrorEnvelope } from './errors.js';
 import { cappedPageSize, paginate, type Page, type PagingInfo, type PagingSummary } from './paginate.js';
 import type { ParamMapping } from './param-names.js';
 import { brandPath, buildQuery, withQuery, type QueryParams } from './query.js';
@@ -110,6 +110,16 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     return transport.get({ path: withQuery(path, buildQuery(query, encoding)), endpoint, signal }, (body) => {
       const result = schema.safeParse(body);
       if (result.success) return result.data;
+      // The spec's error envelope in a 200: the API's own words say what failed, where "data: expected array" did not.
+      const envelope = readErrorEnvelope(body);
+      if ((envelope.apiCode !== undefined || envelope.message !== undefined) && (body as { data?: unknown }).data === undefined) {
+        const said = [envelope.apiCode, envelope.message].filter((part) => part !== undefined).join(': ');
+        throw new TransientError(
+          `${endpoint}: HTTP 200 with the API's error envelope instead of data: ${said}${envelope.requestId ? ` (request ${envelope.requestId})` : ''}`,
+          { endpoint, status: 200, ...envelope },
+          'bad_envelope',
+        );
+      }
       throw new TransientError(
         `${endpoint}: the answer's envelope does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}`,
         { endpoint },

@@ -260,14 +260,15 @@ function namesQuota(apiCode: string): boolean {
 /**
  * A refusal that is a rate limit in another status: the spec shows neither the rate limit's answer nor the statuses of
  * its other codes, and gateways throttle with a 403 too. Read as a refused key, such an answer failed every slice of the
- * run without a request; read as a 429, it slows the key and is waited out. Any 4xx whose code names a rate limit is
- * one, and so is a 403 that is not the API's error envelope at all (a gateway's page) and names when to come back
+ * run without a request; read as a 429, it slows the key and is waited out. Any 4xx or 5xx whose code names a rate
+ * limit is one (a 503 `rate_limited` had been asked again by each call on its own, and the key never slowed), and so is a 403 that is not the API's error envelope at all (a gateway's page) and names when to come back
  * (Retry-After). An envelope that names another code, or none (`invalid_api_key`, or a message that the key is
  * suspended, with a Retry-After), is the refusal it says, not retried for ever.
  */
 function isThrottling(response: ErrorResponse, apiCode: string | undefined, now: number): boolean {
-  if (response.status < 400 || response.status >= 500) return false;
+  if (response.status < 400) return false;
   if (apiCode !== undefined) return namesRateLimit(apiCode);
+  if (response.status >= 500) return false;
   const envelope = typeof (response.body as { error?: unknown } | undefined)?.error === 'object';
   return response.status === 403 && !envelope && parseRetryAfter(response.headers['retry-after'], now) !== undefined;
 }

@@ -126,6 +126,16 @@ describe('API client over HTTP', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
   });
 
+  it("names the API's own error when a 200 carries its error envelope instead of data", async () => {
+    const { agent } = mockApi(() => ({ body: { error: { code: 'internal', message: 'backend timeout', request_id: 'req-9' } } }));
+    client = named(createApiClient(mockConfig({ maxAttempts: 3 }), { dispatcher: agent }));
+    const error = await collect(client.conversations(7)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransientError);
+    expect((error as TransientError).message).toMatch(/HTTP 200 with the API's error envelope instead of data: internal: backend timeout \(request req-9\)/);
+    expect((error as TransientError).apiCode).toBe('internal');
+    expect((error as TransientError).requestId).toBe('req-9');
+  });
+
   it('gives up after maxAttempts with the last transient error', async () => {
     let calls = 0;
     const { agent } = mockApi(() => {

@@ -115,6 +115,8 @@ describe('classifyResponse', () => {
     const throttles = [
       [403, 'RateLimitExceeded'], [400, 'rate_limit_exceeded'], [403, 'Throttling'], [401, 'too-many-requests'], [403, 'rate_limit_error'],
       [403, 'ThrottlingException'], [400, 'TooManyRequestsException'], [403, 'request_throttled'],
+      // A 5xx that names a rate limit is one too: asked again call by call, it cost 23 of 59 requests in a mock's run.
+      [503, 'rate_limited'], [500, 'TooManyRequests'],
     ] as const;
     for (const [status, code] of throttles) {
       const error = classifyResponse({ status, headers: {}, body: envelope(code), endpoint });
@@ -134,6 +136,9 @@ describe('classifyResponse', () => {
     // The API's envelope without a code is the API speaking, not a gateway: a suspended key with a Retry-After stays refused.
     expect(classifyResponse({ status: 403, headers: { 'retry-after': '5' }, body: { error: { message: 'Your key has been suspended' } }, endpoint })).toBeInstanceOf(AuthError);
     expect(classifyResponse({ status: 400, headers: {}, body: envelope('too_many_requests_in_batch'), endpoint })).toBeInstanceOf(ValidationError);
+    // A 5xx with another code, or a quota's, stays a server failure, retried with backoff.
+    expect(classifyResponse({ status: 503, headers: {}, body: envelope('unavailable'), endpoint })).toBeInstanceOf(TransientError);
+    expect(classifyResponse({ status: 503, headers: {}, body: envelope('monthly_rate_limit_exceeded'), endpoint })).toBeInstanceOf(TransientError);
   });
 
   it('422 is a validation error, as 400 is', () => {
