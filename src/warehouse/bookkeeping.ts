@@ -41,7 +41,10 @@ export async function newestCompletePastDays(read: RowReader, today: string): Pr
   return rows.map((row) => ({ brand: Number(row.brand), stream: String(row.stream), newestCompleteDay: row.newest === null ? null : String(row.newest) }));
 }
 
-/** Each day between `from` and `to` that has slices of the stream, and whether all of them are complete. */
+/**
+ * Each day between `from` and `to` that has slices of the stream, and whether all of them are complete and were read
+ * once the day was over (UTC): a day a backfill read while it was today reads complete, yet answers kept arriving.
+ */
 export async function completeDays(
   read: RowReader,
   brandId: number,
@@ -50,7 +53,7 @@ export async function completeDays(
   to: string,
 ): Promise<Array<{ day: string; complete: boolean }>> {
   const rows = await read(
-    `SELECT "day"::VARCHAR AS day, bool_and(status = 'complete') AS complete FROM _sync_state
+    `SELECT "day"::VARCHAR AS day, bool_and(status = 'complete' AND epoch(completed_at) >= epoch(("day" + 1)::TIMESTAMP)) AS complete FROM _sync_state
      WHERE brand_id = $1 AND stream = $2 AND "day" BETWEEN $3::DATE AND $4::DATE GROUP BY "day"`,
     [brandId, stream, from, to],
   );

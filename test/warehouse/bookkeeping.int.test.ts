@@ -69,6 +69,12 @@ describe('warehouse bookkeeping', () => {
     expect(await wh.storedSliceState(7, 'conversations', '2026-11-20')).toBeUndefined();
   });
 
+  it('does not take a day read complete while it was still today for a complete day: its answers kept arriving', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    await loadDay('conversations', today, 'complete');
+    expect(await wh.completeDays(7, 'conversations', today, today)).toEqual([{ day: today, complete: false }]);
+  });
+
   it('knows a run once its plan started or a slice loaded under it, so cancel records a run it never planned', async () => {
     expect(await wh.hasRun('run-1')).toBe(false);
     await wh.startRun({ runId: 'run-1', kind: 'backfill', brands: [7], streams: ['conversations'] });
