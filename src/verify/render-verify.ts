@@ -47,6 +47,9 @@ export function renderVerify(report: VerifyReport, options: RenderVerifyOptions 
     `API calls: ${report.calls.total} (${wholeWindow} for the whole window: one per figure family and brand, plus pages; ` +
       `${report.calls.narrowing} narrowing disagreements down to days, at most ${report.calls.narrowingLimit})`,
   );
+  for (const brand of report.brands) {
+    if (brand.notSynced.length) out.push(`Brand ${brand.brandId}: not compared, never synced for it: ${brand.notSynced.join(', ')}.`);
+  }
   if (report.agree) {
     out.push(`Every figure agrees: the warehouse holds what the API reports over ${windowText(report.window)}.`);
     return `${out.join('\n')}\n`;

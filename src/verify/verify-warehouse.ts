@@ -4,6 +4,7 @@ import type { CallBudget } from './call-budget.js';
 import { FIGURE_FAMILIES } from './families.js';
 import type { DayWindow, Figure, FigureFamily } from './figure.js';
 import { daysAsWindows, mergeWindows, narrowDays } from './narrow-days.js';
+import { readRows } from '../warehouse/read-rows.js';
 
 export interface VerifyOptions {
   client: ApiClient;
@@ -29,6 +30,12 @@ export interface BrandVerdict {
   unresolved: DayWindow[];
   /** Windows that disagree while neither half does (narrow-days.ts): backfilled whole. */
   undivided: DayWindow[];
+  /**
+   * Families not compared because the warehouse never synced their stream for a brand it has other streams of
+   * (`_sync_state` has no slice of it): compared, each of their figures disagreed and the narrowing spent its budget
+   * on them, not on a real loss.
+   */
+  notSynced: string[];
 }
 
 export interface VerifyReport {
@@ -48,9 +55,16 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     family.measure({ client: options.client, connection: options.connection, brandId, engineBreakdown: options.engineBreakdown, signal: options.signal }, window);
 
   const wholeWindow = new Map<number, Figure[]>();
+  const compared = new Map<number, readonly FigureFamily[]>();
+  const notSynced = new Map<number, string[]>();
   for (const brandId of options.brands) {
+    // A brand the warehouse holds nothing of is compared whole: every figure disagrees, and the backfill is named.
+    const synced = await syncedStreams(options.connection, brandId);
+    const isSynced = (family: FigureFamily) => synced.size === 0 || synced.has(family.name);
+    compared.set(brandId, families.filter(isSynced));
+    notSynced.set(brandId, families.filter((family) => !isSynced(family)).map((family) => family.name));
     const figures: Figure[] = [];
-    for (const family of families) figures.push(...(await measure(brandId, family, options.window)));
+    for (const family of compared.get(brandId)!) figures.push(...(await measure(brandId, family, options.window)));
     wholeWindow.set(brandId, figures);
   }
 
@@ -61,7 +75,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     const days = new Set<string>();
     const unresolved: DayWindow[] = [];
     const undivided: DayWindow[] = [];
-    for (const family of families) {
+    for (const family of compared.get(brandId)!) {
       if (figures.every((entry) => entry.family !== family.name || entry.agree)) continue;
       const narrowed = await narrowDays(options.window, {
         disagrees: async (window) => (await measure(brandId, family, window)).some((entry) => !entry.agree),
@@ -80,6 +94,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
       daysToBackfill,
       unresolved: mergeWindows(unresolved).filter((window) => !covered(window)),
       undivided: mergeWindows(undivided).filter((window) => !covered(window)),
+      notSynced: notSynced.get(brandId)!,
     });
   }
   return {
@@ -88,4 +103,10 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     brands,
     calls: { total: options.budget.total(), narrowing: options.budget.narrowing(), narrowingLimit: options.budget.narrowingLimit },
   };
+}
+
+/** The streams the warehouse has any slice of for the brand: a family is named after the stream its rows come from. */
+async function syncedStreams(connection: DuckDBConnection, brandId: number): Promise<Set<string>> {
+  const rows = await readRows(connection, 'SELECT DISTINCT stream FROM _sync_state WHERE brand_id = $1', [brandId]);
+  return new Set(rows.map((row) => String(row.stream)));
 }

@@ -49,6 +49,11 @@ async function copyWithEngineRows(name: string): Promise<string> {
     );
     const [extraColumns, extraValues] = bookkeeping.currentRowCount > 0 ? [', _synced_at, _run_id', ", now(), 'verify-test'"] : ['', ''];
     for (const day of eachDay(FROM, TO)) {
+      // As the stream's sync leaves them: verify compares only the streams a brand's slices were synced of.
+      await connection.run(
+        `INSERT OR REPLACE INTO _sync_state (brand_id, stream, slice_key, "day", status, updated_at, completed_at) VALUES ($1, 'visibility_by_engine', $2, $2::DATE, 'complete', now(), now())`,
+        [brandId, day],
+      );
       const counts = new Map<string, { conversations: number; mentioned: number }>();
       for (const answer of fx.sim.truth.answers(brandId, day)) {
         if (!engines.has(answer.engine)) continue;

@@ -68,6 +68,7 @@ describe('bvsync verify', () => {
       expect(brand.figures.filter((entry) => entry.figure.endsWith(': rank')).length).toBeGreaterThan(0);
       expect(brand.figures.filter((entry) => entry.figure.startsWith('page ')).length).toBeGreaterThan(0);
       expect(brand.daysToBackfill).toEqual([]);
+      expect(brand.notSynced).toEqual(['visibility_by_engine']);
     }
     const requests = fx.sim.requestLog().filter((entry) => entry.path.startsWith('/customer/v1/'));
     expect(requests).toHaveLength(report.calls.total);
@@ -116,6 +117,32 @@ describe('bvsync verify', () => {
     expect(text.stdout).toContain(`bvsync backfill --brand ${damaged} --from ${DELETED_DAY} --to ${DELETED_DAY}`);
     expect(text.stdout).not.toContain(`--brand ${intact} `);
     expect(text.stdout).toMatch(/\bNO\b/);
+  });
+
+  it("does not compare a stream the warehouse never synced for a brand: its figures had all disagreed and spent the narrowing", async () => {
+    const copy = join(fx.dir, 'never-synced.duckdb');
+    copyFileSync(fx.config.db, copy);
+    const instance = await DuckDBInstance.create(copy);
+    const connection = await instance.connect();
+    try {
+      for (const table of ['tracked_url_daily', 'tracked_url_daily_totals', 'tracked_urls']) await connection.run(`DELETE FROM ${table}`);
+      await connection.run(`DELETE FROM _sync_state WHERE stream = 'tracked_urls'`);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+    fx.sim.clearRequestLog();
+    const result = await verify(['--db', copy, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as VerifyReport;
+    expect(report.agree).toBe(true);
+    for (const brand of report.brands) {
+      expect(brand.notSynced).toEqual(['visibility_by_engine', 'tracked_urls']);
+      expect(brand.figures.some((entry) => entry.family === 'tracked_urls')).toBe(false);
+    }
+    expect(report.calls.total).toBe(4 * fx.config.brands.length);
+    const text = await verify(['--db', copy]);
+    expect(text.stdout).toContain(`Brand ${fx.config.brands[0]}: not compared, never synced for it: visibility_by_engine, tracked_urls.`);
   });
 
   it('with no budget to narrow down, names the whole window to backfill and says how to name the days', async () => {
