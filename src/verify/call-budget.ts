@@ -21,8 +21,12 @@ export class CallBudget {
     this.narrowingStart ??= this.used;
   }
 
-  canSpend(): boolean {
-    return this.narrowing() < this.narrowingLimit;
+  /**
+   * Whether a measurement that costs `requests` fits what is left of the narrowing budget: a half measured on one
+   * request left had cost its family's pages and engines, and the limit was overrun (102 of 100).
+   */
+  canSpend(requests = 1): boolean {
+    return this.narrowing() + requests <= this.narrowingLimit;
   }
 
   total(): number {

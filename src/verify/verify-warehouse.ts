@@ -55,6 +55,9 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     family.measure({ client: options.client, connection: options.connection, brandId, engineBreakdown: options.engineBreakdown, signal: options.signal }, window);
 
   const wholeWindow = new Map<number, Figure[]>();
+  // What each family's whole-window measurement cost, per brand: a half costs no more (fewer pages), so narrowing
+  // measures a half only when that much is left of its budget.
+  const cost = new Map<string, number>();
   const compared = new Map<number, readonly FigureFamily[]>();
   const notSynced = new Map<number, string[]>();
   for (const brandId of options.brands) {
@@ -64,7 +67,11 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     compared.set(brandId, families.filter(isSynced));
     notSynced.set(brandId, families.filter((family) => !isSynced(family)).map((family) => family.name));
     const figures: Figure[] = [];
-    for (const family of compared.get(brandId)!) figures.push(...(await measure(brandId, family, options.window)));
+    for (const family of compared.get(brandId)!) {
+      const before = options.budget.total();
+      figures.push(...(await measure(brandId, family, options.window)));
+      cost.set(`${brandId}|${family.name}`, Math.max(1, options.budget.total() - before));
+    }
     wholeWindow.set(brandId, figures);
   }
 
@@ -79,7 +86,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
       if (figures.every((entry) => entry.family !== family.name || entry.agree)) continue;
       const narrowed = await narrowDays(options.window, {
         disagrees: async (window) => (await measure(brandId, family, window)).some((entry) => !entry.agree),
-        canSpend: () => options.budget.canSpend(),
+        canSpend: () => options.budget.canSpend(cost.get(`${brandId}|${family.name}`) ?? 1),
       });
       for (const day of narrowed.days) days.add(day);
       unresolved.push(...narrowed.unresolved);

@@ -76,8 +76,8 @@ async function copyWithEngineRows(name: string): Promise<string> {
   return copy;
 }
 
-async function verify(db: string, config: Record<string, unknown> = {}): Promise<{ code: number | null; report: VerifyReport }> {
-  const result = await runBvsync(['verify', '--config', writeCliConfig(fx, config), '--from', FROM, '--to', TO, '--db', db, '--json'], cliEnv(fx));
+async function verify(db: string, config: Record<string, unknown> = {}, args: string[] = []): Promise<{ code: number | null; report: VerifyReport }> {
+  const result = await runBvsync(['verify', '--config', writeCliConfig(fx, config), '--from', FROM, '--to', TO, '--db', db, '--json', ...args], cliEnv(fx));
   expect(result.stderr).toBe('');
   return { code: result.code, report: JSON.parse(result.stdout) as VerifyReport };
 }
@@ -117,6 +117,14 @@ describe('bvsync verify per engine', () => {
     expect(brand.daysToBackfill).toEqual([WRONG_DAY]);
     expect(brand.undivided).toEqual([]);
     expect(brand.figures.filter((entry) => !entry.agree).every((entry) => entry.family === 'visibility_by_engine')).toBe(true);
+
+    // A half costs a request per engine: measured on the last request left, the narrowing overran --max-calls.
+    const engines = fx.sim.truth.world(brandId).brand.engines.length;
+    const limit = engines * 2 + 1;
+    const bounded = await verify(copy, {}, ['--max-calls', String(limit)]);
+    expect(bounded.report.calls.narrowing).toBeGreaterThan(0);
+    expect(bounded.report.calls.narrowing).toBeLessThanOrEqual(limit);
+    expect(bounded.report.brands[0]!.unresolved.length).toBeGreaterThan(0);
   });
 
   it('asks only the engines of sync.engineBreakdown where it is set: an engine left out since is not missing', async () => {
