@@ -5,7 +5,7 @@ import { createApiClient } from '../api/client.js';
 import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError, TlsCertificateError, refusesKey } from '../api/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import { checkDatabasePath, DatabasePathError } from '../warehouse/database-path.js';
+import { checkDatabasePath, checkWarehousePair, DatabasePathError } from '../warehouse/database-path.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { answerOf, probeBrandAccess } from './brand-access-probe.js';
 import { UsageError } from './fail.js';
@@ -103,6 +103,7 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
 /** The published and the working file can be written: their folder exists or was created, and each is a DuckDB file or absent. */
 export function checkDatabaseFiles(config: Config): void {
   try {
+    checkWarehousePair(config.db, workingPathFor(config.db));
     for (const path of [config.db, workingPathFor(config.db)]) checkDatabasePath(path);
   } catch (error) {
     if (error instanceof DatabasePathError) throw new UsageError(error.message);

@@ -1,5 +1,5 @@
-import { accessSync, closeSync, constants, openSync, readSync, statSync, unlinkSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync, unlinkSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { describeErrno, errnoOf, FolderError, makeFolder } from '../make-folder.js';
 
 // A DuckDB file carries this magic at byte 8 of its header.
@@ -93,5 +93,25 @@ export function checkDuckDbFile(path: string): void {
   }
 }
 
-
-
+/**
+ * The published file and its working file make a pair a writer may use: the path is not itself a working file (a
+ * run wrote `bv.work.work.duckdb` and published over the other warehouse's working file), and a published warehouse
+ * has its working file beside it. A writer without one starts an empty working file and its publish replaces the
+ * published file with only what the run loaded: a copied or restored file lost every table that way. Throws
+ * `DatabasePathError` saying how to go on from the published file or start afresh.
+ */
+export function checkWarehousePair(publishedPath: string, workingPath: string): void {
+  if (basename(publishedPath, extname(publishedPath)).endsWith('.work')) {
+    throw new DatabasePathError(
+      `${publishedPath} is a working file, which bvsync writes beside the published file analysts open`,
+      undefined,
+      `set ${DB_SETTING} to the published file (${join(dirname(publishedPath), basename(publishedPath).replace(/\.work(?=\.[^.]*$|$)/, ''))})`,
+    );
+  }
+  if (!existsSync(publishedPath) || statSync(publishedPath).size === 0 || existsSync(workingPath)) return;
+  throw new DatabasePathError(
+    `${publishedPath} is a published warehouse without its working file ${workingPath} (moved, restored or deleted?); a run would write a new, empty working file and publish it over ${publishedPath}`,
+    undefined,
+    `to go on from ${publishedPath}, copy it first: cp ${publishedPath} ${workingPath}; to start a new warehouse, move ${publishedPath} away`,
+  );
+}

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +111,39 @@ describe('a database path that cannot be used', () => {
     const result = await timed(['worker', '--config', config], cliEnv(fx, { BVSYNC_DB: '/proc/no-such-dir/bv.duckdb' }));
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/cannot create the folder \/proc\/no-such-dir .*ENOENT/);
+  });
+
+  // Before, the run wrote a new, empty working file and its publish replaced the copied file: every table but the
+  // run's own slices was gone, exit 0.
+  it('a published warehouse copied without its working file: exit 2 saying how to go on, the file untouched', async () => {
+    const folder = join(fx.dir, 'restored');
+    mkdirSync(folder, { recursive: true });
+    const published = join(folder, 'bv.duckdb');
+    const instance = await DuckDBInstance.create(published);
+    const connection = await instance.connect();
+    await connection.run('CREATE TABLE conversations AS SELECT range AS id FROM range(10)');
+    connection.closeSync();
+    instance.closeSync();
+    const before = statSync(published);
+    fx.sim.clearRequestLog();
+    for (const args of [backfillArgs(), ['worker', '--config', config]]) {
+      const result = await timed(args, cliEnv(fx, { BVSYNC_DB: published }));
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`bvsync: ${published} is a published warehouse without its working file ${workingPathFor(published)}`);
+      expect(result.stderr).toContain(`cp ${published} ${workingPathFor(published)}`);
+    }
+    expect(apiRequests()).toEqual([]);
+    expect(existsSync(workingPathFor(published))).toBe(false);
+    expect(statSync(published).mtimeMs).toBe(before.mtimeMs);
+    expect(await queryFile(published, 'SELECT count(*)::INTEGER AS n FROM conversations')).toEqual([{ n: 10 }]);
+  });
+
+  it("BVSYNC_DB naming a working file: exit 2 naming the published file to use, before it writes 'bv.work.work.duckdb'", async () => {
+    const working = join(fx.dir, 'other', 'bv.work.duckdb');
+    const result = await timed(backfillArgs(), cliEnv(fx, { BVSYNC_DB: working }));
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`bvsync: ${working} is a working file, which bvsync writes beside the published file analysts open; set BVSYNC_DB (config "db") to the published file (${join(fx.dir, 'other', 'bv.duckdb')})`);
+    expect(existsSync(join(fx.dir, 'other', 'bv.work.work.duckdb'))).toBe(false);
   });
 });
 
