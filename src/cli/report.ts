@@ -9,6 +9,7 @@ import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
 import { makeOutFolder } from './out-folder.js';
 import { databasePath } from './sql.js';
+import { hasDuckDbHeader } from '../warehouse/database-path.js';
 
 interface ReportFlags {
   out: string;
@@ -38,6 +39,10 @@ export function reportCommand(): Command {
       const out = resolve(flags.out);
       const fileNameHint = `give the report a file name, such as ${join(flags.out, 'report.html')}`;
       if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`--out ${flags.out} is a folder; ${fileNameHint}`);
+      // The warehouse itself, or its working file, given as --out had been replaced by the page.
+      if (existsSync(out) && hasDuckDbHeader(out)) {
+        throw new UsageError(`--out ${flags.out} is a DuckDB database, which the report would replace; give the report a file name of its own, such as report.html`);
+      }
       // resolve() drops the trailing separator, so `reports/` would otherwise be written as a file named `reports`.
       if (flags.out.endsWith('/') || flags.out.endsWith(sep)) throw new UsageError(`--out ${flags.out} ends in ${sep}, so it names a folder; ${fileNameHint}`);
       makeOutFolder(dirname(out), `--out ${flags.out}`);

@@ -1,3 +1,4 @@
+import { workingPathFor } from '../../src/warehouse/paths.js';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -149,6 +150,17 @@ describe('the analysts\' report: data', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`bvsync: --out ${folder} is a folder; give the report a file name, such as ${join(folder, 'report.html')}`);
     expect(existsSync(`${folder}.partial`)).toBe(false);
+  });
+
+  it('--out naming the database or its working file is refused: the page had replaced the warehouse', async () => {
+    const env = cliEnv(fx);
+    const before = statSync(fx.config.db);
+    for (const out of [fx.config.db, workingPathFor(fx.config.db)]) {
+      const refused = await runBvsync(['report', '--db', fx.config.db, '--out', out], env);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`bvsync: --out ${out} is a DuckDB database, which the report would replace; give the report a file name of its own, such as report.html`);
+    }
+    expect(statSync(fx.config.db).mtimeMs).toBe(before.mtimeMs);
   });
 
   it('--out ending in a separator names a folder: refused like one, before the database is read, with no file of its name', async () => {
