@@ -8,6 +8,15 @@ import { reportFailure } from './fail.js';
 // `npx bvsync` in another project is that project's.
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
+// A reader that stops reading (`bvsync sql ... | head -1`) closes the pipe: the output is no longer wanted, as a shell's
+// SIGPIPE would say. A command that stops gracefully (a run, a worker) is told so as by SIGTERM; any other ends quietly.
+// Unheard, the EPIPE was an unhandled 'error' event and a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  if (process.listenerCount('SIGTERM') > 0) process.kill(process.pid, 'SIGTERM');
+  else process.exit(0);
+});
+
 const program = new Command('bvsync')
   .description('Keep a DuckDB warehouse in step with the Brand Visibility Customer API v1.')
   .version(version)

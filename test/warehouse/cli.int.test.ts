@@ -56,6 +56,18 @@ beforeAll(async () => {
 afterAll(() => tmp.remove());
 
 describe.concurrent('bvsync sql', () => {
+  it('ends quietly when its reader stops reading (| head -1), where it threw an EPIPE stack trace', async () => {
+    const child = spawn(process.execPath, ['bin/bvsync.js', 'sql', 'SELECT range AS r FROM range(500000)', '--db', published, '--format', 'csv'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    });
+    let stderr = '';
+    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+
   it('prints CSV, quoting what needs it', async () => {
     const result = await bvsync(['sql', 'SELECT id, name, is_actual FROM competitors', '--db', published, '--format', 'csv']);
     expect(result).toMatchObject({ code: 0, stdout: 'id,name,is_actual\n1,"Comma, ""Quoted"" Inc",true\n' });
