@@ -34,6 +34,8 @@ export interface RunMeta {
    * (see `createOrAttach`); absent for scheduled runs, whose slot-derived id does the same.
    */
   windowKey?: string;
+  /** The published file the run was started for (absolute), so a writer of another file does not load it; absent in runs of older versions. */
+  db?: string;
 }
 
 /** Counters of one brand and stream within a run. */

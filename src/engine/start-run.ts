@@ -7,7 +7,7 @@ import { enqueuePlan } from './enqueue.js';
 import { openQueues } from './queues.js';
 import { connectRedis } from './redis.js';
 import { DEFAULT_REDIS_OUTAGE_MS, RedisGoneError, RedisOutageWatch } from './redis-outage.js';
-import { refuseOtherWarehouse } from './prefix-warehouse.js';
+import { refuseOtherWarehouse, writtenFile } from './prefix-warehouse.js';
 import { RunStore, type RunMeta, type StreamCounters } from './run-store.js';
 import { runWindowIdentity } from './run-window.js';
 import { WorkerHost, type WorkerHostOptions } from './worker-host.js';
@@ -67,6 +67,7 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
       phase: 0,
       published: null,
       error: null,
+      db: writtenFile(options.config.db),
     };
     const queues = openQueues(connection, options.config.redisPrefix);
     try {

@@ -52,4 +52,30 @@ describe('a Redis prefix whose writer writes another warehouse', () => {
       admin.disconnect();
     }
   });
+
+  it('refuses a run or a writer for another file while a run queued for the first is unfinished, with no writer live', async () => {
+    const admin = connectRedis(fx.redisUrl);
+    const prefix = `${fx.config.redisPrefix}-queued`;
+    const mine = { ...fx.config, redisPrefix: prefix };
+    const other = { ...mine, db: join(fx.config.db, '..', 'queued-other.duckdb') };
+    const start = { redisUrl: fx.redisUrl, log, kind: 'backfill' as const, brands: [1], streams: ['conversations'], today: TODAY, from: TODAY, to: TODAY };
+    try {
+      // Enqueued only, as a backfill stopped with Ctrl-C before its writer loaded it leaves it.
+      const queued = await enqueueRun({ ...start, config: mine });
+      expect(queued.meta.db).toBe(fx.config.db);
+      const refused = await enqueueRun({ ...start, config: other, streams: ['visibility'] }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(OtherWarehouseError);
+      expect((refused as Error).message).toContain(`the unfinished run ${queued.runId} under the Redis prefix "${prefix}" was started for ${fx.config.db}, not ${other.db}`);
+      expect((refused as Error).message).toContain(`bvsync cancel ${queued.runId}`);
+      const otherHost = new WorkerHost({ config: other, redisUrl: fx.redisUrl, log, fetchThreads: 0 });
+      await expect(otherHost.start()).rejects.toBeInstanceOf(OtherWarehouseError);
+      await otherHost.stop(100);
+      // The file it was started for still attaches to it.
+      expect((await enqueueRun({ ...start, config: mine })).runId).toBe(queued.runId);
+    } finally {
+      const keys = await admin.keys(`${prefix}:*`);
+      if (keys.length) await admin.del(...keys);
+      admin.disconnect();
+    }
+  });
 });
