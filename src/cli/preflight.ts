@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { AccessMemo, type Refusal } from '../engine/access-memo.js';
 import { connectRedis } from '../engine/redis.js';
 import { createApiClient } from '../api/client.js';
-import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError, TlsCertificateError, refusesKey } from '../api/errors.js';
+import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError, TlsCertificateError, isUnavailability, refusesKey } from '../api/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { checkDatabasePath, checkWarehousePair, DatabasePathError } from '../warehouse/database-path.js';
@@ -16,6 +16,8 @@ const URL_SETTING = 'BVSYNC_API_URL (config "api.url")';
 const BRANDS_SETTING = 'BVSYNC_BRANDS (config "brands")';
 /** Attempts of a probe that meets transient failures: enough to ride out a blip, few enough to start soon. */
 const PROBE_MAX_ATTEMPTS = 3;
+/** The longest wait for one probe's answer: a competitors list that takes longer is an API the run will find slow anyway. */
+const PROBE_TIMEOUT_MS = 10_000;
 
 export interface PreflightOptions {
   /** The brands the command reads; each costs one request (its competitors list). */
@@ -85,7 +87,12 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
         `check ${BRANDS_SETTING} and the key's access; \`bvsync doctor\` checks both`,
     );
   }
-  options.log.info({ readable, denied: denied.map((d) => d.brandId), unanswered, requests }, 'preflight: the API key is accepted');
+  if (readable.length === 0 && denied.length === 0) {
+    // Nothing answered (timeouts, 5xx): that says nothing of the key, which had been logged as accepted.
+    options.log.warn({ unanswered, requests }, 'preflight: the API answered none of its requests; the run goes on and its first requests check the key');
+  } else {
+    options.log.info({ readable, denied: denied.map((d) => d.brandId), unanswered, requests }, 'preflight: the API key is accepted');
+  }
   for (const denial of denied) {
     options.log.warn({ brand: denial.brandId, requestId: denial.requestId }, 'preflight: the API key cannot read this brand (brand_access_denied); its slices are recorded failed without a request');
   }
@@ -95,7 +102,7 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
       "preflight: the API refused this brand's competitors list but answered its content analyses: the account's plan may lack that endpoint; the competitors stream's slices fail with the API's answer",
     );
   }
-  for (const brand of unanswered) options.log.warn({ brand }, 'preflight: no answer about this brand; the run tries it');
+  if (readable.length > 0 || denied.length > 0) for (const brand of unanswered) options.log.warn({ brand }, 'preflight: no answer about this brand; the run tries it');
   await rememberBrandAccess(config, redisUrl, result);
   return result;
 }
@@ -132,9 +139,17 @@ export async function checkReachable(url: string, timeoutMs = 5_000): Promise<vo
 /** One request per brand, in order; a refused key ends it at the first. */
 async function probeBrands(config: Config, options: PreflightOptions): Promise<PreflightResult> {
   let requests = 0;
+  // Its waits are bounded and its retries logged: an API that accepted connections and never answered kept the command
+  // silent for some 170 s (two brands, each try waiting out api.headersTimeoutMs). A brand unanswered here is still run.
   const client = createApiClient(
-    { ...config.api, maxAttempts: Math.min(config.api.maxAttempts, PROBE_MAX_ATTEMPTS) },
-    { retryRateLimited: true, signal: options.signal, onRequest: () => (requests += 1) },
+    {
+      ...config.api,
+      maxAttempts: Math.min(config.api.maxAttempts, PROBE_MAX_ATTEMPTS),
+      headersTimeoutMs: Math.min(config.api.headersTimeoutMs, PROBE_TIMEOUT_MS),
+      bodyTimeoutMs: Math.min(config.api.bodyTimeoutMs, PROBE_TIMEOUT_MS),
+      requestTimeoutMs: Math.min(config.api.requestTimeoutMs, PROBE_TIMEOUT_MS),
+    },
+    { retryRateLimited: true, signal: options.signal, logger: options.log, onRequest: () => (requests += 1) },
   );
   const result: PreflightResult = { readable: [], denied: [], unanswered: [], probeRefused: [], requests: 0 };
   // Answers that say the URL is wrong rather than anything about a brand, while no brand was read.
@@ -155,7 +170,13 @@ async function probeBrands(config: Config, options: PreflightOptions): Promise<P
         } else if (error instanceof ApiError) {
           // No answer (5xx, timeouts, after retries) or one that says nothing about the key: not a reason to skip it.
           result.unanswered.push(brand);
-          if (error instanceof NotFoundError || /SSL|EPROTO|TLS/i.test(error.message)) wrongUrl.push(error);
+          if (error instanceof NotFoundError || /SSL|EPROTO|TLS/i.test(error.message)) {
+            wrongUrl.push(error);
+          } else if (isUnavailability(error) && result.readable.length === 0 && result.denied.length === 0) {
+            // An API that answered nothing yet is not asked about every other brand, each at its timeouts: the run will.
+            result.unanswered.push(...options.brands.slice(options.brands.indexOf(brand) + 1));
+            break;
+          }
         } else {
           throw error;
         }

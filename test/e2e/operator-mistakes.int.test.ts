@@ -213,6 +213,28 @@ describe('SIGTERM to a command that is waiting or retrying', () => {
   }, 90_000);
 });
 
+describe('an API that accepts connections and never answers', () => {
+  // Before: silent for ~170 s (two brands, each try waiting out a 30 s headers timeout), then "the API key is accepted".
+  it("the preflight gives up within its probe's bounds, says nothing answered, and asks about one brand only", async () => {
+    await freshFixture('never-answers');
+    fx.sim.setKnobs({ latencyMs: 60_000 });
+    const quiet = writeCliConfig(fx, { api: { maxAttempts: 1 } });
+    const child = spawnBvsync(['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--config', quiet, '--enqueue-only'], cliEnv(fx));
+    started.push(child);
+    const startedAt = Date.now();
+    await child.waitFor(/preflight: the API answered none of its requests/, 40_000);
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    expect(child.output()).not.toMatch(/the API key is accepted/);
+    // One request, about the first brand; the second is left to the run.
+    const line = child.output().split('\n').find((text) => text.includes('answered none of its requests'))!;
+    expect(line).toMatch(/"requests":1\b/);
+    expect(line).toMatch(/"unanswered":\[1,2\]/);
+    child.kill('SIGTERM');
+    await child.done;
+    fx.sim.setKnobs({ latencyMs: 0 });
+  }, 60_000);
+});
+
 describe('a wrong API key after a good backfill', () => {
   const sliceStates = () =>
     queryFile(workingPathFor(fx.config.db), `SELECT brand_id, stream, slice_key, status, "rows", total_rows, run_id FROM _sync_state ORDER BY ALL`);
