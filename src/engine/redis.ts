@@ -41,12 +41,12 @@ export interface ResolveRedisOptions {
 export async function resolveRedis(options: ResolveRedisOptions = {}): Promise<ResolvedRedis> {
   const noop = async () => {};
   if (options.url) {
-    await ping(options.url).catch((error: Error) => {
+    await pingRedis(options.url).catch((error: Error) => {
       throw error instanceof RedisDatabaseError ? error : new RedisUnavailableError(`${describeUrl(options.url!)}: ${error.message}`);
     });
     return { url: options.url, origin: 'configured', stop: noop };
   }
-  if (await ping(LOCAL_REDIS_URL).then(() => true, () => false)) {
+  if (await pingRedis(LOCAL_REDIS_URL).then(() => true, () => false)) {
     return { url: LOCAL_REDIS_URL, origin: 'local', stop: noop };
   }
   if (options.allowPrivate === false) throw new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL}`);
@@ -79,7 +79,8 @@ export class RedisDatabaseError extends Error {
   }
 }
 
-async function ping(url: string): Promise<void> {
+/** Connects, PINGs and selects the URL's database, or throws why not (the system's reason, or RedisDatabaseError). */
+export async function pingRedis(url: string): Promise<void> {
   // ioredis selects the URL's database as it connects, and a refusal only reaches its error event: the connection
   // stays on database 0, where a run went, exit 0. Connected to database 0 and asked here, the refusal is an answer.
   const database = databaseOf(url);
@@ -193,7 +194,7 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
   // Bounded: 50 pings 100 ms apart (each fails at once on a closed port), about 5 s for a server to start.
   const ready = (async () => {
     for (let attempt = 0; attempt < 50 && !exited; attempt++) {
-      if (await ping(url).then(() => true, () => false)) return;
+      if (await pingRedis(url).then(() => true, () => false)) return;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new RedisUnavailableError(exited ?? `a private redis-server on port ${port} did not answer`);

@@ -379,6 +379,12 @@ describe('bvsync doctor', () => {
     expect(wrongKey.out).toMatch(/^FAIL  api: the key is refused/m);
     expect(wrongKey.rows).toEqual([]);
     expect(wrongKey.code).toBe(1);
+    // The Redis checks every other command makes: a database the server refuses (they exit 2 on it), and the reason it
+    // cannot connect (it said only "Connection is closed.").
+    const wrongDatabase = await doctor(env(plain, { BVSYNC_API_KEY: 'bvk_wrong_key_123', REDIS_URL: `${TEST_REDIS_URL.replace(/\/\d*$/, '')}/99` }));
+    expect(wrongDatabase.out).toMatch(/^FAIL  redis: REDIS_URL \S+ names database 99, which this Redis refuses/m);
+    const noRedis = await doctor(env(plain, { BVSYNC_API_KEY: 'bvk_wrong_key_123', REDIS_URL: 'redis://127.0.0.1:1' }));
+    expect(noRedis.out).toMatch(/^FAIL  redis: redis:\/\/127\.0\.0\.1:1\S*: .*ECONNREFUSED/m);
     const missing = await doctor({ BVSYNC_API_URL: plain.url, BVSYNC_BRANDS: '1' });
     expect(missing.out).toMatch(/^FAIL  config: missing api\.apiKey/m);
     expect(missing.code).toBe(1);

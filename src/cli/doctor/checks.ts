@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { pingRedis, RedisDatabaseError } from '../../engine/redis.js';
 import type { ApiClient } from '../../api/client.js';
 import { answerOf, probeBrandAccess } from '../brand-access-probe.js';
 import { ApiError, AuthError, BrandAccessDeniedError } from '../../api/errors.js';
@@ -23,18 +23,15 @@ export function checkRequired(config: Config, add: AddCheck): boolean {
   return add(missing.length === 0, missing.length ? `config: missing ${missing.join(', ')}` : `config: ${config.brands.length} brand(s), API ${config.api.url}`);
 }
 
+/** The check every command that uses Redis makes: it answers PING, with the reason when not, and has the URL's database. */
 export async function checkRedis(config: Config, add: AddCheck): Promise<void> {
   const url = config.redisUrl ?? REDIS_DEFAULT;
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000, enableOfflineQueue: false, retryStrategy: () => null });
-  redis.on('error', () => {}); // the failure is reported by the awaited calls below
   try {
-    await redis.connect();
-    const pong = await redis.ping();
-    add(pong === 'PONG', `redis: ${safeUrl(url)} answers PING`);
+    await pingRedis(url);
+    add(true, `redis: ${safeUrl(url)} answers PING`);
   } catch (error) {
-    add(false, `redis: ${safeUrl(url)}: ${error instanceof Error ? error.message : String(error)} (set REDIS_URL, or run \`docker compose up -d redis\`)`);
-  } finally {
-    redis.disconnect();
+    const message = error instanceof Error ? error.message : String(error);
+    add(false, error instanceof RedisDatabaseError ? `redis: ${message}` : `redis: ${safeUrl(url)}: ${message} (set REDIS_URL, or run \`docker compose up -d redis\`)`);
   }
 }
 
