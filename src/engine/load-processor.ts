@@ -239,6 +239,15 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     error = error ? `${error}; ${screened.problem}` : screened.problem;
     errorCode ??= screened.problemCode;
   }
+  // Every record the read brought failed validation: nothing of the slice is in the tables, which "complete" said it
+  // was (an API writing ids past 2^53, or a timestamp form bvsync does not read, had a run end "ok", exit 0).
+  if (status === 'complete' && data.rejects > 0 && data.records === 0) {
+    status = 'incomplete';
+    const first = rejects[0]?.issues[0];
+    const none = `every record of this read (${data.rejects}) failed validation${first ? ` (the first: ${first})` : ''}: they are in _rejected_records, not in the tables`;
+    error = error ? `${error}; ${none}` : none;
+    errorCode = 'row_invalid';
+  }
   const stored = await deps.warehouse.storedSliceState(data.brandId, data.stream, data.slice.key);
   // A complete read that rejected records and brings fewer than the slice holds: the API's records stopped fitting
   // their schema (ids as strings, another timestamp form), and loading it replaced a day of rows with what was left,
