@@ -6,7 +6,7 @@ import type { SyncMetrics } from '../ops/sync-metrics.js';
 import { NO_DIMENSIONS, readDimensions, type DimensionName, type Dimensions } from '../streams/dimensions.js';
 import { STREAMS, getStream, selectStreams } from '../streams/registry.js';
 import type { SliceChunk } from '../streams/run-slice.js';
-import { appliedQuery, engineNotApplied, sentEnginesQuery } from '../warehouse/provenance.js';
+import { appliedQuery, engineNotApplied, rangeNotApplied, sentEnginesQuery } from '../warehouse/provenance.js';
 import { screenWrites } from '../warehouse/row-screen.js';
 import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../warehouse/slice-batch.js';
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
@@ -210,6 +210,14 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     status = 'failed';
     error = notApplied;
     errorCode = 'engine_not_applied';
+  }
+  const params = deps.config.api.params;
+  // A day slice's rows are filed under its day; a window's rows carry their own dates.
+  const rangeWrong = data.query && data.slice.day !== null && status !== 'failed' ? rangeNotApplied(data.query, data.slice, { start: params.start_date ?? 'start_date', end: params.end_date ?? 'end_date' }) : undefined;
+  if (rangeWrong) {
+    status = 'failed';
+    error = rangeWrong;
+    errorCode = 'range_not_applied';
   }
   let chunks: SliceChunk[] = [];
   // A replay of a commit that went in (slice-commits.ts): only its outcome is left to record, even once its chunks are gone.

@@ -43,6 +43,47 @@ export function engineNotApplied(query: QueryEcho, enginesParam: string, asked: 
   );
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * Milliseconds from the start of the UTC day `day` to what an echo names for it: a day (its first instant), or a
+ * timestamp's instant, UTC where it names no zone (the spec's times are UTC); undefined for anything else.
+ */
+function offsetFromDay(day: string, echoed: string): number | undefined {
+  const dayStart = Date.parse(`${day}T00:00:00Z`);
+  if (/^\d{4}-\d{2}-\d{2}$/.test(echoed)) return Date.parse(`${echoed}T00:00:00Z`) - dayStart;
+  if (!/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(echoed)) return undefined;
+  const iso = echoed.replace(' ', 'T');
+  const at = Date.parse(/(Z|[+-]\d{2}(:?\d{2})?)$/i.test(iso) ? iso : `${iso}Z`);
+  return Number.isNaN(at) || Number.isNaN(dayStart) ? undefined : at - dayStart;
+}
+
+/**
+ * Why a slice's rows do not cover the days it asked for, when its answer's echo says the API applied another range: a
+ * start that is not the first instant of the asked UTC day, or an end that is neither that day (a date, or its last
+ * minute) nor the instant after it (a half-open end). Another zone's day (`2026-11-18T00:00:00-05:00`) was loaded as
+ * the UTC day, every slice complete; only `bvsync doctor` said so. Undefined when the echo names no range or a right one;
+ * an end echoed at its day's first instant is left to doctor, which cannot tell it either.
+ */
+export function rangeNotApplied(query: QueryEcho, slice: { from: string | null; to: string | null }, wire: { start: string; end: string }): string | undefined {
+  const wrong: string[] = [];
+  const judge = (bound: 'start' | 'end', day: string | null, name: string) => {
+    const echoed = query[name];
+    if (day === null || typeof echoed !== 'string') return;
+    const offset = offsetFromDay(day, echoed);
+    if (offset === undefined) return;
+    const right = bound === 'start' ? offset === 0 : offset === 0 || (offset >= DAY_MS - 60_000 && offset <= DAY_MS);
+    if (!right) wrong.push(`${name}=${day} as ${JSON.stringify(echoed)}`);
+  };
+  judge('start', slice.from, wire.start);
+  judge('end', slice.to, wire.end);
+  if (wrong.length === 0) return undefined;
+  return (
+    `the answer's info.query says the API applied ${wrong.join(' and ')}, not the UTC day${slice.from === slice.to ? '' : 's'} asked for, so its rows ` +
+    `would be filed under days they do not cover and were not loaded; the spec's days are UTC days: \`bvsync doctor\` checks the ranges`
+  );
+}
+
 /** What a slice's answer says was applied, as the loader writes it to `_slice_queries` beside the slice's rows. */
 export interface AppliedQuery {
   query: QueryEcho;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appliedQuery, echoedEngines, engineNotApplied, queryEchoOf } from '../../src/warehouse/provenance.js';
+import { appliedQuery, echoedEngines, engineNotApplied, queryEchoOf, rangeNotApplied } from '../../src/warehouse/provenance.js';
 
 describe('the query echo of an answer', () => {
   it('is info.query when it is an object, and nothing otherwise', () => {
@@ -23,6 +23,28 @@ describe('the query echo of an answer', () => {
     }
     expect(engineNotApplied({ models: ['gemini', 'chatgpt'] }, 'models', 'chatgpt')).toMatch(/^asked for engine "chatgpt" alone, the answer's info\.query says it applied \["gemini","chatgpt"\]/);
     expect(engineNotApplied({ engines: ['gemini'] }, 'engines', 'chatgpt')).toBeDefined();
+  });
+
+  it("says a day slice's answer covers another range only when its echo names instants off the UTC day", () => {
+    const day = { from: '2026-11-18', to: '2026-11-18' };
+    const wire = { start: 'start_date', end: 'end_date' };
+    const right = [
+      {},
+      { start_date: '2026-11-18', end_date: '2026-11-18' },
+      { start_date: '2026-11-18T00:00:00Z', end_date: '2026-11-18T23:59:59.999Z' },
+      { start_date: '2026-11-18 00:00:00', end_date: '2026-11-18T23:59' },
+      // Half-open: the instant after the day, or the next day as a date.
+      { start_date: '2026-11-18T00:00:00+00:00', end_date: '2026-11-19T00:00:00Z' },
+      { start_date: '2026-11-18', end_date: '2026-11-19' },
+      // The end at the day's first instant is doctor's to settle, and a value that is no day says nothing.
+      { start_date: '2026-11-18', end_date: '2026-11-18T00:00:00Z' },
+      { start_date: 'yesterday', end_date: 17 },
+    ];
+    for (const query of right) expect(rangeNotApplied(query, day, wire), JSON.stringify(query)).toBeUndefined();
+    expect(rangeNotApplied({ start_date: '2026-11-18T00:00:00-05:00', end_date: '2026-11-18T23:59:59-05:00' }, day, wire)).toMatch(
+      /^the answer's info\.query says the API applied start_date=2026-11-18 as "2026-11-18T00:00:00-05:00" and end_date=2026-11-18 as "2026-11-18T23:59:59-05:00", not the UTC day asked for/,
+    );
+    expect(rangeNotApplied({ from: '2026-11-17' }, day, { start: 'from', end: 'to' })).toMatch(/applied from=2026-11-18 as "2026-11-17"/);
   });
 
   it('carries the days the slice read beside the echo', () => {
