@@ -11,13 +11,16 @@
 --                     'product_ranking_by_engine', 'tracked_urls', 'swot', ...   the engines filter those slices sent
 --                                        (a per-engine slice's engine, or api.engines): their answers echo no query
 --                     'conversations'    the model of the brand's answers (may name engines no report selects)
+--                     'conversations_sent'   the engines filter the conversations slices sent (api.engines)
 --   first_seen_day, last_seen_day   the first and last day read with it
 --   slices_or_answers               echoing slices (query sources) or answers (conversations) that name it
---   is_brand_engine                 whether the visibility report's default ever applied it (a brand engine)
+--   is_brand_engine                 whether the visibility report's default ever applied it (a brand engine): named
+--                                   by the echo of a visibility slice that sent no engines filter (api.engines empty)
 -- Join on (brand_id, engine) with conversations.model, or any *_engine_daily table's engine.
 CREATE OR REPLACE VIEW v_engines AS
 WITH seen AS (
-  SELECT q.brand_id, e.engine, q.stream AS source,
+  -- The conversations' own source is their answers' models: a filter they sent is named apart, one row per source.
+  SELECT q.brand_id, e.engine, CASE WHEN q.stream = 'conversations' THEN 'conversations_sent' ELSE q.stream END AS source,
          min(coalesce(q."day", q.range_start)) AS first_seen_day,
          max(coalesce(q."day", q.range_end)) AS last_seen_day,
          count(*) AS slices_or_answers
@@ -31,5 +34,8 @@ WITH seen AS (
 )
 SELECT
   s.*,
-  s.engine IN (SELECT b.engine FROM seen AS b WHERE b.brand_id = s.brand_id AND b.source = 'visibility') AS is_brand_engine
+  s.engine IN (
+    SELECT e.engine FROM _slice_queries AS q, unnest(q.engines) AS e(engine)
+    WHERE q.brand_id = s.brand_id AND q.stream = 'visibility' AND q.sent_engines IS NULL
+  ) AS is_brand_engine
 FROM seen AS s;

@@ -7,7 +7,9 @@
 --   engines                          the engines the visibility rows of that day cover (from info.query)
 --   visibility_answers               sum of conversations of visibility_topic_daily that day
 --   conversations_of_those_engines   the day's answers in conversations whose model is one of those engines
---   conversations_all_engines        the day's answers in conversations, every engine
+--   conversations_all_engines        the day's answers in conversations, every engine; null when that day's
+--                                    conversations were read with an engines filter (api.engines), which left
+--                                    the other engines' answers out
 --   agrees                           visibility_answers = conversations_of_those_engines
 CREATE OR REPLACE VIEW v_visibility_coverage_daily AS
 WITH echo AS (
@@ -15,6 +17,9 @@ WITH echo AS (
 ),
 report AS (
   SELECT brand_id, "day", sum(conversations) AS answers FROM visibility_topic_daily GROUP BY ALL
+),
+filtered AS (
+  SELECT DISTINCT brand_id, "day" FROM _slice_queries WHERE stream = 'conversations' AND engines IS NOT NULL AND "day" IS NOT NULL
 ),
 answers AS (
   SELECT e.brand_id, e."day",
@@ -30,8 +35,9 @@ SELECT
   e.engines,
   coalesce(r.answers, 0) AS visibility_answers,
   a.of_those_engines AS conversations_of_those_engines,
-  a.all_engines AS conversations_all_engines,
+  CASE WHEN f."day" IS NULL THEN a.all_engines END AS conversations_all_engines,
   coalesce(r.answers, 0) = a.of_those_engines AS agrees
 FROM echo AS e
 JOIN answers AS a USING (brand_id, "day")
-LEFT JOIN report AS r USING (brand_id, "day");
+LEFT JOIN report AS r USING (brand_id, "day")
+LEFT JOIN filtered AS f USING (brand_id, "day");

@@ -285,7 +285,9 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     writes: attemptOnly ? [] : writes,
     rejects: attemptOnly ? [] : rejects,
     attemptOnly,
-    appliedQuery: data.query ? appliedQuery(data.query, data.slice, deps.config.api.params.engines) : data.sentEngines && sentEnginesQuery(data.sentEngines, data.slice),
+    appliedQuery: data.query
+      ? appliedQuery(data.query, data.slice, deps.config.api.params.engines, data.sentEngines)
+      : data.sentEngines && sentEnginesQuery(data.sentEngines, data.slice),
     token: data.token,
     state: {
       status,

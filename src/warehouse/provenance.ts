@@ -89,14 +89,21 @@ export interface AppliedQuery {
   query: QueryEcho;
   /** The echo's engine list: the engines every row of the slice covers (null when the echo names none). */
   engines: string[] | null;
+  /** The engines filter the slice sent (the call's, or `api.engines`); null when it sent none, so the API's default applied. */
+  sentEngines?: string[] | null;
   /** The days the slice read. */
   rangeStart: string | null;
   rangeEnd: string | null;
 }
 
 /** A slice's echo with its engines read under the engines parameter's wire name (`api.params.engines`). */
-export function appliedQuery(query: QueryEcho, slice: { from: string | null; to: string | null }, enginesParam = 'engines'): AppliedQuery {
-  return { query, engines: echoedEngines(query, enginesParam), rangeStart: slice.from, rangeEnd: slice.to };
+export function appliedQuery(
+  query: QueryEcho,
+  slice: { from: string | null; to: string | null },
+  enginesParam = 'engines',
+  sentEngines?: readonly string[] | undefined,
+): AppliedQuery {
+  return { query, engines: echoedEngines(query, enginesParam), rangeStart: slice.from, rangeEnd: slice.to, sentEngines: sentEngines ? [...sentEngines] : null };
 }
 
 /**
@@ -104,7 +111,7 @@ export function appliedQuery(query: QueryEcho, slice: { from: string | null; to:
  * the record of which engines its numbers cover: `{"sent": {"engines": [...]}}`, told apart from an echo by its key.
  */
 export function sentEnginesQuery(engines: readonly string[], slice: { from: string | null; to: string | null }): AppliedQuery {
-  return { query: { sent: { engines: [...engines] } }, engines: [...engines], rangeStart: slice.from, rangeEnd: slice.to };
+  return { query: { sent: { engines: [...engines] } }, engines: [...engines], rangeStart: slice.from, rangeEnd: slice.to, sentEngines: [...engines] };
 }
 
 /** The replace of a slice's echo: its earlier echo goes and this one comes, in the transaction of the slice's rows. */
@@ -119,6 +126,7 @@ export function sliceQueryWrite(batch: Pick<SliceBatch, 'brandId' | 'stream' | '
     range_end: applied.rangeEnd,
     query: applied.query,
     engines: applied.engines,
+    sent_engines: applied.sentEngines ?? null,
   };
   return { table: SLICE_QUERIES_TABLE, mode: 'replace', scope: { brand_id: brandId, stream, slice_key: sliceKey }, rows: [row] };
 }

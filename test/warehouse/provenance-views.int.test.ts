@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { appliedQuery } from '../../src/warehouse/provenance.js';
+import { appliedQuery, sentEnginesQuery } from '../../src/warehouse/provenance.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { openPublished, type PublishedReader } from '../support/published-reader.js';
 import { tempDir } from '../support/tmp.js';
@@ -86,6 +86,36 @@ beforeAll(async () => {
       writes: [{ table: 'visibility_topic_engine_daily', mode: 'replace', scope: { day: OTHER_DAY, engine: 'a' }, rows: [{ day: OTHER_DAY, engine: 'a', topic_id: 1, conversations: 5, mentioned_conversations: 5 }] }],
     }),
   );
+  // Brand 8 is read with api.engines ['a', 'x']: its visibility echo names them, which the report's default never applied,
+  // and its conversations hold only those engines' answers.
+  const filtered = { from: DAY, to: DAY };
+  await wh.loadSlice(
+    sliceBatch({
+      brandId: 8,
+      stream: 'visibility',
+      sliceKey: DAY,
+      day: DAY,
+      appliedQuery: appliedQuery({ engines: ['a', 'x'] }, filtered, 'engines', ['a', 'x']),
+      writes: [{ table: 'visibility_topic_daily', mode: 'replace', scope: { day: DAY }, rows: [{ day: DAY, topic_id: 1, conversations: 2, mentioned_conversations: 1 }] }],
+    }),
+  );
+  await wh.loadSlice(
+    sliceBatch({
+      brandId: 8,
+      stream: 'conversations',
+      sliceKey: DAY,
+      day: DAY,
+      appliedQuery: sentEnginesQuery(['a', 'x'], filtered),
+      writes: [
+        {
+          table: 'conversations',
+          mode: 'replace',
+          scope: { day: DAY },
+          rows: [[21, 'a'], [22, 'x']].map(([id, model]) => ({ id, day: DAY, date: `${DAY}T12:00:00.000Z`, model, mentioned: false })),
+        },
+      ],
+    }),
+  );
   const published = join(tmp.path, 'bv.duckdb');
   await wh.publish(published);
   await wh.close();
@@ -101,7 +131,7 @@ describe('the engine views', () => {
   it('v_engine_reconciliation_daily agrees, disagrees, or says a side was not synced', async () => {
     const result = await rows(`SELECT "day"::VARCHAR AS day, engine, broken_down, conversations_synced, visibility_answers, conversations,
                                       visibility_mentioned, mentioned_conversations, agrees
-                               FROM v_engine_reconciliation_daily ORDER BY day, engine`);
+                               FROM v_engine_reconciliation_daily WHERE brand_id = 7 ORDER BY day, engine`);
     expect(result).toEqual([
       { day: OTHER_DAY, engine: 'a', broken_down: true, conversations_synced: false, visibility_answers: 5, conversations: null, visibility_mentioned: 5, mentioned_conversations: null, agrees: null },
       { day: DAY, engine: 'a', broken_down: true, conversations_synced: true, visibility_answers: 3, conversations: 3, visibility_mentioned: 2, mentioned_conversations: 2, agrees: true },
@@ -112,7 +142,7 @@ describe('the engine views', () => {
   });
 
   it('v_visibility_coverage_daily counts the conversations of the echoed engines beside every engine', async () => {
-    expect(await rows(`SELECT engines, visibility_answers, conversations_of_those_engines, conversations_all_engines, agrees FROM v_visibility_coverage_daily`)).toEqual([
+    expect(await rows(`SELECT engines, visibility_answers, conversations_of_those_engines, conversations_all_engines, agrees FROM v_visibility_coverage_daily WHERE brand_id = 7`)).toEqual([
       { engines: ['a', 'b', 'd'], visibility_answers: 7, conversations_of_those_engines: 6, conversations_all_engines: 8, agrees: false },
     ]);
   });
@@ -126,7 +156,7 @@ describe('the engine views', () => {
 
   it('v_engines names each engine by source, with its days, and which are the brand engines', async () => {
     const result = await rows(`SELECT engine, source, first_seen_day::VARCHAR AS first, last_seen_day::VARCHAR AS last, slices_or_answers AS n, is_brand_engine
-                               FROM v_engines ORDER BY source, engine`);
+                               FROM v_engines WHERE brand_id = 7 ORDER BY source, engine`);
     expect(result).toEqual([
       { engine: 'a', source: 'conversations', first: DAY, last: DAY, n: 3, is_brand_engine: true },
       { engine: 'b', source: 'conversations', first: DAY, last: DAY, n: 3, is_brand_engine: true },
@@ -137,6 +167,26 @@ describe('the engine views', () => {
       { engine: 'a', source: 'visibility_by_engine', first: OTHER_DAY, last: DAY, n: 2, is_brand_engine: true },
       { engine: 'b', source: 'visibility_by_engine', first: DAY, last: DAY, n: 1, is_brand_engine: true },
       { engine: 'd', source: 'visibility_by_engine', first: DAY, last: DAY, n: 1, is_brand_engine: true },
+    ]);
+  });
+
+  it('with api.engines sent: no engine is called a brand engine, and every engine\'s answers are not claimed', async () => {
+    // Before, the echo of the engines sent made them brand engines, and "all engines" counted the filtered answers.
+    expect(await rows(`SELECT engine, source, is_brand_engine FROM v_engines WHERE brand_id = 8 ORDER BY source, engine`)).toEqual([
+      { engine: 'a', source: 'conversations', is_brand_engine: false },
+      { engine: 'x', source: 'conversations', is_brand_engine: false },
+      // The filter the conversations sent, one row per source: it had been a second 'conversations' row of each engine.
+      { engine: 'a', source: 'conversations_sent', is_brand_engine: false },
+      { engine: 'x', source: 'conversations_sent', is_brand_engine: false },
+      { engine: 'a', source: 'visibility', is_brand_engine: false },
+      { engine: 'x', source: 'visibility', is_brand_engine: false },
+    ]);
+    expect(await rows(`SELECT engines, conversations_of_those_engines, conversations_all_engines FROM v_visibility_coverage_daily WHERE brand_id = 8`)).toEqual([
+      { engines: ['a', 'x'], conversations_of_those_engines: 2, conversations_all_engines: null },
+    ]);
+    expect(await rows(`SELECT stream, sent_engines FROM _slice_queries WHERE brand_id = 8 ORDER BY stream`)).toEqual([
+      { stream: 'conversations', sent_engines: ['a', 'x'] },
+      { stream: 'visibility', sent_engines: ['a', 'x'] },
     ]);
   });
 });
