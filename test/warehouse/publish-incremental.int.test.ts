@@ -97,7 +97,10 @@ describe('incremental publishing', () => {
     const reference = join(tmp.path, 'reference.duckdb');
     const working = workingPathFor(published);
 
-    let wh = await openWarehouse(working, { migrationTarget: LATEST - 1 });
+    // The version before the newest migration published its own views, which may not read this code's views' columns.
+    const oldViews = join(tmp.path, 'old-views');
+    mkdirSync(oldViews);
+    let wh = await openWarehouse(working, { migrationTarget: LATEST - 1, viewsDir: oldViews });
     try {
       await wh.loadSlice(replaceDay('run-1', '2026-11-18', 40, 1));
       await wh.loadSlice(replaceDay('run-1', '2026-11-19', 30, 100));
