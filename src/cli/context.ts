@@ -5,7 +5,7 @@ import { requireApiSettings } from '../config/api-settings.js';
 import { loadConfig, loadProcessSettings, parseBrandList, type ProcessSettings } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../log.js';
-import { selectStreams } from '../streams/registry.js';
+import { STREAM_NAMES, selectStreams } from '../streams/registry.js';
 import { UsageError } from './fail.js';
 
 /** Flags every command that reads the config shares. */
@@ -63,7 +63,9 @@ export function collect(value: string, previous: string[] = []): string[] {
 
 /** `--streams a,b`, else the config's list, else every stream; unknown names are a usage error. */
 export function chooseStreams(config: Config, flag: string | undefined): string[] {
-  const names = flag ? flag.split(',').map((name) => name.trim()).filter(Boolean) : config.sync.streams;
+  const names = flag === undefined ? config.sync.streams : flag.split(',').map((name) => name.trim()).filter(Boolean);
+  // `--streams ,` (or an empty value from a script's unset variable) named no stream; read as the default, it ran them all.
+  if (flag !== undefined && names!.length === 0) throw new UsageError(`--streams "${flag}" names no stream; give one or more, comma-separated (${STREAM_NAMES.join(', ')}), or leave --streams out for the default`);
   return selectStreams(names).map((stream) => stream.name);
 }
 

@@ -431,6 +431,8 @@ describe('a day or a setting that cannot be right', () => {
     // A negative count reached DuckDB's LIMIT (exit 1), a word showed 10.
     ['status --runs that is no count', ['status', '--runs', '-1'], /error: option '--runs <n>' argument '-1' is invalid\. --runs must be an integer >= 1$/m],
     ['status --runs that is a word', ['status', '--runs', 'abc'], /--runs must be an integer >= 1/],
+    // Read as the default streams, it attached to an unrelated run of every stream.
+    ['--streams that names none', ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', ','], /^bvsync: --streams "," names no stream; give one or more, comma-separated \(visibility, .*\), or leave --streams out for the default$/m],
   ];
   it('a worker whose --metrics-port another program uses: exit 2 at once, before it takes any job', async () => {
     const busy = createServer();
