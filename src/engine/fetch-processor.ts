@@ -135,7 +135,8 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       // The API answers nothing but 5xx, or nothing (a deployment, a gateway restart): the slice goes back to the queue
       // without spending an attempt and the queue pauses, longer the longer it lasts, up to sync.outageToleranceMinutes.
       // Before, each slice in flight spent its four attempts in some 15-30 s and a restart of a minute failed the run.
-      if (error instanceof TransientError && error.apiUnavailable && deps.outages) {
+      // sync.outageToleranceMinutes 0: an outage spends the slice's attempts, as any failure does.
+      if (error instanceof TransientError && error.apiUnavailable && deps.outages && deps.sync.outageToleranceMinutes > 0) {
         const outage = await deps.outages.sighted(data.runId, Date.now()).catch(() => undefined);
         const waitedMs = outage ? outage.seenAt - outage.since : 0;
         if (outage && outage.gaveUpAt === undefined && waitedMs < deps.sync.outageToleranceMinutes * 60_000) {
