@@ -110,8 +110,9 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
 /** The published and the working file can be written: their folder exists or was created, and each is a DuckDB file or absent. */
 export function checkDatabaseFiles(config: Config): void {
   try {
-    checkWarehousePair(config.db, workingPathFor(config.db));
     for (const path of [config.db, workingPathFor(config.db)]) checkDatabasePath(path);
+    // After those: a file that is no DuckDB database is named as such, not as a warehouse without its working file.
+    checkWarehousePair(config.db, workingPathFor(config.db));
   } catch (error) {
     if (error instanceof DatabasePathError) throw new UsageError(error.message);
     throw error;
