@@ -46,16 +46,25 @@ export function engineNotApplied(query: QueryEcho, enginesParam: string, asked: 
 const DAY_MS = 86_400_000;
 
 /**
+ * The instant an echoed timestamp names: a space for the `T`, and UTC where it names no zone (the spec's times are
+ * UTC); read as local time, a doctor run on a Berlin machine called UTC days another zone's. Undefined for a text
+ * that is no timestamp.
+ */
+export function instantOf(text: string): number | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) return undefined;
+  const iso = text.replace(' ', 'T');
+  const at = Date.parse(/(Z|[+-]\d{2}(:?\d{2})?)$/i.test(iso) ? iso : `${iso}Z`);
+  return Number.isNaN(at) ? undefined : at;
+}
+
+/**
  * Milliseconds from the start of the UTC day `day` to what an echo names for it: a day (its first instant), or a
- * timestamp's instant, UTC where it names no zone (the spec's times are UTC); undefined for anything else.
+ * timestamp's instant; undefined for anything else.
  */
 function offsetFromDay(day: string, echoed: string): number | undefined {
   const dayStart = Date.parse(`${day}T00:00:00Z`);
-  if (/^\d{4}-\d{2}-\d{2}$/.test(echoed)) return Date.parse(`${echoed}T00:00:00Z`) - dayStart;
-  if (!/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(echoed)) return undefined;
-  const iso = echoed.replace(' ', 'T');
-  const at = Date.parse(/(Z|[+-]\d{2}(:?\d{2})?)$/i.test(iso) ? iso : `${iso}Z`);
-  return Number.isNaN(at) || Number.isNaN(dayStart) ? undefined : at - dayStart;
+  const at = /^\d{4}-\d{2}-\d{2}$/.test(echoed) ? Date.parse(`${echoed}T00:00:00Z`) : instantOf(echoed);
+  return at === undefined || Number.isNaN(at) || Number.isNaN(dayStart) ? undefined : at - dayStart;
 }
 
 /**

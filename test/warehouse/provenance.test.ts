@@ -49,6 +49,8 @@ describe('the query echo of an answer', () => {
 
   it('carries the days the slice read beside the echo', () => {
     const query = { engines: ['x'], start_date: '2026-11-20' };
-    expect(appliedQuery(query, { from: '2026-11-20', to: '2026-11-21' })).toEqual({ query, engines: ['x'], rangeStart: '2026-11-20', rangeEnd: '2026-11-21' });
+    expect(appliedQuery(query, { from: '2026-11-20', to: '2026-11-21' })).toEqual({ query, engines: ['x'], rangeStart: '2026-11-20', rangeEnd: '2026-11-21', sentEngines: null });
+    // And the engines filter it sent, which the echo alone cannot tell from the API's default.
+    expect(appliedQuery(query, { from: '2026-11-20', to: '2026-11-20' }, 'engines', ['x']).sentEngines).toEqual(['x']);
   });
 });

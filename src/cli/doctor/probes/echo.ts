@@ -2,7 +2,7 @@ import type { ParamName } from '../../../streams/registry.js';
 import { CONTENT_TYPE_VALUES, OWNERSHIP_VALUES, SENTIMENT_VALUES } from '../../../api/schemas.js';
 import type { ProbeContext } from '../probe-context.js';
 import { ENDPOINTS } from '../endpoints.js';
-import { echoedEngines } from '../../../warehouse/provenance.js';
+import { echoedEngines, instantOf } from '../../../warehouse/provenance.js';
 
 export interface Sent {
   name: ParamName;
@@ -40,17 +40,6 @@ export function judgeEcho(ctx: ProbeContext, endpoint: string, sent: readonly Se
 function show(value: unknown): string {
   const text = Array.isArray(value) ? value.join(',') : String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
-}
-
-/**
- * The instant an echoed timestamp names: a space for the `T`, and UTC where it names no zone (the spec's times are
- * UTC); read as local time, a doctor run on a Berlin machine called UTC days another zone's.
- */
-function instantOf(text: string): number | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) return undefined;
-  const iso = text.replace(' ', 'T');
-  const at = Date.parse(/(Z|[+-]\d{2}(:?\d{2})?)$/i.test(iso) ? iso : `${iso}Z`);
-  return Number.isNaN(at) ? undefined : at;
 }
 
 /**
