@@ -78,7 +78,8 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
     }
     try {
       const { result, chunks } = await reader.read(data, token, tally);
-      if (result.status === 'complete') await deps.outages?.over(data.runId).catch(() => undefined);
+      // The read came back, complete or not: the API answers, and whatever outage the run met is over.
+      await deps.outages?.over(data.runId).catch(() => undefined);
       if (result.status !== 'complete') log.warn({ status: result.status, problem: result.problem }, `slice ${result.status}`);
       fetched(result.status);
       await sendToCommit(deps, data, {
