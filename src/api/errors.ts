@@ -94,13 +94,15 @@ export class TransientError extends ApiError {
    * The fetch processor then waits the outage out (`sync.outageToleranceMinutes`) instead of spending the slice's attempts.
    */
   apiUnavailable = false;
+  /** When the call that gave up began (ms since the epoch), set with `apiUnavailable`: the API answered nothing since. */
+  callStartedAt: number | undefined;
 
   override toJSON(): Record<string, unknown> {
     return {
       ...super.toJSON(),
       reason: this.reason,
       ...(this.retryAfterMs === undefined ? {} : { retryAfterMs: this.retryAfterMs }),
-      ...(this.apiUnavailable ? { apiUnavailable: true } : {}),
+      ...(this.apiUnavailable ? { apiUnavailable: true, callStartedAt: this.callStartedAt } : {}),
     };
   }
 }

@@ -170,7 +170,10 @@ export class Transport {
           continue;
         }
         // No other call was answered while this one failed: the API is away, which the fetch processor waits out.
-        if (isUnavailability(error) && this.lastAnsweredAt < callStartedAt) error.apiUnavailable = true;
+        if (isUnavailability(error) && this.lastAnsweredAt < callStartedAt) {
+          error.apiUnavailable = true;
+          error.callStartedAt = callStartedAt;
+        }
         this.emit({ ...base, outcome: 'failed' });
         throw error;
       }

@@ -33,6 +33,8 @@ export interface FetchProcessorDeps {
   access?: AccessMemo;
   /** The run's memory of the API being away, shared through Redis; default none: outages spend attempts as any failure. */
   outages?: OutageMemo;
+  /** Whether any call of this process, on any fetch thread, was answered (not a 5xx or a 408) at or after the time given. */
+  answeredSince?: (time: number) => boolean;
   /** Reads the slices: the fetch threads (`sync.fetchThreads`); default on this thread through `client`. */
   reader?: SliceReader;
 }
@@ -136,11 +138,15 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       // The API answers nothing but 5xx, or nothing (a deployment, a gateway restart): the slice goes back to the queue
       // without spending an attempt and the queue pauses, longer the longer it lasts, up to sync.outageToleranceMinutes.
       // Before, each slice in flight spent its four attempts in some 15-30 s and a restart of a minute failed the run.
-      // sync.outageToleranceMinutes 0: an outage spends the slice's attempts, as any failure does.
-      if (error instanceof TransientError && error.apiUnavailable && deps.outages && deps.sync.outageToleranceMinutes > 0) {
-        const outage = await deps.outages.sighted(data.runId, Date.now()).catch(() => undefined);
+      // The API is away when no call of this process (any fetch thread) was answered since this one began, and more than
+      // one slice of the run found it so: one slice alone is a request the API fails, which spends its attempts.
+      const outages = deps.outages;
+      const tolerance = deps.sync.outageToleranceMinutes * 60_000;
+      const callStartedAt = error instanceof TransientError && error.apiUnavailable ? error.callStartedAt : undefined;
+      if (outages && tolerance > 0 && callStartedAt !== undefined && !deps.answeredSince?.(callStartedAt)) {
+        const outage = await outages.sighted(data.runId, data.sliceId, callStartedAt, Date.now()).catch(() => undefined);
         const waitedMs = outage ? outage.seenAt - outage.since : 0;
-        if (outage && outage.gaveUpAt === undefined && waitedMs < deps.sync.outageToleranceMinutes * 60_000) {
+        if (outage && outage.gaveUpAt === undefined && outage.slices > 1 && waitedMs < tolerance) {
           const pauseMs = outagePauseMs(waitedMs);
           log.warn(
             { err: describe(error), unavailableForS: Math.round(waitedMs / 1000), pauseMs, toleranceMin: deps.sync.outageToleranceMinutes },
@@ -151,12 +157,12 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
           await deps.queues.fetch.rateLimit(pauseMs);
           throw Worker.RateLimitError();
         }
-        if (outage) {
+        if (outage && (outage.gaveUpAt !== undefined || (outage.slices > 1 && waitedMs >= tolerance))) {
           // Waited out as long as the run may: this slice and the run's others fail, without asking an API that is away.
-          const gaveUp = await deps.outages.giveUp(data.runId, outage, Date.now()).catch(() => outage);
+          const gaveUp = (await outages.giveUp(data.runId, Date.now()).catch(() => outage)) ?? outage;
           log.error({ err: describe(error), unavailableForS: Math.round(waitedMs / 1000) }, 'the API did not come back within sync.outageToleranceMinutes: the slice fails');
           fetched('failed');
-          await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, unavailableFailure(gaveUp, deps.sync, '', error));
+          await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, unavailableFailure(gaveUp, deps.sync, '', error as TransientError));
           return;
         }
       }

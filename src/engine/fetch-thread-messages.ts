@@ -60,7 +60,7 @@ export type FromFetchThread =
 export interface SerializedError {
   name: string;
   message: string;
-  api?: ApiErrorFields & { retryable: boolean; retryAfterMs?: number; reason?: TransientReason; apiUnavailable?: boolean };
+  api?: ApiErrorFields & { retryable: boolean; retryAfterMs?: number; reason?: TransientReason; apiUnavailable?: boolean; callStartedAt?: number };
 }
 
 export function serializeError(error: unknown): SerializedError {
@@ -77,7 +77,10 @@ export function serializeError(error: unknown): SerializedError {
     if (error instanceof TransientError) {
       api.reason = error.reason;
       if (error.retryAfterMs !== undefined) api.retryAfterMs = error.retryAfterMs;
-      if (error.apiUnavailable) api.apiUnavailable = true;
+      if (error.apiUnavailable) {
+        api.apiUnavailable = true;
+        api.callStartedAt = error.callStartedAt;
+      }
     }
     return { name: error.name, message: error.message, api };
   }
@@ -110,11 +113,12 @@ export function reviveError(serialized: SerializedError): Error {
     error.name = serialized.name;
     return error;
   }
-  const { retryable, retryAfterMs, reason, apiUnavailable, ...fields } = api;
+  const { retryable, retryAfterMs, reason, apiUnavailable, callStartedAt, ...fields } = api;
   if (serialized.name === 'RateLimitedError') return new RateLimitedError(serialized.message, fields, retryAfterMs ?? 0);
   if (retryable) {
     const transient = new TransientError(serialized.message, fields, reason ?? 'network', retryAfterMs);
     transient.apiUnavailable = apiUnavailable === true;
+    transient.callStartedAt = callStartedAt;
     return transient;
   }
   const permanent = PERMANENT_CLASSES[serialized.name] ?? PermanentError;

@@ -2,27 +2,51 @@ import type { Redis } from 'ioredis';
 import { redisKeys, type RedisKeys } from '../redis-keys.js';
 
 /**
- * Sightings this far apart are two outages, not one: longer than the longest pause of the fetch queue (a minute) and
- * a call's own retries (`api.maxAttempts` waits of up to `api.retryMaxMs`) together.
+ * A failing call that began this long after the last sighting belongs to another outage: longer than the longest pause
+ * of the fetch queue (a minute) and the wait of a slice for its turn. Measured from the call's start, not its end: an
+ * API that hangs makes a call last minutes (its attempts, each up to the headers timeout), and measured from its end
+ * every other sighting began the outage anew, which was then waited out for ever.
  */
 export const SAME_OUTAGE_MS = 3 * 60_000;
 
-/** Long enough to outlive any run that gave up: a run's records in Redis are kept longer, and a success clears it sooner. */
-const GAVE_UP_MEMORY_MS = 24 * 60 * 60 * 1000;
+/** Long enough to outlive any run that gave up: a run's records in Redis are kept longer, and an answer clears it sooner. */
+const MEMORY_MS = 24 * 60 * 60 * 1000;
 
-/** What a run knows of the API being away: since when, last seen, and when the run stopped waiting for it. */
+/** What a run knows of the API being away. */
 export interface Outage {
+  /** When the first failing call of the outage began: the API has answered none of the run's calls since. */
   since: number;
+  /** The last sighting. */
   seenAt: number;
+  /** Slices that found it away: one slice alone may be a request the API fails, not the API. */
+  slices: number;
   gaveUpAt?: number | undefined;
 }
 
+// KEYS[1] the memo; ARGV: now, the failing call's start, the slice's field, SAME_OUTAGE_MS, MEMORY_MS. One script, so a
+// slice read back (`over`, a DEL) cannot fall between reading the memo and writing it, which revived an ended outage.
+const SIGHTED = `
+local seen = tonumber(redis.call('HGET', KEYS[1], 'seenAt'))
+if seen == nil or tonumber(ARGV[2]) - seen >= tonumber(ARGV[4]) then
+  redis.call('DEL', KEYS[1])
+  redis.call('HSET', KEYS[1], 'since', ARGV[2])
+end
+redis.call('HSET', KEYS[1], 'seenAt', ARGV[1], ARGV[3], '1')
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return redis.call('HGETALL', KEYS[1])`;
+
+// Only an outage still on record is given up on: one a slice read back ended meanwhile is not.
+const GIVE_UP = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
+redis.call('HSETNX', KEYS[1], 'gaveUpAt', ARGV[1])
+return redis.call('HGETALL', KEYS[1])`;
+
 /**
  * A run's memory of an API that answers nothing but 5xx, or nothing (a deployment, a gateway restart), shared by every
- * process of the run through Redis (`<prefix>:run:<id>:outage`): since when its slices found it away, so the run waits
- * one outage out for `sync.outageToleranceMinutes` whichever slices meet it, and once the run gives up, its other
- * slices fail without a request. A slice read whole ends it: the API is back. Per run, not per key: the next run asks
- * again.
+ * process of the run through Redis (`<prefix>:run:<id>:outage`): since when its slices found it away and how many did,
+ * so the run waits one outage out for `sync.outageToleranceMinutes` whichever slices meet it, and once the run gives
+ * up, its other slices fail without a request. A slice read back ends it: the API answers. Per run, not per key: the
+ * next run asks again.
  */
 export class OutageMemo {
   private readonly keys: RedisKeys;
@@ -34,49 +58,44 @@ export class OutageMemo {
     this.keys = redisKeys(prefix);
   }
 
-  /** Notes that a slice of the run found the API away at `now`: the outage this sighting belongs to. */
-  async sighted(runId: string, now: number): Promise<Outage> {
-    const before = await this.read(runId);
-    const outage: Outage = before && now - before.seenAt < SAME_OUTAGE_MS ? { ...before, seenAt: now } : { since: now, seenAt: now };
-    await this.write(runId, outage);
-    return outage;
+  /** Notes that a slice's call, begun at `callStartedAt`, found the API away at `now`: the outage it belongs to. */
+  async sighted(runId: string, sliceId: string, callStartedAt: number, now: number): Promise<Outage> {
+    const fields = await this.redis.eval(SIGHTED, 1, this.key(runId), String(now), String(callStartedAt), `slice:${sliceId}`, String(SAME_OUTAGE_MS), String(MEMORY_MS));
+    return outageOf(fields)!;
   }
 
-  /** The run stops waiting: its slices that meet the API away, or start after this, fail. */
-  async giveUp(runId: string, outage: Outage, now: number): Promise<Outage> {
-    const gaveUp = { ...outage, gaveUpAt: outage.gaveUpAt ?? now };
-    await this.write(runId, gaveUp);
-    return gaveUp;
+  /** The run stops waiting: its slices that meet the API away, or start after this, fail. Undefined when it ended meanwhile. */
+  async giveUp(runId: string, now: number): Promise<Outage | undefined> {
+    return outageOf(await this.redis.eval(GIVE_UP, 1, this.key(runId), String(now)));
   }
 
-  /** The outage the run gave up on, if it did and no slice was read since. */
+  /** The outage the run gave up on, if it did and no slice was read back since. */
   async gaveUp(runId: string): Promise<Outage | undefined> {
-    const outage = await this.read(runId);
+    const outage = outageOf(await this.redis.hgetall(this.key(runId)));
     return outage?.gaveUpAt === undefined ? undefined : outage;
   }
 
-  /** A slice of the run was read whole: whatever outage there was is over. */
+  /** A slice of the run was read back: whatever outage there was is over. */
   async over(runId: string): Promise<void> {
     await this.redis.del(this.key(runId));
-  }
-
-  private async read(runId: string): Promise<Outage | undefined> {
-    const fields = await this.redis.hgetall(this.key(runId));
-    const since = Number(fields.since);
-    const seenAt = Number(fields.seenAt);
-    if (!Number.isFinite(since) || !Number.isFinite(seenAt)) return undefined;
-    const gaveUpAt = fields.gaveUpAt === undefined ? undefined : Number(fields.gaveUpAt);
-    return { since, seenAt, gaveUpAt };
-  }
-
-  private async write(runId: string, outage: Outage): Promise<void> {
-    const key = this.key(runId);
-    const fields: Record<string, string> = { since: String(outage.since), seenAt: String(outage.seenAt) };
-    if (outage.gaveUpAt !== undefined) fields.gaveUpAt = String(outage.gaveUpAt);
-    await this.redis.multi().hset(key, fields).pexpire(key, GAVE_UP_MEMORY_MS).exec();
   }
 
   private key(runId: string): string {
     return this.keys.run(runId, 'outage');
   }
+}
+
+/** The memo from HGETALL's answer: an object (ioredis's hgetall) or a flat list of names and values (a script's). */
+function outageOf(reply: unknown): Outage | undefined {
+  const fields: Record<string, string> = {};
+  if (Array.isArray(reply)) {
+    for (let i = 0; i + 1 < reply.length; i += 2) fields[String(reply[i])] = String(reply[i + 1]);
+  } else if (reply && typeof reply === 'object') {
+    Object.assign(fields, reply);
+  }
+  const since = Number(fields.since);
+  const seenAt = Number(fields.seenAt);
+  if (!Number.isFinite(since) || !Number.isFinite(seenAt)) return undefined;
+  const slices = Object.keys(fields).filter((name) => name.startsWith('slice:')).length;
+  return { since, seenAt, slices, gaveUpAt: fields.gaveUpAt === undefined ? undefined : Number(fields.gaveUpAt) };
 }

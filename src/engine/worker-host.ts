@@ -88,6 +88,8 @@ export class WorkerHost {
   private client!: ApiClient;
   private fetchWorker!: Worker;
   private fetchThreads: FetchThreadPool | undefined;
+  /** When any call of this process was last answered by the API (ms since the epoch): see fetch-processor.ts's outages. */
+  private lastAnsweredAt = Number.NEGATIVE_INFINITY;
   private lease: WriterLease | undefined;
   private loadWorker: Worker | undefined;
   /** Each worker's own Redis connection: dropping a worker stuck closing must not cut the lease's, the queues' or the other worker's. */
@@ -121,6 +123,8 @@ export class WorkerHost {
     const budget = createRedisRateBudget({ redis: this.connection, prefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log });
     const metrics = this.options.metrics;
     const onRequest = (event: ApiRequestEvent): void => {
+      // Every thread's calls come through here: whether the API answered anything lately is the process's to say.
+      if (event.status !== undefined && event.status < 500 && event.status !== 408) this.lastAnsweredAt = Date.now();
       this.tallies.onRequest(event);
       metrics?.request(event);
       if (event.outcome === 'rate_limited' && event.retryAfterMs) this.pauseFetching(event.retryAfterMs);
@@ -160,6 +164,7 @@ export class WorkerHost {
         metrics: this.options.metrics,
         access: new AccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
         outages: new OutageMemo(this.connection, prefix),
+        answeredSince: (time) => this.lastAnsweredAt >= time,
         reader: this.fetchThreads,
       }),
       this.options.fetchConcurrency ?? config.sync.fetchConcurrency,

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { connectRedis, deleteKeysWithPrefix } from '../../src/engine/redis.js';
+import { OutageMemo, SAME_OUTAGE_MS } from '../../src/engine/outage-memo.js';
+import { TEST_REDIS_URL } from '../support/redis.js';
+
+/** A run's memory of the API being away, in real Redis: one outage across slow calls, ended by an answer. */
+
+const prefix = `bvsync-test-outage-${process.pid}`;
+let redis: Redis;
+let memo: OutageMemo;
+
+beforeAll(() => {
+  redis = connectRedis(TEST_REDIS_URL);
+  memo = new OutageMemo(redis, prefix);
+});
+afterAll(async () => {
+  await deleteKeysWithPrefix(redis, prefix);
+  redis.disconnect();
+});
+
+const MINUTE = 60_000;
+
+describe('the outage memo of a run', () => {
+  it('is one outage while each failing call began soon after the last sighting, however long the calls took', async () => {
+    // An API that hangs: each call takes ~2.5 minutes (five tries at a 30 s headers timeout), then the queue pauses a minute.
+    // Measured from the calls' ends, sightings 3.5 minutes apart began the outage anew every other time.
+    let now = 1_000_000;
+    const first = await memo.sighted('run-hang', 'a', now - 2.5 * MINUTE, now);
+    expect(first).toMatchObject({ since: now - 2.5 * MINUTE, seenAt: now, slices: 1 });
+    for (let round = 0; round < 4; round++) {
+      const started = now + MINUTE;
+      now = started + 2.5 * MINUTE;
+      const outage = await memo.sighted('run-hang', round % 2 ? 'a' : 'b', started, now);
+      expect(outage.since).toBe(first.since);
+      expect(outage.slices).toBe(2);
+    }
+  });
+
+  it('begins anew for a call that began long after the last sighting, and ends when a slice is read back', async () => {
+    await memo.sighted('run-two', 'a', 0, 10);
+    const later = await memo.sighted('run-two', 'b', 10 + SAME_OUTAGE_MS, 20 + SAME_OUTAGE_MS);
+    expect(later).toMatchObject({ since: 10 + SAME_OUTAGE_MS, slices: 1 });
+    await memo.over('run-two');
+    expect(await memo.giveUp('run-two', 30 + SAME_OUTAGE_MS)).toBeUndefined();
+    expect(await memo.gaveUp('run-two')).toBeUndefined();
+  });
+
+  it('is given up on once, for the run alone', async () => {
+    await memo.sighted('run-gone', 'a', 0, 5);
+    await memo.sighted('run-gone', 'b', 1, 6);
+    expect(await memo.giveUp('run-gone', 100)).toMatchObject({ since: 0, slices: 2, gaveUpAt: 100 });
+    expect(await memo.giveUp('run-gone', 200)).toMatchObject({ gaveUpAt: 100 });
+    expect(await memo.gaveUp('run-gone')).toMatchObject({ gaveUpAt: 100 });
+    expect(await memo.gaveUp('run-other')).toBeUndefined();
+  });
+});
