@@ -11,8 +11,13 @@ const { version } = JSON.parse(readFileSync(new URL('../../package.json', import
 // A reader that stops reading (`bvsync sql ... | head -1`) closes the pipe: the output is no longer wanted, as a shell's
 // SIGPIPE would say. A command that stops gracefully (a run, a worker) is told so as by SIGTERM; any other ends quietly.
 // Unheard, the EPIPE was an unhandled 'error' event and a stack trace.
+// Only the first EPIPE acts: every later write raises another, and one met with the run's stop under way had ended the
+// process at once (exit 0, the run left unfinished).
+let readerGone = false;
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
+  if (readerGone) return;
+  readerGone = true;
   if (process.listenerCount('SIGTERM') > 0) process.kill(process.pid, 'SIGTERM');
   else process.exit(0);
 });

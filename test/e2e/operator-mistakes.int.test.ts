@@ -147,6 +147,25 @@ describe('a database path that cannot be used', () => {
   });
 });
 
+describe('a run whose output is read by `head -1`', () => {
+  // Every write after the reader left raises another EPIPE: one met during the stop had ended the process at once, exit
+  // 0, the run left running in Redis; before that, the first was an unhandled 'error' event and a stack trace.
+  it('stops as on SIGTERM once the reader is gone: exit 1, the run left queued, no stack trace', async () => {
+    await freshFixture('epipe');
+    // Slow enough that the run is still going when its first progress line reaches stdout.
+    fx.sim.setKnobs({ latencyMs: 500 });
+    const child = spawnBvsync(backfillArgs('2026-11-01'), cliEnv(fx));
+    started.push(child);
+    await child.waitFor(/ slices · /, 60_000);
+    child.closeStdout();
+    const result = await child.done;
+    fx.sim.setKnobs({ latencyMs: 0 });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/stopping: the run stays queued for the next worker/);
+    expect(result.stderr).not.toMatch(/EPIPE|Unhandled 'error' event/);
+  }, 90_000);
+});
+
 describe('SIGTERM to a command that is waiting or retrying', () => {
   it('a backfill retrying a working file another program holds: ends within its shutdown deadline', async () => {
     await freshFixture('held');

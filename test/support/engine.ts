@@ -103,6 +103,8 @@ export interface CliProcess {
   /** Resolves when `pattern` appears in its output; rejects after `timeoutMs` or if it exits first. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
   kill(signal?: NodeJS.Signals): void;
+  /** Closes the pipe its stdout writes to, as a reader that stops reading (`| head -1`) does. */
+  closeStdout(): void;
 }
 
 const REPO = join(import.meta.dirname, '..', '..');
@@ -158,6 +160,7 @@ export function spawnBvsync(args: string[], env: NodeJS.ProcessEnv): CliProcess 
   });
   return {
     pid: child.pid!,
+    closeStdout: () => child.stdout.destroy(),
     done,
     output: () => all,
     waitFor: (pattern, timeoutMs = 30_000) =>
