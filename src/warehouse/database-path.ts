@@ -101,7 +101,8 @@ export function checkDuckDbFile(path: string): void {
  * `DatabasePathError` saying how to go on from the published file or start afresh.
  */
 export function checkWarehousePair(publishedPath: string, workingPath: string): void {
-  if (basename(publishedPath, extname(publishedPath)).endsWith('.work')) {
+  // `bv.work` (no extension) is its own working file: workingPathFor gives the same path back.
+  if (basename(publishedPath, extname(publishedPath)).endsWith('.work') || resolve(publishedPath) === resolve(workingPath)) {
     throw new DatabasePathError(
       `${publishedPath} is a working file, which bvsync writes beside the published file analysts open`,
       undefined,

@@ -61,10 +61,11 @@ export function instantOf(text: string): number | undefined {
  * Milliseconds from the start of the UTC day `day` to what an echo names for it: a day (its first instant), or a
  * timestamp's instant; undefined for anything else.
  */
-function offsetFromDay(day: string, echoed: string): number | undefined {
+function offsetFromDay(day: string, echoed: string): { offset: number; dateOnly: boolean } | undefined {
   const dayStart = Date.parse(`${day}T00:00:00Z`);
-  const at = /^\d{4}-\d{2}-\d{2}$/.test(echoed) ? Date.parse(`${echoed}T00:00:00Z`) : instantOf(echoed);
-  return at === undefined || Number.isNaN(at) || Number.isNaN(dayStart) ? undefined : at - dayStart;
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(echoed);
+  const at = dateOnly ? Date.parse(`${echoed}T00:00:00Z`) : instantOf(echoed);
+  return at === undefined || Number.isNaN(at) || Number.isNaN(dayStart) ? undefined : { offset: at - dayStart, dateOnly };
 }
 
 /**
@@ -79,9 +80,12 @@ export function rangeNotApplied(query: QueryEcho, slice: { from: string | null; 
   const judge = (bound: 'start' | 'end', day: string | null, name: string) => {
     const echoed = query[name];
     if (day === null || typeof echoed !== 'string') return;
-    const offset = offsetFromDay(day, echoed);
-    if (offset === undefined) return;
-    const right = bound === 'start' ? offset === 0 : offset === 0 || (offset >= DAY_MS - 60_000 && offset <= DAY_MS);
+    const read = offsetFromDay(day, echoed);
+    if (read === undefined) return;
+    const { offset, dateOnly } = read;
+    // An end day is inclusive (spec): as a date it is the day itself; the next day's date is a second day applied, while
+    // the next day's first instant is the half-open spelling of the same day.
+    const right = bound === 'start' ? offset === 0 : offset === 0 || (!dateOnly && offset >= DAY_MS - 60_000 && offset <= DAY_MS);
     if (!right) wrong.push(`${name}=${day} as ${JSON.stringify(echoed)}`);
   };
   judge('start', slice.from, wire.start);

@@ -33,9 +33,8 @@ describe('the query echo of an answer', () => {
       { start_date: '2026-11-18', end_date: '2026-11-18' },
       { start_date: '2026-11-18T00:00:00Z', end_date: '2026-11-18T23:59:59.999Z' },
       { start_date: '2026-11-18 00:00:00', end_date: '2026-11-18T23:59' },
-      // Half-open: the instant after the day, or the next day as a date.
+      // Half-open: the instant after the day.
       { start_date: '2026-11-18T00:00:00+00:00', end_date: '2026-11-19T00:00:00Z' },
-      { start_date: '2026-11-18', end_date: '2026-11-19' },
       // The end at the day's first instant is doctor's to settle, and a value that is no day says nothing.
       { start_date: '2026-11-18', end_date: '2026-11-18T00:00:00Z' },
       { start_date: 'yesterday', end_date: 17 },
@@ -45,6 +44,8 @@ describe('the query echo of an answer', () => {
       /^the answer's info\.query says the API applied start_date=2026-11-18 as "2026-11-18T00:00:00-05:00" and end_date=2026-11-18 as "2026-11-18T23:59:59-05:00", not the UTC day asked for/,
     );
     expect(rangeNotApplied({ from: '2026-11-17' }, day, { start: 'from', end: 'to' })).toMatch(/applied from=2026-11-18 as "2026-11-17"/);
+    // The next day as a date is two days applied, both ends inclusive (spec).
+    expect(rangeNotApplied({ start_date: '2026-11-18', end_date: '2026-11-19' }, day, wire)).toMatch(/applied end_date=2026-11-18 as "2026-11-19"/);
   });
 
   it('carries the days the slice read beside the echo', () => {
