@@ -93,7 +93,13 @@ export async function pingRedis(url: string): Promise<void> {
       await redis.connect();
       await redis.ping();
     } catch (error) {
-      throw reason ?? error;
+      const why = reason ?? error;
+      // ioredis's own words ("Protocol error, got "H" as reply type byte. Please report this.") blamed ioredis for a port
+      // that another service (an HTTP server) answers.
+      if (why instanceof Error && /^Protocol error/.test(why.message)) {
+        throw new Error(`what answers there does not speak Redis's protocol (${why.message.replace(/\s*Please report this\.?$/, '')}): is it another service's port?`);
+      }
+      throw why;
     }
     if (database > 0) {
       await redis.select(database).catch((error: Error) => {

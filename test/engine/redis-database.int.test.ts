@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { RedisDatabaseError, resolveRedis } from '../../src/engine/redis.js';
 import { TEST_REDIS_URL } from '../support/redis.js';
 
@@ -21,5 +23,20 @@ describe('a REDIS_URL naming a database', () => {
     const resolved = await resolveRedis({ url: withDatabase(5) });
     expect(resolved.origin).toBe('configured');
     await resolved.stop();
+  });
+});
+
+describe('a REDIS_URL whose port another service answers', () => {
+  it("says so, where ioredis's words asked to report a bug of its own", async () => {
+    const http = createServer((_request, response) => response.end('not redis'));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `redis://127.0.0.1:${(http.address() as AddressInfo).port}`;
+      const refused = await resolveRedis({ url }).catch((error: unknown) => error);
+      expect((refused as Error).message).toMatch(/does not speak Redis's protocol \(Protocol error, got "H" as reply type byte\.\): is it another service's port\?/);
+      expect((refused as Error).message).not.toMatch(/Please report this/);
+    } finally {
+      http.close();
+    }
   });
 });
