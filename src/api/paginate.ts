@@ -167,7 +167,10 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
     }
     // A total_rows the pages have already outgrown (a count cached behind its list) says nothing about the pages after:
     // reading on costs one request, where stopping would lose every record past it (the read ends on a short page).
-    if (totalRows !== undefined && page * (servedSize ?? effectivePageSize) >= totalRows && served <= totalRows) break;
+    // A full first page that total_rows says is all may be an API counting the page instead of the set: believed, it
+    // would end every read at one page. It costs one request, and only for a set of exactly one page.
+    const countsOnlyThePage = summary.pages === 1 && data.length === effectivePageSize && totalRows === data.length;
+    if (totalRows !== undefined && page * (servedSize ?? effectivePageSize) >= totalRows && served <= totalRows && !countsOnlyThePage) break;
     if (page >= limit) {
       throw new PagingInconsistency(
         `${source}: still full pages after ${page} pages, the most that total_rows ${summary.firstTotalRows ?? '(not given)'} of the first page allows at ${effectivePageSize} a page; stopped`,

@@ -233,6 +233,19 @@ describe('bvsync doctor', () => {
     }
   });
 
+  it("fails an API whose total_rows counts only its own page: runs cannot tell a slice read whole", async ({ expect }) => {
+    plain.setKnobs({ oddities: ['page_total'] });
+    try {
+      const { code, out } = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'page-total') }));
+      expect(out).toMatch(/^FAIL  paging: conversations \(13\)'s total_rows counts the records of its page, not the set \(total_rows 1 on a page of 1, yet page 2 holds more\)/m);
+      // Its counts of one engine and of two at one record a page are 1 each: no evidence on how lists travel.
+      expect(out).toMatch(/^ok +api\.arrayFormat "repeat": not checked, total_rows is 1 for the list and for each engine alone/m);
+      expect(code).toBe(1);
+    } finally {
+      plain.setKnobs({ oddities: [] });
+    }
+  });
+
   it('judges no name by an info.query that repeats the request, and says so', async ({ expect }) => {
     lenientRenamed.setKnobs({ echoMirror: true });
     try {

@@ -39,6 +39,27 @@ describe('paging', () => {
     expect(pages[0]!.requestInfo.source).toBe('GET /customer/v1/brands/7/conversations page 1');
   });
 
+  it('reads past a full first page whose total_rows counts only that page: one request more, the set whole', async () => {
+    // An API whose total_rows is the page's length: believed, every read would have ended at its first page.
+    const all = [1, 2, 3, 4, 5];
+    const { agent, requests } = mockApi((url): MockReply => {
+      const page = Number(url.searchParams.get('page'));
+      const data = all.slice((page - 1) * 2, page * 2).map(conversation);
+      return { body: { data, info: { page, page_size: 2, total_rows: data.length } } };
+    });
+    client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
+    const pages = await collect(client.conversations(7));
+    expect(ids(pages)).toEqual(all);
+    expect(requests).toHaveLength(3);
+    await client.close();
+
+    // A set of exactly one page is what costs the request more: page 2 comes back empty.
+    const exact = pagedServer(() => [1, 2]);
+    client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: exact.agent }));
+    expect(ids(await collect(client.conversations(7)))).toEqual([1, 2]);
+    expect(exact.requests.map((u) => u.searchParams.get('page'))).toEqual(['1', '2']);
+  });
+
   it('stops on a short page that reaches total_rows, or with none given', async () => {
     for (const info of [() => ({ total_rows: 5 }), () => ({ total_rows: undefined })]) {
       const { agent, requests } = pagedServer(() => [1, 2, 3, 4, 5], info);

@@ -141,5 +141,26 @@ describe('odd paging: a page numbered otherwise than asked, a total_rows that mo
     expect(fx.sim.requestLog().filter((entry) => entry.path.endsWith('/conversations')).length).toBeLessThanOrEqual(3 * (pages + 1));
     const [loaded] = await queryFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM conversations');
     expect(loaded!.n).toBe(answers);
+    await fx.cleanup();
+    fx = undefined as unknown as EngineFixture;
+  }, 120_000);
+
+  it("reads every page of a slice whose total_rows counts only its own page, marks it incomplete saying so, and reads it once", async () => {
+    fx = await engineFixture('data-never-fails-page-total', {
+      sim: { brands: 1, days: 2, scale: 60, today: TODAY, oddities: ['page_total'] },
+    });
+    fx.config.api.pageSize = 10;
+    const answers = fx.sim.truth.totalRows(1, TODAY, TODAY);
+    expect(answers).toBeGreaterThan(10);
+    const progress = await runInProcess(fx, { kind: 'backfill', from: TODAY, to: TODAY, today: TODAY, streams: ['conversations'] });
+    expect(progress.meta.status).toBe('incomplete');
+    const [state] = await queryFile(fx.config.db, `SELECT status, last_error, "rows"::INTEGER AS rows FROM _sync_state`);
+    // Before, the first page's total_rows 10 was believed: 10 of the day's answers loaded, the slice complete.
+    expect(state).toMatchObject({ status: 'incomplete', rows: answers });
+    expect(state!.last_error).toMatch(/each page's total_rows counted only that page's records, so whether the slice is whole cannot be checked/);
+    const pages = Math.ceil(answers / 10) + (answers % 10 === 0 ? 1 : 0);
+    expect(fx.sim.requestLog().filter((entry) => entry.path.endsWith('/conversations'))).toHaveLength(pages);
+    const [loaded] = await queryFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM conversations');
+    expect(loaded!.n).toBe(answers);
   }, 120_000);
 });

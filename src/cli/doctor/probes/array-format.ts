@@ -31,6 +31,8 @@ export async function probeArrayFormat(ctx: ProbeContext): Promise<void> {
   const [first, second] = [await count([engines[0]!]), await count([engines[1]!])];
   if (!first.ok || !second.ok) return void unchecked(`one engine alone could not be read: ${(!first.ok ? first : (second as { why: string })).why}`);
   if ([both.value, first.value, second.value].some((total) => total === undefined)) return void unchecked('the answers carry no info.total_rows');
+  // At one record a page, an API whose total_rows counts its page says 1 whatever it read (the paging check names it).
+  if (both.value === 1 && first.value === 1 && second.value === 1) return void unchecked('total_rows is 1 for the list and for each engine alone, at one record a page: it may count the page, not the answers');
   if (both.value === first.value! + second.value!) {
     return void ctx.assumptions.push({ ok: true, line: `${label}: ${sent} answers what each engine answers alone, added up (${first.value} + ${second.value})` });
   }
