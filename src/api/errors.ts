@@ -1,6 +1,6 @@
 import { redactSecrets } from '../log.js';
 import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
-import { firstHeader } from './rate-headers.js';
+import { firstHeader, readRateLimitHeaders } from './rate-headers.js';
 
 /** One entry of `error.details` of the error envelope (spec, "Errors"). */
 export interface ApiErrorDetail {
@@ -223,7 +223,7 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
   if (status === 429 && envelope.apiCode !== undefined && namesQuota(envelope.apiCode) && !(retryAfter !== undefined && retryAfter <= QUOTA_WAIT_MAX_MS)) {
     return new QuotaExceededError(text, fields);
   }
-  if (status === 429 || isThrottling(response, envelope.apiCode, now)) {
+  if (status === 429 || isThrottling(response, envelope, now)) {
     return new RateLimitedError(text, fields, retryAfter ?? DEFAULT_RETRY_AFTER_MS);
   }
   if (status >= 500 || status === 408) return new TransientError(text, fields, 'server_error', retryAfter);
@@ -263,16 +263,26 @@ function namesQuota(apiCode: string): boolean {
  * A refusal that is a rate limit in another status: the spec shows neither the rate limit's answer nor the statuses of
  * its other codes, and gateways throttle with a 403 too. Read as a refused key, such an answer failed every slice of the
  * run without a request; read as a 429, it slows the key and is waited out. Any 4xx or 5xx whose code names a rate
- * limit is one (a 503 `rate_limited` had been asked again by each call on its own, and the key never slowed), and so is a 403 that is not the API's error envelope at all (a gateway's page) and names when to come back
+ * limit is one (a 503 `rate_limited` had been asked again by each call on its own, and the key never slowed), so is a 403
+ * whose message names a rate limit beside headers that say the window is spent, and so is a 403 that is not the API's error envelope at all (a gateway's page) and names when to come back
  * (Retry-After). An envelope that names another code, or none (`invalid_api_key`, or a message that the key is
  * suspended, with a Retry-After), is the refusal it says, not retried for ever.
  */
-function isThrottling(response: ErrorResponse, apiCode: string | undefined, now: number): boolean {
+function isThrottling(response: ErrorResponse, { apiCode, message }: { apiCode?: string | undefined; message?: string | undefined }, now: number): boolean {
   if (response.status < 400) return false;
-  if (apiCode !== undefined) return namesRateLimit(apiCode);
+  if (apiCode !== undefined && namesRateLimit(apiCode)) return true;
+  // A 403 under a code of its own whose message names a rate limit ("API rate limit exceeded", GitHub's way), with its
+  // window said spent or when to come back: read by the code alone it was a refused endpoint, and its stream dropped.
+  if (response.status === 403 && message !== undefined && namesRateLimit(message) && windowSpent(response, now)) return true;
+  if (apiCode !== undefined) return false;
   if (response.status >= 500) return false;
   const envelope = typeof (response.body as { error?: unknown } | undefined)?.error === 'object';
   return response.status === 403 && !envelope && parseRetryAfter(response.headers['retry-after'], now) !== undefined;
+}
+
+/** Whether an answer's headers say its key's window is spent (`remaining` 0) or when to come back (`Retry-After`). */
+function windowSpent(response: ErrorResponse, now: number): boolean {
+  return parseRetryAfter(response.headers['retry-after'], now) !== undefined || readRateLimitHeaders(response.headers, now).remaining === 0;
 }
 
 /**

@@ -124,6 +124,15 @@ describe('classifyResponse', () => {
       expect((error as RateLimitedError).retryAfterMs).toBe(1000);
       expect(error.apiCode).toBe(code);
     }
+    // A generic code whose message names a rate limit, its window said spent (GitHub's way): before, a refused endpoint.
+    const spent = { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' };
+    const github = { error: { code: 'forbidden', message: 'API rate limit exceeded' } };
+    expect(classifyResponse({ status: 403, headers: spent, body: github, endpoint })).toBeInstanceOf(RateLimitedError);
+    expect(classifyResponse({ status: 403, headers: { 'retry-after': '60' }, body: github, endpoint })).toBeInstanceOf(RateLimitedError);
+    // Without the headers, or with a message naming a period, the code says what it is.
+    expect(classifyResponse({ status: 403, headers: {}, body: github, endpoint })).toBeInstanceOf(AuthError);
+    expect(classifyResponse({ status: 403, headers: spent, body: { error: { code: 'forbidden', message: 'Monthly rate limit exceeded' } }, endpoint })).toBeInstanceOf(AuthError);
+    expect(classifyResponse({ status: 403, headers: spent, body: { error: { code: 'forbidden', message: 'Not allowed' } }, endpoint })).toBeInstanceOf(AuthError);
     // A Retry-After that is no wait, or beside a code that names a refusal, stays what its status and code say.
     expect(classifyResponse({ status: 403, headers: { 'retry-after': 'later' }, body: { message: 'Forbidden' }, endpoint })).toBeInstanceOf(AuthError);
     expect(classifyResponse({ status: 403, headers: { 'retry-after': '4' }, body: envelope('brand_access_denied'), endpoint })).toBeInstanceOf(BrandAccessDeniedError);
