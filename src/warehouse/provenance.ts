@@ -90,10 +90,35 @@ export function rangeNotApplied(query: QueryEcho, slice: { from: string | null; 
   };
   judge('start', slice.from, wire.start);
   judge('end', slice.to, wire.end);
+  if (!(wire.start in query) && !(wire.end in query)) return rangeUnderOtherNames(query, slice, wire);
   if (wrong.length === 0) return undefined;
   return (
     `the answer's info.query says the API applied ${wrong.join(' and ')}, not the UTC day${slice.from === slice.to ? '' : 's'} asked for, so its rows ` +
     `would be filed under days they do not cover and were not loaded; the spec's days are UTC days: \`bvsync doctor\` checks the ranges`
+  );
+}
+
+/**
+ * An echo that names neither range parameter sent but dates under other names (`from`, `to`) that are not the slice's
+ * days: the API read its range under names bvsync does not send and applied its own (a default of thirty days was
+ * filed as each day, every slice complete). Dates that are the slice's own say nothing against it.
+ */
+function rangeUnderOtherNames(query: QueryEcho, slice: { from: string | null; to: string | null }, wire: { start: string; end: string }): string | undefined {
+  if (slice.from === null || slice.to === null) return undefined;
+  const foreign: string[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    if (typeof value !== 'string') continue;
+    const fromStart = offsetFromDay(slice.from, value);
+    const fromEnd = offsetFromDay(slice.to, value);
+    if (fromStart === undefined || fromEnd === undefined) continue;
+    const isStart = fromStart.offset === 0;
+    const isEnd = fromEnd.offset === 0 || (!fromEnd.dateOnly && fromEnd.offset >= DAY_MS - 60_000 && fromEnd.offset <= DAY_MS);
+    if (!isStart && !isEnd) foreign.push(`${name}=${JSON.stringify(value)}`);
+  }
+  if (foreign.length === 0) return undefined;
+  return (
+    `the answer's info.query names ${foreign.join(' and ')} but not ${wire.start} or ${wire.end}, which bvsync sent for ${slice.from === slice.to ? slice.from : `${slice.from}..${slice.to}`}: ` +
+    `the API reads its range under other names and applied its own, so the rows were not loaded; set api.params.start_date and api.params.end_date to its names (\`bvsync doctor\` checks them)`
   );
 }
 

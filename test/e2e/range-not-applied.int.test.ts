@@ -30,3 +30,22 @@ describe("a day slice whose echo says the API applied another zone's day", () =>
     expect(await queryFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM visibility_topic_daily')).toEqual([{ n: 0 }]);
   }, 120_000);
 });
+
+describe('a day slice whose echo names its range under other names than those sent', () => {
+  let renamed: EngineFixture;
+  beforeAll(async () => {
+    // The API reads `from`/`to`, ignores start_date/end_date, applies its default window and echoes it as from/to.
+    renamed = await engineFixture('range-renamed', { sim: { brands: 1, params: { start_date: 'from', end_date: 'to' }, strictParams: false } });
+  });
+  afterAll(async () => renamed?.cleanup());
+
+  it("fails as range_not_applied, naming the echo's dates, and loads none of the window's totals under the day", async () => {
+    const progress = await runInProcess(renamed, { kind: 'backfill', today: TODAY, from: DAY, to: DAY, streams: ['visibility'] });
+    // Before, the default window's totals were filed under the day, the slice complete.
+    expect(progress.meta.status).not.toBe('complete');
+    const [state] = await queryFile(renamed.config.db, `SELECT status, error_code, last_error FROM _sync_state WHERE stream = 'visibility'`);
+    expect(state).toMatchObject({ status: 'failed', error_code: 'range_not_applied' });
+    expect(String(state!.last_error)).toMatch(/info\.query names from="\d{4}-\d{2}-\d{2}.*but not start_date or end_date, which bvsync sent for 2026-11-19/);
+    expect(await queryFile(renamed.config.db, 'SELECT count(*)::INTEGER AS n FROM visibility_topic_daily')).toEqual([{ n: 0 }]);
+  }, 120_000);
+});

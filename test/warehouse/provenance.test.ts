@@ -48,6 +48,19 @@ describe('the query echo of an answer', () => {
     expect(rangeNotApplied({ start_date: '2026-11-18', end_date: '2026-11-19' }, day, wire)).toMatch(/applied end_date=2026-11-18 as "2026-11-19"/);
   });
 
+  it('says an echo naming neither range parameter sent, but other dates, applied a range of its own', () => {
+    const day = { from: '2026-11-18', to: '2026-11-18' };
+    const wire = { start: 'start_date', end: 'end_date' };
+    // An API reading `from`/`to` ignored start_date/end_date and applied its default thirty days.
+    expect(rangeNotApplied({ from: '2026-10-20', to: '2026-11-18', engines: ['x'] }, day, wire)).toMatch(
+      /^the answer's info\.query names from="2026-10-20" but not start_date or end_date, which bvsync sent for 2026-11-18: the API reads its range under other names/,
+    );
+    // The slice's own day under other names, or no dates at all, says nothing against it.
+    for (const query of [{ from: '2026-11-18', to: '2026-11-18' }, { since: '2026-11-18T00:00:00Z', until: '2026-11-19T00:00:00Z' }, { engines: ['x'], page: 1 }, {}]) {
+      expect(rangeNotApplied(query, day, wire), JSON.stringify(query)).toBeUndefined();
+    }
+  });
+
   it('carries the days the slice read beside the echo', () => {
     const query = { engines: ['x'], start_date: '2026-11-20' };
     expect(appliedQuery(query, { from: '2026-11-20', to: '2026-11-21' })).toEqual({ query, engines: ['x'], rangeStart: '2026-11-20', rangeEnd: '2026-11-21', sentEngines: null });
