@@ -102,7 +102,14 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
     // Why a run ended failed when it is not a slice's fault (a load job that failed for good): said once, plainly.
     if (meta.error && meta.status === 'failed') process.stderr.write(`bvsync: run ${meta.runId} failed: ${meta.error}\n`);
     for (const gap of meta.gaps ?? []) process.stderr.write(`bvsync: ${describeGap(gap)}\n`);
-    const exitCode = finished ? exitCodeOfRun(meta.status, totals.failed + (meta.gaps?.length ?? 0)) : options.enqueueOnly ? EXIT_DONE : EXIT_NOT_DONE;
+    const complete = totals.done - totals.failed - totals.incomplete;
+    if (meta.status === 'incomplete' && complete === 0 && totals.incomplete > 0) {
+      process.stderr.write(
+        `bvsync: no slice of run ${meta.runId} is complete (${formatInteger(totals.incomplete)} incomplete): bvsync could not confirm it read any of them whole; ` +
+          'bvsync status names why each is incomplete, and bvsync doctor checks how it reads the API\n',
+      );
+    }
+    const exitCode = finished ? exitCodeOfRun(meta.status, totals.failed + (meta.gaps?.length ?? 0), complete) : options.enqueueOnly ? EXIT_DONE : EXIT_NOT_DONE;
     return { progress, exitCode };
   } finally {
     liveLine?.end();

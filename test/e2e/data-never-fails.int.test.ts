@@ -25,9 +25,10 @@ describe('odd records: outside the window, a repeated id with other content', ()
   }, 180_000);
   afterAll(async () => fx?.cleanup());
 
-  it('finishes, publishes and exits 0 (no slice failed; incomplete ones are reported)', async () => {
-    expect(backfill.code, backfill.stderr.slice(-3000)).toBe(0);
-    expect(backfill.stdout).toMatch(/incomplete/);
+  it('finishes and publishes; with every slice incomplete (each has an odd record) it exits 1 saying so', async () => {
+    expect(backfill.stdout).toMatch(/: incomplete; .* 0 failed and \d+ incomplete slices; published /);
+    expect(backfill.stderr).toMatch(/bvsync: no slice of run \S+ is complete/);
+    expect(backfill.code, backfill.stderr.slice(-3000)).toBe(1);
     const [run] = await queryFile(fx.config.db, 'SELECT status, errors::INTEGER AS errors, rejects::INTEGER AS rejects FROM _sync_runs');
     expect(run).toMatchObject({ status: 'incomplete', errors: 0 });
     expect(run!.rejects).toBeGreaterThan(0);
@@ -121,6 +122,20 @@ describe('odd paging: a page numbered otherwise than asked, a total_rows that mo
     expect(refused[0]!.issue).toMatch(/asked for page 2, the API answered page 3; check api\.params\.page/);
     // Page 1, then page 2 refused: read once, since the same answer would come again.
     expect(fx.sim.requestLog().filter((entry) => entry.path.endsWith('/conversations'))).toHaveLength(2);
+    await fx.cleanup();
+    fx = undefined as unknown as EngineFixture;
+  }, 120_000);
+
+  it('exits 1 from a backfill whose every slice is incomplete, saying nothing was confirmed read whole', async () => {
+    fx = await engineFixture('data-never-fails-none-complete', {
+      sim: { brands: 1, days: 3, scale: 60, today: TODAY, oddities: ['wrong_page'] },
+    });
+    const config = writeCliConfig(fx, { api: { requestsPerSecond: 1000, retryBaseMs: 5, retryMaxMs: 50, pageSize: 10 } });
+    const result = await runBvsync(['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', 'conversations', '--config', config], cliEnv(fx));
+    // Before, exit 0: a script took 20 conversations of the two days' answers for a finished backfill.
+    expect(result.stdout).toMatch(/: incomplete; .* 0 failed and 2 incomplete slices/);
+    expect(result.stderr).toMatch(/bvsync: no slice of run \S+ is complete \(2 incomplete\): bvsync could not confirm it read any of them whole/);
+    expect(result.code).toBe(1);
     await fx.cleanup();
     fx = undefined as unknown as EngineFixture;
   }, 120_000);
