@@ -165,6 +165,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     const pages = paginate<R, I & PagingInfo>({
       schema: endpoint.record,
       pageSize: cappedPageSize(readOptions.pageSize, config.pageSize, endpoint.maxPageSize),
+      firstPage: config.firstPage,
       describe: (page) => `GET ${path} page ${page}`,
       fetchPage: async (page, pageSize) => {
         const answer = await getEnvelope(path, { ...query, page, page_size: pageSize }, endpoint.envelope, readOptions.signal);

@@ -52,6 +52,8 @@ export interface PaginateOptions<T, I extends PagingInfo> {
   pageSize: number;
   /** Names a page for rejections and errors, e.g. `GET /customer/v1/brands/7/conversations page 3`. */
   describe: (page: number) => string;
+  /** The number the API gives its first page (`api.firstPage`): 1 unless it counts from 0. */
+  firstPage?: number;
 }
 
 /** Most pages one read may take whatever the API says: 1,000,000 records at the largest page size. */
@@ -104,7 +106,7 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
   let previous: unknown[] = [];
   // The page size the API keeps to when it serves fewer records than asked without saying so (see below).
   let servedSize: number | undefined;
-  let page = 1;
+  let page = options.firstPage ?? 1;
   // Records the pages have held so far, rejects included: a count below it is not yet current.
   let served = 0;
   for (;;) {
@@ -170,10 +172,10 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
     // A full first page that total_rows says is all may be an API counting the page instead of the set: believed, it
     // would end every read at one page. It costs one request, and only for a set of exactly one page.
     const countsOnlyThePage = summary.pages === 1 && data.length === effectivePageSize && totalRows === data.length;
-    if (totalRows !== undefined && page * (servedSize ?? effectivePageSize) >= totalRows && served <= totalRows && !countsOnlyThePage) break;
-    if (page >= limit) {
+    if (totalRows !== undefined && summary.pages * (servedSize ?? effectivePageSize) >= totalRows && served <= totalRows && !countsOnlyThePage) break;
+    if (summary.pages >= limit) {
       throw new PagingInconsistency(
-        `${source}: still full pages after ${page} pages, the most that total_rows ${summary.firstTotalRows ?? '(not given)'} of the first page allows at ${effectivePageSize} a page; stopped`,
+        `${source}: still full pages after ${summary.pages} pages, the most that total_rows ${summary.firstTotalRows ?? '(not given)'} of the first page allows at ${effectivePageSize} a page; stopped`,
         'page_limit',
         page + 1,
         [],

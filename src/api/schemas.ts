@@ -164,7 +164,8 @@ export const records = z.array(z.unknown());
  */
 export const infoCount = z.union([count, z.string().regex(/^\d{1,15}$/, 'a count').transform(Number)]);
 const infoPosition = infoCount.refine((value) => value > 0, 'a positive count');
-export const pagingInfo = { page: optional(infoPosition), page_size: optional(infoPosition), total_rows: optional(infoCount) };
+// A page number may be 0: an API may count its pages from 0 (`api.firstPage`), and paginate compares it with the page asked.
+export const pagingInfo = { page: optional(infoCount), page_size: optional(infoPosition), total_rows: optional(infoCount) };
 export const queryEcho = optional(z.record(z.string(), z.unknown()));
 
 export const pagedEnvelopeSchema = z.looseObject({ data: records, info: z.looseObject(pagingInfo) });

@@ -173,6 +173,7 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
       const stream = paginate({
         schema: w.writtenTrackedUrlSchema,
         pageSize: cappedPageSize(undefined, config.pageSize),
+        firstPage: config.firstPage,
         describe: (page) => `GET ${path} page ${page}`,
         fetchPage: (page, pageSize) => get(path, { page, page_size: pageSize }, w.trackedUrlsPageSchema),
       });

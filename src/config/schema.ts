@@ -84,6 +84,11 @@ export const apiConfigSchema = z
     retryMaxMs: z.number().int().min(1).default(20_000),
     /** Records per page; at most 100 (50 for product ranking, which is capped for you). */
     pageSize: z.number().int().min(1).max(100).default(100),
+    /**
+     * The number of the first page: 1 (default) or 0. The spec numbers pages without saying from what; `bvsync doctor`
+     * checks it (an API counting from 0 serves its second page as page 1, and every slice misses its first records).
+     */
+    firstPage: z.union([z.literal(0), z.literal(1)], { error: 'expected 0 or 1, the number the API gives its first page' }).default(1),
   })
   .strict();
 

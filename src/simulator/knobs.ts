@@ -64,6 +64,8 @@ export const knobsSchema = z
      * `Retry-After` of a second (`503`), or its connection is closed unanswered (`reset`); default `off`.
      */
     unavailable: z.enum(['off', '503', 'reset']),
+    /** The number of the first page: 1 (default), or 0 as an API counting from 0 (the spec does not say). */
+    firstPage: z.union([z.literal(0), z.literal(1)]),
   })
   .strict();
 
@@ -91,6 +93,7 @@ export const DEFAULT_KNOBS: Knobs = {
   echoMirror: false,
   endDayLeftOut: false,
   unavailable: 'off',
+  firstPage: 1,
 };
 
 export const partialKnobsSchema = knobsSchema.partial();

@@ -38,6 +38,8 @@ export class QueryReader {
     private readonly mirrorEcho = false,
     /** Read an end day as the instant it begins, leaving that day out (the `endDayLeftOut` knob). */
     private readonly endDayLeftOut = false,
+    /** The number of the first page (the `firstPage` knob). */
+    readonly firstPage: 0 | 1 = 1,
   ) {}
 
   /** The reports' `info.query`: the query as applied, or with `mirrorEcho` every parameter as received, known or not. */

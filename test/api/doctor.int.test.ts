@@ -54,7 +54,7 @@ afterAll(async () => {
  * The statement is one with answers to page through in doctor's window (the week to yesterday): the first statement
  * had one answer there on some days, and the paging of endpoint 20 could not be checked.
  */
-async function configFor(sim: RunningSimulator, name: string, params: ParamMapping = {}): Promise<string> {
+async function configFor(sim: RunningSimulator, name: string, params: ParamMapping = {}, api: Record<string, unknown> = {}): Promise<string> {
   const path = join(dir.path, `${name}.json`);
   const window = probeWindows(addDays(todayUtc(), -1)).wide;
   const answers = async (id: number) => {
@@ -71,7 +71,7 @@ async function configFor(sim: RunningSimulator, name: string, params: ParamMappi
       break;
     }
   }
-  writeFileSync(path, JSON.stringify({ api: { params, requestsPerSecond: 50 }, sync: { swotStatementIds: { '1': [statement] } } }));
+  writeFileSync(path, JSON.stringify({ api: { params, requestsPerSecond: 50, ...api }, sync: { swotStatementIds: { '1': [statement] } } }));
   return path;
 }
 
@@ -243,6 +243,21 @@ describe('bvsync doctor', () => {
       expect(code).toBe(1);
     } finally {
       plain.setKnobs({ oddities: [] });
+    }
+  });
+
+  it('fails an API that numbers its pages from 0, naming api.firstPage, and passes it once that is set', async ({ expect }) => {
+    plain.setKnobs({ firstPage: 0 });
+    try {
+      const wrong = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'first-page-default') }));
+      // Before, "all checks passed", and a backfill loaded no conversation of a day with fewer than 100.
+      expect(wrong.out).toMatch(/^FAIL  paging: conversations \(13\)'s page 1 holds a record at one record a page, but at two a page it begins with another record: the API does not number its first page 1 .*try api\.firstPage 0$/m);
+      expect(wrong.code).toBe(1);
+      const right = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'first-page-0', {}, { firstPage: 0 }) }));
+      expect(right.out).not.toMatch(/firstPage/);
+      expect(right.code, right.out).toBe(0);
+    } finally {
+      plain.setKnobs({ firstPage: 1 });
     }
   });
 

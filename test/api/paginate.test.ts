@@ -60,6 +60,18 @@ describe('paging', () => {
     expect(exact.requests.map((u) => u.searchParams.get('page'))).toEqual(['1', '2']);
   });
 
+  it('reads an API that numbers its pages from 0 with api.firstPage 0: the paging arithmetic counts pages read', async () => {
+    const all = [1, 2, 3, 4, 5, 6];
+    const { agent, requests } = mockApi((url): MockReply => {
+      const page = Number(url.searchParams.get('page'));
+      const data = all.slice(page * 2, page * 2 + 2).map(conversation);
+      return { body: { data, info: { page, page_size: 2, total_rows: all.length } } };
+    });
+    client = named(createApiClient(mockConfig({ pageSize: 2, firstPage: 0 }), { dispatcher: agent }));
+    expect(ids(await collect(client.conversations(7)))).toEqual(all);
+    expect(requests.map((u) => u.searchParams.get('page'))).toEqual(['0', '1', '2']);
+  });
+
   it('stops on a short page that reaches total_rows, or with none given', async () => {
     for (const info of [() => ({ total_rows: 5 }), () => ({ total_rows: undefined })]) {
       const { agent, requests } = pagedServer(() => [1, 2, 3, 4, 5], info);

@@ -126,6 +126,20 @@ describe('odd paging: a page numbered otherwise than asked, a total_rows that mo
     fx = undefined as unknown as EngineFixture;
   }, 120_000);
 
+  it('reads an API whose pages count from 0 whole with api.firstPage 0', async () => {
+    fx = await engineFixture('data-never-fails-first-page', { sim: { brands: 1, days: 2, scale: 60, today: TODAY } });
+    fx.sim.setKnobs({ firstPage: 0 });
+    fx.config.api.pageSize = 10;
+    fx.config.api.firstPage = 0;
+    const answers = fx.sim.truth.totalRows(1, TODAY, TODAY);
+    const progress = await runInProcess(fx, { kind: 'backfill', from: TODAY, to: TODAY, today: TODAY, streams: ['conversations'] });
+    expect(progress.meta.status).toBe('complete');
+    expect(await queryFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM conversations')).toEqual([{ n: answers }]);
+    expect(fx.sim.requestLog().filter((entry) => entry.path.endsWith('/conversations'))).toHaveLength(Math.ceil(answers / 10) + (answers % 10 === 0 ? 1 : 0));
+    await fx.cleanup();
+    fx = undefined as unknown as EngineFixture;
+  }, 120_000);
+
   it('exits 1 from a backfill whose every slice is incomplete, saying nothing was confirmed read whole', async () => {
     fx = await engineFixture('data-never-fails-none-complete', {
       sim: { brands: 1, days: 3, scale: 60, today: TODAY, oddities: ['wrong_page'] },

@@ -11,16 +11,19 @@ export const DEFAULT_PAGE_SIZE = 20;
 export interface Paging {
   page: number;
   pageSize: number;
+  /** The number of the first page: 1, or 0 under the `firstPage` knob. */
+  firstPage: number;
 }
 
 export function readPaging(query: QueryReader, maxPageSize: number = LIMITS.pageSizeMax): Paging {
-  const page = query.int('page', { min: 1, default: 1 }) ?? 1;
+  const { firstPage } = query;
+  const page = query.int('page', { min: firstPage, default: firstPage }) ?? firstPage;
   const pageSize = query.int('page_size', { min: 1, max: maxPageSize, default: Math.min(DEFAULT_PAGE_SIZE, maxPageSize) }) ?? DEFAULT_PAGE_SIZE;
-  return { page, pageSize };
+  return { page, pageSize, firstPage };
 }
 
 export function pageOf<T>(items: T[], paging: Paging): T[] {
-  const start = (paging.page - 1) * paging.pageSize;
+  const start = (paging.page - paging.firstPage) * paging.pageSize;
   return items.slice(start, start + paging.pageSize);
 }
 

@@ -35,7 +35,7 @@ export const conversationsRoute: Route = {
     const total = counts.reduce((sum, n) => sum + n, 0);
 
     const records: Answer[] = [];
-    let skip = (paging.page - 1) * paging.pageSize;
+    let skip = (paging.page - paging.firstPage) * paging.pageSize;
     for (let i = 0; i < days.length && records.length < paging.pageSize; i++) {
       const count = counts[i]!;
       if (skip >= count) {

@@ -72,6 +72,32 @@ export async function probePaging(
         });
       }
     }
+    if (count === 1 && page1.records.length === 1) await probeFirstPage(ctx, endpoint, sent, open, idOf, page1.records[0], total);
+  } finally {
+    await pages.return(undefined as never).catch(() => {});
+  }
+}
+
+/**
+ * The number of the first page (`api.firstPage`), which the spec does not show: the first page at two records a page
+ * must begin with the record the first page at one record a page holds. An API counting from 0 serves its second
+ * record as "page 1", and every slice would miss its first page of records. One request.
+ */
+async function probeFirstPage(ctx: ProbeContext, endpoint: string, sent: readonly ParamName[], open: (pageSize: number) => Pages, idOf: (record: unknown) => unknown, first: unknown, total: number | undefined): Promise<void> {
+  const pages = open(2);
+  try {
+    const asked = await ctx.ask(endpoint, sent, () => pages.next());
+    if (!asked.ok || asked.value.done) return;
+    const head = asked.value.value.records[0];
+    if (head !== undefined && idOf(head) === idOf(first)) return;
+    const setting = ctx.config.api.firstPage;
+    const seen = head === undefined ? `is empty, though total_rows says ${total ?? 'more'}` : 'begins with another record';
+    ctx.assumptions.push({
+      ok: false,
+      line:
+        `paging: ${endpoint}'s page ${setting} holds a record at one record a page, but at two a page it ${seen}: the API does not number its first page ${setting} ` +
+        `(or orders its records otherwise from one request to the next), so every slice would miss its first records; try api.firstPage ${setting === 1 ? 0 : 1}`,
+    });
   } finally {
     await pages.return(undefined as never).catch(() => {});
   }
