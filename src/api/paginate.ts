@@ -133,8 +133,12 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
     summary.lastTotalRows = totalRows;
     // The first page is always yielded, even empty, so callers learn `total_rows`; later empty pages end it.
     if (data.length === 0 && summary.pages > 0) break;
-    // The same records again (without a page echo to tell): the API ignores the page parameter.
-    if (repeatsPage(data, previous)) {
+    // The same records again (without a page echo to tell): the API ignores the page parameter. Past two distinct pages
+    // it does read the page, and without a total_rows to say more is due, the repeat is an API serving its last page
+    // again for any page past the end: the list has ended.
+    const repeated = repeatsPage(data, previous);
+    if (repeated && totalRows === undefined && summary.pages >= 2) break;
+    if (repeated) {
       throw new PagingInconsistency(
         `${source}: page ${page} repeats page ${page - 1} record for record; the API seems to ignore the page parameter (check api.params.page)`,
         'page_repeat',

@@ -59,6 +59,17 @@ describe('paging bounds', () => {
     expect((error as Error).message).toMatch(/page 2 repeats page 1/);
   });
 
+  it('ends a read without total_rows whose page past the end repeats the last: an API serving its last page again', async () => {
+    // 20 records at 10 a page; any page past the second answers the second again.
+    const { asked, pages, error } = await read((page) => ({ data: ids(Math.min(page, 2) * 10, 10), info: {} }));
+    expect(error).toBeUndefined();
+    expect(asked).toEqual([1, 2, 3]);
+    expect(pages.flat()).toEqual([...ids(10, 10), ...ids(20, 10)].map((r) => r.id));
+    // With a total_rows that promises more, the same repeat is the inconsistency it was.
+    const promised = await read((page) => ({ data: ids(Math.min(page, 2) * 10, 10), info: { total_rows: 50 } }));
+    expect(promised.error).toMatchObject({ problem: 'page_repeat' });
+  });
+
   it('refuses a page numbered otherwise than asked, handing over its records to be quarantined', async () => {
     const { asked, pages, error } = await read((page) => ({ data: ids(page * 10, 10), info: { page: page === 1 ? 1 : page + 1, total_rows: 50 } }));
     expect(asked).toEqual([1, 2]);
