@@ -66,6 +66,11 @@ export const knobsSchema = z
     unavailable: z.enum(['off', '503', 'reset']),
     /** The number of the first page: 1 (default), or 0 as an API counting from 0 (the spec does not say). */
     firstPage: z.union([z.literal(0), z.literal(1)]),
+    /**
+     * A date-only range bound is that day of a zone this many hours from UTC (-5: New York in winter), echoed as sent:
+     * an API whose days are not the spec's UTC days; default 0.
+     */
+    dayZoneHours: z.number().int().min(-14).max(14),
   })
   .strict();
 
@@ -94,6 +99,7 @@ export const DEFAULT_KNOBS: Knobs = {
   endDayLeftOut: false,
   unavailable: 'off',
   firstPage: 1,
+  dayZoneHours: 0,
 };
 
 export const partialKnobsSchema = knobsSchema.partial();

@@ -40,6 +40,8 @@ export class QueryReader {
     private readonly endDayLeftOut = false,
     /** The number of the first page (the `firstPage` knob). */
     readonly firstPage: 0 | 1 = 1,
+    /** Hours from UTC of the zone whose days a date-only bound names (the `dayZoneHours` knob); 0 is the spec's UTC. */
+    private readonly dayZoneHours = 0,
   ) {}
 
   /** The reports' `info.query`: the query as applied, or with `mirrorEcho` every parameter as received, known or not. */
@@ -145,6 +147,9 @@ export class QueryReader {
     if (start !== undefined && !startParsed) this.fail('start_date', 'must be YYYY-MM-DD or an ISO 8601 datetime');
     if (end !== undefined && !endParsed) this.fail('end_date', 'must be YYYY-MM-DD or an ISO 8601 datetime');
     if ((start !== undefined && !startParsed) || (end !== undefined && !endParsed)) return undefined;
+    // Another zone's day: D from D 00:00 in that zone, so 5 hours later in UTC for a zone 5 hours behind.
+    const shift = -this.dayZoneHours * 3_600_000;
+    for (const bound of [startParsed, endParsed]) if (bound && shift !== 0 && /^\d{4}-\d{2}-\d{2}$/.test(bound.text)) bound.ms += shift;
     const endBound = endParsed ?? { ms: (today + 1) * DAY_MS - 1, text: simDayString(today) };
     const startBound = startParsed ?? {
       ms: (Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1) * DAY_MS,

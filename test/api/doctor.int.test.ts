@@ -261,6 +261,18 @@ describe('bvsync doctor', () => {
     }
   });
 
+  it("fails an API whose days are another zone's, naming answers dated outside the UTC day asked for", async ({ expect }) => {
+    plain.setKnobs({ dayZoneHours: -5 });
+    try {
+      const { code, out } = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'day-zone') }));
+      // Before, "ranges: a range of one day ... holds its answers": the reports' days were New York's, filed as UTC days.
+      expect(out).toMatch(/^FAIL  ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) answers \d+ of \d+ answers dated outside that UTC day \(\S+ .*\): the API's days are another time zone's/m);
+      expect(code).toBe(1);
+    } finally {
+      plain.setKnobs({ dayZoneHours: 0 });
+    }
+  });
+
   it('judges no name by an info.query that repeats the request, and says so', async ({ expect }) => {
     lenientRenamed.setKnobs({ echoMirror: true });
     try {

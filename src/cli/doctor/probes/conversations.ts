@@ -40,9 +40,22 @@ async function probeOneDay(ctx: ProbeContext, records: readonly Conversation[]):
   }
   const [day, seen] = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0] ?? [];
   if (day === undefined || seen === undefined) return;
-  const answer = await ctx.ask(endpoint, ['start_date', 'end_date'], () => firstPage(ctx.client.conversations(ctx.brand, { startDate: day, endDate: day, pageSize: 1 })));
+  const answer = await ctx.ask(endpoint, ['start_date', 'end_date'], () => firstPage(ctx.client.conversations(ctx.brand, { startDate: day, endDate: day, pageSize: PAGE })));
   if (!answer.ok) return;
   const found = answer.value.total ?? answer.value.records.length;
+  // An API whose days are another zone's answers a day with times of the next or the previous UTC day: its reports'
+  // daily figures, filed under UTC days, would be that zone's days (conversations alone show it, record by record).
+  const outside = answer.value.records.filter((record) => dayOfAnswer(record) !== day);
+  if (outside.length > 0) {
+    const dates = outside.map((record) => (record as Conversation).date).sort();
+    ctx.assumptions.push({
+      ok: false,
+      line:
+        `ranges: a range of one day (${day}..${day}) answers ${outside.length} of ${answer.value.records.length} answers dated outside that UTC day (${dates[0]}${dates.length > 1 ? ` .. ${dates.at(-1)}` : ''}): ` +
+        "the API's days are another time zone's, while bvsync files rows under UTC days (the spec's times are UTC), so each day's report figures would be another zone's day",
+    });
+    return;
+  }
   ctx.assumptions.push(
     found > 0
       ? { ok: true, line: `ranges: a range of one day (${day}..${day}) holds its answers (${found}), as the daily slices need` }

@@ -53,8 +53,9 @@ export async function probePaging(
     const page2 = second.value.value;
     if (count === 1) book.verified(endpoint, 'page_size', `asked for 1 record per page: got 1, and page 2 holds more`);
     const answeredPage = (page2.info as { page?: unknown }).page;
-    if (typeof answeredPage === 'number' && answeredPage !== 2) {
-      return book.wrong(endpoint, 'page', `asked for page 2, the API answered page ${answeredPage}: it ignored the page number`);
+    const secondPage = ctx.config.api.firstPage + 1;
+    if (typeof answeredPage === 'number' && answeredPage !== secondPage) {
+      return book.wrong(endpoint, 'page', `asked for page ${secondPage}, the API answered page ${answeredPage}: it ignored the page number`);
     }
     const seen = new Set(page1.records.map(idOf));
     const repeated = page2.records.filter((record) => seen.has(idOf(record)));
