@@ -70,6 +70,8 @@ interface StatusReport {
   database: { path: string; exists: boolean };
   freshness: PlainRow[];
   slicesNotComplete: PlainRow[];
+  /** How many slices are not complete in all: `slicesNotComplete` lists failed ones first, at most 50. */
+  slicesNotCompleteTotal: number;
 }
 
 
@@ -92,6 +94,8 @@ export function statusCommand(): Command {
 interface DatabaseTables {
   freshness: DuckDBResultReader;
   failures: DuckDBResultReader;
+  /** Slices not complete in all; `failures` lists the first SLICES_SHOWN. */
+  failuresTotal: number;
 }
 
 async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport; tables?: DatabaseTables }> {
@@ -109,6 +113,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     database: { path: dbPath, exists: existsSync(dbPath) },
     freshness: [],
     slicesNotComplete: [],
+    slicesNotCompleteTotal: 0,
   };
   const redis = await redisFor(config, log).catch((error: Error) => {
     report.redis.error = error.message;
@@ -155,10 +160,11 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.recentRuns = [...report.recentRuns, ...fromFile].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).slice(0, limit);
     const tables = {
       freshness: await freshnessTable(db.connection, report.today),
-      failures: await slicesNotCompleteTable(db.connection),
+      ...(await slicesNotCompleteTable(db.connection).then(({ table, total }) => ({ failures: table, failuresTotal: total }))),
     };
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);
+    report.slicesNotCompleteTotal = tables.failuresTotal;
     return { report, tables };
   } finally {
     db.close();
@@ -255,7 +261,12 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
       `Freshness (${report.database.path}; today, ${report.today} UTC, is still filling up: partial, not complete)`,
       formatResult(tables.freshness, 'table').trimEnd(),
     );
-    out.push('', 'Slices not complete', formatResult(tables.failures, 'table').trimEnd());
+    const shown = tables.failures.currentRowCount;
+    const heading = tables.failuresTotal > shown ? `Slices not complete (${shown} of ${tables.failuresTotal}: failed first, then the latest)` : 'Slices not complete';
+    out.push('', heading, formatResult(tables.failures, 'table').trimEnd());
+    if (tables.failuresTotal > shown) {
+      out.push(`${tables.failuresTotal - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`);
+    }
   }
   return `${out.join('\n')}\n`;
 }

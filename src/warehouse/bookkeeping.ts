@@ -105,6 +105,9 @@ export function freshnessTable(connection: DuckDBConnection, today: string): Pro
   return connection.runAndReadAll(FRESHNESS_TABLE_SQL, [today]);
 }
 
+/** The most slices `status` lists as not complete; it says how many there are in all. */
+export const SLICES_SHOWN = 50;
+
 // Failures with what the API said, so they can be reported to its support with the request id. A slice whose rows are
 // complete but whose latest attempt failed (migration 006 keeps the good state and records the attempt beside it) is
 // listed too: `status` says what the rows are, `last_attempt` what the latest fetch came to.
@@ -113,17 +116,26 @@ SELECT brand_id AS brand, stream, slice_key AS slice, status, coalesce(last_atte
        coalesce(last_attempt_error_code, error_code) AS error_code, coalesce(last_attempt_request_id, request_id) AS request_id,
        left(coalesce(last_attempt_error, last_error), 120) AS error, coalesce(last_attempt_run_id, run_id) AS run_id
 FROM _sync_state WHERE status <> 'complete' OR coalesce(last_attempt_status, status) <> 'complete'
-ORDER BY coalesce(last_attempt_at, updated_at) DESC LIMIT 50`;
+ORDER BY coalesce(last_attempt_status, status) = 'failed' DESC, coalesce(last_attempt_at, updated_at) DESC LIMIT ${SLICES_SHOWN}`;
 
 // A file published by a bvsync older than migration 006 (upgraded, not yet synced again) has no attempt columns.
 const SLICES_NOT_COMPLETE_BEFORE_006_SQL = `
 SELECT brand_id AS brand, stream, slice_key AS slice, status, error_code, request_id, left(last_error, 120) AS error, run_id
-FROM _sync_state WHERE status <> 'complete' ORDER BY updated_at DESC LIMIT 50`;
+FROM _sync_state WHERE status <> 'complete' ORDER BY status = 'failed' DESC, updated_at DESC LIMIT ${SLICES_SHOWN}`;
 
-/** The 50 latest slices not complete (or whose latest attempt was not), with the API's error code and request id. */
-export async function slicesNotCompleteTable(connection: DuckDBConnection): Promise<DuckDBResultReader> {
+/**
+ * Up to SLICES_SHOWN slices not complete (or whose latest attempt was not), failed ones first, then the latest, with the
+ * API's error code and request id; and how many there are in all. Listed by time alone, fifty incomplete slices of
+ * one stream hid forty failed ones of three others, and nothing said more were left out.
+ */
+export async function slicesNotCompleteTable(connection: DuckDBConnection): Promise<{ table: DuckDBResultReader; total: number }> {
   const found = await connection.runAndReadAll(
     "SELECT 1 FROM duckdb_columns() WHERE table_name = '_sync_state' AND column_name = 'last_attempt_status'",
   );
-  return connection.runAndReadAll(found.currentRowCount > 0 ? SLICES_NOT_COMPLETE_SQL : SLICES_NOT_COMPLETE_BEFORE_006_SQL);
+  const attempts = found.currentRowCount > 0;
+  const table = await connection.runAndReadAll(attempts ? SLICES_NOT_COMPLETE_SQL : SLICES_NOT_COMPLETE_BEFORE_006_SQL);
+  const counted = await connection.runAndReadAll(
+    `SELECT count(*)::INTEGER AS n FROM _sync_state WHERE status <> 'complete'${attempts ? " OR coalesce(last_attempt_status, status) <> 'complete'" : ''}`,
+  );
+  return { table, total: Number(counted.getRowObjectsJS()[0]!.n) };
 }

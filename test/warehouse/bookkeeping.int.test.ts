@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { freshnessTable } from '../../src/warehouse/bookkeeping.js';
+import { SLICES_SHOWN, freshnessTable, slicesNotCompleteTable } from '../../src/warehouse/bookkeeping.js';
 import { openReadOnly } from '../../src/warehouse/published-database.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import type { SliceStatus } from '../../src/vocabulary.js';
@@ -51,6 +51,29 @@ describe('warehouse bookkeeping', () => {
       expect(rows.map((row) => [row.stream, row.newest_complete_day, row.rejected])).toEqual([
         ['conversations', '2026-11-19', 5],
         ['visibility', '2026-11-19', 0],
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('lists failed slices before the latest incomplete ones, and counts them all', async () => {
+    // Two failed slices loaded first, then more incomplete ones than status lists: by time alone the failed were hidden.
+    await loadDay('visibility', '2026-01-01', 'failed');
+    await loadDay('visibility', '2026-01-02', 'failed');
+    for (let day = 1; day <= SLICES_SHOWN + 5; day++) await loadDay('citations', `2026-03-${String(day % 28 || 28).padStart(2, '0')}/${day}`, 'incomplete');
+    await loadDay('conversations', '2026-01-03', 'complete');
+    const published = join(tmp.path, 'bv.duckdb');
+    await wh.publish(published);
+    const db = await openReadOnly(published);
+    try {
+      const { table, total } = await slicesNotCompleteTable(db.connection);
+      expect(total).toBe(SLICES_SHOWN + 7);
+      const rows = table.getRowObjectsJS();
+      expect(rows).toHaveLength(SLICES_SHOWN);
+      expect(rows.slice(0, 2).map((row) => [row.stream, row.status])).toEqual([
+        ['visibility', 'failed'],
+        ['visibility', 'failed'],
       ]);
     } finally {
       db.close();
