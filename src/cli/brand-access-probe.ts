@@ -1,6 +1,38 @@
 import type { ApiClient } from '../api/client.js';
-import { AuthError, refusesKey } from '../api/errors.js';
+import { type ApiError, AuthError, NotFoundError, refusesKey } from '../api/errors.js';
+import type { ApiConfig } from '../config/schema.js';
 import { endpointReads } from './endpoint-reads.js';
+
+/** Attempts of a probe that meets transient failures: enough to ride out a blip, few enough to start soon. */
+const PROBE_MAX_ATTEMPTS = 3;
+/** The longest wait for one probe's answer: a competitors list that takes longer is an API the run will find slow anyway. */
+const PROBE_TIMEOUT_MS = 10_000;
+
+/**
+ * The API settings the brand probes are asked with: few attempts, each waited for 10 s at most. An API that accepted
+ * connections and never answered kept the preflight silent some 170 s and doctor 93 s (each try waiting out
+ * api.headersTimeoutMs).
+ */
+export function probeApiConfig(api: ApiConfig): ApiConfig {
+  return {
+    ...api,
+    maxAttempts: Math.min(api.maxAttempts, PROBE_MAX_ATTEMPTS),
+    headersTimeoutMs: Math.min(api.headersTimeoutMs, PROBE_TIMEOUT_MS),
+    bodyTimeoutMs: Math.min(api.bodyTimeoutMs, PROBE_TIMEOUT_MS),
+    requestTimeoutMs: Math.min(api.requestTimeoutMs, PROBE_TIMEOUT_MS),
+  };
+}
+
+/**
+ * Why a probe's failure says the URL is not the API's base rather than anything of a brand: a 404 for the brand's
+ * competitors list, or a TLS handshake an http:// server cannot make. Undefined for any other failure.
+ */
+export function wrongUrlReason(error: ApiError): string | undefined {
+  if (error instanceof NotFoundError) return `the API has no ${error.endpoint} at this URL (HTTP 404)`;
+  const tls = /ERR_SSL_[A-Z_]+|EPROTO/.exec(error.message)?.[0];
+  if (tls || /SSL|TLS/i.test(error.message)) return `the TLS handshake failed (${tls ?? 'no TLS answer'}): is it an http:// server?`;
+  return undefined;
+}
 
 /** What one brand's probe learnt: whether it was answered by the competitors list, or only by the content analyses. */
 export interface BrandAccess {

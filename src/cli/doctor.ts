@@ -5,6 +5,7 @@ import { formatDay } from '../api/query.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { redactSecrets } from '../log.js';
+import { probeApiConfig } from './brand-access-probe.js';
 import { checkApiAndBrands, checkRedis, checkRequired, type DoctorCheck } from './doctor/checks.js';
 import { MAX_PROBE_REQUESTS, probeParameters } from './doctor/param-probes.js';
 import { paramTable, verdictCounts } from './doctor/print.js';
@@ -82,7 +83,10 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     { retryRateLimited: true, dispatcher, onRequest: () => progress?.sent(++result.paramRequests) },
   );
   try {
-    const readable = await checkApiAndBrands(client, config, add);
+    // The API and the brands are asked as the preflight asks them, each wait bounded: an API that never answers is named
+    // within seconds, not after every try's api.headersTimeoutMs.
+    const accessClient = createApiClient(probeApiConfig(config.api), { retryRateLimited: true, dispatcher, onRequest: () => ++result.paramRequests });
+    const readable = await checkApiAndBrands(accessClient, config, add).finally(() => accessClient.close());
     const brand = readable[0];
     if (brand === undefined) {
       add(false, 'parameter names: not checked, no brand is readable');

@@ -2,22 +2,18 @@ import { connect } from 'node:net';
 import { AccessMemo, type Refusal } from '../engine/access-memo.js';
 import { connectRedis } from '../engine/redis.js';
 import { createApiClient } from '../api/client.js';
-import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError, TlsCertificateError, isUnavailability, refusesKey } from '../api/errors.js';
+import { ApiError, AuthError, BrandAccessDeniedError, TlsCertificateError, isUnavailability, refusesKey } from '../api/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { checkDatabasePath, checkWarehousePair, DatabasePathError } from '../warehouse/database-path.js';
 import { workingPathFor } from '../warehouse/paths.js';
-import { answerOf, probeBrandAccess } from './brand-access-probe.js';
+import { answerOf, probeApiConfig, probeBrandAccess, wrongUrlReason } from './brand-access-probe.js';
 import { UsageError } from './fail.js';
 
 /** Where an operator sets the key; named in messages instead of the key. */
 const KEY_SETTING = 'BVSYNC_API_KEY (config "api.apiKey")';
 const URL_SETTING = 'BVSYNC_API_URL (config "api.url")';
 const BRANDS_SETTING = 'BVSYNC_BRANDS (config "brands")';
-/** Attempts of a probe that meets transient failures: enough to ride out a blip, few enough to start soon. */
-const PROBE_MAX_ATTEMPTS = 3;
-/** The longest wait for one probe's answer: a competitors list that takes longer is an API the run will find slow anyway. */
-const PROBE_TIMEOUT_MS = 10_000;
 
 export interface PreflightOptions {
   /** The brands the command reads; each costs one request (its competitors list). */
@@ -142,16 +138,7 @@ async function probeBrands(config: Config, options: PreflightOptions): Promise<P
   let requests = 0;
   // Its waits are bounded and its retries logged: an API that accepted connections and never answered kept the command
   // silent for some 170 s (two brands, each try waiting out api.headersTimeoutMs). A brand unanswered here is still run.
-  const client = createApiClient(
-    {
-      ...config.api,
-      maxAttempts: Math.min(config.api.maxAttempts, PROBE_MAX_ATTEMPTS),
-      headersTimeoutMs: Math.min(config.api.headersTimeoutMs, PROBE_TIMEOUT_MS),
-      bodyTimeoutMs: Math.min(config.api.bodyTimeoutMs, PROBE_TIMEOUT_MS),
-      requestTimeoutMs: Math.min(config.api.requestTimeoutMs, PROBE_TIMEOUT_MS),
-    },
-    { retryRateLimited: true, signal: options.signal, logger: options.log, onRequest: () => (requests += 1) },
-  );
+  const client = createApiClient(probeApiConfig(config.api), { retryRateLimited: true, signal: options.signal, logger: options.log, onRequest: () => (requests += 1) });
   const result: PreflightResult = { readable: [], denied: [], unanswered: [], probeRefused: [], requests: 0 };
   // Answers that say the URL is wrong rather than anything about a brand, while no brand was read.
   const wrongUrl: ApiError[] = [];
@@ -171,7 +158,7 @@ async function probeBrands(config: Config, options: PreflightOptions): Promise<P
         } else if (error instanceof ApiError) {
           // No answer (5xx, timeouts, after retries) or one that says nothing about the key: not a reason to skip it.
           result.unanswered.push(brand);
-          if (error instanceof NotFoundError || /SSL|EPROTO|TLS/i.test(error.message)) {
+          if (wrongUrlReason(error) !== undefined) {
             wrongUrl.push(error);
           } else if (isUnavailability(error) && result.readable.length === 0 && result.denied.length === 0) {
             // An API that answered nothing yet is not asked about every other brand, each at its timeouts: the run will.
@@ -193,9 +180,7 @@ async function probeBrands(config: Config, options: PreflightOptions): Promise<P
 
 /** Every brand met a 404 or a failed TLS handshake: the URL is not the API's base, whatever the brands are. */
 function wrongApiUrl(config: Config, error: ApiError): UsageError {
-  const why = error instanceof NotFoundError
-    ? `the API has no ${error.endpoint} at this URL (HTTP 404 for every brand)`
-    : `the TLS handshake failed (${/ERR_SSL_[A-Z_]+|EPROTO/.exec(error.message)?.[0] ?? 'no TLS answer'}): is it an http:// server?`;
+  const why = wrongUrlReason(error)!.replace('(HTTP 404)', '(HTTP 404 for every brand)');
   return new UsageError(`${why}; nothing was planned or fetched. Check ${URL_SETTING} (now ${config.api.url}): it is the API's base URL, before /customer/v1`);
 }
 

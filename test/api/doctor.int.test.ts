@@ -273,6 +273,17 @@ describe('bvsync doctor', () => {
     }
   });
 
+  it('names a wrong API URL as the preflight does: https to an http server, a path before /customer/v1', async ({ expect }) => {
+    const tls = await doctor(env(plain, { BVSYNC_API_URL: plain.url.replace('http://', 'https://'), BVSYNC_CONFIG: '' }));
+    // Before, OpenSSL's own text ("ssl3_get_record:wrong version number:../deps/openssl/...").
+    expect(tls.out).toMatch(/^FAIL  api: the TLS handshake failed \(ERR_SSL_[A-Z_]+\): is it an http:\/\/ server\?; check BVSYNC_API_URL/m);
+    expect(tls.code).toBe(1);
+    const prefixed = await doctor(env(plain, { BVSYNC_API_URL: `${plain.url}/api`, BVSYNC_BRANDS: '1,2', BVSYNC_CONFIG: '' }));
+    // Before, a 404 per brand and nothing about the URL.
+    expect(prefixed.out).toMatch(/^FAIL  api: no brand's competitors list is at \S+\/api \(HTTP 404 for every brand\); check BVSYNC_API_URL/m);
+    expect(prefixed.code).toBe(1);
+  });
+
   it('judges no name by an info.query that repeats the request, and says so', async ({ expect }) => {
     lenientRenamed.setKnobs({ echoMirror: true });
     try {

@@ -1,7 +1,7 @@
 import { pingRedis, RedisDatabaseError } from '../../engine/redis.js';
 import type { ApiClient } from '../../api/client.js';
-import { answerOf, probeBrandAccess } from '../brand-access-probe.js';
-import { ApiError, AuthError, BrandAccessDeniedError } from '../../api/errors.js';
+import { answerOf, probeBrandAccess, wrongUrlReason } from '../brand-access-probe.js';
+import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError } from '../../api/errors.js';
 import type { Config } from '../../config/schema.js';
 import { missingApiSettings } from '../../config/api-settings.js';
 import { describeError } from './probe-context.js';
@@ -49,6 +49,12 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
       add(false, `api: the key is refused: ${describeError(error)}`);
       return [];
     }
+    // A 404 may be one brand's; a TLS handshake that fails is the URL's whatever the brand (404s are judged below).
+    const wrongUrl = error instanceof ApiError && !(error instanceof NotFoundError) ? wrongUrlReason(error) : undefined;
+    if (wrongUrl) {
+      add(false, `api: ${wrongUrl}; check BVSYNC_API_URL (config "api.url", now ${config.api.url}): it is the API's base URL, before /customer/v1`);
+      return [];
+    }
     if (!(error instanceof ApiError) || error.status === undefined) {
       add(false, `api: no answer from ${config.api.url}: ${describeError(error)}`);
       return [];
@@ -56,15 +62,21 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
     add(true, `api: ${config.api.url} answers`);
   }
   const readable: number[] = [];
+  let notFound = 0;
   for (const brand of config.brands) {
     try {
       const access = await probeBrandAccess(client, brand);
       readable.push(brand);
       add(true, `brand ${brand}: readable${access.listRefused ? ' (by its content analyses: its competitors list is refused)' : ''}`);
     } catch (error) {
+      if (error instanceof NotFoundError) notFound++;
       const why = error instanceof BrandAccessDeniedError ? 'the key has no access to it (brand_access_denied)' : describeError(error);
       add(false, `brand ${brand}: ${why}`);
     }
+  }
+  // Every brand's path unknown to the server is the URL's fault, as the preflight says of it.
+  if (notFound > 0 && notFound === config.brands.length) {
+    add(false, `api: no brand's competitors list is at ${config.api.url} (HTTP 404 for every brand); check BVSYNC_API_URL (config "api.url"): it is the API's base URL, before /customer/v1`);
   }
   return readable;
 }
