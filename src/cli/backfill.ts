@@ -23,7 +23,8 @@ export function backfillCommand(): Command {
     const today = todayFrom(flags);
     const from = parseDay(flags.from, '--from');
     const to = flags.to ? parseDay(flags.to, '--to') : today;
-    if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
+    // Without --to, a day after today is the future, not a day after a --to the user never gave.
+    if (from > to && flags.to) throw new UsageError(`--from ${from} is after --to ${to}`);
     if (from > today) throw new UsageError(`--from ${from} is in the future (today is ${today}); there is nothing to fetch yet`);
     // Days after today have no data yet; said once, and the run's window is what it will fetch.
     if (to > today) process.stderr.write(`--to ${to} is after today (${today}): backfilling through today\n`);

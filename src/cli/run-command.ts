@@ -7,6 +7,8 @@ import type { Logger } from '../log.js';
 import { loadProcessSettings } from '../config/load.js';
 import { checkDatabaseFiles, preflight, type PreflightResult } from './preflight.js';
 import { runWithReport } from './run-report.js';
+import type { Config } from '../config/schema.js';
+import { getStream } from '../streams/registry.js';
 
 /** The flags `sync` and `backfill` share. */
 export interface RunFlags extends CommonFlags {
@@ -36,6 +38,25 @@ export function todayFrom(flags: RunFlags): string {
   return asked;
 }
 
+/**
+ * Streams named on purpose that read only what a setting lists, which lists nothing: the run would end complete with
+ * no request and exit 0 (`--streams swot` without `sync.swotStatementIds`). When every named stream is such, nothing
+ * is started (exit 2); otherwise each is named on stderr and the run goes on.
+ */
+function checkNamedStreamsPlan(config: Config, streams: readonly string[], brands: readonly number[]): void {
+  const reasons = new Map<string, string>();
+  for (const name of streams) {
+    const stream = getStream(name);
+    const why = brands.map((brand) => stream.unconfigured?.(config.sync as never, brand)).filter((text): text is string => text !== undefined);
+    if (why.length === brands.length && why.length > 0) reasons.set(name, [...new Set(why)].join('; '));
+  }
+  if (reasons.size === 0) return;
+  const whom = brands.length === 1 ? `brand ${brands[0]}` : `brands ${brands.join(', ')}`;
+  const text = [...reasons].map(([name, why]) => `${name} plans nothing for ${whom}: ${why}`).join('; ');
+  if (reasons.size === streams.length) throw new UsageError(`${text}; nothing was started. Set it in the config (docs/configuration.md), or name other streams`);
+  process.stderr.write(`bvsync: ${text}; the other streams run\n`);
+}
+
 /** Runs a sync or a backfill as the command line asks, and sets the exit code from its outcome. */
 export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window: { today: string; from?: string; to?: string }): Promise<void> {
   const config = readConfig(flags);
@@ -43,6 +64,7 @@ export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window:
   const log = commandLogger(flags);
   const brands = chooseBrands(config, flags.brand);
   const streams = chooseStreams(config, flags.streams);
+  if (flags.streams !== undefined || config.sync.streams !== undefined) checkNamedStreamsPlan(config, streams, brands);
   // Running slices get part of the shutdown deadline to finish; the rest is for closing Redis and DuckDB.
   const worker = { ...workerTimings(), stopDeadlineMs: RUN_SHUTDOWN_DEADLINE_MS / 2 };
   // The preflight, after every local check (a mistyped flag costs no request) and before anything is planned; cheapest

@@ -36,6 +36,7 @@ export const fanoutsByPhrase = defineStream({
     /** Phrases to sync search phrases (fanouts) of. */
     phrases: z.array(z.string().min(1).max(255)).default([]),
   },
+  unconfigured: (sync) => (sync.phrases.length ? undefined : 'sync.phrases names no phrase (the API lists none)'),
   slices: (input): PhraseSlice[] => [...new Set(input.sync.phrases)].flatMap((phrase) => once(input, { phrase }, `phrase=${phrase}`)),
   targets: ({ brandId, slice }) => [
     { table: 'fanouts_by_phrase', mode: 'replace', scope: { brand_id: brandId, phrase: slice.params.phrase } },

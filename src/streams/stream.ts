@@ -96,6 +96,11 @@ export interface StreamDefinition<R = any, S extends SlicePlan = any, C extends 
    * default; default false.
    */
   optIn?: boolean;
+  /**
+   * For a stream that reads only what a setting lists (the API lists no SWOT statements and no phrases): which setting
+   * names nothing for the brand, so that a stream named on purpose is not run to a "complete" of nothing.
+   */
+  unconfigured?(sync: SettingsOf<C>, brandId: number): string | undefined;
   /** The dimensions its rows give later phases, and how they are read back from the warehouse. */
   provides?: { [D in DimensionName]?: (source: DimensionSource, brandId: number) => Promise<Dimensions[D]> };
   slices(input: SlicePlanInput<C>): S[];

@@ -81,6 +81,8 @@ export const swot = defineStream({
   name: 'swot',
   endpoint: swotAnswersEndpoint,
   settings,
+  unconfigured: (sync, brandId) =>
+    statementIdsOf(sync, brandId).length ? undefined : 'sync.swotStatementIds names none of its SWOT statements (the API lists none: take their ids from the app)',
   slices: (input): StatementSlice[] =>
     [...new Set(statementIdsOf(input.sync, input.brandId))].flatMap((statementId) =>
       perWindow(input, { statementId }, `statement-${statementId}/`),

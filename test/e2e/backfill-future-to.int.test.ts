@@ -24,3 +24,13 @@ describe('backfill --to after today', () => {
     expect(runs).toEqual([{ from: TODAY, to: TODAY }]);
   });
 });
+
+describe('backfill of a stream that reads only ids the config lists, named beside another', () => {
+  it('says which one plans nothing and why, and runs the other', async () => {
+    const args = ['backfill', '--from', TODAY, '--today', TODAY, '--streams', 'fanouts_by_phrase,competitors', '--config', writeCliConfig(fx)];
+    const result = await runBvsync(args, cliEnv(fx));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^bvsync: fanouts_by_phrase plans nothing for brand \d+: sync\.phrases names no phrase \(the API lists none\); the other streams run$/m);
+    expect(await queryFile(fx.config.db, `SELECT DISTINCT stream FROM _sync_state WHERE stream IN ('competitors', 'fanouts_by_phrase')`)).toEqual([{ stream: 'competitors' }]);
+  });
+});

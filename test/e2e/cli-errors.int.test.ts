@@ -26,6 +26,13 @@ const CASES: Case[] = [
   { name: '--from after --to', args: (c) => ['backfill', '--from', '2026-11-20', '--to', '2026-11-10', '--config', c], message: /--from 2026-11-20 is after --to 2026-11-10/ },
   { name: 'an unknown stream', args: (c) => ['backfill', '--from', '2026-11-19', '--streams', 'conversations,nope', '--config', c], message: /unknown stream "nope"; streams: visibility, / },
   { name: 'an unknown stream to sync', args: (c) => ['sync', '--streams', 'nope', '--config', c], message: /unknown stream "nope"/ },
+  {
+    name: 'a stream that reads only ids the config lists, none listed',
+    args: (c) => ['backfill', '--from', '2026-11-19', '--streams', 'swot', '--config', c],
+    // Before, "complete; 0 rows, 0 requests" and exit 0.
+    message: /swot plans nothing for brands 1, 2: sync\.swotStatementIds names none of its SWOT statements \(the API lists none: take their ids from the app\); nothing was started/,
+  },
+  { name: '--from in the future without --to', args: (c) => ['backfill', '--from', '2099-01-01', '--config', c], message: /--from 2099-01-01 is in the future \(today is \d{4}-\d{2}-\d{2}\); there is nothing to fetch yet/ },
   { name: 'no brands', args: (c) => ['backfill', '--from', '2026-11-19', '--config', c], env: { BVSYNC_BRANDS: '' }, message: /no brands to sync: pass --brand ID, set BVSYNC_BRANDS/ },
   { name: 'a brand that is no id', args: (c) => ['sync', '--brand', 'seven', '--config', c], message: /"seven" is not a brand id/ },
   { name: 'a config file that is not JSON', args: () => ['backfill', '--from', '2026-11-19', '--config', join(fx.dir, 'broken.json')], message: /broken\.json is not a valid bvsync config:\n\s+- not valid JSON/ },
