@@ -29,6 +29,19 @@ describe('config', () => {
     }
   });
 
+  it('names the key a mistyped one is a typo of, or the keys allowed there', () => {
+    try {
+      parseConfig({ api: { requestPerSecond: 5 }, brand: [1], sync: { lookbackDay: 3 }, warehouse: { zzz: 1 } }, 'x.json');
+      expect.unreachable();
+    } catch (error) {
+      const { problems } = error as ConfigError;
+      expect(problems).toContain('api: Unrecognized key: "requestPerSecond"; did you mean "requestsPerSecond"?');
+      expect(problems).toContain('sync: Unrecognized key: "lookbackDay"; did you mean "lookbackDays"?');
+      expect(problems).toContain('(top level): Unrecognized key: "brand"; did you mean "brands"?');
+      expect(problems.find((line) => line.startsWith('warehouse:'))).toMatch(/^warehouse: Unrecognized key: "zzz"; the keys here: \S+/);
+    }
+  });
+
   it('lets the environment win over the file', () => {
     const dir = tempDir('config');
     try {

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { configSchema, type Config } from './schema.js';
 import { registerSecret } from '../log.js';
+import { keyHint, keysAt } from '../key-hint.js';
 
 /** A config that cannot be used; its message lists every problem, one per line, with where it is. */
 export class ConfigError extends Error {
@@ -51,8 +52,15 @@ export function describeIssues(error: z.ZodError, fromEnv: ReadonlyMap<string, s
   return error.issues.map((issue) => {
     const where = issue.path.length ? settingPath(issue.path) : '(top level)';
     const variable = fromEnv.get(where);
-    return `${where}${variable ? ` (from ${variable})` : ''}: ${issue.message}`;
+    // A mistyped key says which it is a typo of (`requestPerSecond`: "requestsPerSecond"), as plan's files do.
+    const hint = issue.code === 'unrecognized_keys' ? issue.keys.map((key) => keyHint(key, configKeysAt(issue.path))).join('') : '';
+    return `${where}${variable ? ` (from ${variable})` : ''}: ${issue.message}${hint}`;
   });
+}
+
+/** The keys the config may hold at a place (`sync`, `schedules[0]`), from its JSON Schema. */
+function configKeysAt(path: ReadonlyArray<PropertyKey>): string[] {
+  return keysAt(z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }), path);
 }
 
 /** A setting's path as a reader finds it in the file: `schedules[1].cron`, `api.params.page_size`. */

@@ -1,42 +1,10 @@
+import { keyHint, keysAt } from '../key-hint.js';
 import { desiredStateJsonSchema } from './desired-state-schema.js';
-
-interface SchemaNode {
-  properties?: Record<string, SchemaNode>;
-  items?: SchemaNode;
-}
-
-/** The keys a desired-state file may hold at a place (`topics[0]`: a topic's), from its published JSON Schema. */
-function keysAt(path: ReadonlyArray<PropertyKey>): string[] {
-  let node: SchemaNode | undefined = desiredStateJsonSchema() as SchemaNode;
-  for (const part of path) node = typeof part === 'number' ? node?.items : node?.properties?.[String(part)];
-  return Object.keys(node?.properties ?? {});
-}
-
-/** Edits (insert, delete, replace) from one word to the other. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
-/** A typo is this many edits from the key meant, at most: `trackedUrl`, `webiste`, `scenarois`. */
-const TYPO_EDITS = 2;
 
 /**
  * What to write instead of a key the file may not hold there: the allowed key it is a typo of, else every key allowed
  * there, so the message says what to do and not only what is wrong.
  */
 export function unknownKeyHint(key: string, path: ReadonlyArray<PropertyKey>): string {
-  const keys = keysAt(path);
-  if (keys.length === 0) return '';
-  const nearest = keys
-    .map((known) => ({ known, edits: editDistance(known.toLowerCase(), key.toLowerCase()) }))
-    .sort((a, b) => a.edits - b.edits)[0]!;
-  return nearest.edits <= TYPO_EDITS ? `; did you mean "${nearest.known}"?` : `; the keys here: ${keys.join(', ')}`;
+  return keyHint(key, keysAt(desiredStateJsonSchema(), path));
 }
