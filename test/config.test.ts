@@ -42,6 +42,12 @@ describe('config', () => {
     }
   });
 
+  it('reads a db path under ~ as under the home folder, as a shell would', async () => {
+    const { homedir } = await import('node:os');
+    expect(parseConfig({ db: '~/bv.duckdb' }).db).toBe(join(homedir(), 'bv.duckdb'));
+    expect(parseConfig({ db: 'data/~bv.duckdb' }).db).toBe('data/~bv.duckdb');
+  });
+
   it('lets the environment win over the file', () => {
     const dir = tempDir('config');
     try {

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { z } from 'zod';
 import { isDay } from '../days.js';
 import { domainOf } from '../streams/domains.js';
@@ -31,6 +32,14 @@ function isRedisUrl(text: string): boolean {
   if (!URL.canParse(text)) return false;
   const url = new URL(text);
   return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
+}
+
+/**
+ * `~/bv.duckdb` as a shell would read it: in a JSON config, an env file or a quoted variable no shell expands it, and
+ * bvsync made a folder named `~` in the working directory.
+ */
+function expandHome(path: string): string {
+  return path === '~' || path.startsWith('~/') ? `${homedir()}${path.slice(1)}` : path;
 }
 
 export const apiConfigSchema = z
@@ -174,7 +183,7 @@ export const configSchema = z
       .refine((brands) => new Set(brands).size === brands.length, 'a brand id is listed twice')
       .default([]),
     /** The published DuckDB file analysts open; the worker's working file sits beside it. Env `BVSYNC_DB`. */
-    db: z.string().min(1).default('bvsync.duckdb'),
+    db: z.string().min(1).default('bvsync.duckdb').transform(expandHome),
     /** Redis URL (a database index in it is honoured). Env `REDIS_URL`. */
     redisUrl: z
       .string()
