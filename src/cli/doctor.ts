@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { CONFIG_OPTION } from './context.js';
 import { createApiClient } from '../api/client.js';
-import { formatDay } from '../api/query.js';
 import { ConfigError, loadConfig } from '../config/load.js';
+import { addDays, todayUtc } from '../days.js';
 import type { Config } from '../config/schema.js';
 import { redactSecrets } from '../log.js';
 import { probeApiConfig } from './brand-access-probe.js';
@@ -11,6 +11,7 @@ import { MAX_PROBE_REQUESTS, probeParameters } from './doctor/param-probes.js';
 import { paramTable, verdictCounts } from './doctor/print.js';
 import { probeProgress, type ProbeProgress } from './doctor/probe-progress.js';
 import { RefusedNames } from './doctor/refused-names.js';
+import { todayFrom } from './run-command.js';
 import type { ParamVerdict } from './doctor/verdicts.js';
 
 export type { DoctorCheck } from './doctor/checks.js';
@@ -24,8 +25,8 @@ export interface DoctorOptions {
   report?: (check: DoctorCheck) => void;
   /** Receives the parameter table and the requests it took; default: print it. */
   reportParams?: (rows: ParamVerdict[], requests: number) => void;
-  /** The last day of the probes' date ranges; default yesterday (UTC). */
-  today?: Date;
+  /** The day before the last day of the probes' week (YYYY-MM-DD, UTC); default the real today. */
+  today?: string;
   /** Told of the parameter probes' requests as they go; default a line on stderr (probe-progress.ts). */
   progress?: (brand: number) => ProbeProgress;
 }
@@ -42,8 +43,9 @@ export function doctorCommand(): Command {
   return new Command('doctor')
     .description('Check the config, Redis, that the API answers, that the key reads each brand, and every query parameter name bvsync sends')
     .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
-    .action(async (flags: { config?: string }) => {
-      const { checks } = await runDoctor({ configPath: flags.config });
+    .option('--today <YYYY-MM-DD>', "the UTC day to treat as today: the probes read the week before it (default: the real one; for an API whose data ends earlier, such as the tour's simulator)")
+    .action(async (flags: { config?: string; today?: string }) => {
+      const { checks } = await runDoctor({ configPath: flags.config, today: todayFrom(flags) });
       const failed = checks.filter((c) => !c.ok).length;
       process.stdout.write(failed ? `\n${failed} check${failed > 1 ? 's' : ''} failed\n` : '\nall checks passed\n');
       if (failed) process.exitCode = 1;
@@ -95,7 +97,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     progress = (options.progress ?? ((probed) => probeProgress(process.stderr, probed)))(brand);
     let probed: Awaited<ReturnType<typeof probeParameters>>;
     try {
-      probed = await probeParameters(client, config, brand, formatDay(options.today ?? new Date(Date.now() - 86_400_000)), refused);
+      probed = await probeParameters(client, config, brand, addDays(options.today ?? todayUtc(), -1), refused);
     } finally {
       progress.end();
       progress = undefined;

@@ -1,5 +1,6 @@
 import type { ParamName } from '../../../streams/registry.js';
 import type { Conversation } from '../../../streams/conversations.js';
+import { addDays } from '../../../days.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { dayOf, fingerprint, type ProbeContext } from '../probe-context.js';
 import { probeDateRange, type RangeAnswers } from './date-range.js';
@@ -149,10 +150,25 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
     else {
       const oldest = (page.value.records as Conversation[]).map(dayOfAnswer).filter(Boolean) as string[];
       const newestFirst = days[0];
+      const oneDaySort = () =>
+        ctx.tiebreak(endpoint, 'sort', 'sideways', () => firstPage(client.conversations(brand, { ...windows.wide, sort: 'sideways' as never, pageSize: 1 })), 'every answer of the window is of one day');
       if (new Set(days).size < 2 && (wide.total ?? 0) <= records.length) {
-        await ctx.tiebreak(endpoint, 'sort', 'sideways', () => firstPage(client.conversations(brand, { ...windows.wide, sort: 'sideways' as never, pageSize: 1 })), 'every answer of the window is of one day');
+        await oneDaySort();
       } else if (oldest[0] !== undefined && newestFirst !== undefined && oldest[0] < newestFirst) {
         book.verified(endpoint, 'sort', `oldest first starts on ${oldest[0]}, newest first on ${newestFirst}`);
+      } else if (newestFirst !== undefined && oldest[0] === newestFirst && new Set(days).size < 2) {
+        // A first page all of one day, with more pages: only a day before it in the window tells an ignored sort
+        // from a window whose answers are all of that day (a week reaching past the API's last day of data).
+        const dayBefore = addDays(newestFirst, -1);
+        if (dayBefore < windows.wide.startDate) await oneDaySort();
+        else {
+          const before = await ctx.ask(endpoint, ['start_date', 'end_date'], () =>
+            firstPage(client.conversations(brand, { startDate: windows.wide.startDate, endDate: dayBefore, pageSize: 1 })),
+          );
+          if (!before.ok) ctx.failed(endpoint, ['sort'], before.why);
+          else if (isEmpty(before.value)) await oneDaySort();
+          else book.wrong(endpoint, 'sort', `sort=oldest still starts with the answers of ${oldest[0]}, though the window has answers before it`);
+        }
       } else {
         book.wrong(endpoint, 'sort', `sort=oldest still starts with the answers of ${oldest[0] ?? 'nothing'}, as newest first does`);
       }
