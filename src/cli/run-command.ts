@@ -104,7 +104,7 @@ function exitWithinDeadlineOnSignal(log: Logger, stopping: AbortController): () 
     stopping.abort();
     log.info({ signal, deadlineSeconds: RUN_SHUTDOWN_DEADLINE_MS / 1000 }, 'stopping: the run stays queued for the next worker');
     setTimeout(() => {
-      process.stderr.write(`bvsync: could not stop cleanly within ${RUN_SHUTDOWN_DEADLINE_MS / 1000} s of ${signal} (is Redis answering?); exiting now, the run's jobs stay queued\n`);
+      process.stderr.write(`bvsync: could not stop cleanly within ${RUN_SHUTDOWN_DEADLINE_MS / 1000} s of ${signal} (a slice still running, or Redis not answering); exiting now, the run's jobs stay queued\n`);
       process.exit(1);
     }, RUN_SHUTDOWN_DEADLINE_MS).unref();
   };

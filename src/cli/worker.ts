@@ -69,7 +69,7 @@ export function workerCommand(): Command {
         // Closing the queues waits on Redis; with Redis gone the worker ignored SIGTERM for good. Past the deadline (and
         // a grace for closing DuckDB) it exits anyway: that is a crash to the engine, which every job survives.
         hardStop = setTimeout(() => {
-          log.error({ deadlineSeconds: shutdownMs / 1000 + HARD_STOP_GRACE_MS / 1000 }, 'could not stop cleanly in time (is Redis answering?); exiting now, running jobs go to other workers');
+          log.error({ deadlineSeconds: shutdownMs / 1000 + HARD_STOP_GRACE_MS / 1000 }, 'could not stop cleanly in time (a job still running, or Redis not answering); exiting now, running jobs go to other workers');
           process.exit(1);
         }, shutdownMs + HARD_STOP_GRACE_MS).unref();
         resolve();

@@ -27,6 +27,8 @@ export interface FetchProcessorDeps {
   chunkRows?: number;
   /** Aborted on shutdown so in-flight requests end quickly. */
   signal?: AbortSignal;
+  /** Whether the process is stopping (its jobs draining, before `signal` cuts them short); default never. */
+  stopping?: () => boolean;
   /** Told how each slice ended and how long it took; default none. */
   metrics?: SyncMetrics;
   /** What the API refused (the key, a brand), shared through Redis: slices it covers fail without a request; default none. */
@@ -116,20 +118,25 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         }
         return;
       }
-      // The process is stopping and cut the read short: not the slice's failure. It goes back to the queue for whichever
-      // worker runs next, without spending an attempt (four stops of a redeployed worker failed it for good).
-      if (deps.signal?.aborted && lockToken) {
+      // Back to the queue for whichever worker runs next, without spending an attempt (four stops of a redeployed
+      // worker failed a slice for good) and without pausing the queue: a pause begun while BullMQ closes the worker is
+      // sat out in full, and a stop while the API was away took the whole shutdown deadline.
+      const handBack = async (): Promise<void> => {
+        if (!lockToken) return;
         await carryTally();
-        const handedBack = await job.moveToWait(lockToken).then(() => true, () => false);
-        if (handedBack) {
+        if (await job.moveToWait(lockToken).then(() => true, () => false)) {
           log.info({ requests: tally.requests }, 'stopping: the slice goes back to the queue');
           fetched('retry');
           throw new WaitingError();
         }
-      }
+      };
+      // The process is stopping and cut the read short: not the slice's failure.
+      if (deps.signal?.aborted) await handBack();
+      const stopping = deps.signal?.aborted || deps.stopping?.();
       // The reader has dropped the chunks it wrote. The client waits out 429s itself; one that still comes through has
       // met many in a row: the slice goes back to the queue, which the host has paused, without spending an attempt.
       if (error instanceof RateLimitedError) {
+        if (stopping) await handBack();
         log.warn({ retryAfterMs: error.retryAfterMs }, 'rate limited again and again: the slice waits in the queue');
         await carryTally();
         await deps.queues.fetch.rateLimit(error.retryAfterMs);
@@ -147,6 +154,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         const outage = await outages.sighted(data.runId, data.sliceId, callStartedAt, Date.now()).catch(() => undefined);
         const waitedMs = outage ? outage.seenAt - outage.since : 0;
         if (outage && outage.gaveUpAt === undefined && outage.slices > 1 && waitedMs < tolerance) {
+          if (stopping) await handBack();
           const pauseMs = outagePauseMs(waitedMs);
           log.warn(
             { err: describe(error), unavailableForS: Math.round(waitedMs / 1000), pauseMs, toleranceMin: deps.sync.outageToleranceMinutes },

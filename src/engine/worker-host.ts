@@ -161,6 +161,7 @@ export class WorkerHost {
         log,
         chunkRows: this.options.chunkRows,
         signal: this.abort.signal,
+        stopping: () => this.stopping !== undefined,
         metrics: this.options.metrics,
         access: new AccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
         outages: new OutageMemo(this.connection, prefix),

@@ -1,0 +1,102 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { Worker } from 'bullmq';
+import { RateLimitedError, TransientError, type ApiClient } from '../../src/api/index.js';
+import { parseConfig } from '../../src/config/load.js';
+import { fetchProcessor } from '../../src/engine/fetch-processor.js';
+import type { FetchJobData } from '../../src/engine/job-data.js';
+import { OutageMemo } from '../../src/engine/outage-memo.js';
+import { FETCH_QUEUE, openQueues, type Queues } from '../../src/engine/queues.js';
+import { RequestTallies } from '../../src/engine/request-tally.js';
+import { createLogger } from '../../src/log.js';
+import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
+
+/**
+ * A slice that meets a 429 storm or an API away pauses the fetch queue. While the process stops, that pause started
+ * anew inside BullMQ's close (which had already cut the pause it found short): the worker sat out the pause, up to a
+ * minute, and a stop while the API was down took the whole shutdown deadline. A stopping process hands the slice back
+ * instead, without a pause, as it does with a read its stop cut short.
+ */
+
+const DAY = '2026-11-20';
+const data: FetchJobData = { runId: 'run-1', brandId: 1, stream: 'conversations', sliceId: `1|conversations|${DAY}`, slice: { key: DAY, day: DAY, from: DAY, to: DAY, params: {} }, refetch: 0 };
+let redis: Redis;
+let workerConnection: Redis;
+let prefix: string;
+let queues: Queues;
+
+beforeEach(() => {
+  redis = testRedis();
+  workerConnection = testRedis();
+  prefix = uniquePrefix('fetch-stop');
+  queues = openQueues(redis, prefix);
+});
+afterEach(async () => {
+  await queues.close();
+  await deletePrefix(redis, prefix);
+  redis.disconnect();
+  workerConnection.disconnect();
+});
+
+/** One fetch job, read by a worker whose process is stopping, the read failing with `failure`; what the queue holds after. */
+async function readWhileStopping(failure: () => Error) {
+  const outages = new OutageMemo(redis, prefix);
+  // Another slice of the run already found the API away, so this one's absence is the run's outage.
+  await outages.sighted(data.runId, '1|conversations|2026-11-19', Date.now() - 1_000, Date.now());
+  let reads = 0;
+  let readDone!: () => void;
+  const read = new Promise<void>((resolve) => (readDone = resolve));
+  const processor = fetchProcessor({
+    redis,
+    prefix,
+    queues,
+    client: {} as ApiClient,
+    sync: parseConfig({}).sync,
+    tallies: new RequestTallies(),
+    log: createLogger({ level: 'silent' }),
+    outages,
+    answeredSince: () => false,
+    stopping: () => true,
+    reader: {
+      read: () => {
+        reads += 1;
+        readDone();
+        return Promise.reject(failure());
+      },
+    },
+  });
+  await queues.fetch.add('fetch', data, { jobId: 'fetch-1' });
+  const worker = new Worker(FETCH_QUEUE, processor, { connection: workerConnection, prefix, concurrency: 1 });
+  worker.on('error', () => undefined);
+  await read;
+  // The process stops as the read fails: BullMQ's close begins while the job ends.
+  const closing = worker.close().then(() => 'closed');
+  const job = await queues.fetch.getJob('fetch-1');
+  for (let tries = 0; tries < 100 && (await job?.getState()) === 'active'; tries += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  const pauseMs = await queues.fetch.getRateLimitTtl();
+  const closedWithin = await Promise.race([
+    closing,
+    new Promise((resolve) => setTimeout(() => resolve('still closing after 8 s'), 8_000)),
+  ]);
+  const after = await queues.fetch.getJob('fetch-1');
+  return { reads, closedWithin, pauseMs, state: await after?.getState(), attemptsMade: after?.attemptsMade };
+}
+
+describe('a slice that would pause the fetch queue while its process stops', () => {
+  it('goes back to the queue without pausing it on a 429 storm', async () => {
+    const after = await readWhileStopping(() => new RateLimitedError('HTTP 429', { endpoint: 'GET /x' }, 30_000));
+    expect(after).toMatchObject({ reads: 1, closedWithin: 'closed', state: 'waiting', attemptsMade: 0 });
+    expect(after.pauseMs).toBeLessThanOrEqual(0);
+  });
+
+  it('goes back to the queue without pausing it while the API is away', async () => {
+    const after = await readWhileStopping(() => {
+      const away = new TransientError('no answer from the API', { endpoint: 'GET /x' }, 'network');
+      away.apiUnavailable = true;
+      away.callStartedAt = Date.now() - 2_000;
+      return away;
+    });
+    expect(after).toMatchObject({ reads: 1, closedWithin: 'closed', state: 'waiting', attemptsMade: 0 });
+    expect(after.pauseMs).toBeLessThanOrEqual(0);
+  });
+});
