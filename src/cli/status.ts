@@ -66,7 +66,13 @@ interface StatusReport {
    * a prefix (the default) showed each other's runs as their own. Their files, newest first.
    */
   otherWarehouseRuns: { count: number; files: string[] };
-  queues: Array<{ queue: string; waiting: number; active: number; delayed: number; failed: number; completed: number }>;
+  queues: Array<{ queue: string; waiting: number; active: number; delayed: number; failed: number; completed: number; workers: number | null }>;
+  /**
+   * Whether any bvsync process (a worker, or a sync or backfill working its own run) is connected to the queues: an
+   * unfinished run with none moves nowhere, though its status says running (the process that ran it was killed).
+   * Null when Redis does not list its clients (CLIENT LIST refused, as some hosted ones do).
+   */
+  workersConnected: number | null;
   database: { path: string; exists: boolean };
   freshness: PlainRow[];
   slicesNotComplete: PlainRow[];
@@ -114,6 +120,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     freshness: [],
     slicesNotComplete: [],
     slicesNotCompleteTotal: 0,
+    workersConnected: 0,
   };
   const redis = await redisFor(config, log).catch((error: Error) => {
     report.redis.error = error.message;
@@ -135,6 +142,8 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
       const queues = openQueues(connection, config.redisPrefix);
       for (const queue of [queues.fetch, queues.load]) {
         const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
+        const workers = await queue.getWorkersCount().catch(() => null);
+        report.workersConnected = workers === null || report.workersConnected === null ? null : report.workersConnected + workers;
         report.queues.push({
           queue: queue.name,
           waiting: counts.waiting ?? 0,
@@ -142,6 +151,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
           delayed: counts.delayed ?? 0,
           failed: counts.failed ?? 0,
           completed: counts.completed ?? 0,
+          workers,
         });
       }
       await queues.close();
@@ -230,7 +240,14 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
         `${formatInteger(run.slicesDone)}/${formatInteger(run.slicesPlanned)}`,
       ]);
     }
-    out.push('Unfinished runs (bvsync cancel RUN drops one)', report.unfinishedRuns.length ? unfinishedTable.toString() : '(none)', '');
+    out.push('Unfinished runs (bvsync cancel RUN drops one)', report.unfinishedRuns.length ? unfinishedTable.toString() : '(none)');
+    if (report.unfinishedRuns.length && report.workersConnected === 0) {
+      out.push(
+        'No bvsync process is connected to the queues, so these runs move nowhere (the process that ran them stopped or was killed): ' +
+          '`bvsync worker`, or the same sync or backfill again, takes them up where they are',
+      );
+    }
+    out.push('');
   }
   const runTable = textTable(['run', 'kind', 'status', 'window', 'brands', 'started', 'finished']);
   for (const run of report.recentRuns) {
@@ -247,9 +264,9 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     );
   }
   if (report.queues.length) {
-    const queueTable = textTable(['queue', 'waiting', 'active', 'delayed', 'failed', 'completed'], ['left', 'right', 'right', 'right', 'right', 'right']);
+    const queueTable = textTable(['queue', 'waiting', 'active', 'delayed', 'failed', 'completed', 'workers'], ['left', 'right', 'right', 'right', 'right', 'right', 'right']);
     for (const queue of report.queues) {
-      queueTable.push([queue.queue, ...[queue.waiting, queue.active, queue.delayed, queue.failed, queue.completed].map(formatInteger)]);
+      queueTable.push([queue.queue, ...[queue.waiting, queue.active, queue.delayed, queue.failed, queue.completed].map(formatInteger), queue.workers === null ? '?' : formatInteger(queue.workers)]);
     }
     out.push('', 'Queues', queueTable.toString());
   }

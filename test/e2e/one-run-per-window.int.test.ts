@@ -132,6 +132,8 @@ describe('status and cancel', () => {
     const line = unfinished.split('\n').find((text) => text.includes(runId!));
     expect(line).toBeDefined();
     for (const part of ['backfill', 'planning', `${FROM}..${TODAY}`, '1,2', STREAMS, '0/0']) expect(line).toContain(part);
+    // Enqueued with no worker running: nothing will move it until one starts.
+    expect(unfinished).toContain('No bvsync process is connected to the queues, so these runs move nowhere');
 
     const cancel = await runBvsync(['cancel', runId!, '--config', config], cliEnv(fx));
     expect(cancel.code, cancel.stderr).toBe(0);

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from 'bullmq';
 import { addDays, todayUtc } from '../../src/days.js';
 import { cliEnv, engineFixture, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
 import { deletePrefix, testRedis } from '../support/redis.js';
 import { freePort } from '../../src/engine/redis.js';
 import { RunStore } from '../../src/engine/run-store.js';
+import { FETCH_QUEUE } from '../../src/engine/queues.js';
 
 /**
  * `bvsync status` after a backfill that reached today: the run is listed from Redis, and from the published file's
@@ -24,7 +26,8 @@ interface StatusJson {
   redis: { error: string | null };
   unfinishedRuns: unknown[];
   recentRuns: Array<{ runId: string; kind: string; status: string; window: string; source: string }>;
-  queues: Array<{ queue: string }>;
+  queues: Array<{ queue: string; workers: number | null }>;
+  workersConnected: number | null;
   database: { path: string; exists: boolean };
   freshness: Array<Record<string, unknown>>;
   slicesNotComplete: unknown[];
@@ -53,7 +56,8 @@ describe('bvsync status', () => {
     expect(report.recentRuns.filter((run) => run.runId === runId)).toEqual([
       expect.objectContaining({ kind: 'backfill', status: 'complete', window: `${YESTERDAY}..${TODAY}`, source: 'redis' }),
     ]);
-    expect(report.queues.map((queue) => queue.queue)).toEqual(['fetch', 'load']);
+    expect(report.queues.map((queue) => [queue.queue, queue.workers])).toEqual([['fetch', 0], ['load', 0]]);
+    expect(report.workersConnected).toBe(0);
     const conversations = report.freshness.find((row) => row.stream === 'conversations');
     expect(conversations).toMatchObject({ brand: fx.sim.brands[0], newest_complete_day: YESTERDAY, age_days: 1, today: 'partial', failed: 0, incomplete: 0, rejected: 0 });
   });
@@ -70,6 +74,20 @@ describe('bvsync status', () => {
     expect(report.recentRuns.map((run) => run.runId)).toEqual([runId]);
     expect(report.otherWarehouseRuns).toEqual({ count: 1, files: [other] });
     expect(text.stdout).toContain(`1 more run under this Redis prefix published another file (${other}), so not listed: each warehouse needs a Redis prefix of its own`);
+  });
+
+  it('counts the processes connected to the queues: a run whose process was killed shows none', async () => {
+    const connection = testRedis();
+    const worker = new Worker(FETCH_QUEUE, async () => undefined, { connection, prefix: fx.config.redisPrefix });
+    try {
+      await worker.waitUntilReady();
+      const report = JSON.parse((await status(['--json'])).stdout) as StatusJson;
+      expect(report.queues.find((queue) => queue.queue === 'fetch')?.workers).toBe(1);
+      expect(report.workersConnected).toBe(1);
+    } finally {
+      await worker.close();
+      connection.disconnect();
+    }
   });
 
   it('lists the run from _sync_runs when Redis holds nothing, and marks today partial', async () => {
