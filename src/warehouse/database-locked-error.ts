@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+
 /**
  * DuckDB refused to open a file because another process holds its lock: a file open for writing cannot be opened
  * at all by another process. Only this error may blame "another program"; every other open failure says its own cause.
@@ -8,9 +11,15 @@ export class DatabaseLockedError extends Error {
     readonly path: string,
     cause: Error,
   ) {
+    const held = `${path} is held by another process (${cause.message.replace(/^IO Error: /, '')})`;
+    const holder = lockHolder(cause.message);
     super(
-      `${path} is held by another process (${cause.message.replace(/^IO Error: /, '')}). Is another program (a DuckDB shell, ` +
-        'a notebook) holding the .work.duckdb file? Analysts open the published file, read-only.',
+      holder?.bvsync
+        ? `${held}. It is another bvsync (${holder.command}): the processes of one warehouse take turns writing through ` +
+            'the writer lease of their Redis prefix, so this one runs under another prefix or another Redis. Give every ' +
+            'process of this warehouse the same REDIS_URL and redisPrefix (BVSYNC_REDIS_PREFIX).'
+        : `${held}. Is another program (${holder?.command ?? 'a DuckDB shell, a notebook'}) holding the .work.duckdb file? ` +
+            'Analysts open the published file, read-only.',
       { cause },
     );
     this.name = 'DatabaseLockedError';
@@ -21,4 +30,23 @@ export class DatabaseLockedError extends Error {
 export function isLockConflict(error: unknown): boolean {
   const message = error instanceof Error ? error.message : String(error);
   return /Could not set lock on file|Conflicting lock is held/i.test(message);
+}
+
+/**
+ * The process DuckDB names as the lock's holder (`... held in /usr/bin/node (PID 4242)`), by its command line where
+ * the system shows it (Linux's /proc): another bvsync is a setup mistake, not a program to close.
+ */
+function lockHolder(message: string): { command: string; bvsync: boolean } | undefined {
+  const pid = /\(PID (\d+)\)/.exec(message)?.[1];
+  if (!pid) return undefined;
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return undefined;
+  }
+  if (args.length === 0) return undefined;
+  const bvsyncAt = args.findIndex((arg) => /^bvsync(\.js)?$/.test(basename(arg)));
+  const shown = (bvsyncAt >= 0 ? ['bvsync', ...args.slice(bvsyncAt + 1)] : args).join(' ').replace(/\s+/g, ' ');
+  return { command: `PID ${pid}: ${shown.length > 100 ? `${shown.slice(0, 99)}…` : shown}`, bvsync: bvsyncAt >= 0 };
 }

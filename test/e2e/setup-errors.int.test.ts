@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/engine/redis.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
-import { cliEnv, engineFixture, runBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
+import { cliEnv, engineFixture, runBvsync, spawnBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
 
 /**
  * A setup that cannot work — a database file that is not one, an API nobody answers at, a working file another
@@ -76,6 +76,23 @@ describe('a setup that cannot work', () => {
       expect(result.stderr).toMatch(/bvsync: cannot open the working database beside .*held\.duckdb: .*Is another program .* holding the \.work\.duckdb file\?/s);
     } finally {
       holder.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('a working file held by a bvsync worker of another Redis prefix: named as such, with the setting to align', async () => {
+    const db = `${fx.dir}/shared.duckdb`;
+    const worker = spawnBvsync(['worker', '--config', config], cliEnv(fx, { BVSYNC_DB: db, BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-other` }));
+    try {
+      await worker.waitFor(/holding the DuckDB writer lease/);
+      // A prefix of its own, as the worker has: the run the test above left unfinished is another file's.
+      const result = await runBvsync(backfill(config), cliEnv(fx, { BVSYNC_DB: db, BVSYNC_LEASE_TTL_MS: '900', BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-mine` }));
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`is held by another process .*It is another bvsync \\(PID ${worker.pid}: bvsync worker --config `, 's'));
+      expect(result.stderr).toMatch(/Give every process of this warehouse the same REDIS_URL and redisPrefix \(BVSYNC_REDIS_PREFIX\)/);
+      expect(result.stderr).not.toMatch(/Is another program/);
+    } finally {
+      worker.kill('SIGKILL');
+      await worker.done;
     }
   }, 60_000);
 });
