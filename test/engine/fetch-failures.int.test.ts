@@ -1,12 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import type { Job } from 'bullmq';
-import { TransientError, type ApiClient } from '../../src/api/index.js';
+import { Worker, type Job } from 'bullmq';
+import { RateLimitedError, TransientError, type ApiClient } from '../../src/api/index.js';
 import { parseConfig } from '../../src/config/load.js';
-import { fetchProcessor } from '../../src/engine/fetch-processor.js';
+import { fetchProcessor, type FetchProcessorDeps } from '../../src/engine/fetch-processor.js';
 import type { FetchJobData } from '../../src/engine/job-data.js';
-import { openQueues, type Queues } from '../../src/engine/queues.js';
+import { OutageMemo } from '../../src/engine/outage-memo.js';
+import { FETCH_QUEUE, openQueues, type Queues } from '../../src/engine/queues.js';
 import { RequestTallies } from '../../src/engine/request-tally.js';
+import type { SliceReader } from '../../src/engine/slice-reader.js';
 import { createLogger } from '../../src/log.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 
@@ -16,6 +18,7 @@ import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
  */
 
 const DAY = '2026-11-20';
+const DATA: FetchJobData = { runId: 'run-1', brandId: 1, stream: 'conversations', sliceId: `1|conversations|${DAY}`, slice: { key: DAY, day: DAY, from: DAY, to: DAY, params: {} }, refetch: 0 };
 let redis: Redis;
 let prefix: string;
 let queues: Queues;
@@ -31,9 +34,9 @@ afterEach(async () => {
   redis.disconnect();
 });
 
-/** Runs one attempt of a fetch job whose reader throws `failure`; what the job did, and the commit it handed over. */
-async function attemptWith(failure: Error) {
-  const process = fetchProcessor({
+/** The fetch processor with a reader whose every read is `read`, and no API behind it. */
+function processorWith(read: SliceReader['read'], deps: Partial<FetchProcessorDeps> = {}) {
+  return fetchProcessor({
     redis,
     prefix,
     queues,
@@ -41,10 +44,15 @@ async function attemptWith(failure: Error) {
     sync: parseConfig({}).sync,
     tallies: new RequestTallies(),
     log: createLogger({ level: 'silent' }),
-    reader: { read: () => Promise.reject(failure) },
+    reader: { read },
+    ...deps,
   });
-  const data: FetchJobData = { runId: 'run-1', brandId: 1, stream: 'conversations', sliceId: `1|conversations|${DAY}`, slice: { key: DAY, day: DAY, from: DAY, to: DAY, params: {} }, refetch: 0 };
-  const job = { id: 'fetch-1', name: 'fetch', data, attemptsMade: 0, opts: { attempts: 4 }, updateData: async () => undefined } as unknown as Job;
+}
+
+/** Runs one attempt of a fetch job whose reader throws `failure`; what the job did, and the commit it handed over. */
+async function attemptWith(failure: Error) {
+  const process = processorWith(() => Promise.reject(failure));
+  const job = { id: 'fetch-1', name: 'fetch', data: DATA, attemptsMade: 0, opts: { attempts: 4 }, updateData: async () => undefined } as unknown as Job;
   const thrown = await process(job).then(() => undefined, (error: unknown) => error);
   const commits = await queues.load.getJobs(['waiting', 'prioritized', 'delayed']);
   return { thrown, commits: commits.map((commit) => commit.data as { status: string; attempts: number; error: string }) };
@@ -62,5 +70,64 @@ describe('a fetch job whose read fails', () => {
     // Before, it was tried 4 times, each at 5 requests: 20 requests a slice, for every slice of the stream.
     expect(thrown).toBeUndefined();
     expect(commits).toMatchObject([{ status: 'failed', attempts: 1, error: expect.stringContaining('envelope does not match') }]);
+  });
+});
+
+// A slice that meets a 429 storm or an API away pauses the fetch queue. While the process stops, that pause started
+// anew inside BullMQ's close (which had already cut the pause it found short): the worker sat out the pause, up to a
+// minute, and a stop while the API was down took the whole shutdown deadline. A stopping process hands the slice back
+// instead, without a pause, as it does with a read its stop cut short.
+
+/** One fetch job, read by a worker whose process is stopping, the read failing with `failure`; what the queue holds after. */
+async function readWhileStopping(failure: () => Error) {
+  const outages = new OutageMemo(redis, prefix);
+  // Another slice of the run already found the API away, so this one's absence is the run's outage.
+  await outages.sighted(DATA.runId, '1|conversations|2026-11-19', Date.now() - 1_000, Date.now());
+  let reads = 0;
+  let readDone!: () => void;
+  const read = new Promise<void>((resolve) => (readDone = resolve));
+  const processor = processorWith(
+    () => {
+      reads += 1;
+      readDone();
+      return Promise.reject(failure());
+    },
+    { outages, answeredSince: () => false, stopping: () => true },
+  );
+  await queues.fetch.add('fetch', DATA, { jobId: 'fetch-1' });
+  const workerConnection = testRedis();
+  const worker = new Worker(FETCH_QUEUE, processor, { connection: workerConnection, prefix, concurrency: 1 });
+  worker.on('error', () => undefined);
+  await read;
+  // The process stops as the read fails: BullMQ's close begins while the job ends.
+  const closing = worker.close().then(() => 'closed');
+  const job = await queues.fetch.getJob('fetch-1');
+  for (let tries = 0; tries < 100 && (await job?.getState()) === 'active'; tries += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  const pauseMs = await queues.fetch.getRateLimitTtl();
+  const closedWithin = await Promise.race([
+    closing,
+    new Promise((resolve) => setTimeout(() => resolve('still closing after 8 s'), 8_000)),
+  ]);
+  workerConnection.disconnect();
+  const after = await queues.fetch.getJob('fetch-1');
+  return { reads, closedWithin, pauseMs, state: await after?.getState(), attemptsMade: after?.attemptsMade };
+}
+
+describe('a slice that would pause the fetch queue while its process stops', () => {
+  it('goes back to the queue without pausing it on a 429 storm', async () => {
+    const after = await readWhileStopping(() => new RateLimitedError('HTTP 429', { endpoint: 'GET /x' }, 30_000));
+    expect(after).toMatchObject({ reads: 1, closedWithin: 'closed', state: 'waiting', attemptsMade: 0 });
+    expect(after.pauseMs).toBeLessThanOrEqual(0);
+  });
+
+  it('goes back to the queue without pausing it while the API is away', async () => {
+    const after = await readWhileStopping(() => {
+      const away = new TransientError('no answer from the API', { endpoint: 'GET /x' }, 'network');
+      away.apiUnavailable = true;
+      away.callStartedAt = Date.now() - 2_000;
+      return away;
+    });
+    expect(after).toMatchObject({ reads: 1, closedWithin: 'closed', state: 'waiting', attemptsMade: 0 });
+    expect(after.pauseMs).toBeLessThanOrEqual(0);
   });
 });
