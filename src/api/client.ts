@@ -21,6 +21,8 @@ export interface ApiClientOptions {
   onRequest?: (event: ApiRequestEvent) => void;
   /** Aborts every request of this client. */
   signal?: AbortSignal;
+  /** Ends the waits of its calls once the process begins to stop (a 429's, the budget's); see `TransportOptions`. */
+  stopWaiting?: AbortSignal;
   /** Wait out 429s inside the client and retry (bounded); default false: throw `RateLimitedError` to the caller. */
   retryRateLimited?: boolean;
   /** Replaces the connection pool (tests use undici's MockAgent). */
@@ -93,6 +95,7 @@ export function openTransport(config: ApiConfig, options: ApiClientOptions): Tra
     budget: options.budget ?? createMemoryRateBudget({ requestsPerSecond: config.requestsPerSecond }),
     onRequest: options.onRequest,
     signal: options.signal,
+    stopWaiting: options.stopWaiting,
     retryRateLimited: options.retryRateLimited,
     dispatcher: options.dispatcher,
   });

@@ -74,6 +74,18 @@ export class RateLimitedError extends ApiError {
 
 export type TransientReason = 'server_error' | 'network' | 'timeout' | 'bad_body' | 'bad_envelope';
 
+/**
+ * A call that was waiting (out a 429, for the key's budget, between attempts) when the process began to stop: not
+ * the API's answer, and not the slice's failure; the fetch processor hands the slice back to the queue.
+ */
+export class StoppedWaitingError extends Error {
+  readonly code = 'stopped_waiting';
+  constructor(readonly endpoint: string) {
+    super(`${endpoint}: the process is stopping; the call stopped waiting`);
+    this.name = 'StoppedWaitingError';
+  }
+}
+
 /** 5xx, a reset, a timeout, a truncated or unparsable body: worth another attempt after a backoff. */
 export class TransientError extends ApiError {
   readonly code = 'transient';

@@ -2,7 +2,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { ApiConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { backoffDelay } from './backoff.js';
-import { ApiError, RateLimitedError, TransientError, classifyCertificateError, classifyNetworkError, classifyResponse, describeBody, isBadEnvelope, isUnavailability } from './errors.js';
+import { ApiError, RateLimitedError, StoppedWaitingError, TransientError, classifyCertificateError, classifyNetworkError, classifyResponse, describeBody, isBadEnvelope, isUnavailability } from './errors.js';
 import { UNLIMITED_RATE_BUDGET, sleep, type RateBudget } from './rate-budget.js';
 import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate-headers.js';
 import { ACCEPTED_ENCODINGS, readResponseText } from './response-body.js';
@@ -24,6 +24,9 @@ export interface ApiRequestEvent {
   durationMs: number;
 }
 
+/** How long a call's wait may go on once the process stops: pacing's waits end within it, a 429's do not. */
+const STOP_WAIT_GRACE_MS = 1_000;
+
 export interface TransportOptions {
   logger?: Logger | undefined;
   /** The key's shared rate budget; default: none (no client-side limit). */
@@ -31,6 +34,11 @@ export interface TransportOptions {
   onRequest?: ((event: ApiRequestEvent) => void) | undefined;
   /** Aborts every request of the client (shutdown). */
   signal?: AbortSignal | undefined;
+  /**
+   * Aborted when the process begins to stop: a call waiting (out a 429, for the key's budget, between attempts) ends at
+   * once with a `StoppedWaitingError`, where it held the stop to its deadline; a call on the wire goes on until `signal`.
+   */
+  stopWaiting?: AbortSignal | undefined;
   /** Wait and retry 429s inside the client (doctor, benchmarks, tests outside BullMQ); default false. */
   retryRateLimited?: boolean | undefined;
   /** How many 429s in a row one call waits out when `retryRateLimited` is on; default 20. */
@@ -118,7 +126,7 @@ export class Transport {
     const callStartedAt = Date.now();
     for (;;) {
       attempt += 1;
-      await this.budget.acquire(signal);
+      await this.waiting(request, signal, (waitSignal) => this.budget.acquire(waitSignal));
       const started = performance.now();
       let status: number | undefined;
       try {
@@ -146,7 +154,7 @@ export class Transport {
           if (this.options.retryRateLimited && rateLimited < maxRateLimitRetries) {
             rateLimited += 1;
             attempt -= 1; // a 429 is not a failed attempt: the request was never served
-            await sleep(error.retryAfterMs, signal);
+            await this.waiting(request, signal, (waitSignal) => sleep(error.retryAfterMs, waitSignal));
             continue;
           }
           throw error;
@@ -166,7 +174,7 @@ export class Transport {
             { endpoint: request.endpoint, attempt, code: error.code, status: error.status, delayMs: delay, error: error.message },
             'transient API failure; retrying',
           );
-          await sleep(delay, signal);
+          await this.waiting(request, signal, (waitSignal) => sleep(delay, waitSignal));
           continue;
         }
         // No other call was answered while this one failed: the API is away, which the fetch processor waits out.
@@ -177,6 +185,30 @@ export class Transport {
         this.emit({ ...base, outcome: 'failed' });
         throw error;
       }
+    }
+  }
+
+  /**
+   * A wait of a call (for the key's budget, out a 429, between attempts). Once the process begins to stop
+   * (`stopWaiting`), a wait still going a moment later ends with a `StoppedWaitingError`: the short waits of pacing end
+   * as they would, so the slices being read finish, while a 429's minutes no longer hold the stop to its deadline.
+   */
+  private async waiting(request: SentRequest, signal: AbortSignal | undefined, wait: (signal: AbortSignal | undefined) => Promise<void>): Promise<void> {
+    const stopWaiting = this.options.stopWaiting;
+    if (!stopWaiting) return wait(signal);
+    const cut = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const onStop = () => (timer = setTimeout(() => cut.abort(), STOP_WAIT_GRACE_MS));
+    if (stopWaiting.aborted) onStop();
+    else stopWaiting.addEventListener('abort', onStop, { once: true });
+    try {
+      await wait(combine(signal, cut.signal));
+    } catch (error) {
+      if (cut.signal.aborted && !signal?.aborted) throw new StoppedWaitingError(request.endpoint);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      stopWaiting.removeEventListener('abort', onStop);
     }
   }
 

@@ -132,11 +132,14 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       };
       // The process is stopping and cut the read short: not the slice's failure.
       if (deps.signal?.aborted) await handBack();
-      const stopping = deps.signal?.aborted || deps.stopping?.();
+      // An answer of another shape than the spec's, asked twice by the client already, is not asked again per attempt.
+      const permanent = (error instanceof ApiError && !error.retryable) || isBadEnvelope(error);
+      // Stopping, a read that stopped waiting (a 429's, the budget's) or failed in a way worth another attempt (a 429
+      // storm, an API away) goes back for the next worker, spending nothing and pausing no queue.
+      if (!permanent && deps.stopping?.()) await handBack();
       // The reader has dropped the chunks it wrote. The client waits out 429s itself; one that still comes through has
       // met many in a row: the slice goes back to the queue, which the host has paused, without spending an attempt.
       if (error instanceof RateLimitedError) {
-        if (stopping) await handBack();
         log.warn({ retryAfterMs: error.retryAfterMs }, 'rate limited again and again: the slice waits in the queue');
         await carryTally();
         await deps.queues.fetch.rateLimit(error.retryAfterMs);
@@ -154,7 +157,6 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         const outage = await outages.sighted(data.runId, data.sliceId, callStartedAt, Date.now()).catch(() => undefined);
         const waitedMs = outage ? outage.seenAt - outage.since : 0;
         if (outage && outage.gaveUpAt === undefined && outage.slices > 1 && waitedMs < tolerance) {
-          if (stopping) await handBack();
           const pauseMs = outagePauseMs(waitedMs);
           log.warn(
             { err: describe(error), unavailableForS: Math.round(waitedMs / 1000), pauseMs, toleranceMin: deps.sync.outageToleranceMinutes },
@@ -183,8 +185,6 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
           ?.remember({ ...scope, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() })
           .catch((failure: Error) => log.warn({ err: failure.message }, 'could not remember the refusal'));
       }
-      // An answer of another shape than the spec's, asked twice by the client already, is not asked again per attempt.
-      const permanent = (error instanceof ApiError && !error.retryable) || isBadEnvelope(error);
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       if (!permanent && !lastAttempt) {
         log.warn({ err: describe(error), attempt: job.attemptsMade + 1 }, 'slice failed; it will be tried again');

@@ -45,7 +45,7 @@ export interface ReadSliceRequest {
 }
 
 /** Main thread to fetch thread. `abort` ends every request in flight (the host's stop deadline passed). */
-export type ToFetchThread = ReadSliceRequest | { type: 'abort' };
+export type ToFetchThread = ReadSliceRequest | { type: 'abort' } | { type: 'stop-waiting' };
 
 /** Fetch thread to main thread. */
 export type FromFetchThread =

@@ -43,6 +43,8 @@ export interface FetchThreadPoolOptions {
   onRequest: (event: ApiRequestEvent) => void;
   /** Aborts every request in flight in every thread. */
   signal?: AbortSignal;
+  /** Ends every thread's calls' waits (a 429's, the budget's) once the process begins to stop. */
+  stopWaiting?: AbortSignal;
 }
 
 interface PendingRead {
@@ -75,6 +77,7 @@ export class FetchThreadPool implements SliceReader {
   constructor(private readonly options: FetchThreadPoolOptions) {
     for (let index = 0; index < Math.max(1, options.threads); index++) this.slots.push(this.start());
     options.signal?.addEventListener('abort', () => this.broadcast({ type: 'abort' }), { once: true });
+    options.stopWaiting?.addEventListener('abort', () => this.broadcast({ type: 'stop-waiting' }), { once: true });
   }
 
   read(data: ReadSliceRequest['data'], token: string, tally: Tally): Promise<SliceRead> {
@@ -120,6 +123,7 @@ export class FetchThreadPool implements SliceReader {
       slot.pending.clear();
     });
     if (this.options.signal?.aborted) worker.postMessage({ type: 'abort' } satisfies ToFetchThread);
+    if (this.options.stopWaiting?.aborted) worker.postMessage({ type: 'stop-waiting' } satisfies ToFetchThread);
     return slot;
   }
 

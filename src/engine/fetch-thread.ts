@@ -23,6 +23,7 @@ registerSecret(config.api.apiKey);
 routeLogLines((line) => post({ type: 'log', line }));
 const log = createLogger({ level: setup.logLevel, pretty: false });
 const abort = new AbortController();
+const stopWaiting = new AbortController();
 const redis = connectRedis(setup.redisUrl);
 redis.on('error', (error) => log.warn({ err: error.message }, 'redis connection error in a fetch thread; reconnecting'));
 const tallies = new RequestTallies();
@@ -40,6 +41,7 @@ const client = createApiClient(
     budget,
     logger: log,
     signal: abort.signal,
+    stopWaiting: stopWaiting.signal,
     retryRateLimited: true,
     onRequest: (event) => {
       tallies.onRequest(event);
@@ -52,6 +54,10 @@ const reader = inlineSliceReader({ redis, prefix: config.redisPrefix, client, sy
 port.on('message', (message: ToFetchThread) => {
   if (message.type === 'abort') {
     abort.abort();
+    return;
+  }
+  if (message.type === 'stop-waiting') {
+    stopWaiting.abort();
     return;
   }
   const { id, data, token, tally } = message;

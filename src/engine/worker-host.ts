@@ -82,6 +82,8 @@ export interface WorkerHostOptions {
  */
 export class WorkerHost {
   private readonly abort = new AbortController();
+  /** Aborted as the stop begins: the API client's calls stop waiting out 429s (see Transport's `stopWaiting`). */
+  private readonly stopWaiting = new AbortController();
   readonly tallies = new RequestTallies();
   private connection!: Redis;
   private queues!: Queues;
@@ -131,7 +133,7 @@ export class WorkerHost {
     };
     // A 429 is waited out inside the call that met it, so the pages its slice already read are kept; meanwhile the
     // whole key is blocked in the shared budget and the fetch queue starts no new slice (see pauseFetching).
-    this.client = createApiClient(config.api, { budget, logger: log, onRequest, signal: this.abort.signal, retryRateLimited: true });
+    this.client = createApiClient(config.api, { budget, logger: log, onRequest, signal: this.abort.signal, stopWaiting: this.stopWaiting.signal, retryRateLimited: true });
     const threads = this.options.fetchThreads ?? config.sync.fetchThreads;
     if (threads > 0) {
       this.fetchThreads = new FetchThreadPool({
@@ -147,6 +149,7 @@ export class WorkerHost {
         log,
         onRequest,
         signal: this.abort.signal,
+        stopWaiting: this.stopWaiting.signal,
       });
     }
     this.fetchWorker = this.startWorker(
@@ -360,6 +363,8 @@ export class WorkerHost {
     this.stopping ??= (async () => {
       // Renewed while the fetch jobs drain, never taken: a process on its way out does not become the writer.
       this.lease?.retire();
+      // Slices being read finish; those waiting out a 429 (or the key's budget it blocked) go back to the queue.
+      this.stopWaiting.abort();
       const timer = setTimeout(() => this.abort.abort(), deadlineMs);
       let leaseAnswered = false;
       // The load worker takes no new job while the fetch worker drains (a publish begun near the deadline outlived it);

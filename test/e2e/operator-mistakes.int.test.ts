@@ -195,6 +195,24 @@ describe('SIGTERM to a command that is waiting or retrying', () => {
     expect(result.code).toBe(1);
   }, 90_000);
 
+  it.each([0, 1])('a worker waiting out a 429 with a Retry-After of 5 minutes: stops at once, cleanly, the slice back in the queue (fetchThreads %i)', async (fetchThreads) => {
+    await freshFixture(`limited-worker-${fetchThreads}`);
+    config = writeCliConfig(fx, { sync: { fetchThreads } });
+    const enqueued = await runBvsync([...backfillArgs(), '--brand', '1', '--enqueue-only'], cliEnv(fx));
+    expect(enqueued.code, enqueued.stderr).toBe(0);
+    fx.sim.setKnobs({ latencyMs: 300 });
+    const child = spawnBvsync(['worker', '--config', config], cliEnv(fx));
+    started.push(child);
+    await child.waitFor(/worker started/, 60_000);
+    fx.sim.setKnobs({ latencyMs: 0, rateLimit: 1, retryAfterSeconds: 300 });
+    const result = await terminateWhen(child, /rate limited/);
+    // Before, the wait held the stop to the worker's 30 s deadline, and the slices were cut there.
+    expect(result.afterSignalMs).toBeLessThan(10_000);
+    expect(result.code, result.stderr.slice(-2000)).toBe(0);
+    expect(result.stdout + result.stderr).toMatch(/stopping: the slice goes back to the queue/);
+    expect(result.stdout + result.stderr).toMatch(/worker stopped/);
+  }, 90_000);
+
   it.skipIf(!PrivateRedis.available())('a backfill whose Redis went away (needs redis-server on PATH): ends within its shutdown deadline', async () => {
     await freshFixture('redis-gone');
     const server = await PrivateRedis.start(false);
