@@ -4,6 +4,7 @@ import { completeDays, newestCompletePastDays, storedSliceState, type NewestComp
 import { readCatalog, type TableInfo } from './catalog.js';
 import { DatabaseLockedError, isLockConflict } from './database-locked-error.js';
 import { ensureDatabaseFolder } from './database-path.js';
+import { removeDeadSpillFolder } from './spill-folder.js';
 import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
 import { discardPreparedClone, dropPublishMarker, preparePublishClone, publishCopy, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
 import { ensureJournal } from './publish-journal.js';
@@ -86,6 +87,7 @@ export class Warehouse {
       await ensurePublishedFiles(connection);
       await ensureSliceCommits(connection);
       await dropPublishMarker(connection);
+      removeDeadSpillFolder(path);
       const catalog = await readCatalog(connection);
       return new Warehouse(path, instance, connection, catalog, applied, options);
     } catch (error) {
