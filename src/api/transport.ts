@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Pool, type Dispatcher } from 'undici';
 import type { ApiConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
@@ -95,6 +96,9 @@ export class Transport {
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.budget = options.budget ?? UNLIMITED_RATE_BUDGET;
+    // Each call in flight listens to it while it waits, and removes its listener after: as many as the fetch
+    // concurrency (up to 64), past Node's warning at 10.
+    if (options.stopWaiting) setMaxListeners(0, options.stopWaiting);
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
       options.dispatcher ??
