@@ -1,10 +1,11 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { Queue } from 'bullmq';
 import { Command } from 'commander';
 import type { DuckDBResultReader } from '@duckdb/node-api';
 import { textTable } from '../text-table.js';
 import { integerOption } from './integer-option.js';
-import { openQueues } from '../engine/queues.js';
+import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../engine/queues.js';
 import { connectRedis } from '../engine/redis.js';
 import { RunStore, type RunMeta } from '../engine/run-store.js';
 import { todayUtc } from '../days.js';
@@ -66,13 +67,12 @@ interface StatusReport {
    * a prefix (the default) showed each other's runs as their own. Their files, newest first.
    */
   otherWarehouseRuns: { count: number; files: string[] };
-  queues: Array<{ queue: string; waiting: number; active: number; delayed: number; failed: number; completed: number; workers: number | null }>;
   /**
-   * Whether any bvsync process (a worker, or a sync or backfill working its own run) is connected to the queues: an
-   * unfinished run with none moves nowhere, though its status says running (the process that ran it was killed).
-   * Null when Redis does not list its clients (CLIENT LIST refused, as some hosted ones do).
+   * `workers`: BullMQ workers connected to the queue, one per bvsync process (a worker, or a sync or backfill working
+   * its run) on fetch, and the writer's alone on load; null when Redis does not list its clients (CLIENT LIST
+   * refused, as some hosted ones do). An unfinished run stays `running` when the process that ran it was killed.
    */
-  workersConnected: number | null;
+  queues: Array<{ queue: string; waiting: number; active: number; delayed: number; failed: number; completed: number; workers: number | null }>;
   database: { path: string; exists: boolean };
   freshness: PlainRow[];
   slicesNotComplete: PlainRow[];
@@ -120,7 +120,6 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     freshness: [],
     slicesNotComplete: [],
     slicesNotCompleteTotal: 0,
-    workersConnected: 0,
   };
   const redis = await redisFor(config, log).catch((error: Error) => {
     report.redis.error = error.message;
@@ -142,8 +141,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
       const queues = openQueues(connection, config.redisPrefix);
       for (const queue of [queues.fetch, queues.load]) {
         const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
-        const workers = await queue.getWorkersCount().catch(() => null);
-        report.workersConnected = workers === null || report.workersConnected === null ? null : report.workersConnected + workers;
+        const workers = await workersOf(queue);
         report.queues.push({
           queue: queue.name,
           waiting: counts.waiting ?? 0,
@@ -241,12 +239,8 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
       ]);
     }
     out.push('Unfinished runs (bvsync cancel RUN drops one)', report.unfinishedRuns.length ? unfinishedTable.toString() : '(none)');
-    if (report.unfinishedRuns.length && report.workersConnected === 0) {
-      out.push(
-        'No bvsync process is connected to the queues, so these runs move nowhere (the process that ran them stopped or was killed): ' +
-          '`bvsync worker`, or the same sync or backfill again, takes them up where they are',
-      );
-    }
+    const stalled = report.unfinishedRuns.length ? unmovedRunsNote(report.queues) : undefined;
+    if (stalled) out.push(stalled);
     out.push('');
   }
   const runTable = textTable(['run', 'kind', 'status', 'window', 'brands', 'started', 'finished']);
@@ -286,4 +280,31 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     }
   }
   return `${out.join('\n')}\n`;
+}
+
+/** BullMQ workers connected to a queue; null when Redis does not say. */
+async function workersOf(queue: Queue): Promise<number | null> {
+  const workers = await queue.getWorkers().catch(() => null);
+  // BullMQ answers for a Redis without CLIENT LIST with one made-up entry, which has no address.
+  if (!workers || workers.some((worker) => worker.addr === undefined)) return null;
+  return workers.length;
+}
+
+/**
+ * What moves the unfinished runs, when nothing does: no process fetches their slices, or none holds the writer to
+ * load them (a fetch-only worker alone). Undefined when both have workers, or Redis does not say.
+ */
+function unmovedRunsNote(queues: StatusReport['queues']): string | undefined {
+  const workers = (name: string) => queues.find((queue) => queue.queue === name)?.workers;
+  const [fetching, loading] = [workers(FETCH_QUEUE), workers(LOAD_QUEUE)];
+  if (fetching === 0 && loading === 0) {
+    return (
+      'No bvsync process is connected to the queues, so these runs move nowhere (the process that ran them stopped or was killed): ' +
+      '`bvsync worker`, or the same sync or backfill again, takes them up where they are'
+    );
+  }
+  if (loading === 0) {
+    return 'No bvsync process holds the writer (the load queue has no worker): slices are fetched but not loaded until a `bvsync worker` without --fetch-only, or the same sync or backfill, runs';
+  }
+  return undefined;
 }

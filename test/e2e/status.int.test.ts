@@ -27,7 +27,6 @@ interface StatusJson {
   unfinishedRuns: unknown[];
   recentRuns: Array<{ runId: string; kind: string; status: string; window: string; source: string }>;
   queues: Array<{ queue: string; workers: number | null }>;
-  workersConnected: number | null;
   database: { path: string; exists: boolean };
   freshness: Array<Record<string, unknown>>;
   slicesNotComplete: unknown[];
@@ -57,7 +56,6 @@ describe('bvsync status', () => {
       expect.objectContaining({ kind: 'backfill', status: 'complete', window: `${YESTERDAY}..${TODAY}`, source: 'redis' }),
     ]);
     expect(report.queues.map((queue) => [queue.queue, queue.workers])).toEqual([['fetch', 0], ['load', 0]]);
-    expect(report.workersConnected).toBe(0);
     const conversations = report.freshness.find((row) => row.stream === 'conversations');
     expect(conversations).toMatchObject({ brand: fx.sim.brands[0], newest_complete_day: YESTERDAY, age_days: 1, today: 'partial', failed: 0, incomplete: 0, rejected: 0 });
   });
@@ -76,17 +74,25 @@ describe('bvsync status', () => {
     expect(text.stdout).toContain(`1 more run under this Redis prefix published another file (${other}), so not listed: each warehouse needs a Redis prefix of its own`);
   });
 
-  it('counts the processes connected to the queues: a run whose process was killed shows none', async () => {
-    const connection = testRedis();
-    const worker = new Worker(FETCH_QUEUE, async () => undefined, { connection, prefix: fx.config.redisPrefix });
+  it('says what no process moves an unfinished run: none at all, or none holding the writer (a fetch-only worker alone)', async () => {
+    const redis = testRedis();
+    const store = new RunStore(redis, fx.config.redisPrefix);
+    // As a backfill killed mid-run leaves it: running, its process gone.
+    await store.create({ runId: 'backfill-killed', kind: 'backfill', brands: [1], streams: STREAMS, today: TODAY, from: TODAY, to: TODAY, status: 'running', startedAt: new Date().toISOString(), finishedAt: null, phase: 1, published: fx.config.db, error: null });
+    let fetcher: Worker | undefined;
     try {
-      await worker.waitUntilReady();
-      const report = JSON.parse((await status(['--json'])).stdout) as StatusJson;
-      expect(report.queues.find((queue) => queue.queue === 'fetch')?.workers).toBe(1);
-      expect(report.workersConnected).toBe(1);
+      const alone = await status();
+      expect(alone.stdout).toContain('No bvsync process is connected to the queues, so these runs move nowhere');
+      fetcher = new Worker(FETCH_QUEUE, async () => undefined, { connection: testRedis(), prefix: fx.config.redisPrefix, autorun: false });
+      await fetcher.waitUntilReady();
+      const [text, json] = await Promise.all([status(), status(['--json'])]);
+      expect(text.stdout).toContain('No bvsync process holds the writer (the load queue has no worker)');
+      expect((JSON.parse(json.stdout) as StatusJson).queues.map((queue) => [queue.queue, queue.workers])).toEqual([['fetch', 1], ['load', 0]]);
     } finally {
-      await worker.close();
-      connection.disconnect();
+      await fetcher?.close();
+      await fetcher?.disconnect();
+      await store.update('backfill-killed', { status: 'cancelled', finishedAt: new Date().toISOString() });
+      redis.disconnect();
     }
   });
 
