@@ -80,8 +80,8 @@ export type TransientReason = 'server_error' | 'network' | 'timeout' | 'bad_body
  */
 export class StoppedWaitingError extends Error {
   readonly code = 'stopped_waiting';
-  constructor(readonly endpoint: string) {
-    super(`${endpoint}: the process is stopping; the call stopped waiting`);
+  constructor(message: string) {
+    super(message);
     this.name = 'StoppedWaitingError';
   }
 }

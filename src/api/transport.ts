@@ -36,8 +36,9 @@ export interface TransportOptions {
   /** Aborts every request of the client (shutdown). */
   signal?: AbortSignal | undefined;
   /**
-   * Aborted when the process begins to stop: a call waiting (out a 429, for the key's budget, between attempts) ends at
-   * once with a `StoppedWaitingError`, where it held the stop to its deadline; a call on the wire goes on until `signal`.
+   * Aborted when the process begins to stop: a call still waiting (out a 429, for the key's budget, between attempts)
+   * a second later ends with a `StoppedWaitingError`, where it held the stop to its deadline; a call on the wire goes
+   * on until `signal`.
    */
   stopWaiting?: AbortSignal | undefined;
   /** Wait and retry 429s inside the client (doctor, benchmarks, tests outside BullMQ); default false. */
@@ -97,8 +98,8 @@ export class Transport {
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.budget = options.budget ?? UNLIMITED_RATE_BUDGET;
     // Each call in flight listens to it while it waits, and removes its listener after: as many as the fetch
-    // concurrency (up to 64), past Node's warning at 10.
-    if (options.stopWaiting) setMaxListeners(0, options.stopWaiting);
+    // concurrency (sync.fetchConcurrency, at most 64), past Node's warning at 10; a leak still warns past twice that.
+    if (options.stopWaiting) setMaxListeners(128, options.stopWaiting);
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
       options.dispatcher ??
@@ -208,7 +209,7 @@ export class Transport {
     try {
       await wait(combine(signal, cut.signal));
     } catch (error) {
-      if (cut.signal.aborted && !signal?.aborted) throw new StoppedWaitingError(request.endpoint);
+      if (cut.signal.aborted && !signal?.aborted) throw new StoppedWaitingError(`${request.endpoint}: the process is stopping, and the call stopped waiting`);
       throw error;
     } finally {
       clearTimeout(timer);

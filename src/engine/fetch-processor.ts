@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ApiError, AuthError, BrandAccessDeniedError, QuotaExceededError, RateLimitedError, TransientError, isBadEnvelope, refusesKey, type ApiClient } from '../api/index.js';
+import { ApiError, AuthError, BrandAccessDeniedError, QuotaExceededError, RateLimitedError, StoppedWaitingError, TransientError, isBadEnvelope, refusesKey, type ApiClient } from '../api/index.js';
 import type { SyncConfig } from '../config/schema.js';
 import { redactSecrets, type Logger } from '../log.js';
 import type { SliceOutcomeStatus, SyncMetrics } from '../ops/sync-metrics.js';
@@ -137,13 +137,23 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       // Stopping, a read that stopped waiting (a 429's, the budget's) or failed in a way worth another attempt (a 429
       // storm, an API away) goes back for the next worker, spending nothing and pausing no queue.
       if (!permanent && deps.stopping?.()) await handBack();
+      // A wait the stop ended is never the slice's failure: when it could not be handed back (its lock lost), BullMQ's
+      // stalled check gives it to the next worker.
+      if (error instanceof StoppedWaitingError) throw new WaitingError();
+      // Pauses the fetch queue and leaves the slice in it; a stop begun meanwhile hands it back instead, since the pause
+      // of a worker being closed is sat out whole.
+      const pauseFetching = async (ms: number): Promise<never> => {
+        await carryTally();
+        if (deps.stopping?.()) await handBack();
+        await deps.queues.fetch.rateLimit(ms);
+        if (deps.stopping?.()) await handBack();
+        throw Worker.RateLimitError();
+      };
       // The reader has dropped the chunks it wrote. The client waits out 429s itself; one that still comes through has
       // met many in a row: the slice goes back to the queue, which the host has paused, without spending an attempt.
       if (error instanceof RateLimitedError) {
         log.warn({ retryAfterMs: error.retryAfterMs }, 'rate limited again and again: the slice waits in the queue');
-        await carryTally();
-        await deps.queues.fetch.rateLimit(error.retryAfterMs);
-        throw Worker.RateLimitError();
+        await pauseFetching(error.retryAfterMs);
       }
       // The API answers nothing but 5xx, or nothing (a deployment, a gateway restart): the slice goes back to the queue
       // without spending an attempt and the queue pauses, longer the longer it lasts, up to sync.outageToleranceMinutes.
@@ -163,9 +173,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
             'the API is not answering: the slice waits in the queue, without spending an attempt',
           );
           fetched('retry');
-          await carryTally();
-          await deps.queues.fetch.rateLimit(pauseMs);
-          throw Worker.RateLimitError();
+          await pauseFetching(pauseMs);
         }
         if (outage && (outage.gaveUpAt !== undefined || (outage.slices > 1 && waitedMs >= tolerance))) {
           // Waited out as long as the run may: this slice and the run's others fail, without asking an API that is away.

@@ -7,6 +7,7 @@ import {
   PermanentError,
   QuotaExceededError,
   RateLimitedError,
+  StoppedWaitingError,
   TlsCertificateError,
   TransientError,
   ValidationError,
@@ -108,6 +109,7 @@ const PERMANENT_CLASSES: Record<string, PermanentClass> = {
 export function reviveError(serialized: SerializedError): Error {
   const { api } = serialized;
   if (serialized.name === 'RunCancelledError') return new RunCancelledError(serialized.message);
+  if (serialized.name === 'StoppedWaitingError') return new StoppedWaitingError(serialized.message);
   if (!api) {
     const error = new Error(serialized.message);
     error.name = serialized.name;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/engine/redis.js';
-import { writerLeaseKey } from '../../src/engine/queues.js';
+import { openQueues, writerLeaseKey } from '../../src/engine/queues.js';
 import { RunStore } from '../../src/engine/run-store.js';
 import { runToEnd } from '../../src/engine/start-run.js';
 import { RUN_SHUTDOWN_DEADLINE_MS } from '../../src/cli/run-command.js';
@@ -211,6 +211,18 @@ describe('SIGTERM to a command that is waiting or retrying', () => {
     expect(result.code, result.stderr.slice(-2000)).toBe(0);
     expect(result.stdout + result.stderr).toMatch(/stopping: the slice goes back to the queue/);
     expect(result.stdout + result.stderr).toMatch(/worker stopped/);
+    // Every slice waits in the queue for the next worker, none failed and none with an attempt spent.
+    const redis = connectRedis(fx.redisUrl);
+    const queues = openQueues(redis, fx.config.redisPrefix);
+    try {
+      const jobs = await queues.fetch.getJobs(['waiting', 'prioritized', 'active', 'delayed', 'failed']);
+      expect(jobs.length).toBeGreaterThan(0);
+      expect(jobs.map((job) => [job.data.slice.key, job.attemptsMade, job.failedReason ?? null])).toEqual(jobs.map((job) => [job.data.slice.key, 0, null]));
+      expect(await queues.fetch.getJobCounts('active', 'failed')).toEqual({ active: 0, failed: 0 });
+    } finally {
+      await queues.close();
+      redis.disconnect();
+    }
   }, 90_000);
 
   it.skipIf(!PrivateRedis.available())('a backfill whose Redis went away (needs redis-server on PATH): ends within its shutdown deadline', async () => {

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { Worker, type Job } from 'bullmq';
-import { RateLimitedError, TransientError, type ApiClient } from '../../src/api/index.js';
+import { WaitingError, Worker, type Job } from 'bullmq';
+import { RateLimitedError, StoppedWaitingError, TransientError, type ApiClient } from '../../src/api/index.js';
 import { parseConfig } from '../../src/config/load.js';
 import { fetchProcessor, type FetchProcessorDeps } from '../../src/engine/fetch-processor.js';
+import { reviveError, serializeError } from '../../src/engine/fetch-thread-messages.js';
 import type { FetchJobData } from '../../src/engine/job-data.js';
 import { OutageMemo } from '../../src/engine/outage-memo.js';
 import { FETCH_QUEUE, openQueues, type Queues } from '../../src/engine/queues.js';
@@ -62,6 +63,16 @@ describe('a fetch job whose read fails', () => {
   it('goes back to BullMQ for another attempt on a transient failure (a 5xx storm)', async () => {
     const { thrown, commits } = await attemptWith(new TransientError('HTTP 503 unavailable', { endpoint: 'GET /x' }, 'server_error'));
     expect(thrown).toBeInstanceOf(TransientError);
+    expect(commits).toEqual([]);
+  });
+
+  it('leaves a slice whose wait the stop ended, come back from a fetch thread, to BullMQ: no attempt spent, nothing recorded', async () => {
+    // As the fetch threads hand it over: serialized, then revived on the main thread.
+    const fromThread = reviveError(serializeError(new StoppedWaitingError('GET /x: the process is stopping, and the call stopped waiting')));
+    expect(fromThread).toBeInstanceOf(StoppedWaitingError);
+    // Without the job's lock token, the slice cannot be handed back: BullMQ's stalled check gives it to the next worker.
+    const { thrown, commits } = await attemptWith(fromThread);
+    expect(thrown).toBeInstanceOf(WaitingError);
     expect(commits).toEqual([]);
   });
 
