@@ -11,12 +11,18 @@ import { TEST_REDIS_URL } from '../support/redis.js';
 let sim: RunningSimulator;
 /** One that knows the sort by another name, and ignores bvsync's. */
 let sortIgnored: RunningSimulator;
+/** One with a single day of answers, its today. */
+let oneDay: RunningSimulator;
 
 beforeAll(async () => {
   const data = { seed: 5, brands: 1, days: 10, scale: 400, today: '2026-11-20' };
-  [sim, sortIgnored] = await Promise.all([startSimulator(data), startSimulator({ ...data, params: { sort: 'order_by' }, strictParams: false })]);
+  [sim, sortIgnored, oneDay] = await Promise.all([
+    startSimulator(data),
+    startSimulator({ ...data, params: { sort: 'order_by' }, strictParams: false }),
+    startSimulator({ ...data, days: 1 }),
+  ]);
 });
-afterAll(() => Promise.all([sim.close(), sortIgnored.close()]));
+afterAll(() => Promise.all([sim.close(), sortIgnored.close(), oneDay.close()]));
 
 async function sortVerdict(today: string, api = sim): Promise<ParamVerdict | undefined> {
   const { params } = await runDoctor({
@@ -35,6 +41,11 @@ describe("doctor's sort probe on a week with one day of answers", () => {
     expect(row?.verdict, row?.why).not.toBe('wrong');
   });
 
+  it('asks whether the week holds answers before that day when it begins earlier, and finds none', async () => {
+    const row = await sortVerdict('2026-11-21', oneDay);
+    expect(row?.verdict, row?.why).not.toBe('wrong');
+  });
+
   it('still verifies sort on a week of answers', async () => {
     const row = await sortVerdict('2026-11-20');
     expect(row?.verdict, row?.why).toBe('verified');
@@ -43,6 +54,6 @@ describe("doctor's sort probe on a week with one day of answers", () => {
   it('calls an ignored sort wrong when the first page is of one day and the week has answers before it', async () => {
     const row = await sortVerdict('2026-11-21', sortIgnored);
     expect(row?.verdict).toBe('wrong');
-    expect(row?.why).toMatch(/though the window has answers before it/);
+    expect(row?.why).toMatch(/though the window has answers of 2026-11-1\d/);
   });
 });
