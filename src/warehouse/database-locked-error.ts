@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename } from 'node:path';
 
 /**
@@ -12,12 +12,12 @@ export class DatabaseLockedError extends Error {
     cause: Error,
   ) {
     const held = `${path} is held by another process (${cause.message.replace(/^IO Error: /, '')})`;
-    const holder = lockHolder(cause.message);
+    const holder = lockHolder(path, cause.message);
     super(
       holder?.bvsync
         ? `${held}. It is another bvsync (${holder.command}): the processes of one warehouse take turns writing through ` +
-            'the writer lease of their Redis prefix, so this one runs under another prefix or another Redis. Give every ' +
-            'process of this warehouse the same REDIS_URL and redisPrefix (BVSYNC_REDIS_PREFIX).'
+            'the writer lease of their Redis prefix, so unless it is this warehouse\'s last writer still closing, it runs ' +
+            'under another prefix or another Redis. Give every process of this warehouse the same REDIS_URL and redisPrefix (BVSYNC_REDIS_PREFIX).'
         : `${held}. Is another program (${holder?.command ?? 'a DuckDB shell, a notebook'}) holding the .work.duckdb file? ` +
             'Analysts open the published file, read-only.',
       { cause },
@@ -34,13 +34,17 @@ export function isLockConflict(error: unknown): boolean {
 
 /**
  * The process DuckDB names as the lock's holder (`... held in /usr/bin/node (PID 4242)`), by its command line where
- * the system shows it (Linux's /proc): another bvsync is a setup mistake, not a program to close.
+ * the system shows it (Linux's /proc), and only when that process has the file open: a lock on a network file system
+ * names a process of another machine. Another bvsync is a setup mistake, not a program to close.
  */
-function lockHolder(message: string): { command: string; bvsync: boolean } | undefined {
+function lockHolder(path: string, message: string): { command: string; bvsync: boolean } | undefined {
   const pid = /\(PID (\d+)\)/.exec(message)?.[1];
   if (!pid) return undefined;
   let args: string[];
   try {
+    // The links read as the real path, which a symlinked folder (macOS's /tmp, a mounted volume) changes.
+    const file = realpathSync(path);
+    if (!readdirSync(`/proc/${pid}/fd`).some((fd) => readlinkOrNothing(`/proc/${pid}/fd/${fd}`) === file)) return undefined;
     args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
   } catch {
     return undefined;
@@ -49,4 +53,12 @@ function lockHolder(message: string): { command: string; bvsync: boolean } | und
   const bvsyncAt = args.findIndex((arg) => /^bvsync(\.js)?$/.test(basename(arg)));
   const shown = (bvsyncAt >= 0 ? ['bvsync', ...args.slice(bvsyncAt + 1)] : args).join(' ').replace(/\s+/g, ' ');
   return { command: `PID ${pid}: ${shown.length > 100 ? `${shown.slice(0, 99)}…` : shown}`, bvsync: bvsyncAt >= 0 };
+}
+
+function readlinkOrNothing(link: string): string | undefined {
+  try {
+    return readlinkSync(link);
+  } catch {
+    return undefined;
+  }
 }
