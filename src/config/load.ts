@@ -146,7 +146,7 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, source: 
 export interface ProcessSettings {
   /** `BVSYNC_LEASE_TTL_MS`: how long a dead writer's DuckDB lease outlives it; default the engine's (15 s). */
   leaseTtlMs?: number;
-  /** `BVSYNC_JOB_LOCK_MS`: BullMQ's job lock and stalled check, how long a dead process's jobs wait; default 30 s. */
+  /** `BVSYNC_JOB_LOCK_MS`: BullMQ's job lock and stalled-check interval (a dead process's jobs wait one to three); default 30 s. */
   jobLockMs?: number;
   /** `BVSYNC_REDIS_OUTAGE_MS`: how long a `sync` or `backfill` waits for a Redis that stopped answering; default 60 s. */
   redisOutageMs?: number;
