@@ -46,11 +46,6 @@ describe("doctor's sort probe on a week with one day of answers", () => {
     expect(row?.verdict, row?.why).not.toBe('wrong');
   });
 
-  it('still verifies sort on a week of answers', async () => {
-    const row = await sortVerdict('2026-11-20');
-    expect(row?.verdict, row?.why).toBe('verified');
-  });
-
   it('calls an ignored sort wrong when the first page is of one day and the week has answers before it', async () => {
     const row = await sortVerdict('2026-11-21', sortIgnored);
     expect(row?.verdict).toBe('wrong');
