@@ -25,7 +25,7 @@ export interface DoctorOptions {
   report?: (check: DoctorCheck) => void;
   /** Receives the parameter table and the requests it took; default: print it. */
   reportParams?: (rows: ParamVerdict[], requests: number) => void;
-  /** The day before the last day of the probes' week (YYYY-MM-DD, UTC); default the real today. */
+  /** The day after the probes' week (YYYY-MM-DD, UTC): they read the seven days before it; default the real today. */
   today?: string;
   /** Told of the parameter probes' requests as they go; default a line on stderr (probe-progress.ts). */
   progress?: (brand: number) => ProbeProgress;
