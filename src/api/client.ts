@@ -25,6 +25,8 @@ export interface ApiClientOptions {
   stopWaiting?: AbortSignal;
   /** Wait out 429s inside the client and retry (bounded); default false: throw `RateLimitedError` to the caller. */
   retryRateLimited?: boolean;
+  /** Stops retrying a call that meets the API away once nothing was answered for this long; see `TransportOptions`. */
+  unansweredForMs?: number | undefined;
   /** Replaces the connection pool (tests use undici's MockAgent). */
   dispatcher?: Dispatcher;
 }
@@ -97,6 +99,7 @@ export function openTransport(config: ApiConfig, options: ApiClientOptions): Tra
     signal: options.signal,
     stopWaiting: options.stopWaiting,
     retryRateLimited: options.retryRateLimited,
+    unansweredForMs: options.unansweredForMs,
     dispatcher: options.dispatcher,
   });
 }

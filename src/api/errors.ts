@@ -102,19 +102,23 @@ export class TransientError extends ApiError {
 
   /**
    * Set by the transport when it gives up on a call whose failures were the API's absence (5xx, no connection, no
-   * answer in time) and no other call of its client was answered meanwhile: the API is down, not this request wrong.
-   * The fetch processor then waits the outage out (`sync.outageToleranceMinutes`) instead of spending the slice's attempts.
+   * answer in time) and no other call of its client was answered meanwhile, or for as long as an outage is waited out:
+   * the API is down, not this request wrong. The fetch processor then waits the outage out
+   * (`sync.outageToleranceMinutes`) instead of spending the slice's attempts.
    */
   apiUnavailable = false;
-  /** When the call that gave up began (ms since the epoch), set with `apiUnavailable`: the API answered nothing since. */
-  callStartedAt: number | undefined;
+  /**
+   * Set with `apiUnavailable` (ms since the epoch): the API answered none of the client's calls since. The call's start,
+   * or just after the last answer when the call began before it.
+   */
+  unansweredSince: number | undefined;
 
   override toJSON(): Record<string, unknown> {
     return {
       ...super.toJSON(),
       reason: this.reason,
       ...(this.retryAfterMs === undefined ? {} : { retryAfterMs: this.retryAfterMs }),
-      ...(this.apiUnavailable ? { apiUnavailable: true, callStartedAt: this.callStartedAt } : {}),
+      ...(this.apiUnavailable ? { apiUnavailable: true, unansweredSince: this.unansweredSince } : {}),
     };
   }
 }

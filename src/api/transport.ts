@@ -18,6 +18,11 @@ export interface ApiRequestEvent {
   status: number | undefined;
   /** ok: answered; retry: failed and will be tried again; rate_limited: a 429; failed: given up; aborted: stopped by its caller once sent. */
   outcome: 'ok' | 'retry' | 'rate_limited' | 'failed' | 'aborted';
+  /**
+   * When the client last heard the API answer (ms since the epoch), on an attempt it answered: the time its calls' outage
+   * judgement uses, so that a process adding up several clients (fetch threads) judges by the same clock.
+   */
+  answeredAt?: number;
   /** The error class's fixed code when the attempt failed. */
   errorCode?: string;
   /** How long the API asked the key to wait, on a 429. */
@@ -43,6 +48,12 @@ export interface TransportOptions {
   stopWaiting?: AbortSignal | undefined;
   /** Wait and retry 429s inside the client (doctor, benchmarks, tests outside BullMQ); default false. */
   retryRateLimited?: boolean | undefined;
+  /**
+   * How long a call that meets the API away (5xx, no answer, a timeout) goes on retrying while no call of the client
+   * is answered (the fetch processor's `sync.outageToleranceMinutes`); default: its attempts. A hanging API makes
+   * each attempt last the headers timeout: five of 30 s held a run told to wait a minute for some six.
+   */
+  unansweredForMs?: number | undefined;
   /** How many 429s in a row one call waits out when `retryRateLimited` is on; default 20. */
   maxRateLimitRetries?: number | undefined;
   /** Replaces the connection pool (tests use undici's MockAgent). */
@@ -86,7 +97,7 @@ export class Transport {
   private readonly budget: RateBudget;
   /** Rate-limit headers already reported as unreadable: each is logged once, not on every answer. */
   private readonly unreadableHeaders = new Set<string>();
-  /** When the API last answered any call of this client with something other than a 5xx or a 408 (ms since the epoch). */
+  /** When the API last answered any call of this client (`answers`; ms since the epoch). */
   private lastAnsweredAt = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -165,7 +176,7 @@ export class Transport {
           throw error;
         }
         const repeatable = request.method === 'GET' || request.idempotency !== undefined;
-        if (error.retryable && repeatable && attempt < attemptsFor(error, maxAttempts)) {
+        if (error.retryable && repeatable && attempt < attemptsFor(error, maxAttempts) && !this.awayTooLong(error, callStartedAt)) {
           const backoff = backoffDelay(attempt, { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs }, this.options.random);
           // A server that names its wait (503 with Retry-After: maintenance, overload) is not asked sooner, within the
           // longest wait between attempts (api.retryMaxMs).
@@ -182,15 +193,26 @@ export class Transport {
           await this.waiting(request, signal, (waitSignal) => sleep(delay, waitSignal));
           continue;
         }
-        // No other call was answered while this one failed: the API is away, which the fetch processor waits out.
-        if (isUnavailability(error) && this.lastAnsweredAt < callStartedAt) {
+        // No other call was answered while this one failed, or for as long as an outage is waited out: the API is away,
+        // which the fetch processor waits out.
+        if ((isUnavailability(error) && this.lastAnsweredAt < callStartedAt) || this.awayTooLong(error, callStartedAt)) {
           error.apiUnavailable = true;
-          error.callStartedAt = callStartedAt;
+          error.unansweredSince = Math.max(callStartedAt, this.lastAnsweredAt + 1);
         }
         this.emit({ ...base, outcome: 'failed' });
         throw error;
       }
     }
+  }
+
+  /**
+   * The call met the API away and nothing was answered for longer than the caller waits an outage out: it stops here.
+   * Counted from the last answer when the call began before it: a call in flight when the API began to hang went on
+   * for all its attempts, and the run's give-up waited for it.
+   */
+  private awayTooLong(error: ApiError, callStartedAt: number): error is TransientError {
+    const tolerated = this.options.unansweredForMs;
+    return tolerated !== undefined && isUnavailability(error) && Date.now() - Math.max(callStartedAt, this.lastAnsweredAt) >= tolerated;
   }
 
   /**
@@ -240,7 +262,7 @@ export class Transport {
       });
       status = response.statusCode;
       headers = response.headers;
-      if (status < 500 && status !== 408) this.lastAnsweredAt = Date.now();
+      if (answers(status)) this.lastAnsweredAt = Date.now();
       try {
         text = await readResponseText(response, endpoint, this.config.maxResponseMb * 2 ** 20);
       } catch (error) {
@@ -315,7 +337,7 @@ export class Transport {
 
   private emit(event: ApiRequestEvent): void {
     try {
-      this.options.onRequest?.(event);
+      this.options.onRequest?.(event.status !== undefined && answers(event.status) ? { ...event, answeredAt: this.lastAnsweredAt } : event);
     } catch (error) {
       this.options.logger?.error({ error: String(error) }, 'onRequest hook failed');
     }
@@ -350,4 +372,9 @@ export const BAD_ENVELOPE_ATTEMPTS = 2;
 
 function attemptsFor(error: ApiError, maxAttempts: number): number {
   return isBadEnvelope(error) ? Math.min(BAD_ENVELOPE_ATTEMPTS, maxAttempts) : maxAttempts;
+}
+
+/** An answer of the API, present and working, as opposed to its absence (a 5xx, a 408): a 4xx and a 429 are answers. */
+export function answers(status: number): boolean {
+  return status < 500 && status !== 408;
 }

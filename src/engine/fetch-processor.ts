@@ -7,7 +7,7 @@ import { redactSecrets, type Logger } from '../log.js';
 import type { SliceOutcomeStatus, SyncMetrics } from '../ops/sync-metrics.js';
 import { getStream } from '../streams/registry.js';
 import type { AccessMemo } from './access-memo.js';
-import type { Outage, OutageMemo } from './outage-memo.js';
+import { outageToleranceMs, type Outage, type OutageMemo } from './outage-memo.js';
 import { fetchJobSchema, parseJobData, type CommitJobData, type FetchJobData } from './job-data.js';
 import { enqueueCommit, enqueueUncounted } from './enqueue.js';
 import type { Queues } from './queues.js';
@@ -161,10 +161,10 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       // The API is away when no call of this process (any fetch thread) was answered since this one began, and more than
       // one slice of the run found it so: one slice alone is a request the API fails, which spends its attempts.
       const outages = deps.outages;
-      const tolerance = deps.sync.outageToleranceMinutes * 60_000;
-      const callStartedAt = error instanceof TransientError && error.apiUnavailable ? error.callStartedAt : undefined;
-      if (outages && tolerance > 0 && callStartedAt !== undefined && !deps.answeredSince?.(callStartedAt)) {
-        const outage = await outages.sighted(data.runId, data.sliceId, callStartedAt, Date.now()).catch(() => undefined);
+      const tolerance = outageToleranceMs(deps.sync);
+      const unansweredSince = error instanceof TransientError && error.apiUnavailable ? error.unansweredSince : undefined;
+      if (outages && tolerance !== undefined && unansweredSince !== undefined && !deps.answeredSince?.(unansweredSince)) {
+        const outage = await outages.sighted(data.runId, data.sliceId, unansweredSince, Date.now()).catch(() => undefined);
         const waitedMs = outage ? outage.seenAt - outage.since : 0;
         if (outage && outage.gaveUpAt === undefined && outage.slices > 1 && waitedMs < tolerance) {
           const pauseMs = outagePauseMs(waitedMs);

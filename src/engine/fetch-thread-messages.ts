@@ -61,7 +61,7 @@ export type FromFetchThread =
 export interface SerializedError {
   name: string;
   message: string;
-  api?: ApiErrorFields & { retryable: boolean; retryAfterMs?: number; reason?: TransientReason; apiUnavailable?: boolean; callStartedAt?: number };
+  api?: ApiErrorFields & { retryable: boolean; retryAfterMs?: number; reason?: TransientReason; apiUnavailable?: boolean; unansweredSince?: number };
 }
 
 export function serializeError(error: unknown): SerializedError {
@@ -80,7 +80,7 @@ export function serializeError(error: unknown): SerializedError {
       if (error.retryAfterMs !== undefined) api.retryAfterMs = error.retryAfterMs;
       if (error.apiUnavailable) {
         api.apiUnavailable = true;
-        api.callStartedAt = error.callStartedAt;
+        api.unansweredSince = error.unansweredSince;
       }
     }
     return { name: error.name, message: error.message, api };
@@ -115,12 +115,12 @@ export function reviveError(serialized: SerializedError): Error {
     error.name = serialized.name;
     return error;
   }
-  const { retryable, retryAfterMs, reason, apiUnavailable, callStartedAt, ...fields } = api;
+  const { retryable, retryAfterMs, reason, apiUnavailable, unansweredSince, ...fields } = api;
   if (serialized.name === 'RateLimitedError') return new RateLimitedError(serialized.message, fields, retryAfterMs ?? 0);
   if (retryable) {
     const transient = new TransientError(serialized.message, fields, reason ?? 'network', retryAfterMs);
     transient.apiUnavailable = apiUnavailable === true;
-    transient.callStartedAt = callStartedAt;
+    transient.unansweredSince = unansweredSince;
     return transient;
   }
   const permanent = PERMANENT_CLASSES[serialized.name] ?? PermanentError;

@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createApiClient, createRedisRateBudget } from '../api/index.js';
 import { createLogger, registerSecret, routeLogLines } from '../log.js';
 import { connectRedis } from './redis.js';
+import { outageToleranceMs } from './outage-memo.js';
 import { RequestTallies } from './request-tally.js';
 import { inlineSliceReader } from './slice-reader.js';
 import { serializeError, type FetchThreadSetup, type FromFetchThread, type ToFetchThread } from './fetch-thread-messages.js';
@@ -43,6 +44,7 @@ const client = createApiClient(
     signal: abort.signal,
     stopWaiting: stopWaiting.signal,
     retryRateLimited: true,
+    unansweredForMs: outageToleranceMs(config.sync),
     onRequest: (event) => {
       tallies.onRequest(event);
       post({ type: 'request', event });

@@ -1,16 +1,26 @@
 import type { Redis } from 'ioredis';
+import type { SyncConfig } from '../config/schema.js';
 import { redisKeys, type RedisKeys } from '../redis-keys.js';
 
 /**
- * A failing call that began this long after the last sighting belongs to another outage: longer than the longest pause
- * of the fetch queue (a minute) and the wait of a slice for its turn. Measured from the call's start, not its end: an
- * API that hangs makes a call last minutes (its attempts, each up to the headers timeout), and measured from its end
- * every other sighting began the outage anew, which was then waited out for ever.
+ * A failing call unanswered since this long after the last sighting belongs to another outage: longer than the longest
+ * pause of the fetch queue (a minute) and the wait of a slice for its turn. Measured from when the call stopped being
+ * answered (its start, or the last answer), not its end: an API that hangs makes a call last minutes (its attempts, each
+ * up to the headers timeout), and measured from its end every other sighting began the outage anew, which was then
+ * waited out for ever.
  */
 export const SAME_OUTAGE_MS = 3 * 60_000;
 
 /** Long enough to outlive any run that gave up: a run's records in Redis are kept longer, and an answer clears it sooner. */
 const MEMORY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long a run waits the API out (`sync.outageToleranceMinutes`), undefined when it does not (0). Also how long one
+ * call retries an API that answers nothing: its own attempts must not outlast what the run would wait.
+ */
+export function outageToleranceMs(sync: Pick<SyncConfig, 'outageToleranceMinutes'>): number | undefined {
+  return sync.outageToleranceMinutes > 0 ? sync.outageToleranceMinutes * 60_000 : undefined;
+}
 
 /** What a run knows of the API being away. */
 export interface Outage {
@@ -58,9 +68,9 @@ export class OutageMemo {
     this.keys = redisKeys(prefix);
   }
 
-  /** Notes that a slice's call, begun at `callStartedAt`, found the API away at `now`: the outage it belongs to. */
-  async sighted(runId: string, sliceId: string, callStartedAt: number, now: number): Promise<Outage> {
-    const fields = await this.redis.eval(SIGHTED, 1, this.key(runId), String(now), String(callStartedAt), `slice:${sliceId}`, String(SAME_OUTAGE_MS), String(MEMORY_MS));
+  /** Notes that a slice's call found the API away at `now`, unanswered since `unansweredSince`: the outage it belongs to. */
+  async sighted(runId: string, sliceId: string, unansweredSince: number, now: number): Promise<Outage> {
+    const fields = await this.redis.eval(SIGHTED, 1, this.key(runId), String(now), String(unansweredSince), `slice:${sliceId}`, String(SAME_OUTAGE_MS), String(MEMORY_MS));
     return outageOf(fields)!;
   }
 

@@ -12,7 +12,7 @@ import { workingPathFor } from '../warehouse/paths.js';
 import { openWarehouse, type Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { AccessMemo } from './access-memo.js';
-import { OutageMemo } from './outage-memo.js';
+import { OutageMemo, outageToleranceMs } from './outage-memo.js';
 import { fetchProcessor } from './fetch-processor.js';
 import { FetchThreadPool } from './fetch-thread-pool.js';
 import { loadProcessor } from './load-processor.js';
@@ -126,14 +126,22 @@ export class WorkerHost {
     const metrics = this.options.metrics;
     const onRequest = (event: ApiRequestEvent): void => {
       // Every thread's calls come through here: whether the API answered anything lately is the process's to say.
-      if (event.status !== undefined && event.status < 500 && event.status !== 408) this.lastAnsweredAt = Date.now();
+      if (event.answeredAt !== undefined) this.lastAnsweredAt = Math.max(this.lastAnsweredAt, event.answeredAt);
       this.tallies.onRequest(event);
       metrics?.request(event);
       if (event.outcome === 'rate_limited' && event.retryAfterMs) this.pauseFetching(event.retryAfterMs);
     };
     // A 429 is waited out inside the call that met it, so the pages its slice already read are kept; meanwhile the
     // whole key is blocked in the shared budget and the fetch queue starts no new slice (see pauseFetching).
-    this.client = createApiClient(config.api, { budget, logger: log, onRequest, signal: this.abort.signal, stopWaiting: this.stopWaiting.signal, retryRateLimited: true });
+    this.client = createApiClient(config.api, {
+      budget,
+      logger: log,
+      onRequest,
+      signal: this.abort.signal,
+      stopWaiting: this.stopWaiting.signal,
+      retryRateLimited: true,
+      unansweredForMs: outageToleranceMs(config.sync),
+    });
     const threads = this.options.fetchThreads ?? config.sync.fetchThreads;
     if (threads > 0) {
       this.fetchThreads = new FetchThreadPool({

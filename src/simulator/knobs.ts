@@ -61,9 +61,10 @@ export const knobsSchema = z
     endDayLeftOut: z.boolean(),
     /**
      * The API is away, as during a deployment or a gateway restart: every API request is answered 503 with a
-     * `Retry-After` of a second (`503`), or its connection is closed unanswered (`reset`); default `off`.
+     * `Retry-After` of a second (`503`), its connection is closed unanswered (`reset`), or it is held unanswered until
+     * the client gives up on it (`hang`: a gateway that takes connections and forwards nothing); default `off`.
      */
-    unavailable: z.enum(['off', '503', 'reset']),
+    unavailable: z.enum(['off', '503', 'reset', 'hang']),
     /** The number of the first page: 1 (default), or 0 as an API counting from 0 (the spec does not say). */
     firstPage: z.union([z.literal(0), z.literal(1)]),
     /**

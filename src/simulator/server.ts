@@ -168,7 +168,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
   const answerApiRequest = async (req: IncomingMessage, res: ServerResponse, url: URL, rawBody: string, started: number) => {
     const sequence = ++sim.requestSequence;
     const knobs = sim.knobs;
-    const log = (status: number, fault?: FaultKind, written?: number) => {
+    const log = (status: number, fault?: FaultKind | 'hang', written?: number) => {
       const entry = {
         method: req.method ?? 'GET',
         path: url.pathname,
@@ -195,6 +195,22 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
     if (knobs.unavailable === 'reset') {
       req.socket.destroy();
       return log(0, 'reset');
+    }
+    if (knobs.unavailable === 'hang') {
+      // Held until the client closes it (its headers timeout) or the simulator stops, whatever the knob says meanwhile:
+      // a request a gateway swallowed is not answered later.
+      if (!req.socket.destroyed && !stopping.signal.aborted) {
+        await new Promise<void>((resolve) => {
+          const release = () => {
+            req.socket.off('close', release);
+            stopping.signal.removeEventListener('abort', release);
+            resolve();
+          };
+          req.socket.once('close', release);
+          stopping.signal.addEventListener('abort', release, { once: true });
+        });
+      }
+      return log(0, 'hang');
     }
     if (knobs.unavailable === '503') {
       const outcome = errorOutcome(new SimulatorApiError(503, 'service_unavailable', 'the service is restarting', [], { 'retry-after': '1' }));

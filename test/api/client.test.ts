@@ -172,6 +172,32 @@ describe('API client over HTTP', () => {
     expect((alone as TransientError).apiUnavailable).toBe(false);
   });
 
+  it('stops retrying a call once nothing was answered for as long as an outage is waited out, and says since when', async () => {
+    let failed = 0;
+    const { agent } = mockApi((url) => (url.pathname.endsWith('/7/conversations') ? (failed++, { status: 502, body: errorBody('bad_gateway') }) : { body: onePage }));
+    const config = mockConfig({ maxAttempts: 20, retryBaseMs: 20, retryMaxMs: 20 });
+    client = named(createApiClient(config, { dispatcher: agent, unansweredForMs: 150 }));
+    const callStartedAt = Date.now();
+    const failing = collect(client.conversations(7)).catch((e: unknown) => e);
+    // Answered after the failing call began: the API went away while it was in flight.
+    await collect(client.conversations(8));
+    const lastAnswer = Date.now();
+    const away = (await failing) as TransientError;
+    expect(away).toBeInstanceOf(TransientError);
+    expect(away.apiUnavailable).toBe(true);
+    expect(away.unansweredSince).toBeGreaterThan(callStartedAt);
+    expect(away.unansweredSince).toBeLessThanOrEqual(lastAnswer + 1);
+    expect(failed).toBeLessThan(20);
+    // Without the option the call spends its twenty attempts, and the answer meanwhile says the API is there.
+    failed = 0;
+    await client.close();
+    client = named(createApiClient(config, { dispatcher: mockApi((url) => (url.pathname.endsWith('/7/conversations') ? (failed++, { status: 502, body: errorBody('bad_gateway') }) : { body: onePage })).agent }));
+    const spent = collect(client.conversations(7)).catch((e: unknown) => e);
+    await collect(client.conversations(8));
+    expect(((await spent) as TransientError).apiUnavailable).toBe(false);
+    expect(failed).toBe(20);
+  });
+
   it('does not say the API is away for an answer it could not read', async () => {
     const { agent } = mockApi(() => ({ text: '<html>gateway</html>' }));
     client = named(createApiClient(mockConfig({ maxAttempts: 2 }), { dispatcher: agent }));

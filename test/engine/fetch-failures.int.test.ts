@@ -135,7 +135,7 @@ describe('a slice that would pause the fetch queue while its process stops', () 
     const after = await readWhileStopping(() => {
       const away = new TransientError('no answer from the API', { endpoint: 'GET /x' }, 'network');
       away.apiUnavailable = true;
-      away.callStartedAt = Date.now() - 2_000;
+      away.unansweredSince = Date.now() - 2_000;
       return away;
     });
     expect(after).toMatchObject({ reads: 1, closedWithin: 'closed', state: 'waiting', attemptsMade: 0 });

@@ -72,4 +72,15 @@ describe('an API away for a while (a deployment, a gateway restart)', () => {
     expect(outcome.answeredAfter).toBeLessThanOrEqual(8);
     expect(outcome.seconds).toBeLessThan(90);
   }, 150_000);
+
+  it('holding every request unanswered for longer than the tolerance: each call stops retrying at it and the run ends', async () => {
+    // A 3 s tolerance and five attempts of a 2 s headers timeout. Before, each call spent all five: the run heard the
+    // API was away only after 10 s (13.3 s measured, 40 requests held: five for each of the 8 slices in flight).
+    const outcome = await apiOutageScenario(reference, { mode: 'hang', outageMs: undefined, toleranceMinutes: 0.05, api: { maxAttempts: 5, headersTimeoutMs: 2_000 } });
+    expect(outcome.status).toBe('incomplete');
+    expect(outcome.failureCodes).toEqual(['api_unavailable']);
+    // The second attempt ends past the tolerance (6.3 and 7.4 s, 16 requests measured).
+    expect(outcome.unanswered).toBeLessThanOrEqual(2 * 8);
+    expect(outcome.awaySeconds).toBeLessThan(10);
+  }, 150_000);
 });

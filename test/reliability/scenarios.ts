@@ -501,12 +501,14 @@ export async function apiTroubleScenario(
 
 /** The API away for a while in the middle of a backfill: answering 503, or closing every connection unanswered. */
 export interface ApiOutage {
-  mode: '503' | 'reset';
+  mode: '503' | 'reset' | 'hang';
   /** How long it is away; undefined: until the run ends. */
   outageMs: number | undefined;
   /** `sync.outageToleranceMinutes`; default the config's. */
   toleranceMinutes?: number;
   fetchThreads?: number;
+  /** Client settings over the scenario's (2 attempts, 0.5 s between them at most). */
+  api?: { maxAttempts?: number; headersTimeoutMs?: number };
 }
 
 /**
@@ -517,15 +519,16 @@ export interface ApiOutage {
 export async function apiOutageScenario(
   reference: Reference,
   outage: ApiOutage,
-): Promise<ScenarioOutcome & { unanswered: number; answeredAfter: number; failedSlices: number; failureCodes: string[]; seconds: number }> {
+): Promise<ScenarioOutcome & { unanswered: number; answeredAfter: number; failedSlices: number; failureCodes: string[]; seconds: number; awaySeconds: number }> {
   const fx = await engineFixture('rel-outage', { sim: { ...WORLD, latencyMs: 20 } });
-  Object.assign(fx.config.api, { maxAttempts: 2, retryMaxMs: 500 });
+  Object.assign(fx.config.api, { maxAttempts: 2, retryMaxMs: 500, ...outage.api });
   if (outage.toleranceMinutes !== undefined) fx.config.sync.outageToleranceMinutes = outage.toleranceMinutes;
   try {
     const started = performance.now();
     const run = runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, streams: STREAMS, worker: { fetchThreads: outage.fetchThreads ?? 0 } });
     await poll('the first answers', async () => (fx.sim.requestLog().length >= 10 ? true : undefined));
     fx.sim.setKnobs({ unavailable: outage.mode });
+    const awayAt = performance.now();
     const awayFrom = fx.sim.requestLog().length;
     if (outage.outageMs !== undefined) {
       await sleep(outage.outageMs);
@@ -533,8 +536,9 @@ export async function apiOutageScenario(
     }
     const progress = await run;
     const seconds = (performance.now() - started) / 1000;
+    const awaySeconds = (performance.now() - awayAt) / 1000;
     const log = fx.sim.requestLog().slice(awayFrom);
-    const unanswered = log.filter((entry) => entry.status === 503 || entry.fault === 'reset').length;
+    const unanswered = log.filter((entry) => entry.status === 503 || entry.fault === 'reset' || entry.fault === 'hang').length;
     const { retries, rateLimited } = sumCounters(progress.counters);
     const failed = await queryFile(fx.config.db, `SELECT error_code FROM _sync_state WHERE status = 'failed'`);
     const failureCodes = [...new Set(failed.map((row) => String(row.error_code)))].sort();
@@ -547,7 +551,7 @@ export async function apiOutageScenario(
       status: progress.meta.status,
       problems: [],
     });
-    return { ...outcome, unanswered, answeredAfter: log.length - unanswered, failedSlices: failed.length, failureCodes, seconds };
+    return { ...outcome, unanswered, answeredAfter: log.length - unanswered, failedSlices: failed.length, failureCodes, seconds, awaySeconds };
   } finally {
     fx.sim.setKnobs({ unavailable: 'off' });
     await fx.cleanup();
