@@ -141,19 +141,20 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       // stalled check gives it to the next worker.
       if (error instanceof StoppedWaitingError) throw new WaitingError();
       // Pauses the fetch queue and leaves the slice in it; a stop begun meanwhile hands it back instead, since the pause
-      // of a worker being closed is sat out whole.
-      const pauseFetching = async (ms: number): Promise<never> => {
+      // of a worker being closed is sat out whole. `retry` counts the slice's retry once, whichever way it goes back.
+      const pauseFetching = async (ms: number, count: { retry: boolean }): Promise<never> => {
         await carryTally();
         if (deps.stopping?.()) await handBack();
         await deps.queues.fetch.rateLimit(ms);
         if (deps.stopping?.()) await handBack();
+        if (count.retry) fetched('retry');
         throw Worker.RateLimitError();
       };
       // The reader has dropped the chunks it wrote. The client waits out 429s itself; one that still comes through has
       // met many in a row: the slice goes back to the queue, which the host has paused, without spending an attempt.
       if (error instanceof RateLimitedError) {
         log.warn({ retryAfterMs: error.retryAfterMs }, 'rate limited again and again: the slice waits in the queue');
-        await pauseFetching(error.retryAfterMs);
+        await pauseFetching(error.retryAfterMs, { retry: false });
       }
       // The API answers nothing but 5xx, or nothing (a deployment, a gateway restart): the slice goes back to the queue
       // without spending an attempt and the queue pauses, longer the longer it lasts, up to sync.outageToleranceMinutes.
@@ -172,8 +173,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
             { err: describe(error), unavailableForS: Math.round(waitedMs / 1000), pauseMs, toleranceMin: deps.sync.outageToleranceMinutes },
             'the API is not answering: the slice waits in the queue, without spending an attempt',
           );
-          fetched('retry');
-          await pauseFetching(pauseMs);
+          await pauseFetching(pauseMs, { retry: true });
         }
         if (outage && (outage.gaveUpAt !== undefined || (outage.slices > 1 && waitedMs >= tolerance))) {
           // Waited out as long as the run may: this slice and the run's others fail, without asking an API that is away.

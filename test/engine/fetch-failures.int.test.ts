@@ -11,6 +11,7 @@ import { FETCH_QUEUE, openQueues, type Queues } from '../../src/engine/queues.js
 import { RequestTallies } from '../../src/engine/request-tally.js';
 import type { SliceReader } from '../../src/engine/slice-reader.js';
 import { createLogger } from '../../src/log.js';
+import type { SyncMetrics } from '../../src/ops/sync-metrics.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 
 /**
@@ -90,11 +91,13 @@ describe('a fetch job whose read fails', () => {
 // instead, without a pause, as it does with a read its stop cut short.
 
 /** One fetch job, read by a worker whose process is stopping, the read failing with `failure`; what the queue holds after. */
-async function readWhileStopping(failure: () => Error) {
+async function readWhileStopping(failure: () => Error, stopping: () => boolean = () => true) {
   const outages = new OutageMemo(redis, prefix);
   // Another slice of the run already found the API away, so this one's absence is the run's outage.
   await outages.sighted(DATA.runId, '1|conversations|2026-11-19', Date.now() - 1_000, Date.now());
   let reads = 0;
+  const outcomes: string[] = [];
+  const metrics = { sliceFetched: (_stream: string, status: string) => void outcomes.push(status) } as unknown as SyncMetrics;
   let readDone!: () => void;
   const read = new Promise<void>((resolve) => (readDone = resolve));
   const processor = processorWith(
@@ -103,7 +106,7 @@ async function readWhileStopping(failure: () => Error) {
       readDone();
       return Promise.reject(failure());
     },
-    { outages, answeredSince: () => false, stopping: () => true },
+    { outages, answeredSince: () => false, stopping, metrics },
   );
   await queues.fetch.add('fetch', DATA, { jobId: 'fetch-1' });
   const workerConnection = testRedis();
@@ -121,7 +124,7 @@ async function readWhileStopping(failure: () => Error) {
   ]);
   workerConnection.disconnect();
   const after = await queues.fetch.getJob('fetch-1');
-  return { reads, closedWithin, pauseMs, state: await after?.getState(), attemptsMade: after?.attemptsMade };
+  return { reads, closedWithin, pauseMs, state: await after?.getState(), attemptsMade: after?.attemptsMade, outcomes };
 }
 
 describe('a slice that would pause the fetch queue while its process stops', () => {
@@ -138,7 +141,19 @@ describe('a slice that would pause the fetch queue while its process stops', () 
       away.unansweredSince = Date.now() - 2_000;
       return away;
     });
-    expect(after).toMatchObject({ reads: 1, closedWithin: 'closed', state: 'waiting', attemptsMade: 0 });
+    expect(after).toMatchObject({ reads: 1, closedWithin: 'closed', state: 'waiting', attemptsMade: 0, outcomes: ['retry'] });
     expect(after.pauseMs).toBeLessThanOrEqual(0);
+  });
+
+  it('counts its retry once when the stop begins while it pauses the queue for the API away', async () => {
+    let asked = 0;
+    // Not stopping when the read fails nor before the pause; stopping once the queue is paused.
+    const after = await readWhileStopping(() => {
+      const away = new TransientError('no answer from the API', { endpoint: 'GET /x' }, 'network');
+      away.apiUnavailable = true;
+      away.unansweredSince = Date.now() - 2_000;
+      return away;
+    }, () => ++asked >= 3);
+    expect(after).toMatchObject({ reads: 1, closedWithin: 'closed', state: 'waiting', attemptsMade: 0, outcomes: ['retry'] });
   });
 });
