@@ -41,31 +41,15 @@ export function workerCommand(): Command {
     const timings = workerTimings();
     const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort, '--metrics-port');
     const metrics = metricsPort === undefined ? undefined : new PrometheusMetrics();
-    // The preflight, at start: the database path when this worker may become the writer, Redis, then the key (a
-    // refused key exits 2 here rather than failing every slice later) and the config's brands. See preflight.ts.
-    if (!flags.fetchOnly) checkDatabaseFiles(config);
-    const redis = await redisFor(config, log);
-    try {
-      await preflight(config, redis.url, { brands: config.brands, requireReachable: false, log });
-    } catch (error) {
-      await redis.stop();
-      throw error;
-    }
-    const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics, ...timings });
-    // Before the host starts: a port in use then ends the command at once, where the worker ran on, holding the lease,
-    // with its metrics nowhere.
-    const metricsServer =
-      metrics &&
-      (await serveHostMetrics(host, metrics, { port: metricsPort!, log }).catch(async (error: unknown) => {
-        await redis.stop();
-        throw listenError(error, '--metrics-port', metricsPort!);
-      }));
-    // Listened for before the host starts: starting can wait (the writer lease, a working file another program holds),
-    // and a signal then must stop the worker as cleanly as later, not kill it outright.
+    // Listened for before the preflight and the host's start: both can wait (a 429 of the API, the writer lease, a
+    // working file another program holds), and a signal then must stop the worker as cleanly as later, not kill it
+    // outright (it died by the signal, exit code none, during the preflight).
+    const stopping = new AbortController();
     let hardStop: NodeJS.Timeout | undefined;
     const stopRequested = new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         log.info({ signal, deadlineSeconds: shutdownMs / 1000 }, 'shutting down: finishing running jobs');
+        stopping.abort();
         // Closing the queues waits on Redis; with Redis gone the worker ignored SIGTERM for good. Past the deadline (and
         // a grace for closing DuckDB) it exits anyway: that is a crash to the engine, which every job survives.
         hardStop = setTimeout(() => {
@@ -77,6 +61,30 @@ export function workerCommand(): Command {
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
+    // The preflight, at start: the database path when this worker may become the writer, Redis, then the key (a
+    // refused key exits 2 here rather than failing every slice later) and the config's brands. See preflight.ts.
+    if (!flags.fetchOnly) checkDatabaseFiles(config);
+    const redis = await redisFor(config, log);
+    try {
+      await preflight(config, redis.url, { brands: config.brands, requireReachable: false, log, signal: stopping.signal });
+    } catch (error) {
+      await redis.stop();
+      if (!stopping.signal.aborted) throw error;
+    }
+    if (stopping.signal.aborted) {
+      clearTimeout(hardStop);
+      log.info('worker stopped before it started: no job was taken');
+      return;
+    }
+    const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics, ...timings });
+    // Before the host starts: a port in use then ends the command at once, where the worker ran on, holding the lease,
+    // with its metrics nowhere.
+    const metricsServer =
+      metrics &&
+      (await serveHostMetrics(host, metrics, { port: metricsPort!, log }).catch(async (error: unknown) => {
+        await redis.stop();
+        throw listenError(error, '--metrics-port', metricsPort!);
+      }));
     // A start refused (another warehouse's writer on this prefix) closes what is open, or the command never ends.
     await host.start().catch(async (error: unknown) => {
       await host.stop(shutdownMs);

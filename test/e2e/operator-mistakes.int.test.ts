@@ -225,6 +225,18 @@ describe('SIGTERM to a command that is waiting or retrying', () => {
     }
   }, 90_000);
 
+  it("a worker whose own preflight waits out a 429 with a Retry-After of 5 minutes: stops at once, exit 0, no job taken", async () => {
+    await freshFixture('limited-preflight');
+    fx.sim.setKnobs({ rateLimit: 1, retryAfterSeconds: 300 });
+    const child = spawnBvsync(['worker', '--config', config], cliEnv(fx));
+    started.push(child);
+    const result = await terminateWhen(child, /rate limited/);
+    // Before, the signal killed it outright: no exit code, nothing said.
+    expect(result.afterSignalMs).toBeLessThan(10_000);
+    expect(result.code, result.stderr.slice(-2000)).toBe(0);
+    expect(result.stdout + result.stderr).toMatch(/worker stopped before it started: no job was taken/);
+  }, 90_000);
+
   it.skipIf(!PrivateRedis.available())('a backfill whose Redis went away (needs redis-server on PATH): ends within its shutdown deadline', async () => {
     await freshFixture('redis-gone');
     const server = await PrivateRedis.start(false);
