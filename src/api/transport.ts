@@ -140,9 +140,12 @@ export class Transport {
     let attempt = 0;
     let rateLimited = 0;
     const callStartedAt = Date.now();
+    // When the first attempt that met the API away was sent: the waits before it (the key's budget, a 429) asked nothing.
+    let firstAwayAt: number | undefined;
     for (;;) {
       attempt += 1;
       await this.waiting(request, signal, (waitSignal) => this.budget.acquire(waitSignal));
+      const sentAt = Date.now();
       const started = performance.now();
       let status: number | undefined;
       try {
@@ -160,6 +163,7 @@ export class Transport {
         // Everything `once` and `accept` throw on purpose is an ApiError; anything else is a bug, not a retry.
         if (!(thrown instanceof ApiError)) throw thrown;
         const error = thrown;
+        if (isUnavailability(error)) firstAwayAt ??= sentAt;
         const durationMs = performance.now() - started;
         const base = { endpoint: request.endpoint, attempt, status: error.status ?? status, errorCode: error.code, durationMs };
         if (error instanceof RateLimitedError) {
@@ -176,7 +180,7 @@ export class Transport {
           throw error;
         }
         const repeatable = request.method === 'GET' || request.idempotency !== undefined;
-        if (error.retryable && repeatable && attempt < attemptsFor(error, maxAttempts) && !this.awayTooLong(error, callStartedAt)) {
+        if (error.retryable && repeatable && attempt < attemptsFor(error, maxAttempts) && !this.awayTooLong(error, firstAwayAt)) {
           const backoff = backoffDelay(attempt, { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs }, this.options.random);
           // A server that names its wait (503 with Retry-After: maintenance, overload) is not asked sooner, within the
           // longest wait between attempts (api.retryMaxMs).
@@ -195,9 +199,12 @@ export class Transport {
         }
         // No other call was answered while this one failed, or for as long as an outage is waited out: the API is away,
         // which the fetch processor waits out.
-        if ((isUnavailability(error) && this.lastAnsweredAt < callStartedAt) || this.awayTooLong(error, callStartedAt)) {
+        if (isUnavailability(error) && this.lastAnsweredAt < callStartedAt) {
           error.apiUnavailable = true;
-          error.unansweredSince = Math.max(callStartedAt, this.lastAnsweredAt + 1);
+          error.unansweredSince = callStartedAt;
+        } else if (this.awayTooLong(error, firstAwayAt)) {
+          error.apiUnavailable = true;
+          error.unansweredSince = Math.max(firstAwayAt!, this.lastAnsweredAt + 1);
         }
         this.emit({ ...base, outcome: 'failed' });
         throw error;
@@ -207,12 +214,13 @@ export class Transport {
 
   /**
    * The call met the API away and nothing was answered for longer than the caller waits an outage out: it stops here.
-   * Counted from the last answer when the call began before it: a call in flight when the API began to hang went on
-   * for all its attempts, and the run's give-up waited for it.
+   * Counted from its first attempt that met the API away, or the last answer when later: a call in flight when the API
+   * began to hang went on for all its attempts, and the run's give-up waited for it. Not from the call's start: its
+   * wait for the key's budget (a 429's minutes) asked nothing, and one 5xx after it read as an outage long over due.
    */
-  private awayTooLong(error: ApiError, callStartedAt: number): error is TransientError {
+  private awayTooLong(error: ApiError, firstAwayAt: number | undefined): error is TransientError {
     const tolerated = this.options.unansweredForMs;
-    return tolerated !== undefined && isUnavailability(error) && Date.now() - Math.max(callStartedAt, this.lastAnsweredAt) >= tolerated;
+    return tolerated !== undefined && firstAwayAt !== undefined && isUnavailability(error) && Date.now() - Math.max(firstAwayAt, this.lastAnsweredAt) >= tolerated;
   }
 
   /**

@@ -24,7 +24,7 @@ export function outageToleranceMs(sync: Pick<SyncConfig, 'outageToleranceMinutes
 
 /** What a run knows of the API being away. */
 export interface Outage {
-  /** When the first failing call of the outage began: the API has answered none of the run's calls since. */
+  /** Since when the first sighting's call was unanswered (its start, or just after its last answer): the API answered none of the run's calls since. */
   since: number;
   /** The last sighting. */
   seenAt: number;
