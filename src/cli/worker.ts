@@ -65,13 +65,14 @@ export function workerCommand(): Command {
     // refused key exits 2 here rather than failing every slice later) and the config's brands. See preflight.ts.
     if (!flags.fetchOnly) checkDatabaseFiles(config);
     const redis = await redisFor(config, log);
-    try {
-      await preflight(config, redis.url, { brands: config.brands, requireReachable: false, log, signal: stopping.signal });
-    } catch (error) {
+    const refusal = await preflight(config, redis.url, { brands: config.brands, requireReachable: false, log, signal: stopping.signal }).then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
+    // A preflight may also end normally after the signal (no brand to probe, its last probe answered): stopped all the same.
+    if (refusal || stopping.signal.aborted) {
       await redis.stop();
-      if (!stopping.signal.aborted) throw error;
-    }
-    if (stopping.signal.aborted) {
+      if (refusal && !stopping.signal.aborted) throw refusal.error;
       clearTimeout(hardStop);
       log.info('worker stopped before it started: no job was taken');
       return;
