@@ -108,8 +108,8 @@ export class TransientError extends ApiError {
    */
   apiUnavailable = false;
   /**
-   * Set with `apiUnavailable` (ms since the epoch): the API answered none of the client's calls since. The call's start,
-   * or just after the last answer when the call began before it.
+   * Set with `apiUnavailable` (ms since the epoch): the API answered none of the client's calls since. The call's start;
+   * for a call stopped at the outage tolerance, its first attempt that met the API away or just after the last answer.
    */
   unansweredSince: number | undefined;
 
