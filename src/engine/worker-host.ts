@@ -36,6 +36,14 @@ const REDIS_DOWN_CLOSE_LIMIT_MS = 1_000;
  */
 const LOCKED_OPENS_BEFORE_GIVING_UP = 3;
 
+/**
+ * How long a command keeps trying while the file is held by another bvsync. A writer that lost the lease (Redis
+ * restarted empty, a stall past the ttl) lets go of the file only after its running load job ends (up to
+ * WORKER_CLOSE_LIMIT_MS) and DuckDB's close checkpoints: three tries a few lease intervals apart gave up on it while
+ * it was still closing. A bvsync of another prefix never lets go; it is named after this wait.
+ */
+const BVSYNC_HOLDER_PATIENCE_MS = 3 * WORKER_CLOSE_LIMIT_MS;
+
 /** Times a job may be found stalled (its process died or froze while running it) and run again before it fails. */
 export const MAX_STALLS_PER_JOB = 5;
 
@@ -104,9 +112,10 @@ export class WorkerHost {
   /** BullMQ workers whose close was given up on. */
   private lateCloses = 0;
 
-  /** Opens of the working database that failed in a row while holding the lease, and the last reason. */
+  /** Opens of the working database that failed in a row while holding the lease, the last reason, and when the first failed. */
   writerFailures = 0;
   lastWriterError: Error | undefined;
+  private writerFailingSince = 0;
 
   constructor(private readonly options: WorkerHostOptions) {}
 
@@ -243,6 +252,7 @@ export class WorkerHost {
       this.writerFailures = 0;
       this.lastWriterError = undefined;
     } catch (error) {
+      if (this.writerFailures === 0) this.writerFailingSince = performance.now();
       this.writerFailures += 1;
       this.lastWriterError = error as Error;
       log.warn({ err: (error as Error).message, failures: this.writerFailures }, 'took the writer lease but could not open the working database; handing it back');
@@ -267,13 +277,18 @@ export class WorkerHost {
   /**
    * Why a command should stop waiting to become the writer, once waiting will not help: the working database could not
    * be opened for a reason other than another process holding it (a folder that cannot be created, a file that is not
-   * a database: no retry changes that), or it was held on several tries in a row. Undefined while there is hope. A
+   * a database: no retry changes that), or it was held on several tries in a row, by another bvsync for longer than a
+   * last writer takes to close. Undefined while there is hope. A
    * long-running `bvsync worker` ignores this and keeps trying with a growing wait, since an operator may fix the cause.
    */
   writerProblem(): WriterUnavailableError | undefined {
     const cause = this.lastWriterError;
     if (!cause) return undefined;
-    if (cause instanceof DatabaseLockedError && this.writerFailures < LOCKED_OPENS_BEFORE_GIVING_UP) return undefined;
+    if (cause instanceof DatabaseLockedError) {
+      const tries = this.writerFailures < LOCKED_OPENS_BEFORE_GIVING_UP;
+      const closing = cause.heldByBvsync && performance.now() - this.writerFailingSince < BVSYNC_HOLDER_PATIENCE_MS;
+      if (tries || closing) return undefined;
+    }
     return new WriterUnavailableError(this.options.config.db, cause);
   }
 

@@ -7,6 +7,8 @@ import { basename } from 'node:path';
  */
 export class DatabaseLockedError extends Error {
   readonly code = 'database_locked';
+  /** The holder is a bvsync process: this warehouse's last writer still closing, or one set up with another prefix. */
+  readonly heldByBvsync: boolean;
   constructor(
     readonly path: string,
     cause: Error,
@@ -23,6 +25,7 @@ export class DatabaseLockedError extends Error {
       { cause },
     );
     this.name = 'DatabaseLockedError';
+    this.heldByBvsync = holder?.bvsync ?? false;
   }
 }
 

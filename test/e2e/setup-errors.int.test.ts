@@ -95,4 +95,25 @@ describe('a setup that cannot work', () => {
       await worker.done;
     }
   }, 60_000);
+
+  it('a working file held by a bvsync that lets go seconds later (a last writer still closing): the run waits for it and completes', async () => {
+    const db = `${fx.dir}/closing.duckdb`;
+    // Another prefix, so this worker never hands the lease over: it stands for a writer that lost the lease and is
+    // still finishing its load. Three tries a lease ttl apart (~2 s here) gave up on it.
+    const worker = spawnBvsync(['worker', '--config', config], cliEnv(fx, { BVSYNC_DB: db, BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-closing` }));
+    const command = spawnBvsync(backfill(config), cliEnv(fx, { BVSYNC_DB: db, BVSYNC_LEASE_TTL_MS: '900', BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-waiting` }));
+    try {
+      await worker.waitFor(/holding the DuckDB writer lease/);
+      await command.waitFor(/could not open the working database; handing it back/);
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      worker.kill('SIGTERM');
+      expect((await worker.done).code).toBe(0);
+      const result = await command.done;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/run backfill-\S+: complete/);
+    } finally {
+      worker.kill('SIGKILL');
+      command.kill('SIGKILL');
+    }
+  }, 90_000);
 });
