@@ -7,7 +7,7 @@ import { redactSecrets, type Logger } from '../log.js';
 import type { SliceOutcomeStatus, SyncMetrics } from '../ops/sync-metrics.js';
 import { getStream } from '../streams/registry.js';
 import type { AccessMemo } from './access-memo.js';
-import { outageToleranceMs, type Outage, type OutageMemo } from './outage-memo.js';
+import { outageToleranceMs, processUnansweredSince, type Outage, type OutageMemo } from './outage-memo.js';
 import { fetchJobSchema, parseJobData, type CommitJobData, type FetchJobData } from './job-data.js';
 import { enqueueCommit, enqueueUncounted } from './enqueue.js';
 import type { Queues } from './queues.js';
@@ -35,8 +35,8 @@ export interface FetchProcessorDeps {
   access?: AccessMemo;
   /** The run's memory of the API being away, shared through Redis; default none: outages spend attempts as any failure. */
   outages?: OutageMemo;
-  /** Whether any call of this process, on any fetch thread, was answered (not a 5xx or a 408) at or after the time given. */
-  answeredSince?: (time: number) => boolean;
+  /** When a call of this process, on any fetch thread, was last answered (not a 5xx or a 408); default never. */
+  lastAnsweredAt?: () => number;
   /** Reads the slices: the fetch threads (`sync.fetchThreads`); default on this thread through `client`. */
   reader?: SliceReader;
 }
@@ -159,12 +159,15 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       // The API answers nothing but 5xx, or nothing (a deployment, a gateway restart): the slice goes back to the queue
       // without spending an attempt and the queue pauses, longer the longer it lasts, up to sync.outageToleranceMinutes.
       // Before, each slice in flight spent its four attempts in some 15-30 s and a restart of a minute failed the run.
-      // The API is away when no call of this process (any fetch thread) was answered since this one began, and more than
-      // one slice of the run found it so: one slice alone is a request the API fails, which spends its attempts.
+      // The API is away when no call of this process (any fetch thread) was answered since this one began, or for the
+      // whole tolerance, and more than one slice of the run found it so: one slice alone is a request the API fails,
+      // which spends its attempts.
       const outages = deps.outages;
       const tolerance = outageToleranceMs(deps.sync);
-      const unansweredSince = error instanceof TransientError && error.apiUnavailable ? error.unansweredSince : undefined;
-      if (outages && tolerance !== undefined && unansweredSince !== undefined && !deps.answeredSince?.(unansweredSince)) {
+      const callSince = error instanceof TransientError && error.apiUnavailable ? error.unansweredSince : undefined;
+      const lastAnsweredAt = deps.lastAnsweredAt?.() ?? Number.NEGATIVE_INFINITY;
+      const unansweredSince = callSince !== undefined && tolerance !== undefined ? processUnansweredSince(callSince, lastAnsweredAt, tolerance, Date.now()) : undefined;
+      if (outages && tolerance !== undefined && unansweredSince !== undefined) {
         const outage = await outages.sighted(data.runId, data.sliceId, unansweredSince, Date.now()).catch(() => undefined);
         const waitedMs = outage ? outage.seenAt - outage.since : 0;
         if (outage && outage.gaveUpAt === undefined && outage.slices > 1 && waitedMs < tolerance) {

@@ -22,6 +22,18 @@ export function outageToleranceMs(sync: Pick<SyncConfig, 'outageToleranceMinutes
   return sync.outageToleranceMinutes > 0 ? sync.outageToleranceMinutes * 60_000 : undefined;
 }
 
+/**
+ * Since when the process has had no answer, for a call that met the API away and was unanswered since `callSince` by its
+ * own thread's measure; undefined when another call of the process was answered lately, so this is the API failing one
+ * request. Each fetch thread measures by its own answers: a call in flight when the API began to hang could be judged
+ * answered by another thread's answer a moment before the hang, and spent a job attempt, however long the whole process
+ * had heard nothing since.
+ */
+export function processUnansweredSince(callSince: number, lastAnsweredAt: number, toleranceMs: number, now: number): number | undefined {
+  if (lastAnsweredAt < callSince) return callSince;
+  return now - lastAnsweredAt >= toleranceMs ? lastAnsweredAt + 1 : undefined;
+}
+
 /** What a run knows of the API being away. */
 export interface Outage {
   /** Since when the first sighting's call was unanswered (its start, or just after its last answer): the API answered none of the run's calls since. */

@@ -185,7 +185,7 @@ export class WorkerHost {
         metrics: this.options.metrics,
         access: new AccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
         outages: new OutageMemo(this.connection, prefix),
-        answeredSince: (time) => this.lastAnsweredAt >= time,
+        lastAnsweredAt: () => this.lastAnsweredAt,
         reader: this.fetchThreads,
       }),
       this.options.fetchConcurrency ?? config.sync.fetchConcurrency,

@@ -6,7 +6,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { fetchProcessor, type FetchProcessorDeps } from '../../src/engine/fetch-processor.js';
 import { reviveError, serializeError } from '../../src/engine/fetch-thread-messages.js';
 import type { FetchJobData } from '../../src/engine/job-data.js';
-import { OutageMemo } from '../../src/engine/outage-memo.js';
+import { OutageMemo, outageToleranceMs } from '../../src/engine/outage-memo.js';
 import { FETCH_QUEUE, openQueues, type Queues } from '../../src/engine/queues.js';
 import { RequestTallies } from '../../src/engine/request-tally.js';
 import type { SliceReader } from '../../src/engine/slice-reader.js';
@@ -91,7 +91,7 @@ describe('a fetch job whose read fails', () => {
 // instead, without a pause, as it does with a read its stop cut short.
 
 /** One fetch job, read by a worker whose process is stopping, the read failing with `failure`; what the queue holds after. */
-async function readWhileStopping(failure: () => Error, stopping: () => boolean = () => true) {
+async function readWhileStopping(failure: () => Error, stopping: () => boolean = () => true, lastAnsweredAt?: () => number) {
   const outages = new OutageMemo(redis, prefix);
   // Another slice of the run already found the API away, so this one's absence is the run's outage.
   await outages.sighted(DATA.runId, '1|conversations|2026-11-19', Date.now() - 1_000, Date.now());
@@ -106,7 +106,7 @@ async function readWhileStopping(failure: () => Error, stopping: () => boolean =
       readDone();
       return Promise.reject(failure());
     },
-    { outages, answeredSince: () => false, stopping, metrics },
+    { outages, stopping, metrics, ...(lastAnsweredAt ? { lastAnsweredAt } : {}) },
   );
   await queues.fetch.add('fetch', DATA, { jobId: 'fetch-1' });
   const workerConnection = testRedis();
@@ -155,5 +155,26 @@ describe('a slice that would pause the fetch queue while its process stops', () 
       return away;
     }, () => ++asked >= 3);
     expect(after).toMatchObject({ reads: 1, closedWithin: 'closed', state: 'waiting', attemptsMade: 0, outcomes: ['retry'] });
+  });
+});
+
+describe('a slice whose call met the API away while another fetch thread was answered', () => {
+  it('waits in the paused queue, no attempt spent, when that answer came after the call began but the whole tolerance ago', async () => {
+    const tolerance = outageToleranceMs(parseConfig({}).sync)!;
+    // The call was sent just before the API began to hang; its thread had no answer since. Another thread's call was
+    // answered 200 ms later: judged by it alone, the API answered, and the slice spent an attempt.
+    const callSince = Date.now() - tolerance - 60_000;
+    const after = await readWhileStopping(
+      () => {
+        const away = new TransientError('no answer from the API', { endpoint: 'GET /x' }, 'network');
+        away.apiUnavailable = true;
+        away.unansweredSince = callSince;
+        return away;
+      },
+      () => false,
+      () => callSince + 200,
+    );
+    expect(after).toMatchObject({ reads: 1, closedWithin: 'closed', state: 'waiting', attemptsMade: 0, outcomes: ['retry'] });
+    expect(after.pauseMs).toBeGreaterThan(0);
   });
 });

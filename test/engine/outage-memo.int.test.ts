@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { connectRedis, deleteKeysWithPrefix } from '../../src/engine/redis.js';
-import { OutageMemo, SAME_OUTAGE_MS } from '../../src/engine/outage-memo.js';
+import { OutageMemo, SAME_OUTAGE_MS, processUnansweredSince } from '../../src/engine/outage-memo.js';
 import { TEST_REDIS_URL } from '../support/redis.js';
 
 /** A run's memory of the API being away, in real Redis: one outage across slow calls, ended by an answer. */
@@ -53,5 +53,23 @@ describe('the outage memo of a run', () => {
     expect(await memo.giveUp('run-gone', 200)).toMatchObject({ gaveUpAt: 100 });
     expect(await memo.gaveUp('run-gone')).toMatchObject({ gaveUpAt: 100 });
     expect(await memo.gaveUp('run-other')).toBeUndefined();
+  });
+});
+
+describe('since when the process has heard nothing, for a call that met the API away', () => {
+  const tolerance = 2 * MINUTE;
+  const now = 10 * MINUTE;
+
+  it('is the call\'s own measure while no other call of the process was answered since', () => {
+    expect(processUnansweredSince(now - 3 * MINUTE, now - 4 * MINUTE, tolerance, now)).toBe(now - 3 * MINUTE);
+  });
+
+  it('is the process\'s last answer when another fetch thread was answered after the call began, longer than the tolerance ago', () => {
+    // The call was sent just before the API began to hang; another thread's call was answered a moment later.
+    expect(processUnansweredSince(now - 5 * MINUTE, now - 5 * MINUTE + 200, tolerance, now)).toBe(now - 5 * MINUTE + 201);
+  });
+
+  it('is nothing when another call was answered within the tolerance: the API fails this request, it is not away', () => {
+    expect(processUnansweredSince(now - 5 * MINUTE, now - MINUTE, tolerance, now)).toBeUndefined();
   });
 });
