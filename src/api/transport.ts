@@ -204,7 +204,7 @@ export class Transport {
           error.unansweredSince = callStartedAt;
         } else if (this.awayTooLong(error, firstAwayAt)) {
           error.apiUnavailable = true;
-          error.unansweredSince = Math.max(firstAwayAt!, this.lastAnsweredAt + 1);
+          error.unansweredSince = this.unansweredSince(firstAwayAt!);
         }
         this.emit({ ...base, outcome: 'failed' });
         throw error;
@@ -220,7 +220,15 @@ export class Transport {
    */
   private awayTooLong(error: ApiError, firstAwayAt: number | undefined): error is TransientError {
     const tolerated = this.options.unansweredForMs;
-    return tolerated !== undefined && firstAwayAt !== undefined && isUnavailability(error) && Date.now() - Math.max(firstAwayAt, this.lastAnsweredAt) >= tolerated;
+    return tolerated !== undefined && firstAwayAt !== undefined && isUnavailability(error) && Date.now() - this.unansweredSince(firstAwayAt) >= tolerated;
+  }
+
+  /**
+   * The first moment of a call's silence: its first attempt that met the API away, or just after the last answer when
+   * later. The tolerance is counted from the same moment the error reports, so what it says was waited out was.
+   */
+  private unansweredSince(firstAwayAt: number): number {
+    return Math.max(firstAwayAt, this.lastAnsweredAt + 1);
   }
 
   /**
