@@ -227,7 +227,9 @@ describe('SIGTERM to a command that is waiting or retrying', () => {
 
   it("a worker whose own preflight waits out a 429 with a Retry-After of 5 minutes: stops at once, exit 0, no job taken", async () => {
     await freshFixture('limited-preflight');
-    fx.sim.setKnobs({ rateLimit: 1, retryAfterSeconds: 300 });
+    // One request per 1,000 s: the preflight's second request meets the 429 however slowly the box sends it (at 1/s,
+    // a loaded box spaced the two a second apart and the worker started without one).
+    fx.sim.setKnobs({ rateLimit: 0.001, retryAfterSeconds: 300 });
     const child = spawnBvsync(['worker', '--config', config], cliEnv(fx));
     started.push(child);
     const result = await terminateWhen(child, /rate limited/);
