@@ -29,6 +29,20 @@ describe('config', () => {
     }
   });
 
+  it('takes one endpoint\'s own names in api.endpointParams, and names an endpoint or a parameter it does not have', () => {
+    const config = parseConfig({ api: { params: { start_date: 'since' }, endpointParams: { 'tracked-urls': { start_date: 'start_date' }, 'citations/domains/{domain}': { engines: 'models' } } } });
+    expect(config.api.endpointParams['tracked-urls']).toEqual({ start_date: 'start_date' });
+    try {
+      parseConfig({ api: { endpointParams: { 'tracked-url': { start_date: 'from' }, competitors: { start_date: 'from' } } } }, 'x.json');
+      expect.unreachable();
+    } catch (error) {
+      const { problems } = error as ConfigError;
+      expect(problems.find((line) => line.startsWith('api.endpointParams.tracked-url:'))).toMatch(/unknown endpoint "tracked-url"; endpoints: .*tracked-urls/);
+      // Competitors take no range: a name for one would never be sent.
+      expect(problems.find((line) => line.startsWith('api.endpointParams.competitors.start_date:'))).toMatch(/competitors sends no parameter "start_date"; it sends: /);
+    }
+  });
+
   it('names the key a mistyped one is a typo of, or the keys allowed there', () => {
     try {
       parseConfig({ api: { requestPerSecond: 5 }, brand: [1], sync: { lookbackDay: 3 }, warehouse: { zzz: 1 } }, 'x.json');

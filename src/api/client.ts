@@ -3,11 +3,11 @@ import type { ApiConfig } from '../config/schema.js';
 import { requireApiSettings } from '../config/api-settings.js';
 import { registerSecret, type Logger } from '../log.js';
 import type { Dispatcher } from 'undici';
-import type { Endpoint } from './endpoint.js';
+import type { AnyEndpoint, Endpoint } from './endpoint.js';
 import { NotFoundError, TransientError, readErrorEnvelope } from './errors.js';
 import { cappedPageSize, paginate, type Page, type PagingInfo, type PagingSummary } from './paginate.js';
-import type { ParamMapping } from './param-names.js';
-import { brandPath, buildQuery, withQuery, type QueryParams } from './query.js';
+import { endpointMapping, type ParamMapping } from './param-names.js';
+import { brandPath, buildQuery, withQuery, type QueryEncoding, type QueryParams } from './query.js';
 import { createMemoryRateBudget, type RateBudget } from './rate-budget.js';
 import { Transport, type ApiRequestEvent } from './transport.js';
 import { describeZodIssues, validateRecords, type Rejection } from './validate.js';
@@ -109,9 +109,18 @@ export function openTransport(config: ApiConfig, options: ApiClientOptions): Tra
  */
 export function createApiClient(config: ApiConfig, options: ApiClientOptions = {}): ApiClient {
   const transport = openTransport(config, options);
-  const encoding = { params: config.params as ParamMapping, arrayFormat: config.arrayFormat };
+  /** How one endpoint's query goes on the wire: its names (`api.params`, its own `api.endpointParams` over them). */
+  const encodings = new Map<string, QueryEncoding>();
+  function encodingOf(endpoint: AnyEndpoint): QueryEncoding {
+    let encoding = encodings.get(endpoint.name);
+    if (!encoding) {
+      encoding = { params: endpointMapping(config.params as ParamMapping, config.endpointParams, endpoint.name), arrayFormat: config.arrayFormat };
+      encodings.set(endpoint.name, encoding);
+    }
+    return encoding;
+  }
 
-  async function getEnvelope<E>(path: string, query: QueryParams, schema: z.ZodType<E>, signal?: AbortSignal): Promise<E> {
+  async function getEnvelope<E>(path: string, query: QueryParams, encoding: QueryEncoding, schema: z.ZodType<E>, signal?: AbortSignal): Promise<E> {
     const endpoint = `GET ${path}`;
     return transport.get({ path: withQuery(path, buildQuery(query, encoding)), endpoint, signal }, (body) => {
       const result = schema.safeParse(body);
@@ -147,7 +156,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     const query = queryOf(endpoint, options);
     let answer: { data?: unknown; info?: I | null | undefined };
     try {
-      answer = await getEnvelope(path, query, endpoint.envelope, options.signal);
+      answer = await getEnvelope(path, query, encodingOf(endpoint), endpoint.envelope, options.signal);
     } catch (error) {
       // The spec's 404 of a domain without citations comes in its error envelope, as every failure does; a 404 without
       // one (a gateway's page for a wrong path) is no answer of the API's, and read as empty it replaced a day's rows.
@@ -174,7 +183,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
       firstPage: config.firstPage,
       describe: (page) => `GET ${path} page ${page}`,
       fetchPage: async (page, pageSize) => {
-        const answer = await getEnvelope(path, { ...query, page, page_size: pageSize }, endpoint.envelope, readOptions.signal);
+        const answer = await getEnvelope(path, { ...query, page, page_size: pageSize }, encodingOf(endpoint), endpoint.envelope, readOptions.signal);
         return { data: answer.data as unknown[], info: (answer.info ?? {}) as I & PagingInfo };
       },
     });

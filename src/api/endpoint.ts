@@ -10,6 +10,11 @@ import type { QueryValue } from './query.js';
  * default names (the client maps them to wire names through `api.params`).
  */
 export interface Endpoint<R, I, O, Q extends string = string> {
+  /**
+   * The path under the brand, placeholders in braces (`reports/visibility/topics`, `citations/domains/{domain}`): how
+   * `api.endpointParams` and doctor's table name the endpoint.
+   */
+  name: string;
   /** Path segments under `/customer/v1/brands/{brand_id}`; the client percent-encodes each. */
   path(options: O): ReadonlyArray<string | number>;
   /** Every query parameter the endpoint may send (paging names aside): `api.params` is checked against them. */

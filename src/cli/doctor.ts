@@ -7,6 +7,7 @@ import type { Config } from '../config/schema.js';
 import { redactSecrets } from '../log.js';
 import { probeApiConfig } from './brand-access-probe.js';
 import { checkApiAndBrands, checkRedis, checkRequired, type DoctorCheck } from './doctor/checks.js';
+import { DECLARED } from './doctor/endpoints.js';
 import { MAX_PROBE_REQUESTS, probeParameters } from './doctor/param-probes.js';
 import { paramTable, verdictCounts } from './doctor/print.js';
 import { probeProgress, type ProbeProgress } from './doctor/probe-progress.js';
@@ -113,7 +114,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     if (wrong.length) {
       const shown = wrong.slice(0, 8).map((row) => `${row.param} as "${row.wire}" on ${row.endpoint}`);
       const names = wrong.length > shown.length ? `${shown.join(', ')} and ${wrong.length - shown.length} more (see the table)` : shown.join(', ');
-      add(false, `parameter names: ${summary}; wrong: ${names}; set api.params (see docs/configuration.md, "Configuring the API client")`);
+      add(false, `parameter names: ${summary}; wrong: ${names}; set api.params${endpointAdvice(result.params, wrong)} (see docs/configuration.md, "Configuring the API client")`);
     } else {
       add(true, `parameter names: ${summary}`);
     }
@@ -123,4 +124,15 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     await dispatcher.close();
   }
   return result;
+}
+
+/**
+ * A name wrong on one endpoint and verified under the same wire name on another: `api.params` cannot serve both (the
+ * spec shows the names per endpoint), so the wrong endpoint gets a name of its own in `api.endpointParams`.
+ */
+function endpointAdvice(rows: readonly ParamVerdict[], wrong: readonly ParamVerdict[]): string {
+  const split = wrong.filter((row) => rows.some((other) => other.endpoint !== row.endpoint && other.param === row.param && other.wire === row.wire && other.verdict === 'verified'));
+  if (split.length === 0) return '';
+  const shown = split.slice(0, 3).map((row) => `api.endpointParams["${DECLARED[row.endpoint]?.name ?? row.endpoint}"].${row.param}`);
+  return `; ${split.length === 1 ? 'one name is' : 'names are'} right on other endpoints, so set ${shown.join(', ')}${split.length > shown.length ? ' and the rest (see the table)' : ''} to the endpoint's own name instead`;
 }

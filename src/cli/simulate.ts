@@ -35,21 +35,36 @@ function positive(text: string): number {
   return value;
 }
 
-function readParams(file: string): ParamMapping {
+/**
+ * The `--params` file: default name -> wire name, and under `endpoints` one endpoint's names over those (by its path
+ * under the brand, as bvsync's `api.endpointParams`).
+ */
+function readParams(file: string): { params: ParamMapping; endpointParams: Record<string, ParamMapping> } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     throw new UsageError(`--params ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const mappingOf = (value: unknown, where: string): ParamMapping => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`--params ${file}: expected ${where} to be an object of default name -> wire name`);
+    const mapping: Record<string, string> = {};
+    for (const [key, wire] of Object.entries(value)) {
+      if (!isParamName(key)) throw new UsageError(`--params ${file}: unknown parameter name "${key}"`);
+      if (typeof wire !== 'string' || wire.length === 0) throw new UsageError(`--params ${file}: "${key}" must map to a non-empty string`);
+      mapping[key] = wire;
+    }
+    return mapping;
+  };
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--params ${file}: expected an object of default name -> wire name`);
-  const mapping: Record<string, string> = {};
-  for (const [key, value] of Object.entries(parsed)) {
-    if (!isParamName(key)) throw new UsageError(`--params ${file}: unknown parameter name "${key}"`);
-    if (typeof value !== 'string' || value.length === 0) throw new UsageError(`--params ${file}: "${key}" must map to a non-empty string`);
-    mapping[key] = value;
+  const { endpoints, ...names } = parsed as Record<string, unknown>;
+  const params = mappingOf(names, 'the file');
+  const endpointParams: Record<string, ParamMapping> = {};
+  if (endpoints !== undefined) {
+    if (endpoints === null || typeof endpoints !== 'object' || Array.isArray(endpoints)) throw new UsageError(`--params ${file}: expected "endpoints" to be an object of endpoint -> names`);
+    for (const [endpoint, mapping] of Object.entries(endpoints)) endpointParams[endpoint] = mappingOf(mapping, `"endpoints"."${endpoint}"`);
   }
-  return mapping as ParamMapping;
+  return { params, endpointParams };
 }
 
 interface SimulateFlags {
@@ -97,7 +112,7 @@ export function simulateCommand(): Command {
     .option('--scale <n>', 'answers per brand per day (± 15 %)', integerOption('--scale', 1), 100)
     .option('--api-key <key>', 'the API key to accept (default: bvk_sim_local_key)')
     .option('--today <YYYY-MM-DD>', "the simulator's today (default: the real UTC day)", day('--today'))
-    .option('--params <file.json>', 'wire names of query parameters: {"start_date": "from", ...}')
+    .option('--params <file.json>', 'wire names of query parameters: {"start_date": "from", ..., "endpoints": {"tracked-urls": {"start_date": "start"}}}')
     .addOption(new Option('--array-format <format>', 'how arrays travel in query strings').choices(['repeat', 'comma']).default('repeat'))
     .addOption(
       new Option('--range-end-echo <form>', "how info.query echoes the range: as sent, the end as the instant after it, the end as its midnight, or both ends 5 h behind UTC")
@@ -138,7 +153,7 @@ export function simulateCommand(): Command {
         scale: flags.scale,
         ...(flags.apiKey ? { apiKey: flags.apiKey } : {}),
         ...(flags.today ? { today: flags.today } : {}),
-        ...(flags.params ? { params: readParams(flags.params) } : {}),
+        ...(flags.params ? readParams(flags.params) : {}),
         arrayFormat: flags.arrayFormat,
         rangeEndEcho: flags.rangeEndEcho,
         idempotencyHeader: flags.idempotencyHeader,

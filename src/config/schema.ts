@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { z } from 'zod';
 import { isDay } from '../days.js';
 import { domainOf } from '../streams/domains.js';
-import { PARAM_NAMES, STREAM_NAMES, STREAM_SETTINGS, type ParamName } from '../streams/registry.js';
+import { ENDPOINT_PARAMS, PARAM_NAMES, STREAM_NAMES, STREAM_SETTINGS, type ParamName } from '../streams/registry.js';
 import { cronProblem } from './cron-check.js';
 
 // A calendar day: the pattern alone would let 2026-02-31 through, and plans would hold days that never were.
@@ -25,6 +25,25 @@ const paramMapping = z
     }
   })
   .transform((mapping) => mapping as { readonly [name in ParamName]?: string });
+
+/** `api.endpointParams`: per endpoint, the wire names where it differs from `api.params`. */
+const endpointParamMappings = z
+  .record(z.string(), z.record(z.string(), z.string().min(1)))
+  .superRefine((byEndpoint, ctx) => {
+    for (const [endpoint, mapping] of Object.entries(byEndpoint)) {
+      const sent = ENDPOINT_PARAMS.get(endpoint);
+      if (!sent) {
+        ctx.addIssue({ code: 'custom', path: [endpoint], message: `unknown endpoint "${endpoint}"; endpoints: ${[...ENDPOINT_PARAMS.keys()].join(', ')}` });
+        continue;
+      }
+      for (const key of Object.keys(mapping)) {
+        if (!(sent as readonly string[]).includes(key)) {
+          ctx.addIssue({ code: 'custom', path: [endpoint, key], message: `${endpoint} sends no parameter "${key}"; it sends: ${sent.join(', ')}` });
+        }
+      }
+    }
+  })
+  .transform((byEndpoint) => byEndpoint as { readonly [endpoint: string]: { readonly [name in ParamName]?: string } });
 
 /** What ioredis connects to: a redis:// or rediss:// URL naming a host, or a unix socket's absolute path. */
 function isRedisUrl(text: string): boolean {
@@ -63,6 +82,12 @@ export const apiConfigSchema = z
       .optional(),
     /** Wire names of query parameters, default name -> wire name; default: the names in src/api/param-names.ts (those of docs/openapi.yaml). */
     params: paramMapping.default({}),
+    /**
+     * Wire names of one endpoint where it names a parameter otherwise than `api.params` says (the spec shows names per
+     * endpoint, and none of them): endpoint (its path under the brand, as doctor's table shows it) -> default name ->
+     * wire name, over `api.params`. Default none.
+     */
+    endpointParams: endpointParamMappings.default({}),
     /** How arrays are encoded in query strings; default `repeat` (`a=1&a=2`). */
     arrayFormat: z.enum(['repeat', 'comma']).default('repeat'),
     /** Name of the idempotency header of write requests; default `Idempotency-Key`. */

@@ -1,4 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
+import { endpointMapping } from '../api/param-names.js';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
@@ -204,14 +205,15 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
   let status = data.status;
   let error = data.error;
   let errorCode = data.errorCode;
+  // The echo holds the query under the names it was sent with: this endpoint's.
+  const params = endpointMapping(deps.config.api.params, deps.config.api.endpointParams, stream.endpoint.name);
   const asked = (data.slice.params as { engine?: unknown } | undefined)?.engine;
-  const notApplied = typeof asked === 'string' && data.query && status !== 'failed' ? engineNotApplied(data.query, deps.config.api.params.engines ?? 'engines', asked) : undefined;
+  const notApplied = typeof asked === 'string' && data.query && status !== 'failed' ? engineNotApplied(data.query, params.engines ?? 'engines', asked) : undefined;
   if (notApplied) {
     status = 'failed';
     error = notApplied;
     errorCode = 'engine_not_applied';
   }
-  const params = deps.config.api.params;
   // A day slice's rows are filed under its day; a window's rows carry their own dates.
   const rangeWrong = data.query && data.slice.day !== null && status !== 'failed' ? rangeNotApplied(data.query, data.slice, { start: params.start_date ?? 'start_date', end: params.end_date ?? 'end_date' }) : undefined;
   if (rangeWrong) {
@@ -286,7 +288,7 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     rejects: attemptOnly ? [] : rejects,
     attemptOnly,
     appliedQuery: data.query
-      ? appliedQuery(data.query, data.slice, deps.config.api.params.engines, data.sentEngines)
+      ? appliedQuery(data.query, data.slice, params.engines, data.sentEngines)
       : data.sentEngines && sentEnginesQuery(data.sentEngines, data.slice),
     token: data.token,
     state: {

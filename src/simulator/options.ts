@@ -28,6 +28,11 @@ export interface SimulatorOptions extends Partial<Knobs> {
   today?: string;
   /** Wire names of query parameters, default name -> wire name; default the names in src/api/param-names.ts (those of docs/openapi.yaml). */
   params?: ParamMapping;
+  /**
+   * Wire names of one endpoint over `params`, by its path under the brand (`tracked-urls`, `citations/domains/{domain}`),
+   * as an API whose endpoints name a filter each their own way: bvsync's `api.endpointParams`. Default none.
+   */
+  endpointParams?: Readonly<Record<string, ParamMapping>>;
   /** How arrays are read from query strings; default `repeat`. */
   arrayFormat?: ArrayFormat;
   /**

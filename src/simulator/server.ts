@@ -99,7 +99,7 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
       throw simulatorValidationError([{ field: 'body', message: 'is not valid JSON' }]);
     }
   }
-  const query = new QueryReader(url.searchParams, sim.params, sim.arrayFormat, sim.knobs.strictParams, sim.rangeEndEcho, sim.knobs.echoMirror, sim.knobs.endDayLeftOut, sim.knobs.firstPage, sim.knobs.dayZoneHours);
+  const query = new QueryReader(url.searchParams, sim.paramsOf(rest), sim.arrayFormat, sim.knobs.strictParams, sim.rangeEndEcho, sim.knobs.echoMirror, sim.knobs.endDayLeftOut, sim.knobs.firstPage, sim.knobs.dayZoneHours);
   const world = sim.world(brandId);
   let outcome: Outcome;
   try {

@@ -18,6 +18,7 @@ export class SimulatorState {
   readonly scale: number;
   readonly apiKey: string;
   readonly params: ParamMapping;
+  private readonly endpointParams: ReadonlyArray<{ pattern: RegExp; mapping: ParamMapping }>;
   readonly arrayFormat: ArrayFormat;
   readonly rangeEndEcho: RangeEndEcho;
   readonly idempotencyHeader: string;
@@ -35,6 +36,11 @@ export class SimulatorState {
   inFlight = 0;
   private readonly worlds = new Map<number, BrandWorld>();
 
+  /** The wire names of the endpoint at `path` (under the brand, with its leading slash). */
+  paramsOf(path: string): ParamMapping {
+    return this.endpointParams.find((endpoint) => endpoint.pattern.test(path))?.mapping ?? this.params;
+  }
+
   constructor(readonly options: SimulatorOptions) {
     this.seed = options.seed ?? 1;
     this.brandCount = options.brands ?? 3;
@@ -42,6 +48,7 @@ export class SimulatorState {
     this.scale = options.scale ?? 100;
     this.apiKey = options.apiKey ?? DEFAULT_API_KEY;
     this.params = options.params ?? {};
+    this.endpointParams = Object.entries(options.endpointParams ?? {}).map(([path, mapping]) => ({ pattern: endpointPattern(path), mapping: { ...this.params, ...mapping } }));
     this.arrayFormat = options.arrayFormat ?? 'repeat';
     this.rangeEndEcho = options.rangeEndEcho ?? 'inclusive';
     this.idempotencyHeader = (options.idempotencyHeader ?? 'Idempotency-Key').toLowerCase();
@@ -100,4 +107,10 @@ export class SimulatorState {
     this.knobs = { ...this.knobs, ...parseKnobs(partial) };
     return this.knobs;
   }
+}
+
+/** `citations/domains/{domain}` as a pattern of the path under the brand: each placeholder one segment. */
+function endpointPattern(path: string): RegExp {
+  const segments = path.replace(/^\/+/, '').split('/').map((segment) => (/^\{[^}]+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^/${segments.join('/')}$`);
 }

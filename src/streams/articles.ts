@@ -32,6 +32,7 @@ export type Article = z.infer<typeof articleSchema>;
 export type ArticlesInfo = z.infer<typeof articlesEnvelopeSchema>['info'];
 
 export const articlesEndpoint = defineEndpoint({
+  name: 'articles',
   path: () => ['articles'],
   params: [],
   query: (_: object) => ({}),

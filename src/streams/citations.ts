@@ -63,6 +63,7 @@ export interface CitationsOptions extends CitationFilters {
 
 /** Citations over time (spec endpoint 17): one report, not paged. */
 export const citationsEndpoint = defineEndpoint({
+  name: 'reports/citations',
   path: () => ['reports', 'citations'],
   params: [...CITATION_FILTER_PARAMS, 'period', 'domains'],
   query: (o: CitationsOptions) => ({ ...citationFilterQuery(o), period: o.period, domains: o.domains }),

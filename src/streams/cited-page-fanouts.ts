@@ -25,6 +25,7 @@ export interface CitedPageFanoutsOptions extends RangeFilter, EngineFilter {
 
 /** Endpoint 15 asked by page: the same path as by domain, with `url` instead (the API takes one of the two). */
 export const citedPageFanoutsEndpoint = defineEndpoint({
+  name: 'fanouts/cited',
   path: () => ['fanouts', 'cited'],
   params: [...RANGE_PARAMS, 'topic_ids', 'url'],
   query: (o: CitedPageFanoutsOptions) => ({ ...rangeQuery(o), topic_ids: o.topicIds, url: o.url }),

@@ -22,6 +22,7 @@ export interface CompetitorsOptions {
 
 /** Competitors (spec endpoint 7): the whole list in one answer. */
 export const competitorsEndpoint = defineEndpoint({
+  name: 'competitors',
   path: () => ['competitors'],
   params: ['confirmed'],
   query: (o: CompetitorsOptions) => ({ confirmed: o.confirmed }),

@@ -24,6 +24,7 @@ export const contentAnalysisSchema = z.looseObject({
 export type ContentAnalysis = z.infer<typeof contentAnalysisSchema>;
 
 export const contentAnalysesEndpoint = defineEndpoint({
+  name: 'content-analyses',
   path: () => ['content-analyses'],
   params: [],
   query: (_: object) => ({}),

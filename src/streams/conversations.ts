@@ -38,6 +38,7 @@ export interface ConversationsOptions extends RangeFilter, EngineFilter {
 }
 
 export const conversationsEndpoint = defineEndpoint({
+  name: 'conversations',
   path: () => ['conversations'],
   params: [...RANGE_PARAMS, 'topic_id', 'scenario_id', 'mentioned', 'recommended', 'sort'],
   query: (o: ConversationsOptions) => ({

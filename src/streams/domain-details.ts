@@ -33,6 +33,7 @@ export interface DomainDetailOptions extends CitationFilters {
 
 /** One cited domain (spec endpoint 18): one object; "a domain with no citation in the range gives 404", no data. */
 export const domainDetailEndpoint = defineEndpoint({
+  name: 'citations/domains/{domain}',
   path: (o: DomainDetailOptions) => ['citations', 'domains', o.domain],
   params: CITATION_FILTER_PARAMS,
   query: (o: DomainDetailOptions) => citationFilterQuery(o),

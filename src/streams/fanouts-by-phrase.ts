@@ -15,6 +15,7 @@ export interface FanoutsByPhraseOptions {
 }
 
 export const fanoutsByPhraseEndpoint = defineEndpoint({
+  name: 'fanouts/by-phrase',
   path: () => ['fanouts', 'by-phrase'],
   params: ['phrase'],
   query: (o: FanoutsByPhraseOptions) => ({ phrase: o.phrase }),

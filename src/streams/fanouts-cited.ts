@@ -24,6 +24,7 @@ export interface FanoutsCitedOptions extends RangeFilter, EngineFilter {
 }
 
 export const fanoutsCitedEndpoint = defineEndpoint({
+  name: 'fanouts/cited',
   path: () => ['fanouts', 'cited'],
   params: [...RANGE_PARAMS, 'topic_ids', 'url', 'domain'],
   query: (o: FanoutsCitedOptions) => ({ ...rangeQuery(o), topic_ids: o.topicIds, url: o.url, domain: o.domain }),

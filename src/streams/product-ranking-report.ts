@@ -52,6 +52,7 @@ export interface ProductRankingOptions extends RangeFilter, EngineFilter {
 }
 
 export const productRankingEndpoint = defineEndpoint({
+  name: 'products/ranking',
   path: () => ['products', 'ranking'],
   params: [...RANGE_PARAMS, 'topic_ids', 'metric', 'subject', 'order'],
   query: (o: ProductRankingOptions) => ({ ...rangeQuery(o), topic_ids: o.topicIds, metric: o.metric, subject: o.subject, order: o.order }),

@@ -70,6 +70,21 @@ export function isParamName(name: string): name is ParamName {
   return (PARAM_NAMES as readonly string[]).includes(name);
 }
 
+/**
+ * The parameters each endpoint may send, paging names included where it pages, by endpoint name (`api.endpointParams`
+ * is checked against them). Two streams reading one endpoint (fanouts/cited) send the union.
+ */
+export const ENDPOINT_PARAMS: ReadonlyMap<string, readonly ParamName[]> = (() => {
+  const byName = new Map<string, Set<ParamName>>();
+  for (const { endpoint } of STREAM_LIST) {
+    const names = byName.get(endpoint.name) ?? new Set<ParamName>();
+    for (const param of endpoint.params as readonly ParamName[]) names.add(param);
+    if ('maxPageSize' in endpoint && endpoint.maxPageSize !== undefined) for (const param of PAGING_PARAM_NAMES) names.add(param);
+    byName.set(endpoint.name, names);
+  }
+  return new Map([...byName].map(([name, params]) => [name, [...params]]));
+})();
+
 export function getStream(name: string): AnyStream {
   const stream = isStreamName(name) ? STREAMS.get(name) : undefined;
   if (!stream) throw new UnknownStreamError(`unknown stream "${name}"; streams: ${STREAM_NAMES.join(', ')}`);

@@ -34,6 +34,7 @@ export interface SwotAnswersOptions extends RangeFilter, EngineFilter {
 }
 
 export const swotAnswersEndpoint = defineEndpoint({
+  name: 'swot/{statement_id}',
   path: (o: SwotAnswersOptions) => ['swot', o.statementId],
   params: [...RANGE_PARAMS, 'competitors', 'type'],
   query: (o: SwotAnswersOptions) => ({ ...rangeQuery(o), competitors: o.competitors, type: o.type }),

@@ -24,6 +24,7 @@ export interface TemplatesOptions {
 }
 
 export const templatesEndpoint = defineEndpoint({
+  name: 'templates',
   path: () => ['templates'],
   params: ['type', 'title'],
   query: (o: TemplatesOptions) => ({ type: o.type, title: o.title }),

@@ -39,6 +39,7 @@ export interface TrackedUrlsOptions extends RangeFilter, EngineFilter {
 }
 
 export const trackedUrlsEndpoint = defineEndpoint({
+  name: 'tracked-urls',
   path: () => ['tracked-urls'],
   params: [...RANGE_PARAMS, 'topic_ids', 'group_id', 'ungrouped', 'search', 'sort', 'order'],
   query: (o: TrackedUrlsOptions) => ({

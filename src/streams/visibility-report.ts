@@ -58,6 +58,7 @@ export interface VisibilityTopicsOptions extends RangeFilter, EngineFilter {
 
 /** Visibility by topic (spec endpoint 16): one report, not paged; `total_rows` counts the topics with answers. */
 export const visibilityTopicsEndpoint = defineEndpoint({
+  name: 'reports/visibility/topics',
   path: () => ['reports', 'visibility', 'topics'],
   params: [...RANGE_PARAMS, 'topic_ids', 'include_scenarios'],
   query: (o: VisibilityTopicsOptions) => ({ ...rangeQuery(o), topic_ids: o.topicIds, include_scenarios: o.includeScenarios }),

@@ -118,7 +118,7 @@ function rangeUnderOtherNames(query: QueryEcho, slice: { from: string | null; to
   if (foreign.length === 0) return undefined;
   return (
     `the answer's info.query names ${foreign.join(' and ')} but not ${wire.start} or ${wire.end}, which bvsync sent for ${slice.from === slice.to ? slice.from : `${slice.from}..${slice.to}`}: ` +
-    `the API reads its range under other names and applied its own, so the rows were not loaded; set api.params.start_date and api.params.end_date to its names (\`bvsync doctor\` checks them)`
+    `the API reads its range under other names and applied its own, so the rows were not loaded; set api.params.start_date and api.params.end_date to its names, or api.endpointParams when this endpoint alone names them otherwise (\`bvsync doctor\` checks them)`
   );
 }
 

@@ -14,7 +14,7 @@ afterAll(() => dir.remove());
 describe('bvsync simulate', () => {
   it('prints its URL, key and brands as JSON, serves with the mapped names, and stops on SIGTERM', async () => {
     const params = join(dir.path, 'params.json');
-    writeFileSync(params, JSON.stringify({ page_size: 'per_page' }));
+    writeFileSync(params, JSON.stringify({ page_size: 'per_page', endpoints: { templates: { page_size: 'limit' } } }));
     const child = spawn(
       process.execPath,
       ['bin/bvsync.js', 'simulate', '--port', '0', '--json', '--brands', '2', '--scale', '10', '--api-key', 'bvk_cli_test', '--today', '2026-11-20', '--params', params],
@@ -27,6 +27,9 @@ describe('bvsync simulate', () => {
       const reply = await fetch(`${facts.url}/customer/v1/brands/2/conversations?per_page=3`, { headers: { 'x-api-key': 'bvk_cli_test' } });
       expect(reply.status).toBe(200);
       expect(((await reply.json()) as { info: { page_size: number } }).info.page_size).toBe(3);
+      // One endpoint's own name, over the file's.
+      const templates = await fetch(`${facts.url}/customer/v1/brands/2/templates?limit=2`, { headers: { 'x-api-key': 'bvk_cli_test' } });
+      expect(((await templates.json()) as { info: { page_size: number } }).info.page_size).toBe(2);
       // Answered, so no longer in flight; the admin request asking is not counted.
       expect(((await (await fetch(`${facts.url}/__admin/info`)).json()) as { in_flight: number }).in_flight).toBe(0);
       const knobs = await fetch(`${facts.url}/__admin/knobs`, { method: 'POST', body: JSON.stringify({ latencyMs: 5 }) });

@@ -29,7 +29,7 @@ export async function probeParameters(
   lastDay: string,
   refused?: RefusedNames,
 ): Promise<{ verdicts: ParamVerdict[]; assumptions: Array<{ ok: boolean; line: string }> }> {
-  const book = new VerdictBook(config.api.params);
+  const book = new VerdictBook(config.api.params, config.api.endpointParams);
   for (const endpoint of Object.values(ENDPOINTS)) book.declare(endpoint, SENT_PARAMS[endpoint]!);
   const ctx = new ProbeContext(endpointReads(client), brand, book, probeWindows(lastDay), config, refused);
 

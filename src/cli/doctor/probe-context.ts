@@ -150,16 +150,16 @@ export class ProbeContext {
     // Any parameter of the endpoint may be named: paging is sent by every paged request, whatever the probe.
     const candidates = [...sent, ...(SENT_PARAMS[endpoint] ?? [])];
     const named = new Set(details.map((d) => d.field));
-    const asksFor = details.filter((d) => MISSING.test(d.message) && !candidates.some((name) => this.book.wire(name) === d.field));
+    const asksFor = details.filter((d) => MISSING.test(d.message) && !candidates.some((name) => this.book.wire(name, endpoint) === d.field));
     // The API asks for a field under a name bvsync does not send, though it sent the parameter that fills it.
     for (const required of REQUIRED[endpoint] ?? []) {
-      if (!asksFor.length || !sent.includes(required) || named.has(this.book.wire(required))) continue;
+      if (!asksFor.length || !sent.includes(required) || named.has(this.book.wire(required, endpoint))) continue;
       const likely = asksFor.find((d) => d.field.toLowerCase().includes(required)) ?? asksFor[0]!;
       const hint = likely.field.toLowerCase().includes(required) ? `; perhaps api.params.${required} = "${likely.field}"` : '';
-      this.book.wrong(endpoint, required, `sent "${this.book.wire(required)}", yet the API asks for "${likely.field}" (${likely.message})${hint}`);
+      this.book.wrong(endpoint, required, `sent "${this.book.wire(required, endpoint)}", yet the API asks for "${likely.field}" (${likely.message})${hint}`);
     }
     for (const detail of details) {
-      const param = candidates.find((name) => this.book.wire(name) === detail.field);
+      const param = candidates.find((name) => this.book.wire(name, endpoint) === detail.field);
       if (!param) continue;
       if (UNKNOWN_NAME.test(detail.message)) this.book.wrong(endpoint, param, `the API refused "${detail.field}": ${detail.message}`);
       else this.book.verified(endpoint, param, `the API read "${detail.field}" and judged its value: ${detail.message}`);
@@ -207,7 +207,7 @@ export class ProbeContext {
         await control!.call();
         learnt[kind] = false;
       } catch (error) {
-        if (error instanceof ValidationError && error.details?.some((d) => d.field === this.book.wire(control!.param))) learnt[kind] = true;
+        if (error instanceof ValidationError && error.details?.some((d) => d.field === this.book.wire(control!.param, control!.endpoint))) learnt[kind] = true;
       }
     }
     return learnt[kind];
@@ -219,7 +219,7 @@ export class ProbeContext {
    * the names it knows (learnt once, from a control: a parameter the data verified, sent with a bad value).
    */
   async tiebreak(endpoint: string, param: ParamName, invalid: string, call: () => Promise<unknown>, dataSays: string): Promise<void> {
-    const wire = this.book.wire(param);
+    const wire = this.book.wire(param, endpoint);
     if (!this.spend()) return this.book.unchecked(endpoint, param, `${dataSays}; doctor's budget of ${MAX_PROBE_REQUESTS} requests is spent`);
     try {
       await call();

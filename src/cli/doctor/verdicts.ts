@@ -1,6 +1,6 @@
-import type { ParamMapping } from '../../api/param-names.js';
+import { endpointMapping, wireName, type ParamMapping } from '../../api/param-names.js';
 import type { ParamName } from '../../streams/registry.js';
-import { wireName } from '../../api/param-names.js';
+import { DECLARED } from './endpoints.js';
 
 export type Verdict = 'verified' | 'wrong' | 'cannot be checked';
 
@@ -21,17 +21,22 @@ const STRENGTH: Record<Verdict, number> = { 'cannot be checked': 0, verified: 1,
 export class VerdictBook {
   private readonly rows = new Map<string, ParamVerdict & { placeholder: boolean }>();
 
-  constructor(private readonly params: ParamMapping) {}
+  constructor(
+    private readonly params: ParamMapping,
+    private readonly endpointParams: { readonly [endpoint: string]: ParamMapping | undefined } = {},
+  ) {}
 
-  wire(param: ParamName): string {
-    return wireName(param, this.params);
+  /** The name `param` goes by on the wire to an endpoint of the table: `api.params`, under that endpoint's own names. */
+  wire(param: ParamName, endpoint: string): string {
+    const declared = DECLARED[endpoint];
+    return wireName(param, declared ? endpointMapping(this.params, this.endpointParams, declared.name) : this.params);
   }
 
   /** Lists the parameters bvsync sends to an endpoint, so each has a row even when no probe reaches it. */
   declare(endpoint: string, params: readonly ParamName[], why = 'no probe reached it (an earlier request failed)'): void {
     for (const param of params) {
       const key = `${endpoint}\u0000${param}`;
-      if (!this.rows.has(key)) this.rows.set(key, { endpoint, param, wire: this.wire(param), verdict: 'cannot be checked', why, placeholder: true });
+      if (!this.rows.has(key)) this.rows.set(key, { endpoint, param, wire: this.wire(param, endpoint), verdict: 'cannot be checked', why, placeholder: true });
     }
   }
 
@@ -39,7 +44,7 @@ export class VerdictBook {
     const key = `${endpoint}\u0000${param}`;
     const row = this.rows.get(key);
     if (row && !row.placeholder && STRENGTH[row.verdict] >= STRENGTH[verdict]) return;
-    this.rows.set(key, { endpoint, param, wire: this.wire(param), verdict, why, placeholder: false });
+    this.rows.set(key, { endpoint, param, wire: this.wire(param, endpoint), verdict, why, placeholder: false });
   }
 
   verified(endpoint: string, param: ParamName, why: string): void {

@@ -23,8 +23,8 @@ export async function probeArrayFormat(ctx: ProbeContext): Promise<void> {
     ctx.ask(endpoint, ['start_date', 'end_date', 'engines'], async () => (await firstPage(client.conversations(brand, { ...windows.wide, engines: list, pageSize: 1 }))).total);
   const both = await count(engines);
   // A refusal over the name is the parameter table's to report; it says nothing of how lists travel.
-  if (book.verdictOf(endpoint, 'engines') === 'wrong') return void unchecked(`the API does not take "${book.wire('engines')}" on endpoint 13 (see the table)`);
-  const sent = `${book.wire('engines')}=${engines.join(',')} sent ${format === 'repeat' ? 'as a repeated parameter' : 'comma-separated'}`;
+  if (book.verdictOf(endpoint, 'engines') === 'wrong') return void unchecked(`the API does not take "${book.wire('engines', endpoint)}" on endpoint 13 (see the table)`);
+  const sent = `${book.wire('engines', endpoint)}=${engines.join(',')} sent ${format === 'repeat' ? 'as a repeated parameter' : 'comma-separated'}`;
   if (!both.ok) {
     return void ctx.assumptions.push({ ok: false, line: `${label}: ${sent}: ${both.why}; try api.arrayFormat "${other}"` });
   }

@@ -31,11 +31,11 @@ export async function compareToBase(
   if (!asked.ok) return void ctx.failed(endpoint, [param], asked.why);
   const page = asked.value;
   const broken = options.breaks ? page.records.map(options.breaks).find(Boolean) : undefined;
-  if (broken) book.wrong(endpoint, param, `sent ${book.wire(param)}=${options.shown}, yet ${broken}`);
+  if (broken) book.wrong(endpoint, param, `sent ${book.wire(param, endpoint)}=${options.shown}, yet ${broken}`);
   else if (fingerprint(page.records, page.total) !== fingerprint(base.records, base.total)) {
-    book.verified(endpoint, param, `${book.wire(param)}=${options.shown} changed the answer (${change(base, page)})`);
+    book.verified(endpoint, param, `${book.wire(param, endpoint)}=${options.shown} changed the answer (${change(base, page)})`);
   } else {
-    const dataSays = isEmpty(base) ? 'both answers are empty' : `${book.wire(param)}=${options.shown} did not change the answer`;
+    const dataSays = isEmpty(base) ? 'both answers are empty' : `${book.wire(param, endpoint)}=${options.shown} did not change the answer`;
     await ctx.tiebreak(endpoint, param, options.tiebreak.invalid, options.tiebreak.call, dataSays);
   }
   return page;

@@ -16,7 +16,7 @@ export interface Sent {
 export function judgeEcho(ctx: ProbeContext, endpoint: string, sent: readonly Sent[], echo: Record<string, unknown> | null | undefined): Sent[] {
   if (!echo || Object.keys(echo).length === 0 || ctx.echoMirrors) return [...sent];
   for (const { name, value } of sent) {
-    const wire = ctx.book.wire(name);
+    const wire = ctx.book.wire(name, endpoint);
     const applied = wire in echo ? echo[wire] : echo[name];
     const offsetMs = name === 'start_date' || name === 'end_date' ? instantOfDay(value, applied) : undefined;
     if (applied === undefined) {
@@ -109,7 +109,7 @@ export async function probeVisibilityReport(ctx: ProbeContext): Promise<Sent[]> 
   // Sent without engines, the report applies the brand's and its echo is where bvsync learns them (streams/visibility.ts).
   // Under the engines parameter's wire name, as the sync reads the echo (provenance.ts): the literal `engines` failed a
   // renamed parameter that works, and passed an echo under `engines` that the sync does not read.
-  const echoed = echo ? (echoedEngines(echo, ctx.config.api.params.engines ?? 'engines') ?? []).filter((engine) => engine) : [];
+  const echoed = echo ? (echoedEngines(echo, ctx.book.wire('engines', endpoint)) ?? []).filter((engine) => engine) : [];
   if (ctx.config.sync.engineBreakdown) {
     ctx.assumptions.push({ ok: true, line: `engines: the per-engine streams break reports down by sync.engineBreakdown (${ctx.config.sync.engineBreakdown.join(', ')})` });
   } else if (echoed.length === 0) {

@@ -55,7 +55,7 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
     else if (base && fingerprint(byUrl.value.records, byUrl.value.total) !== fingerprint(base.records, base.total)) book.verified(endpoint, 'url', `the searches that led to ${url} differ from those of ${domain}`);
     else if (!base && book.verdictOf(endpoint, 'domain') === 'wrong') {
       // The API refused the domain request for want of url or domain, and took this one: it reads url.
-      book.verified(endpoint, 'url', `the API answered a request with ${book.wire('url')} alone, after refusing one without url or domain`);
+      book.verified(endpoint, 'url', `the API answered a request with ${book.wire('url', endpoint)} alone, after refusing one without url or domain`);
     }
     else await ctx.tiebreak(endpoint, 'url', `${url} with domain too`, () => read({ url }, 1), `the searches of ${url} are those of ${domain}`);
   }
