@@ -1,9 +1,6 @@
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineFixture, queryFile, runInProcess, type EngineFixture } from '../support/engine.js';
-import { TEST_REDIS_URL } from '../support/redis.js';
+import { runDoctor } from '../support/doctor.js';
 
 /**
  * The spec shows the query parameters of each endpoint by meaning and none of their names, so one API may name the
@@ -18,7 +15,6 @@ const FROM = '2026-11-18';
 const TO = '2026-11-19';
 const SINCE_UNTIL = { start_date: 'since', end_date: 'until' };
 const TRACKED_URLS_OWN = { 'tracked-urls': { start_date: 'start_date', end_date: 'end_date' } };
-const BIN = resolve(import.meta.dirname, '../../bin/bvsync.js');
 
 let named: EngineFixture;
 let reference: EngineFixture;
@@ -53,21 +49,7 @@ describe('an API that names the range otherwise on one endpoint', () => {
   }, 120_000);
 
   it('doctor says which endpoint needs names of its own, and passes those names once they are set', async () => {
-    const run = (api: Record<string, unknown>) => {
-      const config = join(named.dir, `doctor-${Object.keys(api).length}.json`);
-      writeFileSync(config, JSON.stringify({ api: { requestsPerSecond: 50, ...api } }));
-      return new Promise<{ code: number | null; out: string }>((done, fail) => {
-        const child = spawn(process.execPath, [BIN, 'doctor', '--config', config], {
-          cwd: named.dir,
-          env: { PATH: process.env.PATH, REDIS_URL: TEST_REDIS_URL, BVSYNC_LOG_LEVEL: 'silent', BVSYNC_API_URL: named.sim.url, BVSYNC_API_KEY: named.sim.apiKey, BVSYNC_BRANDS: '1' },
-        });
-        let out = '';
-        child.stdout.on('data', (chunk) => (out += chunk));
-        child.stderr.on('data', (chunk) => (out += chunk));
-        child.on('error', fail);
-        child.on('close', (code) => done({ code, out }));
-      });
-    };
+    const run = (api: Record<string, unknown>) => runDoctor(named.sim, named.dir, `doctor-${Object.keys(api).length}`, api);
     const trackedRow = (out: string, param: string) => out.split('\n').find((line) => /^│ tracked-urls \(3\)/.test(line) && line.includes(`│ ${param} `));
 
     const globalOnly = await run({ params: SINCE_UNTIL });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDoctor } from '../support/doctor.js';
 import { engineFixture, queryFile, runInProcess, type EngineFixture } from '../support/engine.js';
 
 /**
@@ -40,5 +41,20 @@ describe('a per-engine slice the API answered for other engines', () => {
     const engines = await queryFile(fx.config.db, 'SELECT DISTINCT engine FROM visibility_topic_engine_daily ORDER BY engine');
     // It had loaded the brand's every engine's answers under "ChatGPT", as many as under all of them together.
     expect(engines).toEqual([{ engine: known }]);
+  }, 120_000);
+});
+
+describe('api.engines naming an id the API drops', () => {
+  it('doctor names the id the echo left out, instead of calling the engines parameter and api.arrayFormat wrong', async () => {
+    // The spec omits the engine ids; a user guesses one. This API drops it and answers for the ids it knows.
+    const { code, out } = await runDoctor(fx.sim, fx.dir, 'guessed-engine', { engines: [known, 'gpt-4o'] });
+    expect(out).toMatch(new RegExp(`^FAIL  api\\.engines: the API did not apply "gpt-4o": the visibility report sent engines=${known},gpt-4o and its info\\.query names ${known}\\.`, 'm'));
+    expect(out).not.toMatch(/^FAIL  api\.arrayFormat/m);
+    const enginesRow = out.split('\n').find((line) => /^│ conversations \(13\) +│ engines /.test(line));
+    expect(enginesRow).toMatch(/│ cannot be checked │ .*drops engine ids it does not know \(gpt-4o/);
+    expect(code).toBe(1);
+
+    const fixed = await runDoctor(fx.sim, fx.dir, 'known-engine', { engines: [known] });
+    expect(fixed.out).toMatch(new RegExp(`^ok {4}api\\.engines: the visibility report's info\\.query applied every id sent \\(${known}\\)$`, 'm'));
   }, 120_000);
 });

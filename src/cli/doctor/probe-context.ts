@@ -37,6 +37,11 @@ export function probeWindows(lastDay: string): ProbeWindows {
 export interface DataFacts {
   /** Engines the answers of the wide window came from. */
   engines: string[];
+  /**
+   * Ids of `api.engines` the visibility report's echo left out: the API does not know them and drops them, so a probe
+   * sending one learns nothing from it (an unknown id accepted is this API's way, not a name it ignores).
+   */
+  unknownEngines: string[];
   /** Topics (and one scenario) with answers in the wide window, from the visibility report. */
   topics: Array<{ id: number; conversations: number }>;
   scenario?: { id: number; topicId: number; conversations: number };
@@ -91,7 +96,7 @@ interface Control {
 }
 
 export class ProbeContext {
-  readonly facts: DataFacts = { engines: [], topics: [], domains: [], competitorIds: [], validatesValues: {} };
+  readonly facts: DataFacts = { engines: [], unknownEngines: [], topics: [], domains: [], competitorIds: [], validatesValues: {} };
   /**
    * What a run relies on beyond parameter names that the spec says "not shown" of (how lists travel, what the echo
    * names), each as a check line of doctor's: failed with what to set instead, or passed with what showed it.

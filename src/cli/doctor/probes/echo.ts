@@ -109,7 +109,9 @@ export async function probeVisibilityReport(ctx: ProbeContext): Promise<Sent[]> 
   // Sent without engines, the report applies the brand's and its echo is where bvsync learns them (streams/visibility.ts).
   // Under the engines parameter's wire name, as the sync reads the echo (provenance.ts): the literal `engines` failed a
   // renamed parameter that works, and passed an echo under `engines` that the sync does not read.
-  const echoed = echo ? (echoedEngines(echo, ctx.book.wire('engines', endpoint)) ?? []).filter((engine) => engine) : [];
+  const enginesWire = ctx.book.wire('engines', endpoint);
+  const echoed = echo ? (echoedEngines(echo, enginesWire) ?? []).filter((engine) => engine) : [];
+  judgeConfiguredEngines(ctx, enginesWire, echoed);
   if (ctx.config.sync.engineBreakdown) {
     ctx.assumptions.push({ ok: true, line: `engines: the per-engine streams break reports down by sync.engineBreakdown (${ctx.config.sync.engineBreakdown.join(', ')})` });
   } else if (echoed.length === 0) {
@@ -121,7 +123,8 @@ export async function probeVisibilityReport(ctx: ProbeContext): Promise<Sent[]> 
         'set sync.engineBreakdown to the API\'s engine ids',
     });
   } else {
-    ctx.assumptions.push({ ok: true, line: `engines: the visibility report's info.query names the brand's engines when none is sent (${echoed.join(', ')})` });
+    const which = ctx.config.api.engines.length ? 'the engines it applied of api.engines' : "the brand's engines when none is sent";
+    ctx.assumptions.push({ ok: true, line: `engines: the visibility report's info.query names ${which} (${echoed.join(', ')})` });
   }
   for (const row of answer.value.records) {
     if (row.conversations > 0) facts.topics.push({ id: row.topic_id, conversations: row.conversations });
@@ -132,6 +135,31 @@ export async function probeVisibilityReport(ctx: ProbeContext): Promise<Sent[]> 
   ctx.offerControl(endpoint, 'include_scenarios', () => client.visibilityTopics(brand, { ...windows.wide, includeScenarios: 'maybe' as never }));
   ctx.offerControl(endpoint, 'start_date', () => client.visibilityTopics(brand, { ...windows.wide, startDate: 'not-a-day' }));
   return unjudged;
+}
+
+/**
+ * `api.engines` goes with every read that names no engines, this report's first request included; the spec omits the
+ * engine ids, so they are a guess until an answer shows them applied. An id the echo leaves out is one the API does not
+ * know: an API that drops it answers for the others (or its default) and a run ends complete, covering fewer engines
+ * than asked, with nothing said. Judged only where the echo names engines at all.
+ */
+function judgeConfiguredEngines(ctx: ProbeContext, wire: string, echoed: readonly string[]): void {
+  const configured = ctx.config.api.engines;
+  if (configured.length === 0 || echoed.length === 0) return;
+  const applied = new Set(echoed.map((engine) => engine.toLowerCase()));
+  const unknown = configured.filter((engine) => !applied.has(engine.toLowerCase()));
+  ctx.facts.unknownEngines = unknown;
+  if (unknown.length === 0) {
+    ctx.assumptions.push({ ok: true, line: `api.engines: the visibility report's info.query applied every id sent (${configured.join(', ')})` });
+    return;
+  }
+  ctx.assumptions.push({
+    ok: false,
+    line:
+      `api.engines: the API did not apply ${unknown.map((engine) => JSON.stringify(engine)).join(', ')}: the visibility report sent ${wire}=${configured.join(',')} ` +
+      `and its info.query names ${echoed.join(', ')}. Not engine ids it knows, so every read that sends api.engines leaves them out; ` +
+      'set api.engines to ids it names (with api.engines empty, the reports apply the brand\'s engines and their echo names them)',
+  });
 }
 
 /** Endpoint 16's engines and topics, once the conversations showed the engines: one request, and tiebreaks. */

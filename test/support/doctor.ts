@@ -1,0 +1,27 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { TEST_REDIS_URL } from './redis.js';
+
+const BIN = resolve(import.meta.dirname, '../../bin/bvsync.js');
+
+/**
+ * Runs `bvsync doctor` as a user would against `sim` for brand 1, with a config file of `api` settings (written to
+ * `dir` as `name.json`); its output is stdout and stderr together. The simulator keeps serving: this does not block.
+ */
+export function runDoctor(sim: RunningSimulator, dir: string, name: string, api: Record<string, unknown>): Promise<{ code: number | null; out: string }> {
+  const config = join(dir, `${name}.json`);
+  writeFileSync(config, JSON.stringify({ api: { requestsPerSecond: 50, ...api } }));
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BIN, 'doctor', '--config', config], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, REDIS_URL: TEST_REDIS_URL, BVSYNC_LOG_LEVEL: 'silent', BVSYNC_API_URL: sim.url, BVSYNC_API_KEY: sim.apiKey, BVSYNC_BRANDS: '1' },
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (out += chunk));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, out }));
+  });
+}
