@@ -49,6 +49,9 @@ export async function probeParameters(
   await probeFanoutsByPhrase(ctx, searches);
   await probeProductRanking(ctx);
   await probeSwot(ctx);
+  for (const { endpoint, rejects } of ctx.validation.unreadable()) {
+    book.voidRecordEvidence(endpoint, `every record of this endpoint's answers (${rejects}) failed validation (see the line below), so they read as empty`);
+  }
   const readers = syncedReaders(config);
   ctx.assumptions.push(...ctx.validation.lines(readers));
   for (const [endpoint, answer] of ctx.refusedEndpoints) {

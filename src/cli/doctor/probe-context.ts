@@ -161,13 +161,13 @@ export class ProbeContext {
       if (!asksFor.length || !sent.includes(required) || named.has(this.book.wire(required, endpoint))) continue;
       const likely = asksFor.find((d) => d.field.toLowerCase().includes(required)) ?? asksFor[0]!;
       const hint = likely.field.toLowerCase().includes(required) ? `; perhaps api.params.${required} = "${likely.field}"` : '';
-      this.book.wrong(endpoint, required, `sent "${this.book.wire(required, endpoint)}", yet the API asks for "${likely.field}" (${likely.message})${hint}`);
+      this.book.wrong(endpoint, required, `sent "${this.book.wire(required, endpoint)}", yet the API asks for "${likely.field}" (${likely.message})${hint}`, 'request');
     }
     for (const detail of details) {
       const param = candidates.find((name) => this.book.wire(name, endpoint) === detail.field);
       if (!param) continue;
-      if (UNKNOWN_NAME.test(detail.message)) this.book.wrong(endpoint, param, `the API refused "${detail.field}": ${detail.message}`);
-      else this.book.verified(endpoint, param, `the API read "${detail.field}" and judged its value: ${detail.message}`);
+      if (UNKNOWN_NAME.test(detail.message)) this.book.wrong(endpoint, param, `the API refused "${detail.field}": ${detail.message}`, 'request');
+      else this.book.verified(endpoint, param, `the API read "${detail.field}" and judged its value: ${detail.message}`, 'request');
     }
   }
 
@@ -231,16 +231,16 @@ export class ProbeContext {
     } catch (error) {
       if (error instanceof ValidationError && error.details?.some((d) => d.field === wire)) {
         const detail = error.details.find((d) => d.field === wire)!;
-        if (UNKNOWN_NAME.test(detail.message)) return this.book.wrong(endpoint, param, `the API refused "${wire}": ${detail.message}`);
+        if (UNKNOWN_NAME.test(detail.message)) return this.book.wrong(endpoint, param, `the API refused "${wire}": ${detail.message}`, 'request');
         this.facts.validatesValues[valueKindOf(param)] = true;
-        return this.book.verified(endpoint, param, `${dataSays}, but the API refused ${wire}=${invalid} (${detail.message}), so it reads the name`);
+        return this.book.verified(endpoint, param, `${dataSays}, but the API refused ${wire}=${invalid} (${detail.message}), so it reads the name`, 'request');
       }
       return this.book.unchecked(endpoint, param, `${dataSays}, and a request with ${wire}=${invalid} failed: ${describeError(error)}`);
     }
     const kind = valueKindOf(param);
     if (await this.validatesValues(kind)) {
       const what = kind === 'day' ? 'days' : kind === 'flag' ? 'yes/no flags' : 'values';
-      return this.book.wrong(endpoint, param, `${dataSays}, and the API accepted ${wire}=${invalid} though it refuses invalid ${what} under names it knows`);
+      return this.book.wrong(endpoint, param, `${dataSays}, and the API accepted ${wire}=${invalid} though it refuses invalid ${what} under names it knows`, 'request');
     }
     this.book.unchecked(endpoint, param, `${dataSays}, and the API accepts even ${wire}=${invalid}; look at the data it returns for a filter you know`);
   }

@@ -25,6 +25,11 @@ export class ValidationTally {
     this.endpoints.set(endpoint, tally);
   }
 
+  /** Endpoints whose answers held records and not one bvsync could read, with how many failed. */
+  unreadable(): Array<{ endpoint: string; rejects: number }> {
+    return [...this.endpoints].filter(([, tally]) => tally.records === 0 && tally.rejects > 0).map(([endpoint, tally]) => ({ endpoint, rejects: tally.rejects }));
+  }
+
   /**
    * One check line per endpoint whose answers held a record that failed validation: failed when a stream the config
    * syncs reads it (`syncedReaders`), else told of.
@@ -36,7 +41,12 @@ export class ValidationTally {
         const synced = syncedReaders(endpoint);
         const found = `${endpoint}: ${tally.rejects} of ${tally.records + tally.rejects} records in doctor's answers failed validation (the first: ${tally.first})`;
         return synced.length
-          ? { ok: false, line: `${found}; a run of ${synced.join(', ')} sets such records aside in _rejected_records and loads only the rest, and the parameter verdicts of this endpoint judged only the rest` }
+          ? {
+              ok: false,
+              line:
+                `${found}; a run of ${synced.join(', ')} sets such records aside in _rejected_records and loads only the rest, and ` +
+                (tally.records === 0 ? 'what this endpoint\'s records seemed to show of its parameters cannot be checked until some can be read' : 'the parameter verdicts of this endpoint judged only the rest'),
+            }
           : { ok: true, line: `${found}; no stream synced reads it` };
       });
   }

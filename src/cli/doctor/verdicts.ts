@@ -14,12 +14,19 @@ export interface ParamVerdict {
   why: string;
 }
 
+/**
+ * What a verdict rests on: the records of the answers (what came back, how many, in which order), or the request
+ * itself (a 400 naming the parameter, the API accepting an invalid value, the `info.query` echo). Only the first is
+ * void when the answers' records all failed validation, since they then read as empty.
+ */
+export type Evidence = 'records' | 'request';
+
 // Evidence only ever strengthens a row: a wrong name stays wrong whatever else passed, and any evidence beats none.
 const STRENGTH: Record<Verdict, number> = { 'cannot be checked': 0, verified: 1, wrong: 2 };
 
 /** The verdict of every (endpoint, parameter) pair, in the order the endpoints declared them. */
 export class VerdictBook {
-  private readonly rows = new Map<string, ParamVerdict & { placeholder: boolean }>();
+  private readonly rows = new Map<string, ParamVerdict & { placeholder: boolean; evidence: Evidence }>();
 
   constructor(
     private readonly params: ParamMapping,
@@ -36,23 +43,34 @@ export class VerdictBook {
   declare(endpoint: string, params: readonly ParamName[], why = 'no probe reached it (an earlier request failed)'): void {
     for (const param of params) {
       const key = `${endpoint}\u0000${param}`;
-      if (!this.rows.has(key)) this.rows.set(key, { endpoint, param, wire: this.wire(param, endpoint), verdict: 'cannot be checked', why, placeholder: true });
+      if (!this.rows.has(key)) this.rows.set(key, { endpoint, param, wire: this.wire(param, endpoint), verdict: 'cannot be checked', why, placeholder: true, evidence: 'request' });
     }
   }
 
-  set(endpoint: string, param: ParamName, verdict: Verdict, why: string): void {
+  set(endpoint: string, param: ParamName, verdict: Verdict, why: string, evidence: Evidence = 'records'): void {
     const key = `${endpoint}\u0000${param}`;
     const row = this.rows.get(key);
     if (row && !row.placeholder && STRENGTH[row.verdict] >= STRENGTH[verdict]) return;
-    this.rows.set(key, { endpoint, param, wire: this.wire(param, endpoint), verdict, why, placeholder: false });
+    this.rows.set(key, { endpoint, param, wire: this.wire(param, endpoint), verdict, why, placeholder: false, evidence });
   }
 
-  verified(endpoint: string, param: ParamName, why: string): void {
-    this.set(endpoint, param, 'verified', why);
+  verified(endpoint: string, param: ParamName, why: string, evidence?: Evidence): void {
+    this.set(endpoint, param, 'verified', why, evidence);
   }
 
-  wrong(endpoint: string, param: ParamName, why: string): void {
-    this.set(endpoint, param, 'wrong', why);
+  wrong(endpoint: string, param: ParamName, why: string, evidence?: Evidence): void {
+    this.set(endpoint, param, 'wrong', why, evidence);
+  }
+
+  /**
+   * An endpoint whose answers held no record bvsync could read: what its records seemed to show (an empty page, an
+   * order of nothing) proves nothing, and a right name was called wrong from it. Those rows cannot be checked.
+   */
+  voidRecordEvidence(endpoint: string, why: string): void {
+    for (const row of this.rows.values()) {
+      if (row.endpoint !== endpoint || row.placeholder || row.evidence !== 'records' || row.verdict === 'cannot be checked') continue;
+      Object.assign(row, { verdict: 'cannot be checked', why: `${why}; it had looked ${row.verdict}: ${row.why}` });
+    }
   }
 
   unchecked(endpoint: string, param: ParamName, why: string): void {
@@ -65,6 +83,6 @@ export class VerdictBook {
   }
 
   list(): ParamVerdict[] {
-    return [...this.rows.values()].map(({ placeholder: _placeholder, ...row }) => row);
+    return [...this.rows.values()].map(({ placeholder: _placeholder, evidence: _evidence, ...row }) => row);
   }
 }

@@ -20,18 +20,18 @@ export function judgeEcho(ctx: ProbeContext, endpoint: string, sent: readonly Se
     const applied = wire in echo ? echo[wire] : echo[name];
     const offsetMs = name === 'start_date' || name === 'end_date' ? instantOfDay(value, applied) : undefined;
     if (applied === undefined) {
-      ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query does not hold it (it holds ${Object.keys(echo).join(', ')})`);
+      ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query does not hold it (it holds ${Object.keys(echo).join(', ')})`, 'request');
     } else if (name === 'end_date' && offsetMs === DAY_MS) {
       // An end day D echoed as the first instant of D+1: a half-open range, the same days as D inclusive. The spec says
       // the bounds are inclusive but not how an echo spells them; taken for another day, it called a right end_date wrong.
-      ctx.book.verified(endpoint, name, `info.query echoes ${show(applied)}, the instant after the day sent: the API reads the end as exclusive`);
+      ctx.book.verified(endpoint, name, `info.query echoes ${show(applied)}, the instant after the day sent: the API reads the end as exclusive`, 'request');
     } else if (offsetMs !== undefined) {
       judgeDayInstant(ctx, endpoint, name as 'start_date' | 'end_date', wire, value as string, applied as string, offsetMs);
     } else if (!sameValue(value, applied)) {
       const arrays = Array.isArray(value) ? '; if the API reads lists another way, set api.arrayFormat' : '';
-      ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query says ${show(applied)} was applied${arrays}`);
+      ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query says ${show(applied)} was applied${arrays}`, 'request');
     } else {
-      ctx.book.verified(endpoint, name, `info.query echoes ${show(applied)} as sent`);
+      ctx.book.verified(endpoint, name, `info.query echoes ${show(applied)} as sent`, 'request');
     }
   }
   return [];
@@ -57,9 +57,9 @@ const DAY_MS = 86_400_000;
 
 function judgeDayInstant(ctx: ProbeContext, endpoint: string, name: 'start_date' | 'end_date', wire: string, sent: string, applied: string, offsetMs: number): void {
   const echoes = `info.query echoes ${show(applied)} for ${wire}=${sent}`;
-  if (name === 'start_date' && offsetMs === 0) return ctx.book.verified(endpoint, name, `${echoes}, the first instant of that UTC day`);
+  if (name === 'start_date' && offsetMs === 0) return ctx.book.verified(endpoint, name, `${echoes}, the first instant of that UTC day`, 'request');
   // To the minute: an API may keep its times at minute precision (23:59).
-  if (name === 'end_date' && offsetMs >= DAY_MS - 60_000 && offsetMs < DAY_MS) return ctx.book.verified(endpoint, name, `${echoes}, the last instant of that UTC day`);
+  if (name === 'end_date' && offsetMs >= DAY_MS - 60_000 && offsetMs < DAY_MS) return ctx.book.verified(endpoint, name, `${echoes}, the last instant of that UTC day`, 'request');
   if (name === 'end_date' && offsetMs === 0) {
     return ctx.book.unchecked(
       endpoint,
@@ -72,6 +72,7 @@ function judgeDayInstant(ctx: ProbeContext, endpoint: string, name: 'start_date'
     endpoint,
     name,
     `${echoes}, ${Math.abs(hours)} h ${hours > 0 ? 'after' : 'before'} the UTC day's ${name === 'start_date' ? 'start' : 'end'}: the API's days are not UTC days (the spec: "a day in UTC"), so rows would be filed under days they do not cover`,
+    'request',
   );
 }
 
