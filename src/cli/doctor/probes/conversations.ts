@@ -24,7 +24,7 @@ export async function probeConversationDates(ctx: ProbeContext): Promise<RangeAn
   ctx.offerControl(endpoint, 'start_date', () => firstPage(client.conversations(brand, { ...ctx.windows.wide, startDate: 'not-a-day', pageSize: 1 })));
   ctx.offerControl(endpoint, 'end_date', () => firstPage(client.conversations(brand, { ...ctx.windows.wide, endDate: 'not-a-day', pageSize: 1 })));
   if (answers) ctx.facts.engines = [...new Set((answers.wide.records as Conversation[]).map((c) => c.model))].sort();
-  if (answers) await probeOneDay(ctx, answers.wide.records as Conversation[]);
+  if (answers) await probeOneDay(ctx, answers.wide);
   return answers;
 }
 
@@ -33,7 +33,8 @@ export async function probeConversationDates(ctx: ProbeContext): Promise<RangeAn
  * exclusive answers it with nothing, and every daily slice of a backfill would load empty and complete while the
  * wider ranges of the other probes look right. One request, for the day with the most answers seen.
  */
-async function probeOneDay(ctx: ProbeContext, records: readonly Conversation[]): Promise<void> {
+async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
+  const records = wide.records as Conversation[];
   const counts = new Map<string, number>();
   for (const record of records) {
     const day = dayOfAnswer(record);
@@ -47,12 +48,28 @@ async function probeOneDay(ctx: ProbeContext, records: readonly Conversation[]):
   // An API whose days are another zone's answers a day with times of the next or the previous UTC day: its reports'
   // daily figures, filed under UTC days, would be that zone's days (conversations alone show it, record by record).
   const outside = answer.value.records.filter((record) => dayOfAnswer(record) !== day);
-  if (outside.length > 0) {
-    const dates = outside.map((record) => (record as Conversation).date).sort();
+  const dates = outside.map((record) => (record as Conversation).date).sort();
+  const span = `${dates[0]}${dates.length > 1 ? ` .. ${dates.at(-1)}` : ''}`;
+  // Another zone's day reaches at most into the UTC days beside it; answers further off, or as many answers as the
+  // week's, are a range the API did not apply (names it ignores), which a zone would not explain.
+  const neighbours = new Set([addDays(day, -1), day, addDays(day, 1)]);
+  const weekTotal = wide.total ?? wide.records.length;
+  const weekDays = counts.size;
+  if (outside.some((record) => !neighbours.has(dayOfAnswer(record) ?? day)) || (weekDays > 1 && found >= weekTotal)) {
     ctx.assumptions.push({
       ok: false,
       line:
-        `ranges: a range of one day (${day}..${day}) answers ${outside.length} of ${answer.value.records.length} answers dated outside that UTC day (${dates[0]}${dates.length > 1 ? ` .. ${dates.at(-1)}` : ''}): ` +
+        `ranges: a range of one day (${day}..${day}) answers ${found} answers where the week's had ${weekTotal}` +
+        (outside.length ? `, ${outside.length} of its first ${answer.value.records.length} dated outside that day (${span})` : '') +
+        ': the API did not apply the range (start_date and end_date in the table: names it ignores), so each daily slice would load its default range under one day',
+    });
+    return;
+  }
+  if (outside.length > 0) {
+    ctx.assumptions.push({
+      ok: false,
+      line:
+        `ranges: a range of one day (${day}..${day}) answers ${outside.length} of ${answer.value.records.length} answers dated outside that UTC day (${span}): ` +
         "the API's days are another time zone's, while bvsync files rows under UTC days (the spec's times are UTC), so each day's report figures would be another zone's day",
     });
     return;

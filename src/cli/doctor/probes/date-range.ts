@@ -1,3 +1,4 @@
+import { addDays } from '../../../days.js';
 import type { ParamName } from '../../../streams/registry.js';
 import { change, fingerprint, type ProbeContext, type Window } from '../probe-context.js';
 import { isEmpty, type FirstPage } from './first-page.js';
@@ -53,8 +54,15 @@ export async function probeDateRange(
     const beyond = (dayOfRecord ? moved.records.map(dayOfRecord) : [])
       .filter((day): day is string => day !== undefined && (name === 'start_date' ? day < window.startDate : day > window.endDate))
       .sort();
+    const changed = fingerprint(moved.records, moved.total) !== fingerprint(wide.records, wide.total);
+    // Records of the day next to the bound alone, in an answer the bound changed: the API reads the name, and its days
+    // are another zone's (the ranges line says so); called wrong, the right name was un-mapped.
+    const nextDay = name === 'start_date' ? addDays(window.startDate, -1) : addDays(window.endDate, 1);
+    if (beyond.length && changed && beyond.every((day) => day === nextDay)) {
+      return book.verified(endpoint, name, `asked ${bound}: the answer changed (${change(wide, moved)}), with records of ${nextDay} next to it: the API reads the name, and its days are not UTC days (see the ranges line)`);
+    }
     if (beyond.length) return book.wrong(endpoint, name, `asked ${bound}, the API sent records of ${name === 'start_date' ? beyond[0] : beyond[beyond.length - 1]}`);
-    if (fingerprint(moved.records, moved.total) !== fingerprint(wide.records, wide.total)) {
+    if (changed) {
       return book.verified(endpoint, name, `asked ${bound} instead of ${windows.wide[name === 'start_date' ? 'startDate' : 'endDate']}: the answer changed (${change(wide, moved)})`);
     }
     const movedDays = name === 'start_date' ? `${windows.wide.startDate}..${window.startDate}` : `${window.endDate}..${windows.wide.endDate}`;

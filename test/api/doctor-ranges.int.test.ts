@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { runDoctor } from '../support/doctor.js';
+import { tempDir } from '../support/tmp.js';
+
+/**
+ * Doctor's one-day range check tells a range the API ignores from days of another zone, and a name the API reads from
+ * a zone that shifts its days: before, an ignored range was blamed on a time zone (or passed), and a zone made a right
+ * end_date "wrong".
+ */
+
+let ignoring: RunningSimulator;
+let shifted: RunningSimulator;
+const dir = tempDir('doctor-ranges');
+
+beforeAll(async () => {
+  const data = { seed: 3, brands: 1, days: 12, scale: 30 };
+  [ignoring, shifted] = await Promise.all([
+    // Reads its range as since/until and ignores start_date/end_date: every request gets its default 30 days.
+    startSimulator({ ...data, params: { start_date: 'since', end_date: 'until' }, strictParams: false }),
+    startSimulator(data),
+  ]);
+  shifted.setKnobs({ dayZoneHours: -5 });
+});
+afterAll(async () => {
+  await Promise.all([ignoring?.close(), shifted?.close()]);
+  dir.remove();
+});
+
+const row = (out: string, endpoint: string, param: string) => out.split('\n').find((line) => line.startsWith(`│ ${endpoint} `) && line.includes(`│ ${param} `));
+
+describe("doctor's one-day range", () => {
+  it('against an API that ignores the range names: says the range was not applied, not that its days are a zone\'s', async () => {
+    const { code, out } = await runDoctor(ignoring, dir.path, 'ignored', {});
+    expect(out).toMatch(/^FAIL  ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) answers \d+ answers where the week's had \d+.*: the API did not apply the range \(start_date and end_date in the table: names it ignores\)/m);
+    expect(out).not.toMatch(/another time zone's/);
+    expect(out).not.toMatch(/^ok {4}ranges:/m);
+    expect(code).toBe(1);
+  }, 120_000);
+
+  it("against an API whose days are another zone's: blames the zone, and keeps end_date verified", async () => {
+    const { out } = await runDoctor(shifted, dir.path, 'shifted', {});
+    expect(out).toMatch(/^FAIL  ranges: a range of one day .*the API's days are another time zone's/m);
+    expect(row(out, 'conversations (13)', 'end_date')).toMatch(/│ verified +│ .*the API reads the name, and its days are not UTC days/);
+  }, 120_000);
+});
