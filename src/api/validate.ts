@@ -29,7 +29,18 @@ export function validateRecords<T>(schema: z.ZodType<T>, data: readonly unknown[
 
 /** `path: message` per issue, e.g. `brands.0.position: Invalid input: expected int, received string`. */
 export function describeZodIssues(error: z.ZodError): string[] {
-  return error.issues.map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(record)'}: ${issue.message}`);
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(record)'}: ${pastSafeIntegers(issue) ?? issue.message}`);
+}
+
+/**
+ * An integer past 2^53 (64-bit ids, say) was rounded when the page's JSON was parsed, before validation saw it: "Too
+ * big" alone read as a value to fix, and the raw copy kept in _rejected_records holds the rounded number, not the API's.
+ */
+function pastSafeIntegers(issue: z.core.$ZodIssue): string | undefined {
+  if (issue.code !== 'too_big' && issue.code !== 'too_small') return undefined;
+  const bound = Number((issue as { maximum?: unknown; minimum?: unknown }).maximum ?? (issue as { minimum?: unknown }).minimum);
+  if (Math.abs(bound) !== Number.MAX_SAFE_INTEGER) return undefined;
+  return `an integer past ±2^53 (${Number.MAX_SAFE_INTEGER}), which JSON numbers in JavaScript cannot hold exactly: bvsync cannot store it, and its copy in _rejected_records is rounded`;
 }
 
 /** The field names a schema knows (its top level). */

@@ -101,6 +101,13 @@ describe('validateRecords and splitExtra', () => {
     expect(rejects[0]!.source).toBe('GET /x page 1');
   });
 
+  it('says of an id past 2^53 that it was rounded, not only that it is too big', () => {
+    // What JSON.parse makes of the 64-bit id 1795770002077500029: the digits after the 16th are already gone.
+    const parsed = JSON.parse('{"id": 1795770002077500029}') as { id: number };
+    const { rejects } = validateRecords(s.competitorSchema, [{ ...parsed, name: 'n', website: 'w', is_actual: true }], 'GET /x');
+    expect(rejects[0]!.issues).toEqual([expect.stringMatching(/^id: an integer past ±2\^53 \(9007199254740991\).*its copy in _rejected_records is rounded$/)]);
+  });
+
   it('splits known fields from extras', () => {
     const record = s.competitorSchema.parse({ id: 1, name: 'n', website: 'w', is_actual: true, tier: 'gold' });
     expect(splitExtra(s.competitorSchema, record)).toEqual({ known: { id: 1, name: 'n', website: 'w', is_actual: true }, extra: { tier: 'gold' } });
