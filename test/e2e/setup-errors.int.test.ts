@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/engine/redis.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
-import { cliEnv, engineFixture, runBvsync, spawnBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
+import { cliEnv, engineFixture, runBvsync, spawnBvsync, writeCliConfig, type CliProcess, type EngineFixture } from '../support/engine.js';
 
 /**
  * A setup that cannot work — a database file that is not one, an API nobody answers at, a working file another
@@ -101,9 +101,11 @@ describe('a setup that cannot work', () => {
     // Another prefix, so this worker never hands the lease over: it stands for a writer that lost the lease and is
     // still finishing its load. Three tries a lease ttl apart (~2 s here) gave up on it.
     const worker = spawnBvsync(['worker', '--config', config], cliEnv(fx, { BVSYNC_DB: db, BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-closing` }));
-    const command = spawnBvsync(backfill(config), cliEnv(fx, { BVSYNC_DB: db, BVSYNC_LEASE_TTL_MS: '900', BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-waiting` }));
+    let command: CliProcess | undefined;
     try {
+      // The command starts once the worker has the file: started together, on a loaded box the command opened it first.
       await worker.waitFor(/holding the DuckDB writer lease/);
+      command = spawnBvsync(backfill(config), cliEnv(fx, { BVSYNC_DB: db, BVSYNC_LEASE_TTL_MS: '900', BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-waiting` }));
       await command.waitFor(/could not open the working database; handing it back/);
       await new Promise((resolve) => setTimeout(resolve, 4_000));
       worker.kill('SIGTERM');
@@ -113,7 +115,7 @@ describe('a setup that cannot work', () => {
       expect(result.stdout).toMatch(/run backfill-\S+: complete/);
     } finally {
       worker.kill('SIGKILL');
-      command.kill('SIGKILL');
+      command?.kill('SIGKILL');
     }
   }, 90_000);
 });
