@@ -9,6 +9,9 @@ import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate-header
 import { ACCEPTED_ENCODINGS, readResponseText } from './response-body.js';
 import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
 
+/** U+FEFF, which some servers put before a UTF-8 body. */
+const BYTE_ORDER_MARK = 0xfeff;
+
 /** What the `onRequest` hook hears after every HTTP attempt (for counting requests, retries and 429s). */
 export interface ApiRequestEvent {
   /** `GET /customer/v1/brands/7/conversations` (no query). */
@@ -296,7 +299,9 @@ export class Transport {
     let body: unknown;
     let parsed = true;
     try {
-      body = text === '' ? undefined : JSON.parse(text);
+      // RFC 8259 lets a parser ignore a byte order mark; JSON.parse does not, and every answer of an API that sends one
+      // failed as "not JSON" (quoting what looked like JSON), each slice spending all its attempts.
+      body = text === '' ? undefined : JSON.parse(text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text);
     } catch {
       parsed = false;
     }

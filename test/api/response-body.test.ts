@@ -6,7 +6,7 @@ import { PermanentError, TransientError } from '../../src/api/errors.js';
 import { readResponseText, ResponseTooLargeError } from '../../src/api/response-body.js';
 import { redactSecrets, registerSecret } from '../../src/log.js';
 import { named, type NamedClient } from '../support/named-client.js';
-import { collect, mockApi, mockConfig } from './mock-api.js';
+import { collect, conversation, mockApi, mockConfig } from './mock-api.js';
 
 const MB = 2 ** 20;
 const ENDPOINT = 'GET /customer/v1/brands/7/conversations';
@@ -80,6 +80,16 @@ describe('what the client says of an answer that is not the JSON expected', () =
       await client.close();
       client = undefined;
     }
+  });
+
+  it('reads a JSON answer that begins with a byte order mark, as RFC 8259 lets a reader', async () => {
+    const page = { data: [conversation(1), conversation(2)], info: { page: 1, page_size: 100, total_rows: 2 } };
+    const { agent, requests } = mockApi(() => ({ text: `\uFEFF${JSON.stringify(page)}` }));
+    client = named(createApiClient(mockConfig({ maxAttempts: 3 }), { dispatcher: agent }));
+    const pages = await collect(client.conversations(7));
+    // Before, each attempt failed as "a body that is not JSON", quoting what looked like JSON.
+    expect(pages.flatMap((p) => p.records.map((r) => r.id))).toEqual([1, 2]);
+    expect(requests).toHaveLength(1);
   });
 
   it('asks for the codings it reads', async () => {
