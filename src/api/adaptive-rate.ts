@@ -6,7 +6,7 @@
  *   every PROBE_STEP_MS until the first 429 (`probe`);
  * - a 429 cuts the rate to what the API was seen to accept (answers other than 429 over the last second, times
  *   GOOD_RATE_SHARE), never above the rate in force (and by REPEAT_CUT_FACTOR at least when the last cut was
- *   moments ago); with nothing measured, by CUT_FACTOR. Only the first 429
+ *   moments ago); with nothing measured, by CUT_FACTOR, leaving the limit estimated before. Only the first 429
  *   of an episode cuts: a request sent before the last cut met the old rate, which is already cut;
  * - without a 429 the rate climbs back additively (`steady`): STEADY_STEP_SHARE of the limit estimated at the last
  *   429 per step, a step every RECOVERY_STEP_MS back up to what the API accepted, then every STEADY_STEP_MS, never
@@ -132,7 +132,10 @@ export function afterRateLimited(state: RateState, event: RateLimitedAt): RateSt
   const cut = event.goodRate > 0 ? Math.min(most, event.goodRate * GOOD_RATE_SHARE) : current * CUT_FACTOR;
   const rate = Math.max(Math.min(MIN_RATE, event.ceiling), cut);
   // An isolated 429 with a low count is jitter and leaves the estimate where it was; 429s that keep coming revise it.
-  const limit = event.goodRate <= 0 ? current : repeated || state.limit === 0 ? event.goodRate : Math.max(event.goodRate, state.limit);
+  // With nothing accepted the count says nothing of the rate (an API counting per minute refuses every request until
+  // its window ends): the estimate stays where it was. Set to the rate in force each time, a minute of 429s without
+  // Retry-After took it from 9.5 to 0.14/s, kept a day, and the climb (a share of it) needed some ten hours.
+  const limit = event.goodRate <= 0 ? state.limit || current : repeated || state.limit === 0 ? event.goodRate : Math.max(event.goodRate, state.limit);
   const confirmed = state.confirmed === true || confirms(state, current, event.goodRate);
   return { rate, at: event.now, phase: 'steady', limit, cutAt: event.now, ...(confirmed ? { confirmed } : {}) };
 }

@@ -220,6 +220,8 @@ export interface ErrorResponse {
   text?: string | undefined;
   /** Why the body could not be read (cut short, not decodable), when it could not: the status still says what happened. */
   unreadBody?: string | undefined;
+  /** The wait of a rate limit that names none (no usable Retry-After); default DEFAULT_RETRY_AFTER_MS. */
+  namelessWaitMs?: number | undefined;
 }
 
 /** Turns a non-2xx answer into its error class. Pure: the caller decides what to do with it. */
@@ -240,7 +242,7 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
     return new QuotaExceededError(text, fields);
   }
   if (status === 429 || isThrottling(response, envelope, now)) {
-    return new RateLimitedError(text, fields, retryAfter ?? DEFAULT_RETRY_AFTER_MS);
+    return new RateLimitedError(text, fields, retryAfter ?? response.namelessWaitMs ?? DEFAULT_RETRY_AFTER_MS);
   }
   if (status >= 500 || status === 408) return new TransientError(text, fields, 'server_error', retryAfter);
   // The spec names this code and not its status (403 is the simulator's choice): read with a 401 as a refused key, one

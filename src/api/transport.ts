@@ -12,6 +12,9 @@ import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
 /** U+FEFF, which some servers put before a UTF-8 body. */
 const BYTE_ORDER_MARK = 0xfeff;
 
+/** The longest wait of a rate limit that names none, however many came in a row: an API's window of a minute. */
+const MAX_NAMELESS_WAIT_MS = 60_000;
+
 /** What the `onRequest` hook hears after every HTTP attempt (for counting requests, retries and 429s). */
 export interface ApiRequestEvent {
   /** `GET /customer/v1/brands/7/conversations` (no query). */
@@ -102,6 +105,13 @@ export class Transport {
   private readonly unreadableHeaders = new Set<string>();
   /** When the API last answered any call of this client (`answers`; ms since the epoch). */
   private lastAnsweredAt = Number.NEGATIVE_INFINITY;
+  /**
+   * Rate limits in a row that named no wait, and when the last one's wait ends. An API counting per minute refuses
+   * every request until its window ends; met with a second each, a minute of it was some 40 429s. Each episode begun
+   * after the last wait ended waits twice as long, up to a minute; an answer that is not a rate limit starts over.
+   */
+  private namelessRateLimits = 0;
+  private namelessWaitEnds = 0;
 
   constructor(
     private readonly config: ApiConfig & { url: string; apiKey: string },
@@ -308,16 +318,23 @@ export class Transport {
     if (unreadBody !== undefined && status !== 429) {
       // Its body says what it means (an empty domain detail or a missing resource, which brand or key is refused):
       // asked again, as any body cut short is, heeding a Retry-After it came with.
-      await this.tellBudget(status, headers, sentAt, endpoint, false);
+      await this.tellBudget(status, headers, sentAt, endpoint, undefined);
       const retryAfterMs = parseRetryAfter(firstHeader(headers, 'retry-after'), Date.now());
       throw new TransientError(`${endpoint}: HTTP ${status} whose body could not be read: ${unreadBody}`, { status, endpoint }, 'bad_body', retryAfterMs);
     }
     if (status < 200 || status >= 300) {
-      const error = classifyResponse({ status, headers, body: parsed ? body : undefined, endpoint, text, unreadBody });
-      await this.tellBudget(status, headers, sentAt, endpoint, error instanceof RateLimitedError);
+      const named = parseRetryAfter(firstHeader(headers, 'retry-after'), Date.now()) !== undefined;
+      if (!named && status === 429 && sentAt >= this.namelessWaitEnds) this.namelessRateLimits += 1;
+      const namelessWaitMs = Math.min(MAX_NAMELESS_WAIT_MS, DEFAULT_RETRY_AFTER_MS * 2 ** Math.max(0, this.namelessRateLimits - 1));
+      const error = classifyResponse({ status, headers, body: parsed ? body : undefined, endpoint, text, unreadBody, namelessWaitMs });
+      if (error instanceof RateLimitedError) {
+        if (!named) this.namelessWaitEnds = Math.max(this.namelessWaitEnds, Date.now() + error.retryAfterMs);
+      } else if (answers(status)) this.namelessRateLimits = 0;
+      await this.tellBudget(status, headers, sentAt, endpoint, error instanceof RateLimitedError ? error.retryAfterMs : undefined);
       throw error;
     }
-    await this.tellBudget(status, headers, sentAt, endpoint, false);
+    this.namelessRateLimits = 0;
+    await this.tellBudget(status, headers, sentAt, endpoint, undefined);
     if (!parsed || body === undefined) {
       throw new TransientError(`${endpoint}: HTTP ${status} with a body that is not JSON${describeBody(firstHeader(headers, 'content-type'), text) || ' (empty)'}`, { status, endpoint }, 'bad_body');
     }
@@ -330,7 +347,8 @@ export class Transport {
    * accepted, and rate-limit headers may set the ceiling. A failure here (Redis) costs the budget one observation,
    * never the answer itself.
    */
-  private async tellBudget(status: number, headers: HeaderBag, sentAt: number, endpoint: string, rateLimited: boolean): Promise<void> {
+  private async tellBudget(status: number, headers: HeaderBag, sentAt: number, endpoint: string, rateLimitedMs: number | undefined): Promise<void> {
+    const rateLimited = rateLimitedMs !== undefined;
     const signals = readRateLimitHeaders(headers);
     for (const problem of signals.problems) {
       const name = problem.slice(0, problem.indexOf(':'));
@@ -340,7 +358,7 @@ export class Transport {
     }
     const stated = signals.policyPerSecond !== undefined || signals.limit !== undefined || signals.remaining !== undefined;
     try {
-      if (rateLimited) await this.budget.blockFor(parseRetryAfter(headers['retry-after']) ?? DEFAULT_RETRY_AFTER_MS);
+      if (rateLimited) await this.budget.blockFor(rateLimitedMs);
       // The budget cuts the rate on a 429: a throttling answer in another status is one to it.
       await this.budget.observe({ status: rateLimited ? 429 : status, sentAt, signals: stated ? signals : undefined });
     } catch (error) {

@@ -3,6 +3,7 @@ import {
   AUTO_START_RATE,
   CONFIRMED_STEP_MS,
   CUT_FACTOR,
+  GOOD_RATE_SHARE,
   MIN_RATE,
   RECOVERY_STEP_MS,
   STEADY_STEP_MS,
@@ -65,6 +66,22 @@ describe('the adaptive rate', () => {
   it('with nothing accepted to measure, cuts by the multiplicative factor', () => {
     const state = initialRateState(40, false, T0);
     expect(afterRateLimited(state, { now: T0 + 10, sentAt: T0, goodRate: 0, ceiling: 40 })!.rate).toBe(40 * CUT_FACTOR);
+  });
+
+  it('keeps the limit it learned through 429s with nothing accepted (an API counting per minute), so the climb back is fast', () => {
+    // 20 requests a minute, no Retry-After: after the window's 20, every request meets a 429 until the minute ends.
+    let state = afterRateLimited(initialRateState(10, false, T0), { now: T0 + 2_000, sentAt: T0 + 1_900, goodRate: 9, ceiling: 10 })!;
+    expect(state.limit).toBe(9);
+    let now = T0 + 2_000;
+    for (let i = 0; i < 20; i++) {
+      now += 2_000;
+      state = afterRateLimited(state, { now, sentAt: now - 100, goodRate: 0, ceiling: 10 }) ?? state;
+    }
+    // The rate is cut far below it, but the estimate stays: before, each cut set it to the rate in force (0.14/s at
+    // the end), and the climb back, a share of it, took some ten hours.
+    expect(state.rate).toBeLessThan(1.5);
+    expect(state.limit).toBe(9);
+    expect(rateAt(state, now + 20 * RECOVERY_STEP_MS, 10)).toBeGreaterThanOrEqual(GOOD_RATE_SHARE * 9 - 1e-9);
   });
 
   it('cuts once per episode: a 429 of a request sent before the last cut changes nothing', () => {

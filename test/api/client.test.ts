@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MockAgent } from 'undici';
 import { createApiClient } from '../../src/api/client.js';
 import { named, type NamedClient } from '../support/named-client.js';
@@ -175,7 +175,9 @@ describe('API client over HTTP', () => {
   it('stops retrying a call once nothing was answered for as long as an outage is waited out, and says since when', async () => {
     let failed = 0;
     const { agent } = mockApi((url) => (url.pathname.endsWith('/7/conversations') ? (failed++, { status: 502, body: errorBody('bad_gateway') }) : { body: onePage }));
-    const config = mockConfig({ maxAttempts: 20, retryBaseMs: 20, retryMaxMs: 20 });
+    // Waits of up to 50 ms (full jitter): 19 of them outlast the 150 ms tolerance but for a chance of ~1e-7; at 20 ms the
+    // twenty attempts fit in it about one run in twenty, and the call spent them all.
+    const config = mockConfig({ maxAttempts: 20, retryBaseMs: 50, retryMaxMs: 50 });
     client = named(createApiClient(config, { dispatcher: agent, unansweredForMs: 150 }));
     const callStartedAt = Date.now();
     const failing = collect(client.conversations(7)).catch((e: unknown) => e);
@@ -269,6 +271,30 @@ describe('API client over HTTP', () => {
     expect((error as RateLimitedError).retryAfterMs).toBe(3000);
     expect(budget.blocks).toEqual([3000]);
     expect(calls).toBe(1);
+  });
+
+  it('waits twice as long after each rate limit in a row that names no wait, up to a minute; an answer starts over', async () => {
+    // An API counting per minute without Retry-After refuses every request until its window ends: a second each was
+    // some 40 429s a minute. The clock is moved past each wait, so each 429 begins an episode of its own.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const replies = [429, 429, 429, 429, 429, 429, 429, 429, 200, 429];
+      let calls = 0;
+      const { agent } = mockApi(() => (replies[calls++] === 429 ? { status: 429, body: errorBody('rate_limited') } : { body: onePage }));
+      const budget = recordingBudget();
+      client = named(createApiClient(mockConfig(), { dispatcher: agent, budget }));
+      const waits: number[] = [];
+      for (let i = 0; i < replies.length; i++) {
+        const result = await collect(client.conversations(7)).catch((e: unknown) => e);
+        if (result instanceof RateLimitedError) waits.push(result.retryAfterMs);
+        // The first two are one episode: the second was sent before the first one's wait ended.
+        if (i !== 0) vi.setSystemTime(Date.now() + 70_000);
+      }
+      expect(waits).toEqual([1_000, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 1_000]);
+      expect(budget.blocks).toEqual(waits);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a gateway\'s 403 with a Retry-After slows the key and is waited out like a 429, not taken for a refused key', async () => {
