@@ -46,6 +46,11 @@ export const knobsSchema = z
      */
     refusedPaths: z.array(z.string().min(1)),
     /**
+     * Endpoints answered 404 `not_found`, by the end of their path as `refusedPaths`: an API without them, or whose path
+     * for them is another than the spec's; default none.
+     */
+    missingPaths: z.array(z.string().min(1)),
+    /**
      * The key's quota is spent: every API request is answered 429 `monthly_quota_exceeded` with a `Retry-After` of a
      * day; default false.
      */
@@ -94,6 +99,7 @@ export const DEFAULT_KNOBS: Knobs = {
   oddities: [],
   strictParams: true,
   refusedPaths: [],
+  missingPaths: [],
   quotaSpent: false,
   unknownEngines: 'refuse',
   echoMirror: false,

@@ -237,6 +237,11 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
       sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);
       return log(403);
     }
+    if (knobs.missingPaths.some((path) => url.pathname.endsWith(`/${path}`))) {
+      const outcome = errorOutcome(new SimulatorApiError(404, 'not_found', `no endpoint GET ${url.pathname}`));
+      sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);
+      return log(404);
+    }
     const fault = faultFor(sim.seed, sequence, knobs.faultRate, knobs.faultKinds);
     if (fault === 'reset') {
       req.socket.destroy();

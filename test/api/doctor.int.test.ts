@@ -392,6 +392,19 @@ describe('bvsync doctor', () => {
     }
   });
 
+  it('fails on an endpoint none of whose requests is answered (a 404 for its path), naming it', async ({ expect }) => {
+    plain.setKnobs({ missingPaths: ['templates'] });
+    try {
+      const { code, out } = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'missing-endpoint') }));
+      // Its rows said "cannot be checked" and doctor ended "all checks passed", while a run failed every slice of it.
+      expect(out).toMatch(/^FAIL {2}templates \(10\): no request doctor sent was answered \(the first: .*404 not_found.*\); every slice of templates would fail the same way: check api\.url/m);
+      expect(out.match(/^FAIL/gm)).toHaveLength(1);
+      expect(code).toBe(1);
+    } finally {
+      plain.setKnobs({ missingPaths: [] });
+    }
+  });
+
   it('takes a refused competitors list for the endpoint, not the key, when the content analyses answer', async ({ expect }) => {
     plain.setKnobs({ refusedPaths: ['competitors'] });
     try {

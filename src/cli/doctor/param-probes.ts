@@ -65,5 +65,14 @@ export async function probeParameters(
         : { ok: true, line: `${endpoint}: the key may not read this endpoint (${answer}); no stream synced reads it` },
     );
   }
+  for (const [endpoint, failure] of ctx.failedEndpoints) {
+    if (ctx.answeredEndpoints.has(endpoint) || ctx.refusedEndpoints.has(endpoint)) continue;
+    const synced = readers(endpoint);
+    ctx.assumptions.push(
+      synced.length
+        ? { ok: false, line: `${endpoint}: no request doctor sent was answered (the first: ${failure}); every slice of ${synced.join(', ')} would fail the same way: check api.url and the endpoint's path, or take them out of sync.streams (and schedules)` }
+        : { ok: true, line: `${endpoint}: no request doctor sent was answered (the first: ${failure}); no stream synced reads it` },
+    );
+  }
   return { verdicts: book.list(), assumptions: ctx.assumptions };
 }

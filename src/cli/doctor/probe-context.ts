@@ -112,6 +112,13 @@ export class ProbeContext {
    * only calling their parameters unchecked.
    */
   readonly refusedEndpoints = new Map<string, string>();
+  /**
+   * Endpoints that answered a probe (a page, or a 400 judging its query), and the first failure of each other one
+   * asked: an endpoint none of whose requests was answered (a 404 for its path, a redirect, only 5xx) left every row
+   * "cannot be checked" and doctor passed, while a run fails every slice that reads it.
+   */
+  readonly answeredEndpoints = new Set<string>();
+  readonly failedEndpoints = new Map<string, string>();
   readonly validation = new ValidationTally();
   private readonly controls: Control[] = [];
 
@@ -131,9 +138,12 @@ export class ProbeContext {
     try {
       const value = await call();
       this.validation.see(endpoint, value);
+      this.answeredEndpoints.add(endpoint);
       return { ok: true, value };
     } catch (error) {
       if (error instanceof AuthError) this.refusedEndpoints.set(endpoint, describeError(error));
+      else if (error instanceof ValidationError) this.answeredEndpoints.add(endpoint);
+      else if (!this.failedEndpoints.has(endpoint)) this.failedEndpoints.set(endpoint, describeError(error));
       if (!(error instanceof ValidationError) || !error.details?.length) return { ok: false, why: `the request failed: ${describeError(error)}` };
       this.readRefusal(endpoint, sent, error);
       // Send the request again without the names refused as unknown (every later request to the endpoint leaves
