@@ -3,9 +3,9 @@ import { z } from 'zod';
 /**
  * Answers an API bvsync has never met may give, each schema-valid: a record dated outside the range asked for, a
  * record repeating another's id with other content, a page numbered otherwise than asked, a `total_rows` that moves
- * from page to page or counts only the records of its own page. Each is added to list answers the same way on every fetch, so a test can predict it.
+ * from page to page, counts only the records of its own page, or is left out. Each is added to list answers the same way on every fetch, so a test can predict it.
  */
-export const ODDITY_KINDS = ['row_outside_window', 'duplicate_key', 'wrong_page', 'moving_total', 'page_total'] as const;
+export const ODDITY_KINDS = ['row_outside_window', 'duplicate_key', 'wrong_page', 'moving_total', 'page_total', 'no_total'] as const;
 export type OddityKind = (typeof ODDITY_KINDS)[number];
 export const oddityKindSchema = z.enum(ODDITY_KINDS);
 
@@ -64,5 +64,6 @@ export function applyOddities(answer: ListAnswer, kinds: readonly OddityKind[]):
     if (kinds.includes('moving_total') && hasTotal) info.total_rows = (info.total_rows as number) + page;
   }
   if (info && hasTotal && kinds.includes('page_total')) info.total_rows = data.length;
+  if (info && kinds.includes('no_total')) delete info.total_rows;
   return info ? { ...answer, data, info } : { ...answer, data };
 }

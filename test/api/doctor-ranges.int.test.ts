@@ -44,3 +44,20 @@ describe("doctor's one-day range", () => {
     expect(row(out, 'conversations (13)', 'end_date')).toMatch(/│ verified +│ .*the API reads the name, and its days are not UTC days/);
   }, 120_000);
 });
+
+describe('doctor against an API whose answers carry no total_rows', () => {
+  it('calls no range name wrong from a first page that a moved start cannot change', async () => {
+    // Enough answers a day that the window's last two days fill a first page of 100 too.
+    const sim = await startSimulator({ seed: 3, brands: 1, days: 12, scale: 90 });
+    try {
+      sim.setKnobs({ oddities: ['no_total'] });
+      const { out } = await runDoctor(sim, dir.path, 'no-total', {});
+      // Newest first, the first page of the week and of its last days are the same 100 answers: start_date had been
+      // "wrong ... though it holds records of" the days moved over, and the advice broke a working config.
+      for (const param of ['start_date', 'end_date']) expect(row(out, 'conversations (13)', param)).not.toMatch(/│ wrong +│/);
+      expect(out).not.toMatch(/wrong: start_date/);
+    } finally {
+      await sim.close();
+    }
+  }, 120_000);
+});

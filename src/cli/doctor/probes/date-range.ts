@@ -67,8 +67,12 @@ export async function probeDateRange(
     }
     const movedDays = name === 'start_date' ? `${windows.wide.startDate}..${window.startDate}` : `${window.endDate}..${windows.wide.endDate}`;
     if (isEmpty(wide)) return book.unchecked(endpoint, name, `no data in ${windows.wide.startDate}..${windows.wide.endDate}; checkable once the brand has some`);
-    if (dataInMovedDays) return book.wrong(endpoint, name, `the same answer ${bound} as for the whole window, though it holds records of ${movedDays}`);
-    const dataSays = `the answer does not change ${bound}`;
+    // Without total_rows only the first pages are compared: a full one shows the newest records, and a moved start
+    // changes the answer's tail, which it does not show (an API that applied start_date was called wrong).
+    const pageSize = Number(wide.info.page_size);
+    const seenWhole = wide.total !== undefined || moved.total !== undefined || (pageSize > 0 && wide.records.length + wide.rejects.length < pageSize);
+    if (dataInMovedDays && seenWhole) return book.wrong(endpoint, name, `the same answer ${bound} as for the whole window, though it holds records of ${movedDays}`);
+    const dataSays = seenWhole ? `the answer does not change ${bound}` : `the first page does not change ${bound}, and no info.total_rows shows the rest`;
     if (options.invalid) await ctx.tiebreak(endpoint, name, 'not-a-day', () => options.invalid!(name, 'not-a-day'), dataSays);
     else book.unchecked(endpoint, name, `${dataSays}; checkable once the brand has data in ${movedDays}`);
   };
