@@ -18,7 +18,14 @@ export interface ProgressSnapshot {
    * and the time left, which are then marked "~" (estimated). Default none.
    */
   expectedMore?: number;
+  /** Until when fetching waits out a 429's Retry-After (ms since the epoch); said when over a few seconds away. */
+  rateLimitedUntil?: number;
+  /** The clock the wait is told against; default now. */
+  now?: number;
 }
+
+/** Shorter waits come and go between two draws of the line. */
+const WAIT_SHOWN_FROM_MS = 3_000;
 
 /** One line: a bar of slices done, rows, requests, request rate and the time left at the current pace. */
 export function progressLine(snapshot: ProgressSnapshot, width = 24): string {
@@ -33,9 +40,14 @@ export function progressLine(snapshot: ProgressSnapshot, width = 24): string {
   const rate = snapshot.elapsedSeconds > 0 ? requestsHere / snapshot.elapsedSeconds : 0;
   const perSlice = doneHere > 0 ? snapshot.elapsedSeconds / doneHere : 0;
   const eta = doneHere > 0 && total > snapshot.done ? `${estimated}${formatDuration(Math.round(perSlice * (total - snapshot.done)))}` : '—';
+  const waitMs = (snapshot.rateLimitedUntil ?? 0) - (snapshot.now ?? Date.now());
+  const waiting =
+    waitMs >= WAIT_SHOWN_FROM_MS
+      ? ` · rate limited: the API asked to wait, until ${new Date(snapshot.rateLimitedUntil!).toISOString().slice(11, 19)} UTC (${formatDuration(Math.ceil(waitMs / 1000))})`
+      : '';
   return (
     `${bar} ${snapshot.done}/${estimated}${total} slices · ${formatInteger(snapshot.rows)} rows · ` +
-    `${formatInteger(snapshot.requests)} requests · ${rate.toFixed(1)} req/s · ETA ${eta}`
+    `${formatInteger(snapshot.requests)} requests · ${rate.toFixed(1)} req/s · ETA ${eta}${waiting}`
   );
 }
 

@@ -75,6 +75,7 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
           elapsedSeconds: (Date.now() - started) / 1000,
           before,
           expectedMore: expectedPhaseTwo(snapshot, options, phaseTwoStreams, previous),
+          rateLimitedUntil: snapshot.rateLimitedUntil,
         });
         if (liveLine) liveLine.show(line);
         else if (Date.now() - lastPlain >= 5_000) {

@@ -100,6 +100,8 @@ export interface RunProgress {
   planned: number;
   done: number;
   counters: Map<string, StreamCounters>;
+  /** Until when this process's fetching waits out a 429's Retry-After (ms since the epoch); absent when it does not. */
+  rateLimitedUntil?: number;
 }
 
 export interface RunToEndOptions extends StartRunOptions {
@@ -144,7 +146,8 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
       const finished = isFinishedRunStatus(progress.meta.status) || options.enqueueOnly === true;
       if (finished || performance.now() - reported >= PROGRESS_INTERVAL_MS) {
         reported = performance.now();
-        options.onProgress?.(progress);
+        const rateLimitedUntil = host?.rateLimitedUntil;
+        options.onProgress?.(rateLimitedUntil && rateLimitedUntil > Date.now() ? { ...progress, rateLimitedUntil } : progress);
       }
       if (finished) return progress;
       const writerProblem = host?.writerProblem();

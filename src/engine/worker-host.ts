@@ -207,8 +207,15 @@ export class WorkerHost {
     }
   }
 
+  /**
+   * Until when the fetch queue waits out the longest Retry-After this process met (ms since the epoch): a command's
+   * progress line says so, where a wait of minutes had looked like a stall.
+   */
+  rateLimitedUntil = 0;
+
   /** A 429 pauses the fetch queue for its Retry-After: no new slice starts anywhere until the key may call again. */
   private pauseFetching(ms: number): void {
+    this.rateLimitedUntil = Math.max(this.rateLimitedUntil, Date.now() + ms);
     this.options.metrics?.rateLimitedPause(ms);
     this.queues.fetch.rateLimit(ms).catch((error: Error) => this.options.log.warn({ err: error.message }, 'could not pause the fetch queue'));
   }
