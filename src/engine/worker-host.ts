@@ -197,6 +197,8 @@ export class WorkerHost {
         writes: writtenFile(config.db),
         ttlMs: this.options.leaseTtlMs,
         onAcquired: () => this.becomeWriter(),
+        // Its growing wait (5, 10, 20 s at the default ttl) left no try in the last 15 s of BVSYNC_HOLDER_PATIENCE_MS.
+        retryPromptly: (error) => error instanceof DatabaseLockedError && error.heldByBvsync,
         onLost: () => {
           // Said, or a worker that stopped loading (Redis restarted empty, a stall past the lease's ttl) looked idle.
           if (!this.stopping) log.warn({ db: writtenFile(config.db) }, 'lost the DuckDB writer lease: loading stops until this or another process takes it again');

@@ -21,6 +21,11 @@ export interface WriterLeaseOptions {
   onLost: () => Promise<void> | void;
   /** The file the holder writes, kept in the lease for others to read (`leaseHolderWrites`); default none. */
   writes?: string;
+  /**
+   * Whether a failure of `onAcquired` is one to try again every interval rather than after a growing wait: a file
+   * another bvsync still holds while it closes, which a command waits for only so long; default none.
+   */
+  retryPromptly?: (error: unknown) => boolean;
 }
 
 /**
@@ -157,7 +162,8 @@ export class WriterLease {
             // all): give the lease back and wait longer each time before trying again.
             this.held = false;
             this.failures += 1;
-            this.notBefore = performance.now() + Math.min(this.maxBackoffMs, this.intervalMs * 2 ** (this.failures - 1));
+            const prompt = this.options.retryPromptly?.(error) === true;
+            this.notBefore = performance.now() + (prompt ? 0 : Math.min(this.maxBackoffMs, this.intervalMs * 2 ** (this.failures - 1)));
             await this.redis.eval(RELEASE, 1, this.options.key, this.value).catch(() => {});
             throw error;
           } finally {

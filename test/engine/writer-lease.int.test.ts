@@ -164,6 +164,28 @@ describe('WriterLease', () => {
     expect(await redis.get(key)).toBeNull(); // handed back after every failure
   });
 
+  it('tries every interval after a failure it is told to retry promptly (a file another bvsync is closing)', async () => {
+    const key = redisKeys(`${prefix}-prompt`).writerLease;
+    const tries: number[] = [];
+    const lease = new WriterLease(redis, {
+      key,
+      ttlMs: 1000,
+      intervalMs: 50,
+      maxBackoffMs: 2_000,
+      onAcquired: () => {
+        tries.push(performance.now());
+        throw new Error('held by another bvsync');
+      },
+      retryPromptly: (error) => (error as Error).message === 'held by another bvsync',
+      onLost: () => {},
+    });
+    await lease.start();
+    await until(() => tries.length >= 6, 10_000);
+    await lease.stop();
+    // Growing, the sixth try had come 50 + 100 + 200 + 400 + 800 ms after the first; every interval, ~250 ms.
+    expect(tries[5]! - tries[0]!).toBeLessThan(1_000);
+  });
+
   it('keeps trying after its wall clock is set back: its waits run on the monotonic clock', async () => {
     const key = redisKeys(`${prefix}-clock`).writerLease;
     let tries = 0;
