@@ -4,7 +4,8 @@ import type { ParamName } from '../../streams/registry.js';
 import type { Config } from '../../config/schema.js';
 import { addDays } from '../../days.js';
 import { domainOf } from '../../streams/domains.js';
-import { ENDPOINTS, SENT_PARAMS } from './endpoints.js';
+import { DECLARED, ENDPOINTS, SENT_PARAMS } from './endpoints.js';
+import { isNoAnswer } from './no-answer.js';
 import type { RefusedNames } from './refused-names.js';
 import { ValidationTally } from './validation-tally.js';
 import type { VerdictBook } from './verdicts.js';
@@ -138,12 +139,11 @@ export class ProbeContext {
     try {
       const value = await call();
       this.validation.see(endpoint, value);
-      this.answeredEndpoints.add(endpoint);
+      this.noteAnswer(endpoint);
       return { ok: true, value };
     } catch (error) {
       if (error instanceof AuthError) this.refusedEndpoints.set(endpoint, describeError(error));
-      else if (error instanceof ValidationError) this.answeredEndpoints.add(endpoint);
-      else if (!this.failedEndpoints.has(endpoint)) this.failedEndpoints.set(endpoint, describeError(error));
+      else this.noteAnswer(endpoint, error);
       if (!(error instanceof ValidationError) || !error.details?.length) return { ok: false, why: `the request failed: ${describeError(error)}` };
       this.readRefusal(endpoint, sent, error);
       // Send the request again without the names refused as unknown (every later request to the endpoint leaves
@@ -154,6 +154,16 @@ export class ProbeContext {
       const fields = [...new Set(error.details.map((d) => `"${d.field}"`))].join(', ');
       return { ok: false, why: `the API refused the request over ${fields} (${error.details[0]!.message}); fix those, then run doctor again` };
     }
+  }
+
+  /**
+   * Notes whether the API answered a request of the endpoint: an error is an answer unless it leaves the endpoint
+   * unread (isNoAnswer). A 429 or a spent quota is the API answering: counted as none, one 429 failed an endpoint
+   * asked once with "check api.url".
+   */
+  private noteAnswer(endpoint: string, error?: unknown): void {
+    if (error === undefined || !isNoAnswer(error)) this.answeredEndpoints.add(endpoint);
+    else if (!this.failedEndpoints.has(endpoint)) this.failedEndpoints.set(endpoint, describeError(error));
   }
 
   /**
@@ -170,7 +180,9 @@ export class ProbeContext {
     for (const required of REQUIRED[endpoint] ?? []) {
       if (!asksFor.length || !sent.includes(required) || named.has(this.book.wire(required, endpoint))) continue;
       const likely = asksFor.find((d) => d.field.toLowerCase().includes(required)) ?? asksFor[0]!;
-      const hint = likely.field.toLowerCase().includes(required) ? `; perhaps api.params.${required} = "${likely.field}"` : '';
+      const hint = likely.field.toLowerCase().includes(required)
+        ? `; perhaps api.params.${required} = "${likely.field}" (or api.endpointParams["${DECLARED[endpoint]?.name ?? endpoint}"].${required}, for this endpoint alone)`
+        : '';
       this.book.wrong(endpoint, required, `sent "${this.book.wire(required, endpoint)}", yet the API asks for "${likely.field}" (${likely.message})${hint}`, 'request');
     }
     for (const detail of details) {
@@ -220,8 +232,10 @@ export class ProbeContext {
       tries++;
       try {
         await control!.call();
+        this.noteAnswer(control!.endpoint);
         learnt[kind] = false;
       } catch (error) {
+        this.noteAnswer(control!.endpoint, error);
         if (error instanceof ValidationError && error.details?.some((d) => d.field === this.book.wire(control!.param, control!.endpoint))) learnt[kind] = true;
       }
     }
@@ -238,7 +252,9 @@ export class ProbeContext {
     if (!this.spend()) return this.book.unchecked(endpoint, param, `${dataSays}; doctor's budget of ${MAX_PROBE_REQUESTS} requests is spent`);
     try {
       await call();
+      this.noteAnswer(endpoint);
     } catch (error) {
+      this.noteAnswer(endpoint, error);
       if (error instanceof ValidationError && error.details?.some((d) => d.field === wire)) {
         const detail = error.details.find((d) => d.field === wire)!;
         if (UNKNOWN_NAME.test(detail.message)) return this.book.wrong(endpoint, param, `the API refused "${wire}": ${detail.message}`, 'request');
