@@ -47,15 +47,17 @@ describe("doctor's one-day range", () => {
 
 describe('doctor against an API whose answers carry no total_rows', () => {
   it('calls no range name wrong from a first page that a moved start cannot change', async () => {
-    // Enough answers a day that the window's last two days fill a first page of 100 too.
-    const sim = await startSimulator({ seed: 3, brands: 1, days: 12, scale: 90 });
+    // Enough answers a day that the window's last two days fill a first page of 100 too, on a fixed calendar.
+    const sim = await startSimulator({ seed: 3, brands: 1, days: 12, scale: 90, today: '2026-11-20' });
     try {
       sim.setKnobs({ oddities: ['no_total'] });
-      const { out } = await runDoctor(sim, dir.path, 'no-total', {});
+      const { out } = await runDoctor(sim, dir.path, 'no-total', {}, '2026-11-20');
       // Newest first, the first page of the week and of its last days are the same 100 answers: start_date had been
       // "wrong ... though it holds records of" the days moved over, and the advice broke a working config.
       for (const param of ['start_date', 'end_date']) expect(row(out, 'conversations (13)', param)).not.toMatch(/│ wrong +│/);
       expect(out).not.toMatch(/wrong: start_date/);
+      // Nor is a full first page of one day, as long as the week's, taken for a range not applied.
+      expect(out).toMatch(/^ok {4}ranges: a range of one day /m);
     } finally {
       await sim.close();
     }

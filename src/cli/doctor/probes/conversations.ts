@@ -55,7 +55,10 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
   const neighbours = new Set([addDays(day, -1), day, addDays(day, 1)]);
   const weekTotal = wide.total ?? wide.records.length;
   const weekDays = counts.size;
-  if (outside.some((record) => !neighbours.has(dayOfAnswer(record) ?? day)) || (weekDays > 1 && found >= weekTotal)) {
+  // Without total_rows a full first page is no count: the day's 100 and the week's 100 said nothing of the range.
+  const full = (page: FirstPage) => page.records.length + page.rejects.length >= PAGE;
+  const counted = (wide.total !== undefined && answer.value.total !== undefined) || (!full(wide) && !full(answer.value));
+  if (outside.some((record) => !neighbours.has(dayOfAnswer(record) ?? day)) || (counted && weekDays > 1 && found >= weekTotal)) {
     ctx.assumptions.push({
       ok: false,
       line:
