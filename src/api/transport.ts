@@ -323,22 +323,31 @@ export class Transport {
       throw new TransientError(`${endpoint}: HTTP ${status} whose body could not be read: ${unreadBody}`, { status, endpoint }, 'bad_body', retryAfterMs);
     }
     if (status < 200 || status >= 300) {
-      const named = parseRetryAfter(firstHeader(headers, 'retry-after'), Date.now()) !== undefined;
-      if (!named && status === 429 && sentAt >= this.namelessWaitEnds) this.namelessRateLimits += 1;
-      const namelessWaitMs = Math.min(MAX_NAMELESS_WAIT_MS, DEFAULT_RETRY_AFTER_MS * 2 ** Math.max(0, this.namelessRateLimits - 1));
-      const error = classifyResponse({ status, headers, body: parsed ? body : undefined, endpoint, text, unreadBody, namelessWaitMs });
-      if (error instanceof RateLimitedError) {
-        if (!named) this.namelessWaitEnds = Math.max(this.namelessWaitEnds, Date.now() + error.retryAfterMs);
-      } else if (answers(status)) this.namelessRateLimits = 0;
+      const response = { status, headers, body: parsed ? body : undefined, endpoint, text, unreadBody };
+      let error = classifyResponse(response);
+      // A throttling answer of any status (a 503 rate_limited, a gateway's 403) that names no wait.
+      if (error instanceof RateLimitedError && parseRetryAfter(firstHeader(headers, 'retry-after'), Date.now()) === undefined) {
+        if (sentAt >= this.namelessWaitEnds) this.namelessRateLimits += 1;
+        error = classifyResponse({ ...response, namelessWaitMs: Math.min(MAX_NAMELESS_WAIT_MS, DEFAULT_RETRY_AFTER_MS * 2 ** (this.namelessRateLimits - 1)) });
+        this.namelessWaitEnds = Math.max(this.namelessWaitEnds, Date.now() + (error as RateLimitedError).retryAfterMs);
+      } else if (!(error instanceof RateLimitedError) && answers(status)) this.answeredAfterWaits(sentAt);
       await this.tellBudget(status, headers, sentAt, endpoint, error instanceof RateLimitedError ? error.retryAfterMs : undefined);
       throw error;
     }
-    this.namelessRateLimits = 0;
+    this.answeredAfterWaits(sentAt);
     await this.tellBudget(status, headers, sentAt, endpoint, undefined);
     if (!parsed || body === undefined) {
       throw new TransientError(`${endpoint}: HTTP ${status} with a body that is not JSON${describeBody(firstHeader(headers, 'content-type'), text) || ' (empty)'}`, { status, endpoint }, 'bad_body');
     }
     return { status, body };
+  }
+
+  /**
+   * An answer that is not a rate limit ends a run of nameless waits, when it was sent after the last one ended: a slow
+   * page sent before it began, landing after its first 429, set the next episode's wait back to a second.
+   */
+  private answeredAfterWaits(sentAt: number): void {
+    if (sentAt >= this.namelessWaitEnds) this.namelessRateLimits = 0;
   }
 
   /**

@@ -18,7 +18,7 @@ export interface ProgressSnapshot {
    * and the time left, which are then marked "~" (estimated). Default none.
    */
   expectedMore?: number;
-  /** Until when fetching waits out a 429's Retry-After (ms since the epoch); said when over a few seconds away. */
+  /** Until when fetching waits out a rate limit (its Retry-After, or bvsync's own wait): said when over a few seconds away. */
   rateLimitedUntil?: number;
   /** The clock the wait is told against; default now. */
   now?: number;
@@ -43,7 +43,7 @@ export function progressLine(snapshot: ProgressSnapshot, width = 24): string {
   const waitMs = (snapshot.rateLimitedUntil ?? 0) - (snapshot.now ?? Date.now());
   const waiting =
     waitMs >= WAIT_SHOWN_FROM_MS
-      ? ` · rate limited: the API asked to wait, until ${new Date(snapshot.rateLimitedUntil!).toISOString().slice(11, 19)} UTC (${formatDuration(Math.ceil(waitMs / 1000))})`
+      ? ` · rate limited: waiting until ${new Date(snapshot.rateLimitedUntil!).toISOString().slice(11, 19)} UTC (${formatDuration(Math.ceil(waitMs / 1000))})`
       : '';
   return (
     `${bar} ${snapshot.done}/${estimated}${total} slices · ${formatInteger(snapshot.rows)} rows · ` +

@@ -210,8 +210,9 @@ export class WorkerHost {
   }
 
   /**
-   * Until when the fetch queue waits out the longest Retry-After this process met (ms since the epoch): a command's
-   * progress line says so, where a wait of minutes had looked like a stall.
+   * Until when the fetch queue waits out the longest rate limit this process met (its Retry-After, or bvsync's own wait
+   * for one that names none; ms since the epoch): a command's progress line says so, where a wait of minutes had looked
+   * like a stall.
    */
   rateLimitedUntil = 0;
 

@@ -278,9 +278,13 @@ describe('API client over HTTP', () => {
     // some 40 429s a minute. The clock is moved past each wait, so each 429 begins an episode of its own.
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
-      const replies = [429, 429, 429, 429, 429, 429, 429, 429, 200, 429];
+      // The third is a 503 rate_limited: a throttling answer of another status doubles the same.
+      const replies = [429, 429, 503, 429, 429, 429, 429, 429, 200, 429];
       let calls = 0;
-      const { agent } = mockApi(() => (replies[calls++] === 429 ? { status: 429, body: errorBody('rate_limited') } : { body: onePage }));
+      const { agent } = mockApi(() => {
+        const status = replies[calls++];
+        return status === 200 ? { body: onePage } : { status, body: errorBody('rate_limited') };
+      });
       const budget = recordingBudget();
       client = named(createApiClient(mockConfig(), { dispatcher: agent, budget }));
       const waits: number[] = [];

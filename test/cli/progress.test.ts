@@ -80,9 +80,9 @@ describe('the progress line and its ETA', () => {
     expect(progressLine(base)).toContain('ETA 10 s');
   });
 
-  it("says until when it waits out a 429's Retry-After, where a wait of minutes had looked like a stall", () => {
+  it('says until when it waits out a rate limit, where a wait of minutes had looked like a stall', () => {
     const now = Date.parse('2026-11-27T10:15:00Z');
-    expect(progressLine({ ...base, now, rateLimitedUntil: now + 600_000 })).toMatch(/ · rate limited: the API asked to wait, until 10:25:00 UTC \(10m 00s\)$/);
+    expect(progressLine({ ...base, now, rateLimitedUntil: now + 600_000 })).toMatch(/ · rate limited: waiting until 10:25:00 UTC \(10m 00s\)$/);
     // A wait of a second or two comes and goes between two draws: not said.
     expect(progressLine({ ...base, now, rateLimitedUntil: now + 1_000 })).toBe(progressLine(base));
   });

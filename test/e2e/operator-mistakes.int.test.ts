@@ -191,7 +191,7 @@ describe('SIGTERM to a command that is waiting or retrying', () => {
     const child = spawnBvsync([...backfillArgs(), '--brand', '1'], cliEnv(fx));
     started.push(child);
     // The progress line says what it waits for (it had repeated "0 requests · 0.0 req/s · ETA —" as if stalled).
-    const result = await terminateWhen(child, /rate limited: the API asked to wait, until \d{2}:\d{2}:\d{2} UTC \(\dm \d{2}s\)/);
+    const result = await terminateWhen(child, /rate limited: waiting until \d{2}:\d{2}:\d{2} UTC \(\dm \d{2}s\)/);
     expect(result.afterSignalMs).toBeLessThan(RUN_SHUTDOWN_DEADLINE_MS);
     expect(result.code).toBe(1);
   }, 90_000);
