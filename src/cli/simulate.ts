@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ParamMapping } from '../api/param-names.js';
 import { loadProcessSettings } from '../config/load.js';
-import { isParamName } from '../streams/registry.js';
+import { ENDPOINT_PARAMS, isParamName } from '../streams/registry.js';
 import { createLogger } from '../log.js';
 import { FAULT_KINDS, type FaultKind } from '../simulator/knobs.js';
 import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
@@ -62,7 +62,11 @@ function readParams(file: string): { params: ParamMapping; endpointParams: Recor
   const endpointParams: Record<string, ParamMapping> = {};
   if (endpoints !== undefined) {
     if (endpoints === null || typeof endpoints !== 'object' || Array.isArray(endpoints)) throw new UsageError(`--params ${file}: expected "endpoints" to be an object of endpoint -> names`);
-    for (const [endpoint, mapping] of Object.entries(endpoints)) endpointParams[endpoint] = mappingOf(mapping, `"endpoints"."${endpoint}"`);
+    for (const [endpoint, mapping] of Object.entries(endpoints)) {
+      // As bvsync's api.endpointParams: a misspelt endpoint would rehearse nothing, silently.
+      if (!ENDPOINT_PARAMS.has(endpoint)) throw new UsageError(`--params ${file}: unknown endpoint "${endpoint}" in "endpoints"; endpoints: ${[...ENDPOINT_PARAMS.keys()].join(', ')}`);
+      endpointParams[endpoint] = mappingOf(mapping, `"endpoints"."${endpoint}"`);
+    }
   }
   return { params, endpointParams };
 }

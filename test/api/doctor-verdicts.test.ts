@@ -206,4 +206,13 @@ describe("doctor's table of endpoints", () => {
     }
     expect(Object.keys(DECLARED).sort()).toEqual(Object.values(ENDPOINTS).sort());
   });
+
+  it("names each endpoint by its path, as api.endpointParams and the table's labels do", () => {
+    // Each placeholder of a path option reads as its name in braces (`statementId` -> `{statement_id}`).
+    const placeholders = new Proxy({}, { get: (_target, key) => `{${String(key).replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}}` });
+    for (const stream of STREAMS.values()) {
+      expect(stream.endpoint.path(placeholders as never).join('/'), stream.name).toBe(stream.endpoint.name);
+    }
+    for (const [label, endpoint] of Object.entries(DECLARED)) expect(label).toBe(`${endpoint.name} (${/\((\d+)\)$/.exec(label)?.[1]})`);
+  });
 });

@@ -80,5 +80,13 @@ describe('bvsync simulate', () => {
     const [code] = (await once(child, 'exit')) as [number | null];
     expect(code).toBe(2);
     expect(stderr).toContain('unknown parameter name "start"');
+
+    writeFileSync(params, JSON.stringify({ endpoints: { tracked_urls: { start_date: 'from' } } }));
+    const misspelt = spawn(process.execPath, ['bin/bvsync.js', 'simulate', '--port', '0', '--params', params], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let said = '';
+    misspelt.stderr!.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    const [misspeltCode] = (await once(misspelt, 'exit')) as [number | null];
+    expect(misspeltCode).toBe(2);
+    expect(said).toMatch(/unknown endpoint "tracked_urls" in "endpoints"; endpoints: .*tracked-urls/);
   });
 });
