@@ -130,7 +130,18 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
 
   async function bulk<T>(path: string, body: Record<string, unknown>, item: z.ZodType<T>, dryRun: boolean): Promise<w.BulkAnswer<T>> {
     const answer = await send('POST', path, dryRun ? { ...body, dry_run: true } : body, w.bulkEnvelopeSchema(item), dryRun);
-    return { data: answer.data as T[], dryRun: answer.info.dry_run ?? dryRun, written: answer.info.written ?? 0, rejected: answer.rejected ?? [] };
+    const written = answer.info.written ?? 0;
+    // A check that wrote: `plan` must not go on, nor say "nothing written". The spec names the flag and not how an API
+    // that reads it elsewhere answers, so its own answer is what tells.
+    if (dryRun && (answer.info.dry_run === false || written > 0)) {
+      throw new WriteAnswerError(
+        `POST ${path}: sent with dry_run true, the API answered dry_run ${String(answer.info.dry_run ?? 'absent')} and written ${written}: ` +
+          'it did not check but wrote. bvsync stopped here and sent nothing more; run bvsync plan again to see what the API now holds, ' +
+          'and find how this API takes a dry run before planning again',
+        { endpoint: `POST ${path}` },
+      );
+    }
+    return { data: answer.data as T[], dryRun: answer.info.dry_run ?? dryRun, written, rejected: answer.rejected ?? [] };
   }
 
   function within(count: number, most: number, what: string, least = 1): void {

@@ -50,6 +50,8 @@ export const knobsSchema = z
      * for them is another than the spec's; default none.
      */
     missingPaths: z.array(z.string().min(1)),
+    /** Bulk writes ignore `dry_run` and write, as an API reading it under another name or place would; default false. */
+    dryRunIgnored: z.boolean(),
     /**
      * The key's quota is spent: every API request is answered 429 `monthly_quota_exceeded` with a `Retry-After` of a
      * day; default false.
@@ -100,6 +102,7 @@ export const DEFAULT_KNOBS: Knobs = {
   strictParams: true,
   refusedPaths: [],
   missingPaths: [],
+  dryRunIgnored: false,
   quotaSpent: false,
   unknownEngines: 'refuse',
   echoMirror: false,

@@ -52,7 +52,7 @@ const trackUrls: Route = {
     const reader = new BodyReader(context.body);
     const body = reader.object();
     const urls = reader.array(body.urls, 'urls', { min: 1, max: LIMITS.trackUrlsMax, required: true }) ?? [];
-    const dryRun = reader.boolean(body.dry_run, 'dry_run') ?? false;
+    const dryRun = (reader.boolean(body.dry_run, 'dry_run') ?? false) && !sim.knobs.dryRunIgnored;
     const groupId = reader.integer(body.group_id, 'group_id');
     const items = urls.map((item, index) => {
       const entry = reader.record(item, `urls[${index}]`) ?? {};
@@ -128,7 +128,7 @@ const createTopics: Route = {
     const reader = new BodyReader(context.body);
     const body = reader.object();
     const topics = reader.array(body.topics, 'topics', { min: 1, max: LIMITS.topicsPerRequestMax, required: true }) ?? [];
-    const dryRun = reader.boolean(body.dry_run, 'dry_run') ?? false;
+    const dryRun = (reader.boolean(body.dry_run, 'dry_run') ?? false) && !sim.knobs.dryRunIgnored;
     const items = topics.map((item, index) => {
       const at = `topics[${index}]`;
       const entry = reader.record(item, at) ?? {};
@@ -206,12 +206,12 @@ const createCompetitors: Route = {
   pattern: /^\/competitors$/,
   name: 'create-competitors',
   handle(context) {
-    const { world, query } = context;
+    const { world, sim, query } = context;
     query.finish();
     const reader = new BodyReader(context.body);
     const body = reader.object();
     const list = reader.array(body.competitors, 'competitors', { min: 1, max: LIMITS.competitorsPerRequestMax, required: true }) ?? [];
-    const dryRun = reader.boolean(body.dry_run, 'dry_run') ?? false;
+    const dryRun = (reader.boolean(body.dry_run, 'dry_run') ?? false) && !sim.knobs.dryRunIgnored;
     const items = list.map((item, index) => {
       const entry = reader.record(item, `competitors[${index}]`) ?? {};
       return {
