@@ -1,4 +1,5 @@
 import { ApiError } from '../api/errors.js';
+import { WriteAnswerError } from '../api/write-answer-error.js';
 import type { BulkAnswer } from '../api/write-schemas.js';
 import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/write-limits.js';
 import type { WriteClient } from '../api/writes.js';
@@ -77,6 +78,14 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
       const rejected = new Map(answer.rejected.map((rejection) => [rejection.index, rejection]));
       // data holds the written items in the order sent, without the rejected ones.
       const written = request.filter((_, index) => !rejected.has(index));
+      const untold = unaccounted(answer, request.length, rejected);
+      if (untold) {
+        throw new WriteAnswerError(
+          `${what}: request ${number + 1} of ${requests.length} (${request.length} items): ${untold}, so bvsync cannot tell which items were written. ` +
+            'It stopped here and sent nothing more; bvsync plan shows what the brand now holds',
+          { endpoint: `POST ${what}` },
+        );
+      }
       const ids = answer.data.length === written.length ? answer.data.map((item) => item.id) : [];
       request.forEach(({ change }, index) => {
         const rejection = rejected.get(index);
@@ -99,6 +108,20 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
       settle({ kind: change.kind, label: change.label, action: 'rejected', code, detail: `${code}: ${error.message}` });
     }
   }
+}
+
+/**
+ * Why a bulk answer does not account for every item sent, or undefined when it does: each rejection's index one of
+ * the request's (the spec says "position", not from where it counts), each once, and `written` the rest. Read on
+ * trust, an answer that counted from 1, listed only a count of rejections or wrote later (202) had items reported
+ * "created" that were never written, and items never sent reported rejected.
+ */
+function unaccounted(answer: BulkAnswer<unknown>, sent: number, rejected: ReadonlyMap<number, unknown>): string | undefined {
+  const outside = answer.rejected.map((rejection) => rejection.index).filter((index) => !Number.isInteger(index) || index < 0 || index >= sent);
+  if (outside.length) return `the API rejected items at positions ${outside.join(', ')}, outside the ${sent} sent (counted from 0)`;
+  if (rejected.size !== answer.rejected.length) return 'the API rejected one position twice';
+  if (answer.written !== sent - rejected.size) return `the API answered ${answer.written} written and ${rejected.size} rejected`;
+  return undefined;
 }
 
 /** The changes of a plan that wait for one type of write, each with its write, typed. */
