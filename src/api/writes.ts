@@ -92,12 +92,12 @@ export interface CompetitorRecord {
 /** The write endpoints of the spec (1, 2, 4 to 9) and the two reads that tell what a brand already has (3, 7). */
 export interface WriteClient {
   trackUrls(brandId: number, urls: TrackUrlItem[], groupId: number | undefined, options: BulkOptions): Promise<w.BulkAnswer<w.WrittenTrackedUrl>>;
-  updateTrackedUrl(brandId: number, trackedUrlId: number, change: TrackedUrlChange): Promise<w.WrittenTrackedUrl>;
+  updateTrackedUrl(brandId: number, trackedUrlId: number, change: TrackedUrlChange): Promise<w.WrittenTrackedUrl | undefined>;
   createTopics(brandId: number, topics: TopicItem[], options: BulkOptions): Promise<w.BulkAnswer<w.WrittenTopic>>;
-  restoreTopic(brandId: number, topicId: number): Promise<w.WrittenTopic>;
+  restoreTopic(brandId: number, topicId: number): Promise<w.WrittenTopic | undefined>;
   createCompetitors(brandId: number, competitors: CompetitorItem[], options: BulkOptions): Promise<w.BulkAnswer<w.WrittenCompetitor>>;
-  updatePersona(brandId: number, personaId: number, change: PersonaChange): Promise<w.WrittenPersona>;
-  updateTag(brandId: number, tagId: number, change: TagChange): Promise<w.WrittenTag>;
+  updatePersona(brandId: number, personaId: number, change: PersonaChange): Promise<w.WrittenPersona | undefined>;
+  updateTag(brandId: number, tagId: number, change: TagChange): Promise<w.WrittenTag | undefined>;
   /** Every page the brand tracks (endpoint 3, all pages of the read). */
   trackedPages(brandId: number): Promise<TrackedPage[]>;
   /** The brand's competitors, suggestions of the platform included (endpoint 7). */
@@ -120,6 +120,8 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
     const endpoint = `${method} ${path}`;
     const value = dryRun ? freshIdempotencyKey() : contentIdempotencyKey(session, method, path, body);
     return transport.write({ method, path, endpoint, body, idempotency: { header: config.idempotencyHeader, value } }, (answer) => {
+      // A single-item write the API answered 2xx with no body (204): done, with nothing to read back.
+      if (answer === undefined && schema.safeParse(undefined).success) return undefined as T;
       const result = schema.safeParse(answer);
       if (result.success) return result.data;
       throw new WriteAnswerError(`${endpoint}: the answer does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}`, {
@@ -164,19 +166,19 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
       within(urls.length, TRACK_URLS_PER_REQUEST, 'tracked URLs');
       return bulk(brandPath(brandId, 'tracked-urls'), { urls, ...(groupId === undefined ? {} : { group_id: groupId }) }, w.writtenTrackedUrlSchema, dryRun);
     },
-    updateTrackedUrl: (brandId, trackedUrlId, change) => send('PATCH', brandPath(brandId, 'tracked-urls', trackedUrlId), change, w.writtenTrackedUrlSchema),
+    updateTrackedUrl: (brandId, trackedUrlId, change) => send('PATCH', brandPath(brandId, 'tracked-urls', trackedUrlId), change, w.writtenTrackedUrlSchema.optional()),
     async createTopics(brandId, topics, { dryRun }) {
       within(topics.length, TOPICS_PER_REQUEST, 'topics');
       for (const topic of topics) within(topic.scenarios.length, SCENARIOS_PER_TOPIC, `scenarios of topic "${topic.name}"`, 0);
       return bulk(brandPath(brandId, 'topics'), { topics }, w.writtenTopicSchema, dryRun);
     },
-    restoreTopic: (brandId, topicId) => send('POST', brandPath(brandId, 'topics', topicId, 'restore'), undefined, w.writtenTopicSchema),
+    restoreTopic: (brandId, topicId) => send('POST', brandPath(brandId, 'topics', topicId, 'restore'), undefined, w.writtenTopicSchema.optional()),
     async createCompetitors(brandId, competitors, { dryRun }) {
       within(competitors.length, COMPETITORS_PER_REQUEST, 'competitors');
       return bulk(brandPath(brandId, 'competitors'), { competitors }, w.writtenCompetitorSchema, dryRun);
     },
-    updatePersona: (brandId, personaId, change) => send('PATCH', brandPath(brandId, 'personas', personaId), change, w.writtenPersonaSchema),
-    updateTag: (brandId, tagId, change) => send('PATCH', brandPath(brandId, 'tags', tagId), change, w.writtenTagSchema),
+    updatePersona: (brandId, personaId, change) => send('PATCH', brandPath(brandId, 'personas', personaId), change, w.writtenPersonaSchema.optional()),
+    updateTag: (brandId, tagId, change) => send('PATCH', brandPath(brandId, 'tags', tagId), change, w.writtenTagSchema.optional()),
 
     async trackedPages(brandId) {
       const path = brandPath(brandId, 'tracked-urls');

@@ -98,10 +98,10 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
     }
   }
 
-  async function single(change: PlannedChange, done: AppliedAction, send: () => Promise<{ id: number }>): Promise<void> {
+  async function single(change: PlannedChange, done: AppliedAction, send: () => Promise<{ id: number } | undefined>): Promise<void> {
     try {
       const answer = await send();
-      settle({ kind: change.kind, label: change.label, action: done, detail: change.detail, id: answer.id });
+      settle({ kind: change.kind, label: change.label, action: done, detail: change.detail, id: answer?.id });
     } catch (error) {
       if (!(error instanceof ApiError) || error.retryable || !ITEM_REJECTION_STATUSES.has(error.status ?? 0)) throw error;
       const code = error.apiCode ?? error.code;
