@@ -22,9 +22,17 @@ export function applyCommand(): Command {
       });
       const lines = !flags.json;
       if (lines) process.stdout.write(`${planSummary(plan, source, '')}\n`);
+      const settled: AppliedChange[] = [];
       const outcomes: AppliedChange[] = await applyPlan(client, plan, {
         onRequest: (line) => lines && process.stdout.write(`  sent ${line}\n`),
-        onItem: (change) => lines && process.stdout.write(`${changeLine(change)}\n`),
+        onItem: (change) => {
+          settled.push(change);
+          if (lines) process.stdout.write(`${changeLine(change)}\n`);
+        },
+      }).catch((error: unknown) => {
+        // An apply stopped midway wrote what it settled; --json had printed nothing, and the ids of those items were lost.
+        if (flags.json) process.stdout.write(`${JSON.stringify({ brand: plan.brandId, items: settled, stopped: error instanceof Error ? error.message : String(error) }, null, 2)}\n`);
+        throw error;
       });
       if (flags.json) process.stdout.write(`${JSON.stringify({ brand: plan.brandId, items: outcomes }, null, 2)}\n`);
       else process.stdout.write(`${applySummary(plan.brandId, outcomes)}\n`);

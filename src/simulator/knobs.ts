@@ -52,6 +52,8 @@ export const knobsSchema = z
     missingPaths: z.array(z.string().min(1)),
     /** Bulk writes ignore `dry_run` and write, as an API reading it under another name or place would; default false. */
     dryRunIgnored: z.boolean(),
+    /** Writes that are not dry runs answered before every later one is answered 503 (counted from when it is set); -1, the default, for all. */
+    realWritesAnswered: z.number().int().min(-1),
     /**
      * The key's quota is spent: every API request is answered 429 `monthly_quota_exceeded` with a `Retry-After` of a
      * day; default false.
@@ -103,6 +105,7 @@ export const DEFAULT_KNOBS: Knobs = {
   refusedPaths: [],
   missingPaths: [],
   dryRunIgnored: false,
+  realWritesAnswered: -1,
   quotaSpent: false,
   unknownEngines: 'refuse',
   echoMirror: false,

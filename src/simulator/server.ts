@@ -99,6 +99,10 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
       throw simulatorValidationError([{ field: 'body', message: 'is not valid JSON' }]);
     }
   }
+  // Writes that are not dry runs past the knob's count fail, as an API going away in the middle of an apply.
+  if (isWrite && sim.knobs.realWritesAnswered >= 0 && (body as { dry_run?: unknown } | undefined)?.dry_run !== true && sim.realWrites++ >= sim.knobs.realWritesAnswered) {
+    throw new SimulatorApiError(503, 'unavailable', 'injected: the API stopped answering writes');
+  }
   const query = new QueryReader(url.searchParams, sim.paramsOf(rest), sim.arrayFormat, sim.knobs.strictParams, sim.rangeEndEcho, sim.knobs.echoMirror, sim.knobs.endDayLeftOut, sim.knobs.firstPage, sim.knobs.dayZoneHours);
   const world = sim.world(brandId);
   let outcome: Outcome;

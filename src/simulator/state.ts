@@ -34,6 +34,8 @@ export class SimulatorState {
   requestSequence = 0;
   /** API requests received and not yet answered, their latency included (`/__admin/info`). */
   inFlight = 0;
+  /** Writes that were not dry runs since `realWritesAnswered` was last set. */
+  realWrites = 0;
   private readonly worlds = new Map<number, BrandWorld>();
 
   /** The wire names of the endpoint at `path` (under the brand, with its leading slash). */
@@ -104,7 +106,9 @@ export class SimulatorState {
   }
 
   setKnobs(partial: unknown): Knobs {
-    this.knobs = { ...this.knobs, ...parseKnobs(partial) };
+    const knobs = parseKnobs(partial);
+    if (knobs.realWritesAnswered !== undefined) this.realWrites = 0;
+    this.knobs = { ...this.knobs, ...knobs };
     return this.knobs;
   }
 }
