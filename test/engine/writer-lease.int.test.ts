@@ -140,23 +140,29 @@ describe('WriterLease', () => {
     await lease.stop();
   });
 
-  it('waits twice as long after each failed try, up to its limit, so a file that stays unusable is not hammered', async () => {
-    const key = redisKeys(`${prefix}-backoff`).writerLease;
+  /** When each of a lease's first six tries to become the writer came, every one failing with `failure`. */
+  async function failingTries(name: string, failure: string, options: { maxBackoffMs: number; retryPromptly?: (error: unknown) => boolean }) {
+    const key = redisKeys(`${prefix}-${name}`).writerLease;
     const tries: number[] = [];
     const lease = new WriterLease(redis, {
       key,
       ttlMs: 1000,
       intervalMs: 50,
-      maxBackoffMs: 200,
+      ...options,
       onAcquired: () => {
         tries.push(performance.now());
-        throw new Error('not a DuckDB file');
+        throw new Error(failure);
       },
       onLost: () => {},
     });
     await lease.start();
     await until(() => tries.length >= 6, 10_000);
     await lease.stop();
+    return { tries, key };
+  }
+
+  it('waits twice as long after each failed try, up to its limit, so a file that stays unusable is not hammered', async () => {
+    const { tries, key } = await failingTries('backoff', 'not a DuckDB file', { maxBackoffMs: 200 });
     const gaps = tries.slice(1).map((at, i) => at - tries[i]!);
     // Lower bounds only: a loaded machine makes gaps longer, never shorter. 50, 100, 200, then the limit.
     const expected = [50, 100, 200, 200, 200];
@@ -165,23 +171,10 @@ describe('WriterLease', () => {
   });
 
   it('tries every interval after a failure it is told to retry promptly (a file another bvsync is closing)', async () => {
-    const key = redisKeys(`${prefix}-prompt`).writerLease;
-    const tries: number[] = [];
-    const lease = new WriterLease(redis, {
-      key,
-      ttlMs: 1000,
-      intervalMs: 50,
+    const { tries } = await failingTries('prompt', 'held by another bvsync', {
       maxBackoffMs: 2_000,
-      onAcquired: () => {
-        tries.push(performance.now());
-        throw new Error('held by another bvsync');
-      },
       retryPromptly: (error) => (error as Error).message === 'held by another bvsync',
-      onLost: () => {},
     });
-    await lease.start();
-    await until(() => tries.length >= 6, 10_000);
-    await lease.stop();
     // Growing, the sixth try had come 50 + 100 + 200 + 400 + 800 ms after the first; every interval, ~250 ms.
     expect(tries[5]! - tries[0]!).toBeLessThan(1_000);
   });
