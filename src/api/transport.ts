@@ -323,13 +323,14 @@ export class Transport {
       throw new TransientError(`${endpoint}: HTTP ${status} whose body could not be read: ${unreadBody}`, { status, endpoint }, 'bad_body', retryAfterMs);
     }
     if (status < 200 || status >= 300) {
-      const response = { status, headers, body: parsed ? body : undefined, endpoint, text, unreadBody };
-      let error = classifyResponse(response);
+      // Which of a run of nameless waits this answer would be, if it is one: a new episode when sent after the last wait.
+      const episode = sentAt >= this.namelessWaitEnds ? this.namelessRateLimits + 1 : Math.max(1, this.namelessRateLimits);
+      const namelessWaitMs = Math.min(MAX_NAMELESS_WAIT_MS, DEFAULT_RETRY_AFTER_MS * 2 ** (episode - 1));
+      const error = classifyResponse({ status, headers, body: parsed ? body : undefined, endpoint, text, unreadBody, namelessWaitMs });
       // A throttling answer of any status (a 503 rate_limited, a gateway's 403) that names no wait.
       if (error instanceof RateLimitedError && parseRetryAfter(firstHeader(headers, 'retry-after'), Date.now()) === undefined) {
-        if (sentAt >= this.namelessWaitEnds) this.namelessRateLimits += 1;
-        error = classifyResponse({ ...response, namelessWaitMs: Math.min(MAX_NAMELESS_WAIT_MS, DEFAULT_RETRY_AFTER_MS * 2 ** (this.namelessRateLimits - 1)) });
-        this.namelessWaitEnds = Math.max(this.namelessWaitEnds, Date.now() + (error as RateLimitedError).retryAfterMs);
+        this.namelessRateLimits = episode;
+        this.namelessWaitEnds = Math.max(this.namelessWaitEnds, Date.now() + error.retryAfterMs);
       } else if (!(error instanceof RateLimitedError) && answers(status)) this.answeredAfterWaits(sentAt);
       await this.tellBudget(status, headers, sentAt, endpoint, error instanceof RateLimitedError ? error.retryAfterMs : undefined);
       throw error;

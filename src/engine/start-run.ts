@@ -100,7 +100,7 @@ export interface RunProgress {
   planned: number;
   done: number;
   counters: Map<string, StreamCounters>;
-  /** Until when this process's fetching waits out a 429's Retry-After (ms since the epoch); absent when it does not. */
+  /** Until when this process's fetching waits out a rate limit (ms since the epoch); absent when it does not. */
   rateLimitedUntil?: number;
 }
 
