@@ -7,7 +7,7 @@ import type { Config } from '../config/schema.js';
 import { redactSecrets } from '../log.js';
 import { probeApiConfig } from './brand-access-probe.js';
 import { checkApiAndBrands, checkRedis, checkRequired, type DoctorCheck } from './doctor/checks.js';
-import { DECLARED } from './doctor/endpoints.js';
+import { endpointNameOf } from './doctor/endpoints.js';
 import { MAX_PROBE_REQUESTS, probeParameters } from './doctor/param-probes.js';
 import { paramTable, verdictCounts } from './doctor/print.js';
 import { probeProgress, type ProbeProgress } from './doctor/probe-progress.js';
@@ -133,6 +133,6 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
 function endpointAdvice(rows: readonly ParamVerdict[], wrong: readonly ParamVerdict[]): string {
   const split = wrong.filter((row) => rows.some((other) => other.endpoint !== row.endpoint && other.param === row.param && other.wire === row.wire && other.verdict === 'verified'));
   if (split.length === 0) return '';
-  const shown = split.slice(0, 3).map((row) => `api.endpointParams["${DECLARED[row.endpoint]?.name ?? row.endpoint}"].${row.param}`);
+  const shown = split.slice(0, 3).map((row) => `api.endpointParams["${endpointNameOf(row.endpoint)}"].${row.param}`);
   return `; ${split.length === 1 ? 'one name is' : 'names are'} right on other endpoints, so set ${shown.join(', ')}${split.length > shown.length ? ' and the rest (see the table)' : ''} to the endpoint's own name instead`;
 }

@@ -52,6 +52,11 @@ export const DECLARED: Readonly<Record<string, AnyEndpoint>> = {
   [ENDPOINTS.swot]: swotAnswersEndpoint,
 };
 
+/** The name `api.endpointParams` knows a label of the table's endpoint by (`tracked-urls (3)` -> `tracked-urls`). */
+export function endpointNameOf(label: string): string {
+  return DECLARED[label]?.name ?? label;
+}
+
 /**
  * Every query parameter the API client can send, per endpoint: the rows of doctor's table, taken from the endpoint
  * declarations the client reads, so the table cannot miss a parameter the client sends.

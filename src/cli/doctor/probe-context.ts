@@ -4,7 +4,7 @@ import type { ParamName } from '../../streams/registry.js';
 import type { Config } from '../../config/schema.js';
 import { addDays } from '../../days.js';
 import { domainOf } from '../../streams/domains.js';
-import { DECLARED, ENDPOINTS, SENT_PARAMS } from './endpoints.js';
+import { ENDPOINTS, SENT_PARAMS, endpointNameOf } from './endpoints.js';
 import { isNoAnswer } from './no-answer.js';
 import type { RefusedNames } from './refused-names.js';
 import { ValidationTally } from './validation-tally.js';
@@ -181,7 +181,7 @@ export class ProbeContext {
       if (!asksFor.length || !sent.includes(required) || named.has(this.book.wire(required, endpoint))) continue;
       const likely = asksFor.find((d) => d.field.toLowerCase().includes(required)) ?? asksFor[0]!;
       const hint = likely.field.toLowerCase().includes(required)
-        ? `; perhaps api.params.${required} = "${likely.field}" (or api.endpointParams["${DECLARED[endpoint]?.name ?? endpoint}"].${required}, for this endpoint alone)`
+        ? `; perhaps api.params.${required} = "${likely.field}" (or api.endpointParams["${endpointNameOf(endpoint)}"].${required}, for this endpoint alone)`
         : '';
       this.book.wrong(endpoint, required, `sent "${this.book.wire(required, endpoint)}", yet the API asks for "${likely.field}" (${likely.message})${hint}`, 'request');
     }

@@ -1,6 +1,6 @@
 import { endpointMapping, wireName, type ParamMapping } from '../../api/param-names.js';
 import type { ParamName } from '../../streams/registry.js';
-import { DECLARED } from './endpoints.js';
+import { endpointNameOf } from './endpoints.js';
 
 export type Verdict = 'verified' | 'wrong' | 'cannot be checked';
 
@@ -35,8 +35,7 @@ export class VerdictBook {
 
   /** The name `param` goes by on the wire to an endpoint of the table: `api.params`, under that endpoint's own names. */
   wire(param: ParamName, endpoint: string): string {
-    const declared = DECLARED[endpoint];
-    return wireName(param, declared ? endpointMapping(this.params, this.endpointParams, declared.name) : this.params);
+    return wireName(param, endpointMapping(this.params, this.endpointParams, endpointNameOf(endpoint)));
   }
 
   /** Lists the parameters bvsync sends to an endpoint, so each has a row even when no probe reaches it. */
