@@ -7,7 +7,7 @@ import type { SyncMetrics } from '../ops/sync-metrics.js';
 import { NO_DIMENSIONS, readDimensions, type DimensionName, type Dimensions } from '../streams/dimensions.js';
 import { STREAMS, getStream, selectStreams } from '../streams/registry.js';
 import type { SliceChunk } from '../streams/run-slice.js';
-import { appliedQuery, engineNotApplied, rangeNotApplied, sentEnginesQuery } from '../warehouse/provenance.js';
+import { appliedQuery, engineNotApplied, enginesDropped, rangeNotApplied, sentEnginesQuery } from '../warehouse/provenance.js';
 import { screenWrites } from '../warehouse/row-screen.js';
 import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../warehouse/slice-batch.js';
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
@@ -337,6 +337,7 @@ async function recordCommitted(deps: LoadProcessorDeps, prepared: PreparedCommit
   const logged = { status, rows: batch.writes.reduce((sum, write) => sum + write.rows.length, 0), rejects: batch.rejects.length, ms: Math.round(performance.now() - prepared.started) };
   if (attemptOnly) log.warn({ ...logged, kept: prepared.keptStatus, error: batch.state.lastError }, 'slice attempt recorded beside the better state it keeps');
   else log.debug(logged, 'slice committed');
+  if (!attemptOnly && batch.appliedQuery) warnOfDroppedEngines(log, data, enginesDropped(batch.appliedQuery));
   await deps.runs.recordOutcome(data.runId, {
     sliceId: data.sliceId,
     brandId: data.brandId,
@@ -349,6 +350,28 @@ async function recordCommitted(deps: LoadProcessorDeps, prepared: PreparedCommit
     rateLimited: data.rateLimited,
   });
   await deleteChunks(deps.redis, deps.prefix, data.token, data.chunks);
+}
+
+/** Runs and streams already warned of dropped engines, so a run says it once per stream and not once per day. */
+const droppedEnginesWarned = new Set<string>();
+
+/**
+ * An engines filter the API read only part of: the slice loads, as its rows are what the API answered for the engines
+ * it applied (`_slice_queries` records both lists), but a run that ends complete must not pass for covering every
+ * engine of `api.engines`.
+ */
+function warnOfDroppedEngines(log: Logger, data: CommitJobData, dropped: string[]): void {
+  if (dropped.length === 0) return;
+  const said = `${data.runId}\u0000${data.stream}\u0000${dropped.join(',')}`;
+  if (droppedEnginesWarned.has(said)) return;
+  if (droppedEnginesWarned.size >= 1_000) droppedEnginesWarned.clear();
+  droppedEnginesWarned.add(said);
+  log.warn(
+    { dropped },
+    `the API did not apply engine(s) ${dropped.map((engine) => JSON.stringify(engine)).join(', ')} of api.engines (its info.query leaves them out): ` +
+      'the stream\'s rows cover only the engines it names (_slice_queries: engines beside sent_engines); said once per run and stream; ' +
+      "check the ids with `bvsync doctor`, then correct or remove them in api.engines",
+  );
 }
 
 const plansByWarehouse = new WeakMap<Warehouse, Map<string, TablePlan>>();

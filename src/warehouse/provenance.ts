@@ -19,11 +19,26 @@ export function queryEchoOf(info: unknown): QueryEcho | undefined {
   return query as QueryEcho;
 }
 
-/** The engine list of an echo under the engines parameter's wire name, when it is a list of strings. */
+/**
+ * The engine list of an echo under the engines parameter's wire name: a list of strings, or one string of ids
+ * separated by commas (an API that takes `engines=a,b` may echo the text it read); null for anything else.
+ */
 export function echoedEngines(query: QueryEcho, enginesParam: string): string[] | null {
   const engines = query[enginesParam];
+  if (typeof engines === 'string') return engines.split(',').map((engine) => engine.trim()).filter((engine) => engine !== '');
   if (!Array.isArray(engines) || !engines.every((engine): engine is string => typeof engine === 'string')) return null;
   return [...engines];
+}
+
+/**
+ * The ids of an engine list sent that the echo of its answer leaves out, in any letter case: an API that drops an id it
+ * does not know answers for the others, so the slice's numbers cover fewer engines than asked. Empty when nothing was
+ * sent, or the echo names no engines (nothing to compare with).
+ */
+export function enginesDropped(applied: Pick<AppliedQuery, 'engines' | 'sentEngines'>): string[] {
+  if (!applied.sentEngines || !applied.engines || applied.engines.length === 0) return [];
+  const named = new Set(applied.engines.map((engine) => engine.toLowerCase()));
+  return applied.sentEngines.filter((engine) => !named.has(engine.toLowerCase()));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../support/doctor.js';
-import { engineFixture, queryFile, runInProcess, type EngineFixture } from '../support/engine.js';
+import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
 
 /**
  * A per-engine slice asks `engines=[engine]`; an API that drops an engine id it does not know answers for its default
@@ -56,5 +56,22 @@ describe('api.engines naming an id the API drops', () => {
 
     const fixed = await runDoctor(fx.sim, fx.dir, 'known-engine', { engines: [known] });
     expect(fixed.out).toMatch(new RegExp(`^ok {4}api\\.engines: the visibility report's info\\.query applied every id sent \\(${known}\\)$`, 'm'));
+  }, 120_000);
+});
+
+describe('a run whose api.engines holds an id the API drops', () => {
+  it('loads what the API answered, records both lists, and warns once per stream instead of passing for every engine', async () => {
+    const config = writeCliConfig(fx, { api: { requestsPerSecond: 1000, retryBaseMs: 5, retryMaxMs: 50, engines: [known, 'gpt-4o'] } });
+    const { code, stderr } = await runBvsync(['backfill', '--from', '2026-11-18', '--to', DAY, '--streams', 'visibility', '--today', TODAY], cliEnv(fx, { BVSYNC_CONFIG: config }));
+    expect(code, stderr).toBe(0);
+    const warnings = stderr.split('\n').filter((line) => line.includes('the API did not apply engine(s)'));
+    // Two days, one warning: it had said nothing, and the run passed for covering gpt-4o too.
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('the API did not apply engine(s) \\"gpt-4o\\" of api.engines');
+    const echoes = await queryFile(fx.config.db, `SELECT slice_key, engines, sent_engines FROM _slice_queries WHERE stream = 'visibility' ORDER BY slice_key`);
+    expect(echoes).toEqual([
+      { slice_key: '2026-11-18', engines: [known], sent_engines: [known, 'gpt-4o'] },
+      { slice_key: DAY, engines: [known], sent_engines: [known, 'gpt-4o'] },
+    ]);
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appliedQuery, echoedEngines, engineNotApplied, queryEchoOf, rangeNotApplied } from '../../src/warehouse/provenance.js';
+import { appliedQuery, echoedEngines, engineNotApplied, enginesDropped, queryEchoOf, rangeNotApplied } from '../../src/warehouse/provenance.js';
 
 describe('the query echo of an answer', () => {
   it('is info.query when it is an object, and nothing otherwise', () => {
@@ -14,7 +14,23 @@ describe('the query echo of an answer', () => {
     expect(echoedEngines({ models: ['chatgpt'] }, 'models')).toEqual(['chatgpt']);
     expect(echoedEngines({ models: ['chatgpt'] }, 'engines')).toBeNull();
     expect(echoedEngines({ engines: [1, 2] }, 'engines')).toBeNull();
-    expect(echoedEngines({ engines: 'chatgpt' }, 'engines')).toBeNull();
+    expect(echoedEngines({ engines: { chatgpt: true } }, 'engines')).toBeNull();
+  });
+
+  it('reads an echo that names its engines as the text it was sent, ids separated by commas', () => {
+    expect(echoedEngines({ engines: 'chatgpt, gemini' }, 'engines')).toEqual(['chatgpt', 'gemini']);
+    expect(echoedEngines({ engines: 'chatgpt' }, 'engines')).toEqual(['chatgpt']);
+    expect(echoedEngines({ engines: '' }, 'engines')).toEqual([]);
+    // Read as no list, a per-engine slice answered for every engine loaded under one engine's name.
+    expect(engineNotApplied({ engines: 'gemini,chatgpt' }, 'engines', 'chatgpt')).toMatch(/says it applied \["gemini","chatgpt"\]/);
+  });
+
+  it('names the ids sent that the echo leaves out, in any letter case, only when both lists are there', () => {
+    expect(enginesDropped({ engines: ['ChatGPT'], sentEngines: ['chatgpt', 'gpt-4o'] })).toEqual(['gpt-4o']);
+    expect(enginesDropped({ engines: ['chatgpt', 'gemini'], sentEngines: ['chatgpt'] })).toEqual([]);
+    expect(enginesDropped({ engines: null, sentEngines: ['chatgpt'] })).toEqual([]);
+    expect(enginesDropped({ engines: [], sentEngines: ['chatgpt'] })).toEqual([]);
+    expect(enginesDropped({ engines: ['chatgpt'], sentEngines: null })).toEqual([]);
   });
 
   it('says a per-engine answer is not its engine\'s only when the echo names another engine', () => {
