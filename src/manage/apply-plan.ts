@@ -3,6 +3,7 @@ import { WriteAnswerError } from '../api/write-answer-error.js';
 import type { BulkAnswer } from '../api/write-schemas.js';
 import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/write-limits.js';
 import type { WriteClient } from '../api/writes.js';
+import { addressNormalForm, competitorKey } from './address-normal-form.js';
 import { batches, groupBy } from './batches.js';
 import type { ChangePlan, ItemKind, PendingWrite, PlannedChange } from './planned-change.js';
 
@@ -50,18 +51,32 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
 
   const urlGroups = groupBy(pending(plan, 'track-url'), ({ write }) => write.groupId);
   const urlRequests = urlGroups.flatMap((group) => batches(group.items, TRACK_URLS_PER_REQUEST));
-  await bulkWrites('tracked URLs', urlRequests, (batch) => client.trackUrls(brandId, batch.map(({ write }) => write.item), batch[0]!.write.groupId, { dryRun: false }));
+  await bulkWrites(
+    'tracked URLs',
+    urlRequests,
+    (batch) => client.trackUrls(brandId, batch.map(({ write }) => write.item), batch[0]!.write.groupId, { dryRun: false }),
+    ({ write }) => addressKey(write.item.url),
+    (written) => addressKey(written.url),
+  );
   for (const { change, write } of pending(plan, 'update-tracked-url')) {
     await single(change, 'changed', () => client.updateTrackedUrl(brandId, write.trackedUrlId, write.change));
   }
-  await bulkWrites('topics', batches(pending(plan, 'create-topic'), TOPICS_PER_REQUEST), (batch) =>
-    client.createTopics(brandId, batch.map(({ write }) => write.item), { dryRun: false }),
+  await bulkWrites(
+    'topics',
+    batches(pending(plan, 'create-topic'), TOPICS_PER_REQUEST),
+    (batch) => client.createTopics(brandId, batch.map(({ write }) => write.item), { dryRun: false }),
+    ({ write }) => nameKey(write.item.name),
+    (written) => nameKey(written.name),
   );
   for (const { change, write } of pending(plan, 'restore-topic')) {
     await single(change, 'restored', () => client.restoreTopic(brandId, write.topicId));
   }
-  await bulkWrites('competitors', batches(pending(plan, 'create-competitor'), COMPETITORS_PER_REQUEST), (batch) =>
-    client.createCompetitors(brandId, batch.map(({ write }) => write.item), { dryRun: false }),
+  await bulkWrites(
+    'competitors',
+    batches(pending(plan, 'create-competitor'), COMPETITORS_PER_REQUEST),
+    (batch) => client.createCompetitors(brandId, batch.map(({ write }) => write.item), { dryRun: false }),
+    ({ write }) => nameKey(write.item.name),
+    (written) => nameKey(written.name),
   );
   for (const { change, write } of pending(plan, 'update-persona')) {
     await single(change, 'changed', () => client.updatePersona(brandId, write.personaId, write.change));
@@ -71,14 +86,18 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
   }
   return outcomes;
 
-  async function bulkWrites<I extends { change: PlannedChange }>(what: string, requests: I[][], send: (batch: I[]) => Promise<BulkAnswer<{ id: number }>>): Promise<void> {
+  async function bulkWrites<I extends { change: PlannedChange }, W extends { id: number }>(
+    what: string,
+    requests: I[][],
+    send: (batch: I[]) => Promise<BulkAnswer<W>>,
+    sentKey: (item: I) => string,
+    writtenKey: (item: W) => string,
+  ): Promise<void> {
     for (const [number, request] of requests.entries()) {
       const answer = await send(request);
       options.onRequest?.(`${what}: request ${number + 1} of ${requests.length}: ${answer.written} written, ${answer.rejected.length} rejected`);
       const rejected = new Map(answer.rejected.map((rejection) => [rejection.index, rejection]));
-      // data holds the written items in the order sent, without the rejected ones.
-      const written = request.filter((_, index) => !rejected.has(index));
-      const untold = unaccounted(answer, request.length, rejected);
+      const untold = unaccounted(answer, request.length, rejected) ?? misplaced(answer.data.map(writtenKey), request.map(sentKey), rejected);
       if (untold) {
         throw new WriteAnswerError(
           `${what}: request ${number + 1} of ${requests.length} (${request.length} items): ${untold}, so bvsync cannot tell which items were written. ` +
@@ -86,13 +105,13 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
           { endpoint: `POST ${what}` },
         );
       }
-      const ids = answer.data.length === written.length ? answer.data.map((item) => item.id) : [];
+      const ids = idsOfWritten(answer.data, writtenKey, request, sentKey, rejected);
       request.forEach(({ change }, index) => {
         const rejection = rejected.get(index);
         if (rejection) {
           settle({ kind: change.kind, label: change.label, action: 'rejected', code: rejection.code, detail: `${rejection.code}: ${rejection.message ?? 'no message'}` });
         } else {
-          settle({ kind: change.kind, label: change.label, action: 'created', detail: change.detail, id: ids[written.indexOf(request[index]!)] });
+          settle({ kind: change.kind, label: change.label, action: 'created', detail: change.detail, id: ids[index] });
         }
       });
     }
@@ -122,6 +141,56 @@ function unaccounted(answer: BulkAnswer<unknown>, sent: number, rejected: Readon
   if (rejected.size !== answer.rejected.length) return 'the API rejected one position twice';
   if (answer.written !== sent - rejected.size) return `the API answered ${answer.written} written and ${rejected.size} rejected`;
   return undefined;
+}
+
+/** A tracked page as the API compares addresses, so an address it answers normalised still matches the one sent. */
+function addressKey(url: string): string {
+  return addressNormalForm(url) ?? url.trim();
+}
+
+/** A topic's or competitor's name as the API compares it (spec, endpoint 6: the case does not matter). */
+function nameKey(name: string): string {
+  return competitorKey(name.trim());
+}
+
+/**
+ * Why the items `data[]` lists contradict the rejection positions, or undefined when they do not: an item listed as
+ * written that the positions read as rejected. Counts alone cannot show positions counted from 1 (with 3 sent and the
+ * second rejected, a rejection at 1-based position 2 adds up too, and the first item was reported rejected and the
+ * rejected one "created"); the written items themselves can.
+ */
+function misplaced(writtenKeys: string[], sentKeys: string[], rejected: ReadonlyMap<number, unknown>): string | undefined {
+  const listed = new Set(writtenKeys);
+  const contradicted = sentKeys.flatMap((key, index) => (rejected.has(index) && listed.has(key) && !sentKeys.some((other, at) => at !== index && other === key) ? [index] : []));
+  if (contradicted.length === 0) return undefined;
+  const first = contradicted[0]!;
+  return `the API rejected position ${first} (${JSON.stringify(sentKeys[first])}) and lists that item among those written in data[]: its positions may not count from 0`;
+}
+
+/**
+ * The id the API gave each item written, by position sent: matched by address or name where data[] names the item,
+ * else, when data[] lists as many items as were written, by order (the spec shows no order for data[]).
+ */
+function idsOfWritten<I, W extends { id: number }>(
+  data: W[],
+  writtenKey: (item: W) => string,
+  request: I[],
+  sentKey: (item: I) => string,
+  rejected: ReadonlyMap<number, unknown>,
+): Array<number | undefined> {
+  const writtenAt = request.flatMap((_, index) => (rejected.has(index) ? [] : [index]));
+  const byKey = new Map<string, number[]>();
+  for (const item of data) {
+    const key = writtenKey(item);
+    byKey.set(key, [...(byKey.get(key) ?? []), item.id]);
+  }
+  const ids: Array<number | undefined> = [];
+  for (const index of writtenAt) ids[index] = byKey.get(sentKey(request[index]!))?.shift();
+  const unmatched = writtenAt.filter((index) => ids[index] === undefined);
+  if (unmatched.length > 0 && data.length === writtenAt.length && unmatched.length === writtenAt.length) {
+    writtenAt.forEach((index, order) => (ids[index] = data[order]!.id));
+  }
+  return ids;
 }
 
 /** The changes of a plan that wait for one type of write, each with its write, typed. */

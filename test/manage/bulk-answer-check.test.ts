@@ -47,4 +47,22 @@ describe("a bulk write's answer", () => {
       expect((error as Error).message).toMatch(new RegExp(`the API answered ${answer.written} written and 0 rejected`));
     }
   });
+
+  it('stops the apply when data[] lists as written an item the positions read as rejected (counted from 1, adding up)', async () => {
+    // The second URL was rejected; an API counting from 1 says position 2, which is the third URL counted from 0.
+    const error = await outcome({ written: 2, data: [page(7, URLS[0]!), page(9, URLS[2]!)], rejected: [{ index: 2, code: 'invalid_url' }] });
+    expect(error).toBeInstanceOf(WriteAnswerError);
+    expect((error as Error).message).toMatch(/the API rejected position 2 \("https:\/\/a\.example\/3"\) and lists that item among those written in data\[\]: its positions may not count from 0/);
+  });
+
+  it('gives each created item the id data[] lists for its address, in whatever order and form the API answers it', async () => {
+    const applied = (await outcome({ written: 2, data: [page(9, 'HTTPS://A.example/3/'), page(7, URLS[0]!)], rejected: [{ index: 1, code: 'invalid_url' }] })) as AppliedChange[];
+    // By order, the first URL had been given the third's id.
+    expect(applied.map((change) => [change.action, change.id ?? change.code])).toEqual([['created', 7], ['rejected', 'invalid_url'], ['created', 9]]);
+  });
+
+  it('falls back to the order of data[] when it names none of the items as they were sent', async () => {
+    const applied = (await outcome({ written: 2, data: [page(7, 'https://elsewhere/1'), page(9, 'https://elsewhere/3')], rejected: [{ index: 1, code: 'invalid_url' }] })) as AppliedChange[];
+    expect(applied.map((change) => [change.action, change.id ?? change.code])).toEqual([['created', 7], ['rejected', 'invalid_url'], ['created', 9]]);
+  });
 });
