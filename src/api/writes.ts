@@ -124,9 +124,13 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
       if (answer === undefined && schema.safeParse(undefined).success) return undefined as T;
       const result = schema.safeParse(answer);
       if (result.success) return result.data;
-      throw new WriteAnswerError(`${endpoint}: the answer does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}`, {
-        endpoint,
-      });
+      // Answered 2xx (a 207 multi-status, a body of another shape): the API may have written, and saying only that the
+      // answer was wrong left a user to send it again.
+      throw new WriteAnswerError(
+        `${endpoint}: the answer does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}. ` +
+          `The API accepted the request, so it may have written${dryRun ? ' (sent as a dry run)' : ''}: bvsync sent nothing more; bvsync plan shows what the brand now holds`,
+        { endpoint },
+      );
     });
   }
 

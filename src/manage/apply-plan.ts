@@ -1,4 +1,4 @@
-import { ApiError } from '../api/errors.js';
+import { ApiError, ValidationError } from '../api/errors.js';
 import { WriteAnswerError } from '../api/write-answer-error.js';
 import type { BulkAnswer } from '../api/write-schemas.js';
 import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/write-limits.js';
@@ -94,7 +94,9 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
     writtenKey: (item: W) => string,
   ): Promise<void> {
     for (const [number, request] of requests.entries()) {
-      const answer = await send(request);
+      const answer = await send(request).catch((error: unknown) => {
+        throw namingItems(error, request.map(({ change }) => change.label), `${what}: request ${number + 1} of ${requests.length}`);
+      });
       options.onRequest?.(`${what}: request ${number + 1} of ${requests.length}: ${answer.written} written, ${answer.rejected.length} rejected`);
       const rejected = new Map(answer.rejected.map((rejection) => [rejection.index, rejection]));
       const untold = unaccounted(answer, request.length, rejected) ?? misplaced(answer.data.map(writtenKey), request.map(sentKey), rejected);
@@ -141,6 +143,25 @@ function unaccounted(answer: BulkAnswer<unknown>, sent: number, rejected: Readon
   if (rejected.size !== answer.rejected.length) return 'the API rejected one position twice';
   if (answer.written !== sent - rejected.size) return `the API answered ${answer.written} written and ${rejected.size} rejected`;
   return undefined;
+}
+
+/**
+ * A refusal of a whole bulk request whose details name items by their place in it (`urls[37].url`), with each such
+ * place named by the item of the file it holds: the request is one batch of the file's items, so its places are not
+ * the file's. Any other error as it was.
+ */
+function namingItems(error: unknown, labels: string[], request: string): unknown {
+  if (!(error instanceof ValidationError) || !error.details?.length) return error;
+  const places = new Map<number, string>();
+  for (const detail of error.details) {
+    const place = /^[a-z_]+\[(\d+)\]/i.exec(detail.field);
+    const index = place ? Number(place[1]) : NaN;
+    if (labels[index] !== undefined) places.set(index, labels[index]!);
+  }
+  if (places.size === 0) return error;
+  const named = [...places].slice(0, 5).map(([index, label]) => `[${index}] is ${JSON.stringify(label)}`);
+  const more = places.size > 5 ? ` and ${places.size - 5} more` : '';
+  return new ValidationError(`${error.message} (${request}, counted from 0: ${named.join(', ')}${more}; correct or remove it in the file)`, error);
 }
 
 /** A tracked page as the API compares addresses, so an address it answers normalised still matches the one sent. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { classifyResponse, ValidationError } from '../../src/api/errors.js';
 import { WriteAnswerError } from '../../src/api/write-answer-error.js';
 import type { BulkAnswer, WrittenTrackedUrl } from '../../src/api/write-schemas.js';
 import type { WriteClient } from '../../src/api/writes.js';
@@ -64,5 +65,20 @@ describe("a bulk write's answer", () => {
   it('falls back to the order of data[] when it names none of the items as they were sent', async () => {
     const applied = (await outcome({ written: 2, data: [page(7, 'https://elsewhere/1'), page(9, 'https://elsewhere/3')], rejected: [{ index: 1, code: 'invalid_url' }] })) as AppliedChange[];
     expect(applied.map((change) => [change.action, change.id ?? change.code])).toEqual([['created', 7], ['rejected', 'invalid_url'], ['created', 9]]);
+  });
+
+  it('names the item of the file a refusal of the whole request points at by its place in the request', async () => {
+    const refusal = classifyResponse({
+      status: 422,
+      headers: {},
+      endpoint: 'POST /brands/1/tracked-urls',
+      body: { error: { code: 'validation_error', message: 'invalid items', details: [{ field: 'urls[1].url', message: 'not a valid URL' }] } },
+    });
+    const client = { trackUrls: async () => Promise.reject(refusal) } as unknown as WriteClient;
+    const error = await applyPlan(client, plan).catch((failure: Error) => failure);
+    expect(error).toBeInstanceOf(ValidationError);
+    // It had said only urls[1], a place in one batch of up to 200, not which of the file's entries.
+    expect((error as Error).message).toMatch(/\[urls\[1\]\.url: not a valid URL\] \(tracked URLs: request 1 of 1, counted from 0: \[1\] is "https:\/\/a\.example\/bad"; correct or remove it in the file\)$/);
+    expect((error as ValidationError).status).toBe(422);
   });
 });
