@@ -337,7 +337,8 @@ async function recordCommitted(deps: LoadProcessorDeps, prepared: PreparedCommit
   const logged = { status, rows: batch.writes.reduce((sum, write) => sum + write.rows.length, 0), rejects: batch.rejects.length, ms: Math.round(performance.now() - prepared.started) };
   if (attemptOnly) log.warn({ ...logged, kept: prepared.keptStatus, error: batch.state.lastError }, 'slice attempt recorded beside the better state it keeps');
   else log.debug(logged, 'slice committed');
-  if (!attemptOnly && batch.appliedQuery) warnOfDroppedEngines(log, data, enginesDropped(batch.appliedQuery));
+  // A failed slice loaded nothing, and says why itself (a per-engine slice answered for other engines is one).
+  if (!attemptOnly && status !== 'failed' && batch.appliedQuery) warnOfDroppedEngines(log, data, enginesDropped(batch.appliedQuery));
   await deps.runs.recordOutcome(data.runId, {
     sliceId: data.sliceId,
     brandId: data.brandId,
