@@ -93,7 +93,7 @@ export function workerCommand(): Command {
       await redis.stop();
       throw error;
     });
-    if (metricsServer) log.info({ url: metricsServer.url }, 'serving metrics');
+    if (metricsServer) log.info({ url: metricsServer.url, listening: metricsServer.listening }, 'serving metrics');
     log.info({ redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly }, 'worker started');
     await stopRequested;
     await host.stop(shutdownMs);

@@ -13,8 +13,10 @@ export interface MetricsServerOptions {
 }
 
 export interface RunningMetricsServer {
-  /** `http://host:port/metrics`. */
+  /** `http://host:port/metrics`, with 127.0.0.1 for a server on every interface: an address to open here. */
   url: string;
+  /** The interface and port it listens on (`0.0.0.0:9464`), which `url` does not say for every interface. */
+  listening: string;
   port: number;
   close(): Promise<void>;
 }
@@ -48,6 +50,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   const shown = host === '0.0.0.0' ? '127.0.0.1' : host;
   return {
     url: `http://${shown}:${port}/metrics`,
+    listening: `${host}:${port}`,
     port,
     close: () =>
       new Promise<void>((resolve) => {

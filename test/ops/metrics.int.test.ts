@@ -100,4 +100,16 @@ describe('bvsync metrics, scraped', () => {
     expect((await fetch(server.url.replace('/metrics', '/healthz'))).status).toBe(200);
     expect((await fetch(server.url.replace('/metrics', '/other'))).status).toBe(404);
   });
+
+  it('says the interface it listens on, which its url (an address to open) does not for every interface', async () => {
+    expect(server.listening).toBe(`127.0.0.1:${server.port}`);
+    const everywhere = await serveHostMetrics(host, new PrometheusMetrics(), { port: 0 });
+    try {
+      // The worker's log had said http://127.0.0.1:9464/metrics of a server every host could reach.
+      expect(everywhere.listening).toBe(`0.0.0.0:${everywhere.port}`);
+      expect(everywhere.url).toBe(`http://127.0.0.1:${everywhere.port}/metrics`);
+    } finally {
+      await everywhere.close();
+    }
+  });
 });
