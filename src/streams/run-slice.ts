@@ -143,6 +143,12 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
   let totalMoved = false;
   /** Whether every page's total_rows was the number of records on that page: a count of the page, not of the set. */
   let countsEachPage = true;
+  /** The count of the last page that gave one: an API may give it on the first page only. */
+  let lastTotalRows: unknown;
+  /** Ids read on the page being read, to tell a record an earlier page brought (the pages shifted) from a repeat within one. */
+  const onThisPage = new Set<string | number>();
+  /** The first record an earlier page brought that came back on a later one, and on which page. */
+  let repeatAcrossPages: { id: string | number; page: number } | undefined;
 
   // Called once per record: plain loops, no entries arrays or spread arguments to collect afterwards.
   const add = (tables: RowsByTable) => {
@@ -187,11 +193,15 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
       if (pages === 1) firstTotalRows = page.totalRows ?? undefined;
       else if (typeof page.totalRows === 'number' && firstTotalRows !== undefined && page.totalRows !== firstTotalRows) totalMoved = true;
       if (page.totalRows !== page.records.length + page.rejects.length) countsEachPage = false;
+      if (page.totalRows !== undefined && page.totalRows !== null) lastTotalRows = page.totalRows;
+      onThisPage.clear();
       for (const record of page.records) {
         if (stream.recordId) {
           const id = stream.recordId(record);
           const print = valueFingerprint(record);
           const earlier = seen.get(id);
+          if (earlier !== undefined && !onThisPage.has(id)) repeatAcrossPages ??= { id, page: pages };
+          onThisPage.add(id);
           if (earlier !== undefined) {
             // The same record again (offset paging over moving data) loads once; another record under its id cannot load.
             if (earlier !== print) {
@@ -247,7 +257,7 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
   await flush();
 
   // Only a count is a count: whatever else an API puts there is treated as not said.
-  const reported = lastPage?.totalRows;
+  const reported = lastTotalRows;
   const totalRows = typeof reported === 'number' && Number.isSafeInteger(reported) && reported >= 0 ? reported : null;
   const distinct = stream.recordId ? seen.size : records + quarantined;
   // Rejected records are accounted for: they were read, they just could not be loaded.
@@ -275,6 +285,15 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
     problems.add(
       'incomplete',
       `read ${distinct} distinct records, as the last page's total_rows says, but total_rows moved from ${firstTotalRows} while the slice was paged, so a record may have fallen between two pages`,
+      true,
+    );
+  } else if (stream.recordId && repeatAcrossPages) {
+    // The count adds up (or there is none), yet a record of one page came back on the next: records arrived at the head
+    // of the list while it was paged, each page starting later than asked, and as many records as came back went
+    // unread. An API whose total_rows lags the arrivals, or that gives it on the first page only, shows nothing else.
+    problems.add(
+      'incomplete',
+      `record ${JSON.stringify(repeatAcrossPages.id)} of an earlier page came back on page ${repeatAcrossPages.page}: the list moved while it was paged, so a record may have been skipped`,
       true,
     );
   }

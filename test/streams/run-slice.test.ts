@@ -82,6 +82,32 @@ describe('runSlice', () => {
     expect(moving).toMatchObject({ status: 'incomplete', reads: 2, problem: expect.stringContaining('total_rows moved from 4 while the slice was paged') });
   });
 
+  it('reads again when a record of one page comes back on the next, though the count adds up or is given once', async () => {
+    // Newest first, two a page: id 5 arrives after page 1 is read, so page 2 starts one later (3 again) and 5 is never
+    // read. The API's count lags the arrival (4 on every page), or comes on the first page only.
+    for (const laterTotal of [4, undefined]) {
+      const sink = memorySink();
+      const stream = scriptedStream([
+        [page([4, 3], 4), page([3, 2], laterTotal), page([1], laterTotal)],
+        [page([5, 4], 5), page([3, 2], undefined), page([1], undefined)],
+      ]);
+      const result = await runSlice(stream, context, sink, { chunkRows: 1 });
+      // Both had loaded 4 of 5 records, complete.
+      expect(result, String(laterTotal)).toMatchObject({ status: 'complete', records: 5, totalRows: 5, reads: 2 });
+      expect(sink.chunks.flatMap((chunk) => chunk.tables.t ?? []).map((row) => row.id)).toEqual([5, 4, 3, 2, 1]);
+    }
+    const moving = await runSlice(scriptedStream([[page([4, 3], 4), page([3, 2], 4), page([1], 4)]]), context, memorySink(), { completenessRetries: 1 });
+    expect(moving).toMatchObject({ status: 'incomplete', reads: 2, problem: 'record 3 of an earlier page came back on page 2: the list moved while it was paged, so a record may have been skipped' });
+  });
+
+  it('keeps the count of the first page when later pages give none, and a repeat within one page is no shift', async () => {
+    const result = await runSlice(scriptedStream([[page([4, 3], 4), page([2, 1], undefined)]]), context, memorySink());
+    // The count had been read from the last page alone: none, so nothing was checked and _sync_state said null.
+    expect(result).toMatchObject({ status: 'complete', records: 4, totalRows: 4, reads: 1 });
+    const repeatedOnOnePage = await runSlice(scriptedStream([[page([4, 4, 3], 3), page([2], 3)]]), context, memorySink());
+    expect(repeatedOnOnePage).toMatchObject({ status: 'complete', records: 3 });
+  });
+
   it('reports a slice that never adds up as incomplete, with why', async () => {
     const sink = memorySink();
     const stream = scriptedStream([[page([1, 2], 5)]]);
