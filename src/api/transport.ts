@@ -341,7 +341,15 @@ export class Transport {
     // broken answer, a PATCH was sent three times and its apply stopped.
     if (text === '' && request.method !== 'GET') return { status, body: undefined };
     if (!parsed || body === undefined) {
-      throw new TransientError(`${endpoint}: HTTP ${status} with a body that is not JSON${describeBody(firstHeader(headers, 'content-type'), text) || ' (empty)'}`, { status, endpoint }, 'bad_body');
+      // JSON cut short may come whole next time; a page of another format (a proxy's login page, plain text) comes back
+      // the same, and asked api.maxAttempts times per job attempt it cost twenty requests a slice for nothing.
+      const otherFormat = /^\s*[^\s{["]/.test(text.replace(/^\uFEFF/, ''));
+      throw new TransientError(
+        `${endpoint}: HTTP ${status} with a body that is not JSON${describeBody(firstHeader(headers, 'content-type'), text) || ' (empty)'}` +
+          (otherFormat ? '; check api.url: a proxy or another service may be answering in the API\'s place' : ''),
+        { status, endpoint },
+        otherFormat ? 'bad_envelope' : 'bad_body',
+      );
     }
     return { status, body };
   }

@@ -207,7 +207,8 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       fetched('failed');
       await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, {
         error: redactSecrets(error instanceof Error ? error.message : String(error)),
-        errorCode: error instanceof ApiError ? (error.apiCode ?? error.code) : 'internal',
+        // An answer of another shape comes back the same: 'transient' told a user to wait for it.
+        errorCode: error instanceof ApiError ? (error.apiCode ?? (isBadEnvelope(error) ? 'bad_answer' : error.code)) : 'internal',
         requestId: error instanceof ApiError ? (error.requestId ?? null) : null,
       });
     }

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
-import { PermanentError, TransientError } from '../../src/api/errors.js';
+import { isBadEnvelope, PermanentError, TransientError } from '../../src/api/errors.js';
 import { readResponseText, ResponseTooLargeError } from '../../src/api/response-body.js';
 import { redactSecrets, registerSecret } from '../../src/log.js';
 import { named, type NamedClient } from '../support/named-client.js';
@@ -77,6 +77,25 @@ describe('what the client says of an answer that is not the JSON expected', () =
       if (reply.status === 502) expect(error.message).toContain('HTTP 502 (text/html, 57 characters: "<html> <head><title>502 Bad Gateway</title></head></html>")');
       if (reply.status === 200) expect(error.message).toContain('HTTP 200 with a body that is not JSON (text/html, 26 characters: "<html>Please log in</html>")');
       if (reply.status === 301) expect(error.message).toContain('HTTP 301 to https://api.example.com/v2/customer/v1/brands/7/conversations; bvsync does not follow redirects');
+      await client.close();
+      client = undefined;
+    }
+  });
+
+  it('asks a 200 of another format twice, as an envelope of another shape, and JSON cut short up to api.maxAttempts', async () => {
+    const cases = [
+      { text: '<html>Please log in</html>', requests: 2, badEnvelope: true },
+      { text: 'Service temporarily moved', requests: 2, badEnvelope: true },
+      { text: '{"data": [{"id": 1', requests: 5, badEnvelope: false },
+    ];
+    for (const reply of cases) {
+      const { agent, requests } = mockApi(() => ({ text: reply.text, headers: { 'content-type': 'text/html' } }));
+      client = named(createApiClient(mockConfig({ maxAttempts: 5, retryBaseMs: 1, retryMaxMs: 2 }), { dispatcher: agent }));
+      const error = await failure(collect(client.conversations(7)));
+      // A proxy's login page had been asked five times a job attempt, four job attempts a slice: twenty requests.
+      expect(requests, reply.text).toHaveLength(reply.requests);
+      expect(isBadEnvelope(error), reply.text).toBe(reply.badEnvelope);
+      if (reply.badEnvelope) expect(error.message).toMatch(/; check api\.url: a proxy or another service may be answering in the API's place$/);
       await client.close();
       client = undefined;
     }

@@ -81,7 +81,8 @@ describe('a fetch job whose read fails', () => {
     const { thrown, commits } = await attemptWith(new TransientError("GET /x: the answer's envelope does not match the spec", { endpoint: 'GET /x' }, 'bad_envelope'));
     // Before, it was tried 4 times, each at 5 requests: 20 requests a slice, for every slice of the stream.
     expect(thrown).toBeUndefined();
-    expect(commits).toMatchObject([{ status: 'failed', attempts: 1, error: expect.stringContaining('envelope does not match') }]);
+    // Its code had said 'transient', telling a user to wait for an answer that comes back the same.
+    expect(commits).toMatchObject([{ status: 'failed', attempts: 1, error: expect.stringContaining('envelope does not match'), errorCode: 'bad_answer' }]);
   });
 });
 
