@@ -57,7 +57,8 @@ describe('API client over HTTP', () => {
       () => ({ status: 500, body: errorBody('internal') }),
       () => Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
       () => ({ text: '{"data":[{"id":1,"da' }),
-      () => ({ text: '<html>gateway</html>' }),
+      // A gateway's page with its 5xx; one answered 200 is another format, asked twice only (response-body.test.ts).
+      () => ({ status: 502, text: '<html>gateway</html>' }),
     ];
     let calls = 0;
     const { agent } = mockApi(() => (faults[calls++]?.() ?? { body: onePage }));

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/engine/redis.js';
@@ -51,6 +52,25 @@ describe('a setup that cannot work', () => {
       const result = await runBvsync(backfill(config), cliEnv(fx, { BVSYNC_API_URL: url }));
       expect({ url, code: result.code }).toEqual({ url, code: 2 });
       expect(result.stderr).toMatch(message);
+    }
+  });
+
+  it('an API URL where a proxy answers every request with its login page: refused before a run, at two requests a brand', async () => {
+    let requests = 0;
+    const proxy = createServer((_request, response) => {
+      requests += 1;
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in to the corporate network</body></html>');
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+      const result = await runBvsync(backfill(config), cliEnv(fx, { BVSYNC_API_URL: url }));
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/bvsync: the answer at this URL is not the API's: GET \/customer\/v1\/brands\/1\/competitors: HTTP 200 with a body that is not JSON \(text\/html, .*; nothing was planned or fetched\. Check BVSYNC_API_URL/);
+      // The run had gone on: 143 requests for a 3-day backfill against helper-61's mock, each slice asking 24 times.
+      expect(requests).toBe(2 * fx.config.brands.length);
+    } finally {
+      proxy.close();
     }
   });
 
