@@ -14,8 +14,8 @@ export const EXIT_USAGE = 2;
 export const EXIT_CODES_HELP = `
 Exit codes:
   0  done (sync/backfill: the run finished and no slice failed)
-  1  the run finished with failed slices, with no slice complete, or with a stream it could plan nothing for,
-     was cancelled (bvsync cancel),
+  1  the run finished with failed slices, with a stream none of whose slices is complete,
+     or with a stream it could plan nothing for; was cancelled (bvsync cancel),
      was lost from Redis or interrupted;
      or the command could not do its work (API or Redis unreachable, the working file held by another program)
   2  usage or config error: a wrong option or argument, an invalid config, a missing setting, a database path
@@ -24,12 +24,14 @@ Exit codes:
 
 /**
  * The exit code of a `sync` or `backfill` that waited on its run: 0 only when it finished without a failed slice and
- * with at least one slice complete; `failedSlices` counts a stream that planned nothing for a brand (a PlanGap) as
- * one. A run whose every slice is incomplete read an API it cannot check (pages numbered from 0, counts it cannot
- * trust): ending 0, it passed for done in a script while it had loaded a few rows of thousands.
+ * with a slice complete in every stream that has incomplete ones (`streamsNothingComplete` names those that have
+ * none); `failedSlices` counts a stream that planned nothing for a brand (a PlanGap) as one. A stream whose every
+ * slice is incomplete read an API it cannot check (pages numbered from 0, records of another type, counts it cannot
+ * trust): ending 0, it passed for done in a script while its tables were empty, because another stream's one slice
+ * (the competitors list) was complete.
  */
-export function exitCodeOfRun(status: RunStatus, failedSlices: number, completeSlices: number): number {
+export function exitCodeOfRun(status: RunStatus, failedSlices: number, streamsNothingComplete: readonly string[]): number {
   if (status === 'complete') return failedSlices > 0 ? EXIT_NOT_DONE : EXIT_DONE;
-  if (status === 'incomplete') return failedSlices > 0 || completeSlices === 0 ? EXIT_NOT_DONE : EXIT_DONE;
+  if (status === 'incomplete') return failedSlices > 0 || streamsNothingComplete.length > 0 ? EXIT_NOT_DONE : EXIT_DONE;
   return EXIT_NOT_DONE;
 }

@@ -104,13 +104,25 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
     if (meta.error && meta.status === 'failed') process.stderr.write(`bvsync: run ${meta.runId} failed: ${meta.error}\n`);
     for (const gap of meta.gaps ?? []) process.stderr.write(`bvsync: ${describeGap(gap)}\n`);
     const complete = totals.done - totals.failed - totals.incomplete;
+    const nothingComplete = streamsNothingComplete(progress);
     if (meta.status === 'incomplete' && complete === 0 && totals.incomplete > 0) {
       process.stderr.write(
         `bvsync: no slice of run ${meta.runId} is complete (${formatInteger(totals.incomplete)} incomplete): bvsync could not confirm it read any of them whole; ` +
           'bvsync status names why each is incomplete, and bvsync doctor checks how it reads the API\n',
       );
+    } else if (meta.status === 'incomplete') {
+      for (const { stream, incomplete } of nothingComplete) {
+        process.stderr.write(
+          `bvsync: no slice of ${stream} is complete (${formatInteger(incomplete)} incomplete): bvsync could not confirm it read any of them whole; ` +
+            'bvsync status names why each is incomplete, and bvsync doctor checks how it reads the API\n',
+        );
+      }
     }
-    const exitCode = finished ? exitCodeOfRun(meta.status, totals.failed + (meta.gaps?.length ?? 0), complete) : options.enqueueOnly ? EXIT_DONE : EXIT_NOT_DONE;
+    const exitCode = finished
+      ? exitCodeOfRun(meta.status, totals.failed + (meta.gaps?.length ?? 0), nothingComplete.map(({ stream }) => stream))
+      : options.enqueueOnly
+        ? EXIT_DONE
+        : EXIT_NOT_DONE;
     return { progress, exitCode };
   } finally {
     liveLine?.end();
@@ -168,6 +180,18 @@ async function previousRunPlanned(options: RunToEndOptions, runId: string): Prom
   } finally {
     connection.disconnect();
   }
+}
+
+/** The streams of the run (every brand together) with incomplete slices and not one complete, with how many. */
+function streamsNothingComplete(progress: RunProgress): Array<{ stream: string; incomplete: number }> {
+  const byStream = new Map<string, { complete: number; incomplete: number }>();
+  for (const { stream, counters } of summaryRows(progress.counters)) {
+    const sums = byStream.get(stream) ?? { complete: 0, incomplete: 0 };
+    sums.complete += counters.done - counters.failed - counters.incomplete;
+    sums.incomplete += counters.incomplete;
+    byStream.set(stream, sums);
+  }
+  return [...byStream].filter(([, sums]) => sums.complete === 0 && sums.incomplete > 0).map(([stream, sums]) => ({ stream, incomplete: sums.incomplete }));
 }
 
 function totalsOf(progress: RunProgress) {

@@ -154,6 +154,20 @@ describe('odd paging: a page numbered otherwise than asked, a total_rows that mo
     fx = undefined as unknown as EngineFixture;
   }, 120_000);
 
+  it('exits 1 when one stream has no slice complete, though another stream\'s one slice is', async () => {
+    fx = await engineFixture('data-never-fails-stream-none-complete', {
+      sim: { brands: 1, days: 3, scale: 60, today: TODAY, oddities: ['wrong_page'] },
+    });
+    const config = writeCliConfig(fx, { api: { requestsPerSecond: 1000, retryBaseMs: 5, retryMaxMs: 50, pageSize: 10 } });
+    const result = await runBvsync(['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', 'conversations,competitors', '--config', config], cliEnv(fx));
+    expect(result.stdout).toMatch(/: incomplete; .* 0 failed and 2 incomplete slices/);
+    // Before, exit 0: the competitors list was complete, so a script took empty conversation days for a finished backfill.
+    expect(result.stderr).toMatch(/bvsync: no slice of conversations is complete \(2 incomplete\): bvsync could not confirm it read any of them whole/);
+    expect(result.code).toBe(1);
+    await fx.cleanup();
+    fx = undefined as unknown as EngineFixture;
+  }, 120_000);
+
   it('reads a slice whose total_rows moves a bounded number of times, then marks it incomplete with the move', async () => {
     fx = await engineFixture('data-never-fails-total', {
       sim: { brands: 1, days: 2, scale: 60, today: TODAY, oddities: ['moving_total'] },
