@@ -12,7 +12,8 @@
 --                           engine (every brand named, own and competitors, listed by the report or not)
 --   share_of_voice          mentions / all_brand_mentions
 -- Sum the numerators and denominators for any window or set of engines; never average the ratios. Restrict engine to
--- the brand's engines (see docs/tables.md) to compare with the visibility report, which reads those by default.
+-- the brand's engines (see docs/tables.md) to compare with the visibility report, which reads those by default;
+-- engine is conversations.model as spelled, so match it to v_engines ignoring letter case (lower() on both sides).
 -- Source: conversations and conversation_brands (spec endpoint 13, `brands` of each answer).
 CREATE OR REPLACE VIEW v_brand_mentions_engine_daily AS
 WITH answers AS (

@@ -116,6 +116,69 @@ beforeAll(async () => {
       ],
     }),
   );
+  // Brand 9: the API spells the engines in the answers' model in another letter case than in the visibility echo
+  // (an independent mock: "Chatgpt" against "chatgpt"). The per-engine slices asked for the echo's spelling; gemini's
+  // answer echoes it twice in two cases, which the loader reads as that engine alone.
+  await wh.loadSlice(
+    sliceBatch({
+      brandId: 9,
+      stream: 'visibility',
+      sliceKey: DAY,
+      day: DAY,
+      appliedQuery: appliedQuery({ engines: ['chatgpt', 'gemini'] }, slice),
+      writes: [
+        {
+          table: 'visibility_topic_daily',
+          mode: 'replace',
+          scope: { day: DAY },
+          rows: [
+            { day: DAY, topic_id: 1, conversations: 3, mentioned_conversations: 2 },
+            { day: DAY, topic_id: 2, conversations: 1, mentioned_conversations: 0 },
+          ],
+        },
+      ],
+    }),
+  );
+  const byEngineOf9 = (engine: string, echoed: string[], topics: Array<[number, number, number]>) =>
+    wh.loadSlice(
+      sliceBatch({
+        brandId: 9,
+        stream: 'visibility_by_engine',
+        sliceKey: `${engine}/${DAY}`,
+        day: DAY,
+        appliedQuery: appliedQuery({ engines: echoed }, slice, 'engines', [engine]),
+        writes: [
+          {
+            table: 'visibility_topic_engine_daily',
+            mode: 'replace',
+            scope: { day: DAY, engine },
+            rows: topics.map(([topic_id, conversations, mentioned_conversations]) => ({ day: DAY, engine, topic_id, conversations, mentioned_conversations })),
+          },
+        ],
+      }),
+    );
+  await byEngineOf9('chatgpt', ['chatgpt'], [[1, 2, 2], [2, 1, 0]]);
+  await byEngineOf9('gemini', ['Gemini', 'gemini'], [[1, 1, 0]]);
+  // chatgpt 3 answers (2 mentioned) in two spellings, gemini 1, Perplexity 1 (not broken down).
+  const mixedCase: Array<[number, string, boolean]> = [
+    [31, 'Chatgpt', true], [32, 'Chatgpt', false], [33, 'ChatGPT', true], [34, 'GEMINI', false], [35, 'Perplexity', true],
+  ];
+  await wh.loadSlice(
+    sliceBatch({
+      brandId: 9,
+      stream: 'conversations',
+      sliceKey: DAY,
+      day: DAY,
+      writes: [
+        {
+          table: 'conversations',
+          mode: 'replace',
+          scope: { day: DAY },
+          rows: mixedCase.map(([id, model, mentioned]) => ({ id, day: DAY, date: `${DAY}T12:00:00.000Z`, model, mentioned })),
+        },
+      ],
+    }),
+  );
   const published = join(tmp.path, 'bv.duckdb');
   await wh.publish(published);
   await wh.close();
@@ -148,7 +211,7 @@ describe('the engine views', () => {
   });
 
   it('v_visibility_engine_daily sums the topics of each engine exactly', async () => {
-    expect(await rows(`SELECT engine, topics, conversations, mentioned_conversations, visibility FROM v_visibility_engine_daily WHERE "day" = '${DAY}' ORDER BY engine`)).toEqual([
+    expect(await rows(`SELECT engine, topics, conversations, mentioned_conversations, visibility FROM v_visibility_engine_daily WHERE brand_id = 7 AND "day" = '${DAY}' ORDER BY engine`)).toEqual([
       { engine: 'a', topics: 2, conversations: 3, mentioned_conversations: 2, visibility: 2 / 3 },
       { engine: 'b', topics: 2, conversations: 4, mentioned_conversations: 1, visibility: 0.25 },
     ]);
@@ -187,6 +250,40 @@ describe('the engine views', () => {
     expect(await rows(`SELECT stream, sent_engines FROM _slice_queries WHERE brand_id = 8 ORDER BY stream`)).toEqual([
       { stream: 'conversations', sent_engines: ['a', 'x'] },
       { stream: 'visibility', sent_engines: ['a', 'x'] },
+    ]);
+  });
+});
+
+describe('engine ids spelled in another letter case by another source', () => {
+  // Before, the views joined on exact case: every row below disagreed or counted no conversations, though the data was right.
+  it('v_engine_reconciliation_daily matches them ignoring case and names each engine as the visibility side spells it', async () => {
+    expect(
+      await rows(`SELECT engine, broken_down, visibility_answers, conversations, visibility_mentioned, mentioned_conversations, agrees
+                  FROM v_engine_reconciliation_daily WHERE brand_id = 9 ORDER BY lower(engine)`),
+    ).toEqual([
+      { engine: 'chatgpt', broken_down: true, visibility_answers: 3, conversations: 3, visibility_mentioned: 2, mentioned_conversations: 2, agrees: true },
+      { engine: 'gemini', broken_down: true, visibility_answers: 1, conversations: 1, visibility_mentioned: 0, mentioned_conversations: 0, agrees: true },
+      { engine: 'Perplexity', broken_down: false, visibility_answers: null, conversations: 1, visibility_mentioned: null, mentioned_conversations: 1, agrees: null },
+    ]);
+  });
+
+  it('v_visibility_coverage_daily counts the answers of the echoed engines in any case, and shows the echo as spelled', async () => {
+    expect(await rows(`SELECT engines, visibility_answers, conversations_of_those_engines, conversations_all_engines, agrees FROM v_visibility_coverage_daily WHERE brand_id = 9`)).toEqual([
+      { engines: ['chatgpt', 'gemini'], visibility_answers: 4, conversations_of_those_engines: 4, conversations_all_engines: 5, agrees: true },
+    ]);
+  });
+
+  it('v_engines keeps each source\'s spelling and calls an engine the echo named in another case a brand engine', async () => {
+    expect(await rows(`SELECT engine, source, slices_or_answers AS n, is_brand_engine FROM v_engines WHERE brand_id = 9 ORDER BY source, engine`)).toEqual([
+      { engine: 'ChatGPT', source: 'conversations', n: 1, is_brand_engine: true },
+      { engine: 'Chatgpt', source: 'conversations', n: 2, is_brand_engine: true },
+      { engine: 'GEMINI', source: 'conversations', n: 1, is_brand_engine: true },
+      { engine: 'Perplexity', source: 'conversations', n: 1, is_brand_engine: false },
+      { engine: 'chatgpt', source: 'visibility', n: 1, is_brand_engine: true },
+      { engine: 'gemini', source: 'visibility', n: 1, is_brand_engine: true },
+      { engine: 'Gemini', source: 'visibility_by_engine', n: 1, is_brand_engine: true },
+      { engine: 'chatgpt', source: 'visibility_by_engine', n: 1, is_brand_engine: true },
+      { engine: 'gemini', source: 'visibility_by_engine', n: 1, is_brand_engine: true },
     ]);
   });
 });
