@@ -60,7 +60,11 @@ export async function probeSwot(ctx: ProbeContext): Promise<void> {
   });
   const base = answers?.wide;
   await compareEngines(ctx, endpoint, base, read, {
-    breaks: (engine) => (r) => ((r as SwotAnswer).model && (r as SwotAnswer).model !== engine ? `an answer of ${(r as SwotAnswer).model} came back` : undefined),
+    // In any letter case: the engine asked is named as the conversations spell it, which the spec does not tie to this.
+    breaks: (engine) => (r) => {
+      const model = (r as SwotAnswer).model;
+      return model && model.toLowerCase() !== engine.toLowerCase() ? `an answer of ${model} came back` : undefined;
+    },
   });
   const competitor = facts.competitorIds[0];
   if (competitor === undefined) await ctx.tiebreak(endpoint, 'competitors', 'x', () => read({ competitors: ['x'] }, 1), 'the brand has no competitor');
