@@ -20,12 +20,17 @@ export const productRankingFamily: FigureFamily = {
   async measure({ client, connection, brandId, signal }, window) {
     const api = new Map<string, number>();
     let shopping: number | null = null;
+    /** Whether each product's visibility times the shopping answers came out a whole count of answers. */
+    let sharesOfShopping = true;
     const pages = client.read(productRankingEndpoint, brandId, { startDate: window.from, endDate: window.to, metric: METRIC, subject: SUBJECT, order: 'desc', signal });
     for await (const page of pages) {
       shopping = page.info?.shopping_conversations ?? shopping;
       for (const record of page.records) {
         api.set(rankFigure(record.id), record.rank);
-        if (shopping !== null && record.visibility != null) api.set(listedFigure(record.id), Math.round(record.visibility * shopping));
+        if (shopping === null || record.visibility == null) continue;
+        const listed = record.visibility * shopping;
+        if (Math.abs(listed - Math.round(listed)) > WHOLE_COUNT_TOLERANCE) sharesOfShopping = false;
+        api.set(listedFigure(record.id), Math.round(listed));
       }
     }
     const params = [brandId, window.from, window.to, METRIC, SUBJECT];
@@ -35,6 +40,11 @@ export const productRankingFamily: FigureFamily = {
         WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE AND metric = $4 AND subject = $5`,
       params,
     );
+    const shoppingFigure = figure('product_ranking', 'shopping answers', shopping ?? 0, warehouseShopping);
+    // The products' counts and ranks are rebuilt from visibility as a share of the shopping answers, which the spec does
+    // not say it is. Where it is not (a share of every answer), they are not compared: verify had called right days
+    // wrong and advised backfilling them "whole", which changed nothing. The shopping answers still are.
+    if (!sharesOfShopping) return [shoppingFigure];
     const warehouse = await warehouseFigures(
       connection,
       `WITH shopping AS (
@@ -54,11 +64,14 @@ export const productRankingFamily: FigureFamily = {
        SELECT 'product ' || product_id || ': shopping answers listing it', answers FROM listed`,
       params,
     );
-    return [figure('product_ranking', 'shopping answers', shopping ?? 0, warehouseShopping), ...pairFigures('product_ranking', api, tiedRanks(api, warehouse))];
+    return [shoppingFigure, ...pairFigures('product_ranking', api, tiedRanks(api, warehouse))];
   },
 };
 
 const LAST_TIED = 'last place shared';
+
+/** How far from a whole number a share times its count may fall and still be a count (the API rounds its shares). */
+const WHOLE_COUNT_TOLERANCE = 0.05;
 
 /**
  * The warehouse's ranks as compared: a product whose count others share holds the places first..last; the API's
