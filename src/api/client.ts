@@ -166,7 +166,9 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
       }
       throw error;
     }
-    const data = endpoint.single ? [answer.data] : (answer.data as unknown[]);
+    // The other way an API may say a domain has no citations: a 200 whose data is null. Read as a record, it failed
+    // validation on every such day, and the stream's slices stayed incomplete for good, each sync re-reading 30 days.
+    const data = endpoint.single ? (answer.data === null && endpoint.notFoundIsEmpty ? [] : [answer.data]) : (answer.data as unknown[]);
     const { records, rejects } = validateRecords(endpoint.record, data, `GET ${path}`);
     const info = answer.info ?? ({} as I);
     const sentEngines = enginesOf(query);

@@ -353,6 +353,14 @@ describe('API client over HTTP', () => {
     expect(requests[0]!.pathname).toBe('/customer/v1/brands/7/citations/domains/nothing.example');
   });
 
+  it('reads a 200 whose data is null for a domain with no citations as empty, as its 404', async () => {
+    const { agent } = mockApi(() => ({ body: { data: null, info: { query: { start_date: '2026-11-20', end_date: '2026-11-20' } } } }));
+    client = named(createApiClient(mockConfig(), { dispatcher: agent }));
+    const result = await client.domainDetail(7, 'quiet.example', { startDate: '2026-11-20', endDate: '2026-11-20' });
+    // It had been a record that failed validation, each such day incomplete for good.
+    expect(result).toMatchObject({ records: [], rejects: [], empty: true });
+  });
+
   it("fails on a 404 without the API's error envelope (a gateway's page), which says nothing of the domain's citations", async () => {
     const { agent } = mockApi(() => ({ status: 404, text: '<html><body><h1>404 Not Found</h1>nginx</body></html>', headers: { 'content-type': 'text/html' } }));
     client = named(createApiClient(mockConfig(), { dispatcher: agent }));
