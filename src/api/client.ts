@@ -38,6 +38,8 @@ export interface ReadOptions {
   signal?: AbortSignal;
   /** Records per page of a paged endpoint; default `api.pageSize`, capped at the endpoint's limit. */
   pageSize?: number;
+  /** Pages of a paged endpoint to pass over before the first one read (doctor reads a set's last page alone); default 0. */
+  skipPages?: number;
 }
 
 /**
@@ -183,6 +185,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
       schema: endpoint.record,
       pageSize: cappedPageSize(readOptions.pageSize, config.pageSize, endpoint.maxPageSize),
       firstPage: config.firstPage,
+      skipPages: readOptions.skipPages,
       describe: (page) => `GET ${path} page ${page}`,
       fetchPage: async (page, pageSize) => {
         const answer = await getEnvelope(path, { ...query, page, page_size: pageSize }, encodingOf(endpoint), endpoint.envelope, readOptions.signal);

@@ -54,6 +54,8 @@ export interface PaginateOptions<T, I extends PagingInfo> {
   describe: (page: number) => string;
   /** The number the API gives its first page (`api.firstPage`): 1 unless it counts from 0. */
   firstPage?: number;
+  /** Pages passed over before the first one read, counted from `firstPage`; default 0. */
+  skipPages?: number | undefined;
 }
 
 /** Most pages one read may take whatever the API says: 1,000,000 records at the largest page size. */
@@ -106,7 +108,7 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
   let previous: unknown[] = [];
   // The page size the API keeps to when it serves fewer records than asked without saying so (see below).
   let servedSize: number | undefined;
-  let page = options.firstPage ?? 1;
+  let page = (options.firstPage ?? 1) + (options.skipPages ?? 0);
   // Records the pages have held so far, rejects included: a count below it is not yet current.
   let served = 0;
   for (;;) {

@@ -38,6 +38,21 @@ describe("doctor's one-day range", () => {
     expect(code).toBe(1);
   }, 120_000);
 
+  it("against an API whose days are a zone's east of UTC, with more answers a day than a page: finds them on the day's last page", async () => {
+    // +02:00: asked for UTC day D, the API answers D-1 22:00Z .. D 21:59Z. Newest first, the answers of the day before
+    // are the oldest, past the first page of 100: doctor had read only that page and passed.
+    const sim = await startSimulator({ seed: 3, brands: 1, days: 12, scale: 150 });
+    try {
+      sim.setKnobs({ dayZoneHours: 2 });
+      const { code, out } = await runDoctor(sim, dir.path, 'east', {});
+      expect(out).toMatch(/^FAIL  ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) answers \d+ of \d+ answers dated outside that UTC day \(\S+T2[23]:.*, on its first and last pages\): the API's days are another time zone's/m);
+      expect(out).not.toMatch(/^ok {4}ranges:/m);
+      expect(code).toBe(1);
+    } finally {
+      await sim.close();
+    }
+  }, 120_000);
+
   it("against an API whose days are another zone's: blames the zone, and keeps end_date verified", async () => {
     const { out } = await runDoctor(shifted, dir.path, 'shifted', {});
     expect(out).toMatch(/^FAIL  ranges: a range of one day .*the API's days are another time zone's/m);

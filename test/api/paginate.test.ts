@@ -72,6 +72,24 @@ describe('paging', () => {
     expect(requests.map((u) => u.searchParams.get('page'))).toEqual(['0', '1', '2']);
   });
 
+  it('starts past the pages skipPages passes over, counted from api.firstPage (doctor reads a set\'s last page alone)', async () => {
+    for (const firstPage of [1, 0] as const) {
+      const all = [1, 2, 3, 4, 5];
+      const { agent, requests } = mockApi((url): MockReply => {
+        const index = Number(url.searchParams.get('page')) - firstPage;
+        return { body: { data: all.slice(index * 2, index * 2 + 2).map(conversation), info: { page: index + firstPage, page_size: 2, total_rows: all.length } } };
+      });
+      client = named(createApiClient(mockConfig({ pageSize: 2, firstPage }), { dispatcher: agent }));
+      const pages = client.conversations(7, { skipPages: 2 });
+      const last = await pages.next();
+      await pages.return(undefined as never);
+      expect(last.done ? [] : ids([last.value])).toEqual([5]);
+      expect(requests.map((u) => u.searchParams.get('page'))).toEqual([String(firstPage + 2)]);
+      await client.close();
+      client = undefined;
+    }
+  });
+
   it('stops on a short page that reaches total_rows, or with none given', async () => {
     for (const info of [() => ({ total_rows: 5 }), () => ({ total_rows: undefined })]) {
       const { agent, requests } = pagedServer(() => [1, 2, 3, 4, 5], info);

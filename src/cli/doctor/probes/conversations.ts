@@ -31,7 +31,8 @@ export async function probeConversationDates(ctx: ProbeContext): Promise<RangeAn
 /**
  * A range of one day (start_date = end_date), the only one the daily slices send: an API that reads the end as
  * exclusive answers it with nothing, and every daily slice of a backfill would load empty and complete while the
- * wider ranges of the other probes look right. One request, for the day with the most answers seen.
+ * wider ranges of the other probes look right. One request, for the day with the most answers seen, and one more for
+ * its last page when the first is not all of it (lastPageOfDay).
  */
 async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
   const records = wide.records as Conversation[];
@@ -45,11 +46,15 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
   const answer = await ctx.ask(endpoint, ['start_date', 'end_date'], () => firstPage(ctx.client.conversations(ctx.brand, { startDate: day, endDate: day, pageSize: PAGE })));
   if (!answer.ok) return;
   const found = answer.value.total ?? answer.value.records.length;
+  const tail = await lastPageOfDay(ctx, day, answer.value);
+  const read = [...answer.value.records, ...(tail.page?.records ?? [])];
+  const where = tail.page ? ', on its first and last pages' : '';
   // An API whose days are another zone's answers a day with times of the next or the previous UTC day: its reports'
   // daily figures, filed under UTC days, would be that zone's days (conversations alone show it, record by record).
-  const outside = answer.value.records.filter((record) => dayOfAnswer(record) !== day);
+  // Newest first, a zone west of UTC puts them on the first page, one east of it on the last.
+  const outside = read.filter((record) => dayOfAnswer(record) !== day);
   const dates = outside.map((record) => (record as Conversation).date).sort();
-  const span = `${dates[0]}${dates.length > 1 ? ` .. ${dates.at(-1)}` : ''}`;
+  const span = `${dates[0]}${dates.length > 1 ? ` .. ${dates.at(-1)}` : ''}${where}`;
   // Another zone's day reaches at most into the UTC days beside it; answers further off, or as many answers as the
   // week's, are a range the API did not apply (names it ignores), which a zone would not explain.
   const neighbours = new Set([addDays(day, -1), day, addDays(day, 1)]);
@@ -63,7 +68,7 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
       ok: false,
       line:
         `ranges: a range of one day (${day}..${day}) answers ${found} answers where the week's had ${weekTotal}` +
-        (outside.length ? `, ${outside.length} of its first ${answer.value.records.length} dated outside that day (${span})` : '') +
+        (outside.length ? `, ${outside.length} of the ${read.length} read dated outside that day (${span})` : '') +
         ': the API did not apply the range (start_date and end_date in the table: names it ignores), so each daily slice would load its default range under one day',
     });
     return;
@@ -72,14 +77,14 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
     ctx.assumptions.push({
       ok: false,
       line:
-        `ranges: a range of one day (${day}..${day}) answers ${outside.length} of ${answer.value.records.length} answers dated outside that UTC day (${span}): ` +
+        `ranges: a range of one day (${day}..${day}) answers ${outside.length} of ${read.length} answers dated outside that UTC day (${span}): ` +
         "the API's days are another time zone's, while bvsync files rows under UTC days (the spec's times are UTC), so each day's report figures would be another zone's day",
     });
     return;
   }
   ctx.assumptions.push(
     found > 0
-      ? { ok: true, line: `ranges: a range of one day (${day}..${day}) holds its answers (${found}), as the daily slices need` }
+      ? { ok: true, line: `ranges: a range of one day (${day}..${day}) holds its answers (${found}), as the daily slices need${tail.unread ? ` (${tail.unread})` : ''}` }
       : {
           ok: false,
           line:
@@ -87,6 +92,38 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
             '(the spec: both ends inclusive), and every daily slice would load empty',
         },
   );
+}
+
+/** Pages read past the first in turn, for the last page of a day whose answers carry no total_rows. */
+const MAX_TAIL_PAGES = 4;
+
+/**
+ * The last page of a one-day read whose first page is not all of it. Newest first, the answers an API east of UTC files
+ * under the day (+02:00: 22:00-23:59 of the UTC day before) are its oldest, on the last page: a first page of 100
+ * showed none of them, and doctor passed while a sync quarantined them by the day as out of scope. With total_rows,
+ * that page alone (one request: a sync reads it too, while sort=oldest is not verified yet); without, the pages after
+ * the first in turn until a short one, at most MAX_TAIL_PAGES. `unread` says why no last page was seen, when none was.
+ */
+async function lastPageOfDay(ctx: ProbeContext, day: string, first: FirstPage): Promise<{ page?: FirstPage; unread?: string }> {
+  const served = first.records.length + first.rejects.length;
+  if (served === 0 || (first.total !== undefined && served >= first.total) || (first.total === undefined && served < PAGE)) return {};
+  const readPage = (skipPages: number) =>
+    ctx.ask(endpoint, ['start_date', 'end_date'], () => firstPage(ctx.client.conversations(ctx.brand, { startDate: day, endDate: day, pageSize: PAGE, skipPages })));
+  const firstNumber = ctx.config.api.firstPage;
+  if (first.total !== undefined) {
+    const skip = Math.ceil(first.total / served) - 1;
+    const last = await readPage(skip);
+    return last.ok ? { page: last.value } : { unread: `its last page, ${firstNumber + skip}, could not be read: ${last.why}` };
+  }
+  let page: FirstPage | undefined;
+  for (let skip = 1; skip <= MAX_TAIL_PAGES; skip++) {
+    const next = await readPage(skip);
+    if (!next.ok) return { ...(page ? { page } : {}), unread: `page ${firstNumber + skip} could not be read: ${next.why}` };
+    const count = next.value.records.length + next.value.rejects.length;
+    if (count > 0) page = next.value;
+    if (count < served) return page ? { page } : {};
+  }
+  return { ...(page ? { page } : {}), unread: `without total_rows, its pages after ${firstNumber + MAX_TAIL_PAGES} were not read, so its oldest answers were not seen` };
 }
 
 /** The other filters of endpoint 13, each one request against the wide window's answer, then paging (two). */
