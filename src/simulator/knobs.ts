@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { laterPagesSchema } from './later-pages.js';
 import { oddityKindSchema } from './oddities.js';
 
 export const FAULT_KINDS = ['5xx', 'reset', 'truncated', 'stall'] as const;
@@ -81,6 +82,11 @@ export const knobsSchema = z
      * an API whose days are not the spec's UTC days; default 0.
      */
     dayZoneHours: z.number().int().min(-14).max(14),
+    /**
+     * How list reads answer their pages after the first: `json` (default), or what bvsync cannot read: a 200 HTML page
+     * (`html`), JSON cut in half (`cut_json`), `data: null` (`null_data`). See `later-pages.ts`.
+     */
+    laterPages: laterPagesSchema,
   })
   .strict();
 
@@ -113,6 +119,7 @@ export const DEFAULT_KNOBS: Knobs = {
   unavailable: 'off',
   firstPage: 1,
   dayZoneHours: 0,
+  laterPages: 'json',
 };
 
 export const partialKnobsSchema = knobsSchema.partial();

@@ -5,6 +5,7 @@ import { handleAdmin } from './admin.js';
 import { applyDrift } from './drift.js';
 import { SimulatorApiError, simulatorErrorEnvelope, simulatorNotFound, simulatorValidationError } from './sim-errors.js';
 import { faultFor } from './faults.js';
+import { isLaterPage, laterPage } from './later-pages.js';
 import { applyOddities } from './oddities.js';
 import type { FaultKind } from './knobs.js';
 import { QueryReader } from './query.js';
@@ -123,6 +124,8 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
       text = JSON.stringify(payload);
     }
     outcome = { status: result.status ?? 200, body: text, headers: {} };
+    const later = sim.knobs.laterPages;
+    if (later !== 'json' && req.method === 'GET' && outcome.status === 200 && isLaterPage(result.body, query.firstPage)) outcome = { ...outcome, ...laterPage(later, text) };
     if (isWrite) {
       // A bulk write says what it wrote (0 on a dry run); any other write that answers 2xx wrote its one item.
       const stated = (result.body as { info?: { written?: unknown } } | undefined)?.info?.written;
