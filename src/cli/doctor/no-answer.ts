@@ -8,3 +8,13 @@ export function isNoAnswer(error: unknown): boolean {
   if (error instanceof TransientError || error instanceof NotFoundError) return true;
   return error instanceof ApiError && error.status !== undefined && error.status >= 300 && error.status < 400;
 }
+
+/**
+ * A failure that is the API answering with what bvsync cannot read: a 2xx whose body is not JSON (a proxy's HTML page,
+ * JSON cut short) or not the spec's envelope (`data: null`). Not a refusal (a 400 of a value, a 429) nor an absence
+ * (a 5xx, a reset): a sync making the same read fails the same way, every attempt.
+ */
+export function isUnreadableAnswer(error: unknown): boolean {
+  if (!(error instanceof TransientError) || (error.reason !== 'bad_body' && error.reason !== 'bad_envelope')) return false;
+  return error.status === undefined || (error.status >= 200 && error.status < 300);
+}

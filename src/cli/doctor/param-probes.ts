@@ -74,5 +74,13 @@ export async function probeParameters(
         : { ok: true, line: `${endpoint}: no request doctor sent was answered (the first: ${failure}); no stream synced reads it` },
     );
   }
+  for (const [endpoint, read] of ctx.unreadableReads) {
+    const synced = readers(endpoint);
+    ctx.assumptions.push(
+      synced.length
+        ? { ok: false, line: `${endpoint}: the API answered ${read}; bvsync cannot read that, so every slice of ${synced.join(', ')} with more than one page would fail the same way` }
+        : { ok: true, line: `${endpoint}: the API answered ${read}; bvsync cannot read that, but no stream synced reads it` },
+    );
+  }
   return { verdicts: book.list(), assumptions: ctx.assumptions };
 }

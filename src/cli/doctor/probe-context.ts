@@ -5,7 +5,7 @@ import type { Config } from '../../config/schema.js';
 import { addDays } from '../../days.js';
 import { domainOf } from '../../streams/domains.js';
 import { ENDPOINTS, SENT_PARAMS, endpointNameOf } from './endpoints.js';
-import { isNoAnswer } from './no-answer.js';
+import { isNoAnswer, isUnreadableAnswer } from './no-answer.js';
 import type { RefusedNames } from './refused-names.js';
 import { ValidationTally } from './validation-tally.js';
 import type { VerdictBook } from './verdicts.js';
@@ -71,7 +71,7 @@ export function valueKindOf(param: ParamName): ValueKind {
 export const OVERLONG_TEXT = 'x'.repeat(256);
 export const OVERLONG_SHOWN = '<256 characters>';
 
-export type Asked<T> = { ok: true; value: T } | { ok: false; why: string };
+export type Asked<T> = { ok: true; value: T } | { ok: false; why: string; error?: unknown };
 
 // A 400 detail that says the name itself is unknown (a strict API), as opposed to a bad value of a known name.
 // "unknown query parameter" is about the name; "unknown value" is about a value of a name the API knows.
@@ -120,6 +120,12 @@ export class ProbeContext {
    */
   readonly answeredEndpoints = new Set<string>();
   readonly failedEndpoints = new Map<string, string>();
+  /**
+   * Reads a sync makes (a page after the first, a day's last page) that the API answered with what bvsync cannot read,
+   * the first of each endpoint, as "page 2 of ...: what came back": doctor had called them "cannot be checked" and
+   * passed, while every slice of more than one page failed.
+   */
+  readonly unreadableReads = new Map<string, string>();
   readonly validation = new ValidationTally();
   private readonly controls: Control[] = [];
 
@@ -144,7 +150,7 @@ export class ProbeContext {
     } catch (error) {
       if (error instanceof AuthError) this.refusedEndpoints.set(endpoint, describeError(error));
       else this.noteAnswer(endpoint, error);
-      if (!(error instanceof ValidationError) || !error.details?.length) return { ok: false, why: `the request failed: ${describeError(error)}` };
+      if (!(error instanceof ValidationError) || !error.details?.length) return { ok: false, why: `the request failed: ${describeError(error)}`, error };
       this.readRefusal(endpoint, sent, error);
       // Send the request again without the names refused as unknown (every later request to the endpoint leaves
       // them out too), so the probe can still judge the other parameters in this run.
@@ -204,6 +210,16 @@ export class ProbeContext {
     const found = [...texts].map((text) => (text ? domainOf(text) : null)).filter((d): d is string => d !== null);
     const ordered = first ? [...found, ...this.facts.domains] : [...this.facts.domains, ...found];
     this.facts.domains = [...new Set(ordered)];
+  }
+
+  /**
+   * Notes a read a sync makes (`read` names it: "page 2 at 1 record a page") that the API answered with what bvsync
+   * cannot read (isUnreadableAnswer); true when it was one.
+   */
+  noteUnreadable(endpoint: string, read: string, asked: Asked<unknown>): boolean {
+    if (asked.ok || !isUnreadableAnswer(asked.error)) return false;
+    if (!this.unreadableReads.has(endpoint)) this.unreadableReads.set(endpoint, `${read}: ${describeError(asked.error)}`);
+    return true;
   }
 
   /** Marks every parameter of a failed request that nothing settled yet as not checkable, with the failure. */

@@ -113,11 +113,13 @@ async function lastPageOfDay(ctx: ProbeContext, day: string, first: FirstPage): 
   if (first.total !== undefined) {
     const skip = Math.ceil(first.total / served) - 1;
     const last = await readPage(skip);
+    ctx.noteUnreadable(endpoint, `page ${firstNumber + skip}, the last of one day (${day})`, last);
     return last.ok ? { page: last.value } : { unread: `its last page, ${firstNumber + skip}, could not be read: ${last.why}` };
   }
   let page: FirstPage | undefined;
   for (let skip = 1; skip <= MAX_TAIL_PAGES; skip++) {
     const next = await readPage(skip);
+    ctx.noteUnreadable(endpoint, `page ${firstNumber + skip} of one day (${day})`, next);
     if (!next.ok) return { ...(page ? { page } : {}), unread: `page ${firstNumber + skip} could not be read: ${next.why}` };
     const count = next.value.records.length + next.value.rejects.length;
     if (count > 0) page = next.value;

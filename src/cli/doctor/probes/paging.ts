@@ -39,7 +39,12 @@ export async function probePaging(
     }
     if (count === 1 && (total ?? 0) >= 2) book.verified(endpoint, 'page_size', `asked for 1 record per page: got 1 of ${total}`);
     const second = await ctx.ask(endpoint, sent, () => pages.next());
+    const secondPage = ctx.config.api.firstPage + 1;
     if (!second.ok) {
+      // A page 2 the API answers with what bvsync cannot read fails every slice of more than one page (the line below).
+      if (ctx.noteUnreadable(endpoint, `page ${secondPage} (at 1 record a page)`, second)) {
+        return ctx.failed(endpoint, ['page'], `page ${secondPage} came back unreadable: see its line below the table`);
+      }
       // The client refuses a page 2 that says it is page 1 (a PagingError): the API ignored the page number.
       return /asked for page \d+, the API answered page/.test(second.why)
         ? book.wrong(endpoint, 'page', second.why.replace(/^the request failed: /, ''))
@@ -53,7 +58,6 @@ export async function probePaging(
     const page2 = second.value.value;
     if (count === 1) book.verified(endpoint, 'page_size', `asked for 1 record per page: got 1, and page 2 holds more`);
     const answeredPage = (page2.info as { page?: unknown }).page;
-    const secondPage = ctx.config.api.firstPage + 1;
     if (typeof answeredPage === 'number' && answeredPage !== secondPage) {
       return book.wrong(endpoint, 'page', `asked for page ${secondPage}, the API answered page ${answeredPage}: it ignored the page number`);
     }
