@@ -26,6 +26,7 @@ describe('a failure that leaves an endpoint unread', () => {
 describe('an unreadable answer', () => {
   it("tells the API answering what bvsync cannot read (a page 2 of HTML, data: null) from a refusal or an absence", () => {
     expect(isUnreadableAnswer(new TransientError('HTTP 200 with a body that is not JSON', { ...at, status: 200 }, 'bad_body'))).toBe(true);
+    expect(isUnreadableAnswer(new TransientError('HTTP 200 with a body that is not JSON (text/html ...)', { ...at, status: 200 }, 'other_format'))).toBe(true);
     expect(isUnreadableAnswer(new TransientError("the answer's envelope does not match the spec", at, 'bad_envelope'))).toBe(true);
     expect(isUnreadableAnswer(new TransientError('HTTP 502', { ...at, status: 502 }, 'server_error'))).toBe(false);
     expect(isUnreadableAnswer(new TransientError('HTTP 500 whose body could not be read', { ...at, status: 500 }, 'bad_body'))).toBe(false);
