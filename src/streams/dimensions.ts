@@ -24,6 +24,11 @@ export const NO_DIMENSIONS: Dimensions = { domains: [], topicIds: [], pages: [],
 /** The one warehouse read a provider needs: a column of a table's rows of one brand (the warehouse is one). */
 export interface DimensionSource {
   brandColumn(table: string, column: string, brandId: number): Promise<unknown[]>;
+  /**
+   * The URLs of the brand's tracked pages the API still lists: those of its daily reports in the week up to the latest
+   * day read (every page, when no day was). A page no longer tracked keeps its row in `tracked_urls`.
+   */
+  listedPages(brandId: number): Promise<string[]>;
   /** The engines the `info.query` echoes of a stream's slices of one brand named (`_slice_queries`). */
   echoedEngines(stream: string, brandId: number): Promise<string[]>;
 }

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
 import { MAX_PAGE_SIZE } from '../api/paginate.js';
 import { count, id, infoCount, optional, pagingInfo, ratio, records, timestamp } from '../api/schemas.js';
-import { texts } from './dimensions.js';
 import { extraOf, withNestedExtra } from './extra.js';
 import { perDay } from './slicing.js';
 import { defineStream } from './stream.js';
@@ -67,10 +66,11 @@ const groupSchema = trackedUrlSchema.shape.group.unwrap().unwrap();
 export const trackedUrls = defineStream({
   name: 'tracked_urls',
   endpoint: trackedUrlsEndpoint,
-  // The pages' domains are what citations and domain details are asked for.
+  // The pages' domains are what citations and domain details are asked for; a page the API no longer lists (no longer
+  // tracked) is asked for nothing: every run had still fetched its fanouts, and its domain's citations and details.
   provides: {
-    domains: async (source, brandId) => texts(await source.brandColumn('tracked_urls', 'url', brandId)),
-    pages: async (source, brandId) => texts(await source.brandColumn('tracked_urls', 'url', brandId)),
+    domains: (source, brandId) => source.listedPages(brandId),
+    pages: (source, brandId) => source.listedPages(brandId),
   },
   slices: (input) => perDay(input),
   targets: ({ brandId, slice }) => [

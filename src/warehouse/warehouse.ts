@@ -28,6 +28,7 @@ import {
   type UncountedRequests,
 } from './run-log.js';
 import { ECHOED_ENGINES_SQL } from './provenance.js';
+import { LISTED_PAGES_SQL } from './listed-pages.js';
 import type { Row, Scope, SliceBatch } from './slice-batch.js';
 import { keysHeldElsewhere, type KeyHeldElsewhere } from './keys-held-elsewhere.js';
 import { loadSliceBatch, loadSliceBatches, type LoadHooks, type LoadResult } from './slice-loader.js';
@@ -184,6 +185,11 @@ export class Warehouse {
     return this.serial(async () => (await readRows(this.connection, sql, [brandId])).map((row) => row.value));
   }
 
+  /** The tracked pages the API still lists (src/streams/dimensions.ts, `DimensionSource.listedPages`). */
+  listedPages(brandId: number): Promise<string[]> {
+    return this.serial(async () => (await readRows(this.connection, LISTED_PAGES_SQL, [brandId])).map((row) => String(row.url)));
+  }
+
   /** The engines the `info.query` echoes of a stream's slices of one brand named (src/warehouse/provenance.ts). */
   echoedEngines(stream: string, brandId: number): Promise<string[]> {
     return this.serial(async () => (await readRows(this.connection, ECHOED_ENGINES_SQL, [brandId, stream])).map((row) => String(row.engine)));
@@ -262,3 +268,4 @@ export class Warehouse {
 export function openWarehouse(workingPath: string, options: WarehouseOptions = {}): Promise<Warehouse> {
   return Warehouse.open(workingPath, options);
 }
+
