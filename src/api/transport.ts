@@ -343,12 +343,14 @@ export class Transport {
     if (!parsed || body === undefined) {
       // JSON cut short may come whole next time; a page of another format (a proxy's login page, plain text) comes back
       // the same, and asked api.maxAttempts times per job attempt it cost twenty requests a slice for nothing.
+      // An empty body read whole was sent so, and comes back so too.
       const otherFormat = /^\s*[^\s{["]/.test(text.replace(/^\uFEFF/, ''));
+      const empty = text.trim() === '';
       throw new TransientError(
         `${endpoint}: HTTP ${status} with a body that is not JSON${describeBody(firstHeader(headers, 'content-type'), text) || ' (empty)'}` +
           (otherFormat ? '; check api.url: a proxy or another service may be answering in the API\'s place' : ''),
         { status, endpoint },
-        otherFormat ? 'other_format' : 'bad_body',
+        otherFormat || empty ? 'other_format' : 'bad_body',
       );
     }
     return { status, body };
