@@ -12,6 +12,7 @@ import { MAX_PROBE_REQUESTS, probeParameters } from './doctor/param-probes.js';
 import { paramTable, verdictCounts } from './doctor/print.js';
 import { probeProgress, type ProbeProgress } from './doctor/probe-progress.js';
 import { RefusedNames } from './doctor/refused-names.js';
+import { syncedParams } from './doctor/synced-params.js';
 import { todayFrom } from './run-command.js';
 import type { ParamVerdict } from './doctor/verdicts.js';
 
@@ -109,14 +110,18 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
       ((rows: ParamVerdict[], requests: number) =>
         process.stdout.write(`\nquery parameters of brand ${brand} (${requests} requests; at most ${MAX_PROBE_REQUESTS}, retries aside):\n${paramTable(rows)}\n\n`));
     printParams(result.params, result.paramRequests);
-    const wrong = result.params.filter((row) => row.verdict === 'wrong');
+    const synced = await syncedParams(config, [addDays(options.today ?? todayUtc(), -2), addDays(options.today ?? todayUtc(), -1)]);
+    const sentBySync = (row: ParamVerdict) => synced.get(endpointNameOf(row.endpoint))?.has(row.param) === true;
+    const wrong = result.params.filter((row) => row.verdict === 'wrong' && sentBySync(row));
+    const wrongUnsent = result.params.filter((row) => row.verdict === 'wrong' && !sentBySync(row));
     const summary = `${verdictCounts(result.params)} (${result.paramRequests} requests)`;
     if (wrong.length) {
-      const shown = wrong.slice(0, 8).map((row) => `${row.param} as "${row.wire}" on ${row.endpoint}`);
-      const names = wrong.length > shown.length ? `${shown.join(', ')} and ${wrong.length - shown.length} more (see the table)` : shown.join(', ');
-      add(false, `parameter names: ${summary}; wrong: ${names}; set api.params${endpointAdvice(result.params, wrong)} (see docs/configuration.md, "Configuring the API client")`);
+      add(false, `parameter names: ${summary}; wrong: ${listed(wrong)}; set api.params${endpointAdvice(result.params, wrong)} (see docs/configuration.md, "Configuring the API client")`);
     } else {
       add(true, `parameter names: ${summary}`);
+    }
+    if (wrongUnsent.length) {
+      add(true, `parameter names a sync of sync.streams does not send: wrong, and costing a run nothing: ${listed(wrongUnsent)}`);
     }
     for (const assumption of probed.assumptions) add(assumption.ok, assumption.line);
   } finally {
@@ -124,6 +129,12 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     await dispatcher.close();
   }
   return result;
+}
+
+/** Wrong names of the table, the first eight of them spelt out. */
+function listed(wrong: readonly ParamVerdict[]): string {
+  const shown = wrong.slice(0, 8).map((row) => `${row.param} as "${row.wire}" on ${row.endpoint}`);
+  return wrong.length > shown.length ? `${shown.join(', ')} and ${wrong.length - shown.length} more (see the table)` : shown.join(', ');
 }
 
 /**

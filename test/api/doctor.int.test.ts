@@ -210,6 +210,21 @@ describe('bvsync doctor', () => {
     expect(code).toBe(0);
   });
 
+  it('passes a name it finds wrong that a sync of sync.streams never sends, saying so', async ({ expect }) => {
+    // The API reads the tracked pages' search text as `q`: a filter of the spec no sync stream sends.
+    const searchRenamed = await startSimulator({ seed: 3, brands: 1, days: 12, scale: 30, strictParams: false, endpointParams: { 'tracked-urls': { search: 'q' } } });
+    try {
+      const { code, out, rows } = await doctor(env(searchRenamed, { BVSYNC_CONFIG: await configFor(searchRenamed, 'search-renamed') }));
+      expect(row(rows, 'tracked-urls', 'search')).toMatchObject({ wire: 'search', verdict: 'wrong' });
+      // It had failed doctor, exit 1, for a name no run would send.
+      expect(out).toMatch(/^ok +parameter names a sync of sync\.streams does not send: wrong, and costing a run nothing: search as "search" on tracked-urls \(3\)$/m);
+      expect(out).not.toMatch(/^FAIL +parameter names/m);
+      expect(code).toBe(0);
+    } finally {
+      await searchRenamed.close();
+    }
+  });
+
   it('reads the engines of the echo under the engines parameter\'s wire name, as the sync does', async ({ expect }) => {
     const renamed = await startSimulator({ seed: 3, brands: 1, days: 12, scale: 30, params: { engines: 'models' } });
     try {
