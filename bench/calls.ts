@@ -36,7 +36,7 @@ function pagesFor(stream: string, totalRows: number | null): number {
   return totalRows === null || ONE_CALL_STREAMS.includes(stream) ? 1 : Math.max(1, Math.ceil(totalRows / pageSizeOf(stream)));
 }
 
-async function query(db: string, sql: string, params: (string | number)[] = []) {
+async function query(db: string, sql: string, params: (string | number | null)[] = []) {
   const file = await openReadOnly(db);
   try {
     return await readRows(file.connection, sql, params);
@@ -67,7 +67,7 @@ async function predictSync(db: string): Promise<{ slices: number; requests: numb
   const source = {
     brandColumn: async (table: string, column: string, brand: number) => (await query(db, `SELECT "${column}" AS value FROM "${table}" WHERE brand_id = $1`, [brand])).map((row) => row.value),
     echoedEngines: async (stream: string, brand: number) => (await query(db, ECHOED_ENGINES_SQL, [brand, stream])).map((row) => String(row.engine)),
-    listedPages: async (brand: number) => (await query(db, LISTED_PAGES_SQL, [brand])).map((row) => String(row.url)),
+    listedPages: async (brand: number) => (await query(db, LISTED_PAGES_SQL, [brand, null])).map((row) => String(row.url)),
   };
   const dimensions = await readDimensions(STREAMS.values(), new Set(DIMENSION_NAMES), source, BRAND, sync.domains);
   const pagesBefore = new Map<string, number>();

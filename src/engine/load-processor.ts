@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { SyncMetrics } from '../ops/sync-metrics.js';
-import { NO_DIMENSIONS, readDimensions, type DimensionName, type Dimensions } from '../streams/dimensions.js';
+import { NO_DIMENSIONS, readDimensions, type DimensionName, type DimensionSource, type Dimensions } from '../streams/dimensions.js';
 import { STREAMS, getStream, selectStreams } from '../streams/registry.js';
 import type { SliceChunk } from '../streams/run-slice.js';
 import { appliedQuery, engineNotApplied, enginesDropped, rangeNotApplied, sentEnginesQuery } from '../warehouse/provenance.js';
@@ -88,7 +88,9 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   }
   const needed = new Set(streams.filter((stream) => phaseOf(stream, deps.config.sync) === phase).flatMap((stream) => needsOf(stream, deps.config.sync)));
   const dimensions = new Map<number, Dimensions>();
-  if (needed.size) for (const brandId of meta.brands) dimensions.set(brandId, await loadDimensions(deps, brandId, needed));
+  // A backfill fans out over the pages listed in its window too: pages untracked since were tracked then.
+  const listedSince = mode.kind === 'backfill' ? mode.from : undefined;
+  if (needed.size) for (const brandId of meta.brands) dimensions.set(brandId, await loadDimensions(deps, brandId, needed, listedSince));
   const { slices, gaps } = planPhase({
     mode,
     brands: meta.brands,
@@ -124,8 +126,14 @@ async function completeFromState(deps: LoadProcessorDeps, brandId: number, strea
 }
 
 /** What a later phase fans out over, read back through the streams that provide it (src/streams/dimensions.ts). */
-async function loadDimensions(deps: LoadProcessorDeps, brandId: number, needed: ReadonlySet<DimensionName>): Promise<Dimensions> {
-  return readDimensions(STREAMS.values(), needed, deps.warehouse, brandId, deps.config.sync.domains);
+async function loadDimensions(deps: LoadProcessorDeps, brandId: number, needed: ReadonlySet<DimensionName>, listedSince: string | undefined): Promise<Dimensions> {
+  const { warehouse } = deps;
+  const source: DimensionSource = {
+    brandColumn: (table, column, brand) => warehouse.brandColumn(table, column, brand),
+    echoedEngines: (stream, brand) => warehouse.echoedEngines(stream, brand),
+    listedPages: (brand) => warehouse.listedPages(brand, listedSince),
+  };
+  return readDimensions(STREAMS.values(), needed, source, brandId, deps.config.sync.domains);
 }
 
 /** A commit job's slice made ready to load: the batch for the warehouse and what its outcome records afterwards. */

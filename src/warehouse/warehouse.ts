@@ -185,9 +185,9 @@ export class Warehouse {
     return this.serial(async () => (await readRows(this.connection, sql, [brandId])).map((row) => row.value));
   }
 
-  /** The tracked pages the API still lists (src/streams/dimensions.ts, `DimensionSource.listedPages`). */
-  listedPages(brandId: number): Promise<string[]> {
-    return this.serial(async () => (await readRows(this.connection, LISTED_PAGES_SQL, [brandId])).map((row) => String(row.url)));
+  /** The tracked pages the API still lists, or listed from `since` on (src/streams/dimensions.ts, `DimensionSource.listedPages`). */
+  listedPages(brandId: number, since?: string): Promise<string[]> {
+    return this.serial(async () => (await readRows(this.connection, LISTED_PAGES_SQL, [brandId, since ?? null])).map((row) => String(row.url)));
   }
 
   /** The engines the `info.query` echoes of a stream's slices of one brand named (src/warehouse/provenance.ts). */
@@ -268,4 +268,3 @@ export class Warehouse {
 export function openWarehouse(workingPath: string, options: WarehouseOptions = {}): Promise<Warehouse> {
   return Warehouse.open(workingPath, options);
 }
-

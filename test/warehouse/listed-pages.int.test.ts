@@ -45,6 +45,9 @@ describe('the tracked pages the API still lists', () => {
     await page(3, 'https://b.example/recent', ['2026-11-18']);
     expect((await wh.listedPages(7)).sort()).toEqual(['https://a.example/kept', 'https://b.example/recent']);
     expect(await wh.listedPages(8)).toEqual([]);
+    // A backfill of the days it was tracked: its fanouts, domain citations and details are of that window.
+    expect((await wh.listedPages(7, '2026-11-11')).sort()).toEqual(['https://a.example/kept', 'https://a.example/untracked', 'https://b.example/recent']);
+    expect((await wh.listedPages(7, '2026-11-13')).sort()).toEqual(['https://a.example/kept', 'https://b.example/recent']);
   });
 
   it('are the pages and the page domains the later streams fan out over', async () => {
