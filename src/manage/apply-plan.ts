@@ -3,8 +3,8 @@ import { WriteAnswerError } from '../api/write-answer-error.js';
 import type { BulkAnswer } from '../api/write-schemas.js';
 import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/write-limits.js';
 import type { WriteClient } from '../api/writes.js';
-import { addressNormalForm, competitorKey } from './address-normal-form.js';
 import { batches, groupBy } from './batches.js';
+import { addressKey, competitorNameKey, idsOfWritten, misplaced, topicNameKey } from './bulk-answer-items.js';
 import type { ChangePlan, ItemKind, PendingWrite, PlannedChange } from './planned-change.js';
 
 /** What became of one item of the file in an apply. */
@@ -65,8 +65,8 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
     'topics',
     batches(pending(plan, 'create-topic'), TOPICS_PER_REQUEST),
     (batch) => client.createTopics(brandId, batch.map(({ write }) => write.item), { dryRun: false }),
-    ({ write }) => nameKey(write.item.name),
-    (written) => nameKey(written.name),
+    ({ write }) => topicNameKey(write.item.name),
+    (written) => topicNameKey(written.name),
   );
   for (const { change, write } of pending(plan, 'restore-topic')) {
     await single(change, 'restored', () => client.restoreTopic(brandId, write.topicId));
@@ -75,8 +75,8 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
     'competitors',
     batches(pending(plan, 'create-competitor'), COMPETITORS_PER_REQUEST),
     (batch) => client.createCompetitors(brandId, batch.map(({ write }) => write.item), { dryRun: false }),
-    ({ write }) => nameKey(write.item.name),
-    (written) => nameKey(written.name),
+    ({ write }) => competitorNameKey(write.item.name),
+    (written) => competitorNameKey(written.name),
   );
   for (const { change, write } of pending(plan, 'update-persona')) {
     await single(change, 'changed', () => client.updatePersona(brandId, write.personaId, write.change));
@@ -162,56 +162,6 @@ function namingItems(error: unknown, labels: string[], request: string): unknown
   const named = [...places].slice(0, 5).map(([index, label]) => `[${index}] is ${JSON.stringify(label)}`);
   const more = places.size > 5 ? ` and ${places.size - 5} more` : '';
   return new ValidationError(`${error.message} (${request}, counted from 0: ${named.join(', ')}${more}; correct or remove it in the file)`, error);
-}
-
-/** A tracked page as the API compares addresses, so an address it answers normalised still matches the one sent. */
-function addressKey(url: string): string {
-  return addressNormalForm(url) ?? url.trim();
-}
-
-/** A topic's or competitor's name as the API compares it (spec, endpoint 6: the case does not matter). */
-function nameKey(name: string): string {
-  return competitorKey(name.trim());
-}
-
-/**
- * Why the items `data[]` lists contradict the rejection positions, or undefined when they do not: an item listed as
- * written that the positions read as rejected. Counts alone cannot show positions counted from 1 (with 3 sent and the
- * second rejected, a rejection at 1-based position 2 adds up too, and the first item was reported rejected and the
- * rejected one "created"); the written items themselves can.
- */
-function misplaced(writtenKeys: string[], sentKeys: string[], rejected: ReadonlyMap<number, unknown>): string | undefined {
-  const listed = new Set(writtenKeys);
-  const contradicted = sentKeys.flatMap((key, index) => (rejected.has(index) && listed.has(key) && !sentKeys.some((other, at) => at !== index && other === key) ? [index] : []));
-  if (contradicted.length === 0) return undefined;
-  const first = contradicted[0]!;
-  return `the API rejected position ${first} (${JSON.stringify(sentKeys[first])}) and lists that item among those written in data[]: its positions may not count from 0`;
-}
-
-/**
- * The id the API gave each item written, by position sent: matched by address or name where data[] names the item,
- * else, when data[] lists as many items as were written, by order (the spec shows no order for data[]).
- */
-function idsOfWritten<I, W extends { id: number }>(
-  data: W[],
-  writtenKey: (item: W) => string,
-  request: I[],
-  sentKey: (item: I) => string,
-  rejected: ReadonlyMap<number, unknown>,
-): Array<number | undefined> {
-  const writtenAt = request.flatMap((_, index) => (rejected.has(index) ? [] : [index]));
-  const byKey = new Map<string, number[]>();
-  for (const item of data) {
-    const key = writtenKey(item);
-    byKey.set(key, [...(byKey.get(key) ?? []), item.id]);
-  }
-  const ids: Array<number | undefined> = [];
-  for (const index of writtenAt) ids[index] = byKey.get(sentKey(request[index]!))?.shift();
-  const unmatched = writtenAt.filter((index) => ids[index] === undefined);
-  if (unmatched.length > 0 && data.length === writtenAt.length && unmatched.length === writtenAt.length) {
-    writtenAt.forEach((index, order) => (ids[index] = data[order]!.id));
-  }
-  return ids;
 }
 
 /** The changes of a plan that wait for one type of write, each with its write, typed. */

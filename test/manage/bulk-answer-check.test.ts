@@ -81,4 +81,17 @@ describe("a bulk write's answer", () => {
     expect((error as Error).message).toMatch(/\[urls\[1\]\.url: not a valid URL\] \(tracked URLs: request 1 of 1, counted from 0: \[1\] is "https:\/\/a\.example\/bad"; correct or remove it in the file\)$/);
     expect((error as ValidationError).status).toBe(422);
   });
+
+  it('gives an entry named otherwise than sent the id left over, when data[] lists one entry per item written', async () => {
+    const competitors: ChangePlan = {
+      brandId: 1,
+      changes: ['Acme', 'Beta'].map((name) => ({ kind: 'competitor', label: name, action: 'create', write: { type: 'create-competitor', item: { name, website: `https://${name}.example` } } })),
+    } as ChangePlan;
+    // The API made "Acme" the suggestion it already had, under its own spelling (spec, endpoint 6).
+    const answer = { data: [{ id: 10, name: 'ACME Corp' }, { id: 11, name: 'Beta' }], dryRun: false, written: 2, rejected: [] };
+    const client = { createCompetitors: async () => answer } as unknown as WriteClient;
+    const applied = await applyPlan(client, competitors);
+    // Matched by name alone, Acme had been given no id.
+    expect(applied.map((change) => [change.label, change.id])).toEqual([['Acme', 10], ['Beta', 11]]);
+  });
 });
