@@ -46,7 +46,16 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
   const answer = await ctx.ask(endpoint, ['start_date', 'end_date'], () => firstPage(ctx.client.conversations(ctx.brand, { startDate: day, endDate: day, pageSize: PAGE })));
   if (!answer.ok) return;
   const found = answer.value.total ?? answer.value.records.length;
-  const tail = await lastPageOfDay(ctx, day, answer.value);
+  const neighbours = new Set([addDays(day, -1), day, addDays(day, 1)]);
+  const weekTotal = wide.total ?? wide.records.length;
+  const weekDays = counts.size;
+  // Without total_rows a full first page is no count: the day's 100 and the week's 100 said nothing of the range.
+  const full = (page: FirstPage) => page.records.length + page.rejects.length >= PAGE;
+  const counted = (wide.total !== undefined && answer.value.total !== undefined) || (!full(wide) && !full(answer.value));
+  const ignored = counted && weekDays > 1 && found >= weekTotal;
+  // The first page settles it when it shows answers of other days, or the week's: the last is read only otherwise.
+  const settled = ignored || answer.value.records.some((record) => dayOfAnswer(record) !== day);
+  const tail = settled ? {} : await lastPageOfDay(ctx, day, answer.value);
   const read = [...answer.value.records, ...(tail.page?.records ?? [])];
   const where = tail.page ? ', on its first and last pages' : '';
   // An API whose days are another zone's answers a day with times of the next or the previous UTC day: its reports'
@@ -57,13 +66,7 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
   const span = `${dates[0]}${dates.length > 1 ? ` .. ${dates.at(-1)}` : ''}${where}`;
   // Another zone's day reaches at most into the UTC days beside it; answers further off, or as many answers as the
   // week's, are a range the API did not apply (names it ignores), which a zone would not explain.
-  const neighbours = new Set([addDays(day, -1), day, addDays(day, 1)]);
-  const weekTotal = wide.total ?? wide.records.length;
-  const weekDays = counts.size;
-  // Without total_rows a full first page is no count: the day's 100 and the week's 100 said nothing of the range.
-  const full = (page: FirstPage) => page.records.length + page.rejects.length >= PAGE;
-  const counted = (wide.total !== undefined && answer.value.total !== undefined) || (!full(wide) && !full(answer.value));
-  if (outside.some((record) => !neighbours.has(dayOfAnswer(record) ?? day)) || (counted && weekDays > 1 && found >= weekTotal)) {
+  if (outside.some((record) => !neighbours.has(dayOfAnswer(record) ?? day)) || ignored) {
     ctx.assumptions.push({
       ok: false,
       line:
@@ -114,7 +117,12 @@ async function lastPageOfDay(ctx: ProbeContext, day: string, first: FirstPage): 
     const skip = Math.ceil(first.total / served) - 1;
     const last = await readPage(skip);
     ctx.noteUnreadable(endpoint, `page ${firstNumber + skip}, the last of one day (${day})`, last);
-    return last.ok ? { page: last.value } : { unread: `its last page, ${firstNumber + skip}, could not be read: ${last.why}` };
+    if (!last.ok) return { unread: `its last page, ${firstNumber + skip}, could not be read: ${last.why}` };
+    // A count running ahead of the list (lagging, or moving) puts the page past the end: nothing of the day's tail seen.
+    if (last.value.records.length + last.value.rejects.length === 0) {
+      return { unread: `its last page by total_rows, ${firstNumber + skip}, came back empty, so its oldest answers were not seen` };
+    }
+    return { page: last.value };
   }
   let page: FirstPage | undefined;
   for (let skip = 1; skip <= MAX_TAIL_PAGES; skip++) {
