@@ -14,7 +14,7 @@ export const EXIT_USAGE = 2;
 export const EXIT_CODES_HELP = `
 Exit codes:
   0  done (sync/backfill: the run finished and no slice failed)
-  1  the run finished with failed slices, with a stream none of whose slices is complete,
+  1  the run finished with failed slices, with a brand's stream none of whose slices is complete,
      or with a stream it could plan nothing for; was cancelled (bvsync cancel),
      was lost from Redis or interrupted;
      or the command could not do its work (API or Redis unreachable, the working file held by another program)
@@ -24,8 +24,8 @@ Exit codes:
 
 /**
  * The exit code of a `sync` or `backfill` that waited on its run: 0 only when it finished without a failed slice and
- * with a slice complete in every stream that has incomplete ones (`streamsNothingComplete` names those that have
- * none); `failedSlices` counts a stream that planned nothing for a brand (a PlanGap) as one. A stream whose every
+ * with a slice complete in every stream of a brand that has incomplete ones (`streamsNothingComplete` names those that
+ * have none); `failedSlices` counts a stream that planned nothing for a brand (a PlanGap) as one. A stream whose every
  * slice is incomplete read an API it cannot check (pages numbered from 0, records of another type, counts it cannot
  * trust): ending 0, it passed for done in a script while its tables were empty, because another stream's one slice
  * (the competitors list) was complete.

@@ -105,21 +105,15 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
     for (const gap of meta.gaps ?? []) process.stderr.write(`bvsync: ${describeGap(gap)}\n`);
     const complete = totals.done - totals.failed - totals.incomplete;
     const nothingComplete = streamsNothingComplete(progress);
-    if (meta.status === 'incomplete' && complete === 0 && totals.incomplete > 0) {
+    const noneComplete = (what: string, incomplete: number) =>
       process.stderr.write(
-        `bvsync: no slice of run ${meta.runId} is complete (${formatInteger(totals.incomplete)} incomplete): bvsync could not confirm it read any of them whole; ` +
+        `bvsync: no slice of ${what} is complete (${formatInteger(incomplete)} incomplete): bvsync could not confirm it read any of them whole; ` +
           'bvsync status names why each is incomplete, and bvsync doctor checks how it reads the API\n',
       );
-    } else if (meta.status === 'incomplete') {
-      for (const { stream, incomplete } of nothingComplete) {
-        process.stderr.write(
-          `bvsync: no slice of ${stream} is complete (${formatInteger(incomplete)} incomplete): bvsync could not confirm it read any of them whole; ` +
-            'bvsync status names why each is incomplete, and bvsync doctor checks how it reads the API\n',
-        );
-      }
-    }
+    if (meta.status === 'incomplete' && complete === 0 && totals.incomplete > 0) noneComplete(`run ${meta.runId}`, totals.incomplete);
+    else if (meta.status === 'incomplete') for (const { brand, stream, incomplete } of nothingComplete) noneComplete(`${stream} of brand ${brand}`, incomplete);
     const exitCode = finished
-      ? exitCodeOfRun(meta.status, totals.failed + (meta.gaps?.length ?? 0), nothingComplete.map(({ stream }) => stream))
+      ? exitCodeOfRun(meta.status, totals.failed + (meta.gaps?.length ?? 0), nothingComplete.map(({ brand, stream }) => `${stream} of brand ${brand}`))
       : options.enqueueOnly
         ? EXIT_DONE
         : EXIT_NOT_DONE;
@@ -182,16 +176,14 @@ async function previousRunPlanned(options: RunToEndOptions, runId: string): Prom
   }
 }
 
-/** The streams of the run (every brand together) with incomplete slices and not one complete, with how many. */
-function streamsNothingComplete(progress: RunProgress): Array<{ stream: string; incomplete: number }> {
-  const byStream = new Map<string, { complete: number; incomplete: number }>();
-  for (const { stream, counters } of summaryRows(progress.counters)) {
-    const sums = byStream.get(stream) ?? { complete: 0, incomplete: 0 };
-    sums.complete += counters.done - counters.failed - counters.incomplete;
-    sums.incomplete += counters.incomplete;
-    byStream.set(stream, sums);
-  }
-  return [...byStream].filter(([, sums]) => sums.complete === 0 && sums.incomplete > 0).map(([stream, sums]) => ({ stream, incomplete: sums.incomplete }));
+/**
+ * The streams of a brand with incomplete slices and not one complete, with how many: each brand's tables are its own,
+ * so one brand's complete days do not make another's empty ones done.
+ */
+function streamsNothingComplete(progress: RunProgress): Array<{ brand: string; stream: string; incomplete: number }> {
+  return summaryRows(progress.counters)
+    .filter(({ counters }) => counters.incomplete > 0 && counters.done - counters.failed - counters.incomplete === 0)
+    .map(({ brand, stream, counters }) => ({ brand, stream, incomplete: counters.incomplete }));
 }
 
 function totalsOf(progress: RunProgress) {

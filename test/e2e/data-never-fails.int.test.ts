@@ -162,7 +162,7 @@ describe('odd paging: a page numbered otherwise than asked, a total_rows that mo
     const result = await runBvsync(['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', 'conversations,competitors', '--config', config], cliEnv(fx));
     expect(result.stdout).toMatch(/: incomplete; .* 0 failed and 2 incomplete slices/);
     // Before, exit 0: the competitors list was complete, so a script took empty conversation days for a finished backfill.
-    expect(result.stderr).toMatch(/bvsync: no slice of conversations is complete \(2 incomplete\): bvsync could not confirm it read any of them whole/);
+    expect(result.stderr).toMatch(/bvsync: no slice of conversations of brand 1 is complete \(2 incomplete\): bvsync could not confirm it read any of them whole/);
     expect(result.code).toBe(1);
     await fx.cleanup();
     fx = undefined as unknown as EngineFixture;

@@ -197,7 +197,7 @@ describe('exit codes', () => {
     const help = await runBvsync(['--help'], cliEnv(fx));
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Exit codes:\n\s+0 +done/);
-    expect(help.stdout).toMatch(/^\s+1 +the run finished with failed slices, with a stream none of whose slices is complete,\n\s+or with a stream it could plan nothing for; was cancelled/m);
+    expect(help.stdout).toMatch(/^\s+1 +the run finished with failed slices, with a brand's stream none of whose slices is complete,\n\s+or with a stream it could plan nothing for; was cancelled/m);
     expect(help.stdout).toMatch(/^\s+2 +usage or config error/m);
   });
 
