@@ -74,9 +74,10 @@ export class RateLimitedError extends ApiError {
 
 /**
  * Why a call may be worth another attempt. `bad_envelope`: parsed whole, not the spec's envelope; `other_format`: a 2xx
- * that is not JSON at all (a proxy's HTML page). Both come back the same as a rule, so they are asked twice only.
+ * that is not JSON at all (a proxy's HTML page); `empty_body`: a 2xx read whole with nothing in it. They come back the
+ * same as a rule, so they are asked twice only.
  */
-export type TransientReason = 'server_error' | 'network' | 'timeout' | 'bad_body' | 'bad_envelope' | 'other_format';
+export type TransientReason = 'server_error' | 'network' | 'timeout' | 'bad_body' | 'bad_envelope' | 'other_format' | 'empty_body';
 
 /**
  * A call that was waiting (out a 429, for the key's budget, between attempts) when the process began to stop: not
@@ -145,7 +146,7 @@ export class ValidationError extends PermanentError {
 
 /** A parsed answer whose envelope does not match the spec (src/api/client.ts, getEnvelope). */
 export function isBadEnvelope(error: unknown): boolean {
-  return error instanceof TransientError && (error.reason === 'bad_envelope' || error.reason === 'other_format');
+  return error instanceof TransientError && (error.reason === 'bad_envelope' || error.reason === 'other_format' || error.reason === 'empty_body');
 }
 
 /** 401 (or a 403 other than brand access or throttling): the key is wrong or lacks a right. */

@@ -350,7 +350,7 @@ export class Transport {
         `${endpoint}: HTTP ${status} with a body that is not JSON${describeBody(firstHeader(headers, 'content-type'), text) || ' (empty)'}` +
           (otherFormat ? '; check api.url: a proxy or another service may be answering in the API\'s place' : ''),
         { status, endpoint },
-        otherFormat || empty ? 'other_format' : 'bad_body',
+        otherFormat ? 'other_format' : empty ? 'empty_body' : 'bad_body',
       );
     }
     return { status, body };

@@ -97,6 +97,7 @@ describe('what the client says of an answer that is not the JSON expected', () =
       // A proxy's login page had been asked five times a job attempt, four job attempts a slice: twenty requests.
       expect(requests, reply.text).toHaveLength(reply.requests);
       expect(isBadEnvelope(error), reply.text).toBe(reply.badEnvelope);
+      expect((error as TransientError).reason, reply.text).toBe(reply.text === '' ? 'empty_body' : reply.badEnvelope ? 'other_format' : 'bad_body');
       if (reply.badEnvelope && reply.text) expect(error.message).toMatch(/; check api\.url: a proxy or another service may be answering in the API's place$/);
       await client.close();
       client = undefined;
