@@ -31,6 +31,8 @@ export interface MeasureContext {
   /** `sync.engineBreakdown`: the engines the per-engine streams ask, when configured. */
   engineBreakdown?: readonly string[] | undefined;
   signal?: AbortSignal;
+  /** Told of a figure the family left out, and why: the answer does not bear out the reading it would be rebuilt on. */
+  notCompared?: (why: string) => void;
 }
 
 /**

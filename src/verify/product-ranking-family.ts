@@ -17,21 +17,27 @@ const SUBJECT = 'brand';
  */
 export const productRankingFamily: FigureFamily = {
   name: 'product_ranking',
-  async measure({ client, connection, brandId, signal }, window) {
+  async measure({ client, connection, brandId, signal, notCompared }, window) {
     const api = new Map<string, number>();
     let shopping: number | null = null;
-    /** Whether each product's visibility times the shopping answers came out a whole count of answers. */
-    let sharesOfShopping = true;
+    const shares: Array<{ id: number; visibility: number }> = [];
     const pages = client.read(productRankingEndpoint, brandId, { startDate: window.from, endDate: window.to, metric: METRIC, subject: SUBJECT, order: 'desc', signal });
     for await (const page of pages) {
       shopping = page.info?.shopping_conversations ?? shopping;
       for (const record of page.records) {
         api.set(rankFigure(record.id), record.rank);
-        if (shopping === null || record.visibility == null) continue;
-        const listed = record.visibility * shopping;
-        if (Math.abs(listed - Math.round(listed)) > WHOLE_COUNT_TOLERANCE) sharesOfShopping = false;
-        api.set(listedFigure(record.id), Math.round(listed));
+        if (record.visibility != null) shares.push({ id: record.id, visibility: record.visibility });
       }
+    }
+    // A share rounded to d decimals (the most any share of the answer has: 0.25 may be exact) is off by up to half of
+    // 10^-d, times the count; past half an answer, the count cannot be told.
+    const off = 0.5 * 10 ** -Math.max(0, ...shares.map((share) => decimalsOf(share.visibility))) * (shopping ?? 0);
+    let sharesOfShopping = true;
+    for (const { id, visibility } of shares) {
+      if (shopping === null) break;
+      const listed = visibility * shopping;
+      if (off >= 0.5 || Math.abs(listed - Math.round(listed)) > off + WHOLE_COUNT_TOLERANCE) sharesOfShopping = false;
+      api.set(listedFigure(id), Math.round(listed));
     }
     const params = [brandId, window.from, window.to, METRIC, SUBJECT];
     const warehouseShopping = await warehouseNumber(
@@ -44,7 +50,13 @@ export const productRankingFamily: FigureFamily = {
     // The products' counts and ranks are rebuilt from visibility as a share of the shopping answers, which the spec does
     // not say it is. Where it is not (a share of every answer), they are not compared: verify had called right days
     // wrong and advised backfilling them "whole", which changed nothing. The shopping answers still are.
-    if (!sharesOfShopping) return [shoppingFigure];
+    if (!sharesOfShopping) {
+      notCompared?.(
+        "product_ranking's ranks and answers listing each product: a product's visibility times the shopping answers is no whole count " +
+          '(a share of every answer, or rounded too coarsely), so they cannot be rebuilt from the daily rows',
+      );
+      return [shoppingFigure];
+    }
     const warehouse = await warehouseFigures(
       connection,
       `WITH shopping AS (
@@ -70,8 +82,16 @@ export const productRankingFamily: FigureFamily = {
 
 const LAST_TIED = 'last place shared';
 
-/** How far from a whole number a share times its count may fall and still be a count (the API rounds its shares). */
-const WHOLE_COUNT_TOLERANCE = 0.05;
+/** How far from a whole number a share times its count may fall, beyond its rounding, and still be a count. */
+const WHOLE_COUNT_TOLERANCE = 1e-6;
+
+/** The decimals a share was given with (`0.4113` -> 4); a share in full binary precision reads as 17 or so. */
+function decimalsOf(share: number): number {
+  const text = String(share);
+  const exponent = /e-(\d+)$/.exec(text);
+  const fraction = text.split('e')[0]!.split('.')[1] ?? '';
+  return fraction.length + (exponent ? Number(exponent[1]) : 0);
+}
 
 /**
  * The warehouse's ranks as compared: a product whose count others share holds the places first..last; the API's

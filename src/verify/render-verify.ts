@@ -49,6 +49,7 @@ export function renderVerify(report: VerifyReport, options: RenderVerifyOptions 
   );
   for (const brand of report.brands) {
     if (brand.notSynced.length) out.push(`Brand ${brand.brandId}: not compared, never synced for it: ${brand.notSynced.join(', ')}.`);
+    for (const why of brand.notCompared) out.push(`Brand ${brand.brandId}: not compared: ${why}.`);
   }
   if (report.agree) {
     out.push(`Every figure agrees: the warehouse holds what the API reports over ${windowText(report.window)}.`);

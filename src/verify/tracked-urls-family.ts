@@ -11,7 +11,7 @@ import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
  */
 export const trackedUrlsFamily: FigureFamily = {
   name: 'tracked_urls',
-  async measure({ client, connection, brandId, signal }, window) {
+  async measure({ client, connection, brandId, signal, notCompared }, window) {
     const api = new Map<string, number>();
     let totalCitations: number | null = null;
     const answersRead = new Set<number>();
@@ -50,6 +50,11 @@ export const trackedUrlsFamily: FigureFamily = {
       params,
     );
     const oneCountRead = answersRead.size === 1 && daysOfPagesApart === 0;
+    if (!oneCountRead && answersRead.size > 0) {
+      notCompared?.(
+        `tracked_urls' answers the counts read: ${answersRead.size > 1 ? `the API's pages carry ${answersRead.size} different counts` : `${daysOfPagesApart} day(s) of the warehouse's pages carry different counts`}, so they are no one figure`,
+      );
+    }
     return [
       figure('tracked_urls', 'citations of every page (info.citations)', totalCitations ?? 0, warehouseTotal),
       ...(oneCountRead ? [figure('tracked_urls', 'answers the counts read', [...answersRead][0], warehouseRead)] : []),

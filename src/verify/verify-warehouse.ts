@@ -36,6 +36,8 @@ export interface BrandVerdict {
    * on them, not on a real loss.
    */
   notSynced: string[];
+  /** Figures a family left out over the whole window, each with why (the API's answer does not bear out their reading). */
+  notCompared: string[];
 }
 
 export interface VerifyReport {
@@ -51,8 +53,8 @@ export interface VerifyReport {
  */
 export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyReport> {
   const families = options.families ?? FIGURE_FAMILIES;
-  const measure = (brandId: number, family: FigureFamily, window: DayWindow) =>
-    family.measure({ client: options.client, connection: options.connection, brandId, engineBreakdown: options.engineBreakdown, signal: options.signal }, window);
+  const measure = (brandId: number, family: FigureFamily, window: DayWindow, notCompared?: (why: string) => void) =>
+    family.measure({ client: options.client, connection: options.connection, brandId, engineBreakdown: options.engineBreakdown, signal: options.signal, notCompared }, window);
 
   const wholeWindow = new Map<number, Figure[]>();
   // What each family's whole-window measurement cost, per brand: a half costs no more (fewer pages), so narrowing
@@ -60,6 +62,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
   const cost = new Map<string, number>();
   const compared = new Map<number, readonly FigureFamily[]>();
   const notSynced = new Map<number, string[]>();
+  const notCompared = new Map<number, Set<string>>();
   for (const brandId of options.brands) {
     // A brand the warehouse holds nothing of is compared whole: every figure disagrees, and the backfill is named.
     const synced = await syncedStreams(options.connection, brandId);
@@ -67,9 +70,11 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     compared.set(brandId, families.filter(isSynced));
     notSynced.set(brandId, families.filter((family) => !isSynced(family)).map((family) => family.name));
     const figures: Figure[] = [];
+    const left = new Set<string>();
+    notCompared.set(brandId, left);
     for (const family of compared.get(brandId)!) {
       const before = options.budget.total();
-      figures.push(...(await measure(brandId, family, options.window)));
+      figures.push(...(await measure(brandId, family, options.window, (why) => left.add(why))));
       cost.set(`${brandId}|${family.name}`, Math.max(1, options.budget.total() - before));
     }
     wholeWindow.set(brandId, figures);
@@ -102,6 +107,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
       unresolved: mergeWindows(unresolved).filter((window) => !covered(window)),
       undivided: mergeWindows(undivided).filter((window) => !covered(window)),
       notSynced: notSynced.get(brandId)!,
+      notCompared: [...notCompared.get(brandId)!],
     });
   }
   return {

@@ -3,11 +3,11 @@ import { renderVerify } from '../../src/verify/render-verify.js';
 import type { VerifyReport } from '../../src/verify/verify-warehouse.js';
 
 /** A report of one brand whose conversations disagree, with what narrowing left as given. */
-function report(brand: Pick<VerifyReport['brands'][number], 'daysToBackfill' | 'unresolved' | 'undivided'>): VerifyReport {
+function report(brand: Pick<VerifyReport['brands'][number], 'daysToBackfill' | 'unresolved' | 'undivided'> & Partial<VerifyReport['brands'][number]>): VerifyReport {
   return {
     window: { from: '2026-11-01', to: '2026-11-30' },
     agree: false,
-    brands: [{ brandId: 1, figures: [{ family: 'conversations', figure: 'answers', api: 10, warehouse: 9, agree: false } as VerifyReport['brands'][number]['figures'][number]], notSynced: [], ...brand }],
+    brands: [{ brandId: 1, figures: [{ family: 'conversations', figure: 'answers', api: 10, warehouse: 9, agree: false } as VerifyReport['brands'][number]['figures'][number]], notSynced: [], notCompared: [], ...brand }],
     calls: { total: 31, narrowing: 20, narrowingLimit: 1000 },
   };
 }
@@ -37,5 +37,10 @@ describe("verify's backfill commands", () => {
       '  bvsync backfill --brand 1 --from 2026-11-14 --to 2026-11-19   (2026-11-14..2026-11-17: these days disagree; 2026-11-17..2026-11-19: it disagrees while neither half does, so backfill it whole: a figure that does not add up over days, or an API that changed meanwhile)',
       '  bvsync backfill --brand 1 --from 2026-11-25 --to 2026-11-25',
     ]);
+  });
+
+  it('says which figures a family left out, and why', () => {
+    const text = renderVerify(report({ daysToBackfill: [], unresolved: [], undivided: [], notCompared: ["tracked_urls' answers the counts read: the API's pages carry 2 different counts, so they are no one figure"] }));
+    expect(text).toContain("Brand 1: not compared: tracked_urls' answers the counts read: the API's pages carry 2 different counts, so they are no one figure.\n");
   });
 });

@@ -48,15 +48,25 @@ describe('verify, where the spec does not say how a count reads', () => {
       { id: 1, url: 'https://a.example/1', citations: 4, conversations: 38 },
       { id: 2, url: 'https://a.example/2', citations: 6, conversations: 41 },
     ];
-    const figures = await trackedUrlsFamily.measure({ client: answering(pages, { citations: 10 }), connection, brandId: 1 }, WINDOW);
-    // It had compared the last page's 41 with the days' maxima, 21 + 20, and called right days wrong.
-    expect(figures.map((entry) => entry.figure)).not.toContain('answers the counts read');
-    expect(figures.every((entry) => entry.agree)).toBe(true);
+    const same = pages.map((page) => ({ ...page, conversations: 40 }));
+    const measured = async (records: unknown[]) => {
+      const why: string[] = [];
+      const figures = await trackedUrlsFamily.measure({ client: answering(records, { citations: 10 }), connection, brandId: 1, notCompared: (reason) => why.push(reason) }, WINDOW);
+      return { read: figures.find((entry) => entry.figure === 'answers the counts read'), agree: figures.every((entry) => entry.agree), why };
+    };
+    // Both sides per page: it had compared the last page's 41 with the days' maxima, 21 + 20, and called right days wrong.
+    let result = await measured(pages);
+    expect(result).toMatchObject({ read: undefined, agree: true, why: [expect.stringMatching(/the API's pages carry 2 different counts/)] });
+    // The warehouse's days alone carry two counts (18 and 21 on the 19th).
+    result = await measured(same);
+    expect(result).toMatchObject({ read: undefined, why: [expect.stringMatching(/1 day\(s\) of the warehouse's pages carry different counts/)] });
 
     await connection.run(`UPDATE tracked_url_daily SET conversations = 20 WHERE "day" = '2026-11-19'`);
-    const same = pages.map((page) => ({ ...page, conversations: 40 }));
-    const compared = await trackedUrlsFamily.measure({ client: answering(same, { citations: 10 }), connection, brandId: 1 }, WINDOW);
-    expect(compared.find((entry) => entry.figure === 'answers the counts read')).toMatchObject({ api: 40, warehouse: 40, agree: true });
+    // The API's pages alone carry two counts.
+    result = await measured(pages);
+    expect(result).toMatchObject({ read: undefined, why: [expect.stringMatching(/the API's pages carry 2 different counts/)] });
+    result = await measured(same);
+    expect(result).toMatchObject({ read: { api: 40, warehouse: 40, agree: true }, why: [] });
   });
 
   it("compares the products' counts and ranks only when visibility times the shopping answers is a whole count", async () => {
@@ -65,8 +75,29 @@ describe('verify, where the spec does not say how a count reads', () => {
       { id: 7, rank: 1, label: 'A', title: 'A', visibility: 7 / 80 },
       { id: 8, rank: 2, label: 'B', title: 'B', visibility: 4 / 80 },
     ];
-    const figures = await productRankingFamily.measure({ client: answering(products, { shopping_conversations: 20 }), connection, brandId: 1 }, WINDOW);
+    const why: string[] = [];
+    const figures = await productRankingFamily.measure(
+      { client: answering(products, { shopping_conversations: 20 }), connection, brandId: 1, notCompared: (reason) => why.push(reason) },
+      WINDOW,
+    );
     // It had rebuilt 2 and 1 answers listing them from the API's shares, and 3 and 2 from the warehouse's days: wrong.
     expect(figures.map((entry) => [entry.figure, entry.agree])).toEqual([['shopping answers', true]]);
+    expect(why).toEqual([expect.stringMatching(/^product_ranking's ranks and answers listing each product: .* no whole count/)]);
+  });
+
+  it('still compares them when the shares are rounded, at the volume a real window has', async () => {
+    await connection.run(`DELETE FROM product_ranking_daily; DELETE FROM product_ranking_shopping_daily`);
+    await connection.run(`INSERT INTO product_ranking_shopping_daily VALUES (1, '2026-11-19', 'visibility', 'brand', 1500), (1, '2026-11-20', 'visibility', 'brand', 1500)`);
+    await connection.run(`INSERT INTO product_ranking_daily VALUES (1, '2026-11-19', 'visibility', 'brand', 7, 617.0 / 1500), (1, '2026-11-20', 'visibility', 'brand', 7, 617.0 / 1500)`);
+    // 1234 of 3000 shopping answers, the share given to 4 decimals: 0.4113 x 3000 is 1233.9.
+    const why: string[] = [];
+    const figures = await productRankingFamily.measure(
+      { client: answering([{ id: 7, rank: 1, label: 'A', title: 'A', visibility: 0.4113 }], { shopping_conversations: 3000 }), connection, brandId: 1, notCompared: (reason) => why.push(reason) },
+      WINDOW,
+    );
+    // A fixed tolerance of 0.05 had stopped comparing every product of any window past ~1,000 shopping answers.
+    expect(why).toEqual([]);
+    expect(figures.find((entry) => entry.figure === 'product 7: shopping answers listing it')).toMatchObject({ api: 1234, warehouse: 1234, agree: true });
+    expect(figures.find((entry) => entry.figure === 'product 7: rank')).toMatchObject({ api: 1, agree: true });
   });
 });
