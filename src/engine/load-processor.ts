@@ -361,7 +361,7 @@ async function recordCommitted(deps: LoadProcessorDeps, prepared: PreparedCommit
   await deleteChunks(deps.redis, deps.prefix, data.token, data.chunks);
 }
 
-/** Runs and streams already warned of dropped engines, so a run says it once per stream and not once per day. */
+/** Runs, streams and ids already warned of, so a run says it once per stream and not once per day. */
 const droppedEnginesWarned = new Set<string>();
 
 /**
@@ -378,7 +378,7 @@ function warnOfDroppedEngines(log: Logger, data: CommitJobData, dropped: string[
   log.warn(
     { dropped },
     `the API did not apply engine(s) ${dropped.map((engine) => JSON.stringify(engine)).join(', ')} of api.engines (its info.query leaves them out): ` +
-      'the stream\'s rows cover only the engines it names (_slice_queries: engines beside sent_engines); said once per run and stream; ' +
+      'the stream\'s rows cover only the engines it names (_slice_queries: engines beside sent_engines); said once per run, stream and set of ids; ' +
       "check the ids with `bvsync doctor`, then correct or remove them in api.engines",
   );
 }
