@@ -104,4 +104,18 @@ describe('_slice_queries', () => {
     await wh.loadSlice(trackedLoad({ runId: 'run-14', state: completeState({ status: 'failed', lastError: 'HTTP 500' }) }));
     expect(await ofSlice()).toEqual([{ engines: ['claude'], sent_engines: ['claude'] }]);
   });
+
+  it("names the brand's engines from the echoes of slices that sent no filter, those of api.engines only when there are none", async () => {
+    const load = (day: string, engines: string[], sent: string[] | undefined) =>
+      wh.loadSlice(
+        sliceBatch({ stream: 'visibility', sliceKey: day, day, brandId: 12, writes: [], appliedQuery: appliedQuery({ engines }, { from: day, to: day }, 'engines', sent) }),
+      );
+    // Days loaded while api.engines asked for two: all the echoes say so far.
+    await load('2026-11-13', ['claude', 'chatgpt'], ['claude', 'chatgpt']);
+    expect(await wh.echoedEngines('visibility', 12)).toEqual(['chatgpt', 'claude']);
+    // api.engines emptied: the report's default, the brand's engines, is what to break down by.
+    await load('2026-11-18', ['gemini', 'claude'], undefined);
+    // chatgpt had stayed, asked for a day at a time for as long as the old echoes were kept.
+    expect(await wh.echoedEngines('visibility', 12)).toEqual(['claude', 'gemini']);
+  });
 });
