@@ -29,6 +29,7 @@ import {
 } from './run-log.js';
 import { ECHOED_ENGINES_SQL } from './provenance.js';
 import { LISTED_PAGES_SQL } from './listed-pages.js';
+import { OTHER_ENGINES_SQL, type OtherEnginesDays } from './other-engines.js';
 import type { Row, Scope, SliceBatch } from './slice-batch.js';
 import { keysHeldElsewhere, type KeyHeldElsewhere } from './keys-held-elsewhere.js';
 import { loadSliceBatch, loadSliceBatches, type LoadHooks, type LoadResult } from './slice-loader.js';
@@ -188,6 +189,15 @@ export class Warehouse {
   /** The tracked pages the API still lists, or listed from `since` on (src/streams/dimensions.ts, `DimensionSource.listedPages`). */
   listedPages(brandId: number, since?: string): Promise<string[]> {
     return this.serial(async () => (await readRows(this.connection, LISTED_PAGES_SQL, [brandId, since ?? null])).map((row) => String(row.url)));
+  }
+
+  /**
+   * A stream's complete days before `before` read under another engines filter than `engines` (src/warehouse/other-engines.ts),
+   * or undefined when there are none.
+   */
+  async daysOfOtherEngines(brandId: number, stream: string, before: string, engines: readonly string[]): Promise<OtherEnginesDays | undefined> {
+    const [found] = await this.serial(() => readRows(this.connection, OTHER_ENGINES_SQL, [brandId, stream, before, [...engines].sort().join(',')]));
+    return found && Number(found.days) > 0 ? { first: String(found.first), last: String(found.last), days: Number(found.days), sent: String(found.sent ?? '') } : undefined;
   }
 
   /** The engines the `info.query` echoes of a stream's slices of one brand named (src/warehouse/provenance.ts). */
