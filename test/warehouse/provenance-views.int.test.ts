@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { appliedQuery, sentEnginesQuery } from '../../src/warehouse/provenance.js';
-import { openWarehouse } from '../../src/warehouse/warehouse.js';
+import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { openPublished, type PublishedReader } from '../support/published-reader.js';
 import { tempDir } from '../support/tmp.js';
 import { sliceBatch } from './batches.js';
@@ -13,6 +13,26 @@ const DAY = '2026-11-20';
 const OTHER_DAY = '2026-11-19';
 let reader: PublishedReader | undefined;
 const rows = (sql: string) => reader!.rows(sql);
+
+/** One day of answers of a brand, each [id, model, mentioned], as the conversations stream loads them. */
+function loadAnswers(wh: Warehouse, brandId: number, answers: Array<[number, string, boolean]>) {
+  return wh.loadSlice(
+    sliceBatch({
+      brandId,
+      stream: 'conversations',
+      sliceKey: DAY,
+      day: DAY,
+      writes: [
+        {
+          table: 'conversations',
+          mode: 'replace',
+          scope: { day: DAY },
+          rows: answers.map(([id, model, mentioned]) => ({ id, day: DAY, date: `${DAY}T12:00:00.000Z`, model, mentioned })),
+        },
+      ],
+    }),
+  );
+}
 
 beforeAll(async () => {
   const wh = await openWarehouse(join(tmp.path, 'bv.work.duckdb'));
@@ -62,21 +82,7 @@ beforeAll(async () => {
     [4, 'b', true], [5, 'b', false], [6, 'b', false],
     [7, 'c', false], [8, 'c', true],
   ];
-  await wh.loadSlice(
-    sliceBatch({
-      stream: 'conversations',
-      sliceKey: DAY,
-      day: DAY,
-      writes: [
-        {
-          table: 'conversations',
-          mode: 'replace',
-          scope: { day: DAY },
-          rows: answers.map(([id, model, mentioned]) => ({ id, day: DAY, date: `${DAY}T12:00:00.000Z`, model, mentioned })),
-        },
-      ],
-    }),
-  );
+  await loadAnswers(wh, 7, answers);
   await wh.loadSlice(
     sliceBatch({
       stream: 'visibility_by_engine',
@@ -163,22 +169,7 @@ beforeAll(async () => {
   const mixedCase: Array<[number, string, boolean]> = [
     [31, 'Chatgpt', true], [32, 'Chatgpt', false], [33, 'ChatGPT', true], [34, 'GEMINI', false], [35, 'Perplexity', true],
   ];
-  await wh.loadSlice(
-    sliceBatch({
-      brandId: 9,
-      stream: 'conversations',
-      sliceKey: DAY,
-      day: DAY,
-      writes: [
-        {
-          table: 'conversations',
-          mode: 'replace',
-          scope: { day: DAY },
-          rows: mixedCase.map(([id, model, mentioned]) => ({ id, day: DAY, date: `${DAY}T12:00:00.000Z`, model, mentioned })),
-        },
-      ],
-    }),
-  );
+  await loadAnswers(wh, 9, mixedCase);
   const published = join(tmp.path, 'bv.duckdb');
   await wh.publish(published);
   await wh.close();
