@@ -167,15 +167,9 @@ export function sentEnginesQuery(engines: readonly string[], slice: { from: stri
   return { query: { sent: { engines: [...engines] } }, engines: [...engines], rangeStart: slice.from, rangeEnd: slice.to, sentEngines: [...engines] };
 }
 
-/**
- * The replace of a slice's echo: its earlier echo goes and this one comes, in the transaction of the slice's rows; with
- * none (an answer that echoes nothing, from a slice that sent no engines), the earlier one goes alone. Kept, a row of
- * a load under `api.engines` went on saying those engines of rows that now hold every engine's.
- */
-export function sliceQueryWrite(batch: Pick<SliceBatch, 'brandId' | 'stream' | 'sliceKey' | 'day'>, applied: AppliedQuery | undefined): TableWrite {
+/** The replace of a slice's echo: its earlier echo goes and this one comes, in the transaction of the slice's rows. */
+export function sliceQueryWrite(batch: Pick<SliceBatch, 'brandId' | 'stream' | 'sliceKey' | 'day'>, applied: AppliedQuery): TableWrite {
   const { brandId, stream, sliceKey } = batch;
-  const scope = { brand_id: brandId, stream, slice_key: sliceKey };
-  if (!applied) return { table: SLICE_QUERIES_TABLE, mode: 'replace', scope, rows: [] };
   const row: Row = {
     brand_id: brandId,
     stream,
@@ -187,7 +181,7 @@ export function sliceQueryWrite(batch: Pick<SliceBatch, 'brandId' | 'stream' | '
     engines: applied.engines,
     sent_engines: applied.sentEngines ?? null,
   };
-  return { table: SLICE_QUERIES_TABLE, mode: 'replace', scope, rows: [row] };
+  return { table: SLICE_QUERIES_TABLE, mode: 'replace', scope: { brand_id: brandId, stream, slice_key: sliceKey }, rows: [row] };
 }
 
 /**

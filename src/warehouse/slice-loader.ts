@@ -207,7 +207,7 @@ function writesOf(batch: SliceBatch): TableWrite[] {
   }
   const keepRejects = batch.attemptOnly === true || (batch.state.status === 'failed' && batch.rejects.length === 0);
   const writes = keepRejects ? [...batch.writes] : [...batch.writes, rejectsWrite(batch)];
-  if (!batch.attemptOnly && batch.state.status !== 'failed') writes.push(sliceQueryWrite(batch, batch.appliedQuery));
+  if (batch.appliedQuery && !batch.attemptOnly && batch.state.status !== 'failed') writes.push(sliceQueryWrite(batch, batch.appliedQuery));
   return writes;
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { appliedQuery, sentEnginesQuery } from '../../src/warehouse/provenance.js';
+import { appliedQuery } from '../../src/warehouse/provenance.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { openPublished } from '../support/published-reader.js';
 import { tempDir } from '../support/tmp.js';
@@ -88,21 +88,6 @@ describe('_slice_queries', () => {
     await wh.loadSlice(visibilityLoad(['grok', 'claude'], 2, { brandId: 9, runId: 'run-10' }));
     expect((await wh.publish(published)).mode).toBe('incremental');
     expect(await publishedEngines()).toEqual([['grok', 'claude']]);
-  });
-
-  it('goes when the slice loads again without one: sent no engines filter, and echoing nothing', async () => {
-    const trackedLoad = (overrides = {}) =>
-      sliceBatch({ stream: 'tracked_urls', sliceKey: '2026-11-18', day: '2026-11-18', brandId: 11, writes: [], ...overrides });
-    await wh.loadSlice(trackedLoad({ appliedQuery: sentEnginesQuery(['claude', 'chatgpt'], { from: '2026-11-18', to: '2026-11-18' }) }));
-    const ofSlice = () => wh.query(`SELECT engines, sent_engines FROM _slice_queries WHERE brand_id = 11`);
-    expect(await ofSlice()).toEqual([{ engines: ['claude', 'chatgpt'], sent_engines: ['claude', 'chatgpt'] }]);
-    // api.engines removed: the slice's rows now hold every engine's pages, which the row had gone on denying.
-    await wh.loadSlice(trackedLoad({ runId: 'run-12' }));
-    expect(await ofSlice()).toEqual([]);
-    // A failed attempt leaves the rows, and so the row that describes them.
-    await wh.loadSlice(trackedLoad({ runId: 'run-13', appliedQuery: sentEnginesQuery(['claude'], { from: '2026-11-18', to: '2026-11-18' }) }));
-    await wh.loadSlice(trackedLoad({ runId: 'run-14', state: completeState({ status: 'failed', lastError: 'HTTP 500' }) }));
-    expect(await ofSlice()).toEqual([{ engines: ['claude'], sent_engines: ['claude'] }]);
   });
 
   it("names the brand's engines from the echoes of slices that sent no filter, those of api.engines only when there are none", async () => {
