@@ -1,4 +1,4 @@
-import { ApiError, NotFoundError, TransientError } from '../../api/errors.js';
+import { ApiError, NotFoundError, TransientError, isBadEnvelope } from '../../api/errors.js';
 
 /**
  * A failure that leaves the endpoint unread: nothing or a 5xx (transient), a redirect, a 404 (a 404 that means "nothing
@@ -15,6 +15,6 @@ export function isNoAnswer(error: unknown): boolean {
  * (a 5xx, a reset): a sync making the same read fails the same way, every attempt.
  */
 export function isUnreadableAnswer(error: unknown): boolean {
-  if (!(error instanceof TransientError) || !['bad_body', 'bad_envelope', 'other_format', 'empty_body'].includes(error.reason)) return false;
+  if (!(error instanceof TransientError) || !(isBadEnvelope(error) || error.reason === 'bad_body')) return false;
   return error.status === undefined || (error.status >= 200 && error.status < 300);
 }
