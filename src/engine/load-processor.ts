@@ -87,7 +87,8 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
       }
     }
   }
-  const needed = new Set(streams.filter((stream) => phaseOf(stream, deps.config.sync) === phase).flatMap((stream) => needsOf(stream, deps.config.sync)));
+  const ofPhase = streams.filter((stream) => phaseOf(stream, deps.config.sync) === phase);
+  const needed = new Set(ofPhase.flatMap((stream) => needsOf(stream, deps.config.sync)));
   const dimensions = new Map<number, Dimensions>();
   // A backfill fans out over the pages listed in its window too: pages untracked since were tracked then.
   const listedSince = mode.kind === 'backfill' ? mode.from : undefined;
@@ -102,7 +103,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     dimensions: (brandId) => dimensions.get(brandId) ?? NO_DIMENSIONS,
   });
   for (const gap of gaps) deps.log.warn({ run: runId, brand: gap.brandId, stream: gap.stream }, describeGap(gap));
-  if (mode.kind === 'incremental') await warnOfDaysUnderOtherEngines(deps, runId, meta.brands, streams.filter((stream) => phaseOf(stream, deps.config.sync) === phase), slices, mode.today);
+  if (mode.kind === 'incremental') await warnOfDaysUnderOtherEngines(deps, runId, meta.brands, ofPhase, slices, mode.today);
   if (phase === 1) {
     const days = slices.flatMap((slice) => [slice.from, slice.to]).filter((day): day is string => day !== null).sort();
     const from = meta.from ?? days[0] ?? meta.today;
