@@ -1,3 +1,4 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Row, SliceBatch, TableWrite } from './slice-batch.js';
 
 /**
@@ -182,6 +183,31 @@ export function sliceQueryWrite(batch: Pick<SliceBatch, 'brandId' | 'stream' | '
     sent_engines: applied.sentEngines ?? null,
   };
   return { table: SLICE_QUERIES_TABLE, mode: 'replace', scope: { brand_id: brandId, stream, slice_key: sliceKey }, rows: [row] };
+}
+
+/**
+ * Drops the `_slice_queries` rows of slices loading again with no query to record: the answer echoes none and the
+ * read sent no engines filter, so the API's default applied (docs/tables.md: no row then). Kept, the row of a load
+ * under `api.engines` went on saying those engines of rows that now hold every engine's, and each sync went on
+ * advising the backfill that had just read them anew (other-engines.ts). One statement for a load's slices, in its
+ * transaction; returns the replace writes to journal for the slices that had a row, by their position in `slices`.
+ */
+export async function dropUnsaidSliceQueries(
+  connection: DuckDBConnection,
+  slices: readonly (Pick<SliceBatch, 'brandId' | 'stream' | 'sliceKey'> | undefined)[],
+): Promise<Map<number, TableWrite>> {
+  const asked = slices.flatMap((slice, position) => (slice ? [{ slice, position }] : []));
+  if (!asked.length) return new Map();
+  const values = asked.flatMap(({ slice }) => [slice.brandId, slice.stream, slice.sliceKey]);
+  const matches = asked.map((_, i) => `(brand_id = $${3 * i + 1} AND stream = $${3 * i + 2} AND slice_key = $${3 * i + 3})`).join(' OR ');
+  const deleted = await connection.runAndReadAll(`DELETE FROM ${SLICE_QUERIES_TABLE} WHERE ${matches} RETURNING brand_id, stream, slice_key`, values);
+  const had = new Set(deleted.getRowsJS().map(([brandId, stream, sliceKey]) => `${Number(brandId)}/${stream}/${sliceKey}`));
+  const writes = new Map<number, TableWrite>();
+  for (const { slice, position } of asked) {
+    if (!had.has(`${slice.brandId}/${slice.stream}/${slice.sliceKey}`)) continue;
+    writes.set(position, { table: SLICE_QUERIES_TABLE, mode: 'replace', scope: { brand_id: slice.brandId, stream: slice.stream, slice_key: slice.sliceKey }, rows: [] });
+  }
+  return writes;
 }
 
 /**

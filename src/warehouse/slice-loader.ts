@@ -10,7 +10,7 @@ import type { Row, Scope, SliceBatch, TableWrite } from './slice-batch.js';
 import type { TablePlan, RowDefaults } from './table-plan.js';
 import { castTypeOf } from './table-plan.js';
 import { compileScope } from './scope.js';
-import { SLICE_QUERIES_TABLE, sliceQueryWrite } from './provenance.js';
+import { SLICE_QUERIES_TABLE, dropUnsaidSliceQueries, sliceQueryWrite } from './provenance.js';
 import { journalWrites } from './publish-journal.js';
 import { recordSliceCommits } from './slice-commits.js';
 import { quoteIdent } from './sql-names.js';
@@ -158,13 +158,15 @@ export async function loadSliceBatches(
         const outcomes = await applyTableWrites(connection, items);
         for (const [index, item] of items.entries()) tables[item.slice]!.push(outcomes[index]!);
       }
+      const unsaid = await dropUnsaidSliceQueries(connection, batches.map((batch) => (recordsQuery(batch) && !batch.appliedQuery ? batch : undefined)));
       const results: LoadResult[] = [];
       for (const [position, batch] of batches.entries()) {
         // Data rows only: the rejects and the applied query are the loader's bookkeeping.
         const own = tables[position]!.filter((t) => t.table !== REJECTS_TABLE && t.table !== SLICE_QUERIES_TABLE);
         if (batch.attemptOnly) await recordAttempt(connection, batch, now);
         // In the slice's transaction, so the next publish knows exactly what to copy into the analysts' file.
-        await journalWrites(connection, batch.runId, batch.brandId, staged[position]!.map((item) => item.write));
+        const dropped = unsaid.get(position);
+        await journalWrites(connection, batch.runId, batch.brandId, [...staged[position]!.map((item) => item.write), ...(dropped ? [dropped] : [])]);
         results.push({
           brandId: batch.brandId,
           stream: batch.stream,
@@ -207,8 +209,13 @@ function writesOf(batch: SliceBatch): TableWrite[] {
   }
   const keepRejects = batch.attemptOnly === true || (batch.state.status === 'failed' && batch.rejects.length === 0);
   const writes = keepRejects ? [...batch.writes] : [...batch.writes, rejectsWrite(batch)];
-  if (batch.appliedQuery && !batch.attemptOnly && batch.state.status !== 'failed') writes.push(sliceQueryWrite(batch, batch.appliedQuery));
+  if (batch.appliedQuery && recordsQuery(batch)) writes.push(sliceQueryWrite(batch, batch.appliedQuery));
   return writes;
+}
+
+/** Whether the load replaces the slice's rows, and so its `_slice_queries` row, the record of what they cover. */
+function recordsQuery(batch: SliceBatch): boolean {
+  return !batch.attemptOnly && batch.state.status !== 'failed';
 }
 
 function checkBatch(batch: SliceBatch): void {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { appliedQuery } from '../../src/warehouse/provenance.js';
+import { appliedQuery, sentEnginesQuery } from '../../src/warehouse/provenance.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { openPublished } from '../support/published-reader.js';
 import { tempDir } from '../support/tmp.js';
@@ -88,6 +88,34 @@ describe('_slice_queries', () => {
     await wh.loadSlice(visibilityLoad(['grok', 'claude'], 2, { brandId: 9, runId: 'run-10' }));
     expect((await wh.publish(published)).mode).toBe('incremental');
     expect(await publishedEngines()).toEqual([['grok', 'claude']]);
+
+    // Loaded again with nothing to say of its engines, the slice's row goes from the published copy too.
+    await wh.loadSlice(visibilityLoad([], 2, { brandId: 9, runId: 'run-11', appliedQuery: undefined }));
+    expect((await wh.publish(published)).mode).toBe('incremental');
+    expect(await publishedEngines()).toEqual([]);
+  });
+
+  it('goes when the slice loads again without one (no engines filter sent, no echo), and stays through a failed attempt', async () => {
+    const trackedLoad = (overrides = {}) => sliceBatch({ stream: 'tracked_urls', sliceKey: '2026-11-18', day: '2026-11-18', brandId: 11, writes: [], ...overrides });
+    const sent = (engines: string[]) => sentEnginesQuery(engines, { from: '2026-11-18', to: '2026-11-18' });
+    const ofSlice = () => wh.query(`SELECT engines, sent_engines FROM _slice_queries WHERE brand_id = 11`);
+    const journaled = async () => Number((await wh.query(`SELECT count(*) AS n FROM _publish_journal WHERE brand_id = 11 AND table_name = '_slice_queries'`))[0]!.n);
+    await wh.loadSlice(trackedLoad({ appliedQuery: sent(['claude', 'chatgpt']) }));
+    expect(await ofSlice()).toEqual([{ engines: ['claude', 'chatgpt'], sent_engines: ['claude', 'chatgpt'] }]);
+    expect(await journaled()).toBe(1);
+
+    // api.engines removed: the slice's rows now hold every engine's pages, which the row had gone on denying.
+    await wh.loadSlice(trackedLoad({ runId: 'run-12' }));
+    expect(await ofSlice()).toEqual([]);
+    expect(await journaled()).toBe(2);
+    // With no row to drop, nothing is journaled for the next publish to copy.
+    await wh.loadSlice(trackedLoad({ runId: 'run-13' }));
+    expect(await journaled()).toBe(2);
+
+    // A failed attempt leaves the rows, and so the row that describes them.
+    await wh.loadSlice(trackedLoad({ runId: 'run-14', appliedQuery: sent(['claude']) }));
+    await wh.loadSlice(trackedLoad({ runId: 'run-15', state: completeState({ status: 'failed', lastError: 'HTTP 500' }) }));
+    expect(await ofSlice()).toEqual([{ engines: ['claude'], sent_engines: ['claude'] }]);
   });
 
   it("names the brand's engines from the echoes of slices that sent no filter, those of api.engines only when there are none", async () => {
