@@ -8,6 +8,7 @@ import { NotFoundError, TransientError, readErrorEnvelope } from './errors.js';
 import { cappedPageSize, paginate, type Page, type PagingInfo, type PagingSummary } from './paginate.js';
 import { endpointMapping, type ParamMapping } from './param-names.js';
 import { brandPath, buildQuery, withQuery, type QueryEncoding, type QueryParams } from './query.js';
+import { readSettingsOf } from './read-settings.js';
 import { createMemoryRateBudget, type RateBudget } from './rate-budget.js';
 import { Transport, type ApiRequestEvent } from './transport.js';
 import { describeZodIssues, validateRecords, type Rejection } from './validate.js';
@@ -58,6 +59,8 @@ export interface ReadPage<R, I> {
    * not echo its query, the only record of which engines its numbers cover.
    */
   sentEngines?: readonly string[];
+  /** How the read went on the wire, in what the spec does not show (src/api/read-settings.ts). */
+  readWith?: string;
 }
 
 export type PageStream<R, I> = AsyncGenerator<ReadPage<R, I>, PagingSummary | void>;
@@ -67,13 +70,16 @@ function enginesOf(query: QueryParams): readonly string[] | undefined {
   return Array.isArray(engines) && engines.length > 0 ? engines.map(String) : undefined;
 }
 
-/** Paginate's pages, each saying which engines the read sent; its summary and an early end pass through. */
-async function* withSentEngines<R, I>(pages: AsyncGenerator<Page<R, I & PagingInfo>, PagingSummary>, sentEngines: readonly string[]): PageStream<R, I> {
+/** Paginate's pages, each saying how the read was sent; its summary and an early end pass through. */
+async function* withReadRecord<R, I>(
+  pages: AsyncGenerator<Page<R, I & PagingInfo>, PagingSummary>,
+  record: Pick<ReadPage<R, I>, 'sentEngines' | 'readWith'>,
+): PageStream<R, I> {
   try {
     for (;;) {
       const next = await pages.next();
       if (next.done) return next.value;
-      yield { ...next.value, sentEngines };
+      yield { ...next.value, ...record };
     }
   } finally {
     await pages.return(undefined as never);
@@ -174,7 +180,8 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     const { records, rejects } = validateRecords(endpoint.record, data, `GET ${path}`);
     const info = answer.info ?? ({} as I);
     const sentEngines = enginesOf(query);
-    yield { records, rejects, info, totalRows: (info as PagingInfo).total_rows ?? undefined, ...(sentEngines ? { sentEngines } : {}) };
+    const readWith = readSettingsOf(query, encodingOf(endpoint));
+    yield { records, rejects, info, totalRows: (info as PagingInfo).total_rows ?? undefined, readWith, ...(sentEngines ? { sentEngines } : {}) };
   }
 
   function read<R, I, O>(endpoint: Endpoint<R, I, O>, brandId: number, readOptions: O & ReadOptions): PageStream<R, I> {
@@ -193,7 +200,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
       },
     });
     const sentEngines = enginesOf(query);
-    return sentEngines ? withSentEngines(pages, sentEngines) : pages;
+    return withReadRecord(pages, { readWith: readSettingsOf(query, encodingOf(endpoint), config.firstPage), ...(sentEngines ? { sentEngines } : {}) });
   }
 
   return {

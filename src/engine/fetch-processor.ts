@@ -101,6 +101,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         requestId: null,
         query: result.query,
         sentEngines: result.sentEngines,
+        readWith: result.readWith,
       });
     } catch (error) {
       // `bvsync cancel` dropped the run while the slice was paged: like its queued slices, this one is neither loaded nor

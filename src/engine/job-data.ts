@@ -62,6 +62,8 @@ export const commitJobSchema = z.object({
   query: z.record(z.string(), z.unknown()).optional(),
   /** The engines filter the read sent, for `_slice_queries` when the answer echoes no query. */
   sentEngines: z.array(z.string()).optional(),
+  /** How the read went on the wire (src/api/read-settings.ts), for `_sync_state.read_with`. */
+  readWith: z.string().optional(),
 });
 export type CommitJobData = z.infer<typeof commitJobSchema>;
 

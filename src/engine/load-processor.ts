@@ -16,6 +16,7 @@ import type { Warehouse } from '../warehouse/warehouse.js';
 import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
 import { recordCancelled, recordUncounted } from './cancel-run.js';
 import { warnOfStaleWal } from './published-log.js';
+import { warnOfDaysReadOtherwise } from './read-settings-check.js';
 import { takeWaitingCommits } from './waiting-commits.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
@@ -103,7 +104,10 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     dimensions: (brandId) => dimensions.get(brandId) ?? NO_DIMENSIONS,
   });
   for (const gap of gaps) deps.log.warn({ run: runId, brand: gap.brandId, stream: gap.stream }, describeGap(gap));
-  if (mode.kind === 'incremental') await warnOfDaysUnderOtherEngines(deps, runId, meta.brands, ofPhase, slices, mode.today);
+  if (mode.kind === 'incremental') {
+    await warnOfDaysUnderOtherEngines(deps, runId, meta.brands, ofPhase, slices, mode.today);
+    await warnOfDaysReadOtherwise(deps, runId, meta.brands, ofPhase, slices, mode.today);
+  }
   if (phase === 1) {
     const days = slices.flatMap((slice) => [slice.from, slice.to]).filter((day): day is string => day !== null).sort();
     const from = meta.from ?? days[0] ?? meta.today;
@@ -332,6 +336,7 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     appliedQuery: data.query
       ? appliedQuery(data.query, data.slice, params.engines, data.sentEngines)
       : data.sentEngines && sentEnginesQuery(data.sentEngines, data.slice),
+    ...(data.readWith !== undefined ? { readWith: data.readWith } : {}),
     token: data.token,
     state: {
       status,

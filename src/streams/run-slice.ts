@@ -48,6 +48,8 @@ export interface SliceReadResult {
   query?: QueryEcho;
   /** The engines filter the read sent, when it sent one (`SourcePage.sentEngines`). */
   sentEngines?: string[];
+  /** How the read went on the wire, in what the spec does not show (`SourcePage.readWith`). */
+  readWith?: string;
 }
 
 /**
@@ -310,6 +312,7 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
     rereadable: problems.rereadable,
     query: queryEchoOf(lastPage?.info),
     ...(lastPage?.sentEngines ? { sentEngines: [...lastPage.sentEngines] } : {}),
+    ...(lastPage?.readWith !== undefined ? { readWith: lastPage.readWith } : {}),
   };
 }
 

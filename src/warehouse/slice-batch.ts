@@ -66,6 +66,8 @@ export interface SliceBatch {
   attemptOnly?: boolean;
   /** The query the slice's answer says was applied (`info.query`), written to `_slice_queries` with its rows. */
   appliedQuery?: AppliedQuery;
+  /** How the read went on the wire (src/api/read-settings.ts), for `_sync_state.read_with`; kept by a failed load. */
+  readWith?: string;
   /** The fetch's token, recorded with the commit so that a replay of its commit job is known (slice-commits.ts). */
   token?: string;
 }

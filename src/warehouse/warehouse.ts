@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { completeDays, newestCompletePastDays, storedSliceState, type NewestCompleteDay, type StoredSliceState } from './bookkeeping.js';
 import { readCatalog, type TableInfo } from './catalog.js';
 import { DatabaseLockedError, isLockConflict } from './database-locked-error.js';
@@ -30,6 +30,7 @@ import {
 import { ECHOED_ENGINES_SQL } from './provenance.js';
 import { LISTED_PAGES_SQL } from './listed-pages.js';
 import { OTHER_ENGINES_SQL, type OtherEnginesDays } from './other-engines.js';
+import { DAYS_READ_WITH_SQL, READ_SETTINGS_IN_USE_SQL, type DaysReadWith } from './other-read-settings.js';
 import type { Row, Scope, SliceBatch } from './slice-batch.js';
 import { keysHeldElsewhere, type KeyHeldElsewhere } from './keys-held-elsewhere.js';
 import { loadSliceBatch, loadSliceBatches, type LoadHooks, type LoadResult } from './slice-loader.js';
@@ -198,6 +199,23 @@ export class Warehouse {
   async daysOfOtherEngines(brandId: number, stream: string, before: string, engines: readonly string[]): Promise<OtherEnginesDays | undefined> {
     const [found] = await this.serial(() => readRows(this.connection, OTHER_ENGINES_SQL, [brandId, stream, before, [...engines].sort().join(',')]));
     return found && Number(found.days) > 0 ? { first: String(found.first), last: String(found.last), days: Number(found.days), sent: String(found.sent ?? '') } : undefined;
+  }
+
+  /** The read settings each stream's complete days were read with, each pair once (src/warehouse/other-read-settings.ts). */
+  readSettingsInUse(): Promise<Array<{ stream: string; readWith: string }>> {
+    return this.serial(async () => (await readRows(this.connection, READ_SETTINGS_IN_USE_SQL)).map((row) => ({ stream: String(row.stream), readWith: String(row.read_with) })));
+  }
+
+  /** A stream's complete days of a brand before `before` read with any of `settings`, per setting. */
+  daysReadWith(brandId: number, stream: string, before: string, settings: readonly string[]): Promise<DaysReadWith[]> {
+    return this.serial(async () =>
+      (await readRows(this.connection, DAYS_READ_WITH_SQL, [brandId, stream, before, listValue([...settings])])).map((row) => ({
+        readWith: String(row.read_with),
+        first: String(row.first),
+        last: String(row.last),
+        days: Number(row.days),
+      })),
+    );
   }
 
   /** The engines the `info.query` echoes of a stream's slices of one brand named (src/warehouse/provenance.ts). */

@@ -92,6 +92,33 @@ describe('warehouse bookkeeping', () => {
     expect(await wh.storedSliceState(7, 'conversations', '2026-11-20')).toBeUndefined();
   });
 
+  it('keeps the settings each day was read with, finds the days of a setting before a day, and a failed load keeps them', async () => {
+    const settings = (wire: string) => JSON.stringify({ names: { start_date: wire } });
+    const loadRead = (day: string, readWith: string | undefined, status: SliceStatus = 'complete', runId = 'run-1') =>
+      wh.loadSlice(sliceBatch({ runId, stream: 'tracked_urls', sliceKey: day, day, writes: [], state: completeState({ status }), ...(readWith ? { readWith } : {}) }));
+    await loadRead('2026-11-13', settings('start_date'));
+    await loadRead('2026-11-14', settings('start_date'));
+    await loadRead('2026-11-15', settings('since'));
+    await loadRead('2026-11-16', undefined);
+    expect(await wh.readSettingsInUse()).toEqual([
+      { stream: 'tracked_urls', readWith: settings('since') },
+      { stream: 'tracked_urls', readWith: settings('start_date') },
+    ]);
+    expect(await wh.daysReadWith(7, 'tracked_urls', '2026-11-16', [settings('start_date')])).toEqual([
+      { readWith: settings('start_date'), first: '2026-11-13', last: '2026-11-14', days: 2 },
+    ]);
+    expect(await wh.daysReadWith(7, 'tracked_urls', '2026-11-14', [settings('start_date')])).toEqual([
+      { readWith: settings('start_date'), first: '2026-11-13', last: '2026-11-13', days: 1 },
+    ]);
+    // A failed read of a slice that held nothing complete loads its state, and leaves the settings of the rows it holds.
+    await loadRead('2026-11-15', undefined, 'incomplete', 'run-2');
+    await loadRead('2026-11-15', undefined, 'failed', 'run-3');
+    expect((await wh.query(`SELECT status, read_with FROM _sync_state WHERE slice_key = '2026-11-15'`))[0]).toEqual({ status: 'failed', read_with: null });
+    await loadRead('2026-11-16', settings('until'), 'incomplete', 'run-4');
+    await loadRead('2026-11-16', undefined, 'failed', 'run-5');
+    expect((await wh.query(`SELECT status, read_with FROM _sync_state WHERE slice_key = '2026-11-16'`))[0]).toEqual({ status: 'failed', read_with: settings('until') });
+  });
+
   it('does not take a day read complete while it was still today for a complete day: its answers kept arriving', async () => {
     const today = new Date().toISOString().slice(0, 10);
     await loadDay('conversations', today, 'complete');

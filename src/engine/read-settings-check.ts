@@ -1,0 +1,46 @@
+import { describeSettingsChange, readSettingsNow } from '../api/read-settings.js';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import type { AnyStream } from '../streams/stream.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
+
+/**
+ * A sync after `api.params`, `api.endpointParams`, `api.arrayFormat` or `api.firstPage` changed re-reads only the days
+ * after the cursor and the lookback: the days before stay as read under the settings of their time. Where the earlier
+ * ones were wrong (a name the API ignored, so its own default range or engines applied; a first page skipped), those
+ * days stayed complete after the fix with nothing said (helper-67's report). Said once per run, brand and stream,
+ * naming what changed and the backfill that reads them with today's settings. One query when nothing changed, however
+ * large the file: the settings in use are a handful of texts (src/warehouse/other-read-settings.ts).
+ */
+export async function warnOfDaysReadOtherwise(
+  deps: { warehouse: Warehouse; config: Pick<Config, 'api'>; log: Logger },
+  runId: string,
+  brands: readonly number[],
+  streams: readonly AnyStream[],
+  slices: ReadonlyArray<{ brandId: number; stream: string; day: string | null }>,
+  today: string,
+): Promise<void> {
+  const byName = new Map(streams.map((stream) => [stream.name, stream]));
+  // stream -> a setting its days were read with -> what that read sends today
+  const changed = new Map<string, Map<string, string>>();
+  for (const { stream, readWith } of await deps.warehouse.readSettingsInUse()) {
+    const declared = byName.get(stream);
+    if (!declared) continue;
+    const now = readSettingsNow(readWith, deps.config.api, declared.endpoint.name);
+    if (now === undefined || now === readWith) continue;
+    changed.set(stream, (changed.get(stream) ?? new Map<string, string>()).set(readWith, now));
+  }
+  for (const brandId of brands) {
+    for (const [stream, settings] of changed) {
+      const planned = slices.filter((slice) => slice.brandId === brandId && slice.stream === stream && slice.day !== null).map((slice) => slice.day!).sort();
+      for (const found of await deps.warehouse.daysReadWith(brandId, stream, planned[0] ?? today, [...settings.keys()])) {
+        deps.log.warn(
+          { run: runId, brand: brandId, stream, days: found.days, from: found.first, to: found.last, readWith: found.readWith },
+          `${found.days} complete day(s) of ${stream} for brand ${brandId} (${found.first}..${found.last}) were read with other API settings than this sync's ` +
+            `(${describeSettingsChange(found.readWith, settings.get(found.readWith)!)}), and this sync does not read them again; ` +
+            `if the API read those requests otherwise, bvsync backfill --brand ${brandId} --streams ${stream} --from ${found.first} --to ${found.last} reads them anew`,
+        );
+      }
+    }
+  }
+}
