@@ -13,7 +13,7 @@ import { enqueueCommit, enqueueUncounted } from './enqueue.js';
 import type { Queues } from './queues.js';
 import { emptyTally, type RequestTallies } from './request-tally.js';
 import { inlineSliceReader, type SliceReader } from './slice-reader.js';
-import { RunCancelledError } from './run-cancel-watch.js';
+import { RunCancelledError, RunGaveUpError } from './run-cancel-watch.js';
 
 export interface FetchProcessorDeps {
   redis: Redis;
@@ -117,6 +117,18 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
             log.warn({ err: failure.message, requests: tally.requests }, 'could not hand the stopped slice\'s calls to the writer; _sync_runs leaves them out'),
           );
         }
+        return;
+      }
+      // The run gave up on the API while the slice was read: it fails as the run's queued slices do, its calls counted.
+      if (error instanceof RunGaveUpError) {
+        const outage = await deps.outages?.gaveUp(data.runId).catch(() => undefined);
+        log.error({ requests: tally.requests }, 'the run stopped waiting for the API: the slice being read fails');
+        fetched('failed');
+        await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, outage ? unavailableFailure(outage, deps.sync, 'stopped while read: ') : {
+          error: error.message,
+          errorCode: 'api_unavailable',
+          requestId: null,
+        });
         return;
       }
       // Back to the queue for whichever worker runs next, without spending an attempt (four stops of a redeployed

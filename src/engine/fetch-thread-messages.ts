@@ -20,7 +20,7 @@ import { redactSecrets } from '../log.js';
 import type { SliceReadResult } from '../streams/run-slice.js';
 import type { FetchJobData } from './job-data.js';
 import type { Tally } from './request-tally.js';
-import { RunCancelledError } from './run-cancel-watch.js';
+import { RunCancelledError, RunGaveUpError } from './run-cancel-watch.js';
 
 /** What a fetch thread is started with (`workerData`): plain JSON, since it crosses the thread boundary by copy. */
 export interface FetchThreadSetup {
@@ -109,6 +109,7 @@ const PERMANENT_CLASSES: Record<string, PermanentClass> = {
 export function reviveError(serialized: SerializedError): Error {
   const { api } = serialized;
   if (serialized.name === 'RunCancelledError') return new RunCancelledError(serialized.message);
+  if (serialized.name === 'RunGaveUpError') return new RunGaveUpError(serialized.message);
   if (serialized.name === 'StoppedWaitingError') return new StoppedWaitingError(serialized.message);
   if (!api) {
     const error = new Error(serialized.message);

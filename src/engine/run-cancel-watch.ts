@@ -1,3 +1,4 @@
+import type { Outage } from './outage-memo.js';
 import type { RunMeta } from './run-store.js';
 
 /**
@@ -12,6 +13,16 @@ export function runCancelled(runId: string): RunCancelledError {
   return new RunCancelledError(`run ${runId} was cancelled while this slice was read: it stops here and is not loaded`);
 }
 
+/**
+ * Thrown into a slice's read when its run gave up on an API that is away (`sync.outageToleranceMinutes`) while the
+ * slice was being read: the slice fails as the run's queued ones do, instead of going on asking. Each call in flight
+ * had counted the tolerance from its own first unanswered attempt, and with a 503's Retry-After blocking the key they
+ * took turns: a run told to wait a minute asked for seven (helper-68's report).
+ */
+export class RunGaveUpError extends Error {
+  override readonly name = 'RunGaveUpError';
+}
+
 /** How often a read looks at its run's record: at a real API's 10 requests/s, at most ~10 requests after a cancel. */
 export const CANCEL_POLL_MS = 1_000;
 
@@ -23,20 +34,31 @@ export interface CancelWatch {
 
 /**
  * Watches one run for `bvsync cancel` while a slice of it is read, so a cancel stops the requests of slices already
- * being fetched too, not only the queued ones (a slice can be hundreds of pages). The run's record is read at once
- * and then every `everyMs`; a record that cannot be read leaves the read going: only a run known cancelled stops it.
+ * being fetched too, not only the queued ones (a slice can be hundreds of pages); and, given `outages`, for the run
+ * giving up on an API that is away, which stops them with a RunGaveUpError. The run's record is read at once and then
+ * every `everyMs`; a record that cannot be read leaves the read going: only a run known cancelled, or known to have
+ * given up, stops it.
  */
 export function watchForCancel(
   runs: { get(runId: string): Promise<RunMeta | null> },
   runId: string,
   parent?: AbortSignal,
   everyMs = CANCEL_POLL_MS,
+  outages?: { gaveUp(runId: string): Promise<Outage | undefined> },
 ): CancelWatch {
   const cancel = new AbortController();
   const look = () => {
     runs.get(runId).then(
       (meta) => {
         if (meta?.status === 'cancelled' && !cancel.signal.aborted) cancel.abort(runCancelled(runId));
+      },
+      () => {},
+    );
+    outages?.gaveUp(runId).then(
+      (outage) => {
+        if (outage && !cancel.signal.aborted) {
+          cancel.abort(new RunGaveUpError(`run ${runId} stopped waiting for the API (away since ${new Date(outage.since).toISOString()}) while this slice was read`));
+        }
       },
       () => {},
     );

@@ -7,6 +7,7 @@ import { runSlice, type SliceReadResult } from '../streams/run-slice.js';
 import { RedisChunkSink } from './chunk-store.js';
 import type { FetchJobData } from './job-data.js';
 import type { RequestTallies, Tally } from './request-tally.js';
+import { OutageMemo } from './outage-memo.js';
 import { watchForCancel } from './run-cancel-watch.js';
 import { RunStore } from './run-store.js';
 
@@ -43,11 +44,12 @@ export interface InlineSliceReaderOptions {
 /** Reads slices on the thread that calls it (`sync.fetchThreads` 0, and inside each fetch thread). */
 export function inlineSliceReader(options: InlineSliceReaderOptions): SliceReader {
   const runs = new RunStore(options.redis, options.prefix);
+  const outages = new OutageMemo(options.redis, options.prefix);
   return {
     async read(data, token, tally) {
       const sink = new RedisChunkSink(options.redis, options.prefix, token);
       const bindings = { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key };
-      const cancel = watchForCancel(runs, data.runId, options.signal);
+      const cancel = watchForCancel(runs, data.runId, options.signal, undefined, outages);
       const context = { client: options.client, brandId: data.brandId, slice: data.slice, sync: options.sync, signal: cancel.signal };
       try {
         const result = await options.tallies.run(tally, () =>

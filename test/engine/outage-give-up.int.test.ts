@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OutageMemo } from '../../src/engine/outage-memo.js';
+import { engineFixture, queryFile, runInProcess, type EngineFixture } from '../support/engine.js';
+import { testRedis } from '../support/redis.js';
+
+/**
+ * Once a run gives up on an API that is away, the slices it is reading stop too. Each call in flight had counted the
+ * tolerance from its own first unanswered attempt, so they went on asking long after the give-up: against 503s whose
+ * Retry-After blocked the key, a run told to wait one minute asked for seven (helper-68's report). Here the API holds
+ * every request, and the give-up comes from another process of the run (the outage memo in Redis).
+ */
+
+const TODAY = '2026-11-20';
+const RUN = 'backfill-outage-give-up';
+let fx: EngineFixture;
+
+beforeAll(async () => {
+  fx = await engineFixture('outage-give-up', { sim: { brands: 1, days: 10, scale: 40, today: TODAY, latencyMs: 5 } });
+  // Each held request would be waited 20 s for, and tried again.
+  Object.assign(fx.config.api, { headersTimeoutMs: 20_000, bodyTimeoutMs: 20_000, maxAttempts: 2 });
+  fx.config.sync.outageToleranceMinutes = 10;
+});
+afterAll(async () => {
+  fx?.sim.setKnobs({ unavailable: 'off' });
+  await fx?.cleanup();
+});
+
+describe('a run that gives up on the API', () => {
+  it('stops the slices it is reading at once, and fails them as api_unavailable', async () => {
+    const run = runInProcess(fx, { kind: 'backfill', runId: RUN, today: TODAY, from: '2026-11-11', to: TODAY, streams: ['conversations', 'visibility'] });
+    while (fx.sim.requestLog().length < 4) await new Promise((resolve) => setTimeout(resolve, 20));
+    fx.sim.setKnobs({ unavailable: 'hang' });
+    // Let the slices in flight send their held requests, then give up as another process of the run would.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const redis = testRedis();
+    const memo = new OutageMemo(redis, fx.config.redisPrefix);
+    const now = Date.now();
+    await memo.sighted(RUN, 'elsewhere-1', now - 700_000, now);
+    await memo.sighted(RUN, 'elsewhere-2', now - 700_000, now);
+    await memo.giveUp(RUN, now);
+    const gaveUpAt = performance.now();
+    const gaveUpTime = Date.now();
+    const progress = await run;
+    const afterGiveUpS = (performance.now() - gaveUpAt) / 1000;
+    redis.disconnect();
+
+    expect(progress.meta.status).not.toBe('complete');
+    // Held requests are waited for 20 s each and tried again (42 s and 8 more requests before): the slices in flight
+    // neither waited theirs out nor asked again.
+    expect(fx.sim.requestLog().filter((entry) => Date.parse(entry.time) > gaveUpTime).length).toBeLessThanOrEqual(1);
+    expect(afterGiveUpS).toBeLessThan(15);
+    const stopped = await queryFile(fx.config.db, `SELECT error_code, last_error FROM _sync_state WHERE status = 'failed' AND last_error LIKE 'stopped while read:%'`);
+    expect(stopped.length).toBeGreaterThan(0);
+    expect(new Set(stopped.map((row) => row.error_code))).toEqual(new Set(['api_unavailable']));
+  }, 120_000);
+});
