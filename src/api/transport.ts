@@ -57,7 +57,8 @@ export interface TransportOptions {
   /**
    * How long a call that meets the API away (5xx, no answer, a timeout) goes on retrying while no call of the client
    * is answered (the fetch processor's `sync.outageToleranceMinutes`); default: its attempts. A hanging API makes
-   * each attempt last the headers timeout: five of 30 s held a run told to wait a minute for some six.
+   * each attempt last the headers timeout: five of 30 s held a run told to wait a minute for some six. Also how long
+   * a call waits out 429s once the client has had nothing but 429s: past it, the call throws its RateLimitedError.
    */
   unansweredForMs?: number | undefined;
   /** How many 429s in a row one call waits out when `retryRateLimited` is on; default 20. */
@@ -105,6 +106,8 @@ export class Transport {
   private readonly unreadableHeaders = new Set<string>();
   /** When the API last answered any call of this client (`answers`; ms since the epoch). */
   private lastAnsweredAt = Number.NEGATIVE_INFINITY;
+  /** The first 429 since the client's last answer of anything else; undefined after one. */
+  private rateLimitedSince: number | undefined;
   /**
    * Rate limits in a row that named no wait, and when the last one's wait ends. An API counting per minute refuses
    * every request until its window ends; met with a second each, a minute of it was some 40 429s. Each episode begun
@@ -184,7 +187,11 @@ export class Transport {
           this.emit({ ...base, outcome: 'rate_limited', retryAfterMs: error.retryAfterMs });
           this.options.logger?.warn({ endpoint: request.endpoint, retryAfterMs: error.retryAfterMs }, 'rate limited: the key is slowed');
           // A 429 was never served, so even a write without an idempotency value is safe to send again.
-          if (this.options.retryRateLimited && rateLimited < maxRateLimitRetries) {
+          // Not past the outage tolerance: a key answered nothing but 429s that long is an API away, which the caller
+          // stops waiting for (fetch-processor.ts), where the in-call waits of a cut rate took minutes to come out.
+          const tolerated = this.options.unansweredForMs;
+          const limitedTooLong = tolerated !== undefined && this.rateLimitedSince !== undefined && Date.now() - this.rateLimitedSince >= tolerated;
+          if (this.options.retryRateLimited && rateLimited < maxRateLimitRetries && !limitedTooLong) {
             rateLimited += 1;
             attempt -= 1; // a 429 is not a failed attempt: the request was never served
             await this.waiting(request, signal, (waitSignal) => sleep(error.retryAfterMs, waitSignal));
@@ -292,6 +299,8 @@ export class Transport {
       status = response.statusCode;
       headers = response.headers;
       if (answers(status)) this.lastAnsweredAt = Date.now();
+      if (status === 429) this.rateLimitedSince ??= Date.now();
+      else if (answers(status)) this.rateLimitedSince = undefined;
       try {
         text = await readResponseText(response, endpoint, this.config.maxResponseMb * 2 ** 20);
       } catch (error) {

@@ -37,6 +37,11 @@ export interface FetchProcessorDeps {
   outages?: OutageMemo;
   /** When a call of this process, on any fetch thread, was last answered (not a 5xx or a 408); default never. */
   lastAnsweredAt?: () => number;
+  /**
+   * Since when every answer a call of this process, on any fetch thread, got was a 429: undefined after an answer of
+   * anything else. Default none: a key answered nothing but 429s is waited for as long as it lasts.
+   */
+  rateLimitedSince?: () => number | undefined;
   /** Reads the slices: the fetch threads (`sync.fetchThreads`); default on this thread through `client`. */
   reader?: SliceReader;
 }
@@ -166,6 +171,21 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       // The reader has dropped the chunks it wrote. The client waits out 429s itself; one that still comes through has
       // met many in a row: the slice goes back to the queue, which the host has paused, without spending an attempt.
       if (error instanceof RateLimitedError) {
+        // A key answered nothing but 429s for sync.outageToleranceMinutes is an API away, as 5xx are: the run stops
+        // waiting, where it had gone on for as long as the 429s did, its progress line at 0 (helper-68's report).
+        const since = deps.rateLimitedSince?.();
+        const tolerance = outageToleranceMs(deps.sync);
+        if (deps.outages && tolerance !== undefined && since !== undefined && Date.now() - since >= tolerance) {
+          const outage = await deps.outages.sighted(data.runId, data.sliceId, since, Date.now(), 'rate_limited').catch(() => undefined);
+          // One slice is enough: a 429 answers the key, not the request, so one slice left is not a request the API fails.
+          if (outage && (outage.gaveUpAt !== undefined || outage.seenAt - outage.since >= tolerance)) {
+            const gaveUp = (await deps.outages.giveUp(data.runId, Date.now()).catch(() => outage)) ?? outage;
+            log.error({ err: describe(error) }, 'the API answered nothing but 429 for sync.outageToleranceMinutes: the slice fails');
+            fetched('failed');
+            await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, unavailableFailure(gaveUp, deps.sync, '', error));
+            return;
+          }
+        }
         log.warn({ retryAfterMs: error.retryAfterMs }, 'rate limited again and again: the slice waits in the queue');
         await pauseFetching(error.retryAfterMs, { retry: false });
       }
@@ -237,11 +257,12 @@ export function outagePauseMs(waitedMs: number): number {
 function unavailableFailure(outage: Outage, sync: SyncConfig, lead: string, error?: ApiError): Pick<CommitFields, 'error' | 'errorCode' | 'requestId'> {
   const minutes = Math.max(1, Math.round((outage.seenAt - outage.since) / 60_000));
   const last = error ? ` (last: ${error.message})` : '';
+  const what = outage.cause === 'rate_limited' ? 'answered this key nothing but 429 (rate limited)' : 'not answered';
   return {
     error: redactSecrets(
-      `${lead}the API has not answered since ${new Date(outage.since).toISOString()} (${minutes} min, sync.outageToleranceMinutes is ${sync.outageToleranceMinutes})${last}; the next run asks again`,
+      `${lead}the API has ${what} since ${new Date(outage.since).toISOString()} (${minutes} min, sync.outageToleranceMinutes is ${sync.outageToleranceMinutes})${last}; the next run asks again`,
     ),
-    errorCode: 'api_unavailable',
+    errorCode: outage.cause === 'rate_limited' ? 'rate_limited' : 'api_unavailable',
     requestId: error?.requestId ?? null,
   };
 }

@@ -43,9 +43,12 @@ export interface Outage {
   /** Slices that found it away: one slice alone may be a request the API fails, not the API. */
   slices: number;
   gaveUpAt?: number | undefined;
+  /** `rate_limited` when the last sighting was a key answered nothing but 429s; else the API answered nothing but 5xx, or nothing. */
+  cause?: 'rate_limited' | undefined;
 }
 
-// KEYS[1] the memo; ARGV: now, the failing call's start, the slice's field, SAME_OUTAGE_MS, MEMORY_MS. One script, so a
+// KEYS[1] the memo; ARGV: now, the failing call's start, the slice's field, SAME_OUTAGE_MS, MEMORY_MS, the cause ('' or
+// rate_limited). One script, so a
 // slice read back (`over`, a DEL) cannot fall between reading the memo and writing it, which revived an ended outage.
 const SIGHTED = `
 local seen = tonumber(redis.call('HGET', KEYS[1], 'seenAt'))
@@ -53,7 +56,7 @@ if seen == nil or tonumber(ARGV[2]) - seen >= tonumber(ARGV[4]) then
   redis.call('DEL', KEYS[1])
   redis.call('HSET', KEYS[1], 'since', ARGV[2])
 end
-redis.call('HSET', KEYS[1], 'seenAt', ARGV[1], ARGV[3], '1')
+redis.call('HSET', KEYS[1], 'seenAt', ARGV[1], ARGV[3], '1', 'cause', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return redis.call('HGETALL', KEYS[1])`;
 
@@ -80,9 +83,22 @@ export class OutageMemo {
     this.keys = redisKeys(prefix);
   }
 
-  /** Notes that a slice's call found the API away at `now`, unanswered since `unansweredSince`: the outage it belongs to. */
-  async sighted(runId: string, sliceId: string, unansweredSince: number, now: number): Promise<Outage> {
-    const fields = await this.redis.eval(SIGHTED, 1, this.key(runId), String(now), String(unansweredSince), `slice:${sliceId}`, String(SAME_OUTAGE_MS), String(MEMORY_MS));
+  /**
+   * Notes that a slice's call found the API away at `now`, unanswered since `unansweredSince` (with `rate_limited`: the key
+   * answered nothing but 429s since): the outage it belongs to.
+   */
+  async sighted(runId: string, sliceId: string, unansweredSince: number, now: number, cause?: 'rate_limited'): Promise<Outage> {
+    const fields = await this.redis.eval(
+      SIGHTED,
+      1,
+      this.key(runId),
+      String(now),
+      String(unansweredSince),
+      `slice:${sliceId}`,
+      String(SAME_OUTAGE_MS),
+      String(MEMORY_MS),
+      cause ?? '',
+    );
     return outageOf(fields)!;
   }
 
@@ -119,5 +135,11 @@ function outageOf(reply: unknown): Outage | undefined {
   const seenAt = Number(fields.seenAt);
   if (!Number.isFinite(since) || !Number.isFinite(seenAt)) return undefined;
   const slices = Object.keys(fields).filter((name) => name.startsWith('slice:')).length;
-  return { since, seenAt, slices, gaveUpAt: fields.gaveUpAt === undefined ? undefined : Number(fields.gaveUpAt) };
+  return {
+    since,
+    seenAt,
+    slices,
+    gaveUpAt: fields.gaveUpAt === undefined ? undefined : Number(fields.gaveUpAt),
+    cause: fields.cause === 'rate_limited' ? 'rate_limited' : undefined,
+  };
 }

@@ -100,6 +100,8 @@ export class WorkerHost {
   private fetchThreads: FetchThreadPool | undefined;
   /** When any call of this process was last answered by the API (ms since the epoch): see fetch-processor.ts's outages. */
   private lastAnsweredAt = Number.NEGATIVE_INFINITY;
+  /** The first 429 of this process since an answer of anything else, undefined after one: see fetch-processor.ts. */
+  private rateLimitedSince: number | undefined;
   private lease: WriterLease | undefined;
   private loadWorker: Worker | undefined;
   /** Each worker's own Redis connection: dropping a worker stuck closing must not cut the lease's, the queues' or the other worker's. */
@@ -136,6 +138,8 @@ export class WorkerHost {
     const onRequest = (event: ApiRequestEvent): void => {
       // Every thread's calls come through here: whether the API answered anything lately is the process's to say.
       if (event.answeredAt !== undefined) this.lastAnsweredAt = Math.max(this.lastAnsweredAt, event.answeredAt);
+      if (event.outcome === 'rate_limited') this.rateLimitedSince ??= Date.now();
+      else if (event.answeredAt !== undefined) this.rateLimitedSince = undefined;
       this.tallies.onRequest(event);
       metrics?.request(event);
       if (event.outcome === 'rate_limited' && event.retryAfterMs) this.pauseFetching(event.retryAfterMs);
@@ -186,6 +190,7 @@ export class WorkerHost {
         access: new AccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
         outages: new OutageMemo(this.connection, prefix),
         lastAnsweredAt: () => this.lastAnsweredAt,
+        rateLimitedSince: () => this.rateLimitedSince,
         reader: this.fetchThreads,
       }),
       this.options.fetchConcurrency ?? config.sync.fetchConcurrency,
