@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { SyncMetrics } from '../ops/sync-metrics.js';
-import { NO_DIMENSIONS, readDimensions, type DimensionName, type DimensionSource, type Dimensions } from '../streams/dimensions.js';
+import { NO_DIMENSIONS, readDimensions, warehouseDimensions, type Dimensions } from '../streams/dimensions.js';
 import { STREAMS, getStream, selectStreams } from '../streams/registry.js';
 import type { AnyStream } from '../streams/stream.js';
 import type { SliceChunk } from '../streams/run-slice.js';
@@ -22,7 +22,7 @@ import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './enqueue.js';
 import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, uncountedJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
-import { completeThrough, describeGap, firstIncrementalDay, lastPhase, needsOf, nextCursor, phaseOf, planPhase, type PlanMode } from './plan.js';
+import { completeThrough, describeGap, firstIncrementalDay, firstPlannedDays, lastPhase, needsOf, nextCursor, phaseOf, planPhase, type PlanMode } from './plan.js';
 import type { Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
 
@@ -81,9 +81,10 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     meta.kind === 'backfill' ? { kind: 'backfill', from: meta.from!, to: meta.to!, today: meta.today } : { kind: 'incremental', today: meta.today };
   const cursors = new Map<string, string>();
   if (mode.kind === 'incremental') {
+    const stored = await deps.warehouse.cursors();
     for (const brandId of meta.brands) {
       for (const stream of streams) {
-        const day = (await deps.warehouse.cursor(brandId, stream.name)) ?? (await completeFromState(deps, brandId, stream.name, mode.today));
+        const day = stored.get(`${brandId}|${stream.name}`) ?? (await completeFromState(deps, brandId, stream.name, mode.today));
         if (day) cursors.set(`${brandId}|${stream.name}`, day);
       }
     }
@@ -93,7 +94,8 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   const dimensions = new Map<number, Dimensions>();
   // A backfill fans out over the pages listed in its window too: pages untracked since were tracked then.
   const listedSince = mode.kind === 'backfill' ? mode.from : undefined;
-  if (needed.size) for (const brandId of meta.brands) dimensions.set(brandId, await loadDimensions(deps, brandId, needed, listedSince));
+  const source = warehouseDimensions(deps.warehouse, listedSince);
+  if (needed.size) for (const brandId of meta.brands) dimensions.set(brandId, await readDimensions(STREAMS.values(), needed, source, brandId, deps.config.sync.domains));
   const { slices, gaps } = planPhase({
     mode,
     brands: meta.brands,
@@ -142,10 +144,12 @@ async function warnOfDaysUnderOtherEngines(
 ): Promise<void> {
   const engines = deps.config.api.engines;
   const filtered = streams.filter((stream) => (stream.endpoint.params as readonly string[]).includes('engines') && !needsOf(stream, deps.config.sync).includes('engines'));
+  const firstPlanned = firstPlannedDays(slices);
+  const asked = brands.flatMap((brandId) => filtered.map((stream) => ({ brandId, stream: stream.name, before: firstPlanned.get(`${brandId}|${stream.name}`) ?? today })));
+  const all = await deps.warehouse.daysOfOtherEngines(asked, engines);
   for (const brandId of brands) {
     for (const stream of filtered) {
-      const planned = slices.filter((slice) => slice.brandId === brandId && slice.stream === stream.name && slice.day !== null).map((slice) => slice.day!).sort();
-      const found = await deps.warehouse.daysOfOtherEngines(brandId, stream.name, planned[0] ?? today, engines);
+      const found = all.get(`${brandId}|${stream.name}`);
       if (!found) continue;
       deps.log.warn(
         { run: runId, brand: brandId, stream: stream.name, days: found.days, from: found.first, to: found.last },
@@ -161,17 +165,6 @@ async function warnOfDaysUnderOtherEngines(
 async function completeFromState(deps: LoadProcessorDeps, brandId: number, stream: string, today: string): Promise<string | undefined> {
   const first = firstIncrementalDay(today, deps.config.sync);
   return completeThrough(first, await deps.warehouse.completeDays(brandId, stream, first, today));
-}
-
-/** What a later phase fans out over, read back through the streams that provide it (src/streams/dimensions.ts). */
-async function loadDimensions(deps: LoadProcessorDeps, brandId: number, needed: ReadonlySet<DimensionName>, listedSince: string | undefined): Promise<Dimensions> {
-  const { warehouse } = deps;
-  const source: DimensionSource = {
-    brandColumn: (table, column, brand) => warehouse.brandColumn(table, column, brand),
-    echoedEngines: (stream, brand) => warehouse.echoedEngines(stream, brand),
-    listedPages: (brand) => warehouse.listedPages(brand, listedSince),
-  };
-  return readDimensions(STREAMS.values(), needed, source, brandId, deps.config.sync.domains);
 }
 
 /** A commit job's slice made ready to load: the batch for the warehouse and what its outcome records afterwards. */

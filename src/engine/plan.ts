@@ -163,3 +163,15 @@ export function lastPhase(sync: SyncConfig, streams: Iterable<StreamPlanning> = 
   const all = [...streams];
   return Math.max(1, ...all.map((stream) => phaseOf(stream, sync, all)));
 }
+
+/** The first day each brand and stream plans, keyed `brand|stream`: the days before it this run does not read. */
+export function firstPlannedDays(slices: ReadonlyArray<{ brandId: number; stream: string; day: string | null }>): Map<string, string> {
+  const first = new Map<string, string>();
+  for (const slice of slices) {
+    if (slice.day === null) continue;
+    const key = `${slice.brandId}|${slice.stream}`;
+    const day = first.get(key);
+    if (day === undefined || slice.day < day) first.set(key, slice.day);
+  }
+  return first;
+}

@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { AnyStream } from '../streams/stream.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
+import { firstPlannedDays } from './plan.js';
 
 /**
  * A sync after `api.params`, `api.endpointParams`, `api.arrayFormat` or `api.firstPage` changed re-reads only the days
@@ -30,10 +31,11 @@ export async function warnOfDaysReadOtherwise(
     if (now === undefined || now === readWith) continue;
     changed.set(stream, (changed.get(stream) ?? new Map<string, string>()).set(readWith, now));
   }
+  if (!changed.size) return;
+  const firstPlanned = firstPlannedDays(slices);
   for (const brandId of brands) {
     for (const [stream, settings] of changed) {
-      const planned = slices.filter((slice) => slice.brandId === brandId && slice.stream === stream && slice.day !== null).map((slice) => slice.day!).sort();
-      for (const found of await deps.warehouse.daysReadWith(brandId, stream, planned[0] ?? today, [...settings.keys()])) {
+      for (const found of await deps.warehouse.daysReadWith(brandId, stream, firstPlanned.get(`${brandId}|${stream}`) ?? today, [...settings.keys()])) {
         deps.log.warn(
           { run: runId, brand: brandId, stream, days: found.days, from: found.first, to: found.last, readWith: found.readWith },
           `${found.days} complete day(s) of ${stream} for brand ${brandId} (${found.first}..${found.last}) were read with other API settings than this sync's ` +

@@ -16,6 +16,7 @@ import {
   addUncountedRequests,
   advanceCursor,
   cursor,
+  cursors,
   finishRun,
   hasRun,
   recentRuns,
@@ -150,6 +151,11 @@ export class Warehouse {
     return this.serial(() => advanceCursor(this.connection, brandId, stream, day, runId));
   }
 
+  /** Every incremental cursor, keyed `brand|stream`. */
+  cursors(): Promise<Map<string, string>> {
+    return this.serial(() => cursors(this.connection));
+  }
+
   cursor(brandId: number, stream: string): Promise<string | null> {
     return this.serial(() => cursor(this.connection, brandId, stream));
   }
@@ -193,12 +199,18 @@ export class Warehouse {
   }
 
   /**
-   * A stream's complete days before `before` read under another engines filter than `engines` (src/warehouse/other-engines.ts),
-   * or undefined when there are none.
+   * Each stream's complete days of a brand before a day of its own read under another engines filter than `engines`
+   * (src/warehouse/other-engines.ts), keyed `brand|stream`; one scan however many are asked.
    */
-  async daysOfOtherEngines(brandId: number, stream: string, before: string, engines: readonly string[]): Promise<OtherEnginesDays | undefined> {
-    const [found] = await this.serial(() => readRows(this.connection, OTHER_ENGINES_SQL, [brandId, stream, before, [...engines].sort().join(',')]));
-    return found && Number(found.days) > 0 ? { first: String(found.first), last: String(found.last), days: Number(found.days), sent: String(found.sent ?? '') } : undefined;
+  async daysOfOtherEngines(asked: ReadonlyArray<{ brandId: number; stream: string; before: string }>, engines: readonly string[]): Promise<Map<string, OtherEnginesDays>> {
+    const found = new Map<string, OtherEnginesDays>();
+    if (!asked.length) return found;
+    const list = JSON.stringify(asked.map((each) => [each.brandId, each.stream, each.before]));
+    const rows = await this.serial(() => readRows(this.connection, OTHER_ENGINES_SQL, [list, [...engines].sort().join(',')]));
+    for (const row of rows) {
+      found.set(`${Number(row.brand_id)}|${String(row.stream)}`, { first: String(row.first), last: String(row.last), days: Number(row.days), sent: String(row.sent ?? '') });
+    }
+    return found;
   }
 
   /** The read settings each stream's complete days were read with, each pair once (src/warehouse/other-read-settings.ts). */
@@ -218,9 +230,16 @@ export class Warehouse {
     );
   }
 
-  /** The engines the `info.query` echoes of a stream's slices of one brand named (src/warehouse/provenance.ts). */
-  echoedEngines(stream: string, brandId: number): Promise<string[]> {
-    return this.serial(async () => (await readRows(this.connection, ECHOED_ENGINES_SQL, [brandId, stream])).map((row) => String(row.engine)));
+  /** The engines the `info.query` echoes of a stream's slices named, per brand (src/warehouse/provenance.ts). */
+  echoedEngines(stream: string): Promise<Map<number, string[]>> {
+    return this.serial(async () => {
+      const byBrand = new Map<number, string[]>();
+      for (const row of await readRows(this.connection, ECHOED_ENGINES_SQL, [stream])) {
+        const brandId = Number(row.brand_id);
+        byBrand.set(brandId, [...(byBrand.get(brandId) ?? []), String(row.engine)]);
+      }
+      return byBrand;
+    });
   }
 
   /** Reads from the working file (status, tests); rows come back as plain values. */

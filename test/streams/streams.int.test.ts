@@ -3,7 +3,7 @@ import { createApiClient } from '../../src/api/index.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { SyncConfig } from '../../src/config/schema.js';
 import { startSimulator, type Knobs, type RunningSimulator } from '../../src/simulator/index.js';
-import { DIMENSION_NAMES, NO_DIMENSIONS, readDimensions } from '../../src/streams/dimensions.js';
+import { DIMENSION_NAMES, NO_DIMENSIONS, readDimensions, warehouseDimensions } from '../../src/streams/dimensions.js';
 import { STREAMS } from '../../src/streams/registry.js';
 import { appliedQuery } from '../../src/warehouse/provenance.js';
 import { runSlice, type SliceChunk, type SliceReadResult } from '../../src/streams/run-slice.js';
@@ -81,7 +81,7 @@ async function syncEveryStream(name: string, knobs: Partial<Knobs> = {}): Promis
     const streams = [...STREAMS.values()];
     for (const stream of streams.filter((s) => phaseOf(s, sync) === 1)) await loadStream(stream, NO_DIMENSIONS);
     // Phase 2 fans out over what phase 1 loaded, as the load processor does.
-    const dimensions = await readDimensions(streams, new Set(DIMENSION_NAMES), warehouse, brandId, []);
+    const dimensions = await readDimensions(streams, new Set(DIMENSION_NAMES), warehouseDimensions(warehouse), brandId, []);
     for (const stream of streams.filter((s) => phaseOf(s, sync) === 2)) await loadStream(stream, dimensions);
   } catch (error) {
     await Promise.allSettled([warehouse.close(), client.close(), sim.close()]);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDimensions } from '../../src/streams/dimensions.js';
+import { readDimensions, warehouseDimensions } from '../../src/streams/dimensions.js';
 import { STREAMS } from '../../src/streams/registry.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
@@ -51,7 +51,7 @@ describe('the tracked pages the API still lists', () => {
   });
 
   it('are the pages and the page domains the later streams fan out over', async () => {
-    const dimensions = await readDimensions(STREAMS.values(), new Set(['pages', 'domains']), wh, 7, []);
+    const dimensions = await readDimensions(STREAMS.values(), new Set(['pages', 'domains']), warehouseDimensions(wh), 7, []);
     // The untracked page's fanouts, and its domain's citations and details, had been asked for in every run.
     expect(dimensions.pages).toEqual(['https://a.example/kept', 'https://b.example/recent']);
     expect(dimensions.domains).toContain('b.example');

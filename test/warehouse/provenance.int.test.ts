@@ -67,9 +67,10 @@ describe('_slice_queries', () => {
       }),
     );
     await wh.loadSlice(visibilityLoad(['chatgpt', 'copilot'], 3, { sliceKey: '2026-11-19', day: '2026-11-19', writes: [] }));
-    expect(await wh.echoedEngines('visibility', 7)).toEqual(['chatgpt', 'copilot', 'gemini', 'grok']);
-    expect(await wh.echoedEngines('citations', 7)).toEqual(['chatgpt', 'deepseek', 'meta_ai']);
-    expect(await wh.echoedEngines('visibility', 8)).toEqual([]);
+    const visibility = await wh.echoedEngines('visibility');
+    expect(visibility.get(7)).toEqual(['chatgpt', 'copilot', 'gemini', 'grok']);
+    expect((await wh.echoedEngines('citations')).get(7)).toEqual(['chatgpt', 'deepseek', 'meta_ai']);
+    expect(visibility.has(8)).toBe(false);
   });
 
   it('reaches the published copy with the slice, by a full copy and by an incremental one', async () => {
@@ -118,6 +119,32 @@ describe('_slice_queries', () => {
     expect(await ofSlice()).toEqual([{ engines: ['claude'], sent_engines: ['claude'] }]);
   });
 
+  it('finds, in one query, the days of each brand and stream read under another engines filter, before a day of its own', async () => {
+    const load = (brandId: number, stream: string, day: string, sent: string[] | undefined) =>
+      wh.loadSlice(sliceBatch({ stream, sliceKey: day, day, brandId, writes: [], ...(sent ? { appliedQuery: sentEnginesQuery(sent, { from: day, to: day }) } : {}) }));
+    for (const day of ['2026-11-10', '2026-11-11', '2026-11-12']) {
+      await load(21, 'tracked_urls', day, ['grok']);
+      await load(21, 'swot', day, undefined);
+      await load(22, 'tracked_urls', day, undefined);
+    }
+    const found = await wh.daysOfOtherEngines(
+      [
+        { brandId: 21, stream: 'tracked_urls', before: '2026-11-12' },
+        { brandId: 21, stream: 'swot', before: '2026-11-13' },
+        { brandId: 22, stream: 'tracked_urls', before: '2026-11-11' },
+        { brandId: 23, stream: 'tracked_urls', before: '2026-11-13' },
+      ],
+      ['grok'],
+    );
+    expect(Object.fromEntries(found)).toEqual({
+      '21|swot': { first: '2026-11-10', last: '2026-11-12', days: 3, sent: '' },
+      '22|tracked_urls': { first: '2026-11-10', last: '2026-11-10', days: 1, sent: '' },
+    });
+    expect(Object.fromEntries(await wh.daysOfOtherEngines([{ brandId: 21, stream: 'tracked_urls', before: '2026-11-12' }], []))).toEqual({
+      '21|tracked_urls': { first: '2026-11-10', last: '2026-11-11', days: 2, sent: 'grok' },
+    });
+  });
+
   it("names the brand's engines from the echoes of slices that sent no filter, those of api.engines only when there are none", async () => {
     const load = (day: string, engines: string[], sent: string[] | undefined) =>
       wh.loadSlice(
@@ -125,10 +152,10 @@ describe('_slice_queries', () => {
       );
     // Days loaded while api.engines asked for two: all the echoes say so far.
     await load('2026-11-13', ['claude', 'chatgpt'], ['claude', 'chatgpt']);
-    expect(await wh.echoedEngines('visibility', 12)).toEqual(['chatgpt', 'claude']);
+    expect((await wh.echoedEngines('visibility')).get(12)).toEqual(['chatgpt', 'claude']);
     // api.engines emptied: the report's default, the brand's engines, is what to break down by.
     await load('2026-11-18', ['gemini', 'claude'], undefined);
     // chatgpt had stayed, asked for a day at a time for as long as the old echoes were kept.
-    expect(await wh.echoedEngines('visibility', 12)).toEqual(['claude', 'gemini']);
+    expect((await wh.echoedEngines('visibility')).get(12)).toEqual(['claude', 'gemini']);
   });
 });
