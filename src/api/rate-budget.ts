@@ -7,6 +7,9 @@ import { MemoryRateGate, RedisRateGate, type AcceptedCount, type GateAnswer, typ
 import { MemoryRateStateStore, RedisRateStateStore, type RateStateStore } from './rate-state-store.js';
 import { redisKeys } from '../redis-keys.js';
 
+/** Blocks this long or longer are said when a request waits on them. */
+const BLOCK_TOLD_MS = 5_000;
+
 /**
  * The request budget of one API key. Every HTTP request of the client takes one unit first. The rate adapts
  * (adaptive-rate.ts): a 429 cuts it for every holder of the budget and blocks the key for the `Retry-After` it
@@ -142,6 +145,8 @@ class AdaptiveRateBudget implements RateBudget {
    */
   private uncounted: AcceptedCount | undefined;
   private uncountedTimer: NodeJS.Timeout | undefined;
+  /** When the block last told of ends: each block is told once, however many calls wait on it. */
+  private toldBlockEnd = 0;
 
   constructor(
     private readonly gate: RateGate,
@@ -176,6 +181,7 @@ class AdaptiveRateBudget implements RateBudget {
           throw error;
         }
         if (answer.kind === 'blocked') {
+          this.tellOfBlock(now, answer.ms);
           await sleep(answer.ms + jitter(), signal);
           continue;
         }
@@ -190,6 +196,20 @@ class AdaptiveRateBudget implements RateBudget {
       const wakeAt = Math.min(nextAllowingSlot(slot, perSlot) * this.slotMs, now + MAX_WAIT_MS);
       await sleep(wakeAt - now + jitter(), signal);
     }
+  }
+
+  /**
+   * A wait of seconds on a block set by an earlier answer (a 429's Retry-After, a 503's, maybe another process's or
+   * run's) is said once: a command had sat silent for minutes before its first request (helper-68's report).
+   */
+  private tellOfBlock(now: number, ms: number): void {
+    const endsAt = now + ms;
+    if (ms < BLOCK_TOLD_MS || Math.abs(endsAt - this.toldBlockEnd) < 1_000) return;
+    this.toldBlockEnd = endsAt;
+    this.options.logger?.info(
+      { waitMs: ms, until: new Date(endsAt).toISOString() },
+      'the API key is held back by an earlier answer of the API (a Retry-After): no request goes out until then',
+    );
   }
 
   async blockFor(ms: number): Promise<void> {
