@@ -8,5 +8,6 @@ export { createMemoryRateBudget, createRedisRateBudget, UNLIMITED_RATE_BUDGET, k
 export { buildQuery, brandPath, formatDay, type QueryParams } from './query.js';
 export { validateRecords, splitExtra, knownFields, describeZodIssues, type Rejection } from './validate.js';
 export type { ApiRequestEvent } from './transport.js';
+export { KeyAnswers } from './key-answers.js';
 export * from './schemas.js';
 export { defineEndpoint, type AnyEndpoint, type Endpoint } from './endpoint.js';

@@ -3,6 +3,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { ApiConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { backoffDelay } from './backoff.js';
+import { KeyAnswers } from './key-answers.js';
 import { ApiError, RateLimitedError, StoppedWaitingError, TransientError, classifyCertificateError, classifyNetworkError, classifyResponse, describeBody, isBadEnvelope, isUnavailability } from './errors.js';
 import { UNLIMITED_RATE_BUDGET, sleep, type RateBudget } from './rate-budget.js';
 import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate-headers.js';
@@ -106,8 +107,8 @@ export class Transport {
   private readonly unreadableHeaders = new Set<string>();
   /** When the API last answered any call of this client (`answers`; ms since the epoch). */
   private lastAnsweredAt = Number.NEGATIVE_INFINITY;
-  /** The first 429 since the client's last answer of anything else; undefined after one. */
-  private rateLimitedSince: number | undefined;
+  /** What the client heard on its key: since when it has had nothing but rate limits. */
+  private readonly heard = new KeyAnswers();
   /**
    * Rate limits in a row that named no wait, and when the last one's wait ends. An API counting per minute refuses
    * every request until its window ends; met with a second each, a minute of it was some 40 429s. Each episode begun
@@ -190,7 +191,8 @@ export class Transport {
           // Not past the outage tolerance: a key answered nothing but 429s that long is an API away, which the caller
           // stops waiting for (fetch-processor.ts), where the in-call waits of a cut rate took minutes to come out.
           const tolerated = this.options.unansweredForMs;
-          const limitedTooLong = tolerated !== undefined && this.rateLimitedSince !== undefined && Date.now() - this.rateLimitedSince >= tolerated;
+          const limitedSince = this.heard.rateLimitedSince();
+          const limitedTooLong = tolerated !== undefined && limitedSince !== undefined && Date.now() - limitedSince >= tolerated;
           if (this.options.retryRateLimited && rateLimited < maxRateLimitRetries && !limitedTooLong) {
             rateLimited += 1;
             attempt -= 1; // a 429 is not a failed attempt: the request was never served
@@ -299,8 +301,6 @@ export class Transport {
       status = response.statusCode;
       headers = response.headers;
       if (answers(status)) this.lastAnsweredAt = Date.now();
-      if (status === 429) this.rateLimitedSince ??= Date.now();
-      else if (answers(status)) this.rateLimitedSince = undefined;
       try {
         text = await readResponseText(response, endpoint, this.config.maxResponseMb * 2 ** 20);
       } catch (error) {
@@ -407,8 +407,10 @@ export class Transport {
   }
 
   private emit(event: ApiRequestEvent): void {
+    const told = event.status !== undefined && answers(event.status) ? { ...event, answeredAt: this.lastAnsweredAt } : event;
+    this.heard.observe(told);
     try {
-      this.options.onRequest?.(event.status !== undefined && answers(event.status) ? { ...event, answeredAt: this.lastAnsweredAt } : event);
+      this.options.onRequest?.(told);
     } catch (error) {
       this.options.logger?.error({ error: String(error) }, 'onRequest hook failed');
     }

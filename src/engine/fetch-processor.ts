@@ -42,6 +42,8 @@ export interface FetchProcessorDeps {
    * anything else. Default none: a key answered nothing but 429s is waited for as long as it lasts.
    */
   rateLimitedSince?: () => number | undefined;
+  /** When a call of this process was last served (src/api/key-answers.ts); default never. */
+  lastServedAt?: () => number;
   /** Reads the slices: the fetch threads (`sync.fetchThreads`); default on this thread through `client`. */
   reader?: SliceReader;
 }
@@ -172,7 +174,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       // met many in a row: the slice goes back to the queue, which the host has paused, without spending an attempt.
       if (error instanceof RateLimitedError) {
         // A key answered nothing but 429s for sync.outageToleranceMinutes is an API away, as 5xx are: the run stops
-        // waiting, where it had gone on for as long as the 429s did, its progress line at 0 (helper-68's report).
+        // waiting, where it had gone on for as long as the 429s did, its progress line at 0.
         const since = deps.rateLimitedSince?.();
         const tolerance = outageToleranceMs(deps.sync);
         if (deps.outages && tolerance !== undefined && since !== undefined && Date.now() - since >= tolerance) {

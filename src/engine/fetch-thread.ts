@@ -5,7 +5,7 @@
  * Redis, so every thread (and every process) paces against the same budget.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createApiClient, createRedisRateBudget } from '../api/index.js';
+import { KeyAnswers, createApiClient, createRedisRateBudget } from '../api/index.js';
 import { createLogger, registerSecret, routeLogLines } from '../log.js';
 import { connectRedis } from './redis.js';
 import { outageToleranceMs } from './outage-memo.js';
@@ -28,6 +28,8 @@ const stopWaiting = new AbortController();
 const redis = connectRedis(setup.redisUrl);
 redis.on('error', (error) => log.warn({ err: error.message }, 'redis connection error in a fetch thread; reconnecting'));
 const tallies = new RequestTallies();
+// What this thread's calls heard on the key: a run's give-up spares its reads when it was served since (slice-reader.ts).
+const heard = new KeyAnswers();
 const budget = createRedisRateBudget({
   redis,
   prefix: config.redisPrefix,
@@ -46,12 +48,22 @@ const client = createApiClient(
     retryRateLimited: true,
     unansweredForMs: outageToleranceMs(config.sync),
     onRequest: (event) => {
+      heard.observe(event);
       tallies.onRequest(event);
       post({ type: 'request', event });
     },
   },
 );
-const reader = inlineSliceReader({ redis, prefix: config.redisPrefix, client, sync: config.sync, tallies, chunkRows: setup.chunkRows, signal: abort.signal });
+const reader = inlineSliceReader({
+  redis,
+  prefix: config.redisPrefix,
+  client,
+  sync: config.sync,
+  tallies,
+  chunkRows: setup.chunkRows,
+  signal: abort.signal,
+  lastServedAt: () => heard.lastServedAt,
+});
 
 port.on('message', (message: ToFetchThread) => {
   if (message.type === 'abort') {

@@ -56,7 +56,9 @@ if seen == nil or tonumber(ARGV[2]) - seen >= tonumber(ARGV[4]) then
   redis.call('DEL', KEYS[1])
   redis.call('HSET', KEYS[1], 'since', ARGV[2])
 end
-redis.call('HSET', KEYS[1], 'seenAt', ARGV[1], ARGV[3], '1', 'cause', ARGV[6])
+redis.call('HSET', KEYS[1], 'seenAt', ARGV[1], ARGV[3], '1')
+-- What the run gave up on stays what its failed slices say, whatever a later sighting met.
+if redis.call('HEXISTS', KEYS[1], 'gaveUpAt') == 0 then redis.call('HSET', KEYS[1], 'cause', ARGV[6]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return redis.call('HGETALL', KEYS[1])`;
 

@@ -17,7 +17,7 @@ export function runCancelled(runId: string): RunCancelledError {
  * Thrown into a slice's read when its run gave up on an API that is away (`sync.outageToleranceMinutes`) while the
  * slice was being read: the slice fails as the run's queued ones do, instead of going on asking. Each call in flight
  * had counted the tolerance from its own first unanswered attempt, and with a 503's Retry-After blocking the key they
- * took turns: a run told to wait a minute asked for seven (helper-68's report).
+ * took turns: a run told to wait a minute asked for seven.
  */
 export class RunGaveUpError extends Error {
   override readonly name = 'RunGaveUpError';
@@ -32,20 +32,28 @@ export interface CancelWatch {
   stop(): void;
 }
 
+export interface RunWatchOptions {
+  /** Aborted with the process (shutdown): the read stops with its reason. */
+  parent?: AbortSignal | undefined;
+  /** How often the run's records are read; default CANCEL_POLL_MS. */
+  everyMs?: number;
+  /** The run's memory of the API being away: a give-up stops the read with a RunGaveUpError. Default none. */
+  outages?: { gaveUp(runId: string): Promise<Outage | undefined> } | undefined;
+  /**
+   * When the reading process was last served by the API (src/api/key-answers.ts): a process served since the outage
+   * began reads on, as its answered read then ends the outage for the run (`OutageMemo.over`). Default never.
+   */
+  lastServedAt?: (() => number) | undefined;
+}
+
 /**
- * Watches one run for `bvsync cancel` while a slice of it is read, so a cancel stops the requests of slices already
- * being fetched too, not only the queued ones (a slice can be hundreds of pages); and, given `outages`, for the run
- * giving up on an API that is away, which stops them with a RunGaveUpError. The run's record is read at once and then
- * every `everyMs`; a record that cannot be read leaves the read going: only a run known cancelled, or known to have
- * given up, stops it.
+ * Watches one run while a slice of it is read: for `bvsync cancel`, so a cancel stops the requests of slices already
+ * being fetched too, not only the queued ones (a slice can be hundreds of pages); and for the run giving up on an API
+ * that is away, which stops them with a RunGaveUpError. The run's records are read at once and then every `everyMs`;
+ * one that cannot be read leaves the read going: only a run known cancelled, or known to have given up, stops it.
  */
-export function watchForCancel(
-  runs: { get(runId: string): Promise<RunMeta | null> },
-  runId: string,
-  parent?: AbortSignal,
-  everyMs = CANCEL_POLL_MS,
-  outages?: { gaveUp(runId: string): Promise<Outage | undefined> },
-): CancelWatch {
+export function watchRun(runs: { get(runId: string): Promise<RunMeta | null> }, runId: string, options: RunWatchOptions = {}): CancelWatch {
+  const { parent, everyMs = CANCEL_POLL_MS, outages, lastServedAt } = options;
   const cancel = new AbortController();
   const look = () => {
     runs.get(runId).then(
@@ -56,9 +64,8 @@ export function watchForCancel(
     );
     outages?.gaveUp(runId).then(
       (outage) => {
-        if (outage && !cancel.signal.aborted) {
-          cancel.abort(new RunGaveUpError(`run ${runId} stopped waiting for the API (away since ${new Date(outage.since).toISOString()}) while this slice was read`));
-        }
+        if (!outage || cancel.signal.aborted || (lastServedAt?.() ?? Number.NEGATIVE_INFINITY) > outage.since) return;
+        cancel.abort(new RunGaveUpError(`run ${runId} stopped waiting for the API (away since ${new Date(outage.since).toISOString()}) while this slice was read`));
       },
       () => {},
     );

@@ -8,7 +8,7 @@ import { RedisChunkSink } from './chunk-store.js';
 import type { FetchJobData } from './job-data.js';
 import type { RequestTallies, Tally } from './request-tally.js';
 import { OutageMemo } from './outage-memo.js';
-import { watchForCancel } from './run-cancel-watch.js';
+import { watchRun } from './run-cancel-watch.js';
 import { RunStore } from './run-store.js';
 
 export interface SliceRead {
@@ -39,6 +39,8 @@ export interface InlineSliceReaderOptions {
   chunkRows?: number;
   /** Aborted on shutdown so in-flight requests end quickly. */
   signal?: AbortSignal;
+  /** When this process was last served by the API (src/api/key-answers.ts), so a run's give-up spares its reads if since. */
+  lastServedAt?: () => number;
 }
 
 /** Reads slices on the thread that calls it (`sync.fetchThreads` 0, and inside each fetch thread). */
@@ -49,7 +51,7 @@ export function inlineSliceReader(options: InlineSliceReaderOptions): SliceReade
     async read(data, token, tally) {
       const sink = new RedisChunkSink(options.redis, options.prefix, token);
       const bindings = { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key };
-      const cancel = watchForCancel(runs, data.runId, options.signal, undefined, outages);
+      const cancel = watchRun(runs, data.runId, { parent: options.signal, outages, lastServedAt: options.lastServedAt });
       const context = { client: options.client, brandId: data.brandId, slice: data.slice, sync: options.sync, signal: cancel.signal };
       try {
         const result = await options.tallies.run(tally, () =>

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { createApiClient, createRedisRateBudget, type ApiClient, type ApiRequestEvent } from '../api/index.js';
+import { KeyAnswers, createApiClient, createRedisRateBudget, type ApiClient, type ApiRequestEvent } from '../api/index.js';
 import type { Config } from '../config/schema.js';
 import { todayUtc } from '../days.js';
 import type { Logger } from '../log.js';
@@ -100,8 +100,8 @@ export class WorkerHost {
   private fetchThreads: FetchThreadPool | undefined;
   /** When any call of this process was last answered by the API (ms since the epoch): see fetch-processor.ts's outages. */
   private lastAnsweredAt = Number.NEGATIVE_INFINITY;
-  /** The first 429 of this process since an answer of anything else, undefined after one: see fetch-processor.ts. */
-  private rateLimitedSince: number | undefined;
+  /** What every call of this process, on any fetch thread, heard on the key: see fetch-processor.ts. */
+  private readonly heard = new KeyAnswers();
   private lease: WriterLease | undefined;
   private loadWorker: Worker | undefined;
   /** Each worker's own Redis connection: dropping a worker stuck closing must not cut the lease's, the queues' or the other worker's. */
@@ -138,8 +138,7 @@ export class WorkerHost {
     const onRequest = (event: ApiRequestEvent): void => {
       // Every thread's calls come through here: whether the API answered anything lately is the process's to say.
       if (event.answeredAt !== undefined) this.lastAnsweredAt = Math.max(this.lastAnsweredAt, event.answeredAt);
-      if (event.outcome === 'rate_limited') this.rateLimitedSince ??= Date.now();
-      else if (event.answeredAt !== undefined) this.rateLimitedSince = undefined;
+      this.heard.observe(event);
       this.tallies.onRequest(event);
       metrics?.request(event);
       if (event.outcome === 'rate_limited' && event.retryAfterMs) this.pauseFetching(event.retryAfterMs);
@@ -190,7 +189,8 @@ export class WorkerHost {
         access: new AccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
         outages: new OutageMemo(this.connection, prefix),
         lastAnsweredAt: () => this.lastAnsweredAt,
-        rateLimitedSince: () => this.rateLimitedSince,
+        rateLimitedSince: () => this.heard.rateLimitedSince(),
+        lastServedAt: () => this.heard.lastServedAt,
         reader: this.fetchThreads,
       }),
       this.options.fetchConcurrency ?? config.sync.fetchConcurrency,

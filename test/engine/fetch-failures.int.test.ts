@@ -9,6 +9,7 @@ import type { FetchJobData } from '../../src/engine/job-data.js';
 import { OutageMemo, outageToleranceMs } from '../../src/engine/outage-memo.js';
 import { FETCH_QUEUE, openQueues, type Queues } from '../../src/engine/queues.js';
 import { RequestTallies } from '../../src/engine/request-tally.js';
+import { RunGaveUpError } from '../../src/engine/run-cancel-watch.js';
 import type { SliceReader } from '../../src/engine/slice-reader.js';
 import { createLogger } from '../../src/log.js';
 import type { SyncMetrics } from '../../src/ops/sync-metrics.js';
@@ -75,6 +76,14 @@ describe('a fetch job whose read fails', () => {
     const { thrown, commits } = await attemptWith(fromThread);
     expect(thrown).toBeInstanceOf(WaitingError);
     expect(commits).toEqual([]);
+  });
+
+  it('fails a slice its run gave up on while it was read, come back from a fetch thread, as api_unavailable', async () => {
+    const fromThread = reviveError(serializeError(new RunGaveUpError('run r stopped waiting for the API while this slice was read')));
+    expect(fromThread).toBeInstanceOf(RunGaveUpError);
+    const { thrown, commits } = await attemptWith(fromThread);
+    expect(thrown).toBeUndefined();
+    expect(commits).toEqual([expect.objectContaining({ status: 'failed', errorCode: 'api_unavailable' })]);
   });
 
   it('fails the slice at once on an answer whose envelope is not the spec\'s, which comes back the same', async () => {

@@ -34,9 +34,10 @@ describe('a run that gives up on the API', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const redis = testRedis();
     const memo = new OutageMemo(redis, fx.config.redisPrefix);
+    // Away since now, after the last answer this process had: a process served since reads on (its read ends the outage).
     const now = Date.now();
-    await memo.sighted(RUN, 'elsewhere-1', now - 700_000, now);
-    await memo.sighted(RUN, 'elsewhere-2', now - 700_000, now);
+    await memo.sighted(RUN, 'elsewhere-1', now, now + 700_000);
+    await memo.sighted(RUN, 'elsewhere-2', now, now + 700_000);
     await memo.giveUp(RUN, now);
     const gaveUpAt = performance.now();
     const gaveUpTime = Date.now();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { connectRedis, deleteKeysWithPrefix } from '../../src/engine/redis.js';
 import { OutageMemo, SAME_OUTAGE_MS, processUnansweredSince } from '../../src/engine/outage-memo.js';
+import { RunGaveUpError, watchRun } from '../../src/engine/run-cancel-watch.js';
 import { TEST_REDIS_URL } from '../support/redis.js';
 
 /** A run's memory of the API being away, in real Redis: one outage across slow calls, ended by an answer. */
@@ -53,6 +54,32 @@ describe('the outage memo of a run', () => {
     expect(await memo.giveUp('run-gone', 200)).toMatchObject({ gaveUpAt: 100 });
     expect(await memo.gaveUp('run-gone')).toMatchObject({ gaveUpAt: 100 });
     expect(await memo.gaveUp('run-other')).toBeUndefined();
+  });
+
+  it('keeps the cause it was given up on, whatever a later sighting met', async () => {
+    await memo.sighted('run-429', 'a', 0, 5, 'rate_limited');
+    expect(await memo.giveUp('run-429', 10)).toMatchObject({ cause: 'rate_limited' });
+    // A slice in flight meets a 5xx afterwards: the run's failed slices still say what it gave up on.
+    expect(await memo.sighted('run-429', 'b', 6, 12)).toMatchObject({ cause: 'rate_limited' });
+    await memo.sighted('run-5xx', 'a', 0, 5);
+    expect(await memo.sighted('run-5xx', 'b', 1, 6, 'rate_limited')).toMatchObject({ cause: 'rate_limited' });
+    expect(await memo.sighted('run-5xx', 'a', 2, 7)).toMatchObject({ cause: undefined });
+  });
+});
+
+describe('a read watching its run', () => {
+  const never = { get: async () => null };
+  const gaveUp = { gaveUp: async () => ({ since: 1_000, seenAt: 2_000, slices: 2, gaveUpAt: 2_000 }) };
+  const settled = (signal: AbortSignal) => new Promise((resolve) => setTimeout(() => resolve(signal.aborted ? signal.reason : undefined), 50));
+
+  it('stops with a RunGaveUpError once its run gave up, unless its process was served since the outage began', async () => {
+    const away = watchRun(never, 'run-w', { outages: gaveUp, lastServedAt: () => 900, everyMs: 10 });
+    expect(await settled(away.signal)).toBeInstanceOf(RunGaveUpError);
+    away.stop();
+    // Served since: its read, answered, ends the outage for the run (OutageMemo.over) instead.
+    const served = watchRun(never, 'run-w', { outages: gaveUp, lastServedAt: () => 1_500, everyMs: 10 });
+    expect(await settled(served.signal)).toBeUndefined();
+    served.stop();
   });
 });
 

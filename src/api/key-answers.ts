@@ -1,0 +1,35 @@
+import type { ApiRequestEvent } from './transport.js';
+
+/**
+ * A 429 this long after the last one starts a new streak: the waits between a rate-limited key's requests (a
+ * Retry-After, the cut rate) stay well within it, while a worker idle between runs does not carry one run's 429s into
+ * the next, whose first 429 then read as a key refused for a day.
+ */
+export const STREAK_GAP_MS = 3 * 60_000;
+
+/**
+ * What a process (or one client) has heard from the API on its key, from the events of its requests: when it was last
+ * served (an answer other than a rate limit, a 5xx or a timeout), and since when it has had nothing but rate limits.
+ * A key answered nothing but 429s for `sync.outageToleranceMinutes` is an API away (fetch-processor.ts).
+ */
+export class KeyAnswers {
+  /** When the key was last served (ms since the epoch); never, at first. */
+  lastServedAt = Number.NEGATIVE_INFINITY;
+  private limitedFrom: number | undefined;
+  private lastLimitedAt = Number.NEGATIVE_INFINITY;
+
+  observe(event: Pick<ApiRequestEvent, 'outcome' | 'answeredAt'>, now = Date.now()): void {
+    if (event.outcome === 'rate_limited') {
+      if (this.limitedFrom === undefined || now - this.lastLimitedAt > STREAK_GAP_MS) this.limitedFrom = now;
+      this.lastLimitedAt = now;
+    } else if (event.answeredAt !== undefined) {
+      this.lastServedAt = Math.max(this.lastServedAt, event.answeredAt);
+      this.limitedFrom = undefined;
+    }
+  }
+
+  /** Since when every answer was a rate limit; undefined after any other answer, or once the streak went quiet. */
+  rateLimitedSince(now = Date.now()): number | undefined {
+    return this.limitedFrom !== undefined && now - this.lastLimitedAt <= STREAK_GAP_MS ? this.limitedFrom : undefined;
+  }
+}
