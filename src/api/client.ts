@@ -162,6 +162,8 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
 
   async function* readWhole<R, I, O>(endpoint: Endpoint<R, I, O>, path: string, options: O & ReadOptions): PageStream<R, I> {
     const query = queryOf(endpoint, options);
+    const sentEngines = enginesOf(query);
+    const sent = { readWith: readSettingsOf(query, encodingOf(endpoint)), ...(sentEngines ? { sentEngines } : {}) };
     let answer: { data?: unknown; info?: I | null | undefined };
     try {
       answer = await getEnvelope(path, query, encodingOf(endpoint), endpoint.envelope, options.signal);
@@ -169,7 +171,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
       // The spec's 404 of a domain without citations comes in its error envelope, as every failure does; a 404 without
       // one (a gateway's page for a wrong path) is no answer of the API's, and read as empty it replaced a day's rows.
       if (endpoint.notFoundIsEmpty && error instanceof NotFoundError && error.apiCode !== undefined) {
-        yield { records: [], rejects: [], totalRows: undefined, info: {} as I };
+        yield { records: [], rejects: [], totalRows: undefined, info: {} as I, ...sent };
         return;
       }
       throw error;
@@ -179,9 +181,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     const data = endpoint.single ? (answer.data === null && endpoint.notFoundIsEmpty ? [] : [answer.data]) : (answer.data as unknown[]);
     const { records, rejects } = validateRecords(endpoint.record, data, `GET ${path}`);
     const info = answer.info ?? ({} as I);
-    const sentEngines = enginesOf(query);
-    const readWith = readSettingsOf(query, encodingOf(endpoint));
-    yield { records, rejects, info, totalRows: (info as PagingInfo).total_rows ?? undefined, readWith, ...(sentEngines ? { sentEngines } : {}) };
+    yield { records, rejects, info, totalRows: (info as PagingInfo).total_rows ?? undefined, ...sent };
   }
 
   function read<R, I, O>(endpoint: Endpoint<R, I, O>, brandId: number, readOptions: O & ReadOptions): PageStream<R, I> {

@@ -200,7 +200,7 @@ class AdaptiveRateBudget implements RateBudget {
 
   /**
    * A wait of seconds on a block set by an earlier answer (a 429's Retry-After, a 503's, maybe another process's or
-   * run's) is said once: a command had sat silent for minutes before its first request (helper-68's report).
+   * run's) is said once: a command had sat silent for minutes before its first request.
    */
   private tellOfBlock(now: number, ms: number): void {
     const endsAt = now + ms;

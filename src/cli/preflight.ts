@@ -147,7 +147,7 @@ export async function checkReachable(url: string, timeoutMs = 5_000): Promise<vo
 
 /**
  * Brands asked at once after the first: one after another, a hundred brands took 10-30 s before planning against an API
- * 100-300 ms away (helper-69's report). The key's shared budget paces them as it does a run's requests.
+ * 100-300 ms away. The key's shared budget paces them as it does a run's requests.
  */
 const PROBES_AT_ONCE = 8;
 

@@ -9,7 +9,7 @@ import { firstPlannedDays } from './plan.js';
  * A sync after `api.params`, `api.endpointParams`, `api.arrayFormat` or `api.firstPage` changed re-reads only the days
  * after the cursor and the lookback: the days before stay as read under the settings of their time. Where the earlier
  * ones were wrong (a name the API ignored, so its own default range or engines applied; a first page skipped), those
- * days stayed complete after the fix with nothing said (helper-67's report). Said once per run, brand and stream,
+ * days stayed complete after the fix with nothing said. Said once per run, brand and stream,
  * naming what changed and the backfill that reads them with today's settings. One query when nothing changed, however
  * large the file: the settings in use are a handful of texts (src/warehouse/other-read-settings.ts).
  */

@@ -37,7 +37,7 @@ export interface DimensionSource {
 
 /**
  * The dimensions a warehouse holds, for one plan: the echoed engines of a stream are read once for every brand, as a
- * query a brand grew with the file (31 ms each after a year of 100 brands, helper-69's measure). `listedSince`: a
+ * query a brand grew with the file (31 ms each after a year of 100 brands). `listedSince`: a
  * backfill's first day, so pages tracked in its window count (`listedPages`).
  */
 export function warehouseDimensions(warehouse: Warehouse, listedSince?: string): DimensionSource {

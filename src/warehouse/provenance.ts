@@ -212,7 +212,7 @@ export async function dropUnsaidSliceQueries(
 
 /**
  * The SQL of the engines the echoes of one stream's slices named, per brand ($1 the stream): one scan for every brand of
- * a plan, where one query a brand cost 31 ms each after a year (helper-69's measure). Every echo of a slice that sent
+ * a plan, where one query a brand cost 31 ms each after a year. Every echo of a slice that sent
  * no engines filter counts, so an engine the brand ran on some day is still broken down for that history; the echoes
  * of slices that sent `api.engines` name what was asked, not the brand's, and count only when the brand has no other
  * (an `api.engines` always set). Counted alongside, ids once sent were broken down, a request a day each, long after

@@ -151,16 +151,16 @@ export async function advanceCursor(
   return (await cursor(connection, brandId, stream))!;
 }
 
-/** The last day the incremental schedule has synced for a brand's stream, or null before the first run. */
 /**
  * Every incremental cursor, keyed `brand|stream`: one query for a plan, where one per brand and stream cost ~1.2 s at
- * 100 brands (helper-69's measure).
+ * 100 brands.
  */
 export async function cursors(connection: DuckDBConnection): Promise<Map<string, string>> {
   const rows = await readRows(connection, 'SELECT brand_id, stream, CAST(through_day AS VARCHAR) AS through_day FROM _sync_cursors');
   return new Map(rows.map((row) => [`${Number(row.brand_id)}|${String(row.stream)}`, String(row.through_day)]));
 }
 
+/** The last day the incremental schedule has synced for a brand's stream, or null before the first run. */
 export async function cursor(connection: DuckDBConnection, brandId: number, stream: string): Promise<string | null> {
   const rows = await readRows(
     connection,

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MockAgent } from 'undici';
 import { createApiClient } from '../../src/api/client.js';
 import { named, type NamedClient } from '../support/named-client.js';
+import { domainDetailEndpoint } from '../../src/streams/domain-details.js';
 import { BrandAccessDeniedError, RateLimitedError, TransientError, ValidationError } from '../../src/api/errors.js';
 import type { BudgetAnswer, RateBudget } from '../../src/api/rate-budget.js';
 import { BAD_ENVELOPE_ATTEMPTS, type ApiRequestEvent } from '../../src/api/transport.js';
@@ -351,6 +352,18 @@ describe('API client over HTTP', () => {
     expect(result).toEqual({ records: [], rejects: [], info: {}, empty: true });
     expect(requests).toHaveLength(1);
     expect(requests[0]!.pathname).toBe('/customer/v1/brands/7/citations/domains/nothing.example');
+  });
+
+  it('says how the 404 of a domain with no citations was asked, as any answer: the day loads with its read settings', async () => {
+    const { agent } = mockApi(() => ({ status: 404, body: errorBody('not_found') }));
+    const raw = createApiClient(mockConfig({ params: { start_date: 'since' } }), { dispatcher: agent });
+    try {
+      const pages = await collect(raw.read(domainDetailEndpoint, 7, { domain: 'nothing.example', startDate: '2026-11-20', endDate: '2026-11-20' }));
+      expect(pages).toHaveLength(1);
+      expect(JSON.parse(pages[0]!.readWith!)).toEqual({ names: { end_date: 'end_date', start_date: 'since' } });
+    } finally {
+      await raw.close();
+    }
   });
 
   it('reads a 200 whose data is null for a domain with no citations as empty, as its 404', async () => {
