@@ -1,5 +1,5 @@
 import type { ApiConfig } from '../config/schema.js';
-import { endpointMapping, wireName, type ArrayFormat, type ParamMapping } from './param-names.js';
+import { PAGING_PARAM_NAMES, endpointMapping, wireName, type ArrayFormat, type ParamMapping } from './param-names.js';
 import type { QueryEncoding, QueryParams } from './query.js';
 
 /**
@@ -20,7 +20,7 @@ export interface ReadSettings {
 export function readSettingsOf(query: QueryParams, encoding: QueryEncoding, firstPage?: 0 | 1): string {
   const sent = Object.entries(query).filter(([, value]) => value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0));
   const names = sent.map(([name]) => name);
-  if (firstPage !== undefined) names.push('page', 'page_size');
+  if (firstPage !== undefined) names.push(...PAGING_PARAM_NAMES);
   const settings: ReadSettings = { names: Object.fromEntries(names.map((name) => [name, wireName(name, encoding.params)])) };
   if (sent.some(([, value]) => Array.isArray(value))) settings.arrayFormat = encoding.arrayFormat;
   if (firstPage !== undefined) settings.firstPage = firstPage;
