@@ -6,7 +6,6 @@ import type { Logger } from '../log.js';
 import type { SyncMetrics } from '../ops/sync-metrics.js';
 import { NO_DIMENSIONS, readDimensions, warehouseDimensions, type Dimensions } from '../streams/dimensions.js';
 import { STREAMS, getStream, selectStreams } from '../streams/registry.js';
-import type { AnyStream } from '../streams/stream.js';
 import type { SliceChunk } from '../streams/run-slice.js';
 import { appliedQuery, engineNotApplied, enginesDropped, rangeNotApplied, sentEnginesQuery } from '../warehouse/provenance.js';
 import { screenWrites } from '../warehouse/row-screen.js';
@@ -16,13 +15,14 @@ import type { Warehouse } from '../warehouse/warehouse.js';
 import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
 import { recordCancelled, recordUncounted } from './cancel-run.js';
 import { warnOfStaleWal } from './published-log.js';
+import { warnOfDaysUnderOtherEngines } from './engines-check.js';
 import { warnOfDaysReadOtherwise } from './read-settings-check.js';
 import { takeWaitingCommits } from './waiting-commits.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './enqueue.js';
 import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, uncountedJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
-import { completeThrough, describeGap, firstIncrementalDay, firstPlannedDays, lastPhase, needsOf, nextCursor, phaseOf, planPhase, type PlanMode } from './plan.js';
+import { completeThrough, describeGap, firstIncrementalDay, lastPhase, needsOf, nextCursor, phaseOf, planPhase, type PlanMode, type PlannedPhase } from './plan.js';
 import type { Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
 
@@ -107,8 +107,9 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   });
   for (const gap of gaps) deps.log.warn({ run: runId, brand: gap.brandId, stream: gap.stream }, describeGap(gap));
   if (mode.kind === 'incremental') {
-    await warnOfDaysUnderOtherEngines(deps, runId, meta.brands, ofPhase, slices, mode.today);
-    await warnOfDaysReadOtherwise(deps, runId, meta.brands, ofPhase, slices, mode.today);
+    const planned: PlannedPhase = { runId, brands: meta.brands, streams: ofPhase, slices, today: mode.today };
+    await warnOfDaysUnderOtherEngines(deps, planned);
+    await warnOfDaysReadOtherwise(deps, planned);
   }
   if (phase === 1) {
     const days = slices.flatMap((slice) => [slice.from, slice.to]).filter((day): day is string => day !== null).sort();
@@ -126,39 +127,6 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     withIds.map((slice): FetchJobData => ({ runId, brandId: slice.brandId, stream: slice.stream, sliceId: slice.sliceId, refetch: 0, slice: { key: slice.key, day: slice.day, from: slice.from, to: slice.to, params: slice.params } })),
   );
   await advanceIfPhaseDone(deps, runId);
-}
-
-/**
- * A sync after `api.engines` changed re-reads only the days after the cursor and the lookback: the days before stay as
- * read under the filter of their time, so a week's sums mix two sets of engines, every run complete (helper-67's
- * report). Said once per run, brand and stream, with the backfill that reads them under today's filter; the streams
- * that break down by engine send their own filter and are left out.
- */
-async function warnOfDaysUnderOtherEngines(
-  deps: LoadProcessorDeps,
-  runId: string,
-  brands: readonly number[],
-  streams: readonly AnyStream[],
-  slices: ReadonlyArray<{ brandId: number; stream: string; day: string | null }>,
-  today: string,
-): Promise<void> {
-  const engines = deps.config.api.engines;
-  const filtered = streams.filter((stream) => (stream.endpoint.params as readonly string[]).includes('engines') && !needsOf(stream, deps.config.sync).includes('engines'));
-  const firstPlanned = firstPlannedDays(slices);
-  const asked = brands.flatMap((brandId) => filtered.map((stream) => ({ brandId, stream: stream.name, before: firstPlanned.get(`${brandId}|${stream.name}`) ?? today })));
-  const all = await deps.warehouse.daysOfOtherEngines(asked, engines);
-  for (const brandId of brands) {
-    for (const stream of filtered) {
-      const found = all.get(`${brandId}|${stream.name}`);
-      if (!found) continue;
-      deps.log.warn(
-        { run: runId, brand: brandId, stream: stream.name, days: found.days, from: found.first, to: found.last },
-        `${found.days} complete day(s) of ${stream.name} for brand ${brandId} (${found.first}..${found.last}) were read ${found.sent ? `with engines ${found.sent}` : 'without an engines filter'}, ` +
-          `where api.engines now sends ${engines.length ? engines.join(',') : 'none'}, and this sync does not read them again; ` +
-          `their sums mix with this run's: bvsync backfill --brand ${brandId} --streams ${stream.name} --from ${found.first} --to ${found.last} reads them anew`,
-      );
-    }
-  }
 }
 
 /** For a stream with no cursor yet: the days slices already loaded (by a backfill) have complete, unbroken. */

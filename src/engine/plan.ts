@@ -3,7 +3,7 @@ import type { SyncConfig } from '../config/schema.js';
 import type { SliceStatus } from '../vocabulary.js';
 import type { DimensionName, Dimensions } from '../streams/dimensions.js';
 import { STREAMS } from '../streams/registry.js';
-import type { SettingsOf, SettingsShape, SlicePlan, StreamPlanning } from '../streams/stream.js';
+import type { AnyStream, SettingsOf, SettingsShape, SlicePlan, StreamPlanning } from '../streams/stream.js';
 
 /**
  * The planner: a run = brands x streams x slices. Pure: it is given the incremental cursors and the dimensions
@@ -162,6 +162,16 @@ export function phaseOf(stream: StreamPlanning, sync: SyncConfig, streams: Itera
 export function lastPhase(sync: SyncConfig, streams: Iterable<StreamPlanning> = STREAMS.values()): number {
   const all = [...streams];
   return Math.max(1, ...all.map((stream) => phaseOf(stream, sync, all)));
+}
+
+/** A phase as planned, for the checks that warn of what it leaves unread. */
+export interface PlannedPhase {
+  runId: string;
+  brands: readonly number[];
+  /** The phase's streams. */
+  streams: readonly AnyStream[];
+  slices: ReadonlyArray<{ brandId: number; stream: string; day: string | null }>;
+  today: string;
 }
 
 /** The first day each brand and stream plans, keyed `brand|stream`: the days before it this run does not read. */

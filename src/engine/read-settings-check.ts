@@ -1,9 +1,8 @@
 import { describeSettingsChange, readSettingsNow } from '../api/read-settings.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import type { AnyStream } from '../streams/stream.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { firstPlannedDays } from './plan.js';
+import { firstPlannedDays, type PlannedPhase } from './plan.js';
 
 /**
  * A sync after `api.params`, `api.endpointParams`, `api.arrayFormat` or `api.firstPage` changed re-reads only the days
@@ -15,11 +14,7 @@ import { firstPlannedDays } from './plan.js';
  */
 export async function warnOfDaysReadOtherwise(
   deps: { warehouse: Warehouse; config: Pick<Config, 'api'>; log: Logger },
-  runId: string,
-  brands: readonly number[],
-  streams: readonly AnyStream[],
-  slices: ReadonlyArray<{ brandId: number; stream: string; day: string | null }>,
-  today: string,
+  { runId, brands, streams, slices, today }: PlannedPhase,
 ): Promise<void> {
   const byName = new Map(streams.map((stream) => [stream.name, stream]));
   // stream -> a setting its days were read with -> what that read sends today
