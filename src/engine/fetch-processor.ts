@@ -129,6 +129,13 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
       // The run gave up on the API while the slice was read: it fails as the run's queued slices do, its calls counted.
       if (error instanceof RunGaveUpError) {
         const outage = await deps.outages?.gaveUp(data.runId).catch(() => undefined);
+        if (deps.outages && !outage) {
+          // Another slice was read back in the second since: the API answers again, so this one is read again.
+          log.warn({ requests: tally.requests }, 'the run\'s outage ended as the slice stopped: it will be tried again');
+          fetched('retry');
+          await carryTally();
+          throw error;
+        }
         log.error({ requests: tally.requests }, 'the run stopped waiting for the API: the slice being read fails');
         fetched('failed');
         await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, outage ? unavailableFailure(outage, deps.sync, 'stopped while read: ') : {

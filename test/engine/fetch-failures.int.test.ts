@@ -86,6 +86,14 @@ describe('a fetch job whose read fails', () => {
     expect(commits).toEqual([expect.objectContaining({ status: 'failed', errorCode: 'api_unavailable' })]);
   });
 
+  it('tries a slice stopped by its run\'s give-up again when the outage ended meanwhile (another slice was read back)', async () => {
+    const process = processorWith(() => Promise.reject(new RunGaveUpError('run r stopped waiting')), { outages: new OutageMemo(redis, prefix) });
+    const job = { id: 'fetch-1', name: 'fetch', data: DATA, attemptsMade: 0, opts: { attempts: 4 }, updateData: async () => undefined } as unknown as Job;
+    const thrown = await process(job).then(() => undefined, (error: unknown) => error);
+    expect(thrown).toBeInstanceOf(RunGaveUpError);
+    expect(await queues.load.getJobs(['waiting', 'prioritized', 'delayed'])).toEqual([]);
+  });
+
   it('fails the slice at once on an answer whose envelope is not the spec\'s, which comes back the same', async () => {
     const { thrown, commits } = await attemptWith(new TransientError("GET /x: the answer's envelope does not match the spec", { endpoint: 'GET /x' }, 'bad_envelope'));
     // Before, it was tried 4 times, each at 5 requests: 20 requests a slice, for every slice of the stream.
