@@ -427,12 +427,13 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   const states = await deps.warehouse.sliceStates({ runId });
   if (meta.kind !== 'backfill') {
     // A backfill only fills slices; the incremental position moves with incremental runs alone.
+    const stored = await deps.warehouse.cursors();
     for (const brandId of meta.brands) {
       for (const stream of meta.streams) {
         // A stream that planned nothing moved nothing: its cursor moving on would leave those days unread for good.
         if (meta.gaps?.some((gap) => gap.brandId === brandId && gap.stream === stream)) continue;
         const own = states.filter((state) => state.brandId === brandId && state.stream === stream);
-        const current = (await deps.warehouse.cursor(brandId, stream)) ?? undefined;
+        const current = stored.get(`${brandId}|${stream}`);
         const next = nextCursor(current, meta.today, own);
         if (next && next !== current) await deps.warehouse.advanceCursor(brandId, stream, next, runId);
       }

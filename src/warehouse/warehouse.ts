@@ -15,7 +15,6 @@ import { quoteIdent } from './sql-names.js';
 import {
   addUncountedRequests,
   advanceCursor,
-  cursor,
   cursors,
   finishRun,
   hasRun,
@@ -154,10 +153,6 @@ export class Warehouse {
   /** Every incremental cursor, keyed `brand|stream`. */
   cursors(): Promise<Map<string, string>> {
     return this.serial(() => cursors(this.connection));
-  }
-
-  cursor(brandId: number, stream: string): Promise<string | null> {
-    return this.serial(() => cursor(this.connection, brandId, stream));
   }
 
   sliceStates(filter: SliceStateFilter = {}): Promise<SliceStateRow[]> {

@@ -173,7 +173,7 @@ describe('loading a slice', () => {
   });
 
   it('moves a cursor forward only', async () => {
-    expect(await wh.cursor(7, 'conversations')).toBeNull();
+    expect((await wh.cursors()).has('7|conversations')).toBe(false);
     expect(await wh.advanceCursor(7, 'conversations', '2026-11-20', 'run-1')).toBe('2026-11-20');
     expect(await wh.advanceCursor(7, 'conversations', '2026-11-18', 'run-2')).toBe('2026-11-20');
     expect(await wh.advanceCursor(7, 'conversations', '2026-11-21', 'run-3')).toBe('2026-11-21');
