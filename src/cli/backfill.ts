@@ -7,6 +7,7 @@ import { addRunOptions, runFromCommandLine, todayFrom, type RunFlags } from './r
 interface BackfillFlags extends RunFlags {
   from: string;
   to?: string;
+  skipComplete?: boolean;
 }
 
 export function backfillCommand(): Command {
@@ -16,7 +17,8 @@ export function backfillCommand(): Command {
         .description('Fetch every slice of a window (both days included); leave the incremental schedule where it is')
         .usage('--from <YYYY-MM-DD> [options]')
         .requiredOption('--from <YYYY-MM-DD>', 'first day')
-        .option('--to <YYYY-MM-DD>', 'last day (default: today)'),
+        .option('--to <YYYY-MM-DD>', 'last day (default: today)')
+        .option('--skip-complete', 'read only the slices the file does not have complete (failed, incomplete, never read, read while their day was today)'),
     ),
   ).action(async (flags: BackfillFlags) => {
     // The dates are checked before anything else, so a mistyped day touches nothing.
@@ -28,6 +30,6 @@ export function backfillCommand(): Command {
     if (from > today) throw new UsageError(`--from ${from} is in the future (today is ${today}); there is nothing to fetch yet`);
     // Days after today have no data yet; said once, and the run's window is what it will fetch.
     if (to > today) process.stderr.write(`--to ${to} is after today (${today}): backfilling through today\n`);
-    await runFromCommandLine('backfill', flags, { today, from, to: to > today ? today : to });
+    await runFromCommandLine('backfill', flags, { today, from, to: to > today ? today : to, skipComplete: flags.skipComplete === true });
   });
 }

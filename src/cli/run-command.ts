@@ -58,7 +58,7 @@ function checkNamedStreamsPlan(config: Config, streams: readonly string[], brand
 }
 
 /** Runs a sync or a backfill as the command line asks, and sets the exit code from its outcome. */
-export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window: { today: string; from?: string; to?: string }): Promise<void> {
+export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window: { today: string; from?: string; to?: string; skipComplete?: boolean }): Promise<void> {
   const config = readConfig(flags);
   requireApi(config);
   const log = commandLogger(flags);

@@ -100,6 +100,7 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
             ? `run ${meta.runId} enqueued; a bvsync worker will run it (see bvsync status)`
             : (report.interrupted?.(meta.runId) ?? `run ${meta.runId} interrupted; its jobs stay queued and a bvsync worker (or the same command again) finishes them`);
     process.stdout.write(`${verdict}\n`);
+    if (meta.skipped) process.stdout.write(`skipped ${formatCount(meta.skipped, 'slice')} the file has complete (--skip-complete)\n`);
     // Why a run ended failed when it is not a slice's fault (a load job that failed for good): said once, plainly.
     if (meta.error && meta.status === 'failed') process.stderr.write(`bvsync: run ${meta.runId} failed: ${meta.error}\n`);
     for (const gap of meta.gaps ?? []) process.stderr.write(`bvsync: ${describeGap(gap)}\n`);
@@ -112,6 +113,9 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
       );
     if (meta.status === 'incomplete' && complete === 0 && totals.incomplete > 0) noneComplete(`run ${meta.runId}`, totals.incomplete);
     else if (meta.status === 'incomplete') for (const { brand, stream, incomplete } of nothingComplete) noneComplete(`${stream} of brand ${brand}`, incomplete);
+    if (finished && meta.kind === 'backfill' && totals.failed + totals.incomplete > 0) {
+      process.stderr.write('bvsync: the same command with --skip-complete reads again only the slices not complete, not the whole window\n');
+    }
     const exitCode = finished
       ? exitCodeOfRun(meta.status, totals.failed + (meta.gaps?.length ?? 0), nothingComplete.map(({ brand, stream }) => `${stream} of brand ${brand}`))
       : options.enqueueOnly

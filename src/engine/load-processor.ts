@@ -1,4 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
+import { addDays } from '../days.js';
 import { endpointMapping } from '../api/param-names.js';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
@@ -22,7 +23,7 @@ import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './enqueue.js';
 import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, uncountedJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
-import { completeThrough, describeGap, firstIncrementalDay, lastPhase, needsOf, nextCursor, phaseOf, planPhase, type PlanMode, type PlannedPhase } from './plan.js';
+import { completeThrough, describeGap, firstIncrementalDay, lastPhase, needsOf, nextCursor, phaseOf, planPhase, type PlanMode, type PlannedPhase, type PlannedSlice } from './plan.js';
 import type { Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
 
@@ -96,7 +97,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   const listedSince = mode.kind === 'backfill' ? mode.from : undefined;
   const source = warehouseDimensions(deps.warehouse, listedSince);
   if (needed.size) for (const brandId of meta.brands) dimensions.set(brandId, await readDimensions(STREAMS.values(), needed, source, brandId, deps.config.sync.domains));
-  const { slices, gaps } = planPhase({
+  const { slices: planned, gaps } = planPhase({
     mode,
     brands: meta.brands,
     streams,
@@ -106,6 +107,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     dimensions: (brandId) => dimensions.get(brandId) ?? NO_DIMENSIONS,
   });
   for (const gap of gaps) deps.log.warn({ run: runId, brand: gap.brandId, stream: gap.stream }, describeGap(gap));
+  const slices = meta.kind === 'backfill' && meta.skipComplete ? await withoutCompleteSlices(deps, runId, phase, planned) : planned;
   if (mode.kind === 'incremental') {
     const planned: PlannedPhase = { runId, brands: meta.brands, streams: ofPhase, slices, today: mode.today };
     await warnOfDaysUnderOtherEngines(deps, planned);
@@ -120,13 +122,34 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   }
   const withIds = slices.map((slice) => ({ ...slice, sliceId: `${slice.brandId}|${slice.stream}|${slice.key}` }));
   await deps.runs.recordPlanned(runId, withIds);
-  await deps.runs.update(runId, { phase, status: 'running', ...(gaps.length ? { gaps: [...(meta.gaps ?? []), ...gaps] } : {}) });
+  const skipped = planned.length - slices.length;
+  await deps.runs.update(runId, {
+    phase,
+    status: 'running',
+    ...(gaps.length ? { gaps: [...(meta.gaps ?? []), ...gaps] } : {}),
+    ...(skipped ? { skipped: (meta.skipped ?? 0) + skipped } : {}),
+  });
   deps.log.info({ run: runId, phase, slices: slices.length }, 'planned');
   await enqueueFetches(
     deps.queues,
     withIds.map((slice): FetchJobData => ({ runId, brandId: slice.brandId, stream: slice.stream, sliceId: slice.sliceId, refetch: 0, slice: { key: slice.key, day: slice.day, from: slice.from, to: slice.to, params: slice.params } })),
   );
   await advanceIfPhaseDone(deps, runId);
+}
+
+/**
+ * `backfill --skip-complete`: the planned slices less those the file has complete, read once their window was over
+ * (a full-refresh list has no window: complete once it loaded complete). Whatever else a slice holds (failed,
+ * incomplete, never read, read while its day was today) is read again.
+ */
+async function withoutCompleteSlices(deps: LoadProcessorDeps, runId: string, phase: number, planned: PlannedSlice[]): Promise<PlannedSlice[]> {
+  const asked = planned.map((slice) => {
+    const last = slice.snapshot ? null : (slice.to ?? slice.day);
+    return { brandId: slice.brandId, stream: slice.stream, key: slice.key, over: last === null ? null : addDays(last, 1) };
+  });
+  const complete = await deps.warehouse.completeSlices(asked);
+  if (complete.size) deps.log.info({ run: runId, phase, skipped: complete.size }, 'slices complete in the file are not read again (--skip-complete)');
+  return planned.filter((slice) => !complete.has(`${slice.brandId}|${slice.stream}|${slice.key}`));
 }
 
 /** For a stream with no cursor yet: the days slices already loaded (by a backfill) have complete, unbroken. */

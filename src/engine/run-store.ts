@@ -27,6 +27,10 @@ export interface RunMeta {
   phase: number;
   published: string | null;
   error: string | null;
+  /** A backfill that leaves out the slices the file has complete (`backfill --skip-complete`); absent otherwise. */
+  skipComplete?: boolean;
+  /** How many planned slices `skipComplete` left out, over the run's phases; absent when none. */
+  skipped?: number;
   /** Streams the planner could plan nothing for, per brand, and why (plan.ts, PlanGap); absent when none. */
   gaps?: PlanGap[];
   /**

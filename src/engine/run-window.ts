@@ -9,6 +9,8 @@ export interface RunWindowInput {
   today: string;
   from?: string | null;
   to?: string | null;
+  /** `backfill --skip-complete`: not the run of the same window that reads every slice, nor one of it. */
+  skipComplete?: boolean;
 }
 
 /**
@@ -21,5 +23,6 @@ export function runWindowIdentity(input: RunWindowInput): string {
   const window = input.kind === 'backfill' && input.from && input.to ? `${input.from}..${minDay(input.to, input.today)}` : `today ${input.today}`;
   const brands = [...new Set(input.brands)].sort((a, b) => a - b).join(',');
   const streams = [...new Set(input.streams)].sort().join(',');
-  return `${input.kind} ${window} brands ${brands} streams ${streams}`;
+  const skipping = input.kind === 'backfill' && input.skipComplete ? ' skipping complete slices' : '';
+  return `${input.kind} ${window} brands ${brands} streams ${streams}${skipping}`;
 }

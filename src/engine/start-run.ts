@@ -25,6 +25,8 @@ export interface StartRunOptions {
   /** Backfill window (both included). */
   from?: string;
   to?: string;
+  /** A backfill that leaves out the slices the file has complete (`backfill --skip-complete`). */
+  skipComplete?: boolean;
   /** A fixed id makes starting the same run twice a no-op (scheduled slots); default a new one. */
   runId?: string;
 }
@@ -68,6 +70,7 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
       published: null,
       error: null,
       db: writtenFile(options.config.db),
+      ...(options.kind === 'backfill' && options.skipComplete ? { skipComplete: true } : {}),
     };
     const queues = openQueues(connection, options.config.redisPrefix);
     try {

@@ -17,5 +17,5 @@ export function perWindow<P extends SliceParams = {}>(input: Input, params: P = 
 
 /** One slice per run: full-refresh entities. */
 export function once<P extends SliceParams = {}>(input: Input, params: P = {} as P, key = 'all'): Array<SlicePlan<P>> {
-  return [{ key, day: null, from: input.days[0] ?? null, to: input.days.at(-1) ?? null, params }];
+  return [{ key, day: null, from: input.days[0] ?? null, to: input.days.at(-1) ?? null, params, snapshot: true }];
 }

@@ -27,6 +27,8 @@ export interface SlicePlan<P extends SliceParams = SliceParams> {
   to: string | null;
   /** Stream-specific parameters: a domain, a topic id, a metric... */
   params: P;
+  /** A list read as it stands when read (`once`), whatever the run's days: complete as soon as it loads complete. */
+  snapshot?: true;
 }
 
 /** A slice of one day (`perDay`). */

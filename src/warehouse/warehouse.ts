@@ -30,6 +30,7 @@ import {
 import { ECHOED_ENGINES_SQL } from './provenance.js';
 import { LISTED_PAGES_SQL } from './listed-pages.js';
 import { OTHER_ENGINES_SQL, type OtherEnginesDays } from './other-engines.js';
+import { COMPLETE_SLICES_SQL } from './complete-slices.js';
 import { DAYS_READ_WITH_SQL, READ_SETTINGS_IN_USE_SQL, type DaysReadWith } from './other-read-settings.js';
 import type { Row, Scope, SliceBatch } from './slice-batch.js';
 import { keysHeldElsewhere, type KeyHeldElsewhere } from './keys-held-elsewhere.js';
@@ -191,6 +192,17 @@ export class Warehouse {
   /** The tracked pages the API still lists, or listed from `since` on (src/streams/dimensions.ts, `DimensionSource.listedPages`). */
   listedPages(brandId: number, since?: string): Promise<string[]> {
     return this.serial(async () => (await readRows(this.connection, LISTED_PAGES_SQL, [brandId, since ?? null])).map((row) => String(row.url)));
+  }
+
+  /**
+   * Of the slices asked, those complete once their window was over (src/warehouse/complete-slices.ts), as
+   * `brand|stream|key`; `over` is the day after a slice's last day, null for a slice without days.
+   */
+  async completeSlices(asked: ReadonlyArray<{ brandId: number; stream: string; key: string; over: string | null }>): Promise<Set<string>> {
+    if (!asked.length) return new Set();
+    const list = JSON.stringify(asked.map((each) => [each.brandId, each.stream, each.key, each.over]));
+    const rows = await this.serial(() => readRows(this.connection, COMPLETE_SLICES_SQL, [list]));
+    return new Set(rows.map((row) => `${Number(row.brand_id)}|${String(row.stream)}|${String(row.slice_key)}`));
   }
 
   /**

@@ -51,6 +51,9 @@ describe('the window of a run', () => {
     expect(runWindowIdentity(base)).not.toBe(runWindowIdentity({ ...base, brands: [1] }));
     expect(runWindowIdentity(base)).not.toBe(runWindowIdentity({ ...base, streams: ['visibility'] }));
     expect(runWindowIdentity(base)).not.toBe(runWindowIdentity({ ...base, kind: 'sync' }));
+    // --skip-complete reads less than the plain backfill of the window: neither stands in for the other.
+    expect(runWindowIdentity(base)).not.toBe(runWindowIdentity({ ...base, skipComplete: true }));
+    expect(runWindowIdentity({ ...base, skipComplete: false })).toBe(runWindowIdentity(base));
     // A backfill never fetches past its today: --to tomorrow is --to today.
     expect(runWindowIdentity({ ...base, to: '2026-11-25' })).toBe(runWindowIdentity({ ...base, to: '2026-11-20' }));
     // An incremental sync's window is its today.

@@ -66,6 +66,8 @@ const SKIPPED: Record<string, string> = {
   'npx bvsync doctor                                   # config, Redis, API, brand access, parameter names': 'needs the real API above; the README tour runs doctor',
   'npx bvsync backfill --from 2026-09-01 --to 2026-11-20 [--brand 7] [--streams conversations,visibility]':
     'the real API, and [optional] placeholders; the README tour runs backfill',
+  'npx bvsync backfill --from 2026-09-01 --to 2026-11-20 --skip-complete   # only the slices not complete in the file':
+    'the real API; the README tour runs backfill --skip-complete',
   'npx bvsync sync                                     # incremental: since each stream\'s last complete day + lookback':
     'the real API; the README tour runs sync',
   'npx bvsync status [--json]                          # unfinished and last runs, queues, freshness, failed slices':

@@ -20,7 +20,7 @@ describe('full refreshes: templates, articles, content analyses', () => {
     for (const stream of [templates, articles, contentAnalyses]) {
       const slices = stream.slices(planInput(DAYS));
       const params = stream === articles ? { readDay: expect.any(String) } : {};
-      expect(slices).toEqual([{ key: 'all', day: null, from: DAYS[0], to: DAYS[1], params }]);
+      expect(slices).toEqual([{ key: 'all', day: null, from: DAYS[0], to: DAYS[1], params, snapshot: true }]);
       expect(scopes(stream, slices[0]!)[stream.name]).toEqual({ brand_id: BRAND });
     }
   });

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays, todayUtc } from '../../src/days.js';
+import { runToEnd, type RunProgress } from '../../src/engine/start-run.js';
+import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
+
+/**
+ * `bvsync backfill --skip-complete` reads again only what the file does not have complete: slices that failed, came
+ * back incomplete, were never read, or were read while their day was still today (answers kept arriving). A year's
+ * backfill with three failed days costs the requests of those days, not of the year again. The simulator's today is
+ * the real one here, so a day read as today is today's.
+ */
+
+const TODAY = todayUtc();
+const day = (back: number) => addDays(TODAY, -back);
+const FROM = day(6);
+const STREAMS = ['conversations', 'tracked_urls', 'competitors'];
+const DAILY = ['conversations', 'tracked_urls'];
+
+let fx: EngineFixture;
+const query = (sql: string, params?: Array<string | number>) => queryFile(fx.config.db, sql, params);
+/** The days the requests since `since` asked for (their start_date or day), and the paths of those that asked for none. */
+function daysAsked(since: number): { days: Set<string>; undated: string[] } {
+  const asked = fx.sim.requestLog().slice(since);
+  const day = (entry: (typeof asked)[number]) => String(entry.query.start_date ?? entry.query.day ?? '');
+  return { days: new Set(asked.map(day).filter((value) => value !== '')), undated: asked.filter((entry) => day(entry) === '').map((entry) => entry.path) };
+}
+let refused: RunProgress;
+let odd: { code: number | null; stdout: string; stderr: string };
+let skipping: { code: number | null; stdout: string; stderr: string };
+let skippingAsked: ReturnType<typeof daysAsked>;
+let conversationsBefore: number;
+
+beforeAll(async () => {
+  fx = await engineFixture('backfill-skip-complete', { sim: { brands: 1, days: 10, scale: 20, today: TODAY } });
+  // Days 6..4 back load complete; day 3 back fails (a key the API refuses); day 2 back loads incomplete.
+  const good = await runInProcess(fx, { kind: 'backfill', from: FROM, to: day(4), today: TODAY, streams: STREAMS });
+  expect(good.meta.status).toBe('complete');
+  refused = await runToEnd({
+    config: { ...fx.config, api: { ...fx.config.api, apiKey: 'bvk_not_the_right_key' } },
+    redisUrl: fx.redisUrl,
+    log: fx.log,
+    kind: 'backfill',
+    from: day(3),
+    to: day(3),
+    brands: fx.config.brands,
+    streams: DAILY,
+    today: TODAY,
+    worker: { leaseTtlMs: 2_000 },
+  });
+  fx.sim.setKnobs({ oddities: ['row_outside_window'] });
+  odd = await runBvsync(['backfill', '--from', day(2), '--to', day(2), '--streams', 'conversations', '--config', writeCliConfig(fx)], cliEnv(fx));
+  fx.sim.setKnobs({ oddities: [] });
+  conversationsBefore = Number((await query('SELECT count(*)::INTEGER AS n FROM conversations'))[0]!.n);
+  const since = fx.sim.requestLog().length;
+  skipping = await runBvsync(['backfill', '--from', FROM, '--streams', STREAMS.join(','), '--skip-complete', '--config', writeCliConfig(fx)], cliEnv(fx));
+  skippingAsked = daysAsked(since);
+}, 240_000);
+afterAll(async () => fx?.cleanup());
+
+describe('backfill --skip-complete', () => {
+  it('sets the scene: a failed day and an incomplete one among complete days', async () => {
+    expect(refused.meta.status).toBe('failed');
+    expect(odd.stdout).toMatch(/: incomplete;/);
+  });
+
+  it('is what a backfill that left slices not complete advises', () => {
+    expect(odd.stderr).toContain('the same command with --skip-complete reads again only the slices not complete, not the whole window');
+    expect(skipping.stderr).not.toContain('--skip-complete reads again');
+  });
+
+  it('reads the failed, the incomplete and the never-read days, and none of the complete ones', () => {
+    expect(skipping.code, skipping.stderr).toBe(0);
+    expect([...skippingAsked.days].sort()).toEqual([day(3), day(2), day(1), day(0)]);
+    // competitors (a full-refresh list) loaded complete: not read again. The one request is the preflight's probe of
+    // the brand (src/cli/brand-access-probe.ts), which every command that runs makes.
+    expect(skippingAsked.undated.filter((path) => path.endsWith('/competitors'))).toEqual(['/customer/v1/brands/1/competitors']);
+  });
+
+  it('says how many slices it skipped', () => {
+    // Days 6..4 back of two daily streams, and the competitors list; day 2 back of tracked_urls was never read.
+    expect(skipping.stdout).toContain('skipped 7 slices the file has complete (--skip-complete)');
+  });
+
+  it('leaves the file complete, with the rows it had and the days it read', async () => {
+    const states = await query(`SELECT status, count(*)::INTEGER AS n FROM _sync_state GROUP BY status ORDER BY status`);
+    expect(states).toEqual([{ status: 'complete', n: 2 * 7 + 1 }]);
+    const conversations = Number((await query('SELECT count(*)::INTEGER AS n FROM conversations'))[0]!.n);
+    expect(conversations).toBeGreaterThan(conversationsBefore);
+  });
+
+  it('reads again, the next time, only the days read while they were today', async () => {
+    const since = fx.sim.requestLog().length;
+    const again = await runInProcess(fx, { kind: 'backfill', from: FROM, today: TODAY, to: TODAY, streams: STREAMS, skipComplete: true });
+    expect(again.meta.status).toBe('complete');
+    // Today's slices completed today: answers keep arriving until the day ends (UTC), so they are not complete yet.
+    if (todayUtc() === TODAY) expect([...daysAsked(since).days]).toEqual([TODAY]);
+    expect(again.meta.skipped).toBe(2 * 6 + 1);
+  }, 120_000);
+
+  it('is another run than the plain backfill of the same window, which reads every slice', async () => {
+    const since = fx.sim.requestLog().length;
+    const plain = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: TODAY, streams: DAILY });
+    expect(plain.meta.status).toBe('complete');
+    expect(plain.meta.skipped).toBeUndefined();
+    expect([...daysAsked(since).days]).toEqual([day(1)]);
+  }, 120_000);
+});
