@@ -151,6 +151,27 @@ describe('API client over HTTP', () => {
     expect(calls).toBe(3);
   });
 
+  it("waits a 503's Retry-After past retryMaxMs where outages are waited out, up to that wait", async () => {
+    let calls = 0;
+    const { agent } = mockApi(() => (++calls === 1 ? { status: 503, headers: { 'retry-after': '2' }, body: errorBody('unavailable') } : { body: onePage }));
+    const budget = recordingBudget();
+    client = named(createApiClient(mockConfig({ maxAttempts: 3, retryMaxMs: 50 }), { dispatcher: agent, budget, unansweredForMs: 60_000 }));
+    const started = Date.now();
+    await collect(client.conversations(7));
+    expect(calls).toBe(2);
+    expect(budget.blocks).toEqual([2_000]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_950);
+    // A Retry-After longer than the outage is waited out is cut to it: the call then says the API is away.
+    calls = 0;
+    const shortBudget = recordingBudget();
+    await client.close();
+    client = named(createApiClient(mockConfig({ maxAttempts: 3, retryMaxMs: 50 }), { dispatcher: mockApi(() => (++calls, { status: 503, headers: { 'retry-after': '600' }, body: errorBody('unavailable') })).agent, budget: shortBudget, unansweredForMs: 300 }));
+    const away = await collect(client.conversations(7)).catch((e: unknown) => e);
+    expect((away as TransientError).apiUnavailable).toBe(true);
+    expect(shortBudget.blocks).toEqual([300]);
+    expect(calls).toBe(2);
+  });
+
   it("holds the whole key back for a 503's Retry-After, so the calls beside it do not meet the restart too", async () => {
     let calls = 0;
     const { agent } = mockApi(() => (++calls === 1 ? { status: 503, headers: { 'retry-after': '1' }, body: errorBody('unavailable') } : { body: onePage }));
