@@ -18,6 +18,7 @@ import { recordCancelled, recordUncounted } from './cancel-run.js';
 import { warnOfStaleWal } from './published-log.js';
 import { warnOfDaysUnderOtherEngines } from './engines-check.js';
 import { warnOfDaysReadOtherwise } from './read-settings-check.js';
+import { warnOfDaysNeverRead } from './unread-days-check.js';
 import { takeWaitingCommits } from './waiting-commits.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
@@ -112,6 +113,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     const planned: PlannedPhase = { runId, brands: meta.brands, streams: ofPhase, slices, today: mode.today };
     await warnOfDaysUnderOtherEngines(deps, planned);
     await warnOfDaysReadOtherwise(deps, planned);
+    await warnOfDaysNeverRead(deps, planned);
   }
   if (phase === 1) {
     const days = slices.flatMap((slice) => [slice.from, slice.to]).filter((day): day is string => day !== null).sort();

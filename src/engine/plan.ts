@@ -170,7 +170,7 @@ export interface PlannedPhase {
   brands: readonly number[];
   /** The phase's streams. */
   streams: readonly AnyStream[];
-  slices: ReadonlyArray<{ brandId: number; stream: string; day: string | null }>;
+  slices: ReadonlyArray<{ brandId: number; stream: string; day: string | null; key: string }>;
   today: string;
 }
 

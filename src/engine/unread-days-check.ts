@@ -1,0 +1,71 @@
+import type { Config } from '../config/schema.js';
+import { addDays, eachDay } from '../days.js';
+import type { Logger } from '../log.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
+import { firstIncrementalDay, firstPlannedDays, type PlannedPhase } from './plan.js';
+
+/** Series named in a warning; the rest are counted. */
+const NAMED_SERIES = 5;
+
+/**
+ * An incremental sync reads the days after a stream's cursor and the lookback, for every series it plans today (a
+ * domain, a topic, an engine, or the stream's one series of days). A series added since the cursor moved (a domain
+ * in `sync.domains`, a topic, an engine) is read from there on, and an earlier `sync.startDate` reads nothing before
+ * the cursor: the days before stay unread, every run complete, and the warehouse's sums quietly start late. Said
+ * once per run, brand and stream: the days from the stream's first incremental day that a series it plans lacks, with
+ * the `backfill --skip-complete` that reads only those. One query for the phase (src/warehouse/unread-days.ts).
+ */
+export async function warnOfDaysNeverRead(
+  deps: { warehouse: Warehouse; config: Pick<Config, 'sync'>; log: Logger },
+  { runId, slices, today }: PlannedPhase,
+): Promise<void> {
+  const first = firstIncrementalDay(today, deps.config.sync);
+  const firstPlanned = firstPlannedDays(slices);
+  // brand|stream -> its series, each planned from the stream's first planned day
+  const seriesOf = new Map<string, Set<string>>();
+  for (const slice of slices) {
+    if (slice.day === null || !slice.key.endsWith(slice.day)) continue;
+    const stream = `${slice.brandId}|${slice.stream}`;
+    if ((firstPlanned.get(stream) ?? first) <= first) continue;
+    seriesOf.set(stream, (seriesOf.get(stream) ?? new Set<string>()).add(slice.key.slice(0, -slice.day.length)));
+  }
+  const asked = [...seriesOf].flatMap(([stream, series]) => {
+    const [brandId, name] = splitStream(stream);
+    return [...series].map((each) => ({ brandId, stream: name, series: each, first, before: firstPlanned.get(stream)! }));
+  });
+  if (!asked.length) return;
+  const complete = await deps.warehouse.seriesCompleteDays(asked);
+  for (const [stream, series] of seriesOf) {
+    const [brandId, name] = splitStream(stream);
+    const last = addDays(firstPlanned.get(stream)!, -1);
+    const expected = eachDay(first, last).length;
+    const lacking = [...series]
+      .map((each) => ({ series: each, missing: expected - (complete.get(`${stream}|${each}`) ?? 0) }))
+      .filter((each) => each.missing > 0)
+      .sort((a, b) => b.missing - a.missing || a.series.localeCompare(b.series));
+    if (!lacking.length) continue;
+    const missing = lacking.reduce((sum, each) => sum + each.missing, 0);
+    const backfill = `bvsync backfill --brand ${brandId} --streams ${name} --from ${first} --to ${last} --skip-complete`;
+    const which =
+      series.size === 1 && lacking[0]!.series === ''
+        ? `${missing} of its ${expected} day(s) from ${first} to ${last} were`
+        : `${missing} day slice(s) from ${first} to ${last}, of ${lacking.length} of its ${series.size} series (${describeSeries(lacking.map((each) => each.series))}), were`;
+    deps.log.warn(
+      { run: runId, brand: brandId, stream: name, missing, from: first, to: last },
+      `${name} for brand ${brandId}: ${which} never read complete, and this sync reads only the days after its cursor and the lookback ` +
+        `(a domain, topic or engine added since, or sync.startDate moved earlier); ${backfill} reads only those`,
+    );
+  }
+}
+
+function splitStream(stream: string): [number, string] {
+  const bar = stream.indexOf('|');
+  return [Number(stream.slice(0, bar)), stream.slice(bar + 1)];
+}
+
+/** `example.com, topic-3 and 4 more`: a series by what its keys hold before the day. */
+function describeSeries(series: string[]): string {
+  const names = series.map((each) => each.replace(/\/$/, '') || 'its days');
+  const named = names.slice(0, NAMED_SERIES).join(', ');
+  return names.length > NAMED_SERIES ? `${named} and ${names.length - NAMED_SERIES} more` : named;
+}

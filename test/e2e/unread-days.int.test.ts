@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv, engineFixture, runBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
+
+/**
+ * An incremental sync reads the days after a stream's cursor and the lookback. A domain added to `sync.domains`, or a
+ * `sync.startDate` moved earlier, leaves days before the cursor that no run ever reads, each run complete. The sync
+ * names them with the `backfill --skip-complete` that reads only those, and is quiet once it ran.
+ */
+
+const TODAY = '2026-11-20';
+const api = { requestsPerSecond: 1000, retryBaseMs: 5, retryMaxMs: 50 };
+let fx: EngineFixture;
+
+beforeAll(async () => {
+  fx = await engineFixture('unread-days', { sim: { brands: 1, today: TODAY } });
+});
+afterAll(async () => fx?.cleanup());
+
+const run = (args: string[], config: string, streams: string) => runBvsync([...args, '--streams', streams, '--today', TODAY, '--config', config], cliEnv(fx));
+/** The advised command of a warning, as words to run. */
+function advisedBackfill(stderr: string): string[] {
+  const found = /bvsync (backfill [^;\n"]*--skip-complete)/.exec(stderr);
+  expect(found, stderr).not.toBeNull();
+  return found![1]!.split(' ');
+}
+
+describe('a sync after sync.startDate moved earlier', () => {
+  it('names the days before the cursor never read, and is quiet once the advised backfill read them', async () => {
+    const late = writeCliConfig(fx, { api, sync: { startDate: '2026-11-15' } });
+    expect((await run(['sync'], late, 'tracked_urls')).code).toBe(0);
+    const again = await run(['sync'], late, 'tracked_urls');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toMatch(/never read complete/);
+
+    const earlier = writeCliConfig(fx, { api, sync: { startDate: '2026-11-12' } });
+    const sync = await run(['sync'], earlier, 'tracked_urls');
+    expect(sync.code, sync.stderr).toBe(0);
+    // The lookback reads 2026-11-18 on; 2026-11-15..17 were read by the first sync.
+    expect(sync.stderr).toContain(
+      'tracked_urls for brand 1: 3 of its 6 day(s) from 2026-11-12 to 2026-11-17 were never read complete, and this sync reads only the days after its cursor and the lookback ' +
+        '(a domain, topic or engine added since, or sync.startDate moved earlier); bvsync backfill --brand 1 --streams tracked_urls --from 2026-11-12 --to 2026-11-17 --skip-complete reads only those',
+    );
+    const before = fx.sim.requestLog().length;
+    const backfill = await runBvsync([...advisedBackfill(sync.stderr), '--today', TODAY, '--config', earlier], cliEnv(fx));
+    expect(backfill.code, backfill.stderr).toBe(0);
+    const days = fx.sim.requestLog().slice(before).filter((entry) => entry.path.endsWith('/tracked-urls')).map((entry) => entry.query.start_date);
+    expect([...new Set(days)].sort()).toEqual(['2026-11-12', '2026-11-13', '2026-11-14']);
+    const quiet = await run(['sync'], earlier, 'tracked_urls');
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).not.toMatch(/never read complete/);
+  }, 240_000);
+});
+
+describe('a sync after a domain was added to sync.domains', () => {
+  it('names the domain whose days before the cursor were never read, and the backfill reads only its days', async () => {
+    const one = writeCliConfig(fx, { api, sync: { startDate: '2026-11-15', domains: ['first.example'] } });
+    expect((await run(['sync'], one, 'domain_details')).code).toBe(0);
+    const two = writeCliConfig(fx, { api, sync: { startDate: '2026-11-15', domains: ['first.example', 'second.example'] } });
+    const sync = await run(['sync'], two, 'domain_details');
+    expect(sync.code, sync.stderr).toBe(0);
+    // Its series: the two domains, and those of the tracked URLs the test above loaded.
+    expect(sync.stderr).toMatch(/domain_details for brand 1: 3 day slice\(s\) from 2026-11-15 to 2026-11-17, of 1 of its \d+ series \(second\.example\), were never read complete/);
+    expect(sync.stderr).toContain('bvsync backfill --brand 1 --streams domain_details --from 2026-11-15 --to 2026-11-17 --skip-complete reads only those');
+    const before = fx.sim.requestLog().length;
+    const backfill = await runBvsync([...advisedBackfill(sync.stderr), '--today', TODAY, '--config', two], cliEnv(fx));
+    expect(backfill.code, backfill.stderr).toBe(0);
+    const read = fx.sim.requestLog().slice(before).filter((entry) => entry.path.includes('/citations/domains/'));
+    expect(read.map((entry) => entry.path.split('/').at(-1)).every((domain) => domain === 'second.example')).toBe(true);
+    expect(new Set(read.map((entry) => entry.query.start_date)).size).toBe(3);
+    const quiet = await run(['sync'], two, 'domain_details');
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).not.toMatch(/never read complete/);
+  }, 240_000);
+});
