@@ -96,7 +96,8 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   const dimensions = new Map<number, Dimensions>();
   // A backfill fans out over the pages listed in its window too: pages untracked since were tracked then.
   const listedSince = mode.kind === 'backfill' ? mode.from : undefined;
-  const source = warehouseDimensions(deps.warehouse, listedSince);
+  // Topics with answers on a day of the run count, whenever else the report named them (meta.from: set by phase 1).
+  const source = warehouseDimensions(deps.warehouse, listedSince, meta.from ?? undefined);
   if (needed.size) for (const brandId of meta.brands) dimensions.set(brandId, await readDimensions(STREAMS.values(), needed, source, brandId, deps.config.sync.domains));
   const { slices: planned, gaps } = planPhase({
     mode,
