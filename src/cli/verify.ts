@@ -1,10 +1,9 @@
 import { Command } from 'commander';
-import { createApiClient, createRedisRateBudget } from '../api/index.js';
+import { RATE_HEADROOM, createApiClient, createRedisRateBudget } from '../api/index.js';
 import { AuthError, BrandAccessDeniedError } from '../api/errors.js';
 import { parseBrandList } from '../config/load.js';
 import { addDays, maxDay, parseDay, todayUtc } from '../days.js';
 import { connectRedis } from '../engine/redis.js';
-import { RATE_HEADROOM } from '../engine/worker-host.js';
 import { CallBudget } from '../verify/call-budget.js';
 import type { DayWindow } from '../verify/figure.js';
 import { renderVerify } from '../verify/render-verify.js';

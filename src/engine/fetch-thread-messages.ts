@@ -32,7 +32,7 @@ export interface FetchThreadSetup {
   chunkRows: number | undefined;
   /** This thread's share of `api.connections`: the threads together keep the pool the process would have had. */
   connections: number;
-  /** The share of `api.requestsPerSecond` the key's budget paces at (src/engine/worker-host.ts, RATE_HEADROOM). */
+  /** The share of `api.requestsPerSecond` the key's budget paces at (src/api/rate-budget.ts, RATE_HEADROOM). */
   rateHeadroom: number;
 }
 

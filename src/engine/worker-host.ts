@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { KeyAnswers, createApiClient, createRedisRateBudget, type ApiClient, type ApiRequestEvent } from '../api/index.js';
+import { KeyAnswers, RATE_HEADROOM, createApiClient, createRedisRateBudget, type ApiClient, type ApiRequestEvent } from '../api/index.js';
 import type { Config } from '../config/schema.js';
 import { todayUtc } from '../days.js';
 import type { Logger } from '../log.js';
@@ -46,15 +46,6 @@ const BVSYNC_HOLDER_PATIENCE_MS = 3 * WORKER_CLOSE_LIMIT_MS;
 
 /** Times a job may be found stalled (its process died or froze while running it) and run again before it fails. */
 export const MAX_STALLS_PER_JOB = 5;
-
-/**
- * Requests leave at this share of `api.requestsPerSecond`. An API counts requests when they arrive, in its own windows,
- * and arrival times jitter with latency and a busy event loop, so a client paced at exactly the limit still bunches
- * more than the limit into some of the server's windows; each 429 then pauses the key and restarts its slice. At a
- * 20/s limit with 100 ms latency (bench/rate-limit.ts): exactly 20/s gave 16.0 req/s achieved and 5.9 % 429s;
- * 95 % of it gave 19.0 req/s and no 429.
- */
-export const RATE_HEADROOM = 0.95;
 
 export interface WorkerHostOptions {
   config: Config;

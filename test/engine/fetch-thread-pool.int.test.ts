@@ -12,7 +12,7 @@ import { FetchThreadPool } from '../../src/engine/fetch-thread-pool.js';
 import type { FetchJobData } from '../../src/engine/job-data.js';
 import { emptyTally, RequestTallies } from '../../src/engine/request-tally.js';
 import { inlineSliceReader } from '../../src/engine/slice-reader.js';
-import { RATE_HEADROOM } from '../../src/engine/worker-host.js';
+import { RATE_HEADROOM } from '../../src/api/rate-budget.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
