@@ -52,6 +52,37 @@ export class RedisRateStateStore implements RateStateStore {
     const done = await this.redis.eval(COMPARE_AND_SET, 1, this.stateKey, String(version), String(STATE_TTL_MS), ...fields);
     return done === 1;
   }
+
+  /**
+   * The state as stored and how much longer Redis keeps it, read in one step and writing nothing (a budget's `read`
+   * is followed by a write when nothing is stored): what `bvsync rate` and `bvsync status` show. Undefined when no
+   * state is stored or it cannot be read, as a budget treats both.
+   */
+  async inspect(): Promise<StoredRateState | undefined> {
+    const replies = await this.redis.multi().hgetall(this.stateKey).pttl(this.stateKey).exec();
+    const [fields, ttl] = (replies ?? []).map(([error, reply]) => {
+      if (error) throw error;
+      return reply;
+    }) as [Record<string, string> | undefined, number | undefined];
+    const state = fields ? parseState(fields) : undefined;
+    if (!state) return undefined;
+    // Every write sets the expiry; -1 (none) would be a state written by hand.
+    return { state, expiresInMs: ttl !== undefined && ttl >= 0 ? ttl : undefined };
+  }
+
+  /**
+   * Forgets the learned rate: the next turn of any budget finds no state and starts from the configured rate. True
+   * when a state was stored. A budget's compare-and-set against the deleted version then fails, and it re-reads.
+   */
+  async remove(): Promise<boolean> {
+    return (await this.redis.del(this.stateKey)) === 1;
+  }
+}
+
+/** A state as Redis holds it: `expiresInMs` is undefined when the key has no expiry. */
+export interface StoredRateState {
+  state: RateState;
+  expiresInMs: number | undefined;
 }
 
 export class MemoryRateStateStore implements RateStateStore {
