@@ -1,0 +1,86 @@
+import type { Redis } from 'ioredis';
+import { initialRateState, learnedNothing, rateAt, type RatePhase, type RateState } from '../api/adaptive-rate.js';
+import { RATE_HEADROOM, keyHash, paceCeiling, type RequestsPerSecond } from '../api/rate-budget.js';
+import { RedisRateGate } from '../api/rate-gate.js';
+import { RedisRateStateStore, type StoredRateState } from '../api/rate-state-store.js';
+import { redisKeys } from '../redis-keys.js';
+
+/**
+ * The rate of the configured API key as the runs' budgets see it (src/api/rate-budget.ts), for `bvsync rate` and
+ * `bvsync status`; `--json` prints it as it is. Only rate facts: never the key, nor its hash.
+ */
+export interface KeyRate {
+  redisPrefix: string;
+  /** `api.requestsPerSecond`. */
+  configured: RequestsPerSecond;
+  /**
+   * Requests per second reads pace under: the configured rate times RATE_HEADROOM, or auto's ceiling. A limit the
+   * API states in headers lowers it in the process that read them, and is not kept in Redis, so it is not counted.
+   */
+  ceiling: number;
+  /** Requests per second in force now: from the learned state, else the configured rate (or auto's start). */
+  rateNow: number;
+  /** What Redis holds for the key; null when nothing is (never used, expired a day after its last change, reset). */
+  learned: LearnedRate | null;
+  /** How much longer the API's last Retry-After holds every request of the key back (ms); 0 when it does not. */
+  heldBackMs: number;
+}
+
+export interface LearnedRate {
+  phase: RatePhase;
+  /** The API's limit as estimated at the last 429 (or as stated, for `auto`); null while there was none. */
+  limit: number | null;
+  /** Once a probe above the estimate met a 429: the climb above it then takes a step only every 5 minutes. */
+  confirmed: boolean;
+  /** When the rate was last cut (UTC ISO); null if never. */
+  lastCutAt: string | null;
+  /** When Redis forgets it (UTC ISO), a day after its last change; null when it has no expiry. */
+  expiresAt: string | null;
+}
+
+/** What names the key's rate: the key (hashed, as the budgets name it), its setting, and the Redis prefix. */
+export interface KeyRateSettings {
+  apiKey: string;
+  requestsPerSecond: RequestsPerSecond;
+  redisPrefix: string;
+}
+
+/** Reads the key's rate without writing anything. */
+export async function readKeyRate(redis: Redis, settings: KeyRateSettings): Promise<KeyRate> {
+  const keys = redisKeys(settings.redisPrefix);
+  const hash = keyHash(settings.apiKey);
+  const [stored, heldBackMs] = await Promise.all([new RedisRateStateStore(redis, keys, hash).inspect(), new RedisRateGate(redis, keys, hash).blockedMs()]);
+  // The clock once Redis has answered: its expiry counts from then, and an earlier one would date it early.
+  return keyRateOf(settings, stored, heldBackMs, Date.now());
+}
+
+/** Forgets the key's learned rate; true when one was stored. */
+export function resetKeyRate(redis: Redis, settings: KeyRateSettings): Promise<boolean> {
+  return new RedisRateStateStore(redis, redisKeys(settings.redisPrefix), keyHash(settings.apiKey)).remove();
+}
+
+/** The key's rate from what Redis holds, computed as a budget of the runs would at `now`. */
+export function keyRateOf(settings: KeyRateSettings, stored: StoredRateState | undefined, heldBackMs: number, now: number): KeyRate {
+  const auto = settings.requestsPerSecond === 'auto';
+  const ceiling = paceCeiling({ requestsPerSecond: settings.requestsPerSecond, headroom: RATE_HEADROOM });
+  // A state that learned nothing, written for the other setting, is replaced by a budget on its next read.
+  const inForce: RateState = stored && !learnedNothing(stored.state, auto) ? stored.state : initialRateState(ceiling, auto, now);
+  return {
+    redisPrefix: settings.redisPrefix,
+    configured: settings.requestsPerSecond,
+    ceiling,
+    rateNow: rateAt(inForce, now, ceiling),
+    learned: stored ? learnedRate(stored, now) : null,
+    heldBackMs,
+  };
+}
+
+function learnedRate({ state, expiresInMs }: StoredRateState, now: number): LearnedRate {
+  return {
+    phase: state.phase,
+    limit: state.limit > 0 ? state.limit : null,
+    confirmed: state.confirmed === true,
+    lastCutAt: state.cutAt > 0 ? new Date(state.cutAt).toISOString() : null,
+    expiresAt: expiresInMs === undefined ? null : new Date(now + expiresInMs).toISOString(),
+  };
+}

@@ -1,0 +1,115 @@
+import { Command } from 'commander';
+import { AUTO_START_RATE } from '../api/adaptive-rate.js';
+import { RATE_HEADROOM } from '../api/rate-budget.js';
+import { connectRedis } from '../engine/redis.js';
+import { formatDecimal, formatDuration } from '../format.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
+import { UsageError } from './fail.js';
+import { readKeyRate, resetKeyRate, type KeyRate, type KeyRateSettings, type LearnedRate } from './key-rate.js';
+
+interface RateFlags extends CommonFlags {
+  json?: boolean;
+  reset?: boolean;
+}
+
+/** `bvsync rate --reset --json`: the rate after the reset, and what was removed (null when nothing was stored). */
+interface RateReset extends KeyRate {
+  removed: LearnedRate | null;
+}
+
+export function rateCommand(): Command {
+  return addCommonOptions(
+    new Command('rate')
+      .description('Show the rate the API key runs at, as learned from 429s and kept in Redis for a day; --reset forgets it')
+      .option('--reset', 'forget the learned rate: the next request of every process runs at the configured rate')
+      .option('--json', 'print it as one JSON object, for scripts and monitoring'),
+  ).action(async (flags: RateFlags) => {
+    const config = readConfig(flags);
+    const log = commandLogger(flags);
+    const apiKey = config.api.apiKey;
+    if (!apiKey) throw new UsageError('no API key configured (api.apiKey, or BVSYNC_API_KEY): the rate is learned per key');
+    const settings: KeyRateSettings = { apiKey, requestsPerSecond: config.api.requestsPerSecond, redisPrefix: config.redisPrefix };
+    // The learned rate is in the Redis the runs share; a private redis-server started for this command holds none.
+    const redis = await redisFor(config, log, { allowPrivate: false });
+    const connection = connectRedis(redis.url);
+    try {
+      if (!flags.reset) {
+        const rate = await readKeyRate(connection, settings);
+        process.stdout.write(flags.json ? `${JSON.stringify(rate, null, 2)}\n` : renderRate(rate));
+        return;
+      }
+      const before = await readKeyRate(connection, settings);
+      // Only the learned rate goes. The Retry-After block stays: it is the API's word, not something learned, and
+      // requests sent into it would meet 429s that cut the fresh rate at once. The key's next free moment
+      // (rate-next) stays too: it is at most one spacing of the old rate ahead (10 s at the 0.1/s floor) and gone
+      // within a minute, while deleting it would let new requests leave together with those that already hold
+      // their moment.
+      const removed = await resetKeyRate(connection, settings);
+      const after = await readKeyRate(connection, settings);
+      const report: RateReset = { ...after, removed: removed ? before.learned : null };
+      process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderReset(removed, before, after));
+    } finally {
+      connection.disconnect();
+      await redis.stop();
+    }
+  });
+}
+
+function perSecond(rate: number): string {
+  return `${formatDecimal(rate)}/s`;
+}
+
+function configuredText(rate: KeyRate): string {
+  if (rate.configured === 'auto') {
+    return `auto (api.requestsPerSecond: starts at ${perSecond(AUTO_START_RATE)}, doubles every second until a 429; ceiling ${perSecond(rate.ceiling)})`;
+  }
+  return `${perSecond(rate.configured)} (api.requestsPerSecond; reads pace at ${formatDecimal(RATE_HEADROOM * 100)} % of it: ${perSecond(rate.ceiling)})`;
+}
+
+/** The rate a key starts at when nothing is stored: the configured one, or auto's start. */
+function startText(rate: KeyRate): string {
+  return rate.configured === 'auto' ? `${perSecond(Math.min(AUTO_START_RATE, rate.ceiling))} (auto's start)` : `${perSecond(rate.ceiling)} (the configured rate)`;
+}
+
+function renderRate(rate: KeyRate): string {
+  const rows: Array<[string, string]> = [['configured', configuredText(rate)]];
+  const learned = rate.learned;
+  if (!learned) {
+    rows.push(['in force now', `${startText(rate)}: nothing learned is stored`]);
+  } else {
+    rows.push(
+      ['in force now', perSecond(rate.rateNow)],
+      ['phase', learned.phase],
+      ['estimated limit', learned.limit === null ? 'none (no 429 yet)' : perSecond(learned.limit)],
+      ['confirmed', learned.confirmed ? 'yes (the climb above it takes a step every 5 minutes)' : 'no'],
+      ['last cut', learned.lastCutAt ?? 'never'],
+      ['expires', learned.expiresAt === null ? 'never (no expiry set)' : `${learned.expiresAt} (in ${formatDuration((Date.parse(learned.expiresAt) - Date.now()) / 1000)}, unless a 429 changes it first)`],
+    );
+  }
+  if (rate.heldBackMs > 0) rows.push(['held back', heldBackText(rate)]);
+  const width = Math.max(...rows.map(([name]) => name.length)) + 2;
+  const lines = [`The API key's rate (Redis prefix ${rate.redisPrefix})`, ...rows.map(([name, value]) => `  ${name.padEnd(width)}${value}`)];
+  if (learned) lines.push(`bvsync rate --reset forgets it: the next request runs at ${startText(rate)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function renderReset(removed: boolean, before: KeyRate, after: KeyRate): string {
+  const lines: string[] = [];
+  if (!removed) {
+    lines.push(`nothing to reset: no learned rate is stored for the API key (Redis prefix ${after.redisPrefix})`);
+  } else if (before.learned) {
+    const { limit, confirmed, lastCutAt } = before.learned;
+    const facts = [`${perSecond(before.rateNow)} in force`, limit === null ? 'no limit estimated' : `limit ${perSecond(limit)} estimated${confirmed ? ', confirmed' : ''}`, `last cut ${lastCutAt ?? 'never'}`];
+    lines.push(`removed the learned rate of the API key (Redis prefix ${after.redisPrefix}): ${facts.join(', ')}`);
+  } else {
+    // Stored but unreadable: a budget would have written it afresh anyway.
+    lines.push(`removed an unreadable rate state of the API key (Redis prefix ${after.redisPrefix})`);
+  }
+  lines.push(`the next request runs at ${startText(after)}`);
+  if (after.heldBackMs > 0) lines.push(`the key stays held back ${heldBackText(after)}: --reset leaves the API's own block`);
+  return `${lines.join('\n')}\n`;
+}
+
+function heldBackText(rate: KeyRate): string {
+  return `${formatDuration(rate.heldBackMs / 1000)} more by the API's Retry-After`;
+}
