@@ -84,3 +84,11 @@ function learnedRate({ state, expiresInMs }: StoredRateState, now: number): Lear
     expiresAt: expiresInMs === undefined ? null : new Date(now + expiresInMs).toISOString(),
   };
 }
+
+/**
+ * True when the key runs below its configured ceiling because of what it learned: the case worth a line in
+ * `bvsync status`. Never for `auto`, whose point is to run at what it learned, nor while it probes upwards.
+ */
+export function slowedByLearnedRate(rate: KeyRate): boolean {
+  return rate.configured !== 'auto' && rate.learned?.phase === 'steady' && rate.rateNow < rate.ceiling;
+}

@@ -9,7 +9,7 @@ import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../engine/queues.js';
 import { connectRedis } from '../engine/redis.js';
 import { RunStore, type RunMeta } from '../engine/run-store.js';
 import { todayUtc } from '../days.js';
-import { formatInteger } from '../format.js';
+import { formatDecimal, formatInteger } from '../format.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
 import { freshnessTable, slicesNotCompleteTable } from '../warehouse/bookkeeping.js';
 import { openReadOnly } from '../warehouse/published-database.js';
@@ -18,6 +18,7 @@ import { formatResult } from '../warehouse/result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
+import { readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
 
 interface StatusFlags extends CommonFlags {
   runs?: number;
@@ -78,6 +79,11 @@ interface StatusReport {
   slicesNotComplete: PlainRow[];
   /** How many slices are not complete in all: `slicesNotComplete` lists failed ones first, at most 50. */
   slicesNotCompleteTotal: number;
+  /**
+   * The API key's rate as learned from 429s (as `bvsync rate --json` prints it); null when Redis holds none for the
+   * key, no key is configured, or Redis did not answer.
+   */
+  rate: KeyRate | null;
 }
 
 
@@ -120,6 +126,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     freshness: [],
     slicesNotComplete: [],
     slicesNotCompleteTotal: 0,
+    rate: null,
   };
   const redis = await redisFor(config, log).catch((error: Error) => {
     report.redis.error = error.message;
@@ -153,6 +160,10 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
         });
       }
       await queues.close();
+      if (config.api.apiKey) {
+        const rate = await readKeyRate(connection, { apiKey: config.api.apiKey, requestsPerSecond: config.api.requestsPerSecond, redisPrefix: config.redisPrefix });
+        report.rate = rate.learned ? rate : null;
+      }
     } finally {
       connection.disconnect();
       await redis.stop();
@@ -263,6 +274,11 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
       queueTable.push([queue.queue, ...[queue.waiting, queue.active, queue.delayed, queue.failed, queue.completed].map(formatInteger), queue.workers === null ? '?' : formatInteger(queue.workers)]);
     }
     out.push('', 'Queues', queueTable.toString());
+  }
+  const slowed = report.rate && slowedByLearnedRate(report.rate) ? report.rate : undefined;
+  if (slowed) {
+    const kept = slowed.learned?.expiresAt ? ` and kept until ${slowed.learned.expiresAt}` : '';
+    out.push('', `The API key runs at ${formatDecimal(slowed.rateNow)}/s of its ${formatDecimal(slowed.ceiling)}/s, learned from 429s${kept}: bvsync rate --reset resets it`);
   }
   if (!tables) {
     out.push('', `No published database at ${report.database.path} yet: run bvsync sync or bvsync backfill.`);

@@ -11,7 +11,7 @@ import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../suppor
 import { tempDir } from '../support/tmp.js';
 
 /**
- * `bvsync rate`, run as the real CLI against a rate state written through the
+ * `bvsync rate` and the rate line of `bvsync status`, run as the real CLI against a rate state written through the
  * real store: what the key learned is shown (rate in force, limit, confirmed, last cut, expiry), `--reset` forgets it
  * and only it, and the API key never appears in what is printed.
  */
@@ -38,6 +38,8 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     BVSYNC_API_KEY: API_KEY,
     BVSYNC_REDIS_PREFIX: prefix,
     REDIS_URL: TEST_REDIS_URL,
+    // status reads freshness from it; none there, so it says so and reads Redis alone.
+    BVSYNC_DB: join(dir.path, 'none.duckdb'),
     BVSYNC_LOG_LEVEL: 'silent',
     ...extra,
   };
@@ -154,6 +156,29 @@ describe('bvsync rate', () => {
     expect(JSON.parse(auto.stdout)).toMatchObject({ configured: 'auto', ceiling: 10_000, rateNow: 2, learned: null });
     expect(keyless.code).toBe(2);
     expect(keyless.stderr).toContain('no API key configured (api.apiKey, or BVSYNC_API_KEY)');
+  });
+});
+
+describe('bvsync status: the learned rate', () => {
+  it('a line saying how to reset it while the key runs below its ceiling, and the rate in --json', async () => {
+    await store.compareAndSet(0, learnedState());
+    const [text, json] = await Promise.all([bvsync(['status']), bvsync(['status', '--json'])]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^The API key runs at 4\.75\/s of its 9\.5\/s, learned from 429s and kept until \S+Z: bvsync rate --reset resets it$/m);
+    expect(JSON.parse(json.stdout).rate).toMatchObject({ configured: 10, ceiling: 9.5, rateNow: 4.75, learned: { limit: 5, confirmed: true } });
+  });
+
+  it('no line at the configured rate; `rate` null once nothing is stored', async () => {
+    // Stored, as every run without a 429 leaves it: nothing learned, the ceiling in force.
+    const now = Date.now();
+    await store.compareAndSet(0, { rate: 9.5, at: now, phase: 'steady', limit: 0, cutAt: 0 });
+    const [text, json] = await Promise.all([bvsync(['status']), bvsync(['status', '--json'])]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).not.toContain('bvsync rate');
+    expect(JSON.parse(json.stdout).rate).toMatchObject({ rateNow: 9.5, learned: { limit: null } });
+    await store.remove();
+    const none = await bvsync(['status', '--json']);
+    expect(JSON.parse(none.stdout)).toHaveProperty('rate', null);
   });
 });
 
