@@ -100,7 +100,8 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
             ? `run ${meta.runId} enqueued; a bvsync worker will run it (see bvsync status)`
             : (report.interrupted?.(meta.runId) ?? `run ${meta.runId} interrupted; its jobs stay queued and a bvsync worker (or the same command again) finishes them`);
     process.stdout.write(`${verdict}\n`);
-    if (meta.skipped) process.stdout.write(`skipped ${formatCount(meta.skipped, 'slice')} the file has complete (--skip-complete)\n`);
+    const skipped = Object.values(meta.skipped ?? {}).reduce((sum, count) => sum + count, 0);
+    if (skipped) process.stdout.write(`skipped ${formatCount(skipped, 'slice')} the file has complete (--skip-complete)\n`);
     // Why a run ended failed when it is not a slice's fault (a load job that failed for good): said once, plainly.
     if (meta.error && meta.status === 'failed') process.stderr.write(`bvsync: run ${meta.runId} failed: ${meta.error}\n`);
     for (const gap of meta.gaps ?? []) process.stderr.write(`bvsync: ${describeGap(gap)}\n`);

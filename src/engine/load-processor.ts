@@ -130,7 +130,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     phase,
     status: 'running',
     ...(gaps.length ? { gaps: [...(meta.gaps ?? []), ...gaps] } : {}),
-    ...(skipped ? { skipped: (meta.skipped ?? 0) + skipped } : {}),
+    ...(skipped ? { skipped: { ...meta.skipped, [phase]: skipped } } : {}),
   });
   deps.log.info({ run: runId, phase, slices: slices.length }, 'planned');
   await enqueueFetches(
@@ -151,6 +151,8 @@ async function withoutCompleteSlices(deps: LoadProcessorDeps, runId: string, pha
     return { brandId: slice.brandId, stream: slice.stream, key: slice.key, over: last === null ? null : addDays(last, 1) };
   });
   const complete = await deps.warehouse.completeSlices(asked);
+  // A plan job replayed finds complete the slices its first turn planned, and this run read: they stay this run's.
+  for (const own of await deps.runs.plannedOf(runId, [...complete])) complete.delete(own);
   if (complete.size) deps.log.info({ run: runId, phase, skipped: complete.size }, 'slices complete in the file are not read again (--skip-complete)');
   return planned.filter((slice) => !complete.has(`${slice.brandId}|${slice.stream}|${slice.key}`));
 }

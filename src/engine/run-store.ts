@@ -29,8 +29,8 @@ export interface RunMeta {
   error: string | null;
   /** A backfill that leaves out the slices the file has complete (`backfill --skip-complete`); absent otherwise. */
   skipComplete?: boolean;
-  /** How many planned slices `skipComplete` left out, over the run's phases; absent when none. */
-  skipped?: number;
+  /** How many planned slices `skipComplete` left out, by plan phase (a plan job replayed counts once); absent when none. */
+  skipped?: Record<string, number>;
   /** Streams the planner could plan nothing for, per brand, and why (plan.ts, PlanGap); absent when none. */
   gaps?: PlanGap[];
   /**
@@ -219,6 +219,13 @@ export class RunStore {
     if (slices.length === 0) return 0;
     const args = slices.flatMap((slice) => [slice.sliceId, `${slice.brandId}|${slice.stream}|planned`]);
     return (await this.redis.eval(RECORD_PLANNED, 2, this.key(runId, 'planned'), this.key(runId, 'stats'), ...args)) as number;
+  }
+
+  /** Of the slice ids given, those the run has planned already (a plan job replayed meets its own slices). */
+  async plannedOf(runId: string, sliceIds: string[]): Promise<Set<string>> {
+    if (sliceIds.length === 0) return new Set();
+    const found = await this.redis.smismember(this.key(runId, 'planned'), ...sliceIds);
+    return new Set(sliceIds.filter((_, index) => found[index] === 1));
   }
 
   /** Records a slice's outcome once; returns false when it had been recorded already. */

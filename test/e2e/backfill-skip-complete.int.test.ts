@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, todayUtc } from '../../src/days.js';
 import { runToEnd, type RunProgress } from '../../src/engine/start-run.js';
+import type { Job } from 'bullmq';
+import { loadProcessor } from '../../src/engine/load-processor.js';
+import { openQueues } from '../../src/engine/queues.js';
+import { connectRedis } from '../../src/engine/redis.js';
+import { RunStore } from '../../src/engine/run-store.js';
+import { redisKeys } from '../../src/redis-keys.js';
+import { workingPathFor } from '../../src/warehouse/paths.js';
+import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
 
 /**
@@ -94,7 +102,31 @@ describe('backfill --skip-complete', () => {
     expect(again.meta.status).toBe('complete');
     // Today's slices completed today: answers keep arriving until the day ends (UTC), so they are not complete yet.
     if (todayUtc() === TODAY) expect([...daysAsked(since).days]).toEqual([TODAY]);
-    expect(again.meta.skipped).toBe(2 * 6 + 1);
+    expect(again.meta.skipped).toEqual({ 1: 2 * 6 + 1 });
+  }, 120_000);
+
+  it('counts the slices it skipped once when its plan job is replayed: those the run read stay its own', async () => {
+    // The command's run: the fourth backfill (after the good, the refused and the odd one).
+    const backfills = (await query(`SELECT run_id FROM _sync_runs WHERE kind = 'backfill' ORDER BY started_at`)) as Array<{ run_id: string }>;
+    const runId = backfills[3]!.run_id;
+    const redis = connectRedis(fx.redisUrl);
+    const queues = openQueues(redis, fx.config.redisPrefix);
+    const warehouse = await openWarehouse(workingPathFor(fx.config.db));
+    const runs = new RunStore(redis, fx.config.redisPrefix);
+    try {
+      const before = (await runs.get(runId))!;
+      expect(before.skipped).toEqual({ 1: 7 });
+      // As when the writer died in the middle of planning: the run is still running (a finished run's record is final).
+      await redis.hset(redisKeys(fx.config.redisPrefix).run(runId, ''), 'meta', JSON.stringify({ ...before, status: 'running' }));
+      // Days 3..1 back loaded complete in this run, once over; replayed, the plan job must not count them skipped.
+      const processor = loadProcessor({ redis, prefix: fx.config.redisPrefix, queues, runs, warehouse, config: fx.config, log: fx.log });
+      await processor({ name: 'plan', id: `plan-${runId}-1`, data: { runId, phase: 1 } } as unknown as Job);
+      expect((await runs.get(runId))!.skipped).toEqual({ 1: 7 });
+    } finally {
+      await warehouse.close();
+      await queues.close();
+      redis.disconnect();
+    }
   }, 120_000);
 
   it('is another run than the plain backfill of the same window, which reads every slice', async () => {
