@@ -79,6 +79,8 @@ interface StatusReport {
   slicesNotComplete: PlainRow[];
   /** How many slices are not complete in all: `slicesNotComplete` lists failed ones first, at most 50. */
   slicesNotCompleteTotal: number;
+  /** The first and last day of the slices whose rows are not complete, which `backfill --skip-complete` reads again; null when none. */
+  slicesNotCompleteDays: { first: string; last: string } | null;
   /**
    * The API key's rate as learned from 429s (as `bvsync rate --json` prints it); null when Redis holds none for the
    * key, no key is configured, or Redis did not answer.
@@ -108,6 +110,8 @@ interface DatabaseTables {
   failures: DuckDBResultReader;
   /** Slices not complete in all; `failures` lists the first SLICES_SHOWN. */
   failuresTotal: number;
+  /** The first and last day of the slices whose rows are not complete; null when none with a day. */
+  unreadDays: { first: string; last: string } | null;
 }
 
 async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport; tables?: DatabaseTables }> {
@@ -126,6 +130,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     freshness: [],
     slicesNotComplete: [],
     slicesNotCompleteTotal: 0,
+    slicesNotCompleteDays: null,
     rate: null,
   };
   const redis = await redisFor(config, log).catch((error: Error) => {
@@ -179,11 +184,12 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.recentRuns = [...report.recentRuns, ...fromFile].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).slice(0, limit);
     const tables = {
       freshness: await freshnessTable(db.connection, report.today),
-      ...(await slicesNotCompleteTable(db.connection).then(({ table, total }) => ({ failures: table, failuresTotal: total }))),
+      ...(await slicesNotCompleteTable(db.connection).then(({ table, total, unreadDays }) => ({ failures: table, failuresTotal: total, unreadDays }))),
     };
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);
     report.slicesNotCompleteTotal = tables.failuresTotal;
+    report.slicesNotCompleteDays = tables.unreadDays;
     return { report, tables };
   } finally {
     db.close();
@@ -294,6 +300,8 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     if (tables.failuresTotal > shown) {
       out.push(`${tables.failuresTotal - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`);
     }
+    const unread = tables.unreadDays;
+    if (unread) out.push(`bvsync backfill --from ${unread.first} --to ${unread.last} --skip-complete reads again only the slices of those days not complete`);
   }
   return `${out.join('\n')}\n`;
 }

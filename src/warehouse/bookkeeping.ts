@@ -126,16 +126,23 @@ FROM _sync_state WHERE status <> 'complete' ORDER BY status = 'failed' DESC, upd
 /**
  * Up to SLICES_SHOWN slices not complete (or whose latest attempt was not), failed ones first, then the latest, with the
  * API's error code and request id; and how many there are in all. Listed by time alone, fifty incomplete slices of
- * one stream hid forty failed ones of three others, and nothing said more were left out.
+ * one stream hid forty failed ones of three others, and nothing said more were left out. Also the first and last day
+ * of those whose rows are not complete (a failed re-read of a complete slice is listed, yet its rows are whole): what
+ * a `backfill --skip-complete` over those days reads again.
  */
-export async function slicesNotCompleteTable(connection: DuckDBConnection): Promise<{ table: DuckDBResultReader; total: number }> {
+export async function slicesNotCompleteTable(
+  connection: DuckDBConnection,
+): Promise<{ table: DuckDBResultReader; total: number; unreadDays: { first: string; last: string } | null }> {
   const found = await connection.runAndReadAll(
     "SELECT 1 FROM duckdb_columns() WHERE table_name = '_sync_state' AND column_name = 'last_attempt_status'",
   );
   const attempts = found.currentRowCount > 0;
   const table = await connection.runAndReadAll(attempts ? SLICES_NOT_COMPLETE_SQL : SLICES_NOT_COMPLETE_BEFORE_006_SQL);
   const counted = await connection.runAndReadAll(
-    `SELECT count(*)::INTEGER AS n FROM _sync_state WHERE status <> 'complete'${attempts ? " OR coalesce(last_attempt_status, status) <> 'complete'" : ''}`,
+    `SELECT count(*)::INTEGER AS n,
+            min("day") FILTER (WHERE status <> 'complete')::VARCHAR AS first, max("day") FILTER (WHERE status <> 'complete')::VARCHAR AS last
+       FROM _sync_state WHERE status <> 'complete'${attempts ? " OR coalesce(last_attempt_status, status) <> 'complete'" : ''}`,
   );
-  return { table, total: Number(counted.getRowObjectsJS()[0]!.n) };
+  const row = counted.getRowObjectsJS()[0]!;
+  return { table, total: Number(row.n), unreadDays: row.first === null ? null : { first: String(row.first), last: String(row.last) } };
 }

@@ -33,6 +33,7 @@ function daysAsked(since: number): { days: Set<string>; undated: string[] } {
   return { days: new Set(asked.map(day).filter((value) => value !== '')), undated: asked.filter((entry) => day(entry) === '').map((entry) => entry.path) };
 }
 let refused: RunProgress;
+let statusBefore: { code: number | null; stdout: string; stderr: string };
 let odd: { code: number | null; stdout: string; stderr: string };
 let skipping: { code: number | null; stdout: string; stderr: string };
 let skippingAsked: ReturnType<typeof daysAsked>;
@@ -58,6 +59,7 @@ beforeAll(async () => {
   fx.sim.setKnobs({ oddities: ['row_outside_window'] });
   odd = await runBvsync(['backfill', '--from', day(2), '--to', day(2), '--streams', 'conversations', '--config', writeCliConfig(fx)], cliEnv(fx));
   fx.sim.setKnobs({ oddities: [] });
+  statusBefore = await runBvsync(['status', '--config', writeCliConfig(fx)], cliEnv(fx));
   conversationsBefore = Number((await query('SELECT count(*)::INTEGER AS n FROM conversations'))[0]!.n);
   const since = fx.sim.requestLog().length;
   skipping = await runBvsync(['backfill', '--from', FROM, '--streams', STREAMS.join(','), '--skip-complete', '--config', writeCliConfig(fx)], cliEnv(fx));
@@ -69,6 +71,13 @@ describe('backfill --skip-complete', () => {
   it('sets the scene: a failed day and an incomplete one among complete days', async () => {
     expect(refused.meta.status).toBe('failed');
     expect(odd.stdout).toMatch(/: incomplete;/);
+  });
+
+  it('is what bvsync status advises for the days of the slices not complete', async () => {
+    expect(statusBefore.code, statusBefore.stderr).toBe(0);
+    expect(statusBefore.stdout).toContain(`bvsync backfill --from ${day(3)} --to ${day(2)} --skip-complete reads again only the slices of those days not complete`);
+    const after = await runBvsync(['status', '--json', '--config', writeCliConfig(fx)], cliEnv(fx));
+    expect(JSON.parse(after.stdout).slicesNotCompleteDays).toBeNull();
   });
 
   it('is what a backfill that left slices not complete advises', () => {
