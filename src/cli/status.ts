@@ -16,7 +16,7 @@ import { openReadOnly } from '../warehouse/published-database.js';
 import { plainValue, type PlainRow } from '../warehouse/read-rows.js';
 import { formatResult } from '../warehouse/result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
+import { addCommonOptions, chooseStreams, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
 
@@ -184,7 +184,11 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.recentRuns = [...report.recentRuns, ...fromFile].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).slice(0, limit);
     const tables = {
       freshness: await freshnessTable(db.connection, report.today),
-      ...(await slicesNotCompleteTable(db.connection).then(({ table, total, unreadDays }) => ({ failures: table, failuresTotal: total, unreadDays }))),
+      ...(await slicesNotCompleteTable(db.connection, { brands: config.brands, streams: chooseStreams(config, undefined) }).then(({ table, total, unreadDays }) => ({
+        failures: table,
+        failuresTotal: total,
+        unreadDays,
+      }))),
     };
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);
@@ -301,7 +305,9 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
       out.push(`${tables.failuresTotal - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`);
     }
     const unread = tables.unreadDays;
-    if (unread) out.push(`bvsync backfill --from ${unread.first} --to ${unread.last} --skip-complete reads again only the slices of those days not complete`);
+    if (unread) {
+      out.push(`bvsync backfill --from ${unread.first} --to ${unread.last} --skip-complete reads again only the slices of those days not complete (those the config still plans)`);
+    }
   }
   return `${out.join('\n')}\n`;
 }

@@ -1,6 +1,7 @@
 import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/node-api';
 import type { SliceStatus } from '../vocabulary.js';
 import type { PlainRow } from './read-rows.js';
+import { quoteLiteral } from './sql-names.js';
 
 /**
  * The questions bvsync asks of its own bookkeeping tables (`_sync_state`, `_sync_cursors`), each under a name, so the
@@ -132,15 +133,23 @@ FROM _sync_state WHERE status <> 'complete' ORDER BY status = 'failed' DESC, upd
  */
 export async function slicesNotCompleteTable(
   connection: DuckDBConnection,
+  planned: { brands: readonly number[]; streams: readonly string[] } = { brands: [], streams: [] },
 ): Promise<{ table: DuckDBResultReader; total: number; unreadDays: { first: string; last: string } | null }> {
   const found = await connection.runAndReadAll(
     "SELECT 1 FROM duckdb_columns() WHERE table_name = '_sync_state' AND column_name = 'last_attempt_status'",
   );
   const attempts = found.currentRowCount > 0;
   const table = await connection.runAndReadAll(attempts ? SLICES_NOT_COMPLETE_SQL : SLICES_NOT_COMPLETE_BEFORE_006_SQL);
+  // The days only of the brands and streams a backfill plans without --brand and --streams: a stream or brand taken out
+  // of the config would keep the advice for good.
+  const unread = [
+    "status <> 'complete'",
+    ...(planned.brands.length ? [`brand_id IN (${planned.brands.map((brand) => Number(brand)).join(', ')})`] : []),
+    ...(planned.streams.length ? [`stream IN (${planned.streams.map(quoteLiteral).join(', ')})`] : []),
+  ].join(' AND ');
   const counted = await connection.runAndReadAll(
     `SELECT count(*)::INTEGER AS n,
-            min("day") FILTER (WHERE status <> 'complete')::VARCHAR AS first, max("day") FILTER (WHERE status <> 'complete')::VARCHAR AS last
+            min("day") FILTER (WHERE ${unread})::VARCHAR AS first, max("day") FILTER (WHERE ${unread})::VARCHAR AS last
        FROM _sync_state WHERE status <> 'complete'${attempts ? " OR coalesce(last_attempt_status, status) <> 'complete'" : ''}`,
   );
   const row = counted.getRowObjectsJS()[0]!;

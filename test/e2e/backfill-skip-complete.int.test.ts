@@ -34,6 +34,7 @@ function daysAsked(since: number): { days: Set<string>; undated: string[] } {
 }
 let refused: RunProgress;
 let statusBefore: { code: number | null; stdout: string; stderr: string };
+let statusOtherStreams: { code: number | null; stdout: string; stderr: string };
 let odd: { code: number | null; stdout: string; stderr: string };
 let skipping: { code: number | null; stdout: string; stderr: string };
 let skippingAsked: ReturnType<typeof daysAsked>;
@@ -60,6 +61,7 @@ beforeAll(async () => {
   odd = await runBvsync(['backfill', '--from', day(2), '--to', day(2), '--streams', 'conversations', '--config', writeCliConfig(fx)], cliEnv(fx));
   fx.sim.setKnobs({ oddities: [] });
   statusBefore = await runBvsync(['status', '--config', writeCliConfig(fx)], cliEnv(fx));
+  statusOtherStreams = await runBvsync(['status', '--config', writeCliConfig(fx, { sync: { streams: ['visibility'] } })], cliEnv(fx));
   conversationsBefore = Number((await query('SELECT count(*)::INTEGER AS n FROM conversations'))[0]!.n);
   const since = fx.sim.requestLog().length;
   skipping = await runBvsync(['backfill', '--from', FROM, '--streams', STREAMS.join(','), '--skip-complete', '--config', writeCliConfig(fx)], cliEnv(fx));
@@ -75,7 +77,10 @@ describe('backfill --skip-complete', () => {
 
   it('is what bvsync status advises for the days of the slices not complete', async () => {
     expect(statusBefore.code, statusBefore.stderr).toBe(0);
-    expect(statusBefore.stdout).toContain(`bvsync backfill --from ${day(3)} --to ${day(2)} --skip-complete reads again only the slices of those days not complete`);
+    expect(statusBefore.stdout).toContain(`bvsync backfill --from ${day(3)} --to ${day(2)} --skip-complete reads again only the slices of those days not complete (those the config still plans)`);
+    // A config that no longer plans those streams: a backfill would not read them, so nothing is advised.
+    expect(statusOtherStreams.stdout).toContain('Slices not complete');
+    expect(statusOtherStreams.stdout).not.toContain('--skip-complete');
     const after = await runBvsync(['status', '--json', '--config', writeCliConfig(fx)], cliEnv(fx));
     expect(JSON.parse(after.stdout).slicesNotCompleteDays).toBeNull();
   });
