@@ -2,29 +2,33 @@ import type { Config } from '../config/schema.js';
 import { addDays, eachDay } from '../days.js';
 import type { Logger } from '../log.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { firstIncrementalDay, firstPlannedDays, type PlannedPhase } from './plan.js';
+import { firstIncrementalDay, firstPlannedDays, needsOf, type PlannedPhase } from './plan.js';
 
 /** Series named in a warning; the rest are counted. */
 const NAMED_SERIES = 5;
 
 /**
  * An incremental sync reads the days after a stream's cursor and the lookback, for every series it plans today (a
- * domain, a topic, an engine, or the stream's one series of days). A series added since the cursor moved (a domain
- * in `sync.domains`, a topic, an engine) is read from there on, and an earlier `sync.startDate` reads nothing before
+ * domain, a metric, or the stream's one series of days). A domain added since the cursor moved (to `sync.domains`, or
+ * with a tracked page or a competitor) is read from there on, and an earlier `sync.startDate` reads nothing before
  * the cursor: the days before stay unread, every run complete, and the warehouse's sums quietly start late. Said
  * once per run, brand and stream: the days from the stream's first incremental day that a series it plans lacks, with
  * the `backfill --skip-complete` that reads only those. One query for the phase (src/warehouse/unread-days.ts).
  */
 export async function warnOfDaysNeverRead(
   deps: { warehouse: Warehouse; config: Pick<Config, 'sync'>; log: Logger },
-  { runId, slices, today }: PlannedPhase,
+  { runId, streams, slices, today }: PlannedPhase,
 ): Promise<void> {
   const first = firstIncrementalDay(today, deps.config.sync);
   const firstPlanned = firstPlannedDays(slices);
+  // A topic or an engine has no days before the API began to have it, and bvsync cannot tell one added since from one
+  // it learned late: their streams would be named for days that hold nothing. A domain's citations are older than
+  // bvsync's interest in it.
+  const checked = new Set(streams.filter((stream) => !needsOf(stream, deps.config.sync).some((need) => need === 'topicIds' || need === 'engines')).map((stream) => stream.name));
   // brand|stream -> its series, each planned from the stream's first planned day
   const seriesOf = new Map<string, Set<string>>();
   for (const slice of slices) {
-    if (slice.day === null || !slice.key.endsWith(slice.day)) continue;
+    if (slice.day === null || !slice.key.endsWith(slice.day) || !checked.has(slice.stream)) continue;
     const stream = `${slice.brandId}|${slice.stream}`;
     if ((firstPlanned.get(stream) ?? first) <= first) continue;
     seriesOf.set(stream, (seriesOf.get(stream) ?? new Set<string>()).add(slice.key.slice(0, -slice.day.length)));
@@ -53,7 +57,7 @@ export async function warnOfDaysNeverRead(
     deps.log.warn(
       { run: runId, brand: brandId, stream: name, missing, from: first, to: last },
       `${name} for brand ${brandId}: ${which} never read complete, and this sync reads only the days after its cursor and the lookback ` +
-        `(a domain, topic or engine added since, or sync.startDate moved earlier); ${backfill} reads only those`,
+        `(a domain added since, or sync.startDate moved earlier); ${backfill} reads only those`,
     );
   }
 }

@@ -38,7 +38,7 @@ describe('a sync after sync.startDate moved earlier', () => {
     // The lookback reads 2026-11-18 on; 2026-11-15..17 were read by the first sync.
     expect(sync.stderr).toContain(
       'tracked_urls for brand 1: 3 of its 6 day(s) from 2026-11-12 to 2026-11-17 were never read complete, and this sync reads only the days after its cursor and the lookback ' +
-        '(a domain, topic or engine added since, or sync.startDate moved earlier); bvsync backfill --brand 1 --streams tracked_urls --from 2026-11-12 --to 2026-11-17 --skip-complete reads only those',
+        '(a domain added since, or sync.startDate moved earlier); bvsync backfill --brand 1 --streams tracked_urls --from 2026-11-12 --to 2026-11-17 --skip-complete reads only those',
     );
     const before = fx.sim.requestLog().length;
     const backfill = await runBvsync([...advisedBackfill(sync.stderr), '--today', TODAY, '--config', earlier], cliEnv(fx));
@@ -70,5 +70,19 @@ describe('a sync after a domain was added to sync.domains', () => {
     const quiet = await run(['sync'], two, 'domain_details');
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(quiet.stderr).not.toMatch(/never read complete/);
+  }, 240_000);
+});
+
+describe('a sync after sync.conversationsByTopic was turned on', () => {
+  it('names no day of the topics: a topic has no days before the API had it, which bvsync cannot tell from one it learned late', async () => {
+    const plain = writeCliConfig(fx, { api, sync: { startDate: '2026-11-15' } });
+    expect((await run(['sync'], plain, 'visibility,conversations')).code).toBe(0);
+    const byTopic = writeCliConfig(fx, { api, sync: { startDate: '2026-11-15', conversationsByTopic: true } });
+    const sync = await run(['sync'], byTopic, 'visibility,conversations');
+    expect(sync.code, sync.stderr).toBe(0);
+    // Its topics' slices are planned from the lookback on, and none of them has an earlier day.
+    const planned = fx.sim.requestLog().filter((entry) => entry.path.endsWith('/conversations') && entry.query.topic_id !== undefined);
+    expect(planned.length).toBeGreaterThan(0);
+    expect(sync.stderr).not.toMatch(/conversations for brand 1: .* never read complete/);
   }, 240_000);
 });
