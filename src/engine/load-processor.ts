@@ -96,8 +96,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   const dimensions = new Map<number, Dimensions>();
   // A backfill fans out over the pages listed in its window too: pages untracked since were tracked then.
   const listedSince = mode.kind === 'backfill' ? mode.from : undefined;
-  // Topics with answers on a day of the run count, whenever else the report named them (meta.from: set by phase 1).
-  const source = warehouseDimensions(deps.warehouse, listedSince, meta.from ?? undefined);
+  const source = warehouseDimensions(deps.warehouse, listedSince);
   if (needed.size) for (const brandId of meta.brands) dimensions.set(brandId, await readDimensions(STREAMS.values(), needed, source, brandId, deps.config.sync.domains));
   const { slices: planned, gaps } = planPhase({
     mode,

@@ -31,11 +31,6 @@ export interface DimensionSource {
    * row in `tracked_urls`.
    */
   listedPages(brandId: number): Promise<string[]>;
-  /**
-   * The ids of the brand's topics its visibility report named in the week up to the latest day read (every topic,
-   * when no day was), or from the run's first day on. A topic deleted in the API keeps its row in `topics`.
-   */
-  reportedTopics(brandId: number): Promise<number[]>;
   /** The engines the `info.query` echoes of a stream's slices of one brand named (`_slice_queries`). */
   echoedEngines(stream: string, brandId: number): Promise<string[]>;
 }
@@ -43,10 +38,9 @@ export interface DimensionSource {
 /**
  * The dimensions a warehouse holds, for one plan: the echoed engines of a stream are read once for every brand, as a
  * query a brand grew with the file (31 ms each after a year of 100 brands). `listedSince`: a
- * backfill's first day, so pages tracked in its window count (`listedPages`); `topicsSince`: the run's first day, so
- * topics with answers in its window count (`reportedTopics`).
+ * backfill's first day, so pages tracked in its window count (`listedPages`).
  */
-export function warehouseDimensions(warehouse: Warehouse, listedSince?: string, topicsSince?: string): DimensionSource {
+export function warehouseDimensions(warehouse: Warehouse, listedSince?: string): DimensionSource {
   const echoed = new Map<string, Promise<Map<number, string[]>>>();
   return {
     brandColumn: (table, column, brandId) => warehouse.brandColumn(table, column, brandId),
@@ -56,7 +50,6 @@ export function warehouseDimensions(warehouse: Warehouse, listedSince?: string, 
       return (await byBrand).get(brandId) ?? [];
     },
     listedPages: (brandId) => warehouse.listedPages(brandId, listedSince),
-    reportedTopics: (brandId) => warehouse.reportedTopics(brandId, topicsSince),
   };
 }
 

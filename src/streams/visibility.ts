@@ -23,8 +23,7 @@ export const visibility = defineStream({
   name: 'visibility',
   endpoint: visibilityTopicsEndpoint,
   provides: {
-    // Those the report still names: a topic deleted in the API keeps its row, and was asked for every day for good.
-    topicIds: (source, brandId) => source.reportedTopics(brandId),
+    topicIds: async (source, brandId) => (await source.brandColumn('topics', 'id', brandId)).map(Number),
     // Asked with no engine list, the report applies "the engines of the brand" and its info.query names them.
     engines: (source, brandId) => source.echoedEngines('visibility', brandId),
   },

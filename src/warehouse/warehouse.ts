@@ -29,7 +29,6 @@ import {
 } from './run-log.js';
 import { ECHOED_ENGINES_SQL } from './provenance.js';
 import { LISTED_PAGES_SQL } from './listed-pages.js';
-import { REPORTED_TOPICS_SQL } from './reported-topics.js';
 import { OTHER_ENGINES_SQL, type OtherEnginesDays } from './other-engines.js';
 import { COMPLETE_SLICES_SQL } from './complete-slices.js';
 import { SERIES_COMPLETE_DAYS_SQL } from './unread-days.js';
@@ -189,11 +188,6 @@ export class Warehouse {
   brandColumn(table: string, column: string, brandId: number): Promise<unknown[]> {
     const sql = `SELECT ${quoteIdent(column)} AS value FROM ${quoteIdent(table)} WHERE brand_id = $1`;
     return this.serial(async () => (await readRows(this.connection, sql, [brandId])).map((row) => row.value));
-  }
-
-  /** The topics the visibility report still names, or named from `since` on (src/warehouse/reported-topics.ts). */
-  reportedTopics(brandId: number, since?: string): Promise<number[]> {
-    return this.serial(async () => (await readRows(this.connection, REPORTED_TOPICS_SQL, [brandId, since ?? null])).map((row) => Number(row.id)));
   }
 
   /** The tracked pages the API still lists, or listed from `since` on (src/streams/dimensions.ts, `DimensionSource.listedPages`). */
