@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/node-api';
 import type { SliceStatus } from '../vocabulary.js';
+import { completeOnceOver } from './complete-once-over.js';
 import type { PlainRow } from './read-rows.js';
 import { quoteLiteral } from './sql-names.js';
 
@@ -54,7 +55,7 @@ export async function completeDays(
   to: string,
 ): Promise<Array<{ day: string; complete: boolean }>> {
   const rows = await read(
-    `SELECT "day"::VARCHAR AS day, bool_and(status = 'complete' AND epoch(completed_at) >= epoch(("day" + 1)::TIMESTAMP)) AS complete FROM _sync_state
+    `SELECT "day"::VARCHAR AS day, bool_and(${completeOnceOver('"day" + 1')}) AS complete FROM _sync_state
      WHERE brand_id = $1 AND stream = $2 AND "day" BETWEEN $3::DATE AND $4::DATE GROUP BY "day"`,
     [brandId, stream, from, to],
   );

@@ -211,9 +211,9 @@ export class Warehouse {
 
   /**
    * Of the slices asked, those complete once their window was over (src/warehouse/complete-slices.ts), as
-   * `brand|stream|key`; `over` is the day after a slice's last day, null for a slice without days.
+   * `brand|stream|key`; `over` is the day after a slice's last day (for a full-refresh list, the run's today).
    */
-  async completeSlices(asked: ReadonlyArray<{ brandId: number; stream: string; key: string; over: string | null }>): Promise<Set<string>> {
+  async completeSlices(asked: ReadonlyArray<{ brandId: number; stream: string; key: string; over: string }>): Promise<Set<string>> {
     if (!asked.length) return new Set();
     const list = JSON.stringify(asked.map((each) => [each.brandId, each.stream, each.key, each.over]));
     const rows = await this.serial(() => readRows(this.connection, COMPLETE_SLICES_SQL, [list]));

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, todayUtc } from '../../src/days.js';
 import { runToEnd, type RunProgress } from '../../src/engine/start-run.js';
 import type { Job } from 'bullmq';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { loadProcessor } from '../../src/engine/load-processor.js';
 import { openQueues } from '../../src/engine/queues.js';
 import { connectRedis } from '../../src/engine/redis.js';
@@ -141,6 +142,33 @@ describe('backfill --skip-complete', () => {
       await queues.close();
       redis.disconnect();
     }
+  }, 120_000);
+
+  it('reads again a full-refresh list not read complete today: it is what the list is now, and articles write the day they read', async () => {
+    const articles = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: TODAY, streams: ['articles'] });
+    expect(articles.meta.status).toBe('complete');
+    // As if both lists were last read yesterday: their states completed then, and today has no status row yet.
+    const instance = await DuckDBInstance.create(workingPathFor(fx.config.db));
+    const connection = await instance.connect();
+    try {
+      await connection.run(`UPDATE _sync_state SET completed_at = completed_at - INTERVAL 1 DAY WHERE stream IN ('articles', 'competitors')`);
+      await connection.run(`DELETE FROM article_status_daily WHERE "day" = CAST('${TODAY}' AS DATE)`);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+    const since = fx.sim.requestLog().length;
+    const again = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: TODAY, streams: ['articles', 'competitors'], skipComplete: true });
+    expect(again.meta.status).toBe('complete');
+    expect(again.meta.skipped).toBeUndefined();
+    const paths = fx.sim.requestLog().slice(since).map((entry) => entry.path);
+    expect(paths.filter((path) => path.endsWith('/articles')).length).toBeGreaterThan(0);
+    expect(paths.filter((path) => path.endsWith('/competitors')).length).toBeGreaterThan(0);
+    const statusDays = await queryFile(workingPathFor(fx.config.db), `SELECT DISTINCT "day"::VARCHAR AS day FROM article_status_daily`);
+    expect(statusDays.map((row) => row.day)).toContain(TODAY);
+    // Read complete today, both are left out the next time.
+    const third = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: TODAY, streams: ['articles', 'competitors'], skipComplete: true });
+    expect(third.meta.skipped).toEqual({ 1: 2 });
   }, 120_000);
 
   it('is another run than the plain backfill of the same window, which reads every slice', async () => {
