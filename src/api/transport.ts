@@ -204,11 +204,9 @@ export class Transport {
         const repeatable = request.method === 'GET' || request.idempotency !== undefined;
         if (error.retryable && repeatable && attempt < attemptsFor(error, maxAttempts) && !this.awayTooLong(error, firstAwayAt)) {
           const backoff = backoffDelay(attempt, { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs }, this.options.random);
-          // A server that names its wait (503 with Retry-After: maintenance, overload) is not asked sooner, within the
-          // longest wait between attempts (api.retryMaxMs) or, where outages are waited out, that wait: asked again
+          // A server that names its wait (503 with Retry-After: maintenance, overload) is not asked sooner: asked again
           // every 20 s, a 503 naming 120 s met six requests where it had asked for one.
-          const namedAtMost = Math.max(this.config.retryMaxMs, this.options.unansweredForMs ?? 0);
-          const named = Math.min((error instanceof TransientError && error.retryAfterMs) || 0, namedAtMost);
+          const named = Math.min((error instanceof TransientError && error.retryAfterMs) || 0, this.namedWaitAtMost(error, firstAwayAt));
           const delay = Math.max(backoff, named);
           // The wait is the whole API's, not this call's: every call of the key holds back for it, so a 503 during a
           // restart is not met again by each slice in flight.
@@ -245,6 +243,18 @@ export class Transport {
   private awayTooLong(error: ApiError, firstAwayAt: number | undefined): error is TransientError {
     const tolerated = this.options.unansweredForMs;
     return tolerated !== undefined && firstAwayAt !== undefined && isUnavailability(error) && Date.now() - this.unansweredSince(firstAwayAt) >= tolerated;
+  }
+
+  /**
+   * The longest a named wait (`Retry-After`) is heeded between attempts: the longest wait between attempts
+   * (api.retryMaxMs) or, for the API away where outages are waited out, what is left of that wait. Not all of it:
+   * the wait comes after the silence already counted, and a call that waited the whole tolerance then gave up at
+   * twice it. Any other error (a body cut short) waits no longer than api.retryMaxMs, as no outage is waited out.
+   */
+  private namedWaitAtMost(error: ApiError, firstAwayAt: number | undefined): number {
+    const tolerated = this.options.unansweredForMs;
+    if (tolerated === undefined || firstAwayAt === undefined || !isUnavailability(error)) return this.config.retryMaxMs;
+    return Math.max(this.config.retryMaxMs, tolerated - (Date.now() - this.unansweredSince(firstAwayAt)));
   }
 
   /**

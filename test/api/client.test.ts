@@ -168,8 +168,42 @@ describe('API client over HTTP', () => {
     client = named(createApiClient(mockConfig({ maxAttempts: 3, retryMaxMs: 50 }), { dispatcher: mockApi(() => (++calls, { status: 503, headers: { 'retry-after': '600' }, body: errorBody('unavailable') })).agent, budget: shortBudget, unansweredForMs: 300 }));
     const away = await collect(client.conversations(7)).catch((e: unknown) => e);
     expect((away as TransientError).apiUnavailable).toBe(true);
-    expect(shortBudget.blocks).toEqual([300]);
+    // Cut to what is left of the tolerance once the first 503 came back: nearly all of it.
+    expect(shortBudget.blocks).toHaveLength(1);
+    expect(shortBudget.blocks[0]).toBeGreaterThan(200);
+    expect(shortBudget.blocks[0]).toBeLessThanOrEqual(300);
     expect(calls).toBe(2);
+  });
+
+  it("waits a later 503's Retry-After only as long as is left of the outage tolerance", async () => {
+    let calls = 0;
+    const replies = [
+      { status: 503, headers: { 'retry-after': '1' }, body: errorBody('unavailable') },
+      { status: 503, headers: { 'retry-after': '600' }, body: errorBody('unavailable') },
+    ];
+    const budget = recordingBudget();
+    client = named(createApiClient(mockConfig({ maxAttempts: 5, retryMaxMs: 50 }), { dispatcher: mockApi(() => replies[Math.min(calls++, 1)]!).agent, budget, unansweredForMs: 1_500 }));
+    const started = Date.now();
+    const away = await collect(client.conversations(7)).catch((e: unknown) => e);
+    expect((away as TransientError).apiUnavailable).toBe(true);
+    // 1 s waited of the 1.5 s tolerated: the second wait is what is left, not the whole 1.5 s again.
+    expect(budget.blocks[0]).toBe(1_000);
+    expect(budget.blocks[1]).toBeGreaterThan(0);
+    expect(budget.blocks[1]).toBeLessThanOrEqual(500);
+    expect(Date.now() - started).toBeLessThan(2_400);
+    expect(calls).toBe(3);
+  });
+
+  it("waits a Retry-After of a 5xx whose body was cut short no longer than retryMaxMs: it is not the API away", async () => {
+    let calls = 0;
+    // Announced as JSON, then not JSON at all: a body that could not be read.
+    const { agent } = mockApi(() => (++calls === 1 ? { status: 500, headers: { 'retry-after': '600', 'content-encoding': 'gzip' }, text: 'not gzip' } : { body: onePage }));
+    const budget = recordingBudget();
+    client = named(createApiClient(mockConfig({ maxAttempts: 3, retryMaxMs: 50 }), { dispatcher: agent, budget, unansweredForMs: 60_000 }));
+    const started = Date.now();
+    await collect(client.conversations(7));
+    expect(calls).toBe(2);
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it("holds the whole key back for a 503's Retry-After, so the calls beside it do not meet the restart too", async () => {
