@@ -25,26 +25,25 @@ export async function warnOfDaysNeverRead(
   // it learned late: their streams would be named for days that hold nothing. A domain's citations are older than
   // bvsync's interest in it.
   const checked = new Set(streams.filter((stream) => !needsOf(stream, deps.config.sync).some((need) => need === 'topicIds' || need === 'engines')).map((stream) => stream.name));
-  // brand|stream -> its series, each planned from the stream's first planned day
-  const seriesOf = new Map<string, Set<string>>();
+  // brand|stream -> the stream's series, each planned from the stream's first planned day
+  const seriesOf = new Map<string, { brandId: number; name: string; before: string; series: Set<string> }>();
   for (const slice of slices) {
     if (slice.day === null || !slice.key.endsWith(slice.day) || !checked.has(slice.stream)) continue;
     const stream = `${slice.brandId}|${slice.stream}`;
-    if ((firstPlanned.get(stream) ?? first) <= first) continue;
-    seriesOf.set(stream, (seriesOf.get(stream) ?? new Set<string>()).add(slice.key.slice(0, -slice.day.length)));
+    const before = firstPlanned.get(stream) ?? first;
+    if (before <= first) continue;
+    const found = seriesOf.get(stream) ?? { brandId: slice.brandId, name: slice.stream, before, series: new Set<string>() };
+    seriesOf.set(stream, found);
+    found.series.add(slice.key.slice(0, -slice.day.length));
   }
-  const asked = [...seriesOf].flatMap(([stream, series]) => {
-    const [brandId, name] = splitStream(stream);
-    return [...series].map((each) => ({ brandId, stream: name, series: each, first, before: firstPlanned.get(stream)! }));
-  });
+  const asked = [...seriesOf.values()].flatMap(({ brandId, name, before, series }) => [...series].map((each) => ({ brandId, stream: name, series: each, first, before })));
   if (!asked.length) return;
-  const complete = await deps.warehouse.seriesCompleteDays(asked);
-  for (const [stream, series] of seriesOf) {
-    const [brandId, name] = splitStream(stream);
-    const last = addDays(firstPlanned.get(stream)!, -1);
+  const read = await deps.warehouse.seriesReadDays(asked);
+  for (const [stream, { brandId, name, before, series }] of seriesOf) {
+    const last = addDays(before, -1);
     const expected = eachDay(first, last).length;
     const lacking = [...series]
-      .map((each) => ({ series: each, missing: expected - (complete.get(`${stream}|${each}`) ?? 0) }))
+      .map((each) => ({ series: each, missing: expected - (read.get(`${stream}|${each}`) ?? 0) }))
       .filter((each) => each.missing > 0)
       .sort((a, b) => b.missing - a.missing || a.series.localeCompare(b.series));
     if (!lacking.length) continue;
@@ -56,18 +55,13 @@ export async function warnOfDaysNeverRead(
         : `${missing} day slice(s) from ${first} to ${last}, of ${lacking.length} of its ${series.size} series (${describeSeries(lacking.map((each) => each.series))}), were`;
     deps.log.warn(
       { run: runId, brand: brandId, stream: name, missing, from: first, to: last },
-      `${name} for brand ${brandId}: ${which} never read complete, and this sync reads only the days after its cursor and the lookback ` +
+      `${name} for brand ${brandId}: ${which} never read, and this sync reads only the days after its cursor and the lookback ` +
         `(a domain added since, or sync.startDate moved earlier); ${backfill} reads only those`,
     );
   }
 }
 
-function splitStream(stream: string): [number, string] {
-  const bar = stream.indexOf('|');
-  return [Number(stream.slice(0, bar)), stream.slice(bar + 1)];
-}
-
-/** `example.com, topic-3 and 4 more`: a series by what its keys hold before the day. */
+/** `example.com, second.example and 4 more`: a series by what its keys hold before the day. */
 function describeSeries(series: string[]): string {
   const names = series.map((each) => each.replace(/\/$/, '') || 'its days');
   const named = names.slice(0, NAMED_SERIES).join(', ');

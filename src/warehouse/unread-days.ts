@@ -1,5 +1,7 @@
 /**
- * The SQL of how many days each series of a stream's day slices has complete in a range: $1 a JSON list of [brand,
+ * The SQL of how many days each series of a stream's day slices was read in a range, whatever came of it (a day that
+ * failed or came back incomplete is what `bvsync status` lists; named here too, one that can never complete would be
+ * named by every sync): $1 a JSON list of [brand,
  * stream, series, first day, the day after the last]. A series is what a day slice's key holds before its day (`''`,
  * `example.com/`, `topic-3/`, `chatgpt/`: src/streams/slicing.ts, `perDay`, whose keys all end in their day), so a slice
  * counts for its series only.
@@ -7,14 +9,14 @@
  * itself: joined on brand and stream alone, every asked series met every day of every other (a hundred brands of fifty
  * domains, each a year of days: some 90 million pairs).
  */
-export const SERIES_COMPLETE_DAYS_SQL = `WITH asked AS (
+export const SERIES_READ_DAYS_SQL = `WITH asked AS (
     SELECT CAST(a->>0 AS BIGINT) AS brand_id, a->>1 AS stream, a->>2 AS series, CAST(a->>3 AS DATE) AS first, CAST(a->>4 AS DATE) AS before
       FROM (SELECT unnest(CAST(CAST($1 AS JSON) AS JSON[])) AS a)),
-  complete AS (
+  read AS (
     SELECT brand_id, stream, left(slice_key, length(slice_key) - 10) AS series, "day" FROM _sync_state
-     WHERE status = 'complete' AND stream IN (SELECT stream FROM asked)
+     WHERE stream IN (SELECT stream FROM asked)
        AND "day" >= (SELECT min(first) FROM asked) AND "day" < (SELECT max(before) FROM asked))
   SELECT a.brand_id, a.stream, a.series, count(c."day")::INTEGER AS days
   FROM asked a
-  LEFT JOIN complete c ON c.brand_id = a.brand_id AND c.stream = a.stream AND c.series = a.series AND c."day" >= a.first AND c."day" < a.before
+  LEFT JOIN read c ON c.brand_id = a.brand_id AND c.stream = a.stream AND c.series = a.series AND c."day" >= a.first AND c."day" < a.before
  GROUP BY ALL`;

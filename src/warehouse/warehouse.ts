@@ -31,7 +31,7 @@ import { ECHOED_ENGINES_SQL } from './provenance.js';
 import { LISTED_PAGES_SQL } from './listed-pages.js';
 import { OTHER_ENGINES_SQL, type OtherEnginesDays } from './other-engines.js';
 import { COMPLETE_SLICES_SQL } from './complete-slices.js';
-import { SERIES_COMPLETE_DAYS_SQL } from './unread-days.js';
+import { SERIES_READ_DAYS_SQL } from './unread-days.js';
 import { DAYS_READ_WITH_SQL, READ_SETTINGS_IN_USE_SQL, type DaysReadWith } from './other-read-settings.js';
 import type { Row, Scope, SliceBatch } from './slice-batch.js';
 import { keysHeldElsewhere, type KeyHeldElsewhere } from './keys-held-elsewhere.js';
@@ -196,14 +196,14 @@ export class Warehouse {
   }
 
   /**
-   * How many days of `first`..`before` (its last excluded) each series of day slices has complete
+   * How many days of `first`..`before` (its last excluded) each series of day slices was read, whatever came of it
    * (src/warehouse/unread-days.ts), keyed `brand|stream|series`.
    */
-  async seriesCompleteDays(asked: ReadonlyArray<{ brandId: number; stream: string; series: string; first: string; before: string }>): Promise<Map<string, number>> {
+  async seriesReadDays(asked: ReadonlyArray<{ brandId: number; stream: string; series: string; first: string; before: string }>): Promise<Map<string, number>> {
     const found = new Map<string, number>();
     if (!asked.length) return found;
     const list = JSON.stringify(asked.map((each) => [each.brandId, each.stream, each.series, each.first, each.before]));
-    for (const row of await this.serial(() => readRows(this.connection, SERIES_COMPLETE_DAYS_SQL, [list]))) {
+    for (const row of await this.serial(() => readRows(this.connection, SERIES_READ_DAYS_SQL, [list]))) {
       found.set(`${Number(row.brand_id)}|${String(row.stream)}|${String(row.series)}`, Number(row.days));
     }
     return found;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runToEnd } from '../../src/engine/start-run.js';
 import { cliEnv, engineFixture, runBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
 
 /**
@@ -30,14 +31,14 @@ describe('a sync after sync.startDate moved earlier', () => {
     expect((await run(['sync'], late, 'tracked_urls')).code).toBe(0);
     const again = await run(['sync'], late, 'tracked_urls');
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).not.toMatch(/never read complete/);
+    expect(again.stderr).not.toMatch(/never read/);
 
     const earlier = writeCliConfig(fx, { api, sync: { startDate: '2026-11-12' } });
     const sync = await run(['sync'], earlier, 'tracked_urls');
     expect(sync.code, sync.stderr).toBe(0);
     // The lookback reads 2026-11-18 on; 2026-11-15..17 were read by the first sync.
     expect(sync.stderr).toContain(
-      'tracked_urls for brand 1: 3 of its 6 day(s) from 2026-11-12 to 2026-11-17 were never read complete, and this sync reads only the days after its cursor and the lookback ' +
+      'tracked_urls for brand 1: 3 of its 6 day(s) from 2026-11-12 to 2026-11-17 were never read, and this sync reads only the days after its cursor and the lookback ' +
         '(a domain added since, or sync.startDate moved earlier); bvsync backfill --brand 1 --streams tracked_urls --from 2026-11-12 --to 2026-11-17 --skip-complete reads only those',
     );
     const before = fx.sim.requestLog().length;
@@ -47,7 +48,7 @@ describe('a sync after sync.startDate moved earlier', () => {
     expect([...new Set(days)].sort()).toEqual(['2026-11-12', '2026-11-13', '2026-11-14']);
     const quiet = await run(['sync'], earlier, 'tracked_urls');
     expect(quiet.code, quiet.stderr).toBe(0);
-    expect(quiet.stderr).not.toMatch(/never read complete/);
+    expect(quiet.stderr).not.toMatch(/never read/);
   }, 240_000);
 });
 
@@ -59,7 +60,7 @@ describe('a sync after a domain was added to sync.domains', () => {
     const sync = await run(['sync'], two, 'domain_details');
     expect(sync.code, sync.stderr).toBe(0);
     // Its series: the two domains, and those of the tracked URLs the test above loaded.
-    expect(sync.stderr).toMatch(/domain_details for brand 1: 3 day slice\(s\) from 2026-11-15 to 2026-11-17, of 1 of its \d+ series \(second\.example\), were never read complete/);
+    expect(sync.stderr).toMatch(/domain_details for brand 1: 3 day slice\(s\) from 2026-11-15 to 2026-11-17, of 1 of its \d+ series \(second\.example\), were never read/);
     expect(sync.stderr).toContain('bvsync backfill --brand 1 --streams domain_details --from 2026-11-15 --to 2026-11-17 --skip-complete reads only those');
     const before = fx.sim.requestLog().length;
     const backfill = await runBvsync([...advisedBackfill(sync.stderr), '--today', TODAY, '--config', two], cliEnv(fx));
@@ -69,7 +70,7 @@ describe('a sync after a domain was added to sync.domains', () => {
     expect(new Set(read.map((entry) => entry.query.start_date)).size).toBe(3);
     const quiet = await run(['sync'], two, 'domain_details');
     expect(quiet.code, quiet.stderr).toBe(0);
-    expect(quiet.stderr).not.toMatch(/never read complete/);
+    expect(quiet.stderr).not.toMatch(/never read/);
   }, 240_000);
 });
 
@@ -83,6 +84,31 @@ describe('a sync after sync.conversationsByTopic was turned on', () => {
     // Its topics' slices are planned from the lookback on, and none of them has an earlier day.
     const planned = fx.sim.requestLog().filter((entry) => entry.path.endsWith('/conversations') && entry.query.topic_id !== undefined);
     expect(planned.length).toBeGreaterThan(0);
-    expect(sync.stderr).not.toMatch(/conversations for brand 1: .* never read complete/);
+    expect(sync.stderr).not.toMatch(/conversations for brand 1: .* never read/);
+  }, 240_000);
+});
+
+describe('a sync after sync.startDate moved earlier over days a backfill read and failed', () => {
+  it('names no day that was read: a failed day is what status lists, and would be named by every sync for good', async () => {
+    // The days before 2026-11-12 read, and failed (a key the API refuses): read, not never read.
+    const refused = await runToEnd({
+      config: { ...fx.config, api: { ...fx.config.api, ...api, apiKey: 'bvk_not_the_right_key' } },
+      redisUrl: fx.redisUrl,
+      log: fx.log,
+      kind: 'backfill',
+      from: '2026-11-08',
+      to: '2026-11-11',
+      brands: fx.config.brands,
+      streams: ['tracked_urls'],
+      today: TODAY,
+      worker: { leaseTtlMs: 2_000 },
+    });
+    expect(refused.meta.status).toBe('failed');
+    const earliest = writeCliConfig(fx, { api, sync: { startDate: '2026-11-08' } });
+    const sync = await run(['sync'], earliest, 'tracked_urls');
+    expect(sync.code, sync.stderr).toBe(0);
+    expect(sync.stderr).not.toMatch(/tracked_urls for brand 1: .* never read/);
+    const status = await runBvsync(['status', '--config', earliest], cliEnv(fx));
+    expect(status.stdout).toContain('--from 2026-11-08 --to 2026-11-11');
   }, 240_000);
 });
