@@ -1,10 +1,9 @@
 /**
  * The SQL of how many days each series of a stream's day slices was read in a range, whatever came of it (a day that
  * failed or came back incomplete is what `bvsync status` lists; named here too, one that can never complete would be
- * named by every sync): $1 a JSON list of [brand,
- * stream, series, first day, the day after the last]. A series is what a day slice's key holds before its day (`''`,
- * `example.com/`, `topic-3/`, `chatgpt/`: src/streams/slicing.ts, `perDay`, whose keys all end in their day), so a slice
- * counts for its series only.
+ * named by every sync): $1 a JSON list of [brand, stream, series, first day, the day after the last]. A series is what
+ * a day slice's key holds before its day (`''`, `example.com/`: src/streams/slicing.ts, `perDay`, whose keys all end
+ * in their day), so a slice counts for its series only.
  * One scan of `_sync_state` for a plan's brands and streams, however many series are asked, joined on the series
  * itself: joined on brand and stream alone, every asked series met every day of every other (a hundred brands of fifty
  * domains, each a year of days: some 90 million pairs).
