@@ -66,7 +66,8 @@ async function predictSync(db: string): Promise<{ slices: number; requests: numb
   // Later phases fan out over what earlier ones loaded, read back as the load processor does.
   const source = {
     brandColumn: async (table: string, column: string, brand: number) => (await query(db, `SELECT "${column}" AS value FROM "${table}" WHERE brand_id = $1`, [brand])).map((row) => row.value),
-    echoedEngines: async (stream: string, brand: number) => (await query(db, ECHOED_ENGINES_SQL, [brand, stream])).map((row) => String(row.engine)),
+    echoedEngines: async (stream: string, brand: number) =>
+      (await query(db, ECHOED_ENGINES_SQL, [stream])).filter((row) => Number(row.brand_id) === brand).map((row) => String(row.engine)),
     listedPages: async (brand: number) => (await query(db, LISTED_PAGES_SQL, [brand, null])).map((row) => String(row.url)),
   };
   const dimensions = await readDimensions(STREAMS.values(), new Set(DIMENSION_NAMES), source, BRAND, sync.domains);
