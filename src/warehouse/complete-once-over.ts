@@ -5,5 +5,5 @@
  */
 export function completeOnceOver(dayAfter: string, state = ''): string {
   const column = (name: string) => (state ? `${state}.${name}` : name);
-  return `${column('status')} = 'complete' AND epoch(${column('completed_at')}) >= epoch((${dayAfter})::TIMESTAMP)`;
+  return `(${column('status')} = 'complete' AND epoch(${column('completed_at')}) >= epoch((${dayAfter})::TIMESTAMP))`;
 }
