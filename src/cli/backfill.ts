@@ -18,7 +18,7 @@ export function backfillCommand(): Command {
         .usage('--from <YYYY-MM-DD> [options]')
         .requiredOption('--from <YYYY-MM-DD>', 'first day')
         .option('--to <YYYY-MM-DD>', 'last day (default: today)')
-        .option('--skip-complete', 'read only the slices the file does not have complete (failed, incomplete, never read, read while their day was today)'),
+        .option('--skip-complete', 'read only the slices the file does not have complete (failed, incomplete, never read, read while their day was today; lists not read today)'),
     ),
   ).action(async (flags: BackfillFlags) => {
     // The dates are checked before anything else, so a mistyped day touches nothing.

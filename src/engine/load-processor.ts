@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { addDays } from '../days.js';
+import { addDays, todayUtc } from '../days.js';
 import { endpointMapping } from '../api/param-names.js';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
@@ -108,7 +108,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     dimensions: (brandId) => dimensions.get(brandId) ?? NO_DIMENSIONS,
   });
   for (const gap of gaps) deps.log.warn({ run: runId, brand: gap.brandId, stream: gap.stream }, describeGap(gap));
-  const slices = meta.kind === 'backfill' && meta.skipComplete ? await withoutCompleteSlices(deps, runId, phase, meta.today, planned) : planned;
+  const slices = meta.kind === 'backfill' && meta.skipComplete ? await withoutCompleteSlices(deps, runId, phase, planned) : planned;
   if (mode.kind === 'incremental') {
     const planned: PlannedPhase = { runId, brands: meta.brands, streams: ofPhase, slices, today: mode.today };
     await warnOfDaysUnderOtherEngines(deps, planned);
@@ -141,14 +141,16 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
 
 /**
  * `backfill --skip-complete`: the planned slices less those the file has complete, read once their window was over.
- * A full-refresh list is what it is when read, and some record the day they read it (`articles` writes that day's
- * `article_status_daily`): it counts complete only if read complete today. Whatever else a slice holds (failed,
- * incomplete, never read, read while its day was today) is read again.
+ * A full-refresh list is what it is when read, and some file the day they were read under (`articles` writes that day's
+ * `article_status_daily`): it counts complete only if read today, by the clock the list itself is planned by (the real
+ * one, not `--today`). Whatever else a slice holds (failed, incomplete, never read, read while its day was today) is
+ * read again.
  */
-async function withoutCompleteSlices(deps: LoadProcessorDeps, runId: string, phase: number, today: string, planned: PlannedSlice[]): Promise<PlannedSlice[]> {
+async function withoutCompleteSlices(deps: LoadProcessorDeps, runId: string, phase: number, planned: PlannedSlice[]): Promise<PlannedSlice[]> {
+  const today = todayUtc();
   const asked = planned.map((slice) => {
     const last = slice.snapshot ? null : (slice.to ?? slice.day);
-    return { brandId: slice.brandId, stream: slice.stream, key: slice.key, over: last === null ? today : addDays(last, 1) };
+    return { brandId: slice.brandId, stream: slice.stream, key: slice.key, day: last === null ? today : addDays(last, 1), list: last === null };
   });
   const complete = await deps.warehouse.completeSlices(asked);
   // A plan job replayed finds complete the slices its first turn planned, and this run read: they stay this run's.

@@ -210,12 +210,12 @@ export class Warehouse {
   }
 
   /**
-   * Of the slices asked, those complete once their window was over (src/warehouse/complete-slices.ts), as
-   * `brand|stream|key`; `over` is the day after a slice's last day (for a full-refresh list, the run's today).
+   * Of the slices asked, those the file has complete (src/warehouse/complete-slices.ts), as `brand|stream|key`: a slice
+   * of days completed once its window was over (`day`: the day after its last), a list (`day`: today) read today.
    */
-  async completeSlices(asked: ReadonlyArray<{ brandId: number; stream: string; key: string; over: string }>): Promise<Set<string>> {
+  async completeSlices(asked: ReadonlyArray<{ brandId: number; stream: string; key: string; day: string; list: boolean }>): Promise<Set<string>> {
     if (!asked.length) return new Set();
-    const list = JSON.stringify(asked.map((each) => [each.brandId, each.stream, each.key, each.over]));
+    const list = JSON.stringify(asked.map((each) => [each.brandId, each.stream, each.key, each.day, each.list]));
     const rows = await this.serial(() => readRows(this.connection, COMPLETE_SLICES_SQL, [list]));
     return new Set(rows.map((row) => `${Number(row.brand_id)}|${String(row.stream)}|${String(row.slice_key)}`));
   }

@@ -41,6 +41,20 @@ let skipping: { code: number | null; stdout: string; stderr: string };
 let skippingAsked: ReturnType<typeof daysAsked>;
 let conversationsBefore: number;
 
+/** Changes the working file between runs, as a run of another day would have left it. */
+async function tamper(statements: string[]): Promise<void> {
+  const instance = await DuckDBInstance.create(workingPathFor(fx.config.db));
+  const connection = await instance.connect();
+  try {
+    for (const statement of statements) await connection.run(statement);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+const statusDays = async () => (await queryFile(workingPathFor(fx.config.db), `SELECT DISTINCT "day"::VARCHAR AS day FROM article_status_daily`)).map((row) => String(row.day));
+const asked = (since: number, endpoint: string) => fx.sim.requestLog().slice(since).filter((entry) => entry.path.endsWith(endpoint)).length;
+
 beforeAll(async () => {
   fx = await engineFixture('backfill-skip-complete', { sim: { brands: 1, days: 10, scale: 20, today: TODAY } });
   // Days 6..4 back load complete; day 3 back fails (a key the API refuses); day 2 back loads incomplete.
@@ -144,31 +158,49 @@ describe('backfill --skip-complete', () => {
     }
   }, 120_000);
 
-  it('reads again a full-refresh list not read complete today: it is what the list is now, and articles write the day they read', async () => {
+  it('reads again a full-refresh list not read today: it is what the list is now, and articles file the day they read', async () => {
     const articles = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: TODAY, streams: ['articles'] });
     expect(articles.meta.status).toBe('complete');
-    // As if both lists were last read yesterday: their states completed then, and today has no status row yet.
-    const instance = await DuckDBInstance.create(workingPathFor(fx.config.db));
-    const connection = await instance.connect();
-    try {
-      await connection.run(`UPDATE _sync_state SET completed_at = completed_at - INTERVAL 1 DAY WHERE stream IN ('articles', 'competitors')`);
-      await connection.run(`DELETE FROM article_status_daily WHERE "day" = CAST('${TODAY}' AS DATE)`);
-    } finally {
-      connection.closeSync();
-      instance.closeSync();
-    }
+    // As if both lists were last read by a run of yesterday: today has no status row yet.
+    await tamper([
+      `UPDATE _sync_runs SET started_at = started_at - INTERVAL 1 DAY WHERE run_id IN (SELECT run_id FROM _sync_state WHERE stream IN ('articles', 'competitors'))`,
+      `DELETE FROM article_status_daily WHERE "day" = CAST('${TODAY}' AS DATE)`,
+    ]);
     const since = fx.sim.requestLog().length;
     const again = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: TODAY, streams: ['articles', 'competitors'], skipComplete: true });
     expect(again.meta.status).toBe('complete');
     expect(again.meta.skipped).toBeUndefined();
-    const paths = fx.sim.requestLog().slice(since).map((entry) => entry.path);
-    expect(paths.filter((path) => path.endsWith('/articles')).length).toBeGreaterThan(0);
-    expect(paths.filter((path) => path.endsWith('/competitors')).length).toBeGreaterThan(0);
-    const statusDays = await queryFile(workingPathFor(fx.config.db), `SELECT DISTINCT "day"::VARCHAR AS day FROM article_status_daily`);
-    expect(statusDays.map((row) => row.day)).toContain(TODAY);
-    // Read complete today, both are left out the next time.
-    const third = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: TODAY, streams: ['articles', 'competitors'], skipComplete: true });
+    expect(asked(since, '/articles')).toBeGreaterThan(0);
+    expect(asked(since, '/competitors')).toBeGreaterThan(0);
+    expect(await statusDays()).toContain(TODAY);
+    // Read today, both are left out the next time, whatever --today says.
+    const third = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: day(3), streams: ['articles', 'competitors'], skipComplete: true });
     expect(third.meta.skipped).toEqual({ 1: 2 });
+  }, 120_000);
+
+  it('reads again a list a run planned before midnight and loaded after it: its status row is of the day before', async () => {
+    await tamper([
+      `UPDATE _sync_runs SET started_at = CAST('${day(1)} 23:59:50+00' AS TIMESTAMPTZ) WHERE run_id IN (SELECT run_id FROM _sync_state WHERE stream = 'articles')`,
+      `UPDATE _sync_state SET completed_at = CAST('${TODAY} 00:00:30+00' AS TIMESTAMPTZ) WHERE stream = 'articles'`,
+      `DELETE FROM article_status_daily WHERE "day" = CAST('${TODAY}' AS DATE)`,
+    ]);
+    const since = fx.sim.requestLog().length;
+    const again = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: TODAY, streams: ['articles'], skipComplete: true });
+    expect(again.meta.skipped).toBeUndefined();
+    expect(asked(since, '/articles')).toBeGreaterThan(0);
+    expect(await statusDays()).toContain(TODAY);
+  }, 120_000);
+
+  it('reads again, with --today in the past, a list last read by a run of yesterday: articles file the real today', async () => {
+    await tamper([
+      `UPDATE _sync_runs SET started_at = started_at - INTERVAL 1 DAY WHERE run_id IN (SELECT run_id FROM _sync_state WHERE stream = 'articles')`,
+      `DELETE FROM article_status_daily WHERE "day" = CAST('${TODAY}' AS DATE)`,
+    ]);
+    const since = fx.sim.requestLog().length;
+    const again = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: day(3), streams: ['articles'], skipComplete: true });
+    expect(again.meta.skipped).toBeUndefined();
+    expect(asked(since, '/articles')).toBeGreaterThan(0);
+    expect(await statusDays()).toContain(TODAY);
   }, 120_000);
 
   it('is another run than the plain backfill of the same window, which reads every slice', async () => {
