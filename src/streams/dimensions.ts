@@ -1,4 +1,4 @@
-import type { Warehouse } from '../warehouse/warehouse.js';
+import type { DimensionReads } from '../warehouse/dimension-reads.js';
 import { distinctDomains } from './domains.js';
 
 /**
@@ -37,10 +37,11 @@ export interface DimensionSource {
 
 /**
  * The dimensions a warehouse holds, for one plan: the echoed engines of a stream are read once for every brand, as a
- * query a brand grew with the file (31 ms each after a year of 100 brands). `listedSince`: a
- * backfill's first day, so pages tracked in its window count (`listedPages`).
+ * query a brand grew with the file (31 ms each after a year of 100 brands). `warehouse`: the writer's `Warehouse`, or
+ * the reads of a published copy (`dimensionReads`). `listedSince`: a backfill's first day, so pages tracked in its
+ * window count (`listedPages`).
  */
-export function warehouseDimensions(warehouse: Warehouse, listedSince?: string): DimensionSource {
+export function warehouseDimensions(warehouse: DimensionReads, listedSince?: string): DimensionSource {
   const echoed = new Map<string, Promise<Map<number, string[]>>>();
   return {
     brandColumn: (table, column, brandId) => warehouse.brandColumn(table, column, brandId),

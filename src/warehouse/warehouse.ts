@@ -11,7 +11,6 @@ import { ensureJournal } from './publish-journal.js';
 import { ensurePublishedFiles } from './published-identity.js';
 import { ensureSliceCommits, isSliceCommitted, pruneSliceCommits } from './slice-commits.js';
 import { readRows, type PlainRow } from './read-rows.js';
-import { quoteIdent } from './sql-names.js';
 import {
   addUncountedRequests,
   advanceCursor,
@@ -27,8 +26,7 @@ import {
   type SliceStateRow,
   type UncountedRequests,
 } from './run-log.js';
-import { ECHOED_ENGINES_SQL } from './provenance.js';
-import { LISTED_PAGES_SQL } from './listed-pages.js';
+import { dimensionReads } from './dimension-reads.js';
 import { OTHER_ENGINES_SQL, type OtherEnginesDays } from './other-engines.js';
 import { COMPLETE_SLICES_SQL } from './complete-slices.js';
 import { SERIES_READ_DAYS_SQL } from './unread-days.js';
@@ -186,13 +184,12 @@ export class Warehouse {
 
   /** One column of a brand's rows of a table: what a stream provides to the streams of later phases (src/streams/dimensions.ts). */
   brandColumn(table: string, column: string, brandId: number): Promise<unknown[]> {
-    const sql = `SELECT ${quoteIdent(column)} AS value FROM ${quoteIdent(table)} WHERE brand_id = $1`;
-    return this.serial(async () => (await readRows(this.connection, sql, [brandId])).map((row) => row.value));
+    return this.serial(() => dimensionReads(this.reader()).brandColumn(table, column, brandId));
   }
 
   /** The tracked pages the API still lists, or listed from `since` on (src/streams/dimensions.ts, `DimensionSource.listedPages`). */
   listedPages(brandId: number, since?: string): Promise<string[]> {
-    return this.serial(async () => (await readRows(this.connection, LISTED_PAGES_SQL, [brandId, since ?? null])).map((row) => String(row.url)));
+    return this.serial(() => dimensionReads(this.reader()).listedPages(brandId, since));
   }
 
   /**
@@ -254,14 +251,7 @@ export class Warehouse {
 
   /** The engines the `info.query` echoes of a stream's slices named, per brand (src/warehouse/provenance.ts). */
   echoedEngines(stream: string): Promise<Map<number, string[]>> {
-    return this.serial(async () => {
-      const byBrand = new Map<number, string[]>();
-      for (const row of await readRows(this.connection, ECHOED_ENGINES_SQL, [stream])) {
-        const brandId = Number(row.brand_id);
-        byBrand.set(brandId, [...(byBrand.get(brandId) ?? []), String(row.engine)]);
-      }
-      return byBrand;
-    });
+    return this.serial(() => dimensionReads(this.reader()).echoedEngines(stream));
   }
 
   /** Reads from the working file (status, tests); rows come back as plain values. */
