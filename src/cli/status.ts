@@ -11,9 +11,13 @@ import { RunStore, type RunMeta } from '../engine/run-store.js';
 import { todayUtc } from '../days.js';
 import { formatDecimal, formatInteger } from '../format.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
-import { freshnessTable, slicesNotCompleteTable } from '../warehouse/bookkeeping.js';
+import type { Config } from '../config/schema.js';
+import { backfillOver, skipCompleteBackfill, type SkipCompleteBackfill } from '../engine/skip-complete-backfill.js';
+import type { Logger } from '../log.js';
+import { daySlicesNotComplete, freshnessTable, slicesNotCompleteTable, type RowReader } from '../warehouse/bookkeeping.js';
+import { dimensionReads } from '../warehouse/dimension-reads.js';
 import { openReadOnly } from '../warehouse/published-database.js';
-import { plainValue, type PlainRow } from '../warehouse/read-rows.js';
+import { plainValue, readRows, type PlainRow } from '../warehouse/read-rows.js';
 import { formatResult } from '../warehouse/result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
 import { addCommonOptions, chooseStreams, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
@@ -79,7 +83,10 @@ interface StatusReport {
   slicesNotComplete: PlainRow[];
   /** How many slices are not complete in all: `slicesNotComplete` lists failed ones first, at most 50. */
   slicesNotCompleteTotal: number;
-  /** The first and last day of the slices whose rows are not complete, which `backfill --skip-complete` reads again; null when none. */
+  /**
+   * The first and last day of the day slices whose rows are not complete and that a backfill of the config's brands and
+   * streams still plans, which `backfill --skip-complete` over them reads again; null when none.
+   */
   slicesNotCompleteDays: { first: string; last: string } | null;
   /**
    * The API key's rate as learned from 429s (as `bvsync rate --json` prints it); null when Redis holds none for the
@@ -110,8 +117,8 @@ interface DatabaseTables {
   failures: DuckDBResultReader;
   /** Slices not complete in all; `failures` lists the first SLICES_SHOWN. */
   failuresTotal: number;
-  /** The first and last day of the slices whose rows are not complete; null when none with a day. */
-  unreadDays: { first: string; last: string } | null;
+  /** The backfill that reads again the day slices not complete a backfill still plans; undefined when none. */
+  backfill: SkipCompleteBackfill | undefined;
 }
 
 async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport; tables?: DatabaseTables }> {
@@ -182,21 +189,36 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     const known = new Set(report.recentRuns.map((run) => run.runId));
     const fromFile = (await recentRuns(db.connection, limit)).filter((run) => !known.has(run.runId)).map(listedFromWarehouse);
     report.recentRuns = [...report.recentRuns, ...fromFile].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).slice(0, limit);
+    const { table: failures, total: failuresTotal } = await slicesNotCompleteTable(db.connection);
     const tables = {
       freshness: await freshnessTable(db.connection, report.today),
-      ...(await slicesNotCompleteTable(db.connection, { brands: config.brands, streams: chooseStreams(config, undefined) }).then(({ table, total, unreadDays }) => ({
-        failures: table,
-        failuresTotal: total,
-        unreadDays,
-      }))),
+      failures,
+      failuresTotal,
+      backfill: await backfillToAdvise(config, report.today, (sql, params) => readRows(db.connection, sql, params), log),
     };
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);
     report.slicesNotCompleteTotal = tables.failuresTotal;
-    report.slicesNotCompleteDays = tables.unreadDays;
+    report.slicesNotCompleteDays = tables.backfill ? { first: tables.backfill.from, last: tables.backfill.to } : null;
     return { report, tables };
   } finally {
     db.close();
+  }
+}
+
+/**
+ * The `backfill --skip-complete` to advise: over the day slices not complete of the brands and streams the config plans
+ * that a backfill still plans (src/engine/skip-complete-backfill.ts).
+ */
+async function backfillToAdvise(config: Config, today: string, read: RowReader, log: Logger): Promise<SkipCompleteBackfill | undefined> {
+  const notComplete = await daySlicesNotComplete(read, { brands: config.brands, streams: chooseStreams(config, undefined) });
+  try {
+    return await skipCompleteBackfill({ notComplete, sync: config.sync, today, reads: dimensionReads(read) });
+  } catch (error) {
+    // A file an older bvsync published and none has synced since may lack what a plan reads (the echoed engines of
+    // migration 014): every slice counts then, as a series no longer planned cannot be told apart.
+    log.warn({ err: (error as Error).message }, 'cannot tell which slices not complete a backfill still plans; advising over all of them');
+    return backfillOver(notComplete);
   }
 }
 
@@ -304,9 +326,9 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     if (tables.failuresTotal > shown) {
       out.push(`${tables.failuresTotal - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`);
     }
-    const unread = tables.unreadDays;
-    if (unread) {
-      out.push(`bvsync backfill --from ${unread.first} --to ${unread.last} --skip-complete reads again only the slices of those days not complete (those the config still plans)`);
+    const backfill = tables.backfill;
+    if (backfill) {
+      out.push(`bvsync backfill --from ${backfill.from} --to ${backfill.to} --skip-complete reads again only the slices of those days not complete (those the config still plans)`);
     }
   }
   return `${out.join('\n')}\n`;

@@ -2,7 +2,6 @@ import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/
 import type { SliceStatus } from '../vocabulary.js';
 import { completeOnceOver } from './complete-once-over.js';
 import type { PlainRow } from './read-rows.js';
-import { quoteLiteral } from './sql-names.js';
 
 /**
  * The questions bvsync asks of its own bookkeeping tables (`_sync_state`, `_sync_cursors`), each under a name, so the
@@ -128,31 +127,40 @@ FROM _sync_state WHERE status <> 'complete' ORDER BY status = 'failed' DESC, upd
 /**
  * Up to SLICES_SHOWN slices not complete (or whose latest attempt was not), failed ones first, then the latest, with the
  * API's error code and request id; and how many there are in all. Listed by time alone, fifty incomplete slices of
- * one stream hid forty failed ones of three others, and nothing said more were left out. Also the first and last day
- * of those whose rows are not complete (a failed re-read of a complete slice is listed, yet its rows are whole): what
- * a `backfill --skip-complete` over those days reads again.
+ * one stream hid forty failed ones of three others, and nothing said more were left out.
  */
-export async function slicesNotCompleteTable(
-  connection: DuckDBConnection,
-  planned: { brands: readonly number[]; streams: readonly string[] } = { brands: [], streams: [] },
-): Promise<{ table: DuckDBResultReader; total: number; unreadDays: { first: string; last: string } | null }> {
+export async function slicesNotCompleteTable(connection: DuckDBConnection): Promise<{ table: DuckDBResultReader; total: number }> {
   const found = await connection.runAndReadAll(
     "SELECT 1 FROM duckdb_columns() WHERE table_name = '_sync_state' AND column_name = 'last_attempt_status'",
   );
   const attempts = found.currentRowCount > 0;
   const table = await connection.runAndReadAll(attempts ? SLICES_NOT_COMPLETE_SQL : SLICES_NOT_COMPLETE_BEFORE_006_SQL);
-  // The days only of the brands and streams a backfill plans without --brand and --streams: a stream or brand taken out
-  // of the config would keep the advice for good.
-  const unread = [
-    "status <> 'complete'",
-    ...(planned.brands.length ? [`brand_id IN (${planned.brands.map((brand) => Number(brand)).join(', ')})`] : []),
-    ...(planned.streams.length ? [`stream IN (${planned.streams.map(quoteLiteral).join(', ')})`] : []),
-  ].join(' AND ');
   const counted = await connection.runAndReadAll(
-    `SELECT count(*)::INTEGER AS n,
-            min("day") FILTER (WHERE ${unread})::VARCHAR AS first, max("day") FILTER (WHERE ${unread})::VARCHAR AS last
-       FROM _sync_state WHERE status <> 'complete'${attempts ? " OR coalesce(last_attempt_status, status) <> 'complete'" : ''}`,
+    `SELECT count(*)::INTEGER AS n FROM _sync_state
+      WHERE status <> 'complete'${attempts ? " OR coalesce(last_attempt_status, status) <> 'complete'" : ''}`,
   );
-  const row = counted.getRowObjectsJS()[0]!;
-  return { table, total: Number(row.n), unreadDays: row.first === null ? null : { first: String(row.first), last: String(row.last) } };
+  return { table, total: Number(counted.getRowObjectsJS()[0]!.n) };
+}
+
+/** A slice of one day whose rows are not complete. */
+export interface DaySliceNotComplete {
+  brandId: number;
+  stream: string;
+  key: string;
+  day: string;
+}
+
+// $1 a JSON list of brands (empty: every brand), $2 of streams. The slice's rows, not its latest attempt: a failed
+// re-read of a complete slice leaves its rows whole, and `backfill --skip-complete` does not read it again. Windows and
+// full-refresh lists have no day to name a backfill over.
+const DAY_SLICES_NOT_COMPLETE_SQL = `
+SELECT brand_id, stream, slice_key, "day"::VARCHAR AS day FROM _sync_state
+WHERE status <> 'complete' AND "day" IS NOT NULL
+  AND (json_array_length($1) = 0 OR list_contains(from_json($1, '["BIGINT"]'), brand_id)) AND list_contains(from_json($2, '["VARCHAR"]'), stream)
+ORDER BY ALL`;
+
+/** The day slices of these brands (none: of every brand) and streams whose rows are not complete. */
+export async function daySlicesNotComplete(read: RowReader, of: { brands: readonly number[]; streams: readonly string[] }): Promise<DaySliceNotComplete[]> {
+  const rows = await read(DAY_SLICES_NOT_COMPLETE_SQL, [JSON.stringify(of.brands.map(Number)), JSON.stringify(of.streams)]);
+  return rows.map((row) => ({ brandId: Number(row.brand_id), stream: String(row.stream), key: String(row.slice_key), day: String(row.day) }));
 }

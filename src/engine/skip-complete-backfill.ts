@@ -1,0 +1,101 @@
+import type { SyncConfig } from '../config/schema.js';
+import { NO_DIMENSIONS, readDimensions, warehouseDimensions } from '../streams/dimensions.js';
+import { STREAMS, selectStreams } from '../streams/registry.js';
+import type { DaySliceNotComplete } from '../warehouse/bookkeeping.js';
+import type { DimensionReads } from '../warehouse/dimension-reads.js';
+import { lastPhase, needsOf, planPhase, type PlanMode } from './plan.js';
+
+/** The `backfill --skip-complete` that reads again the day slices not complete a backfill still plans. */
+export interface SkipCompleteBackfill {
+  /** The first and last day of those slices: the backfill's `--from` and `--to`. */
+  from: string;
+  to: string;
+  /** The brands that have them, ascending. */
+  brands: number[];
+  /** The streams that have them, alphabetical: the backfill's `--streams`. */
+  streams: string[];
+  /** How many slices it reads again. */
+  slices: number;
+}
+
+export interface SkipCompleteBackfillOptions {
+  /** The day slices not complete, of the brands and streams the config plans (`daySlicesNotComplete`). */
+  notComplete: readonly DaySliceNotComplete[];
+  sync: SyncConfig;
+  today: string;
+  /** Where the plan reads what later phases fan out over: the file the slices are in. */
+  reads: DimensionReads;
+}
+
+/**
+ * The backfill that reads again the day slices not complete, or undefined when a backfill would plan none of them.
+ * A failed slice of a series the config no longer plans (a domain out of `sync.domains` and of the tracked pages and
+ * competitors, a topic deleted, an engine gone) keeps its row in `_sync_state`, and no backfill reads it: counted, it
+ * would keep advising a backfill for good. So the slices are planned as that backfill plans them, with the planner
+ * itself (`planPhase`, the dimensions read from the file as a plan job reads them) and no cursor, and only those it
+ * plans count. Its dimensions are the file's as they are now. The backfill reads them once its own earlier phases
+ * loaded, and it reads only the streams that have slices not complete: they differ only when one of those is a phase 1
+ * stream (tracked_urls, visibility) whose new rows add a series, a page, a topic or an engine.
+ *
+ * The window is itself what the plan depends on (a backfill's pages are those listed from its first day on): when the
+ * slices it keeps span fewer days, they are planned again over those, until the window holds.
+ */
+export async function skipCompleteBackfill(options: SkipCompleteBackfillOptions): Promise<SkipCompleteBackfill | undefined> {
+  let left = [...options.notComplete];
+  for (let window = dayRange(left); window; ) {
+    const planned = await plannedSliceIds(left, window, options);
+    const kept = left.filter((slice) => planned.has(sliceId(slice)));
+    const next = dayRange(kept);
+    if (next && next.from === window.from && next.to === window.to) return backfillOver(kept);
+    left = kept;
+    window = next;
+  }
+  return undefined;
+}
+
+/** The backfill over these slices' days, brands and streams, whether a backfill plans them or not; undefined for none. */
+export function backfillOver(slices: readonly DaySliceNotComplete[]): SkipCompleteBackfill | undefined {
+  const window = dayRange(slices);
+  if (!window) return undefined;
+  return {
+    ...window,
+    brands: [...new Set(slices.map((slice) => slice.brandId))].sort((a, b) => a - b),
+    streams: [...new Set(slices.map((slice) => slice.stream))].sort(),
+    slices: slices.length,
+  };
+}
+
+/** `brand|stream|key`: a slice as the plan and the file both name it. */
+function sliceId(slice: { brandId: number; stream: string; key: string }): string {
+  return `${slice.brandId}|${slice.stream}|${slice.key}`;
+}
+
+function dayRange(slices: readonly DaySliceNotComplete[]): { from: string; to: string } | undefined {
+  if (!slices.length) return undefined;
+  const days = slices.map((slice) => slice.day).sort();
+  return { from: days[0]!, to: days.at(-1)! };
+}
+
+/** The slices a backfill of the window plans for each brand's streams among `slices`, every phase, as `sliceId`s. */
+async function plannedSliceIds(
+  slices: readonly DaySliceNotComplete[],
+  window: { from: string; to: string },
+  { sync, today, reads }: SkipCompleteBackfillOptions,
+): Promise<Set<string>> {
+  const mode: PlanMode = { kind: 'backfill', ...window, today };
+  // As a plan job reads them (load-processor.ts): pages listed from the backfill's first day on count.
+  const source = warehouseDimensions(reads, window.from);
+  const streamsOf = new Map<number, Set<string>>();
+  for (const slice of slices) streamsOf.set(slice.brandId, (streamsOf.get(slice.brandId) ?? new Set<string>()).add(slice.stream));
+  const planned = new Set<string>();
+  for (const [brandId, names] of streamsOf) {
+    const streams = selectStreams([...names]);
+    const needed = new Set(streams.flatMap((stream) => needsOf(stream, sync)));
+    const dimensions = needed.size ? await readDimensions(STREAMS.values(), needed, source, brandId, sync.domains) : NO_DIMENSIONS;
+    for (let phase = 1; phase <= lastPhase(sync); phase++) {
+      const { slices: ofPhase } = planPhase({ mode, brands: [brandId], streams, phase, sync, cursors: new Map(), dimensions: () => dimensions });
+      for (const slice of ofPhase) planned.add(sliceId(slice));
+    }
+  }
+  return planned;
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import { skipCompleteBackfill } from '../../src/engine/skip-complete-backfill.js';
+import type { DimensionReads } from '../../src/warehouse/dimension-reads.js';
+
+const sync = parseConfig({ sync: { conversationsByTopic: true } }).sync;
+const today = '2026-11-20';
+
+/**
+ * A file whose brand 1 has topic 3 (topic 9 was deleted), a competitor at a.example, a tracked page at b.example
+ * listed last on 2026-11-10, and answers of chatgpt alone.
+ */
+const reads: DimensionReads = {
+  brandColumn: async (table, column) => {
+    if (table === 'topics' && column === 'id') return [3];
+    if (table === 'competitors' && column === 'website') return ['https://a.example'];
+    return [];
+  },
+  listedPages: async (_brandId, since) => (since !== undefined && since <= '2026-11-10' ? ['https://b.example/pricing'] : []),
+  echoedEngines: async () => new Map([[1, ['chatgpt']]]),
+};
+
+const slice = (stream: string, key: string) => ({ brandId: 1, stream, key, day: key.slice(-10) });
+
+describe('skipCompleteBackfill', () => {
+  it('counts only the slices a backfill still plans: not those of a topic deleted or an engine gone', async () => {
+    const found = await skipCompleteBackfill({
+      notComplete: [
+        slice('conversations', 'topic-9/2026-11-10'),
+        slice('visibility_by_engine', 'perplexity/2026-11-11'),
+        slice('conversations', 'topic-3/2026-11-12'),
+        slice('visibility_by_engine', 'chatgpt/2026-11-13'),
+      ],
+      sync,
+      today,
+      reads,
+    });
+    expect(found).toEqual({ from: '2026-11-12', to: '2026-11-13', brands: [1], streams: ['conversations', 'visibility_by_engine'], slices: 2 });
+  });
+
+  it('plans again over the days it keeps, as the backfill over them would: a page listed before them counts no more', async () => {
+    const found = await skipCompleteBackfill({
+      notComplete: [slice('conversations', 'topic-9/2026-11-10'), slice('domain_details', 'b.example/2026-11-12'), slice('domain_details', 'a.example/2026-11-14')],
+      sync,
+      today,
+      reads,
+    });
+    // Over 11-10..11-14, b.example is a domain of a page listed in the window; over 11-12..11-14 it is not.
+    expect(found).toEqual({ from: '2026-11-14', to: '2026-11-14', brands: [1], streams: ['domain_details'], slices: 1 });
+  });
+
+  it('advises nothing when a backfill plans none of them', async () => {
+    expect(await skipCompleteBackfill({ notComplete: [slice('conversations', 'topic-9/2026-11-10')], sync, today, reads })).toBeUndefined();
+    expect(await skipCompleteBackfill({ notComplete: [], sync, today, reads })).toBeUndefined();
+  });
+});
