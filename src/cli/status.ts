@@ -12,7 +12,7 @@ import { todayUtc } from '../days.js';
 import { formatDecimal, formatInteger } from '../format.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
 import type { Config } from '../config/schema.js';
-import { backfillOver, skipCompleteBackfill, type SkipCompleteBackfill } from '../engine/skip-complete-backfill.js';
+import { backfillOver, skipCompleteBackfill, skipCompleteCommand, type SkipCompleteBackfill } from '../engine/skip-complete-backfill.js';
 import type { Logger } from '../log.js';
 import { daySlicesNotComplete, freshnessTable, slicesNotCompleteTable, type RowReader } from '../warehouse/bookkeeping.js';
 import { dimensionReads } from '../warehouse/dimension-reads.js';
@@ -84,10 +84,11 @@ interface StatusReport {
   /** How many slices are not complete in all: `slicesNotComplete` lists failed ones first, at most 50. */
   slicesNotCompleteTotal: number;
   /**
-   * The first and last day of the day slices whose rows are not complete and that a backfill of the config's brands and
-   * streams still plans, which `backfill --skip-complete` over them reads again; null when none.
+   * The day slices whose rows are not complete and that a backfill still plans, and the `backfill --skip-complete` that
+   * reads them again (`command`, as the text form prints it): their first and last day, the brands and streams that have
+   * them, how many they are. Null when none.
    */
-  slicesNotCompleteDays: { first: string; last: string } | null;
+  slicesNotCompleteDays: { first: string; last: string; brands: number[]; streams: string[]; slices: number; command: string } | null;
   /**
    * The API key's rate as learned from 429s (as `bvsync rate --json` prints it); null when Redis holds none for the
    * key, no key is configured, or Redis did not answer.
@@ -117,8 +118,6 @@ interface DatabaseTables {
   failures: DuckDBResultReader;
   /** Slices not complete in all; `failures` lists the first SLICES_SHOWN. */
   failuresTotal: number;
-  /** The backfill that reads again the day slices not complete a backfill still plans; undefined when none. */
-  backfill: SkipCompleteBackfill | undefined;
 }
 
 async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport; tables?: DatabaseTables }> {
@@ -190,16 +189,14 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     const fromFile = (await recentRuns(db.connection, limit)).filter((run) => !known.has(run.runId)).map(listedFromWarehouse);
     report.recentRuns = [...report.recentRuns, ...fromFile].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).slice(0, limit);
     const { table: failures, total: failuresTotal } = await slicesNotCompleteTable(db.connection);
-    const tables = {
-      freshness: await freshnessTable(db.connection, report.today),
-      failures,
-      failuresTotal,
-      backfill: await backfillToAdvise(config, report.today, (sql, params) => readRows(db.connection, sql, params), log),
-    };
+    const tables = { freshness: await freshnessTable(db.connection, report.today), failures, failuresTotal };
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);
     report.slicesNotCompleteTotal = tables.failuresTotal;
-    report.slicesNotCompleteDays = tables.backfill ? { first: tables.backfill.from, last: tables.backfill.to } : null;
+    const backfill = await backfillToAdvise(config, report.today, (sql, params) => readRows(db.connection, sql, params), log);
+    report.slicesNotCompleteDays = backfill
+      ? { first: backfill.from, last: backfill.to, brands: backfill.brands, streams: backfill.streams, slices: backfill.slices, command: skipCompleteCommand(backfill, config.brands) }
+      : null;
     return { report, tables };
   } finally {
     db.close();
@@ -326,10 +323,8 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     if (tables.failuresTotal > shown) {
       out.push(`${tables.failuresTotal - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`);
     }
-    const backfill = tables.backfill;
-    if (backfill) {
-      out.push(`bvsync backfill --from ${backfill.from} --to ${backfill.to} --skip-complete reads again only the slices of those days not complete (those the config still plans)`);
-    }
+    const backfill = report.slicesNotCompleteDays;
+    if (backfill) out.push(`${backfill.command} reads again only the slices of those streams and days not complete (those the config still plans)`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -92,7 +92,10 @@ describe('backfill --skip-complete', () => {
 
   it('is what bvsync status advises for the days of the slices not complete', async () => {
     expect(statusBefore.code, statusBefore.stderr).toBe(0);
-    expect(statusBefore.stdout).toContain(`bvsync backfill --from ${day(3)} --to ${day(2)} --skip-complete reads again only the slices of those days not complete (those the config still plans)`);
+    // The streams named: a backfill without --streams would read every window stream of the config again, in full.
+    expect(statusBefore.stdout).toContain(
+      `bvsync backfill --streams conversations,tracked_urls --from ${day(3)} --to ${day(2)} --skip-complete reads again only the slices of those streams and days not complete (those the config still plans)`,
+    );
     // A config that no longer plans those streams: a backfill would not read them, so nothing is advised.
     expect(statusOtherStreams.stdout).toContain('Slices not complete');
     expect(statusOtherStreams.stdout).not.toContain('--skip-complete');

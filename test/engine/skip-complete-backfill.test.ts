@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import { skipCompleteBackfill } from '../../src/engine/skip-complete-backfill.js';
+import { skipCompleteBackfill, skipCompleteCommand, type SkipCompleteBackfill } from '../../src/engine/skip-complete-backfill.js';
 import type { DimensionReads } from '../../src/warehouse/dimension-reads.js';
 
 const sync = parseConfig({ sync: { conversationsByTopic: true } }).sync;
@@ -52,5 +52,18 @@ describe('skipCompleteBackfill', () => {
   it('advises nothing when a backfill plans none of them', async () => {
     expect(await skipCompleteBackfill({ notComplete: [slice('conversations', 'topic-9/2026-11-10')], sync, today, reads })).toBeUndefined();
     expect(await skipCompleteBackfill({ notComplete: [], sync, today, reads })).toBeUndefined();
+  });
+});
+
+describe('skipCompleteCommand', () => {
+  const backfill: SkipCompleteBackfill = { from: '2026-11-12', to: '2026-11-13', brands: [2, 7], streams: ['conversations', 'domain_details'], slices: 4 };
+
+  it('names the streams always, and the brands when not all of the config\'s', () => {
+    expect(skipCompleteCommand(backfill, [2, 7])).toBe('bvsync backfill --streams conversations,domain_details --from 2026-11-12 --to 2026-11-13 --skip-complete');
+    expect(skipCompleteCommand(backfill, [2, 5, 7])).toBe('bvsync backfill --brand 2,7 --streams conversations,domain_details --from 2026-11-12 --to 2026-11-13 --skip-complete');
+  });
+
+  it('names the brands when the config names none, as a backfill then needs', () => {
+    expect(skipCompleteCommand(backfill, [])).toContain('--brand 2,7 ');
   });
 });
