@@ -6,7 +6,7 @@ import type { SyncConfig } from '../config/schema.js';
 import { redactSecrets, type Logger } from '../log.js';
 import type { SliceOutcomeStatus, SyncMetrics } from '../ops/sync-metrics.js';
 import { getStream } from '../streams/registry.js';
-import type { AccessMemo } from './access-memo.js';
+import type { AccessMemo, Refusal } from './access-memo.js';
 import { outageToleranceMs, processUnansweredSince, type Outage, type OutageMemo } from './outage-memo.js';
 import { fetchJobSchema, parseJobData, type CommitJobData, type FetchJobData } from './job-data.js';
 import { enqueueCommit, enqueueUncounted } from './enqueue.js';
@@ -75,7 +75,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
     if (denial) {
       fetched('failed');
       await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, {
-        error: `skipped without a request: ${denial.message} (the API said so at ${denial.at})`,
+        error: skippedFor(denial),
         errorCode: denial.errorCode,
         requestId: denial.requestId,
       });
@@ -298,4 +298,13 @@ function enqueueFailedCommit(
 function describe(error: unknown): Record<string, unknown> {
   if (error instanceof ApiError) return error.toJSON();
   return { message: redactSecrets(error instanceof Error ? error.message : String(error)) };
+}
+
+/**
+ * Why a slice was recorded failed without a request: what the API refused, then the answer that said so. That answer
+ * was to another slice, of another brand for a refused key: quoted alone, brand 2's slices read as brand 1's failure.
+ */
+function skippedFor(denial: Refusal): string {
+  const refused = denial.brandId === null ? 'the key' : denial.stream === null ? `brand ${denial.brandId}` : `${denial.stream} of brand ${denial.brandId}`;
+  return `skipped without a request: the API refused ${refused} at ${denial.at}; its answer then: ${denial.message}`;
 }

@@ -6,6 +6,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { fetchProcessor, type FetchProcessorDeps } from '../../src/engine/fetch-processor.js';
 import { reviveError, serializeError } from '../../src/engine/fetch-thread-messages.js';
 import type { FetchJobData } from '../../src/engine/job-data.js';
+import { AccessMemo } from '../../src/engine/access-memo.js';
 import { OutageMemo, outageToleranceMs } from '../../src/engine/outage-memo.js';
 import { FETCH_QUEUE, openQueues, type Queues } from '../../src/engine/queues.js';
 import { RequestTallies } from '../../src/engine/request-tally.js';
@@ -100,6 +101,34 @@ describe('a fetch job whose read fails', () => {
     expect(thrown).toBeUndefined();
     // Its code had said 'transient', telling a user to wait for an answer that comes back the same.
     expect(commits).toMatchObject([{ status: 'failed', attempts: 1, error: expect.stringContaining('envelope does not match'), errorCode: 'bad_answer' }]);
+  });
+});
+
+describe('a fetch job of a brand whose key or access the API already refused', () => {
+  /** One attempt of brand 2's slice after `refusal` was remembered: the commit it handed over, and the reads made. */
+  async function skippedAfter(refusal: Parameters<AccessMemo['remember']>[0]) {
+    const access = new AccessMemo(redis, prefix, 'bvk_unit_test_key_0001');
+    await access.remember(refusal);
+    let reads = 0;
+    const process = processorWith(() => ((reads += 1), Promise.reject(new Error('not asked'))), { access });
+    const job = { id: 'fetch-2', name: 'fetch', data: { ...DATA, brandId: 2, sliceId: `2|conversations|${DAY}` }, attemptsMade: 0, opts: { attempts: 4 }, updateData: async () => undefined } as unknown as Job;
+    await process(job);
+    const commits = await queues.load.getJobs(['waiting', 'prioritized', 'delayed']);
+    return { reads, commits: commits.map((commit) => commit.data as { status: string; error: string; errorCode: string }) };
+  }
+  const AT = '2026-11-20T10:00:00.000Z';
+
+  it("says the key was refused before quoting the answer, which was another brand's", async () => {
+    const { reads, commits } = await skippedAfter({ brandId: null, errorCode: 'unauthorized', message: 'GET /customer/v1/brands/1/conversations: HTTP 401 unauthorized', requestId: null, at: AT });
+    expect(reads).toBe(0);
+    expect(commits).toMatchObject([
+      { status: 'failed', errorCode: 'unauthorized', error: `skipped without a request: the API refused the key at ${AT}; its answer then: GET /customer/v1/brands/1/conversations: HTTP 401 unauthorized` },
+    ]);
+  });
+
+  it('names the brand, or the stream of the brand, the API refused', async () => {
+    const brand = await skippedAfter({ brandId: 2, errorCode: 'brand_access_denied', message: 'GET /customer/v1/brands/2/visibility: HTTP 403', requestId: null, at: AT });
+    expect(brand.commits[0]!.error).toMatch(/^skipped without a request: the API refused brand 2 at /);
   });
 });
 
