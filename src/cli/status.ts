@@ -90,6 +90,11 @@ interface StatusReport {
    */
   slicesNotCompleteDays: { first: string; last: string; brands: number[]; streams: string[]; slices: number; command: string } | null;
   /**
+   * The day slices not complete, of the config's brands and streams, that no backfill plans any more: of a domain, topic
+   * or engine gone. They stay listed; null when it cannot be told (a file from before migration 014).
+   */
+  slicesNoLongerPlanned: number | null;
+  /**
    * The API key's rate as learned from 429s (as `bvsync rate --json` prints it); null when Redis holds none for the
    * key, no key is configured, or Redis did not answer.
    */
@@ -137,6 +142,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     slicesNotComplete: [],
     slicesNotCompleteTotal: 0,
     slicesNotCompleteDays: null,
+    slicesNoLongerPlanned: null,
     rate: null,
   };
   const redis = await redisFor(config, log).catch((error: Error) => {
@@ -193,7 +199,8 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);
     report.slicesNotCompleteTotal = tables.failuresTotal;
-    const backfill = await backfillToAdvise(config, report.today, (sql, params) => readRows(db.connection, sql, params), log);
+    const { backfill, notPlanned } = await backfillToAdvise(config, report.today, (sql, params) => readRows(db.connection, sql, params), log);
+    report.slicesNoLongerPlanned = notPlanned;
     report.slicesNotCompleteDays = backfill
       ? { first: backfill.from, last: backfill.to, brands: backfill.brands, streams: backfill.streams, slices: backfill.slices, command: skipCompleteCommand(backfill, config.brands) }
       : null;
@@ -205,17 +212,19 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
 
 /**
  * The `backfill --skip-complete` to advise: over the day slices not complete of the brands and streams the config plans
- * that a backfill still plans (src/engine/skip-complete-backfill.ts).
+ * that a backfill still plans (src/engine/skip-complete-backfill.ts); and how many of those slices it does not plan,
+ * null when that cannot be told.
  */
-async function backfillToAdvise(config: Config, today: string, read: RowReader, log: Logger): Promise<SkipCompleteBackfill | undefined> {
+async function backfillToAdvise(config: Config, today: string, read: RowReader, log: Logger): Promise<{ backfill: SkipCompleteBackfill | undefined; notPlanned: number | null }> {
   const notComplete = await daySlicesNotComplete(read, { brands: config.brands, streams: chooseStreams(config, undefined) });
   try {
-    return await skipCompleteBackfill({ notComplete, sync: config.sync, today, reads: dimensionReads(read) });
+    const backfill = await skipCompleteBackfill({ notComplete, sync: config.sync, today, reads: dimensionReads(read) });
+    return { backfill, notPlanned: notComplete.length - (backfill?.slices ?? 0) };
   } catch (error) {
     // A file an older bvsync published and none has synced since may lack what a plan reads (the echoed engines of
     // migration 014): every slice counts then, as a series no longer planned cannot be told apart.
     log.warn({ err: (error as Error).message }, 'cannot tell which slices not complete a backfill still plans; advising over all of them');
-    return backfillOver(notComplete);
+    return { backfill: backfillOver(notComplete), notPlanned: null };
   }
 }
 
@@ -325,6 +334,10 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     }
     const backfill = report.slicesNotCompleteDays;
     if (backfill) out.push(`${backfill.command} reads again only the slices of those streams and days not complete (those the config still plans)`);
+    const notPlanned = report.slicesNoLongerPlanned ?? 0;
+    if (notPlanned > 0) {
+      out.push(`${formatInteger(notPlanned)} day slice(s) not complete are of a series the config no longer plans (a domain, topic or engine gone): no backfill reads them again`);
+    }
   }
   return `${out.join('\n')}\n`;
 }

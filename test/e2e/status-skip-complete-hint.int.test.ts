@@ -102,7 +102,11 @@ describe('status advises the backfill --skip-complete of the slices a backfill s
     expect(statusAfter.stdout).toContain(`gone.example/${day(1)}`);
     expect(statusAfter.stdout).toContain(`perplexity/${day(1)}`);
     expect(jsonAfter.slicesNotCompleteDays).toBeNull();
-    // The domain's and the engine's slices of day 1 back, of both brands.
+    // The domain's and the engine's slices of day 1 back, of both brands: listed, and said to be read by no backfill.
     expect(jsonAfter.slicesNotCompleteTotal).toBe(4);
+    expect(jsonAfter.slicesNoLongerPlanned).toBe(4);
+    expect(statusAfter.stdout).toContain('4 day slice(s) not complete are of a series the config no longer plans (a domain, topic or engine gone): no backfill reads them again');
+    // Before that backfill too: the domain's and the engine's of both brands, beside brand 2's advised ones.
+    expect(json.slicesNoLongerPlanned).toBe(4);
   });
 });
