@@ -3,6 +3,7 @@ import { addDays, eachDay } from '../days.js';
 import type { Logger } from '../log.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { firstIncrementalDay, firstPlannedDays, needsOf, type PlannedPhase } from './plan.js';
+import { skipCompleteCommand } from './skip-complete-backfill.js';
 
 /** Series named in a warning; the rest are counted. */
 const NAMED_SERIES = 5;
@@ -16,7 +17,7 @@ const NAMED_SERIES = 5;
  * the `backfill --skip-complete` that reads only those. One query for the phase (src/warehouse/unread-days.ts).
  */
 export async function warnOfDaysNeverRead(
-  deps: { warehouse: Warehouse; config: Pick<Config, 'sync'>; log: Logger },
+  deps: { warehouse: Warehouse; config: Pick<Config, 'sync' | 'brands'>; log: Logger },
   { runId, streams, slices, today }: PlannedPhase,
 ): Promise<void> {
   const first = firstIncrementalDay(today, deps.config.sync);
@@ -48,7 +49,7 @@ export async function warnOfDaysNeverRead(
       .sort((a, b) => b.missing - a.missing || a.series.localeCompare(b.series));
     if (!lacking.length) continue;
     const missing = lacking.reduce((sum, each) => sum + each.missing, 0);
-    const backfill = `bvsync backfill --brand ${brandId} --streams ${name} --from ${first} --to ${last} --skip-complete`;
+    const backfill = skipCompleteCommand({ from: first, to: last, brands: [brandId], streams: [name], slices: missing }, deps.config.brands);
     const which =
       series.size === 1 && lacking[0]!.series === ''
         ? `${missing} of its ${expected} day(s) from ${first} to ${last} were`

@@ -39,7 +39,7 @@ describe('a sync after sync.startDate moved earlier', () => {
     // The lookback reads 2026-11-18 on; 2026-11-15..17 were read by the first sync.
     expect(sync.stderr).toContain(
       'tracked_urls for brand 1: 3 of its 6 day(s) from 2026-11-12 to 2026-11-17 were never read, and this sync reads only the days after its cursor and the lookback ' +
-        '(a domain added since, or sync.startDate moved earlier); bvsync backfill --brand 1 --streams tracked_urls --from 2026-11-12 --to 2026-11-17 --skip-complete reads only those',
+        '(a domain added since, or sync.startDate moved earlier); bvsync backfill --streams tracked_urls --from 2026-11-12 --to 2026-11-17 --skip-complete reads only those',
     );
     const before = fx.sim.requestLog().length;
     const backfill = await runBvsync([...advisedBackfill(sync.stderr), '--today', TODAY, '--config', earlier], cliEnv(fx));
@@ -61,7 +61,7 @@ describe('a sync after a domain was added to sync.domains', () => {
     expect(sync.code, sync.stderr).toBe(0);
     // Its series: the two domains, and those of the tracked URLs the test above loaded.
     expect(sync.stderr).toMatch(/domain_details for brand 1: 3 day slice\(s\) from 2026-11-15 to 2026-11-17, of 1 of its \d+ series \(second\.example\), were never read/);
-    expect(sync.stderr).toContain('bvsync backfill --brand 1 --streams domain_details --from 2026-11-15 --to 2026-11-17 --skip-complete reads only those');
+    expect(sync.stderr).toContain('bvsync backfill --streams domain_details --from 2026-11-15 --to 2026-11-17 --skip-complete reads only those');
     const before = fx.sim.requestLog().length;
     const backfill = await runBvsync([...advisedBackfill(sync.stderr), '--today', TODAY, '--config', two], cliEnv(fx));
     expect(backfill.code, backfill.stderr).toBe(0);
