@@ -90,8 +90,9 @@ interface StatusReport {
    */
   slicesNotCompleteDays: { first: string; last: string; brands: number[]; streams: string[]; slices: number; command: string } | null;
   /**
-   * The day slices not complete, of the config's brands and streams, that no backfill plans any more: of a domain, topic
-   * or engine gone. They stay listed; null when it cannot be told (a file from before migration 014).
+   * The day slices not complete, of the config's brands and streams, that a backfill of their days no longer plans: of a
+   * domain, topic or engine gone, or a setting changed. They stay listed; null when it cannot be told (a file from
+   * before migration 014).
    */
   slicesNoLongerPlanned: number | null;
   /**
@@ -336,7 +337,10 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     if (backfill) out.push(`${backfill.command} reads again only the slices of those streams and days not complete (those the config still plans)`);
     const notPlanned = report.slicesNoLongerPlanned ?? 0;
     if (notPlanned > 0) {
-      out.push(`${formatInteger(notPlanned)} day slice(s) not complete are of a series the config no longer plans (a domain, topic or engine gone): no backfill reads them again`);
+      out.push(
+        `${formatInteger(notPlanned)} day slice(s) not complete are of a series a backfill of their days no longer plans (a domain, topic or engine gone, ` +
+          'or a setting changed): the advised backfill does not read them',
+      );
     }
   }
   return `${out.join('\n')}\n`;

@@ -14,7 +14,10 @@ export interface SkipCompleteBackfill {
   brands: number[];
   /** The streams that have them, alphabetical: the backfill's `--streams`. */
   streams: string[];
-  /** How many slices it reads again. */
+  /**
+   * How many of the slices not complete the file holds it reads again. It reads the never-read slices of its streams
+   * and days too (a series added since, a stream newly planned): those have no row to count.
+   */
   slices: number;
 }
 
@@ -91,25 +94,38 @@ function dayRange(slices: readonly DaySliceNotComplete[]): { from: string; to: s
   return { from: days[0]!, to: days.at(-1)! };
 }
 
-/** The slices a backfill of the window plans for each brand's streams among `slices`, every phase, as `sliceId`s. */
+/**
+ * Which of `slices` a backfill of the window plans, every phase, as `sliceId`s. Each brand is planned only on the days
+ * that have such slices, with only their streams: planned over the whole window, one failure at each end of a year of
+ * 100 brands built every slice of the year (8.9 s and 825 MB for `bvsync status`). A day slice's plan does not depend
+ * on the other days; what the window changes is the pages that count (those listed from its first day on).
+ */
 async function plannedSliceIds(
   slices: readonly DaySliceNotComplete[],
   window: { from: string; to: string },
   { sync, today, reads }: SkipCompleteBackfillOptions,
 ): Promise<Set<string>> {
-  const mode: PlanMode = { kind: 'backfill', ...window, today };
   // As a plan job reads them (load-processor.ts): pages listed from the backfill's first day on count.
   const source = warehouseDimensions(reads, window.from);
-  const streamsOf = new Map<number, Set<string>>();
-  for (const slice of slices) streamsOf.set(slice.brandId, (streamsOf.get(slice.brandId) ?? new Set<string>()).add(slice.stream));
+  // brand -> day -> the streams with slices not complete that day
+  const daysOf = new Map<number, Map<string, Set<string>>>();
+  for (const slice of slices) {
+    const days = daysOf.get(slice.brandId) ?? new Map<string, Set<string>>();
+    daysOf.set(slice.brandId, days);
+    days.set(slice.day, (days.get(slice.day) ?? new Set<string>()).add(slice.stream));
+  }
   const planned = new Set<string>();
-  for (const [brandId, names] of streamsOf) {
-    const streams = selectStreams([...names]);
-    const needed = new Set(streams.flatMap((stream) => needsOf(stream, sync)));
+  for (const [brandId, days] of daysOf) {
+    const names = new Set([...days.values()].flatMap((streams) => [...streams]));
+    const needed = new Set(selectStreams([...names]).flatMap((stream) => needsOf(stream, sync)));
     const dimensions = needed.size ? await readDimensions(STREAMS.values(), needed, source, brandId, sync.domains) : NO_DIMENSIONS;
-    for (let phase = 1; phase <= lastPhase(sync); phase++) {
-      const { slices: ofPhase } = planPhase({ mode, brands: [brandId], streams, phase, sync, cursors: new Map(), dimensions: () => dimensions });
-      for (const slice of ofPhase) planned.add(sliceId(slice));
+    for (const [day, streamsOfDay] of days) {
+      const mode: PlanMode = { kind: 'backfill', from: day, to: day, today };
+      const streams = selectStreams([...streamsOfDay]);
+      for (let phase = 1; phase <= lastPhase(sync); phase++) {
+        const { slices: ofPhase } = planPhase({ mode, brands: [brandId], streams, phase, sync, cursors: new Map(), dimensions: () => dimensions });
+        for (const slice of ofPhase) planned.add(sliceId(slice));
+      }
     }
   }
   return planned;

@@ -105,7 +105,9 @@ describe('status advises the backfill --skip-complete of the slices a backfill s
     // The domain's and the engine's slices of day 1 back, of both brands: listed, and said to be read by no backfill.
     expect(jsonAfter.slicesNotCompleteTotal).toBe(4);
     expect(jsonAfter.slicesNoLongerPlanned).toBe(4);
-    expect(statusAfter.stdout).toContain('4 day slice(s) not complete are of a series the config no longer plans (a domain, topic or engine gone): no backfill reads them again');
+    expect(statusAfter.stdout).toContain(
+      '4 day slice(s) not complete are of a series a backfill of their days no longer plans (a domain, topic or engine gone, or a setting changed): the advised backfill does not read them',
+    );
     // Before that backfill too: the domain's and the engine's of both brands, beside brand 2's advised ones.
     expect(json.slicesNoLongerPlanned).toBe(4);
   });
