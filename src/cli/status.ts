@@ -12,7 +12,7 @@ import { todayUtc } from '../days.js';
 import { formatDecimal, formatInteger } from '../format.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
 import type { Config } from '../config/schema.js';
-import { backfillOver, skipCompleteBackfill, skipCompleteCommand, type SkipCompleteBackfill } from '../engine/skip-complete-backfill.js';
+import { backfillOver, skipCompleteBackfills, skipCompleteCommand, type SkipCompleteBackfill } from '../engine/skip-complete-backfill.js';
 import type { Logger } from '../log.js';
 import { daySlicesNotComplete, freshnessTable, slicesNotCompleteTable, type RowReader } from '../warehouse/bookkeeping.js';
 import { dimensionReads } from '../warehouse/dimension-reads.js';
@@ -84,9 +84,9 @@ interface StatusReport {
   /** How many slices are not complete in all: `slicesNotComplete` lists failed ones first, at most 50. */
   slicesNotCompleteTotal: number;
   /**
-   * The day slices whose rows are not complete and that a backfill still plans, and the `backfill --skip-complete` that
-   * reads them again (`command`, as the text form prints it): their first and last day, the brands and streams that have
-   * them, how many they are. Null when none.
+   * The day slices whose rows are not complete and that a backfill still plans, and the `backfill --skip-complete` runs
+   * that read them again (`command`, as the text form prints it: one backfill per span of days and brands, joined by
+   * `&&`): their first and last day, the brands and streams that have them, how many they are. Null when none.
    */
   slicesNotCompleteDays: { first: string; last: string; brands: number[]; streams: string[]; slices: number; command: string } | null;
   /**
@@ -200,10 +200,18 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);
     report.slicesNotCompleteTotal = tables.failuresTotal;
-    const { backfill, notPlanned } = await backfillToAdvise(config, report.today, (sql, params) => readRows(db.connection, sql, params), log);
+    const { backfills, notPlanned } = await backfillsToAdvise(config, report.today, (sql, params) => readRows(db.connection, sql, params), log);
     report.slicesNoLongerPlanned = notPlanned;
-    report.slicesNotCompleteDays = backfill
-      ? { first: backfill.from, last: backfill.to, brands: backfill.brands, streams: backfill.streams, slices: backfill.slices, command: skipCompleteCommand(backfill, config.brands) }
+    report.slicesNotCompleteDays = backfills.length
+      ? {
+          first: backfills.map((each) => each.from).sort()[0]!,
+          last: backfills.map((each) => each.to).sort().at(-1)!,
+          brands: [...new Set(backfills.flatMap((each) => each.brands))].sort((a, b) => a - b),
+          streams: backfills.flatMap((each) => each.streams).sort(),
+          slices: backfills.reduce((sum, each) => sum + each.slices, 0),
+          // One backfill per span of days and brands (src/engine/skip-complete-backfill.ts), run one after the other.
+          command: backfills.map((each) => skipCompleteCommand(each, config.brands)).join(' && '),
+        }
       : null;
     return { report, tables };
   } finally {
@@ -212,20 +220,21 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
 }
 
 /**
- * The `backfill --skip-complete` to advise: over the day slices not complete of the brands and streams the config plans
- * that a backfill still plans (src/engine/skip-complete-backfill.ts); and how many of those slices it does not plan,
- * null when that cannot be told.
+ * The `backfill --skip-complete` runs to advise: over the day slices not complete of the brands and streams the config
+ * plans that a backfill still plans, one per span of days and brands (src/engine/skip-complete-backfill.ts); and how
+ * many of those slices none plans, null when that cannot be told.
  */
-async function backfillToAdvise(config: Config, today: string, read: RowReader, log: Logger): Promise<{ backfill: SkipCompleteBackfill | undefined; notPlanned: number | null }> {
+async function backfillsToAdvise(config: Config, today: string, read: RowReader, log: Logger): Promise<{ backfills: SkipCompleteBackfill[]; notPlanned: number | null }> {
   const notComplete = await daySlicesNotComplete(read, { brands: config.brands, streams: chooseStreams(config, undefined) });
   try {
-    const backfill = await skipCompleteBackfill({ notComplete, sync: config.sync, today, reads: dimensionReads(read) });
-    return { backfill, notPlanned: notComplete.length - (backfill?.slices ?? 0) };
+    const backfills = await skipCompleteBackfills({ notComplete, sync: config.sync, today, reads: dimensionReads(read) });
+    return { backfills, notPlanned: notComplete.length - backfills.reduce((sum, each) => sum + each.slices, 0) };
   } catch (error) {
     // A file an older bvsync published and none has synced since may lack what a plan reads (the echoed engines of
     // migration 014): every slice counts then, as a series no longer planned cannot be told apart.
     log.warn({ err: (error as Error).message }, 'cannot tell which slices not complete a backfill still plans; advising over all of them');
-    return { backfill: backfillOver(notComplete), notPlanned: null };
+    const all = backfillOver(notComplete);
+    return { backfills: all ? [all] : [], notPlanned: null };
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import { skipCompleteBackfill, skipCompleteCommand, type SkipCompleteBackfill } from '../../src/engine/skip-complete-backfill.js';
+import { skipCompleteBackfill, skipCompleteBackfills, skipCompleteCommand, type SkipCompleteBackfill } from '../../src/engine/skip-complete-backfill.js';
 import type { DimensionReads } from '../../src/warehouse/dimension-reads.js';
 
 const sync = parseConfig({ sync: { conversationsByTopic: true } }).sync;
@@ -52,6 +52,27 @@ describe('skipCompleteBackfill', () => {
   it('advises nothing when a backfill plans none of them', async () => {
     expect(await skipCompleteBackfill({ notComplete: [slice('conversations', 'topic-9/2026-11-10')], sync, today, reads })).toBeUndefined();
     expect(await skipCompleteBackfill({ notComplete: [], sync, today, reads })).toBeUndefined();
+  });
+});
+
+describe('skipCompleteBackfills', () => {
+  it('gives each stream its own days, so no stream is read far from its own slices; streams of the same days share one', async () => {
+    const found = await skipCompleteBackfills({
+      notComplete: [
+        slice('conversations', 'topic-3/2026-05-02'),
+        slice('visibility_by_engine', 'chatgpt/2026-11-12'),
+        slice('visibility_by_engine', 'chatgpt/2026-11-13'),
+        slice('tracked_urls', '2026-11-12'),
+        slice('tracked_urls', '2026-11-13'),
+      ],
+      sync,
+      today,
+      reads,
+    });
+    expect(found).toEqual([
+      { from: '2026-05-02', to: '2026-05-02', brands: [1], streams: ['conversations'], slices: 1 },
+      { from: '2026-11-12', to: '2026-11-13', brands: [1], streams: ['tracked_urls', 'visibility_by_engine'], slices: 4 },
+    ]);
   });
 });
 
