@@ -85,8 +85,9 @@ interface StatusReport {
   slicesNotCompleteTotal: number;
   /**
    * The day slices whose rows are not complete and that a backfill still plans, and the `backfill --skip-complete` runs
-   * that read them again (`command`, as the text form prints it: one backfill per span of days and brands, joined by
-   * `&&`): their first and last day, the brands and streams that have them, how many they are. Null when none.
+   * that read them again (`command`, as the text form prints it: one backfill per span of days, brands and streams,
+   * joined by `;`); over all of them, their first and last day, the brands and streams that have them, how many they
+   * are. Null when none.
    */
   slicesNotCompleteDays: { first: string; last: string; brands: number[]; streams: string[]; slices: number; command: string } | null;
   /**
@@ -209,8 +210,9 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
           brands: [...new Set(backfills.flatMap((each) => each.brands))].sort((a, b) => a - b),
           streams: backfills.flatMap((each) => each.streams).sort(),
           slices: backfills.reduce((sum, each) => sum + each.slices, 0),
-          // One backfill per span of days and brands (src/engine/skip-complete-backfill.ts), run one after the other.
-          command: backfills.map((each) => skipCompleteCommand(each, config.brands)).join(' && '),
+          // One backfill per span of days, brands and streams (src/engine/skip-complete-backfill.ts), one after the
+          // other: `;`, not `&&`, as a backfill that leaves a slice failed exits 1, and the next must run all the same.
+          command: backfills.map((each) => skipCompleteCommand(each, config.brands)).join('; '),
         }
       : null;
     return { report, tables };
@@ -342,8 +344,8 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     if (tables.failuresTotal > shown) {
       out.push(`${tables.failuresTotal - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`);
     }
-    const backfill = report.slicesNotCompleteDays;
-    if (backfill) out.push(`${backfill.command} reads again only the slices of those streams and days not complete (those the config still plans)`);
+    const advice = report.slicesNotCompleteDays;
+    if (advice) out.push(`${advice.command} reads again only the slices of those streams and days not complete (those the config still plans)`);
     const notPlanned = report.slicesNoLongerPlanned ?? 0;
     if (notPlanned > 0) {
       out.push(

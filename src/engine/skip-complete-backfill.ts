@@ -3,7 +3,7 @@ import { NO_DIMENSIONS, readDimensions, warehouseDimensions } from '../streams/d
 import { STREAMS, selectStreams } from '../streams/registry.js';
 import type { DaySliceNotComplete } from '../warehouse/bookkeeping.js';
 import type { DimensionReads } from '../warehouse/dimension-reads.js';
-import { lastPhase, needsOf, planPhase, type PlanMode } from './plan.js';
+import { lastPhase, needsOf, phaseOf, planPhase, type PlanMode } from './plan.js';
 
 /** The `backfill --skip-complete` that reads again the day slices not complete a backfill still plans. */
 export interface SkipCompleteBackfill {
@@ -57,23 +57,62 @@ export async function skipCompleteBackfill(options: SkipCompleteBackfillOptions)
 }
 
 /**
- * The backfills that read again the day slices not complete, one for each span of days and brands: each stream is
- * planned over its own days, and streams of the same days and brands share a backfill. One backfill over every
- * stream's days together would read a stream's never-read days far from its own failures (a stream added last week
- * beside another's failure of six months ago: six months of the new stream).
+ * The backfills that read again the day slices not complete: each brand's stream over its own days, then merged where
+ * the brands and streams a backfill crosses are still exactly those found (the brands of one stream with the same days,
+ * then the streams of the same days and brands). One backfill over every stream's and brand's days together read a
+ * stream's never-read days far from its own failures: a brand or stream added last week beside another's failure of
+ * six months ago re-read six months of the new one. Earlier phases come first, so a stream that fans out over what
+ * another provides is planned after that one reloaded, as it was within one backfill.
  */
 export async function skipCompleteBackfills(options: SkipCompleteBackfillOptions): Promise<SkipCompleteBackfill[]> {
-  const byStream = new Map<string, DaySliceNotComplete[]>();
-  for (const slice of options.notComplete) byStream.set(slice.stream, [...(byStream.get(slice.stream) ?? []), slice]);
-  const bySpan = new Map<string, SkipCompleteBackfill>();
-  for (const slices of byStream.values()) {
-    const found = await skipCompleteBackfill({ ...options, notComplete: slices });
-    if (!found) continue;
-    const span = `${found.from}|${found.to}|${found.brands.join(',')}`;
-    const shared = bySpan.get(span);
-    bySpan.set(span, shared ? { ...shared, streams: [...shared.streams, ...found.streams].sort(), slices: shared.slices + found.slices } : found);
+  const groups = new Map<string, DaySliceNotComplete[]>();
+  for (const slice of options.notComplete) {
+    const key = `${slice.brandId}|${slice.stream}`;
+    const group = groups.get(key);
+    if (group) group.push(slice);
+    else groups.set(key, [slice]);
   }
-  return [...bySpan.values()].sort((a, b) => a.from.localeCompare(b.from) || a.streams[0]!.localeCompare(b.streams[0]!));
+  // Each group reads its brand's dimensions: asked once, whatever the number of groups (an echoed-engines query reads
+  // every brand's at once).
+  const reads = memoizedReads(options.reads);
+  const found: SkipCompleteBackfill[] = [];
+  for (const slices of groups.values()) {
+    const one = await skipCompleteBackfill({ ...options, reads, notComplete: slices });
+    if (one) found.push(one);
+  }
+  const byStream = mergeWhere(found, (each) => `${each.from}|${each.to}|${each.streams.join(',')}`, (a, b) => ({ ...a, brands: [...a.brands, ...b.brands].sort((x, y) => x - y) }));
+  const merged = mergeWhere(byStream, (each) => `${each.from}|${each.to}|${each.brands.join(',')}`, (a, b) => ({ ...a, streams: [...a.streams, ...b.streams].sort() }));
+  const phase = (each: SkipCompleteBackfill) => Math.min(...selectStreams(each.streams).map((stream) => phaseOf(stream, options.sync)));
+  return merged.sort((a, b) => phase(a) - phase(b) || a.from.localeCompare(b.from) || a.streams[0]!.localeCompare(b.streams[0]!));
+}
+
+/** The backfills with the same `key` merged into one by `join`, their slices added up. */
+function mergeWhere(
+  backfills: readonly SkipCompleteBackfill[],
+  key: (each: SkipCompleteBackfill) => string,
+  join: (a: SkipCompleteBackfill, b: SkipCompleteBackfill) => SkipCompleteBackfill,
+): SkipCompleteBackfill[] {
+  const merged = new Map<string, SkipCompleteBackfill>();
+  for (const each of backfills) {
+    const shared = merged.get(key(each));
+    merged.set(key(each), shared ? { ...join(shared, each), slices: shared.slices + each.slices } : each);
+  }
+  return [...merged.values()];
+}
+
+/** The reads, each asked of the file once. */
+function memoizedReads(reads: DimensionReads): DimensionReads {
+  const asked = new Map<string, Promise<unknown>>();
+  const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    let answer = asked.get(key) as Promise<T> | undefined;
+    if (!answer) asked.set(key, (answer = read()));
+    return answer;
+  };
+  return {
+    brandColumn: (table, column, brandId) => once(`column|${table}|${column}|${brandId}`, () => reads.brandColumn(table, column, brandId)),
+    listedPages: (brandId, since) => once(`pages|${brandId}|${since ?? ''}`, () => reads.listedPages(brandId, since)),
+    echoedEngines: (stream) => once(`engines|${stream}`, () => reads.echoedEngines(stream)),
+  };
 }
 
 /** The backfill over these slices' days, brands and streams, whether a backfill plans them or not; undefined for none. */

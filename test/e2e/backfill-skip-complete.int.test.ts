@@ -95,7 +95,7 @@ describe('backfill --skip-complete', () => {
     // The streams named: a backfill without --streams would read every window stream of the config again, in full.
     expect(statusBefore.stdout).toContain(
       // Each stream over its own days: tracked_urls failed on day 3 back alone (its day 2 back was never read).
-      `bvsync backfill --streams conversations --from ${day(3)} --to ${day(2)} --skip-complete && bvsync backfill --streams tracked_urls --from ${day(3)} --to ${day(3)} --skip-complete ` +
+      `bvsync backfill --streams conversations --from ${day(3)} --to ${day(2)} --skip-complete; bvsync backfill --streams tracked_urls --from ${day(3)} --to ${day(3)} --skip-complete ` +
         'reads again only the slices of those streams and days not complete (those the config still plans)',
     );
     // A config that no longer plans those streams: a backfill would not read them, so nothing is advised.

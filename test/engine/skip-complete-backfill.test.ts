@@ -69,10 +69,42 @@ describe('skipCompleteBackfills', () => {
       today,
       reads,
     });
+    // conversations by topic fan out over visibility's topics: a later phase, so after, whatever its days.
     expect(found).toEqual([
-      { from: '2026-05-02', to: '2026-05-02', brands: [1], streams: ['conversations'], slices: 1 },
       { from: '2026-11-12', to: '2026-11-13', brands: [1], streams: ['tracked_urls', 'visibility_by_engine'], slices: 4 },
+      { from: '2026-05-02', to: '2026-05-02', brands: [1], streams: ['conversations'], slices: 1 },
     ]);
+  });
+
+  const plain = parseConfig({}).sync;
+  const none: DimensionReads = { brandColumn: async () => [], listedPages: async () => [], echoedEngines: async () => new Map() };
+  const of = (brandId: number, stream: string, day: string) => ({ brandId, stream, key: day, day });
+
+  it('gives each brand its own days too: a brand added last week is not read from another\'s failure of months ago', async () => {
+    const found = await skipCompleteBackfills({ notComplete: [of(1, 'visibility', '2026-05-02'), of(2, 'visibility', '2026-11-19')], sync: plain, today, reads: none });
+    expect(found).toEqual([
+      { from: '2026-05-02', to: '2026-05-02', brands: [1], streams: ['visibility'], slices: 1 },
+      { from: '2026-11-19', to: '2026-11-19', brands: [2], streams: ['visibility'], slices: 1 },
+    ]);
+  });
+
+  it('merges only what crosses nothing else: brands of one stream and days, then streams of the same brands and days', async () => {
+    const found = await skipCompleteBackfills({
+      notComplete: [of(1, 'visibility', '2026-11-19'), of(2, 'visibility', '2026-11-19'), of(1, 'tracked_urls', '2026-11-19'), of(2, 'tracked_urls', '2026-11-19'), of(3, 'conversations', '2026-11-19')],
+      sync: plain,
+      today,
+      reads: none,
+    });
+    // Brand 3's conversations stay apart: merged, the backfill would read brands 1 and 2's conversations and brand 3's visibility.
+    expect(found).toEqual([
+      { from: '2026-11-19', to: '2026-11-19', brands: [3], streams: ['conversations'], slices: 1 },
+      { from: '2026-11-19', to: '2026-11-19', brands: [1, 2], streams: ['tracked_urls', 'visibility'], slices: 4 },
+    ]);
+  });
+
+  it('puts a stream that fans out over another\'s rows after it, whatever their days', async () => {
+    const found = await skipCompleteBackfills({ notComplete: [slice('domain_details', 'a.example/2026-11-10'), slice('tracked_urls', '2026-11-12')], sync, today, reads });
+    expect(found.map((each) => each.streams)).toEqual([['tracked_urls'], ['domain_details']]);
   });
 });
 
