@@ -47,14 +47,14 @@ describe('a per-engine slice the API answered for other engines', () => {
 describe('api.engines naming an id the API drops', () => {
   it('doctor names the id the echo left out, instead of calling the engines parameter and api.arrayFormat wrong', async () => {
     // The spec omits the engine ids; a user guesses one. This API drops it and answers for the ids it knows.
-    const { code, out } = await runDoctor(fx.sim, fx.dir, 'guessed-engine', { engines: [known, 'gpt-4o'] });
+    const { code, out } = await runDoctor(fx.sim, fx.dir, 'guessed-engine', { engines: [known, 'gpt-4o'] }, TODAY);
     expect(out).toMatch(new RegExp(`^FAIL  api\\.engines: the API did not apply "gpt-4o": the visibility report sent engines=${known},gpt-4o and its info\\.query names ${known}\\.`, 'm'));
     expect(out).not.toMatch(/^FAIL  api\.arrayFormat/m);
     const enginesRow = out.split('\n').find((line) => /^│ conversations \(13\) +│ engines /.test(line));
     expect(enginesRow).toMatch(/│ cannot be checked │ .*drops engine ids it does not know \(gpt-4o/);
     expect(code).toBe(1);
 
-    const fixed = await runDoctor(fx.sim, fx.dir, 'known-engine', { engines: [known] });
+    const fixed = await runDoctor(fx.sim, fx.dir, 'known-engine', { engines: [known] }, TODAY);
     expect(fixed.out).toMatch(new RegExp(`^ok {4}api\\.engines: the visibility report's info\\.query applied every id sent \\(${known}\\)$`, 'm'));
   }, 120_000);
 });
