@@ -28,6 +28,8 @@ export interface SimProcessOptions {
   rateLimit?: number;
   /** Answers the simulator keeps generated; default the simulator's (250,000). */
   maxCachedAnswers?: number;
+  /** Brands served; default 1. */
+  brands?: number;
 }
 
 export interface SimProcess {
@@ -41,7 +43,7 @@ export interface SimProcess {
 
 /** `bvsync simulate` for one brand, in its own process, on a free port of 127.0.0.1. */
 export async function startSimProcess(options: SimProcessOptions = {}): Promise<SimProcess> {
-  const args = ['bin/bvsync.js', 'simulate', '--port', '0', '--host', '127.0.0.1', '--json', '--log-level', 'warn', '--today', TODAY, '--brands', '1'];
+  const args = ['bin/bvsync.js', 'simulate', '--port', '0', '--host', '127.0.0.1', '--json', '--log-level', 'warn', '--today', TODAY, '--brands', String(options.brands ?? 1)];
   args.push('--days', String(options.days ?? 30), '--scale', String(options.scale ?? 100));
   args.push('--latency-ms', String(options.latencyMs ?? 0), '--rate-limit', String(options.rateLimit ?? 0));
   if (options.maxCachedAnswers) args.push('--max-cached-answers', String(options.maxCachedAnswers));
@@ -113,6 +115,10 @@ export interface ChildRunSpec {
   timeoutMs?: number;
   /** NODE_OPTIONS of the child, e.g. `--max-old-space-size=128`; default none (node's defaults). */
   nodeOptions?: string;
+  /** The Redis the child uses; default REDIS_URL. */
+  redisUrl?: string;
+  /** Brands 1..n of the simulator; default 1. */
+  brands?: number;
 }
 
 /** What the child reports once its run has finished. */
@@ -142,7 +148,7 @@ export async function runInChild(spec: ChildRunSpec): Promise<ChildRunReport> {
   const child = spawn(process.execPath, ['bin/run-ts.js', 'bench/run-child.ts', JSON.stringify(spec)], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, REDIS_URL, BVSYNC_LOG_LEVEL: process.env.BVSYNC_BENCH_LOG ?? 'warn', NODE_OPTIONS: spec.nodeOptions ?? '' },
+    env: { ...process.env, REDIS_URL: spec.redisUrl ?? REDIS_URL, BVSYNC_LOG_LEVEL: process.env.BVSYNC_BENCH_LOG ?? 'warn', NODE_OPTIONS: spec.nodeOptions ?? '' },
   });
   let stdout = '';
   child.stdout!.on('data', (data: Buffer) => (stdout += data.toString()));

@@ -12,9 +12,10 @@ import { readRows } from '../src/warehouse/read-rows.js';
 import { REDIS_URL, TODAY, type ChildRunReport, type ChildRunSpec } from './harness.js';
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as ChildRunSpec;
+const brands = Array.from({ length: spec.brands ?? 1 }, (_, index) => index + 1);
 const config = parseConfig({
   api: { url: spec.url, apiKey: spec.apiKey, requestsPerSecond: spec.requestsPerSecond ?? 10_000 },
-  brands: [1],
+  brands,
   db: spec.db,
   redisPrefix: spec.redisPrefix,
   sync: { ...(spec.fetchConcurrency ? { fetchConcurrency: spec.fetchConcurrency } : {}), ...(spec.fetchThreads === undefined ? {} : { fetchThreads: spec.fetchThreads }) },
@@ -36,7 +37,7 @@ const progress = await runToEnd({
   redisUrl: REDIS_URL,
   log,
   kind: spec.kind,
-  brands: [1],
+  brands,
   streams: spec.streams,
   today: TODAY,
   from: spec.from,
