@@ -38,15 +38,14 @@ export class RedisChunkSink implements ChunkSink {
   }
 }
 
-/** Reads a slice's chunks in order; undefined when one is gone (expired, or Redis lost its data). */
+/**
+ * Reads a slice's chunks in order, asked all at once (one round trip to Redis, not one per chunk); undefined when one
+ * is gone (expired, or Redis lost its data).
+ */
 export async function readChunks(redis: Redis, prefix: string, token: string, count: number): Promise<SliceChunk[] | undefined> {
-  const chunks: SliceChunk[] = [];
-  for (let index = 0; index < count; index++) {
-    const encoded = await redis.getBuffer(chunkKey(prefix, token, index));
-    if (encoded === null) return undefined;
-    chunks.push(decodeChunk<SliceChunk>(encoded));
-  }
-  return chunks;
+  const encoded = await Promise.all(Array.from({ length: count }, (_, index) => redis.getBuffer(chunkKey(prefix, token, index))));
+  if (encoded.some((chunk) => chunk === null)) return undefined;
+  return encoded.map((chunk) => decodeChunk<SliceChunk>(chunk!));
 }
 
 export async function deleteChunks(redis: Redis, prefix: string, token: string, count: number): Promise<void> {

@@ -211,12 +211,12 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
       }
     }
   }
-  for (const prepared of committed) await recordCommitted(deps, prepared);
+  // Each step is asked for every slice at once: a batch costs a few round trips to Redis, not a few per slice.
+  await Promise.all(committed.map((prepared) => recordCommitted(deps, prepared)));
   // Their outcomes are recorded, so a job left behind (a removal that lost a race) finds its slice done and does nothing.
-  for (const companion of companions.filter((candidate) => committed.includes(candidate.prepared))) {
-    await companion.job.remove().catch(() => undefined);
-  }
-  for (const runId of new Set(committed.map((prepared) => prepared.data.runId))) await advanceIfPhaseDone(deps, runId);
+  const removed = companions.filter((candidate) => committed.includes(candidate.prepared));
+  await Promise.all(removed.map((companion) => companion.job.remove().catch(() => undefined)));
+  await Promise.all([...new Set(committed.map((prepared) => prepared.data.runId))].map((runId) => advanceIfPhaseDone(deps, runId)));
   if (ownFailure !== undefined) throw ownFailure;
 }
 
@@ -442,9 +442,8 @@ function mergeChunks(chunks: SliceChunk[]): Record<string, Row[]> {
 
 /** When every slice planned so far is done: plan phase 2, or finalize after it. Idempotent through job ids. */
 async function advanceIfPhaseDone(deps: LoadProcessorDeps, runId: string): Promise<void> {
-  const meta = await runMeta(deps, runId);
+  const [meta, progress] = await Promise.all([runMeta(deps, runId), deps.runs.progress(runId)]);
   if (meta.status !== 'running') return;
-  const progress = await deps.runs.progress(runId);
   if (progress.done < progress.planned) return;
   if (meta.phase < lastPhase(deps.config.sync)) await enqueuePlan(deps.queues, { runId, phase: meta.phase + 1 });
   else await enqueueFinalize(deps.queues, { runId });

@@ -245,6 +245,20 @@ export class RunStore {
     return (await this.redis.sismember(this.key(runId, 'done'), sliceId)) === 1;
   }
 
+  /** Of the slices given, those whose outcome is recorded: one round trip per run, all runs asked at once. */
+  async doneAmong(slices: Array<{ runId: string; sliceId: string }>): Promise<Set<string>> {
+    const byRun = new Map<string, string[]>();
+    for (const { runId, sliceId } of slices) byRun.set(runId, [...(byRun.get(runId) ?? []), sliceId]);
+    const done = new Set<string>();
+    await Promise.all(
+      [...byRun].map(async ([runId, sliceIds]) => {
+        const found = await this.redis.smismember(this.key(runId, 'done'), ...sliceIds);
+        sliceIds.forEach((sliceId, index) => found[index] === 1 && done.add(`${runId}|${sliceId}`));
+      }),
+    );
+    return done;
+  }
+
   /** Planned and finished slice counts of the run (all phases planned so far). */
   async progress(runId: string): Promise<{ planned: number; done: number }> {
     const [planned, done] = await Promise.all([this.redis.scard(this.key(runId, 'planned')), this.redis.scard(this.key(runId, 'done'))]);

@@ -50,31 +50,37 @@ export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T
   let rows = sliceRows(options.own);
   if (maxSlices <= 1 || rows > COMMIT_BATCH_ROWS) return [];
   const slices = new Set([sliceOf(options.own)]);
-  const taken: WaitingCommit<T>[] = [];
   const waiting = await options.queue.getJobs(['waiting'], 0, maxSlices * LOOK_AHEAD_PER_SLICE - 1, true);
+  const readable: Array<{ job: Job; data: CommitJobData }> = [];
   for (const job of waiting) {
-    if (taken.length + 1 >= maxSlices) break;
     if (job.name !== 'commit' || job.id === options.job.id) continue;
     const parsed = commitJobSchema.safeParse(job.data);
     // A job this version cannot read fails on its own run, with the message that says why.
-    if (!parsed.success) continue;
-    const data = parsed.data;
+    if (parsed.success) readable.push({ job, data: parsed.data });
+  }
+  // Asked together, so a batch costs a few round trips to Redis rather than a few per slice: bench redis-latency.
+  const done = await options.runs.doneAmong(readable.map(({ data }) => data));
+  const candidates: Array<{ job: Job; data: CommitJobData }> = [];
+  for (const { job, data } of readable) {
+    if (candidates.length + 1 >= maxSlices) break;
     const slice = sliceOf(data);
-    if (slices.has(slice) || rows + sliceRows(data) > COMMIT_BATCH_ROWS) continue;
-    if (await options.runs.isDone(data.runId, data.sliceId)) continue;
-    let prepared: T | 'chunks-lost';
-    try {
-      prepared = await options.prepare(data);
-    } catch {
-      // Whatever went wrong is its own job's to report, with its attempts and its run marked failed if need be.
-      continue;
-    }
-    if (prepared === 'chunks-lost') continue;
+    if (done.has(`${data.runId}|${data.sliceId}`) || slices.has(slice) || rows + sliceRows(data) > COMMIT_BATCH_ROWS) continue;
     slices.add(slice);
     rows += sliceRows(data);
-    taken.push({ job, prepared });
+    candidates.push({ job, data });
   }
-  return taken;
+  const prepared = await Promise.all(
+    candidates.map(async ({ job, data }): Promise<WaitingCommit<T> | undefined> => {
+      try {
+        const ready = await options.prepare(data);
+        return ready === 'chunks-lost' ? undefined : { job, prepared: ready };
+      } catch {
+        // Whatever went wrong is its own job's to report, with its attempts and its run marked failed if need be.
+        return undefined;
+      }
+    }),
+  );
+  return prepared.filter((taken): taken is WaitingCommit<T> => taken !== undefined);
 }
 
 function sliceRows(data: CommitJobData): number {
