@@ -4,7 +4,7 @@ import { requireApiSettings } from '../config/api-settings.js';
 import { registerSecret, type Logger } from '../log.js';
 import type { Dispatcher } from 'undici';
 import type { AnyEndpoint, Endpoint } from './endpoint.js';
-import { NotFoundError, TransientError, readErrorEnvelope } from './errors.js';
+import { TransientError, isEmptyAnswer, readErrorEnvelope } from './errors.js';
 import { cappedPageSize, paginate, type Page, type PagingInfo, type PagingSummary } from './paginate.js';
 import { endpointMapping, type ParamMapping } from './param-names.js';
 import { brandPath, buildQuery, withQuery, type QueryEncoding, type QueryParams } from './query.js';
@@ -128,9 +128,16 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     return encoding;
   }
 
-  async function getEnvelope<E>(path: string, query: QueryParams, encoding: QueryEncoding, schema: z.ZodType<E>, signal?: AbortSignal): Promise<E> {
+  async function getEnvelope<E>(
+    path: string,
+    query: QueryParams,
+    encoding: QueryEncoding,
+    schema: z.ZodType<E>,
+    signal?: AbortSignal,
+    notFoundIsEmpty?: boolean,
+  ): Promise<E> {
     const endpoint = `GET ${path}`;
-    return transport.get({ path: withQuery(path, buildQuery(query, encoding)), endpoint, signal }, (body) => {
+    return transport.get({ path: withQuery(path, buildQuery(query, encoding)), endpoint, signal, notFoundIsEmpty }, (body) => {
       const result = schema.safeParse(body);
       if (result.success) return result.data;
       // The spec's error envelope in a 200: the API's own words say what failed, where "data: expected array" did not.
@@ -166,11 +173,10 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     const sent = { readWith: readSettingsOf(query, encodingOf(endpoint)), ...(sentEngines ? { sentEngines } : {}) };
     let answer: { data?: unknown; info?: I | null | undefined };
     try {
-      answer = await getEnvelope(path, query, encodingOf(endpoint), endpoint.envelope, options.signal);
+      answer = await getEnvelope(path, query, encodingOf(endpoint), endpoint.envelope, options.signal, endpoint.notFoundIsEmpty);
     } catch (error) {
-      // The spec's 404 of a domain without citations comes in its error envelope, as every failure does; a 404 without
-      // one (a gateway's page for a wrong path) is no answer of the API's, and read as empty it replaced a day's rows.
-      if (endpoint.notFoundIsEmpty && error instanceof NotFoundError && error.apiCode !== undefined) {
+      // Read as empty, a gateway's 404 for a wrong path had replaced a day's rows: only the API's own 404 is empty.
+      if (endpoint.notFoundIsEmpty && isEmptyAnswer(error)) {
         yield { records: [], rejects: [], totalRows: undefined, info: {} as I, ...sent };
         return;
       }

@@ -184,6 +184,15 @@ export class NotFoundError extends PermanentError {
   override readonly code = 'not_found';
 }
 
+/**
+ * Whether a 404 is the spec's "nothing in the range" for an endpoint that answers so: it comes in the API's error
+ * envelope. A 404 without one (a gateway's page for a wrong path) is no answer of the API's. Used by the client, which
+ * reads it as an empty page, and the transport, which counts it `empty` (test/api/client.test.ts, "counted empty").
+ */
+export function isEmptyAnswer(error: unknown): boolean {
+  return error instanceof NotFoundError && error.apiCode !== undefined;
+}
+
 /** The API ignored the paging parameter (a wrong `api.params` mapping): paging would never end. */
 export class PagingError extends PermanentError {
   override readonly code = 'paging_mismatch';

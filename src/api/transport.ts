@@ -4,7 +4,7 @@ import type { ApiConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { backoffDelay } from './backoff.js';
 import { KeyAnswers } from './key-answers.js';
-import { ApiError, RateLimitedError, StoppedWaitingError, TransientError, classifyCertificateError, classifyNetworkError, classifyResponse, describeBody, isBadEnvelope, isUnavailability } from './errors.js';
+import { ApiError, RateLimitedError, StoppedWaitingError, TransientError, classifyCertificateError, classifyNetworkError, classifyResponse, describeBody, isBadEnvelope, isEmptyAnswer, isUnavailability } from './errors.js';
 import { UNLIMITED_RATE_BUDGET, sleep, type RateBudget } from './rate-budget.js';
 import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate-headers.js';
 import { ACCEPTED_ENCODINGS, readResponseText } from './response-body.js';
@@ -24,7 +24,7 @@ export interface ApiRequestEvent {
   attempt: number;
   status: number | undefined;
   /** ok: answered; retry: failed and will be tried again; rate_limited: a 429; failed: given up; aborted: stopped by its caller once sent. */
-  outcome: 'ok' | 'retry' | 'rate_limited' | 'failed' | 'aborted';
+  outcome: 'ok' | 'empty' | 'retry' | 'rate_limited' | 'failed' | 'aborted';
   /**
    * When the client last heard the API answer (ms since the epoch), on an attempt it answered: the time its calls' outage
    * judgement uses, so that a process adding up several clients (fetch threads) judges by the same clock.
@@ -76,6 +76,8 @@ export interface GetRequest {
   /** `GET /path` without the query: what logs and errors name. */
   endpoint: string;
   signal?: AbortSignal | undefined;
+  /** The endpoint answers "nothing in the range" with a 404 (`Endpoint.notFoundIsEmpty`): such an answer is `empty`. */
+  notFoundIsEmpty?: boolean | undefined;
 }
 
 /** A POST or PATCH with a JSON body (spec, "Endpoints", shared rules). */
@@ -228,7 +230,7 @@ export class Transport {
           error.apiUnavailable = true;
           error.unansweredSince = this.unansweredSince(firstAwayAt!);
         }
-        this.emit({ ...base, outcome: 'failed' });
+        this.emit({ ...base, outcome: request.notFoundIsEmpty && isEmptyAnswer(error) ? 'empty' : 'failed' });
         throw error;
       }
     }

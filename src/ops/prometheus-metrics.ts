@@ -38,7 +38,7 @@ export class PrometheusMetrics implements SyncMetrics {
 
   constructor(options: PrometheusMetricsOptions = {}) {
     const registers = [this.registry];
-    this.requests = new Counter({ name: 'bvsync_api_requests_total', help: 'HTTP attempts to the API by endpoint, status and outcome (ok, retry, rate_limited, failed)', labelNames: ['endpoint', 'status', 'outcome'], registers });
+    this.requests = new Counter({ name: 'bvsync_api_requests_total', help: 'HTTP attempts to the API by endpoint, status and outcome (ok, empty: a 404 the spec calls an empty result, retry, rate_limited, failed, aborted)', labelNames: ['endpoint', 'status', 'outcome'], registers });
     this.requestSeconds = new Histogram({ name: 'bvsync_api_request_duration_seconds', help: 'Time of one HTTP attempt to the API', labelNames: ['endpoint'], buckets: REQUEST_SECONDS_BUCKETS, registers });
     this.retries = new Counter({ name: 'bvsync_api_retries_total', help: 'Attempts that failed and were tried again (5xx, resets, timeouts)', labelNames: ['endpoint'], registers });
     this.rateLimited = new Counter({ name: 'bvsync_api_rate_limited_total', help: '429 answers of the API', labelNames: ['endpoint'], registers });

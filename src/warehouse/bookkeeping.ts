@@ -1,6 +1,7 @@
 import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/node-api';
 import type { SliceStatus } from '../vocabulary.js';
 import { completeOnceOver } from './complete-once-over.js';
+import { completeThroughDay } from './complete-through.js';
 import type { PlainRow } from './read-rows.js';
 
 /**
@@ -16,7 +17,7 @@ export type RowReader = (sql: string, params?: DuckDBValue[]) => Promise<PlainRo
 export interface NewestCompleteDay {
   brand: number;
   stream: string;
-  /** `YYYY-MM-DD`, or null when the stream has no complete day-sliced slice before today. */
+  /** `YYYY-MM-DD`, or null when no slice of the stream holds a complete past day (src/warehouse/complete-through.ts). */
   newestCompleteDay: string | null;
 }
 
@@ -30,11 +31,9 @@ export interface StoredSliceState {
 }
 
 // Today (UTC) is left out: its slice reads complete once fetched, yet the API adds answers to the day until it ends.
-// Streams without days (full refreshes) have no day and are left out.
 const NEWEST_COMPLETE_PAST_DAY_SQL = `
-SELECT brand_id AS brand, stream, max("day")::VARCHAR AS newest
-FROM _sync_state WHERE status = 'complete' AND "day" IS NOT NULL AND "day" < $1::DATE
-GROUP BY ALL ORDER BY ALL`;
+SELECT brand_id AS brand, stream, max(${completeThroughDay('$1::DATE')})::VARCHAR AS newest
+FROM _sync_state GROUP BY ALL ORDER BY ALL`;
 
 /** Freshness per brand and stream as of `today`: the newest day complete before it (today itself is partial). */
 export async function newestCompletePastDays(read: RowReader, today: string): Promise<NewestCompleteDay[]> {
@@ -87,15 +86,16 @@ export async function lastFinishedRun(read: RowReader): Promise<{ runId: string;
 // The newest day each brand and stream has complete before today, how old it is, and what is left to fix.
 const FRESHNESS_TABLE_SQL = `
 SELECT s.brand_id AS brand, s.stream,
-       max(s.day) FILTER (WHERE s.status = 'complete' AND s.day < $1::DATE)::VARCHAR AS newest_complete_day,
-       ($1::DATE - max(s.day) FILTER (WHERE s.status = 'complete' AND s.day < $1::DATE))::INTEGER AS age_days,
+       max(s.complete_through)::VARCHAR AS newest_complete_day,
+       ($1::DATE - max(s.complete_through))::INTEGER AS age_days,
        CASE WHEN bool_or(s.day >= $1::DATE) THEN 'partial' ELSE '' END AS today,
        c.through_day::VARCHAR AS incremental_through,
        count(*) FILTER (WHERE s.status = 'failed')::INTEGER AS failed,
        count(*) FILTER (WHERE s.status = 'incomplete')::INTEGER AS incomplete,
        coalesce(any_value(r.rejected), 0)::INTEGER AS rejected,
        max(s.updated_at)::VARCHAR AS last_loaded
-FROM _sync_state s LEFT JOIN _sync_cursors c USING (brand_id, stream)
+FROM (SELECT *, ${completeThroughDay('$1::DATE')} AS complete_through FROM _sync_state) s
+LEFT JOIN _sync_cursors c USING (brand_id, stream)
 -- Records set aside and not loaded, as the slices' latest reads left them: a complete slice may hold fewer records
 -- than the API has when some failed validation, and this says so beside its freshness.
 LEFT JOIN (SELECT brand_id, stream, count(*) AS rejected FROM _rejected_records GROUP BY ALL) r USING (brand_id, stream)

@@ -400,11 +400,13 @@ describe('API client over HTTP', () => {
     expect(events[0]).toMatchObject({ outcome: 'retry', errorCode: 'transient' });
   });
 
-  it('turns the 404 of a domain with no citations into an empty result', async () => {
+  it('turns the 404 of a domain with no citations into an empty result, counted empty rather than failed', async () => {
     const { agent, requests } = mockApi(() => ({ status: 404, body: errorBody('not_found') }));
-    client = named(createApiClient(mockConfig(), { dispatcher: agent }));
+    const events: ApiRequestEvent[] = [];
+    client = named(createApiClient(mockConfig(), { dispatcher: agent, onRequest: (event) => events.push(event) }));
     const result = await client.domainDetail(7, 'nothing.example', { startDate: '2026-11-20', endDate: '2026-11-20' });
     expect(result).toEqual({ records: [], rejects: [], info: {}, empty: true });
+    expect(events.map((event) => [event.status, event.outcome])).toEqual([[404, 'empty']]);
     expect(requests).toHaveLength(1);
     expect(requests[0]!.pathname).toBe('/customer/v1/brands/7/citations/domains/nothing.example');
   });
@@ -431,8 +433,10 @@ describe('API client over HTTP', () => {
 
   it("fails on a 404 without the API's error envelope (a gateway's page), which says nothing of the domain's citations", async () => {
     const { agent } = mockApi(() => ({ status: 404, text: '<html><body><h1>404 Not Found</h1>nginx</body></html>', headers: { 'content-type': 'text/html' } }));
-    client = named(createApiClient(mockConfig(), { dispatcher: agent }));
+    const events: ApiRequestEvent[] = [];
+    client = named(createApiClient(mockConfig(), { dispatcher: agent, onRequest: (event) => events.push(event) }));
     await expect(client.domainDetail(7, 'example.com', { startDate: '2026-11-20', endDate: '2026-11-20' })).rejects.toThrow(/HTTP 404 .*text\/html/);
+    expect(events.map((event) => event.outcome)).toEqual(['failed']);
   });
 
   it('applies the configured engines unless a call names its own', async () => {

@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from 'bullmq';
 import { addDays, todayUtc } from '../../src/days.js';
-import { cliEnv, engineFixture, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
+import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
 import { deletePrefix, testRedis } from '../support/redis.js';
 import { freePort } from '../../src/engine/redis.js';
 import { RunStore } from '../../src/engine/run-store.js';
@@ -16,7 +17,8 @@ import { FETCH_QUEUE } from '../../src/engine/queues.js';
 // The real today: status marks the day still filling up by the clock, as an operator sees it.
 const TODAY = todayUtc();
 const YESTERDAY = addDays(TODAY, -1);
-const STREAMS = ['visibility', 'conversations'];
+// A day stream, a window stream and a list read whole: freshness has one rule for each (src/warehouse/complete-through.ts).
+const STREAMS = ['visibility', 'conversations', 'citations', 'competitors'];
 
 let fx: EngineFixture;
 let runId: string;
@@ -58,6 +60,12 @@ describe('bvsync status', () => {
     expect(report.queues.map((queue) => [queue.queue, queue.workers])).toEqual([['fetch', 0], ['load', 0]]);
     const conversations = report.freshness.find((row) => row.stream === 'conversations');
     expect(conversations).toMatchObject({ brand: fx.sim.brands[0], newest_complete_day: YESTERDAY, age_days: 1, today: 'partial', failed: 0, incomplete: 0, rejected: 0 });
+    // Every stream has a freshness after a complete run, and the analysts' health query finds the same days.
+    expect(report.freshness.map((row) => [row.stream, row.newest_complete_day])).toEqual(STREAMS.map((stream) => [stream, YESTERDAY]).sort());
+    const healthFile = readFileSync('sql/queries/06_sync_health.sql', 'utf8');
+    const healthQuery = healthFile.slice(healthFile.indexOf('WITH clock')).replace(/;\s*$/, '');
+    const health = await queryFile(fx.config.db, `SELECT stream, newest_complete_day::VARCHAR AS day FROM (${healthQuery}) ORDER BY stream`);
+    expect(health.map((row) => [row.stream, row.day])).toEqual(report.freshness.map((row) => [row.stream, row.newest_complete_day]));
   });
 
   it("leaves out runs under its Redis prefix that published another file, and says so: they are another warehouse's", async () => {

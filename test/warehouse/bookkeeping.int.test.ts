@@ -38,6 +38,29 @@ describe('warehouse bookkeeping', () => {
     expect((await wh.newestCompletePastDays('2026-11-21'))[0]!.newestCompleteDay).toBe('2026-11-20');
   });
 
+  it('gives every kind of slice a freshness: windows up to their last past day, lists the day before their read', async () => {
+    const load = (stream: string, sliceKey: string, status: SliceStatus) =>
+      wh.loadSlice(sliceBatch({ stream, sliceKey, writes: [], state: completeState({ status }) }));
+    await load('citations', 'owned/2026-11-01..2026-11-15', 'complete');
+    await load('citations', 'owned/2026-11-06..2026-11-20', 'complete');
+    await load('fanouts_cited', '2026-11-06..2026-11-20', 'failed');
+    await load('competitors', 'all', 'complete');
+    await load('templates', 'all', 'failed');
+    // A window that ends today holds no later past day than yesterday; a list read complete holds what was true then.
+    expect(await wh.newestCompletePastDays('2026-11-20')).toEqual([
+      { brand: 7, stream: 'citations', newestCompleteDay: '2026-11-19' },
+      { brand: 7, stream: 'competitors', newestCompleteDay: '2026-11-19' },
+      { brand: 7, stream: 'fanouts_cited', newestCompleteDay: null },
+      { brand: 7, stream: 'templates', newestCompleteDay: null },
+    ]);
+    // Asked from a later today, a list is as fresh as the day before it was read, by the real clock (UTC).
+    const readDay = new Date().toISOString().slice(0, 10);
+    const dayBefore = new Date(Date.parse(`${readDay}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    const later = await wh.newestCompletePastDays('2099-01-01');
+    expect(later.find((row) => row.stream === 'competitors')!.newestCompleteDay).toBe(dayBefore);
+    expect(later.find((row) => row.stream === 'citations')!.newestCompleteDay).toBe('2026-11-20');
+  });
+
   it("shows beside each stream's freshness the records its slices set aside: a complete slice may hold fewer than the API has", async () => {
     const rejected = (n: number) => Array.from({ length: n }, (_, i) => ({ raw: { id: `x${i}` }, issues: ['id: expected number'], source: 'GET /x' }));
     await wh.loadSlice(sliceBatch({ stream: 'conversations', sliceKey: '2026-11-18', day: '2026-11-18', writes: [], rejects: rejected(3) }));
