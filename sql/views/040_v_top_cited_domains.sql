@@ -1,5 +1,6 @@
 -- v_top_cited_domains: the cited domains of each brand with their trend: the last 7 days against the 7 before.
--- "Last 7 days" ends on the brand's latest synced day in domain_daily, so the view is stable between syncs.
+-- "Last 7 days" ends on the brand's latest complete synced day in domain_daily (today, UTC, is partial and left
+-- out), so the view is stable between syncs. Week by calendar week: v_domain_citations_wow.
 -- Grain: one row per brand_id, domain.
 -- Columns:
 --   brand_id, domain, is_first_party
@@ -13,8 +14,11 @@
 --   rank_last_7d               1 = most occurrences in the last 7 days
 -- Source: domain_daily (domain details fetched day by day: tracked URLs' and competitors' domains, the config's list).
 CREATE OR REPLACE VIEW v_top_cited_domains AS
-WITH latest AS (
-  SELECT brand_id, max("day") AS latest_day FROM domain_daily GROUP BY brand_id
+WITH complete AS (
+  SELECT * FROM domain_daily WHERE "day" < CAST(now() AT TIME ZONE 'UTC' AS DATE)
+),
+latest AS (
+  SELECT brand_id, max("day") AS latest_day FROM complete GROUP BY brand_id
 ),
 per_domain AS (
   SELECT
@@ -27,7 +31,7 @@ per_domain AS (
     sum(d.cited_occurrences) AS cited_occurrences,
     coalesce(sum(d.occurrences) FILTER (WHERE d."day" > l.latest_day - 7), 0) AS occurrences_last_7d,
     coalesce(sum(d.occurrences) FILTER (WHERE d."day" <= l.latest_day - 7 AND d."day" > l.latest_day - 14), 0) AS occurrences_prev_7d
-  FROM domain_daily AS d
+  FROM complete AS d
   JOIN latest AS l ON l.brand_id = d.brand_id
   GROUP BY d.brand_id, d.domain
 )

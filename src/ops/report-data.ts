@@ -28,6 +28,8 @@ export interface Ratio {
   denominator: number;
   /** numerator / denominator; null when the denominator is 0 (no data). */
   value: number | null;
+  /** Days of the period with data. */
+  days: number;
 }
 
 /** The figures at the top of a brand: the window against the period of the same length just before it. */
@@ -35,11 +37,13 @@ export interface Headline {
   /** Answers that mention the brand / answers, over every topic and day of the window. */
   visibility: Ratio;
   previousVisibility: Ratio;
-  /** The brand's mentions / the mentions of every brand listed (itself and its competitors), over the window. */
+  /** The brand's mentions / the mentions of every brand named in the answers (v_share_of_voice_daily), over the window. */
   shareOfVoice: Ratio;
   previousShareOfVoice: Ratio;
   previousFrom: string;
   previousTo: string;
+  /** Days in each period: the window and the period of the same length before it. */
+  periodDays: number;
 }
 
 /** One brand's numbers for each chart of the report; each array is a chart's data, one object per mark. */
@@ -104,10 +108,10 @@ const QUERIES = {
       SELECT * FROM v_share_of_voice_daily WHERE brand_id = $3 AND "day" BETWEEN $1::DATE AND $2::DATE
     ), named AS (
       SELECT brand_name FROM windowed GROUP BY brand_name
-      ORDER BY bool_or(is_own_brand) DESC, sum(mentioned_conversations) DESC LIMIT ${SHARE_OF_VOICE_NAMED + 1}
+      ORDER BY bool_or(is_own_brand) DESC, sum(mentions) DESC LIMIT ${SHARE_OF_VOICE_NAMED + 1}
     ), grouped AS (
       SELECT "day", coalesce(n.brand_name, 'other brands') AS brand, bool_or(w.is_own_brand) AS own,
-             sum(w.mentioned_conversations) AS mentioned
+             sum(w.mentions) AS mentioned
       FROM windowed w LEFT JOIN named n USING (brand_name) GROUP BY ALL
     ), series AS (
       SELECT brand, bool_or(own) AS own, sum(mentioned) AS total FROM grouped GROUP BY brand
@@ -161,18 +165,23 @@ const HEADLINE_QUERIES = {
     SELECT coalesce(sum(mentioned_conversations) FILTER (WHERE "day" >= $1::DATE), 0) AS numerator,
            coalesce(sum(conversations) FILTER (WHERE "day" >= $1::DATE), 0) AS denominator,
            coalesce(sum(mentioned_conversations) FILTER (WHERE "day" <= $5::DATE), 0) AS "previousNumerator",
-           coalesce(sum(conversations) FILTER (WHERE "day" <= $5::DATE), 0) AS "previousDenominator"
+           coalesce(sum(conversations) FILTER (WHERE "day" <= $5::DATE), 0) AS "previousDenominator",
+           count(DISTINCT "day") FILTER (WHERE "day" >= $1::DATE) AS days,
+           count(DISTINCT "day") FILTER (WHERE "day" <= $5::DATE) AS "previousDays"
     FROM v_visibility_topic_daily WHERE brand_id = $3 AND "day" BETWEEN $4::DATE AND $2::DATE`,
+  // Every brand named is a row of the view, so the sum of its mentions is the day's all_brand_mentions.
   shareOfVoice: `
-    SELECT coalesce(sum(mentioned_conversations) FILTER (WHERE "day" >= $1::DATE AND is_own_brand), 0) AS numerator,
-           coalesce(sum(mentioned_conversations) FILTER (WHERE "day" >= $1::DATE), 0) AS denominator,
-           coalesce(sum(mentioned_conversations) FILTER (WHERE "day" <= $5::DATE AND is_own_brand), 0) AS "previousNumerator",
-           coalesce(sum(mentioned_conversations) FILTER (WHERE "day" <= $5::DATE), 0) AS "previousDenominator"
+    SELECT coalesce(sum(mentions) FILTER (WHERE "day" >= $1::DATE AND is_own_brand), 0) AS numerator,
+           coalesce(sum(mentions) FILTER (WHERE "day" >= $1::DATE), 0) AS denominator,
+           coalesce(sum(mentions) FILTER (WHERE "day" <= $5::DATE AND is_own_brand), 0) AS "previousNumerator",
+           coalesce(sum(mentions) FILTER (WHERE "day" <= $5::DATE), 0) AS "previousDenominator",
+           count(DISTINCT "day") FILTER (WHERE "day" >= $1::DATE) AS days,
+           count(DISTINCT "day") FILTER (WHERE "day" <= $5::DATE) AS "previousDays"
     FROM v_share_of_voice_daily WHERE brand_id = $3 AND "day" BETWEEN $4::DATE AND $2::DATE`,
 } as const;
 
-function ratio(numerator: number, denominator: number): Ratio {
-  return { numerator, denominator, value: denominator > 0 ? numerator / denominator : null };
+function ratio(numerator: number, denominator: number, days: number): Ratio {
+  return { numerator, denominator, value: denominator > 0 ? numerator / denominator : null, days };
 }
 
 async function readHeadline(connection: DuckDBConnection, from: string, to: string, brandId: number): Promise<Headline> {
@@ -183,12 +192,12 @@ async function readHeadline(connection: DuckDBConnection, from: string, to: stri
   const [visibility] = numbers(await readRows(connection, HEADLINE_QUERIES.visibility, params));
   const [share] = numbers(await readRows(connection, HEADLINE_QUERIES.shareOfVoice, params));
   const pair = (row: PlainRow | undefined) => ({
-    now: ratio(Number(row?.numerator ?? 0), Number(row?.denominator ?? 0)),
-    before: ratio(Number(row?.previousNumerator ?? 0), Number(row?.previousDenominator ?? 0)),
+    now: ratio(Number(row?.numerator ?? 0), Number(row?.denominator ?? 0), Number(row?.days ?? 0)),
+    before: ratio(Number(row?.previousNumerator ?? 0), Number(row?.previousDenominator ?? 0), Number(row?.previousDays ?? 0)),
   });
   const v = pair(visibility);
   const s = pair(share);
-  return { visibility: v.now, previousVisibility: v.before, shareOfVoice: s.now, previousShareOfVoice: s.before, previousFrom, previousTo };
+  return { visibility: v.now, previousVisibility: v.before, shareOfVoice: s.now, previousShareOfVoice: s.before, previousFrom, previousTo, periodDays: days };
 }
 
 /**

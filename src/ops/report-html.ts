@@ -65,8 +65,14 @@ const percent = (value: number | null) => (value === null ? 'no data' : `${(valu
 const count = (value: number) => value.toLocaleString('en-US');
 
 /** "+2.3 pts vs <period> (21.0%)" between two ratios, or why there is none. */
-function changeText(now: Ratio, before: Ratio, period: string): string {
+/** A period holding fewer days than this share of its length is not compared with: its figure is not the period's. */
+const COMPARABLE_SHARE = 0.5;
+
+function changeText(now: Ratio, before: Ratio, period: string, periodDays: number): string {
   if (before.value === null) return `no data in the previous period (${period})`;
+  if (before.days < periodDays * COMPARABLE_SHARE) {
+    return `no comparison: the previous period (${period}) holds ${before.days} of its ${periodDays} days`;
+  }
   if (now.value === null) return `no data in the window; ${percent(before.value)} in ${period}`;
   const rounded = Math.round((now.value - before.value) * 1000) / 10;
   return `${rounded > 0 ? '+' : rounded < 0 ? '−' : '±'}${Math.abs(rounded).toFixed(1)} pts vs ${period} (${percent(before.value)})`;
@@ -80,7 +86,7 @@ function headlineHtml(brand: BrandReport): string {
         <div class="label">${label}</div>
         <div class="value">${percent(now.value)}</div>
         <div class="detail">${count(now.numerator)} of ${count(now.denominator)} ${of}</div>
-        <div class="change" data-change="${name}">${escapeHtml(changeText(now, before, `${h.previousFrom} to ${h.previousTo}`))}</div>
+        <div class="change" data-change="${name}">${escapeHtml(changeText(now, before, `${h.previousFrom} to ${h.previousTo}`, h.periodDays))}</div>
       </div>`;
   return `
     <div class="headline">${figure('visibility', 'Visibility', h.visibility, h.previousVisibility, 'answers mention the brand')}${figure(
@@ -88,7 +94,7 @@ function headlineHtml(brand: BrandReport): string {
       'Share of voice',
       h.shareOfVoice,
       h.previousShareOfVoice,
-      'mentions of the brands listed are the brand\'s',
+      'mentions of every brand named are the brand\'s',
     )}
     </div>`;
 }

@@ -95,20 +95,38 @@ describe('views of every brand named', () => {
     }
   });
 
-  it('v_share_of_voice_daily divides by every brand named in the answers the report reads, as the API\'s share_of_voice does', async () => {
-    const brandEngines = new Set<string>(fx.sim.truth.world(brandId).brand.engines);
+  it('v_share_of_voice_daily is every brand named in the answers over all their mentions, each brand of its kind', async () => {
+    const world = fx.sim.truth.world(brandId);
     const rows = await sql(
-      `SELECT "day"::VARCHAR AS day, all_brand_mentions, denominator_from_api, share_of_voice, mentioned_conversations
-       FROM v_share_of_voice_daily WHERE brand_id = $1 AND is_own_brand`,
+      `SELECT "day"::VARCHAR AS day, brand_name, brand_kind, mentions, all_brand_mentions, share_of_voice
+       FROM v_share_of_voice_daily WHERE brand_id = $1`,
       [brandId],
     );
-    expect(rows.map((row) => row.day).sort()).toEqual(eachDay(FROM, TO));
-    for (const row of rows) {
-      const truth = truthOf(String(row.day), brandEngines);
-      expect(row.denominator_from_api).toBe(true);
-      expect(row.all_brand_mentions, String(row.day)).toBe(truth.mentions);
-      expect(row.share_of_voice).toBeCloseTo(Number(row.mentioned_conversations) / truth.mentions, 12);
+    expect([...new Set(rows.map((row) => row.day))].sort()).toEqual(eachDay(FROM, TO));
+    for (const day of eachDay(FROM, TO)) {
+      const answers = fx.sim.truth.answers(brandId, day);
+      const mentions = new Map<string, number>();
+      for (const answer of answers) {
+        for (const mention of answer.brands) {
+          const name = mention.who === -1 ? world.brand.name : world.basis.competitors[mention.who]!.competitor.name;
+          mentions.set(name, (mentions.get(name) ?? 0) + 1);
+        }
+      }
+      const all = [...mentions.values()].reduce((sum, n) => sum + n, 0);
+      const ofDay = rows.filter((row) => row.day === day);
+      expect(new Map(ofDay.map((row) => [row.brand_name, row.mentions])), day).toEqual(mentions);
+      for (const row of ofDay) {
+        expect(row.all_brand_mentions).toBe(all);
+        expect(row.share_of_voice).toBeCloseTo(Number(row.mentions) / all, 12);
+      }
     }
+    // Suggested competitors are in it, of their kind: the report's top five left them out of the old view.
+    const kinds = new Map(rows.map((row) => [row.brand_name, row.brand_kind]));
+    expect(kinds.get(world.brand.name)).toBe('own');
+    for (const { competitor } of world.basis.competitors) {
+      if (kinds.has(competitor.name)) expect(kinds.get(competitor.name), competitor.name).toBe(competitor.is_actual ? 'tracked competitor' : 'suggested competitor');
+    }
+    expect([...kinds.values()]).toContain('suggested competitor');
   });
 });
 

@@ -2,8 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { ReportData } from '../../src/ops/report-data.js';
 import { renderReportHtml, REPORT_CHARTS } from '../../src/ops/report-html.js';
 
-const none = { numerator: 0, denominator: 0, value: null };
-const headline = { visibility: { numerator: 30, denominator: 120, value: 0.25 }, previousVisibility: { numerator: 20, denominator: 100, value: 0.2 }, shareOfVoice: none, previousShareOfVoice: none, previousFrom: '2026-10-12', previousTo: '2026-10-31' };
+const none = { numerator: 0, denominator: 0, value: null, days: 0 };
+const headline = {
+  visibility: { numerator: 30, denominator: 120, value: 0.25, days: 20 },
+  previousVisibility: { numerator: 20, denominator: 100, value: 0.2, days: 20 },
+  shareOfVoice: none,
+  previousShareOfVoice: none,
+  previousFrom: '2026-10-12',
+  previousTo: '2026-10-31',
+  periodDays: 20,
+};
 const empty = { hasData: true, headline, weeklyVisibility: [], shareOfVoice: [], citationsByOwnership: [], topDomains: [], rankMovers: [], trackedUrls: [] };
 
 function data(overrides: Partial<ReportData> = {}): ReportData {
@@ -33,6 +41,13 @@ describe('renderReportHtml', () => {
       expect(html).toContain(`data-chart="${chart.key}" data-brand="8"`);
       expect(html).toContain(chart.title);
     }
+  });
+
+  it('compares with no previous period holding less than half its days, and says so', () => {
+    const short = { ...headline, previousVisibility: { numerator: 9, denominator: 158, value: 9 / 158, days: 2 } };
+    const html = renderReportHtml(data({ brands: [{ brandId: 7, name: 'Acme', ...empty, headline: short }] }));
+    expect(html).toContain('no comparison: the previous period (2026-10-12 to 2026-10-31) holds 2 of its 20 days');
+    expect(html).not.toContain('pts vs');
   });
 
   it('heads each brand with its visibility and share of voice and the change in points against the period before', () => {

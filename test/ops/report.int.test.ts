@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReport } from '../../src/ops/report-builder.js';
 import type { ReportData } from '../../src/ops/report-data.js';
 import { REPORT_CHARTS } from '../../src/ops/report-html.js';
-import { cliEnv, engineFixture, runBvsync, runInProcess, scalarOfFile, type EngineFixture } from '../support/engine.js';
+import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, scalarOfFile, type EngineFixture } from '../support/engine.js';
 import { chromiumMissing, CHROMIUM_SKIP_REASON, launchChromium, screenshotPath, type HeadlessChromium } from './browser.js';
 
 /**
@@ -14,7 +14,7 @@ import { chromiumMissing, CHROMIUM_SKIP_REASON, launchChromium, screenshotPath, 
  * and in headless Chromium, with every network request refused (the page must work offline), each chart draws.
  */
 
-const STREAMS = ['visibility', 'competitors', 'tracked_urls', 'citations', 'domain_details', 'product_ranking'];
+const STREAMS = ['visibility', 'conversations', 'competitors', 'tracked_urls', 'citations', 'domain_details', 'product_ranking'];
 // Synced from SYNCED_FROM; the report covers FROM to TO (8 days: a Friday to the next Friday, so two weeks cut to the
 // window), and the 8 days before it are the previous period of the headline figures.
 const SYNCED_FROM = '2026-11-05';
@@ -76,7 +76,7 @@ describe('the analysts\' report: data', () => {
     const visibility = (brandId: number, from: string, to: string) =>
       ratioOf('v_visibility_topic_daily', 'sum(mentioned_conversations)', 'sum(conversations)', brandId, from, to);
     const share = (brandId: number, from: string, to: string) =>
-      ratioOf('v_share_of_voice_daily', 'sum(mentioned_conversations) FILTER (WHERE is_own_brand)', 'sum(mentioned_conversations)', brandId, from, to);
+      ratioOf('v_share_of_voice_daily', 'sum(mentions) FILTER (WHERE is_own_brand)', 'sum(mentions)', brandId, from, to);
     for (const brand of data.brands) {
       const h = brand.headline;
       // The window is 8 days, so the previous period is the 8 days before it.
@@ -89,8 +89,29 @@ describe('the analysts\' report: data', () => {
     }
     // Before anything was synced: the previous period has no data, said so rather than shown as 0%.
     const early = await buildReport({ db: fx.config.db, out: join(fx.dir, 'early.html'), from: SYNCED_FROM, to: '2026-11-08' });
-    expect(early.data.brands[0]!.headline.previousVisibility).toEqual({ numerator: 0, denominator: 0, value: null });
+    expect(early.data.brands[0]!.headline.previousVisibility).toEqual({ numerator: 0, denominator: 0, value: null, days: 0 });
     expect(readFileSync(join(fx.dir, 'early.html'), 'utf8')).toContain('no data in the previous period');
+  });
+
+  it('gives share of voice one meaning: the report, v_share_of_voice_daily and the weekly example query agree', async () => {
+    const query = readFileSync('sql/queries/02_share_of_voice_weekly.sql', 'utf8').replace(/;\s*$/, '');
+    for (const brand of data.brands) {
+      // 2026-11-16 is a Monday, and the window holds that whole week up to its Friday, the window's last day.
+      const week = brand.shareOfVoice.filter((row) => row.day >= '2026-11-16');
+      const own = week.filter((row) => row.own).reduce((sum, row) => sum + row.mentioned, 0);
+      const all = week.reduce((sum, row) => sum + row.mentioned, 0);
+      const [weekly] = await queryFile(fx.config.db, `SELECT share_of_voice FROM (${query.replace(/getvariable\('brand'\)/g, String(brand.brandId))}) WHERE week_start = '2026-11-16' AND brand_kind = 'own'`);
+      const viewed = await scalarOfFile(
+        fx.config.db,
+        `SELECT sum(mentions) FILTER (WHERE is_own_brand) / sum(mentions) FROM v_share_of_voice_daily WHERE brand_id = $1 AND "day" BETWEEN '2026-11-16' AND $2::DATE`,
+        [brand.brandId, TO],
+      );
+      expect(own / all).toBeCloseTo(Number(viewed), 12);
+      // The query rounds to four places.
+      expect(Number(weekly!.share_of_voice)).toBeCloseTo(own / all, 4);
+      // Every brand named is in the chart's denominator, so the suggested competitors' mentions count too.
+      expect(all).toBe(await scalarOfFile(fx.config.db, `SELECT sum(all_brand_mentions) FROM (SELECT DISTINCT "day", all_brand_mentions FROM v_share_of_voice_daily WHERE brand_id = $1 AND "day" BETWEEN '2026-11-16' AND $2::DATE)`, [brand.brandId, TO]));
+    }
   });
 
   it('weekly visibility sums the days of each topic and week, with a Wilson interval around it', async () => {

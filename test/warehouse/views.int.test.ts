@@ -66,6 +66,20 @@ beforeAll(async () => {
     { tracked_url_id: 100, day: '2026-11-20', citations: 0, conversations: 10 },
     { tracked_url_id: 101, day: '2026-11-20', citations: 4, conversations: 10, first_cited: '2026-11-20T01:00:00Z' },
   ]);
+  // Answers naming the own brand, a confirmed and a suggested competitor and a brand that is neither; one answer today.
+  const today = new Date().toISOString().slice(0, 10);
+  const answer = (id: number, day: string) => ({ id, day, date: `${day}T10:00:00Z`, model: 'e1' });
+  await load('conversations', { brand_id: 7 }, [answer(1, '2026-11-16'), answer(2, '2026-11-16'), answer(3, '2026-11-16'), answer(4, today)]);
+  const named = (conversation_id: number, ordinal: number, day: string, name: string) => ({ conversation_id, ordinal, day, name, is_own_brand: name === 'Own' });
+  await load('conversation_brands', { brand_id: 7 }, [
+    named(1, 0, '2026-11-16', 'Own'), named(1, 1, '2026-11-16', 'CompA'),
+    named(2, 0, '2026-11-16', 'CompA'), named(2, 1, '2026-11-16', 'Sugg'),
+    named(3, 0, '2026-11-16', 'Other'),
+    named(4, 0, today, 'Own'),
+  ]);
+  await wh.loadSlice(
+    sliceBatch({ writes: [{ table: 'competitors', mode: 'merge', rows: [{ id: 1, name: 'CompA', is_actual: true }, { id: 2, name: 'sugg', is_actual: false }] }] }),
+  );
   await wh.publish(published);
   await wh.close();
 
@@ -97,14 +111,33 @@ describe('analyst views in the published copy', () => {
     ]);
   });
 
-  it('v_share_of_voice_daily divides each brand\'s mentions by every listed brand\'s, across topics', async () => {
-    const result = await rows(`SELECT brand_name, is_own_brand, topics, mentioned_conversations, visibility, share_of_voice
-                               FROM v_share_of_voice_daily ORDER BY share_of_voice DESC`);
+  it('v_share_of_voice_daily divides each brand\'s mentions by every brand\'s in the answers, and says its kind', async () => {
+    const result = await rows(`SELECT "day"::VARCHAR AS day, brand_name, brand_kind, mentions, all_brand_mentions, share_of_voice
+                               FROM v_share_of_voice_daily ORDER BY share_of_voice DESC, brand_name`);
     expect(result).toEqual([
-      { brand_name: 'CompA', is_own_brand: false, topics: 2, mentioned_conversations: 12, visibility: 0.4, share_of_voice: 0.6 },
-      { brand_name: 'Own', is_own_brand: true, topics: 2, mentioned_conversations: 7, visibility: 7 / 30, share_of_voice: 0.35 },
-      { brand_name: 'CompB', is_own_brand: false, topics: 1, mentioned_conversations: 1, visibility: 0.1, share_of_voice: 0.05 },
+      { day: '2026-11-16', brand_name: 'CompA', brand_kind: 'tracked competitor', mentions: 2, all_brand_mentions: 5, share_of_voice: 0.4 },
+      { day: '2026-11-16', brand_name: 'Other', brand_kind: 'other brand', mentions: 1, all_brand_mentions: 5, share_of_voice: 0.2 },
+      { day: '2026-11-16', brand_name: 'Own', brand_kind: 'own', mentions: 1, all_brand_mentions: 5, share_of_voice: 0.2 },
+      { day: '2026-11-16', brand_name: 'Sugg', brand_kind: 'suggested competitor', mentions: 1, all_brand_mentions: 5, share_of_voice: 0.2 },
     ]);
+    // Today is partial: only the view that says so holds it.
+    const withToday = await rows('SELECT count(DISTINCT "day")::INTEGER AS days FROM v_share_of_voice_daily_including_today');
+    expect(withToday).toEqual([{ days: 2 }]);
+  });
+
+  it('week-over-week views compare each week with the one before, from the weekly numerators', async () => {
+    expect(await rows(`SELECT week_start::VARCHAR AS week, days, visibility, previous_visibility, round(change, 6) AS change
+                       FROM v_topic_visibility_wow WHERE topic_id = 1 ORDER BY week`)).toEqual([
+      { week: '2026-11-16', days: 2, visibility: 0.45, previous_visibility: null, change: null },
+      { week: '2026-11-23', days: 1, visibility: 0.25, previous_visibility: 0.45, change: -0.2 },
+    ]);
+    expect(await rows(`SELECT domain, week_start::VARCHAR AS week, occurrences, previous_occurrences, change
+                       FROM v_domain_citations_wow WHERE week_start = '2026-11-16' ORDER BY domain`)).toEqual([
+      { domain: 'a.com', week: '2026-11-16', occurrences: 5, previous_occurrences: 7, change: -2 },
+      { domain: 'b.com', week: '2026-11-16', occurrences: 10, previous_occurrences: 20, change: -10 },
+    ]);
+    // The first week has no week before: no change, rather than a change from zero.
+    expect(await rows(`SELECT DISTINCT previous_share_of_voice, change FROM v_share_of_voice_wow`)).toEqual([{ previous_share_of_voice: null, change: null }]);
   });
 
   it('v_citations_by_ownership_weekly sums the ownership series per Monday week and ignores the others', async () => {
