@@ -95,11 +95,17 @@ export function workerCommand(): Command {
     });
     if (metricsServer) log.info({ url: metricsServer.url, listening: metricsServer.listening }, 'serving metrics');
     log.info({ redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly }, 'worker started');
-    await stopRequested;
+    // A full disk ends the worker (exit 1, the message saying where and what to do): every load would fail, and a
+    // worker that stayed up looked healthy while the load jobs waited. Its supervisor restarts it once there is room.
+    const fault = await Promise.race([stopRequested.then(() => undefined), host.writerFaulted]);
     await host.stop(shutdownMs);
     await metricsServer?.close();
     await redis.stop();
     clearTimeout(hardStop);
+    if (fault) {
+      setTimeout(() => process.exit(), LINGER_LIMIT_MS).unref();
+      throw fault;
+    }
     if (!host.stoppedWithRedis) {
       // Its jobs' ends never reached Redis: to the engine this is a crash (which every job survives), not a clean stop.
       log.error('could not stop cleanly (is Redis answering?); exiting now, running jobs go to other workers');
