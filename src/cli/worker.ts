@@ -6,7 +6,7 @@ import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
 import { listenError } from './listen-error.js';
-import { checkDatabaseFiles, preflight } from './preflight.js';
+import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom } from './preflight.js';
 
 interface WorkerFlags extends CommonFlags {
   concurrency?: string;
@@ -63,7 +63,10 @@ export function workerCommand(): Command {
     });
     // The preflight, at start: the database path when this worker may become the writer, Redis, then the key (a
     // refused key exits 2 here rather than failing every slice later) and the config's brands. See preflight.ts.
-    if (!flags.fetchOnly) checkDatabaseFiles(config);
+    if (!flags.fetchOnly) {
+      checkDatabaseFiles(config);
+      await warnOfDiskRoom(config, syncWindowDays(config), log);
+    }
     const redis = await redisFor(config, log);
     const refusal = await preflight(config, redis.url, { brands: config.brands, requireReachable: false, log, signal: stopping.signal }).then(
       () => undefined,
