@@ -131,4 +131,26 @@ describe.skipIf(refusal !== undefined)('a backfill into a warehouse on a full di
     expect(again.code, again.stderr).toBe(0);
     expect(await tableDifferences(fx.config.db, published)).toEqual([]);
   }, 240_000);
+
+  it('ends a bvsync worker with exit 1 and the same message, rather than leaving it up and not loading', async () => {
+    const published = join(small, 'bv.duckdb');
+    const publishedBefore = sha256(published);
+    const filler = fill(small, LEFT_FREE_BYTES);
+    const env = cliEnv(fx, { BVSYNC_DB: published });
+    const config = writeCliConfig(fx, { redisPrefix: prefix });
+    const worker = spawnBvsync(['worker', '--config', config], env);
+    try {
+      const enqueued = await spawnBvsync(['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--enqueue-only', '--config', config], env).done;
+      expect(enqueued.code, enqueued.stderr).toBe(0);
+      const ended = await worker.done;
+      expect(ended.code, ended.stderr).toBe(1);
+      expect(ended.stderr).toMatch(/bvsync: the disk is full where the warehouse writes \/\S+small\/bv\.work\.duckdb[^:]*: [\d.]+ (bytes|KiB|MiB) free of 48\.0 MiB/);
+      expect(ended.stderr).not.toMatch(/load job failed/);
+      expect((await loadJobCounts()).failed).toBe(0);
+      expect(sha256(published)).toBe(publishedBefore);
+    } finally {
+      worker.kill('SIGKILL');
+      rmSync(filler, { force: true });
+    }
+  }, 120_000);
 });
