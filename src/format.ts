@@ -87,3 +87,16 @@ export function formatInterval(interval: IntervalParts): string {
   if (micros || parts.length === 0) parts.push(formatDuration(micros / 1_000_000));
   return parts.join(' ');
 }
+
+const BYTE_UNITS = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+/** A size in bytes in the largest binary unit under it, one decimal from KiB up: `512 bytes`, `38.2 MiB`, `1.5 GiB`. */
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (Math.abs(value) >= 1024 && unit < BYTE_UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${Math.round(value)} bytes` : `${value.toFixed(1)} ${BYTE_UNITS[unit]}`;
+}

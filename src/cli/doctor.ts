@@ -6,7 +6,7 @@ import { addDays, todayUtc } from '../days.js';
 import type { Config } from '../config/schema.js';
 import { redactSecrets } from '../log.js';
 import { probeApiConfig } from './brand-access-probe.js';
-import { checkApiAndBrands, checkRedis, checkRequired, type DoctorCheck } from './doctor/checks.js';
+import { checkApiAndBrands, checkDiskRoom, checkRedis, checkRequired, type DoctorCheck } from './doctor/checks.js';
 import { endpointNameOf } from './doctor/endpoints.js';
 import { MAX_PROBE_REQUESTS, probeParameters } from './doctor/param-probes.js';
 import { paramTable, verdictCounts } from './doctor/print.js';
@@ -60,7 +60,7 @@ export function doctorCommand(): Command {
  */
 export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResult> {
   const result: DoctorResult = { checks: [], params: [], paramRequests: 0 };
-  const report = options.report ?? ((c: DoctorCheck) => process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${redactSecrets(c.line)}\n`));
+  const report = options.report ?? ((c: DoctorCheck) => process.stdout.write(`${c.ok ? (c.warning ? 'warn' : 'ok  ') : 'FAIL'}  ${redactSecrets(c.line)}\n`));
   const add = (ok: boolean, line: string) => {
     const check = { ok, line };
     result.checks.push(check);
@@ -77,6 +77,10 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
   }
   const complete = checkRequired(config, add);
   await checkRedis(config, add);
+  await checkDiskRoom(config, (check) => {
+    result.checks.push(check);
+    report(check);
+  });
   if (!complete) return result;
 
   let progress: ProbeProgress | undefined;

@@ -7,6 +7,7 @@ import { ApiError, AuthError, BrandAccessDeniedError, TlsCertificateError, isUna
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { checkDatabasePath, checkWarehousePair, DatabasePathError } from '../warehouse/database-path.js';
+import { measureDiskRoom, type DiskRoom } from '../warehouse/disk-need.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { answerOf, probeApiConfig, probeBrandAccess, wrongUrlReason } from './brand-access-probe.js';
 import { UsageError } from './fail.js';
@@ -49,6 +50,7 @@ export interface PreflightResult {
  * 1. `checkDatabaseFiles`, when the process may write the database: its folder exists or can be created and is
  *    writable, and the published and working files are DuckDB files or absent (exit 2, naming the path and the OS
  *    reason). No request, no Redis.
+ *    Then `warnOfDiskRoom`: a warning, never a refusal, when the volume's free space is below what the run may need.
  * 2. Redis answers (src/engine/redis.ts; exit 1), so a missing Redis costs no API call either.
  * 3. `preflight`: the API's host accepts connections (exit 1); the key is accepted, a refused key (401, a 403
  *    whose code names the key, or a 403 of two endpoints: `probeBrandAccess`) stopping at
@@ -124,6 +126,21 @@ export function checkDatabaseFiles(config: Config): void {
     if (error instanceof DatabasePathError) throw new UsageError(error.message);
     throw error;
   }
+}
+
+/**
+ * Warns when the free space of the warehouse's volume is below what a run of `windowDays` may need (the estimate of
+ * src/warehouse/disk-need.ts); never refuses: the estimate is rough, and a full disk stops a run cleanly anyway.
+ */
+export async function warnOfDiskRoom(config: Config, windowDays: number, log: Logger): Promise<DiskRoom | undefined> {
+  const room = await measureDiskRoom(config.db, windowDays, config.warehouse.memoryLimit).catch(() => undefined);
+  if (room?.short) log.warn({ folder: room.space.folder, freeBytes: room.space.freeBytes, needBytes: room.needBytes }, `preflight: ${room.line}`);
+  return room;
+}
+
+/** Days an incremental sync reads: its lookback and today. */
+export function syncWindowDays(config: Config): number {
+  return config.sync.lookbackDays + 1;
 }
 
 export async function checkReachable(url: string, timeoutMs = 5_000): Promise<void> {

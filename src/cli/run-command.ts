@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import type { RunKind } from '../vocabulary.js';
-import { parseDay, todayUtc } from '../days.js';
+import { eachDay, parseDay, todayUtc } from '../days.js';
 import { UsageError } from './fail.js';
 import { chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
 import type { Logger } from '../log.js';
 import { loadProcessSettings } from '../config/load.js';
-import { checkDatabaseFiles, preflight, type PreflightResult } from './preflight.js';
+import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom, type PreflightResult } from './preflight.js';
 import { runWithReport } from './run-report.js';
 import type { Config } from '../config/schema.js';
 import { getStream } from '../streams/registry.js';
@@ -69,7 +69,10 @@ export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window:
   const worker = { ...workerTimings(), stopDeadlineMs: RUN_SHUTDOWN_DEADLINE_MS / 2 };
   // The preflight, after every local check (a mistyped flag costs no request) and before anything is planned; cheapest
   // first: the database path, Redis, then the key and the brands (see preflight.ts).
-  if (!flags.enqueueOnly) checkDatabaseFiles(config);
+  if (!flags.enqueueOnly) {
+    checkDatabaseFiles(config);
+    await warnOfDiskRoom(config, window.from && window.to ? eachDay(window.from, window.to).length : syncWindowDays(config), log);
+  }
   const redis = await redisFor(config, log);
   const stopping = new AbortController();
   const disarm = exitWithinDeadlineOnSignal(log, stopping);

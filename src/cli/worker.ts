@@ -6,7 +6,7 @@ import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
 import { listenError } from './listen-error.js';
-import { checkDatabaseFiles, preflight } from './preflight.js';
+import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom } from './preflight.js';
 
 interface WorkerFlags extends CommonFlags {
   concurrency?: string;
@@ -63,7 +63,10 @@ export function workerCommand(): Command {
     });
     // The preflight, at start: the database path when this worker may become the writer, Redis, then the key (a
     // refused key exits 2 here rather than failing every slice later) and the config's brands. See preflight.ts.
-    if (!flags.fetchOnly) checkDatabaseFiles(config);
+    if (!flags.fetchOnly) {
+      checkDatabaseFiles(config);
+      await warnOfDiskRoom(config, syncWindowDays(config), log);
+    }
     const redis = await redisFor(config, log);
     const refusal = await preflight(config, redis.url, { brands: config.brands, requireReachable: false, log, signal: stopping.signal }).then(
       () => undefined,
@@ -95,11 +98,17 @@ export function workerCommand(): Command {
     });
     if (metricsServer) log.info({ url: metricsServer.url, listening: metricsServer.listening }, 'serving metrics');
     log.info({ redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly }, 'worker started');
-    await stopRequested;
+    // A full disk ends the worker (exit 1, the message saying where and what to do): every load would fail, and a
+    // worker that stayed up looked healthy while the load jobs waited. Its supervisor restarts it once there is room.
+    const fault = await Promise.race([stopRequested.then(() => undefined), host.writerFaulted]);
     await host.stop(shutdownMs);
     await metricsServer?.close();
     await redis.stop();
     clearTimeout(hardStop);
+    if (fault) {
+      setTimeout(() => process.exit(), LINGER_LIMIT_MS).unref();
+      throw fault;
+    }
     if (!host.stoppedWithRedis) {
       // Its jobs' ends never reached Redis: to the engine this is a crash (which every job survives), not a clean stop.
       log.error('could not stop cleanly (is Redis answering?); exiting now, running jobs go to other workers');

@@ -1,4 +1,4 @@
-import { UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { addDays, todayUtc } from '../days.js';
 import { endpointMapping } from '../api/param-names.js';
 import type { Redis } from 'ioredis';
@@ -13,6 +13,7 @@ import { screenWrites } from '../warehouse/row-screen.js';
 import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../warehouse/slice-batch.js';
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
+import { isWriterFault, type WriterFault } from '../warehouse/writer-fault.js';
 import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
 import { recordCancelled, recordUncounted } from './cancel-run.js';
 import { warnOfStaleWal } from './published-log.js';
@@ -40,7 +41,12 @@ export interface LoadProcessorDeps {
   metrics?: SyncMetrics;
   /** Most slices committed in one transaction (the job's own and others waiting); default COMMIT_BATCH_SLICES, 1: each alone. */
   commitBatchSlices?: number;
+  /** Told of a full disk or an invalidated database (src/warehouse/writer-fault.ts), before the job goes back to wait. */
+  onWriterFault?: (fault: WriterFault) => void;
 }
+
+/** How long a load job put back by a writer fault waits before another writer may take it (ms). */
+const FAULT_REQUEUE_DELAY_MS = 1_000;
 
 /** A slice whose chunks are gone from Redis (expired, or Redis lost its data) is fetched again, this often. */
 const MAX_REFETCHES = 2;
@@ -52,6 +58,22 @@ const MAX_REFETCHES = 2;
  * and `uncounted` record a run dropped by `bvsync cancel` and the calls no slice of it carried (cancel-run.ts).
  */
 export function loadProcessor(deps: LoadProcessorDeps) {
+  const run = loadJobRunner(deps);
+  return async (job: Job, token?: string): Promise<void> => {
+    try {
+      await run(job);
+    } catch (error) {
+      if (!isWriterFault(error)) throw error;
+      // A fault of the machine, not of the job: it goes back to wait for a writer that can write (after the space is
+      // freed), as after a crash, rather than failing it and its run. test/engine/disk-full.int.test.ts.
+      deps.onWriterFault?.(error);
+      await job.moveToDelayed(Date.now() + FAULT_REQUEUE_DELAY_MS, token);
+      throw new DelayedError();
+    }
+  };
+}
+
+function loadJobRunner(deps: LoadProcessorDeps) {
   return async (job: Job): Promise<void> => {
     switch (job.name) {
       case 'plan':
@@ -192,6 +214,8 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
     const batches = together.filter((prepared) => !prepared.loadedByRun).map((prepared) => prepared.batch);
     if (batches.length) await deps.warehouse.loadSlices(batches);
   } catch (error) {
+    // A full disk fails every slice alone as it failed them together.
+    if (isWriterFault(error)) throw error;
     if (!companions.length) {
       if (!(await loadWithMovedRecordsSetAside(deps, own, error))) throw error;
     } else {

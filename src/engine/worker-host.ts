@@ -10,6 +10,7 @@ import { DatabaseLockedError } from '../warehouse/database-locked-error.js';
 import { duckdbSettings } from '../warehouse/duckdb-budget.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { openWarehouse, type Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
+import { isWriterFault, type WriterFault } from '../warehouse/writer-fault.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { AccessMemo } from './access-memo.js';
 import { OutageMemo, outageToleranceMs } from './outage-memo.js';
@@ -104,6 +105,14 @@ export class WorkerHost {
   private redisKnownGone = false;
   /** BullMQ workers whose close was given up on. */
   private lateCloses = 0;
+
+  /** A full disk or an invalidated database that ended this process's loading (src/warehouse/writer-fault.ts). */
+  private writerFault: WriterFault | undefined;
+  private readonly faultSeen: { promise: Promise<WriterFault>; resolve: (fault: WriterFault) => void } = (() => {
+    let resolve!: (fault: WriterFault) => void;
+    const promise = new Promise<WriterFault>((settle) => (resolve = settle));
+    return { promise, resolve };
+  })();
 
   /** Opens of the working database that failed in a row while holding the lease, the last reason, and when the first failed. */
   writerFailures = 0;
@@ -269,7 +278,18 @@ export class WorkerHost {
     if (this.stopping) return;
     this.loadWorker = this.startWorker(
       LOAD_QUEUE,
-      loadProcessor({ redis: this.connection, prefix: config.redisPrefix, queues: this.queues, runs: new RunStore(this.connection, config.redisPrefix), warehouse: this.warehouse, config, log, metrics: this.options.metrics, commitBatchSlices: this.options.commitBatchSlices }),
+      loadProcessor({
+        redis: this.connection,
+        prefix: config.redisPrefix,
+        queues: this.queues,
+        runs: new RunStore(this.connection, config.redisPrefix),
+        warehouse: this.warehouse,
+        config,
+        log,
+        metrics: this.options.metrics,
+        commitBatchSlices: this.options.commitBatchSlices,
+        onWriterFault: (fault) => this.stopLoadingOn(fault),
+      }),
       1,
     );
     this.loadWorker.on('error', (error) => log.warn({ err: error.message }, 'load worker error'));
@@ -281,15 +301,38 @@ export class WorkerHost {
   }
 
   /**
+   * A full disk or an invalidated database: every later load would fail the same way, so this process takes no other
+   * load job, closes the database and becomes the writer no more; the job that met it waits for the next writer. A
+   * command ends with the fault (`writerProblem`), `bvsync worker` exits with it (`writerFaulted`).
+   */
+  private stopLoadingOn(fault: WriterFault): void {
+    if (this.writerFault) return;
+    this.writerFault = fault;
+    this.options.log.error({ err: fault.message, code: fault.code }, 'the working database cannot be written: this process stops loading');
+    this.lease?.retire();
+    void this.loadWorker?.pause(true).catch(() => undefined);
+    void this.stopWriting().catch((error: Error) => this.options.log.warn({ err: error.message }, 'could not close the working database'));
+    this.faultSeen.resolve(fault);
+  }
+
+  /** Resolves with the fault that ended this process's loading, if one does. */
+  get writerFaulted(): Promise<WriterFault> {
+    return this.faultSeen.promise;
+  }
+
+  /**
    * Why a command should stop waiting to become the writer, once waiting will not help: the working database could not
    * be opened for a reason other than another process holding it (a folder that cannot be created, a file that is not
    * a database: no retry changes that), or it was held on several tries in a row, by another bvsync for longer than a
    * last writer takes to close. Undefined while there is hope. A
    * long-running `bvsync worker` ignores this and keeps trying with a growing wait, since an operator may fix the cause.
    */
-  writerProblem(): WriterUnavailableError | undefined {
+  writerProblem(): WriterUnavailableError | WriterFault | undefined {
+    if (this.writerFault) return this.writerFault;
     const cause = this.lastWriterError;
     if (!cause) return undefined;
+    // A full disk met by the open (a log replayed into no room) says everything itself.
+    if (isWriterFault(cause)) return cause;
     if (cause instanceof DatabaseLockedError) {
       const tries = this.writerFailures < LOCKED_OPENS_BEFORE_GIVING_UP;
       const closing = cause.heldByBvsync && performance.now() - this.writerFailingSince < BVSYNC_HOLDER_PATIENCE_MS;

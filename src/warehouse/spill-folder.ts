@@ -1,14 +1,16 @@
-import { readdirSync, rmdirSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, unlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 
 /**
  * Removes what a dead process left in DuckDB's spill folder of a database (`<file>.tmp`, where DuckDB writes what
- * does not fit in `memory_limit`): DuckDB removes its spill files when it closes, not when it is killed, and never
- * the folder. Called with the database open for writing, so no live process spills there; only DuckDB's own files
- * are removed, and the folder only once empty. A `kill -9` mid-load had left the folder, and any spilled gigabytes,
- * beside the working file for good.
+ * does not fit in `memory_limit`): DuckDB removes its spill files when it closes, not when it is killed. Called with
+ * the database open for writing, so no other process spills there; but this process may have already: replaying a
+ * large write-ahead log spills too, under the same names. So only DuckDB's files this instance does not list as its
+ * own (`duckdb_temporary_files()`) are removed, and never the folder, which DuckDB may have made and counts on.
+ * test/warehouse/spill-folder.int.test.ts, "a writer killed with a large write-ahead log".
  */
-export function removeDeadSpillFolder(databasePath: string): void {
+export async function removeDeadSpillFiles(connection: DuckDBConnection, databasePath: string): Promise<void> {
   const folder = `${databasePath}.tmp`;
   let names: string[];
   try {
@@ -16,18 +18,20 @@ export function removeDeadSpillFolder(databasePath: string): void {
   } catch {
     return;
   }
+  const own = await ownSpillFiles(connection);
   for (const name of names) {
-    if (/^duckdb_temp/.test(name)) {
-      try {
-        unlinkSync(join(folder, name));
-      } catch {
-        // Not ours to explain: the folder stays, as before.
-      }
+    const path = join(folder, name);
+    if (!/^duckdb_temp/.test(name) || own.has(resolve(path))) continue;
+    try {
+      unlinkSync(path);
+    } catch {
+      // Not ours to explain: the file stays, as before.
     }
   }
-  try {
-    rmdirSync(folder);
-  } catch {
-    // Not empty (someone else's files) or not removable: left as it is.
-  }
+}
+
+/** The spill files this DuckDB instance has open, as absolute paths. */
+async function ownSpillFiles(connection: DuckDBConnection): Promise<Set<string>> {
+  const reader = await connection.runAndReadAll('SELECT path FROM duckdb_temporary_files()');
+  return new Set(reader.getRowObjects().map((row) => resolve(String(row.path))));
 }

@@ -4,7 +4,7 @@ import { completeDays, newestCompletePastDays, storedSliceState, type NewestComp
 import { readCatalog, type TableInfo } from './catalog.js';
 import { DatabaseLockedError, isLockConflict } from './database-locked-error.js';
 import { ensureDatabaseFolder } from './database-path.js';
-import { removeDeadSpillFolder } from './spill-folder.js';
+import { removeDeadSpillFiles } from './spill-folder.js';
 import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
 import { discardPreparedClone, dropPublishMarker, preparePublishClone, publishCopy, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
 import { ensureJournal } from './publish-journal.js';
@@ -36,6 +36,7 @@ import { keysHeldElsewhere, type KeyHeldElsewhere } from './keys-held-elsewhere.
 import { loadSliceBatch, loadSliceBatches, type LoadHooks, type LoadResult } from './slice-loader.js';
 import { planTable, type TablePlan } from './table-plan.js';
 import { WarehouseError } from './warehouse-error.js';
+import { writerFaultOf, type WriterFault } from './writer-fault.js';
 import type { FinishedRunStatus, RunLogStatus } from '../vocabulary.js';
 
 export interface WarehouseOptions {
@@ -61,6 +62,8 @@ export class Warehouse {
   private closed = false;
   /** The clone the next publish brings up to date, begun while the run loads (`preparePublish`). */
   private prepared: PreparedClone | undefined;
+  /** The fault that ended writing (writer-fault.ts): every later call fails with it at once, without touching DuckDB. */
+  private faulted: WriterFault | undefined;
 
   private constructor(
     readonly path: string,
@@ -80,7 +83,7 @@ export class Warehouse {
     } catch (error) {
       // Told apart here so the lease knows whether waiting can help (another process lets go) or not (anything else).
       if (isLockConflict(error)) throw new DatabaseLockedError(path, error as Error);
-      throw error;
+      throw writerFaultOf(error, path) ?? error;
     }
     let connection: DuckDBConnection | undefined;
     try {
@@ -90,14 +93,19 @@ export class Warehouse {
       await ensurePublishedFiles(connection);
       await ensureSliceCommits(connection);
       await dropPublishMarker(connection);
-      removeDeadSpillFolder(path);
+      await removeDeadSpillFiles(connection, path);
       const catalog = await readCatalog(connection);
       return new Warehouse(path, instance, connection, catalog, applied, options);
     } catch (error) {
       connection?.closeSync();
       instance.closeSync();
-      throw error;
+      throw writerFaultOf(error, path) ?? error;
     }
+  }
+
+  /** The fault that ended writing, if one did: the host stops loading on it (src/engine/worker-host.ts). */
+  get fault(): WriterFault | undefined {
+    return this.faulted;
   }
 
   /** The tables the loader knows, with their columns and keys as the database declares them. */
@@ -292,7 +300,10 @@ export class Warehouse {
     await discardPreparedClone(this.prepared);
     this.prepared = undefined;
     try {
-      await this.connection.run('CHECKPOINT');
+      // An instance a fault ended cannot checkpoint; what it committed is in the log, which the next open replays.
+      if (!this.faulted) await this.connection.run('CHECKPOINT');
+    } catch (error) {
+      if (!writerFaultOf(error, this.path)) throw error;
     } finally {
       this.connection.closeSync();
       this.instance.closeSync();
@@ -317,7 +328,17 @@ export class Warehouse {
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the warehouse is closed'));
-    const next = this.queue.then(work, work);
+    if (this.faulted) return Promise.reject(this.faulted);
+    const guarded = (): Promise<T> => {
+      if (this.faulted) return Promise.reject(this.faulted);
+      return work().catch((error: unknown) => {
+        const fault = writerFaultOf(error, this.path);
+        if (!fault) throw error;
+        this.faulted ??= fault;
+        throw this.faulted;
+      });
+    };
+    const next = this.queue.then(guarded, guarded);
     this.queue = next.catch(() => undefined);
     return next;
   }

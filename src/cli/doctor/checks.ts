@@ -5,12 +5,15 @@ import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError } from '../.
 import type { Config } from '../../config/schema.js';
 import { missingApiSettings } from '../../config/api-settings.js';
 import { describeError } from './probe-context.js';
+import { measureDiskRoom } from '../../warehouse/disk-need.js';
 
 /** One line of doctor's checks before the parameter table. */
 export interface DoctorCheck {
   ok: boolean;
   /** One line: what was checked and, on failure, why. */
   line: string;
+  /** Passed, with something to look at (printed `warn`): it stops nothing. */
+  warning?: boolean;
 }
 
 export type AddCheck = (ok: boolean, line: string) => boolean;
@@ -21,6 +24,15 @@ const REDIS_DEFAULT = 'redis://127.0.0.1:6379';
 export function checkRequired(config: Config, add: AddCheck): boolean {
   const missing = [...missingApiSettings(config.api), ...(config.brands.length === 0 ? ['brands (BVSYNC_BRANDS)'] : [])];
   return add(missing.length === 0, missing.length ? `config: missing ${missing.join(', ')}` : `config: ${config.brands.length} brand(s), API ${config.api.url}`);
+}
+
+/**
+ * The free space of the warehouse's volume against what the next sync may need (src/warehouse/disk-need.ts): a warning
+ * when below, as the preflight of `sync`, `backfill` and `worker` gives.
+ */
+export async function checkDiskRoom(config: Config, report: (check: DoctorCheck) => void): Promise<void> {
+  const room = await measureDiskRoom(config.db, config.sync.lookbackDays + 1, config.warehouse.memoryLimit).catch(() => undefined);
+  if (room) report({ ok: true, warning: room.short, line: `disk: ${room.line}` });
 }
 
 /** The check every command that uses Redis makes: it answers PING, with the reason when not, and has the URL's database. */

@@ -1,0 +1,101 @@
+import { existsSync, statSync } from 'node:fs';
+import { formatBytes } from '../format.js';
+import { openReadOnly } from './published-database.js';
+import { readRows } from './read-rows.js';
+import { workingPathFor } from './paths.js';
+import { volumeSpace, type VolumeSpace } from './volume-space.js';
+
+/** Room for DuckDB's write-ahead log: its `checkpoint_threshold` (16 MiB by default), past which a commit checkpoints. */
+export const WAL_ALLOWANCE_BYTES = 16 * 1024 * 1024;
+
+export interface DiskNeedInput {
+  /** The working file and its write-ahead log, else the published file; 0 for a new warehouse. */
+  warehouseBytes: number;
+  /** Days the next run reads. */
+  windowDays: number;
+  /** Days the warehouse holds slices of; undefined when not known (the run is then counted as large as the file). */
+  heldDays: number | undefined;
+  /** DuckDB's `memory_limit` in bytes: what one statement may spill at most once memory is full. */
+  memoryLimitBytes: number;
+}
+
+export interface DiskNeed {
+  /** Free bytes the next run may need at its peak. */
+  needBytes: number;
+  /** Bytes the run may add to the warehouse: its share of the file, by days. */
+  growthBytes: number;
+}
+
+/**
+ * The free space a run may need on the warehouse's volume (docs/operations.md, "Disk space"):
+ * `W + 2G + WAL + M`, with `W` the warehouse's size, `G = W × min(1, window days / days held)` what the run adds,
+ * `WAL` 16 MiB and `M` the memory limit (spill). Publishing writes a whole copy (`W + G`) beside the published file
+ * before its rename; the working file grows by `G`; the log and the spill come and go during the run.
+ */
+export function estimateDiskNeed(input: DiskNeedInput): DiskNeed {
+  const share = input.heldDays && input.heldDays > 0 ? Math.min(1, input.windowDays / input.heldDays) : 1;
+  const growthBytes = Math.ceil(input.warehouseBytes * share);
+  return { needBytes: input.warehouseBytes + 2 * growthBytes + WAL_ALLOWANCE_BYTES + input.memoryLimitBytes, growthBytes };
+}
+
+export interface DiskRoom extends DiskNeed {
+  space: VolumeSpace;
+  warehouseBytes: number;
+  /** Free space is below the need. */
+  short: boolean;
+  /** One line that says both, and what to do when short. */
+  line: string;
+}
+
+/**
+ * Measures the warehouse of the published path `db` and its volume against the estimate for a run of `windowDays`;
+ * undefined when the volume cannot be measured. Reads the published file (read-only) for the days it holds.
+ */
+export async function measureDiskRoom(db: string, windowDays: number, memoryLimit: string): Promise<DiskRoom | undefined> {
+  const space = volumeSpace(db);
+  if (!space) return undefined;
+  const working = workingPathFor(db);
+  const warehouseBytes = existsSync(working) ? sizeOf(working) + sizeOf(`${working}.wal`) : sizeOf(db);
+  const need = estimateDiskNeed({ warehouseBytes, windowDays, heldDays: await heldDays(db), memoryLimitBytes: parseDuckDbSize(memoryLimit) });
+  const short = space.freeBytes < need.needBytes;
+  const estimate =
+    `the next run (${windowDays} day${windowDays === 1 ? '' : 's'}) may need ${formatBytes(need.needBytes)}: a whole copy to publish, ` +
+    `${formatBytes(need.growthBytes)} of new rows, the write-ahead log and the spill`;
+  const line = short
+    ? `${formatBytes(space.freeBytes)} free on ${space.folder}, below what ${estimate}. A full disk stops the run; free space there, or move the warehouse and point BVSYNC_DB (config "db") at it (docs/operations.md, "Disk space")`
+    : `${formatBytes(space.freeBytes)} free on ${space.folder}; ${estimate}`;
+  return { ...need, space, warehouseBytes, short, line };
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Days the published file holds slices of; undefined without a readable one. */
+async function heldDays(db: string): Promise<number | undefined> {
+  if (!existsSync(db)) return undefined;
+  try {
+    const database = await openReadOnly(db);
+    try {
+      const [row] = await readRows(database.connection, 'SELECT count(DISTINCT day)::INTEGER AS days FROM _sync_state WHERE day IS NOT NULL');
+      return Number(row?.days ?? 0) || undefined;
+    } finally {
+      database.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
+
+/** A size as DuckDB reads `memory_limit` (`256MB` is 256,000,000 bytes, `1GiB` 2^30); 0 when not understood. */
+export function parseDuckDbSize(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)?\s*$/i.exec(text);
+  if (!match) return 0;
+  return Math.round(Number(match[1]) * (SIZE_UNITS[(match[2] ?? 'b').toLowerCase()] ?? 0));
+}

@@ -1,0 +1,99 @@
+import { formatBytes } from '../format.js';
+import { volumeSpace, type VolumeSpace } from './volume-space.js';
+
+/**
+ * The one place that reads an error of the working database as a fault of the machine rather than of a job: a disk
+ * that is full, or a DuckDB instance a fatal error has invalidated. Either way every later write fails the same way,
+ * so the writer stops loading at the first (the load jobs wait for the next writer) instead of failing each queued
+ * job in turn. test/warehouse/writer-fault.test.ts, test/engine/disk-full.int.test.ts.
+ */
+export type WriterFault = DiskFullError | DatabaseInvalidatedError;
+
+/** Words of a write the disk refused, whatever the free space measures afterwards (a failed write frees what it took). */
+const DISK_FULL_WORDS = /No space left on device|ENOSPC|Disk quota exceeded|EDQUOT|failed to offload data block|max_temp_directory_size/i;
+
+/**
+ * Words that mean a full disk when the volume is nearly full, and may mean something else when it is not: a write
+ * refused for another reason (permissions), a memory limit met without any spilling.
+ */
+const DISK_FULL_IF_NEARLY_FULL_WORDS = /Could not write file|Could not (?:extend|truncate) file|Out of Memory Error|temporary (?:file|directory)/i;
+
+/** DuckDB's words once a fatal error has invalidated the instance: every later statement fails with them. */
+const INVALIDATED_WORDS = /database has been invalidated/i;
+
+/** Free space under which a volume counts as nearly full: a few of DuckDB's row groups, or a spill of its memory. */
+export const NEARLY_FULL_BYTES = 64 * 1024 * 1024;
+
+/** The disk the warehouse writes to is full: no commit can go in until there is room. */
+export class DiskFullError extends Error {
+  readonly code = 'disk_full';
+  constructor(
+    /** The file DuckDB (or the copy) could not write, else the working file. */
+    readonly path: string,
+    readonly space: VolumeSpace | undefined,
+    cause: Error,
+  ) {
+    const room = space ? `${formatBytes(space.freeBytes)} free of ${formatBytes(space.sizeBytes)} on its volume (${space.folder})` : 'its free space could not be measured';
+    super(
+      `the disk is full where the warehouse writes ${path}: ${room}. DuckDB said: ${firstLine(cause.message)}. ` +
+        'This process stopped loading; nothing published was changed and the slices committed before are kept. ' +
+        'Free space on that volume, or move the warehouse to a volume with room and point BVSYNC_DB (config "db") at it, ' +
+        'then run the same command again: it carries on where this one stopped (docs/operations.md, "Disk space").',
+      { cause },
+    );
+    this.name = 'DiskFullError';
+  }
+}
+
+/** A fatal error invalidated the DuckDB instance of the working file: it must be reopened before it takes a write. */
+export class DatabaseInvalidatedError extends Error {
+  readonly code = 'database_invalidated';
+  constructor(
+    readonly path: string,
+    cause: Error,
+  ) {
+    super(
+      `DuckDB stopped writing ${path} after a fatal error and must be reopened: ${firstLine(cause.message)}. ` +
+        'This process stopped loading; nothing published was changed and the slices committed before are kept. ' +
+        'Run the same command again; if it happens again, see docs/troubleshooting.md, "database has been invalidated".',
+      { cause },
+    );
+    this.name = 'DatabaseInvalidatedError';
+  }
+}
+
+export function isWriterFault(error: unknown): error is WriterFault {
+  return error instanceof DiskFullError || error instanceof DatabaseInvalidatedError;
+}
+
+/**
+ * The fault an error of writing `databasePath` (the working file, or a copy of it) shows, or undefined for an error
+ * of the job alone. `space` measures a volume; tests give their own.
+ */
+export function writerFaultOf(error: unknown, databasePath: string, space: (path: string) => VolumeSpace | undefined = volumeSpace): WriterFault | undefined {
+  if (isWriterFault(error)) return error;
+  if (!(error instanceof Error)) return undefined;
+  const message = error.message;
+  const code = (error as NodeJS.ErrnoException).code;
+  const path = pathOf(error) ?? databasePath;
+  if (code === 'ENOSPC' || code === 'EDQUOT' || DISK_FULL_WORDS.test(message)) return new DiskFullError(path, space(path), error);
+  if (DISK_FULL_IF_NEARLY_FULL_WORDS.test(message)) {
+    const measured = space(path);
+    if (measured && measured.freeBytes < NEARLY_FULL_BYTES) return new DiskFullError(path, measured, error);
+  }
+  if (INVALIDATED_WORDS.test(message)) return new DatabaseInvalidatedError(databasePath, error);
+  return undefined;
+}
+
+/** The file an error names: a Node error's own `path`, else the first quoted path of DuckDB's message. */
+function pathOf(error: Error): string | undefined {
+  const own = (error as NodeJS.ErrnoException).path;
+  if (typeof own === 'string') return own;
+  return /"(\/[^"]+)"/.exec(error.message)?.[1];
+}
+
+/** DuckDB's own words, in one line: of an invalidated instance, the error that invalidated it. */
+function firstLine(text: string): string {
+  const original = /Original error: "(.*)"\s*$/s.exec(text)?.[1];
+  return (original ?? text).split('\n')[0]!.replace(/\.$/, '');
+}
