@@ -63,7 +63,7 @@ const RECONNECT_MAX_DELAY_MS = 2_000;
 
 /** Whether a failure to connect is the settings' (exit 2, "fix this") rather than a Redis that is away. */
 export function isConfigProblem(error: unknown): boolean {
-  return error instanceof RedisDatabaseError || error instanceof RedisTopologyError || error instanceof RedisCaFileError;
+  return error instanceof RedisDatabaseError || error instanceof RedisTopologyError || error instanceof RedisCaFileError || error instanceof RedisTlsError;
 }
 
 /**
@@ -90,6 +90,15 @@ export class RedisCaFileError extends Error {
   constructor(path: string, reason: string) {
     super(`the Redis CA file ${path} (REDIS_CA_FILE, config "redis.tls.caFile") cannot be read (${reason}): name a PEM file of the certificate authorities that signed the server's certificate`);
     this.name = 'RedisCaFileError';
+  }
+}
+
+/** A TLS server whose certificate this process does not trust: a setting to fix, not a Redis that is away. */
+export class RedisTlsError extends Error {
+  readonly code = 'config_invalid';
+  constructor(where: string, reason: string) {
+    super(`${where}: the Redis server's TLS certificate is not trusted (${reason}): set REDIS_CA_FILE (config "redis.tls.caFile") to the PEM file of the authority that signed it`);
+    this.name = 'RedisTlsError';
   }
 }
 
@@ -178,7 +187,7 @@ export async function pingRedis(url: string, options: PingRedisOptions = {}): Pr
   } catch (error) {
     // Ask the first server named what it is: a plain Redis behind redis+sentinel:// or redis+cluster:// says so.
     await explainWrongKind(address, where, options);
-    throw friendlier(reason ?? error);
+    throw friendlier(reason ?? error, where);
   } finally {
     redis.disconnect();
   }
@@ -197,7 +206,7 @@ async function pingServer(url: string, address: RedisAddress & { kind: 'standalo
       await redis.connect();
       await redis.ping();
     } catch (error) {
-      throw friendlier(reason ?? error);
+      throw friendlier(reason ?? error, where);
     }
     const facts = await readServerFacts(redis);
     const problem = facts && topologyProblem('standalone', where, facts, options.prefix);
@@ -247,7 +256,7 @@ async function explainWrongKind(address: RedisAddress, where: string, options: P
 }
 
 /** The system's reason for a failed connection, in words that point at the cause. */
-function friendlier(error: unknown): unknown {
+function friendlier(error: unknown, where: string): unknown {
   if (!(error instanceof Error)) return error;
   // ioredis's own words ("Protocol error, got "H" as reply type byte. Please report this.") blamed ioredis for a port
   // that another service (an HTTP server) answers.
@@ -255,7 +264,7 @@ function friendlier(error: unknown): unknown {
     return new Error(`what answers there does not speak Redis's protocol (${error.message.replace(/\s*Please report this\.?$/, '')}): is it another service's port?`);
   }
   if (/self[- ]signed certificate|unable to (get local issuer|verify the first) certificate|certificate has expired|Hostname\/IP does not match/i.test(error.message)) {
-    return new Error(`${error.message}: the server's TLS certificate is not trusted; set REDIS_CA_FILE (config "redis.tls.caFile") to the PEM of the authority that signed it`);
+    return new RedisTlsError(where, error.message);
   }
   return error;
 }
