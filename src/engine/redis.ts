@@ -129,8 +129,8 @@ function openConnection(address: RedisAddress, options: RedisOptions): Redis {
         db: address.database,
         username: address.username,
         password: address.password,
-        // Told of a failover by the Sentinels' +switch-master, not only by the old master closing the connection.
-        failoverDetector: true,
+        // No failoverDetector: its +switch-master cut a reconnect in progress, and ioredis then ended the connection for
+        // good ("Connection is closed."). A demoted master closes its clients, and READONLY reconnects the rest.
         reconnectOnError: RECONNECT_ON_READONLY,
         ...(tls ? { tls, enableTLSForSentinelMode: true, sentinelTLS: tls } : {}),
       });
