@@ -33,6 +33,27 @@ export interface RedisKeys {
   rateNext(apiKeyHash: string): string;
 }
 
+/**
+ * What a prefix may be: letters, digits, `_` and `-`, with at most one hash tag (`{bvsync}`, `bv{prod}`). A Redis Cluster
+ * hashes a key by its first `{...}`, so a tagged prefix puts every key bvsync and BullMQ write in one slot, as their
+ * scripts need (test/engine/redis-cluster.int.test.ts).
+ */
+export const REDIS_PREFIX_PATTERN = /^[A-Za-z0-9_-]*(\{[A-Za-z0-9_-]+\})?[A-Za-z0-9_-]*$/;
+
+/** What REDIS_PREFIX_PATTERN's refusal says. */
+export const REDIS_PREFIX_RULE = 'letters, digits, _ and - only, with at most one hash tag such as {bvsync}';
+
+/** Whether every key under a prefix lands in one Cluster slot: it holds a hash tag. */
+export function prefixHasHashTag(prefix: string): boolean {
+  return REDIS_PREFIX_PATTERN.test(prefix) && /\{[^}]+\}/.test(prefix);
+}
+
+/** What to do about a prefix without a hash tag on a Redis Cluster. */
+export function clusterPrefixAdvice(prefix: string): string {
+  const tagged = REDIS_PREFIX_PATTERN.test(`{${prefix}}`) ? `{${prefix}}` : '{bvsync}';
+  return `a Redis Cluster needs a prefix with a hash tag, so that every key of a run is in one slot: set BVSYNC_REDIS_PREFIX=${tagged} (config "redisPrefix")`;
+}
+
 export function redisKeys(prefix: string): RedisKeys {
   const run = `${prefix}:run:`;
   return {

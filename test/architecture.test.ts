@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  */
 
 const SRC = 'src';
-const SHARED = ['days', 'format', 'log', 'make-folder', 'text-table', 'vocabulary', 'redis-keys', 'key-hint'];
+const SHARED = ['days', 'format', 'log', 'make-folder', 'text-table', 'vocabulary', 'redis-keys', 'redis-address', 'key-hint'];
 const MAY_IMPORT: Record<string, string[]> = {
   api: ['config'],
   warehouse: [],

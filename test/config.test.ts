@@ -1,3 +1,4 @@
+import { describeRedisAddress, parseRedisAddress } from '../src/redis-address.js';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, jsonProblem, loadConfig, parseConfig } from '../src/config/load.js';
 import { DEFAULT_DUCKDB_BUDGET } from '../src/warehouse/duckdb-budget.js';
@@ -133,7 +134,7 @@ describe('the example config and the JSON Schema', () => {
   it('the JSON Schema describes every top-level key and forbids unknown ones', async () => {
     const { configJsonSchema } = await import('../src/cli/config-schema.js');
     const schema = configJsonSchema() as { properties: Record<string, unknown>; additionalProperties: unknown };
-    expect(Object.keys(schema.properties).sort()).toEqual(['$schema', 'api', 'brands', 'db', 'redisPrefix', 'redisUrl', 'schedules', 'sync', 'warehouse']);
+    expect(Object.keys(schema.properties).sort()).toEqual(['$schema', 'api', 'brands', 'db', 'redis', 'redisPrefix', 'redisUrl', 'schedules', 'sync', 'warehouse']);
     expect(schema.additionalProperties).toBe(false);
   });
 });
@@ -227,6 +228,49 @@ describe('the Redis URL', () => {
       expect(() => loadConfig({ env: { REDIS_URL: url } }), url).toThrow(/redisUrl \(from REDIS_URL\): expected a redis:\/\/ or rediss:\/\/ URL/);
       expect(() => loadConfig({ env: { REDIS_URL: url } }), url).toThrow(expect.objectContaining({ message: expect.not.stringContaining('s3cret') }));
     }
+  });
+});
+
+describe('the Redis topology', () => {
+  it('takes a Sentinel address from REDIS_URL or from redis.sentinels and redis.name, with a password and a database', () => {
+    const url = 'redis+sentinel://:s3cret@h1:26379,h2:26380/mymaster/2';
+    expect(loadConfig({ env: { REDIS_URL: url } }).redisUrl).toBe(url);
+    const fromConfig = parseConfig({ redis: { sentinels: ['h1:26379', 'h2:26380'], name: 'mymaster', db: 2, password: 's3cret' } });
+    expect(parseRedisAddress(fromConfig.redisUrl!)).toEqual({
+      kind: 'sentinel',
+      sentinels: [{ host: 'h1', port: 26379 }, { host: 'h2', port: 26380 }],
+      name: 'mymaster',
+      database: 2,
+      tls: false,
+      password: 's3cret',
+    });
+    expect(describeRedisAddress(fromConfig.redisUrl!)).toBe('redis+sentinel://:***@h1:26379,h2:26380/mymaster/2');
+  });
+
+  it('takes a Cluster address only with a hash-tagged prefix, and says which prefix to set', () => {
+    expect(() => loadConfig({ env: { REDIS_URL: 'redis+cluster://10.0.0.1:7000,10.0.0.2:7000' } })).toThrow(
+      /redisPrefix: a Redis Cluster needs a prefix with a hash tag, so that every key of a run is in one slot: set BVSYNC_REDIS_PREFIX=\{bvsync\}/,
+    );
+    const config = loadConfig({ env: { REDIS_URL: 'redis+cluster://10.0.0.1:7000,10.0.0.2:7000', BVSYNC_REDIS_PREFIX: '{bvsync}' } });
+    expect(parseRedisAddress(config.redisUrl!)).toMatchObject({ kind: 'cluster', nodes: [{ host: '10.0.0.1', port: 7000 }, { host: '10.0.0.2', port: 7000 }] });
+    expect(parseConfig({ redis: { cluster: ['n1:7000'] }, redisPrefix: 'bv{prod}' }).redisUrl).toBe('redis+cluster://n1:7000');
+    expect(() => parseConfig({ redisPrefix: '{a}{b}' })).toThrow(/redisPrefix: letters, digits, _ and - only, with at most one hash tag/);
+    expect(() => parseConfig({ redisPrefix: 'a{}' })).toThrow(/redisPrefix/);
+  });
+
+  it('puts REDIS_CA_FILE into a rediss:// address, and refuses it beside a redis:// one', () => {
+    const config = loadConfig({ env: { REDIS_URL: 'rediss://cache.example.com:6380', REDIS_CA_FILE: '/etc/ssl/redis-ca.pem' } });
+    expect(parseRedisAddress(config.redisUrl!)).toMatchObject({ kind: 'standalone', tls: true, caFile: '/etc/ssl/redis-ca.pem' });
+    expect(parseRedisAddress(parseConfig({ redis: { sentinels: ['h:26379'], name: 'm', tls: { caFile: '/ca.pem' } } }).redisUrl!)).toMatchObject({ kind: 'sentinel', tls: true, caFile: '/ca.pem' });
+    expect(() => loadConfig({ env: { REDIS_URL: 'redis://cache.example.com', REDIS_CA_FILE: '/ca.pem' } })).toThrow(/redis\.tls\.caFile \(from REDIS_CA_FILE\): a CA file is set \(\/ca\.pem\) but REDIS_URL starts with redis:\/\/, without TLS: use rediss:\/\//);
+  });
+
+  it('names settings that contradict each other', () => {
+    expect(() => parseConfig({ redis: { sentinels: ['h:26379'] } })).toThrow(/redis\.name: the Sentinels need the name of the master/);
+    expect(() => parseConfig({ redis: { name: 'm' } })).toThrow(/redis\.sentinels: a master name \("m"\) is given without the Sentinels/);
+    expect(() => parseConfig({ redisUrl: 'redis://h:6379', redis: { sentinels: ['h:26379'], name: 'm' } })).toThrow(/redis: names sentinels and redisUrl \(REDIS_URL\) is set too: set one of them/);
+    expect(() => parseConfig({ redis: { sentinels: ['h'], name: 'm' } })).toThrow(/redis\.sentinels\[0\]: expected host:port/);
+    expect(() => loadConfig({ env: { REDIS_URL: 'redis+sentinel://h1:26379' } })).toThrow(/redisUrl \(from REDIS_URL\): a redis\+sentinel:\/\/ address names its master after the Sentinels/);
   });
 });
 

@@ -56,7 +56,7 @@ export function requireApi(config: Config): void {
  * that only reads or clears what runs left in the shared Redis passes false, as an empty one would answer wrongly.
  */
 export async function redisFor(config: Config, log: Logger, options: { allowPrivate?: boolean } = {}): Promise<ResolvedRedis> {
-  const redis = await resolveRedis({ url: config.redisUrl, allowPrivate: options.allowPrivate ?? true });
+  const redis = await resolveRedis({ url: config.redisUrl, prefix: config.redisPrefix, allowPrivate: options.allowPrivate ?? true });
   if (redis.origin === 'private') log.info({ url: redis.url }, 'no Redis configured or running: started a private redis-server for this command');
   return redis;
 }

@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { loadProcessSettings } from '../config/load.js';
 import { redactSecrets } from '../log.js';
+import { replyAdvice } from '../engine/redis-server-kind.js';
 import { EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE } from './exit-codes.js';
 
 /** An error whose message is meant for the person at the terminal, with the exit code to end with (see exit-codes.ts). */
@@ -37,7 +38,9 @@ export function reportFailure(error: unknown): number {
   const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
   const known = typeof code === 'string';
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`bvsync: ${redactSecrets(message)}\n`);
+  // A Redis refusal that reveals the topology (a replica's READONLY, a Cluster's MOVED) says what to configure.
+  const advice = error instanceof Error ? replyAdvice(message) : undefined;
+  process.stderr.write(`bvsync: ${redactSecrets(advice ? `${message}\n  ${advice}` : message)}\n`);
   if (!known && error instanceof Error && error.stack && debugWanted()) {
     process.stderr.write(`${redactSecrets(error.stack)}\n`);
   }

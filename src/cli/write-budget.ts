@@ -1,7 +1,6 @@
-import { Redis } from 'ioredis';
 import { createMemoryRateBudget, createRedisRateBudget, type RateBudget } from '../api/rate-budget.js';
 import type { Config } from '../config/schema.js';
-import { LOCAL_REDIS_URL } from '../engine/redis.js';
+import { connectRedis, LOCAL_REDIS_URL } from '../engine/redis.js';
 import type { Logger } from '../log.js';
 
 /**
@@ -11,7 +10,7 @@ import type { Logger } from '../log.js';
  */
 export async function writeBudget(config: Config, log: Logger): Promise<{ budget: RateBudget; close(): void }> {
   const memory = () => ({ budget: createMemoryRateBudget({ requestsPerSecond: config.api.requestsPerSecond }), close: () => undefined });
-  const redis = new Redis(config.redisUrl ?? LOCAL_REDIS_URL, { lazyConnect: true, connectTimeout: 1500, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  const redis = connectRedis(config.redisUrl ?? LOCAL_REDIS_URL, { lazyConnect: true, connectTimeout: 1500, maxRetriesPerRequest: 1, retryStrategy: () => null });
   redis.on('error', () => undefined);
   try {
     await redis.connect();

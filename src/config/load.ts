@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { configSchema, type Config } from './schema.js';
 import { registerSecret } from '../log.js';
 import { keyHint, keysAt } from '../key-hint.js';
+import { parseRedisAddress } from '../redis-address.js';
 
 /** A config that cannot be used; its message lists every problem, one per line, with where it is. */
 export class ConfigError extends Error {
@@ -45,6 +46,7 @@ export function parseConfig(raw: unknown, source = 'config', fromEnv: ReadonlyMa
   const result = configSchema.safeParse(raw);
   if (!result.success) throw new ConfigError(source, describeIssues(result.error, fromEnv));
   registerSecret(result.data.api.apiKey);
+  if (result.data.redisUrl) registerSecret(parseRedisAddress(result.data.redisUrl).password);
   return result.data;
 }
 
@@ -125,6 +127,14 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, source: 
   if (env.BVSYNC_DB) set(raw, 'db', 'db', 'BVSYNC_DB', env.BVSYNC_DB);
   if (env.BVSYNC_REDIS_PREFIX) set(raw, 'redisPrefix', 'redisPrefix', 'BVSYNC_REDIS_PREFIX', env.BVSYNC_REDIS_PREFIX);
   if (env.REDIS_URL) set(raw, 'redisUrl', 'redisUrl', 'REDIS_URL', env.REDIS_URL);
+  if (env.REDIS_CA_FILE || env.REDIS_PASSWORD) {
+    const redis = (raw.redis ??= {}) as Record<string, unknown>;
+    if (env.REDIS_PASSWORD) set(redis, 'password', 'redis.password', 'REDIS_PASSWORD', env.REDIS_PASSWORD);
+    if (env.REDIS_CA_FILE) {
+      const tls = (redis.tls ??= {}) as Record<string, unknown>;
+      set(tls, 'caFile', 'redis.tls.caFile', 'REDIS_CA_FILE', env.REDIS_CA_FILE);
+    }
+  }
   if (env.BVSYNC_DUCKDB_MEMORY_LIMIT || env.BVSYNC_DUCKDB_THREADS) {
     const warehouse = (raw.warehouse ??= {}) as Record<string, unknown>;
     if (env.BVSYNC_DUCKDB_MEMORY_LIMIT) set(warehouse, 'memoryLimit', 'warehouse.memoryLimit', 'BVSYNC_DUCKDB_MEMORY_LIMIT', env.BVSYNC_DUCKDB_MEMORY_LIMIT);

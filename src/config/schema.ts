@@ -4,6 +4,9 @@ import { isDay } from '../days.js';
 import { domainOf } from '../streams/domains.js';
 import { ENDPOINT_PARAMS, PARAM_NAMES, STREAM_NAMES, STREAM_SETTINGS, type ParamName } from '../streams/registry.js';
 import { cronProblem } from './cron-check.js';
+import { checkRedisSettings, redisConfigSchema } from './redis-settings.js';
+import { redisAddressProblem } from '../redis-address.js';
+import { REDIS_PREFIX_PATTERN, REDIS_PREFIX_RULE } from '../redis-keys.js';
 
 // A calendar day: the pattern alone would let 2026-02-31 through, and plans would hold days that never were.
 const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
@@ -44,14 +47,6 @@ const endpointParamMappings = z
     }
   })
   .transform((byEndpoint) => byEndpoint as { readonly [endpoint: string]: { readonly [name in ParamName]?: string } });
-
-/** What ioredis connects to: a redis:// or rediss:// URL naming a host, or a unix socket's absolute path. */
-function isRedisUrl(text: string): boolean {
-  if (text.startsWith('/')) return true;
-  if (!URL.canParse(text)) return false;
-  const url = new URL(text);
-  return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
-}
 
 /**
  * `~/bv.duckdb` as a shell would read it: in a JSON config, an env file or a quoted variable no shell expands it, and
@@ -209,16 +204,21 @@ export const configSchema = z
       .default([]),
     /** The published DuckDB file analysts open; the worker's working file sits beside it. Env `BVSYNC_DB`. */
     db: z.string().min(1).default('bvsync.duckdb').transform(expandHome),
-    /** Redis URL (a database index in it is honoured). Env `REDIS_URL`. */
+    /**
+     * The Redis address (a database index in it is honoured): redis://, rediss://, redis+sentinel://, redis+cluster://
+     * or a unix socket's path. Env `REDIS_URL`. After parsing: the address every connection uses, `redis` folded in.
+     */
     redisUrl: z
       .string()
       .min(1)
       // Not quoted back: it may hold a password. A typo (`redis//host`) had reached ioredis as a socket path, and the
       // command ended "no Redis answers ... install redis-server", exit 1, for a setting that was wrong.
-      .refine(isRedisUrl, { error: 'expected a redis:// or rediss:// URL with a host, such as redis://127.0.0.1:6379/0 (or the path of a unix socket, from /)' })
+      .refine((text) => redisAddressProblem(text) === undefined, { error: (issue) => redisAddressProblem(String(issue.input)) ?? 'not a Redis address' })
       .optional(),
-    /** Prefix of every Redis key bvsync writes; default `bvsync`. */
-    redisPrefix: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/).default('bvsync'),
+    /** Sentinels, Cluster nodes, TLS: the Redis topology beyond one server (src/config/redis-settings.ts). Default none. */
+    redis: redisConfigSchema.optional(),
+    /** Prefix of every Redis key bvsync writes; default `bvsync`. On a Redis Cluster it needs a hash tag: `{bvsync}`. */
+    redisPrefix: z.string().min(1).regex(REDIS_PREFIX_PATTERN, REDIS_PREFIX_RULE).default('bvsync'),
     sync: syncConfigSchema.default(syncConfigSchema.parse({})),
     warehouse: warehouseConfigSchema.default(warehouseConfigSchema.parse({})),
     /** Cron schedules of `bvsync scheduler`; default one daily run of every stream at 02:00 UTC. */
@@ -235,7 +235,8 @@ export const configSchema = z
       })
       .default([{ name: 'daily', cron: '0 2 * * *' }]),
   })
-  .strict();
+  .strict()
+  .transform((config, ctx) => ({ ...config, redisUrl: checkRedisSettings(config, ctx) }));
 
 export type Config = z.infer<typeof configSchema>;
 export type ApiConfig = Config['api'];

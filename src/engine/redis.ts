@@ -1,9 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { ConnectionOptions } from 'node:tls';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { describeRedisAddress, parseRedisAddress, type RedisAddress } from '../redis-address.js';
+import { readServerFacts, RedisTopologyError, topologyProblem } from './redis-server-kind.js';
 
 export const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -30,6 +33,8 @@ export interface ResolvedRedis {
 export interface ResolveRedisOptions {
   /** From REDIS_URL or the config; when set, it is the only one tried. */
   url?: string;
+  /** The key prefix, for the advice on a Redis Cluster reached without one that fits it; default `bvsync`. */
+  prefix?: string;
   /** Start a private `redis-server` from PATH when nothing answers; default true. */
   allowPrivate?: boolean;
 }
@@ -41,8 +46,8 @@ export interface ResolveRedisOptions {
 export async function resolveRedis(options: ResolveRedisOptions = {}): Promise<ResolvedRedis> {
   const noop = async () => {};
   if (options.url) {
-    await pingRedis(options.url).catch((error: Error) => {
-      throw error instanceof RedisDatabaseError ? error : new RedisUnavailableError(`${describeUrl(options.url!)}: ${error.message}`);
+    await pingRedis(options.url, { prefix: options.prefix }).catch((error: Error) => {
+      throw isConfigProblem(error) ? error : new RedisUnavailableError(`${describeUrl(options.url!)}: ${error.message}`);
     });
     return { url: options.url, origin: 'configured', stop: noop };
   }
@@ -56,18 +61,92 @@ export async function resolveRedis(options: ResolveRedisOptions = {}): Promise<R
 /** The longest wait between two reconnects of a long-lived connection (ms). */
 const RECONNECT_MAX_DELAY_MS = 2_000;
 
+/** Whether a failure to connect is the settings' (exit 2, "fix this") rather than a Redis that is away. */
+export function isConfigProblem(error: unknown): boolean {
+  return error instanceof RedisDatabaseError || error instanceof RedisTopologyError || error instanceof RedisCaFileError || error instanceof RedisTlsError;
+}
+
 /**
  * A new connection as BullMQ wants it: no per-command retry limit, so blocking commands survive reconnects. While Redis
  * is away it reconnects for ever, 50 ms more after each failed try up to 2 s apart (ioredis's default, spelled out):
  * a worker must outlive a Redis restart, and what ends a command then is its shutdown deadline, not this loop.
+ *
+ * The address may name Sentinels (the connection asks them for the master, again after every failover) or a Cluster.
+ * A Cluster's connection is typed as one server's: every key bvsync and BullMQ use is under one hash-tagged prefix, so
+ * every command goes to one slot's node (test/engine/redis-cluster.int.test.ts).
  */
-export function connectRedis(url: string, extra: RedisOptions = {}): Redis {
-  return new Redis(url, {
+export function connectRedis(address: string, extra: RedisOptions = {}): Redis {
+  return openConnection(parseRedisAddress(address), {
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
     retryStrategy: (times) => Math.min(times * 50, RECONNECT_MAX_DELAY_MS),
     ...extra,
   });
+}
+
+/** A CA file (REDIS_CA_FILE, `redis.tls.caFile`) that cannot be read. */
+export class RedisCaFileError extends Error {
+  readonly code = 'config_invalid';
+  constructor(path: string, reason: string) {
+    super(`the Redis CA file ${path} (REDIS_CA_FILE, config "redis.tls.caFile") cannot be read (${reason}): name a PEM file of the certificate authorities that signed the server's certificate`);
+    this.name = 'RedisCaFileError';
+  }
+}
+
+/** A TLS server whose certificate this process does not trust: a setting to fix, not a Redis that is away. */
+export class RedisTlsError extends Error {
+  readonly code = 'config_invalid';
+  constructor(where: string, reason: string) {
+    super(`${where}: the Redis server's TLS certificate is not trusted (${reason}): set REDIS_CA_FILE (config "redis.tls.caFile") to the PEM file of the authority that signed it`);
+    this.name = 'RedisTlsError';
+  }
+}
+
+function tlsOptions(address: RedisAddress): ConnectionOptions | undefined {
+  if (!address.tls) return undefined;
+  if (!address.caFile) return {};
+  try {
+    return { ca: readFileSync(address.caFile) };
+  } catch (error) {
+    throw new RedisCaFileError(address.caFile, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
+  }
+}
+
+/** A master that became a replica answers writes with READONLY until the connection asks the Sentinels again. */
+const RECONNECT_ON_READONLY = (error: Error) => (/^READONLY\b/.test(error.message) ? 2 : false);
+
+function openConnection(address: RedisAddress, options: RedisOptions): Redis {
+  const tls = tlsOptions(address);
+  switch (address.kind) {
+    case 'standalone':
+      return new Redis(address.url, { ...options, ...(tls ? { tls } : {}) });
+    case 'sentinel':
+      return new Redis({
+        ...options,
+        sentinels: address.sentinels,
+        name: address.name,
+        role: 'master',
+        db: address.database,
+        username: address.username,
+        password: address.password,
+        // No failoverDetector: its +switch-master cut a reconnect in progress, and ioredis then ended the connection for
+        // good ("Connection is closed."). A demoted master closes its clients, and READONLY reconnects the rest.
+        reconnectOnError: RECONNECT_ON_READONLY,
+        ...(tls ? { tls, enableTLSForSentinelMode: true, sentinelTLS: tls } : {}),
+      });
+    case 'cluster': {
+      const { retryStrategy, lazyConnect, enableReadyCheck, ...redisOptions } = options;
+      const cluster = new Cluster(address.nodes, {
+        redisOptions: { ...redisOptions, username: address.username, password: address.password, ...(tls ? { tls } : {}) },
+        clusterRetryStrategy: retryStrategy ? (times) => retryStrategy(times) ?? null : undefined,
+        lazyConnect,
+        enableReadyCheck,
+        // Nodes announce addresses; a certificate names them as announced, so they are used as they are.
+        dnsLookup: (host, callback) => callback(null, host),
+      });
+      return cluster as unknown as Redis;
+    }
+  }
 }
 
 /** A REDIS_URL whose database the server refuses: every key would go to database 0, beside whatever else is there. */
@@ -79,12 +158,46 @@ export class RedisDatabaseError extends Error {
   }
 }
 
-/** Connects, PINGs and selects the URL's database, or throws why not (the system's reason, or RedisDatabaseError). */
-export async function pingRedis(url: string): Promise<void> {
+/** Where to look, what to say: the key prefix a Cluster's advice names. */
+export interface PingRedisOptions {
+  prefix?: string;
+}
+
+/**
+ * Connects, PINGs, selects the address's database and checks the server is the kind the address names, or throws why
+ * not: the system's reason, RedisDatabaseError, RedisTopologyError (a replica, a Sentinel, a Cluster node reached as
+ * something else) or RedisCaFileError.
+ */
+export async function pingRedis(url: string, options: PingRedisOptions = {}): Promise<void> {
+  const address = parseRedisAddress(url);
+  const where = describeRedisAddress(url);
+  if (address.kind === 'standalone') return pingServer(url, address, where, options);
+  const redis = openConnection(address, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1500,
+    retryStrategy: () => null,
+    ...(address.kind === 'sentinel' ? { sentinelRetryStrategy: () => null } : {}),
+  });
+  let reason: Error | undefined;
+  redis.on('error', (error: Error) => (reason ??= error));
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    // Ask the first server named what it is: a plain Redis behind redis+sentinel:// or redis+cluster:// says so.
+    await explainWrongKind(address, where, options);
+    throw friendlier(reason ?? error, where);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function pingServer(url: string, address: RedisAddress & { kind: 'standalone' }, where: string, options: PingRedisOptions): Promise<void> {
   // ioredis selects the URL's database as it connects, and a refusal only reaches its error event: the connection
   // stays on database 0, where a run went, exit 0. Connected to database 0 and asked here, the refusal is an answer.
-  const database = databaseOf(url);
-  const redis = new Redis(url, { lazyConnect: true, db: 0, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
+  const database = address.database;
+  const redis = openConnection(address, { lazyConnect: true, db: 0, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
   // connect() rejects with a bare "Connection is closed."; the reason (ECONNREFUSED, ENOTFOUND, ...) comes as an event.
   let reason: Error | undefined;
   redis.on('error', (error: Error) => (reason ??= error));
@@ -93,14 +206,11 @@ export async function pingRedis(url: string): Promise<void> {
       await redis.connect();
       await redis.ping();
     } catch (error) {
-      const why = reason ?? error;
-      // ioredis's own words ("Protocol error, got "H" as reply type byte. Please report this.") blamed ioredis for a port
-      // that another service (an HTTP server) answers.
-      if (why instanceof Error && /^Protocol error/.test(why.message)) {
-        throw new Error(`what answers there does not speak Redis's protocol (${why.message.replace(/\s*Please report this\.?$/, '')}): is it another service's port?`);
-      }
-      throw why;
+      throw friendlier(reason ?? error, where);
     }
+    const facts = await readServerFacts(redis);
+    const problem = facts && topologyProblem('standalone', where, facts, options.prefix);
+    if (problem) throw new RedisTopologyError(problem);
     if (database > 0) {
       await redis.select(database).catch((error: Error) => {
         throw new RedisDatabaseError(url, database, error.message);
@@ -111,25 +221,57 @@ export async function pingRedis(url: string): Promise<void> {
   }
 }
 
-/** The database index a redis:// URL names (its path), 0 without one. */
-function databaseOf(url: string): number {
+/** Throws RedisTopologyError when the first server of a Sentinel or Cluster address is another kind; else returns. */
+async function explainWrongKind(address: RedisAddress, where: string, options: PingRedisOptions): Promise<void> {
+  const first = address.kind === 'sentinel' ? address.sentinels[0] : address.kind === 'cluster' ? address.nodes[0] : undefined;
+  if (!first) return;
+  const tls = address.tls ? tlsOptions(address) : undefined;
+  const probe = new Redis({
+    host: first.host,
+    port: first.port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1500,
+    retryStrategy: () => null,
+    ...(address.kind === 'cluster' ? { username: address.username, password: address.password } : {}),
+    ...(tls ? { tls } : {}),
+  });
+  probe.on('error', () => undefined);
   try {
-    const index = Number(new URL(url).pathname.slice(1) || 0);
-    return Number.isInteger(index) && index > 0 ? index : 0;
-  } catch {
-    return 0;
+    await probe.connect();
+    const facts = await readServerFacts(probe);
+    const server = `${first.host}:${first.port}`;
+    const problem = facts && topologyProblem(address.kind, server, facts, options.prefix);
+    if (problem) throw new RedisTopologyError(`${where}: ${problem}`);
+    if (facts?.mode === 'sentinel' && address.kind === 'sentinel' && facts.watched && !facts.watched.includes(address.name)) {
+      throw new RedisTopologyError(
+        `${where}: the Sentinel at ${server} watches no master named "${address.name}"${facts.watched.length ? ` (it watches ${facts.watched.join(', ')})` : ''}: name the master after the Sentinels' addresses`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof RedisTopologyError) throw error;
+  } finally {
+    probe.disconnect();
   }
 }
 
-/** The URL without its password, for messages. */
-export function describeUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'an unparsable REDIS_URL';
+/** The system's reason for a failed connection, in words that point at the cause. */
+function friendlier(error: unknown, where: string): unknown {
+  if (!(error instanceof Error)) return error;
+  // ioredis's own words ("Protocol error, got "H" as reply type byte. Please report this.") blamed ioredis for a port
+  // that another service (an HTTP server) answers.
+  if (/^Protocol error/.test(error.message)) {
+    return new Error(`what answers there does not speak Redis's protocol (${error.message.replace(/\s*Please report this\.?$/, '')}): is it another service's port?`);
   }
+  if (/self[- ]signed certificate|unable to (get local issuer|verify the first) certificate|certificate has expired|Hostname\/IP does not match/i.test(error.message)) {
+    return new RedisTlsError(where, error.message);
+  }
+  return error;
+}
+
+/** The address without its password, for messages. */
+export function describeUrl(url: string): string {
+  return describeRedisAddress(url);
 }
 
 /**
@@ -303,8 +445,16 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Deletes every key under a prefix (SCAN, not KEYS, so a shared Redis is never blocked). */
+/**
+ * Deletes every key under a prefix (SCAN, not KEYS, so a shared Redis is never blocked). On a Cluster, each master is
+ * scanned: SCAN reads one node's keys.
+ */
 export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<void> {
+  const connection = redis as unknown;
+  if (connection instanceof Cluster) {
+    for (const node of connection.nodes('master')) await deleteKeysWithPrefix(node, prefix);
+    return;
+  }
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);

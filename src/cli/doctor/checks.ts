@@ -1,4 +1,4 @@
-import { pingRedis, RedisDatabaseError } from '../../engine/redis.js';
+import { describeUrl, isConfigProblem, pingRedis } from '../../engine/redis.js';
 import type { ApiClient } from '../../api/client.js';
 import { answerOf, probeBrandAccess, wrongUrlReason } from '../brand-access-probe.js';
 import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError } from '../../api/errors.js';
@@ -35,15 +35,18 @@ export async function checkDiskRoom(config: Config, report: (check: DoctorCheck)
   if (room) report({ ok: true, warning: room.short, line: `disk: ${room.line}` });
 }
 
-/** The check every command that uses Redis makes: it answers PING, with the reason when not, and has the URL's database. */
+/**
+ * The check every command that uses Redis makes: it answers PING, with the reason when not, has the URL's database,
+ * and is the kind of server the address names (a replica, a Sentinel's port, a Cluster node are named, with what to set).
+ */
 export async function checkRedis(config: Config, add: AddCheck): Promise<void> {
   const url = config.redisUrl ?? REDIS_DEFAULT;
   try {
-    await pingRedis(url);
-    add(true, `redis: ${safeUrl(url)} answers PING`);
+    await pingRedis(url, { prefix: config.redisPrefix });
+    add(true, `redis: ${describeUrl(url)} answers PING`);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    add(false, error instanceof RedisDatabaseError ? `redis: ${message}` : `redis: ${safeUrl(url)}: ${message} (set REDIS_URL, or run \`docker compose up -d redis\`)`);
+    add(false, isConfigProblem(error) ? `redis: ${message}` : `redis: ${describeUrl(url)}: ${message} (set REDIS_URL, or run \`docker compose up -d redis\`)`);
   }
 }
 
@@ -93,6 +96,3 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
   return readable;
 }
 
-function safeUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
-}

@@ -1,0 +1,179 @@
+/**
+ * What a Redis address names: one server (`redis://`, `rediss://`, a unix socket's path), a master found through
+ * Sentinels (`redis+sentinel://`), or a Redis Cluster (`redis+cluster://`). The config checks addresses with it and
+ * the engine connects with it, so both read the same forms. The forms: docs/configuration.md, "Redis".
+ */
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+interface Credentials {
+  username?: string;
+  password?: string;
+}
+
+interface Tls {
+  /** TLS to every server of the address (`rediss` in its scheme). */
+  tls: boolean;
+  /** A PEM file of the certificate authorities to trust (`?tls_ca_file=`), instead of the system's. */
+  caFile?: string;
+}
+
+export type RedisAddress =
+  | ({ kind: 'standalone'; url: string; database: number } & Credentials & Tls)
+  | ({ kind: 'sentinel'; sentinels: HostPort[]; name: string; database: number } & Credentials & Tls)
+  | ({ kind: 'cluster'; nodes: HostPort[] } & Credentials & Tls);
+
+export type RedisAddressKind = RedisAddress['kind'];
+
+/** The query parameter that carries a CA file in an address (REDIS_CA_FILE and `redis.tls.caFile` become it). */
+export const CA_FILE_PARAMETER = 'tls_ca_file';
+
+const SENTINEL_PORT = 26379;
+const REDIS_PORT = 6379;
+
+/** An address that cannot be read; the message says which form was expected, never quoting a password. */
+export class RedisAddressError extends Error {
+  readonly code = 'config_invalid';
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'RedisAddressError';
+  }
+}
+
+const FORMS =
+  'expected a redis:// or rediss:// URL with a host, such as redis://127.0.0.1:6379/0, a Sentinel address ' +
+  '(redis+sentinel://host1:26379,host2:26379/master-name), a Cluster address (redis+cluster://host1:7000,host2:7001), ' +
+  'or the path of a unix socket, from /';
+
+/** Reads an address, or throws RedisAddressError saying what is wrong with it. */
+export function parseRedisAddress(text: string): RedisAddress {
+  if (text.startsWith('/')) return { kind: 'standalone', url: text, database: 0, tls: false };
+  const scheme = /^([a-z+]+):\/\//i.exec(text)?.[1]?.toLowerCase();
+  if (scheme === 'redis' || scheme === 'rediss') return standalone(text, scheme === 'rediss');
+  if (scheme === 'redis+sentinel' || scheme === 'rediss+sentinel') return sentinel(text, scheme.startsWith('rediss'));
+  if (scheme === 'redis+cluster' || scheme === 'rediss+cluster') return cluster(text, scheme.startsWith('rediss'));
+  throw new RedisAddressError(FORMS);
+}
+
+/** The problem with an address, or undefined when it can be used. */
+export function redisAddressProblem(text: string): string | undefined {
+  try {
+    parseRedisAddress(text);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+function standalone(text: string, tls: boolean): RedisAddress {
+  if (!URL.canParse(text) || new URL(text).hostname === '') throw new RedisAddressError(FORMS);
+  const url = new URL(text);
+  const caFile = url.searchParams.get(CA_FILE_PARAMETER) ?? undefined;
+  url.searchParams.delete(CA_FILE_PARAMETER);
+  const index = url.pathname.slice(1);
+  if (index !== '' && !/^\d+$/.test(index)) throw new RedisAddressError(`the path of a redis:// address is a database number (/0 to /15), not "/${index}"`);
+  return { kind: 'standalone', url: url.toString(), database: Number(index || 0), tls, caFile, ...credentials(url.username, url.password) };
+}
+
+/** `scheme://[user[:password]@]hosts[/path][?query]`, split by hand: `h1:1,h2:2` is no host WHATWG URLs accept. */
+function splitMultiHost(text: string): { userinfo: string; hosts: string; path: string; query: URLSearchParams } {
+  const rest = text.slice(text.indexOf('://') + 3);
+  const queryAt = rest.indexOf('?');
+  const beforeQuery = queryAt < 0 ? rest : rest.slice(0, queryAt);
+  const query = new URLSearchParams(queryAt < 0 ? '' : rest.slice(queryAt + 1));
+  const at = beforeQuery.lastIndexOf('@');
+  const userinfo = at < 0 ? '' : beforeQuery.slice(0, at);
+  const afterUser = beforeQuery.slice(at + 1);
+  const slash = afterUser.indexOf('/');
+  return { userinfo, hosts: slash < 0 ? afterUser : afterUser.slice(0, slash), path: slash < 0 ? '' : afterUser.slice(slash + 1), query };
+}
+
+function hostList(hosts: string, defaultPort: number, what: string): HostPort[] {
+  const list = hosts.split(',').filter((part) => part !== '');
+  if (list.length === 0) throw new RedisAddressError(`names no ${what}; ${FORMS}`);
+  return list.map((part) => {
+    const match = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(part);
+    const port = Number(match?.[2] ?? defaultPort);
+    if (!match || port < 1 || port > 65535) throw new RedisAddressError(`"${part}" is not a host:port of a ${what}; ${FORMS}`);
+    return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+  });
+}
+
+function credentials(username: string, password: string): Credentials {
+  const decode = (part: string) => (part === '' ? undefined : decodeURIComponent(part));
+  return { username: decode(username), password: decode(password) };
+}
+
+function userinfoCredentials(userinfo: string): Credentials {
+  if (userinfo === '') return {};
+  const colon = userinfo.indexOf(':');
+  return colon < 0 ? credentials(userinfo, '') : credentials(userinfo.slice(0, colon), userinfo.slice(colon + 1));
+}
+
+function sentinel(text: string, tls: boolean): RedisAddress {
+  const parts = splitMultiHost(text);
+  const [name, index, ...more] = parts.path.split('/');
+  if (!name) throw new RedisAddressError('a redis+sentinel:// address names its master after the Sentinels: redis+sentinel://host1:26379,host2:26379/master-name');
+  if (more.length > 0 || (index !== undefined && index !== '' && !/^\d+$/.test(index))) {
+    throw new RedisAddressError('a redis+sentinel:// address ends with the master\'s name and, optionally, a database number: /master-name/0');
+  }
+  return {
+    kind: 'sentinel',
+    sentinels: hostList(parts.hosts, SENTINEL_PORT, 'Sentinel'),
+    name: decodeURIComponent(name),
+    database: Number(index || 0),
+    tls,
+    caFile: parts.query.get(CA_FILE_PARAMETER) ?? undefined,
+    ...userinfoCredentials(parts.userinfo),
+  };
+}
+
+function cluster(text: string, tls: boolean): RedisAddress {
+  const parts = splitMultiHost(text);
+  if (parts.path !== '') throw new RedisAddressError('a Redis Cluster has database 0 alone: drop the path from the redis+cluster:// address');
+  return {
+    kind: 'cluster',
+    nodes: hostList(parts.hosts, REDIS_PORT, 'Cluster node'),
+    tls,
+    caFile: parts.query.get(CA_FILE_PARAMETER) ?? undefined,
+    ...userinfoCredentials(parts.userinfo),
+  };
+}
+
+/** The address without its password, for messages and logs. */
+export function describeRedisAddress(text: string): string {
+  let address: RedisAddress;
+  try {
+    address = parseRedisAddress(text);
+  } catch {
+    return 'an unreadable Redis address';
+  }
+  const scheme = address.tls ? 'rediss' : 'redis';
+  const user = address.username ? `${address.username}${address.password ? ':***' : ''}@` : address.password ? ':***@' : '';
+  const hosts = (list: HostPort[]) => list.map(({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`).join(',');
+  switch (address.kind) {
+    case 'standalone': {
+      if (address.url.startsWith('/')) return address.url;
+      const url = new URL(address.url);
+      if (url.password) url.password = '***';
+      return url.toString();
+    }
+    case 'sentinel':
+      return `${scheme}+sentinel://${user}${hosts(address.sentinels)}/${address.name}${address.database ? `/${address.database}` : ''}`;
+    case 'cluster':
+      return `${scheme}+cluster://${user}${hosts(address.nodes)}`;
+  }
+}
+
+/** Puts a CA file into an address (REDIS_CA_FILE, `redis.tls.caFile`); an address without TLS is a mistake said back. */
+export function withCaFile(text: string, caFile: string): string {
+  const address = parseRedisAddress(text);
+  if (!address.tls) {
+    throw new RedisAddressError(`a CA file is set (${caFile}) but the Redis address does not use TLS: start it with rediss:// (rediss+sentinel://, rediss+cluster://)`);
+  }
+  const separator = text.includes('?') ? '&' : '?';
+  return `${text}${separator}${CA_FILE_PARAMETER}=${encodeURIComponent(caFile)}`;
+}
