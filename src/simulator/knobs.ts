@@ -5,6 +5,9 @@ import { oddityKindSchema } from './oddities.js';
 export const FAULT_KINDS = ['5xx', 'reset', 'truncated', 'stall'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
+export const DRY_RUN_ANSWERS = ['ids', 'null-ids', 'no-ids', 'zero-ids', 'info-only'] as const;
+export type DryRunAnswer = (typeof DRY_RUN_ANSWERS)[number];
+
 /**
  * What the sync must survive, all off by default. Set by flag at start, and at run time with
  * `POST /__admin/knobs` or `RunningSimulator.setKnobs()`.
@@ -53,6 +56,11 @@ export const knobsSchema = z
     missingPaths: z.array(z.string().min(1)),
     /** Bulk writes ignore `dry_run` and write, as an API reading it under another name or place would; default false. */
     dryRunIgnored: z.boolean(),
+    /**
+     * How a bulk dry run answers its items (the spec shows only the envelope): `ids` (default, the ids it would give),
+     * `null-ids` (`id: null`), `no-ids` (no `id`), `zero-ids` (`id: 0`), or `info-only` (no `data`, only `info` and `rejected`).
+     */
+    dryRunAnswer: z.enum(DRY_RUN_ANSWERS),
     /** Writes that are not dry runs answered before every later one is answered 503 (counted from when it is set); -1, the default, for all. */
     realWritesAnswered: z.number().int().min(-1),
     /**
@@ -111,6 +119,7 @@ export const DEFAULT_KNOBS: Knobs = {
   refusedPaths: [],
   missingPaths: [],
   dryRunIgnored: false,
+  dryRunAnswer: 'ids',
   realWritesAnswered: -1,
   quotaSpent: false,
   unknownEngines: 'refuse',
