@@ -9,7 +9,7 @@ import { brandPath, buildQuery, withQuery, type QueryParams } from './query.js';
 import type { RateBudget } from './rate-budget.js';
 import type { ApiRequestEvent, WriteRequest } from './transport.js';
 import { describeZodIssues } from './validate.js';
-import { WriteAnswerError } from './write-answer-error.js';
+import { WriteAnswerError, writtenPerInfo } from './write-answer-error.js';
 import { COMPETITORS_PER_REQUEST, SCENARIOS_PER_TOPIC, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from './write-limits.js';
 import * as w from './write-schemas.js';
 
@@ -128,18 +128,23 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
       // answer was wrong left a user to send it again.
       throw new WriteAnswerError(
         `${endpoint}: the answer does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}. ` +
-          `The API accepted the request, so it may have written${dryRun ? ' (sent as a dry run)' : ''}: bvsync sent nothing more; bvsync plan shows what the brand now holds`,
+          `As for writing, ${writtenPerInfo(answer, dryRun)}. bvsync sent nothing more; bvsync plan shows what the brand now holds`,
         { endpoint },
       );
     });
   }
 
   async function bulk<T>(path: string, body: Record<string, unknown>, item: z.ZodType<T>, dryRun: boolean): Promise<w.BulkAnswer<T>> {
-    const answer = await send('POST', path, dryRun ? { ...body, dry_run: true } : body, w.bulkEnvelopeSchema(item), dryRun);
+    if (!dryRun) {
+      const answer = await send('POST', path, body, w.bulkEnvelopeSchema(item));
+      return { data: answer.data as T[], dryRun: answer.info.dry_run ?? false, written: answer.info.written ?? 0, rejected: answer.rejected ?? [] };
+    }
+    // A dry run's items are not read: plan needs only what was rejected, and an item not created has no id to give.
+    const answer = await send('POST', path, { ...body, dry_run: true }, w.dryRunEnvelopeSchema, true);
     const written = answer.info.written ?? 0;
     // A check that wrote: `plan` must not go on, nor say "nothing written". The spec names the flag and not how an API
     // that reads it elsewhere answers, so its own answer is what tells.
-    if (dryRun && (answer.info.dry_run === false || written > 0)) {
+    if (answer.info.dry_run === false || written > 0) {
       throw new WriteAnswerError(
         `POST ${path}: sent with dry_run true, the API answered dry_run ${String(answer.info.dry_run ?? 'absent')} and written ${written}: ` +
           'it did not check but wrote. bvsync stopped here and sent nothing more; run bvsync plan again to see what the API now holds, ' +
@@ -147,7 +152,15 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
         { endpoint: `POST ${path}` },
       );
     }
-    return { data: answer.data as T[], dryRun: answer.info.dry_run ?? dryRun, written, rejected: answer.rejected ?? [] };
+    const rejected = answer.rejected ?? [];
+    if ((answer.info.rejected ?? 0) > rejected.length) {
+      throw new WriteAnswerError(
+        `POST ${path}: the dry run's info.rejected is ${answer.info.rejected} but rejected[] lists ${rejected.length}, so bvsync cannot tell which items the API would reject. ` +
+          `As for writing, ${writtenPerInfo(answer, true)}`,
+        { endpoint: `POST ${path}` },
+      );
+    }
+    return { data: [], dryRun: true, written, rejected };
   }
 
   function within(count: number, most: number, what: string, least = 1): void {
