@@ -175,6 +175,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
   const answerApiRequest = async (req: IncomingMessage, res: ServerResponse, url: URL, rawBody: string, started: number) => {
     const sequence = ++sim.requestSequence;
     const knobs = sim.knobs;
+    const idempotencyKey = req.headers[sim.idempotencyHeader];
     const log = (status: number, fault?: FaultKind | 'hang', written?: number) => {
       const entry = {
         method: req.method ?? 'GET',
@@ -185,6 +186,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
         durationMs: Date.now() - started,
         ...(fault ? { fault } : {}),
         ...(written === undefined ? {} : { written }),
+        ...(typeof idempotencyKey === 'string' && (req.method === 'POST' || req.method === 'PATCH') ? { idempotencyKey } : {}),
       };
       sim.requestLog.add(entry);
       sim.options.onRequest?.(entry);
