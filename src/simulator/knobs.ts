@@ -44,6 +44,8 @@ export const knobsSchema = z
     oddities: z.array(oddityKindSchema),
     /** Reject query parameters an endpoint does not know with 400 (default true), so a wrong mapping shows. */
     strictParams: z.boolean(),
+    /** With `strictParams`, the 400 of an unknown name lists the names the endpoint knows, as some APIs do; default false. */
+    unknownParamsListed: z.boolean(),
     /**
      * Endpoints the key may not read, by the end of their path after `/brands/{id}/` (e.g. `products/ranking`): answered
      * 403 `forbidden`, as a plan without the feature might be (the spec shows neither that code nor its status); default none.
@@ -116,6 +118,7 @@ export const DEFAULT_KNOBS: Knobs = {
   invalidShare: 0,
   oddities: [],
   strictParams: true,
+  unknownParamsListed: false,
   refusedPaths: [],
   missingPaths: [],
   dryRunIgnored: false,

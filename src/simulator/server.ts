@@ -104,7 +104,7 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
   if (isWrite && sim.knobs.realWritesAnswered >= 0 && (body as { dry_run?: unknown } | undefined)?.dry_run !== true && sim.realWrites++ >= sim.knobs.realWritesAnswered) {
     throw new SimulatorApiError(503, 'unavailable', 'injected: the API stopped answering writes');
   }
-  const query = new QueryReader(url.searchParams, sim.paramsOf(rest), sim.arrayFormat, sim.knobs.strictParams, sim.rangeEndEcho, sim.knobs.echoMirror, sim.knobs.endDayLeftOut, sim.knobs.firstPage, sim.knobs.dayZoneHours);
+  const query = new QueryReader(url.searchParams, sim.paramsOf(rest), sim.arrayFormat, sim.knobs.strictParams, sim.rangeEndEcho, sim.knobs.echoMirror, sim.knobs.endDayLeftOut, sim.knobs.firstPage, sim.knobs.dayZoneHours, sim.knobs.unknownParamsListed);
   const world = sim.world(brandId);
   let outcome: Outcome;
   try {
