@@ -55,8 +55,8 @@ export function lineDiff(before: string, after: string): string {
     if (i < a.length && j < b.length && a[i] === b[j]) {
       i++;
       j++;
-    } else if (j < b.length && (i === a.length || common[i]![j + 1]! >= common[i + 1]![j]!)) lines.push(`+ ${b[j++]}`);
-    else lines.push(`- ${a[i++]}`);
+    } else if (i < a.length && (j === b.length || common[i + 1]![j]! >= common[i]![j + 1]!)) lines.push(`- ${a[i++]}`);
+    else lines.push(`+ ${b[j++]}`);
   }
   return lines.join('\n');
 }
