@@ -124,14 +124,15 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     printParams(result.params, result.paramRequests);
     result.proposals = probed.proposals;
     const found = proposedSettings(result.proposals);
-    if (result.proposals.length) (options.reportNames ?? ((text: string) => process.stdout.write(`${text}\n\n`)))(proposalText(result.proposals, mergedSettings(config.api, found)));
+    const reportNames = options.reportNames ?? ((text: string) => process.stdout.write(`${text}\n\n`));
+    if (result.proposals.length) reportNames(proposalText(result.proposals, mergedSettings(config.api, found)));
     if (options.fix) {
       if (!found.params && !found.endpointParams) add(true, 'doctor --fix: no parameter name was found to write; the config file is as it was');
       else {
         const fixed = fixConfigFile(configFilePath({ path: options.configPath, env: options.env }), found);
         if (!fixed.ok) add(false, `doctor --fix: ${fixed.why}`);
         else {
-          (options.reportNames ?? ((text: string) => process.stdout.write(`${text}\n\n`)))(`doctor --fix changed ${fixed.file}:\n${fixed.diff}`);
+          reportNames(`doctor --fix changed ${fixed.file}:\n${fixed.diff}`);
           add(true, `doctor --fix: wrote the names found into ${fixed.file}; run bvsync doctor again to check them`);
         }
       }
