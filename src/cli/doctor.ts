@@ -132,7 +132,8 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
         const fixed = fixConfigFile(configFilePath({ path: options.configPath, env: options.env }), found);
         if (!fixed.ok) add(false, `doctor --fix: ${fixed.why}`);
         else {
-          reportNames(`doctor --fix changed ${fixed.file}:\n${fixed.diff}`);
+          // The diff may hold lines beside the names, the file's api.apiKey among them.
+          reportNames(redactSecrets(`doctor --fix changed ${fixed.file}:\n${fixed.diff}`));
           add(true, `doctor --fix: wrote the names found into ${fixed.file}; run bvsync doctor again to check them`);
         }
       }

@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 /** A config file naming a SWOT statement with answers in doctor's week, so endpoint 20 is checkable. */
-async function configFile(sim: RunningSimulator, name: string, swotNames: Record<string, string> = {}): Promise<string> {
+async function configFile(sim: RunningSimulator, name: string, swotNames: Record<string, string> = {}, api: Record<string, unknown> = {}): Promise<string> {
   const window = probeWindows(addDays(todayUtc(), -1)).wide;
   let statement = sim.truth.world(1).swotStatements[0]!.id;
   for (const candidate of sim.truth.world(1).swotStatements) {
@@ -44,7 +44,7 @@ async function configFile(sim: RunningSimulator, name: string, swotNames: Record
     }
   }
   const path = join(dir.path, `${name}.json`);
-  writeFileSync(path, `${JSON.stringify({ api: { requestsPerSecond: 50 }, sync: { swotStatementIds: { '1': [statement] } } }, null, 2)}\n`);
+  writeFileSync(path, `${JSON.stringify({ api: { requestsPerSecond: 50, ...api }, sync: { swotStatementIds: { '1': [statement] } } }, null, 2)}\n`);
   return path;
 }
 
@@ -65,7 +65,8 @@ function doctor(sim: RunningSimulator, args: string[], cwd = dir.path): Promise<
 describe('doctor proposes the right name', () => {
   it('on a lenient API, finds the spec\'s own field names, and --fix writes them into the config file', async () => {
     const sim = await simulator({ params: { confirmed: 'is_actual', competitors: 'competitor_ids' }, strictParams: false });
-    const config = await configFile(sim, 'lenient');
+    // The key last in "api": the comma --fix adds after it puts its line in the diff.
+    const config = await configFile(sim, 'lenient', {}, { apiKey: sim.apiKey });
     const first = await doctor(sim, ['--config', config]);
     expect(first.out).toMatch(/^ {2}competitors \(7\) confirmed \(sent as "confirmed"\): "is_actual" is right: .+$/m);
     expect(first.out).toMatch(/^ {2}swot\/\{statement_id\} \(20\) competitors \(sent as "competitors"\): "competitor_ids" is right: .+$/m);
@@ -76,6 +77,8 @@ describe('doctor proposes the right name', () => {
     expect(fixed.out).toMatch(/^\+ +"params": \{$/m);
     expect(fixed.out).toMatch(/^\+ +"confirmed": "is_actual",?$/m);
     expect(fixed.out).toMatch(/^ok {4}doctor --fix: wrote the names found into .*lenient\.json/m);
+    expect(fixed.out).toMatch(/^[-+] +"apiKey": /m);
+    expect(fixed.out).not.toContain(sim.apiKey);
     expect(JSON.parse(readFileSync(config, 'utf8'))).toMatchObject({ api: { requestsPerSecond: 50, params: { confirmed: 'is_actual', competitors: 'competitor_ids' } }, sync: { swotStatementIds: {} } });
 
     const again = await doctor(sim, ['--config', config]);
