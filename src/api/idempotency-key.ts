@@ -13,6 +13,17 @@ export function contentIdempotencyKey(session: string, method: string, path: str
   return `bvsync-${digest}`;
 }
 
+/**
+ * The idempotency value of a write that no read can compare against (persona and tag changes, sent on every apply):
+ * of its method, path and body alone, the same in every apply. Within the API's 24 hours a re-run gets the first
+ * answer back and writes nothing; after them the same values are set again
+ * (test/manage/plan-apply.int.test.ts, "a second apply sends persona and tag changes again with the same values").
+ */
+export function stableIdempotencyKey(method: string, path: string, body: unknown): string {
+  const digest = createHash('sha256').update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('hex');
+  return `bvsync-same-${digest}`;
+}
+
 /** A write client's session: one apply. */
 export function idempotencySession(): string {
   return randomUUID();

@@ -12,14 +12,26 @@ const id = z.int();
 /** One item of `rejected[]`; `code` is one of not_found, conflict, plan_limit_reached, kept open for codes the spec does not list. */
 export const bulkRejectionSchema = z.looseObject({ index: z.int().nonnegative(), code: z.string(), message: z.string().nullish() });
 
+const bulkInfoSchema = z.looseObject({ dry_run: z.boolean().nullish(), written: z.int().nullish(), rejected: z.int().nullish() });
+
 /** The bulk write envelope shared by endpoints 1, 4 and 6. */
 export function bulkEnvelopeSchema<T extends z.ZodType>(item: T) {
   return z.looseObject({
     data: z.array(item),
-    info: z.looseObject({ dry_run: z.boolean().nullish(), written: z.int().nullish(), rejected: z.int().nullish() }),
+    info: bulkInfoSchema,
     rejected: z.array(bulkRejectionSchema).nullish(),
   });
 }
+
+/**
+ * The answer of a bulk dry run, as `plan` needs it: `info` and `rejected`. Its items, if any, are not read: nothing was
+ * created, so an API may give them `id: null`, no id, `id: 0`, or leave `data` out (test/manage/dry-run-shapes.int.test.ts).
+ */
+export const dryRunEnvelopeSchema = z.looseObject({
+  data: z.array(z.unknown()).nullish(),
+  info: bulkInfoSchema,
+  rejected: z.array(bulkRejectionSchema).nullish(),
+});
 
 export const writtenTrackedUrlSchema = z.looseObject({
   id,
@@ -60,6 +72,7 @@ export type WrittenTag = z.infer<typeof writtenTagSchema>;
 
 /** The bulk write envelope with its items validated. */
 export interface BulkAnswer<T> {
+  /** The items written; empty for a dry run, whose items are not read. */
   data: T[];
   dryRun: boolean;
   written: number;

@@ -3,13 +3,13 @@ import type { z } from 'zod';
 import type { ApiConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { openTransport } from './client.js';
-import { contentIdempotencyKey, freshIdempotencyKey, idempotencySession } from './idempotency-key.js';
+import { contentIdempotencyKey, freshIdempotencyKey, idempotencySession, stableIdempotencyKey } from './idempotency-key.js';
 import { cappedPageSize, paginate } from './paginate.js';
 import { brandPath, buildQuery, withQuery, type QueryParams } from './query.js';
 import type { RateBudget } from './rate-budget.js';
 import type { ApiRequestEvent, WriteRequest } from './transport.js';
 import { describeZodIssues } from './validate.js';
-import { WriteAnswerError } from './write-answer-error.js';
+import { WriteAnswerError, writtenPerInfo } from './write-answer-error.js';
 import { COMPETITORS_PER_REQUEST, SCENARIOS_PER_TOPIC, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from './write-limits.js';
 import * as w from './write-schemas.js';
 
@@ -108,7 +108,8 @@ export interface WriteClient {
 /**
  * The client of bvsync's writes, on the same transport as the reads: rate budget, retries, typed errors. Every
  * write carries an idempotency value (header `api.idempotencyHeader`): derived from the request's content and the
- * client's session for a real write, so a retry never writes twice, and fresh for a dry run. Needs `api.url` and
+ * client's session for a real write, so a retry never writes twice; from the content alone for persona and tag
+ * changes, which no read can compare, so every apply sends the same; fresh for a dry run. Needs `api.url` and
  * `api.apiKey`.
  */
 export function createWriteClient(config: ApiConfig, options: WriteClientOptions = {}): WriteClient {
@@ -116,10 +117,12 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
   const encoding = { params: config.params, arrayFormat: config.arrayFormat };
   const session = idempotencySession();
 
-  function send<T>(method: WriteRequest['method'], path: string, body: unknown, schema: z.ZodType<T>, dryRun = false): Promise<T> {
+  /** `keyOf`: the idempotency value is fresh for a dry run, of the apply and the content for a write a later plan can compare, of the content alone otherwise. */
+  function send<T>(method: WriteRequest['method'], path: string, body: unknown, schema: z.ZodType<T>, keyOf: 'dry-run' | 'apply' | 'content' = 'apply'): Promise<T> {
     const endpoint = `${method} ${path}`;
-    const value = dryRun ? freshIdempotencyKey() : contentIdempotencyKey(session, method, path, body);
-    return transport.write({ method, path, endpoint, body, idempotency: { header: config.idempotencyHeader, value } }, (answer) => {
+    const dryRun = keyOf === 'dry-run';
+    const key = dryRun ? freshIdempotencyKey() : keyOf === 'content' ? stableIdempotencyKey(method, path, body) : contentIdempotencyKey(session, method, path, body);
+    return transport.write({ method, path, endpoint, body, idempotency: { header: config.idempotencyHeader, value: key } }, (answer) => {
       // A single-item write the API answered 2xx with no body (204): done, with nothing to read back.
       if (answer === undefined && schema.safeParse(undefined).success) return undefined as T;
       const result = schema.safeParse(answer);
@@ -128,18 +131,23 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
       // answer was wrong left a user to send it again.
       throw new WriteAnswerError(
         `${endpoint}: the answer does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}. ` +
-          `The API accepted the request, so it may have written${dryRun ? ' (sent as a dry run)' : ''}: bvsync sent nothing more; bvsync plan shows what the brand now holds`,
+          `As for writing, ${writtenPerInfo(answer, dryRun)}. bvsync sent nothing more; bvsync plan shows what the brand now holds`,
         { endpoint },
       );
     });
   }
 
   async function bulk<T>(path: string, body: Record<string, unknown>, item: z.ZodType<T>, dryRun: boolean): Promise<w.BulkAnswer<T>> {
-    const answer = await send('POST', path, dryRun ? { ...body, dry_run: true } : body, w.bulkEnvelopeSchema(item), dryRun);
+    if (!dryRun) {
+      const answer = await send('POST', path, body, w.bulkEnvelopeSchema(item));
+      return { data: answer.data as T[], dryRun: answer.info.dry_run ?? false, written: answer.info.written ?? 0, rejected: answer.rejected ?? [] };
+    }
+    // A dry run's items are not read: plan needs only what was rejected, and an item not created has no id to give.
+    const answer = await send('POST', path, { ...body, dry_run: true }, w.dryRunEnvelopeSchema, 'dry-run');
     const written = answer.info.written ?? 0;
     // A check that wrote: `plan` must not go on, nor say "nothing written". The spec names the flag and not how an API
     // that reads it elsewhere answers, so its own answer is what tells.
-    if (dryRun && (answer.info.dry_run === false || written > 0)) {
+    if (answer.info.dry_run === false || written > 0) {
       throw new WriteAnswerError(
         `POST ${path}: sent with dry_run true, the API answered dry_run ${String(answer.info.dry_run ?? 'absent')} and written ${written}: ` +
           'it did not check but wrote. bvsync stopped here and sent nothing more; run bvsync plan again to see what the API now holds, ' +
@@ -147,7 +155,15 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
         { endpoint: `POST ${path}` },
       );
     }
-    return { data: answer.data as T[], dryRun: answer.info.dry_run ?? dryRun, written, rejected: answer.rejected ?? [] };
+    const rejected = answer.rejected ?? [];
+    if ((answer.info.rejected ?? 0) > rejected.length) {
+      throw new WriteAnswerError(
+        `POST ${path}: the dry run's info.rejected is ${answer.info.rejected} but rejected[] lists ${rejected.length}, so bvsync cannot tell which items the API would reject. ` +
+          `As for writing, ${writtenPerInfo(answer, true)}`,
+        { endpoint: `POST ${path}` },
+      );
+    }
+    return { data: [], dryRun: true, written, rejected };
   }
 
   function within(count: number, most: number, what: string, least = 1): void {
@@ -181,8 +197,8 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
       within(competitors.length, COMPETITORS_PER_REQUEST, 'competitors');
       return bulk(brandPath(brandId, 'competitors'), { competitors }, w.writtenCompetitorSchema, dryRun);
     },
-    updatePersona: (brandId, personaId, change) => send('PATCH', brandPath(brandId, 'personas', personaId), change, w.writtenPersonaSchema.optional()),
-    updateTag: (brandId, tagId, change) => send('PATCH', brandPath(brandId, 'tags', tagId), change, w.writtenTagSchema.optional()),
+    updatePersona: (brandId, personaId, change) => send('PATCH', brandPath(brandId, 'personas', personaId), change, w.writtenPersonaSchema.optional(), 'content'),
+    updateTag: (brandId, tagId, change) => send('PATCH', brandPath(brandId, 'tags', tagId), change, w.writtenTagSchema.optional(), 'content'),
 
     async trackedPages(brandId) {
       const path = brandPath(brandId, 'tracked-urls');

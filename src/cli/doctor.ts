@@ -1,9 +1,12 @@
 import { Command } from 'commander';
 import { CONFIG_OPTION } from './context.js';
 import { createApiClient } from '../api/client.js';
-import { ConfigError, loadConfig } from '../config/load.js';
+import { ConfigError, configFilePath, loadConfig } from '../config/load.js';
 import { addDays, todayUtc } from '../days.js';
-import type { Config } from '../config/schema.js';
+import type { ApiConfig, Config } from '../config/schema.js';
+import { fixConfigFile, mergedSettings } from './doctor/config-fix.js';
+import { proposedSettings, type NameProposal } from './doctor/name-search.js';
+import { proposalText } from './doctor/proposal-text.js';
 import { redactSecrets } from '../log.js';
 import { probeApiConfig } from './brand-access-probe.js';
 import { checkApiAndBrands, checkDiskRoom, checkRedis, checkRequired, type DoctorCheck } from './doctor/checks.js';
@@ -31,6 +34,10 @@ export interface DoctorOptions {
   today?: string;
   /** Told of the parameter probes' requests as they go; default a line on stderr (probe-progress.ts). */
   progress?: (brand: number) => ProbeProgress;
+  /** Write the names found into the config file (`--fix`); default false. */
+  fix?: boolean;
+  /** Receives the names searched for and what to set; default: print it. */
+  reportNames?: (text: string) => void;
 }
 
 export interface DoctorResult {
@@ -39,6 +46,8 @@ export interface DoctorResult {
   params: ParamVerdict[];
   /** HTTP requests the parameter probes sent (attempts, retries included). */
   paramRequests: number;
+  /** The names tried for each parameter found wrong, and the one verified. */
+  proposals: NameProposal[];
 }
 
 export function doctorCommand(): Command {
@@ -46,8 +55,9 @@ export function doctorCommand(): Command {
     .description('Check the config, Redis, that the API answers, that the key reads each brand, and every query parameter name bvsync sends')
     .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
     .option('--today <YYYY-MM-DD>', "the UTC day to treat as today: the probes read the week before it (default: the real one; for an API whose data ends earlier, such as the tour's simulator)")
-    .action(async (flags: { config?: string; today?: string }) => {
-      const { checks } = await runDoctor({ configPath: flags.config, today: todayFrom(flags) });
+    .option('--fix', 'write the parameter names found into the config file (api.params, api.endpointParams), showing the change')
+    .action(async (flags: { config?: string; today?: string; fix?: boolean }) => {
+      const { checks } = await runDoctor({ configPath: flags.config, today: todayFrom(flags), fix: flags.fix === true });
       const failed = checks.filter((c) => !c.ok).length;
       process.stdout.write(failed ? `\n${failed} check${failed > 1 ? 's' : ''} failed\n` : '\nall checks passed\n');
       if (failed) process.exitCode = 1;
@@ -59,7 +69,7 @@ export function doctorCommand(): Command {
  * probes add one check, failed when any parameter name is wrong.
  */
 export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResult> {
-  const result: DoctorResult = { checks: [], params: [], paramRequests: 0 };
+  const result: DoctorResult = { checks: [], params: [], paramRequests: 0, proposals: [] };
   const report = options.report ?? ((c: DoctorCheck) => process.stdout.write(`${c.ok ? (c.warning ? 'warn' : 'ok  ') : 'FAIL'}  ${redactSecrets(c.line)}\n`));
   const add = (ok: boolean, line: string) => {
     const check = { ok, line };
@@ -103,7 +113,9 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     progress = (options.progress ?? ((probed) => probeProgress(process.stderr, probed)))(brand);
     let probed: Awaited<ReturnType<typeof probeParameters>>;
     try {
-      probed = await probeParameters(client, config, brand, addDays(options.today ?? todayUtc(), -1), refused);
+      const clientFor = (api: ApiConfig) =>
+        createApiClient({ ...api, maxAttempts: Math.min(api.maxAttempts, 3) }, { retryRateLimited: true, dispatcher, onRequest: () => progress?.sent(++result.paramRequests) });
+      probed = await probeParameters(client, config, brand, addDays(options.today ?? todayUtc(), -1), refused, clientFor);
     } finally {
       progress.end();
       progress = undefined;
@@ -114,6 +126,22 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
       ((rows: ParamVerdict[], requests: number) =>
         process.stdout.write(`\nquery parameters of brand ${brand} (${requests} requests; at most ${MAX_PROBE_REQUESTS}, retries aside):\n${paramTable(rows)}\n\n`));
     printParams(result.params, result.paramRequests);
+    result.proposals = probed.proposals;
+    const found = proposedSettings(result.proposals);
+    const reportNames = options.reportNames ?? ((text: string) => process.stdout.write(`${text}\n\n`));
+    if (result.proposals.length) reportNames(proposalText(result.proposals, mergedSettings(config.api, found)));
+    if (options.fix) {
+      if (!found.params && !found.endpointParams) add(true, 'doctor --fix: no parameter name was found to write; the config file is as it was');
+      else {
+        const fixed = fixConfigFile(configFilePath({ path: options.configPath, env: options.env }), found);
+        if (!fixed.ok) add(false, `doctor --fix: ${fixed.why}`);
+        else {
+          // The diff may hold lines beside the names, the file's api.apiKey among them.
+          reportNames(redactSecrets(`doctor --fix changed ${fixed.file}:\n${fixed.diff}`));
+          add(true, `doctor --fix: wrote the names found into ${fixed.file}; run bvsync doctor again to check them`);
+        }
+      }
+    }
     const synced = await syncedParams(config, [addDays(options.today ?? todayUtc(), -2), addDays(options.today ?? todayUtc(), -1)]);
     const sentBySync = (row: ParamVerdict) => synced.get(endpointNameOf(row.endpoint))?.has(row.param) === true;
     const wrong = result.params.filter((row) => row.verdict === 'wrong' && sentBySync(row));

@@ -29,10 +29,15 @@ export interface LoadConfigOptions {
 
 export const DEFAULT_CONFIG_FILE = 'bvsync.config.json';
 
+/** The config file a command reads (`path`, else `BVSYNC_CONFIG`, else `./bvsync.config.json` when it exists), or undefined: the environment alone. */
+export function configFilePath(options: Pick<LoadConfigOptions, 'path' | 'env'> = {}): string | undefined {
+  const explicit = options.path ?? (options.env ?? process.env).BVSYNC_CONFIG;
+  return explicit ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
+}
+
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
-  const explicit = options.path ?? env.BVSYNC_CONFIG;
-  const path = explicit ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
+  const path = configFilePath(options);
   const source = path ? resolve(path) : 'the environment';
   let raw: Record<string, unknown> = {};
   if (path) raw = readJsonObject(path, source);

@@ -7,8 +7,11 @@ import { batches, groupBy } from './batches.js';
 import { addressKey, competitorNameKey, idsOfWritten, misplaced, topicNameKey } from './bulk-answer-items.js';
 import type { ChangePlan, ItemKind, PendingWrite, PlannedChange } from './planned-change.js';
 
-/** What became of one item of the file in an apply. */
-export type AppliedAction = 'created' | 'changed' | 'restored' | 'unchanged' | 'rejected';
+/**
+ * What became of one item of the file in an apply. `sent again`: a change with no read endpoint to compare against
+ * (personas, tags), sent whether or not the brand already had it, so not reported `changed`.
+ */
+export type AppliedAction = 'created' | 'changed' | 'restored' | 'sent again' | 'unchanged' | 'rejected';
 
 export interface AppliedChange {
   kind: ItemKind;
@@ -79,10 +82,10 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
     (written) => competitorNameKey(written.name),
   );
   for (const { change, write } of pending(plan, 'update-persona')) {
-    await single(change, 'changed', () => client.updatePersona(brandId, write.personaId, write.change));
+    await single(change, 'sent again', () => client.updatePersona(brandId, write.personaId, write.change));
   }
   for (const { change, write } of pending(plan, 'update-tag')) {
-    await single(change, 'changed', () => client.updateTag(brandId, write.tagId, write.change));
+    await single(change, 'sent again', () => client.updateTag(brandId, write.tagId, write.change));
   }
   return outcomes;
 

@@ -4,7 +4,7 @@ import type { TopicItem, WriteClient } from '../api/writes.js';
 import { addressNormalForm, competitorKey } from './address-normal-form.js';
 import { batches, groupBy } from './batches.js';
 import type { DesiredState, TopicEntry, TrackedUrlEntry } from './desired-state-schema.js';
-import type { ChangePlan, PendingWrite, PlannedChange } from './planned-change.js';
+import { NO_READ_TO_COMPARE, type ChangePlan, type PendingWrite, type PlannedChange } from './planned-change.js';
 import type { SeenTopic } from './warehouse-topics.js';
 
 export interface MakePlanOptions {
@@ -17,7 +17,7 @@ export interface MakePlanOptions {
  * competitors are read (endpoints 3, 7) and compared in the spec's terms (addresses in normal form, names without
  * regard to case); every create is then sent with `dry_run: true`, so the API itself says what it would reject.
  * Topics have no read, so their dry run is what tells: a `conflict` means the brand has a topic of that name, type
- * and language. Personas and tags have neither a read nor a dry run: each change is planned as given.
+ * and language. Personas and tags have neither a read nor a dry run: each change is planned to be sent as given.
  */
 export async function makePlan(client: WriteClient, desired: DesiredState, options: MakePlanOptions = {}): Promise<ChangePlan> {
   const brandId = desired.brand;
@@ -28,15 +28,15 @@ export async function makePlan(client: WriteClient, desired: DesiredState, optio
     ...desired.personas.map(({ id, ...change }): PlannedChange => ({
       kind: 'persona',
       label: `persona ${id}`,
-      action: 'change',
-      detail: `${describeFields(change)} (sent as given: the API has no read of personas)`,
+      action: 'send',
+      detail: `${describeFields(change)} (${NO_READ_TO_COMPARE})`,
       write: { type: 'update-persona', personaId: id, change },
     })),
     ...desired.tags.map(({ id, ...change }): PlannedChange => ({
       kind: 'tag',
       label: `tag ${id}`,
-      action: 'change',
-      detail: `${describeFields(change)} (sent as given: the API has no read of tags)`,
+      action: 'send',
+      detail: `${describeFields(change)} (${NO_READ_TO_COMPARE})`,
       write: { type: 'update-tag', tagId: id, change },
     })),
   ];

@@ -5,9 +5,13 @@ export type ItemKind = 'tracked URL' | 'topic' | 'competitor' | 'persona' | 'tag
 
 /**
  * What `plan` found for one item of the file: to create, change or restore; unchanged (the brand already has it);
- * or rejected, with the API's code (not_found, conflict, plan_limit_reached) and message.
+ * rejected, with the API's code (not_found, conflict, plan_limit_reached) and message; or `send`, a change with no read
+ * endpoint to compare against (personas, tags), sent as given on every apply.
  */
-export type PlannedAction = 'create' | 'change' | 'restore' | 'unchanged' | 'rejected';
+export type PlannedAction = 'create' | 'change' | 'restore' | 'send' | 'unchanged' | 'rejected';
+
+/** Why a persona or tag change is sent on every apply, as plan and apply say it. */
+export const NO_READ_TO_COMPARE = 'no read endpoint to compare';
 
 /** The write that brings one item to its desired state. */
 export type PendingWrite =

@@ -5,6 +5,9 @@ import { oddityKindSchema } from './oddities.js';
 export const FAULT_KINDS = ['5xx', 'reset', 'truncated', 'stall'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
+export const DRY_RUN_ANSWERS = ['ids', 'null-ids', 'no-ids', 'zero-ids', 'info-only'] as const;
+export type DryRunAnswer = (typeof DRY_RUN_ANSWERS)[number];
+
 /**
  * What the sync must survive, all off by default. Set by flag at start, and at run time with
  * `POST /__admin/knobs` or `RunningSimulator.setKnobs()`.
@@ -41,6 +44,8 @@ export const knobsSchema = z
     oddities: z.array(oddityKindSchema),
     /** Reject query parameters an endpoint does not know with 400 (default true), so a wrong mapping shows. */
     strictParams: z.boolean(),
+    /** With `strictParams`, the 400 of an unknown name lists the names the endpoint knows, as some APIs do; default false. */
+    unknownParamsListed: z.boolean(),
     /**
      * Endpoints the key may not read, by the end of their path after `/brands/{id}/` (e.g. `products/ranking`): answered
      * 403 `forbidden`, as a plan without the feature might be (the spec shows neither that code nor its status); default none.
@@ -53,6 +58,11 @@ export const knobsSchema = z
     missingPaths: z.array(z.string().min(1)),
     /** Bulk writes ignore `dry_run` and write, as an API reading it under another name or place would; default false. */
     dryRunIgnored: z.boolean(),
+    /**
+     * How a bulk dry run answers its items (the spec shows only the envelope): `ids` (default, the ids it would give),
+     * `null-ids` (`id: null`), `no-ids` (no `id`), `zero-ids` (`id: 0`), or `info-only` (no `data`, only `info` and `rejected`).
+     */
+    dryRunAnswer: z.enum(DRY_RUN_ANSWERS),
     /** Writes that are not dry runs answered before every later one is answered 503 (counted from when it is set); -1, the default, for all. */
     realWritesAnswered: z.number().int().min(-1),
     /**
@@ -108,9 +118,11 @@ export const DEFAULT_KNOBS: Knobs = {
   invalidShare: 0,
   oddities: [],
   strictParams: true,
+  unknownParamsListed: false,
   refusedPaths: [],
   missingPaths: [],
   dryRunIgnored: false,
+  dryRunAnswer: 'ids',
   realWritesAnswered: -1,
   quotaSpent: false,
   unknownEngines: 'refuse',

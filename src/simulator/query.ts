@@ -42,6 +42,8 @@ export class QueryReader {
     readonly firstPage: 0 | 1 = 1,
     /** Hours from UTC of the zone whose days a date-only bound names (the `dayZoneHours` knob); 0 is the spec's UTC. */
     private readonly dayZoneHours = 0,
+    /** A refused unknown name's message lists the names the endpoint knows (the `unknownParamsListed` knob). */
+    private readonly listKnown = false,
   ) {}
 
   /** The reports' `info.query`: the query as applied, or with `mirrorEcho` every parameter as received, known or not. */
@@ -180,7 +182,9 @@ export class QueryReader {
   finish(): void {
     if (this.strict) {
       for (const key of new Set(this.search.keys())) {
-        if (!this.known.has(key)) this.errors.push({ field: key, message: 'unknown query parameter for this endpoint' });
+        if (this.known.has(key)) continue;
+        const listed = this.listKnown ? `; known parameters: ${[...this.known].sort().join(', ') || 'none'}` : '';
+        this.errors.push({ field: key, message: `unknown query parameter for this endpoint${listed}` });
       }
     }
     if (this.errors.length > 0) throw simulatorValidationError(this.errors);

@@ -11,6 +11,8 @@ export interface LoggedRequest {
   fault?: string;
   /** Items a write (POST, PATCH) wrote: a bulk write's info.written, 1 for another write answered 2xx, 0 for a dry run, a replayed answer or an error. */
   written?: number;
+  /** The idempotency value a write (POST, PATCH) carried, under the simulator's idempotency header. */
+  idempotencyKey?: string;
 }
 
 /** The most entries kept; the oldest go first. Enough for any test, bounded for a long-running demo. */

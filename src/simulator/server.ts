@@ -104,7 +104,7 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
   if (isWrite && sim.knobs.realWritesAnswered >= 0 && (body as { dry_run?: unknown } | undefined)?.dry_run !== true && sim.realWrites++ >= sim.knobs.realWritesAnswered) {
     throw new SimulatorApiError(503, 'unavailable', 'injected: the API stopped answering writes');
   }
-  const query = new QueryReader(url.searchParams, sim.paramsOf(rest), sim.arrayFormat, sim.knobs.strictParams, sim.rangeEndEcho, sim.knobs.echoMirror, sim.knobs.endDayLeftOut, sim.knobs.firstPage, sim.knobs.dayZoneHours);
+  const query = new QueryReader(url.searchParams, sim.paramsOf(rest), sim.arrayFormat, sim.knobs.strictParams, sim.rangeEndEcho, sim.knobs.echoMirror, sim.knobs.endDayLeftOut, sim.knobs.firstPage, sim.knobs.dayZoneHours, sim.knobs.unknownParamsListed);
   const world = sim.world(brandId);
   let outcome: Outcome;
   try {
@@ -175,6 +175,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
   const answerApiRequest = async (req: IncomingMessage, res: ServerResponse, url: URL, rawBody: string, started: number) => {
     const sequence = ++sim.requestSequence;
     const knobs = sim.knobs;
+    const idempotencyKey = req.headers[sim.idempotencyHeader];
     const log = (status: number, fault?: FaultKind | 'hang', written?: number) => {
       const entry = {
         method: req.method ?? 'GET',
@@ -185,6 +186,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
         durationMs: Date.now() - started,
         ...(fault ? { fault } : {}),
         ...(written === undefined ? {} : { written }),
+        ...(typeof idempotencyKey === 'string' && (req.method === 'POST' || req.method === 'PATCH') ? { idempotencyKey } : {}),
       };
       sim.requestLog.add(entry);
       sim.options.onRequest?.(entry);

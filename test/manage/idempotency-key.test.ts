@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, contentIdempotencyKey, freshIdempotencyKey } from '../../src/api/idempotency-key.js';
+import { canonicalJson, contentIdempotencyKey, freshIdempotencyKey, stableIdempotencyKey } from '../../src/api/idempotency-key.js';
 
 describe('idempotency values', () => {
   it('are the same for the same request, whatever the order of its keys', () => {
@@ -20,6 +20,14 @@ describe('idempotency values', () => {
   it('differ for another session (apply), so a write someone undid since is written again, not replayed', () => {
     const body = { title: 'New' };
     expect(contentIdempotencyKey('s2', 'PATCH', '/customer/v1/brands/1/tracked-urls/7', body)).not.toBe(contentIdempotencyKey('s1', 'PATCH', '/customer/v1/brands/1/tracked-urls/7', body));
+  });
+
+  it('of a change no read can compare are the same in every apply, and differ by content and path', () => {
+    const key = stableIdempotencyKey('PATCH', '/customer/v1/brands/1/personas/7', { city: 'Lisbon', country: 'PT' });
+    expect(stableIdempotencyKey('PATCH', '/customer/v1/brands/1/personas/7', { country: 'PT', city: 'Lisbon' })).toBe(key);
+    expect(stableIdempotencyKey('PATCH', '/customer/v1/brands/1/personas/8', { city: 'Lisbon', country: 'PT' })).not.toBe(key);
+    expect(stableIdempotencyKey('PATCH', '/customer/v1/brands/1/personas/7', { city: 'Porto', country: 'PT' })).not.toBe(key);
+    expect(key).toMatch(/^bvsync-same-[0-9a-f]{64}$/);
   });
 
   it('are fresh for every dry run, so a plan never gets an earlier answer replayed', () => {

@@ -231,7 +231,7 @@ describe('rejections of brand 2', () => {
 });
 
 describe('writes of one item: restore, persona, tag', () => {
-  it('a restore or a persona that does not exist is that item\'s rejection; a tag change is written', async () => {
+  it('a restore or a persona that does not exist is that item\'s rejection; a tag change is sent', async () => {
     sim.clearRequestLog();
     const path = writeFile('brand-3-single.yaml', [
       'brand: 3',
@@ -250,9 +250,35 @@ describe('writes of one item: restore, persona, tag', () => {
     expect(items(result).map((item) => [item.kind, item.action, item.code])).toEqual([
       ['topic', 'rejected', 'not_found'],
       ['persona', 'rejected', 'not_found'],
-      ['tag', 'changed', undefined],
+      ['tag', 'sent again', undefined],
     ]);
     expect(writtenSinceClear().byPath['PATCH /customer/v1/brands/3/tags/300004']).toBe(1);
+  });
+});
+
+describe('persona and tag changes, which no read can compare', () => {
+  it('a second apply sends them again with the same idempotency values and reports none changed', async () => {
+    const path = writeFile('brand-3-people.yaml', ['brand: 3', 'personas:', '  - id: 300001', '    city: Lisbon', 'tags:', '  - id: 300004', '    color: "#2ca02c"'].join('\n'));
+    const patchKeys = () => sim.requestLog().filter((entry) => entry.method === 'PATCH').map((entry) => `${entry.path} ${entry.idempotencyKey}`);
+    const plan = await bvsync('plan', path);
+    expect(plan.stdout).toMatch(/0 to change, 0 to restore, 0 rejected, 0 unchanged, 2 to send as given \(no read endpoint to compare\) \(nothing written\)/);
+    sim.clearRequestLog();
+    const first = await bvsync('apply', path);
+    expect(first.code).toBe(0);
+    expect(writtenSinceClear().total).toBe(2);
+    const sent = patchKeys();
+    expect(sent).toHaveLength(2);
+    expect(sent.every((line) => /bvsync-/.test(line))).toBe(true);
+
+    sim.clearRequestLog();
+    const second = await bvsync('apply', path);
+    expect(second.code).toBe(0);
+    expect(second.stdout).not.toMatch(/changed +(persona|tag) /);
+    expect(second.stdout).toMatch(/^ {2}sent again +persona +persona 300001 \(id 300001\): city "Lisbon" \(no read endpoint to compare\)$/m);
+    expect(second.stdout).toMatch(/applied to brand 3: 0 created, 0 changed, 0 restored, 0 rejected, 0 unchanged, 2 sent again \(no read endpoint to compare\)$/m);
+    // The same values: within its 24 hours the API answers the first answer and writes nothing.
+    expect(patchKeys()).toEqual(sent);
+    expect(writtenSinceClear().total).toBe(0);
   });
 });
 

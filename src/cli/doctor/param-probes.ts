@@ -1,6 +1,7 @@
 import type { ApiClient } from '../../api/client.js';
 import { endpointReads } from '../endpoint-reads.js';
-import type { Config } from '../../config/schema.js';
+import type { ApiConfig, Config } from '../../config/schema.js';
+import { searchNames, type EndpointProbe, type NameProposal } from './name-search.js';
 import { ENDPOINTS, SENT_PARAMS } from './endpoints.js';
 import { ProbeContext, probeWindows } from './probe-context.js';
 import { probeArticlesAndAnalyses, probeCompetitors, probeTemplates } from './probes/catalog.js';
@@ -17,6 +18,23 @@ import { VerdictBook, type ParamVerdict } from './verdicts.js';
 
 export { MAX_PROBE_REQUESTS } from './probe-context.js';
 
+/** Each endpoint's probe alone, with what it needs of the others, for trying a candidate name (name-search.ts). */
+const ENDPOINT_PROBES: Readonly<Record<string, EndpointProbe>> = {
+  [ENDPOINTS.visibility]: async (ctx) => probeVisibilityFilters(ctx, await probeVisibilityReport(ctx)),
+  [ENDPOINTS.conversations]: async (ctx) => probeConversationFilters(ctx, await probeConversationDates(ctx)),
+  [ENDPOINTS.competitors]: probeCompetitors,
+  [ENDPOINTS.trackedUrls]: probeTrackedUrls,
+  [ENDPOINTS.citations]: probeCitations,
+  [ENDPOINTS.domainDetail]: probeDomainDetail,
+  [ENDPOINTS.templates]: probeTemplates,
+  [ENDPOINTS.articles]: probeArticlesAndAnalyses,
+  [ENDPOINTS.contentAnalyses]: probeArticlesAndAnalyses,
+  [ENDPOINTS.fanoutsCited]: probeFanoutsCited,
+  [ENDPOINTS.fanoutsByPhrase]: async (ctx) => probeFanoutsByPhrase(ctx, await probeFanoutsCited(ctx)),
+  [ENDPOINTS.productRanking]: probeProductRanking,
+  [ENDPOINTS.swot]: probeSwot,
+};
+
 /**
  * Checks every query parameter bvsync sends, endpoint by endpoint, against one readable brand. Earlier probes
  * learn what later ones need (the days and engines of the answers, topics, domains, a tracked page), so the
@@ -28,7 +46,9 @@ export async function probeParameters(
   brand: number,
   lastDay: string,
   refused?: RefusedNames,
-): Promise<{ verdicts: ParamVerdict[]; assumptions: Array<{ ok: boolean; line: string }> }> {
+  /** A client for a config with a candidate name; given, names found wrong are searched for (name-search.ts). */
+  clientFor?: (api: ApiConfig) => ApiClient,
+): Promise<{ verdicts: ParamVerdict[]; assumptions: Array<{ ok: boolean; line: string }>; proposals: NameProposal[] }> {
   const book = new VerdictBook(config.api.params, config.api.endpointParams);
   for (const endpoint of Object.values(ENDPOINTS)) book.declare(endpoint, SENT_PARAMS[endpoint]!);
   const ctx = new ProbeContext(endpointReads(client), brand, book, probeWindows(lastDay), config, refused);
@@ -82,5 +102,7 @@ export async function probeParameters(
         : { ok: true, line: `${endpoint}: the API answered ${read}; bvsync cannot read that, but no stream synced reads it` },
     );
   }
-  return { verdicts: book.list(), assumptions: ctx.assumptions };
+  const verdicts = book.list();
+  const proposals = clientFor ? await searchNames(verdicts, { ctx, config, clientFor, probes: ENDPOINT_PROBES, ...(refused ? { refused } : {}) }) : [];
+  return { verdicts, assumptions: ctx.assumptions, proposals };
 }

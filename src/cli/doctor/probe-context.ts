@@ -5,6 +5,7 @@ import type { Config } from '../../config/schema.js';
 import { addDays } from '../../days.js';
 import { domainOf } from '../../streams/domains.js';
 import { ENDPOINTS, SENT_PARAMS, endpointNameOf } from './endpoints.js';
+import { listedNames } from './name-candidates.js';
 import { isNoAnswer, isUnreadableAnswer } from './no-answer.js';
 import type { RefusedNames } from './refused-names.js';
 import { ValidationTally } from './validation-tally.js';
@@ -127,6 +128,8 @@ export class ProbeContext {
    */
   readonly unreadableReads = new Map<string, string>();
   readonly validation = new ValidationTally();
+  /** Names a strict API listed in a 400 as those an endpoint knows, per endpoint: candidates of name-search.ts. */
+  readonly listedNames = new Map<string, Set<string>>();
   private readonly controls: Control[] = [];
 
   constructor(
@@ -178,6 +181,7 @@ export class ProbeContext {
    */
   private readRefusal(endpoint: string, sent: readonly ParamName[], error: ValidationError): void {
     const details = error.details ?? [];
+    this.noteListed(endpoint, details);
     // Any parameter of the endpoint may be named: paging is sent by every paged request, whatever the probe.
     const candidates = [...sent, ...(SENT_PARAMS[endpoint] ?? [])];
     const named = new Set(details.map((d) => d.field));
@@ -196,6 +200,15 @@ export class ProbeContext {
       if (!param) continue;
       if (UNKNOWN_NAME.test(detail.message)) this.book.wrong(endpoint, param, `the API refused "${detail.field}": ${detail.message}`, 'request');
       else this.book.verified(endpoint, param, `the API read "${detail.field}" and judged its value: ${detail.message}`, 'request');
+    }
+  }
+
+  /** Keeps the names a 400 about an unknown name lists as known (name-candidates.ts reads them). */
+  noteListed(endpoint: string, details: ReadonlyArray<{ message: string }>): void {
+    for (const detail of details) {
+      if (!UNKNOWN_NAME.test(detail.message)) continue;
+      const names = listedNames(detail.message);
+      if (names.length) this.listedNames.set(endpoint, new Set([...(this.listedNames.get(endpoint) ?? []), ...names]));
     }
   }
 
@@ -273,6 +286,7 @@ export class ProbeContext {
       this.noteAnswer(endpoint, error);
       if (error instanceof ValidationError && error.details?.some((d) => d.field === wire)) {
         const detail = error.details.find((d) => d.field === wire)!;
+        this.noteListed(endpoint, error.details);
         if (UNKNOWN_NAME.test(detail.message)) return this.book.wrong(endpoint, param, `the API refused "${wire}": ${detail.message}`, 'request');
         this.facts.validatesValues[valueKindOf(param)] = true;
         return this.book.verified(endpoint, param, `${dataSays}, but the API refused ${wire}=${invalid} (${detail.message}), so it reads the name`, 'request');

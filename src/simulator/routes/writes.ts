@@ -5,6 +5,7 @@ import { SimulatorApiError, simulatorNotFound } from '../sim-errors.js';
 import { countCitedPages, trackedUrlRecord } from '../reports/tracked-urls.js';
 import { LIMITS } from '../spec-enums.js';
 import { normalizeUrl } from '../normalize-url.js';
+import type { DryRunAnswer } from '../knobs.js';
 import type { BrandWorld, Competitor, Topic, TrackedUrl } from '../world-types.js';
 import { readAnswerFilter } from './common.js';
 import type { Route, RouteContext } from './route.js';
@@ -21,8 +22,18 @@ interface Rejection {
   message: string;
 }
 
-function bulk(data: unknown[], rejected: Rejection[], dryRun: boolean) {
-  return { data, info: { dry_run: dryRun, written: dryRun ? 0 : data.length, rejected: rejected.length }, rejected };
+function bulk(data: unknown[], rejected: Rejection[], dryRun: boolean, shape: DryRunAnswer) {
+  const info = { dry_run: dryRun, written: dryRun ? 0 : data.length, rejected: rejected.length };
+  if (!dryRun || shape === 'ids') return { data, info, rejected };
+  if (shape === 'info-only') return { info, rejected };
+  return { data: data.map((item) => dryRunItem(item as Record<string, unknown>, shape)), info, rejected };
+}
+
+/** An item of a dry run's answer without the id it would get (knob `dryRunAnswer`): nothing was created, so nothing has one. */
+function dryRunItem(item: Record<string, unknown>, shape: Exclude<DryRunAnswer, 'ids' | 'info-only'>): Record<string, unknown> {
+  const { id: _id, ...rest } = item;
+  if (shape === 'no-ids') return rest;
+  return { id: shape === 'null-ids' ? null : 0, ...rest };
 }
 
 /** The "title of the page" for a page tracked without one: its last path segment, in words, and its host. */
@@ -81,7 +92,7 @@ const trackUrls: Route = {
     });
     if (!dryRun) world.trackedUrls.push(...created);
     const counts = trackedUrlCounts(context);
-    return { body: bulk(created.map((page) => trackedUrlRecord(world, page, counts)), rejected, dryRun) };
+    return { body: bulk(created.map((page) => trackedUrlRecord(world, page, counts)), rejected, dryRun, sim.knobs.dryRunAnswer) };
   },
 };
 
@@ -183,7 +194,7 @@ const createTopics: Route = {
       });
     });
     if (!dryRun) world.topics.push(...created);
-    return { body: bulk(created.map(topicRecord), rejected, dryRun) };
+    return { body: bulk(created.map(topicRecord), rejected, dryRun, sim.knobs.dryRunAnswer) };
   },
 };
 
@@ -239,7 +250,7 @@ const createCompetitors: Route = {
       if (!dryRun) world.competitors.push(competitor);
       written.push({ ...competitor });
     });
-    return { body: bulk(written, rejected, dryRun) };
+    return { body: bulk(written, rejected, dryRun, sim.knobs.dryRunAnswer) };
   },
 };
 
