@@ -1,7 +1,6 @@
-import { Command, Help, type Option } from 'commander';
-import { commands, loadCommands } from './commands.js';
+import { Command, CommanderError, Help, type Option } from 'commander';
+import { commands, listedCommands, loadCommands } from './commands.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
-import { reportFailure } from './fail.js';
 import { packageVersion } from './package-version.js';
 
 const version = packageVersion();
@@ -29,9 +28,14 @@ const program = new Command('bvsync')
   // A command line commander cannot parse is thrown rather than exited on, so it ends with the usage exit code.
   .exitOverride();
 
-// The command asked for is the only one imported; the whole help, the version and a mistyped name need them all.
-const asked = commands.find((entry) => entry.name === process.argv[2]);
-for (const make of asked ? [await asked.load()] : await loadCommands()) program.addCommand(make().exitOverride());
+// The command asked for is the only one imported; `bvsync --help` lists stand-ins of them all (src/cli/commands.ts);
+// `help <command>` and a mistyped name need them all.
+const args = process.argv.slice(2);
+const asked = commands.find((entry) => entry.name === args[0]);
+const rootHelp = args.length === 1 && ['--help', '-h', 'help'].includes(args[0]!);
+if (asked) program.addCommand((await asked.load())().exitOverride());
+else if (rootHelp) for (const command of listedCommands()) program.addCommand(command.exitOverride());
+else for (const make of await loadCommands()) program.addCommand(make().exitOverride());
 program.helpCommand('help [command]', 'Show help for a command');
 const required = new WeakSet<Option>();
 unknownOptionsFirst(program);
@@ -64,6 +68,10 @@ function styleHelp(command: Command): void {
       const text = Help.prototype.optionDescription.call(this, option);
       return option.mandatory || required.has(option) ? `${text} (required)` : text;
     },
+    // A stand-in of the root help's list says how its command lists.
+    subcommandTerm(sub: Command) {
+      return (sub as Command & { listedAs?: string }).listedAs ?? Help.prototype.subcommandTerm.call(this, sub);
+    },
   });
   for (const sub of command.commands) styleHelp(sub);
 }
@@ -71,5 +79,8 @@ function styleHelp(command: Command): void {
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.exitCode = reportFailure(error);
+  // Help shown ends here with commander's code 0. Failures are reported by fail.js, imported then only: it reads the
+  // process settings (and with them the config's modules), which `--help` has no need of.
+  if (error instanceof CommanderError && error.exitCode === 0) process.exitCode = 0;
+  else process.exitCode = (await import('./fail.js')).reportFailure(error);
 }
