@@ -15,6 +15,8 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.int.test.ts'],
+          // Many spawn bin/bvsync.js, which runs dist/: built first whenever a source is newer (test/global-setup.ts).
+          globalSetup: ['test/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

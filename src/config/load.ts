@@ -5,18 +5,10 @@ import { configSchema, type Config } from './schema.js';
 import { registerSecret } from '../log.js';
 import { keyHint, keysAt } from '../key-hint.js';
 import { parseRedisAddress } from '../redis-address.js';
+import { ConfigError } from './config-error.js';
+import { secretFromEnv, type SecretFileOptions } from './secret-file.js';
 
-/** A config that cannot be used; its message lists every problem, one per line, with where it is. */
-export class ConfigError extends Error {
-  readonly code = 'config_invalid';
-  constructor(
-    readonly source: string,
-    readonly problems: string[],
-  ) {
-    super(`${source} is not a valid bvsync config:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 export interface LoadConfigOptions {
   /** Path of the JSON config; default `BVSYNC_CONFIG`, else `./bvsync.config.json` when it exists. */
@@ -25,6 +17,8 @@ export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   /** Values that win over the file and the environment (command line flags). */
   overrides?: (raw: Record<string, unknown>) => void;
+  /** Told of a secret file others may read (`BVSYNC_API_KEY_FILE`, `REDIS_URL_FILE`); default: the process logger. */
+  warn?: SecretFileOptions['warn'];
 }
 
 export const DEFAULT_CONFIG_FILE = 'bvsync.config.json';
@@ -41,7 +35,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const source = path ? resolve(path) : 'the environment';
   let raw: Record<string, unknown> = {};
   if (path) raw = readJsonObject(path, source);
-  const fromEnv = applyEnv(raw, env, source);
+  const fromEnv = applyEnv(raw, env, source, { warn: options.warn });
   options.overrides?.(raw);
   return parseConfig(raw, source, fromEnv);
 }
@@ -51,8 +45,18 @@ export function parseConfig(raw: unknown, source = 'config', fromEnv: ReadonlyMa
   const result = configSchema.safeParse(raw);
   if (!result.success) throw new ConfigError(source, describeIssues(result.error, fromEnv));
   registerSecret(result.data.api.apiKey);
-  if (result.data.redisUrl) registerSecret(parseRedisAddress(result.data.redisUrl).password);
+  registerRedisPassword(result.data.redisUrl);
+  if (result.data.redis?.password) registerSecret(result.data.redis.password);
   return result.data;
+}
+
+/** A Redis address's password is a secret as the API key is: registered decoded and as the address writes it. */
+function registerRedisPassword(url: string | undefined): void {
+  if (!url) return;
+  const password = parseRedisAddress(url).password;
+  if (!password) return;
+  registerSecret(password);
+  registerSecret(encodeURIComponent(password));
 }
 
 export function describeIssues(error: z.ZodError, fromEnv: ReadonlyMap<string, string> = new Map()): string[] {
@@ -119,7 +123,7 @@ function readJsonObject(path: string, source: string): Record<string, unknown> {
 }
 
 /** Puts the environment's settings over the file's; returns which variable gave each setting it set. */
-function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, source: string): Map<string, string> {
+function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, source: string, secretOptions: SecretFileOptions): Map<string, string> {
   const fromEnv = new Map<string, string>();
   const api = (raw.api ??= {}) as Record<string, unknown>;
   if (typeof api !== 'object' || api === null) return fromEnv;
@@ -128,13 +132,17 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, source: 
     fromEnv.set(setting, variable);
   };
   if (env.BVSYNC_API_URL) set(api, 'url', 'api.url', 'BVSYNC_API_URL', env.BVSYNC_API_URL);
-  if (env.BVSYNC_API_KEY) set(api, 'apiKey', 'api.apiKey', 'BVSYNC_API_KEY', env.BVSYNC_API_KEY);
+  // Each secret setting also reads from a file, `<NAME>_FILE` (src/config/secret-file.ts).
+  const apiKey = secretFromEnv(env, 'BVSYNC_API_KEY', secretOptions);
+  if (apiKey) set(api, 'apiKey', 'api.apiKey', apiKey.variable, apiKey.value);
   if (env.BVSYNC_DB) set(raw, 'db', 'db', 'BVSYNC_DB', env.BVSYNC_DB);
   if (env.BVSYNC_REDIS_PREFIX) set(raw, 'redisPrefix', 'redisPrefix', 'BVSYNC_REDIS_PREFIX', env.BVSYNC_REDIS_PREFIX);
-  if (env.REDIS_URL) set(raw, 'redisUrl', 'redisUrl', 'REDIS_URL', env.REDIS_URL);
-  if (env.REDIS_CA_FILE || env.REDIS_PASSWORD) {
+  const redisUrl = secretFromEnv(env, 'REDIS_URL', secretOptions);
+  if (redisUrl) set(raw, 'redisUrl', 'redisUrl', redisUrl.variable, redisUrl.value);
+  const redisPassword = secretFromEnv(env, 'REDIS_PASSWORD', secretOptions);
+  if (env.REDIS_CA_FILE || redisPassword) {
     const redis = (raw.redis ??= {}) as Record<string, unknown>;
-    if (env.REDIS_PASSWORD) set(redis, 'password', 'redis.password', 'REDIS_PASSWORD', env.REDIS_PASSWORD);
+    if (redisPassword) set(redis, 'password', 'redis.password', redisPassword.variable, redisPassword.value);
     if (env.REDIS_CA_FILE) {
       const tls = (redis.tls ??= {}) as Record<string, unknown>;
       set(tls, 'caFile', 'redis.tls.caFile', 'REDIS_CA_FILE', env.REDIS_CA_FILE);

@@ -7,17 +7,19 @@ import { reviveError, type FetchThreadSetup, type FromFetchThread, type ReadSlic
 import type { Tally } from './request-tally.js';
 import type { SliceRead, SliceReader } from './slice-reader.js';
 
-/** The thread's module beside this one (the sources run through tsx: there is no build step, see bin/bvsync.js). */
+/** The thread's module beside this one: compiled (`dist/`, as bin/bvsync.js runs), or a source run through tsx. */
 const THREAD_ENTRY = import.meta.url.replace(/fetch-thread-pool\.(ts|js)$/, 'fetch-thread.$1');
+const RUNS_SOURCES = THREAD_ENTRY.endsWith('.ts');
 
 /**
- * A thread starts without the TypeScript loader the process registered (bin/bvsync.js calls tsx's `register()`, which
- * hooks the main thread only), so it registers tsx itself before importing its module.
+ * A thread starts without the TypeScript loader the process registered (tsx's `register()` hooks the main thread
+ * only), so from sources (tests, benches) it registers tsx itself before importing its module. Compiled, it needs none:
+ * tsx is a development dependency only.
  */
 const BOOTSTRAP = `
 const { workerData } = require('node:worker_threads');
-import(workerData.tsx)
-  .then((tsx) => { tsx.register(); return import(workerData.entry); })
+(workerData.tsx ? import(workerData.tsx).then((tsx) => tsx.register()) : Promise.resolve())
+  .then(() => import(workerData.entry))
   .catch((error) => { setImmediate(() => { throw error; }); });
 `;
 
@@ -72,7 +74,7 @@ export class FetchThreadPool implements SliceReader {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private closed = false;
-  private readonly tsx = tsxRegisterUrl();
+  private readonly tsx = RUNS_SOURCES ? tsxRegisterUrl() : undefined;
 
   constructor(private readonly options: FetchThreadPoolOptions) {
     for (let index = 0; index < Math.max(1, options.threads); index++) this.slots.push(this.start());

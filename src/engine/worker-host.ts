@@ -23,6 +23,7 @@ import { refuseOtherWarehouse, writtenFile } from './prefix-warehouse.js';
 import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
 import { WriterLease } from './writer-lease.js';
+import { checkReadiness, type Readiness } from './readiness.js';
 import { WriterUnavailableError } from './writer-unavailable-error.js';
 
 /** How long closing a BullMQ worker may take (past the stop deadline, for the fetch worker) before it is dropped. */
@@ -359,6 +360,18 @@ export class WorkerHost {
     // does), which would leave `_sync_runs` saying running.
     await this.warehouse?.finishRun(runId, 'failed').catch(() => undefined);
     await runs.update(runId, { status: 'failed', error: reason, finishedAt: new Date().toISOString() });
+  }
+
+  /** Whether this process can do its part now, for `GET /readyz` (src/engine/readiness.ts says what each check means). */
+  readiness(): Promise<Readiness> {
+    return checkReadiness({
+      redis: this.connection,
+      mayWrite: this.options.load !== false,
+      holdsLease: this.lease?.isHeld ?? false,
+      warehouse: this.warehouse,
+      writerProblem: this.writerProblem(),
+      stopping: this.stopping !== undefined,
+    });
   }
 
   /** Jobs of each queue by state, for metrics scraped at any time. */

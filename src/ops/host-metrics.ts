@@ -13,10 +13,10 @@ export interface HostMetricsOptions {
 
 /**
  * Serves a worker host's metrics: the counters it feeds as it works, plus its queues' depths and (while it holds the
- * writer lease) freshness, read when scraped.
+ * writer lease) freshness, read when scraped; and its probes, `/healthz` and `/readyz` (src/engine/readiness.ts).
  */
 export function serveHostMetrics(host: WorkerHost, metrics: PrometheusMetrics, options: HostMetricsOptions): Promise<RunningMetricsServer> {
   metrics.setQueueSource(() => host.queueCounts());
   metrics.setFreshnessSource(() => host.freshness());
-  return startMetricsServer({ metrics, port: options.port, host: options.host, log: options.log });
+  return startMetricsServer({ metrics, port: options.port, host: options.host, log: options.log, readiness: () => host.readiness() });
 }

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Readiness } from '../engine/readiness.js';
 import type { Logger } from '../log.js';
 import type { PrometheusMetrics } from './prometheus-metrics.js';
 
@@ -10,6 +11,8 @@ export interface MetricsServerOptions {
   /** Interface to listen on; default `0.0.0.0` so a Prometheus on another host (or container) can scrape it. */
   host?: string;
   log?: Logger;
+  /** What `GET /readyz` reports; default: ready whenever the server answers. */
+  readiness?: () => Promise<Readiness>;
 }
 
 export interface RunningMetricsServer {
@@ -21,7 +24,11 @@ export interface RunningMetricsServer {
   close(): Promise<void>;
 }
 
-/** Serves `GET /metrics` in Prometheus' text format, and `GET /healthz` for container health checks. */
+/**
+ * Serves `GET /metrics` in Prometheus' text format, and the probes of docs/operations.md ("Health endpoints"):
+ * `GET /healthz` answers 200 while the process's event loop answers (a liveness probe), `GET /readyz` 200 or 503 with
+ * its checks as JSON (a readiness probe). Proven by test/ops/health.int.test.ts.
+ */
 export async function startMetricsServer(options: MetricsServerOptions): Promise<RunningMetricsServer> {
   const host = options.host ?? '0.0.0.0';
   const server: Server = createServer((request, response) => {
@@ -30,8 +37,16 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       response.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
       return;
     }
+    if (request.method === 'GET' && path === '/readyz') {
+      const readiness = options.readiness?.() ?? Promise.resolve({ ready: true, checks: {} });
+      readiness.then(
+        (answer) => response.writeHead(answer.ready ? 200 : 503, { 'content-type': 'application/json' }).end(`${JSON.stringify(answer)}\n`),
+        (error: Error) => response.writeHead(503, { 'content-type': 'application/json' }).end(`${JSON.stringify({ ready: false, checks: { process: { ok: false, detail: error.message } } })}\n`),
+      );
+      return;
+    }
     if (request.method !== 'GET' || path !== '/metrics') {
-      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: metrics are at /metrics\n');
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: metrics are at /metrics, probes at /healthz and /readyz\n');
       return;
     }
     options.metrics.expose().then(

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Help } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { commands, loadCommands } from '../../src/cli/commands.js';
 import { runBvsync } from '../support/engine.js';
@@ -40,6 +41,14 @@ async function pageOf(name: string): Promise<string> {
   }
   return pages.get(name)!;
 }
+
+describe('the stand-ins `bvsync --help` lists', () => {
+  it('list each command as the command itself does, in the same order', async () => {
+    const real = (await loadCommands()).map((make) => make());
+    const help = new Help();
+    expect(commands.map((entry) => [entry.name, entry.term, entry.description])).toEqual(real.map((command) => [command.name(), help.subcommandTerm(command), command.description()]));
+  });
+});
 
 describe('bvsync --help', () => {
   it.each(['bvsync', ...names])('%s --help matches its snapshot', async (name) => {

@@ -1,17 +1,22 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, engineFixture, runBvsync, writeCliConfig, type CliResult, type EngineFixture } from '../support/engine.js';
+import { cliEnv, engineFixture, runBvsync, spawnBvsync, writeCliConfig, type CliResult, type EngineFixture } from '../support/engine.js';
 import { testRedis } from '../support/redis.js';
+import { tempDir } from '../support/tmp.js';
 
 /**
  * The API key never leaves the request header: not in logs (even at debug), `status`, error messages, the
- * database files, exported files or Redis. A distinctive key is used, then everything bvsync wrote is searched.
+ * database files, exported files, Redis or a worker's metrics. A distinctive key is used, from the environment and
+ * from a file (`BVSYNC_API_KEY_FILE`, `REDIS_URL_FILE`), then everything bvsync wrote is searched.
  */
 
 const KEY = 'bvk_live_CANARY_7f3a9c2e1d';
 let fx: EngineFixture;
 const outputs: Array<[string, CliResult]> = [];
+let keyFile: string;
+// Outside the fixture's folder, whose every file is searched for the key.
+const secretsDir = tempDir('secrets-files');
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -33,8 +38,27 @@ beforeAll(async () => {
   outputs.push(['export', await runBvsync(['export', '--format', 'csv', '--out', join(fx.dir, 'csv'), '--config', config], env)]);
   outputs.push(['export', await runBvsync(['export', '--format', 'parquet', '--out', join(fx.dir, 'parquet'), '--config', config], env)]);
   outputs.push(['doctor', await runBvsync(['doctor', '--config', config], env)]);
+  // The secrets from files, as a Docker or Kubernetes secret mounts them; the key's file readable by every user, so the
+  // warning that says so is searched too. A worker serves metrics while a backfill shares its fetching.
+  keyFile = join(secretsDir.path, 'api-key');
+  writeFileSync(keyFile, `${KEY}\n`);
+  chmodSync(keyFile, 0o644);
+  const redisFile = join(secretsDir.path, 'redis-url');
+  writeFileSync(redisFile, `${fx.redisUrl}\n`, { mode: 0o600 });
+  const fromFiles = cliEnv(fx, { BVSYNC_API_KEY: '', BVSYNC_API_KEY_FILE: keyFile, REDIS_URL: '', REDIS_URL_FILE: redisFile });
+  const worker = spawnBvsync(['worker', '--metrics-port', '0', '--log-level', 'debug', '--config', config], fromFiles);
+  await worker.waitFor(/worker started/, 60_000);
+  const metricsUrl = /"url":"(http:[^"]+\/metrics)"/.exec(worker.output())?.[1];
+  outputs.push(['backfill from files', await runBvsync(['backfill', ...days, '--log-level', 'debug', '--config', config], fromFiles)]);
+  const metrics = metricsUrl ? await (await fetch(metricsUrl)).text() : '';
+  outputs.push(['metrics', { code: 0, signal: null, stdout: metrics, stderr: '' }]);
+  worker.kill('SIGTERM');
+  outputs.push(['worker from files', await worker.done]);
 }, 240_000);
-afterAll(async () => fx?.cleanup());
+afterAll(async () => {
+  secretsDir.remove();
+  await fx?.cleanup();
+});
 
 describe('the API key', () => {
   it('was really used, and the refused key really failed', () => {
@@ -43,7 +67,17 @@ describe('the API key', () => {
     expect(outputs[1]![1].stderr).toMatch(/the API refused the key \(HTTP 401 .*Check BVSYNC_API_KEY/);
   });
 
-  it('is in no output of any command, at debug level included', () => {
+  it('was read from BVSYNC_API_KEY_FILE, whose mode drew a warning naming the file', () => {
+    const [, backfill] = outputs.find(([name]) => name === 'backfill from files')!;
+    expect(backfill.code, backfill.stderr).toBe(0);
+    expect(backfill.stderr).toContain(`BVSYNC_API_KEY_FILE (${keyFile}) is readable by every user (mode 0644)`);
+    const [, metrics] = outputs.find(([name]) => name === 'metrics')!;
+    expect(metrics.stdout).toMatch(/^bvsync_/m);
+    const [, worker] = outputs.find(([name]) => name === 'worker from files')!;
+    expect(worker.stderr).toMatch(/worker stopped/);
+  });
+
+  it('is in no output of any command, at debug level included, nor in the metrics', () => {
     for (const [name, result] of outputs) {
       expect(result.stdout, `${name} stdout`).not.toContain(KEY);
       expect(result.stderr, `${name} stderr`).not.toContain(KEY);

@@ -21,12 +21,23 @@ if (!composeAvailable) console.warn('docker compose is not installed here: `dock
 describe('the Dockerfile and docker-compose.yml', () => {
   it('the Dockerfile copies files that exist, and none of them is excluded by .dockerignore', () => {
     const ignored = readFileSync(join(REPO, '.dockerignore'), 'utf8').split('\n').filter((line) => line && !line.startsWith('#'));
-    const sources = [...dockerfile.matchAll(/^COPY (.+) \S+$/gm)].flatMap((match) => match[1]!.split(/\s+/));
-    expect(sources).toEqual(expect.arrayContaining(['package-lock.json', 'src', 'sql', 'bin']));
+    // `COPY --from=build` copies from the build stage, not from the folder.
+    const sources = [...dockerfile.matchAll(/^COPY (?!--from=)(.+) \S+$/gm)].flatMap((match) => match[1]!.split(/\s+/));
+    expect(sources).toEqual(expect.arrayContaining(['package-lock.json', 'src', 'sql', 'bin/bvsync.js', 'scripts', 'tsconfig.build.json']));
     for (const source of sources) {
       expect(existsSync(join(REPO, source)), source).toBe(true);
       expect(ignored, source).not.toContain(source);
     }
+  });
+
+  it('the image runs the compiled code (built in a stage of its own) as a user that is not root', () => {
+    expect(dockerfile).toMatch(/^RUN npm run build$/m);
+    expect(dockerfile).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
+    expect(dockerfile).toMatch(/^RUN npm ci --omit=dev /m);
+    const users = [...dockerfile.matchAll(/^USER (\S+)$/gm)].map((match) => match[1]);
+    expect(users.at(-1)).not.toMatch(/^(root|0)$/);
+    expect(dockerfile.slice(dockerfile.lastIndexOf('FROM '))).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \[.*"bin\/bvsync\.js"\]$/m);
   });
 
   it('every service runs a bvsync command that exists, with the flags it has', () => {

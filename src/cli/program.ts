@@ -1,0 +1,86 @@
+import { Command, CommanderError, Help, type Option } from 'commander';
+import { commands, listedCommands, loadCommands } from './commands.js';
+import { EXIT_CODES_HELP } from './exit-codes.js';
+import { packageVersion } from './package-version.js';
+
+const version = packageVersion();
+
+// A reader that stops reading (`bvsync sql ... | head -1`) closes the pipe: the output is no longer wanted, as a shell's
+// SIGPIPE would say. A command that stops gracefully (a run, a worker) is told so as by SIGTERM; any other ends quietly.
+// Unheard, the EPIPE was an unhandled 'error' event and a stack trace.
+// Only the first EPIPE acts: every later write raises another, and one met with the run's stop under way had ended the
+// process at once (exit 0, the run left unfinished).
+let readerGone = false;
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  if (readerGone) return;
+  readerGone = true;
+  if (process.listenerCount('SIGTERM') > 0) process.kill(process.pid, 'SIGTERM');
+  else process.exit(0);
+});
+
+const program = new Command('bvsync')
+  .description('Keep a DuckDB warehouse in step with the Brand Visibility Customer API v1.')
+  .version(version)
+  .showHelpAfterError('(run with --help for usage)')
+  .showSuggestionAfterError()
+  .addHelpText('after', EXIT_CODES_HELP)
+  // A command line commander cannot parse is thrown rather than exited on, so it ends with the usage exit code.
+  .exitOverride();
+
+// The command asked for is the only one imported; `bvsync --help` lists stand-ins of them all (src/cli/commands.ts);
+// `help <command>` and a mistyped name need them all.
+const args = process.argv.slice(2);
+const asked = commands.find((entry) => entry.name === args[0]);
+const rootHelp = args.length === 1 && ['--help', '-h', 'help'].includes(args[0]!);
+if (asked) program.addCommand((await asked.load())().exitOverride());
+else if (rootHelp) for (const command of listedCommands()) program.addCommand(command.exitOverride());
+else for (const make of await loadCommands()) program.addCommand(make().exitOverride());
+program.helpCommand('help [command]', 'Show help for a command');
+const required = new WeakSet<Option>();
+unknownOptionsFirst(program);
+styleHelp(program);
+
+/**
+ * Required options are checked after unknown ones. Commander checks them first: `backfill --form 2026-11-18` was told
+ * that --from is missing, never that --form is no option (where `--tod` got "Did you mean --to?").
+ */
+function unknownOptionsFirst(command: Command): void {
+  const mandatory = command.options.filter((option) => option.mandatory);
+  if (mandatory.length) {
+    for (const option of mandatory) {
+      option.mandatory = false;
+      required.add(option);
+    }
+    // Runs after commander refused unknown options, before the action; the message is commander's own.
+    command.hook('preAction', (invoked) => {
+      const missing = mandatory.find((option) => invoked.getOptionValue(option.attributeName()) === undefined);
+      if (missing) invoked.error(`error: required option '${missing.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue' });
+    });
+  }
+  for (const sub of command.commands) unknownOptionsFirst(sub);
+}
+
+/** One help style for every command: a required option says so (commander does not). */
+function styleHelp(command: Command): void {
+  command.configureHelp({
+    optionDescription(option: Option) {
+      const text = Help.prototype.optionDescription.call(this, option);
+      return option.mandatory || required.has(option) ? `${text} (required)` : text;
+    },
+    // A stand-in of the root help's list says how its command lists.
+    subcommandTerm(sub: Command) {
+      return (sub as Command & { listedAs?: string }).listedAs ?? Help.prototype.subcommandTerm.call(this, sub);
+    },
+  });
+  for (const sub of command.commands) styleHelp(sub);
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  // Help shown ends here with commander's code 0. Failures are reported by fail.js, imported then only: it reads the
+  // process settings (and with them the config's modules), which `--help` has no need of.
+  if (error instanceof CommanderError && error.exitCode === 0) process.exitCode = 0;
+  else process.exitCode = (await import('./fail.js')).reportFailure(error);
+}
