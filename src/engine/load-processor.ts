@@ -1,4 +1,4 @@
-import { UnrecoverableError, type Job } from 'bullmq';
+import { UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import { addDays, todayUtc } from '../days.js';
 import { endpointMapping } from '../api/param-names.js';
 import type { Redis } from 'ioredis';
@@ -13,6 +13,7 @@ import { screenWrites } from '../warehouse/row-screen.js';
 import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../warehouse/slice-batch.js';
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
+import { isWriterFenced } from '../warehouse/commit-fence.js';
 import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
 import { recordCancelled, recordUncounted } from './cancel-run.js';
 import { warnOfStaleWal } from './published-log.js';
@@ -52,6 +53,22 @@ const MAX_REFETCHES = 2;
  * and `uncounted` record a run dropped by `bvsync cancel` and the calls no slice of it carried (cancel-run.ts).
  */
 export function loadProcessor(deps: LoadProcessorDeps) {
+  const run = loadJob(deps);
+  return async (job: Job, lockToken?: string): Promise<void> => {
+    try {
+      return await run(job);
+    } catch (error) {
+      if (!isWriterFenced(error)) throw error;
+      // This process is no longer the writer (its lease's fencing token is not the lease's): the job's write was rolled
+      // back, and it goes back to the queue for the new writer without spending an attempt or failing its run.
+      deps.log.warn({ job: job.name, id: job.id, err: (error as Error).message }, 'a load job was stopped by the writer lease\'s fence: it goes back to the queue for the writer');
+      if (lockToken) await job.moveToWait(lockToken).catch(() => undefined);
+      throw new WaitingError();
+    }
+  };
+}
+
+function loadJob(deps: LoadProcessorDeps) {
   return async (job: Job): Promise<void> => {
     switch (job.name) {
       case 'plan':
@@ -192,6 +209,8 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
     const batches = together.filter((prepared) => !prepared.loadedByRun).map((prepared) => prepared.batch);
     if (batches.length) await deps.warehouse.loadSlices(batches);
   } catch (error) {
+    // A writer that lost the lease loads nothing more, alone or otherwise.
+    if (isWriterFenced(error)) throw error;
     if (!companions.length) {
       if (!(await loadWithMovedRecordsSetAside(deps, own, error))) throw error;
     } else {
