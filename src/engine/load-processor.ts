@@ -14,6 +14,7 @@ import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../w
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { isWriterFenced } from '../warehouse/commit-fence.js';
+import { isRunGone, RunGoneError } from './run-gone.js';
 import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
 import { recordCancelled, recordUncounted } from './cancel-run.js';
 import { warnOfStaleWal } from './published-log.js';
@@ -58,6 +59,7 @@ export function loadProcessor(deps: LoadProcessorDeps) {
     try {
       return await run(job);
     } catch (error) {
+      if (isRunGone(error)) return dropJobOfGoneRun(deps.log, job, error as Error);
       if (!isWriterFenced(error)) throw error;
       // This process is no longer the writer (its lease's fencing token is not the lease's): the job's write was rolled
       // back, and it goes back to the queue for the new writer without spending an attempt or failing its run.
@@ -66,6 +68,15 @@ export function loadProcessor(deps: LoadProcessorDeps) {
       throw new WaitingError();
     }
   };
+}
+
+/**
+ * A job of a run gone from Redis (run-gone.ts) ends without an error, and is removed as it completes: a failed one was
+ * listed by `status` as a failed load job of a run no command could finish.
+ */
+export function dropJobOfGoneRun(log: Logger, job: Job, error: Error): void {
+  log.warn({ job: job.name, id: job.id, err: error.message }, 'a job of a run gone from Redis is dropped: nothing more of the run is written');
+  job.opts.removeOnComplete = true;
 }
 
 function loadJob(deps: LoadProcessorDeps) {
@@ -89,7 +100,7 @@ function loadJob(deps: LoadProcessorDeps) {
 
 async function runMeta(deps: LoadProcessorDeps, runId: string): Promise<RunMeta> {
   const meta = await deps.runs.get(runId);
-  if (!meta) throw new UnrecoverableError(`run ${runId} is not known to Redis (expired, or Redis lost its data); start it again`);
+  if (!meta) throw new RunGoneError(runId);
   return meta;
 }
 
@@ -197,6 +208,11 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
   // A commit replayed after it finished (a stalled job, a lease that moved, or one committed with another job's slice)
   // has nothing left to do, and its chunks are gone: reading them would look like lost rows and fetch the slice again.
   if (await deps.runs.isDone(data.runId, data.sliceId)) return advanceIfPhaseDone(deps, data.runId);
+  // A slice of a run gone from Redis is not loaded: the run cannot finish, and its outcome would have nowhere to go.
+  if (!(await deps.runs.exists(data.runId))) {
+    await deleteChunks(deps.redis, deps.prefix, data.token, data.chunks);
+    throw new RunGoneError(data.runId);
+  }
   // The run publishes when it ends: its clone of the published file is copied meanwhile, not after the last load.
   void deps.warehouse.preparePublish(deps.config.db);
   const own = await prepareCommit(deps, data);
