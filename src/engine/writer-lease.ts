@@ -153,7 +153,7 @@ export class WriterLease {
 
   /** The lease is lost: the holder stops writing (`onLost`), once however many notice it. */
   private lose(): Promise<void> {
-    if (!this.held) return this.losing?.then(() => undefined) ?? Promise.resolve();
+    if (!this.held || this.losing) return this.losing?.then(() => undefined) ?? Promise.resolve();
     this.held = false;
     this.token = undefined;
     const losing = Promise.resolve().then(() => this.options.onLost());
@@ -195,9 +195,16 @@ export class WriterLease {
     await this.acquiring?.catch(() => undefined);
     await this.losing?.catch(() => undefined);
     if (this.held) {
-      this.held = false;
-      this.token = undefined;
-      await this.options.onLost();
+      // Held until DuckDB is closed: a load job the close waits for still commits under this holding's token.
+      const losing = Promise.resolve().then(() => this.options.onLost());
+      this.losing = losing;
+      try {
+        await losing;
+      } finally {
+        this.losing = undefined;
+        this.held = false;
+        this.token = undefined;
+      }
       answered = (await settledWithin(this.redis.eval(RELEASE, 1, this.options.key, this.value), redisWaitMs)) && answered;
     }
     return answered;

@@ -89,6 +89,27 @@ describe('the writer lease fence', () => {
     expect(await wh.query(`SELECT status FROM _sync_runs WHERE run_id = 'run-1'`)).toEqual([{ status: 'running' }]);
   });
 
+  it('stopping, still confirms the commit its close waits for, then lets go of the lease', async () => {
+    const keys = redisKeys(`${prefix}-stop`);
+    let confirmedWhileClosing: number | undefined;
+    const holder: WriterLease = new WriterLease(redis, {
+      key: keys.writerLease,
+      fenceKey: keys.writerFence,
+      ttlMs: 1_000,
+      intervalMs: 100,
+      onAcquired: () => {},
+      // Closing the writer waits for the load job it runs, whose commit checks the fence.
+      onLost: async () => void (confirmedWhileClosing = await fence.confirm()),
+    });
+    await holder.start();
+    const fence = holder.fence();
+    const token = holder.fenceToken;
+    await holder.stop();
+    expect(confirmedWhileClosing).toBe(token);
+    await expect(fence.confirm()).rejects.toBeInstanceOf(WriterFencedError);
+    expect(await redis.get(keys.writerLease)).toBeNull();
+  });
+
   it('raises the token above the highest a file carries, so a Redis that lost its counter still gives larger ones', async () => {
     const keys = redisKeys(`${prefix}-raise`);
     await redis.set(keys.writerFence, '0');
