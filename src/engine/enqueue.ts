@@ -9,14 +9,14 @@ import type { Queues } from './queues.js';
  * fetch replayed after its commit was enqueued, adds nothing (docs/architecture.md, "The flow"). The processors and the
  * CLI call these; nothing else calls `Queue.add`.
  *
- * Every job belongs to a run, and is added only while the run's record is in Redis: a run gone from it (a Redis that
- * restarted empty) gets no job, and one added as it went is removed again; both throw RunGoneError (run-gone.ts).
+ * Every job belongs to a run, and stays only if the run's record is in Redis once it is added: the job of a run gone
+ * from it (a Redis that restarted empty) is removed again, and RunGoneError thrown (run-gone.ts).
  */
 
 async function addOfRun(queues: Queues, runId: string, add: () => Promise<Job | Job[]>): Promise<void> {
-  if (!(await queues.runExists(runId))) throw new RunGoneError(runId);
   const added = await add();
-  // BullMQ adds in a script of its own: the run is looked at again after it, and what it added taken back if gone.
+  // BullMQ adds in a script of its own, so the run is looked at after it: one round trip, and a run that vanished
+  // before or during the add finds its job taken back. A writer that took the job meanwhile drops it (load-processor.ts).
   if (await queues.runExists(runId)) return;
   for (const job of Array.isArray(added) ? added : [added]) await job.remove().catch(() => undefined);
   throw new RunGoneError(runId);
