@@ -14,9 +14,8 @@ import type { Queues } from './queues.js';
 import { emptyTally, type RequestTallies } from './request-tally.js';
 import { inlineSliceReader, type SliceReader } from './slice-reader.js';
 import { RunCancelledError, RunGaveUpError } from './run-cancel-watch.js';
-import { isRunGone } from './run-gone.js';
+import { dropJobOfGoneRun, isRunGone } from './run-gone.js';
 import { deleteChunks } from './chunk-store.js';
-import { dropJobOfGoneRun } from './load-processor.js';
 
 export interface FetchProcessorDeps {
   redis: Redis;

@@ -14,7 +14,7 @@ import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../w
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { isWriterFenced } from '../warehouse/commit-fence.js';
-import { isRunGone, RunGoneError } from './run-gone.js';
+import { dropJobOfGoneRun, isRunGone, RunGoneError } from './run-gone.js';
 import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
 import { recordCancelled, recordUncounted } from './cancel-run.js';
 import { warnOfStaleWal } from './published-log.js';
@@ -68,15 +68,6 @@ export function loadProcessor(deps: LoadProcessorDeps) {
       throw new WaitingError();
     }
   };
-}
-
-/**
- * A job of a run gone from Redis (run-gone.ts) ends without an error, and is removed as it completes: a failed one was
- * listed by `status` as a failed load job of a run no command could finish.
- */
-export function dropJobOfGoneRun(log: Logger, job: Job, error: Error): void {
-  log.warn({ job: job.name, id: job.id, err: error.message }, 'a job of a run gone from Redis is dropped: nothing more of the run is written');
-  job.opts.removeOnComplete = true;
 }
 
 function loadJob(deps: LoadProcessorDeps) {
@@ -208,11 +199,6 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
   // A commit replayed after it finished (a stalled job, a lease that moved, or one committed with another job's slice)
   // has nothing left to do, and its chunks are gone: reading them would look like lost rows and fetch the slice again.
   if (await deps.runs.isDone(data.runId, data.sliceId)) return advanceIfPhaseDone(deps, data.runId);
-  // A slice of a run gone from Redis is not loaded: the run cannot finish, and its outcome would have nowhere to go.
-  if (!(await deps.runs.exists(data.runId))) {
-    await deleteChunks(deps.redis, deps.prefix, data.token, data.chunks);
-    throw new RunGoneError(data.runId);
-  }
   // The run publishes when it ends: its clone of the published file is copied meanwhile, not after the last load.
   void deps.warehouse.preparePublish(deps.config.db);
   const own = await prepareCommit(deps, data);

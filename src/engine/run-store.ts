@@ -218,11 +218,6 @@ export class RunStore {
     return metas.filter((meta): meta is RunMeta => meta !== null && !isFinishedRunStatus(meta.status));
   }
 
-  /** Whether the run's record is still in Redis (run-gone.ts). */
-  async exists(runId: string): Promise<boolean> {
-    return (await this.redis.exists(this.key(runId))) === 1;
-  }
-
   /** Counts planned slices once each; returns how many were new. Throws RunGoneError for a run gone from Redis. */
   async recordPlanned(runId: string, slices: Array<{ sliceId: string; brandId: number; stream: string }>): Promise<number> {
     if (slices.length === 0) return 0;
