@@ -9,6 +9,8 @@ export interface RedisKeys {
   all: string;
   /** Who holds the DuckDB writer lease. */
   writerLease: string;
+  /** The writer lease's fencing token: a counter every taking of the lease adds one to (src/engine/writer-lease.ts). */
+  writerFence: string;
   /** The runs by start time (a sorted set), newest last. */
   runs: string;
   /** A run's record (`part` empty), or one of its sets and counters (`planned`, `done`, `stats`), or its outage (`outage`: src/engine/outage-memo.ts). */
@@ -59,6 +61,7 @@ export function redisKeys(prefix: string): RedisKeys {
   return {
     all: `${prefix}:`,
     writerLease: `${prefix}:writer-lease`,
+    writerFence: `${prefix}:writer-fence`,
     runs: `${prefix}:runs`,
     run: (runId, part = '') => `${run}${runId}${part ? `:${part}` : ''}`,
     runWindow: (identityDigest) => `${prefix}:run-window:${identityDigest}`,

@@ -2,6 +2,13 @@ import type { Redis } from 'ioredis';
 import type { ChunkSink, SliceChunk } from '../streams/run-slice.js';
 import { decodeChunk, encodeChunk } from './chunk-codec.js';
 import { redisKeys } from '../redis-keys.js';
+import { RunGoneError } from './run-gone.js';
+
+// A chunk is kept only while its run's record (KEYS[1]) is in Redis: a fetch still reading when Redis restarted empty
+// left its chunks in the fresh Redis for a day (run-gone.ts).
+const WRITE_CHUNK = `if redis.call('exists', KEYS[1]) == 0 then return 0 end
+redis.call('set', KEYS[2], ARGV[1], 'EX', ARGV[2])
+return 1`;
 
 // Chunks wait for the loader at most this long; a run that takes longer re-fetches the slice.
 const CHUNK_TTL_SECONDS = 24 * 60 * 60;
@@ -21,6 +28,8 @@ export class RedisChunkSink implements ChunkSink {
     private readonly redis: Redis,
     private readonly prefix: string,
     readonly token: string,
+    /** The run the slice is read for: nothing is written once its record is gone. */
+    private readonly runId: string,
   ) {}
 
   get chunks(): number {
@@ -28,7 +37,8 @@ export class RedisChunkSink implements ChunkSink {
   }
 
   async write(chunk: SliceChunk): Promise<void> {
-    await this.redis.set(chunkKey(this.prefix, this.token, this.count), encodeChunk(chunk), 'EX', CHUNK_TTL_SECONDS);
+    const written = await this.redis.eval(WRITE_CHUNK, 2, redisKeys(this.prefix).run(this.runId), chunkKey(this.prefix, this.token, this.count), encodeChunk(chunk), CHUNK_TTL_SECONDS);
+    if (written !== 1) throw new RunGoneError(this.runId);
     this.count += 1;
   }
 

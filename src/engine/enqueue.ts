@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { Job } from 'bullmq';
+import { RunGoneError } from './run-gone.js';
 import type { CancelJobData, CommitJobData, FetchJobData, FinalizeJobData, PlanJobData, UncountedJobData } from './job-data.js';
 import type { Queues } from './queues.js';
 
@@ -6,37 +8,52 @@ import type { Queues } from './queues.js';
  * Every job bvsync adds, added here alone, each with the id derived from what the job is: planning a run twice, or a
  * fetch replayed after its commit was enqueued, adds nothing (docs/architecture.md, "The flow"). The processors and the
  * CLI call these; nothing else calls `Queue.add`.
+ *
+ * Every job belongs to a run, and stays only if the run's record is in Redis once it is added: the job of a run gone
+ * from it (a Redis that restarted empty) is removed again, and RunGoneError thrown (run-gone.ts).
  */
 
+async function addOfRun(queues: Queues, runId: string, add: () => Promise<Job | Job[]>): Promise<void> {
+  const added = await add();
+  // BullMQ adds in a script of its own, so the run is looked at after it: one round trip, and a run that vanished
+  // before or during the add finds its job taken back. A writer that took the job meanwhile drops it (load-processor.ts).
+  if (await queues.runExists(runId)) return;
+  for (const job of Array.isArray(added) ? added : [added]) await job.remove().catch(() => undefined);
+  throw new RunGoneError(runId);
+}
+
 export async function enqueuePlan(queues: Queues, data: PlanJobData): Promise<void> {
-  await queues.load.add('plan', data, { jobId: jobId('plan', data.runId, data.phase) });
+  await addOfRun(queues, data.runId, () => queues.load.add('plan', data, { jobId: jobId('plan', data.runId, data.phase) }));
 }
 
 /** The fetch jobs of a phase's slices, in one round trip. */
 export async function enqueueFetches(queues: Queues, slices: FetchJobData[]): Promise<void> {
-  await queues.fetch.addBulk(slices.map((data) => ({ name: 'fetch', data, opts: { jobId: fetchJobId(data) } })));
+  for (const runId of new Set(slices.map((slice) => slice.runId))) {
+    const ofRun = slices.filter((slice) => slice.runId === runId);
+    await addOfRun(queues, runId, () => queues.fetch.addBulk(ofRun.map((data) => ({ name: 'fetch', data, opts: { jobId: fetchJobId(data) } }))));
+  }
 }
 
 /** One fetch job: a slice fetched again because its chunks were lost (its `refetch` counts up, so its id is new). */
 export async function enqueueFetch(queues: Queues, data: FetchJobData): Promise<void> {
-  await queues.fetch.add('fetch', data, { jobId: fetchJobId(data) });
+  await addOfRun(queues, data.runId, () => queues.fetch.add('fetch', data, { jobId: fetchJobId(data) }));
 }
 
 export async function enqueueCommit(queues: Queues, data: CommitJobData): Promise<void> {
-  await queues.load.add('commit', data, { jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch) });
+  await addOfRun(queues, data.runId, () => queues.load.add('commit', data, { jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch) }));
 }
 
 export async function enqueueFinalize(queues: Queues, data: FinalizeJobData): Promise<void> {
-  await queues.load.add('finalize', data, { jobId: jobId('finalize', data.runId) });
+  await addOfRun(queues, data.runId, () => queues.load.add('finalize', data, { jobId: jobId('finalize', data.runId) }));
 }
 
 export async function enqueueCancel(queues: Queues, data: CancelJobData): Promise<void> {
-  await queues.load.add('cancel', data, { jobId: cancelJobId(data.runId) });
+  await addOfRun(queues, data.runId, () => queues.load.add('cancel', data, { jobId: cancelJobId(data.runId) }));
 }
 
 /** Calls no commit job will count, for the writer to add to the run's `_sync_runs` row; once per source. */
 export async function enqueueUncounted(queues: Queues, data: UncountedJobData): Promise<void> {
-  await queues.load.add('uncounted', data, { jobId: jobId('uncounted', data.runId, data.source) });
+  await addOfRun(queues, data.runId, () => queues.load.add('uncounted', data, { jobId: jobId('uncounted', data.runId, data.source) }));
 }
 
 /** The id of a run's cancel job, which `bvsync cancel` waits on to learn that the writer recorded it. */

@@ -14,6 +14,8 @@ import type { Queues } from './queues.js';
 import { emptyTally, type RequestTallies } from './request-tally.js';
 import { inlineSliceReader, type SliceReader } from './slice-reader.js';
 import { RunCancelledError, RunGaveUpError } from './run-cancel-watch.js';
+import { dropJobOfGoneRun, isRunGone } from './run-gone.js';
+import { deleteChunks } from './chunk-store.js';
 
 export interface FetchProcessorDeps {
   redis: Redis;
@@ -57,6 +59,19 @@ export interface FetchProcessorDeps {
  */
 export function fetchProcessor(deps: FetchProcessorDeps) {
   const reader = deps.reader ?? inlineSliceReader(deps);
+  const fetch = fetchJob(deps, reader);
+  return async (job: Job, lockToken?: string): Promise<void> => {
+    try {
+      return await fetch(job, lockToken);
+    } catch (error) {
+      // Its run is gone from Redis: the slice leaves no chunk, no commit job and no job of its own behind (run-gone.ts).
+      if (isRunGone(error)) return dropJobOfGoneRun(deps.log, job, error as Error);
+      throw error;
+    }
+  };
+}
+
+function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
   return async (job: Job, lockToken?: string): Promise<void> => {
     const data = parseJobData(fetchJobSchema, job.data, job);
     // An unknown stream fails here, before the API is asked anything.
@@ -111,6 +126,7 @@ export function fetchProcessor(deps: FetchProcessorDeps) {
         readWith: result.readWith,
       });
     } catch (error) {
+      if (isRunGone(error)) throw error;
       // `bvsync cancel` dropped the run while the slice was paged: like its queued slices, this one is neither loaded nor
       // recorded (its _sync_state row stays what it was), and the reader has dropped what it wrote. Its calls still
       // count in the run's _sync_runs row, as the API counted them.
@@ -280,7 +296,13 @@ type CommitFields = Omit<CommitJobData, 'runId' | 'brandId' | 'stream' | 'sliceI
 
 async function sendToCommit(deps: FetchProcessorDeps, data: FetchJobData, fields: CommitFields): Promise<void> {
   const commit: CommitJobData = { runId: data.runId, brandId: data.brandId, stream: data.stream, sliceId: data.sliceId, slice: data.slice, refetch: data.refetch, ...fields };
-  await enqueueCommit(deps.queues, commit);
+  try {
+    await enqueueCommit(deps.queues, commit);
+  } catch (error) {
+    // No commit job will read the chunks of a run gone from Redis.
+    if (isRunGone(error)) await deleteChunks(deps.redis, deps.prefix, fields.token, fields.chunks).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** A commit of a slice that read nothing: the loader records why it failed and keeps any rows the slice held. */

@@ -1,4 +1,4 @@
-import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import { addDays, todayUtc } from '../days.js';
 import { endpointMapping } from '../api/param-names.js';
 import type { Redis } from 'ioredis';
@@ -14,6 +14,8 @@ import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../w
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { isWriterFault, type WriterFault } from '../warehouse/writer-fault.js';
+import { isWriterFenced } from '../warehouse/commit-fence.js';
+import { dropJobOfGoneRun, isRunGone, RunGoneError } from './run-gone.js';
 import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
 import { recordCancelled, recordUncounted } from './cancel-run.js';
 import { warnOfStaleWal } from './published-log.js';
@@ -58,22 +60,30 @@ const MAX_REFETCHES = 2;
  * and `uncounted` record a run dropped by `bvsync cancel` and the calls no slice of it carried (cancel-run.ts).
  */
 export function loadProcessor(deps: LoadProcessorDeps) {
-  const run = loadJobRunner(deps);
-  return async (job: Job, token?: string): Promise<void> => {
+  const run = loadJob(deps);
+  return async (job: Job, lockToken?: string): Promise<void> => {
     try {
-      await run(job);
+      return await run(job);
     } catch (error) {
-      if (!isWriterFault(error)) throw error;
-      // A fault of the machine, not of the job: it goes back to wait for a writer that can write (after the space is
-      // freed), as after a crash, rather than failing it and its run. test/engine/disk-full.int.test.ts.
-      deps.onWriterFault?.(error);
-      await job.moveToDelayed(Date.now() + FAULT_REQUEUE_DELAY_MS, token);
-      throw new DelayedError();
+      if (isRunGone(error)) return dropJobOfGoneRun(deps.log, job, error as Error);
+      if (isWriterFault(error)) {
+        // A fault of the machine, not of the job: it goes back to wait for a writer that can write (after the space is
+        // freed), as after a crash, rather than failing it and its run. test/engine/disk-full.int.test.ts.
+        deps.onWriterFault?.(error);
+        await job.moveToDelayed(Date.now() + FAULT_REQUEUE_DELAY_MS, lockToken);
+        throw new DelayedError();
+      }
+      if (!isWriterFenced(error)) throw error;
+      // This process is no longer the writer (its lease's fencing token is not the lease's): the job's write was rolled
+      // back, and it goes back to the queue for the new writer without spending an attempt or failing its run.
+      deps.log.warn({ job: job.name, id: job.id, err: (error as Error).message }, 'a load job was stopped by the writer lease\'s fence: it goes back to the queue for the writer');
+      if (lockToken) await job.moveToWait(lockToken).catch(() => undefined);
+      throw new WaitingError();
     }
   };
 }
 
-function loadJobRunner(deps: LoadProcessorDeps) {
+function loadJob(deps: LoadProcessorDeps) {
   return async (job: Job): Promise<void> => {
     switch (job.name) {
       case 'plan':
@@ -94,7 +104,7 @@ function loadJobRunner(deps: LoadProcessorDeps) {
 
 async function runMeta(deps: LoadProcessorDeps, runId: string): Promise<RunMeta> {
   const meta = await deps.runs.get(runId);
-  if (!meta) throw new UnrecoverableError(`run ${runId} is not known to Redis (expired, or Redis lost its data); start it again`);
+  if (!meta) throw new RunGoneError(runId);
   return meta;
 }
 
@@ -214,8 +224,8 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
     const batches = together.filter((prepared) => !prepared.loadedByRun).map((prepared) => prepared.batch);
     if (batches.length) await deps.warehouse.loadSlices(batches);
   } catch (error) {
-    // A full disk fails every slice alone as it failed them together.
-    if (isWriterFault(error)) throw error;
+    // A full disk fails every slice alone as it failed them together; a writer that lost the lease loads nothing more.
+    if (isWriterFault(error) || isWriterFenced(error)) throw error;
     if (!companions.length) {
       if (!(await loadWithMovedRecordsSetAside(deps, own, error))) throw error;
     } else {

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { isFinishedRunStatus, UNFINISHED_RUN_STATUSES, type RunKind, type RunStatus, type SliceStatus } from '../vocabulary.js';
 import { redisKeys, type RedisKeys } from '../redis-keys.js';
 import type { PlanGap } from './plan.js';
+import { RunGoneError } from './run-gone.js';
 
 /**
  * The live view of a run, in Redis, so that every process — the CLI waiting on a run it started, `status`, the
@@ -70,8 +71,10 @@ export interface SliceOutcome {
 const COUNTER_NAMES: Array<keyof StreamCounters> = ['planned', 'done', 'failed', 'incomplete', 'rows', 'rejects', 'requests', 'retries', 'rateLimited'];
 const KEEP_SECONDS = 14 * 24 * 60 * 60;
 
-// A slice's outcome counts once, however often its commit job is replayed (jobs are at-least-once).
+// A slice's outcome counts once, however often its commit job is replayed (jobs are at-least-once). Nothing is written
+// for a run whose record is gone (KEYS[3]): its counters in a Redis that lost the run would outlive it (run-gone.ts).
 const RECORD_OUTCOME = `
+if redis.call('exists', KEYS[3]) == 0 then return -1 end
 if redis.call('sadd', KEYS[1], ARGV[1]) == 0 then return 0 end
 for i = 2, #ARGV, 2 do redis.call('hincrby', KEYS[2], ARGV[i], ARGV[i + 1]) end
 redis.call('expire', KEYS[1], ${KEEP_SECONDS})
@@ -79,6 +82,7 @@ redis.call('expire', KEYS[2], ${KEEP_SECONDS})
 return 1`;
 
 const RECORD_PLANNED = `
+if redis.call('exists', KEYS[3]) == 0 then return -1 end
 local added = 0
 for i = 1, #ARGV, 2 do
   if redis.call('sadd', KEYS[1], ARGV[i]) == 1 then
@@ -186,13 +190,13 @@ export class RunStore {
   async update(runId: string, patch: Partial<RunMeta>): Promise<RunMeta> {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const text = await this.redis.hget(this.key(runId), 'meta');
-      if (!text) throw new Error(`run ${runId} is not known to Redis`);
+      if (!text) throw new RunGoneError(runId);
       const current = JSON.parse(text) as RunMeta;
       if (isFinishedRunStatus(current.status)) return current;
       const next: RunMeta = { ...current, ...patch };
       const release = isFinishedRunStatus(next.status) && next.windowKey !== undefined;
       const written = (await this.redis.eval(COMPARE_AND_SET, 2, this.key(runId), next.windowKey ?? this.key(runId), text, JSON.stringify(next), release ? '1' : '0', runId)) as number;
-      if (written === -1) throw new Error(`run ${runId} is not known to Redis`);
+      if (written === -1) throw new RunGoneError(runId);
       if (written === 1) return next;
       await new Promise((resolve) => setTimeout(resolve, 5 + attempt * 5));
     }
@@ -214,11 +218,13 @@ export class RunStore {
     return metas.filter((meta): meta is RunMeta => meta !== null && !isFinishedRunStatus(meta.status));
   }
 
-  /** Counts planned slices once each; returns how many were new. */
+  /** Counts planned slices once each; returns how many were new. Throws RunGoneError for a run gone from Redis. */
   async recordPlanned(runId: string, slices: Array<{ sliceId: string; brandId: number; stream: string }>): Promise<number> {
     if (slices.length === 0) return 0;
     const args = slices.flatMap((slice) => [slice.sliceId, `${slice.brandId}|${slice.stream}|planned`]);
-    return (await this.redis.eval(RECORD_PLANNED, 2, this.key(runId, 'planned'), this.key(runId, 'stats'), ...args)) as number;
+    const added = (await this.redis.eval(RECORD_PLANNED, 3, this.key(runId, 'planned'), this.key(runId, 'stats'), this.key(runId), ...args)) as number;
+    if (added < 0) throw new RunGoneError(runId);
+    return added;
   }
 
   /** Of the slice ids given, those the run has planned already (a plan job replayed meets its own slices). */
@@ -228,7 +234,7 @@ export class RunStore {
     return new Set(sliceIds.filter((_, index) => found[index] === 1));
   }
 
-  /** Records a slice's outcome once; returns false when it had been recorded already. */
+  /** Records a slice's outcome once; returns false when it had been recorded already. Throws RunGoneError for a run gone from Redis. */
   async recordOutcome(runId: string, outcome: SliceOutcome): Promise<boolean> {
     const field = (name: string) => `${outcome.brandId}|${outcome.stream}|${name}`;
     const args: Array<string | number> = [outcome.sliceId, field('done'), 1];
@@ -237,7 +243,9 @@ export class RunStore {
     for (const name of ['rows', 'rejects', 'requests', 'retries', 'rateLimited'] as const) {
       if (outcome[name]) args.push(field(name), outcome[name]);
     }
-    return (await this.redis.eval(RECORD_OUTCOME, 2, this.key(runId, 'done'), this.key(runId, 'stats'), ...args)) === 1;
+    const recorded = (await this.redis.eval(RECORD_OUTCOME, 3, this.key(runId, 'done'), this.key(runId, 'stats'), this.key(runId), ...args)) as number;
+    if (recorded < 0) throw new RunGoneError(runId);
+    return recorded === 1;
   }
 
   /** Whether a slice's outcome is recorded (its commit ran to the end once). */

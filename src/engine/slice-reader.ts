@@ -49,7 +49,7 @@ export function inlineSliceReader(options: InlineSliceReaderOptions): SliceReade
   const outages = new OutageMemo(options.redis, options.prefix);
   return {
     async read(data, token, tally) {
-      const sink = new RedisChunkSink(options.redis, options.prefix, token);
+      const sink = new RedisChunkSink(options.redis, options.prefix, token, data.runId);
       const bindings = { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key };
       const cancel = watchRun(runs, data.runId, { parent: options.signal, outages, lastServedAt: options.lastServedAt });
       const context = { client: options.client, brandId: data.brandId, slice: data.slice, sync: options.sync, signal: cancel.signal };

@@ -20,6 +20,7 @@ import { loadProcessor } from './load-processor.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
 import { connectRedis } from './redis.js';
 import { refuseOtherWarehouse, writtenFile } from './prefix-warehouse.js';
+import { redisKeys } from '../redis-keys.js';
 import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
 import { WriterLease } from './writer-lease.js';
@@ -200,6 +201,7 @@ export class WorkerHost {
     if (this.options.load !== false) {
       this.lease = new WriterLease(this.connection, {
         key: writerLeaseKey(prefix),
+        fenceKey: redisKeys(prefix).writerFence,
         writes: writtenFile(config.db),
         ttlMs: this.options.leaseTtlMs,
         onAcquired: () => this.becomeWriter(),
@@ -263,8 +265,10 @@ export class WorkerHost {
     const { config, log } = this.options;
     // Throws while another process still has the file open; the lease is handed back and tried again. Logged, because
     // the lease swallows the error and an open that keeps failing would otherwise leave the load queue silent.
+    const lease = this.lease!;
     try {
-      this.warehouse = await openWarehouse(workingPathFor(config.db), { duckdb: duckdbSettings(config.warehouse), ...this.options.warehouse });
+      // Every commit of this holding checks the lease's fencing token before COMMIT (src/warehouse/commit-fence.ts).
+      this.warehouse = await openWarehouse(workingPathFor(config.db), { duckdb: duckdbSettings(config.warehouse), ...this.options.warehouse, fence: lease.fence() });
       this.writerFailures = 0;
       this.lastWriterError = undefined;
     } catch (error) {
@@ -274,6 +278,7 @@ export class WorkerHost {
       log.warn({ err: (error as Error).message, failures: this.writerFailures }, 'took the writer lease but could not open the working database; handing it back');
       throw error;
     }
+    await this.raiseFenceAboveFile(this.warehouse, lease);
     // Opened while the host stops (the lease was taken just before): stop() closes it through the lease's onLost; a load
     // worker started now would take jobs the stop has to cut short.
     if (this.stopping) return;
@@ -319,6 +324,21 @@ export class WorkerHost {
   /** Resolves with the fault that ended this process's loading, if one does. */
   get writerFaulted(): Promise<WriterFault> {
     return this.faultSeen.promise;
+  }
+
+  /**
+   * The lease's token made larger than any the file's commits carry, so the tokens in the file only grow even after
+   * Redis lost its counter. A lease lost meanwhile closes the file again and fails the taking.
+   */
+  private async raiseFenceAboveFile(warehouse: Warehouse, lease: WriterLease): Promise<void> {
+    const raised = await warehouse
+      .highestFenceToken()
+      .then((highest) => lease.raiseTokenAbove(highest))
+      .catch(() => false);
+    if (raised) return;
+    this.warehouse = undefined;
+    await warehouse.close().catch(() => undefined);
+    throw new Error('the DuckDB writer lease was lost while the working database was being opened');
   }
 
   /**

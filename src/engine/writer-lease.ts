@@ -1,14 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { WriterFencedError, type CommitFence } from '../warehouse/commit-fence.js';
 
-// Renew only while we still own it; release only what we own. Compare-and-act in one script, so a lease that
-// expired and passed to another process is never extended or deleted by the old holder.
-const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+// Taken with a fencing token in one script: the counter grows with every taking, so a holder that lost the lease (a
+// stall past its ttl) and took it again, or any later holder, has a larger token than the one it lost.
+const TAKE = `if redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return redis.call('incr', KEYS[2]) else return 0 end`;
+// Renew only while we still own it, under our token; release only what we own. Compare-and-act in one script, so a
+// lease that expired and passed to another process is never extended or deleted by the old holder. A commit's fence
+// check is this renewal too (confirm()).
+const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] and redis.call('get', KEYS[2]) == ARGV[3] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+// The token raised above what a file's commits carry, while we hold the lease under the token we took: a Redis that
+// lost its data starts the counter again at 1, and the file's tokens must still only grow.
+const RAISE = `if redis.call('get', KEYS[1]) ~= ARGV[1] or redis.call('get', KEYS[2]) ~= ARGV[2] then return 0 end
+if tonumber(ARGV[2]) > tonumber(ARGV[3]) then return tonumber(ARGV[2]) end
+redis.call('set', KEYS[2], ARGV[3] + 1)
+return tonumber(ARGV[3]) + 1`;
 
 export interface WriterLeaseOptions {
   /** The Redis key of the lease: `redisKeys(prefix).writerLease` (src/redis-keys.ts). */
   key: string;
+  /** The Redis key of its fencing token: `redisKeys(prefix).writerFence`. */
+  fenceKey: string;
   /** How long the lease lives without renewal (ms); default 15 s. A dead holder is replaced after this. */
   ttlMs?: number;
   /** How often the holder renews and a waiter tries to take it (ms); default ttl / 3. */
@@ -41,8 +54,11 @@ export async function leaseHolderWrites(redis: Redis, key: string): Promise<stri
 /**
  * The DuckDB writer lease: one process at a time loads. Every process that may load (`worker`, `sync`,
  * `backfill`) runs one; whoever holds it runs the load worker, the others only fetch. If the holder dies, the key
- * expires and a waiter takes over. The DuckDB file lock is the fence behind it: a new holder cannot open the file
- * until the old process has let go of it. Why one writer: docs/architecture.md, "The flow".
+ * expires and a waiter takes over. Why one writer: docs/architecture.md, "The flow".
+ *
+ * Each taking of the lease comes with a fencing token that only grows. The holder's DuckDB commits check it inside
+ * their transaction (`fence()`, src/warehouse/commit-fence.ts): a holder stalled past the ttl, whose lease passed on,
+ * finds its token is no longer the lease's, rolls back and stops being the writer (test/e2e/lease-fence.int.test.ts).
  *
  * A process that took the lease but could not become the writer (`onAcquired` threw: the file is held by another
  * program, or cannot be opened at all) gives it back and waits twice as long each time before taking it again, up to
@@ -64,6 +80,10 @@ export class WriterLease {
   /** `onLost` while a tick runs it (closing DuckDB): stop() waits for it, so a process does not end mid-close. */
   private losing: Promise<unknown> | undefined;
   private stopped = false;
+  /** The fencing token of the current holding, undefined while not held. */
+  private token: number | undefined;
+  /** Counts the holdings: a fence lent to one holding confirms nothing for a later one. */
+  private holding = 0;
   /** Set by retire(): renew what is held, take nothing new. */
   private retired = false;
   /**
@@ -85,6 +105,62 @@ export class WriterLease {
 
   get isHeld(): boolean {
     return this.held;
+  }
+
+  /** The fencing token of the current holding; undefined while the lease is not held. */
+  get fenceToken(): number | undefined {
+    return this.held ? this.token : undefined;
+  }
+
+  /**
+   * The fence of the current holding, for its DuckDB commits: `confirm` renews the lease under this holding's token,
+   * and rejects once the lease is lost, or taken again since (a new holding, a new token).
+   */
+  fence(): CommitFence {
+    const holding = this.holding;
+    return { confirm: () => this.confirm(holding) };
+  }
+
+  /**
+   * Raises the token above `floor` (the highest a file's commits carry) unless it is above already; false when the
+   * lease is not held under its token any more.
+   */
+  async raiseTokenAbove(floor: number): Promise<boolean> {
+    if (!this.held || this.token === undefined) return false;
+    const raised = Number(await this.redis.eval(RAISE, 2, this.options.key, this.options.fenceKey, this.value, String(this.token), String(floor)));
+    if (raised === 0 || !this.held) return false;
+    this.token = raised;
+    return true;
+  }
+
+  /**
+   * The fence check: the lease is renewed only if this process still holds it under its token, answered within a third
+   * of the ttl (so the COMMIT that follows has two thirds of it). Any other answer is the lease lost: `onLost` runs, as
+   * after a failed renewal, and the commit rolls back.
+   */
+  private async confirm(holding: number): Promise<number> {
+    const token = this.token;
+    if (!this.held || holding !== this.holding || token === undefined) {
+      throw new WriterFencedError(`this process no longer holds the DuckDB writer lease (${this.options.key}): the commit is rolled back`);
+    }
+    const renewed = await withinMs(this.redis.eval(RENEW, 2, this.options.key, this.options.fenceKey, this.value, String(this.ttlMs), String(token)), Math.max(100, Math.floor(this.ttlMs / 3)));
+    if (renewed === 1 && this.held && holding === this.holding) return token;
+    if (holding === this.holding) void this.lose().catch(() => undefined);
+    throw new WriterFencedError(
+      `the DuckDB writer lease (${this.options.key}) is no longer held under fencing token ${token} (it expired or passed to another process, or Redis did not answer in time): the commit is rolled back`,
+    );
+  }
+
+  /** The lease is lost: the holder stops writing (`onLost`), once however many notice it. */
+  private lose(): Promise<void> {
+    if (!this.held || this.losing) return this.losing?.then(() => undefined) ?? Promise.resolve();
+    this.held = false;
+    this.token = undefined;
+    const losing = Promise.resolve().then(() => this.options.onLost());
+    this.losing = losing;
+    return losing.finally(() => {
+      if (this.losing === losing) this.losing = undefined;
+    });
   }
 
   /**
@@ -119,8 +195,16 @@ export class WriterLease {
     await this.acquiring?.catch(() => undefined);
     await this.losing?.catch(() => undefined);
     if (this.held) {
-      this.held = false;
-      await this.options.onLost();
+      // Held until DuckDB is closed: a load job the close waits for still commits under this holding's token.
+      const losing = Promise.resolve().then(() => this.options.onLost());
+      this.losing = losing;
+      try {
+        await losing;
+      } finally {
+        this.losing = undefined;
+        this.held = false;
+        this.token = undefined;
+      }
       answered = (await settledWithin(this.redis.eval(RELEASE, 1, this.options.key, this.value), redisWaitMs)) && answered;
     }
     return answered;
@@ -135,24 +219,19 @@ export class WriterLease {
   private async tryOnce(): Promise<void> {
     try {
       if (this.held) {
-        const renewed = await this.redis.eval(RENEW, 1, this.options.key, this.value, String(this.ttlMs)).catch(() => 0);
+        const renewed = await this.redis.eval(RENEW, 2, this.options.key, this.options.fenceKey, this.value, String(this.ttlMs), String(this.token)).catch(() => 0);
         // stop() may have let go meanwhile, without waiting for this answer.
-        if (renewed !== 1 && this.held) {
-          this.held = false;
-          this.losing = Promise.resolve(this.options.onLost());
-          try {
-            await this.losing;
-          } finally {
-            this.losing = undefined;
-          }
-        }
-      } else if (!this.retired && performance.now() >= this.notBefore) {
-        const taken = await this.redis.set(this.options.key, this.value, 'PX', this.ttlMs, 'NX').catch(() => null);
-        if (taken === 'OK' && this.stopped) {
+        if (renewed !== 1 && this.held) await this.lose();
+      } else if (!this.retired && !this.losing && performance.now() >= this.notBefore) {
+        // Not while a lease lost by a commit's check is still being let go of (`losing`): the file is still open.
+        const taken = Number(await this.redis.eval(TAKE, 2, this.options.key, this.options.fenceKey, this.value, String(this.ttlMs)).catch(() => 0));
+        if (taken > 0 && this.stopped) {
           // Taken after stop() stopped waiting for this answer: the process is on its way out.
           await this.redis.eval(RELEASE, 1, this.options.key, this.value).catch(() => {});
-        } else if (taken === 'OK') {
+        } else if (taken > 0) {
           this.held = true;
+          this.token = taken;
+          this.holding += 1;
           try {
             this.acquiring = Promise.resolve(this.options.onAcquired());
             await this.acquiring;
@@ -161,6 +240,7 @@ export class WriterLease {
             // Could not become the writer (the old holder still has the file open, or the file cannot be opened at
             // all): give the lease back and wait longer each time before trying again.
             this.held = false;
+            this.token = undefined;
             this.failures += 1;
             const prompt = this.options.retryPromptly?.(error) === true;
             this.notBefore = performance.now() + (prompt ? 0 : Math.min(this.maxBackoffMs, this.intervalMs * 2 ** (this.failures - 1)));
@@ -179,6 +259,17 @@ export class WriterLease {
 
 /** How long stop() waits on Redis before it lets go without an answer. */
 const STOP_WAIT_MS = 2_000;
+
+/** A promise's value if it resolves within `limitMs`; undefined when it rejects or comes later. */
+async function withinMs<T>(promise: Promise<T>, limitMs: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), limitMs)));
+  try {
+    return await Promise.race([promise.catch(() => undefined), limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Waits for a promise to settle, at most `limitMs`; its outcome is not wanted, only whether it came in time. */
 async function settledWithin(promise: Promise<unknown> | undefined, limitMs: number): Promise<boolean> {

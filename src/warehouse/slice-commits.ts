@@ -19,6 +19,16 @@ export const SLICE_COMMITS_KEPT_DAYS = 30;
 export async function ensureSliceCommits(connection: DuckDBConnection): Promise<void> {
   // No key: an index over every token would sit in DuckDB's memory budget, for a lookup made once per commit job.
   await connection.run(`CREATE TABLE IF NOT EXISTS ${SLICE_COMMITS_TABLE} (token VARCHAR NOT NULL, run_id VARCHAR NOT NULL, committed_at TIMESTAMPTZ NOT NULL)`);
+  // The writer lease's fencing token the commit was made under, and when the lease confirmed it (commit-fence.ts); null
+  // in rows of a writer without a lease (tests) or of a bvsync before the fence. Added here, as the table is made here.
+  await connection.run(`ALTER TABLE ${SLICE_COMMITS_TABLE} ADD COLUMN IF NOT EXISTS fence_token BIGINT`);
+  await connection.run(`ALTER TABLE ${SLICE_COMMITS_TABLE} ADD COLUMN IF NOT EXISTS fence_checked_at TIMESTAMPTZ`);
+}
+
+/** The lease's fencing token a commit was made under, and when the lease confirmed it. */
+export interface FenceMark {
+  token: number;
+  checkedAt: Date;
 }
 
 export interface SliceCommit {
@@ -27,14 +37,20 @@ export interface SliceCommit {
 }
 
 /** Records the commits of one transaction; call it inside that transaction. */
-export async function recordSliceCommits(connection: DuckDBConnection, commits: readonly SliceCommit[], at: Date): Promise<void> {
+export async function recordSliceCommits(connection: DuckDBConnection, commits: readonly SliceCommit[], at: Date, fence?: FenceMark): Promise<void> {
   if (!commits.length) return;
-  const values: string[] = [at.toISOString()];
+  const values: Array<string | null> = [at.toISOString(), fence ? String(fence.token) : null, fence ? fence.checkedAt.toISOString() : null];
   const rows = commits.map((commit) => {
     values.push(commit.token, commit.runId);
-    return `($${values.length - 1}, $${values.length}, CAST($1 AS TIMESTAMPTZ))`;
+    return `($${values.length - 1}, $${values.length}, CAST($1 AS TIMESTAMPTZ), CAST($2 AS BIGINT), CAST($3 AS TIMESTAMPTZ))`;
   });
-  await connection.run(`INSERT INTO ${SLICE_COMMITS_TABLE} (token, run_id, committed_at) VALUES ${rows.join(', ')}`, values);
+  await connection.run(`INSERT INTO ${SLICE_COMMITS_TABLE} (token, run_id, committed_at, fence_token, fence_checked_at) VALUES ${rows.join(', ')}`, values);
+}
+
+/** The highest fencing token any commit of the file was made under; 0 when none was. */
+export async function highestFenceToken(connection: DuckDBConnection): Promise<number> {
+  const reader = await connection.runAndReadAll(`SELECT coalesce(max(fence_token), 0)::BIGINT FROM ${SLICE_COMMITS_TABLE}`);
+  return Number(reader.getRowsJS()[0]![0]);
 }
 
 /** Whether a transaction committed the rows of the fetch with this token. */

@@ -12,7 +12,8 @@ import { castTypeOf } from './table-plan.js';
 import { compileScope } from './scope.js';
 import { SLICE_QUERIES_TABLE, dropUnsaidSliceQueries, sliceQueryWrite } from './provenance.js';
 import { journalWrites } from './publish-journal.js';
-import { recordSliceCommits } from './slice-commits.js';
+import type { CommitFence } from './commit-fence.js';
+import { recordSliceCommits, type FenceMark } from './slice-commits.js';
 import { quoteIdent } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
 
@@ -101,8 +102,9 @@ export async function loadSliceBatch(
   lookup: PlanLookup,
   batch: SliceBatch,
   hooks: LoadHooks = {},
+  fence?: CommitFence,
 ): Promise<LoadResult> {
-  const [result] = await loadSliceBatches(connection, lookup, [batch], hooks);
+  const [result] = await loadSliceBatches(connection, lookup, [batch], hooks, fence);
   return result!;
 }
 
@@ -110,13 +112,15 @@ export async function loadSliceBatch(
  * Loads several slices in ONE transaction, each as `loadSliceBatch` would, in the order given: each keeps its own
  * `_sync_state` row and its own result, and they share one COMMIT, which is most of a small slice's cost. Any failure
  * rolls every one of them back; the caller decides whether to load them again one by one. Two batches of the same
- * slice are refused: the second's outcome would depend on the first's, which is not committed yet.
+ * slice are refused: the second's outcome would depend on the first's, which is not committed yet. With a `fence`, the
+ * writer's lease is confirmed inside the transaction just before COMMIT, and a lease lost rolls everything back.
  */
 export async function loadSliceBatches(
   connection: DuckDBConnection,
   lookup: PlanLookup,
   batches: readonly SliceBatch[],
   hooks: LoadHooks = {},
+  fence?: CommitFence,
 ): Promise<LoadResult[]> {
   const started = performance.now();
   const slices = new Set<string>();
@@ -183,9 +187,11 @@ export async function loadSliceBatches(
       // A file opened at an older version on purpose (tests; migrations ran by a newer bvsync stop at none) may lack it.
       const readWith = lookup('_sync_state').columnSet.has('read_with');
       await upsertSliceStates(connection, batches.filter((batch) => !batch.attemptOnly), now, readWith);
-      await recordSliceCommits(connection, batches.flatMap((batch) => (batch.token ? [{ token: batch.token, runId: batch.runId }] : [])), now);
       await addRunCounters(connection, batches, results);
       for (const batch of batches) await hooks.beforeCommit?.(batch);
+      // Last before COMMIT: a writer whose lease passed on meanwhile (a stall past its ttl) rolls back (commit-fence.ts).
+      const mark: FenceMark | undefined = fence ? { token: await fence.confirm(), checkedAt: new Date() } : undefined;
+      await recordSliceCommits(connection, batches.flatMap((batch) => (batch.token ? [{ token: batch.token, runId: batch.runId }] : [])), now, mark);
       await connection.run('COMMIT');
       const ms = performance.now() - started;
       for (const result of results) result.ms = ms;

@@ -9,7 +9,8 @@ import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
 import { discardPreparedClone, dropPublishMarker, preparePublishClone, publishCopy, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
 import { ensureJournal } from './publish-journal.js';
 import { ensurePublishedFiles } from './published-identity.js';
-import { ensureSliceCommits, isSliceCommitted, pruneSliceCommits } from './slice-commits.js';
+import { ensureSliceCommits, highestFenceToken, isSliceCommitted, pruneSliceCommits } from './slice-commits.js';
+import type { CommitFence } from './commit-fence.js';
 import { readRows, type PlainRow } from './read-rows.js';
 import {
   addUncountedRequests,
@@ -50,6 +51,11 @@ export interface WarehouseOptions {
   duckdb?: Record<string, string>;
   /** Test hooks inside the load transaction; default none. */
   hooks?: LoadHooks;
+  /**
+   * The writer lease's fence (commit-fence.ts), confirmed before every write commits: each slice load's COMMIT, a run's
+   * start and finish, a cursor's move, a publish. Default none: a file opened outside the engine (tests, tools).
+   */
+  fence?: CommitFence;
 }
 
 /**
@@ -115,16 +121,21 @@ export class Warehouse {
 
   /** Loads one slice in one transaction; see `loadSliceBatch`. */
   loadSlice(batch: SliceBatch): Promise<LoadResult> {
-    return this.serial(() => loadSliceBatch(this.connection, (table) => this.plan(table), batch, this.options.hooks));
+    return this.serial(() => loadSliceBatch(this.connection, (table) => this.plan(table), batch, this.options.hooks, this.options.fence));
   }
 
   /** Loads several slices in one transaction, each with its own state; see `loadSliceBatches`. */
   loadSlices(batches: readonly SliceBatch[]): Promise<LoadResult[]> {
-    return this.serial(() => loadSliceBatches(this.connection, (table) => this.plan(table), batches, this.options.hooks));
+    return this.serial(() => loadSliceBatches(this.connection, (table) => this.plan(table), batches, this.options.hooks, this.options.fence));
+  }
+
+  /** The highest fencing token a commit of this file was made under (slice-commits.ts); 0 when none was. */
+  highestFenceToken(): Promise<number> {
+    return this.serial(() => highestFenceToken(this.connection));
   }
 
   startRun(run: RunStart): Promise<void> {
-    return this.serial(() => startRun(this.connection, run));
+    return this.serial(() => this.fenced(() => startRun(this.connection, run)));
   }
 
   /** Whether a slice's transaction committed the rows of the fetch with this token (slice-commits.ts). */
@@ -137,10 +148,12 @@ export class Warehouse {
   }
 
   finishRun(runId: string, status: FinishedRunStatus): Promise<void> {
-    return this.serial(async () => {
-      await finishRun(this.connection, runId, status);
-      await pruneSliceCommits(this.connection, new Date());
-    });
+    return this.serial(() =>
+      this.fenced(async () => {
+        await finishRun(this.connection, runId, status);
+        await pruneSliceCommits(this.connection, new Date());
+      }),
+    );
   }
 
   /** The rows of a replace whose keys rows outside its scope hold (a record filed under another day now); see keys-held-elsewhere.ts. */
@@ -150,12 +163,12 @@ export class Warehouse {
 
   /** Adds a run's calls that no slice carried to `_sync_runs`; the run's status there, undefined without a row. */
   addUncountedRequests(runId: string, calls: UncountedRequests): Promise<RunLogStatus | undefined> {
-    return this.serial(() => addUncountedRequests(this.connection, runId, calls));
+    return this.serial(() => this.fenced(() => addUncountedRequests(this.connection, runId, calls)));
   }
 
   /** Moves the incremental position forward (never back); only incremental runs should call it. */
   advanceCursor(brandId: number, stream: string, day: string, runId: string): Promise<string> {
-    return this.serial(() => advanceCursor(this.connection, brandId, stream, day, runId));
+    return this.serial(() => this.fenced(() => advanceCursor(this.connection, brandId, stream, day, runId)));
   }
 
   /** Every incremental cursor, keyed `brand|stream`. */
@@ -285,7 +298,9 @@ export class Warehouse {
       return Promise.reject(new Error(`cannot publish ${this.path} over itself; publish to the analysts' file beside it`));
     }
     // Taken when the publish starts: a publish refused (the warehouse closing) leaves the clone for close() to remove.
-    return this.serial(() => {
+    return this.serial(async () => {
+      // A writer that lost the lease publishes nothing: the new writer's file is the one to publish.
+      await this.options.fence?.confirm();
       const prepared = options.prepared ?? this.prepared;
       if (prepared === this.prepared) this.prepared = undefined;
       return publishCopy(this.connection, publishedPath, { ...options, prepared, viewsDir: options.viewsDir ?? this.options.viewsDir });
@@ -324,6 +339,25 @@ export class Warehouse {
 
   private reader(): (sql: string, params?: DuckDBValue[]) => Promise<PlainRow[]> {
     return (sql, params) => readRows(this.connection, sql, params);
+  }
+
+  /**
+   * A write of bookkeeping in one transaction whose COMMIT waits for the lease's fence, as a slice load's does; without
+   * a fence, the work alone.
+   */
+  private async fenced<T>(work: () => Promise<T>): Promise<T> {
+    const fence = this.options.fence;
+    if (!fence) return work();
+    await this.connection.run('BEGIN TRANSACTION');
+    try {
+      const result = await work();
+      await fence.confirm();
+      await this.connection.run('COMMIT');
+      return result;
+    } catch (error) {
+      await this.connection.run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {

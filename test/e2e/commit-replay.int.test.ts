@@ -45,7 +45,7 @@ async function fetchedRun(runs: RunStore, runId: string): Promise<CommitJobData>
   // The fetch side, for real: the slice read from the simulator into chunks waiting in Redis.
   const slice = { key: DAY, day: DAY, from: DAY, to: DAY, params: {} };
   const client = createApiClient(fx.config.api);
-  const sink = new RedisChunkSink(redis, fx.config.redisPrefix, `${runId}-token`);
+  const sink = new RedisChunkSink(redis, fx.config.redisPrefix, `${runId}-token`, runId);
   const result = await runSlice(getStream('conversations'), { client, brandId, slice, sync: fx.config.sync }, sink);
   await client.close();
   return {

@@ -65,7 +65,7 @@ async function fetchedDay(index: number, { moved = [], run = RUN }: { moved?: nu
   const day = addDays(TODAY, -index);
   const sliceId = `1|conversations|${day}`;
   await runs.recordPlanned(run, [{ sliceId, brandId: 1, stream: 'conversations' }]);
-  const sink = new RedisChunkSink(redis, prefix, `token-${run}-${index}`);
+  const sink = new RedisChunkSink(redis, prefix, `token-${run}-${index}`, run);
   const rows = [...conversationRows(day, 3, index * 10 + 1), ...moved.flatMap((id) => conversationRows(day, 1, id))];
   await sink.write({ tables: { conversations: rows }, rejects: [] });
   const data: CommitJobData = {

@@ -11,6 +11,7 @@ import { OutageMemo, outageToleranceMs } from '../../src/engine/outage-memo.js';
 import { FETCH_QUEUE, openQueues, type Queues } from '../../src/engine/queues.js';
 import { RequestTallies } from '../../src/engine/request-tally.js';
 import { RunGaveUpError } from '../../src/engine/run-cancel-watch.js';
+import { RunStore } from '../../src/engine/run-store.js';
 import type { SliceReader } from '../../src/engine/slice-reader.js';
 import { createLogger } from '../../src/log.js';
 import type { SyncMetrics } from '../../src/ops/sync-metrics.js';
@@ -27,10 +28,12 @@ let redis: Redis;
 let prefix: string;
 let queues: Queues;
 
-beforeEach(() => {
+beforeEach(async () => {
   redis = testRedis();
   prefix = uniquePrefix('fetch-failures');
   queues = openQueues(redis, prefix);
+  // Jobs are added only for a run Redis knows (src/engine/run-gone.ts).
+  await new RunStore(redis, prefix).create({ runId: DATA.runId, kind: 'backfill', brands: [1], streams: ['conversations'], today: DAY, from: DAY, to: DAY, status: 'running', startedAt: new Date().toISOString(), finishedAt: null, phase: 1, published: null, error: null });
 });
 afterEach(async () => {
   await queues.close();

@@ -45,6 +45,7 @@ describe('calls no commit carried', () => {
     const runId = 'run-cancelled-1';
     await warehouse.startRun({ runId, kind: 'backfill', brands: [1], streams: ['conversations'] });
     // Slice A was taken into another commit's transaction before the cancel removed its job: its calls are counted.
+    await deps.runs.create({ runId, kind: 'backfill', brands: [1], streams: ['conversations'], today: '2026-11-20', from: null, to: null, status: 'cancelled', startedAt: new Date().toISOString(), finishedAt: null, phase: 1, published: null, error: null });
     await deps.runs.recordOutcome(runId, { sliceId: 'A', brandId: 1, stream: 'conversations', status: 'complete', rows: 1, rejects: 0, ...calls(5) });
     await recordUncounted(deps, { runId, source: 'removed', ...calls(2), commits: [{ sliceId: 'A', ...calls(5) }, { sliceId: 'B', ...calls(7) }] });
     const [row] = await warehouse.query('SELECT requests, status FROM _sync_runs WHERE run_id = $1', [runId]);

@@ -20,10 +20,10 @@ const until = async (check: () => boolean, ms = 5000) => {
 
 describe('WriterLease', () => {
   it('gives the lease to one process at a time and passes it on when the holder stops', async () => {
-    const key = redisKeys(`${prefix}-writer`).writerLease;
+    const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-writer`);
     const events: string[] = [];
     const make = (name: string) =>
-      new WriterLease(redis, { key, ttlMs: 600, intervalMs: 100, onAcquired: () => void events.push(`${name}+`), onLost: () => void events.push(`${name}-`) });
+      new WriterLease(redis, { key, fenceKey, ttlMs: 600, intervalMs: 100, onAcquired: () => void events.push(`${name}+`), onLost: () => void events.push(`${name}-`) });
     const a = make('a');
     const b = make('b');
     await a.start();
@@ -40,10 +40,10 @@ describe('WriterLease', () => {
   });
 
   it('stopped while becoming the writer, waits for that, then closes what it opened and frees the lease', async () => {
-    const key = redisKeys(`${prefix}-slow-open`).writerLease;
+    const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-slow-open`);
     const events: string[] = [];
     const lease = new WriterLease(redis, {
-      key,
+      key, fenceKey,
       ttlMs: 10_000,
       intervalMs: 100,
       // Opening DuckDB after a crash (WAL replay) or with migrations to run takes seconds, and asks Redis nothing.
@@ -64,10 +64,10 @@ describe('WriterLease', () => {
   });
 
   it('stopped while a tick closes the writer after losing the lease, waits for the close', async () => {
-    const key = redisKeys(`${prefix}-slow-close`).writerLease;
+    const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-slow-close`);
     const events: string[] = [];
     const lease = new WriterLease(redis, {
-      key,
+      key, fenceKey,
       ttlMs: 10_000,
       intervalMs: 100,
       onAcquired: () => void events.push('opened'),
@@ -86,9 +86,9 @@ describe('WriterLease', () => {
   });
 
   it('retired, takes a free lease no more', async () => {
-    const key = redisKeys(`${prefix}-retired`).writerLease;
+    const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-retired`);
     await redis.set(key, 'another-process', 'PX', 300);
-    const lease = new WriterLease(redis, { key, ttlMs: 300, intervalMs: 50, onAcquired: () => {}, onLost: () => {} });
+    const lease = new WriterLease(redis, { key, fenceKey, ttlMs: 300, intervalMs: 50, onAcquired: () => {}, onLost: () => {} });
     await lease.start();
     lease.retire();
     await new Promise((resolve) => setTimeout(resolve, 700)); // the other holder's lease has expired meanwhile
@@ -98,9 +98,9 @@ describe('WriterLease', () => {
   });
 
   it('passes on after the ttl when the holder dies without releasing', async () => {
-    const key = redisKeys(`${prefix}-dead`).writerLease;
+    const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-dead`);
     await redis.set(key, 'a-dead-process', 'PX', 500);
-    const lease = new WriterLease(redis, { key, ttlMs: 500, intervalMs: 50, onAcquired: () => {}, onLost: () => {} });
+    const lease = new WriterLease(redis, { key, fenceKey, ttlMs: 500, intervalMs: 50, onAcquired: () => {}, onLost: () => {} });
     await lease.start();
     expect(lease.isHeld).toBe(false);
     await until(() => lease.isHeld, 3000);
@@ -109,9 +109,9 @@ describe('WriterLease', () => {
   });
 
   it('notices a lost lease and reports it', async () => {
-    const key = redisKeys(`${prefix}-stolen`).writerLease;
+    const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-stolen`);
     let lost = false;
-    const lease = new WriterLease(redis, { key, ttlMs: 2000, intervalMs: 50, onAcquired: () => {}, onLost: () => void (lost = true) });
+    const lease = new WriterLease(redis, { key, fenceKey, ttlMs: 2000, intervalMs: 50, onAcquired: () => {}, onLost: () => void (lost = true) });
     await lease.start();
     expect(lease.isHeld).toBe(true);
     await redis.set(key, 'someone-else');
@@ -122,10 +122,10 @@ describe('WriterLease', () => {
   });
 
   it('gives the lease back when becoming the writer fails, and tries again', async () => {
-    const key = redisKeys(`${prefix}-retry`).writerLease;
+    const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-retry`);
     let tries = 0;
     const lease = new WriterLease(redis, {
-      key,
+      key, fenceKey,
       ttlMs: 1000,
       intervalMs: 50,
       onAcquired: () => {
@@ -142,10 +142,10 @@ describe('WriterLease', () => {
 
   /** When each of a lease's first six tries to become the writer came, every one failing with `failure`. */
   async function failingTries(name: string, failure: string, options: { maxBackoffMs: number; retryPromptly?: (error: unknown) => boolean }) {
-    const key = redisKeys(`${prefix}-${name}`).writerLease;
+    const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-${name}`);
     const tries: number[] = [];
     const lease = new WriterLease(redis, {
-      key,
+      key, fenceKey,
       ttlMs: 1000,
       intervalMs: 50,
       ...options,
@@ -180,11 +180,11 @@ describe('WriterLease', () => {
   });
 
   it('keeps trying after its wall clock is set back: its waits run on the monotonic clock', async () => {
-    const key = redisKeys(`${prefix}-clock`).writerLease;
+    const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-clock`);
     let tries = 0;
     const realNow = Date.now;
     const lease = new WriterLease(redis, {
-      key,
+      key, fenceKey,
       ttlMs: 1000,
       intervalMs: 50,
       maxBackoffMs: 100,

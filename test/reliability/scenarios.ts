@@ -243,11 +243,16 @@ export interface HookedWorker {
   kill(signal?: NodeJS.Signals): void;
   done: Promise<unknown>;
   nextLine(prefix: string, timeoutMs: number): Promise<string>;
+  /** What it wrote to stderr so far (its log, when given a `logLevel`). */
+  stderr(): string;
 }
 
-/** A worker process that stops inside the load transaction of its `commit`th slice (fixtures/hooked-worker.ts). */
-export function hookedWorker(fx: EngineFixture, commit: number, failStream?: string): HookedWorker {
-  const spec = { config: fx.config, redisUrl: fx.redisUrl, hangAtCommit: commit, failStream, leaseTtlMs: TAKEOVER_MS, lockMs: TAKEOVER_MS };
+/**
+ * A worker process that stops inside the load transaction of its `commit`th slice (fixtures/hooked-worker.ts); with
+ * `freezeInTransaction`, it goes on there when sent SIGCONT.
+ */
+export function hookedWorker(fx: EngineFixture, commit: number, failStream?: string, options: { freezeInTransaction?: boolean; logLevel?: string } = {}): HookedWorker {
+  const spec = { config: fx.config, redisUrl: fx.redisUrl, hangAtCommit: commit, failStream, leaseTtlMs: TAKEOVER_MS, lockMs: TAKEOVER_MS, ...options };
   const child: ChildProcess = spawnProcess(process.execPath, ['bin/run-ts.js', 'test/reliability/fixtures/hooked-worker.ts'], {
     cwd: join(import.meta.dirname, '..', '..'),
     env: { ...process.env, RELIABILITY_WORKER: JSON.stringify(spec) },
@@ -265,6 +270,7 @@ export function hookedWorker(fx: EngineFixture, commit: number, failStream?: str
   return {
     kill: (signal = 'SIGTERM') => void child.kill(signal),
     done,
+    stderr: () => stderr,
     nextLine: (prefix, timeoutMs) =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no ${prefix} line from the hooked worker: ${stderr.slice(-2000)}`)), timeoutMs);

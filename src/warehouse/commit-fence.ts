@@ -1,0 +1,23 @@
+/**
+ * What the writer's lease lends each DuckDB commit: a fencing token that only grows, and a check that it is still the
+ * lease's. The loader calls `confirm` inside the transaction, just before COMMIT, and records the token it returns
+ * with the commit (`_slice_commits.fence_token`), so a writer that lost the lease (a stall past its ttl) commits
+ * nothing. What the fence guarantees: docs/guarantees.md, "One writer"; proved by test/e2e/lease-fence.int.test.ts.
+ */
+export interface CommitFence {
+  /** Resolves with the token when it is still the lease's (renewing the lease); rejects with WriterFencedError otherwise. */
+  confirm(): Promise<number>;
+}
+
+/** A commit refused because its writer no longer holds the lease: rolled back, and the writer stops being the writer. */
+export class WriterFencedError extends Error {
+  readonly code = 'writer_fenced';
+  constructor(message: string) {
+    super(message);
+    this.name = 'WriterFencedError';
+  }
+}
+
+export function isWriterFenced(error: unknown): error is WriterFencedError {
+  return error instanceof WriterFencedError || (error instanceof Error && error.name === 'WriterFencedError');
+}
