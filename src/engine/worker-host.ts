@@ -21,6 +21,8 @@ import { connectRedis } from './redis.js';
 import { refuseOtherWarehouse, writtenFile } from './prefix-warehouse.js';
 import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
+import type { Notifier } from '../notify/index.js';
+import { claimRunEndNotice, sendRunEndNotices } from './run-notices.js';
 import { WriterLease } from './writer-lease.js';
 import { WriterUnavailableError } from './writer-unavailable-error.js';
 
@@ -68,6 +70,8 @@ export interface WorkerHostOptions {
   commitBatchSlices?: number;
   /** Told about requests, slices and rows as they happen (`bvsync worker --metrics-port`); default none. */
   metrics?: SyncMetrics;
+  /** Tells people of runs this process finalizes that fail or end incomplete (`notify.webhooks`); default none. */
+  notifier?: Notifier;
   /** How long `stop()` lets running jobs finish before aborting them (ms), when not given to it; default 30 s. */
   stopDeadlineMs?: number;
   /** Options of the working database when this process becomes the writer; default none. The reliability tests set
@@ -269,7 +273,7 @@ export class WorkerHost {
     if (this.stopping) return;
     this.loadWorker = this.startWorker(
       LOAD_QUEUE,
-      loadProcessor({ redis: this.connection, prefix: config.redisPrefix, queues: this.queues, runs: new RunStore(this.connection, config.redisPrefix), warehouse: this.warehouse, config, log, metrics: this.options.metrics, commitBatchSlices: this.options.commitBatchSlices }),
+      loadProcessor({ redis: this.connection, prefix: config.redisPrefix, queues: this.queues, runs: new RunStore(this.connection, config.redisPrefix), warehouse: this.warehouse, config, log, metrics: this.options.metrics, commitBatchSlices: this.options.commitBatchSlices, notifier: this.options.notifier }),
       1,
     );
     this.loadWorker.on('error', (error) => log.warn({ err: error.message }, 'load worker error'));
@@ -315,7 +319,12 @@ export class WorkerHost {
     // DuckDB first: a waiting command ends when Redis says failed, and may stop this process at once (the test of it
     // does), which would leave `_sync_runs` saying running.
     await this.warehouse?.finishRun(runId, 'failed').catch(() => undefined);
-    await runs.update(runId, { status: 'failed', error: reason, finishedAt: new Date().toISOString() });
+    const ended = { ...meta, status: 'failed' as const, error: reason, finishedAt: new Date().toISOString() };
+    const states = await this.warehouse?.sliceStates({ runId }).catch(() => undefined);
+    const notice = await claimRunEndNotice({ runs, notifier: this.options.notifier, meta: ended, states }).catch(() => undefined);
+    await runs.update(runId, { status: 'failed', error: reason, finishedAt: ended.finishedAt });
+    this.options.metrics?.runFinished(meta.kind, 'failed');
+    sendRunEndNotices(this.options.notifier, notice, undefined, this.options.log);
   }
 
   /** Jobs of each queue by state, for metrics scraped at any time. */
@@ -410,6 +419,8 @@ export class WorkerHost {
         await this.client?.close().catch(() => {});
         await this.queues?.close().catch(() => {});
         this.connection?.disconnect();
+        // Notices of the last runs it finalized are sent before the process goes, within notify.deliverySeconds.
+        await this.options.notifier?.settle();
       }
     })();
     return this.stopping;
