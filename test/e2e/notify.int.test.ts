@@ -85,3 +85,30 @@ describe('a webhook that never answers', () => {
     }
   });
 });
+
+describe('a sync whose Redis does not answer', () => {
+  it('sends machine_fault (component redis), without the Redis URL\'s password', async () => {
+    const before = receiver.received.length;
+    const config = writeCliConfig(fx, { notify: { webhooks: [{ url: receiver.url + SECRET_PATH, events: ['machine_fault'] }] } });
+    const result = await spawnBvsync(syncArgs(config), cliEnv(fx, { REDIS_URL: 'redis://:redis-password-1@127.0.0.1:1' })).done;
+    expect(result.code).toBe(1);
+    const notices = receiver.received.slice(before).map((request) => request.json());
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ version: 1, event: 'machine_fault', component: 'redis', code: 'redis_unavailable' });
+    expect(receiver.received.at(-1)!.body).not.toContain('redis-password-1');
+  });
+});
+
+describe('a sync that completes on data older than notify.staleAfterHours', () => {
+  it('sends stale for the run\'s brand and stream whose newest complete day is too old', async () => {
+    fx.sim.setKnobs({ refusedPaths: [] });
+    const before = receiver.received.length;
+    // The simulator's today is TODAY; the real one is later, so its newest complete day is days old.
+    const config = writeCliConfig(fx, { sync: { startDate: '2026-11-19' }, notify: { staleAfterHours: 24, webhooks: [{ url: receiver.url + SECRET_PATH, events: ['stale', 'run_failed'] }] } });
+    const result = await spawnBvsync(['sync', '--streams', 'visibility', '--today', TODAY, '--config', config], cliEnv(fx)).done;
+    expect(result.code, result.stderr.slice(-2000)).toBe(0);
+    const notices = receiver.received.slice(before).map((request) => request.json());
+    expect(notices.map((notice) => notice.event)).toEqual(['stale']);
+    expect(notices[0]).toMatchObject({ staleAfterHours: 24, stale: [{ brand: fx.config.brands[0], stream: 'visibility', newestCompleteDay: TODAY }] });
+  });
+});
