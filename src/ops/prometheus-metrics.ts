@@ -164,6 +164,7 @@ export class PrometheusMetrics implements SyncMetrics {
    */
   recordRunResult(kind: string, status: string, failedSlices: number, finishedAt: Date): void {
     const registers = [this.registry];
+    for (const name of ['bvsync_run_status', 'bvsync_run_finished_timestamp_seconds', 'bvsync_run_failed_slices']) this.registry.removeSingleMetric(name);
     const statusGauge = new Gauge({ name: 'bvsync_run_status', help: 'The status the last one-off run (sync, backfill) of this kind ended with: 1 for its status', labelNames: ['kind', 'status'], registers });
     for (const each of FINISHED_RUN_STATUSES) statusGauge.set({ kind, status: each }, each === status ? 1 : 0);
     new Gauge({ name: 'bvsync_run_finished_timestamp_seconds', help: 'When the last one-off run of this kind ended (seconds since the epoch)', labelNames: ['kind'], registers }).set({ kind }, finishedAt.getTime() / 1000);

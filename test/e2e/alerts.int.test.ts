@@ -11,7 +11,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 /**
  * The alert path end to end, with the real programs: a real Prometheus scrapes a `bvsync worker --metrics-port` and
  * evaluates deploy/prometheus/alerts.yml every second; a real Alertmanager routes BvsyncRunFailed to a local webhook
- * receiver when the worker finalizes a run that failed.
+ * receiver when the worker finalizes a run that failed. The worker's own webhook gets its `run_failed` notice too.
  */
 
 const TODAY = '2026-11-20';
@@ -60,7 +60,9 @@ describe.skipIf(skipReason !== undefined)('a failed run, alerted through Prometh
     ]);
     await untilAnswers(`http://127.0.0.1:${alertmanagerPort}/-/ready`, 'Alertmanager', alertmanager);
 
-    worker = spawnBvsync(['worker', '--metrics-port', String(metricsPort), '--config', writeCliConfig(fx)], cliEnv(fx));
+    // The worker also has a webhook of its own: the writer that finalizes a run is the one that tells of it.
+    const workerConfig = writeCliConfig(fx, { sync: { startDate: '2026-11-19' }, notify: { webhooks: [{ url: `${receiver.url}/notify`, events: ['run_failed'] }] } });
+    worker = spawnBvsync(['worker', '--metrics-port', String(metricsPort), '--config', workerConfig], cliEnv(fx));
     await worker.waitFor(/holding the DuckDB writer lease/, 60_000);
 
     const prometheusConfig = join(fx.dir, 'prometheus.yml');
@@ -112,8 +114,15 @@ describe.skipIf(skipReason !== undefined)('a failed run, alerted through Prometh
     expect(enqueued.code, enqueued.stderr.slice(-2000)).toBe(0);
     await worker.waitFor(/"status":"failed".*run finished|run finished.*"status":"failed"/, 60_000);
 
+    const notices = () => receiver.received.filter((request) => request.path === '/notify').map((request) => request.json());
+    await until('the worker to send run_failed', () => notices().length > 0, 60_000, 100);
+    expect(notices()).toHaveLength(1);
+    expect(notices()[0]).toMatchObject({ event: 'run_failed', run: { kind: 'sync', status: 'failed' }, counts: { failed: 2 } });
+    expect(notices()[0].errors[0]).toMatchObject({ stream: 'conversations', code: 'forbidden' });
+
     const firing = () =>
       receiver.received
+        .filter((request) => request.path === '/alerts')
         .map((request) => request.json() as { status: string; alerts: Array<{ status: string; labels: Record<string, string> }> })
         .flatMap((message) => message.alerts)
         .filter((alert) => alert.labels.alertname === 'BvsyncRunFailed' && alert.status === 'firing');
