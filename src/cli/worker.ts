@@ -4,6 +4,8 @@ import { serveHostMetrics } from '../ops/host-metrics.js';
 import { parsePort } from '../ops/port.js';
 import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { notifierFor } from '../notify/index.js';
+import { loadProcessSettings } from '../config/load.js';
+import { DEFAULT_REDIS_OUTAGE_MS } from '../engine/redis-outage.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
 import { listenError } from './listen-error.js';
@@ -85,7 +87,9 @@ export function workerCommand(): Command {
       log.info('worker stopped before it started: no job was taken');
       return;
     }
-    const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics, notifier, ...timings });
+    // A worker reconnects to Redis for ever; past BVSYNC_REDIS_OUTAGE_MS (a command's limit too) it tells of the outage.
+    const redisFaultAfterMs = loadProcessSettings().redisOutageMs ?? DEFAULT_REDIS_OUTAGE_MS;
+    const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics, notifier, redisFaultAfterMs, ...timings });
     // Before the host starts: a port in use then ends the command at once, where the worker ran on, holding the lease,
     // with its metrics nowhere.
     const metricsServer =

@@ -23,6 +23,7 @@ import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
 import type { Notifier } from '../notify/index.js';
 import { claimRunEndNotice, sendRunEndNotices } from './run-notices.js';
+import { watchRedisForFaults } from './redis-fault-watch.js';
 import { WriterLease } from './writer-lease.js';
 import { WriterUnavailableError } from './writer-unavailable-error.js';
 
@@ -72,6 +73,8 @@ export interface WorkerHostOptions {
   metrics?: SyncMetrics;
   /** Tells people of runs this process finalizes that fail or end incomplete (`notify.webhooks`); default none. */
   notifier?: Notifier;
+  /** With a notifier: after how long without Redis the host tells of a `machine_fault`; default none (not watched). */
+  redisFaultAfterMs?: number;
   /** How long `stop()` lets running jobs finish before aborting them (ms), when not given to it; default 30 s. */
   stopDeadlineMs?: number;
   /** Options of the working database when this process becomes the writer; default none. The reliability tests set
@@ -103,6 +106,7 @@ export class WorkerHost {
   private readonly workerConnections = new Map<Worker, Redis>();
   private warehouse: Warehouse | undefined;
   private stopping: Promise<void> | undefined;
+  private stopRedisWatch: (() => void) | undefined;
   private redisAtStop = true;
   /** Told by stop()'s caller that Redis does not answer. */
   private redisKnownGone = false;
@@ -125,6 +129,9 @@ export class WorkerHost {
     const prefix = config.redisPrefix;
     this.connection = connectRedis(this.options.redisUrl);
     this.connection.on('error', (error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
+    if (this.options.notifier && this.options.redisFaultAfterMs !== undefined) {
+      this.stopRedisWatch = watchRedisForFaults(this.connection, this.options.redisUrl, this.options.redisFaultAfterMs, this.options.notifier);
+    }
     // Before any worker starts: one that took jobs would fetch, and once the writer, load, the other file's runs.
     if (this.options.load !== false) await refuseOtherWarehouse(this.connection, prefix, config.db);
     this.queues = openQueues(this.connection, prefix);
@@ -399,6 +406,7 @@ export class WorkerHost {
   stop(deadlineMs = this.options.stopDeadlineMs ?? 30_000, options: { redisGone?: boolean } = {}): Promise<void> {
     if (options.redisGone) this.redisKnownGone = true;
     this.stopping ??= (async () => {
+      this.stopRedisWatch?.();
       // Renewed while the fetch jobs drain, never taken: a process on its way out does not become the writer.
       this.lease?.retire();
       // Slices being read finish; those waiting out a 429 (or the key's budget it blocked) go back to the queue.
