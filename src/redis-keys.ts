@@ -13,7 +13,7 @@ export interface RedisKeys {
   writerFence: string;
   /** The runs by start time (a sorted set), newest last. */
   runs: string;
-  /** A run's record (`part` empty), or one of its sets and counters (`planned`, `done`, `stats`), or its outage (`outage`: src/engine/outage-memo.ts). */
+  /** A run's record (`part` empty), or one of its sets and counters (`planned`, `done`, `stats`), its outage (`outage`: src/engine/outage-memo.ts), or a notice sent of it (`notified:<event>`: src/engine/run-notices.ts). */
   run(runId: string, part?: string): string;
   /** The unfinished run of one window, by the digest of its identity (kind, window, brands, streams). */
   runWindow(identityDigest: string): string;

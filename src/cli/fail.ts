@@ -10,8 +10,9 @@ export class UsageError extends Error {
   constructor(
     message: string,
     readonly exitCode = EXIT_USAGE,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'UsageError';
   }
 }

@@ -253,6 +253,9 @@ function refusedKey(error: AuthError, requests: number): UsageError {
   return new UsageError(
     `the API refused the key (${answer}${both}) after ${requests} request${requests === 1 ? '' : 's'}; nothing was planned or fetched. ` +
       `Check ${KEY_SETTING}, then run \`bvsync doctor\``,
+    undefined,
+    // Its cause's code (`unauthorized`) is what makes a command send `key_refused` (src/notify/failure-notice.ts).
+    { cause: error },
   );
 }
 

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import type { RunKind } from '../vocabulary.js';
 import { eachDay, parseDay, todayUtc } from '../days.js';
 import { UsageError } from './fail.js';
 import { chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
@@ -9,6 +8,11 @@ import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom, type Pre
 import { runWithReport } from './run-report.js';
 import type { Config } from '../config/schema.js';
 import { getStream } from '../streams/registry.js';
+import { totalCounters } from '../engine/run-store.js';
+import { notifierFor } from '../notify/index.js';
+import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
+import { pushRunMetrics } from '../ops/push-run-metrics.js';
+import { isFinishedRunStatus, type RunKind } from '../vocabulary.js';
 
 /** The flags `sync` and `backfill` share. */
 export interface RunFlags extends CommonFlags {
@@ -67,24 +71,52 @@ export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window:
   if (flags.streams !== undefined || config.sync.streams !== undefined) checkNamedStreamsPlan(config, streams, brands);
   // Running slices get part of the shutdown deadline to finish; the rest is for closing Redis and DuckDB.
   const worker = { ...workerTimings(), stopDeadlineMs: RUN_SHUTDOWN_DEADLINE_MS / 2 };
-  // The preflight, after every local check (a mistyped flag costs no request) and before anything is planned; cheapest
-  // first: the database path, Redis, then the key and the brands (see preflight.ts).
-  if (!flags.enqueueOnly) {
-    checkDatabaseFiles(config);
-    await warnOfDiskRoom(config, window.from && window.to ? eachDay(window.from, window.to).length : syncWindowDays(config), log);
-  }
-  const redis = await redisFor(config, log);
-  const stopping = new AbortController();
-  const disarm = exitWithinDeadlineOnSignal(log, stopping);
+  const notifier = notifierFor(config, log);
+  const metrics = config.metrics.pushgateway ? new PrometheusMetrics({ processMetrics: false }) : undefined;
   try {
-    const checked = await preflight(config, redis.url, { brands, log, signal: stopping.signal });
-    const { redisOutageMs } = loadProcessSettings();
-    const { exitCode } = await runWithReport({ config, redisUrl: redis.url, log, kind, brands, streams, ...window, enqueueOnly: flags.enqueueOnly, worker, redisOutageMs });
-    reportSkippedBrands(checked);
-    process.exitCode = exitCode;
+    // The preflight, after every local check (a mistyped flag costs no request) and before anything is planned; cheapest
+    // first: the database path, Redis, then the key and the brands (see preflight.ts).
+    if (!flags.enqueueOnly) {
+      checkDatabaseFiles(config);
+      await warnOfDiskRoom(config, window.from && window.to ? eachDay(window.from, window.to).length : syncWindowDays(config), log);
+    }
+    const redis = await redisFor(config, log);
+    const stopping = new AbortController();
+    const disarm = exitWithinDeadlineOnSignal(log, stopping);
+    try {
+      const checked = await preflight(config, redis.url, { brands, log, signal: stopping.signal });
+      const { redisOutageMs } = loadProcessSettings();
+      const { progress, exitCode } = await runWithReport({
+        config,
+        redisUrl: redis.url,
+        log,
+        kind,
+        brands,
+        streams,
+        ...window,
+        enqueueOnly: flags.enqueueOnly,
+        worker: { ...worker, metrics },
+        redisOutageMs,
+        notifier,
+      });
+      reportSkippedBrands(checked);
+      process.exitCode = exitCode;
+      if (metrics && config.metrics.pushgateway && isFinishedRunStatus(progress.meta.status)) {
+        const totals = totalCounters(progress.counters.values());
+        metrics.recordRunResult(kind, progress.meta.status, totals.failed, new Date(progress.meta.finishedAt ?? Date.now()));
+        await pushRunMetrics({ url: config.metrics.pushgateway, metrics, prefix: config.redisPrefix, kind, log });
+      }
+    } finally {
+      disarm();
+      await redis.stop();
+    }
+  } catch (error) {
+    // A refused key, Redis gone: told to people before the command says it (src/notify/failure-notice.ts).
+    await notifier?.failed(error);
+    throw error;
   } finally {
-    disarm();
-    await redis.stop();
+    // Within notify.deliverySeconds: a webhook that does not answer delays the exit by that much at most.
+    await notifier?.settle();
     // The run is over and reported. A connection BullMQ could not close (one stuck reconnecting after a Redis restart)
     // must not keep the command alive; unref'd, this fires only when something else still holds the process open.
     setTimeout(() => process.exit(), LINGER_LIMIT_MS).unref();

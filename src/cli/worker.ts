@@ -3,6 +3,9 @@ import { WorkerHost } from '../engine/worker-host.js';
 import { serveHostMetrics } from '../ops/host-metrics.js';
 import { parsePort } from '../ops/port.js';
 import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
+import { notifierFor } from '../notify/index.js';
+import { loadProcessSettings } from '../config/load.js';
+import { DEFAULT_REDIS_OUTAGE_MS } from '../engine/redis-outage.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
 import { listenError } from './listen-error.js';
@@ -41,6 +44,7 @@ export function workerCommand(): Command {
     const timings = workerTimings();
     const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort, '--metrics-port');
     const metrics = metricsPort === undefined ? undefined : new PrometheusMetrics();
+    const notifier = notifierFor(config, log);
     // Listened for before the preflight and the host's start: both can wait (a 429 of the API, the writer lease, a
     // working file another program holds), and a signal then must stop the worker as cleanly as later, not kill it
     // outright (it died by the signal, exit code none, during the preflight).
@@ -67,7 +71,10 @@ export function workerCommand(): Command {
       checkDatabaseFiles(config);
       await warnOfDiskRoom(config, syncWindowDays(config), log);
     }
-    const redis = await redisFor(config, log);
+    const redis = await redisFor(config, log).catch(async (error: unknown) => {
+      await notifier?.failed(error);
+      throw error;
+    });
     const refusal = await preflight(config, redis.url, { brands: config.brands, requireReachable: false, log, signal: stopping.signal }).then(
       () => undefined,
       (error: unknown) => ({ error }),
@@ -75,17 +82,22 @@ export function workerCommand(): Command {
     // A preflight may also end normally after the signal (no brand to probe, its last probe answered): stopped all the same.
     if (refusal || stopping.signal.aborted) {
       await redis.stop();
-      if (refusal && !stopping.signal.aborted) throw refusal.error;
+      if (refusal && !stopping.signal.aborted) {
+        await notifier?.failed(refusal.error);
+        throw refusal.error;
+      }
       clearTimeout(hardStop);
       log.info('worker stopped before it started: no job was taken');
       return;
     }
-    const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics, ...timings });
+    // A worker reconnects to Redis for ever; past BVSYNC_REDIS_OUTAGE_MS (a command's limit too) it tells of the outage.
+    const redisFaultAfterMs = loadProcessSettings().redisOutageMs ?? DEFAULT_REDIS_OUTAGE_MS;
+    const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics, notifier, redisFaultAfterMs, ...timings });
     // Before the host starts: a port in use then ends the command at once, where the worker ran on, holding the lease,
     // with its metrics nowhere.
     const metricsServer =
       metrics &&
-      (await serveHostMetrics(host, metrics, { port: metricsPort!, log }).catch(async (error: unknown) => {
+      (await serveHostMetrics(host, metrics, { port: metricsPort!, log, db: flags.fetchOnly ? undefined : config.db }).catch(async (error: unknown) => {
         await redis.stop();
         throw listenError(error, '--metrics-port', metricsPort!);
       }));

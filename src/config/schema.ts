@@ -193,6 +193,48 @@ export const warehouseConfigSchema = z
   })
   .strict();
 
+/** The events a webhook can ask for (docs/operations.md, "Notifications"). */
+export const NOTIFY_EVENTS = ['run_failed', 'run_incomplete', 'stale', 'key_refused', 'machine_fault'] as const;
+
+/**
+ * One webhook of `notify.webhooks`. The URL is a secret (a Slack webhook's path is its credential): a config error
+ * never quotes it, and it is never logged; logs name the webhook by its index.
+ */
+export const webhookSchema = z
+  .object({
+    /** Where to POST; http or https. Give this or `urlFile`. */
+    url: z
+      .string()
+      .refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), { error: 'expected a URL that starts with http:// or https:// (not quoted: it is a secret)' })
+      .optional(),
+    /** A file holding the URL (a mounted secret), read at start; a file others may read gets a warning. */
+    urlFile: z.string().min(1).transform(expandHome).optional(),
+    /** The events sent to it; at least one. */
+    events: z.array(z.enum(NOTIFY_EVENTS)).min(1, 'name at least one event: ' + NOTIFY_EVENTS.join(', ')),
+    /** `json` (bvsync's versioned payload, default) or `slack` (a Slack-compatible `{"text": ...}`). */
+    format: z.enum(['json', 'slack']).default('json'),
+  })
+  .strict()
+  .refine((hook) => (hook.url === undefined) !== (hook.urlFile === undefined), { error: 'give the webhook either "url" or "urlFile", not both or neither' });
+
+export const notifyConfigSchema = z
+  .object({
+    /** Webhooks told of failures; default none. */
+    webhooks: z.array(webhookSchema).default([]),
+    /** A brand and stream whose newest complete day is older than this is `stale`; default 48 hours. */
+    staleAfterHours: z.number().positive().max(24 * 365).default(48),
+    /** The most time one notification may take, every retry included, and a command waits for it at exit; default 10 s. */
+    deliverySeconds: z.number().positive().max(300).default(10),
+  })
+  .strict();
+
+export const metricsConfigSchema = z
+  .object({
+    /** A Prometheus Pushgateway (http://host:9091) that `sync` and `backfill` push their run's metrics to at the end; default none. */
+    pushgateway: z.url({ protocol: /^https?$/, error: 'expected the Pushgateway\'s URL, such as http://pushgateway:9091' }).optional(),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     $schema: z.string().optional(),
@@ -221,6 +263,8 @@ export const configSchema = z
     redisPrefix: z.string().min(1).regex(REDIS_PREFIX_PATTERN, REDIS_PREFIX_RULE).default('bvsync'),
     sync: syncConfigSchema.default(syncConfigSchema.parse({})),
     warehouse: warehouseConfigSchema.default(warehouseConfigSchema.parse({})),
+    notify: notifyConfigSchema.default(notifyConfigSchema.parse({})),
+    metrics: metricsConfigSchema.default(metricsConfigSchema.parse({})),
     /** Cron schedules of `bvsync scheduler`; default one daily run of every stream at 02:00 UTC. */
     schedules: z
       .array(scheduleSchema)
@@ -242,4 +286,7 @@ export type Config = z.infer<typeof configSchema>;
 export type ApiConfig = Config['api'];
 export type SyncConfig = Config['sync'];
 export type WarehouseConfig = Config['warehouse'];
+export type NotifyConfig = Config['notify'];
+export type WebhookConfig = NotifyConfig['webhooks'][number];
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 export type ScheduleConfig = z.infer<typeof scheduleSchema>;

@@ -29,6 +29,8 @@ import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './en
 import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, uncountedJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
 import { completeThrough, describeGap, firstIncrementalDay, lastPhase, needsOf, nextCursor, phaseOf, planPhase, type PlanMode, type PlannedPhase, type PlannedSlice } from './plan.js';
 import type { Queues } from './queues.js';
+import type { Notifier } from '../notify/index.js';
+import { claimRunEndNotice, claimStaleNotice, sendRunEndNotices } from './run-notices.js';
 import type { RunMeta, RunStore } from './run-store.js';
 
 export interface LoadProcessorDeps {
@@ -45,6 +47,8 @@ export interface LoadProcessorDeps {
   commitBatchSlices?: number;
   /** Told of a full disk or an invalidated database (src/warehouse/writer-fault.ts), before the job goes back to wait. */
   onWriterFault?: (fault: WriterFault) => void;
+  /** Told of runs that end failed or incomplete, and of stale data after each run; default none. */
+  notifier?: Notifier;
 }
 
 /** How long a load job put back by a writer fault waits before another writer may take it (ms). */
@@ -509,14 +513,30 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   const status = ofSlices === 'complete' && meta.gaps?.length ? 'incomplete' : ofSlices;
   await deps.warehouse.finishRun(runId, status);
   const published = await deps.warehouse.publish(deps.config.db);
-  await deps.runs.update(runId, {
-    status,
-    finishedAt: new Date().toISOString(),
-    published: published.path,
-  });
+  const ended: RunMeta = { ...meta, status, finishedAt: new Date().toISOString(), published: published.path };
+  const notices = await claimNotices(deps, ended, states);
+  await deps.runs.update(runId, { status, finishedAt: ended.finishedAt, published: published.path });
+  deps.metrics?.runFinished(meta.kind, status);
+  sendRunEndNotices(deps.notifier, notices.run, notices.stale, deps.log);
   warnOfStaleWal(deps.log, published);
   deps.log.info(
     { run: runId, status, failed, incomplete, published: published.path, publish: { mode: published.mode, ms: Math.round(published.ms), reason: published.fullCopyReason } },
     'run finished',
   );
+}
+
+/**
+ * Claimed before the run's end reaches Redis (run-notices.ts says why). A notice that cannot be made (Redis or DuckDB
+ * failing) is logged and dropped: telling people never fails a run.
+ */
+async function claimNotices(deps: LoadProcessorDeps, ended: RunMeta, states: Parameters<typeof claimRunEndNotice>[0]['states']) {
+  if (!deps.notifier) return {};
+  try {
+    const run = await claimRunEndNotice({ runs: deps.runs, notifier: deps.notifier, meta: ended, states });
+    const stale = await claimStaleNotice(deps.runs, deps.notifier, ended, deps.config.notify.staleAfterHours, () => deps.warehouse.newestCompletePastDays(todayUtc()));
+    return { run, stale };
+  } catch (error) {
+    deps.log.warn({ run: ended.runId, err: (error as Error).message }, 'could not prepare the notices of the run; it finished all the same');
+    return {};
+  }
 }

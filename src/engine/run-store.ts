@@ -178,6 +178,14 @@ export class RunStore {
     throw new Error(`could not start or find the run of ${meta.windowKey}: its runs kept changing; try again`);
   }
 
+  /**
+   * Takes the one right to tell people of `event` for this run: true for the first process that asks, false after. The
+   * writer that finalizes and the command that waits on the run both ask, so a receiver hears of a run once.
+   */
+  async claimNotice(runId: string, event: string): Promise<boolean> {
+    return (await this.redis.set(this.key(runId, `notified:${event}`), '1', 'EX', KEEP_SECONDS, 'NX')) === 'OK';
+  }
+
   async get(runId: string): Promise<RunMeta | null> {
     const text = await this.redis.hget(this.key(runId), 'meta');
     return text ? (JSON.parse(text) as RunMeta) : null;

@@ -11,6 +11,8 @@ import { refuseOtherWarehouse, writtenFile } from './prefix-warehouse.js';
 import { RunStore, type RunMeta, type StreamCounters } from './run-store.js';
 import { runWindowIdentity } from './run-window.js';
 import { WorkerHost, type WorkerHostOptions } from './worker-host.js';
+import type { Notifier } from '../notify/index.js';
+import { claimRunEndNotice, sendRunEndNotices } from './run-notices.js';
 
 export interface StartRunOptions {
   config: Config;
@@ -120,6 +122,8 @@ export interface RunToEndOptions extends StartRunOptions {
   onStart?: (start: { attached: boolean; progress: RunProgress }) => void;
   /** How long Redis may stay unreachable before the wait gives up with RedisGoneError; default DEFAULT_REDIS_OUTAGE_MS. */
   redisOutageMs?: number;
+  /** Tells people of a run that ends failed or incomplete (this process's worker, or the command itself); default none. */
+  notifier?: Notifier;
 }
 // The run's end is noticed within a tenth of a second (polling at 500 ms added ~250 ms to every sync and backfill on
 // average: bench/naive.ts runs take a few seconds); progress is still reported about twice a second.
@@ -132,7 +136,7 @@ const PROGRESS_INTERVAL_MS = 500;
  */
 export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
   const { runId, attached } = await enqueueRun(options);
-  const host = options.enqueueOnly ? undefined : new WorkerHost({ config: options.config, redisUrl: options.redisUrl, log: options.log, ...options.worker });
+  const host = options.enqueueOnly ? undefined : new WorkerHost({ config: options.config, redisUrl: options.redisUrl, log: options.log, notifier: options.notifier, ...options.worker });
   await host?.start();
   const connection = connectRedis(options.redisUrl);
   // Without a listener ioredis prints "Unhandled error event" for every failed reconnect while Redis is down.
@@ -152,7 +156,10 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
         const rateLimitedUntil = host?.rateLimitedUntil;
         options.onProgress?.(rateLimitedUntil && rateLimitedUntil > Date.now() ? { ...progress, rateLimitedUntil } : progress);
       }
-      if (finished) return progress;
+      if (finished) {
+        await notifyOfEnd(runs, options, progress);
+        return progress;
+      }
       const writerProblem = host?.writerProblem();
       if (writerProblem) throw writerProblem;
       if (options.signal?.aborted) {
@@ -171,6 +178,19 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
     // With Redis gone, no running job can hand on its result: nothing is gained by letting them run to the deadline.
     await host?.stop(redisGone ? 0 : undefined, { redisGone });
     connection.disconnect();
+  }
+}
+
+/**
+ * The command's notice of its run, sent when no writer claimed it first (one with no webhook for the event, or of an
+ * older version); its delivery is awaited by the notifier's settle, before the command exits.
+ */
+async function notifyOfEnd(runs: RunStore, options: RunToEndOptions, progress: RunProgress): Promise<void> {
+  try {
+    const notice = await claimRunEndNotice({ runs, notifier: options.notifier, meta: progress.meta });
+    sendRunEndNotices(options.notifier, notice, undefined, options.log);
+  } catch (error) {
+    options.log.warn({ run: progress.meta.runId, err: (error as Error).message }, 'could not prepare the notice of the run');
   }
 }
 

@@ -23,6 +23,9 @@ import { refuseOtherWarehouse, writtenFile } from './prefix-warehouse.js';
 import { redisKeys } from '../redis-keys.js';
 import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
+import type { Notifier } from '../notify/index.js';
+import { claimRunEndNotice, sendRunEndNotices } from './run-notices.js';
+import { watchRedisForFaults } from './redis-fault-watch.js';
 import { WriterLease } from './writer-lease.js';
 import { checkReadiness, type Readiness } from './readiness.js';
 import { WriterUnavailableError } from './writer-unavailable-error.js';
@@ -71,6 +74,10 @@ export interface WorkerHostOptions {
   commitBatchSlices?: number;
   /** Told about requests, slices and rows as they happen (`bvsync worker --metrics-port`); default none. */
   metrics?: SyncMetrics;
+  /** Tells people of runs this process finalizes that fail or end incomplete (`notify.webhooks`); default none. */
+  notifier?: Notifier;
+  /** With a notifier: after how long without Redis the host tells of a `machine_fault`; default none (not watched). */
+  redisFaultAfterMs?: number;
   /** How long `stop()` lets running jobs finish before aborting them (ms), when not given to it; default 30 s. */
   stopDeadlineMs?: number;
   /** Options of the working database when this process becomes the writer; default none. The reliability tests set
@@ -102,6 +109,7 @@ export class WorkerHost {
   private readonly workerConnections = new Map<Worker, Redis>();
   private warehouse: Warehouse | undefined;
   private stopping: Promise<void> | undefined;
+  private stopRedisWatch: (() => void) | undefined;
   private redisAtStop = true;
   /** Told by stop()'s caller that Redis does not answer. */
   private redisKnownGone = false;
@@ -132,6 +140,9 @@ export class WorkerHost {
     const prefix = config.redisPrefix;
     this.connection = connectRedis(this.options.redisUrl);
     this.connection.on('error', (error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
+    if (this.options.notifier && this.options.redisFaultAfterMs !== undefined) {
+      this.stopRedisWatch = watchRedisForFaults(this.connection, this.options.redisUrl, this.options.redisFaultAfterMs, this.options.notifier);
+    }
     // Before any worker starts: one that took jobs would fetch, and once the writer, load, the other file's runs.
     if (this.options.load !== false) await refuseOtherWarehouse(this.connection, prefix, config.db);
     this.queues = openQueues(this.connection, prefix);
@@ -295,6 +306,7 @@ export class WorkerHost {
         metrics: this.options.metrics,
         commitBatchSlices: this.options.commitBatchSlices,
         onWriterFault: (fault) => this.stopLoadingOn(fault),
+        notifier: this.options.notifier,
       }),
       1,
     );
@@ -315,6 +327,7 @@ export class WorkerHost {
     if (this.writerFault) return;
     this.writerFault = fault;
     this.options.log.error({ err: fault.message, code: fault.code }, 'the working database cannot be written: this process stops loading');
+    void this.options.notifier?.failed(fault);
     this.lease?.retire();
     void this.loadWorker?.pause(true).catch(() => undefined);
     void this.stopWriting().catch((error: Error) => this.options.log.warn({ err: error.message }, 'could not close the working database'));
@@ -379,7 +392,12 @@ export class WorkerHost {
     // DuckDB first: a waiting command ends when Redis says failed, and may stop this process at once (the test of it
     // does), which would leave `_sync_runs` saying running.
     await this.warehouse?.finishRun(runId, 'failed').catch(() => undefined);
-    await runs.update(runId, { status: 'failed', error: reason, finishedAt: new Date().toISOString() });
+    const ended = { ...meta, status: 'failed' as const, error: reason, finishedAt: new Date().toISOString() };
+    const states = await this.warehouse?.sliceStates({ runId }).catch(() => undefined);
+    const notice = await claimRunEndNotice({ runs, notifier: this.options.notifier, meta: ended, states }).catch(() => undefined);
+    await runs.update(runId, { status: 'failed', error: reason, finishedAt: ended.finishedAt });
+    this.options.metrics?.runFinished(meta.kind, 'failed');
+    sendRunEndNotices(this.options.notifier, notice, undefined, this.options.log);
   }
 
   /** Whether this process can do its part now, for `GET /readyz` (src/engine/readiness.ts says what each check means). */
@@ -466,6 +484,7 @@ export class WorkerHost {
   stop(deadlineMs = this.options.stopDeadlineMs ?? 30_000, options: { redisGone?: boolean } = {}): Promise<void> {
     if (options.redisGone) this.redisKnownGone = true;
     this.stopping ??= (async () => {
+      this.stopRedisWatch?.();
       // Renewed while the fetch jobs drain, never taken: a process on its way out does not become the writer.
       this.lease?.retire();
       // Slices being read finish; those waiting out a 429 (or the key's budget it blocked) go back to the queue.
@@ -486,6 +505,8 @@ export class WorkerHost {
         await this.client?.close().catch(() => {});
         await this.queues?.close().catch(() => {});
         this.connection?.disconnect();
+        // Notices of the last runs it finalized are sent before the process goes, within notify.deliverySeconds.
+        await this.options.notifier?.settle();
       }
     })();
     return this.stopping;

@@ -2,6 +2,8 @@ import type { WorkerHost } from '../engine/worker-host.js';
 import type { Logger } from '../log.js';
 import { startMetricsServer, type RunningMetricsServer } from './metrics-server.js';
 import type { PrometheusMetrics } from './prometheus-metrics.js';
+import { diskSpaceOf } from './disk-space.js';
+import { workingPathFor } from '../warehouse/paths.js';
 
 export interface HostMetricsOptions {
   /** Port of `/metrics`; 0 picks a free one. */
@@ -9,6 +11,8 @@ export interface HostMetricsOptions {
   /** Interface to listen on; default `0.0.0.0`. */
   host?: string;
   log?: Logger;
+  /** The published file (config `db`), whose working file's volume the disk gauges watch; undefined for a fetch-only worker. */
+  db?: string;
 }
 
 /**
@@ -16,7 +20,18 @@ export interface HostMetricsOptions {
  * writer lease) freshness, read when scraped; and its probes, `/healthz` and `/readyz` (src/engine/readiness.ts).
  */
 export function serveHostMetrics(host: WorkerHost, metrics: PrometheusMetrics, options: HostMetricsOptions): Promise<RunningMetricsServer> {
+  watchHost(host, metrics, options.db);
+  return startMetricsServer({ metrics, port: options.port, host: options.host, log: options.log, readiness: () => host.readiness() });
+}
+
+/**
+ * Points the metrics read when scraped (or pushed) at a host: its queues, and while it holds the writer lease the
+ * freshness. A process that may never write (`--fetch-only`) reports
+ * the lease as not held and no disk; every other reports the disk, so a full one is seen before a writer fails on it.
+ */
+export function watchHost(host: WorkerHost, metrics: PrometheusMetrics, db: string | undefined): void {
   metrics.setQueueSource(() => host.queueCounts());
   metrics.setFreshnessSource(() => host.freshness());
-  return startMetricsServer({ metrics, port: options.port, host: options.host, log: options.log, readiness: () => host.readiness() });
+  metrics.setWriterSource(() => host.isWriter);
+  if (db !== undefined) metrics.setDiskSource(() => diskSpaceOf(workingPathFor(db)));
 }

@@ -1,7 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiRequestEvent } from '../api/index.js';
 import { endpointTemplate } from './endpoint-template.js';
-import type { SliceStatus } from '../vocabulary.js';
+import { FINISHED_RUN_STATUSES, RUN_KINDS, type SliceStatus } from '../vocabulary.js';
+import type { DiskSpace } from './disk-space.js';
 import type { FreshnessRow, QueueCounts, SliceOutcomeStatus, SyncMetrics } from './sync-metrics.js';
 
 export interface PrometheusMetricsOptions {
@@ -33,7 +34,10 @@ export class PrometheusMetrics implements SyncMetrics {
   private readonly commitSeconds: Histogram<'stream' | 'status'>;
   private readonly loadedRows: Counter<'table'>;
   private readonly rejectedRows: Counter<'stream'>;
+  private readonly runsFinished: Counter<'kind' | 'status'>;
   private queueSource: (() => Promise<Record<string, QueueCounts>>) | undefined;
+  private writerSource: (() => boolean) | undefined;
+  private diskSource: (() => Promise<DiskSpace | undefined>) | undefined;
   private freshnessSource: (() => Promise<FreshnessRow[]>) | undefined;
 
   constructor(options: PrometheusMetricsOptions = {}) {
@@ -47,6 +51,10 @@ export class PrometheusMetrics implements SyncMetrics {
     this.commitSeconds = new Histogram({ name: 'bvsync_slice_commit_duration_seconds', help: 'Time to write one slice into DuckDB (one transaction)', labelNames: ['stream', 'status'], buckets: SLICE_SECONDS_BUCKETS, registers });
     this.loadedRows = new Counter({ name: 'bvsync_rows_loaded_total', help: 'Rows written into DuckDB by table', labelNames: ['table'], registers });
     this.rejectedRows = new Counter({ name: 'bvsync_rows_rejected_total', help: 'Records that failed validation and went to _rejected_records, by stream', labelNames: ['stream'], registers });
+
+    this.runsFinished = new Counter({ name: 'bvsync_runs_finished_total', help: 'Runs this process finalized as the writer, by kind and status', labelNames: ['kind', 'status'], registers });
+    // Every series at 0 from the start: increase() sees a first failed run only if the series existed before it.
+    for (const kind of RUN_KINDS) for (const status of FINISHED_RUN_STATUSES) this.runsFinished.inc({ kind, status }, 0);
 
     const self = this;
     new Gauge({
@@ -105,6 +113,62 @@ export class PrometheusMetrics implements SyncMetrics {
 
   rowsRejected(stream: string, rows: number): void {
     if (rows > 0) this.rejectedRows.inc({ stream }, rows);
+  }
+
+  runFinished(kind: string, status: string): void {
+    this.runsFinished.inc({ kind, status });
+  }
+
+  /**
+   * Whether this process holds the writer lease, read when scraped. Its gauge exists only once a source is set: a
+   * one-off command's pushed metrics say nothing of the lease, which the alert "no writer" sums over workers.
+   */
+  setWriterSource(source: () => boolean): void {
+    const self = this;
+    this.writerSource = source;
+    if (this.registry.getSingleMetric('bvsync_writer_lease_held')) return;
+    new Gauge({
+      name: 'bvsync_writer_lease_held',
+      help: '1 while this process holds the DuckDB writer lease, else 0 (the alert "no writer" sums it over every worker)',
+      registers: [this.registry],
+      collect() {
+        this.set(self.writerSource?.() ? 1 : 0);
+      },
+    });
+  }
+
+  /** The free and total bytes of the working file's volume, read when scraped; by folder, so a process with none reports nothing. */
+  setDiskSource(source: () => Promise<DiskSpace | undefined>): void {
+    const self = this;
+    this.diskSource = source;
+    if (this.registry.getSingleMetric('bvsync_disk_free_bytes')) return;
+    const gauge = (name: string, help: string, pick: (space: DiskSpace) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['folder'],
+        registers: [this.registry],
+        async collect() {
+          const space = await self.diskSource?.();
+          this.reset();
+          if (space) this.set({ folder: space.folder }, pick(space));
+        },
+      });
+    gauge('bvsync_disk_free_bytes', 'Bytes free to bvsync on the volume of the DuckDB working file (every process that may write reports it)', (space) => space.freeBytes);
+    gauge('bvsync_disk_size_bytes', 'Size of the volume of the DuckDB working file', (space) => space.sizeBytes);
+  }
+
+  /**
+   * The end of a one-off command's run, for its push to a Pushgateway: which status it ended with (1 for that status,
+   * 0 for the others), when, and its failed slices. The group a push replaces holds the last run of its kind.
+   */
+  recordRunResult(kind: string, status: string, failedSlices: number, finishedAt: Date): void {
+    const registers = [this.registry];
+    for (const name of ['bvsync_run_status', 'bvsync_run_finished_timestamp_seconds', 'bvsync_run_failed_slices']) this.registry.removeSingleMetric(name);
+    const statusGauge = new Gauge({ name: 'bvsync_run_status', help: 'The status the last one-off run (sync, backfill) of this kind ended with: 1 for its status', labelNames: ['kind', 'status'], registers });
+    for (const each of FINISHED_RUN_STATUSES) statusGauge.set({ kind, status: each }, each === status ? 1 : 0);
+    new Gauge({ name: 'bvsync_run_finished_timestamp_seconds', help: 'When the last one-off run of this kind ended (seconds since the epoch)', labelNames: ['kind'], registers }).set({ kind }, finishedAt.getTime() / 1000);
+    new Gauge({ name: 'bvsync_run_failed_slices', help: 'Failed slices of the last one-off run of this kind', labelNames: ['kind'], registers }).set({ kind }, failedSlices);
   }
 
   /** Where queue depths come from when scraped; `undefined` stops reporting them. */

@@ -28,4 +28,6 @@ export interface SyncMetrics {
   rowsLoaded(table: string, rows: number): void;
   /** Records a commit set aside in `_rejected_records`, by the stream they came from. */
   rowsRejected(stream: string, rows: number): void;
+  /** The writer finalized a run (or marked it failed for good) with this status. */
+  runFinished(kind: string, status: string): void;
 }

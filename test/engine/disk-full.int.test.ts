@@ -1,3 +1,4 @@
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, rmdirSync, writeSync } from 'node:fs';
@@ -66,9 +67,10 @@ function sha256(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');
 }
 
-function backfill(from: string): Promise<CliResult> {
+function backfill(from: string, notify?: WebhookReceiver): Promise<CliResult> {
   const db = join(small, 'bv.duckdb');
-  const config = writeCliConfig(fx, { redisPrefix: prefix });
+  const webhooks = notify ? [{ url: notify.url, events: ['machine_fault'], format: 'json' }] : [];
+  const config = writeCliConfig(fx, { redisPrefix: prefix, notify: { webhooks } });
   return spawnBvsync(['backfill', '--from', from, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--config', config], cliEnv(fx, { BVSYNC_DB: db })).done;
 }
 
@@ -115,7 +117,8 @@ describe.skipIf(refusal !== undefined)('a backfill into a warehouse on a full di
     const publishedBefore = sha256(published);
 
     const filler = fill(small, LEFT_FREE_BYTES);
-    const full = await backfill(FROM);
+    const receiver = await startWebhookReceiver();
+    const full = await backfill(FROM, receiver).finally(() => receiver.close());
     expect(full.code, full.stderr).toBe(1);
     expect(full.stderr).toMatch(/bvsync: the disk is full where the warehouse writes \//);
     expect(full.stderr).toContain(small);
@@ -125,6 +128,10 @@ describe.skipIf(refusal !== undefined)('a backfill into a warehouse on a full di
     expect(full.stderr).not.toMatch(/load job failed/);
     expect((await loadJobCounts()).failed).toBe(0);
     expect(sha256(published)).toBe(publishedBefore);
+    // A person hears of it: one machine_fault notice naming the disk.
+    expect(receiver.received.map((request) => request.json()).map(({ event, component, code }) => ({ event, component, code }))).toEqual([
+      { event: 'machine_fault', component: 'disk', code: 'disk_full' },
+    ]);
 
     rmSync(filler);
     const again = await backfill(FROM);

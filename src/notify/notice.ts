@@ -1,0 +1,65 @@
+import type { NotifyEvent } from '../config/schema.js';
+
+/** The version of the JSON payload: raised when a field changes meaning or goes; new optional fields keep it. */
+export const PAYLOAD_VERSION = 1;
+
+/** Most slice errors a run notice carries; the rest are in `bvsync status` and `_sync_state`. */
+export const FIRST_ERRORS = 5;
+
+/** One slice's failure in a run notice. */
+export interface NoticeError {
+  brand: number;
+  stream: string;
+  slice: string;
+  code: string | null;
+  message: string;
+}
+
+/** A finished run that failed or is incomplete (events `run_failed`, `run_incomplete`). */
+export interface RunNotice {
+  event: 'run_failed' | 'run_incomplete';
+  run: {
+    id: string;
+    kind: string;
+    status: string;
+    brands: number[];
+    streams: string[];
+    from: string | null;
+    to: string | null;
+    startedAt: string;
+    finishedAt: string | null;
+    /** Why the run as a whole failed, when it is not a slice's fault (a load job that failed for good). */
+    error: string | null;
+  };
+  counts: { slices: number; done: number; failed: number; incomplete: number; rows: number; requests: number; rateLimited: number };
+  /** The first failed slices (at most FIRST_ERRORS), when the process that sends knows them. */
+  errors: NoticeError[];
+}
+
+/** Brands and streams whose newest complete day is older than `notify.staleAfterHours` (event `stale`). */
+export interface StaleNotice {
+  event: 'stale';
+  staleAfterHours: number;
+  stale: Array<{ brand: number; stream: string; newestCompleteDay: string; ageHours: number }>;
+}
+
+/** The API refused the key itself (event `key_refused`). */
+export interface KeyRefusedNotice {
+  event: 'key_refused';
+  code: string;
+  message: string;
+}
+
+/** The machine bvsync runs on failed it: Redis away, a disk full or failing (event `machine_fault`). */
+export interface MachineFaultNotice {
+  event: 'machine_fault';
+  /** What failed: `redis`, `disk`, or another part later features name. */
+  component: string;
+  code: string;
+  message: string;
+}
+
+export type Notice = RunNotice | StaleNotice | KeyRefusedNotice | MachineFaultNotice;
+
+/** Every notice names its event with the config's words. */
+export type NoticeEvent = Notice['event'] & NotifyEvent;

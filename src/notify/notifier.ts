@@ -1,0 +1,110 @@
+import type { Config, NotifyEvent, WebhookConfig } from '../config/schema.js';
+import { redactSecrets, registerSecret, type Logger } from '../log.js';
+import { deliver } from './deliver.js';
+import { noticeOfFailure } from './failure-notice.js';
+import type { Notice } from './notice.js';
+import { jsonPayload, slackPayload, type NoticeSource } from './payload.js';
+import { webhookUrl } from './webhook-url.js';
+
+/** Wait before a webhook's second try; doubled after each, with full jitter. */
+const RETRY_BASE_MS = 500;
+
+interface Webhook {
+  /** 1-based, as logs name it: the URL is a secret. */
+  number: number;
+  url: string;
+  events: readonly NotifyEvent[];
+  format: WebhookConfig['format'];
+}
+
+export interface NotifierOptions {
+  config: Pick<Config, 'notify' | 'redisPrefix' | 'db'>;
+  log: Logger;
+  /** Wait before a second try (ms); default 500. Tests shorten it. */
+  retryBaseMs?: number;
+}
+
+/**
+ * The one module that tells people: every notice of bvsync goes through `notify`, to each webhook that asked for its
+ * event. A delivery is retried with backoff within `notify.deliverySeconds` and never throws: a webhook that is down
+ * never fails or blocks a run (test/notify/notifier.int.test.ts). URLs are never logged; a webhook is named by number.
+ */
+export class Notifier {
+  private readonly webhooks: Webhook[];
+  private readonly pending = new Set<Promise<void>>();
+  private stopped = new AbortController();
+  private readonly source: NoticeSource;
+  private readonly deliveryMs: number;
+
+  constructor(private readonly options: NotifierOptions) {
+    const { config, log } = options;
+    this.webhooks = config.notify.webhooks.map((hook, index) => {
+      const url = webhookUrl(hook, index, log);
+      // A URL that reached a message anyway (an error quoting it) is masked in every log line.
+      registerSecret(url);
+      return { number: index + 1, url, events: hook.events, format: hook.format };
+    });
+    this.source = { prefix: config.redisPrefix, db: config.db };
+    this.deliveryMs = config.notify.deliverySeconds * 1000;
+  }
+
+  /** Whether any webhook asked for the event: callers skip the work of building a notice nobody reads. */
+  wants(event: NotifyEvent): boolean {
+    return this.webhooks.some((hook) => hook.events.includes(event));
+  }
+
+  /** Sends the notice to every webhook that asked for its event; resolves when each is delivered or given up. Never rejects. */
+  notify(notice: Notice): Promise<void> {
+    const hooks = this.webhooks.filter((hook) => hook.events.includes(notice.event));
+    if (hooks.length === 0) return Promise.resolve();
+    const bound = AbortSignal.any([this.stopped.signal, AbortSignal.timeout(this.deliveryMs)]);
+    const sending = Promise.all(hooks.map((hook) => this.send(hook, notice, bound))).then(() => undefined);
+    this.pending.add(sending);
+    void sending.finally(() => this.pending.delete(sending));
+    return sending;
+  }
+
+  /** Tells of a command's failure when it is one people are told of (a refused key, a machine fault); never rejects. */
+  async failed(error: unknown): Promise<void> {
+    const notice = noticeOfFailure(error);
+    if (notice) await this.notify(notice);
+  }
+
+  /**
+   * Waits for the notices still being sent, at most `notify.deliverySeconds`, then gives them up: a command calls it
+   * before it exits, a worker when it stops.
+   */
+  async settle(): Promise<void> {
+    if (this.pending.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.deliveryMs)));
+    await Promise.race([Promise.all(this.pending), limit]);
+    clearTimeout(timer);
+    // Gives up what is left; a notice sent after (a command's failure, found after its worker stopped) starts afresh.
+    this.stopped.abort();
+    this.stopped = new AbortController();
+  }
+
+  private async send(hook: Webhook, notice: Notice, signal: AbortSignal): Promise<void> {
+    const { log } = this.options;
+    const payload = hook.format === 'slack' ? slackPayload(notice, this.source) : jsonPayload(notice, this.source);
+    // A secret in an error message (the API key an API echoed) never reaches a webhook either.
+    const body = redactSecrets(JSON.stringify(payload));
+    try {
+      const outcome = await deliver(hook.url, body, {
+        signal,
+        retryBaseMs: this.options.retryBaseMs ?? RETRY_BASE_MS,
+        onRetry: (attempt, reason) => log.debug({ webhook: hook.number, event: notice.event, attempt, reason }, 'webhook not reached; trying again'),
+      });
+      if (outcome.delivered) log.info({ webhook: hook.number, event: notice.event, attempts: outcome.attempts }, 'notified');
+      else log.warn({ webhook: hook.number, event: notice.event, attempts: outcome.attempts, reason: outcome.reason }, 'could not notify the webhook; the run is not affected');
+    } catch (error) {
+      log.warn({ webhook: hook.number, event: notice.event, err: (error as Error).name }, 'could not notify the webhook; the run is not affected');
+    }
+  }
+}
+
+/** A notifier of the config's webhooks, or undefined when there is none (nothing to build, nothing to wait for). */
+export function notifierFor(config: NotifierOptions['config'], log: Logger): Notifier | undefined {
+  return config.notify.webhooks.length ? new Notifier({ config, log }) : undefined;
+}
