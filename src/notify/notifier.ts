@@ -29,12 +29,17 @@ export interface NotifierOptions {
  * event. A delivery is retried with backoff within `notify.deliverySeconds` and never throws: a webhook that is down
  * never fails or blocks a run (test/notify/notifier.int.test.ts). URLs are never logged; a webhook is named by number.
  */
+/** How long a machine fault once told is not told again by the same process. */
+const FAULT_TOLD_FOR_MS = 10 * 60_000;
+
 export class Notifier {
   private readonly webhooks: Webhook[];
   private readonly pending = new Set<Promise<void>>();
   private stopped = new AbortController();
   private readonly source: NoticeSource;
   private readonly deliveryMs: number;
+  /** When each machine fault (component and code) was last told, so one fault met twice in a process is told once. */
+  private readonly faultsTold = new Map<string, number>();
 
   constructor(private readonly options: NotifierOptions) {
     const { config, log } = options;
@@ -56,12 +61,26 @@ export class Notifier {
   /** Sends the notice to every webhook that asked for its event; resolves when each is delivered or given up. Never rejects. */
   notify(notice: Notice): Promise<void> {
     const hooks = this.webhooks.filter((hook) => hook.events.includes(notice.event));
-    if (hooks.length === 0) return Promise.resolve();
+    if (hooks.length === 0 || this.toldRecently(notice)) return Promise.resolve();
     const bound = AbortSignal.any([this.stopped.signal, AbortSignal.timeout(this.deliveryMs)]);
     const sending = Promise.all(hooks.map((hook) => this.send(hook, notice, bound))).then(() => undefined);
     this.pending.add(sending);
     void sending.finally(() => this.pending.delete(sending));
     return sending;
+  }
+
+  /**
+   * A machine fault already told within FAULT_TOLD_FOR_MS: the writer that met a full disk and the command that ends on
+   * it tell of one fault (test/engine/disk-full.int.test.ts). A fault that comes back later is told again.
+   */
+  private toldRecently(notice: Notice): boolean {
+    if (notice.event !== 'machine_fault') return false;
+    const key = `${notice.component}\u0000${notice.code}`;
+    const told = this.faultsTold.get(key);
+    const now = performance.now();
+    if (told !== undefined && now - told < FAULT_TOLD_FOR_MS) return true;
+    this.faultsTold.set(key, now);
+    return false;
   }
 
   /** Tells of a command's failure when it is one people are told of (a refused key, a machine fault); never rejects. */
