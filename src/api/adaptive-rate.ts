@@ -138,6 +138,14 @@ export interface RateLimitedAt {
 export function afterRateLimited(state: RateState, event: RateLimitedAt): RateState | undefined {
   if (event.sentAt < state.cutAt) return undefined;
   const current = rateAt(state, event.now, event.ceiling);
+  const stated = state.stated?.perSecond;
+  if (stated !== undefined && current <= stated * (1 + 1e-9)) {
+    // At or under the rate the API states, a 429 is arrival jitter at the edge of one of its windows: the count of
+    // accepted answers then runs low and had cut 9.5/s to 4.4/s, some 20 s to climb back. A cut of REPEAT_CUT_FACTOR
+    // each time is enough, and 429s that keep coming still bring the rate down (test/api/adaptive-rate.test.ts).
+    const rate = Math.max(Math.min(MIN_RATE, event.ceiling), current * REPEAT_CUT_FACTOR);
+    return { rate, at: event.now, phase: 'steady', limit: stated, cutAt: event.now, ...(state.confirmed ? { confirmed: true } : {}), ...statedOf(state) };
+  }
   const repeated = state.cutAt > 0 && event.now - state.cutAt < REPEAT_WINDOW_MS;
   const most = repeated ? current * REPEAT_CUT_FACTOR : current;
   const cut = event.goodRate > 0 ? Math.min(most, event.goodRate * GOOD_RATE_SHARE) : current * CUT_FACTOR;

@@ -186,10 +186,20 @@ describe('the adaptive rate', () => {
     expect(afterStatedLimit(initialRateState(4.75, false, T0), T0, BARE, 4.75, 0.95)).toMatchObject({ rate: 4.75, limit: 10 });
   });
 
+  it('a 429 at or under the rate the API states is jitter: it cuts by 10 %, whatever count of accepted answers ran low', () => {
+    const stated = afterStatedLimit(initialRateState(38, false, T0), T0, BARE, 38, 0.95)!;
+    const cut = afterRateLimited(stated, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 4.6, ceiling: 38 })!;
+    expect(cut).toMatchObject({ rate: 9.5 * 0.9, limit: 10, cutAt: T0 + 1_000, stated: BARE });
+    expect(rateAt(cut, T0 + 1_000 + 2 * RECOVERY_STEP_MS, 38)).toBe(9.5);
+    // Above the stated rate, a 429 is met as before.
+    const above = { ...stated, rate: 20, limit: 0 };
+    expect(afterRateLimited(above, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 10, ceiling: 38 })).toMatchObject({ rate: 9.5, limit: 10 });
+  });
+
   it('once a 429 cut the key, its learned limit stands: a bare limit stated after it is only recorded', () => {
     const stated = afterStatedLimit(initialRateState(38, false, T0), T0, BARE, 38, 0.95)!;
-    const cut = afterRateLimited(stated, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 8, ceiling: 38 })!;
-    expect(cut.stated).toEqual(BARE);
+    const cut = afterRateLimited({ ...stated, rate: 12 }, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 8, ceiling: 38 })!;
+    expect(cut).toMatchObject({ rate: 7.6, limit: 10, stated: BARE });
     const again = afterStatedLimit(cut, T0 + 2_000, { ...BARE, perSecond: 12 }, 38, 0.95)!;
     expect(again).toEqual({ ...cut, stated: { ...BARE, perSecond: 12 } });
   });
