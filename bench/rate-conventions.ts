@@ -1,7 +1,7 @@
 /**
  * Every rate-header convention, each against a 10/s and a 20/s limit the API states (issue 35). The simulator runs in
  * its own process with the convention's knobs (docs/simulator.md); this process reads pages of conversations through
- * the API client with 4 readers at once, its key configured at 4x the limit, so only what the headers state holds it
+ * the API client with 8 readers at once (`sync.fetchConcurrency`'s default), its key configured at 4x the limit, so only what the headers state holds it
  * back. Each case sends SECONDS x the limit requests against a fresh simulator and Redis prefix. Achieved requests/s is
  * counted by the simulator, from the first request to the last answer. Targets, per case: >= 0.9 x the limit, and 429
  * answers < 1 % of requests. Part of `npm run bench -- rate-limit` (bench/rate-limit.ts).
@@ -18,7 +18,7 @@ import type { BenchResult } from './run.js';
 const LIMITS = [10, 20];
 const LATENCY_MS = 50;
 const SECONDS = 5;
-const READERS = 4;
+const READERS = 8;
 
 const CONVENTIONS: Array<{ name: string; knobs: Record<string, string> }> = [
   { name: 'X-RateLimit, Reset in seconds from now', knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'delta-seconds' } },
