@@ -45,7 +45,7 @@ async function runOne(convention: (typeof CONVENTIONS)[number], limit: number): 
   const redis = testRedis();
   const prefix = uniquePrefix('bench-rate-conventions');
   const configured = 4 * limit;
-  const budget = createRedisRateBudget({ redis, apiKey: sim.apiKey, prefix, requestsPerSecond: configured, headroom: RATE_HEADROOM });
+  const budget = createRedisRateBudget({ redis, apiKey: sim.apiKey, prefix, requestsPerSecond: configured, headroom: RATE_HEADROOM, firstAnswerFirst: true });
   const config = parseConfig({ api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: configured } }).api;
   const client = createApiClient(config, { budget, retryRateLimited: true });
   const api = endpointReads(client);

@@ -58,6 +58,12 @@ export interface RateBudgetOptions {
   headroom?: number | undefined;
   /** Where rate changes are logged; default: silent. */
   logger?: Logger | undefined;
+  /**
+   * While the key's shared state holds nothing stated or learned, the first request of this process goes alone and
+   * the others wait for its answer (FIRST_ANSWER_WAIT_MS at most), whose headers may state the API's rate; default
+   * false. The fetch workers set it: eight readers at the configured rate had filled a 10/s API's first window.
+   */
+  firstAnswerFirst?: boolean | undefined;
 }
 
 export interface RedisRateBudgetOptions extends RateBudgetOptions {
@@ -131,6 +137,8 @@ const MAX_WAIT_MS = 1_000;
 const STATE_CACHE_MS = 100;
 /** The longest an accepted answer waits to be counted in Redis when no turn takes it sooner. */
 const UNCOUNTED_MAX_MS = 100;
+/** The longest the requests after a process's first wait for its answer (`firstAnswerFirst`). */
+const FIRST_ANSWER_WAIT_MS = 2_000;
 /** Attempts of a compare-and-set that other processes keep winning; each starts from what they wrote. */
 const MAX_STATE_WRITES = 5;
 
@@ -162,6 +170,9 @@ class AdaptiveRateBudget implements RateBudget {
   private uncountedTimer: NodeJS.Timeout | undefined;
   /** When the block last told of ends: each block is told once, however many calls wait on it. */
   private toldBlockEnd = 0;
+  /** `firstAnswerFirst`: whether this process sent its first request, and its answer, once observed. */
+  private firstSent = false;
+  private readonly firstAnswer = promiseWithResolve();
 
   constructor(
     private readonly gate: RateGate,
@@ -175,6 +186,7 @@ class AdaptiveRateBudget implements RateBudget {
   }
 
   async acquire(signal?: AbortSignal): Promise<void> {
+    if (this.options.firstAnswerFirst && !this.firstAnswer.done) await this.awaitFirstAnswer(signal);
     for (;;) {
       signal?.throwIfAborted();
       const now = Date.now();
@@ -231,8 +243,32 @@ class AdaptiveRateBudget implements RateBudget {
     await this.gate.blockFor(ms);
   }
 
+  /** The first request goes; the others wait for its answer while the state holds nothing stated or learned. */
+  private async awaitFirstAnswer(signal: AbortSignal | undefined): Promise<void> {
+    if (!this.firstSent) {
+      this.firstSent = true;
+      return;
+    }
+    const { state } = await this.current(Date.now());
+    if (state.stated || state.cutAt > 0) return this.firstAnswer.resolve();
+    const waited = new AbortController();
+    const onAbort = () => waited.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await Promise.race([this.firstAnswer.promise, sleep(FIRST_ANSWER_WAIT_MS, waited.signal)]);
+      // An answer that never comes (a request that failed unanswered) holds back no one twice.
+      this.firstAnswer.resolve();
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      waited.abort();
+    }
+    signal?.throwIfAborted();
+  }
+
   async observe(answer: BudgetAnswer): Promise<void> {
+    // Its headers are learned first, so the requests that waited for it leave at the rate they state.
     if (answer.signals) await this.learn(answer.signals);
+    this.firstAnswer.resolve();
     if (answer.status === 429) await this.cut(answer.sentAt);
     else if (answer.status < 500) await this.countAccepted(Date.now());
   }
@@ -369,6 +405,22 @@ class AdaptiveRateBudget implements RateBudget {
     const sureMs = (signals.resetMs ?? 0) - (signals.resetRoundingMs ?? 0);
     if (signals.remaining === 0 && sureMs > 0) await this.gate.blockFor(sureMs);
   }
+}
+
+function promiseWithResolve(): { promise: Promise<void>; resolve: () => void; readonly done: boolean } {
+  let resolve!: () => void;
+  let done = false;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return {
+    promise,
+    resolve: () => {
+      done = true;
+      resolve();
+    },
+    get done() {
+      return done;
+    },
+  };
 }
 
 function round(value: number | undefined): number | undefined {

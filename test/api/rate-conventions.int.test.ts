@@ -64,7 +64,7 @@ describe('each rate-header convention: the key runs at >= 0.9 x the limit the AP
     const apiKey = sim.apiKey;
     sim.setKnobs({ rateLimit: LIMIT, rateLimitHeaders: 'none', rateLimitReset: 'delta-seconds', rateLimitAlgorithm: 'fixed-window', ...convention.knobs });
     sim.clearRequestLog();
-    const budget = createRedisRateBudget({ redis, apiKey, prefix: testPrefix, requestsPerSecond: CONFIGURED, headroom: RATE_HEADROOM });
+    const budget = createRedisRateBudget({ redis, apiKey, prefix: testPrefix, requestsPerSecond: CONFIGURED, headroom: RATE_HEADROOM, firstAnswerFirst: true });
     const config = parseConfig({ api: { url: sim.url, apiKey, requestsPerSecond: CONFIGURED, retryBaseMs: 5, retryMaxMs: 50 } }).api;
     const api = named(createApiClient(config, { budget, retryRateLimited: true }));
     clients.push(api);
@@ -84,5 +84,31 @@ describe('each rate-header convention: the key runs at >= 0.9 x the limit the AP
     const steady = rateAt(state, state.at + 10_000, ceilingFor(state, configured, RATE_HEADROOM));
     expect(steady).toBeGreaterThanOrEqual(0.9 * LIMIT);
     expect(steady).toBeLessThanOrEqual(LIMIT);
+  });
+});
+
+describe('the first answer first', () => {
+  it('eight readers of a fresh key send one request, then leave at the rate its headers state: no 429 at the start', async () => {
+    const testPrefix = `${prefix}-first`;
+    const redis = testRedis();
+    connections.push(redis);
+    sim.setKnobs({ rateLimit: LIMIT, rateLimitHeaders: 'ietf', rateLimitReset: 'delta-seconds', rateLimitAlgorithm: 'fixed-window' });
+    sim.clearRequestLog();
+    const budget = createRedisRateBudget({ redis, apiKey: sim.apiKey, prefix: testPrefix, requestsPerSecond: CONFIGURED, headroom: RATE_HEADROOM, firstAnswerFirst: true });
+    const config = parseConfig({ api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: CONFIGURED, retryBaseMs: 5, retryMaxMs: 50 } }).api;
+    const api = named(createApiClient(config, { budget, retryRateLimited: true }));
+    clients.push(api);
+    // Eight first pages at once, as eight fetch slots start a run: at the configured 38/s, all eight left in one window.
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for await (const page of api.conversations(1, { startDate: TODAY, endDate: TODAY, pageSize: 5 })) return page;
+      }),
+    );
+    const log = sim.requestLog();
+    expect(log).toHaveLength(8);
+    expect(log.filter((r) => r.status === 429)).toEqual([]);
+    // Only the first left before an answer stated the rate: the others were spaced at 9.5/s, not 38/s.
+    const times = log.map((r) => Date.parse(r.time)).sort((a, b) => a - b);
+    expect(times.at(-1)! - times[1]!).toBeGreaterThanOrEqual(6 * (1000 / (LIMIT * RATE_HEADROOM)) - 20);
   });
 });
