@@ -38,6 +38,8 @@ export interface SimProcess {
   /** Every API request answered so far (admin requests excluded). */
   requests(): Promise<LoggedRequest[]>;
   clearRequests(): Promise<void>;
+  /** Sets knobs at run time (`POST /__admin/knobs`). */
+  setKnobs(knobs: Record<string, unknown>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -51,8 +53,8 @@ export async function startSimProcess(options: SimProcessOptions = {}): Promise<
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await once(lines, 'line')) as [string];
   const facts = JSON.parse(line) as { url: string; api_key: string };
-  const admin = async (method: string, path: string): Promise<unknown> => {
-    const response = await fetch(`${facts.url}${path}`, { method });
+  const admin = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const response = await fetch(`${facts.url}${path}`, { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
     if (!response.ok) throw new Error(`simulator admin ${method} ${path}: ${response.status}`);
     return response.json();
   };
@@ -62,6 +64,9 @@ export async function startSimProcess(options: SimProcessOptions = {}): Promise<
     requests: async () => ((await admin('GET', '/__admin/requests')) as { data: LoggedRequest[] }).data,
     clearRequests: async () => {
       await admin('DELETE', '/__admin/requests');
+    },
+    setKnobs: async (knobs) => {
+      await admin('POST', '/__admin/knobs', knobs);
     },
     stop: () => stopChild(child),
   };

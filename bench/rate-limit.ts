@@ -8,6 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { conversationsSpec, runInChild, withSimulator } from './harness.js';
+import { run as runConventions } from './rate-conventions.js';
 import type { BenchResult } from './run.js';
 
 const LIMIT = 20;
@@ -18,10 +19,13 @@ const MIN_REQUESTS = 1_000;
 const CONFIGURED: Array<number | 'auto'> = [LIMIT, 2 * LIMIT, 4 * LIMIT, 'auto'];
 
 export async function run(): Promise<BenchResult[]> {
-  // BVSYNC_BENCH_RATE=40 (or auto) runs that row alone.
+  // BVSYNC_BENCH_RATE=40 (or auto) runs that row alone; =conventions runs only the limits stated in headers
+  // (bench/rate-conventions.ts, about a minute), =unstated only the rows of this file.
   const only = process.env.BVSYNC_BENCH_RATE;
   const results: BenchResult[] = [];
-  for (const configured of CONFIGURED.filter((c) => !only || String(c) === only)) results.push(...(await runOne(configured)));
+  if (!only || only === 'conventions') results.push(...(await runConventions()));
+  if (only === 'conventions') return results;
+  for (const configured of CONFIGURED.filter((c) => !only || only === 'unstated' || String(c) === only)) results.push(...(await runOne(configured)));
   return results;
 }
 

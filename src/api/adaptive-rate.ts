@@ -1,3 +1,5 @@
+import type { StatedRate } from './stated-rate.js';
+
 /**
  * How the rate of one API key moves, as pure arithmetic over a state every process shares (docs/configuration.md,
  * "The rate budget"). The spec states no limit, so the rate is learned from 429s:
@@ -14,6 +16,11 @@
  *
  * The state holds a rate and the time it was set; the climb is computed from the elapsed time, so nothing has to
  * write while the rate rises.
+ *
+ * A rate the API states in headers (stated-rate.ts) is kept in the state, for every process. A quota policy names its
+ * window and is a ceiling (`ceilingFor`). A bare limit's rate is derived from its resets, so it is where the key starts,
+ * not a ceiling: the key climbs above it as above a limit learned from 429s, and a 429 then knows better
+ * (`afterStatedLimit`; test/api/adaptive-rate.test.ts).
  */
 
 /** Where `auto` starts (requests per second). */
@@ -59,6 +66,8 @@ export const REPEAT_CUT_FACTOR = 0.9;
 export const CUT_FACTOR = 0.7;
 /** The rate never falls below this (one request every 10 s); Retry-After blocks cover longer waits. */
 export const MIN_RATE = 0.1;
+/** Two stated rates this close (relative) are the same: a state is written again only when the API's word changes. */
+const STATED_SAME_SHARE = 1e-6;
 
 export type RatePhase = 'probe' | 'steady';
 
@@ -74,6 +83,8 @@ export interface RateState {
   cutAt: number;
   /** True once a probe above the plateau met a 429 (`confirms`): the climb above it slows to CONFIRMED_STEP_MS. */
   confirmed?: boolean;
+  /** The rate the API last stated in its headers (requests per second), and how (stated-rate.ts); absent if never. */
+  stated?: StatedRate;
 }
 
 /**
@@ -127,6 +138,14 @@ export interface RateLimitedAt {
 export function afterRateLimited(state: RateState, event: RateLimitedAt): RateState | undefined {
   if (event.sentAt < state.cutAt) return undefined;
   const current = rateAt(state, event.now, event.ceiling);
+  const stated = state.stated?.perSecond;
+  if (stated !== undefined && current <= stated * (1 + 1e-9)) {
+    // At or under the rate the API states, a 429 is arrival jitter at the edge of one of its windows: the count of
+    // accepted answers then runs low and had cut 9.5/s to 4.4/s, some 20 s to climb back. A cut of REPEAT_CUT_FACTOR
+    // each time is enough, and 429s that keep coming still bring the rate down (test/api/adaptive-rate.test.ts).
+    const rate = Math.max(Math.min(MIN_RATE, event.ceiling), current * REPEAT_CUT_FACTOR);
+    return { rate, at: event.now, phase: 'steady', limit: stated, cutAt: event.now, ...(state.confirmed ? { confirmed: true } : {}), ...statedOf(state) };
+  }
   const repeated = state.cutAt > 0 && event.now - state.cutAt < REPEAT_WINDOW_MS;
   const most = repeated ? current * REPEAT_CUT_FACTOR : current;
   const cut = event.goodRate > 0 ? Math.min(most, event.goodRate * GOOD_RATE_SHARE) : current * CUT_FACTOR;
@@ -137,7 +156,20 @@ export function afterRateLimited(state: RateState, event: RateLimitedAt): RateSt
   // Retry-After took it from 9.5 to 0.14/s, kept a day, and the climb (a share of it) needed some ten hours.
   const limit = event.goodRate <= 0 ? state.limit || current : repeated || state.limit === 0 ? event.goodRate : Math.max(event.goodRate, state.limit);
   const confirmed = state.confirmed === true || confirms(state, current, event.goodRate);
-  return { rate, at: event.now, phase: 'steady', limit, cutAt: event.now, ...(confirmed ? { confirmed } : {}) };
+  return { rate, at: event.now, phase: 'steady', limit, cutAt: event.now, ...(confirmed ? { confirmed } : {}), ...statedOf(state) };
+}
+
+function statedOf(state: RateState): Pick<RateState, 'stated'> {
+  return state.stated ? { stated: state.stated } : {};
+}
+
+/**
+ * The ceiling of a key: the configured one (with its headroom), or the rate of a quota policy the API stated, with the
+ * same headroom, if lower. A rate derived from a bare limit is no ceiling: see `afterStatedLimit`.
+ */
+export function ceilingFor(state: RateState | undefined, configuredCeiling: number, headroom: number): number {
+  const stated = state?.stated;
+  return stated?.windowKnown ? Math.min(configuredCeiling, stated.perSecond * headroom) : configuredCeiling;
 }
 
 /**
@@ -152,10 +184,24 @@ export function confirms(state: RateState, current: number, goodRate: number): b
 }
 
 /**
- * The state once the API has stated its limit (the ceiling now includes it): `auto` stops probing and runs at the
- * ceiling. Undefined when nothing changes.
+ * The state once the API has stated its rate, or undefined when nothing changes (the same word again, which is most
+ * answers: the cached state then saves a write). `auto` stops probing. A quota policy is the ceiling (`ceilingFor`).
+ * A rate derived from a bare limit and its resets is where the key runs, `headroom` under it, and a limit the climb of
+ * `rateAt` probes above, so a rate derived too low never stays below what the API accepts; once a 429 cut the key, its
+ * learned limit stands and the stated rate is only recorded.
  */
-export function afterStatedLimit(state: RateState, now: number, ceiling: number): RateState | undefined {
-  if (state.phase !== 'probe') return undefined;
-  return { rate: ceiling, at: now, phase: 'steady', limit: ceiling, cutAt: state.cutAt };
+export function afterStatedLimit(state: RateState, now: number, stated: StatedRate, configuredCeiling: number, headroom: number): RateState | undefined {
+  if (sameStatedRate(state.stated, stated) && state.phase !== 'probe') return undefined;
+  const withStated: RateState = { ...state, stated };
+  if (stated.windowKnown || state.cutAt > 0) {
+    if (state.phase !== 'probe') return withStated;
+    return { ...withStated, rate: ceilingFor(withStated, configuredCeiling, headroom), at: now, phase: 'steady', limit: stated.perSecond };
+  }
+  const rate = Math.max(Math.min(MIN_RATE, configuredCeiling), Math.min(configuredCeiling, stated.perSecond * headroom));
+  return { rate, at: now, phase: 'steady', limit: stated.perSecond, cutAt: 0, stated };
+}
+
+/** True when two stated rates say the same (a rate within a millionth, by the same header, the window as known). */
+export function sameStatedRate(a: StatedRate | undefined, b: StatedRate): boolean {
+  return a !== undefined && a.by === b.by && a.windowKnown === b.windowKnown && Math.abs(a.perSecond - b.perSecond) <= STATED_SAME_SHARE * b.perSecond;
 }

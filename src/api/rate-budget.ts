@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
-import { AUTO_CEILING, afterRateLimited, afterStatedLimit, initialRateState, learnedNothing, rateAt, type RateState } from './adaptive-rate.js';
+import { AUTO_CEILING, afterRateLimited, afterStatedLimit, ceilingFor, initialRateState, learnedNothing, rateAt, sameStatedRate, type RateState } from './adaptive-rate.js';
+import { StatedRateReader } from './stated-rate.js';
 import type { RateLimitSignals } from './rate-headers.js';
 import { MemoryRateGate, RedisRateGate, type AcceptedCount, type GateAnswer, type RateGate } from './rate-gate.js';
 import { MemoryRateStateStore, RedisRateStateStore, type RateStateStore } from './rate-state-store.js';
@@ -13,7 +14,7 @@ const BLOCK_TOLD_MS = 5_000;
 /**
  * The request budget of one API key. Every HTTP request of the client takes one unit first. The rate adapts
  * (adaptive-rate.ts): a 429 cuts it for every holder of the budget and blocks the key for the `Retry-After` it
- * names; rate-limit headers, when the API sends them, lower the ceiling.
+ * names; rate-limit headers, when the API sends them, state the rate (stated-rate.ts, adaptive-rate.ts).
  */
 export interface RateBudget {
   /** Resolves when one more request may be sent; rejects when `signal` aborts. */
@@ -57,6 +58,12 @@ export interface RateBudgetOptions {
   headroom?: number | undefined;
   /** Where rate changes are logged; default: silent. */
   logger?: Logger | undefined;
+  /**
+   * While the key's shared state holds nothing stated or learned, the first request of this process goes alone and
+   * the others wait for its answer (FIRST_ANSWER_WAIT_MS at most), whose headers may state the API's rate; default
+   * false. The fetch workers set it: eight readers at the configured rate had filled a 10/s API's first window.
+   */
+  firstAnswerFirst?: boolean | undefined;
 }
 
 export interface RedisRateBudgetOptions extends RateBudgetOptions {
@@ -130,12 +137,14 @@ const MAX_WAIT_MS = 1_000;
 const STATE_CACHE_MS = 100;
 /** The longest an accepted answer waits to be counted in Redis when no turn takes it sooner. */
 const UNCOUNTED_MAX_MS = 100;
+/** The longest the requests after a process's first wait for its answer (`firstAnswerFirst`). */
+const FIRST_ANSWER_WAIT_MS = 2_000;
 /** Attempts of a compare-and-set that other processes keep winning; each starts from what they wrote. */
 const MAX_STATE_WRITES = 5;
 
 /**
  * The ceiling a budget paces under before the API states any limit: the configured rate times the headroom, or
- * AUTO_CEILING for `auto`. A limit stated in headers lowers it per process, and is not kept in Redis.
+ * AUTO_CEILING for `auto`. A quota policy stated in headers lowers it for every process (`ceilingFor`).
  */
 export function paceCeiling(options: Pick<RateBudgetOptions, 'requestsPerSecond' | 'headroom'>): number {
   const setting = options.requestsPerSecond;
@@ -148,10 +157,10 @@ class AdaptiveRateBudget implements RateBudget {
   private readonly configuredCeiling: number;
   private readonly headroom: number;
   private readonly auto: boolean;
-  /** Requests per second the API stated (headers), with the headroom; undefined until it states one. */
-  private statedCeiling: number | undefined;
-  /** The longest `reset` the API named: the window of a limit stated without one is at least this long. */
-  private longestResetMs = 0;
+  /** What the headers of this process's answers state; the rate they state is kept in the shared state. */
+  private readonly statedReader = new StatedRateReader();
+  /** The stated rate this process last logged, so each change is said once. */
+  private toldStated = '';
   private cached: { state: RateState; version: number; readAt: number } | undefined;
   /**
    * Answers accepted and not yet counted in Redis: they go with the next turn, saving a round trip per answer, or
@@ -161,6 +170,9 @@ class AdaptiveRateBudget implements RateBudget {
   private uncountedTimer: NodeJS.Timeout | undefined;
   /** When the block last told of ends: each block is told once, however many calls wait on it. */
   private toldBlockEnd = 0;
+  /** `firstAnswerFirst`: whether this process sent its first request, and its answer, once observed. */
+  private firstSent = false;
+  private readonly firstAnswer = promiseWithResolve();
 
   constructor(
     private readonly gate: RateGate,
@@ -174,6 +186,7 @@ class AdaptiveRateBudget implements RateBudget {
   }
 
   async acquire(signal?: AbortSignal): Promise<void> {
+    if (this.options.firstAnswerFirst && !this.firstAnswer.done) await this.awaitFirstAnswer(signal);
     for (;;) {
       signal?.throwIfAborted();
       const now = Date.now();
@@ -230,8 +243,32 @@ class AdaptiveRateBudget implements RateBudget {
     await this.gate.blockFor(ms);
   }
 
+  /** The first request goes; the others wait for its answer while the state holds nothing stated or learned. */
+  private async awaitFirstAnswer(signal: AbortSignal | undefined): Promise<void> {
+    if (!this.firstSent) {
+      this.firstSent = true;
+      return;
+    }
+    const { state } = await this.current(Date.now());
+    if (state.stated || state.cutAt > 0) return this.firstAnswer.resolve();
+    const waited = new AbortController();
+    const onAbort = () => waited.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await Promise.race([this.firstAnswer.promise, sleep(FIRST_ANSWER_WAIT_MS, waited.signal)]);
+      // An answer that never comes (a request that failed unanswered) holds back no one twice.
+      this.firstAnswer.resolve();
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      waited.abort();
+    }
+    signal?.throwIfAborted();
+  }
+
   async observe(answer: BudgetAnswer): Promise<void> {
+    // Its headers are learned first, so the requests that waited for it leave at the rate they state.
     if (answer.signals) await this.learn(answer.signals);
+    this.firstAnswer.resolve();
     if (answer.status === 429) await this.cut(answer.sentAt);
     else if (answer.status < 500) await this.countAccepted(Date.now());
   }
@@ -284,14 +321,14 @@ class AdaptiveRateBudget implements RateBudget {
     else if (this.uncounted.second === held.second) this.uncounted.count += held.count;
   }
 
-  /** The ceiling in force: the configured one, or what the API stated if lower. */
-  private ceiling(): number {
-    return Math.min(this.configuredCeiling, this.statedCeiling ?? Number.POSITIVE_INFINITY);
+  /** The ceiling in force: the configured one, or a quota policy the API stated if lower. */
+  private ceiling(state: RateState | undefined): number {
+    return ceilingFor(state, this.configuredCeiling, this.headroom);
   }
 
   private async rate(now: number): Promise<number> {
     const { state } = await this.current(now);
-    return rateAt(state, now, this.ceiling());
+    return rateAt(state, now, this.ceiling(state));
   }
 
   /** The shared state, read at most every STATE_CACHE_MS; written afresh when absent (first use, or expired). */
@@ -301,11 +338,11 @@ class AdaptiveRateBudget implements RateBudget {
       const read = await this.store.read();
       if (read.state && learnedNothing(read.state, this.auto)) read.state = undefined;
       if (read.state || attempt >= MAX_STATE_WRITES) {
-        const state = read.state ?? initialRateState(this.ceiling(), this.auto, now);
+        const state = read.state ?? initialRateState(this.configuredCeiling, this.auto, now);
         this.cached = { state, version: read.version, readAt: now };
         return this.cached;
       }
-      const initial = initialRateState(this.ceiling(), this.auto, now);
+      const initial = initialRateState(this.configuredCeiling, this.auto, now);
       if (await this.store.compareAndSet(read.version, initial)) {
         this.cached = { state: initial, version: read.version + 1, readAt: now };
         return this.cached;
@@ -331,8 +368,8 @@ class AdaptiveRateBudget implements RateBudget {
   private async cut(sentAt: number): Promise<void> {
     await this.flushUncounted();
     const goodRate = await this.gate.acceptedRate(Date.now());
-    const before = this.cached ? rateAt(this.cached.state, Date.now(), this.ceiling()) : undefined;
-    const next = await this.update((state, now) => afterRateLimited(state, { now, sentAt, goodRate, ceiling: this.ceiling() }));
+    const before = this.cached ? rateAt(this.cached.state, Date.now(), this.ceiling(this.cached.state)) : undefined;
+    const next = await this.update((state, now) => afterRateLimited(state, { now, sentAt, goodRate, ceiling: this.ceiling(state) }));
     if (next) {
       this.options.logger?.info(
         { from: round(before), to: round(next.rate), acceptedPerSecond: round(goodRate) },
@@ -342,33 +379,48 @@ class AdaptiveRateBudget implements RateBudget {
   }
 
   private async learn(signals: RateLimitSignals): Promise<void> {
-    if (signals.resetMs !== undefined) this.longestResetMs = Math.max(this.longestResetMs, signals.resetMs);
-    const stated = this.statedPerSecond(signals);
-    if (stated !== undefined && stated > 0) {
-      const ceiling = stated * this.headroom;
-      if (ceiling !== this.statedCeiling) {
-        this.statedCeiling = ceiling;
+    const stated = this.statedReader.read(signals);
+    const cached = this.cached?.state;
+    // Most answers state what the state holds already: the cached view saves a round trip per answer.
+    if (stated && (!cached || cached.phase === 'probe' || !sameStatedRate(cached.stated, stated))) {
+      const next = await this.update((state, now) => afterStatedLimit(state, now, stated, this.configuredCeiling, this.headroom));
+      const told = `${stated.by} ${round(stated.perSecond)} ${stated.windowKnown}`;
+      if (next && told !== this.toldStated) {
+        this.toldStated = told;
         this.options.logger?.info(
-          { statedPerSecond: round(stated), ceiling: round(this.ceiling()), windowKnown: signals.policyPerSecond !== undefined },
-          'the API states its rate limit: the ceiling of the key follows it',
+          {
+            statedPerSecond: round(stated.perSecond),
+            statedBy: stated.by,
+            window: stated.windowKnown ? 'stated' : `${stated.windowSeconds} s, from the resets`,
+            ratePerSecond: round(rateAt(next, Date.now(), this.ceiling(next))),
+          },
+          stated.windowKnown
+            ? 'the API states its rate limit: the ceiling of the key follows it'
+            : 'the API states its limit: the key runs just under the rate it implies, and probes above it while no 429 comes',
         );
       }
-      // Only a probing state changes; a steady one stays steady, so the cached view saves a round trip per answer.
-      if (this.cached?.state.phase !== 'steady') await this.update((state, now) => afterStatedLimit(state, now, this.ceiling()));
     }
-    if (signals.remaining === 0 && signals.resetMs !== undefined && signals.resetMs > 0) await this.gate.blockFor(signals.resetMs);
+    // Held back only for what is sure of the wait: a reset rounded up to a whole second ("1" when 0.1 s is left) had
+    // blocked the key up to a second too long whenever a window filled up, 29 % of the rate (bench/rate-conventions.ts).
+    const sureMs = (signals.resetMs ?? 0) - (signals.resetRoundingMs ?? 0);
+    if (signals.remaining === 0 && sureMs > 0) await this.gate.blockFor(sureMs);
   }
+}
 
-  /**
-   * Requests per second the headers allow: a policy's quota over its window; or a limit stated without its window,
-   * over the longest reset seen so far (a window is at least as long as any reset in it, so this never asks for less
-   * than the API allows). Undefined when the headers state no limit.
-   */
-  private statedPerSecond(signals: RateLimitSignals): number | undefined {
-    if (signals.policyPerSecond !== undefined) return signals.policyPerSecond;
-    if (signals.limit === undefined) return undefined;
-    return signals.limit / Math.max(1, Math.ceil(this.longestResetMs / 1000));
-  }
+function promiseWithResolve(): { promise: Promise<void>; resolve: () => void; readonly done: boolean } {
+  let resolve!: () => void;
+  let done = false;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return {
+    promise,
+    resolve: () => {
+      done = true;
+      resolve();
+    },
+    get done() {
+      return done;
+    },
+  };
 }
 
 function round(value: number | undefined): number | undefined {

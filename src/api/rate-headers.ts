@@ -1,4 +1,5 @@
 import { redactSecrets } from '../log.js';
+import { readHeaderTime, type HeaderTime } from './header-time.js';
 /**
  * What an answer's headers say about the key's rate limit. The spec states no limit and names no header, so
  * bvsync reads every form in use when an API sends one (docs/configuration.md, "The rate budget"):
@@ -7,8 +8,10 @@ import { redactSecrets } from '../log.js';
  * - `RateLimit`: `limit=20, remaining=5, reset=1` (draft 07) or `"default";r=5;t=1` (draft 08+);
  * - `RateLimit-Limit` (possibly followed by policies: `20, 20;w=1`), `RateLimit-Remaining`, `RateLimit-Reset`
  *   (drafts up to 06);
- * - `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (the common unstandardised form; its reset
- *   is seconds from now, or a Unix time in seconds or milliseconds).
+ * - `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (the common unstandardised form).
+ *
+ * Every reset (and `Retry-After`) is read by header-time.ts: seconds from now, a Unix time in seconds or milliseconds,
+ * or an HTTP date.
  *
  * Parsing is defensive: a value that cannot be read is left out and named in `problems`, never thrown.
  */
@@ -16,15 +19,24 @@ import { redactSecrets } from '../log.js';
 export interface RateLimitSignals {
   /** Requests per second of the most restrictive quota policy that names its window (of an hour at most). */
   policyPerSecond?: number;
+  /** The header `policyPerSecond` was read from, as the API's documentation spells it (`RateLimit-Policy`). */
+  policyBy?: StatedBy;
   /** A limit stated without its window (`RateLimit-Limit`, `X-RateLimit-Limit`, `limit=`): requests per window. */
   limit?: number;
+  /** The header `limit` was read from (`X-RateLimit-Limit`, `RateLimit-Limit`, or `RateLimit` for its `limit=`). */
+  limitBy?: StatedBy;
   /** Requests left in the current window. */
   remaining?: number;
   /** Milliseconds until the current window resets. */
   resetMs?: number;
+  /** How much later than the real reset `resetMs` may be: its value's rounding to whole seconds (header-time.ts). */
+  resetRoundingMs?: number;
   /** `header: value` of every value that could not be read. */
   problems: string[];
 }
+
+/** The headers that can state a limit, spelled as the drafts and the APIs' documentation spell them. */
+export type StatedBy = 'RateLimit-Policy' | 'RateLimit' | 'RateLimit-Limit' | 'X-RateLimit-Limit';
 
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
@@ -34,10 +46,6 @@ export function firstHeader(headers: HeaderBag, name: string): string | undefine
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Unix times in seconds are above this (2001); a reset below it is seconds from now. */
-const EPOCH_SECONDS_FLOOR = 1e9;
-/** Unix times in milliseconds are above this. */
-const EPOCH_MS_FLOOR = 1e12;
 /** A reset further away than this is not believed (the same bound as `Retry-After`). */
 const MAX_RESET_MS = 10 * 60_000;
 
@@ -57,10 +65,11 @@ export function readRateLimitHeaders(headers: HeaderBag, now: number = Date.now(
     const read = readPolicies(splitList(policy));
     if ((read.perSecond.length === 0 && read.skipped === 0) || read.bad) problem('ratelimit-policy', policy);
     perSecond.push(...read.perSecond);
+    if (read.perSecond.length > 0) signals.policyBy = 'RateLimit-Policy';
   }
 
   const combined = value('ratelimit');
-  if (combined !== undefined && !readCombined(combined, signals)) problem('ratelimit', combined);
+  if (combined !== undefined && !readCombined(combined, signals, now)) problem('ratelimit', combined);
 
   const limitHeader = value('ratelimit-limit');
   if (limitHeader !== undefined) {
@@ -69,13 +78,16 @@ export function readRateLimitHeaders(headers: HeaderBag, now: number = Date.now(
     const limit = count(first.split(';')[0] ?? '');
     const read = readPolicies(policies);
     if (limit === undefined || read.bad) problem('ratelimit-limit', limitHeader);
-    if (limit !== undefined) signals.limit ??= limit;
+    if (limit !== undefined && signals.limit === undefined) [signals.limit, signals.limitBy] = [limit, 'RateLimit-Limit'];
     perSecond.push(...read.perSecond);
+    if (read.perSecond.length > 0) signals.policyBy ??= 'RateLimit-Limit';
   }
   readCount(value('ratelimit-remaining'), 'ratelimit-remaining', (n) => (signals.remaining ??= n), problem);
   readReset(value('ratelimit-reset'), 'ratelimit-reset', now, signals, problem);
 
-  readCount(value('x-ratelimit-limit'), 'x-ratelimit-limit', (n) => (signals.limit ??= n), problem);
+  readCount(value('x-ratelimit-limit'), 'x-ratelimit-limit', (n) => {
+    if (signals.limit === undefined) [signals.limit, signals.limitBy] = [n, 'X-RateLimit-Limit'];
+  }, problem);
   readCount(value('x-ratelimit-remaining'), 'x-ratelimit-remaining', (n) => (signals.remaining ??= n), problem);
   readReset(value('x-ratelimit-reset'), 'x-ratelimit-reset', now, signals, problem);
 
@@ -154,21 +166,24 @@ function readPolicies(items: string[]): { perSecond: number[]; bad: boolean; ski
 }
 
 /** `RateLimit`: `limit=20, remaining=5, reset=1` (draft 07) or `"name";r=5;t=1` items (draft 08+). False if unreadable. */
-function readCombined(text: string, signals: RateLimitSignals): boolean {
+function readCombined(text: string, signals: RateLimitSignals, now: number): boolean {
   const items = splitList(text);
   if (items.some((item) => /^(limit|remaining|reset)\s*=/i.test(item))) {
     let ok = true;
     for (const item of items) {
       const [key = '', raw = ''] = item.split('=').map((part) => part.trim());
+      const name = key.toLowerCase();
+      if (name === 'reset') {
+        ok = readFieldReset(raw, now, signals) && ok;
+        continue;
+      }
       const n = count(raw);
       if (n === undefined) {
         ok = false;
         continue;
       }
-      const name = key.toLowerCase();
-      if (name === 'limit') signals.limit = n;
+      if (name === 'limit') [signals.limit, signals.limitBy] = [n, 'RateLimit'];
       else if (name === 'remaining') signals.remaining = n;
-      else if (name === 'reset') signals.resetMs = Math.min(n * 1000, MAX_RESET_MS);
     }
     return ok;
   }
@@ -177,12 +192,12 @@ function readCombined(text: string, signals: RateLimitSignals): boolean {
   for (const item of items) {
     const { params } = splitParams(item);
     const remaining = count(params.get('r') ?? '');
-    const reset = count(params.get('t') ?? '');
     if (remaining === undefined) continue;
     read = true;
     if (signals.remaining === undefined || remaining < signals.remaining) {
       signals.remaining = remaining;
-      if (reset !== undefined) signals.resetMs = Math.min(reset * 1000, MAX_RESET_MS);
+      const reset = params.get('t');
+      if (reset !== undefined) readFieldReset(reset, now, signals);
     }
   }
   return read;
@@ -197,12 +212,20 @@ function readCount(text: string | undefined, name: string, use: (n: number) => v
 
 function readReset(text: string | undefined, name: string, now: number, signals: RateLimitSignals, problem: (name: string, text: string) => void): void {
   if (text === undefined) return;
-  const n = count(text);
-  if (n === undefined) return problem(name, text);
-  let ms: number;
-  if (n >= EPOCH_MS_FLOOR) ms = n - now;
-  else if (n >= EPOCH_SECONDS_FLOOR) ms = n * 1000 - now;
-  else ms = n * 1000;
-  if (ms > MAX_RESET_MS) return problem(name, text);
-  signals.resetMs ??= Math.max(0, ms);
+  const time = readHeaderTime(text, now);
+  if (!time || time.ms > MAX_RESET_MS) return problem(name, text);
+  if (signals.resetMs === undefined) setReset(time, signals);
+}
+
+/** The IETF fields' `reset=` and `t=`: a reset further than MAX_RESET_MS is cut to it. False when unreadable. */
+function readFieldReset(text: string, now: number, signals: RateLimitSignals): boolean {
+  const time = readHeaderTime(text, now);
+  if (!time) return false;
+  setReset({ ...time, ms: Math.min(time.ms, MAX_RESET_MS) }, signals);
+  return true;
+}
+
+function setReset(time: HeaderTime, signals: RateLimitSignals): void {
+  signals.resetMs = Math.max(0, time.ms);
+  signals.resetRoundingMs = time.roundingMs;
 }

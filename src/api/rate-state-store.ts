@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { RatePhase, RateState } from './adaptive-rate.js';
 import type { RedisKeys } from '../redis-keys.js';
+import type { StatedBy } from './rate-headers.js';
+import type { StatedRate } from './stated-rate.js';
 
 /**
  * Where the adaptive rate of one key lives (see adaptive-rate.ts): in Redis for every process of a key; in memory for
@@ -47,8 +49,7 @@ export class RedisRateStateStore implements RateStateStore {
   }
 
   async compareAndSet(version: number, next: RateState): Promise<boolean> {
-    // Every field, `confirmed` included when false: HSET leaves fields it is not given as they were.
-    const fields = Object.entries({ ...next, confirmed: next.confirmed === true }).flatMap(([name, value]) => [name, String(value)]);
+    const fields = Object.entries(stateFields(next)).flatMap(([name, value]) => [name, String(value)]);
     const done = await this.redis.eval(COMPARE_AND_SET, 1, this.stateKey, String(version), String(STATE_TTL_MS), ...fields);
     return done === 1;
   }
@@ -102,6 +103,33 @@ export class MemoryRateStateStore implements RateStateStore {
 }
 
 const PHASES: readonly RatePhase[] = ['probe', 'steady'];
+const STATED_BY: readonly StatedBy[] = ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'X-RateLimit-Limit'];
+
+/**
+ * Every field, `confirmed` and the stated rate's included when absent: HSET leaves fields it is not given as they were,
+ * so a state without a stated rate would keep an old one (test/api/rate-state-store.int.test.ts).
+ */
+function stateFields(state: RateState): Record<string, string | number | boolean> {
+  const { stated, confirmed, ...rest } = state;
+  return {
+    ...rest,
+    confirmed: confirmed === true,
+    statedPerSecond: stated?.perSecond ?? 0,
+    statedBy: stated?.by ?? '',
+    statedWindowKnown: stated?.windowKnown === true,
+    statedWindowSeconds: stated?.windowSeconds ?? 0,
+  };
+}
+
+/** The stated rate of a state's fields; undefined when none is recorded, or it cannot be read. */
+function parseStated(fields: Record<string, string>): StatedRate | undefined {
+  const perSecond = Number(fields.statedPerSecond ?? 0);
+  const by = fields.statedBy as StatedBy;
+  if (!(perSecond > 0) || !Number.isFinite(perSecond) || !STATED_BY.includes(by)) return undefined;
+  const windowKnown = fields.statedWindowKnown === 'true';
+  const windowSeconds = Number(fields.statedWindowSeconds ?? 0);
+  return { perSecond, by, windowKnown, ...(!windowKnown && windowSeconds > 0 ? { windowSeconds } : {}) };
+}
 
 /** A state read back from Redis; undefined when absent or not readable (it is then written afresh). */
 function parseState(fields: Record<string, string>): RateState | undefined {
@@ -111,5 +139,6 @@ function parseState(fields: Record<string, string>): RateState | undefined {
   const cutAt = Number(fields.cutAt ?? 0);
   const phase = fields.phase as RatePhase;
   if (!(rate > 0) || !Number.isFinite(at) || !PHASES.includes(phase) || !Number.isFinite(limit) || !Number.isFinite(cutAt)) return undefined;
-  return { rate, at, phase, limit, cutAt, ...(fields.confirmed === 'true' ? { confirmed: true } : {}) };
+  const stated = parseStated(fields);
+  return { rate, at, phase, limit, cutAt, ...(fields.confirmed === 'true' ? { confirmed: true } : {}), ...(stated ? { stated } : {}) };
 }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { initialRateState, learnedNothing, rateAt, type RatePhase, type RateState } from '../api/adaptive-rate.js';
+import { ceilingFor, initialRateState, learnedNothing, rateAt, type RatePhase, type RateState } from '../api/adaptive-rate.js';
+import type { StatedRate } from '../api/stated-rate.js';
 import { RATE_HEADROOM, keyHash, paceCeiling, type RequestsPerSecond } from '../api/rate-budget.js';
 import { RedisRateGate } from '../api/rate-gate.js';
 import { RedisRateStateStore, type StoredRateState } from '../api/rate-state-store.js';
@@ -14,12 +15,16 @@ export interface KeyRate {
   /** `api.requestsPerSecond`. */
   configured: RequestsPerSecond;
   /**
-   * Requests per second reads pace under: the configured rate times RATE_HEADROOM, or auto's ceiling. A limit the
-   * API states in headers lowers it in the process that read them, and is not kept in Redis, so it is not counted.
+   * Requests per second reads pace under: the configured rate times RATE_HEADROOM, or auto's ceiling; or a quota
+   * policy the API stated (`RateLimit-Policy`), with the same headroom, if lower.
    */
   ceiling: number;
   /** Requests per second in force now: from the learned state, else the configured rate (or auto's start). */
   rateNow: number;
+  /** What sets `rateNow`, in words: "stated by X-RateLimit-Limit", "learned from 429s", "configured", ... */
+  rateSource: string;
+  /** The rate the API last stated in its headers, and the header; null when it stated none (or nothing is stored). */
+  stated: StatedRate | null;
   /** What Redis holds for the key; null when nothing is (never used, expired a day after its last change, reset). */
   learned: LearnedRate | null;
   /** How much longer the API's last Retry-After holds every request of the key back (ms); 0 when it does not. */
@@ -62,17 +67,45 @@ export function resetKeyRate(redis: Redis, settings: KeyRateSettings): Promise<b
 /** The key's rate from what Redis holds, computed as a budget of the runs would at `now`. */
 export function keyRateOf(settings: KeyRateSettings, stored: StoredRateState | undefined, heldBackMs: number, now: number): KeyRate {
   const auto = settings.requestsPerSecond === 'auto';
-  const ceiling = paceCeiling({ requestsPerSecond: settings.requestsPerSecond, headroom: RATE_HEADROOM });
+  const configuredCeiling = paceCeiling({ requestsPerSecond: settings.requestsPerSecond, headroom: RATE_HEADROOM });
   // A state that learned nothing, written for the other setting, is replaced by a budget on its next read.
-  const inForce: RateState = stored && !learnedNothing(stored.state, auto) ? stored.state : initialRateState(ceiling, auto, now);
+  const inForce: RateState = stored && !learnedNothing(stored.state, auto) ? stored.state : initialRateState(configuredCeiling, auto, now);
+  const ceiling = ceilingFor(inForce, configuredCeiling, RATE_HEADROOM);
+  const rateNow = rateAt(inForce, now, ceiling);
   return {
     redisPrefix: settings.redisPrefix,
     configured: settings.requestsPerSecond,
     ceiling,
-    rateNow: rateAt(inForce, now, ceiling),
+    rateNow,
+    rateSource: rateSourceOf(inForce, rateNow, ceiling, configuredCeiling),
+    stated: inForce.stated ?? null,
     learned: stored ? learnedRate(stored, now) : null,
     heldBackMs,
   };
+}
+
+/**
+ * What holds the key at `rateNow`: the ceiling when it binds (the configured one, or a quota policy the API stated);
+ * else a 429's cut (and the climb back from it), or what the API stated, or auto's probe.
+ */
+export function rateSourceOf(state: RateState, rateNow: number, ceiling: number, configuredCeiling: number): string {
+  if (rateNow >= ceiling * (1 - 1e-9)) {
+    // A stated rate that is no higher than the configured one is what the key runs at, whichever binds first.
+    const statedBinds = state.stated !== undefined && state.stated.perSecond * RATE_HEADROOM <= configuredCeiling * (1 + 1e-9);
+    return statedBinds ? `stated by ${state.stated!.by}` : 'configured (api.requestsPerSecond)';
+  }
+  if (state.cutAt > 0) return 'learned from 429s';
+  if (state.stated) return `stated by ${state.stated.by}`;
+  if (state.phase === 'probe') return "auto's probe (no limit met yet)";
+  return 'configured (api.requestsPerSecond)';
+}
+
+/** A stated rate in words: "10/s, stated by X-RateLimit-Limit (10 per 1 s, the window read from its resets)". */
+export function statedText(stated: StatedRate): string {
+  const perSecond = Math.round(stated.perSecond * 100) / 100;
+  if (stated.windowKnown) return `${perSecond}/s, stated by ${stated.by}`;
+  const window = stated.windowSeconds ?? 1;
+  return `${perSecond}/s, stated by ${stated.by} (${Math.round(stated.perSecond * window * 100) / 100} per ${window} s, the window read from its resets)`;
 }
 
 function learnedRate({ state, expiresInMs }: StoredRateState, now: number): LearnedRate {
@@ -90,5 +123,14 @@ function learnedRate({ state, expiresInMs }: StoredRateState, now: number): Lear
  * `bvsync status`. Never for `auto`, whose point is to run at what it learned, nor while it probes upwards.
  */
 export function slowedByLearnedRate(rate: KeyRate): boolean {
-  return rate.configured !== 'auto' && rate.learned?.phase === 'steady' && rate.rateNow < rate.ceiling;
+  return rate.configured !== 'auto' && rate.learned?.phase === 'steady' && rate.rateSource === 'learned from 429s';
+}
+
+/**
+ * One line of the key's rate and of the limit the API states, each with its source: the run summary and
+ * `bvsync status` print it (docs/syncing.md, "The rate of the API key").
+ */
+export function rateLine(rate: KeyRate): string {
+  const stated = rate.stated ? statedText(rate.stated) : 'none in its headers';
+  return `rate of the API key: ${Math.round(rate.rateNow * 100) / 100}/s, ${rate.rateSource}; limit the API states: ${stated}`;
 }

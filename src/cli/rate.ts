@@ -5,7 +5,7 @@ import { connectRedis } from '../engine/redis.js';
 import { formatDecimal, formatDuration } from '../format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
-import { readKeyRate, resetKeyRate, type KeyRate, type KeyRateSettings, type LearnedRate } from './key-rate.js';
+import { readKeyRate, resetKeyRate, statedText, type KeyRate, type KeyRateSettings, type LearnedRate } from './key-rate.js';
 
 interface RateFlags extends CommonFlags {
   json?: boolean;
@@ -20,7 +20,7 @@ interface RateReset extends KeyRate {
 export function rateCommand(): Command {
   return addCommonOptions(
     new Command('rate')
-      .description('Show the rate the API key runs at, as learned from 429s and kept in Redis for a day; --reset forgets it')
+      .description('Show the rate the API key runs at and why (configured, stated by the API, learned from 429s), kept in Redis for a day; --reset forgets it')
       .option('--reset', 'forget the learned rate: the next request of every process runs at the configured rate')
       .option('--json', 'print it as one JSON object, for scripts and monitoring'),
   ).action(async (flags: RateFlags) => {
@@ -73,12 +73,13 @@ function startText(rate: KeyRate): string {
 
 function renderRate(rate: KeyRate): string {
   const rows: Array<[string, string]> = [['configured', configuredText(rate)]];
+  rows.push(['stated', rate.stated ? statedText(rate.stated) : 'nothing (the API stated no limit in the headers of the runs stored)']);
   const learned = rate.learned;
   if (!learned) {
     rows.push(['in force now', `${startText(rate)}: nothing learned is stored`]);
   } else {
     rows.push(
-      ['in force now', perSecond(rate.rateNow)],
+      ['in force now', `${perSecond(rate.rateNow)}, ${rate.rateSource}`],
       ['phase', learned.phase],
       ['estimated limit', learned.limit === null ? 'none (no 429 yet)' : perSecond(learned.limit)],
       ['confirmed', learned.confirmed ? 'yes (the climb above it takes a step every 5 minutes)' : 'no'],

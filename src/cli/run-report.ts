@@ -12,6 +12,7 @@ import { selectStreams } from '../streams/registry.js';
 import { LiveLine } from './live-line.js';
 import { estimatePhaseTwoSlices } from './phase-two-estimate.js';
 import { progressLine, sliceStatus, summaryRows } from './progress.js';
+import { rateLine, readKeyRate } from './key-rate.js';
 
 /**
  * Runs a sync or backfill to its end and prints the summary table. Attaches to the unfinished run of the same window
@@ -87,6 +88,8 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
     liveLine?.end();
     routeLogLines(null);
     process.stdout.write(`${summaryTable(progress)}\n`);
+    const rate = await keyRateLine(options);
+    if (rate) process.stdout.write(`${rate}\n`);
     const { meta } = progress;
     const finished = isFinishedRunStatus(meta.status);
     const totals = totalsOf(progress);
@@ -163,6 +166,25 @@ function guessSlices(options: RunToEndOptions, snapshot: RunProgress, brandId: n
   // One guessed page per tracked page is not known either: pages (and engines) count nothing until planned.
   const dimensions = { domains: [...options.config.sync.domains, ...guessed], topicIds: [], pages: [], engines: [] };
   return stream.slices({ brandId, days, sync: options.config.sync, dimensions }).length;
+}
+
+/**
+ * The key's rate and the limit the API states, with their sources, as the runs' budgets left them in Redis; undefined
+ * without an API key or when Redis does not answer (the summary goes on without it).
+ */
+async function keyRateLine(options: RunToEndOptions): Promise<string | undefined> {
+  const apiKey = options.config.api.apiKey;
+  if (!apiKey) return undefined;
+  const connection = connectRedis(options.redisUrl, { maxRetriesPerRequest: 1 });
+  connection.on('error', () => undefined);
+  try {
+    const rate = await readKeyRate(connection, { apiKey, requestsPerSecond: options.config.api.requestsPerSecond, redisPrefix: options.config.redisPrefix });
+    return rateLine(rate);
+  } catch {
+    return undefined;
+  } finally {
+    connection.disconnect();
+  }
 }
 
 /** The newest finished run Redis keeps (of the same kind if there is one): its days and planned slices per group. */

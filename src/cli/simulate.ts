@@ -4,7 +4,7 @@ import type { ParamMapping } from '../api/param-names.js';
 import { loadProcessSettings } from '../config/load.js';
 import { ENDPOINT_PARAMS, isParamName } from '../streams/registry.js';
 import { createLogger } from '../log.js';
-import { FAULT_KINDS, type FaultKind } from '../simulator/knobs.js';
+import { FAULT_KINDS, type FaultKind, type Knobs } from '../simulator/knobs.js';
 import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
 import type { RangeEndEcho } from '../simulator/options.js';
 import { parseDay } from '../days.js';
@@ -90,7 +90,9 @@ interface SimulateFlags {
   rateLimit: number;
   retryAfter: number;
   retryAfterFormat: 'seconds' | 'http-date';
-  rateLimitHeaders: 'none' | 'ietf' | 'x-ratelimit';
+  rateLimitHeaders: Knobs['rateLimitHeaders'];
+  rateLimitReset: Knobs['rateLimitReset'];
+  rateLimitAlgorithm: Knobs['rateLimitAlgorithm'];
   faultRate: number;
   faultKinds: string;
   stallMs: number;
@@ -130,7 +132,15 @@ export function simulateCommand(): Command {
     .option('--rate-limit <rps>', 'requests per second per key, 0 = unlimited (over it: 429)', positive, 0)
     .option('--retry-after <s>', 'Retry-After seconds of a 429', integerOption('--retry-after'), 1)
     .addOption(new Option('--retry-after-format <format>', 'Retry-After as seconds or an HTTP date').choices(['seconds', 'http-date']).default('seconds'))
-    .addOption(new Option('--rate-limit-headers <format>', 'rate-limit headers on every answer (with --rate-limit)').choices(['none', 'ietf', 'x-ratelimit']).default('none'))
+    .addOption(
+      new Option('--rate-limit-headers <format>', 'rate-limit headers on every answer (with --rate-limit)').choices(['none', 'ietf', 'ietf-structured', 'x-ratelimit']).default('none'),
+    )
+    .addOption(
+      new Option('--rate-limit-reset <form>', 'how X-RateLimit-Reset is written')
+        .choices(['delta-seconds', 'unix-seconds', 'unix-milliseconds', 'http-date'])
+        .default('delta-seconds'),
+    )
+    .addOption(new Option('--rate-limit-algorithm <kind>', 'how --rate-limit counts: one-second windows or a token bucket').choices(['fixed-window', 'token-bucket']).default('fixed-window'))
     .option('--fault-rate <p>', 'share of requests that fail', share, 0)
     .option('--fault-kinds <list>', `comma-separated, among ${FAULT_KINDS.join(', ')}`, FAULT_KINDS.join(','))
     .option('--stall-ms <n>', 'how long a stalled body hangs before the connection closes', integerOption('--stall-ms'), 35_000)
@@ -168,6 +178,8 @@ export function simulateCommand(): Command {
         retryAfterSeconds: flags.retryAfter,
         retryAfterFormat: flags.retryAfterFormat,
         rateLimitHeaders: flags.rateLimitHeaders,
+        rateLimitReset: flags.rateLimitReset,
+        rateLimitAlgorithm: flags.rateLimitAlgorithm,
         faultRate: flags.faultRate,
         faultKinds: faultKinds as FaultKind[],
         stallMs: flags.stallMs,

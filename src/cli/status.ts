@@ -22,7 +22,7 @@ import { formatResult } from '../warehouse/result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
 import { addCommonOptions, chooseStreams, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
-import { readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
+import { rateLine, readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
 
 interface StatusFlags extends CommonFlags {
   runs?: number;
@@ -181,7 +181,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
       await queues.close();
       if (config.api.apiKey) {
         const rate = await readKeyRate(connection, { apiKey: config.api.apiKey, requestsPerSecond: config.api.requestsPerSecond, redisPrefix: config.redisPrefix });
-        report.rate = rate.learned ? rate : null;
+        report.rate = rate.learned || rate.stated ? rate : null;
       }
     } finally {
       connection.disconnect();
@@ -325,6 +325,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     }
     out.push('', 'Queues', queueTable.toString());
   }
+  if (report.rate?.stated) out.push('', `The ${rateLine(report.rate)}`);
   const slowed = report.rate && slowedByLearnedRate(report.rate) ? report.rate : undefined;
   if (slowed) {
     const kept = slowed.learned?.expiresAt ? ` and kept until ${slowed.learned.expiresAt}` : '';

@@ -37,6 +37,7 @@ const budget = createRedisRateBudget({
   requestsPerSecond: config.api.requestsPerSecond,
   headroom: setup.rateHeadroom,
   logger: log,
+  firstAnswerFirst: true,
 });
 const client = createApiClient(
   { ...config.api, connections: setup.connections },

@@ -146,7 +146,7 @@ export class WorkerHost {
     // Before any worker starts: one that took jobs would fetch, and once the writer, load, the other file's runs.
     if (this.options.load !== false) await refuseOtherWarehouse(this.connection, prefix, config.db);
     this.queues = openQueues(this.connection, prefix);
-    const budget = createRedisRateBudget({ redis: this.connection, prefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log });
+    const budget = createRedisRateBudget({ redis: this.connection, prefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log, firstAnswerFirst: true });
     const metrics = this.options.metrics;
     const onRequest = (event: ApiRequestEvent): void => {
       // Every thread's calls come through here: whether the API answered anything lately is the process's to say.

@@ -22,8 +22,18 @@ export const knobsSchema = z
     retryAfterSeconds: z.number().int().min(0).max(3600),
     /** How Retry-After is written: `seconds` (default) or `http-date`. */
     retryAfterFormat: z.enum(['seconds', 'http-date']),
-    /** Rate-limit headers on every answer while `rateLimit` is on: `none` (default, like the spec), `ietf`, `x-ratelimit`. */
-    rateLimitHeaders: z.enum(['none', 'ietf', 'x-ratelimit']),
+    /**
+     * Rate-limit headers on every answer while `rateLimit` is on: `none` (default, like the spec), `ietf` (draft 07's
+     * `limit=` fields), `ietf-structured` (drafts 08+: `q`, `w`, `r`, `t`), `x-ratelimit`.
+     */
+    rateLimitHeaders: z.enum(['none', 'ietf', 'ietf-structured', 'x-ratelimit']),
+    /** How `X-RateLimit-Reset` is written: `delta-seconds` (default), `unix-seconds`, `unix-milliseconds`, `http-date`. */
+    rateLimitReset: z.enum(['delta-seconds', 'unix-seconds', 'unix-milliseconds', 'http-date']),
+    /**
+     * How `rateLimit` is counted: `fixed-window` (default; one-second windows) or `token-bucket` (a burst of one second's
+     * requests, refilled continuously; its reset is its full-refill time).
+     */
+    rateLimitAlgorithm: z.enum(['fixed-window', 'token-bucket']),
     /** Share of API requests that fail, 0..1; default 0. */
     faultRate: z.number().min(0).max(1),
     /** Kinds of failure drawn from (evenly); default all four. */
@@ -108,6 +118,8 @@ export const DEFAULT_KNOBS: Knobs = {
   retryAfterSeconds: 1,
   retryAfterFormat: 'seconds',
   rateLimitHeaders: 'none',
+  rateLimitReset: 'delta-seconds',
+  rateLimitAlgorithm: 'fixed-window',
   faultRate: 0,
   faultKinds: [...FAULT_KINDS],
   stallMs: 35_000,

@@ -1,13 +1,24 @@
 /**
- * Fixed windows per API key: simple, and exact enough to make a client meet 429s. A window is one second,
- * or longer for rates under 1/s (0.5/s: one request per two-second window).
+ * The simulator's rate limit per API key, in either of the two algorithms real APIs use (the `rateLimitAlgorithm`
+ * knob): fixed windows (`fixed-window`, the default: a window is one second, or longer for rates under 1/s, 0.5/s being
+ * one request per two-second window), or a token bucket (`token-bucket`: a burst of one second's requests, refilled
+ * continuously, as GitHub's secondary limits, Shopify's and Stripe's are described).
  */
+export type RateLimitAlgorithm = 'fixed-window' | 'token-bucket';
+
 export class RateLimiter {
   private readonly windows = new Map<string, { window: number; count: number }>();
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   /** True when the request may pass. */
-  take(key: string, perSecond: number, nowMs: number): boolean {
+  take(key: string, perSecond: number, nowMs: number, algorithm: RateLimitAlgorithm = 'fixed-window'): boolean {
     if (perSecond <= 0) return true;
+    if (algorithm === 'token-bucket') {
+      const bucket = this.bucket(key, perSecond, nowMs);
+      if (bucket.tokens < 1) return false;
+      bucket.tokens -= 1;
+      return true;
+    }
     const { windowMs, allowance } = windowOf(perSecond);
     const window = Math.floor(nowMs / windowMs);
     const current = this.windows.get(key);
@@ -19,20 +30,30 @@ export class RateLimiter {
     return current.count <= allowance;
   }
 
-  /** The key's window at `nowMs`, as rate-limit headers state it; undefined when there is no limit. */
-  status(key: string, perSecond: number, nowMs: number): RateWindowStatus | undefined {
+  /** The key's window or bucket at `nowMs`, as rate-limit headers state it; undefined when there is no limit. */
+  status(key: string, perSecond: number, nowMs: number, algorithm: RateLimitAlgorithm = 'fixed-window'): RateWindowStatus | undefined {
     if (perSecond <= 0) return undefined;
+    if (algorithm === 'token-bucket') {
+      const capacity = bucketCapacity(perSecond);
+      const { tokens } = this.bucket(key, perSecond, nowMs);
+      // The reset of a bucket is when it is full again: its full-refill time.
+      return { limit: capacity, windowSeconds: capacity / perSecond, remaining: Math.floor(tokens), resetAtMs: nowMs + ((capacity - tokens) / perSecond) * 1000 };
+    }
     const { windowMs, allowance } = windowOf(perSecond);
     const window = Math.floor(nowMs / windowMs);
     const current = this.windows.get(key);
     const used = current && current.window === window ? current.count : 0;
-    return {
-      limit: allowance,
-      windowSeconds: windowMs / 1000,
-      remaining: Math.max(0, allowance - used),
-      // Whole seconds, rounded up, as the drafts and most APIs send it.
-      resetSeconds: Math.max(1, Math.ceil(((window + 1) * windowMs - nowMs) / 1000)),
-    };
+    return { limit: allowance, windowSeconds: windowMs / 1000, remaining: Math.max(0, allowance - used), resetAtMs: (window + 1) * windowMs };
+  }
+
+  /** The key's bucket refilled up to `nowMs`; a new key's bucket is full. */
+  private bucket(key: string, perSecond: number, nowMs: number): { tokens: number; at: number } {
+    const capacity = bucketCapacity(perSecond);
+    const bucket = this.buckets.get(key) ?? { tokens: capacity, at: nowMs };
+    bucket.tokens = Math.min(capacity, bucket.tokens + (Math.max(0, nowMs - bucket.at) / 1000) * perSecond);
+    bucket.at = nowMs;
+    this.buckets.set(key, bucket);
+    return bucket;
   }
 }
 
@@ -40,7 +61,8 @@ export interface RateWindowStatus {
   limit: number;
   windowSeconds: number;
   remaining: number;
-  resetSeconds: number;
+  /** When the window resets, or the bucket is full again (ms since the epoch). */
+  resetAtMs: number;
 }
 
 function windowOf(perSecond: number): { windowMs: number; allowance: number } {
@@ -48,20 +70,43 @@ function windowOf(perSecond: number): { windowMs: number; allowance: number } {
   return { windowMs, allowance: Math.max(1, Math.floor((perSecond * windowMs) / 1000)) };
 }
 
-export type RateLimitHeaderFormat = 'none' | 'ietf' | 'x-ratelimit';
+/** A bucket holds one second of requests (one at least). */
+function bucketCapacity(perSecond: number): number {
+  return Math.max(1, Math.floor(perSecond));
+}
+
+export type RateLimitHeaderFormat = 'none' | 'ietf' | 'ietf-structured' | 'x-ratelimit';
+export type RateLimitResetFormat = 'delta-seconds' | 'unix-seconds' | 'unix-milliseconds' | 'http-date';
 
 /**
- * The headers the `rateLimitHeaders` knob sends with every API answer: `ietf` the IETF draft's
- * `RateLimit-Policy: 20;w=1` and `RateLimit: limit=20, remaining=5, reset=1`; `x-ratelimit` the common
- * `X-RateLimit-Limit/-Remaining/-Reset`; `none` (default) nothing, like the spec.
+ * The headers the `rateLimitHeaders` knob sends with every API answer: `ietf` the IETF draft 07's
+ * `RateLimit-Policy: 20;w=1` and `RateLimit: limit=20, remaining=5, reset=1`; `ietf-structured` drafts 08 and later's
+ * `RateLimit-Policy: "default";q=20;w=1` and `RateLimit: "default";r=5;t=1`; `x-ratelimit` the common
+ * `X-RateLimit-Limit/-Remaining/-Reset`, its reset written as `resetFormat` says (the `rateLimitReset` knob);
+ * `none` (default) nothing, like the spec. The IETF fields' resets are seconds from now, as the drafts say.
  */
-export function rateLimitHeaders(format: RateLimitHeaderFormat, status: RateWindowStatus | undefined): Record<string, string> {
+export function rateLimitHeaders(
+  format: RateLimitHeaderFormat,
+  status: RateWindowStatus | undefined,
+  nowMs: number,
+  resetFormat: RateLimitResetFormat = 'delta-seconds',
+): Record<string, string> {
   if (!status || format === 'none') return {};
+  const deltaSeconds = String(Math.ceil(Math.max(0, status.resetAtMs - nowMs) / 1000));
   if (format === 'x-ratelimit') {
-    return { 'x-ratelimit-limit': String(status.limit), 'x-ratelimit-remaining': String(status.remaining), 'x-ratelimit-reset': String(status.resetSeconds) };
+    return { 'x-ratelimit-limit': String(status.limit), 'x-ratelimit-remaining': String(status.remaining), 'x-ratelimit-reset': resetText(resetFormat, status.resetAtMs, deltaSeconds) };
   }
-  return {
-    'ratelimit-policy': `${status.limit};w=${status.windowSeconds}`,
-    ratelimit: `limit=${status.limit}, remaining=${status.remaining}, reset=${status.resetSeconds}`,
-  };
+  const window = Number(status.windowSeconds.toFixed(3));
+  if (format === 'ietf-structured') {
+    return { 'ratelimit-policy': `"default";q=${status.limit};w=${window}`, ratelimit: `"default";r=${status.remaining};t=${deltaSeconds}` };
+  }
+  return { 'ratelimit-policy': `${status.limit};w=${window}`, ratelimit: `limit=${status.limit}, remaining=${status.remaining}, reset=${deltaSeconds}` };
+}
+
+/** A reset as APIs write it: seconds from now (rounded up), a Unix time in seconds (rounded up) or ms, an HTTP date. */
+function resetText(format: RateLimitResetFormat, resetAtMs: number, deltaSeconds: string): string {
+  if (format === 'unix-seconds') return String(Math.ceil(resetAtMs / 1000));
+  if (format === 'unix-milliseconds') return String(Math.ceil(resetAtMs));
+  if (format === 'http-date') return new Date(Math.ceil(resetAtMs / 1000) * 1000).toUTCString();
+  return deltaSeconds;
 }

@@ -228,8 +228,10 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
     }
     const keyHeader = req.headers['x-api-key'];
     const rateKey = typeof keyHeader === 'string' ? keyHeader : '';
-    const allowed = sim.rateLimiter.take(rateKey, knobs.rateLimit, Date.now());
-    const limitHeaders = rateLimitHeaders(knobs.rateLimitHeaders, sim.rateLimiter.status(rateKey, knobs.rateLimit, Date.now()));
+    const limitedAt = Date.now();
+    const allowed = sim.rateLimiter.take(rateKey, knobs.rateLimit, limitedAt, knobs.rateLimitAlgorithm);
+    const limitStatus = sim.rateLimiter.status(rateKey, knobs.rateLimit, limitedAt, knobs.rateLimitAlgorithm);
+    const limitHeaders = rateLimitHeaders(knobs.rateLimitHeaders, limitStatus, limitedAt, knobs.rateLimitReset);
     if (!allowed) {
       const error = new SimulatorApiError(429, 'rate_limited', 'too many requests for this API key', [], { 'retry-after': retryAfter(sim), ...limitHeaders });
       const outcome = errorOutcome(error);

@@ -9,6 +9,7 @@ import {
   STEADY_STEP_MS,
   afterRateLimited,
   afterStatedLimit,
+  ceilingFor,
   confirms,
   initialRateState,
   learnedNothing,
@@ -154,10 +155,53 @@ describe('the adaptive rate', () => {
     expect(learnedNothing(cut, true)).toBe(false);
   });
 
-  it('a stated limit ends the probe of auto at the ceiling; a steady key is left alone', () => {
+  const POLICY = { perSecond: 20, by: 'RateLimit-Policy', windowKnown: true } as const;
+  const BARE = { perSecond: 10, by: 'X-RateLimit-Limit', windowKnown: false, windowSeconds: 1 } as const;
+
+  it('a quota policy ends the probe of auto at its rate with the headroom, and is the ceiling of every key', () => {
     const probing = initialRateState(10_000, true, T0);
-    expect(afterStatedLimit(probing, T0 + 50, 19)).toEqual({ rate: 19, at: T0 + 50, phase: 'steady', limit: 19, cutAt: 0 });
-    expect(afterStatedLimit(initialRateState(80, false, T0), T0 + 50, 19)).toBeUndefined();
+    const stated = afterStatedLimit(probing, T0 + 50, POLICY, 10_000, 0.95)!;
+    expect(stated).toEqual({ rate: 19, at: T0 + 50, phase: 'steady', limit: 20, cutAt: 0, stated: POLICY });
+    const configured = afterStatedLimit(initialRateState(76, false, T0), T0 + 50, POLICY, 76, 0.95)!;
+    expect(configured).toMatchObject({ rate: 76, phase: 'steady', limit: 0, stated: POLICY });
+    expect(ceilingFor(configured, 76, 0.95)).toBe(19);
+    expect(rateAt(configured, T0 + 3_600_000, ceilingFor(configured, 76, 0.95))).toBe(19);
+    // The same word again writes nothing.
+    expect(afterStatedLimit(configured, T0 + 60, { ...POLICY }, 76, 0.95)).toBeUndefined();
+  });
+
+  it('a rate derived from a bare limit is where the key runs, not a ceiling: without a 429 it probes above it', () => {
+    const configured = initialRateState(38, false, T0);
+    const stated = afterStatedLimit(configured, T0, BARE, 38, 0.95)!;
+    expect(stated).toEqual({ rate: 9.5, at: T0, phase: 'steady', limit: 10, cutAt: 0, stated: BARE });
+    expect(ceilingFor(stated, 38, 0.95)).toBe(38);
+    expect(rateAt(stated, T0 + STEADY_STEP_MS - 1, 38)).toBe(9.5);
+    // A derived rate that was too low (5/s from a window read as 2 s) climbs while the API accepts it.
+    const low = afterStatedLimit(configured, T0, { ...BARE, perSecond: 5, windowSeconds: 2 }, 38, 0.95)!;
+    expect(rateAt(low, T0 + 20 * STEADY_STEP_MS, 38)).toBeCloseTo(9.75);
+    // The same word again writes nothing, so the climb goes on; a different one starts from it.
+    expect(afterStatedLimit(low, T0 + 5_000, { ...BARE, perSecond: 5, windowSeconds: 2 }, 38, 0.95)).toBeUndefined();
+    expect(afterStatedLimit(low, T0 + 5_000, BARE, 38, 0.95)).toMatchObject({ rate: 9.5, limit: 10, at: T0 + 5_000 });
+    // Never above the configured ceiling.
+    expect(afterStatedLimit(initialRateState(4.75, false, T0), T0, BARE, 4.75, 0.95)).toMatchObject({ rate: 4.75, limit: 10 });
+  });
+
+  it('a 429 at or under the rate the API states is jitter: it cuts by 10 %, whatever count of accepted answers ran low', () => {
+    const stated = afterStatedLimit(initialRateState(38, false, T0), T0, BARE, 38, 0.95)!;
+    const cut = afterRateLimited(stated, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 4.6, ceiling: 38 })!;
+    expect(cut).toMatchObject({ rate: 9.5 * 0.9, limit: 10, cutAt: T0 + 1_000, stated: BARE });
+    expect(rateAt(cut, T0 + 1_000 + 2 * RECOVERY_STEP_MS, 38)).toBe(9.5);
+    // Above the stated rate, a 429 is met as before.
+    const above = { ...stated, rate: 20, limit: 0 };
+    expect(afterRateLimited(above, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 10, ceiling: 38 })).toMatchObject({ rate: 9.5, limit: 10 });
+  });
+
+  it('once a 429 cut the key, its learned limit stands: a bare limit stated after it is only recorded', () => {
+    const stated = afterStatedLimit(initialRateState(38, false, T0), T0, BARE, 38, 0.95)!;
+    const cut = afterRateLimited({ ...stated, rate: 12 }, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 8, ceiling: 38 })!;
+    expect(cut).toMatchObject({ rate: 7.6, limit: 10, stated: BARE });
+    const again = afterStatedLimit(cut, T0 + 2_000, { ...BARE, perSecond: 12 }, 38, 0.95)!;
+    expect(again).toEqual({ ...cut, stated: { ...BARE, perSecond: 12 } });
   });
 });
 

@@ -309,7 +309,16 @@ describe('API client over HTTP', () => {
     await collect(client.conversations(7));
     expect(budget.answers.map((a) => a.status)).toEqual([429, 200]);
     expect(budget.answers.every((a) => a.sentAt >= before && a.sentAt <= Date.now())).toBe(true);
-    expect(budget.answers[0]!.signals).toEqual({ policyPerSecond: 20, limit: 20, remaining: 0, resetMs: 1000, problems: [] });
+    expect(budget.answers[0]!.signals).toEqual({
+      policyPerSecond: 20,
+      policyBy: 'RateLimit-Policy',
+      limit: 20,
+      limitBy: 'RateLimit',
+      remaining: 0,
+      resetMs: 1000,
+      resetRoundingMs: 1000,
+      problems: [],
+    });
     // An unreadable value is left out; the rest of the answer's headers still count.
     expect(budget.answers[1]!.signals).toMatchObject({ remaining: 19, problems: ['x-ratelimit-limit: "many"'] });
     expect(budget.blocks).toEqual([1000]);

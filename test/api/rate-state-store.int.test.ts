@@ -29,6 +29,16 @@ describe('RedisRateStateStore', () => {
     expect(stored?.expiresInMs).toBeLessThanOrEqual(DAY_MS);
   });
 
+  it('keeps the rate the API stated, and forgets it when a later state holds none', async () => {
+    const store = new RedisRateStateStore(redis, keys, 'stated');
+    const base = { rate: 9.5, at: 1_700_000_000_000, phase: 'steady' as const, limit: 10, cutAt: 0 };
+    const stated = { ...base, stated: { perSecond: 10, by: 'X-RateLimit-Limit' as const, windowKnown: false, windowSeconds: 1 } };
+    expect(await store.compareAndSet(0, stated)).toBe(true);
+    expect((await store.inspect())?.state).toEqual(stated);
+    expect(await store.compareAndSet(1, base)).toBe(true);
+    expect((await store.inspect())?.state).toEqual(base);
+  });
+
   it('inspect writes nothing when nothing is stored (a budget read would be followed by a write)', async () => {
     const store = new RedisRateStateStore(redis, keys, 'absent');
     expect(await store.inspect()).toBeUndefined();

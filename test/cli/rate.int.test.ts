@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { readRateLimitHeaders } from '../../src/api/rate-headers.js';
 import { RATE_HEADROOM, createRedisRateBudget, keyHash } from '../../src/api/rate-budget.js';
 import { RedisRateGate } from '../../src/api/rate-gate.js';
 import { RedisRateStateStore } from '../../src/api/rate-state-store.js';
@@ -78,7 +79,17 @@ describe('bvsync rate', () => {
     expect(text.stdout).toContain('configured    10/s (api.requestsPerSecond; reads pace at 95 % of it: 9.5/s)');
     expect(text.stdout).toContain('in force now  9.5/s (the configured rate): nothing learned is stored');
     expect(text.stdout).not.toContain('--reset');
-    expect(json).toEqual({ redisPrefix: prefix, configured: 10, ceiling: 10 * RATE_HEADROOM, rateNow: 10 * RATE_HEADROOM, learned: null, heldBackMs: 0 });
+    expect(text.stdout).toContain('stated        nothing (the API stated no limit in the headers of the runs stored)');
+    expect(json).toEqual({
+      redisPrefix: prefix,
+      configured: 10,
+      ceiling: 10 * RATE_HEADROOM,
+      rateNow: 10 * RATE_HEADROOM,
+      rateSource: 'configured (api.requestsPerSecond)',
+      stated: null,
+      learned: null,
+      heldBackMs: 0,
+    });
     // Reading wrote nothing: a budget's read would have written the initial state.
     expect(await redis.exists(keys.rateState(HASH))).toBe(0);
   });
@@ -89,7 +100,7 @@ describe('bvsync rate', () => {
     const [text, json] = await Promise.all([bvsync(['rate']), rateJson()]);
     expect(text.code, text.stderr).toBe(0);
     const cut = new Date(state.cutAt).toISOString();
-    expect(text.stdout).toContain('in force now     4.75/s\n');
+    expect(text.stdout).toContain('in force now     4.75/s, learned from 429s\n');
     expect(text.stdout).toContain('phase            steady\n');
     expect(text.stdout).toContain('estimated limit  5/s\n');
     expect(text.stdout).toContain('confirmed        yes');
@@ -100,6 +111,17 @@ describe('bvsync rate', () => {
     const expiresInMs = Date.parse(json.learned!.expiresAt as string) - Date.now();
     expect(expiresInMs).toBeGreaterThan(DAY_MS - 60_000);
     expect(expiresInMs).toBeLessThanOrEqual(DAY_MS);
+  });
+
+  it('a rate the API stated: the limit, the header that stated it, and the rate the key runs at', async () => {
+    const budget = createRedisRateBudget({ redis, apiKey: API_KEY, prefix, requestsPerSecond: 40, headroom: RATE_HEADROOM });
+    const reset = String(Math.ceil(Date.now() / 1000) + 1);
+    await budget.observe({ status: 200, sentAt: Date.now(), signals: readRateLimitHeaders({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': reset }) });
+    await budget.close?.();
+    const [text, json] = await Promise.all([bvsync(['rate']), rateJson()]);
+    expect(text.stdout).toContain('stated           10/s, stated by X-RateLimit-Limit (10 per 1 s, the window read from its resets)\n');
+    expect(text.stdout).toContain('in force now     9.5/s, stated by X-RateLimit-Limit\n');
+    expect(json).toMatchObject({ rateNow: 9.5, rateSource: 'stated by X-RateLimit-Limit', stated: { perSecond: 10, by: 'X-RateLimit-Limit', windowKnown: false } });
   });
 
   it('a state a 429 taught a real budget: below the ceiling, limit estimated, not confirmed', async () => {
