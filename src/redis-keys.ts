@@ -9,6 +9,8 @@ export interface RedisKeys {
   all: string;
   /** Who holds the DuckDB writer lease. */
   writerLease: string;
+  /** The id of the working file the prefix's committed slices are in, recorded by its first writer (src/engine/prefix-warehouse.ts). */
+  warehouse: string;
   /** The runs by start time (a sorted set), newest last. */
   runs: string;
   /** A run's record (`part` empty), or one of its sets and counters (`planned`, `done`, `stats`), or its outage (`outage`: src/engine/outage-memo.ts). */
@@ -38,6 +40,7 @@ export function redisKeys(prefix: string): RedisKeys {
   return {
     all: `${prefix}:`,
     writerLease: `${prefix}:writer-lease`,
+    warehouse: `${prefix}:warehouse`,
     runs: `${prefix}:runs`,
     run: (runId, part = '') => `${run}${runId}${part ? `:${part}` : ''}`,
     runWindow: (identityDigest) => `${prefix}:run-window:${identityDigest}`,

@@ -18,7 +18,7 @@ import { FetchThreadPool } from './fetch-thread-pool.js';
 import { loadProcessor } from './load-processor.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
 import { connectRedis } from './redis.js';
-import { refuseOtherWarehouse, writtenFile } from './prefix-warehouse.js';
+import { claimPrefixWarehouse, failRunsOfRefusedFile, OtherWarehouseFileError, refuseOtherWarehouse, writtenFile } from './prefix-warehouse.js';
 import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
 import { WriterLease } from './writer-lease.js';
@@ -255,6 +255,7 @@ export class WorkerHost {
     // the lease swallows the error and an open that keeps failing would otherwise leave the load queue silent.
     try {
       this.warehouse = await openWarehouse(workingPathFor(config.db), { duckdb: duckdbSettings(config.warehouse), ...this.options.warehouse });
+      await this.refuseOtherFile(this.warehouse);
       this.writerFailures = 0;
       this.lastWriterError = undefined;
     } catch (error) {
@@ -278,6 +279,27 @@ export class WorkerHost {
       void this.failRunOfLastAttempt(job, error).catch((failure: Error) => log.warn({ err: failure.message }, 'could not mark the run failed'));
     });
     log.info({ db: this.warehouse.path }, 'holding the DuckDB writer lease');
+  }
+
+  /**
+   * Closes the file just opened and throws OtherWarehouseFileError when it is not the one the prefix's committed slices
+   * are in (another disk at the same path, a replaced file): loaded, it would be published as the whole warehouse. The
+   * prefix's unfinished runs for this path end failed with that message. The first writer of a prefix records its file.
+   */
+  private async refuseOtherFile(warehouse: Warehouse): Promise<void> {
+    const { config, log } = this.options;
+    try {
+      if (warehouse.id === undefined) throw new Error(`${warehouse.path} has no warehouse id (migration 016 is not applied)`);
+      await claimPrefixWarehouse(this.connection, config.redisPrefix, { id: warehouse.id, path: warehouse.path });
+    } catch (error) {
+      this.warehouse = undefined;
+      await warehouse.close().catch(() => undefined);
+      if (error instanceof OtherWarehouseFileError) {
+        const ended = await failRunsOfRefusedFile(this.connection, config.redisPrefix, this.queues, config.db, error);
+        log.error({ db: warehouse.path, runs: ended }, error.message);
+      }
+      throw error;
+    }
   }
 
   /**
