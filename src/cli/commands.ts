@@ -19,6 +19,7 @@ export const commands: readonly CommandEntry[] = [
   { name: 'scheduler', load: async () => (await import('./scheduler.js')).schedulerCommand },
   { name: 'status', load: async () => (await import('./status.js')).statusCommand },
   { name: 'cancel', load: async () => (await import('./cancel.js')).cancelCommand },
+  { name: 'adopt-warehouse', load: async () => (await import('./adopt-warehouse.js')).adoptWarehouseCommand },
   { name: 'rate', load: async () => (await import('./rate.js')).rateCommand },
   { name: 'dashboard', load: async () => (await import('./dashboard.js')).dashboardCommand },
   { name: 'doctor', load: async () => (await import('./doctor.js')).doctorCommand },
