@@ -6,7 +6,7 @@ import { addDays, todayUtc } from '../days.js';
 import type { Config } from '../config/schema.js';
 import { redactSecrets } from '../log.js';
 import { probeApiConfig } from './brand-access-probe.js';
-import { checkApiAndBrands, checkRedis, checkRequired, type DoctorCheck } from './doctor/checks.js';
+import { checkApiAndBrands, checkRedis, checkRequired, checkWarehouse, type DoctorCheck } from './doctor/checks.js';
 import { endpointNameOf } from './doctor/endpoints.js';
 import { MAX_PROBE_REQUESTS, probeParameters } from './doctor/param-probes.js';
 import { paramTable, verdictCounts } from './doctor/print.js';
@@ -76,7 +76,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     return result;
   }
   const complete = checkRequired(config, add);
-  await checkRedis(config, add);
+  if (await checkRedis(config, add)) await checkWarehouse(config, add);
   if (!complete) return result;
 
   let progress: ProbeProgress | undefined;

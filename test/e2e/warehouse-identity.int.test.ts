@@ -105,9 +105,9 @@ describe('a writer that takes over onto another file at the same path', () => {
     expect(identityOf(fx.config.db)).toBe(published);
     expect(await queryFile(working, 'SELECT count(*)::INTEGER AS n FROM _sync_state')).toEqual([{ n: 0 }]);
 
-    // `status` names the run's failure and both warehouses.
+    // `status` says the published copy is still the prefix's warehouse.
     const status = await runBvsync(['status', '--config', writeCliConfig(fx)], cliEnv(fx));
-    expect(status.stdout).toContain(run.runId);
+    expect(status.stdout).toContain(`warehouse: ${fx.config.db} is warehouse ${recorded!.id}, the one the Redis prefix "${fx.config.redisPrefix}" records`);
 
     // Made the prefix's warehouse on purpose, the new file takes a backfill to its end.
     fx.sim.setKnobs({ latencyMs: 0 });
@@ -118,5 +118,8 @@ describe('a writer that takes over onto another file at the same path', () => {
     const again = await runBvsync(['backfill', '--from', TODAY, '--to', TODAY, '--today', TODAY, '--streams', 'conversations', '--config', writeCliConfig(fx)], cliEnv(fx));
     expect(again.code, again.stderr.slice(-2000)).toBe(0);
     expect(again.stdout).toMatch(/: complete;/);
+    const adoptedId = /now keeps its slices in \S+ \(warehouse ([0-9a-f-]{36})\)/.exec(adopted.stdout)![1]!;
+    const after = await runBvsync(['status', '--config', writeCliConfig(fx)], cliEnv(fx));
+    expect(after.stdout).toContain(`warehouse: ${fx.config.db} is warehouse ${adoptedId}, the one the Redis prefix "${fx.config.redisPrefix}" records`);
   }, 180_000);
 });
