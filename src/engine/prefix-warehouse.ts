@@ -75,10 +75,13 @@ export const ADOPT_COMMAND = 'bvsync adopt-warehouse';
 export class OtherWarehouseFileError extends Error {
   readonly code = 'other_warehouse_file';
   constructor(prefix: string, file: OpenedWarehouse, recorded: PrefixWarehouse) {
+    const what =
+      recorded.db === file.path
+        ? `This process sees other storage at the same path (another host's disk or volume), or the file was replaced (deleted, a new empty file).`
+        : `This is another file than the prefix's warehouse (a warehouse moved here keeps its id: copy its file, do not start a new one).`;
     super(
       `the working file ${file.path} is warehouse ${file.id}, but the Redis prefix "${prefix}" keeps its committed slices in ` +
-        `warehouse ${recorded.id} (${recorded.db} on host ${recorded.host}, since ${recorded.since}). This process sees other storage ` +
-        `at the same path (another host's disk or volume), or the file was replaced (deleted, a new empty file). It loads and ` +
+        `warehouse ${recorded.id} (${recorded.db} on host ${recorded.host}, since ${recorded.since}). ${what} It loads and ` +
         `publishes nothing, and the prefix's unfinished runs end failed. Give every writer of the prefix the same shared storage ` +
         `(or run \`bvsync worker --fetch-only\` on hosts without it), or give this file a Redis prefix of its own (config ` +
         `"redisPrefix", or BVSYNC_REDIS_PREFIX). To make this file the prefix's warehouse on purpose: ${ADOPT_COMMAND}`,
@@ -107,8 +110,17 @@ export async function prefixWarehouse(redis: Redis, prefix: string): Promise<Pre
   return parseRecorded(await redis.get(redisKeys(prefix).warehouse));
 }
 
-// Recorded by the first writer only, in one step, so two first writers of two files cannot both be recorded.
-const CLAIM = `if redis.call('set', KEYS[1], ARGV[1], 'NX') then return ARGV[1] end return redis.call('get', KEYS[1])`;
+// Recorded by the first writer only, in one step, so two first writers of two files cannot both be recorded. The same
+// warehouse at another path (moved, docs/operations.md) is recorded there, for the messages; ARGV[2] is its id.
+const CLAIM = `
+if redis.call('set', KEYS[1], ARGV[1], 'NX') then return ARGV[1] end
+local current = redis.call('get', KEYS[1])
+local ok, recorded = pcall(cjson.decode, current)
+if ok and type(recorded) == 'table' and recorded.id == ARGV[2] and recorded.db ~= ARGV[3] then
+  redis.call('set', KEYS[1], ARGV[1])
+  return ARGV[1]
+end
+return current`;
 
 /**
  * Records `file` as the prefix's warehouse when the prefix records none (its first writer, a prefix of a version before
@@ -116,7 +128,7 @@ const CLAIM = `if redis.call('set', KEYS[1], ARGV[1], 'NX') then return ARGV[1] 
  * A writer calls it on opening the file, and before each publish.
  */
 export async function claimPrefixWarehouse(redis: Redis, prefix: string, file: OpenedWarehouse): Promise<PrefixWarehouse> {
-  const recorded = parseRecorded((await redis.eval(CLAIM, 1, redisKeys(prefix).warehouse, recordOf(file))) as string | null)!;
+  const recorded = parseRecorded((await redis.eval(CLAIM, 1, redisKeys(prefix).warehouse, recordOf(file), file.id, file.path)) as string | null)!;
   if (recorded.id !== file.id) throw new OtherWarehouseFileError(prefix, file, recorded);
   return recorded;
 }
