@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, renameSync } from 'node:fs';
+import { spawn as spawnProcess } from 'node:child_process';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { prefixWarehouse } from '../../src/engine/prefix-warehouse.js';
 import { connectRedis } from '../../src/engine/redis.js';
@@ -121,5 +122,68 @@ describe('a writer that takes over onto another file at the same path', () => {
     const adoptedId = /now keeps its slices in \S+ \(warehouse ([0-9a-f-]{36})\)/.exec(adopted.stdout)![1]!;
     const after = await runBvsync(['status', '--config', writeCliConfig(fx)], cliEnv(fx));
     expect(after.stdout).toContain(`warehouse: ${fx.config.db} is warehouse ${adoptedId}, the one the Redis prefix "${fx.config.redisPrefix}" records`);
+  }, 180_000);
+});
+
+/** `bvsync worker` in a mount namespace of its own, with an empty tmpfs over `disk`: another host's disk at the same path. */
+function workerOnOwnDisk(disk: string, env: NodeJS.ProcessEnv): { output: () => string; done: Promise<number | null>; kill: (signal: NodeJS.Signals) => void } {
+  const bin = join(import.meta.dirname, '..', '..', 'bin', 'bvsync.js');
+  const script = `mount -t tmpfs tmpfs "$DISK" && exec "${process.execPath}" "${bin}" worker --config "$CONFIG"`;
+  const child = spawnProcess('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], {
+    cwd: join(import.meta.dirname, '..', '..'),
+    env: { ...env, DISK: disk, CONFIG: writeCliConfig(fx) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let all = '';
+  child.stdout.on('data', (data: Buffer) => (all += data.toString()));
+  child.stderr.on('data', (data: Buffer) => (all += data.toString()));
+  const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return { output: () => all, done, kill: (signal) => child.kill(signal) };
+}
+
+describe('two hosts on one prefix, each with its own disk at BVSYNC_DB', () => {
+  it('the survivor of the writer refuses its empty disk: the run ends failed, and the dead writer\'s file keeps its slices', async () => {
+    const disk = join(fx.dir, 'disk');
+    mkdirSync(disk, { recursive: true });
+    const db = join(disk, 'bv.duckdb');
+    const env = { BVSYNC_DB: db, BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-hosts`, ...FAST_TAKEOVER };
+    const prefix = env.BVSYNC_REDIS_PREFIX;
+    const connection = connectRedis(fx.redisUrl);
+    const runs = new RunStore(connection, prefix);
+    const killed: Array<() => void> = [];
+    try {
+      fx.sim.setKnobs({ latencyMs: 250 });
+      const workerA = spawn(['worker'], env);
+      await workerA.waitFor(HOLDING);
+      const enqueued = await runBvsync(['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--enqueue-only', '--config', writeCliConfig(fx)], cliEnv(fx, env));
+      expect(enqueued.code, enqueued.stderr).toBe(0);
+      const [run] = await runs.recent(1);
+      await until('host A to commit a few slices', async () => (await runs.progress(run!.runId)).done >= 3, 60_000);
+      workerA.kill('SIGKILL');
+      await workerA.done;
+
+      const workerB = workerOnOwnDisk(disk, cliEnv(fx, env));
+      killed.push(() => workerB.kill('SIGKILL'));
+      let meta: RunMeta | null = null;
+      await until('the run to end', async () => isFinishedRunStatus((meta = await runs.get(run!.runId))?.status ?? 'running'), 60_000);
+      expect(meta!.status).toBe('failed');
+      expect(meta!.error).toContain(`the working file ${workingPathFor(db)} is warehouse `);
+      expect(meta!.error).toContain("other storage at the same path (another host's disk or volume)");
+      await until('host B to say why', () => /is warehouse [0-9a-f-]{36}, but the Redis prefix/.test(workerB.output()));
+      expect(workerB.output()).not.toMatch(HOLDING);
+      workerB.kill('SIGTERM');
+      expect(await workerB.done).toBe(0);
+
+      // Host A's disk holds what A committed; B published nothing there.
+      expect(existsSync(db)).toBe(false);
+      const [held] = await queryFile(workingPathFor(db), 'SELECT count(*)::INTEGER AS n FROM _sync_state');
+      expect(held!.n).toBeGreaterThanOrEqual(3);
+    } finally {
+      fx.sim.setKnobs({ latencyMs: 0 });
+      for (const kill of killed) kill();
+      const keys = await connection.keys(`${prefix}:*`);
+      if (keys.length) await connection.del(...keys);
+      connection.disconnect();
+    }
   }, 180_000);
 });
