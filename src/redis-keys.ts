@@ -11,6 +11,8 @@ export interface RedisKeys {
   writerLease: string;
   /** The writer lease's fencing token: a counter every taking of the lease adds one to (src/engine/writer-lease.ts). */
   writerFence: string;
+  /** The id of the working file the prefix's committed slices are in, recorded by its first writer (src/engine/prefix-warehouse.ts). */
+  warehouse: string;
   /** The runs by start time (a sorted set), newest last. */
   runs: string;
   /** A run's record (`part` empty), or one of its sets and counters (`planned`, `done`, `stats`), its outage (`outage`: src/engine/outage-memo.ts), or a notice sent of it (`notified:<event>`: src/engine/run-notices.ts). */
@@ -62,6 +64,7 @@ export function redisKeys(prefix: string): RedisKeys {
     all: `${prefix}:`,
     writerLease: `${prefix}:writer-lease`,
     writerFence: `${prefix}:writer-fence`,
+    warehouse: `${prefix}:warehouse`,
     runs: `${prefix}:runs`,
     run: (runId, part = '') => `${run}${runId}${part ? `:${part}` : ''}`,
     runWindow: (identityDigest) => `${prefix}:run-window:${identityDigest}`,

@@ -106,7 +106,7 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
     const skipped = Object.values(meta.skipped ?? {}).reduce((sum, count) => sum + count, 0);
     if (skipped) process.stdout.write(`skipped ${formatCount(skipped, 'slice')} the file has complete (--skip-complete)\n`);
     // Why a run ended failed when it is not a slice's fault (a load job that failed for good): said once, plainly.
-    if (meta.error && meta.status === 'failed') process.stderr.write(`bvsync: run ${meta.runId} failed: ${meta.error}\n`);
+    if (meta.error && (meta.status === 'failed' || meta.status === 'incomplete')) process.stderr.write(`bvsync: run ${meta.runId} ${meta.status}: ${meta.error}\n`);
     for (const gap of meta.gaps ?? []) process.stderr.write(`bvsync: ${describeGap(gap)}\n`);
     const complete = totals.done - totals.failed - totals.incomplete;
     const nothingComplete = streamsNothingComplete(progress);

@@ -20,6 +20,8 @@ import { openReadOnly } from '../warehouse/published-database.js';
 import { plainValue, readRows, type PlainRow } from '../warehouse/read-rows.js';
 import { formatResult } from '../warehouse/result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
+import { prefixWarehouse } from '../engine/prefix-warehouse.js';
+import { publishedWarehouseId, warehouseIdentity, warehouseLine, type WarehouseIdentity } from './warehouse-line.js';
 import { addCommonOptions, chooseStreams, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { rateLine, readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
@@ -101,6 +103,8 @@ interface StatusReport {
    * key, no key is configured, or Redis did not answer.
    */
   rate: KeyRate | null;
+  /** The published copy's warehouse id and the one the Redis prefix records (src/engine/prefix-warehouse.ts). */
+  warehouse: WarehouseIdentity;
 }
 
 
@@ -146,7 +150,9 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     slicesNotCompleteDays: null,
     slicesNoLongerPlanned: null,
     rate: null,
+    warehouse: warehouseIdentity(config.redisPrefix, null, null),
   };
+  let recorded: Awaited<ReturnType<typeof prefixWarehouse>>;
   const redis = await redisFor(config, log).catch((error: Error) => {
     report.redis.error = error.message;
     return undefined;
@@ -155,6 +161,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     const connection = connectRedis(redis.url);
     try {
       const store = new RunStore(connection, config.redisPrefix);
+      recorded = await prefixWarehouse(connection, config.redisPrefix);
       // Unfinished runs first: one of them is what a sync or backfill of the same window attaches to, or what to cancel.
       for (const run of await store.unfinished()) {
         const { planned, done } = await store.progress(run.runId);
@@ -188,6 +195,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
       await redis.stop();
     }
   }
+  report.warehouse = warehouseIdentity(config.redisPrefix, report.database.exists ? await publishedWarehouseId(dbPath) : null, recorded);
   if (!report.database.exists) return { report };
   const db = await openReadOnly(dbPath);
   try {
@@ -318,6 +326,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
         'so not listed: each warehouse needs a Redis prefix of its own (config "redisPrefix", or BVSYNC_REDIS_PREFIX)',
     );
   }
+  if (!report.redis.error) out.push('', warehouseLine(report.warehouse, report.database.path));
   if (report.queues.length) {
     const queueTable = textTable(['queue', 'waiting', 'active', 'delayed', 'failed', 'completed', 'workers'], ['left', 'right', 'right', 'right', 'right', 'right', 'right']);
     for (const queue of report.queues) {

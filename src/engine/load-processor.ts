@@ -31,6 +31,7 @@ import { completeThrough, describeGap, firstIncrementalDay, lastPhase, needsOf, 
 import type { Queues } from './queues.js';
 import type { Notifier } from '../notify/index.js';
 import { claimRunEndNotice, claimStaleNotice, sendRunEndNotices } from './run-notices.js';
+import { claimPrefixWarehouse } from './prefix-warehouse.js';
 import type { RunMeta, RunStore } from './run-store.js';
 
 export interface LoadProcessorDeps {
@@ -226,6 +227,7 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
   let ownFailure: unknown;
   try {
     const batches = together.filter((prepared) => !prepared.loadedByRun).map((prepared) => prepared.batch);
+    for (const runId of new Set(batches.map((batch) => batch.runId))) await describedRun(deps, runId);
     if (batches.length) await deps.warehouse.loadSlices(batches);
   } catch (error) {
     // A full disk fails every slice alone as it failed them together; a writer that lost the lease loads nothing more.
@@ -268,7 +270,10 @@ async function refetchOrFail(deps: LoadProcessorDeps, data: CommitJobData): Prom
   }
   // A failed slice reads its chunks only for the rejects they may hold, so it is never short of chunks.
   const failed = (await prepareCommit(deps, { ...data, status: 'failed', error: 'the fetched rows were lost from Redis before they could be loaded' })) as PreparedCommit;
-  if (!failed.loadedByRun) await deps.warehouse.loadSlice(failed.batch);
+  if (!failed.loadedByRun) {
+    await describedRun(deps, data.runId);
+    await deps.warehouse.loadSlice(failed.batch);
+  }
   await recordCommitted(deps, failed);
   await advanceIfPhaseDone(deps, data.runId);
 }
@@ -491,8 +496,14 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   const meta = await runMeta(deps, runId);
   if (meta.status !== 'running' && meta.status !== 'finalizing') return;
   await deps.runs.update(runId, { status: 'finalizing' });
+  // Still the prefix's warehouse (it was when this writer opened it): publishing another file would replace the analysts'.
+  await claimPrefixWarehouse(deps.redis, deps.prefix, { id: deps.warehouse.id ?? '', path: deps.warehouse.path }).catch((error: Error) => {
+    throw new UnrecoverableError(error.message);
+  });
+  const missing = await slicesMissingFromFile(deps, runId);
   const states = await deps.warehouse.sliceStates({ runId });
-  if (meta.kind !== 'backfill') {
+  // Days whose slices the file lacks must be read again: a cursor moved past them would leave them unread for good.
+  if (meta.kind !== 'backfill' && !missing) {
     // A backfill only fills slices; the incremental position moves with incremental runs alone.
     const stored = await deps.warehouse.cursors();
     for (const brandId of meta.brands) {
@@ -510,12 +521,14 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   const incomplete = states.filter((state) => state.status === 'incomplete').length;
   // A stream asked for that could plan nothing leaves the run short of what it was asked, however its slices ended.
   const ofSlices = runStatusOfSlices({ total: states.length, failed, incomplete });
-  const status = ofSlices === 'complete' && meta.gaps?.length ? 'incomplete' : ofSlices;
+  const status = ofSlices === 'complete' && (meta.gaps?.length || missing) ? 'incomplete' : ofSlices;
+  if (missing) deps.log.warn({ run: runId, db: deps.warehouse.path }, missing);
+  await describedRun(deps, runId, meta);
   await deps.warehouse.finishRun(runId, status);
   const published = await deps.warehouse.publish(deps.config.db);
-  const ended: RunMeta = { ...meta, status, finishedAt: new Date().toISOString(), published: published.path };
+  const ended: RunMeta = { ...meta, status, finishedAt: new Date().toISOString(), published: published.path, ...(missing ? { error: missing } : {}) };
   const notices = await claimNotices(deps, ended, states);
-  await deps.runs.update(runId, { status, finishedAt: ended.finishedAt, published: published.path });
+  await deps.runs.update(runId, { status, finishedAt: ended.finishedAt, published: published.path, ...(missing ? { error: missing } : {}) });
   deps.metrics?.runFinished(meta.kind, status);
   sendRunEndNotices(deps.notifier, notices.run, notices.stale, deps.log);
   warnOfStaleWal(deps.log, published);
@@ -539,4 +552,41 @@ async function claimNotices(deps: LoadProcessorDeps, ended: RunMeta, states: Par
     deps.log.warn({ run: ended.runId, err: (error as Error).message }, 'could not prepare the notices of the run; it finished all the same');
     return {};
   }
+}
+
+/**
+ * Why the working file lacks slices the run counts as committed, or undefined when it holds them all: each commit
+ * records its fetch's token in `_slice_commits` in its own transaction, one per slice, so a file restored from an older
+ * copy (same warehouse id, fewer commits) is caught here. Proved by test/engine/restored-warehouse.int.test.ts.
+ */
+async function slicesMissingFromFile(deps: LoadProcessorDeps, runId: string): Promise<string | undefined> {
+  const { done } = await deps.runs.progress(runId);
+  const held = await deps.warehouse.runCommitCount(runId);
+  if (held >= done) return undefined;
+  return (
+    `run ${runId} committed ${done} slices, but the working file ${deps.warehouse.path} (warehouse ${deps.warehouse.id}) holds ` +
+    `${held} of them: the file was restored from an older copy, or replaced, after the others were committed. The run is not ` +
+    `complete and moved no cursor; run the same command again to read the missing slices into this file ` +
+    `(a backfill with --skip-complete reads only what the file lacks)`
+  );
+}
+
+/** Runs whose `_sync_runs` row this writer has described, per open file: one lookup per run, not per commit. */
+const describedRuns = new WeakMap<Warehouse, Set<string>>();
+
+/**
+ * Gives the run its `_sync_runs` row from its record in Redis unless the file has it. A file that missed the run's plan
+ * (restored, or opened by another writer than the one that planned it) otherwise had the row made by the loader's
+ * counters, under the column's default kind `sync`, whatever ran. Proved by test/engine/restored-warehouse.int.test.ts.
+ */
+async function describedRun(deps: LoadProcessorDeps, runId: string, meta?: RunMeta): Promise<void> {
+  let known = describedRuns.get(deps.warehouse);
+  if (!known) describedRuns.set(deps.warehouse, (known = new Set()));
+  if (known.has(runId)) return;
+  if (!(await deps.warehouse.hasRun(runId))) {
+    const run = meta ?? (await runMeta(deps, runId));
+    await deps.warehouse.startRun({ runId, kind: run.kind, brands: run.brands, streams: run.streams, windowStart: run.from, windowEnd: run.to });
+  }
+  if (known.size >= 1_000) known.clear();
+  known.add(runId);
 }

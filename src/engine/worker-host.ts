@@ -19,7 +19,7 @@ import { FetchThreadPool } from './fetch-thread-pool.js';
 import { loadProcessor } from './load-processor.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
 import { connectRedis } from './redis.js';
-import { refuseOtherWarehouse, writtenFile } from './prefix-warehouse.js';
+import { claimPrefixWarehouse, failRunsOfRefusedFile, OtherWarehouseFileError, refuseOtherWarehouse, writtenFile } from './prefix-warehouse.js';
 import { redisKeys } from '../redis-keys.js';
 import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
@@ -280,6 +280,7 @@ export class WorkerHost {
     try {
       // Every commit of this holding checks the lease's fencing token before COMMIT (src/warehouse/commit-fence.ts).
       this.warehouse = await openWarehouse(workingPathFor(config.db), { duckdb: duckdbSettings(config.warehouse), ...this.options.warehouse, fence: lease.fence() });
+      await this.refuseOtherFile(this.warehouse);
       this.writerFailures = 0;
       this.lastWriterError = undefined;
     } catch (error) {
@@ -352,6 +353,27 @@ export class WorkerHost {
     this.warehouse = undefined;
     await warehouse.close().catch(() => undefined);
     throw new Error('the DuckDB writer lease was lost while the working database was being opened');
+  }
+
+  /**
+   * Closes the file just opened and throws OtherWarehouseFileError when it is not the one the prefix's committed slices
+   * are in (another disk at the same path, a replaced file): loaded, it would be published as the whole warehouse. The
+   * prefix's unfinished runs for this path end failed with that message. The first writer of a prefix records its file.
+   */
+  private async refuseOtherFile(warehouse: Warehouse): Promise<void> {
+    const { config, log } = this.options;
+    try {
+      if (warehouse.id === undefined) throw new Error(`${warehouse.path} has no warehouse id (migration 016 is not applied)`);
+      await claimPrefixWarehouse(this.connection, config.redisPrefix, { id: warehouse.id, path: warehouse.path });
+    } catch (error) {
+      this.warehouse = undefined;
+      await warehouse.close().catch(() => undefined);
+      if (error instanceof OtherWarehouseFileError) {
+        const ended = await failRunsOfRefusedFile(this.connection, config.redisPrefix, this.queues, config.db, error);
+        log.error({ db: warehouse.path, runs: ended }, error.message);
+      }
+      throw error;
+    }
   }
 
   /**

@@ -59,6 +59,12 @@ export async function isSliceCommitted(connection: DuckDBConnection, token: stri
   return Number(reader.getRowsJS()[0]![0]) > 0;
 }
 
+/** How many fetches of the run were committed (one token per slice a run commits: a replay finds its token and adds none). */
+export async function runCommitCount(connection: DuckDBConnection, runId: string): Promise<number> {
+  const reader = await connection.runAndReadAll(`SELECT count(DISTINCT token) FROM ${SLICE_COMMITS_TABLE} WHERE run_id = $1`, [runId]);
+  return Number(reader.getRowsJS()[0]![0]);
+}
+
 /** Drops the tokens older than SLICE_COMMITS_KEPT_DAYS. */
 export async function pruneSliceCommits(connection: DuckDBConnection, now: Date): Promise<void> {
   const before = new Date(now.getTime() - SLICE_COMMITS_KEPT_DAYS * 86_400_000);

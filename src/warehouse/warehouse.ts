@@ -9,7 +9,7 @@ import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
 import { discardPreparedClone, dropPublishMarker, preparePublishClone, publishCopy, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
 import { ensureJournal } from './publish-journal.js';
 import { ensurePublishedFiles } from './published-identity.js';
-import { ensureSliceCommits, highestFenceToken, isSliceCommitted, pruneSliceCommits } from './slice-commits.js';
+import { ensureSliceCommits, highestFenceToken, isSliceCommitted, pruneSliceCommits, runCommitCount } from './slice-commits.js';
 import type { CommitFence } from './commit-fence.js';
 import { readRows, type PlainRow } from './read-rows.js';
 import {
@@ -38,6 +38,7 @@ import { loadSliceBatch, loadSliceBatches, type LoadHooks, type LoadResult } fro
 import { planTable, type TablePlan } from './table-plan.js';
 import { WarehouseError } from './warehouse-error.js';
 import { writerFaultOf, type WriterFault } from './writer-fault.js';
+import { warehouseIdOf } from './warehouse-id.js';
 import type { FinishedRunStatus, RunLogStatus } from '../vocabulary.js';
 
 export interface WarehouseOptions {
@@ -73,6 +74,8 @@ export class Warehouse {
 
   private constructor(
     readonly path: string,
+    /** The id the file was made with (src/warehouse/warehouse-id.ts); undefined only below migration 016 (`migrationTarget`). */
+    readonly id: string | undefined,
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
     private catalog: Map<string, TableInfo>,
@@ -101,7 +104,8 @@ export class Warehouse {
       await dropPublishMarker(connection);
       await removeDeadSpillFiles(connection, path);
       const catalog = await readCatalog(connection);
-      return new Warehouse(path, instance, connection, catalog, applied, options);
+      const id = await warehouseIdOf((sql, params) => readRows(connection!, sql, params));
+      return new Warehouse(path, id, instance, connection, catalog, applied, options);
     } catch (error) {
       connection?.closeSync();
       instance.closeSync();
@@ -141,6 +145,11 @@ export class Warehouse {
   /** Whether a slice's transaction committed the rows of the fetch with this token (slice-commits.ts). */
   hasCommitted(token: string): Promise<boolean> {
     return this.serial(() => isSliceCommitted(this.connection, token));
+  }
+
+  /** How many slices the run committed into this file, by the fetch tokens its transactions recorded (slice-commits.ts). */
+  runCommitCount(runId: string): Promise<number> {
+    return this.serial(() => runCommitCount(this.connection, runId));
   }
 
   hasRun(runId: string): Promise<boolean> {

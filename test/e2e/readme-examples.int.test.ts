@@ -50,6 +50,8 @@ const SKIPPED: Record<string, string> = {
   "docker compose logs worker --no-log-prefix | jq -c 'select(.slice == \"2026-11-19\" and .brand == 7)'": 'docker (test/ops/containers.int.test.ts checks the compose file)',
   'cp backup/bv.duckdb data/bv.duckdb && cp data/bv.duckdb data/bv.work.duckdb':
     'needs a backup of a warehouse; test/e2e/operator-mistakes.int.test.ts refuses a copied file without its working file',
+  "BVSYNC_DB=data/bv.duckdb npx bvsync adopt-warehouse   # the prefix's slices are in data/bv.work.duckdb from now on":
+    'changes which file the tour\'s prefix loads; test/e2e/warehouse-identity.int.test.ts runs it',
   'docker compose --profile demo up -d --build     # against the bundled API simulator: no key needed': 'docker',
   'docker compose up -d --build': 'docker',
   'open http://127.0.0.1:3000/                     # the dashboard': 'a browser, and the compose stack',

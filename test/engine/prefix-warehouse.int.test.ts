@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { OtherWarehouseError } from '../../src/engine/prefix-warehouse.js';
+import { claimPrefixWarehouse, OtherWarehouseError, OtherWarehouseFileError, prefixWarehouse } from '../../src/engine/prefix-warehouse.js';
 import { connectRedis } from '../../src/engine/redis.js';
 import { enqueueRun } from '../../src/engine/start-run.js';
 import { WorkerHost } from '../../src/engine/worker-host.js';
@@ -75,6 +75,33 @@ describe('a Redis prefix whose writer writes another warehouse', () => {
     } finally {
       const keys = await admin.keys(`${prefix}:*`);
       if (keys.length) await admin.del(...keys);
+      admin.disconnect();
+    }
+  });
+});
+
+describe('the warehouse a Redis prefix records', () => {
+  it('is the first writer\'s file; the same id at another path is taken (a moved warehouse), another id is refused', async () => {
+    const admin = connectRedis(fx.redisUrl);
+    const prefix = `${fx.config.redisPrefix}-ids`;
+    try {
+      expect(await prefixWarehouse(admin, prefix)).toBeUndefined();
+      const first = { id: 'id-first', path: '/data/a/bv.work.duckdb' };
+      expect((await claimPrefixWarehouse(admin, prefix, first)).db).toBe(first.path);
+      // Moved: the same file at a new path is the prefix's warehouse still, recorded there.
+      const moved = { id: 'id-first', path: '/data/b/bv.work.duckdb' };
+      expect((await claimPrefixWarehouse(admin, prefix, moved)).db).toBe(moved.path);
+      expect((await prefixWarehouse(admin, prefix))!.db).toBe(moved.path);
+
+      const samePath = await claimPrefixWarehouse(admin, prefix, { id: 'id-new', path: moved.path }).catch((error: unknown) => error);
+      expect(samePath).toBeInstanceOf(OtherWarehouseFileError);
+      expect((samePath as Error).message).toContain(`the working file ${moved.path} is warehouse id-new, but the Redis prefix "${prefix}" keeps its committed slices in warehouse id-first (${moved.path} on host `);
+      expect((samePath as Error).message).toContain('other storage at the same path');
+      const otherPath = await claimPrefixWarehouse(admin, prefix, { id: 'id-other', path: '/data/c/bv.work.duckdb' }).catch((error: unknown) => error);
+      expect((otherPath as Error).message).toContain('This is another file than the prefix\'s warehouse');
+      expect((await prefixWarehouse(admin, prefix))!.id).toBe('id-first');
+    } finally {
+      await admin.del(`${prefix}:warehouse`);
       admin.disconnect();
     }
   });

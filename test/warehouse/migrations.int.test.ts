@@ -66,6 +66,8 @@ const EXPECTED_KEYS: Record<string, string[]> = {
   _published_files: ['path'],
   // Looked up once per commit job: an index over every token would sit in DuckDB's memory budget.
   _slice_commits: [],
+  // One row: the file's id (migration 016).
+  _warehouse: [],
 };
 
 let tmp: ReturnType<typeof tempDir>;

@@ -1,4 +1,6 @@
-import { describeUrl, isConfigProblem, pingRedis } from '../../engine/redis.js';
+import { prefixWarehouse } from '../../engine/prefix-warehouse.js';
+import { connectRedis, describeUrl, isConfigProblem, pingRedis } from '../../engine/redis.js';
+import { publishedWarehouseId, warehouseIdentity, warehouseLine } from '../warehouse-line.js';
 import type { ApiClient } from '../../api/client.js';
 import { answerOf, probeBrandAccess, wrongUrlReason } from '../brand-access-probe.js';
 import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError } from '../../api/errors.js';
@@ -39,14 +41,32 @@ export async function checkDiskRoom(config: Config, report: (check: DoctorCheck)
  * The check every command that uses Redis makes: it answers PING, with the reason when not, has the URL's database,
  * and is the kind of server the address names (a replica, a Sentinel's port, a Cluster node are named, with what to set).
  */
-export async function checkRedis(config: Config, add: AddCheck): Promise<void> {
+export async function checkRedis(config: Config, add: AddCheck): Promise<boolean> {
   const url = config.redisUrl ?? REDIS_DEFAULT;
   try {
     await pingRedis(url, { prefix: config.redisPrefix });
-    add(true, `redis: ${describeUrl(url)} answers PING`);
+    return add(true, `redis: ${describeUrl(url)} answers PING`);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    add(false, isConfigProblem(error) ? `redis: ${message}` : `redis: ${describeUrl(url)}: ${message} (set REDIS_URL, or run \`docker compose up -d redis\`)`);
+    return add(false, isConfigProblem(error) ? `redis: ${message}` : `redis: ${describeUrl(url)}: ${message} (set REDIS_URL, or run \`docker compose up -d redis\`)`);
+  }
+}
+
+/**
+ * The published copy's warehouse id against the one the Redis prefix records: a writer of another file under the prefix
+ * refuses it (src/engine/prefix-warehouse.ts). Asked only of a Redis that answered PING.
+ */
+export async function checkWarehouse(config: Config, add: AddCheck): Promise<void> {
+  const connection = connectRedis(config.redisUrl ?? REDIS_DEFAULT);
+  try {
+    const recorded = await prefixWarehouse(connection, config.redisPrefix);
+    const published = await publishedWarehouseId(config.db).catch(() => null);
+    const identity = warehouseIdentity(config.redisPrefix, published, recorded);
+    add(identity.matches !== false, warehouseLine(identity, config.db));
+  } catch (error) {
+    add(false, `warehouse: could not read the id the Redis prefix "${config.redisPrefix}" records: ${(error as Error).message}`);
+  } finally {
+    connection.disconnect();
   }
 }
 

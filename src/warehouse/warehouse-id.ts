@@ -1,0 +1,16 @@
+import type { RowReader } from './bookkeeping.js';
+
+/**
+ * The id a working file was made with (migration 016, `_warehouse`), copied into every published copy. It tells one
+ * file from another at the same path: a Redis prefix records the id its committed slices are in
+ * (src/engine/prefix-warehouse.ts). A copy of a file (a backup, the published copy) carries the same id.
+ */
+export const WAREHOUSE_TABLE = '_warehouse';
+
+/** The file's id, or undefined when it has none (a published copy made before migration 016). */
+export async function warehouseIdOf(read: RowReader): Promise<string | undefined> {
+  const tables = await read(`SELECT 1 FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = '${WAREHOUSE_TABLE}'`);
+  if (!tables.length) return undefined;
+  const [row] = await read(`SELECT id FROM main.${WAREHOUSE_TABLE} ORDER BY created_at LIMIT 1`);
+  return row ? String(row.id) : undefined;
+}
