@@ -362,6 +362,6 @@ describe.skipIf(chromiumMissing)('the analysts\' report in a browser', () => {
     expect(await page.evaluate(LABEL_OVERLAPS)).toEqual([]);
     const ticks = await page.locator('[data-brand="1"][data-chart="shareOfVoice"] svg g[aria-label="x-axis tick label"] text').allTextContents();
     expect(ticks).toEqual(['Nov 18', 'Nov 19', 'Nov 20']);
-    await page.locator('[data-brand="1"][data-chart="rankMovers"]').screenshot({ path: screenshotPath(fx.dir, 'report-rank-movers.png') });
+    await page.locator('[data-brand="1"][data-chart="rankMovers"]').screenshot({ path: join(fx.dir, 'report-rank-movers.png') });
   });
 });
