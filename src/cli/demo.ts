@@ -8,12 +8,14 @@ import { startSimulator } from '../simulator/index.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { formatResult } from '../warehouse/result-format.js';
+import { readRows } from '../warehouse/read-rows.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { integerOption } from './integer-option.js';
 import { runWithReport } from './run-report.js';
 import { makeOutFolder } from './out-folder.js';
 import { redisKeys } from '../redis-keys.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
+import { lastPhase } from '../engine/plan.js';
 
 interface DemoFlags extends CommonFlags {
   out: string;
@@ -22,11 +24,24 @@ interface DemoFlags extends CommonFlags {
   scale: number;
 }
 
-// What the tour shows: a table's size, and one analyst view.
+// What the tour shows: each table's rows (exact) and the days they hold, then one analyst view.
 const TABLES_SQL = `
-SELECT table_name AS "table", estimated_size AS "rows"
-FROM duckdb_tables() WHERE database_name = current_database() AND NOT starts_with(table_name, '_')
-ORDER BY table_name`;
+SELECT t.table_name AS name, bool_or(c.column_name = 'day') AS "hasDay"
+FROM duckdb_tables() t JOIN duckdb_columns() c USING (database_name, schema_name, table_name)
+WHERE t.database_name = current_database() AND NOT starts_with(t.table_name, '_')
+GROUP BY ALL ORDER BY name`;
+
+/** One row per table: its rows, and for a table of days the first and last it holds. */
+function rowsPerTableSql(tables: Array<{ name: string; hasDay: boolean }>): string {
+  return tables
+    .map(({ name, hasDay }) => {
+      const quoted = `"${name.replace(/"/g, '""')}"`;
+      const days = hasDay ? `CASE WHEN count(*) > 0 THEN min("day")::VARCHAR || ' to ' || max("day")::VARCHAR ELSE '' END` : `'(a list, no days)'`;
+      return `SELECT '${name.replace(/'/g, "''")}' AS "table", count(*) AS "rows", ${days} AS "days" FROM ${quoted}`;
+    })
+    .join('\nUNION ALL ') + '\nORDER BY "table"';
+}
+
 const VIEW_SQL = `
 WITH named AS (
   SELECT brand_id, brand_name, bool_or(is_own_brand) AS own, sum(mentioned_conversations) AS mentioned, sum(conversations) AS answers
@@ -91,9 +106,12 @@ export function demoCommand(): Command {
         redisPrefix: prefix,
         sync: { swotStatementIds, phrases: sim.truth.world(1).phrases.slice(0, 2) },
       });
+      const from = addDays(today, -(flags.days - 1));
       process.stdout.write(
         `bvsync demo: simulator at ${sim.url} (brands ${sim.brands.join(', ')}), Redis ${redis.origin === 'private' ? 'started privately' : redis.url}\n` +
-          `backfilling ${flags.days} days of ${sim.brands.length} brands, every stream, into ${db}\n\n`,
+          `loading ${flags.days} days (${from} to ${today}) of ${sim.brands.length} brands, every stream, into ${db}\n` +
+          `It reads the API in ${lastPhase(config.sync)} steps: first the daily figures and the lists (topics, competitors, tracked pages),\n` +
+          'then the domains and pages those name. The progress line counts the requests ("slices") of the step in progress.\n\n',
       );
       const { exitCode, progress } = await runWithReport({
         config,
@@ -103,9 +121,10 @@ export function demoCommand(): Command {
         brands: sim.brands,
         streams: [...STREAM_NAMES],
         today,
-        from: addDays(today, -(flags.days - 1)),
+        from,
         to: today,
       }, {
+        plain: true,
         // Its queues go with its Redis prefix, removed below: nothing of it is left for a worker to finish.
         interrupted: (runId) => `run ${runId} interrupted; the demo removes its queues as it ends, so \`npx bvsync demo\` again starts afresh`,
       });
@@ -114,8 +133,13 @@ export function demoCommand(): Command {
       if (!isFinishedRunStatus(progress.meta.status)) return;
       const published = await openReadOnly(db);
       try {
-        process.stdout.write(`\nTables of ${db}\n${formatResult(await published.connection.runAndReadAll(TABLES_SQL), 'table')}`);
-        process.stdout.write(`\nEach brand's visibility over the ${flags.days} days against its strongest competitor (exact, from numerators)\n`);
+        const tables = (await readRows(published.connection, TABLES_SQL)) as Array<{ name: string; hasDay: boolean }>;
+        process.stdout.write(
+          `\nLoaded ${flags.days} days, ${from} to ${today}, for brands ${sim.brands.join(', ')}. ` +
+            `Today (${today}) is still filling: the report leaves it out.\n` +
+            `Rows per table of ${db}\n${formatResult(await published.connection.runAndReadAll(rowsPerTableSql(tables)), 'table')}`,
+        );
+        process.stdout.write(`\nEach brand's visibility over the ${flags.days} days (the share of answers that mention it) beside its strongest competitor's\n`);
         process.stdout.write(formatResult(await published.connection.runAndReadAll(VIEW_SQL), 'table'));
       } finally {
         published.close();

@@ -14,40 +14,53 @@ export interface ProgressSnapshot {
    */
   before?: { done: number; requests: number };
   /**
-   * Slices not planned yet but expected (phase 2 before phase 1 ends: see phase-two-estimate.ts). Counted in the total
-   * and the time left, which are then marked "~" (estimated). Default none.
+   * The step of the run in progress, when it has several: a run plans a step's slices only once the step before it
+   * has loaded what they need (phaseOf, src/engine/plan.ts), so a total over the whole run jumped as each step was
+   * planned. The bar, the slices and the time left are then the step's. Default none (one step).
    */
-  expectedMore?: number;
+  step?: StepProgress;
   /** Until when fetching waits out a rate limit (its Retry-After, or bvsync's own wait): said when over a few seconds away. */
   rateLimitedUntil?: number;
   /** The clock the wait is told against; default now. */
   now?: number;
 }
 
+export interface StepProgress {
+  /** 1-based. */
+  number: number;
+  of: number;
+  planned: number;
+  done: number;
+  /** Seconds since this command saw the step start, and its slices done then: the pace of the time left. */
+  elapsedSeconds: number;
+  doneAtStart: number;
+}
+
 /** Shorter waits come and go between two draws of the line. */
 const WAIT_SHOWN_FROM_MS = 3_000;
 
-/** One line: a bar of slices done, rows, requests, request rate and the time left at the current pace. */
+/** One line: a bar of slices done (of the step, when the run has several), rows, requests, request rate and the time left at the current pace. */
 export function progressLine(snapshot: ProgressSnapshot, width = 24): string {
-  const expectedMore = Math.max(0, Math.round(snapshot.expectedMore ?? 0));
-  const estimated = expectedMore > 0 ? '~' : '';
-  const total = snapshot.planned + expectedMore;
-  const fraction = total === 0 ? 0 : Math.min(1, snapshot.done / total);
+  const step = snapshot.step && snapshot.step.of > 1 ? snapshot.step : undefined;
+  const total = step ? step.planned : snapshot.planned;
+  const done = step ? step.done : snapshot.done;
+  const fraction = total === 0 ? 0 : Math.min(1, done / total);
   const filled = Math.round(fraction * width);
   const bar = `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
-  const doneHere = snapshot.done - (snapshot.before?.done ?? 0);
   const requestsHere = snapshot.requests - (snapshot.before?.requests ?? 0);
   const rate = snapshot.elapsedSeconds > 0 ? requestsHere / snapshot.elapsedSeconds : 0;
-  const perSlice = doneHere > 0 ? snapshot.elapsedSeconds / doneHere : 0;
-  const eta = doneHere > 0 && total > snapshot.done ? `${estimated}${formatDuration(Math.round(perSlice * (total - snapshot.done)))}` : '—';
+  const doneHere = step ? step.done - step.doneAtStart : snapshot.done - (snapshot.before?.done ?? 0);
+  const perSlice = doneHere > 0 ? (step ? step.elapsedSeconds : snapshot.elapsedSeconds) / doneHere : 0;
+  const eta = doneHere > 0 && total > done ? formatDuration(Math.round(perSlice * (total - done))) : '—';
+  const slices = total === 0 ? 'planning' : `${formatInteger(done)}/${formatInteger(total)} slices`;
   const waitMs = (snapshot.rateLimitedUntil ?? 0) - (snapshot.now ?? Date.now());
   const waiting =
     waitMs >= WAIT_SHOWN_FROM_MS
       ? ` · rate limited: waiting until ${new Date(snapshot.rateLimitedUntil!).toISOString().slice(11, 19)} UTC (${formatDuration(Math.ceil(waitMs / 1000))})`
       : '';
   return (
-    `${bar} ${snapshot.done}/${estimated}${total} slices · ${formatInteger(snapshot.rows)} rows · ` +
-    `${formatInteger(snapshot.requests)} requests · ${rate.toFixed(1)} req/s · ETA ${eta}${waiting}`
+    `${step ? `step ${step.number} of ${step.of} ` : ''}${bar} ${slices} · ${formatInteger(snapshot.rows)} rows · ` +
+    `${formatInteger(snapshot.requests)} requests · ${rate.toFixed(1)} req/s · ETA ${step ? 'of the step ' : ''}${eta}${waiting}`
   );
 }
 

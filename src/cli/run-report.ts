@@ -3,15 +3,13 @@ import { textTable } from '../text-table.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { describeGap, phaseOf } from '../engine/plan.js';
 import { connectRedis } from '../engine/redis.js';
-import { RunStore, totalCounters } from '../engine/run-store.js';
+import { totalCounters } from '../engine/run-store.js';
 import { runToEnd, type RunProgress, type RunToEndOptions } from '../engine/start-run.js';
 import { EXIT_DONE, EXIT_NOT_DONE, exitCodeOfRun } from './exit-codes.js';
-import { eachDay } from '../days.js';
 import { routeLogLines } from '../log.js';
 import { selectStreams } from '../streams/registry.js';
 import { LiveLine } from './live-line.js';
-import { estimatePhaseTwoSlices } from './phase-two-estimate.js';
-import { progressLine, sliceStatus, summaryRows } from './progress.js';
+import { progressLine, sliceStatus, summaryRows, type StepProgress } from './progress.js';
 import { rateLine, readKeyRate } from './key-rate.js';
 
 /**
@@ -26,6 +24,11 @@ export interface ReportOptions {
   terminal?: NodeJS.WriteStream;
   /** What an interrupted run's line says of its jobs; default: they stay queued for a worker or the same command. */
   interrupted?: (runId: string) => string;
+  /**
+   * For readers new to bvsync (the demo): no table of slices per stream, whose rows count every table a stream fills,
+   * and a last line in plain words; the caller shows what was loaded. Default false.
+   */
+  plain?: boolean;
 }
 
 export async function runWithReport(options: RunToEndOptions, report: ReportOptions = {}): Promise<{ progress: RunProgress; exitCode: number }> {
@@ -36,8 +39,9 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
   const say = (text: string) => (liveLine ? liveLine.printAbove(text) : terminal.write(`${text}\n`));
   let lastPlain = 0;
   let before: { done: number; requests: number } | undefined;
-  let previous: PreviousRun | undefined;
-  const phaseTwoStreams = selectStreams(options.streams).filter((stream) => phaseOf(stream, options.config.sync) === 2).map((stream) => stream.name);
+  const phases = new Map(selectStreams(options.streams).map((stream) => [stream.name, phaseOf(stream, options.config.sync)]));
+  const steps = Math.max(1, ...phases.values());
+  let step: { number: number; startedAt: number; doneAtStart: number } | undefined;
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);
@@ -58,16 +62,12 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
         } else {
           say(`started run ${meta.runId}`);
         }
-        // Only for the time left: a Redis hiccup here costs the estimate, never the run.
-        if (phaseTwoStreams.length) {
-          previousRunPlanned(options, meta.runId).then(
-            (found) => (previous = found),
-            () => undefined,
-          );
-        }
       },
       onProgress: (snapshot) => {
         const totals = totalsOf(snapshot);
+        const counts = stepCounts(snapshot, phases);
+        const number = Math.max(1, snapshot.meta.phase);
+        if (step?.number !== number) step = { number, startedAt: Date.now(), doneAtStart: counts.done };
         const line = progressLine({
           planned: snapshot.planned,
           done: snapshot.done,
@@ -75,7 +75,7 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
           requests: totals.requests,
           elapsedSeconds: (Date.now() - started) / 1000,
           before,
-          expectedMore: expectedPhaseTwo(snapshot, options, phaseTwoStreams, previous),
+          step: { number, of: steps, ...counts, elapsedSeconds: (Date.now() - step.startedAt) / 1000, doneAtStart: step.doneAtStart } satisfies StepProgress,
           rateLimitedUntil: snapshot.rateLimitedUntil,
         });
         if (liveLine) liveLine.show(line);
@@ -87,7 +87,7 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
     });
     liveLine?.end();
     routeLogLines(null);
-    process.stdout.write(`${summaryTable(progress)}\n`);
+    if (!report.plain) process.stdout.write(`${summaryTable(progress)}\n`);
     const rate = await keyRateLine(options);
     if (rate) process.stdout.write(`${rate}\n`);
     const { meta } = progress;
@@ -96,7 +96,9 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
     const verdict =
       meta.status === 'cancelled'
         ? `run ${meta.runId}: cancelled (bvsync cancel); ${progress.done} of ${progress.planned} slices were done, and stay loaded`
-        : finished
+        : finished && report.plain
+          ? `run ${meta.runId}: ${meta.status}; ${formatCount(totals.requests, 'request')} to the API, ${totals.failed + totals.incomplete === 0 ? 'everything read in full' : `${formatInteger(totals.failed + totals.incomplete)} parts not read in full (bvsync status names them)`}`
+          : finished
           ? `run ${meta.runId}: ${meta.status}; ${formatCount(totals.rows, 'row')}, ${formatCount(totals.requests, 'request')}, ` +
             `${formatInteger(totals.failed)} failed and ${formatInteger(totals.incomplete)} incomplete slices${meta.published ? `; published ${meta.published}` : ''}`
           : options.enqueueOnly
@@ -134,40 +136,6 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
   }
 }
 
-interface PreviousRun {
-  days: number;
-  planned: Map<string, number>;
-}
-
-/** Slices phase 2 will add, while it is not planned yet (0 once it is, or when the run has no phase-2 stream). */
-function expectedPhaseTwo(snapshot: RunProgress, options: RunToEndOptions, phaseTwoStreams: string[], previous: PreviousRun | undefined): number {
-  const { meta } = snapshot;
-  if (meta.phase >= 2 || phaseTwoStreams.length === 0 || isFinishedRunStatus(meta.status)) return 0;
-  const days = meta.from && meta.to ? eachDay(meta.from, meta.to) : [];
-  return estimatePhaseTwoSlices({
-    brands: meta.brands,
-    phaseTwoStreams,
-    days: days.length || (previous?.days ?? 1),
-    previous,
-    guess: (brandId, name) => guessSlices(options, snapshot, brandId, name, days),
-  });
-}
-
-/**
- * Plans a phase-2 stream with the domains phase 1 has shown so far: one per competitor loaded (each has a website),
- * one for the brand's tracked pages, and the config's. Topics are not guessed: conversations by topic (off by default)
- * count nothing until planned.
- */
-function guessSlices(options: RunToEndOptions, snapshot: RunProgress, brandId: number, name: string, days: string[]): number {
-  const stream = selectStreams([name])[0];
-  if (!stream || days.length === 0) return 0;
-  const rows = (group: string) => snapshot.counters.get(`${brandId}|${group}`)?.rows ?? 0;
-  const guessed = Array.from({ length: rows('competitors') + 1 }, (_, i) => `guessed-${i}.invalid`);
-  // One guessed page per tracked page is not known either: pages (and engines) count nothing until planned.
-  const dimensions = { domains: [...options.config.sync.domains, ...guessed], topicIds: [], pages: [], engines: [] };
-  return stream.slices({ brandId, days, sync: options.config.sync, dimensions }).length;
-}
-
 /**
  * The key's rate and the limit the API states, with their sources, as the runs' budgets left them in Redis; undefined
  * without an API key or when Redis does not answer (the summary goes on without it).
@@ -187,20 +155,17 @@ async function keyRateLine(options: RunToEndOptions): Promise<string | undefined
   }
 }
 
-/** The newest finished run Redis keeps (of the same kind if there is one): its days and planned slices per group. */
-async function previousRunPlanned(options: RunToEndOptions, runId: string): Promise<PreviousRun | undefined> {
-  const connection = connectRedis(options.redisUrl, { maxRetriesPerRequest: 1 });
-  connection.on('error', () => undefined);
-  try {
-    const runs = new RunStore(connection, options.config.redisPrefix);
-    const finished = (await runs.recent(20)).filter((meta) => meta.runId !== runId && meta.status !== 'cancelled' && isFinishedRunStatus(meta.status) && meta.from && meta.to);
-    const chosen = finished.find((meta) => meta.kind === options.kind) ?? finished[0];
-    if (!chosen) return undefined;
-    const counters = await runs.counters(chosen.runId);
-    return { days: eachDay(chosen.from!, chosen.to!).length, planned: new Map([...counters].map(([group, value]) => [group, value.planned])) };
-  } finally {
-    connection.disconnect();
+/** Slices planned and done of the run's step in progress (its plan phase), from the counters keyed `brand|stream`. */
+function stepCounts(progress: RunProgress, phases: ReadonlyMap<string, number>): { planned: number; done: number } {
+  const phase = Math.max(1, progress.meta.phase);
+  let planned = 0;
+  let done = 0;
+  for (const [group, counters] of progress.counters) {
+    if ((phases.get(group.split('|')[1] ?? '') ?? 1) !== phase) continue;
+    planned += counters.planned;
+    done += counters.done;
   }
+  return { planned, done };
 }
 
 /**

@@ -6,14 +6,19 @@
   const date = (day) => new Date(`${day}T00:00:00Z`);
   const width = Math.min(1100, document.body.clientWidth - 48);
   const shortUrl = (url) => url.replace(/^https?:\/\/(www\.)?/, '');
-  const days = Math.round((date(data.to) - date(data.from)) / 86400000) + 1;
-  // Day ticks (never hours) however long the window: at most about ten labels.
-  const dayAxis = { type: 'utc', label: null, ticks: Math.min(days, 10), tickFormat: '%b %d' };
+  // Ticks on days the chart has (never hours, never one day twice), at most ten: a window of three days had the axis
+  // repeat "Nov 18" between hourly ticks. Proved by the overlap check of test/ops/report.int.test.ts.
+  const dayAxis = (rows) => {
+    const days = [...new Set(rows.map((d) => d.day))].sort();
+    const step = Math.ceil(days.length / 10);
+    return { type: 'utc', label: null, ticks: days.filter((_, i) => i % step === 0).map(date), tickFormat: '%b %d' };
+  };
 
   // One function per question of the report; each returns a Plot figure (or null when the window has no data).
   const CHARTS = {
     // One small panel per topic (a shared 0-100% axis): the week's visibility and its 95% interval band.
-    weeklyVisibility: (brand) => {
+    // Too few weeks for a line (report-html.ts marks the section): points with their interval only.
+    weeklyVisibility: (brand, pointsOnly) => {
       const rows = brand.weeklyVisibility.map((d) => ({ ...d, at: date(d.week) }));
       const topics = [...new Set(rows.map((d) => d.topic))].sort();
       return Plot.plot({
@@ -23,21 +28,22 @@
         marginRight: 170,
         y: { percent: true, label: 'visibility (%)', grid: true, domain: [0, 100], ticks: 3 },
         // One tick per week shown (its first day in the window), not day ticks between them.
-        x: { type: 'utc', label: 'week starting', ticks: [...new Set(rows.map((d) => +d.at))].map((t) => new Date(t)), tickFormat: '%b %d' },
+        // Inset: a point on the first or last week is not cut in half by the frame.
+        x: { type: 'utc', label: 'week starting', inset: 24, ticks: [...new Set(rows.map((d) => +d.at))].map((t) => new Date(t)), tickFormat: '%b %d' },
         fy: { label: null, domain: topics, padding: 0.2 },
         color: { domain: topics, scheme: 'tableau10' },
         facet: { data: rows, y: 'topic' },
         marks: [
           Plot.frame({ stroke: '#d0d7de' }),
-          Plot.areaY(rows, { x: 'at', y1: 'low', y2: 'high', fill: 'topic', fillOpacity: 0.18, curve: 'linear' }),
+          pointsOnly ? null : Plot.areaY(rows, { x: 'at', y1: 'low', y2: 'high', fill: 'topic', fillOpacity: 0.18, curve: 'linear' }),
           // The interval as an error bar too: a band needs two weeks, a window may hold one.
           Plot.ruleX(rows, { x: 'at', y1: 'low', y2: 'high', stroke: 'topic', strokeOpacity: 0.5, strokeWidth: 3 }),
-          Plot.lineY(rows, { x: 'at', y: 'visibility', stroke: 'topic', strokeWidth: 2 }),
+          pointsOnly ? null : Plot.lineY(rows, { x: 'at', y: 'visibility', stroke: 'topic', strokeWidth: 2 }),
           Plot.dot(rows, {
             x: 'at',
             y: 'visibility',
             fill: 'topic',
-            r: 3,
+            r: pointsOnly ? 4.5 : 3,
             tip: true,
             channels: { answers: 'conversations', mentioned: 'mentioned', days: 'days', 'interval low': (d) => d.low, 'interval high': (d) => d.high },
           }),
@@ -56,7 +62,7 @@
         width,
         height: 320,
         y: { percent: true, label: 'share of voice (%)', grid: true },
-        x: dayAxis,
+        x: dayAxis(brand.shareOfVoice),
         color: { legend: true, domain: order, range: order.map((name, i) => (name === 'other brands' ? '#bab0ac' : palette[i % palette.length])) },
         marks: [
           Plot.areaY(brand.shareOfVoice, { x: (d) => date(d.day), y: 'mentioned', fill: 'brand', offset: 'normalize', order, tip: true }),
@@ -75,7 +81,7 @@
         width,
         height: 320,
         y: { label: 'citations', grid: true },
-        x: dayAxis,
+        x: dayAxis(brand.citationsByOwnership),
         color: { legend: true, domain: labels, range: values.map((value) => palette[data.ownershipOrder.indexOf(value) % palette.length]) },
         marks: [
           Plot.areaY(brand.citationsByOwnership, { x: (d) => date(d.day), y: 'occurrences', fill: 'label', order: labels, tip: true }),
@@ -105,13 +111,15 @@
       const label = (d) => `${d.product}${d.subject === 'brand' ? '' : ' (competitor)'}`;
       const ours = brand.rankMovers.filter((d) => d.subject === 'brand');
       const theirs = brand.rankMovers.filter((d) => d.subject !== 'brand');
+      // Two ranks of room beyond the lowest rank: a fall's label, left of its arrowhead, stays off the product names.
+      const lowest = Math.max(...brand.rankMovers.flatMap((d) => [d.firstRank, d.lastRank]));
       const arrow = { x1: 'firstRank', x2: 'lastRank', y: label, stroke: whose, strokeWidth: 2.5, headLength: 8 };
       return Plot.plot({
         width,
         height: 50 + 26 * brand.rankMovers.length,
         marginLeft: 260,
         marginRight: 50,
-        x: { label: 'visibility rank (1 = top) — first day → last day of the window', reverse: true, grid: true },
+        x: { label: 'visibility rank (1 = top) — first day → last day of the window', reverse: true, grid: true, domain: [1, lowest + 2] },
         y: { label: null, domain: brand.rankMovers.map(label) },
         color: { legend: true, domain: ["brand's product", "competitor's product"], range: ['#4e79a7', '#f28e2b'] },
         marks: [
@@ -159,7 +167,7 @@
       continue;
     }
     try {
-      target.append(CHARTS[section.dataset.chart](brand));
+      target.append(CHARTS[section.dataset.chart](brand, section.dataset.pointsOnly === 'true'));
       section.dataset.drawn = 'true';
       drawn += 1;
     } catch (error) {

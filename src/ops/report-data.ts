@@ -46,6 +46,20 @@ export interface Headline {
   periodDays: number;
 }
 
+/** The days a chart's data covers in the window, and the brand's answers read on those days. */
+export interface ChartCoverage {
+  /** First and last day with data (`YYYY-MM-DD`); null when the chart has none in the window. */
+  first: string | null;
+  last: string | null;
+  /** Days of the window with data for the chart. */
+  days: number;
+  /** Answers on those days: the headline's (v_visibility_topic_daily), or the chart's own count (tracked pages). */
+  answers: number;
+}
+
+/** The report's charts, by the key of their data in a brand's section. */
+export type ChartKey = 'weeklyVisibility' | 'shareOfVoice' | 'citationsByOwnership' | 'topDomains' | 'rankMovers' | 'trackedUrls';
+
 /** One brand's numbers for each chart of the report; each array is a chart's data, one object per mark. */
 export interface BrandReport {
   brandId: number;
@@ -65,9 +79,14 @@ export interface BrandReport {
   /** Zero-filled like share of voice; `label` is readable text, rows ordered by the one ownership order. */
   citationsByOwnership: Array<{ day: string; ownership: string; label: string; occurrences: number }>;
   topDomains: Array<{ domain: string; firstParty: boolean; occurrences: number }>;
-  /** `subject` says whose product it is: `brand` (the brand's own) or `competitor`. */
+  /**
+   * `subject` says whose product it is: `brand` (the brand's own) or `competitor`. The brand's own products come first
+   * (up to half the rows, moved or not), then the competitors' that moved most.
+   */
   rankMovers: Array<{ product: string; metric: string; subject: string; firstRank: number; lastRank: number; change: number }>;
   trackedUrls: Array<{ url: string; group: string | null; citations: number; conversations: number; citationRate: number | null }>;
+  /** What each chart covers, so the page can say it under the chart's title. */
+  coverage: Record<ChartKey, ChartCoverage>;
 }
 
 export interface ReportData {
@@ -75,6 +94,8 @@ export interface ReportData {
   database: string;
   from: string;
   to: string;
+  /** Days from `from` to `to`, both included. */
+  windowDays: number;
   lastRun: ReportRun | null;
   /** Brands with a section in the page: the ones asked for that the database knows. */
   brands: BrandReport[];
@@ -137,7 +158,9 @@ const QUERIES = {
     SELECT domain, coalesce(bool_or(is_first_party), false) AS "firstParty", sum(occurrences) AS occurrences
     FROM domain_daily WHERE brand_id = $3 AND "day" BETWEEN $1::DATE AND $2::DATE
     GROUP BY domain HAVING sum(occurrences) > 0 ORDER BY occurrences DESC, domain LIMIT ${TOP_DOMAINS}`,
-  // A mover's visibility rank on the first and last day of the window it was ranked in; positive change = moved up.
+  // A product's visibility rank on the first and last day of the window it was ranked in; positive change = moved up.
+  // The brand's own products take up to half the rows whether they moved or not (a brand manager looks for them
+  // first), competitors' that moved fill the rest: ranked by movement, 12 competitors had hidden every own product.
   rankMovers: `
     WITH ranked AS (
       SELECT metric, subject, product_id, any_value(title) AS title,
@@ -145,11 +168,19 @@ const QUERIES = {
       FROM product_ranking_daily
       WHERE brand_id = $3 AND metric = 'visibility' AND "day" BETWEEN $1::DATE AND $2::DATE AND "rank" IS NOT NULL
       GROUP BY ALL
+    ), candidates AS (
+      -- Two products of one title (and subject) would share a row of the chart: their id tells them apart.
+      SELECT *, coalesce(title, 'product ' || product_id)
+                  || CASE WHEN count(*) OVER (PARTITION BY subject, title) > 1 THEN ' (' || product_id || ')' ELSE '' END AS product,
+             row_number() OVER (PARTITION BY subject = 'brand' ORDER BY abs(first_rank - last_rank) DESC, last_rank, title, product_id) AS place
+      FROM ranked WHERE subject = 'brand' OR (days > 1 AND first_rank <> last_rank)
+    ), own AS (
+      SELECT least(count(*), ${RANK_MOVERS / 2}) AS shown FROM candidates WHERE subject = 'brand'
     )
-    SELECT coalesce(title, 'product ' || product_id) AS product, metric, subject,
-           first_rank AS "firstRank", last_rank AS "lastRank", first_rank - last_rank AS change
-    FROM ranked WHERE days > 1 AND first_rank <> last_rank
-    ORDER BY abs(first_rank - last_rank) DESC, last_rank, product LIMIT ${RANK_MOVERS}`,
+    SELECT product, metric, subject, first_rank AS "firstRank", last_rank AS "lastRank", first_rank - last_rank AS change
+    FROM candidates, own
+    WHERE place <= CASE WHEN subject = 'brand' THEN own.shown ELSE ${RANK_MOVERS} - own.shown END
+    ORDER BY subject = 'brand' DESC, place`,
   trackedUrls: `
     SELECT coalesce(u.url, 'tracked url ' || d.tracked_url_id) AS url, any_value(u.group_name) AS "group",
            sum(d.citations) AS citations, sum(d.conversations) AS conversations,
@@ -158,6 +189,31 @@ const QUERIES = {
     WHERE d.brand_id = $3 AND d."day" BETWEEN $1::DATE AND $2::DATE
     GROUP BY ALL ORDER BY citations DESC, url LIMIT ${TOP_TRACKED_URLS}`,
 } as const;
+
+// Where each chart's days come from (its table or view, with the rows it draws), and its answers on those days: the
+// brand's answers of v_visibility_topic_daily (the headline's), or the chart's own count where it shows one.
+const BRAND_ANSWERS = `(SELECT coalesce(sum(conversations), 0) FROM v_visibility_topic_daily
+  WHERE brand_id = $3 AND "day" IN (SELECT "day" FROM chart_days))`;
+const COVERAGE_SOURCES: Record<ChartKey, { rows: string; answers: string }> = {
+  weeklyVisibility: { rows: 'v_visibility_topic_daily WHERE', answers: BRAND_ANSWERS },
+  shareOfVoice: { rows: 'v_share_of_voice_daily WHERE', answers: BRAND_ANSWERS },
+  citationsByOwnership: { rows: "citation_daily WHERE dimension = 'ownership' AND", answers: BRAND_ANSWERS },
+  topDomains: { rows: 'domain_daily WHERE', answers: BRAND_ANSWERS },
+  rankMovers: { rows: "product_ranking_daily WHERE metric = 'visibility' AND", answers: BRAND_ANSWERS },
+  // Every tracked page of a day counts the day's answers read: the "of N" beside its bars.
+  trackedUrls: {
+    rows: 'tracked_url_daily WHERE',
+    answers: `(SELECT coalesce(sum(answers), 0) FROM (SELECT max(conversations) AS answers FROM tracked_url_daily
+      WHERE brand_id = $3 AND "day" IN (SELECT "day" FROM chart_days) GROUP BY "day"))`,
+  },
+};
+
+function coverageQuery(source: { rows: string; answers: string }): string {
+  return `
+    WITH chart_days AS (SELECT DISTINCT "day" FROM ${source.rows} brand_id = $3 AND "day" BETWEEN $1::DATE AND $2::DATE)
+    SELECT min("day")::VARCHAR AS first, max("day")::VARCHAR AS last, count(*) AS days, ${source.answers} AS answers
+    FROM chart_days`;
+}
 
 // The window [$1, $2] and the period of the same length before it [$4, $5], from the numerators.
 const HEADLINE_QUERIES = {
@@ -238,12 +294,18 @@ export async function readReportData(connection: DuckDBConnection, database: str
       rankMovers: numbers(await read(QUERIES.rankMovers)) as BrandReport['rankMovers'],
       trackedUrls: numbers(await read(QUERIES.trackedUrls)) as BrandReport['trackedUrls'],
     };
+    const coverage = {} as Record<ChartKey, ChartCoverage>;
+    for (const [key, source] of Object.entries(COVERAGE_SOURCES) as Array<[ChartKey, { rows: string; answers: string }]>) {
+      const [row] = numbers(await read(coverageQuery(source)));
+      coverage[key] = { first: (row?.first as string | null) ?? null, last: (row?.last as string | null) ?? null, days: Number(row?.days ?? 0), answers: Number(row?.answers ?? 0) };
+    }
     brands.push({
       brandId,
       name: (own[0]?.name as string | null) ?? null,
       hasData: Object.values(charts).some((rows) => rows.length > 0),
       headline: await readHeadline(connection, from, to, brandId),
       ...charts,
+      coverage,
     });
   }
   return {
@@ -251,6 +313,7 @@ export async function readReportData(connection: DuckDBConnection, database: str
     database,
     from,
     to,
+    windowDays: eachDay(from, to).length,
     lastRun,
     brands,
     unknownBrands,

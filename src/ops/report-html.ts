@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { BrandReport, Ratio, ReportData } from './report-data.js';
+import type { BrandReport, ChartCoverage, ChartKey, Ratio, ReportData } from './report-data.js';
 
 /** The report's charts in page order: the key of the brand's data, a title and the one line that says how to read it. */
-export const REPORT_CHARTS: ReadonlyArray<{ key: keyof BrandReport & string; title: string; explanation: string }> = [
+export const REPORT_CHARTS: ReadonlyArray<{ key: ChartKey; title: string; explanation: string }> = [
   {
     key: 'weeklyVisibility',
     title: 'Weekly visibility per topic',
@@ -15,7 +15,9 @@ export const REPORT_CHARTS: ReadonlyArray<{ key: keyof BrandReport & string; tit
   {
     key: 'shareOfVoice',
     title: 'Share of voice against competitors',
-    explanation: 'Each brand\'s mentions as a share of the mentions of every brand listed that day (the brand and its top competitors per topic); the brand at the bottom, "other brands" in grey on top.',
+    explanation:
+      'Each brand\'s mentions as a share of the mentions of every brand named in the day\'s answers (v_share_of_voice_daily). ' +
+      'The brand is at the bottom, its five biggest rivals above it, and "other brands" in grey on top.',
   },
   {
     key: 'citationsByOwnership',
@@ -30,7 +32,9 @@ export const REPORT_CHARTS: ReadonlyArray<{ key: keyof BrandReport & string; tit
   {
     key: 'rankMovers',
     title: 'Product rank movers',
-    explanation: 'Products whose visibility rank moved most between the first and last day they were ranked in the window; the brand\'s own products in blue, competitors\' in orange (dashed).',
+    explanation:
+      'Visibility rank on the first and last day each product was ranked in the window. The brand\'s own products come first, in blue (a dot when unchanged); ' +
+      'then the competitors\' products that moved most, in orange (dashed).',
   },
   {
     key: 'trackedUrls',
@@ -64,10 +68,10 @@ function escapeHtml(text: string): string {
 const percent = (value: number | null) => (value === null ? 'no data' : `${(value * 100).toFixed(1)}%`);
 const count = (value: number) => value.toLocaleString('en-US');
 
-/** "+2.3 pts vs <period> (21.0%)" between two ratios, or why there is none. */
 /** A period holding fewer days than this share of its length is not compared with: its figure is not the period's. */
 const COMPARABLE_SHARE = 0.5;
 
+/** "+2.3 pts vs <period> (21.0%)" between two ratios, or why there is none. */
 function changeText(now: Ratio, before: Ratio, period: string, periodDays: number): string {
   if (before.value === null) return `no data in the previous period (${period})`;
   if (before.days < periodDays * COMPARABLE_SHARE) {
@@ -76,6 +80,40 @@ function changeText(now: Ratio, before: Ratio, period: string, periodDays: numbe
   if (now.value === null) return `no data in the window; ${percent(before.value)} in ${period}`;
   const rounded = Math.round((now.value - before.value) * 1000) / 10;
   return `${rounded > 0 ? '+' : rounded < 0 ? '−' : '±'}${Math.abs(rounded).toFixed(1)} pts vs ${period} (${percent(before.value)})`;
+}
+
+/** Fewer weeks than this are drawn as points with their interval: a line through one or two points reads as a trend. */
+export const WEEKS_FOR_A_LINE = 3;
+
+/** The weeks a brand's weekly visibility chart shows. */
+export function weeksShown(brand: BrandReport): number {
+  return new Set(brand.weeklyVisibility.map((row) => row.week)).size;
+}
+
+const dayLabel = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+/**
+ * What a chart covers, under its title: "Nov 13 – Nov 20, 8 days, 1,234 answers", or, when its data holds fewer days
+ * than the window, "Nov 18 – Nov 20: 3 of the window's 28 days have data, 412 answers". Empty when it has no data.
+ */
+export function coverageText(coverage: ChartCoverage, windowDays: number): string {
+  if (coverage.days === 0 || !coverage.first || !coverage.last) return '';
+  const span = coverage.first === coverage.last ? dayLabel(coverage.first) : `${dayLabel(coverage.first)} – ${dayLabel(coverage.last)}`;
+  const days =
+    coverage.days >= windowDays
+      ? `, ${count(coverage.days)} ${coverage.days === 1 ? 'day' : 'days'}`
+      : `: ${count(coverage.days)} of the window's ${count(windowDays)} days ${coverage.days === 1 ? 'has' : 'have'} data`;
+  return `${span}${days}, ${count(coverage.answers)} ${coverage.answers === 1 ? 'answer' : 'answers'}`;
+}
+
+/** The coverage line of a chart, and for weekly visibility of too few weeks, that it shows points rather than lines. */
+function chartNote(brand: BrandReport, key: ChartKey, windowDays: number): string {
+  const text = coverageText(brand.coverage[key], windowDays);
+  if (!text) return '';
+  const weeks = weeksShown(brand);
+  const points = key === 'weeklyVisibility' && weeks < WEEKS_FOR_A_LINE ? `; ${weeks} ${weeks === 1 ? 'week' : 'weeks'}, too few for a line: shown as points` : '';
+  return `
+      <p class="coverage" data-coverage="${key}">${escapeHtml(text + points)}</p>`;
 }
 
 /** The brand's headline figures, computed from the numerators over the whole window (see report-data.ts). */
@@ -113,6 +151,7 @@ const STYLE = `
   .summary dt { color: #59636e; } .summary dd { margin: 0; font-weight: 600; }
   .summary div { display: flex; gap: 6px; }
   p.explain { color: #59636e; margin: 0 0 8px; }
+  p.coverage { color: #1f2328; font-size: 12.5px; font-weight: 600; margin: 0 0 6px; }
   nav a { margin-right: 14px; }
   .headline { display: flex; flex-wrap: wrap; gap: 16px; margin: 10px 0 4px; }
   .figure { border: 1px solid #d0d7de; border-radius: 6px; padding: 10px 16px; min-width: 260px; max-width: 420px; }
@@ -136,9 +175,9 @@ export function renderReportHtml(data: ReportData): string {
     .map((brand) => {
       const charts = REPORT_CHARTS.map(
         (chart) => `
-    <section data-chart="${chart.key}" data-brand="${brand.brandId}">
+    <section data-chart="${chart.key}" data-brand="${brand.brandId}"${chart.key === 'weeklyVisibility' && weeksShown(brand) < WEEKS_FOR_A_LINE ? ' data-points-only="true"' : ''}>
       <h3>${escapeHtml(chart.title)}</h3>
-      <p class="explain">${escapeHtml(chart.explanation)}</p>
+      <p class="explain">${escapeHtml(chart.explanation)}</p>${chartNote(brand, chart.key, data.windowDays)}
       <div class="plot"></div>
     </section>`,
       ).join('');

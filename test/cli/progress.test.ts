@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LiveLine, type TerminalStream } from '../../src/cli/live-line.js';
-import { estimatePhaseTwoSlices } from '../../src/cli/phase-two-estimate.js';
 import { progressLine } from '../../src/cli/progress.js';
 import { createLogger, routeLogLines } from '../../src/log.js';
 
@@ -87,19 +86,18 @@ describe('the progress line and its ETA', () => {
     expect(progressLine({ ...base, now, rateLimitedUntil: now + 1_000 })).toBe(progressLine(base));
   });
 
-  it('counts the slices phase 2 will plan, and marks the total and ETA estimated', () => {
-    const line = progressLine({ ...base, expectedMore: 20 });
-    expect(line).toContain('5/~30 slices');
-    // 2 s a slice, 25 slices left.
-    expect(line).toContain('ETA ~50 s');
-  });
-
-  it('estimates phase 2 per day from an earlier run, else from the guess', () => {
-    const previous = { days: 5, planned: new Map([['1|citations', 100]]) };
-    const guess = (brandId: number, stream: string) => (stream === 'domain_details' ? 10 * brandId : 7);
-    // brand 1: citations from the earlier run (20 a day x 10 days), domain_details guessed (10);
-    // brand 2: both guessed (7 + 20).
-    expect(estimatePhaseTwoSlices({ brands: [1, 2], phaseTwoStreams: ['citations', 'domain_details'], days: 10, previous, guess })).toBe(200 + 10 + 7 + 20);
-    expect(estimatePhaseTwoSlices({ brands: [1], phaseTwoStreams: [], days: 10, previous, guess })).toBe(0);
+  it('shows the step in progress when the run has several, so the total never jumps as a later step is planned', () => {
+    const step = { number: 1, of: 2, planned: 0, done: 0, elapsedSeconds: 0, doneAtStart: 0 };
+    expect(progressLine({ ...base, step })).toMatch(/^step 1 of 2 ░+ planning · /);
+    // Step 1: 141 slices planned, 100 done in 20 s: 41 left at 0.2 s each.
+    const first = progressLine({ ...base, step: { ...step, planned: 141, done: 100, elapsedSeconds: 20 } });
+    expect(first).toMatch(/^step 1 of 2 █+░+ 100\/141 slices · .* ETA of the step 8 s$/);
+    // Step 2 has its own total and its own pace, measured from when it started (10 of 2,076 done in 5 s).
+    const second = progressLine({ ...base, planned: 2217, done: 151, step: { number: 2, of: 2, planned: 2076, done: 10, elapsedSeconds: 5, doneAtStart: 0 } });
+    expect(second).toContain('step 2 of 2 ');
+    expect(second).toContain(' 10/2,076 slices ');
+    expect(second).toContain('ETA of the step 17m 13s');
+    // One step: the line of old.
+    expect(progressLine({ ...base, step: { ...step, of: 1, planned: 10, done: 5 } })).toBe(progressLine(base));
   });
 });

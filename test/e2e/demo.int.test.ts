@@ -20,15 +20,27 @@ describe('bvsync demo', () => {
       BVSYNC_CONFIG: '',
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/run backfill-\S+: complete; [\d,]+ rows, [\d,]+ requests, 0 failed and 0 incomplete slices; published /);
-    expect(result.stdout).toContain(`Tables of ${join(out, 'bvsync.duckdb')}`);
-    expect(result.stdout).toMatch(/│ conversations\s+│\s+\d+ │/);
+    // Plain words: what was loaded, its days, and rows per table (a stream's rows had counted every table it fills).
+    expect(result.stdout).toMatch(/run backfill-\S+: complete; [\d,]+ requests to the API, everything read in full\n/);
+    expect(result.stdout).not.toMatch(/│ stream |incomplete slices/);
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    expect(result.stdout).toContain(`loading 2 days (${yesterday} to ${today}) of 2 brands`);
+    expect(result.stdout).toContain(`Loaded 2 days, ${yesterday} to ${today}, for brands 1, 2. Today (${today}) is still filling`);
+    expect(result.stdout).toContain(`Rows per table of ${join(out, 'bvsync.duckdb')}`);
+    const shown = Number(/│ conversations\s+│\s+(\d+) │ (\S+ to \S+)\s+│/.exec(result.stdout)?.[1]);
+    expect(/│ conversations\s+│\s+\d+ │ (\S+ to \S+)\s+│/.exec(result.stdout)?.[1]).toBe(`${yesterday} to ${today}`);
+    expect(result.stdout).toMatch(/│ competitors\s+│\s+\d+ │ \(a list, no days\)\s+│/);
+    // The progress lines say the step, so no total jumps when step 2 is planned.
+    const progressLines = result.stdout.split('\n').filter((line) => / slices · | planning · /.test(line));
+    expect(progressLines.every((line) => / step [12] of 2 /.test(line))).toBe(true);
     expect(result.stdout).toMatch(/own_brand .* top_competitor/);
     const db = join(out, 'bvsync.duckdb');
     expect(existsSync(db)).toBe(true);
     const [conversations] = await queryFile(db, 'SELECT count(*)::INTEGER AS n, count(DISTINCT brand_id)::INTEGER AS brands FROM conversations');
     expect(conversations).toMatchObject({ brands: 2 });
     expect(Number(conversations!.n)).toBeGreaterThan(0);
+    expect(shown).toBe(Number(conversations!.n));
     const views = await queryFile(db, "SELECT count(*)::INTEGER AS n FROM duckdb_views() WHERE view_name LIKE 'v\\_%' ESCAPE '\\'");
     expect(Number(views[0]!.n)).toBeGreaterThanOrEqual(6);
     // Its Redis prefix is random and removed at the end: no prefix is left that was not there before.

@@ -70,6 +70,35 @@ describe('the analysts\' report: data', () => {
     expect(brand.trackedUrls.length).toBeGreaterThan(0);
   });
 
+  it('says what each chart covers: its days in the window and the answers on them', async () => {
+    expect(data.windowDays).toBe(8);
+    for (const brand of data.brands) {
+      const [days] = await queryFile(fx.config.db, `SELECT count(DISTINCT "day")::INTEGER AS n, sum(conversations)::INTEGER AS answers FROM v_visibility_topic_daily WHERE brand_id = $1 AND ${IN_WINDOW}`, [brand.brandId]);
+      expect(brand.coverage.weeklyVisibility).toEqual({ first: FROM, last: TO, days: Number(days!.n), answers: Number(days!.answers) });
+      expect(brand.coverage.weeklyVisibility.answers).toBe(brand.headline.visibility.denominator);
+      const [tracked] = await queryFile(fx.config.db, `SELECT count(DISTINCT "day")::INTEGER AS n FROM tracked_url_daily WHERE brand_id = $1 AND ${IN_WINDOW}`, [brand.brandId]);
+      expect(brand.coverage.trackedUrls.days).toBe(Number(tracked!.n));
+      // The tracked pages' "of N answers" and the chart's coverage count the same answers.
+      expect(brand.coverage.trackedUrls.answers).toBe(Math.max(...brand.trackedUrls.map((row) => row.conversations)));
+    }
+  });
+
+  it("shows the brand's own products beside the competitors' that moved most", async () => {
+    for (const brand of data.brands) {
+      const [own] = await queryFile(
+        fx.config.db,
+        `SELECT count(DISTINCT product_id)::INTEGER AS n FROM product_ranking_daily WHERE brand_id = $1 AND subject = 'brand' AND metric = 'visibility' AND "rank" IS NOT NULL AND ${IN_WINDOW}`,
+        [brand.brandId],
+      );
+      const ours = brand.rankMovers.filter((row) => row.subject === 'brand');
+      expect(Number(own!.n)).toBeGreaterThan(0);
+      expect(ours.length).toBe(Math.min(6, Number(own!.n)));
+      // Listed first; every row its own product (no two share a label, which would draw on one line).
+      expect(brand.rankMovers.slice(0, ours.length)).toEqual(ours);
+      expect(new Set(brand.rankMovers.map((row) => `${row.subject} ${row.product}`)).size).toBe(brand.rankMovers.length);
+    }
+  });
+
   it('puts headline figures computed from the numerators at the top of each brand, against the period before', async () => {
     const ratioOf = (view: string, numerator: string, denominator: string, brandId: number, from: string, to: string) =>
       scalarOfFile(fx.config.db, `SELECT ${numerator} / ${denominator} FROM ${view} WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE`, [brandId, from, to]);
@@ -225,6 +254,34 @@ describe('the analysts\' report: data', () => {
 
 if (chromiumMissing) console.warn(CHROMIUM_SKIP_REASON);
 
+/**
+ * Runs in the page: per chart, the pairs of labels whose boxes overlap (the text of the SVG and the legend's swatches)
+ * and the axes that repeat a tick label, each described in a line. A string: this project's TypeScript has no DOM types.
+ */
+const LABEL_OVERLAPS = `(() => {
+  const found = [];
+  for (const section of document.querySelectorAll('[data-chart]')) {
+    const where = section.dataset.brand + '/' + section.dataset.chart;
+    const labels = [...section.querySelectorAll('svg text, .plot div > span')]
+      .filter((el) => !el.closest('[aria-label="tip"]') && el.textContent.trim())
+      .map((el) => ({ text: el.textContent.trim(), box: el.getBoundingClientRect(), el }));
+    for (let i = 0; i < labels.length; i++) {
+      for (let j = i + 1; j < labels.length; j++) {
+        const a = labels[i], b = labels[j];
+        if (a.el.contains(b.el) || b.el.contains(a.el)) continue;
+        const w = Math.min(a.box.right, b.box.right) - Math.max(a.box.left, b.box.left);
+        const h = Math.min(a.box.bottom, b.box.bottom) - Math.max(a.box.top, b.box.top);
+        if (w > 1 && h > 1) found.push(where + ': "' + a.text + '" overlaps "' + b.text + '"');
+      }
+    }
+    for (const axis of section.querySelectorAll('svg g[aria-label="x-axis tick label"]')) {
+      const ticks = [...axis.querySelectorAll('text')].map((t) => t.textContent);
+      if (new Set(ticks).size < ticks.length) found.push(where + ': the x axis repeats a label: ' + ticks.join(' '));
+    }
+  }
+  return found;
+})()`;
+
 describe.skipIf(chromiumMissing)('the analysts\' report in a browser', () => {
   let browser: HeadlessChromium;
   beforeAll(async () => {
@@ -258,10 +315,13 @@ describe.skipIf(chromiumMissing)('the analysts\' report in a browser', () => {
     }
     // Marks match the data: a line per topic, a bar per domain and per tracked page, an arrow per mover.
     const topics = new Set(brand.weeklyVisibility.map((row) => row.topic)).size;
-    // Weekly: a panel per topic, each with its line and its interval band.
-    expect(await section('weeklyVisibility').locator('svg [aria-label="line"] path').count()).toBe(topics);
-    expect(await section('weeklyVisibility').locator('svg [aria-label="area"] path').count()).toBe(topics);
+    // Weekly: a panel per topic; two weeks (the window cuts Friday to Friday) are too few for a line: points only.
+    expect(topics).toBeGreaterThan(0);
+    expect(await section('weeklyVisibility').getAttribute('data-points-only')).toBe('true');
+    expect(await section('weeklyVisibility').locator('svg [aria-label="line"] path').count()).toBe(0);
+    expect(await section('weeklyVisibility').locator('svg [aria-label="area"] path').count()).toBe(0);
     expect(await section('weeklyVisibility').locator('svg [aria-label="dot"] circle').count()).toBe(brand.weeklyVisibility.length);
+    await expect(section('weeklyVisibility').locator('.coverage').innerText()).resolves.toMatch(/^Nov 13 – Nov 20, 8 days, [\d,]+ answers; 2 weeks, too few for a line: shown as points$/);
     // Share of voice: one area per series; ownership: one per ownership, the legend in the stacking order.
     expect(await section('shareOfVoice').locator('svg [aria-label="area"] path').count()).toBe(new Set(brand.shareOfVoice.map((row) => row.brand)).size);
     const ownershipLabels = [...new Set(brand.citationsByOwnership.map((row) => row.label))];
@@ -279,6 +339,9 @@ describe.skipIf(chromiumMissing)('the analysts\' report in a browser', () => {
     // Competitors' products dashed, the brand's own solid: told apart by the mark, not only by the colour.
     const competitors = brand.rankMovers.filter((mover) => mover.subject !== 'brand').length;
     expect(await section('rankMovers').locator('svg [aria-label="arrow"][stroke-dasharray] path').count()).toBe(competitors);
+    // No two labels of a chart overlap (ticks, marks' text, legend), and no axis names a day twice: checked on every
+    // chart of every brand from the boxes the browser laid out.
+    expect(await page.evaluate(LABEL_OVERLAPS)).toEqual([]);
     const header = await page.locator('header').innerText();
     expect(header).toContain(`${FROM} to ${TO}`);
     expect(header).toContain(brand.name!);
@@ -286,5 +349,19 @@ describe.skipIf(chromiumMissing)('the analysts\' report in a browser', () => {
     const file = screenshotPath(fx.dir, 'report.png');
     await page.screenshot({ path: file });
     expect(readFileSync(file).subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('labels a window of three days once per day, with no label over another', async () => {
+    const short = join(fx.dir, 'three-days.html');
+    await buildReport({ db: fx.config.db, out: short, from: '2026-11-18', to: TO });
+    const page = await browser.context.newPage();
+    await page.goto(pathToFileURL(short).href);
+    await page.waitForFunction('document.body.dataset.rendered === "true"', undefined, { timeout: 15_000 });
+    expect(await page.evaluate('document.body.dataset.failures')).toBe('');
+    // Before ticks were the chart's days, the axis read "Nov 18 Nov 18 Nov 19 Nov 19 Nov 20" (hourly ticks).
+    expect(await page.evaluate(LABEL_OVERLAPS)).toEqual([]);
+    const ticks = await page.locator('[data-brand="1"][data-chart="shareOfVoice"] svg g[aria-label="x-axis tick label"] text').allTextContents();
+    expect(ticks).toEqual(['Nov 18', 'Nov 19', 'Nov 20']);
+    await page.locator('[data-brand="1"][data-chart="rankMovers"]').screenshot({ path: join(fx.dir, 'report-rank-movers.png') });
   });
 });
