@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeWindows } from '../../src/cli/doctor/probe-context.js';
 import { addDays, todayUtc } from '../../src/days.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
-import { TEST_REDIS_URL } from '../support/redis.js';
+import { spawnDoctor } from '../support/doctor.js';
 import { tempDir } from '../support/tmp.js';
 
 /**
@@ -14,7 +13,6 @@ import { tempDir } from '../support/tmp.js';
  * writes it into the config file.
  */
 
-const BIN = resolve(import.meta.dirname, '../../bin/bvsync.js');
 const dir = tempDir('doctor-names');
 const data = { seed: 3, brands: 1, days: 12, scale: 30 };
 const sims: RunningSimulator[] = [];
@@ -49,17 +47,7 @@ async function configFile(sim: RunningSimulator, name: string, swotNames: Record
 }
 
 function doctor(sim: RunningSimulator, args: string[], cwd = dir.path): Promise<{ code: number | null; out: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, 'doctor', ...args], {
-      cwd,
-      env: { PATH: process.env.PATH, REDIS_URL: TEST_REDIS_URL, BVSYNC_LOG_LEVEL: 'silent', BVSYNC_API_URL: sim.url, BVSYNC_API_KEY: sim.apiKey, BVSYNC_BRANDS: '1' },
-    });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (out += chunk));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, out }));
-  });
+  return spawnDoctor(sim, args, cwd);
 }
 
 describe('doctor proposes the right name', () => {

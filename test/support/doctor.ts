@@ -13,9 +13,14 @@ const BIN = resolve(import.meta.dirname, '../../bin/bvsync.js');
 export function runDoctor(sim: RunningSimulator, dir: string, name: string, api: Record<string, unknown>, today?: string): Promise<{ code: number | null; out: string }> {
   const config = join(dir, `${name}.json`);
   writeFileSync(config, JSON.stringify({ api: { requestsPerSecond: 50, ...api } }));
+  return spawnDoctor(sim, ['--config', config, ...(today ? ['--today', today] : [])], dir);
+}
+
+/** `bvsync doctor` with `args` in `cwd`, against `sim` for brand 1; stdout and stderr together. */
+export function spawnDoctor(sim: RunningSimulator, args: string[], cwd: string): Promise<{ code: number | null; out: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, 'doctor', '--config', config, ...(today ? ['--today', today] : [])], {
-      cwd: dir,
+    const child = spawn(process.execPath, [BIN, 'doctor', ...args], {
+      cwd,
       env: { PATH: process.env.PATH, REDIS_URL: TEST_REDIS_URL, BVSYNC_LOG_LEVEL: 'silent', BVSYNC_API_URL: sim.url, BVSYNC_API_KEY: sim.apiKey, BVSYNC_BRANDS: '1' },
     });
     let out = '';
