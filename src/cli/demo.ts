@@ -42,17 +42,21 @@ function rowsPerTableSql(tables: Array<{ name: string; hasDay: boolean }>): stri
     .join('\nUNION ALL ') + '\nORDER BY "table"';
 }
 
+// Share of voice over the complete days loaded (v_share_of_voice_daily: today is partial and left out), the brand's
+// beside its largest competitor's, as docs/tables.md "The measures" defines it.
 const VIEW_SQL = `
-WITH named AS (
-  SELECT brand_id, brand_name, bool_or(is_own_brand) AS own, sum(mentioned_conversations) AS mentioned, sum(conversations) AS answers
-  FROM visibility_topic_brand_daily GROUP BY brand_id, brand_name
-), ranked AS (
-  SELECT *, row_number() OVER (PARTITION BY brand_id, own ORDER BY mentioned / answers DESC) AS place FROM named
+WITH totals AS (
+  SELECT brand_id, brand_name, any_value(brand_kind) AS kind, sum(mentions) AS mentions,
+         sum(sum(mentions)) OVER (PARTITION BY brand_id) AS all_mentions
+  FROM v_share_of_voice_daily GROUP BY brand_id, brand_name
+), rivals AS (
+  SELECT *, row_number() OVER (PARTITION BY brand_id ORDER BY mentions DESC, brand_name) AS place
+  FROM totals WHERE kind IN ('tracked competitor', 'suggested competitor')
 )
-SELECT own.brand_id, own.brand_name AS own_brand, round(100 * own.mentioned / own.answers, 1) AS visibility_pct,
-       rival.brand_name AS top_competitor, round(100 * rival.mentioned / rival.answers, 1) AS competitor_pct
-FROM ranked own LEFT JOIN ranked rival ON rival.brand_id = own.brand_id AND NOT rival.own AND rival.place = 1
-WHERE own.own ORDER BY own.brand_id`;
+SELECT own.brand_id, own.brand_name AS own_brand, round(100 * own.mentions / own.all_mentions, 1) AS share_of_voice_pct,
+       rival.brand_name AS top_competitor, round(100 * rival.mentions / rival.all_mentions, 1) AS competitor_pct
+FROM totals own LEFT JOIN rivals rival ON rival.brand_id = own.brand_id AND rival.place = 1
+WHERE own.kind = 'own' ORDER BY own.brand_id`;
 
 /**
  * What to try next, with commands that work right after the demo with nothing else installed (no DuckDB CLI): SQL,
@@ -139,7 +143,10 @@ export function demoCommand(): Command {
             `Today (${today}) is still filling: the report leaves it out.\n` +
             `Rows per table of ${db}\n${formatResult(await published.connection.runAndReadAll(rowsPerTableSql(tables)), 'table')}`,
         );
-        process.stdout.write(`\nEach brand's visibility over the ${flags.days} days (the share of answers that mention it) beside its strongest competitor's\n`);
+        process.stdout.write(
+          `\nEach brand's share of voice over the complete days, ${from} to the day before ${today} (its mentions in the answers ` +
+            "of every brand's), beside its largest competitor's\n",
+        );
         process.stdout.write(formatResult(await published.connection.runAndReadAll(VIEW_SQL), 'table'));
       } finally {
         published.close();
