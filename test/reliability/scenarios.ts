@@ -519,7 +519,9 @@ export interface ApiOutage {
 export async function apiOutageScenario(
   reference: Reference,
   outage: ApiOutage,
-): Promise<ScenarioOutcome & { unanswered: number; answeredAfter: number; failedSlices: number; failureCodes: string[]; seconds: number; awaySeconds: number }> {
+): Promise<
+  ScenarioOutcome & { unanswered: number; answeredAfter: number; mostAttemptsOfOneCall: number; failedSlices: number; mostFailedSliceAttempts: number; failureCodes: string[]; seconds: number }
+> {
   const fx = await engineFixture('rel-outage', { sim: { ...WORLD, latencyMs: 20 } });
   Object.assign(fx.config.api, { maxAttempts: 2, retryMaxMs: 500, ...outage.api });
   if (outage.toleranceMinutes !== undefined) fx.config.sync.outageToleranceMinutes = outage.toleranceMinutes;
@@ -528,7 +530,6 @@ export async function apiOutageScenario(
     const run = runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, streams: STREAMS, worker: { fetchThreads: outage.fetchThreads ?? 0 } });
     await poll('the first answers', async () => (fx.sim.requestLog().length >= 10 ? true : undefined));
     fx.sim.setKnobs({ unavailable: outage.mode });
-    const awayAt = performance.now();
     const awayFrom = fx.sim.requestLog().length;
     if (outage.outageMs !== undefined) {
       await sleep(outage.outageMs);
@@ -536,11 +537,17 @@ export async function apiOutageScenario(
     }
     const progress = await run;
     const seconds = (performance.now() - started) / 1000;
-    const awaySeconds = (performance.now() - awayAt) / 1000;
     const log = fx.sim.requestLog().slice(awayFrom);
-    const unanswered = log.filter((entry) => entry.status === 503 || entry.fault === 'reset' || entry.fault === 'hang').length;
+    const unansweredLog = log.filter((entry) => entry.status === 503 || entry.fault === 'reset' || entry.fault === 'hang');
+    const unanswered = unansweredLog.length;
+    // One call's attempts are its requests of the same path and query: each slice asks for its own brand, day and page.
+    const attemptsByCall = new Map<string, number>();
+    for (const entry of unansweredLog) {
+      const call = `${entry.path} ${JSON.stringify(entry.query)}`;
+      attemptsByCall.set(call, (attemptsByCall.get(call) ?? 0) + 1);
+    }
     const { retries, rateLimited } = sumCounters(progress.counters);
-    const failed = await queryFile(fx.config.db, `SELECT error_code FROM _sync_state WHERE status = 'failed'`);
+    const failed = await queryFile(fx.config.db, `SELECT error_code, attempts FROM _sync_state WHERE status = 'failed'`);
     const failureCodes = [...new Set(failed.map((row) => String(row.error_code)))].sort();
     const outcome = await measure(reference, fx.config.db, {
       scenario: `api away (${outage.mode}) for ${outage.outageMs === undefined ? 'good' : `${outage.outageMs / 1000} s`}`,
@@ -551,7 +558,16 @@ export async function apiOutageScenario(
       status: progress.meta.status,
       problems: [],
     });
-    return { ...outcome, unanswered, answeredAfter: log.length - unanswered, failedSlices: failed.length, failureCodes, seconds, awaySeconds };
+    return {
+      ...outcome,
+      unanswered,
+      answeredAfter: log.length - unanswered,
+      mostAttemptsOfOneCall: Math.max(0, ...attemptsByCall.values()),
+      failedSlices: failed.length,
+      mostFailedSliceAttempts: Math.max(0, ...failed.map((row) => Number(row.attempts))),
+      failureCodes,
+      seconds,
+    };
   } finally {
     fx.sim.setKnobs({ unavailable: 'off' });
     await fx.cleanup();
