@@ -245,9 +245,14 @@ export interface HookedWorker {
   nextLine(prefix: string, timeoutMs: number): Promise<string>;
 }
 
-/** A worker process that stops inside the load transaction of its `commit`th slice (fixtures/hooked-worker.ts). */
-export function hookedWorker(fx: EngineFixture, commit: number, failStream?: string): HookedWorker {
-  const spec = { config: fx.config, redisUrl: fx.redisUrl, hangAtCommit: commit, failStream, leaseTtlMs: TAKEOVER_MS, lockMs: TAKEOVER_MS };
+/**
+ * A worker process that stops inside the load transaction of its `commit`th slice (fixtures/hooked-worker.ts). Its
+ * lease and job locks pass on after TAKEOVER_MS, for the crashes that need a takeover; `takeover: false` keeps the
+ * defaults, so a loaded machine's late renewal cannot hand the lease or a job on where no test asked for it.
+ */
+export function hookedWorker(fx: EngineFixture, commit: number, options: { failStream?: string; takeover?: boolean } = {}): HookedWorker {
+  const timings = options.takeover === false ? {} : { leaseTtlMs: TAKEOVER_MS, lockMs: TAKEOVER_MS };
+  const spec = { config: fx.config, redisUrl: fx.redisUrl, hangAtCommit: commit, failStream: options.failStream, ...timings };
   const child: ChildProcess = spawnProcess(process.execPath, ['bin/run-ts.js', 'test/reliability/fixtures/hooked-worker.ts'], {
     cwd: join(import.meta.dirname, '..', '..'),
     env: { ...process.env, RELIABILITY_WORKER: JSON.stringify(spec) },
