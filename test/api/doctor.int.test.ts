@@ -9,7 +9,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/index
 import { TEST_REDIS_URL } from '../support/redis.js';
 import { tempDir } from '../support/tmp.js';
 import { probeWindows } from '../../src/cli/doctor/probe-context.js';
-import { addDays, todayUtc } from '../../src/days.js';
+import { addDays } from '../../src/days.js';
 import { DEFAULT_STREAM_NAMES } from '../../src/streams/stream-names.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/bvsync.js');
@@ -32,9 +32,11 @@ let exclusiveEnds: RunningSimulator;
 let strictRenamed: RunningSimulator;
 let lenientRenamed: RunningSimulator;
 const dir = tempDir('doctor');
+/** The simulators' today, and the day doctor is told is today: its probes read the week before it. */
+const TODAY = '2026-11-20';
 
 beforeAll(async () => {
-  const data = { seed: 3, brands: 1, days: 12, scale: 30 };
+  const data = { seed: 3, brands: 1, days: 12, scale: 30, today: TODAY };
   [plain, strictRenamed, lenientRenamed, commaLists, exclusiveEnds] = await Promise.all([
     startSimulator({ ...data, brands: 2 }),
     startSimulator({ ...data, params: STRICT_NAMES }),
@@ -56,7 +58,7 @@ afterAll(async () => {
  */
 async function configFor(sim: RunningSimulator, name: string, params: ParamMapping = {}, api: Record<string, unknown> = {}): Promise<string> {
   const path = join(dir.path, `${name}.json`);
-  const window = probeWindows(addDays(todayUtc(), -1)).wide;
+  const window = probeWindows(addDays(TODAY, -1)).wide;
   const answers = async (id: number) => {
     // In the simulator's own names: the strict one refuses bvsync's, whatever this config maps.
     const names = sim === strictRenamed ? STRICT_NAMES : sim === lenientRenamed ? LENIENT_NAMES : {};
@@ -86,7 +88,7 @@ interface Row {
 /** Runs `bvsync doctor` as a user would; the simulators keep serving because this does not block. */
 function doctor(env: Record<string, string>): Promise<{ code: number | null; out: string; rows: Row[] }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, 'doctor'], {
+    const child = spawn(process.execPath, [BIN, 'doctor', '--today', TODAY], {
       cwd: dir.path,
       env: { PATH: process.env.PATH, REDIS_URL: TEST_REDIS_URL, BVSYNC_LOG_LEVEL: 'silent', ...env },
     });
@@ -212,7 +214,7 @@ describe('bvsync doctor', () => {
 
   it('passes a name it finds wrong that a sync of sync.streams never sends, saying so', async ({ expect }) => {
     // The API reads the tracked pages' search text as `q`: a filter of the spec no sync stream sends.
-    const searchRenamed = await startSimulator({ seed: 3, brands: 1, days: 12, scale: 30, strictParams: false, endpointParams: { 'tracked-urls': { search: 'q' } } });
+    const searchRenamed = await startSimulator({ seed: 3, brands: 1, days: 12, scale: 30, today: TODAY, strictParams: false, endpointParams: { 'tracked-urls': { search: 'q' } } });
     try {
       const { code, out, rows } = await doctor(env(searchRenamed, { BVSYNC_CONFIG: await configFor(searchRenamed, 'search-renamed') }));
       expect(row(rows, 'tracked-urls', 'search')).toMatchObject({ wire: 'search', verdict: 'wrong' });
@@ -226,7 +228,7 @@ describe('bvsync doctor', () => {
   });
 
   it('reads the engines of the echo under the engines parameter\'s wire name, as the sync does', async ({ expect }) => {
-    const renamed = await startSimulator({ seed: 3, brands: 1, days: 12, scale: 30, params: { engines: 'models' } });
+    const renamed = await startSimulator({ seed: 3, brands: 1, days: 12, scale: 30, today: TODAY, params: { engines: 'models' } });
     try {
       const { out } = await doctor(env(renamed, { BVSYNC_CONFIG: await configFor(renamed, 'engines-renamed', { engines: 'models' }) }));
       // It had looked under the literal `engines` only: "names no engines ... set sync.engineBreakdown", for a mapping that works.
@@ -360,7 +362,7 @@ describe('bvsync doctor', () => {
   });
 
   it('reads a range echoed with times by its instants: another zone\'s days are wrong, an end at its midnight unchecked', async ({ expect }) => {
-    const data = { seed: 3, brands: 1, days: 12, scale: 30 };
+    const data = { seed: 3, brands: 1, days: 12, scale: 30, today: TODAY };
     const [offset, midnight] = await Promise.all([startSimulator({ ...data, rangeEndEcho: 'offset' }), startSimulator({ ...data, rangeEndEcho: 'midnight' })]);
     try {
       // Their first ten characters are the days sent: both had been "verified ... as sent".

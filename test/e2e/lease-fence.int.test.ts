@@ -43,7 +43,7 @@ describe('a writer frozen past its lease, then resumed', () => {
 
       fx.sim.setKnobs({ latencyMs: 50 });
       // The writer: a worker process that says when it is inside the transaction of its second commit, just before COMMIT.
-      const writer = hookedWorker(fx, 2, undefined, { freezeInTransaction: true, logLevel: 'info' });
+      const writer = hookedWorker(fx, 2, { freezeInTransaction: true, logLevel: 'info' });
       started.push(writer);
       await writer.nextLine('STARTED', 120_000);
       await until('the writer to hold the lease', () => /holding the DuckDB writer lease/.test(writer.stderr()), 60_000);

@@ -249,10 +249,18 @@ export interface HookedWorker {
 
 /**
  * A worker process that stops inside the load transaction of its `commit`th slice (fixtures/hooked-worker.ts); with
- * `freezeInTransaction`, it goes on there when sent SIGCONT.
+ * `freezeInTransaction`, it goes on there when sent SIGCONT. Its lease and job locks pass on after TAKEOVER_MS, for the
+ * crashes that need a takeover; `takeover: false` keeps the defaults, so a loaded machine's late renewal cannot hand the
+ * lease or a job on where no test asked for it.
  */
-export function hookedWorker(fx: EngineFixture, commit: number, failStream?: string, options: { freezeInTransaction?: boolean; logLevel?: string } = {}): HookedWorker {
-  const spec = { config: fx.config, redisUrl: fx.redisUrl, hangAtCommit: commit, failStream, leaseTtlMs: TAKEOVER_MS, lockMs: TAKEOVER_MS, ...options };
+export function hookedWorker(
+  fx: EngineFixture,
+  commit: number,
+  options: { failStream?: string; takeover?: boolean; freezeInTransaction?: boolean; logLevel?: string } = {},
+): HookedWorker {
+  const { takeover, ...rest } = options;
+  const timings = takeover === false ? {} : { leaseTtlMs: TAKEOVER_MS, lockMs: TAKEOVER_MS };
+  const spec = { config: fx.config, redisUrl: fx.redisUrl, hangAtCommit: commit, ...rest, ...timings };
   const child: ChildProcess = spawnProcess(process.execPath, ['bin/run-ts.js', 'test/reliability/fixtures/hooked-worker.ts'], {
     cwd: join(import.meta.dirname, '..', '..'),
     env: { ...process.env, RELIABILITY_WORKER: JSON.stringify(spec) },
@@ -525,7 +533,9 @@ export interface ApiOutage {
 export async function apiOutageScenario(
   reference: Reference,
   outage: ApiOutage,
-): Promise<ScenarioOutcome & { unanswered: number; answeredAfter: number; failedSlices: number; failureCodes: string[]; seconds: number; awaySeconds: number }> {
+): Promise<
+  ScenarioOutcome & { unanswered: number; answeredAfter: number; mostAttemptsOfOneCall: number; failedSlices: number; mostFailedSliceAttempts: number; failureCodes: string[]; seconds: number }
+> {
   const fx = await engineFixture('rel-outage', { sim: { ...WORLD, latencyMs: 20 } });
   Object.assign(fx.config.api, { maxAttempts: 2, retryMaxMs: 500, ...outage.api });
   if (outage.toleranceMinutes !== undefined) fx.config.sync.outageToleranceMinutes = outage.toleranceMinutes;
@@ -534,7 +544,6 @@ export async function apiOutageScenario(
     const run = runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, streams: STREAMS, worker: { fetchThreads: outage.fetchThreads ?? 0 } });
     await poll('the first answers', async () => (fx.sim.requestLog().length >= 10 ? true : undefined));
     fx.sim.setKnobs({ unavailable: outage.mode });
-    const awayAt = performance.now();
     const awayFrom = fx.sim.requestLog().length;
     if (outage.outageMs !== undefined) {
       await sleep(outage.outageMs);
@@ -542,11 +551,17 @@ export async function apiOutageScenario(
     }
     const progress = await run;
     const seconds = (performance.now() - started) / 1000;
-    const awaySeconds = (performance.now() - awayAt) / 1000;
     const log = fx.sim.requestLog().slice(awayFrom);
-    const unanswered = log.filter((entry) => entry.status === 503 || entry.fault === 'reset' || entry.fault === 'hang').length;
+    const unansweredLog = log.filter((entry) => entry.status === 503 || entry.fault === 'reset' || entry.fault === 'hang');
+    const unanswered = unansweredLog.length;
+    // One call's attempts are its requests of the same path and query: each slice asks for its own brand, day and page.
+    const attemptsByCall = new Map<string, number>();
+    for (const entry of unansweredLog) {
+      const call = `${entry.path} ${JSON.stringify(entry.query)}`;
+      attemptsByCall.set(call, (attemptsByCall.get(call) ?? 0) + 1);
+    }
     const { retries, rateLimited } = sumCounters(progress.counters);
-    const failed = await queryFile(fx.config.db, `SELECT error_code FROM _sync_state WHERE status = 'failed'`);
+    const failed = await queryFile(fx.config.db, `SELECT error_code, attempts FROM _sync_state WHERE status = 'failed'`);
     const failureCodes = [...new Set(failed.map((row) => String(row.error_code)))].sort();
     const outcome = await measure(reference, fx.config.db, {
       scenario: `api away (${outage.mode}) for ${outage.outageMs === undefined ? 'good' : `${outage.outageMs / 1000} s`}`,
@@ -557,7 +572,16 @@ export async function apiOutageScenario(
       status: progress.meta.status,
       problems: [],
     });
-    return { ...outcome, unanswered, answeredAfter: log.length - unanswered, failedSlices: failed.length, failureCodes, seconds, awaySeconds };
+    return {
+      ...outcome,
+      unanswered,
+      answeredAfter: log.length - unanswered,
+      mostAttemptsOfOneCall: Math.max(0, ...attemptsByCall.values()),
+      failedSlices: failed.length,
+      mostFailedSliceAttempts: Math.max(0, ...failed.map((row) => Number(row.attempts))),
+      failureCodes,
+      seconds,
+    };
   } finally {
     fx.sim.setKnobs({ unavailable: 'off' });
     await fx.cleanup();

@@ -74,12 +74,13 @@ describe('answer store', () => {
     expect(s.cacheStats().days).toBeGreaterThan(0);
   });
 
-  it('generates a day of 10,000 answers in well under a second', () => {
+  it('generates a day of 10,000 answers in well under a second of CPU', () => {
     const s = store(4, 10_000);
-    const started = performance.now();
+    // CPU time of this process, not wall time: other processes on a loaded machine do not count against it.
+    const started = process.cpuUsage();
     const answers = s.generatedDay(1, today);
-    const elapsed = performance.now() - started;
+    const used = process.cpuUsage(started);
     expect(answers.length).toBeGreaterThan(8_000);
-    expect(elapsed).toBeLessThan(1_000);
+    expect((used.user + used.system) / 1000).toBeLessThan(1_000);
   });
 });
