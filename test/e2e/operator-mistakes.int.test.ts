@@ -156,7 +156,8 @@ describe('a run whose output is read by `head -1`', () => {
     fx.sim.setKnobs({ latencyMs: 500 });
     const child = spawnBvsync(backfillArgs('2026-11-01'), cliEnv(fx));
     started.push(child);
-    await child.waitFor(/ slices · /, 60_000);
+    // The first progress line, of whichever step: the run has most of its work ahead of it.
+    await child.waitFor(/ slices · | planning · /, 60_000);
     child.closeStdout();
     const result = await child.done;
     fx.sim.setKnobs({ latencyMs: 0 });
