@@ -14,6 +14,7 @@ import { emptyTally, RequestTallies } from '../../src/engine/request-tally.js';
 import { inlineSliceReader } from '../../src/engine/slice-reader.js';
 import { RATE_HEADROOM } from '../../src/api/rate-budget.js';
 import { redisKeys } from '../../src/redis-keys.js';
+import { RunStore } from '../../src/engine/run-store.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
 
@@ -31,6 +32,9 @@ beforeAll(async () => {
   redis = testRedis();
   prefix = uniquePrefix('fetch-threads');
   config = parseConfig({ api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 1000, pageSize: 40 }, brands: [1], db: '/nowhere/bv.duckdb', redisPrefix: prefix });
+  // Chunks are written only for a run Redis knows (src/engine/run-gone.ts).
+  const now = new Date().toISOString();
+  await new RunStore(redis, prefix).create({ runId: 'run-threads', kind: 'backfill', brands: [1], streams: ['conversations'], today: '2026-11-20', from: null, to: null, status: 'running', startedAt: now, finishedAt: null, phase: 1, published: null, error: null });
 });
 afterAll(async () => {
   await sim.close();
