@@ -15,6 +15,7 @@ import { runWithReport } from './run-report.js';
 import { makeOutFolder } from './out-folder.js';
 import { redisKeys } from '../redis-keys.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
+import { formatCount } from '../format.js';
 import { lastPhase } from '../engine/plan.js';
 
 interface DemoFlags extends CommonFlags {
@@ -139,15 +140,17 @@ export function demoCommand(): Command {
       try {
         const tables = (await readRows(published.connection, TABLES_SQL)) as Array<{ name: string; hasDay: boolean }>;
         process.stdout.write(
-          `\nLoaded ${flags.days} days, ${from} to ${today}, for brands ${sim.brands.join(', ')}. ` +
+          `\nLoaded ${formatCount(flags.days, 'day')}, ${from} to ${today}, for brands ${sim.brands.join(', ')}. ` +
             `Today (${today}) is still filling: the report leaves it out.\n` +
             `Rows per table of ${db}\n${formatResult(await published.connection.runAndReadAll(rowsPerTableSql(tables)), 'table')}`,
         );
+        const shares = await published.connection.runAndReadAll(VIEW_SQL);
         process.stdout.write(
-          `\nEach brand's share of voice over the complete days, ${from} to the day before ${today} (its mentions in the answers ` +
-            "of every brand's), beside its largest competitor's\n",
+          shares.currentRowCount === 0
+            ? `\nNo complete day yet: share of voice counts days that are over, and today (${today}) is still filling.\n`
+            : `\nEach brand's share of voice over the complete days, ${from} to the day before ${today} (its mentions in the answers ` +
+                `of every brand's), beside its largest competitor's\n${formatResult(shares, 'table')}`,
         );
-        process.stdout.write(formatResult(await published.connection.runAndReadAll(VIEW_SQL), 'table'));
       } finally {
         published.close();
       }
