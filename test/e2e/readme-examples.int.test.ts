@@ -229,6 +229,8 @@ describe('the command examples of README.md and docs/', () => {
   it.each(examples.map((example) => [example.source, example] as const))('run as written: %s', async (_source, example) => {
     const lines = example.lines.filter((line) => !(line in SKIPPED));
     if (lines.length === 0) return;
+    // Each block is a session of its own: a Redis prefix records one warehouse, and blocks name different files.
+    await clearTourKeys();
     const cwd = join(work, example.source.replace(/[^A-Za-z0-9]+/g, '-'));
     mkdirSync(cwd, { recursive: true });
     for (const dir of ['sql', 'docs', 'examples']) if (!existsSync(join(cwd, dir))) symlinkSync(join(REPO, dir), join(cwd, dir));
