@@ -1,16 +1,4 @@
-/**
- * Scenario growth: a run's cost follows what changed, not the size of the warehouse. The same 3-day incremental
- * sync of conversations (10,000 answers a day from the simulator, the real sync in a fresh child process, publish
- * included) runs twice: on a warehouse of 5,000,000 conversations (500 earlier days, written straight into the tables
- * by `INSERT ... SELECT FROM range(...)` as set-up, then published once, as a warehouse in service would have been)
- * and on an empty one. Both start with the stream's cursor on yesterday, so both plan the same 3 days. Each sync runs
- * twice from the same warehouse (its files put back in between) and the faster counts: one sync is 2-4 s, and a burst
- * of the box's neighbours during one of them moved the ratio from ~1.3 to 1.52 x.
- * Targets: the large one's time <= 1.5 x the empty one's; peak RSS <= 400 MB for both, as bvsync is started (its node flags and
- * MALLOC_ARENA_MAX=2).
- * `BVSYNC_BENCH_GROWTH_DAYS=100` makes the large warehouse smaller (100 days x 10,000) for a quick look.
- */
-import { join } from 'node:path';
+
 import { copyFileSync, existsSync, linkSync, rmSync, statSync } from 'node:fs';
 import { addDays } from '../src/days.js';
 import { workingPathFor } from '../src/warehouse/paths.js';

@@ -185,7 +185,7 @@ describe('days and schedules that cannot run', () => {
       const path = join(dir.path, 'bvsync.config.json');
       writeFileSync(path, JSON.stringify({ sync: { startDate: '2026-04-31' }, schedules: [{ name: 'a', cron: '61 * * * *' }] }));
       expect(() => loadConfig({ path, env: {} })).toThrow(
-        /bvsync\.config\.json is not a valid bvsync config:\n(?=[^]*sync\.startDate: "2026-04-31")(?=[^]*schedules\[0\]\.cron: "61 \* \* \* \*" is not a valid cron expression \(minute "61": 61 is out of range 0-59\))/,
+        /bvsync\.config\.json is not a valid bvsync config:\n(?=[\s\S]*sync\.startDate: "2026-04-31")(?=[\s\S]*schedules\[0\]\.cron: "61 \* \* \* \*" is not a valid cron expression \(minute "61": 61 is out of range 0-59\))/,
       );
     } finally {
       dir.remove();

@@ -21,7 +21,7 @@ describe('process settings from the environment', () => {
   it('names every timing that is no whole number of milliseconds in range', () => {
     const read = () => loadProcessSettings({ BVSYNC_LEASE_TTL_MS: 'soon', BVSYNC_JOB_LOCK_MS: '100', BVSYNC_REDIS_OUTAGE_MS: '-1' });
     expect(read).toThrow(ConfigError);
-    expect(read).toThrow(/BVSYNC_LEASE_TTL_MS="soon" is not a whole number of milliseconds[^]*BVSYNC_JOB_LOCK_MS="100"[^]*BVSYNC_REDIS_OUTAGE_MS="-1"/);
+    expect(read).toThrow(/BVSYNC_LEASE_TTL_MS="soon" is not a whole number of milliseconds[\s\S]*BVSYNC_JOB_LOCK_MS="100"[\s\S]*BVSYNC_REDIS_OUTAGE_MS="-1"/);
   });
 });
 

@@ -33,6 +33,7 @@ export interface Endpoint<R, I, O, Q extends string = string> {
 }
 
 /** Any endpoint, for code that handles them alike (the client, doctor's table of parameters). */
+// biome-ignore lint/suspicious/noExplicitAny: any endpoint, whatever its record, item and params types
 export type AnyEndpoint = Endpoint<any, any, any, string>;
 
 /** Keeps a declaration's types as written (records, options, parameter names) while checking it. */

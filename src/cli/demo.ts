@@ -34,13 +34,13 @@ GROUP BY ALL ORDER BY name`;
 
 /** One row per table: its rows, and for a table of days the first and last it holds. */
 function rowsPerTableSql(tables: Array<{ name: string; hasDay: boolean }>): string {
-  return tables
+  return `${tables
     .map(({ name, hasDay }) => {
       const quoted = `"${name.replace(/"/g, '""')}"`;
       const days = hasDay ? `CASE WHEN count(*) > 0 THEN min("day")::VARCHAR || ' to ' || max("day")::VARCHAR ELSE '' END` : `'(a list, no days)'`;
       return `SELECT '${name.replace(/'/g, "''")}' AS "table", count(*) AS "rows", ${days} AS "days" FROM ${quoted}`;
     })
-    .join('\nUNION ALL ') + '\nORDER BY "table"';
+    .join('\nUNION ALL ')}\nORDER BY "table"`;
 }
 
 // Share of voice over the complete days loaded (v_share_of_voice_daily: today is partial and left out), the brand's

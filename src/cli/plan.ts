@@ -41,7 +41,7 @@ export async function openManageSession(file: string | undefined, flags: ManageF
   requireApi(config);
   const brand = flags.brand === undefined ? undefined : parseBrandList(flags.brand, '--brand');
   if (brand !== undefined && brand.length !== 1) throw new UsageError(`--brand ${flags.brand}: one brand per desired state`);
-  let input;
+  let input: Awaited<ReturnType<typeof readDesiredState>>;
   try {
     input = await readDesiredState({
       file,

@@ -191,7 +191,7 @@ export function simulateCommand(): Command {
         strictParams: flags.strictParams,
         onRequest: (entry) => logger.debug({ method: entry.method, path: entry.path, query: entry.query, status: entry.status, ms: entry.durationMs, fault: entry.fault }, 'request'),
       };
-      let sim;
+      let sim: Awaited<ReturnType<typeof startSimulator>>;
       try {
         sim = await startSimulator(options);
       } catch (error) {

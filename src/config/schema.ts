@@ -210,7 +210,7 @@ export const webhookSchema = z
     /** A file holding the URL (a mounted secret), read at start; a file others may read gets a warning. */
     urlFile: z.string().min(1).transform(expandHome).optional(),
     /** The events sent to it; at least one. */
-    events: z.array(z.enum(NOTIFY_EVENTS)).min(1, 'name at least one event: ' + NOTIFY_EVENTS.join(', ')),
+    events: z.array(z.enum(NOTIFY_EVENTS)).min(1, `name at least one event: ${NOTIFY_EVENTS.join(', ')}`),
     /** `json` (bvsync's versioned payload, default) or `slack` (a Slack-compatible `{"text": ...}`). */
     format: z.enum(['json', 'slack']).default('json'),
   })

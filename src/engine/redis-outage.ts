@@ -30,7 +30,7 @@ export class RedisOutageWatch {
   private readonly detach: () => void;
 
   constructor(
-    private readonly connection: Redis,
+    connection: Redis,
     private readonly url: string,
     private readonly limitMs: number,
   ) {

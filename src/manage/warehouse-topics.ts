@@ -16,7 +16,7 @@ export interface SeenTopic {
 export async function warehouseTopics(path: string, brandId: number): Promise<Map<string, SeenTopic[]>> {
   const byName = new Map<string, SeenTopic[]>();
   if (!existsSync(path)) return byName;
-  let database;
+  let database: Awaited<ReturnType<typeof openReadOnly>>;
   try {
     database = await openReadOnly(path);
   } catch {

@@ -47,7 +47,14 @@ export async function deliver(url: string, body: string, options: DeliveryOption
     const waited = await new Promise<boolean>((resolve) => {
       if (options.signal.aborted) return resolve(false);
       const timer = setTimeout(() => resolve(true), wait);
-      options.signal.addEventListener('abort', () => (clearTimeout(timer), resolve(false)), { once: true });
+      options.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve(false);
+        },
+        { once: true },
+      );
     });
     if (!waited) return { delivered: false, attempts: attempt, reason: `out of time after ${reason}` };
   }

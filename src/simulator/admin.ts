@@ -14,7 +14,7 @@ function json(res: ServerResponse, status: number, body: unknown): void {
  * GET/DELETE /__admin/requests, GET /__admin/info. Not in the request log, never faulted or rate limited.
  */
 export function handleAdmin(sim: SimulatorState, req: IncomingMessage, res: ServerResponse, path: string, body: string): void {
-  let input: unknown = undefined;
+  let input: unknown ;
   if (body.length > 0) {
     try {
       input = JSON.parse(body);

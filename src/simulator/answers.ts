@@ -78,7 +78,7 @@ const ANSWERS_KEY = hashString('answers');
 const LATE_KEY = hashString('late');
 
 function clamp01(value: number): number {
-  return value < 0 ? 0 : value > 0.97 ? 0.97 : value;
+  return value < 0 ? 0 : Math.min(value , 0.97);
 }
 
 /**

@@ -69,7 +69,7 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
     throw new SimulatorApiError(403, 'brand_access_denied', `the API key has no access to brand ${brandId}`);
   }
   const rest = match[2] ?? '';
-  let route;
+  let route: (typeof ROUTES)[number] | undefined;
   let captures: string[] = [];
   for (const candidate of ROUTES) {
     const found = candidate.pattern.exec(rest);

@@ -11,7 +11,7 @@ export const ENGINE_BREAKDOWN_SETTINGS = {
   engineBreakdown: z.array(z.string().min(1)).min(1).optional(),
 };
 
-export type EngineSlice<P extends SliceParams = {}> = DaySlice<P & { engine: string }>;
+export type EngineSlice<P extends SliceParams = Record<never, never>> = DaySlice<P & { engine: string }>;
 
 /**
  * One slice per day and engine, for the per-engine breakdowns: a report asked with `engines=[engine]` covers that

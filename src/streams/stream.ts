@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { AnyEndpoint } from '../api/endpoint.js';
-import type { ApiClient, ReadPage, Rejection } from '../api/index.js';
+import type { ApiClient, ReadPage, } from '../api/index.js';
 import type { Row, Scope } from '../warehouse/slice-batch.js';
 import type { DimensionName, Dimensions, DimensionSource } from './dimensions.js';
 
@@ -48,6 +48,7 @@ export interface WindowSlice<P extends SliceParams = SliceParams> extends SliceP
 /** A stream's own settings under `sync` (merged into the config schema by src/config/schema.ts). */
 export type SettingsShape = z.ZodRawShape;
 // For any stream (C is `any`) any settings: a declaration's functions take its own settings (contravariant).
+// biome-ignore lint/suspicious/noExplicitAny: `any` settings for any stream, as the comment above says
 export type SettingsOf<C extends SettingsShape> = 0 extends 1 & C ? any : z.infer<z.ZodObject<C>>;
 
 export interface SlicePlanInput<C extends SettingsShape = SettingsShape> {
@@ -82,6 +83,7 @@ export type RowsByTable = Record<string, Row[]>;
 export type TableTarget = { table: string; mode: 'merge' } | { table: string; mode: 'replace'; scope: Scope };
 
 // The defaults take any stream (see AnyStream); a declaration's own types are inferred by defineStream.
+// biome-ignore lint/suspicious/noExplicitAny: the defaults take any stream (see AnyStream)
 export interface StreamDefinition<R = any, S extends SlicePlan = any, C extends SettingsShape = any, N extends string = string> {
   name: N;
   /** The endpoint its slices read (src/api/endpoint.ts). */
@@ -131,7 +133,7 @@ export interface StreamDefinition<R = any, S extends SlicePlan = any, C extends 
 export type AnyStream = StreamDefinition;
 
 /** Checks a declaration where it is written and keeps its name's literal type for the registry. */
-export function defineStream<R = unknown, S extends SlicePlan = SlicePlan, const N extends string = string, C extends SettingsShape = {}>(
+export function defineStream<R = unknown, S extends SlicePlan = SlicePlan, const N extends string = string, C extends SettingsShape = Record<never, never>>(
   definition: StreamDefinition<R, S, C, N>,
 ): StreamDefinition<R, S, C, N> {
   return definition;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
 import { confidenceInterval, count, id, infoCount, optional, queryEcho, ratio, records } from '../api/schemas.js';
 import { extraOf } from './extra.js';
-import { visibilityMeasures } from './measures.js';
+import type { visibilityMeasures } from './measures.js';
 
 /*
  * The visibility report (spec endpoint 16) as data: its record schemas and endpoint, read by the streams that ask

@@ -32,7 +32,7 @@ const row = (out: string, endpoint: string, param: string) => out.split('\n').fi
 describe("doctor's one-day range", () => {
   it('against an API that ignores the range names: says the range was not applied, not that its days are a zone\'s', async () => {
     const { code, out } = await runDoctor(ignoring, dir.path, 'ignored', {});
-    expect(out).toMatch(/^FAIL  ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) answers \d+ answers where the week's had \d+.*: the API did not apply the range \(start_date and end_date in the table: names it ignores\)/m);
+    expect(out).toMatch(/^FAIL {2}ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) answers \d+ answers where the week's had \d+.*: the API did not apply the range \(start_date and end_date in the table: names it ignores\)/m);
     expect(out).not.toMatch(/another time zone's/);
     expect(out).not.toMatch(/^ok {4}ranges:/m);
     expect(code).toBe(1);
@@ -45,7 +45,7 @@ describe("doctor's one-day range", () => {
     try {
       sim.setKnobs({ dayZoneHours: 2 });
       const { code, out } = await runDoctor(sim, dir.path, 'east', {});
-      expect(out).toMatch(/^FAIL  ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) answers \d+ of \d+ answers dated outside that UTC day \(\S+T2[23]:.*, on its first and last pages\): the API's days are another time zone's/m);
+      expect(out).toMatch(/^FAIL {2}ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) answers \d+ of \d+ answers dated outside that UTC day \(\S+T2[23]:.*, on its first and last pages\): the API's days are another time zone's/m);
       expect(out).not.toMatch(/^ok {4}ranges:/m);
       expect(code).toBe(1);
     } finally {
@@ -55,7 +55,7 @@ describe("doctor's one-day range", () => {
 
   it("against an API whose days are another zone's: blames the zone, and keeps end_date verified", async () => {
     const { out } = await runDoctor(shifted, dir.path, 'shifted', {});
-    expect(out).toMatch(/^FAIL  ranges: a range of one day .*the API's days are another time zone's/m);
+    expect(out).toMatch(/^FAIL {2}ranges: a range of one day .*the API's days are another time zone's/m);
     expect(row(out, 'conversations (13)', 'end_date')).toMatch(/│ verified +│ .*the API reads the name, and its days are not UTC days/);
   }, 120_000);
 });

@@ -169,7 +169,7 @@ describe('bvsync doctor', () => {
     expect(row(rows, 'reports/citations', 'period')?.verdict).toBe('verified');
     expect(row(rows, 'tracked-urls', 'search')?.verdict).toBe('verified');
     expect(rows.filter((r) => r.verdict === 'wrong').every((r) => Object.keys(LENIENT_NAMES).includes(r.param))).toBe(true);
-    expect(out).toMatch(/^FAIL  parameter names: \d+ verified, \d+ wrong, .*confirmed as "confirmed" on competitors \(7\).* and \d+ more \(see the table\)/m);
+    expect(out).toMatch(/^FAIL {2}parameter names: \d+ verified, \d+ wrong, .*confirmed as "confirmed" on competitors \(7\).* and \d+ more \(see the table\)/m);
     expect(out).not.toContain(key);
     expect(code).toBe(1);
   });
@@ -200,7 +200,7 @@ describe('bvsync doctor', () => {
     expect(row(rows, 'conversations', 'topic_id')?.verdict).toBe('verified');
     expect(row(rows, 'reports/citations', 'sentiment')?.verdict).toBe('verified');
     expect(rows.filter((r) => r.verdict === 'wrong').map((r) => r.param).every((param) => param in STRICT_NAMES)).toBe(true);
-    expect(out).toMatch(/^FAIL  parameter names: /m);
+    expect(out).toMatch(/^FAIL {2}parameter names: /m);
     expect(code).toBe(1);
   });
 
@@ -243,7 +243,7 @@ describe('bvsync doctor', () => {
     plain.setKnobs({ endDayLeftOut: true });
     try {
       const { code, out } = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'end-day-left-out') }));
-      expect(out).toMatch(/^FAIL  ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) gives no answers, though \d+ of the window's are of that day: the API leaves the end day out/m);
+      expect(out).toMatch(/^FAIL {2}ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) gives no answers, though \d+ of the window's are of that day: the API leaves the end day out/m);
       expect(code).toBe(1);
     } finally {
       plain.setKnobs({ endDayLeftOut: false });
@@ -254,7 +254,7 @@ describe('bvsync doctor', () => {
     plain.setKnobs({ oddities: ['page_total'] });
     try {
       const { code, out } = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'page-total') }));
-      expect(out).toMatch(/^FAIL  paging: conversations \(13\)'s total_rows counts the records of its page, not the set \(total_rows 1 on a page of 1, yet page 2 holds more\)/m);
+      expect(out).toMatch(/^FAIL {2}paging: conversations \(13\)'s total_rows counts the records of its page, not the set \(total_rows 1 on a page of 1, yet page 2 holds more\)/m);
       // Its counts of one engine and of two at one record a page are 1 each: no evidence on how lists travel.
       expect(out).toMatch(/^ok +api\.arrayFormat "repeat": not checked, total_rows is 1 for the list and for each engine alone/m);
       expect(code).toBe(1);
@@ -268,7 +268,7 @@ describe('bvsync doctor', () => {
     try {
       const wrong = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'first-page-default') }));
       // Before, "all checks passed", and a backfill loaded no conversation of a day with fewer than 100.
-      expect(wrong.out).toMatch(/^FAIL  paging: conversations \(13\)'s page 1 holds a record at one record a page, but at two a page it begins with another record: the API does not number its first page 1 .*try api\.firstPage 0$/m);
+      expect(wrong.out).toMatch(/^FAIL {2}paging: conversations \(13\)'s page 1 holds a record at one record a page, but at two a page it begins with another record: the API does not number its first page 1 .*try api\.firstPage 0$/m);
       expect(wrong.code).toBe(1);
       const right = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'first-page-0', {}, { firstPage: 0 }) }));
       expect(right.out).not.toMatch(/firstPage/);
@@ -283,7 +283,7 @@ describe('bvsync doctor', () => {
     try {
       const { code, out } = await doctor(env(plain, { BVSYNC_CONFIG: await configFor(plain, 'day-zone') }));
       // Before, "ranges: a range of one day ... holds its answers": the reports' days were New York's, filed as UTC days.
-      expect(out).toMatch(/^FAIL  ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) answers \d+ of \d+ answers dated outside that UTC day \(\S+ .*\): the API's days are another time zone's/m);
+      expect(out).toMatch(/^FAIL {2}ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) answers \d+ of \d+ answers dated outside that UTC day \(\S+ .*\): the API's days are another time zone's/m);
       expect(code).toBe(1);
     } finally {
       plain.setKnobs({ dayZoneHours: 0 });
@@ -293,11 +293,11 @@ describe('bvsync doctor', () => {
   it('names a wrong API URL as the preflight does: https to an http server, a path before /customer/v1', async ({ expect }) => {
     const tls = await doctor(env(plain, { BVSYNC_API_URL: plain.url.replace('http://', 'https://'), BVSYNC_CONFIG: '' }));
     // Before, OpenSSL's own text ("ssl3_get_record:wrong version number:../deps/openssl/...").
-    expect(tls.out).toMatch(/^FAIL  api: the TLS handshake failed \(ERR_SSL_[A-Z_]+\): is it an http:\/\/ server\?; check BVSYNC_API_URL/m);
+    expect(tls.out).toMatch(/^FAIL {2}api: the TLS handshake failed \(ERR_SSL_[A-Z_]+\): is it an http:\/\/ server\?; check BVSYNC_API_URL/m);
     expect(tls.code).toBe(1);
     const prefixed = await doctor(env(plain, { BVSYNC_API_URL: `${plain.url}/api`, BVSYNC_BRANDS: '1,2', BVSYNC_CONFIG: '' }));
     // Before, a 404 per brand and nothing about the URL.
-    expect(prefixed.out).toMatch(/^FAIL  api: no brand's competitors list is at \S+\/api \(HTTP 404 for every brand\); check BVSYNC_API_URL/m);
+    expect(prefixed.out).toMatch(/^FAIL {2}api: no brand's competitors list is at \S+\/api \(HTTP 404 for every brand\); check BVSYNC_API_URL/m);
     expect(prefixed.code).toBe(1);
   });
 
@@ -305,7 +305,7 @@ describe('bvsync doctor', () => {
     lenientRenamed.setKnobs({ echoMirror: true });
     try {
       const { code, out, rows } = await doctor(env(lenientRenamed, { BVSYNC_CONFIG: await configFor(lenientRenamed, 'mirror') }));
-      expect(out).toMatch(/^FAIL  info\.query repeats the request: it echoes bvsync_echo_check, a name no API reads/m);
+      expect(out).toMatch(/^FAIL {2}info\.query repeats the request: it echoes bvsync_echo_check, a name no API reads/m);
       // The API reads the range's end as `until`: the repeated end_date had verified the name it ignores.
       for (const endpoint of ['reports/visibility', 'reports/citations']) {
         expect(row(rows, endpoint, 'end_date')?.verdict, endpoint).not.toBe('verified');
@@ -457,22 +457,22 @@ describe('bvsync doctor', () => {
 
   it('fails clearly on a wrong key, a missing config value and a config that cannot run', async ({ expect }) => {
     const wrongKey = await doctor(env(plain, { BVSYNC_API_KEY: 'bvk_wrong_key_123' }));
-    expect(wrongKey.out).toMatch(/^FAIL  api: the key is refused/m);
+    expect(wrongKey.out).toMatch(/^FAIL {2}api: the key is refused/m);
     expect(wrongKey.rows).toEqual([]);
     expect(wrongKey.code).toBe(1);
     // The Redis checks every other command makes: a database the server refuses (they exit 2 on it), and the reason it
     // cannot connect (it said only "Connection is closed.").
     const wrongDatabase = await doctor(env(plain, { BVSYNC_API_KEY: 'bvk_wrong_key_123', REDIS_URL: `${TEST_REDIS_URL.replace(/\/\d*$/, '')}/99` }));
-    expect(wrongDatabase.out).toMatch(/^FAIL  redis: REDIS_URL \S+ names database 99, which this Redis refuses/m);
+    expect(wrongDatabase.out).toMatch(/^FAIL {2}redis: REDIS_URL \S+ names database 99, which this Redis refuses/m);
     const noRedis = await doctor(env(plain, { BVSYNC_API_KEY: 'bvk_wrong_key_123', REDIS_URL: 'redis://127.0.0.1:1' }));
-    expect(noRedis.out).toMatch(/^FAIL  redis: redis:\/\/127\.0\.0\.1:1\S*: .*ECONNREFUSED/m);
+    expect(noRedis.out).toMatch(/^FAIL {2}redis: redis:\/\/127\.0\.0\.1:1\S*: .*ECONNREFUSED/m);
     const missing = await doctor({ BVSYNC_API_URL: plain.url, BVSYNC_BRANDS: '1' });
-    expect(missing.out).toMatch(/^FAIL  config: missing api\.apiKey/m);
+    expect(missing.out).toMatch(/^FAIL {2}config: missing api\.apiKey/m);
     expect(missing.code).toBe(1);
     const path = join(dir.path, 'bvsync.config.json');
     writeFileSync(path, JSON.stringify({ sync: { startDate: '2026-02-31' }, schedules: [{ name: 'daily', cron: '0 2 * * *' }, { name: 'late', cron: '0 25 * * *' }] }));
     const broken = await doctor(env(plain, { BVSYNC_CONFIG: path }));
-    expect(broken.out).toMatch(/^FAIL  config: .*bvsync\.config\.json is not a valid bvsync config:/m);
+    expect(broken.out).toMatch(/^FAIL {2}config: .*bvsync\.config\.json is not a valid bvsync config:/m);
     expect(broken.out).toMatch(/^\s+- sync\.startDate: "2026-02-31" is not a day of the calendar/m);
     expect(broken.out).toMatch(/^\s+- schedules\[1\]\.cron: "0 25 \* \* \*" is not a valid cron expression \(hour "25": 25 is out of range 0-23\)/m);
     expect(broken.code).toBe(1);

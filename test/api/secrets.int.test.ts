@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { createApiClient } from '../../src/api/client.js';
-import { named, type NamedClient } from '../support/named-client.js';
+import { named, } from '../support/named-client.js';
 import { loadConfig, parseConfig } from '../../src/config/load.js';
 import type { ApiConfig } from '../../src/config/schema.js';
 import { tempDir } from '../support/tmp.js';

@@ -76,7 +76,7 @@ export function loadOpenApiDocument(path: string = OPENAPI_DOCUMENT): OpenApiDoc
       const pointer =
         typeof declared.$ref === 'string'
           ? `${declared.$ref.slice(1)}/content/application~1json/schema`
-          : `/paths/${escape(operation.path)}/${operation.method}/responses/${status}/content/application~1json/schema`;
+          : `/paths/${escapePointerSegment(operation.path)}/${operation.method}/responses/${status}/content/application~1json/schema`;
       if (!((response.content as Json | undefined)?.['application/json'] as Json | undefined)?.schema) {
         throw new Error(`${operation.operationId} ${status}: the document declares no JSON schema`);
       }
@@ -112,7 +112,7 @@ function compiler(document: Json): Ajv2020 {
   return ajv;
 }
 
-function escape(segment: string): string {
+function escapePointerSegment(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

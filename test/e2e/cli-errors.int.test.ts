@@ -40,7 +40,7 @@ const CASES: Case[] = [
     name: 'a config with wrong values',
     args: () => ['sync', '--config', join(fx.dir, 'wrong.json')],
     // Every problem, one per line.
-    message: /wrong\.json is not a valid bvsync config:\n(?=[^]*^\s+- sync\.lookbackDays: .*expected number)(?=[^]*^\s+- redisPrefix: )/m,
+    message: /wrong\.json is not a valid bvsync config:\n(?=[\s\S]*^\s+- sync\.lookbackDays: .*expected number)(?=[\s\S]*^\s+- redisPrefix: )/m,
   },
   { name: 'a missing config file', args: () => ['sync', '--config', join(fx.dir, 'absent.json')], message: /absent\.json is not a valid bvsync config:\n\s+- cannot read the file: ENOENT/ },
   { name: 'a lease ttl that is no number', args: (c) => ['worker', '--config', c], env: { BVSYNC_LEASE_TTL_MS: 'soon' }, message: /BVSYNC_LEASE_TTL_MS="soon" is not a whole number of milliseconds/ },

@@ -19,7 +19,7 @@ import { engineFixture, type EngineFixture } from '../support/engine.js';
  */
 
 const DAY = '2026-11-20';
-const RUN_ID = 'replay-run';
+const _RUN_ID = 'replay-run';
 
 /** A run store whose first outcome write fails, as if the process had died right after the DuckDB commit. */
 class DyingRunStore extends RunStore {

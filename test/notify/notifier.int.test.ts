@@ -101,7 +101,7 @@ describe('a webhook in the json format', () => {
     receiver = await startWebhookReceiver((nth) => (nth === 1 ? 503 : 200));
     const sender = notifier([
       { url: receiver.url + SECRET_PATH, events: ['run_failed'] },
-      { url: 'http://127.0.0.1:1' + SECRET_PATH + '-unreachable', events: ['run_failed'] },
+      { url: `http://127.0.0.1:1${SECRET_PATH}-unreachable`, events: ['run_failed'] },
     ], { deliverySeconds: 2 });
     await sender.notify(RUN_FAILED);
     expect(receiver.received).toHaveLength(2);
@@ -146,12 +146,12 @@ describe('a webhook URL read from a file', () => {
   });
 
   it('refuses a config naming both url and urlFile, without quoting the URL', () => {
-    expect(() => parseConfig({ notify: { webhooks: [{ url: 'https://hooks.example.com' + SECRET_PATH, urlFile: '/run/secrets/hook', events: ['stale'] }] } })).toThrow(
+    expect(() => parseConfig({ notify: { webhooks: [{ url: `https://hooks.example.com${SECRET_PATH}`, urlFile: '/run/secrets/hook', events: ['stale'] }] } })).toThrow(
       /notify\.webhooks\[0\]: give the webhook either "url" or "urlFile"/,
     );
     const message = (() => {
       try {
-        parseConfig({ notify: { webhooks: [{ url: 'ftp://hooks.example.com' + SECRET_PATH, events: ['stale'] }] } });
+        parseConfig({ notify: { webhooks: [{ url: `ftp://hooks.example.com${SECRET_PATH}`, events: ['stale'] }] } });
         return '';
       } catch (error) {
         return (error as Error).message;

@@ -4,8 +4,8 @@ import { ENGINES, startSimulator, type RunningSimulator } from '../../src/simula
 import { client, TODAY } from './client.js';
 
 const timestamp = z.iso.datetime();
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
-const paged = z.object({ page: z.number().int(), page_size: z.number().int(), total_rows: z.number().int() });
+const _day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const _paged = z.object({ page: z.number().int(), page_size: z.number().int(), total_rows: z.number().int() });
 const interval = z.object({ lower: z.number(), upper: z.number() });
 
 const conversation = z

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eachDay } from '../../src/days.js';
 import type { DayWindow } from '../../src/verify/figure.js';
-import { daysAsWindows, halves, mergeWindows, narrowDays } from '../../src/verify/narrow-days.js';
+import { daysAsWindows, halves, narrowDays } from '../../src/verify/narrow-days.js';
 
 /** A window disagrees when it holds one of the bad days; counts the measurements made. */
 function oracle(bad: string[]) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DuckDBDateValue, DuckDBListValue, DuckDBTimestampTZValue } from '@duckdb/node-api';
+import type { DuckDBDateValue, DuckDBListValue, DuckDBTimestampTZValue } from '@duckdb/node-api';
 import { converterFor } from '../../src/warehouse/cell-converters.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 

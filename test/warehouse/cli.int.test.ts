@@ -144,7 +144,7 @@ describe.concurrent('bvsync sql', () => {
     ]);
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/^-- result 1 of 2: SELECT 1 AS a\n┌/);
-    expect(table.stdout).toMatch(/\n\n-- result 2 of 2: SELECT 2 AS b, getvariable\('who'\) AS who\n┌[\s\S]*│ x   │/);
+    expect(table.stdout).toMatch(/\n\n-- result 2 of 2: SELECT 2 AS b, getvariable\('who'\) AS who\n┌[\s\S]*│ x {3}│/);
     expect(csv).toMatchObject({ code: 0, stdout: 'a\n1\n\nb,who\n2,x\n' });
     expect(json.code).toBe(0);
     expect(json.stdout.trim().split(/\n(?=\[)/).map((part) => JSON.parse(part))).toEqual([[{ a: 1 }], [{ b: 2, who: 'x' }]]);

@@ -17,7 +17,7 @@ const ONE_OF_EACH: Dimensions = { domains: ['example.com'], topicIds: [1], pages
 export async function syncedParams(config: Config, days: readonly string[]): Promise<Map<string, Set<ParamName>>> {
   const sent = new Map<string, Set<ParamName>>();
   const recorder = {
-    // eslint-disable-next-line require-yield -- answers nothing: only the query is wanted
+    // biome-ignore lint/correctness/useYield: answers nothing, only the query is wanted
     read: async function* (endpoint: AnyEndpoint, _brandId: number, options: object) {
       const names = sent.get(endpoint.name) ?? new Set<ParamName>();
       sent.set(endpoint.name, names);

@@ -2,7 +2,7 @@ import type { FanoutByPhrase } from '../../../streams/fanouts-by-phrase.js';
 import type { FanoutCited } from '../../../streams/fanouts-cited.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { fingerprint, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
-import { compareEngines, compareToBase, compareTopics } from './compare.js';
+import { compareEngines, compareTopics } from './compare.js';
 import { probeDateRange } from './date-range.js';
 import { firstPage, type FirstPage } from './first-page.js';
 import { probePaging } from './paging.js';
