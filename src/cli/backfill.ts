@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { parseDay } from '../days.js';
+import { minDay, parseDay } from '../days.js';
 import { addCommonOptions } from './context.js';
 import { UsageError } from './fail.js';
 import { addRunOptions, runFromCommandLine, todayFrom, type RunFlags } from './run-command.js';
@@ -30,7 +30,6 @@ export function backfillCommand(): Command {
     if (from > today) throw new UsageError(`--from ${from} is in the future (today is ${today}); there is nothing to fetch yet`);
     // Days after today have no data yet; said once, and the run's window is what it will fetch.
     if (to > today) process.stderr.write(`--to ${to} is after today (${today}): backfilling through today\n`);
-    // biome-ignore lint/complexity/useMathMinMax: days are YYYY-MM-DD strings, which Math.min cannot compare
-    await runFromCommandLine('backfill', flags, { today, from, to: to > today ? today : to, skipComplete: flags.skipComplete === true });
+    await runFromCommandLine('backfill', flags, { today, from, to: minDay(to, today), skipComplete: flags.skipComplete === true });
   });
 }

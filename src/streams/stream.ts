@@ -83,8 +83,10 @@ export type RowsByTable = Record<string, Row[]>;
 export type TableTarget = { table: string; mode: 'merge' } | { table: string; mode: 'replace'; scope: Scope };
 
 // The defaults take any stream (see AnyStream); a declaration's own types are inferred by defineStream.
-// biome-ignore lint/suspicious/noExplicitAny: the defaults take any stream (see AnyStream)
-export interface StreamDefinition<R = any, S extends SlicePlan = any, C extends SettingsShape = any, N extends string = string> {
+// biome-ignore lint/suspicious/noExplicitAny: the defaults of StreamDefinition take any stream (see AnyStream)
+type AnyStreamPart = any;
+
+export interface StreamDefinition<R = AnyStreamPart, S extends SlicePlan = AnyStreamPart, C extends SettingsShape = AnyStreamPart, N extends string = string> {
   name: N;
   /** The endpoint its slices read (src/api/endpoint.ts). */
   endpoint: AnyEndpoint;
