@@ -9,5 +9,5 @@ describe('npm run lint', () => {
     });
     expect(`${result.stdout}${result.stderr}`).not.toMatch(/Found \d+ (errors?|warnings?|infos?)/);
     expect(result.status).toBe(0);
-  });
+  }, 120_000);
 });
