@@ -107,7 +107,7 @@ function pageProblems(figures: PageFigures): string[] {
   return problems;
 }
 
-const PAGES = ['README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const PAGES = ['README.md', ...['docs', 'docs/reference'].flatMap((folder) => readdirSync(folder).filter((name) => name.endsWith('.md')).map((name) => `${folder}/${name}`))];
 
 describe('the docs read in short sentences, short paragraphs and frequent headings', () => {
   it('counts sentences, paragraphs and headings as a reader meets them', () => {
