@@ -15,7 +15,6 @@ const NOT_YET_REWRITTEN = new Set([
   'docs/adding-a-stream.md',
   'docs/architecture.md',
   'docs/configuration.md',
-  'docs/guarantees.md',
   'docs/managing.md',
   'docs/operations.md',
   'docs/performance.md',
