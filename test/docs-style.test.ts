@@ -19,7 +19,6 @@ const NOT_YET_REWRITTEN = new Set([
   'docs/performance.md',
   'docs/simulator.md',
   'docs/tables.md',
-  'docs/verify.md',
 ]);
 
 /** A word that ends a sentence: a full stop, ! or ?, maybe inside quotes or code; not an abbreviation. */
