@@ -14,7 +14,6 @@ const NOT_YET_REWRITTEN = new Set([
   'README.md',
   'docs/architecture.md',
   'docs/configuration.md',
-  'docs/managing.md',
   'docs/operations.md',
   'docs/performance.md',
   'docs/simulator.md',
