@@ -13,7 +13,6 @@ const MAX_LINES_WITHOUT_HEADING = 40;
 const NOT_YET_REWRITTEN = new Set([
   'README.md',
   'docs/architecture.md',
-  'docs/configuration.md',
   'docs/operations.md',
   'docs/performance.md',
   'docs/simulator.md',

@@ -148,7 +148,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     const wrongUnsent = result.params.filter((row) => row.verdict === 'wrong' && !sentBySync(row));
     const summary = `${verdictCounts(result.params)} (${result.paramRequests} requests)`;
     if (wrong.length) {
-      add(false, `parameter names: ${summary}; wrong: ${listed(wrong)}; set api.params${endpointAdvice(result.params, wrong)} (see docs/configuration.md, "Configuring the API client")`);
+      add(false, `parameter names: ${summary}; wrong: ${listed(wrong)}; set api.params${endpointAdvice(result.params, wrong)} (see docs/doctor.md, "A name right on one endpoint and wrong on another")`);
     } else {
       add(true, `parameter names: ${summary}`);
     }
