@@ -16,7 +16,6 @@ const NOT_YET_REWRITTEN = new Set([
   'docs/operations.md',
   'docs/performance.md',
   'docs/simulator.md',
-  'docs/tables.md',
 ]);
 
 /** A word that ends a sentence: a full stop, ! or ?, maybe inside quotes or code; not an abbreviation. */
