@@ -15,7 +15,6 @@ const NOT_YET_REWRITTEN = new Set([
   'docs/architecture.md',
   'docs/operations.md',
   'docs/performance.md',
-  'docs/simulator.md',
 ]);
 
 /** A word that ends a sentence: a full stop, ! or ?, maybe inside quotes or code; not an abbreviation. */
