@@ -23,6 +23,7 @@ import { claimPrefixWarehouse, failRunsOfRefusedFile, OtherWarehouseFileError, r
 import { redisKeys } from '../redis-keys.js';
 import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
+import { pickUpStuckPlans } from './held-slices.js';
 import type { Notifier } from '../notify/index.js';
 import { claimRunEndNotice, sendRunEndNotices } from './run-notices.js';
 import { watchRedisForFaults } from './redis-fault-watch.js';
@@ -317,6 +318,10 @@ export class WorkerHost {
       void this.failRunOfLastAttempt(job, error).catch((failure: Error) => log.warn({ err: failure.message }, 'could not mark the run failed'));
     });
     log.info({ db: this.warehouse.path }, 'holding the DuckDB writer lease');
+    // A run left `planning` without its plan job (its command or scheduler stopped in between) is planned now, not left.
+    await pickUpStuckPlans(this.queues, new RunStore(this.connection, config.redisPrefix), log).catch((error: Error) =>
+      log.warn({ err: error.message }, 'could not look for runs left planning; the next writer looks again'),
+    );
   }
 
   /**
