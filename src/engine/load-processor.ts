@@ -161,6 +161,8 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     await deps.warehouse.startRun({ runId, kind: meta.kind, brands: meta.brands, streams: meta.streams, windowStart: from, windowEnd: to });
     await deps.runs.update(runId, { from, to });
   }
+  // Under a request budget a backfill reads its newest days first: the days it reaches before the budget stops it are the recent ones.
+  if (meta.kind === 'backfill' && deps.config.api.dailyRequestBudget !== undefined) slices.sort((a, b) => (b.day ?? '').localeCompare(a.day ?? ''));
   const withIds = slices.map((slice) => ({ ...slice, sliceId: `${slice.brandId}|${slice.stream}|${slice.key}` }));
   await deps.runs.recordPlanned(runId, withIds);
   const skipped = unheld === planned ? 0 : planned.length - unheld.length;
