@@ -160,6 +160,11 @@ export function withQuotaClass<T>(kind: QuotaClass, work: () => Promise<T>): Pro
   return scope.run(kind, work);
 }
 
+/** The class of the requests being made here, if any (the fetch thread pool sends it with its slices). */
+export function currentQuotaClass(): QuotaClass | undefined {
+  return scope.getStore();
+}
+
 /**
  * The rate budget with the request budget in front of it: a request of a fetch job takes a unit of the window after its
  * turn at the rate gate, as it leaves; one that finds its share spent throws QuotaWaitError instead of being sent.

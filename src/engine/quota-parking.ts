@@ -90,15 +90,24 @@ export async function resumeParkedFetches(redis: Redis, prefix: string, queues: 
 }
 
 /** What waits for the request budget, per run: slices, their days, and when the first may go on (quota clock). */
-export async function parkedByRun(redis: Redis, prefix: string, queues: Queues): Promise<Map<string, { slices: number; days: Set<string>; resumesAt: number }>> {
+interface ParkedOfRun {
+  slices: number;
+  days: Set<string>;
+  /** Slices per stream. */
+  streams: Map<string, number>;
+  resumesAt: number;
+}
+
+export async function parkedByRun(redis: Redis, prefix: string, queues: Queues): Promise<Map<string, ParkedOfRun>> {
   const entries = await redis.zrange(redisKeys(prefix).quotaParked, 0, -1, 'WITHSCORES');
-  const byRun = new Map<string, { slices: number; days: Set<string>; resumesAt: number }>();
+  const byRun = new Map<string, ParkedOfRun>();
   for (let index = 0; index < entries.length; index += 2) {
     const job = await queues.fetch.getJob(entries[index]!);
     if (!job || !(await job.isDelayed())) continue;
     const data = job.data as FetchJobData;
-    const entry = byRun.get(data.runId) ?? { slices: 0, days: new Set<string>(), resumesAt: Number.POSITIVE_INFINITY };
+    const entry = byRun.get(data.runId) ?? { slices: 0, days: new Set<string>(), streams: new Map<string, number>(), resumesAt: Number.POSITIVE_INFINITY };
     entry.slices += 1;
+    entry.streams.set(data.stream, (entry.streams.get(data.stream) ?? 0) + 1);
     if (data.slice.day) entry.days.add(data.slice.day);
     entry.resumesAt = Math.min(entry.resumesAt, Number(entries[index + 1]));
     byRun.set(data.runId, entry);
@@ -129,4 +138,36 @@ export function resumeEachWindow(redis: Redis, prefix: string, queues: Queues, c
   }, RESUME_CHECK_MS);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/** What `bvsync status` says of the request budget: this window's spend, and the runs waiting for the next one. */
+export interface QuotaStatus {
+  budget: number;
+  /** What backfills may spend of each window (the rest is kept for sync runs). */
+  backfillShare: number;
+  window: { start: string; end: string };
+  spent: number;
+  /** Until when a 429 of hours said the key's quota is spent, if it still holds. */
+  spentUntil: string | null;
+  /** Per run: slices and days waiting, the requests they are estimated to need, and when they go on. */
+  waiting: Array<{ runId: string; slices: number; days: number; requests: number; resumesAt: string }>;
+}
+
+export async function quotaStatus(redis: Redis, config: Config, queues: Queues, clock?: () => number): Promise<QuotaStatus | null> {
+  const quota = requestQuotaOf(config, redis, clock);
+  if (!quota) return null;
+  const state = await quota.state();
+  const waiting: QuotaStatus['waiting'] = [];
+  for (const [runId, parked] of await parkedByRun(redis, config.redisPrefix, queues)) {
+    const streams = await Promise.all([...parked.streams].map(async ([stream, slices]) => slices * (await sliceEstimate({ redis, prefix: config.redisPrefix }, stream))));
+    waiting.push({ runId, slices: parked.slices, days: parked.days.size, requests: streams.reduce((sum, each) => sum + each, 0), resumesAt: new Date(parked.resumesAt).toISOString() });
+  }
+  return {
+    budget: quota.settings.budget,
+    backfillShare: quota.limitOf('backfill'),
+    window: { start: new Date(state.window.start).toISOString(), end: new Date(state.window.end).toISOString() },
+    spent: state.spent,
+    spentUntil: state.blockedUntil ? new Date(state.blockedUntil).toISOString() : null,
+    waiting,
+  };
 }

@@ -3,6 +3,9 @@ import { connectRedis } from '../../src/engine/redis.js';
 import { RunStore, totalCounters, type RunMeta } from '../../src/engine/run-store.js';
 import { enqueueRun, type RunProgress } from '../../src/engine/start-run.js';
 import { WorkerHost } from '../../src/engine/worker-host.js';
+import { openQueues } from '../../src/engine/queues.js';
+import { quotaStatus, type QuotaStatus } from '../../src/engine/quota-parking.js';
+import { requestBudgetLines } from '../../src/cli/status.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import type { LoggedRequest } from '../../src/simulator/index.js';
 import { engineFixture, runInProcess, type EngineFixture } from '../support/engine.js';
@@ -35,9 +38,18 @@ let backfillId: string;
 const windows: LoggedRequest[][] = [];
 const syncs: RunProgress[] = [];
 let backfill: RunMeta;
+/** What `status` says of the budget once the first window's share is spent. */
+let firstStatus: QuotaStatus | null;
 
+/** Slices waiting for the next window: noted as parked, and delayed in the fetch queue. */
 async function parked(): Promise<number> {
-  return connection.zcard(redisKeys(fx.config.redisPrefix).quotaParked);
+  const queues = openQueues(connection, fx.config.redisPrefix);
+  try {
+    const [noted, { delayed }] = await Promise.all([connection.zcard(redisKeys(fx.config.redisPrefix).quotaParked), queues.fetch.getJobCounts('delayed')]);
+    return noted === delayed ? noted : -1;
+  } finally {
+    await queues.close();
+  }
 }
 
 /** Waits until the backfill has `done` slices and every other one waits for the next window. */
@@ -72,6 +84,11 @@ beforeAll(async () => {
   ({ runId: backfillId } = await enqueueRun({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, kind: 'backfill', brands: [1], streams: ['conversations'], from: FROM, to: TO, today: '2026-11-20' }));
   for (const done of [20, 40]) {
     await windowSpent(done);
+    if (done === 20) {
+      const queues = openQueues(connection, fx.config.redisPrefix);
+      firstStatus = await quotaStatus(connection, fx.config, queues, clock);
+      await queues.close();
+    }
     await syncToday();
     cutWindow();
     now += DAY_MS;
@@ -109,6 +126,12 @@ describe('a backfill larger than the daily request budget', () => {
     expect(new Set(read.flat()).size).toBe(DAYS);
     // Each window's days are all newer than the next one's.
     for (let index = 1; index < read.length; index++) expect([...read[index]!].sort().at(-1)! < [...read[index - 1]!].sort()[0]!).toBe(true);
+  });
+
+  it('says in status how many requests and days are left and when the backfill resumes', () => {
+    expect(firstStatus).toMatchObject({ budget: BUDGET, backfillShare: 20, spent: 20, spentUntil: null, window: { start: '2026-11-20T00:00:00.000Z', end: '2026-11-21T00:00:00.000Z' } });
+    expect(firstStatus!.waiting).toEqual([{ runId: backfillId, slices: 40, days: 40, requests: 40, resumesAt: '2026-11-21T00:00:00.000Z' }]);
+    expect(requestBudgetLines(firstStatus!).at(-1)).toBe(`run ${backfillId} waits for the next window: 40 slice(s) of 40 day(s) left, about 40 request(s); it resumes at 2026-11-21T00:00:00.000Z`);
   });
 
   it('runs the incremental sync of each of those days', () => {
