@@ -4,15 +4,16 @@ import type { Queues } from './queues.js';
 import type { RunStore } from './run-store.js';
 
 /**
- * Of the slice ids a run is about to plan, those another unfinished run has planned and not yet finished, with the run
- * holding each. Plan jobs run one at a time on the writer's load queue, so two plans never race past this check.
- * Proved by test/engine/schedule-overlap.int.test.ts.
+ * Of the slice ids a run is about to plan, those another unfinished sync or scheduled run has planned and not yet
+ * finished, with the run holding each. A backfill holds none: one waiting for the request budget's next window
+ * (docs/quota.md) would keep the day's sync from its days for hours. Plan jobs run one at a time on the writer's load
+ * queue, so two plans never race past this check. Proved by test/engine/schedule-overlap.int.test.ts.
  */
 export async function slicesHeldElsewhere(runs: RunStore, runId: string, sliceIds: string[]): Promise<Map<string, string>> {
   const held = new Map<string, string>();
   if (sliceIds.length === 0) return held;
   for (const other of await runs.unfinished()) {
-    if (other.runId === runId) continue;
+    if (other.runId === runId || other.kind === 'backfill') continue;
     const asked = sliceIds.filter((sliceId) => !held.has(sliceId));
     if (asked.length === 0) break;
     const planned = [...(await runs.plannedOf(other.runId, asked))];
