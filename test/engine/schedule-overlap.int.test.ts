@@ -6,6 +6,7 @@ import { scheduledRunId } from '../../src/engine/scheduler.js';
 import { enqueueRun } from '../../src/engine/start-run.js';
 import { WorkerHost } from '../../src/engine/worker-host.js';
 import { isFinishedRunStatus } from '../../src/vocabulary.js';
+import { slicesHeldElsewhere } from '../../src/engine/held-slices.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
 import { until } from '../support/until.js';
@@ -111,5 +112,17 @@ describe('two ticks of one schedule over the same days', () => {
     expect(days.map((row) => row.days)).toEqual(fx.config.brands.map(() => ['2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20']));
     const cursors = await queryFile(fx.config.db, "SELECT through_day::VARCHAR AS day FROM _sync_cursors WHERE stream = 'conversations'");
     expect(cursors.map((row) => row.day)).toEqual(fx.config.brands.map(() => '2026-11-18'));
+  });
+
+  it('counts as held only the unfinished slices of sync and scheduled runs, never a backfill\'s', async () => {
+    const record = async (runId: string, kind: RunMeta['kind'], sliceIds: string[]) => {
+      await runs.create({ runId, kind, brands: [1], streams: ['conversations'], today: '2026-11-21', from: null, to: null, status: 'running', startedAt: new Date().toISOString(), finishedAt: null, phase: 1, published: null, error: null });
+      await runs.recordPlanned(runId, sliceIds.map((sliceId) => ({ sliceId, brandId: 1, stream: 'conversations' })));
+    };
+    await record('held-sync', 'sync', ['1|conversations|2026-11-21', '1|conversations|2026-11-22']);
+    await record('held-backfill', 'backfill', ['1|conversations|2026-11-23']);
+    await runs.recordOutcome('held-sync', { sliceId: '1|conversations|2026-11-22', brandId: 1, stream: 'conversations', status: 'complete', rows: 1, rejects: 0, requests: 1, retries: 0, rateLimited: 0 });
+    const held = await slicesHeldElsewhere(runs, 'the-tick', ['1|conversations|2026-11-21', '1|conversations|2026-11-22', '1|conversations|2026-11-23']);
+    expect([...held]).toEqual([['1|conversations|2026-11-21', 'held-sync']]);
   });
 });
