@@ -21,6 +21,7 @@ import { plainValue, readRows, type PlainRow } from '../warehouse/read-rows.js';
 import { formatResult } from '../warehouse/result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
 import { prefixWarehouse } from '../engine/prefix-warehouse.js';
+import { quotaStatus, type QuotaStatus } from '../engine/quota-parking.js';
 import { publishedWarehouseId, warehouseIdentity, warehouseLine, type WarehouseIdentity } from './warehouse-line.js';
 import { addCommonOptions, chooseStreams, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
@@ -105,6 +106,8 @@ interface StatusReport {
   rate: KeyRate | null;
   /** The published copy's warehouse id and the one the Redis prefix records (src/engine/prefix-warehouse.ts). */
   warehouse: WarehouseIdentity;
+  /** The request budget's window and the runs waiting for the next one (docs/quota.md); null without `api.dailyRequestBudget`. */
+  requestBudget: QuotaStatus | null;
 }
 
 
@@ -151,6 +154,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     slicesNoLongerPlanned: null,
     rate: null,
     warehouse: warehouseIdentity(config.redisPrefix, null, null),
+    requestBudget: null,
   };
   let recorded: Awaited<ReturnType<typeof prefixWarehouse>>;
   const redis = await redisFor(config, log).catch((error: Error) => {
@@ -185,6 +189,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
           workers,
         });
       }
+      report.requestBudget = await quotaStatus(connection, config, queues);
       await queues.close();
       if (config.api.apiKey) {
         const rate = await readKeyRate(connection, { apiKey: config.api.apiKey, requestsPerSecond: config.api.requestsPerSecond, redisPrefix: config.redisPrefix });
@@ -334,6 +339,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     }
     out.push('', 'Queues', queueTable.toString());
   }
+  if (report.requestBudget) out.push('', ...requestBudgetLines(report.requestBudget));
   if (report.rate?.stated) out.push('', `The ${rateLine(report.rate)}`);
   const slowed = report.rate && slowedByLearnedRate(report.rate) ? report.rate : undefined;
   if (slowed) {
@@ -365,6 +371,22 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     }
   }
   return `${out.join('\n')}\n`;
+}
+
+/** The request budget's window, and each run waiting for the next: what is left of it and when it goes on. */
+export function requestBudgetLines(budget: QuotaStatus): string[] {
+  const lines = [
+    `Request budget (api.dailyRequestBudget): ${formatInteger(budget.spent)} of ${formatInteger(budget.budget)} spent in the window ` +
+      `${budget.window.start.slice(0, 16)}..${budget.window.end.slice(0, 16)} UTC; backfills may spend ${formatInteger(budget.backfillShare)} of it`,
+  ];
+  if (budget.spentUntil) lines.push(`The API said the key's quota is spent until ${budget.spentUntil}`);
+  for (const run of budget.waiting) {
+    lines.push(
+      `run ${run.runId} waits for the next window: ${formatInteger(run.slices)} slice(s) of ${formatInteger(run.days)} day(s) left, ` +
+        `about ${formatInteger(run.requests)} request(s); it resumes at ${run.resumesAt}`,
+    );
+  }
+  return lines;
 }
 
 /** BullMQ workers connected to a queue; null when Redis does not say. */

@@ -6,6 +6,7 @@ import { ENDPOINT_PARAMS, PARAM_NAMES, STREAM_NAMES, STREAM_SETTINGS, type Param
 import { cronProblem } from './cron-check.js';
 import { checkRedisSettings, redisConfigSchema } from './redis-settings.js';
 import { redisAddressProblem } from '../redis-address.js';
+import { parseBudgetWindow } from '../api/request-quota.js';
 import { REDIS_PREFIX_PATTERN, REDIS_PREFIX_RULE } from '../redis-keys.js';
 
 // A calendar day: the pattern alone would let 2026-02-31 through, and plans would hold days that never were.
@@ -97,6 +98,22 @@ export const apiConfigSchema = z
         error: 'expected requests per second (a number above 0, at most 10000) or "auto"',
       })
       .default(10),
+    /**
+     * Requests the API key may make per `requestBudgetWindow`, shared by every process of the Redis prefix; default none
+     * (no daily quota). The spec shows no quota: set it to the plan's. A backfill past what is left waits for the next
+     * window (docs/quota.md).
+     */
+    dailyRequestBudget: z.number().int().min(1).optional(),
+    /**
+     * The window `dailyRequestBudget` counts in: `24h` (default), `1h`, `30m`, `1d`. Windows start at multiples of it
+     * since the epoch, so a day's runs from 00:00 UTC; set it to how the API counts.
+     */
+    requestBudgetWindow: z
+      .string()
+      .refine((text) => parseBudgetWindow(text) !== undefined, { error: 'expected a window such as 24h, 1h, 30m or 1d' })
+      .default('24h'),
+    /** Share (0..0.9) of each window's budget kept for sync and scheduled runs; backfills use the rest; default 0.2. */
+    reservedForSync: z.number().min(0).max(0.9).default(0.2),
     /** Engine identifiers sent as the engines filter; default none, so the API's per-endpoint defaults apply. */
     engines: z.array(z.string().min(1)).default([]),
     /** Connections per pool; default 8. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { WaitingError, Worker, type Job } from 'bullmq';
+import { DelayedError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ApiError, AuthError, BrandAccessDeniedError, QuotaExceededError, RateLimitedError, StoppedWaitingError, TransientError, isBadEnvelope, refusesKey, type ApiClient } from '../api/index.js';
 import type { SyncConfig } from '../config/schema.js';
@@ -16,6 +16,8 @@ import { inlineSliceReader, type SliceReader } from './slice-reader.js';
 import { RunCancelledError, RunGaveUpError } from './run-cancel-watch.js';
 import { dropJobOfGoneRun, isRunGone } from './run-gone.js';
 import { deleteChunks } from './chunk-store.js';
+import { QuotaWaitError, withQuotaClass, type QuotaClass, type RequestQuota } from '../api/request-quota.js';
+import { parkForQuota, quotaClassOf, recordSliceRequests, sliceEstimate } from './quota-parking.js';
 
 export interface FetchProcessorDeps {
   redis: Redis;
@@ -48,6 +50,8 @@ export interface FetchProcessorDeps {
   lastServedAt?: () => number;
   /** Reads the slices: the fetch threads (`sync.fetchThreads`); default on this thread through `client`. */
   reader?: SliceReader;
+  /** The key's request budget per window (`api.dailyRequestBudget`); default none: no quota. docs/quota.md. */
+  quota?: RequestQuota;
 }
 
 /**
@@ -102,8 +106,17 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
       await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, unavailableFailure(outageGivenUp, deps.sync, 'skipped without a request: '));
       return;
     }
+    // A slice whose estimate does not fit what its run's class may still spend in the window is not begun: it waits.
+    const quotaClass: QuotaClass | undefined = deps.quota ? await quotaClassOf(deps, data.runId) : undefined;
+    if (deps.quota && quotaClass) {
+      const fits = await deps.quota.fits(quotaClass, await sliceEstimate(deps, data.stream));
+      if (!fits.granted) return parkForQuota(deps, deps.quota, job, lockToken, fits.resumesAt, log, carryTally);
+    }
+    const carriedRequests = tally.requests;
     try {
-      const { result, chunks } = await reader.read(data, token, tally);
+      const read = () => reader.read(data, token, tally);
+      const { result, chunks } = quotaClass ? await withQuotaClass(quotaClass, read) : await read();
+      if (deps.quota) await recordSliceRequests(deps, data.stream, tally.requests - carriedRequests).catch(() => undefined);
       // The read came back, complete or not: the API answers, and whatever outage the run met is over.
       await deps.outages?.over(data.runId).catch(() => undefined);
       if (result.status !== 'complete') log.warn({ status: result.status, problem: result.problem }, `slice ${result.status}`);
@@ -127,6 +140,16 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
       });
     } catch (error) {
       if (isRunGone(error)) throw error;
+      // The window's budget is spent (the ledger said so before a request, or a 429 of hours said so after one): the slice
+      // waits for the next window in the queue, not failed and spending no attempt. docs/quota.md.
+      if (deps.quota && error instanceof QuotaWaitError) return parkForQuota(deps, deps.quota, job, lockToken, error.resumesAt, log, carryTally);
+      if (deps.quota && error instanceof QuotaExceededError) {
+        const now = deps.quota.clock();
+        const until = error.retryAfterMs !== undefined ? now + error.retryAfterMs : deps.quota.windowAt(now).end;
+        await deps.quota.spentUntil(until);
+        log.warn({ until: new Date(until).toISOString(), err: describe(error) }, 'the API says the key\'s quota is spent: the slice waits for it');
+        return parkForQuota(deps, deps.quota, job, lockToken, until, log, carryTally);
+      }
       // `bvsync cancel` dropped the run while the slice was paged: like its queued slices, this one is neither loaded nor
       // recorded (its _sync_state row stays what it was), and the reader has dropped what it wrote. Its calls still
       // count in the run's _sync_runs row, as the API counted them.

@@ -32,6 +32,7 @@ import type { Queues } from './queues.js';
 import type { Notifier } from '../notify/index.js';
 import { claimRunEndNotice, claimStaleNotice, sendRunEndNotices } from './run-notices.js';
 import { claimPrefixWarehouse } from './prefix-warehouse.js';
+import { slicesHeldElsewhere } from './held-slices.js';
 import type { RunMeta, RunStore } from './run-store.js';
 
 export interface LoadProcessorDeps {
@@ -145,7 +146,8 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     dimensions: (brandId) => dimensions.get(brandId) ?? NO_DIMENSIONS,
   });
   for (const gap of gaps) deps.log.warn({ run: runId, brand: gap.brandId, stream: gap.stream }, describeGap(gap));
-  const slices = meta.kind === 'backfill' && meta.skipComplete ? await withoutCompleteSlices(deps, runId, phase, planned) : planned;
+  const unheld = meta.kind === 'backfill' && meta.skipComplete ? await withoutCompleteSlices(deps, runId, phase, planned) : planned;
+  const { slices, held } = meta.kind === 'scheduled' ? await withoutHeldSlices(deps, runId, phase, unheld) : { slices: unheld, held: {} };
   if (mode.kind === 'incremental') {
     const planned: PlannedPhase = { runId, brands: meta.brands, streams: ofPhase, slices, today: mode.today };
     await warnOfDaysUnderOtherEngines(deps, planned);
@@ -159,14 +161,17 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     await deps.warehouse.startRun({ runId, kind: meta.kind, brands: meta.brands, streams: meta.streams, windowStart: from, windowEnd: to });
     await deps.runs.update(runId, { from, to });
   }
+  // Under a request budget a backfill reads its newest days first: the days it reaches before the budget stops it are the recent ones.
+  if (meta.kind === 'backfill' && deps.config.api.dailyRequestBudget !== undefined) slices.sort((a, b) => (b.day ?? '').localeCompare(a.day ?? ''));
   const withIds = slices.map((slice) => ({ ...slice, sliceId: `${slice.brandId}|${slice.stream}|${slice.key}` }));
   await deps.runs.recordPlanned(runId, withIds);
-  const skipped = planned.length - slices.length;
+  const skipped = unheld === planned ? 0 : planned.length - unheld.length;
   await deps.runs.update(runId, {
     phase,
     status: 'running',
     ...(gaps.length ? { gaps: [...(meta.gaps ?? []), ...gaps] } : {}),
     ...(skipped ? { skipped: { ...meta.skipped, [phase]: skipped } } : {}),
+    ...(Object.keys(held).length ? { held: addCounts(meta.held ?? {}, held) } : {}),
   });
   deps.log.info({ run: runId, phase, slices: slices.length }, 'planned');
   await enqueueFetches(
@@ -194,6 +199,32 @@ async function withoutCompleteSlices(deps: LoadProcessorDeps, runId: string, pha
   for (const own of await deps.runs.plannedOf(runId, [...complete])) complete.delete(own);
   if (complete.size) deps.log.info({ run: runId, phase, skipped: complete.size }, 'slices complete in the file are not read again (--skip-complete)');
   return planned.filter((slice) => !complete.has(`${slice.brandId}|${slice.stream}|${slice.key}`));
+}
+
+/**
+ * A scheduled run's slices less those another unfinished run holds (planned, not yet done): a tick that fires while an
+ * earlier run of the same days still reads them would otherwise send every request of those slices twice. The slices
+ * left out are counted per `brand|stream`; finalize moves no cursor of those (the holding run moves it when it ends).
+ */
+async function withoutHeldSlices(deps: LoadProcessorDeps, runId: string, phase: number, planned: PlannedSlice[]): Promise<{ slices: PlannedSlice[]; held: Record<string, number> }> {
+  const ids = planned.map((slice) => `${slice.brandId}|${slice.stream}|${slice.key}`);
+  const holders = await slicesHeldElsewhere(deps.runs, runId, ids);
+  if (holders.size === 0) return { slices: planned, held: {} };
+  const held: Record<string, number> = {};
+  for (const slice of planned) {
+    if (!holders.has(`${slice.brandId}|${slice.stream}|${slice.key}`)) continue;
+    const group = `${slice.brandId}|${slice.stream}`;
+    held[group] = (held[group] ?? 0) + 1;
+  }
+  deps.log.info({ run: runId, phase, held: holders.size, by: [...new Set(holders.values())] }, 'slices an unfinished run still reads are left to it, not read twice');
+  deps.metrics?.slicesHeld?.(holders.size);
+  return { slices: planned.filter((_, index) => !holders.has(ids[index]!)), held };
+}
+
+function addCounts(into: Record<string, number>, more: Record<string, number>): Record<string, number> {
+  const sum = { ...into };
+  for (const [key, count] of Object.entries(more)) sum[key] = (sum[key] ?? 0) + count;
+  return sum;
 }
 
 /** For a stream with no cursor yet: the days slices already loaded (by a backfill) have complete, unbroken. */
@@ -510,6 +541,8 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
       for (const stream of meta.streams) {
         // A stream that planned nothing moved nothing: its cursor moving on would leave those days unread for good.
         if (meta.gaps?.some((gap) => gap.brandId === brandId && gap.stream === stream)) continue;
+        // Days another run read for this one (withoutHeldSlices) are that run's to count: its finalize moves the cursor.
+        if (meta.held?.[`${brandId}|${stream}`]) continue;
         const own = states.filter((state) => state.brandId === brandId && state.stream === stream);
         const current = stored.get(`${brandId}|${stream}`);
         const next = nextCursor(current, meta.today, own);

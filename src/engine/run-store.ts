@@ -32,6 +32,11 @@ export interface RunMeta {
   skipComplete?: boolean;
   /** How many planned slices `skipComplete` left out, by plan phase (a plan job replayed counts once); absent when none. */
   skipped?: Record<string, number>;
+  /**
+   * Slices a scheduled run left to another unfinished run that held them, per `brand|stream` (load-processor.ts,
+   * withoutHeldSlices); absent when none.
+   */
+  held?: Record<string, number>;
   /** Streams the planner could plan nothing for, per brand, and why (plan.ts, PlanGap); absent when none. */
   gaps?: PlanGap[];
   /**

@@ -23,6 +23,9 @@ import { claimPrefixWarehouse, failRunsOfRefusedFile, OtherWarehouseFileError, r
 import { redisKeys } from '../redis-keys.js';
 import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
+import { pickUpStuckPlans } from './held-slices.js';
+import { requestQuotaOf, resumeEachWindow } from './quota-parking.js';
+import { withRequestQuota, type RequestQuota } from '../api/request-quota.js';
 import type { Notifier } from '../notify/index.js';
 import { claimRunEndNotice, sendRunEndNotices } from './run-notices.js';
 import { watchRedisForFaults } from './redis-fault-watch.js';
@@ -80,6 +83,8 @@ export interface WorkerHostOptions {
   redisFaultAfterMs?: number;
   /** How long `stop()` lets running jobs finish before aborting them (ms), when not given to it; default 30 s. */
   stopDeadlineMs?: number;
+  /** The clock the request budget's windows are read by (ms since the epoch); default `Date.now`. Tests share the simulator's. */
+  clock?: () => number;
   /** Options of the working database when this process becomes the writer; default none. The reliability tests set
    * its load hooks to kill a worker inside a slice's transaction; production code has no reason to. */
   warehouse?: WarehouseOptions;
@@ -104,6 +109,9 @@ export class WorkerHost {
   /** What every call of this process, on any fetch thread, heard on the key: see fetch-processor.ts. */
   private readonly heard = new KeyAnswers();
   private lease: WriterLease | undefined;
+  /** The key's request budget per window, when `api.dailyRequestBudget` is set; and the timer that resumes its waiting slices. */
+  private quota: RequestQuota | undefined;
+  private stopResuming: (() => void) | undefined;
   private loadWorker: Worker | undefined;
   /** Each worker's own Redis connection: dropping a worker stuck closing must not cut the lease's, the queues' or the other worker's. */
   private readonly workerConnections = new Map<Worker, Redis>();
@@ -146,7 +154,10 @@ export class WorkerHost {
     // Before any worker starts: one that took jobs would fetch, and once the writer, load, the other file's runs.
     if (this.options.load !== false) await refuseOtherWarehouse(this.connection, prefix, config.db);
     this.queues = openQueues(this.connection, prefix);
-    const budget = createRedisRateBudget({ redis: this.connection, prefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log, firstAnswerFirst: true });
+    const rateBudget = createRedisRateBudget({ redis: this.connection, prefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log, firstAnswerFirst: true });
+    this.quota = requestQuotaOf(config, this.connection, this.options.clock);
+    const budget = this.quota ? withRequestQuota(rateBudget, this.quota) : rateBudget;
+    if (this.quota) this.stopResuming = resumeEachWindow(this.connection, prefix, this.queues, this.quota.clock, log);
     const metrics = this.options.metrics;
     const onRequest = (event: ApiRequestEvent): void => {
       // Every thread's calls come through here: whether the API answered anything lately is the process's to say.
@@ -198,6 +209,7 @@ export class WorkerHost {
         chunkRows: this.options.chunkRows,
         signal: this.abort.signal,
         stopping: () => this.stopping !== undefined,
+        quota: this.quota,
         metrics: this.options.metrics,
         access: new AccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
         outages: new OutageMemo(this.connection, prefix),
@@ -317,6 +329,10 @@ export class WorkerHost {
       void this.failRunOfLastAttempt(job, error).catch((failure: Error) => log.warn({ err: failure.message }, 'could not mark the run failed'));
     });
     log.info({ db: this.warehouse.path }, 'holding the DuckDB writer lease');
+    // A run left `planning` without its plan job (its command or scheduler stopped in between) is planned now, not left.
+    await pickUpStuckPlans(this.queues, new RunStore(this.connection, config.redisPrefix), log).catch((error: Error) =>
+      log.warn({ err: error.message }, 'could not look for runs left planning; the next writer looks again'),
+    );
   }
 
   /**
@@ -509,6 +525,7 @@ export class WorkerHost {
       this.stopRedisWatch?.();
       // Renewed while the fetch jobs drain, never taken: a process on its way out does not become the writer.
       this.lease?.retire();
+      this.stopResuming?.();
       // Slices being read finish; those waiting out a 429 (or the key's budget it blocked) go back to the queue.
       this.stopWaiting.abort();
       const timer = setTimeout(() => this.abort.abort(), deadlineMs);

@@ -35,6 +35,7 @@ export class PrometheusMetrics implements SyncMetrics {
   private readonly loadedRows: Counter<'table'>;
   private readonly rejectedRows: Counter<'stream'>;
   private readonly runsFinished: Counter<'kind' | 'status'>;
+  private readonly heldSlices: Counter;
   private queueSource: (() => Promise<Record<string, QueueCounts>>) | undefined;
   private writerSource: (() => boolean) | undefined;
   private diskSource: (() => Promise<DiskSpace | undefined>) | undefined;
@@ -53,6 +54,7 @@ export class PrometheusMetrics implements SyncMetrics {
     this.rejectedRows = new Counter({ name: 'bvsync_rows_rejected_total', help: 'Records that failed validation and went to _rejected_records, by stream', labelNames: ['stream'], registers });
 
     this.runsFinished = new Counter({ name: 'bvsync_runs_finished_total', help: 'Runs this process finalized as the writer, by kind and status', labelNames: ['kind', 'status'], registers });
+    this.heldSlices = new Counter({ name: 'bvsync_slices_held_total', help: 'Slices a scheduled run left to an unfinished run that was reading them, rather than read twice', registers });
     // Every series at 0 from the start: increase() sees a first failed run only if the series existed before it.
     for (const kind of RUN_KINDS) for (const status of FINISHED_RUN_STATUSES) this.runsFinished.inc({ kind, status }, 0);
 
@@ -117,6 +119,10 @@ export class PrometheusMetrics implements SyncMetrics {
 
   runFinished(kind: string, status: string): void {
     this.runsFinished.inc({ kind, status });
+  }
+
+  slicesHeld(count: number): void {
+    this.heldSlices.inc(count);
   }
 
   /**

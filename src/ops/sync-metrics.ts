@@ -30,4 +30,6 @@ export interface SyncMetrics {
   rowsRejected(stream: string, rows: number): void;
   /** The writer finalized a run (or marked it failed for good) with this status. */
   runFinished(kind: string, status: string): void;
+  /** A scheduled run's plan left this many slices to the unfinished run that held them (not read twice). */
+  slicesHeld?(count: number): void;
 }

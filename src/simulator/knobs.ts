@@ -81,6 +81,11 @@ export const knobsSchema = z
      */
     quotaSpent: z.boolean(),
     /**
+     * Requests each API key is served per UTC day of the simulator's clock; past it, 429 `daily_quota_exceeded` with a
+     * `Retry-After` of the seconds left in the day. 0 (default): no daily quota.
+     */
+    dailyQuota: z.number().int().min(0),
+    /**
      * An engine id the API does not know in an `engines` filter: refused with 400 (`refuse`, default), or dropped, the
      * endpoint's default engines applied when none is left and echoed in `info.query` (`default`), as an API may.
      */
@@ -137,6 +142,7 @@ export const DEFAULT_KNOBS: Knobs = {
   dryRunAnswer: 'ids',
   realWritesAnswered: -1,
   quotaSpent: false,
+  dailyQuota: 0,
   unknownEngines: 'refuse',
   echoMirror: false,
   endDayLeftOut: false,

@@ -238,6 +238,12 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
       sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
       return log(429);
     }
+    const quotaBackInS = sim.takeDailyQuota(rateKey);
+    if (quotaBackInS !== undefined) {
+      const outcome = errorOutcome(new SimulatorApiError(429, 'daily_quota_exceeded', 'the daily request quota of this API key is spent', [], { 'retry-after': String(quotaBackInS) }));
+      sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);
+      return log(429);
+    }
     if (knobs.quotaSpent) {
       const outcome = errorOutcome(new SimulatorApiError(429, 'monthly_quota_exceeded', 'the monthly request quota of this API key is spent', [], { 'retry-after': '86400' }));
       sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);
