@@ -35,6 +35,8 @@ export class PrometheusMetrics implements SyncMetrics {
   private readonly loadedRows: Counter<'table'>;
   private readonly rejectedRows: Counter<'stream'>;
   private readonly runsFinished: Counter<'kind' | 'status'>;
+  private readonly healDisagreements: Gauge;
+  private readonly healRequests: Counter;
   private queueSource: (() => Promise<Record<string, QueueCounts>>) | undefined;
   private writerSource: (() => boolean) | undefined;
   private diskSource: (() => Promise<DiskSpace | undefined>) | undefined;
@@ -55,6 +57,9 @@ export class PrometheusMetrics implements SyncMetrics {
     this.runsFinished = new Counter({ name: 'bvsync_runs_finished_total', help: 'Runs this process finalized as the writer, by kind and status', labelNames: ['kind', 'status'], registers });
     // Every series at 0 from the start: increase() sees a first failed run only if the series existed before it.
     for (const kind of RUN_KINDS) for (const status of FINISHED_RUN_STATUSES) this.runsFinished.inc({ kind, status }, 0);
+
+    this.healDisagreements = new Gauge({ name: 'bvsync_heal_disagreements', help: 'Brand, family and day triples that still disagree with the API after sync.heal re-read them (docs/healing.md)', registers });
+    this.healRequests = new Counter({ name: 'bvsync_heal_requests_total', help: 'API requests of sync.heal rounds: comparisons and re-reads', registers });
 
     const self = this;
     new Gauge({
@@ -117,6 +122,11 @@ export class PrometheusMetrics implements SyncMetrics {
 
   runFinished(kind: string, status: string): void {
     this.runsFinished.inc({ kind, status });
+  }
+
+  healRound(round: { status: string; persisting: number; requests: number }): void {
+    this.healDisagreements.set(round.persisting);
+    this.healRequests.inc(round.requests);
   }
 
   /**

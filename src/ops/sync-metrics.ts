@@ -30,4 +30,6 @@ export interface SyncMetrics {
   rowsRejected(stream: string, rows: number): void;
   /** The writer finalized a run (or marked it failed for good) with this status. */
   runFinished(kind: string, status: string): void;
+  /** A round of `sync.heal` ended: its status, the disagreements it leaves persisting, its requests (docs/healing.md). */
+  healRound?(round: { status: string; persisting: number; requests: number }): void;
 }
