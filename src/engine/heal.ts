@@ -5,6 +5,7 @@ import { addDays, eachDay } from '../days.js';
 import type { Logger } from '../log.js';
 import type { Notifier } from '../notify/index.js';
 import type { SyncMetrics } from '../ops/sync-metrics.js';
+import { isStreamName } from '../streams/registry.js';
 import { CallBudget } from '../verify/call-budget.js';
 import { FIGURE_FAMILIES } from '../verify/families.js';
 import type { DayWindow } from '../verify/figure.js';
@@ -108,9 +109,10 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
   const { triples, unresolved } = disagreementsOf(report);
   const carried = triples.filter((each) => remembered.has(each));
   // The newest days first: older ones had more time for their answers to arrive, and the next round sees them again.
-  const candidates = triples.filter((each) => !remembered.has(each)).sort((a, b) => parseTriple(b).day.localeCompare(parseTriple(a).day) || a.localeCompare(b));
+  // A family is read again through the stream of its name; one without such a stream could only be reported.
+  const candidates = triples.filter((each) => !remembered.has(each) && isStreamName(parseTriple(each).family)).sort((a, b) => parseTriple(b).day.localeCompare(parseTriple(a).day) || a.localeCompare(b));
   const reread = candidates.slice(0, settings.maxReadCalls);
-  const leftUnread = [...carried, ...candidates.slice(settings.maxReadCalls)].sort();
+  const leftUnread = triples.filter((each) => !reread.includes(each));
   const round: Omit<HealRound, 'startedAt' | 'finishedAt'> = {
     healId: meta.runId,
     readRunId: reread.length ? healRunId(meta.runId) : null,
