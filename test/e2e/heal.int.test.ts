@@ -4,6 +4,7 @@ import { scheduledRunId } from '../../src/engine/scheduler.js';
 import { enqueueRun } from '../../src/engine/start-run.js';
 import { WorkerHost } from '../../src/engine/worker-host.js';
 import { Notifier } from '../../src/notify/notifier.js';
+import { PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';
 import { cliEnv, engineFixture, queryFile, runBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
 import { until } from '../support/until.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -51,8 +52,15 @@ async function scheduledRunHealed(fx: EngineFixture, today: string): Promise<Rou
   return round!;
 }
 
-function startHost(fx: EngineFixture): WorkerHost {
-  return new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000, notifier: new Notifier({ config: fx.config, log: fx.log, retryBaseMs: 10 }) });
+function startHost(fx: EngineFixture, metrics?: PrometheusMetrics): WorkerHost {
+  const notifier = new Notifier({ config: fx.config, log: fx.log, retryBaseMs: 10 });
+  return new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000, notifier, metrics });
+}
+
+/** The value of a metric without labels, as the worker's /metrics would show it. */
+async function metricValue(metrics: PrometheusMetrics, name: string): Promise<number> {
+  const [value] = (await metrics.registry.getSingleMetric(name)!.get()).values;
+  return value!.value;
 }
 
 describe('sync.heal with answers that arrive after the lookback', () => {
@@ -125,6 +133,7 @@ describe('sync.heal against range answers that disagree forever', () => {
   let host: WorkerHost;
   let receiver: WebhookReceiver;
   let brandId: number;
+  const metrics = new PrometheusMetrics({ processMetrics: false });
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
@@ -137,7 +146,7 @@ describe('sync.heal against range answers that disagree forever', () => {
     });
     [brandId] = fx.config.brands as [number];
     fx.sim.setKnobs({ rangeSurplusDays: [STUCK_DAY] });
-    host = startHost(fx);
+    host = startHost(fx, metrics);
     await host.start();
   }, 60_000);
   afterAll(async () => {
@@ -158,6 +167,7 @@ describe('sync.heal against range answers that disagree forever', () => {
     const payload = receiver.received[0]!.json();
     expect(payload.event).toBe('verify_disagreement');
     expect(payload.disagreements).toContainEqual({ brand: brandId, family: 'conversations', day: STUCK_DAY });
+    expect(await metricValue(metrics, 'bvsync_heal_disagreements')).toBe(round.persisting.length);
   }, 240_000);
 
   it('does not re-read it or tell of it again at the next scheduled run, and status says it persists', async () => {
