@@ -148,7 +148,10 @@ export const healConfigSchema = z
      * whole-window comparison is one request per family and brand, plus pages: a smaller budget compares nothing more.
      */
     maxCalls: z.number().int().min(0).max(100_000).default(60),
-    /** Most requests the re-read may make, counted as one per brand, stream and day; the newest days go first. Default 100. */
+    /**
+     * Most requests the re-read may make, each day of a stream counted at what a day of it cost the scheduled run; the
+     * newest days go first. Default 100.
+     */
     maxReadCalls: z.number().int().min(0).max(100_000).default(100),
   })
   .strict();

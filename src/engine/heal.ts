@@ -108,10 +108,19 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
   const { report, requests } = await compare(deps, meta.brands, window, FIGURE_FAMILIES.map((family) => family.name), settings.maxCalls);
   const { triples, unresolved } = disagreementsOf(report);
   const carried = triples.filter((each) => remembered.has(each));
-  // The newest days first: older ones had more time for their answers to arrive, and the next round sees them again.
+  // The newest days first, until the read budget is spent: older ones had more time for their answers to arrive.
   // A family is read again through the stream of its name; one without such a stream could only be reported.
   const candidates = triples.filter((each) => !remembered.has(each) && isStreamName(parseTriple(each).family)).sort((a, b) => parseTriple(b).day.localeCompare(parseTriple(a).day) || a.localeCompare(b));
-  const reread = candidates.slice(0, settings.maxReadCalls);
+  const costOf = await dayCosts(deps, meta);
+  const reread: string[] = [];
+  let cost = 0;
+  for (const each of candidates) {
+    const { brand, family } = parseTriple(each);
+    const more = costOf(brand, family);
+    if (cost + more > settings.maxReadCalls) break;
+    cost += more;
+    reread.push(each);
+  }
   const leftUnread = triples.filter((each) => !reread.includes(each));
   const round: Omit<HealRound, 'startedAt' | 'finishedAt'> = {
     healId: meta.runId,
@@ -134,6 +143,16 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
   if (!reread.length) return finishRound(deps, round);
   await startReread(deps, meta, reread);
   await deps.warehouse.saveHealRound(round, false);
+}
+
+/**
+ * What re-reading one day of a brand's stream is likely to cost: the requests a day of it took in the scheduled run
+ * (pages, and the slices of its pages or ownerships), at least one. A stream the run did not read counts one.
+ */
+async function dayCosts(deps: HealDeps, meta: RunMeta): Promise<(brandId: number, stream: string) => number> {
+  const counters = await deps.runs.counters(meta.runId);
+  const days = meta.from && meta.to ? eachDay(meta.from, meta.to).length : 1;
+  return (brandId, stream) => Math.max(1, Math.ceil((counters.get(`${brandId}|${stream}`)?.requests ?? 0) / days));
 }
 
 /** A run of kind `heal`: a backfill of the triples' days and streams (a family is named after its stream), the rest left out. */

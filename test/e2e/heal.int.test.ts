@@ -17,7 +17,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 
 const FIRST_TODAY = '2026-11-20';
 const STREAMS = ['visibility', 'competitors', 'tracked_urls', 'conversations', 'citations', 'product_ranking'];
-const HEAL = { days: 5, maxCalls: 200, maxReadCalls: 40 };
+const HEAL = { days: 5, maxCalls: 200, maxReadCalls: 200 };
 
 interface Round {
   status: string;
@@ -124,6 +124,35 @@ describe('sync.heal with answers that arrive after the lookback', () => {
     expect(round.disagreeing_before.length).toBeGreaterThan(0);
     expect(round.status).toBe('healed');
     expect(await shortDays(addDays(today, -HEAL.days), addDays(today, -1))).toEqual([]);
+  }, 240_000);
+});
+
+describe('sync.heal with a read budget too small for every late day', () => {
+  let fx: EngineFixture;
+  let host: WorkerHost;
+
+  beforeAll(async () => {
+    fx = await engineFixture('heal-capped', {
+      sim: { brands: 1, lateShare: 0.3, lateDays: 3 },
+      config: { sync: { initialDays: 6, lookbackDays: 1, fetchConcurrency: 8, heal: { ...HEAL, maxReadCalls: 12 } } },
+    });
+    host = startHost(fx);
+    await host.start();
+  }, 60_000);
+  afterAll(async () => {
+    await host?.stop();
+    await fx?.cleanup();
+  });
+
+  it('re-reads the newest days first and records the rest as left unread', async () => {
+    await scheduledRunHealed(fx, FIRST_TODAY);
+    fx.sim.advanceClock(3);
+    const round = await scheduledRunHealed(fx, fx.sim.truth.today());
+    const dayOf = (each: string) => each.split('|')[2]!;
+    expect(round.reread.length).toBeGreaterThan(0);
+    expect(round.left_unread.length).toBeGreaterThan(0);
+    expect(round.reread.map(dayOf).sort()[0]! >= round.left_unread.map(dayOf).sort().at(-1)!).toBe(true);
+    expect(round.status).toBe('disagree');
   }, 240_000);
 });
 
