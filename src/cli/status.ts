@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Queue } from 'bullmq';
 import { Command } from 'commander';
-import type { DuckDBResultReader } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import { textTable } from '../text-table.js';
 import { integerOption } from './integer-option.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../engine/queues.js';
@@ -20,6 +20,7 @@ import { openReadOnly } from '../warehouse/published-database.js';
 import { plainValue, readRows, type PlainRow } from '../warehouse/read-rows.js';
 import { formatResult } from '../warehouse/result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
+import { lastFinishedHealRound } from '../warehouse/heal-log.js';
 import { prefixWarehouse } from '../engine/prefix-warehouse.js';
 import { quotaStatus, type QuotaStatus } from '../engine/quota-parking.js';
 import { publishedWarehouseId, warehouseIdentity, warehouseLine, type WarehouseIdentity } from './warehouse-line.js';
@@ -108,6 +109,11 @@ interface StatusReport {
   warehouse: WarehouseIdentity;
   /** The request budget's window and the runs waiting for the next one (docs/quota.md); null without `api.dailyRequestBudget`. */
   requestBudget: QuotaStatus | null;
+  /**
+   * The newest finished round of `sync.heal` (docs/healing.md), with the `brand|family|day` triples it leaves
+   * persisting: re-read, and still disagreeing with the API. Null when the file has none.
+   */
+  healing?: { run: string; status: string; window: string; finishedAt: string | null; persisting: string[] } | null;
 }
 
 
@@ -214,6 +220,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);
     report.slicesNotCompleteTotal = tables.failuresTotal;
+    report.healing = await lastHealing(db.connection);
     const { backfills, notPlanned } = await backfillsToAdvise(config, report.today, (sql, params) => readRows(db.connection, sql, params), log);
     report.slicesNoLongerPlanned = notPlanned;
     report.slicesNotCompleteDays = backfills.length
@@ -295,6 +302,22 @@ function listedFromWarehouse(run: RunRow): ListedRun {
   };
 }
 
+/** The newest finished round of `sync.heal`; null when there is none, or the file predates `_heal_runs` (migration 017). */
+async function lastHealing(connection: DuckDBConnection): Promise<StatusReport['healing']> {
+  const round = await lastFinishedHealRound((sql, params) => readRows(connection, sql, params)).catch(() => undefined);
+  if (!round) return null;
+  return { run: round.healId, status: round.status, window: `${round.windowStart}..${round.windowEnd}`, finishedAt: round.finishedAt, persisting: round.persisting };
+}
+
+/** One line: what the newest healing round left disagreeing, or that it left nothing. */
+export function healingLine(healing: NonNullable<StatusReport['healing']>): string {
+  const head = `Healing (sync.heal): the round after ${healing.run} (${healing.window}) ended ${healing.status}`;
+  if (!healing.persisting.length) return `${head}; nothing it re-read still disagrees`;
+  const shown = healing.persisting.slice(0, 5).join(', ');
+  const more = healing.persisting.length > 5 ? ` and ${healing.persisting.length - 5} more` : '';
+  return `${head}; ${healing.persisting.length} brand|family|day still disagree after a re-read and are not re-read again: ${shown}${more} (bvsync verify shows the figures)`;
+}
+
 function renderStatus(report: StatusReport, tables: DatabaseTables | undefined): string {
   const out: string[] = [];
   if (report.redis.error) out.push(`Redis: ${report.redis.error}`);
@@ -360,6 +383,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     if (tables.failuresTotal > shown) {
       out.push(`${tables.failuresTotal - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`);
     }
+    if (report.healing) out.push('', healingLine(report.healing));
     const advice = report.slicesNotCompleteDays;
     if (advice) out.push(`${advice.command} reads again only the slices of those streams and days not complete (those the config still plans)`);
     const notPlanned = report.slicesNoLongerPlanned ?? 0;

@@ -155,6 +155,24 @@ export const scheduleSchema = z
   })
   .strict();
 
+/** `sync.heal`: verify the days before each scheduled run's today, and re-read those that disagree (docs/healing.md). */
+export const healConfigSchema = z
+  .object({
+    /** Days verified, ending the day before the scheduled run's today; default 7 (longer than answers take to arrive). */
+    days: z.number().int().min(1).max(90).default(7),
+    /**
+     * Most API requests one round's comparisons make (the first and the one after the re-read); default 60. The
+     * whole-window comparison is one request per family and brand, plus pages: a smaller budget compares nothing more.
+     */
+    maxCalls: z.number().int().min(0).max(100_000).default(60),
+    /**
+     * Most requests the re-read may make, each day of a stream counted at what a day of it cost the scheduled run; the
+     * newest days go first. Default 100.
+     */
+    maxReadCalls: z.number().int().min(0).max(100_000).default(100),
+  })
+  .strict();
+
 export const syncConfigSchema = z
   .object({
     /** Streams a plain `sync` runs; default every stream but the opt-in ones (docs/tables.md, "Engines"). */
@@ -188,6 +206,8 @@ export const syncConfigSchema = z
      * restart), before its attempts are spent as for any other failure; default 10 minutes, 0 = not waited out.
      */
     outageToleranceMinutes: z.number().min(0).max(1440).default(10),
+    /** Self-healing after each scheduled run (docs/healing.md); off when absent. */
+    heal: healConfigSchema.optional(),
     // Each stream's own settings (src/streams/<name>.ts, `settings`).
     ...STREAM_SETTINGS,
   })
@@ -211,7 +231,7 @@ export const warehouseConfigSchema = z
   .strict();
 
 /** The events a webhook can ask for (docs/operations.md, "Notifications"). */
-export const NOTIFY_EVENTS = ['run_failed', 'run_incomplete', 'stale', 'key_refused', 'machine_fault'] as const;
+export const NOTIFY_EVENTS = ['run_failed', 'run_incomplete', 'stale', 'key_refused', 'machine_fault', 'verify_disagreement'] as const;
 
 /**
  * One webhook of `notify.webhooks`. The URL is a secret (a Slack webhook's path is its credential): a config error

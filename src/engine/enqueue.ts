@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Job } from 'bullmq';
 import { RunGoneError } from './run-gone.js';
-import type { CancelJobData, CommitJobData, FetchJobData, FinalizeJobData, PlanJobData, UncountedJobData } from './job-data.js';
+import type { CancelJobData, CommitJobData, FetchJobData, FinalizeJobData, HealJobData, PlanJobData, UncountedJobData } from './job-data.js';
 import type { Queues } from './queues.js';
 
 /**
@@ -41,6 +41,10 @@ export async function enqueueFetch(queues: Queues, data: FetchJobData): Promise<
 
 export async function enqueueCommit(queues: Queues, data: CommitJobData): Promise<void> {
   await addOfRun(queues, data.runId, () => queues.load.add('commit', data, { jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch) }));
+}
+
+export async function enqueueHeal(queues: Queues, data: HealJobData): Promise<void> {
+  await addOfRun(queues, data.runId, () => queues.load.add('heal', data, { jobId: jobId('heal', data.runId) }));
 }
 
 export async function enqueueFinalize(queues: Queues, data: FinalizeJobData): Promise<void> {

@@ -25,8 +25,9 @@ import { warnOfDaysNeverRead } from './unread-days-check.js';
 import { takeWaitingCommits } from './waiting-commits.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
-import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './enqueue.js';
-import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, uncountedJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
+import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueueHeal, enqueuePlan } from './enqueue.js';
+import { healAfter, healSlices } from './heal.js';
+import { cancelJobSchema, commitJobSchema, finalizeJobSchema, healJobSchema, parseJobData, planJobSchema, uncountedJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
 import { completeThrough, describeGap, firstIncrementalDay, lastPhase, needsOf, nextCursor, phaseOf, planPhase, type PlanMode, type PlannedPhase, type PlannedSlice } from './plan.js';
 import type { Queues } from './queues.js';
 import type { Notifier } from '../notify/index.js';
@@ -98,6 +99,8 @@ function loadJob(deps: LoadProcessorDeps) {
         return commit(deps, parseJobData(commitJobSchema, job.data, job), job);
       case 'finalize':
         return finalize(deps, parseJobData(finalizeJobSchema, job.data, job).runId);
+      case 'heal':
+        return healAfter(deps, await runMeta(deps, parseJobData(healJobSchema, job.data, job).runId));
       case 'cancel':
         return recordCancelled(deps, parseJobData(cancelJobSchema, job.data, job).runId);
       case 'uncounted':
@@ -118,7 +121,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   const meta = await runMeta(deps, runId);
   const streams = selectStreams(meta.streams);
   const mode: PlanMode =
-    meta.kind === 'backfill' ? { kind: 'backfill', from: meta.from!, to: meta.to!, today: meta.today } : { kind: 'incremental', today: meta.today };
+    meta.kind === 'backfill' || meta.kind === 'heal' ? { kind: 'backfill', from: meta.from!, to: meta.to!, today: meta.today } : { kind: 'incremental', today: meta.today };
   const cursors = new Map<string, string>();
   if (mode.kind === 'incremental') {
     const stored = await deps.warehouse.cursors();
@@ -146,7 +149,11 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     dimensions: (brandId) => dimensions.get(brandId) ?? NO_DIMENSIONS,
   });
   for (const gap of gaps) deps.log.warn({ run: runId, brand: gap.brandId, stream: gap.stream }, describeGap(gap));
-  const unheld = meta.kind === 'backfill' && meta.skipComplete ? await withoutCompleteSlices(deps, runId, phase, planned) : planned;
+  const unheld = meta.heal
+    ? healSlices(meta.heal.reads, planned)
+    : meta.kind === 'backfill' && meta.skipComplete
+      ? await withoutCompleteSlices(deps, runId, phase, planned)
+      : planned;
   const { slices, held } = meta.kind === 'scheduled' ? await withoutHeldSlices(deps, runId, phase, unheld) : { slices: unheld, held: {} };
   if (mode.kind === 'incremental') {
     const planned: PlannedPhase = { runId, brands: meta.brands, streams: ofPhase, slices, today: mode.today };
@@ -165,7 +172,8 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   if (meta.kind === 'backfill' && deps.config.api.dailyRequestBudget !== undefined) slices.sort((a, b) => (b.day ?? '').localeCompare(a.day ?? ''));
   const withIds = slices.map((slice) => ({ ...slice, sliceId: `${slice.brandId}|${slice.stream}|${slice.key}` }));
   await deps.runs.recordPlanned(runId, withIds);
-  const skipped = unheld === planned ? 0 : planned.length - unheld.length;
+  // A heal run's slices left out are not asked for, not skipped as complete.
+  const skipped = meta.heal || unheld === planned ? 0 : planned.length - unheld.length;
   await deps.runs.update(runId, {
     phase,
     status: 'running',
@@ -534,8 +542,8 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   const missing = await slicesMissingFromFile(deps, runId);
   const states = await deps.warehouse.sliceStates({ runId });
   // Days whose slices the file lacks must be read again: a cursor moved past them would leave them unread for good.
-  if (meta.kind !== 'backfill' && !missing) {
-    // A backfill only fills slices; the incremental position moves with incremental runs alone.
+  if (meta.kind !== 'backfill' && meta.kind !== 'heal' && !missing) {
+    // A backfill (or a heal run's re-read) only fills slices; the incremental position moves with incremental runs alone.
     const stored = await deps.warehouse.cursors();
     for (const brandId of meta.brands) {
       for (const stream of meta.streams) {
@@ -565,6 +573,8 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   deps.metrics?.runFinished(meta.kind, status);
   sendRunEndNotices(deps.notifier, notices.run, notices.stale, deps.log);
   warnOfStaleWal(deps.log, published);
+  // After the run is finished and published, so its command and status see it whatever the comparison takes.
+  if (deps.config.sync.heal && (meta.kind === 'scheduled' || meta.kind === 'heal')) await enqueueHeal(deps.queues, { runId });
   deps.log.info(
     { run: runId, status, failed, incomplete, published: published.path, publish: { mode: published.mode, ms: Math.round(published.ms), reason: published.fullCopyReason } },
     'run finished',

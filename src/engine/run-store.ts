@@ -44,6 +44,11 @@ export interface RunMeta {
    * (see `createOrAttach`); absent for scheduled runs, whose slot-derived id does the same.
    */
   windowKey?: string;
+  /**
+   * A run of kind `heal`: the scheduled run whose round it reads for, and the slices' brand, stream and day
+   * (`brand|stream|day`) it reads, the rest of its window left out (heal.ts); absent otherwise.
+   */
+  heal?: { of: string; reads: string[] };
   /** The published file the run was started for (absolute), so a writer of another file does not load it; absent in runs of older versions. */
   db?: string;
 }

@@ -59,7 +59,19 @@ export interface MachineFaultNotice {
   message: string;
 }
 
-export type Notice = RunNotice | StaleNotice | KeyRefusedNotice | MachineFaultNotice;
+/**
+ * Days whose rows still disagree with the API's range answers after `sync.heal` re-read them (event
+ * `verify_disagreement`): told once, when they first survive a re-read (docs/healing.md).
+ */
+export interface VerifyDisagreementNotice {
+  event: 'verify_disagreement';
+  /** The scheduled run whose healing round found them. */
+  run: string;
+  window: { from: string; to: string };
+  disagreements: Array<{ brand: number; family: string; day: string }>;
+}
+
+export type Notice = RunNotice | StaleNotice | KeyRefusedNotice | MachineFaultNotice | VerifyDisagreementNotice;
 
 /** Every notice names its event with the config's words. */
 export type NoticeEvent = Notice['event'] & NotifyEvent;

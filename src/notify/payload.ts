@@ -30,6 +30,9 @@ export function slackPayload(notice: Notice, source: NoticeSource): { text: stri
   if (notice.event === 'stale') {
     for (const row of notice.stale.slice(0, 10)) lines.push(`• brand ${row.brand} ${row.stream}: newest complete day ${row.newestCompleteDay} (${row.ageHours} h)`);
   }
+  if (notice.event === 'verify_disagreement') {
+    for (const row of notice.disagreements.slice(0, 10)) lines.push(`• brand ${row.brand} ${row.family} ${row.day}`);
+  }
   return { text: lines.join('\n') };
 }
 
@@ -50,5 +53,10 @@ export function summaryOf(notice: Notice): string {
       return `the API refused the API key (${notice.code}): ${notice.message}`;
     case 'machine_fault':
       return `machine fault (${notice.component}, ${notice.code}): ${notice.message}`;
+    case 'verify_disagreement':
+      return (
+        `${notice.disagreements.length} brand, family and day triples still disagree with the API after a re-read ` +
+        `(${notice.window.from}..${notice.window.to}); they are not re-read again: bvsync verify shows the figures`
+      );
   }
 }

@@ -36,6 +36,8 @@ export class PrometheusMetrics implements SyncMetrics {
   private readonly rejectedRows: Counter<'stream'>;
   private readonly runsFinished: Counter<'kind' | 'status'>;
   private readonly heldSlices: Counter;
+  private readonly healDisagreements: Gauge;
+  private readonly healRequests: Counter;
   private queueSource: (() => Promise<Record<string, QueueCounts>>) | undefined;
   private writerSource: (() => boolean) | undefined;
   private diskSource: (() => Promise<DiskSpace | undefined>) | undefined;
@@ -57,6 +59,9 @@ export class PrometheusMetrics implements SyncMetrics {
     this.heldSlices = new Counter({ name: 'bvsync_slices_held_total', help: 'Slices a scheduled run left to an unfinished run that was reading them, rather than read twice', registers });
     // Every series at 0 from the start: increase() sees a first failed run only if the series existed before it.
     for (const kind of RUN_KINDS) for (const status of FINISHED_RUN_STATUSES) this.runsFinished.inc({ kind, status }, 0);
+
+    this.healDisagreements = new Gauge({ name: 'bvsync_heal_disagreements', help: 'Brand, family and day triples that still disagree with the API after sync.heal re-read them (docs/healing.md)', registers });
+    this.healRequests = new Counter({ name: 'bvsync_heal_requests_total', help: 'API requests of sync.heal rounds: comparisons and re-reads', registers });
 
     const self = this;
     new Gauge({
@@ -123,6 +128,11 @@ export class PrometheusMetrics implements SyncMetrics {
 
   slicesHeld(count: number): void {
     this.heldSlices.inc(count);
+  }
+
+  healRound(round: { status: string; persisting: number; requests: number }): void {
+    this.healDisagreements.set(round.persisting);
+    this.healRequests.inc(round.requests);
   }
 
   /**

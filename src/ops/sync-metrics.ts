@@ -32,4 +32,6 @@ export interface SyncMetrics {
   runFinished(kind: string, status: string): void;
   /** A scheduled run's plan left this many slices to the unfinished run that held them (not read twice). */
   slicesHeld?(count: number): void;
+  /** A round of `sync.heal` ended: its status, the disagreements it leaves persisting, its requests (docs/healing.md). */
+  healRound?(round: { status: string; persisting: number; requests: number }): void;
 }

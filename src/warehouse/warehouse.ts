@@ -39,6 +39,7 @@ import { planTable, type TablePlan } from './table-plan.js';
 import { WarehouseError } from './warehouse-error.js';
 import { writerFaultOf, type WriterFault } from './writer-fault.js';
 import { warehouseIdOf } from './warehouse-id.js';
+import { healRound, lastFinishedHealRound, saveHealRound, type HealRound } from './heal-log.js';
 import type { FinishedRunStatus, RunLogStatus } from '../vocabulary.js';
 
 export interface WarehouseOptions {
@@ -202,6 +203,33 @@ export class Warehouse {
   /** Freshness per brand and stream: the newest day complete before `today` (today itself is partial). */
   newestCompletePastDays(today: string): Promise<NewestCompleteDay[]> {
     return this.serial(() => newestCompletePastDays(this.reader(), today));
+  }
+
+  /** Records a round of `sync.heal` in `_heal_runs` (heal-log.ts); `finished` stamps its end. */
+  saveHealRound(round: Omit<HealRound, 'startedAt' | 'finishedAt'>, finished: boolean): Promise<void> {
+    return this.serial(() => this.fenced(() => saveHealRound(this.connection, round, finished)));
+  }
+
+  healRound(healId: string): Promise<HealRound | undefined> {
+    return this.serial(() => healRound(this.reader(), healId));
+  }
+
+  lastFinishedHealRound(): Promise<HealRound | undefined> {
+    return this.serial(() => lastFinishedHealRound(this.reader()));
+  }
+
+  /**
+   * Work on a connection of its own to the same file, for reads that wait on the API between queries (`sync.heal`'s
+   * comparison): the writer's connection stays free, and the reads see what is committed.
+   */
+  async withReadConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    if (this.closed) throw new Error('the warehouse is closed');
+    const connection = await this.instance.connect();
+    try {
+      return await work(connection);
+    } finally {
+      connection.closeSync();
+    }
   }
 
   recentRuns(limit = 20): Promise<RunRow[]> {

@@ -68,6 +68,8 @@ const EXPECTED_KEYS: Record<string, string[]> = {
   _slice_commits: [],
   // One row: the file's id (migration 016).
   _warehouse: [],
+  // One row per scheduled run sync.heal followed (migration 017).
+  _heal_runs: ['heal_id'],
 };
 
 let tmp: ReturnType<typeof tempDir>;
