@@ -17,6 +17,7 @@ import type { Logger } from '../log.js';
 import { daySlicesNotComplete, freshnessTable, slicesNotCompleteTable, type RowReader } from '../warehouse/bookkeeping.js';
 import { dimensionReads } from '../warehouse/dimension-reads.js';
 import { openReadOnly } from '../warehouse/published-database.js';
+import { DRIFT_ADVICE, tableDrift, tableDriftLine, type TableDrift } from './schema-drift-lines.js';
 import { plainValue, readRows, type PlainRow } from '../warehouse/read-rows.js';
 import { formatResult } from '../warehouse/result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
@@ -105,6 +106,8 @@ interface StatusReport {
   rate: KeyRate | null;
   /** The published copy's warehouse id and the one the Redis prefix records (src/engine/prefix-warehouse.ts). */
   warehouse: WarehouseIdentity;
+  /** Per table, what the API sent that the spec does not show (docs/schema-drift.md); null without a file that records it. */
+  schemaDrift: TableDrift[] | null;
 }
 
 
@@ -151,6 +154,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     slicesNoLongerPlanned: null,
     rate: null,
     warehouse: warehouseIdentity(config.redisPrefix, null, null),
+    schemaDrift: null,
   };
   let recorded: Awaited<ReturnType<typeof prefixWarehouse>>;
   const redis = await redisFor(config, log).catch((error: Error) => {
@@ -211,6 +215,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.slicesNotCompleteTotal = tables.failuresTotal;
     const { backfills, notPlanned } = await backfillsToAdvise(config, report.today, (sql, params) => readRows(db.connection, sql, params), log);
     report.slicesNoLongerPlanned = notPlanned;
+    report.schemaDrift = await tableDrift(db.connection);
     report.slicesNotCompleteDays = backfills.length
       ? {
           first: backfills.map((each) => each.from).sort()[0]!,
@@ -363,6 +368,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
           'or a setting changed): the advised backfill does not read them',
       );
     }
+    if (report.schemaDrift?.length) out.push('', 'Schema drift', ...report.schemaDrift.map(tableDriftLine), DRIFT_ADVICE);
   }
   return `${out.join('\n')}\n`;
 }
