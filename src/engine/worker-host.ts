@@ -357,8 +357,8 @@ export class WorkerHost {
       const promoted = await warehouse.promote(config.sync.promote);
       if (!promoted.added.length && !promoted.moved) return;
       log.info({ added: promoted.added, rows: promoted.moved }, 'moved the fields of sync.promote out of _extra into their columns');
-      // Analysts see the columns now, not after the next run.
-      await warehouse.publish(config.db);
+      // Analysts see the columns now, not after the next run; whole, as the publish journal records rows, not columns.
+      await warehouse.publish(config.db, { incremental: false });
     } catch (error) {
       this.warehouse = undefined;
       await warehouse.close().catch(() => undefined);

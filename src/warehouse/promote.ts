@@ -61,24 +61,36 @@ export async function promoteFields(
   checkPromotions(promote, catalog, promoted);
   const added: string[] = [];
   let moved = 0;
-  await connection.run('BEGIN TRANSACTION');
-  try {
+  // Two transactions: DuckDB refuses to commit an UPDATE of a table altered in the same transaction. A crash between
+  // them leaves empty columns recorded as promoted, which the next call fills.
+  await fencedTransaction(connection, fence, async () => {
     for (const { table, field, type } of entries) {
-      const name = `main.${quoteIdent(table)}`;
-      if (!catalog.get(table)!.columns.some((column) => column.name === field)) {
-        await connection.run(`ALTER TABLE ${name} ADD COLUMN ${quoteIdent(field)} ${type}`);
-        await connection.run('INSERT INTO _promoted_fields VALUES ($1, $2, $3, current_timestamp) ON CONFLICT DO NOTHING', [table, field, type]);
-        added.push(`${table}.${field}`);
-      }
+      if (catalog.get(table)!.columns.some((column) => column.name === field)) continue;
+      await connection.run(`ALTER TABLE main.${quoteIdent(table)} ADD COLUMN ${quoteIdent(field)} ${type}`);
+      await connection.run('INSERT INTO _promoted_fields VALUES ($1, $2, $3, current_timestamp) ON CONFLICT DO NOTHING', [table, field, type]);
+      added.push(`${table}.${field}`);
+    }
+  });
+  await fencedTransaction(connection, fence, async () => {
+    for (const { table, field, type } of entries) {
       const key = `'${field.replaceAll("'", "''")}'`;
       // json_merge_patch with a null removes the key (RFC 7396); an _extra left empty becomes NULL, as the loader stores it.
       const result = await connection.run(
-        `UPDATE ${name} SET ${quoteIdent(field)} = ${fieldValueSql(field, type)},
+        `UPDATE main.${quoteIdent(table)} SET ${quoteIdent(field)} = ${fieldValueSql(field, type)},
            _extra = nullif(json_merge_patch(_extra, json_object(${key}, NULL)), '{}'::JSON)
          WHERE _extra IS NOT NULL AND list_contains(json_keys(_extra), ${key})`,
       );
       moved += Number(result.rowsChanged);
     }
+  });
+  return { added, moved };
+}
+
+/** Runs the work in one transaction whose COMMIT waits for the writer's fence; refused, it changes nothing. */
+async function fencedTransaction(connection: DuckDBConnection, fence: CommitFence | undefined, work: () => Promise<void>): Promise<void> {
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    await work();
     await fence?.confirm();
     await connection.run('COMMIT');
   } catch (error) {
@@ -86,5 +98,4 @@ export async function promoteFields(
     if (error instanceof WarehouseError || isWriterFenced(error)) throw error;
     throw new WarehouseError('promote_invalid', `sync.promote: moving fields out of _extra failed and changed nothing: ${(error as Error).message}`, { cause: error });
   }
-  return { added, moved };
 }

@@ -138,11 +138,15 @@ export class Warehouse {
    */
   promote(promote: Promotions): Promise<{ added: string[]; moved: number }> {
     return this.serial(async () => {
-      const result = await promoteFields(this.connection, this.catalog, promote, this.options.fence);
-      if (result.added.length) this.catalog = await readCatalog(this.connection);
-      this.promotions = promote;
-      this.plans.clear();
-      return result;
+      try {
+        const result = await promoteFields(this.connection, this.catalog, promote, this.options.fence);
+        this.promotions = promote;
+        return result;
+      } finally {
+        // A column added before a later step failed is in the file all the same.
+        if (Object.keys(promote).length) this.catalog = await readCatalog(this.connection);
+        this.plans.clear();
+      }
     });
   }
 
