@@ -68,6 +68,9 @@ const EXPECTED_KEYS: Record<string, string[]> = {
   _slice_commits: [],
   // One row: the file's id (migration 016).
   _warehouse: [],
+  // Migration 017: docs/schema-drift.md.
+  _schema_drift: ['table_name', 'kind', 'name', 'value'],
+  _promoted_fields: ['table_name', 'field'],
 };
 
 let tmp: ReturnType<typeof tempDir>;
