@@ -4,7 +4,7 @@ import type { Config } from '../../src/config/schema.js';
 import { WorkerHost } from '../../src/engine/worker-host.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
-import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
+import { cliEnv, engineFixture, queryFile, spawnBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
 import { backfillWithRunningWorkers } from '../ops/host-run.js';
 import { until } from '../support/until.js';
 import { tempDir } from '../support/tmp.js';
@@ -109,6 +109,13 @@ describe('a promotion the warehouse cannot make', () => {
       await warehouse.close();
       dir.remove();
     }
+  });
+
+  it('stops a sync with the message naming the key', async () => {
+    const config = writeCliConfig(later, { sync: { promote: { conversation: { x_score: 'DOUBLE' } } } });
+    const sync = await spawnBvsync(['sync', '--streams', 'conversations', '--today', '2026-11-20', '--config', config], cliEnv(later)).done;
+    expect(sync.code).toBe(1);
+    expect(sync.stderr).toMatch(/sync\.promote\.conversation: no table "conversation" with an _extra column/);
   });
 
   it('refuses a type the loader cannot fill at config load, naming the key', () => {
