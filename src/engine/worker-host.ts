@@ -11,6 +11,7 @@ import { duckdbSettings } from '../warehouse/duckdb-budget.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { openWarehouse, type Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
 import type { DriftEntry } from '../warehouse/schema-drift.js';
+import { WarehouseError } from '../warehouse/warehouse-error.js';
 import { isWriterFault, type WriterFault } from '../warehouse/writer-fault.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { AccessMemo } from './access-memo.js';
@@ -409,12 +410,14 @@ export class WorkerHost {
    * last writer takes to close. Undefined while there is hope. A
    * long-running `bvsync worker` ignores this and keeps trying with a growing wait, since an operator may fix the cause.
    */
-  writerProblem(): WriterUnavailableError | WriterFault | undefined {
+  writerProblem(): WriterUnavailableError | WriterFault | WarehouseError | undefined {
     if (this.writerFault) return this.writerFault;
     const cause = this.lastWriterError;
     if (!cause) return undefined;
     // A full disk met by the open (a log replayed into no room) says everything itself.
     if (isWriterFault(cause)) return cause;
+    // A sync.promote the file cannot take names its key itself: the config's to change (exit 2), not the file's.
+    if (cause instanceof WarehouseError && cause.code === 'promote_invalid') return cause;
     if (cause instanceof DatabaseLockedError) {
       const tries = this.writerFailures < LOCKED_OPENS_BEFORE_GIVING_UP;
       const closing = cause.heldByBvsync && performance.now() - this.writerFailingSince < BVSYNC_HOLDER_PATIENCE_MS;

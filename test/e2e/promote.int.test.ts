@@ -114,8 +114,8 @@ describe('a promotion the warehouse cannot make', () => {
   it('stops a sync with the message naming the key', async () => {
     const config = writeCliConfig(later, { sync: { promote: { conversation: { x_score: 'DOUBLE' } } } });
     const sync = await spawnBvsync(['sync', '--streams', 'conversations', '--today', '2026-11-20', '--config', config], cliEnv(later)).done;
-    expect(sync.code).toBe(1);
-    expect(sync.stderr).toMatch(/sync\.promote\.conversation: no table "conversation" with an _extra column/);
+    expect(sync.code).toBe(2);
+    expect(sync.stderr).toMatch(/^bvsync: sync\.promote\.conversation: no table "conversation" with an _extra column/m);
   });
 
   it('refuses a type the loader cannot fill at config load, naming the key', () => {
