@@ -9,7 +9,7 @@ import { proposedSettings, type NameProposal } from './doctor/name-search.js';
 import { proposalText } from './doctor/proposal-text.js';
 import { redactSecrets } from '../log.js';
 import { probeApiConfig } from './brand-access-probe.js';
-import { checkApiAndBrands, checkDiskRoom, checkRedis, checkRequired, checkWarehouse, type DoctorCheck } from './doctor/checks.js';
+import { checkApiAndBrands, checkDiskRoom, checkRedis, checkRequired, checkSchemaDrift, checkWarehouse, type DoctorCheck } from './doctor/checks.js';
 import { endpointNameOf } from './doctor/endpoints.js';
 import { MAX_PROBE_REQUESTS, probeParameters } from './doctor/param-probes.js';
 import { paramTable, verdictCounts } from './doctor/print.js';
@@ -88,6 +88,10 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
   const complete = checkRequired(config, add);
   if (await checkRedis(config, add)) await checkWarehouse(config, add);
   await checkDiskRoom(config, (check) => {
+    result.checks.push(check);
+    report(check);
+  });
+  await checkSchemaDrift(config, (check) => {
     result.checks.push(check);
     report(check);
   });

@@ -17,6 +17,7 @@ import type { Logger } from '../log.js';
 import { daySlicesNotComplete, freshnessTable, slicesNotCompleteTable, type RowReader } from '../warehouse/bookkeeping.js';
 import { dimensionReads } from '../warehouse/dimension-reads.js';
 import { openReadOnly } from '../warehouse/published-database.js';
+import { DRIFT_ADVICE, tableDrift, tableDriftLine, type TableDrift } from './schema-drift-lines.js';
 import { plainValue, readRows, type PlainRow } from '../warehouse/read-rows.js';
 import { formatResult } from '../warehouse/result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
@@ -114,6 +115,8 @@ interface StatusReport {
    * persisting: re-read, and still disagreeing with the API. Null when the file has none.
    */
   healing?: { run: string; status: string; window: string; finishedAt: string | null; persisting: string[] } | null;
+  /** Per table, what the API sent that the spec does not show (docs/schema-drift.md); null without a file that records it. */
+  schemaDrift: TableDrift[] | null;
 }
 
 
@@ -161,6 +164,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     rate: null,
     warehouse: warehouseIdentity(config.redisPrefix, null, null),
     requestBudget: null,
+    schemaDrift: null,
   };
   let recorded: Awaited<ReturnType<typeof prefixWarehouse>>;
   const redis = await redisFor(config, log).catch((error: Error) => {
@@ -223,6 +227,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.healing = await lastHealing(db.connection);
     const { backfills, notPlanned } = await backfillsToAdvise(config, report.today, (sql, params) => readRows(db.connection, sql, params), log);
     report.slicesNoLongerPlanned = notPlanned;
+    report.schemaDrift = await tableDrift(db.connection);
     report.slicesNotCompleteDays = backfills.length
       ? {
           first: backfills.map((each) => each.from).sort()[0]!,
@@ -393,6 +398,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
           'or a setting changed): the advised backfill does not read them',
       );
     }
+    if (report.schemaDrift?.length) out.push('', 'Schema drift', ...report.schemaDrift.map(tableDriftLine), DRIFT_ADVICE);
   }
   return `${out.join('\n')}\n`;
 }

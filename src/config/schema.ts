@@ -19,6 +19,14 @@ const day = z
   });
 const streamName = z.enum(STREAM_NAMES);
 
+/** Column types `sync.promote` takes: those the loader converts (src/warehouse/cell-converters.ts). */
+export const PROMOTABLE_TYPES = ['BIGINT', 'INTEGER', 'SMALLINT', 'DOUBLE', 'BOOLEAN', 'VARCHAR', 'JSON', 'DATE', 'TIMESTAMP', 'TIMESTAMPTZ'] as const;
+const tableName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'expected a table name such as conversations (docs/tables.md)');
+const promotedType = z.preprocess(
+  (value) => (typeof value === 'string' ? value.trim().toUpperCase() : value),
+  z.enum(PROMOTABLE_TYPES, { error: (issue) => `${JSON.stringify(issue.input)} is not a type a promoted field can take; expected one of ${PROMOTABLE_TYPES.join(', ')}` }),
+);
+
 const paramMapping = z
   .record(z.string(), z.string().min(1))
   .superRefine((mapping, ctx) => {
@@ -208,6 +216,12 @@ export const syncConfigSchema = z
     outageToleranceMinutes: z.number().min(0).max(1440).default(10),
     /** Self-healing after each scheduled run (docs/healing.md); off when absent. */
     heal: healConfigSchema.optional(),
+    /**
+     * Fields of `_extra` held in a column of their own: `{ "<table>": { "<field>": "<type>" } }`; default none. The
+     * writer adds the column and moves every stored row's value into it, with no API call (docs/schema-drift.md). The
+     * table and whether the field is already a column are checked when the writer opens the warehouse.
+     */
+    promote: z.record(tableName, z.record(z.string().min(1, 'name the field as it appears in _extra'), promotedType)).default({}),
     // Each stream's own settings (src/streams/<name>.ts, `settings`).
     ...STREAM_SETTINGS,
   })
@@ -231,7 +245,7 @@ export const warehouseConfigSchema = z
   .strict();
 
 /** The events a webhook can ask for (docs/operations.md, "Notifications"). */
-export const NOTIFY_EVENTS = ['run_failed', 'run_incomplete', 'stale', 'key_refused', 'machine_fault', 'verify_disagreement'] as const;
+export const NOTIFY_EVENTS = ['run_failed', 'run_incomplete', 'stale', 'key_refused', 'machine_fault', 'verify_disagreement', 'schema_drift'] as const;
 
 /**
  * One webhook of `notify.webhooks`. The URL is a secret (a Slack webhook's path is its credential): a config error

@@ -34,6 +34,8 @@ import type { Notifier } from '../notify/index.js';
 import { claimRunEndNotice, claimStaleNotice, sendRunEndNotices } from './run-notices.js';
 import { claimPrefixWarehouse } from './prefix-warehouse.js';
 import { slicesHeldElsewhere } from './held-slices.js';
+import { claimDriftNotice, recordRunDrift } from './schema-drift-notice.js';
+import type { DriftEntry } from '../warehouse/schema-drift.js';
 import type { RunMeta, RunStore } from './run-store.js';
 
 export interface LoadProcessorDeps {
@@ -501,7 +503,7 @@ const plansByWarehouse = new WeakMap<Warehouse, Map<string, TablePlan>>();
 function planLookup(warehouse: Warehouse): (table: string) => TablePlan {
   let plans = plansByWarehouse.get(warehouse);
   if (!plans) {
-    plans = new Map(warehouse.tables().map((info) => [info.name, planTable(info)]));
+    plans = new Map(warehouse.tables().map((info) => [info.name, planTable(info, warehouse.promotedFields(info.name))]));
     plansByWarehouse.set(warehouse, plans);
   }
   return (table) => {
@@ -565,13 +567,15 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   const status = ofSlices === 'complete' && (meta.gaps?.length || missing) ? 'incomplete' : ofSlices;
   if (missing) deps.log.warn({ run: runId, db: deps.warehouse.path }, missing);
   await describedRun(deps, runId, meta);
+  const drift = await recordRunDrift(deps.warehouse, runId, deps.log);
   await deps.warehouse.finishRun(runId, status);
   const published = await deps.warehouse.publish(deps.config.db);
   const ended: RunMeta = { ...meta, status, finishedAt: new Date().toISOString(), published: published.path, ...(missing ? { error: missing } : {}) };
-  const notices = await claimNotices(deps, ended, states);
+  const notices = await claimNotices(deps, ended, states, drift);
   await deps.runs.update(runId, { status, finishedAt: ended.finishedAt, published: published.path, ...(missing ? { error: missing } : {}) });
   deps.metrics?.runFinished(meta.kind, status);
   sendRunEndNotices(deps.notifier, notices.run, notices.stale, deps.log);
+  if (notices.drift) void deps.notifier?.notify(notices.drift);
   warnOfStaleWal(deps.log, published);
   // After the run is finished and published, so its command and status see it whatever the comparison takes.
   if (deps.config.sync.heal && (meta.kind === 'scheduled' || meta.kind === 'heal')) await enqueueHeal(deps.queues, { runId });
@@ -585,12 +589,12 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
  * Claimed before the run's end reaches Redis (run-notices.ts says why). A notice that cannot be made (Redis or DuckDB
  * failing) is logged and dropped: telling people never fails a run.
  */
-async function claimNotices(deps: LoadProcessorDeps, ended: RunMeta, states: Parameters<typeof claimRunEndNotice>[0]['states']) {
+async function claimNotices(deps: LoadProcessorDeps, ended: RunMeta, states: Parameters<typeof claimRunEndNotice>[0]['states'], drift: readonly DriftEntry[]) {
   if (!deps.notifier) return {};
   try {
     const run = await claimRunEndNotice({ runs: deps.runs, notifier: deps.notifier, meta: ended, states });
     const stale = await claimStaleNotice(deps.runs, deps.notifier, ended, deps.config.notify.staleAfterHours, () => deps.warehouse.newestCompletePastDays(todayUtc()));
-    return { run, stale };
+    return { run, stale, drift: await claimDriftNotice(deps.runs, deps.notifier, ended.runId, drift) };
   } catch (error) {
     deps.log.warn({ run: ended.runId, err: (error as Error).message }, 'could not prepare the notices of the run; it finished all the same');
     return {};

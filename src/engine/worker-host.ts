@@ -10,6 +10,8 @@ import { DatabaseLockedError } from '../warehouse/database-locked-error.js';
 import { duckdbSettings } from '../warehouse/duckdb-budget.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { openWarehouse, type Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
+import type { DriftEntry } from '../warehouse/schema-drift.js';
+import { WarehouseError } from '../warehouse/warehouse-error.js';
 import { isWriterFault, type WriterFault } from '../warehouse/writer-fault.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { AccessMemo } from './access-memo.js';
@@ -303,6 +305,7 @@ export class WorkerHost {
       throw error;
     }
     await this.raiseFenceAboveFile(this.warehouse, lease);
+    await this.promoteFields(this.warehouse);
     // Opened while the host stops (the lease was taken just before): stop() closes it through the lease's onLost; a load
     // worker started now would take jobs the stop has to cut short.
     if (this.stopping) return;
@@ -360,6 +363,30 @@ export class WorkerHost {
    * The lease's token made larger than any the file's commits carry, so the tokens in the file only grow even after
    * Redis lost its counter. A lease lost meanwhile closes the file again and fails the taking.
    */
+  /**
+   * Under the raised fence, before any load, makes `sync.promote` hold, so rows loaded from now on fill the promoted
+   * columns (docs/schema-drift.md). A promotion the file cannot take closes it and counts as a failed open: a command
+   * stops waiting on it with the error naming the key (`writerProblem`).
+   */
+  private async promoteFields(warehouse: Warehouse): Promise<void> {
+    const { config, log } = this.options;
+    try {
+      const promoted = await warehouse.promote(config.sync.promote);
+      if (!promoted.added.length && !promoted.moved) return;
+      log.info({ added: promoted.added, rows: promoted.moved }, 'moved the fields of sync.promote out of _extra into their columns');
+      // Analysts see the columns now, not after the next run; whole, as the publish journal records rows, not columns.
+      await warehouse.publish(config.db, { incremental: false });
+    } catch (error) {
+      this.warehouse = undefined;
+      await warehouse.close().catch(() => undefined);
+      if (this.writerFailures === 0) this.writerFailingSince = performance.now();
+      this.writerFailures += 1;
+      this.lastWriterError = error as Error;
+      log.error({ err: (error as Error).message }, 'could not make sync.promote hold in the working database; handing the writer lease back');
+      throw error;
+    }
+  }
+
   private async raiseFenceAboveFile(warehouse: Warehouse, lease: WriterLease): Promise<void> {
     const raised = await warehouse
       .highestFenceToken()
@@ -399,12 +426,14 @@ export class WorkerHost {
    * last writer takes to close. Undefined while there is hope. A
    * long-running `bvsync worker` ignores this and keeps trying with a growing wait, since an operator may fix the cause.
    */
-  writerProblem(): WriterUnavailableError | WriterFault | undefined {
+  writerProblem(): WriterUnavailableError | WriterFault | WarehouseError | undefined {
     if (this.writerFault) return this.writerFault;
     const cause = this.lastWriterError;
     if (!cause) return undefined;
     // A full disk met by the open (a log replayed into no room) says everything itself.
     if (isWriterFault(cause)) return cause;
+    // A sync.promote the file cannot take names its key itself: the config's to change (exit 2), not the file's.
+    if (cause instanceof WarehouseError && cause.code === 'promote_invalid') return cause;
     if (cause instanceof DatabaseLockedError) {
       const tries = this.writerFailures < LOCKED_OPENS_BEFORE_GIVING_UP;
       const closing = cause.heldByBvsync && performance.now() - this.writerFailingSince < BVSYNC_HOLDER_PATIENCE_MS;
@@ -460,6 +489,11 @@ export class WorkerHost {
   /** The newest complete past day per brand and stream; empty unless this process holds the writer lease. */
   async freshness(): Promise<FreshnessRow[]> {
     return this.warehouse ? this.warehouse.newestCompletePastDays(todayUtc()) : [];
+  }
+
+  /** The working file's `_schema_drift` entries while this process holds the writer lease; none otherwise. */
+  async schemaDrift(): Promise<DriftEntry[]> {
+    return this.warehouse ? this.warehouse.schemaDrift() : [];
   }
 
   private async stopWriting(): Promise<void> {

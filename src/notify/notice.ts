@@ -71,7 +71,17 @@ export interface VerifyDisagreementNotice {
   disagreements: Array<{ brand: number; family: string; day: string }>;
 }
 
-export type Notice = RunNotice | StaleNotice | KeyRefusedNotice | MachineFaultNotice | VerifyDisagreementNotice;
+/**
+ * What a run loaded first that the spec does not show (event `schema_drift`): new `_extra` fields, enum values outside
+ * the spec's lists, engines not seen before. Sent once per entry: `_schema_drift` records who saw it first.
+ */
+export interface SchemaDriftNotice {
+  event: 'schema_drift';
+  run: { id: string };
+  drift: Array<{ table: string; kind: string; name: string; value: string; rows: number; example: string | null; looksLike: string | null }>;
+}
+
+export type Notice = RunNotice | StaleNotice | KeyRefusedNotice | MachineFaultNotice | VerifyDisagreementNotice | SchemaDriftNotice;
 
 /** Every notice names its event with the config's words. */
 export type NoticeEvent = Notice['event'] & NotifyEvent;

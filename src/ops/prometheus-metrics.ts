@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DriftEntry } from '../warehouse/schema-drift.js';
 import type { ApiRequestEvent } from '../api/index.js';
 import { endpointTemplate } from './endpoint-template.js';
 import { FINISHED_RUN_STATUSES, RUN_KINDS, type SliceStatus } from '../vocabulary.js';
@@ -42,6 +43,7 @@ export class PrometheusMetrics implements SyncMetrics {
   private writerSource: (() => boolean) | undefined;
   private diskSource: (() => Promise<DiskSpace | undefined>) | undefined;
   private freshnessSource: (() => Promise<FreshnessRow[]>) | undefined;
+  private schemaDriftSource: (() => Promise<DriftEntry[]>) | undefined;
 
   constructor(options: PrometheusMetricsOptions = {}) {
     const registers = [this.registry];
@@ -91,6 +93,25 @@ export class PrometheusMetrics implements SyncMetrics {
         }
       },
     });
+    new Gauge({
+      name: 'bvsync_schema_drift',
+      help: 'What the API sent that the spec does not show, per table and kind (field, enum, engine): v_schema_drift rows with is_new (only the writer process reports it)',
+      labelNames: ['table', 'kind'],
+      registers,
+      async collect() {
+        if (!self.schemaDriftSource) return;
+        this.reset();
+        const counts = new Map<string, { table: string; kind: string; n: number }>();
+        for (const entry of await self.schemaDriftSource()) {
+          if (!entry.isNew) continue;
+          const key = `${entry.table}\u0000${entry.kind}`;
+          const count = counts.get(key) ?? { table: entry.table, kind: entry.kind, n: 0 };
+          count.n += 1;
+          counts.set(key, count);
+        }
+        for (const { table, kind, n } of counts.values()) this.set({ table, kind }, n);
+      },
+    });
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'bvsync_process_' });
   }
 
@@ -133,6 +154,11 @@ export class PrometheusMetrics implements SyncMetrics {
   healRound(round: { status: string; persisting: number; requests: number }): void {
     this.healDisagreements.set(round.persisting);
     this.healRequests.inc(round.requests);
+  }
+
+  /** The working file's schema drift, read when scraped (the writer's; others report none). */
+  setSchemaDriftSource(source: () => Promise<DriftEntry[]>): void {
+    this.schemaDriftSource = source;
   }
 
   /**

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAdmin } from './admin.js';
-import { applyDrift } from './drift.js';
+import { applyDrift, applyInfoDrift } from './drift.js';
 import { SimulatorApiError, simulatorErrorEnvelope, simulatorNotFound, simulatorValidationError } from './sim-errors.js';
 import { faultFor } from './faults.js';
 import { isLaterPage, laterPage } from './later-pages.js';
@@ -116,7 +116,8 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
     else {
       let payload = result.body as { data?: unknown; info?: Record<string, unknown> };
       if (drifting && req.method === 'GET' && Array.isArray(payload?.data)) {
-        payload = { ...payload, data: applyDrift(payload.data, route.name, { seed: sim.seed, ...sim.knobs }) };
+        const settings = { seed: sim.seed, ...sim.knobs };
+        payload = { ...payload, data: applyDrift(payload.data, route.name, settings), info: applyInfoDrift(payload.info, route.name, settings) };
       }
       if (odd && req.method === 'GET' && (result.status ?? 200) === 200 && Array.isArray(payload?.data)) {
         payload = { ...payload, ...applyOddities({ data: payload.data, info: payload.info }, sim.knobs.oddities) };

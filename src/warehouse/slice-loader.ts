@@ -8,7 +8,7 @@ import {
 } from '@duckdb/node-api';
 import type { Row, Scope, SliceBatch, TableWrite } from './slice-batch.js';
 import type { TablePlan, RowDefaults } from './table-plan.js';
-import { castTypeOf } from './table-plan.js';
+import { castTypeOf, promotedRow } from './table-plan.js';
 import { compileScope } from './scope.js';
 import { SLICE_QUERIES_TABLE, dropUnsaidSliceQueries, sliceQueryWrite } from './provenance.js';
 import { journalWrites } from './publish-journal.js';
@@ -295,7 +295,7 @@ async function stageRows(connection: DuckDBConnection, plan: TablePlan, fills: r
     for (const { rows, part, defaults } of fills) {
       values[width + 1] = part;
       for (let r = 0; r < rows.length; r++) {
-        const row = rows[r]!;
+        const row = promotedRow(rows[r]!, plan);
         for (const key in row) {
           if (!columnSet.has(key)) {
             throw new WarehouseError(

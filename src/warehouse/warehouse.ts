@@ -36,6 +36,8 @@ import type { Row, Scope, SliceBatch } from './slice-batch.js';
 import { keysHeldElsewhere, type KeyHeldElsewhere } from './keys-held-elsewhere.js';
 import { loadSliceBatch, loadSliceBatches, type LoadHooks, type LoadResult } from './slice-loader.js';
 import { planTable, type TablePlan } from './table-plan.js';
+import { promoteFields, type Promotions } from './promote.js';
+import { driftEntries, driftFirstSeenBy, recordSchemaDrift, type DriftEntry, type DriftVocabulary } from './schema-drift.js';
 import { WarehouseError } from './warehouse-error.js';
 import { writerFaultOf, type WriterFault } from './writer-fault.js';
 import { warehouseIdOf } from './warehouse-id.js';
@@ -72,6 +74,8 @@ export class Warehouse {
   private prepared: PreparedClone | undefined;
   /** The fault that ended writing (writer-fault.ts): every later call fails with it at once, without touching DuckDB. */
   private faulted: WriterFault | undefined;
+  /** The fields each table moves out of `_extra` into columns (`promote`), for the plans of its rows. */
+  private promotions: Promotions = {};
 
   private constructor(
     readonly path: string,
@@ -122,6 +126,47 @@ export class Warehouse {
   /** The tables the loader knows, with their columns and keys as the database declares them. */
   tables(): TableInfo[] {
     return [...this.catalog.values()];
+  }
+
+  /** The fields of a table that `promote` moves out of `_extra` into their own columns. */
+  promotedFields(table: string): string[] {
+    return Object.keys(this.promotions[table] ?? {});
+  }
+
+  /**
+   * Makes `sync.promote` hold: adds each field's column, moves it out of `_extra` for every stored row in one fenced
+   * transaction, and has later loads fill the column (promote.ts). Call before the first load; idempotent.
+   */
+  promote(promote: Promotions): Promise<{ added: string[]; moved: number }> {
+    return this.serial(async () => {
+      try {
+        const result = await promoteFields(this.connection, this.catalog, promote, this.options.fence);
+        this.promotions = promote;
+        return result;
+      } finally {
+        // A column added before a later step failed is in the file all the same.
+        if (Object.keys(promote).length) this.catalog = await readCatalog(this.connection);
+        this.plans.clear();
+      }
+    });
+  }
+
+  /**
+   * Records the run's schema drift in `_schema_drift` (schema-drift.ts) in one fenced transaction, and returns what
+   * the run saw first: the fields, enum values and engines to tell people of once.
+   */
+  recordSchemaDrift(runId: string, vocabulary: DriftVocabulary): Promise<DriftEntry[]> {
+    return this.serial(() =>
+      this.fenced(async () => {
+        await recordSchemaDrift(this.connection, this.tables(), runId, vocabulary);
+        return driftFirstSeenBy(this.connection, runId);
+      }),
+    );
+  }
+
+  /** Every `_schema_drift` entry. */
+  schemaDrift(): Promise<DriftEntry[]> {
+    return this.serial(() => driftEntries((sql) => readRows(this.connection, sql)));
   }
 
   /** Loads one slice in one transaction; see `loadSliceBatch`. */
@@ -369,7 +414,7 @@ export class Warehouse {
     if (!info) {
       throw new WarehouseError('unknown_table', `no table "${table}" in the warehouse; known: ${[...this.catalog.keys()].sort().join(', ')}`);
     }
-    plan = planTable(info);
+    plan = planTable(info, this.promotedFields(table));
     this.plans.set(table, plan);
     return plan;
   }

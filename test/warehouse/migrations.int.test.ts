@@ -70,6 +70,9 @@ const EXPECTED_KEYS: Record<string, string[]> = {
   _warehouse: [],
   // One row per scheduled run sync.heal followed (migration 017).
   _heal_runs: ['heal_id'],
+  // Migration 018: docs/schema-drift.md.
+  _schema_drift: ['table_name', 'kind', 'name', 'value'],
+  _promoted_fields: ['table_name', 'field'],
 };
 
 let tmp: ReturnType<typeof tempDir>;
