@@ -113,9 +113,12 @@ export class RequestQuota {
     return this.ask(kind, units, true);
   }
 
-  /** Whether `units` would fit now, taking nothing: a slice is not begun when its estimate does not fit. */
+  /**
+   * Whether `units` would fit now, taking nothing: a slice is not begun when its estimate does not fit. An estimate past
+   * the class's whole share asks for all of it, so it fits an unspent window (test/api/request-quota.int.test.ts).
+   */
   fits(kind: QuotaClass, units: number): Promise<QuotaAnswer> {
-    return this.ask(kind, units, false);
+    return this.ask(kind, Math.min(units, this.limitOf(kind)), false);
   }
 
   private async ask(kind: QuotaClass, units: number, take: boolean): Promise<QuotaAnswer> {
