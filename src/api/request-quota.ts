@@ -99,7 +99,7 @@ export class RequestQuota {
   /** The requests a class may send per window: all of it for sync runs, the unreserved share for backfills. */
   limitOf(kind: QuotaClass): number {
     const { budget, reservedForSync } = this.options.settings;
-    return kind === 'sync' ? budget : Math.floor(budget * (1 - reservedForSync));
+    return kind === 'sync' ? budget : backfillShare(budget, reservedForSync);
   }
 
   windowAt(now: number): QuotaWindow {
@@ -185,6 +185,11 @@ export function withRequestQuota(budget: RateBudget, quota: RequestQuota): RateB
     observe: (answer) => budget.observe(answer),
     ...(budget.close ? { close: () => budget.close!() } : {}),
   };
+}
+
+/** What backfills may spend of a window, rounded down; the nudge keeps 10 × (1 − 0.9) at 1, not 0.999… rounded to 0. */
+export function backfillShare(budget: number, reservedForSync: number): number {
+  return Math.floor(budget * (1 - reservedForSync) + 1e-9);
 }
 
 /** `24h`, `1h`, `30m`, `1d` in ms; undefined when unreadable. */

@@ -35,6 +35,15 @@ describe('the request budget of a window', () => {
     expect(await ledger.fits('backfill', 19)).toEqual({ granted: true });
   });
 
+  it('rounds the backfill share down, but not a share of one down to none by a float\'s error', () => {
+    const share = (budget: number, reservedForSync: number) =>
+      new RequestQuota({ redis, prefix, apiKey: 'bvk_test_share', settings: { budget, windowMs: DAY_MS, reservedForSync }, clock: () => now }).limitOf('backfill');
+    expect(share(10, 0.9)).toBe(1);
+    expect(share(100, 0.9)).toBe(10);
+    expect(share(45, 0.2)).toBe(36);
+    expect(share(7, 0.5)).toBe(3);
+  });
+
   it('sends no request past a class\'s line: backfills stop at their share, sync runs at the whole budget', async () => {
     const ledger = quota();
     const taken = async (kind: 'sync' | 'backfill', times: number) => {
