@@ -57,6 +57,13 @@ describe('config', () => {
     }
   });
 
+  it('refuses a request budget that leaves backfills not one request of a window', () => {
+    expect(() => parseConfig({ api: { dailyRequestBudget: 4, reservedForSync: 0.9 } }, 'x.json')).toThrow(
+      /api\.dailyRequestBudget: 4 leaves backfills no request once api\.reservedForSync \(0\.9\) is kept for syncs/,
+    );
+    expect(parseConfig({ api: { dailyRequestBudget: 10, reservedForSync: 0.9 } }).api.dailyRequestBudget).toBe(10);
+  });
+
   it('reads a db path under ~ as under the home folder, as a shell would', async () => {
     const { homedir } = await import('node:os');
     expect(parseConfig({ db: '~/bv.duckdb' }).db).toBe(join(homedir(), 'bv.duckdb'));

@@ -99,7 +99,7 @@ export class RequestQuota {
   /** The requests a class may send per window: all of it for sync runs, the unreserved share for backfills. */
   limitOf(kind: QuotaClass): number {
     const { budget, reservedForSync } = this.options.settings;
-    return kind === 'sync' ? budget : Math.floor(budget * (1 - reservedForSync));
+    return kind === 'sync' ? budget : backfillShare(budget, reservedForSync);
   }
 
   windowAt(now: number): QuotaWindow {
@@ -113,9 +113,12 @@ export class RequestQuota {
     return this.ask(kind, units, true);
   }
 
-  /** Whether `units` would fit now, taking nothing: a slice is not begun when its estimate does not fit. */
+  /**
+   * Whether `units` would fit now, taking nothing: a slice is not begun when its estimate does not fit. An estimate past
+   * the class's whole share asks for all of it, so it fits an unspent window (test/api/request-quota.int.test.ts).
+   */
   fits(kind: QuotaClass, units: number): Promise<QuotaAnswer> {
-    return this.ask(kind, units, false);
+    return this.ask(kind, Math.min(units, this.limitOf(kind)), false);
   }
 
   private async ask(kind: QuotaClass, units: number, take: boolean): Promise<QuotaAnswer> {
@@ -182,6 +185,11 @@ export function withRequestQuota(budget: RateBudget, quota: RequestQuota): RateB
     observe: (answer) => budget.observe(answer),
     ...(budget.close ? { close: () => budget.close!() } : {}),
   };
+}
+
+/** What backfills may spend of a window, rounded down; the nudge keeps 10 × (1 − 0.9) at 1, not 0.999… rounded to 0. */
+export function backfillShare(budget: number, reservedForSync: number): number {
+  return Math.floor(budget * (1 - reservedForSync) + 1e-9);
 }
 
 /** `24h`, `1h`, `30m`, `1d` in ms; undefined when unreadable. */

@@ -6,7 +6,7 @@ import { ENDPOINT_PARAMS, PARAM_NAMES, STREAM_NAMES, STREAM_SETTINGS, type Param
 import { cronProblem } from './cron-check.js';
 import { checkRedisSettings, redisConfigSchema } from './redis-settings.js';
 import { redisAddressProblem } from '../redis-address.js';
-import { parseBudgetWindow } from '../api/request-quota.js';
+import { backfillShare, parseBudgetWindow } from '../api/request-quota.js';
 import { REDIS_PREFIX_PATTERN, REDIS_PREFIX_RULE } from '../redis-keys.js';
 
 // A calendar day: the pattern alone would let 2026-02-31 through, and plans would hold days that never were.
@@ -144,7 +144,17 @@ export const apiConfigSchema = z
      */
     firstPage: z.union([z.literal(0), z.literal(1)], { error: 'expected 0 or 1, the number the API gives its first page' }).default(1),
   })
-  .strict();
+  .strict()
+  .superRefine((api, ctx) => {
+    // A backfill share of no whole request parks every backfill slice, window after window (test/config.test.ts).
+    if (api.dailyRequestBudget !== undefined && backfillShare(api.dailyRequestBudget, api.reservedForSync) < 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['dailyRequestBudget'],
+        message: `${api.dailyRequestBudget} leaves backfills no request once api.reservedForSync (${api.reservedForSync}) is kept for syncs: raise it or lower reservedForSync`,
+      });
+    }
+  });
 
 export const scheduleSchema = z
   .object({

@@ -40,14 +40,24 @@ export async function sliceEstimate(deps: ParkingDeps, stream: string): Promise<
   return Number.isFinite(most) && most > 0 ? most : 1;
 }
 
+/** The estimates are forgotten this long after the last slice read under a budget, as a run's record is (run-store.ts). */
+const ESTIMATE_KEEP_MS = 14 * 24 * 60 * 60_000;
+
 const KEEP_LARGER = `
 local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') or 0
 if tonumber(ARGV[2]) > current then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`;
 
 export async function recordSliceRequests(deps: ParkingDeps, stream: string, requests: number): Promise<void> {
-  if (requests > 0) await deps.redis.eval(KEEP_LARGER, 1, redisKeys(deps.prefix).quotaEstimate, stream, String(requests));
+  if (requests > 0) await deps.redis.eval(KEEP_LARGER, 1, redisKeys(deps.prefix).quotaEstimate, stream, String(requests), String(ESTIMATE_KEEP_MS));
 }
+
+/** Notes a parked job; the set lives at least `keepMs` more (never shortened), so it goes once no budget parks any. */
+const NOTE_PARKED = `
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return 1`;
 
 /** Delays the job until `resumesAt` (quota clock), noted for `resumeParkedFetches`; throws BullMQ's DelayedError. */
 export async function parkForQuota(
@@ -60,7 +70,9 @@ export async function parkForQuota(
   carryTally: () => Promise<void>,
 ): Promise<never> {
   await carryTally();
-  await deps.redis.zadd(redisKeys(deps.prefix).quotaParked, resumesAt, job.id!);
+  // Kept a window past the job's own delay: by then the delay alone has put the job back (test/e2e/daily-quota.int.test.ts).
+  const keepMs = Math.max(1_000, resumesAt - quota.clock()) + quota.settings.windowMs;
+  await deps.redis.eval(NOTE_PARKED, 1, redisKeys(deps.prefix).quotaParked, String(resumesAt), job.id!, String(keepMs));
   log.info({ resumesAt: new Date(resumesAt).toISOString() }, 'the request budget of this window is spent: the slice waits for the next window');
   await job.moveToDelayed(Date.now() + Math.max(1_000, resumesAt - quota.clock()), lockToken);
   throw new DelayedError();

@@ -40,6 +40,8 @@ const syncs: RunProgress[] = [];
 let backfill: RunMeta;
 /** What `status` says of the budget once the first window's share is spent. */
 let firstStatus: QuotaStatus | null;
+/** The time to live (ms) of the parked set and of the slice estimates then: -1 would be a key kept for ever. */
+let ttls: { parked: number; estimate: number };
 
 /** Slices waiting for the next window: noted as parked, and delayed in the fetch queue. */
 async function parked(): Promise<number> {
@@ -87,6 +89,8 @@ beforeAll(async () => {
     if (done === 20) {
       const queues = openQueues(connection, fx.config.redisPrefix);
       firstStatus = await quotaStatus(connection, fx.config, queues, clock);
+      const keys = redisKeys(fx.config.redisPrefix);
+      ttls = { parked: await connection.pttl(keys.quotaParked), estimate: await connection.pttl(keys.quotaEstimate) };
       await queues.close();
     }
     await syncToday();
@@ -132,6 +136,11 @@ describe('a backfill larger than the daily request budget', () => {
     expect(firstStatus).toMatchObject({ budget: BUDGET, backfillShare: 20, spent: 20, spentUntil: null, window: { start: '2026-11-20T00:00:00.000Z', end: '2026-11-21T00:00:00.000Z' } });
     expect(firstStatus!.waiting).toEqual([{ runId: backfillId, slices: 40, days: 40, requests: 40, resumesAt: '2026-11-21T00:00:00.000Z' }]);
     expect(requestBudgetLines(firstStatus!).at(-1)).toBe(`run ${backfillId} waits for the next window: 40 slice(s) of 40 day(s) left, about 40 request(s); it resumes at 2026-11-21T00:00:00.000Z`);
+  });
+
+  it('keeps the parked set and the estimates in Redis for a while, not for ever', () => {
+    expect(ttls.parked).toBeGreaterThan(DAY_MS);
+    expect(ttls.estimate).toBeGreaterThan(DAY_MS);
   });
 
   it('runs the incremental sync of each of those days', () => {
