@@ -18,7 +18,7 @@ import { isWriterFenced } from '../warehouse/commit-fence.js';
 import { dropJobOfGoneRun, isRunGone, RunGoneError } from './run-gone.js';
 import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
 import { recordCancelled, recordUncounted } from './cancel-run.js';
-import { warnOfStaleWal } from './published-log.js';
+import { reportPublished } from './published-log.js';
 import { warnOfDaysUnderOtherEngines } from './engines-check.js';
 import { warnOfDaysReadOtherwise } from './read-settings-check.js';
 import { warnOfDaysNeverRead } from './unread-days-check.js';
@@ -531,7 +531,7 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   await deps.runs.update(runId, { status, finishedAt: ended.finishedAt, published: published.path, ...(missing ? { error: missing } : {}) });
   deps.metrics?.runFinished(meta.kind, status);
   sendRunEndNotices(deps.notifier, notices.run, notices.stale, deps.log);
-  warnOfStaleWal(deps.log, published);
+  reportPublished(deps.log, published);
   deps.log.info(
     { run: runId, status, failed, incomplete, published: published.path, publish: { mode: published.mode, ms: Math.round(published.ms), reason: published.fullCopyReason } },
     'run finished',
