@@ -21,6 +21,7 @@ import { plainValue, readRows, type PlainRow } from '../warehouse/read-rows.js';
 import { formatResult } from '../warehouse/result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
 import { prefixWarehouse } from '../engine/prefix-warehouse.js';
+import { lakeLine, lakeStatus, type LakeStatus } from './lake-line.js';
 import { publishedWarehouseId, warehouseIdentity, warehouseLine, type WarehouseIdentity } from './warehouse-line.js';
 import { addCommonOptions, chooseStreams, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
@@ -105,6 +106,8 @@ interface StatusReport {
   rate: KeyRate | null;
   /** The published copy's warehouse id and the one the Redis prefix records (src/engine/prefix-warehouse.ts). */
   warehouse: WarehouseIdentity;
+  /** The Parquet lake of `publish.parquet` and whether it is current; null when none is configured. */
+  lake: LakeStatus | null;
 }
 
 
@@ -151,6 +154,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     slicesNoLongerPlanned: null,
     rate: null,
     warehouse: warehouseIdentity(config.redisPrefix, null, null),
+    lake: lakeStatus(config.publish.parquet, dbPath),
   };
   let recorded: Awaited<ReturnType<typeof prefixWarehouse>>;
   const redis = await redisFor(config, log).catch((error: Error) => {
@@ -327,6 +331,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     );
   }
   if (!report.redis.error) out.push('', warehouseLine(report.warehouse, report.database.path));
+  if (report.lake) out.push(lakeLine(report.lake));
   if (report.queues.length) {
     const queueTable = textTable(['queue', 'waiting', 'active', 'delayed', 'failed', 'completed', 'workers'], ['left', 'right', 'right', 'right', 'right', 'right', 'right']);
     for (const queue of report.queues) {
