@@ -45,6 +45,8 @@ export interface LakePartition {
   rows: number;
   /** The Parquet files of the partition, in its folder. */
   files: string[];
+  /** The publish whose write last rewrote it: those equal to the manifest's `publishId` are what the last write changed. */
+  publishId: string;
 }
 
 export interface LakeTable {
@@ -179,11 +181,11 @@ export async function writeLake(
       partitions: wanted === 'all' || !before ? {} : { ...before.partitions },
     };
     if (wanted) {
-      const written = await rewriteTable(connection, root, staging, info, partitionBy, wanted, hooks);
+      const written = await rewriteTable(connection, root, staging, info, partitionBy, wanted, publishId, hooks);
+      partitionsRemoved += written.removed.filter((partition) => before !== undefined && partition in before.partitions).length;
       for (const partition of written.removed) delete table.partitions[partition];
       for (const [partition, entry] of written.written) table.partitions[partition] = entry;
       partitionsWritten += written.written.size;
-      partitionsRemoved += written.removed.length;
       rowsWritten += [...written.written.values()].reduce((sum, entry) => sum + entry.rows, 0);
     }
     table.rows = Object.values(table.partitions).reduce((sum, entry) => sum + entry.rows, 0);
@@ -366,6 +368,7 @@ async function rewriteTable(
   info: TableInfo,
   partitionBy: readonly string[],
   wanted: 'all' | Set<string>,
+  publishId: string,
   hooks: LakeHooks,
 ): Promise<Rewritten> {
   const source = `main.${quoteIdent(info.name)}`;
@@ -409,12 +412,12 @@ async function rewriteTable(
       const files = readdirSync(from).filter((name) => name.endsWith('.parquet')).sort();
       for (const file of files) renameSync(join(from, file), join(folder, file));
       for (const name of readdirSync(folder)) if (name.endsWith('.parquet') && !files.includes(name)) rmSync(join(folder, name), { force: true });
-      written.set(partition, { rows: counts.get(partition)!, files });
-    } else if (existsSync(folder)) {
-      for (const name of readdirSync(folder)) if (name.endsWith('.parquet')) rmSync(join(folder, name), { force: true });
-      removeEmptyFolders(folder, tableFolder);
-      removed.push(partition);
+      written.set(partition, { rows: counts.get(partition)!, files, publishId });
     } else {
+      if (existsSync(folder)) {
+        for (const name of readdirSync(folder)) if (name.endsWith('.parquet')) rmSync(join(folder, name), { force: true });
+        removeEmptyFolders(folder, tableFolder);
+      }
       removed.push(partition);
     }
     await hooks.partitionWritten?.(info.name, partition);

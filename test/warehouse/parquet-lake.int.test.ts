@@ -63,7 +63,7 @@ describe('the Parquet lake', () => {
 
       await wh.loadSlice(replaceDay('run-2', DAY_2, 0, 10));
       const emptied = lakeOf(await wh.publish(published));
-      expect(emptied.mode).toBe('incremental');
+      expect(emptied).toMatchObject({ mode: 'incremental', partitionsRemoved: 1 });
       expect(existsSync(join(lake, 'conversations', 'brand_id=7', `day=${DAY_2}`))).toBe(false);
       expect(Object.keys(readManifest(lake)!.tables.conversations!.partitions)).toEqual([`brand_id=7/day=${DAY_1}`]);
       await expectEqual(published, lake);
@@ -74,6 +74,10 @@ describe('the Parquet lake', () => {
       const partitions = readManifest(lake)!.tables.conversations!.partitions;
       expect(partitions[`brand_id=7/day=${DAY_1}`]?.rows).toBe(2);
       expect(partitions[`brand_id=7/day=${DAY_3}`]?.rows).toBe(1);
+      // The manifest tells what the last write changed: the partitions it rewrote carry its publish id.
+      const manifest = readManifest(lake)!;
+      expect(partitions[`brand_id=7/day=${DAY_1}`]?.publishId).toBe(manifest.publishId);
+      expect(manifest.tables.competitors!.partitions).toEqual({});
       await expectEqual(published, lake);
     } finally {
       await wh.close();
