@@ -274,6 +274,7 @@ export const configSchema = z
     redisPrefix: z.string().min(1).regex(REDIS_PREFIX_PATTERN, REDIS_PREFIX_RULE).default('bvsync'),
     sync: syncConfigSchema.default(syncConfigSchema.parse({})),
     warehouse: warehouseConfigSchema.default(warehouseConfigSchema.parse({})),
+    /** What each publish writes besides the published file: `parquet`, a lake folder (docs/lake.md). Default none. */
     publish: publishConfigSchema.default(publishConfigSchema.parse({})),
     notify: notifyConfigSchema.default(notifyConfigSchema.parse({})),
     metrics: metricsConfigSchema.default(metricsConfigSchema.parse({})),
