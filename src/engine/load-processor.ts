@@ -531,7 +531,7 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   await deps.runs.update(runId, { status, finishedAt: ended.finishedAt, published: published.path, ...(missing ? { error: missing } : {}) });
   deps.metrics?.runFinished(meta.kind, status);
   sendRunEndNotices(deps.notifier, notices.run, notices.stale, deps.log);
-  reportPublished(deps.log, published);
+  reportPublished(deps.log, published, deps.metrics);
   deps.log.info(
     { run: runId, status, failed, incomplete, published: published.path, publish: { mode: published.mode, ms: Math.round(published.ms), reason: published.fullCopyReason } },
     'run finished',

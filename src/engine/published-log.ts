@@ -1,10 +1,12 @@
 import type { Logger } from '../log.js';
+import type { SyncMetrics } from '../ops/sync-metrics.js';
 import type { PublishResult } from '../warehouse/publish.js';
 
 /** What every publish logs beyond its own line: a write-ahead log moved aside, and the Parquet lake's write. */
-export function reportPublished(log: Logger, published: PublishResult): void {
+export function reportPublished(log: Logger, published: PublishResult, metrics?: SyncMetrics): void {
   warnOfStaleWal(log, published);
   reportLake(log, published);
+  if (published.lake) metrics?.lakeWritten(published.lake.ok ? 'ok' : 'failed');
 }
 
 /** Says where a publish moved the published file's own write-ahead log (publish.ts, setAsideWal), when it had one. */

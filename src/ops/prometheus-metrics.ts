@@ -35,6 +35,7 @@ export class PrometheusMetrics implements SyncMetrics {
   private readonly loadedRows: Counter<'table'>;
   private readonly rejectedRows: Counter<'stream'>;
   private readonly runsFinished: Counter<'kind' | 'status'>;
+  private readonly lakeWrites: Counter<'outcome'>;
   private queueSource: (() => Promise<Record<string, QueueCounts>>) | undefined;
   private writerSource: (() => boolean) | undefined;
   private diskSource: (() => Promise<DiskSpace | undefined>) | undefined;
@@ -55,6 +56,8 @@ export class PrometheusMetrics implements SyncMetrics {
     this.runsFinished = new Counter({ name: 'bvsync_runs_finished_total', help: 'Runs this process finalized as the writer, by kind and status', labelNames: ['kind', 'status'], registers });
     // Every series at 0 from the start: increase() sees a first failed run only if the series existed before it.
     for (const kind of RUN_KINDS) for (const status of FINISHED_RUN_STATUSES) this.runsFinished.inc({ kind, status }, 0);
+    this.lakeWrites = new Counter({ name: 'bvsync_lake_writes_total', help: 'Parquet lake writes after a publish (publish.parquet), by outcome: ok, or failed (the lake is behind)', labelNames: ['outcome'], registers });
+    for (const outcome of ['ok', 'failed']) this.lakeWrites.inc({ outcome }, 0);
 
     const self = this;
     new Gauge({
@@ -117,6 +120,10 @@ export class PrometheusMetrics implements SyncMetrics {
 
   runFinished(kind: string, status: string): void {
     this.runsFinished.inc({ kind, status });
+  }
+
+  lakeWritten(outcome: 'ok' | 'failed'): void {
+    this.lakeWrites.inc({ outcome });
   }
 
   /**

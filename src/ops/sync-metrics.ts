@@ -30,4 +30,6 @@ export interface SyncMetrics {
   rowsRejected(stream: string, rows: number): void;
   /** The writer finalized a run (or marked it failed for good) with this status. */
   runFinished(kind: string, status: string): void;
+  /** The writer wrote the Parquet lake after a publish (`ok`), or could not (`failed`: the lake is behind). */
+  lakeWritten(outcome: 'ok' | 'failed'): void;
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lakeLine, lakeStatus } from '../../src/cli/lake-line.js';
 import { addDays } from '../../src/days.js';
 import type { RunProgress } from '../../src/engine/start-run.js';
+import { PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';
 import { readManifest, type LakeHooks } from '../../src/warehouse/parquet-lake.js';
 import { identityOf } from '../../src/warehouse/published-identity.js';
 import { engineFixture, runInProcess, type EngineFixture } from '../support/engine.js';
@@ -21,8 +22,15 @@ const SYNCS_TIMEOUT_MS = 300_000;
 let fx: EngineFixture;
 let lake: string;
 
+const metrics = new PrometheusMetrics({ processMetrics: false });
+
 function sync(warehouse: { lakeHooks?: LakeHooks } = {}): Promise<RunProgress> {
-  return runInProcess(fx, { kind: 'sync', today: fx.sim.truth.today(), worker: { warehouse } });
+  return runInProcess(fx, { kind: 'sync', today: fx.sim.truth.today(), worker: { warehouse, metrics } });
+}
+
+async function lakeWrites(outcome: 'ok' | 'failed'): Promise<number> {
+  const counter = (await metrics.registry.getSingleMetric('bvsync_lake_writes_total')!.get()).values;
+  return Number(counter.find((value) => value.labels.outcome === outcome)?.value);
 }
 
 async function expectLakeEqualsPublished(): Promise<void> {
@@ -96,12 +104,14 @@ describe('the Parquet lake of each publish', () => {
     expect(readManifest(lake)!.publishId).toBe(publishedBefore);
     expect(readManifest(lake)!.publishId).not.toBe(identityOf(fx.config.db));
     expect(existsSync(join(lake, '_writing.json'))).toBe(true);
-    // bvsync status says so.
+    // bvsync status and the metrics say so.
+    expect(await lakeWrites('failed')).toBe(1);
     expect(lakeLine(lakeStatus(lake, fx.config.db)!)).toMatch(/is behind the published file .*could not be written/);
 
     expect((await sync()).meta.status).toBe('complete');
     await expectLakeEqualsPublished();
     expect(lakeStatus(lake, fx.config.db)).toMatchObject({ current: true, tables: expect.any(Number) });
+    expect(await lakeWrites('ok')).toBe(4);
     expect(lakeLine(lakeStatus(lake, fx.config.db)!)).toMatch(/is current with the published file/);
     // Repaired from the journal, which the publishes kept for the lake, not by rewriting it whole.
     expect(partitionFile(brand(), oldDay)).toBe(before.old);
