@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { makeFolder } from '../make-folder.js';
 import { readCatalog, type TableInfo } from './catalog.js';
+import type { CommitFence } from './commit-fence.js';
 import { journalEntryId, journalHead, journalTail, pruneJournal, readJournal, type JournalEntry } from './publish-journal.js';
 import { WORKING_FILE_ONLY } from './publish-changes.js';
 import type { Scope } from './slice-batch.js';
@@ -129,8 +130,11 @@ export async function writeLake(
   publishId: string,
   position: LakePosition,
   hooks: LakeHooks = {},
+  fence?: CommitFence,
 ): Promise<LakeResult> {
   const started = performance.now();
+  // Only the lease's holder writes the lake: a writer frozen past its lease must not race the new one's renames.
+  await fence?.confirm();
   const root = resolve(folder);
   makeFolder(root, `the Parquet lake ${root} (publish.parquet)`);
   removeStaging(root);
@@ -203,6 +207,7 @@ export async function writeLake(
     headEntry: position.headEntry ?? null,
     tables: next,
   };
+  await fence?.confirm();
   writeAtomically(join(root, MANIFEST_FILE), `${JSON.stringify(manifest, null, 1)}\n`);
   rmSync(join(root, PLAN_FILE), { force: true });
   rmSync(staging, { recursive: true, force: true });
@@ -305,7 +310,11 @@ async function changedPartitions(
   }
   // Partitions whose rows are all gone now: found in the lake's list, by the same scopes.
   for (const path of known) if (scopes.some((scope) => scopeMatches(scope, path))) changed.add(path);
-  if (runs.size) {
+  if (runs.size && !info.columns.some((column) => column.name === '_run_id')) {
+    // Merged rows are found by the run that wrote them; without that column every partition may hold one.
+    for (const path of await readPaths(connection, `SELECT DISTINCT ${pathExpression(partitionBy)} FROM ${source}`)) changed.add(path);
+    for (const path of known) changed.add(path);
+  } else if (runs.size) {
     const merged = `SELECT * FROM ${source} WHERE _run_id IN (${[...runs].map(quoteLiteral).join(', ')})`;
     for (const path of await readPaths(connection, `SELECT DISTINCT ${pathExpression(partitionBy)} FROM (${merged})`)) changed.add(path);
     const keyed = partitionBy.every((column) => info.primaryKey.includes(column));
@@ -385,7 +394,10 @@ async function rewriteTable(
     counts.set('', Number(rows[0]));
   } else {
     const path = pathExpression(partitionBy);
-    const filters = wanted === 'all' ? ['TRUE'] : chunks([...wanted], PATHS_PER_STATEMENT).map((paths) => `${path} IN (${paths.map(quoteLiteral).join(', ')})`);
+    const filters =
+      wanted === 'all'
+        ? ['TRUE']
+        : chunks([...wanted], PATHS_PER_STATEMENT).map((paths) => `${rangeOf(info, partitionBy, paths)} AND ${path} IN (${paths.map(quoteLiteral).join(', ')})`);
     for (const [i, where] of filters.entries()) {
       const reader = await connection.runAndReadAll(`SELECT ${path}, count(*) FROM ${source} WHERE ${where} GROUP BY 1`);
       for (const [partition, rows] of reader.getRowsJS()) counts.set(String(partition), Number(rows));
@@ -423,6 +435,23 @@ async function rewriteTable(
     await hooks.partitionWritten?.(info.name, partition);
   }
   return { written, removed };
+}
+
+/**
+ * Each partition column between the least and greatest value the paths name: a condition DuckDB checks against its
+ * zone maps, so a publish that changed a few days reads those days' row groups, not the whole table.
+ */
+function rangeOf(info: TableInfo, partitionBy: readonly string[], paths: readonly string[]): string {
+  return partitionBy
+    .map((column, level) => {
+      const type = castTypeOf(info.columns.find((c) => c.name === column)!.dataType);
+      const values = [...new Set(paths.map((path) => path.split('/')[level]!.slice(column.length + 1)))];
+      const typed = values.filter((value) => value !== NULL_PARTITION).map((value) => `CAST(${quoteLiteral(value)} AS ${type})`);
+      const orNull = typed.length < values.length ? ` OR ${quoteIdent(column)} IS NULL` : '';
+      if (!typed.length) return `(${quoteIdent(column)} IS NULL)`;
+      return `(${quoteIdent(column)} BETWEEN least(${typed.join(', ')}) AND greatest(${typed.join(', ')})${orNull})`;
+    })
+    .join(' AND ');
 }
 
 /** The partition paths under a table's folder, `depth` folders down; those that hold a Parquet file. */

@@ -332,7 +332,7 @@ export class Warehouse {
    */
   private async writeLakeAfter(lake: string, publishedPath: string, position: LakePosition): Promise<LakeOutcome> {
     try {
-      return { ok: true, ...(await writeLake(this.connection, lake, identityOf(publishedPath), position, this.options.lakeHooks)) };
+      return { ok: true, ...(await writeLake(this.connection, lake, identityOf(publishedPath), position, this.options.lakeHooks, this.options.fence)) };
     } catch (error) {
       return { ok: false, path: resolve(lake), error: (error as Error).message };
     }
