@@ -141,7 +141,7 @@ describe('the example config and the JSON Schema', () => {
   it('the JSON Schema describes every top-level key and forbids unknown ones', async () => {
     const { configJsonSchema } = await import('../src/cli/config-schema.js');
     const schema = configJsonSchema() as { properties: Record<string, unknown>; additionalProperties: unknown };
-    expect(Object.keys(schema.properties).sort()).toEqual(['$schema', 'api', 'brands', 'db', 'metrics', 'notify', 'redis', 'redisPrefix', 'redisUrl', 'schedules', 'sync', 'warehouse']);
+    expect(Object.keys(schema.properties).sort()).toEqual(['$schema', 'api', 'brands', 'db', 'metrics', 'notify', 'publish', 'redis', 'redisPrefix', 'redisUrl', 'schedules', 'sync', 'warehouse']);
     expect(schema.additionalProperties).toBe(false);
   });
 });

@@ -24,6 +24,7 @@ import { recentRuns, type RunRow } from '../warehouse/run-log.js';
 import { lastFinishedHealRound } from '../warehouse/heal-log.js';
 import { prefixWarehouse } from '../engine/prefix-warehouse.js';
 import { quotaStatus, type QuotaStatus } from '../engine/quota-parking.js';
+import { lakeLine, lakeStatus, type LakeStatus } from './lake-line.js';
 import { publishedWarehouseId, warehouseIdentity, warehouseLine, type WarehouseIdentity } from './warehouse-line.js';
 import { addCommonOptions, chooseStreams, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
@@ -117,6 +118,8 @@ interface StatusReport {
   healing?: { run: string; status: string; window: string; finishedAt: string | null; persisting: string[] } | null;
   /** Per table, what the API sent that the spec does not show (docs/schema-drift.md); null without a file that records it. */
   schemaDrift: TableDrift[] | null;
+  /** The Parquet lake of `publish.parquet` and whether it is current; null when none is configured. */
+  lake: LakeStatus | null;
 }
 
 
@@ -165,6 +168,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     warehouse: warehouseIdentity(config.redisPrefix, null, null),
     requestBudget: null,
     schemaDrift: null,
+    lake: lakeStatus(config.publish.parquet, dbPath),
   };
   let recorded: Awaited<ReturnType<typeof prefixWarehouse>>;
   const redis = await redisFor(config, log).catch((error: Error) => {
@@ -360,6 +364,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     );
   }
   if (!report.redis.error) out.push('', warehouseLine(report.warehouse, report.database.path));
+  if (report.lake) out.push(lakeLine(report.lake));
   if (report.queues.length) {
     const queueTable = textTable(['queue', 'waiting', 'active', 'delayed', 'failed', 'completed', 'workers'], ['left', 'right', 'right', 'right', 'right', 'right', 'right']);
     for (const queue of report.queues) {

@@ -254,6 +254,17 @@ export const warehouseConfigSchema = z
   })
   .strict();
 
+/** What is written after each publish besides the published DuckDB file (docs/lake.md). */
+export const publishConfigSchema = z
+  .object({
+    /**
+     * A folder (a disk or a mounted bucket) that gets a Hive-partitioned Parquet copy of every table after each publish,
+     * with a `_manifest.json`; default none.
+     */
+    parquet: z.string().min(1).transform(expandHome).optional(),
+  })
+  .strict();
+
 /** The events a webhook can ask for (docs/operations.md, "Notifications"). */
 export const NOTIFY_EVENTS = ['run_failed', 'run_incomplete', 'stale', 'key_refused', 'machine_fault', 'verify_disagreement', 'schema_drift'] as const;
 
@@ -324,6 +335,8 @@ export const configSchema = z
     redisPrefix: z.string().min(1).regex(REDIS_PREFIX_PATTERN, REDIS_PREFIX_RULE).default('bvsync'),
     sync: syncConfigSchema.default(syncConfigSchema.parse({})),
     warehouse: warehouseConfigSchema.default(warehouseConfigSchema.parse({})),
+    /** What each publish writes besides the published file: `parquet`, a lake folder (docs/lake.md). Default none. */
+    publish: publishConfigSchema.default(publishConfigSchema.parse({})),
     notify: notifyConfigSchema.default(notifyConfigSchema.parse({})),
     metrics: metricsConfigSchema.default(metricsConfigSchema.parse({})),
     /** Cron schedules of `bvsync scheduler`; default one daily run of every stream at 02:00 UTC. */

@@ -18,7 +18,7 @@ import { isWriterFenced } from '../warehouse/commit-fence.js';
 import { dropJobOfGoneRun, isRunGone, RunGoneError } from './run-gone.js';
 import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
 import { recordCancelled, recordUncounted } from './cancel-run.js';
-import { warnOfStaleWal } from './published-log.js';
+import { reportPublished } from './published-log.js';
 import { warnOfDaysUnderOtherEngines } from './engines-check.js';
 import { warnOfDaysReadOtherwise } from './read-settings-check.js';
 import { warnOfDaysNeverRead } from './unread-days-check.js';
@@ -576,7 +576,7 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   deps.metrics?.runFinished(meta.kind, status);
   sendRunEndNotices(deps.notifier, notices.run, notices.stale, deps.log);
   if (notices.drift) void deps.notifier?.notify(notices.drift);
-  warnOfStaleWal(deps.log, published);
+  reportPublished(deps.log, published, deps.metrics);
   // After the run is finished and published, so its command and status see it whatever the comparison takes.
   if (deps.config.sync.heal && (meta.kind === 'scheduled' || meta.kind === 'heal')) await enqueueHeal(deps.queues, { runId });
   deps.log.info(

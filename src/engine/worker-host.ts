@@ -293,7 +293,7 @@ export class WorkerHost {
     const lease = this.lease!;
     try {
       // Every commit of this holding checks the lease's fencing token before COMMIT (src/warehouse/commit-fence.ts).
-      this.warehouse = await openWarehouse(workingPathFor(config.db), { duckdb: duckdbSettings(config.warehouse), ...this.options.warehouse, fence: lease.fence() });
+      this.warehouse = await openWarehouse(workingPathFor(config.db), { duckdb: duckdbSettings(config.warehouse), lake: config.publish.parquet, ...this.options.warehouse, fence: lease.fence() });
       await this.refuseOtherFile(this.warehouse);
       this.writerFailures = 0;
       this.lastWriterError = undefined;

@@ -39,6 +39,7 @@ export class PrometheusMetrics implements SyncMetrics {
   private readonly heldSlices: Counter;
   private readonly healDisagreements: Gauge;
   private readonly healRequests: Counter;
+  private readonly lakeWrites: Counter<'outcome'>;
   private queueSource: (() => Promise<Record<string, QueueCounts>>) | undefined;
   private writerSource: (() => boolean) | undefined;
   private diskSource: (() => Promise<DiskSpace | undefined>) | undefined;
@@ -61,6 +62,8 @@ export class PrometheusMetrics implements SyncMetrics {
     this.heldSlices = new Counter({ name: 'bvsync_slices_held_total', help: 'Slices a scheduled run left to an unfinished run that was reading them, rather than read twice', registers });
     // Every series at 0 from the start: increase() sees a first failed run only if the series existed before it.
     for (const kind of RUN_KINDS) for (const status of FINISHED_RUN_STATUSES) this.runsFinished.inc({ kind, status }, 0);
+    this.lakeWrites = new Counter({ name: 'bvsync_lake_writes_total', help: 'Parquet lake writes after a publish (publish.parquet), by outcome: ok, or failed (the lake is behind)', labelNames: ['outcome'], registers });
+    for (const outcome of ['ok', 'failed']) this.lakeWrites.inc({ outcome }, 0);
 
     this.healDisagreements = new Gauge({ name: 'bvsync_heal_disagreements', help: 'Brand, family and day triples that still disagree with the API after sync.heal re-read them (docs/healing.md)', registers });
     this.healRequests = new Counter({ name: 'bvsync_heal_requests_total', help: 'API requests of sync.heal rounds: comparisons and re-reads', registers });
@@ -159,6 +162,10 @@ export class PrometheusMetrics implements SyncMetrics {
   /** The working file's schema drift, read when scraped (the writer's; others report none). */
   setSchemaDriftSource(source: () => Promise<DriftEntry[]>): void {
     this.schemaDriftSource = source;
+  }
+
+  lakeWritten(outcome: 'ok' | 'failed'): void {
+    this.lakeWrites.inc({ outcome });
   }
 
   /**

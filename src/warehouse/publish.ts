@@ -5,6 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { makeFolder } from '../make-folder.js';
 import { readCatalog } from './catalog.js';
+import type { LakeOutcome } from './parquet-lake.js';
 import { schemaVersion } from './migrator.js';
 import { VIEWS_DIR } from './paths.js';
 import { applyJournal, differingTables, FullCopyNeeded, WORKING_FILE_ONLY } from './publish-changes.js';
@@ -21,6 +22,11 @@ export interface PublishOptions {
   incremental?: boolean;
   /** A clone of the published file begun earlier (`preparePublishClone`): used if the file is still the one it cloned. */
   prepared?: PreparedClone | undefined;
+  /**
+   * Keep the journal from this entry on, for the Parquet lake (parquet-lake.ts) that has not taken the later ones yet;
+   * default: pruned through what the publish holds.
+   */
+  keepJournalFrom?: bigint | undefined;
 }
 
 /**
@@ -76,6 +82,8 @@ export interface PublishResult {
    * and wrote to it): left beside the new file, DuckDB would replay it onto rows it was never written for.
    */
   staleWal?: string;
+  /** The Parquet lake written after the publish (`publish.parquet`), when one is configured. */
+  lake?: LakeOutcome;
 }
 
 const PUBLISH_ALIAS = 'bvsync_publish';
@@ -185,7 +193,7 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
   await recordIdentity(connection, target);
   // The published copy holds every entry up to the marker now; a crash before this line only makes the next
   // publish copy them again.
-  await pruneJournal(connection, marker.journalSeq);
+  await pruneJournal(connection, keptFrom(marker.journalSeq, options.keepJournalFrom));
   return {
     path: target,
     bytes: statSync(target).size,
@@ -195,6 +203,18 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
     ...(fullCopyReason ? { fullCopyReason } : {}),
     ...(staleWal ? { staleWal } : {}),
   };
+}
+
+/** Where to prune to: a lake further behind than a full copy's worth of entries is rewritten whole anyway. */
+function keptFrom(published: bigint, lake: bigint | undefined): bigint {
+  if (lake === undefined || lake >= published || published - lake > BigInt(MAX_INCREMENTAL_ENTRIES)) return published;
+  return lake;
+}
+
+/** The working file's origin, migrations and journal head: what a publish marker and the lake's manifest record. */
+export async function publishPosition(connection: DuckDBConnection): Promise<{ origin: string; schema: string; journalSeq: bigint; headEntry: string | undefined }> {
+  const journalSeq = await journalHead(connection);
+  return { origin: await originOf(connection), schema: await ledgerChecksum(connection), journalSeq, headEntry: await journalEntryId(connection, journalSeq) };
 }
 
 /**

@@ -6,9 +6,10 @@ import { DatabaseLockedError, isLockConflict } from './database-locked-error.js'
 import { ensureDatabaseFolder } from './database-path.js';
 import { removeDeadSpillFiles } from './spill-folder.js';
 import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
-import { discardPreparedClone, dropPublishMarker, preparePublishClone, publishCopy, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
+import { lakeJournalFloor, writeLake, type LakeHooks, type LakeOutcome, type LakePosition } from './parquet-lake.js';
+import { discardPreparedClone, dropPublishMarker, preparePublishClone, publishCopy, publishPosition, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
 import { ensureJournal } from './publish-journal.js';
-import { ensurePublishedFiles } from './published-identity.js';
+import { ensurePublishedFiles, identityOf } from './published-identity.js';
 import { ensureSliceCommits, highestFenceToken, isSliceCommitted, pruneSliceCommits, runCommitCount } from './slice-commits.js';
 import type { CommitFence } from './commit-fence.js';
 import { readRows, type PlainRow } from './read-rows.js';
@@ -60,6 +61,10 @@ export interface WarehouseOptions {
    * start and finish, a cursor's move, a publish. Default none: a file opened outside the engine (tests, tools).
    */
   fence?: CommitFence;
+  /** The Parquet lake folder written after each publish (`publish.parquet`, docs/lake.md); default none. */
+  lake?: string;
+  /** Test hooks inside the lake write; default none. */
+  lakeHooks?: LakeHooks;
 }
 
 /**
@@ -385,8 +390,25 @@ export class Warehouse {
       await this.options.fence?.confirm();
       const prepared = options.prepared ?? this.prepared;
       if (prepared === this.prepared) this.prepared = undefined;
-      return publishCopy(this.connection, publishedPath, { ...options, prepared, viewsDir: options.viewsDir ?? this.options.viewsDir });
+      const lake = this.options.lake;
+      const position = lake ? await publishPosition(this.connection) : undefined;
+      const keepJournalFrom = lake && position ? await lakeJournalFloor(this.connection, lake, position).catch(() => undefined) : undefined;
+      const published = await publishCopy(this.connection, publishedPath, { ...options, prepared, keepJournalFrom, viewsDir: options.viewsDir ?? this.options.viewsDir });
+      if (!lake || !position) return published;
+      return { ...published, lake: await this.writeLakeAfter(lake, published.path, position) };
     });
+  }
+
+  /**
+   * The lake after a publish, outside the publish's own work: whatever fails here leaves the published file published
+   * and is told in the outcome (test/e2e/parquet-lake.int.test.ts).
+   */
+  private async writeLakeAfter(lake: string, publishedPath: string, position: LakePosition): Promise<LakeOutcome> {
+    try {
+      return { ok: true, ...(await writeLake(this.connection, lake, identityOf(publishedPath), position, this.options.lakeHooks, this.options.fence)) };
+    } catch (error) {
+      return { ok: false, path: resolve(lake), error: (error as Error).message };
+    }
   }
 
   /** Checkpoints and closes; calls already queued finish first. */
