@@ -458,18 +458,22 @@ async function deleteScopes(connection: DuckDBConnection, items: readonly Staged
     const table = `main.${quoteIdent(items[members[0]!]!.plan.info.name)}`;
     const text = (of: (column: string) => string) => `concat_ws(${SCOPE_TEXT_SEPARATOR}, ${set.columns.map((column) => `${of(column)}::VARCHAR`).join(', ')})`;
     const named = set.columns.map((_, position) => `_c${position}`);
+    const on = set.columns.map((column, position) => `${table}.${quoteIdent(column)} = _scope.${named[position]}`).join(' AND ');
+    const deleted = (
+      await connection.runAndReadAll(
+        `DELETE FROM ${table} USING (VALUES ${set.rows.map((row) => `(${row.cells})`).join(', ')}) AS _scope(${named.join(', ')}) WHERE ${on}
+         RETURNING ${text((column) => quoteIdent(column))}`,
+        set.params,
+      )
+    ).getRowsJS();
+    // Nothing deleted (a backfill into new days): no count to tell apart.
+    if (!deleted.length) continue;
     const owners = await connection.runAndReadAll(
       `SELECT _part, ${text((column) => named[set.columns.indexOf(column)]!)} FROM (VALUES ${set.rows.map((row) => `(${row.part}, ${row.cells})`).join(', ')}) AS _scope(_part, ${named.join(', ')})`,
       set.params,
     );
     const ownerOf = new Map(owners.getRowsJS().map(([part, key]) => [String(key), Number(part)]));
-    const on = set.columns.map((column, position) => `${table}.${quoteIdent(column)} = _scope.${named[position]}`).join(' AND ');
-    const deleted = await connection.runAndReadAll(
-      `DELETE FROM ${table} USING (VALUES ${set.rows.map((row) => `(${row.cells})`).join(', ')}) AS _scope(${named.join(', ')}) WHERE ${on}
-       RETURNING ${text((column) => quoteIdent(column))}`,
-      set.params,
-    );
-    for (const [key] of deleted.getRowsJS()) {
+    for (const [key] of deleted) {
       const owner = ownerOf.get(String(key));
       if (owner !== undefined) counts[owner] = (counts[owner] ?? 0) + 1;
     }
