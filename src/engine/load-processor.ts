@@ -23,6 +23,7 @@ import { warnOfDaysUnderOtherEngines } from './engines-check.js';
 import { warnOfDaysReadOtherwise } from './read-settings-check.js';
 import { warnOfDaysNeverRead } from './unread-days-check.js';
 import { takeWaitingCommits } from './waiting-commits.js';
+import { CommitLookups } from './commit-lookups.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueueHeal, enqueuePlan } from './enqueue.js';
@@ -343,8 +344,9 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     errorCode = 'range_not_applied';
   }
   let chunks: SliceChunk[] = [];
-  // A replay of a commit that went in (slice-commits.ts): only its outcome is left to record, even once its chunks are gone.
-  const committed = await deps.warehouse.hasCommitted(data.token);
+  // A replay of a commit that went in (slice-commits.ts): only its outcome is left to record, even once its chunks are
+  // gone. Asked before any other await, so the slices prepared together share one lookup (commit-lookups.ts).
+  const { committed, stored } = await commitLookups(deps.warehouse).of({ brandId: data.brandId, stream: data.stream, sliceKey: data.slice.key, token: data.token });
   // A failed slice brings no rows, but may bring the records it quarantined (a first page the API numbered otherwise).
   if (status === 'failed' && data.chunks > 0) {
     chunks = ((await readChunks(deps.redis, deps.prefix, data.token, data.chunks)) ?? []).map((chunk) => ({ tables: {}, rejects: chunk.rejects }));
@@ -379,7 +381,6 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     error = error ? `${error}; ${none}` : none;
     errorCode = 'row_invalid';
   }
-  const stored = await deps.warehouse.storedSliceState(data.brandId, data.stream, data.slice.key);
   // A complete read that rejected records and brings fewer than the slice holds: the API's records stopped fitting
   // their schema (ids as strings, another timestamp form), and loading it replaced a day of rows with what was left,
   // complete. It is an incomplete attempt instead, which leaves the stored rows (below).
@@ -495,6 +496,15 @@ function warnOfDroppedEngines(log: Logger, data: CommitJobData, dropped: string[
       'the stream\'s rows cover only the engines it names (_slice_queries: engines beside sent_engines); said once per run, stream and set of ids; ' +
       "check the ids with `bvsync doctor`, then correct or remove them in api.engines",
   );
+}
+
+const lookupsByWarehouse = new WeakMap<Warehouse, CommitLookups>();
+
+/** The lookup batcher of the warehouse's commits, one per open file. */
+function commitLookups(warehouse: Warehouse): CommitLookups {
+  let lookups = lookupsByWarehouse.get(warehouse);
+  if (!lookups) lookupsByWarehouse.set(warehouse, (lookups = new CommitLookups(warehouse)));
+  return lookups;
 }
 
 const plansByWarehouse = new WeakMap<Warehouse, Map<string, TablePlan>>();

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { DuckDBInstance, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import { completeDays, newestCompletePastDays, storedSliceState, type NewestCompleteDay, type StoredSliceState } from './bookkeeping.js';
+import { completeDays, newestCompletePastDays, storedSliceState, storedSliceStates, type NewestCompleteDay, type SliceKey, type StoredSliceState } from './bookkeeping.js';
 import { readCatalog, type TableInfo } from './catalog.js';
 import { DatabaseLockedError, isLockConflict } from './database-locked-error.js';
 import { ensureDatabaseFolder } from './database-path.js';
@@ -10,7 +10,7 @@ import { lakeJournalFloor, writeLake, type LakeHooks, type LakeOutcome, type Lak
 import { discardPreparedClone, dropPublishMarker, preparePublishClone, publishCopy, publishPosition, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
 import { ensureJournal } from './publish-journal.js';
 import { ensurePublishedFiles, identityOf } from './published-identity.js';
-import { ensureSliceCommits, highestFenceToken, isSliceCommitted, pruneSliceCommits, runCommitCount } from './slice-commits.js';
+import { committedTokens, ensureSliceCommits, highestFenceToken, isSliceCommitted, pruneSliceCommits, runCommitCount } from './slice-commits.js';
 import type { CommitFence } from './commit-fence.js';
 import { readRows, type PlainRow } from './read-rows.js';
 import {
@@ -196,6 +196,17 @@ export class Warehouse {
   /** Whether a slice's transaction committed the rows of the fetch with this token (slice-commits.ts). */
   hasCommitted(token: string): Promise<boolean> {
     return this.serial(() => isSliceCommitted(this.connection, token));
+  }
+
+  /**
+   * What commit jobs about to load need to know of their slices, for a batch in two set statements: which tokens
+   * committed already (a replay), and each slice's stored state, keyed by `sliceKeyText` (bookkeeping.ts).
+   */
+  commitLookups(slices: ReadonlyArray<SliceKey & { token: string }>): Promise<{ committed: Set<string>; states: Map<string, StoredSliceState> }> {
+    return this.serial(async () => ({
+      committed: await committedTokens(this.connection, slices.map((slice) => slice.token)),
+      states: await storedSliceStates(this.reader(), slices),
+    }));
   }
 
   /** How many slices the run committed into this file, by the fetch tokens its transactions recorded (slice-commits.ts). */
