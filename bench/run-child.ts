@@ -63,6 +63,7 @@ const writerMetrics: SyncMetrics = {
   rowsLoaded: () => undefined,
   rowsRejected: () => undefined,
   runFinished: () => undefined,
+  lakeWritten: () => undefined,
 };
 const progress = await runToEnd({
   config,
