@@ -8,6 +8,7 @@ import { removeDeadSpillFiles } from './spill-folder.js';
 import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
 import { discardPreparedClone, dropPublishMarker, preparePublishClone, publishCopy, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
 import { ensureJournal } from './publish-journal.js';
+import { ensurePublishCosts } from './publish-cost.js';
 import { ensurePublishedFiles } from './published-identity.js';
 import { ensureSliceCommits, highestFenceToken, isSliceCommitted, pruneSliceCommits, runCommitCount } from './slice-commits.js';
 import type { CommitFence } from './commit-fence.js';
@@ -100,6 +101,7 @@ export class Warehouse {
       const applied = await migrate(connection, { dir: options.migrationsDir, target: options.migrationTarget });
       await ensureJournal(connection);
       await ensurePublishedFiles(connection);
+      await ensurePublishCosts(connection);
       await ensureSliceCommits(connection);
       await dropPublishMarker(connection);
       await removeDeadSpillFiles(connection, path);
