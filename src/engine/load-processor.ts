@@ -539,8 +539,8 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
 }
 
 /** Both ways' prices in whole milliseconds, for the run's log line: the publish took the cheaper (publish-cost.ts). */
-function roundedEstimate(estimate: { incrementalMs: number; fullMs: number; rows: number } | undefined) {
-  return estimate && { incrementalMs: Math.round(estimate.incrementalMs), fullMs: Math.round(estimate.fullMs), rows: estimate.rows };
+function roundedEstimate(estimate: { incrementalMs: number; fullMs: number; rows: number; scanMs: number } | undefined) {
+  return estimate && { incrementalMs: Math.round(estimate.incrementalMs), fullMs: Math.round(estimate.fullMs), rows: estimate.rows, scanMs: Math.round(estimate.scanMs) };
 }
 
 /**

@@ -64,28 +64,33 @@ function predicateGroups(predicates: readonly string[]): string[] {
   return groups;
 }
 
-/**
- * Rows an incremental publish of `entries` would copy from the working file: those of every journaled scope and merging
- * run, and every row of the bookkeeping tables, which are copied whole. What publish-cost.ts prices the way by.
- */
-export async function rowsToCopy(connection: DuckDBConnection, entries: readonly JournalEntry[], catalog: ReadonlyMap<string, TableInfo>): Promise<number> {
-  const counts: string[] = [];
+/** What an incremental publish of some entries would do, found by doing its reads alone (publish-cost.ts prices it). */
+export interface ChangesProbe {
+  /** Rows it would copy: those of every journaled scope and merging run, and every row of the bookkeeping tables. */
+  rows: number;
+  /**
+   * How long counting the scopes' and runs' rows took: the scans their DELETEs and INSERTs repeat, as costly as the
+   * box, the tables' sizes and their zone maps make them.
+   */
+  scanMs: number;
+}
+
+export async function probeChanges(connection: DuckDBConnection, entries: readonly JournalEntry[], catalog: ReadonlyMap<string, TableInfo>): Promise<ChangesProbe> {
+  const begun = performance.now();
+  let rows = 0;
+  const count = async (sql: string) => {
+    rows += Number((await connection.runAndReadAll(sql)).getRowsJS()[0]![0]);
+  };
   for (const [table, changes] of changesByTable(entries, catalog)) {
     const source = `main.${quoteIdent(table)}`;
-    for (const where of predicateGroups(changes.predicates)) counts.push(`(SELECT count(*) FROM ${source} WHERE ${where})`);
+    for (const where of predicateGroups(changes.predicates)) await count(`SELECT count(*) FROM ${source} WHERE ${where}`);
     if (changes.runs.size && changes.info.columns.some((column) => column.name === '_run_id')) {
-      counts.push(`(SELECT count(*) FROM ${source} WHERE _run_id IN (${[...changes.runs].map(quoteLiteral).join(', ')}))`);
+      await count(`SELECT count(*) FROM ${source} WHERE _run_id IN (${[...changes.runs].map(quoteLiteral).join(', ')})`);
     }
   }
-  for (const info of catalog.values()) if (isBookkeeping(info.name)) counts.push(`(SELECT count(*) FROM main.${quoteIdent(info.name)})`);
-  if (!counts.length) return 0;
-  let rows = 0;
-  // One statement per hundred counts: a year's journal names thousands of scopes.
-  for (let i = 0; i < counts.length; i += 100) {
-    const reader = await connection.runAndReadAll(`SELECT ${counts.slice(i, i + 100).join(' + ')}`);
-    rows += Number(reader.getRowsJS()[0]![0]);
-  }
-  return rows;
+  const scanMs = performance.now() - begun;
+  for (const info of catalog.values()) if (isBookkeeping(info.name)) await count(`SELECT count(*) FROM main.${quoteIdent(info.name)}`);
+  return { rows, scanMs };
 }
 
 /**

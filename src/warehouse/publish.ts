@@ -7,7 +7,7 @@ import { makeFolder } from '../make-folder.js';
 import { readCatalog } from './catalog.js';
 import { schemaVersion } from './migrator.js';
 import { VIEWS_DIR } from './paths.js';
-import { applyJournal, differingTables, FullCopyNeeded, rowsToCopy, WORKING_FILE_ONLY } from './publish-changes.js';
+import { applyJournal, differingTables, FullCopyNeeded, probeChanges, WORKING_FILE_ONLY, type ChangesProbe } from './publish-changes.js';
 import { estimatePublish, readPublishRates, recordPublishRate, type PublishEstimate } from './publish-cost.js';
 import { JOURNAL_OBJECTS, journalEntryId, journalHead, journalLength, journalTail, pruneJournal, readJournal } from './publish-journal.js';
 import { identityOf, recordedIdentity, recordIdentity } from './published-identity.js';
@@ -22,7 +22,15 @@ export interface PublishOptions {
   incremental?: boolean;
   /** A clone of the published file begun earlier (`preparePublishClone`): used if the file is still the one it cloned. */
   prepared?: PreparedClone | undefined;
+  /** Working files smaller than this (MB) are brought up to date without pricing both ways; default PRICED_FROM_MB. */
+  pricedFromMb?: number;
 }
+
+/**
+ * Below this size either way costs well under a second, and the probe that prices them would cost a good part of it:
+ * the copy is brought up to date unpriced.
+ */
+export const PRICED_FROM_MB = 16;
 
 /**
  * A clone of the published file made while a run still fetches and loads, so that its publish only brings it up to
@@ -153,7 +161,7 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
   let estimate: PublishEstimate | undefined;
   if (options.incremental === false) fullCopyReason = 'asked for a full copy';
   else if (!existsSync(target)) fullCopyReason = 'no published copy yet';
-  else ({ reason: fullCopyReason, estimate } = await priceWays(connection, working, target, clone));
+  else ({ reason: fullCopyReason, estimate } = await priceWays(connection, working, target, clone, options.pricedFromMb ?? PRICED_FROM_MB));
   if (fullCopyReason === undefined) {
     const temporary = clone ?? temporaryPath(target);
     let cloneMs = 0;
@@ -173,7 +181,7 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
       staleWal = setAsideWal(target);
       renameSync(temporary, target);
       mode = 'incremental';
-      if (estimate) await recordPublishRate(connection, 'incremental', appliedMs, estimate.rows);
+      if (estimate) await recordPublishRate(connection, { way: 'incremental', ms: appliedMs, estimate });
     } catch (error) {
       removeCopy(temporary);
       // Whatever kept the copy from being brought up to date (a file that is no DuckDB database, a key collision),
@@ -190,7 +198,7 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
       const copy = source ? () => copyFile(source, temporary, constants.COPYFILE_FICLONE) : undefined;
       await attached(connection, temporary, () => fullCopy(connection, working, views, marker), copy);
       // A byte copy only: one made by COPY FROM DATABASE costs by rows and indexes, not by the file's bytes.
-      if (source) await recordPublishRate(connection, 'full', performance.now() - begun, statSync(source).size / 2 ** 20);
+      if (source) await recordPublishRate(connection, { way: 'full', ms: performance.now() - begun, mb: statSync(source).size / 2 ** 20 });
       // An incremental attempt that failed at its rename has set the WAL aside already.
       staleWal = setAsideWal(target) ?? staleWal;
       renameSync(temporary, target);
@@ -226,31 +234,34 @@ async function priceWays(
   working: string,
   target: string,
   clone: string | undefined,
+  pricedFromMb: number,
 ): Promise<{ reason?: string | undefined; estimate?: PublishEstimate | undefined }> {
   // Counted before read: the journal of a long backfill is not held in memory only to be refused.
   const length = await journalLength(connection);
   if (length > MAX_INCREMENTAL_ENTRIES) return { reason: `${length} changes since the last publish; a full copy is cheaper` };
   const workingPath = await databasePath(connection, working);
+  const megabytes = (path: string) => (existsSync(path) ? statSync(path).size / 2 ** 20 : 0);
   if (!workingPath) return {};
+  const workingMb = megabytes(workingPath) + megabytes(`${workingPath}.wal`);
+  if (workingMb < pricedFromMb) return {};
   const tail = await journalTail(connection);
   // The oldest entry is the one the last publish ended with: the copy holds it already.
   const entries = tail === undefined ? [] : await readJournal(connection, tail);
-  let rows: number;
+  let probe: ChangesProbe;
   try {
-    rows = await rowsToCopy(connection, entries, await readCatalog(connection));
+    probe = await probeChanges(connection, entries, await readCatalog(connection));
   } catch (error) {
     if (error instanceof FullCopyNeeded) return {};
     throw error;
   }
-  const megabytes = (path: string) => (existsSync(path) ? statSync(path).size / 2 ** 20 : 0);
   const estimate = estimatePublish({
-    rows,
-    workingMb: megabytes(workingPath) + megabytes(`${workingPath}.wal`),
+    ...probe,
+    workingMb,
     cloneMb: clone ? 0 : megabytes(target),
     rates: await readPublishRates(connection),
   });
   if (estimate.fullMs >= estimate.incrementalMs) return { estimate };
-  const reason = `a full copy is cheaper: ~${Math.round(estimate.fullMs)} ms against ~${Math.round(estimate.incrementalMs)} ms to bring the copy up to date (${rows.toLocaleString('en-US')} rows)`;
+  const reason = `a full copy is cheaper: ~${Math.round(estimate.fullMs)} ms against ~${Math.round(estimate.incrementalMs)} ms to bring the copy up to date (${probe.rows.toLocaleString('en-US')} rows)`;
   return { reason, estimate };
 }
 

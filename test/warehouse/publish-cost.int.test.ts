@@ -19,6 +19,8 @@ afterEach(() => tmp?.remove());
 
 const DAYS = Array.from({ length: 20 }, (_, index) => `2026-10-${String(index + 1).padStart(2, '0')}`);
 const PER_DAY = 200;
+/** Priced however small the file: this test's is a few MB. */
+const PRICED = { pricedFromMb: 0 };
 
 const replaceDay = (runId: string, day: string, firstId: number) =>
   sliceBatch({
@@ -47,14 +49,14 @@ describe('the cheaper way to publish', () => {
     try {
       for (const [index, day] of DAYS.entries()) await wh.loadSlice(replaceDay('run-1', day, 1 + index * PER_DAY));
       expect((await wh.publish(published)).mode).toBe('full');
-      // Rates as if measured: 1 ms a row, and the whole file copied in ~2 s, whatever size DuckDB made it.
+      // Rates as if measured: 1 ms a row, scans free, and the whole file copied in ~2 s, whatever size DuckDB made it.
       const msPerMb = (2_000 - FULL_COPY_FIXED_MS) / (statSync(working).size / 2 ** 20);
-      await wh.query(`INSERT OR REPLACE INTO _publish_costs VALUES ('incremental', 1, now()), ('full', ${msPerMb}, now())`);
+      await wh.query(`INSERT OR REPLACE INTO _publish_costs VALUES ('incremental', 0, now()), ('row', 1, now()), ('full', ${msPerMb}, now())`);
 
       // One day re-loaded: ~200 rows and the bookkeeping; the clone made during the run costs nothing more.
       await wh.loadSlice(replaceDay('run-2', DAYS[0]!, 1));
       expect(await wh.preparePublish(published)).toBe(true);
-      const small = await wh.publish(published);
+      const small = await wh.publish(published, PRICED);
       expect(small.mode).toBe('incremental');
       expect(small.estimate!.rows).toBeGreaterThanOrEqual(PER_DAY);
       expect(small.estimate!.rows).toBeLessThan(2 * PER_DAY);
@@ -63,7 +65,7 @@ describe('the cheaper way to publish', () => {
       // Eighteen of twenty days re-loaded: 3,600 rows at 1 ms cost more than the ~2 s copy.
       for (const [index, day] of DAYS.slice(2).entries()) await wh.loadSlice(replaceDay('run-3', day, 1 + (index + 2) * PER_DAY));
       expect(await wh.preparePublish(published)).toBe(true);
-      const large = await wh.publish(published);
+      const large = await wh.publish(published, PRICED);
       expect(large.mode).toBe('full');
       expect(large.fullCopyReason).toMatch(/^a full copy is cheaper: ~\d+ ms against ~\d+ ms to bring the copy up to date \([\d,]+ rows\)$/);
       expect(large.estimate!.rows).toBeGreaterThanOrEqual(18 * PER_DAY);
@@ -77,22 +79,40 @@ describe('the cheaper way to publish', () => {
       // The full copy holds the journal's head: the next small change is brought up to date again.
       await wh.loadSlice(replaceDay('run-4', DAYS[1]!, 1 + PER_DAY));
       expect(await wh.preparePublish(published)).toBe(true);
-      expect((await wh.publish(published)).mode).toBe('incremental');
+      expect((await wh.publish(published, PRICED)).mode).toBe('incremental');
       // Without a clone made during the run, cloning the file costs what copying it does, and the copy wins.
       await wh.loadSlice(replaceDay('run-5', DAYS[1]!, 1 + PER_DAY));
-      expect((await wh.publish(published)).fullCopyReason).toMatch(/^a full copy is cheaper/);
+      expect((await wh.publish(published, PRICED)).fullCopyReason).toMatch(/^a full copy is cheaper/);
       expect(await conversationsIn(published)).toBe(DAYS.length * PER_DAY);
     } finally {
       await wh.close();
     }
   });
 
-  it('prices the clone too when none was prepared during the run', () => {
-    const rates = { msPerRow: 0.02, msPerMb: 6 };
-    const prepared = estimatePublish({ rows: 30_000, workingMb: 425, cloneMb: 0, rates });
-    const cloned = estimatePublish({ rows: 30_000, workingMb: 425, cloneMb: 425, rates });
-    expect(prepared.incrementalMs).toBeCloseTo(600);
-    expect(cloned.incrementalMs).toBeCloseTo(600 + 2_550);
+  it('brings a small file up to date unpriced', async () => {
+    tmp = tempDir('publish-cost');
+    const published = join(tmp.path, 'bv.duckdb');
+    const wh = await openWarehouse(workingPathFor(published));
+    try {
+      await wh.loadSlice(replaceDay('run-1', DAYS[0]!, 1));
+      await wh.publish(published);
+      // Whatever the rates say, a file under PRICED_FROM_MB is not priced.
+      await wh.query(`INSERT OR REPLACE INTO _publish_costs VALUES ('row', 1000, now())`);
+      await wh.loadSlice(replaceDay('run-2', DAYS[0]!, 1));
+      const result = await wh.publish(published);
+      expect(result.mode).toBe('incremental');
+      expect(result.estimate).toBeUndefined();
+    } finally {
+      await wh.close();
+    }
+  });
+
+  it('prices the scans, the rows, and the clone when none was prepared during the run', () => {
+    const rates = { perScanMs: 4, msPerRow: 0.005, msPerMb: 6 };
+    const prepared = estimatePublish({ rows: 30_000, scanMs: 100, workingMb: 425, cloneMb: 0, rates });
+    const cloned = estimatePublish({ rows: 30_000, scanMs: 100, workingMb: 425, cloneMb: 425, rates });
+    expect(prepared.incrementalMs).toBeCloseTo(400 + 150);
+    expect(cloned.incrementalMs).toBeCloseTo(400 + 150 + 2_550);
     expect(prepared.fullMs).toBeCloseTo(FULL_COPY_FIXED_MS + 2_550);
   });
 
@@ -102,15 +122,17 @@ describe('the cheaper way to publish', () => {
     try {
       await ensurePublishCosts(connection);
       expect(await readPublishRates(connection)).toEqual(DEFAULT_PUBLISH_RATES);
-      await recordPublishRate(connection, 'incremental', 1_000, 10_000);
-      await recordPublishRate(connection, 'full', FULL_COPY_FIXED_MS + 400, 100);
-      expect(await readPublishRates(connection)).toEqual({ msPerRow: 0.1, msPerMb: 4 });
-      await recordPublishRate(connection, 'incremental', 3_000, 10_000);
-      expect((await readPublishRates(connection)).msPerRow).toBeCloseTo(0.2);
-      // A few rows or a small file are mostly fixed costs: not kept.
-      await recordPublishRate(connection, 'incremental', 500, 100);
-      await recordPublishRate(connection, 'full', 900, 2);
-      expect(await readPublishRates(connection)).toEqual({ msPerRow: expect.closeTo(0.2) as number, msPerMb: 4 });
+      const estimate = (scanMs: number) => estimatePublish({ rows: 20_000, scanMs, workingMb: 100, cloneMb: 0, rates: DEFAULT_PUBLISH_RATES });
+      // 20,000 rows at 0.005 ms are 100 ms of the 1,100; the other 1,000 over 100 ms of scans: 10 x, the first measure.
+      await recordPublishRate(connection, { way: 'incremental', ms: 1_100, estimate: estimate(100) });
+      await recordPublishRate(connection, { way: 'full', ms: FULL_COPY_FIXED_MS + 400, mb: 100 });
+      expect(await readPublishRates(connection)).toEqual({ perScanMs: 10, msPerRow: 0.005, msPerMb: 4 });
+      await recordPublishRate(connection, { way: 'incremental', ms: 2_100, estimate: estimate(100) });
+      expect((await readPublishRates(connection)).perScanMs).toBeCloseTo(15);
+      // Little work is mostly fixed costs: not kept.
+      await recordPublishRate(connection, { way: 'incremental', ms: 5_000, estimate: estimate(10) });
+      await recordPublishRate(connection, { way: 'full', ms: 900, mb: 2 });
+      expect(await readPublishRates(connection)).toEqual({ perScanMs: expect.closeTo(15) as number, msPerRow: 0.005, msPerMb: 4 });
     } finally {
       connection.closeSync();
       instance.closeSync();
