@@ -250,9 +250,10 @@ async function priceWays(
   let probe: ChangesProbe;
   try {
     probe = await probeChanges(connection, entries, await readCatalog(connection));
-  } catch (error) {
-    if (error instanceof FullCopyNeeded) return {};
-    throw error;
+  } catch {
+    // Whatever stops the probe (a table or column gone, a scope of another type) stops applying the journal too:
+    // updateCopy meets it there and says why, and the full copy follows.
+    return {};
   }
   const estimate = estimatePublish({
     ...probe,
