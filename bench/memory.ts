@@ -1,7 +1,7 @@
 /**
  * Scenario 4, memory: the peak RSS of the process doing a conversations backfill of 1,000,000 records (100 days x
  * 10,000) and of one of 100,000 (10 days x 10,000), each in a fresh child process (`process.resourceUsage().maxRSS`
- * at its end), with DuckDB held to the config's default budget (`warehouse.memoryLimit` 256MB, 1 thread). Targets:
+ * at its end), with DuckDB held to the config's default budget (`warehouse.memoryLimit` 160MB, 1 thread). Targets:
  * <= 400 MB, and the larger within 1.2 x the smaller — memory must not grow with volume. Measured as bvsync is
  * started (`--max-old-space-size=192 --max-semi-space-size=8` and `MALLOC_ARENA_MAX=2`: the Dockerfile; the targets) and again with node's defaults,
  * under which V8 lets garbage grow the heap to ~230 MB at this allocation rate. The notes give each run's peak V8 heap.

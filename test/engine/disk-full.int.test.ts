@@ -111,7 +111,7 @@ describe.skipIf(refusal !== undefined)('a backfill into a warehouse on a full di
     // A first backfill of the last day publishes a file for the analysts.
     const seeded = await backfill(TODAY);
     expect(seeded.code, seeded.stderr).toBe(0);
-    // The preflight warned (48 MiB is short of the spill a 256MB memory limit may take) and ran all the same.
+    // The preflight warned (48 MiB is short of the spill a 160MB memory limit may take) and ran all the same.
     expect(seeded.stderr).toMatch(/preflight: [\d.]+ MiB free on \S+small, below what the next run \(1 day\) may need/);
     const published = join(small, 'bv.duckdb');
     const publishedBefore = sha256(published);
