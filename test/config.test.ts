@@ -290,8 +290,8 @@ describe('the Redis prefix', () => {
 });
 
 describe("the warehouse's DuckDB budget", () => {
-  it('defaults to 256MB and 1 thread, and takes BVSYNC_DUCKDB_MEMORY_LIMIT and BVSYNC_DUCKDB_THREADS over the file', () => {
-    expect(parseConfig({}).warehouse).toEqual({ memoryLimit: '256MB', threads: 1 });
+  it('defaults to 160MB and 1 thread, and takes BVSYNC_DUCKDB_MEMORY_LIMIT and BVSYNC_DUCKDB_THREADS over the file', () => {
+    expect(parseConfig({}).warehouse).toEqual({ memoryLimit: '160MB', threads: 1 });
     expect(parseConfig({}).warehouse).toEqual(DEFAULT_DUCKDB_BUDGET);
     const config = loadConfig({ env: { BVSYNC_DUCKDB_MEMORY_LIMIT: '1GB', BVSYNC_DUCKDB_THREADS: '4' } });
     expect(config.warehouse).toEqual({ memoryLimit: '1GB', threads: 4 });

@@ -248,7 +248,7 @@ export const warehouseConfigSchema = z
     memoryLimit: z
       .string()
       .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'expected a size such as 256MB or 1GB')
-      .default('256MB'),
+      .default('160MB'),
     /** DuckDB's worker threads (DEFAULT_DUCKDB_BUDGET says why one). Env `BVSYNC_DUCKDB_THREADS`. */
     threads: z.number().int().min(1).max(64).default(1),
   })

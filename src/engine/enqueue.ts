@@ -26,11 +26,20 @@ export async function enqueuePlan(queues: Queues, data: PlanJobData): Promise<vo
   await addOfRun(queues, data.runId, () => queues.load.add('plan', data, { jobId: jobId('plan', data.runId, data.phase) }));
 }
 
-/** The fetch jobs of a phase's slices, in one round trip. */
-export async function enqueueFetches(queues: Queues, slices: FetchJobData[]): Promise<void> {
+/**
+ * Fetch jobs added per round trip. BullMQ builds every job, its JSON and the pipeline's command text before sending:
+ * the 17,000 slices of a 100-brand phase added at once raised a worker's RSS by ~100 MB (docs/performance.md, "Memory").
+ */
+export const FETCH_JOBS_PER_ADD = 500;
+
+/** The fetch jobs of a phase's slices, FETCH_JOBS_PER_ADD a round trip (test/engine/enqueue-batches.int.test.ts). */
+export async function enqueueFetches(queues: Queues, slices: readonly FetchJobData[], perAdd = FETCH_JOBS_PER_ADD): Promise<void> {
   for (const runId of new Set(slices.map((slice) => slice.runId))) {
     const ofRun = slices.filter((slice) => slice.runId === runId);
-    await addOfRun(queues, runId, () => queues.fetch.addBulk(ofRun.map((data) => ({ name: 'fetch', data, opts: { jobId: fetchJobId(data) } }))));
+    for (let start = 0; start < ofRun.length; start += perAdd) {
+      const batch = ofRun.slice(start, start + perAdd);
+      await addOfRun(queues, runId, () => queues.fetch.addBulk(batch.map((data) => ({ name: 'fetch', data, opts: { jobId: fetchJobId(data) } }))));
+    }
   }
 }
 

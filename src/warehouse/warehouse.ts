@@ -9,6 +9,7 @@ import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
 import { lakeJournalFloor, writeLake, type LakeHooks, type LakeOutcome, type LakePosition } from './parquet-lake.js';
 import { discardPreparedClone, dropPublishMarker, preparePublishClone, publishCopy, publishPosition, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
 import { ensureJournal } from './publish-journal.js';
+import { ensurePublishCosts } from './publish-cost.js';
 import { ensurePublishedFiles, identityOf } from './published-identity.js';
 import { committedTokens, ensureSliceCommits, highestFenceToken, isSliceCommitted, pruneSliceCommits, runCommitCount } from './slice-commits.js';
 import type { CommitFence } from './commit-fence.js';
@@ -110,6 +111,7 @@ export class Warehouse {
       const applied = await migrate(connection, { dir: options.migrationsDir, target: options.migrationTarget });
       await ensureJournal(connection);
       await ensurePublishedFiles(connection);
+      await ensurePublishCosts(connection);
       await ensureSliceCommits(connection);
       await dropPublishMarker(connection);
       await removeDeadSpillFiles(connection, path);

@@ -64,6 +64,7 @@ const EXPECTED_KEYS: Record<string, string[]> = {
   _slice_queries: ['brand_id', 'stream', 'slice_key'],
   _publish_journal: ['seq'],
   _published_files: ['path'],
+  _publish_costs: ['way'],
   // Looked up once per commit job: an index over every token would sit in DuckDB's memory budget.
   _slice_commits: [],
   // One row: the file's id (migration 016).
