@@ -128,6 +128,8 @@ export function demoCommand(): Command {
         today,
         from,
         to: today,
+        // The simulator's today is the workers' too, should the real day end during the demo.
+        worker: { today: () => today },
       }, {
         plain: true,
         // Its queues go with its Redis prefix, removed below: nothing of it is left for a worker to finish.
