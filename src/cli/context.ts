@@ -79,13 +79,13 @@ export function commandToday(settings: ProcessSettings = loadProcessSettings()):
   return settings.today ?? todayUtc();
 }
 
-/** The engine's takeover timings a command's worker uses; each unset one keeps the engine's default. */
+/** The engine's takeover timings and clock a command's worker uses; each unset one keeps the engine's default. */
 export type WorkerTimings = Pick<WorkerHostOptions, 'leaseTtlMs' | 'lockDurationMs' | 'stalledIntervalMs' | 'today'>;
 
 /**
  * Takeover timings for every command that runs a worker (`worker`, `sync`, `backfill`), from the process settings
  * (`BVSYNC_LEASE_TTL_MS`, `BVSYNC_JOB_LOCK_MS`). Shorter means faster recovery from a killed process, at the cost of
- * more Redis traffic.
+ * more Redis traffic. `BVSYNC_TODAY` gives the worker its today too (test/process-settings.test.ts).
  */
 export function workerTimings(settings: ProcessSettings = loadProcessSettings()): WorkerTimings {
   const timings: WorkerTimings = {};
