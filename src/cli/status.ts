@@ -8,7 +8,6 @@ import { integerOption } from './integer-option.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../engine/queues.js';
 import { connectRedis } from '../engine/redis.js';
 import { RunStore, type RunMeta } from '../engine/run-store.js';
-import { todayUtc } from '../days.js';
 import { formatDecimal, formatInteger } from '../format.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
 import type { Config } from '../config/schema.js';
@@ -26,7 +25,7 @@ import { prefixWarehouse } from '../engine/prefix-warehouse.js';
 import { quotaStatus, type QuotaStatus } from '../engine/quota-parking.js';
 import { lakeLine, lakeStatus, type LakeStatus } from './lake-line.js';
 import { publishedWarehouseId, warehouseIdentity, warehouseLine, type WarehouseIdentity } from './warehouse-line.js';
-import { addCommonOptions, chooseStreams, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
+import { addCommonOptions, chooseStreams, commandLogger, commandToday, readConfig, redisFor, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { rateLine, readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
 
@@ -152,7 +151,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
   const limit = flags.runs ?? 10;
   const dbPath = flags.db ?? config.db;
   const report: StatusReport = {
-    today: todayUtc(),
+    today: commandToday(),
     redis: { error: null },
     unfinishedRuns: [],
     recentRuns: [],

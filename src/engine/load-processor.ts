@@ -55,6 +55,12 @@ export interface LoadProcessorDeps {
   onWriterFault?: (fault: WriterFault) => void;
   /** Told of runs that end failed or incomplete, and of stale data after each run; default none. */
   notifier?: Notifier;
+  /** The process clock's UTC day; default the real one. Tests pin it to the simulator's today. */
+  today?: () => string;
+}
+
+function clockDay(deps: LoadProcessorDeps): string {
+  return deps.today ? deps.today() : todayUtc();
 }
 
 /** How long a load job put back by a writer fault waits before another writer may take it (ms). */
@@ -150,6 +156,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     sync: deps.config.sync,
     cursors,
     dimensions: (brandId) => dimensions.get(brandId) ?? NO_DIMENSIONS,
+    readDay: clockDay(deps),
   });
   for (const gap of gaps) deps.log.warn({ run: runId, brand: gap.brandId, stream: gap.stream }, describeGap(gap));
   const unheld = meta.heal
@@ -195,12 +202,12 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
 /**
  * `backfill --skip-complete`: the planned slices less those the file has complete, read once their window was over.
  * A full-refresh list is what it is when read, and some file the day they were read under (`articles` writes that day's
- * `article_status_daily`): it counts complete only if read today, by the clock the list itself is planned by (the real
- * one, not `--today`). Whatever else a slice holds (failed, incomplete, never read, read while its day was today) is
+ * `article_status_daily`): it counts complete only if read today, by the clock the list itself is planned by (the process
+ * clock, not `--today`). Whatever else a slice holds (failed, incomplete, never read, read while its day was today) is
  * read again.
  */
 async function withoutCompleteSlices(deps: LoadProcessorDeps, runId: string, phase: number, planned: PlannedSlice[]): Promise<PlannedSlice[]> {
-  const today = todayUtc();
+  const today = clockDay(deps);
   const asked = planned.map((slice) => {
     const last = slice.snapshot ? null : (slice.to ?? slice.day);
     return { brandId: slice.brandId, stream: slice.stream, key: slice.key, day: last === null ? today : addDays(last, 1), list: last === null };
@@ -608,7 +615,7 @@ async function claimNotices(deps: LoadProcessorDeps, ended: RunMeta, states: Par
   if (!deps.notifier) return {};
   try {
     const run = await claimRunEndNotice({ runs: deps.runs, notifier: deps.notifier, meta: ended, states });
-    const stale = await claimStaleNotice(deps.runs, deps.notifier, ended, deps.config.notify.staleAfterHours, () => deps.warehouse.newestCompletePastDays(todayUtc()));
+    const stale = await claimStaleNotice(deps.runs, deps.notifier, ended, deps.config.notify.staleAfterHours, () => deps.warehouse.newestCompletePastDays(clockDay(deps)));
     return { run, stale, drift: await claimDriftNotice(deps.runs, deps.notifier, ended.runId, drift) };
   } catch (error) {
     deps.log.warn({ run: ended.runId, err: (error as Error).message }, 'could not prepare the notices of the run; it finished all the same');

@@ -21,6 +21,8 @@ export interface SchedulerOptions {
   catchUpWindowMs?: number;
   /** The clock, for tests; default the real one. */
   now?: () => Date;
+  /** The day a run takes as today (`BVSYNC_TODAY` through the CLI); default its slot's UTC day. */
+  today?: () => string;
 }
 
 export interface RunningScheduler {
@@ -80,7 +82,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
       runId,
       brands: config.brands,
       streams: schedule.streams ?? config.sync.streams ?? [...DEFAULT_STREAM_NAMES],
-      today: slot.toISOString().slice(0, 10),
+      today: options.today ? options.today() : slot.toISOString().slice(0, 10),
     });
     if (created) {
       enqueued.push(runId);

@@ -90,6 +90,8 @@ export interface WorkerHostOptions {
   /** Options of the working database when this process becomes the writer; default none. The reliability tests set
    * its load hooks to kill a worker inside a slice's transaction; production code has no reason to. */
   warehouse?: WarehouseOptions;
+  /** The process clock's UTC day (`BVSYNC_TODAY` through the CLI); default the real one. Tests pin the simulator's. */
+  today?: () => string;
 }
 
 /**
@@ -323,6 +325,7 @@ export class WorkerHost {
         commitBatchSlices: this.options.commitBatchSlices,
         onWriterFault: (fault) => this.stopLoadingOn(fault),
         notifier: this.options.notifier,
+        today: this.options.today,
       }),
       1,
     );
@@ -488,7 +491,7 @@ export class WorkerHost {
 
   /** The newest complete past day per brand and stream; empty unless this process holds the writer lease. */
   async freshness(): Promise<FreshnessRow[]> {
-    return this.warehouse ? this.warehouse.newestCompletePastDays(todayUtc()) : [];
+    return this.warehouse ? this.warehouse.newestCompletePastDays((this.options.today ?? todayUtc)()) : [];
   }
 
   /** The working file's `_schema_drift` entries while this process holds the writer lease; none otherwise. */

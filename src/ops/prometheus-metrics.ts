@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { DriftEntry } from '../warehouse/schema-drift.js';
 import type { ApiRequestEvent } from '../api/index.js';
 import { endpointTemplate } from './endpoint-template.js';
+import { todayUtc } from '../days.js';
 import { FINISHED_RUN_STATUSES, RUN_KINDS, type SliceStatus } from '../vocabulary.js';
 import type { DiskSpace } from './disk-space.js';
 import type { FreshnessRow, QueueCounts, SliceOutcomeStatus, SyncMetrics } from './sync-metrics.js';
@@ -9,6 +10,8 @@ import type { FreshnessRow, QueueCounts, SliceOutcomeStatus, SyncMetrics } from 
 export interface PrometheusMetricsOptions {
   /** Also export Node's process metrics (CPU, memory, event loop lag) as `bvsync_process_*`; default true. */
   processMetrics?: boolean;
+  /** Today, UTC, that freshness ages count from (`BVSYNC_TODAY` through the CLI); default the real one. */
+  today?: () => string;
 }
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'waiting-children'] as const;
@@ -90,7 +93,7 @@ export class PrometheusMetrics implements SyncMetrics {
       async collect() {
         if (!self.freshnessSource) return;
         this.reset();
-        const today = Date.parse(new Date().toISOString().slice(0, 10));
+        const today = Date.parse(options.today ? options.today() : todayUtc());
         for (const row of await self.freshnessSource()) {
           if (row.newestCompleteDay) this.set({ brand: String(row.brand), stream: row.stream }, Math.round((today - Date.parse(row.newestCompleteDay)) / DAY_MS));
         }
