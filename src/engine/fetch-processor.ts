@@ -86,7 +86,8 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
     const fetched = (status: SliceOutcomeStatus) => deps.metrics?.sliceFetched(data.stream, status, (performance.now() - started) / 1000);
     // A key, a brand or a brand's stream the API already refused (the command's preflight, or an earlier slice's 401 or
     // 403) is not asked again per slice: the slice is recorded failed with that answer, so `status` and `_sync_state` still say why.
-    const denial = await deps.access?.refusalFor(data.brandId, data.stream);
+    // Both asked at once: each is a round trip to Redis that every slice pays before its first request.
+    const [denial, outageGivenUp] = await Promise.all([deps.access?.refusalFor(data.brandId, data.stream), deps.outages?.gaveUp(data.runId).catch(() => undefined)]);
     if (denial) {
       fetched('failed');
       await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, {
@@ -96,7 +97,6 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
       });
       return;
     }
-    const outageGivenUp = await deps.outages?.gaveUp(data.runId).catch(() => undefined);
     if (outageGivenUp) {
       fetched('failed');
       await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, unavailableFailure(outageGivenUp, deps.sync, 'skipped without a request: '));
@@ -104,11 +104,12 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
     }
     try {
       const { result, chunks } = await reader.read(data, token, tally);
-      // The read came back, complete or not: the API answers, and whatever outage the run met is over.
-      await deps.outages?.over(data.runId).catch(() => undefined);
+      // The read came back, complete or not: the API answers, and whatever outage the run met is over. Said in the same
+      // round trip as the commit job's add.
+      const over = deps.outages?.over(data.runId).catch(() => undefined);
       if (result.status !== 'complete') log.warn({ status: result.status, problem: result.problem }, `slice ${result.status}`);
       fetched(result.status);
-      await sendToCommit(deps, data, {
+      const sent = sendToCommit(deps, data, {
         token,
         chunks,
         status: result.status,
@@ -125,6 +126,7 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
         sentEngines: result.sentEngines,
         readWith: result.readWith,
       });
+      await Promise.all([over, sent]);
     } catch (error) {
       if (isRunGone(error)) throw error;
       // `bvsync cancel` dropped the run while the slice was paged: like its queued slices, this one is neither loaded nor
