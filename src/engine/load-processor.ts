@@ -22,7 +22,7 @@ import { warnOfStaleWal } from './published-log.js';
 import { warnOfDaysUnderOtherEngines } from './engines-check.js';
 import { warnOfDaysReadOtherwise } from './read-settings-check.js';
 import { warnOfDaysNeverRead } from './unread-days-check.js';
-import { takeWaitingCommits } from './waiting-commits.js';
+import { removeWaitingJobs, takeWaitingCommits } from './waiting-commits.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './enqueue.js';
@@ -255,7 +255,7 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
   await Promise.all(committed.map((prepared) => recordCommitted(deps, prepared)));
   // Their outcomes are recorded, so a job left behind (a removal that lost a race) finds its slice done and does nothing.
   const removed = companions.filter((candidate) => committed.includes(candidate.prepared));
-  await Promise.all(removed.map((companion) => companion.job.remove().catch(() => undefined)));
+  await removeWaitingJobs(deps.redis, deps.queues.load, removed.map((companion) => companion.job)).catch(() => undefined);
   await Promise.all([...new Set(committed.map((prepared) => prepared.data.runId))].map((runId) => advanceIfPhaseDone(deps, runId)));
   if (ownFailure !== undefined) throw ownFailure;
 }
