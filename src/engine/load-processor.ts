@@ -216,12 +216,22 @@ interface PreparedCommit {
 async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): Promise<void> {
   // A commit replayed after it finished (a stalled job, a lease that moved, or one committed with another job's slice)
   // has nothing left to do, and its chunks are gone: reading them would look like lost rows and fetch the slice again.
-  if (await deps.runs.isDone(data.runId, data.sliceId)) return advanceIfPhaseDone(deps, data.runId);
+  // Preparing has no effect of its own, so the slice and its companions are prepared while that is asked: a batch waits
+  // a few round trips to Redis, not a few more before them (bench redis-latency). A replay throws what they read away.
+  const done = deps.runs.isDone(data.runId, data.sliceId);
+  const preparing = prepareCommit(deps, data);
+  const taking = takeWaitingCommits({ queue: deps.queues.load, runs: deps.runs, job, own: data, maxSlices: deps.commitBatchSlices, prepare: (other) => prepareCommit(deps, other) });
+  const prepared = Promise.allSettled([preparing, taking]);
+  if (await done) {
+    await prepared;
+    return advanceIfPhaseDone(deps, data.runId);
+  }
   // The run publishes when it ends: its clone of the published file is copied meanwhile, not after the last load.
   void deps.warehouse.preparePublish(deps.config.db);
-  const own = await prepareCommit(deps, data);
+  await prepared;
+  const own = await preparing;
   if (own === 'chunks-lost') return refetchOrFail(deps, data);
-  const companions = await takeWaitingCommits({ queue: deps.queues.load, runs: deps.runs, job, own: data, maxSlices: deps.commitBatchSlices, prepare: (other) => prepareCommit(deps, other) });
+  const companions = await taking;
   const together = [own, ...companions.map((companion) => companion.prepared)];
   let committed = together;
   let ownFailure: unknown;
@@ -255,8 +265,10 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
   await Promise.all(committed.map((prepared) => recordCommitted(deps, prepared)));
   // Their outcomes are recorded, so a job left behind (a removal that lost a race) finds its slice done and does nothing.
   const removed = companions.filter((candidate) => committed.includes(candidate.prepared));
-  await removeWaitingJobs(deps.redis, deps.queues.load, removed.map((companion) => companion.job)).catch(() => undefined);
-  await Promise.all([...new Set(committed.map((prepared) => prepared.data.runId))].map((runId) => advanceIfPhaseDone(deps, runId)));
+  await Promise.all([
+    removeWaitingJobs(deps.redis, deps.queues.load, removed.map((companion) => companion.job)).catch(() => undefined),
+    ...[...new Set(committed.map((prepared) => prepared.data.runId))].map((runId) => advanceIfPhaseDone(deps, runId)),
+  ]);
   if (ownFailure !== undefined) throw ownFailure;
 }
 
@@ -420,7 +432,8 @@ async function recordCommitted(deps: LoadProcessorDeps, prepared: PreparedCommit
   else log.debug(logged, 'slice committed');
   // A failed slice loaded nothing, and says why itself (a per-engine slice answered for other engines is one).
   if (!attemptOnly && status !== 'failed' && batch.appliedQuery) warnOfDroppedEngines(log, data, enginesDropped(batch.appliedQuery));
-  await deps.runs.recordOutcome(data.runId, {
+  // Sent together: Redis runs them in order on the one connection, the outcome first, in one round trip.
+  const outcome = deps.runs.recordOutcome(data.runId, {
     sliceId: data.sliceId,
     brandId: data.brandId,
     stream: data.stream,
@@ -431,7 +444,7 @@ async function recordCommitted(deps: LoadProcessorDeps, prepared: PreparedCommit
     retries: data.retries,
     rateLimited: data.rateLimited,
   });
-  await deleteChunks(deps.redis, deps.prefix, data.token, data.chunks);
+  await Promise.all([outcome, deleteChunks(deps.redis, deps.prefix, data.token, data.chunks)]);
 }
 
 /** Runs, streams and ids already warned of, so a run says it once per stream and not once per day. */
