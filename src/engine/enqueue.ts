@@ -20,28 +20,39 @@ interface NewJob {
   jobId: string;
 }
 
+/** A script sent in the same round trip, ahead of the add: it answers 1, or 0 when the run is gone (a held chunk's write). */
+export interface ScriptAhead {
+  script: string;
+  keys: string[];
+  args: Array<string | Buffer | number>;
+}
+
 /**
  * Adds the jobs of one run and looks at the run's record in the same round trip to Redis: one pipeline whose commands
- * Redis runs in order, so the look comes after the add. A run that vanished before or during the add finds its jobs
- * taken back, and RunGoneError thrown. A writer that took such a job meanwhile drops it (load-processor.ts). One round
- * trip rather than two per fetch job's commit: bench redis-latency.
+ * Redis runs in order, so the look comes after the add, and `ahead` before it. A run that vanished before or during the
+ * add finds its jobs taken back, and RunGoneError thrown. A writer that took such a job meanwhile drops it
+ * (load-processor.ts). One round trip rather than three per fetch job's commit: bench redis-latency.
  */
-async function addOfRun(queues: Queues, runId: string, queue: Queue, jobs: NewJob[]): Promise<void> {
+async function addOfRun(queues: Queues, runId: string, queue: Queue, jobs: NewJob[], ahead: ScriptAhead[] = []): Promise<void> {
   const client = await queue.backend.client;
   const pipeline = client.pipeline();
+  for (const { script, keys, args } of ahead) pipeline.runCommand('eval', [script, keys.length, ...keys, ...args]);
   const added = jobs.map(({ name, data, jobId }) => new Job(queue, name, data, { ...queue.defaultJobOptions, jobId }, jobId));
   // BullMQ queues each insert on the pipeline as it is called (its addJobs does the same), so they precede the look.
   for (const job of added) void job.addJob(pipeline).catch(() => undefined);
   pipeline.runCommand('exists', [queues.runKey(runId)]);
   const replies = (await pipeline.exec()) ?? [];
-  for (const [error, reply] of replies.slice(0, added.length)) {
+  const aheadFailure = replies.slice(0, ahead.length).find(([error, reply]) => error || reply !== 1);
+  for (const [error, reply] of replies.slice(ahead.length, ahead.length + added.length)) {
     if (error) throw error;
     if (typeof reply === 'number' && reply < 0) throw new Error(`BullMQ refused to add a job to the ${queue.name} queue (code ${reply})`);
   }
   const [lookError, exists] = replies.at(-1) ?? [new Error('no answer from Redis')];
   if (lookError) throw lookError;
-  if (exists === 1) return;
+  if (exists === 1 && !aheadFailure) return;
+  // A job whose script ahead failed would find its slice's chunk missing: it is taken back with the failure thrown.
   for (const job of added) await job.remove().catch(() => undefined);
+  if (exists === 1 && aheadFailure?.[0]) throw aheadFailure[0];
   throw new RunGoneError(runId);
 }
 
@@ -62,8 +73,9 @@ export async function enqueueFetch(queues: Queues, data: FetchJobData): Promise<
   await addOfRun(queues, data.runId, queues.fetch, [{ name: 'fetch', data, jobId: fetchJobId(data) }]);
 }
 
-export async function enqueueCommit(queues: Queues, data: CommitJobData): Promise<void> {
-  await addOfRun(queues, data.runId, queues.load, [{ name: 'commit', data, jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch) }]);
+/** A slice's commit job; `ahead` writes the chunk its read held back (chunk-store.ts), in the same round trip. */
+export async function enqueueCommit(queues: Queues, data: CommitJobData, ahead: ScriptAhead[] = []): Promise<void> {
+  await addOfRun(queues, data.runId, queues.load, [{ name: 'commit', data, jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch) }], ahead);
 }
 
 export async function enqueueFinalize(queues: Queues, data: FinalizeJobData): Promise<void> {
