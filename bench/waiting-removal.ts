@@ -1,9 +1,9 @@
 /**
  * Scenario waiting-removal: the removal of a batched commit's companion jobs (the oldest waiting, at the wait list's
- * right end) behind a backlog of 100 and 12,500 newer waiting jobs, by BullMQ's `job.remove()` (LREM from the left
- * end) and by `removeWaitingJobs` (from the right end). Target: the removal does not grow with the backlog
- * (docs/performance.md, "Redis latency"). Figures are Redis's own time per call (INFO commandstats) on a private
- * redis-server, so neither the round trip nor other work on the machine's Redis counts.
+ * right end), 50 at a time in three rounds, behind a backlog of 100 and 12,500 newer waiting jobs: by BullMQ's
+ * `job.remove()` (LREM from the left end) and by `removeWaitingJobs` (from the right end). Target: the removal does
+ * not grow with the backlog (docs/performance.md, "Redis latency"). Figures are Redis's own time per call (INFO
+ * commandstats) on a private redis-server, so neither the round trip nor other work on the machine's Redis counts.
  */
 import { Queue, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -13,6 +13,7 @@ import type { BenchResult } from './run.js';
 
 const BACKLOGS = [100, 12_500];
 const REMOVED = 50;
+const ROUNDS = 3;
 
 /** Redis's microseconds per call of `command` since the last CONFIG RESETSTAT. */
 async function usecPerCall(redis: Redis, command: string): Promise<number> {
@@ -26,16 +27,21 @@ async function perCallUs(url: string, backlog: number, command: string, remove: 
   const redis = new Redis(url, { maxRetriesPerRequest: null });
   const queue = new Queue('load', { connection: redis, prefix: 'bench' });
   try {
-    for (let added = 0; added < backlog; added += 1_000) {
-      const count = Math.min(1_000, backlog - added);
+    const total = backlog + ROUNDS * REMOVED;
+    for (let added = 0; added < total; added += 1_000) {
+      const count = Math.min(1_000, total - added);
       await queue.addBulk(Array.from({ length: count }, (_, index) => ({ name: 'commit', data: {}, opts: { jobId: `job-${added + index}` } })));
     }
-    const oldest = await queue.getJobs(['waiting'], 0, REMOVED - 1, true);
-    await redis.config('RESETSTAT');
-    for (const job of oldest) await remove(redis, queue, job);
-    const us = await usecPerCall(redis, command);
-    if ((await queue.getWaitingCount()) !== backlog - REMOVED) throw new Error('the jobs were not removed');
-    return us;
+    // The fastest of a few rounds: a Redis that the busy machine descheduled mid-script only adds.
+    let fastest = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < ROUNDS; round++) {
+      const oldest = await queue.getJobs(['waiting'], 0, REMOVED - 1, true);
+      await redis.config('RESETSTAT');
+      for (const job of oldest) await remove(redis, queue, job);
+      fastest = Math.min(fastest, await usecPerCall(redis, command));
+    }
+    if ((await queue.getWaitingCount()) !== backlog) throw new Error('the jobs were not removed');
+    return fastest;
   } finally {
     await queue.obliterate({ force: true });
     await queue.close();
