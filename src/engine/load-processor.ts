@@ -432,8 +432,7 @@ async function recordCommitted(deps: LoadProcessorDeps, prepared: PreparedCommit
   else log.debug(logged, 'slice committed');
   // A failed slice loaded nothing, and says why itself (a per-engine slice answered for other engines is one).
   if (!attemptOnly && status !== 'failed' && batch.appliedQuery) warnOfDroppedEngines(log, data, enginesDropped(batch.appliedQuery));
-  // Sent together: Redis runs them in order on the one connection, the outcome first, in one round trip.
-  const outcome = deps.runs.recordOutcome(data.runId, {
+  await deps.runs.recordOutcome(data.runId, {
     sliceId: data.sliceId,
     brandId: data.brandId,
     stream: data.stream,
@@ -444,7 +443,7 @@ async function recordCommitted(deps: LoadProcessorDeps, prepared: PreparedCommit
     retries: data.retries,
     rateLimited: data.rateLimited,
   });
-  await Promise.all([outcome, deleteChunks(deps.redis, deps.prefix, data.token, data.chunks)]);
+  await deleteChunks(deps.redis, deps.prefix, data.token, data.chunks);
 }
 
 /** Runs, streams and ids already warned of, so a run says it once per stream and not once per day. */
