@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 
 /**
- * Measured round trip to Redis (ms) per step of concurrency: each `FAR_REDIS_STEP_MS` adds `sync.fetchConcurrency`
- * jobs again. A fetch job waits some six round trips to Redis beside its API call (BullMQ's take and finish, the
+ * Measured round trip to Redis (ms) per step of concurrency: each full `FAR_REDIS_STEP_MS` adds `sync.fetchConcurrency`
+ * jobs again, so a Redis nearby that a busy event loop makes look a few ms away changes nothing. A fetch job waits some six round trips to Redis beside its API call (BullMQ's take and finish, the
  * refusal and outage looks, the rate turn, the chunk, the commit job), so with Redis far away the API sits idle
  * unless more jobs are in flight (docs/performance.md, "Redis latency").
  */
@@ -16,7 +16,7 @@ const ROUND_TRIPS_TIMED = 3;
  * (`sync.maxFetchConcurrency`) nor below `configured`. The rate budget still bounds what reaches the API.
  */
 export function fetchConcurrencyFor(configured: number, roundTripMs: number, most: number): number {
-  const scaled = Math.round(configured * (1 + Math.max(0, roundTripMs) / FAR_REDIS_STEP_MS));
+  const scaled = configured * (1 + Math.floor(Math.max(0, roundTripMs) / FAR_REDIS_STEP_MS));
   return Math.max(configured, Math.min(most, scaled));
 }
 

@@ -7,7 +7,8 @@ import { TEST_REDIS_URL } from '../support/redis.js';
 describe('fetch concurrency and the round trip to Redis', () => {
   it('keeps the configured concurrency for a Redis nearby and grows it by the configured one per step, up to the most', () => {
     expect(fetchConcurrencyFor(8, 0.2, 64)).toBe(8);
-    expect(fetchConcurrencyFor(8, 5, 64)).toBe(12);
+    // A few ms is a loaded machine as often as a far Redis: more jobs than the API's connections only queue requests.
+    expect(fetchConcurrencyFor(8, 9.9, 64)).toBe(8);
     expect(fetchConcurrencyFor(8, FAR_REDIS_STEP_MS * 2, 64)).toBe(24);
     expect(fetchConcurrencyFor(8, 80, 64)).toBe(64);
     expect(fetchConcurrencyFor(8, 80, 32)).toBe(32);
@@ -32,7 +33,7 @@ describe('fetch concurrency and the round trip to Redis', () => {
       const roundTripMs = await redisRoundTripMs(redis);
       // The proxy holds each request 40 ms: no round trip through it is shorter (a busy machine only adds).
       expect(roundTripMs).toBeGreaterThanOrEqual(39);
-      expect(fetchConcurrencyFor(8, roundTripMs, 64)).toBeGreaterThanOrEqual(8 * 5);
+      expect(fetchConcurrencyFor(8, roundTripMs, 64)).toBeGreaterThanOrEqual(8 * 4);
     });
   });
 });
