@@ -215,6 +215,11 @@ export const syncConfigSchema = z
      */
     fetchConcurrency: z.number().int().min(1).max(64).default(8),
     /**
+     * Most fetch jobs at once in one process when Redis is far: fetchConcurrency grows by itself again for every full
+     * 10 ms of measured round trip to Redis, up to this; default 64. docs/performance.md, "Redis latency".
+     */
+    maxFetchConcurrency: z.number().int().min(1).max(256).default(64),
+    /**
      * Threads that read slices (HTTP, JSON, validation, rows, chunk encoding) beside the thread that holds the DuckDB
      * writer; 0 reads them on the main thread. Default 0: docs/performance.md, "Fetch threads".
      */

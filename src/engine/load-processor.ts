@@ -22,7 +22,7 @@ import { reportPublished } from './published-log.js';
 import { warnOfDaysUnderOtherEngines } from './engines-check.js';
 import { warnOfDaysReadOtherwise } from './read-settings-check.js';
 import { warnOfDaysNeverRead } from './unread-days-check.js';
-import { takeWaitingCommits } from './waiting-commits.js';
+import { removeWaitingJobs, takeWaitingCommits } from './waiting-commits.js';
 import { CommitLookups } from './commit-lookups.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
@@ -265,12 +265,22 @@ interface PreparedCommit {
 async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): Promise<void> {
   // A commit replayed after it finished (a stalled job, a lease that moved, or one committed with another job's slice)
   // has nothing left to do, and its chunks are gone: reading them would look like lost rows and fetch the slice again.
-  if (await deps.runs.isDone(data.runId, data.sliceId)) return advanceIfPhaseDone(deps, data.runId);
+  // Preparing has no effect of its own, so the slice and its companions are prepared while that is asked: a batch waits
+  // a few round trips to Redis, not a few more before them (bench redis-latency). A replay throws what they read away.
+  const done = deps.runs.isDone(data.runId, data.sliceId);
+  const preparing = prepareCommit(deps, data);
+  const taking = takeWaitingCommits({ queue: deps.queues.load, runs: deps.runs, job, own: data, maxSlices: deps.commitBatchSlices, prepare: (other) => prepareCommit(deps, other) });
+  const prepared = Promise.allSettled([preparing, taking]);
+  if (await done) {
+    await prepared;
+    return advanceIfPhaseDone(deps, data.runId);
+  }
   // The run publishes when it ends: its clone of the published file is copied meanwhile, not after the last load.
   void deps.warehouse.preparePublish(deps.config.db);
-  const own = await prepareCommit(deps, data);
+  await prepared;
+  const own = await preparing;
   if (own === 'chunks-lost') return refetchOrFail(deps, data);
-  const companions = await takeWaitingCommits({ queue: deps.queues.load, runs: deps.runs, job, own: data, maxSlices: deps.commitBatchSlices, prepare: (other) => prepareCommit(deps, other) });
+  const companions = await taking;
   const together = [own, ...companions.map((companion) => companion.prepared)];
   let committed = together;
   let ownFailure: unknown;
@@ -304,8 +314,10 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
   await Promise.all(committed.map((prepared) => recordCommitted(deps, prepared)));
   // Their outcomes are recorded, so a job left behind (a removal that lost a race) finds its slice done and does nothing.
   const removed = companions.filter((candidate) => committed.includes(candidate.prepared));
-  await Promise.all(removed.map((companion) => companion.job.remove().catch(() => undefined)));
-  await Promise.all([...new Set(committed.map((prepared) => prepared.data.runId))].map((runId) => advanceIfPhaseDone(deps, runId)));
+  await Promise.all([
+    removeWaitingJobs(deps.redis, deps.queues.load, removed.map((companion) => companion.job)).catch(() => undefined),
+    ...[...new Set(committed.map((prepared) => prepared.data.runId))].map((runId) => advanceIfPhaseDone(deps, runId)),
+  ]);
   if (ownFailure !== undefined) throw ownFailure;
 }
 

@@ -16,6 +16,7 @@ import { isWriterFault, type WriterFault } from '../warehouse/writer-fault.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { AccessMemo } from './access-memo.js';
 import { OutageMemo, outageToleranceMs } from './outage-memo.js';
+import { fetchConcurrencyFor, redisRoundTripMs } from './fetch-concurrency.js';
 import { fetchProcessor } from './fetch-processor.js';
 import { FetchThreadPool } from './fetch-thread-pool.js';
 import { loadProcessor } from './load-processor.js';
@@ -225,6 +226,8 @@ export class WorkerHost {
       this.options.fetchConcurrency ?? config.sync.fetchConcurrency,
     );
     this.fetchWorker.on('error', (error) => log.warn({ err: error.message }, 'fetch worker error'));
+    // A concurrency given to the host is kept as given; the configured one grows with the round trip to Redis.
+    if (this.options.fetchConcurrency === undefined) void this.fitFetchConcurrency();
     if (this.options.load !== false) {
       this.lease = new WriterLease(this.connection, {
         key: writerLeaseKey(prefix),
@@ -242,6 +245,16 @@ export class WorkerHost {
       });
       await this.lease.start();
     }
+  }
+
+  /** Raises the fetch worker's concurrency when Redis is far (fetch-concurrency.ts); a Redis that does not answer changes nothing. */
+  private async fitFetchConcurrency(): Promise<void> {
+    const { config, log } = this.options;
+    const roundTripMs = await redisRoundTripMs(this.connection).catch(() => 0);
+    const concurrency = fetchConcurrencyFor(config.sync.fetchConcurrency, roundTripMs, config.sync.maxFetchConcurrency);
+    if (concurrency === this.fetchWorker.concurrency || this.stopping) return;
+    this.fetchWorker.concurrency = concurrency;
+    log.info({ redisRoundTripMs: Math.round(roundTripMs * 10) / 10, fetchConcurrency: concurrency }, 'Redis is far: more fetch jobs run at once to keep the API busy');
   }
 
   /**
