@@ -17,8 +17,10 @@ export default defineConfig({
           include: ['test/**/*.int.test.ts'],
           // Many spawn bin/bvsync.js, which runs dist/: built first whenever a source is newer (test/global-setup.ts).
           globalSetup: ['test/global-setup.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          // Room for a box at load 25 on 2 cores, where a fixture's backfill passed 60 s (test/ops/report.int.test.ts):
+          // a passing test takes no longer for it, and each wait inside names what it waited for.
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
         },
       },
     ],

@@ -80,6 +80,8 @@ async function publishes(db: string): Promise<PublishFigures> {
     await wh.loadSlice(
       sliceBatch({ runId: 'bench-growth', brandId: 1, stream: 'conversations', sliceKey: day, day, writes: [{ table: 'conversations', mode: 'replace', scope: { brand_id: 1, day }, rows: conversationRows(day, PER_DAY, GENERATED_IDS * 2) }] }),
     );
+    // As a run does from its first commit: the clone is made beside the loads, and the publish only brings it up to date.
+    await wh.preparePublish(db);
     const incremental = await wh.publish(db);
     if (incremental.mode !== 'incremental') throw new Error(`the publish after a sync was a full copy: ${incremental.fullCopyReason}`);
     const full = await wh.publish(db, { incremental: false }).then(

@@ -124,6 +124,19 @@ export interface ChildRunSpec {
   redisUrl?: string;
   /** Brands 1..n of the simulator; default 1. */
   brands?: number;
+  /** Report when fetches and commits ended and how long the writer was busy (`ChildRunReport.writer`); default off. */
+  measureWriter?: boolean;
+}
+
+/** The writer against the fetches, from the engine's metrics hooks; times in seconds from the run's start. */
+export interface WriterReport {
+  /** Wall time commit jobs were running (the union of every slice's prepare-to-outcome span). */
+  busySeconds: number;
+  /** Time commit jobs had a Warehouse call open (loads and lookups; calls waiting on its one connection overlap). */
+  warehouseSeconds: number;
+  slicesCommitted: number;
+  lastFetchSeconds: number;
+  lastCommitSeconds: number;
 }
 
 /** What the child reports once its run has finished. */
@@ -146,6 +159,8 @@ export interface ChildRunReport {
   peakExternalMb: number;
   /** CPU time of the child during the run, every thread (user + system): steadier than wall time on a shared box. */
   cpuSeconds: number;
+  /** With `measureWriter`. */
+  writer?: WriterReport;
 }
 
 /** Runs one backfill or sync to its end in a fresh process and returns what it reports. */

@@ -9,7 +9,9 @@ import { parseConfig } from '../src/config/load.js';
 import { createLogger } from '../src/log.js';
 import { openReadOnly } from '../src/warehouse/published-database.js';
 import { readRows } from '../src/warehouse/read-rows.js';
-import { REDIS_URL, TODAY, type ChildRunReport, type ChildRunSpec } from './harness.js';
+import { Warehouse } from '../src/warehouse/warehouse.js';
+import type { SyncMetrics } from '../src/ops/sync-metrics.js';
+import { REDIS_URL, TODAY, type ChildRunReport, type ChildRunSpec, type WriterReport } from './harness.js';
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as ChildRunSpec;
 const brands = Array.from({ length: spec.brands ?? 1 }, (_, index) => index + 1);
@@ -32,6 +34,37 @@ const sampler = setInterval(() => {
 }, 100);
 const started = performance.now();
 const cpuAtStart = process.cpuUsage();
+// The time commits had a call open on the warehouse (DuckDB statements and the loader's staging): what grows
+// when per-slice bookkeeping grows with the file. The methods of the code before set lookups are wrapped too.
+const warehouseCalls: Array<[number, number]> = [];
+if (spec.measureWriter) {
+  const methods = Warehouse.prototype as unknown as Record<string, unknown>;
+  for (const name of ['loadSlices', 'loadSlice', 'commitLookups', 'hasCommitted', 'storedSliceState']) {
+    const original = methods[name];
+    if (typeof original !== 'function') continue;
+    methods[name] = async function (this: unknown, ...args: unknown[]) {
+      const from = performance.now();
+      try {
+        return await (original as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+      } finally {
+        warehouseCalls.push([from, performance.now()]);
+      }
+    };
+  }
+}
+// Every commit's span (prepare to outcome) as the load processor reports it: their union is the writer's busy time.
+const commits: Array<[number, number]> = [];
+let lastFetch = started;
+const writerMetrics: SyncMetrics = {
+  request: () => undefined,
+  rateLimitedPause: () => undefined,
+  sliceFetched: () => void (lastFetch = performance.now()),
+  sliceCommitted: (_stream, _status, seconds) => void commits.push([performance.now() - seconds * 1000, performance.now()]),
+  rowsLoaded: () => undefined,
+  rowsRejected: () => undefined,
+  runFinished: () => undefined,
+  lakeWritten: () => undefined,
+};
 const progress = await runToEnd({
   config,
   redisUrl: REDIS_URL,
@@ -43,6 +76,7 @@ const progress = await runToEnd({
   from: spec.from,
   to: spec.to,
   signal: abort.signal,
+  ...(spec.measureWriter ? { worker: { metrics: writerMetrics } } : {}),
 });
 const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuAtStart);
@@ -74,6 +108,24 @@ const report: ChildRunReport = {
   peakHeapMb: peak.heapMb,
   peakExternalMb: peak.externalMb,
   cpuSeconds: (cpu.user + cpu.system) / 1e6,
+  ...(spec.measureWriter ? { writer: writerReport() } : {}),
 };
+
+/** How long at least one of the spans was open (ms): calls queued on the warehouse's one connection overlap. */
+function unionMs(spans: Array<[number, number]>): number {
+  let total = 0;
+  let reach = -Infinity;
+  for (const [from, to] of spans.sort((a, b) => a[0] - b[0])) {
+    if (to <= reach) continue;
+    total += to - Math.max(from, reach);
+    reach = to;
+  }
+  return total;
+}
+
+function writerReport(): WriterReport {
+  const lastCommit = commits.reduce((last, [, to]) => Math.max(last, to), started);
+  return { busySeconds: unionMs(commits) / 1000, warehouseSeconds: unionMs(warehouseCalls) / 1000, slicesCommitted: commits.length, lastFetchSeconds: (lastFetch - started) / 1000, lastCommitSeconds: (lastCommit - started) / 1000 };
+}
 process.stdout.write(`${JSON.stringify(report)}\n`);
 process.exit(0);

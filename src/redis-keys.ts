@@ -35,6 +35,14 @@ export interface RedisKeys {
   rateAccepted(apiKeyHash: string, second: number): string;
   /** The next moment an API key may send a request. */
   rateNext(apiKeyHash: string): string;
+  /** Requests an API key sent in one window of its request budget (windows since the epoch; src/api/request-quota.ts). */
+  quotaSpent(apiKeyHash: string, window: number): string;
+  /** Until when (ms) an API key's quota is spent, as a 429 with a Retry-After of hours said. */
+  quotaBlock(apiKeyHash: string): string;
+  /** Fetch jobs waiting for the next window of the request budget, by when it begins (a sorted set of job ids). */
+  quotaParked: string;
+  /** The most requests one slice of each stream took, for the budget's estimate of a slice (a hash). */
+  quotaEstimate: string;
 }
 
 /**
@@ -77,5 +85,9 @@ export function redisKeys(prefix: string): RedisKeys {
     rateState: (apiKeyHash) => `${prefix}:rate-state:${apiKeyHash}`,
     rateAccepted: (apiKeyHash, second) => `${prefix}:rate-ok:${apiKeyHash}:${second}`,
     rateNext: (apiKeyHash) => `${prefix}:rate-next:${apiKeyHash}`,
+    quotaSpent: (apiKeyHash, window) => `${prefix}:quota:${apiKeyHash}:${window}`,
+    quotaBlock: (apiKeyHash) => `${prefix}:quota-block:${apiKeyHash}`,
+    quotaParked: `${prefix}:quota-parked`,
+    quotaEstimate: `${prefix}:quota-estimate`,
   };
 }

@@ -9,8 +9,11 @@
 export const SLICE_STATUSES = ['complete', 'incomplete', 'failed'] as const;
 export type SliceStatus = (typeof SLICE_STATUSES)[number];
 
-/** What started a run: `bvsync sync`, `bvsync backfill`, or a cron slot of `bvsync scheduler`. */
-export const RUN_KINDS = ['sync', 'backfill', 'scheduled'] as const;
+/**
+ * What started a run: `bvsync sync`, `bvsync backfill`, a cron slot of `bvsync scheduler`, or `sync.heal` re-reading
+ * the days a scheduled run's comparison found wrong (docs/healing.md).
+ */
+export const RUN_KINDS = ['sync', 'backfill', 'scheduled', 'heal'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
 /** A run still going: waiting for its plan, fetching and loading slices, or moving cursors and publishing. */

@@ -14,7 +14,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   warehouse: [],
   streams: ['api', 'config', 'warehouse'],
   config: ['api', 'streams'],
-  engine: ['api', 'config', 'notify', 'streams', 'warehouse'],
+  engine: ['api', 'config', 'notify', 'streams', 'verify', 'warehouse'],
   notify: ['config'],
   ops: ['api', 'engine', 'warehouse'],
   manage: ['api', 'warehouse'],

@@ -57,6 +57,13 @@ describe('config', () => {
     }
   });
 
+  it('refuses a request budget that leaves backfills not one request of a window', () => {
+    expect(() => parseConfig({ api: { dailyRequestBudget: 4, reservedForSync: 0.9 } }, 'x.json')).toThrow(
+      /api\.dailyRequestBudget: 4 leaves backfills no request once api\.reservedForSync \(0\.9\) is kept for syncs/,
+    );
+    expect(parseConfig({ api: { dailyRequestBudget: 10, reservedForSync: 0.9 } }).api.dailyRequestBudget).toBe(10);
+  });
+
   it('reads a db path under ~ as under the home folder, as a shell would', async () => {
     const { homedir } = await import('node:os');
     expect(parseConfig({ db: '~/bv.duckdb' }).db).toBe(join(homedir(), 'bv.duckdb'));
@@ -134,7 +141,7 @@ describe('the example config and the JSON Schema', () => {
   it('the JSON Schema describes every top-level key and forbids unknown ones', async () => {
     const { configJsonSchema } = await import('../src/cli/config-schema.js');
     const schema = configJsonSchema() as { properties: Record<string, unknown>; additionalProperties: unknown };
-    expect(Object.keys(schema.properties).sort()).toEqual(['$schema', 'api', 'brands', 'db', 'metrics', 'notify', 'redis', 'redisPrefix', 'redisUrl', 'schedules', 'sync', 'warehouse']);
+    expect(Object.keys(schema.properties).sort()).toEqual(['$schema', 'api', 'brands', 'db', 'metrics', 'notify', 'publish', 'redis', 'redisPrefix', 'redisUrl', 'schedules', 'sync', 'warehouse']);
     expect(schema.additionalProperties).toBe(false);
   });
 });
@@ -283,8 +290,8 @@ describe('the Redis prefix', () => {
 });
 
 describe("the warehouse's DuckDB budget", () => {
-  it('defaults to 256MB and 1 thread, and takes BVSYNC_DUCKDB_MEMORY_LIMIT and BVSYNC_DUCKDB_THREADS over the file', () => {
-    expect(parseConfig({}).warehouse).toEqual({ memoryLimit: '256MB', threads: 1 });
+  it('defaults to 160MB and 1 thread, and takes BVSYNC_DUCKDB_MEMORY_LIMIT and BVSYNC_DUCKDB_THREADS over the file', () => {
+    expect(parseConfig({}).warehouse).toEqual({ memoryLimit: '160MB', threads: 1 });
     expect(parseConfig({}).warehouse).toEqual(DEFAULT_DUCKDB_BUDGET);
     const config = loadConfig({ env: { BVSYNC_DUCKDB_MEMORY_LIMIT: '1GB', BVSYNC_DUCKDB_THREADS: '4' } });
     expect(config.warehouse).toEqual({ memoryLimit: '1GB', threads: 4 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadProcessSettings } from '../src/config/load.js';
 import { missingApiSettings, requireApiSettings } from '../src/config/api-settings.js';
 import { configSchema } from '../src/config/schema.js';
+import { commandToday, workerTimings } from '../src/cli/context.js';
 
 /** The API settings of a config that sets none: every default, no URL, no key. */
 const unset = configSchema.parse({}).api;
@@ -22,6 +23,14 @@ describe('process settings from the environment', () => {
     const read = () => loadProcessSettings({ BVSYNC_LEASE_TTL_MS: 'soon', BVSYNC_JOB_LOCK_MS: '100', BVSYNC_REDIS_OUTAGE_MS: '-1' });
     expect(read).toThrow(ConfigError);
     expect(read).toThrow(/BVSYNC_LEASE_TTL_MS="soon" is not a whole number of milliseconds[\s\S]*BVSYNC_JOB_LOCK_MS="100"[\s\S]*BVSYNC_REDIS_OUTAGE_MS="-1"/);
+  });
+
+  it('reads BVSYNC_TODAY as the day commands take as today, and refuses what is no calendar day', () => {
+    expect(loadProcessSettings({ BVSYNC_TODAY: '2026-11-20' }).today).toBe('2026-11-20');
+    expect(loadProcessSettings({ BVSYNC_TODAY: '' }).today).toBeUndefined();
+    expect(commandToday(loadProcessSettings({ BVSYNC_TODAY: '2026-11-20' }))).toBe('2026-11-20');
+    expect(workerTimings(loadProcessSettings({ BVSYNC_TODAY: '2026-11-20' })).today?.()).toBe('2026-11-20');
+    expect(() => loadProcessSettings({ BVSYNC_TODAY: '2026-02-30' })).toThrow(/BVSYNC_TODAY="2026-02-30" is not a day; give YYYY-MM-DD/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { redactSecrets } from '../log.js';
-import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
+import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter, retryAfterUnbounded } from './retry-after.js';
 import { firstHeader, readRateLimitHeaders } from './rate-headers.js';
 
 /** One entry of `error.details` of the error envelope (spec, "Errors"). */
@@ -172,6 +172,14 @@ export function refusesKey(error: AuthError): boolean {
  */
 export class QuotaExceededError extends PermanentError {
   override readonly code = 'quota_exceeded';
+  constructor(
+    message: string,
+    fields: ApiErrorFields,
+    /** The answer's `Retry-After`, not bounded as a rate limit's is: when the quota comes back, if it said. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message, fields);
+  }
 }
 
 /** `brand_access_denied`, whatever its status: the key cannot read this brand; that brand fails, others go on. */
@@ -252,9 +260,12 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
   // as a rate limit, every slice was put back in the queue for ever and the run never ended.
   // A Retry-After of a minute at most says the wait does cure it (an hourly window nearly over): waited out below.
   const retryAfter = parseRetryAfter(response.headers['retry-after'], now);
+  const quotaBack = retryAfterUnbounded(response.headers['retry-after'], now);
   if (status === 429 && envelope.apiCode !== undefined && namesQuota(envelope.apiCode) && !(retryAfter !== undefined && retryAfter <= QUOTA_WAIT_MAX_MS)) {
-    return new QuotaExceededError(text, fields);
+    return new QuotaExceededError(text, fields, quotaBack);
   }
+  // A wait of hours is no rate's window but a spent quota, whatever the code says (docs/quota.md).
+  if (status === 429 && quotaBack !== undefined && quotaBack >= SPENT_QUOTA_RETRY_AFTER_MS) return new QuotaExceededError(text, fields, quotaBack);
   if (status === 429 || isThrottling(response, envelope, now)) {
     return new RateLimitedError(text, fields, retryAfter ?? response.namelessWaitMs ?? DEFAULT_RETRY_AFTER_MS);
   }
@@ -278,6 +289,9 @@ function namesRateLimit(apiCode: string): boolean {
   const letters = apiCode.toLowerCase().replace(/[^a-z]/g, '');
   return /ratelimit|throttl|toomanyrequests/.test(letters) && !namesQuota(apiCode);
 }
+
+/** A 429 whose `Retry-After` is this long or longer is read as a spent quota, not a rate limit. */
+export const SPENT_QUOTA_RETRY_AFTER_MS = 60 * 60_000;
 
 /** The longest `Retry-After` with which a 429 naming a quota or a period is still waited out. */
 const QUOTA_WAIT_MAX_MS = 60_000;

@@ -30,3 +30,12 @@ export function parseRetryAfter(value: string | string[] | null | undefined, now
   const ms = time.form === 'delta-seconds' ? Math.ceil(time.ms) : time.ms;
   return Math.min(Math.max(ms, MIN_RETRY_AFTER_MS), MAX_RETRY_AFTER_MS);
 }
+
+/** The wait a `Retry-After` names, unbounded (a spent quota's hours); `undefined` when missing or unreadable. */
+export function retryAfterUnbounded(value: string | string[] | null | undefined, now: number = Date.now()): number | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!text) return undefined;
+  const time = readHeaderTime(text, now);
+  if (!time) return undefined;
+  return Math.max(0, time.form === 'delta-seconds' ? Math.ceil(time.ms) : time.ms);
+}

@@ -5,6 +5,7 @@ import { requireApiSettings } from '../config/api-settings.js';
 import { loadConfig, loadProcessSettings, parseBrandList, type ProcessSettings } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../log.js';
+import { todayUtc } from '../days.js';
 import { STREAM_NAMES, selectStreams } from '../streams/registry.js';
 import { UsageError } from './fail.js';
 
@@ -73,16 +74,22 @@ export function chooseStreams(config: Config, flag: string | undefined): string[
   return selectStreams(names).map((stream) => stream.name);
 }
 
-/** The engine's takeover timings a command's worker uses; each unset one keeps the engine's default. */
-export type WorkerTimings = Pick<WorkerHostOptions, 'leaseTtlMs' | 'lockDurationMs' | 'stalledIntervalMs'>;
+/** Today for a command: `BVSYNC_TODAY` when set (tests pin it to the simulator's day), else the real UTC day. */
+export function commandToday(settings: ProcessSettings = loadProcessSettings()): string {
+  return settings.today ?? todayUtc();
+}
+
+/** The engine's takeover timings and clock a command's worker uses; each unset one keeps the engine's default. */
+export type WorkerTimings = Pick<WorkerHostOptions, 'leaseTtlMs' | 'lockDurationMs' | 'stalledIntervalMs' | 'today'>;
 
 /**
  * Takeover timings for every command that runs a worker (`worker`, `sync`, `backfill`), from the process settings
  * (`BVSYNC_LEASE_TTL_MS`, `BVSYNC_JOB_LOCK_MS`). Shorter means faster recovery from a killed process, at the cost of
- * more Redis traffic.
+ * more Redis traffic. `BVSYNC_TODAY` gives the worker its today too (test/process-settings.test.ts).
  */
 export function workerTimings(settings: ProcessSettings = loadProcessSettings()): WorkerTimings {
   const timings: WorkerTimings = {};
+  if (settings.today !== undefined) timings.today = () => settings.today!;
   if (settings.leaseTtlMs !== undefined) timings.leaseTtlMs = settings.leaseTtlMs;
   if (settings.jobLockMs !== undefined) {
     timings.lockDurationMs = settings.jobLockMs;

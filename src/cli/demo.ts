@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { connectRedis, deleteKeysWithPrefix } from '../engine/redis.js';
-import { addDays, todayUtc } from '../days.js';
+import { addDays } from '../days.js';
 import { parseConfig } from '../config/load.js';
 import { startSimulator } from '../simulator/index.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { formatResult } from '../warehouse/result-format.js';
 import { readRows } from '../warehouse/read-rows.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
+import { addCommonOptions, commandLogger, commandToday, readConfig, redisFor, type CommonFlags } from './context.js';
 import { integerOption } from './integer-option.js';
 import { runWithReport } from './run-report.js';
 import { makeOutFolder } from './out-folder.js';
@@ -90,7 +90,7 @@ export function demoCommand(): Command {
   ).action(async (flags: DemoFlags) => {
     const log = commandLogger({ logLevel: flags.logLevel ?? 'warn' });
     const base = readConfig(flags);
-    const today = todayUtc();
+    const today = commandToday();
     const sim = await startSimulator({ seed: 1, brands: flags.brands, days: Math.max(30, flags.days), scale: flags.scale, today });
     const redis = await redisFor(base, log).catch(async (error: unknown) => {
       await sim.close();
@@ -128,6 +128,8 @@ export function demoCommand(): Command {
         today,
         from,
         to: today,
+        // The simulator's today is the workers' too, should the real day end during the demo.
+        worker: { today: () => today },
       }, {
         plain: true,
         // Its queues go with its Redis prefix, removed below: nothing of it is left for a worker to finish.

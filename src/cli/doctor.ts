@@ -1,15 +1,15 @@
 import { Command } from 'commander';
-import { CONFIG_OPTION } from './context.js';
+import { CONFIG_OPTION, commandToday } from './context.js';
 import { createApiClient } from '../api/client.js';
 import { ConfigError, configFilePath, loadConfig } from '../config/load.js';
-import { addDays, todayUtc } from '../days.js';
+import { addDays } from '../days.js';
 import type { ApiConfig, Config } from '../config/schema.js';
 import { fixConfigFile, mergedSettings } from './doctor/config-fix.js';
 import { proposedSettings, type NameProposal } from './doctor/name-search.js';
 import { proposalText } from './doctor/proposal-text.js';
 import { redactSecrets } from '../log.js';
 import { probeApiConfig } from './brand-access-probe.js';
-import { checkApiAndBrands, checkDiskRoom, checkRedis, checkRequired, checkWarehouse, type DoctorCheck } from './doctor/checks.js';
+import { checkApiAndBrands, checkDiskRoom, checkRedis, checkRequired, checkSchemaDrift, checkWarehouse, type DoctorCheck } from './doctor/checks.js';
 import { endpointNameOf } from './doctor/endpoints.js';
 import { MAX_PROBE_REQUESTS, probeParameters } from './doctor/param-probes.js';
 import { paramTable, verdictCounts } from './doctor/print.js';
@@ -91,6 +91,10 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     result.checks.push(check);
     report(check);
   });
+  await checkSchemaDrift(config, (check) => {
+    result.checks.push(check);
+    report(check);
+  });
   if (!complete) return result;
 
   let progress: ProbeProgress | undefined;
@@ -115,7 +119,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     try {
       const clientFor = (api: ApiConfig) =>
         createApiClient({ ...api, maxAttempts: Math.min(api.maxAttempts, 3) }, { retryRateLimited: true, dispatcher, onRequest: () => progress?.sent(++result.paramRequests) });
-      probed = await probeParameters(client, config, brand, addDays(options.today ?? todayUtc(), -1), refused, clientFor);
+      probed = await probeParameters(client, config, brand, addDays(options.today ?? commandToday(), -1), refused, clientFor);
     } finally {
       progress.end();
       progress = undefined;
@@ -142,7 +146,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
         }
       }
     }
-    const synced = await syncedParams(config, [addDays(options.today ?? todayUtc(), -2), addDays(options.today ?? todayUtc(), -1)]);
+    const synced = await syncedParams(config, [addDays(options.today ?? commandToday(), -2), addDays(options.today ?? commandToday(), -1)]);
     const sentBySync = (row: ParamVerdict) => synced.get(endpointNameOf(row.endpoint))?.has(row.param) === true;
     const wrong = result.params.filter((row) => row.verdict === 'wrong' && sentBySync(row));
     const wrongUnsent = result.params.filter((row) => row.verdict === 'wrong' && !sentBySync(row));

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
-import { CONFIG_OPTION } from './context.js';
+import { CONFIG_OPTION, commandToday } from './context.js';
 import { parseBrandList } from '../config/load.js';
 import { parseDay } from '../days.js';
 import { buildReport } from '../ops/report-builder.js';
@@ -46,7 +46,7 @@ export function reportCommand(): Command {
       // resolve() drops the trailing separator, so `reports/` would otherwise be written as a file named `reports`.
       if (flags.out.endsWith('/') || flags.out.endsWith(sep)) throw new UsageError(`--out ${flags.out} ends in ${sep}, so it names a folder; ${fileNameHint}`);
       makeOutFolder(dirname(out), `--out ${flags.out}`);
-      const report = await buildReport({ db: databasePath(flags), out: flags.out, from, to, brands });
+      const report = await buildReport({ db: databasePath(flags), out: flags.out, from, to, brands, today: commandToday() });
       const { data } = report;
       for (const warning of report.warnings) process.stderr.write(`bvsync: warning: ${warning}\n`);
       if (report.path) {

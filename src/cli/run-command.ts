@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { eachDay, parseDay, todayUtc } from '../days.js';
+import { eachDay, parseDay } from '../days.js';
 import { UsageError } from './fail.js';
-import { chooseBrands, chooseStreams, collect, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
+import { chooseBrands, chooseStreams, collect, commandLogger, commandToday, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
 import type { Logger } from '../log.js';
 import { loadProcessSettings } from '../config/load.js';
 import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom, type PreflightResult } from './preflight.js';
@@ -35,7 +35,7 @@ export function addRunOptions(command: Command): Command {
  * that have no data yet, and cursors never move back.
  */
 export function todayFrom(flags: RunFlags): string {
-  const today = todayUtc();
+  const today = commandToday();
   if (!flags.today) return today;
   const asked = parseDay(flags.today, '--today');
   if (asked > today) throw new UsageError(`--today ${asked} is after the real today (${today}, UTC); it is for replaying earlier days`);
@@ -72,7 +72,7 @@ export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window:
   // Running slices get part of the shutdown deadline to finish; the rest is for closing Redis and DuckDB.
   const worker = { ...workerTimings(), stopDeadlineMs: RUN_SHUTDOWN_DEADLINE_MS / 2 };
   const notifier = notifierFor(config, log);
-  const metrics = config.metrics.pushgateway ? new PrometheusMetrics({ processMetrics: false }) : undefined;
+  const metrics = config.metrics.pushgateway ? new PrometheusMetrics({ processMetrics: false, today: worker.today }) : undefined;
   try {
     // The preflight, after every local check (a mistyped flag costs no request) and before anything is planned; cheapest
     // first: the database path, Redis, then the key and the brands (see preflight.ts).

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { startScheduler } from '../engine/scheduler.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, type CommonFlags } from './context.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
 
 export function schedulerCommand(): Command {
   return addCommonOptions(
@@ -13,7 +13,7 @@ export function schedulerCommand(): Command {
     const log = commandLogger(flags);
     const redis = await redisFor(config, log);
     // A config without brands is refused here, after Redis was found: a private one left running kept the command alive.
-    const scheduler = await startScheduler({ config, redisUrl: redis.url, log }).catch(async (error: unknown) => {
+    const scheduler = await startScheduler({ config, redisUrl: redis.url, log, today: workerTimings().today }).catch(async (error: unknown) => {
       await redis.stop();
       throw error;
     });

@@ -2,13 +2,12 @@ import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Queue } from 'bullmq';
 import { Command } from 'commander';
-import type { DuckDBResultReader } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import { textTable } from '../text-table.js';
 import { integerOption } from './integer-option.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../engine/queues.js';
 import { connectRedis } from '../engine/redis.js';
 import { RunStore, type RunMeta } from '../engine/run-store.js';
-import { todayUtc } from '../days.js';
 import { formatDecimal, formatInteger } from '../format.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
 import type { Config } from '../config/schema.js';
@@ -17,12 +16,16 @@ import type { Logger } from '../log.js';
 import { daySlicesNotComplete, freshnessTable, slicesNotCompleteTable, type RowReader } from '../warehouse/bookkeeping.js';
 import { dimensionReads } from '../warehouse/dimension-reads.js';
 import { openReadOnly } from '../warehouse/published-database.js';
+import { DRIFT_ADVICE, tableDrift, tableDriftLine, type TableDrift } from './schema-drift-lines.js';
 import { plainValue, readRows, type PlainRow } from '../warehouse/read-rows.js';
 import { formatResult } from '../warehouse/result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
+import { lastFinishedHealRound } from '../warehouse/heal-log.js';
 import { prefixWarehouse } from '../engine/prefix-warehouse.js';
+import { quotaStatus, type QuotaStatus } from '../engine/quota-parking.js';
+import { lakeLine, lakeStatus, type LakeStatus } from './lake-line.js';
 import { publishedWarehouseId, warehouseIdentity, warehouseLine, type WarehouseIdentity } from './warehouse-line.js';
-import { addCommonOptions, chooseStreams, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
+import { addCommonOptions, chooseStreams, commandLogger, commandToday, readConfig, redisFor, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { rateLine, readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
 
@@ -105,6 +108,17 @@ interface StatusReport {
   rate: KeyRate | null;
   /** The published copy's warehouse id and the one the Redis prefix records (src/engine/prefix-warehouse.ts). */
   warehouse: WarehouseIdentity;
+  /** The request budget's window and the runs waiting for the next one (docs/quota.md); null without `api.dailyRequestBudget`. */
+  requestBudget: QuotaStatus | null;
+  /**
+   * The newest finished round of `sync.heal` (docs/healing.md), with the `brand|family|day` triples it leaves
+   * persisting: re-read, and still disagreeing with the API. Null when the file has none.
+   */
+  healing?: { run: string; status: string; window: string; finishedAt: string | null; persisting: string[] } | null;
+  /** Per table, what the API sent that the spec does not show (docs/schema-drift.md); null without a file that records it. */
+  schemaDrift: TableDrift[] | null;
+  /** The Parquet lake of `publish.parquet` and whether it is current; null when none is configured. */
+  lake: LakeStatus | null;
 }
 
 
@@ -137,7 +151,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
   const limit = flags.runs ?? 10;
   const dbPath = flags.db ?? config.db;
   const report: StatusReport = {
-    today: todayUtc(),
+    today: commandToday(),
     redis: { error: null },
     unfinishedRuns: [],
     recentRuns: [],
@@ -151,6 +165,9 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     slicesNoLongerPlanned: null,
     rate: null,
     warehouse: warehouseIdentity(config.redisPrefix, null, null),
+    requestBudget: null,
+    schemaDrift: null,
+    lake: lakeStatus(config.publish.parquet, dbPath),
   };
   let recorded: Awaited<ReturnType<typeof prefixWarehouse>>;
   const redis = await redisFor(config, log).catch((error: Error) => {
@@ -185,6 +202,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
           workers,
         });
       }
+      report.requestBudget = await quotaStatus(connection, config, queues);
       await queues.close();
       if (config.api.apiKey) {
         const rate = await readKeyRate(connection, { apiKey: config.api.apiKey, requestsPerSecond: config.api.requestsPerSecond, redisPrefix: config.redisPrefix });
@@ -209,8 +227,10 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);
     report.slicesNotCompleteTotal = tables.failuresTotal;
+    report.healing = await lastHealing(db.connection);
     const { backfills, notPlanned } = await backfillsToAdvise(config, report.today, (sql, params) => readRows(db.connection, sql, params), log);
     report.slicesNoLongerPlanned = notPlanned;
+    report.schemaDrift = await tableDrift(db.connection);
     report.slicesNotCompleteDays = backfills.length
       ? {
           first: backfills.map((each) => each.from).sort()[0]!,
@@ -290,6 +310,22 @@ function listedFromWarehouse(run: RunRow): ListedRun {
   };
 }
 
+/** The newest finished round of `sync.heal`; null when there is none, or the file predates `_heal_runs` (migration 017). */
+async function lastHealing(connection: DuckDBConnection): Promise<StatusReport['healing']> {
+  const round = await lastFinishedHealRound((sql, params) => readRows(connection, sql, params)).catch(() => undefined);
+  if (!round) return null;
+  return { run: round.healId, status: round.status, window: `${round.windowStart}..${round.windowEnd}`, finishedAt: round.finishedAt, persisting: round.persisting };
+}
+
+/** One line: what the newest healing round left disagreeing, or that it left nothing. */
+export function healingLine(healing: NonNullable<StatusReport['healing']>): string {
+  const head = `Healing (sync.heal): the round after ${healing.run} (${healing.window}) ended ${healing.status}`;
+  if (!healing.persisting.length) return `${head}; nothing it re-read still disagrees`;
+  const shown = healing.persisting.slice(0, 5).join(', ');
+  const more = healing.persisting.length > 5 ? ` and ${healing.persisting.length - 5} more` : '';
+  return `${head}; ${healing.persisting.length} brand|family|day still disagree after a re-read and are not re-read again: ${shown}${more} (bvsync verify shows the figures)`;
+}
+
 function renderStatus(report: StatusReport, tables: DatabaseTables | undefined): string {
   const out: string[] = [];
   if (report.redis.error) out.push(`Redis: ${report.redis.error}`);
@@ -327,6 +363,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     );
   }
   if (!report.redis.error) out.push('', warehouseLine(report.warehouse, report.database.path));
+  if (report.lake) out.push(lakeLine(report.lake));
   if (report.queues.length) {
     const queueTable = textTable(['queue', 'waiting', 'active', 'delayed', 'failed', 'completed', 'workers'], ['left', 'right', 'right', 'right', 'right', 'right', 'right']);
     for (const queue of report.queues) {
@@ -334,6 +371,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     }
     out.push('', 'Queues', queueTable.toString());
   }
+  if (report.requestBudget) out.push('', ...requestBudgetLines(report.requestBudget));
   if (report.rate?.stated) out.push('', `The ${rateLine(report.rate)}`);
   const slowed = report.rate && slowedByLearnedRate(report.rate) ? report.rate : undefined;
   if (slowed) {
@@ -354,6 +392,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     if (tables.failuresTotal > shown) {
       out.push(`${tables.failuresTotal - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`);
     }
+    if (report.healing) out.push('', healingLine(report.healing));
     const advice = report.slicesNotCompleteDays;
     if (advice) out.push(`${advice.command} reads again only the slices of those streams and days not complete (those the config still plans)`);
     const notPlanned = report.slicesNoLongerPlanned ?? 0;
@@ -363,8 +402,25 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
           'or a setting changed): the advised backfill does not read them',
       );
     }
+    if (report.schemaDrift?.length) out.push('', 'Schema drift', ...report.schemaDrift.map(tableDriftLine), DRIFT_ADVICE);
   }
   return `${out.join('\n')}\n`;
+}
+
+/** The request budget's window, and each run waiting for the next: what is left of it and when it goes on. */
+export function requestBudgetLines(budget: QuotaStatus): string[] {
+  const lines = [
+    `Request budget (api.dailyRequestBudget): ${formatInteger(budget.spent)} of ${formatInteger(budget.budget)} spent in the window ` +
+      `${budget.window.start.slice(0, 16)}..${budget.window.end.slice(0, 16)} UTC; backfills may spend ${formatInteger(budget.backfillShare)} of it`,
+  ];
+  if (budget.spentUntil) lines.push(`The API said the key's quota is spent until ${budget.spentUntil}`);
+  for (const run of budget.waiting) {
+    lines.push(
+      `run ${run.runId} waits for the next window: ${formatInteger(run.slices)} slice(s) of ${formatInteger(run.days)} day(s) left, ` +
+        `about ${formatInteger(run.requests)} request(s); it resumes at ${run.resumesAt}`,
+    );
+  }
+  return lines;
 }
 
 /** BullMQ workers connected to a queue; null when Redis does not say. */

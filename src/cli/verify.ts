@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { RATE_HEADROOM, createApiClient, createRedisRateBudget } from '../api/index.js';
 import { AuthError, BrandAccessDeniedError } from '../api/errors.js';
 import { parseBrandList } from '../config/load.js';
-import { addDays, maxDay, parseDay, todayUtc } from '../days.js';
+import { addDays, maxDay, parseDay } from '../days.js';
 import { connectRedis } from '../engine/redis.js';
 import { CallBudget } from '../verify/call-budget.js';
 import type { DayWindow } from '../verify/figure.js';
@@ -11,7 +11,7 @@ import { verifyWarehouse } from '../verify/verify-warehouse.js';
 import { newestCompletePastDays, type NewestCompleteDay } from '../warehouse/bookkeeping.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { readRows } from '../warehouse/read-rows.js';
-import { addCommonOptions, collect, commandLogger, readConfig, redisFor, requireApi, type CommonFlags } from './context.js';
+import { addCommonOptions, collect, commandLogger, commandToday, readConfig, redisFor, requireApi, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
 import { answerOf } from './manage-read-failure.js';
@@ -53,7 +53,7 @@ export function verifyCommand(): Command {
     const from = flags.from === undefined ? undefined : parseDay(flags.from, '--from');
     const to = flags.to === undefined ? undefined : parseDay(flags.to, '--to');
     if (from && to && from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
-    const today = todayUtc();
+    const today = commandToday();
     for (const [flag, day] of [['--from', from], ['--to', to]] as const) {
       // Checked before a request: the API has nothing for them, and every figure would agree at 0.
       if (day && day > today) throw new UsageError(`${flag} ${day} is in the future (today is ${today}, UTC); verify compares days that have passed`);
@@ -63,7 +63,7 @@ export function verifyCommand(): Command {
     const log = commandLogger(flags);
     const db = await openReadOnly(databasePath({ db: flags.db, working: flags.working, config: flags.config }));
     try {
-      const freshness = await newestCompletePastDays((sql, params) => readRows(db.connection, sql, params), todayUtc());
+      const freshness = await newestCompletePastDays((sql, params) => readRows(db.connection, sql, params), today);
       const window = chooseWindow(freshness, from, to);
       const given = flags.brand?.flatMap((text) => parseBrandList(text, '--brand'));
       const brands = given?.length ? [...new Set(given)] : config.brands.length ? config.brands : brandsOf(freshness);

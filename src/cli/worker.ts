@@ -43,7 +43,7 @@ export function workerCommand(): Command {
     if (!(shutdownMs > 0)) throw new UsageError(`--shutdown-seconds "${flags.shutdownSeconds}" is not a positive number`);
     const timings = workerTimings();
     const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort, '--metrics-port');
-    const metrics = metricsPort === undefined ? undefined : new PrometheusMetrics();
+    const metrics = metricsPort === undefined ? undefined : new PrometheusMetrics({ today: timings.today });
     const notifier = notifierFor(config, log);
     // Listened for before the preflight and the host's start: both can wait (a 429 of the API, the writer lease, a
     // working file another program holds), and a signal then must stop the worker as cleanly as later, not kill it

@@ -5,6 +5,7 @@ import { configSchema, type Config } from './schema.js';
 import { registerSecret } from '../log.js';
 import { keyHint, keysAt } from '../key-hint.js';
 import { parseRedisAddress } from '../redis-address.js';
+import { isDay } from '../days.js';
 import { ConfigError } from './config-error.js';
 import { secretFromEnv, type SecretFileOptions } from './secret-file.js';
 
@@ -177,6 +178,8 @@ export interface ProcessSettings {
   logLevel?: string;
   /** `BVSYNC_DEBUG`: an unexpected error prints its stack too; default off. */
   debug: boolean;
+  /** `BVSYNC_TODAY`: the UTC day this process takes as today, for tests against a simulator's fixed day; default the real one. */
+  today?: string;
 }
 
 /** The process settings from the environment; a timing that is no whole number of milliseconds is a `ConfigError`. */
@@ -197,6 +200,11 @@ export function loadProcessSettings(env: NodeJS.ProcessEnv = process.env): Proce
     logLevel: env.BVSYNC_LOG_LEVEL || undefined,
     debug: Boolean(env.BVSYNC_DEBUG),
   };
+  const today = env.BVSYNC_TODAY;
+  if (today !== undefined && today !== '') {
+    if (isDay(today)) settings.today = today;
+    else problems.push(`BVSYNC_TODAY="${today}" is not a day; give YYYY-MM-DD, e.g. 2026-11-20, or leave it unset for the real today`);
+  }
   if (problems.length) throw new ConfigError('the environment', problems);
   return settings;
 }

@@ -6,6 +6,7 @@ import { ENDPOINT_PARAMS, PARAM_NAMES, STREAM_NAMES, STREAM_SETTINGS, type Param
 import { cronProblem } from './cron-check.js';
 import { checkRedisSettings, redisConfigSchema } from './redis-settings.js';
 import { redisAddressProblem } from '../redis-address.js';
+import { backfillShare, parseBudgetWindow } from '../api/request-quota.js';
 import { REDIS_PREFIX_PATTERN, REDIS_PREFIX_RULE } from '../redis-keys.js';
 
 // A calendar day: the pattern alone would let 2026-02-31 through, and plans would hold days that never were.
@@ -17,6 +18,14 @@ const day = z
     error: (issue) => `"${String(issue.input)}" is not a day of the calendar; expected YYYY-MM-DD, e.g. 2026-11-20`,
   });
 const streamName = z.enum(STREAM_NAMES);
+
+/** Column types `sync.promote` takes: those the loader converts (src/warehouse/cell-converters.ts). */
+export const PROMOTABLE_TYPES = ['BIGINT', 'INTEGER', 'SMALLINT', 'DOUBLE', 'BOOLEAN', 'VARCHAR', 'JSON', 'DATE', 'TIMESTAMP', 'TIMESTAMPTZ'] as const;
+const tableName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'expected a table name such as conversations (docs/tables.md)');
+const promotedType = z.preprocess(
+  (value) => (typeof value === 'string' ? value.trim().toUpperCase() : value),
+  z.enum(PROMOTABLE_TYPES, { error: (issue) => `${JSON.stringify(issue.input)} is not a type a promoted field can take; expected one of ${PROMOTABLE_TYPES.join(', ')}` }),
+);
 
 const paramMapping = z
   .record(z.string(), z.string().min(1))
@@ -97,6 +106,22 @@ export const apiConfigSchema = z
         error: 'expected requests per second (a number above 0, at most 10000) or "auto"',
       })
       .default(10),
+    /**
+     * Requests the API key may make per `requestBudgetWindow`, shared by every process of the Redis prefix; default none
+     * (no daily quota). The spec shows no quota: set it to the plan's. A backfill past what is left waits for the next
+     * window (docs/quota.md).
+     */
+    dailyRequestBudget: z.number().int().min(1).optional(),
+    /**
+     * The window `dailyRequestBudget` counts in: `24h` (default), `1h`, `30m`, `1d`. Windows start at multiples of it
+     * since the epoch, so a day's runs from 00:00 UTC; set it to how the API counts.
+     */
+    requestBudgetWindow: z
+      .string()
+      .refine((text) => parseBudgetWindow(text) !== undefined, { error: 'expected a window such as 24h, 1h, 30m or 1d' })
+      .default('24h'),
+    /** Share (0..0.9) of each window's budget kept for sync and scheduled runs; backfills use the rest; default 0.2. */
+    reservedForSync: z.number().min(0).max(0.9).default(0.2),
     /** Engine identifiers sent as the engines filter; default none, so the API's per-endpoint defaults apply. */
     engines: z.array(z.string().min(1)).default([]),
     /** Connections per pool; default 8. */
@@ -119,7 +144,17 @@ export const apiConfigSchema = z
      */
     firstPage: z.union([z.literal(0), z.literal(1)], { error: 'expected 0 or 1, the number the API gives its first page' }).default(1),
   })
-  .strict();
+  .strict()
+  .superRefine((api, ctx) => {
+    // A backfill share of no whole request parks every backfill slice, window after window (test/config.test.ts).
+    if (api.dailyRequestBudget !== undefined && backfillShare(api.dailyRequestBudget, api.reservedForSync) < 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['dailyRequestBudget'],
+        message: `${api.dailyRequestBudget} leaves backfills no request once api.reservedForSync (${api.reservedForSync}) is kept for syncs: raise it or lower reservedForSync`,
+      });
+    }
+  });
 
 export const scheduleSchema = z
   .object({
@@ -135,6 +170,24 @@ export const scheduleSchema = z
       }),
     /** Streams this schedule syncs; default every stream but the opt-in ones (docs/tables.md, "Engines"). */
     streams: z.array(streamName).optional(),
+  })
+  .strict();
+
+/** `sync.heal`: verify the days before each scheduled run's today, and re-read those that disagree (docs/healing.md). */
+export const healConfigSchema = z
+  .object({
+    /** Days verified, ending the day before the scheduled run's today; default 7 (longer than answers take to arrive). */
+    days: z.number().int().min(1).max(90).default(7),
+    /**
+     * Most API requests one round's comparisons make (the first and the one after the re-read); default 60. The
+     * whole-window comparison is one request per family and brand, plus pages: a smaller budget compares nothing more.
+     */
+    maxCalls: z.number().int().min(0).max(100_000).default(60),
+    /**
+     * Most requests the re-read may make, each day of a stream counted at what a day of it cost the scheduled run; the
+     * newest days go first. Default 100.
+     */
+    maxReadCalls: z.number().int().min(0).max(100_000).default(100),
   })
   .strict();
 
@@ -162,6 +215,11 @@ export const syncConfigSchema = z
      */
     fetchConcurrency: z.number().int().min(1).max(64).default(8),
     /**
+     * Most fetch jobs at once in one process when Redis is far: fetchConcurrency grows by itself again for every full
+     * 10 ms of measured round trip to Redis, up to this; default 64. docs/performance.md, "Redis latency".
+     */
+    maxFetchConcurrency: z.number().int().min(1).max(256).default(64),
+    /**
      * Threads that read slices (HTTP, JSON, validation, rows, chunk encoding) beside the thread that holds the DuckDB
      * writer; 0 reads them on the main thread. Default 0: docs/performance.md, "Fetch threads".
      */
@@ -171,6 +229,14 @@ export const syncConfigSchema = z
      * restart), before its attempts are spent as for any other failure; default 10 minutes, 0 = not waited out.
      */
     outageToleranceMinutes: z.number().min(0).max(1440).default(10),
+    /** Self-healing after each scheduled run (docs/healing.md); off when absent. */
+    heal: healConfigSchema.optional(),
+    /**
+     * Fields of `_extra` held in a column of their own: `{ "<table>": { "<field>": "<type>" } }`; default none. The
+     * writer adds the column and moves every stored row's value into it, with no API call (docs/schema-drift.md). The
+     * table and whether the field is already a column are checked when the writer opens the warehouse.
+     */
+    promote: z.record(tableName, z.record(z.string().min(1, 'name the field as it appears in _extra'), promotedType)).default({}),
     // Each stream's own settings (src/streams/<name>.ts, `settings`).
     ...STREAM_SETTINGS,
   })
@@ -187,14 +253,25 @@ export const warehouseConfigSchema = z
     memoryLimit: z
       .string()
       .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'expected a size such as 256MB or 1GB')
-      .default('256MB'),
+      .default('160MB'),
     /** DuckDB's worker threads (DEFAULT_DUCKDB_BUDGET says why one). Env `BVSYNC_DUCKDB_THREADS`. */
     threads: z.number().int().min(1).max(64).default(1),
   })
   .strict();
 
+/** What is written after each publish besides the published DuckDB file (docs/lake.md). */
+export const publishConfigSchema = z
+  .object({
+    /**
+     * A folder (a disk or a mounted bucket) that gets a Hive-partitioned Parquet copy of every table after each publish,
+     * with a `_manifest.json`; default none.
+     */
+    parquet: z.string().min(1).transform(expandHome).optional(),
+  })
+  .strict();
+
 /** The events a webhook can ask for (docs/operations.md, "Notifications"). */
-export const NOTIFY_EVENTS = ['run_failed', 'run_incomplete', 'stale', 'key_refused', 'machine_fault'] as const;
+export const NOTIFY_EVENTS = ['run_failed', 'run_incomplete', 'stale', 'key_refused', 'machine_fault', 'verify_disagreement', 'schema_drift'] as const;
 
 /**
  * One webhook of `notify.webhooks`. The URL is a secret (a Slack webhook's path is its credential): a config error
@@ -263,6 +340,8 @@ export const configSchema = z
     redisPrefix: z.string().min(1).regex(REDIS_PREFIX_PATTERN, REDIS_PREFIX_RULE).default('bvsync'),
     sync: syncConfigSchema.default(syncConfigSchema.parse({})),
     warehouse: warehouseConfigSchema.default(warehouseConfigSchema.parse({})),
+    /** What each publish writes besides the published file: `parquet`, a lake folder (docs/lake.md). Default none. */
+    publish: publishConfigSchema.default(publishConfigSchema.parse({})),
     notify: notifyConfigSchema.default(notifyConfigSchema.parse({})),
     metrics: metricsConfigSchema.default(metricsConfigSchema.parse({})),
     /** Cron schedules of `bvsync scheduler`; default one daily run of every stream at 02:00 UTC. */

@@ -5,7 +5,7 @@ import { deleteChunks } from './chunk-store.js';
 import { commitJobSchema, fetchJobSchema, type UncountedJobData } from './job-data.js';
 import { enqueueCancel, enqueueUncounted } from './enqueue.js';
 import type { LoadProcessorDeps } from './load-processor.js';
-import { warnOfStaleWal } from './published-log.js';
+import { reportPublished } from './published-log.js';
 import { QUEUED_JOB_STATES, type Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
 import { addTally, emptyTally, type Tally } from './request-tally.js';
@@ -69,7 +69,7 @@ export async function recordCancelled(deps: LoadProcessorDeps, runId: string): P
   if (calls.requests > 0) await deps.warehouse.addUncountedRequests(runId, calls);
   await deps.warehouse.finishRun(runId, 'cancelled');
   const published = await deps.warehouse.publish(deps.config.db);
-  warnOfStaleWal(deps.log, published);
+  reportPublished(deps.log, published, deps.metrics);
   deps.log.info({ run: runId, published: published.path }, 'run cancelled');
 }
 
@@ -88,7 +88,7 @@ export async function recordUncounted(deps: LoadProcessorDeps, data: UncountedJo
   }
   const status = await deps.warehouse.addUncountedRequests(runId, calls);
   deps.log.info({ run: runId, source, requests: calls.requests }, 'API calls no slice carried added to the run');
-  if (status !== 'running') warnOfStaleWal(deps.log, await deps.warehouse.publish(deps.config.db));
+  if (status !== 'running') reportPublished(deps.log, await deps.warehouse.publish(deps.config.db), deps.metrics);
 }
 
 /**

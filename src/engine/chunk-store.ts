@@ -17,12 +17,28 @@ function chunkKey(prefix: string, token: string, index: number): string {
   return redisKeys(prefix).chunk(token, index);
 }
 
+/** A chunk held back from Redis: the script, keys and arguments that write it, to send with the commit job's add. */
+export interface HeldChunk {
+  script: string;
+  keys: [string, string];
+  args: [Buffer, number];
+}
+
+export interface RedisChunkSinkOptions {
+  /**
+   * Holds the last chunk written back, to send in the same round trip as the commit job's add (`held`); an earlier one
+   * is written when the next comes. Default false: each chunk is in Redis once `write` returns.
+   */
+  holdLast?: boolean;
+}
+
 /**
  * Where a fetcher's chunks wait, compressed, until the loader commits the slice. They stay until the commit has
  * succeeded, so a loader that dies mid-transaction finds them again.
  */
 export class RedisChunkSink implements ChunkSink {
   private count = 0;
+  private heldChunk: HeldChunk | undefined;
 
   constructor(
     private readonly redis: Redis,
@@ -30,21 +46,44 @@ export class RedisChunkSink implements ChunkSink {
     readonly token: string,
     /** The run the slice is read for: nothing is written once its record is gone. */
     private readonly runId: string,
+    private readonly options: RedisChunkSinkOptions = {},
   ) {}
 
+  /** Chunks of the slice, the held one included. */
   get chunks(): number {
     return this.count;
   }
 
+  /** The chunk held back, if any: whoever takes it writes it (WRITE_CHUNK answers 0 when the run is gone). */
+  takeHeld(): HeldChunk | undefined {
+    const held = this.heldChunk;
+    this.heldChunk = undefined;
+    return held;
+  }
+
   async write(chunk: SliceChunk): Promise<void> {
-    const written = await this.redis.eval(WRITE_CHUNK, 2, redisKeys(this.prefix).run(this.runId), chunkKey(this.prefix, this.token, this.count), encodeChunk(chunk), CHUNK_TTL_SECONDS);
-    if (written !== 1) throw new RunGoneError(this.runId);
+    const keys: [string, string] = [redisKeys(this.prefix).run(this.runId), chunkKey(this.prefix, this.token, this.count)];
+    const held: HeldChunk = { script: WRITE_CHUNK, keys, args: [encodeChunk(chunk), CHUNK_TTL_SECONDS] };
+    if (this.options.holdLast) {
+      const earlier = this.takeHeld();
+      this.heldChunk = held;
+      this.count += 1;
+      if (earlier) await this.send(earlier);
+      return;
+    }
+    await this.send(held);
     this.count += 1;
   }
 
   async reset(): Promise<void> {
+    this.heldChunk = undefined;
     await deleteChunks(this.redis, this.prefix, this.token, this.count);
     this.count = 0;
+  }
+
+  private async send({ script, keys, args }: HeldChunk): Promise<void> {
+    const written = await this.redis.eval(script, 2, ...keys, ...args);
+    if (written !== 1) throw new RunGoneError(this.runId);
   }
 }
 

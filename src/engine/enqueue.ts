@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Job } from 'bullmq';
+import { Job, type Queue } from 'bullmq';
 import { RunGoneError } from './run-gone.js';
-import type { CancelJobData, CommitJobData, FetchJobData, FinalizeJobData, PlanJobData, UncountedJobData } from './job-data.js';
+import type { CancelJobData, CommitJobData, FetchJobData, FinalizeJobData, HealJobData, PlanJobData, UncountedJobData } from './job-data.js';
 import type { Queues } from './queues.js';
 
 /**
@@ -13,47 +13,95 @@ import type { Queues } from './queues.js';
  * from it (a Redis that restarted empty) is removed again, and RunGoneError thrown (run-gone.ts).
  */
 
-async function addOfRun(queues: Queues, runId: string, add: () => Promise<Job | Job[]>): Promise<void> {
-  const added = await add();
-  // BullMQ adds in a script of its own, so the run is looked at after it: one round trip, and a run that vanished
-  // before or during the add finds its job taken back. A writer that took the job meanwhile drops it (load-processor.ts).
-  if (await queues.runExists(runId)) return;
-  for (const job of Array.isArray(added) ? added : [added]) await job.remove().catch(() => undefined);
+/** One job to add: its name, data and id (the queue's default options apply). */
+interface NewJob {
+  name: string;
+  data: unknown;
+  jobId: string;
+}
+
+/** A script sent in the same round trip, ahead of the add: it answers 1, or 0 when the run is gone (a held chunk's write). */
+export interface ScriptAhead {
+  script: string;
+  keys: string[];
+  args: Array<string | Buffer | number>;
+}
+
+/**
+ * Adds the jobs of one run and looks at the run's record in the same round trip to Redis: one pipeline whose commands
+ * Redis runs in order, so the look comes after the add, and `ahead` before it. A run that vanished before or during the
+ * add finds its jobs taken back, and RunGoneError thrown. A writer that took such a job meanwhile drops it
+ * (load-processor.ts). One round trip rather than three per fetch job's commit: bench redis-latency.
+ */
+async function addOfRun(queues: Queues, runId: string, queue: Queue, jobs: NewJob[], ahead: ScriptAhead[] = []): Promise<void> {
+  const client = await queue.backend.client;
+  const pipeline = client.pipeline();
+  for (const { script, keys, args } of ahead) pipeline.runCommand('eval', [script, keys.length, ...keys, ...args]);
+  const added = jobs.map(({ name, data, jobId }) => new Job(queue, name, data, { ...queue.defaultJobOptions, jobId }, jobId));
+  // BullMQ queues each insert on the pipeline as it is called (its addJobs does the same), so they precede the look.
+  for (const job of added) void job.addJob(pipeline).catch(() => undefined);
+  pipeline.runCommand('exists', [queues.runKey(runId)]);
+  const replies = (await pipeline.exec()) ?? [];
+  const aheadFailure = replies.slice(0, ahead.length).find(([error, reply]) => error || reply !== 1);
+  for (const [error, reply] of replies.slice(ahead.length, ahead.length + added.length)) {
+    if (error) throw error;
+    if (typeof reply === 'number' && reply < 0) throw new Error(`BullMQ refused to add a job to the ${queue.name} queue (code ${reply})`);
+  }
+  const [lookError, exists] = replies.at(-1) ?? [new Error('no answer from Redis')];
+  if (lookError) throw lookError;
+  if (exists === 1 && !aheadFailure) return;
+  // A job whose script ahead failed would find its slice's chunk missing: it is taken back with the failure thrown.
+  for (const job of added) await job.remove().catch(() => undefined);
+  if (exists === 1 && aheadFailure?.[0]) throw aheadFailure[0];
   throw new RunGoneError(runId);
 }
 
 export async function enqueuePlan(queues: Queues, data: PlanJobData): Promise<void> {
-  await addOfRun(queues, data.runId, () => queues.load.add('plan', data, { jobId: jobId('plan', data.runId, data.phase) }));
+  await addOfRun(queues, data.runId, queues.load, [{ name: 'plan', data, jobId: jobId('plan', data.runId, data.phase) }]);
 }
 
-/** The fetch jobs of a phase's slices, in one round trip. */
-export async function enqueueFetches(queues: Queues, slices: FetchJobData[]): Promise<void> {
+/**
+ * Fetch jobs added per round trip. BullMQ builds every job, its JSON and the pipeline's command text before sending:
+ * the 17,000 slices of a 100-brand phase added at once raised a worker's RSS by ~100 MB (docs/performance.md, "Memory").
+ */
+export const FETCH_JOBS_PER_ADD = 500;
+
+/** The fetch jobs of a phase's slices, FETCH_JOBS_PER_ADD a round trip (test/engine/enqueue-batches.int.test.ts). */
+export async function enqueueFetches(queues: Queues, slices: readonly FetchJobData[], perAdd = FETCH_JOBS_PER_ADD): Promise<void> {
   for (const runId of new Set(slices.map((slice) => slice.runId))) {
     const ofRun = slices.filter((slice) => slice.runId === runId);
-    await addOfRun(queues, runId, () => queues.fetch.addBulk(ofRun.map((data) => ({ name: 'fetch', data, opts: { jobId: fetchJobId(data) } }))));
+    for (let start = 0; start < ofRun.length; start += perAdd) {
+      const batch = ofRun.slice(start, start + perAdd);
+      await addOfRun(queues, runId, queues.fetch, batch.map((data) => ({ name: 'fetch', data, jobId: fetchJobId(data) })));
+    }
   }
 }
 
 /** One fetch job: a slice fetched again because its chunks were lost (its `refetch` counts up, so its id is new). */
 export async function enqueueFetch(queues: Queues, data: FetchJobData): Promise<void> {
-  await addOfRun(queues, data.runId, () => queues.fetch.add('fetch', data, { jobId: fetchJobId(data) }));
+  await addOfRun(queues, data.runId, queues.fetch, [{ name: 'fetch', data, jobId: fetchJobId(data) }]);
 }
 
-export async function enqueueCommit(queues: Queues, data: CommitJobData): Promise<void> {
-  await addOfRun(queues, data.runId, () => queues.load.add('commit', data, { jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch) }));
+/** A slice's commit job; `ahead` writes the chunk its read held back (chunk-store.ts), in the same round trip. */
+export async function enqueueCommit(queues: Queues, data: CommitJobData, ahead: ScriptAhead[] = []): Promise<void> {
+  await addOfRun(queues, data.runId, queues.load, [{ name: 'commit', data, jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch) }], ahead);
+}
+
+export async function enqueueHeal(queues: Queues, data: HealJobData): Promise<void> {
+  await addOfRun(queues, data.runId, queues.load, [{ name: 'heal', data, jobId: jobId('heal', data.runId) }]);
 }
 
 export async function enqueueFinalize(queues: Queues, data: FinalizeJobData): Promise<void> {
-  await addOfRun(queues, data.runId, () => queues.load.add('finalize', data, { jobId: jobId('finalize', data.runId) }));
+  await addOfRun(queues, data.runId, queues.load, [{ name: 'finalize', data, jobId: jobId('finalize', data.runId) }]);
 }
 
 export async function enqueueCancel(queues: Queues, data: CancelJobData): Promise<void> {
-  await addOfRun(queues, data.runId, () => queues.load.add('cancel', data, { jobId: cancelJobId(data.runId) }));
+  await addOfRun(queues, data.runId, queues.load, [{ name: 'cancel', data, jobId: cancelJobId(data.runId) }]);
 }
 
 /** Calls no commit job will count, for the writer to add to the run's `_sync_runs` row; once per source. */
 export async function enqueueUncounted(queues: Queues, data: UncountedJobData): Promise<void> {
-  await addOfRun(queues, data.runId, () => queues.load.add('uncounted', data, { jobId: jobId('uncounted', data.runId, data.source) }));
+  await addOfRun(queues, data.runId, queues.load, [{ name: 'uncounted', data, jobId: jobId('uncounted', data.runId, data.source) }]);
 }
 
 /** The id of a run's cancel job, which `bvsync cancel` waits on to learn that the writer recorded it. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { WaitingError, Worker, type Job } from 'bullmq';
+import { DelayedError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ApiError, AuthError, BrandAccessDeniedError, QuotaExceededError, RateLimitedError, StoppedWaitingError, TransientError, isBadEnvelope, refusesKey, type ApiClient } from '../api/index.js';
 import type { SyncConfig } from '../config/schema.js';
@@ -15,7 +15,9 @@ import { emptyTally, type RequestTallies } from './request-tally.js';
 import { inlineSliceReader, type SliceReader } from './slice-reader.js';
 import { RunCancelledError, RunGaveUpError } from './run-cancel-watch.js';
 import { dropJobOfGoneRun, isRunGone } from './run-gone.js';
-import { deleteChunks } from './chunk-store.js';
+import { deleteChunks, type HeldChunk } from './chunk-store.js';
+import { QuotaWaitError, withQuotaClass, type QuotaClass, type RequestQuota } from '../api/request-quota.js';
+import { parkForQuota, quotaClassOf, recordSliceRequests, sliceEstimate } from './quota-parking.js';
 
 export interface FetchProcessorDeps {
   redis: Redis;
@@ -48,6 +50,8 @@ export interface FetchProcessorDeps {
   lastServedAt?: () => number;
   /** Reads the slices: the fetch threads (`sync.fetchThreads`); default on this thread through `client`. */
   reader?: SliceReader;
+  /** The key's request budget per window (`api.dailyRequestBudget`); default none: no quota. docs/quota.md. */
+  quota?: RequestQuota;
 }
 
 /**
@@ -58,7 +62,8 @@ export interface FetchProcessorDeps {
  * of a run: docs/architecture.md, "The flow".
  */
 export function fetchProcessor(deps: FetchProcessorDeps) {
-  const reader = deps.reader ?? inlineSliceReader(deps);
+  // Read on this thread, the last chunk goes with the commit job's add: a round trip to Redis less per slice.
+  const reader = deps.reader ?? inlineSliceReader({ ...deps, holdLastChunk: true });
   const fetch = fetchJob(deps, reader);
   return async (job: Job, lockToken?: string): Promise<void> => {
     try {
@@ -86,7 +91,8 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
     const fetched = (status: SliceOutcomeStatus) => deps.metrics?.sliceFetched(data.stream, status, (performance.now() - started) / 1000);
     // A key, a brand or a brand's stream the API already refused (the command's preflight, or an earlier slice's 401 or
     // 403) is not asked again per slice: the slice is recorded failed with that answer, so `status` and `_sync_state` still say why.
-    const denial = await deps.access?.refusalFor(data.brandId, data.stream);
+    // Both asked at once: each is a round trip to Redis that every slice pays before its first request.
+    const [denial, outageGivenUp] = await Promise.all([deps.access?.refusalFor(data.brandId, data.stream), deps.outages?.gaveUp(data.runId).catch(() => undefined)]);
     if (denial) {
       fetched('failed');
       await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, {
@@ -96,19 +102,28 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
       });
       return;
     }
-    const outageGivenUp = await deps.outages?.gaveUp(data.runId).catch(() => undefined);
     if (outageGivenUp) {
       fetched('failed');
       await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, unavailableFailure(outageGivenUp, deps.sync, 'skipped without a request: '));
       return;
     }
+    // A slice whose estimate does not fit what its run's class may still spend in the window is not begun: it waits.
+    const quotaClass: QuotaClass | undefined = deps.quota ? await quotaClassOf(deps, data.runId) : undefined;
+    if (deps.quota && quotaClass) {
+      const fits = await deps.quota.fits(quotaClass, await sliceEstimate(deps, data.stream));
+      if (!fits.granted) return parkForQuota(deps, deps.quota, job, lockToken, fits.resumesAt, log, carryTally);
+    }
+    const carriedRequests = tally.requests;
     try {
-      const { result, chunks } = await reader.read(data, token, tally);
-      // The read came back, complete or not: the API answers, and whatever outage the run met is over.
-      await deps.outages?.over(data.runId).catch(() => undefined);
+      const read = () => reader.read(data, token, tally);
+      const { result, chunks, held } = quotaClass ? await withQuotaClass(quotaClass, read) : await read();
+      if (deps.quota) await recordSliceRequests(deps, data.stream, tally.requests - carriedRequests).catch(() => undefined);
+      // The read came back, complete or not: the API answers, and whatever outage the run met is over. Said in the same
+      // round trip as the commit job's add.
+      const over = deps.outages?.over(data.runId).catch(() => undefined);
       if (result.status !== 'complete') log.warn({ status: result.status, problem: result.problem }, `slice ${result.status}`);
       fetched(result.status);
-      await sendToCommit(deps, data, {
+      const sent = sendToCommit(deps, data, {
         token,
         chunks,
         status: result.status,
@@ -124,9 +139,20 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
         query: result.query,
         sentEngines: result.sentEngines,
         readWith: result.readWith,
-      });
+      }, held);
+      await Promise.all([over, sent]);
     } catch (error) {
       if (isRunGone(error)) throw error;
+      // The window's budget is spent (the ledger said so before a request, or a 429 of hours said so after one): the slice
+      // waits for the next window in the queue, not failed and spending no attempt. docs/quota.md.
+      if (deps.quota && error instanceof QuotaWaitError) return parkForQuota(deps, deps.quota, job, lockToken, error.resumesAt, log, carryTally);
+      if (deps.quota && error instanceof QuotaExceededError) {
+        const now = deps.quota.clock();
+        const until = error.retryAfterMs !== undefined ? now + error.retryAfterMs : deps.quota.windowAt(now).end;
+        await deps.quota.spentUntil(until);
+        log.warn({ until: new Date(until).toISOString(), err: describe(error) }, 'the API says the key\'s quota is spent: the slice waits for it');
+        return parkForQuota(deps, deps.quota, job, lockToken, until, log, carryTally);
+      }
       // `bvsync cancel` dropped the run while the slice was paged: like its queued slices, this one is neither loaded nor
       // recorded (its _sync_state row stays what it was), and the reader has dropped what it wrote. Its calls still
       // count in the run's _sync_runs row, as the API counted them.
@@ -294,10 +320,10 @@ function unavailableFailure(outage: Outage, sync: SyncConfig, lead: string, erro
 
 type CommitFields = Omit<CommitJobData, 'runId' | 'brandId' | 'stream' | 'sliceId' | 'slice' | 'refetch'>;
 
-async function sendToCommit(deps: FetchProcessorDeps, data: FetchJobData, fields: CommitFields): Promise<void> {
+async function sendToCommit(deps: FetchProcessorDeps, data: FetchJobData, fields: CommitFields, held?: HeldChunk): Promise<void> {
   const commit: CommitJobData = { runId: data.runId, brandId: data.brandId, stream: data.stream, sliceId: data.sliceId, slice: data.slice, refetch: data.refetch, ...fields };
   try {
-    await enqueueCommit(deps.queues, commit);
+    await enqueueCommit(deps.queues, commit, held ? [held] : []);
   } catch (error) {
     // No commit job will read the chunks of a run gone from Redis.
     if (isRunGone(error)) await deleteChunks(deps.redis, deps.prefix, fields.token, fields.chunks).catch(() => undefined);

@@ -20,6 +20,7 @@ import { redactSecrets } from '../log.js';
 import type { SliceReadResult } from '../streams/run-slice.js';
 import type { FetchJobData } from './job-data.js';
 import type { Tally } from './request-tally.js';
+import { QuotaWaitError, type QuotaClass } from '../api/request-quota.js';
 import { RunCancelledError, RunGaveUpError } from './run-cancel-watch.js';
 
 /** What a fetch thread is started with (`workerData`): plain JSON, since it crosses the thread boundary by copy. */
@@ -43,6 +44,8 @@ export interface ReadSliceRequest {
   data: FetchJobData;
   token: string;
   tally: Tally;
+  /** The request budget's class the slice's requests count against (docs/quota.md); absent without a budget. */
+  quotaClass?: QuotaClass;
 }
 
 /** Main thread to fetch thread. `abort` ends every request in flight (the host's stop deadline passed). */
@@ -61,6 +64,8 @@ export type FromFetchThread =
 export interface SerializedError {
   name: string;
   message: string;
+  /** When a QuotaWaitError's slice may go on (ms, the quota's clock). */
+  resumesAt?: number;
   api?: ApiErrorFields & { retryable: boolean; retryAfterMs?: number; reason?: TransientReason; apiUnavailable?: boolean; unansweredSince?: number };
 }
 
@@ -75,6 +80,7 @@ export function serializeError(error: unknown): SerializedError {
       retryable: error.retryable,
     };
     if (error instanceof RateLimitedError) api.retryAfterMs = error.retryAfterMs;
+    if (error instanceof QuotaExceededError && error.retryAfterMs !== undefined) api.retryAfterMs = error.retryAfterMs;
     if (error instanceof TransientError) {
       api.reason = error.reason;
       if (error.retryAfterMs !== undefined) api.retryAfterMs = error.retryAfterMs;
@@ -85,6 +91,7 @@ export function serializeError(error: unknown): SerializedError {
     }
     return { name: error.name, message: error.message, api };
   }
+  if (error instanceof QuotaWaitError) return { name: error.name, message: error.message, resumesAt: error.resumesAt };
   if (error instanceof Error) return { name: error.name, message: redactSecrets(error.message) };
   return { name: 'Error', message: redactSecrets(String(error)) };
 }
@@ -111,6 +118,7 @@ export function reviveError(serialized: SerializedError): Error {
   if (serialized.name === 'RunCancelledError') return new RunCancelledError(serialized.message);
   if (serialized.name === 'RunGaveUpError') return new RunGaveUpError(serialized.message);
   if (serialized.name === 'StoppedWaitingError') return new StoppedWaitingError(serialized.message);
+  if (serialized.name === 'QuotaWaitError' && serialized.resumesAt !== undefined) return new QuotaWaitError(serialized.resumesAt);
   if (!api) {
     const error = new Error(serialized.message);
     error.name = serialized.name;
@@ -124,6 +132,7 @@ export function reviveError(serialized: SerializedError): Error {
     transient.unansweredSince = unansweredSince;
     return transient;
   }
+  if (serialized.name === 'QuotaExceededError') return new QuotaExceededError(serialized.message, fields, retryAfterMs);
   const permanent = PERMANENT_CLASSES[serialized.name] ?? PermanentError;
   return new permanent(serialized.message, fields);
 }

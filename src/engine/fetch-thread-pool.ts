@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { ApiRequestEvent } from '../api/index.js';
 import { redactSecrets, type Logger } from '../log.js';
 import { reviveError, type FetchThreadSetup, type FromFetchThread, type ReadSliceRequest, type ToFetchThread } from './fetch-thread-messages.js';
+import { currentQuotaClass } from '../api/request-quota.js';
 import type { Tally } from './request-tally.js';
 import type { SliceRead, SliceReader } from './slice-reader.js';
 
@@ -88,7 +89,9 @@ export class FetchThreadPool implements SliceReader {
     const id = this.nextId++;
     return new Promise<SliceRead>((resolve, reject) => {
       slot.pending.set(id, { tally, resolve, reject });
-      slot.worker.postMessage({ type: 'read', id, data, token, tally } satisfies ToFetchThread);
+      // The fetch job's class (withQuotaClass) does not cross the thread boundary by itself: it goes with the slice.
+      const quotaClass = currentQuotaClass();
+      slot.worker.postMessage({ type: 'read', id, data, token, tally, ...(quotaClass ? { quotaClass } : {}) } satisfies ToFetchThread);
     });
   }
 

@@ -11,6 +11,8 @@ import { connectRedis } from './redis.js';
 import { outageToleranceMs } from './outage-memo.js';
 import { RequestTallies } from './request-tally.js';
 import { inlineSliceReader } from './slice-reader.js';
+import { requestQuotaOf } from './quota-parking.js';
+import { withQuotaClass, withRequestQuota } from '../api/request-quota.js';
 import { serializeError, type FetchThreadSetup, type FromFetchThread, type ToFetchThread } from './fetch-thread-messages.js';
 
 const port = parentPort!;
@@ -30,7 +32,7 @@ redis.on('error', (error) => log.warn({ err: error.message }, 'redis connection 
 const tallies = new RequestTallies();
 // What this thread's calls heard on the key: a run's give-up spares its reads when it was served since (slice-reader.ts).
 const heard = new KeyAnswers();
-const budget = createRedisRateBudget({
+const rateBudget = createRedisRateBudget({
   redis,
   prefix: config.redisPrefix,
   apiKey: config.api.apiKey ?? '',
@@ -39,6 +41,9 @@ const budget = createRedisRateBudget({
   logger: log,
   firstAnswerFirst: true,
 });
+// The request budget's windows by the real clock here: a function does not cross the thread boundary.
+const quota = requestQuotaOf(config, redis);
+const budget = quota ? withRequestQuota(rateBudget, quota) : rateBudget;
 const client = createApiClient(
   { ...config.api, connections: setup.connections },
   {
@@ -75,8 +80,9 @@ port.on('message', (message: ToFetchThread) => {
     stopWaiting.abort();
     return;
   }
-  const { id, data, token, tally } = message;
-  reader.read(data, token, tally).then(
+  const { id, data, token, tally, quotaClass } = message;
+  const read = () => reader.read(data, token, tally);
+  (quotaClass ? withQuotaClass(quotaClass, read) : read()).then(
     ({ result, chunks }) => post({ type: 'read', id, result, chunks, tally }),
     (error: unknown) => post({ type: 'failed', id, error: serializeError(error), tally }),
   );

@@ -70,6 +70,10 @@ export type CommitJobData = z.infer<typeof commitJobSchema>;
 export const finalizeJobSchema = z.object({ runId: z.string().min(1) });
 export type FinalizeJobData = z.infer<typeof finalizeJobSchema>;
 
+/** `sync.heal` after a scheduled run (compare, then re-read) or after its `heal` run (compare again): heal.ts. */
+export const healJobSchema = z.object({ runId: z.string().min(1) });
+export type HealJobData = z.infer<typeof healJobSchema>;
+
 /** `bvsync cancel` asks the writer to record the run's end in `_sync_runs`. */
 export const cancelJobSchema = z.object({ runId: z.string().min(1) });
 export type CancelJobData = z.infer<typeof cancelJobSchema>;

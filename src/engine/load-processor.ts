@@ -18,20 +18,25 @@ import { isWriterFenced } from '../warehouse/commit-fence.js';
 import { dropJobOfGoneRun, isRunGone, RunGoneError } from './run-gone.js';
 import { runStatusOfSlices, type SliceStatus } from '../vocabulary.js';
 import { recordCancelled, recordUncounted } from './cancel-run.js';
-import { warnOfStaleWal } from './published-log.js';
+import { reportPublished } from './published-log.js';
 import { warnOfDaysUnderOtherEngines } from './engines-check.js';
 import { warnOfDaysReadOtherwise } from './read-settings-check.js';
 import { warnOfDaysNeverRead } from './unread-days-check.js';
-import { takeWaitingCommits } from './waiting-commits.js';
+import { removeWaitingJobs, takeWaitingCommits } from './waiting-commits.js';
+import { CommitLookups } from './commit-lookups.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
-import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueuePlan } from './enqueue.js';
-import { cancelJobSchema, commitJobSchema, finalizeJobSchema, parseJobData, planJobSchema, uncountedJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
+import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueueHeal, enqueuePlan } from './enqueue.js';
+import { healAfter, healSlices } from './heal.js';
+import { cancelJobSchema, commitJobSchema, finalizeJobSchema, healJobSchema, parseJobData, planJobSchema, uncountedJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
 import { completeThrough, describeGap, firstIncrementalDay, lastPhase, needsOf, nextCursor, phaseOf, planPhase, type PlanMode, type PlannedPhase, type PlannedSlice } from './plan.js';
 import type { Queues } from './queues.js';
 import type { Notifier } from '../notify/index.js';
 import { claimRunEndNotice, claimStaleNotice, sendRunEndNotices } from './run-notices.js';
 import { claimPrefixWarehouse } from './prefix-warehouse.js';
+import { slicesHeldElsewhere } from './held-slices.js';
+import { claimDriftNotice, recordRunDrift } from './schema-drift-notice.js';
+import type { DriftEntry } from '../warehouse/schema-drift.js';
 import type { RunMeta, RunStore } from './run-store.js';
 
 export interface LoadProcessorDeps {
@@ -50,6 +55,12 @@ export interface LoadProcessorDeps {
   onWriterFault?: (fault: WriterFault) => void;
   /** Told of runs that end failed or incomplete, and of stale data after each run; default none. */
   notifier?: Notifier;
+  /** The process clock's UTC day; default the real one. Tests pin it to the simulator's today. */
+  today?: () => string;
+}
+
+function clockDay(deps: LoadProcessorDeps): string {
+  return deps.today ? deps.today() : todayUtc();
 }
 
 /** How long a load job put back by a writer fault waits before another writer may take it (ms). */
@@ -97,6 +108,8 @@ function loadJob(deps: LoadProcessorDeps) {
         return commit(deps, parseJobData(commitJobSchema, job.data, job), job);
       case 'finalize':
         return finalize(deps, parseJobData(finalizeJobSchema, job.data, job).runId);
+      case 'heal':
+        return healAfter(deps, await runMeta(deps, parseJobData(healJobSchema, job.data, job).runId));
       case 'cancel':
         return recordCancelled(deps, parseJobData(cancelJobSchema, job.data, job).runId);
       case 'uncounted':
@@ -117,7 +130,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   const meta = await runMeta(deps, runId);
   const streams = selectStreams(meta.streams);
   const mode: PlanMode =
-    meta.kind === 'backfill' ? { kind: 'backfill', from: meta.from!, to: meta.to!, today: meta.today } : { kind: 'incremental', today: meta.today };
+    meta.kind === 'backfill' || meta.kind === 'heal' ? { kind: 'backfill', from: meta.from!, to: meta.to!, today: meta.today } : { kind: 'incremental', today: meta.today };
   const cursors = new Map<string, string>();
   if (mode.kind === 'incremental') {
     const stored = await deps.warehouse.cursors();
@@ -143,9 +156,15 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     sync: deps.config.sync,
     cursors,
     dimensions: (brandId) => dimensions.get(brandId) ?? NO_DIMENSIONS,
+    readDay: clockDay(deps),
   });
   for (const gap of gaps) deps.log.warn({ run: runId, brand: gap.brandId, stream: gap.stream }, describeGap(gap));
-  const slices = meta.kind === 'backfill' && meta.skipComplete ? await withoutCompleteSlices(deps, runId, phase, planned) : planned;
+  const unheld = meta.heal
+    ? healSlices(meta.heal.reads, planned)
+    : meta.kind === 'backfill' && meta.skipComplete
+      ? await withoutCompleteSlices(deps, runId, phase, planned)
+      : planned;
+  const { slices, held } = meta.kind === 'scheduled' ? await withoutHeldSlices(deps, runId, phase, unheld) : { slices: unheld, held: {} };
   if (mode.kind === 'incremental') {
     const planned: PlannedPhase = { runId, brands: meta.brands, streams: ofPhase, slices, today: mode.today };
     await warnOfDaysUnderOtherEngines(deps, planned);
@@ -159,14 +178,18 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     await deps.warehouse.startRun({ runId, kind: meta.kind, brands: meta.brands, streams: meta.streams, windowStart: from, windowEnd: to });
     await deps.runs.update(runId, { from, to });
   }
+  // Under a request budget a backfill reads its newest days first: the days it reaches before the budget stops it are the recent ones.
+  if (meta.kind === 'backfill' && deps.config.api.dailyRequestBudget !== undefined) slices.sort((a, b) => (b.day ?? '').localeCompare(a.day ?? ''));
   const withIds = slices.map((slice) => ({ ...slice, sliceId: `${slice.brandId}|${slice.stream}|${slice.key}` }));
   await deps.runs.recordPlanned(runId, withIds);
-  const skipped = planned.length - slices.length;
+  // A heal run's slices left out are not asked for, not skipped as complete.
+  const skipped = meta.heal || unheld === planned ? 0 : planned.length - unheld.length;
   await deps.runs.update(runId, {
     phase,
     status: 'running',
     ...(gaps.length ? { gaps: [...(meta.gaps ?? []), ...gaps] } : {}),
     ...(skipped ? { skipped: { ...meta.skipped, [phase]: skipped } } : {}),
+    ...(Object.keys(held).length ? { held: addCounts(meta.held ?? {}, held) } : {}),
   });
   deps.log.info({ run: runId, phase, slices: slices.length }, 'planned');
   await enqueueFetches(
@@ -179,12 +202,12 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
 /**
  * `backfill --skip-complete`: the planned slices less those the file has complete, read once their window was over.
  * A full-refresh list is what it is when read, and some file the day they were read under (`articles` writes that day's
- * `article_status_daily`): it counts complete only if read today, by the clock the list itself is planned by (the real
- * one, not `--today`). Whatever else a slice holds (failed, incomplete, never read, read while its day was today) is
+ * `article_status_daily`): it counts complete only if read today, by the clock the list itself is planned by (the process
+ * clock, not `--today`). Whatever else a slice holds (failed, incomplete, never read, read while its day was today) is
  * read again.
  */
 async function withoutCompleteSlices(deps: LoadProcessorDeps, runId: string, phase: number, planned: PlannedSlice[]): Promise<PlannedSlice[]> {
-  const today = todayUtc();
+  const today = clockDay(deps);
   const asked = planned.map((slice) => {
     const last = slice.snapshot ? null : (slice.to ?? slice.day);
     return { brandId: slice.brandId, stream: slice.stream, key: slice.key, day: last === null ? today : addDays(last, 1), list: last === null };
@@ -194,6 +217,32 @@ async function withoutCompleteSlices(deps: LoadProcessorDeps, runId: string, pha
   for (const own of await deps.runs.plannedOf(runId, [...complete])) complete.delete(own);
   if (complete.size) deps.log.info({ run: runId, phase, skipped: complete.size }, 'slices complete in the file are not read again (--skip-complete)');
   return planned.filter((slice) => !complete.has(`${slice.brandId}|${slice.stream}|${slice.key}`));
+}
+
+/**
+ * A scheduled run's slices less those another unfinished run holds (planned, not yet done): a tick that fires while an
+ * earlier run of the same days still reads them would otherwise send every request of those slices twice. The slices
+ * left out are counted per `brand|stream`; finalize moves no cursor of those (the holding run moves it when it ends).
+ */
+async function withoutHeldSlices(deps: LoadProcessorDeps, runId: string, phase: number, planned: PlannedSlice[]): Promise<{ slices: PlannedSlice[]; held: Record<string, number> }> {
+  const ids = planned.map((slice) => `${slice.brandId}|${slice.stream}|${slice.key}`);
+  const holders = await slicesHeldElsewhere(deps.runs, runId, ids);
+  if (holders.size === 0) return { slices: planned, held: {} };
+  const held: Record<string, number> = {};
+  for (const slice of planned) {
+    if (!holders.has(`${slice.brandId}|${slice.stream}|${slice.key}`)) continue;
+    const group = `${slice.brandId}|${slice.stream}`;
+    held[group] = (held[group] ?? 0) + 1;
+  }
+  deps.log.info({ run: runId, phase, held: holders.size, by: [...new Set(holders.values())] }, 'slices an unfinished run still reads are left to it, not read twice');
+  deps.metrics?.slicesHeld?.(holders.size);
+  return { slices: planned.filter((_, index) => !holders.has(ids[index]!)), held };
+}
+
+function addCounts(into: Record<string, number>, more: Record<string, number>): Record<string, number> {
+  const sum = { ...into };
+  for (const [key, count] of Object.entries(more)) sum[key] = (sum[key] ?? 0) + count;
+  return sum;
 }
 
 /** For a stream with no cursor yet: the days slices already loaded (by a backfill) have complete, unbroken. */
@@ -216,12 +265,22 @@ interface PreparedCommit {
 async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): Promise<void> {
   // A commit replayed after it finished (a stalled job, a lease that moved, or one committed with another job's slice)
   // has nothing left to do, and its chunks are gone: reading them would look like lost rows and fetch the slice again.
-  if (await deps.runs.isDone(data.runId, data.sliceId)) return advanceIfPhaseDone(deps, data.runId);
+  // Preparing has no effect of its own, so the slice and its companions are prepared while that is asked: a batch waits
+  // a few round trips to Redis, not a few more before them (bench redis-latency). A replay throws what they read away.
+  const done = deps.runs.isDone(data.runId, data.sliceId);
+  const preparing = prepareCommit(deps, data);
+  const taking = takeWaitingCommits({ queue: deps.queues.load, runs: deps.runs, job, own: data, maxSlices: deps.commitBatchSlices, prepare: (other) => prepareCommit(deps, other) });
+  const prepared = Promise.allSettled([preparing, taking]);
+  if (await done) {
+    await prepared;
+    return advanceIfPhaseDone(deps, data.runId);
+  }
   // The run publishes when it ends: its clone of the published file is copied meanwhile, not after the last load.
   void deps.warehouse.preparePublish(deps.config.db);
-  const own = await prepareCommit(deps, data);
+  await prepared;
+  const own = await preparing;
   if (own === 'chunks-lost') return refetchOrFail(deps, data);
-  const companions = await takeWaitingCommits({ queue: deps.queues.load, runs: deps.runs, job, own: data, maxSlices: deps.commitBatchSlices, prepare: (other) => prepareCommit(deps, other) });
+  const companions = await taking;
   const together = [own, ...companions.map((companion) => companion.prepared)];
   let committed = together;
   let ownFailure: unknown;
@@ -255,8 +314,10 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
   await Promise.all(committed.map((prepared) => recordCommitted(deps, prepared)));
   // Their outcomes are recorded, so a job left behind (a removal that lost a race) finds its slice done and does nothing.
   const removed = companions.filter((candidate) => committed.includes(candidate.prepared));
-  await Promise.all(removed.map((companion) => companion.job.remove().catch(() => undefined)));
-  await Promise.all([...new Set(committed.map((prepared) => prepared.data.runId))].map((runId) => advanceIfPhaseDone(deps, runId)));
+  await Promise.all([
+    removeWaitingJobs(deps.redis, deps.queues.load, removed.map((companion) => companion.job)).catch(() => undefined),
+    ...[...new Set(committed.map((prepared) => prepared.data.runId))].map((runId) => advanceIfPhaseDone(deps, runId)),
+  ]);
   if (ownFailure !== undefined) throw ownFailure;
 }
 
@@ -302,8 +363,9 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     errorCode = 'range_not_applied';
   }
   let chunks: SliceChunk[] = [];
-  // A replay of a commit that went in (slice-commits.ts): only its outcome is left to record, even once its chunks are gone.
-  const committed = await deps.warehouse.hasCommitted(data.token);
+  // A replay of a commit that went in (slice-commits.ts): only its outcome is left to record, even once its chunks are
+  // gone. Asked before any other await, so the slices prepared together share one lookup (commit-lookups.ts).
+  const { committed, stored } = await commitLookups(deps.warehouse).of({ brandId: data.brandId, stream: data.stream, sliceKey: data.slice.key, token: data.token });
   // A failed slice brings no rows, but may bring the records it quarantined (a first page the API numbered otherwise).
   if (status === 'failed' && data.chunks > 0) {
     chunks = ((await readChunks(deps.redis, deps.prefix, data.token, data.chunks)) ?? []).map((chunk) => ({ tables: {}, rejects: chunk.rejects }));
@@ -338,7 +400,6 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     error = error ? `${error}; ${none}` : none;
     errorCode = 'row_invalid';
   }
-  const stored = await deps.warehouse.storedSliceState(data.brandId, data.stream, data.slice.key);
   // A complete read that rejected records and brings fewer than the slice holds: the API's records stopped fitting
   // their schema (ids as strings, another timestamp form), and loading it replaced a day of rows with what was left,
   // complete. It is an incomplete attempt instead, which leaves the stored rows (below).
@@ -456,13 +517,22 @@ function warnOfDroppedEngines(log: Logger, data: CommitJobData, dropped: string[
   );
 }
 
+const lookupsByWarehouse = new WeakMap<Warehouse, CommitLookups>();
+
+/** The lookup batcher of the warehouse's commits, one per open file. */
+function commitLookups(warehouse: Warehouse): CommitLookups {
+  let lookups = lookupsByWarehouse.get(warehouse);
+  if (!lookups) lookupsByWarehouse.set(warehouse, (lookups = new CommitLookups(warehouse)));
+  return lookups;
+}
+
 const plansByWarehouse = new WeakMap<Warehouse, Map<string, TablePlan>>();
 
 /** Table plans from the warehouse's catalog, built once: the screen converts values as the loader will. */
 function planLookup(warehouse: Warehouse): (table: string) => TablePlan {
   let plans = plansByWarehouse.get(warehouse);
   if (!plans) {
-    plans = new Map(warehouse.tables().map((info) => [info.name, planTable(info)]));
+    plans = new Map(warehouse.tables().map((info) => [info.name, planTable(info, warehouse.promotedFields(info.name))]));
     plansByWarehouse.set(warehouse, plans);
   }
   return (table) => {
@@ -503,13 +573,15 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   const missing = await slicesMissingFromFile(deps, runId);
   const states = await deps.warehouse.sliceStates({ runId });
   // Days whose slices the file lacks must be read again: a cursor moved past them would leave them unread for good.
-  if (meta.kind !== 'backfill' && !missing) {
-    // A backfill only fills slices; the incremental position moves with incremental runs alone.
+  if (meta.kind !== 'backfill' && meta.kind !== 'heal' && !missing) {
+    // A backfill (or a heal run's re-read) only fills slices; the incremental position moves with incremental runs alone.
     const stored = await deps.warehouse.cursors();
     for (const brandId of meta.brands) {
       for (const stream of meta.streams) {
         // A stream that planned nothing moved nothing: its cursor moving on would leave those days unread for good.
         if (meta.gaps?.some((gap) => gap.brandId === brandId && gap.stream === stream)) continue;
+        // Days another run read for this one (withoutHeldSlices) are that run's to count: its finalize moves the cursor.
+        if (meta.held?.[`${brandId}|${stream}`]) continue;
         const own = states.filter((state) => state.brandId === brandId && state.stream === stream);
         const current = stored.get(`${brandId}|${stream}`);
         const next = nextCursor(current, meta.today, own);
@@ -524,30 +596,39 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   const status = ofSlices === 'complete' && (meta.gaps?.length || missing) ? 'incomplete' : ofSlices;
   if (missing) deps.log.warn({ run: runId, db: deps.warehouse.path }, missing);
   await describedRun(deps, runId, meta);
+  const drift = await recordRunDrift(deps.warehouse, runId, deps.log);
   await deps.warehouse.finishRun(runId, status);
   const published = await deps.warehouse.publish(deps.config.db);
   const ended: RunMeta = { ...meta, status, finishedAt: new Date().toISOString(), published: published.path, ...(missing ? { error: missing } : {}) };
-  const notices = await claimNotices(deps, ended, states);
+  const notices = await claimNotices(deps, ended, states, drift);
   await deps.runs.update(runId, { status, finishedAt: ended.finishedAt, published: published.path, ...(missing ? { error: missing } : {}) });
   deps.metrics?.runFinished(meta.kind, status);
   sendRunEndNotices(deps.notifier, notices.run, notices.stale, deps.log);
-  warnOfStaleWal(deps.log, published);
+  if (notices.drift) void deps.notifier?.notify(notices.drift);
+  reportPublished(deps.log, published, deps.metrics);
+  // After the run is finished and published, so its command and status see it whatever the comparison takes.
+  if (deps.config.sync.heal && (meta.kind === 'scheduled' || meta.kind === 'heal')) await enqueueHeal(deps.queues, { runId });
   deps.log.info(
-    { run: runId, status, failed, incomplete, published: published.path, publish: { mode: published.mode, ms: Math.round(published.ms), reason: published.fullCopyReason } },
+    { run: runId, status, failed, incomplete, published: published.path, publish: { mode: published.mode, ms: Math.round(published.ms), reason: published.fullCopyReason, estimate: roundedEstimate(published.estimate) } },
     'run finished',
   );
+}
+
+/** Both ways' prices in whole milliseconds, for the run's log line: the publish took the cheaper (publish-cost.ts). */
+function roundedEstimate(estimate: { incrementalMs: number; fullMs: number; rows: number; scanMs: number } | undefined) {
+  return estimate && { incrementalMs: Math.round(estimate.incrementalMs), fullMs: Math.round(estimate.fullMs), rows: estimate.rows, scanMs: Math.round(estimate.scanMs) };
 }
 
 /**
  * Claimed before the run's end reaches Redis (run-notices.ts says why). A notice that cannot be made (Redis or DuckDB
  * failing) is logged and dropped: telling people never fails a run.
  */
-async function claimNotices(deps: LoadProcessorDeps, ended: RunMeta, states: Parameters<typeof claimRunEndNotice>[0]['states']) {
+async function claimNotices(deps: LoadProcessorDeps, ended: RunMeta, states: Parameters<typeof claimRunEndNotice>[0]['states'], drift: readonly DriftEntry[]) {
   if (!deps.notifier) return {};
   try {
     const run = await claimRunEndNotice({ runs: deps.runs, notifier: deps.notifier, meta: ended, states });
-    const stale = await claimStaleNotice(deps.runs, deps.notifier, ended, deps.config.notify.staleAfterHours, () => deps.warehouse.newestCompletePastDays(todayUtc()));
-    return { run, stale };
+    const stale = await claimStaleNotice(deps.runs, deps.notifier, ended, deps.config.notify.staleAfterHours, () => deps.warehouse.newestCompletePastDays(clockDay(deps)));
+    return { run, stale, drift: await claimDriftNotice(deps.runs, deps.notifier, ended.runId, drift) };
   } catch (error) {
     deps.log.warn({ run: ended.runId, err: (error as Error).message }, 'could not prepare the notices of the run; it finished all the same');
     return {};

@@ -23,6 +23,8 @@ export interface PlanInput {
   /** The incremental cursor (last complete day) of a brand and stream, keyed `brand|stream`. */
   cursors: ReadonlyMap<string, string>;
   dimensions: (brandId: number) => Dimensions;
+  /** The process clock's day the plan is made on, for lists filed under the day they are read; default the real one. */
+  readDay?: string;
 }
 
 export interface PlannedSlice extends SlicePlan {
@@ -88,7 +90,7 @@ export function planPhase(input: PlanInput): { slices: PlannedSlice[]; gaps: Pla
       if (phaseOf(stream, input.sync) !== input.phase) continue;
       const days = daysToFetch(input.mode, input.sync, input.cursors.get(`${brandId}|${stream.name}`));
       const dimensions = input.dimensions(brandId);
-      const planned = stream.slices({ brandId, days, sync: input.sync, dimensions });
+      const planned = stream.slices({ brandId, days, sync: input.sync, dimensions, readDay: input.readDay });
       for (const slice of planned) slices.push({ ...slice, brandId, stream: stream.name });
       if (planned.length === 0 && days.length > 0 && needsOf(stream, input.sync).includes('engines') && dimensions.engines.length === 0) {
         gaps.push({

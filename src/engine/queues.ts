@@ -42,8 +42,8 @@ export const LOAD_JOB_OPTIONS: JobsOptions = {
 export interface Queues {
   fetch: Queue;
   load: Queue;
-  /** Whether a run's record is in Redis: jobs of a run gone from it are not left behind (src/engine/enqueue.ts). */
-  runExists(runId: string): Promise<boolean>;
+  /** The Redis key of a run's record, looked at with each add: jobs of a run gone from it are not left behind (src/engine/enqueue.ts). */
+  runKey(runId: string): string;
   close(): Promise<void>;
 }
 
@@ -56,7 +56,7 @@ export function openQueues(connection: Redis, prefix: string): Queues {
   return {
     fetch,
     load,
-    runExists: async (runId) => (await connection.exists(redisKeys(prefix).run(runId))) === 1,
+    runKey: (runId) => redisKeys(prefix).run(runId),
     close: async () => {
       await Promise.all([fetch.close(), load.close()]);
     },

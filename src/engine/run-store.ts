@@ -32,6 +32,11 @@ export interface RunMeta {
   skipComplete?: boolean;
   /** How many planned slices `skipComplete` left out, by plan phase (a plan job replayed counts once); absent when none. */
   skipped?: Record<string, number>;
+  /**
+   * Slices a scheduled run left to another unfinished run that held them, per `brand|stream` (load-processor.ts,
+   * withoutHeldSlices); absent when none.
+   */
+  held?: Record<string, number>;
   /** Streams the planner could plan nothing for, per brand, and why (plan.ts, PlanGap); absent when none. */
   gaps?: PlanGap[];
   /**
@@ -39,6 +44,11 @@ export interface RunMeta {
    * (see `createOrAttach`); absent for scheduled runs, whose slot-derived id does the same.
    */
   windowKey?: string;
+  /**
+   * A run of kind `heal`: the scheduled run whose round it reads for, and the slices' brand, stream and day
+   * (`brand|stream|day`) it reads, the rest of its window left out (heal.ts); absent otherwise.
+   */
+  heal?: { of: string; reads: string[] };
   /** The published file the run was started for (absolute), so a writer of another file does not load it; absent in runs of older versions. */
   db?: string;
 }

@@ -10,6 +10,8 @@ import { RedisRunCoordinator } from './run-coordinator.js';
 import { RunStore } from './run-store.js';
 import { enqueueRun } from './start-run.js';
 import { redisKeys } from '../redis-keys.js';
+import { openQueues } from './queues.js';
+import { requestQuotaOf, resumeEachWindow } from './quota-parking.js';
 
 export interface SchedulerOptions {
   config: Config;
@@ -19,6 +21,8 @@ export interface SchedulerOptions {
   catchUpWindowMs?: number;
   /** The clock, for tests; default the real one. */
   now?: () => Date;
+  /** The day a run takes as today (`BVSYNC_TODAY` through the CLI); default its slot's UTC day. */
+  today?: () => string;
 }
 
 export interface RunningScheduler {
@@ -63,6 +67,10 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
   const runs = new RunStore(redis, config.redisPrefix);
   const coordinator = new RedisRunCoordinator(redis, redisKeys(config.redisPrefix));
   const enqueued: string[] = [];
+  // Slices that waited for the request budget go on when its next window comes (docs/quota.md).
+  const quota = requestQuotaOf(config, redis, () => now().getTime());
+  const queues = quota ? openQueues(redis, config.redisPrefix) : undefined;
+  const stopResuming = quota && queues ? resumeEachWindow(redis, config.redisPrefix, queues, quota.clock, log) : undefined;
 
   const enqueueSlot = async (schedule: ScheduleConfig, slot: Date, why: string) => {
     const runId = scheduledRunId(schedule.name, slot);
@@ -74,7 +82,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
       runId,
       brands: config.brands,
       streams: schedule.streams ?? config.sync.streams ?? [...DEFAULT_STREAM_NAMES],
-      today: slot.toISOString().slice(0, 10),
+      today: options.today ? options.today() : slot.toISOString().slice(0, 10),
     });
     if (created) {
       enqueued.push(runId);
@@ -122,6 +130,8 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
     stop: async () => {
       stopped = true;
       for (const task of tasks) await task.destroy();
+      stopResuming?.();
+      await queues?.close();
       redis.disconnect();
     },
   };

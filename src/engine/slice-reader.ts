@@ -4,7 +4,7 @@ import type { SyncConfig } from '../config/schema.js';
 import { withLogContext } from '../log.js';
 import { getStream } from '../streams/registry.js';
 import { runSlice, type SliceReadResult } from '../streams/run-slice.js';
-import { RedisChunkSink } from './chunk-store.js';
+import { RedisChunkSink, type HeldChunk } from './chunk-store.js';
 import type { FetchJobData } from './job-data.js';
 import type { RequestTallies, Tally } from './request-tally.js';
 import { OutageMemo } from './outage-memo.js';
@@ -13,8 +13,10 @@ import { RunStore } from './run-store.js';
 
 export interface SliceRead {
   result: SliceReadResult;
-  /** Chunks written under the token, for the commit job. */
+  /** Chunks under the token, for the commit job, the held one included. */
   chunks: number;
+  /** The last chunk, held back to be written in the same round trip as the commit job's add (`holdLastChunk`). */
+  held?: HeldChunk;
 }
 
 /**
@@ -41,6 +43,8 @@ export interface InlineSliceReaderOptions {
   signal?: AbortSignal;
   /** When this process was last served by the API (src/api/key-answers.ts), so a run's give-up spares its reads if since. */
   lastServedAt?: () => number;
+  /** Hands the last chunk back unwritten (`SliceRead.held`) rather than writing it; default false. */
+  holdLastChunk?: boolean;
 }
 
 /** Reads slices on the thread that calls it (`sync.fetchThreads` 0, and inside each fetch thread). */
@@ -49,7 +53,7 @@ export function inlineSliceReader(options: InlineSliceReaderOptions): SliceReade
   const outages = new OutageMemo(options.redis, options.prefix);
   return {
     async read(data, token, tally) {
-      const sink = new RedisChunkSink(options.redis, options.prefix, token, data.runId);
+      const sink = new RedisChunkSink(options.redis, options.prefix, token, data.runId, { holdLast: options.holdLastChunk });
       const bindings = { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key };
       const cancel = watchRun(runs, data.runId, { parent: options.signal, outages, lastServedAt: options.lastServedAt });
       const context = { client: options.client, brandId: data.brandId, slice: data.slice, sync: options.sync, signal: cancel.signal };
@@ -58,7 +62,8 @@ export function inlineSliceReader(options: InlineSliceReaderOptions): SliceReade
           // The API client is shared by every job of the process; its retry and 429 lines find the slice through this.
           withLogContext(bindings, () => runSlice(getStream(data.stream), context, sink, { chunkRows: options.chunkRows })),
         );
-        return { result, chunks: sink.chunks };
+        const held = sink.takeHeld();
+        return { result, chunks: sink.chunks, ...(held ? { held } : {}) };
       } catch (error) {
         await sink.reset().catch(() => {});
         throw error;

@@ -29,6 +29,8 @@ export interface StartRunOptions {
   to?: string;
   /** A backfill that leaves out the slices the file has complete (`backfill --skip-complete`). */
   skipComplete?: boolean;
+  /** A `heal` run's round and the `brand|stream|day` slices it reads (heal.ts). */
+  heal?: RunMeta['heal'];
   /** A fixed id makes starting the same run twice a no-op (scheduled slots); default a new one. */
   runId?: string;
 }
@@ -54,26 +56,8 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
   try {
     await refuseOtherWarehouse(connection, options.config.redisPrefix, options.config.db);
     const runs = new RunStore(connection, options.config.redisPrefix);
-    // Spelled out: the planner reads an empty list as every stream, but finalize moves the cursors of the streams
-    // listed, so an empty list would load everything and never advance the incremental position.
-    const streams = selectStreams(options.streams).map((stream) => stream.name);
-    const meta: RunMeta = {
-      runId,
-      kind: options.kind,
-      brands: options.brands,
-      streams,
-      today: options.today,
-      from: options.from ?? null,
-      to: options.to ?? null,
-      status: 'planning',
-      startedAt: new Date().toISOString(),
-      finishedAt: null,
-      phase: 0,
-      published: null,
-      error: null,
-      db: writtenFile(options.config.db),
-      ...(options.kind === 'backfill' && options.skipComplete ? { skipComplete: true } : {}),
-    };
+    const meta = newRunMeta(runId, options);
+    const streams = meta.streams;
     const queues = openQueues(connection, options.config.redisPrefix);
     try {
       if (options.runId) {
@@ -98,6 +82,30 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
   } finally {
     connection.disconnect();
   }
+}
+
+/** The record of a run about to be planned. */
+export function newRunMeta(runId: string, options: Omit<StartRunOptions, 'redisUrl' | 'log' | 'runId'>): RunMeta {
+  return {
+    runId,
+    kind: options.kind,
+    brands: options.brands,
+    // Spelled out: the planner reads an empty list as every stream, but finalize moves the cursors of the streams
+    // listed, so an empty list would load everything and never advance the incremental position.
+    streams: selectStreams(options.streams).map((stream) => stream.name),
+    today: options.today,
+    from: options.from ?? null,
+    to: options.to ?? null,
+    status: 'planning',
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+    phase: 0,
+    published: null,
+    error: null,
+    db: writtenFile(options.config.db),
+    ...(options.kind === 'backfill' && options.skipComplete ? { skipComplete: true } : {}),
+    ...(options.kind === 'heal' && options.heal ? { heal: options.heal } : {}),
+  };
 }
 
 export interface RunProgress {

@@ -1,4 +1,5 @@
 import type { Job, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { commitJobSchema, type CommitJobData } from './job-data.js';
 import type { RunStore } from './run-store.js';
 
@@ -81,6 +82,35 @@ export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T
     }),
   );
   return prepared.filter((taken): taken is WaitingCommit<T> => taken !== undefined);
+}
+
+// Takes waiting jobs out of the wait list from its right end, where BullMQ's workers take the oldest and where the
+// companions of a commit are: BullMQ's own removal (LREM count 1) scans from the left end, the newest, so each call
+// cost the whole backlog (docs/performance.md, "Redis latency"). Then as BullMQ removes a job: its hash, its logs and a
+// `removed` event. KEYS: the wait list, the events stream, the meta hash, then each job's hash; ARGV: the job ids.
+const REMOVE_WAITING = `local removed = {}
+local maxEvents = tonumber(redis.call('HGET', KEYS[3], 'opts.maxLenEvents') or '10000') or 10000
+for i, id in ipairs(ARGV) do
+  if redis.call('LREM', KEYS[1], -1, id) == 1 then
+    local jobKey = KEYS[i + 3]
+    redis.call('DEL', jobKey, jobKey .. ':logs')
+    redis.call('XADD', KEYS[2], 'MAXLEN', '~', maxEvents, '*', 'event', 'removed', 'jobId', id, 'prev', 'waiting')
+    removed[#removed + 1] = id
+  end
+end
+return removed`;
+
+/**
+ * Removes committed companions' jobs in one round trip, each in O(1) of the backlog (they wait near the end workers
+ * take from). A job that is no longer in the wait list (taken after a stall, paused, delayed) is removed as BullMQ
+ * removes any job. Proved by test/engine/commit-batch.int.test.ts; timed by bench/waiting-removal.ts.
+ */
+export async function removeWaitingJobs(redis: Redis, queue: Queue, jobs: Job[]): Promise<void> {
+  const ids = jobs.map((job) => job.id).filter((id): id is string => id !== undefined);
+  if (!ids.length) return;
+  const keys = [queue.keys.wait!, queue.keys.events!, queue.keys.meta!, ...ids.map((id) => queue.toKey(id))];
+  const removed = new Set((await redis.eval(REMOVE_WAITING, keys.length, ...keys, ...ids)) as string[]);
+  await Promise.all(jobs.filter((job) => !removed.has(job.id!)).map((job) => job.remove().catch(() => undefined)));
 }
 
 function sliceRows(data: CommitJobData): number {

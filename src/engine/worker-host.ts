@@ -10,10 +10,13 @@ import { DatabaseLockedError } from '../warehouse/database-locked-error.js';
 import { duckdbSettings } from '../warehouse/duckdb-budget.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { openWarehouse, type Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
+import type { DriftEntry } from '../warehouse/schema-drift.js';
+import { WarehouseError } from '../warehouse/warehouse-error.js';
 import { isWriterFault, type WriterFault } from '../warehouse/writer-fault.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { AccessMemo } from './access-memo.js';
 import { OutageMemo, outageToleranceMs } from './outage-memo.js';
+import { fetchConcurrencyFor, redisRoundTripMs } from './fetch-concurrency.js';
 import { fetchProcessor } from './fetch-processor.js';
 import { FetchThreadPool } from './fetch-thread-pool.js';
 import { loadProcessor } from './load-processor.js';
@@ -23,6 +26,9 @@ import { claimPrefixWarehouse, failRunsOfRefusedFile, OtherWarehouseFileError, r
 import { redisKeys } from '../redis-keys.js';
 import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
+import { pickUpStuckPlans } from './held-slices.js';
+import { requestQuotaOf, resumeEachWindow } from './quota-parking.js';
+import { withRequestQuota, type RequestQuota } from '../api/request-quota.js';
 import type { Notifier } from '../notify/index.js';
 import { claimRunEndNotice, sendRunEndNotices } from './run-notices.js';
 import { watchRedisForFaults } from './redis-fault-watch.js';
@@ -80,9 +86,13 @@ export interface WorkerHostOptions {
   redisFaultAfterMs?: number;
   /** How long `stop()` lets running jobs finish before aborting them (ms), when not given to it; default 30 s. */
   stopDeadlineMs?: number;
+  /** The clock the request budget's windows are read by (ms since the epoch); default `Date.now`. Tests share the simulator's. */
+  clock?: () => number;
   /** Options of the working database when this process becomes the writer; default none. The reliability tests set
    * its load hooks to kill a worker inside a slice's transaction; production code has no reason to. */
   warehouse?: WarehouseOptions;
+  /** The process clock's UTC day (`BVSYNC_TODAY` through the CLI); default the real one. Tests pin the simulator's. */
+  today?: () => string;
 }
 
 /**
@@ -104,6 +114,9 @@ export class WorkerHost {
   /** What every call of this process, on any fetch thread, heard on the key: see fetch-processor.ts. */
   private readonly heard = new KeyAnswers();
   private lease: WriterLease | undefined;
+  /** The key's request budget per window, when `api.dailyRequestBudget` is set; and the timer that resumes its waiting slices. */
+  private quota: RequestQuota | undefined;
+  private stopResuming: (() => void) | undefined;
   private loadWorker: Worker | undefined;
   /** Each worker's own Redis connection: dropping a worker stuck closing must not cut the lease's, the queues' or the other worker's. */
   private readonly workerConnections = new Map<Worker, Redis>();
@@ -146,7 +159,10 @@ export class WorkerHost {
     // Before any worker starts: one that took jobs would fetch, and once the writer, load, the other file's runs.
     if (this.options.load !== false) await refuseOtherWarehouse(this.connection, prefix, config.db);
     this.queues = openQueues(this.connection, prefix);
-    const budget = createRedisRateBudget({ redis: this.connection, prefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log, firstAnswerFirst: true });
+    const rateBudget = createRedisRateBudget({ redis: this.connection, prefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log, firstAnswerFirst: true });
+    this.quota = requestQuotaOf(config, this.connection, this.options.clock);
+    const budget = this.quota ? withRequestQuota(rateBudget, this.quota) : rateBudget;
+    if (this.quota) this.stopResuming = resumeEachWindow(this.connection, prefix, this.queues, this.quota.clock, log);
     const metrics = this.options.metrics;
     const onRequest = (event: ApiRequestEvent): void => {
       // Every thread's calls come through here: whether the API answered anything lately is the process's to say.
@@ -198,6 +214,7 @@ export class WorkerHost {
         chunkRows: this.options.chunkRows,
         signal: this.abort.signal,
         stopping: () => this.stopping !== undefined,
+        quota: this.quota,
         metrics: this.options.metrics,
         access: new AccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
         outages: new OutageMemo(this.connection, prefix),
@@ -209,6 +226,8 @@ export class WorkerHost {
       this.options.fetchConcurrency ?? config.sync.fetchConcurrency,
     );
     this.fetchWorker.on('error', (error) => log.warn({ err: error.message }, 'fetch worker error'));
+    // A concurrency given to the host is kept as given; the configured one grows with the round trip to Redis.
+    if (this.options.fetchConcurrency === undefined) void this.fitFetchConcurrency();
     if (this.options.load !== false) {
       this.lease = new WriterLease(this.connection, {
         key: writerLeaseKey(prefix),
@@ -226,6 +245,16 @@ export class WorkerHost {
       });
       await this.lease.start();
     }
+  }
+
+  /** Raises the fetch worker's concurrency when Redis is far (fetch-concurrency.ts); a Redis that does not answer changes nothing. */
+  private async fitFetchConcurrency(): Promise<void> {
+    const { config, log } = this.options;
+    const roundTripMs = await redisRoundTripMs(this.connection).catch(() => 0);
+    const concurrency = fetchConcurrencyFor(config.sync.fetchConcurrency, roundTripMs, config.sync.maxFetchConcurrency);
+    if (concurrency === this.fetchWorker.concurrency || this.stopping) return;
+    this.fetchWorker.concurrency = concurrency;
+    log.info({ redisRoundTripMs: Math.round(roundTripMs * 10) / 10, fetchConcurrency: concurrency }, 'Redis is far: more fetch jobs run at once to keep the API busy');
   }
 
   /**
@@ -279,7 +308,7 @@ export class WorkerHost {
     const lease = this.lease!;
     try {
       // Every commit of this holding checks the lease's fencing token before COMMIT (src/warehouse/commit-fence.ts).
-      this.warehouse = await openWarehouse(workingPathFor(config.db), { duckdb: duckdbSettings(config.warehouse), ...this.options.warehouse, fence: lease.fence() });
+      this.warehouse = await openWarehouse(workingPathFor(config.db), { duckdb: duckdbSettings(config.warehouse), lake: config.publish.parquet, ...this.options.warehouse, fence: lease.fence() });
       await this.refuseOtherFile(this.warehouse);
       this.writerFailures = 0;
       this.lastWriterError = undefined;
@@ -291,6 +320,7 @@ export class WorkerHost {
       throw error;
     }
     await this.raiseFenceAboveFile(this.warehouse, lease);
+    await this.promoteFields(this.warehouse);
     // Opened while the host stops (the lease was taken just before): stop() closes it through the lease's onLost; a load
     // worker started now would take jobs the stop has to cut short.
     if (this.stopping) return;
@@ -308,6 +338,7 @@ export class WorkerHost {
         commitBatchSlices: this.options.commitBatchSlices,
         onWriterFault: (fault) => this.stopLoadingOn(fault),
         notifier: this.options.notifier,
+        today: this.options.today,
       }),
       1,
     );
@@ -317,6 +348,10 @@ export class WorkerHost {
       void this.failRunOfLastAttempt(job, error).catch((failure: Error) => log.warn({ err: failure.message }, 'could not mark the run failed'));
     });
     log.info({ db: this.warehouse.path }, 'holding the DuckDB writer lease');
+    // A run left `planning` without its plan job (its command or scheduler stopped in between) is planned now, not left.
+    await pickUpStuckPlans(this.queues, new RunStore(this.connection, config.redisPrefix), log).catch((error: Error) =>
+      log.warn({ err: error.message }, 'could not look for runs left planning; the next writer looks again'),
+    );
   }
 
   /**
@@ -344,6 +379,30 @@ export class WorkerHost {
    * The lease's token made larger than any the file's commits carry, so the tokens in the file only grow even after
    * Redis lost its counter. A lease lost meanwhile closes the file again and fails the taking.
    */
+  /**
+   * Under the raised fence, before any load, makes `sync.promote` hold, so rows loaded from now on fill the promoted
+   * columns (docs/schema-drift.md). A promotion the file cannot take closes it and counts as a failed open: a command
+   * stops waiting on it with the error naming the key (`writerProblem`).
+   */
+  private async promoteFields(warehouse: Warehouse): Promise<void> {
+    const { config, log } = this.options;
+    try {
+      const promoted = await warehouse.promote(config.sync.promote);
+      if (!promoted.added.length && !promoted.moved) return;
+      log.info({ added: promoted.added, rows: promoted.moved }, 'moved the fields of sync.promote out of _extra into their columns');
+      // Analysts see the columns now, not after the next run; whole, as the publish journal records rows, not columns.
+      await warehouse.publish(config.db, { incremental: false });
+    } catch (error) {
+      this.warehouse = undefined;
+      await warehouse.close().catch(() => undefined);
+      if (this.writerFailures === 0) this.writerFailingSince = performance.now();
+      this.writerFailures += 1;
+      this.lastWriterError = error as Error;
+      log.error({ err: (error as Error).message }, 'could not make sync.promote hold in the working database; handing the writer lease back');
+      throw error;
+    }
+  }
+
   private async raiseFenceAboveFile(warehouse: Warehouse, lease: WriterLease): Promise<void> {
     const raised = await warehouse
       .highestFenceToken()
@@ -383,12 +442,14 @@ export class WorkerHost {
    * last writer takes to close. Undefined while there is hope. A
    * long-running `bvsync worker` ignores this and keeps trying with a growing wait, since an operator may fix the cause.
    */
-  writerProblem(): WriterUnavailableError | WriterFault | undefined {
+  writerProblem(): WriterUnavailableError | WriterFault | WarehouseError | undefined {
     if (this.writerFault) return this.writerFault;
     const cause = this.lastWriterError;
     if (!cause) return undefined;
     // A full disk met by the open (a log replayed into no room) says everything itself.
     if (isWriterFault(cause)) return cause;
+    // A sync.promote the file cannot take names its key itself: the config's to change (exit 2), not the file's.
+    if (cause instanceof WarehouseError && cause.code === 'promote_invalid') return cause;
     if (cause instanceof DatabaseLockedError) {
       const tries = this.writerFailures < LOCKED_OPENS_BEFORE_GIVING_UP;
       const closing = cause.heldByBvsync && performance.now() - this.writerFailingSince < BVSYNC_HOLDER_PATIENCE_MS;
@@ -443,7 +504,12 @@ export class WorkerHost {
 
   /** The newest complete past day per brand and stream; empty unless this process holds the writer lease. */
   async freshness(): Promise<FreshnessRow[]> {
-    return this.warehouse ? this.warehouse.newestCompletePastDays(todayUtc()) : [];
+    return this.warehouse ? this.warehouse.newestCompletePastDays((this.options.today ?? todayUtc)()) : [];
+  }
+
+  /** The working file's `_schema_drift` entries while this process holds the writer lease; none otherwise. */
+  async schemaDrift(): Promise<DriftEntry[]> {
+    return this.warehouse ? this.warehouse.schemaDrift() : [];
   }
 
   private async stopWriting(): Promise<void> {
@@ -509,6 +575,7 @@ export class WorkerHost {
       this.stopRedisWatch?.();
       // Renewed while the fetch jobs drain, never taken: a process on its way out does not become the writer.
       this.lease?.retire();
+      this.stopResuming?.();
       // Slices being read finish; those waiting out a 429 (or the key's budget it blocked) go back to the queue.
       this.stopWaiting.abort();
       const timer = setTimeout(() => this.abort.abort(), deadlineMs);

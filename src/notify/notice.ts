@@ -59,7 +59,29 @@ export interface MachineFaultNotice {
   message: string;
 }
 
-export type Notice = RunNotice | StaleNotice | KeyRefusedNotice | MachineFaultNotice;
+/**
+ * Days whose rows still disagree with the API's range answers after `sync.heal` re-read them (event
+ * `verify_disagreement`): told once, when they first survive a re-read (docs/healing.md).
+ */
+export interface VerifyDisagreementNotice {
+  event: 'verify_disagreement';
+  /** The scheduled run whose healing round found them. */
+  run: string;
+  window: { from: string; to: string };
+  disagreements: Array<{ brand: number; family: string; day: string }>;
+}
+
+/**
+ * What a run loaded first that the spec does not show (event `schema_drift`): new `_extra` fields, enum values outside
+ * the spec's lists, engines not seen before. Sent once per entry: `_schema_drift` records who saw it first.
+ */
+export interface SchemaDriftNotice {
+  event: 'schema_drift';
+  run: { id: string };
+  drift: Array<{ table: string; kind: string; name: string; value: string; rows: number; example: string | null; looksLike: string | null }>;
+}
+
+export type Notice = RunNotice | StaleNotice | KeyRefusedNotice | MachineFaultNotice | VerifyDisagreementNotice | SchemaDriftNotice;
 
 /** Every notice names its event with the config's words. */
 export type NoticeEvent = Notice['event'] & NotifyEvent;

@@ -30,6 +30,12 @@ export function slackPayload(notice: Notice, source: NoticeSource): { text: stri
   if (notice.event === 'stale') {
     for (const row of notice.stale.slice(0, 10)) lines.push(`• brand ${row.brand} ${row.stream}: newest complete day ${row.newestCompleteDay} (${row.ageHours} h)`);
   }
+  if (notice.event === 'verify_disagreement') {
+    for (const row of notice.disagreements.slice(0, 10)) lines.push(`• brand ${row.brand} ${row.family} ${row.day}`);
+  }
+  if (notice.event === 'schema_drift') {
+    for (const row of notice.drift.slice(0, 10)) lines.push(`• ${driftLine(row)}`);
+  }
   return { text: lines.join('\n') };
 }
 
@@ -50,5 +56,17 @@ export function summaryOf(notice: Notice): string {
       return `the API refused the API key (${notice.code}): ${notice.message}`;
     case 'machine_fault':
       return `machine fault (${notice.component}, ${notice.code}): ${notice.message}`;
+    case 'verify_disagreement':
+      return (
+        `${notice.disagreements.length} brand, family and day triples still disagree with the API after a re-read ` +
+        `(${notice.window.from}..${notice.window.to}); they are not re-read again: bvsync verify shows the figures`
+      );
+    case 'schema_drift':
+      return `run ${notice.run.id} loaded ${notice.drift.length} thing(s) the API spec does not show: ${notice.drift.slice(0, 3).map(driftLine).join('; ')}`;
   }
+}
+
+function driftLine(row: { table: string; kind: string; name: string; value: string; rows: number; looksLike: string | null }): string {
+  if (row.kind === 'field') return `${row.table}: new field "${row.name}" in _extra (${row.rows} rows, looks like ${row.looksLike ?? 'JSON'})`;
+  return `${row.table}.${row.name}: ${row.kind === 'engine' ? 'new engine' : 'value outside the spec'} "${row.value}" (${row.rows} rows)`;
 }

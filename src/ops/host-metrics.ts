@@ -32,6 +32,7 @@ export function serveHostMetrics(host: WorkerHost, metrics: PrometheusMetrics, o
 export function watchHost(host: WorkerHost, metrics: PrometheusMetrics, db: string | undefined): void {
   metrics.setQueueSource(() => host.queueCounts());
   metrics.setFreshnessSource(() => host.freshness());
+  metrics.setSchemaDriftSource(() => host.schemaDrift());
   metrics.setWriterSource(() => host.isWriter);
   if (db !== undefined) metrics.setDiskSource(() => diskSpaceOf(workingPathFor(db)));
 }

@@ -1,6 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DriftEntry } from '../warehouse/schema-drift.js';
 import type { ApiRequestEvent } from '../api/index.js';
 import { endpointTemplate } from './endpoint-template.js';
+import { todayUtc } from '../days.js';
 import { FINISHED_RUN_STATUSES, RUN_KINDS, type SliceStatus } from '../vocabulary.js';
 import type { DiskSpace } from './disk-space.js';
 import type { FreshnessRow, QueueCounts, SliceOutcomeStatus, SyncMetrics } from './sync-metrics.js';
@@ -8,6 +10,8 @@ import type { FreshnessRow, QueueCounts, SliceOutcomeStatus, SyncMetrics } from 
 export interface PrometheusMetricsOptions {
   /** Also export Node's process metrics (CPU, memory, event loop lag) as `bvsync_process_*`; default true. */
   processMetrics?: boolean;
+  /** Today, UTC, that freshness ages count from (`BVSYNC_TODAY` through the CLI); default the real one. */
+  today?: () => string;
 }
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'waiting-children'] as const;
@@ -35,10 +39,15 @@ export class PrometheusMetrics implements SyncMetrics {
   private readonly loadedRows: Counter<'table'>;
   private readonly rejectedRows: Counter<'stream'>;
   private readonly runsFinished: Counter<'kind' | 'status'>;
+  private readonly heldSlices: Counter;
+  private readonly healDisagreements: Gauge;
+  private readonly healRequests: Counter;
+  private readonly lakeWrites: Counter<'outcome'>;
   private queueSource: (() => Promise<Record<string, QueueCounts>>) | undefined;
   private writerSource: (() => boolean) | undefined;
   private diskSource: (() => Promise<DiskSpace | undefined>) | undefined;
   private freshnessSource: (() => Promise<FreshnessRow[]>) | undefined;
+  private schemaDriftSource: (() => Promise<DriftEntry[]>) | undefined;
 
   constructor(options: PrometheusMetricsOptions = {}) {
     const registers = [this.registry];
@@ -53,8 +62,14 @@ export class PrometheusMetrics implements SyncMetrics {
     this.rejectedRows = new Counter({ name: 'bvsync_rows_rejected_total', help: 'Records that failed validation and went to _rejected_records, by stream', labelNames: ['stream'], registers });
 
     this.runsFinished = new Counter({ name: 'bvsync_runs_finished_total', help: 'Runs this process finalized as the writer, by kind and status', labelNames: ['kind', 'status'], registers });
+    this.heldSlices = new Counter({ name: 'bvsync_slices_held_total', help: 'Slices a scheduled run left to an unfinished run that was reading them, rather than read twice', registers });
     // Every series at 0 from the start: increase() sees a first failed run only if the series existed before it.
     for (const kind of RUN_KINDS) for (const status of FINISHED_RUN_STATUSES) this.runsFinished.inc({ kind, status }, 0);
+    this.lakeWrites = new Counter({ name: 'bvsync_lake_writes_total', help: 'Parquet lake writes after a publish (publish.parquet), by outcome: ok, or failed (the lake is behind)', labelNames: ['outcome'], registers });
+    for (const outcome of ['ok', 'failed']) this.lakeWrites.inc({ outcome }, 0);
+
+    this.healDisagreements = new Gauge({ name: 'bvsync_heal_disagreements', help: 'Brand, family and day triples that still disagree with the API after sync.heal re-read them (docs/healing.md)', registers });
+    this.healRequests = new Counter({ name: 'bvsync_heal_requests_total', help: 'API requests of sync.heal rounds: comparisons and re-reads', registers });
 
     const self = this;
     new Gauge({
@@ -78,10 +93,29 @@ export class PrometheusMetrics implements SyncMetrics {
       async collect() {
         if (!self.freshnessSource) return;
         this.reset();
-        const today = Date.parse(new Date().toISOString().slice(0, 10));
+        const today = Date.parse(options.today ? options.today() : todayUtc());
         for (const row of await self.freshnessSource()) {
           if (row.newestCompleteDay) this.set({ brand: String(row.brand), stream: row.stream }, Math.round((today - Date.parse(row.newestCompleteDay)) / DAY_MS));
         }
+      },
+    });
+    new Gauge({
+      name: 'bvsync_schema_drift',
+      help: 'What the API sent that the spec does not show, per table and kind (field, enum, engine): v_schema_drift rows with is_new (only the writer process reports it)',
+      labelNames: ['table', 'kind'],
+      registers,
+      async collect() {
+        if (!self.schemaDriftSource) return;
+        this.reset();
+        const counts = new Map<string, { table: string; kind: string; n: number }>();
+        for (const entry of await self.schemaDriftSource()) {
+          if (!entry.isNew) continue;
+          const key = `${entry.table}\u0000${entry.kind}`;
+          const count = counts.get(key) ?? { table: entry.table, kind: entry.kind, n: 0 };
+          count.n += 1;
+          counts.set(key, count);
+        }
+        for (const { table, kind, n } of counts.values()) this.set({ table, kind }, n);
       },
     });
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'bvsync_process_' });
@@ -117,6 +151,24 @@ export class PrometheusMetrics implements SyncMetrics {
 
   runFinished(kind: string, status: string): void {
     this.runsFinished.inc({ kind, status });
+  }
+
+  slicesHeld(count: number): void {
+    this.heldSlices.inc(count);
+  }
+
+  healRound(round: { status: string; persisting: number; requests: number }): void {
+    this.healDisagreements.set(round.persisting);
+    this.healRequests.inc(round.requests);
+  }
+
+  /** The working file's schema drift, read when scraped (the writer's; others report none). */
+  setSchemaDriftSource(source: () => Promise<DriftEntry[]>): void {
+    this.schemaDriftSource = source;
+  }
+
+  lakeWritten(outcome: 'ok' | 'failed'): void {
+    this.lakeWrites.inc({ outcome });
   }
 
   /**

@@ -13,6 +13,8 @@ export interface ReportOptions {
   to?: string;
   /** Brands to show; default every brand in the database. */
   brands?: number[];
+  /** Today, UTC (`BVSYNC_TODAY` through the CLI); default the real one. */
+  today?: string;
 }
 
 export interface ReportRun {
@@ -266,8 +268,9 @@ export async function readReportData(connection: DuckDBConnection, database: str
   const last = span[0]?.last as string | null;
   // The API adds to today's answers until the day ends (bvsync status calls it partial): a window ending on it drew a
   // last point of a few hours' answers beside whole days. Unless today is all there is.
-  const yesterday = addDays(todayUtc(), -1);
-  const to = options.to ?? (last ? (first && first > yesterday ? last : minDay(last, yesterday)) : todayUtc());
+  const today = options.today ?? todayUtc();
+  const yesterday = addDays(today, -1);
+  const to = options.to ?? (last ? (first && first > yesterday ? last : minDay(last, yesterday)) : today);
   // Four weeks by default, but not before the first synced day: the header then shows the days that have data.
   const from = options.from ?? maxDay(addDays(to, -27), first && first <= to ? first : addDays(to, -27));
   const bookkeeping = (sql: string, params?: DuckDBValue[]) => readRows(connection, sql, params);

@@ -30,4 +30,10 @@ export interface SyncMetrics {
   rowsRejected(stream: string, rows: number): void;
   /** The writer finalized a run (or marked it failed for good) with this status. */
   runFinished(kind: string, status: string): void;
+  /** A scheduled run's plan left this many slices to the unfinished run that held them (not read twice). */
+  slicesHeld?(count: number): void;
+  /** A round of `sync.heal` ended: its status, the disagreements it leaves persisting, its requests (docs/healing.md). */
+  healRound?(round: { status: string; persisting: number; requests: number }): void;
+  /** The writer wrote the Parquet lake after a publish (`ok`), or could not (`failed`: the lake is behind). */
+  lakeWritten(outcome: 'ok' | 'failed'): void;
 }

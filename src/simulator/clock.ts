@@ -7,13 +7,17 @@ import { DAY_MS, simDayOfMs } from './sim-days.js';
 export class SimulatorClock {
   private offsetMs: number;
 
-  constructor(today: number | undefined) {
-    const realNow = Date.now();
-    this.offsetMs = today === undefined ? 0 : (today - simDayOfMs(realNow)) * DAY_MS;
+  /** `base`: the time it shifts, default the real one; a test passes a clock it moves itself (and bvsync reads too). */
+  constructor(
+    today: number | undefined,
+    private readonly base: () => number = Date.now,
+  ) {
+    const baseNow = base();
+    this.offsetMs = today === undefined ? 0 : (today - simDayOfMs(baseNow)) * DAY_MS;
   }
 
   nowMs(): number {
-    return Date.now() + this.offsetMs;
+    return this.base() + this.offsetMs;
   }
 
   today(): number {

@@ -81,6 +81,11 @@ export const knobsSchema = z
      */
     quotaSpent: z.boolean(),
     /**
+     * Requests each API key is served per UTC day of the simulator's clock; past it, 429 `daily_quota_exceeded` with a
+     * `Retry-After` of the seconds left in the day. 0 (default): no daily quota.
+     */
+    dailyQuota: z.number().int().min(0),
+    /**
      * An engine id the API does not know in an `engines` filter: refused with 400 (`refuse`, default), or dropped, the
      * endpoint's default engines applied when none is left and echoed in `info.query` (`default`), as an API may.
      */
@@ -95,6 +100,11 @@ export const knobsSchema = z
      * the client gives up on it (`hang`: a gateway that takes connections and forwards nothing); default `off`.
      */
     unavailable: z.enum(['off', '503', 'reset', 'hang']),
+    /**
+     * Days (`YYYY-MM-DD`) whose conversations a range of more than one day counts once more in `info.total_rows`
+     * than it lists: range answers that disagree with their days forever, whatever is re-read; default none.
+     */
+    rangeSurplusDays: z.array(z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a day as YYYY-MM-DD')),
     /** The number of the first page: 1 (default), or 0 as an API counting from 0 (the spec does not say). */
     firstPage: z.union([z.literal(0), z.literal(1)]),
     /**
@@ -137,10 +147,12 @@ export const DEFAULT_KNOBS: Knobs = {
   dryRunAnswer: 'ids',
   realWritesAnswered: -1,
   quotaSpent: false,
+  dailyQuota: 0,
   unknownEngines: 'refuse',
   echoMirror: false,
   endDayLeftOut: false,
   unavailable: 'off',
+  rangeSurplusDays: [],
   firstPage: 1,
   dayZoneHours: 0,
   laterPages: 'json',

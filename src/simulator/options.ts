@@ -24,8 +24,10 @@ export interface SimulatorOptions extends Partial<Knobs> {
   scale?: number;
   /** The API key the simulator accepts; default `bvk_sim_local_key`. */
   apiKey?: string;
-  /** The simulator's today (YYYY-MM-DD, UTC); default the real current UTC day. */
+  /** The simulator's today (YYYY-MM-DD, UTC); default the day of `clock`. */
   today?: string;
+  /** The time the simulator's clock shifts (ms since the epoch); default the real one. Tests pass one bvsync reads too. */
+  clock?: () => number;
   /** Wire names of query parameters, default name -> wire name; default the names in src/api/param-names.ts (those of docs/openapi.yaml). */
   params?: ParamMapping;
   /**

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAdmin } from './admin.js';
-import { applyDrift } from './drift.js';
+import { applyDrift, applyInfoDrift } from './drift.js';
 import { SimulatorApiError, simulatorErrorEnvelope, simulatorNotFound, simulatorValidationError } from './sim-errors.js';
 import { faultFor } from './faults.js';
 import { isLaterPage, laterPage } from './later-pages.js';
@@ -116,7 +116,8 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
     else {
       let payload = result.body as { data?: unknown; info?: Record<string, unknown> };
       if (drifting && req.method === 'GET' && Array.isArray(payload?.data)) {
-        payload = { ...payload, data: applyDrift(payload.data, route.name, { seed: sim.seed, ...sim.knobs }) };
+        const settings = { seed: sim.seed, ...sim.knobs };
+        payload = { ...payload, data: applyDrift(payload.data, route.name, settings), info: applyInfoDrift(payload.info, route.name, settings) };
       }
       if (odd && req.method === 'GET' && (result.status ?? 200) === 200 && Array.isArray(payload?.data)) {
         payload = { ...payload, ...applyOddities({ data: payload.data, info: payload.info }, sim.knobs.oddities) };
@@ -236,6 +237,12 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
       const error = new SimulatorApiError(429, 'rate_limited', 'too many requests for this API key', [], { 'retry-after': retryAfter(sim), ...limitHeaders });
       const outcome = errorOutcome(error);
       sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
+      return log(429);
+    }
+    const quotaBackInS = sim.takeDailyQuota(rateKey);
+    if (quotaBackInS !== undefined) {
+      const outcome = errorOutcome(new SimulatorApiError(429, 'daily_quota_exceeded', 'the daily request quota of this API key is spent', [], { 'retry-after': String(quotaBackInS) }));
+      sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);
       return log(429);
     }
     if (knobs.quotaSpent) {

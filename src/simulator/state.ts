@@ -1,7 +1,7 @@
 import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
 import { AnswerStore } from './answers.js';
 import { SimulatorClock } from './clock.js';
-import { parseSimDay } from './sim-days.js';
+import { DAY_MS, parseSimDay } from './sim-days.js';
 import { IdempotencyStore } from './idempotency.js';
 import { DEFAULT_KNOBS, parseKnobs, type Knobs } from './knobs.js';
 import { DEFAULT_API_KEY, type RangeEndEcho, type SimulatorOptions } from './options.js';
@@ -36,6 +36,24 @@ export class SimulatorState {
   inFlight = 0;
   /** Writes that were not dry runs since `realWritesAnswered` was last set. */
   realWrites = 0;
+  /** Requests each API key was served on one day of the clock, for `dailyQuota`. */
+  private readonly quotaUsed = new Map<string, { day: number; count: number }>();
+
+  /**
+   * Counts a request against the key's `dailyQuota`: undefined when it may pass, else the seconds until the quota
+   * comes back (the end of the clock's day).
+   */
+  takeDailyQuota(key: string): number | undefined {
+    if (this.knobs.dailyQuota <= 0) return undefined;
+    const now = this.clock.nowMs();
+    const day = this.clock.today();
+    const used = this.quotaUsed.get(key);
+    const current = used && used.day === day ? used : { day, count: 0 };
+    this.quotaUsed.set(key, current);
+    if (current.count >= this.knobs.dailyQuota) return Math.max(1, Math.ceil(((day + 1) * DAY_MS - now) / 1000));
+    current.count += 1;
+    return undefined;
+  }
   private readonly worlds = new Map<number, BrandWorld>();
 
   /** The wire names of the endpoint at `path` (under the brand, with its leading slash). */
@@ -63,7 +81,7 @@ export class SimulatorState {
       today = parseSimDay(options.today);
       if (today === undefined) throw new Error(`today must be YYYY-MM-DD, got ${JSON.stringify(options.today)}`);
     }
-    this.clock = new SimulatorClock(today);
+    this.clock = new SimulatorClock(today, options.clock);
     this.firstDay = this.clock.today() - this.days + 1;
     const knobInput: Record<string, unknown> = {};
     for (const key of Object.keys(DEFAULT_KNOBS)) {

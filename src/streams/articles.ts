@@ -57,7 +57,7 @@ export function statusDay(slice: SlicePlan): string {
 export const articles = defineStream({
   name: 'articles',
   endpoint: articlesEndpoint,
-  slices: (input) => once(input, { readDay: todayUtc() }),
+  slices: (input) => once(input, { readDay: input.readDay ?? todayUtc() }),
   targets: ({ brandId, slice }): TableTarget[] => [
     { table: 'articles', mode: 'replace', scope: { brand_id: brandId } },
     { table: 'article_status_daily', mode: 'replace', scope: { brand_id: brandId, day: statusDay(slice) } },

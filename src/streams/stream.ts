@@ -59,6 +59,8 @@ export interface SlicePlanInput<C extends SettingsShape = SettingsShape> {
   sync: SettingsOf<C>;
   /** What earlier phases loaded, for streams that `need` it. */
   dimensions: Dimensions;
+  /** The process clock's day the plan is made on (not `--today`); default the real UTC day. */
+  readDay?: string;
 }
 
 export interface ReadContext<S extends SlicePlan = SlicePlan, C extends SettingsShape = SettingsShape> {

@@ -10,6 +10,8 @@ export class CallBudget {
   constructor(
     /** Most requests spent narrowing disagreements down to days, over every brand. */
     readonly narrowingLimit: number,
+    /** The limit bounds every request, the whole-window comparison's included (`sync.heal.maxCalls`); default false. */
+    private readonly boundsAll = false,
   ) {}
 
   /** Wire to the client's `onRequest`. */
@@ -26,7 +28,7 @@ export class CallBudget {
    * request left had cost its family's pages and engines, and the limit was overrun (102 of 100).
    */
   canSpend(requests = 1): boolean {
-    return this.narrowing() + requests <= this.narrowingLimit;
+    return (this.boundsAll ? this.used : this.narrowing()) + requests <= this.narrowingLimit;
   }
 
   total(): number {

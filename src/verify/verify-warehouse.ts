@@ -36,8 +36,18 @@ export interface BrandVerdict {
    * on them, not on a real loss.
    */
   notSynced: string[];
+  /** Each family that disagrees, with its own days and windows (the lists above join them over families). */
+  byFamily: FamilyVerdict[];
   /** Figures a family left out over the whole window, each with why (the API's answer does not bear out their reading). */
   notCompared: string[];
+}
+
+/** Where one family's disagreement of a brand lies. */
+export interface FamilyVerdict {
+  family: string;
+  days: string[];
+  unresolved: DayWindow[];
+  undivided: DayWindow[];
 }
 
 export interface VerifyReport {
@@ -87,6 +97,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     const days = new Set<string>();
     const unresolved: DayWindow[] = [];
     const undivided: DayWindow[] = [];
+    const byFamily: FamilyVerdict[] = [];
     for (const family of compared.get(brandId)!) {
       if (figures.every((entry) => entry.family !== family.name || entry.agree)) continue;
       const narrowed = await narrowDays(options.window, {
@@ -94,6 +105,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
         canSpend: () => options.budget.canSpend(cost.get(`${brandId}|${family.name}`) ?? 1),
       });
       for (const day of narrowed.days) days.add(day);
+      byFamily.push({ family: family.name, ...narrowed });
       unresolved.push(...narrowed.unresolved);
       undivided.push(...narrowed.undivided);
     }
@@ -107,6 +119,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
       unresolved: mergeWindows(unresolved).filter((window) => !covered(window)),
       undivided: mergeWindows(undivided).filter((window) => !covered(window)),
       notSynced: notSynced.get(brandId)!,
+      byFamily,
       notCompared: [...notCompared.get(brandId)!],
     });
   }

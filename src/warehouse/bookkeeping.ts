@@ -71,6 +71,42 @@ export async function storedSliceState(read: RowReader, brandId: number, stream:
   return { status: row.status as SliceStatus, rows: Number(row.rows ?? 0), runId: row.run_id as string | null, attemptRunId: row.last_attempt_run_id as string | null };
 }
 
+/** A slice as `storedSliceStates` is asked for it. */
+export interface SliceKey {
+  brandId: number;
+  stream: string;
+  sliceKey: string;
+}
+
+/** The `storedSliceStates` key of a slice. */
+export function sliceKeyText(slice: SliceKey): string {
+  return `${slice.brandId}|${slice.stream}|${slice.sliceKey}`;
+}
+
+/**
+ * The stored states of several slices in one join, keyed by `sliceKeyText`; a slice never loaded has none. DuckDB scans
+ * `_sync_state` for a composite key whatever the filter (EXPLAIN: Sequential Scan), so a batch of commits asks once.
+ */
+export async function storedSliceStates(read: RowReader, slices: readonly SliceKey[]): Promise<Map<string, StoredSliceState>> {
+  const states = new Map<string, StoredSliceState>();
+  if (!slices.length) return states;
+  const params: DuckDBValue[] = [];
+  const rows = slices.map((slice) => {
+    params.push(slice.brandId, slice.stream, slice.sliceKey);
+    return `(CAST($${params.length - 2} AS BIGINT), CAST($${params.length - 1} AS VARCHAR), CAST($${params.length} AS VARCHAR))`;
+  });
+  const found = await read(
+    `SELECT s.brand_id, s.stream, s.slice_key, s.status, s."rows", s.run_id, s.last_attempt_run_id
+       FROM _sync_state s JOIN (VALUES ${rows.join(', ')}) AS asked(brand_id, stream, slice_key) USING (brand_id, stream, slice_key)`,
+    params,
+  );
+  for (const row of found) {
+    const key = sliceKeyText({ brandId: Number(row.brand_id), stream: String(row.stream), sliceKey: String(row.slice_key) });
+    states.set(key, { status: row.status as SliceStatus, rows: Number(row.rows ?? 0), runId: row.run_id as string | null, attemptRunId: row.last_attempt_run_id as string | null });
+  }
+  return states;
+}
+
 /** The brands the file holds slices of, in id order. */
 export async function syncedBrands(read: RowReader): Promise<number[]> {
   return (await read('SELECT DISTINCT brand_id FROM _sync_state ORDER BY brand_id')).map((row) => Number(row.brand_id));

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TableInfo } from './catalog.js';
 import { JOURNAL_TABLE, type JournalEntry } from './publish-journal.js';
+import { PUBLISH_COSTS_TABLE } from './publish-cost.js';
 import { PUBLISHED_FILES_TABLE } from './published-identity.js';
 import { SLICE_COMMITS_TABLE } from './slice-commits.js';
 import type { Scope } from './slice-batch.js';
@@ -27,6 +28,71 @@ export interface AppliedChanges {
 // skip the row groups of other days.
 const SCOPES_PER_STATEMENT = 200;
 
+/** What the entries change in one table: the predicates of its replace scopes, and the runs that merged into it. */
+interface TableChanges {
+  info: TableInfo;
+  predicates: string[];
+  runs: Set<string>;
+}
+
+/** The journal's entries gathered by table: each scope once, however many entries name it. */
+function changesByTable(entries: readonly JournalEntry[], catalog: ReadonlyMap<string, TableInfo>): Map<string, TableChanges> {
+  const byTable = new Map<string, { info: TableInfo; scopes: Map<string, Scope>; runs: Set<string> }>();
+  for (const entry of entries) {
+    const info = catalog.get(entry.table);
+    if (!info) throw new FullCopyNeeded(`the journal names table ${entry.table}, which the working file no longer has`);
+    let changes = byTable.get(entry.table);
+    if (!changes) byTable.set(entry.table, (changes = { info, scopes: new Map(), runs: new Set() }));
+    if (entry.mode === 'merge') {
+      changes.runs.add(entry.runId);
+    } else {
+      // The loader narrows a scope without brand_id to the slice's brand; the copy must narrow it the same way.
+      const scope: Scope = { ...entry.scope };
+      if (!('brand_id' in scope) && info.columns.some((column) => column.name === 'brand_id')) scope.brand_id = entry.brandId;
+      changes.scopes.set(JSON.stringify(Object.entries(scope).sort(([a], [b]) => a.localeCompare(b))), scope);
+    }
+  }
+  const result = new Map<string, TableChanges>();
+  for (const [table, { info, scopes, runs }] of byTable) result.set(table, { info, predicates: [...scopes.values()].map((scope) => scopePredicate(info, scope)), runs });
+  return result;
+}
+
+/** The predicates joined with OR, SCOPES_PER_STATEMENT at a time. */
+function predicateGroups(predicates: readonly string[]): string[] {
+  const groups: string[] = [];
+  for (let i = 0; i < predicates.length; i += SCOPES_PER_STATEMENT) groups.push(predicates.slice(i, i + SCOPES_PER_STATEMENT).map((p) => `(${p})`).join(' OR '));
+  return groups;
+}
+
+/** What an incremental publish of some entries would do, found by doing its reads alone (publish-cost.ts prices it). */
+export interface ChangesProbe {
+  /** Rows it would copy: those of every journaled scope and merging run, and every row of the bookkeeping tables. */
+  rows: number;
+  /**
+   * How long counting the scopes' and runs' rows took: the scans their DELETEs and INSERTs repeat, as costly as the
+   * box, the tables' sizes and their zone maps make them.
+   */
+  scanMs: number;
+}
+
+export async function probeChanges(connection: DuckDBConnection, entries: readonly JournalEntry[], catalog: ReadonlyMap<string, TableInfo>): Promise<ChangesProbe> {
+  const begun = performance.now();
+  let rows = 0;
+  const count = async (sql: string) => {
+    rows += Number((await connection.runAndReadAll(sql)).getRowsJS()[0]![0]);
+  };
+  for (const [table, changes] of changesByTable(entries, catalog)) {
+    const source = `main.${quoteIdent(table)}`;
+    for (const where of predicateGroups(changes.predicates)) await count(`SELECT count(*) FROM ${source} WHERE ${where}`);
+    if (changes.runs.size && changes.info.columns.some((column) => column.name === '_run_id')) {
+      await count(`SELECT count(*) FROM ${source} WHERE _run_id IN (${[...changes.runs].map(quoteLiteral).join(', ')})`);
+    }
+  }
+  const scanMs = performance.now() - begun;
+  for (const info of catalog.values()) if (isBookkeeping(info.name)) await count(`SELECT count(*) FROM main.${quoteIdent(info.name)}`);
+  return { rows, scanMs };
+}
+
 /**
  * Brings the copy attached as `alias` from its journal position to the working file's state: every replace scope of
  * the entries is deleted there and copied again, every row a merging run wrote last is replaced by key, and the
@@ -39,46 +105,28 @@ export async function applyJournal(
   entries: readonly JournalEntry[],
   catalog: ReadonlyMap<string, TableInfo>,
 ): Promise<AppliedChanges> {
-  const byTable = new Map<string, { scopes: Map<string, Scope>; runs: Set<string> }>();
-  for (const entry of entries) {
-    const info = catalog.get(entry.table);
-    if (!info) throw new FullCopyNeeded(`the journal names table ${entry.table}, which the working file no longer has`);
-    let changes = byTable.get(entry.table);
-    if (!changes) byTable.set(entry.table, (changes = { scopes: new Map(), runs: new Set() }));
-    if (entry.mode === 'merge') {
-      changes.runs.add(entry.runId);
-    } else {
-      // The loader narrows a scope without brand_id to the slice's brand; the copy must narrow it the same way.
-      const scope: Scope = { ...entry.scope };
-      if (!('brand_id' in scope) && info.columns.some((column) => column.name === 'brand_id')) scope.brand_id = entry.brandId;
-      changes.scopes.set(JSON.stringify(Object.entries(scope).sort(([a], [b]) => a.localeCompare(b))), scope);
-    }
-  }
-
+  const byTable = changesByTable(entries, catalog);
   let scopes = 0;
-  for (const [table, changes] of byTable) {
-    const info = catalog.get(table)!;
+  for (const [table, { info, predicates, runs }] of byTable) {
     const target = `${alias}.main.${quoteIdent(table)}`;
     const source = `main.${quoteIdent(table)}`;
-    const predicates = [...changes.scopes.values()].map((scope) => scopePredicate(info, scope));
-    for (let i = 0; i < predicates.length; i += SCOPES_PER_STATEMENT) {
-      const where = predicates.slice(i, i + SCOPES_PER_STATEMENT).map((p) => `(${p})`).join(' OR ');
+    for (const where of predicateGroups(predicates)) {
       await connection.run(`DELETE FROM ${target} WHERE ${where}`);
       await connection.run(`INSERT INTO ${target} BY NAME SELECT * FROM ${source} WHERE ${where}`);
     }
-    if (changes.runs.size) {
+    if (runs.size) {
       if (!info.columns.some((column) => column.name === '_run_id') || !info.primaryKey.length) {
         throw new FullCopyNeeded(`table ${table} was merged but has no _run_id or no primary key to find the merged rows by`);
       }
-      const runs = [...changes.runs].map(quoteLiteral).join(', ');
+      const runList = [...runs].map(quoteLiteral).join(', ');
       const sameKey = info.primaryKey.map((column) => `${target}.${quoteIdent(column)} = merged.${quoteIdent(column)}`).join(' AND ');
       // Rows a replace above already copied are left out, or they would be inserted twice.
       const notCopied = predicates.length ? ` AND NOT (${predicates.map((p) => `(${p})`).join(' OR ')})` : '';
-      const merged = `SELECT * FROM ${source} WHERE _run_id IN (${runs})${notCopied}`;
+      const merged = `SELECT * FROM ${source} WHERE _run_id IN (${runList})${notCopied}`;
       await connection.run(`DELETE FROM ${target} USING (${merged}) AS merged WHERE ${sameKey}`);
       await connection.run(`INSERT INTO ${target} BY NAME ${merged}`);
     }
-    scopes += changes.scopes.size + changes.runs.size;
+    scopes += predicates.length + runs.size;
   }
 
   for (const info of catalog.values()) {
@@ -90,7 +138,7 @@ export async function applyJournal(
 }
 
 /** The working file's own publishing bookkeeping: no copy holds it. */
-export const WORKING_FILE_ONLY: ReadonlySet<string> = new Set([JOURNAL_TABLE, PUBLISHED_FILES_TABLE, SLICE_COMMITS_TABLE]);
+export const WORKING_FILE_ONLY: ReadonlySet<string> = new Set([JOURNAL_TABLE, PUBLISHED_FILES_TABLE, PUBLISH_COSTS_TABLE, SLICE_COMMITS_TABLE]);
 
 /**
  * The system tables written outside slices (runs, slice states, cursors, the migration ledger): copied whole on

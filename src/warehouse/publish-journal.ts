@@ -76,6 +76,12 @@ export async function readJournal(connection: DuckDBConnection, afterSeq: bigint
   }));
 }
 
+/** How many entries follow `afterSeq` (all of them without it): counted, not read. */
+export async function journalLength(connection: DuckDBConnection, afterSeq?: bigint): Promise<number> {
+  const reader = await connection.runAndReadAll(`SELECT count(*) FROM main.${JOURNAL_TABLE} WHERE seq > $1`, [afterSeq ?? -1n]);
+  return Number(reader.getRowsJS()[0]![0]);
+}
+
 /** The last number handed out, or 0 before the first entry: a full copy holds everything up to it. */
 export async function journalHead(connection: DuckDBConnection): Promise<bigint> {
   const reader = await connection.runAndReadAll(`SELECT coalesce(max(seq), 0) FROM main.${JOURNAL_TABLE}`);

@@ -5,10 +5,12 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { makeFolder } from '../make-folder.js';
 import { readCatalog } from './catalog.js';
+import type { LakeOutcome } from './parquet-lake.js';
 import { schemaVersion } from './migrator.js';
 import { VIEWS_DIR } from './paths.js';
-import { applyJournal, differingTables, FullCopyNeeded, WORKING_FILE_ONLY } from './publish-changes.js';
-import { JOURNAL_OBJECTS, journalEntryId, journalHead, journalTail, pruneJournal, readJournal } from './publish-journal.js';
+import { applyJournal, differingTables, FullCopyNeeded, probeChanges, WORKING_FILE_ONLY, type ChangesProbe } from './publish-changes.js';
+import { estimatePublish, readPublishRates, recordPublishRate, type PublishEstimate } from './publish-cost.js';
+import { JOURNAL_OBJECTS, journalEntryId, journalHead, journalLength, journalTail, pruneJournal, readJournal } from './publish-journal.js';
 import { identityOf, recordedIdentity, recordIdentity } from './published-identity.js';
 import { readNumberedSqlFiles, type SqlFile } from './sql-files.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
@@ -21,7 +23,20 @@ export interface PublishOptions {
   incremental?: boolean;
   /** A clone of the published file begun earlier (`preparePublishClone`): used if the file is still the one it cloned. */
   prepared?: PreparedClone | undefined;
+  /**
+   * Keep the journal from this entry on, for the Parquet lake (parquet-lake.ts) that has not taken the later ones yet;
+   * default: pruned through what the publish holds.
+   */
+  keepJournalFrom?: bigint | undefined;
+  /** Working files smaller than this (MB) are brought up to date without pricing both ways; default PRICED_FROM_MB. */
+  pricedFromMb?: number;
 }
+
+/**
+ * Below this size either way costs well under a second, and the probe that prices them would cost a good part of it:
+ * the copy is brought up to date unpriced.
+ */
+export const PRICED_FROM_MB = 16;
 
 /**
  * A clone of the published file made while a run still fetches and loads, so that its publish only brings it up to
@@ -71,11 +86,15 @@ export interface PublishResult {
   mode: 'incremental' | 'full';
   /** Why a full copy was made, when the previous copy was not brought up to date. */
   fullCopyReason?: string;
+  /** What each way was priced at, when both were possible (publish-cost.ts). */
+  estimate?: PublishEstimate;
   /**
    * Where the replaced file's write-ahead log was moved, when it had one (someone opened the published file read-write
    * and wrote to it): left beside the new file, DuckDB would replay it onto rows it was never written for.
    */
   staleWal?: string;
+  /** The Parquet lake written after the publish (`publish.parquet`), when one is configured. */
+  lake?: LakeOutcome;
 }
 
 const PUBLISH_ALIAS = 'bvsync_publish';
@@ -147,18 +166,30 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
 
   let mode: PublishResult['mode'] = 'full';
   let fullCopyReason: string | undefined;
+  let estimate: PublishEstimate | undefined;
   if (options.incremental === false) fullCopyReason = 'asked for a full copy';
   else if (!existsSync(target)) fullCopyReason = 'no published copy yet';
-  else {
+  else ({ reason: fullCopyReason, estimate } = await priceWays(connection, working, target, clone, options.pricedFromMb ?? PRICED_FROM_MB));
+  if (fullCopyReason === undefined) {
     const temporary = clone ?? temporaryPath(target);
-    const copy = clone ? undefined : () => copyFile(target, temporary, constants.COPYFILE_FICLONE);
+    let cloneMs = 0;
+    const copy = clone
+      ? undefined
+      : async () => {
+          const begun = performance.now();
+          await copyFile(target, temporary, constants.COPYFILE_FICLONE);
+          cloneMs = performance.now() - begun;
+        };
     const recorded = await recordedIdentity(connection, target);
     const writtenSince = recorded !== undefined && identityOf(target) !== recorded;
     try {
+      const begun = performance.now();
       await attached(connection, temporary, () => updateCopy(connection, marker, writtenSince), copy);
+      const appliedMs = performance.now() - begun - cloneMs;
       staleWal = setAsideWal(target);
       renameSync(temporary, target);
       mode = 'incremental';
+      if (estimate) await recordPublishRate(connection, { way: 'incremental', ms: appliedMs, estimate });
     } catch (error) {
       removeCopy(temporary);
       // Whatever kept the copy from being brought up to date (a file that is no DuckDB database, a key collision),
@@ -170,9 +201,12 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
     if (clone) removeCopy(clone);
     const temporary = temporaryPath(target);
     try {
+      const begun = performance.now();
       const source = await checkpointedFile(connection, working);
       const copy = source ? () => copyFile(source, temporary, constants.COPYFILE_FICLONE) : undefined;
       await attached(connection, temporary, () => fullCopy(connection, working, views, marker), copy);
+      // A byte copy only: one made by COPY FROM DATABASE costs by rows and indexes, not by the file's bytes.
+      if (source) await recordPublishRate(connection, { way: 'full', ms: performance.now() - begun, mb: statSync(source).size / 2 ** 20 });
       // An incremental attempt that failed at its rename has set the WAL aside already.
       staleWal = setAsideWal(target) ?? staleWal;
       renameSync(temporary, target);
@@ -185,7 +219,7 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
   await recordIdentity(connection, target);
   // The published copy holds every entry up to the marker now; a crash before this line only makes the next
   // publish copy them again.
-  await pruneJournal(connection, marker.journalSeq);
+  await pruneJournal(connection, keptFrom(marker.journalSeq, options.keepJournalFrom));
   return {
     path: target,
     bytes: statSync(target).size,
@@ -193,8 +227,69 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
     views: views.map((v) => v.name),
     mode,
     ...(fullCopyReason ? { fullCopyReason } : {}),
+    ...(estimate ? { estimate } : {}),
     ...(staleWal ? { staleWal } : {}),
   };
+}
+
+/** Where to prune to: a lake further behind than a full copy's worth of entries is rewritten whole anyway. */
+function keptFrom(published: bigint, lake: bigint | undefined): bigint {
+  if (lake === undefined || lake >= published || published - lake > BigInt(MAX_INCREMENTAL_ENTRIES)) return published;
+  return lake;
+}
+
+/** The working file's origin, migrations and journal head: what a publish marker and the lake's manifest record. */
+export async function publishPosition(connection: DuckDBConnection): Promise<{ origin: string; schema: string; journalSeq: bigint; headEntry: string | undefined }> {
+  const journalSeq = await journalHead(connection);
+  return { origin: await originOf(connection), schema: await ledgerChecksum(connection), journalSeq, headEntry: await journalEntryId(connection, journalSeq) };
+}
+
+/**
+ * Prices both ways with the rates this file's publishes measured (publish-cost.ts). `reason` says why the whole
+ * working file is copied; undefined when bringing the copy up to date is the cheaper way, or cannot be priced
+ * (updateCopy then decides). Proved by test/warehouse/publish-cost.int.test.ts.
+ */
+async function priceWays(
+  connection: DuckDBConnection,
+  working: string,
+  target: string,
+  clone: string | undefined,
+  pricedFromMb: number,
+): Promise<{ reason?: string | undefined; estimate?: PublishEstimate | undefined }> {
+  // Counted before read: the journal of a long backfill is not held in memory only to be refused.
+  const length = await journalLength(connection);
+  if (length > MAX_INCREMENTAL_ENTRIES) return { reason: `${length} changes since the last publish; a full copy is cheaper` };
+  const workingPath = await databasePath(connection, working);
+  const megabytes = (path: string) => (existsSync(path) ? statSync(path).size / 2 ** 20 : 0);
+  if (!workingPath) return {};
+  const workingMb = megabytes(workingPath) + megabytes(`${workingPath}.wal`);
+  if (workingMb < pricedFromMb) return {};
+  const tail = await journalTail(connection);
+  // The oldest entry is the one the last publish ended with: the copy holds it already.
+  const entries = tail === undefined ? [] : await readJournal(connection, tail);
+  let probe: ChangesProbe;
+  try {
+    probe = await probeChanges(connection, entries, await readCatalog(connection));
+  } catch {
+    // Whatever stops the probe (a table or column gone, a scope of another type) stops applying the journal too:
+    // updateCopy meets it there and says why, and the full copy follows.
+    return {};
+  }
+  const estimate = estimatePublish({
+    ...probe,
+    workingMb,
+    cloneMb: clone ? 0 : megabytes(target),
+    rates: await readPublishRates(connection),
+  });
+  if (estimate.fullMs >= estimate.incrementalMs) return { estimate };
+  const reason = `a full copy is cheaper: ~${Math.round(estimate.fullMs)} ms against ~${Math.round(estimate.incrementalMs)} ms to bring the copy up to date (${probe.rows.toLocaleString('en-US')} rows)`;
+  return { reason, estimate };
+}
+
+async function databasePath(connection: DuckDBConnection, database: string): Promise<string | undefined> {
+  const reader = await connection.runAndReadAll('SELECT path FROM duckdb_databases() WHERE database_name = $1', [database]);
+  const path = reader.getRowsJS()[0]?.[0];
+  return typeof path === 'string' && path ? path : undefined;
 }
 
 /**
@@ -236,9 +331,8 @@ async function attached(connection: DuckDBConnection, file: string, work: () => 
  */
 async function checkpointedFile(connection: DuckDBConnection, working: string): Promise<string | undefined> {
   await connection.run('CHECKPOINT');
-  const reader = await connection.runAndReadAll('SELECT path FROM duckdb_databases() WHERE database_name = $1', [working]);
-  const path = reader.getRowsJS()[0]?.[0];
-  if (typeof path !== 'string' || !path || !existsSync(path)) return undefined;
+  const path = await databasePath(connection, working);
+  if (!path || !existsSync(path)) return undefined;
   // Whatever is still in the WAL would be missing from the copy.
   if (existsSync(`${path}.wal`) && statSync(`${path}.wal`).size > 0) return undefined;
   return path;
@@ -293,8 +387,10 @@ async function updateCopy(connection: DuckDBConnection, marker: Marker, writtenS
     throw new FullCopyNeeded('the working file\'s journal does not hold the change the published copy ends with (was the working file put back from a backup?)');
   }
   if (writtenSince) throw new FullCopyNeeded('the published copy was written to since bvsync published it (opened read-write?); its changes are not the warehouse\'s');
+  if ((await journalLength(connection, previous.journalSeq)) > MAX_INCREMENTAL_ENTRIES) {
+    throw new FullCopyNeeded(`over ${MAX_INCREMENTAL_ENTRIES} changes since the last publish; a full copy is cheaper`);
+  }
   const entries = await readJournal(connection, previous.journalSeq);
-  if (entries.length > MAX_INCREMENTAL_ENTRIES) throw new FullCopyNeeded(`${entries.length} changes since the last publish; a full copy is cheaper`);
   const catalog = await readCatalog(connection);
   await connection.run('BEGIN TRANSACTION');
   try {

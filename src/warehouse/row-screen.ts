@@ -1,5 +1,5 @@
 import type { RejectedRecord, Row, TableWrite } from './slice-batch.js';
-import type { TablePlan } from './table-plan.js';
+import { promotedRow, type TablePlan } from './table-plan.js';
 import { compileScope, describeScopeMiss } from './scope.js';
 
 /** What screening a slice's writes left for the loader, and what it set aside. */
@@ -90,8 +90,9 @@ function checksOf(plan: TablePlan): CellCheck[] {
 }
 
 /** The first value of the row its column cannot take, described; undefined when the loader takes every one. */
-function cellProblem(plan: TablePlan, row: Row): string | undefined {
+function cellProblem(plan: TablePlan, stored: Row): string | undefined {
   const { columnNames } = plan;
+  const row = promotedRow(stored, plan);
   const checks = checksOf(plan);
   for (let c = 0; c < columnNames.length; c++) {
     const column = columnNames[c]!;

@@ -12,6 +12,8 @@ export type WarehouseErrorCode =
   | 'database_missing'
   /** The path is a folder, or a file that is not a DuckDB database: the user's to change (exit 2). */
   | 'database_unusable'
+  /** A `sync.promote` entry the warehouse cannot make (docs/schema-drift.md): the user's to change (exit 2). */
+  | 'promote_invalid'
   | 'query_failed';
 
 export class WarehouseError extends Error {

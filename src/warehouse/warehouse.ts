@@ -1,15 +1,17 @@
 import { resolve } from 'node:path';
 import { DuckDBInstance, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import { completeDays, newestCompletePastDays, storedSliceState, type NewestCompleteDay, type StoredSliceState } from './bookkeeping.js';
+import { completeDays, newestCompletePastDays, storedSliceState, storedSliceStates, type NewestCompleteDay, type SliceKey, type StoredSliceState } from './bookkeeping.js';
 import { readCatalog, type TableInfo } from './catalog.js';
 import { DatabaseLockedError, isLockConflict } from './database-locked-error.js';
 import { ensureDatabaseFolder } from './database-path.js';
 import { removeDeadSpillFiles } from './spill-folder.js';
 import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
-import { discardPreparedClone, dropPublishMarker, preparePublishClone, publishCopy, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
+import { lakeJournalFloor, writeLake, type LakeHooks, type LakeOutcome, type LakePosition } from './parquet-lake.js';
+import { discardPreparedClone, dropPublishMarker, preparePublishClone, publishCopy, publishPosition, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
 import { ensureJournal } from './publish-journal.js';
-import { ensurePublishedFiles } from './published-identity.js';
-import { ensureSliceCommits, highestFenceToken, isSliceCommitted, pruneSliceCommits, runCommitCount } from './slice-commits.js';
+import { ensurePublishCosts } from './publish-cost.js';
+import { ensurePublishedFiles, identityOf } from './published-identity.js';
+import { committedTokens, ensureSliceCommits, highestFenceToken, isSliceCommitted, pruneSliceCommits, runCommitCount } from './slice-commits.js';
 import type { CommitFence } from './commit-fence.js';
 import { readRows, type PlainRow } from './read-rows.js';
 import {
@@ -36,9 +38,12 @@ import type { Row, Scope, SliceBatch } from './slice-batch.js';
 import { keysHeldElsewhere, type KeyHeldElsewhere } from './keys-held-elsewhere.js';
 import { loadSliceBatch, loadSliceBatches, type LoadHooks, type LoadResult } from './slice-loader.js';
 import { planTable, type TablePlan } from './table-plan.js';
+import { promoteFields, type Promotions } from './promote.js';
+import { driftEntries, driftFirstSeenBy, recordSchemaDrift, type DriftEntry, type DriftVocabulary } from './schema-drift.js';
 import { WarehouseError } from './warehouse-error.js';
 import { writerFaultOf, type WriterFault } from './writer-fault.js';
 import { warehouseIdOf } from './warehouse-id.js';
+import { healRound, lastFinishedHealRound, saveHealRound, type HealRound } from './heal-log.js';
 import type { FinishedRunStatus, RunLogStatus } from '../vocabulary.js';
 
 export interface WarehouseOptions {
@@ -57,6 +62,10 @@ export interface WarehouseOptions {
    * start and finish, a cursor's move, a publish. Default none: a file opened outside the engine (tests, tools).
    */
   fence?: CommitFence;
+  /** The Parquet lake folder written after each publish (`publish.parquet`, docs/lake.md); default none. */
+  lake?: string;
+  /** Test hooks inside the lake write; default none. */
+  lakeHooks?: LakeHooks;
 }
 
 /**
@@ -71,6 +80,8 @@ export class Warehouse {
   private prepared: PreparedClone | undefined;
   /** The fault that ended writing (writer-fault.ts): every later call fails with it at once, without touching DuckDB. */
   private faulted: WriterFault | undefined;
+  /** The fields each table moves out of `_extra` into columns (`promote`), for the plans of its rows. */
+  private promotions: Promotions = {};
 
   private constructor(
     readonly path: string,
@@ -100,6 +111,7 @@ export class Warehouse {
       const applied = await migrate(connection, { dir: options.migrationsDir, target: options.migrationTarget });
       await ensureJournal(connection);
       await ensurePublishedFiles(connection);
+      await ensurePublishCosts(connection);
       await ensureSliceCommits(connection);
       await dropPublishMarker(connection);
       await removeDeadSpillFiles(connection, path);
@@ -121,6 +133,47 @@ export class Warehouse {
   /** The tables the loader knows, with their columns and keys as the database declares them. */
   tables(): TableInfo[] {
     return [...this.catalog.values()];
+  }
+
+  /** The fields of a table that `promote` moves out of `_extra` into their own columns. */
+  promotedFields(table: string): string[] {
+    return Object.keys(this.promotions[table] ?? {});
+  }
+
+  /**
+   * Makes `sync.promote` hold: adds each field's column, moves it out of `_extra` for every stored row in one fenced
+   * transaction, and has later loads fill the column (promote.ts). Call before the first load; idempotent.
+   */
+  promote(promote: Promotions): Promise<{ added: string[]; moved: number }> {
+    return this.serial(async () => {
+      try {
+        const result = await promoteFields(this.connection, this.catalog, promote, this.options.fence);
+        this.promotions = promote;
+        return result;
+      } finally {
+        // A column added before a later step failed is in the file all the same.
+        if (Object.keys(promote).length) this.catalog = await readCatalog(this.connection);
+        this.plans.clear();
+      }
+    });
+  }
+
+  /**
+   * Records the run's schema drift in `_schema_drift` (schema-drift.ts) in one fenced transaction, and returns what
+   * the run saw first: the fields, enum values and engines to tell people of once.
+   */
+  recordSchemaDrift(runId: string, vocabulary: DriftVocabulary): Promise<DriftEntry[]> {
+    return this.serial(() =>
+      this.fenced(async () => {
+        await recordSchemaDrift(this.connection, this.tables(), runId, vocabulary);
+        return driftFirstSeenBy(this.connection, runId);
+      }),
+    );
+  }
+
+  /** Every `_schema_drift` entry. */
+  schemaDrift(): Promise<DriftEntry[]> {
+    return this.serial(() => driftEntries((sql) => readRows(this.connection, sql)));
   }
 
   /** Loads one slice in one transaction; see `loadSliceBatch`. */
@@ -145,6 +198,17 @@ export class Warehouse {
   /** Whether a slice's transaction committed the rows of the fetch with this token (slice-commits.ts). */
   hasCommitted(token: string): Promise<boolean> {
     return this.serial(() => isSliceCommitted(this.connection, token));
+  }
+
+  /**
+   * What commit jobs about to load need to know of their slices, for a batch in two set statements: which tokens
+   * committed already (a replay), and each slice's stored state, keyed by `sliceKeyText` (bookkeeping.ts).
+   */
+  commitLookups(slices: ReadonlyArray<SliceKey & { token: string }>): Promise<{ committed: Set<string>; states: Map<string, StoredSliceState> }> {
+    return this.serial(async () => ({
+      committed: await committedTokens(this.connection, slices.map((slice) => slice.token)),
+      states: await storedSliceStates(this.reader(), slices),
+    }));
   }
 
   /** How many slices the run committed into this file, by the fetch tokens its transactions recorded (slice-commits.ts). */
@@ -202,6 +266,33 @@ export class Warehouse {
   /** Freshness per brand and stream: the newest day complete before `today` (today itself is partial). */
   newestCompletePastDays(today: string): Promise<NewestCompleteDay[]> {
     return this.serial(() => newestCompletePastDays(this.reader(), today));
+  }
+
+  /** Records a round of `sync.heal` in `_heal_runs` (heal-log.ts); `finished` stamps its end. */
+  saveHealRound(round: Omit<HealRound, 'startedAt' | 'finishedAt'>, finished: boolean): Promise<void> {
+    return this.serial(() => this.fenced(() => saveHealRound(this.connection, round, finished)));
+  }
+
+  healRound(healId: string): Promise<HealRound | undefined> {
+    return this.serial(() => healRound(this.reader(), healId));
+  }
+
+  lastFinishedHealRound(): Promise<HealRound | undefined> {
+    return this.serial(() => lastFinishedHealRound(this.reader()));
+  }
+
+  /**
+   * Work on a connection of its own to the same file, for reads that wait on the API between queries (`sync.heal`'s
+   * comparison): the writer's connection stays free, and the reads see what is committed.
+   */
+  async withReadConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    if (this.closed) throw new Error('the warehouse is closed');
+    const connection = await this.instance.connect();
+    try {
+      return await work(connection);
+    } finally {
+      connection.closeSync();
+    }
   }
 
   recentRuns(limit = 20): Promise<RunRow[]> {
@@ -312,8 +403,25 @@ export class Warehouse {
       await this.options.fence?.confirm();
       const prepared = options.prepared ?? this.prepared;
       if (prepared === this.prepared) this.prepared = undefined;
-      return publishCopy(this.connection, publishedPath, { ...options, prepared, viewsDir: options.viewsDir ?? this.options.viewsDir });
+      const lake = this.options.lake;
+      const position = lake ? await publishPosition(this.connection) : undefined;
+      const keepJournalFrom = lake && position ? await lakeJournalFloor(this.connection, lake, position).catch(() => undefined) : undefined;
+      const published = await publishCopy(this.connection, publishedPath, { ...options, prepared, keepJournalFrom, viewsDir: options.viewsDir ?? this.options.viewsDir });
+      if (!lake || !position) return published;
+      return { ...published, lake: await this.writeLakeAfter(lake, published.path, position) };
     });
+  }
+
+  /**
+   * The lake after a publish, outside the publish's own work: whatever fails here leaves the published file published
+   * and is told in the outcome (test/e2e/parquet-lake.int.test.ts).
+   */
+  private async writeLakeAfter(lake: string, publishedPath: string, position: LakePosition): Promise<LakeOutcome> {
+    try {
+      return { ok: true, ...(await writeLake(this.connection, lake, identityOf(publishedPath), position, this.options.lakeHooks, this.options.fence)) };
+    } catch (error) {
+      return { ok: false, path: resolve(lake), error: (error as Error).message };
+    }
   }
 
   /** Checkpoints and closes; calls already queued finish first. */
@@ -341,7 +449,7 @@ export class Warehouse {
     if (!info) {
       throw new WarehouseError('unknown_table', `no table "${table}" in the warehouse; known: ${[...this.catalog.keys()].sort().join(', ')}`);
     }
-    plan = planTable(info);
+    plan = planTable(info, this.promotedFields(table));
     this.plans.set(table, plan);
     return plan;
   }

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeWindows } from '../../src/cli/doctor/probe-context.js';
-import { addDays, todayUtc } from '../../src/days.js';
+import { addDays } from '../../src/days.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { spawnDoctor } from '../support/doctor.js';
 import { tempDir } from '../support/tmp.js';
@@ -14,7 +14,9 @@ import { tempDir } from '../support/tmp.js';
  */
 
 const dir = tempDir('doctor-names');
-const data = { seed: 3, brands: 1, days: 12, scale: 30 };
+/** The simulators' today, which doctor takes for its own (spawnDoctor sets BVSYNC_TODAY). */
+const TODAY = '2026-11-20';
+const data = { seed: 3, brands: 1, days: 12, scale: 30, today: TODAY };
 const sims: RunningSimulator[] = [];
 
 async function simulator(options: Partial<SimulatorOptions>): Promise<RunningSimulator> {
@@ -31,7 +33,7 @@ afterAll(async () => {
 
 /** A config file naming a SWOT statement with answers in doctor's week, so endpoint 20 is checkable. */
 async function configFile(sim: RunningSimulator, name: string, swotNames: Record<string, string> = {}, api: Record<string, unknown> = {}): Promise<string> {
-  const window = probeWindows(addDays(todayUtc(), -1)).wide;
+  const window = probeWindows(addDays(TODAY, -1)).wide;
   let statement = sim.truth.world(1).swotStatements[0]!.id;
   for (const candidate of sim.truth.world(1).swotStatements) {
     const query = new URLSearchParams({ [swotNames.start_date ?? 'start_date']: window.startDate, [swotNames.end_date ?? 'end_date']: window.endDate });

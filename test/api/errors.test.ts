@@ -44,6 +44,16 @@ describe('classifyResponse', () => {
     }
   });
 
+  it('429 whose Retry-After is an hour or more is a spent quota, with its whole wait, whatever its code', () => {
+    for (const code of ['rate_limited', 'daily_quota_exceeded']) {
+      const error = classifyResponse({ status: 429, headers: { 'retry-after': '64800' }, body: envelope(code), endpoint });
+      expect(error, code).toBeInstanceOf(QuotaExceededError);
+      expect((error as QuotaExceededError).retryAfterMs).toBe(64_800_000);
+    }
+    const minutes = classifyResponse({ status: 429, headers: { 'retry-after': '3599' }, body: envelope('rate_limited'), endpoint });
+    expect(minutes).toBeInstanceOf(RateLimitedError);
+  });
+
   it('429 with an HTTP date, and without any header', () => {
     const now = Date.parse('2026-11-21T12:00:00Z');
     const dated = classifyResponse({ status: 429, headers: { 'retry-after': 'Sat, 21 Nov 2026 12:00:02 GMT' }, body: undefined, endpoint }, now);

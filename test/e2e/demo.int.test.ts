@@ -1,12 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { addDays } from '../../src/days.js';
 import { queryFile, runBvsync, spawnBvsync } from '../support/engine.js';
 import { TEST_REDIS_URL, testRedis } from '../support/redis.js';
 import { tempDir } from '../support/tmp.js';
 
 /** `bvsync demo`, the README's first command, as a user runs it: simulator -> backfill -> DuckDB file -> a tour. */
 
+/** The demo's today (BVSYNC_TODAY): its simulator, run and summary never see the real date. */
+const TODAY = '2026-11-20';
 const dir = tempDir('demo');
 afterAll(() => dir.remove());
 
@@ -18,13 +21,14 @@ describe('bvsync demo', () => {
       ...process.env,
       REDIS_URL: TEST_REDIS_URL,
       BVSYNC_CONFIG: '',
+      BVSYNC_TODAY: TODAY,
     });
     expect(result.code, result.stderr).toBe(0);
     // Plain words: what was loaded, its days, and rows per table (a stream's rows had counted every table it fills).
     expect(result.stdout).toMatch(/run backfill-\S+: complete; [\d,]+ requests to the API, everything read in full\n/);
     expect(result.stdout).not.toMatch(/│ stream |incomplete slices/);
-    const today = new Date().toISOString().slice(0, 10);
-    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const today = TODAY;
+    const yesterday = addDays(TODAY, -1);
     expect(result.stdout).toContain(`loading 2 days (${yesterday} to ${today}) of 2 brands`);
     expect(result.stdout).toContain(`Loaded 2 days, ${yesterday} to ${today}, for brands 1, 2. Today (${today}) is still filling`);
     expect(result.stdout).toContain(`Rows per table of ${join(out, 'bvsync.duckdb')}`);
@@ -53,7 +57,7 @@ describe('bvsync demo', () => {
     expect(commands.map((command) => command.split(' ').slice(0, 3).join(' '))).toEqual(['npx bvsync sql', 'npx bvsync report', 'npx bvsync dashboard']);
     for (const command of commands.slice(0, 2)) {
       const words = command.match(/"[^"]*"|'[^']*'|\S+/g)!.slice(2).map((word) => word.replace(/^(["'])(.*)\1$/, '$2'));
-      const ran = await runBvsync(words, { ...process.env, REDIS_URL: TEST_REDIS_URL, BVSYNC_CONFIG: '' });
+      const ran = await runBvsync(words, { ...process.env, REDIS_URL: TEST_REDIS_URL, BVSYNC_CONFIG: '', BVSYNC_TODAY: TODAY });
       expect(ran.code, `${command}\n${ran.stderr}`).toBe(0);
     }
     expect(existsSync(join(out, 'report.html'))).toBe(true);
@@ -61,7 +65,7 @@ describe('bvsync demo', () => {
 
   it('stops on SIGINT saying the next demo starts afresh, with no error about a file it never published', async () => {
     const out = join(dir.path, 'interrupted');
-    const demo = spawnBvsync(['demo', '--out', out, '--days', '14', '--brands', '3', '--scale', '100'], { ...process.env, REDIS_URL: TEST_REDIS_URL, BVSYNC_CONFIG: '' });
+    const demo = spawnBvsync(['demo', '--out', out, '--days', '14', '--brands', '3', '--scale', '100'], { ...process.env, REDIS_URL: TEST_REDIS_URL, BVSYNC_CONFIG: '', BVSYNC_TODAY: TODAY });
     await demo.waitFor(/started run backfill-/, 60_000);
     process.kill(demo.pid, 'SIGINT');
     const result = await demo.done;

@@ -1,3 +1,4 @@
+import { addDays } from '../../src/days.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, engineFixture, spawnBvsync, writeCliConfig, type CliResult, type EngineFixture } from '../support/engine.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -103,9 +104,9 @@ describe('a sync that completes on data older than notify.staleAfterHours', () =
   it('sends stale for the run\'s brand and stream whose newest complete day is too old', async () => {
     fx.sim.setKnobs({ refusedPaths: [] });
     const before = receiver.received.length;
-    // The simulator's today is TODAY; the real one is later, so its newest complete day is days old.
+    // The command's today (BVSYNC_TODAY) two days after the simulator's: TODAY is complete and more than 24 h old.
     const config = writeCliConfig(fx, { sync: { startDate: '2026-11-19' }, notify: { staleAfterHours: 24, webhooks: [{ url: receiver.url + SECRET_PATH, events: ['stale', 'run_failed'] }] } });
-    const result = await spawnBvsync(['sync', '--streams', 'visibility', '--today', TODAY, '--config', config], cliEnv(fx)).done;
+    const result = await spawnBvsync(['sync', '--streams', 'visibility', '--today', TODAY, '--config', config], cliEnv(fx, { BVSYNC_TODAY: addDays(TODAY, 2) })).done;
     expect(result.code, result.stderr.slice(-2000)).toBe(0);
     const notices = receiver.received.slice(before).map((request) => request.json());
     expect(notices.map((notice) => notice.event)).toEqual(['stale']);

@@ -118,9 +118,9 @@ describe('the worker holding the lease stopped mid-run', () => {
   /** A worker holding the lease, a backfill beside it, and the worker stopped by `signal` a quarter into the run. */
   async function stopWriterMidRun(fx: EngineFixture, signal: NodeJS.Signals, env: Record<string, string>) {
     // Slow answers keep the run going long enough to stop its writer in the middle: the writer commits the slices
-    // waiting for it together, so at 25 ms, and once in CI at 100 ms, a busy box's poll saw a quarter done and all
-    // done in one step. At 250 ms the 72 slices take 2 s or more at 8 in flight.
-    fx.sim.setKnobs({ latencyMs: 250 });
+    // waiting for it together, so at 25 ms, 100 ms in CI and 250 ms at load 30 on 2 cores, a poll saw a quarter done
+    // and all done in one step. At 1 s the 72 slices take 9 s or more at 8 in flight.
+    fx.sim.setKnobs({ latencyMs: 1_000 });
     const worker = spawn(fx, ['worker'], env);
     await worker.waitFor(HOLDING);
     const backfill = spawn(fx, ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS], env);

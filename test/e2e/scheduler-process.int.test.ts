@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/engine/redis.js';
 import { RunStore, type RunMeta } from '../../src/engine/run-store.js';
-import { addDays, todayUtc } from '../../src/days.js';
+import { addDays } from '../../src/days.js';
 import { cliEnv, engineFixture, queryFile, spawnBvsync, writeCliConfig, type CliProcess, type CliResult, type EngineFixture } from '../support/engine.js';
+import { until } from '../support/until.js';
 
 /**
  * The long-running commands as processes: `bvsync scheduler` ticking every second and `bvsync sync --enqueue-only`
@@ -10,6 +11,7 @@ import { cliEnv, engineFixture, queryFile, spawnBvsync, writeCliConfig, type Cli
  */
 
 const FINISHED = ['complete', 'incomplete', 'failed'];
+const TODAY = '2026-11-20';
 
 let fx: EngineFixture;
 const started: CliProcess[] = [];
@@ -19,8 +21,8 @@ let worker: CliResult;
 let runs: RunMeta[];
 
 beforeAll(async () => {
-  // Scheduled runs take the real UTC day as today, so the simulator's today is the real one too.
-  fx = await engineFixture('scheduler-process', { sim: { today: todayUtc(), days: 3 } });
+  // Every process takes the simulator's today as its own (BVSYNC_TODAY, from cliEnv), scheduled runs too.
+  fx = await engineFixture('scheduler-process', { sim: { today: TODAY, days: 3 } });
   const config = writeCliConfig(fx, {
     sync: { initialDays: 2, lookbackDays: 2, streams: ['conversations', 'competitors'] },
     schedules: [{ name: 'every-second', cron: '* * * * * *' }],
@@ -35,19 +37,17 @@ beforeAll(async () => {
   enqueueOnly = await spawn(['sync', '--enqueue-only']).done;
   const schedulerProcess = spawn(['scheduler']);
   await schedulerProcess.waitFor(/scheduler started/);
-  await new Promise((resolve) => setTimeout(resolve, 3_500));
-  schedulerProcess.kill('SIGTERM');
-  scheduler = await schedulerProcess.done;
-
   const connection = connectRedis(fx.redisUrl);
   try {
     const store = new RunStore(connection, fx.config.redisPrefix);
-    const deadline = Date.now() + 30_000;
-    do {
+    // Three scheduled runs, however long a loaded box takes to tick them, then the stop.
+    await until('three scheduled runs', async () => (await store.recent(100)).filter((run) => run.kind === 'scheduled').length >= 3, 30_000, 200);
+    schedulerProcess.kill('SIGTERM');
+    scheduler = await schedulerProcess.done;
+    await until('every run finished', async () => {
       runs = await store.recent(100);
-      if (runs.every((run) => FINISHED.includes(run.status))) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    } while (Date.now() < deadline);
+      return runs.every((run) => FINISHED.includes(run.status));
+    }, 30_000, 200);
   } finally {
     connection.disconnect();
   }
@@ -71,6 +71,7 @@ describe('scheduler, enqueue-only sync and worker as processes', () => {
     const scheduled = runs.filter((run) => run.kind === 'scheduled');
     expect(scheduled.length).toBeGreaterThanOrEqual(3);
     expect(new Set(scheduled.map((run) => run.runId)).size).toBe(scheduled.length);
+    expect(scheduled.map((run) => run.today)).toEqual(scheduled.map(() => TODAY));
   });
 
   it('the worker runs every enqueued run to completion, then stops on SIGTERM', async () => {

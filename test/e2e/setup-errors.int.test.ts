@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/engine/redis.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
+import { until } from '../support/until.js';
 import { cliEnv, engineFixture, runBvsync, spawnBvsync, writeCliConfig, type CliProcess, type EngineFixture } from '../support/engine.js';
 
 /**
@@ -126,8 +127,9 @@ describe('a setup that cannot work', () => {
       // The command starts once the worker has the file: started together, on a loaded box the command opened it first.
       await worker.waitFor(/holding the DuckDB writer lease/);
       command = spawnBvsync(backfill(config), cliEnv(fx, { BVSYNC_DB: db, BVSYNC_LEASE_TTL_MS: '900', BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-waiting` }));
-      await command.waitFor(/could not open the working database; handing it back/);
-      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      // Let go after four tries of the command, past the three it once gave up after: counted, not timed.
+      const tries = () => command!.output().match(/could not open the working database; handing it back/g)?.length ?? 0;
+      await until('four tries of the working file', () => tries() >= 4, 60_000);
       worker.kill('SIGTERM');
       expect((await worker.done).code).toBe(0);
       const result = await command.done;

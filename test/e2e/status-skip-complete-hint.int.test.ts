@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { addDays, todayUtc } from '../../src/days.js';
+import { addDays } from '../../src/days.js';
 import { runToEnd } from '../../src/engine/start-run.js';
 import { cliEnv, engineFixture, runBvsync, writeCliConfig, type CliResult, type EngineFixture } from '../support/engine.js';
 
@@ -10,10 +10,10 @@ import { cliEnv, engineFixture, runBvsync, writeCliConfig, type CliResult, type 
  * those a backfill still plans: a failed slice of a domain out of `sync.domains`, or of an engine out of
  * `sync.engineBreakdown`, is never read again, and advised, it kept the advice for good. The advice names the streams
  * (and the brands, when not all) that have them, or the backfill would read every window stream again in full. The
- * simulator's today is the real one, as a backfill's is.
+ * simulator's today is the backfills' and the commands' (BVSYNC_TODAY).
  */
 
-const TODAY = todayUtc();
+const TODAY = '2026-11-20';
 const day = (back: number) => addDays(TODAY, -back);
 const STREAMS = ['competitors', 'tracked_urls', 'domain_details', 'visibility_by_engine', 'citations'];
 const FAILING = ['domain_details', 'visibility_by_engine'];
@@ -26,7 +26,7 @@ let fx: EngineFixture;
 const configOf = (sync: Record<string, unknown>, apiKey = fx.sim.apiKey): Config =>
   parseConfig({ api: { ...fx.config.api, apiKey }, brands: fx.config.brands, db: fx.config.db, redisPrefix: fx.config.redisPrefix, sync });
 const backfill = (config: Config, options: { from: string; to: string; brands: number[]; streams: string[] }) =>
-  runToEnd({ config, redisUrl: fx.redisUrl, log: fx.log, kind: 'backfill', today: TODAY, worker: { leaseTtlMs: 2_000 }, ...options });
+  runToEnd({ config, redisUrl: fx.redisUrl, log: fx.log, kind: 'backfill', today: TODAY, worker: { leaseTtlMs: 2_000, today: () => TODAY }, ...options });
 const status = (sync: Record<string, unknown>, json = false) =>
   runBvsync(['status', ...(json ? ['--json'] : []), '--config', writeCliConfig(fx, { sync })], cliEnv(fx));
 /** The backfill a status output advises, as printed. */

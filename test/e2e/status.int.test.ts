@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from 'bullmq';
-import { addDays, todayUtc } from '../../src/days.js';
+import { addDays } from '../../src/days.js';
 import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
 import { deletePrefix, testRedis } from '../support/redis.js';
 import { freePort } from '../../src/engine/redis.js';
@@ -14,8 +14,8 @@ import { FETCH_QUEUE } from '../../src/engine/queues.js';
  * newest complete day is yesterday; `--json` says the same for programs.
  */
 
-// The real today: status marks the day still filling up by the clock, as an operator sees it.
-const TODAY = todayUtc();
+// The simulator's today, which the command takes for its own (BVSYNC_TODAY, set by cliEnv): status marks it filling up.
+const TODAY = '2026-11-20';
 const YESTERDAY = addDays(TODAY, -1);
 // A day stream, a window stream and a list read whole: freshness has one rule for each (src/warehouse/complete-through.ts).
 const STREAMS = ['visibility', 'conversations', 'citations', 'competitors'];
@@ -63,7 +63,10 @@ describe('bvsync status', () => {
     // Every stream has a freshness after a complete run, and the analysts' health query finds the same days.
     expect(report.freshness.map((row) => [row.stream, row.newest_complete_day])).toEqual(STREAMS.map((stream) => [stream, YESTERDAY]).sort());
     const healthFile = readFileSync('sql/queries/06_sync_health.sql', 'utf8');
-    const healthQuery = healthFile.slice(healthFile.indexOf('WITH clock')).replace(/;\s*$/, '');
+    // Its clock is the database's now(); given the simulator's today instead, it must agree with status.
+    const clock = "CAST(now() AT TIME ZONE 'UTC' AS DATE)";
+    expect(healthFile).toContain(clock);
+    const healthQuery = healthFile.slice(healthFile.indexOf('WITH clock')).replace(/;\s*$/, '').replace(clock, `DATE '${TODAY}'`);
     const health = await queryFile(fx.config.db, `SELECT stream, newest_complete_day::VARCHAR AS day FROM (${healthQuery}) ORDER BY stream`);
     expect(health.map((row) => [row.stream, row.day])).toEqual(report.freshness.map((row) => [row.stream, row.newest_complete_day]));
   });

@@ -106,6 +106,8 @@ describe('commit jobs waiting together', () => {
     expect(await loadedDays()).toHaveLength(SLICES);
     expect(await runs.progress(RUN)).toEqual({ planned: SLICES, done: SLICES });
     expect(await waitingCommits()).toEqual([]);
+    // The companions' jobs are gone whole (removeWaitingJobs), not only out of the wait list.
+    for (const job of jobs.slice(1)) expect(await queues.load.getJob(job.id!)).toBeUndefined();
     expect(await warehouse.query(`SELECT slices, "rows" FROM _sync_runs WHERE run_id = '${RUN}'`)).toEqual([{ slices: SLICES, rows: SLICES * 3 }]);
     expect(await warehouse.query('SELECT count(*)::INTEGER AS n FROM conversations')).toEqual([{ n: SLICES * 3 }]);
     // Every slice was done, so the run moves on.

@@ -70,7 +70,8 @@ function sha256(path: string): string {
 function backfill(from: string, notify?: WebhookReceiver): Promise<CliResult> {
   const db = join(small, 'bv.duckdb');
   const webhooks = notify ? [{ url: notify.url, events: ['machine_fault'], format: 'json' }] : [];
-  const config = writeCliConfig(fx, { redisPrefix: prefix, notify: { webhooks } });
+  // The 48 MiB volume is sized for what a 256MB budget spills; a smaller budget spills more beside the file.
+  const config = writeCliConfig(fx, { redisPrefix: prefix, notify: { webhooks }, warehouse: { memoryLimit: '256MB' } });
   return spawnBvsync(['backfill', '--from', from, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--config', config], cliEnv(fx, { BVSYNC_DB: db })).done;
 }
 

@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { addDays, todayUtc } from '../../src/days.js';
+import { addDays } from '../../src/days.js';
 import { readReportData } from '../../src/ops/report-data.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
 
+/** The report's today, given to it: the window never depends on the real date. */
+const TODAY = '2026-11-20';
 let tmp: ReturnType<typeof tempDir> | undefined;
 afterEach(() => tmp?.remove());
 
@@ -24,7 +26,7 @@ async function defaultWindow(days: string[]): Promise<{ from: string; to: string
         [day],
       );
     }
-    const data = await readReportData(connection, path);
+    const data = await readReportData(connection, path, { today: TODAY });
     return { from: data.from, to: data.to };
   } finally {
     connection.closeSync();
@@ -34,13 +36,13 @@ async function defaultWindow(days: string[]): Promise<{ from: string; to: string
 
 describe("the report's default window", () => {
   it("ends on the newest day before today: today's answers are still coming", async () => {
-    const today = todayUtc();
+    const today = TODAY;
     expect(await defaultWindow([addDays(today, -3), addDays(today, -1), today])).toEqual({ from: addDays(today, -3), to: addDays(today, -1) });
     expect(await defaultWindow([addDays(today, -9), addDays(today, -5)])).toEqual({ from: addDays(today, -9), to: addDays(today, -5) });
   });
 
   it('ends on today when today is all there is', async () => {
-    const today = todayUtc();
+    const today = TODAY;
     expect(await defaultWindow([today])).toEqual({ from: today, to: today });
   });
 });

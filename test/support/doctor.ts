@@ -16,12 +16,12 @@ export function runDoctor(sim: RunningSimulator, dir: string, name: string, api:
   return spawnDoctor(sim, ['--config', config, ...(today ? ['--today', today] : [])], dir);
 }
 
-/** `bvsync doctor` with `args` in `cwd`, against `sim` for brand 1; stdout and stderr together. */
+/** `bvsync doctor` with `args` in `cwd`, against `sim` for brand 1, on its today (BVSYNC_TODAY); stdout and stderr together. */
 export function spawnDoctor(sim: RunningSimulator, args: string[], cwd: string): Promise<{ code: number | null; out: string }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [BIN, 'doctor', ...args], {
       cwd,
-      env: { PATH: process.env.PATH, REDIS_URL: TEST_REDIS_URL, BVSYNC_LOG_LEVEL: 'silent', BVSYNC_API_URL: sim.url, BVSYNC_API_KEY: sim.apiKey, BVSYNC_BRANDS: '1' },
+      env: { PATH: process.env.PATH, REDIS_URL: TEST_REDIS_URL, BVSYNC_LOG_LEVEL: 'silent', BVSYNC_API_URL: sim.url, BVSYNC_API_KEY: sim.apiKey, BVSYNC_BRANDS: '1', BVSYNC_TODAY: sim.truth.today() },
     });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));

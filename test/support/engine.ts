@@ -65,7 +65,8 @@ export function runInProcess(fx: EngineFixture, options: InProcessRunOptions): P
     brands: fx.config.brands,
     streams: fx.config.sync.streams ?? [],
     ...options,
-    worker: { leaseTtlMs: 2_000, ...options.worker },
+    // The simulator's today is the worker's too: a test never depends on the real date (test/clock-free.test.ts).
+    worker: { leaseTtlMs: 2_000, today: () => fx.sim.truth.today(), ...options.worker },
   });
 }
 
@@ -119,7 +120,7 @@ export function writeCliConfig(fx: EngineFixture, extra: Record<string, unknown>
   return path;
 }
 
-/** The environment of a spawned command: the fixture's simulator, brands, DB and Redis. */
+/** The environment of a spawned command: the fixture's simulator (and its today), brands, DB and Redis. */
 export function cliEnv(fx: EngineFixture, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     ...process.env,
@@ -129,6 +130,7 @@ export function cliEnv(fx: EngineFixture, extra: Record<string, string> = {}): N
     BVSYNC_DB: fx.config.db,
     REDIS_URL: fx.redisUrl,
     BVSYNC_CONFIG: '',
+    BVSYNC_TODAY: fx.sim.truth.today(),
     ...extra,
   };
 }

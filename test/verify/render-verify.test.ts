@@ -7,7 +7,7 @@ function report(brand: Pick<VerifyReport['brands'][number], 'daysToBackfill' | '
   return {
     window: { from: '2026-11-01', to: '2026-11-30' },
     agree: false,
-    brands: [{ brandId: 1, figures: [{ family: 'conversations', figure: 'answers', api: 10, warehouse: 9, agree: false } as VerifyReport['brands'][number]['figures'][number]], notSynced: [], notCompared: [], ...brand }],
+    brands: [{ brandId: 1, figures: [{ family: 'conversations', figure: 'answers', api: 10, warehouse: 9, agree: false } as VerifyReport['brands'][number]['figures'][number]], notSynced: [], byFamily: [], notCompared: [], ...brand }],
     calls: { total: 31, narrowing: 20, narrowingLimit: 1000 },
   };
 }

@@ -64,10 +64,16 @@ const EXPECTED_KEYS: Record<string, string[]> = {
   _slice_queries: ['brand_id', 'stream', 'slice_key'],
   _publish_journal: ['seq'],
   _published_files: ['path'],
+  _publish_costs: ['way'],
   // Looked up once per commit job: an index over every token would sit in DuckDB's memory budget.
   _slice_commits: [],
   // One row: the file's id (migration 016).
   _warehouse: [],
+  // One row per scheduled run sync.heal followed (migration 017).
+  _heal_runs: ['heal_id'],
+  // Migration 018: docs/schema-drift.md.
+  _schema_drift: ['table_name', 'kind', 'name', 'value'],
+  _promoted_fields: ['table_name', 'field'],
 };
 
 let tmp: ReturnType<typeof tempDir>;

@@ -130,6 +130,22 @@ describe('loading several slices in one transaction', () => {
     expect(await together.query('SELECT count(*)::INTEGER AS n FROM conversations')).toEqual([{ n: 1 }]);
   });
 
+  it('deletes the scopes of replaces over earlier rows together, lists and empty writes included, counting each', async () => {
+    const first = [daySlice('2026-11-18', [1, 2, 3]), daySlice('2026-11-19', [4, 5]), daySlice('2026-11-20', [6])];
+    await loadBothWays(first);
+    // A window slice clearing two days (no rows), a day reloaded smaller, and a day never loaded: deleteScopes' cases.
+    const clear = sliceBatch({ stream: 'window', sliceKey: 'w', writes: [{ table: 'conversation_brands', mode: 'replace', scope: { day: ['2026-11-19', '2026-11-20'] }, rows: [] }] });
+    const second = [daySlice('2026-11-18', [1]), clear, daySlice('2026-11-21', [7])];
+    const results = await together.loadSlices(second);
+    const one = [];
+    for (const batch of second) one.push(await alone.loadSlice(batch));
+    const deleted = (of: typeof results) => of.map((result) => result.tables.filter((t) => t.mode === 'replace').map((t) => `${t.table}:${t.deleted}`));
+    expect(deleted(results)).toEqual(deleted(one));
+    expect(deleted(results).map((tables) => tables.find((t) => t.startsWith('conversation_brands')))).toEqual(['conversation_brands:3', 'conversation_brands:3', 'conversation_brands:0']);
+    expect(await contents(together)).toEqual(await contents(alone));
+    expect(await together.query('SELECT conversation_id FROM conversation_brands ORDER BY 1')).toEqual([{ conversation_id: 1 }, { conversation_id: 7 }]);
+  });
+
   it('refuses the same slice twice in one load', async () => {
     await expect(together.loadSlices([daySlice('2026-11-20', [1]), daySlice('2026-11-20', [2])])).rejects.toThrow(/appears twice in one load/);
   });

@@ -49,6 +49,21 @@ describe('the ledger of committed fetches', () => {
     expect(await wh.query(`SELECT count(*)::INTEGER AS n FROM ${SLICE_COMMITS_TABLE}`)).toEqual([{ n: 3 }]);
   });
 
+  it('tells a batch of slices which tokens committed and their stored states, the tokens through their index', async () => {
+    tmp = tempDir('slice-commits');
+    wh = await openWarehouse(join(tmp.path, 'work.duckdb'));
+    await wh.startRun({ runId: 'run-1', kind: 'backfill', brands: [7], streams: ['conversations'] });
+    await wh.loadSlices([conversationsOf('fetch-a', `${DAY}/a`), conversationsOf('fetch-b', `${DAY}/b`)]);
+    const asked = ['fetch-a', 'fetch-c', 'fetch-b'].map((token, i) => ({ brandId: 7, stream: 'conversations', sliceKey: `${DAY}/${'acb'[i]}`, token }));
+    const { committed, states } = await wh.commitLookups(asked);
+    expect([...committed].sort()).toEqual(['fetch-a', 'fetch-b']);
+    expect([...states.keys()].sort()).toEqual([`7|conversations|${DAY}/a`, `7|conversations|${DAY}/b`]);
+    expect(states.get(`7|conversations|${DAY}/a`)).toEqual({ status: 'complete', rows: 0, runId: 'run-1', attemptRunId: 'run-1' });
+    // DuckDB answers `token IN (...)` from the index, so the check does not read the whole ledger as it grows.
+    const plan = await wh.query(`EXPLAIN ANALYZE SELECT DISTINCT token FROM ${SLICE_COMMITS_TABLE} WHERE token IN ('fetch-a', 'fetch-c')`);
+    expect(JSON.stringify(plan)).toMatch(/Index Scan/);
+  });
+
   it(`keeps tokens ${SLICE_COMMITS_KEPT_DAYS} days, pruned as a run finishes, and stays out of the published copy`, async () => {
     tmp = tempDir('slice-commits');
     wh = await openWarehouse(join(tmp.path, 'work.duckdb'));

@@ -8,6 +8,9 @@ import type { Config } from '../../config/schema.js';
 import { missingApiSettings } from '../../config/api-settings.js';
 import { describeError } from './probe-context.js';
 import { measureDiskRoom } from '../../warehouse/disk-need.js';
+import { existsSync } from 'node:fs';
+import { openReadOnly } from '../../warehouse/published-database.js';
+import { DRIFT_ADVICE, tableDrift, tableDriftLine } from '../schema-drift-lines.js';
 
 /** One line of doctor's checks before the parameter table. */
 export interface DoctorCheck {
@@ -67,6 +70,23 @@ export async function checkWarehouse(config: Config, add: AddCheck): Promise<voi
     add(false, `warehouse: could not read the id the Redis prefix "${config.redisPrefix}" records: ${(error as Error).message}`);
   } finally {
     connection.disconnect();
+  }
+}
+
+/**
+ * A line per table of the published file whose rows hold what the spec does not show (docs/schema-drift.md), as a
+ * warning: it stops nothing. Nothing when the file is missing or records no drift.
+ */
+export async function checkSchemaDrift(config: Config, report: (check: DoctorCheck) => void): Promise<void> {
+  if (!existsSync(config.db)) return;
+  const db = await openReadOnly(config.db).catch(() => undefined);
+  if (!db) return;
+  try {
+    const drift = await tableDrift(db.connection);
+    for (const table of drift ?? []) report({ ok: true, warning: true, line: `schema drift: ${tableDriftLine(table)}` });
+    if (drift?.length) report({ ok: true, warning: true, line: `schema drift: ${DRIFT_ADVICE}` });
+  } finally {
+    db.close();
   }
 }
 

@@ -1,0 +1,230 @@
+import type { Redis } from 'ioredis';
+import { RATE_HEADROOM, createApiClient, createRedisRateBudget } from '../api/index.js';
+import type { Config } from '../config/schema.js';
+import { addDays, eachDay } from '../days.js';
+import type { Logger } from '../log.js';
+import type { Notifier } from '../notify/index.js';
+import type { SyncMetrics } from '../ops/sync-metrics.js';
+import { isStreamName } from '../streams/registry.js';
+import { CallBudget } from '../verify/call-budget.js';
+import { FIGURE_FAMILIES } from '../verify/families.js';
+import type { DayWindow } from '../verify/figure.js';
+import { verifyWarehouse, type VerifyReport } from '../verify/verify-warehouse.js';
+import type { HealRound } from '../warehouse/heal-log.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
+import { enqueuePlan } from './enqueue.js';
+import type { PlannedSlice } from './plan.js';
+import type { Queues } from './queues.js';
+import type { RunMeta, RunStore } from './run-store.js';
+import { newRunMeta } from './start-run.js';
+
+/**
+ * `sync.heal` (docs/healing.md), as load jobs of the writer. After a scheduled run: compare the days before its today
+ * with the API's range answers, and start a run of kind `heal` that re-reads the brand, family and day triples that
+ * disagree. After that run: compare them again, and remember what still disagrees in `_heal_runs`, so it is told once
+ * and never re-read by a later round. Proved by test/e2e/heal.int.test.ts.
+ */
+export interface HealDeps {
+  redis: Redis;
+  prefix: string;
+  queues: Queues;
+  runs: RunStore;
+  warehouse: Warehouse;
+  config: Config;
+  log: Logger;
+  metrics?: SyncMetrics;
+  notifier?: Notifier;
+}
+
+/** The run id of the re-read of a scheduled run's round: one per round, however often its job is replayed. */
+export function healRunId(scheduledRunId: string): string {
+  return `heal-${scheduledRunId}`;
+}
+
+/** A disagreement as `_heal_runs` writes it. */
+function triple(brandId: number, family: string, day: string): string {
+  return `${brandId}|${family}|${day}`;
+}
+
+function parseTriple(text: string): { brand: number; family: string; day: string } {
+  const [brand, family, day] = text.split('|');
+  return { brand: Number(brand), family: family!, day: day! };
+}
+
+export async function healAfter(deps: HealDeps, meta: RunMeta): Promise<void> {
+  if (!deps.config.sync.heal) return;
+  if (meta.kind === 'scheduled') return compareAndReread(deps, meta);
+  if (meta.kind === 'heal' && meta.heal) return compareAgain(deps, meta);
+}
+
+/** Each family's disagreeing days (undivided windows whole) and the windows the budget left unsplit, as triples. */
+function disagreementsOf(report: VerifyReport): { triples: string[]; unresolved: string[] } {
+  const triples = new Set<string>();
+  const unresolved: string[] = [];
+  for (const brand of report.brands) {
+    for (const verdict of brand.byFamily) {
+      const days = [...verdict.days, ...verdict.undivided.flatMap((window) => eachDay(window.from, window.to))];
+      for (const day of days) triples.add(triple(brand.brandId, verdict.family, day));
+      for (const window of verdict.unresolved) unresolved.push(`${brand.brandId}|${verdict.family}|${window.from}..${window.to}`);
+    }
+  }
+  return { triples: [...triples].sort(), unresolved };
+}
+
+/** Compares the window with the API through a client of its own, so its requests are counted against `maxCalls`. */
+async function compare(deps: HealDeps, brands: number[], window: DayWindow, families: readonly string[], limit: number): Promise<{ report: VerifyReport; requests: number }> {
+  const { config, log } = deps;
+  const budget = new CallBudget(limit, true);
+  const client = createApiClient(config.api, {
+    logger: log,
+    budget: createRedisRateBudget({ redis: deps.redis, prefix: config.redisPrefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log }),
+    retryRateLimited: true,
+    onRequest: () => budget.count(),
+  });
+  try {
+    const report = await deps.warehouse.withReadConnection((connection) =>
+      verifyWarehouse({
+        client,
+        connection,
+        brands,
+        window,
+        budget,
+        families: FIGURE_FAMILIES.filter((family) => families.includes(family.name)),
+        engineBreakdown: config.sync.engineBreakdown,
+      }),
+    );
+    return { report, requests: budget.total() };
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
+  const settings = deps.config.sync.heal!;
+  // A replayed job finds its round recorded: the comparison is not made (and paid for) twice.
+  if (await deps.warehouse.healRound(meta.runId)) return;
+  const window = { from: addDays(meta.today, -settings.days), to: addDays(meta.today, -1) };
+  const remembered = new Set((await deps.warehouse.lastFinishedHealRound())?.persisting ?? []);
+  const { report, requests } = await compare(deps, meta.brands, window, FIGURE_FAMILIES.map((family) => family.name), settings.maxCalls);
+  const { triples, unresolved } = disagreementsOf(report);
+  const carried = triples.filter((each) => remembered.has(each));
+  // The newest days first, until the read budget is spent: older ones had more time for their answers to arrive.
+  // A family is read again through the stream of its name; one without such a stream could only be reported.
+  const candidates = triples.filter((each) => !remembered.has(each) && isStreamName(parseTriple(each).family)).sort((a, b) => parseTriple(b).day.localeCompare(parseTriple(a).day) || a.localeCompare(b));
+  const costOf = await dayCosts(deps, meta);
+  const reread: string[] = [];
+  let cost = 0;
+  for (const each of candidates) {
+    const { brand, family } = parseTriple(each);
+    const more = costOf(brand, family);
+    if (cost + more > settings.maxReadCalls) break;
+    cost += more;
+    reread.push(each);
+  }
+  const leftUnread = triples.filter((each) => !reread.includes(each));
+  const round: Omit<HealRound, 'startedAt' | 'finishedAt'> = {
+    healId: meta.runId,
+    readRunId: reread.length ? healRunId(meta.runId) : null,
+    windowStart: window.from,
+    windowEnd: window.to,
+    families: [...new Set(triples.map((each) => parseTriple(each).family))].sort(),
+    disagreeingBefore: triples,
+    reread: [...reread].sort(),
+    leftUnread,
+    unresolved,
+    disagreeingAfter: null,
+    persisting: carried,
+    reported: [],
+    verifyRequests: requests,
+    readRequests: 0,
+    status: reread.length ? 'reading' : triples.length || unresolved.length ? 'disagree' : 'agree',
+  };
+  deps.log.info({ run: meta.runId, window, disagreeing: triples.length, reread: reread.length, leftUnread: leftUnread.length, requests }, 'heal: compared the days before the scheduled run');
+  if (!reread.length) return finishRound(deps, round);
+  await startReread(deps, meta, reread);
+  await deps.warehouse.saveHealRound(round, false);
+}
+
+/**
+ * What re-reading one day of a brand's stream is likely to cost: the requests a day of it took in the scheduled run
+ * (pages, and the slices of its pages or ownerships), at least one. A stream the run did not read counts one.
+ */
+async function dayCosts(deps: HealDeps, meta: RunMeta): Promise<(brandId: number, stream: string) => number> {
+  const counters = await deps.runs.counters(meta.runId);
+  const days = meta.from && meta.to ? eachDay(meta.from, meta.to).length : 1;
+  return (brandId, stream) => Math.max(1, Math.ceil((counters.get(`${brandId}|${stream}`)?.requests ?? 0) / days));
+}
+
+/** A run of kind `heal`: a backfill of the triples' days and streams (a family is named after its stream), the rest left out. */
+async function startReread(deps: HealDeps, scheduled: RunMeta, reread: string[]): Promise<void> {
+  const parts = reread.map(parseTriple);
+  const days = parts.map((part) => part.day).sort();
+  const runId = healRunId(scheduled.runId);
+  const meta = newRunMeta(runId, {
+    config: deps.config,
+    kind: 'heal',
+    brands: [...new Set(parts.map((part) => part.brand))].sort((a, b) => a - b),
+    streams: [...new Set(parts.map((part) => part.family))],
+    today: scheduled.today,
+    from: days[0],
+    to: days.at(-1),
+    heal: { of: scheduled.runId, reads: [...reread].sort() },
+  });
+  const created = await deps.runs.create(meta);
+  const current = created ? meta : await deps.runs.get(runId);
+  if (created || current?.status === 'planning') await enqueuePlan(deps.queues, { runId, phase: 1 });
+}
+
+/** The slices of a `heal` run: those of a triple's brand, stream and day, and window slices that hold such a day. */
+export function healSlices(reads: readonly string[], planned: PlannedSlice[]): PlannedSlice[] {
+  const wanted = new Set(reads);
+  const days = (brandId: number, stream: string) => reads.map(parseTriple).filter((part) => part.brand === brandId && part.family === stream).map((part) => part.day);
+  return planned.filter((slice) => {
+    if (slice.day !== null) return wanted.has(triple(slice.brandId, slice.stream, slice.day));
+    if (slice.from === null || slice.to === null) return false;
+    return days(slice.brandId, slice.stream).some((day) => day >= slice.from! && day <= slice.to!);
+  });
+}
+
+async function compareAgain(deps: HealDeps, meta: RunMeta): Promise<void> {
+  const settings = deps.config.sync.heal!;
+  const round = await deps.warehouse.healRound(meta.heal!.of);
+  if (!round || round.status !== 'reading') return;
+  const parts = round.reread.map(parseTriple);
+  const days = parts.map((part) => part.day).sort();
+  const window = { from: days[0]!, to: days.at(-1)! };
+  const brands = [...new Set(parts.map((part) => part.brand))];
+  const families = [...new Set(parts.map((part) => part.family))];
+  const { report, requests } = await compare(deps, brands, window, families, Math.max(0, settings.maxCalls - round.verifyRequests));
+  // Only what was re-read is judged: a day of the span it did not read waits for the next round.
+  const reread = new Set(round.reread);
+  const after = disagreementsOf(report).triples.filter((each) => reread.has(each));
+  const counters = await deps.runs.counters(meta.runId);
+  const readRequests = [...counters.values()].reduce((sum, each) => sum + each.requests, 0);
+  const persisting = [...new Set([...round.persisting, ...after])].sort();
+  await finishRound(deps, {
+    ...round,
+    disagreeingAfter: after,
+    persisting,
+    reported: after,
+    verifyRequests: round.verifyRequests + requests,
+    readRequests,
+    status: persisting.length || round.leftUnread.length || round.unresolved.length ? 'disagree' : 'healed',
+  });
+  deps.log.info({ run: round.healId, reread: round.reread.length, after: after.length, requests, readRequests }, 'heal: compared the re-read days again');
+}
+
+/** Records the round's end, publishes it (status reads the published file), then tells of what newly persists. */
+async function finishRound(deps: HealDeps, round: Omit<HealRound, 'startedAt' | 'finishedAt'>): Promise<void> {
+  await deps.warehouse.saveHealRound(round, true);
+  await deps.warehouse.publish(deps.config.db);
+  deps.metrics?.healRound?.({ status: round.status, persisting: round.persisting.length, requests: round.verifyRequests + round.readRequests });
+  if (round.reported.length && deps.notifier) {
+    void deps.notifier.notify({
+      event: 'verify_disagreement',
+      run: round.healId,
+      window: { from: round.windowStart, to: round.windowEnd },
+      disagreements: round.reported.map(parseTriple),
+    });
+  }
+}

@@ -1,0 +1,42 @@
+import type { Logger } from '../log.js';
+import { enqueuePlan, jobId } from './enqueue.js';
+import type { Queues } from './queues.js';
+import type { RunStore } from './run-store.js';
+
+/**
+ * Of the slice ids a run is about to plan, those another unfinished sync or scheduled run has planned and not yet
+ * finished, with the run holding each. A backfill holds none: one waiting for the request budget's next window
+ * (docs/quota.md) would keep the day's sync from its days for hours. Plan jobs run one at a time on the writer's load
+ * queue, so two plans never race past this check. Proved by test/engine/schedule-overlap.int.test.ts.
+ */
+export async function slicesHeldElsewhere(runs: RunStore, runId: string, sliceIds: string[]): Promise<Map<string, string>> {
+  const held = new Map<string, string>();
+  if (sliceIds.length === 0) return held;
+  for (const other of await runs.unfinished()) {
+    if (other.runId === runId || other.kind === 'backfill') continue;
+    const asked = sliceIds.filter((sliceId) => !held.has(sliceId));
+    if (asked.length === 0) break;
+    const planned = [...(await runs.plannedOf(other.runId, asked))];
+    if (planned.length === 0) continue;
+    const done = await runs.doneAmong(planned.map((sliceId) => ({ runId: other.runId, sliceId })));
+    for (const sliceId of planned) if (!done.has(`${other.runId}|${sliceId}`)) held.set(sliceId, other.runId);
+  }
+  return held;
+}
+
+/**
+ * Runs recorded as `planning` whose phase-1 plan job is not in the load queue (their command or scheduler died between
+ * the two, or the queue lost it) get it again, so no run stays `planning` for the 14 days Redis keeps it. The writer
+ * calls it when it takes the lease; the job id makes it a no-op for a plan that is queued or running.
+ */
+export async function pickUpStuckPlans(queues: Queues, runs: RunStore, log: Logger): Promise<string[]> {
+  const picked: string[] = [];
+  for (const meta of await runs.unfinished()) {
+    if (meta.status !== 'planning') continue;
+    if (await queues.load.getJob(jobId('plan', meta.runId, 1))) continue;
+    await enqueuePlan(queues, { runId: meta.runId, phase: 1 });
+    picked.push(meta.runId);
+    log.warn({ run: meta.runId }, 'a run was left planning without its plan job (its starter stopped in between): planning it now');
+  }
+  return picked;
+}

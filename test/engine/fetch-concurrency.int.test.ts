@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { startDelayProxy, type DelayProxy } from '../../bench/delay-proxy.js';
+import { FAR_REDIS_STEP_MS, fetchConcurrencyFor, redisRoundTripMs } from '../../src/engine/fetch-concurrency.js';
+import { TEST_REDIS_URL } from '../support/redis.js';
+
+describe('fetch concurrency and the round trip to Redis', () => {
+  it('keeps the configured concurrency for a Redis nearby and grows it by the configured one per step, up to the most', () => {
+    expect(fetchConcurrencyFor(8, 0.2, 64)).toBe(8);
+    // A few ms is a loaded machine as often as a far Redis: more jobs than the API's connections only queue requests.
+    expect(fetchConcurrencyFor(8, 9.9, 64)).toBe(8);
+    expect(fetchConcurrencyFor(8, FAR_REDIS_STEP_MS * 2, 64)).toBe(24);
+    expect(fetchConcurrencyFor(8, 80, 64)).toBe(64);
+    expect(fetchConcurrencyFor(8, 80, 32)).toBe(32);
+    // A most below the configured one never lowers it: the configured concurrency is what the user asked for.
+    expect(fetchConcurrencyFor(16, 80, 8)).toBe(16);
+  });
+
+  describe('measured through a proxy that delays each round trip', () => {
+    let proxy: DelayProxy;
+    let redis: Redis;
+    beforeAll(async () => {
+      const url = new URL(TEST_REDIS_URL);
+      proxy = await startDelayProxy({ host: url.hostname, port: Number(url.port || 6379) }, 40);
+      redis = new Redis(proxy.url, { maxRetriesPerRequest: null });
+    });
+    afterAll(async () => {
+      redis.disconnect();
+      await proxy.close();
+    });
+
+    it('is at least the delay, and the concurrency it gives grows with it', async () => {
+      const roundTripMs = await redisRoundTripMs(redis);
+      // The proxy holds each request 40 ms: no round trip through it is shorter (a busy machine only adds).
+      expect(roundTripMs).toBeGreaterThanOrEqual(39);
+      expect(fetchConcurrencyFor(8, roundTripMs, 64)).toBeGreaterThanOrEqual(8 * 4);
+    });
+  });
+});
