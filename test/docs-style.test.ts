@@ -11,7 +11,6 @@ const MAX_LINES_WITHOUT_HEADING = 40;
 
 /** Pages written before the bounds, each still past one of them; the list only shrinks (the test says when). */
 const NOT_YET_REWRITTEN = new Set([
-  'README.md',
   'docs/architecture.md',
   'docs/operations.md',
   'docs/performance.md',
