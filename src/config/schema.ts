@@ -149,8 +149,8 @@ export const healConfigSchema = z
      */
     maxCalls: z.number().int().min(0).max(100_000).default(60),
     /**
-     * Most requests the re-read may make, each day of a stream counted at what a day of it cost the scheduled run; the
-     * newest days go first. Default 100.
+     * Most requests the re-read may make, each day of a stream counted at what it cost when last read; the newest
+     * days go first; only new retries, 429s and pages pass it (docs/healing.md). Default 100.
      */
     maxReadCalls: z.number().int().min(0).max(100_000).default(100),
   })

@@ -118,14 +118,21 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
   // The newest days first, until the read budget is spent: older ones had more time for their answers to arrive.
   // A family is read again through the stream of its name; one without such a stream could only be reported.
   const candidates = triples.filter((each) => !remembered.has(each) && isStreamName(parseTriple(each).family)).sort((a, b) => parseTriple(b).day.localeCompare(parseTriple(a).day) || a.localeCompare(b));
-  const costOf = await dayCosts(deps, meta);
+  const costs = await readCosts(deps, meta, window);
   const reread: string[] = [];
   let cost = 0;
+  // Past the budget, the rest of that day's families may still fit; no older day is read while a newer one waits.
+  let fullOn: string | undefined;
   for (const each of candidates) {
-    const { brand, family } = parseTriple(each);
-    const more = costOf(brand, family);
-    if (cost + more > settings.maxReadCalls) break;
+    const { brand, family, day } = parseTriple(each);
+    if (fullOn !== undefined && day !== fullOn) break;
+    const more = costs.cost(brand, family, day);
+    if (cost + more > settings.maxReadCalls) {
+      fullOn = day;
+      continue;
+    }
     cost += more;
+    costs.charge(brand, family);
     reread.push(each);
   }
   const leftUnread = triples.filter((each) => !reread.includes(each));
@@ -153,13 +160,41 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
 }
 
 /**
- * What re-reading one day of a brand's stream is likely to cost: the requests a day of it took in the scheduled run
- * (pages, and the slices of its pages or ownerships), at least one. A stream the run did not read counts one.
+ * What re-reading a brand, stream and day costs, from `_sync_state.requests` (retries included) of its last read: its
+ * day slices, and once per brand and stream its window and snapshot slices, which healSlices reads whole whatever the
+ * days. A stream with no such history counts what a day of it cost the scheduled run. Exceeded only by new retries,
+ * 429s and pages (docs/healing.md, "Budgets"; test/e2e/heal.int.test.ts, "newest days first").
  */
-async function dayCosts(deps: HealDeps, meta: RunMeta): Promise<(brandId: number, stream: string) => number> {
+async function readCosts(deps: HealDeps, meta: RunMeta, window: DayWindow): Promise<{ cost(brandId: number, stream: string, day: string): number; charge(brandId: number, stream: string): void }> {
   const counters = await deps.runs.counters(meta.runId);
   const days = meta.from && meta.to ? eachDay(meta.from, meta.to).length : 1;
-  return (brandId, stream) => Math.max(1, Math.ceil((counters.get(`${brandId}|${stream}`)?.requests ?? 0) / days));
+  const rows = await deps.warehouse.query(
+    `SELECT brand_id, stream, "day"::VARCHAR AS day, run_id, max(updated_at)::VARCHAR AS at, sum(requests)::INTEGER AS requests FROM _sync_state
+     WHERE "day" BETWEEN $1::DATE AND $2::DATE OR "day" IS NULL GROUP BY ALL`,
+    [window.from, window.to],
+  );
+  const dayCost = new Map<string, number>();
+  // The window and snapshot slices of a brand and stream, as the newest run that read them read them.
+  const windowCost = new Map<string, { at: string; requests: number }>();
+  for (const row of rows) {
+    const brandStream = `${Number(row.brand_id)}|${String(row.stream)}`;
+    if (row.day !== null) dayCost.set(`${brandStream}|${String(row.day)}`, Number(row.requests));
+    else if (!windowCost.has(brandStream) || windowCost.get(brandStream)!.at < String(row.at)) windowCost.set(brandStream, { at: String(row.at), requests: Number(row.requests) });
+  }
+  const charged = new Set<string>();
+  return {
+    cost(brandId, stream, day) {
+      const brandStream = `${brandId}|${stream}`;
+      if (!dayCost.has(triple(brandId, stream, day)) && !windowCost.has(brandStream)) {
+        return Math.max(1, Math.ceil((counters.get(brandStream)?.requests ?? 0) / days));
+      }
+      const whole = charged.has(brandStream) ? 0 : (windowCost.get(brandStream)?.requests ?? 0);
+      return Math.max(1, (dayCost.get(triple(brandId, stream, day)) ?? 0) + whole);
+    },
+    charge(brandId, stream) {
+      charged.add(`${brandId}|${stream}`);
+    },
+  };
 }
 
 /** A run of kind `heal`: a backfill of the triples' days and streams (a family is named after its stream), the rest left out. */
