@@ -245,11 +245,13 @@ async function compareAgain(deps: HealDeps, meta: RunMeta): Promise<void> {
   const counters = await deps.runs.counters(meta.runId);
   const readRequests = [...counters.values()].reduce((sum, each) => sum + each.requests, 0);
   const persisting = [...new Set([...round.persisting, ...after])].sort();
+  // Rounds overlap when a scheduled run ends while another round re-reads: what one told of, the other does not tell.
+  const told = await toldSince(deps, round.healId);
   await finishRound(deps, {
     ...round,
     disagreeingAfter: after,
     persisting,
-    reported: after,
+    reported: after.filter((each) => !told.has(each)),
     // A re-read day the budget left the second comparison no request for is not known healed.
     unresolved: [...round.unresolved, ...second.unresolved],
     verifyRequests: round.verifyRequests + requests,
@@ -257,6 +259,17 @@ async function compareAgain(deps: HealDeps, meta: RunMeta): Promise<void> {
     status: persisting.length || round.leftUnread.length || round.unresolved.length || second.unresolved.length ? 'disagree' : 'healed',
   });
   deps.log.info({ run: round.healId, reread: round.reread.length, after: after.length, requests, readRequests }, 'heal: compared the re-read days again');
+}
+
+/** What rounds finished since round `healId` started (or the last before) left persisting: each was told of once. */
+async function toldSince(deps: HealDeps, healId: string): Promise<Set<string>> {
+  const rows = await deps.warehouse.query(
+    `SELECT DISTINCT unnest(persisting) AS each FROM _heal_runs
+     WHERE finished_at >= (SELECT started_at FROM _heal_runs WHERE heal_id = $1)
+        OR heal_id = (SELECT heal_id FROM _heal_runs WHERE finished_at IS NOT NULL ORDER BY finished_at DESC, heal_id DESC LIMIT 1)`,
+    [healId],
+  );
+  return new Set(rows.map((row) => String(row.each)));
 }
 
 /** Records the round's end, publishes it (status reads the published file), then tells of what newly persists. */

@@ -222,3 +222,30 @@ describe('sync.heal against range answers that disagree forever', () => {
     expect(receiver.received).toHaveLength(1);
   }, 240_000);
 });
+
+describe('sync.heal when two rounds overlap on a range answer that disagrees forever', () => {
+  const STUCK_DAY = addDays(FIRST_TODAY, -3);
+  let fx: EngineFixture;
+  let host: WorkerHost;
+  let brandId: number;
+
+  beforeAll(async () => {
+    fx = await engineFixture('heal-overlap', { sim: { brands: 1 }, config: { sync: { initialDays: 6, lookbackDays: 1, fetchConcurrency: 8, heal: HEAL } } });
+    [brandId] = fx.config.brands as [number];
+    fx.sim.setKnobs({ rangeSurplusDays: [STUCK_DAY] });
+    host = startHost(fx);
+    await host.start();
+  }, 60_000);
+  afterAll(async () => {
+    await host?.stop();
+    await fx?.cleanup();
+  });
+
+  it('tells of it in one round only, whichever round re-read it', async () => {
+    // Two slots of one day started together: the second's comparison may run while the first still re-reads.
+    const rounds = await Promise.all([scheduledRunHealed(fx, FIRST_TODAY, '06'), scheduledRunHealed(fx, FIRST_TODAY, '07')]);
+    const stuck = `${brandId}|conversations|${STUCK_DAY}`;
+    for (const round of rounds) expect(round.persisting).toContain(stuck);
+    expect(rounds.filter((round) => round.reported.includes(stuck))).toHaveLength(1);
+  }, 240_000);
+});
