@@ -51,6 +51,8 @@ export interface LoadProcessorDeps {
   onWriterFault?: (fault: WriterFault) => void;
   /** Told of runs that end failed or incomplete, and of stale data after each run; default none. */
   notifier?: Notifier;
+  /** Aborted as the process begins to stop: a `sync.heal` comparison's calls end then (heal.ts). */
+  stopSignal?: AbortSignal;
 }
 
 /** How long a load job put back by a writer fault waits before another writer may take it (ms). */

@@ -308,6 +308,7 @@ export class WorkerHost {
         commitBatchSlices: this.options.commitBatchSlices,
         onWriterFault: (fault) => this.stopLoadingOn(fault),
         notifier: this.options.notifier,
+        stopSignal: this.stopWaiting.signal,
       }),
       1,
     );
