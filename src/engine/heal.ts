@@ -77,7 +77,7 @@ function disagreementsOf(report: VerifyReport): { triples: string[]; unresolved:
  * Compares the window with the API through a client of its own, whose rate budget refuses any attempt past `limit`
  * before it is sent: a family or half it leaves out is unresolved (test/e2e/heal.int.test.ts, "maxCalls").
  */
-async function compare(deps: HealDeps, brands: number[], window: DayWindow, families: readonly string[], limit: number): Promise<{ report: VerifyReport; requests: number }> {
+async function compare(deps: HealDeps, brands: number[], window: DayWindow, families: readonly string[], limit: number): Promise<{ report: VerifyReport; requests: number } | { failed: string; requests: number }> {
   const { config, log } = deps;
   const budget = new CallBudget(limit, true);
   const client = createApiClient(config.api, {
@@ -101,6 +101,10 @@ async function compare(deps: HealDeps, brands: number[], window: DayWindow, fami
       }),
     );
     return { report, requests: budget.total() };
+  } catch (error) {
+    // Failed, the job would be tried again and pay maxCalls each time: the round ends, its window unresolved.
+    if (deps.stopSignal?.aborted) throw error;
+    return { failed: error instanceof Error ? error.message : String(error), requests: budget.total() };
   } finally {
     await client.close().catch(() => undefined);
   }
@@ -112,8 +116,15 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
   if (await deps.warehouse.healRound(meta.runId)) return;
   const window = { from: addDays(meta.today, -settings.days), to: addDays(meta.today, -1) };
   const remembered = new Set((await deps.warehouse.lastFinishedHealRound())?.persisting ?? []);
-  const { report, requests } = await compare(deps, meta.brands, window, FIGURE_FAMILIES.map((family) => family.name), settings.maxCalls);
-  const { triples, unresolved } = disagreementsOf(report);
+  const families = FIGURE_FAMILIES.map((family) => family.name);
+  const compared = await compare(deps, meta.brands, window, families, settings.maxCalls);
+  const requests = compared.requests;
+  if ('failed' in compared) {
+    deps.log.warn({ run: meta.runId, window, requests, err: compared.failed }, 'heal: the comparison failed; the next round compares again');
+    const whole = meta.brands.flatMap((brand) => families.map((family) => `${brand}|${family}|${window.from}..${window.to}`));
+    return finishRound(deps, { healId: meta.runId, readRunId: null, windowStart: window.from, windowEnd: window.to, families: [], disagreeingBefore: [], reread: [], leftUnread: [], unresolved: whole, disagreeingAfter: null, persisting: [...remembered].sort(), reported: [], verifyRequests: requests, readRequests: 0, status: 'disagree' });
+  }
+  const { triples, unresolved } = disagreementsOf(compared.report);
   const carried = triples.filter((each) => remembered.has(each));
   // The newest days first, until the read budget is spent: older ones had more time for their answers to arrive.
   // A family is read again through the stream of its name; one without such a stream could only be reported.
@@ -237,10 +248,12 @@ async function compareAgain(deps: HealDeps, meta: RunMeta): Promise<void> {
   const window = { from: days[0]!, to: days.at(-1)! };
   const brands = [...new Set(parts.map((part) => part.brand))];
   const families = [...new Set(parts.map((part) => part.family))];
-  const { report, requests } = await compare(deps, brands, window, families, Math.max(0, settings.maxCalls - round.verifyRequests));
+  const compared = await compare(deps, brands, window, families, Math.max(0, settings.maxCalls - round.verifyRequests));
+  const requests = compared.requests;
+  if ('failed' in compared) deps.log.warn({ run: round.healId, window, requests, err: compared.failed }, 'heal: the second comparison failed; what was re-read stays unresolved');
   // Only what was re-read is judged: a day of the span it did not read waits for the next round.
   const reread = new Set(round.reread);
-  const second = disagreementsOf(report);
+  const second = 'failed' in compared ? { triples: [], unresolved: round.reread } : disagreementsOf(compared.report);
   const after = second.triples.filter((each) => reread.has(each));
   const counters = await deps.runs.counters(meta.runId);
   const readRequests = [...counters.values()].reduce((sum, each) => sum + each.requests, 0);

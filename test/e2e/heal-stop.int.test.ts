@@ -4,12 +4,14 @@ import { openQueues } from '../../src/engine/queues.js';
 import { scheduledRunId } from '../../src/engine/scheduler.js';
 import { enqueueRun } from '../../src/engine/start-run.js';
 import { WorkerHost } from '../../src/engine/worker-host.js';
-import { engineFixture, type EngineFixture } from '../support/engine.js';
+import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
+import { until } from '../support/until.js';
 import { testRedis } from '../support/redis.js';
 
 /**
  * A stop during a `sync.heal` comparison ends its calls as the stop begins (src/engine/heal.ts, `stopSignal`): the
  * heal job fails its attempt and goes back for the next writer, where the load worker's close had given up on it.
+ * A comparison the API fails ends its round with the window unresolved, not a job tried again at maxCalls a time.
  */
 
 const TODAY = '2026-11-20';
@@ -61,6 +63,51 @@ describe('a stop during a heal comparison', () => {
       await queues.load.close();
       await queues.fetch.close();
       redis.disconnect();
+    }
+  }, 240_000);
+});
+
+describe('a heal comparison the API fails', () => {
+  let failing: EngineFixture;
+
+  beforeAll(async () => {
+    const window = { from: addDays(TODAY, -HEAL.days), to: addDays(TODAY, -1) };
+    failing = await engineFixture('heal-fails', {
+      sim: {
+        brands: 1,
+        // From the comparison's first range answer on, the API answers 503 to everything.
+        onRequest: (entry) => {
+          if (entry.query.start_date === window.from && entry.query.end_date === window.to) failing.sim.setKnobs({ unavailable: '503' });
+        },
+      },
+      config: { sync: { initialDays: 6, lookbackDays: 1, fetchConcurrency: 8, heal: HEAL } },
+    });
+  }, 60_000);
+  afterAll(async () => failing?.cleanup());
+
+  it('ends the round with the window unresolved, within maxCalls, instead of failing the job', async () => {
+    const host = new WorkerHost({ config: failing.config, redisUrl: failing.redisUrl, log: failing.log, leaseTtlMs: 2_000 });
+    await host.start();
+    try {
+      const runId = scheduledRunId('daily', new Date(`${TODAY}T06:00:00Z`));
+      await enqueueRun({ config: failing.config, redisUrl: failing.redisUrl, log: failing.log, kind: 'scheduled', runId, brands: failing.config.brands, streams: STREAMS, today: TODAY });
+      let round: Record<string, unknown> | undefined;
+      await until(
+        'the failed round recorded',
+        async () => {
+          const rows = await queryFile(failing.config.db, 'SELECT status, unresolved, verify_requests FROM _heal_runs WHERE heal_id = $1 AND finished_at IS NOT NULL', [runId]).catch(() => []);
+          round = rows[0];
+          return round !== undefined;
+        },
+        180_000,
+        200,
+      );
+      expect(round!.status).toBe('disagree');
+      expect(round!.unresolved).toContain(`${failing.config.brands[0]}|conversations|${addDays(TODAY, -HEAL.days)}..${addDays(TODAY, -1)}`);
+      expect(Number(round!.verify_requests)).toBeGreaterThan(1);
+      expect(Number(round!.verify_requests)).toBeLessThanOrEqual(HEAL.maxCalls);
+    } finally {
+      await host.stop();
     }
   }, 240_000);
 });
