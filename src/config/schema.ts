@@ -179,13 +179,13 @@ export const healConfigSchema = z
     /** Days verified, ending the day before the scheduled run's today; default 7 (longer than answers take to arrive). */
     days: z.number().int().min(1).max(90).default(7),
     /**
-     * Most API requests one round's comparisons make (the first and the one after the re-read); default 60. The
-     * whole-window comparison is one request per family and brand, plus pages: a smaller budget compares nothing more.
+     * Most API requests one round's comparisons make (the first and the one after the re-read), retries included;
+     * default 60. What the budget leaves out is recorded as unresolved (test/e2e/heal-budget.int.test.ts).
      */
     maxCalls: z.number().int().min(0).max(100_000).default(60),
     /**
-     * Most requests the re-read may make, each day of a stream counted at what a day of it cost the scheduled run; the
-     * newest days go first. Default 100.
+     * Most requests the re-read may make, each day of a stream counted at what it cost when last read; the newest
+     * days go first; only new retries, 429s and pages pass it (docs/healing.md). Default 100.
      */
     maxReadCalls: z.number().int().min(0).max(100_000).default(100),
   })

@@ -66,15 +66,21 @@ export async function enqueuePlan(queues: Queues, data: PlanJobData): Promise<vo
  */
 export const FETCH_JOBS_PER_ADD = 500;
 
-/** The fetch jobs of a phase's slices, FETCH_JOBS_PER_ADD a round trip (test/engine/enqueue-batches.int.test.ts). */
-export async function enqueueFetches(queues: Queues, slices: readonly FetchJobData[], perAdd = FETCH_JOBS_PER_ADD): Promise<void> {
+/**
+ * The fetch jobs of a phase's slices, FETCH_JOBS_PER_ADD a round trip; returns the size of each add
+ * (test/engine/enqueue-batches.int.test.ts).
+ */
+export async function enqueueFetches(queues: Queues, slices: readonly FetchJobData[], perAdd = FETCH_JOBS_PER_ADD): Promise<number[]> {
+  const adds: number[] = [];
   for (const runId of new Set(slices.map((slice) => slice.runId))) {
     const ofRun = slices.filter((slice) => slice.runId === runId);
     for (let start = 0; start < ofRun.length; start += perAdd) {
       const batch = ofRun.slice(start, start + perAdd);
       await addOfRun(queues, runId, queues.fetch, batch.map((data) => ({ name: 'fetch', data, jobId: fetchJobId(data) })));
+      adds.push(batch.length);
     }
   }
+  return adds;
 }
 
 /** One fetch job: a slice fetched again because its chunks were lost (its `refetch` counts up, so its id is new). */

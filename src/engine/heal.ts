@@ -34,6 +34,8 @@ export interface HealDeps {
   log: Logger;
   metrics?: SyncMetrics;
   notifier?: Notifier;
+  /** Aborted as the process begins to stop: a comparison's calls end then, not at their timeouts. */
+  stopSignal?: AbortSignal;
 }
 
 /** The run id of the re-read of a scheduled run's round: one per round, however often its job is replayed. */
@@ -71,14 +73,18 @@ function disagreementsOf(report: VerifyReport): { triples: string[]; unresolved:
   return { triples: [...triples].sort(), unresolved };
 }
 
-/** Compares the window with the API through a client of its own, so its requests are counted against `maxCalls`. */
-async function compare(deps: HealDeps, brands: number[], window: DayWindow, families: readonly string[], limit: number): Promise<{ report: VerifyReport; requests: number }> {
+/**
+ * Compares the window with the API through a client of its own, whose rate budget refuses any attempt past `limit`
+ * before it is sent: a family or half it leaves out is unresolved (test/e2e/heal.int.test.ts, "maxCalls").
+ */
+async function compare(deps: HealDeps, brands: number[], window: DayWindow, families: readonly string[], limit: number): Promise<{ report: VerifyReport; requests: number } | { failed: string; requests: number }> {
   const { config, log } = deps;
   const budget = new CallBudget(limit, true);
   const client = createApiClient(config.api, {
     logger: log,
-    budget: createRedisRateBudget({ redis: deps.redis, prefix: config.redisPrefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log }),
+    budget: budget.bounding(createRedisRateBudget({ redis: deps.redis, prefix: config.redisPrefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log })),
     retryRateLimited: true,
+    signal: deps.stopSignal,
     onRequest: () => budget.count(),
   });
   try {
@@ -91,9 +97,14 @@ async function compare(deps: HealDeps, brands: number[], window: DayWindow, fami
         budget,
         families: FIGURE_FAMILIES.filter((family) => families.includes(family.name)),
         engineBreakdown: config.sync.engineBreakdown,
+        newestFirst: true,
       }),
     );
     return { report, requests: budget.total() };
+  } catch (error) {
+    // Failed, the job would be tried again and pay maxCalls each time: the round ends, its window unresolved.
+    if (deps.stopSignal?.aborted) throw error;
+    return { failed: error instanceof Error ? error.message : String(error), requests: budget.total() };
   } finally {
     await client.close().catch(() => undefined);
   }
@@ -105,20 +116,34 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
   if (await deps.warehouse.healRound(meta.runId)) return;
   const window = { from: addDays(meta.today, -settings.days), to: addDays(meta.today, -1) };
   const remembered = new Set((await deps.warehouse.lastFinishedHealRound())?.persisting ?? []);
-  const { report, requests } = await compare(deps, meta.brands, window, FIGURE_FAMILIES.map((family) => family.name), settings.maxCalls);
-  const { triples, unresolved } = disagreementsOf(report);
+  const families = FIGURE_FAMILIES.map((family) => family.name);
+  const compared = await compare(deps, meta.brands, window, families, settings.maxCalls);
+  const requests = compared.requests;
+  if ('failed' in compared) {
+    deps.log.warn({ run: meta.runId, window, requests, err: compared.failed }, 'heal: the comparison failed; the next round compares again');
+    const whole = meta.brands.flatMap((brand) => families.map((family) => `${brand}|${family}|${window.from}..${window.to}`));
+    return finishRound(deps, { healId: meta.runId, readRunId: null, windowStart: window.from, windowEnd: window.to, families: [], disagreeingBefore: [], reread: [], leftUnread: [], unresolved: whole, disagreeingAfter: null, persisting: [...remembered].sort(), reported: [], verifyRequests: requests, readRequests: 0, status: 'disagree' });
+  }
+  const { triples, unresolved } = disagreementsOf(compared.report);
   const carried = triples.filter((each) => remembered.has(each));
   // The newest days first, until the read budget is spent: older ones had more time for their answers to arrive.
   // A family is read again through the stream of its name; one without such a stream could only be reported.
   const candidates = triples.filter((each) => !remembered.has(each) && isStreamName(parseTriple(each).family)).sort((a, b) => parseTriple(b).day.localeCompare(parseTriple(a).day) || a.localeCompare(b));
-  const costOf = await dayCosts(deps, meta);
+  const costs = await readCosts(deps, meta, window);
   const reread: string[] = [];
   let cost = 0;
+  // Past the budget, the rest of that day's families may still fit; no older day is read while a newer one waits.
+  let fullOn: string | undefined;
   for (const each of candidates) {
-    const { brand, family } = parseTriple(each);
-    const more = costOf(brand, family);
-    if (cost + more > settings.maxReadCalls) break;
+    const { brand, family, day } = parseTriple(each);
+    if (fullOn !== undefined && day !== fullOn) break;
+    const more = costs.cost(brand, family, day);
+    if (cost + more > settings.maxReadCalls) {
+      fullOn = day;
+      continue;
+    }
     cost += more;
+    costs.charge(brand, family);
     reread.push(each);
   }
   const leftUnread = triples.filter((each) => !reread.includes(each));
@@ -146,13 +171,41 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
 }
 
 /**
- * What re-reading one day of a brand's stream is likely to cost: the requests a day of it took in the scheduled run
- * (pages, and the slices of its pages or ownerships), at least one. A stream the run did not read counts one.
+ * What re-reading a brand, stream and day costs, from `_sync_state.requests` (retries included) of its last read: its
+ * day slices, and once per brand and stream its window and snapshot slices, which healSlices reads whole whatever the
+ * days. A stream with no such history counts what a day of it cost the scheduled run. Exceeded only by new retries,
+ * 429s and pages (docs/healing.md, "Budgets"; test/e2e/heal.int.test.ts, "newest days first").
  */
-async function dayCosts(deps: HealDeps, meta: RunMeta): Promise<(brandId: number, stream: string) => number> {
+async function readCosts(deps: HealDeps, meta: RunMeta, window: DayWindow): Promise<{ cost(brandId: number, stream: string, day: string): number; charge(brandId: number, stream: string): void }> {
   const counters = await deps.runs.counters(meta.runId);
   const days = meta.from && meta.to ? eachDay(meta.from, meta.to).length : 1;
-  return (brandId, stream) => Math.max(1, Math.ceil((counters.get(`${brandId}|${stream}`)?.requests ?? 0) / days));
+  const rows = await deps.warehouse.query(
+    `SELECT brand_id, stream, "day"::VARCHAR AS day, run_id, max(updated_at)::VARCHAR AS at, sum(requests)::INTEGER AS requests FROM _sync_state
+     WHERE "day" BETWEEN $1::DATE AND $2::DATE OR "day" IS NULL GROUP BY ALL`,
+    [window.from, window.to],
+  );
+  const dayCost = new Map<string, number>();
+  // The window and snapshot slices of a brand and stream, as the newest run that read them read them.
+  const windowCost = new Map<string, { at: string; requests: number }>();
+  for (const row of rows) {
+    const brandStream = `${Number(row.brand_id)}|${String(row.stream)}`;
+    if (row.day !== null) dayCost.set(`${brandStream}|${String(row.day)}`, Number(row.requests));
+    else if (!windowCost.has(brandStream) || windowCost.get(brandStream)!.at < String(row.at)) windowCost.set(brandStream, { at: String(row.at), requests: Number(row.requests) });
+  }
+  const charged = new Set<string>();
+  return {
+    cost(brandId, stream, day) {
+      const brandStream = `${brandId}|${stream}`;
+      if (!dayCost.has(triple(brandId, stream, day)) && !windowCost.has(brandStream)) {
+        return Math.max(1, Math.ceil((counters.get(brandStream)?.requests ?? 0) / days));
+      }
+      const whole = charged.has(brandStream) ? 0 : (windowCost.get(brandStream)?.requests ?? 0);
+      return Math.max(1, (dayCost.get(triple(brandId, stream, day)) ?? 0) + whole);
+    },
+    charge(brandId, stream) {
+      charged.add(`${brandId}|${stream}`);
+    },
+  };
 }
 
 /** A run of kind `heal`: a backfill of the triples' days and streams (a family is named after its stream), the rest left out. */
@@ -195,23 +248,41 @@ async function compareAgain(deps: HealDeps, meta: RunMeta): Promise<void> {
   const window = { from: days[0]!, to: days.at(-1)! };
   const brands = [...new Set(parts.map((part) => part.brand))];
   const families = [...new Set(parts.map((part) => part.family))];
-  const { report, requests } = await compare(deps, brands, window, families, Math.max(0, settings.maxCalls - round.verifyRequests));
+  const compared = await compare(deps, brands, window, families, Math.max(0, settings.maxCalls - round.verifyRequests));
+  const requests = compared.requests;
+  if ('failed' in compared) deps.log.warn({ run: round.healId, window, requests, err: compared.failed }, 'heal: the second comparison failed; what was re-read stays unresolved');
   // Only what was re-read is judged: a day of the span it did not read waits for the next round.
   const reread = new Set(round.reread);
-  const after = disagreementsOf(report).triples.filter((each) => reread.has(each));
+  const second = 'failed' in compared ? { triples: [], unresolved: round.reread } : disagreementsOf(compared.report);
+  const after = second.triples.filter((each) => reread.has(each));
   const counters = await deps.runs.counters(meta.runId);
   const readRequests = [...counters.values()].reduce((sum, each) => sum + each.requests, 0);
   const persisting = [...new Set([...round.persisting, ...after])].sort();
+  // Rounds overlap when a scheduled run ends while another round re-reads: what one told of, the other does not tell.
+  const told = await toldSince(deps, round.healId);
   await finishRound(deps, {
     ...round,
     disagreeingAfter: after,
     persisting,
-    reported: after,
+    reported: after.filter((each) => !told.has(each)),
+    // A re-read day the budget left the second comparison no request for is not known healed.
+    unresolved: [...round.unresolved, ...second.unresolved],
     verifyRequests: round.verifyRequests + requests,
     readRequests,
-    status: persisting.length || round.leftUnread.length || round.unresolved.length ? 'disagree' : 'healed',
+    status: persisting.length || round.leftUnread.length || round.unresolved.length || second.unresolved.length ? 'disagree' : 'healed',
   });
   deps.log.info({ run: round.healId, reread: round.reread.length, after: after.length, requests, readRequests }, 'heal: compared the re-read days again');
+}
+
+/** What rounds finished since round `healId` started (or the last before) left persisting: each was told of once. */
+async function toldSince(deps: HealDeps, healId: string): Promise<Set<string>> {
+  const rows = await deps.warehouse.query(
+    `SELECT DISTINCT unnest(persisting) AS each FROM _heal_runs
+     WHERE finished_at >= (SELECT started_at FROM _heal_runs WHERE heal_id = $1)
+        OR heal_id = (SELECT heal_id FROM _heal_runs WHERE finished_at IS NOT NULL ORDER BY finished_at DESC, heal_id DESC LIMIT 1)`,
+    [healId],
+  );
+  return new Set(rows.map((row) => String(row.each)));
 }
 
 /** Records the round's end, publishes it (status reads the published file), then tells of what newly persists. */

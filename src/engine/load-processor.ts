@@ -55,6 +55,8 @@ export interface LoadProcessorDeps {
   onWriterFault?: (fault: WriterFault) => void;
   /** Told of runs that end failed or incomplete, and of stale data after each run; default none. */
   notifier?: Notifier;
+  /** Aborted as the process begins to stop: a `sync.heal` comparison's calls end then (heal.ts). */
+  stopSignal?: AbortSignal;
   /** The process clock's UTC day; default the real one. Tests pin it to the simulator's today. */
   today?: () => string;
 }

@@ -339,6 +339,7 @@ export class WorkerHost {
         onWriterFault: (fault) => this.stopLoadingOn(fault),
         notifier: this.options.notifier,
         today: this.options.today,
+        stopSignal: this.stopWaiting.signal,
       }),
       1,
     );

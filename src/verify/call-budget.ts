@@ -1,3 +1,13 @@
+import type { RateBudget } from '../api/index.js';
+
+/** Thrown before a request the bounding budget (`bounding`) has no room for: nothing was sent. */
+export class CallBudgetSpent extends Error {
+  constructor(readonly limit: number) {
+    super(`the call budget of ${limit} requests is spent`);
+    this.name = 'CallBudgetSpent';
+  }
+}
+
 /**
  * Counts the API requests `verify` makes (every HTTP attempt, retries included, as the client reports them) and
  * bounds the ones spent narrowing a disagreement down to days. The whole-window comparison is not bounded: it is
@@ -5,6 +15,8 @@
  */
 export class CallBudget {
   private used = 0;
+  /** Attempts let through `bounding`, counted before they are sent (so at least `used`). */
+  private claimed = 0;
   private narrowingStart: number | undefined;
 
   constructor(
@@ -28,7 +40,24 @@ export class CallBudget {
    * request left had cost its family's pages and engines, and the limit was overrun (102 of 100).
    */
   canSpend(requests = 1): boolean {
-    return (this.boundsAll ? this.used : this.narrowing()) + requests <= this.narrowingLimit;
+    return (this.boundsAll ? Math.max(this.used, this.claimed) : this.narrowing()) + requests <= this.narrowingLimit;
+  }
+
+  /**
+   * The key's rate budget, refusing with CallBudgetSpent every attempt (retries and 429s included) past the limit
+   * before it is sent: no measurement, whatever its pages, goes over it (test/e2e/heal-budget.int.test.ts).
+   */
+  bounding(rate: RateBudget): RateBudget {
+    return {
+      acquire: async (signal) => {
+        if (this.claimed >= this.narrowingLimit) throw new CallBudgetSpent(this.narrowingLimit);
+        this.claimed += 1;
+        await rate.acquire(signal);
+      },
+      blockFor: (ms) => rate.blockFor(ms),
+      observe: (answer) => rate.observe(answer),
+      close: async () => rate.close?.(),
+    };
   }
 
   total(): number {

@@ -1,4 +1,5 @@
 import { addDays, eachDay } from '../days.js';
+import { CallBudgetSpent } from './call-budget.js';
 import type { DayWindow } from './figure.js';
 
 /** The days a disagreement comes down to, and the windows left unsplit, by why. */
@@ -15,6 +16,8 @@ export interface NarrowOptions {
   disagrees: (window: DayWindow) => Promise<boolean>;
   /** Whether another request may be made; when not, the windows still to split are reported unresolved. */
   canSpend: () => boolean;
+  /** Measure the newer half of each window first, so a budget that runs out leaves the older days unresolved. */
+  newestFirst?: boolean;
 }
 
 /**
@@ -34,13 +37,22 @@ export async function narrowDays(window: DayWindow, options: NarrowOptions): Pro
       continue;
     }
     let found = false;
-    for (const half of halves(current)) {
+    const both = halves(current);
+    for (const half of options.newestFirst ? both.reverse() : both) {
       if (!options.canSpend()) {
         unresolved.push(half);
         found = true;
         continue;
       }
-      if (await options.disagrees(half)) {
+      // A bounding budget refuses the request that would go over it: the half stays unresolved.
+      const disagrees = await options.disagrees(half).catch((error: unknown) => {
+        if (error instanceof CallBudgetSpent) return undefined;
+        throw error;
+      });
+      if (disagrees === undefined) {
+        unresolved.push(half);
+        found = true;
+      } else if (disagrees) {
         queue.push(half);
         found = true;
       }

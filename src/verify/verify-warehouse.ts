@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ApiClient } from '../api/index.js';
-import type { CallBudget } from './call-budget.js';
+import { CallBudgetSpent, type CallBudget } from './call-budget.js';
 import { FIGURE_FAMILIES } from './families.js';
 import type { DayWindow, Figure, FigureFamily } from './figure.js';
 import { daysAsWindows, mergeWindows, narrowDays } from './narrow-days.js';
@@ -18,6 +18,8 @@ export interface VerifyOptions {
   /** `sync.engineBreakdown`, so the per-engine figures cover the engines the sync asks. */
   engineBreakdown?: readonly string[] | undefined;
   signal?: AbortSignal;
+  /** Narrow the newer half of each window first (`sync.heal`: the newest days are healed first). */
+  newestFirst?: boolean;
 }
 
 /** One brand's comparison over the window, and where its disagreements are. */
@@ -73,6 +75,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
   const compared = new Map<number, readonly FigureFamily[]>();
   const notSynced = new Map<number, string[]>();
   const notCompared = new Map<number, Set<string>>();
+  const unmeasured: Array<{ brandId: number; family: string }> = [];
   for (const brandId of options.brands) {
     // A brand the warehouse holds nothing of is compared whole: every figure disagrees, and the backfill is named.
     const synced = await syncedStreams(options.connection, brandId);
@@ -82,11 +85,23 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     const figures: Figure[] = [];
     const left = new Set<string>();
     notCompared.set(brandId, left);
+    const measured: FigureFamily[] = [];
     for (const family of compared.get(brandId)!) {
       const before = options.budget.total();
-      figures.push(...(await measure(brandId, family, options.window, (why) => left.add(why))));
+      // A bounding budget (sync.heal.maxCalls) refuses a request past it: the family's whole window stays unresolved.
+      const whole = await measure(brandId, family, options.window, (why) => left.add(why)).catch((error: unknown) => {
+        if (error instanceof CallBudgetSpent) return undefined;
+        throw error;
+      });
+      if (!whole) {
+        unmeasured.push({ brandId, family: family.name });
+        continue;
+      }
+      figures.push(...whole);
+      measured.push(family);
       cost.set(`${brandId}|${family.name}`, Math.max(1, options.budget.total() - before));
     }
+    compared.set(brandId, measured);
     wholeWindow.set(brandId, figures);
   }
 
@@ -97,12 +112,16 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     const days = new Set<string>();
     const unresolved: DayWindow[] = [];
     const undivided: DayWindow[] = [];
-    const byFamily: FamilyVerdict[] = [];
+    const byFamily: FamilyVerdict[] = unmeasured
+      .filter((each) => each.brandId === brandId)
+      .map((each) => ({ family: each.family, days: [], unresolved: [options.window], undivided: [] }));
+    for (const each of byFamily) unresolved.push(...each.unresolved);
     for (const family of compared.get(brandId)!) {
       if (figures.every((entry) => entry.family !== family.name || entry.agree)) continue;
       const narrowed = await narrowDays(options.window, {
         disagrees: async (window) => (await measure(brandId, family, window)).some((entry) => !entry.agree),
         canSpend: () => options.budget.canSpend(cost.get(`${brandId}|${family.name}`) ?? 1),
+        newestFirst: options.newestFirst,
       });
       for (const day of narrowed.days) days.add(day);
       byFamily.push({ family: family.name, ...narrowed });
@@ -125,7 +144,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
   }
   return {
     window: options.window,
-    agree: brands.every((brand) => brand.figures.every((entry) => entry.agree)),
+    agree: !unmeasured.length && brands.every((brand) => brand.figures.every((entry) => entry.agree)),
     brands,
     calls: { total: options.budget.total(), narrowing: options.budget.narrowing(), narrowingLimit: options.budget.narrowingLimit },
   };

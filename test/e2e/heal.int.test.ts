@@ -34,8 +34,8 @@ interface Round {
 }
 
 /** Runs the scheduled run of a day's slot, as `bvsync scheduler` enqueues it, and waits for its healing round to end. */
-async function scheduledRunHealed(fx: EngineFixture, today: string): Promise<Round> {
-  const runId = scheduledRunId('daily', new Date(`${today}T06:00:00Z`));
+async function scheduledRunHealed(fx: EngineFixture, today: string, hour = '06'): Promise<Round> {
+  const runId = scheduledRunId('daily', new Date(`${today}T${hour}:00:00Z`));
   await enqueueRun({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, kind: 'scheduled', runId, brands: fx.config.brands, streams: STREAMS, today });
   let round: Round | undefined;
   await until(
@@ -153,6 +153,9 @@ describe('sync.heal with a read budget too small for every late day', () => {
     expect(round.left_unread.length).toBeGreaterThan(0);
     expect(round.reread.map(dayOf).sort()[0]! >= round.left_unread.map(dayOf).sort().at(-1)!).toBe(true);
     expect(round.status).toBe('disagree');
+    // No faults and no page gained: each day costs what it cost when last read, so the re-read keeps to its budget.
+    expect(round.read_requests).toBeGreaterThan(0);
+    expect(round.read_requests).toBeLessThanOrEqual(12);
   }, 240_000);
 });
 
@@ -217,5 +220,32 @@ describe('sync.heal against range answers that disagree forever', () => {
     expect(lines[0]).toContain(stuck);
     // The second round told no one: its `reported` is empty, and the receiver still holds the one notice.
     expect(receiver.received).toHaveLength(1);
+  }, 240_000);
+});
+
+describe('sync.heal when two rounds overlap on a range answer that disagrees forever', () => {
+  const STUCK_DAY = addDays(FIRST_TODAY, -3);
+  let fx: EngineFixture;
+  let host: WorkerHost;
+  let brandId: number;
+
+  beforeAll(async () => {
+    fx = await engineFixture('heal-overlap', { sim: { brands: 1 }, config: { sync: { initialDays: 6, lookbackDays: 1, fetchConcurrency: 8, heal: HEAL } } });
+    [brandId] = fx.config.brands as [number];
+    fx.sim.setKnobs({ rangeSurplusDays: [STUCK_DAY] });
+    host = startHost(fx);
+    await host.start();
+  }, 60_000);
+  afterAll(async () => {
+    await host?.stop();
+    await fx?.cleanup();
+  });
+
+  it('tells of it in one round only, whichever round re-read it', async () => {
+    // Two slots of one day started together: the second's comparison may run while the first still re-reads.
+    const rounds = await Promise.all([scheduledRunHealed(fx, FIRST_TODAY, '06'), scheduledRunHealed(fx, FIRST_TODAY, '07')]);
+    const stuck = `${brandId}|conversations|${STUCK_DAY}`;
+    for (const round of rounds) expect(round.persisting).toContain(stuck);
+    expect(rounds.filter((round) => round.reported.includes(stuck))).toHaveLength(1);
   }, 240_000);
 });

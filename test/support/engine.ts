@@ -194,6 +194,8 @@ export function runBvsync(args: string[], env: NodeJS.ProcessEnv): Promise<CliRe
 
 /** Columns that say when and by which run a row was written, not what it holds. */
 const RUN_COLUMNS = ['_synced_at', '_run_id'];
+/** Columns of a view that say when a run saw something: the same data loaded by two runs differs there alone. */
+const RUN_TIME_COLUMNS = ['v_schema_drift.first_seen', 'v_schema_drift.last_seen'];
 
 /**
  * Compares every table of two closed DuckDB files (bookkeeping tables aside) row for row, ignoring the columns that
@@ -218,7 +220,7 @@ export async function tableDifferences(
     const differences: Array<{ table: string; onlyInA: number; onlyInB: number }> = [];
     for (const row of tables) {
       const columns = (row.columns as string[])
-        .filter((column) => !RUN_COLUMNS.includes(column) && !ignore.includes(`${String(row.table_name)}.${column}`))
+        .filter((column) => !RUN_COLUMNS.includes(column) && ![...RUN_TIME_COLUMNS, ...ignore].includes(`${String(row.table_name)}.${column}`))
         .map((column) => `"${column}"`).join(', ');
       const table = `"${String(row.table_name)}"`;
       const count = async (left: string, right: string) => {
