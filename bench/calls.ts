@@ -55,7 +55,8 @@ async function query(db: string, sql: string, params: (string | number | null)[]
 async function predictSync(db: string): Promise<{ slices: number; pages: Map<string, number> }> {
   const sync = parseConfig({}).sync;
   const cursors = new Map<string, string>();
-  for (const row of await query(db, 'SELECT brand_id, stream, through_day::VARCHAR AS day FROM _sync_cursors')) cursors.set(`${String(row.brand_id)}|${String(row.stream)}`, String(row.day));
+  for (const row of await query(db, 'SELECT brand_id, stream, through_day::VARCHAR AS day FROM _sync_cursors'))
+    cursors.set(`${String(row.brand_id)}|${String(row.stream)}`, String(row.day));
   // A stream with no cursor starts after the complete days slices already loaded (the backfill's), as the planner does.
   const completeDays = await query(
     db,
@@ -65,27 +66,52 @@ async function predictSync(db: string): Promise<{ slices: number; pages: Map<str
   for (const stream of new Set(completeDays.map((row) => String(row.stream)))) {
     const key = `${BRAND}|${stream}`;
     if (cursors.has(key)) continue;
-    const days = completeDays.filter((row) => row.stream === stream).map((row) => ({ day: String(row.day), complete: row.complete === true }));
+    const days = completeDays
+      .filter((row) => row.stream === stream)
+      .map((row) => ({ day: String(row.day), complete: row.complete === true }));
     const through = completeThrough(firstIncrementalDay(TODAY, sync), days);
     if (through) cursors.set(key, through);
   }
   // Later phases fan out over what earlier ones loaded, read back as the load processor does.
   const source = {
-    brandColumn: async (table: string, column: string, brand: number) => (await query(db, `SELECT "${column}" AS value FROM "${table}" WHERE brand_id = $1`, [brand])).map((row) => row.value),
+    brandColumn: async (table: string, column: string, brand: number) =>
+      (await query(db, `SELECT "${column}" AS value FROM "${table}" WHERE brand_id = $1`, [brand])).map(
+        (row) => row.value,
+      ),
     echoedEngines: async (stream: string, brand: number) =>
-      (await query(db, ECHOED_ENGINES_SQL, [stream])).filter((row) => Number(row.brand_id) === brand).map((row) => String(row.engine)),
-    listedPages: async (brand: number) => (await query(db, LISTED_PAGES_SQL, [brand, null])).map((row) => String(row.url)),
+      (await query(db, ECHOED_ENGINES_SQL, [stream]))
+        .filter((row) => Number(row.brand_id) === brand)
+        .map((row) => String(row.engine)),
+    listedPages: async (brand: number) =>
+      (await query(db, LISTED_PAGES_SQL, [brand, null])).map((row) => String(row.url)),
   };
   const dimensions = await readDimensions(STREAMS.values(), new Set(DIMENSION_NAMES), source, BRAND, sync.domains);
   const pagesBefore = new Map<string, number>();
-  for (const row of await query(db, 'SELECT stream, slice_key, total_rows FROM _sync_state WHERE brand_id = $1', [BRAND])) {
-    pagesBefore.set(`${String(row.stream)}|${String(row.slice_key)}`, pagesFor(String(row.stream), row.total_rows === null ? null : Number(row.total_rows)));
+  for (const row of await query(db, 'SELECT stream, slice_key, total_rows FROM _sync_state WHERE brand_id = $1', [
+    BRAND,
+  ])) {
+    pagesBefore.set(
+      `${String(row.stream)}|${String(row.slice_key)}`,
+      pagesFor(String(row.stream), row.total_rows === null ? null : Number(row.total_rows)),
+    );
   }
   const slices: PlannedSlice[] = [];
   for (const phase of [1, 2]) {
-    slices.push(...planSlices({ mode: { kind: 'incremental', today: TODAY }, brands: [BRAND], streams: selectStreams(undefined), phase, sync, cursors, dimensions: () => dimensions }));
+    slices.push(
+      ...planSlices({
+        mode: { kind: 'incremental', today: TODAY },
+        brands: [BRAND],
+        streams: selectStreams(undefined),
+        phase,
+        sync,
+        cursors,
+        dimensions: () => dimensions,
+      }),
+    );
   }
-  const pages = new Map(slices.map((slice) => [`${slice.stream}|${slice.key}`, pagesBefore.get(`${slice.stream}|${slice.key}`) ?? 1]));
+  const pages = new Map(
+    slices.map((slice) => [`${slice.stream}|${slice.key}`, pagesBefore.get(`${slice.stream}|${slice.key}`) ?? 1]),
+  );
   return { slices: slices.length, pages };
 }
 
@@ -95,7 +121,11 @@ async function predictSync(db: string): Promise<{ slices: number; pages: Map<str
  * total the sync itself read, for today's slices only: any other extra request is still one too many.
  */
 async function todaysGrowth(db: string, runId: string, predicted: ReadonlyMap<string, number>): Promise<number> {
-  const read = await query(db, `SELECT stream, slice_key, total_rows FROM _sync_state WHERE run_id = $1 AND "day" = CAST($2 AS DATE)`, [runId, TODAY]);
+  const read = await query(
+    db,
+    `SELECT stream, slice_key, total_rows FROM _sync_state WHERE run_id = $1 AND "day" = CAST($2 AS DATE)`,
+    [runId, TODAY],
+  );
   return read.reduce((sum, row) => {
     const key = `${String(row.stream)}|${String(row.slice_key)}`;
     const needed = pagesFor(String(row.stream), row.total_rows === null ? null : Number(row.total_rows));
@@ -106,13 +136,24 @@ async function todaysGrowth(db: string, runId: string, predicted: ReadonlyMap<st
 export async function run(): Promise<BenchResult[]> {
   return withSimulator('bench-calls', { days: DAYS + 5 }, async (context) => {
     const { sim, db } = context;
-    const spec: ChildRunSpec = { kind: 'backfill', url: sim.url, apiKey: sim.apiKey, db, redisPrefix: context.redisPrefix, streams: [], timeoutMs: 300_000 };
+    const spec: ChildRunSpec = {
+      kind: 'backfill',
+      url: sim.url,
+      apiKey: sim.apiKey,
+      db,
+      redisPrefix: context.redisPrefix,
+      streams: [],
+      timeoutMs: 300_000,
+    };
     const backfill = await runInChild({ ...spec, from: daysBack(DAYS - 1), to: daysBack(0) });
     const backfillRequests = (await sim.requests()).length;
     const states = await query(db, 'SELECT stream, total_rows FROM _sync_state WHERE run_id = $1', [backfill.runId]);
     const minimum = {
       slices: states.length,
-      requests: states.reduce((sum, row) => sum + pagesFor(String(row.stream), row.total_rows === null ? null : Number(row.total_rows)), 0),
+      requests: states.reduce(
+        (sum, row) => sum + pagesFor(String(row.stream), row.total_rows === null ? null : Number(row.total_rows)),
+        0,
+      ),
     };
     const results: BenchResult[] = [];
     const needed = minimum.requests;
@@ -127,7 +168,10 @@ export async function run(): Promise<BenchResult[]> {
       met: ratio <= 1.05,
       note: `${minimum.slices} slices, run ${backfill.status}`,
     });
-    for (const which of ['first sync after it (starts after the backfill: lookback + full refresh)', 'second sync, nothing new (lookback + full refresh)']) {
+    for (const which of [
+      'first sync after it (starts after the backfill: lookback + full refresh)',
+      'second sync, nothing new (lookback + full refresh)',
+    ]) {
       const predicted = await predictSync(db);
       await sim.clearRequests();
       const sync = await runInChild({ ...spec, kind: 'sync' });

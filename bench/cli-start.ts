@@ -27,10 +27,18 @@ function median(values: number[]): number {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const built = spawnSync(process.execPath, ['scripts/build.js', '--if-stale', '--noCheck'], { cwd: REPO, stdio: 'inherit' });
+  const built = spawnSync(process.execPath, ['scripts/build.js', '--if-stale', '--noCheck'], {
+    cwd: REPO,
+    stdio: 'inherit',
+  });
   if (built.status !== 0) throw new Error('the build of dist/ failed');
   const dir = mkdtempSync(join(tmpdir(), 'bvsync-cli-start-'));
-  const env = { ...process.env, BVSYNC_CONFIG: '', BVSYNC_DB: join(dir, 'bv.duckdb'), BVSYNC_REDIS_PREFIX: `bench-cli-start-${process.pid}` };
+  const env = {
+    ...process.env,
+    BVSYNC_CONFIG: '',
+    BVSYNC_DB: join(dir, 'bv.duckdb'),
+    BVSYNC_REDIS_PREFIX: `bench-cli-start-${process.pid}`,
+  };
   const bin = join(REPO, 'bin', 'bvsync.js');
   const times = { node: [] as number[], version: [] as number[], status: [] as number[] };
   try {
@@ -51,7 +59,23 @@ export async function run(): Promise<BenchResult[]> {
   const status = median(times.status);
   return [
     { scenario: 'cli-start', metric: 'node -e 0 (median)', value: node, unit: 's' },
-    { scenario: 'cli-start', metric: 'bvsync --version (median)', value: version, unit: 's', reference: node, target: `<= reference + ${TARGET_GAP_S} s`, met: version <= node + TARGET_GAP_S, note: `${ROUNDS} rounds` },
-    { scenario: 'cli-start', metric: 'bvsync status --json (median)', value: status, unit: 's', reference: node, note: 'reads Redis; no target' },
+    {
+      scenario: 'cli-start',
+      metric: 'bvsync --version (median)',
+      value: version,
+      unit: 's',
+      reference: node,
+      target: `<= reference + ${TARGET_GAP_S} s`,
+      met: version <= node + TARGET_GAP_S,
+      note: `${ROUNDS} rounds`,
+    },
+    {
+      scenario: 'cli-start',
+      metric: 'bvsync status --json (median)',
+      value: status,
+      unit: 's',
+      reference: node,
+      note: 'reads Redis; no target',
+    },
   ];
 }

@@ -1,11 +1,19 @@
-
 import { copyFileSync, existsSync, linkSync, rmSync, statSync } from 'node:fs';
 import { addDays } from '../src/days.js';
 import { workingPathFor } from '../src/warehouse/paths.js';
 import { duckdbSettings } from '../src/warehouse/duckdb-budget.js';
 import { openWarehouse } from '../src/warehouse/warehouse.js';
 import { conversationRows, sliceBatch } from '../test/warehouse/batches.js';
-import { conversationsSpec, daysBack, runInChild, SHIPPED_NODE_OPTIONS, TODAY, withShippedEnvironment, withSimulator, type ChildRunReport } from './harness.js';
+import {
+  conversationsSpec,
+  daysBack,
+  runInChild,
+  SHIPPED_NODE_OPTIONS,
+  TODAY,
+  withShippedEnvironment,
+  withSimulator,
+  type ChildRunReport,
+} from './harness.js';
 import type { BenchResult } from './run.js';
 
 const PER_DAY = 10_000;
@@ -78,12 +86,27 @@ async function publishes(db: string): Promise<PublishFigures> {
   try {
     const day = daysBack(SYNC_DAYS + 1);
     await wh.loadSlice(
-      sliceBatch({ runId: 'bench-growth', brandId: 1, stream: 'conversations', sliceKey: day, day, writes: [{ table: 'conversations', mode: 'replace', scope: { brand_id: 1, day }, rows: conversationRows(day, PER_DAY, GENERATED_IDS * 2) }] }),
+      sliceBatch({
+        runId: 'bench-growth',
+        brandId: 1,
+        stream: 'conversations',
+        sliceKey: day,
+        day,
+        writes: [
+          {
+            table: 'conversations',
+            mode: 'replace',
+            scope: { brand_id: 1, day },
+            rows: conversationRows(day, PER_DAY, GENERATED_IDS * 2),
+          },
+        ],
+      }),
     );
     // As a run does from its first commit: the clone is made beside the loads, and the publish only brings it up to date.
     await wh.preparePublish(db);
     const incremental = await wh.publish(db);
-    if (incremental.mode !== 'incremental') throw new Error(`the publish after a sync was a full copy: ${incremental.fullCopyReason}`);
+    if (incremental.mode !== 'incremental')
+      throw new Error(`the publish after a sync was a full copy: ${incremental.fullCopyReason}`);
     const full = await wh.publish(db, { incremental: false }).then(
       (result) => ({ ms: result.ms }),
       (error: Error) => ({ error: error.message.split('\n')[0]! }),
@@ -117,12 +140,26 @@ function keepAside(db: string): { restore(): void } {
   };
 }
 
-async function syncOn(days: number, measurePublish: boolean): Promise<{ report: ChildRunReport; seconds: number[]; filled: number; publishedMb: number; publish?: PublishFigures }> {
+async function syncOn(
+  days: number,
+  measurePublish: boolean,
+): Promise<{
+  report: ChildRunReport;
+  seconds: number[];
+  filled: number;
+  publishedMb: number;
+  publish?: PublishFigures;
+}> {
   return withSimulator(`bench-growth-${days}`, { scale: PER_DAY, days: SYNC_DAYS }, async (context) => {
     const filled = await fillWarehouse(context.db, days);
     const aside = keepAside(context.db);
     // As bvsync is started: the RSS targets are for it, not for node's defaults (whose heap alone reaches ~230 MB).
-    const spec = conversationsSpec(context, SYNC_DAYS, { kind: 'sync', from: undefined, to: undefined, nodeOptions: SHIPPED_NODE_OPTIONS });
+    const spec = conversationsSpec(context, SYNC_DAYS, {
+      kind: 'sync',
+      from: undefined,
+      to: undefined,
+      nodeOptions: SHIPPED_NODE_OPTIONS,
+    });
     const reports: ChildRunReport[] = [];
     for (let index = 0; index < SYNC_RUNS; index++) {
       if (index > 0) aside.restore();
@@ -131,9 +168,19 @@ async function syncOn(days: number, measurePublish: boolean): Promise<{ report: 
       reports.push(report);
     }
     const fastest = reports.reduce((best, report) => (report.seconds < best.seconds ? report : best));
-    const report = { ...fastest, peakRssMb: Math.max(...reports.map((r) => r.peakRssMb)), peakHeapMb: Math.max(...reports.map((r) => r.peakHeapMb)) };
+    const report = {
+      ...fastest,
+      peakRssMb: Math.max(...reports.map((r) => r.peakRssMb)),
+      peakHeapMb: Math.max(...reports.map((r) => r.peakHeapMb)),
+    };
     const publishedMb = statSync(context.db).size / 2 ** 20;
-    return { report, seconds: reports.map((r) => r.seconds), filled, publishedMb, ...(measurePublish ? { publish: await publishes(context.db) } : {}) };
+    return {
+      report,
+      seconds: reports.map((r) => r.seconds),
+      filled,
+      publishedMb,
+      ...(measurePublish ? { publish: await publishes(context.db) } : {}),
+    };
   });
 }
 
@@ -156,9 +203,27 @@ export async function run(): Promise<BenchResult[]> {
       met: ratio <= MAX_RATIO,
       note: `${ratio.toFixed(2)} x; ${note(large)}`,
     },
-    { scenario: 'growth', metric: `peak RSS, 3-day sync on ${largeLabel}`, value: large.report.peakRssMb, unit: 'MB', reference: LIMIT_MB, target: `<= ${LIMIT_MB} MB`, met: large.report.peakRssMb <= LIMIT_MB, note: note(large) },
+    {
+      scenario: 'growth',
+      metric: `peak RSS, 3-day sync on ${largeLabel}`,
+      value: large.report.peakRssMb,
+      unit: 'MB',
+      reference: LIMIT_MB,
+      target: `<= ${LIMIT_MB} MB`,
+      met: large.report.peakRssMb <= LIMIT_MB,
+      note: note(large),
+    },
     publishRow(largeLabel, large.publish!),
-    { scenario: 'growth', metric: 'peak RSS, 3-day sync on an empty warehouse', value: empty.report.peakRssMb, unit: 'MB', reference: LIMIT_MB, target: `<= ${LIMIT_MB} MB`, met: empty.report.peakRssMb <= LIMIT_MB, note: note(empty) },
+    {
+      scenario: 'growth',
+      metric: 'peak RSS, 3-day sync on an empty warehouse',
+      value: empty.report.peakRssMb,
+      unit: 'MB',
+      reference: LIMIT_MB,
+      target: `<= ${LIMIT_MB} MB`,
+      met: empty.report.peakRssMb <= LIMIT_MB,
+      note: note(empty),
+    },
   ];
 }
 

@@ -45,7 +45,21 @@ export interface SimProcess {
 
 /** `bvsync simulate` for one brand, in its own process, on a free port of 127.0.0.1. */
 export async function startSimProcess(options: SimProcessOptions = {}): Promise<SimProcess> {
-  const args = ['bin/bvsync.js', 'simulate', '--port', '0', '--host', '127.0.0.1', '--json', '--log-level', 'warn', '--today', TODAY, '--brands', String(options.brands ?? 1)];
+  const args = [
+    'bin/bvsync.js',
+    'simulate',
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    '--json',
+    '--log-level',
+    'warn',
+    '--today',
+    TODAY,
+    '--brands',
+    String(options.brands ?? 1),
+  ];
   args.push('--days', String(options.days ?? 30), '--scale', String(options.scale ?? 100));
   args.push('--latency-ms', String(options.latencyMs ?? 0), '--rate-limit', String(options.rateLimit ?? 0));
   if (options.maxCachedAnswers) args.push('--max-cached-answers', String(options.maxCachedAnswers));
@@ -54,7 +68,10 @@ export async function startSimProcess(options: SimProcessOptions = {}): Promise<
   const [line] = (await once(lines, 'line')) as [string];
   const facts = JSON.parse(line) as { url: string; api_key: string };
   const admin = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const response = await fetch(`${facts.url}${path}`, { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+    const response = await fetch(`${facts.url}${path}`, {
+      method,
+      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    });
     if (!response.ok) throw new Error(`simulator admin ${method} ${path}: ${response.status}`);
     return response.json();
   };
@@ -168,7 +185,12 @@ export async function runInChild(spec: ChildRunSpec): Promise<ChildRunReport> {
   const child = spawn(process.execPath, ['bin/run-ts.js', 'bench/run-child.ts', JSON.stringify(spec)], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, REDIS_URL: spec.redisUrl ?? REDIS_URL, BVSYNC_LOG_LEVEL: process.env.BVSYNC_BENCH_LOG ?? 'warn', NODE_OPTIONS: spec.nodeOptions ?? '' },
+    env: {
+      ...process.env,
+      REDIS_URL: spec.redisUrl ?? REDIS_URL,
+      BVSYNC_LOG_LEVEL: process.env.BVSYNC_BENCH_LOG ?? 'warn',
+      NODE_OPTIONS: spec.nodeOptions ?? '',
+    },
   });
   let stdout = '';
   child.stdout!.on('data', (data: Buffer) => (stdout += data.toString()));
@@ -194,7 +216,11 @@ export interface BenchRunContext {
  * Starts a simulator process, gives `work` a fresh database folder and Redis prefix, and removes all three
  * afterwards, whatever `work` did.
  */
-export async function withSimulator<T>(name: string, simOptions: SimProcessOptions, work: (context: BenchRunContext) => Promise<T>): Promise<T> {
+export async function withSimulator<T>(
+  name: string,
+  simOptions: SimProcessOptions,
+  work: (context: BenchRunContext) => Promise<T>,
+): Promise<T> {
   const sim = await startSimProcess(simOptions);
   const tmp = tempDir(name);
   const redisPrefix = uniquePrefix(name);
@@ -210,7 +236,11 @@ export async function withSimulator<T>(name: string, simOptions: SimProcessOptio
 }
 
 /** A backfill of conversations over the last `days` days, as most scenarios run it. */
-export function conversationsSpec(context: BenchRunContext, days: number, extra: Partial<ChildRunSpec> = {}): ChildRunSpec {
+export function conversationsSpec(
+  context: BenchRunContext,
+  days: number,
+  extra: Partial<ChildRunSpec> = {},
+): ChildRunSpec {
   return {
     kind: 'backfill',
     url: context.sim.url,

@@ -32,7 +32,12 @@ export async function run(rowCount = DEFAULT_ROWS): Promise<BenchResult[]> {
     const raw = await rawAppenderRate(join(tmp.path, 'raw.duckdb'), rows);
 
     const wh = await openWarehouse(join(tmp.path, 'bv.work.duckdb'));
-    const batch = sliceBatch({ stream: 'conversations', sliceKey: DAY, day: DAY, writes: [{ table: 'conversations', mode: 'merge', rows }] });
+    const batch = sliceBatch({
+      stream: 'conversations',
+      sliceKey: DAY,
+      day: DAY,
+      writes: [{ table: 'conversations', mode: 'merge', rows }],
+    });
     let started = performance.now();
     await wh.loadSlice(batch);
     const intoEmpty = rowCount / ((performance.now() - started) / 1000);
@@ -49,9 +54,27 @@ export async function run(rowCount = DEFAULT_ROWS): Promise<BenchResult[]> {
     const note = `${rowCount.toLocaleString('en-US')} rows x 15 columns`;
     return [
       { scenario: 'load', metric: 'raw DataChunkWriter + appender, unkeyed table', value: raw, unit: 'rows/s', note },
-      { scenario: 'load', metric: 'loadSlice into an empty file (merge)', value: intoEmpty, unit: 'rows/s', note: `${(intoEmpty / raw).toFixed(2)} x raw` },
-      { scenario: 'load', metric: 'loadSlice again over the same keys', value: overExisting, unit: 'rows/s', note: `${(overExisting / raw).toFixed(2)} x raw` },
-      { scenario: 'load', metric: 'publish the copy (COPY FROM DATABASE + views + rename)', value: publishSeconds, unit: 's', note },
+      {
+        scenario: 'load',
+        metric: 'loadSlice into an empty file (merge)',
+        value: intoEmpty,
+        unit: 'rows/s',
+        note: `${(intoEmpty / raw).toFixed(2)} x raw`,
+      },
+      {
+        scenario: 'load',
+        metric: 'loadSlice again over the same keys',
+        value: overExisting,
+        unit: 'rows/s',
+        note: `${(overExisting / raw).toFixed(2)} x raw`,
+      },
+      {
+        scenario: 'load',
+        metric: 'publish the copy (COPY FROM DATABASE + views + rename)',
+        value: publishSeconds,
+        unit: 's',
+        note,
+      },
     ];
   } finally {
     tmp.remove();

@@ -9,7 +9,13 @@
  * its phases' jobs and its finalize must not lift the process over the same limit. `BVSYNC_BENCH_MEMORY_BRANDS=30`
  * runs fewer brands; `BVSYNC_BENCH_MEMORY=brands` runs that backfill alone. The year: `npm run bench -- year`.
  */
-import { daysBack, runInChild, SHIPPED_NODE_OPTIONS as SHIPPED, withShippedEnvironment, withSimulator } from './harness.js';
+import {
+  daysBack,
+  runInChild,
+  SHIPPED_NODE_OPTIONS as SHIPPED,
+  withShippedEnvironment,
+  withSimulator,
+} from './harness.js';
 import { conversationBackfill, type BackfillFigure } from './throughput.js';
 import type { BenchResult } from './run.js';
 
@@ -20,9 +26,36 @@ function figures(label: string, small: BackfillFigure, large: BackfillFigure, wi
     `${figure.records.toLocaleString('en-US')} records in ${figure.seconds.toFixed(1)} s; V8 heap peak ${Math.round(figure.report.peakHeapMb)} MB`;
   const growth = large.peakRssMb / small.peakRssMb;
   const rows: BenchResult[] = [
-    { scenario: 'memory', metric: `peak RSS, 1,000,000 conversations${label}`, value: large.peakRssMb, unit: 'MB', reference: LIMIT_MB, target: `<= ${LIMIT_MB} MB`, met: large.peakRssMb <= LIMIT_MB, note: note(large) },
-    { scenario: 'memory', metric: `peak RSS, 100,000 conversations${label}`, value: small.peakRssMb, unit: 'MB', reference: LIMIT_MB, target: `<= ${LIMIT_MB} MB`, met: small.peakRssMb <= LIMIT_MB, note: note(small) },
-    { scenario: 'memory', metric: `peak RSS growth, 1,000,000 vs 100,000${label}`, value: large.peakRssMb, unit: 'MB', reference: small.peakRssMb, target: '<= 1.2 x smaller', met: growth <= 1.2, note: `${growth.toFixed(2)} x` },
+    {
+      scenario: 'memory',
+      metric: `peak RSS, 1,000,000 conversations${label}`,
+      value: large.peakRssMb,
+      unit: 'MB',
+      reference: LIMIT_MB,
+      target: `<= ${LIMIT_MB} MB`,
+      met: large.peakRssMb <= LIMIT_MB,
+      note: note(large),
+    },
+    {
+      scenario: 'memory',
+      metric: `peak RSS, 100,000 conversations${label}`,
+      value: small.peakRssMb,
+      unit: 'MB',
+      reference: LIMIT_MB,
+      target: `<= ${LIMIT_MB} MB`,
+      met: small.peakRssMb <= LIMIT_MB,
+      note: note(small),
+    },
+    {
+      scenario: 'memory',
+      metric: `peak RSS growth, 1,000,000 vs 100,000${label}`,
+      value: large.peakRssMb,
+      unit: 'MB',
+      reference: small.peakRssMb,
+      target: '<= 1.2 x smaller',
+      met: growth <= 1.2,
+      note: `${growth.toFixed(2)} x`,
+    },
   ];
   // Node's defaults are shown for comparison: bvsync is not started with them.
   return withTargets ? rows : rows.map(({ target: _target, met: _met, ...row }) => row);
@@ -32,22 +65,25 @@ const BRANDS = Number(process.env.BVSYNC_BENCH_MEMORY_BRANDS ?? 100);
 
 /** Every default stream of BRANDS brands over 3 days, as shipped, into an empty file. */
 async function brandsBackfill(): Promise<BenchResult> {
-  const report = await withSimulator(`bench-memory-brands-${BRANDS}`, { brands: BRANDS, days: 3, scale: 30 }, (context) =>
-    withShippedEnvironment(() =>
-      runInChild({
-        kind: 'backfill',
-        url: context.sim.url,
-        apiKey: context.sim.apiKey,
-        db: context.db,
-        redisPrefix: context.redisPrefix,
-        streams: [],
-        brands: BRANDS,
-        from: daysBack(2),
-        to: daysBack(0),
-        nodeOptions: SHIPPED,
-        timeoutMs: 3_600_000,
-      }),
-    ),
+  const report = await withSimulator(
+    `bench-memory-brands-${BRANDS}`,
+    { brands: BRANDS, days: 3, scale: 30 },
+    (context) =>
+      withShippedEnvironment(() =>
+        runInChild({
+          kind: 'backfill',
+          url: context.sim.url,
+          apiKey: context.sim.apiKey,
+          db: context.db,
+          redisPrefix: context.redisPrefix,
+          streams: [],
+          brands: BRANDS,
+          from: daysBack(2),
+          to: daysBack(0),
+          nodeOptions: SHIPPED,
+          timeoutMs: 3_600_000,
+        }),
+      ),
   );
   if (report.status !== 'complete') throw new Error(`the ${BRANDS}-brand backfill ended ${report.status}`);
   return {
@@ -64,7 +100,10 @@ async function brandsBackfill(): Promise<BenchResult> {
 
 export async function run(): Promise<BenchResult[]> {
   if (process.env.BVSYNC_BENCH_MEMORY === 'brands') return [await brandsBackfill()];
-  const [small, large] = await withShippedEnvironment(async () => [await conversationBackfill(10, SHIPPED), await conversationBackfill(100, SHIPPED)]);
+  const [small, large] = await withShippedEnvironment(async () => [
+    await conversationBackfill(10, SHIPPED),
+    await conversationBackfill(100, SHIPPED),
+  ]);
   const smallDefault = await conversationBackfill(10);
   const largeDefault = await conversationBackfill(100);
   return [

@@ -41,9 +41,12 @@ export async function naiveSync(baseUrl: string, apiKey: string, dbPath: string,
   for (const day of days) {
     for (let page = 1; page <= MAX_PAGES_PER_DAY; page++) {
       if (performance.now() > deadline) throw new Error(`the naive script ran past ${MAX_SECONDS} s`);
-      const response = await fetch(`${baseUrl}/customer/v1/brands/1/conversations?start_date=${day}&end_date=${day}&page=${page}&page_size=100`, {
-        headers: { 'X-API-Key': apiKey },
-      });
+      const response = await fetch(
+        `${baseUrl}/customer/v1/brands/1/conversations?start_date=${day}&end_date=${day}&page=${page}&page_size=100`,
+        {
+          headers: { 'X-API-Key': apiKey },
+        },
+      );
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const body = (await response.json()) as { data: Conversation[]; info: { total_rows: number } };
       for (const c of body.data) {
@@ -92,7 +95,8 @@ async function timeBvsync(): Promise<{ seconds: number; records: number; request
 export async function run(): Promise<BenchResult[]> {
   const naive = await timeNaive();
   const bvsync = await timeBvsync();
-  if (naive.records !== bvsync.records) throw new Error(`the naive script stored ${naive.records} conversations, bvsync ${bvsync.records}`);
+  if (naive.records !== bvsync.records)
+    throw new Error(`the naive script stored ${naive.records} conversations, bvsync ${bvsync.records}`);
   const speedup = naive.seconds / bvsync.seconds;
   return [
     {

@@ -14,6 +14,23 @@ await withSimulator('bench-profile', { scale: 10_000, days: 100 }, async (contex
     fetchConcurrency: Number(process.env.FETCH_CONCURRENCY) || undefined,
     fetchThreads: process.env.FETCH_THREADS ? Number(process.env.FETCH_THREADS) : undefined,
   });
-  const child = spawn(process.execPath, [...(dir === '-' ? [] : ['--cpu-prof', '--cpu-prof-dir', dir]), 'bin/run-ts.js', 'bench/run-child.ts', JSON.stringify(spec)], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, REDIS_URL, ...(process.env.CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.CHILD_NODE_OPTIONS } : {}) } });
+  const child = spawn(
+    process.execPath,
+    [
+      ...(dir === '-' ? [] : ['--cpu-prof', '--cpu-prof-dir', dir]),
+      'bin/run-ts.js',
+      'bench/run-child.ts',
+      JSON.stringify(spec),
+    ],
+    {
+      cwd: REPO,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: {
+        ...process.env,
+        REDIS_URL,
+        ...(process.env.CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.CHILD_NODE_OPTIONS } : {}),
+      },
+    },
+  );
   await once(child, 'exit');
 });

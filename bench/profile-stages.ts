@@ -29,14 +29,31 @@ const STAGES: { stage: string; test: (frame: CallFrame) => boolean }[] = [
   { stage: 'rate budget (Redis per request)', test: ({ url }) => /rate-(budget|gate|state-store)\.ts/.test(url) },
   { stage: 'chunk codec (JSON + gzip)', test: ({ url }) => /chunk-codec\.ts/.test(url) },
   { stage: 'chunks to and from Redis', test: ({ url }) => /chunk-store\.ts/.test(url) },
-  { stage: 'HTTP and JSON.parse of pages', test: ({ url, functionName }) => /api\/transport\.ts|undici/.test(url) || (/api\/client\.ts/.test(url) && functionName !== 'getEnvelope') },
-  { stage: 'validation (zod, _extra split)', test: ({ url, functionName }) => /zod|api\/validate\.ts|streams\/extra\.ts/.test(url) || functionName === 'getEnvelope' },
+  {
+    stage: 'HTTP and JSON.parse of pages',
+    test: ({ url, functionName }) =>
+      /api\/transport\.ts|undici/.test(url) || (/api\/client\.ts/.test(url) && functionName !== 'getEnvelope'),
+  },
+  {
+    stage: 'validation (zod, _extra split)',
+    test: ({ url, functionName }) =>
+      /zod|api\/validate\.ts|streams\/extra\.ts/.test(url) || functionName === 'getEnvelope',
+  },
   { stage: 'paging', test: ({ url }) => /api\/paginate\.ts/.test(url) },
   { stage: 'row mapping (streams)', test: ({ url }) => /src\/streams\/(?!run-slice)[a-z-]+\.ts/.test(url) },
-  { stage: 'read checks (ids, fingerprints, scope)', test: ({ url }) => /run-slice\.ts|warehouse\/scope\.ts|api\/value-fingerprint\.ts/.test(url) },
+  {
+    stage: 'read checks (ids, fingerprints, scope)',
+    test: ({ url }) => /run-slice\.ts|warehouse\/scope\.ts|api\/value-fingerprint\.ts/.test(url),
+  },
   { stage: 'screen (cells, keys)', test: ({ url }) => /row-screen\.ts/.test(url) },
-  { stage: 'stage into DuckDB (converters, appender)', test: ({ url }) => /slice-loader\.ts|cell-converters\.ts|@duckdb/.test(url) },
-  { stage: 'load job (BullMQ, bookkeeping)', test: ({ url }) => /load-processor\.ts|waiting-commits\.ts|warehouse\.ts|bookkeeping\.ts|publish/.test(url) },
+  {
+    stage: 'stage into DuckDB (converters, appender)',
+    test: ({ url }) => /slice-loader\.ts|cell-converters\.ts|@duckdb/.test(url),
+  },
+  {
+    stage: 'load job (BullMQ, bookkeeping)',
+    test: ({ url }) => /load-processor\.ts|waiting-commits\.ts|warehouse\.ts|bookkeeping\.ts|publish/.test(url),
+  },
 ];
 
 /** Where a sample without any of bvsync's own frames on its stack goes, by the library of its innermost frame. */
@@ -65,7 +82,9 @@ function ownStageOf(id: number | undefined): string | undefined {
   if (id === undefined) return undefined;
   if (ownStageOfNode.has(id)) return ownStageOfNode.get(id);
   const frame = byId.get(id)!.callFrame;
-  const stage = OWN_CODE.test(frame.url) ? (STAGES.find(({ test }) => test(frame))?.stage ?? 'other of bvsync') : ownStageOf(parentOf.get(id));
+  const stage = OWN_CODE.test(frame.url)
+    ? (STAGES.find(({ test }) => test(frame))?.stage ?? 'other of bvsync')
+    : ownStageOf(parentOf.get(id));
   ownStageOfNode.set(id, stage);
   return stage;
 }
@@ -88,13 +107,19 @@ for (let index = 0; index < profile.samples.length; index++) {
 const records = Number(recordsArgument) || undefined;
 const rows = [...totals].filter(([stage]) => stage !== 'idle').sort((a, b) => b[1] - a[1]);
 const width = Math.max(...rows.map(([stage]) => stage.length));
-process.stdout.write(`${'stage'.padEnd(width)}  ${'ms'.padStart(7)}  ${'share'.padStart(6)}${records ? '  us/record' : ''}\n`);
+process.stdout.write(
+  `${'stage'.padEnd(width)}  ${'ms'.padStart(7)}  ${'share'.padStart(6)}${records ? '  us/record' : ''}\n`,
+);
 for (const [stage, us] of rows) {
   const perRecord = records ? `  ${(us / records).toFixed(1).padStart(9)}` : '';
-  process.stdout.write(`${stage.padEnd(width)}  ${(us / 1000).toFixed(0).padStart(7)}  ${((100 * us) / busyUs).toFixed(1).padStart(5)}%${perRecord}\n`);
+  process.stdout.write(
+    `${stage.padEnd(width)}  ${(us / 1000).toFixed(0).padStart(7)}  ${((100 * us) / busyUs).toFixed(1).padStart(5)}%${perRecord}\n`,
+  );
 }
 const idle = totals.get('idle') ?? 0;
-process.stdout.write(`busy ${(busyUs / 1000).toFixed(0)} ms${records ? ` (${(busyUs / records).toFixed(1)} us/record)` : ''}, idle ${(idle / 1000).toFixed(0)} ms\n`);
+process.stdout.write(
+  `busy ${(busyUs / 1000).toFixed(0)} ms${records ? ` (${(busyUs / records).toFixed(1)} us/record)` : ''}, idle ${(idle / 1000).toFixed(0)} ms\n`,
+);
 // Which frames one stage's time ends in, to see what to look at next.
 if (process.env.PROFILE_STAGE) {
   const frames = new Map<string, number>();
@@ -104,5 +129,6 @@ if (process.env.PROFILE_STAGE) {
     const key = `${functionName || '(anonymous)'} ${url}`;
     frames.set(key, (frames.get(key) ?? 0) + (profile.timeDeltas[index] ?? 0));
   }
-  for (const [key, us] of [...frames].sort((a, b) => b[1] - a[1]).slice(0, 20)) process.stdout.write(`${(us / 1000).toFixed(0).padStart(7)}  ${key}\n`);
+  for (const [key, us] of [...frames].sort((a, b) => b[1] - a[1]).slice(0, 20))
+    process.stdout.write(`${(us / 1000).toFixed(0).padStart(7)}  ${key}\n`);
 }

@@ -21,13 +21,28 @@ const SECONDS = 5;
 const READERS = 8;
 
 const CONVENTIONS: Array<{ name: string; knobs: Record<string, string> }> = [
-  { name: 'X-RateLimit, Reset in seconds from now', knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'delta-seconds' } },
-  { name: 'X-RateLimit, Reset in Unix seconds', knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'unix-seconds' } },
-  { name: 'X-RateLimit, Reset in Unix ms', knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'unix-milliseconds' } },
-  { name: 'X-RateLimit, Reset as an HTTP date', knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'http-date' } },
+  {
+    name: 'X-RateLimit, Reset in seconds from now',
+    knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'delta-seconds' },
+  },
+  {
+    name: 'X-RateLimit, Reset in Unix seconds',
+    knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'unix-seconds' },
+  },
+  {
+    name: 'X-RateLimit, Reset in Unix ms',
+    knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'unix-milliseconds' },
+  },
+  {
+    name: 'X-RateLimit, Reset as an HTTP date',
+    knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'http-date' },
+  },
   { name: 'RateLimit + RateLimit-Policy (draft 07)', knobs: { rateLimitHeaders: 'ietf' } },
   { name: 'RateLimit + RateLimit-Policy (q, w; drafts 08+)', knobs: { rateLimitHeaders: 'ietf-structured' } },
-  { name: 'token bucket, full-refill Reset in Unix seconds', knobs: { rateLimitAlgorithm: 'token-bucket', rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'unix-seconds' } },
+  {
+    name: 'token bucket, full-refill Reset in Unix seconds',
+    knobs: { rateLimitAlgorithm: 'token-bucket', rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'unix-seconds' },
+  },
 ];
 
 export async function run(): Promise<BenchResult[]> {
@@ -45,7 +60,14 @@ async function runOne(convention: (typeof CONVENTIONS)[number], limit: number): 
   const redis = testRedis();
   const prefix = uniquePrefix('bench-rate-conventions');
   const configured = 4 * limit;
-  const budget = createRedisRateBudget({ redis, apiKey: sim.apiKey, prefix, requestsPerSecond: configured, headroom: RATE_HEADROOM, firstAnswerFirst: true });
+  const budget = createRedisRateBudget({
+    redis,
+    apiKey: sim.apiKey,
+    prefix,
+    requestsPerSecond: configured,
+    headroom: RATE_HEADROOM,
+    firstAnswerFirst: true,
+  });
   const config = parseConfig({ api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: configured } }).api;
   const client = createApiClient(config, { budget, retryRateLimited: true });
   const api = endpointReads(client);
@@ -71,7 +93,9 @@ async function runOne(convention: (typeof CONVENTIONS)[number], limit: number): 
     const perSecond = log.length / ((last - first) / 1000);
     const limited = log.filter((entry) => entry.status === 429).length;
     if (process.env.BVSYNC_BENCH_RATE_DEBUG) {
-      process.stderr.write(`${JSON.stringify(log.map((entry) => [Date.parse(entry.time) - first, entry.status]).filter(([, status], i, all) => status === 429 || all[i + 1]?.[1] === 429 || all[i - 1]?.[1] === 429))}\n`);
+      process.stderr.write(
+        `${JSON.stringify(log.map((entry) => [Date.parse(entry.time) - first, entry.status]).filter(([, status], i, all) => status === 429 || all[i + 1]?.[1] === 429 || all[i - 1]?.[1] === 429))}\n`,
+      );
     }
     const share = limited / log.length;
     return [

@@ -14,34 +14,47 @@ const TARGETS = [
 ];
 
 async function backfill(delayMs: number): Promise<ChildRunReport> {
-  return withSimulator(`redis-latency-${delayMs}`, { brands: 2, days: 3, scale: 30, latencyMs: 20 }, async (context) => {
-    const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    const proxy = delayMs > 0 ? await startDelayProxy({ host: url.hostname, port: Number(url.port || 6379) }, delayMs) : undefined;
-    try {
-      const report = await runInChild({
-        kind: 'backfill',
-        url: context.sim.url,
-        apiKey: context.sim.apiKey,
-        db: context.db,
-        redisPrefix: context.redisPrefix,
-        streams: [],
-        brands: 2,
-        from: daysBack(2),
-        to: daysBack(0),
-        ...(proxy ? { redisUrl: proxy.url } : {}),
-      });
-      if (report.status !== 'complete') throw new Error(`the backfill at ${delayMs} ms ended ${report.status}`);
-      return report;
-    } finally {
-      await proxy?.close();
-    }
-  });
+  return withSimulator(
+    `redis-latency-${delayMs}`,
+    { brands: 2, days: 3, scale: 30, latencyMs: 20 },
+    async (context) => {
+      const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+      const proxy =
+        delayMs > 0
+          ? await startDelayProxy({ host: url.hostname, port: Number(url.port || 6379) }, delayMs)
+          : undefined;
+      try {
+        const report = await runInChild({
+          kind: 'backfill',
+          url: context.sim.url,
+          apiKey: context.sim.apiKey,
+          db: context.db,
+          redisPrefix: context.redisPrefix,
+          streams: [],
+          brands: 2,
+          from: daysBack(2),
+          to: daysBack(0),
+          ...(proxy ? { redisUrl: proxy.url } : {}),
+        });
+        if (report.status !== 'complete') throw new Error(`the backfill at ${delayMs} ms ended ${report.status}`);
+        return report;
+      } finally {
+        await proxy?.close();
+      }
+    },
+  );
 }
 
 export async function run(): Promise<BenchResult[]> {
   const direct = await backfill(0);
   const results: BenchResult[] = [
-    { scenario: 'redis-latency', metric: 'backfill, Redis on loopback', value: direct.seconds, unit: 's', note: `${direct.planned} slices, ${direct.requests} requests` },
+    {
+      scenario: 'redis-latency',
+      metric: 'backfill, Redis on loopback',
+      value: direct.seconds,
+      unit: 's',
+      note: `${direct.planned} slices, ${direct.requests} requests`,
+    },
   ];
   for (const { delayMs, most } of TARGETS) {
     const delayed = await backfill(delayMs);

@@ -20,7 +20,10 @@ const config = parseConfig({
   brands,
   db: spec.db,
   redisPrefix: spec.redisPrefix,
-  sync: { ...(spec.fetchConcurrency ? { fetchConcurrency: spec.fetchConcurrency } : {}), ...(spec.fetchThreads === undefined ? {} : { fetchThreads: spec.fetchThreads }) },
+  sync: {
+    ...(spec.fetchConcurrency ? { fetchConcurrency: spec.fetchConcurrency } : {}),
+    ...(spec.fetchThreads === undefined ? {} : { fetchThreads: spec.fetchThreads }),
+  },
 });
 const log = createLogger({ pretty: false });
 const abort = new AbortController();
@@ -59,7 +62,8 @@ const writerMetrics: SyncMetrics = {
   request: () => undefined,
   rateLimitedPause: () => undefined,
   sliceFetched: () => void (lastFetch = performance.now()),
-  sliceCommitted: (_stream, _status, seconds) => void commits.push([performance.now() - seconds * 1000, performance.now()]),
+  sliceCommitted: (_stream, _status, seconds) =>
+    void commits.push([performance.now() - seconds * 1000, performance.now()]),
   rowsLoaded: () => undefined,
   rowsRejected: () => undefined,
   runFinished: () => undefined,
@@ -87,7 +91,11 @@ let records = 0;
 if (progress.meta.published) {
   const db = await openReadOnly(progress.meta.published);
   try {
-    const [row] = await readRows(db.connection, 'SELECT coalesce(sum("rows"), 0)::BIGINT AS n FROM _sync_state WHERE run_id = $1', [progress.meta.runId]);
+    const [row] = await readRows(
+      db.connection,
+      'SELECT coalesce(sum("rows"), 0)::BIGINT AS n FROM _sync_state WHERE run_id = $1',
+      [progress.meta.runId],
+    );
     records = Number(row?.n ?? 0);
   } finally {
     db.close();
@@ -125,7 +133,13 @@ function unionMs(spans: Array<[number, number]>): number {
 
 function writerReport(): WriterReport {
   const lastCommit = commits.reduce((last, [, to]) => Math.max(last, to), started);
-  return { busySeconds: unionMs(commits) / 1000, warehouseSeconds: unionMs(warehouseCalls) / 1000, slicesCommitted: commits.length, lastFetchSeconds: (lastFetch - started) / 1000, lastCommitSeconds: (lastCommit - started) / 1000 };
+  return {
+    busySeconds: unionMs(commits) / 1000,
+    warehouseSeconds: unionMs(warehouseCalls) / 1000,
+    slicesCommitted: commits.length,
+    lastFetchSeconds: (lastFetch - started) / 1000,
+    lastCommitSeconds: (lastCommit - started) / 1000,
+  };
 }
 process.stdout.write(`${JSON.stringify(report)}\n`);
 process.exit(0);

@@ -24,7 +24,23 @@ export interface BenchResult {
 }
 
 /** The five targets of the performance issue first, then the measurements behind earlier design choices. */
-const SCENARIOS = ['throughput', 'rate-limit', 'calls', 'memory', 'growth', 'naive', 'simulator', 'load', 'small-slices', 'stream-costs', 'redis-latency', 'waiting-removal', 'writer-keeps-up', 'cli-start', 'year'];
+const SCENARIOS = [
+  'throughput',
+  'rate-limit',
+  'calls',
+  'memory',
+  'growth',
+  'naive',
+  'simulator',
+  'load',
+  'small-slices',
+  'stream-costs',
+  'redis-latency',
+  'waiting-removal',
+  'writer-keeps-up',
+  'cli-start',
+  'year',
+];
 
 async function runOne(name: string): Promise<BenchResult[]> {
   if (!/^[a-z0-9-]+$/.test(name)) throw new Error(`bad benchmark name ${JSON.stringify(name)}`);
@@ -69,11 +85,16 @@ process.stdout.write(`${table.toString()}\n`);
 if (process.argv.includes('--markdown')) {
   // The same figures as a Markdown table, for docs/performance.md.
   const cell = (text: string) => text.replace(/\|/g, '\\|');
-  process.stdout.write('\n| scenario | metric | figure | reference | ratio | target | met |\n|---|---|---|---|---|---|---|\n');
+  process.stdout.write(
+    '\n| scenario | metric | figure | reference | ratio | target | met |\n|---|---|---|---|---|---|---|\n',
+  );
   for (const r of results.filter((result) => result.target !== undefined)) {
     const ratio = r.reference ? (r.value / r.reference).toFixed(2) : '';
-    process.stdout.write(`| ${r.scenario} | ${cell(r.metric)} | ${format(r.value)} ${r.unit} | ${format(r.reference)} | ${ratio} | ${cell(r.target ?? '')} | ${r.met ? 'yes' : '**no**'} |\n`);
+    process.stdout.write(
+      `| ${r.scenario} | ${cell(r.metric)} | ${format(r.value)} ${r.unit} | ${format(r.reference)} | ${ratio} | ${cell(r.target ?? '')} | ${r.met ? 'yes' : '**no**'} |\n`,
+    );
   }
 }
 const missed = results.filter((r) => r.met === false);
-if (missed.length) process.stdout.write(`targets missed: ${missed.map((r) => `${r.scenario} (${r.metric})`).join('; ')}\n`);
+if (missed.length)
+  process.stdout.write(`targets missed: ${missed.map((r) => `${r.scenario} (${r.metric})`).join('; ')}\n`);

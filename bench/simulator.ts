@@ -15,9 +15,27 @@ const CONNECTIONS = 8;
 const SECONDS = 3;
 
 async function startCli(scale: number): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
-  const child = spawn(process.execPath, ['bin/bvsync.js', 'simulate', '--port', '0', '--json', '--today', TODAY, '--days', '100', '--scale', String(scale), '--brands', '1'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      'bin/bvsync.js',
+      'simulate',
+      '--port',
+      '0',
+      '--json',
+      '--today',
+      TODAY,
+      '--days',
+      '100',
+      '--scale',
+      String(scale),
+      '--brands',
+      '1',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await once(lines, 'line')) as [string];
   const facts = JSON.parse(line) as { url: string; api_key: string };
@@ -35,7 +53,11 @@ async function get(pool: Pool, apiKey: string, path: string): Promise<{ status: 
 }
 
 /** Only the info of a page: parsing 100 records in the bench would measure the client, not the simulator. */
-async function getInfo(pool: Pool, apiKey: string, path: string): Promise<{ status: number; info: { page: number; page_size: number; total_rows: number } }> {
+async function getInfo(
+  pool: Pool,
+  apiKey: string,
+  path: string,
+): Promise<{ status: number; info: { page: number; page_size: number; total_rows: number } }> {
   const response = await pool.request({ method: 'GET', path, headers: { 'x-api-key': apiKey } });
   const text = await response.body.text();
   const at = text.lastIndexOf('"info":');
@@ -46,7 +68,12 @@ async function getInfo(pool: Pool, apiKey: string, path: string): Promise<{ stat
  * Pages fetched for `seconds` with CONNECTIONS in flight, all from days already generated: at scale 100 each
  * worker walks the 100 days one page each; at larger scales each worker pages through a day of its own.
  */
-async function pageRate(pool: Pool, apiKey: string, pagesPerDay: number, seconds: number): Promise<{ pages: number; records: number; seconds: number }> {
+async function pageRate(
+  pool: Pool,
+  apiKey: string,
+  pagesPerDay: number,
+  seconds: number,
+): Promise<{ pages: number; records: number; seconds: number }> {
   const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
   let pages = 0;
@@ -56,7 +83,11 @@ async function pageRate(pool: Pool, apiKey: string, pagesPerDay: number, seconds
       for (let step = 0; performance.now() < deadline; step++) {
         const back = pagesPerDay === 1 ? (worker * 13 + step) % 100 : worker * 7;
         const page = pagesPerDay === 1 ? 1 : (step % pagesPerDay) + 1;
-        const reply = await getInfo(pool, apiKey, `/customer/v1/brands/1/conversations?start_date=${dayBack(back)}&end_date=${dayBack(back)}&page=${page}&page_size=100`);
+        const reply = await getInfo(
+          pool,
+          apiKey,
+          `/customer/v1/brands/1/conversations?start_date=${dayBack(back)}&end_date=${dayBack(back)}&page=${page}&page_size=100`,
+        );
         if (reply.status !== 200) throw new Error(`status ${reply.status}`);
         pages++;
         records += Math.max(0, Math.min(100, reply.info.total_rows - (page - 1) * 100));
@@ -75,7 +106,11 @@ async function coldDay(pool: Pool, apiKey: string, back: number): Promise<{ page
   const started = performance.now();
   let pages = 0;
   for (let page = 1; ; page++) {
-    const reply = await getInfo(pool, apiKey, `/customer/v1/brands/1/conversations?start_date=${dayBack(back)}&end_date=${dayBack(back)}&page=${page}&page_size=100`);
+    const reply = await getInfo(
+      pool,
+      apiKey,
+      `/customer/v1/brands/1/conversations?start_date=${dayBack(back)}&end_date=${dayBack(back)}&page=${page}&page_size=100`,
+    );
     pages++;
     if (page * 100 >= reply.info.total_rows) break;
   }
@@ -89,32 +124,79 @@ export async function run(): Promise<BenchResult[]> {
     const pool = new Pool(url, { connections: CONNECTIONS });
     try {
       let started = performance.now();
-      const first = await get(pool, apiKey, `/customer/v1/brands/1/conversations?start_date=${FIRST_DAY}&end_date=${TODAY}&page=1&page_size=100`);
+      const first = await get(
+        pool,
+        apiKey,
+        `/customer/v1/brands/1/conversations?start_date=${FIRST_DAY}&end_date=${TODAY}&page=1&page_size=100`,
+      );
       const firstMs = performance.now() - started;
-      results.push({ scenario: 'simulator', metric: `first page of 100 days, cold (scale ${scale})`, value: firstMs, unit: 'ms', note: `total_rows ${first.body.info.total_rows.toLocaleString('en-US')}` });
+      results.push({
+        scenario: 'simulator',
+        metric: `first page of 100 days, cold (scale ${scale})`,
+        value: firstMs,
+        unit: 'ms',
+        note: `total_rows ${first.body.info.total_rows.toLocaleString('en-US')}`,
+      });
 
       started = performance.now();
-      await get(pool, apiKey, `/customer/v1/brands/1/conversations?start_date=2026-10-01&end_date=2026-10-01&page=1&page_size=100`);
-      results.push({ scenario: 'simulator', metric: `first page of a cold day (scale ${scale})`, value: performance.now() - started, unit: 'ms', note: 'generates the day' });
+      await get(
+        pool,
+        apiKey,
+        `/customer/v1/brands/1/conversations?start_date=2026-10-01&end_date=2026-10-01&page=1&page_size=100`,
+      );
+      results.push({
+        scenario: 'simulator',
+        metric: `first page of a cold day (scale ${scale})`,
+        value: performance.now() - started,
+        unit: 'ms',
+        note: 'generates the day',
+      });
 
       // Warm the days the workers will read, then measure serving pages alone.
       const pagesPerDay = Math.max(1, Math.floor(scale / 100));
       await pageRate(pool, apiKey, pagesPerDay, 1);
       const rate = await pageRate(pool, apiKey, pagesPerDay, SECONDS);
-      results.push({ scenario: 'simulator', metric: `conversation pages (scale ${scale})`, value: rate.pages / rate.seconds, unit: 'pages/s', note: `${CONNECTIONS} connections, 100 records/page, days generated` });
-      results.push({ scenario: 'simulator', metric: `conversation records (scale ${scale})`, value: rate.records / rate.seconds, unit: 'records/s' });
+      results.push({
+        scenario: 'simulator',
+        metric: `conversation pages (scale ${scale})`,
+        value: rate.pages / rate.seconds,
+        unit: 'pages/s',
+        note: `${CONNECTIONS} connections, 100 records/page, days generated`,
+      });
+      results.push({
+        scenario: 'simulator',
+        metric: `conversation records (scale ${scale})`,
+        value: rate.records / rate.seconds,
+        unit: 'records/s',
+      });
       const cold = await coldDay(pool, apiKey, 60);
-      results.push({ scenario: 'simulator', metric: `a cold day, every page (scale ${scale})`, value: cold.pages / cold.seconds, unit: 'pages/s', note: `${cold.pages} pages, one connection, includes generating the day` });
+      results.push({
+        scenario: 'simulator',
+        metric: `a cold day, every page (scale ${scale})`,
+        value: cold.pages / cold.seconds,
+        unit: 'pages/s',
+        note: `${cold.pages} pages, one connection, includes generating the day`,
+      });
 
       started = performance.now();
       let reports = 0;
       while (performance.now() - started < 1000) {
         const day = new Date(Date.parse(`${TODAY}T00:00:00Z`) - (reports % 10) * 86_400_000).toISOString().slice(0, 10);
-        const reply = await get(pool, apiKey, `/customer/v1/brands/1/reports/visibility/topics?start_date=${day}&end_date=${day}&include_scenarios=true`);
+        const reply = await get(
+          pool,
+          apiKey,
+          `/customer/v1/brands/1/reports/visibility/topics?start_date=${day}&end_date=${day}&include_scenarios=true`,
+        );
         if (reply.status !== 200) throw new Error(`status ${reply.status}`);
         reports++;
       }
-      results.push({ scenario: 'simulator', metric: `visibility report of a day (scale ${scale})`, value: reports / ((performance.now() - started) / 1000), unit: 'reports/s', note: 'one connection' });
+      results.push({
+        scenario: 'simulator',
+        metric: `visibility report of a day (scale ${scale})`,
+        value: reports / ((performance.now() - started) / 1000),
+        unit: 'reports/s',
+        note: 'one connection',
+      });
     } finally {
       await pool.close();
       await stop(child);

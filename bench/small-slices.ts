@@ -41,7 +41,15 @@ export async function demoRun(commitBatchSlices: number | undefined): Promise<De
   const redisPrefix = uniquePrefix('bench-small-slices');
   const db = join(tmp.path, 'bvsync.duckdb');
   try {
-    const swotStatementIds = Object.fromEntries(sim.brands.map((brand) => [String(brand), sim.truth.world(brand).swotStatements.slice(0, 2).map((s) => s.id)]));
+    const swotStatementIds = Object.fromEntries(
+      sim.brands.map((brand) => [
+        String(brand),
+        sim.truth
+          .world(brand)
+          .swotStatements.slice(0, 2)
+          .map((s) => s.id),
+      ]),
+    );
     const config = parseConfig({
       api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 200 },
       brands: sim.brands,
@@ -65,7 +73,13 @@ export async function demoRun(commitBatchSlices: number | undefined): Promise<De
     });
     const seconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
-    return { seconds, cpuSeconds: (used.user + used.system) / 1e6, slices: progress.planned, status: progress.meta.status, tables: await tableDigests(db) };
+    return {
+      seconds,
+      cpuSeconds: (used.user + used.system) / 1e6,
+      slices: progress.planned,
+      status: progress.meta.status,
+      tables: await tableDigests(db),
+    };
   } finally {
     await sim.close();
     const redis = testRedis();
@@ -100,7 +114,9 @@ async function tableDigests(path: string): Promise<Record<string, string>> {
 export async function run(): Promise<BenchResult[]> {
   const alone = await demoRun(1);
   const together = await demoRun(undefined);
-  const differing = Object.keys({ ...alone.tables, ...together.tables }).filter((table) => alone.tables[table] !== together.tables[table]);
+  const differing = Object.keys({ ...alone.tables, ...together.tables }).filter(
+    (table) => alone.tables[table] !== together.tables[table],
+  );
   const same = differing.length === 0 && together.status === alone.status;
   const speedup = alone.seconds / together.seconds;
   return [

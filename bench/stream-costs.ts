@@ -23,7 +23,16 @@ async function measure(scale: number, byTopic: boolean, streamNames?: string[]) 
   const sim = await startSimulator({ seed: 3, brands: 1, days: 30, scale, today: TODAY });
   const config = parseConfig({
     api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 10_000 },
-    sync: { conversationsByTopic: byTopic, swotStatementIds: { '1': sim.truth.world(1).swotStatements.slice(0, 1).map((s) => s.id) }, phrases: sim.truth.world(1).phrases.slice(0, 1) },
+    sync: {
+      conversationsByTopic: byTopic,
+      swotStatementIds: {
+        '1': sim.truth
+          .world(1)
+          .swotStatements.slice(0, 1)
+          .map((s) => s.id),
+      },
+      phrases: sim.truth.world(1).phrases.slice(0, 1),
+    },
   });
   const client = createApiClient(config.api, { retryRateLimited: true });
   const days = Array.from({ length: DAYS }, (_, i) => addDays(TODAY, i - DAYS + 1));
@@ -39,7 +48,15 @@ async function measure(scale: number, byTopic: boolean, streamNames?: string[]) 
   // Every stream, the opt-in ones too: their cost is what decides whether they are opt-in.
   for (const stream of selectStreams(streamNames ?? [...STREAM_NAMES]) as StreamDefinition[]) {
     sim.clearRequestLog();
-    const slices = stream.slices({ brandId: 1, days, sync: config.sync, dimensions: phaseOf(stream, config.sync) === 2 ? dimensions : { domains: [], topicIds: dimensions.topicIds, pages: [], engines: [] } });
+    const slices = stream.slices({
+      brandId: 1,
+      days,
+      sync: config.sync,
+      dimensions:
+        phaseOf(stream, config.sync) === 2
+          ? dimensions
+          : { domains: [], topicIds: dimensions.topicIds, pages: [], engines: [] },
+    });
     for (const slice of slices) await runSlice(stream, { client, brandId: 1, slice, sync: config.sync }, nullSink);
     perStream.set(stream.name, sim.requestLog().length);
   }
@@ -59,11 +76,20 @@ export async function run(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   const all = await measure(100, false);
   for (const [stream, calls] of all) {
-    results.push({ scenario: 'stream-costs', metric: `${stream} calls per brand per day`, value: calls / DAYS, unit: 'calls', note: 'scale 100 answers/day, 7 days' });
+    results.push({
+      scenario: 'stream-costs',
+      metric: `${stream} calls per brand per day`,
+      value: calls / DAYS,
+      unit: 'calls',
+      note: 'scale 100 answers/day, 7 days',
+    });
   }
   // The per-engine breakdowns against the report they break down: the numbers behind their defaults (docs/syncing.md).
   const engines = (await simulatedBrandEngines()).length;
-  for (const [byEngine, whole] of [['visibility_by_engine', 'visibility'], ['product_ranking_by_engine', 'product_ranking']] as const) {
+  for (const [byEngine, whole] of [
+    ['visibility_by_engine', 'visibility'],
+    ['product_ranking_by_engine', 'product_ranking'],
+  ] as const) {
     results.push({
       scenario: 'stream-costs',
       metric: `${byEngine} vs ${whole}`,
@@ -87,5 +113,6 @@ export async function run(): Promise<BenchResult[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const result of await run()) console.log(`${result.metric}: ${result.value.toFixed(2)} ${result.unit} (${result.note ?? ''})`);
+  for (const result of await run())
+    console.log(`${result.metric}: ${result.value.toFixed(2)} ${result.unit} (${result.note ?? ''})`);
 }

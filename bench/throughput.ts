@@ -24,7 +24,14 @@ import { openWarehouse } from '../src/warehouse/warehouse.js';
 import { duckdbSettings } from '../src/warehouse/duckdb-budget.js';
 
 import { tempDir } from '../test/support/tmp.js';
-import { conversationsSpec, daysBack, runInChild, startSimProcess, withSimulator, type ChildRunReport } from './harness.js';
+import {
+  conversationsSpec,
+  daysBack,
+  runInChild,
+  startSimProcess,
+  withSimulator,
+  type ChildRunReport,
+} from './harness.js';
 import type { BenchResult } from './run.js';
 
 const DAYS = 100;
@@ -51,14 +58,22 @@ const backfills = new Map<string, Promise<BackfillFigure>>();
  * `nodeOptions` as its NODE_OPTIONS) against a fresh simulator process. Memoised: scenarios 1 and 4 share the
  * 1,000,000-row run when both run in one bench.
  */
-export function conversationBackfill(days: number, nodeOptions?: string, fetchThreads?: number): Promise<BackfillFigure> {
+export function conversationBackfill(
+  days: number,
+  nodeOptions?: string,
+  fetchThreads?: number,
+): Promise<BackfillFigure> {
   const key = `${days}|${nodeOptions ?? ''}|${fetchThreads ?? ''}`;
   let figure = backfills.get(key);
   if (!figure) backfills.set(key, (figure = measureBackfill(days, nodeOptions, fetchThreads)));
   return figure;
 }
 
-async function measureBackfill(days: number, nodeOptions: string | undefined, fetchThreads: number | undefined): Promise<BackfillFigure> {
+async function measureBackfill(
+  days: number,
+  nodeOptions: string | undefined,
+  fetchThreads: number | undefined,
+): Promise<BackfillFigure> {
   return withSimulator('bench-backfill', { scale: PER_DAY, days: DAYS }, async (context) => {
     const report = await runInChild(conversationsSpec(context, days, { nodeOptions, fetchThreads }));
     if (report.status !== 'complete') throw new Error(`the backfill ended ${report.status}`);
@@ -116,13 +131,22 @@ async function ingestRate(records: unknown[]): Promise<{ recordsPerSecond: numbe
     try {
       const catalog = await readCatalog(connection);
       const tables: Record<string, Row[]> = { conversations: [], conversation_brands: [] };
-      const context = { brandId: 1, slice: { key: 'x', day: null, from: null, to: null, params: {} } } as unknown as Parameters<typeof conversations.rows>[1];
+      const context = {
+        brandId: 1,
+        slice: { key: 'x', day: null, from: null, to: null, params: {} },
+      } as unknown as Parameters<typeof conversations.rows>[1];
       for (const record of records) {
-        for (const [table, rows] of Object.entries(conversations.rows(record as never, context))) tables[table]!.push(...rows);
+        for (const [table, rows] of Object.entries(conversations.rows(record as never, context)))
+          tables[table]!.push(...rows);
       }
-      const fixed: Record<string, DuckDBValue> = { brand_id: 1n, _synced_at: timestampTZValue(BigInt(Date.now()) * 1000n), _run_id: 'raw' };
+      const fixed: Record<string, DuckDBValue> = {
+        brand_id: 1n,
+        _synced_at: timestampTZValue(BigInt(Date.now()) * 1000n),
+        _run_id: 'raw',
+      };
       const plans = Object.keys(tables).map((table) => planTable(catalog.get(table)!));
-      for (const plan of plans) await connection.run(`CREATE TABLE raw_${plan.info.name} AS SELECT * FROM ${plan.info.name} LIMIT 0`);
+      for (const plan of plans)
+        await connection.run(`CREATE TABLE raw_${plan.info.name} AS SELECT * FROM ${plan.info.name} LIMIT 0`);
       const started = performance.now();
       for (const plan of plans) {
         const appender = await connection.createAppender(`raw_${plan.info.name}`);
@@ -140,7 +164,10 @@ async function ingestRate(records: unknown[]): Promise<{ recordsPerSecond: numbe
         appender.closeSync();
       }
       const seconds = (performance.now() - started) / 1000;
-      return { recordsPerSecond: records.length / seconds, rows: tables.conversations!.length + tables.conversation_brands!.length };
+      return {
+        recordsPerSecond: records.length / seconds,
+        rows: tables.conversations!.length + tables.conversation_brands!.length,
+      };
     } finally {
       connection.closeSync();
       instance.closeSync();
@@ -163,7 +190,10 @@ async function writerRate(records: unknown[]): Promise<{ recordsPerSecond: numbe
     try {
       const runId = 'bench-writer';
       await warehouse.startRun({ runId, kind: 'backfill', brands: [1], streams: ['conversations'] });
-      const context = { brandId: 1, slice: { key: 'x', day: null, from: null, to: null, params: {} } } as unknown as Parameters<typeof conversations.rows>[1];
+      const context = {
+        brandId: 1,
+        slice: { key: 'x', day: null, from: null, to: null, params: {} },
+      } as unknown as Parameters<typeof conversations.rows>[1];
       const days = new Map<string, { records: number; conversations: Row[]; brands: Row[] }>();
       for (const record of records) {
         const rows = conversations.rows(record as never, context);
@@ -188,7 +218,14 @@ async function writerRate(records: unknown[]): Promise<{ recordsPerSecond: numbe
             { table: 'conversations', mode: 'replace', scope, rows: slice.conversations },
             { table: 'conversation_brands', mode: 'replace', scope, rows: slice.brands },
           ],
-          state: { status: 'complete', rows: slice.records, totalRows: slice.records, attempts: 1, requests: 0, lastError: null },
+          state: {
+            status: 'complete',
+            rows: slice.records,
+            totalRows: slice.records,
+            attempts: 1,
+            requests: 0,
+            lastError: null,
+          },
         });
       }
       return { recordsPerSecond: records.length / ((performance.now() - started) / 1000), slices: days.size };
@@ -215,8 +252,20 @@ export async function run(): Promise<BenchResult[]> {
   const reference = Math.min(serve.recordsPerSecond, ingest.recordsPerSecond);
   const smaller = serve.recordsPerSecond <= ingest.recordsPerSecond ? 'serve' : 'ingest';
   return [
-    { scenario: 'throughput', metric: 'simulator raw serve rate (8 connections, parse only)', value: serve.recordsPerSecond, unit: 'records/s', note: `${serve.records.toLocaleString('en-US')} records` },
-    { scenario: 'throughput', metric: 'DuckDB raw ingest, same rows (DataChunkWriter, unkeyed)', value: ingest.recordsPerSecond, unit: 'records/s', note: `${sampled.toLocaleString('en-US')} records = ${ingest.rows.toLocaleString('en-US')} rows of 2 tables` },
+    {
+      scenario: 'throughput',
+      metric: 'simulator raw serve rate (8 connections, parse only)',
+      value: serve.recordsPerSecond,
+      unit: 'records/s',
+      note: `${serve.records.toLocaleString('en-US')} records`,
+    },
+    {
+      scenario: 'throughput',
+      metric: 'DuckDB raw ingest, same rows (DataChunkWriter, unkeyed)',
+      value: ingest.recordsPerSecond,
+      unit: 'records/s',
+      note: `${sampled.toLocaleString('en-US')} records = ${ingest.rows.toLocaleString('en-US')} rows of 2 tables`,
+    },
     {
       scenario: 'throughput',
       metric: `bvsync backfill, ${DAYS} days x ${PER_DAY.toLocaleString('en-US')}, empty file`,

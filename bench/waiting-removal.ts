@@ -23,14 +23,25 @@ async function usecPerCall(redis: Redis, command: string): Promise<number> {
   return Number(found[1]);
 }
 
-async function perCallUs(url: string, backlog: number, command: string, remove: (redis: Redis, queue: Queue, job: Job) => Promise<void>): Promise<number> {
+async function perCallUs(
+  url: string,
+  backlog: number,
+  command: string,
+  remove: (redis: Redis, queue: Queue, job: Job) => Promise<void>,
+): Promise<number> {
   const redis = new Redis(url, { maxRetriesPerRequest: null });
   const queue = new Queue('load', { connection: redis, prefix: 'bench' });
   try {
     const total = backlog + ROUNDS * REMOVED;
     for (let added = 0; added < total; added += 1_000) {
       const count = Math.min(1_000, total - added);
-      await queue.addBulk(Array.from({ length: count }, (_, index) => ({ name: 'commit', data: {}, opts: { jobId: `job-${added + index}` } })));
+      await queue.addBulk(
+        Array.from({ length: count }, (_, index) => ({
+          name: 'commit',
+          data: {},
+          opts: { jobId: `job-${added + index}` },
+        })),
+      );
     }
     // The fastest of a few rounds: a Redis that the busy machine descheduled mid-script only adds.
     let fastest = Number.POSITIVE_INFINITY;
@@ -56,13 +67,32 @@ export async function run(): Promise<BenchResult[]> {
   try {
     for (const backlog of BACKLOGS) {
       const bullmq = await perCallUs(redis.url, backlog, 'evalsha', (_redis, _queue, job) => job.remove());
-      const fromRight = await perCallUs(redis.url, backlog, 'eval', (client, queue, job) => removeWaitingJobs(client, queue, [job]));
+      const fromRight = await perCallUs(redis.url, backlog, 'eval', (client, queue, job) =>
+        removeWaitingJobs(client, queue, [job]),
+      );
       results.push(
         { scenario: 'waiting-removal', metric: `BullMQ job.remove(), ${backlog} waiting`, value: bullmq, unit: 'µs' },
-        { scenario: 'waiting-removal', metric: `removeWaitingJobs, ${backlog} waiting`, value: fromRight, unit: 'µs', reference: bullmq, target: '< BullMQ job.remove()', met: fromRight < bullmq },
+        {
+          scenario: 'waiting-removal',
+          metric: `removeWaitingJobs, ${backlog} waiting`,
+          value: fromRight,
+          unit: 'µs',
+          reference: bullmq,
+          target: '< BullMQ job.remove()',
+          met: fromRight < bullmq,
+        },
       );
       if (first === undefined) first = fromRight;
-      else results.push({ scenario: 'waiting-removal', metric: `removeWaitingJobs, ${backlog} vs ${BACKLOGS[0]} waiting`, value: fromRight, unit: 'µs', reference: first, target: '<= 2 x', met: fromRight <= 2 * first });
+      else
+        results.push({
+          scenario: 'waiting-removal',
+          metric: `removeWaitingJobs, ${backlog} vs ${BACKLOGS[0]} waiting`,
+          value: fromRight,
+          unit: 'µs',
+          reference: first,
+          target: '<= 2 x',
+          met: fromRight <= 2 * first,
+        });
     }
   } finally {
     await redis.stop();

@@ -15,23 +15,28 @@ const PER_SLICE_MOST = 1.2;
 const FINISH_MOST = 1.3;
 
 async function backfill(brands: number): Promise<ChildRunReport & { writer: WriterReport }> {
-  return withSimulator(`writer-keeps-up-${brands}`, { brands, days: DAYS, scale: SCALE, latencyMs: 50 }, async (context) => {
-    const report = await runInChild({
-      kind: 'backfill',
-      url: context.sim.url,
-      apiKey: context.sim.apiKey,
-      db: context.db,
-      redisPrefix: context.redisPrefix,
-      streams: [],
-      brands,
-      from: daysBack(DAYS - 1),
-      to: daysBack(0),
-      measureWriter: true,
-      timeoutMs: 3_600_000,
-    });
-    if (report.status !== 'complete' || !report.writer) throw new Error(`the backfill of ${brands} brands ended ${report.status}`);
-    return report as ChildRunReport & { writer: WriterReport };
-  });
+  return withSimulator(
+    `writer-keeps-up-${brands}`,
+    { brands, days: DAYS, scale: SCALE, latencyMs: 50 },
+    async (context) => {
+      const report = await runInChild({
+        kind: 'backfill',
+        url: context.sim.url,
+        apiKey: context.sim.apiKey,
+        db: context.db,
+        redisPrefix: context.redisPrefix,
+        streams: [],
+        brands,
+        from: daysBack(DAYS - 1),
+        to: daysBack(0),
+        measureWriter: true,
+        timeoutMs: 3_600_000,
+      });
+      if (report.status !== 'complete' || !report.writer)
+        throw new Error(`the backfill of ${brands} brands ended ${report.status}`);
+      return report as ChildRunReport & { writer: WriterReport };
+    },
+  );
 }
 
 function perSliceMs(report: { writer: WriterReport }): number {

@@ -8,7 +8,15 @@
  */
 import { copyFileSync, existsSync, linkSync, rmSync, statSync } from 'node:fs';
 import { workingPathFor } from '../src/warehouse/paths.js';
-import { daysBack, runInChild, SHIPPED_NODE_OPTIONS, withShippedEnvironment, withSimulator, type ChildRunReport, type ChildRunSpec } from './harness.js';
+import {
+  daysBack,
+  runInChild,
+  SHIPPED_NODE_OPTIONS,
+  withShippedEnvironment,
+  withSimulator,
+  type ChildRunReport,
+  type ChildRunSpec,
+} from './harness.js';
 import type { BenchResult } from './run.js';
 
 const BRANDS = 2;
@@ -98,7 +106,11 @@ export async function run(): Promise<BenchResult[]> {
       met: ratio <= MAX_RATIO,
       note: `${ratio.toFixed(2)} x; ${note(year)}`,
     },
-    rss(`peak RSS, backfill of ${YEAR_DAYS} days of ${BRANDS} brands`, year.backfill, `${year.backfill.planned} slices in ${year.backfill.seconds.toFixed(1)} s`),
+    rss(
+      `peak RSS, backfill of ${YEAR_DAYS} days of ${BRANDS} brands`,
+      year.backfill,
+      `${year.backfill.planned} slices in ${year.backfill.seconds.toFixed(1)} s`,
+    ),
     rss(`peak RSS, daily sync on ${YEAR_DAYS} days`, year.sync, note(year)),
     rss(`peak RSS, daily sync on ${INITIAL_DAYS} days`, short.sync, note(short)),
   ];

@@ -39,7 +39,11 @@ if (ifStale && builtAt() >= Math.max(...INPUTS.map((input) => newestChange(join(
 const partial = join(root, `dist.partial-${process.pid}`);
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 rmSync(partial, { recursive: true, force: true });
-const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', partial, ...tscArgs], { stdio: 'inherit' });
+const result = spawnSync(
+  process.execPath,
+  [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', partial, ...tscArgs],
+  { stdio: 'inherit' },
+);
 if (result.status !== 0) {
   rmSync(partial, { recursive: true, force: true });
   process.exit(result.status ?? 1);

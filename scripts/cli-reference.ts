@@ -19,7 +19,9 @@ function commandSection(command: Command): string[] {
     lines.push('### Options', '', '| option | what it does | default |', '|---|---|---|');
     for (const option of options) {
       const fallback = option.defaultValue === undefined ? '' : `\`${String(option.defaultValue)}\``;
-      lines.push(`| \`${cell(option.flags)}\` | ${cell(option.description)}${option.mandatory ? ' (required)' : ''} | ${cell(fallback)} |`);
+      lines.push(
+        `| \`${cell(option.flags)}\` | ${cell(option.description)}${option.mandatory ? ' (required)' : ''} | ${cell(fallback)} |`,
+      );
     }
     lines.push('');
   }

@@ -34,12 +34,17 @@ interface ObjectDocs {
 const SOURCE_FILES = [
   'src/config/schema.ts',
   'src/config/redis-settings.ts',
-  ...readdirSync('src/streams').filter((name) => name.endsWith('.ts')).map((name) => join('src/streams', name)),
+  ...readdirSync('src/streams')
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => join('src/streams', name)),
 ];
 
 function docOf(node: ts.Node, text: string): string | undefined {
   const ranges = ts.getLeadingCommentRanges(text, node.getFullStart()) ?? [];
-  const doc = ranges.map((range) => text.slice(range.pos, range.end)).filter((comment) => comment.startsWith('/**')).pop();
+  const doc = ranges
+    .map((range) => text.slice(range.pos, range.end))
+    .filter((comment) => comment.startsWith('/**'))
+    .pop();
   if (!doc) return undefined;
   return doc
     .replace(/^\/\*\*|\*\/$/g, '')
@@ -59,7 +64,12 @@ function collectObjects(): { objects: Map<string, ObjectDocs>; streamSettings: M
     const visit = (node: ts.Node, owner: string | undefined): void => {
       let nextOwner = owner;
       if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name)) nextOwner = node.name.text;
-      if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && node.name.text === 'settings' && ts.isObjectLiteralExpression(node.initializer)) {
+      if (
+        ts.isPropertyAssignment(node) &&
+        ts.isIdentifier(node.name) &&
+        node.name.text === 'settings' &&
+        ts.isObjectLiteralExpression(node.initializer)
+      ) {
         for (const property of node.initializer.properties) {
           if (ts.isPropertyAssignment(property) && ts.isIdentifier(property.name)) {
             const doc = docOf(property, text);
@@ -74,7 +84,8 @@ function collectObjects(): { objects: Map<string, ObjectDocs>; streamSettings: M
           const entry: ObjectDocs = { docs: new Map(), refs: new Map() };
           for (const property of literal.properties) {
             if (!ts.isPropertyAssignment(property)) continue;
-            const name = ts.isIdentifier(property.name) || ts.isStringLiteral(property.name) ? property.name.text : undefined;
+            const name =
+              ts.isIdentifier(property.name) || ts.isStringLiteral(property.name) ? property.name.text : undefined;
             if (!name) continue;
             const doc = docOf(property, text);
             if (doc) entry.docs.set(name, doc);
@@ -110,11 +121,19 @@ function typeOf(schema: JsonSchema): string {
 }
 
 function allowedOf(schema: JsonSchema): string {
-  const values = schema.enum ?? schema.anyOf?.flatMap((option) => option.enum ?? (option.const !== undefined ? [option.const] : [])) ?? [];
+  const values =
+    schema.enum ??
+    schema.anyOf?.flatMap((option) => option.enum ?? (option.const !== undefined ? [option.const] : [])) ??
+    [];
   if (values.length > 0) return values.map((value) => `\`${String(value)}\``).join(', ');
   if (schema.type === 'array' && schema.items) return allowedOf(schema.items);
   const max = schema.maximum !== undefined && schema.maximum < Number.MAX_SAFE_INTEGER ? schema.maximum : undefined;
-  const low = schema.minimum !== undefined ? `${schema.minimum}` : schema.exclusiveMinimum !== undefined ? `above ${schema.exclusiveMinimum}` : undefined;
+  const low =
+    schema.minimum !== undefined
+      ? `${schema.minimum}`
+      : schema.exclusiveMinimum !== undefined
+        ? `above ${schema.exclusiveMinimum}`
+        : undefined;
   if (low !== undefined && max !== undefined) return `${low} to ${max}`;
   if (low !== undefined) return low.startsWith('above') ? low : `at least ${low}`;
   if (max !== undefined) return `at most ${max}`;
@@ -143,7 +162,13 @@ function rows(): Row[] {
       const doc = docs?.docs.get(name) ?? (owner === 'syncConfigSchema' ? streamSettings.get(name) : undefined) ?? '';
       const ref = docs?.refs.get(name);
       const items = child.type === 'array' ? child.items : undefined;
-      found.push({ path: childPath, type: typeOf(child), default: shown(child.default), allowed: allowedOf(child), doc });
+      found.push({
+        path: childPath,
+        type: typeOf(child),
+        default: shown(child.default),
+        allowed: allowedOf(child),
+        doc,
+      });
       if (child.properties) walk(child, childPath, ref ?? owner);
       else if (items?.properties) walk(items, `${childPath}[]`, ref);
     }
@@ -171,9 +196,16 @@ export function configReference(): string {
     sections.set(section, [...(sections.get(section) ?? []), row]);
   }
   for (const [top, sectionRows] of sections) {
-    lines.push(top === 'top level' ? '## Top-level settings' : `## \`${top}\``, '', '| setting | type | default | allowed | what it is |', '|---|---|---|---|---|');
+    lines.push(
+      top === 'top level' ? '## Top-level settings' : `## \`${top}\``,
+      '',
+      '| setting | type | default | allowed | what it is |',
+      '|---|---|---|---|---|',
+    );
     for (const row of sectionRows) {
-      lines.push(`| \`${row.path}\` | ${cell(row.type)} | ${cell(row.default)} | ${cell(row.allowed)} | ${cell(row.doc)} |`);
+      lines.push(
+        `| \`${row.path}\` | ${cell(row.type)} | ${cell(row.default)} | ${cell(row.allowed)} | ${cell(row.doc)} |`,
+      );
     }
     lines.push('');
   }

@@ -54,12 +54,19 @@ export async function tablesReference(): Promise<string> {
       `SELECT table_name, constraint_column_names FROM duckdb_constraints()
        WHERE schema_name = 'main' AND constraint_type = 'PRIMARY KEY'`,
     );
-    const keyOf = new Map(keys.getRowObjectsJS().map((row) => [String(row.table_name), (row.constraint_column_names as string[]).join(', ')]));
+    const keyOf = new Map(
+      keys
+        .getRowObjectsJS()
+        .map((row) => [String(row.table_name), (row.constraint_column_names as string[]).join(', ')]),
+    );
     const byTable = new Map<string, string[]>();
     for (const row of columns.getRowObjectsJS()) {
       const table = String(row.table_name);
       const nullable = row.is_nullable ? '' : ', not null';
-      byTable.set(table, [...(byTable.get(table) ?? []), `\`${String(row.column_name)}\` ${String(row.data_type)}${nullable}`]);
+      byTable.set(table, [
+        ...(byTable.get(table) ?? []),
+        `\`${String(row.column_name)}\` ${String(row.data_type)}${nullable}`,
+      ]);
     }
     const notes = tableNotes();
     const lines = [

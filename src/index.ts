@@ -4,7 +4,12 @@ export { loadConfig, parseConfig, ConfigError } from './config/load.js';
 export { STREAM_NAMES, type StreamName } from './streams/stream-names.js';
 export { STREAMS, getStream, selectStreams } from './streams/registry.js';
 export type { StreamDefinition, SlicePlan } from './streams/stream.js';
-export { runToEnd as runSync, enqueueRun, type RunToEndOptions as RunSyncOptions, type RunProgress } from './engine/start-run.js';
+export {
+  runToEnd as runSync,
+  enqueueRun,
+  type RunToEndOptions as RunSyncOptions,
+  type RunProgress,
+} from './engine/start-run.js';
 export { WorkerHost, type WorkerHostOptions } from './engine/worker-host.js';
 export { createApiClient, type ApiClient } from './api/index.js';
 export { openWarehouse, Warehouse, type WarehouseOptions } from './warehouse/warehouse.js';

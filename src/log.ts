@@ -14,7 +14,8 @@ export function registerSecret(value: string | undefined): void {
   if (!value || value.length < 4) return;
   secrets.add(value);
   // As a URL or a form would carry it: an API echoing the key in a message may percent-encode it.
-  for (const encoded of [encodeURIComponent(value), encodeURIComponent(value).replace(/%20/g, '+')]) secrets.add(encoded);
+  for (const encoded of [encodeURIComponent(value), encodeURIComponent(value).replace(/%20/g, '+')])
+    secrets.add(encoded);
 }
 
 export function redactSecrets(text: string): string {
@@ -88,7 +89,9 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
   };
   const usePretty = settings.pretty ?? process.stderr.isTTY === true;
   const prettyOptions = { ignore: 'pid,hostname', translateTime: 'HH:MM:ss.l' };
-  const stderr = usePretty ? pretty({ sync: true, destination: 2, ...prettyOptions }) : pino.destination({ dest: 2, sync: true });
+  const stderr = usePretty
+    ? pretty({ sync: true, destination: 2, ...prettyOptions })
+    : pino.destination({ dest: 2, sync: true });
   const format = usePretty ? prettyFactory(prettyOptions) : (line: string) => line;
   const destination = {
     write(line: string) {

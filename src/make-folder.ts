@@ -26,7 +26,8 @@ export function makeFolder(folder: string, purpose: string): void {
   for (;;) {
     const kind = kindOf(existing, purpose);
     if (kind === 'folder') break;
-    if (kind === 'other') throw new FolderError(`cannot create ${purpose}: ${existing} is a file, not a folder (ENOTDIR)`, 'ENOTDIR');
+    if (kind === 'other')
+      throw new FolderError(`cannot create ${purpose}: ${existing} is a file, not a folder (ENOTDIR)`, 'ENOTDIR');
     missing.unshift(existing);
     const parent = dirname(existing);
     // The root always exists; this only guards against a path that never reaches it.

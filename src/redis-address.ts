@@ -74,8 +74,16 @@ function standalone(text: string, tls: boolean): RedisAddress {
   const caFile = url.searchParams.get(CA_FILE_PARAMETER) ?? undefined;
   url.searchParams.delete(CA_FILE_PARAMETER);
   const index = url.pathname.slice(1);
-  if (index !== '' && !/^\d+$/.test(index)) throw new RedisAddressError(`the path of a redis:// address is a database number (/0 to /15), not "/${index}"`);
-  return { kind: 'standalone', url: url.toString(), database: Number(index || 0), tls, caFile, ...credentials(url.username, url.password) };
+  if (index !== '' && !/^\d+$/.test(index))
+    throw new RedisAddressError(`the path of a redis:// address is a database number (/0 to /15), not "/${index}"`);
+  return {
+    kind: 'standalone',
+    url: url.toString(),
+    database: Number(index || 0),
+    tls,
+    caFile,
+    ...credentials(url.username, url.password),
+  };
 }
 
 /** `scheme://[user[:password]@]hosts[/path][?query]`, split by hand: `h1:1,h2:2` is no host WHATWG URLs accept. */
@@ -88,7 +96,12 @@ function splitMultiHost(text: string): { userinfo: string; hosts: string; path: 
   const userinfo = at < 0 ? '' : beforeQuery.slice(0, at);
   const afterUser = beforeQuery.slice(at + 1);
   const slash = afterUser.indexOf('/');
-  return { userinfo, hosts: slash < 0 ? afterUser : afterUser.slice(0, slash), path: slash < 0 ? '' : afterUser.slice(slash + 1), query };
+  return {
+    userinfo,
+    hosts: slash < 0 ? afterUser : afterUser.slice(0, slash),
+    path: slash < 0 ? '' : afterUser.slice(slash + 1),
+    query,
+  };
 }
 
 function hostList(hosts: string, defaultPort: number, what: string): HostPort[] {
@@ -97,7 +110,8 @@ function hostList(hosts: string, defaultPort: number, what: string): HostPort[] 
   return list.map((part) => {
     const match = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(part);
     const port = Number(match?.[2] ?? defaultPort);
-    if (!match || port < 1 || port > 65535) throw new RedisAddressError(`"${part}" is not a host:port of a ${what}; ${FORMS}`);
+    if (!match || port < 1 || port > 65535)
+      throw new RedisAddressError(`"${part}" is not a host:port of a ${what}; ${FORMS}`);
     return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
   });
 }
@@ -116,9 +130,14 @@ function userinfoCredentials(userinfo: string): Credentials {
 function sentinel(text: string, tls: boolean): RedisAddress {
   const parts = splitMultiHost(text);
   const [name, index, ...more] = parts.path.split('/');
-  if (!name) throw new RedisAddressError('a redis+sentinel:// address names its master after the Sentinels: redis+sentinel://host1:26379,host2:26379/master-name');
+  if (!name)
+    throw new RedisAddressError(
+      'a redis+sentinel:// address names its master after the Sentinels: redis+sentinel://host1:26379,host2:26379/master-name',
+    );
   if (more.length > 0 || (index !== undefined && index !== '' && !/^\d+$/.test(index))) {
-    throw new RedisAddressError('a redis+sentinel:// address ends with the master\'s name and, optionally, a database number: /master-name/0');
+    throw new RedisAddressError(
+      "a redis+sentinel:// address ends with the master's name and, optionally, a database number: /master-name/0",
+    );
   }
   return {
     kind: 'sentinel',
@@ -133,7 +152,10 @@ function sentinel(text: string, tls: boolean): RedisAddress {
 
 function cluster(text: string, tls: boolean): RedisAddress {
   const parts = splitMultiHost(text);
-  if (parts.path !== '') throw new RedisAddressError('a Redis Cluster has database 0 alone: drop the path from the redis+cluster:// address');
+  if (parts.path !== '')
+    throw new RedisAddressError(
+      'a Redis Cluster has database 0 alone: drop the path from the redis+cluster:// address',
+    );
   return {
     kind: 'cluster',
     nodes: hostList(parts.hosts, REDIS_PORT, 'Cluster node'),
@@ -152,8 +174,13 @@ export function describeRedisAddress(text: string): string {
     return 'an unreadable Redis address';
   }
   const scheme = address.tls ? 'rediss' : 'redis';
-  const user = address.username ? `${address.username}${address.password ? ':***' : ''}@` : address.password ? ':***@' : '';
-  const hosts = (list: HostPort[]) => list.map(({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`).join(',');
+  const user = address.username
+    ? `${address.username}${address.password ? ':***' : ''}@`
+    : address.password
+      ? ':***@'
+      : '';
+  const hosts = (list: HostPort[]) =>
+    list.map(({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`).join(',');
   switch (address.kind) {
     case 'standalone': {
       if (address.url.startsWith('/')) return address.url;
@@ -172,7 +199,9 @@ export function describeRedisAddress(text: string): string {
 export function withCaFile(text: string, caFile: string): string {
   const address = parseRedisAddress(text);
   if (!address.tls) {
-    throw new RedisAddressError(`a CA file is set (${caFile}) but the Redis address does not use TLS: start it with rediss:// (rediss+sentinel://, rediss+cluster://)`);
+    throw new RedisAddressError(
+      `a CA file is set (${caFile}) but the Redis address does not use TLS: start it with rediss:// (rediss+sentinel://, rediss+cluster://)`,
+    );
   }
   const separator = text.includes('?') ? '&' : '?';
   return `${text}${separator}${CA_FILE_PARAMETER}=${encodeURIComponent(caFile)}`;

@@ -39,7 +39,11 @@ export function isFinishedRunStatus(status: string): status is FinishedRunStatus
 }
 
 /** A finished run's status from its slices: complete when all are, failed when all failed, else incomplete. */
-export function runStatusOfSlices(slices: { total: number; failed: number; incomplete: number }): Exclude<FinishedRunStatus, 'cancelled'> {
+export function runStatusOfSlices(slices: {
+  total: number;
+  failed: number;
+  incomplete: number;
+}): Exclude<FinishedRunStatus, 'cancelled'> {
   if (slices.failed === 0 && slices.incomplete === 0) return 'complete';
   if (slices.failed === slices.total) return 'failed';
   return 'incomplete';

@@ -8,7 +8,17 @@ import { describe, expect, it } from 'vitest';
  */
 
 const SRC = 'src';
-const SHARED = ['days', 'format', 'log', 'make-folder', 'text-table', 'vocabulary', 'redis-keys', 'redis-address', 'key-hint'];
+const SHARED = [
+  'days',
+  'format',
+  'log',
+  'make-folder',
+  'text-table',
+  'vocabulary',
+  'redis-keys',
+  'redis-address',
+  'key-hint',
+];
 const MAY_IMPORT: Record<string, string[]> = {
   api: ['config'],
   warehouse: [],
@@ -46,7 +56,9 @@ function layerOf(pathInSrc: string): string {
 /** Every relative module a file imports or re-exports, types and dynamic imports included. */
 function relativeImports(text: string): string[] {
   const found: string[] = [];
-  for (const match of text.matchAll(/(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)|^\s*import\s+['"](\.[^'"]+)['"]/gm)) {
+  for (const match of text.matchAll(
+    /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)|^\s*import\s+['"](\.[^'"]+)['"]/gm,
+  )) {
     found.push((match[1] ?? match[2] ?? match[3])!);
   }
   return found;
@@ -64,7 +76,7 @@ function forbiddenImports(): Crossing[] {
     for (const specifier of relativeImports(readFileSync(file, 'utf8'))) {
       const target = relative(SRC, normalize(join(dirname(file), specifier))).replace(/\.js$/, '.ts');
       const to = layerOf(target);
-      if (to === from || SHARED.includes(to) && !SHARED.includes(from)) continue;
+      if (to === from || (SHARED.includes(to) && !SHARED.includes(from))) continue;
       if (SHARED.includes(from)) {
         if (SHARED.includes(to)) continue;
         problems.push({ file: relative(SRC, file), imports: target });

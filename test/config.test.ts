@@ -17,7 +17,10 @@ describe('config', () => {
 
   it('lists every problem with where it is', () => {
     try {
-      parseConfig({ api: { arrayFormat: 'csv', params: { pagesize: 'ps' } }, brands: [1, 1], sync: { streams: ['nope'] } }, 'x.json');
+      parseConfig(
+        { api: { arrayFormat: 'csv', params: { pagesize: 'ps' } }, brands: [1, 1], sync: { streams: ['nope'] } },
+        'x.json',
+      );
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
@@ -30,30 +33,50 @@ describe('config', () => {
     }
   });
 
-  it('takes one endpoint\'s own names in api.endpointParams, and names an endpoint or a parameter it does not have', () => {
-    const config = parseConfig({ api: { params: { start_date: 'since' }, endpointParams: { 'tracked-urls': { start_date: 'start_date' }, 'citations/domains/{domain}': { engines: 'models' } } } });
+  it("takes one endpoint's own names in api.endpointParams, and names an endpoint or a parameter it does not have", () => {
+    const config = parseConfig({
+      api: {
+        params: { start_date: 'since' },
+        endpointParams: {
+          'tracked-urls': { start_date: 'start_date' },
+          'citations/domains/{domain}': { engines: 'models' },
+        },
+      },
+    });
     expect(config.api.endpointParams['tracked-urls']).toEqual({ start_date: 'start_date' });
     try {
-      parseConfig({ api: { endpointParams: { 'tracked-url': { start_date: 'from' }, competitors: { start_date: 'from' } } } }, 'x.json');
+      parseConfig(
+        { api: { endpointParams: { 'tracked-url': { start_date: 'from' }, competitors: { start_date: 'from' } } } },
+        'x.json',
+      );
       expect.unreachable();
     } catch (error) {
       const { problems } = error as ConfigError;
-      expect(problems.find((line) => line.startsWith('api.endpointParams.tracked-url:'))).toMatch(/unknown endpoint "tracked-url"; endpoints: .*tracked-urls/);
+      expect(problems.find((line) => line.startsWith('api.endpointParams.tracked-url:'))).toMatch(
+        /unknown endpoint "tracked-url"; endpoints: .*tracked-urls/,
+      );
       // Competitors take no range: a name for one would never be sent.
-      expect(problems.find((line) => line.startsWith('api.endpointParams.competitors.start_date:'))).toMatch(/competitors sends no parameter "start_date"; it sends: /);
+      expect(problems.find((line) => line.startsWith('api.endpointParams.competitors.start_date:'))).toMatch(
+        /competitors sends no parameter "start_date"; it sends: /,
+      );
     }
   });
 
   it('names the key a mistyped one is a typo of, or the keys allowed there', () => {
     try {
-      parseConfig({ api: { requestPerSecond: 5 }, brand: [1], sync: { lookbackDay: 3 }, warehouse: { zzz: 1 } }, 'x.json');
+      parseConfig(
+        { api: { requestPerSecond: 5 }, brand: [1], sync: { lookbackDay: 3 }, warehouse: { zzz: 1 } },
+        'x.json',
+      );
       expect.unreachable();
     } catch (error) {
       const { problems } = error as ConfigError;
       expect(problems).toContain('api: Unrecognized key: "requestPerSecond"; did you mean "requestsPerSecond"?');
       expect(problems).toContain('sync: Unrecognized key: "lookbackDay"; did you mean "lookbackDays"?');
       expect(problems).toContain('(top level): Unrecognized key: "brand"; did you mean "brands"?');
-      expect(problems.find((line) => line.startsWith('warehouse:'))).toMatch(/^warehouse: Unrecognized key: "zzz"; the keys here: \S+/);
+      expect(problems.find((line) => line.startsWith('warehouse:'))).toMatch(
+        /^warehouse: Unrecognized key: "zzz"; the keys here: \S+/,
+      );
     }
   });
 
@@ -77,7 +100,12 @@ describe('config', () => {
       writeFileSync(path, JSON.stringify({ brands: [9], api: { url: 'http://file.example' } }));
       const config = loadConfig({
         path,
-        env: { BVSYNC_BRANDS: '1, 2', BVSYNC_API_URL: 'http://127.0.0.1:4010', BVSYNC_API_KEY: 'k-secret', BVSYNC_DB: '/tmp/x.duckdb' },
+        env: {
+          BVSYNC_BRANDS: '1, 2',
+          BVSYNC_API_URL: 'http://127.0.0.1:4010',
+          BVSYNC_API_KEY: 'k-secret',
+          BVSYNC_DB: '/tmp/x.duckdb',
+        },
       });
       expect(config.brands).toEqual([1, 2]);
       expect(config.api.url).toBe('http://127.0.0.1:4010');
@@ -89,8 +117,12 @@ describe('config', () => {
   });
 
   it('names the environment variable a bad setting came from', () => {
-    expect(() => loadConfig({ env: { BVSYNC_API_URL: 'not-a-url' } })).toThrow(/^the environment is not a valid bvsync config:\n {2}- api\.url \(from BVSYNC_API_URL\): /);
-    expect(() => loadConfig({ env: { BVSYNC_DUCKDB_THREADS: 'four' } })).toThrow(/- warehouse\.threads \(from BVSYNC_DUCKDB_THREADS\): /);
+    expect(() => loadConfig({ env: { BVSYNC_API_URL: 'not-a-url' } })).toThrow(
+      /^the environment is not a valid bvsync config:\n {2}- api\.url \(from BVSYNC_API_URL\): /,
+    );
+    expect(() => loadConfig({ env: { BVSYNC_DUCKDB_THREADS: 'four' } })).toThrow(
+      /- warehouse\.threads \(from BVSYNC_DUCKDB_THREADS\): /,
+    );
   });
 
   it('names a bad brand list and a file that is not JSON', () => {
@@ -117,15 +149,21 @@ describe('a config that is not JSON', () => {
   };
 
   it('says where, and never quotes the text around the fault, where the key often is', () => {
-    expect(problem('{\n "a": 1\n "b": 2}')).toBe("not valid JSON at line 3, column 2: Expected ',' or '}' after property value");
-    expect(problem('{"brands": [1,2],}')).toBe('not valid JSON at line 1, column 18: Expected double-quoted property name');
+    expect(problem('{\n "a": 1\n "b": 2}')).toBe(
+      "not valid JSON at line 3, column 2: Expected ',' or '}' after property value",
+    );
+    expect(problem('{"brands": [1,2],}')).toBe(
+      'not valid JSON at line 1, column 18: Expected double-quoted property name',
+    );
     const unquoted = problem('{\n  "api": {\n    "apiKey": bvk_LEAKCHECK_123\n  }\n}');
     expect(unquoted).toBe("not valid JSON: Unexpected token 'b'");
     expect(unquoted).not.toContain('LEAK');
   });
 
   it('says a YAML file is not what bvsync reads', () => {
-    expect(problem('api:\n  url: http://x')).toBe("not valid JSON at line 1, column 1: Unexpected token 'a' (a bvsync config is one JSON object: docs/configuration.md)");
+    expect(problem('api:\n  url: http://x')).toBe(
+      "not valid JSON at line 1, column 1: Unexpected token 'a' (a bvsync config is one JSON object: docs/configuration.md)",
+    );
   });
 });
 
@@ -141,7 +179,21 @@ describe('the example config and the JSON Schema', () => {
   it('the JSON Schema describes every top-level key and forbids unknown ones', async () => {
     const { configJsonSchema } = await import('../src/cli/config-schema.js');
     const schema = configJsonSchema() as { properties: Record<string, unknown>; additionalProperties: unknown };
-    expect(Object.keys(schema.properties).sort()).toEqual(['$schema', 'api', 'brands', 'db', 'metrics', 'notify', 'publish', 'redis', 'redisPrefix', 'redisUrl', 'schedules', 'sync', 'warehouse']);
+    expect(Object.keys(schema.properties).sort()).toEqual([
+      '$schema',
+      'api',
+      'brands',
+      'db',
+      'metrics',
+      'notify',
+      'publish',
+      'redis',
+      'redisPrefix',
+      'redisUrl',
+      'schedules',
+      'sync',
+      'warehouse',
+    ]);
     expect(schema.additionalProperties).toBe(false);
   });
 });
@@ -151,7 +203,9 @@ describe('days and schedules that cannot run', () => {
     expect(() => parseConfig({ sync: { startDate: '2026-02-31' } }, 'bvsync.config.json')).toThrow(
       /^bvsync\.config\.json is not a valid bvsync config:\n\s+- sync\.startDate: "2026-02-31" is not a day of the calendar/,
     );
-    expect(() => parseConfig({ sync: { startDate: '2026-2-3' } })).toThrow(/sync\.startDate: expected a day as YYYY-MM-DD$/m);
+    expect(() => parseConfig({ sync: { startDate: '2026-2-3' } })).toThrow(
+      /sync\.startDate: expected a day as YYYY-MM-DD$/m,
+    );
     expect(parseConfig({ sync: { startDate: '2024-02-29' } }).sync.startDate).toBe('2024-02-29');
   });
 
@@ -173,16 +227,27 @@ describe('days and schedules that cannot run', () => {
       message = (error as ConfigError).message;
     }
     expect(message).toMatch(/^bvsync\.config\.json is not a valid bvsync config:/);
-    expect(message).toContain('schedules[1].cron: "0 25 * * *" is not a valid cron expression (hour "25": 25 is out of range 0-23)');
-    expect(message).toContain('schedules[2].cron: "0 2 * *" is not a valid cron expression (expected 5 fields (or 6, with seconds first), got 4)');
-    expect(message).toContain('schedules[3].cron: "0 2 31 2 *" is not a valid cron expression (invalid explicit day of month definition)');
+    expect(message).toContain(
+      'schedules[1].cron: "0 25 * * *" is not a valid cron expression (hour "25": 25 is out of range 0-23)',
+    );
+    expect(message).toContain(
+      'schedules[2].cron: "0 2 * *" is not a valid cron expression (expected 5 fields (or 6, with seconds first), got 4)',
+    );
+    expect(message).toContain(
+      'schedules[3].cron: "0 2 31 2 *" is not a valid cron expression (invalid explicit day of month definition)',
+    );
     expect(message).toContain('schedules[4].cron: "at two" is not a valid cron expression (expected 5 fields');
-    expect(message).toContain('schedules[5].cron: "0 2 * * 8" is not a valid cron expression (day of week "8": 8 is out of range 0-7)');
+    expect(message).toContain(
+      'schedules[5].cron: "0 2 * * 8" is not a valid cron expression (day of week "8": 8 is out of range 0-7)',
+    );
     expect(message).not.toContain('schedules[0]');
   });
 
   it('accepts the cron forms the scheduler runs: seconds, names, steps', () => {
-    const schedules = ['*/5 * * * * *', '0 2 * * MON', '15 */6 * * 1-5', '0 0 1 * *'].map((cron, i) => ({ name: `s${i}`, cron }));
+    const schedules = ['*/5 * * * * *', '0 2 * * MON', '15 */6 * * 1-5', '0 0 1 * *'].map((cron, i) => ({
+      name: `s${i}`,
+      cron,
+    }));
     expect(parseConfig({ schedules }).schedules).toHaveLength(4);
   });
 
@@ -190,7 +255,10 @@ describe('days and schedules that cannot run', () => {
     const dir = tempDir('config');
     try {
       const path = join(dir.path, 'bvsync.config.json');
-      writeFileSync(path, JSON.stringify({ sync: { startDate: '2026-04-31' }, schedules: [{ name: 'a', cron: '61 * * * *' }] }));
+      writeFileSync(
+        path,
+        JSON.stringify({ sync: { startDate: '2026-04-31' }, schedules: [{ name: 'a', cron: '61 * * * *' }] }),
+      );
       expect(() => loadConfig({ path, env: {} })).toThrow(
         /bvsync\.config\.json is not a valid bvsync config:\n(?=[\s\S]*sync\.startDate: "2026-04-31")(?=[\s\S]*schedules\[0\]\.cron: "61 \* \* \* \*" is not a valid cron expression \(minute "61": 61 is out of range 0-59\))/,
       );
@@ -202,38 +270,53 @@ describe('days and schedules that cannot run', () => {
 
 describe('hostile config values', () => {
   it('refuses a domain that is no host name, naming it', () => {
-    expect(() => parseConfig({ sync: { domains: ['example.com', '../../etc/passwd', 'a.com/x?y#z'] } }, 'c.json')).toThrow(
-      /sync\.domains\[1\]: "\.\.\/\.\.\/etc\/passwd" is not a domain/,
-    );
+    expect(() =>
+      parseConfig({ sync: { domains: ['example.com', '../../etc/passwd', 'a.com/x?y#z'] } }, 'c.json'),
+    ).toThrow(/sync\.domains\[1\]: "\.\.\/\.\.\/etc\/passwd" is not a domain/);
   });
 
   it('accepts international and odd-but-valid domains', () => {
-    const config = parseConfig({ sync: { domains: ['bücher.example', 'WWW.Example.COM', 'https://news.example.org/path'] } });
+    const config = parseConfig({
+      sync: { domains: ['bücher.example', 'WWW.Example.COM', 'https://news.example.org/path'] },
+    });
     expect(config.sync.domains).toHaveLength(3);
   });
 });
 
 describe('the API key', () => {
   it('refuses one with a line break, a space or another control character, naming where it came from', () => {
-    expect(() => loadConfig({ env: { BVSYNC_API_KEY: 'bvk_live_123\n' } })).toThrow(/api\.apiKey \(from BVSYNC_API_KEY\): holds a space, a line break/);
+    expect(() => loadConfig({ env: { BVSYNC_API_KEY: 'bvk_live_123\n' } })).toThrow(
+      /api\.apiKey \(from BVSYNC_API_KEY\): holds a space, a line break/,
+    );
     expect(() => loadConfig({ env: { BVSYNC_API_KEY: 'bvk_live_123\r' } })).toThrow(/line break/);
     expect(() => loadConfig({ env: { BVSYNC_API_KEY: ' bvk_live_123' } })).toThrow(/line break/);
     expect(loadConfig({ env: { BVSYNC_API_KEY: 'bvk_live_123' } }).api.apiKey).toBe('bvk_live_123');
   });
 
   it('never shows the key in the message', () => {
-    expect(() => loadConfig({ env: { BVSYNC_API_KEY: 'bvk_secret_987\n' } })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('secret_987') }));
+    expect(() => loadConfig({ env: { BVSYNC_API_KEY: 'bvk_secret_987\n' } })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('secret_987') }),
+    );
   });
 });
 
 describe('the Redis URL', () => {
   it('takes redis:// and rediss:// URLs and a socket path, and names anything else without quoting it (it may hold a password)', () => {
-    for (const url of ['redis://127.0.0.1:6379', 'redis://:pass@redis.internal:6380/2', 'rediss://cache.example.com', '/run/redis/redis.sock']) {
+    for (const url of [
+      'redis://127.0.0.1:6379',
+      'redis://:pass@redis.internal:6380/2',
+      'rediss://cache.example.com',
+      '/run/redis/redis.sock',
+    ]) {
       expect(loadConfig({ env: { REDIS_URL: url } }).redisUrl, url).toBe(url);
     }
     for (const url of ['redis//127.0.0.1:6379', 'http://127.0.0.1:6379', '127.0.0.1:6379', 'redis://:s3cret@']) {
-      expect(() => loadConfig({ env: { REDIS_URL: url } }), url).toThrow(/redisUrl \(from REDIS_URL\): expected a redis:\/\/ or rediss:\/\/ URL/);
-      expect(() => loadConfig({ env: { REDIS_URL: url } }), url).toThrow(expect.objectContaining({ message: expect.not.stringContaining('s3cret') }));
+      expect(() => loadConfig({ env: { REDIS_URL: url } }), url).toThrow(
+        /redisUrl \(from REDIS_URL\): expected a redis:\/\/ or rediss:\/\/ URL/,
+      );
+      expect(() => loadConfig({ env: { REDIS_URL: url } }), url).toThrow(
+        expect.objectContaining({ message: expect.not.stringContaining('s3cret') }),
+      );
     }
   });
 });
@@ -242,10 +325,15 @@ describe('the Redis topology', () => {
   it('takes a Sentinel address from REDIS_URL or from redis.sentinels and redis.name, with a password and a database', () => {
     const url = 'redis+sentinel://:s3cret@h1:26379,h2:26380/mymaster/2';
     expect(loadConfig({ env: { REDIS_URL: url } }).redisUrl).toBe(url);
-    const fromConfig = parseConfig({ redis: { sentinels: ['h1:26379', 'h2:26380'], name: 'mymaster', db: 2, password: 's3cret' } });
+    const fromConfig = parseConfig({
+      redis: { sentinels: ['h1:26379', 'h2:26380'], name: 'mymaster', db: 2, password: 's3cret' },
+    });
     expect(parseRedisAddress(fromConfig.redisUrl!)).toEqual({
       kind: 'sentinel',
-      sentinels: [{ host: 'h1', port: 26379 }, { host: 'h2', port: 26380 }],
+      sentinels: [
+        { host: 'h1', port: 26379 },
+        { host: 'h2', port: 26380 },
+      ],
       name: 'mymaster',
       database: 2,
       tls: false,
@@ -258,26 +346,60 @@ describe('the Redis topology', () => {
     expect(() => loadConfig({ env: { REDIS_URL: 'redis+cluster://10.0.0.1:7000,10.0.0.2:7000' } })).toThrow(
       /redisPrefix: a Redis Cluster needs a prefix with a hash tag, so that every key of a run is in one slot: set BVSYNC_REDIS_PREFIX=\{bvsync\}/,
     );
-    const config = loadConfig({ env: { REDIS_URL: 'redis+cluster://10.0.0.1:7000,10.0.0.2:7000', BVSYNC_REDIS_PREFIX: '{bvsync}' } });
-    expect(parseRedisAddress(config.redisUrl!)).toMatchObject({ kind: 'cluster', nodes: [{ host: '10.0.0.1', port: 7000 }, { host: '10.0.0.2', port: 7000 }] });
-    expect(parseConfig({ redis: { cluster: ['n1:7000'] }, redisPrefix: 'bv{prod}' }).redisUrl).toBe('redis+cluster://n1:7000');
-    expect(() => parseConfig({ redisPrefix: '{a}{b}' })).toThrow(/redisPrefix: letters, digits, _ and - only, with at most one hash tag/);
+    const config = loadConfig({
+      env: { REDIS_URL: 'redis+cluster://10.0.0.1:7000,10.0.0.2:7000', BVSYNC_REDIS_PREFIX: '{bvsync}' },
+    });
+    expect(parseRedisAddress(config.redisUrl!)).toMatchObject({
+      kind: 'cluster',
+      nodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: '10.0.0.2', port: 7000 },
+      ],
+    });
+    expect(parseConfig({ redis: { cluster: ['n1:7000'] }, redisPrefix: 'bv{prod}' }).redisUrl).toBe(
+      'redis+cluster://n1:7000',
+    );
+    expect(() => parseConfig({ redisPrefix: '{a}{b}' })).toThrow(
+      /redisPrefix: letters, digits, _ and - only, with at most one hash tag/,
+    );
     expect(() => parseConfig({ redisPrefix: 'a{}' })).toThrow(/redisPrefix/);
   });
 
   it('puts REDIS_CA_FILE into a rediss:// address, and refuses it beside a redis:// one', () => {
-    const config = loadConfig({ env: { REDIS_URL: 'rediss://cache.example.com:6380', REDIS_CA_FILE: '/etc/ssl/redis-ca.pem' } });
-    expect(parseRedisAddress(config.redisUrl!)).toMatchObject({ kind: 'standalone', tls: true, caFile: '/etc/ssl/redis-ca.pem' });
-    expect(parseRedisAddress(parseConfig({ redis: { sentinels: ['h:26379'], name: 'm', tls: { caFile: '/ca.pem' } } }).redisUrl!)).toMatchObject({ kind: 'sentinel', tls: true, caFile: '/ca.pem' });
-    expect(() => loadConfig({ env: { REDIS_URL: 'redis://cache.example.com', REDIS_CA_FILE: '/ca.pem' } })).toThrow(/redis\.tls\.caFile \(from REDIS_CA_FILE\): a CA file is set \(\/ca\.pem\) but REDIS_URL starts with redis:\/\/, without TLS: use rediss:\/\//);
+    const config = loadConfig({
+      env: { REDIS_URL: 'rediss://cache.example.com:6380', REDIS_CA_FILE: '/etc/ssl/redis-ca.pem' },
+    });
+    expect(parseRedisAddress(config.redisUrl!)).toMatchObject({
+      kind: 'standalone',
+      tls: true,
+      caFile: '/etc/ssl/redis-ca.pem',
+    });
+    expect(
+      parseRedisAddress(
+        parseConfig({ redis: { sentinels: ['h:26379'], name: 'm', tls: { caFile: '/ca.pem' } } }).redisUrl!,
+      ),
+    ).toMatchObject({ kind: 'sentinel', tls: true, caFile: '/ca.pem' });
+    expect(() => loadConfig({ env: { REDIS_URL: 'redis://cache.example.com', REDIS_CA_FILE: '/ca.pem' } })).toThrow(
+      /redis\.tls\.caFile \(from REDIS_CA_FILE\): a CA file is set \(\/ca\.pem\) but REDIS_URL starts with redis:\/\/, without TLS: use rediss:\/\//,
+    );
   });
 
   it('names settings that contradict each other', () => {
-    expect(() => parseConfig({ redis: { sentinels: ['h:26379'] } })).toThrow(/redis\.name: the Sentinels need the name of the master/);
-    expect(() => parseConfig({ redis: { name: 'm' } })).toThrow(/redis\.sentinels: a master name \("m"\) is given without the Sentinels/);
-    expect(() => parseConfig({ redisUrl: 'redis://h:6379', redis: { sentinels: ['h:26379'], name: 'm' } })).toThrow(/redis: names sentinels and redisUrl \(REDIS_URL\) is set too: set one of them/);
-    expect(() => parseConfig({ redis: { sentinels: ['h'], name: 'm' } })).toThrow(/redis\.sentinels\[0\]: expected host:port/);
-    expect(() => loadConfig({ env: { REDIS_URL: 'redis+sentinel://h1:26379' } })).toThrow(/redisUrl \(from REDIS_URL\): a redis\+sentinel:\/\/ address names its master after the Sentinels/);
+    expect(() => parseConfig({ redis: { sentinels: ['h:26379'] } })).toThrow(
+      /redis\.name: the Sentinels need the name of the master/,
+    );
+    expect(() => parseConfig({ redis: { name: 'm' } })).toThrow(
+      /redis\.sentinels: a master name \("m"\) is given without the Sentinels/,
+    );
+    expect(() => parseConfig({ redisUrl: 'redis://h:6379', redis: { sentinels: ['h:26379'], name: 'm' } })).toThrow(
+      /redis: names sentinels and redisUrl \(REDIS_URL\) is set too: set one of them/,
+    );
+    expect(() => parseConfig({ redis: { sentinels: ['h'], name: 'm' } })).toThrow(
+      /redis\.sentinels\[0\]: expected host:port/,
+    );
+    expect(() => loadConfig({ env: { REDIS_URL: 'redis+sentinel://h1:26379' } })).toThrow(
+      /redisUrl \(from REDIS_URL\): a redis\+sentinel:\/\/ address names its master after the Sentinels/,
+    );
   });
 });
 
@@ -285,7 +407,9 @@ describe('the Redis prefix', () => {
   it('takes BVSYNC_REDIS_PREFIX over the default, and names one with characters a key cannot carry', () => {
     expect(loadConfig({ env: {} }).redisPrefix).toBe('bvsync');
     expect(loadConfig({ env: { BVSYNC_REDIS_PREFIX: 'demo' } }).redisPrefix).toBe('demo');
-    expect(() => loadConfig({ env: { BVSYNC_REDIS_PREFIX: 'a:b' } })).toThrow(/redisPrefix \(from BVSYNC_REDIS_PREFIX\)/);
+    expect(() => loadConfig({ env: { BVSYNC_REDIS_PREFIX: 'a:b' } })).toThrow(
+      /redisPrefix \(from BVSYNC_REDIS_PREFIX\)/,
+    );
   });
 });
 
@@ -298,7 +422,9 @@ describe("the warehouse's DuckDB budget", () => {
   });
 
   it('names a size DuckDB would not read and a thread count that is not a number', () => {
-    expect(() => parseConfig({ warehouse: { memoryLimit: 'lots' } }, 'c.json')).toThrow(/warehouse\.memoryLimit.*256MB or 1GB/s);
+    expect(() => parseConfig({ warehouse: { memoryLimit: 'lots' } }, 'c.json')).toThrow(
+      /warehouse\.memoryLimit.*256MB or 1GB/s,
+    );
     expect(() => loadConfig({ env: { BVSYNC_DUCKDB_THREADS: 'two' } })).toThrow(/warehouse\.threads/);
   });
 });

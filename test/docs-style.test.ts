@@ -10,25 +10,21 @@ const MAX_PARAGRAPH_WORDS = 120;
 const MAX_LINES_WITHOUT_HEADING = 40;
 
 /** Pages written before the bounds, each still past one of them; the list only shrinks (the test says when). */
-const NOT_YET_REWRITTEN = new Set([
-  'docs/architecture.md',
-  'docs/operations.md',
-  'docs/performance.md',
-]);
+const NOT_YET_REWRITTEN = new Set(['docs/architecture.md', 'docs/operations.md', 'docs/performance.md']);
 
 /** A word that ends a sentence: a full stop, ! or ?, maybe inside quotes or code; not an abbreviation. */
 const SENTENCE_END = /[.!?]["')\]*_`]*$/;
 const ABBREVIATION = /\b(e\.g|i\.e|etc|vs|cf)\.$/i;
 const LIST_ITEM = /^\s*([-*+]|\d+\.)\s+/;
 
-export interface PageFigures {
+interface PageFigures {
   wordsPerSentence: number;
   longestParagraph: number;
   longestStretchWithoutHeading: number;
 }
 
 /** The prose blocks of a page (paragraphs and list items) and the longest stretch of lines without a heading. */
-export function pageFigures(text: string): PageFigures {
+function pageFigures(text: string): PageFigures {
   const lines = text.split('\n');
   const blocks: string[] = [];
   let current: string[] = [];
@@ -94,17 +90,41 @@ function pageProblems(figures: PageFigures): string[] {
     problems.push(`a paragraph of ${figures.longestParagraph} words (at most ${MAX_PARAGRAPH_WORDS})`);
   }
   if (figures.longestStretchWithoutHeading > MAX_LINES_WITHOUT_HEADING) {
-    problems.push(`${figures.longestStretchWithoutHeading} lines without a heading (at most ${MAX_LINES_WITHOUT_HEADING})`);
+    problems.push(
+      `${figures.longestStretchWithoutHeading} lines without a heading (at most ${MAX_LINES_WITHOUT_HEADING})`,
+    );
   }
   return problems;
 }
 
-const PAGES = ['README.md', ...['docs', 'docs/reference'].flatMap((folder) => readdirSync(folder).filter((name) => name.endsWith('.md')).map((name) => `${folder}/${name}`))];
+const PAGES = [
+  'README.md',
+  ...['docs', 'docs/reference'].flatMap((folder) =>
+    readdirSync(folder)
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `${folder}/${name}`),
+  ),
+];
 
 describe('the docs read in short sentences, short paragraphs and frequent headings', () => {
   it('counts sentences, paragraphs and headings as a reader meets them', () => {
-    const page = ['# A', '', 'One two three. Four five!', '', '- six seven', '- eight e.g. nine.', '', '```', 'not. prose. at. all.', '```'];
-    expect(pageFigures(page.join('\n'))).toEqual({ wordsPerSentence: 10 / 4, longestParagraph: 5, longestStretchWithoutHeading: 10 });
+    const page = [
+      '# A',
+      '',
+      'One two three. Four five!',
+      '',
+      '- six seven',
+      '- eight e.g. nine.',
+      '',
+      '```',
+      'not. prose. at. all.',
+      '```',
+    ];
+    expect(pageFigures(page.join('\n'))).toEqual({
+      wordsPerSentence: 10 / 4,
+      longestParagraph: 5,
+      longestStretchWithoutHeading: 10,
+    });
   });
 
   for (const page of PAGES) {

@@ -8,6 +8,10 @@ import { join } from 'node:path';
  */
 export default function buildWhenStale(): void {
   const repo = join(import.meta.dirname, '..');
-  const result = spawnSync(process.execPath, [join(repo, 'scripts', 'build.js'), '--if-stale', '--noCheck'], { cwd: repo, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`the build of dist/ failed (exit ${result.status}): bin/bvsync.js would run no code or stale code`);
+  const result = spawnSync(process.execPath, [join(repo, 'scripts', 'build.js'), '--if-stale', '--noCheck'], {
+    cwd: repo,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0)
+    throw new Error(`the build of dist/ failed (exit ${result.status}): bin/bvsync.js would run no code or stale code`);
 }

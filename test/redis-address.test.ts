@@ -5,7 +5,10 @@ describe('a Redis address', () => {
   it('reads Sentinel and Cluster host lists, with default ports, IPv6 hosts and an encoded password', () => {
     expect(parseRedisAddress('redis+sentinel://:p%40ss@s1,[::1]:26380/main')).toEqual({
       kind: 'sentinel',
-      sentinels: [{ host: 's1', port: 26379 }, { host: '::1', port: 26380 }],
+      sentinels: [
+        { host: 's1', port: 26379 },
+        { host: '::1', port: 26380 },
+      ],
       name: 'main',
       database: 0,
       tls: false,
@@ -13,7 +16,10 @@ describe('a Redis address', () => {
     });
     expect(parseRedisAddress('rediss+cluster://user:pw@n1,n2:7001')).toMatchObject({
       kind: 'cluster',
-      nodes: [{ host: 'n1', port: 6379 }, { host: 'n2', port: 7001 }],
+      nodes: [
+        { host: 'n1', port: 6379 },
+        { host: 'n2', port: 7001 },
+      ],
       tls: true,
       username: 'user',
       password: 'pw',
@@ -22,7 +28,13 @@ describe('a Redis address', () => {
 
   it('carries a CA file in its query, which ioredis never sees', () => {
     const address = withCaFile('rediss://h:6380/1', '/etc/ssl/ca.pem');
-    expect(parseRedisAddress(address)).toMatchObject({ kind: 'standalone', url: 'rediss://h:6380/1', database: 1, tls: true, caFile: '/etc/ssl/ca.pem' });
+    expect(parseRedisAddress(address)).toMatchObject({
+      kind: 'standalone',
+      url: 'rediss://h:6380/1',
+      database: 1,
+      tls: true,
+      caFile: '/etc/ssl/ca.pem',
+    });
   });
 
   it('is described without its password, whatever its form', () => {
@@ -38,7 +50,11 @@ describe('a Redis address', () => {
   it('names what is wrong without quoting a password', () => {
     expect(() => parseRedisAddress('redis+sentinel://:s3cret@a:1')).toThrow(/names its master after the Sentinels/);
     expect(() => parseRedisAddress('redis+cluster://:s3cret@a:1/0')).toThrow(/a Redis Cluster has database 0 alone/);
-    expect(() => parseRedisAddress('redis+cluster://:s3cret@a:99999')).toThrow(/"a:99999" is not a host:port of a Cluster node/);
-    expect(() => parseRedisAddress('memcached://:s3cret@a')).toThrow(expect.objectContaining({ message: expect.not.stringContaining('s3cret') }));
+    expect(() => parseRedisAddress('redis+cluster://:s3cret@a:99999')).toThrow(
+      /"a:99999" is not a host:port of a Cluster node/,
+    );
+    expect(() => parseRedisAddress('memcached://:s3cret@a')).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('s3cret') }),
+    );
   });
 });

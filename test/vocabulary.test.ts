@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { EXIT_DONE, EXIT_NOT_DONE, exitCodeOfRun } from '../src/cli/exit-codes.js';
-import { FINISHED_RUN_STATUSES, isFinishedRunStatus, RUN_LOG_STATUSES, RUN_STATUSES, runStatusOfSlices, UNFINISHED_RUN_STATUSES } from '../src/vocabulary.js';
+import {
+  FINISHED_RUN_STATUSES,
+  isFinishedRunStatus,
+  RUN_LOG_STATUSES,
+  RUN_STATUSES,
+  runStatusOfSlices,
+  UNFINISHED_RUN_STATUSES,
+} from '../src/vocabulary.js';
 
 describe('the status words', () => {
   it('a run is unfinished or finished, never both; _sync_runs knows the finished words and running', () => {

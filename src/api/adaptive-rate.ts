@@ -120,7 +120,8 @@ export function rateAt(state: RateState, now: number, ceiling: number): number {
     rate =
       elapsed < recoveryMs
         ? Math.min(plateau, state.rate + Math.floor(elapsed / RECOVERY_STEP_MS) * step)
-        : Math.max(state.rate, plateau) + Math.floor((elapsed - recoveryMs) / (state.confirmed ? CONFIRMED_STEP_MS : STEADY_STEP_MS)) * step;
+        : Math.max(state.rate, plateau) +
+          Math.floor((elapsed - recoveryMs) / (state.confirmed ? CONFIRMED_STEP_MS : STEADY_STEP_MS)) * step;
   }
   return Math.max(Math.min(MIN_RATE, ceiling), Math.min(ceiling, rate));
 }
@@ -144,7 +145,15 @@ export function afterRateLimited(state: RateState, event: RateLimitedAt): RateSt
     // accepted answers then runs low and had cut 9.5/s to 4.4/s, some 20 s to climb back. A cut of REPEAT_CUT_FACTOR
     // each time is enough, and 429s that keep coming still bring the rate down (test/api/adaptive-rate.test.ts).
     const rate = Math.max(Math.min(MIN_RATE, event.ceiling), current * REPEAT_CUT_FACTOR);
-    return { rate, at: event.now, phase: 'steady', limit: stated, cutAt: event.now, ...(state.confirmed ? { confirmed: true } : {}), ...statedOf(state) };
+    return {
+      rate,
+      at: event.now,
+      phase: 'steady',
+      limit: stated,
+      cutAt: event.now,
+      ...(state.confirmed ? { confirmed: true } : {}),
+      ...statedOf(state),
+    };
   }
   const repeated = state.cutAt > 0 && event.now - state.cutAt < REPEAT_WINDOW_MS;
   const most = repeated ? current * REPEAT_CUT_FACTOR : current;
@@ -154,9 +163,22 @@ export function afterRateLimited(state: RateState, event: RateLimitedAt): RateSt
   // With nothing accepted the count says nothing of the rate (an API counting per minute refuses every request until
   // its window ends): the estimate stays where it was. Set to the rate in force each time, a minute of 429s without
   // Retry-After took it from 9.5 to 0.14/s, kept a day, and the climb (a share of it) needed some ten hours.
-  const limit = event.goodRate <= 0 ? state.limit || current : repeated || state.limit === 0 ? event.goodRate : Math.max(event.goodRate, state.limit);
+  const limit =
+    event.goodRate <= 0
+      ? state.limit || current
+      : repeated || state.limit === 0
+        ? event.goodRate
+        : Math.max(event.goodRate, state.limit);
   const confirmed = state.confirmed === true || confirms(state, current, event.goodRate);
-  return { rate, at: event.now, phase: 'steady', limit, cutAt: event.now, ...(confirmed ? { confirmed } : {}), ...statedOf(state) };
+  return {
+    rate,
+    at: event.now,
+    phase: 'steady',
+    limit,
+    cutAt: event.now,
+    ...(confirmed ? { confirmed } : {}),
+    ...statedOf(state),
+  };
 }
 
 function statedOf(state: RateState): Pick<RateState, 'stated'> {
@@ -190,18 +212,38 @@ export function confirms(state: RateState, current: number, goodRate: number): b
  * `rateAt` probes above, so a rate derived too low never stays below what the API accepts; once a 429 cut the key, its
  * learned limit stands and the stated rate is only recorded.
  */
-export function afterStatedLimit(state: RateState, now: number, stated: StatedRate, configuredCeiling: number, headroom: number): RateState | undefined {
+export function afterStatedLimit(
+  state: RateState,
+  now: number,
+  stated: StatedRate,
+  configuredCeiling: number,
+  headroom: number,
+): RateState | undefined {
   if (sameStatedRate(state.stated, stated) && state.phase !== 'probe') return undefined;
   const withStated: RateState = { ...state, stated };
   if (stated.windowKnown || state.cutAt > 0) {
     if (state.phase !== 'probe') return withStated;
-    return { ...withStated, rate: ceilingFor(withStated, configuredCeiling, headroom), at: now, phase: 'steady', limit: stated.perSecond };
+    return {
+      ...withStated,
+      rate: ceilingFor(withStated, configuredCeiling, headroom),
+      at: now,
+      phase: 'steady',
+      limit: stated.perSecond,
+    };
   }
-  const rate = Math.max(Math.min(MIN_RATE, configuredCeiling), Math.min(configuredCeiling, stated.perSecond * headroom));
+  const rate = Math.max(
+    Math.min(MIN_RATE, configuredCeiling),
+    Math.min(configuredCeiling, stated.perSecond * headroom),
+  );
   return { rate, at: now, phase: 'steady', limit: stated.perSecond, cutAt: 0, stated };
 }
 
 /** True when two stated rates say the same (a rate within a millionth, by the same header, the window as known). */
 export function sameStatedRate(a: StatedRate | undefined, b: StatedRate): boolean {
-  return a !== undefined && a.by === b.by && a.windowKnown === b.windowKnown && Math.abs(a.perSecond - b.perSecond) <= STATED_SAME_SHARE * b.perSecond;
+  return (
+    a !== undefined &&
+    a.by === b.by &&
+    a.windowKnown === b.windowKnown &&
+    Math.abs(a.perSecond - b.perSecond) <= STATED_SAME_SHARE * b.perSecond
+  );
 }

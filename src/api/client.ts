@@ -122,7 +122,10 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
   function encodingOf(endpoint: AnyEndpoint): QueryEncoding {
     let encoding = encodings.get(endpoint.name);
     if (!encoding) {
-      encoding = { params: endpointMapping(config.params as ParamMapping, config.endpointParams, endpoint.name), arrayFormat: config.arrayFormat };
+      encoding = {
+        params: endpointMapping(config.params as ParamMapping, config.endpointParams, endpoint.name),
+        arrayFormat: config.arrayFormat,
+      };
       encodings.set(endpoint.name, encoding);
     }
     return encoding;
@@ -137,43 +140,64 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     notFoundIsEmpty?: boolean,
   ): Promise<E> {
     const endpoint = `GET ${path}`;
-    return transport.get({ path: withQuery(path, buildQuery(query, encoding)), endpoint, signal, notFoundIsEmpty }, (body) => {
-      const result = schema.safeParse(body);
-      if (result.success) return result.data;
-      // The spec's error envelope in a 200: the API's own words say what failed, where "data: expected array" did not.
-      const envelope = readErrorEnvelope(body);
-      if ((envelope.apiCode !== undefined || envelope.message !== undefined) && (body as { data?: unknown }).data === undefined) {
-        const said = [envelope.apiCode, envelope.message].filter((part) => part !== undefined).join(': ');
+    return transport.get(
+      { path: withQuery(path, buildQuery(query, encoding)), endpoint, signal, notFoundIsEmpty },
+      (body) => {
+        const result = schema.safeParse(body);
+        if (result.success) return result.data;
+        // The spec's error envelope in a 200: the API's own words say what failed, where "data: expected array" did not.
+        const envelope = readErrorEnvelope(body);
+        if (
+          (envelope.apiCode !== undefined || envelope.message !== undefined) &&
+          (body as { data?: unknown }).data === undefined
+        ) {
+          const said = [envelope.apiCode, envelope.message].filter((part) => part !== undefined).join(': ');
+          throw new TransientError(
+            `${endpoint}: HTTP 200 with the API's error envelope instead of data: ${said}${envelope.requestId ? ` (request ${envelope.requestId})` : ''}`,
+            { endpoint, status: 200, ...envelope },
+            'bad_envelope',
+          );
+        }
         throw new TransientError(
-          `${endpoint}: HTTP 200 with the API's error envelope instead of data: ${said}${envelope.requestId ? ` (request ${envelope.requestId})` : ''}`,
-          { endpoint, status: 200, ...envelope },
+          `${endpoint}: the answer's envelope does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}`,
+          { endpoint },
           'bad_envelope',
         );
-      }
-      throw new TransientError(
-        `${endpoint}: the answer's envelope does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}`,
-        { endpoint },
-        'bad_envelope',
-      );
-    });
+      },
+    );
   }
 
   /** The endpoint's query; an engines filter the caller left out is `api.engines` (none when that is empty). */
   function queryOf<O>(endpoint: Endpoint<unknown, unknown, O>, options: O): QueryParams {
     const query: QueryParams = { ...endpoint.query(options) };
-    if ((endpoint.params as readonly string[]).includes('engines') && query.engines === undefined && config.engines.length) {
+    if (
+      (endpoint.params as readonly string[]).includes('engines') &&
+      query.engines === undefined &&
+      config.engines.length
+    ) {
       query.engines = config.engines;
     }
     return query;
   }
 
-  async function* readWhole<R, I, O>(endpoint: Endpoint<R, I, O>, path: string, options: O & ReadOptions): PageStream<R, I> {
+  async function* readWhole<R, I, O>(
+    endpoint: Endpoint<R, I, O>,
+    path: string,
+    options: O & ReadOptions,
+  ): PageStream<R, I> {
     const query = queryOf(endpoint, options);
     const sentEngines = enginesOf(query);
     const sent = { readWith: readSettingsOf(query, encodingOf(endpoint)), ...(sentEngines ? { sentEngines } : {}) };
     let answer: { data?: unknown; info?: I | null | undefined };
     try {
-      answer = await getEnvelope(path, query, encodingOf(endpoint), endpoint.envelope, options.signal, endpoint.notFoundIsEmpty);
+      answer = await getEnvelope(
+        path,
+        query,
+        encodingOf(endpoint),
+        endpoint.envelope,
+        options.signal,
+        endpoint.notFoundIsEmpty,
+      );
     } catch (error) {
       // Read as empty, a gateway's 404 for a wrong path had replaced a day's rows: only the API's own 404 is empty.
       if (endpoint.notFoundIsEmpty && isEmptyAnswer(error)) {
@@ -184,7 +208,11 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     }
     // The other way an API may say a domain has no citations: a 200 whose data is null. Read as a record, it failed
     // validation on every such day, and the stream's slices stayed incomplete for good, each sync re-reading 30 days.
-    const data = endpoint.single ? (answer.data === null && endpoint.notFoundIsEmpty ? [] : [answer.data]) : (answer.data as unknown[]);
+    const data = endpoint.single
+      ? answer.data === null && endpoint.notFoundIsEmpty
+        ? []
+        : [answer.data]
+      : (answer.data as unknown[]);
     const { records, rejects } = validateRecords(endpoint.record, data, `GET ${path}`);
     const info = answer.info ?? ({} as I);
     yield { records, rejects, info, totalRows: (info as PagingInfo).total_rows ?? undefined, ...sent };
@@ -201,12 +229,21 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
       skipPages: readOptions.skipPages,
       describe: (page) => `GET ${path} page ${page}`,
       fetchPage: async (page, pageSize) => {
-        const answer = await getEnvelope(path, { ...query, page, page_size: pageSize }, encodingOf(endpoint), endpoint.envelope, readOptions.signal);
+        const answer = await getEnvelope(
+          path,
+          { ...query, page, page_size: pageSize },
+          encodingOf(endpoint),
+          endpoint.envelope,
+          readOptions.signal,
+        );
         return { data: answer.data as unknown[], info: (answer.info ?? {}) as I & PagingInfo };
       },
     });
     const sentEngines = enginesOf(query);
-    return withReadRecord(pages, { readWith: readSettingsOf(query, encodingOf(endpoint), config.firstPage), ...(sentEngines ? { sentEngines } : {}) });
+    return withReadRecord(pages, {
+      readWith: readSettingsOf(query, encodingOf(endpoint), config.firstPage),
+      ...(sentEngines ? { sentEngines } : {}),
+    });
   }
 
   return {

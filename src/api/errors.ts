@@ -77,7 +77,14 @@ export class RateLimitedError extends ApiError {
  * that is not JSON at all (a proxy's HTML page); `empty_body`: a 2xx read whole with nothing in it. They come back the
  * same as a rule, so they are asked twice only.
  */
-export type TransientReason = 'server_error' | 'network' | 'timeout' | 'bad_body' | 'bad_envelope' | 'other_format' | 'empty_body';
+export type TransientReason =
+  | 'server_error'
+  | 'network'
+  | 'timeout'
+  | 'bad_body'
+  | 'bad_envelope'
+  | 'other_format'
+  | 'empty_body';
 
 /**
  * A call that was waiting (out a 429, for the key's budget, between attempts) when the process began to stop: not
@@ -130,7 +137,10 @@ export class TransientError extends ApiError {
 
 /** Reasons that say the API itself did not answer, rather than answered something unreadable. */
 export function isUnavailability(error: ApiError): error is TransientError {
-  return error instanceof TransientError && (error.reason === 'server_error' || error.reason === 'network' || error.reason === 'timeout');
+  return (
+    error instanceof TransientError &&
+    (error.reason === 'server_error' || error.reason === 'network' || error.reason === 'timeout')
+  );
 }
 
 /** A failure that another attempt would repeat: never retried. */
@@ -146,7 +156,10 @@ export class ValidationError extends PermanentError {
 
 /** A parsed answer whose envelope does not match the spec (src/api/client.ts, getEnvelope). */
 export function isBadEnvelope(error: unknown): boolean {
-  return error instanceof TransientError && (error.reason === 'bad_envelope' || error.reason === 'other_format' || error.reason === 'empty_body');
+  return (
+    error instanceof TransientError &&
+    (error.reason === 'bad_envelope' || error.reason === 'other_format' || error.reason === 'empty_body')
+  );
 }
 
 /** 401 (or a 403 other than brand access or throttling): the key is wrong or lacks a right. */
@@ -261,11 +274,17 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
   // A Retry-After of a minute at most says the wait does cure it (an hourly window nearly over): waited out below.
   const retryAfter = parseRetryAfter(response.headers['retry-after'], now);
   const quotaBack = retryAfterUnbounded(response.headers['retry-after'], now);
-  if (status === 429 && envelope.apiCode !== undefined && namesQuota(envelope.apiCode) && !(retryAfter !== undefined && retryAfter <= QUOTA_WAIT_MAX_MS)) {
+  if (
+    status === 429 &&
+    envelope.apiCode !== undefined &&
+    namesQuota(envelope.apiCode) &&
+    !(retryAfter !== undefined && retryAfter <= QUOTA_WAIT_MAX_MS)
+  ) {
     return new QuotaExceededError(text, fields, quotaBack);
   }
   // A wait of hours is no rate's window but a spent quota, whatever the code says (docs/quota.md).
-  if (status === 429 && quotaBack !== undefined && quotaBack >= SPENT_QUOTA_RETRY_AFTER_MS) return new QuotaExceededError(text, fields, quotaBack);
+  if (status === 429 && quotaBack !== undefined && quotaBack >= SPENT_QUOTA_RETRY_AFTER_MS)
+    return new QuotaExceededError(text, fields, quotaBack);
   if (status === 429 || isThrottling(response, envelope, now)) {
     return new RateLimitedError(text, fields, retryAfter ?? response.namelessWaitMs ?? DEFAULT_RETRY_AFTER_MS);
   }
@@ -301,8 +320,15 @@ const QUOTA_WAIT_MAX_MS = 60_000;
  * read as one run of letters, `throttled_ai_requests` held "dai".
  */
 function namesQuota(apiCode: string): boolean {
-  const words = apiCode.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z]+/);
-  return words.some((word) => /^(hour|hourly|day|daily|week|weekly|month|monthly|year|yearly|annual|quota|quotas|batch|plan|billing|credit|credits)$/.test(word));
+  const words = apiCode
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z]+/);
+  return words.some((word) =>
+    /^(hour|hourly|day|daily|week|weekly|month|monthly|year|yearly|annual|quota|quotas|batch|plan|billing|credit|credits)$/.test(
+      word,
+    ),
+  );
 }
 
 /**
@@ -314,12 +340,17 @@ function namesQuota(apiCode: string): boolean {
  * (Retry-After). An envelope that names another code, or none (`invalid_api_key`, or a message that the key is
  * suspended, with a Retry-After), is the refusal it says, not retried for ever.
  */
-function isThrottling(response: ErrorResponse, { apiCode, message }: { apiCode?: string | undefined; message?: string | undefined }, now: number): boolean {
+function isThrottling(
+  response: ErrorResponse,
+  { apiCode, message }: { apiCode?: string | undefined; message?: string | undefined },
+  now: number,
+): boolean {
   if (response.status < 400) return false;
   if (apiCode !== undefined && namesRateLimit(apiCode)) return true;
   // A 403 under a code of its own whose message names a rate limit ("API rate limit exceeded", GitHub's way), with its
   // window said spent or when to come back: read by the code alone it was a refused endpoint, and its stream dropped.
-  if (response.status === 403 && message !== undefined && namesRateLimit(message) && windowSpent(response, now)) return true;
+  if (response.status === 403 && message !== undefined && namesRateLimit(message) && windowSpent(response, now))
+    return true;
   if (apiCode !== undefined) return false;
   if (response.status >= 500) return false;
   const envelope = typeof (response.body as { error?: unknown } | undefined)?.error === 'object';
@@ -328,7 +359,10 @@ function isThrottling(response: ErrorResponse, { apiCode, message }: { apiCode?:
 
 /** Whether an answer's headers say its key's window is spent (`remaining` 0) or when to come back (`Retry-After`). */
 function windowSpent(response: ErrorResponse, now: number): boolean {
-  return parseRetryAfter(response.headers['retry-after'], now) !== undefined || readRateLimitHeaders(response.headers, now).remaining === 0;
+  return (
+    parseRetryAfter(response.headers['retry-after'], now) !== undefined ||
+    readRateLimitHeaders(response.headers, now).remaining === 0
+  );
 }
 
 /**
@@ -338,7 +372,9 @@ function windowSpent(response: ErrorResponse, now: number): boolean {
 function notAnEnvelope(response: ErrorResponse): string {
   const location = firstHeader(response.headers, 'location');
   if (response.status >= 300 && response.status < 400) {
-    return location ? ` to ${location}; bvsync does not follow redirects (the key would go with them): check api.url` : '; check api.url';
+    return location
+      ? ` to ${location}; bvsync does not follow redirects (the key would go with them): check api.url`
+      : '; check api.url';
   }
   if (response.unreadBody !== undefined) return ` (its body could not be read: ${response.unreadBody})`;
   return describeBody(firstHeader(response.headers, 'content-type'), response.text);
@@ -358,7 +394,8 @@ export function describeBody(contentType: string | undefined, text: string | und
  * Node's codes of a TLS certificate it does not trust (expired, self-signed, of another host, of an unknown CA): the
  * same answer every time, so not retried.
  */
-const CERTIFICATE_CODES = /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET_ISSUER_CERT|VERIFY_LEAF_SIGNATURE|GET_ISSUER_CERT_LOCALLY|DECRYPT_CERT_SIGNATURE)|ERR_TLS_CERT_ALTNAME_INVALID|INVALID_CA|INVALID_PURPOSE|HOSTNAME_MISMATCH)/;
+const CERTIFICATE_CODES =
+  /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET_ISSUER_CERT|VERIFY_LEAF_SIGNATURE|GET_ISSUER_CERT_LOCALLY|DECRYPT_CERT_SIGNATURE)|ERR_TLS_CERT_ALTNAME_INVALID|INVALID_CA|INVALID_PURPOSE|HOSTNAME_MISMATCH)/;
 
 /** The API's TLS certificate is not trusted: retrying meets it again, and each slice had cost twenty handshakes. */
 export class TlsCertificateError extends PermanentError {
@@ -383,14 +420,24 @@ function errorCodeOf(error: unknown): string | undefined {
 }
 
 /** undici's codes of failures that happen before or while the answer arrives. */
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 /**
  * Turns a failure without an HTTP status (reset, refused, timeout, the overall deadline, a body cut short)
  * into a `TransientError`. Only the error's code and message are kept, never the error object: undici errors
  * can hold sockets and request options.
  */
-export function classifyNetworkError(error: unknown, endpoint: string, deadlineExceeded = false, deadlineMs?: number): TransientError {
+export function classifyNetworkError(
+  error: unknown,
+  endpoint: string,
+  deadlineExceeded = false,
+  deadlineMs?: number,
+): TransientError {
   const code = errorCodeOf(error);
   const name = error instanceof Error ? error.name : 'Error';
   const message = error instanceof Error ? error.message : String(error);

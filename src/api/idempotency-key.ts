@@ -9,7 +9,9 @@ import { createHash, randomUUID } from 'node:crypto';
  * reported `changed`, nothing was written). The brand is in the path, so two brands never share a value.
  */
 export function contentIdempotencyKey(session: string, method: string, path: string, body: unknown): string {
-  const digest = createHash('sha256').update(`${session}\n${method} ${path}\n${canonicalJson(body ?? null)}`).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${session}\n${method} ${path}\n${canonicalJson(body ?? null)}`)
+    .digest('hex');
   return `bvsync-${digest}`;
 }
 
@@ -20,7 +22,9 @@ export function contentIdempotencyKey(session: string, method: string, path: str
  * (test/manage/plan-apply.int.test.ts, "a second apply sends persona and tag changes again with the same values").
  */
 export function stableIdempotencyKey(method: string, path: string, body: unknown): string {
-  const digest = createHash('sha256').update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${method} ${path}\n${canonicalJson(body ?? null)}`)
+    .digest('hex');
   return `bvsync-same-${digest}`;
 }
 

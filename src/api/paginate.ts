@@ -102,8 +102,16 @@ function countOf(value: unknown): number | undefined {
  * pages without end against an API it does not know: a page numbered otherwise than asked, a page repeating the one
  * before, or more pages than `pageLimit` of the first page's `total_rows` end it with a `PagingInconsistency`.
  */
-export async function* paginate<T, I extends PagingInfo>(options: PaginateOptions<T, I>): AsyncGenerator<Page<T, I>, PagingSummary> {
-  const summary: PagingSummary = { pages: 0, records: 0, rejects: 0, firstTotalRows: undefined, lastTotalRows: undefined };
+export async function* paginate<T, I extends PagingInfo>(
+  options: PaginateOptions<T, I>,
+): AsyncGenerator<Page<T, I>, PagingSummary> {
+  const summary: PagingSummary = {
+    pages: 0,
+    records: 0,
+    rejects: 0,
+    firstTotalRows: undefined,
+    lastTotalRows: undefined,
+  };
   let limit = MAX_PAGES;
   let previous: unknown[] = [];
   // The page size the API keeps to when it serves fewer records than asked without saying so (see below).
@@ -127,7 +135,9 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
     const totalRows = countOf(info.total_rows);
     // An echo above what was asked is not believed: a short-page test against it would end a read of full pages.
     const echoedSize = countOf(info.page_size);
-    const effectivePageSize = servedSize ?? (echoedSize !== undefined && echoedSize > 0 && echoedSize <= options.pageSize ? echoedSize : options.pageSize);
+    const effectivePageSize =
+      servedSize ??
+      (echoedSize !== undefined && echoedSize > 0 && echoedSize <= options.pageSize ? echoedSize : options.pageSize);
     if (summary.pages === 0) {
       summary.firstTotalRows = totalRows;
       limit = pageLimit(totalRows, effectivePageSize);
@@ -156,7 +166,15 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
     summary.pages += 1;
     summary.records += records.length;
     summary.rejects += rejects.length;
-    yield { records, rejects, page, pageSize: options.pageSize, totalRows, info, requestInfo: { page, pageSize: options.pageSize, source } };
+    yield {
+      records,
+      rejects,
+      page,
+      pageSize: options.pageSize,
+      totalRows,
+      info,
+      requestInfo: { page, pageSize: options.pageSize, source },
+    };
 
     if (data.length === 0) break;
     if (data.length < effectivePageSize) {
@@ -166,7 +184,11 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
       // one that gives no total_rows, costs one request more, not many. Without total_rows, a page size it echoes below
       // the one asked says what it serves: a page short of it is the last, with no request more. An echo of the size
       // asked says nothing: an API that caps its pages may merely repeat what it was sent.
-      const echoSaysLast = totalRows === undefined && echoedSize !== undefined && echoedSize < options.pageSize && echoedSize === effectivePageSize;
+      const echoSaysLast =
+        totalRows === undefined &&
+        echoedSize !== undefined &&
+        echoedSize < options.pageSize &&
+        echoedSize === effectivePageSize;
       if (summary.pages !== 1 || (totalRows !== undefined && data.length >= totalRows) || echoSaysLast) break;
       servedSize = data.length;
       limit = pageLimit(summary.firstTotalRows, servedSize);
@@ -178,7 +200,13 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
     // A full first page that total_rows says is all may be an API counting the page instead of the set: believed, it
     // would end every read at one page. It costs one request, and only for a set of exactly one page.
     const countsOnlyThePage = summary.pages === 1 && data.length === effectivePageSize && totalRows === data.length;
-    if (totalRows !== undefined && summary.pages * (servedSize ?? effectivePageSize) >= totalRows && served <= totalRows && !countsOnlyThePage) break;
+    if (
+      totalRows !== undefined &&
+      summary.pages * (servedSize ?? effectivePageSize) >= totalRows &&
+      served <= totalRows &&
+      !countsOnlyThePage
+    )
+      break;
     if (summary.pages >= limit) {
       throw new PagingInconsistency(
         `${source}: still full pages after ${summary.pages} pages, the most that total_rows ${summary.firstTotalRows ?? '(not given)'} of the first page allows at ${effectivePageSize} a page; stopped`,
@@ -200,7 +228,11 @@ export async function* paginate<T, I extends PagingInfo>(options: PaginateOption
 function repeatsPage(data: readonly unknown[], previous: readonly unknown[]): boolean {
   if (data.length === 0 || data.length !== previous.length) return false;
   const last = data.length - 1;
-  if (valueFingerprint(data[0]) !== valueFingerprint(previous[0]) || valueFingerprint(data[last]) !== valueFingerprint(previous[last])) return false;
+  if (
+    valueFingerprint(data[0]) !== valueFingerprint(previous[0]) ||
+    valueFingerprint(data[last]) !== valueFingerprint(previous[last])
+  )
+    return false;
   return JSON.stringify(data) === JSON.stringify(previous);
 }
 

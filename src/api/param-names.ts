@@ -17,7 +17,11 @@ export function wireName(name: string, mapping: ParamMapping): string {
 export type ArrayFormat = 'repeat' | 'comma';
 
 /** One endpoint's wire names: `api.params`, with that endpoint's own names (`api.endpointParams`) over them. */
-export function endpointMapping(params: ParamMapping, endpointParams: { readonly [endpoint: string]: ParamMapping | undefined } | undefined, endpoint: string): ParamMapping {
+export function endpointMapping(
+  params: ParamMapping,
+  endpointParams: { readonly [endpoint: string]: ParamMapping | undefined } | undefined,
+  endpoint: string,
+): ParamMapping {
   const own = endpointParams?.[endpoint];
   return own ? { ...params, ...own } : params;
 }

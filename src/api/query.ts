@@ -47,7 +47,9 @@ export function formatDay(date: Date): string {
 
 /** The path of a brand-scoped endpoint; every segment is percent-encoded (domains and ids come from data). */
 export function brandPath(brandId: number | string, ...segments: Array<string | number>): string {
-  return ['/customer/v1/brands', brandId, ...segments].map((s, i) => (i === 0 ? s : encodeURIComponent(String(s)))).join('/');
+  return ['/customer/v1/brands', brandId, ...segments]
+    .map((s, i) => (i === 0 ? s : encodeURIComponent(String(s))))
+    .join('/');
 }
 
 /** `path?query`, or the path alone when there is no query. */

@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
-import { AUTO_CEILING, afterRateLimited, afterStatedLimit, ceilingFor, initialRateState, learnedNothing, rateAt, sameStatedRate, type RateState } from './adaptive-rate.js';
+import {
+  AUTO_CEILING,
+  afterRateLimited,
+  afterStatedLimit,
+  ceilingFor,
+  initialRateState,
+  learnedNothing,
+  rateAt,
+  sameStatedRate,
+  type RateState,
+} from './adaptive-rate.js';
 import { StatedRateReader } from './stated-rate.js';
 import type { RateLimitSignals } from './rate-headers.js';
 import { MemoryRateGate, RedisRateGate, type AcceptedCount, type GateAnswer, type RateGate } from './rate-gate.js';
@@ -85,7 +95,12 @@ export function createRedisRateBudget(options: RedisRateBudgetOptions): RateBudg
   const slots = slotsFor(paceCeiling(options));
   const keys = redisKeys(options.prefix);
   const hash = keyHash(options.apiKey);
-  return new AdaptiveRateBudget(new RedisRateGate(options.redis, keys, hash), new RedisRateStateStore(options.redis, keys, hash), slots.slotMs, options);
+  return new AdaptiveRateBudget(
+    new RedisRateGate(options.redis, keys, hash),
+    new RedisRateStateStore(options.redis, keys, hash),
+    slots.slotMs,
+    options,
+  );
 }
 
 /** The same budget for a single process (tests, a one-off command without Redis). */
@@ -95,7 +110,11 @@ export function createMemoryRateBudget(options: RateBudgetOptions): RateBudget {
 }
 
 /** A budget that never waits: for tests of other concerns. */
-export const UNLIMITED_RATE_BUDGET: RateBudget = { acquire: async () => {}, blockFor: async () => {}, observe: async () => {} };
+export const UNLIMITED_RATE_BUDGET: RateBudget = {
+  acquire: async () => {},
+  blockFor: async () => {},
+  observe: async () => {},
+};
 
 /** The Redis key part that names an API key: a hash, so the key itself never lands in Redis. */
 export function keyHash(apiKey: string): string {
@@ -111,7 +130,8 @@ export interface RateSlots {
 }
 
 export function slotsFor(requestsPerSecond: number): RateSlots {
-  if (!(requestsPerSecond > 0) || !Number.isFinite(requestsPerSecond)) throw new RangeError('requestsPerSecond must be positive');
+  if (!(requestsPerSecond > 0) || !Number.isFinite(requestsPerSecond))
+    throw new RangeError('requestsPerSecond must be positive');
   const perSlot = Math.max(1, Math.round(requestsPerSecond / TARGET_SLOTS_PER_SECOND));
   const slotMs = (perSlot * 1000) / requestsPerSecond;
   return { perSlot, slotMs };
@@ -202,7 +222,15 @@ class AdaptiveRateBudget implements RateBudget {
         // once; the key's next free moment spaces them out too, for every process.
         let answer: GateAnswer;
         try {
-          answer = await this.gate.turn({ now, slot, allowance, perSlot, slotMs: this.slotMs, spacingMs: 1000 / rate, accepted });
+          answer = await this.gate.turn({
+            now,
+            slot,
+            allowance,
+            perSlot,
+            slotMs: this.slotMs,
+            spacingMs: 1000 / rate,
+            accepted,
+          });
         } catch (error) {
           if (accepted) this.giveBack(accepted);
           throw error;
@@ -283,7 +311,9 @@ class AdaptiveRateBudget implements RateBudget {
     }
     this.uncounted = { second, count: 1 };
     this.uncountedTimer = setTimeout(() => {
-      this.flushUncounted().catch((error: Error) => this.options.logger?.warn({ err: error.message }, 'accepted answers could not be counted in Redis'));
+      this.flushUncounted().catch((error: Error) =>
+        this.options.logger?.warn({ err: error.message }, 'accepted answers could not be counted in Redis'),
+      );
     }, UNCOUNTED_MAX_MS);
     this.uncountedTimer.unref();
   }
@@ -352,7 +382,9 @@ class AdaptiveRateBudget implements RateBudget {
   }
 
   /** Applies `change` to the shared state with compare-and-set; `change` returns undefined when nothing is to be done. */
-  private async update(change: (state: RateState, now: number) => RateState | undefined): Promise<RateState | undefined> {
+  private async update(
+    change: (state: RateState, now: number) => RateState | undefined,
+  ): Promise<RateState | undefined> {
     for (let attempt = 0; attempt < MAX_STATE_WRITES; attempt++) {
       const now = Date.now();
       const { state, version } = await this.current(now, true);
@@ -370,7 +402,9 @@ class AdaptiveRateBudget implements RateBudget {
     await this.flushUncounted();
     const goodRate = await this.gate.acceptedRate(Date.now());
     const before = this.cached ? rateAt(this.cached.state, Date.now(), this.ceiling(this.cached.state)) : undefined;
-    const next = await this.update((state, now) => afterRateLimited(state, { now, sentAt, goodRate, ceiling: this.ceiling(state) }));
+    const next = await this.update((state, now) =>
+      afterRateLimited(state, { now, sentAt, goodRate, ceiling: this.ceiling(state) }),
+    );
     if (next) {
       this.options.logger?.info(
         { from: round(before), to: round(next.rate), acceptedPerSecond: round(goodRate) },
@@ -384,7 +418,9 @@ class AdaptiveRateBudget implements RateBudget {
     const cached = this.cached?.state;
     // Most answers state what the state holds already: the cached view saves a round trip per answer.
     if (stated && (!cached || cached.phase === 'probe' || !sameStatedRate(cached.stated, stated))) {
-      const next = await this.update((state, now) => afterStatedLimit(state, now, stated, this.configuredCeiling, this.headroom));
+      const next = await this.update((state, now) =>
+        afterStatedLimit(state, now, stated, this.configuredCeiling, this.headroom),
+      );
       const told = `${stated.by} ${round(stated.perSecond)} ${stated.windowKnown}`;
       if (next && told !== this.toldStated) {
         this.toldStated = told;
@@ -437,10 +473,13 @@ function jitter(): number {
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     const onAbort = () => {
       clearTimeout(timer);
       reject(signal!.reason);

@@ -101,7 +101,13 @@ return 1
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    bvsyncRateTurn(block: string, counter: string, next: string, accepted: string, ...args: string[]): Result<[string, string | number], Context>;
+    bvsyncRateTurn(
+      block: string,
+      counter: string,
+      next: string,
+      accepted: string,
+      ...args: string[]
+    ): Result<[string, string | number], Context>;
     bvsyncRateBlock(block: string, ms: string): Result<number, Context>;
   }
 }
@@ -158,7 +164,10 @@ export class RedisRateGate implements RateGate {
 
   async acceptedRate(now: number): Promise<number> {
     const second = Math.floor(now / 1000);
-    const [current, previous] = await this.redis.mget(this.keys.rateAccepted(this.apiKeyHash, second), this.keys.rateAccepted(this.apiKeyHash, second - 1));
+    const [current, previous] = await this.redis.mget(
+      this.keys.rateAccepted(this.apiKeyHash, second),
+      this.keys.rateAccepted(this.apiKeyHash, second - 1),
+    );
     return acceptedRateEstimate(Number(current ?? 0), Number(previous ?? 0), now);
   }
 }

@@ -57,7 +57,8 @@ export function readRateLimitHeaders(headers: HeaderBag, now: number = Date.now(
     const text = Array.isArray(raw) ? raw.join(', ') : raw;
     return text?.trim() ? text.trim() : undefined;
   };
-  const problem = (name: string, text: string) => signals.problems.push(`${name}: ${JSON.stringify(redactSecrets(text).slice(0, 80))}`);
+  const problem = (name: string, text: string) =>
+    signals.problems.push(`${name}: ${JSON.stringify(redactSecrets(text).slice(0, 80))}`);
   const perSecond: number[] = [];
 
   const policy = value('ratelimit-policy');
@@ -78,16 +79,22 @@ export function readRateLimitHeaders(headers: HeaderBag, now: number = Date.now(
     const limit = count(first.split(';')[0] ?? '');
     const read = readPolicies(policies);
     if (limit === undefined || read.bad) problem('ratelimit-limit', limitHeader);
-    if (limit !== undefined && signals.limit === undefined) [signals.limit, signals.limitBy] = [limit, 'RateLimit-Limit'];
+    if (limit !== undefined && signals.limit === undefined)
+      [signals.limit, signals.limitBy] = [limit, 'RateLimit-Limit'];
     perSecond.push(...read.perSecond);
     if (read.perSecond.length > 0) signals.policyBy ??= 'RateLimit-Limit';
   }
   readCount(value('ratelimit-remaining'), 'ratelimit-remaining', (n) => (signals.remaining ??= n), problem);
   readReset(value('ratelimit-reset'), 'ratelimit-reset', now, signals, problem);
 
-  readCount(value('x-ratelimit-limit'), 'x-ratelimit-limit', (n) => {
-    if (signals.limit === undefined) [signals.limit, signals.limitBy] = [n, 'X-RateLimit-Limit'];
-  }, problem);
+  readCount(
+    value('x-ratelimit-limit'),
+    'x-ratelimit-limit',
+    (n) => {
+      if (signals.limit === undefined) [signals.limit, signals.limitBy] = [n, 'X-RateLimit-Limit'];
+    },
+    problem,
+  );
   readCount(value('x-ratelimit-remaining'), 'x-ratelimit-remaining', (n) => (signals.remaining ??= n), problem);
   readReset(value('x-ratelimit-reset'), 'x-ratelimit-reset', now, signals, problem);
 
@@ -117,7 +124,14 @@ function splitParams(item: string): { head: string; params: Map<string, string> 
   const params = new Map<string, string>();
   for (const part of rest) {
     const at = part.indexOf('=');
-    if (at > 0) params.set(part.slice(0, at).trim().toLowerCase(), part.slice(at + 1).trim().replace(/^"(.*)"$/, '$1'));
+    if (at > 0)
+      params.set(
+        part.slice(0, at).trim().toLowerCase(),
+        part
+          .slice(at + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1'),
+      );
     else if (part) params.set(part.toLowerCase(), '');
   }
   return { head, params };
@@ -203,14 +217,25 @@ function readCombined(text: string, signals: RateLimitSignals, now: number): boo
   return read;
 }
 
-function readCount(text: string | undefined, name: string, use: (n: number) => void, problem: (name: string, text: string) => void): void {
+function readCount(
+  text: string | undefined,
+  name: string,
+  use: (n: number) => void,
+  problem: (name: string, text: string) => void,
+): void {
   if (text === undefined) return;
   const n = count(text);
   if (n === undefined) problem(name, text);
   else use(n);
 }
 
-function readReset(text: string | undefined, name: string, now: number, signals: RateLimitSignals, problem: (name: string, text: string) => void): void {
+function readReset(
+  text: string | undefined,
+  name: string,
+  now: number,
+  signals: RateLimitSignals,
+  problem: (name: string, text: string) => void,
+): void {
   if (text === undefined) return;
   const time = readHeaderTime(text, now);
   if (!time || time.ms > MAX_RESET_MS) return problem(name, text);

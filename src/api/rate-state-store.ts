@@ -50,7 +50,14 @@ export class RedisRateStateStore implements RateStateStore {
 
   async compareAndSet(version: number, next: RateState): Promise<boolean> {
     const fields = Object.entries(stateFields(next)).flatMap(([name, value]) => [name, String(value)]);
-    const done = await this.redis.eval(COMPARE_AND_SET, 1, this.stateKey, String(version), String(STATE_TTL_MS), ...fields);
+    const done = await this.redis.eval(
+      COMPARE_AND_SET,
+      1,
+      this.stateKey,
+      String(version),
+      String(STATE_TTL_MS),
+      ...fields,
+    );
     return done === 1;
   }
 
@@ -138,7 +145,22 @@ function parseState(fields: Record<string, string>): RateState | undefined {
   const limit = Number(fields.limit ?? 0);
   const cutAt = Number(fields.cutAt ?? 0);
   const phase = fields.phase as RatePhase;
-  if (!(rate > 0) || !Number.isFinite(at) || !PHASES.includes(phase) || !Number.isFinite(limit) || !Number.isFinite(cutAt)) return undefined;
+  if (
+    !(rate > 0) ||
+    !Number.isFinite(at) ||
+    !PHASES.includes(phase) ||
+    !Number.isFinite(limit) ||
+    !Number.isFinite(cutAt)
+  )
+    return undefined;
   const stated = parseStated(fields);
-  return { rate, at, phase, limit, cutAt, ...(fields.confirmed === 'true' ? { confirmed: true } : {}), ...(stated ? { stated } : {}) };
+  return {
+    rate,
+    at,
+    phase,
+    limit,
+    cutAt,
+    ...(fields.confirmed === 'true' ? { confirmed: true } : {}),
+    ...(stated ? { stated } : {}),
+  };
 }

@@ -18,10 +18,14 @@ export interface ReadSettings {
 
 /** The settings of a read of `query` (paging parameters included when `firstPage` is given), as canonical JSON text. */
 export function readSettingsOf(query: QueryParams, encoding: QueryEncoding, firstPage?: 0 | 1): string {
-  const sent = Object.entries(query).filter(([, value]) => value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0));
+  const sent = Object.entries(query).filter(
+    ([, value]) => value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0),
+  );
   const names = sent.map(([name]) => name);
   if (firstPage !== undefined) names.push(...PAGING_PARAM_NAMES);
-  const settings: ReadSettings = { names: Object.fromEntries(names.map((name) => [name, wireName(name, encoding.params)])) };
+  const settings: ReadSettings = {
+    names: Object.fromEntries(names.map((name) => [name, wireName(name, encoding.params)])),
+  };
   if (sent.some(([, value]) => Array.isArray(value))) settings.arrayFormat = encoding.arrayFormat;
   if (firstPage !== undefined) settings.firstPage = firstPage;
   return settingsText(settings);
@@ -31,11 +35,17 @@ export function readSettingsOf(query: QueryParams, encoding: QueryEncoding, firs
  * The settings a read recorded as `recorded` would be sent with under `api` now: the same parameters under today's
  * names, encodings and first page. Undefined when the text is not one `readSettingsOf` wrote.
  */
-export function readSettingsNow(recorded: string, api: Pick<ApiConfig, 'params' | 'endpointParams' | 'arrayFormat' | 'firstPage'>, endpoint: string): string | undefined {
+export function readSettingsNow(
+  recorded: string,
+  api: Pick<ApiConfig, 'params' | 'endpointParams' | 'arrayFormat' | 'firstPage'>,
+  endpoint: string,
+): string | undefined {
   const settings = parseSettings(recorded);
   if (!settings) return undefined;
   const mapping = endpointMapping(api.params as ParamMapping, api.endpointParams, endpoint);
-  const now: ReadSettings = { names: Object.fromEntries(Object.keys(settings.names).map((name) => [name, wireName(name, mapping)])) };
+  const now: ReadSettings = {
+    names: Object.fromEntries(Object.keys(settings.names).map((name) => [name, wireName(name, mapping)])),
+  };
   if (settings.arrayFormat !== undefined) now.arrayFormat = api.arrayFormat;
   if (settings.firstPage !== undefined) now.firstPage = api.firstPage;
   return settingsText(now);
@@ -51,21 +61,28 @@ export function describeSettingsChange(before: string, now: string): string {
     const current = is.names[name];
     if (current !== undefined && current !== wire) changes.push(`${name} sent as ${wire}, now ${current}`);
   }
-  if (was.arrayFormat !== is.arrayFormat) changes.push(`arrays sent as ${was.arrayFormat ?? 'none'}, now ${is.arrayFormat ?? 'none'} (api.arrayFormat)`);
-  if (was.firstPage !== is.firstPage) changes.push(`first page numbered ${was.firstPage ?? 'none'}, now ${is.firstPage ?? 'none'} (api.firstPage)`);
+  if (was.arrayFormat !== is.arrayFormat)
+    changes.push(`arrays sent as ${was.arrayFormat ?? 'none'}, now ${is.arrayFormat ?? 'none'} (api.arrayFormat)`);
+  if (was.firstPage !== is.firstPage)
+    changes.push(`first page numbered ${was.firstPage ?? 'none'}, now ${is.firstPage ?? 'none'} (api.firstPage)`);
   return changes.join('; ');
 }
 
 function settingsText(settings: ReadSettings): string {
   // Names sorted, so two reads of the same settings compare equal as text, in SQL as in code.
   const names = Object.fromEntries(Object.entries(settings.names).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return JSON.stringify({ names, ...(settings.arrayFormat !== undefined ? { arrayFormat: settings.arrayFormat } : {}), ...(settings.firstPage !== undefined ? { firstPage: settings.firstPage } : {}) });
+  return JSON.stringify({
+    names,
+    ...(settings.arrayFormat !== undefined ? { arrayFormat: settings.arrayFormat } : {}),
+    ...(settings.firstPage !== undefined ? { firstPage: settings.firstPage } : {}),
+  });
 }
 
 function parseSettings(text: string): ReadSettings | undefined {
   try {
     const value = JSON.parse(text) as Partial<ReadSettings>;
-    if (typeof value !== 'object' || value === null || typeof value.names !== 'object' || value.names === null) return undefined;
+    if (typeof value !== 'object' || value === null || typeof value.names !== 'object' || value.names === null)
+      return undefined;
     return value as ReadSettings;
   } catch {
     return undefined;

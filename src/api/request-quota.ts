@@ -40,7 +40,9 @@ export interface QuotaState {
 export class QuotaWaitError extends Error {
   readonly code = 'quota_wait';
   constructor(readonly resumesAt: number) {
-    super(`the request budget of this window is spent (api.dailyRequestBudget); the slice waits until ${new Date(resumesAt).toISOString()}`);
+    super(
+      `the request budget of this window is spent (api.dailyRequestBudget); the slice waits until ${new Date(resumesAt).toISOString()}`,
+    );
     this.name = 'QuotaWaitError';
   }
 }
@@ -144,13 +146,21 @@ export class RequestQuota {
     const current = Number((await this.options.redis.get(key)) ?? 0);
     if (current >= until) return;
     // Kept in real time as long as the quota clock says, and a window more: its value, not its ttl, is what is read.
-    await this.options.redis.set(key, String(until), 'PX', Math.max(1_000, until - this.clock()) + this.options.settings.windowMs);
+    await this.options.redis.set(
+      key,
+      String(until),
+      'PX',
+      Math.max(1_000, until - this.clock()) + this.options.settings.windowMs,
+    );
   }
 
   async state(): Promise<QuotaState> {
     const now = this.clock();
     const window = this.windowAt(now);
-    const [spent, blocked] = await this.options.redis.mget(this.keys.quotaSpent(this.hash, window.index), this.keys.quotaBlock(this.hash));
+    const [spent, blocked] = await this.options.redis.mget(
+      this.keys.quotaSpent(this.hash, window.index),
+      this.keys.quotaBlock(this.hash),
+    );
     const blockedUntil = Number(blocked ?? 0);
     return { window, spent: Number(spent ?? 0), ...(blockedUntil > now ? { blockedUntil } : {}) };
   }

@@ -52,12 +52,21 @@ export async function readResponseText(
   const coding = firstHeader(response.headers, 'content-encoding')?.trim().toLowerCase();
   if (!coding || coding === 'identity') return bytes.toString('utf8');
   const decode = DECODERS[coding];
-  if (!decode) throw new PermanentError(`${endpoint}: the answer is in Content-Encoding "${coding}", which bvsync cannot read (it asks for ${ACCEPTED_ENCODINGS})`, { endpoint });
+  if (!decode)
+    throw new PermanentError(
+      `${endpoint}: the answer is in Content-Encoding "${coding}", which bvsync cannot read (it asks for ${ACCEPTED_ENCODINGS})`,
+      { endpoint },
+    );
   try {
     return decode(bytes, { maxOutputLength: maxBytes }).toString('utf8');
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(`over ${formatMb(maxBytes)} once decoded (${coding})`);
-    throw new TransientError(`${endpoint}: a ${coding} body that does not decode (${(error as Error).message})`, { endpoint }, 'bad_body');
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+      throw tooLarge(`over ${formatMb(maxBytes)} once decoded (${coding})`);
+    throw new TransientError(
+      `${endpoint}: a ${coding} body that does not decode (${(error as Error).message})`,
+      { endpoint },
+      'bad_body',
+    );
   }
 }
 

@@ -21,7 +21,10 @@ export const MIN_RETRY_AFTER_MS = 1_000;
  * Milliseconds to wait according to a `Retry-After` value, or `undefined` when the value is missing or
  * unreadable. Waits are kept within `MIN_RETRY_AFTER_MS` and `MAX_RETRY_AFTER_MS`.
  */
-export function parseRetryAfter(value: string | string[] | null | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | string[] | null | undefined,
+  now: number = Date.now(),
+): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!text) return undefined;
   // Delta seconds or an HTTP date (RFC 9110), and the Unix times some APIs send in their place.
@@ -32,7 +35,10 @@ export function parseRetryAfter(value: string | string[] | null | undefined, now
 }
 
 /** The wait a `Retry-After` names, unbounded (a spent quota's hours); `undefined` when missing or unreadable. */
-export function retryAfterUnbounded(value: string | string[] | null | undefined, now: number = Date.now()): number | undefined {
+export function retryAfterUnbounded(
+  value: string | string[] | null | undefined,
+  now: number = Date.now(),
+): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!text) return undefined;
   const time = readHeaderTime(text, now);

@@ -30,14 +30,23 @@ export const day = z.iso.date();
  * a form other than the simulator's cost every record of an API that writes it. Undefined for anything else, or a
  * date or time that does not exist (`2026-02-31`, `24:00`: JavaScript's Date would roll it over).
  */
-const TIMESTAMP_FORM = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})([.,]\d+)?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
-const BASIC_TIMESTAMP_FORM = /^(\d{4})(\d{2})(\d{2})[Tt](\d{2})(\d{2})(?:(\d{2})([.,]\d+)?)?(Z|z|[+-]\d{2}(?:\d{2})?)?$/;
+const TIMESTAMP_FORM =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})([.,]\d+)?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+const BASIC_TIMESTAMP_FORM =
+  /^(\d{4})(\d{2})(\d{2})[Tt](\d{2})(\d{2})(?:(\d{2})([.,]\d+)?)?(Z|z|[+-]\d{2}(?:\d{2})?)?$/;
 
 export function canonicalTimestamp(text: string): string | undefined {
   const match = TIMESTAMP_FORM.exec(text) ?? BASIC_TIMESTAMP_FORM.exec(text);
   if (!match) return undefined;
   const [, year, month, dayOfMonth, hour, minute, second = '00', fraction = '', zone] = match;
-  const [y, mo, d, h, mi, se] = [year, month, dayOfMonth, hour, minute, second].map(Number) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, se] = [year, month, dayOfMonth, hour, minute, second].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
   if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth || h > 23 || mi > 59 || se > 59) return undefined;
   let offset = 'Z';
@@ -136,7 +145,11 @@ export const personaSchema = z.looseObject({
   properties: optional(z.record(z.string(), z.unknown())),
 });
 
-const bulkRejectionSchema = z.looseObject({ index: z.int().nonnegative(), code: openEnum(BULK_REJECTION_CODES), message: z.string() });
+const bulkRejectionSchema = z.looseObject({
+  index: z.int().nonnegative(),
+  code: openEnum(BULK_REJECTION_CODES),
+  message: z.string(),
+});
 
 /** The bulk write envelope shared by the three create operations (spec, "Bulk write envelope"). */
 export function bulkEnvelopeSchema<T extends z.ZodType>(item: T) {
@@ -162,10 +175,20 @@ export const records = z.array(z.unknown());
  * A counter of an answer's `info` (`page`, `page_size`, `total_rows`, per-status counts): the spec gives them no type,
  * so a count sent as a string of digits reads as the number it spells, where a strict integer failed every page.
  */
-export const infoCount = z.union([count, z.string().regex(/^\d{1,15}$/, 'a count').transform(Number)]);
+export const infoCount = z.union([
+  count,
+  z
+    .string()
+    .regex(/^\d{1,15}$/, 'a count')
+    .transform(Number),
+]);
 const infoPosition = infoCount.refine((value) => value > 0, 'a positive count');
 // A page number may be 0: an API may count its pages from 0 (`api.firstPage`), and paginate compares it with the page asked.
-export const pagingInfo = { page: optional(infoCount), page_size: optional(infoPosition), total_rows: optional(infoCount) };
+export const pagingInfo = {
+  page: optional(infoCount),
+  page_size: optional(infoPosition),
+  total_rows: optional(infoCount),
+};
 export const queryEcho = optional(z.record(z.string(), z.unknown()));
 
 export const pagedEnvelopeSchema = z.looseObject({ data: records, info: z.looseObject(pagingInfo) });

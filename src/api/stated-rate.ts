@@ -23,13 +23,19 @@ export class StatedRateReader {
   private longestResetMs = 0;
 
   read(signals: RateLimitSignals): StatedRate | undefined {
-    if (signals.resetMs !== undefined) this.longestResetMs = Math.max(this.longestResetMs, signals.resetMs - (signals.resetRoundingMs ?? 0));
+    if (signals.resetMs !== undefined)
+      this.longestResetMs = Math.max(this.longestResetMs, signals.resetMs - (signals.resetRoundingMs ?? 0));
     if (signals.policyPerSecond !== undefined) {
       return { perSecond: signals.policyPerSecond, by: signals.policyBy ?? 'RateLimit-Policy', windowKnown: true };
     }
     if (signals.limit === undefined || signals.limit <= 0) return undefined;
     const windowSeconds = derivedWindowSeconds(this.longestResetMs);
-    return { perSecond: signals.limit / windowSeconds, by: signals.limitBy ?? 'X-RateLimit-Limit', windowKnown: false, windowSeconds };
+    return {
+      perSecond: signals.limit / windowSeconds,
+      by: signals.limitBy ?? 'X-RateLimit-Limit',
+      windowKnown: false,
+      windowSeconds,
+    };
   }
 }
 

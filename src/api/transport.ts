@@ -4,7 +4,19 @@ import type { ApiConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { backoffDelay } from './backoff.js';
 import { KeyAnswers } from './key-answers.js';
-import { ApiError, RateLimitedError, StoppedWaitingError, TransientError, classifyCertificateError, classifyNetworkError, classifyResponse, describeBody, isBadEnvelope, isEmptyAnswer, isUnavailability } from './errors.js';
+import {
+  ApiError,
+  RateLimitedError,
+  StoppedWaitingError,
+  TransientError,
+  classifyCertificateError,
+  classifyNetworkError,
+  classifyResponse,
+  describeBody,
+  isBadEnvelope,
+  isEmptyAnswer,
+  isUnavailability,
+} from './errors.js';
 import { UNLIMITED_RATE_BUDGET, sleep, type RateBudget } from './rate-budget.js';
 import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate-headers.js';
 import { ACCEPTED_ENCODINGS, readResponseText } from './response-body.js';
@@ -92,7 +104,11 @@ export interface WriteRequest extends GetRequest {
   idempotency?: { header: string; value: string } | undefined;
 }
 
-type SentRequest = GetRequest & { method: 'GET' | WriteRequest['method']; body?: unknown; idempotency?: WriteRequest['idempotency'] };
+type SentRequest = GetRequest & {
+  method: 'GET' | WriteRequest['method'];
+  body?: unknown;
+  idempotency?: WriteRequest['idempotency'];
+};
 
 /**
  * The one place that sends HTTP: keep-alive pool, auth header, deadlines, the rate budget, retries with
@@ -171,12 +187,24 @@ export class Transport {
         const answer = await this.once(request, signal);
         status = answer.status;
         const value = accept(answer.body);
-        this.emit({ endpoint: request.endpoint, attempt, status, outcome: 'ok', durationMs: performance.now() - started });
+        this.emit({
+          endpoint: request.endpoint,
+          attempt,
+          status,
+          outcome: 'ok',
+          durationMs: performance.now() - started,
+        });
         return value;
       } catch (thrown) {
         if (signal?.aborted) {
           // Stopped by its caller (a cancel, a shutdown) once sent: the API may well have counted it, so it is counted.
-          this.emit({ endpoint: request.endpoint, attempt, status, outcome: 'aborted', durationMs: performance.now() - started });
+          this.emit({
+            endpoint: request.endpoint,
+            attempt,
+            status,
+            outcome: 'aborted',
+            durationMs: performance.now() - started,
+          });
           throw signal.reason;
         }
         // Everything `once` and `accept` throw on purpose is an ApiError; anything else is a bug, not a retry.
@@ -184,17 +212,27 @@ export class Transport {
         const error = thrown;
         if (isUnavailability(error)) firstAwayAt ??= sentAt;
         const durationMs = performance.now() - started;
-        const base = { endpoint: request.endpoint, attempt, status: error.status ?? status, errorCode: error.code, durationMs };
+        const base = {
+          endpoint: request.endpoint,
+          attempt,
+          status: error.status ?? status,
+          errorCode: error.code,
+          durationMs,
+        };
         if (error instanceof RateLimitedError) {
           // The budget has already blocked the key and cut its rate (tellBudget).
           this.emit({ ...base, outcome: 'rate_limited', retryAfterMs: error.retryAfterMs });
-          this.options.logger?.warn({ endpoint: request.endpoint, retryAfterMs: error.retryAfterMs }, 'rate limited: the key is slowed');
+          this.options.logger?.warn(
+            { endpoint: request.endpoint, retryAfterMs: error.retryAfterMs },
+            'rate limited: the key is slowed',
+          );
           // A 429 was never served, so even a write without an idempotency value is safe to send again.
           // Not past the outage tolerance: a key answered nothing but 429s that long is an API away, which the caller
           // stops waiting for (fetch-processor.ts), where the in-call waits of a cut rate took minutes to come out.
           const tolerated = this.options.unansweredForMs;
           const limitedSince = this.heard.rateLimitedSince();
-          const limitedTooLong = tolerated !== undefined && limitedSince !== undefined && Date.now() - limitedSince >= tolerated;
+          const limitedTooLong =
+            tolerated !== undefined && limitedSince !== undefined && Date.now() - limitedSince >= tolerated;
           if (this.options.retryRateLimited && rateLimited < maxRateLimitRetries && !limitedTooLong) {
             rateLimited += 1;
             attempt -= 1; // a 429 is not a failed attempt: the request was never served
@@ -204,18 +242,37 @@ export class Transport {
           throw error;
         }
         const repeatable = request.method === 'GET' || request.idempotency !== undefined;
-        if (error.retryable && repeatable && attempt < attemptsFor(error, maxAttempts) && !this.awayTooLong(error, firstAwayAt)) {
-          const backoff = backoffDelay(attempt, { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs }, this.options.random);
+        if (
+          error.retryable &&
+          repeatable &&
+          attempt < attemptsFor(error, maxAttempts) &&
+          !this.awayTooLong(error, firstAwayAt)
+        ) {
+          const backoff = backoffDelay(
+            attempt,
+            { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs },
+            this.options.random,
+          );
           // A server that names its wait (503 with Retry-After: maintenance, overload) is not asked sooner: asked again
           // every 20 s, a 503 naming 120 s met six requests where it had asked for one.
-          const named = Math.min((error instanceof TransientError && error.retryAfterMs) || 0, this.namedWaitAtMost(error, firstAwayAt));
+          const named = Math.min(
+            (error instanceof TransientError && error.retryAfterMs) || 0,
+            this.namedWaitAtMost(error, firstAwayAt),
+          );
           const delay = Math.max(backoff, named);
           // The wait is the whole API's, not this call's: every call of the key holds back for it, so a 503 during a
           // restart is not met again by each slice in flight.
           if (named > 0 && isUnavailability(error)) await this.blockKey(named, request.endpoint);
           this.emit({ ...base, outcome: 'retry' });
           this.options.logger?.warn(
-            { endpoint: request.endpoint, attempt, code: error.code, status: error.status, delayMs: delay, error: error.message },
+            {
+              endpoint: request.endpoint,
+              attempt,
+              code: error.code,
+              status: error.status,
+              delayMs: delay,
+              error: error.message,
+            },
             'transient API failure; retrying',
           );
           await this.waiting(request, signal, (waitSignal) => sleep(delay, waitSignal));
@@ -244,7 +301,12 @@ export class Transport {
    */
   private awayTooLong(error: ApiError, firstAwayAt: number | undefined): error is TransientError {
     const tolerated = this.options.unansweredForMs;
-    return tolerated !== undefined && firstAwayAt !== undefined && isUnavailability(error) && Date.now() - this.unansweredSince(firstAwayAt) >= tolerated;
+    return (
+      tolerated !== undefined &&
+      firstAwayAt !== undefined &&
+      isUnavailability(error) &&
+      Date.now() - this.unansweredSince(firstAwayAt) >= tolerated
+    );
   }
 
   /**
@@ -272,7 +334,11 @@ export class Transport {
    * (`stopWaiting`), a wait still going a moment later ends with a `StoppedWaitingError`: the short waits of pacing end
    * as they would, so the slices being read finish, while a 429's minutes no longer hold the stop to its deadline.
    */
-  private async waiting(request: SentRequest, signal: AbortSignal | undefined, wait: (signal: AbortSignal | undefined) => Promise<void>): Promise<void> {
+  private async waiting(
+    request: SentRequest,
+    signal: AbortSignal | undefined,
+    wait: (signal: AbortSignal | undefined) => Promise<void>,
+  ): Promise<void> {
     const stopWaiting = this.options.stopWaiting;
     if (!stopWaiting) return wait(signal);
     const cut = new AbortController();
@@ -283,7 +349,8 @@ export class Transport {
     try {
       await wait(combine(signal, cut.signal));
     } catch (error) {
-      if (cut.signal.aborted && !signal?.aborted) throw new StoppedWaitingError(`${request.endpoint}: the process is stopping, and the call stopped waiting`);
+      if (cut.signal.aborted && !signal?.aborted)
+        throw new StoppedWaitingError(`${request.endpoint}: the process is stopping, and the call stopped waiting`);
       throw error;
     } finally {
       clearTimeout(timer);
@@ -292,7 +359,10 @@ export class Transport {
   }
 
   /** One HTTP exchange under the overall deadline; the body is read whole, up to `api.maxResponseMb` (pages are small: at most 100 records, spec "Limits"). */
-  private async once(request: SentRequest, callerSignal: AbortSignal | undefined): Promise<{ status: number; body: unknown }> {
+  private async once(
+    request: SentRequest,
+    callerSignal: AbortSignal | undefined,
+  ): Promise<{ status: number; body: unknown }> {
     const { path, endpoint } = request;
     const deadline = AbortSignal.timeout(this.config.requestTimeoutMs);
     const signal = callerSignal ? AbortSignal.any([deadline, callerSignal]) : deadline;
@@ -327,7 +397,10 @@ export class Transport {
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
       if (error instanceof ApiError) throw error;
-      throw classifyCertificateError(error, endpoint) ?? classifyNetworkError(error, endpoint, deadline.aborted, this.config.requestTimeoutMs);
+      throw (
+        classifyCertificateError(error, endpoint) ??
+        classifyNetworkError(error, endpoint, deadline.aborted, this.config.requestTimeoutMs)
+      );
     }
     let body: unknown;
     let parsed = true;
@@ -343,19 +416,42 @@ export class Transport {
       // asked again, as any body cut short is, heeding a Retry-After it came with.
       await this.tellBudget(status, headers, sentAt, endpoint, undefined);
       const retryAfterMs = parseRetryAfter(firstHeader(headers, 'retry-after'), Date.now());
-      throw new TransientError(`${endpoint}: HTTP ${status} whose body could not be read: ${unreadBody}`, { status, endpoint }, 'bad_body', retryAfterMs);
+      throw new TransientError(
+        `${endpoint}: HTTP ${status} whose body could not be read: ${unreadBody}`,
+        { status, endpoint },
+        'bad_body',
+        retryAfterMs,
+      );
     }
     if (status < 200 || status >= 300) {
       // Which of a run of nameless waits this answer would be, if it is one: a new episode when sent after the last wait.
-      const episode = sentAt >= this.namelessWaitEnds ? this.namelessRateLimits + 1 : Math.max(1, this.namelessRateLimits);
+      const episode =
+        sentAt >= this.namelessWaitEnds ? this.namelessRateLimits + 1 : Math.max(1, this.namelessRateLimits);
       const namelessWaitMs = Math.min(MAX_NAMELESS_WAIT_MS, DEFAULT_RETRY_AFTER_MS * 2 ** (episode - 1));
-      const error = classifyResponse({ status, headers, body: parsed ? body : undefined, endpoint, text, unreadBody, namelessWaitMs });
+      const error = classifyResponse({
+        status,
+        headers,
+        body: parsed ? body : undefined,
+        endpoint,
+        text,
+        unreadBody,
+        namelessWaitMs,
+      });
       // A throttling answer of any status (a 503 rate_limited, a gateway's 403) that names no wait.
-      if (error instanceof RateLimitedError && parseRetryAfter(firstHeader(headers, 'retry-after'), Date.now()) === undefined) {
+      if (
+        error instanceof RateLimitedError &&
+        parseRetryAfter(firstHeader(headers, 'retry-after'), Date.now()) === undefined
+      ) {
         this.namelessRateLimits = episode;
         this.namelessWaitEnds = Math.max(this.namelessWaitEnds, Date.now() + error.retryAfterMs);
       } else if (!(error instanceof RateLimitedError) && answers(status)) this.answeredAfterWaits(sentAt);
-      await this.tellBudget(status, headers, sentAt, endpoint, error instanceof RateLimitedError ? error.retryAfterMs : undefined);
+      await this.tellBudget(
+        status,
+        headers,
+        sentAt,
+        endpoint,
+        error instanceof RateLimitedError ? error.retryAfterMs : undefined,
+      );
       throw error;
     }
     this.answeredAfterWaits(sentAt);
@@ -371,7 +467,7 @@ export class Transport {
       const empty = text.trim() === '';
       throw new TransientError(
         `${endpoint}: HTTP ${status} with a body that is not JSON${describeBody(firstHeader(headers, 'content-type'), text) || ' (empty)'}` +
-          (otherFormat ? '; check api.url: a proxy or another service may be answering in the API\'s place' : ''),
+          (otherFormat ? "; check api.url: a proxy or another service may be answering in the API's place" : ''),
         { status, endpoint },
         otherFormat ? 'other_format' : empty ? 'empty_body' : 'bad_body',
       );
@@ -393,22 +489,35 @@ export class Transport {
    * accepted, and rate-limit headers may set the ceiling. A failure here (Redis) costs the budget one observation,
    * never the answer itself.
    */
-  private async tellBudget(status: number, headers: HeaderBag, sentAt: number, endpoint: string, rateLimitedMs: number | undefined): Promise<void> {
+  private async tellBudget(
+    status: number,
+    headers: HeaderBag,
+    sentAt: number,
+    endpoint: string,
+    rateLimitedMs: number | undefined,
+  ): Promise<void> {
     const rateLimited = rateLimitedMs !== undefined;
     const signals = readRateLimitHeaders(headers);
     for (const problem of signals.problems) {
       const name = problem.slice(0, problem.indexOf(':'));
       if (this.unreadableHeaders.has(name)) continue;
       this.unreadableHeaders.add(name);
-      this.options.logger?.debug({ endpoint, header: problem }, 'unreadable rate-limit header ignored (logged once per header)');
+      this.options.logger?.debug(
+        { endpoint, header: problem },
+        'unreadable rate-limit header ignored (logged once per header)',
+      );
     }
-    const stated = signals.policyPerSecond !== undefined || signals.limit !== undefined || signals.remaining !== undefined;
+    const stated =
+      signals.policyPerSecond !== undefined || signals.limit !== undefined || signals.remaining !== undefined;
     try {
       if (rateLimited) await this.budget.blockFor(rateLimitedMs);
       // The budget cuts the rate on a 429: a throttling answer in another status is one to it.
       await this.budget.observe({ status: rateLimited ? 429 : status, sentAt, signals: stated ? signals : undefined });
     } catch (error) {
-      this.options.logger?.warn({ endpoint, err: error instanceof Error ? error.message : String(error) }, 'the rate budget could not record an answer');
+      this.options.logger?.warn(
+        { endpoint, err: error instanceof Error ? error.message : String(error) },
+        'the rate budget could not record an answer',
+      );
     }
   }
 
@@ -416,12 +525,16 @@ export class Transport {
     try {
       await this.budget.blockFor(ms);
     } catch (error) {
-      this.options.logger?.warn({ endpoint, err: error instanceof Error ? error.message : String(error) }, 'the rate budget could not hold the key back');
+      this.options.logger?.warn(
+        { endpoint, err: error instanceof Error ? error.message : String(error) },
+        'the rate budget could not hold the key back',
+      );
     }
   }
 
   private emit(event: ApiRequestEvent): void {
-    const told = event.status !== undefined && answers(event.status) ? { ...event, answeredAt: this.lastAnsweredAt } : event;
+    const told =
+      event.status !== undefined && answers(event.status) ? { ...event, answeredAt: this.lastAnsweredAt } : event;
     this.heard.observe(told);
     try {
       this.options.onRequest?.(told);
@@ -437,7 +550,11 @@ export class Transport {
 }
 
 function requestHeaders(apiKey: string, request: SentRequest): Record<string, string> {
-  const headers: Record<string, string> = { 'x-api-key': apiKey, accept: 'application/json', 'accept-encoding': ACCEPTED_ENCODINGS };
+  const headers: Record<string, string> = {
+    'x-api-key': apiKey,
+    accept: 'application/json',
+    'accept-encoding': ACCEPTED_ENCODINGS,
+  };
   // "Write requests send Content-Type: application/json" (spec, "Endpoints"), a body or none (restore).
   if (request.method !== 'GET') headers['content-type'] = 'application/json';
   if (request.idempotency) headers[request.idempotency.header] = request.idempotency.value;

@@ -16,7 +16,11 @@ export interface ValidatedRecords<T> {
  * Validates records one by one, so one bad record is quarantined and the rest of its page still loads
  * (item by item is also the faster way in zod 4).
  */
-export function validateRecords<T>(schema: z.ZodType<T>, data: readonly unknown[], source: string): ValidatedRecords<T> {
+export function validateRecords<T>(
+  schema: z.ZodType<T>,
+  data: readonly unknown[],
+  source: string,
+): ValidatedRecords<T> {
   const records: T[] = [];
   const rejects: Rejection[] = [];
   for (const raw of data) {
@@ -29,7 +33,10 @@ export function validateRecords<T>(schema: z.ZodType<T>, data: readonly unknown[
 
 /** `path: message` per issue, e.g. `brands.0.position: Invalid input: expected int, received string`. */
 export function describeZodIssues(error: z.ZodError): string[] {
-  return error.issues.map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(record)'}: ${pastSafeIntegers(issue) ?? issue.message}`);
+  return error.issues.map(
+    (issue) =>
+      `${issue.path.length ? issue.path.map(String).join('.') : '(record)'}: ${pastSafeIntegers(issue) ?? issue.message}`,
+  );
 }
 
 /**
@@ -38,7 +45,9 @@ export function describeZodIssues(error: z.ZodError): string[] {
  */
 function pastSafeIntegers(issue: z.core.$ZodIssue): string | undefined {
   if (issue.code !== 'too_big' && issue.code !== 'too_small') return undefined;
-  const bound = Number((issue as { maximum?: unknown; minimum?: unknown }).maximum ?? (issue as { minimum?: unknown }).minimum);
+  const bound = Number(
+    (issue as { maximum?: unknown; minimum?: unknown }).maximum ?? (issue as { minimum?: unknown }).minimum,
+  );
   if (Math.abs(bound) !== Number.MAX_SAFE_INTEGER) return undefined;
   return `an integer past ±2^53 (${Number.MAX_SAFE_INTEGER}), which JSON numbers in JavaScript cannot hold exactly: bvsync cannot store it, and its copy in _rejected_records is rounded`;
 }

@@ -14,10 +14,13 @@ export class WriteAnswerError extends PermanentError {
  */
 export function writtenPerInfo(answer: unknown, sentAsDryRun: boolean): string {
   const info = answer !== null && typeof answer === 'object' ? (answer as { info?: unknown }).info : undefined;
-  const { dry_run: dryRun, written } = info !== null && typeof info === 'object' ? (info as { dry_run?: unknown; written?: unknown }) : {};
+  const { dry_run: dryRun, written } =
+    info !== null && typeof info === 'object' ? (info as { dry_run?: unknown; written?: unknown }) : {};
   const sent = sentAsDryRun ? ' (sent as a dry run)' : '';
-  if (typeof written === 'number' && written > 0) return `its info.written is ${written}: the API says it wrote ${written} item${written === 1 ? '' : 's'}${sent}`;
-  if (written === 0 && dryRun === true) return 'its info.dry_run is true and info.written 0: the API says it wrote nothing';
+  if (typeof written === 'number' && written > 0)
+    return `its info.written is ${written}: the API says it wrote ${written} item${written === 1 ? '' : 's'}${sent}`;
+  if (written === 0 && dryRun === true)
+    return 'its info.dry_run is true and info.written 0: the API says it wrote nothing';
   if (written === 0) return `its info.written is 0: the API says it wrote nothing${sent}`;
   if (dryRun === true) return 'its info.dry_run is true and it has no info.written: the API says it only checked';
   return `it has no info.written, so the API accepted the request and may have written${sent}`;

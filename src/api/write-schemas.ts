@@ -10,9 +10,17 @@ import { infoCount, optional, pagingInfo } from './schemas.js';
 const id = z.int();
 
 /** One item of `rejected[]`; `code` is one of not_found, conflict, plan_limit_reached, kept open for codes the spec does not list. */
-export const bulkRejectionSchema = z.looseObject({ index: z.int().nonnegative(), code: z.string(), message: z.string().nullish() });
+export const bulkRejectionSchema = z.looseObject({
+  index: z.int().nonnegative(),
+  code: z.string(),
+  message: z.string().nullish(),
+});
 
-const bulkInfoSchema = z.looseObject({ dry_run: z.boolean().nullish(), written: z.int().nullish(), rejected: z.int().nullish() });
+const bulkInfoSchema = z.looseObject({
+  dry_run: z.boolean().nullish(),
+  written: z.int().nullish(),
+  rejected: z.int().nullish(),
+});
 
 /** The bulk write envelope shared by endpoints 1, 4 and 6. */
 export function bulkEnvelopeSchema<T extends z.ZodType>(item: T) {
@@ -48,7 +56,12 @@ export const writtenTopicSchema = z.looseObject({
   scenarios: z.array(z.looseObject({ id, text: z.string() })).nullish(),
 });
 
-export const writtenCompetitorSchema = z.looseObject({ id, name: z.string(), website: z.string().nullish(), is_actual: z.boolean().nullish() });
+export const writtenCompetitorSchema = z.looseObject({
+  id,
+  name: z.string(),
+  website: z.string().nullish(),
+  is_actual: z.boolean().nullish(),
+});
 
 export const writtenPersonaSchema = z.looseObject({ id, name: z.string().nullish() });
 
@@ -61,7 +74,10 @@ export const writtenTagSchema = z.looseObject({ id, name: z.string().nullish(), 
 export const trackedUrlsPageSchema = z.looseObject({ data: z.array(z.unknown()), info: z.looseObject(pagingInfo) });
 
 /** The competitors read (endpoint 7). */
-export const competitorsAnswerSchema = z.looseObject({ data: z.array(z.unknown()), info: z.looseObject({ total_rows: optional(infoCount) }).nullish() });
+export const competitorsAnswerSchema = z.looseObject({
+  data: z.array(z.unknown()),
+  info: z.looseObject({ total_rows: optional(infoCount) }).nullish(),
+});
 
 export type BulkRejection = z.infer<typeof bulkRejectionSchema>;
 export type WrittenTrackedUrl = z.infer<typeof writtenTrackedUrlSchema>;

@@ -3,14 +3,24 @@ import type { z } from 'zod';
 import type { ApiConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { openTransport } from './client.js';
-import { contentIdempotencyKey, freshIdempotencyKey, idempotencySession, stableIdempotencyKey } from './idempotency-key.js';
+import {
+  contentIdempotencyKey,
+  freshIdempotencyKey,
+  idempotencySession,
+  stableIdempotencyKey,
+} from './idempotency-key.js';
 import { cappedPageSize, paginate } from './paginate.js';
 import { brandPath, buildQuery, withQuery, type QueryParams } from './query.js';
 import type { RateBudget } from './rate-budget.js';
 import type { ApiRequestEvent, WriteRequest } from './transport.js';
 import { describeZodIssues } from './validate.js';
 import { WriteAnswerError, writtenPerInfo } from './write-answer-error.js';
-import { COMPETITORS_PER_REQUEST, SCENARIOS_PER_TOPIC, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from './write-limits.js';
+import {
+  COMPETITORS_PER_REQUEST,
+  SCENARIOS_PER_TOPIC,
+  TOPICS_PER_REQUEST,
+  TRACK_URLS_PER_REQUEST,
+} from './write-limits.js';
 import * as w from './write-schemas.js';
 
 export interface WriteClientOptions {
@@ -91,11 +101,24 @@ export interface CompetitorRecord {
 
 /** The write endpoints of the spec (1, 2, 4 to 9) and the two reads that tell what a brand already has (3, 7). */
 export interface WriteClient {
-  trackUrls(brandId: number, urls: TrackUrlItem[], groupId: number | undefined, options: BulkOptions): Promise<w.BulkAnswer<w.WrittenTrackedUrl>>;
-  updateTrackedUrl(brandId: number, trackedUrlId: number, change: TrackedUrlChange): Promise<w.WrittenTrackedUrl | undefined>;
+  trackUrls(
+    brandId: number,
+    urls: TrackUrlItem[],
+    groupId: number | undefined,
+    options: BulkOptions,
+  ): Promise<w.BulkAnswer<w.WrittenTrackedUrl>>;
+  updateTrackedUrl(
+    brandId: number,
+    trackedUrlId: number,
+    change: TrackedUrlChange,
+  ): Promise<w.WrittenTrackedUrl | undefined>;
   createTopics(brandId: number, topics: TopicItem[], options: BulkOptions): Promise<w.BulkAnswer<w.WrittenTopic>>;
   restoreTopic(brandId: number, topicId: number): Promise<w.WrittenTopic | undefined>;
-  createCompetitors(brandId: number, competitors: CompetitorItem[], options: BulkOptions): Promise<w.BulkAnswer<w.WrittenCompetitor>>;
+  createCompetitors(
+    brandId: number,
+    competitors: CompetitorItem[],
+    options: BulkOptions,
+  ): Promise<w.BulkAnswer<w.WrittenCompetitor>>;
   updatePersona(brandId: number, personaId: number, change: PersonaChange): Promise<w.WrittenPersona | undefined>;
   updateTag(brandId: number, tagId: number, change: TagChange): Promise<w.WrittenTag | undefined>;
   /** Every page the brand tracks (endpoint 3, all pages of the read). */
@@ -118,29 +141,52 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
   const session = idempotencySession();
 
   /** `keyOf`: the idempotency value is fresh for a dry run, of the apply and the content for a write a later plan can compare, of the content alone otherwise. */
-  function send<T>(method: WriteRequest['method'], path: string, body: unknown, schema: z.ZodType<T>, keyOf: 'dry-run' | 'apply' | 'content' = 'apply'): Promise<T> {
+  function send<T>(
+    method: WriteRequest['method'],
+    path: string,
+    body: unknown,
+    schema: z.ZodType<T>,
+    keyOf: 'dry-run' | 'apply' | 'content' = 'apply',
+  ): Promise<T> {
     const endpoint = `${method} ${path}`;
     const dryRun = keyOf === 'dry-run';
-    const key = dryRun ? freshIdempotencyKey() : keyOf === 'content' ? stableIdempotencyKey(method, path, body) : contentIdempotencyKey(session, method, path, body);
-    return transport.write({ method, path, endpoint, body, idempotency: { header: config.idempotencyHeader, value: key } }, (answer) => {
-      // A single-item write the API answered 2xx with no body (204): done, with nothing to read back.
-      if (answer === undefined && schema.safeParse(undefined).success) return undefined as T;
-      const result = schema.safeParse(answer);
-      if (result.success) return result.data;
-      // Answered 2xx (a 207 multi-status, a body of another shape): the API may have written, and saying only that the
-      // answer was wrong left a user to send it again.
-      throw new WriteAnswerError(
-        `${endpoint}: the answer does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}. ` +
-          `As for writing, ${writtenPerInfo(answer, dryRun)}. bvsync sent nothing more; bvsync plan shows what the brand now holds`,
-        { endpoint },
-      );
-    });
+    const key = dryRun
+      ? freshIdempotencyKey()
+      : keyOf === 'content'
+        ? stableIdempotencyKey(method, path, body)
+        : contentIdempotencyKey(session, method, path, body);
+    return transport.write(
+      { method, path, endpoint, body, idempotency: { header: config.idempotencyHeader, value: key } },
+      (answer) => {
+        // A single-item write the API answered 2xx with no body (204): done, with nothing to read back.
+        if (answer === undefined && schema.safeParse(undefined).success) return undefined as T;
+        const result = schema.safeParse(answer);
+        if (result.success) return result.data;
+        // Answered 2xx (a 207 multi-status, a body of another shape): the API may have written, and saying only that the
+        // answer was wrong left a user to send it again.
+        throw new WriteAnswerError(
+          `${endpoint}: the answer does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}. ` +
+            `As for writing, ${writtenPerInfo(answer, dryRun)}. bvsync sent nothing more; bvsync plan shows what the brand now holds`,
+          { endpoint },
+        );
+      },
+    );
   }
 
-  async function bulk<T>(path: string, body: Record<string, unknown>, item: z.ZodType<T>, dryRun: boolean): Promise<w.BulkAnswer<T>> {
+  async function bulk<T>(
+    path: string,
+    body: Record<string, unknown>,
+    item: z.ZodType<T>,
+    dryRun: boolean,
+  ): Promise<w.BulkAnswer<T>> {
     if (!dryRun) {
       const answer = await send('POST', path, body, w.bulkEnvelopeSchema(item));
-      return { data: answer.data as T[], dryRun: answer.info.dry_run ?? false, written: answer.info.written ?? 0, rejected: answer.rejected ?? [] };
+      return {
+        data: answer.data as T[],
+        dryRun: answer.info.dry_run ?? false,
+        written: answer.info.written ?? 0,
+        rejected: answer.rejected ?? [],
+      };
     }
     // A dry run's items are not read: plan needs only what was rejected, and an item not created has no id to give.
     const answer = await send('POST', path, { ...body, dry_run: true }, w.dryRunEnvelopeSchema, 'dry-run');
@@ -167,7 +213,8 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
   }
 
   function within(count: number, most: number, what: string, least = 1): void {
-    if (count < least || count > most) throw new RangeError(`${what}: ${count} in one request; the spec allows ${least} to ${most}`);
+    if (count < least || count > most)
+      throw new RangeError(`${what}: ${count} in one request; the spec allows ${least} to ${most}`);
   }
 
   function get<T>(path: string, query: QueryParams, schema: z.ZodType<T>): Promise<T> {
@@ -175,30 +222,43 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
     return transport.get({ path: withQuery(path, buildQuery(query, encoding)), endpoint }, (answer) => {
       const result = schema.safeParse(answer);
       if (result.success) return result.data;
-      throw new WriteAnswerError(`${endpoint}: the answer does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}`, {
-        endpoint,
-      });
+      throw new WriteAnswerError(
+        `${endpoint}: the answer does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}`,
+        {
+          endpoint,
+        },
+      );
     });
   }
 
   return {
     async trackUrls(brandId, urls, groupId, { dryRun }) {
       within(urls.length, TRACK_URLS_PER_REQUEST, 'tracked URLs');
-      return bulk(brandPath(brandId, 'tracked-urls'), { urls, ...(groupId === undefined ? {} : { group_id: groupId }) }, w.writtenTrackedUrlSchema, dryRun);
+      return bulk(
+        brandPath(brandId, 'tracked-urls'),
+        { urls, ...(groupId === undefined ? {} : { group_id: groupId }) },
+        w.writtenTrackedUrlSchema,
+        dryRun,
+      );
     },
-    updateTrackedUrl: (brandId, trackedUrlId, change) => send('PATCH', brandPath(brandId, 'tracked-urls', trackedUrlId), change, w.writtenTrackedUrlSchema.optional()),
+    updateTrackedUrl: (brandId, trackedUrlId, change) =>
+      send('PATCH', brandPath(brandId, 'tracked-urls', trackedUrlId), change, w.writtenTrackedUrlSchema.optional()),
     async createTopics(brandId, topics, { dryRun }) {
       within(topics.length, TOPICS_PER_REQUEST, 'topics');
-      for (const topic of topics) within(topic.scenarios.length, SCENARIOS_PER_TOPIC, `scenarios of topic "${topic.name}"`, 0);
+      for (const topic of topics)
+        within(topic.scenarios.length, SCENARIOS_PER_TOPIC, `scenarios of topic "${topic.name}"`, 0);
       return bulk(brandPath(brandId, 'topics'), { topics }, w.writtenTopicSchema, dryRun);
     },
-    restoreTopic: (brandId, topicId) => send('POST', brandPath(brandId, 'topics', topicId, 'restore'), undefined, w.writtenTopicSchema.optional()),
+    restoreTopic: (brandId, topicId) =>
+      send('POST', brandPath(brandId, 'topics', topicId, 'restore'), undefined, w.writtenTopicSchema.optional()),
     async createCompetitors(brandId, competitors, { dryRun }) {
       within(competitors.length, COMPETITORS_PER_REQUEST, 'competitors');
       return bulk(brandPath(brandId, 'competitors'), { competitors }, w.writtenCompetitorSchema, dryRun);
     },
-    updatePersona: (brandId, personaId, change) => send('PATCH', brandPath(brandId, 'personas', personaId), change, w.writtenPersonaSchema.optional(), 'content'),
-    updateTag: (brandId, tagId, change) => send('PATCH', brandPath(brandId, 'tags', tagId), change, w.writtenTagSchema.optional(), 'content'),
+    updatePersona: (brandId, personaId, change) =>
+      send('PATCH', brandPath(brandId, 'personas', personaId), change, w.writtenPersonaSchema.optional(), 'content'),
+    updateTag: (brandId, tagId, change) =>
+      send('PATCH', brandPath(brandId, 'tags', tagId), change, w.writtenTagSchema.optional(), 'content'),
 
     async trackedPages(brandId) {
       const path = brandPath(brandId, 'tracked-urls');
@@ -212,8 +272,13 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
       });
       for await (const page of stream) {
         // A record that cannot be read could be a page the file declares: a plan without it would be wrong.
-        if (page.rejects.length) throw new WriteAnswerError(`${page.requestInfo.source}: unreadable record: ${page.rejects[0]!.issues.join('; ')}`, { endpoint: `GET ${path}` });
-        for (const r of page.records) pages.push({ id: r.id, url: r.url, title: r.title ?? undefined, groupId: r.group?.id ?? undefined });
+        if (page.rejects.length)
+          throw new WriteAnswerError(
+            `${page.requestInfo.source}: unreadable record: ${page.rejects[0]!.issues.join('; ')}`,
+            { endpoint: `GET ${path}` },
+          );
+        for (const r of page.records)
+          pages.push({ id: r.id, url: r.url, title: r.title ?? undefined, groupId: r.group?.id ?? undefined });
       }
       return pages;
     },
@@ -223,9 +288,18 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
       const answer = await get(path, { confirmed: false }, w.competitorsAnswerSchema);
       return answer.data.map((raw) => {
         const result = w.writtenCompetitorSchema.safeParse(raw);
-        if (!result.success) throw new WriteAnswerError(`GET ${path}: unreadable competitor: ${describeZodIssues(result.error).join('; ')}`, { endpoint: `GET ${path}` });
+        if (!result.success)
+          throw new WriteAnswerError(
+            `GET ${path}: unreadable competitor: ${describeZodIssues(result.error).join('; ')}`,
+            { endpoint: `GET ${path}` },
+          );
         const record = result.data;
-        return { id: record.id, name: record.name, website: record.website ?? undefined, tracked: record.is_actual === true };
+        return {
+          id: record.id,
+          name: record.name,
+          website: record.website ?? undefined,
+          tracked: record.is_actual === true,
+        };
       });
     },
 

@@ -51,7 +51,9 @@ export function adoptWarehouseCommand(): Command {
               `${before ? `; it was warehouse ${before.id} (${before.db} on host ${before.host})` : ''}\n`,
       );
       const ours = writtenFile(config.db);
-      const unfinished = (await new RunStore(connection, prefix).unfinished()).filter((run) => run.db === undefined || run.db === ours);
+      const unfinished = (await new RunStore(connection, prefix).unfinished()).filter(
+        (run) => run.db === undefined || run.db === ours,
+      );
       if (before && before.id !== id && unfinished.length) {
         process.stdout.write(
           `unfinished runs ${unfinished.map((run) => run.runId).join(', ')} committed slices into the other file: they end incomplete ` +

@@ -11,13 +11,17 @@ import { addManageOptions, openManageSession, type ManageFlags } from './plan.js
 export function applyCommand(): Command {
   return addManageOptions(
     new Command('apply').description(
-      'Bring a brand to its desired state: plan, then write in batches within the API\'s limits, each once (idempotency keys); exit 1 when an item was rejected',
+      "Bring a brand to its desired state: plan, then write in batches within the API's limits, each once (idempotency keys); exit 1 when an item was rejected",
     ),
   ).action(async (file: string | undefined, flags: ManageFlags) => {
-    const disarm = endOnInterrupt('what was written stays written; run the same apply again to write the rest (it writes each item once)');
+    const disarm = endOnInterrupt(
+      'what was written stays written; run the same apply again to write the rest (it writes each item once)',
+    );
     const { config, desired, source, client } = await openManageSession(file, flags);
     try {
-      const plan = await makePlan(client, desired, { seenTopics: await warehouseTopics(config.db, desired.brand) }).catch((error: unknown) => {
+      const plan = await makePlan(client, desired, {
+        seenTopics: await warehouseTopics(config.db, desired.brand),
+      }).catch((error: unknown) => {
         throw explainReadFailure(error, desired.brand, source);
       });
       const lines = !flags.json;
@@ -31,7 +35,10 @@ export function applyCommand(): Command {
         },
       }).catch((error: unknown) => {
         // An apply stopped midway wrote what it settled; --json had printed nothing, and the ids of those items were lost.
-        if (flags.json) process.stdout.write(`${JSON.stringify({ brand: plan.brandId, items: settled, stopped: error instanceof Error ? error.message : String(error) }, null, 2)}\n`);
+        if (flags.json)
+          process.stdout.write(
+            `${JSON.stringify({ brand: plan.brandId, items: settled, stopped: error instanceof Error ? error.message : String(error) }, null, 2)}\n`,
+          );
         throw error;
       });
       if (flags.json) process.stdout.write(`${JSON.stringify({ brand: plan.brandId, items: outcomes }, null, 2)}\n`);

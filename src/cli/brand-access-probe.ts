@@ -30,9 +30,11 @@ export function probeApiConfig(api: ApiConfig): ApiConfig {
 export function wrongUrlReason(error: ApiError): string | undefined {
   if (error instanceof NotFoundError) return `the API has no ${error.endpoint} at this URL (HTTP 404)`;
   // A proxy's login page or another service answering 200 in the API's place: every request meets it.
-  if (error instanceof TransientError && error.reason === 'other_format') return `the answer at this URL is not the API's: ${error.message.replace(/; check api\.url.*$/, '')}`;
+  if (error instanceof TransientError && error.reason === 'other_format')
+    return `the answer at this URL is not the API's: ${error.message.replace(/; check api\.url.*$/, '')}`;
   const tls = /ERR_SSL_[A-Z_]+|EPROTO/.exec(error.message)?.[0];
-  if (tls || /SSL|TLS/i.test(error.message)) return `the TLS handshake failed (${tls ?? 'no TLS answer'}): is it an http:// server?`;
+  if (tls || /SSL|TLS/i.test(error.message))
+    return `the TLS handshake failed (${tls ?? 'no TLS answer'}): is it an http:// server?`;
   return undefined;
 }
 

@@ -16,7 +16,9 @@ const RECORD_POLL_MS = 200;
 export function cancelCommand(): Command {
   return addCommonOptions(
     new Command('cancel')
-      .description('Drop an unfinished run: remove its queued jobs (running ones finish) and record it cancelled; bvsync status lists run ids')
+      .description(
+        'Drop an unfinished run: remove its queued jobs (running ones finish) and record it cancelled; bvsync status lists run ids',
+      )
       .argument('<run>', 'the run id, as bvsync status or the sync/backfill command printed it'),
   ).action(async (runId: string, flags: CommonFlags) => {
     const config = readConfig(flags);
@@ -25,10 +27,19 @@ export function cancelCommand(): Command {
     const connection = connectRedis(redis.url);
     const queues = openQueues(connection, config.redisPrefix);
     try {
-      const result = await cancelRun(new RunStore(connection, config.redisPrefix), queues, connection, config.redisPrefix, runId);
-      if (result.outcome === 'unknown') throw new UsageError(`no run ${runId} in Redis: bvsync status lists the unfinished runs`);
+      const result = await cancelRun(
+        new RunStore(connection, config.redisPrefix),
+        queues,
+        connection,
+        config.redisPrefix,
+        runId,
+      );
+      if (result.outcome === 'unknown')
+        throw new UsageError(`no run ${runId} in Redis: bvsync status lists the unfinished runs`);
       if (result.outcome === 'finished') {
-        throw new UsageError(`run ${runId} already finished (${result.meta.status}, ${result.meta.finishedAt?.slice(0, 19) ?? ''}); there is nothing to cancel`);
+        throw new UsageError(
+          `run ${runId} already finished (${result.meta.status}, ${result.meta.finishedAt?.slice(0, 19) ?? ''}); there is nothing to cancel`,
+        );
       }
       const { meta, removed } = result;
       const what = `${meta.kind} ${runWindowText(meta)}, brands ${meta.brands.join(',')}, streams ${runStreamsText(meta.streams)}`;
@@ -52,7 +63,11 @@ export function cancelCommand(): Command {
   });
 }
 
-async function waitForJob(queue: { getJobState(id: string): Promise<string> }, id: string, timeoutMs: number): Promise<boolean> {
+async function waitForJob(
+  queue: { getJobState(id: string): Promise<string> },
+  id: string,
+  timeoutMs: number,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const state = await queue.getJobState(id);

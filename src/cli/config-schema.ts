@@ -12,7 +12,9 @@ export function configJsonSchema(): Record<string, unknown> {
 
 export function configSchemaCommand(): Command {
   return new Command('config-schema')
-    .description('Print the JSON Schema of bvsync.config.json, for editors: npx bvsync config-schema > bvsync.schema.json')
+    .description(
+      'Print the JSON Schema of bvsync.config.json, for editors: npx bvsync config-schema > bvsync.schema.json',
+    )
     .action(() => {
       process.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
     });

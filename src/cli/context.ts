@@ -16,7 +16,10 @@ export interface CommonFlags {
 }
 
 /** The config option, spelled the same on every command that reads the config. */
-export const CONFIG_OPTION = { flags: '-c, --config <path>', description: 'config file (default: BVSYNC_CONFIG or ./bvsync.config.json)' } as const;
+export const CONFIG_OPTION = {
+  flags: '-c, --config <path>',
+  description: 'config file (default: BVSYNC_CONFIG or ./bvsync.config.json)',
+} as const;
 
 export function addCommonOptions(command: Command): Command {
   return command
@@ -43,7 +46,9 @@ export function readConfig(flags: CommonFlags, overrides?: (raw: Record<string, 
 export function chooseBrands(config: Config, given: string[] | undefined): number[] {
   const brands = given?.length ? given.flatMap((text) => parseBrandList(text, '--brand')) : config.brands;
   if (brands.length === 0) {
-    throw new UsageError('no brands to sync: pass --brand ID, set BVSYNC_BRANDS=1,2,3, or list "brands" in the config (the API has no endpoint that lists them)');
+    throw new UsageError(
+      'no brands to sync: pass --brand ID, set BVSYNC_BRANDS=1,2,3, or list "brands" in the config (the API has no endpoint that lists them)',
+    );
   }
   return [...new Set(brands)];
 }
@@ -56,9 +61,18 @@ export function requireApi(config: Config): void {
  * The Redis a command uses. `allowPrivate` (default true) starts a private redis-server when none answers; a command
  * that only reads or clears what runs left in the shared Redis passes false, as an empty one would answer wrongly.
  */
-export async function redisFor(config: Config, log: Logger, options: { allowPrivate?: boolean } = {}): Promise<ResolvedRedis> {
-  const redis = await resolveRedis({ url: config.redisUrl, prefix: config.redisPrefix, allowPrivate: options.allowPrivate ?? true });
-  if (redis.origin === 'private') log.info({ url: redis.url }, 'no Redis configured or running: started a private redis-server for this command');
+export async function redisFor(
+  config: Config,
+  log: Logger,
+  options: { allowPrivate?: boolean } = {},
+): Promise<ResolvedRedis> {
+  const redis = await resolveRedis({
+    url: config.redisUrl,
+    prefix: config.redisPrefix,
+    allowPrivate: options.allowPrivate ?? true,
+  });
+  if (redis.origin === 'private')
+    log.info({ url: redis.url }, 'no Redis configured or running: started a private redis-server for this command');
   return redis;
 }
 
@@ -68,9 +82,18 @@ export function collect(value: string, previous: string[] = []): string[] {
 
 /** `--streams a,b`, else the config's list, else every stream; unknown names are a usage error. */
 export function chooseStreams(config: Config, flag: string | undefined): string[] {
-  const names = flag === undefined ? config.sync.streams : flag.split(',').map((name) => name.trim()).filter(Boolean);
+  const names =
+    flag === undefined
+      ? config.sync.streams
+      : flag
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean);
   // `--streams ,` (or an empty value from a script's unset variable) named no stream; read as the default, it ran them all.
-  if (flag !== undefined && names!.length === 0) throw new UsageError(`--streams "${flag}" names no stream; give one or more, comma-separated (${STREAM_NAMES.join(', ')}), or leave --streams out for the default`);
+  if (flag !== undefined && names!.length === 0)
+    throw new UsageError(
+      `--streams "${flag}" names no stream; give one or more, comma-separated (${STREAM_NAMES.join(', ')}), or leave --streams out for the default`,
+    );
   return selectStreams(names).map((stream) => stream.name);
 }
 

@@ -13,20 +13,35 @@ interface DashboardFlags extends CommonFlags {
 export function dashboardCommand(): Command {
   return addCommonOptions(
     new Command('dashboard')
-      .description('Serve Bull Board (the BullMQ UI) for bvsync\'s queues: jobs by state, their data, errors and retries')
+      .description(
+        "Serve Bull Board (the BullMQ UI) for bvsync's queues: jobs by state, their data, errors and retries",
+      )
       .option('--port <port>', 'port to listen on', '3000')
-      .option('--host <address>', 'interface to listen on (0.0.0.0 in a container; the board can retry and delete jobs)', '127.0.0.1')
+      .option(
+        '--host <address>',
+        'interface to listen on (0.0.0.0 in a container; the board can retry and delete jobs)',
+        '127.0.0.1',
+      )
       .option('--read-only', 'hide the buttons that retry, promote or delete jobs'),
   ).action(async (flags: DashboardFlags) => {
     const config = readConfig(flags);
     const log = commandLogger(flags);
     const port = parsePort(flags.port, '--port');
     const redis = await redisFor(config, log);
-    const dashboard = await startDashboard({ redisUrl: redis.url, prefix: config.redisPrefix, port, host: flags.host, readOnly: flags.readOnly }).catch(async (error: unknown) => {
+    const dashboard = await startDashboard({
+      redisUrl: redis.url,
+      prefix: config.redisPrefix,
+      port,
+      host: flags.host,
+      readOnly: flags.readOnly,
+    }).catch(async (error: unknown) => {
       await redis.stop();
       throw listenError(error, '--port', port);
     });
-    log.info({ url: dashboard.url, prefix: config.redisPrefix, readOnly: flags.readOnly === true }, 'dashboard listening');
+    log.info(
+      { url: dashboard.url, prefix: config.redisPrefix, readOnly: flags.readOnly === true },
+      'dashboard listening',
+    );
     await new Promise<void>((resolve) => {
       process.once('SIGTERM', () => resolve());
       process.once('SIGINT', () => resolve());

@@ -37,7 +37,9 @@ function rowsPerTableSql(tables: Array<{ name: string; hasDay: boolean }>): stri
   return `${tables
     .map(({ name, hasDay }) => {
       const quoted = `"${name.replace(/"/g, '""')}"`;
-      const days = hasDay ? `CASE WHEN count(*) > 0 THEN min("day")::VARCHAR || ' to ' || max("day")::VARCHAR ELSE '' END` : `'(a list, no days)'`;
+      const days = hasDay
+        ? `CASE WHEN count(*) > 0 THEN min("day")::VARCHAR || ' to ' || max("day")::VARCHAR ELSE '' END`
+        : `'(a list, no days)'`;
       return `SELECT '${name.replace(/'/g, "''")}' AS "table", count(*) AS "rows", ${days} AS "days" FROM ${quoted}`;
     })
     .join('\nUNION ALL ')}\nORDER BY "table"`;
@@ -91,7 +93,13 @@ export function demoCommand(): Command {
     const log = commandLogger({ logLevel: flags.logLevel ?? 'warn' });
     const base = readConfig(flags);
     const today = commandToday();
-    const sim = await startSimulator({ seed: 1, brands: flags.brands, days: Math.max(30, flags.days), scale: flags.scale, today });
+    const sim = await startSimulator({
+      seed: 1,
+      brands: flags.brands,
+      days: Math.max(30, flags.days),
+      scale: flags.scale,
+      today,
+    });
     const redis = await redisFor(base, log).catch(async (error: unknown) => {
       await sim.close();
       throw error;
@@ -103,7 +111,15 @@ export function demoCommand(): Command {
       const out = resolve(flags.out);
       makeOutFolder(out, `the demo's folder ${out}`);
       const db = join(out, 'bvsync.duckdb');
-      const swotStatementIds = Object.fromEntries(sim.brands.map((brand) => [String(brand), sim.truth.world(brand).swotStatements.slice(0, 2).map((s) => s.id)]));
+      const swotStatementIds = Object.fromEntries(
+        sim.brands.map((brand) => [
+          String(brand),
+          sim.truth
+            .world(brand)
+            .swotStatements.slice(0, 2)
+            .map((s) => s.id),
+        ]),
+      );
       const config = parseConfig({
         api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 200 },
         brands: sim.brands,
@@ -118,23 +134,27 @@ export function demoCommand(): Command {
           `It reads the API in ${lastPhase(config.sync)} steps: first the daily figures and the lists (topics, competitors, tracked pages),\n` +
           'then the domains and pages those name. The progress line counts the requests ("slices") of the step in progress.\n\n',
       );
-      const { exitCode, progress } = await runWithReport({
-        config,
-        redisUrl: redis.url,
-        log,
-        kind: 'backfill',
-        brands: sim.brands,
-        streams: [...STREAM_NAMES],
-        today,
-        from,
-        to: today,
-        // The simulator's today is the workers' too, should the real day end during the demo.
-        worker: { today: () => today },
-      }, {
-        plain: true,
-        // Its queues go with its Redis prefix, removed below: nothing of it is left for a worker to finish.
-        interrupted: (runId) => `run ${runId} interrupted; the demo removes its queues as it ends, so \`npx bvsync demo\` again starts afresh`,
-      });
+      const { exitCode, progress } = await runWithReport(
+        {
+          config,
+          redisUrl: redis.url,
+          log,
+          kind: 'backfill',
+          brands: sim.brands,
+          streams: [...STREAM_NAMES],
+          today,
+          from,
+          to: today,
+          // The simulator's today is the workers' too, should the real day end during the demo.
+          worker: { today: () => today },
+        },
+        {
+          plain: true,
+          // Its queues go with its Redis prefix, removed below: nothing of it is left for a worker to finish.
+          interrupted: (runId) =>
+            `run ${runId} interrupted; the demo removes its queues as it ends, so \`npx bvsync demo\` again starts afresh`,
+        },
+      );
       process.exitCode = exitCode;
       // Interrupted before its first publish, there is no file to show, and an error saying so helped nobody.
       if (!isFinishedRunStatus(progress.meta.status)) return;
@@ -166,4 +186,3 @@ export function demoCommand(): Command {
     }
   });
 }
-

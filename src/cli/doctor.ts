@@ -9,7 +9,15 @@ import { proposedSettings, type NameProposal } from './doctor/name-search.js';
 import { proposalText } from './doctor/proposal-text.js';
 import { redactSecrets } from '../log.js';
 import { probeApiConfig } from './brand-access-probe.js';
-import { checkApiAndBrands, checkDiskRoom, checkRedis, checkRequired, checkSchemaDrift, checkWarehouse, type DoctorCheck } from './doctor/checks.js';
+import {
+  checkApiAndBrands,
+  checkDiskRoom,
+  checkRedis,
+  checkRequired,
+  checkSchemaDrift,
+  checkWarehouse,
+  type DoctorCheck,
+} from './doctor/checks.js';
 import { endpointNameOf } from './doctor/endpoints.js';
 import { MAX_PROBE_REQUESTS, probeParameters } from './doctor/param-probes.js';
 import { paramTable, verdictCounts } from './doctor/print.js';
@@ -52,12 +60,24 @@ export interface DoctorResult {
 
 export function doctorCommand(): Command {
   return new Command('doctor')
-    .description('Check the config, Redis, that the API answers, that the key reads each brand, and every query parameter name bvsync sends')
+    .description(
+      'Check the config, Redis, that the API answers, that the key reads each brand, and every query parameter name bvsync sends',
+    )
     .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
-    .option('--today <YYYY-MM-DD>', "the UTC day to treat as today: the probes read the week before it (default: the real one; for an API whose data ends earlier, such as the tour's simulator)")
-    .option('--fix', 'write the parameter names found into the config file (api.params, api.endpointParams), showing the change')
+    .option(
+      '--today <YYYY-MM-DD>',
+      "the UTC day to treat as today: the probes read the week before it (default: the real one; for an API whose data ends earlier, such as the tour's simulator)",
+    )
+    .option(
+      '--fix',
+      'write the parameter names found into the config file (api.params, api.endpointParams), showing the change',
+    )
     .action(async (flags: { config?: string; today?: string; fix?: boolean }) => {
-      const { checks } = await runDoctor({ configPath: flags.config, today: todayFrom(flags), fix: flags.fix === true });
+      const { checks } = await runDoctor({
+        configPath: flags.config,
+        today: todayFrom(flags),
+        fix: flags.fix === true,
+      });
       const failed = checks.filter((c) => !c.ok).length;
       process.stdout.write(failed ? `\n${failed} check${failed > 1 ? 's' : ''} failed\n` : '\nall checks passed\n');
       if (failed) process.exitCode = 1;
@@ -70,7 +90,10 @@ export function doctorCommand(): Command {
  */
 export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResult> {
   const result: DoctorResult = { checks: [], params: [], paramRequests: 0, proposals: [] };
-  const report = options.report ?? ((c: DoctorCheck) => process.stdout.write(`${c.ok ? (c.warning ? 'warn' : 'ok  ') : 'FAIL'}  ${redactSecrets(c.line)}\n`));
+  const report =
+    options.report ??
+    ((c: DoctorCheck) =>
+      process.stdout.write(`${c.ok ? (c.warning ? 'warn' : 'ok  ') : 'FAIL'}  ${redactSecrets(c.line)}\n`));
   const add = (ok: boolean, line: string) => {
     const check = { ok, line };
     result.checks.push(check);
@@ -107,7 +130,11 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
   try {
     // The API and the brands are asked as the preflight asks them, each wait bounded: an API that never answers is named
     // within seconds, not after every try's api.headersTimeoutMs.
-    const accessClient = createApiClient(probeApiConfig(config.api), { retryRateLimited: true, dispatcher, onRequest: () => ++result.paramRequests });
+    const accessClient = createApiClient(probeApiConfig(config.api), {
+      retryRateLimited: true,
+      dispatcher,
+      onRequest: () => ++result.paramRequests,
+    });
     const readable = await checkApiAndBrands(accessClient, config, add).finally(() => accessClient.close());
     const brand = readable[0];
     if (brand === undefined) {
@@ -118,8 +145,18 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     let probed: Awaited<ReturnType<typeof probeParameters>>;
     try {
       const clientFor = (api: ApiConfig) =>
-        createApiClient({ ...api, maxAttempts: Math.min(api.maxAttempts, 3) }, { retryRateLimited: true, dispatcher, onRequest: () => progress?.sent(++result.paramRequests) });
-      probed = await probeParameters(client, config, brand, addDays(options.today ?? commandToday(), -1), refused, clientFor);
+        createApiClient(
+          { ...api, maxAttempts: Math.min(api.maxAttempts, 3) },
+          { retryRateLimited: true, dispatcher, onRequest: () => progress?.sent(++result.paramRequests) },
+        );
+      probed = await probeParameters(
+        client,
+        config,
+        brand,
+        addDays(options.today ?? commandToday(), -1),
+        refused,
+        clientFor,
+      );
     } finally {
       progress.end();
       progress = undefined;
@@ -128,14 +165,17 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     const printParams =
       options.reportParams ??
       ((rows: ParamVerdict[], requests: number) =>
-        process.stdout.write(`\nquery parameters of brand ${brand} (${requests} requests; at most ${MAX_PROBE_REQUESTS}, retries aside):\n${paramTable(rows)}\n\n`));
+        process.stdout.write(
+          `\nquery parameters of brand ${brand} (${requests} requests; at most ${MAX_PROBE_REQUESTS}, retries aside):\n${paramTable(rows)}\n\n`,
+        ));
     printParams(result.params, result.paramRequests);
     result.proposals = probed.proposals;
     const found = proposedSettings(result.proposals);
     const reportNames = options.reportNames ?? ((text: string) => process.stdout.write(`${text}\n\n`));
     if (result.proposals.length) reportNames(proposalText(result.proposals, mergedSettings(config.api, found)));
     if (options.fix) {
-      if (!found.params && !found.endpointParams) add(true, 'doctor --fix: no parameter name was found to write; the config file is as it was');
+      if (!found.params && !found.endpointParams)
+        add(true, 'doctor --fix: no parameter name was found to write; the config file is as it was');
       else {
         const fixed = fixConfigFile(configFilePath({ path: options.configPath, env: options.env }), found);
         if (!fixed.ok) add(false, `doctor --fix: ${fixed.why}`);
@@ -146,18 +186,27 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
         }
       }
     }
-    const synced = await syncedParams(config, [addDays(options.today ?? commandToday(), -2), addDays(options.today ?? commandToday(), -1)]);
+    const synced = await syncedParams(config, [
+      addDays(options.today ?? commandToday(), -2),
+      addDays(options.today ?? commandToday(), -1),
+    ]);
     const sentBySync = (row: ParamVerdict) => synced.get(endpointNameOf(row.endpoint))?.has(row.param) === true;
     const wrong = result.params.filter((row) => row.verdict === 'wrong' && sentBySync(row));
     const wrongUnsent = result.params.filter((row) => row.verdict === 'wrong' && !sentBySync(row));
     const summary = `${verdictCounts(result.params)} (${result.paramRequests} requests)`;
     if (wrong.length) {
-      add(false, `parameter names: ${summary}; wrong: ${listed(wrong)}; set api.params${endpointAdvice(result.params, wrong)} (see docs/doctor.md, "A name right on one endpoint and wrong on another")`);
+      add(
+        false,
+        `parameter names: ${summary}; wrong: ${listed(wrong)}; set api.params${endpointAdvice(result.params, wrong)} (see docs/doctor.md, "A name right on one endpoint and wrong on another")`,
+      );
     } else {
       add(true, `parameter names: ${summary}`);
     }
     if (wrongUnsent.length) {
-      add(true, `parameter names a sync of sync.streams does not send: wrong, and costing a run nothing: ${listed(wrongUnsent)}`);
+      add(
+        true,
+        `parameter names a sync of sync.streams does not send: wrong, and costing a run nothing: ${listed(wrongUnsent)}`,
+      );
     }
     for (const assumption of probed.assumptions) add(assumption.ok, assumption.line);
   } finally {
@@ -170,7 +219,9 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
 /** Wrong names of the table, the first eight of them spelt out. */
 function listed(wrong: readonly ParamVerdict[]): string {
   const shown = wrong.slice(0, 8).map((row) => `${row.param} as "${row.wire}" on ${row.endpoint}`);
-  return wrong.length > shown.length ? `${shown.join(', ')} and ${wrong.length - shown.length} more (see the table)` : shown.join(', ');
+  return wrong.length > shown.length
+    ? `${shown.join(', ')} and ${wrong.length - shown.length} more (see the table)`
+    : shown.join(', ');
 }
 
 /**
@@ -178,7 +229,15 @@ function listed(wrong: readonly ParamVerdict[]): string {
  * spec shows the names per endpoint), so the wrong endpoint gets a name of its own in `api.endpointParams`.
  */
 function endpointAdvice(rows: readonly ParamVerdict[], wrong: readonly ParamVerdict[]): string {
-  const split = wrong.filter((row) => rows.some((other) => other.endpoint !== row.endpoint && other.param === row.param && other.wire === row.wire && other.verdict === 'verified'));
+  const split = wrong.filter((row) =>
+    rows.some(
+      (other) =>
+        other.endpoint !== row.endpoint &&
+        other.param === row.param &&
+        other.wire === row.wire &&
+        other.verdict === 'verified',
+    ),
+  );
   if (split.length === 0) return '';
   const shown = split.slice(0, 3).map((row) => `api.endpointParams["${endpointNameOf(row.endpoint)}"].${row.param}`);
   return `; ${split.length === 1 ? 'one name is' : 'names are'} right on other endpoints, so set ${shown.join(', ')}${split.length > shown.length ? ' and the rest (see the table)' : ''} to the endpoint's own name instead`;

@@ -2,18 +2,39 @@ import type { ApiClient, PageStream, ReadOptions, ReadPage } from '../api/client
 import type { Page, PagingInfo, PagingSummary } from '../api/paginate.js';
 import type { Rejection } from '../api/validate.js';
 import { articlesEndpoint, type Article, type ArticlesInfo } from '../streams/articles.js';
-import { citationsEndpoint, ownershipSummary, type CitationSeriesRow, type CitationsInfo, type CitationsOptions, type OwnershipSummaryEntry } from '../streams/citations.js';
+import {
+  citationsEndpoint,
+  ownershipSummary,
+  type CitationSeriesRow,
+  type CitationsInfo,
+  type CitationsOptions,
+  type OwnershipSummaryEntry,
+} from '../streams/citations.js';
 import type { CitationFilters } from '../streams/citation-filters.js';
 import { competitorsEndpoint, type Competitor, type CompetitorsOptions } from '../streams/competitors.js';
 import { contentAnalysesEndpoint, type ContentAnalysis } from '../streams/content-analyses.js';
 import { conversationsEndpoint, type Conversation, type ConversationsOptions } from '../streams/conversations.js';
 import { domainDetailEndpoint, type DomainDetail, type DomainDetailInfo } from '../streams/domain-details.js';
-import { fanoutsByPhraseEndpoint, type FanoutByPhrase, type FanoutsByPhraseOptions } from '../streams/fanouts-by-phrase.js';
+import {
+  fanoutsByPhraseEndpoint,
+  type FanoutByPhrase,
+  type FanoutsByPhraseOptions,
+} from '../streams/fanouts-by-phrase.js';
 import { fanoutsCitedEndpoint, type FanoutCited, type FanoutsCitedOptions } from '../streams/fanouts-cited.js';
-import { productRankingEndpoint, type ProductRankingInfo, type ProductRankingOptions, type ProductRankingRow } from '../streams/product-ranking.js';
+import {
+  productRankingEndpoint,
+  type ProductRankingInfo,
+  type ProductRankingOptions,
+  type ProductRankingRow,
+} from '../streams/product-ranking.js';
 import { swotAnswersEndpoint, type SwotAnswer, type SwotAnswersOptions, type SwotInfo } from '../streams/swot.js';
 import { templatesEndpoint, type Template, type TemplatesOptions } from '../streams/templates.js';
-import { trackedUrlsEndpoint, type TrackedUrl, type TrackedUrlsInfo, type TrackedUrlsOptions } from '../streams/tracked-urls.js';
+import {
+  trackedUrlsEndpoint,
+  type TrackedUrl,
+  type TrackedUrlsInfo,
+  type TrackedUrlsOptions,
+} from '../streams/tracked-urls.js';
 import { visibilityTopicsEndpoint, type VisibilityRow, type VisibilityTopicsOptions } from '../streams/visibility.js';
 import type { PagedInfo } from '../api/schemas.js';
 
@@ -58,11 +79,21 @@ export interface EndpointReads {
   conversations(brandId: number, options?: Options<ConversationsOptions>): PagedStream<Conversation, PagedInfo>;
   fanoutsByPhrase(brandId: number, options: Options<FanoutsByPhraseOptions>): PagedStream<FanoutByPhrase, PagedInfo>;
   fanoutsCited(brandId: number, options: Options<FanoutsCitedOptions>): PagedStream<FanoutCited, PagedInfo>;
-  visibilityTopics(brandId: number, options?: Options<VisibilityTopicsOptions>): Promise<Report<VisibilityRow, { query?: Record<string, unknown> | null; total_rows?: number | null }>>;
+  visibilityTopics(
+    brandId: number,
+    options?: Options<VisibilityTopicsOptions>,
+  ): Promise<Report<VisibilityRow, { query?: Record<string, unknown> | null; total_rows?: number | null }>>;
   citations(brandId: number, options?: Options<CitationsOptions>): Promise<CitationsReport>;
   domainDetail(brandId: number, domain: string, options?: Options<CitationFilters>): Promise<DomainDetailResult>;
-  productRanking(brandId: number, options?: Options<ProductRankingOptions>): PagedStream<ProductRankingRow, ProductRankingInfo>;
-  swotAnswers(brandId: number, statementId: number, options?: Options<Omit<SwotAnswersOptions, 'statementId'>>): PagedStream<SwotAnswer, SwotInfo>;
+  productRanking(
+    brandId: number,
+    options?: Options<ProductRankingOptions>,
+  ): PagedStream<ProductRankingRow, ProductRankingInfo>;
+  swotAnswers(
+    brandId: number,
+    statementId: number,
+    options?: Options<Omit<SwotAnswersOptions, 'statementId'>>,
+  ): PagedStream<SwotAnswer, SwotInfo>;
 }
 
 /** The one page of a single-shot read. */
@@ -95,6 +126,7 @@ export function endpointReads(client: ApiClient): EndpointReads {
       return { ...report, empty: report.records.length === 0 && report.rejects.length === 0 };
     },
     productRanking: (brandId, o = {}) => paged(client.read(productRankingEndpoint, brandId, o)),
-    swotAnswers: (brandId, statementId, o = {}) => paged(client.read(swotAnswersEndpoint, brandId, { ...o, statementId })),
+    swotAnswers: (brandId, statementId, o = {}) =>
+      paged(client.read(swotAnswersEndpoint, brandId, { ...o, statementId })),
   };
 }

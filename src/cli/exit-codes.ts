@@ -30,7 +30,11 @@ Exit codes:
  * trust): ending 0, it passed for done in a script while its tables were empty, because another stream's one slice
  * (the competitors list) was complete.
  */
-export function exitCodeOfRun(status: RunStatus, failedSlices: number, streamsNothingComplete: readonly string[]): number {
+export function exitCodeOfRun(
+  status: RunStatus,
+  failedSlices: number,
+  streamsNothingComplete: readonly string[],
+): number {
   if (status === 'complete') return failedSlices > 0 ? EXIT_NOT_DONE : EXIT_DONE;
   if (status === 'incomplete') return failedSlices > 0 || streamsNothingComplete.length > 0 ? EXIT_NOT_DONE : EXIT_DONE;
   return EXIT_NOT_DONE;

@@ -28,26 +28,36 @@ export interface ExportedTable {
 }
 
 const COPY_OPTIONS: Record<ExportFormat, string> = {
-  parquet: "FORMAT parquet, COMPRESSION zstd",
+  parquet: 'FORMAT parquet, COMPRESSION zstd',
   csv: 'FORMAT csv, HEADER true',
 };
 
 export function exportCommand(): Command {
   return new Command('export')
-    .description('Write tables (and views, when named) of the published warehouse to Parquet or CSV files, one per table')
+    .description(
+      'Write tables (and views, when named) of the published warehouse to Parquet or CSV files, one per table',
+    )
     .usage('--format <format> --out <dir> [options]')
     .addOption(new Option('--format <format>', 'file format').choices(['parquet', 'csv']).makeOptionMandatory())
     .requiredOption('--out <dir>', 'folder to write <table>.parquet / <table>.csv into (created if missing)')
     .option('--tables <names>', 'comma-separated tables or views (default: every table)')
-    .option('--db <path>', 'DuckDB file to read (default: the config\'s db, env BVSYNC_DB)')
+    .option('--db <path>', "DuckDB file to read (default: the config's db, env BVSYNC_DB)")
     .option('--working', 'read the working file instead of the published copy')
     .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
     .action(async (flags: ExportFlags) => {
-      const requested = flags.tables?.split(',').map((name) => name.trim()).filter(Boolean);
+      const requested = flags.tables
+        ?.split(',')
+        .map((name) => name.trim())
+        .filter(Boolean);
       const database = await openReadOnly(databasePath(flags));
       try {
-        const exported = await exportTables(database.connection, { format: flags.format, out: flags.out, tables: requested });
-        for (const table of exported) process.stdout.write(`${table.name}\t${formatCount(table.rows, 'row')}\t${table.path}\n`);
+        const exported = await exportTables(database.connection, {
+          format: flags.format,
+          out: flags.out,
+          tables: requested,
+        });
+        for (const table of exported)
+          process.stdout.write(`${table.name}\t${formatCount(table.rows, 'row')}\t${table.path}\n`);
       } finally {
         database.close();
       }
@@ -71,7 +81,9 @@ export async function exportTables(connection: DuckDBConnection, options: Export
   const names = options.tables ?? [...known].filter(([, type]) => type === 'BASE TABLE').map(([name]) => name);
   const unknown = names.filter((name) => !known.has(name));
   if (unknown.length) {
-    throw new UsageError(`no table or view ${unknown.map((n) => `"${n}"`).join(', ')}; known: ${[...known.keys()].join(', ')}`);
+    throw new UsageError(
+      `no table or view ${unknown.map((n) => `"${n}"`).join(', ')}; known: ${[...known.keys()].join(', ')}`,
+    );
   }
   const out = resolve(options.out);
   makeOutFolder(out, `the export folder ${out}`);

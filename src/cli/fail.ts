@@ -18,7 +18,16 @@ export class UsageError extends Error {
 }
 
 /** Error codes that mean the command line or the config is wrong, not the run or its surroundings. */
-const USAGE_CODES = new Set(['usage', 'config_invalid', 'bad_day', 'unknown_stream', 'bad_port', 'database_unusable', 'other_warehouse', 'promote_invalid']);
+const USAGE_CODES = new Set([
+  'usage',
+  'config_invalid',
+  'bad_day',
+  'unknown_stream',
+  'bad_port',
+  'database_unusable',
+  'other_warehouse',
+  'promote_invalid',
+]);
 
 /** Whether `BVSYNC_DEBUG` asks for stacks; an environment that fails its own check is the error being reported. */
 function debugWanted(): boolean {

@@ -1,5 +1,12 @@
 import type { Redis } from 'ioredis';
-import { ceilingFor, initialRateState, learnedNothing, rateAt, type RatePhase, type RateState } from '../api/adaptive-rate.js';
+import {
+  ceilingFor,
+  initialRateState,
+  learnedNothing,
+  rateAt,
+  type RatePhase,
+  type RateState,
+} from '../api/adaptive-rate.js';
 import type { StatedRate } from '../api/stated-rate.js';
 import { RATE_HEADROOM, keyHash, paceCeiling, type RequestsPerSecond } from '../api/rate-budget.js';
 import { RedisRateGate } from '../api/rate-gate.js';
@@ -54,7 +61,10 @@ export interface KeyRateSettings {
 export async function readKeyRate(redis: Redis, settings: KeyRateSettings): Promise<KeyRate> {
   const keys = redisKeys(settings.redisPrefix);
   const hash = keyHash(settings.apiKey);
-  const [stored, heldBackMs] = await Promise.all([new RedisRateStateStore(redis, keys, hash).inspect(), new RedisRateGate(redis, keys, hash).blockedMs()]);
+  const [stored, heldBackMs] = await Promise.all([
+    new RedisRateStateStore(redis, keys, hash).inspect(),
+    new RedisRateGate(redis, keys, hash).blockedMs(),
+  ]);
   // The clock once Redis has answered: its expiry counts from then, and an earlier one would date it early.
   return keyRateOf(settings, stored, heldBackMs, Date.now());
 }
@@ -65,11 +75,17 @@ export function resetKeyRate(redis: Redis, settings: KeyRateSettings): Promise<b
 }
 
 /** The key's rate from what Redis holds, computed as a budget of the runs would at `now`. */
-export function keyRateOf(settings: KeyRateSettings, stored: StoredRateState | undefined, heldBackMs: number, now: number): KeyRate {
+export function keyRateOf(
+  settings: KeyRateSettings,
+  stored: StoredRateState | undefined,
+  heldBackMs: number,
+  now: number,
+): KeyRate {
   const auto = settings.requestsPerSecond === 'auto';
   const configuredCeiling = paceCeiling({ requestsPerSecond: settings.requestsPerSecond, headroom: RATE_HEADROOM });
   // A state that learned nothing, written for the other setting, is replaced by a budget on its next read.
-  const inForce: RateState = stored && !learnedNothing(stored.state, auto) ? stored.state : initialRateState(configuredCeiling, auto, now);
+  const inForce: RateState =
+    stored && !learnedNothing(stored.state, auto) ? stored.state : initialRateState(configuredCeiling, auto, now);
   const ceiling = ceilingFor(inForce, configuredCeiling, RATE_HEADROOM);
   const rateNow = rateAt(inForce, now, ceiling);
   return {
@@ -91,7 +107,8 @@ export function keyRateOf(settings: KeyRateSettings, stored: StoredRateState | u
 export function rateSourceOf(state: RateState, rateNow: number, ceiling: number, configuredCeiling: number): string {
   if (rateNow >= ceiling * (1 - 1e-9)) {
     // A stated rate that is no higher than the configured one is what the key runs at, whichever binds first.
-    const statedBinds = state.stated !== undefined && state.stated.perSecond * RATE_HEADROOM <= configuredCeiling * (1 + 1e-9);
+    const statedBinds =
+      state.stated !== undefined && state.stated.perSecond * RATE_HEADROOM <= configuredCeiling * (1 + 1e-9);
     return statedBinds ? `stated by ${state.stated!.by}` : 'configured (api.requestsPerSecond)';
   }
   if (state.cutAt > 0) return 'learned from 429s';

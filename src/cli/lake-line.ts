@@ -31,7 +31,8 @@ export function lakeStatus(folder: string | undefined, publishedPath: string): L
 
 /** One line: the lake is current, or behind the published file and where to read why. */
 export function lakeLine(lake: LakeStatus): string {
-  if (!lake.writtenAt) return `Parquet lake: ${lake.path} has no manifest yet; the next publish writes it (docs/lake.md)`;
+  if (!lake.writtenAt)
+    return `Parquet lake: ${lake.path} has no manifest yet; the next publish writes it (docs/lake.md)`;
   const held = `${lake.tables} tables, ${lake.partitions} partitions, ${lake.rows} rows, written ${lake.writtenAt.slice(0, 19)}`;
   if (lake.current) return `Parquet lake: ${lake.path} is current with the published file (${held})`;
   return (

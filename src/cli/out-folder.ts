@@ -29,7 +29,9 @@ function checkWritable(folder: string, purpose: string): void {
   try {
     closeSync(openSync(probe, 'wx'));
   } catch (error) {
-    throw new UsageError(`cannot write in the folder ${folder} for ${purpose}: ${describeErrno(error)}; give --out a folder you can write`);
+    throw new UsageError(
+      `cannot write in the folder ${folder} for ${purpose}: ${describeErrno(error)}; give --out a folder you can write`,
+    );
   }
   rmSync(probe, { force: true });
 }

@@ -5,5 +5,6 @@ import { readFileSync } from 'node:fs';
  * whatever package npm runs in, which under `npx bvsync` in another project is that project's.
  */
 export function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
 }

@@ -28,19 +28,29 @@ export function addManageOptions(command: Command): Command {
   return addCommonOptions(
     command
       .argument('[file]', 'the desired state of one brand, YAML or JSON (docs/managing.md), e.g. examples/brand-1.yaml')
-      .option('--from-sql <query>', 'pages to track from a DuckDB query with a url column (title and group optional), besides the file\'s')
-      .option('--db <path>', "DuckDB file --from-sql runs in, read-only (default: the config's db when it exists, else an in-memory DuckDB)")
+      .option(
+        '--from-sql <query>',
+        "pages to track from a DuckDB query with a url column (title and group optional), besides the file's",
+      )
+      .option(
+        '--db <path>',
+        "DuckDB file --from-sql runs in, read-only (default: the config's db when it exists, else an in-memory DuckDB)",
+      )
       .option('--brand <id>', 'the brand, when no file names it (with --from-sql alone)')
       .option('--json', 'print the items as JSON instead of lines'),
   );
 }
 
 /** What `plan` and `apply` start from: the config, the desired state, a write client. */
-export async function openManageSession(file: string | undefined, flags: ManageFlags): Promise<{ config: Config; desired: DesiredState; source: string; client: WriteClient }> {
+export async function openManageSession(
+  file: string | undefined,
+  flags: ManageFlags,
+): Promise<{ config: Config; desired: DesiredState; source: string; client: WriteClient }> {
   const config = readConfig(flags);
   requireApi(config);
   const brand = flags.brand === undefined ? undefined : parseBrandList(flags.brand, '--brand');
-  if (brand !== undefined && brand.length !== 1) throw new UsageError(`--brand ${flags.brand}: one brand per desired state`);
+  if (brand !== undefined && brand.length !== 1)
+    throw new UsageError(`--brand ${flags.brand}: one brand per desired state`);
   let input: Awaited<ReturnType<typeof readDesiredState>>;
   try {
     input = await readDesiredState({
@@ -78,10 +88,15 @@ export function planCommand(): Command {
     const disarm = endOnInterrupt('plan sends dry runs only, so nothing was written');
     const { config, desired, source, client } = await openManageSession(file, flags);
     try {
-      const plan = await makePlan(client, desired, { seenTopics: await warehouseTopics(config.db, desired.brand) }).catch((error: unknown) => {
+      const plan = await makePlan(client, desired, {
+        seenTopics: await warehouseTopics(config.db, desired.brand),
+      }).catch((error: unknown) => {
         throw explainReadFailure(error, desired.brand, source);
       });
-      if (flags.json) process.stdout.write(`${JSON.stringify({ brand: plan.brandId, items: plan.changes.map(({ write: _write, ...item }) => item) }, null, 2)}\n`);
+      if (flags.json)
+        process.stdout.write(
+          `${JSON.stringify({ brand: plan.brandId, items: plan.changes.map(({ write: _write, ...item }) => item) }, null, 2)}\n`,
+        );
       else process.stdout.write(`${planSummary(plan, source)}\n${plan.changes.map(changeLine).join('\n')}\n`);
       if (plan.changes.some((change) => change.action === 'rejected')) process.exitCode = EXIT_NOT_DONE;
     } finally {

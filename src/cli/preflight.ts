@@ -3,7 +3,14 @@ import { AccessMemo, type Refusal } from '../engine/access-memo.js';
 import { connectRedis } from '../engine/redis.js';
 import { createApiClient } from '../api/client.js';
 import { RATE_HEADROOM, createRedisRateBudget, type RateBudget } from '../api/rate-budget.js';
-import { ApiError, AuthError, BrandAccessDeniedError, TlsCertificateError, isUnavailability, refusesKey } from '../api/errors.js';
+import {
+  ApiError,
+  AuthError,
+  BrandAccessDeniedError,
+  TlsCertificateError,
+  isUnavailability,
+  refusesKey,
+} from '../api/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { checkDatabasePath, checkWarehousePair, DatabasePathError } from '../warehouse/database-path.js';
@@ -64,18 +71,27 @@ export interface PreflightResult {
  * parameter, so a wrong `api.params` mapping cannot make a readable brand look unreadable.
  */
 export async function preflight(config: Config, redisUrl: string, options: PreflightOptions): Promise<PreflightResult> {
-  const nothing: PreflightResult = { readable: [], denied: [], unanswered: options.brands, probeRefused: [], requests: 0 };
+  const nothing: PreflightResult = {
+    readable: [],
+    denied: [],
+    unanswered: options.brands,
+    probeRefused: [],
+    requests: 0,
+  };
   if (!config.api.url) return nothing;
   try {
     await checkReachable(config.api.url);
   } catch (error) {
     if (options.requireReachable !== false) throw error;
-    options.log.warn({ err: (error as Error).message }, 'preflight: the API does not answer; the key is checked by the first requests that reach it');
+    options.log.warn(
+      { err: (error as Error).message },
+      'preflight: the API does not answer; the key is checked by the first requests that reach it',
+    );
     return nothing;
   }
   if (options.brands.length === 0) {
     // Every endpoint is a brand's: without one there is nothing to ask (a worker whose config lists no brands).
-    options.log.info('preflight: no brands configured, so the key is checked by the first run\'s requests');
+    options.log.info("preflight: no brands configured, so the key is checked by the first run's requests");
     return nothing;
   }
   // The key's budget in Redis, as the run's processes share it: its pace, and any block a run's 429 left.
@@ -83,7 +99,14 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
   let result: PreflightResult;
   try {
     const budget = config.api.apiKey
-      ? createRedisRateBudget({ redis: connection, prefix: config.redisPrefix, apiKey: config.api.apiKey, requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: options.log })
+      ? createRedisRateBudget({
+          redis: connection,
+          prefix: config.redisPrefix,
+          apiKey: config.api.apiKey,
+          requestsPerSecond: config.api.requestsPerSecond,
+          headroom: RATE_HEADROOM,
+          logger: options.log,
+        })
       : undefined;
     result = await probeBrands(config, options, budget);
   } finally {
@@ -98,12 +121,21 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
   }
   if (readable.length === 0 && denied.length === 0) {
     // Nothing answered (timeouts, 5xx): that says nothing of the key, which had been logged as accepted.
-    options.log.warn({ unanswered, requests }, 'preflight: the API answered none of its requests; the run goes on and its first requests check the key');
+    options.log.warn(
+      { unanswered, requests },
+      'preflight: the API answered none of its requests; the run goes on and its first requests check the key',
+    );
   } else {
-    options.log.info({ readable, denied: denied.map((d) => d.brandId), unanswered, requests }, 'preflight: the API key is accepted');
+    options.log.info(
+      { readable, denied: denied.map((d) => d.brandId), unanswered, requests },
+      'preflight: the API key is accepted',
+    );
   }
   for (const denial of denied) {
-    options.log.warn({ brand: denial.brandId, requestId: denial.requestId }, 'preflight: the API key cannot read this brand (brand_access_denied); its slices are recorded failed without a request');
+    options.log.warn(
+      { brand: denial.brandId, requestId: denial.requestId },
+      'preflight: the API key cannot read this brand (brand_access_denied); its slices are recorded failed without a request',
+    );
   }
   for (const { brand, answer } of result.probeRefused) {
     options.log.warn(
@@ -111,7 +143,9 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
       "preflight: the API refused this brand's competitors list but answered its content analyses: the account's plan may lack that endpoint; the competitors stream's slices fail with the API's answer",
     );
   }
-  if (readable.length > 0 || denied.length > 0) for (const brand of unanswered) options.log.warn({ brand }, 'preflight: no answer about this brand; the run tries it');
+  if (readable.length > 0 || denied.length > 0)
+    for (const brand of unanswered)
+      options.log.warn({ brand }, 'preflight: no answer about this brand; the run tries it');
   await rememberBrandAccess(config, redisUrl, result);
   return result;
 }
@@ -134,7 +168,11 @@ export function checkDatabaseFiles(config: Config): void {
  */
 export async function warnOfDiskRoom(config: Config, windowDays: number, log: Logger): Promise<DiskRoom | undefined> {
   const room = await measureDiskRoom(config.db, windowDays, config.warehouse.memoryLimit).catch(() => undefined);
-  if (room?.short) log.warn({ folder: room.space.folder, freeBytes: room.space.freeBytes, needBytes: room.needBytes }, `preflight: ${room.line}`);
+  if (room?.short)
+    log.warn(
+      { folder: room.space.folder, freeBytes: room.space.freeBytes, needBytes: room.needBytes },
+      `preflight: ${room.line}`,
+    );
   return room;
 }
 
@@ -150,7 +188,12 @@ export async function checkReachable(url: string, timeoutMs = 5_000): Promise<vo
     const socket = connect({ host: parsed.hostname, port });
     const fail = (why: string) => {
       socket.destroy();
-      reject(new UsageError(`cannot reach the API at ${parsed.origin}: ${why}; check BVSYNC_API_URL (config "api.url") and the network`, 1));
+      reject(
+        new UsageError(
+          `cannot reach the API at ${parsed.origin}: ${why}; check BVSYNC_API_URL (config "api.url") and the network`,
+          1,
+        ),
+      );
     };
     socket.setTimeout(timeoutMs, () => fail(`no answer within ${timeoutMs / 1000} s`));
     socket.once('error', (error: NodeJS.ErrnoException) => fail(error.code ?? error.message));
@@ -168,18 +211,30 @@ export async function checkReachable(url: string, timeoutMs = 5_000): Promise<vo
 const PROBES_AT_ONCE = 8;
 
 /** What one brand's probe came to. */
-type ProbeOutcome = { brand: number; access: Awaited<ReturnType<typeof probeBrandAccess>> } | { brand: number; error: unknown };
+type ProbeOutcome =
+  | { brand: number; access: Awaited<ReturnType<typeof probeBrandAccess>> }
+  | { brand: number; error: unknown };
 
 /**
  * One request per brand: the first alone, so a refused key ends it at the first request and an API that answers
  * nothing is not asked about every other brand; then the others, PROBES_AT_ONCE at a time, their answers taken in the
  * brands' order. Paced by the key's budget in Redis (`budget`): a key already blocked by a run's 429 was asked at once.
  */
-async function probeBrands(config: Config, options: PreflightOptions, budget: RateBudget | undefined): Promise<PreflightResult> {
+async function probeBrands(
+  config: Config,
+  options: PreflightOptions,
+  budget: RateBudget | undefined,
+): Promise<PreflightResult> {
   let requests = 0;
   // Its waits are bounded and its retries logged: an API that accepted connections and never answered kept the command
   // silent for some 170 s (two brands, each try waiting out api.headersTimeoutMs). A brand unanswered here is still run.
-  const client = createApiClient(probeApiConfig(config.api), { budget, retryRateLimited: true, signal: options.signal, logger: options.log, onRequest: () => (requests += 1) });
+  const client = createApiClient(probeApiConfig(config.api), {
+    budget,
+    retryRateLimited: true,
+    signal: options.signal,
+    logger: options.log,
+    onRequest: () => (requests += 1),
+  });
   const result: PreflightResult = { readable: [], denied: [], unanswered: [], probeRefused: [], requests: 0 };
   // Answers that say the URL is wrong rather than anything about a brand, while no brand was read.
   const wrongUrl: ApiError[] = [];
@@ -197,12 +252,20 @@ async function probeBrands(config: Config, options: PreflightOptions, budget: Ra
       return false;
     }
     const { error } = outcome;
-    if (options.signal?.aborted) throw new UsageError('stopped by a signal before the run started; nothing was planned', 1);
+    if (options.signal?.aborted)
+      throw new UsageError('stopped by a signal before the run started; nothing was planned', 1);
     if (error instanceof AuthError) throw refusedKey(error, requests);
     // Every request meets the same certificate: nothing can be fetched until it is trusted.
     if (error instanceof TlsCertificateError) throw new UsageError(`${error.message}; nothing was planned or fetched`);
     if (error instanceof BrandAccessDeniedError) {
-      result.denied.push({ brandId: brand, stream: null, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() });
+      result.denied.push({
+        brandId: brand,
+        stream: null,
+        errorCode: error.apiCode ?? error.code,
+        message: error.message,
+        requestId: error.requestId ?? null,
+        at: new Date().toISOString(),
+      });
       return false;
     }
     if (!(error instanceof ApiError)) throw error;
@@ -236,14 +299,17 @@ async function probeBrands(config: Config, options: PreflightOptions, budget: Ra
     await client.close().catch(() => undefined);
   }
   result.requests = requests;
-  if (result.readable.length === 0 && result.denied.length === 0 && wrongUrl.length === options.brands.length) throw wrongApiUrl(config, wrongUrl[0]!);
+  if (result.readable.length === 0 && result.denied.length === 0 && wrongUrl.length === options.brands.length)
+    throw wrongApiUrl(config, wrongUrl[0]!);
   return result;
 }
 
 /** Every brand met a 404 or a failed TLS handshake: the URL is not the API's base, whatever the brands are. */
 function wrongApiUrl(config: Config, error: ApiError): UsageError {
   const why = wrongUrlReason(error)!.replace('(HTTP 404)', '(HTTP 404 for every brand)');
-  return new UsageError(`${why}; nothing was planned or fetched. Check ${URL_SETTING} (now ${config.api.url}): it is the API's base URL, before /customer/v1`);
+  return new UsageError(
+    `${why}; nothing was planned or fetched. Check ${URL_SETTING} (now ${config.api.url}): it is the API's base URL, before /customer/v1`,
+  );
 }
 
 function refusedKey(error: AuthError, requests: number): UsageError {

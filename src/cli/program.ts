@@ -55,7 +55,10 @@ function unknownOptionsFirst(command: Command): void {
     // Runs after commander refused unknown options, before the action; the message is commander's own.
     command.hook('preAction', (invoked) => {
       const missing = mandatory.find((option) => invoked.getOptionValue(option.attributeName()) === undefined);
-      if (missing) invoked.error(`error: required option '${missing.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue' });
+      if (missing)
+        invoked.error(`error: required option '${missing.flags}' not specified`, {
+          code: 'commander.missingMandatoryOptionValue',
+        });
     });
   }
   for (const sub of command.commands) unknownOptionsFirst(sub);

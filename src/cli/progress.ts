@@ -64,7 +64,6 @@ export function progressLine(snapshot: ProgressSnapshot, width = 24): string {
   );
 }
 
-
 export interface SummaryRow {
   brand: string;
   stream: string;

@@ -5,7 +5,14 @@ import { connectRedis } from '../engine/redis.js';
 import { formatDecimal, formatDuration } from '../format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
-import { readKeyRate, resetKeyRate, statedText, type KeyRate, type KeyRateSettings, type LearnedRate } from './key-rate.js';
+import {
+  readKeyRate,
+  resetKeyRate,
+  statedText,
+  type KeyRate,
+  type KeyRateSettings,
+  type LearnedRate,
+} from './key-rate.js';
 
 interface RateFlags extends CommonFlags {
   json?: boolean;
@@ -20,15 +27,22 @@ interface RateReset extends KeyRate {
 export function rateCommand(): Command {
   return addCommonOptions(
     new Command('rate')
-      .description('Show the rate the API key runs at and why (configured, stated by the API, learned from 429s), kept in Redis for a day; --reset forgets it')
+      .description(
+        'Show the rate the API key runs at and why (configured, stated by the API, learned from 429s), kept in Redis for a day; --reset forgets it',
+      )
       .option('--reset', 'forget the learned rate: the next request of every process runs at the configured rate')
       .option('--json', 'print it as one JSON object, for scripts and monitoring'),
   ).action(async (flags: RateFlags) => {
     const config = readConfig(flags);
     const log = commandLogger(flags);
     const apiKey = config.api.apiKey;
-    if (!apiKey) throw new UsageError('no API key configured (api.apiKey, or BVSYNC_API_KEY): the rate is learned per key');
-    const settings: KeyRateSettings = { apiKey, requestsPerSecond: config.api.requestsPerSecond, redisPrefix: config.redisPrefix };
+    if (!apiKey)
+      throw new UsageError('no API key configured (api.apiKey, or BVSYNC_API_KEY): the rate is learned per key');
+    const settings: KeyRateSettings = {
+      apiKey,
+      requestsPerSecond: config.api.requestsPerSecond,
+      redisPrefix: config.redisPrefix,
+    };
     // The learned rate is in the Redis the runs share; a private redis-server started for this command holds none.
     const redis = await redisFor(config, log, { allowPrivate: false });
     const connection = connectRedis(redis.url);
@@ -68,12 +82,17 @@ function configuredText(rate: KeyRate): string {
 
 /** The rate a key starts at when nothing is stored: the configured one, or auto's start. */
 function startText(rate: KeyRate): string {
-  return rate.configured === 'auto' ? `${perSecond(Math.min(AUTO_START_RATE, rate.ceiling))} (auto's start)` : `${perSecond(rate.ceiling)} (the configured rate)`;
+  return rate.configured === 'auto'
+    ? `${perSecond(Math.min(AUTO_START_RATE, rate.ceiling))} (auto's start)`
+    : `${perSecond(rate.ceiling)} (the configured rate)`;
 }
 
 function renderRate(rate: KeyRate): string {
   const rows: Array<[string, string]> = [['configured', configuredText(rate)]];
-  rows.push(['stated', rate.stated ? statedText(rate.stated) : 'nothing (the API stated no limit in the headers of the runs stored)']);
+  rows.push([
+    'stated',
+    rate.stated ? statedText(rate.stated) : 'nothing (the API stated no limit in the headers of the runs stored)',
+  ]);
   const learned = rate.learned;
   if (!learned) {
     rows.push(['in force now', `${startText(rate)}: nothing learned is stored`]);
@@ -84,12 +103,20 @@ function renderRate(rate: KeyRate): string {
       ['estimated limit', learned.limit === null ? 'none (no 429 yet)' : perSecond(learned.limit)],
       ['confirmed', learned.confirmed ? 'yes (the climb above it takes a step every 5 minutes)' : 'no'],
       ['last cut', learned.lastCutAt ?? 'never'],
-      ['expires', learned.expiresAt === null ? 'never (no expiry set)' : `${learned.expiresAt} (in ${formatDuration((Date.parse(learned.expiresAt) - Date.now()) / 1000)}, unless a 429 changes it first)`],
+      [
+        'expires',
+        learned.expiresAt === null
+          ? 'never (no expiry set)'
+          : `${learned.expiresAt} (in ${formatDuration((Date.parse(learned.expiresAt) - Date.now()) / 1000)}, unless a 429 changes it first)`,
+      ],
     );
   }
   if (rate.heldBackMs > 0) rows.push(['held back', heldBackText(rate)]);
   const width = Math.max(...rows.map(([name]) => name.length)) + 2;
-  const lines = [`The API key's rate (Redis prefix ${rate.redisPrefix})`, ...rows.map(([name, value]) => `  ${name.padEnd(width)}${value}`)];
+  const lines = [
+    `The API key's rate (Redis prefix ${rate.redisPrefix})`,
+    ...rows.map(([name, value]) => `  ${name.padEnd(width)}${value}`),
+  ];
   if (learned) lines.push(`bvsync rate --reset forgets it: the next request runs at ${startText(rate)}`);
   return `${lines.join('\n')}\n`;
 }
@@ -100,14 +127,19 @@ function renderReset(removed: boolean, before: KeyRate, after: KeyRate): string 
     lines.push(`nothing to reset: no learned rate is stored for the API key (Redis prefix ${after.redisPrefix})`);
   } else if (before.learned) {
     const { limit, confirmed, lastCutAt } = before.learned;
-    const facts = [`${perSecond(before.rateNow)} in force`, limit === null ? 'no limit estimated' : `limit ${perSecond(limit)} estimated${confirmed ? ', confirmed' : ''}`, `last cut ${lastCutAt ?? 'never'}`];
+    const facts = [
+      `${perSecond(before.rateNow)} in force`,
+      limit === null ? 'no limit estimated' : `limit ${perSecond(limit)} estimated${confirmed ? ', confirmed' : ''}`,
+      `last cut ${lastCutAt ?? 'never'}`,
+    ];
     lines.push(`removed the learned rate of the API key (Redis prefix ${after.redisPrefix}): ${facts.join(', ')}`);
   } else {
     // Stored but unreadable: a budget would have written it afresh anyway.
     lines.push(`removed an unreadable rate state of the API key (Redis prefix ${after.redisPrefix})`);
   }
   lines.push(`the next request runs at ${startText(after)}`);
-  if (after.heldBackMs > 0) lines.push(`the key stays held back ${heldBackText(after)}: --reset leaves the API's own block`);
+  if (after.heldBackMs > 0)
+    lines.push(`the key stays held back ${heldBackText(after)}: --reset leaves the API's own block`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,7 +1,18 @@
 import type { Command } from 'commander';
 import { eachDay, parseDay } from '../days.js';
 import { UsageError } from './fail.js';
-import { chooseBrands, chooseStreams, collect, commandLogger, commandToday, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
+import {
+  chooseBrands,
+  chooseStreams,
+  collect,
+  commandLogger,
+  commandToday,
+  readConfig,
+  redisFor,
+  requireApi,
+  workerTimings,
+  type CommonFlags,
+} from './context.js';
 import type { Logger } from '../log.js';
 import { loadProcessSettings } from '../config/load.js';
 import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom, type PreflightResult } from './preflight.js';
@@ -24,8 +35,8 @@ export interface RunFlags extends CommonFlags {
 
 export function addRunOptions(command: Command): Command {
   return command
-    .option('--brand <id>', 'a brand id (repeatable, or comma-separated); default: the config\'s brands', collect)
-    .option('--streams <names>', 'comma-separated streams; default: the config\'s, else every default stream')
+    .option('--brand <id>', "a brand id (repeatable, or comma-separated); default: the config's brands", collect)
+    .option('--streams <names>', "comma-separated streams; default: the config's, else every default stream")
     .option('--enqueue-only', 'plan the run and leave it to running `bvsync worker` processes')
     .option('--today <YYYY-MM-DD>', 'the UTC day to treat as today (default: the real one; for replays and tests)');
 }
@@ -38,7 +49,8 @@ export function todayFrom(flags: RunFlags): string {
   const today = commandToday();
   if (!flags.today) return today;
   const asked = parseDay(flags.today, '--today');
-  if (asked > today) throw new UsageError(`--today ${asked} is after the real today (${today}, UTC); it is for replaying earlier days`);
+  if (asked > today)
+    throw new UsageError(`--today ${asked} is after the real today (${today}, UTC); it is for replaying earlier days`);
   return asked;
 }
 
@@ -51,18 +63,27 @@ function checkNamedStreamsPlan(config: Config, streams: readonly string[], brand
   const reasons = new Map<string, string>();
   for (const name of streams) {
     const stream = getStream(name);
-    const why = brands.map((brand) => stream.unconfigured?.(config.sync as never, brand)).filter((text): text is string => text !== undefined);
+    const why = brands
+      .map((brand) => stream.unconfigured?.(config.sync as never, brand))
+      .filter((text): text is string => text !== undefined);
     if (why.length === brands.length && why.length > 0) reasons.set(name, [...new Set(why)].join('; '));
   }
   if (reasons.size === 0) return;
   const whom = brands.length === 1 ? `brand ${brands[0]}` : `brands ${brands.join(', ')}`;
   const text = [...reasons].map(([name, why]) => `${name} plans nothing for ${whom}: ${why}`).join('; ');
-  if (reasons.size === streams.length) throw new UsageError(`${text}; nothing was started. Set it in the config (docs/configuration.md), or name other streams`);
+  if (reasons.size === streams.length)
+    throw new UsageError(
+      `${text}; nothing was started. Set it in the config (docs/configuration.md), or name other streams`,
+    );
   process.stderr.write(`bvsync: ${text}; the other streams run\n`);
 }
 
 /** Runs a sync or a backfill as the command line asks, and sets the exit code from its outcome. */
-export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window: { today: string; from?: string; to?: string; skipComplete?: boolean }): Promise<void> {
+export async function runFromCommandLine(
+  kind: RunKind,
+  flags: RunFlags,
+  window: { today: string; from?: string; to?: string; skipComplete?: boolean },
+): Promise<void> {
   const config = readConfig(flags);
   requireApi(config);
   const log = commandLogger(flags);
@@ -72,13 +93,19 @@ export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window:
   // Running slices get part of the shutdown deadline to finish; the rest is for closing Redis and DuckDB.
   const worker = { ...workerTimings(), stopDeadlineMs: RUN_SHUTDOWN_DEADLINE_MS / 2 };
   const notifier = notifierFor(config, log);
-  const metrics = config.metrics.pushgateway ? new PrometheusMetrics({ processMetrics: false, today: worker.today }) : undefined;
+  const metrics = config.metrics.pushgateway
+    ? new PrometheusMetrics({ processMetrics: false, today: worker.today })
+    : undefined;
   try {
     // The preflight, after every local check (a mistyped flag costs no request) and before anything is planned; cheapest
     // first: the database path, Redis, then the key and the brands (see preflight.ts).
     if (!flags.enqueueOnly) {
       checkDatabaseFiles(config);
-      await warnOfDiskRoom(config, window.from && window.to ? eachDay(window.from, window.to).length : syncWindowDays(config), log);
+      await warnOfDiskRoom(
+        config,
+        window.from && window.to ? eachDay(window.from, window.to).length : syncWindowDays(config),
+        log,
+      );
     }
     const redis = await redisFor(config, log);
     const stopping = new AbortController();
@@ -103,7 +130,12 @@ export async function runFromCommandLine(kind: RunKind, flags: RunFlags, window:
       process.exitCode = exitCode;
       if (metrics && config.metrics.pushgateway && isFinishedRunStatus(progress.meta.status)) {
         const totals = totalCounters(progress.counters.values());
-        metrics.recordRunResult(kind, progress.meta.status, totals.failed, new Date(progress.meta.finishedAt ?? Date.now()));
+        metrics.recordRunResult(
+          kind,
+          progress.meta.status,
+          totals.failed,
+          new Date(progress.meta.finishedAt ?? Date.now()),
+        );
         await pushRunMetrics({ url: config.metrics.pushgateway, metrics, prefix: config.redisPrefix, kind, log });
       }
     } finally {
@@ -137,9 +169,14 @@ export const RUN_SHUTDOWN_DEADLINE_MS = 10_000;
 function exitWithinDeadlineOnSignal(log: Logger, stopping: AbortController): () => void {
   const onSignal = (signal: NodeJS.Signals) => {
     stopping.abort();
-    log.info({ signal, deadlineSeconds: RUN_SHUTDOWN_DEADLINE_MS / 1000 }, 'stopping: the run stays queued for the next worker');
+    log.info(
+      { signal, deadlineSeconds: RUN_SHUTDOWN_DEADLINE_MS / 1000 },
+      'stopping: the run stays queued for the next worker',
+    );
     setTimeout(() => {
-      process.stderr.write(`bvsync: could not stop cleanly within ${RUN_SHUTDOWN_DEADLINE_MS / 1000} s of ${signal} (a slice still running, or Redis not answering); exiting now, the run's jobs stay queued\n`);
+      process.stderr.write(
+        `bvsync: could not stop cleanly within ${RUN_SHUTDOWN_DEADLINE_MS / 1000} s of ${signal} (a slice still running, or Redis not answering); exiting now, the run's jobs stay queued\n`,
+      );
       process.exit(1);
     }, RUN_SHUTDOWN_DEADLINE_MS).unref();
   };

@@ -31,7 +31,10 @@ export interface ReportOptions {
   plain?: boolean;
 }
 
-export async function runWithReport(options: RunToEndOptions, report: ReportOptions = {}): Promise<{ progress: RunProgress; exitCode: number }> {
+export async function runWithReport(
+  options: RunToEndOptions,
+  report: ReportOptions = {},
+): Promise<{ progress: RunProgress; exitCode: number }> {
   const terminal = report.terminal ?? process.stderr;
   const started = Date.now();
   const liveLine = terminal.isTTY === true ? new LiveLine(terminal) : undefined;
@@ -39,7 +42,9 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
   const say = (text: string) => (liveLine ? liveLine.printAbove(text) : terminal.write(`${text}\n`));
   let lastPlain = 0;
   let before: { done: number; requests: number } | undefined;
-  const phases = new Map(selectStreams(options.streams).map((stream) => [stream.name, phaseOf(stream, options.config.sync)]));
+  const phases = new Map(
+    selectStreams(options.streams).map((stream) => [stream.name, phaseOf(stream, options.config.sync)]),
+  );
   const steps = Math.max(1, ...phases.values());
   let step: { number: number; startedAt: number; doneAtStart: number } | undefined;
   const abort = new AbortController();
@@ -75,7 +80,13 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
           requests: totals.requests,
           elapsedSeconds: (Date.now() - started) / 1000,
           before,
-          step: { number, of: steps, ...counts, elapsedSeconds: (Date.now() - step.startedAt) / 1000, doneAtStart: step.doneAtStart } satisfies StepProgress,
+          step: {
+            number,
+            of: steps,
+            ...counts,
+            elapsedSeconds: (Date.now() - step.startedAt) / 1000,
+            doneAtStart: step.doneAtStart,
+          } satisfies StepProgress,
           rateLimitedUntil: snapshot.rateLimitedUntil,
         });
         if (liveLine) liveLine.show(line);
@@ -99,16 +110,19 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
         : finished && report.plain
           ? `run ${meta.runId}: ${meta.status}; ${formatCount(totals.requests, 'request')} to the API, ${totals.failed + totals.incomplete === 0 ? 'everything read in full' : `${formatInteger(totals.failed + totals.incomplete)} parts not read in full (bvsync status names them)`}`
           : finished
-          ? `run ${meta.runId}: ${meta.status}; ${formatCount(totals.rows, 'row')}, ${formatCount(totals.requests, 'request')}, ` +
-            `${formatInteger(totals.failed)} failed and ${formatInteger(totals.incomplete)} incomplete slices${meta.published ? `; published ${meta.published}` : ''}`
-          : options.enqueueOnly
-            ? `run ${meta.runId} enqueued; a bvsync worker will run it (see bvsync status)`
-            : (report.interrupted?.(meta.runId) ?? `run ${meta.runId} interrupted; its jobs stay queued and a bvsync worker (or the same command again) finishes them`);
+            ? `run ${meta.runId}: ${meta.status}; ${formatCount(totals.rows, 'row')}, ${formatCount(totals.requests, 'request')}, ` +
+              `${formatInteger(totals.failed)} failed and ${formatInteger(totals.incomplete)} incomplete slices${meta.published ? `; published ${meta.published}` : ''}`
+            : options.enqueueOnly
+              ? `run ${meta.runId} enqueued; a bvsync worker will run it (see bvsync status)`
+              : (report.interrupted?.(meta.runId) ??
+                `run ${meta.runId} interrupted; its jobs stay queued and a bvsync worker (or the same command again) finishes them`);
     process.stdout.write(`${verdict}\n`);
     const skipped = Object.values(meta.skipped ?? {}).reduce((sum, count) => sum + count, 0);
-    if (skipped) process.stdout.write(`skipped ${formatCount(skipped, 'slice')} the file has complete (--skip-complete)\n`);
+    if (skipped)
+      process.stdout.write(`skipped ${formatCount(skipped, 'slice')} the file has complete (--skip-complete)\n`);
     // Why a run ended failed when it is not a slice's fault (a load job that failed for good): said once, plainly.
-    if (meta.error && (meta.status === 'failed' || meta.status === 'incomplete')) process.stderr.write(`bvsync: run ${meta.runId} ${meta.status}: ${meta.error}\n`);
+    if (meta.error && (meta.status === 'failed' || meta.status === 'incomplete'))
+      process.stderr.write(`bvsync: run ${meta.runId} ${meta.status}: ${meta.error}\n`);
     for (const gap of meta.gaps ?? []) process.stderr.write(`bvsync: ${describeGap(gap)}\n`);
     const complete = totals.done - totals.failed - totals.incomplete;
     const nothingComplete = streamsNothingComplete(progress);
@@ -117,13 +131,22 @@ export async function runWithReport(options: RunToEndOptions, report: ReportOpti
         `bvsync: no slice of ${what} is complete (${formatInteger(incomplete)} incomplete): bvsync could not confirm it read any of them whole; ` +
           'bvsync status names why each is incomplete, and bvsync doctor checks how it reads the API\n',
       );
-    if (meta.status === 'incomplete' && complete === 0 && totals.incomplete > 0) noneComplete(`run ${meta.runId}`, totals.incomplete);
-    else if (meta.status === 'incomplete') for (const { brand, stream, incomplete } of nothingComplete) noneComplete(`${stream} of brand ${brand}`, incomplete);
+    if (meta.status === 'incomplete' && complete === 0 && totals.incomplete > 0)
+      noneComplete(`run ${meta.runId}`, totals.incomplete);
+    else if (meta.status === 'incomplete')
+      for (const { brand, stream, incomplete } of nothingComplete)
+        noneComplete(`${stream} of brand ${brand}`, incomplete);
     if (finished && meta.kind === 'backfill' && totals.failed + totals.incomplete > 0) {
-      process.stderr.write('bvsync: the same command with --skip-complete reads again only the slices not complete, not the whole window\n');
+      process.stderr.write(
+        'bvsync: the same command with --skip-complete reads again only the slices not complete, not the whole window\n',
+      );
     }
     const exitCode = finished
-      ? exitCodeOfRun(meta.status, totals.failed + (meta.gaps?.length ?? 0), nothingComplete.map(({ brand, stream }) => `${stream} of brand ${brand}`))
+      ? exitCodeOfRun(
+          meta.status,
+          totals.failed + (meta.gaps?.length ?? 0),
+          nothingComplete.map(({ brand, stream }) => `${stream} of brand ${brand}`),
+        )
       : options.enqueueOnly
         ? EXIT_DONE
         : EXIT_NOT_DONE;
@@ -146,7 +169,11 @@ async function keyRateLine(options: RunToEndOptions): Promise<string | undefined
   const connection = connectRedis(options.redisUrl, { maxRetriesPerRequest: 1 });
   connection.on('error', () => undefined);
   try {
-    const rate = await readKeyRate(connection, { apiKey, requestsPerSecond: options.config.api.requestsPerSecond, redisPrefix: options.config.redisPrefix });
+    const rate = await readKeyRate(connection, {
+      apiKey,
+      requestsPerSecond: options.config.api.requestsPerSecond,
+      redisPrefix: options.config.redisPrefix,
+    });
     return rateLine(rate);
   } catch {
     return undefined;
@@ -190,7 +217,13 @@ export function summaryTable(progress: RunProgress): string {
   for (const row of summaryRows(progress.counters)) {
     const c = row.counters;
     const counts = [c.rows, c.rejects, c.requests, c.retries, c.rateLimited].map(formatInteger);
-    table.push([row.brand, row.stream, `${formatInteger(c.done)}/${formatInteger(c.planned)}`, ...counts, sliceStatus(c)]);
+    table.push([
+      row.brand,
+      row.stream,
+      `${formatInteger(c.done)}/${formatInteger(c.planned)}`,
+      ...counts,
+      sliceStatus(c),
+    ]);
   }
   return table.toString();
 }

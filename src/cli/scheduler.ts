@@ -1,11 +1,19 @@
 import { Command } from 'commander';
 import { startScheduler } from '../engine/scheduler.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
+import {
+  addCommonOptions,
+  commandLogger,
+  readConfig,
+  redisFor,
+  requireApi,
+  workerTimings,
+  type CommonFlags,
+} from './context.js';
 
 export function schedulerCommand(): Command {
   return addCommonOptions(
     new Command('scheduler').description(
-      'Enqueue runs on the config\'s cron schedules (UTC); any number may run, each tick becomes one run; `bvsync worker` runs them',
+      "Enqueue runs on the config's cron schedules (UTC); any number may run, each tick becomes one run; `bvsync worker` runs them",
     ),
   ).action(async (flags: CommonFlags) => {
     const config = readConfig(flags);
@@ -13,10 +21,12 @@ export function schedulerCommand(): Command {
     const log = commandLogger(flags);
     const redis = await redisFor(config, log);
     // A config without brands is refused here, after Redis was found: a private one left running kept the command alive.
-    const scheduler = await startScheduler({ config, redisUrl: redis.url, log, today: workerTimings().today }).catch(async (error: unknown) => {
-      await redis.stop();
-      throw error;
-    });
+    const scheduler = await startScheduler({ config, redisUrl: redis.url, log, today: workerTimings().today }).catch(
+      async (error: unknown) => {
+        await redis.stop();
+        throw error;
+      },
+    );
     await new Promise<void>((resolve) => {
       process.once('SIGTERM', () => resolve());
       process.once('SIGINT', () => resolve());

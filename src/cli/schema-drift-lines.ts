@@ -22,7 +22,11 @@ export async function tableDrift(connection: DuckDBConnection): Promise<TableDri
   let promoted: Set<string>;
   try {
     entries = await driftEntries((sql) => readRows(connection, sql));
-    promoted = new Set((await readRows(connection, 'SELECT table_name, field FROM _promoted_fields')).map((row) => `${String(row.table_name)}.${String(row.field)}`));
+    promoted = new Set(
+      (await readRows(connection, 'SELECT table_name, field FROM _promoted_fields')).map(
+        (row) => `${String(row.table_name)}.${String(row.field)}`,
+      ),
+    );
   } catch {
     return null;
   }
@@ -31,7 +35,8 @@ export async function tableDrift(connection: DuckDBConnection): Promise<TableDri
     if (!entry.isNew || (entry.kind === 'field' && promoted.has(`${entry.table}.${entry.name}`))) continue;
     let drift = byTable.get(entry.table);
     if (!drift) byTable.set(entry.table, (drift = { table: entry.table, fields: [], enumValues: [], engines: [] }));
-    if (entry.kind === 'field') drift.fields.push({ name: entry.name, looksLike: entry.looksLike, rows: entry.rowCount });
+    if (entry.kind === 'field')
+      drift.fields.push({ name: entry.name, looksLike: entry.looksLike, rows: entry.rowCount });
     else if (entry.kind === 'enum') drift.enumValues.push(`${entry.name}=${entry.value}`);
     else drift.engines.push(entry.value);
   }
@@ -42,7 +47,9 @@ export async function tableDrift(connection: DuckDBConnection): Promise<TableDri
 export function tableDriftLine(drift: TableDrift): string {
   const parts: string[] = [];
   if (drift.fields.length) {
-    const named = drift.fields.map((field) => `${field.name} (${field.looksLike ?? 'JSON'}, ${field.rows} rows)`).join(', ');
+    const named = drift.fields
+      .map((field) => `${field.name} (${field.looksLike ?? 'JSON'}, ${field.rows} rows)`)
+      .join(', ');
     parts.push(`${drift.fields.length} field(s) the spec does not show, in _extra: ${named}`);
   }
   if (drift.enumValues.length) parts.push(`value(s) outside the spec's lists: ${drift.enumValues.join(', ')}`);
@@ -51,4 +58,5 @@ export function tableDriftLine(drift: TableDrift): string {
 }
 
 /** What to do about it, said once under the lines. */
-export const DRIFT_ADVICE = 'SELECT * FROM v_schema_drift shows it all; sync.promote gives a field a column with no API call (docs/schema-drift.md)';
+export const DRIFT_ADVICE =
+  'SELECT * FROM v_schema_drift shows it all; sync.promote gives a field a column with no API call (docs/schema-drift.md)';

@@ -47,24 +47,31 @@ function readParams(file: string): { params: ParamMapping; endpointParams: Recor
     throw new UsageError(`--params ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
   const mappingOf = (value: unknown, where: string): ParamMapping => {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`--params ${file}: expected ${where} to be an object of default name -> wire name`);
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new UsageError(`--params ${file}: expected ${where} to be an object of default name -> wire name`);
     const mapping: Record<string, string> = {};
     for (const [key, wire] of Object.entries(value)) {
       if (!isParamName(key)) throw new UsageError(`--params ${file}: unknown parameter name "${key}"`);
-      if (typeof wire !== 'string' || wire.length === 0) throw new UsageError(`--params ${file}: "${key}" must map to a non-empty string`);
+      if (typeof wire !== 'string' || wire.length === 0)
+        throw new UsageError(`--params ${file}: "${key}" must map to a non-empty string`);
       mapping[key] = wire;
     }
     return mapping;
   };
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--params ${file}: expected an object of default name -> wire name`);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new UsageError(`--params ${file}: expected an object of default name -> wire name`);
   const { endpoints, ...names } = parsed as Record<string, unknown>;
   const params = mappingOf(names, 'the file');
   const endpointParams: Record<string, ParamMapping> = {};
   if (endpoints !== undefined) {
-    if (endpoints === null || typeof endpoints !== 'object' || Array.isArray(endpoints)) throw new UsageError(`--params ${file}: expected "endpoints" to be an object of endpoint -> names`);
+    if (endpoints === null || typeof endpoints !== 'object' || Array.isArray(endpoints))
+      throw new UsageError(`--params ${file}: expected "endpoints" to be an object of endpoint -> names`);
     for (const [endpoint, mapping] of Object.entries(endpoints)) {
       // As bvsync's api.endpointParams: a misspelt endpoint would rehearse nothing, silently.
-      if (!ENDPOINT_PARAMS.has(endpoint)) throw new UsageError(`--params ${file}: unknown endpoint "${endpoint}" in "endpoints"; endpoints: ${[...ENDPOINT_PARAMS.keys()].join(', ')}`);
+      if (!ENDPOINT_PARAMS.has(endpoint))
+        throw new UsageError(
+          `--params ${file}: unknown endpoint "${endpoint}" in "endpoints"; endpoints: ${[...ENDPOINT_PARAMS.keys()].join(', ')}`,
+        );
       endpointParams[endpoint] = mappingOf(mapping, `"endpoints"."${endpoint}"`);
     }
   }
@@ -118,32 +125,62 @@ export function simulateCommand(): Command {
     .option('--scale <n>', 'answers per brand per day (± 15 %)', integerOption('--scale', 1), 100)
     .option('--api-key <key>', 'the API key to accept (default: bvk_sim_local_key)')
     .option('--today <YYYY-MM-DD>', "the simulator's today (default: the real UTC day)", day('--today'))
-    .option('--params <file.json>', 'wire names of query parameters: {"start_date": "from", ..., "endpoints": {"tracked-urls": {"start_date": "start"}}}')
-    .addOption(new Option('--array-format <format>', 'how arrays travel in query strings').choices(['repeat', 'comma']).default('repeat'))
+    .option(
+      '--params <file.json>',
+      'wire names of query parameters: {"start_date": "from", ..., "endpoints": {"tracked-urls": {"start_date": "start"}}}',
+    )
     .addOption(
-      new Option('--range-end-echo <form>', "how info.query echoes the range: as sent, the end as the instant after it, the end as its midnight, or both ends 5 h behind UTC")
+      new Option('--array-format <format>', 'how arrays travel in query strings')
+        .choices(['repeat', 'comma'])
+        .default('repeat'),
+    )
+    .addOption(
+      new Option(
+        '--range-end-echo <form>',
+        'how info.query echoes the range: as sent, the end as the instant after it, the end as its midnight, or both ends 5 h behind UTC',
+      )
         .choices(['inclusive', 'exclusive', 'midnight', 'offset'])
         .default('inclusive'),
     )
     .option('--idempotency-header <name>', 'name of the idempotency header', 'Idempotency-Key')
     .option('--plan-topic-limit <n>', 'topics a brand plan holds', integerOption('--plan-topic-limit', 1), 12)
-    .option('--max-cached-answers <n>', 'answers kept in the day cache (about 1 KB each)', integerOption('--max-cached-answers', 1), 250_000)
+    .option(
+      '--max-cached-answers <n>',
+      'answers kept in the day cache (about 1 KB each)',
+      integerOption('--max-cached-answers', 1),
+      250_000,
+    )
     .option('--latency-ms <n>', 'delay before each answer', integerOption('--latency-ms'), 0)
     .option('--rate-limit <rps>', 'requests per second per key, 0 = unlimited (over it: 429)', positive, 0)
     .option('--retry-after <s>', 'Retry-After seconds of a 429', integerOption('--retry-after'), 1)
-    .addOption(new Option('--retry-after-format <format>', 'Retry-After as seconds or an HTTP date').choices(['seconds', 'http-date']).default('seconds'))
     .addOption(
-      new Option('--rate-limit-headers <format>', 'rate-limit headers on every answer (with --rate-limit)').choices(['none', 'ietf', 'ietf-structured', 'x-ratelimit']).default('none'),
+      new Option('--retry-after-format <format>', 'Retry-After as seconds or an HTTP date')
+        .choices(['seconds', 'http-date'])
+        .default('seconds'),
+    )
+    .addOption(
+      new Option('--rate-limit-headers <format>', 'rate-limit headers on every answer (with --rate-limit)')
+        .choices(['none', 'ietf', 'ietf-structured', 'x-ratelimit'])
+        .default('none'),
     )
     .addOption(
       new Option('--rate-limit-reset <form>', 'how X-RateLimit-Reset is written')
         .choices(['delta-seconds', 'unix-seconds', 'unix-milliseconds', 'http-date'])
         .default('delta-seconds'),
     )
-    .addOption(new Option('--rate-limit-algorithm <kind>', 'how --rate-limit counts: one-second windows or a token bucket').choices(['fixed-window', 'token-bucket']).default('fixed-window'))
+    .addOption(
+      new Option('--rate-limit-algorithm <kind>', 'how --rate-limit counts: one-second windows or a token bucket')
+        .choices(['fixed-window', 'token-bucket'])
+        .default('fixed-window'),
+    )
     .option('--fault-rate <p>', 'share of requests that fail', share, 0)
     .option('--fault-kinds <list>', `comma-separated, among ${FAULT_KINDS.join(', ')}`, FAULT_KINDS.join(','))
-    .option('--stall-ms <n>', 'how long a stalled body hangs before the connection closes', integerOption('--stall-ms'), 35_000)
+    .option(
+      '--stall-ms <n>',
+      'how long a stalled body hangs before the connection closes',
+      integerOption('--stall-ms'),
+      35_000,
+    )
     .option('--late-share <p>', "share of a day's answers that arrive late", share, 0)
     .option('--late-days <n>', 'late answers arrive 1..N days after their date', integerOption('--late-days', 1), 3)
     .option('--extra-field-share <p>', 'share of records with unknown extra fields', share, 0)
@@ -153,9 +190,13 @@ export function simulateCommand(): Command {
     .option('--json', 'print the start-up facts as one JSON line', false)
     .option('--log-level <level>', 'pino level; requests are logged at debug', 'info')
     .action(async (flags: SimulateFlags) => {
-      const faultKinds = flags.faultKinds.split(',').map((kind) => kind.trim()).filter(Boolean);
+      const faultKinds = flags.faultKinds
+        .split(',')
+        .map((kind) => kind.trim())
+        .filter(Boolean);
       for (const kind of faultKinds) {
-        if (!(FAULT_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--fault-kinds: unknown kind "${kind}"; known: ${FAULT_KINDS.join(', ')}`);
+        if (!(FAULT_KINDS as readonly string[]).includes(kind))
+          throw new UsageError(`--fault-kinds: unknown kind "${kind}"; known: ${FAULT_KINDS.join(', ')}`);
       }
       const logger = createLogger({ level: flags.logLevel ?? loadProcessSettings().logLevel });
       const options: SimulatorOptions = {
@@ -189,7 +230,18 @@ export function simulateCommand(): Command {
         unknownEnumShare: flags.unknownEnumShare,
         invalidShare: flags.invalidShare,
         strictParams: flags.strictParams,
-        onRequest: (entry) => logger.debug({ method: entry.method, path: entry.path, query: entry.query, status: entry.status, ms: entry.durationMs, fault: entry.fault }, 'request'),
+        onRequest: (entry) =>
+          logger.debug(
+            {
+              method: entry.method,
+              path: entry.path,
+              query: entry.query,
+              status: entry.status,
+              ms: entry.durationMs,
+              fault: entry.fault,
+            },
+            'request',
+          ),
       };
       let sim: Awaited<ReturnType<typeof startSimulator>>;
       try {
@@ -197,9 +249,19 @@ export function simulateCommand(): Command {
       } catch (error) {
         const refused = listenError(error, '--port', flags.port);
         if (refused !== error) throw refused;
-        throw new UsageError(`cannot start the simulator: ${error instanceof Error ? error.message : String(error)}`, 1);
+        throw new UsageError(
+          `cannot start the simulator: ${error instanceof Error ? error.message : String(error)}`,
+          1,
+        );
       }
-      const facts = { url: sim.url, api_key: sim.apiKey, brands: sim.brands, forbidden_brand: sim.forbiddenBrand, today: sim.truth.today(), first_day: sim.truth.firstDay() };
+      const facts = {
+        url: sim.url,
+        api_key: sim.apiKey,
+        brands: sim.brands,
+        forbidden_brand: sim.forbiddenBrand,
+        today: sim.truth.today(),
+        first_day: sim.truth.firstDay(),
+      };
       // The key is printed on purpose (it is the simulator's own, and the user needs it); it never goes to the log.
       if (flags.json) process.stdout.write(`${JSON.stringify(facts)}\n`);
       else {

@@ -68,16 +68,25 @@ export function sqlCommand(): Command {
     )
     .argument('[query]', 'SQL, e.g. "SELECT * FROM v_share_of_voice_daily LIMIT 10"; - reads it from stdin')
     .option('--file <path>', 'read the SQL from a file, e.g. sql/queries/01_visibility_by_topic_last_28_days.sql')
-    .option('--param <name=value>', "set a variable the SQL reads with getvariable('name') (repeatable); whole numbers are BIGINT, the rest text", collect)
-    .option('--db <path>', 'DuckDB file to read (default: the config\'s db, env BVSYNC_DB)')
+    .option(
+      '--param <name=value>',
+      "set a variable the SQL reads with getvariable('name') (repeatable); whole numbers are BIGINT, the rest text",
+      collect,
+    )
+    .option('--db <path>', "DuckDB file to read (default: the config's db, env BVSYNC_DB)")
     .option('--working', 'read the working file instead of the published copy (fails while a writer holds it)')
-    .addOption(new Option('--format <format>', 'output format (default: table on a terminal, csv otherwise)').choices(RESULT_FORMATS))
+    .addOption(
+      new Option('--format <format>', 'output format (default: table on a terminal, csv otherwise)').choices(
+        RESULT_FORMATS,
+      ),
+    )
     .option('-c, --config <path>', 'config file (default: BVSYNC_CONFIG or ./bvsync.config.json)')
     .action(async (query: string | undefined, flags: SqlFlags) => {
       const format = flags.format ?? (process.stdout.isTTY ? 'table' : 'csv');
       const sql = await readSql(query, flags.file);
       const statements = statementTexts(sql);
-      if (statements.length === 0) throw new UsageError(`${flags.file ?? 'the query'} holds no SQL statement, only comments or blanks`);
+      if (statements.length === 0)
+        throw new UsageError(`${flags.file ?? 'the query'} holds no SQL statement, only comments or blanks`);
       const params = parseParams(flags.param ?? [], sql);
       const database = await openReadOnly(databasePath(flags));
       try {
@@ -90,16 +99,22 @@ export function sqlCommand(): Command {
 }
 
 async function readSql(query: string | undefined, file: string | undefined): Promise<string> {
-  if (query !== undefined && file !== undefined) throw new UsageError('give the SQL once: either as an argument or with --file, not both');
+  if (query !== undefined && file !== undefined)
+    throw new UsageError('give the SQL once: either as an argument or with --file, not both');
   if (file !== undefined) {
     try {
       return readFileSync(file, 'utf8');
     } catch (error) {
-      throw new UsageError(`cannot read --file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new UsageError(
+        `cannot read --file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
   }
   if (query === '-') return readAll(process.stdin);
-  if (query === undefined) throw new UsageError('no SQL given: bvsync sql "SELECT ...", bvsync sql --file PATH, or bvsync sql - to read it from stdin');
+  if (query === undefined)
+    throw new UsageError(
+      'no SQL given: bvsync sql "SELECT ...", bvsync sql --file PATH, or bvsync sql - to read it from stdin',
+    );
   return query;
 }
 
@@ -122,7 +137,9 @@ function parseParams(given: string[], sql: string): SqlParam[] {
       const read = [...sql.matchAll(/getvariable\s*\(\s*'([^']*)'\s*\)/gi)].map((found) => found[1]);
       throw new UsageError(
         `--param ${name}: the SQL never reads getvariable('${name}')` +
-          (read.length ? `; it reads ${[...new Set(read)].map((other) => `'${other}'`).join(', ')}` : '; it reads no variable'),
+          (read.length
+            ? `; it reads ${[...new Set(read)].map((other) => `'${other}'`).join(', ')}`
+            : '; it reads no variable'),
       );
     }
     params.set(name, { name, value: /^-?\d{1,18}$/.test(raw) ? BigInt(raw) : raw });
@@ -139,18 +156,30 @@ async function setVariables(connection: DuckDBConnection, params: SqlParam[]): P
 }
 
 // Statements whose result is an answer; the rest (SET, CREATE TEMP ...) run without printing their status row.
-const ANSWERING = new Set<StatementType>([StatementType.SELECT, StatementType.EXPLAIN, StatementType.PRAGMA, StatementType.CALL, StatementType.EXECUTE]);
+const ANSWERING = new Set<StatementType>([
+  StatementType.SELECT,
+  StatementType.EXPLAIN,
+  StatementType.PRAGMA,
+  StatementType.CALL,
+  StatementType.EXECUTE,
+]);
 
 /**
  * Runs each statement in turn (a later one may use what an earlier one made) and prints every answer. Several
  * answers: a heading each in a table, a blank line between CSV blocks, one JSON array each (a JSON stream, as `jq`
  * reads it). A failing statement still prints the answers before it, then the error says which statement failed.
  */
-async function runStatements(connection: DuckDBConnection, sql: string, texts: string[], format: ResultFormat): Promise<void> {
+async function runStatements(
+  connection: DuckDBConnection,
+  sql: string,
+  texts: string[],
+  format: ResultFormat,
+): Promise<void> {
   const extracted = await connection.extractStatements(sql).catch((error: unknown) => {
     throw queryFailed(error);
   });
-  const headlines = texts.length === extracted.count ? texts.map((statement) => statementHeadline(statement)) : undefined;
+  const headlines =
+    texts.length === extracted.count ? texts.map((statement) => statementHeadline(statement)) : undefined;
   const answers: Array<{ index: number; body: string }> = [];
   let failure: WarehouseError | undefined;
   for (let index = 0; index < extracted.count && !failure; index++) {
@@ -166,13 +195,18 @@ async function runStatements(connection: DuckDBConnection, sql: string, texts: s
   answers.forEach(({ index, body }, n) => {
     if (answers.length === 1) process.stdout.write(body);
     else if (format === 'table') {
-      process.stdout.write(`${n > 0 ? '\n' : ''}-- result ${n + 1} of ${answers.length}${headlines ? `: ${headlines[index]}` : ''}\n${body}`);
+      process.stdout.write(
+        `${n > 0 ? '\n' : ''}-- result ${n + 1} of ${answers.length}${headlines ? `: ${headlines[index]}` : ''}\n${body}`,
+      );
     } else process.stdout.write(`${n > 0 && format === 'csv' ? '\n' : ''}${body}`);
   });
   if (failure) throw failure;
 }
 
 function queryFailed(error: unknown, where = ''): WarehouseError {
-  const message = (error instanceof Error ? error.message : String(error)).replace(/^Failed to (extract statements|prepare statement|execute prepared statement): /i, '');
+  const message = (error instanceof Error ? error.message : String(error)).replace(
+    /^Failed to (extract statements|prepare statement|execute prepared statement): /i,
+    '',
+  );
   return new WarehouseError('query_failed', `query failed${where}: ${message}`);
 }

@@ -11,9 +11,19 @@ import { RunStore, type RunMeta } from '../engine/run-store.js';
 import { formatDecimal, formatInteger } from '../format.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
 import type { Config } from '../config/schema.js';
-import { backfillOver, skipCompleteBackfills, skipCompleteCommand, type SkipCompleteBackfill } from '../engine/skip-complete-backfill.js';
+import {
+  backfillOver,
+  skipCompleteBackfills,
+  skipCompleteCommand,
+  type SkipCompleteBackfill,
+} from '../engine/skip-complete-backfill.js';
 import type { Logger } from '../log.js';
-import { daySlicesNotComplete, freshnessTable, slicesNotCompleteTable, type RowReader } from '../warehouse/bookkeeping.js';
+import {
+  daySlicesNotComplete,
+  freshnessTable,
+  slicesNotCompleteTable,
+  type RowReader,
+} from '../warehouse/bookkeeping.js';
 import { dimensionReads } from '../warehouse/dimension-reads.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { DRIFT_ADVICE, tableDrift, tableDriftLine, type TableDrift } from './schema-drift-lines.js';
@@ -25,7 +35,15 @@ import { prefixWarehouse } from '../engine/prefix-warehouse.js';
 import { quotaStatus, type QuotaStatus } from '../engine/quota-parking.js';
 import { lakeLine, lakeStatus, type LakeStatus } from './lake-line.js';
 import { publishedWarehouseId, warehouseIdentity, warehouseLine, type WarehouseIdentity } from './warehouse-line.js';
-import { addCommonOptions, chooseStreams, commandLogger, commandToday, readConfig, redisFor, type CommonFlags } from './context.js';
+import {
+  addCommonOptions,
+  chooseStreams,
+  commandLogger,
+  commandToday,
+  readConfig,
+  redisFor,
+  type CommonFlags,
+} from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { rateLine, readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
 
@@ -82,7 +100,15 @@ interface StatusReport {
    * its run) on fetch, and the writer's alone on load; null when Redis does not list its clients (CLIENT LIST
    * refused, as some hosted ones do). An unfinished run stays `running` when the process that ran it was killed.
    */
-  queues: Array<{ queue: string; waiting: number; active: number; delayed: number; failed: number; completed: number; workers: number | null }>;
+  queues: Array<{
+    queue: string;
+    waiting: number;
+    active: number;
+    delayed: number;
+    failed: number;
+    completed: number;
+    workers: number | null;
+  }>;
   database: { path: string; exists: boolean };
   freshness: PlainRow[];
   slicesNotComplete: PlainRow[];
@@ -94,7 +120,14 @@ interface StatusReport {
    * joined by `;`); over all of them, their first and last day, the brands and streams that have them, how many they
    * are. Null when none.
    */
-  slicesNotCompleteDays: { first: string; last: string; brands: number[]; streams: string[]; slices: number; command: string } | null;
+  slicesNotCompleteDays: {
+    first: string;
+    last: string;
+    brands: number[];
+    streams: string[];
+    slices: number;
+    command: string;
+  } | null;
   /**
    * The day slices not complete, of the config's brands and streams, that a backfill of their days no longer plans: of a
    * domain, topic or engine gone, or a setting changed. They stay listed; null when it cannot be told (a file from
@@ -121,13 +154,17 @@ interface StatusReport {
   lake: LakeStatus | null;
 }
 
-
 export function statusCommand(): Command {
   return addCommonOptions(
     new Command('status')
-      .description('Show unfinished and recent runs, queue counts, freshness per brand and stream, and slices not complete with their API error codes')
+      .description(
+        'Show unfinished and recent runs, queue counts, freshness per brand and stream, and slices not complete with their API error codes',
+      )
       .option('--runs <n>', 'how many recent runs to show', integerOption('--runs', 1), 10)
-      .option('--db <path>', 'DuckDB file to read freshness and past runs from (default: the config\'s db, env BVSYNC_DB)')
+      .option(
+        '--db <path>',
+        "DuckDB file to read freshness and past runs from (default: the config's db, env BVSYNC_DB)",
+      )
       .option('--json', 'print it all as one JSON object, for scripts and monitoring'),
   ).action(async (flags: StatusFlags) => {
     const { report, tables } = await gatherStatus(flags);
@@ -205,7 +242,11 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
       report.requestBudget = await quotaStatus(connection, config, queues);
       await queues.close();
       if (config.api.apiKey) {
-        const rate = await readKeyRate(connection, { apiKey: config.api.apiKey, requestsPerSecond: config.api.requestsPerSecond, redisPrefix: config.redisPrefix });
+        const rate = await readKeyRate(connection, {
+          apiKey: config.api.apiKey,
+          requestsPerSecond: config.api.requestsPerSecond,
+          redisPrefix: config.redisPrefix,
+        });
         report.rate = rate.learned || rate.stated ? rate : null;
       }
     } finally {
@@ -213,28 +254,44 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
       await redis.stop();
     }
   }
-  report.warehouse = warehouseIdentity(config.redisPrefix, report.database.exists ? await publishedWarehouseId(dbPath) : null, recorded);
+  report.warehouse = warehouseIdentity(
+    config.redisPrefix,
+    report.database.exists ? await publishedWarehouseId(dbPath) : null,
+    recorded,
+  );
   if (!report.database.exists) return { report };
   const db = await openReadOnly(dbPath);
   try {
     report.database.path = db.path;
     // Redis forgets runs (after 14 days, or a demo's private prefix at once); the file's `_sync_runs` keeps them all.
     const known = new Set(report.recentRuns.map((run) => run.runId));
-    const fromFile = (await recentRuns(db.connection, limit)).filter((run) => !known.has(run.runId)).map(listedFromWarehouse);
-    report.recentRuns = [...report.recentRuns, ...fromFile].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).slice(0, limit);
+    const fromFile = (await recentRuns(db.connection, limit))
+      .filter((run) => !known.has(run.runId))
+      .map(listedFromWarehouse);
+    report.recentRuns = [...report.recentRuns, ...fromFile]
+      .sort((a, b) => b.startedAt.localeCompare(a.startedAt))
+      .slice(0, limit);
     const { table: failures, total: failuresTotal } = await slicesNotCompleteTable(db.connection);
     const tables = { freshness: await freshnessTable(db.connection, report.today), failures, failuresTotal };
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);
     report.slicesNotCompleteTotal = tables.failuresTotal;
     report.healing = await lastHealing(db.connection);
-    const { backfills, notPlanned } = await backfillsToAdvise(config, report.today, (sql, params) => readRows(db.connection, sql, params), log);
+    const { backfills, notPlanned } = await backfillsToAdvise(
+      config,
+      report.today,
+      (sql, params) => readRows(db.connection, sql, params),
+      log,
+    );
     report.slicesNoLongerPlanned = notPlanned;
     report.schemaDrift = await tableDrift(db.connection);
     report.slicesNotCompleteDays = backfills.length
       ? {
           first: backfills.map((each) => each.from).sort()[0]!,
-          last: backfills.map((each) => each.to).sort().at(-1)!,
+          last: backfills
+            .map((each) => each.to)
+            .sort()
+            .at(-1)!,
           brands: [...new Set(backfills.flatMap((each) => each.brands))].sort((a, b) => a - b),
           streams: backfills.flatMap((each) => each.streams).sort(),
           slices: backfills.reduce((sum, each) => sum + each.slices, 0),
@@ -254,15 +311,31 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
  * plans that a backfill still plans, one per span of days and brands (src/engine/skip-complete-backfill.ts); and how
  * many of those slices none plans, null when that cannot be told.
  */
-async function backfillsToAdvise(config: Config, today: string, read: RowReader, log: Logger): Promise<{ backfills: SkipCompleteBackfill[]; notPlanned: number | null }> {
-  const notComplete = await daySlicesNotComplete(read, { brands: config.brands, streams: chooseStreams(config, undefined) });
+async function backfillsToAdvise(
+  config: Config,
+  today: string,
+  read: RowReader,
+  log: Logger,
+): Promise<{ backfills: SkipCompleteBackfill[]; notPlanned: number | null }> {
+  const notComplete = await daySlicesNotComplete(read, {
+    brands: config.brands,
+    streams: chooseStreams(config, undefined),
+  });
   try {
-    const backfills = await skipCompleteBackfills({ notComplete, sync: config.sync, today, reads: dimensionReads(read) });
+    const backfills = await skipCompleteBackfills({
+      notComplete,
+      sync: config.sync,
+      today,
+      reads: dimensionReads(read),
+    });
     return { backfills, notPlanned: notComplete.length - backfills.reduce((sum, each) => sum + each.slices, 0) };
   } catch (error) {
     // A file an older bvsync published and none has synced since may lack what a plan reads (the echoed engines of
     // migration 014): every slice counts then, as a series no longer planned cannot be told apart.
-    log.warn({ err: (error as Error).message }, 'cannot tell which slices not complete a backfill still plans; advising over all of them');
+    log.warn(
+      { err: (error as Error).message },
+      'cannot tell which slices not complete a backfill still plans; advising over all of them',
+    );
     const all = backfillOver(notComplete);
     return { backfills: all ? [all] : [], notPlanned: null };
   }
@@ -314,7 +387,13 @@ function listedFromWarehouse(run: RunRow): ListedRun {
 async function lastHealing(connection: DuckDBConnection): Promise<StatusReport['healing']> {
   const round = await lastFinishedHealRound((sql, params) => readRows(connection, sql, params)).catch(() => undefined);
   if (!round) return null;
-  return { run: round.healId, status: round.status, window: `${round.windowStart}..${round.windowEnd}`, finishedAt: round.finishedAt, persisting: round.persisting };
+  return {
+    run: round.healId,
+    status: round.status,
+    window: `${round.windowStart}..${round.windowEnd}`,
+    finishedAt: round.finishedAt,
+    persisting: round.persisting,
+  };
 }
 
 /** One line: what the newest healing round left disagreeing, or that it left nothing. */
@@ -330,7 +409,16 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
   const out: string[] = [];
   if (report.redis.error) out.push(`Redis: ${report.redis.error}`);
   else {
-    const unfinishedTable = textTable(['run', 'kind', 'status', 'window', 'brands', 'streams', 'started', 'slices done']);
+    const unfinishedTable = textTable([
+      'run',
+      'kind',
+      'status',
+      'window',
+      'brands',
+      'streams',
+      'started',
+      'slices done',
+    ]);
     for (const run of report.unfinishedRuns) {
       unfinishedTable.push([
         run.runId,
@@ -343,17 +431,32 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
         `${formatInteger(run.slicesDone)}/${formatInteger(run.slicesPlanned)}`,
       ]);
     }
-    out.push('Unfinished runs (bvsync cancel RUN drops one)', report.unfinishedRuns.length ? unfinishedTable.toString() : '(none)');
+    out.push(
+      'Unfinished runs (bvsync cancel RUN drops one)',
+      report.unfinishedRuns.length ? unfinishedTable.toString() : '(none)',
+    );
     const stalled = report.unfinishedRuns.length ? unmovedRunsNote(report.queues) : undefined;
     if (stalled) out.push(stalled);
     out.push('');
   }
   const runTable = textTable(['run', 'kind', 'status', 'window', 'brands', 'started', 'finished']);
   for (const run of report.recentRuns) {
-    runTable.push([run.runId, run.kind, run.status, run.window, run.brands.join(','), run.startedAt.slice(0, 19), run.finishedAt?.slice(0, 19) ?? '']);
+    runTable.push([
+      run.runId,
+      run.kind,
+      run.status,
+      run.window,
+      run.brands.join(','),
+      run.startedAt.slice(0, 19),
+      run.finishedAt?.slice(0, 19) ?? '',
+    ]);
   }
   const fromFile = report.recentRuns.some((run) => run.source === 'warehouse');
-  const heading = report.redis.error ? 'Recent runs (from _sync_runs: Redis did not answer)' : fromFile ? 'Recent runs (from Redis; those it no longer holds from _sync_runs)' : 'Recent runs';
+  const heading = report.redis.error
+    ? 'Recent runs (from _sync_runs: Redis did not answer)'
+    : fromFile
+      ? 'Recent runs (from Redis; those it no longer holds from _sync_runs)'
+      : 'Recent runs';
   out.push(heading, report.recentRuns.length ? runTable.toString() : '(none)');
   const others = report.otherWarehouseRuns;
   if (others.count) {
@@ -365,9 +468,16 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
   if (!report.redis.error) out.push('', warehouseLine(report.warehouse, report.database.path));
   if (report.lake) out.push(lakeLine(report.lake));
   if (report.queues.length) {
-    const queueTable = textTable(['queue', 'waiting', 'active', 'delayed', 'failed', 'completed', 'workers'], ['left', 'right', 'right', 'right', 'right', 'right', 'right']);
+    const queueTable = textTable(
+      ['queue', 'waiting', 'active', 'delayed', 'failed', 'completed', 'workers'],
+      ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+    );
     for (const queue of report.queues) {
-      queueTable.push([queue.queue, ...[queue.waiting, queue.active, queue.delayed, queue.failed, queue.completed].map(formatInteger), queue.workers === null ? '?' : formatInteger(queue.workers)]);
+      queueTable.push([
+        queue.queue,
+        ...[queue.waiting, queue.active, queue.delayed, queue.failed, queue.completed].map(formatInteger),
+        queue.workers === null ? '?' : formatInteger(queue.workers),
+      ]);
     }
     out.push('', 'Queues', queueTable.toString());
   }
@@ -376,7 +486,10 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
   const slowed = report.rate && slowedByLearnedRate(report.rate) ? report.rate : undefined;
   if (slowed) {
     const kept = slowed.learned?.expiresAt ? ` and kept until ${slowed.learned.expiresAt}` : '';
-    out.push('', `The API key runs at ${formatDecimal(slowed.rateNow)}/s of its ${formatDecimal(slowed.ceiling)}/s, learned from 429s${kept}: bvsync rate --reset resets it`);
+    out.push(
+      '',
+      `The API key runs at ${formatDecimal(slowed.rateNow)}/s of its ${formatDecimal(slowed.ceiling)}/s, learned from 429s${kept}: bvsync rate --reset resets it`,
+    );
   }
   if (!tables) {
     out.push('', `No published database at ${report.database.path} yet: run bvsync sync or bvsync backfill.`);
@@ -387,14 +500,22 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
       formatResult(tables.freshness, 'table').trimEnd(),
     );
     const shown = tables.failures.currentRowCount;
-    const heading = tables.failuresTotal > shown ? `Slices not complete (${shown} of ${tables.failuresTotal}: failed first, then the latest)` : 'Slices not complete';
+    const heading =
+      tables.failuresTotal > shown
+        ? `Slices not complete (${shown} of ${tables.failuresTotal}: failed first, then the latest)`
+        : 'Slices not complete';
     out.push('', heading, formatResult(tables.failures, 'table').trimEnd());
     if (tables.failuresTotal > shown) {
-      out.push(`${tables.failuresTotal - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`);
+      out.push(
+        `${tables.failuresTotal - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`,
+      );
     }
     if (report.healing) out.push('', healingLine(report.healing));
     const advice = report.slicesNotCompleteDays;
-    if (advice) out.push(`${advice.command} reads again only the slices of those streams and days not complete (those the config still plans)`);
+    if (advice)
+      out.push(
+        `${advice.command} reads again only the slices of those streams and days not complete (those the config still plans)`,
+      );
     const notPlanned = report.slicesNoLongerPlanned ?? 0;
     if (notPlanned > 0) {
       out.push(
@@ -402,7 +523,8 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
           'or a setting changed): the advised backfill does not read them',
       );
     }
-    if (report.schemaDrift?.length) out.push('', 'Schema drift', ...report.schemaDrift.map(tableDriftLine), DRIFT_ADVICE);
+    if (report.schemaDrift?.length)
+      out.push('', 'Schema drift', ...report.schemaDrift.map(tableDriftLine), DRIFT_ADVICE);
   }
   return `${out.join('\n')}\n`;
 }

@@ -11,7 +11,16 @@ import { verifyWarehouse } from '../verify/verify-warehouse.js';
 import { newestCompletePastDays, type NewestCompleteDay } from '../warehouse/bookkeeping.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { readRows } from '../warehouse/read-rows.js';
-import { addCommonOptions, collect, commandLogger, commandToday, readConfig, redisFor, requireApi, type CommonFlags } from './context.js';
+import {
+  addCommonOptions,
+  collect,
+  commandLogger,
+  commandToday,
+  readConfig,
+  redisFor,
+  requireApi,
+  type CommonFlags,
+} from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
 import { answerOf } from './manage-read-failure.js';
@@ -41,22 +50,40 @@ export function verifyCommand(): Command {
       )
       .option('--from <YYYY-MM-DD>', `first day (default: ${DEFAULT_WINDOW_DAYS - 1} days before --to)`)
       .option('--to <YYYY-MM-DD>', 'last day (default: the newest day before today that the database has complete)')
-      .option('--brand <id>', "a brand id (repeatable, or comma-separated); default: the config's brands, else every brand in the database", collect)
+      .option(
+        '--brand <id>',
+        "a brand id (repeatable, or comma-separated); default: the config's brands, else every brand in the database",
+        collect,
+      )
       .option('--db <path>', "DuckDB file to read (default: the config's db, env BVSYNC_DB); opened read-only")
       .option('--working', 'read the working file the worker writes instead of the published one')
-      .option('--max-calls <n>', 'most API requests spent narrowing disagreements down to days (the whole-window comparison always runs)', String(DEFAULT_NARROWING_CALLS))
-      .option('--all', 'list every figure; without it, the agreeing figures of single topics, pages, ownerships and products are counted, not listed')
+      .option(
+        '--max-calls <n>',
+        'most API requests spent narrowing disagreements down to days (the whole-window comparison always runs)',
+        String(DEFAULT_NARROWING_CALLS),
+      )
+      .option(
+        '--all',
+        'list every figure; without it, the agreeing figures of single topics, pages, ownerships and products are counted, not listed',
+      )
       .option('--json', 'print the comparison as one JSON object, every figure in it'),
   ).action(async (flags: VerifyFlags) => {
     const maxCalls = Number(flags.maxCalls);
-    if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new UsageError(`--max-calls "${flags.maxCalls}" is not a whole number of requests (0 or more)`);
+    if (!Number.isInteger(maxCalls) || maxCalls < 0)
+      throw new UsageError(`--max-calls "${flags.maxCalls}" is not a whole number of requests (0 or more)`);
     const from = flags.from === undefined ? undefined : parseDay(flags.from, '--from');
     const to = flags.to === undefined ? undefined : parseDay(flags.to, '--to');
     if (from && to && from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
     const today = commandToday();
-    for (const [flag, day] of [['--from', from], ['--to', to]] as const) {
+    for (const [flag, day] of [
+      ['--from', from],
+      ['--to', to],
+    ] as const) {
       // Checked before a request: the API has nothing for them, and every figure would agree at 0.
-      if (day && day > today) throw new UsageError(`${flag} ${day} is in the future (today is ${today}, UTC); verify compares days that have passed`);
+      if (day && day > today)
+        throw new UsageError(
+          `${flag} ${day} is in the future (today is ${today}, UTC); verify compares days that have passed`,
+        );
     }
     const config = readConfig(flags);
     requireApi(config);
@@ -67,22 +94,39 @@ export function verifyCommand(): Command {
       const window = chooseWindow(freshness, from, to);
       const given = flags.brand?.flatMap((text) => parseBrandList(text, '--brand'));
       const brands = given?.length ? [...new Set(given)] : config.brands.length ? config.brands : brandsOf(freshness);
-      if (brands.length === 0) throw new UsageError(`no brand to verify: the database ${db.path} has none; pass --brand ID`);
+      if (brands.length === 0)
+        throw new UsageError(`no brand to verify: the database ${db.path} has none; pass --brand ID`);
       const redis = await redisFor(config, log);
       const connection = connectRedis(redis.url);
       const budget = new CallBudget(maxCalls);
       // The sync's client stack: the key's shared rate budget in Redis, its retries, 429s waited out.
       const client = createApiClient(config.api, {
         logger: log,
-        budget: createRedisRateBudget({ redis: connection, prefix: config.redisPrefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log }),
+        budget: createRedisRateBudget({
+          redis: connection,
+          prefix: config.redisPrefix,
+          apiKey: config.api.apiKey ?? '',
+          requestsPerSecond: config.api.requestsPerSecond,
+          headroom: RATE_HEADROOM,
+          logger: log,
+        }),
         retryRateLimited: true,
         onRequest: () => budget.count(),
       });
       try {
-        const report = await verifyWarehouse({ client, connection: db.connection, brands, window, budget, engineBreakdown: config.sync.engineBreakdown }).catch((error: unknown) => {
+        const report = await verifyWarehouse({
+          client,
+          connection: db.connection,
+          brands,
+          window,
+          budget,
+          engineBreakdown: config.sync.engineBreakdown,
+        }).catch((error: unknown) => {
           throw explainRefusal(error);
         });
-        process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderVerify(report, { all: flags.all }));
+        process.stdout.write(
+          flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderVerify(report, { all: flags.all }),
+        );
         if (!report.agree) process.exitCode = EXIT_NOT_DONE;
       } finally {
         await client.close().catch(() => undefined);
@@ -98,10 +142,14 @@ export function verifyCommand(): Command {
 /** A refused key or brand is a setup error (exit 2), said with what to check, as sync and plan say it. */
 function explainRefusal(error: unknown): unknown {
   if (error instanceof AuthError) {
-    return new UsageError(`the API refused the key (${answerOf(error)}); nothing was compared. Check BVSYNC_API_KEY (config "api.apiKey"), then run \`bvsync doctor\``);
+    return new UsageError(
+      `the API refused the key (${answerOf(error)}); nothing was compared. Check BVSYNC_API_KEY (config "api.apiKey"), then run \`bvsync doctor\``,
+    );
   }
   if (error instanceof BrandAccessDeniedError) {
-    return new UsageError(`the API key cannot read a brand asked for (${error.endpoint}: ${answerOf(error)}); nothing was compared. Pass --brand with the brands the key may use`);
+    return new UsageError(
+      `the API key cannot read a brand asked for (${error.endpoint}: ${answerOf(error)}); nothing was compared. Pass --brand with the brands the key may use`,
+    );
   }
   return error;
 }
@@ -111,7 +159,8 @@ function chooseWindow(freshness: NewestCompleteDay[], from: string | undefined, 
   let last = to;
   if (!last) {
     const days = freshness.map((entry) => entry.newestCompleteDay).filter((day): day is string => day !== null);
-    if (days.length === 0) throw new UsageError('the database has no complete day before today to verify; pass --from and --to');
+    if (days.length === 0)
+      throw new UsageError('the database has no complete day before today to verify; pass --from and --to');
     last = days.reduce(maxDay);
   }
   const first = from ?? addDays(last, -(DEFAULT_WINDOW_DAYS - 1));

@@ -26,8 +26,17 @@ export async function publishedWarehouseId(path: string): Promise<string | null>
   }
 }
 
-export function warehouseIdentity(redisPrefix: string, published: string | null, prefix: PrefixWarehouse | undefined | null): WarehouseIdentity {
-  return { redisPrefix, published, prefix: prefix ?? null, matches: published !== null && prefix ? published === prefix.id : null };
+export function warehouseIdentity(
+  redisPrefix: string,
+  published: string | null,
+  prefix: PrefixWarehouse | undefined | null,
+): WarehouseIdentity {
+  return {
+    redisPrefix,
+    published,
+    prefix: prefix ?? null,
+    matches: published !== null && prefix ? published === prefix.id : null,
+  };
 }
 
 /** One line: the published copy's id and the prefix's, and what to do when they differ. */
@@ -37,8 +46,10 @@ export function warehouseLine(identity: WarehouseIdentity, publishedPath: string
   if (!recorded) {
     return `warehouse: ${published ? `${publishedPath} is warehouse ${published}; ` : ''}the Redis prefix "${redisPrefix}" records none yet (its next writer records its file)`;
   }
-  if (!published) return `warehouse: the Redis prefix "${redisPrefix}" keeps its slices in ${recorded}; no published copy with an id at ${publishedPath}`;
-  if (identity.matches) return `warehouse: ${publishedPath} is warehouse ${published}, the one the Redis prefix "${redisPrefix}" records`;
+  if (!published)
+    return `warehouse: the Redis prefix "${redisPrefix}" keeps its slices in ${recorded}; no published copy with an id at ${publishedPath}`;
+  if (identity.matches)
+    return `warehouse: ${publishedPath} is warehouse ${published}, the one the Redis prefix "${redisPrefix}" records`;
   return (
     `warehouse: ${publishedPath} is warehouse ${published}, but the Redis prefix "${redisPrefix}" keeps its slices in ${recorded}: ` +
     `this copy was published from another file (another disk at this path, or one adopted since with ${ADOPT_COMMAND}); ` +

@@ -6,7 +6,15 @@ import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { notifierFor } from '../notify/index.js';
 import { loadProcessSettings } from '../config/load.js';
 import { DEFAULT_REDIS_OUTAGE_MS } from '../engine/redis-outage.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, requireApi, workerTimings, type CommonFlags } from './context.js';
+import {
+  addCommonOptions,
+  commandLogger,
+  readConfig,
+  redisFor,
+  requireApi,
+  workerTimings,
+  type CommonFlags,
+} from './context.js';
 import { UsageError } from './fail.js';
 import { listenError } from './listen-error.js';
 import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom } from './preflight.js';
@@ -40,7 +48,8 @@ export function workerCommand(): Command {
       throw new UsageError(`--concurrency "${flags.concurrency}" is not a whole number from 1 to 64`);
     }
     const shutdownMs = Number(flags.shutdownSeconds) * 1000;
-    if (!(shutdownMs > 0)) throw new UsageError(`--shutdown-seconds "${flags.shutdownSeconds}" is not a positive number`);
+    if (!(shutdownMs > 0))
+      throw new UsageError(`--shutdown-seconds "${flags.shutdownSeconds}" is not a positive number`);
     const timings = workerTimings();
     const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort, '--metrics-port');
     const metrics = metricsPort === undefined ? undefined : new PrometheusMetrics({ today: timings.today });
@@ -57,7 +66,10 @@ export function workerCommand(): Command {
         // Closing the queues waits on Redis; with Redis gone the worker ignored SIGTERM for good. Past the deadline (and
         // a grace for closing DuckDB) it exits anyway: that is a crash to the engine, which every job survives.
         hardStop = setTimeout(() => {
-          log.error({ deadlineSeconds: shutdownMs / 1000 + HARD_STOP_GRACE_MS / 1000 }, 'could not stop cleanly in time (a job still running, or Redis not answering); exiting now, running jobs go to other workers');
+          log.error(
+            { deadlineSeconds: shutdownMs / 1000 + HARD_STOP_GRACE_MS / 1000 },
+            'could not stop cleanly in time (a job still running, or Redis not answering); exiting now, running jobs go to other workers',
+          );
           process.exit(1);
         }, shutdownMs + HARD_STOP_GRACE_MS).unref();
         resolve();
@@ -75,7 +87,12 @@ export function workerCommand(): Command {
       await notifier?.failed(error);
       throw error;
     });
-    const refusal = await preflight(config, redis.url, { brands: config.brands, requireReachable: false, log, signal: stopping.signal }).then(
+    const refusal = await preflight(config, redis.url, {
+      brands: config.brands,
+      requireReachable: false,
+      log,
+      signal: stopping.signal,
+    }).then(
       () => undefined,
       (error: unknown) => ({ error }),
     );
@@ -92,12 +109,26 @@ export function workerCommand(): Command {
     }
     // A worker reconnects to Redis for ever; past BVSYNC_REDIS_OUTAGE_MS (a command's limit too) it tells of the outage.
     const redisFaultAfterMs = loadProcessSettings().redisOutageMs ?? DEFAULT_REDIS_OUTAGE_MS;
-    const host = new WorkerHost({ config, redisUrl: redis.url, log, fetchConcurrency: concurrency, load: !flags.fetchOnly, metrics, notifier, redisFaultAfterMs, ...timings });
+    const host = new WorkerHost({
+      config,
+      redisUrl: redis.url,
+      log,
+      fetchConcurrency: concurrency,
+      load: !flags.fetchOnly,
+      metrics,
+      notifier,
+      redisFaultAfterMs,
+      ...timings,
+    });
     // Before the host starts: a port in use then ends the command at once, where the worker ran on, holding the lease,
     // with its metrics nowhere.
     const metricsServer =
       metrics &&
-      (await serveHostMetrics(host, metrics, { port: metricsPort!, log, db: flags.fetchOnly ? undefined : config.db }).catch(async (error: unknown) => {
+      (await serveHostMetrics(host, metrics, {
+        port: metricsPort!,
+        log,
+        db: flags.fetchOnly ? undefined : config.db,
+      }).catch(async (error: unknown) => {
         await redis.stop();
         throw listenError(error, '--metrics-port', metricsPort!);
       }));
@@ -109,7 +140,10 @@ export function workerCommand(): Command {
       throw error;
     });
     if (metricsServer) log.info({ url: metricsServer.url, listening: metricsServer.listening }, 'serving metrics');
-    log.info({ redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly }, 'worker started');
+    log.info(
+      { redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly },
+      'worker started',
+    );
     // A full disk ends the worker (exit 1, the message saying where and what to do): every load would fail, and a
     // worker that stayed up looked healthy while the load jobs waited. Its supervisor restarts it once there is room.
     const fault = await Promise.race([stopRequested.then(() => undefined), host.writerFaulted]);

@@ -9,17 +9,31 @@ import type { Logger } from '../log.js';
  * Redis, so none is started for it.
  */
 export async function writeBudget(config: Config, log: Logger): Promise<{ budget: RateBudget; close(): void }> {
-  const memory = () => ({ budget: createMemoryRateBudget({ requestsPerSecond: config.api.requestsPerSecond }), close: () => undefined });
-  const redis = connectRedis(config.redisUrl ?? LOCAL_REDIS_URL, { lazyConnect: true, connectTimeout: 1500, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  const memory = () => ({
+    budget: createMemoryRateBudget({ requestsPerSecond: config.api.requestsPerSecond }),
+    close: () => undefined,
+  });
+  const redis = connectRedis(config.redisUrl ?? LOCAL_REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 1500,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();
     await redis.ping();
   } catch {
     redis.disconnect();
-    log.debug('no Redis answers: the rate budget is this process\'s alone');
+    log.debug("no Redis answers: the rate budget is this process's alone");
     return memory();
   }
-  const budget = createRedisRateBudget({ redis, prefix: config.redisPrefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, logger: log });
+  const budget = createRedisRateBudget({
+    redis,
+    prefix: config.redisPrefix,
+    apiKey: config.api.apiKey ?? '',
+    requestsPerSecond: config.api.requestsPerSecond,
+    logger: log,
+  });
   return { budget, close: () => redis.disconnect() };
 }

@@ -11,7 +11,8 @@ const FIELDS_6 = ['second', ...FIELDS_5];
  */
 export function cronProblem(expression: string): string | undefined {
   const fields = expression.trim().split(/\s+/).filter(Boolean);
-  if (fields.length !== 5 && fields.length !== 6) return `expected 5 fields (or 6, with seconds first), got ${fields.length}`;
+  if (fields.length !== 5 && fields.length !== 6)
+    return `expected 5 fields (or 6, with seconds first), got ${fields.length}`;
   const parserSays = cronParserProblem(expression);
   if (parserSays) return blame(fields, parserSays);
   if (!cron.validate(expression)) return 'node-cron, which runs the schedules, does not accept it';

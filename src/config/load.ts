@@ -65,7 +65,10 @@ export function describeIssues(error: z.ZodError, fromEnv: ReadonlyMap<string, s
     const where = issue.path.length ? settingPath(issue.path) : '(top level)';
     const variable = fromEnv.get(where);
     // A mistyped key says which it is a typo of (`requestPerSecond`: "requestsPerSecond"), as plan's files do.
-    const hint = issue.code === 'unrecognized_keys' ? issue.keys.map((key) => keyHint(key, configKeysAt(issue.path))).join('') : '';
+    const hint =
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => keyHint(key, configKeysAt(issue.path))).join('')
+        : '';
     return `${where}${variable ? ` (from ${variable})` : ''}: ${issue.message}${hint}`;
   });
 }
@@ -93,7 +96,9 @@ export function jsonProblem(text: string, message: string): string {
     const first = text.search(/\S/);
     if (first >= 0 && text[first] === token) position = first;
   }
-  const where = Number.isNaN(position) ? '' : ` at line ${lineOf(text, position)}, column ${position - text.lastIndexOf('\n', position - 1)}`;
+  const where = Number.isNaN(position)
+    ? ''
+    : ` at line ${lineOf(text, position)}, column ${position - text.lastIndexOf('\n', position - 1)}`;
   const hint = /^\s*[{[]/.test(text) ? '' : ' (a bvsync config is one JSON object: docs/configuration.md)';
   return `not valid JSON${where}: ${reason}${hint}`;
 }
@@ -124,7 +129,12 @@ function readJsonObject(path: string, source: string): Record<string, unknown> {
 }
 
 /** Puts the environment's settings over the file's; returns which variable gave each setting it set. */
-function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, source: string, secretOptions: SecretFileOptions): Map<string, string> {
+function applyEnv(
+  raw: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  source: string,
+  secretOptions: SecretFileOptions,
+): Map<string, string> {
   const fromEnv = new Map<string, string>();
   const api = (raw.api ??= {}) as Record<string, unknown>;
   if (typeof api !== 'object' || api === null) return fromEnv;
@@ -151,10 +161,24 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, source: 
   }
   if (env.BVSYNC_DUCKDB_MEMORY_LIMIT || env.BVSYNC_DUCKDB_THREADS) {
     const warehouse = (raw.warehouse ??= {}) as Record<string, unknown>;
-    if (env.BVSYNC_DUCKDB_MEMORY_LIMIT) set(warehouse, 'memoryLimit', 'warehouse.memoryLimit', 'BVSYNC_DUCKDB_MEMORY_LIMIT', env.BVSYNC_DUCKDB_MEMORY_LIMIT);
+    if (env.BVSYNC_DUCKDB_MEMORY_LIMIT)
+      set(
+        warehouse,
+        'memoryLimit',
+        'warehouse.memoryLimit',
+        'BVSYNC_DUCKDB_MEMORY_LIMIT',
+        env.BVSYNC_DUCKDB_MEMORY_LIMIT,
+      );
     // Left as text when it is not a number, so the schema names the variable's bad value instead of a silent default.
     const threads = env.BVSYNC_DUCKDB_THREADS;
-    if (threads) set(warehouse, 'threads', 'warehouse.threads', 'BVSYNC_DUCKDB_THREADS', /^\d+$/.test(threads) ? Number(threads) : threads);
+    if (threads)
+      set(
+        warehouse,
+        'threads',
+        'warehouse.threads',
+        'BVSYNC_DUCKDB_THREADS',
+        /^\d+$/.test(threads) ? Number(threads) : threads,
+      );
   }
   if (env.BVSYNC_BRANDS !== undefined && env.BVSYNC_BRANDS.trim() !== '') {
     raw.brands = parseBrandList(env.BVSYNC_BRANDS, `${source}: BVSYNC_BRANDS`);
@@ -203,7 +227,10 @@ export function loadProcessSettings(env: NodeJS.ProcessEnv = process.env): Proce
   const today = env.BVSYNC_TODAY;
   if (today !== undefined && today !== '') {
     if (isDay(today)) settings.today = today;
-    else problems.push(`BVSYNC_TODAY="${today}" is not a day; give YYYY-MM-DD, e.g. 2026-11-20, or leave it unset for the real today`);
+    else
+      problems.push(
+        `BVSYNC_TODAY="${today}" is not a day; give YYYY-MM-DD, e.g. 2026-11-20, or leave it unset for the real today`,
+      );
   }
   if (problems.length) throw new ConfigError('the environment', problems);
   return settings;

@@ -20,11 +20,25 @@ const day = z
 const streamName = z.enum(STREAM_NAMES);
 
 /** Column types `sync.promote` takes: those the loader converts (src/warehouse/cell-converters.ts). */
-export const PROMOTABLE_TYPES = ['BIGINT', 'INTEGER', 'SMALLINT', 'DOUBLE', 'BOOLEAN', 'VARCHAR', 'JSON', 'DATE', 'TIMESTAMP', 'TIMESTAMPTZ'] as const;
+export const PROMOTABLE_TYPES = [
+  'BIGINT',
+  'INTEGER',
+  'SMALLINT',
+  'DOUBLE',
+  'BOOLEAN',
+  'VARCHAR',
+  'JSON',
+  'DATE',
+  'TIMESTAMP',
+  'TIMESTAMPTZ',
+] as const;
 const tableName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'expected a table name such as conversations (docs/tables.md)');
 const promotedType = z.preprocess(
   (value) => (typeof value === 'string' ? value.trim().toUpperCase() : value),
-  z.enum(PROMOTABLE_TYPES, { error: (issue) => `${JSON.stringify(issue.input)} is not a type a promoted field can take; expected one of ${PROMOTABLE_TYPES.join(', ')}` }),
+  z.enum(PROMOTABLE_TYPES, {
+    error: (issue) =>
+      `${JSON.stringify(issue.input)} is not a type a promoted field can take; expected one of ${PROMOTABLE_TYPES.join(', ')}`,
+  }),
 );
 
 const paramMapping = z
@@ -32,7 +46,11 @@ const paramMapping = z
   .superRefine((mapping, ctx) => {
     for (const key of Object.keys(mapping)) {
       if (!(PARAM_NAMES as readonly string[]).includes(key)) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `unknown parameter name "${key}"; known: ${PARAM_NAMES.join(', ')}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `unknown parameter name "${key}"; known: ${PARAM_NAMES.join(', ')}`,
+        });
       }
     }
   })
@@ -45,12 +63,20 @@ const endpointParamMappings = z
     for (const [endpoint, mapping] of Object.entries(byEndpoint)) {
       const sent = ENDPOINT_PARAMS.get(endpoint);
       if (!sent) {
-        ctx.addIssue({ code: 'custom', path: [endpoint], message: `unknown endpoint "${endpoint}"; endpoints: ${[...ENDPOINT_PARAMS.keys()].join(', ')}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [endpoint],
+          message: `unknown endpoint "${endpoint}"; endpoints: ${[...ENDPOINT_PARAMS.keys()].join(', ')}`,
+        });
         continue;
       }
       for (const key of Object.keys(mapping)) {
         if (!(sent as readonly string[]).includes(key)) {
-          ctx.addIssue({ code: 'custom', path: [endpoint, key], message: `${endpoint} sends no parameter "${key}"; it sends: ${sent.join(', ')}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: [endpoint, key],
+            message: `${endpoint} sends no parameter "${key}"; it sends: ${sent.join(', ')}`,
+          });
         }
       }
     }
@@ -69,7 +95,10 @@ export const apiConfigSchema = z
   .object({
     /** Base URL of the API, before `/customer/v1`. Env `BVSYNC_API_URL`. */
     url: z
-      .url({ protocol: /^https?$/, error: 'expected a URL that starts with http:// or https://, such as https://api.example.com' })
+      .url({
+        protocol: /^https?$/,
+        error: 'expected a URL that starts with http:// or https://, such as https://api.example.com',
+      })
       .refine((url) => !URL.canParse(url) || !/\/customer\/v1\/?$/.test(new URL(url).pathname), {
         error: 'the base URL ends before /customer/v1 (bvsync adds it to every path): drop /customer/v1 from it',
       })
@@ -81,7 +110,8 @@ export const apiConfigSchema = z
       // A key pasted with its line's end (from a .env or a secret file) passed, and undici refused every request it made
       // before sending it; each refusal kept one of the pool's connections, and the run waited for ever.
       .refine((key) => !/[\x00-\x20\x7f]/.test(key), {
-        error: 'holds a space, a line break or another control character (a key pasted with its line end?); set the key alone',
+        error:
+          'holds a space, a line break or another control character (a key pasted with its line end?); set the key alone',
       })
       .optional(),
     /** Wire names of query parameters, default name -> wire name; default: the names in src/api/param-names.ts (those of docs/openapi.yaml). */
@@ -118,7 +148,9 @@ export const apiConfigSchema = z
      */
     requestBudgetWindow: z
       .string()
-      .refine((text) => parseBudgetWindow(text) !== undefined, { error: 'expected a window such as 24h, 1h, 30m or 1d' })
+      .refine((text) => parseBudgetWindow(text) !== undefined, {
+        error: 'expected a window such as 24h, 1h, 30m or 1d',
+      })
       .default('24h'),
     /** Share (0..0.9) of each window's budget kept for sync and scheduled runs; backfills use the rest; default 0.2. */
     reservedForSync: z.number().min(0).max(0.9).default(0.2),
@@ -142,7 +174,9 @@ export const apiConfigSchema = z
      * The number of the first page: 1 (default) or 0. The spec numbers pages without saying from what; `bvsync doctor`
      * checks it (an API counting from 0 serves its second page as page 1, and every slice misses its first records).
      */
-    firstPage: z.union([z.literal(0), z.literal(1)], { error: 'expected 0 or 1, the number the API gives its first page' }).default(1),
+    firstPage: z
+      .union([z.literal(0), z.literal(1)], { error: 'expected 0 or 1, the number the API gives its first page' })
+      .default(1),
   })
   .strict()
   .superRefine((api, ctx) => {
@@ -159,14 +193,18 @@ export const apiConfigSchema = z
 export const scheduleSchema = z
   .object({
     /** A name for logs and `status`, e.g. `daily-reports`. */
-    name: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only'),
+    name: z
+      .string()
+      .min(1)
+      .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only'),
     /** A cron expression (node-cron, 5 or 6 fields), evaluated in UTC. */
     cron: z
       .string()
       .min(1)
       .superRefine((expression, ctx) => {
         const problem = cronProblem(expression);
-        if (problem) ctx.addIssue({ code: 'custom', message: `"${expression}" is not a valid cron expression (${problem})` });
+        if (problem)
+          ctx.addIssue({ code: 'custom', message: `"${expression}" is not a valid cron expression (${problem})` });
       }),
     /** Streams this schedule syncs; default every stream but the opt-in ones (docs/tables.md, "Engines"). */
     streams: z.array(streamName).optional(),
@@ -236,7 +274,9 @@ export const syncConfigSchema = z
      * writer adds the column and moves every stored row's value into it, with no API call (docs/schema-drift.md). The
      * table and whether the field is already a column are checked when the writer opens the warehouse.
      */
-    promote: z.record(tableName, z.record(z.string().min(1, 'name the field as it appears in _extra'), promotedType)).default({}),
+    promote: z
+      .record(tableName, z.record(z.string().min(1, 'name the field as it appears in _extra'), promotedType))
+      .default({}),
     // Each stream's own settings (src/streams/<name>.ts, `settings`).
     ...STREAM_SETTINGS,
   })
@@ -271,7 +311,15 @@ export const publishConfigSchema = z
   .strict();
 
 /** The events a webhook can ask for (docs/operations.md, "Notifications"). */
-export const NOTIFY_EVENTS = ['run_failed', 'run_incomplete', 'stale', 'key_refused', 'machine_fault', 'verify_disagreement', 'schema_drift'] as const;
+export const NOTIFY_EVENTS = [
+  'run_failed',
+  'run_incomplete',
+  'stale',
+  'key_refused',
+  'machine_fault',
+  'verify_disagreement',
+  'schema_drift',
+] as const;
 
 /**
  * One webhook of `notify.webhooks`. The URL is a secret (a Slack webhook's path is its credential): a config error
@@ -282,7 +330,9 @@ export const webhookSchema = z
     /** Where to POST; http or https. Give this or `urlFile`. */
     url: z
       .string()
-      .refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), { error: 'expected a URL that starts with http:// or https:// (not quoted: it is a secret)' })
+      .refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), {
+        error: 'expected a URL that starts with http:// or https:// (not quoted: it is a secret)',
+      })
       .optional(),
     /** A file holding the URL (a mounted secret), read at start; a file others may read gets a warning. */
     urlFile: z.string().min(1).transform(expandHome).optional(),
@@ -292,14 +342,20 @@ export const webhookSchema = z
     format: z.enum(['json', 'slack']).default('json'),
   })
   .strict()
-  .refine((hook) => (hook.url === undefined) !== (hook.urlFile === undefined), { error: 'give the webhook either "url" or "urlFile", not both or neither' });
+  .refine((hook) => (hook.url === undefined) !== (hook.urlFile === undefined), {
+    error: 'give the webhook either "url" or "urlFile", not both or neither',
+  });
 
 export const notifyConfigSchema = z
   .object({
     /** Webhooks told of failures; default none. */
     webhooks: z.array(webhookSchema).default([]),
     /** A brand and stream whose newest complete day is older than this is `stale`; default 48 hours. */
-    staleAfterHours: z.number().positive().max(24 * 365).default(48),
+    staleAfterHours: z
+      .number()
+      .positive()
+      .max(24 * 365)
+      .default(48),
     /** The most time one notification may take, every retry included, and a command waits for it at exit; default 10 s. */
     deliverySeconds: z.number().positive().max(300).default(10),
   })
@@ -308,7 +364,9 @@ export const notifyConfigSchema = z
 export const metricsConfigSchema = z
   .object({
     /** A Prometheus Pushgateway (http://host:9091) that `sync` and `backfill` push their run's metrics to at the end; default none. */
-    pushgateway: z.url({ protocol: /^https?$/, error: 'expected the Pushgateway\'s URL, such as http://pushgateway:9091' }).optional(),
+    pushgateway: z
+      .url({ protocol: /^https?$/, error: "expected the Pushgateway's URL, such as http://pushgateway:9091" })
+      .optional(),
   })
   .strict();
 
@@ -332,7 +390,9 @@ export const configSchema = z
       .min(1)
       // Not quoted back: it may hold a password. A typo (`redis//host`) had reached ioredis as a socket path, and the
       // command ended "no Redis answers ... install redis-server", exit 1, for a setting that was wrong.
-      .refine((text) => redisAddressProblem(text) === undefined, { error: (issue) => redisAddressProblem(String(issue.input)) ?? 'not a Redis address' })
+      .refine((text) => redisAddressProblem(text) === undefined, {
+        error: (issue) => redisAddressProblem(String(issue.input)) ?? 'not a Redis address',
+      })
       .optional(),
     /** Sentinels, Cluster nodes, TLS: the Redis topology beyond one server (src/config/redis-settings.ts). Default none. */
     redis: redisConfigSchema.optional(),
@@ -351,7 +411,11 @@ export const configSchema = z
         const names = new Set<string>();
         schedules.forEach((schedule, index) => {
           if (names.has(schedule.name)) {
-            ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `duplicate schedule name "${schedule.name}"` });
+            ctx.addIssue({
+              code: 'custom',
+              path: [index, 'name'],
+              message: `duplicate schedule name "${schedule.name}"`,
+            });
           }
           names.add(schedule.name);
         });

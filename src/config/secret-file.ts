@@ -21,19 +21,26 @@ export function readSecretFile(path: string, variable: string, options: SecretFi
   let gid: number;
   try {
     const stat = statSync(path);
-    if (!stat.isFile()) throw new ConfigError('the environment', [`${where}: not a file; expected the path of a file that holds the secret alone`]);
+    if (!stat.isFile())
+      throw new ConfigError('the environment', [
+        `${where}: not a file; expected the path of a file that holds the secret alone`,
+      ]);
     ({ mode, gid } = stat);
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError('the environment', [`${where}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}); check the path and that this process's user may read it`]);
+    throw new ConfigError('the environment', [
+      `${where}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}); check the path and that this process's user may read it`,
+    ]);
   }
   const value = text.replace(/[\r\n]+$/, '');
   if (value === '') throw new ConfigError('the environment', [`${where}: the file is empty; write the secret into it`]);
   registerSecret(value);
   if (readableByStrangers(mode, gid)) {
     const warn = options.warn ?? defaultWarn;
-    warn(`${where} is readable by ${mode & 0o004 ? 'every user' : 'another group'} (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): chmod 600 it, or give its secret volume defaultMode 0400 (0440 with the pod's fsGroup)`);
+    warn(
+      `${where} is readable by ${mode & 0o004 ? 'every user' : 'another group'} (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): chmod 600 it, or give its secret volume defaultMode 0400 (0440 with the pod's fsGroup)`,
+    );
   }
   return value;
 }
@@ -59,12 +66,18 @@ export interface EnvSecret {
  * A secret setting from `NAME` or from the file `NAME_FILE` names; both set is a `ConfigError` (which one was meant is
  * not for bvsync to guess). Undefined when neither is set.
  */
-export function secretFromEnv(env: NodeJS.ProcessEnv, name: string, options: SecretFileOptions = {}): EnvSecret | undefined {
+export function secretFromEnv(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  options: SecretFileOptions = {},
+): EnvSecret | undefined {
   const fileVariable = `${name}_FILE`;
   const direct = env[name];
   const file = env[fileVariable];
   if (direct && file) {
-    throw new ConfigError('the environment', [`${name} and ${fileVariable} are both set: unset one (${fileVariable} keeps the secret out of the process's environment)`]);
+    throw new ConfigError('the environment', [
+      `${name} and ${fileVariable} are both set: unset one (${fileVariable} keeps the secret out of the process's environment)`,
+    ]);
   }
   if (file) return { value: readSecretFile(file, fileVariable, options), variable: fileVariable };
   if (direct) return { value: direct, variable: name };

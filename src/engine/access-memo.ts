@@ -65,7 +65,11 @@ export class AccessMemo {
 
   /** The refusal that covers a slice of this brand's stream: the key's, else the brand's, else the stream's. */
   async refusalFor(brandId: number, stream: string): Promise<Refusal | undefined> {
-    const [key, brand, ofStream] = await this.redis.mget(this.keyOf(null), this.keyOf(brandId), this.keyOf(brandId, stream));
+    const [key, brand, ofStream] = await this.redis.mget(
+      this.keyOf(null),
+      this.keyOf(brandId),
+      this.keyOf(brandId, stream),
+    );
     return parse(key) ?? parse(brand) ?? parse(ofStream);
   }
 

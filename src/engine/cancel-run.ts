@@ -39,17 +39,32 @@ export interface RemovedCommit extends Tally {
 }
 
 /** Marks the run cancelled in Redis, drops its queued jobs and asks the writer to record it in `_sync_runs`. */
-export async function cancelRun(runs: RunStore, queues: Queues, redis: Redis, prefix: string, runId: string): Promise<CancelOutcome> {
+export async function cancelRun(
+  runs: RunStore,
+  queues: Queues,
+  redis: Redis,
+  prefix: string,
+  runId: string,
+): Promise<CancelOutcome> {
   const before = await runs.get(runId);
   if (!before) return { outcome: 'unknown' };
   if (isFinishedRunStatus(before.status) && before.status !== 'cancelled') return { outcome: 'finished', meta: before };
-  const meta = await runs.update(runId, { status: 'cancelled', finishedAt: new Date().toISOString(), error: 'cancelled with bvsync cancel' });
+  const meta = await runs.update(runId, {
+    status: 'cancelled',
+    finishedAt: new Date().toISOString(),
+    error: 'cancelled with bvsync cancel',
+  });
   // It finished on its own between the read and the update: nothing to cancel.
   if (meta.status !== 'cancelled') return { outcome: 'finished', meta };
   const removed = await removeQueuedJobsOfRun(queues, redis, prefix, runId);
   // Ahead of the cancel job, so the run is recorded with them and published once.
   if (removed.calls.requests > 0 || removed.commits.length > 0) {
-    await enqueueUncounted(queues, { runId, source: `jobs removed by bvsync cancel at ${new Date().toISOString()}`, ...removed.calls, commits: removed.commits });
+    await enqueueUncounted(queues, {
+      runId,
+      source: `jobs removed by bvsync cancel at ${new Date().toISOString()}`,
+      ...removed.calls,
+      commits: removed.commits,
+    });
   }
   await enqueueCancel(queues, { runId });
   return { outcome: before.status === 'cancelled' ? 'already-cancelled' : 'cancelled', meta, removed };
@@ -83,7 +98,10 @@ export async function recordUncounted(deps: LoadProcessorDeps, data: UncountedJo
   const calls = await uncountedCalls(deps, runId, carried, commits);
   if (calls.requests === 0) return;
   if (!(await recordedRun(deps, runId, await deps.runs.get(runId)))) {
-    deps.log.warn({ run: runId, source, requests: calls.requests }, 'API calls of a run neither Redis nor DuckDB knows any more: not recorded');
+    deps.log.warn(
+      { run: runId, source, requests: calls.requests },
+      'API calls of a run neither Redis nor DuckDB knows any more: not recorded',
+    );
     return;
   }
   const status = await deps.warehouse.addUncountedRequests(runId, calls);
@@ -95,7 +113,12 @@ export async function recordUncounted(deps: LoadProcessorDeps, data: UncountedJo
  * `carried` and the calls of the removed commits whose slices are not committed: one the writer took into another
  * job's transaction has had its calls counted with it. Only the writer may ask, as it alone commits.
  */
-async function uncountedCalls(deps: LoadProcessorDeps, runId: string, carried: Tally, commits: readonly RemovedCommit[]): Promise<Tally> {
+async function uncountedCalls(
+  deps: LoadProcessorDeps,
+  runId: string,
+  carried: Tally,
+  commits: readonly RemovedCommit[],
+): Promise<Tally> {
   const calls = { ...carried };
   for (const commit of commits) {
     if (!(await deps.runs.isDone(runId, commit.sliceId))) addTally(calls, commit);
@@ -107,7 +130,14 @@ async function uncountedCalls(deps: LoadProcessorDeps, runId: string, carried: T
 async function recordedRun(deps: LoadProcessorDeps, runId: string, meta: RunMeta | null): Promise<boolean> {
   if (await deps.warehouse.hasRun(runId)) return true;
   if (!meta) return false;
-  await deps.warehouse.startRun({ runId, kind: meta.kind, brands: meta.brands, streams: meta.streams, windowStart: meta.from, windowEnd: meta.to });
+  await deps.warehouse.startRun({
+    runId,
+    kind: meta.kind,
+    brands: meta.brands,
+    streams: meta.streams,
+    windowStart: meta.from,
+    windowEnd: meta.to,
+  });
   return true;
 }
 
@@ -121,20 +151,33 @@ const PAGE = 1_000;
  * Removes the run's fetch, plan and commit jobs that wait (or wait out a backoff); a job running now is left to
  * finish. A removed commit's fetched rows are deleted from Redis with it.
  */
-export async function removeQueuedJobsOfRun(queues: Queues, redis: Redis, prefix: string, runId: string): Promise<RemovedJobs> {
+export async function removeQueuedJobsOfRun(
+  queues: Queues,
+  redis: Redis,
+  prefix: string,
+  runId: string,
+): Promise<RemovedJobs> {
   const removed: RemovedJobs = { fetch: 0, load: 0, calls: emptyTally(), commits: [] };
-  for (const [name, queue] of [['fetch', queues.fetch], ['load', queues.load]] as const) {
+  for (const [name, queue] of [
+    ['fetch', queues.fetch],
+    ['load', queues.load],
+  ] as const) {
     const ofRun: Job[] = [];
     for (const state of QUEUED_JOB_STATES) {
       for (let start = 0; ; start += PAGE) {
         const jobs = await queue.getJobs([state], start, start + PAGE - 1, true);
-        for (const job of jobs) if (job && (job.data as { runId?: unknown }).runId === runId && !KEPT_AT_CANCEL.has(job.name)) ofRun.push(job);
+        for (const job of jobs)
+          if (job && (job.data as { runId?: unknown }).runId === runId && !KEPT_AT_CANCEL.has(job.name))
+            ofRun.push(job);
         if (jobs.length < PAGE) break;
       }
     }
     for (const job of ofRun) {
       // Taken by a worker since it was listed: it runs, like any job already running.
-      const gone = await job.remove().then(() => true, () => false);
+      const gone = await job.remove().then(
+        () => true,
+        () => false,
+      );
       if (!gone) continue;
       removed[name] += 1;
       const commit = job.name === 'commit' ? commitJobSchema.safeParse(job.data) : undefined;

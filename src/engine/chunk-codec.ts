@@ -15,6 +15,9 @@ export function encodeChunk(value: unknown): Buffer {
 
 /** Reads a chunk; one written as base64 text (by a bvsync before the bytes were stored as they are) still reads. */
 export function decodeChunk<T>(encoded: Buffer | string): T {
-  const bytes = typeof encoded === 'string' || encoded[0] !== GZIP_MAGIC[0] || encoded[1] !== GZIP_MAGIC[1] ? Buffer.from(encoded.toString(), 'base64') : encoded;
+  const bytes =
+    typeof encoded === 'string' || encoded[0] !== GZIP_MAGIC[0] || encoded[1] !== GZIP_MAGIC[1]
+      ? Buffer.from(encoded.toString(), 'base64')
+      : encoded;
   return JSON.parse(gunzipSync(bytes).toString('utf8')) as T;
 }

@@ -62,7 +62,10 @@ export class RedisChunkSink implements ChunkSink {
   }
 
   async write(chunk: SliceChunk): Promise<void> {
-    const keys: [string, string] = [redisKeys(this.prefix).run(this.runId), chunkKey(this.prefix, this.token, this.count)];
+    const keys: [string, string] = [
+      redisKeys(this.prefix).run(this.runId),
+      chunkKey(this.prefix, this.token, this.count),
+    ];
     const held: HeldChunk = { script: WRITE_CHUNK, keys, args: [encodeChunk(chunk), CHUNK_TTL_SECONDS] };
     if (this.options.holdLast) {
       const earlier = this.takeHeld();
@@ -91,8 +94,15 @@ export class RedisChunkSink implements ChunkSink {
  * Reads a slice's chunks in order, asked all at once (one round trip to Redis, not one per chunk); undefined when one
  * is gone (expired, or Redis lost its data).
  */
-export async function readChunks(redis: Redis, prefix: string, token: string, count: number): Promise<SliceChunk[] | undefined> {
-  const encoded = await Promise.all(Array.from({ length: count }, (_, index) => redis.getBuffer(chunkKey(prefix, token, index))));
+export async function readChunks(
+  redis: Redis,
+  prefix: string,
+  token: string,
+  count: number,
+): Promise<SliceChunk[] | undefined> {
+  const encoded = await Promise.all(
+    Array.from({ length: count }, (_, index) => redis.getBuffer(chunkKey(prefix, token, index))),
+  );
   if (encoded.some((chunk) => chunk === null)) return undefined;
   return encoded.map((chunk) => decodeChunk<SliceChunk>(chunk!));
 }

@@ -37,7 +37,8 @@ export class CommitLookups {
     this.pending = [];
     try {
       const { committed, states } = await this.warehouse.commitLookups(asked.map((item) => item.slice));
-      for (const item of asked) item.resolve({ committed: committed.has(item.slice.token), stored: states.get(sliceKeyText(item.slice)) });
+      for (const item of asked)
+        item.resolve({ committed: committed.has(item.slice.token), stored: states.get(sliceKeyText(item.slice)) });
     } catch (error) {
       for (const item of asked) item.reject(error);
     }

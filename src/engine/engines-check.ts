@@ -14,9 +14,19 @@ export async function warnOfDaysUnderOtherEngines(
   { runId, brands, streams, slices, today }: PlannedPhase,
 ): Promise<void> {
   const engines = deps.config.api.engines;
-  const filtered = streams.filter((stream) => (stream.endpoint.params as readonly string[]).includes('engines') && !needsOf(stream, deps.config.sync).includes('engines'));
+  const filtered = streams.filter(
+    (stream) =>
+      (stream.endpoint.params as readonly string[]).includes('engines') &&
+      !needsOf(stream, deps.config.sync).includes('engines'),
+  );
   const firstPlanned = firstPlannedDays(slices);
-  const asked = brands.flatMap((brandId) => filtered.map((stream) => ({ brandId, stream: stream.name, before: firstPlanned.get(`${brandId}|${stream.name}`) ?? today })));
+  const asked = brands.flatMap((brandId) =>
+    filtered.map((stream) => ({
+      brandId,
+      stream: stream.name,
+      before: firstPlanned.get(`${brandId}|${stream.name}`) ?? today,
+    })),
+  );
   const all = await deps.warehouse.daysOfOtherEngines(asked, engines);
   for (const brandId of brands) {
     for (const stream of filtered) {

@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import { Job, type Queue } from 'bullmq';
 import { RunGoneError } from './run-gone.js';
-import type { CancelJobData, CommitJobData, FetchJobData, FinalizeJobData, HealJobData, PlanJobData, UncountedJobData } from './job-data.js';
+import type {
+  CancelJobData,
+  CommitJobData,
+  FetchJobData,
+  FinalizeJobData,
+  HealJobData,
+  PlanJobData,
+  UncountedJobData,
+} from './job-data.js';
 import type { Queues } from './queues.js';
 
 /**
@@ -33,11 +41,19 @@ export interface ScriptAhead {
  * add finds its jobs taken back, and RunGoneError thrown. A writer that took such a job meanwhile drops it
  * (load-processor.ts). One round trip rather than three per fetch job's commit: bench redis-latency.
  */
-async function addOfRun(queues: Queues, runId: string, queue: Queue, jobs: NewJob[], ahead: ScriptAhead[] = []): Promise<void> {
+async function addOfRun(
+  queues: Queues,
+  runId: string,
+  queue: Queue,
+  jobs: NewJob[],
+  ahead: ScriptAhead[] = [],
+): Promise<void> {
   const client = await queue.backend.client;
   const pipeline = client.pipeline();
   for (const { script, keys, args } of ahead) pipeline.runCommand('eval', [script, keys.length, ...keys, ...args]);
-  const added = jobs.map(({ name, data, jobId }) => new Job(queue, name, data, { ...queue.defaultJobOptions, jobId }, jobId));
+  const added = jobs.map(
+    ({ name, data, jobId }) => new Job(queue, name, data, { ...queue.defaultJobOptions, jobId }, jobId),
+  );
   // BullMQ queues each insert on the pipeline as it is called (its addJobs does the same), so they precede the look.
   for (const job of added) void job.addJob(pipeline).catch(() => undefined);
   pipeline.runCommand('exists', [queues.runKey(runId)]);
@@ -45,7 +61,8 @@ async function addOfRun(queues: Queues, runId: string, queue: Queue, jobs: NewJo
   const aheadFailure = replies.slice(0, ahead.length).find(([error, reply]) => error || reply !== 1);
   for (const [error, reply] of replies.slice(ahead.length, ahead.length + added.length)) {
     if (error) throw error;
-    if (typeof reply === 'number' && reply < 0) throw new Error(`BullMQ refused to add a job to the ${queue.name} queue (code ${reply})`);
+    if (typeof reply === 'number' && reply < 0)
+      throw new Error(`BullMQ refused to add a job to the ${queue.name} queue (code ${reply})`);
   }
   const [lookError, exists] = replies.at(-1) ?? [new Error('no answer from Redis')];
   if (lookError) throw lookError;
@@ -57,7 +74,9 @@ async function addOfRun(queues: Queues, runId: string, queue: Queue, jobs: NewJo
 }
 
 export async function enqueuePlan(queues: Queues, data: PlanJobData): Promise<void> {
-  await addOfRun(queues, data.runId, queues.load, [{ name: 'plan', data, jobId: jobId('plan', data.runId, data.phase) }]);
+  await addOfRun(queues, data.runId, queues.load, [
+    { name: 'plan', data, jobId: jobId('plan', data.runId, data.phase) },
+  ]);
 }
 
 /**
@@ -70,13 +89,22 @@ export const FETCH_JOBS_PER_ADD = 500;
  * The fetch jobs of a phase's slices, FETCH_JOBS_PER_ADD a round trip; returns the size of each add
  * (test/engine/enqueue-batches.int.test.ts).
  */
-export async function enqueueFetches(queues: Queues, slices: readonly FetchJobData[], perAdd = FETCH_JOBS_PER_ADD): Promise<number[]> {
+export async function enqueueFetches(
+  queues: Queues,
+  slices: readonly FetchJobData[],
+  perAdd = FETCH_JOBS_PER_ADD,
+): Promise<number[]> {
   const adds: number[] = [];
   for (const runId of new Set(slices.map((slice) => slice.runId))) {
     const ofRun = slices.filter((slice) => slice.runId === runId);
     for (let start = 0; start < ofRun.length; start += perAdd) {
       const batch = ofRun.slice(start, start + perAdd);
-      await addOfRun(queues, runId, queues.fetch, batch.map((data) => ({ name: 'fetch', data, jobId: fetchJobId(data) })));
+      await addOfRun(
+        queues,
+        runId,
+        queues.fetch,
+        batch.map((data) => ({ name: 'fetch', data, jobId: fetchJobId(data) })),
+      );
       adds.push(batch.length);
     }
   }
@@ -90,7 +118,19 @@ export async function enqueueFetch(queues: Queues, data: FetchJobData): Promise<
 
 /** A slice's commit job; `ahead` writes the chunk its read held back (chunk-store.ts), in the same round trip. */
 export async function enqueueCommit(queues: Queues, data: CommitJobData, ahead: ScriptAhead[] = []): Promise<void> {
-  await addOfRun(queues, data.runId, queues.load, [{ name: 'commit', data, jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch) }], ahead);
+  await addOfRun(
+    queues,
+    data.runId,
+    queues.load,
+    [
+      {
+        name: 'commit',
+        data,
+        jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch),
+      },
+    ],
+    ahead,
+  );
 }
 
 export async function enqueueHeal(queues: Queues, data: HealJobData): Promise<void> {
@@ -107,7 +147,9 @@ export async function enqueueCancel(queues: Queues, data: CancelJobData): Promis
 
 /** Calls no commit job will count, for the writer to add to the run's `_sync_runs` row; once per source. */
 export async function enqueueUncounted(queues: Queues, data: UncountedJobData): Promise<void> {
-  await addOfRun(queues, data.runId, queues.load, [{ name: 'uncounted', data, jobId: jobId('uncounted', data.runId, data.source) }]);
+  await addOfRun(queues, data.runId, queues.load, [
+    { name: 'uncounted', data, jobId: jobId('uncounted', data.runId, data.source) },
+  ]);
 }
 
 /** The id of a run's cancel job, which `bvsync cancel` waits on to learn that the writer recorded it. */
@@ -126,7 +168,16 @@ function fetchJobId(data: FetchJobData): string {
  * id rather than trusted, and the readable part is kept to safe characters.
  */
 export function jobId(kind: string, ...parts: Array<string | number>): string {
-  const readable = parts.map((part) => String(part).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40)).join('.');
-  const digest = createHash('sha256').update(JSON.stringify([kind, ...parts.map(String)])).digest('hex').slice(0, 12);
+  const readable = parts
+    .map((part) =>
+      String(part)
+        .replace(/[^A-Za-z0-9_.-]/g, '_')
+        .slice(0, 40),
+    )
+    .join('.');
+  const digest = createHash('sha256')
+    .update(JSON.stringify([kind, ...parts.map(String)]))
+    .digest('hex')
+    .slice(0, 12);
   return `${kind}.${readable}.${digest}`;
 }

@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { DelayedError, WaitingError, Worker, type Job } from 'bullmq';
+import { WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ApiError, AuthError, BrandAccessDeniedError, QuotaExceededError, RateLimitedError, StoppedWaitingError, TransientError, isBadEnvelope, refusesKey, type ApiClient } from '../api/index.js';
+import {
+  ApiError,
+  AuthError,
+  BrandAccessDeniedError,
+  QuotaExceededError,
+  RateLimitedError,
+  StoppedWaitingError,
+  TransientError,
+  isBadEnvelope,
+  refusesKey,
+  type ApiClient,
+} from '../api/index.js';
 import type { SyncConfig } from '../config/schema.js';
 import { redactSecrets, type Logger } from '../log.js';
 import type { SliceOutcomeStatus, SyncMetrics } from '../ops/sync-metrics.js';
@@ -88,11 +99,15 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
     const bindings = { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key };
     const log = deps.log.child(bindings);
     const started = performance.now();
-    const fetched = (status: SliceOutcomeStatus) => deps.metrics?.sliceFetched(data.stream, status, (performance.now() - started) / 1000);
+    const fetched = (status: SliceOutcomeStatus) =>
+      deps.metrics?.sliceFetched(data.stream, status, (performance.now() - started) / 1000);
     // A key, a brand or a brand's stream the API already refused (the command's preflight, or an earlier slice's 401 or
     // 403) is not asked again per slice: the slice is recorded failed with that answer, so `status` and `_sync_state` still say why.
     // Both asked at once: each is a round trip to Redis that every slice pays before its first request.
-    const [denial, outageGivenUp] = await Promise.all([deps.access?.refusalFor(data.brandId, data.stream), deps.outages?.gaveUp(data.runId).catch(() => undefined)]);
+    const [denial, outageGivenUp] = await Promise.all([
+      deps.access?.refusalFor(data.brandId, data.stream),
+      deps.outages?.gaveUp(data.runId).catch(() => undefined),
+    ]);
     if (denial) {
       fetched('failed');
       await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, {
@@ -104,7 +119,14 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
     }
     if (outageGivenUp) {
       fetched('failed');
-      await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, unavailableFailure(outageGivenUp, deps.sync, 'skipped without a request: '));
+      await enqueueFailedCommit(
+        deps,
+        data,
+        token,
+        job.attemptsMade + 1,
+        tally,
+        unavailableFailure(outageGivenUp, deps.sync, 'skipped without a request: '),
+      );
       return;
     }
     // A slice whose estimate does not fit what its run's class may still spend in the window is not begun: it waits.
@@ -117,40 +139,51 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
     try {
       const read = () => reader.read(data, token, tally);
       const { result, chunks, held } = quotaClass ? await withQuotaClass(quotaClass, read) : await read();
-      if (deps.quota) await recordSliceRequests(deps, data.stream, tally.requests - carriedRequests).catch(() => undefined);
+      if (deps.quota)
+        await recordSliceRequests(deps, data.stream, tally.requests - carriedRequests).catch(() => undefined);
       // The read came back, complete or not: the API answers, and whatever outage the run met is over. Said in the same
       // round trip as the commit job's add.
       const over = deps.outages?.over(data.runId).catch(() => undefined);
-      if (result.status !== 'complete') log.warn({ status: result.status, problem: result.problem }, `slice ${result.status}`);
+      if (result.status !== 'complete')
+        log.warn({ status: result.status, problem: result.problem }, `slice ${result.status}`);
       fetched(result.status);
-      const sent = sendToCommit(deps, data, {
-        token,
-        chunks,
-        status: result.status,
-        records: result.records,
-        rows: result.rows,
-        rejects: result.rejects,
-        totalRows: result.totalRows,
-        attempts: job.attemptsMade + 1,
-        ...tally,
-        error: result.problem,
-        errorCode: result.status === 'complete' ? null : (result.problemCode ?? 'incomplete'),
-        requestId: null,
-        query: result.query,
-        sentEngines: result.sentEngines,
-        readWith: result.readWith,
-      }, held);
+      const sent = sendToCommit(
+        deps,
+        data,
+        {
+          token,
+          chunks,
+          status: result.status,
+          records: result.records,
+          rows: result.rows,
+          rejects: result.rejects,
+          totalRows: result.totalRows,
+          attempts: job.attemptsMade + 1,
+          ...tally,
+          error: result.problem,
+          errorCode: result.status === 'complete' ? null : (result.problemCode ?? 'incomplete'),
+          requestId: null,
+          query: result.query,
+          sentEngines: result.sentEngines,
+          readWith: result.readWith,
+        },
+        held,
+      );
       await Promise.all([over, sent]);
     } catch (error) {
       if (isRunGone(error)) throw error;
       // The window's budget is spent (the ledger said so before a request, or a 429 of hours said so after one): the slice
       // waits for the next window in the queue, not failed and spending no attempt. docs/quota.md.
-      if (deps.quota && error instanceof QuotaWaitError) return parkForQuota(deps, deps.quota, job, lockToken, error.resumesAt, log, carryTally);
+      if (deps.quota && error instanceof QuotaWaitError)
+        return parkForQuota(deps, deps.quota, job, lockToken, error.resumesAt, log, carryTally);
       if (deps.quota && error instanceof QuotaExceededError) {
         const now = deps.quota.clock();
         const until = error.retryAfterMs !== undefined ? now + error.retryAfterMs : deps.quota.windowAt(now).end;
         await deps.quota.spentUntil(until);
-        log.warn({ until: new Date(until).toISOString(), err: describe(error) }, 'the API says the key\'s quota is spent: the slice waits for it');
+        log.warn(
+          { until: new Date(until).toISOString(), err: describe(error) },
+          "the API says the key's quota is spent: the slice waits for it",
+        );
         return parkForQuota(deps, deps.quota, job, lockToken, until, log, carryTally);
       }
       // `bvsync cancel` dropped the run while the slice was paged: like its queued slices, this one is neither loaded nor
@@ -162,8 +195,12 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
         if (tally.requests > 0) {
           const source = `slice ${data.brandId}/${data.stream}/${data.slice.key} stopped by bvsync cancel (fetch job ${job.id})`;
           // Not thrown: the job tried again would read the cancelled slice once more only to stop.
-          await enqueueUncounted(deps.queues, { runId: data.runId, source, ...tally, commits: [] }).catch((failure: Error) =>
-            log.warn({ err: failure.message, requests: tally.requests }, 'could not hand the stopped slice\'s calls to the writer; _sync_runs leaves them out'),
+          await enqueueUncounted(deps.queues, { runId: data.runId, source, ...tally, commits: [] }).catch(
+            (failure: Error) =>
+              log.warn(
+                { err: failure.message, requests: tally.requests },
+                "could not hand the stopped slice's calls to the writer; _sync_runs leaves them out",
+              ),
           );
         }
         return;
@@ -173,18 +210,27 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
         const outage = await deps.outages?.gaveUp(data.runId).catch(() => undefined);
         if (deps.outages && !outage) {
           // Another slice was read back in the second since: the API answers again, so this one is read again.
-          log.warn({ requests: tally.requests }, 'the run\'s outage ended as the slice stopped: it will be tried again');
+          log.warn({ requests: tally.requests }, "the run's outage ended as the slice stopped: it will be tried again");
           fetched('retry');
           await carryTally();
           throw error;
         }
         log.error({ requests: tally.requests }, 'the run stopped waiting for the API: the slice being read fails');
         fetched('failed');
-        await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, outage ? unavailableFailure(outage, deps.sync, 'stopped while read: ') : {
-          error: error.message,
-          errorCode: 'api_unavailable',
-          requestId: null,
-        });
+        await enqueueFailedCommit(
+          deps,
+          data,
+          token,
+          job.attemptsMade + 1,
+          tally,
+          outage
+            ? unavailableFailure(outage, deps.sync, 'stopped while read: ')
+            : {
+                error: error.message,
+                errorCode: 'api_unavailable',
+                requestId: null,
+              },
+        );
         return;
       }
       // Back to the queue for whichever worker runs next, without spending an attempt (four stops of a redeployed
@@ -193,7 +239,12 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
       const handBack = async (): Promise<void> => {
         if (!lockToken) return;
         await carryTally();
-        if (await job.moveToWait(lockToken).then(() => true, () => false)) {
+        if (
+          await job.moveToWait(lockToken).then(
+            () => true,
+            () => false,
+          )
+        ) {
           log.info({ requests: tally.requests }, 'stopping: the slice goes back to the queue');
           fetched('retry');
           throw new WaitingError();
@@ -227,13 +278,25 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
         const since = deps.rateLimitedSince?.();
         const tolerance = outageToleranceMs(deps.sync);
         if (deps.outages && tolerance !== undefined && since !== undefined && Date.now() - since >= tolerance) {
-          const outage = await deps.outages.sighted(data.runId, data.sliceId, since, Date.now(), 'rate_limited').catch(() => undefined);
+          const outage = await deps.outages
+            .sighted(data.runId, data.sliceId, since, Date.now(), 'rate_limited')
+            .catch(() => undefined);
           // One slice is enough: a 429 answers the key, not the request, so one slice left is not a request the API fails.
           if (outage && (outage.gaveUpAt !== undefined || outage.seenAt - outage.since >= tolerance)) {
             const gaveUp = (await deps.outages.giveUp(data.runId, Date.now()).catch(() => outage)) ?? outage;
-            log.error({ err: describe(error) }, 'the API answered nothing but 429 for sync.outageToleranceMinutes: the slice fails');
+            log.error(
+              { err: describe(error) },
+              'the API answered nothing but 429 for sync.outageToleranceMinutes: the slice fails',
+            );
             fetched('failed');
-            await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, unavailableFailure(gaveUp, deps.sync, '', error));
+            await enqueueFailedCommit(
+              deps,
+              data,
+              token,
+              job.attemptsMade + 1,
+              tally,
+              unavailableFailure(gaveUp, deps.sync, '', error),
+            );
             return;
           }
         }
@@ -250,14 +313,24 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
       const tolerance = outageToleranceMs(deps.sync);
       const callSince = error instanceof TransientError && error.apiUnavailable ? error.unansweredSince : undefined;
       const lastAnsweredAt = deps.lastAnsweredAt?.() ?? Number.NEGATIVE_INFINITY;
-      const unansweredSince = callSince !== undefined && tolerance !== undefined ? processUnansweredSince(callSince, lastAnsweredAt, tolerance, Date.now()) : undefined;
+      const unansweredSince =
+        callSince !== undefined && tolerance !== undefined
+          ? processUnansweredSince(callSince, lastAnsweredAt, tolerance, Date.now())
+          : undefined;
       if (outages && tolerance !== undefined && unansweredSince !== undefined) {
-        const outage = await outages.sighted(data.runId, data.sliceId, unansweredSince, Date.now()).catch(() => undefined);
+        const outage = await outages
+          .sighted(data.runId, data.sliceId, unansweredSince, Date.now())
+          .catch(() => undefined);
         const waitedMs = outage ? outage.seenAt - outage.since : 0;
         if (outage && outage.gaveUpAt === undefined && outage.slices > 1 && waitedMs < tolerance) {
           const pauseMs = outagePauseMs(waitedMs);
           log.warn(
-            { err: describe(error), unavailableForS: Math.round(waitedMs / 1000), pauseMs, toleranceMin: deps.sync.outageToleranceMinutes },
+            {
+              err: describe(error),
+              unavailableForS: Math.round(waitedMs / 1000),
+              pauseMs,
+              toleranceMin: deps.sync.outageToleranceMinutes,
+            },
             'the API is not answering: the slice waits in the queue, without spending an attempt',
           );
           await pauseFetching(pauseMs, { retry: true });
@@ -265,19 +338,44 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
         if (outage && (outage.gaveUpAt !== undefined || (outage.slices > 1 && waitedMs >= tolerance))) {
           // Waited out as long as the run may: this slice and the run's others fail, without asking an API that is away.
           const gaveUp = (await outages.giveUp(data.runId, Date.now()).catch(() => outage)) ?? outage;
-          log.error({ err: describe(error), unavailableForS: Math.round(waitedMs / 1000) }, 'the API did not come back within sync.outageToleranceMinutes: the slice fails');
+          log.error(
+            { err: describe(error), unavailableForS: Math.round(waitedMs / 1000) },
+            'the API did not come back within sync.outageToleranceMinutes: the slice fails',
+          );
           fetched('failed');
-          await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, unavailableFailure(gaveUp, deps.sync, '', error as TransientError));
+          await enqueueFailedCommit(
+            deps,
+            data,
+            token,
+            job.attemptsMade + 1,
+            tally,
+            unavailableFailure(gaveUp, deps.sync, '', error as TransientError),
+          );
           return;
         }
       }
-      if (error instanceof BrandAccessDeniedError || error instanceof AuthError || error instanceof QuotaExceededError) {
+      if (
+        error instanceof BrandAccessDeniedError ||
+        error instanceof AuthError ||
+        error instanceof QuotaExceededError
+      ) {
         // A 401, a 403 naming the key or a spent quota refuses the key itself; any other 403 is this endpoint's answer
         // (a plan without it), for this brand.
         const wholeKey = error instanceof QuotaExceededError || (error instanceof AuthError && refusesKey(error));
-        const scope = error instanceof BrandAccessDeniedError ? { brandId: data.brandId } : wholeKey ? { brandId: null } : { brandId: data.brandId, stream: data.stream };
+        const scope =
+          error instanceof BrandAccessDeniedError
+            ? { brandId: data.brandId }
+            : wholeKey
+              ? { brandId: null }
+              : { brandId: data.brandId, stream: data.stream };
         await deps.access
-          ?.remember({ ...scope, errorCode: error.apiCode ?? error.code, message: error.message, requestId: error.requestId ?? null, at: new Date().toISOString() })
+          ?.remember({
+            ...scope,
+            errorCode: error.apiCode ?? error.code,
+            message: error.message,
+            requestId: error.requestId ?? null,
+            at: new Date().toISOString(),
+          })
           .catch((failure: Error) => log.warn({ err: failure.message }, 'could not remember the refusal'));
       }
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
@@ -292,7 +390,10 @@ function fetchJob(deps: FetchProcessorDeps, reader: SliceReader) {
       await enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, {
         error: redactSecrets(error instanceof Error ? error.message : String(error)),
         // An answer of another shape comes back the same: 'transient' told a user to wait for it.
-        errorCode: error instanceof ApiError ? (error.apiCode ?? (isBadEnvelope(error) ? 'bad_answer' : error.code)) : 'internal',
+        errorCode:
+          error instanceof ApiError
+            ? (error.apiCode ?? (isBadEnvelope(error) ? 'bad_answer' : error.code))
+            : 'internal',
         requestId: error instanceof ApiError ? (error.requestId ?? null) : null,
       });
     }
@@ -305,7 +406,12 @@ export function outagePauseMs(waitedMs: number): number {
 }
 
 /** Why a slice failed when the run stopped waiting for the API. */
-function unavailableFailure(outage: Outage, sync: SyncConfig, lead: string, error?: ApiError): Pick<CommitFields, 'error' | 'errorCode' | 'requestId'> {
+function unavailableFailure(
+  outage: Outage,
+  sync: SyncConfig,
+  lead: string,
+  error?: ApiError,
+): Pick<CommitFields, 'error' | 'errorCode' | 'requestId'> {
   const minutes = Math.max(1, Math.round((outage.seenAt - outage.since) / 60_000));
   const last = error ? ` (last: ${error.message})` : '';
   const what = outage.cause === 'rate_limited' ? 'answered this key nothing but 429 (rate limited)' : 'not answered';
@@ -320,13 +426,27 @@ function unavailableFailure(outage: Outage, sync: SyncConfig, lead: string, erro
 
 type CommitFields = Omit<CommitJobData, 'runId' | 'brandId' | 'stream' | 'sliceId' | 'slice' | 'refetch'>;
 
-async function sendToCommit(deps: FetchProcessorDeps, data: FetchJobData, fields: CommitFields, held?: HeldChunk): Promise<void> {
-  const commit: CommitJobData = { runId: data.runId, brandId: data.brandId, stream: data.stream, sliceId: data.sliceId, slice: data.slice, refetch: data.refetch, ...fields };
+async function sendToCommit(
+  deps: FetchProcessorDeps,
+  data: FetchJobData,
+  fields: CommitFields,
+  held?: HeldChunk,
+): Promise<void> {
+  const commit: CommitJobData = {
+    runId: data.runId,
+    brandId: data.brandId,
+    stream: data.stream,
+    sliceId: data.sliceId,
+    slice: data.slice,
+    refetch: data.refetch,
+    ...fields,
+  };
   try {
     await enqueueCommit(deps.queues, commit, held ? [held] : []);
   } catch (error) {
     // No commit job will read the chunks of a run gone from Redis.
-    if (isRunGone(error)) await deleteChunks(deps.redis, deps.prefix, fields.token, fields.chunks).catch(() => undefined);
+    if (isRunGone(error))
+      await deleteChunks(deps.redis, deps.prefix, fields.token, fields.chunks).catch(() => undefined);
     throw error;
   }
 }
@@ -340,7 +460,18 @@ function enqueueFailedCommit(
   tally: Pick<CommitFields, 'requests' | 'retries' | 'rateLimited'>,
   why: Pick<CommitFields, 'error' | 'errorCode' | 'requestId'>,
 ): Promise<void> {
-  return sendToCommit(deps, data, { token, chunks: 0, status: 'failed', records: 0, rows: 0, rejects: 0, totalRows: null, attempts, ...tally, ...why });
+  return sendToCommit(deps, data, {
+    token,
+    chunks: 0,
+    status: 'failed',
+    records: 0,
+    rows: 0,
+    rejects: 0,
+    totalRows: null,
+    attempts,
+    ...tally,
+    ...why,
+  });
 }
 
 function describe(error: unknown): Record<string, unknown> {
@@ -353,6 +484,11 @@ function describe(error: unknown): Record<string, unknown> {
  * was to another slice, of another brand for a refused key: quoted alone, brand 2's slices read as brand 1's failure.
  */
 function skippedFor(denial: Refusal): string {
-  const refused = denial.brandId === null ? 'the key' : denial.stream === null ? `brand ${denial.brandId}` : `${denial.stream} of brand ${denial.brandId}`;
+  const refused =
+    denial.brandId === null
+      ? 'the key'
+      : denial.stream === null
+        ? `brand ${denial.brandId}`
+        : `${denial.stream} of brand ${denial.brandId}`;
   return `skipped without a request: the API refused ${refused} at ${denial.at}; its answer then: ${denial.message}`;
 }

@@ -66,7 +66,13 @@ export interface SerializedError {
   message: string;
   /** When a QuotaWaitError's slice may go on (ms, the quota's clock). */
   resumesAt?: number;
-  api?: ApiErrorFields & { retryable: boolean; retryAfterMs?: number; reason?: TransientReason; apiUnavailable?: boolean; unansweredSince?: number };
+  api?: ApiErrorFields & {
+    retryable: boolean;
+    retryAfterMs?: number;
+    reason?: TransientReason;
+    apiUnavailable?: boolean;
+    unansweredSince?: number;
+  };
 }
 
 export function serializeError(error: unknown): SerializedError {
@@ -118,14 +124,16 @@ export function reviveError(serialized: SerializedError): Error {
   if (serialized.name === 'RunCancelledError') return new RunCancelledError(serialized.message);
   if (serialized.name === 'RunGaveUpError') return new RunGaveUpError(serialized.message);
   if (serialized.name === 'StoppedWaitingError') return new StoppedWaitingError(serialized.message);
-  if (serialized.name === 'QuotaWaitError' && serialized.resumesAt !== undefined) return new QuotaWaitError(serialized.resumesAt);
+  if (serialized.name === 'QuotaWaitError' && serialized.resumesAt !== undefined)
+    return new QuotaWaitError(serialized.resumesAt);
   if (!api) {
     const error = new Error(serialized.message);
     error.name = serialized.name;
     return error;
   }
   const { retryable, retryAfterMs, reason, apiUnavailable, unansweredSince, ...fields } = api;
-  if (serialized.name === 'RateLimitedError') return new RateLimitedError(serialized.message, fields, retryAfterMs ?? 0);
+  if (serialized.name === 'RateLimitedError')
+    return new RateLimitedError(serialized.message, fields, retryAfterMs ?? 0);
   if (retryable) {
     const transient = new TransientError(serialized.message, fields, reason ?? 'network', retryAfterMs);
     transient.apiUnavailable = apiUnavailable === true;

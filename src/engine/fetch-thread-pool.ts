@@ -3,7 +3,13 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ApiRequestEvent } from '../api/index.js';
 import { redactSecrets, type Logger } from '../log.js';
-import { reviveError, type FetchThreadSetup, type FromFetchThread, type ReadSliceRequest, type ToFetchThread } from './fetch-thread-messages.js';
+import {
+  reviveError,
+  type FetchThreadSetup,
+  type FromFetchThread,
+  type ReadSliceRequest,
+  type ToFetchThread,
+} from './fetch-thread-messages.js';
 import { currentQuotaClass } from '../api/request-quota.js';
 import type { Tally } from './request-tally.js';
 import type { SliceRead, SliceReader } from './slice-reader.js';
@@ -27,7 +33,11 @@ const { workerData } = require('node:worker_threads');
 /** tsx's ESM `register` by file URL: an eval'd thread resolves bare names from the working folder, not from bvsync. */
 function tsxRegisterUrl(): string {
   // The package's "import" condition of `tsx/esm/api`, beside the "require" one that createRequire resolves.
-  return pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  return pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
 }
 
 /**
@@ -91,7 +101,14 @@ export class FetchThreadPool implements SliceReader {
       slot.pending.set(id, { tally, resolve, reject });
       // The fetch job's class (withQuotaClass) does not cross the thread boundary by itself: it goes with the slice.
       const quotaClass = currentQuotaClass();
-      slot.worker.postMessage({ type: 'read', id, data, token, tally, ...(quotaClass ? { quotaClass } : {}) } satisfies ToFetchThread);
+      slot.worker.postMessage({
+        type: 'read',
+        id,
+        data,
+        token,
+        tally,
+        ...(quotaClass ? { quotaClass } : {}),
+      } satisfies ToFetchThread);
     });
   }
 
@@ -123,7 +140,11 @@ export class FetchThreadPool implements SliceReader {
       slot.alive = false;
       if (this.closed && slot.pending.size === 0) return;
       const why = `a fetch thread ended (exit code ${code}${slot.failure ? `: ${slot.failure}` : ''}) while reading the slice`;
-      if (!this.closed) this.options.log.error({ code, err: slot.failure }, 'a fetch thread ended; the slices it was reading will be tried again');
+      if (!this.closed)
+        this.options.log.error(
+          { code, err: slot.failure },
+          'a fetch thread ended; the slices it was reading will be tried again',
+        );
       for (const pending of slot.pending.values()) pending.reject(new Error(why));
       slot.pending.clear();
     });
@@ -168,6 +189,9 @@ function relog(log: Logger, line: string): void {
   }
   const { level, time: _time, pid: _pid, hostname: _hostname, msg, ...fields } = record;
   const label = typeof level === 'number' ? log.levels.labels[level] : undefined;
-  const method = label === 'trace' || label === 'debug' || label === 'warn' || label === 'error' || label === 'fatal' ? label : 'info';
+  const method =
+    label === 'trace' || label === 'debug' || label === 'warn' || label === 'error' || label === 'fatal'
+      ? label
+      : 'info';
   log[method](fields, typeof msg === 'string' ? msg : '');
 }

@@ -13,7 +13,12 @@ import { RequestTallies } from './request-tally.js';
 import { inlineSliceReader } from './slice-reader.js';
 import { requestQuotaOf } from './quota-parking.js';
 import { withQuotaClass, withRequestQuota } from '../api/request-quota.js';
-import { serializeError, type FetchThreadSetup, type FromFetchThread, type ToFetchThread } from './fetch-thread-messages.js';
+import {
+  serializeError,
+  type FetchThreadSetup,
+  type FromFetchThread,
+  type ToFetchThread,
+} from './fetch-thread-messages.js';
 
 const port = parentPort!;
 const setup = (workerData as { setup: FetchThreadSetup }).setup;
@@ -28,7 +33,9 @@ const log = createLogger({ level: setup.logLevel, pretty: false });
 const abort = new AbortController();
 const stopWaiting = new AbortController();
 const redis = connectRedis(setup.redisUrl);
-redis.on('error', (error) => log.warn({ err: error.message }, 'redis connection error in a fetch thread; reconnecting'));
+redis.on('error', (error) =>
+  log.warn({ err: error.message }, 'redis connection error in a fetch thread; reconnecting'),
+);
 const tallies = new RequestTallies();
 // What this thread's calls heard on the key: a run's give-up spares its reads when it was served since (slice-reader.ts).
 const heard = new KeyAnswers();

@@ -67,7 +67,8 @@ function disagreementsOf(report: VerifyReport): { triples: string[]; unresolved:
     for (const verdict of brand.byFamily) {
       const days = [...verdict.days, ...verdict.undivided.flatMap((window) => eachDay(window.from, window.to))];
       for (const day of days) triples.add(triple(brand.brandId, verdict.family, day));
-      for (const window of verdict.unresolved) unresolved.push(`${brand.brandId}|${verdict.family}|${window.from}..${window.to}`);
+      for (const window of verdict.unresolved)
+        unresolved.push(`${brand.brandId}|${verdict.family}|${window.from}..${window.to}`);
     }
   }
   return { triples: [...triples].sort(), unresolved };
@@ -77,12 +78,27 @@ function disagreementsOf(report: VerifyReport): { triples: string[]; unresolved:
  * Compares the window with the API through a client of its own, whose rate budget refuses any attempt past `limit`
  * before it is sent: a family or half it leaves out is unresolved (test/e2e/heal.int.test.ts, "maxCalls").
  */
-async function compare(deps: HealDeps, brands: number[], window: DayWindow, families: readonly string[], limit: number): Promise<{ report: VerifyReport; requests: number } | { failed: string; requests: number }> {
+async function compare(
+  deps: HealDeps,
+  brands: number[],
+  window: DayWindow,
+  families: readonly string[],
+  limit: number,
+): Promise<{ report: VerifyReport; requests: number } | { failed: string; requests: number }> {
   const { config, log } = deps;
   const budget = new CallBudget(limit, true);
   const client = createApiClient(config.api, {
     logger: log,
-    budget: budget.bounding(createRedisRateBudget({ redis: deps.redis, prefix: config.redisPrefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log })),
+    budget: budget.bounding(
+      createRedisRateBudget({
+        redis: deps.redis,
+        prefix: config.redisPrefix,
+        apiKey: config.api.apiKey ?? '',
+        requestsPerSecond: config.api.requestsPerSecond,
+        headroom: RATE_HEADROOM,
+        logger: log,
+      }),
+    ),
     retryRateLimited: true,
     signal: deps.stopSignal,
     onRequest: () => budget.count(),
@@ -120,15 +136,38 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
   const compared = await compare(deps, meta.brands, window, families, settings.maxCalls);
   const requests = compared.requests;
   if ('failed' in compared) {
-    deps.log.warn({ run: meta.runId, window, requests, err: compared.failed }, 'heal: the comparison failed; the next round compares again');
-    const whole = meta.brands.flatMap((brand) => families.map((family) => `${brand}|${family}|${window.from}..${window.to}`));
-    return finishRound(deps, { healId: meta.runId, readRunId: null, windowStart: window.from, windowEnd: window.to, families: [], disagreeingBefore: [], reread: [], leftUnread: [], unresolved: whole, disagreeingAfter: null, persisting: [...remembered].sort(), reported: [], verifyRequests: requests, readRequests: 0, status: 'disagree' });
+    deps.log.warn(
+      { run: meta.runId, window, requests, err: compared.failed },
+      'heal: the comparison failed; the next round compares again',
+    );
+    const whole = meta.brands.flatMap((brand) =>
+      families.map((family) => `${brand}|${family}|${window.from}..${window.to}`),
+    );
+    return finishRound(deps, {
+      healId: meta.runId,
+      readRunId: null,
+      windowStart: window.from,
+      windowEnd: window.to,
+      families: [],
+      disagreeingBefore: [],
+      reread: [],
+      leftUnread: [],
+      unresolved: whole,
+      disagreeingAfter: null,
+      persisting: [...remembered].sort(),
+      reported: [],
+      verifyRequests: requests,
+      readRequests: 0,
+      status: 'disagree',
+    });
   }
   const { triples, unresolved } = disagreementsOf(compared.report);
   const carried = triples.filter((each) => remembered.has(each));
   // The newest days first, until the read budget is spent: older ones had more time for their answers to arrive.
   // A family is read again through the stream of its name; one without such a stream could only be reported.
-  const candidates = triples.filter((each) => !remembered.has(each) && isStreamName(parseTriple(each).family)).sort((a, b) => parseTriple(b).day.localeCompare(parseTriple(a).day) || a.localeCompare(b));
+  const candidates = triples
+    .filter((each) => !remembered.has(each) && isStreamName(parseTriple(each).family))
+    .sort((a, b) => parseTriple(b).day.localeCompare(parseTriple(a).day) || a.localeCompare(b));
   const costs = await readCosts(deps, meta, window);
   const reread: string[] = [];
   let cost = 0;
@@ -164,7 +203,17 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
     readRequests: 0,
     status: reread.length ? 'reading' : triples.length || unresolved.length ? 'disagree' : 'agree',
   };
-  deps.log.info({ run: meta.runId, window, disagreeing: triples.length, reread: reread.length, leftUnread: leftUnread.length, requests }, 'heal: compared the days before the scheduled run');
+  deps.log.info(
+    {
+      run: meta.runId,
+      window,
+      disagreeing: triples.length,
+      reread: reread.length,
+      leftUnread: leftUnread.length,
+      requests,
+    },
+    'heal: compared the days before the scheduled run',
+  );
   if (!reread.length) return finishRound(deps, round);
   await startReread(deps, meta, reread);
   await deps.warehouse.saveHealRound(round, false);
@@ -176,7 +225,14 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
  * days. A stream with no such history counts what a day of it cost the scheduled run. Exceeded only by new retries,
  * 429s and pages (docs/healing.md, "Budgets"; test/e2e/heal.int.test.ts, "newest days first").
  */
-async function readCosts(deps: HealDeps, meta: RunMeta, window: DayWindow): Promise<{ cost(brandId: number, stream: string, day: string): number; charge(brandId: number, stream: string): void }> {
+async function readCosts(
+  deps: HealDeps,
+  meta: RunMeta,
+  window: DayWindow,
+): Promise<{
+  cost(brandId: number, stream: string, day: string): number;
+  charge(brandId: number, stream: string): void;
+}> {
   const counters = await deps.runs.counters(meta.runId);
   const days = meta.from && meta.to ? eachDay(meta.from, meta.to).length : 1;
   const rows = await deps.warehouse.query(
@@ -190,7 +246,8 @@ async function readCosts(deps: HealDeps, meta: RunMeta, window: DayWindow): Prom
   for (const row of rows) {
     const brandStream = `${Number(row.brand_id)}|${String(row.stream)}`;
     if (row.day !== null) dayCost.set(`${brandStream}|${String(row.day)}`, Number(row.requests));
-    else if (!windowCost.has(brandStream) || windowCost.get(brandStream)!.at < String(row.at)) windowCost.set(brandStream, { at: String(row.at), requests: Number(row.requests) });
+    else if (!windowCost.has(brandStream) || windowCost.get(brandStream)!.at < String(row.at))
+      windowCost.set(brandStream, { at: String(row.at), requests: Number(row.requests) });
   }
   const charged = new Set<string>();
   return {
@@ -231,7 +288,11 @@ async function startReread(deps: HealDeps, scheduled: RunMeta, reread: string[])
 /** The slices of a `heal` run: those of a triple's brand, stream and day, and window slices that hold such a day. */
 export function healSlices(reads: readonly string[], planned: PlannedSlice[]): PlannedSlice[] {
   const wanted = new Set(reads);
-  const days = (brandId: number, stream: string) => reads.map(parseTriple).filter((part) => part.brand === brandId && part.family === stream).map((part) => part.day);
+  const days = (brandId: number, stream: string) =>
+    reads
+      .map(parseTriple)
+      .filter((part) => part.brand === brandId && part.family === stream)
+      .map((part) => part.day);
   return planned.filter((slice) => {
     if (slice.day !== null) return wanted.has(triple(slice.brandId, slice.stream, slice.day));
     if (slice.from === null || slice.to === null) return false;
@@ -242,7 +303,7 @@ export function healSlices(reads: readonly string[], planned: PlannedSlice[]): P
 async function compareAgain(deps: HealDeps, meta: RunMeta): Promise<void> {
   const settings = deps.config.sync.heal!;
   const round = await deps.warehouse.healRound(meta.heal!.of);
-  if (!round || round.status !== 'reading') return;
+  if (round?.status !== 'reading') return;
   const parts = round.reread.map(parseTriple);
   const days = parts.map((part) => part.day).sort();
   const window = { from: days[0]!, to: days.at(-1)! };
@@ -250,7 +311,11 @@ async function compareAgain(deps: HealDeps, meta: RunMeta): Promise<void> {
   const families = [...new Set(parts.map((part) => part.family))];
   const compared = await compare(deps, brands, window, families, Math.max(0, settings.maxCalls - round.verifyRequests));
   const requests = compared.requests;
-  if ('failed' in compared) deps.log.warn({ run: round.healId, window, requests, err: compared.failed }, 'heal: the second comparison failed; what was re-read stays unresolved');
+  if ('failed' in compared)
+    deps.log.warn(
+      { run: round.healId, window, requests, err: compared.failed },
+      'heal: the second comparison failed; what was re-read stays unresolved',
+    );
   // Only what was re-read is judged: a day of the span it did not read waits for the next round.
   const reread = new Set(round.reread);
   const second = 'failed' in compared ? { triples: [], unresolved: round.reread } : disagreementsOf(compared.report);
@@ -269,9 +334,15 @@ async function compareAgain(deps: HealDeps, meta: RunMeta): Promise<void> {
     unresolved: [...round.unresolved, ...second.unresolved],
     verifyRequests: round.verifyRequests + requests,
     readRequests,
-    status: persisting.length || round.leftUnread.length || round.unresolved.length || second.unresolved.length ? 'disagree' : 'healed',
+    status:
+      persisting.length || round.leftUnread.length || round.unresolved.length || second.unresolved.length
+        ? 'disagree'
+        : 'healed',
   });
-  deps.log.info({ run: round.healId, reread: round.reread.length, after: after.length, requests, readRequests }, 'heal: compared the re-read days again');
+  deps.log.info(
+    { run: round.healId, reread: round.reread.length, after: after.length, requests, readRequests },
+    'heal: compared the re-read days again',
+  );
 }
 
 /** What rounds finished since round `healId` started (or the last before) left persisting: each was told of once. */
@@ -289,7 +360,11 @@ async function toldSince(deps: HealDeps, healId: string): Promise<Set<string>> {
 async function finishRound(deps: HealDeps, round: Omit<HealRound, 'startedAt' | 'finishedAt'>): Promise<void> {
   await deps.warehouse.saveHealRound(round, true);
   await deps.warehouse.publish(deps.config.db);
-  deps.metrics?.healRound?.({ status: round.status, persisting: round.persisting.length, requests: round.verifyRequests + round.readRequests });
+  deps.metrics?.healRound?.({
+    status: round.status,
+    persisting: round.persisting.length,
+    requests: round.verifyRequests + round.readRequests,
+  });
   if (round.reported.length && deps.notifier) {
     void deps.notifier.notify({
       event: 'verify_disagreement',

@@ -9,7 +9,11 @@ import type { RunStore } from './run-store.js';
  * (docs/quota.md) would keep the day's sync from its days for hours. Plan jobs run one at a time on the writer's load
  * queue, so two plans never race past this check. Proved by test/engine/schedule-overlap.int.test.ts.
  */
-export async function slicesHeldElsewhere(runs: RunStore, runId: string, sliceIds: string[]): Promise<Map<string, string>> {
+export async function slicesHeldElsewhere(
+  runs: RunStore,
+  runId: string,
+  sliceIds: string[],
+): Promise<Map<string, string>> {
   const held = new Map<string, string>();
   if (sliceIds.length === 0) return held;
   for (const other of await runs.unfinished()) {
@@ -36,7 +40,10 @@ export async function pickUpStuckPlans(queues: Queues, runs: RunStore, log: Logg
     if (await queues.load.getJob(jobId('plan', meta.runId, 1))) continue;
     await enqueuePlan(queues, { runId: meta.runId, phase: 1 });
     picked.push(meta.runId);
-    log.warn({ run: meta.runId }, 'a run was left planning without its plan job (its starter stopped in between): planning it now');
+    log.warn(
+      { run: meta.runId },
+      'a run was left planning without its plan job (its starter stopped in between): planning it now',
+    );
   }
   return picked;
 }

@@ -32,7 +32,11 @@ export const carriedTallySchema = z.object({
   rateLimited: z.number().int().min(0),
 });
 
-export const fetchJobSchema = z.object({ ...sliceRef, refetch: z.number().int().min(0).default(0), carried: carriedTallySchema.optional() });
+export const fetchJobSchema = z.object({
+  ...sliceRef,
+  refetch: z.number().int().min(0).default(0),
+  carried: carriedTallySchema.optional(),
+});
 export type FetchJobData = z.infer<typeof fetchJobSchema>;
 
 // No upper bound: a stream that needs what a phase-2 stream provides is planned in phase 3 (plan.ts, phaseOf).
@@ -99,7 +103,9 @@ export type UncountedJobData = z.infer<typeof uncountedJobSchema>;
 export class UnreadableJobError extends UnrecoverableError {
   readonly code = 'unreadable_job';
   constructor(job: { id?: string; name: string }, issues: string) {
-    super(`job ${job.name} ${job.id ?? ''} has data this version cannot read: ${issues}; start the run again with this version`);
+    super(
+      `job ${job.name} ${job.id ?? ''} has data this version cannot read: ${issues}; start the run again with this version`,
+    );
     this.name = 'UnreadableJobError';
   }
 }
@@ -108,7 +114,10 @@ export class UnreadableJobError extends UnrecoverableError {
 export function parseJobData<T>(schema: z.ZodType<T>, data: unknown, job: { id?: string; name: string }): T {
   const result = schema.safeParse(data);
   if (!result.success) {
-    throw new UnreadableJobError(job, result.error.issues.map((issue) => `${issue.path.join('.') || '(data)'}: ${issue.message}`).join('; '));
+    throw new UnreadableJobError(
+      job,
+      result.error.issues.map((issue) => `${issue.path.join('.') || '(data)'}: ${issue.message}`).join('; '),
+    );
   }
   return result.data;
 }

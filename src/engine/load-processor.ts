@@ -8,7 +8,13 @@ import type { SyncMetrics } from '../ops/sync-metrics.js';
 import { NO_DIMENSIONS, readDimensions, warehouseDimensions, type Dimensions } from '../streams/dimensions.js';
 import { STREAMS, getStream, selectStreams } from '../streams/registry.js';
 import type { SliceChunk } from '../streams/run-slice.js';
-import { appliedQuery, engineNotApplied, enginesDropped, rangeNotApplied, sentEnginesQuery } from '../warehouse/provenance.js';
+import {
+  appliedQuery,
+  engineNotApplied,
+  enginesDropped,
+  rangeNotApplied,
+  sentEnginesQuery,
+} from '../warehouse/provenance.js';
 import { screenWrites } from '../warehouse/row-screen.js';
 import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../warehouse/slice-batch.js';
 import { planTable, type TablePlan } from '../warehouse/table-plan.js';
@@ -28,8 +34,30 @@ import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { deleteChunks, readChunks } from './chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueueHeal, enqueuePlan } from './enqueue.js';
 import { healAfter, healSlices } from './heal.js';
-import { cancelJobSchema, commitJobSchema, finalizeJobSchema, healJobSchema, parseJobData, planJobSchema, uncountedJobSchema, type CommitJobData, type FetchJobData } from './job-data.js';
-import { completeThrough, describeGap, firstIncrementalDay, lastPhase, needsOf, nextCursor, phaseOf, planPhase, type PlanMode, type PlannedPhase, type PlannedSlice } from './plan.js';
+import {
+  cancelJobSchema,
+  commitJobSchema,
+  finalizeJobSchema,
+  healJobSchema,
+  parseJobData,
+  planJobSchema,
+  uncountedJobSchema,
+  type CommitJobData,
+  type FetchJobData,
+} from './job-data.js';
+import {
+  completeThrough,
+  describeGap,
+  firstIncrementalDay,
+  lastPhase,
+  needsOf,
+  nextCursor,
+  phaseOf,
+  planPhase,
+  type PlanMode,
+  type PlannedPhase,
+  type PlannedSlice,
+} from './plan.js';
 import type { Queues } from './queues.js';
 import type { Notifier } from '../notify/index.js';
 import { claimRunEndNotice, claimStaleNotice, sendRunEndNotices } from './run-notices.js';
@@ -94,7 +122,10 @@ export function loadProcessor(deps: LoadProcessorDeps) {
       if (!isWriterFenced(error)) throw error;
       // This process is no longer the writer (its lease's fencing token is not the lease's): the job's write was rolled
       // back, and it goes back to the queue for the new writer without spending an attempt or failing its run.
-      deps.log.warn({ job: job.name, id: job.id, err: (error as Error).message }, 'a load job was stopped by the writer lease\'s fence: it goes back to the queue for the writer');
+      deps.log.warn(
+        { job: job.name, id: job.id, err: (error as Error).message },
+        "a load job was stopped by the writer lease's fence: it goes back to the queue for the writer",
+      );
       if (lockToken) await job.moveToWait(lockToken).catch(() => undefined);
       throw new WaitingError();
     }
@@ -132,13 +163,16 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   const meta = await runMeta(deps, runId);
   const streams = selectStreams(meta.streams);
   const mode: PlanMode =
-    meta.kind === 'backfill' || meta.kind === 'heal' ? { kind: 'backfill', from: meta.from!, to: meta.to!, today: meta.today } : { kind: 'incremental', today: meta.today };
+    meta.kind === 'backfill' || meta.kind === 'heal'
+      ? { kind: 'backfill', from: meta.from!, to: meta.to!, today: meta.today }
+      : { kind: 'incremental', today: meta.today };
   const cursors = new Map<string, string>();
   if (mode.kind === 'incremental') {
     const stored = await deps.warehouse.cursors();
     for (const brandId of meta.brands) {
       for (const stream of streams) {
-        const day = stored.get(`${brandId}|${stream.name}`) ?? (await completeFromState(deps, brandId, stream.name, mode.today));
+        const day =
+          stored.get(`${brandId}|${stream.name}`) ?? (await completeFromState(deps, brandId, stream.name, mode.today));
         if (day) cursors.set(`${brandId}|${stream.name}`, day);
       }
     }
@@ -149,7 +183,12 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   // A backfill fans out over the pages listed in its window too: pages untracked since were tracked then.
   const listedSince = mode.kind === 'backfill' ? mode.from : undefined;
   const source = warehouseDimensions(deps.warehouse, listedSince);
-  if (needed.size) for (const brandId of meta.brands) dimensions.set(brandId, await readDimensions(STREAMS.values(), needed, source, brandId, deps.config.sync.domains));
+  if (needed.size)
+    for (const brandId of meta.brands)
+      dimensions.set(
+        brandId,
+        await readDimensions(STREAMS.values(), needed, source, brandId, deps.config.sync.domains),
+      );
   const { slices: planned, gaps } = planPhase({
     mode,
     brands: meta.brands,
@@ -166,7 +205,8 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     : meta.kind === 'backfill' && meta.skipComplete
       ? await withoutCompleteSlices(deps, runId, phase, planned)
       : planned;
-  const { slices, held } = meta.kind === 'scheduled' ? await withoutHeldSlices(deps, runId, phase, unheld) : { slices: unheld, held: {} };
+  const { slices, held } =
+    meta.kind === 'scheduled' ? await withoutHeldSlices(deps, runId, phase, unheld) : { slices: unheld, held: {} };
   if (mode.kind === 'incremental') {
     const planned: PlannedPhase = { runId, brands: meta.brands, streams: ofPhase, slices, today: mode.today };
     await warnOfDaysUnderOtherEngines(deps, planned);
@@ -174,14 +214,25 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     await warnOfDaysNeverRead(deps, planned);
   }
   if (phase === 1) {
-    const days = slices.flatMap((slice) => [slice.from, slice.to]).filter((day): day is string => day !== null).sort();
+    const days = slices
+      .flatMap((slice) => [slice.from, slice.to])
+      .filter((day): day is string => day !== null)
+      .sort();
     const from = meta.from ?? days[0] ?? meta.today;
     const to = meta.to ?? days.at(-1) ?? meta.today;
-    await deps.warehouse.startRun({ runId, kind: meta.kind, brands: meta.brands, streams: meta.streams, windowStart: from, windowEnd: to });
+    await deps.warehouse.startRun({
+      runId,
+      kind: meta.kind,
+      brands: meta.brands,
+      streams: meta.streams,
+      windowStart: from,
+      windowEnd: to,
+    });
     await deps.runs.update(runId, { from, to });
   }
   // Under a request budget a backfill reads its newest days first: the days it reaches before the budget stops it are the recent ones.
-  if (meta.kind === 'backfill' && deps.config.api.dailyRequestBudget !== undefined) slices.sort((a, b) => (b.day ?? '').localeCompare(a.day ?? ''));
+  if (meta.kind === 'backfill' && deps.config.api.dailyRequestBudget !== undefined)
+    slices.sort((a, b) => (b.day ?? '').localeCompare(a.day ?? ''));
   const withIds = slices.map((slice) => ({ ...slice, sliceId: `${slice.brandId}|${slice.stream}|${slice.key}` }));
   await deps.runs.recordPlanned(runId, withIds);
   // A heal run's slices left out are not asked for, not skipped as complete.
@@ -196,7 +247,16 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   deps.log.info({ run: runId, phase, slices: slices.length }, 'planned');
   await enqueueFetches(
     deps.queues,
-    withIds.map((slice): FetchJobData => ({ runId, brandId: slice.brandId, stream: slice.stream, sliceId: slice.sliceId, refetch: 0, slice: { key: slice.key, day: slice.day, from: slice.from, to: slice.to, params: slice.params } })),
+    withIds.map(
+      (slice): FetchJobData => ({
+        runId,
+        brandId: slice.brandId,
+        stream: slice.stream,
+        sliceId: slice.sliceId,
+        refetch: 0,
+        slice: { key: slice.key, day: slice.day, from: slice.from, to: slice.to, params: slice.params },
+      }),
+    ),
   );
   await advanceIfPhaseDone(deps, runId);
 }
@@ -208,16 +268,31 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
  * clock, not `--today`). Whatever else a slice holds (failed, incomplete, never read, read while its day was today) is
  * read again.
  */
-async function withoutCompleteSlices(deps: LoadProcessorDeps, runId: string, phase: number, planned: PlannedSlice[]): Promise<PlannedSlice[]> {
+async function withoutCompleteSlices(
+  deps: LoadProcessorDeps,
+  runId: string,
+  phase: number,
+  planned: PlannedSlice[],
+): Promise<PlannedSlice[]> {
   const today = clockDay(deps);
   const asked = planned.map((slice) => {
     const last = slice.snapshot ? null : (slice.to ?? slice.day);
-    return { brandId: slice.brandId, stream: slice.stream, key: slice.key, day: last === null ? today : addDays(last, 1), list: last === null };
+    return {
+      brandId: slice.brandId,
+      stream: slice.stream,
+      key: slice.key,
+      day: last === null ? today : addDays(last, 1),
+      list: last === null,
+    };
   });
   const complete = await deps.warehouse.completeSlices(asked);
   // A plan job replayed finds complete the slices its first turn planned, and this run read: they stay this run's.
   for (const own of await deps.runs.plannedOf(runId, [...complete])) complete.delete(own);
-  if (complete.size) deps.log.info({ run: runId, phase, skipped: complete.size }, 'slices complete in the file are not read again (--skip-complete)');
+  if (complete.size)
+    deps.log.info(
+      { run: runId, phase, skipped: complete.size },
+      'slices complete in the file are not read again (--skip-complete)',
+    );
   return planned.filter((slice) => !complete.has(`${slice.brandId}|${slice.stream}|${slice.key}`));
 }
 
@@ -226,7 +301,12 @@ async function withoutCompleteSlices(deps: LoadProcessorDeps, runId: string, pha
  * earlier run of the same days still reads them would otherwise send every request of those slices twice. The slices
  * left out are counted per `brand|stream`; finalize moves no cursor of those (the holding run moves it when it ends).
  */
-async function withoutHeldSlices(deps: LoadProcessorDeps, runId: string, phase: number, planned: PlannedSlice[]): Promise<{ slices: PlannedSlice[]; held: Record<string, number> }> {
+async function withoutHeldSlices(
+  deps: LoadProcessorDeps,
+  runId: string,
+  phase: number,
+  planned: PlannedSlice[],
+): Promise<{ slices: PlannedSlice[]; held: Record<string, number> }> {
   const ids = planned.map((slice) => `${slice.brandId}|${slice.stream}|${slice.key}`);
   const holders = await slicesHeldElsewhere(deps.runs, runId, ids);
   if (holders.size === 0) return { slices: planned, held: {} };
@@ -236,7 +316,10 @@ async function withoutHeldSlices(deps: LoadProcessorDeps, runId: string, phase: 
     const group = `${slice.brandId}|${slice.stream}`;
     held[group] = (held[group] ?? 0) + 1;
   }
-  deps.log.info({ run: runId, phase, held: holders.size, by: [...new Set(holders.values())] }, 'slices an unfinished run still reads are left to it, not read twice');
+  deps.log.info(
+    { run: runId, phase, held: holders.size, by: [...new Set(holders.values())] },
+    'slices an unfinished run still reads are left to it, not read twice',
+  );
   deps.metrics?.slicesHeld?.(holders.size);
   return { slices: planned.filter((_, index) => !holders.has(ids[index]!)), held };
 }
@@ -248,7 +331,12 @@ function addCounts(into: Record<string, number>, more: Record<string, number>): 
 }
 
 /** For a stream with no cursor yet: the days slices already loaded (by a backfill) have complete, unbroken. */
-async function completeFromState(deps: LoadProcessorDeps, brandId: number, stream: string, today: string): Promise<string | undefined> {
+async function completeFromState(
+  deps: LoadProcessorDeps,
+  brandId: number,
+  stream: string,
+  today: string,
+): Promise<string | undefined> {
   const first = firstIncrementalDay(today, deps.config.sync);
   return completeThrough(first, await deps.warehouse.completeDays(brandId, stream, first, today));
 }
@@ -271,7 +359,14 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
   // a few round trips to Redis, not a few more before them (bench redis-latency). A replay throws what they read away.
   const done = deps.runs.isDone(data.runId, data.sliceId);
   const preparing = prepareCommit(deps, data);
-  const taking = takeWaitingCommits({ queue: deps.queues.load, runs: deps.runs, job, own: data, maxSlices: deps.commitBatchSlices, prepare: (other) => prepareCommit(deps, other) });
+  const taking = takeWaitingCommits({
+    queue: deps.queues.load,
+    runs: deps.runs,
+    job,
+    own: data,
+    maxSlices: deps.commitBatchSlices,
+    prepare: (other) => prepareCommit(deps, other),
+  });
   const prepared = Promise.allSettled([preparing, taking]);
   if (await done) {
     await prepared;
@@ -298,13 +393,17 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
     } else {
       // One slice's rows must not take the others down: each is loaded again alone. A companion that fails alone is left
       // to its own job (its attempts, its error); this job's slice failing alone fails this job, once the others are in.
-      deps.log.warn({ run: data.runId, slices: together.length, err: (error as Error).message }, 'slices committed together failed; loading each alone');
+      deps.log.warn(
+        { run: data.runId, slices: together.length, err: (error as Error).message },
+        'slices committed together failed; loading each alone',
+      );
       committed = [];
       for (const prepared of together) {
         try {
-          if (!prepared.loadedByRun) await deps.warehouse.loadSlice(prepared.batch).catch(async (alone: unknown) => {
-            if (!(await loadWithMovedRecordsSetAside(deps, prepared, alone))) throw alone;
-          });
+          if (!prepared.loadedByRun)
+            await deps.warehouse.loadSlice(prepared.batch).catch(async (alone: unknown) => {
+              if (!(await loadWithMovedRecordsSetAside(deps, prepared, alone))) throw alone;
+            });
           committed.push(prepared);
         } catch (alone) {
           if (prepared === own) ownFailure = alone;
@@ -317,7 +416,11 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
   // Their outcomes are recorded, so a job left behind (a removal that lost a race) finds its slice done and does nothing.
   const removed = companions.filter((candidate) => committed.includes(candidate.prepared));
   await Promise.all([
-    removeWaitingJobs(deps.redis, deps.queues.load, removed.map((companion) => companion.job)).catch(() => undefined),
+    removeWaitingJobs(
+      deps.redis,
+      deps.queues.load,
+      removed.map((companion) => companion.job),
+    ).catch(() => undefined),
     ...[...new Set(committed.map((prepared) => prepared.data.runId))].map((runId) => advanceIfPhaseDone(deps, runId)),
   ]);
   if (ownFailure !== undefined) throw ownFailure;
@@ -326,13 +429,27 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
 /** The chunks of the job's slice are gone from Redis (expired, or Redis lost its data): fetch it again, a few times. */
 async function refetchOrFail(deps: LoadProcessorDeps, data: CommitJobData): Promise<void> {
   if (data.refetch < MAX_REFETCHES) {
-    deps.log.warn({ run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key, refetch: data.refetch + 1 }, 'the chunks of a slice are gone from Redis: fetching it again');
-    const refetch: FetchJobData = { runId: data.runId, brandId: data.brandId, stream: data.stream, sliceId: data.sliceId, slice: data.slice, refetch: data.refetch + 1 };
+    deps.log.warn(
+      { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key, refetch: data.refetch + 1 },
+      'the chunks of a slice are gone from Redis: fetching it again',
+    );
+    const refetch: FetchJobData = {
+      runId: data.runId,
+      brandId: data.brandId,
+      stream: data.stream,
+      sliceId: data.sliceId,
+      slice: data.slice,
+      refetch: data.refetch + 1,
+    };
     await enqueueFetch(deps.queues, refetch);
     return;
   }
   // A failed slice reads its chunks only for the rejects they may hold, so it is never short of chunks.
-  const failed = (await prepareCommit(deps, { ...data, status: 'failed', error: 'the fetched rows were lost from Redis before they could be loaded' })) as PreparedCommit;
+  const failed = (await prepareCommit(deps, {
+    ...data,
+    status: 'failed',
+    error: 'the fetched rows were lost from Redis before they could be loaded',
+  })) as PreparedCommit;
   if (!failed.loadedByRun) {
     await describedRun(deps, data.runId);
     await deps.warehouse.loadSlice(failed.batch);
@@ -351,14 +468,23 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
   // The echo holds the query under the names it was sent with: this endpoint's.
   const params = endpointMapping(deps.config.api.params, deps.config.api.endpointParams, stream.endpoint.name);
   const asked = (data.slice.params as { engine?: unknown } | undefined)?.engine;
-  const notApplied = typeof asked === 'string' && data.query && status !== 'failed' ? engineNotApplied(data.query, params.engines ?? 'engines', asked) : undefined;
+  const notApplied =
+    typeof asked === 'string' && data.query && status !== 'failed'
+      ? engineNotApplied(data.query, params.engines ?? 'engines', asked)
+      : undefined;
   if (notApplied) {
     status = 'failed';
     error = notApplied;
     errorCode = 'engine_not_applied';
   }
   // A day slice's rows are filed under its day; a window's rows carry their own dates.
-  const rangeWrong = data.query && data.slice.day !== null && status !== 'failed' ? rangeNotApplied(data.query, data.slice, { start: params.start_date ?? 'start_date', end: params.end_date ?? 'end_date' }) : undefined;
+  const rangeWrong =
+    data.query && data.slice.day !== null && status !== 'failed'
+      ? rangeNotApplied(data.query, data.slice, {
+          start: params.start_date ?? 'start_date',
+          end: params.end_date ?? 'end_date',
+        })
+      : undefined;
   if (rangeWrong) {
     status = 'failed';
     error = rangeWrong;
@@ -367,10 +493,18 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
   let chunks: SliceChunk[] = [];
   // A replay of a commit that went in (slice-commits.ts): only its outcome is left to record, even once its chunks are
   // gone. Asked before any other await, so the slices prepared together share one lookup (commit-lookups.ts).
-  const { committed, stored } = await commitLookups(deps.warehouse).of({ brandId: data.brandId, stream: data.stream, sliceKey: data.slice.key, token: data.token });
+  const { committed, stored } = await commitLookups(deps.warehouse).of({
+    brandId: data.brandId,
+    stream: data.stream,
+    sliceKey: data.slice.key,
+    token: data.token,
+  });
   // A failed slice brings no rows, but may bring the records it quarantined (a first page the API numbered otherwise).
   if (status === 'failed' && data.chunks > 0) {
-    chunks = ((await readChunks(deps.redis, deps.prefix, data.token, data.chunks)) ?? []).map((chunk) => ({ tables: {}, rejects: chunk.rejects }));
+    chunks = ((await readChunks(deps.redis, deps.prefix, data.token, data.chunks)) ?? []).map((chunk) => ({
+      tables: {},
+      rejects: chunk.rejects,
+    }));
   } else if (status !== 'failed') {
     const read = await readChunks(deps.redis, deps.prefix, data.token, data.chunks);
     if (!read && !committed) return 'chunks-lost';
@@ -380,12 +514,21 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
   const tables = mergeChunks(chunks);
   const targets = stream.targets(context);
   const stray = Object.keys(tables).filter((table) => !targets.some((target) => target.table === table));
-  if (stray.length) throw new UnrecoverableError(`stream ${data.stream} made rows for ${stray.join(', ')}, which are not among its targets`);
+  if (stray.length)
+    throw new UnrecoverableError(
+      `stream ${data.stream} made rows for ${stray.join(', ')}, which are not among its targets`,
+    );
   // A failed slice leaves its earlier rows as they were: only its state says it failed.
-  let writes: TableWrite[] = status === 'failed' ? [] : targets.map((target) => ({ ...target, rows: tables[target.table] ?? [] }));
+  let writes: TableWrite[] =
+    status === 'failed' ? [] : targets.map((target) => ({ ...target, rows: tables[target.table] ?? [] }));
   let rejects = chunks.flatMap((chunk) => chunk.rejects);
   // Data never fails a commit: rows the loader would refuse are set aside here, and the slice says it is incomplete.
-  const screened = screenWrites(writes, planLookup(deps.warehouse), data.brandId, `load of ${data.stream} brand ${data.brandId} slice ${data.slice.key}`);
+  const screened = screenWrites(
+    writes,
+    planLookup(deps.warehouse),
+    data.brandId,
+    `load of ${data.stream} brand ${data.brandId} slice ${data.slice.key}`,
+  );
   if (screened.problem) {
     writes = screened.writes;
     rejects = [...rejects, ...screened.rejects];
@@ -417,7 +560,8 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
   // Loaded already, then stopped before its outcome was recorded (a crash, a lease lost in between): the rows are in, and
   // loading them again would count the slice twice in _sync_runs, and put them back over any run's commit since. The
   // state's run id tells a file from before the ledger, or a replay after the ledger's keeping time.
-  const loadedByRun = committed || (stored !== undefined && (stored.runId === data.runId || stored.attemptRunId === data.runId));
+  const loadedByRun =
+    committed || (stored !== undefined && (stored.runId === data.runId || stored.attemptRunId === data.runId));
   // A re-fetch that came out worse than what the slice holds (a wrong key, a 5xx storm, an incomplete read of a
   // complete day) keeps the rows and the state, and is recorded beside them: docs/tables.md, "How a slice loads".
   const attemptOnly = attemptIsWorse(status, stored?.status);
@@ -457,14 +601,26 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
  * why its load failed; false when it was not. An attempt that this makes worse than the slice's stored state is
  * recorded beside it, as any worse attempt is.
  */
-async function loadWithMovedRecordsSetAside(deps: LoadProcessorDeps, prepared: PreparedCommit, failure: unknown): Promise<boolean> {
+async function loadWithMovedRecordsSetAside(
+  deps: LoadProcessorDeps,
+  prepared: PreparedCommit,
+  failure: unknown,
+): Promise<boolean> {
   if (!isKeyConflict(failure)) return false;
   const moved = await withMovedRecordsSetAside(deps.warehouse, prepared.batch);
   if (!moved) return false;
   const attemptOnly = attemptIsWorse(moved.batch.state.status, prepared.keptStatus);
   prepared.batch = attemptOnly ? { ...moved.batch, writes: [], rejects: [], attemptOnly } : moved.batch;
   prepared.screenedRejects += moved.setAside;
-  deps.log.warn({ run: prepared.data.runId, stream: prepared.data.stream, slice: prepared.data.slice.key, setAside: moved.setAside }, 'records filed under another slice now were set aside');
+  deps.log.warn(
+    {
+      run: prepared.data.runId,
+      stream: prepared.data.stream,
+      slice: prepared.data.slice.key,
+      setAside: moved.setAside,
+    },
+    'records filed under another slice now were set aside',
+  );
   await deps.warehouse.loadSlice(prepared.batch);
   return true;
 }
@@ -478,11 +634,21 @@ async function recordCommitted(deps: LoadProcessorDeps, prepared: PreparedCommit
   for (const write of batch.writes) deps.metrics?.rowsLoaded(write.table, write.rows.length);
   deps.metrics?.rowsRejected(data.stream, batch.rejects.length);
   deps.metrics?.sliceCommitted(data.stream, status, (performance.now() - prepared.started) / 1000);
-  const logged = { status, rows: batch.writes.reduce((sum, write) => sum + write.rows.length, 0), rejects: batch.rejects.length, ms: Math.round(performance.now() - prepared.started) };
-  if (attemptOnly) log.warn({ ...logged, kept: prepared.keptStatus, error: batch.state.lastError }, 'slice attempt recorded beside the better state it keeps');
+  const logged = {
+    status,
+    rows: batch.writes.reduce((sum, write) => sum + write.rows.length, 0),
+    rejects: batch.rejects.length,
+    ms: Math.round(performance.now() - prepared.started),
+  };
+  if (attemptOnly)
+    log.warn(
+      { ...logged, kept: prepared.keptStatus, error: batch.state.lastError },
+      'slice attempt recorded beside the better state it keeps',
+    );
   else log.debug(logged, 'slice committed');
   // A failed slice loaded nothing, and says why itself (a per-engine slice answered for other engines is one).
-  if (!attemptOnly && status !== 'failed' && batch.appliedQuery) warnOfDroppedEngines(log, data, enginesDropped(batch.appliedQuery));
+  if (!attemptOnly && status !== 'failed' && batch.appliedQuery)
+    warnOfDroppedEngines(log, data, enginesDropped(batch.appliedQuery));
   await deps.runs.recordOutcome(data.runId, {
     sliceId: data.sliceId,
     brandId: data.brandId,
@@ -514,8 +680,8 @@ function warnOfDroppedEngines(log: Logger, data: CommitJobData, dropped: string[
   log.warn(
     { dropped },
     `the API did not apply engine(s) ${dropped.map((engine) => JSON.stringify(engine)).join(', ')} of api.engines (its info.query leaves them out): ` +
-      'the stream\'s rows cover only the engines it names (_slice_queries: engines beside sent_engines); said once per run, stream and set of ids; ' +
-      "check the ids with `bvsync doctor`, then correct or remove them in api.engines",
+      "the stream's rows cover only the engines it names (_slice_queries: engines beside sent_engines); said once per run, stream and set of ids; " +
+      'check the ids with `bvsync doctor`, then correct or remove them in api.engines',
   );
 }
 
@@ -534,12 +700,17 @@ const plansByWarehouse = new WeakMap<Warehouse, Map<string, TablePlan>>();
 function planLookup(warehouse: Warehouse): (table: string) => TablePlan {
   let plans = plansByWarehouse.get(warehouse);
   if (!plans) {
-    plans = new Map(warehouse.tables().map((info) => [info.name, planTable(info, warehouse.promotedFields(info.name))]));
+    plans = new Map(
+      warehouse.tables().map((info) => [info.name, planTable(info, warehouse.promotedFields(info.name))]),
+    );
     plansByWarehouse.set(warehouse, plans);
   }
   return (table) => {
     const plan = plans.get(table);
-    if (!plan) throw new UnrecoverableError(`no table "${table}" in the warehouse for the rows of a slice; the stream and the migrations disagree`);
+    if (!plan)
+      throw new UnrecoverableError(
+        `no table "${table}" in the warehouse for the rows of a slice; the stream and the migrations disagree`,
+      );
     return plan;
   };
 }
@@ -569,9 +740,11 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   if (meta.status !== 'running' && meta.status !== 'finalizing') return;
   await deps.runs.update(runId, { status: 'finalizing' });
   // Still the prefix's warehouse (it was when this writer opened it): publishing another file would replace the analysts'.
-  await claimPrefixWarehouse(deps.redis, deps.prefix, { id: deps.warehouse.id ?? '', path: deps.warehouse.path }).catch((error: Error) => {
-    throw new UnrecoverableError(error.message);
-  });
+  await claimPrefixWarehouse(deps.redis, deps.prefix, { id: deps.warehouse.id ?? '', path: deps.warehouse.path }).catch(
+    (error: Error) => {
+      throw new UnrecoverableError(error.message);
+    },
+  );
   const missing = await slicesMissingFromFile(deps, runId);
   const states = await deps.warehouse.sliceStates({ runId });
   // Days whose slices the file lacks must be read again: a cursor moved past them would leave them unread for good.
@@ -601,38 +774,81 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   const drift = await recordRunDrift(deps.warehouse, runId, deps.log);
   await deps.warehouse.finishRun(runId, status);
   const published = await deps.warehouse.publish(deps.config.db);
-  const ended: RunMeta = { ...meta, status, finishedAt: new Date().toISOString(), published: published.path, ...(missing ? { error: missing } : {}) };
+  const ended: RunMeta = {
+    ...meta,
+    status,
+    finishedAt: new Date().toISOString(),
+    published: published.path,
+    ...(missing ? { error: missing } : {}),
+  };
   const notices = await claimNotices(deps, ended, states, drift);
-  await deps.runs.update(runId, { status, finishedAt: ended.finishedAt, published: published.path, ...(missing ? { error: missing } : {}) });
+  await deps.runs.update(runId, {
+    status,
+    finishedAt: ended.finishedAt,
+    published: published.path,
+    ...(missing ? { error: missing } : {}),
+  });
   deps.metrics?.runFinished(meta.kind, status);
   sendRunEndNotices(deps.notifier, notices.run, notices.stale, deps.log);
   if (notices.drift) void deps.notifier?.notify(notices.drift);
   reportPublished(deps.log, published, deps.metrics);
   // After the run is finished and published, so its command and status see it whatever the comparison takes.
-  if (deps.config.sync.heal && (meta.kind === 'scheduled' || meta.kind === 'heal')) await enqueueHeal(deps.queues, { runId });
+  if (deps.config.sync.heal && (meta.kind === 'scheduled' || meta.kind === 'heal'))
+    await enqueueHeal(deps.queues, { runId });
   deps.log.info(
-    { run: runId, status, failed, incomplete, published: published.path, publish: { mode: published.mode, ms: Math.round(published.ms), reason: published.fullCopyReason, estimate: roundedEstimate(published.estimate) } },
+    {
+      run: runId,
+      status,
+      failed,
+      incomplete,
+      published: published.path,
+      publish: {
+        mode: published.mode,
+        ms: Math.round(published.ms),
+        reason: published.fullCopyReason,
+        estimate: roundedEstimate(published.estimate),
+      },
+    },
     'run finished',
   );
 }
 
 /** Both ways' prices in whole milliseconds, for the run's log line: the publish took the cheaper (publish-cost.ts). */
-function roundedEstimate(estimate: { incrementalMs: number; fullMs: number; rows: number; scanMs: number } | undefined) {
-  return estimate && { incrementalMs: Math.round(estimate.incrementalMs), fullMs: Math.round(estimate.fullMs), rows: estimate.rows, scanMs: Math.round(estimate.scanMs) };
+function roundedEstimate(
+  estimate: { incrementalMs: number; fullMs: number; rows: number; scanMs: number } | undefined,
+) {
+  return (
+    estimate && {
+      incrementalMs: Math.round(estimate.incrementalMs),
+      fullMs: Math.round(estimate.fullMs),
+      rows: estimate.rows,
+      scanMs: Math.round(estimate.scanMs),
+    }
+  );
 }
 
 /**
  * Claimed before the run's end reaches Redis (run-notices.ts says why). A notice that cannot be made (Redis or DuckDB
  * failing) is logged and dropped: telling people never fails a run.
  */
-async function claimNotices(deps: LoadProcessorDeps, ended: RunMeta, states: Parameters<typeof claimRunEndNotice>[0]['states'], drift: readonly DriftEntry[]) {
+async function claimNotices(
+  deps: LoadProcessorDeps,
+  ended: RunMeta,
+  states: Parameters<typeof claimRunEndNotice>[0]['states'],
+  drift: readonly DriftEntry[],
+) {
   if (!deps.notifier) return {};
   try {
     const run = await claimRunEndNotice({ runs: deps.runs, notifier: deps.notifier, meta: ended, states });
-    const stale = await claimStaleNotice(deps.runs, deps.notifier, ended, deps.config.notify.staleAfterHours, () => deps.warehouse.newestCompletePastDays(clockDay(deps)));
+    const stale = await claimStaleNotice(deps.runs, deps.notifier, ended, deps.config.notify.staleAfterHours, () =>
+      deps.warehouse.newestCompletePastDays(clockDay(deps)),
+    );
     return { run, stale, drift: await claimDriftNotice(deps.runs, deps.notifier, ended.runId, drift) };
   } catch (error) {
-    deps.log.warn({ run: ended.runId, err: (error as Error).message }, 'could not prepare the notices of the run; it finished all the same');
+    deps.log.warn(
+      { run: ended.runId, err: (error as Error).message },
+      'could not prepare the notices of the run; it finished all the same',
+    );
     return {};
   }
 }
@@ -668,7 +884,14 @@ async function describedRun(deps: LoadProcessorDeps, runId: string, meta?: RunMe
   if (known.has(runId)) return;
   if (!(await deps.warehouse.hasRun(runId))) {
     const run = meta ?? (await runMeta(deps, runId));
-    await deps.warehouse.startRun({ runId, kind: run.kind, brands: run.brands, streams: run.streams, windowStart: run.from, windowEnd: run.to });
+    await deps.warehouse.startRun({
+      runId,
+      kind: run.kind,
+      brands: run.brands,
+      streams: run.streams,
+      windowStart: run.from,
+      windowEnd: run.to,
+    });
   }
   if (known.size >= 1_000) known.clear();
   known.add(runId);

@@ -16,7 +16,10 @@ export function isKeyConflict(error: unknown): boolean {
  * holding what its last load said, and the slice is `incomplete` meanwhile, naming the key and where it is held.
  * Such a slice failed to load on every attempt before, and with it its run. `undefined` when nothing is held elsewhere.
  */
-export async function withMovedRecordsSetAside(warehouse: Warehouse, batch: SliceBatch): Promise<{ batch: SliceBatch; setAside: number } | undefined> {
+export async function withMovedRecordsSetAside(
+  warehouse: Warehouse,
+  batch: SliceBatch,
+): Promise<{ batch: SliceBatch; setAside: number } | undefined> {
   const rejects: RejectedRecord[] = [];
   const source = `load of ${batch.stream} brand ${batch.brandId} slice ${batch.sliceKey}`;
   const writes: TableWrite[] = [];
@@ -34,7 +37,9 @@ export async function withMovedRecordsSetAside(warehouse: Warehouse, batch: Slic
     for (const each of held) {
       rejects.push({
         raw: { table: write.table, row: write.rows[each.index] },
-        issues: [`${write.table}: key (${each.key}) is held by the row of another slice (${each.heldBy}); it stays there until that slice is read again`],
+        issues: [
+          `${write.table}: key (${each.key}) is held by the row of another slice (${each.heldBy}); it stays there until that slice is read again`,
+        ],
         source,
       });
     }

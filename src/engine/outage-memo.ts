@@ -29,7 +29,12 @@ export function outageToleranceMs(sync: Pick<SyncConfig, 'outageToleranceMinutes
  * answered by another thread's answer a moment before the hang, and spent a job attempt, however long the whole process
  * had heard nothing since.
  */
-export function processUnansweredSince(callSince: number, lastAnsweredAt: number, toleranceMs: number, now: number): number | undefined {
+export function processUnansweredSince(
+  callSince: number,
+  lastAnsweredAt: number,
+  toleranceMs: number,
+  now: number,
+): number | undefined {
   if (lastAnsweredAt < callSince) return callSince;
   return now - lastAnsweredAt >= toleranceMs ? lastAnsweredAt + 1 : undefined;
 }
@@ -89,7 +94,13 @@ export class OutageMemo {
    * Notes that a slice's call found the API away at `now`, unanswered since `unansweredSince` (with `rate_limited`: the key
    * answered nothing but 429s since): the outage it belongs to.
    */
-  async sighted(runId: string, sliceId: string, unansweredSince: number, now: number, cause?: 'rate_limited'): Promise<Outage> {
+  async sighted(
+    runId: string,
+    sliceId: string,
+    unansweredSince: number,
+    now: number,
+    cause?: 'rate_limited',
+  ): Promise<Outage> {
     const fields = await this.redis.eval(
       SIGHTED,
       1,

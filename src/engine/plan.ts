@@ -11,7 +11,9 @@ import type { AnyStream, SettingsOf, SettingsShape, SlicePlan, StreamPlanning } 
  * run twice adds nothing.
  */
 
-export type PlanMode = { kind: 'incremental'; today: string } | { kind: 'backfill'; from: string; to: string; today: string };
+export type PlanMode =
+  | { kind: 'incremental'; today: string }
+  | { kind: 'backfill'; from: string; to: string; today: string };
 
 export interface PlanInput {
   mode: PlanMode;
@@ -56,7 +58,10 @@ export function firstIncrementalDay(today: string, sync: SyncConfig): string {
  * A backfill still moves no cursor; this only saves the first sync's calls. `days` holds, per day with slices,
  * whether every slice of it is complete.
  */
-export function completeThrough(first: string, days: ReadonlyArray<{ day: string; complete: boolean }>): string | undefined {
+export function completeThrough(
+  first: string,
+  days: ReadonlyArray<{ day: string; complete: boolean }>,
+): string | undefined {
   const byDay = new Map(days.map((entry) => [entry.day, entry.complete]));
   let through: string | undefined;
   for (let day = first; byDay.get(day) === true; day = addDays(day, 1)) through = day;
@@ -92,13 +97,18 @@ export function planPhase(input: PlanInput): { slices: PlannedSlice[]; gaps: Pla
       const dimensions = input.dimensions(brandId);
       const planned = stream.slices({ brandId, days, sync: input.sync, dimensions, readDay: input.readDay });
       for (const slice of planned) slices.push({ ...slice, brandId, stream: stream.name });
-      if (planned.length === 0 && days.length > 0 && needsOf(stream, input.sync).includes('engines') && dimensions.engines.length === 0) {
+      if (
+        planned.length === 0 &&
+        days.length > 0 &&
+        needsOf(stream, input.sync).includes('engines') &&
+        dimensions.engines.length === 0
+      ) {
         gaps.push({
           brandId,
           stream: stream.name,
           why:
             'no engine is known to break the reports down by: the visibility report named none in info.query (or has not ' +
-            'loaded for this brand); set sync.engineBreakdown to the API\'s engine ids, or load visibility first',
+            "loaded for this brand); set sync.engineBreakdown to the API's engine ids, or load visibility first",
         });
       }
     }
@@ -123,7 +133,10 @@ export function nextCursor(
   let candidate = addDays(today, -1);
   if (firstFailed) candidate = minDay(candidate, addDays(firstFailed, -1));
   if (dated.length > 0) {
-    const lastDone = doneDays.filter((day) => day <= candidate).sort().at(-1);
+    const lastDone = doneDays
+      .filter((day) => day <= candidate)
+      .sort()
+      .at(-1);
     if (!lastDone) return current;
     candidate = minDay(candidate, lastDone);
   }
@@ -142,11 +155,18 @@ export function needsOf(stream: StreamPlanning, sync: SyncConfig): readonly Dime
  * not: what an earlier run loaded counts) that provides a dimension it needs. Phases follow from the declarations,
  * the way dlt's `rest_api` orders resources by their `resolve` params.
  */
-export function phaseOf(stream: StreamPlanning, sync: SyncConfig, streams: Iterable<StreamPlanning> = STREAMS.values()): number {
+export function phaseOf(
+  stream: StreamPlanning,
+  sync: SyncConfig,
+  streams: Iterable<StreamPlanning> = STREAMS.values(),
+): number {
   const all = [...streams];
   const visiting = new Set<string>();
   const phase = (current: StreamPlanning): number => {
-    if (visiting.has(current.name)) throw new Error(`streams depend on each other in a circle through ${current.name}: ${[...visiting].join(' -> ')}`);
+    if (visiting.has(current.name))
+      throw new Error(
+        `streams depend on each other in a circle through ${current.name}: ${[...visiting].join(' -> ')}`,
+      );
     visiting.add(current.name);
     let latest = 0;
     for (const need of needsOf(current, sync)) {
@@ -177,7 +197,9 @@ export interface PlannedPhase {
 }
 
 /** The first day each brand and stream plans, keyed `brand|stream`: the days before it this run does not read. */
-export function firstPlannedDays(slices: ReadonlyArray<{ brandId: number; stream: string; day: string | null }>): Map<string, string> {
+export function firstPlannedDays(
+  slices: ReadonlyArray<{ brandId: number; stream: string; day: string | null }>,
+): Map<string, string> {
   const first = new Map<string, string>();
   for (const slice of slices) {
     if (slice.day === null) continue;

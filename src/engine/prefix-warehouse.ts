@@ -94,7 +94,13 @@ function parseRecorded(text: string | null): PrefixWarehouse | undefined {
   if (!text) return undefined;
   try {
     const value = JSON.parse(text) as Partial<PrefixWarehouse>;
-    if (typeof value.id === 'string') return { id: value.id, db: String(value.db ?? '?'), host: String(value.host ?? '?'), since: String(value.since ?? '?') };
+    if (typeof value.id === 'string')
+      return {
+        id: value.id,
+        db: String(value.db ?? '?'),
+        host: String(value.host ?? '?'),
+        since: String(value.since ?? '?'),
+      };
   } catch {
     // Not written by bvsync: shown as it is, and never equal to a file's id.
   }
@@ -102,7 +108,12 @@ function parseRecorded(text: string | null): PrefixWarehouse | undefined {
 }
 
 function recordOf(file: OpenedWarehouse): string {
-  return JSON.stringify({ id: file.id, db: file.path, host: hostname(), since: new Date().toISOString() } satisfies PrefixWarehouse);
+  return JSON.stringify({
+    id: file.id,
+    db: file.path,
+    host: hostname(),
+    since: new Date().toISOString(),
+  } satisfies PrefixWarehouse);
 }
 
 /** The warehouse the prefix records, or undefined before its first writer (or after Redis lost its data). */
@@ -127,14 +138,24 @@ return current`;
  * this check, a Redis that lost its data), and throws OtherWarehouseFileError when it records another file's id.
  * A writer calls it on opening the file, and before each publish.
  */
-export async function claimPrefixWarehouse(redis: Redis, prefix: string, file: OpenedWarehouse): Promise<PrefixWarehouse> {
-  const recorded = parseRecorded((await redis.eval(CLAIM, 1, redisKeys(prefix).warehouse, recordOf(file), file.id, file.path)) as string | null)!;
+export async function claimPrefixWarehouse(
+  redis: Redis,
+  prefix: string,
+  file: OpenedWarehouse,
+): Promise<PrefixWarehouse> {
+  const recorded = parseRecorded(
+    (await redis.eval(CLAIM, 1, redisKeys(prefix).warehouse, recordOf(file), file.id, file.path)) as string | null,
+  )!;
   if (recorded.id !== file.id) throw new OtherWarehouseFileError(prefix, file, recorded);
   return recorded;
 }
 
 /** Makes `file` the prefix's warehouse whatever it recorded (`bvsync adopt-warehouse`); returns what it recorded before. */
-export async function adoptPrefixWarehouse(redis: Redis, prefix: string, file: OpenedWarehouse): Promise<PrefixWarehouse | undefined> {
+export async function adoptPrefixWarehouse(
+  redis: Redis,
+  prefix: string,
+  file: OpenedWarehouse,
+): Promise<PrefixWarehouse | undefined> {
   return parseRecorded((await redis.set(redisKeys(prefix).warehouse, recordOf(file), 'GET')) as string | null);
 }
 
@@ -143,13 +164,23 @@ export async function adoptPrefixWarehouse(redis: Redis, prefix: string, file: O
  * file: no process could load them into the prefix's warehouse), and removes their queued jobs, so no slice of theirs
  * is fetched for nothing and no command waits on them forever. Returns the runs it ended.
  */
-export async function failRunsOfRefusedFile(redis: Redis, prefix: string, queues: Queues, db: string, error: OtherWarehouseFileError): Promise<string[]> {
+export async function failRunsOfRefusedFile(
+  redis: Redis,
+  prefix: string,
+  queues: Queues,
+  db: string,
+  error: OtherWarehouseFileError,
+): Promise<string[]> {
   const runs = new RunStore(redis, prefix);
   const ours = writtenFile(db);
   const ended: string[] = [];
   for (const run of await runs.unfinished()) {
     if (run.db !== undefined && run.db !== ours) continue;
-    const after = await runs.update(run.runId, { status: 'failed', error: error.message, finishedAt: new Date().toISOString() });
+    const after = await runs.update(run.runId, {
+      status: 'failed',
+      error: error.message,
+      finishedAt: new Date().toISOString(),
+    });
     if (after.error !== error.message) continue;
     ended.push(run.runId);
     await removeQueuedJobsOfRun(queues, redis, prefix, run.runId);

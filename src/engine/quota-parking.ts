@@ -50,7 +50,15 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`;
 
 export async function recordSliceRequests(deps: ParkingDeps, stream: string, requests: number): Promise<void> {
-  if (requests > 0) await deps.redis.eval(KEEP_LARGER, 1, redisKeys(deps.prefix).quotaEstimate, stream, String(requests), String(ESTIMATE_KEEP_MS));
+  if (requests > 0)
+    await deps.redis.eval(
+      KEEP_LARGER,
+      1,
+      redisKeys(deps.prefix).quotaEstimate,
+      stream,
+      String(requests),
+      String(ESTIMATE_KEEP_MS),
+    );
 }
 
 /** Notes a parked job; the set lives at least `keepMs` more (never shortened), so it goes once no budget parks any. */
@@ -73,18 +81,31 @@ export async function parkForQuota(
   // Kept a window past the job's own delay: by then the delay alone has put the job back (test/e2e/daily-quota.int.test.ts).
   const keepMs = Math.max(1_000, resumesAt - quota.clock()) + quota.settings.windowMs;
   await deps.redis.eval(NOTE_PARKED, 1, redisKeys(deps.prefix).quotaParked, String(resumesAt), job.id!, String(keepMs));
-  log.info({ resumesAt: new Date(resumesAt).toISOString() }, 'the request budget of this window is spent: the slice waits for the next window');
+  log.info(
+    { resumesAt: new Date(resumesAt).toISOString() },
+    'the request budget of this window is spent: the slice waits for the next window',
+  );
   await job.moveToDelayed(Date.now() + Math.max(1_000, resumesAt - quota.clock()), lockToken);
   throw new DelayedError();
 }
 
 /** The parked fetch jobs whose window has come by `now` (quota clock) go back to the queue, newest day first. */
-export async function resumeParkedFetches(redis: Redis, prefix: string, queues: Queues, now: number, log: Logger): Promise<number> {
+export async function resumeParkedFetches(
+  redis: Redis,
+  prefix: string,
+  queues: Queues,
+  now: number,
+  log: Logger,
+): Promise<number> {
   const key = redisKeys(prefix).quotaParked;
   const due = await redis.zrangebyscore(key, '-inf', now);
   if (due.length === 0) return 0;
-  const jobs = (await Promise.all(due.map((id) => queues.fetch.getJob(id)))).filter((job): job is Job => job !== undefined);
-  jobs.sort((a, b) => String((b.data as FetchJobData).slice.day ?? '').localeCompare(String((a.data as FetchJobData).slice.day ?? '')));
+  const jobs = (await Promise.all(due.map((id) => queues.fetch.getJob(id)))).filter(
+    (job): job is Job => job !== undefined,
+  );
+  jobs.sort((a, b) =>
+    String((b.data as FetchJobData).slice.day ?? '').localeCompare(String((a.data as FetchJobData).slice.day ?? '')),
+  );
   const found = new Set(jobs.map((job) => job.id));
   const gone = due.filter((id) => !found.has(id));
   if (gone.length) await redis.zrem(key, ...gone);
@@ -117,7 +138,12 @@ export async function parkedByRun(redis: Redis, prefix: string, queues: Queues):
     const job = await queues.fetch.getJob(entries[index]!);
     if (!job || !(await job.isDelayed())) continue;
     const data = job.data as FetchJobData;
-    const entry = byRun.get(data.runId) ?? { slices: 0, days: new Set<string>(), streams: new Map<string, number>(), resumesAt: Number.POSITIVE_INFINITY };
+    const entry = byRun.get(data.runId) ?? {
+      slices: 0,
+      days: new Set<string>(),
+      streams: new Map<string, number>(),
+      resumesAt: Number.POSITIVE_INFINITY,
+    };
     entry.slices += 1;
     entry.streams.set(data.stream, (entry.streams.get(data.stream) ?? 0) + 1);
     if (data.slice.day) entry.days.add(data.slice.day);
@@ -132,20 +158,34 @@ export function requestQuotaOf(config: Config, redis: Redis, clock?: () => numbe
   const budget = config.api.dailyRequestBudget;
   if (budget === undefined) return undefined;
   const windowMs = parseBudgetWindow(config.api.requestBudgetWindow)!;
-  return new RequestQuota({ redis, prefix: config.redisPrefix, apiKey: config.api.apiKey ?? '', settings: { budget, windowMs, reservedForSync: config.api.reservedForSync }, clock });
+  return new RequestQuota({
+    redis,
+    prefix: config.redisPrefix,
+    apiKey: config.api.apiKey ?? '',
+    settings: { budget, windowMs, reservedForSync: config.api.reservedForSync },
+    clock,
+  });
 }
 
 /** How often the parked slices are looked at against the quota's clock. */
 const RESUME_CHECK_MS = 1_000;
 
 /** Resumes the parked slices whose window has come, checked every second; returns the stop. */
-export function resumeEachWindow(redis: Redis, prefix: string, queues: Queues, clock: () => number, log: Logger): () => void {
+export function resumeEachWindow(
+  redis: Redis,
+  prefix: string,
+  queues: Queues,
+  clock: () => number,
+  log: Logger,
+): () => void {
   let busy = false;
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
     resumeParkedFetches(redis, prefix, queues, clock(), log)
-      .catch((error: Error) => log.warn({ err: error.message }, 'could not resume the slices waiting for the request budget; trying again'))
+      .catch((error: Error) =>
+        log.warn({ err: error.message }, 'could not resume the slices waiting for the request budget; trying again'),
+      )
       .finally(() => (busy = false));
   }, RESUME_CHECK_MS);
   timer.unref();
@@ -165,14 +205,29 @@ export interface QuotaStatus {
   waiting: Array<{ runId: string; slices: number; days: number; requests: number; resumesAt: string }>;
 }
 
-export async function quotaStatus(redis: Redis, config: Config, queues: Queues, clock?: () => number): Promise<QuotaStatus | null> {
+export async function quotaStatus(
+  redis: Redis,
+  config: Config,
+  queues: Queues,
+  clock?: () => number,
+): Promise<QuotaStatus | null> {
   const quota = requestQuotaOf(config, redis, clock);
   if (!quota) return null;
   const state = await quota.state();
   const waiting: QuotaStatus['waiting'] = [];
   for (const [runId, parked] of await parkedByRun(redis, config.redisPrefix, queues)) {
-    const streams = await Promise.all([...parked.streams].map(async ([stream, slices]) => slices * (await sliceEstimate({ redis, prefix: config.redisPrefix }, stream))));
-    waiting.push({ runId, slices: parked.slices, days: parked.days.size, requests: streams.reduce((sum, each) => sum + each, 0), resumesAt: new Date(parked.resumesAt).toISOString() });
+    const streams = await Promise.all(
+      [...parked.streams].map(
+        async ([stream, slices]) => slices * (await sliceEstimate({ redis, prefix: config.redisPrefix }, stream)),
+      ),
+    );
+    waiting.push({
+      runId,
+      slices: parked.slices,
+      days: parked.days.size,
+      requests: streams.reduce((sum, each) => sum + each, 0),
+      resumesAt: new Date(parked.resumesAt).toISOString(),
+    });
   }
   return {
     budget: quota.settings.budget,

@@ -30,9 +30,22 @@ export async function warnOfDaysReadOtherwise(
   const firstPlanned = firstPlannedDays(slices);
   for (const brandId of brands) {
     for (const [stream, settings] of changed) {
-      for (const found of await deps.warehouse.daysReadWith(brandId, stream, firstPlanned.get(`${brandId}|${stream}`) ?? today, [...settings.keys()])) {
+      for (const found of await deps.warehouse.daysReadWith(
+        brandId,
+        stream,
+        firstPlanned.get(`${brandId}|${stream}`) ?? today,
+        [...settings.keys()],
+      )) {
         deps.log.warn(
-          { run: runId, brand: brandId, stream, days: found.days, from: found.first, to: found.last, readWith: found.readWith },
+          {
+            run: runId,
+            brand: brandId,
+            stream,
+            days: found.days,
+            from: found.first,
+            to: found.last,
+            readWith: found.readWith,
+          },
           `${found.days} complete day(s) of ${stream} for brand ${brandId} (${found.first}..${found.last}) were read with other API settings than this sync's ` +
             `(${describeSettingsChange(found.readWith, settings.get(found.readWith)!)}), and this sync does not read them again; ` +
             `if the API read those requests otherwise, bvsync backfill --brand ${brandId} --streams ${stream} --from ${found.first} --to ${found.last} reads them anew`,

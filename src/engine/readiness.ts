@@ -62,16 +62,21 @@ async function redisAnswers(redis: Redis | undefined): Promise<ReadinessCheck> {
 async function writerCheck(subject: ReadinessSubject): Promise<ReadinessCheck> {
   if (!subject.mayWrite) return passes('fetch-only');
   if (subject.writerProblem) return fails(`cannot write: ${subject.writerProblem.message}`);
-  if (!subject.holdsLease || !subject.warehouse) return passes('not holding the lease (another process writes, or this one will)');
+  if (!subject.holdsLease || !subject.warehouse)
+    return passes('not holding the lease (another process writes, or this one will)');
   const answer = await within(subject.warehouse.schemaVersion(), READINESS_CHECK_MS);
   // Queries on the working database run one at a time: a commit under way holds this one back, and is the database at work.
   if (answer.timedOut) return passes('holding the lease; the database is busy with a job');
-  return answer.error ? fails(`holding the lease; the database does not answer: ${answer.error.message}`) : passes('holding the lease; the database answers');
+  return answer.error
+    ? fails(`holding the lease; the database does not answer: ${answer.error.message}`)
+    : passes('holding the lease; the database answers');
 }
 
 async function within<T>(promise: Promise<T>, ms: number): Promise<{ timedOut: boolean; error?: Error }> {
   let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<{ timedOut: boolean }>((resolve) => (timer = setTimeout(() => resolve({ timedOut: true }), ms)));
+  const limit = new Promise<{ timedOut: boolean }>(
+    (resolve) => (timer = setTimeout(() => resolve({ timedOut: true }), ms)),
+  );
   const settled = promise.then(
     () => ({ timedOut: false }),
     (error: unknown) => ({ timedOut: false, error: error instanceof Error ? error : new Error(String(error)) }),

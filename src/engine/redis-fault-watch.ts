@@ -25,7 +25,11 @@ export function watchRedisForFaults(connection: Redis, url: string, limitMs: num
     told = true;
     const seconds = Math.round((performance.now() - downSince) / 1000);
     void notifier.notify(
-      machineFault('redis', 'redis_unavailable', `Redis at ${describeUrl(url)} has not answered for ${seconds} s; the worker keeps trying to reconnect, and no job runs meanwhile`),
+      machineFault(
+        'redis',
+        'redis_unavailable',
+        `Redis at ${describeUrl(url)} has not answered for ${seconds} s; the worker keeps trying to reconnect, and no job runs meanwhile`,
+      ),
     );
   }, CHECK_EVERY_MS).unref();
   return () => {

@@ -73,7 +73,8 @@ export class RedisOutageWatch {
         try {
           this.check(runId);
           const waited = performance.now() - sent;
-          if (waited >= this.limitMs) throw new RedisGoneError(this.url, runId, waited, this.reason ?? 'a command had no answer');
+          if (waited >= this.limitMs)
+            throw new RedisGoneError(this.url, runId, waited, this.reason ?? 'a command had no answer');
           timer = setTimeout(poll, OUTAGE_POLL_MS);
         } catch (error) {
           // After the event loop stood still (a long synchronous copy, the process paused), timers run before the

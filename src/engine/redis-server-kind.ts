@@ -69,7 +69,12 @@ export async function readServerFacts(redis: Redis): Promise<RedisServerFacts | 
 }
 
 /** Why a server of these facts cannot serve an address of this kind, and what to set; undefined when it can. */
-export function topologyProblem(kind: RedisAddressKind, where: string, facts: RedisServerFacts, prefix = 'bvsync'): string | undefined {
+export function topologyProblem(
+  kind: RedisAddressKind,
+  where: string,
+  facts: RedisServerFacts,
+  prefix = 'bvsync',
+): string | undefined {
   if (kind === 'standalone') {
     if (facts.mode === 'sentinel') {
       const name = facts.watched?.length === 1 ? facts.watched[0]! : '<master-name>';
@@ -101,7 +106,10 @@ export function describeFacts(facts: RedisServerFacts): string {
 }
 
 function hostOf(where: string): string {
-  return where.replace(/^[a-z+]+:\/\//, '').replace(/^[^@/]*@/, '').replace(/\/.*$/, '');
+  return where
+    .replace(/^[a-z+]+:\/\//, '')
+    .replace(/^[^@/]*@/, '')
+    .replace(/\/.*$/, '');
 }
 
 /**

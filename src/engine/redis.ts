@@ -47,11 +47,18 @@ export async function resolveRedis(options: ResolveRedisOptions = {}): Promise<R
   const noop = async () => {};
   if (options.url) {
     await pingRedis(options.url, { prefix: options.prefix }).catch((error: Error) => {
-      throw isConfigProblem(error) ? error : new RedisUnavailableError(`${describeUrl(options.url!)}: ${error.message}`);
+      throw isConfigProblem(error)
+        ? error
+        : new RedisUnavailableError(`${describeUrl(options.url!)}: ${error.message}`);
     });
     return { url: options.url, origin: 'configured', stop: noop };
   }
-  if (await pingRedis(LOCAL_REDIS_URL).then(() => true, () => false)) {
+  if (
+    await pingRedis(LOCAL_REDIS_URL).then(
+      () => true,
+      () => false,
+    )
+  ) {
     return { url: LOCAL_REDIS_URL, origin: 'local', stop: noop };
   }
   if (options.allowPrivate === false) throw new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL}`);
@@ -63,7 +70,12 @@ const RECONNECT_MAX_DELAY_MS = 2_000;
 
 /** Whether a failure to connect is the settings' (exit 2, "fix this") rather than a Redis that is away. */
 export function isConfigProblem(error: unknown): boolean {
-  return error instanceof RedisDatabaseError || error instanceof RedisTopologyError || error instanceof RedisCaFileError || error instanceof RedisTlsError;
+  return (
+    error instanceof RedisDatabaseError ||
+    error instanceof RedisTopologyError ||
+    error instanceof RedisCaFileError ||
+    error instanceof RedisTlsError
+  );
 }
 
 /**
@@ -88,7 +100,9 @@ export function connectRedis(address: string, extra: RedisOptions = {}): Redis {
 export class RedisCaFileError extends Error {
   readonly code = 'config_invalid';
   constructor(path: string, reason: string) {
-    super(`the Redis CA file ${path} (REDIS_CA_FILE, config "redis.tls.caFile") cannot be read (${reason}): name a PEM file of the certificate authorities that signed the server's certificate`);
+    super(
+      `the Redis CA file ${path} (REDIS_CA_FILE, config "redis.tls.caFile") cannot be read (${reason}): name a PEM file of the certificate authorities that signed the server's certificate`,
+    );
     this.name = 'RedisCaFileError';
   }
 }
@@ -97,7 +111,9 @@ export class RedisCaFileError extends Error {
 export class RedisTlsError extends Error {
   readonly code = 'config_invalid';
   constructor(where: string, reason: string) {
-    super(`${where}: the Redis server's TLS certificate is not trusted (${reason}): set REDIS_CA_FILE (config "redis.tls.caFile") to the PEM file of the authority that signed it`);
+    super(
+      `${where}: the Redis server's TLS certificate is not trusted (${reason}): set REDIS_CA_FILE (config "redis.tls.caFile") to the PEM file of the authority that signed it`,
+    );
     this.name = 'RedisTlsError';
   }
 }
@@ -137,7 +153,12 @@ function openConnection(address: RedisAddress, options: RedisOptions): Redis {
     case 'cluster': {
       const { retryStrategy, lazyConnect, enableReadyCheck, ...redisOptions } = options;
       const cluster = new Cluster(address.nodes, {
-        redisOptions: { ...redisOptions, username: address.username, password: address.password, ...(tls ? { tls } : {}) },
+        redisOptions: {
+          ...redisOptions,
+          username: address.username,
+          password: address.password,
+          ...(tls ? { tls } : {}),
+        },
         clusterRetryStrategy: retryStrategy ? (times) => retryStrategy(times) ?? null : undefined,
         lazyConnect,
         enableReadyCheck,
@@ -153,7 +174,9 @@ function openConnection(address: RedisAddress, options: RedisOptions): Redis {
 export class RedisDatabaseError extends Error {
   readonly code = 'config_invalid';
   constructor(url: string, database: number, reason: string) {
-    super(`REDIS_URL ${describeUrl(url)} names database ${database}, which this Redis refuses (${reason}); name one it has (0 to 15 by default)`);
+    super(
+      `REDIS_URL ${describeUrl(url)} names database ${database}, which this Redis refuses (${reason}); name one it has (0 to 15 by default)`,
+    );
     this.name = 'RedisDatabaseError';
   }
 }
@@ -193,11 +216,22 @@ export async function pingRedis(url: string, options: PingRedisOptions = {}): Pr
   }
 }
 
-async function pingServer(url: string, address: RedisAddress & { kind: 'standalone' }, where: string, options: PingRedisOptions): Promise<void> {
+async function pingServer(
+  url: string,
+  address: RedisAddress & { kind: 'standalone' },
+  where: string,
+  options: PingRedisOptions,
+): Promise<void> {
   // ioredis selects the URL's database as it connects, and a refusal only reaches its error event: the connection
   // stays on database 0, where a run went, exit 0. Connected to database 0 and asked here, the refusal is an answer.
   const database = address.database;
-  const redis = openConnection(address, { lazyConnect: true, db: 0, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
+  const redis = openConnection(address, {
+    lazyConnect: true,
+    db: 0,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1500,
+    retryStrategy: () => null,
+  });
   // connect() rejects with a bare "Connection is closed."; the reason (ECONNREFUSED, ENOTFOUND, ...) comes as an event.
   let reason: Error | undefined;
   redis.on('error', (error: Error) => (reason ??= error));
@@ -223,7 +257,8 @@ async function pingServer(url: string, address: RedisAddress & { kind: 'standalo
 
 /** Throws RedisTopologyError when the first server of a Sentinel or Cluster address is another kind; else returns. */
 async function explainWrongKind(address: RedisAddress, where: string, options: PingRedisOptions): Promise<void> {
-  const first = address.kind === 'sentinel' ? address.sentinels[0] : address.kind === 'cluster' ? address.nodes[0] : undefined;
+  const first =
+    address.kind === 'sentinel' ? address.sentinels[0] : address.kind === 'cluster' ? address.nodes[0] : undefined;
   if (!first) return;
   const tls = address.tls ? tlsOptions(address) : undefined;
   const probe = new Redis({
@@ -243,7 +278,12 @@ async function explainWrongKind(address: RedisAddress, where: string, options: P
     const server = `${first.host}:${first.port}`;
     const problem = facts && topologyProblem(address.kind, server, facts, options.prefix);
     if (problem) throw new RedisTopologyError(`${where}: ${problem}`);
-    if (facts?.mode === 'sentinel' && address.kind === 'sentinel' && facts.watched && !facts.watched.includes(address.name)) {
+    if (
+      facts?.mode === 'sentinel' &&
+      address.kind === 'sentinel' &&
+      facts.watched &&
+      !facts.watched.includes(address.name)
+    ) {
       throw new RedisTopologyError(
         `${where}: the Sentinel at ${server} watches no master named "${address.name}"${facts.watched.length ? ` (it watches ${facts.watched.join(', ')})` : ''}: name the master after the Sentinels' addresses`,
       );
@@ -261,9 +301,15 @@ function friendlier(error: unknown, where: string): unknown {
   // ioredis's own words ("Protocol error, got "H" as reply type byte. Please report this.") blamed ioredis for a port
   // that another service (an HTTP server) answers.
   if (/^Protocol error/.test(error.message)) {
-    return new Error(`what answers there does not speak Redis's protocol (${error.message.replace(/\s*Please report this\.?$/, '')}): is it another service's port?`);
+    return new Error(
+      `what answers there does not speak Redis's protocol (${error.message.replace(/\s*Please report this\.?$/, '')}): is it another service's port?`,
+    );
   }
-  if (/self[- ]signed certificate|unable to (get local issuer|verify the first) certificate|certificate has expired|Hostname\/IP does not match/i.test(error.message)) {
+  if (
+    /self[- ]signed certificate|unable to (get local issuer|verify the first) certificate|certificate has expired|Hostname\/IP does not match/i.test(
+      error.message,
+    )
+  ) {
     return new RedisTlsError(where, error.message);
   }
   return error;
@@ -314,10 +360,15 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
   let child: ChildProcess;
   try {
-    child = spawn('sh', ['-c', WARDEN_SCRIPT, 'bvsync-redis', dir, ...args], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+    child = spawn('sh', ['-c', WARDEN_SCRIPT, 'bvsync-redis', dir, ...args], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
   } catch (error) {
     removeFolder(dir);
-    throw new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL} and redis-server could not start: ${(error as Error).message}`);
+    throw new RedisUnavailableError(
+      `nothing at ${LOCAL_REDIS_URL} and redis-server could not start: ${(error as Error).message}`,
+    );
   }
   // Neither the server nor its pipe keeps a command alive: one that ends without stop() still ends, and takes the
   // server with it (tieToProcess, and the warden's pipe).
@@ -328,7 +379,11 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
   const untie = tieToProcess(child, dir);
   let exited: string | undefined;
   const spawnFailed = new Promise<never>((_, reject) => {
-    child.once('error', (error) => reject(new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL} and redis-server could not start (${error.message})`)));
+    child.once('error', (error) =>
+      reject(
+        new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL} and redis-server could not start (${error.message})`),
+      ),
+    );
     // A server that dies at start (a port taken meanwhile, a bad option) is said at once, not after every ping failed.
     child.once('exit', (code, signal) => {
       exited =
@@ -342,7 +397,13 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
   // Bounded: 50 pings 100 ms apart (each fails at once on a closed port), about 5 s for a server to start.
   const ready = (async () => {
     for (let attempt = 0; attempt < 50 && !exited; attempt++) {
-      if (await pingRedis(url).then(() => true, () => false)) return;
+      if (
+        await pingRedis(url).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new RedisUnavailableError(exited ?? `a private redis-server on port ${port} did not answer`);
@@ -440,7 +501,9 @@ export function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

@@ -52,7 +52,11 @@ export interface RunWatchOptions {
  * that is away, which stops them with a RunGaveUpError. The run's records are read at once and then every `everyMs`;
  * one that cannot be read leaves the read going: only a run known cancelled, or known to have given up, stops it.
  */
-export function watchRun(runs: { get(runId: string): Promise<RunMeta | null> }, runId: string, options: RunWatchOptions = {}): CancelWatch {
+export function watchRun(
+  runs: { get(runId: string): Promise<RunMeta | null> },
+  runId: string,
+  options: RunWatchOptions = {},
+): CancelWatch {
   const { parent, everyMs = CANCEL_POLL_MS, outages, lastServedAt } = options;
   const cancel = new AbortController();
   const look = () => {
@@ -65,7 +69,11 @@ export function watchRun(runs: { get(runId: string): Promise<RunMeta | null> }, 
     outages?.gaveUp(runId).then(
       (outage) => {
         if (!outage || cancel.signal.aborted || (lastServedAt?.() ?? Number.NEGATIVE_INFINITY) > outage.since) return;
-        cancel.abort(new RunGaveUpError(`run ${runId} stopped waiting for the API (away since ${new Date(outage.since).toISOString()}) while this slice was read`));
+        cancel.abort(
+          new RunGaveUpError(
+            `run ${runId} stopped waiting for the API (away since ${new Date(outage.since).toISOString()}) while this slice was read`,
+          ),
+        );
       },
       () => {},
     );

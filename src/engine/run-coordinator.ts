@@ -15,7 +15,13 @@ export class RedisRunCoordinator implements RunCoordinator {
   ) {}
 
   async shouldRun(key: string, ttlMs: number): Promise<boolean> {
-    const taken = await this.redis.set(this.keys.cronSlot(key), String(process.pid), 'PX', Math.max(ttlMs, this.keepMs), 'NX');
+    const taken = await this.redis.set(
+      this.keys.cronSlot(key),
+      String(process.pid),
+      'PX',
+      Math.max(ttlMs, this.keepMs),
+      'NX',
+    );
     return taken === 'OK';
   }
 }

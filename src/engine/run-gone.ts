@@ -11,7 +11,9 @@ import type { Logger } from '../log.js';
 export class RunGoneError extends Error {
   readonly code = 'run_gone';
   constructor(readonly runId: string) {
-    super(`run ${runId} is no longer in Redis (expired, or Redis lost its data): nothing more of it is written; run the same command again`);
+    super(
+      `run ${runId} is no longer in Redis (expired, or Redis lost its data): nothing more of it is written; run the same command again`,
+    );
     this.name = 'RunGoneError';
   }
 }
@@ -26,6 +28,9 @@ export function isRunGone(error: unknown): boolean {
  * listed by `status` as a failed load job of a run no command could finish.
  */
 export function dropJobOfGoneRun(log: Logger, job: Job, error: Error): void {
-  log.warn({ job: job.name, id: job.id, err: error.message }, 'a job of a run gone from Redis is dropped: nothing more of the run is written');
+  log.warn(
+    { job: job.name, id: job.id, err: error.message },
+    'a job of a run gone from Redis is dropped: nothing more of the run is written',
+  );
   job.opts.removeOnComplete = true;
 }

@@ -25,7 +25,12 @@ export function firstErrors(states: readonly SliceStateRow[]): NoticeError[] {
     }));
 }
 
-export function runNotice(event: RunNotice['event'], meta: RunMeta, counters: Iterable<StreamCounters>, errors: NoticeError[]): RunNotice {
+export function runNotice(
+  event: RunNotice['event'],
+  meta: RunMeta,
+  counters: Iterable<StreamCounters>,
+  errors: NoticeError[],
+): RunNotice {
   const totals = totalCounters(counters);
   return {
     event,
@@ -81,11 +86,17 @@ export async function claimRunEndNotice(options: RunEndNoticeOptions): Promise<R
  * Sends what a run's end calls for and does not wait for the delivery: the run's own notice, then `stale` for the
  * brands and streams of the run whose newest complete day is older than `notify.staleAfterHours`.
  */
-export function sendRunEndNotices(notifier: Notifier | undefined, notice: RunNotice | undefined, stale: StaleNotice | undefined, log: Logger): void {
+export function sendRunEndNotices(
+  notifier: Notifier | undefined,
+  notice: RunNotice | undefined,
+  stale: StaleNotice | undefined,
+  log: Logger,
+): void {
   if (!notifier) return;
   if (notice) void notifier.notify(notice);
   if (stale) void notifier.notify(stale);
-  if (notice || stale) log.debug({ run: notice?.run.id, events: [notice?.event, stale?.event].filter(Boolean) }, 'notifying');
+  if (notice || stale)
+    log.debug({ run: notice?.run.id, events: [notice?.event, stale?.event].filter(Boolean) }, 'notifying');
 }
 
 /** The stale pairs among a run's brands and streams, if anyone asked for `stale` and this process claims it first. */
@@ -104,12 +115,18 @@ export async function claimStaleNotice(
 }
 
 /** A day is complete once it is over: its data is as old as the end of its newest complete day. */
-export function staleOf(rows: readonly NewestCompleteDay[], meta: Pick<RunMeta, 'brands' | 'streams'>, staleAfterHours: number, now: number): StaleNotice['stale'] {
+export function staleOf(
+  rows: readonly NewestCompleteDay[],
+  meta: Pick<RunMeta, 'brands' | 'streams'>,
+  staleAfterHours: number,
+  now: number,
+): StaleNotice['stale'] {
   const stale: StaleNotice['stale'] = [];
   for (const row of rows) {
     if (!row.newestCompleteDay || !meta.brands.includes(row.brand) || !meta.streams.includes(row.stream)) continue;
     const ageHours = Math.floor((now - (Date.parse(row.newestCompleteDay) + DAY_MS)) / 3_600_000);
-    if (ageHours > staleAfterHours) stale.push({ brand: row.brand, stream: row.stream, newestCompleteDay: row.newestCompleteDay, ageHours });
+    if (ageHours > staleAfterHours)
+      stale.push({ brand: row.brand, stream: row.stream, newestCompleteDay: row.newestCompleteDay, ageHours });
   }
   return stale;
 }

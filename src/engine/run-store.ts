@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { isFinishedRunStatus, UNFINISHED_RUN_STATUSES, type RunKind, type RunStatus, type SliceStatus } from '../vocabulary.js';
+import {
+  isFinishedRunStatus,
+  UNFINISHED_RUN_STATUSES,
+  type RunKind,
+  type RunStatus,
+  type SliceStatus,
+} from '../vocabulary.js';
 import { redisKeys, type RedisKeys } from '../redis-keys.js';
 import type { PlanGap } from './plan.js';
 import { RunGoneError } from './run-gone.js';
@@ -78,7 +84,17 @@ export interface SliceOutcome {
   rateLimited: number;
 }
 
-const COUNTER_NAMES: Array<keyof StreamCounters> = ['planned', 'done', 'failed', 'incomplete', 'rows', 'rejects', 'requests', 'retries', 'rateLimited'];
+const COUNTER_NAMES: Array<keyof StreamCounters> = [
+  'planned',
+  'done',
+  'failed',
+  'incomplete',
+  'rows',
+  'rejects',
+  'requests',
+  'retries',
+  'rateLimited',
+];
 const KEEP_SECONDS = 14 * 24 * 60 * 60;
 
 // A slice's outcome counts once, however often its commit job is replayed (jobs are at-least-once). Nothing is written
@@ -166,7 +182,9 @@ export class RunStore {
    * Creates the run as the one run of its window (`meta.windowKey`), unless an unfinished run holds that window:
    * then nothing is created and that run's record is returned, to attach to.
    */
-  async createOrAttach(meta: RunMeta & { windowKey: string }): Promise<{ created: true; meta: RunMeta } | { created: false; meta: RunMeta }> {
+  async createOrAttach(
+    meta: RunMeta & { windowKey: string },
+  ): Promise<{ created: true; meta: RunMeta } | { created: false; meta: RunMeta }> {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const [created, runId] = (await this.redis.eval(
         CREATE_OR_ATTACH,
@@ -213,7 +231,16 @@ export class RunStore {
       if (isFinishedRunStatus(current.status)) return current;
       const next: RunMeta = { ...current, ...patch };
       const release = isFinishedRunStatus(next.status) && next.windowKey !== undefined;
-      const written = (await this.redis.eval(COMPARE_AND_SET, 2, this.key(runId), next.windowKey ?? this.key(runId), text, JSON.stringify(next), release ? '1' : '0', runId)) as number;
+      const written = (await this.redis.eval(
+        COMPARE_AND_SET,
+        2,
+        this.key(runId),
+        next.windowKey ?? this.key(runId),
+        text,
+        JSON.stringify(next),
+        release ? '1' : '0',
+        runId,
+      )) as number;
       if (written === -1) throw new RunGoneError(runId);
       if (written === 1) return next;
       await new Promise((resolve) => setTimeout(resolve, 5 + attempt * 5));
@@ -237,10 +264,20 @@ export class RunStore {
   }
 
   /** Counts planned slices once each; returns how many were new. Throws RunGoneError for a run gone from Redis. */
-  async recordPlanned(runId: string, slices: Array<{ sliceId: string; brandId: number; stream: string }>): Promise<number> {
+  async recordPlanned(
+    runId: string,
+    slices: Array<{ sliceId: string; brandId: number; stream: string }>,
+  ): Promise<number> {
     if (slices.length === 0) return 0;
     const args = slices.flatMap((slice) => [slice.sliceId, `${slice.brandId}|${slice.stream}|planned`]);
-    const added = (await this.redis.eval(RECORD_PLANNED, 3, this.key(runId, 'planned'), this.key(runId, 'stats'), this.key(runId), ...args)) as number;
+    const added = (await this.redis.eval(
+      RECORD_PLANNED,
+      3,
+      this.key(runId, 'planned'),
+      this.key(runId, 'stats'),
+      this.key(runId),
+      ...args,
+    )) as number;
     if (added < 0) throw new RunGoneError(runId);
     return added;
   }
@@ -261,7 +298,14 @@ export class RunStore {
     for (const name of ['rows', 'rejects', 'requests', 'retries', 'rateLimited'] as const) {
       if (outcome[name]) args.push(field(name), outcome[name]);
     }
-    const recorded = (await this.redis.eval(RECORD_OUTCOME, 3, this.key(runId, 'done'), this.key(runId, 'stats'), this.key(runId), ...args)) as number;
+    const recorded = (await this.redis.eval(
+      RECORD_OUTCOME,
+      3,
+      this.key(runId, 'done'),
+      this.key(runId, 'stats'),
+      this.key(runId),
+      ...args,
+    )) as number;
     if (recorded < 0) throw new RunGoneError(runId);
     return recorded === 1;
   }
@@ -287,7 +331,10 @@ export class RunStore {
 
   /** Planned and finished slice counts of the run (all phases planned so far). */
   async progress(runId: string): Promise<{ planned: number; done: number }> {
-    const [planned, done] = await Promise.all([this.redis.scard(this.key(runId, 'planned')), this.redis.scard(this.key(runId, 'done'))]);
+    const [planned, done] = await Promise.all([
+      this.redis.scard(this.key(runId, 'planned')),
+      this.redis.scard(this.key(runId, 'done')),
+    ]);
     return { planned, done };
   }
 
@@ -316,5 +363,15 @@ export function totalCounters(counters: Iterable<StreamCounters>): StreamCounter
 }
 
 export function emptyCounters(): StreamCounters {
-  return { planned: 0, done: 0, failed: 0, incomplete: 0, rows: 0, rejects: 0, requests: 0, retries: 0, rateLimited: 0 };
+  return {
+    planned: 0,
+    done: 0,
+    failed: 0,
+    incomplete: 0,
+    rows: 0,
+    rejects: 0,
+    requests: 0,
+    retries: 0,
+    rateLimited: 0,
+  };
 }

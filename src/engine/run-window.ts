@@ -20,7 +20,10 @@ export interface RunWindowInput {
  * Brands and streams are sorted: `--brand 2,1` is `--brand 1,2`.
  */
 export function runWindowIdentity(input: RunWindowInput): string {
-  const window = input.kind === 'backfill' && input.from && input.to ? `${input.from}..${minDay(input.to, input.today)}` : `today ${input.today}`;
+  const window =
+    input.kind === 'backfill' && input.from && input.to
+      ? `${input.from}..${minDay(input.to, input.today)}`
+      : `today ${input.today}`;
   const brands = [...new Set(input.brands)].sort((a, b) => a - b).join(',');
   const streams = [...new Set(input.streams)].sort().join(',');
   const skipping = input.kind === 'backfill' && input.skipComplete ? ' skipping complete slices' : '';

@@ -61,7 +61,8 @@ const TICK_RETRY_MS = 1_000;
 export async function startScheduler(options: SchedulerOptions): Promise<RunningScheduler> {
   const { config, log } = options;
   validateSchedules(config.schedules);
-  if (config.brands.length === 0) throw new ConfigError('the config', ['brands: the scheduler needs the brands to sync (or BVSYNC_BRANDS)']);
+  if (config.brands.length === 0)
+    throw new ConfigError('the config', ['brands: the scheduler needs the brands to sync (or BVSYNC_BRANDS)']);
   const now = options.now ?? (() => new Date());
   const redis = connectRedis(options.redisUrl);
   const runs = new RunStore(redis, config.redisPrefix);
@@ -70,7 +71,8 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
   // Slices that waited for the request budget go on when its next window comes (docs/quota.md).
   const quota = requestQuotaOf(config, redis, () => now().getTime());
   const queues = quota ? openQueues(redis, config.redisPrefix) : undefined;
-  const stopResuming = quota && queues ? resumeEachWindow(redis, config.redisPrefix, queues, quota.clock, log) : undefined;
+  const stopResuming =
+    quota && queues ? resumeEachWindow(redis, config.redisPrefix, queues, quota.clock, log) : undefined;
 
   const enqueueSlot = async (schedule: ScheduleConfig, slot: Date, why: string) => {
     const runId = scheduledRunId(schedule.name, slot);
@@ -96,7 +98,8 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
     // A run recorded but never planned (its scheduler died in between) is caught up too: enqueueRun plans it.
     const recorded = await runs.get(scheduledRunId(schedule.name, previous));
     if (missed && (!recorded || recorded.status === 'planning')) {
-      if (await coordinator.shouldRun(`${schedule.name}:${previous.toISOString()}`, 60_000)) await enqueueSlot(schedule, previous, 'catch-up');
+      if (await coordinator.shouldRun(`${schedule.name}:${previous.toISOString()}`, 60_000))
+        await enqueueSlot(schedule, previous, 'catch-up');
     }
   }
 
@@ -112,7 +115,12 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
             return;
           } catch (error) {
             const last = attempt >= TICK_ENQUEUE_ATTEMPTS;
-            log[last ? 'error' : 'warn']({ schedule: schedule.name, attempt, err: (error as Error).message }, last ? 'could not enqueue the scheduled run; the next scheduler start catches it up' : 'could not enqueue the scheduled run; trying again');
+            log[last ? 'error' : 'warn'](
+              { schedule: schedule.name, attempt, err: (error as Error).message },
+              last
+                ? 'could not enqueue the scheduled run; the next scheduler start catches it up'
+                : 'could not enqueue the scheduled run; trying again',
+            );
             if (last || stopped) return;
             await new Promise((resolve) => setTimeout(resolve, TICK_RETRY_MS * attempt));
           }
@@ -120,7 +128,9 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
       },
       { name: schedule.name, timezone: 'UTC', distributed: true, runCoordinator: coordinator, noOverlap: true },
     );
-    task.on('execution:skipped', (context) => log.debug({ schedule: schedule.name, reason: context.reason }, 'tick run by another scheduler'));
+    task.on('execution:skipped', (context) =>
+      log.debug({ schedule: schedule.name, reason: context.reason }, 'tick run by another scheduler'),
+    );
     return task;
   });
   log.info({ schedules: config.schedules.map((s) => `${s.name} (${s.cron})`) }, 'scheduler started');

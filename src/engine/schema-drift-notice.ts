@@ -9,7 +9,11 @@ import { isWriterFault } from '../warehouse/writer-fault.js';
 import type { RunStore } from './run-store.js';
 
 /** The spec's enum lists ("Enumerations") the stored columns are checked against. */
-const VOCABULARY: DriftVocabulary = { ownership: OWNERSHIP_VALUES, sentiment: SENTIMENT_VALUES, contentType: CONTENT_TYPE_VALUES };
+const VOCABULARY: DriftVocabulary = {
+  ownership: OWNERSHIP_VALUES,
+  sentiment: SENTIMENT_VALUES,
+  contentType: CONTENT_TYPE_VALUES,
+};
 
 /** Most entries one `schema_drift` notice lists; the rest are in v_schema_drift. */
 const DRIFT_LISTED = 50;
@@ -23,7 +27,10 @@ export async function recordRunDrift(warehouse: Warehouse, runId: string, log: L
     return await warehouse.recordSchemaDrift(runId, VOCABULARY);
   } catch (error) {
     if (isWriterFault(error) || isWriterFenced(error)) throw error;
-    log.warn({ run: runId, err: (error as Error).message }, 'could not record the schema drift of the run; it finished all the same');
+    log.warn(
+      { run: runId, err: (error as Error).message },
+      'could not record the schema drift of the run; it finished all the same',
+    );
     return [];
   }
 }
@@ -32,7 +39,12 @@ export async function recordRunDrift(warehouse: Warehouse, runId: string, log: L
  * The `schema_drift` notice of what the run saw first, if anyone asked for it and this process claims it first. Sent
  * once: `_schema_drift` keeps each entry's first run, and the claim in Redis covers a finalize run twice.
  */
-export async function claimDriftNotice(runs: RunStore, notifier: Notifier | undefined, runId: string, drift: readonly DriftEntry[]): Promise<SchemaDriftNotice | undefined> {
+export async function claimDriftNotice(
+  runs: RunStore,
+  notifier: Notifier | undefined,
+  runId: string,
+  drift: readonly DriftEntry[],
+): Promise<SchemaDriftNotice | undefined> {
   if (drift.length === 0 || !notifier?.wants('schema_drift')) return undefined;
   if (!(await runs.claimNotice(runId, 'schema_drift'))) return undefined;
   return {

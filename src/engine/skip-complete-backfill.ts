@@ -43,7 +43,9 @@ export interface SkipCompleteBackfillOptions {
  * The window is itself what the plan depends on (a backfill's pages are those listed from its first day on): when the
  * slices it keeps span fewer days, they are planned again over those, until the window holds.
  */
-export async function skipCompleteBackfill(options: SkipCompleteBackfillOptions): Promise<SkipCompleteBackfill | undefined> {
+export async function skipCompleteBackfill(
+  options: SkipCompleteBackfillOptions,
+): Promise<SkipCompleteBackfill | undefined> {
   let left = [...options.notComplete];
   for (let window = dayRange(left); window; ) {
     const planned = await plannedSliceIds(left, window, options);
@@ -80,10 +82,21 @@ export async function skipCompleteBackfills(options: SkipCompleteBackfillOptions
     const one = await skipCompleteBackfill({ ...options, reads, notComplete: slices });
     if (one) found.push(one);
   }
-  const byStream = mergeWhere(found, (each) => `${each.from}|${each.to}|${each.streams.join(',')}`, (a, b) => ({ ...a, brands: [...a.brands, ...b.brands].sort((x, y) => x - y) }));
-  const merged = mergeWhere(byStream, (each) => `${each.from}|${each.to}|${each.brands.join(',')}`, (a, b) => ({ ...a, streams: [...a.streams, ...b.streams].sort() }));
-  const phase = (each: SkipCompleteBackfill) => Math.min(...selectStreams(each.streams).map((stream) => phaseOf(stream, options.sync)));
-  return merged.sort((a, b) => phase(a) - phase(b) || a.from.localeCompare(b.from) || a.streams[0]!.localeCompare(b.streams[0]!));
+  const byStream = mergeWhere(
+    found,
+    (each) => `${each.from}|${each.to}|${each.streams.join(',')}`,
+    (a, b) => ({ ...a, brands: [...a.brands, ...b.brands].sort((x, y) => x - y) }),
+  );
+  const merged = mergeWhere(
+    byStream,
+    (each) => `${each.from}|${each.to}|${each.brands.join(',')}`,
+    (a, b) => ({ ...a, streams: [...a.streams, ...b.streams].sort() }),
+  );
+  const phase = (each: SkipCompleteBackfill) =>
+    Math.min(...selectStreams(each.streams).map((stream) => phaseOf(stream, options.sync)));
+  return merged.sort(
+    (a, b) => phase(a) - phase(b) || a.from.localeCompare(b.from) || a.streams[0]!.localeCompare(b.streams[0]!),
+  );
 }
 
 /** The backfills with the same `key` merged into one by `join`, their slices added up. */
@@ -109,7 +122,8 @@ function memoizedReads(reads: DimensionReads): DimensionReads {
     return answer;
   };
   return {
-    brandColumn: (table, column, brandId) => once(`column|${table}|${column}|${brandId}`, () => reads.brandColumn(table, column, brandId)),
+    brandColumn: (table, column, brandId) =>
+      once(`column|${table}|${column}|${brandId}`, () => reads.brandColumn(table, column, brandId)),
     listedPages: (brandId, since) => once(`pages|${brandId}|${since ?? ''}`, () => reads.listedPages(brandId, since)),
     echoedEngines: (stream) => once(`engines|${stream}`, () => reads.echoedEngines(stream)),
   };
@@ -177,12 +191,22 @@ async function plannedSliceIds(
   for (const [brandId, days] of daysOf) {
     const names = new Set([...days.values()].flatMap((streams) => [...streams]));
     const needed = new Set(selectStreams([...names]).flatMap((stream) => needsOf(stream, sync)));
-    const dimensions = needed.size ? await readDimensions(STREAMS.values(), needed, source, brandId, sync.domains) : NO_DIMENSIONS;
+    const dimensions = needed.size
+      ? await readDimensions(STREAMS.values(), needed, source, brandId, sync.domains)
+      : NO_DIMENSIONS;
     for (const [day, streamsOfDay] of days) {
       const mode: PlanMode = { kind: 'backfill', from: day, to: day, today };
       const streams = selectStreams([...streamsOfDay]);
       for (let phase = 1; phase <= lastPhase(sync); phase++) {
-        const { slices: ofPhase } = planPhase({ mode, brands: [brandId], streams, phase, sync, cursors: new Map(), dimensions: () => dimensions });
+        const { slices: ofPhase } = planPhase({
+          mode,
+          brands: [brandId],
+          streams,
+          phase,
+          sync,
+          cursors: new Map(),
+          dimensions: () => dimensions,
+        });
         for (const slice of ofPhase) planned.add(sliceId(slice));
       }
     }

@@ -53,14 +53,28 @@ export function inlineSliceReader(options: InlineSliceReaderOptions): SliceReade
   const outages = new OutageMemo(options.redis, options.prefix);
   return {
     async read(data, token, tally) {
-      const sink = new RedisChunkSink(options.redis, options.prefix, token, data.runId, { holdLast: options.holdLastChunk });
+      const sink = new RedisChunkSink(options.redis, options.prefix, token, data.runId, {
+        holdLast: options.holdLastChunk,
+      });
       const bindings = { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key };
-      const cancel = watchRun(runs, data.runId, { parent: options.signal, outages, lastServedAt: options.lastServedAt });
-      const context = { client: options.client, brandId: data.brandId, slice: data.slice, sync: options.sync, signal: cancel.signal };
+      const cancel = watchRun(runs, data.runId, {
+        parent: options.signal,
+        outages,
+        lastServedAt: options.lastServedAt,
+      });
+      const context = {
+        client: options.client,
+        brandId: data.brandId,
+        slice: data.slice,
+        sync: options.sync,
+        signal: cancel.signal,
+      };
       try {
         const result = await options.tallies.run(tally, () =>
           // The API client is shared by every job of the process; its retry and 429 lines find the slice through this.
-          withLogContext(bindings, () => runSlice(getStream(data.stream), context, sink, { chunkRows: options.chunkRows })),
+          withLogContext(bindings, () =>
+            runSlice(getStream(data.stream), context, sink, { chunkRows: options.chunkRows }),
+          ),
         );
         const held = sink.takeHeld();
         return { result, chunks: sink.chunks, ...(held ? { held } : {}) };

@@ -51,7 +51,12 @@ export interface EnqueuedRun {
  * slices already done stay done. Scheduled runs have slot-derived ids instead (src/engine/scheduler.ts).
  */
 export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun> {
-  const runId = options.runId ?? `${options.kind}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomUUID().slice(0, 6)}`;
+  const runId =
+    options.runId ??
+    `${options.kind}-${new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z')}-${randomUUID().slice(0, 6)}`;
   const connection = connectRedis(options.redisUrl);
   try {
     await refuseOtherWarehouse(connection, options.config.redisPrefix, options.config.db);
@@ -144,11 +149,21 @@ const PROGRESS_INTERVAL_MS = 500;
  */
 export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
   const { runId, attached } = await enqueueRun(options);
-  const host = options.enqueueOnly ? undefined : new WorkerHost({ config: options.config, redisUrl: options.redisUrl, log: options.log, notifier: options.notifier, ...options.worker });
+  const host = options.enqueueOnly
+    ? undefined
+    : new WorkerHost({
+        config: options.config,
+        redisUrl: options.redisUrl,
+        log: options.log,
+        notifier: options.notifier,
+        ...options.worker,
+      });
   await host?.start();
   const connection = connectRedis(options.redisUrl);
   // Without a listener ioredis prints "Unhandled error event" for every failed reconnect while Redis is down.
-  connection.on('error', (error: Error) => options.log.debug({ err: error.message }, 'redis connection error while waiting on the run; reconnecting'));
+  connection.on('error', (error: Error) =>
+    options.log.debug({ err: error.message }, 'redis connection error while waiting on the run; reconnecting'),
+  );
   const runs = new RunStore(connection, options.config.redisPrefix);
   let redisGone = false;
   const outage = new RedisOutageWatch(connection, options.redisUrl, options.redisOutageMs ?? DEFAULT_REDIS_OUTAGE_MS);
@@ -162,7 +177,9 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
       if (finished || performance.now() - reported >= PROGRESS_INTERVAL_MS) {
         reported = performance.now();
         const rateLimitedUntil = host?.rateLimitedUntil;
-        options.onProgress?.(rateLimitedUntil && rateLimitedUntil > Date.now() ? { ...progress, rateLimitedUntil } : progress);
+        options.onProgress?.(
+          rateLimitedUntil && rateLimitedUntil > Date.now() ? { ...progress, rateLimitedUntil } : progress,
+        );
       }
       if (finished) {
         await notifyOfEnd(runs, options, progress);
@@ -198,7 +215,10 @@ async function notifyOfEnd(runs: RunStore, options: RunToEndOptions, progress: R
     const notice = await claimRunEndNotice({ runs, notifier: options.notifier, meta: progress.meta });
     sendRunEndNotices(options.notifier, notice, undefined, options.log);
   } catch (error) {
-    options.log.warn({ run: progress.meta.runId, err: (error as Error).message }, 'could not prepare the notice of the run');
+    options.log.warn(
+      { run: progress.meta.runId, err: (error as Error).message },
+      'could not prepare the notice of the run',
+    );
   }
 }
 

@@ -25,7 +25,11 @@ export async function warnOfDaysNeverRead(
   // A topic or an engine has no days before the API began to have it, and bvsync cannot tell one added since from one
   // it learned late: their streams would be named for days that hold nothing. A domain's citations are older than
   // bvsync's interest in it.
-  const checked = new Set(streams.filter((stream) => !needsOf(stream, deps.config.sync).some((need) => need === 'topicIds' || need === 'engines')).map((stream) => stream.name));
+  const checked = new Set(
+    streams
+      .filter((stream) => !needsOf(stream, deps.config.sync).some((need) => need === 'topicIds' || need === 'engines'))
+      .map((stream) => stream.name),
+  );
   // brand|stream -> the stream's series, each planned from the stream's first planned day
   const seriesOf = new Map<string, { brandId: number; name: string; before: string; series: Set<string> }>();
   for (const slice of slices) {
@@ -33,11 +37,18 @@ export async function warnOfDaysNeverRead(
     const stream = `${slice.brandId}|${slice.stream}`;
     const before = firstPlanned.get(stream) ?? first;
     if (before <= first) continue;
-    const found = seriesOf.get(stream) ?? { brandId: slice.brandId, name: slice.stream, before, series: new Set<string>() };
+    const found = seriesOf.get(stream) ?? {
+      brandId: slice.brandId,
+      name: slice.stream,
+      before,
+      series: new Set<string>(),
+    };
     seriesOf.set(stream, found);
     found.series.add(slice.key.slice(0, -slice.day.length));
   }
-  const asked = [...seriesOf.values()].flatMap(({ brandId, name, before, series }) => [...series].map((each) => ({ brandId, stream: name, series: each, first, before })));
+  const asked = [...seriesOf.values()].flatMap(({ brandId, name, before, series }) =>
+    [...series].map((each) => ({ brandId, stream: name, series: each, first, before })),
+  );
   if (!asked.length) return;
   const read = await deps.warehouse.seriesReadDays(asked);
   for (const [stream, { brandId, name, before, series }] of seriesOf) {
@@ -49,7 +60,10 @@ export async function warnOfDaysNeverRead(
       .sort((a, b) => b.missing - a.missing || a.series.localeCompare(b.series));
     if (!lacking.length) continue;
     const missing = lacking.reduce((sum, each) => sum + each.missing, 0);
-    const backfill = skipCompleteCommand({ from: first, to: last, brands: [brandId], streams: [name], slices: missing }, deps.config.brands);
+    const backfill = skipCompleteCommand(
+      { from: first, to: last, brands: [brandId], streams: [name], slices: missing },
+      deps.config.brands,
+    );
     const which =
       series.size === 1 && lacking[0]!.series === ''
         ? `${missing} of its ${expected} day(s) from ${first} to ${last} were`

@@ -65,7 +65,8 @@ export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T
   for (const { job, data } of readable) {
     if (candidates.length + 1 >= maxSlices) break;
     const slice = sliceOf(data);
-    if (done.has(`${data.runId}|${data.sliceId}`) || slices.has(slice) || rows + sliceRows(data) > COMMIT_BATCH_ROWS) continue;
+    if (done.has(`${data.runId}|${data.sliceId}`) || slices.has(slice) || rows + sliceRows(data) > COMMIT_BATCH_ROWS)
+      continue;
     slices.add(slice);
     rows += sliceRows(data);
     candidates.push({ job, data });

@@ -1,7 +1,14 @@
 import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { KeyAnswers, RATE_HEADROOM, createApiClient, createRedisRateBudget, type ApiClient, type ApiRequestEvent } from '../api/index.js';
+import {
+  KeyAnswers,
+  RATE_HEADROOM,
+  createApiClient,
+  createRedisRateBudget,
+  type ApiClient,
+  type ApiRequestEvent,
+} from '../api/index.js';
 import type { Config } from '../config/schema.js';
 import { todayUtc } from '../days.js';
 import type { Logger } from '../log.js';
@@ -22,7 +29,13 @@ import { FetchThreadPool } from './fetch-thread-pool.js';
 import { loadProcessor } from './load-processor.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
 import { connectRedis } from './redis.js';
-import { claimPrefixWarehouse, failRunsOfRefusedFile, OtherWarehouseFileError, refuseOtherWarehouse, writtenFile } from './prefix-warehouse.js';
+import {
+  claimPrefixWarehouse,
+  failRunsOfRefusedFile,
+  OtherWarehouseFileError,
+  refuseOtherWarehouse,
+  writtenFile,
+} from './prefix-warehouse.js';
 import { redisKeys } from '../redis-keys.js';
 import { RequestTallies } from './request-tally.js';
 import { RunStore } from './run-store.js';
@@ -154,12 +167,25 @@ export class WorkerHost {
     this.connection = connectRedis(this.options.redisUrl);
     this.connection.on('error', (error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
     if (this.options.notifier && this.options.redisFaultAfterMs !== undefined) {
-      this.stopRedisWatch = watchRedisForFaults(this.connection, this.options.redisUrl, this.options.redisFaultAfterMs, this.options.notifier);
+      this.stopRedisWatch = watchRedisForFaults(
+        this.connection,
+        this.options.redisUrl,
+        this.options.redisFaultAfterMs,
+        this.options.notifier,
+      );
     }
     // Before any worker starts: one that took jobs would fetch, and once the writer, load, the other file's runs.
     if (this.options.load !== false) await refuseOtherWarehouse(this.connection, prefix, config.db);
     this.queues = openQueues(this.connection, prefix);
-    const rateBudget = createRedisRateBudget({ redis: this.connection, prefix, apiKey: config.api.apiKey ?? '', requestsPerSecond: config.api.requestsPerSecond, headroom: RATE_HEADROOM, logger: log, firstAnswerFirst: true });
+    const rateBudget = createRedisRateBudget({
+      redis: this.connection,
+      prefix,
+      apiKey: config.api.apiKey ?? '',
+      requestsPerSecond: config.api.requestsPerSecond,
+      headroom: RATE_HEADROOM,
+      logger: log,
+      firstAnswerFirst: true,
+    });
     this.quota = requestQuotaOf(config, this.connection, this.options.clock);
     const budget = this.quota ? withRequestQuota(rateBudget, this.quota) : rateBudget;
     if (this.quota) this.stopResuming = resumeEachWindow(this.connection, prefix, this.queues, this.quota.clock, log);
@@ -239,7 +265,11 @@ export class WorkerHost {
         retryPromptly: (error) => error instanceof DatabaseLockedError && error.heldByBvsync,
         onLost: () => {
           // Said, or a worker that stopped loading (Redis restarted empty, a stall past the lease's ttl) looked idle.
-          if (!this.stopping) log.warn({ db: writtenFile(config.db) }, 'lost the DuckDB writer lease: loading stops until this or another process takes it again');
+          if (!this.stopping)
+            log.warn(
+              { db: writtenFile(config.db) },
+              'lost the DuckDB writer lease: loading stops until this or another process takes it again',
+            );
           return this.stopWriting();
         },
       });
@@ -254,7 +284,10 @@ export class WorkerHost {
     const concurrency = fetchConcurrencyFor(config.sync.fetchConcurrency, roundTripMs, config.sync.maxFetchConcurrency);
     if (concurrency === this.fetchWorker.concurrency || this.stopping) return;
     this.fetchWorker.concurrency = concurrency;
-    log.info({ redisRoundTripMs: Math.round(roundTripMs * 10) / 10, fetchConcurrency: concurrency }, 'Redis is far: more fetch jobs run at once to keep the API busy');
+    log.info(
+      { redisRoundTripMs: Math.round(roundTripMs * 10) / 10, fetchConcurrency: concurrency },
+      'Redis is far: more fetch jobs run at once to keep the API busy',
+    );
   }
 
   /**
@@ -268,7 +301,9 @@ export class WorkerHost {
   private pauseFetching(ms: number): void {
     this.rateLimitedUntil = Math.max(this.rateLimitedUntil, Date.now() + ms);
     this.options.metrics?.rateLimitedPause(ms);
-    this.queues.fetch.rateLimit(ms).catch((error: Error) => this.options.log.warn({ err: error.message }, 'could not pause the fetch queue'));
+    this.queues.fetch
+      .rateLimit(ms)
+      .catch((error: Error) => this.options.log.warn({ err: error.message }, 'could not pause the fetch queue'));
   }
 
   /**
@@ -278,7 +313,9 @@ export class WorkerHost {
    */
   private startWorker(queue: string, processor: ConstructorParameters<typeof Worker>[1], concurrency: number): Worker {
     const connection = this.connection.duplicate();
-    connection.on('error', (error) => this.options.log.warn({ err: error.message, queue }, 'redis connection error; reconnecting'));
+    connection.on('error', (error) =>
+      this.options.log.warn({ err: error.message, queue }, 'redis connection error; reconnecting'),
+    );
     const worker = new Worker(queue, processor, this.workerOptions(connection, concurrency));
     this.workerConnections.set(worker, connection);
     return worker;
@@ -308,7 +345,12 @@ export class WorkerHost {
     const lease = this.lease!;
     try {
       // Every commit of this holding checks the lease's fencing token before COMMIT (src/warehouse/commit-fence.ts).
-      this.warehouse = await openWarehouse(workingPathFor(config.db), { duckdb: duckdbSettings(config.warehouse), lake: config.publish.parquet, ...this.options.warehouse, fence: lease.fence() });
+      this.warehouse = await openWarehouse(workingPathFor(config.db), {
+        duckdb: duckdbSettings(config.warehouse),
+        lake: config.publish.parquet,
+        ...this.options.warehouse,
+        fence: lease.fence(),
+      });
       await this.refuseOtherFile(this.warehouse);
       this.writerFailures = 0;
       this.lastWriterError = undefined;
@@ -316,7 +358,10 @@ export class WorkerHost {
       if (this.writerFailures === 0) this.writerFailingSince = performance.now();
       this.writerFailures += 1;
       this.lastWriterError = error as Error;
-      log.warn({ err: (error as Error).message, failures: this.writerFailures }, 'took the writer lease but could not open the working database; handing it back');
+      log.warn(
+        { err: (error as Error).message, failures: this.writerFailures },
+        'took the writer lease but could not open the working database; handing it back',
+      );
       throw error;
     }
     await this.raiseFenceAboveFile(this.warehouse, lease);
@@ -346,7 +391,9 @@ export class WorkerHost {
     this.loadWorker.on('error', (error) => log.warn({ err: error.message }, 'load worker error'));
     this.loadWorker.on('failed', (job, error) => {
       log.error({ job: job?.name, id: job?.id, err: error.message }, 'load job failed');
-      void this.failRunOfLastAttempt(job, error).catch((failure: Error) => log.warn({ err: failure.message }, 'could not mark the run failed'));
+      void this.failRunOfLastAttempt(job, error).catch((failure: Error) =>
+        log.warn({ err: failure.message }, 'could not mark the run failed'),
+      );
     });
     log.info({ db: this.warehouse.path }, 'holding the DuckDB writer lease');
     // A run left `planning` without its plan job (its command or scheduler stopped in between) is planned now, not left.
@@ -363,11 +410,16 @@ export class WorkerHost {
   private stopLoadingOn(fault: WriterFault): void {
     if (this.writerFault) return;
     this.writerFault = fault;
-    this.options.log.error({ err: fault.message, code: fault.code }, 'the working database cannot be written: this process stops loading');
+    this.options.log.error(
+      { err: fault.message, code: fault.code },
+      'the working database cannot be written: this process stops loading',
+    );
     void this.options.notifier?.failed(fault);
     this.lease?.retire();
     void this.loadWorker?.pause(true).catch(() => undefined);
-    void this.stopWriting().catch((error: Error) => this.options.log.warn({ err: error.message }, 'could not close the working database'));
+    void this.stopWriting().catch((error: Error) =>
+      this.options.log.warn({ err: error.message }, 'could not close the working database'),
+    );
     this.faultSeen.resolve(fault);
   }
 
@@ -390,7 +442,10 @@ export class WorkerHost {
     try {
       const promoted = await warehouse.promote(config.sync.promote);
       if (!promoted.added.length && !promoted.moved) return;
-      log.info({ added: promoted.added, rows: promoted.moved }, 'moved the fields of sync.promote out of _extra into their columns');
+      log.info(
+        { added: promoted.added, rows: promoted.moved },
+        'moved the fields of sync.promote out of _extra into their columns',
+      );
       // Analysts see the columns now, not after the next run; whole, as the publish journal records rows, not columns.
       await warehouse.publish(config.db, { incremental: false });
     } catch (error) {
@@ -399,7 +454,10 @@ export class WorkerHost {
       if (this.writerFailures === 0) this.writerFailingSince = performance.now();
       this.writerFailures += 1;
       this.lastWriterError = error as Error;
-      log.error({ err: (error as Error).message }, 'could not make sync.promote hold in the working database; handing the writer lease back');
+      log.error(
+        { err: (error as Error).message },
+        'could not make sync.promote hold in the working database; handing the writer lease back',
+      );
       throw error;
     }
   }
@@ -423,7 +481,8 @@ export class WorkerHost {
   private async refuseOtherFile(warehouse: Warehouse): Promise<void> {
     const { config, log } = this.options;
     try {
-      if (warehouse.id === undefined) throw new Error(`${warehouse.path} has no warehouse id (migration 016 is not applied)`);
+      if (warehouse.id === undefined)
+        throw new Error(`${warehouse.path} has no warehouse id (migration 016 is not applied)`);
       await claimPrefixWarehouse(this.connection, config.redisPrefix, { id: warehouse.id, path: warehouse.path });
     } catch (error) {
       this.warehouse = undefined;
@@ -478,7 +537,9 @@ export class WorkerHost {
     await this.warehouse?.finishRun(runId, 'failed').catch(() => undefined);
     const ended = { ...meta, status: 'failed' as const, error: reason, finishedAt: new Date().toISOString() };
     const states = await this.warehouse?.sliceStates({ runId }).catch(() => undefined);
-    const notice = await claimRunEndNotice({ runs, notifier: this.options.notifier, meta: ended, states }).catch(() => undefined);
+    const notice = await claimRunEndNotice({ runs, notifier: this.options.notifier, meta: ended, states }).catch(
+      () => undefined,
+    );
     await runs.update(runId, { status: 'failed', error: reason, finishedAt: ended.finishedAt });
     this.options.metrics?.runFinished(meta.kind, 'failed');
     sendRunEndNotices(this.options.notifier, notice, undefined, this.options.log);
@@ -542,13 +603,21 @@ export class WorkerHost {
    */
   private async closeWithin(worker: Worker, giveUpAt: number, name: string): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, giveUpAt - Date.now()))));
-    const closed = worker.close().then(() => 'closed' as const, () => 'closed' as const);
+    const limit = new Promise<'late'>(
+      (resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, giveUpAt - Date.now()))),
+    );
+    const closed = worker.close().then(
+      () => 'closed' as const,
+      () => 'closed' as const,
+    );
     const outcome = await Promise.race([closed, limit]);
     clearTimeout(timer);
     if (outcome === 'late') {
       this.lateCloses += 1;
-      this.options.log.warn({ worker: name }, 'a BullMQ worker did not close in time (Redis restarted?); dropping its connections');
+      this.options.log.warn(
+        { worker: name },
+        'a BullMQ worker did not close in time (Redis restarted?); dropping its connections',
+      );
       // Not awaited: the disconnect of a connection stuck reconnecting may never settle either.
       void worker.disconnect().catch(() => undefined);
     }
@@ -585,7 +654,8 @@ export class WorkerHost {
       // the job it runs finishes, and what waits is the next writer's.
       void this.loadWorker?.pause(true).catch(() => undefined);
       try {
-        if (this.fetchWorker) await this.closeWithin(this.fetchWorker, Date.now() + deadlineMs + this.closeLimitMs(), 'fetch');
+        if (this.fetchWorker)
+          await this.closeWithin(this.fetchWorker, Date.now() + deadlineMs + this.closeLimitMs(), 'fetch');
         leaseAnswered = (await this.lease?.stop(this.redisKnownGone ? 0 : undefined)) ?? true;
       } finally {
         clearTimeout(timer);

@@ -127,7 +127,17 @@ export class WriterLease {
    */
   async raiseTokenAbove(floor: number): Promise<boolean> {
     if (!this.held || this.token === undefined) return false;
-    const raised = Number(await this.redis.eval(RAISE, 2, this.options.key, this.options.fenceKey, this.value, String(this.token), String(floor)));
+    const raised = Number(
+      await this.redis.eval(
+        RAISE,
+        2,
+        this.options.key,
+        this.options.fenceKey,
+        this.value,
+        String(this.token),
+        String(floor),
+      ),
+    );
     if (raised === 0 || !this.held) return false;
     this.token = raised;
     return true;
@@ -141,9 +151,14 @@ export class WriterLease {
   private async confirm(holding: number): Promise<number> {
     const token = this.token;
     if (!this.held || holding !== this.holding || token === undefined) {
-      throw new WriterFencedError(`this process no longer holds the DuckDB writer lease (${this.options.key}): the commit is rolled back`);
+      throw new WriterFencedError(
+        `this process no longer holds the DuckDB writer lease (${this.options.key}): the commit is rolled back`,
+      );
     }
-    const renewed = await withinMs(this.redis.eval(RENEW, 2, this.options.key, this.options.fenceKey, this.value, String(this.ttlMs), String(token)), Math.max(100, Math.floor(this.ttlMs / 3)));
+    const renewed = await withinMs(
+      this.redis.eval(RENEW, 2, this.options.key, this.options.fenceKey, this.value, String(this.ttlMs), String(token)),
+      Math.max(100, Math.floor(this.ttlMs / 3)),
+    );
     if (renewed === 1 && this.held && holding === this.holding) return token;
     if (holding === this.holding) void this.lose().catch(() => undefined);
     throw new WriterFencedError(
@@ -189,7 +204,8 @@ export class WriterLease {
     // A tick or a release waiting on a Redis that went away may never settle (commands wait for the reconnect): past
     // the limit the holder closes DuckDB and lets go without it, and the lease expires on its own after its ttl.
     // A tick still opening or closing the writer got its answer from Redis; that work is waited out below.
-    let answered = (await settledWithin(this.ticking, redisWaitMs)) || this.acquiring !== undefined || this.losing !== undefined;
+    let answered =
+      (await settledWithin(this.ticking, redisWaitMs)) || this.acquiring !== undefined || this.losing !== undefined;
     // Becoming the writer is not waiting on Redis, and what it opens must be closed before the lease goes: cut short,
     // it opened DuckDB and started a load worker after stop() had returned and the lease was free.
     await this.acquiring?.catch(() => undefined);
@@ -205,7 +221,8 @@ export class WriterLease {
         this.held = false;
         this.token = undefined;
       }
-      answered = (await settledWithin(this.redis.eval(RELEASE, 1, this.options.key, this.value), redisWaitMs)) && answered;
+      answered =
+        (await settledWithin(this.redis.eval(RELEASE, 1, this.options.key, this.value), redisWaitMs)) && answered;
     }
     return answered;
   }
@@ -219,12 +236,18 @@ export class WriterLease {
   private async tryOnce(): Promise<void> {
     try {
       if (this.held) {
-        const renewed = await this.redis.eval(RENEW, 2, this.options.key, this.options.fenceKey, this.value, String(this.ttlMs), String(this.token)).catch(() => 0);
+        const renewed = await this.redis
+          .eval(RENEW, 2, this.options.key, this.options.fenceKey, this.value, String(this.ttlMs), String(this.token))
+          .catch(() => 0);
         // stop() may have let go meanwhile, without waiting for this answer.
         if (renewed !== 1 && this.held) await this.lose();
       } else if (!this.retired && !this.losing && performance.now() >= this.notBefore) {
         // Not while a lease lost by a commit's check is still being let go of (`losing`): the file is still open.
-        const taken = Number(await this.redis.eval(TAKE, 2, this.options.key, this.options.fenceKey, this.value, String(this.ttlMs)).catch(() => 0));
+        const taken = Number(
+          await this.redis
+            .eval(TAKE, 2, this.options.key, this.options.fenceKey, this.value, String(this.ttlMs))
+            .catch(() => 0),
+        );
         if (taken > 0 && this.stopped) {
           // Taken after stop() stopped waiting for this answer: the process is on its way out.
           await this.redis.eval(RELEASE, 1, this.options.key, this.value).catch(() => {});
@@ -243,7 +266,9 @@ export class WriterLease {
             this.token = undefined;
             this.failures += 1;
             const prompt = this.options.retryPromptly?.(error) === true;
-            this.notBefore = performance.now() + (prompt ? 0 : Math.min(this.maxBackoffMs, this.intervalMs * 2 ** (this.failures - 1)));
+            this.notBefore =
+              performance.now() +
+              (prompt ? 0 : Math.min(this.maxBackoffMs, this.intervalMs * 2 ** (this.failures - 1)));
             await this.redis.eval(RELEASE, 1, this.options.key, this.value).catch(() => {});
             throw error;
           } finally {
@@ -276,7 +301,13 @@ async function settledWithin(promise: Promise<unknown> | undefined, limitMs: num
   if (!promise) return true;
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), limitMs)));
-  const settled = await Promise.race([promise.then(() => true, () => true), limit]);
+  const settled = await Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    limit,
+  ]);
   clearTimeout(timer);
   return settled;
 }

@@ -40,15 +40,21 @@ const ITEM_REJECTION_STATUSES = new Set([400, 404, 409, 422]);
  * (the API down after its retries, a key refused) ends the apply with that error; what was written before stays
  * written, and a re-run plans again from what the brand then has, so no item is written twice.
  */
-export async function applyPlan(client: WriteClient, plan: ChangePlan, options: ApplyOptions = {}): Promise<AppliedChange[]> {
+export async function applyPlan(
+  client: WriteClient,
+  plan: ChangePlan,
+  options: ApplyOptions = {},
+): Promise<AppliedChange[]> {
   const outcomes: AppliedChange[] = [];
   const settle = (change: AppliedChange) => {
     outcomes.push(change);
     options.onItem?.(change);
   };
   for (const change of plan.changes) {
-    if (change.action === 'unchanged') settle({ kind: change.kind, label: change.label, action: 'unchanged', detail: change.detail });
-    if (change.action === 'rejected') settle({ kind: change.kind, label: change.label, action: 'rejected', code: change.code, detail: change.detail });
+    if (change.action === 'unchanged')
+      settle({ kind: change.kind, label: change.label, action: 'unchanged', detail: change.detail });
+    if (change.action === 'rejected')
+      settle({ kind: change.kind, label: change.label, action: 'rejected', code: change.code, detail: change.detail });
   }
   const brandId = plan.brandId;
 
@@ -57,7 +63,13 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
   await bulkWrites(
     'tracked URLs',
     urlRequests,
-    (batch) => client.trackUrls(brandId, batch.map(({ write }) => write.item), batch[0]!.write.groupId, { dryRun: false }),
+    (batch) =>
+      client.trackUrls(
+        brandId,
+        batch.map(({ write }) => write.item),
+        batch[0]!.write.groupId,
+        { dryRun: false },
+      ),
     ({ write }) => addressKey(write.item.url),
     (written) => addressKey(written.url),
   );
@@ -67,7 +79,12 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
   await bulkWrites(
     'topics',
     batches(pending(plan, 'create-topic'), TOPICS_PER_REQUEST),
-    (batch) => client.createTopics(brandId, batch.map(({ write }) => write.item), { dryRun: false }),
+    (batch) =>
+      client.createTopics(
+        brandId,
+        batch.map(({ write }) => write.item),
+        { dryRun: false },
+      ),
     ({ write }) => topicNameKey(write.item.name),
     (written) => topicNameKey(written.name),
   );
@@ -77,7 +94,12 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
   await bulkWrites(
     'competitors',
     batches(pending(plan, 'create-competitor'), COMPETITORS_PER_REQUEST),
-    (batch) => client.createCompetitors(brandId, batch.map(({ write }) => write.item), { dryRun: false }),
+    (batch) =>
+      client.createCompetitors(
+        brandId,
+        batch.map(({ write }) => write.item),
+        { dryRun: false },
+      ),
     ({ write }) => competitorNameKey(write.item.name),
     (written) => competitorNameKey(written.name),
   );
@@ -98,11 +120,19 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
   ): Promise<void> {
     for (const [number, request] of requests.entries()) {
       const answer = await send(request).catch((error: unknown) => {
-        throw namingItems(error, request.map(({ change }) => change.label), `${what}: request ${number + 1} of ${requests.length}`);
+        throw namingItems(
+          error,
+          request.map(({ change }) => change.label),
+          `${what}: request ${number + 1} of ${requests.length}`,
+        );
       });
-      options.onRequest?.(`${what}: request ${number + 1} of ${requests.length}: ${answer.written} written, ${answer.rejected.length} rejected`);
+      options.onRequest?.(
+        `${what}: request ${number + 1} of ${requests.length}: ${answer.written} written, ${answer.rejected.length} rejected`,
+      );
       const rejected = new Map(answer.rejected.map((rejection) => [rejection.index, rejection]));
-      const untold = unaccounted(answer, request.length, rejected) ?? misplaced(answer.data.map(writtenKey), request.map(sentKey), rejected);
+      const untold =
+        unaccounted(answer, request.length, rejected) ??
+        misplaced(answer.data.map(writtenKey), request.map(sentKey), rejected);
       if (untold) {
         throw new WriteAnswerError(
           `${what}: request ${number + 1} of ${requests.length} (${request.length} items): ${untold}, so bvsync cannot tell which items were written. ` +
@@ -114,7 +144,13 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
       request.forEach(({ change }, index) => {
         const rejection = rejected.get(index);
         if (rejection) {
-          settle({ kind: change.kind, label: change.label, action: 'rejected', code: rejection.code, detail: `${rejection.code}: ${rejection.message ?? 'no message'}` });
+          settle({
+            kind: change.kind,
+            label: change.label,
+            action: 'rejected',
+            code: rejection.code,
+            detail: `${rejection.code}: ${rejection.message ?? 'no message'}`,
+          });
         } else {
           settle({ kind: change.kind, label: change.label, action: 'created', detail: change.detail, id: ids[index] });
         }
@@ -122,12 +158,17 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
     }
   }
 
-  async function single(change: PlannedChange, done: AppliedAction, send: () => Promise<{ id: number } | undefined>): Promise<void> {
+  async function single(
+    change: PlannedChange,
+    done: AppliedAction,
+    send: () => Promise<{ id: number } | undefined>,
+  ): Promise<void> {
     try {
       const answer = await send();
       settle({ kind: change.kind, label: change.label, action: done, detail: change.detail, id: answer?.id });
     } catch (error) {
-      if (!(error instanceof ApiError) || error.retryable || !ITEM_REJECTION_STATUSES.has(error.status ?? 0)) throw error;
+      if (!(error instanceof ApiError) || error.retryable || !ITEM_REJECTION_STATUSES.has(error.status ?? 0))
+        throw error;
       const code = error.apiCode ?? error.code;
       settle({ kind: change.kind, label: change.label, action: 'rejected', code, detail: `${code}: ${error.message}` });
     }
@@ -140,11 +181,19 @@ export async function applyPlan(client: WriteClient, plan: ChangePlan, options: 
  * trust, an answer that counted from 1, listed only a count of rejections or wrote later (202) had items reported
  * "created" that were never written, and items never sent reported rejected.
  */
-function unaccounted(answer: BulkAnswer<unknown>, sent: number, rejected: ReadonlyMap<number, unknown>): string | undefined {
-  const outside = answer.rejected.map((rejection) => rejection.index).filter((index) => !Number.isInteger(index) || index < 0 || index >= sent);
-  if (outside.length) return `the API rejected items at positions ${outside.join(', ')}, outside the ${sent} sent (counted from 0)`;
+function unaccounted(
+  answer: BulkAnswer<unknown>,
+  sent: number,
+  rejected: ReadonlyMap<number, unknown>,
+): string | undefined {
+  const outside = answer.rejected
+    .map((rejection) => rejection.index)
+    .filter((index) => !Number.isInteger(index) || index < 0 || index >= sent);
+  if (outside.length)
+    return `the API rejected items at positions ${outside.join(', ')}, outside the ${sent} sent (counted from 0)`;
   if (rejected.size !== answer.rejected.length) return 'the API rejected one position twice';
-  if (answer.written !== sent - rejected.size) return `the API answered ${answer.written} written and ${rejected.size} rejected`;
+  if (answer.written !== sent - rejected.size)
+    return `the API answered ${answer.written} written and ${rejected.size} rejected`;
   return undefined;
 }
 
@@ -164,10 +213,18 @@ function namingItems(error: unknown, labels: string[], request: string): unknown
   if (places.size === 0) return error;
   const named = [...places].slice(0, 5).map(([index, label]) => `[${index}] is ${JSON.stringify(label)}`);
   const more = places.size > 5 ? ` and ${places.size - 5} more` : '';
-  return new ValidationError(`${error.message} (${request}, counted from 0: ${named.join(', ')}${more}; correct or remove it in the file)`, error);
+  return new ValidationError(
+    `${error.message} (${request}, counted from 0: ${named.join(', ')}${more}; correct or remove it in the file)`,
+    error,
+  );
 }
 
 /** The changes of a plan that wait for one type of write, each with its write, typed. */
-function pending<T extends PendingWrite['type']>(plan: ChangePlan, type: T): Array<{ change: PlannedChange; write: Extract<PendingWrite, { type: T }> }> {
-  return plan.changes.flatMap((change) => (change.write?.type === type ? [{ change, write: change.write as Extract<PendingWrite, { type: T }> }] : []));
+function pending<T extends PendingWrite['type']>(
+  plan: ChangePlan,
+  type: T,
+): Array<{ change: PlannedChange; write: Extract<PendingWrite, { type: T }> }> {
+  return plan.changes.flatMap((change) =>
+    change.write?.type === type ? [{ change, write: change.write as Extract<PendingWrite, { type: T }> }] : [],
+  );
 }

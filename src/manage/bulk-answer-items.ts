@@ -26,9 +26,17 @@ export function topicNameKey(name: string): string {
  * second rejected, a rejection at 1-based position 2 adds up too, and the first item was reported rejected and the
  * rejected one "created"); the written items themselves can.
  */
-export function misplaced(writtenKeys: string[], sentKeys: string[], rejected: ReadonlyMap<number, unknown>): string | undefined {
+export function misplaced(
+  writtenKeys: string[],
+  sentKeys: string[],
+  rejected: ReadonlyMap<number, unknown>,
+): string | undefined {
   const listed = new Set(writtenKeys);
-  const contradicted = sentKeys.flatMap((key, index) => (rejected.has(index) && listed.has(key) && !sentKeys.some((other, at) => at !== index && other === key) ? [index] : []));
+  const contradicted = sentKeys.flatMap((key, index) =>
+    rejected.has(index) && listed.has(key) && !sentKeys.some((other, at) => at !== index && other === key)
+      ? [index]
+      : [],
+  );
   if (contradicted.length === 0) return undefined;
   const first = contradicted[0]!;
   return `the API rejected position ${first} (${JSON.stringify(sentKeys[first])}) and lists that item among those written in data[]: its positions may not count from 0`;

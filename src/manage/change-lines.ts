@@ -27,7 +27,9 @@ export function planSummary(plan: ChangePlan, source: string, note = ' (nothing 
 /** The last line of an apply. */
 export function applySummary(brandId: number, outcomes: readonly AppliedChange[]): string {
   const counts = countActions(outcomes);
-  const parts = ['created', 'changed', 'restored', 'rejected', 'unchanged'].map((action) => `${counts[action] ?? 0} ${action}`);
+  const parts = ['created', 'changed', 'restored', 'rejected', 'unchanged'].map(
+    (action) => `${counts[action] ?? 0} ${action}`,
+  );
   if (counts['sent again']) parts.push(`${counts['sent again']} sent again (${NO_READ_TO_COMPARE})`);
   return `applied to brand ${brandId}: ${parts.join(', ')}`;
 }

@@ -63,7 +63,9 @@ export const personaChangeSchema = z
     properties: z.record(z.string(), z.unknown()).optional(),
   })
   .strict()
-  .refine((change) => Object.keys(change).length > 1, { error: 'names no field to change: give name, description, city, country or properties' });
+  .refine((change) => Object.keys(change).length > 1, {
+    error: 'names no field to change: give name, description, city, country or properties',
+  });
 
 export const tagChangeSchema = z
   .object({
@@ -76,7 +78,9 @@ export const tagChangeSchema = z
       .optional(),
   })
   .strict()
-  .refine((change) => change.name !== undefined || change.color !== undefined, { error: 'names no field to change: give name or color' });
+  .refine((change) => change.name !== undefined || change.color !== undefined, {
+    error: 'names no field to change: give name or color',
+  });
 
 export const desiredStateSchema = z
   .object({
@@ -101,5 +105,8 @@ export type TagChangeEntry = z.infer<typeof tagChangeSchema>;
 
 /** The JSON Schema of the file, for editors (`bvsync manage-schema`). */
 export function desiredStateJsonSchema(): Record<string, unknown> {
-  return { ...z.toJSONSchema(desiredStateSchema, { io: 'input', unrepresentable: 'any' }), title: 'bvsync desired state of a brand' };
+  return {
+    ...z.toJSONSchema(desiredStateSchema, { io: 'input', unrepresentable: 'any' }),
+    title: 'bvsync desired state of a brand',
+  };
 }

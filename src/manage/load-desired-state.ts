@@ -24,13 +24,17 @@ export function loadDesiredState(path: string): DesiredState {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ManageFileError(path, [`cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path`]);
+    throw new ManageFileError(path, [
+      `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path`,
+    ]);
   }
   let raw: unknown;
   try {
     raw = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    throw new ManageFileError(path, [`is not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`]);
+    throw new ManageFileError(path, [
+      `is not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`,
+    ]);
   }
   return checkDesiredState(raw, path, lineLocator(text));
 }
@@ -40,7 +44,9 @@ function lineLocator(text: string): (path: ReadonlyArray<PropertyKey>) => number
   const document = parseDocument(text);
   return (path) => {
     for (let length = path.length; length >= 0; length--) {
-      const node = document.getIn(path.slice(0, length) as Array<string | number>, true) as { range?: [number, number, number] } | undefined;
+      const node = document.getIn(path.slice(0, length) as Array<string | number>, true) as
+        | { range?: [number, number, number] }
+        | undefined;
       const offset = node?.range?.[0];
       if (offset !== undefined) return text.slice(0, offset).split('\n').length;
     }
@@ -49,7 +55,11 @@ function lineLocator(text: string): (path: ReadonlyArray<PropertyKey>) => number
 }
 
 /** Checks a parsed desired state (from a file or built in code) and returns it with its defaults filled in. */
-export function checkDesiredState(raw: unknown, source: string, lineOf?: (path: ReadonlyArray<PropertyKey>) => number | undefined): DesiredState {
+export function checkDesiredState(
+  raw: unknown,
+  source: string,
+  lineOf?: (path: ReadonlyArray<PropertyKey>) => number | undefined,
+): DesiredState {
   // A place in the file: its path, and its line when the file gave one (`lineAt` names the key of an unknown key).
   const where = (path: ReadonlyArray<PropertyKey>, lineAt = path) => {
     const line = lineOf?.(lineAt);
@@ -60,7 +70,10 @@ export function checkDesiredState(raw: unknown, source: string, lineOf?: (path: 
     ? []
     : result.error.issues.flatMap((issue) =>
         issue.code === 'unrecognized_keys'
-          ? issue.keys.map((key) => `${where(issue.path, [...issue.path, key])}: unknown key "${key}"${unknownKeyHint(key, issue.path)}`)
+          ? issue.keys.map(
+              (key) =>
+                `${where(issue.path, [...issue.path, key])}: unknown key "${key}"${unknownKeyHint(key, issue.path)}`,
+            )
           : [`${where(issue.path)}: ${issue.message}`],
       );
   // The entries that are valid by themselves, by their place in the file: an entry repeated is said beside a typo
@@ -69,11 +82,33 @@ export function checkDesiredState(raw: unknown, source: string, lineOf?: (path: 
   const problems = [
     ...schemaProblems,
     ...lists.trackedUrls.flatMap(({ entry, index }) =>
-      addressNormalForm(entry.url) === undefined ? [`${where(['trackedUrls', index, 'url'])}: "${entry.url}" is not an http(s) address, e.g. https://example.com/page`] : [],
+      addressNormalForm(entry.url) === undefined
+        ? [
+            `${where(['trackedUrls', index, 'url'])}: "${entry.url}" is not an http(s) address, e.g. https://example.com/page`,
+          ]
+        : [],
     ),
-    ...repeated('trackedUrls', lists.trackedUrls, (entry) => addressNormalForm(entry.url), 'the same address in normal form', where),
-    ...repeated('topics', lists.topics, (entry) => `${entry.name}\u0000${entry.type}\u0000${entry.language}`, 'the same name, type and language', where),
-    ...repeated('competitors', lists.competitors, (entry) => competitorKey(entry.name), 'the same name, case aside', where),
+    ...repeated(
+      'trackedUrls',
+      lists.trackedUrls,
+      (entry) => addressNormalForm(entry.url),
+      'the same address in normal form',
+      where,
+    ),
+    ...repeated(
+      'topics',
+      lists.topics,
+      (entry) => `${entry.name}\u0000${entry.type}\u0000${entry.language}`,
+      'the same name, type and language',
+      where,
+    ),
+    ...repeated(
+      'competitors',
+      lists.competitors,
+      (entry) => competitorKey(entry.name),
+      'the same name, case aside',
+      where,
+    ),
     ...repeated('personas', lists.personas, (entry) => entry.id, 'the same id', where),
     ...repeated('tags', lists.tags, (entry) => entry.id, 'the same id', where),
   ];
@@ -88,7 +123,10 @@ type ListName = 'trackedUrls' | 'topics' | 'competitors' | 'personas' | 'tags';
 /** Each list's entries that pass their own schema, with their places; a list that is no list has none. */
 function validEntries(raw: unknown): IndexedLists {
   const lists = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
-  const valid = <T>(list: ListName, schema: { safeParse(entry: unknown): { success: true; data: T } | { success: false } }): Indexed<T> => {
+  const valid = <T>(
+    list: ListName,
+    schema: { safeParse(entry: unknown): { success: true; data: T } | { success: false } },
+  ): Indexed<T> => {
     const entries = lists[list];
     if (!Array.isArray(entries)) return [];
     return entries.flatMap((entry, index) => {
@@ -130,5 +168,7 @@ function repeated<T>(
 
 function formatPath(path: ReadonlyArray<PropertyKey>): string {
   if (path.length === 0) return '(the file)';
-  return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index > 0 ? '.' : ''}${String(part)}`)).join('');
+  return path
+    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index > 0 ? '.' : ''}${String(part)}`))
+    .join('');
 }

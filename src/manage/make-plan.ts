@@ -19,39 +19,57 @@ export interface MakePlanOptions {
  * Topics have no read, so their dry run is what tells: a `conflict` means the brand has a topic of that name, type
  * and language. Personas and tags have neither a read nor a dry run: each change is planned to be sent as given.
  */
-export async function makePlan(client: WriteClient, desired: DesiredState, options: MakePlanOptions = {}): Promise<ChangePlan> {
+export async function makePlan(
+  client: WriteClient,
+  desired: DesiredState,
+  options: MakePlanOptions = {},
+): Promise<ChangePlan> {
   const brandId = desired.brand;
   const changes: PlannedChange[] = [
     ...(await planTrackedUrls(client, brandId, desired.trackedUrls)),
     ...(await planTopics(client, brandId, desired.topics, options.seenTopics)),
     ...(await planCompetitors(client, brandId, desired.competitors)),
-    ...desired.personas.map(({ id, ...change }): PlannedChange => ({
-      kind: 'persona',
-      label: `persona ${id}`,
-      action: 'send',
-      detail: `${describeFields(change)} (${NO_READ_TO_COMPARE})`,
-      write: { type: 'update-persona', personaId: id, change },
-    })),
-    ...desired.tags.map(({ id, ...change }): PlannedChange => ({
-      kind: 'tag',
-      label: `tag ${id}`,
-      action: 'send',
-      detail: `${describeFields(change)} (${NO_READ_TO_COMPARE})`,
-      write: { type: 'update-tag', tagId: id, change },
-    })),
+    ...desired.personas.map(
+      ({ id, ...change }): PlannedChange => ({
+        kind: 'persona',
+        label: `persona ${id}`,
+        action: 'send',
+        detail: `${describeFields(change)} (${NO_READ_TO_COMPARE})`,
+        write: { type: 'update-persona', personaId: id, change },
+      }),
+    ),
+    ...desired.tags.map(
+      ({ id, ...change }): PlannedChange => ({
+        kind: 'tag',
+        label: `tag ${id}`,
+        action: 'send',
+        detail: `${describeFields(change)} (${NO_READ_TO_COMPARE})`,
+        write: { type: 'update-tag', tagId: id, change },
+      }),
+    ),
   ];
   return { brandId, changes };
 }
 
-async function planTrackedUrls(client: WriteClient, brandId: number, entries: TrackedUrlEntry[]): Promise<PlannedChange[]> {
+async function planTrackedUrls(
+  client: WriteClient,
+  brandId: number,
+  entries: TrackedUrlEntry[],
+): Promise<PlannedChange[]> {
   if (entries.length === 0) return [];
-  const tracked = new Map((await client.trackedPages(brandId)).map((page) => [addressNormalForm(page.url) ?? page.url, page]));
+  const tracked = new Map(
+    (await client.trackedPages(brandId)).map((page) => [addressNormalForm(page.url) ?? page.url, page]),
+  );
   const changes: PlannedChange[] = [];
   const creates: Array<{ change: PlannedChange; write: Extract<PendingWrite, { type: 'track-url' }> }> = [];
   for (const entry of entries) {
     const page = tracked.get(addressNormalForm(entry.url)!);
     if (!page) {
-      const write = { type: 'track-url', groupId: entry.group ?? undefined, item: { url: entry.url, ...(entry.title === undefined ? {} : { title: entry.title }) } } as const;
+      const write = {
+        type: 'track-url',
+        groupId: entry.group ?? undefined,
+        item: { url: entry.url, ...(entry.title === undefined ? {} : { title: entry.title }) },
+      } as const;
       const change: PlannedChange = {
         kind: 'tracked URL',
         label: entry.url,
@@ -75,15 +93,34 @@ async function planTrackedUrls(client: WriteClient, brandId: number, entries: Tr
     }
     changes.push(
       differences.length
-        ? { kind: 'tracked URL', label: entry.url, action: 'change', detail: differences.join(', '), write: { type: 'update-tracked-url', trackedUrlId: page.id, change: update } }
-        : { kind: 'tracked URL', label: entry.url, action: 'unchanged', detail: `tracked as ${page.url} (id ${page.id})` },
+        ? {
+            kind: 'tracked URL',
+            label: entry.url,
+            action: 'change',
+            detail: differences.join(', '),
+            write: { type: 'update-tracked-url', trackedUrlId: page.id, change: update },
+          }
+        : {
+            kind: 'tracked URL',
+            label: entry.url,
+            action: 'unchanged',
+            detail: `tracked as ${page.url} (id ${page.id})`,
+          },
     );
   }
   // The group is one field of the whole request (endpoint 1), so each group is its own run of requests.
   for (const group of groupBy(creates, ({ write }) => write.groupId)) {
     for (const batch of batches(group.items, TRACK_URLS_PER_REQUEST)) {
-      const answer = await client.trackUrls(brandId, batch.map(({ write }) => write.item), group.key, { dryRun: true });
-      markRejected(batch.map(({ change }) => change), answer);
+      const answer = await client.trackUrls(
+        brandId,
+        batch.map(({ write }) => write.item),
+        group.key,
+        { dryRun: true },
+      );
+      markRejected(
+        batch.map(({ change }) => change),
+        answer,
+      );
     }
   }
   return changes;
@@ -101,7 +138,12 @@ function topicItem(entry: TopicEntry): TopicItem {
   };
 }
 
-async function planTopics(client: WriteClient, brandId: number, entries: TopicEntry[], seenTopics: MakePlanOptions['seenTopics']): Promise<PlannedChange[]> {
+async function planTopics(
+  client: WriteClient,
+  brandId: number,
+  entries: TopicEntry[],
+  seenTopics: MakePlanOptions['seenTopics'],
+): Promise<PlannedChange[]> {
   const changes = entries.map((entry): PlannedChange => {
     const label = `${entry.name} (${entry.type}, ${entry.language})`;
     if (entry.restore !== undefined) {
@@ -128,15 +170,27 @@ async function planTopics(client: WriteClient, brandId: number, entries: TopicEn
     };
   });
   // Restores go through the dry run too: a topic of the same name, type and language that runs means none is deleted.
-  for (const batch of batches(changes.map((change, index) => ({ change, entry: entries[index]! })), TOPICS_PER_REQUEST)) {
-    const answer = await client.createTopics(brandId, batch.map(({ entry }) => topicItem(entry)), { dryRun: true });
+  for (const batch of batches(
+    changes.map((change, index) => ({ change, entry: entries[index]! })),
+    TOPICS_PER_REQUEST,
+  )) {
+    const answer = await client.createTopics(
+      brandId,
+      batch.map(({ entry }) => topicItem(entry)),
+      { dryRun: true },
+    );
     markRejected(
       batch.map(({ change }) => change),
       answer,
       (change, rejection) => {
         if (rejection.code !== 'conflict') return false;
         // A conflict is the brand already having this topic: the desired state holds.
-        Object.assign(change, { action: 'unchanged', write: undefined, detail: 'the brand has a topic of this name, type and language (its scenarios cannot be compared: the API has no read of topics)' });
+        Object.assign(change, {
+          action: 'unchanged',
+          write: undefined,
+          detail:
+            'the brand has a topic of this name, type and language (its scenarios cannot be compared: the API has no read of topics)',
+        });
         return true;
       },
     );
@@ -144,16 +198,30 @@ async function planTopics(client: WriteClient, brandId: number, entries: TopicEn
   return changes;
 }
 
-async function planCompetitors(client: WriteClient, brandId: number, entries: DesiredState['competitors']): Promise<PlannedChange[]> {
+async function planCompetitors(
+  client: WriteClient,
+  brandId: number,
+  entries: DesiredState['competitors'],
+): Promise<PlannedChange[]> {
   if (entries.length === 0) return [];
-  const known = new Map((await client.competitors(brandId)).map((competitor) => [competitorKey(competitor.name), competitor]));
+  const known = new Map(
+    (await client.competitors(brandId)).map((competitor) => [competitorKey(competitor.name), competitor]),
+  );
   const changes: PlannedChange[] = [];
   const creates: Array<{ change: PlannedChange; write: Extract<PendingWrite, { type: 'create-competitor' }> }> = [];
   for (const entry of entries) {
     const competitor = known.get(competitorKey(entry.name));
     if (competitor?.tracked) {
-      const website = competitor.website !== undefined && competitor.website !== entry.website ? `; its website stays ${competitor.website} (the API has no change of competitors)` : '';
-      changes.push({ kind: 'competitor', label: entry.name, action: 'unchanged', detail: `tracked as ${competitor.name} (id ${competitor.id})${website}` });
+      const website =
+        competitor.website !== undefined && competitor.website !== entry.website
+          ? `; its website stays ${competitor.website} (the API has no change of competitors)`
+          : '';
+      changes.push({
+        kind: 'competitor',
+        label: entry.name,
+        action: 'unchanged',
+        detail: `tracked as ${competitor.name} (id ${competitor.id})${website}`,
+      });
       continue;
     }
     const write = { type: 'create-competitor', item: { name: entry.name, website: entry.website } } as const;
@@ -161,15 +229,24 @@ async function planCompetitors(client: WriteClient, brandId: number, entries: De
       kind: 'competitor',
       label: entry.name,
       action: 'create',
-      detail: competitor ? `tracks the platform's suggestion ${competitor.name} (id ${competitor.id}), with its history` : `website ${entry.website}`,
+      detail: competitor
+        ? `tracks the platform's suggestion ${competitor.name} (id ${competitor.id}), with its history`
+        : `website ${entry.website}`,
       write,
     };
     changes.push(change);
     creates.push({ change, write });
   }
   for (const batch of batches(creates, COMPETITORS_PER_REQUEST)) {
-    const answer = await client.createCompetitors(brandId, batch.map(({ write }) => write.item), { dryRun: true });
-    markRejected(batch.map(({ change }) => change), answer);
+    const answer = await client.createCompetitors(
+      brandId,
+      batch.map(({ write }) => write.item),
+      { dryRun: true },
+    );
+    markRejected(
+      batch.map(({ change }) => change),
+      answer,
+    );
   }
   return changes;
 }
@@ -186,7 +263,12 @@ function markRejected(
   for (const rejection of answer.rejected) {
     const change = sent[rejection.index];
     if (!change || special(change, rejection)) continue;
-    Object.assign(change, { action: 'rejected', code: rejection.code, detail: `${rejection.code}: ${rejection.message ?? 'no message'}`, write: undefined });
+    Object.assign(change, {
+      action: 'rejected',
+      code: rejection.code,
+      detail: `${rejection.code}: ${rejection.message ?? 'no message'}`,
+      write: undefined,
+    });
   }
 }
 

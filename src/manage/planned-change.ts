@@ -1,4 +1,11 @@
-import type { CompetitorItem, PersonaChange, TagChange, TopicItem, TrackUrlItem, TrackedUrlChange } from '../api/writes.js';
+import type {
+  CompetitorItem,
+  PersonaChange,
+  TagChange,
+  TopicItem,
+  TrackUrlItem,
+  TrackedUrlChange,
+} from '../api/writes.js';
 
 /** What a desired-state item is, as plans and reports name it. */
 export type ItemKind = 'tracked URL' | 'topic' | 'competitor' | 'persona' | 'tag';

@@ -25,15 +25,19 @@ export async function trackedUrlsFromSql(sql: string, options: FromSqlOptions = 
     close();
   }
   if (rows.length > 0 && !('url' in rows[0]!)) {
-    throw new ManageFileError(source, [`the query has no column "url" (it has ${Object.keys(rows[0]!).join(', ')}); select url, and optionally title and group`]);
+    throw new ManageFileError(source, [
+      `the query has no column "url" (it has ${Object.keys(rows[0]!).join(', ')}); select url, and optionally title and group`,
+    ]);
   }
   const problems: string[] = [];
   const entries: TrackedUrlEntry[] = [];
   rows.forEach((row, index) => {
     const at = `row ${index + 1}`;
     const { url, title, group } = row;
-    if (typeof url !== 'string' || url === '') return void problems.push(`${at}: url is ${url === null ? 'NULL' : JSON.stringify(url)}; expected an address`);
-    if (title !== undefined && title !== null && typeof title !== 'string') return void problems.push(`${at}: title must be text`);
+    if (typeof url !== 'string' || url === '')
+      return void problems.push(`${at}: url is ${url === null ? 'NULL' : JSON.stringify(url)}; expected an address`);
+    if (title !== undefined && title !== null && typeof title !== 'string')
+      return void problems.push(`${at}: title must be text`);
     if (group !== undefined && group !== null && !(typeof group === 'number' && Number.isInteger(group) && group > 0)) {
       return void problems.push(`${at}: group must be a group id (a whole number above 0)`);
     }
@@ -43,7 +47,11 @@ export async function trackedUrlsFromSql(sql: string, options: FromSqlOptions = 
       ...(typeof group === 'number' ? { group } : {}),
     });
   });
-  if (problems.length) throw new ManageFileError(source, problems.slice(0, 20).concat(problems.length > 20 ? [`and ${problems.length - 20} more rows`] : []));
+  if (problems.length)
+    throw new ManageFileError(
+      source,
+      problems.slice(0, 20).concat(problems.length > 20 ? [`and ${problems.length - 20} more rows`] : []),
+    );
   return entries;
 }
 

@@ -29,7 +29,11 @@ export async function warehouseTopics(path: string, brandId: number): Promise<Ma
       [brandId],
     );
     for (const row of rows) {
-      const topic = { id: Number(row.id), name: String(row.name), lastSeenDay: typeof row.last_seen_day === 'string' ? row.last_seen_day : undefined };
+      const topic = {
+        id: Number(row.id),
+        name: String(row.name),
+        lastSeenDay: typeof row.last_seen_day === 'string' ? row.last_seen_day : undefined,
+      };
       byName.set(topic.name, [...(byName.get(topic.name) ?? []), topic]);
     }
   } catch {

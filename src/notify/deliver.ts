@@ -1,5 +1,7 @@
 /** The answer of the last try, or why there was none. */
-export type DeliveryOutcome = { delivered: true; attempts: number } | { delivered: false; attempts: number; reason: string };
+export type DeliveryOutcome =
+  | { delivered: true; attempts: number }
+  | { delivered: false; attempts: number; reason: string };
 
 export interface DeliveryOptions {
   /** Gives up when aborted (the notifier's time bound, or a settle that ran out). */

@@ -31,7 +31,15 @@ export interface RunNotice {
     /** Why the run as a whole failed, when it is not a slice's fault (a load job that failed for good). */
     error: string | null;
   };
-  counts: { slices: number; done: number; failed: number; incomplete: number; rows: number; requests: number; rateLimited: number };
+  counts: {
+    slices: number;
+    done: number;
+    failed: number;
+    incomplete: number;
+    rows: number;
+    requests: number;
+    rateLimited: number;
+  };
   /** The first failed slices (at most FIRST_ERRORS), when the process that sends knows them. */
   errors: NoticeError[];
 }
@@ -78,10 +86,24 @@ export interface VerifyDisagreementNotice {
 export interface SchemaDriftNotice {
   event: 'schema_drift';
   run: { id: string };
-  drift: Array<{ table: string; kind: string; name: string; value: string; rows: number; example: string | null; looksLike: string | null }>;
+  drift: Array<{
+    table: string;
+    kind: string;
+    name: string;
+    value: string;
+    rows: number;
+    example: string | null;
+    looksLike: string | null;
+  }>;
 }
 
-export type Notice = RunNotice | StaleNotice | KeyRefusedNotice | MachineFaultNotice | VerifyDisagreementNotice | SchemaDriftNotice;
+export type Notice =
+  | RunNotice
+  | StaleNotice
+  | KeyRefusedNotice
+  | MachineFaultNotice
+  | VerifyDisagreementNotice
+  | SchemaDriftNotice;
 
 /** Every notice names its event with the config's words. */
 export type NoticeEvent = Notice['event'] & NotifyEvent;

@@ -113,12 +113,24 @@ export class Notifier {
       const outcome = await deliver(hook.url, body, {
         signal,
         retryBaseMs: this.options.retryBaseMs ?? RETRY_BASE_MS,
-        onRetry: (attempt, reason) => log.debug({ webhook: hook.number, event: notice.event, attempt, reason }, 'webhook not reached; trying again'),
+        onRetry: (attempt, reason) =>
+          log.debug(
+            { webhook: hook.number, event: notice.event, attempt, reason },
+            'webhook not reached; trying again',
+          ),
       });
-      if (outcome.delivered) log.info({ webhook: hook.number, event: notice.event, attempts: outcome.attempts }, 'notified');
-      else log.warn({ webhook: hook.number, event: notice.event, attempts: outcome.attempts, reason: outcome.reason }, 'could not notify the webhook; the run is not affected');
+      if (outcome.delivered)
+        log.info({ webhook: hook.number, event: notice.event, attempts: outcome.attempts }, 'notified');
+      else
+        log.warn(
+          { webhook: hook.number, event: notice.event, attempts: outcome.attempts, reason: outcome.reason },
+          'could not notify the webhook; the run is not affected',
+        );
     } catch (error) {
-      log.warn({ webhook: hook.number, event: notice.event, err: (error as Error).name }, 'could not notify the webhook; the run is not affected');
+      log.warn(
+        { webhook: hook.number, event: notice.event, err: (error as Error).name },
+        'could not notify the webhook; the run is not affected',
+      );
     }
   }
 }

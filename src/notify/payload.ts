@@ -24,11 +24,15 @@ export function jsonPayload(notice: Notice, source: NoticeSource, at = new Date(
 export function slackPayload(notice: Notice, source: NoticeSource): { text: string } {
   const lines = [`*bvsync* (${source.prefix} on ${hostname()}): ${summaryOf(notice)}`];
   if (notice.event === 'run_failed' || notice.event === 'run_incomplete') {
-    for (const error of notice.errors) lines.push(`• brand ${error.brand} ${error.stream} ${error.slice}: ${error.code ?? 'error'}: ${error.message}`);
+    for (const error of notice.errors)
+      lines.push(`• brand ${error.brand} ${error.stream} ${error.slice}: ${error.code ?? 'error'}: ${error.message}`);
     if (notice.run.error) lines.push(notice.run.error);
   }
   if (notice.event === 'stale') {
-    for (const row of notice.stale.slice(0, 10)) lines.push(`• brand ${row.brand} ${row.stream}: newest complete day ${row.newestCompleteDay} (${row.ageHours} h)`);
+    for (const row of notice.stale.slice(0, 10))
+      lines.push(
+        `• brand ${row.brand} ${row.stream}: newest complete day ${row.newestCompleteDay} (${row.ageHours} h)`,
+      );
   }
   if (notice.event === 'verify_disagreement') {
     for (const row of notice.disagreements.slice(0, 10)) lines.push(`• brand ${row.brand} ${row.family} ${row.day}`);
@@ -66,7 +70,15 @@ export function summaryOf(notice: Notice): string {
   }
 }
 
-function driftLine(row: { table: string; kind: string; name: string; value: string; rows: number; looksLike: string | null }): string {
-  if (row.kind === 'field') return `${row.table}: new field "${row.name}" in _extra (${row.rows} rows, looks like ${row.looksLike ?? 'JSON'})`;
+function driftLine(row: {
+  table: string;
+  kind: string;
+  name: string;
+  value: string;
+  rows: number;
+  looksLike: string | null;
+}): string {
+  if (row.kind === 'field')
+    return `${row.table}: new field "${row.name}" in _extra (${row.rows} rows, looks like ${row.looksLike ?? 'JSON'})`;
   return `${row.table}.${row.name}: ${row.kind === 'engine' ? 'new engine' : 'value outside the spec'} "${row.value}" (${row.rows} rows)`;
 }

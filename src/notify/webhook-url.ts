@@ -6,7 +6,9 @@ import type { Logger } from '../log.js';
 export class WebhookUrlError extends Error {
   readonly code = 'config_invalid';
   constructor(index: number, path: string, reason: string) {
-    super(`notify.webhooks[${index}].urlFile ${path}: ${reason}. Write the webhook's URL alone in that file (http:// or https://)`);
+    super(
+      `notify.webhooks[${index}].urlFile ${path}: ${reason}. Write the webhook's URL alone in that file (http:// or https://)`,
+    );
     this.name = 'WebhookUrlError';
   }
 }
@@ -23,12 +25,20 @@ export function webhookUrl(hook: WebhookConfig, index: number, log: Logger): str
     text = readFileSync(path, 'utf8');
     // Group and others' read bits: a secret mounted 0644 is readable by every user of the machine.
     if ((statSync(path).mode & 0o044) !== 0) {
-      log.warn({ webhook: index + 1, file: path }, 'the webhook URL file is readable by other users; make it 0600 (chmod 600), or mount the secret with mode 0400');
+      log.warn(
+        { webhook: index + 1, file: path },
+        'the webhook URL file is readable by other users; make it 0600 (chmod 600), or mount the secret with mode 0400',
+      );
     }
   } catch (error) {
-    throw new WebhookUrlError(index, path, `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new WebhookUrlError(
+      index,
+      path,
+      `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
   const url = text.trim();
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new WebhookUrlError(index, path, 'holds no http:// or https:// URL');
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+    throw new WebhookUrlError(index, path, 'holds no http:// or https:// URL');
   return url;
 }

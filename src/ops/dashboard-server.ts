@@ -41,7 +41,10 @@ const require = createRequire(import.meta.url);
  * works offline and tells no font host who looks at it). Written to a folder of its own; returns it.
  */
 function localFontsTemplate(): string {
-  const template = readFileSync(join(dirname(require.resolve('@bull-board/ui/package.json')), 'dist', 'index.ejs'), 'utf8');
+  const template = readFileSync(
+    join(dirname(require.resolve('@bull-board/ui/package.json')), 'dist', 'index.ejs'),
+    'utf8',
+  );
   const local = template.replace(/<link[^>]+href="https?:\/\/[^"]*"[^>]*>\s*/g, '');
   const folder = mkdtempSync(join(tmpdir(), 'bvsync-dashboard-'));
   writeFileSync(join(folder, 'index.ejs'), local);
@@ -57,7 +60,11 @@ const PENDING_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-
  * flag is kept only while jobs wait with nothing to take them (then `bvsync worker` is what is missing).
  */
 function workersFlagOnlyWhenJobsWait<T>(route: string, result: T): T {
-  const body = (result as { body?: { queues?: Array<{ hasWorkers?: boolean | null; counts?: Record<string, number> }> } } | undefined)?.body;
+  const body = (
+    result as
+      | { body?: { queues?: Array<{ hasWorkers?: boolean | null; counts?: Record<string, number> }> } }
+      | undefined
+  )?.body;
   if (route !== '/api/queues' || !Array.isArray(body?.queues)) return result;
   for (const queue of body.queues) {
     const pending = PENDING_STATES.reduce((sum, state) => sum + (queue.counts?.[state] ?? 0), 0);
@@ -74,7 +81,12 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   serverAdapter.setBasePath('/');
   createBullBoard({
     queues: [queues.fetch, queues.load].map(
-      (queue) => new BullMQAdapter(queue, { readOnlyMode: options.readOnly ?? false, description: DESCRIPTIONS[queue.name] ?? '', displayName: queue.name }),
+      (queue) =>
+        new BullMQAdapter(queue, {
+          readOnlyMode: options.readOnly ?? false,
+          description: DESCRIPTIONS[queue.name] ?? '',
+          displayName: queue.name,
+        }),
     ),
     serverAdapter,
     options: {

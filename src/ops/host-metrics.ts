@@ -19,9 +19,19 @@ export interface HostMetricsOptions {
  * Serves a worker host's metrics: the counters it feeds as it works, plus its queues' depths and (while it holds the
  * writer lease) freshness, read when scraped; and its probes, `/healthz` and `/readyz` (src/engine/readiness.ts).
  */
-export function serveHostMetrics(host: WorkerHost, metrics: PrometheusMetrics, options: HostMetricsOptions): Promise<RunningMetricsServer> {
+export function serveHostMetrics(
+  host: WorkerHost,
+  metrics: PrometheusMetrics,
+  options: HostMetricsOptions,
+): Promise<RunningMetricsServer> {
   watchHost(host, metrics, options.db);
-  return startMetricsServer({ metrics, port: options.port, host: options.host, log: options.log, readiness: () => host.readiness() });
+  return startMetricsServer({
+    metrics,
+    port: options.port,
+    host: options.host,
+    log: options.log,
+    readiness: () => host.readiness(),
+  });
 }
 
 /**

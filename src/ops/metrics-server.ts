@@ -40,13 +40,21 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     if (request.method === 'GET' && path === '/readyz') {
       const readiness = options.readiness?.() ?? Promise.resolve({ ready: true, checks: {} });
       readiness.then(
-        (answer) => response.writeHead(answer.ready ? 200 : 503, { 'content-type': 'application/json' }).end(`${JSON.stringify(answer)}\n`),
-        (error: Error) => response.writeHead(503, { 'content-type': 'application/json' }).end(`${JSON.stringify({ ready: false, checks: { process: { ok: false, detail: error.message } } })}\n`),
+        (answer) =>
+          response
+            .writeHead(answer.ready ? 200 : 503, { 'content-type': 'application/json' })
+            .end(`${JSON.stringify(answer)}\n`),
+        (error: Error) =>
+          response
+            .writeHead(503, { 'content-type': 'application/json' })
+            .end(`${JSON.stringify({ ready: false, checks: { process: { ok: false, detail: error.message } } })}\n`),
       );
       return;
     }
     if (request.method !== 'GET' || path !== '/metrics') {
-      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: metrics are at /metrics, probes at /healthz and /readyz\n');
+      response
+        .writeHead(404, { 'content-type': 'text/plain' })
+        .end('not found: metrics are at /metrics, probes at /healthz and /readyz\n');
       return;
     }
     options.metrics.expose().then(

@@ -10,6 +10,7 @@ export class BadPortError extends Error {
 /** A `--port`-like flag: a whole number from 0 (any free port) to 65535. */
 export function parsePort(text: string, flag: string): number {
   const port = Number(text);
-  if (!(/^\d+$/.test(text.trim()) && Number.isInteger(port) && port >= 0 && port <= 65_535)) throw new BadPortError(flag, text);
+  if (!(/^\d+$/.test(text.trim()) && Number.isInteger(port) && port >= 0 && port <= 65_535))
+    throw new BadPortError(flag, text);
   return port;
 }

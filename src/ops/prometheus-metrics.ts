@@ -14,7 +14,15 @@ export interface PrometheusMetricsOptions {
   today?: () => string;
 }
 
-const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'waiting-children'] as const;
+const QUEUE_STATES = [
+  'waiting',
+  'active',
+  'delayed',
+  'failed',
+  'completed',
+  'prioritized',
+  'waiting-children',
+] as const;
 
 // Slices are a day of one stream: most take well under a second, the conversations of a big brand can take minutes.
 const SLICE_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600];
@@ -51,25 +59,95 @@ export class PrometheusMetrics implements SyncMetrics {
 
   constructor(options: PrometheusMetricsOptions = {}) {
     const registers = [this.registry];
-    this.requests = new Counter({ name: 'bvsync_api_requests_total', help: 'HTTP attempts to the API by endpoint, status and outcome (ok, empty: a 404 the spec calls an empty result, retry, rate_limited, failed, aborted)', labelNames: ['endpoint', 'status', 'outcome'], registers });
-    this.requestSeconds = new Histogram({ name: 'bvsync_api_request_duration_seconds', help: 'Time of one HTTP attempt to the API', labelNames: ['endpoint'], buckets: REQUEST_SECONDS_BUCKETS, registers });
-    this.retries = new Counter({ name: 'bvsync_api_retries_total', help: 'Attempts that failed and were tried again (5xx, resets, timeouts)', labelNames: ['endpoint'], registers });
-    this.rateLimited = new Counter({ name: 'bvsync_api_rate_limited_total', help: '429 answers of the API', labelNames: ['endpoint'], registers });
-    this.rateLimitedSeconds = new Counter({ name: 'bvsync_rate_limited_seconds_total', help: 'Time the fetch queue was paused by 429s (their Retry-After)', registers });
-    this.sliceSeconds = new Histogram({ name: 'bvsync_slice_fetch_duration_seconds', help: 'Fetch time of one slice by stream and how it ended', labelNames: ['stream', 'status'], buckets: SLICE_SECONDS_BUCKETS, registers });
-    this.commitSeconds = new Histogram({ name: 'bvsync_slice_commit_duration_seconds', help: 'Time to write one slice into DuckDB (one transaction)', labelNames: ['stream', 'status'], buckets: SLICE_SECONDS_BUCKETS, registers });
-    this.loadedRows = new Counter({ name: 'bvsync_rows_loaded_total', help: 'Rows written into DuckDB by table', labelNames: ['table'], registers });
-    this.rejectedRows = new Counter({ name: 'bvsync_rows_rejected_total', help: 'Records that failed validation and went to _rejected_records, by stream', labelNames: ['stream'], registers });
+    this.requests = new Counter({
+      name: 'bvsync_api_requests_total',
+      help: 'HTTP attempts to the API by endpoint, status and outcome (ok, empty: a 404 the spec calls an empty result, retry, rate_limited, failed, aborted)',
+      labelNames: ['endpoint', 'status', 'outcome'],
+      registers,
+    });
+    this.requestSeconds = new Histogram({
+      name: 'bvsync_api_request_duration_seconds',
+      help: 'Time of one HTTP attempt to the API',
+      labelNames: ['endpoint'],
+      buckets: REQUEST_SECONDS_BUCKETS,
+      registers,
+    });
+    this.retries = new Counter({
+      name: 'bvsync_api_retries_total',
+      help: 'Attempts that failed and were tried again (5xx, resets, timeouts)',
+      labelNames: ['endpoint'],
+      registers,
+    });
+    this.rateLimited = new Counter({
+      name: 'bvsync_api_rate_limited_total',
+      help: '429 answers of the API',
+      labelNames: ['endpoint'],
+      registers,
+    });
+    this.rateLimitedSeconds = new Counter({
+      name: 'bvsync_rate_limited_seconds_total',
+      help: 'Time the fetch queue was paused by 429s (their Retry-After)',
+      registers,
+    });
+    this.sliceSeconds = new Histogram({
+      name: 'bvsync_slice_fetch_duration_seconds',
+      help: 'Fetch time of one slice by stream and how it ended',
+      labelNames: ['stream', 'status'],
+      buckets: SLICE_SECONDS_BUCKETS,
+      registers,
+    });
+    this.commitSeconds = new Histogram({
+      name: 'bvsync_slice_commit_duration_seconds',
+      help: 'Time to write one slice into DuckDB (one transaction)',
+      labelNames: ['stream', 'status'],
+      buckets: SLICE_SECONDS_BUCKETS,
+      registers,
+    });
+    this.loadedRows = new Counter({
+      name: 'bvsync_rows_loaded_total',
+      help: 'Rows written into DuckDB by table',
+      labelNames: ['table'],
+      registers,
+    });
+    this.rejectedRows = new Counter({
+      name: 'bvsync_rows_rejected_total',
+      help: 'Records that failed validation and went to _rejected_records, by stream',
+      labelNames: ['stream'],
+      registers,
+    });
 
-    this.runsFinished = new Counter({ name: 'bvsync_runs_finished_total', help: 'Runs this process finalized as the writer, by kind and status', labelNames: ['kind', 'status'], registers });
-    this.heldSlices = new Counter({ name: 'bvsync_slices_held_total', help: 'Slices a scheduled run left to an unfinished run that was reading them, rather than read twice', registers });
+    this.runsFinished = new Counter({
+      name: 'bvsync_runs_finished_total',
+      help: 'Runs this process finalized as the writer, by kind and status',
+      labelNames: ['kind', 'status'],
+      registers,
+    });
+    this.heldSlices = new Counter({
+      name: 'bvsync_slices_held_total',
+      help: 'Slices a scheduled run left to an unfinished run that was reading them, rather than read twice',
+      registers,
+    });
     // Every series at 0 from the start: increase() sees a first failed run only if the series existed before it.
-    for (const kind of RUN_KINDS) for (const status of FINISHED_RUN_STATUSES) this.runsFinished.inc({ kind, status }, 0);
-    this.lakeWrites = new Counter({ name: 'bvsync_lake_writes_total', help: 'Parquet lake writes after a publish (publish.parquet), by outcome: ok, or failed (the lake is behind)', labelNames: ['outcome'], registers });
+    for (const kind of RUN_KINDS)
+      for (const status of FINISHED_RUN_STATUSES) this.runsFinished.inc({ kind, status }, 0);
+    this.lakeWrites = new Counter({
+      name: 'bvsync_lake_writes_total',
+      help: 'Parquet lake writes after a publish (publish.parquet), by outcome: ok, or failed (the lake is behind)',
+      labelNames: ['outcome'],
+      registers,
+    });
     for (const outcome of ['ok', 'failed']) this.lakeWrites.inc({ outcome }, 0);
 
-    this.healDisagreements = new Gauge({ name: 'bvsync_heal_disagreements', help: 'Brand, family and day triples that still disagree with the API after sync.heal re-read them (docs/healing.md)', registers });
-    this.healRequests = new Counter({ name: 'bvsync_heal_requests_total', help: 'API requests of sync.heal rounds: comparisons and re-reads', registers });
+    this.healDisagreements = new Gauge({
+      name: 'bvsync_heal_disagreements',
+      help: 'Brand, family and day triples that still disagree with the API after sync.heal re-read them (docs/healing.md)',
+      registers,
+    });
+    this.healRequests = new Counter({
+      name: 'bvsync_heal_requests_total',
+      help: 'API requests of sync.heal rounds: comparisons and re-reads',
+      registers,
+    });
 
     const self = this;
     new Gauge({
@@ -95,7 +173,11 @@ export class PrometheusMetrics implements SyncMetrics {
         this.reset();
         const today = Date.parse(options.today ? options.today() : todayUtc());
         for (const row of await self.freshnessSource()) {
-          if (row.newestCompleteDay) this.set({ brand: String(row.brand), stream: row.stream }, Math.round((today - Date.parse(row.newestCompleteDay)) / DAY_MS));
+          if (row.newestCompleteDay)
+            this.set(
+              { brand: String(row.brand), stream: row.stream },
+              Math.round((today - Date.parse(row.newestCompleteDay)) / DAY_MS),
+            );
         }
       },
     });
@@ -123,7 +205,11 @@ export class PrometheusMetrics implements SyncMetrics {
 
   request(event: ApiRequestEvent): void {
     const endpoint = endpointTemplate(event.endpoint);
-    this.requests.inc({ endpoint, status: event.status === undefined ? 'none' : String(event.status), outcome: event.outcome });
+    this.requests.inc({
+      endpoint,
+      status: event.status === undefined ? 'none' : String(event.status),
+      outcome: event.outcome,
+    });
     this.requestSeconds.observe({ endpoint }, event.durationMs / 1000);
     if (event.outcome === 'retry') this.retries.inc({ endpoint });
     if (event.outcome === 'rate_limited') this.rateLimited.inc({ endpoint });
@@ -206,7 +292,11 @@ export class PrometheusMetrics implements SyncMetrics {
           if (space) this.set({ folder: space.folder }, pick(space));
         },
       });
-    gauge('bvsync_disk_free_bytes', 'Bytes free to bvsync on the volume of the DuckDB working file (every process that may write reports it)', (space) => space.freeBytes);
+    gauge(
+      'bvsync_disk_free_bytes',
+      'Bytes free to bvsync on the volume of the DuckDB working file (every process that may write reports it)',
+      (space) => space.freeBytes,
+    );
     gauge('bvsync_disk_size_bytes', 'Size of the volume of the DuckDB working file', (space) => space.sizeBytes);
   }
 
@@ -216,11 +306,27 @@ export class PrometheusMetrics implements SyncMetrics {
    */
   recordRunResult(kind: string, status: string, failedSlices: number, finishedAt: Date): void {
     const registers = [this.registry];
-    for (const name of ['bvsync_run_status', 'bvsync_run_finished_timestamp_seconds', 'bvsync_run_failed_slices']) this.registry.removeSingleMetric(name);
-    const statusGauge = new Gauge({ name: 'bvsync_run_status', help: 'The status the last one-off run (sync, backfill) of this kind ended with: 1 for its status', labelNames: ['kind', 'status'], registers });
+    for (const name of ['bvsync_run_status', 'bvsync_run_finished_timestamp_seconds', 'bvsync_run_failed_slices'])
+      this.registry.removeSingleMetric(name);
+    const statusGauge = new Gauge({
+      name: 'bvsync_run_status',
+      help: 'The status the last one-off run (sync, backfill) of this kind ended with: 1 for its status',
+      labelNames: ['kind', 'status'],
+      registers,
+    });
     for (const each of FINISHED_RUN_STATUSES) statusGauge.set({ kind, status: each }, each === status ? 1 : 0);
-    new Gauge({ name: 'bvsync_run_finished_timestamp_seconds', help: 'When the last one-off run of this kind ended (seconds since the epoch)', labelNames: ['kind'], registers }).set({ kind }, finishedAt.getTime() / 1000);
-    new Gauge({ name: 'bvsync_run_failed_slices', help: 'Failed slices of the last one-off run of this kind', labelNames: ['kind'], registers }).set({ kind }, failedSlices);
+    new Gauge({
+      name: 'bvsync_run_finished_timestamp_seconds',
+      help: 'When the last one-off run of this kind ended (seconds since the epoch)',
+      labelNames: ['kind'],
+      registers,
+    }).set({ kind }, finishedAt.getTime() / 1000);
+    new Gauge({
+      name: 'bvsync_run_failed_slices',
+      help: 'Failed slices of the last one-off run of this kind',
+      labelNames: ['kind'],
+      registers,
+    }).set({ kind }, failedSlices);
   }
 
   /** Where queue depths come from when scraped; `undefined` stops reporting them. */

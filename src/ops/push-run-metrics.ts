@@ -29,8 +29,11 @@ export async function pushRunMetrics(options: PushRunMetricsOptions): Promise<vo
   const gateway = new Pushgateway(options.url, { timeout: PUSH_TIMEOUT_MS }, options.metrics.registry);
   try {
     await gateway.push({ jobName: PUSH_JOB, groupings: { prefix: options.prefix, command: options.kind } });
-    options.log.info({ kind: options.kind }, 'pushed the run\'s metrics to the Pushgateway');
+    options.log.info({ kind: options.kind }, "pushed the run's metrics to the Pushgateway");
   } catch (error) {
-    options.log.warn({ err: (error as Error).message }, 'could not push the run\'s metrics to the Pushgateway (metrics.pushgateway); the run is not affected');
+    options.log.warn(
+      { err: (error as Error).message },
+      "could not push the run's metrics to the Pushgateway (metrics.pushgateway); the run is not affected",
+    );
   }
 }

@@ -46,13 +46,20 @@ export async function buildReport(options: BuildReportOptions): Promise<BuiltRep
 }
 
 function reportWarnings(data: ReportData): string[] {
-  const held = data.knownBrands.length ? `it holds brand${data.knownBrands.length === 1 ? '' : 's'} ${data.knownBrands.join(', ')}` : 'it holds no brand yet (run bvsync sync or bvsync demo)';
-  const warnings = data.unknownBrands.map((brandId) => `brand ${brandId} is not in ${data.database} (${held}); check --brand`);
+  const held = data.knownBrands.length
+    ? `it holds brand${data.knownBrands.length === 1 ? '' : 's'} ${data.knownBrands.join(', ')}`
+    : 'it holds no brand yet (run bvsync sync or bvsync demo)';
+  const warnings = data.unknownBrands.map(
+    (brandId) => `brand ${brandId} is not in ${data.database} (${held}); check --brand`,
+  );
   for (const brand of data.brands) {
     if (!brand.hasData) {
-      warnings.push(`brand ${brand.brandId} has no data between ${data.from} and ${data.to}; pick another window with --from/--to (bvsync status shows the synced days)`);
+      warnings.push(
+        `brand ${brand.brandId} has no data between ${data.from} and ${data.to}; pick another window with --from/--to (bvsync status shows the synced days)`,
+      );
     }
   }
-  if (data.brands.length === 0 && data.unknownBrands.length === 0) warnings.push(`${data.database} holds no brand yet: run bvsync sync (or bvsync demo) first`);
+  if (data.brands.length === 0 && data.unknownBrands.length === 0)
+    warnings.push(`${data.database} holds no brand yet: run bvsync sync (or bvsync demo) first`);
   return warnings;
 }

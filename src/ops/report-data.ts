@@ -60,7 +60,13 @@ export interface ChartCoverage {
 }
 
 /** The report's charts, by the key of their data in a brand's section. */
-export type ChartKey = 'weeklyVisibility' | 'shareOfVoice' | 'citationsByOwnership' | 'topDomains' | 'rankMovers' | 'trackedUrls';
+export type ChartKey =
+  | 'weeklyVisibility'
+  | 'shareOfVoice'
+  | 'citationsByOwnership'
+  | 'topDomains'
+  | 'rankMovers'
+  | 'trackedUrls';
 
 /** One brand's numbers for each chart of the report; each array is a chart's data, one object per mark. */
 export interface BrandReport {
@@ -75,7 +81,16 @@ export interface BrandReport {
    * window, `days` how many days had data), summed from the daily numerators, with its Wilson 95% interval (low, high)
    * computed from those sums; see wilson-interval.ts for why not the API's daily ci_lower/ci_upper.
    */
-  weeklyVisibility: Array<{ week: string; topic: string; days: number; conversations: number; mentioned: number; visibility: number | null; low: number | null; high: number | null }>;
+  weeklyVisibility: Array<{
+    week: string;
+    topic: string;
+    days: number;
+    conversations: number;
+    mentioned: number;
+    visibility: number | null;
+    low: number | null;
+    high: number | null;
+  }>;
   /** Every day with data has every series (zero-filled), so stacked areas have no gaps. */
   shareOfVoice: Array<{ day: string; brand: string; own: boolean; mentioned: number; share: number | null }>;
   /** Zero-filled like share of voice; `label` is readable text, rows ordered by the one ownership order. */
@@ -85,8 +100,21 @@ export interface BrandReport {
    * `subject` says whose product it is: `brand` (the brand's own) or `competitor`. The brand's own products come first
    * (up to half the rows, moved or not), then the competitors' that moved most.
    */
-  rankMovers: Array<{ product: string; metric: string; subject: string; firstRank: number; lastRank: number; change: number }>;
-  trackedUrls: Array<{ url: string; group: string | null; citations: number; conversations: number; citationRate: number | null }>;
+  rankMovers: Array<{
+    product: string;
+    metric: string;
+    subject: string;
+    firstRank: number;
+    lastRank: number;
+    change: number;
+  }>;
+  trackedUrls: Array<{
+    url: string;
+    group: string | null;
+    citations: number;
+    conversations: number;
+    citationRate: number | null;
+  }>;
   /** What each chart covers, so the page can say it under the chart's title. */
   coverage: Record<ChartKey, ChartCoverage>;
 }
@@ -242,7 +270,12 @@ function ratio(numerator: number, denominator: number, days: number): Ratio {
   return { numerator, denominator, value: denominator > 0 ? numerator / denominator : null, days };
 }
 
-async function readHeadline(connection: DuckDBConnection, from: string, to: string, brandId: number): Promise<Headline> {
+async function readHeadline(
+  connection: DuckDBConnection,
+  from: string,
+  to: string,
+  brandId: number,
+): Promise<Headline> {
   const days = eachDay(from, to).length;
   const previousFrom = addDays(from, -days);
   const previousTo = addDays(from, -1);
@@ -251,19 +284,38 @@ async function readHeadline(connection: DuckDBConnection, from: string, to: stri
   const [share] = numbers(await readRows(connection, HEADLINE_QUERIES.shareOfVoice, params));
   const pair = (row: PlainRow | undefined) => ({
     now: ratio(Number(row?.numerator ?? 0), Number(row?.denominator ?? 0), Number(row?.days ?? 0)),
-    before: ratio(Number(row?.previousNumerator ?? 0), Number(row?.previousDenominator ?? 0), Number(row?.previousDays ?? 0)),
+    before: ratio(
+      Number(row?.previousNumerator ?? 0),
+      Number(row?.previousDenominator ?? 0),
+      Number(row?.previousDays ?? 0),
+    ),
   });
   const v = pair(visibility);
   const s = pair(share);
-  return { visibility: v.now, previousVisibility: v.before, shareOfVoice: s.now, previousShareOfVoice: s.before, previousFrom, previousTo, periodDays: days };
+  return {
+    visibility: v.now,
+    previousVisibility: v.before,
+    shareOfVoice: s.now,
+    previousShareOfVoice: s.before,
+    previousFrom,
+    previousTo,
+    periodDays: days,
+  };
 }
 
 /**
  * Reads what the report shows from a published database (read-only): one section per brand, one dataset per chart,
  * all over one window of days.
  */
-export async function readReportData(connection: DuckDBConnection, database: string, options: ReportOptions = {}): Promise<ReportData> {
-  const span = await readRows(connection, 'SELECT min("day")::VARCHAR AS first, max("day")::VARCHAR AS last FROM visibility_topic_daily');
+export async function readReportData(
+  connection: DuckDBConnection,
+  database: string,
+  options: ReportOptions = {},
+): Promise<ReportData> {
+  const span = await readRows(
+    connection,
+    'SELECT min("day")::VARCHAR AS first, max("day")::VARCHAR AS last FROM visibility_topic_daily',
+  );
   const first = span[0]?.first as string | null;
   const last = span[0]?.last as string | null;
   // The API adds to today's answers until the day ends (bvsync status calls it partial): a window ending on it drew a
@@ -283,12 +335,23 @@ export async function readReportData(connection: DuckDBConnection, database: str
   for (const brandId of brandIds) {
     const params = [from, to, brandId];
     const read = (sql: string) => readRows(connection, sql, params);
-    const own = await readRows(connection, 'SELECT any_value(brand_name) AS name FROM visibility_topic_brand_daily WHERE brand_id = $1 AND is_own_brand', [brandId]);
+    const own = await readRows(
+      connection,
+      'SELECT any_value(brand_name) AS name FROM visibility_topic_brand_daily WHERE brand_id = $1 AND is_own_brand',
+      [brandId],
+    );
     const weekly = numbers(await read(QUERIES.weeklyVisibility)) as BrandReport['weeklyVisibility'];
-    const ownership = numbers(await read(QUERIES.citationsByOwnership)) as Array<{ day: string; ownership: string; occurrences: number }>;
+    const ownership = numbers(await read(QUERIES.citationsByOwnership)) as Array<{
+      day: string;
+      ownership: string;
+      occurrences: number;
+    }>;
     const order = sortOwnerships(ownership.map((row) => row.ownership));
     const charts = {
-      weeklyVisibility: weekly.map((row) => ({ ...row, ...(wilsonInterval(row.mentioned, row.conversations) ?? { low: null, high: null }) })),
+      weeklyVisibility: weekly.map((row) => ({
+        ...row,
+        ...(wilsonInterval(row.mentioned, row.conversations) ?? { low: null, high: null }),
+      })),
       shareOfVoice: numbers(await read(QUERIES.shareOfVoice)) as BrandReport['shareOfVoice'],
       citationsByOwnership: ownership
         .map((row) => ({ ...row, label: ownershipLabel(row.ownership) }))
@@ -298,9 +361,16 @@ export async function readReportData(connection: DuckDBConnection, database: str
       trackedUrls: numbers(await read(QUERIES.trackedUrls)) as BrandReport['trackedUrls'],
     };
     const coverage = {} as Record<ChartKey, ChartCoverage>;
-    for (const [key, source] of Object.entries(COVERAGE_SOURCES) as Array<[ChartKey, { rows: string; answers: string }]>) {
+    for (const [key, source] of Object.entries(COVERAGE_SOURCES) as Array<
+      [ChartKey, { rows: string; answers: string }]
+    >) {
       const [row] = numbers(await read(coverageQuery(source)));
-      coverage[key] = { first: (row?.first as string | null) ?? null, last: (row?.last as string | null) ?? null, days: Number(row?.days ?? 0), answers: Number(row?.answers ?? 0) };
+      coverage[key] = {
+        first: (row?.first as string | null) ?? null,
+        last: (row?.last as string | null) ?? null,
+        days: Number(row?.days ?? 0),
+        answers: Number(row?.answers ?? 0),
+      };
     }
     brands.push({
       brandId,
@@ -321,7 +391,10 @@ export async function readReportData(connection: DuckDBConnection, database: str
     brands,
     unknownBrands,
     knownBrands: known,
-    ownershipOrder: sortOwnerships([...OWNERSHIP_ORDER, ...brands.flatMap((brand) => brand.citationsByOwnership.map((row) => row.ownership))]),
+    ownershipOrder: sortOwnerships([
+      ...OWNERSHIP_ORDER,
+      ...brands.flatMap((brand) => brand.citationsByOwnership.map((row) => row.ownership)),
+    ]),
   };
 }
 
@@ -329,7 +402,14 @@ export async function readReportData(connection: DuckDBConnection, database: str
 function numbers(rows: PlainRow[]): PlainRow[] {
   return rows.map((row) =>
     Object.fromEntries(
-      Object.entries(row).map(([key, value]) => [key, typeof value === 'bigint' ? Number(value) : typeof value === 'object' && value !== null && 'toDouble' in value ? (value as { toDouble(): number }).toDouble() : value]),
+      Object.entries(row).map(([key, value]) => [
+        key,
+        typeof value === 'bigint'
+          ? Number(value)
+          : typeof value === 'object' && value !== null && 'toDouble' in value
+            ? (value as { toDouble(): number }).toDouble()
+            : value,
+      ]),
     ),
   );
 }

@@ -9,32 +9,34 @@ export const REPORT_CHARTS: ReadonlyArray<{ key: ChartKey; title: string; explan
     key: 'weeklyVisibility',
     title: 'Weekly visibility per topic',
     explanation:
-      'Share of the week\'s AI answers on each topic that mention the brand (mentioned answers / answers, summed over the week; weeks start Monday, cut to the window). ' +
+      "Share of the week's AI answers on each topic that mention the brand (mentioned answers / answers, summed over the week; weeks start Monday, cut to the window). " +
       'The band is the 95% Wilson interval of those sums: wide when a week had few answers.',
   },
   {
     key: 'shareOfVoice',
     title: 'Share of voice against competitors',
     explanation:
-      'Each brand\'s mentions as a share of the mentions of every brand named in the day\'s answers (v_share_of_voice_daily). ' +
+      "Each brand's mentions as a share of the mentions of every brand named in the day's answers (v_share_of_voice_daily). " +
       'The brand is at the bottom, its five biggest rivals above it, and "other brands" in grey on top.',
   },
   {
     key: 'citationsByOwnership',
     title: 'Citations by ownership over time',
-    explanation: 'Sources cited in answers each day, by who owns the cited page; stacked bottom to top in the legend\'s order (left to right), the same order and colours for every brand.',
+    explanation:
+      "Sources cited in answers each day, by who owns the cited page; stacked bottom to top in the legend's order (left to right), the same order and colours for every brand.",
   },
   {
     key: 'topDomains',
     title: 'Top cited domains',
-    explanation: 'Citations of each followed domain over the window (domains of tracked pages, competitors and the config).',
+    explanation:
+      'Citations of each followed domain over the window (domains of tracked pages, competitors and the config).',
   },
   {
     key: 'rankMovers',
     title: 'Product rank movers',
     explanation:
-      'Visibility rank on the first and last day each product was ranked in the window. The brand\'s own products come first, in blue (a dot when unchanged); ' +
-      'then the competitors\' products that moved most, in orange (dashed).',
+      "Visibility rank on the first and last day each product was ranked in the window. The brand's own products come first, in blue (a dot when unchanged); " +
+      "then the competitors' products that moved most, in orange (dashed).",
   },
   {
     key: 'trackedUrls',
@@ -58,7 +60,10 @@ function inlineScript(source: string): string {
 }
 
 function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 function escapeHtml(text: string): string {
@@ -90,7 +95,8 @@ export function weeksShown(brand: BrandReport): number {
   return new Set(brand.weeklyVisibility.map((row) => row.week)).size;
 }
 
-const dayLabel = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+const dayLabel = (day: string) =>
+  new Date(`${day}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 /**
  * What a chart covers, under its title: "Nov 13 – Nov 20, 8 days, 1,234 answers", or, when its data holds fewer days
@@ -98,7 +104,10 @@ const dayLabel = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateStrin
  */
 export function coverageText(coverage: ChartCoverage, windowDays: number): string {
   if (coverage.days === 0 || !coverage.first || !coverage.last) return '';
-  const span = coverage.first === coverage.last ? dayLabel(coverage.first) : `${dayLabel(coverage.first)} – ${dayLabel(coverage.last)}`;
+  const span =
+    coverage.first === coverage.last
+      ? dayLabel(coverage.first)
+      : `${dayLabel(coverage.first)} – ${dayLabel(coverage.last)}`;
   const days =
     coverage.days >= windowDays
       ? `, ${count(coverage.days)} ${coverage.days === 1 ? 'day' : 'days'}`
@@ -111,7 +120,10 @@ function chartNote(brand: BrandReport, key: ChartKey, windowDays: number): strin
   const text = coverageText(brand.coverage[key], windowDays);
   if (!text) return '';
   const weeks = weeksShown(brand);
-  const points = key === 'weeklyVisibility' && weeks < WEEKS_FOR_A_LINE ? `; ${weeks} ${weeks === 1 ? 'week' : 'weeks'}, too few for a line: shown as points` : '';
+  const points =
+    key === 'weeklyVisibility' && weeks < WEEKS_FOR_A_LINE
+      ? `; ${weeks} ${weeks === 1 ? 'week' : 'weeks'}, too few for a line: shown as points`
+      : '';
   return `
       <p class="coverage" data-coverage="${key}">${escapeHtml(text + points)}</p>`;
 }
@@ -132,7 +144,7 @@ function headlineHtml(brand: BrandReport): string {
       'Share of voice',
       h.shareOfVoice,
       h.previousShareOfVoice,
-      'mentions of every brand named are the brand\'s',
+      "mentions of every brand named are the brand's",
     )}
     </div>`;
 }
@@ -167,7 +179,12 @@ export function renderReportHtml(data: ReportData): string {
   const summary = [
     ['Brands', data.brands.map(brandLabel).join(', ') || 'none'],
     ['Window', `${data.from} to ${data.to}`],
-    ['Last run', data.lastRun ? `${data.lastRun.runId} (${data.lastRun.kind}, ${data.lastRun.status}, finished ${data.lastRun.finishedAt ?? '?'})` : 'none recorded'],
+    [
+      'Last run',
+      data.lastRun
+        ? `${data.lastRun.runId} (${data.lastRun.kind}, ${data.lastRun.status}, finished ${data.lastRun.finishedAt ?? '?'})`
+        : 'none recorded',
+    ],
     ['Database', data.database],
     ['Generated', data.generatedAt],
   ];
@@ -181,7 +198,9 @@ export function renderReportHtml(data: ReportData): string {
       <div class="plot"></div>
     </section>`,
       ).join('');
-      const nodata = brand.hasData ? '' : `
+      const nodata = brand.hasData
+        ? ''
+        : `
     <p class="nodata">No data for this brand between ${escapeHtml(data.from)} and ${escapeHtml(data.to)}.</p>`;
       return `
   <article id="brand-${brand.brandId}">
@@ -189,7 +208,9 @@ export function renderReportHtml(data: ReportData): string {
   </article>`;
     })
     .join('');
-  const nav = data.brands.map((brand) => `<a href="#brand-${brand.brandId}">${escapeHtml(brandLabel(brand))}</a>`).join('');
+  const nav = data.brands
+    .map((brand) => `<a href="#brand-${brand.brandId}">${escapeHtml(brandLabel(brand))}</a>`)
+    .join('');
   return `<!doctype html>
 <html lang="en">
 <head>

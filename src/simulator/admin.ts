@@ -4,7 +4,10 @@ import type { SimulatorState } from './state.js';
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+  });
   res.end(text);
 }
 
@@ -13,8 +16,14 @@ function json(res: ServerResponse, status: number, body: unknown): void {
  * host it was given, 127.0.0.1 by default): GET/POST /__admin/knobs, POST /__admin/clock {advanceDays},
  * GET/DELETE /__admin/requests, GET /__admin/info. Not in the request log, never faulted or rate limited.
  */
-export function handleAdmin(sim: SimulatorState, req: IncomingMessage, res: ServerResponse, path: string, body: string): void {
-  let input: unknown ;
+export function handleAdmin(
+  sim: SimulatorState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  body: string,
+): void {
+  let input: unknown;
   if (body.length > 0) {
     try {
       input = JSON.parse(body);
@@ -27,7 +36,8 @@ export function handleAdmin(sim: SimulatorState, req: IncomingMessage, res: Serv
     if (path === '/__admin/knobs' && req.method === 'POST') return json(res, 200, sim.setKnobs(input ?? {}));
     if (path === '/__admin/clock' && req.method === 'POST') {
       const days = (input as { advanceDays?: unknown } | undefined)?.advanceDays;
-      if (typeof days !== 'number' || !Number.isInteger(days) || days < 0) return json(res, 400, { error: 'advanceDays must be an integer >= 0' });
+      if (typeof days !== 'number' || !Number.isInteger(days) || days < 0)
+        return json(res, 400, { error: 'advanceDays must be an integer >= 0' });
       sim.clock.advance(days);
       return json(res, 200, { today: simDayString(sim.clock.today()) });
     }

@@ -78,7 +78,7 @@ const ANSWERS_KEY = hashString('answers');
 const LATE_KEY = hashString('late');
 
 function clamp01(value: number): number {
-  return value < 0 ? 0 : Math.min(value , 0.97);
+  return value < 0 ? 0 : Math.min(value, 0.97);
 }
 
 /**
@@ -218,7 +218,9 @@ export class AnswerStore {
       const topicEntry = basis.topics[combo.topic]!;
       const scenario = topicEntry.scenarios[combo.scenario]!;
       const scenarioLift = 0.75 + 0.5 * unitFor(scenario.id, 17);
-      const mentioned = rng.chance(clamp01(topicEntry.visibility * (basis.engineFactor[combo.engine] ?? 1) * scenarioLift));
+      const mentioned = rng.chance(
+        clamp01(topicEntry.visibility * (basis.engineFactor[combo.engine] ?? 1) * scenarioLift),
+      );
 
       const named: Array<{ who: number; score: number }> = [];
       if (mentioned) named.push({ who: -1, score: rng.next() * (0.4 + topicEntry.visibility) });

@@ -20,11 +20,17 @@ export class BodyReader {
     return undefined;
   }
 
-  string(value: unknown, field: string, required = false, limits: { min?: number; max?: number } = {}): string | undefined {
+  string(
+    value: unknown,
+    field: string,
+    required = false,
+    limits: { min?: number; max?: number } = {},
+  ): string | undefined {
     if (value === undefined) return required ? this.fail(field, 'is required') : undefined;
     if (typeof value !== 'string') return this.fail(field, 'must be a string');
     if (value.length < (limits.min ?? (required ? 1 : 0))) return this.fail(field, 'must not be empty');
-    if (limits.max !== undefined && value.length > limits.max) return this.fail(field, `must be at most ${limits.max} characters`);
+    if (limits.max !== undefined && value.length > limits.max)
+      return this.fail(field, `must be at most ${limits.max} characters`);
     return value;
   }
 
@@ -40,17 +46,24 @@ export class BodyReader {
     return value;
   }
 
-  array(value: unknown, field: string, limits: { min?: number; max?: number; required?: boolean }): unknown[] | undefined {
+  array(
+    value: unknown,
+    field: string,
+    limits: { min?: number; max?: number; required?: boolean },
+  ): unknown[] | undefined {
     if (value === undefined) return limits.required ? this.fail(field, 'is required') : undefined;
     if (!Array.isArray(value)) return this.fail(field, 'must be an array');
-    if (limits.min !== undefined && value.length < limits.min) return this.fail(field, `must have at least ${limits.min} item${limits.min === 1 ? '' : 's'}`);
-    if (limits.max !== undefined && value.length > limits.max) return this.fail(field, `must have at most ${limits.max} items`);
+    if (limits.min !== undefined && value.length < limits.min)
+      return this.fail(field, `must have at least ${limits.min} item${limits.min === 1 ? '' : 's'}`);
+    if (limits.max !== undefined && value.length > limits.max)
+      return this.fail(field, `must have at most ${limits.max} items`);
     return value;
   }
 
   record(value: unknown, field: string): Record<string, unknown> | undefined {
     if (value === undefined) return undefined;
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return this.fail(field, 'must be an object');
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      return this.fail(field, 'must be an object');
     return value as Record<string, unknown>;
   }
 

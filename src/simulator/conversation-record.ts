@@ -16,7 +16,8 @@ export function conversationRecord(answer: Answer, world: BrandWorld) {
     ...(answer.recommendationPosition !== undefined ? { recommendation_position: answer.recommendationPosition } : {}),
     ...(answer.factCheckPassed !== undefined ? { fact_check_passed: answer.factCheckPassed } : {}),
     brands: answer.brands.map((mention) => {
-      if (mention.who === -1) return { name: world.brand.name, website: world.brand.website, position: mention.position, is_own_brand: true };
+      if (mention.who === -1)
+        return { name: world.brand.name, website: world.brand.website, position: mention.position, is_own_brand: true };
       const competitor = competitors[mention.who]!.competitor;
       return { name: competitor.name, website: competitor.website, position: mention.position, is_own_brand: false };
     }),
@@ -31,7 +32,9 @@ function prefixes(world: BrandWorld): string[] {
   if (!list) {
     list = [`{"name":${JSON.stringify(world.brand.name)},"website":${JSON.stringify(world.brand.website)},"position":`];
     for (const { competitor } of world.basis.competitors) {
-      list.push(`{"name":${JSON.stringify(competitor.name)},"website":${JSON.stringify(competitor.website)},"position":`);
+      list.push(
+        `{"name":${JSON.stringify(competitor.name)},"website":${JSON.stringify(competitor.website)},"position":`,
+      );
     }
     brandPrefixes.set(world, list);
   }
@@ -42,7 +45,11 @@ function prefixes(world: BrandWorld): string[] {
  * The same record as `conversationRecord`, written straight to JSON (same bytes as JSON.stringify of it).
  * A page of 100 is the hottest path of the simulator; building objects to stringify them cost twice as much.
  */
-export function conversationJson(answer: Answer, world: BrandWorld, dayText: string = simDayString(answer.day)): string {
+export function conversationJson(
+  answer: Answer,
+  world: BrandWorld,
+  dayText: string = simDayString(answer.day),
+): string {
   const brandJson = prefixes(world);
   let out = `{"id":${answer.id},"date":"${isoTimeInDay(dayText, answer.time)}","model":"${answer.engine}","has_shopping":${answer.hasShopping},"mentioned":${answer.mentioned},"recommended":${answer.recommended}`;
   if (answer.position !== undefined) out += `,"position":${answer.position}`;

@@ -43,7 +43,11 @@ export function applyDrift(records: unknown[], routeName: string, settings: Drif
     let record = value as Record<string, unknown>;
     const key = identity(record, index, routeKey);
     if (draw(settings, EXTRA_KEY, key) < settings.extraFieldShare) {
-      record = { ...record, x_unlisted_field: { note: 'a field the spec does not list', since: '2099-01-01' }, x_score: 0.5 };
+      record = {
+        ...record,
+        x_unlisted_field: { note: 'a field the spec does not list', since: '2099-01-01' },
+        x_score: 0.5,
+      };
     }
     if (draw(settings, ENUM_KEY, key) < settings.unknownEnumShare) {
       const field = UNLISTED_VALUES.find(([name]) => typeof record[name] === 'string');
@@ -67,13 +71,24 @@ export function applyDrift(records: unknown[], routeName: string, settings: Drif
  * Drift on a citations answer's `info.summary.by_ownership`: one entry, drawn as list records are, takes an ownership
  * value the spec does not list (one only, so the window's entries keep distinct values, as the API's would).
  */
-export function applyInfoDrift(info: Record<string, unknown> | undefined, routeName: string, settings: DriftSettings): Record<string, unknown> | undefined {
+export function applyInfoDrift(
+  info: Record<string, unknown> | undefined,
+  routeName: string,
+  settings: DriftSettings,
+): Record<string, unknown> | undefined {
   const summary = info?.summary as { by_ownership?: unknown } | undefined;
   if (settings.unknownEnumShare <= 0 || !summary || !Array.isArray(summary.by_ownership)) return info;
   const routeKey = hashString(`${routeName}:by_ownership`);
   const entries = summary.by_ownership as unknown[];
-  const drifted = entries.findIndex((entry, index) => entry !== null && typeof entry === 'object' && draw(settings, ENUM_KEY, hashKeys(routeKey, index, 7)) < settings.unknownEnumShare);
+  const drifted = entries.findIndex(
+    (entry, index) =>
+      entry !== null &&
+      typeof entry === 'object' &&
+      draw(settings, ENUM_KEY, hashKeys(routeKey, index, 7)) < settings.unknownEnumShare,
+  );
   if (drifted === -1) return info;
-  const byOwnership = entries.map((entry, index) => (index === drifted ? { ...(entry as object), ownership: 'unlisted_ownership' } : entry));
+  const byOwnership = entries.map((entry, index) =>
+    index === drifted ? { ...(entry as object), ownership: 'unlisted_ownership' } : entry,
+  );
   return { ...info, summary: { ...summary, by_ownership: byOwnership } };
 }

@@ -164,7 +164,9 @@ export const partialKnobsSchema = knobsSchema.partial();
 export function parseKnobs(input: unknown): Partial<Knobs> {
   const result = partialKnobsSchema.safeParse(input);
   if (!result.success) {
-    throw new Error(result.error.issues.map((issue) => `${issue.path.join('.') || 'knobs'}: ${issue.message}`).join('; '));
+    throw new Error(
+      result.error.issues.map((issue) => `${issue.path.join('.') || 'knobs'}: ${issue.message}`).join('; '),
+    );
   }
   return result.data;
 }

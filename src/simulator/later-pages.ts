@@ -18,7 +18,10 @@ export function isLaterPage(body: unknown, firstPage: number): boolean {
 }
 
 /** The answer of a page after the first as `kind` says, from its JSON text. */
-export function laterPage(kind: Exclude<LaterPages, 'json'>, json: string): { body: string; headers: Record<string, string> } {
+export function laterPage(
+  kind: Exclude<LaterPages, 'json'>,
+  json: string,
+): { body: string; headers: Record<string, string> } {
   if (kind === 'html') return { body: PROXY_PAGE, headers: { 'content-type': 'text/html; charset=utf-8' } };
   if (kind === 'cut_json') return { body: json.slice(0, Math.floor(json.length / 2)), headers: {} };
   return { body: JSON.stringify({ ...(JSON.parse(json) as object), data: null }), headers: {} };

@@ -5,7 +5,14 @@ import { z } from 'zod';
  * record repeating another's id with other content, a page numbered otherwise than asked, a `total_rows` that moves
  * from page to page, counts only the records of its own page, or is left out. Each is added to list answers the same way on every fetch, so a test can predict it.
  */
-export const ODDITY_KINDS = ['row_outside_window', 'duplicate_key', 'wrong_page', 'moving_total', 'page_total', 'no_total'] as const;
+export const ODDITY_KINDS = [
+  'row_outside_window',
+  'duplicate_key',
+  'wrong_page',
+  'moving_total',
+  'page_total',
+  'no_total',
+] as const;
 export type OddityKind = (typeof ODDITY_KINDS)[number];
 export const oddityKindSchema = z.enum(ODDITY_KINDS);
 
@@ -34,8 +41,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The record with one of its own numbers changed (or a field added), its ids left as they are. */
 function otherContent(record: Record<string, unknown>): Record<string, unknown> {
-  const field = Object.keys(record).find((key) => typeof record[key] === 'number' && !key.endsWith('id') && key !== 'id');
-  return field ? { ...record, [field]: (record[field] as number) + 1 } : { ...record, x_duplicate_of_other_content: true };
+  const field = Object.keys(record).find(
+    (key) => typeof record[key] === 'number' && !key.endsWith('id') && key !== 'id',
+  );
+  return field
+    ? { ...record, [field]: (record[field] as number) + 1 }
+    : { ...record, x_duplicate_of_other_content: true };
 }
 
 /** The list answer with the oddities asked for; records are added on the first page only. */
@@ -46,17 +57,23 @@ export function applyOddities(answer: ListAnswer, kinds: readonly OddityKind[]):
   const page = typeof info?.page === 'number' ? info.page : 1;
   const hasTotal = typeof info?.total_rows === 'number';
   if (page === 1 && kinds.includes('row_outside_window')) {
-    const dated = data.find((record): record is Record<string, unknown> => isRecord(record) && typeof record.date === 'string');
+    const dated = data.find(
+      (record): record is Record<string, unknown> => isRecord(record) && typeof record.date === 'string',
+    );
     const date = dated ? shiftDate(dated.date as string, OUTSIDE_WINDOW_DAYS) : undefined;
     if (dated && date) {
       const outside: Record<string, unknown> = { ...dated, date };
-      for (const field of ID_FIELDS) if (typeof outside[field] === 'number') outside[field] = (outside[field] as number) + OUTSIDE_WINDOW_ID_OFFSET;
+      for (const field of ID_FIELDS)
+        if (typeof outside[field] === 'number') outside[field] = (outside[field] as number) + OUTSIDE_WINDOW_ID_OFFSET;
       data.push(outside);
       if (hasTotal) info!.total_rows = (info!.total_rows as number) + 1;
     }
   }
   if (page === 1 && kinds.includes('duplicate_key')) {
-    const keyed = data.find((record): record is Record<string, unknown> => isRecord(record) && ID_FIELDS.some((field) => typeof record[field] === 'number'));
+    const keyed = data.find(
+      (record): record is Record<string, unknown> =>
+        isRecord(record) && ID_FIELDS.some((field) => typeof record[field] === 'number'),
+    );
     if (keyed) data.push(otherContent(keyed));
   }
   if (info && typeof info.page === 'number') {

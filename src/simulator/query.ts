@@ -95,8 +95,10 @@ export class QueryReader {
   string(name: string, limits: { min?: number; max?: number } = {}): string | undefined {
     const text = this.raw(name);
     if (text === undefined) return undefined;
-    if (limits.min !== undefined && text.length < limits.min) return this.fail(name, `must be at least ${limits.min} characters`);
-    if (limits.max !== undefined && text.length > limits.max) return this.fail(name, `must be at most ${limits.max} characters`);
+    if (limits.min !== undefined && text.length < limits.min)
+      return this.fail(name, `must be at least ${limits.min} characters`);
+    if (limits.max !== undefined && text.length > limits.max)
+      return this.fail(name, `must be at most ${limits.max} characters`);
     return text;
   }
 
@@ -122,10 +124,15 @@ export class QueryReader {
     }
     const min = limits.min ?? 1;
     if (values.length < min) return this.fail(name, `must have at least ${min} element${min === 1 ? '' : 's'}`);
-    if (limits.max !== undefined && values.length > limits.max) return this.fail(name, `must have at most ${limits.max} elements`);
+    if (limits.max !== undefined && values.length > limits.max)
+      return this.fail(name, `must have at most ${limits.max} elements`);
     if (limits.values) {
       const unknown = values.filter((v) => !(limits.values as readonly string[]).includes(v));
-      if (unknown.length > 0) return this.fail(name, `unknown value${unknown.length > 1 ? 's' : ''} ${unknown.map((v) => JSON.stringify(v)).join(', ')}`);
+      if (unknown.length > 0)
+        return this.fail(
+          name,
+          `unknown value${unknown.length > 1 ? 's' : ''} ${unknown.map((v) => JSON.stringify(v)).join(', ')}`,
+        );
     }
     return values;
   }
@@ -145,13 +152,19 @@ export class QueryReader {
     const start = this.raw('start_date');
     const end = this.raw('end_date');
     const startParsed = start === undefined ? undefined : parseBound(start, 'start');
-    const endParsed = end === undefined ? undefined : this.endDayLeftOut && parseSimDay(end) !== undefined ? { ms: parseSimDay(end)! * DAY_MS - 1, text: end } : parseBound(end, 'end');
+    const endParsed =
+      end === undefined
+        ? undefined
+        : this.endDayLeftOut && parseSimDay(end) !== undefined
+          ? { ms: parseSimDay(end)! * DAY_MS - 1, text: end }
+          : parseBound(end, 'end');
     if (start !== undefined && !startParsed) this.fail('start_date', 'must be YYYY-MM-DD or an ISO 8601 datetime');
     if (end !== undefined && !endParsed) this.fail('end_date', 'must be YYYY-MM-DD or an ISO 8601 datetime');
     if ((start !== undefined && !startParsed) || (end !== undefined && !endParsed)) return undefined;
     // Another zone's day: D from D 00:00 in that zone, so 5 hours later in UTC for a zone 5 hours behind.
     const shift = -this.dayZoneHours * 3_600_000;
-    for (const bound of [startParsed, endParsed]) if (bound && shift !== 0 && /^\d{4}-\d{2}-\d{2}$/.test(bound.text)) bound.ms += shift;
+    for (const bound of [startParsed, endParsed])
+      if (bound && shift !== 0 && /^\d{4}-\d{2}-\d{2}$/.test(bound.text)) bound.ms += shift;
     const endBound = endParsed ?? { ms: (today + 1) * DAY_MS - 1, text: simDayString(today) };
     const startBound = startParsed ?? {
       ms: (Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1) * DAY_MS,
@@ -159,8 +172,10 @@ export class QueryReader {
     };
     // A one-day range whose end day is left out is empty, not refused: as such an API answers it.
     const emptied = this.endDayLeftOut && startBound.ms === endBound.ms + 1;
-    if (startBound.ms > endBound.ms && !emptied) return this.fail('start_date', 'must not be after the end of the range');
-    this.applied[this.wire('start_date')] = this.rangeEndEcho === 'offset' ? `${startBound.text.slice(0, 10)}T00:00:00-05:00` : startBound.text;
+    if (startBound.ms > endBound.ms && !emptied)
+      return this.fail('start_date', 'must not be after the end of the range');
+    this.applied[this.wire('start_date')] =
+      this.rangeEndEcho === 'offset' ? `${startBound.text.slice(0, 10)}T00:00:00-05:00` : startBound.text;
     this.applied[this.wire('end_date')] = echoedEnd(this.rangeEndEcho, endBound);
     return { startMs: startBound.ms, endMs: endBound.ms, startText: startBound.text, endText: endBound.text };
   }

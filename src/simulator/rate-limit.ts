@@ -31,19 +31,34 @@ export class RateLimiter {
   }
 
   /** The key's window or bucket at `nowMs`, as rate-limit headers state it; undefined when there is no limit. */
-  status(key: string, perSecond: number, nowMs: number, algorithm: RateLimitAlgorithm = 'fixed-window'): RateWindowStatus | undefined {
+  status(
+    key: string,
+    perSecond: number,
+    nowMs: number,
+    algorithm: RateLimitAlgorithm = 'fixed-window',
+  ): RateWindowStatus | undefined {
     if (perSecond <= 0) return undefined;
     if (algorithm === 'token-bucket') {
       const capacity = bucketCapacity(perSecond);
       const { tokens } = this.bucket(key, perSecond, nowMs);
       // The reset of a bucket is when it is full again: its full-refill time.
-      return { limit: capacity, windowSeconds: capacity / perSecond, remaining: Math.floor(tokens), resetAtMs: nowMs + ((capacity - tokens) / perSecond) * 1000 };
+      return {
+        limit: capacity,
+        windowSeconds: capacity / perSecond,
+        remaining: Math.floor(tokens),
+        resetAtMs: nowMs + ((capacity - tokens) / perSecond) * 1000,
+      };
     }
     const { windowMs, allowance } = windowOf(perSecond);
     const window = Math.floor(nowMs / windowMs);
     const current = this.windows.get(key);
     const used = current && current.window === window ? current.count : 0;
-    return { limit: allowance, windowSeconds: windowMs / 1000, remaining: Math.max(0, allowance - used), resetAtMs: (window + 1) * windowMs };
+    return {
+      limit: allowance,
+      windowSeconds: windowMs / 1000,
+      remaining: Math.max(0, allowance - used),
+      resetAtMs: (window + 1) * windowMs,
+    };
   }
 
   /** The key's bucket refilled up to `nowMs`; a new key's bucket is full. */
@@ -94,13 +109,23 @@ export function rateLimitHeaders(
   if (!status || format === 'none') return {};
   const deltaSeconds = String(Math.ceil(Math.max(0, status.resetAtMs - nowMs) / 1000));
   if (format === 'x-ratelimit') {
-    return { 'x-ratelimit-limit': String(status.limit), 'x-ratelimit-remaining': String(status.remaining), 'x-ratelimit-reset': resetText(resetFormat, status.resetAtMs, deltaSeconds) };
+    return {
+      'x-ratelimit-limit': String(status.limit),
+      'x-ratelimit-remaining': String(status.remaining),
+      'x-ratelimit-reset': resetText(resetFormat, status.resetAtMs, deltaSeconds),
+    };
   }
   const window = Number(status.windowSeconds.toFixed(3));
   if (format === 'ietf-structured') {
-    return { 'ratelimit-policy': `"default";q=${status.limit};w=${window}`, ratelimit: `"default";r=${status.remaining};t=${deltaSeconds}` };
+    return {
+      'ratelimit-policy': `"default";q=${status.limit};w=${window}`,
+      ratelimit: `"default";r=${status.remaining};t=${deltaSeconds}`,
+    };
   }
-  return { 'ratelimit-policy': `${status.limit};w=${window}`, ratelimit: `limit=${status.limit}, remaining=${status.remaining}, reset=${deltaSeconds}` };
+  return {
+    'ratelimit-policy': `${status.limit};w=${window}`,
+    ratelimit: `limit=${status.limit}, remaining=${status.remaining}, reset=${deltaSeconds}`,
+  };
 }
 
 /** A reset as APIs write it: seconds from now (rounded up), a Unix time in seconds (rounded up) or ms, an HTTP date. */

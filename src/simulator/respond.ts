@@ -15,7 +15,11 @@ export function sendBody(
   stalls: Set<NodeJS.Timeout>,
 ): void {
   const bytes = Buffer.from(body, 'utf8');
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(bytes.length), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(bytes.length),
+    ...headers,
+  });
   if (fault === 'truncated' || fault === 'stall') {
     res.flushHeaders();
     res.write(bytes.subarray(0, Math.max(1, Math.floor(bytes.length / 2))));

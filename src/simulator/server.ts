@@ -3,7 +3,12 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAdmin } from './admin.js';
 import { applyDrift, applyInfoDrift } from './drift.js';
-import { SimulatorApiError, simulatorErrorEnvelope, simulatorNotFound, simulatorValidationError } from './sim-errors.js';
+import {
+  SimulatorApiError,
+  simulatorErrorEnvelope,
+  simulatorNotFound,
+  simulatorValidationError,
+} from './sim-errors.js';
 import { faultFor } from './faults.js';
 import { isLaterPage, laterPage } from './later-pages.js';
 import { applyOddities } from './oddities.js';
@@ -58,7 +63,11 @@ function errorOutcome(error: SimulatorApiError): Outcome {
 async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBody: string): Promise<Outcome> {
   const key = req.headers['x-api-key'];
   if (typeof key !== 'string' || key !== sim.apiKey) {
-    throw new SimulatorApiError(401, 'unauthorized', key === undefined ? 'the X-API-Key header is missing' : 'the API key is not valid');
+    throw new SimulatorApiError(
+      401,
+      'unauthorized',
+      key === undefined ? 'the X-API-Key header is missing' : 'the API key is not valid',
+    );
   }
   const match = API_PREFIX.exec(url.pathname);
   if (!match) throw simulatorNotFound(`no endpoint ${req.method} ${url.pathname}`);
@@ -90,7 +99,8 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
   const nowMs = sim.clock.nowMs();
   if (typeof idempotencyValue === 'string' && idempotencyValue.length > 0) {
     const stored = sim.idempotency.get(sim.apiKey, idempotencyValue, nowMs);
-    if (stored) return { status: stored.status, body: stored.body, headers: { 'idempotent-replayed': 'true' }, written: 0 };
+    if (stored)
+      return { status: stored.status, body: stored.body, headers: { 'idempotent-replayed': 'true' }, written: 0 };
   }
   let body: unknown;
   if (isWrite && rawBody.length > 0) {
@@ -101,10 +111,26 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
     }
   }
   // Writes that are not dry runs past the knob's count fail, as an API going away in the middle of an apply.
-  if (isWrite && sim.knobs.realWritesAnswered >= 0 && (body as { dry_run?: unknown } | undefined)?.dry_run !== true && sim.realWrites++ >= sim.knobs.realWritesAnswered) {
+  if (
+    isWrite &&
+    sim.knobs.realWritesAnswered >= 0 &&
+    (body as { dry_run?: unknown } | undefined)?.dry_run !== true &&
+    sim.realWrites++ >= sim.knobs.realWritesAnswered
+  ) {
     throw new SimulatorApiError(503, 'unavailable', 'injected: the API stopped answering writes');
   }
-  const query = new QueryReader(url.searchParams, sim.paramsOf(rest), sim.arrayFormat, sim.knobs.strictParams, sim.rangeEndEcho, sim.knobs.echoMirror, sim.knobs.endDayLeftOut, sim.knobs.firstPage, sim.knobs.dayZoneHours, sim.knobs.unknownParamsListed);
+  const query = new QueryReader(
+    url.searchParams,
+    sim.paramsOf(rest),
+    sim.arrayFormat,
+    sim.knobs.strictParams,
+    sim.rangeEndEcho,
+    sim.knobs.echoMirror,
+    sim.knobs.endDayLeftOut,
+    sim.knobs.firstPage,
+    sim.knobs.dayZoneHours,
+    sim.knobs.unknownParamsListed,
+  );
   const world = sim.world(brandId);
   let outcome: Outcome;
   try {
@@ -117,7 +143,11 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
       let payload = result.body as { data?: unknown; info?: Record<string, unknown> };
       if (drifting && req.method === 'GET' && Array.isArray(payload?.data)) {
         const settings = { seed: sim.seed, ...sim.knobs };
-        payload = { ...payload, data: applyDrift(payload.data, route.name, settings), info: applyInfoDrift(payload.info, route.name, settings) };
+        payload = {
+          ...payload,
+          data: applyDrift(payload.data, route.name, settings),
+          info: applyInfoDrift(payload.info, route.name, settings),
+        };
       }
       if (odd && req.method === 'GET' && (result.status ?? 200) === 200 && Array.isArray(payload?.data)) {
         payload = { ...payload, ...applyOddities({ data: payload.data, info: payload.info }, sim.knobs.oddities) };
@@ -126,7 +156,8 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
     }
     outcome = { status: result.status ?? 200, body: text, headers: {} };
     const later = sim.knobs.laterPages;
-    if (later !== 'json' && req.method === 'GET' && outcome.status === 200 && isLaterPage(result.body, query.firstPage)) outcome = { ...outcome, ...laterPage(later, text) };
+    if (later !== 'json' && req.method === 'GET' && outcome.status === 200 && isLaterPage(result.body, query.firstPage))
+      outcome = { ...outcome, ...laterPage(later, text) };
     if (isWrite) {
       // A bulk write says what it wrote (0 on a dry run); any other write that answers 2xx wrote its one item.
       const stated = (result.body as { info?: { written?: unknown } } | undefined)?.info?.written;
@@ -173,7 +204,13 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
     }
   };
 
-  const answerApiRequest = async (req: IncomingMessage, res: ServerResponse, url: URL, rawBody: string, started: number) => {
+  const answerApiRequest = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    rawBody: string,
+    started: number,
+  ) => {
     const sequence = ++sim.requestSequence;
     const knobs = sim.knobs;
     const idempotencyKey = req.headers[sim.idempotencyHeader];
@@ -187,7 +224,9 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
         durationMs: Date.now() - started,
         ...(fault ? { fault } : {}),
         ...(written === undefined ? {} : { written }),
-        ...(typeof idempotencyKey === 'string' && (req.method === 'POST' || req.method === 'PATCH') ? { idempotencyKey } : {}),
+        ...(typeof idempotencyKey === 'string' && (req.method === 'POST' || req.method === 'PATCH')
+          ? { idempotencyKey }
+          : {}),
       };
       sim.requestLog.add(entry);
       sim.options.onRequest?.(entry);
@@ -223,7 +262,9 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
       return log(0, 'hang');
     }
     if (knobs.unavailable === '503') {
-      const outcome = errorOutcome(new SimulatorApiError(503, 'service_unavailable', 'the service is restarting', [], { 'retry-after': '1' }));
+      const outcome = errorOutcome(
+        new SimulatorApiError(503, 'service_unavailable', 'the service is restarting', [], { 'retry-after': '1' }),
+      );
       sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
       return log(503);
     }
@@ -234,24 +275,37 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
     const limitStatus = sim.rateLimiter.status(rateKey, knobs.rateLimit, limitedAt, knobs.rateLimitAlgorithm);
     const limitHeaders = rateLimitHeaders(knobs.rateLimitHeaders, limitStatus, limitedAt, knobs.rateLimitReset);
     if (!allowed) {
-      const error = new SimulatorApiError(429, 'rate_limited', 'too many requests for this API key', [], { 'retry-after': retryAfter(sim), ...limitHeaders });
+      const error = new SimulatorApiError(429, 'rate_limited', 'too many requests for this API key', [], {
+        'retry-after': retryAfter(sim),
+        ...limitHeaders,
+      });
       const outcome = errorOutcome(error);
       sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
       return log(429);
     }
     const quotaBackInS = sim.takeDailyQuota(rateKey);
     if (quotaBackInS !== undefined) {
-      const outcome = errorOutcome(new SimulatorApiError(429, 'daily_quota_exceeded', 'the daily request quota of this API key is spent', [], { 'retry-after': String(quotaBackInS) }));
+      const outcome = errorOutcome(
+        new SimulatorApiError(429, 'daily_quota_exceeded', 'the daily request quota of this API key is spent', [], {
+          'retry-after': String(quotaBackInS),
+        }),
+      );
       sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);
       return log(429);
     }
     if (knobs.quotaSpent) {
-      const outcome = errorOutcome(new SimulatorApiError(429, 'monthly_quota_exceeded', 'the monthly request quota of this API key is spent', [], { 'retry-after': '86400' }));
+      const outcome = errorOutcome(
+        new SimulatorApiError(429, 'monthly_quota_exceeded', 'the monthly request quota of this API key is spent', [], {
+          'retry-after': '86400',
+        }),
+      );
       sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);
       return log(429);
     }
     if (knobs.refusedPaths.some((path) => url.pathname.endsWith(`/${path}`))) {
-      const outcome = errorOutcome(new SimulatorApiError(403, 'forbidden', 'this endpoint is not part of the plan of the account'));
+      const outcome = errorOutcome(
+        new SimulatorApiError(403, 'forbidden', 'this endpoint is not part of the plan of the account'),
+      );
       sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);
       return log(403);
     }
@@ -267,7 +321,9 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
     }
     if (fault === '5xx') {
       const status = [500, 502, 503][sequence % 3]!;
-      const outcome = errorOutcome(new SimulatorApiError(status, status === 503 ? 'unavailable' : 'internal_error', 'injected server failure'));
+      const outcome = errorOutcome(
+        new SimulatorApiError(status, status === 503 ? 'unavailable' : 'internal_error', 'injected server failure'),
+      );
       sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
       return log(status, fault);
     }
@@ -278,8 +334,11 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
       outcome =
         error instanceof SimulatorApiError
           ? errorOutcome(error)
-          : errorOutcome(new SimulatorApiError(500, 'internal_error', error instanceof Error ? error.message : String(error)));
-      if (!(error instanceof SimulatorApiError)) process.stderr.write(`simulator: ${error instanceof Error ? error.stack : String(error)}\n`);
+          : errorOutcome(
+              new SimulatorApiError(500, 'internal_error', error instanceof Error ? error.message : String(error)),
+            );
+      if (!(error instanceof SimulatorApiError))
+        process.stderr.write(`simulator: ${error instanceof Error ? error.stack : String(error)}\n`);
     }
     sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, fault, knobs.stallMs, stalls);
     log(outcome.status, fault, outcome.written);

@@ -21,7 +21,9 @@ export class SimulatorApiError extends Error {
 
 export function simulatorValidationError(details: SimulatorErrorDetail[]): SimulatorApiError {
   const first = details[0];
-  const message = first ? `${first.field}: ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}` : 'invalid request';
+  const message = first
+    ? `${first.field}: ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`
+    : 'invalid request';
   return new SimulatorApiError(400, 'validation_error', message, details);
 }
 
@@ -29,6 +31,8 @@ export function simulatorNotFound(message = 'not found'): SimulatorApiError {
   return new SimulatorApiError(404, 'not_found', message);
 }
 
-export function simulatorErrorEnvelope(error: SimulatorApiError): { error: { code: string; message: string; details: SimulatorErrorDetail[]; request_id: string } } {
+export function simulatorErrorEnvelope(error: SimulatorApiError): {
+  error: { code: string; message: string; details: SimulatorErrorDetail[]; request_id: string };
+} {
   return { error: { code: error.code, message: error.message, details: error.details, request_id: randomUUID() } };
 }

@@ -68,7 +68,10 @@ export class SimulatorState {
     this.scale = options.scale ?? 100;
     this.apiKey = options.apiKey ?? DEFAULT_API_KEY;
     this.params = options.params ?? {};
-    this.endpointParams = Object.entries(options.endpointParams ?? {}).map(([path, mapping]) => ({ pattern: endpointPattern(path), mapping: { ...this.params, ...mapping } }));
+    this.endpointParams = Object.entries(options.endpointParams ?? {}).map(([path, mapping]) => ({
+      pattern: endpointPattern(path),
+      mapping: { ...this.params, ...mapping },
+    }));
     this.arrayFormat = options.arrayFormat ?? 'repeat';
     this.rangeEndEcho = options.rangeEndEcho ?? 'inclusive';
     this.idempotencyHeader = (options.idempotencyHeader ?? 'Idempotency-Key').toLowerCase();
@@ -117,7 +120,12 @@ export class SimulatorState {
   world(brandId: number): BrandWorld {
     let world = this.worlds.get(brandId);
     if (!world) {
-      world = generateWorld({ seed: this.seed, brandId, firstDay: this.firstDay, hasTemplates: brandId !== this.templatelessBrand });
+      world = generateWorld({
+        seed: this.seed,
+        brandId,
+        firstDay: this.firstDay,
+        hasTemplates: brandId !== this.templatelessBrand,
+      });
       this.worlds.set(brandId, world);
     }
     return world;
@@ -133,6 +141,9 @@ export class SimulatorState {
 
 /** `citations/domains/{domain}` as a pattern of the path under the brand: each placeholder one segment. */
 function endpointPattern(path: string): RegExp {
-  const segments = path.replace(/^\/+/, '').split('/').map((segment) => (/^\{[^}]+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&')));
+  const segments = path
+    .replace(/^\/+/, '')
+    .split('/')
+    .map((segment) => (/^\{[^}]+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&')));
   return new RegExp(`^/${segments.join('/')}$`);
 }

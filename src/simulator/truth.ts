@@ -39,7 +39,8 @@ export function createTruth(sim: SimulatorState): SimulatorTruth {
     generatedAnswers: (brandId, text) => sim.store.generatedDay(brandId, day(text)).slice(),
     totalRows: (brandId, startText, endText) => {
       let total = 0;
-      for (let d = Math.max(day(startText), sim.firstDay); d <= Math.min(day(endText), sim.clock.today()); d++) total += sim.store.visibleDayCount(brandId, d);
+      for (let d = Math.max(day(startText), sim.firstDay); d <= Math.min(day(endText), sim.clock.today()); d++)
+        total += sim.store.visibleDayCount(brandId, d);
       return total;
     },
   };

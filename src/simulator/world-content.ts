@@ -31,7 +31,12 @@ export interface WorldContent {
 }
 
 /** The brand's content: its templates (when it has its own), articles, content analyses and SWOT statements. */
-export function drawContent(draft: WorldDraft, hasTemplates: boolean, topics: Topic[], ownPages: CitedPage[]): WorldContent {
+export function drawContent(
+  draft: WorldDraft,
+  hasTemplates: boolean,
+  topics: Topic[],
+  ownPages: CitedPage[],
+): WorldContent {
   const { rng, nextId, industry, brand, beforeStart } = draft;
   const templates: Template[] = [];
   if (hasTemplates) {
@@ -64,7 +69,8 @@ export function drawContent(draft: WorldDraft, hasTemplates: boolean, topics: To
       type: rng.pick(['guide', 'listicle', 'comparison', 'review']),
       version: rng.between(1, 4),
       status,
-      generation_status: status === 'in_progress' ? rng.pick(['queued', 'generating']) : rng.weighted(['completed', 'failed'], [9, 1]),
+      generation_status:
+        status === 'in_progress' ? rng.pick(['queued', 'generating']) : rng.weighted(['completed', 'failed'], [9, 1]),
       topic_ids: [topic.id],
       scenario_ids: rng.sample(topic.scenarios, 2).map((s) => s.id),
       created_at: isoTime(created),
@@ -83,7 +89,12 @@ export function drawContent(draft: WorldDraft, hasTemplates: boolean, topics: To
       id: nextId(),
       kind,
       status,
-      step: status === 'completed' ? 'done' : status === 'pending' ? 'queued' : rng.pick(['fetching', 'analysing', 'scoring']),
+      step:
+        status === 'completed'
+          ? 'done'
+          : status === 'pending'
+            ? 'queued'
+            : rng.pick(['fetching', 'analysing', 'scoring']),
       created_at: isoTime(created),
       updated_at: isoTime(created + rng.int(3) * DAY_MS),
       ...(kind === 'article' ? { article_id: article.id, title: article.title } : { url: rng.pick(ownPages).url }),

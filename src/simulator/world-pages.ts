@@ -15,7 +15,10 @@ export interface WorldPages {
 /** The pages answers cite: the brand's own (most of them tracked, in groups), its competitors', third parties'. */
 export function drawPages(draft: WorldDraft, competitors: ReadonlyArray<{ competitor: Competitor }>): WorldPages {
   const { rng, nextId, industry, brand, beforeStart } = draft;
-  const groups: UrlGroup[] = ['Product pages', 'Blog', 'Guides'].map((groupName) => ({ id: nextId(), name: groupName }));
+  const groups: UrlGroup[] = ['Product pages', 'Blog', 'Guides'].map((groupName) => ({
+    id: nextId(),
+    name: groupName,
+  }));
   const sections: Array<[string, ContentType]> = [
     ['products', 'product_service_page'],
     ['blog', 'blog_article'],
@@ -47,7 +50,9 @@ export function drawPages(draft: WorldDraft, competitors: ReadonlyArray<{ compet
 
   const competitorPages = competitors.map(({ competitor }) =>
     ['', 'products', 'compare', 'blog'].map((section, k) => ({
-      url: section ? `https://${competitor.website}/${section}/${PAGE_SLUGS[(k + competitor.id) % PAGE_SLUGS.length]}` : `https://${competitor.website}`,
+      url: section
+        ? `https://${competitor.website}/${section}/${PAGE_SLUGS[(k + competitor.id) % PAGE_SLUGS.length]}`
+        : `https://${competitor.website}`,
       domain: competitor.website,
       ownership: 'competitor_owned' as const,
       contentType: (k === 0 ? 'product_service_page' : k === 2 ? 'comparison_vs_page' : 'blog_article') as ContentType,

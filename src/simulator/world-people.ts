@@ -17,7 +17,10 @@ export function drawPeople(draft: WorldDraft): { personas: Persona[]; tags: Tag[
       description: `A ${role} looking for ${industry.name}.`,
       city,
       country,
-      properties: { demographics: { age_range: rng.pick(['18-24', '25-34', '35-44', '45-64']) }, interests: { primary: rng.pick(industry.productNouns) } },
+      properties: {
+        demographics: { age_range: rng.pick(['18-24', '25-34', '35-44', '45-64']) },
+        interests: { primary: rng.pick(industry.productNouns) },
+      },
     });
   }
 
@@ -32,10 +35,21 @@ export function drawPeople(draft: WorldDraft): { personas: Persona[]; tags: Tag[
     const scenarioCount = rng.between(3, 5);
     const texts = new Set<string>();
     while (texts.size < scenarioCount) {
-      texts.add(rng.pick(SCENARIO_PATTERNS).replace('{noun}', rng.pick(industry.productNouns)).replace('{qualifier}', rng.pick(industry.qualifiers)));
+      texts.add(
+        rng
+          .pick(SCENARIO_PATTERNS)
+          .replace('{noun}', rng.pick(industry.productNouns))
+          .replace('{qualifier}', rng.pick(industry.qualifiers)),
+      );
     }
     for (const text of texts) {
-      scenarios.push({ id: nextId(), topic_id: topicId, text, status: rng.chance(0.9) ? 'active' : 'paused', created_at: isoTime(created + rng.int(DAY_MS)) });
+      scenarios.push({
+        id: nextId(),
+        topic_id: topicId,
+        text,
+        status: rng.chance(0.9) ? 'active' : 'paused',
+        created_at: isoTime(created + rng.int(DAY_MS)),
+      });
     }
     const engines = [...brand.engines] as string[];
     if (rng.chance(0.4)) {

@@ -16,7 +16,14 @@ export function drawSearches(
     for (let k = 0; k < 10; k++) {
       const noun = rng.pick(industry.productNouns);
       const query = rng
-        .pick(['best {noun} {q}', '{noun} {q} reviews', '{brand} {noun}', '{noun} vs {noun2}', 'cheap {noun} {q}', '{noun} buying guide'])
+        .pick([
+          'best {noun} {q}',
+          '{noun} {q} reviews',
+          '{brand} {noun}',
+          '{noun} vs {noun2}',
+          'cheap {noun} {q}',
+          '{noun} buying guide',
+        ])
         .replace('{noun}', noun)
         .replace('{noun2}', rng.pick(industry.productNouns))
         .replace('{q}', rng.pick(industry.qualifiers))

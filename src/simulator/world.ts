@@ -44,9 +44,17 @@ export function generateWorld(options: WorldOptions): BrandWorld {
   const draft: WorldDraft = { rng, industry, brand, nextId, beforeStart, uniqueName };
   const { personas, tags, topics } = drawPeople(draft);
   const competitors = drawCompetitors(draft);
-  const { groups, trackedUrls, ownPages, ownPageWeights, competitorPages, thirdPartyPages } = drawPages(draft, competitors);
+  const { groups, trackedUrls, ownPages, ownPageWeights, competitorPages, thirdPartyPages } = drawPages(
+    draft,
+    competitors,
+  );
   const { products, productWeights } = drawProducts(draft, competitors);
-  const { templates, articles, contentAnalyses, statements } = drawContent(draft, options.hasTemplates, topics, ownPages);
+  const { templates, articles, contentAnalyses, statements } = drawContent(
+    draft,
+    options.hasTemplates,
+    topics,
+    ownPages,
+  );
   const { phrases, searches, basisTopics } = drawSearches(draft, topics, competitors);
   // How much more or less often each engine mentions the brand than its topics' visibility says; drawn last.
   const engineFactor: Record<string, number> = {};

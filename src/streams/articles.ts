@@ -24,7 +24,12 @@ export const articleSchema = z.looseObject({
 
 export const articlesEnvelopeSchema = z.looseObject({
   data: records,
-  info: z.looseObject({ ...pagingInfo, draft: optional(infoCount), in_progress: optional(infoCount), published: optional(infoCount) }),
+  info: z.looseObject({
+    ...pagingInfo,
+    draft: optional(infoCount),
+    in_progress: optional(infoCount),
+    published: optional(infoCount),
+  }),
 });
 
 export type Article = z.infer<typeof articleSchema>;

@@ -11,7 +11,14 @@ export interface CitationFilters extends RangeFilter, EngineFilter {
   firstParty?: boolean;
 }
 
-export const CITATION_FILTER_PARAMS = [...RANGE_PARAMS, 'topic_ids', 'ownership', 'content_types', 'sentiment', 'first_party'] as const;
+export const CITATION_FILTER_PARAMS = [
+  ...RANGE_PARAMS,
+  'topic_ids',
+  'ownership',
+  'content_types',
+  'sentiment',
+  'first_party',
+] as const;
 
 export function citationFilterQuery(o: CitationFilters) {
   return {
@@ -23,4 +30,3 @@ export function citationFilterQuery(o: CitationFilters) {
     first_party: o.firstParty,
   };
 }
-

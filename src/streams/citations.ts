@@ -20,7 +20,14 @@ import { CITATION_FILTER_PARAMS, citationFilterQuery, type CitationFilters } fro
 import { distinctDomains, domainOf } from './domains.js';
 import { extraOf } from './extra.js';
 import { perWindow } from './slicing.js';
-import { defineStream, type RowsByTable, type SlicePlanInput, type SourcePage, type TableTarget, type WindowSlice } from './stream.js';
+import {
+  defineStream,
+  type RowsByTable,
+  type SlicePlanInput,
+  type SourcePage,
+  type TableTarget,
+  type WindowSlice,
+} from './stream.js';
 import { sliceRange, windowColumns, windowDays } from './windows.js';
 
 export const citationSeriesRowSchema = z.looseObject({
@@ -88,7 +95,9 @@ export type CitationDimension = 'all' | 'ownership' | 'sentiment' | 'content_typ
 export const ALL_VALUE = '';
 
 /** What one request of the window filters on; the slices' params, so plain JSON. */
-type SeriesParams = { dimension: Exclude<CitationDimension, 'domain'>; value: string } | { dimension: 'domain'; domains: string[] };
+type SeriesParams =
+  | { dimension: Exclude<CitationDimension, 'domain'>; value: string }
+  | { dimension: 'domain'; domains: string[] };
 
 /** The report's info with the validated ownership summary, as the stream's one page carries it. */
 interface CitationsPageInfo extends Record<string, unknown> {
@@ -117,7 +126,9 @@ export function citationSeries(domains: readonly string[]): Array<{ label: strin
 type SeriesSlice = WindowSlice<SeriesParams>;
 
 /** The report's filters for one series. */
-function filtersOf(series: SeriesParams): Pick<CitationsOptions, 'ownership' | 'sentiment' | 'contentTypes' | 'domains'> {
+function filtersOf(
+  series: SeriesParams,
+): Pick<CitationsOptions, 'ownership' | 'sentiment' | 'contentTypes' | 'domains'> {
   switch (series.dimension) {
     case 'all':
       return {};
@@ -147,25 +158,52 @@ export const citations = defineStream({
   needs: ['domains'],
   slices: (input: SlicePlanInput): SeriesSlice[] =>
     perWindow(input).flatMap((window) =>
-      citationSeries(input.dimensions.domains).map(({ label, params }) => ({ ...window, key: `${window.key}/${label}`, params })),
+      citationSeries(input.dimensions.domains).map(({ label, params }) => ({
+        ...window,
+        key: `${window.key}/${label}`,
+        params,
+      })),
     ),
   targets: ({ brandId, slice }) => {
     const series = slice.params;
     const day = windowDays(slice);
     if (series.dimension === 'domain') {
-      return [{ table: 'citation_daily', mode: 'replace', scope: { brand_id: brandId, dimension: 'domain', value: series.domains, day } }];
+      return [
+        {
+          table: 'citation_daily',
+          mode: 'replace',
+          scope: { brand_id: brandId, dimension: 'domain', value: series.domains, day },
+        },
+      ];
     }
     const targets: TableTarget[] = [
-      { table: 'citation_daily', mode: 'replace', scope: { brand_id: brandId, dimension: series.dimension, value: series.value, day } },
+      {
+        table: 'citation_daily',
+        mode: 'replace',
+        scope: { brand_id: brandId, dimension: series.dimension, value: series.value, day },
+      },
     ];
     if (series.dimension === 'all') {
-      targets.push({ table: 'citation_ownership_summary', mode: 'replace', scope: { brand_id: brandId, ...windowColumns(slice) } });
-      targets.push({ table: 'citation_window_totals', mode: 'replace', scope: { brand_id: brandId, ...windowColumns(slice) } });
+      targets.push({
+        table: 'citation_ownership_summary',
+        mode: 'replace',
+        scope: { brand_id: brandId, ...windowColumns(slice) },
+      });
+      targets.push({
+        table: 'citation_window_totals',
+        mode: 'replace',
+        scope: { brand_id: brandId, ...windowColumns(slice) },
+      });
     }
     return targets;
   },
   read: async function* ({ client, brandId, slice, signal }) {
-    for await (const page of client.read(citationsEndpoint, brandId, { ...sliceRange(slice), period: 'day', ...filtersOf(slice.params), signal })) {
+    for await (const page of client.read(citationsEndpoint, brandId, {
+      ...sliceRange(slice),
+      period: 'day',
+      ...filtersOf(slice.params),
+      signal,
+    })) {
       const summary = ownershipSummary(page, brandId);
       // The answer's info is kept whole: its query echo records which engines the series cover (_slice_queries).
       const info: CitationsPageInfo = { ...page.info, ownership: summary.records };
@@ -203,7 +241,8 @@ export const citations = defineStream({
   },
   infoRows: (page, { brandId, slice }): RowsByTable => {
     if (slice.params.dimension !== 'all') return {};
-    const { ownership, summary, total_rows } = page.info as CitationsPageInfo & Pick<CitationsInfo, 'summary' | 'total_rows'>;
+    const { ownership, summary, total_rows } = page.info as CitationsPageInfo &
+      Pick<CitationsInfo, 'summary' | 'total_rows'>;
     return {
       citation_window_totals: [
         {

@@ -47,9 +47,14 @@ export const citedPageFanouts = defineStream({
   needs: ['pages'],
   slices: (input): PageWindowSlice[] => input.dimensions.pages.flatMap((url) => perWindow(input, { url }, `${url}/`)),
   targets: ({ brandId, slice }) => [
-    { table: 'cited_page_fanouts', mode: 'replace', scope: { brand_id: brandId, url: slice.params.url, ...windowColumns(slice) } },
+    {
+      table: 'cited_page_fanouts',
+      mode: 'replace',
+      scope: { brand_id: brandId, url: slice.params.url, ...windowColumns(slice) },
+    },
   ],
-  read: ({ client, brandId, slice, signal }) => client.read(citedPageFanoutsEndpoint, brandId, { ...sliceRange(slice), url: slice.params.url, signal }),
+  read: ({ client, brandId, slice, signal }) =>
+    client.read(citedPageFanoutsEndpoint, brandId, { ...sliceRange(slice), url: slice.params.url, signal }),
   recordId: (record: CitedPageFanout) => record.id,
   rows: (record, { brandId, slice }) => ({
     cited_page_fanouts: [

@@ -90,7 +90,12 @@ export const conversations = defineStream({
     ];
   },
   read: ({ client, brandId, slice, signal }) =>
-    client.read(conversationsEndpoint, brandId, { startDate: slice.from, endDate: slice.to, topicId: slice.params.topicId, signal }),
+    client.read(conversationsEndpoint, brandId, {
+      startDate: slice.from,
+      endDate: slice.to,
+      topicId: slice.params.topicId,
+      signal,
+    }),
   recordId: (record: Conversation) => record.id,
   rows: (record, { brandId, slice }) => {
     const day = dayOf(record.date);

@@ -54,7 +54,9 @@ export function warehouseDimensions(warehouse: DimensionReads, listedSince?: str
   };
 }
 
-type Provider = { provides?: { [D in DimensionName]?: (source: DimensionSource, brandId: number) => Promise<Dimensions[D]> } };
+type Provider = {
+  provides?: { [D in DimensionName]?: (source: DimensionSource, brandId: number) => Promise<Dimensions[D]> };
+};
 
 /**
  * The dimensions of one brand that `needed` names, as every stream providing them reads them back (whatever this or

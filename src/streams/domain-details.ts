@@ -60,14 +60,16 @@ export const domainDetails = defineStream({
   name: 'domain_details',
   endpoint: domainDetailEndpoint,
   needs: ['domains'],
-  slices: (input): DomainDaySlice[] => distinctDomains(input.dimensions.domains).flatMap((domain) => perDay(input, { domain }, `${domain}/`)),
+  slices: (input): DomainDaySlice[] =>
+    distinctDomains(input.dimensions.domains).flatMap((domain) => perDay(input, { domain }, `${domain}/`)),
   targets: ({ brandId, slice }) =>
     TABLES.map((table) => ({
       table,
       mode: 'replace' as const,
       scope: { brand_id: brandId, domain: slice.params.domain, day: slice.day },
     })),
-  read: ({ client, brandId, slice, signal }) => client.read(domainDetailEndpoint, brandId, { domain: slice.params.domain, ...sliceRange(slice), signal }),
+  read: ({ client, brandId, slice, signal }) =>
+    client.read(domainDetailEndpoint, brandId, { domain: slice.params.domain, ...sliceRange(slice), signal }),
   rows: (record: DomainDetail, { brandId, slice }) => {
     const key = { brand_id: brandId, domain: slice.params.domain, day: slice.day };
     // over_time has one entry per day with citations; a one-day slice needs the entry of its day.

@@ -19,7 +19,10 @@ export function domainOf(text: string): string | null {
   } catch {
     return null;
   }
-  host = host.toLowerCase().replace(/^www\./, '').replace(/\.$/, '');
+  host = host
+    .toLowerCase()
+    .replace(/^www\./, '')
+    .replace(/\.$/, '');
   // Labels of letters, digits and hyphens (international names arrive as punycode): nothing else reaches a path.
   if (!HOST_NAME.test(host)) return null;
   return getDomain(host, { allowPrivateDomains: true }) ?? host;

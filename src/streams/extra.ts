@@ -20,7 +20,11 @@ export function extraOf(schema: RecordSchema, record: Record<string, unknown>): 
  * 1.3 µs a conversation, 2 % of a zero-latency backfill's main thread.
  */
 export function dayOf(timestamp: string): string {
-  if (timestamp.length > 10 && timestamp.charCodeAt(10) === 0x54 /* T */ && timestamp.charCodeAt(timestamp.length - 1) === 0x5a /* Z */) {
+  if (
+    timestamp.length > 10 &&
+    timestamp.charCodeAt(10) === 0x54 /* T */ &&
+    timestamp.charCodeAt(timestamp.length - 1) === 0x5a /* Z */
+  ) {
     return timestamp.slice(0, 10);
   }
   return new Date(timestamp).toISOString().slice(0, 10);

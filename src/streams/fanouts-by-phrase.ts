@@ -38,15 +38,23 @@ export const fanoutsByPhrase = defineStream({
     phrases: z.array(z.string().min(1).max(255)).default([]),
   },
   unconfigured: (sync) => (sync.phrases.length ? undefined : 'sync.phrases names no phrase (the API lists none)'),
-  slices: (input): PhraseSlice[] => [...new Set(input.sync.phrases)].flatMap((phrase) => once(input, { phrase }, `phrase=${phrase}`)),
+  slices: (input): PhraseSlice[] =>
+    [...new Set(input.sync.phrases)].flatMap((phrase) => once(input, { phrase }, `phrase=${phrase}`)),
   targets: ({ brandId, slice }) => [
     { table: 'fanouts_by_phrase', mode: 'replace', scope: { brand_id: brandId, phrase: slice.params.phrase } },
   ],
-  read: ({ client, brandId, slice, signal }) => client.read(fanoutsByPhraseEndpoint, brandId, { phrase: slice.params.phrase, signal }),
+  read: ({ client, brandId, slice, signal }) =>
+    client.read(fanoutsByPhraseEndpoint, brandId, { phrase: slice.params.phrase, signal }),
   recordId: (record: FanoutByPhrase) => record.id,
   rows: (record, { brandId, slice }) => ({
     fanouts_by_phrase: [
-      { brand_id: brandId, phrase: slice.params.phrase, id: record.id, query: record.query, _extra: extraOf(fanoutByPhraseSchema, record) },
+      {
+        brand_id: brandId,
+        phrase: slice.params.phrase,
+        id: record.id,
+        query: record.query,
+        _extra: extraOf(fanoutByPhraseSchema, record),
+      },
     ],
   }),
 });

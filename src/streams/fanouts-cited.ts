@@ -47,7 +47,8 @@ export const fanoutsCited = defineStream({
   name: 'fanouts_cited',
   endpoint: fanoutsCitedEndpoint,
   needs: ['domains'],
-  slices: (input): DomainWindowSlice[] => distinctDomains(input.dimensions.domains).flatMap((domain) => perWindow(input, { domain }, `${domain}/`)),
+  slices: (input): DomainWindowSlice[] =>
+    distinctDomains(input.dimensions.domains).flatMap((domain) => perWindow(input, { domain }, `${domain}/`)),
   targets: ({ brandId, slice }) => [
     {
       table: 'fanouts_cited',

@@ -29,7 +29,9 @@ export const productRankingByEngine = defineStream({
   needs: ['engines'],
   optIn: true,
   slices: (input): RankingEngineSlice[] =>
-    RANKING_METRICS.flatMap((metric) => RANKING_SUBJECTS.flatMap((subject) => perDayAndEngine(input, { metric, subject }, `${metric}-${subject}/`))),
+    RANKING_METRICS.flatMap((metric) =>
+      RANKING_SUBJECTS.flatMap((subject) => perDayAndEngine(input, { metric, subject }, `${metric}-${subject}/`)),
+    ),
   targets: ({ brandId, slice }) => {
     const scope = { brand_id: brandId, day: slice.day, engine: slice.params.engine, ...rankingOf(slice) };
     return [
@@ -38,7 +40,13 @@ export const productRankingByEngine = defineStream({
     ];
   },
   read: ({ client, brandId, slice, signal }) =>
-    client.read(productRankingEndpoint, brandId, { ...sliceRange(slice), engines: [slice.params.engine], ...rankingOf(slice), order: 'desc', signal }),
+    client.read(productRankingEndpoint, brandId, {
+      ...sliceRange(slice),
+      engines: [slice.params.engine],
+      ...rankingOf(slice),
+      order: 'desc',
+      signal,
+    }),
   recordId: (record: ProductRankingRow) => record.id,
   rows: (record, { brandId, slice }) => ({
     product_ranking_engine_daily: [

@@ -26,7 +26,9 @@ export const productRanking = defineStream({
   name: 'product_ranking',
   endpoint: productRankingEndpoint,
   slices: (input: SlicePlanInput): RankingSlice[] =>
-    RANKING_METRICS.flatMap((metric) => RANKING_SUBJECTS.flatMap((subject) => perDay(input, { metric, subject }, `${metric}-${subject}/`))),
+    RANKING_METRICS.flatMap((metric) =>
+      RANKING_SUBJECTS.flatMap((subject) => perDay(input, { metric, subject }, `${metric}-${subject}/`)),
+    ),
   targets: ({ brandId, slice }) => {
     const scope = { brand_id: brandId, day: slice.day, ...rankingOf(slice) };
     return [

@@ -45,26 +45,43 @@ type Declared = (typeof STREAM_LIST)[number];
 
 export type StreamName = Declared['name'];
 
-export const STREAM_NAMES = STREAM_LIST.map((stream) => stream.name) as unknown as readonly [StreamName, ...StreamName[]];
+export const STREAM_NAMES = STREAM_LIST.map((stream) => stream.name) as unknown as readonly [
+  StreamName,
+  ...StreamName[],
+];
 
 export function isStreamName(name: string): name is StreamName {
   return (STREAM_NAMES as readonly string[]).includes(name);
 }
 
 /** What a run syncs when no stream is named: every stream but the opt-in ones, in the registry's order. */
-export const DEFAULT_STREAM_NAMES: readonly StreamName[] = STREAM_LIST.filter((stream) => !('optIn' in stream && stream.optIn)).map((stream) => stream.name);
+export const DEFAULT_STREAM_NAMES: readonly StreamName[] = STREAM_LIST.filter(
+  (stream) => !('optIn' in stream && stream.optIn),
+).map((stream) => stream.name);
 
 /** Every stream by name, in the registry's order. */
-export const STREAMS: ReadonlyMap<StreamName, AnyStream> = new Map(STREAM_LIST.map((stream) => [stream.name, stream as AnyStream]));
+export const STREAMS: ReadonlyMap<StreamName, AnyStream> = new Map(
+  STREAM_LIST.map((stream) => [stream.name, stream as AnyStream]),
+);
 
 /** The settings every stream adds to `sync`, merged (src/config/schema.ts). */
-type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
+type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void
+  ? I
+  : never;
 export type StreamSettingsShape = UnionToIntersection<NonNullable<Declared['settings']>>;
-export const STREAM_SETTINGS = Object.assign({}, ...STREAM_LIST.map((stream) => stream.settings ?? {})) as StreamSettingsShape;
+export const STREAM_SETTINGS = Object.assign(
+  {},
+  ...STREAM_LIST.map((stream) => stream.settings ?? {}),
+) as StreamSettingsShape;
 
 /** The query parameter names bvsync may send (before `api.params` maps them to wire names). */
 export type ParamName = Declared['endpoint']['params'][number] | (typeof PAGING_PARAM_NAMES)[number];
-export const PARAM_NAMES: readonly ParamName[] = [...new Set([...STREAM_LIST.flatMap((stream) => stream.endpoint.params as readonly ParamName[]), ...PAGING_PARAM_NAMES])];
+export const PARAM_NAMES: readonly ParamName[] = [
+  ...new Set([
+    ...STREAM_LIST.flatMap((stream) => stream.endpoint.params as readonly ParamName[]),
+    ...PAGING_PARAM_NAMES,
+  ]),
+];
 
 export function isParamName(name: string): name is ParamName {
   return (PARAM_NAMES as readonly string[]).includes(name);
@@ -79,7 +96,8 @@ export const ENDPOINT_PARAMS: ReadonlyMap<string, readonly ParamName[]> = (() =>
   for (const { endpoint } of STREAM_LIST) {
     const names = byName.get(endpoint.name) ?? new Set<ParamName>();
     for (const param of endpoint.params as readonly ParamName[]) names.add(param);
-    if ('maxPageSize' in endpoint && endpoint.maxPageSize !== undefined) for (const param of PAGING_PARAM_NAMES) names.add(param);
+    if ('maxPageSize' in endpoint && endpoint.maxPageSize !== undefined)
+      for (const param of PAGING_PARAM_NAMES) names.add(param);
     byName.set(endpoint.name, names);
   }
   return new Map([...byName].map(([name, params]) => [name, [...params]]));
@@ -96,7 +114,9 @@ export function selectStreams(names: readonly string[] | undefined): AnyStream[]
   if (!names || names.length === 0) return [...STREAMS.values()].filter((stream) => !stream.optIn);
   const unknown = names.filter((name) => !isStreamName(name));
   if (unknown.length) {
-    throw new UnknownStreamError(`unknown stream${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; streams: ${STREAM_NAMES.join(', ')}`);
+    throw new UnknownStreamError(
+      `unknown stream${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; streams: ${STREAM_NAMES.join(', ')}`,
+    );
   }
   return [...STREAMS.values()].filter((stream) => names.includes(stream.name));
 }

@@ -123,7 +123,13 @@ function sourceOf(page: SourcePage<unknown>, stream: StreamDefinition, context: 
   return `${stream.name} brand ${context.brandId} slice ${context.slice.key}`;
 }
 
-async function readOnce(stream: StreamDefinition, context: ReadContext, sink: ChunkSink, chunkRows: number, reads: number): Promise<ReadOutcome> {
+async function readOnce(
+  stream: StreamDefinition,
+  context: ReadContext,
+  sink: ChunkSink,
+  chunkRows: number,
+  reads: number,
+): Promise<ReadOutcome> {
   const rowContext = { brandId: context.brandId, slice: context.slice };
   const scopes = new Map<string, CompiledScope>();
   for (const target of stream.targets(rowContext)) {
@@ -193,7 +199,8 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
       lastPage = page;
       const source = sourceOf(page, stream, context);
       if (pages === 1) firstTotalRows = page.totalRows ?? undefined;
-      else if (typeof page.totalRows === 'number' && firstTotalRows !== undefined && page.totalRows !== firstTotalRows) totalMoved = true;
+      else if (typeof page.totalRows === 'number' && firstTotalRows !== undefined && page.totalRows !== firstTotalRows)
+        totalMoved = true;
       if (page.totalRows !== page.records.length + page.rejects.length) countsEachPage = false;
       if (page.totalRows !== undefined && page.totalRows !== null) lastTotalRows = page.totalRows;
       onThisPage.clear();
@@ -265,8 +272,12 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
   // Rejected records are accounted for: they were read, they just could not be loaded.
   const accountedFor = distinct + invalid;
   // Under the other reading a rejected record may fall in a period a valid one counts already, or in one of its own.
-  const otherCount = stream.otherTotalRows && totalRows !== null && accountedFor !== totalRows ? stream.otherTotalRows([...seen.keys()]) : undefined;
-  const otherReadingAddsUp = otherCount !== undefined && totalRows !== null && totalRows >= otherCount && totalRows <= otherCount + invalid;
+  const otherCount =
+    stream.otherTotalRows && totalRows !== null && accountedFor !== totalRows
+      ? stream.otherTotalRows([...seen.keys()])
+      : undefined;
+  const otherReadingAddsUp =
+    otherCount !== undefined && totalRows !== null && totalRows >= otherCount && totalRows <= otherCount + invalid;
   if (stream.recordId && pages >= 2 && countsEachPage) {
     // Read again, it would count the same way: the slice is as whole as the pages were, which nothing can confirm.
     problems.add(
@@ -275,7 +286,10 @@ async function readOnce(stream: StreamDefinition, context: ReadContext, sink: Ch
       false,
     );
   } else if (stream.recordId && totalRows !== null && accountedFor !== totalRows && !otherReadingAddsUp) {
-    const moved = firstTotalRows !== undefined && firstTotalRows !== totalRows ? ` (it moved from ${firstTotalRows} while the slice was read)` : '';
+    const moved =
+      firstTotalRows !== undefined && firstTotalRows !== totalRows
+        ? ` (it moved from ${firstTotalRows} while the slice was read)`
+        : '';
     problems.add(
       'incomplete',
       `read ${distinct} distinct records and ${invalid} rejects, but the API reported total_rows ${totalRows}${moved}`,

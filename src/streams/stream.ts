@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { AnyEndpoint } from '../api/endpoint.js';
-import type { ApiClient, ReadPage, } from '../api/index.js';
+import type { ApiClient, ReadPage } from '../api/index.js';
 import type { Row, Scope } from '../warehouse/slice-batch.js';
 import type { DimensionName, Dimensions, DimensionSource } from './dimensions.js';
 
@@ -88,7 +88,12 @@ export type TableTarget = { table: string; mode: 'merge' } | { table: string; mo
 // biome-ignore lint/suspicious/noExplicitAny: the defaults of StreamDefinition take any stream (see AnyStream)
 type AnyStreamPart = any;
 
-export interface StreamDefinition<R = AnyStreamPart, S extends SlicePlan = AnyStreamPart, C extends SettingsShape = AnyStreamPart, N extends string = string> {
+export interface StreamDefinition<
+  R = AnyStreamPart,
+  S extends SlicePlan = AnyStreamPart,
+  C extends SettingsShape = AnyStreamPart,
+  N extends string = string,
+> {
   name: N;
   /** The endpoint its slices read (src/api/endpoint.ts). */
   endpoint: AnyEndpoint;
@@ -137,9 +142,12 @@ export interface StreamDefinition<R = AnyStreamPart, S extends SlicePlan = AnySt
 export type AnyStream = StreamDefinition;
 
 /** Checks a declaration where it is written and keeps its name's literal type for the registry. */
-export function defineStream<R = unknown, S extends SlicePlan = SlicePlan, const N extends string = string, C extends SettingsShape = Record<never, never>>(
-  definition: StreamDefinition<R, S, C, N>,
-): StreamDefinition<R, S, C, N> {
+export function defineStream<
+  R = unknown,
+  S extends SlicePlan = SlicePlan,
+  const N extends string = string,
+  C extends SettingsShape = Record<never, never>,
+>(definition: StreamDefinition<R, S, C, N>): StreamDefinition<R, S, C, N> {
   return definition;
 }
 

@@ -19,7 +19,9 @@ export const swotEnvelopeSchema = z.looseObject({
   info: z.looseObject({
     ...pagingInfo,
     type: optional(z.string()),
-    statement: optional(z.looseObject({ id: optional(id), text: optional(z.string()), mentions: optional(z.unknown()) })),
+    statement: optional(
+      z.looseObject({ id: optional(id), text: optional(z.string()), mentions: optional(z.unknown()) }),
+    ),
   }),
 });
 
@@ -48,7 +50,9 @@ const settings = {
    * SWOT statement ids to sync answers of, per brand id (the API has no list of them, and an id belongs to one
    * brand), e.g. `{ "7": [70012, 70013] }`.
    */
-  swotStatementIds: z.record(z.string().regex(/^[1-9]\d*$/, 'a brand id'), z.array(z.number().int().positive())).default({}),
+  swotStatementIds: z
+    .record(z.string().regex(/^[1-9]\d*$/, 'a brand id'), z.array(z.number().int().positive()))
+    .default({}),
 };
 
 type StatementSlice = WindowSlice<{ statementId: number }>;
@@ -83,7 +87,9 @@ export const swot = defineStream({
   endpoint: swotAnswersEndpoint,
   settings,
   unconfigured: (sync, brandId) =>
-    statementIdsOf(sync, brandId).length ? undefined : 'sync.swotStatementIds names none of its SWOT statements (the API lists none: take their ids from the app)',
+    statementIdsOf(sync, brandId).length
+      ? undefined
+      : 'sync.swotStatementIds names none of its SWOT statements (the API lists none: take their ids from the app)',
   slices: (input): StatementSlice[] =>
     [...new Set(statementIdsOf(input.sync, input.brandId))].flatMap((statementId) =>
       perWindow(input, { statementId }, `statement-${statementId}/`),
@@ -97,7 +103,11 @@ export const swot = defineStream({
     { table: 'swot_statements', mode: 'merge' },
   ],
   read: async function* ({ client, brandId, slice, signal }) {
-    for await (const page of client.read(swotAnswersEndpoint, brandId, { statementId: slice.params.statementId, ...sliceRange(slice), signal })) {
+    for await (const page of client.read(swotAnswersEndpoint, brandId, {
+      statementId: slice.params.statementId,
+      ...sliceRange(slice),
+      signal,
+    })) {
       const type = page.info.type ?? null;
       yield { ...page, records: page.records.map((answer) => ({ answer, type })) };
     }

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { defineEndpoint } from '../api/endpoint.js';
 import { MAX_PAGE_SIZE } from '../api/paginate.js';
-import { TEMPLATE_TYPE_VALUES, id, openEnum, optional, pagedEnvelopeSchema, timestamp, type TemplateType } from '../api/schemas.js';
+import {
+  TEMPLATE_TYPE_VALUES,
+  id,
+  openEnum,
+  optional,
+  pagedEnvelopeSchema,
+  timestamp,
+  type TemplateType,
+} from '../api/schemas.js';
 import { extraOf } from './extra.js';
 import { once } from './slicing.js';
 import { defineStream } from './stream.js';

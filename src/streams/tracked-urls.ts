@@ -78,10 +78,15 @@ export const trackedUrls = defineStream({
     { table: 'tracked_url_daily', mode: 'replace', scope: { brand_id: brandId, day: slice.day } },
     { table: 'tracked_url_daily_totals', mode: 'replace', scope: { brand_id: brandId, day: slice.day } },
   ],
-  read: ({ client, brandId, slice, signal }) => client.read(trackedUrlsEndpoint, brandId, { ...sliceRange(slice), signal }),
+  read: ({ client, brandId, slice, signal }) =>
+    client.read(trackedUrlsEndpoint, brandId, { ...sliceRange(slice), signal }),
   recordId: (record: TrackedUrl) => record.id,
   rows: (record, { brandId, slice }) => {
-    const extra = withNestedExtra(extraOf(trackedUrlSchema, record), 'group', record.group ? extraOf(groupSchema, record.group) : null);
+    const extra = withNestedExtra(
+      extraOf(trackedUrlSchema, record),
+      'group',
+      record.group ? extraOf(groupSchema, record.group) : null,
+    );
     return {
       tracked_urls: [
         {

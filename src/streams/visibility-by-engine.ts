@@ -30,9 +30,18 @@ export const visibilityByEngine = defineStream({
   needs: ['engines'],
   slices: (input): EngineSlice[] => perDayAndEngine(input, {}),
   targets: ({ brandId, slice }) =>
-    TABLES.map((table) => ({ table, mode: 'replace' as const, scope: { brand_id: brandId, day: slice.day, engine: slice.params.engine } })),
+    TABLES.map((table) => ({
+      table,
+      mode: 'replace' as const,
+      scope: { brand_id: brandId, day: slice.day, engine: slice.params.engine },
+    })),
   read: ({ client, brandId, slice, signal }) =>
-    client.read(visibilityTopicsEndpoint, brandId, { ...sliceRange(slice), engines: [slice.params.engine], includeScenarios: true, signal }),
+    client.read(visibilityTopicsEndpoint, brandId, {
+      ...sliceRange(slice),
+      engines: [slice.params.engine],
+      includeScenarios: true,
+      signal,
+    }),
   recordId: (row: VisibilityRow) => row.topic_id,
   rows: (row, { brandId, slice }) => {
     const facts = visibilityFacts(row, { brand_id: brandId, day: slice.day, engine: slice.params.engine }, measures);

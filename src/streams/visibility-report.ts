@@ -61,7 +61,11 @@ export const visibilityTopicsEndpoint = defineEndpoint({
   name: 'reports/visibility/topics',
   path: () => ['reports', 'visibility', 'topics'],
   params: [...RANGE_PARAMS, 'topic_ids', 'include_scenarios'],
-  query: (o: VisibilityTopicsOptions) => ({ ...rangeQuery(o), topic_ids: o.topicIds, include_scenarios: o.includeScenarios }),
+  query: (o: VisibilityTopicsOptions) => ({
+    ...rangeQuery(o),
+    topic_ids: o.topicIds,
+    include_scenarios: o.includeScenarios,
+  }),
   envelope: visibilityEnvelopeSchema,
   record: visibilityRowSchema,
 });
@@ -74,7 +78,10 @@ type Measures = (entry: Parameters<typeof visibilityMeasures>[0]) => object;
  * and read per engine fill their tables alike.
  */
 export function visibilityFacts(row: VisibilityRow, key: object, measures: Measures) {
-  const brandRows = (brands: VisibilityBrand[], owner: { topic_id: number } | { scenario_id: number; topic_id: number }) =>
+  const brandRows = (
+    brands: VisibilityBrand[],
+    owner: { topic_id: number } | { scenario_id: number; topic_id: number },
+  ) =>
     brands.map((brand) => ({
       ...key,
       ...owner,
@@ -86,7 +93,9 @@ export function visibilityFacts(row: VisibilityRow, key: object, measures: Measu
     }));
   const scenarios = row.scenarios ?? [];
   return {
-    topic: [{ ...key, topic_id: row.topic_id, ...measures(row), days: row.days, _extra: extraOf(visibilityRowSchema, row) }],
+    topic: [
+      { ...key, topic_id: row.topic_id, ...measures(row), days: row.days, _extra: extraOf(visibilityRowSchema, row) },
+    ],
     topicBrands: brandRows(row.brands, { topic_id: row.topic_id }),
     scenario: scenarios.map((scenario) => ({
       ...key,
@@ -96,6 +105,8 @@ export function visibilityFacts(row: VisibilityRow, key: object, measures: Measu
       days: scenario.days,
       _extra: extraOf(visibilityScenarioSchema, scenario),
     })),
-    scenarioBrands: scenarios.flatMap((scenario) => brandRows(scenario.brands, { scenario_id: scenario.scenario_id, topic_id: row.topic_id })),
+    scenarioBrands: scenarios.flatMap((scenario) =>
+      brandRows(scenario.brands, { scenario_id: scenario.scenario_id, topic_id: row.topic_id }),
+    ),
   };
 }

@@ -11,7 +11,12 @@ import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
 export const citationsFamily: FigureFamily = {
   name: 'citations',
   async measure({ client, connection, brandId, signal }, window) {
-    const report = await readWhole(client, citationsEndpoint, brandId, { startDate: window.from, endDate: window.to, period: 'day', signal });
+    const report = await readWhole(client, citationsEndpoint, brandId, {
+      startDate: window.from,
+      endDate: window.to,
+      period: 'day',
+      signal,
+    });
     const params = [brandId, window.from, window.to];
     const total = await warehouseNumber(
       connection,
@@ -19,7 +24,12 @@ export const citationsFamily: FigureFamily = {
         WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE AND dimension = 'all'`,
       params,
     );
-    const api = new Map(ownershipSummary({ info: report.info }, brandId).records.map((entry) => [ownershipFigure(entry.ownership), entry.occurrences]));
+    const api = new Map(
+      ownershipSummary({ info: report.info }, brandId).records.map((entry) => [
+        ownershipFigure(entry.ownership),
+        entry.occurrences,
+      ]),
+    );
     const warehouse = await warehouseFigures(
       connection,
       `SELECT 'occurrences, ownership ' || "value" AS figure, sum(occurrences) AS n FROM citation_daily

@@ -46,7 +46,13 @@ export interface FigureFamily {
 }
 
 /** A total of a family, agreeing when both sides hold the same number. */
-export function figure(family: string, name: string, api: number | null | undefined, warehouse: number | null | undefined, detail = false): Figure {
+export function figure(
+  family: string,
+  name: string,
+  api: number | null | undefined,
+  warehouse: number | null | undefined,
+  detail = false,
+): Figure {
   const a = api ?? null;
   const w = warehouse ?? null;
   return { family, figure: name, api: a, warehouse: w, agree: a === w, detail };
@@ -56,11 +62,7 @@ export function figure(family: string, name: string, api: number | null | undefi
  * Figures of items keyed by what they are about, from both sides; a key only one side has is a disagreement (the other side
  * shows null), except when the side that has it holds zero, which is what an absent row means.
  */
-export function pairFigures(
-  family: string,
-  api: Map<string, number>,
-  warehouse: Map<string, number>,
-): Figure[] {
+export function pairFigures(family: string, api: Map<string, number>, warehouse: Map<string, number>): Figure[] {
   const keys = [...new Set([...api.keys(), ...warehouse.keys()])].sort(naturalOrder);
   return keys.map((key) => {
     const a = api.get(key);

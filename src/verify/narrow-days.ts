@@ -77,7 +77,9 @@ export function mergeWindows(windows: DayWindow[]): DayWindow[] {
 }
 
 /** As mergeWindows, each joined window with the distinct tags of the windows it joined. */
-export function joinWindows<T>(parts: ReadonlyArray<{ window: DayWindow; tag?: T }>): Array<{ window: DayWindow; tags: T[] }> {
+export function joinWindows<T>(
+  parts: ReadonlyArray<{ window: DayWindow; tag?: T }>,
+): Array<{ window: DayWindow; tags: T[] }> {
   const sorted = [...parts].sort((a, b) => a.window.from.localeCompare(b.window.from));
   const joined: Array<{ window: DayWindow; tags: T[] }> = [];
   for (const { window, tag } of sorted) {

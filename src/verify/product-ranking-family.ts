@@ -21,7 +21,14 @@ export const productRankingFamily: FigureFamily = {
     const api = new Map<string, number>();
     let shopping: number | null = null;
     const shares: Array<{ id: number; visibility: number }> = [];
-    const pages = client.read(productRankingEndpoint, brandId, { startDate: window.from, endDate: window.to, metric: METRIC, subject: SUBJECT, order: 'desc', signal });
+    const pages = client.read(productRankingEndpoint, brandId, {
+      startDate: window.from,
+      endDate: window.to,
+      metric: METRIC,
+      subject: SUBJECT,
+      order: 'desc',
+      signal,
+    });
     for await (const page of pages) {
       shopping = page.info?.shopping_conversations ?? shopping;
       for (const record of page.records) {
@@ -97,7 +104,10 @@ function decimalsOf(share: number): number {
  * The warehouse's ranks as compared: a product whose count others share holds the places first..last; the API's
  * rank agrees when it is one of them (it stands for the warehouse's then), and otherwise the nearest of them is shown.
  */
-export function tiedRanks(api: ReadonlyMap<string, number>, warehouse: ReadonlyMap<string, number>): Map<string, number> {
+export function tiedRanks(
+  api: ReadonlyMap<string, number>,
+  warehouse: ReadonlyMap<string, number>,
+): Map<string, number> {
   const compared = new Map<string, number>();
   for (const [key, value] of warehouse) {
     if (key.endsWith(`: ${LAST_TIED}`)) continue;

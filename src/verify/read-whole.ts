@@ -9,7 +9,12 @@ export interface WholeRead<R, I> {
 }
 
 /** Reads every page of one request of `verify`: a report is one page, a paged list a few. */
-export async function readWhole<R, I, O>(client: ApiClient, endpoint: Endpoint<R, I, O>, brandId: number, options: O & ReadOptions): Promise<WholeRead<R, I>> {
+export async function readWhole<R, I, O>(
+  client: ApiClient,
+  endpoint: Endpoint<R, I, O>,
+  brandId: number,
+  options: O & ReadOptions,
+): Promise<WholeRead<R, I>> {
   const whole: WholeRead<R, I> = { records: [], info: undefined, totalRows: undefined };
   for await (const page of client.read(endpoint, brandId, options)) {
     whole.records.push(...page.records);

@@ -28,7 +28,10 @@ export interface RenderVerifyOptions {
  * unless asked for.
  */
 export function renderVerify(report: VerifyReport, options: RenderVerifyOptions = {}): string {
-  const table = textTable(['brand', 'family', 'figure', 'API', 'warehouse', 'agree'], ['right', 'left', 'left', 'right', 'right', 'left']);
+  const table = textTable(
+    ['brand', 'family', 'figure', 'API', 'warehouse', 'agree'],
+    ['right', 'left', 'left', 'right', 'right', 'left'],
+  );
   let hidden = 0;
   for (const brand of report.brands) {
     for (const entry of brand.figures) {
@@ -36,11 +39,24 @@ export function renderVerify(report: VerifyReport, options: RenderVerifyOptions 
         hidden++;
         continue;
       }
-      table.push([String(brand.brandId), entry.family, entry.figure, numberText(entry.api), numberText(entry.warehouse), entry.agree ? 'yes' : 'NO']);
+      table.push([
+        String(brand.brandId),
+        entry.family,
+        entry.figure,
+        numberText(entry.api),
+        numberText(entry.warehouse),
+        entry.agree ? 'yes' : 'NO',
+      ]);
     }
   }
-  const out = [`Figures over ${windowText(report.window)} (the API's range answers against the warehouse's daily rows)`, table.toString()];
-  if (hidden) out.push(`${formatInteger(hidden)} more figure${hidden === 1 ? '' : 's'} (per topic, page, ownership and product) agree; --all lists them.`);
+  const out = [
+    `Figures over ${windowText(report.window)} (the API's range answers against the warehouse's daily rows)`,
+    table.toString(),
+  ];
+  if (hidden)
+    out.push(
+      `${formatInteger(hidden)} more figure${hidden === 1 ? '' : 's'} (per topic, page, ownership and product) agree; --all lists them.`,
+    );
   out.push('');
   const wholeWindow = report.calls.total - report.calls.narrowing;
   out.push(
@@ -48,17 +64,22 @@ export function renderVerify(report: VerifyReport, options: RenderVerifyOptions 
       `${report.calls.narrowing} narrowing disagreements down to days, at most ${report.calls.narrowingLimit})`,
   );
   for (const brand of report.brands) {
-    if (brand.notSynced.length) out.push(`Brand ${brand.brandId}: not compared, never synced for it: ${brand.notSynced.join(', ')}.`);
+    if (brand.notSynced.length)
+      out.push(`Brand ${brand.brandId}: not compared, never synced for it: ${brand.notSynced.join(', ')}.`);
     for (const why of brand.notCompared) out.push(`Brand ${brand.brandId}: not compared: ${why}.`);
   }
   if (report.agree) {
     out.push(`Every figure agrees: the warehouse holds what the API reports over ${windowText(report.window)}.`);
     return `${out.join('\n')}\n`;
   }
-  const disagreeing = report.brands.reduce((sum, brand) => sum + brand.figures.filter((entry) => !entry.agree).length, 0);
+  const disagreeing = report.brands.reduce(
+    (sum, brand) => sum + brand.figures.filter((entry) => !entry.agree).length,
+    0,
+  );
   out.push(`${disagreeing} figure${disagreeing === 1 ? '' : 's'} disagree. Backfill again:`);
   for (const brand of report.brands) {
-    for (const { window, why } of backfills(brand)) out.push(`  ${backfillCommandFor(brand.brandId, window)}${why ? `   (${why})` : ''}`);
+    for (const { window, why } of backfills(brand))
+      out.push(`  ${backfillCommandFor(brand.brandId, window)}${why ? `   (${why})` : ''}`);
   }
   return `${out.join('\n')}\n`;
 }
@@ -66,7 +87,8 @@ export function renderVerify(report: VerifyReport, options: RenderVerifyOptions 
 const WHY = {
   named: 'these days disagree',
   unresolved: 'not narrowed down to days: raise --max-calls to name them',
-  undivided: 'it disagrees while neither half does, so backfill it whole: a figure that does not add up over days, or an API that changed meanwhile',
+  undivided:
+    'it disagrees while neither half does, so backfill it whole: a figure that does not add up over days, or an API that changed meanwhile',
 } as const;
 
 /**

@@ -15,7 +15,11 @@ export const trackedUrlsFamily: FigureFamily = {
     const api = new Map<string, number>();
     let totalCitations: number | null = null;
     const answersRead = new Set<number>();
-    for await (const page of client.read(trackedUrlsEndpoint, brandId, { startDate: window.from, endDate: window.to, signal })) {
+    for await (const page of client.read(trackedUrlsEndpoint, brandId, {
+      startDate: window.from,
+      endDate: window.to,
+      signal,
+    })) {
       totalCitations = page.info?.citations ?? totalCitations;
       for (const record of page.records) {
         api.set(pageFigure(record.id), record.citations);

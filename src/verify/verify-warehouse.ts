@@ -66,7 +66,17 @@ export interface VerifyReport {
 export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyReport> {
   const families = options.families ?? FIGURE_FAMILIES;
   const measure = (brandId: number, family: FigureFamily, window: DayWindow, notCompared?: (why: string) => void) =>
-    family.measure({ client: options.client, connection: options.connection, brandId, engineBreakdown: options.engineBreakdown, signal: options.signal, notCompared }, window);
+    family.measure(
+      {
+        client: options.client,
+        connection: options.connection,
+        brandId,
+        engineBreakdown: options.engineBreakdown,
+        signal: options.signal,
+        notCompared,
+      },
+      window,
+    );
 
   const wholeWindow = new Map<number, Figure[]>();
   // What each family's whole-window measurement cost, per brand: a half costs no more (fewer pages), so narrowing
@@ -81,7 +91,10 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     const synced = await syncedStreams(options.connection, brandId);
     const isSynced = (family: FigureFamily) => synced.size === 0 || synced.has(family.name);
     compared.set(brandId, families.filter(isSynced));
-    notSynced.set(brandId, families.filter((family) => !isSynced(family)).map((family) => family.name));
+    notSynced.set(
+      brandId,
+      families.filter((family) => !isSynced(family)).map((family) => family.name),
+    );
     const figures: Figure[] = [];
     const left = new Set<string>();
     notCompared.set(brandId, left);
@@ -130,7 +143,8 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     }
     const daysToBackfill = [...days].sort();
     // A window already named day by day needs no second mention as unresolved.
-    const covered = (window: DayWindow) => daysAsWindows(daysToBackfill).some((named) => named.from <= window.from && named.to >= window.to);
+    const covered = (window: DayWindow) =>
+      daysAsWindows(daysToBackfill).some((named) => named.from <= window.from && named.to >= window.to);
     brands.push({
       brandId,
       figures,
@@ -146,7 +160,11 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     window: options.window,
     agree: !unmeasured.length && brands.every((brand) => brand.figures.every((entry) => entry.agree)),
     brands,
-    calls: { total: options.budget.total(), narrowing: options.budget.narrowing(), narrowingLimit: options.budget.narrowingLimit },
+    calls: {
+      total: options.budget.total(),
+      narrowing: options.budget.narrowing(),
+      narrowingLimit: options.budget.narrowingLimit,
+    },
   };
 }
 

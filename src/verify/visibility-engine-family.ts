@@ -24,15 +24,27 @@ export const visibilityEngineFamily: FigureFamily = {
     const exists = await readRows(connection, 'SELECT 1 FROM duckdb_tables() WHERE table_name = $1', [ENGINE_TABLE]);
     if (exists.length === 0) return [];
     const params = [brandId, window.from, window.to];
-    const seen = await readRows(connection, `SELECT DISTINCT engine FROM ${ENGINE_TABLE} WHERE brand_id = $1 ORDER BY engine`, [brandId]);
+    const seen = await readRows(
+      connection,
+      `SELECT DISTINCT engine FROM ${ENGINE_TABLE} WHERE brand_id = $1 ORDER BY engine`,
+      [brandId],
+    );
     if (seen.length === 0) return [];
     const engines = engineBreakdown ? [...new Set(engineBreakdown)].sort().map((engine) => ({ engine })) : seen;
     const api = new Map<string, number>();
     for (const { engine } of engines) {
-      const report = await readWhole(client, visibilityTopicsEndpoint, brandId, { startDate: window.from, endDate: window.to, engines: [String(engine)], signal });
+      const report = await readWhole(client, visibilityTopicsEndpoint, brandId, {
+        startDate: window.from,
+        endDate: window.to,
+        engines: [String(engine)],
+        signal,
+      });
       for (const row of report.records) {
         api.set(`engine ${String(engine)} topic ${row.topic_id}${ANSWERS}`, row.conversations);
-        api.set(`engine ${String(engine)} topic ${row.topic_id}${MENTIONING}`, mentionedConversations(row.visibility, row.conversations));
+        api.set(
+          `engine ${String(engine)} topic ${row.topic_id}${MENTIONING}`,
+          mentionedConversations(row.visibility, row.conversations),
+        );
       }
     }
     const all = await warehouseFigures(
@@ -50,10 +62,23 @@ export const visibilityEngineFamily: FigureFamily = {
     const totals = engines.flatMap(({ engine }) => {
       const prefix = `engine ${String(engine)} topic `;
       const sum = (figures: Map<string, number>, suffix: string) =>
-        [...figures].reduce((total, [key, n]) => (key.startsWith(prefix) && key.endsWith(suffix) ? total + n : total), 0);
+        [...figures].reduce(
+          (total, [key, n]) => (key.startsWith(prefix) && key.endsWith(suffix) ? total + n : total),
+          0,
+        );
       return [
-        figure('visibility_by_engine', `engine ${String(engine)}: answers, every topic`, sum(api, ANSWERS), sum(warehouse, ANSWERS)),
-        figure('visibility_by_engine', `engine ${String(engine)}: answers mentioning the brand, every topic`, sum(api, MENTIONING), sum(warehouse, MENTIONING)),
+        figure(
+          'visibility_by_engine',
+          `engine ${String(engine)}: answers, every topic`,
+          sum(api, ANSWERS),
+          sum(warehouse, ANSWERS),
+        ),
+        figure(
+          'visibility_by_engine',
+          `engine ${String(engine)}: answers mentioning the brand, every topic`,
+          sum(api, MENTIONING),
+          sum(warehouse, MENTIONING),
+        ),
       ];
     });
     return [...totals, ...pairFigures('visibility_by_engine', api, warehouse)];

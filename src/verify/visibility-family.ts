@@ -13,7 +13,11 @@ import { warehouseFigures } from './warehouse-figures.js';
 export const visibilityFamily: FigureFamily = {
   name: 'visibility',
   async measure({ client, connection, brandId, signal }, window) {
-    const report = await readWhole(client, visibilityTopicsEndpoint, brandId, { startDate: window.from, endDate: window.to, signal });
+    const report = await readWhole(client, visibilityTopicsEndpoint, brandId, {
+      startDate: window.from,
+      endDate: window.to,
+      signal,
+    });
     const api = new Map<string, number>();
     for (const row of report.records) {
       api.set(answersOf(row.topic_id), row.conversations);
@@ -28,10 +32,16 @@ export const visibilityFamily: FigureFamily = {
          FROM visibility_topic_daily WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY topic_id`,
       [brandId, window.from, window.to, ANSWERS, MENTIONING],
     );
-    const sum = (figures: Map<string, number>, suffix: string) => [...figures].reduce((total, [key, n]) => (key.endsWith(suffix) ? total + n : total), 0);
+    const sum = (figures: Map<string, number>, suffix: string) =>
+      [...figures].reduce((total, [key, n]) => (key.endsWith(suffix) ? total + n : total), 0);
     return [
       figure('visibility', 'answers, every topic', sum(api, ANSWERS), sum(warehouse, ANSWERS)),
-      figure('visibility', 'answers mentioning the brand, every topic', sum(api, MENTIONING), sum(warehouse, MENTIONING)),
+      figure(
+        'visibility',
+        'answers mentioning the brand, every topic',
+        sum(api, MENTIONING),
+        sum(warehouse, MENTIONING),
+      ),
       ...pairFigures('visibility', api, warehouse),
     ];
   },

@@ -38,7 +38,11 @@ FROM _sync_state GROUP BY ALL ORDER BY ALL`;
 /** Freshness per brand and stream as of `today`: the newest day complete before it (today itself is partial). */
 export async function newestCompletePastDays(read: RowReader, today: string): Promise<NewestCompleteDay[]> {
   const rows = await read(NEWEST_COMPLETE_PAST_DAY_SQL, [today]);
-  return rows.map((row) => ({ brand: Number(row.brand), stream: String(row.stream), newestCompleteDay: row.newest === null ? null : String(row.newest) }));
+  return rows.map((row) => ({
+    brand: Number(row.brand),
+    stream: String(row.stream),
+    newestCompleteDay: row.newest === null ? null : String(row.newest),
+  }));
 }
 
 /**
@@ -61,14 +65,23 @@ export async function completeDays(
 }
 
 /** A slice's stored state, or undefined before its first load. */
-export async function storedSliceState(read: RowReader, brandId: number, stream: string, sliceKey: string): Promise<StoredSliceState | undefined> {
-  const [row] = await read('SELECT status, "rows", run_id, last_attempt_run_id FROM _sync_state WHERE brand_id = $1 AND stream = $2 AND slice_key = $3', [
-    brandId,
-    stream,
-    sliceKey,
-  ]);
+export async function storedSliceState(
+  read: RowReader,
+  brandId: number,
+  stream: string,
+  sliceKey: string,
+): Promise<StoredSliceState | undefined> {
+  const [row] = await read(
+    'SELECT status, "rows", run_id, last_attempt_run_id FROM _sync_state WHERE brand_id = $1 AND stream = $2 AND slice_key = $3',
+    [brandId, stream, sliceKey],
+  );
   if (!row) return undefined;
-  return { status: row.status as SliceStatus, rows: Number(row.rows ?? 0), runId: row.run_id as string | null, attemptRunId: row.last_attempt_run_id as string | null };
+  return {
+    status: row.status as SliceStatus,
+    rows: Number(row.rows ?? 0),
+    runId: row.run_id as string | null,
+    attemptRunId: row.last_attempt_run_id as string | null,
+  };
 }
 
 /** A slice as `storedSliceStates` is asked for it. */
@@ -87,7 +100,10 @@ export function sliceKeyText(slice: SliceKey): string {
  * The stored states of several slices in one join, keyed by `sliceKeyText`; a slice never loaded has none. DuckDB scans
  * `_sync_state` for a composite key whatever the filter (EXPLAIN: Sequential Scan), so a batch of commits asks once.
  */
-export async function storedSliceStates(read: RowReader, slices: readonly SliceKey[]): Promise<Map<string, StoredSliceState>> {
+export async function storedSliceStates(
+  read: RowReader,
+  slices: readonly SliceKey[],
+): Promise<Map<string, StoredSliceState>> {
   const states = new Map<string, StoredSliceState>();
   if (!slices.length) return states;
   const params: DuckDBValue[] = [];
@@ -101,8 +117,17 @@ export async function storedSliceStates(read: RowReader, slices: readonly SliceK
     params,
   );
   for (const row of found) {
-    const key = sliceKeyText({ brandId: Number(row.brand_id), stream: String(row.stream), sliceKey: String(row.slice_key) });
-    states.set(key, { status: row.status as SliceStatus, rows: Number(row.rows ?? 0), runId: row.run_id as string | null, attemptRunId: row.last_attempt_run_id as string | null });
+    const key = sliceKeyText({
+      brandId: Number(row.brand_id),
+      stream: String(row.stream),
+      sliceKey: String(row.slice_key),
+    });
+    states.set(key, {
+      status: row.status as SliceStatus,
+      rows: Number(row.rows ?? 0),
+      runId: row.run_id as string | null,
+      attemptRunId: row.last_attempt_run_id as string | null,
+    });
   }
   return states;
 }
@@ -113,10 +138,19 @@ export async function syncedBrands(read: RowReader): Promise<number[]> {
 }
 
 /** The run that finished last, or undefined before the first one ends. */
-export async function lastFinishedRun(read: RowReader): Promise<{ runId: string; kind: string; status: string; finishedAt: string | null } | undefined> {
-  const [row] = await read('SELECT run_id, kind, status, finished_at FROM _sync_runs WHERE finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT 1');
+export async function lastFinishedRun(
+  read: RowReader,
+): Promise<{ runId: string; kind: string; status: string; finishedAt: string | null } | undefined> {
+  const [row] = await read(
+    'SELECT run_id, kind, status, finished_at FROM _sync_runs WHERE finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT 1',
+  );
   if (!row) return undefined;
-  return { runId: String(row.run_id), kind: String(row.kind), status: String(row.status), finishedAt: (row.finished_at as string | null) ?? null };
+  return {
+    runId: String(row.run_id),
+    kind: String(row.kind),
+    status: String(row.status),
+    finishedAt: (row.finished_at as string | null) ?? null,
+  };
 }
 
 // The newest day each brand and stream has complete before today, how old it is, and what is left to fix.
@@ -165,7 +199,9 @@ FROM _sync_state WHERE status <> 'complete' ORDER BY status = 'failed' DESC, upd
  * API's error code and request id; and how many there are in all. Listed by time alone, fifty incomplete slices of
  * one stream hid forty failed ones of three others, and nothing said more were left out.
  */
-export async function slicesNotCompleteTable(connection: DuckDBConnection): Promise<{ table: DuckDBResultReader; total: number }> {
+export async function slicesNotCompleteTable(
+  connection: DuckDBConnection,
+): Promise<{ table: DuckDBResultReader; total: number }> {
   const found = await connection.runAndReadAll(
     "SELECT 1 FROM duckdb_columns() WHERE table_name = '_sync_state' AND column_name = 'last_attempt_status'",
   );
@@ -196,7 +232,18 @@ WHERE status <> 'complete' AND "day" IS NOT NULL
 ORDER BY ALL`;
 
 /** The day slices of these brands (none: of every brand) and streams whose rows are not complete. */
-export async function daySlicesNotComplete(read: RowReader, of: { brands: readonly number[]; streams: readonly string[] }): Promise<DaySliceNotComplete[]> {
-  const rows = await read(DAY_SLICES_NOT_COMPLETE_SQL, [JSON.stringify(of.brands.map(Number)), JSON.stringify(of.streams)]);
-  return rows.map((row) => ({ brandId: Number(row.brand_id), stream: String(row.stream), key: String(row.slice_key), day: String(row.day) }));
+export async function daySlicesNotComplete(
+  read: RowReader,
+  of: { brands: readonly number[]; streams: readonly string[] },
+): Promise<DaySliceNotComplete[]> {
+  const rows = await read(DAY_SLICES_NOT_COMPLETE_SQL, [
+    JSON.stringify(of.brands.map(Number)),
+    JSON.stringify(of.streams),
+  ]);
+  return rows.map((row) => ({
+    brandId: Number(row.brand_id),
+    stream: String(row.stream),
+    key: String(row.slice_key),
+    day: String(row.day),
+  }));
 }

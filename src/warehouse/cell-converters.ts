@@ -13,7 +13,11 @@ function describe(value: unknown): string {
 
 function toInteger(value: unknown): number {
   if (typeof value === 'number' && Number.isInteger(value)) return value;
-  if (typeof value === 'bigint' && value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)) {
+  if (
+    typeof value === 'bigint' &&
+    value <= BigInt(Number.MAX_SAFE_INTEGER) &&
+    value >= BigInt(Number.MIN_SAFE_INTEGER)
+  ) {
     return Number(value);
   }
   throw new Error(`expected an integer, got ${describe(value)}`);
@@ -72,7 +76,8 @@ function parseDay(text: string): DuckDBValue {
 
 const toDate: CellConverter = (value) => {
   if (typeof value === 'string') return parseDay(value);
-  if (value instanceof Date && !Number.isNaN(value.getTime())) return dateValue(Math.floor(value.getTime() / MS_PER_DAY));
+  if (value instanceof Date && !Number.isNaN(value.getTime()))
+    return dateValue(Math.floor(value.getTime() / MS_PER_DAY));
   throw new Error(`expected a day as YYYY-MM-DD, got ${describe(value)}`);
 };
 
@@ -117,14 +122,16 @@ const toTimestamp: CellConverter = (value) => timestampValue(epochMicros(value))
 function listOf(item: CellConverter): CellConverter {
   return (value) => {
     if (!Array.isArray(value)) throw new Error(`expected an array, got ${describe(value)}`);
-    return listValue(value.map((element, index) => {
-      if (element === null || element === undefined) return null;
-      try {
-        return item(element);
-      } catch (error) {
-        throw new Error(`item ${index}: ${(error as Error).message}`);
-      }
-    }));
+    return listValue(
+      value.map((element, index) => {
+        if (element === null || element === undefined) return null;
+        try {
+          return item(element);
+        } catch (error) {
+          throw new Error(`item ${index}: ${(error as Error).message}`);
+        }
+      }),
+    );
   };
 }
 

@@ -18,7 +18,7 @@ export class DatabaseLockedError extends Error {
     super(
       holder?.bvsync
         ? `${held}. It is another bvsync (${holder.command}): the processes of one warehouse take turns writing through ` +
-            'the writer lease of their Redis prefix, so unless it is this warehouse\'s last writer still closing, it runs ' +
+            "the writer lease of their Redis prefix, so unless it is this warehouse's last writer still closing, it runs " +
             'under another prefix or another Redis. Give every process of this warehouse the same REDIS_URL and redisPrefix (BVSYNC_REDIS_PREFIX).'
         : `${held}. Is another program (${holder?.command ?? 'a DuckDB shell, a notebook'}) holding the .work.duckdb file? ` +
             'Analysts open the published file, read-only.',
@@ -47,7 +47,8 @@ function lockHolder(path: string, message: string): { command: string; bvsync: b
   try {
     // The links read as the real path, which a symlinked folder (macOS's /tmp, a mounted volume) changes.
     const file = realpathSync(path);
-    if (!readdirSync(`/proc/${pid}/fd`).some((fd) => readlinkOrNothing(`/proc/${pid}/fd/${fd}`) === file)) return undefined;
+    if (!readdirSync(`/proc/${pid}/fd`).some((fd) => readlinkOrNothing(`/proc/${pid}/fd/${fd}`) === file))
+      return undefined;
     args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
   } catch {
     return undefined;

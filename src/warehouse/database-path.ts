@@ -62,7 +62,10 @@ export function checkDatabasePath(databasePath: string): void {
     closeSync(openSync(probe, 'wx'));
     unlinkSync(probe);
   } catch (error) {
-    throw new DatabasePathError(`cannot write in the folder ${folder} of the database ${databasePath}: ${describeErrno(error)}`, errnoOf(error));
+    throw new DatabasePathError(
+      `cannot write in the folder ${folder} of the database ${databasePath}: ${describeErrno(error)}`,
+      errnoOf(error),
+    );
   }
   checkDuckDbFile(databasePath);
 }
@@ -89,7 +92,11 @@ export function checkDuckDbFile(path: string): void {
     if (fd !== undefined) closeSync(fd);
   }
   if (header.subarray(8, 12).toString('latin1') !== DUCKDB_MAGIC) {
-    throw new DatabasePathError(`${path} is not a DuckDB database`, undefined, `move it away or set ${DB_SETTING} to another file`);
+    throw new DatabasePathError(
+      `${path} is not a DuckDB database`,
+      undefined,
+      `move it away or set ${DB_SETTING} to another file`,
+    );
   }
 }
 
@@ -102,7 +109,10 @@ export function checkDuckDbFile(path: string): void {
  */
 export function checkWarehousePair(publishedPath: string, workingPath: string): void {
   // `bv.work` (no extension) is its own working file: workingPathFor gives the same path back.
-  if (basename(publishedPath, extname(publishedPath)).endsWith('.work') || resolve(publishedPath) === resolve(workingPath)) {
+  if (
+    basename(publishedPath, extname(publishedPath)).endsWith('.work') ||
+    resolve(publishedPath) === resolve(workingPath)
+  ) {
     throw new DatabasePathError(
       `${publishedPath} is a working file, which bvsync writes beside the published file analysts open`,
       undefined,

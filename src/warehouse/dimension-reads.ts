@@ -21,8 +21,11 @@ export interface DimensionReads {
 export function dimensionReads(read: RowReader): DimensionReads {
   return {
     brandColumn: async (table, column, brandId) =>
-      (await read(`SELECT ${quoteIdent(column)} AS value FROM ${quoteIdent(table)} WHERE brand_id = $1`, [brandId])).map((row) => row.value),
-    listedPages: async (brandId, since) => (await read(LISTED_PAGES_SQL, [brandId, since ?? null])).map((row) => String(row.url)),
+      (
+        await read(`SELECT ${quoteIdent(column)} AS value FROM ${quoteIdent(table)} WHERE brand_id = $1`, [brandId])
+      ).map((row) => row.value),
+    listedPages: async (brandId, since) =>
+      (await read(LISTED_PAGES_SQL, [brandId, since ?? null])).map((row) => String(row.url)),
     echoedEngines: async (stream) => {
       const byBrand = new Map<number, string[]>();
       for (const row of await read(ECHOED_ENGINES_SQL, [stream])) {

@@ -35,7 +35,10 @@ export interface DiskNeed {
 export function estimateDiskNeed(input: DiskNeedInput): DiskNeed {
   const share = input.heldDays && input.heldDays > 0 ? Math.min(1, input.windowDays / input.heldDays) : 1;
   const growthBytes = Math.ceil(input.warehouseBytes * share);
-  return { needBytes: input.warehouseBytes + 2 * growthBytes + WAL_ALLOWANCE_BYTES + input.memoryLimitBytes, growthBytes };
+  return {
+    needBytes: input.warehouseBytes + 2 * growthBytes + WAL_ALLOWANCE_BYTES + input.memoryLimitBytes,
+    growthBytes,
+  };
 }
 
 export interface DiskRoom extends DiskNeed {
@@ -51,12 +54,21 @@ export interface DiskRoom extends DiskNeed {
  * Measures the warehouse of the published path `db` and its volume against the estimate for a run of `windowDays`;
  * undefined when the volume cannot be measured. Reads the published file (read-only) for the days it holds.
  */
-export async function measureDiskRoom(db: string, windowDays: number, memoryLimit: string): Promise<DiskRoom | undefined> {
+export async function measureDiskRoom(
+  db: string,
+  windowDays: number,
+  memoryLimit: string,
+): Promise<DiskRoom | undefined> {
   const space = volumeSpace(db);
   if (!space) return undefined;
   const working = workingPathFor(db);
   const warehouseBytes = existsSync(working) ? sizeOf(working) + sizeOf(`${working}.wal`) : sizeOf(db);
-  const need = estimateDiskNeed({ warehouseBytes, windowDays, heldDays: await heldDays(db), memoryLimitBytes: parseDuckDbSize(memoryLimit) });
+  const need = estimateDiskNeed({
+    warehouseBytes,
+    windowDays,
+    heldDays: await heldDays(db),
+    memoryLimitBytes: parseDuckDbSize(memoryLimit),
+  });
   const short = space.freeBytes < need.needBytes;
   const estimate =
     `the next run (${windowDays} day${windowDays === 1 ? '' : 's'}) may need ${formatBytes(need.needBytes)}: a whole copy to publish, ` +
@@ -81,7 +93,10 @@ async function heldDays(db: string): Promise<number | undefined> {
   try {
     const database = await openReadOnly(db);
     try {
-      const [row] = await readRows(database.connection, 'SELECT count(DISTINCT day)::INTEGER AS days FROM _sync_state WHERE day IS NOT NULL');
+      const [row] = await readRows(
+        database.connection,
+        'SELECT count(DISTINCT day)::INTEGER AS days FROM _sync_state WHERE day IS NOT NULL',
+      );
       return Number(row?.days ?? 0) || undefined;
     } finally {
       database.close();
@@ -91,7 +106,17 @@ async function heldDays(db: string): Promise<number | undefined> {
   }
 }
 
-const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
+const SIZE_UNITS: Record<string, number> = {
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+  tib: 2 ** 40,
+};
 
 /** A size as DuckDB reads `memory_limit` (`256MB` is 256,000,000 bytes, `1GiB` 2^30); 0 when not understood. */
 export function parseDuckDbSize(text: string): number {

@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import { readRows, type PlainRow } from './read-rows.js';
+import type { PlainRow } from './read-rows.js';
 
 /** The outcome words of a `_heal_runs` round (docs/healing.md). */
 export const HEAL_STATUSES = ['reading', 'agree', 'healed', 'disagree'] as const;
@@ -31,7 +31,11 @@ const COLUMNS = `heal_id, read_run_id, window_start::VARCHAR AS window_start, wi
   read_requests, status, started_at, finished_at`;
 
 /** Records a round (again: a replayed heal job writes the same row). */
-export async function saveHealRound(connection: DuckDBConnection, round: Omit<HealRound, 'startedAt' | 'finishedAt'>, finished: boolean): Promise<void> {
+export async function saveHealRound(
+  connection: DuckDBConnection,
+  round: Omit<HealRound, 'startedAt' | 'finishedAt'>,
+  finished: boolean,
+): Promise<void> {
   const list = (values: string[] | null) => (values === null ? null : JSON.stringify(values));
   await connection.run(
     `INSERT OR REPLACE INTO _heal_runs (heal_id, read_run_id, window_start, window_end, families, disagreeing_before, reread,
@@ -62,14 +66,21 @@ export async function saveHealRound(connection: DuckDBConnection, round: Omit<He
 }
 
 /** The round that followed a scheduled run, or undefined. */
-export async function healRound(read: (sql: string, params?: DuckDBValue[]) => Promise<PlainRow[]>, healId: string): Promise<HealRound | undefined> {
+export async function healRound(
+  read: (sql: string, params?: DuckDBValue[]) => Promise<PlainRow[]>,
+  healId: string,
+): Promise<HealRound | undefined> {
   const [row] = await read(`SELECT ${COLUMNS} FROM _heal_runs WHERE heal_id = $1`, [healId]);
   return row && roundOf(row);
 }
 
 /** The newest finished round: what it left `persisting` is what the next round does not re-read. */
-export async function lastFinishedHealRound(read: (sql: string, params?: DuckDBValue[]) => Promise<PlainRow[]>): Promise<HealRound | undefined> {
-  const [row] = await read(`SELECT ${COLUMNS} FROM _heal_runs WHERE finished_at IS NOT NULL ORDER BY finished_at DESC, heal_id DESC LIMIT 1`);
+export async function lastFinishedHealRound(
+  read: (sql: string, params?: DuckDBValue[]) => Promise<PlainRow[]>,
+): Promise<HealRound | undefined> {
+  const [row] = await read(
+    `SELECT ${COLUMNS} FROM _heal_runs WHERE finished_at IS NOT NULL ORDER BY finished_at DESC, heal_id DESC LIMIT 1`,
+  );
   return row && roundOf(row);
 }
 

@@ -31,7 +31,8 @@ export async function keysHeldElsewhere(
 ): Promise<KeyHeldElsewhere[]> {
   const key = plan.info.primaryKey;
   if (key.length === 0 || write.rows.length === 0) return [];
-  const textOf = (row: Row) => key.map((column) => String(row[column] ?? (column === 'brand_id' ? brandId : ''))).join('\u0000');
+  const textOf = (row: Row) =>
+    key.map((column) => String(row[column] ?? (column === 'brand_id' ? brandId : ''))).join('\u0000');
   const texts = write.rows.map(textOf);
   const { sql: inScope, params } = scopePredicate(plan, write.scope);
   const scopeColumns = Object.keys(write.scope).filter((column) => column !== 'brand_id');
@@ -45,7 +46,12 @@ export async function keysHeldElsewhere(
        AND ${keyText} IN (SELECT unnest(CAST(CAST($${params.length} AS JSON) AS VARCHAR[])))`,
     params,
   );
-  const heldBy = new Map(held.map((row) => [String(row.key_text), scopeColumns.map((column) => `${column}=${String(row[`scope_${column}`])}`).join(', ')]));
+  const heldBy = new Map(
+    held.map((row) => [
+      String(row.key_text),
+      scopeColumns.map((column) => `${column}=${String(row[`scope_${column}`])}`).join(', '),
+    ]),
+  );
   const found: KeyHeldElsewhere[] = [];
   texts.forEach((text, index) => {
     const scope = heldBy.get(text);

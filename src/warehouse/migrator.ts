@@ -67,7 +67,9 @@ export async function migrate(connection: DuckDBConnection, options: MigrateOpti
       await connection.run('COMMIT');
     } catch (error) {
       await connection.run('ROLLBACK').catch(() => undefined);
-      throw new WarehouseError('migration_failed', `migration ${file.name} failed: ${(error as Error).message}`, { cause: error });
+      throw new WarehouseError('migration_failed', `migration ${file.name} failed: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     done.push({ version: file.version, name: file.name });
   }

@@ -5,7 +5,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { makeFolder } from '../make-folder.js';
 import { readCatalog, type TableInfo } from './catalog.js';
 import type { CommitFence } from './commit-fence.js';
-import { journalEntryId, journalHead, journalTail, pruneJournal, readJournal, type JournalEntry } from './publish-journal.js';
+import { journalEntryId, journalTail, pruneJournal, readJournal, type JournalEntry } from './publish-journal.js';
 import { WORKING_FILE_ONLY } from './publish-changes.js';
 import type { Scope } from './slice-batch.js';
 import { REJECTS_TABLE } from './slice-loader.js';
@@ -113,7 +113,11 @@ export function readManifest(folder: string): LakeManifest | undefined {
  * publish keeps entries from there (publish.ts, `keepJournalFrom`), so a lake write that failed is repaired from the
  * journal rather than by a whole rewrite.
  */
-export async function lakeJournalFloor(connection: DuckDBConnection, folder: string, position: LakePosition): Promise<bigint | undefined> {
+export async function lakeJournalFloor(
+  connection: DuckDBConnection,
+  folder: string,
+  position: LakePosition,
+): Promise<bigint | undefined> {
   const manifest = readManifest(folder);
   if (!manifest) return undefined;
   return (await staleReason(connection, manifest, position)) === undefined ? BigInt(manifest.journalSeq) : undefined;
@@ -141,13 +145,16 @@ export async function writeLake(
   const unfinished = readPlan(root);
   const previous = readManifest(root);
   const catalog = await readCatalog(connection);
-  const tables = [...catalog.values()].filter((info) => !WORKING_FILE_ONLY.has(info.name)).sort((a, b) => a.name.localeCompare(b.name));
+  const tables = [...catalog.values()]
+    .filter((info) => !WORKING_FILE_ONLY.has(info.name))
+    .sort((a, b) => a.name.localeCompare(b.name));
 
   let fullReason = previous ? await staleReason(connection, previous, position) : 'no lake manifest yet';
   let entries: JournalEntry[] = [];
   if (!fullReason && previous) {
     entries = await readJournal(connection, BigInt(previous.journalSeq));
-    if (entries.length > MAX_INCREMENTAL_ENTRIES) fullReason = `${entries.length} changes since the lake was written; rewriting it whole is cheaper`;
+    if (entries.length > MAX_INCREMENTAL_ENTRIES)
+      fullReason = `${entries.length} changes since the lake was written; rewriting it whole is cheaper`;
   }
   const full = fullReason !== undefined;
 
@@ -156,7 +163,13 @@ export async function writeLake(
   for (const info of tables) {
     const before = previous?.tables[info.name];
     const redo = unfinished?.[info.name] ?? unfinished?.[EVERY_TABLE];
-    if (full || !before || !sameColumns(before.columns, columnsOf(info)) || redo === 'all' || isBookkeeping(info.name)) {
+    if (
+      full ||
+      !before ||
+      !sameColumns(before.columns, columnsOf(info)) ||
+      redo === 'all' ||
+      isBookkeeping(info.name)
+    ) {
       plan.set(info.name, 'all');
       continue;
     }
@@ -165,7 +178,9 @@ export async function writeLake(
     for (const partition of redo ?? []) changed.add(partition);
     if (changed.size) plan.set(info.name, changed);
   }
-  const gone = Object.keys(previous?.tables ?? {}).filter((table) => !catalog.has(table) || WORKING_FILE_ONLY.has(table));
+  const gone = Object.keys(previous?.tables ?? {}).filter(
+    (table) => !catalog.has(table) || WORKING_FILE_ONLY.has(table),
+  );
   writePlan(root, plan, gone);
 
   const staging = join(root, `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`);
@@ -186,7 +201,9 @@ export async function writeLake(
     };
     if (wanted) {
       const written = await rewriteTable(connection, root, staging, info, partitionBy, wanted, publishId, hooks);
-      partitionsRemoved += written.removed.filter((partition) => before !== undefined && partition in before.partitions).length;
+      partitionsRemoved += written.removed.filter(
+        (partition) => before !== undefined && partition in before.partitions,
+      ).length;
       for (const partition of written.removed) delete table.partitions[partition];
       for (const [partition, entry] of written.written) table.partitions[partition] = entry;
       partitionsWritten += written.written.size;
@@ -235,14 +252,23 @@ export function partitionColumns(info: TableInfo): string[] {
   const has = (column: string) => info.columns.some((c) => c.name === column);
   const columns = has('brand_id') ? ['brand_id'] : [];
   if (has('day')) columns.push('day');
-  else if (has('window_start') && has('window_end') && info.primaryKey.includes('window_start') && info.primaryKey.includes('window_end')) {
+  else if (
+    has('window_start') &&
+    has('window_end') &&
+    info.primaryKey.includes('window_start') &&
+    info.primaryKey.includes('window_end')
+  ) {
     columns.push('window_start', 'window_end');
   }
   return columns;
 }
 
 /** Why the lake cannot be brought up to date from the journal, or undefined when it can (the checks of publish.ts). */
-async function staleReason(connection: DuckDBConnection, manifest: LakeManifest, position: LakePosition): Promise<string | undefined> {
+async function staleReason(
+  connection: DuckDBConnection,
+  manifest: LakeManifest,
+  position: LakePosition,
+): Promise<string | undefined> {
   if (manifest.origin !== position.origin) return 'the lake was written from another working file';
   if (manifest.schema !== position.schema) return 'migrations ran since the lake was written';
   const seq = BigInt(manifest.journalSeq);
@@ -269,7 +295,9 @@ function sameColumns(a: readonly LakeColumn[], b: readonly LakeColumn[]): boolea
 
 /** The SQL text of a row's partition path, as COPY ... PARTITION_BY names its folders. */
 function pathExpression(partitionBy: readonly string[], alias = ''): string {
-  return partitionBy.map((column) => `'${column}=' || coalesce(CAST(${alias}${quoteIdent(column)} AS VARCHAR), '${NULL_PARTITION}')`).join(` || '/' || `);
+  return partitionBy
+    .map((column) => `'${column}=' || coalesce(CAST(${alias}${quoteIdent(column)} AS VARCHAR), '${NULL_PARTITION}')`)
+    .join(` || '/' || `);
 }
 
 /**
@@ -305,29 +333,45 @@ async function changedPartitions(
   }
   const predicates = scopes.map((scope) => scopePredicate(info, scope));
   for (let i = 0; i < predicates.length; i += PATHS_PER_STATEMENT) {
-    const where = predicates.slice(i, i + PATHS_PER_STATEMENT).map((p) => `(${p})`).join(' OR ');
-    for (const path of await readPaths(connection, `SELECT DISTINCT ${pathExpression(partitionBy)} FROM ${source} WHERE ${where}`)) changed.add(path);
+    const where = predicates
+      .slice(i, i + PATHS_PER_STATEMENT)
+      .map((p) => `(${p})`)
+      .join(' OR ');
+    for (const path of await readPaths(
+      connection,
+      `SELECT DISTINCT ${pathExpression(partitionBy)} FROM ${source} WHERE ${where}`,
+    ))
+      changed.add(path);
   }
   // Partitions whose rows are all gone now: found in the lake's list, by the same scopes.
   for (const path of known) if (scopes.some((scope) => scopeMatches(scope, path))) changed.add(path);
   if (runs.size && !info.columns.some((column) => column.name === '_run_id')) {
     // Merged rows are found by the run that wrote them; without that column every partition may hold one.
-    for (const path of await readPaths(connection, `SELECT DISTINCT ${pathExpression(partitionBy)} FROM ${source}`)) changed.add(path);
+    for (const path of await readPaths(connection, `SELECT DISTINCT ${pathExpression(partitionBy)} FROM ${source}`))
+      changed.add(path);
     for (const path of known) changed.add(path);
   } else if (runs.size) {
     const merged = `SELECT * FROM ${source} WHERE _run_id IN (${[...runs].map(quoteLiteral).join(', ')})`;
-    for (const path of await readPaths(connection, `SELECT DISTINCT ${pathExpression(partitionBy)} FROM (${merged})`)) changed.add(path);
+    for (const path of await readPaths(connection, `SELECT DISTINCT ${pathExpression(partitionBy)} FROM (${merged})`))
+      changed.add(path);
     const keyed = partitionBy.every((column) => info.primaryKey.includes(column));
     if (!keyed && known.length) {
       if (!info.primaryKey.length) {
         for (const path of known) changed.add(path);
       } else {
         // A merged row whose day changed left its old copy in another partition: found by key in the lake itself.
-        const files = known.map((path) => join(root, info.name, path, '*.parquet')).filter((glob) => existsSync(dirname(glob)));
+        const files = known
+          .map((path) => join(root, info.name, path, '*.parquet'))
+          .filter((glob) => existsSync(dirname(glob)));
         if (files.length) {
-          const sameKey = info.primaryKey.map((column) => `l.${quoteIdent(column)} IS NOT DISTINCT FROM m.${quoteIdent(column)}`).join(' AND ');
+          const sameKey = info.primaryKey
+            .map((column) => `l.${quoteIdent(column)} IS NOT DISTINCT FROM m.${quoteIdent(column)}`)
+            .join(' AND ');
           const lake = `read_parquet([${files.map(quoteLiteral).join(', ')}], hive_partitioning = true)`;
-          for (const path of await readPaths(connection, `SELECT DISTINCT ${pathExpression(partitionBy, 'l.')} FROM ${lake} l SEMI JOIN (${merged}) m ON ${sameKey}`)) {
+          for (const path of await readPaths(
+            connection,
+            `SELECT DISTINCT ${pathExpression(partitionBy, 'l.')} FROM ${lake} l SEMI JOIN (${merged}) m ON ${sameKey}`,
+          )) {
             changed.add(path);
           }
         }
@@ -346,14 +390,17 @@ function scopePredicate(info: TableInfo, scope: Scope): string {
   const parts = Object.entries(scope).map(([column, value]) => {
     const type = castTypeOf(info.columns.find((c) => c.name === column)!.dataType);
     const literal = (v: string | number | boolean) => `CAST(${quoteLiteral(String(v))} AS ${type})`;
-    if (Array.isArray(value)) return value.length ? `${quoteIdent(column)} IN (${value.map(literal).join(', ')})` : 'FALSE';
+    if (Array.isArray(value))
+      return value.length ? `${quoteIdent(column)} IN (${value.map(literal).join(', ')})` : 'FALSE';
     return `${quoteIdent(column)} = ${literal(value as string | number | boolean)}`;
   });
   return parts.length ? parts.join(' AND ') : 'TRUE';
 }
 
 function scopeMatches(scope: Scope, path: string): boolean {
-  const values = new Map(path.split('/').map((part) => [part.slice(0, part.indexOf('=')), part.slice(part.indexOf('=') + 1)] as const));
+  const values = new Map(
+    path.split('/').map((part) => [part.slice(0, part.indexOf('=')), part.slice(part.indexOf('=') + 1)] as const),
+  );
   return Object.entries(scope).every(([column, value]) => {
     const held = values.get(column);
     return Array.isArray(value) ? value.some((v) => String(v) === held) : String(value) === held;
@@ -389,7 +436,9 @@ async function rewriteTable(
 
   makeFolder(stagedTable, `the Parquet lake's staging folder ${stagedTable}`);
   if (!partitionBy.length) {
-    await connection.run(`COPY (SELECT * FROM ${source}) TO ${quoteLiteral(join(stagedTable, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION zstd)`);
+    await connection.run(
+      `COPY (SELECT * FROM ${source}) TO ${quoteLiteral(join(stagedTable, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION zstd)`,
+    );
     const rows = await readPaths(connection, `SELECT count(*) FROM ${source}`);
     counts.set('', Number(rows[0]));
   } else {
@@ -397,9 +446,13 @@ async function rewriteTable(
     const filters =
       wanted === 'all'
         ? ['TRUE']
-        : chunks([...wanted], PATHS_PER_STATEMENT).map((paths) => `${rangeOf(info, partitionBy, paths)} AND ${path} IN (${paths.map(quoteLiteral).join(', ')})`);
+        : chunks([...wanted], PATHS_PER_STATEMENT).map(
+            (paths) => `${rangeOf(info, partitionBy, paths)} AND ${path} IN (${paths.map(quoteLiteral).join(', ')})`,
+          );
     for (const [i, where] of filters.entries()) {
-      const reader = await connection.runAndReadAll(`SELECT ${path}, count(*) FROM ${source} WHERE ${where} GROUP BY 1`);
+      const reader = await connection.runAndReadAll(
+        `SELECT ${path}, count(*) FROM ${source} WHERE ${where} GROUP BY 1`,
+      );
       for (const [partition, rows] of reader.getRowsJS()) counts.set(String(partition), Number(rows));
       if (!reader.getRowsJS().length) continue;
       // Each COPY writes its own folder: PARTITION_BY refuses one that holds files already.
@@ -412,22 +465,28 @@ async function rewriteTable(
 
   const stagedFolder = (partition: string) => {
     if (!partitionBy.length) return stagedTable;
-    for (const i of readdirSync(stagedTable)) if (existsSync(join(stagedTable, i, partition))) return join(stagedTable, i, partition);
+    for (const i of readdirSync(stagedTable))
+      if (existsSync(join(stagedTable, i, partition))) return join(stagedTable, i, partition);
     return undefined;
   };
-  const targets = wanted === 'all' ? new Set([...counts.keys(), ...partitionsOnDisk(tableFolder, partitionBy.length)]) : wanted;
+  const targets =
+    wanted === 'all' ? new Set([...counts.keys(), ...partitionsOnDisk(tableFolder, partitionBy.length)]) : wanted;
   for (const partition of [...targets].sort()) {
     const folder = join(tableFolder, partition);
     const from = counts.has(partition) ? stagedFolder(partition) : undefined;
     if (from) {
       makeFolder(folder, `the Parquet lake partition ${folder}`);
-      const files = readdirSync(from).filter((name) => name.endsWith('.parquet')).sort();
+      const files = readdirSync(from)
+        .filter((name) => name.endsWith('.parquet'))
+        .sort();
       for (const file of files) renameSync(join(from, file), join(folder, file));
-      for (const name of readdirSync(folder)) if (name.endsWith('.parquet') && !files.includes(name)) rmSync(join(folder, name), { force: true });
+      for (const name of readdirSync(folder))
+        if (name.endsWith('.parquet') && !files.includes(name)) rmSync(join(folder, name), { force: true });
       written.set(partition, { rows: counts.get(partition)!, files, publishId });
     } else {
       if (existsSync(folder)) {
-        for (const name of readdirSync(folder)) if (name.endsWith('.parquet')) rmSync(join(folder, name), { force: true });
+        for (const name of readdirSync(folder))
+          if (name.endsWith('.parquet')) rmSync(join(folder, name), { force: true });
         removeEmptyFolders(folder, tableFolder);
       }
       removed.push(partition);
@@ -446,7 +505,9 @@ function rangeOf(info: TableInfo, partitionBy: readonly string[], paths: readonl
     .map((column, level) => {
       const type = castTypeOf(info.columns.find((c) => c.name === column)!.dataType);
       const values = [...new Set(paths.map((path) => path.split('/')[level]!.slice(column.length + 1)))];
-      const typed = values.filter((value) => value !== NULL_PARTITION).map((value) => `CAST(${quoteLiteral(value)} AS ${type})`);
+      const typed = values
+        .filter((value) => value !== NULL_PARTITION)
+        .map((value) => `CAST(${quoteLiteral(value)} AS ${type})`);
       const orNull = typed.length < values.length ? ` OR ${quoteIdent(column)} IS NULL` : '';
       if (!typed.length) return `(${quoteIdent(column)} IS NULL)`;
       return `(${quoteIdent(column)} BETWEEN least(${typed.join(', ')}) AND greatest(${typed.join(', ')})${orNull})`;
@@ -510,8 +571,11 @@ function readPlan(root: string): Plan | undefined {
 
 /** Staging folders of writes that died: only the single writer writes the lake, so none is in use. */
 function removeStaging(root: string): void {
-  for (const name of readdirSync(root)) if (name.startsWith(STAGING_PREFIX)) rmSync(join(root, name), { recursive: true, force: true });
-  for (const name of readdirSync(root)) if (name.startsWith(`${MANIFEST_FILE}.tmp-`) || name.startsWith(`${PLAN_FILE}.tmp-`)) rmSync(join(root, name), { force: true });
+  for (const name of readdirSync(root))
+    if (name.startsWith(STAGING_PREFIX)) rmSync(join(root, name), { recursive: true, force: true });
+  for (const name of readdirSync(root))
+    if (name.startsWith(`${MANIFEST_FILE}.tmp-`) || name.startsWith(`${PLAN_FILE}.tmp-`))
+      rmSync(join(root, name), { force: true });
 }
 
 function writeAtomically(path: string, text: string): void {

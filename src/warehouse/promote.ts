@@ -20,22 +20,35 @@ function fieldValueSql(field: string, type: string): string {
  * The promotions that can be made, or a WarehouseError naming the `sync.promote` key that cannot: an unknown table, a
  * table without `_extra`, or a field that is already a column bvsync did not promote (or promoted as another type).
  */
-function checkPromotions(promote: Promotions, catalog: ReadonlyMap<string, TableInfo>, promoted: ReadonlyMap<string, string>): void {
+function checkPromotions(
+  promote: Promotions,
+  catalog: ReadonlyMap<string, TableInfo>,
+  promoted: ReadonlyMap<string, string>,
+): void {
   const problems: string[] = [];
   for (const [table, fields] of Object.entries(promote)) {
     const info = catalog.get(table);
-    if (!info || !info.columns.some((column) => column.name === '_extra')) {
-      const known = [...catalog.values()].filter((each) => each.columns.some((column) => column.name === '_extra')).map((each) => each.name).sort();
-      problems.push(`sync.promote.${table}: no table "${table}" with an _extra column in the warehouse; tables: ${known.join(', ')}`);
+    if (!info?.columns.some((column) => column.name === '_extra')) {
+      const known = [...catalog.values()]
+        .filter((each) => each.columns.some((column) => column.name === '_extra'))
+        .map((each) => each.name)
+        .sort();
+      problems.push(
+        `sync.promote.${table}: no table "${table}" with an _extra column in the warehouse; tables: ${known.join(', ')}`,
+      );
       continue;
     }
     for (const [field, type] of Object.entries(fields)) {
       const column = info.columns.find((each) => each.name === field);
       const before = promoted.get(`${table}.${field}`);
       if (column && before === undefined) {
-        problems.push(`sync.promote.${table}.${field}: ${table} already has a column "${field}" (${column.dataType}); remove the entry`);
+        problems.push(
+          `sync.promote.${table}.${field}: ${table} already has a column "${field}" (${column.dataType}); remove the entry`,
+        );
       } else if (before !== undefined && before !== type) {
-        problems.push(`sync.promote.${table}.${field}: the field was promoted as ${before}; keep that type (a column's type is not changed)`);
+        problems.push(
+          `sync.promote.${table}.${field}: the field was promoted as ${before}; keep that type (a column's type is not changed)`,
+        );
       }
     }
   }
@@ -54,10 +67,14 @@ export async function promoteFields(
   promote: Promotions,
   fence: CommitFence | undefined,
 ): Promise<{ added: string[]; moved: number }> {
-  const entries = Object.entries(promote).flatMap(([table, fields]) => Object.entries(fields).map(([field, type]) => ({ table, field, type })));
+  const entries = Object.entries(promote).flatMap(([table, fields]) =>
+    Object.entries(fields).map(([field, type]) => ({ table, field, type })),
+  );
   if (!entries.length) return { added: [], moved: 0 };
   const stored = await readRows(connection, 'SELECT table_name, field, data_type FROM _promoted_fields');
-  const promoted = new Map(stored.map((row) => [`${String(row.table_name)}.${String(row.field)}`, String(row.data_type)]));
+  const promoted = new Map(
+    stored.map((row) => [`${String(row.table_name)}.${String(row.field)}`, String(row.data_type)]),
+  );
   checkPromotions(promote, catalog, promoted);
   const added: string[] = [];
   let moved = 0;
@@ -67,7 +84,10 @@ export async function promoteFields(
     for (const { table, field, type } of entries) {
       if (catalog.get(table)!.columns.some((column) => column.name === field)) continue;
       await connection.run(`ALTER TABLE main.${quoteIdent(table)} ADD COLUMN ${quoteIdent(field)} ${type}`);
-      await connection.run('INSERT INTO _promoted_fields VALUES ($1, $2, $3, current_timestamp) ON CONFLICT DO NOTHING', [table, field, type]);
+      await connection.run(
+        'INSERT INTO _promoted_fields VALUES ($1, $2, $3, current_timestamp) ON CONFLICT DO NOTHING',
+        [table, field, type],
+      );
       added.push(`${table}.${field}`);
     }
   });
@@ -87,7 +107,11 @@ export async function promoteFields(
 }
 
 /** Runs the work in one transaction whose COMMIT waits for the writer's fence; refused, it changes nothing. */
-async function fencedTransaction(connection: DuckDBConnection, fence: CommitFence | undefined, work: () => Promise<void>): Promise<void> {
+async function fencedTransaction(
+  connection: DuckDBConnection,
+  fence: CommitFence | undefined,
+  work: () => Promise<void>,
+): Promise<void> {
   await connection.run('BEGIN TRANSACTION');
   try {
     await work();
@@ -96,6 +120,10 @@ async function fencedTransaction(connection: DuckDBConnection, fence: CommitFenc
   } catch (error) {
     await connection.run('ROLLBACK').catch(() => undefined);
     if (error instanceof WarehouseError || isWriterFenced(error)) throw error;
-    throw new WarehouseError('promote_invalid', `sync.promote: moving fields out of _extra failed and changed nothing: ${(error as Error).message}`, { cause: error });
+    throw new WarehouseError(
+      'promote_invalid',
+      `sync.promote: moving fields out of _extra failed and changed nothing: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }

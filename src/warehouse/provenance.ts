@@ -26,7 +26,11 @@ export function queryEchoOf(info: unknown): QueryEcho | undefined {
  */
 export function echoedEngines(query: QueryEcho, enginesParam: string): string[] | null {
   const engines = query[enginesParam];
-  if (typeof engines === 'string') return engines.split(',').map((engine) => engine.trim()).filter((engine) => engine !== '');
+  if (typeof engines === 'string')
+    return engines
+      .split(',')
+      .map((engine) => engine.trim())
+      .filter((engine) => engine !== '');
   if (!Array.isArray(engines) || !engines.every((engine): engine is string => typeof engine === 'string')) return null;
   return [...engines];
 }
@@ -81,7 +85,9 @@ function offsetFromDay(day: string, echoed: string): { offset: number; dateOnly:
   const dayStart = Date.parse(`${day}T00:00:00Z`);
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(echoed);
   const at = dateOnly ? Date.parse(`${echoed}T00:00:00Z`) : instantOf(echoed);
-  return at === undefined || Number.isNaN(at) || Number.isNaN(dayStart) ? undefined : { offset: at - dayStart, dateOnly };
+  return at === undefined || Number.isNaN(at) || Number.isNaN(dayStart)
+    ? undefined
+    : { offset: at - dayStart, dateOnly };
 }
 
 /**
@@ -91,7 +97,11 @@ function offsetFromDay(day: string, echoed: string): { offset: number; dateOnly:
  * the UTC day, every slice complete; only `bvsync doctor` said so. Undefined when the echo names no range or a right one;
  * an end echoed at its day's first instant is left to doctor, which cannot tell it either.
  */
-export function rangeNotApplied(query: QueryEcho, slice: { from: string | null; to: string | null }, wire: { start: string; end: string }): string | undefined {
+export function rangeNotApplied(
+  query: QueryEcho,
+  slice: { from: string | null; to: string | null },
+  wire: { start: string; end: string },
+): string | undefined {
   const wrong: string[] = [];
   const judge = (bound: 'start' | 'end', day: string | null, name: string) => {
     const echoed = query[name];
@@ -101,7 +111,8 @@ export function rangeNotApplied(query: QueryEcho, slice: { from: string | null; 
     const { offset, dateOnly } = read;
     // An end day is inclusive (spec): as a date it is the day itself; the next day's date is a second day applied, while
     // the next day's first instant is the half-open spelling of the same day.
-    const right = bound === 'start' ? offset === 0 : offset === 0 || (!dateOnly && offset >= DAY_MS - 60_000 && offset <= DAY_MS);
+    const right =
+      bound === 'start' ? offset === 0 : offset === 0 || (!dateOnly && offset >= DAY_MS - 60_000 && offset <= DAY_MS);
     if (!right) wrong.push(`${name}=${day} as ${JSON.stringify(echoed)}`);
   };
   judge('start', slice.from, wire.start);
@@ -119,7 +130,11 @@ export function rangeNotApplied(query: QueryEcho, slice: { from: string | null; 
  * days: the API read its range under names bvsync does not send and applied its own (a default of thirty days was
  * filed as each day, every slice complete). Dates that are the slice's own say nothing against it.
  */
-function rangeUnderOtherNames(query: QueryEcho, slice: { from: string | null; to: string | null }, wire: { start: string; end: string }): string | undefined {
+function rangeUnderOtherNames(
+  query: QueryEcho,
+  slice: { from: string | null; to: string | null },
+  wire: { start: string; end: string },
+): string | undefined {
   if (slice.from === null || slice.to === null) return undefined;
   const foreign: string[] = [];
   for (const [name, value] of Object.entries(query)) {
@@ -128,7 +143,8 @@ function rangeUnderOtherNames(query: QueryEcho, slice: { from: string | null; to
     const fromEnd = offsetFromDay(slice.to, value);
     if (fromStart === undefined || fromEnd === undefined) continue;
     const isStart = fromStart.offset === 0;
-    const isEnd = fromEnd.offset === 0 || (!fromEnd.dateOnly && fromEnd.offset >= DAY_MS - 60_000 && fromEnd.offset <= DAY_MS);
+    const isEnd =
+      fromEnd.offset === 0 || (!fromEnd.dateOnly && fromEnd.offset >= DAY_MS - 60_000 && fromEnd.offset <= DAY_MS);
     if (!isStart && !isEnd) foreign.push(`${name}=${JSON.stringify(value)}`);
   }
   if (foreign.length === 0) return undefined;
@@ -157,19 +173,37 @@ export function appliedQuery(
   enginesParam = 'engines',
   sentEngines?: readonly string[] | undefined,
 ): AppliedQuery {
-  return { query, engines: echoedEngines(query, enginesParam), rangeStart: slice.from, rangeEnd: slice.to, sentEngines: sentEngines ? [...sentEngines] : null };
+  return {
+    query,
+    engines: echoedEngines(query, enginesParam),
+    rangeStart: slice.from,
+    rangeEnd: slice.to,
+    sentEngines: sentEngines ? [...sentEngines] : null,
+  };
 }
 
 /**
  * For an answer that echoes no query (tracked URLs, SWOT answers, fanouts, product ranking), what the slice sent is
  * the record of which engines its numbers cover: `{"sent": {"engines": [...]}}`, told apart from an echo by its key.
  */
-export function sentEnginesQuery(engines: readonly string[], slice: { from: string | null; to: string | null }): AppliedQuery {
-  return { query: { sent: { engines: [...engines] } }, engines: [...engines], rangeStart: slice.from, rangeEnd: slice.to, sentEngines: [...engines] };
+export function sentEnginesQuery(
+  engines: readonly string[],
+  slice: { from: string | null; to: string | null },
+): AppliedQuery {
+  return {
+    query: { sent: { engines: [...engines] } },
+    engines: [...engines],
+    rangeStart: slice.from,
+    rangeEnd: slice.to,
+    sentEngines: [...engines],
+  };
 }
 
 /** The replace of a slice's echo: its earlier echo goes and this one comes, in the transaction of the slice's rows. */
-export function sliceQueryWrite(batch: Pick<SliceBatch, 'brandId' | 'stream' | 'sliceKey' | 'day'>, applied: AppliedQuery): TableWrite {
+export function sliceQueryWrite(
+  batch: Pick<SliceBatch, 'brandId' | 'stream' | 'sliceKey' | 'day'>,
+  applied: AppliedQuery,
+): TableWrite {
   const { brandId, stream, sliceKey } = batch;
   const row: Row = {
     brand_id: brandId,
@@ -182,7 +216,12 @@ export function sliceQueryWrite(batch: Pick<SliceBatch, 'brandId' | 'stream' | '
     engines: applied.engines,
     sent_engines: applied.sentEngines ?? null,
   };
-  return { table: SLICE_QUERIES_TABLE, mode: 'replace', scope: { brand_id: brandId, stream, slice_key: sliceKey }, rows: [row] };
+  return {
+    table: SLICE_QUERIES_TABLE,
+    mode: 'replace',
+    scope: { brand_id: brandId, stream, slice_key: sliceKey },
+    rows: [row],
+  };
 }
 
 /**
@@ -199,13 +238,25 @@ export async function dropUnsaidSliceQueries(
   const asked = slices.flatMap((slice, position) => (slice ? [{ slice, position }] : []));
   if (!asked.length) return new Map();
   const values = asked.flatMap(({ slice }) => [slice.brandId, slice.stream, slice.sliceKey]);
-  const matches = asked.map((_, i) => `(brand_id = $${3 * i + 1} AND stream = $${3 * i + 2} AND slice_key = $${3 * i + 3})`).join(' OR ');
-  const deleted = await connection.runAndReadAll(`DELETE FROM ${SLICE_QUERIES_TABLE} WHERE ${matches} RETURNING brand_id, stream, slice_key`, values);
-  const had = new Set(deleted.getRowsJS().map(([brandId, stream, sliceKey]) => `${Number(brandId)}/${stream}/${sliceKey}`));
+  const matches = asked
+    .map((_, i) => `(brand_id = $${3 * i + 1} AND stream = $${3 * i + 2} AND slice_key = $${3 * i + 3})`)
+    .join(' OR ');
+  const deleted = await connection.runAndReadAll(
+    `DELETE FROM ${SLICE_QUERIES_TABLE} WHERE ${matches} RETURNING brand_id, stream, slice_key`,
+    values,
+  );
+  const had = new Set(
+    deleted.getRowsJS().map(([brandId, stream, sliceKey]) => `${Number(brandId)}/${stream}/${sliceKey}`),
+  );
   const writes = new Map<number, TableWrite>();
   for (const { slice, position } of asked) {
     if (!had.has(`${slice.brandId}/${slice.stream}/${slice.sliceKey}`)) continue;
-    writes.set(position, { table: SLICE_QUERIES_TABLE, mode: 'replace', scope: { brand_id: slice.brandId, stream: slice.stream, slice_key: slice.sliceKey }, rows: [] });
+    writes.set(position, {
+      table: SLICE_QUERIES_TABLE,
+      mode: 'replace',
+      scope: { brand_id: slice.brandId, stream: slice.stream, slice_key: slice.sliceKey },
+      rows: [],
+    });
   }
   return writes;
 }

@@ -36,7 +36,10 @@ interface TableChanges {
 }
 
 /** The journal's entries gathered by table: each scope once, however many entries name it. */
-function changesByTable(entries: readonly JournalEntry[], catalog: ReadonlyMap<string, TableInfo>): Map<string, TableChanges> {
+function changesByTable(
+  entries: readonly JournalEntry[],
+  catalog: ReadonlyMap<string, TableInfo>,
+): Map<string, TableChanges> {
   const byTable = new Map<string, { info: TableInfo; scopes: Map<string, Scope>; runs: Set<string> }>();
   for (const entry of entries) {
     const info = catalog.get(entry.table);
@@ -48,19 +51,27 @@ function changesByTable(entries: readonly JournalEntry[], catalog: ReadonlyMap<s
     } else {
       // The loader narrows a scope without brand_id to the slice's brand; the copy must narrow it the same way.
       const scope: Scope = { ...entry.scope };
-      if (!('brand_id' in scope) && info.columns.some((column) => column.name === 'brand_id')) scope.brand_id = entry.brandId;
+      if (!('brand_id' in scope) && info.columns.some((column) => column.name === 'brand_id'))
+        scope.brand_id = entry.brandId;
       changes.scopes.set(JSON.stringify(Object.entries(scope).sort(([a], [b]) => a.localeCompare(b))), scope);
     }
   }
   const result = new Map<string, TableChanges>();
-  for (const [table, { info, scopes, runs }] of byTable) result.set(table, { info, predicates: [...scopes.values()].map((scope) => scopePredicate(info, scope)), runs });
+  for (const [table, { info, scopes, runs }] of byTable)
+    result.set(table, { info, predicates: [...scopes.values()].map((scope) => scopePredicate(info, scope)), runs });
   return result;
 }
 
 /** The predicates joined with OR, SCOPES_PER_STATEMENT at a time. */
 function predicateGroups(predicates: readonly string[]): string[] {
   const groups: string[] = [];
-  for (let i = 0; i < predicates.length; i += SCOPES_PER_STATEMENT) groups.push(predicates.slice(i, i + SCOPES_PER_STATEMENT).map((p) => `(${p})`).join(' OR '));
+  for (let i = 0; i < predicates.length; i += SCOPES_PER_STATEMENT)
+    groups.push(
+      predicates
+        .slice(i, i + SCOPES_PER_STATEMENT)
+        .map((p) => `(${p})`)
+        .join(' OR '),
+    );
   return groups;
 }
 
@@ -75,7 +86,11 @@ export interface ChangesProbe {
   scanMs: number;
 }
 
-export async function probeChanges(connection: DuckDBConnection, entries: readonly JournalEntry[], catalog: ReadonlyMap<string, TableInfo>): Promise<ChangesProbe> {
+export async function probeChanges(
+  connection: DuckDBConnection,
+  entries: readonly JournalEntry[],
+  catalog: ReadonlyMap<string, TableInfo>,
+): Promise<ChangesProbe> {
   const begun = performance.now();
   let rows = 0;
   const count = async (sql: string) => {
@@ -83,13 +98,17 @@ export async function probeChanges(connection: DuckDBConnection, entries: readon
   };
   for (const [table, changes] of changesByTable(entries, catalog)) {
     const source = `main.${quoteIdent(table)}`;
-    for (const where of predicateGroups(changes.predicates)) await count(`SELECT count(*) FROM ${source} WHERE ${where}`);
+    for (const where of predicateGroups(changes.predicates))
+      await count(`SELECT count(*) FROM ${source} WHERE ${where}`);
     if (changes.runs.size && changes.info.columns.some((column) => column.name === '_run_id')) {
-      await count(`SELECT count(*) FROM ${source} WHERE _run_id IN (${[...changes.runs].map(quoteLiteral).join(', ')})`);
+      await count(
+        `SELECT count(*) FROM ${source} WHERE _run_id IN (${[...changes.runs].map(quoteLiteral).join(', ')})`,
+      );
     }
   }
   const scanMs = performance.now() - begun;
-  for (const info of catalog.values()) if (isBookkeeping(info.name)) await count(`SELECT count(*) FROM main.${quoteIdent(info.name)}`);
+  for (const info of catalog.values())
+    if (isBookkeeping(info.name)) await count(`SELECT count(*) FROM main.${quoteIdent(info.name)}`);
   return { rows, scanMs };
 }
 
@@ -116,10 +135,14 @@ export async function applyJournal(
     }
     if (runs.size) {
       if (!info.columns.some((column) => column.name === '_run_id') || !info.primaryKey.length) {
-        throw new FullCopyNeeded(`table ${table} was merged but has no _run_id or no primary key to find the merged rows by`);
+        throw new FullCopyNeeded(
+          `table ${table} was merged but has no _run_id or no primary key to find the merged rows by`,
+        );
       }
       const runList = [...runs].map(quoteLiteral).join(', ');
-      const sameKey = info.primaryKey.map((column) => `${target}.${quoteIdent(column)} = merged.${quoteIdent(column)}`).join(' AND ');
+      const sameKey = info.primaryKey
+        .map((column) => `${target}.${quoteIdent(column)} = merged.${quoteIdent(column)}`)
+        .join(' AND ');
       // Rows a replace above already copied are left out, or they would be inserted twice.
       const notCopied = predicates.length ? ` AND NOT (${predicates.map((p) => `(${p})`).join(' OR ')})` : '';
       const merged = `SELECT * FROM ${source} WHERE _run_id IN (${runList})${notCopied}`;
@@ -132,13 +155,20 @@ export async function applyJournal(
   for (const info of catalog.values()) {
     if (!isBookkeeping(info.name)) continue;
     await connection.run(`DELETE FROM ${alias}.main.${quoteIdent(info.name)}`);
-    await connection.run(`INSERT INTO ${alias}.main.${quoteIdent(info.name)} BY NAME SELECT * FROM main.${quoteIdent(info.name)}`);
+    await connection.run(
+      `INSERT INTO ${alias}.main.${quoteIdent(info.name)} BY NAME SELECT * FROM main.${quoteIdent(info.name)}`,
+    );
   }
   return { tables: byTable.size, scopes };
 }
 
 /** The working file's own publishing bookkeeping: no copy holds it. */
-export const WORKING_FILE_ONLY: ReadonlySet<string> = new Set([JOURNAL_TABLE, PUBLISHED_FILES_TABLE, PUBLISH_COSTS_TABLE, SLICE_COMMITS_TABLE]);
+export const WORKING_FILE_ONLY: ReadonlySet<string> = new Set([
+  JOURNAL_TABLE,
+  PUBLISHED_FILES_TABLE,
+  PUBLISH_COSTS_TABLE,
+  SLICE_COMMITS_TABLE,
+]);
 
 /**
  * The system tables written outside slices (runs, slice states, cursors, the migration ledger): copied whole on
@@ -153,11 +183,18 @@ function isBookkeeping(table: string): boolean {
  * around the journal. Rows changed in place without a journal entry would pass it; the loader is the only writer
  * of data tables, and it journals every write.
  */
-export async function differingTables(connection: DuckDBConnection, alias: string, catalog: ReadonlyMap<string, TableInfo>): Promise<string[]> {
+export async function differingTables(
+  connection: DuckDBConnection,
+  alias: string,
+  catalog: ReadonlyMap<string, TableInfo>,
+): Promise<string[]> {
   const tables = [...catalog.keys()].filter((table) => !WORKING_FILE_ONLY.has(table));
   if (!tables.length) return [];
   const counts = tables
-    .map((table) => `SELECT ${quoteLiteral(table)} AS t, (SELECT count(*) FROM main.${quoteIdent(table)}) AS w, (SELECT count(*) FROM ${alias}.main.${quoteIdent(table)}) AS p`)
+    .map(
+      (table) =>
+        `SELECT ${quoteLiteral(table)} AS t, (SELECT count(*) FROM main.${quoteIdent(table)}) AS w, (SELECT count(*) FROM ${alias}.main.${quoteIdent(table)}) AS p`,
+    )
     .join(' UNION ALL ');
   const reader = await connection.runAndReadAll(`SELECT t FROM (${counts}) WHERE w <> p ORDER BY t`);
   return reader.getRowsJS().map((row) => String(row[0]));
@@ -166,10 +203,14 @@ export async function differingTables(connection: DuckDBConnection, alias: strin
 function scopePredicate(info: TableInfo, scope: Scope): string {
   const parts = Object.entries(scope).map(([column, value]) => {
     const found = info.columns.find((c) => c.name === column);
-    if (!found) throw new FullCopyNeeded(`a journaled scope of ${info.name} names column ${column}, which the table no longer has`);
+    if (!found)
+      throw new FullCopyNeeded(
+        `a journaled scope of ${info.name} names column ${column}, which the table no longer has`,
+      );
     const type = castTypeOf(found.dataType);
     const literal = (v: string | number | boolean) => `CAST(${quoteLiteral(String(v))} AS ${type})`;
-    if (Array.isArray(value)) return value.length ? `${quoteIdent(column)} IN (${value.map(literal).join(', ')})` : 'FALSE';
+    if (Array.isArray(value))
+      return value.length ? `${quoteIdent(column)} IN (${value.map(literal).join(', ')})` : 'FALSE';
     return `${quoteIdent(column)} = ${literal(value as string | number | boolean)}`;
   });
   return parts.length ? parts.join(' AND ') : 'TRUE';

@@ -10,7 +10,9 @@ export const PUBLISH_COSTS_TABLE = '_publish_costs';
 
 /** Created when the writer opens the file, as the journal is: publishing's own bookkeeping, never in a copy. */
 export async function ensurePublishCosts(connection: DuckDBConnection): Promise<void> {
-  await connection.run(`CREATE TABLE IF NOT EXISTS ${PUBLISH_COSTS_TABLE} (way VARCHAR PRIMARY KEY, ms_per_unit DOUBLE NOT NULL, measured_at TIMESTAMPTZ NOT NULL)`);
+  await connection.run(
+    `CREATE TABLE IF NOT EXISTS ${PUBLISH_COSTS_TABLE} (way VARCHAR PRIMARY KEY, ms_per_unit DOUBLE NOT NULL, measured_at TIMESTAMPTZ NOT NULL)`,
+  );
 }
 
 /**

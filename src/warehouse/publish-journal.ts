@@ -49,7 +49,12 @@ export interface JournalEntry {
 }
 
 /** Journals the writes of one slice; call it inside the slice's transaction, after its writes. */
-export async function journalWrites(connection: DuckDBConnection, runId: string, brandId: number, writes: readonly TableWrite[]): Promise<void> {
+export async function journalWrites(
+  connection: DuckDBConnection,
+  runId: string,
+  brandId: number,
+  writes: readonly TableWrite[],
+): Promise<void> {
   if (!writes.length) return;
   const values: (string | number | null)[] = [];
   const rows = writes.map((write) => {
@@ -57,7 +62,10 @@ export async function journalWrites(connection: DuckDBConnection, runId: string,
     const at = values.length - 4;
     return `($${at}, $${at + 1}, CAST($${at + 2} AS BIGINT), CAST($${at + 3} AS VARCHAR), $${at + 4})`;
   });
-  await connection.run(`INSERT INTO ${JOURNAL_TABLE} (table_name, mode, brand_id, scope, run_id) VALUES ${rows.join(', ')}`, values);
+  await connection.run(
+    `INSERT INTO ${JOURNAL_TABLE} (table_name, mode, brand_id, scope, run_id) VALUES ${rows.join(', ')}`,
+    values,
+  );
 }
 
 /** Entries after `afterSeq`, in order. */
@@ -66,19 +74,23 @@ export async function readJournal(connection: DuckDBConnection, afterSeq: bigint
     `SELECT seq, table_name, mode, brand_id, scope, run_id FROM main.${JOURNAL_TABLE} WHERE seq > $1 ORDER BY seq`,
     [afterSeq],
   );
-  return (reader.getRowsJS() as Array<[bigint, string, string, bigint, string | null, string]>).map(([seq, table, mode, brandId, scope, runId]) => ({
-    seq: BigInt(seq),
-    table,
-    mode: mode === 'replace' ? 'replace' : 'merge',
-    brandId: Number(brandId),
-    scope: scope === null ? null : (JSON.parse(scope) as Scope),
-    runId,
-  }));
+  return (reader.getRowsJS() as Array<[bigint, string, string, bigint, string | null, string]>).map(
+    ([seq, table, mode, brandId, scope, runId]) => ({
+      seq: BigInt(seq),
+      table,
+      mode: mode === 'replace' ? 'replace' : 'merge',
+      brandId: Number(brandId),
+      scope: scope === null ? null : (JSON.parse(scope) as Scope),
+      runId,
+    }),
+  );
 }
 
 /** How many entries follow `afterSeq` (all of them without it): counted, not read. */
 export async function journalLength(connection: DuckDBConnection, afterSeq?: bigint): Promise<number> {
-  const reader = await connection.runAndReadAll(`SELECT count(*) FROM main.${JOURNAL_TABLE} WHERE seq > $1`, [afterSeq ?? -1n]);
+  const reader = await connection.runAndReadAll(`SELECT count(*) FROM main.${JOURNAL_TABLE} WHERE seq > $1`, [
+    afterSeq ?? -1n,
+  ]);
   return Number(reader.getRowsJS()[0]![0]);
 }
 

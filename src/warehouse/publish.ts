@@ -8,9 +8,24 @@ import { readCatalog } from './catalog.js';
 import type { LakeOutcome } from './parquet-lake.js';
 import { schemaVersion } from './migrator.js';
 import { VIEWS_DIR } from './paths.js';
-import { applyJournal, differingTables, FullCopyNeeded, probeChanges, WORKING_FILE_ONLY, type ChangesProbe } from './publish-changes.js';
+import {
+  applyJournal,
+  differingTables,
+  FullCopyNeeded,
+  probeChanges,
+  WORKING_FILE_ONLY,
+  type ChangesProbe,
+} from './publish-changes.js';
 import { estimatePublish, readPublishRates, recordPublishRate, type PublishEstimate } from './publish-cost.js';
-import { JOURNAL_OBJECTS, journalEntryId, journalHead, journalLength, journalTail, pruneJournal, readJournal } from './publish-journal.js';
+import {
+  JOURNAL_OBJECTS,
+  journalEntryId,
+  journalHead,
+  journalLength,
+  journalTail,
+  pruneJournal,
+  readJournal,
+} from './publish-journal.js';
 import { identityOf, recordedIdentity, recordIdentity } from './published-identity.js';
 import { readNumberedSqlFiles, type SqlFile } from './sql-files.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
@@ -145,7 +160,11 @@ export async function publishCopy(
   }
 }
 
-async function publishWith(connection: DuckDBConnection, publishedPath: string, options: PublishOptions): Promise<PublishResult> {
+async function publishWith(
+  connection: DuckDBConnection,
+  publishedPath: string,
+  options: PublishOptions,
+): Promise<PublishResult> {
   const started = performance.now();
   const target = resolve(publishedPath);
   makeFolder(dirname(target), `the published database ${target}`);
@@ -169,7 +188,14 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
   let estimate: PublishEstimate | undefined;
   if (options.incremental === false) fullCopyReason = 'asked for a full copy';
   else if (!existsSync(target)) fullCopyReason = 'no published copy yet';
-  else ({ reason: fullCopyReason, estimate } = await priceWays(connection, working, target, clone, options.pricedFromMb ?? PRICED_FROM_MB));
+  else
+    ({ reason: fullCopyReason, estimate } = await priceWays(
+      connection,
+      working,
+      target,
+      clone,
+      options.pricedFromMb ?? PRICED_FROM_MB,
+    ));
   if (fullCopyReason === undefined) {
     const temporary = clone ?? temporaryPath(target);
     let cloneMs = 0;
@@ -194,7 +220,10 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
       removeCopy(temporary);
       // Whatever kept the copy from being brought up to date (a file that is no DuckDB database, a key collision),
       // the full copy does not depend on it; a cause that stops the full copy too (a full disk) is thrown from there.
-      fullCopyReason = error instanceof FullCopyNeeded ? error.message : `the published copy could not be updated: ${(error as Error).message}`;
+      fullCopyReason =
+        error instanceof FullCopyNeeded
+          ? error.message
+          : `the published copy could not be updated: ${(error as Error).message}`;
     }
   }
   if (mode === 'full') {
@@ -206,7 +235,12 @@ async function publishWith(connection: DuckDBConnection, publishedPath: string, 
       const copy = source ? () => copyFile(source, temporary, constants.COPYFILE_FICLONE) : undefined;
       await attached(connection, temporary, () => fullCopy(connection, working, views, marker), copy);
       // A byte copy only: one made by COPY FROM DATABASE costs by rows and indexes, not by the file's bytes.
-      if (source) await recordPublishRate(connection, { way: 'full', ms: performance.now() - begun, mb: statSync(source).size / 2 ** 20 });
+      if (source)
+        await recordPublishRate(connection, {
+          way: 'full',
+          ms: performance.now() - begun,
+          mb: statSync(source).size / 2 ** 20,
+        });
       // An incremental attempt that failed at its rename has set the WAL aside already.
       staleWal = setAsideWal(target) ?? staleWal;
       renameSync(temporary, target);
@@ -239,9 +273,16 @@ function keptFrom(published: bigint, lake: bigint | undefined): bigint {
 }
 
 /** The working file's origin, migrations and journal head: what a publish marker and the lake's manifest record. */
-export async function publishPosition(connection: DuckDBConnection): Promise<{ origin: string; schema: string; journalSeq: bigint; headEntry: string | undefined }> {
+export async function publishPosition(
+  connection: DuckDBConnection,
+): Promise<{ origin: string; schema: string; journalSeq: bigint; headEntry: string | undefined }> {
   const journalSeq = await journalHead(connection);
-  return { origin: await originOf(connection), schema: await ledgerChecksum(connection), journalSeq, headEntry: await journalEntryId(connection, journalSeq) };
+  return {
+    origin: await originOf(connection),
+    schema: await ledgerChecksum(connection),
+    journalSeq,
+    headEntry: await journalEntryId(connection, journalSeq),
+  };
 }
 
 /**
@@ -258,7 +299,8 @@ async function priceWays(
 ): Promise<{ reason?: string | undefined; estimate?: PublishEstimate | undefined }> {
   // Counted before read: the journal of a long backfill is not held in memory only to be refused.
   const length = await journalLength(connection);
-  if (length > MAX_INCREMENTAL_ENTRIES) return { reason: `${length} changes since the last publish; a full copy is cheaper` };
+  if (length > MAX_INCREMENTAL_ENTRIES)
+    return { reason: `${length} changes since the last publish; a full copy is cheaper` };
   const workingPath = await databasePath(connection, working);
   const megabytes = (path: string) => (existsSync(path) ? statSync(path).size / 2 ** 20 : 0);
   if (!workingPath) return {};
@@ -287,7 +329,9 @@ async function priceWays(
 }
 
 async function databasePath(connection: DuckDBConnection, database: string): Promise<string | undefined> {
-  const reader = await connection.runAndReadAll('SELECT path FROM duckdb_databases() WHERE database_name = $1', [database]);
+  const reader = await connection.runAndReadAll('SELECT path FROM duckdb_databases() WHERE database_name = $1', [
+    database,
+  ]);
   const path = reader.getRowsJS()[0]?.[0];
   return typeof path === 'string' && path ? path : undefined;
 }
@@ -312,7 +356,12 @@ function setAsideWal(target: string): string | undefined {
  * copies a whole file off the event loop: a synchronous copy of a year's warehouse held it for seconds, and with it
  * the writer lease's renewal and the Redis outage watch.
  */
-async function attached(connection: DuckDBConnection, file: string, work: () => Promise<void>, prepare?: () => Promise<void>): Promise<void> {
+async function attached(
+  connection: DuckDBConnection,
+  file: string,
+  work: () => Promise<void>,
+  prepare?: () => Promise<void>,
+): Promise<void> {
   await prepare?.();
   await connection.run(`ATTACH ${quoteLiteral(file)} AS ${PUBLISH_ALIAS}`);
   try {
@@ -338,11 +387,20 @@ async function checkpointedFile(connection: DuckDBConnection, working: string): 
   return path;
 }
 
-async function fullCopy(connection: DuckDBConnection, working: string, views: SqlFile[], marker: Marker): Promise<void> {
-  const hasFile = await connection.runAndReadAll(`SELECT count(*) FROM duckdb_tables() WHERE database_name = '${PUBLISH_ALIAS}'`);
+async function fullCopy(
+  connection: DuckDBConnection,
+  working: string,
+  views: SqlFile[],
+  marker: Marker,
+): Promise<void> {
+  const hasFile = await connection.runAndReadAll(
+    `SELECT count(*) FROM duckdb_tables() WHERE database_name = '${PUBLISH_ALIAS}'`,
+  );
   // Attached to a byte copy of the working file already (see publishCopy), or to an empty file to copy into.
-  if (Number(hasFile.getRowsJS()[0]![0]) === 0) await connection.run(`COPY FROM DATABASE ${quoteIdent(working)} TO ${PUBLISH_ALIAS}`);
-  for (const table of WORKING_FILE_ONLY) await connection.run(`DROP TABLE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(table)}`);
+  if (Number(hasFile.getRowsJS()[0]![0]) === 0)
+    await connection.run(`COPY FROM DATABASE ${quoteIdent(working)} TO ${PUBLISH_ALIAS}`);
+  for (const table of WORKING_FILE_ONLY)
+    await connection.run(`DROP TABLE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(table)}`);
   await connection.run(`DROP SEQUENCE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(JOURNAL_OBJECTS.sequence)}`);
   await connection.run(
     `CREATE OR REPLACE TABLE ${PUBLISH_ALIAS}.main.${MARKER_TABLE} (origin VARCHAR, journal_seq BIGINT, schema_version INTEGER, views VARCHAR,
@@ -371,22 +429,32 @@ async function fullCopy(connection: DuckDBConnection, working: string, views: Sq
 async function updateCopy(connection: DuckDBConnection, marker: Marker, writtenSince: boolean): Promise<void> {
   const previous = await readMarker(connection);
   if (!previous) throw new FullCopyNeeded('the published copy has no publish marker (made by an older bvsync)');
-  if (previous.origin !== marker.origin) throw new FullCopyNeeded('the published copy was made from another working file');
+  if (previous.origin !== marker.origin)
+    throw new FullCopyNeeded('the published copy was made from another working file');
   if (previous.schema === undefined) throw new FullCopyNeeded('the published copy was made by an older bvsync');
   if (previous.schema !== marker.schema) {
-    throw new FullCopyNeeded(`migrations ran since the published copy was made (schema ${previous.schemaVersion} -> ${marker.schemaVersion}${previous.schemaVersion === marker.schemaVersion ? ', one below the newest' : ''})`);
+    throw new FullCopyNeeded(
+      `migrations ran since the published copy was made (schema ${previous.schemaVersion} -> ${marker.schemaVersion}${previous.schemaVersion === marker.schemaVersion ? ', one below the newest' : ''})`,
+    );
   }
   if (previous.views !== marker.views) throw new FullCopyNeeded('the views changed since the published copy was made');
-  if (previous.journalSeq > marker.journalSeq) throw new FullCopyNeeded('the published copy is ahead of the working file\'s journal');
+  if (previous.journalSeq > marker.journalSeq)
+    throw new FullCopyNeeded("the published copy is ahead of the working file's journal");
   // A copy older than the last publish (put back from a backup) misses entries that publish pruned.
   const tail = await journalTail(connection);
-  if (tail !== undefined && tail > previous.journalSeq + 1n) throw new FullCopyNeeded('the journal no longer reaches back to the published copy');
+  if (tail !== undefined && tail > previous.journalSeq + 1n)
+    throw new FullCopyNeeded('the journal no longer reaches back to the published copy');
   // The same numbers, not the same file: a working file put back from a backup (or made of the published copy) numbers
   // its new changes as ones the copy already holds.
   if (previous.journalSeq > 0n && (await journalEntryId(connection, previous.journalSeq)) !== previous.headEntry) {
-    throw new FullCopyNeeded('the working file\'s journal does not hold the change the published copy ends with (was the working file put back from a backup?)');
+    throw new FullCopyNeeded(
+      "the working file's journal does not hold the change the published copy ends with (was the working file put back from a backup?)",
+    );
   }
-  if (writtenSince) throw new FullCopyNeeded('the published copy was written to since bvsync published it (opened read-write?); its changes are not the warehouse\'s');
+  if (writtenSince)
+    throw new FullCopyNeeded(
+      "the published copy was written to since bvsync published it (opened read-write?); its changes are not the warehouse's",
+    );
   if ((await journalLength(connection, previous.journalSeq)) > MAX_INCREMENTAL_ENTRIES) {
     throw new FullCopyNeeded(`over ${MAX_INCREMENTAL_ENTRIES} changes since the last publish; a full copy is cheaper`);
   }
@@ -397,7 +465,8 @@ async function updateCopy(connection: DuckDBConnection, marker: Marker, writtenS
     await applyJournal(connection, PUBLISH_ALIAS, entries, catalog);
     await writeMarker(connection, marker);
     const differing = await differingTables(connection, PUBLISH_ALIAS, catalog);
-    if (differing.length) throw new FullCopyNeeded(`row counts differ after applying the journal in ${differing.join(', ')}`);
+    if (differing.length)
+      throw new FullCopyNeeded(`row counts differ after applying the journal in ${differing.join(', ')}`);
     await connection.run('COMMIT');
   } catch (error) {
     await connection.run('ROLLBACK').catch(() => undefined);
@@ -462,7 +531,9 @@ export async function dropPublishMarker(connection: DuckDBConnection): Promise<v
  * again starts its journal over, so its entries must never be taken for ones an older copy already holds.
  */
 async function originOf(connection: DuckDBConnection): Promise<string> {
-  const reader = await connection.runAndReadAll('SELECT applied_at::VARCHAR FROM main._migrations ORDER BY version LIMIT 1');
+  const reader = await connection.runAndReadAll(
+    'SELECT applied_at::VARCHAR FROM main._migrations ORDER BY version LIMIT 1',
+  );
   return String(reader.getRowsJS()[0]?.[0] ?? 'empty');
 }
 

@@ -25,13 +25,23 @@ export async function openReadOnly(path: string, budget?: DuckDbBudget): Promise
     );
   }
   // DuckDB's own words for these are an IO error about a lock or a header; said as what to change instead.
-  if (statSync(absolute).isDirectory()) throw new WarehouseError('database_unusable', `${absolute} is a folder, not a DuckDB file; choose a file with --db`);
-  if (!hasDuckDbHeader(absolute)) throw new WarehouseError('database_unusable', `${absolute} is not a DuckDB database; choose another file with --db`);
+  if (statSync(absolute).isDirectory())
+    throw new WarehouseError(
+      'database_unusable',
+      `${absolute} is a folder, not a DuckDB file; choose a file with --db`,
+    );
+  if (!hasDuckDbHeader(absolute))
+    throw new WarehouseError(
+      'database_unusable',
+      `${absolute} is not a DuckDB database; choose another file with --db`,
+    );
   let instance: DuckDBInstance;
   try {
     instance = await DuckDBInstance.create(absolute, { ...duckdbSettings(budget), access_mode: 'READ_ONLY' });
   } catch (error) {
-    throw new WarehouseError('database_missing', `cannot open ${absolute}: ${(error as Error).message}`, { cause: error });
+    throw new WarehouseError('database_missing', `cannot open ${absolute}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const connection = await instance.connect();
   return {

@@ -11,7 +11,9 @@ export const PUBLISHED_FILES_TABLE = '_published_files';
 
 /** Created when the writer opens the file, as the journal is: publishing's own bookkeeping, never in a copy. */
 export async function ensurePublishedFiles(connection: DuckDBConnection): Promise<void> {
-  await connection.run(`CREATE TABLE IF NOT EXISTS ${PUBLISHED_FILES_TABLE} (path VARCHAR PRIMARY KEY, identity VARCHAR NOT NULL)`);
+  await connection.run(
+    `CREATE TABLE IF NOT EXISTS ${PUBLISHED_FILES_TABLE} (path VARCHAR PRIMARY KEY, identity VARCHAR NOT NULL)`,
+  );
 }
 
 /** A file as it was last written: a rename over it or a write to it changes this. */
@@ -22,12 +24,17 @@ export function identityOf(path: string): string {
 
 /** The identity recorded for a published path; undefined when none is (no publish since this check came in). */
 export async function recordedIdentity(connection: DuckDBConnection, path: string): Promise<string | undefined> {
-  const reader = await connection.runAndReadAll(`SELECT identity FROM main.${PUBLISHED_FILES_TABLE} WHERE path = $1`, [path]);
+  const reader = await connection.runAndReadAll(`SELECT identity FROM main.${PUBLISHED_FILES_TABLE} WHERE path = $1`, [
+    path,
+  ]);
   const identity = reader.getRowsJS()[0]?.[0];
   return typeof identity === 'string' ? identity : undefined;
 }
 
 /** Records the file now at a published path, just after a publish renamed it there. */
 export async function recordIdentity(connection: DuckDBConnection, path: string): Promise<void> {
-  await connection.run(`INSERT OR REPLACE INTO main.${PUBLISHED_FILES_TABLE} (path, identity) VALUES ($1, $2)`, [path, identityOf(path)]);
+  await connection.run(`INSERT OR REPLACE INTO main.${PUBLISHED_FILES_TABLE} (path, identity) VALUES ($1, $2)`, [
+    path,
+    identityOf(path),
+  ]);
 }

@@ -5,7 +5,9 @@ export type PlainRow = Record<string, unknown>;
 
 export function plainValue(value: unknown): unknown {
   if (typeof value === 'bigint') {
-    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value.toString();
+    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)
+      ? Number(value)
+      : value.toString();
   }
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) return value.map(plainValue);

@@ -36,7 +36,9 @@ export function formatResult(reader: DuckDBResultReader, format: ResultFormat): 
   if (format === 'json') {
     const numeric = reader.columnTypes().map((type) => NUMERIC_AS_TEXT.has(type.typeId));
     const objects = rows.map((row) =>
-      Object.fromEntries(row.map((value, i) => [names[i]!, numeric[i] && typeof value === 'string' ? numberIfSafe(value) : value])),
+      Object.fromEntries(
+        row.map((value, i) => [names[i]!, numeric[i] && typeof value === 'string' ? numberIfSafe(value) : value]),
+      ),
     );
     return `${JSON.stringify(objects, null, 2)}\n`;
   }
@@ -44,7 +46,10 @@ export function formatResult(reader: DuckDBResultReader, format: ResultFormat): 
     return `${[names, ...rows.map((row) => row.map(cellText))].map((cells) => cells.map(csvField).join(',')).join('\n')}\n`;
   }
   const types = reader.columnTypes();
-  const table = textTable(names, types.map((type) => (NUMERIC.has(type.typeId) ? 'right' : 'left')));
+  const table = textTable(
+    names,
+    types.map((type) => (NUMERIC.has(type.typeId) ? 'right' : 'left')),
+  );
   for (const row of rows) table.push(row.map((value, i) => tableCell(value, types[i]!)));
   return `${table.toString()}\n(${formatCount(rows.length, 'row')})\n`;
 }
@@ -52,7 +57,8 @@ export function formatResult(reader: DuckDBResultReader, format: ResultFormat): 
 function tableCell(value: Json, type: DuckDBType): string {
   if (value === null) return 'NULL';
   if (FLOATING.has(type.typeId) && typeof value === 'number') return formatDecimal(value);
-  if (type.typeId === DuckDBTypeId.INTERVAL && typeof value === 'object') return formatInterval(value as unknown as IntervalParts);
+  if (type.typeId === DuckDBTypeId.INTERVAL && typeof value === 'object')
+    return formatInterval(value as unknown as IntervalParts);
   return cellText(value);
 }
 

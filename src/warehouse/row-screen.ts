@@ -24,7 +24,12 @@ const FILLED_BY_LOADER = new Set(['brand_id', '_synced_at', '_run_id']);
  * otherwise refuse the whole slice for them, on every attempt. The fetch path quarantines whole records for scope
  * and repeated ids first; this is the check on what reaches the loader, with the loader's own converters.
  */
-export function screenWrites(writes: readonly TableWrite[], planOf: (table: string) => TablePlan, brandId: number, source: string): ScreenedWrites {
+export function screenWrites(
+  writes: readonly TableWrite[],
+  planOf: (table: string) => TablePlan,
+  brandId: number,
+  source: string,
+): ScreenedWrites {
   const rejects: RejectedRecord[] = [];
   const kinds = new Map<string, { count: number; first: string }>();
   const setAside = (table: string, row: Row, code: string, issue: string) => {
@@ -52,11 +57,15 @@ export function screenWrites(writes: readonly TableWrite[], planOf: (table: stri
       }
       valid.push(row);
     }
-    const kept = withoutConflictingKeys(plan, valid, brandId, (row, issue) => setAside(table, row, 'duplicate_key', issue));
+    const kept = withoutConflictingKeys(plan, valid, brandId, (row, issue) =>
+      setAside(table, row, 'duplicate_key', issue),
+    );
     return kept.length === write.rows.length ? write : { ...write, rows: kept };
   });
   const problem = kinds.size
-    ? [...kinds.values()].map(({ count, first }) => (count > 1 ? `${first} (and ${count - 1} more rows like it)` : first)).join('; ')
+    ? [...kinds.values()]
+        .map(({ count, first }) => (count > 1 ? `${first} (and ${count - 1} more rows like it)` : first))
+        .join('; ')
     : null;
   return { writes: screened, rejects, problem, problemCode: kinds.keys().next().value ?? null };
 }
@@ -75,13 +84,15 @@ function checksOf(plan: TablePlan): CellCheck[] {
       if (type === 'VARCHAR' || type === 'JSON') return null;
       if (type === 'TIMESTAMP WITH TIME ZONE' || type === 'TIMESTAMP') {
         return (value) => {
-          const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+          const ms =
+            value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : Number.NaN;
           if (Number.isNaN(ms)) plan.converters[c]!(value);
         };
       }
       const convert = plan.converters[c]!;
       // The common case, a number that is an integer of either size, needs no BigInt made to be checked.
-      if (type === 'BIGINT' || type === 'HUGEINT') return (value) => void (typeof value === 'number' && Number.isSafeInteger(value) ? 0 : convert(value));
+      if (type === 'BIGINT' || type === 'HUGEINT')
+        return (value) => void (typeof value === 'number' && Number.isSafeInteger(value) ? 0 : convert(value));
       return convert;
     });
     checksByPlan.set(plan, checks);
@@ -98,7 +109,8 @@ function cellProblem(plan: TablePlan, stored: Row): string | undefined {
     const column = columnNames[c]!;
     const value = row[column];
     if (value === undefined || value === null) {
-      if (!plan.info.columns[c]!.nullable && !FILLED_BY_LOADER.has(column)) return `${plan.info.name}.${column}: required, but the row has no value`;
+      if (!plan.info.columns[c]!.nullable && !FILLED_BY_LOADER.has(column))
+        return `${plan.info.name}.${column}: required, but the row has no value`;
       continue;
     }
     const check = checks[c];
@@ -116,7 +128,12 @@ function cellProblem(plan: TablePlan, stored: Row): string | undefined {
  * The rows with one content per primary key. A key repeated with the same content is left for the loader (it keeps
  * one); with other content the LAST row is kept, as the loader keeps the last, and the earlier ones are set aside.
  */
-function withoutConflictingKeys(plan: TablePlan, rows: Row[], brandId: number, setAside: (row: Row, issue: string) => void): Row[] {
+function withoutConflictingKeys(
+  plan: TablePlan,
+  rows: Row[],
+  brandId: number,
+  setAside: (row: Row, issue: string) => void,
+): Row[] {
   const key = plan.info.primaryKey;
   if (key.length === 0 || rows.length < 2) return rows;
   // Once per row of every keyed write: a loop and a concatenation, not an array mapped and joined.
@@ -145,8 +162,13 @@ function withoutConflictingKeys(plan: TablePlan, rows: Row[], brandId: number, s
       kept.push(row);
       return;
     }
-    const shown = key.map((column) => `${column}=${String(row[column] ?? (column === 'brand_id' ? brandId : ''))}`).join(', ');
-    setAside(row, `${plan.info.name}: key (${shown}) came again in this slice with other content; the last row of that key is kept`);
+    const shown = key
+      .map((column) => `${column}=${String(row[column] ?? (column === 'brand_id' ? brandId : ''))}`)
+      .join(', ');
+    setAside(
+      row,
+      `${plan.info.name}: key (${shown}) came again in this slice with other content; the last row of that key is kept`,
+    );
   });
   return kept;
 }

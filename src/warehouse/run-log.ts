@@ -2,7 +2,6 @@ import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { FinishedRunStatus, RunKind, RunLogStatus, SliceStatus } from '../vocabulary.js';
 import { readRows } from './read-rows.js';
 
-
 export interface RunStart {
   runId: string;
   kind: RunKind;
@@ -117,7 +116,11 @@ export interface UncountedRequests {
  * Adds calls of the run that no slice carried into `_sync_runs` (a slice's own calls reach it with its load); returns
  * the run's status there, or undefined when it has no row (startRun first).
  */
-export async function addUncountedRequests(connection: DuckDBConnection, runId: string, calls: UncountedRequests): Promise<RunLogStatus | undefined> {
+export async function addUncountedRequests(
+  connection: DuckDBConnection,
+  runId: string,
+  calls: UncountedRequests,
+): Promise<RunLogStatus | undefined> {
   const rows = await readRows(
     connection,
     `UPDATE _sync_runs SET requests = requests + CAST($2 AS BIGINT), retries = retries + CAST($3 AS BIGINT),
@@ -156,7 +159,10 @@ export async function advanceCursor(
  * 100 brands.
  */
 export async function cursors(connection: DuckDBConnection): Promise<Map<string, string>> {
-  const rows = await readRows(connection, 'SELECT brand_id, stream, CAST(through_day AS VARCHAR) AS through_day FROM _sync_cursors');
+  const rows = await readRows(
+    connection,
+    'SELECT brand_id, stream, CAST(through_day AS VARCHAR) AS through_day FROM _sync_cursors',
+  );
   return new Map(rows.map((row) => [`${Number(row.brand_id)}|${String(row.stream)}`, String(row.through_day)]));
 }
 
@@ -170,7 +176,10 @@ export async function cursor(connection: DuckDBConnection, brandId: number, stre
   return (rows[0]?.through_day as string | undefined) ?? null;
 }
 
-export async function sliceStates(connection: DuckDBConnection, filter: SliceStateFilter = {}): Promise<SliceStateRow[]> {
+export async function sliceStates(
+  connection: DuckDBConnection,
+  filter: SliceStateFilter = {},
+): Promise<SliceStateRow[]> {
   const where: string[] = [];
   const params: DuckDBValue[] = [];
   const bind = (value: DuckDBValue): string => {

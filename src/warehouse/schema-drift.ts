@@ -74,21 +74,37 @@ export async function recordSchemaDrift(
   for (const table of tables) {
     if (!hasColumn(table, '_extra') || !hasColumn(table, '_run_id')) continue;
     const name = quoteIdent(table.name);
-    const touched = await readRows(connection, `SELECT 1 FROM main.${name} WHERE _run_id = $1 AND _extra IS NOT NULL LIMIT 1`, [runId]);
+    const touched = await readRows(
+      connection,
+      `SELECT 1 FROM main.${name} WHERE _run_id = $1 AND _extra IS NOT NULL LIMIT 1`,
+      [runId],
+    );
     if (!touched.length) continue;
     // Counted over the whole table, kept to the keys this run's rows hold: a row reloaded by a later run is one row.
-    await upsert(connection, table.name, 'field', runId, `
+    await upsert(
+      connection,
+      table.name,
+      'field',
+      runId,
+      `
       WITH keyed AS (SELECT unnest(json_keys(_extra)) AS name, _extra, _run_id FROM main.${name} WHERE _extra IS NOT NULL)
       SELECT name, '' AS "value", count(*) AS row_count,
              left(CAST(any_value(_extra -> name) FILTER (WHERE _run_id = $run) AS VARCHAR), 200) AS example,
              ${LOOKS_LIKE_SQL} AS looks_like
-      FROM keyed GROUP BY name HAVING count(*) FILTER (WHERE _run_id = $run) > 0`);
+      FROM keyed GROUP BY name HAVING count(*) FILTER (WHERE _run_id = $run) > 0`,
+    );
   }
   const known = new Set(tables.map((table) => table.name));
   for (const { table, column, list } of ENUM_COLUMNS) {
     if (!known.has(table)) continue;
     const allowed = vocabulary[list].map(quoteLiteral).join(', ');
-    await upsert(connection, table, 'enum', runId, valuesSql(table, column, `${quoteIdent(column)} NOT IN (${allowed})`));
+    await upsert(
+      connection,
+      table,
+      'enum',
+      runId,
+      valuesSql(table, column, `${quoteIdent(column)} NOT IN (${allowed})`),
+    );
   }
   for (const { table, column } of engineColumns(tables)) {
     await upsert(connection, table, 'engine', runId, valuesSql(table, column, `${quoteIdent(column)} IS NOT NULL`));
@@ -103,7 +119,13 @@ function valuesSql(table: string, column: string, condition: string): string {
           GROUP BY ${quoteIdent(column)} HAVING count(*) FILTER (WHERE _run_id = $run) > 0`;
 }
 
-async function upsert(connection: DuckDBConnection, table: string, kind: DriftKind, runId: string, seenSql: string): Promise<void> {
+async function upsert(
+  connection: DuckDBConnection,
+  table: string,
+  kind: DriftKind,
+  runId: string,
+  seenSql: string,
+): Promise<void> {
   await connection.run(`WITH seen AS (${seenSql}) ${UPSERT_SQL}`, { table, kind, run: runId });
 }
 
@@ -123,7 +145,9 @@ export async function driftFirstSeenBy(connection: DuckDBConnection, runId: stri
 }
 
 /** Every recorded entry, for `status`, `doctor` and the gauge. */
-export async function driftEntries(read: (sql: string) => Promise<Array<Record<string, unknown>>>): Promise<DriftEntry[]> {
+export async function driftEntries(
+  read: (sql: string) => Promise<Array<Record<string, unknown>>>,
+): Promise<DriftEntry[]> {
   const rows = await read(
     `SELECT *, kind <> 'engine' OR first_seen > min(first_seen) OVER (PARTITION BY table_name, kind) AS is_new
      FROM _schema_drift ORDER BY table_name, kind, name, "value"`,

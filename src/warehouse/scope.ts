@@ -21,7 +21,9 @@ export interface CompiledScope {
  */
 export function compileScope(scope: Scope, brandId: number): CompiledScope {
   const checks = Object.entries(scope).map(([column, expected]) => {
-    const values = Array.isArray(expected) ? (expected as ReadonlyArray<string | number>) : [expected as string | number | boolean];
+    const values = Array.isArray(expected)
+      ? (expected as ReadonlyArray<string | number>)
+      : [expected as string | number | boolean];
     return { column, values, allowed: new Set(values.map((value) => String(value))) };
   });
   return {
@@ -30,7 +32,11 @@ export function compileScope(scope: Scope, brandId: number): CompiledScope {
       for (const { column, values, allowed } of checks) {
         let value = row[column];
         if ((value === undefined || value === null) && column === 'brand_id') value = brandId;
-        const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean';
+        const scalar =
+          typeof value === 'string' ||
+          typeof value === 'number' ||
+          typeof value === 'bigint' ||
+          typeof value === 'boolean';
         if (!scalar || !allowed.has(String(value))) return { column, value, expected: values };
       }
       return undefined;
@@ -45,13 +51,21 @@ const LISTED_VALUES = 5;
  * 2026-11-20..2026-11-20` or `citation_daily row with value "other.com" outside the slice's scope (asked: a.com)`.
  */
 export function describeScopeMiss(table: string, miss: ScopeMiss): string {
-  const shown = miss.value === undefined || miss.value === null ? 'no value' : typeof miss.value === 'string' ? miss.value : JSON.stringify(miss.value);
+  const shown =
+    miss.value === undefined || miss.value === null
+      ? 'no value'
+      : typeof miss.value === 'string'
+        ? miss.value
+        : JSON.stringify(miss.value);
   if (miss.column === 'day') {
     const days = miss.expected.map(String).sort();
     const window = days.length ? `${days[0]}..${days.at(-1)}` : '(no days)';
     return `${table} row dated ${shown} outside the slice's window ${window}`;
   }
-  const asked = miss.expected.slice(0, LISTED_VALUES).map((value) => JSON.stringify(value)).join(', ');
+  const asked = miss.expected
+    .slice(0, LISTED_VALUES)
+    .map((value) => JSON.stringify(value))
+    .join(', ');
   const more = miss.expected.length > LISTED_VALUES ? ` and ${miss.expected.length - LISTED_VALUES} more` : '';
   return `${table} row with ${miss.column} ${JSON.stringify(shown)} outside the slice's scope (asked for ${miss.column} ${asked || '(none)'}${more})`;
 }

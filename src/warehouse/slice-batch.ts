@@ -8,7 +8,15 @@ import type { AppliedQuery } from './provenance.js';
  */
 
 /** A column value as rows carry it: DATE columns as `YYYY-MM-DD`, TIMESTAMPTZ as ISO 8601, JSON as objects. */
-export type CellValue = string | number | boolean | bigint | null | Date | readonly unknown[] | { readonly [key: string]: unknown };
+export type CellValue =
+  | string
+  | number
+  | boolean
+  | bigint
+  | null
+  | Date
+  | readonly unknown[]
+  | { readonly [key: string]: unknown };
 
 export type Row = Record<string, CellValue | undefined>;
 

@@ -17,7 +17,9 @@ export const SLICE_COMMITS_KEPT_DAYS = 30;
 
 /** Created when the writer opens the file, as the journal is: the loader's own bookkeeping, never in a published copy. */
 export async function ensureSliceCommits(connection: DuckDBConnection): Promise<void> {
-  await connection.run(`CREATE TABLE IF NOT EXISTS ${SLICE_COMMITS_TABLE} (token VARCHAR NOT NULL, run_id VARCHAR NOT NULL, committed_at TIMESTAMPTZ NOT NULL)`);
+  await connection.run(
+    `CREATE TABLE IF NOT EXISTS ${SLICE_COMMITS_TABLE} (token VARCHAR NOT NULL, run_id VARCHAR NOT NULL, committed_at TIMESTAMPTZ NOT NULL)`,
+  );
   // A single-column index, which DuckDB scans for `token IN (...)` (a composite key it does not): without it each check
   // read the whole ledger, 0.6 ms a slice at 700 tokens and 3 ms at 22,000. Tokens are pruned after
   // SLICE_COMMITS_KEPT_DAYS, which bounds it (about 18 bytes a token). test/warehouse/slice-commits.int.test.ts.
@@ -40,25 +42,41 @@ export interface SliceCommit {
 }
 
 /** Records the commits of one transaction; call it inside that transaction. */
-export async function recordSliceCommits(connection: DuckDBConnection, commits: readonly SliceCommit[], at: Date, fence?: FenceMark): Promise<void> {
+export async function recordSliceCommits(
+  connection: DuckDBConnection,
+  commits: readonly SliceCommit[],
+  at: Date,
+  fence?: FenceMark,
+): Promise<void> {
   if (!commits.length) return;
-  const values: Array<string | null> = [at.toISOString(), fence ? String(fence.token) : null, fence ? fence.checkedAt.toISOString() : null];
+  const values: Array<string | null> = [
+    at.toISOString(),
+    fence ? String(fence.token) : null,
+    fence ? fence.checkedAt.toISOString() : null,
+  ];
   const rows = commits.map((commit) => {
     values.push(commit.token, commit.runId);
     return `($${values.length - 1}, $${values.length}, CAST($1 AS TIMESTAMPTZ), CAST($2 AS BIGINT), CAST($3 AS TIMESTAMPTZ))`;
   });
-  await connection.run(`INSERT INTO ${SLICE_COMMITS_TABLE} (token, run_id, committed_at, fence_token, fence_checked_at) VALUES ${rows.join(', ')}`, values);
+  await connection.run(
+    `INSERT INTO ${SLICE_COMMITS_TABLE} (token, run_id, committed_at, fence_token, fence_checked_at) VALUES ${rows.join(', ')}`,
+    values,
+  );
 }
 
 /** The highest fencing token any commit of the file was made under; 0 when none was. */
 export async function highestFenceToken(connection: DuckDBConnection): Promise<number> {
-  const reader = await connection.runAndReadAll(`SELECT coalesce(max(fence_token), 0)::BIGINT FROM ${SLICE_COMMITS_TABLE}`);
+  const reader = await connection.runAndReadAll(
+    `SELECT coalesce(max(fence_token), 0)::BIGINT FROM ${SLICE_COMMITS_TABLE}`,
+  );
   return Number(reader.getRowsJS()[0]![0]);
 }
 
 /** Whether a transaction committed the rows of the fetch with this token. */
 export async function isSliceCommitted(connection: DuckDBConnection, token: string): Promise<boolean> {
-  const reader = await connection.runAndReadAll(`SELECT count(*) FROM ${SLICE_COMMITS_TABLE} WHERE token = $1`, [token]);
+  const reader = await connection.runAndReadAll(`SELECT count(*) FROM ${SLICE_COMMITS_TABLE} WHERE token = $1`, [
+    token,
+  ]);
   return Number(reader.getRowsJS()[0]![0]) > 0;
 }
 
@@ -75,12 +93,17 @@ export async function committedTokens(connection: DuckDBConnection, tokens: read
 
 /** How many fetches of the run were committed (one token per slice a run commits: a replay finds its token and adds none). */
 export async function runCommitCount(connection: DuckDBConnection, runId: string): Promise<number> {
-  const reader = await connection.runAndReadAll(`SELECT count(DISTINCT token) FROM ${SLICE_COMMITS_TABLE} WHERE run_id = $1`, [runId]);
+  const reader = await connection.runAndReadAll(
+    `SELECT count(DISTINCT token) FROM ${SLICE_COMMITS_TABLE} WHERE run_id = $1`,
+    [runId],
+  );
   return Number(reader.getRowsJS()[0]![0]);
 }
 
 /** Drops the tokens older than SLICE_COMMITS_KEPT_DAYS. */
 export async function pruneSliceCommits(connection: DuckDBConnection, now: Date): Promise<void> {
   const before = new Date(now.getTime() - SLICE_COMMITS_KEPT_DAYS * 86_400_000);
-  await connection.run(`DELETE FROM ${SLICE_COMMITS_TABLE} WHERE committed_at < CAST($1 AS TIMESTAMPTZ)`, [before.toISOString()]);
+  await connection.run(`DELETE FROM ${SLICE_COMMITS_TABLE} WHERE committed_at < CAST($1 AS TIMESTAMPTZ)`, [
+    before.toISOString(),
+  ]);
 }

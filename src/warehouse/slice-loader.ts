@@ -75,7 +75,11 @@ export type PlanLookup = (table: string) => TablePlan;
 const PREPARED_STATEMENTS_LIMIT = 256;
 const preparedStatements = new WeakMap<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
 
-async function runPrepared(connection: DuckDBConnection, sql: string, values: DuckDBValue[]): Promise<DuckDBMaterializedResult> {
+async function runPrepared(
+  connection: DuckDBConnection,
+  sql: string,
+  values: DuckDBValue[],
+): Promise<DuckDBMaterializedResult> {
   let cache = preparedStatements.get(connection);
   if (!cache) preparedStatements.set(connection, (cache = new Map()));
   let statement = cache.get(sql);
@@ -127,14 +131,26 @@ export async function loadSliceBatches(
   for (const batch of batches) {
     checkBatch(batch);
     const slice = `${batch.brandId}/${batch.stream}/${batch.sliceKey}`;
-    if (slices.has(slice)) throw new WarehouseError('row_invalid', `slice ${slice} appears twice in one load; load its batches one after the other`);
+    if (slices.has(slice))
+      throw new WarehouseError(
+        'row_invalid',
+        `slice ${slice} appears twice in one load; load its batches one after the other`,
+      );
     slices.add(slice);
   }
   const now = new Date();
   const syncedAt = timestampTZValue(BigInt(now.getTime()) * 1000n);
   let parts = 0;
   const staged: StagedWrite[][] = batches.map((batch, slice) =>
-    writesOf(batch).map((write) => ({ write, plan: lookup(write.table), stage: `_stage_${write.table}`, part: parts++, slice, brandId: batch.brandId, staged: write.rows.length })),
+    writesOf(batch).map((write) => ({
+      write,
+      plan: lookup(write.table),
+      stage: `_stage_${write.table}`,
+      part: parts++,
+      slice,
+      brandId: batch.brandId,
+      staged: write.rows.length,
+    })),
   );
   // One stage per table for all the slices of the load: creating, filling and dropping a TEMP table cost more than a
   // small slice's own insert did.
@@ -147,7 +163,11 @@ export async function loadSliceBatches(
       created.push(stage);
       const fills = items.map((item) => {
         const batch = batches[item.slice]!;
-        return { rows: item.write.rows, part: item.part, defaults: { brandId: BigInt(batch.brandId), syncedAt, runId: batch.runId } };
+        return {
+          rows: item.write.rows,
+          part: item.part,
+          defaults: { brandId: BigInt(batch.brandId), syncedAt, runId: batch.runId },
+        };
       });
       await stageRows(connection, items[0]!.plan, fills, stage);
     }
@@ -163,7 +183,10 @@ export async function loadSliceBatches(
         for (const [index, item] of items.entries()) tables[item.slice]!.push(outcomes[index]!);
       }
       const unsaid = hasTable(lookup, SLICE_QUERIES_TABLE)
-        ? await dropUnsaidSliceQueries(connection, batches.map((batch) => (recordsQuery(batch) && !batch.appliedQuery ? batch : undefined)))
+        ? await dropUnsaidSliceQueries(
+            connection,
+            batches.map((batch) => (recordsQuery(batch) && !batch.appliedQuery ? batch : undefined)),
+          )
         : new Map<number, TableWrite>();
       const results: LoadResult[] = [];
       for (const [position, batch] of batches.entries()) {
@@ -172,7 +195,10 @@ export async function loadSliceBatches(
         if (batch.attemptOnly) await recordAttempt(connection, batch, now);
         // In the slice's transaction, so the next publish knows exactly what to copy into the analysts' file.
         const dropped = unsaid.get(position);
-        await journalWrites(connection, batch.runId, batch.brandId, [...staged[position]!.map((item) => item.write), ...(dropped ? [dropped] : [])]);
+        await journalWrites(connection, batch.runId, batch.brandId, [
+          ...staged[position]!.map((item) => item.write),
+          ...(dropped ? [dropped] : []),
+        ]);
         results.push({
           brandId: batch.brandId,
           stream: batch.stream,
@@ -186,12 +212,22 @@ export async function loadSliceBatches(
       }
       // A file opened at an older version on purpose (tests; migrations ran by a newer bvsync stop at none) may lack it.
       const readWith = lookup('_sync_state').columnSet.has('read_with');
-      await upsertSliceStates(connection, batches.filter((batch) => !batch.attemptOnly), now, readWith);
+      await upsertSliceStates(
+        connection,
+        batches.filter((batch) => !batch.attemptOnly),
+        now,
+        readWith,
+      );
       await addRunCounters(connection, batches, results);
       for (const batch of batches) await hooks.beforeCommit?.(batch);
       // Last before COMMIT: a writer whose lease passed on meanwhile (a stall past its ttl) rolls back (commit-fence.ts).
       const mark: FenceMark | undefined = fence ? { token: await fence.confirm(), checkedAt: new Date() } : undefined;
-      await recordSliceCommits(connection, batches.flatMap((batch) => (batch.token ? [{ token: batch.token, runId: batch.runId }] : [])), now, mark);
+      await recordSliceCommits(
+        connection,
+        batches.flatMap((batch) => (batch.token ? [{ token: batch.token, runId: batch.runId }] : [])),
+        now,
+        mark,
+      );
       await connection.run('COMMIT');
       const ms = performance.now() - started;
       for (const result of results) result.ms = ms;
@@ -201,7 +237,8 @@ export async function loadSliceBatches(
       throw error;
     }
   } finally {
-    for (const stage of created) await connection.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(stage)}`).catch(() => undefined);
+    for (const stage of created)
+      await connection.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(stage)}`).catch(() => undefined);
   }
 }
 
@@ -214,7 +251,10 @@ function writesOf(batch: SliceBatch): TableWrite[] {
   }
   for (const write of batch.writes) {
     if (write.table.startsWith('_')) {
-      throw new WarehouseError('unknown_table', `a slice cannot write the system table ${write.table}; the loader keeps it`);
+      throw new WarehouseError(
+        'unknown_table',
+        `a slice cannot write the system table ${write.table}; the loader keeps it`,
+      );
     }
   }
   const keepRejects = batch.attemptOnly === true || (batch.state.status === 'failed' && batch.rejects.length === 0);
@@ -240,7 +280,8 @@ function recordsQuery(batch: SliceBatch): boolean {
 
 function checkBatch(batch: SliceBatch): void {
   const problems: string[] = [];
-  if (!Number.isSafeInteger(batch.brandId) || batch.brandId <= 0) problems.push(`brandId ${batch.brandId} is not a brand id`);
+  if (!Number.isSafeInteger(batch.brandId) || batch.brandId <= 0)
+    problems.push(`brandId ${batch.brandId} is not a brand id`);
   if (!batch.stream) problems.push('stream is empty');
   if (!batch.sliceKey) problems.push('sliceKey is empty');
   if (!batch.runId) problems.push('runId is empty');
@@ -279,7 +320,12 @@ interface StageFill {
  * Appends the rows of every fill into a fresh TEMP table shaped like the target (no constraints) plus `_seq`, a row's
  * order, and `_part`, the write it belongs to.
  */
-async function stageRows(connection: DuckDBConnection, plan: TablePlan, fills: readonly StageFill[], stage: string): Promise<void> {
+async function stageRows(
+  connection: DuckDBConnection,
+  plan: TablePlan,
+  fills: readonly StageFill[],
+  stage: string,
+): Promise<void> {
   const table = plan.info.name;
   await connection.run(
     `CREATE OR REPLACE TEMP TABLE ${quoteIdent(stage)} AS SELECT * FROM main.${quoteIdent(table)} LIMIT 0;
@@ -308,10 +354,13 @@ async function stageRows(connection: DuckDBConnection, plan: TablePlan, fills: r
           const value = row[columnNames[c]!];
           if (value === undefined || value === null) {
             values[c] =
-              c === plan.brandIdIndex ? defaults.brandId
-              : c === plan.syncedAtIndex ? defaults.syncedAt
-              : c === plan.runIdIndex ? defaults.runId
-              : null;
+              c === plan.brandIdIndex
+                ? defaults.brandId
+                : c === plan.syncedAtIndex
+                  ? defaults.syncedAt
+                  : c === plan.runIdIndex
+                    ? defaults.runId
+                    : null;
             continue;
           }
           if (c === plan.extraIndex && isEmptyObject(value)) {
@@ -321,7 +370,10 @@ async function stageRows(connection: DuckDBConnection, plan: TablePlan, fills: r
           try {
             values[c] = converters[c]!(value);
           } catch (error) {
-            throw new WarehouseError('row_invalid', `${table}.${columnNames[c]} (row ${r}): ${(error as Error).message}`);
+            throw new WarehouseError(
+              'row_invalid',
+              `${table}.${columnNames[c]} (row ${r}): ${(error as Error).message}`,
+            );
           }
         }
         values[width] = BigInt(r);
@@ -358,11 +410,15 @@ function dedupedStage(plan: TablePlan, item: StagedWrite): string {
  * overwritten it), and replaces whose scopes cannot hold each other's rows (all deletes first, then one insert).
  * An insert or a merge costs DuckDB a few milliseconds of planning however few its rows, which dominated small slices.
  */
-async function applyTableWrites(connection: DuckDBConnection, items: readonly StagedWrite[]): Promise<TableLoadResult[]> {
+async function applyTableWrites(
+  connection: DuckDBConnection,
+  items: readonly StagedWrite[],
+): Promise<TableLoadResult[]> {
   const filled = items.filter((item) => item.staged > 0);
   if (filled.length > 1 && items.every((item) => item.write.mode === 'merge')) return mergeTogether(connection, items);
   // Replaces with no rows too (most slices' rejects): each still deletes its scope, and together that is one statement.
-  if (items.length > 1 && items.every((item) => item.write.mode === 'replace') && scopesApart(items)) return replaceTogether(connection, items);
+  if (items.length > 1 && items.every((item) => item.write.mode === 'replace') && scopesApart(items))
+    return replaceTogether(connection, items);
   const results: TableLoadResult[] = [];
   for (const item of items) results.push(await applyWrite(connection, item));
   return results;
@@ -384,7 +440,11 @@ function fullScope(item: StagedWrite): Scope {
  * scope (different brands, days, keys), so deleting one's scope never touches the other's rows.
  */
 function scopesApart(items: readonly StagedWrite[]): boolean {
-  const scopes = items.map((item) => Object.entries(fullScope(item)).map(([column, value]) => [column, new Set((Array.isArray(value) ? value : [value]).map(String))] as const));
+  const scopes = items.map((item) =>
+    Object.entries(fullScope(item)).map(
+      ([column, value]) => [column, new Set((Array.isArray(value) ? value : [value]).map(String))] as const,
+    ),
+  );
   for (let i = 0; i < scopes.length; i++) {
     for (let j = i + 1; j < scopes.length; j++) {
       const other = new Map(scopes[j]);
@@ -401,11 +461,16 @@ function scopesApart(items: readonly StagedWrite[]): boolean {
 /** Checks the staged rows of a replace fall in its scope, then deletes the scope's rows; returns how many it deleted. */
 async function deleteScope(connection: DuckDBConnection, item: StagedWrite): Promise<number> {
   const { sql: predicate, params } = await checkScope(connection, item);
-  return (await runPrepared(connection, `DELETE FROM main.${quoteIdent(item.plan.info.name)} WHERE ${predicate}`, params)).rowsChanged;
+  return (
+    await runPrepared(connection, `DELETE FROM main.${quoteIdent(item.plan.info.name)} WHERE ${predicate}`, params)
+  ).rowsChanged;
 }
 
 /** Refuses a replace whose staged rows fall outside its scope (they would never be replaced); returns the scope's predicate. */
-async function checkScope(connection: DuckDBConnection, item: StagedWrite): Promise<{ sql: string; params: DuckDBValue[] }> {
+async function checkScope(
+  connection: DuckDBConnection,
+  item: StagedWrite,
+): Promise<{ sql: string; params: DuckDBValue[] }> {
   const { plan, stage } = item;
   const scope = fullScope(item);
   const { sql: predicate, params } = scopePredicate(plan, scope);
@@ -450,15 +515,20 @@ async function deleteScopes(connection: DuckDBConnection, items: readonly Staged
     if (members.length === 1) {
       const item = items[members[0]!]!;
       const { sql: predicate, params } = scopePredicate(item.plan, fullScope(item));
-      counts[members[0]!] = (await runPrepared(connection, `DELETE FROM main.${quoteIdent(item.plan.info.name)} WHERE ${predicate}`, params)).rowsChanged;
+      counts[members[0]!] = (
+        await runPrepared(connection, `DELETE FROM main.${quoteIdent(item.plan.info.name)} WHERE ${predicate}`, params)
+      ).rowsChanged;
       continue;
     }
     const set = scopeTuples(members.map((index) => ({ index, item: items[index]! })));
     if (!set) continue;
     const table = `main.${quoteIdent(items[members[0]!]!.plan.info.name)}`;
-    const text = (of: (column: string) => string) => `concat_ws(${SCOPE_TEXT_SEPARATOR}, ${set.columns.map((column) => `${of(column)}::VARCHAR`).join(', ')})`;
+    const text = (of: (column: string) => string) =>
+      `concat_ws(${SCOPE_TEXT_SEPARATOR}, ${set.columns.map((column) => `${of(column)}::VARCHAR`).join(', ')})`;
     const named = set.columns.map((_, position) => `_c${position}`);
-    const on = set.columns.map((column, position) => `${table}.${quoteIdent(column)} = _scope.${named[position]}`).join(' AND ');
+    const on = set.columns
+      .map((column, position) => `${table}.${quoteIdent(column)} = _scope.${named[position]}`)
+      .join(' AND ');
     const deleted = (
       await connection.runAndReadAll(
         `DELETE FROM ${table} USING (VALUES ${set.rows.map((row) => `(${row.cells})`).join(', ')}) AS _scope(${named.join(', ')}) WHERE ${on}
@@ -485,12 +555,18 @@ async function deleteScopes(connection: DuckDBConnection, items: readonly Staged
  * The tuples of the scopes of replaces sharing one set of scope columns, a list value spread over a tuple per value,
  * each as cast parameters; undefined when none has any (every list empty).
  */
-function scopeTuples(members: ReadonlyArray<{ index: number; item: StagedWrite }>): { columns: string[]; rows: Array<{ part: number; cells: string }>; params: DuckDBValue[] } | undefined {
+function scopeTuples(
+  members: ReadonlyArray<{ index: number; item: StagedWrite }>,
+): { columns: string[]; rows: Array<{ part: number; cells: string }>; params: DuckDBValue[] } | undefined {
   const { plan } = members[0]!.item;
   const columns = Object.keys(fullScope(members[0]!.item)).sort();
   const types = columns.map((column) => {
     const index = plan.columnNames.indexOf(column);
-    if (index < 0) throw new WarehouseError('unknown_column', `table ${plan.info.name} has no column "${column}" (used in a replace scope)`);
+    if (index < 0)
+      throw new WarehouseError(
+        'unknown_column',
+        `table ${plan.info.name} has no column "${column}" (used in a replace scope)`,
+      );
     return castTypeOf(plan.columnTypes[index]!);
   });
   const params: DuckDBValue[] = [];
@@ -500,7 +576,9 @@ function scopeTuples(members: ReadonlyArray<{ index: number; item: StagedWrite }
     let tuples: Array<Array<string | number | boolean>> = [[]];
     for (const column of columns) {
       const value = scope[column]!;
-      const values = Array.isArray(value) ? (value as ReadonlyArray<string | number>) : [value as string | number | boolean];
+      const values = Array.isArray(value)
+        ? (value as ReadonlyArray<string | number>)
+        : [value as string | number | boolean];
       tuples = tuples.flatMap((tuple) => values.map((one) => [...tuple, one]));
     }
     for (const tuple of tuples) {
@@ -515,7 +593,11 @@ function scopeTuples(members: ReadonlyArray<{ index: number; item: StagedWrite }
 }
 
 /** The rows each write brings once deduplicated by key (what inserting or merging it alone would write), by `_part`. */
-async function dedupedCounts(connection: DuckDBConnection, plan: TablePlan, stage: string): Promise<Map<number, number>> {
+async function dedupedCounts(
+  connection: DuckDBConnection,
+  plan: TablePlan,
+  stage: string,
+): Promise<Map<number, number>> {
   const key = plan.info.primaryKey.map(quoteIdent).join(', ');
   const rows = await connection.runAndReadAll(
     key
@@ -525,7 +607,10 @@ async function dedupedCounts(connection: DuckDBConnection, plan: TablePlan, stag
   return new Map(rows.getRowsJS().map(([part, count]) => [Number(part), Number(count)]));
 }
 
-async function replaceTogether(connection: DuckDBConnection, items: readonly StagedWrite[]): Promise<TableLoadResult[]> {
+async function replaceTogether(
+  connection: DuckDBConnection,
+  items: readonly StagedWrite[],
+): Promise<TableLoadResult[]> {
   const results = items.map(resultOf);
   const deleted = await deleteScopes(connection, items);
   for (const [index, count] of deleted.entries()) results[index]!.deleted = count;
@@ -548,7 +633,9 @@ async function mergeTogether(connection: DuckDBConnection, items: readonly Stage
   const results = items.map(resultOf);
   const { plan, stage } = items[0]!;
   const counts = await dedupedCounts(connection, plan, stage);
-  await connection.run(mergeStatement(plan, `SELECT * EXCLUDE (_seq, _part) FROM temp.main.${quoteIdent(stage)}`, ['_part', '_seq']));
+  await connection.run(
+    mergeStatement(plan, `SELECT * EXCLUDE (_seq, _part) FROM temp.main.${quoteIdent(stage)}`, ['_part', '_seq']),
+  );
   for (const [index, item] of items.entries()) results[index]!.written = counts.get(item.part) ?? 0;
   return results;
 }
@@ -605,7 +692,10 @@ export function scopePredicate(plan: TablePlan, scope: Scope): { sql: string; pa
   for (const [column, value] of Object.entries(scope)) {
     const index = plan.columnNames.indexOf(column);
     if (index < 0) {
-      throw new WarehouseError('unknown_column', `table ${plan.info.name} has no column "${column}" (used in a replace scope)`);
+      throw new WarehouseError(
+        'unknown_column',
+        `table ${plan.info.name} has no column "${column}" (used in a replace scope)`,
+      );
     }
     const dataType = plan.columnTypes[index]!;
     if (dataType.endsWith('[]')) {
@@ -646,7 +736,10 @@ async function recordAttempt(connection: DuckDBConnection, batch: SliceBatch, no
     ],
   );
   if (result.rowsChanged === 0) {
-    throw new WarehouseError('row_invalid', `slice ${batch.brandId}/${batch.stream}/${batch.sliceKey} has no state to record an attempt beside`);
+    throw new WarehouseError(
+      'row_invalid',
+      `slice ${batch.brandId}/${batch.stream}/${batch.sliceKey} has no state to record an attempt beside`,
+    );
   }
 }
 
@@ -660,7 +753,12 @@ const READ_WITH_UPDATE = `,
  * Upserts the `_sync_state` rows of the slices in one statement: an INSERT ... ON CONFLICT costs DuckDB ~7 ms
  * whatever it holds, more than the rest of a small slice's load, so the slices of one transaction share it.
  */
-async function upsertSliceStates(connection: DuckDBConnection, batches: readonly SliceBatch[], now: Date, readWith: boolean): Promise<void> {
+async function upsertSliceStates(
+  connection: DuckDBConnection,
+  batches: readonly SliceBatch[],
+  now: Date,
+  readWith: boolean,
+): Promise<void> {
   if (!batches.length) return;
   const at = now.toISOString();
   const width = STATE_COLUMNS + (readWith ? 1 : 0);
@@ -713,10 +811,33 @@ async function upsertSliceStates(connection: DuckDBConnection, batches: readonly
 }
 
 /** Adds the slices to their runs' counters: one statement per run, however many of its slices the transaction holds. */
-async function addRunCounters(connection: DuckDBConnection, batches: readonly SliceBatch[], results: readonly LoadResult[]): Promise<void> {
-  const byRun = new Map<string, { slices: number; requests: number; rows: number; rejects: number; errors: number; retries: number; rateLimited: number }>();
+async function addRunCounters(
+  connection: DuckDBConnection,
+  batches: readonly SliceBatch[],
+  results: readonly LoadResult[],
+): Promise<void> {
+  const byRun = new Map<
+    string,
+    {
+      slices: number;
+      requests: number;
+      rows: number;
+      rejects: number;
+      errors: number;
+      retries: number;
+      rateLimited: number;
+    }
+  >();
   for (const [position, batch] of batches.entries()) {
-    const sums = byRun.get(batch.runId) ?? { slices: 0, requests: 0, rows: 0, rejects: 0, errors: 0, retries: 0, rateLimited: 0 };
+    const sums = byRun.get(batch.runId) ?? {
+      slices: 0,
+      requests: 0,
+      rows: 0,
+      rejects: 0,
+      errors: 0,
+      retries: 0,
+      rateLimited: 0,
+    };
     byRun.set(batch.runId, sums);
     sums.slices += 1;
     sums.requests += batch.state.requests;

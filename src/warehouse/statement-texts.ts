@@ -54,6 +54,10 @@ function closingQuote(sql: string, start: number): number {
 
 /** A statement's first line, cut to `width` characters, to head its result. */
 export function statementHeadline(statement: string, width = 72): string {
-  const line = statement.split('\n').map((text) => text.trim()).find(Boolean) ?? '';
+  const line =
+    statement
+      .split('\n')
+      .map((text) => text.trim())
+      .find(Boolean) ?? '';
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
 }

@@ -46,7 +46,9 @@ export function planTable(info: TableInfo, promotedFields: readonly string[] = [
     syncedAtIndex: columnNames.indexOf('_synced_at'),
     runIdIndex: columnNames.indexOf('_run_id'),
     extraIndex: columnNames.indexOf('_extra'),
-    promoted: promotedFields.map((field) => ({ field, index: columnNames.indexOf(field) })).filter((each) => each.index >= 0),
+    promoted: promotedFields
+      .map((field) => ({ field, index: columnNames.indexOf(field) }))
+      .filter((each) => each.index >= 0),
   };
 }
 

@@ -9,7 +9,9 @@ export const WAREHOUSE_TABLE = '_warehouse';
 
 /** The file's id, or undefined when it has none (a published copy made before migration 016). */
 export async function warehouseIdOf(read: RowReader): Promise<string | undefined> {
-  const tables = await read(`SELECT 1 FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = '${WAREHOUSE_TABLE}'`);
+  const tables = await read(
+    `SELECT 1 FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = '${WAREHOUSE_TABLE}'`,
+  );
   if (!tables.length) return undefined;
   const [row] = await read(`SELECT id FROM main.${WAREHOUSE_TABLE} ORDER BY created_at LIMIT 1`);
   return row ? String(row.id) : undefined;

@@ -1,17 +1,41 @@
 import { resolve } from 'node:path';
 import { DuckDBInstance, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import { completeDays, newestCompletePastDays, storedSliceState, storedSliceStates, type NewestCompleteDay, type SliceKey, type StoredSliceState } from './bookkeeping.js';
+import {
+  completeDays,
+  newestCompletePastDays,
+  storedSliceState,
+  storedSliceStates,
+  type NewestCompleteDay,
+  type SliceKey,
+  type StoredSliceState,
+} from './bookkeeping.js';
 import { readCatalog, type TableInfo } from './catalog.js';
 import { DatabaseLockedError, isLockConflict } from './database-locked-error.js';
 import { ensureDatabaseFolder } from './database-path.js';
 import { removeDeadSpillFiles } from './spill-folder.js';
 import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
 import { lakeJournalFloor, writeLake, type LakeHooks, type LakeOutcome, type LakePosition } from './parquet-lake.js';
-import { discardPreparedClone, dropPublishMarker, preparePublishClone, publishCopy, publishPosition, type PreparedClone, type PublishOptions, type PublishResult } from './publish.js';
+import {
+  discardPreparedClone,
+  dropPublishMarker,
+  preparePublishClone,
+  publishCopy,
+  publishPosition,
+  type PreparedClone,
+  type PublishOptions,
+  type PublishResult,
+} from './publish.js';
 import { ensureJournal } from './publish-journal.js';
 import { ensurePublishCosts } from './publish-cost.js';
 import { ensurePublishedFiles, identityOf } from './published-identity.js';
-import { committedTokens, ensureSliceCommits, highestFenceToken, isSliceCommitted, pruneSliceCommits, runCommitCount } from './slice-commits.js';
+import {
+  committedTokens,
+  ensureSliceCommits,
+  highestFenceToken,
+  isSliceCommitted,
+  pruneSliceCommits,
+  runCommitCount,
+} from './slice-commits.js';
 import type { CommitFence } from './commit-fence.js';
 import { readRows, type PlainRow } from './read-rows.js';
 import {
@@ -39,7 +63,13 @@ import { keysHeldElsewhere, type KeyHeldElsewhere } from './keys-held-elsewhere.
 import { loadSliceBatch, loadSliceBatches, type LoadHooks, type LoadResult } from './slice-loader.js';
 import { planTable, type TablePlan } from './table-plan.js';
 import { promoteFields, type Promotions } from './promote.js';
-import { driftEntries, driftFirstSeenBy, recordSchemaDrift, type DriftEntry, type DriftVocabulary } from './schema-drift.js';
+import {
+  driftEntries,
+  driftFirstSeenBy,
+  recordSchemaDrift,
+  type DriftEntry,
+  type DriftVocabulary,
+} from './schema-drift.js';
 import { WarehouseError } from './warehouse-error.js';
 import { writerFaultOf, type WriterFault } from './writer-fault.js';
 import { warehouseIdOf } from './warehouse-id.js';
@@ -178,12 +208,16 @@ export class Warehouse {
 
   /** Loads one slice in one transaction; see `loadSliceBatch`. */
   loadSlice(batch: SliceBatch): Promise<LoadResult> {
-    return this.serial(() => loadSliceBatch(this.connection, (table) => this.plan(table), batch, this.options.hooks, this.options.fence));
+    return this.serial(() =>
+      loadSliceBatch(this.connection, (table) => this.plan(table), batch, this.options.hooks, this.options.fence),
+    );
   }
 
   /** Loads several slices in one transaction, each with its own state; see `loadSliceBatches`. */
   loadSlices(batches: readonly SliceBatch[]): Promise<LoadResult[]> {
-    return this.serial(() => loadSliceBatches(this.connection, (table) => this.plan(table), batches, this.options.hooks, this.options.fence));
+    return this.serial(() =>
+      loadSliceBatches(this.connection, (table) => this.plan(table), batches, this.options.hooks, this.options.fence),
+    );
   }
 
   /** The highest fencing token a commit of this file was made under (slice-commits.ts); 0 when none was. */
@@ -204,9 +238,14 @@ export class Warehouse {
    * What commit jobs about to load need to know of their slices, for a batch in two set statements: which tokens
    * committed already (a replay), and each slice's stored state, keyed by `sliceKeyText` (bookkeeping.ts).
    */
-  commitLookups(slices: ReadonlyArray<SliceKey & { token: string }>): Promise<{ committed: Set<string>; states: Map<string, StoredSliceState> }> {
+  commitLookups(
+    slices: ReadonlyArray<SliceKey & { token: string }>,
+  ): Promise<{ committed: Set<string>; states: Map<string, StoredSliceState> }> {
     return this.serial(async () => ({
-      committed: await committedTokens(this.connection, slices.map((slice) => slice.token)),
+      committed: await committedTokens(
+        this.connection,
+        slices.map((slice) => slice.token),
+      ),
       states: await storedSliceStates(this.reader(), slices),
     }));
   }
@@ -230,7 +269,10 @@ export class Warehouse {
   }
 
   /** The rows of a replace whose keys rows outside its scope hold (a record filed under another day now); see keys-held-elsewhere.ts. */
-  keysHeldElsewhere(write: { table: string; scope: Scope; rows: readonly Row[] }, brandId: number): Promise<KeyHeldElsewhere[]> {
+  keysHeldElsewhere(
+    write: { table: string; scope: Scope; rows: readonly Row[] },
+    brandId: number,
+  ): Promise<KeyHeldElsewhere[]> {
     return this.serial(() => keysHeldElsewhere(this.connection, this.plan(write.table), write, brandId));
   }
 
@@ -254,7 +296,12 @@ export class Warehouse {
   }
 
   /** Each day between `from` and `to` holding slices of the stream, and whether all of them are complete. */
-  completeDays(brandId: number, stream: string, from: string, to: string): Promise<Array<{ day: string; complete: boolean }>> {
+  completeDays(
+    brandId: number,
+    stream: string,
+    from: string,
+    to: string,
+  ): Promise<Array<{ day: string; complete: boolean }>> {
     return this.serial(() => completeDays(this.reader(), brandId, stream, from, to));
   }
 
@@ -317,7 +364,9 @@ export class Warehouse {
    * How many days of `first`..`before` (its last excluded) each series of day slices was read, whatever came of it
    * (src/warehouse/unread-days.ts), keyed `brand|stream|series`.
    */
-  async seriesReadDays(asked: ReadonlyArray<{ brandId: number; stream: string; series: string; first: string; before: string }>): Promise<Map<string, number>> {
+  async seriesReadDays(
+    asked: ReadonlyArray<{ brandId: number; stream: string; series: string; first: string; before: string }>,
+  ): Promise<Map<string, number>> {
     const found = new Map<string, number>();
     if (!asked.length) return found;
     const list = JSON.stringify(asked.map((each) => [each.brandId, each.stream, each.series, each.first, each.before]));
@@ -331,7 +380,9 @@ export class Warehouse {
    * Of the slices asked, those the file has complete (src/warehouse/complete-slices.ts), as `brand|stream|key`: a slice
    * of days completed once its window was over (`day`: the day after its last), a list (`day`: today) read today.
    */
-  async completeSlices(asked: ReadonlyArray<{ brandId: number; stream: string; key: string; day: string; list: boolean }>): Promise<Set<string>> {
+  async completeSlices(
+    asked: ReadonlyArray<{ brandId: number; stream: string; key: string; day: string; list: boolean }>,
+  ): Promise<Set<string>> {
     if (!asked.length) return new Set();
     const list = JSON.stringify(asked.map((each) => [each.brandId, each.stream, each.key, each.day, each.list]));
     const rows = await this.serial(() => readRows(this.connection, COMPLETE_SLICES_SQL, [list]));
@@ -342,31 +393,48 @@ export class Warehouse {
    * Each stream's complete days of a brand before a day of its own read under another engines filter than `engines`
    * (src/warehouse/other-engines.ts), keyed `brand|stream`; one scan however many are asked.
    */
-  async daysOfOtherEngines(asked: ReadonlyArray<{ brandId: number; stream: string; before: string }>, engines: readonly string[]): Promise<Map<string, OtherEnginesDays>> {
+  async daysOfOtherEngines(
+    asked: ReadonlyArray<{ brandId: number; stream: string; before: string }>,
+    engines: readonly string[],
+  ): Promise<Map<string, OtherEnginesDays>> {
     const found = new Map<string, OtherEnginesDays>();
     if (!asked.length) return found;
     const list = JSON.stringify(asked.map((each) => [each.brandId, each.stream, each.before]));
-    const rows = await this.serial(() => readRows(this.connection, OTHER_ENGINES_SQL, [list, [...engines].sort().join(',')]));
+    const rows = await this.serial(() =>
+      readRows(this.connection, OTHER_ENGINES_SQL, [list, [...engines].sort().join(',')]),
+    );
     for (const row of rows) {
-      found.set(`${Number(row.brand_id)}|${String(row.stream)}`, { first: String(row.first), last: String(row.last), days: Number(row.days), sent: String(row.sent ?? '') });
+      found.set(`${Number(row.brand_id)}|${String(row.stream)}`, {
+        first: String(row.first),
+        last: String(row.last),
+        days: Number(row.days),
+        sent: String(row.sent ?? ''),
+      });
     }
     return found;
   }
 
   /** The read settings each stream's complete days were read with, each pair once (src/warehouse/other-read-settings.ts). */
   readSettingsInUse(): Promise<Array<{ stream: string; readWith: string }>> {
-    return this.serial(async () => (await readRows(this.connection, READ_SETTINGS_IN_USE_SQL)).map((row) => ({ stream: String(row.stream), readWith: String(row.read_with) })));
+    return this.serial(async () =>
+      (await readRows(this.connection, READ_SETTINGS_IN_USE_SQL)).map((row) => ({
+        stream: String(row.stream),
+        readWith: String(row.read_with),
+      })),
+    );
   }
 
   /** A stream's complete days of a brand before `before` read with any of `settings`, per setting. */
   daysReadWith(brandId: number, stream: string, before: string, settings: readonly string[]): Promise<DaysReadWith[]> {
     return this.serial(async () =>
-      (await readRows(this.connection, DAYS_READ_WITH_SQL, [brandId, stream, before, listValue([...settings])])).map((row) => ({
-        readWith: String(row.read_with),
-        first: String(row.first),
-        last: String(row.last),
-        days: Number(row.days),
-      })),
+      (await readRows(this.connection, DAYS_READ_WITH_SQL, [brandId, stream, before, listValue([...settings])])).map(
+        (row) => ({
+          readWith: String(row.read_with),
+          first: String(row.first),
+          last: String(row.last),
+          days: Number(row.days),
+        }),
+      ),
     );
   }
 
@@ -395,7 +463,9 @@ export class Warehouse {
   /** Writes the read-only copy analysts open at `publishedPath` (atomic rename), with the views in it. */
   publish(publishedPath: string, options: PublishOptions = {}): Promise<PublishResult> {
     if (resolve(publishedPath) === this.path) {
-      return Promise.reject(new Error(`cannot publish ${this.path} over itself; publish to the analysts' file beside it`));
+      return Promise.reject(
+        new Error(`cannot publish ${this.path} over itself; publish to the analysts' file beside it`),
+      );
     }
     // Taken when the publish starts: a publish refused (the warehouse closing) leaves the clone for close() to remove.
     return this.serial(async () => {
@@ -405,8 +475,14 @@ export class Warehouse {
       if (prepared === this.prepared) this.prepared = undefined;
       const lake = this.options.lake;
       const position = lake ? await publishPosition(this.connection) : undefined;
-      const keepJournalFrom = lake && position ? await lakeJournalFloor(this.connection, lake, position).catch(() => undefined) : undefined;
-      const published = await publishCopy(this.connection, publishedPath, { ...options, prepared, keepJournalFrom, viewsDir: options.viewsDir ?? this.options.viewsDir });
+      const keepJournalFrom =
+        lake && position ? await lakeJournalFloor(this.connection, lake, position).catch(() => undefined) : undefined;
+      const published = await publishCopy(this.connection, publishedPath, {
+        ...options,
+        prepared,
+        keepJournalFrom,
+        viewsDir: options.viewsDir ?? this.options.viewsDir,
+      });
       if (!lake || !position) return published;
       return { ...published, lake: await this.writeLakeAfter(lake, published.path, position) };
     });
@@ -418,7 +494,17 @@ export class Warehouse {
    */
   private async writeLakeAfter(lake: string, publishedPath: string, position: LakePosition): Promise<LakeOutcome> {
     try {
-      return { ok: true, ...(await writeLake(this.connection, lake, identityOf(publishedPath), position, this.options.lakeHooks, this.options.fence)) };
+      return {
+        ok: true,
+        ...(await writeLake(
+          this.connection,
+          lake,
+          identityOf(publishedPath),
+          position,
+          this.options.lakeHooks,
+          this.options.fence,
+        )),
+      };
     } catch (error) {
       return { ok: false, path: resolve(lake), error: (error as Error).message };
     }
@@ -447,7 +533,10 @@ export class Warehouse {
     if (plan) return plan;
     const info = this.catalog.get(table);
     if (!info) {
-      throw new WarehouseError('unknown_table', `no table "${table}" in the warehouse; known: ${[...this.catalog.keys()].sort().join(', ')}`);
+      throw new WarehouseError(
+        'unknown_table',
+        `no table "${table}" in the warehouse; known: ${[...this.catalog.keys()].sort().join(', ')}`,
+      );
     }
     plan = planTable(info, this.promotedFields(table));
     this.plans.set(table, plan);

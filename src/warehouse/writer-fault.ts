@@ -10,13 +10,15 @@ import { volumeSpace, type VolumeSpace } from './volume-space.js';
 export type WriterFault = DiskFullError | DatabaseInvalidatedError;
 
 /** Words of a write the disk refused, whatever the free space measures afterwards (a failed write frees what it took). */
-const DISK_FULL_WORDS = /No space left on device|ENOSPC|Disk quota exceeded|EDQUOT|failed to offload data block|max_temp_directory_size/i;
+const DISK_FULL_WORDS =
+  /No space left on device|ENOSPC|Disk quota exceeded|EDQUOT|failed to offload data block|max_temp_directory_size/i;
 
 /**
  * Words that mean a full disk when the volume is nearly full, and may mean something else when it is not: a write
  * refused for another reason (permissions), a memory limit met without any spilling.
  */
-const DISK_FULL_IF_NEARLY_FULL_WORDS = /Could not write file|Could not (?:extend|truncate) file|Out of Memory Error|temporary (?:file|directory)/i;
+const DISK_FULL_IF_NEARLY_FULL_WORDS =
+  /Could not write file|Could not (?:extend|truncate) file|Out of Memory Error|temporary (?:file|directory)/i;
 
 /** DuckDB's words once a fatal error has invalidated the instance: every later statement fails with them. */
 const INVALIDATED_WORDS = /database has been invalidated/i;
@@ -33,7 +35,9 @@ export class DiskFullError extends Error {
     readonly space: VolumeSpace | undefined,
     cause: Error,
   ) {
-    const room = space ? `${formatBytes(space.freeBytes)} free of ${formatBytes(space.sizeBytes)} on its volume (${space.folder})` : 'its free space could not be measured';
+    const room = space
+      ? `${formatBytes(space.freeBytes)} free of ${formatBytes(space.sizeBytes)} on its volume (${space.folder})`
+      : 'its free space could not be measured';
     super(
       `the disk is full where the warehouse writes ${path}: ${room}. DuckDB said: ${firstLine(cause.message)}. ` +
         'This process stopped loading; nothing published was changed and the slices committed before are kept. ' +
@@ -70,13 +74,18 @@ export function isWriterFault(error: unknown): error is WriterFault {
  * The fault an error of writing `databasePath` (the working file, or a copy of it) shows, or undefined for an error
  * of the job alone. `space` measures a volume; tests give their own.
  */
-export function writerFaultOf(error: unknown, databasePath: string, space: (path: string) => VolumeSpace | undefined = volumeSpace): WriterFault | undefined {
+export function writerFaultOf(
+  error: unknown,
+  databasePath: string,
+  space: (path: string) => VolumeSpace | undefined = volumeSpace,
+): WriterFault | undefined {
   if (isWriterFault(error)) return error;
   if (!(error instanceof Error)) return undefined;
   const message = error.message;
   const code = (error as NodeJS.ErrnoException).code;
   const path = pathOf(error) ?? databasePath;
-  if (code === 'ENOSPC' || code === 'EDQUOT' || DISK_FULL_WORDS.test(message)) return new DiskFullError(path, space(path), error);
+  if (code === 'ENOSPC' || code === 'EDQUOT' || DISK_FULL_WORDS.test(message))
+    return new DiskFullError(path, space(path), error);
   if (DISK_FULL_IF_NEARLY_FULL_WORDS.test(message)) {
     const measured = space(path);
     if (measured && measured.freeBytes < NEARLY_FULL_BYTES) return new DiskFullError(path, measured, error);

@@ -38,19 +38,30 @@ function redis(): Redis {
 
 /** A budget as one process holds it: its own Redis connection, the worker's headroom. */
 function budget(testPrefix: string, requestsPerSecond: RequestsPerSecond): RateBudget {
-  return createRedisRateBudget({ redis: redis(), apiKey: sim.apiKey, prefix: testPrefix, requestsPerSecond, headroom: 0.95 });
+  return createRedisRateBudget({
+    redis: redis(),
+    apiKey: sim.apiKey,
+    prefix: testPrefix,
+    requestsPerSecond,
+    headroom: 0.95,
+  });
 }
 
 function client(requestsPerSecond: RequestsPerSecond, rateBudget: RateBudget, events: ApiRequestEvent[]): NamedClient {
-  const config = parseConfig({ api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond, retryBaseMs: 5, retryMaxMs: 50 } }).api;
-  const made = named(createApiClient(config, { budget: rateBudget, retryRateLimited: true, onRequest: (e) => events.push(e) }));
+  const config = parseConfig({
+    api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond, retryBaseMs: 5, retryMaxMs: 50 },
+  }).api;
+  const made = named(
+    createApiClient(config, { budget: rateBudget, retryRateLimited: true, onRequest: (e) => events.push(e) }),
+  );
   clients.push(made);
   return made;
 }
 
 async function readPages(api: NamedClient, brand: number, pageSize: number, days: [string, string]): Promise<number> {
   let records = 0;
-  for await (const page of api.conversations(brand, { startDate: days[0], endDate: days[1], pageSize })) records += page.records.length;
+  for await (const page of api.conversations(brand, { startDate: days[0], endDate: days[1], pageSize }))
+    records += page.records.length;
   return records;
 }
 
@@ -79,7 +90,10 @@ describe('the adaptive rate budget against the simulator', () => {
     const a = client(4 * LIMIT, budget(testPrefix, 4 * LIMIT), events);
     const b = client(4 * LIMIT, budget(testPrefix, 4 * LIMIT), events);
     const started = Date.now();
-    const [one, two] = await Promise.all([readPages(a, 1, 20, ['2026-11-19', TODAY]), readPages(b, 2, 20, ['2026-11-19', TODAY])]);
+    const [one, two] = await Promise.all([
+      readPages(a, 1, 20, ['2026-11-19', TODAY]),
+      readPages(b, 2, 20, ['2026-11-19', TODAY]),
+    ]);
     expect(one).toBe(sim.truth.answers(1, '2026-11-19').length + sim.truth.answers(1, TODAY).length);
     expect(two).toBe(sim.truth.answers(2, '2026-11-19').length + sim.truth.answers(2, TODAY).length);
 
@@ -105,7 +119,10 @@ describe('the adaptive rate budget against the simulator', () => {
     const events: ApiRequestEvent[] = [];
     const api = client('auto', budget(testPrefix, 'auto'), events);
     const started = Date.now();
-    await Promise.all([readPages(api, 1, 10, ['2026-11-19', '2026-11-19']), readPages(api, 2, 10, ['2026-11-19', '2026-11-19'])]);
+    await Promise.all([
+      readPages(api, 1, 10, ['2026-11-19', '2026-11-19']),
+      readPages(api, 2, 10, ['2026-11-19', '2026-11-19']),
+    ]);
 
     const log = sim.requestLog();
     const times = log.map((r) => Date.parse(r.time) - started);

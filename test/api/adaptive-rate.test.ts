@@ -43,15 +43,22 @@ describe('the adaptive rate', () => {
 
   it('a 429 while the API accepts about what is sent cuts to 95 % of that; one under it (window-edge jitter) keeps the rate', () => {
     const state = { rate: 19, at: T0, phase: 'steady' as const, limit: 20, cutAt: T0 - 60_000 };
-    expect(afterRateLimited(state, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 19, ceiling: 76 })!.rate).toBeCloseTo(18.05, 5);
+    expect(afterRateLimited(state, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 19, ceiling: 76 })!.rate).toBeCloseTo(
+      18.05,
+      5,
+    );
     const jitter = afterRateLimited(state, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 20.5, ceiling: 76 })!;
     expect(jitter).toMatchObject({ rate: 19, limit: 20.5, cutAt: T0 + 1_000 });
   });
 
   it('a 429 moments after the last cut cuts by 10 % at least: the last cut, from a count that ran high, was not enough', () => {
     const state = { rate: 21, at: T0, phase: 'steady' as const, limit: 22, cutAt: T0 };
-    expect(afterRateLimited(state, { now: T0 + 2_000, sentAt: T0 + 1_900, goodRate: 23, ceiling: 76 })!.rate).toBeCloseTo(18.9, 5);
-    expect(afterRateLimited(state, { now: T0 + 20_000, sentAt: T0 + 19_900, goodRate: 23, ceiling: 76 })!.rate).toBe(21);
+    expect(
+      afterRateLimited(state, { now: T0 + 2_000, sentAt: T0 + 1_900, goodRate: 23, ceiling: 76 })!.rate,
+    ).toBeCloseTo(18.9, 5);
+    expect(afterRateLimited(state, { now: T0 + 20_000, sentAt: T0 + 19_900, goodRate: 23, ceiling: 76 })!.rate).toBe(
+      21,
+    );
   });
 
   it('an isolated 429 with a low count keeps the limit estimate (the rate climbs back fast); 429s that keep coming lower it', () => {
@@ -71,7 +78,12 @@ describe('the adaptive rate', () => {
 
   it('keeps the limit it learned through 429s with nothing accepted (an API counting per minute), so the climb back is fast', () => {
     // 20 requests a minute, no Retry-After: after the window's 20, every request meets a 429 until the minute ends.
-    let state = afterRateLimited(initialRateState(10, false, T0), { now: T0 + 2_000, sentAt: T0 + 1_900, goodRate: 9, ceiling: 10 })!;
+    let state = afterRateLimited(initialRateState(10, false, T0), {
+      now: T0 + 2_000,
+      sentAt: T0 + 1_900,
+      goodRate: 9,
+      ceiling: 10,
+    })!;
     expect(state.limit).toBe(9);
     let now = T0 + 2_000;
     for (let i = 0; i < 20; i++) {
@@ -89,7 +101,9 @@ describe('the adaptive rate', () => {
     const state = initialRateState(80, false, T0);
     const cut = afterRateLimited(state, { now: T0 + 800, sentAt: T0 + 700, goodRate: 20, ceiling: 80 })!;
     expect(afterRateLimited(cut, { now: T0 + 850, sentAt: T0 + 790, goodRate: 20, ceiling: 80 })).toBeUndefined();
-    expect(afterRateLimited(cut, { now: T0 + 1_900, sentAt: T0 + 1_800, goodRate: 19, ceiling: 80 })!.rate).toBeLessThan(cut.rate);
+    expect(
+      afterRateLimited(cut, { now: T0 + 1_900, sentAt: T0 + 1_800, goodRate: 19, ceiling: 80 })!.rate,
+    ).toBeLessThan(cut.rate);
   });
 
   it('climbs back additively, 5 % of the estimated limit per step: fast up to 95 % of it, slowly above, never past the ceiling', () => {
@@ -111,7 +125,12 @@ describe('the adaptive rate', () => {
     // One probe step above the plateau: 20/s.
     const probing = T0 + STEADY_STEP_MS;
     expect(rateAt(atPlateau, probing, 76)).toBe(20);
-    const confirmed = afterRateLimited(atPlateau, { now: probing, sentAt: probing - 100, goodRate: 19.5, ceiling: 76 })!;
+    const confirmed = afterRateLimited(atPlateau, {
+      now: probing,
+      sentAt: probing - 100,
+      goodRate: 19.5,
+      ceiling: 76,
+    })!;
     expect(confirmed.confirmed).toBe(true);
     expect(confirmed.rate).toBeCloseTo(18.525, 9);
     // Back to the plateau in one recovery step, then held there far longer than an unconfirmed limit.
@@ -120,7 +139,10 @@ describe('the adaptive rate', () => {
     expect(rateAt(confirmed, back + 5 * STEADY_STEP_MS, 76)).toBeCloseTo(19, 9);
     expect(rateAt(confirmed, back + CONFIRMED_STEP_MS, 76)).toBeCloseTo(20, 9);
     // Confirmed stays confirmed through later cuts.
-    expect(afterRateLimited(confirmed, { now: probing + 400_000, sentAt: probing + 399_900, goodRate: 12, ceiling: 76 })!.confirmed).toBe(true);
+    expect(
+      afterRateLimited(confirmed, { now: probing + 400_000, sentAt: probing + 399_900, goodRate: 12, ceiling: 76 })!
+        .confirmed,
+    ).toBe(true);
   });
 
   it('a 429 at or under the plateau, a first 429, or one with a count cut short confirms nothing', () => {
@@ -133,7 +155,12 @@ describe('the adaptive rate', () => {
     expect(confirms(initialRateState(80, false, T0), 80, 20)).toBe(false);
     const jitter = afterRateLimited(atPlateau, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 19.5, ceiling: 76 })!;
     expect(jitter.confirmed).toBeUndefined();
-    const first = afterRateLimited(initialRateState(80, false, T0), { now: T0 + 800, sentAt: T0 + 700, goodRate: 20, ceiling: 80 })!;
+    const first = afterRateLimited(initialRateState(80, false, T0), {
+      now: T0 + 800,
+      sentAt: T0 + 700,
+      goodRate: 20,
+      ceiling: 80,
+    })!;
     expect(first.confirmed).toBeUndefined();
     expect(rateAt(first, T0 + 800 + STEADY_STEP_MS, 80)).toBe(20);
   });
@@ -183,7 +210,10 @@ describe('the adaptive rate', () => {
     expect(afterStatedLimit(low, T0 + 5_000, { ...BARE, perSecond: 5, windowSeconds: 2 }, 38, 0.95)).toBeUndefined();
     expect(afterStatedLimit(low, T0 + 5_000, BARE, 38, 0.95)).toMatchObject({ rate: 9.5, limit: 10, at: T0 + 5_000 });
     // Never above the configured ceiling.
-    expect(afterStatedLimit(initialRateState(4.75, false, T0), T0, BARE, 4.75, 0.95)).toMatchObject({ rate: 4.75, limit: 10 });
+    expect(afterStatedLimit(initialRateState(4.75, false, T0), T0, BARE, 4.75, 0.95)).toMatchObject({
+      rate: 4.75,
+      limit: 10,
+    });
   });
 
   it('a 429 at or under the rate the API states is jitter: it cuts by 10 %, whatever count of accepted answers ran low', () => {
@@ -193,12 +223,18 @@ describe('the adaptive rate', () => {
     expect(rateAt(cut, T0 + 1_000 + 2 * RECOVERY_STEP_MS, 38)).toBe(9.5);
     // Above the stated rate, a 429 is met as before.
     const above = { ...stated, rate: 20, limit: 0 };
-    expect(afterRateLimited(above, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 10, ceiling: 38 })).toMatchObject({ rate: 9.5, limit: 10 });
+    expect(afterRateLimited(above, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 10, ceiling: 38 })).toMatchObject({
+      rate: 9.5,
+      limit: 10,
+    });
   });
 
   it('once a 429 cut the key, its learned limit stands: a bare limit stated after it is only recorded', () => {
     const stated = afterStatedLimit(initialRateState(38, false, T0), T0, BARE, 38, 0.95)!;
-    const cut = afterRateLimited({ ...stated, rate: 12 }, { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 8, ceiling: 38 })!;
+    const cut = afterRateLimited(
+      { ...stated, rate: 12 },
+      { now: T0 + 1_000, sentAt: T0 + 900, goodRate: 8, ceiling: 38 },
+    )!;
     expect(cut).toMatchObject({ rate: 7.6, limit: 10, stated: BARE });
     const again = afterStatedLimit(cut, T0 + 2_000, { ...BARE, perSecond: 12 }, 38, 0.95)!;
     expect(again).toEqual({ ...cut, stated: { ...BARE, perSecond: 12 } });
@@ -238,7 +274,15 @@ describe('the slots of the budget', () => {
 describe('the gate of a key', () => {
   // 20/s in slots of 200 ms: 4 units a slot, 50 ms apart.
   const slot = Math.floor(T0 / 200);
-  const turn = (now: number, extra: Partial<GateTurn> = {}): GateTurn => ({ now, slot: Math.floor(now / 200), allowance: 4, perSlot: 4, slotMs: 200, spacingMs: 50, ...extra });
+  const turn = (now: number, extra: Partial<GateTurn> = {}): GateTurn => ({
+    now,
+    slot: Math.floor(now / 200),
+    allowance: 4,
+    perSlot: 4,
+    slotMs: 200,
+    spacingMs: 50,
+    ...extra,
+  });
 
   it('spaces the requests of a key at the spacing, late ones included, and starts afresh once the key was idle', async () => {
     const gate = new MemoryRateGate();
@@ -272,7 +316,9 @@ describe('the gate of a key', () => {
   it('reports a block without taking a unit, and counts the accepted answers a turn carries', async () => {
     const gate = new MemoryRateGate();
     await gate.blockFor(1_000);
-    const blocked = await gate.turn(turn(Date.now(), { accepted: { second: Math.floor(Date.now() / 1000), count: 7 } }));
+    const blocked = await gate.turn(
+      turn(Date.now(), { accepted: { second: Math.floor(Date.now() / 1000), count: 7 } }),
+    );
     expect(blocked.kind).toBe('blocked');
     expect(blocked.kind === 'blocked' && blocked.ms).toBeGreaterThan(900);
     expect(await gate.acceptedRate(Date.now())).toBeGreaterThanOrEqual(7);

@@ -64,9 +64,11 @@ describe('API client over HTTP', () => {
       () => ({ status: 502, text: '<html>gateway</html>' }),
     ];
     let calls = 0;
-    const { agent } = mockApi(() => (faults[calls++]?.() ?? { body: onePage }));
+    const { agent } = mockApi(() => faults[calls++]?.() ?? { body: onePage });
     const events: ApiRequestEvent[] = [];
-    client = named(createApiClient(mockConfig({ maxAttempts: 6 }), { dispatcher: agent, onRequest: (e) => events.push(e) }));
+    client = named(
+      createApiClient(mockConfig({ maxAttempts: 6 }), { dispatcher: agent, onRequest: (e) => events.push(e) }),
+    );
     const pages = await collect(client.conversations(7));
     expect(pages[0]!.records.map((r) => r.id)).toEqual([1]);
     expect(events.map((e) => e.outcome)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry', 'ok']);
@@ -88,7 +90,7 @@ describe('API client over HTTP', () => {
     expect(requests).toHaveLength(2);
   });
 
-  it('asks an answer whose envelope is not the spec\'s twice, not api.maxAttempts times: it comes back the same', async () => {
+  it("asks an answer whose envelope is not the spec's twice, not api.maxAttempts times: it comes back the same", async () => {
     const { agent, requests } = mockApi(() => ({ body: { data: 'not an array', info: {} } }));
     client = named(createApiClient(mockConfig({ maxAttempts: 5 }), { dispatcher: agent }));
     const failure = await collect(client.conversations(7)).catch((error: unknown) => error);
@@ -99,7 +101,10 @@ describe('API client over HTTP', () => {
 
   it("reads the citations report's window total sent as a string of digits, as every counter of info", async () => {
     const { agent } = mockApi(() => ({
-      body: { data: [{ date: '2026-11-20', occurrences: 4, change: null }], info: { summary: { occurrences: '4', by_ownership: [] }, total_rows: '1' } },
+      body: {
+        data: [{ date: '2026-11-20', occurrences: 4, change: null }],
+        info: { summary: { occurrences: '4', by_ownership: [] }, total_rows: '1' },
+      },
     }));
     client = named(createApiClient(mockConfig({ maxAttempts: 1 }), { dispatcher: agent }));
     const report = await client.citations(7);
@@ -122,7 +127,11 @@ describe('API client over HTTP', () => {
 
   it("waits out a 503's Retry-After before trying again, within retryMaxMs", async () => {
     let calls = 0;
-    const { agent } = mockApi(() => (++calls === 1 ? { status: 503, headers: { 'retry-after': '1' }, body: errorBody('unavailable') } : { body: onePage }));
+    const { agent } = mockApi(() =>
+      ++calls === 1
+        ? { status: 503, headers: { 'retry-after': '1' }, body: errorBody('unavailable') }
+        : { body: onePage },
+    );
     client = named(createApiClient(mockConfig({ maxAttempts: 2, retryMaxMs: 5_000 }), { dispatcher: agent }));
     const started = Date.now();
     await collect(client.conversations(7));
@@ -131,11 +140,15 @@ describe('API client over HTTP', () => {
   });
 
   it("names the API's own error when a 200 carries its error envelope instead of data", async () => {
-    const { agent } = mockApi(() => ({ body: { error: { code: 'internal', message: 'backend timeout', request_id: 'req-9' } } }));
+    const { agent } = mockApi(() => ({
+      body: { error: { code: 'internal', message: 'backend timeout', request_id: 'req-9' } },
+    }));
     client = named(createApiClient(mockConfig({ maxAttempts: 3 }), { dispatcher: agent }));
     const error = await collect(client.conversations(7)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransientError);
-    expect((error as TransientError).message).toMatch(/HTTP 200 with the API's error envelope instead of data: internal: backend timeout \(request req-9\)/);
+    expect((error as TransientError).message).toMatch(
+      /HTTP 200 with the API's error envelope instead of data: internal: backend timeout \(request req-9\)/,
+    );
     expect((error as TransientError).apiCode).toBe('internal');
     expect((error as TransientError).requestId).toBe('req-9');
   });
@@ -155,9 +168,19 @@ describe('API client over HTTP', () => {
 
   it("waits a 503's Retry-After past retryMaxMs where outages are waited out, up to that wait", async () => {
     let calls = 0;
-    const { agent } = mockApi(() => (++calls === 1 ? { status: 503, headers: { 'retry-after': '2' }, body: errorBody('unavailable') } : { body: onePage }));
+    const { agent } = mockApi(() =>
+      ++calls === 1
+        ? { status: 503, headers: { 'retry-after': '2' }, body: errorBody('unavailable') }
+        : { body: onePage },
+    );
     const budget = recordingBudget();
-    client = named(createApiClient(mockConfig({ maxAttempts: 3, retryMaxMs: 50 }), { dispatcher: agent, budget, unansweredForMs: 60_000 }));
+    client = named(
+      createApiClient(mockConfig({ maxAttempts: 3, retryMaxMs: 50 }), {
+        dispatcher: agent,
+        budget,
+        unansweredForMs: 60_000,
+      }),
+    );
     const started = Date.now();
     await collect(client.conversations(7));
     expect(calls).toBe(2);
@@ -167,7 +190,15 @@ describe('API client over HTTP', () => {
     calls = 0;
     const shortBudget = recordingBudget();
     await client.close();
-    client = named(createApiClient(mockConfig({ maxAttempts: 3, retryMaxMs: 50 }), { dispatcher: mockApi(() => (++calls, { status: 503, headers: { 'retry-after': '600' }, body: errorBody('unavailable') })).agent, budget: shortBudget, unansweredForMs: 300 }));
+    client = named(
+      createApiClient(mockConfig({ maxAttempts: 3, retryMaxMs: 50 }), {
+        dispatcher: mockApi(
+          () => (++calls, { status: 503, headers: { 'retry-after': '600' }, body: errorBody('unavailable') }),
+        ).agent,
+        budget: shortBudget,
+        unansweredForMs: 300,
+      }),
+    );
     const away = await collect(client.conversations(7)).catch((e: unknown) => e);
     expect((away as TransientError).apiUnavailable).toBe(true);
     // Cut to what is left of the tolerance once the first 503 came back: nearly all of it.
@@ -184,7 +215,13 @@ describe('API client over HTTP', () => {
       { status: 503, headers: { 'retry-after': '600' }, body: errorBody('unavailable') },
     ];
     const budget = recordingBudget();
-    client = named(createApiClient(mockConfig({ maxAttempts: 5, retryMaxMs: 50 }), { dispatcher: mockApi(() => replies[Math.min(calls++, 1)]!).agent, budget, unansweredForMs: 1_500 }));
+    client = named(
+      createApiClient(mockConfig({ maxAttempts: 5, retryMaxMs: 50 }), {
+        dispatcher: mockApi(() => replies[Math.min(calls++, 1)]!).agent,
+        budget,
+        unansweredForMs: 1_500,
+      }),
+    );
     const away = await collect(client.conversations(7)).catch((e: unknown) => e);
     expect((away as TransientError).apiUnavailable).toBe(true);
     // 1 s waited of the 1.5 s tolerated: the second wait is what is left, not the whole 1.5 s again.
@@ -196,14 +233,30 @@ describe('API client over HTTP', () => {
     expect(calls).toBe(3);
   });
 
-  it("waits a Retry-After of a 5xx whose body was cut short no longer than retryMaxMs: it is not the API away", async () => {
+  it('waits a Retry-After of a 5xx whose body was cut short no longer than retryMaxMs: it is not the API away', async () => {
     let calls = 0;
     // Announced as JSON, then not JSON at all: a body that could not be read.
-    const { agent } = mockApi(() => (++calls === 1 ? { status: 500, headers: { 'retry-after': '600', 'content-encoding': 'gzip' }, text: 'not gzip' } : { body: onePage }));
+    const { agent } = mockApi(() =>
+      ++calls === 1
+        ? { status: 500, headers: { 'retry-after': '600', 'content-encoding': 'gzip' }, text: 'not gzip' }
+        : { body: onePage },
+    );
     const budget = recordingBudget();
     const retries: Array<{ delayMs: number }> = [];
-    const logger = pino({ level: 'warn' }, new Writable({ write: (line, _encoding, done) => done(void retries.push(JSON.parse(String(line)) as { delayMs: number })) }));
-    client = named(createApiClient(mockConfig({ maxAttempts: 3, retryMaxMs: 50 }), { dispatcher: agent, budget, unansweredForMs: 60_000, logger }));
+    const logger = pino(
+      { level: 'warn' },
+      new Writable({
+        write: (line, _encoding, done) => done(void retries.push(JSON.parse(String(line)) as { delayMs: number })),
+      }),
+    );
+    client = named(
+      createApiClient(mockConfig({ maxAttempts: 3, retryMaxMs: 50 }), {
+        dispatcher: agent,
+        budget,
+        unansweredForMs: 60_000,
+        logger,
+      }),
+    );
     await collect(client.conversations(7));
     expect(calls).toBe(2);
     // The wait the client chose, as it logged it: retryMaxMs at most, and the key not held back for the 600 s.
@@ -214,7 +267,11 @@ describe('API client over HTTP', () => {
 
   it("holds the whole key back for a 503's Retry-After, so the calls beside it do not meet the restart too", async () => {
     let calls = 0;
-    const { agent } = mockApi(() => (++calls === 1 ? { status: 503, headers: { 'retry-after': '1' }, body: errorBody('unavailable') } : { body: onePage }));
+    const { agent } = mockApi(() =>
+      ++calls === 1
+        ? { status: 503, headers: { 'retry-after': '1' }, body: errorBody('unavailable') }
+        : { body: onePage },
+    );
     const budget = recordingBudget();
     client = named(createApiClient(mockConfig({ maxAttempts: 2, retryMaxMs: 5_000 }), { dispatcher: agent, budget }));
     await collect(client.conversations(7));
@@ -222,7 +279,9 @@ describe('API client over HTTP', () => {
   });
 
   it('says the API is away when a call gives up on 5xx and resets and no other call was answered meanwhile', async () => {
-    const { agent } = mockApi((url) => (url.pathname.endsWith('/7/conversations') ? { status: 502, body: errorBody('bad_gateway') } : { body: onePage }));
+    const { agent } = mockApi((url) =>
+      url.pathname.endsWith('/7/conversations') ? { status: 502, body: errorBody('bad_gateway') } : { body: onePage },
+    );
     client = named(createApiClient(mockConfig({ maxAttempts: 2 }), { dispatcher: agent }));
     const away = await collect(client.conversations(7)).catch((e: unknown) => e);
     expect(away).toBeInstanceOf(TransientError);
@@ -237,7 +296,11 @@ describe('API client over HTTP', () => {
 
   it('stops retrying a call once nothing was answered for as long as an outage is waited out, and says since when', async () => {
     let failed = 0;
-    const { agent } = mockApi((url) => (url.pathname.endsWith('/7/conversations') ? (failed++, { status: 502, body: errorBody('bad_gateway') }) : { body: onePage }));
+    const { agent } = mockApi((url) =>
+      url.pathname.endsWith('/7/conversations')
+        ? (failed++, { status: 502, body: errorBody('bad_gateway') })
+        : { body: onePage },
+    );
     // Waits of up to 50 ms (full jitter): 19 of them outlast the 150 ms tolerance but for a chance of ~1e-7; at 20 ms the
     // twenty attempts fit in it about one run in twenty, and the call spent them all.
     const config = mockConfig({ maxAttempts: 20, retryBaseMs: 50, retryMaxMs: 50 });
@@ -256,7 +319,15 @@ describe('API client over HTTP', () => {
     // Without the option the call spends its twenty attempts, and the answer meanwhile says the API is there.
     failed = 0;
     await client.close();
-    client = named(createApiClient(config, { dispatcher: mockApi((url) => (url.pathname.endsWith('/7/conversations') ? (failed++, { status: 502, body: errorBody('bad_gateway') }) : { body: onePage })).agent }));
+    client = named(
+      createApiClient(config, {
+        dispatcher: mockApi((url) =>
+          url.pathname.endsWith('/7/conversations')
+            ? (failed++, { status: 502, body: errorBody('bad_gateway') })
+            : { body: onePage },
+        ).agent,
+      }),
+    );
     const spent = collect(client.conversations(7)).catch((e: unknown) => e);
     await collect(client.conversations(8));
     expect(((await spent) as TransientError).apiUnavailable).toBe(false);
@@ -265,11 +336,18 @@ describe('API client over HTTP', () => {
 
   it("does not count a call's wait for the key's budget as the API not answering", async () => {
     let calls = 0;
-    const { agent } = mockApi(() => (++calls === 1 ? { status: 502, body: errorBody('bad_gateway') } : { body: onePage }));
+    const { agent } = mockApi(() =>
+      ++calls === 1 ? { status: 502, body: errorBody('bad_gateway') } : { body: onePage },
+    );
     // The key blocked (another process met a 429): the call waits 300 ms before it asks anything.
     let acquired = 0;
-    const budget = { ...recordingBudget(), acquire: async () => void (acquired++ === 0 && (await new Promise((resolve) => setTimeout(resolve, 300)))) };
-    client = named(createApiClient(mockConfig({ maxAttempts: 5 }), { dispatcher: agent, budget, unansweredForMs: 200 }));
+    const budget = {
+      ...recordingBudget(),
+      acquire: async () => void (acquired++ === 0 && (await new Promise((resolve) => setTimeout(resolve, 300)))),
+    };
+    client = named(
+      createApiClient(mockConfig({ maxAttempts: 5 }), { dispatcher: agent, budget, unansweredForMs: 200 }),
+    );
     const pages = await collect(client.conversations(7));
     expect(pages).toHaveLength(1);
     expect(calls).toBe(2);
@@ -289,12 +367,27 @@ describe('API client over HTTP', () => {
       calls += 1;
       return url.pathname.includes('/brands/9/')
         ? { status: 403, body: errorBody('brand_access_denied') }
-        : { status: 400, body: { error: { code: 'validation_error', message: 'bad', details: [{ field: 'page_size', message: 'too big' }], request_id: 'r-2' } } };
+        : {
+            status: 400,
+            body: {
+              error: {
+                code: 'validation_error',
+                message: 'bad',
+                details: [{ field: 'page_size', message: 'too big' }],
+                request_id: 'r-2',
+              },
+            },
+          };
     });
     client = named(createApiClient(mockConfig(), { dispatcher: agent }));
     const denied = await collect(client.conversations(9)).catch((e: unknown) => e);
     expect(denied).toBeInstanceOf(BrandAccessDeniedError);
-    expect(denied).toMatchObject({ code: 'brand_access_denied', status: 403, requestId: 'req-1', endpoint: 'GET /customer/v1/brands/9/conversations' });
+    expect(denied).toMatchObject({
+      code: 'brand_access_denied',
+      status: 403,
+      requestId: 'req-1',
+      endpoint: 'GET /customer/v1/brands/9/conversations',
+    });
     const invalid = await collect(client.conversations(7)).catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(ValidationError);
     expect((invalid as ValidationError).details).toEqual([{ field: 'page_size', message: 'too big' }]);
@@ -306,7 +399,11 @@ describe('API client over HTTP', () => {
     const { agent } = mockApi((): MockReply => {
       calls += 1;
       return calls === 1
-        ? { status: 429, headers: { 'retry-after': '1', 'ratelimit-policy': '20;w=1', ratelimit: 'limit=20, remaining=0, reset=1' }, body: errorBody('rate_limited') }
+        ? {
+            status: 429,
+            headers: { 'retry-after': '1', 'ratelimit-policy': '20;w=1', ratelimit: 'limit=20, remaining=0, reset=1' },
+            body: errorBody('rate_limited'),
+          }
         : { headers: { 'x-ratelimit-limit': 'many', 'x-ratelimit-remaining': '19' }, body: onePage };
     });
     const budget = recordingBudget();
@@ -373,15 +470,24 @@ describe('API client over HTTP', () => {
     }
   });
 
-  it('a gateway\'s 403 with a Retry-After slows the key and is waited out like a 429, not taken for a refused key', async () => {
+  it("a gateway's 403 with a Retry-After slows the key and is waited out like a 429, not taken for a refused key", async () => {
     let calls = 0;
     const { agent } = mockApi(() => {
       calls += 1;
-      return calls === 1 ? { status: 403, headers: { 'retry-after': '1' }, text: '<html>403 Forbidden</html>' } : { body: onePage };
+      return calls === 1
+        ? { status: 403, headers: { 'retry-after': '1' }, text: '<html>403 Forbidden</html>' }
+        : { body: onePage };
     });
     const budget = recordingBudget();
     const events: ApiRequestEvent[] = [];
-    client = named(createApiClient(mockConfig({ maxAttempts: 1 }), { dispatcher: agent, budget, retryRateLimited: true, onRequest: (e) => events.push(e) }));
+    client = named(
+      createApiClient(mockConfig({ maxAttempts: 1 }), {
+        dispatcher: agent,
+        budget,
+        retryRateLimited: true,
+        onRequest: (e) => events.push(e),
+      }),
+    );
     const pages = await collect(client.conversations(7));
     expect(pages[0]!.records).toHaveLength(1);
     expect(events.map((e) => `${e.status} ${e.outcome}`)).toEqual(['403 rate_limited', '200 ok']);
@@ -392,10 +498,18 @@ describe('API client over HTTP', () => {
     let calls = 0;
     const { agent } = mockApi(() => {
       calls += 1;
-      return calls <= 2 ? { status: 429, headers: { 'retry-after': '0' }, body: errorBody('rate_limited') } : { body: onePage };
+      return calls <= 2
+        ? { status: 429, headers: { 'retry-after': '0' }, body: errorBody('rate_limited') }
+        : { body: onePage };
     });
     const events: ApiRequestEvent[] = [];
-    client = named(createApiClient(mockConfig({ maxAttempts: 1 }), { dispatcher: agent, retryRateLimited: true, onRequest: (e) => events.push(e) }));
+    client = named(
+      createApiClient(mockConfig({ maxAttempts: 1 }), {
+        dispatcher: agent,
+        retryRateLimited: true,
+        onRequest: (e) => events.push(e),
+      }),
+    );
     const pages = await collect(client.conversations(7));
     expect(pages[0]!.records).toHaveLength(1);
     // 429s do not spend attempts: maxAttempts 1 still succeeds.
@@ -406,10 +520,15 @@ describe('API client over HTTP', () => {
     const agent = new MockAgent();
     agent.disableNetConnect();
     const pool = agent.get(MOCK_ORIGIN);
-    pool.intercept({ path: () => true, method: 'GET' }).reply(200, onePage).delay(500);
+    pool
+      .intercept({ path: () => true, method: 'GET' })
+      .reply(200, onePage)
+      .delay(500);
     pool.intercept({ path: () => true, method: 'GET' }).reply(200, onePage);
     const events: ApiRequestEvent[] = [];
-    client = named(createApiClient(mockConfig({ requestTimeoutMs: 50 }), { dispatcher: agent, onRequest: (e) => events.push(e) }));
+    client = named(
+      createApiClient(mockConfig({ requestTimeoutMs: 50 }), { dispatcher: agent, onRequest: (e) => events.push(e) }),
+    );
     const pages = await collect(client.conversations(7));
     expect(pages[0]!.records).toHaveLength(1);
     expect(events[0]).toMatchObject({ outcome: 'retry', errorCode: 'transient' });
@@ -430,7 +549,13 @@ describe('API client over HTTP', () => {
     const { agent } = mockApi(() => ({ status: 404, body: errorBody('not_found') }));
     const raw = createApiClient(mockConfig({ params: { start_date: 'since' } }), { dispatcher: agent });
     try {
-      const pages = await collect(raw.read(domainDetailEndpoint, 7, { domain: 'nothing.example', startDate: '2026-11-20', endDate: '2026-11-20' }));
+      const pages = await collect(
+        raw.read(domainDetailEndpoint, 7, {
+          domain: 'nothing.example',
+          startDate: '2026-11-20',
+          endDate: '2026-11-20',
+        }),
+      );
       expect(pages).toHaveLength(1);
       expect(JSON.parse(pages[0]!.readWith!)).toEqual({ names: { end_date: 'end_date', start_date: 'since' } });
     } finally {
@@ -439,7 +564,9 @@ describe('API client over HTTP', () => {
   });
 
   it('reads a 200 whose data is null for a domain with no citations as empty, as its 404', async () => {
-    const { agent } = mockApi(() => ({ body: { data: null, info: { query: { start_date: '2026-11-20', end_date: '2026-11-20' } } } }));
+    const { agent } = mockApi(() => ({
+      body: { data: null, info: { query: { start_date: '2026-11-20', end_date: '2026-11-20' } } },
+    }));
     client = named(createApiClient(mockConfig(), { dispatcher: agent }));
     const result = await client.domainDetail(7, 'quiet.example', { startDate: '2026-11-20', endDate: '2026-11-20' });
     // It had been a record that failed validation, each such day incomplete for good.
@@ -447,10 +574,16 @@ describe('API client over HTTP', () => {
   });
 
   it("fails on a 404 without the API's error envelope (a gateway's page), which says nothing of the domain's citations", async () => {
-    const { agent } = mockApi(() => ({ status: 404, text: '<html><body><h1>404 Not Found</h1>nginx</body></html>', headers: { 'content-type': 'text/html' } }));
+    const { agent } = mockApi(() => ({
+      status: 404,
+      text: '<html><body><h1>404 Not Found</h1>nginx</body></html>',
+      headers: { 'content-type': 'text/html' },
+    }));
     const events: ApiRequestEvent[] = [];
     client = named(createApiClient(mockConfig(), { dispatcher: agent, onRequest: (event) => events.push(event) }));
-    await expect(client.domainDetail(7, 'example.com', { startDate: '2026-11-20', endDate: '2026-11-20' })).rejects.toThrow(/HTTP 404 .*text\/html/);
+    await expect(
+      client.domainDetail(7, 'example.com', { startDate: '2026-11-20', endDate: '2026-11-20' }),
+    ).rejects.toThrow(/HTTP 404 .*text\/html/);
     expect(events.map((event) => event.outcome)).toEqual(['failed']);
   });
 

@@ -30,7 +30,9 @@ describe('doctor against an API whose pages after the first bvsync cannot read',
       // Fewer attempts than the default five: each page is asked again as a sync would, at the same answer.
       const { code, out } = await runDoctor(sim, dir.path, kind, { maxAttempts: 2, retryMaxMs: 200 });
       const line = out.split('\n').find((l) => l.startsWith('FAIL  conversations (13): the API answered page 2'));
-      expect(line, out).toMatch(/^FAIL {2}conversations \(13\): the API answered page 2 \(at 1 record a page\): GET \S+\/conversations: /);
+      expect(line, out).toMatch(
+        /^FAIL {2}conversations \(13\): the API answered page 2 \(at 1 record a page\): GET \S+\/conversations: /,
+      );
       expect(line).toMatch(came);
       expect(line).toMatch(/every slice of conversations with more than one page would fail/);
       expect(out).not.toMatch(/all checks passed/);

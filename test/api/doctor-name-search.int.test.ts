@@ -32,19 +32,32 @@ afterAll(async () => {
 });
 
 /** A config file naming a SWOT statement with answers in doctor's week, so endpoint 20 is checkable. */
-async function configFile(sim: RunningSimulator, name: string, swotNames: Record<string, string> = {}, api: Record<string, unknown> = {}): Promise<string> {
+async function configFile(
+  sim: RunningSimulator,
+  name: string,
+  swotNames: Record<string, string> = {},
+  api: Record<string, unknown> = {},
+): Promise<string> {
   const window = probeWindows(addDays(TODAY, -1)).wide;
   let statement = sim.truth.world(1).swotStatements[0]!.id;
   for (const candidate of sim.truth.world(1).swotStatements) {
-    const query = new URLSearchParams({ [swotNames.start_date ?? 'start_date']: window.startDate, [swotNames.end_date ?? 'end_date']: window.endDate });
-    const response = await fetch(`${sim.url}/customer/v1/brands/1/swot/${candidate.id}?${query}`, { headers: { 'x-api-key': sim.apiKey } });
+    const query = new URLSearchParams({
+      [swotNames.start_date ?? 'start_date']: window.startDate,
+      [swotNames.end_date ?? 'end_date']: window.endDate,
+    });
+    const response = await fetch(`${sim.url}/customer/v1/brands/1/swot/${candidate.id}?${query}`, {
+      headers: { 'x-api-key': sim.apiKey },
+    });
     if (((await response.json()) as { info: { total_rows: number } }).info.total_rows >= 3) {
       statement = candidate.id;
       break;
     }
   }
   const path = join(dir.path, `${name}.json`);
-  writeFileSync(path, `${JSON.stringify({ api: { requestsPerSecond: 50, ...api }, sync: { swotStatementIds: { '1': [statement] } } }, null, 2)}\n`);
+  writeFileSync(
+    path,
+    `${JSON.stringify({ api: { requestsPerSecond: 50, ...api }, sync: { swotStatementIds: { '1': [statement] } } }, null, 2)}\n`,
+  );
   return path;
 }
 
@@ -53,13 +66,18 @@ function doctor(sim: RunningSimulator, args: string[], cwd = dir.path): Promise<
 }
 
 describe('doctor proposes the right name', () => {
-  it('on a lenient API, finds the spec\'s own field names, and --fix writes them into the config file', async () => {
-    const sim = await simulator({ params: { confirmed: 'is_actual', competitors: 'competitor_ids' }, strictParams: false });
+  it("on a lenient API, finds the spec's own field names, and --fix writes them into the config file", async () => {
+    const sim = await simulator({
+      params: { confirmed: 'is_actual', competitors: 'competitor_ids' },
+      strictParams: false,
+    });
     // The key last in "api": the comma --fix adds after it puts its line in the diff.
     const config = await configFile(sim, 'lenient', {}, { apiKey: sim.apiKey });
     const first = await doctor(sim, ['--config', config]);
     expect(first.out).toMatch(/^ {2}competitors \(7\) confirmed \(sent as "confirmed"\): "is_actual" is right: .+$/m);
-    expect(first.out).toMatch(/^ {2}swot\/\{statement_id\} \(20\) competitors \(sent as "competitors"\): "competitor_ids" is right: .+$/m);
+    expect(first.out).toMatch(
+      /^ {2}swot\/\{statement_id\} \(20\) competitors \(sent as "competitors"\): "competitor_ids" is right: .+$/m,
+    );
     expect(first.out).toMatch(/^ {2}"params": \{"confirmed":"is_actual","competitors":"competitor_ids"\}$/m);
     expect(first.code).toBe(1);
 
@@ -69,7 +87,10 @@ describe('doctor proposes the right name', () => {
     expect(fixed.out).toMatch(/^ok {4}doctor --fix: wrote the names found into .*lenient\.json/m);
     expect(fixed.out).toMatch(/^[-+] +"apiKey": /m);
     expect(fixed.out).not.toContain(sim.apiKey);
-    expect(JSON.parse(readFileSync(config, 'utf8'))).toMatchObject({ api: { requestsPerSecond: 50, params: { confirmed: 'is_actual', competitors: 'competitor_ids' } }, sync: { swotStatementIds: {} } });
+    expect(JSON.parse(readFileSync(config, 'utf8'))).toMatchObject({
+      api: { requestsPerSecond: 50, params: { confirmed: 'is_actual', competitors: 'competitor_ids' } },
+      sync: { swotStatementIds: {} },
+    });
 
     const again = await doctor(sim, ['--config', config]);
     expect(again.out).toMatch(/^ok {4}parameter names: /m);
@@ -90,7 +111,9 @@ describe('doctor proposes the right name', () => {
     const sim = await simulator({ params: { confirmed: 'only_confirmed' }, strictParams: false });
     const config = await configFile(sim, 'not-found');
     const { out } = await doctor(sim, ['--config', config]);
-    expect(out).toMatch(/^ {2}competitors \(7\) confirmed \(sent as "confirmed"\): none of "is_actual", .+ is right; find its name in the API's documentation and set api\.params\.confirmed$/m);
+    expect(out).toMatch(
+      /^ {2}competitors \(7\) confirmed \(sent as "confirmed"\): none of "is_actual", .+ is right; find its name in the API's documentation and set api\.params\.confirmed$/m,
+    );
     expect(out).not.toMatch(/"params": \{"confirmed"/);
   }, 120_000);
 
@@ -100,7 +123,9 @@ describe('doctor proposes the right name', () => {
     try {
       const { code, out } = await doctor(sim, ['--fix'], empty.path);
       expect(out).toMatch(/"is_actual" is right/);
-      expect(out).toMatch(/^FAIL {2}doctor --fix: the config came only from the environment \(no --config, no BVSYNC_CONFIG, no \.\/bvsync\.config\.json\), so there is no file to write/m);
+      expect(out).toMatch(
+        /^FAIL {2}doctor --fix: the config came only from the environment \(no --config, no BVSYNC_CONFIG, no \.\/bvsync\.config\.json\), so there is no file to write/m,
+      );
       expect(code).toBe(1);
     } finally {
       empty.remove();

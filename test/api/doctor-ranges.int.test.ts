@@ -27,12 +27,15 @@ afterAll(async () => {
   dir.remove();
 });
 
-const row = (out: string, endpoint: string, param: string) => out.split('\n').find((line) => line.startsWith(`│ ${endpoint} `) && line.includes(`│ ${param} `));
+const row = (out: string, endpoint: string, param: string) =>
+  out.split('\n').find((line) => line.startsWith(`│ ${endpoint} `) && line.includes(`│ ${param} `));
 
 describe("doctor's one-day range", () => {
-  it('against an API that ignores the range names: says the range was not applied, not that its days are a zone\'s', async () => {
+  it("against an API that ignores the range names: says the range was not applied, not that its days are a zone's", async () => {
     const { code, out } = await runDoctor(ignoring, dir.path, 'ignored', {});
-    expect(out).toMatch(/^FAIL {2}ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) answers \d+ answers where the week's had \d+.*: the API did not apply the range \(start_date and end_date in the table: names it ignores\)/m);
+    expect(out).toMatch(
+      /^FAIL {2}ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) answers \d+ answers where the week's had \d+.*: the API did not apply the range \(start_date and end_date in the table: names it ignores\)/m,
+    );
     expect(out).not.toMatch(/another time zone's/);
     expect(out).not.toMatch(/^ok {4}ranges:/m);
     expect(code).toBe(1);
@@ -45,7 +48,9 @@ describe("doctor's one-day range", () => {
     try {
       sim.setKnobs({ dayZoneHours: 2 });
       const { code, out } = await runDoctor(sim, dir.path, 'east', {});
-      expect(out).toMatch(/^FAIL {2}ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) answers \d+ of \d+ answers dated outside that UTC day \(\S+T2[23]:.*, on its first and last pages\): the API's days are another time zone's/m);
+      expect(out).toMatch(
+        /^FAIL {2}ranges: a range of one day \((\d{4}-\d{2}-\d{2})\.\.\1\) answers \d+ of \d+ answers dated outside that UTC day \(\S+T2[23]:.*, on its first and last pages\): the API's days are another time zone's/m,
+      );
       expect(out).not.toMatch(/^ok {4}ranges:/m);
       expect(code).toBe(1);
     } finally {
@@ -56,7 +61,9 @@ describe("doctor's one-day range", () => {
   it("against an API whose days are another zone's: blames the zone, and keeps end_date verified", async () => {
     const { out } = await runDoctor(shifted, dir.path, 'shifted', {});
     expect(out).toMatch(/^FAIL {2}ranges: a range of one day .*the API's days are another time zone's/m);
-    expect(row(out, 'conversations (13)', 'end_date')).toMatch(/│ verified +│ .*the API reads the name, and its days are not UTC days/);
+    expect(row(out, 'conversations (13)', 'end_date')).toMatch(
+      /│ verified +│ .*the API reads the name, and its days are not UTC days/,
+    );
   }, 120_000);
 });
 
@@ -69,7 +76,8 @@ describe('doctor against an API whose answers carry no total_rows', () => {
       const { out } = await runDoctor(sim, dir.path, 'no-total', {}, '2026-11-20');
       // Newest first, the first page of the week and of its last days are the same 100 answers: start_date had been
       // "wrong ... though it holds records of" the days moved over, and the advice broke a working config.
-      for (const param of ['start_date', 'end_date']) expect(row(out, 'conversations (13)', param)).not.toMatch(/│ wrong +│/);
+      for (const param of ['start_date', 'end_date'])
+        expect(row(out, 'conversations (13)', param)).not.toMatch(/│ wrong +│/);
       expect(out).not.toMatch(/wrong: start_date/);
       // Nor is a full first page of one day, as long as the week's, taken for a range not applied.
       expect(out).toMatch(/^ok {4}ranges: a range of one day /m);

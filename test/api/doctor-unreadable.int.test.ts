@@ -27,10 +27,16 @@ describe('doctor against an API none of whose records bvsync can read', () => {
     const rows = out.split('\n').filter((line) => line.startsWith('│ conversations (13)'));
     expect(rows.length).toBeGreaterThan(5);
     expect(rows.filter((line) => /│ wrong +│/.test(line))).toEqual([]);
-    expect(rows.find((line) => /│ sort +│/.test(line))).toMatch(/│ cannot be checked │ every record of this endpoint's answers \(\d+\) failed validation/);
+    expect(rows.find((line) => /│ sort +│/.test(line))).toMatch(
+      /│ cannot be checked │ every record of this endpoint's answers \(\d+\) failed validation/,
+    );
     // The names the echo or a refusal judged keep their verdicts: they do not rest on records.
-    expect(out.split('\n').find((line) => /^│ reports\/visibility\/topics \(16\) +│ start_date /.test(line))).toMatch(/│ verified +│ info\.query echoes/);
-    expect(out).toMatch(/^FAIL {2}conversations \(13\): \d+ of \d+ records in doctor's answers failed validation .*cannot be checked until some can be read/m);
+    expect(out.split('\n').find((line) => /^│ reports\/visibility\/topics \(16\) +│ start_date /.test(line))).toMatch(
+      /│ verified +│ info\.query echoes/,
+    );
+    expect(out).toMatch(
+      /^FAIL {2}conversations \(13\): \d+ of \d+ records in doctor's answers failed validation .*cannot be checked until some can be read/m,
+    );
     expect(code).toBe(1);
   }, 120_000);
 });

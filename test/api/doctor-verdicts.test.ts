@@ -12,7 +12,11 @@ import { probeFanoutsByPhrase } from '../../src/cli/doctor/probes/fanouts.js';
 import { probeVisibilityReport } from '../../src/cli/doctor/probes/echo.js';
 
 const refused = (...details: Array<[string, string]>) =>
-  new ValidationError('GET /x: 400', { status: 400, endpoint: 'GET /x', details: details.map(([field, message]) => ({ field, message })) });
+  new ValidationError('GET /x: 400', {
+    status: 400,
+    endpoint: 'GET /x',
+    details: details.map(([field, message]) => ({ field, message })),
+  });
 
 function context(params: Record<string, string> = {}, refused?: RefusedNames) {
   const config = parseConfig({ api: { params } });
@@ -25,20 +29,32 @@ describe('doctor verdicts', () => {
   it('a later, stronger verdict wins; a weaker one never undoes it', () => {
     const { book } = context();
     book.declare(ENDPOINTS.conversations, ['topic_id']);
-    expect(book.list()[0]).toMatchObject({ verdict: 'cannot be checked', why: expect.stringContaining('no probe reached it') });
+    expect(book.list()[0]).toMatchObject({
+      verdict: 'cannot be checked',
+      why: expect.stringContaining('no probe reached it'),
+    });
     book.unchecked(ENDPOINTS.conversations, 'topic_id', 'no topic');
     book.verified(ENDPOINTS.conversations, 'topic_id', 'fewer answers');
     book.wrong(ENDPOINTS.conversations, 'topic_id', 'ignored');
     book.verified(ENDPOINTS.conversations, 'topic_id', 'later');
-    expect(book.list()).toEqual([{ endpoint: ENDPOINTS.conversations, param: 'topic_id', wire: 'topic_id', verdict: 'wrong', why: 'ignored' }]);
+    expect(book.list()).toEqual([
+      { endpoint: ENDPOINTS.conversations, param: 'topic_id', wire: 'topic_id', verdict: 'wrong', why: 'ignored' },
+    ]);
   });
 
   it('reads a 400: an unknown name is wrong, a judged value shows the name is read, a missing field asked under another name is wrong', async () => {
     const { ctx, book } = context({ page_size: 'limit' });
     const answer = await ctx.ask(ENDPOINTS.conversations, ['start_date', 'mentioned'], async () => {
-      throw refused(['start_date', 'unknown query parameter for this endpoint'], ['mentioned', 'must be true or false'], ['limit', 'must be at most 100']);
+      throw refused(
+        ['start_date', 'unknown query parameter for this endpoint'],
+        ['mentioned', 'must be true or false'],
+        ['limit', 'must be at most 100'],
+      );
     });
-    expect(answer).toEqual({ ok: false, why: expect.stringMatching(/^the API refused the request over "start_date", "mentioned", "limit"/) });
+    expect(answer).toEqual({
+      ok: false,
+      why: expect.stringMatching(/^the API refused the request over "start_date", "mentioned", "limit"/),
+    });
     expect(book.verdictOf(ENDPOINTS.conversations, 'start_date')).toBe('wrong');
     expect(book.verdictOf(ENDPOINTS.conversations, 'mentioned')).toBe('verified');
     // page_size was not in the probe's list, but every paged request sends it: the detail is read against the endpoint's parameters.
@@ -47,7 +63,10 @@ describe('doctor verdicts', () => {
     await ctx.ask(ENDPOINTS.fanoutsByPhrase, ['phrase'], async () => {
       throw refused(['text', 'is required']);
     });
-    expect(book.list().find((r) => r.param === 'phrase')).toMatchObject({ verdict: 'wrong', why: 'sent "phrase", yet the API asks for "text" (is required)' });
+    expect(book.list().find((r) => r.param === 'phrase')).toMatchObject({
+      verdict: 'wrong',
+      why: 'sent "phrase", yet the API asks for "text" (is required)',
+    });
     await ctx.ask(ENDPOINTS.fanoutsCited, ['domain'], async () => {
       throw refused(['page_url', 'send one of url and domain'], ['cited_domain', 'send one of url and domain']);
     });
@@ -83,7 +102,10 @@ describe('doctor verdicts', () => {
     accepting.book.verified(ENDPOINTS.visibility, 'include_scenarios', 'echoed');
     accepting.ctx.offerControl(ENDPOINTS.visibility, 'include_scenarios', async () => ({}));
     await accepting.ctx.tiebreak(ENDPOINTS.competitors, 'confirmed', 'maybe', async () => ({}), 'both answers alike');
-    expect(accepting.book.list().find((r) => r.param === 'confirmed')).toMatchObject({ verdict: 'cannot be checked', why: expect.stringContaining('accepts even confirmed=maybe') });
+    expect(accepting.book.list().find((r) => r.param === 'confirmed')).toMatchObject({
+      verdict: 'cannot be checked',
+      why: expect.stringContaining('accepts even confirmed=maybe'),
+    });
 
     const validating = context();
     validating.ctx.offerControl(ENDPOINTS.visibility, 'include_scenarios', async () => {
@@ -95,9 +117,15 @@ describe('doctor verdicts', () => {
     validating.book.verified(ENDPOINTS.visibility, 'include_scenarios', 'echoed');
     await validating.ctx.tiebreak(ENDPOINTS.competitors, 'confirmed', 'maybe', async () => ({}), 'both answers alike');
     expect(validating.book.verdictOf(ENDPOINTS.competitors, 'confirmed')).toBe('wrong');
-    await validating.ctx.tiebreak(ENDPOINTS.conversations, 'mentioned', 'maybe', async () => {
-      throw refused(['mentioned', 'must be true or false']);
-    }, 'every answer mentions the brand');
+    await validating.ctx.tiebreak(
+      ENDPOINTS.conversations,
+      'mentioned',
+      'maybe',
+      async () => {
+        throw refused(['mentioned', 'must be true or false']);
+      },
+      'every answer mentions the brand',
+    );
     expect(validating.book.verdictOf(ENDPOINTS.conversations, 'mentioned')).toBe('verified');
     expect(validating.ctx.requests).toBe(4);
   });
@@ -108,14 +136,29 @@ describe('doctor verdicts', () => {
     ctx.offerControl(ENDPOINTS.conversations, 'start_date', async () => {
       throw refused(['start_date', 'must be a day']);
     });
-    await ctx.tiebreak(ENDPOINTS.conversations, 'end_date', 'not-a-day', async () => ({}), 'every answer is of the window');
+    await ctx.tiebreak(
+      ENDPOINTS.conversations,
+      'end_date',
+      'not-a-day',
+      async () => ({}),
+      'every answer is of the window',
+    );
     expect(book.verdictOf(ENDPOINTS.conversations, 'end_date')).toBe('wrong');
     // Lenient about flags: no flag control ran, so a flag's name taking "maybe" is not shown wrong.
     await ctx.tiebreak(ENDPOINTS.competitors, 'confirmed', 'maybe', async () => ({}), 'both answers alike');
-    expect(book.list().find((r) => r.param === 'confirmed')).toMatchObject({ verdict: 'cannot be checked', why: expect.stringContaining('accepts even confirmed=maybe') });
+    expect(book.list().find((r) => r.param === 'confirmed')).toMatchObject({
+      verdict: 'cannot be checked',
+      why: expect.stringContaining('accepts even confirmed=maybe'),
+    });
     book.verified(ENDPOINTS.visibility, 'include_scenarios', 'echoed');
     ctx.offerControl(ENDPOINTS.visibility, 'include_scenarios', async () => ({}));
-    await ctx.tiebreak(ENDPOINTS.conversations, 'mentioned', 'maybe', async () => ({}), 'every answer mentions the brand');
+    await ctx.tiebreak(
+      ENDPOINTS.conversations,
+      'mentioned',
+      'maybe',
+      async () => ({}),
+      'every answer mentions the brand',
+    );
     expect(book.verdictOf(ENDPOINTS.conversations, 'mentioned')).toBe('cannot be checked');
   });
 
@@ -126,16 +169,24 @@ describe('doctor verdicts', () => {
     const answer = await ctx.ask(ENDPOINTS.templates, ['type'], async () => {
       calls++;
       if (calls === 1) {
-        throw new ValidationError('400', { status: 400, endpoint: 'GET /customer/v1/brands/1/templates', details: [{ field: 'page_size', message: 'unknown query parameter for this endpoint' }] });
+        throw new ValidationError('400', {
+          status: 400,
+          endpoint: 'GET /customer/v1/brands/1/templates',
+          details: [{ field: 'page_size', message: 'unknown query parameter for this endpoint' }],
+        });
       }
       return 'second answer';
     });
     expect(answer).toEqual({ ok: true, value: 'second answer' });
     expect(book.verdictOf(ENDPOINTS.templates, 'page_size')).toBe('wrong');
     expect(ctx.requests).toBe(2);
-    expect(refused.strip('/base/customer/v1/brands/1/templates?type=brief&page=1&page_size=1')).toBe('/base/customer/v1/brands/1/templates?type=brief&page=1');
+    expect(refused.strip('/base/customer/v1/brands/1/templates?type=brief&page=1&page_size=1')).toBe(
+      '/base/customer/v1/brands/1/templates?type=brief&page=1',
+    );
     expect(refused.strip('/customer/v1/brands/1/templates?page_size=1')).toBe('/customer/v1/brands/1/templates');
-    expect(refused.strip('/customer/v1/brands/1/articles?page_size=1')).toBe('/customer/v1/brands/1/articles?page_size=1');
+    expect(refused.strip('/customer/v1/brands/1/articles?page_size=1')).toBe(
+      '/customer/v1/brands/1/articles?page_size=1',
+    );
   });
 });
 
@@ -146,7 +197,12 @@ describe("doctor's phrase probe", () => {
     const book = new VerdictBook(config.api.params);
     const reads = {
       async *fanoutsByPhrase() {
-        yield { records: queries.map((query, index) => ({ id: index + 1, query })), rejects: [], info: { page: 1, page_size: 100, total_rows: queries.length }, totalRows: queries.length };
+        yield {
+          records: queries.map((query, index) => ({ id: index + 1, query })),
+          rejects: [],
+          info: { page: 1, page_size: 100, total_rows: queries.length },
+          totalRows: queries.length,
+        };
         return { pages: 1, records: queries.length };
       },
     } as unknown as EndpointReads;
@@ -164,14 +220,19 @@ describe("doctor's phrase probe", () => {
   it('verifies it when every search returned holds it', async () => {
     const { ctx, book } = answering(['best Machine for espresso', 'machine descaling']);
     await probeFanoutsByPhrase(ctx, []);
-    expect(book.list().find((r) => r.param === 'phrase')).toMatchObject({ verdict: 'verified', why: 'the 2 searches returned hold "machine"' });
+    expect(book.list().find((r) => r.param === 'phrase')).toMatchObject({
+      verdict: 'verified',
+      why: 'the 2 searches returned hold "machine"',
+    });
   });
 });
 
 describe("doctor's check of the engines bvsync learns from the visibility report", () => {
   function echoing(query: Record<string, unknown> | undefined, sync: Record<string, unknown> = {}) {
     const config = parseConfig({ sync });
-    const reads = { visibilityTopics: async () => ({ records: [], info: query ? { query } : {} }) } as unknown as EndpointReads;
+    const reads = {
+      visibilityTopics: async () => ({ records: [], info: query ? { query } : {} }),
+    } as unknown as EndpointReads;
     return new ProbeContext(reads, 1, new VerdictBook(config.api.params), probeWindows('2026-11-20'), config);
   }
   const asked = { start_date: '2026-10-22', end_date: '2026-11-20', include_scenarios: true };
@@ -179,13 +240,22 @@ describe("doctor's check of the engines bvsync learns from the visibility report
   it('fails when the echo of a request sent without engines names none, unless sync.engineBreakdown names them', async () => {
     const silent = echoing(asked);
     await probeVisibilityReport(silent);
-    expect(silent.assumptions).toEqual([{ ok: false, line: expect.stringMatching(/^engines: the visibility report's info\.query names no engines .*set sync\.engineBreakdown/) }]);
+    expect(silent.assumptions).toEqual([
+      {
+        ok: false,
+        line: expect.stringMatching(
+          /^engines: the visibility report's info\.query names no engines .*set sync\.engineBreakdown/,
+        ),
+      },
+    ]);
     const absent = echoing(undefined);
     await probeVisibilityReport(absent);
     expect(absent.assumptions[0]!.line).toContain('(it is absent)');
     const configured = echoing(asked, { engineBreakdown: ['chatgpt'] });
     await probeVisibilityReport(configured);
-    expect(configured.assumptions).toEqual([{ ok: true, line: expect.stringContaining('sync.engineBreakdown (chatgpt)') }]);
+    expect(configured.assumptions).toEqual([
+      { ok: true, line: expect.stringContaining('sync.engineBreakdown (chatgpt)') },
+    ]);
     const naming = echoing({ ...asked, engines: ['chatgpt', 'gemini'] });
     await probeVisibilityReport(naming);
     expect(naming.assumptions).toEqual([{ ok: true, line: expect.stringContaining('(chatgpt, gemini)') }]);
@@ -197,7 +267,9 @@ describe("doctor's table of endpoints", () => {
     const listed = new Set(Object.values(DECLARED));
     // Streams that read a listed endpoint through a declaration of their own, sending some of its parameters.
     const readsListed: Record<string, AnyEndpoint> = { cited_page_fanouts: DECLARED[ENDPOINTS.fanoutsCited]! };
-    const missing = [...STREAMS.values()].filter((stream) => !listed.has(stream.endpoint) && !readsListed[stream.name]).map((stream) => stream.name);
+    const missing = [...STREAMS.values()]
+      .filter((stream) => !listed.has(stream.endpoint) && !readsListed[stream.name])
+      .map((stream) => stream.name);
     expect(missing).toEqual([]);
     for (const [name, endpoint] of Object.entries(readsListed)) {
       const own = STREAMS.get(name as never)!.endpoint;
@@ -209,10 +281,14 @@ describe("doctor's table of endpoints", () => {
 
   it("names each endpoint by its path, as api.endpointParams and the table's labels do", () => {
     // Each placeholder of a path option reads as its name in braces (`statementId` -> `{statement_id}`).
-    const placeholders = new Proxy({}, { get: (_target, key) => `{${String(key).replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}}` });
+    const placeholders = new Proxy(
+      {},
+      { get: (_target, key) => `{${String(key).replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}}` },
+    );
     for (const stream of STREAMS.values()) {
       expect(stream.endpoint.path(placeholders as never).join('/'), stream.name).toBe(stream.endpoint.name);
     }
-    for (const [label, endpoint] of Object.entries(DECLARED)) expect(label).toBe(`${endpoint.name} (${/\((\d+)\)$/.exec(label)?.[1]})`);
+    for (const [label, endpoint] of Object.entries(DECLARED))
+      expect(label).toBe(`${endpoint.name} (${/\((\d+)\)$/.exec(label)?.[1]})`);
   });
 });

@@ -26,7 +26,13 @@ afterAll(() => Promise.all([sim.close(), sortIgnored.close(), oneDay.close()]));
 
 async function sortVerdict(today: string, api = sim): Promise<ParamVerdict | undefined> {
   const { params } = await runDoctor({
-    env: { BVSYNC_API_URL: api.url, BVSYNC_API_KEY: api.apiKey, BVSYNC_BRANDS: '1', REDIS_URL: TEST_REDIS_URL, BVSYNC_LOG_LEVEL: 'silent' },
+    env: {
+      BVSYNC_API_URL: api.url,
+      BVSYNC_API_KEY: api.apiKey,
+      BVSYNC_BRANDS: '1',
+      REDIS_URL: TEST_REDIS_URL,
+      BVSYNC_LOG_LEVEL: 'silent',
+    },
     today,
     report: () => {},
     reportParams: () => {},

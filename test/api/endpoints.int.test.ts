@@ -23,7 +23,9 @@ afterAll(async () => {
   await sim.close();
 });
 
-async function all<T>(pages: AsyncIterable<Page<T>>): Promise<{ records: T[]; rejects: Rejection[]; totalRows: number | undefined; pages: number }> {
+async function all<T>(
+  pages: AsyncIterable<Page<T>>,
+): Promise<{ records: T[]; rejects: Rejection[]; totalRows: number | undefined; pages: number }> {
   const records: T[] = [];
   const rejects: Rejection[] = [];
   let totalRows: number | undefined;
@@ -37,7 +39,11 @@ async function all<T>(pages: AsyncIterable<Page<T>>): Promise<{ records: T[]; re
   return { records, rejects, totalRows, pages: count };
 }
 
-function expectComplete(result: { records: Array<{ id: number }>; rejects: Rejection[]; totalRows: number | undefined }): void {
+function expectComplete(result: {
+  records: Array<{ id: number }>;
+  rejects: Rejection[];
+  totalRows: number | undefined;
+}): void {
   expect(result.rejects).toEqual([]);
   expect(result.records.length).toBeGreaterThan(0);
   expect(result.records.length).toBe(result.totalRows);
@@ -91,7 +97,11 @@ describe('every read endpoint against the simulator', () => {
     expect(report.rejects).toEqual([]);
     expect(report.records.length).toBe(report.totalRows);
     expect(report.records[0]!.scenarios?.length).toBeGreaterThan(0);
-    expect(report.info.query).toMatchObject({ start_date: RANGE.startDate, end_date: RANGE.endDate, include_scenarios: true });
+    expect(report.info.query).toMatchObject({
+      start_date: RANGE.startDate,
+      end_date: RANGE.endDate,
+      include_scenarios: true,
+    });
   });
 
   it('17 citations, with the ownership summary', async () => {
@@ -112,7 +122,9 @@ describe('every read endpoint against the simulator', () => {
   });
 
   it('19 product ranking (page size capped at 50)', async () => {
-    const result = await all(client.productRanking(1, { ...RANGE, metric: 'visibility', subject: 'brand', pageSize: 100 }));
+    const result = await all(
+      client.productRanking(1, { ...RANGE, metric: 'visibility', subject: 'brand', pageSize: 100 }),
+    );
     expectComplete(result);
     const log = sim.requestLog().filter((r) => r.path.endsWith('/products/ranking'));
     expect(log.every((r) => r.query.page_size === '50' && r.status === 200)).toBe(true);

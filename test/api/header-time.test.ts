@@ -8,9 +8,17 @@ describe('readHeaderTime: the one reader of resets and Retry-After', () => {
   it('tells the four forms apart by form and magnitude', () => {
     expect(readHeaderTime('2', NOW)).toEqual({ ms: 2000, roundingMs: 1000, form: 'delta-seconds' });
     expect(readHeaderTime('0.5', NOW)).toEqual({ ms: 500, roundingMs: 0, form: 'delta-seconds' });
-    expect(readHeaderTime(String(Math.ceil(NOW / 1000)), NOW)).toEqual({ ms: 600, roundingMs: 1000, form: 'unix-seconds' });
+    expect(readHeaderTime(String(Math.ceil(NOW / 1000)), NOW)).toEqual({
+      ms: 600,
+      roundingMs: 1000,
+      form: 'unix-seconds',
+    });
     expect(readHeaderTime(String(NOW + 250), NOW)).toEqual({ ms: 250, roundingMs: 0, form: 'unix-milliseconds' });
-    expect(readHeaderTime('Sun, 29 Nov 2026 03:00:02 GMT', NOW)).toEqual({ ms: 1600, roundingMs: 1000, form: 'http-date' });
+    expect(readHeaderTime('Sun, 29 Nov 2026 03:00:02 GMT', NOW)).toEqual({
+      ms: 1600,
+      roundingMs: 1000,
+      form: 'http-date',
+    });
     expect(readHeaderTime('Sun Nov 29 03:00:02 2026', NOW)?.ms).toBe(1600);
   });
 

@@ -19,7 +19,7 @@ describe('what a process heard on its key', () => {
     expect(heard.lastServedAt).toBe(8_000);
   });
 
-  it('starts again after a quiet while: a worker idle between runs does not carry one run\'s 429s into the next', () => {
+  it("starts again after a quiet while: a worker idle between runs does not carry one run's 429s into the next", () => {
     const heard = new KeyAnswers();
     heard.observe(limited, 1_000);
     heard.observe(limited, 2_000);

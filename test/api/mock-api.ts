@@ -29,14 +29,27 @@ export function mockApi(handler: (url: URL, headers: Record<string, string>) => 
       const reply = handler(url, (options.headers ?? {}) as Record<string, string>);
       if (reply instanceof Error) throw reply;
       const data = reply.text ?? JSON.stringify(reply.body ?? {});
-      return { statusCode: reply.status ?? 200, data, responseOptions: { headers: { 'content-type': 'application/json', ...reply.headers } } };
+      return {
+        statusCode: reply.status ?? 200,
+        data,
+        responseOptions: { headers: { 'content-type': 'application/json', ...reply.headers } },
+      };
     })
     .persist();
   return { agent, requests };
 }
 
 export function mockConfig(api: Record<string, unknown> = {}): ApiConfig {
-  return parseConfig({ api: { url: MOCK_ORIGIN, apiKey: 'bvk_unit_test_key_0001', retryBaseMs: 1, retryMaxMs: 5, requestsPerSecond: 10_000, ...api } }).api;
+  return parseConfig({
+    api: {
+      url: MOCK_ORIGIN,
+      apiKey: 'bvk_unit_test_key_0001',
+      retryBaseMs: 1,
+      retryMaxMs: 5,
+      requestsPerSecond: 10_000,
+      ...api,
+    },
+  }).api;
 }
 
 export function conversation(id: number): Record<string, unknown> {

@@ -13,7 +13,10 @@ afterEach(async () => {
 });
 
 /** A paged conversations endpoint over `rows()`, read at the moment each page is asked. */
-function pagedServer(rows: (page: number) => number[], extra: (page: number) => Partial<Record<string, unknown>> = () => ({})) {
+function pagedServer(
+  rows: (page: number) => number[],
+  extra: (page: number) => Partial<Record<string, unknown>> = () => ({}),
+) {
   return mockApi((url): MockReply => {
     const page = Number(url.searchParams.get('page'));
     const size = Number(url.searchParams.get('page_size'));
@@ -72,12 +75,17 @@ describe('paging', () => {
     expect(requests.map((u) => u.searchParams.get('page'))).toEqual(['0', '1', '2']);
   });
 
-  it('starts past the pages skipPages passes over, counted from api.firstPage (doctor reads a set\'s last page alone)', async () => {
+  it("starts past the pages skipPages passes over, counted from api.firstPage (doctor reads a set's last page alone)", async () => {
     for (const firstPage of [1, 0] as const) {
       const all = [1, 2, 3, 4, 5];
       const { agent, requests } = mockApi((url): MockReply => {
         const index = Number(url.searchParams.get('page')) - firstPage;
-        return { body: { data: all.slice(index * 2, index * 2 + 2).map(conversation), info: { page: index + firstPage, page_size: 2, total_rows: all.length } } };
+        return {
+          body: {
+            data: all.slice(index * 2, index * 2 + 2).map(conversation),
+            info: { page: index + firstPage, page_size: 2, total_rows: all.length },
+          },
+        };
       });
       client = named(createApiClient(mockConfig({ pageSize: 2, firstPage }), { dispatcher: agent }));
       const pages = client.conversations(7, { skipPages: 2 });
@@ -103,7 +111,10 @@ describe('paging', () => {
   });
 
   it('stops on a short page after full ones whatever total_rows says', async () => {
-    const { agent, requests } = pagedServer(() => [1, 2, 3, 4, 5], () => ({ total_rows: 99 }));
+    const { agent, requests } = pagedServer(
+      () => [1, 2, 3, 4, 5],
+      () => ({ total_rows: 99 }),
+    );
     client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
     const pages = await collect(client.conversations(7));
     expect(ids(pages)).toEqual([1, 2, 3, 4, 5]);
@@ -112,7 +123,7 @@ describe('paging', () => {
     expect(pages.at(-1)!.totalRows).toBe(99);
   });
 
-  it('takes a short first page that total_rows says is not all as the API\'s page size, and stops on a page of another', async () => {
+  it("takes a short first page that total_rows says is not all as the API's page size, and stops on a page of another", async () => {
     // Pages of 3 whatever is asked, none echoing its size, then a page of 4: not an API keeping to a size.
     const sizes = [3, 3, 4, 3];
     let next = 0;
@@ -132,7 +143,9 @@ describe('paging', () => {
     const cappedAt50 = (echo: (url: URL) => Record<string, unknown>) =>
       mockApi((url): MockReply => {
         const page = Number(url.searchParams.get('page'));
-        const data = Array.from({ length: Math.max(0, Math.min(50, 112 - (page - 1) * 50)) }, (_, i) => conversation((page - 1) * 50 + i));
+        const data = Array.from({ length: Math.max(0, Math.min(50, 112 - (page - 1) * 50)) }, (_, i) =>
+          conversation((page - 1) * 50 + i),
+        );
         return { body: { data, info: { page, ...echo(url) } } };
       });
     const pageSizes = async (api: ReturnType<typeof mockApi>) => {
@@ -144,13 +157,26 @@ describe('paging', () => {
     expect(await pageSizes(capped)).toEqual([50, 50, 12]);
     expect(capped.requests).toHaveLength(3);
     // Uncapped, a short first page costs one request more, answered empty.
-    const whole = mockApi((url): MockReply => ({ body: { data: Number(url.searchParams.get('page')) === 1 ? [conversation(1), conversation(2)] : [], info: {} } }));
+    const whole = mockApi(
+      (url): MockReply => ({
+        body: { data: Number(url.searchParams.get('page')) === 1 ? [conversation(1), conversation(2)] : [], info: {} },
+      }),
+    );
     expect(await pageSizes(whole)).toEqual([2]);
     expect(whole.requests).toHaveLength(2);
     // An echo of the size asked settles nothing: an API that caps its pages at 50 may repeat the 100 it was sent.
-    expect(await pageSizes(cappedAt50((url) => ({ page_size: Number(url.searchParams.get('page_size')) })))).toEqual([50, 50, 12]);
+    expect(await pageSizes(cappedAt50((url) => ({ page_size: Number(url.searchParams.get('page_size')) })))).toEqual([
+      50, 50, 12,
+    ]);
     // An echo below the size asked does: a first page short of it is the last, with no request more.
-    const echoed = mockApi((url): MockReply => ({ body: { data: Number(url.searchParams.get('page')) === 1 ? [conversation(1), conversation(2)] : [], info: { page_size: 50 } } }));
+    const echoed = mockApi(
+      (url): MockReply => ({
+        body: {
+          data: Number(url.searchParams.get('page')) === 1 ? [conversation(1), conversation(2)] : [],
+          info: { page_size: 50 },
+        },
+      }),
+    );
     expect(await pageSizes(echoed)).toEqual([2]);
     expect(echoed.requests).toHaveLength(1);
     // An echo of a smaller size it keeps to (50): 50, 50, 12, and no request after the 12.
@@ -200,7 +226,10 @@ describe('paging', () => {
 
   it('reads past a total_rows the pages have outgrown (a count cached behind its list), to the short page', async () => {
     // 7 records, total_rows stuck at 3: page 2 holds records 3 and 4, more than the count allows, so it is stale.
-    const { agent, requests } = pagedServer(() => [1, 2, 3, 4, 5, 6, 7], () => ({ total_rows: 3 }));
+    const { agent, requests } = pagedServer(
+      () => [1, 2, 3, 4, 5, 6, 7],
+      () => ({ total_rows: 3 }),
+    );
     client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
     const pages = await collect(client.conversations(7));
     expect(ids(pages)).toEqual([1, 2, 3, 4, 5, 6, 7]);
@@ -218,7 +247,9 @@ describe('paging', () => {
   });
 
   it('fails clearly when the API ignores the page parameter (wrong mapping), instead of looping', async () => {
-    const { agent } = mockApi(() => ({ body: { data: [conversation(1), conversation(2)], info: { page: 1, page_size: 2, total_rows: 6 } } }));
+    const { agent } = mockApi(() => ({
+      body: { data: [conversation(1), conversation(2)], info: { page: 1, page_size: 2, total_rows: 6 } },
+    }));
     client = named(createApiClient(mockConfig({ pageSize: 2 }), { dispatcher: agent }));
     await expect(collect(client.conversations(7))).rejects.toBeInstanceOf(PagingError);
   });
@@ -229,15 +260,26 @@ describe('paging', () => {
     await collect(client.conversations(7, { pageSize: 500 }));
     await collect(client.productRanking(7, { pageSize: 100 }));
     await collect(client.productRanking(7));
-    expect(requests.map((u) => Number(u.searchParams.get('page_size')))).toEqual([MAX_PAGE_SIZE, PRODUCT_RANKING_MAX_PAGE_SIZE, PRODUCT_RANKING_MAX_PAGE_SIZE]);
+    expect(requests.map((u) => Number(u.searchParams.get('page_size')))).toEqual([
+      MAX_PAGE_SIZE,
+      PRODUCT_RANKING_MAX_PAGE_SIZE,
+      PRODUCT_RANKING_MAX_PAGE_SIZE,
+    ]);
   });
 
   it('pages with the configured wire names', async () => {
     const { agent, requests } = mockApi((url) => {
       const page = Number(url.searchParams.get('p'));
-      return { body: { data: page === 1 ? [conversation(1), conversation(2)] : [conversation(3)], info: { page, page_size: 2, total_rows: 3 } } };
+      return {
+        body: {
+          data: page === 1 ? [conversation(1), conversation(2)] : [conversation(3)],
+          info: { page, page_size: 2, total_rows: 3 },
+        },
+      };
     });
-    client = named(createApiClient(mockConfig({ pageSize: 2, params: { page: 'p', page_size: 'per_page' } }), { dispatcher: agent }));
+    client = named(
+      createApiClient(mockConfig({ pageSize: 2, params: { page: 'p', page_size: 'per_page' } }), { dispatcher: agent }),
+    );
     const pages = await collect(client.conversations(7));
     expect(ids(pages)).toEqual([1, 2, 3]);
     expect(requests[1]!.search).toBe('?p=2&per_page=2');
@@ -246,7 +288,12 @@ describe('paging', () => {
   it('quarantines invalid records one by one and delivers the rest of the page', async () => {
     const { agent } = mockApi(() => ({
       body: {
-        data: [conversation(1), { ...conversation(2), date: 'yesterday' }, { ...conversation(3), id: 'x' }, conversation(4)],
+        data: [
+          conversation(1),
+          { ...conversation(2), date: 'yesterday' },
+          { ...conversation(3), id: 'x' },
+          conversation(4),
+        ],
         info: { page: 1, page_size: 10, total_rows: 4 },
       },
     }));
@@ -254,7 +301,10 @@ describe('paging', () => {
     const [page] = await collect(client.conversations(7));
     expect(page!.records.map((r) => r.id)).toEqual([1, 4]);
     expect(page!.rejects).toHaveLength(2);
-    expect(page!.rejects[0]).toMatchObject({ raw: { id: 2, date: 'yesterday' }, source: 'GET /customer/v1/brands/7/conversations page 1' });
+    expect(page!.rejects[0]).toMatchObject({
+      raw: { id: 2, date: 'yesterday' },
+      source: 'GET /customer/v1/brands/7/conversations page 1',
+    });
     expect(page!.rejects[0]!.issues[0]).toMatch(/^date: /);
     expect(page!.rejects[1]!.issues[0]).toMatch(/^id: /);
   });

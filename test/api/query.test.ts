@@ -6,10 +6,19 @@ const defaults = { params: {}, arrayFormat: 'repeat' as const };
 describe('buildQuery', () => {
   it('sends default names, repeats arrays, and writes booleans and dates as the spec reads them', () => {
     const query = buildQuery(
-      { start_date: new Date('2026-11-20T23:59:59Z'), end_date: '2026-11-21', engines: ['a', 'b'], mentioned: false, include_scenarios: true, page: 2 },
+      {
+        start_date: new Date('2026-11-20T23:59:59Z'),
+        end_date: '2026-11-21',
+        engines: ['a', 'b'],
+        mentioned: false,
+        include_scenarios: true,
+        page: 2,
+      },
       defaults,
     );
-    expect(query).toBe('start_date=2026-11-20&end_date=2026-11-21&engines=a&engines=b&mentioned=false&include_scenarios=true&page=2');
+    expect(query).toBe(
+      'start_date=2026-11-20&end_date=2026-11-21&engines=a&engines=b&mentioned=false&include_scenarios=true&page=2',
+    );
   });
 
   it('joins arrays with commas in comma format', () => {
@@ -18,12 +27,17 @@ describe('buildQuery', () => {
   });
 
   it('uses the configured wire names and leaves unmapped names as they are', () => {
-    const query = buildQuery({ start_date: '2026-11-01', page_size: 50, engines: ['x'] }, { params: { start_date: 'from', page_size: 'limit' }, arrayFormat: 'repeat' });
+    const query = buildQuery(
+      { start_date: '2026-11-01', page_size: 50, engines: ['x'] },
+      { params: { start_date: 'from', page_size: 'limit' }, arrayFormat: 'repeat' },
+    );
     expect(query).toBe('from=2026-11-01&limit=50&engines=x');
   });
 
   it('leaves out undefined, null and empty arrays (the spec wants at least one element)', () => {
-    expect(buildQuery({ engines: [], topic_ids: undefined, search: null, sort: 'newest' }, defaults)).toBe('sort=newest');
+    expect(buildQuery({ engines: [], topic_ids: undefined, search: null, sort: 'newest' }, defaults)).toBe(
+      'sort=newest',
+    );
   });
 
   it('percent-encodes values', () => {
@@ -35,7 +49,9 @@ describe('buildQuery', () => {
   });
 
   it('passes an ISO datetime string unchanged', () => {
-    expect(new URLSearchParams(buildQuery({ start_date: '2026-11-20T10:00:00Z' }, defaults)).get('start_date')).toBe('2026-11-20T10:00:00Z');
+    expect(new URLSearchParams(buildQuery({ start_date: '2026-11-20T10:00:00Z' }, defaults)).get('start_date')).toBe(
+      '2026-11-20T10:00:00Z',
+    );
   });
 
   it('rejects an invalid Date instead of sending NaN', () => {
@@ -45,7 +61,9 @@ describe('buildQuery', () => {
 
 describe('brandPath', () => {
   it('encodes every segment so a domain or id cannot change the path', () => {
-    expect(brandPath(7, 'citations', 'domains', 'ex ample.com/../x')).toBe('/customer/v1/brands/7/citations/domains/ex%20ample.com%2F..%2Fx');
+    expect(brandPath(7, 'citations', 'domains', 'ex ample.com/../x')).toBe(
+      '/customer/v1/brands/7/citations/domains/ex%20ample.com%2F..%2Fx',
+    );
     expect(brandPath(7, 'swot', 12)).toBe('/customer/v1/brands/7/swot/12');
   });
 

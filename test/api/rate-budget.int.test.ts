@@ -1,7 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { setMaxListeners } from 'node:events';
 import type { Redis } from 'ioredis';
-import { createMemoryRateBudget, createRedisRateBudget, keyHash, slotsFor, type RateBudget } from '../../src/api/rate-budget.js';
+import {
+  createMemoryRateBudget,
+  createRedisRateBudget,
+  keyHash,
+  slotsFor,
+  type RateBudget,
+} from '../../src/api/rate-budget.js';
 import { RedisRateGate, type GateTurn } from '../../src/api/rate-gate.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 import { redisKeys } from '../../src/redis-keys.js';
@@ -103,7 +109,9 @@ describe('Redis rate budget', () => {
     const now = (slot + 1) * slotMs - 0.5;
     const turn: GateTurn = { now, slot, allowance: 4, perSlot: 4, slotMs, spacingMs: 1_000 / 19 };
     const moments = [await a.turn(turn), await b.turn(turn), await a.turn(turn), await b.turn(turn)];
-    expect(moments.map((m) => (m.kind === 'leave' ? m.at - now : Number.NaN))).toEqual([0, 1, 2, 3].map((i) => expect.closeTo((i * 1_000) / 19, 2)));
+    expect(moments.map((m) => (m.kind === 'leave' ? m.at - now : Number.NaN))).toEqual(
+      [0, 1, 2, 3].map((i) => expect.closeTo((i * 1_000) / 19, 2)),
+    );
     expect(await a.turn(turn)).toEqual({ kind: 'slot-full' });
     // Once the key is idle past its last reservation, a request leaves when its unit is due.
     const later = { ...turn, slot: slot + 20, now: (slot + 20) * slotMs };
@@ -132,7 +140,15 @@ describe('Redis rate budget', () => {
     const gate = new RedisRateGate(redis, redisKeys(prefix), 'accepted');
     const now = Date.now();
     const second = Math.floor(now / 1000);
-    await gate.turn({ now, slot: Math.floor(now / 200), allowance: 5, perSlot: 5, slotMs: 200, spacingMs: 40, accepted: { second, count: 12 } });
+    await gate.turn({
+      now,
+      slot: Math.floor(now / 200),
+      allowance: 5,
+      perSlot: 5,
+      slotMs: 200,
+      spacingMs: 40,
+      accepted: { second, count: 12 },
+    });
     await gate.countAccepted({ second, count: 3 });
     expect(Number(await redis.get(redisKeys(prefix).rateAccepted('accepted', second)))).toBe(15);
   });
@@ -140,7 +156,12 @@ describe('Redis rate budget', () => {
   it('a request costs one Redis round trip: its turn at the gate, with the answer before it counted on the way', async () => {
     const redis = testRedis();
     connections.push(redis);
-    const budget = createRedisRateBudget({ redis, apiKey: 'bvk_budget_round_trips', prefix, requestsPerSecond: 100_000 });
+    const budget = createRedisRateBudget({
+      redis,
+      apiKey: 'bvk_budget_round_trips',
+      prefix,
+      requestsPerSecond: 100_000,
+    });
     await budget.acquire();
     let commands = 0;
     const send = redis.sendCommand.bind(redis);
@@ -176,7 +197,9 @@ describe('Redis rate budget', () => {
     };
     await expect(budget.acquire()).rejects.toThrow('Command timed out');
     await budget.acquire();
-    const counted = await Promise.all([second, second + 1].map((s) => redis.get(redisKeys(prefix).rateAccepted(keyHash(apiKey), s))));
+    const counted = await Promise.all(
+      [second, second + 1].map((s) => redis.get(redisKeys(prefix).rateAccepted(keyHash(apiKey), s))),
+    );
     expect(counted.reduce((sum, value) => sum + Number(value ?? 0), 0)).toBe(3);
   });
 
@@ -184,13 +207,25 @@ describe('Redis rate budget', () => {
     const redis = testRedis();
     const apiKey = 'bvk_budget_close';
     const warnings: string[] = [];
-    const logger = { warn: (_fields: unknown, message: string) => warnings.push(message), info: () => undefined, debug: () => undefined };
-    const budget = createRedisRateBudget({ redis, apiKey, prefix, requestsPerSecond: 100_000, logger: logger as never });
+    const logger = {
+      warn: (_fields: unknown, message: string) => warnings.push(message),
+      info: () => undefined,
+      debug: () => undefined,
+    };
+    const budget = createRedisRateBudget({
+      redis,
+      apiKey,
+      prefix,
+      requestsPerSecond: 100_000,
+      logger: logger as never,
+    });
     await budget.acquire();
     const second = Math.floor(Date.now() / 1000);
     for (let i = 0; i < 4; i++) await budget.observe({ status: 200, sentAt: Date.now() });
     await budget.close!();
-    const counted = await Promise.all([second, second + 1].map((s) => redis.get(redisKeys(prefix).rateAccepted(keyHash(apiKey), s))));
+    const counted = await Promise.all(
+      [second, second + 1].map((s) => redis.get(redisKeys(prefix).rateAccepted(keyHash(apiKey), s))),
+    );
     redis.disconnect();
     // The held answers' timer (100 ms) would have fired into the closed connection.
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -22,12 +22,32 @@ const LIMIT = 10;
 const CONFIGURED = 4 * LIMIT;
 
 const CONVENTIONS: Array<{ name: string; knobs: Partial<Knobs>; by: string }> = [
-  { name: 'X-RateLimit-Reset in seconds from now', knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'delta-seconds' }, by: 'X-RateLimit-Limit' },
-  { name: 'X-RateLimit-Reset as a Unix time in seconds', knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'unix-seconds' }, by: 'X-RateLimit-Limit' },
-  { name: 'X-RateLimit-Reset as a Unix time in milliseconds', knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'unix-milliseconds' }, by: 'X-RateLimit-Limit' },
-  { name: 'X-RateLimit-Reset as an HTTP date', knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'http-date' }, by: 'X-RateLimit-Limit' },
+  {
+    name: 'X-RateLimit-Reset in seconds from now',
+    knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'delta-seconds' },
+    by: 'X-RateLimit-Limit',
+  },
+  {
+    name: 'X-RateLimit-Reset as a Unix time in seconds',
+    knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'unix-seconds' },
+    by: 'X-RateLimit-Limit',
+  },
+  {
+    name: 'X-RateLimit-Reset as a Unix time in milliseconds',
+    knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'unix-milliseconds' },
+    by: 'X-RateLimit-Limit',
+  },
+  {
+    name: 'X-RateLimit-Reset as an HTTP date',
+    knobs: { rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'http-date' },
+    by: 'X-RateLimit-Limit',
+  },
   { name: 'RateLimit and RateLimit-Policy of draft 07', knobs: { rateLimitHeaders: 'ietf' }, by: 'RateLimit-Policy' },
-  { name: 'RateLimit and RateLimit-Policy of drafts 08+ (q, w, r, t)', knobs: { rateLimitHeaders: 'ietf-structured' }, by: 'RateLimit-Policy' },
+  {
+    name: 'RateLimit and RateLimit-Policy of drafts 08+ (q, w, r, t)',
+    knobs: { rateLimitHeaders: 'ietf-structured' },
+    by: 'RateLimit-Policy',
+  },
   {
     name: 'a token bucket whose full-refill reset is a Unix time in seconds',
     knobs: { rateLimitAlgorithm: 'token-bucket', rateLimitHeaders: 'x-ratelimit', rateLimitReset: 'unix-seconds' },
@@ -57,34 +77,53 @@ afterAll(async () => {
 });
 
 describe('each rate-header convention: the key runs at >= 0.9 x the limit the API states, with at most one 429', () => {
-  it.each(CONVENTIONS.map((convention, i) => [convention.name, convention, i] as const))('%s', async (_name, convention, i) => {
-    const testPrefix = `${prefix}-${i}`;
-    const redis = testRedis();
-    connections.push(redis);
-    const apiKey = sim.apiKey;
-    sim.setKnobs({ rateLimit: LIMIT, rateLimitHeaders: 'none', rateLimitReset: 'delta-seconds', rateLimitAlgorithm: 'fixed-window', ...convention.knobs });
-    sim.clearRequestLog();
-    const budget = createRedisRateBudget({ redis, apiKey, prefix: testPrefix, requestsPerSecond: CONFIGURED, headroom: RATE_HEADROOM, firstAnswerFirst: true });
-    const config = parseConfig({ api: { url: sim.url, apiKey, requestsPerSecond: CONFIGURED, retryBaseMs: 5, retryMaxMs: 50 } }).api;
-    const api = named(createApiClient(config, { budget, retryRateLimited: true }));
-    clients.push(api);
-    const read = async (brand: number) => {
-      for await (const page of api.conversations(brand, { startDate: TODAY, endDate: TODAY, pageSize: 10 })) void page;
-    };
-    await Promise.all([read(1), read(2)]);
+  it.each(CONVENTIONS.map((convention, i) => [convention.name, convention, i] as const))(
+    '%s',
+    async (_name, convention, i) => {
+      const testPrefix = `${prefix}-${i}`;
+      const redis = testRedis();
+      connections.push(redis);
+      const apiKey = sim.apiKey;
+      sim.setKnobs({
+        rateLimit: LIMIT,
+        rateLimitHeaders: 'none',
+        rateLimitReset: 'delta-seconds',
+        rateLimitAlgorithm: 'fixed-window',
+        ...convention.knobs,
+      });
+      sim.clearRequestLog();
+      const budget = createRedisRateBudget({
+        redis,
+        apiKey,
+        prefix: testPrefix,
+        requestsPerSecond: CONFIGURED,
+        headroom: RATE_HEADROOM,
+        firstAnswerFirst: true,
+      });
+      const config = parseConfig({
+        api: { url: sim.url, apiKey, requestsPerSecond: CONFIGURED, retryBaseMs: 5, retryMaxMs: 50 },
+      }).api;
+      const api = named(createApiClient(config, { budget, retryRateLimited: true }));
+      clients.push(api);
+      const read = async (brand: number) => {
+        for await (const page of api.conversations(brand, { startDate: TODAY, endDate: TODAY, pageSize: 10 }))
+          void page;
+      };
+      await Promise.all([read(1), read(2)]);
 
-    const log = sim.requestLog();
-    expect(log.length).toBeGreaterThanOrEqual(25);
-    expect(log.filter((r) => r.status === 429).length).toBeLessThanOrEqual(1);
-    const stored = await new RedisRateStateStore(redis, redisKeys(testPrefix), keyHash(apiKey)).inspect();
-    const state = stored!.state;
-    expect(state.stated).toMatchObject({ perSecond: LIMIT, by: convention.by });
-    const configured = paceCeiling({ requestsPerSecond: CONFIGURED, headroom: RATE_HEADROOM });
-    // The rate the key runs at once a 429's cut (if one came) is climbed back: counted in steps, not waited for.
-    const steady = rateAt(state, state.at + 10_000, ceilingFor(state, configured, RATE_HEADROOM));
-    expect(steady).toBeGreaterThanOrEqual(0.9 * LIMIT);
-    expect(steady).toBeLessThanOrEqual(LIMIT);
-  });
+      const log = sim.requestLog();
+      expect(log.length).toBeGreaterThanOrEqual(25);
+      expect(log.filter((r) => r.status === 429).length).toBeLessThanOrEqual(1);
+      const stored = await new RedisRateStateStore(redis, redisKeys(testPrefix), keyHash(apiKey)).inspect();
+      const state = stored!.state;
+      expect(state.stated).toMatchObject({ perSecond: LIMIT, by: convention.by });
+      const configured = paceCeiling({ requestsPerSecond: CONFIGURED, headroom: RATE_HEADROOM });
+      // The rate the key runs at once a 429's cut (if one came) is climbed back: counted in steps, not waited for.
+      const steady = rateAt(state, state.at + 10_000, ceilingFor(state, configured, RATE_HEADROOM));
+      expect(steady).toBeGreaterThanOrEqual(0.9 * LIMIT);
+      expect(steady).toBeLessThanOrEqual(LIMIT);
+    },
+  );
 });
 
 describe('the first answer first', () => {
@@ -92,10 +131,24 @@ describe('the first answer first', () => {
     const testPrefix = `${prefix}-first`;
     const redis = testRedis();
     connections.push(redis);
-    sim.setKnobs({ rateLimit: LIMIT, rateLimitHeaders: 'ietf', rateLimitReset: 'delta-seconds', rateLimitAlgorithm: 'fixed-window' });
+    sim.setKnobs({
+      rateLimit: LIMIT,
+      rateLimitHeaders: 'ietf',
+      rateLimitReset: 'delta-seconds',
+      rateLimitAlgorithm: 'fixed-window',
+    });
     sim.clearRequestLog();
-    const budget = createRedisRateBudget({ redis, apiKey: sim.apiKey, prefix: testPrefix, requestsPerSecond: CONFIGURED, headroom: RATE_HEADROOM, firstAnswerFirst: true });
-    const config = parseConfig({ api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: CONFIGURED, retryBaseMs: 5, retryMaxMs: 50 } }).api;
+    const budget = createRedisRateBudget({
+      redis,
+      apiKey: sim.apiKey,
+      prefix: testPrefix,
+      requestsPerSecond: CONFIGURED,
+      headroom: RATE_HEADROOM,
+      firstAnswerFirst: true,
+    });
+    const config = parseConfig({
+      api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: CONFIGURED, retryBaseMs: 5, retryMaxMs: 50 },
+    }).api;
     const api = named(createApiClient(config, { budget, retryRateLimited: true }));
     clients.push(api);
     // Eight first pages at once, as eight fetch slots start a run: at the configured 38/s, all eight left in one window.

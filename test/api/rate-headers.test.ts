@@ -9,7 +9,9 @@ describe('readRateLimitHeaders', () => {
   });
 
   it('reads the IETF draft 07 pair: RateLimit-Policy and RateLimit', () => {
-    expect(readRateLimitHeaders({ 'ratelimit-policy': '20;w=1', ratelimit: 'limit=20, remaining=5, reset=1' }, NOW)).toEqual({
+    expect(
+      readRateLimitHeaders({ 'ratelimit-policy': '20;w=1', ratelimit: 'limit=20, remaining=5, reset=1' }, NOW),
+    ).toEqual({
       policyPerSecond: 20,
       policyBy: 'RateLimit-Policy',
       limit: 20,
@@ -23,22 +25,40 @@ describe('readRateLimitHeaders', () => {
 
   it('reads the draft 08+ structured form and keeps the most restrictive policy and the fewest remaining', () => {
     const signals = readRateLimitHeaders(
-      { 'ratelimit-policy': '"burst";q=100;w=1, "minute";q=3000;w=60, "bytes";q=1000;w=1;qu="content-bytes"', ratelimit: '"burst";r=40;t=1, "minute";r=3;t=50' },
+      {
+        'ratelimit-policy': '"burst";q=100;w=1, "minute";q=3000;w=60, "bytes";q=1000;w=1;qu="content-bytes"',
+        ratelimit: '"burst";r=40;t=1, "minute";r=3;t=50',
+      },
       NOW,
     );
-    expect(signals).toEqual({ policyPerSecond: 50, policyBy: 'RateLimit-Policy', remaining: 3, resetMs: 50_000, resetRoundingMs: 1000, problems: [] });
+    expect(signals).toEqual({
+      policyPerSecond: 50,
+      policyBy: 'RateLimit-Policy',
+      remaining: 3,
+      resetMs: 50_000,
+      resetRoundingMs: 1000,
+      problems: [],
+    });
   });
 
   it('paces by policies of an hour at most: a daily quota bounds the volume, its spent window blocks through remaining', () => {
     // The day's 50,000 had paced every request at 0.58/s beside a burst of 20/s.
     const both = readRateLimitHeaders({ 'ratelimit-policy': '"burst";q=20;w=1, "day";q=50000;w=86400' }, NOW);
     expect(both).toEqual({ policyPerSecond: 20, policyBy: 'RateLimit-Policy', problems: [] });
-    const dayOnly = readRateLimitHeaders({ 'ratelimit-policy': '"day";q=50000;w=86400', ratelimit: '"day";r=0;t=600' }, NOW);
+    const dayOnly = readRateLimitHeaders(
+      { 'ratelimit-policy': '"day";q=50000;w=86400', ratelimit: '"day";r=0;t=600' },
+      NOW,
+    );
     expect(dayOnly).toEqual({ remaining: 0, resetMs: 600_000, resetRoundingMs: 1000, problems: [] });
   });
 
   it('reads the older RateLimit-Limit/-Remaining/-Reset, with policies after the limit', () => {
-    expect(readRateLimitHeaders({ 'ratelimit-limit': '10, 10;w=1, 300;w=60', 'ratelimit-remaining': '0', 'ratelimit-reset': '2' }, NOW)).toEqual({
+    expect(
+      readRateLimitHeaders(
+        { 'ratelimit-limit': '10, 10;w=1, 300;w=60', 'ratelimit-remaining': '0', 'ratelimit-reset': '2' },
+        NOW,
+      ),
+    ).toEqual({
       policyPerSecond: 5,
       policyBy: 'RateLimit-Limit',
       limit: 10,
@@ -60,21 +80,42 @@ describe('readRateLimitHeaders', () => {
       resetRoundingMs: 1000,
       problems: [],
     });
-    expect(readRateLimitHeaders({ ...base, 'x-ratelimit-reset': String(NOW / 1000 + 7) }, NOW)).toMatchObject({ resetMs: 7000, resetRoundingMs: 1000 });
-    expect(readRateLimitHeaders({ ...base, 'x-ratelimit-reset': String(NOW + 1500) }, NOW)).toMatchObject({ resetMs: 1500, resetRoundingMs: 0 });
-    expect(readRateLimitHeaders({ ...base, 'x-ratelimit-reset': new Date(NOW + 2000).toUTCString() }, NOW)).toMatchObject({ resetMs: 2000, resetRoundingMs: 1000 });
-    expect(readRateLimitHeaders({ ...base, 'ratelimit-reset': '0.25' }, NOW)).toMatchObject({ resetMs: 250, resetRoundingMs: 0 });
+    expect(readRateLimitHeaders({ ...base, 'x-ratelimit-reset': String(NOW / 1000 + 7) }, NOW)).toMatchObject({
+      resetMs: 7000,
+      resetRoundingMs: 1000,
+    });
+    expect(readRateLimitHeaders({ ...base, 'x-ratelimit-reset': String(NOW + 1500) }, NOW)).toMatchObject({
+      resetMs: 1500,
+      resetRoundingMs: 0,
+    });
+    expect(
+      readRateLimitHeaders({ ...base, 'x-ratelimit-reset': new Date(NOW + 2000).toUTCString() }, NOW),
+    ).toMatchObject({ resetMs: 2000, resetRoundingMs: 1000 });
+    expect(readRateLimitHeaders({ ...base, 'ratelimit-reset': '0.25' }, NOW)).toMatchObject({
+      resetMs: 250,
+      resetRoundingMs: 0,
+    });
     // A reset in the past is no wait.
     expect(readRateLimitHeaders({ ...base, 'x-ratelimit-reset': String(NOW / 1000 - 5) }, NOW).resetMs).toBe(0);
   });
 
-  it('reads the IETF fields\' reset= and t= in any form a reset takes', () => {
-    expect(readRateLimitHeaders({ ratelimit: `limit=10, remaining=2, reset=${NOW / 1000 + 1}` }, NOW)).toMatchObject({ limit: 10, resetMs: 1000 });
-    expect(readRateLimitHeaders({ ratelimit: `"default";r=2;t=${NOW + 400}` }, NOW)).toMatchObject({ remaining: 2, resetMs: 400, resetRoundingMs: 0 });
+  it("reads the IETF fields' reset= and t= in any form a reset takes", () => {
+    expect(readRateLimitHeaders({ ratelimit: `limit=10, remaining=2, reset=${NOW / 1000 + 1}` }, NOW)).toMatchObject({
+      limit: 10,
+      resetMs: 1000,
+    });
+    expect(readRateLimitHeaders({ ratelimit: `"default";r=2;t=${NOW + 400}` }, NOW)).toMatchObject({
+      remaining: 2,
+      resetMs: 400,
+      resetRoundingMs: 0,
+    });
   });
 
   it('prefers the standard headers over X-RateLimit-* when an API sends both', () => {
-    const signals = readRateLimitHeaders({ ratelimit: 'limit=20, remaining=4, reset=1', 'x-ratelimit-limit': '99', 'x-ratelimit-remaining': '98' }, NOW);
+    const signals = readRateLimitHeaders(
+      { ratelimit: 'limit=20, remaining=4, reset=1', 'x-ratelimit-limit': '99', 'x-ratelimit-remaining': '98' },
+      NOW,
+    );
     expect(signals).toMatchObject({ limit: 20, remaining: 4 });
   });
 
@@ -92,7 +133,12 @@ describe('readRateLimitHeaders', () => {
     expect(signals.policyPerSecond).toBeUndefined();
     expect(signals).toMatchObject({ limit: 20, resetMs: 1000 });
     expect(signals.remaining).toBeUndefined();
-    expect(signals.problems.map((p) => p.slice(0, p.indexOf(':')))).toEqual(['ratelimit-policy', 'ratelimit', 'x-ratelimit-limit', 'x-ratelimit-reset']);
+    expect(signals.problems.map((p) => p.slice(0, p.indexOf(':')))).toEqual([
+      'ratelimit-policy',
+      'ratelimit',
+      'x-ratelimit-limit',
+      'x-ratelimit-reset',
+    ]);
   });
 
   it('never trusts a policy with a zero or missing window', () => {

@@ -21,7 +21,14 @@ afterAll(async () => {
 describe('RedisRateStateStore', () => {
   it('inspect: the stored state and the time Redis keeps it, a day after the last change', async () => {
     const store = new RedisRateStateStore(redis, keys, 'inspected');
-    const state = { rate: 4.75, at: 1_700_000_000_000, phase: 'steady' as const, limit: 5, cutAt: 1_700_000_000_000, confirmed: true };
+    const state = {
+      rate: 4.75,
+      at: 1_700_000_000_000,
+      phase: 'steady' as const,
+      limit: 5,
+      cutAt: 1_700_000_000_000,
+      confirmed: true,
+    };
     expect(await store.compareAndSet(0, state)).toBe(true);
     const stored = await store.inspect();
     expect(stored?.state).toEqual(state);
@@ -32,7 +39,10 @@ describe('RedisRateStateStore', () => {
   it('keeps the rate the API stated, and forgets it when a later state holds none', async () => {
     const store = new RedisRateStateStore(redis, keys, 'stated');
     const base = { rate: 9.5, at: 1_700_000_000_000, phase: 'steady' as const, limit: 10, cutAt: 0 };
-    const stated = { ...base, stated: { perSecond: 10, by: 'X-RateLimit-Limit' as const, windowKnown: false, windowSeconds: 1 } };
+    const stated = {
+      ...base,
+      stated: { perSecond: 10, by: 'X-RateLimit-Limit' as const, windowKnown: false, windowSeconds: 1 },
+    };
     expect(await store.compareAndSet(0, stated)).toBe(true);
     expect((await store.inspect())?.state).toEqual(stated);
     expect(await store.compareAndSet(1, base)).toBe(true);

@@ -11,7 +11,13 @@ describe('read settings', () => {
     });
     const paged = readSettingsOf({ ...range, engines: ['chatgpt'] }, { params: {}, arrayFormat: 'comma' }, 0);
     expect(JSON.parse(paged)).toEqual({
-      names: { end_date: 'end_date', engines: 'engines', page: 'page', page_size: 'page_size', start_date: 'start_date' },
+      names: {
+        end_date: 'end_date',
+        engines: 'engines',
+        page: 'page',
+        page_size: 'page_size',
+        start_date: 'start_date',
+      },
       arrayFormat: 'comma',
       firstPage: 0,
     });
@@ -21,16 +27,34 @@ describe('read settings', () => {
 
   it('are text that compares equal for the same settings whatever the order of the query', () => {
     const encoding = { params: {}, arrayFormat: 'repeat' as const };
-    expect(readSettingsOf({ start_date: 'a', end_date: 'b' }, encoding)).toBe(readSettingsOf({ end_date: 'x', start_date: 'y' }, encoding));
+    expect(readSettingsOf({ start_date: 'a', end_date: 'b' }, encoding)).toBe(
+      readSettingsOf({ end_date: 'x', start_date: 'y' }, encoding),
+    );
   });
 
   it('say what the same parameters would be sent as today, endpoint names over api.params', () => {
     const recorded = readSettingsOf({ start_date: 'a', engines: ['x'] }, { params: {}, arrayFormat: 'repeat' }, 1);
     expect(readSettingsNow(recorded, api, 'tracked-urls')).toBe(recorded);
     // Which parameters a read sends is the read's: engines sent then are compared, not what api.engines sends now.
-    const now = readSettingsNow(recorded, { ...api, params: { start_date: 'since' }, endpointParams: { 'tracked-urls': { start_date: 'from' } }, arrayFormat: 'comma', firstPage: 0 }, 'tracked-urls')!;
-    expect(JSON.parse(now)).toEqual({ names: { engines: 'engines', page: 'page', page_size: 'page_size', start_date: 'from' }, arrayFormat: 'comma', firstPage: 0 });
-    expect(describeSettingsChange(recorded, now)).toBe('start_date sent as start_date, now from; arrays sent as repeat, now comma (api.arrayFormat); first page numbered 1, now 0 (api.firstPage)');
+    const now = readSettingsNow(
+      recorded,
+      {
+        ...api,
+        params: { start_date: 'since' },
+        endpointParams: { 'tracked-urls': { start_date: 'from' } },
+        arrayFormat: 'comma',
+        firstPage: 0,
+      },
+      'tracked-urls',
+    )!;
+    expect(JSON.parse(now)).toEqual({
+      names: { engines: 'engines', page: 'page', page_size: 'page_size', start_date: 'from' },
+      arrayFormat: 'comma',
+      firstPage: 0,
+    });
+    expect(describeSettingsChange(recorded, now)).toBe(
+      'start_date sent as start_date, now from; arrays sent as repeat, now comma (api.arrayFormat); first page numbered 1, now 0 (api.firstPage)',
+    );
     expect(readSettingsNow('not json', api, 'tracked-urls')).toBeUndefined();
   });
 });

@@ -34,7 +34,15 @@ afterAll(async () => {
 
 function client(api: Record<string, unknown> = {}, options: ApiClientOptions = {}): NamedClient {
   const config = parseConfig({
-    api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 2000, retryBaseMs: 5, retryMaxMs: 50, maxAttempts: 8, ...api },
+    api: {
+      url: sim.url,
+      apiKey: sim.apiKey,
+      requestsPerSecond: 2000,
+      retryBaseMs: 5,
+      retryMaxMs: 50,
+      maxAttempts: 8,
+      ...api,
+    },
   }).api;
   const made = named(createApiClient(config, options));
   clients.push(made);
@@ -45,7 +53,11 @@ function expectedIds(brand: number): number[] {
   return DAYS.flatMap((day) => sim.truth.answers(brand, day).map((a) => a.id)).sort((a, b) => a - b);
 }
 
-async function readAll(api: NamedClient, brand: number, pageSize = 100): Promise<{ ids: number[]; totals: Array<number | undefined>; rejects: number; records: Conversation[] }> {
+async function readAll(
+  api: NamedClient,
+  brand: number,
+  pageSize = 100,
+): Promise<{ ids: number[]; totals: Array<number | undefined>; rejects: number; records: Conversation[] }> {
   const ids: number[] = [];
   const totals: Array<number | undefined> = [];
   const records: Conversation[] = [];
@@ -91,7 +103,10 @@ describe('the client against a misbehaving simulator', () => {
     sim.setKnobs({ faultRate: 0.3, faultKinds: ['stall'], stallMs: 5_000 });
     const events: ApiRequestEvent[] = [];
     try {
-      const api = client({ headersTimeoutMs: 200, bodyTimeoutMs: 200, requestTimeoutMs: 500 }, { onRequest: (e) => events.push(e) });
+      const api = client(
+        { headersTimeoutMs: 200, bodyTimeoutMs: 200, requestTimeoutMs: 500 },
+        { onRequest: (e) => events.push(e) },
+      );
       const pages = api.conversations(1, { startDate: TODAY, endDate: TODAY, pageSize: 100 });
       let count = 0;
       for await (const page of pages) count += page.records.length;
@@ -140,7 +155,11 @@ describe('the client against a misbehaving simulator', () => {
       const api = client();
       // The simulator's window is one second: the second call within it (or the first, after earlier tests) is over.
       let error: unknown;
-      for (let call = 0; call < 3 && !error; call++) error = await api.competitors(1).then(() => undefined, (e: unknown) => e);
+      for (let call = 0; call < 3 && !error; call++)
+        error = await api.competitors(1).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(error).toBeInstanceOf(RateLimitedError);
       expect((error as RateLimitedError).retryAfterMs).toBeGreaterThan(500);
       expect((error as RateLimitedError).retryAfterMs).toBeLessThanOrEqual(2000);
@@ -176,20 +195,45 @@ describe('the client against a misbehaving simulator', () => {
 
 describe('a simulator with other parameter names', () => {
   let other: RunningSimulator;
-  const params = { start_date: 'from', end_date: 'to', page: 'p', page_size: 'per_page', engines: 'models', include_scenarios: 'with_scenarios' };
+  const params = {
+    start_date: 'from',
+    end_date: 'to',
+    page: 'p',
+    page_size: 'per_page',
+    engines: 'models',
+    include_scenarios: 'with_scenarios',
+  };
 
   beforeAll(async () => {
-    other = await startSimulator({ seed: 5, brands: 1, days: 3, scale: 300, today: TODAY, params, arrayFormat: 'comma' });
+    other = await startSimulator({
+      seed: 5,
+      brands: 1,
+      days: 3,
+      scale: 300,
+      today: TODAY,
+      params,
+      arrayFormat: 'comma',
+    });
   });
   afterAll(() => other.close());
 
   it('works when the client is configured with the same mapping', async () => {
-    const config = parseConfig({ api: { url: other.url, apiKey: other.apiKey, params, arrayFormat: 'comma', pageSize: 50, requestsPerSecond: 2000 } }).api;
+    const config = parseConfig({
+      api: {
+        url: other.url,
+        apiKey: other.apiKey,
+        params,
+        arrayFormat: 'comma',
+        pageSize: 50,
+        requestsPerSecond: 2000,
+      },
+    }).api;
     const api = named(createApiClient(config));
     clients.push(api);
     const engines = [...new Set(other.truth.answers(1, TODAY).map((a) => a.engine))].slice(0, 2);
     let count = 0;
-    for await (const page of api.conversations(1, { startDate: TODAY, endDate: TODAY, engines })) count += page.records.length;
+    for await (const page of api.conversations(1, { startDate: TODAY, endDate: TODAY, engines }))
+      count += page.records.length;
     const expected = other.truth.answers(1, TODAY).filter((a) => engines.includes(a.engine)).length;
     expect(count).toBe(expected);
     const report = await api.visibilityTopics(1, { startDate: TODAY, endDate: TODAY, includeScenarios: true, engines });
@@ -197,7 +241,7 @@ describe('a simulator with other parameter names', () => {
     expect(other.requestLog().at(-1)!.query).toMatchObject({ models: engines.join(',') });
   });
 
-  it('fails with the API\'s validation details when the client sends the default names', async () => {
+  it("fails with the API's validation details when the client sends the default names", async () => {
     const config = parseConfig({ api: { url: other.url, apiKey: other.apiKey, requestsPerSecond: 2000 } }).api;
     const api = named(createApiClient(config));
     clients.push(api);

@@ -27,9 +27,13 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
 
 describe('reading an answer', () => {
   it('refuses one over the limit by its Content-Length, or once it has streamed past it, naming the setting', async () => {
-    const declared = await failure(readResponseText(answer([Buffer.from('{}')], { 'content-length': String(300 * MB) }), ENDPOINT, 16 * MB));
+    const declared = await failure(
+      readResponseText(answer([Buffer.from('{}')], { 'content-length': String(300 * MB) }), ENDPOINT, 16 * MB),
+    );
     expect(declared).toBeInstanceOf(ResponseTooLargeError);
-    expect(declared.message).toBe(`${ENDPOINT}: the answer is 300.0 MB (its Content-Length), over api.maxResponseMb (16 MB); raise it if the API's answers are this large`);
+    expect(declared.message).toBe(
+      `${ENDPOINT}: the answer is 300.0 MB (its Content-Length), over api.maxResponseMb (16 MB); raise it if the API's answers are this large`,
+    );
     const chunks = Array.from({ length: 5 }, () => Buffer.alloc(MB, 0x20));
     const streamed = await failure(readResponseText(answer(chunks), ENDPOINT, 4 * MB));
     expect(streamed).toBeInstanceOf(ResponseTooLargeError);
@@ -39,19 +43,27 @@ describe('reading an answer', () => {
 
   it('reads what fits, compressed or not, and counts a compressed body once decoded too', async () => {
     const json = JSON.stringify({ data: [1, 2, 3] });
-    expect(await readResponseText(answer([Buffer.from(json.slice(0, 5)), Buffer.from(json.slice(5))]), ENDPOINT, MB)).toBe(json);
+    expect(
+      await readResponseText(answer([Buffer.from(json.slice(0, 5)), Buffer.from(json.slice(5))]), ENDPOINT, MB),
+    ).toBe(json);
     expect(await readResponseText(answer([gzipSync(json)], { 'content-encoding': 'gzip' }), ENDPOINT, MB)).toBe(json);
     // 8 MB of spaces compress to a few kB: a small download that would still not fit.
-    const bomb = await failure(readResponseText(answer([gzipSync(Buffer.alloc(8 * MB, 0x20))], { 'content-encoding': 'gzip' }), ENDPOINT, MB));
+    const bomb = await failure(
+      readResponseText(answer([gzipSync(Buffer.alloc(8 * MB, 0x20))], { 'content-encoding': 'gzip' }), ENDPOINT, MB),
+    );
     expect(bomb).toBeInstanceOf(ResponseTooLargeError);
     expect(bomb.message).toContain('once decoded (gzip)');
   });
 
   it('says so for a coding it cannot read, and retries a body that does not decode', async () => {
-    const unknown = await failure(readResponseText(answer([Buffer.from('x')], { 'content-encoding': 'zstd' }), ENDPOINT, MB));
+    const unknown = await failure(
+      readResponseText(answer([Buffer.from('x')], { 'content-encoding': 'zstd' }), ENDPOINT, MB),
+    );
     expect(unknown).toBeInstanceOf(PermanentError);
     expect(unknown.message).toContain('Content-Encoding "zstd"');
-    const broken = await failure(readResponseText(answer([Buffer.from('not gzip')], { 'content-encoding': 'gzip' }), ENDPOINT, MB));
+    const broken = await failure(
+      readResponseText(answer([Buffer.from('not gzip')], { 'content-encoding': 'gzip' }), ENDPOINT, MB),
+    );
     expect(broken).toBeInstanceOf(TransientError);
   });
 });
@@ -65,7 +77,11 @@ describe('what the client says of an answer that is not the JSON expected', () =
 
   it('a proxy page shows its content type and first characters; a redirect where it points and which setting to check', async () => {
     const replies: Array<{ status: number; text: string; headers: Record<string, string> }> = [
-      { status: 502, text: '<html>\n<head><title>502 Bad Gateway</title></head></html>', headers: { 'content-type': 'text/html' } },
+      {
+        status: 502,
+        text: '<html>\n<head><title>502 Bad Gateway</title></head></html>',
+        headers: { 'content-type': 'text/html' },
+      },
       { status: 200, text: '<html>Please log in</html>', headers: { 'content-type': 'text/html' } },
       { status: 301, text: '', headers: { location: 'https://api.example.com/v2/customer/v1/brands/7/conversations' } },
     ];
@@ -74,9 +90,18 @@ describe('what the client says of an answer that is not the JSON expected', () =
       client = named(createApiClient(mockConfig({ maxAttempts: 1 }), { dispatcher: agent }));
       const error = await failure(collect(client.conversations(7)));
       expect(requests).toHaveLength(1);
-      if (reply.status === 502) expect(error.message).toContain('HTTP 502 (text/html, 57 characters: "<html> <head><title>502 Bad Gateway</title></head></html>")');
-      if (reply.status === 200) expect(error.message).toContain('HTTP 200 with a body that is not JSON (text/html, 26 characters: "<html>Please log in</html>")');
-      if (reply.status === 301) expect(error.message).toContain('HTTP 301 to https://api.example.com/v2/customer/v1/brands/7/conversations; bvsync does not follow redirects');
+      if (reply.status === 502)
+        expect(error.message).toContain(
+          'HTTP 502 (text/html, 57 characters: "<html> <head><title>502 Bad Gateway</title></head></html>")',
+        );
+      if (reply.status === 200)
+        expect(error.message).toContain(
+          'HTTP 200 with a body that is not JSON (text/html, 26 characters: "<html>Please log in</html>")',
+        );
+      if (reply.status === 301)
+        expect(error.message).toContain(
+          'HTTP 301 to https://api.example.com/v2/customer/v1/brands/7/conversations; bvsync does not follow redirects',
+        );
       await client.close();
       client = undefined;
     }
@@ -92,13 +117,20 @@ describe('what the client says of an answer that is not the JSON expected', () =
     ];
     for (const reply of cases) {
       const { agent, requests } = mockApi(() => ({ text: reply.text, headers: { 'content-type': 'text/html' } }));
-      client = named(createApiClient(mockConfig({ maxAttempts: 5, retryBaseMs: 1, retryMaxMs: 2 }), { dispatcher: agent }));
+      client = named(
+        createApiClient(mockConfig({ maxAttempts: 5, retryBaseMs: 1, retryMaxMs: 2 }), { dispatcher: agent }),
+      );
       const error = await failure(collect(client.conversations(7)));
       // A proxy's login page had been asked five times a job attempt, four job attempts a slice: twenty requests.
       expect(requests, reply.text).toHaveLength(reply.requests);
       expect(isBadEnvelope(error), reply.text).toBe(reply.badEnvelope);
-      expect((error as TransientError).reason, reply.text).toBe(reply.text === '' ? 'empty_body' : reply.badEnvelope ? 'other_format' : 'bad_body');
-      if (reply.badEnvelope && reply.text) expect(error.message).toMatch(/; check api\.url: a proxy or another service may be answering in the API's place$/);
+      expect((error as TransientError).reason, reply.text).toBe(
+        reply.text === '' ? 'empty_body' : reply.badEnvelope ? 'other_format' : 'bad_body',
+      );
+      if (reply.badEnvelope && reply.text)
+        expect(error.message).toMatch(
+          /; check api\.url: a proxy or another service may be answering in the API's place$/,
+        );
       await client.close();
       client = undefined;
     }
@@ -129,6 +161,8 @@ describe('what the client says of an answer that is not the JSON expected', () =
 describe('the key in messages', () => {
   it('is redacted as sent and as a URL or a form would encode it', () => {
     registerSecret('bvk_secret+key/0001');
-    expect(redactSecrets('bad key bvk_secret%2Bkey%2F0001x, bvk_secret+key/0001')).toBe('bad key [REDACTED]x, [REDACTED]');
+    expect(redactSecrets('bad key bvk_secret%2Bkey%2F0001x, bvk_secret+key/0001')).toBe(
+      'bad key [REDACTED]x, [REDACTED]',
+    );
   });
 });

@@ -7,14 +7,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { createApiClient } from '../../src/api/client.js';
-import { named, } from '../support/named-client.js';
+import { named } from '../support/named-client.js';
 import { loadConfig, parseConfig } from '../../src/config/load.js';
 import type { ApiConfig } from '../../src/config/schema.js';
 import { tempDir } from '../support/tmp.js';
 import { collect } from './mock-api.js';
 
 const SECRET = 'bvk_SECRET_d1st1nct1v3_KEY_7f3a9';
-const ok = { data: [{ id: 1, date: '2026-11-20T10:00:00Z', model: 'm', has_shopping: false, mentioned: true }], info: { page: 1, page_size: 100, total_rows: 1 } };
+const ok = {
+  data: [{ id: 1, date: '2026-11-20T10:00:00Z', model: 'm', has_shopping: false, mentioned: true }],
+  info: { page: 1, page_size: 100, total_rows: 1 },
+};
 
 let server: Server;
 let url: string;
@@ -29,7 +32,14 @@ beforeAll(async () => {
       res.end(JSON.stringify(body));
     };
     // The API echoing the key back in an error message: the client must still never pass it on.
-    const echo = (code: string) => ({ error: { code, message: `key ${req.headers['x-api-key']} refused`, request_id: 'r-1', details: [{ field: 'x-api-key', message: String(req.headers['x-api-key']) }] } });
+    const echo = (code: string) => ({
+      error: {
+        code,
+        message: `key ${req.headers['x-api-key']} refused`,
+        request_id: 'r-1',
+        details: [{ field: 'x-api-key', message: String(req.headers['x-api-key']) }],
+      },
+    });
     if (brand === '1') return send(200, ok);
     if (brand === '2') return send(401, echo('unauthorized'));
     if (brand === '3') return send(403, echo('brand_access_denied'));
@@ -37,7 +47,11 @@ beforeAll(async () => {
     if (brand === '5') return; // stalls: the client times out
     if (brand === '6') return req.socket.destroy(); // a reset
     // Not the spec's envelope (`error` is a string), with the key across the 80 characters of the body an error shows.
-    if (brand === '7') return send(401, { error: 'unauthorized', message: `The API key sent with this request, ${req.headers['x-api-key']}, is not valid for this account` });
+    if (brand === '7')
+      return send(401, {
+        error: 'unauthorized',
+        message: `The API key sent with this request, ${req.headers['x-api-key']}, is not valid for this account`,
+      });
     send(404, echo('not_found'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -92,12 +106,21 @@ async function expectKeptSecret(config: ApiConfig): Promise<void> {
 
   expect(seenKeys).toEqual(new Set([SECRET]));
   expect(errors).toHaveLength(6);
-  expect(errors.map((e) => (e as { code: string }).code)).toEqual(['unauthorized', 'brand_access_denied', 'transient', 'transient', 'transient', 'unauthorized']);
+  expect(errors.map((e) => (e as { code: string }).code)).toEqual([
+    'unauthorized',
+    'brand_access_denied',
+    'transient',
+    'transient',
+    'transient',
+    'unauthorized',
+  ]);
   expect(lines.length).toBeGreaterThan(5);
   // Nor any part of it: a body cut to 80 characters before the key was masked kept the key's first 33.
   const part = SECRET.slice(0, 12);
   for (const line of lines) expect(line).not.toContain(part);
-  expect((errors[5] as Error).message).toMatch(/\(application\/json, \d+ characters: ".*The API key sent with this request, \[REDACT/);
+  expect((errors[5] as Error).message).toMatch(
+    /\(application\/json, \d+ characters: ".*The API key sent with this request, \[REDACT/,
+  );
   for (const error of errors) {
     const err = error as Error & Record<string, unknown>;
     expect(err.message).not.toContain(part);

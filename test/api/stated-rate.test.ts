@@ -17,7 +17,11 @@ describe('the rate a bare limit states, its window read from the resets', () => 
     // Reset rounded up to the next whole second reads up to ~2 s away: the rounding is taken off.
     const answers: Array<[number, Record<string, string>]> = [0, 150, 600, 950].map((at) => [
       at,
-      { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': String(Math.ceil((NOW + at + 1000) / 1000)) },
+      {
+        'x-ratelimit-limit': '10',
+        'x-ratelimit-remaining': '9',
+        'x-ratelimit-reset': String(Math.ceil((NOW + at + 1000) / 1000)),
+      },
     ]);
     expect(statedAfter(answers)).toBe(10);
   });
@@ -42,7 +46,11 @@ describe('the rate a bare limit states, its window read from the resets', () => 
       windowKnown: false,
       windowSeconds: 1,
     });
-    expect(reader.read(readRateLimitHeaders({ 'ratelimit-policy': '"default";q=20;w=1', ratelimit: '"default";r=3;t=1' }, NOW))).toEqual({
+    expect(
+      reader.read(
+        readRateLimitHeaders({ 'ratelimit-policy': '"default";q=20;w=1', ratelimit: '"default";r=3;t=1' }, NOW),
+      ),
+    ).toEqual({
       perSecond: 20,
       by: 'RateLimit-Policy',
       windowKnown: true,

@@ -39,7 +39,8 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const config = () => parseConfig({ api: { url, apiKey: 'bvk_unread_body_key_01', maxAttempts: 5, retryBaseMs: 1, retryMaxMs: 2 } }).api;
+const config = () =>
+  parseConfig({ api: { url, apiKey: 'bvk_unread_body_key_01', maxAttempts: 5, retryBaseMs: 1, retryMaxMs: 2 } }).api;
 
 describe('an error answer whose body cannot be read', () => {
   it('is a rate limit when it is a 429, with its Retry-After, asked once', async () => {

@@ -32,22 +32,41 @@ afterAll(async () => {
 describe('an API whose TLS certificate is not trusted', () => {
   it('fails the read at its first handshake, naming the certificate, not as a network error retried', async () => {
     connections = 0;
-    const client = named(createApiClient(parseConfig({ api: { url, apiKey: 'bvk_untrusted_cert_key', maxAttempts: 5, retryBaseMs: 1, retryMaxMs: 2 } }).api));
+    const client = named(
+      createApiClient(
+        parseConfig({ api: { url, apiKey: 'bvk_untrusted_cert_key', maxAttempts: 5, retryBaseMs: 1, retryMaxMs: 2 } })
+          .api,
+      ),
+    );
     const error = await collect(client.conversations(1)).catch((caught: unknown) => caught);
     await client.close();
     expect(error).toBeInstanceOf(TlsCertificateError);
-    expect((error as Error).message).toMatch(/the API's TLS certificate is not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT: .*\); check api\.url, and for a private certificate authority set NODE_EXTRA_CA_CERTS/);
+    expect((error as Error).message).toMatch(
+      /the API's TLS certificate is not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT: .*\); check api\.url, and for a private certificate authority set NODE_EXTRA_CA_CERTS/,
+    );
     expect(connections).toBe(1);
   });
 
   it('stops a backfill in its preflight: exit 2, saying so, after one handshake and no run planned', async () => {
     connections = 0;
     const result = await runBvsync(
-      ['backfill', '--from', '2026-11-19', '--to', '2026-11-20', '--today', '2026-11-20', '--config', writeCliConfig(fx)],
+      [
+        'backfill',
+        '--from',
+        '2026-11-19',
+        '--to',
+        '2026-11-20',
+        '--today',
+        '2026-11-20',
+        '--config',
+        writeCliConfig(fx),
+      ],
       cliEnv(fx, { BVSYNC_API_URL: url }),
     );
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toMatch(/^bvsync: GET \/customer\/v1\/brands\/\d+\/competitors: the API's TLS certificate is not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT.*nothing was planned or fetched$/m);
+    expect(result.stderr).toMatch(
+      /^bvsync: GET \/customer\/v1\/brands\/\d+\/competitors: the API's TLS certificate is not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT.*nothing was planned or fetched$/m,
+    );
     // The preflight's reachability check (a TCP connection) and one handshake.
     expect(connections).toBe(2);
   }, 60_000);

@@ -45,15 +45,25 @@ describe('valueFingerprint', () => {
 
   it('tells apart values whose texts differ only where a string ends (a string spelling what follows it)', () => {
     const pairs: Array<[unknown, unknown]> = [
-      [{ id: 7, tags: ['x', 'y'] }, { id: 7, tags: ['x"y'] }],
-      [{ id: 7, title: 'Hello', score: null }, { id: 7, title: 'Hello,score0' }],
+      [
+        { id: 7, tags: ['x', 'y'] },
+        { id: 7, tags: ['x"y'] },
+      ],
+      [
+        { id: 7, title: 'Hello', score: null },
+        { id: 7, title: 'Hello,score0' },
+      ],
       [['x', true], ['xt']],
       [['x', null], ['x0']],
       [['a', []], ['a[]']],
       [{ 'a"': 'b' }, { a: '"b' }],
-      [{ a: 'b', c: 1 }, { a: 'b,c', '': 1 }],
+      [
+        { a: 'b', c: 1 },
+        { a: 'b,c', '': 1 },
+      ],
     ];
-    for (const [one, other] of pairs) expect(valueFingerprint(one), JSON.stringify([one, other])).not.toBe(valueFingerprint(other));
+    for (const [one, other] of pairs)
+      expect(valueFingerprint(one), JSON.stringify([one, other])).not.toBe(valueFingerprint(other));
   });
 
   it('takes -0 as 0, as JSON writes both', () => {
@@ -65,7 +75,9 @@ describe('valueFingerprint', () => {
   });
 
   it('takes dates and big integers by their value', () => {
-    expect(valueFingerprint({ at: new Date('2026-11-19T00:00:00Z') })).not.toBe(valueFingerprint({ at: new Date('2026-11-20T00:00:00Z') }));
+    expect(valueFingerprint({ at: new Date('2026-11-19T00:00:00Z') })).not.toBe(
+      valueFingerprint({ at: new Date('2026-11-20T00:00:00Z') }),
+    );
     expect(valueFingerprint({ id: 1n })).not.toBe(valueFingerprint({ id: 2n }));
   });
 });

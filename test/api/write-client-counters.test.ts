@@ -18,7 +18,12 @@ describe('the write client reading lists for plan', () => {
     const { agent, requests } = mockApi((url) => {
       const page = Number(url.searchParams.get('page'));
       const size = Number(url.searchParams.get('page_size'));
-      return { body: { data: all.slice((page - 1) * size, page * size), info: { page: String(page), page_size: String(size), total_rows: '3' } } };
+      return {
+        body: {
+          data: all.slice((page - 1) * size, page * size),
+          info: { page: String(page), page_size: String(size), total_rows: '3' },
+        },
+      };
     });
     client = createWriteClient(mockConfig({ pageSize: 2 }), { dispatcher: agent });
     expect((await client.trackedPages(7)).map((page) => page.id)).toEqual([1, 2, 3]);
@@ -27,10 +32,14 @@ describe('the write client reading lists for plan', () => {
 
   it('reads a competitors list whose total_rows is a digit string, and still refuses one that is no count', async () => {
     let totalRows: unknown = '1';
-    const { agent } = mockApi(() => ({ body: { data: [{ id: 9, name: 'Rival', is_actual: true }], info: { total_rows: totalRows } } }));
+    const { agent } = mockApi(() => ({
+      body: { data: [{ id: 9, name: 'Rival', is_actual: true }], info: { total_rows: totalRows } },
+    }));
     client = createWriteClient(mockConfig(), { dispatcher: agent });
     expect(await client.competitors(7)).toEqual([{ id: 9, name: 'Rival', website: undefined, tracked: true }]);
     totalRows = 'many';
-    await expect(client.competitors(7)).rejects.toThrow(/GET \/customer\/v1\/brands\/7\/competitors: the answer does not match the spec: info\.total_rows/);
+    await expect(client.competitors(7)).rejects.toThrow(
+      /GET \/customer\/v1\/brands\/7\/competitors: the answer does not match the spec: info\.total_rows/,
+    );
   });
 });

@@ -22,7 +22,9 @@ describe('a write answered 204 No Content', () => {
       .persist();
     const client = createWriteClient(mockConfig({ maxAttempts: 3 }), { dispatcher: agent });
     try {
-      await expect(client.updatePersona(1, 100003, { description: 'Runs a small bakery' } as never)).resolves.toBeUndefined();
+      await expect(
+        client.updatePersona(1, 100003, { description: 'Runs a small bakery' } as never),
+      ).resolves.toBeUndefined();
       expect(patches).toBe(1);
     } finally {
       await client.close();

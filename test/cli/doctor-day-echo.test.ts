@@ -11,7 +11,15 @@ const ENDPOINT = 'reports/visibility/topics (16)';
 function judge(start: string, end: string): Record<string, string> {
   const book = new VerdictBook({});
   const ctx = new ProbeContext({} as EndpointReads, 1, book, probeWindows('2026-11-25'), parseConfig({}));
-  judgeEcho(ctx, ENDPOINT, [{ name: 'start_date', value: '2026-11-19' }, { name: 'end_date', value: '2026-11-25' }], { start_date: start, end_date: end });
+  judgeEcho(
+    ctx,
+    ENDPOINT,
+    [
+      { name: 'start_date', value: '2026-11-19' },
+      { name: 'end_date', value: '2026-11-25' },
+    ],
+    { start_date: start, end_date: end },
+  );
   return Object.fromEntries(book.list().map((row) => [row.param, `${row.verdict}: ${row.why}`]));
 }
 
@@ -34,7 +42,11 @@ describe("doctor's reading of a range echoed with times", () => {
     const zoned = judge('2026-11-19T00:00:00-05:00', '2026-11-25T23:59:59-05:00');
     expect(zoned.start_date).toMatch(/^wrong: .*, 5 h after the UTC day's start: the API's days are not UTC days/);
     expect(zoned.end_date).toMatch(/^wrong: .*, 5 h after the UTC day's end/);
-    expect(judge('2026-11-19T00:00:00+01:00', '2026-11-25T23:59:59+01:00').end_date).toMatch(/^wrong: .*1 h before the UTC day's end/);
-    expect(judge('2026-11-19', '2026-11-25T00:00:00Z').end_date).toMatch(/^cannot be checked: .*the day's first instant/);
+    expect(judge('2026-11-19T00:00:00+01:00', '2026-11-25T23:59:59+01:00').end_date).toMatch(
+      /^wrong: .*1 h before the UTC day's end/,
+    );
+    expect(judge('2026-11-19', '2026-11-25T00:00:00Z').end_date).toMatch(
+      /^cannot be checked: .*the day's first instant/,
+    );
   });
 });

@@ -19,7 +19,13 @@ function doctor(memoryLimit: string): string {
   const run = spawnSync(process.execPath, [BIN, 'doctor'], {
     cwd: tmp.path,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, REDIS_URL: TEST_REDIS_URL, BVSYNC_LOG_LEVEL: 'silent', BVSYNC_DB: join(tmp.path, 'bv.duckdb'), BVSYNC_DUCKDB_MEMORY_LIMIT: memoryLimit },
+    env: {
+      PATH: process.env.PATH,
+      REDIS_URL: TEST_REDIS_URL,
+      BVSYNC_LOG_LEVEL: 'silent',
+      BVSYNC_DB: join(tmp.path, 'bv.duckdb'),
+      BVSYNC_DUCKDB_MEMORY_LIMIT: memoryLimit,
+    },
   });
   return run.stdout + run.stderr;
 }
@@ -28,7 +34,11 @@ describe("doctor's disk check", () => {
   it('warns, naming the folder, the free space and the need, when the volume is short of what the next run may need', async () => {
     await (await openWarehouse(join(tmp.path, 'bv.work.duckdb'))).close();
     const out = doctor('100TB');
-    expect(out).toMatch(new RegExp(`warn  disk: [\\d.]+ \\w+ free on ${tmp.path}, below what the next run \\(4 days\\) may need [\\d.]+ TiB`));
+    expect(out).toMatch(
+      new RegExp(
+        `warn  disk: [\\d.]+ \\w+ free on ${tmp.path}, below what the next run \\(4 days\\) may need [\\d.]+ TiB`,
+      ),
+    );
     expect(out).toContain('point BVSYNC_DB (config "db") at it');
   });
 

@@ -3,25 +3,33 @@ import { lineDiff, mergedSettings } from '../../src/cli/doctor/config-fix.js';
 import { listedNames, nameCandidates, spellings } from '../../src/cli/doctor/name-candidates.js';
 
 describe('the names doctor tries for a wrong parameter', () => {
-  it('puts names the API listed first, then the spec\'s field names, and leaves out the name sent and names taken', () => {
+  it("puts names the API listed first, then the spec's field names, and leaves out the name sent and names taken", () => {
     const candidates = nameCandidates('confirmed', 'confirmed', new Set(['page']), ['only_confirmed', 'page']);
     expect(candidates.slice(0, 2)).toEqual(['only_confirmed', 'is_actual']);
     expect(candidates).not.toContain('confirmed');
     expect(candidates).not.toContain('page');
   });
 
-  it('tries the usual names of a range\'s ends', () => {
-    expect(nameCandidates('start_date', 'start_date', new Set())).toEqual(expect.arrayContaining(['from', 'since', 'date_from', 'startDate']));
-    expect(nameCandidates('end_date', 'start_date', new Set())).toEqual(expect.arrayContaining(['to', 'until', 'date_to', 'endDate']));
+  it("tries the usual names of a range's ends", () => {
+    expect(nameCandidates('start_date', 'start_date', new Set())).toEqual(
+      expect.arrayContaining(['from', 'since', 'date_from', 'startDate']),
+    );
+    expect(nameCandidates('end_date', 'start_date', new Set())).toEqual(
+      expect.arrayContaining(['to', 'until', 'date_to', 'endDate']),
+    );
   });
 
   it('spells a name singular and plural, with _id and _ids, in snake_case and camelCase', () => {
-    expect(spellings('competitors')).toEqual(expect.arrayContaining(['competitor', 'competitor_ids', 'competitor_id', 'competitorIds']));
+    expect(spellings('competitors')).toEqual(
+      expect.arrayContaining(['competitor', 'competitor_ids', 'competitor_id', 'competitorIds']),
+    );
     expect(spellings('topicId')).toEqual(expect.arrayContaining(['topic_id', 'topic_ids', 'topics']));
   });
 
   it('reads the names a 400 lists as known', () => {
-    expect(listedNames('unknown query parameter for this endpoint; known parameters: competitors, end_date, swot_type')).toEqual(['competitors', 'end_date', 'swot_type']);
+    expect(
+      listedNames('unknown query parameter for this endpoint; known parameters: competitors, end_date, swot_type'),
+    ).toEqual(['competitors', 'end_date', 'swot_type']);
     expect(listedNames('Unexpected parameter "kind". Allowed: ["type", "title"]')).toEqual(['type', 'title']);
     expect(listedNames('unknown query parameter for this endpoint')).toEqual([]);
   });
@@ -29,7 +37,12 @@ describe('the names doctor tries for a wrong parameter', () => {
 
 describe('doctor --fix', () => {
   it('keeps the names already set and adds those found', () => {
-    expect(mergedSettings({ params: { start_date: 'from' }, endpointParams: { swot: { end_date: 'to' } } }, { params: { confirmed: 'is_actual' }, endpointParams: { swot: { type: 'kind' } } })).toEqual({
+    expect(
+      mergedSettings(
+        { params: { start_date: 'from' }, endpointParams: { swot: { end_date: 'to' } } },
+        { params: { confirmed: 'is_actual' }, endpointParams: { swot: { type: 'kind' } } },
+      ),
+    ).toEqual({
       params: { start_date: 'from', confirmed: 'is_actual' },
       endpointParams: { swot: { end_date: 'to', type: 'kind' } },
     });

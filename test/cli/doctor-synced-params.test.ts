@@ -16,7 +16,10 @@ describe('the parameters a sync sends', () => {
   });
 
   it('follow the settings: api.engines, a stream left out, conversations by topic', async () => {
-    const sent = await syncedParams(parseConfig({ api: { engines: ['chatgpt'] }, sync: { streams: ['conversations'], conversationsByTopic: true } }), DAYS);
+    const sent = await syncedParams(
+      parseConfig({ api: { engines: ['chatgpt'] }, sync: { streams: ['conversations'], conversationsByTopic: true } }),
+      DAYS,
+    );
     expect([...sent.keys()]).toEqual(['conversations']);
     expect(sent.get('conversations')!.has('engines')).toBe(true);
     expect(sent.get('conversations')!.has('topic_id')).toBe(true);

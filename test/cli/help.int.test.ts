@@ -24,7 +24,11 @@ function help(args: string[]): Promise<{ code: number | null; stdout: string }> 
   return new Promise((resolve, reject) => {
     // No COLUMNS: commander wraps at 80 when stdout is not a terminal, so the snapshots do not depend on who runs them.
     const { COLUMNS: _columns, ...env } = process.env;
-    const child = spawn(process.execPath, [join(REPO, 'bin', 'bvsync.js'), ...args, '--help'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(REPO, 'bin', 'bvsync.js'), ...args, '--help'], {
+      cwd: REPO,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
     child.on('error', reject);
@@ -46,7 +50,9 @@ describe('the stand-ins `bvsync --help` lists', () => {
   it('list each command as the command itself does, in the same order', async () => {
     const real = (await loadCommands()).map((make) => make());
     const help = new Help();
-    expect(commands.map((entry) => [entry.name, entry.term, entry.description])).toEqual(real.map((command) => [command.name(), help.subcommandTerm(command), command.description()]));
+    expect(commands.map((entry) => [entry.name, entry.term, entry.description])).toEqual(
+      real.map((command) => [command.name(), help.subcommandTerm(command), command.description()]),
+    );
   });
 });
 

@@ -26,7 +26,12 @@ afterAll(async () => {
 });
 
 const configOf = () =>
-  parseConfig({ api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 1000 }, brands: sim.brands, db: '/tmp/unused.duckdb', redisPrefix: prefix });
+  parseConfig({
+    api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 1000 },
+    brands: sim.brands,
+    db: '/tmp/unused.duckdb',
+    redisPrefix: prefix,
+  });
 
 describe('preflight', () => {
   it('asks the brands after the first several at once, and lists them in their order', async () => {
@@ -38,8 +43,13 @@ describe('preflight', () => {
     const probes = sim.requestLog().slice(before);
     expect(probes).toHaveLength(brands.length);
     // The most requests held by the API at one moment: one after another, never more than one (150 ms each).
-    const spans = probes.map((entry) => ({ from: Date.parse(entry.time), to: Date.parse(entry.time) + entry.durationMs }));
-    const overlapping = Math.max(...spans.map((span) => spans.filter((other) => other.from <= span.from && span.from < other.to).length));
+    const spans = probes.map((entry) => ({
+      from: Date.parse(entry.time),
+      to: Date.parse(entry.time) + entry.durationMs,
+    }));
+    const overlapping = Math.max(
+      ...spans.map((span) => spans.filter((other) => other.from <= span.from && span.from < other.to).length),
+    );
     expect(overlapping).toBeGreaterThan(1);
   }, 60_000);
 
@@ -52,7 +62,10 @@ describe('preflight', () => {
     routeLogLines((text) => lines.push(text));
     const before = sim.requestLog().length;
     try {
-      await preflight(config, TEST_REDIS_URL, { brands: sim.brands.slice(0, 2), log: createLogger({ level: 'info', pretty: false }) });
+      await preflight(config, TEST_REDIS_URL, {
+        brands: sim.brands.slice(0, 2),
+        log: createLogger({ level: 'info', pretty: false }),
+      });
     } finally {
       routeLogLines(null);
     }

@@ -46,7 +46,13 @@ describe('the live progress line on a terminal', () => {
     line.show('███ 9/10 slices');
     line.printAbove('12:00:02 WARN slow\n12:00:03 INFO done');
     line.end();
-    expect(terminal.rows).toEqual(['12:00:01 INFO planned', '12:00:02 WARN slow', '12:00:03 INFO done', '███ 9/10 slices', '']);
+    expect(terminal.rows).toEqual([
+      '12:00:01 INFO planned',
+      '12:00:02 WARN slow',
+      '12:00:03 INFO done',
+      '███ 9/10 slices',
+      '',
+    ]);
   });
 
   it('is cut to the terminal width, so it never wraps', () => {
@@ -81,7 +87,9 @@ describe('the progress line and its ETA', () => {
 
   it('says until when it waits out a rate limit, where a wait of minutes had looked like a stall', () => {
     const now = Date.parse('2026-11-27T10:15:00Z');
-    expect(progressLine({ ...base, now, rateLimitedUntil: now + 600_000 })).toMatch(/ · rate limited: waiting until 10:25:00 UTC \(10m 00s\)$/);
+    expect(progressLine({ ...base, now, rateLimitedUntil: now + 600_000 })).toMatch(
+      / · rate limited: waiting until 10:25:00 UTC \(10m 00s\)$/,
+    );
     // A wait of a second or two comes and goes between two draws: not said.
     expect(progressLine({ ...base, now, rateLimitedUntil: now + 1_000 })).toBe(progressLine(base));
   });
@@ -93,7 +101,12 @@ describe('the progress line and its ETA', () => {
     const first = progressLine({ ...base, step: { ...step, planned: 141, done: 100, elapsedSeconds: 20 } });
     expect(first).toMatch(/^step 1 of 2 █+░+ 100\/141 slices · .* ETA of the step 8 s$/);
     // Step 2 has its own total and its own pace, measured from when it started (10 of 2,076 done in 5 s).
-    const second = progressLine({ ...base, planned: 2217, done: 151, step: { number: 2, of: 2, planned: 2076, done: 10, elapsedSeconds: 5, doneAtStart: 0 } });
+    const second = progressLine({
+      ...base,
+      planned: 2217,
+      done: 151,
+      step: { number: 2, of: 2, planned: 2076, done: 10, elapsedSeconds: 5, doneAtStart: 0 },
+    });
     expect(second).toContain('step 2 of 2 ');
     expect(second).toContain(' 10/2,076 slices ');
     expect(second).toContain('ETA of the step 17m 13s');

@@ -56,7 +56,9 @@ async function bvsync(args: string[], extra: Record<string, string> = {}): Promi
   return result;
 }
 
-async function rateJson(args: string[] = []): Promise<Record<string, unknown> & { learned: Record<string, unknown> | null }> {
+async function rateJson(
+  args: string[] = [],
+): Promise<Record<string, unknown> & { learned: Record<string, unknown> | null }> {
   const result = await bvsync(['rate', '--json', ...args]);
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as Record<string, unknown> & { learned: Record<string, unknown> | null };
@@ -106,26 +108,60 @@ describe('bvsync rate', () => {
     expect(text.stdout).toContain('confirmed        yes');
     expect(text.stdout).toContain(`last cut         ${cut}\n`);
     expect(text.stdout).toMatch(/expires +\S+Z \(in 23h 59m \d\ds, unless a 429 changes it first\)/);
-    expect(text.stdout).toContain('bvsync rate --reset forgets it: the next request runs at 9.5/s (the configured rate)');
-    expect(json).toMatchObject({ configured: 10, ceiling: 9.5, rateNow: 4.75, heldBackMs: 0, learned: { phase: 'steady', limit: 5, confirmed: true, lastCutAt: cut } });
+    expect(text.stdout).toContain(
+      'bvsync rate --reset forgets it: the next request runs at 9.5/s (the configured rate)',
+    );
+    expect(json).toMatchObject({
+      configured: 10,
+      ceiling: 9.5,
+      rateNow: 4.75,
+      heldBackMs: 0,
+      learned: { phase: 'steady', limit: 5, confirmed: true, lastCutAt: cut },
+    });
     const expiresInMs = Date.parse(json.learned!.expiresAt as string) - Date.now();
     expect(expiresInMs).toBeGreaterThan(DAY_MS - 60_000);
     expect(expiresInMs).toBeLessThanOrEqual(DAY_MS);
   });
 
   it('a rate the API stated: the limit, the header that stated it, and the rate the key runs at', async () => {
-    const budget = createRedisRateBudget({ redis, apiKey: API_KEY, prefix, requestsPerSecond: 40, headroom: RATE_HEADROOM });
+    const budget = createRedisRateBudget({
+      redis,
+      apiKey: API_KEY,
+      prefix,
+      requestsPerSecond: 40,
+      headroom: RATE_HEADROOM,
+    });
     const reset = String(Math.ceil(Date.now() / 1000) + 1);
-    await budget.observe({ status: 200, sentAt: Date.now(), signals: readRateLimitHeaders({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': reset }) });
+    await budget.observe({
+      status: 200,
+      sentAt: Date.now(),
+      signals: readRateLimitHeaders({
+        'x-ratelimit-limit': '10',
+        'x-ratelimit-remaining': '9',
+        'x-ratelimit-reset': reset,
+      }),
+    });
     await budget.close?.();
     const [text, json] = await Promise.all([bvsync(['rate']), rateJson()]);
-    expect(text.stdout).toContain('stated           10/s, stated by X-RateLimit-Limit (10 per 1 s, the window read from its resets)\n');
+    expect(text.stdout).toContain(
+      'stated           10/s, stated by X-RateLimit-Limit (10 per 1 s, the window read from its resets)\n',
+    );
     expect(text.stdout).toContain('in force now     9.5/s, stated by X-RateLimit-Limit\n');
-    expect(json).toMatchObject({ rateNow: 9.5, rateSource: 'stated by X-RateLimit-Limit', stated: { perSecond: 10, by: 'X-RateLimit-Limit', windowKnown: false } });
+    expect(json).toMatchObject({
+      rateNow: 9.5,
+      rateSource: 'stated by X-RateLimit-Limit',
+      stated: { perSecond: 10, by: 'X-RateLimit-Limit', windowKnown: false },
+    });
   });
 
   it('a state a 429 taught a real budget: below the ceiling, limit estimated, not confirmed', async () => {
-    const budget = createRedisRateBudget({ redis, apiKey: API_KEY, prefix, requestsPerSecond: 10, headroom: RATE_HEADROOM });
+    const budget = createRedisRateBudget({
+      redis,
+      apiKey: API_KEY,
+      prefix,
+      requestsPerSecond: 10,
+      headroom: RATE_HEADROOM,
+    });
     await budget.acquire();
     // Nothing counted as accepted: the cut is by 30 %, and the limit estimated is the rate in force, 9.5/s.
     await budget.observe({ status: 429, sentAt: Date.now() });
@@ -141,9 +177,13 @@ describe('bvsync rate', () => {
     await gate.blockFor(60_000);
     const reset = await bvsync(['rate', '--reset']);
     expect(reset.code, reset.stderr).toBe(0);
-    expect(reset.stdout).toMatch(/^removed the learned rate of the API key \(Redis prefix \S+\): 4\.75\/s in force, limit 5\/s estimated, confirmed, last cut \S+Z$/m);
+    expect(reset.stdout).toMatch(
+      /^removed the learned rate of the API key \(Redis prefix \S+\): 4\.75\/s in force, limit 5\/s estimated, confirmed, last cut \S+Z$/m,
+    );
     expect(reset.stdout).toContain('the next request runs at 9.5/s (the configured rate)');
-    expect(reset.stdout).toMatch(/the key stays held back \d+(\.\d)? s more by the API's Retry-After: --reset leaves the API's own block/);
+    expect(reset.stdout).toMatch(
+      /the key stays held back \d+(\.\d)? s more by the API's Retry-After: --reset leaves the API's own block/,
+    );
     expect(await redis.exists(keys.rateState(HASH))).toBe(0);
     expect(await gate.blockedMs()).toBeGreaterThan(0);
 
@@ -153,7 +193,13 @@ describe('bvsync rate', () => {
 
     // A budget of a run reads no state and starts afresh at the ceiling, nothing learned.
     await redis.del(keys.rateBlock(HASH));
-    const budget = createRedisRateBudget({ redis, apiKey: API_KEY, prefix, requestsPerSecond: 10, headroom: RATE_HEADROOM });
+    const budget = createRedisRateBudget({
+      redis,
+      apiKey: API_KEY,
+      prefix,
+      requestsPerSecond: 10,
+      headroom: RATE_HEADROOM,
+    });
     await budget.acquire();
     await budget.close?.();
     expect((await store.inspect())?.state).toMatchObject({ rate: 9.5, phase: 'steady', limit: 0, cutAt: 0 });
@@ -162,7 +208,11 @@ describe('bvsync rate', () => {
   it('--reset --json: one object, what was removed beside the rate now; a second reset removes nothing', async () => {
     await store.compareAndSet(0, learnedState());
     const first = await rateJson(['--reset']);
-    expect(first).toMatchObject({ rateNow: 9.5, learned: null, removed: { limit: 5, confirmed: true, phase: 'steady' } });
+    expect(first).toMatchObject({
+      rateNow: 9.5,
+      learned: null,
+      removed: { limit: 5, confirmed: true, phase: 'steady' },
+    });
     const second = await rateJson(['--reset']);
     expect(second).toMatchObject({ rateNow: 9.5, learned: null, removed: null });
     const text = await bvsync(['rate', '--reset']);
@@ -186,8 +236,15 @@ describe('bvsync status: the learned rate', () => {
     await store.compareAndSet(0, learnedState());
     const [text, json] = await Promise.all([bvsync(['status']), bvsync(['status', '--json'])]);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/^The API key runs at 4\.75\/s of its 9\.5\/s, learned from 429s and kept until \S+Z: bvsync rate --reset resets it$/m);
-    expect(JSON.parse(json.stdout).rate).toMatchObject({ configured: 10, ceiling: 9.5, rateNow: 4.75, learned: { limit: 5, confirmed: true } });
+    expect(text.stdout).toMatch(
+      /^The API key runs at 4\.75\/s of its 9\.5\/s, learned from 429s and kept until \S+Z: bvsync rate --reset resets it$/m,
+    );
+    expect(JSON.parse(json.stdout).rate).toMatchObject({
+      configured: 10,
+      ceiling: 9.5,
+      rateNow: 4.75,
+      learned: { limit: 5, confirmed: true },
+    });
   });
 
   it('no line at the configured rate; `rate` null once nothing is stored', async () => {

@@ -9,7 +9,11 @@ import { loadOpenApiDocument } from './openapi-document.js';
  */
 
 const doc = loadOpenApiDocument();
-const components = (doc.raw.components as { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[]; enum?: string[] }> }).schemas;
+const components = (
+  doc.raw.components as {
+    schemas: Record<string, { properties?: Record<string, unknown>; required?: string[]; enum?: string[] }>;
+  }
+).schemas;
 
 const RESOURCES: Record<string, z.ZodObject<z.ZodRawShape>> = {
   TrackedUrl: s.trackedUrlSchema,

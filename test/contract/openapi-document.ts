@@ -56,8 +56,12 @@ export function loadOpenApiDocument(path: string = OPENAPI_DOCUMENT): OpenApiDoc
         method,
         path: template,
         operationId: String(op.operationId),
-        query: parameters.filter((p) => p.in === 'query').map((p) => ({ name: String(p.name), required: p.required === true, schema: p.schema as Json })),
-        responses: Object.fromEntries(Object.entries(op.responses as Json).map(([status, response]) => [status, resolve(response as Json)])),
+        query: parameters
+          .filter((p) => p.in === 'query')
+          .map((p) => ({ name: String(p.name), required: p.required === true, schema: p.schema as Json })),
+        responses: Object.fromEntries(
+          Object.entries(op.responses as Json).map(([status, response]) => [status, resolve(response as Json)]),
+        ),
       });
     }
   }
@@ -99,7 +103,9 @@ export function loadOpenApiDocument(path: string = OPENAPI_DOCUMENT): OpenApiDoc
       if (!operation.responses[key]) return [`status ${status} is not declared (and there is no default)`];
       const validate = validatorFor(operation, key, isStrict);
       if (validate(body)) return [];
-      return (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+      return (validate.errors ?? []).map(
+        (e) => `${e.instancePath || '(body)'} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+      );
     },
   };
 }
@@ -129,7 +135,8 @@ function closeObjects(document: Json): Json {
   // A component that is one part of an allOf is left open: the other parts add its siblings.
   const parts = new Set<string>();
   JSON.stringify(document, (key, value: unknown) => {
-    if (key === 'allOf' && Array.isArray(value)) for (const part of value) if (typeof part?.$ref === 'string') parts.add(part.$ref);
+    if (key === 'allOf' && Array.isArray(value))
+      for (const part of value) if (typeof part?.$ref === 'string') parts.add(part.$ref);
     return value;
   });
   const schemas = (document.components as Json).schemas as Json;
@@ -147,10 +154,17 @@ function closeObjects(document: Json): Json {
       if (!insideAllOf && !('unevaluatedProperties' in schema)) schema.unevaluatedProperties = false;
     }
     for (const [key, value] of Object.entries(schema)) {
-      if (key === 'properties' && typeof value === 'object' && value !== null) for (const property of Object.values(value)) closeObject(property, false);
+      if (key === 'properties' && typeof value === 'object' && value !== null)
+        for (const property of Object.values(value)) closeObject(property, false);
       else if (key !== 'allOf') closeObject(value, false);
     }
-    if (schema.properties && typeof schema.properties === 'object' && !('additionalProperties' in schema) && !insideAllOf && !Array.isArray(schema.allOf)) {
+    if (
+      schema.properties &&
+      typeof schema.properties === 'object' &&
+      !('additionalProperties' in schema) &&
+      !insideAllOf &&
+      !Array.isArray(schema.allOf)
+    ) {
       schema.additionalProperties = false;
     }
     return schema;

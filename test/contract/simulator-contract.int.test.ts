@@ -29,7 +29,12 @@ interface Exchange {
 async function call(
   method: 'GET' | 'POST' | 'PATCH',
   path: string,
-  options: { query?: Record<string, string | number | boolean | Array<string | number>>; body?: unknown; key?: string | null; brand?: number } = {},
+  options: {
+    query?: Record<string, string | number | boolean | Array<string | number>>;
+    body?: unknown;
+    key?: string | null;
+    brand?: number;
+  } = {},
 ): Promise<Exchange> {
   const fullPath = `/customer/v1/brands/${options.brand ?? BRAND}${path}`;
   const search = new URLSearchParams();
@@ -52,11 +57,20 @@ async function call(
 /** Asserts the answer matches the document (leniently and strictly) and notes what it covered. */
 function expectConforms(exchange: Exchange, expectedStatus?: number): void {
   const { status, body, operation } = exchange;
-  if (expectedStatus !== undefined) expect(status, `${operation.operationId}: ${JSON.stringify(body).slice(0, 300)}`).toBe(expectedStatus);
+  if (expectedStatus !== undefined)
+    expect(status, `${operation.operationId}: ${JSON.stringify(body).slice(0, 300)}`).toBe(expectedStatus);
   const problems = doc.validate(operation, status, body, false);
   const unknownFields = doc.validate(operation, status, body, true);
-  expect({ operation: operation.operationId, status, problems }).toEqual({ operation: operation.operationId, status, problems: [] });
-  expect({ operation: operation.operationId, status, unknownFields }).toEqual({ operation: operation.operationId, status, unknownFields: [] });
+  expect({ operation: operation.operationId, status, problems }).toEqual({
+    operation: operation.operationId,
+    status,
+    problems: [],
+  });
+  expect({ operation: operation.operationId, status, unknownFields }).toEqual({
+    operation: operation.operationId,
+    status,
+    unknownFields: [],
+  });
   if (status >= 200 && status < 300) succeeded.add(operation.operationId);
   else errorStatuses.add(status);
 }
@@ -80,7 +94,9 @@ describe('docs/openapi.yaml', () => {
   it("declares bvsync's default query parameter names, and only those (plus the filters bvsync does not send)", () => {
     const declared = new Set(doc.operations.flatMap((op) => op.query.map((p) => p.name)));
     const notSent = new Set(['filter']); // the articles' array filter and the phrase search's filter group: names not shown
-    expect([...declared].filter((name) => !notSent.has(name) && !(DEFAULT_PARAM_NAMES as readonly string[]).includes(name))).toEqual([]);
+    expect(
+      [...declared].filter((name) => !notSent.has(name) && !(DEFAULT_PARAM_NAMES as readonly string[]).includes(name)),
+    ).toEqual([]);
     expect(DEFAULT_PARAM_NAMES.filter((name) => !declared.has(name))).toEqual([]);
   });
 });
@@ -90,34 +106,78 @@ describe('the simulator answers as docs/openapi.yaml says', () => {
     const world = sim.truth.world(BRAND);
     const range = { start_date: DAY, end_date: DAY };
     const paging = { page: 1, page_size: 100 };
-    const tracked = await call('GET', '/tracked-urls', { query: { ...range, ...paging, sort: 'citations', order: 'desc' } });
+    const tracked = await call('GET', '/tracked-urls', {
+      query: { ...range, ...paging, sort: 'citations', order: 'desc' },
+    });
     expectConforms(tracked, 200);
     const cited = (tracked.body.data as Array<{ url: string; citations: number }>).find((page) => page.citations > 0);
     expect(cited, 'a tracked page cited on the day').toBeDefined();
     const domain = new URL(cited!.url).hostname.replace(/^www\./, '');
 
-    expectConforms(await call('GET', '/tracked-urls', { query: { ...range, group_id: world.groups[0]!.id, search: 'a', page: 1, page_size: 3 } }), 200);
+    expectConforms(
+      await call('GET', '/tracked-urls', {
+        query: { ...range, group_id: world.groups[0]!.id, search: 'a', page: 1, page_size: 3 },
+      }),
+      200,
+    );
     expectConforms(await call('GET', '/competitors', { query: { confirmed: false } }), 200);
     expectConforms(await call('GET', '/competitors'), 200);
     expectConforms(await call('GET', '/templates', { query: paging }), 200);
     expectConforms(await call('GET', '/templates', { brand: 2, query: { type: 'brief', page: 1, page_size: 2 } }), 200);
     expectConforms(await call('GET', '/articles', { query: paging }), 200);
-    expectConforms(await call('GET', '/articles', { query: { filter: ['draft', 'published'], page: 2, page_size: 2 } }), 200);
+    expectConforms(
+      await call('GET', '/articles', { query: { filter: ['draft', 'published'], page: 2, page_size: 2 } }),
+      200,
+    );
     expectConforms(await call('GET', '/content-analyses', { query: paging }), 200);
     expectConforms(await call('GET', '/conversations', { query: { ...range, ...paging } }), 200);
-    expectConforms(await call('GET', '/conversations', { query: { ...range, mentioned: true, sort: 'oldest', page: 2, page_size: 5 } }), 200);
+    expectConforms(
+      await call('GET', '/conversations', {
+        query: { ...range, mentioned: true, sort: 'oldest', page: 2, page_size: 5 },
+      }),
+      200,
+    );
     expectConforms(await call('GET', '/fanouts/by-phrase', { query: { phrase: world.phrases[0]!, ...paging } }), 200);
     expectConforms(await call('GET', '/fanouts/cited', { query: { ...range, domain, ...paging } }), 200);
     expectConforms(await call('GET', '/fanouts/cited', { query: { ...range, url: cited!.url, ...paging } }), 200);
-    expectConforms(await call('GET', '/reports/visibility/topics', { query: { ...range, include_scenarios: true } }), 200);
-    expectConforms(await call('GET', '/reports/visibility/topics', { query: { start_date: '2026-11-16', end_date: DAY } }), 200);
-    const citations = await call('GET', '/reports/citations', { query: { ...range, period: 'day', domains: [domain] } });
+    expectConforms(
+      await call('GET', '/reports/visibility/topics', { query: { ...range, include_scenarios: true } }),
+      200,
+    );
+    expectConforms(
+      await call('GET', '/reports/visibility/topics', { query: { start_date: '2026-11-16', end_date: DAY } }),
+      200,
+    );
+    const citations = await call('GET', '/reports/citations', {
+      query: { ...range, period: 'day', domains: [domain] },
+    });
     expectConforms(citations, 200);
     expect((citations.body.data as Array<{ domain?: string }>).some((row) => row.domain === domain)).toBe(true);
-    expectConforms(await call('GET', '/reports/citations', { query: { start_date: '2026-11-02', end_date: DAY, period: 'week', ownership: ['first_party', 'other'], sentiment: ['positive'] } }), 200);
+    expectConforms(
+      await call('GET', '/reports/citations', {
+        query: {
+          start_date: '2026-11-02',
+          end_date: DAY,
+          period: 'week',
+          ownership: ['first_party', 'other'],
+          sentiment: ['positive'],
+        },
+      }),
+      200,
+    );
     expectConforms(await call('GET', `/citations/domains/${domain}`, { query: range }), 200);
-    expectConforms(await call('GET', '/products/ranking', { query: { ...range, metric: 'recommendation', subject: 'brand', order: 'desc', page: 1, page_size: 50 } }), 200);
-    expectConforms(await call('GET', '/products/ranking', { query: { start_date: '2026-11-16', end_date: DAY, subject: 'competitor', order: 'asc' } }), 200);
+    expectConforms(
+      await call('GET', '/products/ranking', {
+        query: { ...range, metric: 'recommendation', subject: 'brand', order: 'desc', page: 1, page_size: 50 },
+      }),
+      200,
+    );
+    expectConforms(
+      await call('GET', '/products/ranking', {
+        query: { start_date: '2026-11-16', end_date: DAY, subject: 'competitor', order: 'asc' },
+      }),
+      200,
+    );
     expectConforms(await call('GET', `/swot/${world.swotStatements[0]!.id}`, { query: { ...range, ...paging } }), 200);
   });
 
@@ -175,7 +235,10 @@ describe('the simulator answers as docs/openapi.yaml says', () => {
         .replace('{statement_id}', String(world.swotStatements[0]!.id));
       const exchange = await call('GET', path, { query });
       // A domain with no citation in the range is a 404 by the spec; anything else must be a 2xx.
-      expect([200, ...(operation.operationId === 'domainDetail' ? [404] : [])], `${operation.operationId}: ${JSON.stringify(exchange.body).slice(0, 400)}`).toContain(exchange.status);
+      expect(
+        [200, ...(operation.operationId === 'domainDetail' ? [404] : [])],
+        `${operation.operationId}: ${JSON.stringify(exchange.body).slice(0, 400)}`,
+      ).toContain(exchange.status);
       expectConforms(exchange);
     }
   });
@@ -189,21 +252,37 @@ describe('the simulator answers as docs/openapi.yaml says', () => {
     expectConforms(trackDry, 200);
     expect(trackDry.body.info).toMatchObject({ dry_run: true, written: 0, rejected: 1 });
     const track = await call('POST', '/tracked-urls', {
-      body: { urls: [{ url: 'https://contract.example.org/b', title: 'B' }, { url: existing.url }], group_id: world.groups[0]!.id },
+      body: {
+        urls: [{ url: 'https://contract.example.org/b', title: 'B' }, { url: existing.url }],
+        group_id: world.groups[0]!.id,
+      },
     });
     expectConforms(track, 200);
     expect(track.body.rejected).toEqual([expect.objectContaining({ index: 1, code: 'conflict' })]);
-    const missingGroup = await call('POST', '/tracked-urls', { body: { urls: [{ url: 'https://contract.example.org/c' }], group_id: 999_999 } });
+    const missingGroup = await call('POST', '/tracked-urls', {
+      body: { urls: [{ url: 'https://contract.example.org/c' }], group_id: 999_999 },
+    });
     expectConforms(missingGroup, 200);
     expect(missingGroup.body.rejected[0].code).toBe('not_found');
 
     const created = track.body.data[0] as { id: number };
-    expectConforms(await call('PATCH', `/tracked-urls/${created.id}`, { body: { title: 'Renamed', group_id: null } }), 200);
+    expectConforms(
+      await call('PATCH', `/tracked-urls/${created.id}`, { body: { title: 'Renamed', group_id: null } }),
+      200,
+    );
 
     const topics = await call('POST', '/topics', {
       body: {
         topics: [
-          { name: 'Contract topic', type: 'prompter', language: 'english', status: 'active', answer_engines: [], persona_id: world.personas[0]!.id, scenarios: ['one', 'two'] },
+          {
+            name: 'Contract topic',
+            type: 'prompter',
+            language: 'english',
+            status: 'active',
+            answer_engines: [],
+            persona_id: world.personas[0]!.id,
+            scenarios: ['one', 'two'],
+          },
           { name: world.topics[0]!.name, type: world.topics[0]!.type, language: world.topics[0]!.language },
           { name: 'Over the plan 1' },
           { name: 'Over the plan 2' },
@@ -211,7 +290,9 @@ describe('the simulator answers as docs/openapi.yaml says', () => {
       },
     });
     expectConforms(topics, 200);
-    expect((topics.body.rejected as Array<{ code: string }>).map((r) => r.code)).toEqual(expect.arrayContaining(['conflict', 'plan_limit_reached']));
+    expect((topics.body.rejected as Array<{ code: string }>).map((r) => r.code)).toEqual(
+      expect.arrayContaining(['conflict', 'plan_limit_reached']),
+    );
     expectConforms(await call('POST', '/topics', { body: { topics: [{ name: 'Dry topic' }], dry_run: true } }), 200);
 
     const deleted = world.topics.find((topic) => topic.deleted)!;
@@ -220,14 +301,33 @@ describe('the simulator answers as docs/openapi.yaml says', () => {
 
     const suggestion = world.competitors.find((c) => !c.is_actual)!;
     const competitors = await call('POST', '/competitors', {
-      body: { competitors: [{ name: suggestion.name.toUpperCase(), website: suggestion.website }, { name: 'Contract Rival', website: 'rival.example' }, { name: world.competitors.find((c) => c.is_actual)!.name }] },
+      body: {
+        competitors: [
+          { name: suggestion.name.toUpperCase(), website: suggestion.website },
+          { name: 'Contract Rival', website: 'rival.example' },
+          { name: world.competitors.find((c) => c.is_actual)!.name },
+        ],
+      },
     });
     expectConforms(competitors, 200);
     expect(competitors.body.info).toMatchObject({ written: 2, rejected: 1 });
-    expectConforms(await call('POST', '/competitors', { body: { competitors: [{ name: 'Dry Rival', website: 'dry.example' }], dry_run: true } }), 200);
+    expectConforms(
+      await call('POST', '/competitors', {
+        body: { competitors: [{ name: 'Dry Rival', website: 'dry.example' }], dry_run: true },
+      }),
+      200,
+    );
 
-    expectConforms(await call('PATCH', `/personas/${world.personas[0]!.id}`, { body: { city: 'Lyon', properties: { goals: { main: 'x' } } } }), 200);
-    expectConforms(await call('PATCH', `/tags/${world.tags[0]!.id}`, { body: { name: 'Renamed tag', color: '#12ab34' } }), 200);
+    expectConforms(
+      await call('PATCH', `/personas/${world.personas[0]!.id}`, {
+        body: { city: 'Lyon', properties: { goals: { main: 'x' } } },
+      }),
+      200,
+    );
+    expectConforms(
+      await call('PATCH', `/tags/${world.tags[0]!.id}`, { body: { name: 'Renamed tag', color: '#12ab34' } }),
+      200,
+    );
   });
 
   it('error envelopes: 400, 401, 403, 404, 409 and 429', async () => {
@@ -240,7 +340,10 @@ describe('the simulator answers as docs/openapi.yaml says', () => {
     expectConforms(await call('GET', '/conversations', { key: null }), 401);
     expectConforms(await call('GET', '/conversations', { key: 'bvk_wrong' }), 401);
     expectConforms(await call('GET', '/conversations', { brand: sim.forbiddenBrand }), 403);
-    expectConforms(await call('GET', '/citations/domains/never-cited.example', { query: { start_date: DAY, end_date: DAY } }), 404);
+    expectConforms(
+      await call('GET', '/citations/domains/never-cited.example', { query: { start_date: DAY, end_date: DAY } }),
+      404,
+    );
     expectConforms(await call('PATCH', '/tracked-urls/999999999', { body: { title: 'x' } }), 404);
     expectConforms(await call('GET', '/swot/999999999'), 404);
     sim.setKnobs({ rateLimit: 1, retryAfterSeconds: 1 });

@@ -11,20 +11,38 @@ import { workerCommand } from '../../src/cli/worker.js';
  */
 
 const DIR = join(import.meta.dirname, '..', '..', 'deploy', 'kubernetes');
-type Manifest = { apiVersion: string; kind: string; metadata: { name: string }; spec?: any; data?: Record<string, string> };
+type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  spec?: any;
+  data?: Record<string, string>;
+};
 
-const files = readdirSync(DIR).filter((name) => /\.ya?ml$/.test(name)).sort();
+const files = readdirSync(DIR)
+  .filter((name) => /\.ya?ml$/.test(name))
+  .sort();
 const manifests = new Map<string, Manifest[]>(
-  files.map((name) => [name, parseAllDocuments(readFileSync(join(DIR, name), 'utf8')).map((document) => document.toJS() as Manifest)]),
+  files.map((name) => [
+    name,
+    parseAllDocuments(readFileSync(join(DIR, name), 'utf8')).map((document) => document.toJS() as Manifest),
+  ]),
 );
-const all = [...manifests.entries()].filter(([name]) => name !== 'kustomization.yaml').flatMap(([, documents]) => documents);
+const all = [...manifests.entries()]
+  .filter(([name]) => name !== 'kustomization.yaml')
+  .flatMap(([, documents]) => documents);
 const byName = (kind: string, name: string): Manifest => all.find((m) => m.kind === kind && m.metadata.name === name)!;
 const env = byName('ConfigMap', 'bvsync-env').data!;
 const workloads = all.filter((m) => ['StatefulSet', 'Deployment'].includes(m.kind));
 
 /** The kubernetes-models class of a manifest's kind: `apps/v1` StatefulSet from `kubernetes-models/apps/v1`. */
 async function validate(manifest: Manifest): Promise<void> {
-  const models = (await import(`kubernetes-models/${manifest.apiVersion}`)) as Record<string, new (value: unknown) => { validate(): void }>;
+  const models = (await import(`kubernetes-models/${manifest.apiVersion}`)) as Record<
+    string,
+    new (
+      value: unknown,
+    ) => { validate(): void }
+  >;
   const Model = models[manifest.kind];
   if (!Model) throw new Error(`kubernetes-models has no ${manifest.apiVersion} ${manifest.kind}`);
   new Model(manifest).validate();
@@ -33,7 +51,9 @@ async function validate(manifest: Manifest): Promise<void> {
 describe('deploy/kubernetes', () => {
   it('the kustomization lists every manifest of the folder, and nothing else', () => {
     const [kustomization] = manifests.get('kustomization.yaml')!;
-    expect((kustomization as unknown as { resources: string[] }).resources.sort()).toEqual(files.filter((name) => name !== 'kustomization.yaml'));
+    expect((kustomization as unknown as { resources: string[] }).resources.sort()).toEqual(
+      files.filter((name) => name !== 'kustomization.yaml'),
+    );
   });
 
   it('every manifest validates against the Kubernetes schemas', async () => {
@@ -48,7 +68,8 @@ describe('deploy/kubernetes', () => {
   });
 
   it('each workload selects its own pods', () => {
-    for (const workload of workloads) expect(workload.spec.template.metadata.labels).toMatchObject(workload.spec.selector.matchLabels);
+    for (const workload of workloads)
+      expect(workload.spec.template.metadata.labels).toMatchObject(workload.spec.selector.matchLabels);
     const service = byName('Service', 'bvsync-writer');
     expect(byName('StatefulSet', 'bvsync-writer').spec.template.metadata.labels).toMatchObject(service.spec.selector);
   });
@@ -57,12 +78,16 @@ describe('deploy/kubernetes', () => {
     const writer = byName('StatefulSet', 'bvsync-writer').spec;
     expect(writer.replicas).toBe(1);
     const [claim] = writer.volumeClaimTemplates;
-    const mount = writer.template.spec.containers[0].volumeMounts.find((m: { name: string }) => m.name === claim.metadata.name);
+    const mount = writer.template.spec.containers[0].volumeMounts.find(
+      (m: { name: string }) => m.name === claim.metadata.name,
+    );
     expect(env.BVSYNC_DB!.startsWith(`${mount.mountPath}/`)).toBe(true);
     const fetcher = byName('Deployment', 'bvsync-fetcher').spec.template.spec;
     expect(fetcher.containers[0].args).toEqual(['worker', '--fetch-only', '--metrics-port', '9464']);
     expect(workerCommand().options.map((option) => option.long)).toContain('--fetch-only');
-    expect(fetcher.containers[0].volumeMounts.map((m: { mountPath: string }) => m.mountPath)).not.toContain(mount.mountPath);
+    expect(fetcher.containers[0].volumeMounts.map((m: { mountPath: string }) => m.mountPath)).not.toContain(
+      mount.mountPath,
+    );
   });
 
   it('the workers are probed on /healthz and /readyz of the port their --metrics-port opens', () => {
@@ -86,7 +111,12 @@ describe('deploy/kubernetes', () => {
       expect(secrets.secret.secretName).toBe('bvsync-secrets');
       // 0440 with fsGroup: bvsync's own group, so src/config/secret-file.ts has no warning.
       expect(secrets.secret.defaultMode).toBe(0o440);
-      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 });
+      expect(pod.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: 1000,
+        runAsGroup: 1000,
+        fsGroup: 1000,
+      });
       const mount = pod.containers[0].volumeMounts.find((m: { name: string }) => m.name === secrets.name);
       expect(mount.readOnly).toBe(true);
       expect(env.BVSYNC_API_KEY_FILE).toBe(`${mount.mountPath}/api-key`);

@@ -1,7 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, engineFixture, runBvsync, spawnBvsync, writeCliConfig, type CliProcess, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  runBvsync,
+  spawnBvsync,
+  writeCliConfig,
+  type CliProcess,
+  type EngineFixture,
+} from '../support/engine.js';
 import { freePort } from '../support/free-port.js';
 import { startProgram, untilAnswers, type Program } from '../support/program.js';
 import { toolsSkipReason } from '../support/prometheus-tools.js';
@@ -28,7 +36,9 @@ let prometheusUrl: string;
 
 async function query(expression: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
   const response = await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(expression)}`);
-  return ((await response.json()) as { data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } }).data.result;
+  return (
+    (await response.json()) as { data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } }
+  ).data.result;
 }
 
 describe.skipIf(skipReason !== undefined)('a failed run, alerted through Prometheus and Alertmanager', () => {
@@ -61,7 +71,10 @@ describe.skipIf(skipReason !== undefined)('a failed run, alerted through Prometh
     await untilAnswers(`http://127.0.0.1:${alertmanagerPort}/-/ready`, 'Alertmanager', alertmanager);
 
     // The worker also has a webhook of its own: the writer that finalizes a run is the one that tells of it.
-    const workerConfig = writeCliConfig(fx, { sync: { startDate: '2026-11-19' }, notify: { webhooks: [{ url: `${receiver.url}/notify`, events: ['run_failed'] }] } });
+    const workerConfig = writeCliConfig(fx, {
+      sync: { startDate: '2026-11-19' },
+      notify: { webhooks: [{ url: `${receiver.url}/notify`, events: ['run_failed'] }] },
+    });
     worker = spawnBvsync(['worker', '--metrics-port', String(metricsPort), '--config', workerConfig], cliEnv(fx));
     await worker.waitFor(/holding the DuckDB writer lease/, 60_000);
 
@@ -92,7 +105,12 @@ describe.skipIf(skipReason !== undefined)('a failed run, alerted through Prometh
     ]);
     await untilAnswers(`${prometheusUrl}/-/ready`, 'Prometheus', prometheus);
     // The failed-runs counter is scraped at 0 first: the rule's increase() needs a sample from before the failure.
-    await until('Prometheus to have scraped the worker\'s runs counter', async () => (await query('bvsync_runs_finished_total{status="failed"}')).length > 0, 60_000, 200);
+    await until(
+      "Prometheus to have scraped the worker's runs counter",
+      async () => (await query('bvsync_runs_finished_total{status="failed"}')).length > 0,
+      60_000,
+      200,
+    );
   }, 180_000);
 
   afterAll(async () => {
@@ -108,25 +126,48 @@ describe.skipIf(skipReason !== undefined)('a failed run, alerted through Prometh
     // Every conversations read is refused 403: each slice fails, so the run fails; the worker finalizes it.
     fx.sim.setKnobs({ refusedPaths: ['conversations'] });
     const enqueued = await runBvsync(
-      ['sync', '--enqueue-only', '--streams', 'conversations', '--today', TODAY, '--config', writeCliConfig(fx, { sync: { startDate: '2026-11-19' } })],
+      [
+        'sync',
+        '--enqueue-only',
+        '--streams',
+        'conversations',
+        '--today',
+        TODAY,
+        '--config',
+        writeCliConfig(fx, { sync: { startDate: '2026-11-19' } }),
+      ],
       cliEnv(fx),
     );
     expect(enqueued.code, enqueued.stderr.slice(-2000)).toBe(0);
     await worker.waitFor(/"status":"failed".*run finished|run finished.*"status":"failed"/, 60_000);
 
-    const notices = () => receiver.received.filter((request) => request.path === '/notify').map((request) => request.json());
+    const notices = () =>
+      receiver.received.filter((request) => request.path === '/notify').map((request) => request.json());
     await until('the worker to send run_failed', () => notices().length > 0, 60_000, 100);
     expect(notices()).toHaveLength(1);
-    expect(notices()[0]).toMatchObject({ event: 'run_failed', run: { kind: 'sync', status: 'failed' }, counts: { failed: 2 } });
+    expect(notices()[0]).toMatchObject({
+      event: 'run_failed',
+      run: { kind: 'sync', status: 'failed' },
+      counts: { failed: 2 },
+    });
     expect(notices()[0].errors[0]).toMatchObject({ stream: 'conversations', code: 'forbidden' });
 
     const firing = () =>
       receiver.received
         .filter((request) => request.path === '/alerts')
-        .map((request) => request.json() as { status: string; alerts: Array<{ status: string; labels: Record<string, string> }> })
+        .map(
+          (request) =>
+            request.json() as { status: string; alerts: Array<{ status: string; labels: Record<string, string> }> },
+        )
         .flatMap((message) => message.alerts)
         .filter((alert) => alert.labels.alertname === 'BvsyncRunFailed' && alert.status === 'firing');
     await until('Alertmanager to deliver BvsyncRunFailed', () => firing().length > 0, 120_000, 100);
-    expect(firing()[0]!.labels).toMatchObject({ alertname: 'BvsyncRunFailed', severity: 'page', kind: 'sync', status: 'failed', job: 'bvsync' });
+    expect(firing()[0]!.labels).toMatchObject({
+      alertname: 'BvsyncRunFailed',
+      severity: 'page',
+      kind: 'sync',
+      status: 'failed',
+      job: 'bvsync',
+    });
   }, 180_000);
 });

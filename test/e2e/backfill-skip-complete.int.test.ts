@@ -10,7 +10,15 @@ import { RunStore } from '../../src/engine/run-store.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
-import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  queryFile,
+  runBvsync,
+  runInProcess,
+  writeCliConfig,
+  type EngineFixture,
+} from '../support/engine.js';
 
 /**
  * `bvsync backfill --skip-complete` reads again only what the file does not have complete: slices that failed, came
@@ -31,7 +39,10 @@ const query = (sql: string, params?: Array<string | number>) => queryFile(fx.con
 function daysAsked(since: number): { days: Set<string>; undated: string[] } {
   const asked = fx.sim.requestLog().slice(since);
   const day = (entry: (typeof asked)[number]) => String(entry.query.start_date ?? entry.query.day ?? '');
-  return { days: new Set(asked.map(day).filter((value) => value !== '')), undated: asked.filter((entry) => day(entry) === '').map((entry) => entry.path) };
+  return {
+    days: new Set(asked.map(day).filter((value) => value !== '')),
+    undated: asked.filter((entry) => day(entry) === '').map((entry) => entry.path),
+  };
 }
 let refused: RunProgress;
 let statusBefore: { code: number | null; stdout: string; stderr: string };
@@ -52,8 +63,15 @@ async function tamper(statements: string[]): Promise<void> {
     instance.closeSync();
   }
 }
-const statusDays = async () => (await queryFile(workingPathFor(fx.config.db), `SELECT DISTINCT "day"::VARCHAR AS day FROM article_status_daily`)).map((row) => String(row.day));
-const asked = (since: number, endpoint: string) => fx.sim.requestLog().slice(since).filter((entry) => entry.path.endsWith(endpoint)).length;
+const statusDays = async () =>
+  (
+    await queryFile(workingPathFor(fx.config.db), `SELECT DISTINCT "day"::VARCHAR AS day FROM article_status_daily`)
+  ).map((row) => String(row.day));
+const asked = (since: number, endpoint: string) =>
+  fx.sim
+    .requestLog()
+    .slice(since)
+    .filter((entry) => entry.path.endsWith(endpoint)).length;
 
 beforeAll(async () => {
   fx = await engineFixture('backfill-skip-complete', { sim: { brands: 1, days: 10, scale: 20, today: TODAY } });
@@ -73,13 +91,22 @@ beforeAll(async () => {
     worker: { leaseTtlMs: 2_000 },
   });
   fx.sim.setKnobs({ oddities: ['row_outside_window'] });
-  odd = await runBvsync(['backfill', '--from', day(2), '--to', day(2), '--streams', 'conversations', '--config', writeCliConfig(fx)], cliEnv(fx));
+  odd = await runBvsync(
+    ['backfill', '--from', day(2), '--to', day(2), '--streams', 'conversations', '--config', writeCliConfig(fx)],
+    cliEnv(fx),
+  );
   fx.sim.setKnobs({ oddities: [] });
   statusBefore = await runBvsync(['status', '--config', writeCliConfig(fx)], cliEnv(fx));
-  statusOtherStreams = await runBvsync(['status', '--config', writeCliConfig(fx, { sync: { streams: ['visibility'] } })], cliEnv(fx));
+  statusOtherStreams = await runBvsync(
+    ['status', '--config', writeCliConfig(fx, { sync: { streams: ['visibility'] } })],
+    cliEnv(fx),
+  );
   conversationsBefore = Number((await query('SELECT count(*)::INTEGER AS n FROM conversations'))[0]!.n);
   const since = fx.sim.requestLog().length;
-  skipping = await runBvsync(['backfill', '--from', FROM, '--streams', STREAMS.join(','), '--skip-complete', '--config', writeCliConfig(fx)], cliEnv(fx));
+  skipping = await runBvsync(
+    ['backfill', '--from', FROM, '--streams', STREAMS.join(','), '--skip-complete', '--config', writeCliConfig(fx)],
+    cliEnv(fx),
+  );
   skippingAsked = daysAsked(since);
 }, 240_000);
 afterAll(async () => fx?.cleanup());
@@ -106,7 +133,9 @@ describe('backfill --skip-complete', () => {
   });
 
   it('is what a backfill that left slices not complete advises', () => {
-    expect(odd.stderr).toContain('the same command with --skip-complete reads again only the slices not complete, not the whole window');
+    expect(odd.stderr).toContain(
+      'the same command with --skip-complete reads again only the slices not complete, not the whole window',
+    );
     expect(skipping.stderr).not.toContain('--skip-complete reads again');
   });
 
@@ -115,7 +144,9 @@ describe('backfill --skip-complete', () => {
     expect([...skippingAsked.days].sort()).toEqual([day(3), day(2), day(1), day(0)]);
     // competitors (a full-refresh list) loaded complete: not read again. The one request is the preflight's probe of
     // the brand (src/cli/brand-access-probe.ts), which every command that runs makes.
-    expect(skippingAsked.undated.filter((path) => path.endsWith('/competitors'))).toEqual(['/customer/v1/brands/1/competitors']);
+    expect(skippingAsked.undated.filter((path) => path.endsWith('/competitors'))).toEqual([
+      '/customer/v1/brands/1/competitors',
+    ]);
   });
 
   it('says how many slices it skipped', () => {
@@ -124,7 +155,9 @@ describe('backfill --skip-complete', () => {
   });
 
   it('leaves the file complete, with the rows it had and the days it read', async () => {
-    const states = await query(`SELECT status, count(*)::INTEGER AS n FROM _sync_state GROUP BY status ORDER BY status`);
+    const states = await query(
+      `SELECT status, count(*)::INTEGER AS n FROM _sync_state GROUP BY status ORDER BY status`,
+    );
     expect(states).toEqual([{ status: 'complete', n: 2 * 7 + 1 }]);
     const conversations = Number((await query('SELECT count(*)::INTEGER AS n FROM conversations'))[0]!.n);
     expect(conversations).toBeGreaterThan(conversationsBefore);
@@ -132,7 +165,14 @@ describe('backfill --skip-complete', () => {
 
   it('reads again, the next time, only the days read while they were today', async () => {
     const since = fx.sim.requestLog().length;
-    const again = await runInProcess(fx, { kind: 'backfill', from: FROM, today: TODAY, to: TODAY, streams: STREAMS, skipComplete: true });
+    const again = await runInProcess(fx, {
+      kind: 'backfill',
+      from: FROM,
+      today: TODAY,
+      to: TODAY,
+      streams: STREAMS,
+      skipComplete: true,
+    });
     expect(again.meta.status).toBe('complete');
     // Today's slices completed today: answers keep arriving until the day ends (UTC), so they are not complete yet.
     if (todayUtc() === TODAY) expect([...daysAsked(since).days]).toEqual([TODAY]);
@@ -141,7 +181,9 @@ describe('backfill --skip-complete', () => {
 
   it('counts the slices it skipped once when its plan job is replayed: those the run read stay its own', async () => {
     // The command's run: the fourth backfill (after the good, the refused and the odd one).
-    const backfills = (await query(`SELECT run_id FROM _sync_runs WHERE kind = 'backfill' ORDER BY started_at`)) as Array<{ run_id: string }>;
+    const backfills = (await query(
+      `SELECT run_id FROM _sync_runs WHERE kind = 'backfill' ORDER BY started_at`,
+    )) as Array<{ run_id: string }>;
     const runId = backfills[3]!.run_id;
     const redis = connectRedis(fx.redisUrl);
     const queues = openQueues(redis, fx.config.redisPrefix);
@@ -151,9 +193,21 @@ describe('backfill --skip-complete', () => {
       const before = (await runs.get(runId))!;
       expect(before.skipped).toEqual({ 1: 7 });
       // As when the writer died in the middle of planning: the run is still running (a finished run's record is final).
-      await redis.hset(redisKeys(fx.config.redisPrefix).run(runId, ''), 'meta', JSON.stringify({ ...before, status: 'running' }));
+      await redis.hset(
+        redisKeys(fx.config.redisPrefix).run(runId, ''),
+        'meta',
+        JSON.stringify({ ...before, status: 'running' }),
+      );
       // Days 3..1 back loaded complete in this run, once over; replayed, the plan job must not count them skipped.
-      const processor = loadProcessor({ redis, prefix: fx.config.redisPrefix, queues, runs, warehouse, config: fx.config, log: fx.log });
+      const processor = loadProcessor({
+        redis,
+        prefix: fx.config.redisPrefix,
+        queues,
+        runs,
+        warehouse,
+        config: fx.config,
+        log: fx.log,
+      });
       await processor({ name: 'plan', id: `plan-${runId}-1`, data: { runId, phase: 1 } } as unknown as Job);
       expect((await runs.get(runId))!.skipped).toEqual({ 1: 7 });
     } finally {
@@ -164,7 +218,13 @@ describe('backfill --skip-complete', () => {
   }, 120_000);
 
   it('reads again a full-refresh list not read today: it is what the list is now, and articles file the day they read', async () => {
-    const articles = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: TODAY, streams: ['articles'] });
+    const articles = await runInProcess(fx, {
+      kind: 'backfill',
+      from: day(1),
+      to: day(1),
+      today: TODAY,
+      streams: ['articles'],
+    });
     expect(articles.meta.status).toBe('complete');
     // As if both lists were last read by a run of yesterday: today has no status row yet.
     await tamper([
@@ -172,14 +232,28 @@ describe('backfill --skip-complete', () => {
       `DELETE FROM article_status_daily WHERE "day" = CAST('${TODAY}' AS DATE)`,
     ]);
     const since = fx.sim.requestLog().length;
-    const again = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: TODAY, streams: ['articles', 'competitors'], skipComplete: true });
+    const again = await runInProcess(fx, {
+      kind: 'backfill',
+      from: day(1),
+      to: day(1),
+      today: TODAY,
+      streams: ['articles', 'competitors'],
+      skipComplete: true,
+    });
     expect(again.meta.status).toBe('complete');
     expect(again.meta.skipped).toBeUndefined();
     expect(asked(since, '/articles')).toBeGreaterThan(0);
     expect(asked(since, '/competitors')).toBeGreaterThan(0);
     expect(await statusDays()).toContain(TODAY);
     // Read today, both are left out the next time, whatever --today says.
-    const third = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: day(3), streams: ['articles', 'competitors'], skipComplete: true });
+    const third = await runInProcess(fx, {
+      kind: 'backfill',
+      from: day(1),
+      to: day(1),
+      today: day(3),
+      streams: ['articles', 'competitors'],
+      skipComplete: true,
+    });
     expect(third.meta.skipped).toEqual({ 1: 2 });
   }, 120_000);
 
@@ -190,7 +264,14 @@ describe('backfill --skip-complete', () => {
       `DELETE FROM article_status_daily WHERE "day" = CAST('${TODAY}' AS DATE)`,
     ]);
     const since = fx.sim.requestLog().length;
-    const again = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: TODAY, streams: ['articles'], skipComplete: true });
+    const again = await runInProcess(fx, {
+      kind: 'backfill',
+      from: day(1),
+      to: day(1),
+      today: TODAY,
+      streams: ['articles'],
+      skipComplete: true,
+    });
     expect(again.meta.skipped).toBeUndefined();
     expect(asked(since, '/articles')).toBeGreaterThan(0);
     expect(await statusDays()).toContain(TODAY);
@@ -202,7 +283,14 @@ describe('backfill --skip-complete', () => {
       `DELETE FROM article_status_daily WHERE "day" = CAST('${TODAY}' AS DATE)`,
     ]);
     const since = fx.sim.requestLog().length;
-    const again = await runInProcess(fx, { kind: 'backfill', from: day(1), to: day(1), today: day(3), streams: ['articles'], skipComplete: true });
+    const again = await runInProcess(fx, {
+      kind: 'backfill',
+      from: day(1),
+      to: day(1),
+      today: day(3),
+      streams: ['articles'],
+      skipComplete: true,
+    });
     expect(again.meta.skipped).toBeUndefined();
     expect(asked(since, '/articles')).toBeGreaterThan(0);
     expect(await statusDays()).toContain(TODAY);

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, writeCliConfig, type CliResult, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  queryFile,
+  runBvsync,
+  runInProcess,
+  writeCliConfig,
+  type CliResult,
+  type EngineFixture,
+} from '../support/engine.js';
 
 /**
  * A brand the API key may not read, configured beside one it may: that brand's slices fail alone with the API's
@@ -18,7 +27,22 @@ beforeAll(async () => {
   fx = await engineFixture('brand-access');
   forbidden = fx.sim.forbiddenBrand;
   const env = cliEnv(fx, { BVSYNC_BRANDS: `1,${forbidden}` });
-  backfill = await runBvsync(['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS.join(','), '--config', writeCliConfig(fx)], env);
+  backfill = await runBvsync(
+    [
+      'backfill',
+      '--from',
+      FROM,
+      '--to',
+      TODAY,
+      '--today',
+      TODAY,
+      '--streams',
+      STREAMS.join(','),
+      '--config',
+      writeCliConfig(fx),
+    ],
+    env,
+  );
 });
 afterAll(async () => fx?.cleanup());
 
@@ -38,21 +62,27 @@ describe('a forbidden brand beside a readable one', () => {
       { brand_id: 1, status: 'complete', error_code: null, slices: 5 },
       { brand_id: forbidden, status: 'failed', error_code: 'brand_access_denied', slices: 5 },
     ]);
-    const [conversations] = await queryFile(fx.config.db, 'SELECT count(*) FILTER (WHERE brand_id = 1)::INTEGER AS readable, count(*) FILTER (WHERE brand_id <> 1)::INTEGER AS other FROM conversations');
+    const [conversations] = await queryFile(
+      fx.config.db,
+      'SELECT count(*) FILTER (WHERE brand_id = 1)::INTEGER AS readable, count(*) FILTER (WHERE brand_id <> 1)::INTEGER AS other FROM conversations',
+    );
     expect(conversations!.readable).toBe(fx.sim.truth.totalRows(1, FROM, TODAY));
     expect(conversations!.other).toBe(0);
     const [run] = await queryFile(fx.config.db, 'SELECT status, errors::INTEGER AS errors FROM _sync_runs');
     expect(run).toEqual({ status: 'incomplete', errors: 5 });
   });
 
-  it('fails fast: one request for the forbidden brand (the preflight\'s), none per slice', () => {
+  it("fails fast: one request for the forbidden brand (the preflight's), none per slice", () => {
     const denied = fx.sim.requestLog().filter((entry) => entry.path.startsWith(`/customer/v1/brands/${forbidden}/`));
     expect(denied).toHaveLength(1);
     expect(denied.every((entry) => entry.status === 403)).toBe(true);
   });
 
-  it('bvsync status shows the failure with the API\'s error code', async () => {
-    const status = await runBvsync(['status', '--config', writeCliConfig(fx)], cliEnv(fx, { BVSYNC_BRANDS: `1,${forbidden}` }));
+  it("bvsync status shows the failure with the API's error code", async () => {
+    const status = await runBvsync(
+      ['status', '--config', writeCliConfig(fx)],
+      cliEnv(fx, { BVSYNC_BRANDS: `1,${forbidden}` }),
+    );
     expect(status.code, status.stderr).toBe(0);
     const failureLines = status.stdout.split('\n').filter((line) => line.includes('brand_access_denied'));
     expect(failureLines).toHaveLength(5);
@@ -60,11 +90,14 @@ describe('a forbidden brand beside a readable one', () => {
     expect(status.stdout).not.toContain(fx.sim.apiKey);
   });
 
-  it('an incremental sync moves the readable brand\'s cursors and leaves the forbidden brand without any', async () => {
+  it("an incremental sync moves the readable brand's cursors and leaves the forbidden brand without any", async () => {
     fx.config.sync.initialDays = 2;
     const sync = await runInProcess(fx, { kind: 'sync', today: TODAY, brands: [1, forbidden], streams: STREAMS });
     expect(sync.meta.status).toBe('incomplete');
-    const cursors = await queryFile(fx.config.db, 'SELECT brand_id, stream, through_day::VARCHAR AS day FROM _sync_cursors ORDER BY ALL');
+    const cursors = await queryFile(
+      fx.config.db,
+      'SELECT brand_id, stream, through_day::VARCHAR AS day FROM _sync_cursors ORDER BY ALL',
+    );
     expect(cursors).toEqual([
       { brand_id: 1, stream: 'competitors', day: FROM },
       { brand_id: 1, stream: 'conversations', day: FROM },

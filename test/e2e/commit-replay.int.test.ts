@@ -39,9 +39,30 @@ let warehouse: Warehouse;
 async function fetchedRun(runs: RunStore, runId: string): Promise<CommitJobData> {
   const brandId = fx.config.brands[0]!;
   const sliceId = `${brandId}|conversations|${DAY}`;
-  await runs.create({ runId, kind: 'backfill', brands: [brandId], streams: ['conversations'], today: DAY, from: DAY, to: DAY, status: 'running', startedAt: new Date().toISOString(), finishedAt: null, phase: 2, published: null, error: null });
+  await runs.create({
+    runId,
+    kind: 'backfill',
+    brands: [brandId],
+    streams: ['conversations'],
+    today: DAY,
+    from: DAY,
+    to: DAY,
+    status: 'running',
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+    phase: 2,
+    published: null,
+    error: null,
+  });
   await runs.recordPlanned(runId, [{ sliceId, brandId, stream: 'conversations' }]);
-  await warehouse.startRun({ runId, kind: 'backfill', brands: [brandId], streams: ['conversations'], windowStart: DAY, windowEnd: DAY });
+  await warehouse.startRun({
+    runId,
+    kind: 'backfill',
+    brands: [brandId],
+    streams: ['conversations'],
+    windowStart: DAY,
+    windowEnd: DAY,
+  });
   // The fetch side, for real: the slice read from the simulator into chunks waiting in Redis.
   const slice = { key: DAY, day: DAY, from: DAY, to: DAY, params: {} };
   const client = createApiClient(fx.config.api);
@@ -49,9 +70,26 @@ async function fetchedRun(runs: RunStore, runId: string): Promise<CommitJobData>
   const result = await runSlice(getStream('conversations'), { client, brandId, slice, sync: fx.config.sync }, sink);
   await client.close();
   return {
-    runId, brandId, stream: 'conversations', sliceId, slice, refetch: 0, token: sink.token, chunks: sink.chunks,
-    status: result.status, records: result.records, rows: result.rows, rejects: result.rejects, totalRows: result.totalRows ?? null,
-    attempts: 1, requests: 1, retries: 0, rateLimited: 0, error: null, errorCode: null, requestId: null,
+    runId,
+    brandId,
+    stream: 'conversations',
+    sliceId,
+    slice,
+    refetch: 0,
+    token: sink.token,
+    chunks: sink.chunks,
+    status: result.status,
+    records: result.records,
+    rows: result.rows,
+    rejects: result.rejects,
+    totalRows: result.totalRows ?? null,
+    attempts: 1,
+    requests: 1,
+    retries: 0,
+    rateLimited: 0,
+    error: null,
+    errorCode: null,
+    requestId: null,
   };
 }
 
@@ -60,11 +98,22 @@ function commitJob(data: CommitJobData): Job {
 }
 
 function processorWith(runs: RunStore) {
-  return loadProcessor({ redis, prefix: fx.config.redisPrefix, queues, runs, warehouse, config: fx.config, log: fx.log });
+  return loadProcessor({
+    redis,
+    prefix: fx.config.redisPrefix,
+    queues,
+    runs,
+    warehouse,
+    config: fx.config,
+    log: fx.log,
+  });
 }
 
 async function runCounters(runId: string) {
-  const [run] = await warehouse.query('SELECT slices::INTEGER AS slices, requests::INTEGER AS requests FROM _sync_runs WHERE run_id = $1', [runId]);
+  const [run] = await warehouse.query(
+    'SELECT slices::INTEGER AS slices, requests::INTEGER AS requests FROM _sync_runs WHERE run_id = $1',
+    [runId],
+  );
   return run;
 }
 
@@ -103,7 +152,8 @@ describe('a commit replayed after its DuckDB transaction', () => {
     await expect(processorWith(dying)(commitJob(older))).rejects.toThrow(/died before recording/);
     // Another run commits the same slice before the older commit job is taken again.
     await processorWith(dying)(commitJob(newer));
-    const state = async () => (await warehouse.query("SELECT run_id FROM _sync_state WHERE stream = 'conversations'"))[0];
+    const state = async () =>
+      (await warehouse.query("SELECT run_id FROM _sync_state WHERE stream = 'conversations'"))[0];
     expect(await state()).toEqual({ run_id: 'replay-newer' });
 
     await processorWith(dying)(commitJob(older));

@@ -31,7 +31,13 @@ async function waitForRunsToFinish(store: RunStore, timeoutMs: number): Promise<
   for (;;) {
     const recent = await store.recent(1_000);
     if (recent.every((run) => ['complete', 'incomplete', 'failed'].includes(run.status))) return recent;
-    if (Date.now() > deadline) throw new Error(`runs still going: ${recent.filter((run) => !['complete', 'incomplete', 'failed'].includes(run.status)).map((run) => `${run.runId} ${run.status}`).join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `runs still going: ${recent
+          .filter((run) => !['complete', 'incomplete', 'failed'].includes(run.status))
+          .map((run) => `${run.runId} ${run.status}`)
+          .join(', ')}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -44,12 +50,33 @@ beforeAll(async () => {
       schedules: [{ name: SCHEDULE, cron: '* * * * * *' }],
     },
   });
-  hosts = [0, 1].map(() => new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000, fetchConcurrency: 2, today: () => TODAY }));
+  hosts = [0, 1].map(
+    () =>
+      new WorkerHost({
+        config: fx.config,
+        redisUrl: fx.redisUrl,
+        log: fx.log,
+        leaseTtlMs: 2_000,
+        fetchConcurrency: 2,
+        today: () => TODAY,
+      }),
+  );
   await Promise.all(hosts.map((host) => host.start()));
   const from = Date.now();
-  schedulers = await Promise.all([0, 1].map(() => startScheduler({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, now: () => CATCH_UP_NOW, today: () => TODAY })));
+  schedulers = await Promise.all(
+    [0, 1].map(() =>
+      startScheduler({
+        config: fx.config,
+        redisUrl: fx.redisUrl,
+        log: fx.log,
+        now: () => CATCH_UP_NOW,
+        today: () => TODAY,
+      }),
+    ),
+  );
   const catchUp = scheduledRunId(SCHEDULE, previousSecond(CATCH_UP_NOW));
-  const ticked = () => new Set(schedulers.flatMap((scheduler) => scheduler.enqueued).filter((id) => id !== catchUp)).size;
+  const ticked = () =>
+    new Set(schedulers.flatMap((scheduler) => scheduler.enqueued).filter((id) => id !== catchUp)).size;
   // Waits for the runs, not for a time: a loaded box may skip a second's tick, never make two of one.
   await until(`${TICKS} ticks of the schedulers`, () => ticked() >= TICKS, 30_000);
   await Promise.all(schedulers.map((scheduler) => scheduler.stop()));
@@ -90,7 +117,10 @@ describe('two workers and two schedulers on one warehouse', () => {
 
   it('completes every run, loading each slice once: one request and one attempt per planned slice', async () => {
     expect(runs.map((run) => run.status)).toEqual(runs.map(() => 'complete'));
-    const loaded = await queryFile(fx.config.db, 'SELECT run_id, status, slices::INTEGER AS slices, requests::INTEGER AS requests FROM _sync_runs ORDER BY run_id');
+    const loaded = await queryFile(
+      fx.config.db,
+      'SELECT run_id, status, slices::INTEGER AS slices, requests::INTEGER AS requests FROM _sync_runs ORDER BY run_id',
+    );
     expect(loaded.map((row) => row.run_id)).toEqual(runs.map((run) => run.runId).sort());
     const connection = connectRedis(fx.redisUrl);
     let planned = 0;

@@ -47,7 +47,10 @@ let ttls: { parked: number; estimate: number };
 async function parked(): Promise<number> {
   const queues = openQueues(connection, fx.config.redisPrefix);
   try {
-    const [noted, { delayed }] = await Promise.all([connection.zcard(redisKeys(fx.config.redisPrefix).quotaParked), queues.fetch.getJobCounts('delayed')]);
+    const [noted, { delayed }] = await Promise.all([
+      connection.zcard(redisKeys(fx.config.redisPrefix).quotaParked),
+      queues.fetch.getJobCounts('delayed'),
+    ]);
     return noted === delayed ? noted : -1;
   } finally {
     await queues.close();
@@ -56,7 +59,11 @@ async function parked(): Promise<number> {
 
 /** Waits until the backfill has `done` slices and every other one waits for the next window. */
 async function windowSpent(done: number): Promise<void> {
-  await until(`the backfill to read ${done} slices and park the rest`, async () => (await runs.progress(backfillId)).done === done && (await parked()) === DAYS - done, 60_000);
+  await until(
+    `the backfill to read ${done} slices and park the rest`,
+    async () => (await runs.progress(backfillId)).done === done && (await parked()) === DAYS - done,
+    60_000,
+  );
 }
 
 async function syncToday(): Promise<void> {
@@ -73,7 +80,13 @@ beforeAll(async () => {
   fx = await engineFixture('daily-quota', {
     sim: { brands: 1, days: 70, scale: 30, clock, dailyQuota: BUDGET },
     config: {
-      api: { dailyRequestBudget: BUDGET, reservedForSync: RESERVED, requestsPerSecond: 1000, retryBaseMs: 5, retryMaxMs: 50 },
+      api: {
+        dailyRequestBudget: BUDGET,
+        reservedForSync: RESERVED,
+        requestsPerSecond: 1000,
+        retryBaseMs: 5,
+        retryMaxMs: 50,
+      },
       sync: { streams: ['conversations'], initialDays: 2, lookbackDays: 1 },
     },
   });
@@ -83,7 +96,17 @@ beforeAll(async () => {
   runs = new RunStore(connection, fx.config.redisPrefix);
   host = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000, clock });
   await host.start();
-  ({ runId: backfillId } = await enqueueRun({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, kind: 'backfill', brands: [1], streams: ['conversations'], from: FROM, to: TO, today: '2026-11-20' }));
+  ({ runId: backfillId } = await enqueueRun({
+    config: fx.config,
+    redisUrl: fx.redisUrl,
+    log: fx.log,
+    kind: 'backfill',
+    brands: [1],
+    streams: ['conversations'],
+    from: FROM,
+    to: TO,
+    today: '2026-11-20',
+  }));
   for (const done of [20, 40]) {
     await windowSpent(done);
     if (done === 20) {
@@ -109,7 +132,10 @@ afterAll(async () => {
   await fx?.cleanup();
 });
 
-const backfillDays = (window: LoggedRequest[]) => window.filter((entry) => entry.path.endsWith('/conversations') && String(entry.query.start_date) <= TO).map((entry) => String(entry.query.start_date));
+const backfillDays = (window: LoggedRequest[]) =>
+  window
+    .filter((entry) => entry.path.endsWith('/conversations') && String(entry.query.start_date) <= TO)
+    .map((entry) => String(entry.query.start_date));
 
 describe('a backfill larger than the daily request budget', () => {
   it('completes over three windows with no failed slice', async () => {
@@ -124,18 +150,29 @@ describe('a backfill larger than the daily request budget', () => {
     for (const window of windows) expect(window.length).toBeLessThanOrEqual(BUDGET);
   });
 
-  it('reads the backfill\'s share of each window, newest days first', () => {
+  it("reads the backfill's share of each window, newest days first", () => {
     const read = windows.map(backfillDays);
     expect(read.map((days) => days.length)).toEqual([20, 20, 20]);
     expect(new Set(read.flat()).size).toBe(DAYS);
     // Each window's days are all newer than the next one's.
-    for (let index = 1; index < read.length; index++) expect([...read[index]!].sort().at(-1)! < [...read[index - 1]!].sort()[0]!).toBe(true);
+    for (let index = 1; index < read.length; index++)
+      expect([...read[index]!].sort().at(-1)! < [...read[index - 1]!].sort()[0]!).toBe(true);
   });
 
   it('says in status how many requests and days are left and when the backfill resumes', () => {
-    expect(firstStatus).toMatchObject({ budget: BUDGET, backfillShare: 20, spent: 20, spentUntil: null, window: { start: '2026-11-20T00:00:00.000Z', end: '2026-11-21T00:00:00.000Z' } });
-    expect(firstStatus!.waiting).toEqual([{ runId: backfillId, slices: 40, days: 40, requests: 40, resumesAt: '2026-11-21T00:00:00.000Z' }]);
-    expect(requestBudgetLines(firstStatus!).at(-1)).toBe(`run ${backfillId} waits for the next window: 40 slice(s) of 40 day(s) left, about 40 request(s); it resumes at 2026-11-21T00:00:00.000Z`);
+    expect(firstStatus).toMatchObject({
+      budget: BUDGET,
+      backfillShare: 20,
+      spent: 20,
+      spentUntil: null,
+      window: { start: '2026-11-20T00:00:00.000Z', end: '2026-11-21T00:00:00.000Z' },
+    });
+    expect(firstStatus!.waiting).toEqual([
+      { runId: backfillId, slices: 40, days: 40, requests: 40, resumesAt: '2026-11-21T00:00:00.000Z' },
+    ]);
+    expect(requestBudgetLines(firstStatus!).at(-1)).toBe(
+      `run ${backfillId} waits for the next window: 40 slice(s) of 40 day(s) left, about 40 request(s); it resumes at 2026-11-21T00:00:00.000Z`,
+    );
   });
 
   it('keeps the parked set and the estimates in Redis for a while, not for ever', () => {

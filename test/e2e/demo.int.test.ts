@@ -30,7 +30,9 @@ describe('bvsync demo', () => {
     const today = TODAY;
     const yesterday = addDays(TODAY, -1);
     expect(result.stdout).toContain(`loading 2 days (${yesterday} to ${today}) of 2 brands`);
-    expect(result.stdout).toContain(`Loaded 2 days, ${yesterday} to ${today}, for brands 1, 2. Today (${today}) is still filling`);
+    expect(result.stdout).toContain(
+      `Loaded 2 days, ${yesterday} to ${today}, for brands 1, 2. Today (${today}) is still filling`,
+    );
     expect(result.stdout).toContain(`Rows per table of ${join(out, 'bvsync.duckdb')}`);
     const shown = Number(/│ conversations\s+│\s+(\d+) │ (\S+ to \S+)\s+│/.exec(result.stdout)?.[1]);
     expect(/│ conversations\s+│\s+\d+ │ (\S+ to \S+)\s+│/.exec(result.stdout)?.[1]).toBe(`${yesterday} to ${today}`);
@@ -41,11 +43,17 @@ describe('bvsync demo', () => {
     expect(result.stdout).toMatch(/own_brand .* top_competitor/);
     const db = join(out, 'bvsync.duckdb');
     expect(existsSync(db)).toBe(true);
-    const [conversations] = await queryFile(db, 'SELECT count(*)::INTEGER AS n, count(DISTINCT brand_id)::INTEGER AS brands FROM conversations');
+    const [conversations] = await queryFile(
+      db,
+      'SELECT count(*)::INTEGER AS n, count(DISTINCT brand_id)::INTEGER AS brands FROM conversations',
+    );
     expect(conversations).toMatchObject({ brands: 2 });
     expect(Number(conversations!.n)).toBeGreaterThan(0);
     expect(shown).toBe(Number(conversations!.n));
-    const views = await queryFile(db, "SELECT count(*)::INTEGER AS n FROM duckdb_views() WHERE view_name LIKE 'v\\_%' ESCAPE '\\'");
+    const views = await queryFile(
+      db,
+      "SELECT count(*)::INTEGER AS n FROM duckdb_views() WHERE view_name LIKE 'v\\_%' ESCAPE '\\'",
+    );
     expect(Number(views[0]!.n)).toBeGreaterThanOrEqual(6);
     // Its Redis prefix is random and removed at the end: no prefix is left that was not there before.
     expect([...(await demoPrefixes())].filter((prefix) => !before.has(prefix))).toEqual([]);
@@ -53,11 +61,27 @@ describe('bvsync demo', () => {
     // The next steps name only commands that work here (no DuckDB CLI), and the SQL and report ones run as printed.
     const steps = result.stdout.slice(result.stdout.indexOf('Next steps:'));
     expect(steps).not.toContain('duckdb -readonly');
-    const commands = steps.split('\n').slice(1).map((line) => line.replace(/#.*$/, '').trim()).filter(Boolean);
-    expect(commands.map((command) => command.split(' ').slice(0, 3).join(' '))).toEqual(['npx bvsync sql', 'npx bvsync report', 'npx bvsync dashboard']);
+    const commands = steps
+      .split('\n')
+      .slice(1)
+      .map((line) => line.replace(/#.*$/, '').trim())
+      .filter(Boolean);
+    expect(commands.map((command) => command.split(' ').slice(0, 3).join(' '))).toEqual([
+      'npx bvsync sql',
+      'npx bvsync report',
+      'npx bvsync dashboard',
+    ]);
     for (const command of commands.slice(0, 2)) {
-      const words = command.match(/"[^"]*"|'[^']*'|\S+/g)!.slice(2).map((word) => word.replace(/^(["'])(.*)\1$/, '$2'));
-      const ran = await runBvsync(words, { ...process.env, REDIS_URL: TEST_REDIS_URL, BVSYNC_CONFIG: '', BVSYNC_TODAY: TODAY });
+      const words = command
+        .match(/"[^"]*"|'[^']*'|\S+/g)!
+        .slice(2)
+        .map((word) => word.replace(/^(["'])(.*)\1$/, '$2'));
+      const ran = await runBvsync(words, {
+        ...process.env,
+        REDIS_URL: TEST_REDIS_URL,
+        BVSYNC_CONFIG: '',
+        BVSYNC_TODAY: TODAY,
+      });
       expect(ran.code, `${command}\n${ran.stderr}`).toBe(0);
     }
     expect(existsSync(join(out, 'report.html'))).toBe(true);
@@ -65,13 +89,20 @@ describe('bvsync demo', () => {
 
   it('stops on SIGINT saying the next demo starts afresh, with no error about a file it never published', async () => {
     const out = join(dir.path, 'interrupted');
-    const demo = spawnBvsync(['demo', '--out', out, '--days', '14', '--brands', '3', '--scale', '100'], { ...process.env, REDIS_URL: TEST_REDIS_URL, BVSYNC_CONFIG: '', BVSYNC_TODAY: TODAY });
+    const demo = spawnBvsync(['demo', '--out', out, '--days', '14', '--brands', '3', '--scale', '100'], {
+      ...process.env,
+      REDIS_URL: TEST_REDIS_URL,
+      BVSYNC_CONFIG: '',
+      BVSYNC_TODAY: TODAY,
+    });
     await demo.waitFor(/started run backfill-/, 60_000);
     process.kill(demo.pid, 'SIGINT');
     const result = await demo.done;
     expect(result.code).toBe(1);
     // Its queues went with its prefix: "a worker (or the same command again) finishes them" was not true of the demo.
-    expect(result.stdout).toMatch(/run backfill-\S+ interrupted; the demo removes its queues as it ends, so `npx bvsync demo` again starts afresh/);
+    expect(result.stdout).toMatch(
+      /run backfill-\S+ interrupted; the demo removes its queues as it ends, so `npx bvsync demo` again starts afresh/,
+    );
     expect(result.stderr).not.toMatch(/no database at/);
     expect(result.stdout).not.toContain('Next steps:');
   }, 120_000);

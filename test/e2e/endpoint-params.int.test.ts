@@ -23,7 +23,9 @@ beforeAll(async () => {
   const world = { brands: 1, days: 6, scale: 20, today: TODAY };
   // Lenient, as the API of the report was: a name it does not know is ignored, not refused.
   [named, reference] = await Promise.all([
-    engineFixture('endpoint-params', { sim: { ...world, params: SINCE_UNTIL, endpointParams: TRACKED_URLS_OWN, strictParams: false } }),
+    engineFixture('endpoint-params', {
+      sim: { ...world, params: SINCE_UNTIL, endpointParams: TRACKED_URLS_OWN, strictParams: false },
+    }),
     engineFixture('endpoint-params-ref', { sim: world }),
   ]);
 });
@@ -45,16 +47,22 @@ describe('an API that names the range otherwise on one endpoint', () => {
     const tracked = await queryFile(named.config.db, TRACKED_DAYS);
     expect(tracked.length).toBeGreaterThan(0);
     expect(tracked).toEqual(await queryFile(reference.config.db, TRACKED_DAYS));
-    expect(await queryFile(named.config.db, CONVERSATION_DAYS)).toEqual(await queryFile(reference.config.db, CONVERSATION_DAYS));
+    expect(await queryFile(named.config.db, CONVERSATION_DAYS)).toEqual(
+      await queryFile(reference.config.db, CONVERSATION_DAYS),
+    );
   }, 120_000);
 
   it('doctor says which endpoint needs names of its own, and passes those names once they are set', async () => {
-    const run = (api: Record<string, unknown>) => runDoctor(named.sim, named.dir, `doctor-${Object.keys(api).length}`, api);
-    const trackedRow = (out: string, param: string) => out.split('\n').find((line) => /^│ tracked-urls \(3\)/.test(line) && line.includes(`│ ${param} `));
+    const run = (api: Record<string, unknown>) =>
+      runDoctor(named.sim, named.dir, `doctor-${Object.keys(api).length}`, api);
+    const trackedRow = (out: string, param: string) =>
+      out.split('\n').find((line) => /^│ tracked-urls \(3\)/.test(line) && line.includes(`│ ${param} `));
 
     const globalOnly = await run({ params: SINCE_UNTIL });
     expect(trackedRow(globalOnly.out, 'start_date')).toMatch(/│ since +│ wrong/);
-    expect(globalOnly.out).toMatch(/set api\.params; names are right on other endpoints, so set api\.endpointParams\["tracked-urls"\]\.(start_date|end_date)/);
+    expect(globalOnly.out).toMatch(
+      /set api\.params; names are right on other endpoints, so set api\.endpointParams\["tracked-urls"\]\.(start_date|end_date)/,
+    );
     expect(globalOnly.code).toBe(1);
 
     const perEndpoint = await run({ params: SINCE_UNTIL, endpointParams: TRACKED_URLS_OWN });

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runToEnd, type RunProgress } from '../../src/engine/start-run.js';
 import { newestCompletePastDays } from '../../src/warehouse/bookkeeping.js';
-import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  queryFile,
+  runBvsync,
+  runInProcess,
+  writeCliConfig,
+  type EngineFixture,
+} from '../support/engine.js';
 
 /**
  * A failure never overwrites a good state. After a backfill, a sync with a key the API refuses fails every slice it
@@ -27,7 +35,10 @@ let backfillRunId: string;
 let refused: RunProgress;
 
 beforeAll(async () => {
-  fx = await engineFixture('failure-keeps-state', { sim: { brands: 1, days: 6, scale: 20, today: TODAY }, config: { sync: { lookbackDays: 2, startDate: FROM } } });
+  fx = await engineFixture('failure-keeps-state', {
+    sim: { brands: 1, days: 6, scale: 20, today: TODAY },
+    config: { sync: { lookbackDays: 2, startDate: FROM } },
+  });
   const backfill = await runInProcess(fx, { kind: 'backfill', from: FROM, to: TODAY, today: TODAY, streams: STREAMS });
   expect(backfill.meta.status).toBe('complete');
   backfillRunId = backfill.meta.runId;
@@ -50,7 +61,10 @@ afterAll(async () => fx?.cleanup());
 describe('a sync with a refused key after a good backfill', () => {
   it('records its own failures: the run failed, with an error per slice it tried', async () => {
     expect(refused.meta.status).toBe('failed');
-    const [run] = await query('SELECT status, slices::INTEGER AS slices, errors::INTEGER AS errors FROM _sync_runs WHERE run_id = $1', [refused.meta.runId]);
+    const [run] = await query(
+      'SELECT status, slices::INTEGER AS slices, errors::INTEGER AS errors FROM _sync_runs WHERE run_id = $1',
+      [refused.meta.runId],
+    );
     // Two lookback days of three daily streams.
     expect(run).toEqual({ status: 'failed', slices: 6, errors: 6 });
   });
@@ -68,9 +82,20 @@ describe('a sync with a refused key after a good backfill', () => {
        FROM _sync_state WHERE last_attempt_run_id = $1 ORDER BY ALL`,
       [refused.meta.runId],
     );
-    expect(attempts.map((row) => row.slice_key).sort()).toEqual(['2026-11-19', '2026-11-19', '2026-11-19', TODAY, TODAY, TODAY]);
+    expect(attempts.map((row) => row.slice_key).sort()).toEqual([
+      '2026-11-19',
+      '2026-11-19',
+      '2026-11-19',
+      TODAY,
+      TODAY,
+      TODAY,
+    ]);
     for (const attempt of attempts) {
-      expect(attempt).toMatchObject({ last_attempt_status: 'failed', last_attempt_error_code: 'unauthorized', later: true });
+      expect(attempt).toMatchObject({
+        last_attempt_status: 'failed',
+        last_attempt_error_code: 'unauthorized',
+        later: true,
+      });
       expect(String(attempt.last_attempt_error)).not.toContain('bvk_not_the_right_key');
     }
   });
@@ -78,25 +103,34 @@ describe('a sync with a refused key after a good backfill', () => {
   it('bvsync status lists the failed attempts beside the complete rows, with the API error code', async () => {
     const result = await runBvsync(['status', '--json', '--config', writeCliConfig(fx)], cliEnv(fx));
     expect(result.code, result.stderr).toBe(0);
-    const listed = (JSON.parse(result.stdout) as { slicesNotComplete: Array<Record<string, unknown>> }).slicesNotComplete;
+    const listed = (JSON.parse(result.stdout) as { slicesNotComplete: Array<Record<string, unknown>> })
+      .slicesNotComplete;
     const ofRefused = listed.filter((row) => row.run_id === refused.meta.runId);
     expect(ofRefused).toHaveLength(6);
-    for (const row of ofRefused) expect(row).toMatchObject({ status: 'complete', last_attempt: 'failed', error_code: 'unauthorized' });
+    for (const row of ofRefused)
+      expect(row).toMatchObject({ status: 'complete', last_attempt: 'failed', error_code: 'unauthorized' });
   });
 
   it('keeps freshness: the newest complete day of every stream is where the backfill left it', async () => {
     expect(freshnessBefore.map((row) => row.newestCompleteDay)).toEqual(STREAMS.map(() => TODAY));
-    expect(await newestCompletePastDays((sql, params) => query(sql, params as string[]), DAY_AFTER)).toEqual(freshnessBefore);
+    expect(await newestCompletePastDays((sql, params) => query(sql, params as string[]), DAY_AFTER)).toEqual(
+      freshnessBefore,
+    );
   });
 
   it('plans the next sync from the complete days: only the lookback days are fetched again', async () => {
     const requestsBefore = fx.sim.requestLog().length;
     const next = await runInProcess(fx, { kind: 'sync', today: TODAY, streams: STREAMS });
     expect(next.meta.status).toBe('complete');
-    const fetched = fx.sim.requestLog().slice(requestsBefore).map((entry) => String(entry.query.start_date ?? entry.query.day ?? ''));
+    const fetched = fx.sim
+      .requestLog()
+      .slice(requestsBefore)
+      .map((entry) => String(entry.query.start_date ?? entry.query.day ?? ''));
     expect(new Set(fetched)).toEqual(new Set(['2026-11-19', TODAY]));
     // The good attempt replaces state and attempt alike.
-    const [attempt] = await query(`SELECT count(*) FILTER (WHERE last_attempt_status <> 'complete')::INTEGER AS n FROM _sync_state`);
+    const [attempt] = await query(
+      `SELECT count(*) FILTER (WHERE last_attempt_status <> 'complete')::INTEGER AS n FROM _sync_state`,
+    );
     expect(attempt!.n).toBe(0);
   }, 120_000);
 });
@@ -116,7 +150,9 @@ describe('an incomplete re-read of a complete slice', () => {
     expect(attempts).toHaveLength(2);
     for (const attempt of attempts) {
       expect(attempt).toMatchObject({ last_attempt_status: 'incomplete', last_attempt_error_code: 'out_of_scope' });
-      expect(attempt.last_attempt_error).toMatch(new RegExp(`outside the slice's window ${attempt.slice_key}\\.\\.${attempt.slice_key}`));
+      expect(attempt.last_attempt_error).toMatch(
+        new RegExp(`outside the slice's window ${attempt.slice_key}\\.\\.${attempt.slice_key}`),
+      );
     }
     const [run] = await query('SELECT status FROM _sync_runs WHERE run_id = $1', [odd.meta.runId]);
     expect(run!.status).toBe('incomplete');

@@ -37,17 +37,29 @@ describe('a backfill through faults and 429s', () => {
   it('completes every slice and loses no row', async () => {
     expect(progress.meta.status).toBe('complete');
     expect(progress.done).toBe(progress.planned);
-    expect(await queryFile(fx.config.db, `SELECT stream, slice_key, status, last_error FROM _sync_state WHERE status <> 'complete'`)).toEqual([]);
+    expect(
+      await queryFile(
+        fx.config.db,
+        `SELECT stream, slice_key, status, last_error FROM _sync_state WHERE status <> 'complete'`,
+      ),
+    ).toEqual([]);
     for (const brandId of fx.config.brands) {
       for (const day of DAYS) {
-        const [loaded] = await queryFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM conversations WHERE brand_id = $1 AND "day" = $2', [brandId, day]);
+        const [loaded] = await queryFile(
+          fx.config.db,
+          'SELECT count(*)::INTEGER AS n FROM conversations WHERE brand_id = $1 AND "day" = $2',
+          [brandId, day],
+        );
         expect(loaded!.n, `brand ${brandId} on ${day}`).toBe(fx.sim.truth.answers(brandId, day).length);
       }
     }
   });
 
   it('counts the retries and the 429s of the run', async () => {
-    const [run] = await queryFile(fx.config.db, 'SELECT status, retries::INTEGER AS retries, rate_limited::INTEGER AS rate_limited, requests::INTEGER AS requests FROM _sync_runs');
+    const [run] = await queryFile(
+      fx.config.db,
+      'SELECT status, retries::INTEGER AS retries, rate_limited::INTEGER AS rate_limited, requests::INTEGER AS requests FROM _sync_runs',
+    );
     expect(run!.status).toBe('complete');
     expect(run!.retries).toBeGreaterThan(0);
     let redisRateLimited = 0;

@@ -27,10 +27,21 @@ let brandId: number;
 async function compare(db: string, limit: number): Promise<{ report: VerifyReport; sent: number }> {
   fx.sim.clearRequestLog();
   const budget = new CallBudget(limit, true);
-  const client = createApiClient(fx.config.api, { budget: budget.bounding(UNLIMITED_RATE_BUDGET), retryRateLimited: true, onRequest: () => budget.count() });
+  const client = createApiClient(fx.config.api, {
+    budget: budget.bounding(UNLIMITED_RATE_BUDGET),
+    retryRateLimited: true,
+    onRequest: () => budget.count(),
+  });
   const file = await openReadOnly(db);
   try {
-    const report = await verifyWarehouse({ client, connection: file.connection, brands: [brandId], window: { from: FROM, to: TO }, budget, newestFirst: true });
+    const report = await verifyWarehouse({
+      client,
+      connection: file.connection,
+      brands: [brandId],
+      window: { from: FROM, to: TO },
+      budget,
+      newestFirst: true,
+    });
     const sent = fx.sim.requestLog().filter((entry) => entry.path.startsWith('/customer/v1/')).length;
     return { report, sent };
   } finally {
@@ -70,7 +81,9 @@ describe('a comparison bounded by sync.heal.maxCalls', () => {
     expect(report.calls.total).toBe(3);
     expect(report.agree).toBe(false);
     const [brand] = report.brands;
-    const left = brand!.byFamily.filter((family) => family.unresolved.some((window) => window.from === FROM && window.to === TO));
+    const left = brand!.byFamily.filter((family) =>
+      family.unresolved.some((window) => window.from === FROM && window.to === TO),
+    );
     expect(left.map((family) => family.family)).toEqual(['citations', 'product_ranking']);
     expect(brand!.unresolved).toEqual([{ from: FROM, to: TO }]);
   });
@@ -86,7 +99,9 @@ describe('a comparison bounded by sync.heal.maxCalls', () => {
     const conversations = report.brands[0]!.byFamily.find((family) => family.family === 'conversations')!;
     expect(conversations.days).toEqual([]);
     expect(conversations.unresolved.length).toBeGreaterThan(0);
-    expect(conversations.unresolved.some((window) => window.from <= DELETED_DAY && window.to >= DELETED_DAY)).toBe(true);
+    expect(conversations.unresolved.some((window) => window.from <= DELETED_DAY && window.to >= DELETED_DAY)).toBe(
+      true,
+    );
   });
 
   it('counts retries of failed requests against the limit too', async () => {

@@ -42,11 +42,20 @@ beforeAll(async () => {
 afterAll(async () => fx?.cleanup());
 
 describe('a stop during a heal comparison', () => {
-  it('aborts the comparison\'s hanging call, so the heal job is not left running', async () => {
+  it("aborts the comparison's hanging call, so the heal job is not left running", async () => {
     const host = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000 });
     await host.start();
     const runId = scheduledRunId('daily', new Date(`${TODAY}T06:00:00Z`));
-    await enqueueRun({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, kind: 'scheduled', runId, brands: fx.config.brands, streams: STREAMS, today: TODAY });
+    await enqueueRun({
+      config: fx.config,
+      redisUrl: fx.redisUrl,
+      log: fx.log,
+      kind: 'scheduled',
+      runId,
+      brands: fx.config.brands,
+      streams: STREAMS,
+      today: TODAY,
+    });
     await compared;
     await host.stop();
 
@@ -77,7 +86,8 @@ describe('a heal comparison the API fails', () => {
         brands: 1,
         // From the comparison's first range answer on, the API answers 503 to everything.
         onRequest: (entry) => {
-          if (entry.query.start_date === window.from && entry.query.end_date === window.to) failing.sim.setKnobs({ unavailable: '503' });
+          if (entry.query.start_date === window.from && entry.query.end_date === window.to)
+            failing.sim.setKnobs({ unavailable: '503' });
         },
       },
       config: { sync: { initialDays: 6, lookbackDays: 1, fetchConcurrency: 8, heal: HEAL } },
@@ -86,16 +96,34 @@ describe('a heal comparison the API fails', () => {
   afterAll(async () => failing?.cleanup());
 
   it('ends the round with the window unresolved, within maxCalls, instead of failing the job', async () => {
-    const host = new WorkerHost({ config: failing.config, redisUrl: failing.redisUrl, log: failing.log, leaseTtlMs: 2_000 });
+    const host = new WorkerHost({
+      config: failing.config,
+      redisUrl: failing.redisUrl,
+      log: failing.log,
+      leaseTtlMs: 2_000,
+    });
     await host.start();
     try {
       const runId = scheduledRunId('daily', new Date(`${TODAY}T06:00:00Z`));
-      await enqueueRun({ config: failing.config, redisUrl: failing.redisUrl, log: failing.log, kind: 'scheduled', runId, brands: failing.config.brands, streams: STREAMS, today: TODAY });
+      await enqueueRun({
+        config: failing.config,
+        redisUrl: failing.redisUrl,
+        log: failing.log,
+        kind: 'scheduled',
+        runId,
+        brands: failing.config.brands,
+        streams: STREAMS,
+        today: TODAY,
+      });
       let round: Record<string, unknown> | undefined;
       await until(
         'the failed round recorded',
         async () => {
-          const rows = await queryFile(failing.config.db, 'SELECT status, unresolved, verify_requests FROM _heal_runs WHERE heal_id = $1 AND finished_at IS NOT NULL', [runId]).catch(() => []);
+          const rows = await queryFile(
+            failing.config.db,
+            'SELECT status, unresolved, verify_requests FROM _heal_runs WHERE heal_id = $1 AND finished_at IS NOT NULL',
+            [runId],
+          ).catch(() => []);
           round = rows[0];
           return round !== undefined;
         },
@@ -103,7 +131,9 @@ describe('a heal comparison the API fails', () => {
         200,
       );
       expect(round!.status).toBe('disagree');
-      expect(round!.unresolved).toContain(`${failing.config.brands[0]}|conversations|${addDays(TODAY, -HEAL.days)}..${addDays(TODAY, -1)}`);
+      expect(round!.unresolved).toContain(
+        `${failing.config.brands[0]}|conversations|${addDays(TODAY, -HEAL.days)}..${addDays(TODAY, -1)}`,
+      );
       expect(Number(round!.verify_requests)).toBeGreaterThan(1);
       expect(Number(round!.verify_requests)).toBeLessThanOrEqual(HEAL.maxCalls);
     } finally {

@@ -36,13 +36,26 @@ interface Round {
 /** Runs the scheduled run of a day's slot, as `bvsync scheduler` enqueues it, and waits for its healing round to end. */
 async function scheduledRunHealed(fx: EngineFixture, today: string, hour = '06'): Promise<Round> {
   const runId = scheduledRunId('daily', new Date(`${today}T${hour}:00:00Z`));
-  await enqueueRun({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, kind: 'scheduled', runId, brands: fx.config.brands, streams: STREAMS, today });
+  await enqueueRun({
+    config: fx.config,
+    redisUrl: fx.redisUrl,
+    log: fx.log,
+    kind: 'scheduled',
+    runId,
+    brands: fx.config.brands,
+    streams: STREAMS,
+    today,
+  });
   let round: Round | undefined;
   await until(
     `the healing round after ${runId}`,
     async () => {
       // The published file is replaced as the writer publishes: a read that meets the swap tries again.
-      const rows = await queryFile(fx.config.db, `SELECT * EXCLUDE (window_start, window_end), window_start::VARCHAR AS window_start, window_end::VARCHAR AS window_end FROM _heal_runs WHERE heal_id = $1 AND finished_at IS NOT NULL`, [runId]).catch(() => []);
+      const rows = await queryFile(
+        fx.config.db,
+        `SELECT * EXCLUDE (window_start, window_end), window_start::VARCHAR AS window_start, window_end::VARCHAR AS window_end FROM _heal_runs WHERE heal_id = $1 AND finished_at IS NOT NULL`,
+        [runId],
+      ).catch(() => []);
       round = rows[0] as Round | undefined;
       return round !== undefined;
     },
@@ -54,7 +67,14 @@ async function scheduledRunHealed(fx: EngineFixture, today: string, hour = '06')
 
 function startHost(fx: EngineFixture, metrics?: PrometheusMetrics): WorkerHost {
   const notifier = new Notifier({ config: fx.config, log: fx.log, retryBaseMs: 10 });
-  return new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000, notifier, metrics });
+  return new WorkerHost({
+    config: fx.config,
+    redisUrl: fx.redisUrl,
+    log: fx.log,
+    leaseTtlMs: 2_000,
+    notifier,
+    metrics,
+  });
 }
 
 /** The value of a metric without labels, as the worker's /metrics would show it. */
@@ -82,7 +102,11 @@ describe('sync.heal with answers that arrive after the lookback', () => {
 
   async function shortDays(from: string, to: string): Promise<string[]> {
     const [brandId] = fx.config.brands as [number];
-    const stored = await queryFile(fx.config.db, 'SELECT "day"::VARCHAR AS day, count(*)::INTEGER AS n FROM conversations WHERE brand_id = $1 GROUP BY ALL', [brandId]);
+    const stored = await queryFile(
+      fx.config.db,
+      'SELECT "day"::VARCHAR AS day, count(*)::INTEGER AS n FROM conversations WHERE brand_id = $1 GROUP BY ALL',
+      [brandId],
+    );
     const storedOn = new Map(stored.map((row) => [String(row.day), Number(row.n)]));
     return eachDay(from, to).filter((day) => (storedOn.get(day) ?? 0) !== fx.sim.truth.answers(brandId, day).length);
   }
@@ -95,7 +119,7 @@ describe('sync.heal with answers that arrive after the lookback', () => {
     expect(round.status).toBe('agree');
   }, 240_000);
 
-  it('re-reads the days whose late answers the lookback missed, and the warehouse then holds the API\'s figures', async () => {
+  it("re-reads the days whose late answers the lookback missed, and the warehouse then holds the API's figures", async () => {
     const [brandId] = fx.config.brands as [number];
     fx.sim.advanceClock(3);
     const today = fx.sim.truth.today();
@@ -230,7 +254,10 @@ describe('sync.heal when two rounds overlap on a range answer that disagrees for
   let brandId: number;
 
   beforeAll(async () => {
-    fx = await engineFixture('heal-overlap', { sim: { brands: 1 }, config: { sync: { initialDays: 6, lookbackDays: 1, fetchConcurrency: 8, heal: HEAL } } });
+    fx = await engineFixture('heal-overlap', {
+      sim: { brands: 1 },
+      config: { sync: { initialDays: 6, lookbackDays: 1, fetchConcurrency: 8, heal: HEAL } },
+    });
     [brandId] = fx.config.brands as [number];
     fx.sim.setKnobs({ rangeSurplusDays: [STUCK_DAY] });
     host = startHost(fx);
@@ -243,7 +270,10 @@ describe('sync.heal when two rounds overlap on a range answer that disagrees for
 
   it('tells of it in one round only, whichever round re-read it', async () => {
     // Two slots of one day started together: the second's comparison may run while the first still re-reads.
-    const rounds = await Promise.all([scheduledRunHealed(fx, FIRST_TODAY, '06'), scheduledRunHealed(fx, FIRST_TODAY, '07')]);
+    const rounds = await Promise.all([
+      scheduledRunHealed(fx, FIRST_TODAY, '06'),
+      scheduledRunHealed(fx, FIRST_TODAY, '07'),
+    ]);
     const stuck = `${brandId}|conversations|${STUCK_DAY}`;
     for (const round of rounds) expect(round.persisting).toContain(stuck);
     expect(rounds.filter((round) => round.reported.includes(stuck))).toHaveLength(1);

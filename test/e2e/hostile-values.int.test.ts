@@ -37,17 +37,31 @@ describe('hostile values', () => {
     const phraseRequests = fx.sim.requestLog().filter((entry) => entry.path.endsWith('/fanouts/by-phrase'));
     expect(phraseRequests.map((entry) => entry.query.phrase).sort()).toEqual([...HOSTILE_PHRASES].sort());
 
-    const domainPaths = fx.sim.requestLog().filter((entry) => entry.path.includes('/citations/domains/')).map((entry) => entry.path);
+    const domainPaths = fx.sim
+      .requestLog()
+      .filter((entry) => entry.path.includes('/citations/domains/'))
+      .map((entry) => entry.path);
     expect(domainPaths.some((path) => path.endsWith('/xn--bcher-kva.example'))).toBe(true);
     expect(domainPaths.some((path) => path.endsWith('/example.org'))).toBe(true);
     expect(domainPaths.every((path) => /\/citations\/domains\/[a-z0-9.-]+$/.test(path))).toBe(true);
 
-    const states = await queryFile(fx.config.db, "SELECT slice_key, status FROM _sync_state WHERE stream = 'fanouts_by_phrase' ORDER BY slice_key");
-    expect(states.map((row) => row.slice_key).sort()).toEqual(HOSTILE_PHRASES.map((phrase) => `phrase=${phrase}`).sort());
+    const states = await queryFile(
+      fx.config.db,
+      "SELECT slice_key, status FROM _sync_state WHERE stream = 'fanouts_by_phrase' ORDER BY slice_key",
+    );
+    expect(states.map((row) => row.slice_key).sort()).toEqual(
+      HOSTILE_PHRASES.map((phrase) => `phrase=${phrase}`).sort(),
+    );
     expect(states.every((row) => row.status === 'complete')).toBe(true);
-    const tables = await queryFile(fx.config.db, "SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'conversations'");
+    const tables = await queryFile(
+      fx.config.db,
+      "SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'conversations'",
+    );
     expect(tables[0]!.n).toBe(1);
-    const shoes = await queryFile(fx.config.db, "SELECT count(*)::INTEGER AS n FROM fanouts_by_phrase WHERE phrase = 'shoe'");
+    const shoes = await queryFile(
+      fx.config.db,
+      "SELECT count(*)::INTEGER AS n FROM fanouts_by_phrase WHERE phrase = 'shoe'",
+    );
     expect(shoes[0]!.n).toBeGreaterThan(0);
   });
 });

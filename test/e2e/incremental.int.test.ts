@@ -28,7 +28,9 @@ function sync(): Promise<RunProgress> {
 }
 
 async function conversationsPerDay(): Promise<Map<string, number>> {
-  const rows = await sql('SELECT brand_id, "day"::VARCHAR AS day, count(*)::INTEGER AS n FROM conversations GROUP BY ALL');
+  const rows = await sql(
+    'SELECT brand_id, "day"::VARCHAR AS day, count(*)::INTEGER AS n FROM conversations GROUP BY ALL',
+  );
   return new Map(rows.map((row) => [`${String(row.brand_id)}|${String(row.day)}`, Number(row.n)]));
 }
 
@@ -36,7 +38,9 @@ let first: RunProgress;
 let afterFirst: Map<string, number>;
 
 beforeAll(async () => {
-  fx = await engineFixture('incremental', { config: { sync: { initialDays: INITIAL_DAYS, lookbackDays: LOOKBACK_DAYS, fetchConcurrency: 8 } } });
+  fx = await engineFixture('incremental', {
+    config: { sync: { initialDays: INITIAL_DAYS, lookbackDays: LOOKBACK_DAYS, fetchConcurrency: 8 } },
+  });
   // Late answers are on from the start: turned on later, they would hide answers already shown, which no real API does.
   fx.sim.setKnobs({ lateShare: 0.3, lateDays: LATE_DAYS });
   first = await sync();
@@ -45,13 +49,18 @@ beforeAll(async () => {
 afterAll(async () => fx?.cleanup());
 
 describe('incremental sync', () => {
-  it('a first sync fetches the initial days and sets each stream\'s position to yesterday', async () => {
+  it("a first sync fetches the initial days and sets each stream's position to yesterday", async () => {
     expect(first.meta.status).toBe('complete');
     const days = eachDay(addDays(FIRST_TODAY, -(INITIAL_DAYS - 1)), FIRST_TODAY);
-    const starts = new Set(apiRequests().filter(isConversations).map((entry) => entry.query.start_date));
+    const starts = new Set(
+      apiRequests()
+        .filter(isConversations)
+        .map((entry) => entry.query.start_date),
+    );
     expect([...starts].sort()).toEqual(days);
     for (const brandId of fx.config.brands) {
-      for (const day of days) expect(afterFirst.get(`${brandId}|${day}`)).toBe(fx.sim.truth.answers(brandId, day).length);
+      for (const day of days)
+        expect(afterFirst.get(`${brandId}|${day}`)).toBe(fx.sim.truth.answers(brandId, day).length);
     }
     const cursors = await sql('SELECT DISTINCT through_day::VARCHAR AS day FROM _sync_cursors');
     expect(cursors).toEqual([{ day: addDays(FIRST_TODAY, -1) }]);
@@ -111,7 +120,10 @@ describe('incremental sync', () => {
       const log = apiRequests();
       let expected = 0;
       for (const brandId of fx.config.brands) {
-        const texts = await sql('SELECT url AS text FROM tracked_urls WHERE brand_id = $1 UNION ALL SELECT website FROM competitors WHERE brand_id = $1', [brandId]);
+        const texts = await sql(
+          'SELECT url AS text FROM tracked_urls WHERE brand_id = $1 UNION ALL SELECT website FROM competitors WHERE brand_id = $1',
+          [brandId],
+        );
         const domains = distinctDomains(texts.map((row) => row.text as string | null)).length;
         expect(domains).toBeGreaterThan(0);
         // Phase 1, per day: visibility, tracked URLs, conversations, and product ranking's 2 metrics x 2 subjects.
@@ -119,7 +131,12 @@ describe('incremental sync', () => {
         // Phase 1, full refresh: competitors, templates, articles, content analyses (no SWOT ids or phrases configured).
         const fullRefresh = 4;
         // Phase 2, per day: a domain's details; per window: the citation series and each domain's cited fanouts.
-        const citationSeries = 1 + OWNERSHIP_VALUES.length + SENTIMENT_VALUES.length + CONTENT_TYPE_VALUES.length + Math.ceil(domains / CITATIONS_DOMAINS_MAX);
+        const citationSeries =
+          1 +
+          OWNERSHIP_VALUES.length +
+          SENTIMENT_VALUES.length +
+          CONTENT_TYPE_VALUES.length +
+          Math.ceil(domains / CITATIONS_DOMAINS_MAX);
         // Phase 2, per window: each tracked page's cited fanouts (cited_page_fanouts).
         const pages = await scalar('SELECT count(DISTINCT url) FROM tracked_urls WHERE brand_id = $1', [brandId]);
         // Phase 2, per day: the visibility report once per engine its echo named (visibility_by_engine).
@@ -131,7 +148,10 @@ describe('incremental sync', () => {
         expected += LOOKBACK_DAYS * (perDay + domains + engines) + fullRefresh + citationSeries + domains + pages;
       }
       // Pages beyond the first: any slice whose total_rows passed a page (none at this scale, but it would count).
-      const extraPages = await scalar(`SELECT coalesce(sum(greatest(ceil(total_rows / 100) - 1, 0)), 0) FROM _sync_state WHERE run_id = $1`, [third.meta.runId]);
+      const extraPages = await scalar(
+        `SELECT coalesce(sum(greatest(ceil(total_rows / 100) - 1, 0)), 0) FROM _sync_state WHERE run_id = $1`,
+        [third.meta.runId],
+      );
       expect(log.length).toBe(expected + extraPages);
       expect(third.planned).toBe(expected);
       expect(log.filter((entry) => entry.status !== 200 && entry.status !== 404)).toEqual([]);
@@ -139,14 +159,23 @@ describe('incremental sync', () => {
     });
 
     it('a backfill of older days afterwards fills them and leaves every cursor where it was', async () => {
-      const cursors = () => sql('SELECT brand_id, stream, through_day::VARCHAR AS day, run_id FROM _sync_cursors ORDER BY ALL');
+      const cursors = () =>
+        sql('SELECT brand_id, stream, through_day::VARCHAR AS day, run_id FROM _sync_cursors ORDER BY ALL');
       const before = await cursors();
       const older = addDays(fx.sim.truth.today(), -7);
-      const backfill = await runInProcess(fx, { kind: 'backfill', today: fx.sim.truth.today(), from: older, to: older, streams: ['conversations'] });
+      const backfill = await runInProcess(fx, {
+        kind: 'backfill',
+        today: fx.sim.truth.today(),
+        from: older,
+        to: older,
+        streams: ['conversations'],
+      });
       expect(backfill.meta.status).toBe('complete');
       expect(await cursors()).toEqual(before);
       for (const brandId of fx.config.brands) {
-        expect((await conversationsPerDay()).get(`${brandId}|${older}`)).toBe(fx.sim.truth.answers(brandId, older).length);
+        expect((await conversationsPerDay()).get(`${brandId}|${older}`)).toBe(
+          fx.sim.truth.answers(brandId, older).length,
+        );
       }
     });
   });

@@ -3,7 +3,16 @@ import { connectRedis } from '../../src/engine/redis.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import { hookedWorker, type HookedWorker } from '../reliability/scenarios.js';
-import { cliEnv, engineFixture, queryFile, runInProcess, spawnBvsync, tableDifferences, writeCliConfig, type CliProcess } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  queryFile,
+  runInProcess,
+  spawnBvsync,
+  tableDifferences,
+  writeCliConfig,
+  type CliProcess,
+} from '../support/engine.js';
 import { until } from '../support/until.js';
 
 /**
@@ -28,7 +37,10 @@ afterAll(() => {
 });
 
 function sliceStates(db: string) {
-  return queryFile(db, `SELECT brand_id, stream, slice_key, "day"::VARCHAR AS day, status, "rows", total_rows FROM _sync_state ORDER BY ALL`);
+  return queryFile(
+    db,
+    `SELECT brand_id, stream, slice_key, "day"::VARCHAR AS day, status, "rows", total_rows FROM _sync_state ORDER BY ALL`,
+  );
 }
 
 describe('a writer frozen past its lease, then resumed', () => {
@@ -38,7 +50,13 @@ describe('a writer frozen past its lease, then resumed', () => {
     const redis = connectRedis(fx.redisUrl);
     const keys = redisKeys(fx.config.redisPrefix);
     try {
-      const reference = await runInProcess(clean, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, streams: STREAMS.split(',') });
+      const reference = await runInProcess(clean, {
+        kind: 'backfill',
+        today: TODAY,
+        from: FROM,
+        to: TODAY,
+        streams: STREAMS.split(','),
+      });
       expect(reference.meta.status).toBe('complete');
 
       fx.sim.setKnobs({ latencyMs: 50 });
@@ -46,8 +64,27 @@ describe('a writer frozen past its lease, then resumed', () => {
       const writer = hookedWorker(fx, 2, { freezeInTransaction: true, logLevel: 'info' });
       started.push(writer);
       await writer.nextLine('STARTED', 120_000);
-      await until('the writer to hold the lease', () => /holding the DuckDB writer lease/.test(writer.stderr()), 60_000);
-      const backfill = spawnBvsync(['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--config', writeCliConfig(fx)], cliEnv(fx, FAST_TAKEOVER));
+      await until(
+        'the writer to hold the lease',
+        () => /holding the DuckDB writer lease/.test(writer.stderr()),
+        60_000,
+      );
+      const backfill = spawnBvsync(
+        [
+          'backfill',
+          '--from',
+          FROM,
+          '--to',
+          TODAY,
+          '--today',
+          TODAY,
+          '--streams',
+          STREAMS,
+          '--config',
+          writeCliConfig(fx),
+        ],
+        cliEnv(fx, FAST_TAKEOVER),
+      );
       started.push(backfill);
 
       await writer.nextLine('IN_TRANSACTION', 120_000);
@@ -55,9 +92,18 @@ describe('a writer frozen past its lease, then resumed', () => {
       const frozenAt = Date.now();
       const frozenToken = Number(await redis.get(keys.writerFence));
       // Frozen until its lease has expired and another process has taken it: the fencing counter moved past its token.
-      await until('the frozen writer\'s lease to pass on', async () => Number(await redis.get(keys.writerFence)) > frozenToken, 60_000, 20);
+      await until(
+        "the frozen writer's lease to pass on",
+        async () => Number(await redis.get(keys.writerFence)) > frozenToken,
+        60_000,
+        20,
+      );
       writer.kill('SIGCONT');
-      await until('the resumed writer to notice its loss', () => /lost the DuckDB writer lease/.test(writer.stderr()), 60_000);
+      await until(
+        'the resumed writer to notice its loss',
+        () => /lost the DuckDB writer lease/.test(writer.stderr()),
+        60_000,
+      );
 
       const result = await backfill.done;
       expect(result.code, result.stderr.slice(-2000)).toBe(0);
@@ -68,10 +114,15 @@ describe('a writer frozen past its lease, then resumed', () => {
 
       // Every commit carries the token it was made under. None under the frozen writer's token passed its check after
       // the freeze (without the fence, its commit and those after it did); the rest were made under larger tokens.
-      const commits = await queryFile(workingPathFor(fx.config.db), `SELECT fence_token AS fence, epoch_ms(fence_checked_at) AS checked FROM _slice_commits`);
+      const commits = await queryFile(
+        workingPathFor(fx.config.db),
+        `SELECT fence_token AS fence, epoch_ms(fence_checked_at) AS checked FROM _slice_commits`,
+      );
       expect(commits.length).toBeGreaterThan(50);
       expect(commits.filter((commit) => commit.fence === null)).toEqual([]);
-      expect(commits.filter((commit) => Number(commit.fence) <= frozenToken && Number(commit.checked) >= frozenAt)).toEqual([]);
+      expect(
+        commits.filter((commit) => Number(commit.fence) <= frozenToken && Number(commit.checked) >= frozenAt),
+      ).toEqual([]);
       expect(commits.some((commit) => Number(commit.fence) > frozenToken)).toBe(true);
       expect(await tableDifferences(clean.config.db, fx.config.db)).toEqual([]);
       expect(await sliceStates(fx.config.db)).toEqual(await sliceStates(clean.config.db));

@@ -1,6 +1,13 @@
 import { addDays } from '../../src/days.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, engineFixture, spawnBvsync, writeCliConfig, type CliResult, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  spawnBvsync,
+  writeCliConfig,
+  type CliResult,
+  type EngineFixture,
+} from '../support/engine.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -26,7 +33,10 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   // Every conversations read is refused 403: each slice fails, so the run fails.
   fx.sim.setKnobs({ refusedPaths: ['conversations'] });
-  const config = writeCliConfig(fx, { sync: { lookbackDays: 2, startDate: '2026-11-19' }, notify: { webhooks: [{ url: receiver.url + SECRET_PATH, events: ['run_failed', 'key_refused'] }] } });
+  const config = writeCliConfig(fx, {
+    sync: { lookbackDays: 2, startDate: '2026-11-19' },
+    notify: { webhooks: [{ url: receiver.url + SECRET_PATH, events: ['run_failed', 'key_refused'] }] },
+  });
   failed = await spawnBvsync(syncArgs(config), cliEnv(fx)).done;
 }, 120_000);
 afterAll(async () => {
@@ -60,7 +70,10 @@ describe('a sync whose run fails, with a webhook for run_failed', () => {
 describe('a sync whose key the API refuses', () => {
   it('sends key_refused and exits 2, having planned nothing', async () => {
     const before = receiver.received.length;
-    const config = writeCliConfig(fx, { sync: { startDate: '2026-11-19' }, notify: { webhooks: [{ url: receiver.url + SECRET_PATH, events: ['run_failed', 'key_refused'] }] } });
+    const config = writeCliConfig(fx, {
+      sync: { startDate: '2026-11-19' },
+      notify: { webhooks: [{ url: receiver.url + SECRET_PATH, events: ['run_failed', 'key_refused'] }] },
+    });
     const refused = await spawnBvsync(syncArgs(config), cliEnv(fx, { BVSYNC_API_KEY: 'bvk_not_the_right_key' })).done;
     expect(refused.code, refused.stderr.slice(-2000)).toBe(2);
     expect(receiver.received.slice(before).map((request) => request.json().event)).toEqual(['key_refused']);
@@ -72,7 +85,10 @@ describe('a webhook that never answers', () => {
   it('delays the exit of a failed run by notify.deliverySeconds at most', async () => {
     const silent = await startWebhookReceiver(() => 'hang');
     try {
-      const config = writeCliConfig(fx, { sync: { startDate: '2026-11-19' }, notify: { deliverySeconds: 2, webhooks: [{ url: silent.url + SECRET_PATH, events: ['run_failed'] }] } });
+      const config = writeCliConfig(fx, {
+        sync: { startDate: '2026-11-19' },
+        notify: { deliverySeconds: 2, webhooks: [{ url: silent.url + SECRET_PATH, events: ['run_failed'] }] },
+      });
       const sync = spawnBvsync(syncArgs(config), cliEnv(fx));
       await silent.waitFor(1);
       const asked = performance.now();
@@ -88,28 +104,47 @@ describe('a webhook that never answers', () => {
 });
 
 describe('a sync whose Redis does not answer', () => {
-  it('sends machine_fault (component redis), without the Redis URL\'s password', async () => {
+  it("sends machine_fault (component redis), without the Redis URL's password", async () => {
     const before = receiver.received.length;
-    const config = writeCliConfig(fx, { notify: { webhooks: [{ url: receiver.url + SECRET_PATH, events: ['machine_fault'] }] } });
-    const result = await spawnBvsync(syncArgs(config), cliEnv(fx, { REDIS_URL: 'redis://:redis-password-1@127.0.0.1:1' })).done;
+    const config = writeCliConfig(fx, {
+      notify: { webhooks: [{ url: receiver.url + SECRET_PATH, events: ['machine_fault'] }] },
+    });
+    const result = await spawnBvsync(
+      syncArgs(config),
+      cliEnv(fx, { REDIS_URL: 'redis://:redis-password-1@127.0.0.1:1' }),
+    ).done;
     expect(result.code).toBe(1);
     const notices = receiver.received.slice(before).map((request) => request.json());
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatchObject({ version: 1, event: 'machine_fault', component: 'redis', code: 'redis_unavailable' });
+    expect(notices[0]).toMatchObject({
+      version: 1,
+      event: 'machine_fault',
+      component: 'redis',
+      code: 'redis_unavailable',
+    });
     expect(receiver.received.at(-1)!.body).not.toContain('redis-password-1');
   });
 });
 
 describe('a sync that completes on data older than notify.staleAfterHours', () => {
-  it('sends stale for the run\'s brand and stream whose newest complete day is too old', async () => {
+  it("sends stale for the run's brand and stream whose newest complete day is too old", async () => {
     fx.sim.setKnobs({ refusedPaths: [] });
     const before = receiver.received.length;
     // The command's today (BVSYNC_TODAY) two days after the simulator's: TODAY is complete and more than 24 h old.
-    const config = writeCliConfig(fx, { sync: { startDate: '2026-11-19' }, notify: { staleAfterHours: 24, webhooks: [{ url: receiver.url + SECRET_PATH, events: ['stale', 'run_failed'] }] } });
-    const result = await spawnBvsync(['sync', '--streams', 'visibility', '--today', TODAY, '--config', config], cliEnv(fx, { BVSYNC_TODAY: addDays(TODAY, 2) })).done;
+    const config = writeCliConfig(fx, {
+      sync: { startDate: '2026-11-19' },
+      notify: { staleAfterHours: 24, webhooks: [{ url: receiver.url + SECRET_PATH, events: ['stale', 'run_failed'] }] },
+    });
+    const result = await spawnBvsync(
+      ['sync', '--streams', 'visibility', '--today', TODAY, '--config', config],
+      cliEnv(fx, { BVSYNC_TODAY: addDays(TODAY, 2) }),
+    ).done;
     expect(result.code, result.stderr.slice(-2000)).toBe(0);
     const notices = receiver.received.slice(before).map((request) => request.json());
     expect(notices.map((notice) => notice.event)).toEqual(['stale']);
-    expect(notices[0]).toMatchObject({ staleAfterHours: 24, stale: [{ brand: fx.config.brands[0], stream: 'visibility', newestCompleteDay: TODAY }] });
+    expect(notices[0]).toMatchObject({
+      staleAfterHours: 24,
+      stale: [{ brand: fx.config.brands[0], stream: 'visibility', newestCompleteDay: TODAY }],
+    });
   });
 });

@@ -20,7 +20,11 @@ import { redisKeys } from '../../src/redis-keys.js';
  */
 
 const prefix = uniquePrefix('one-run-store');
-const config = parseConfig({ api: { url: 'http://127.0.0.1:9', apiKey: 'not-used' }, brands: [1, 2], redisPrefix: prefix });
+const config = parseConfig({
+  api: { url: 'http://127.0.0.1:9', apiKey: 'not-used' },
+  brands: [1, 2],
+  redisPrefix: prefix,
+});
 const log = createLogger({ level: 'silent', pretty: false });
 const redis = connectRedis(TEST_REDIS_URL);
 const runs = new RunStore(redis, prefix);
@@ -30,7 +34,18 @@ let day = 0;
 function backfillOf(overrides: Partial<StartRunOptions> = {}): StartRunOptions {
   day += 1;
   const from = `2026-10-${String(day).padStart(2, '0')}`;
-  return { config, redisUrl: TEST_REDIS_URL, log, kind: 'backfill', brands: [1, 2], streams: ['conversations', 'visibility'], today: '2026-11-20', from, to: from, ...overrides };
+  return {
+    config,
+    redisUrl: TEST_REDIS_URL,
+    log,
+    kind: 'backfill',
+    brands: [1, 2],
+    streams: ['conversations', 'visibility'],
+    today: '2026-11-20',
+    from,
+    to: from,
+    ...overrides,
+  };
 }
 
 beforeAll(async () => {
@@ -45,8 +60,17 @@ afterAll(async () => {
 
 describe('the window of a run', () => {
   it('is the same for brands and streams in another order, and differs by kind, days, brands and streams', () => {
-    const base = { kind: 'backfill' as const, brands: [2, 1], streams: ['visibility', 'conversations'], today: '2026-11-20', from: '2026-11-01', to: '2026-11-05' };
-    expect(runWindowIdentity(base)).toBe(runWindowIdentity({ ...base, brands: [1, 2], streams: ['conversations', 'visibility'] }));
+    const base = {
+      kind: 'backfill' as const,
+      brands: [2, 1],
+      streams: ['visibility', 'conversations'],
+      today: '2026-11-20',
+      from: '2026-11-01',
+      to: '2026-11-05',
+    };
+    expect(runWindowIdentity(base)).toBe(
+      runWindowIdentity({ ...base, brands: [1, 2], streams: ['conversations', 'visibility'] }),
+    );
     expect(runWindowIdentity(base)).not.toBe(runWindowIdentity({ ...base, to: '2026-11-06' }));
     expect(runWindowIdentity(base)).not.toBe(runWindowIdentity({ ...base, brands: [1] }));
     expect(runWindowIdentity(base)).not.toBe(runWindowIdentity({ ...base, streams: ['visibility'] }));
@@ -134,7 +158,14 @@ describe('enqueueing a run', () => {
     const queues = openQueues(redis, prefix);
     try {
       const slice = { key: options.from!, day: options.from!, from: options.from!, to: options.from!, params: {} };
-      const ref = { runId, brandId: 1, stream: 'conversations', sliceId: `1/conversations/${options.from}`, slice, refetch: 0 };
+      const ref = {
+        runId,
+        brandId: 1,
+        stream: 'conversations',
+        sliceId: `1/conversations/${options.from}`,
+        slice,
+        refetch: 0,
+      };
       // A fetch job waiting out a backoff after two failed attempts, and a fetched slice waiting for the writer.
       await enqueueFetches(queues, [{ ...ref, carried: { requests: 3, retries: 1, rateLimited: 1 } }]);
       await enqueueCommit(queues, {
@@ -157,23 +188,39 @@ describe('enqueueing a run', () => {
       const outcome = await cancelRun(runs, queues, redis, prefix, runId);
       expect(outcome).toMatchObject({
         outcome: 'cancelled',
-        removed: { fetch: 1, load: 2, calls: { requests: 3, retries: 1, rateLimited: 1 }, commits: [{ sliceId: ref.sliceId, requests: 5, retries: 0, rateLimited: 2 }] },
+        removed: {
+          fetch: 1,
+          load: 2,
+          calls: { requests: 3, retries: 1, rateLimited: 1 },
+          commits: [{ sliceId: ref.sliceId, requests: 5, retries: 0, rateLimited: 2 }],
+        },
       });
       const left = (await queues.load.getJobs(['waiting'], 0, -1, true)).filter((job) => job.data.runId === runId);
       expect(left.map((job) => job.name)).toEqual(['uncounted', 'cancel']);
       // The commit's calls apart: the writer counts them only if it has not committed the slice meanwhile.
-      expect(left[0]!.data).toMatchObject({ requests: 3, retries: 1, rateLimited: 1, commits: [{ sliceId: ref.sliceId, requests: 5 }] });
+      expect(left[0]!.data).toMatchObject({
+        requests: 3,
+        retries: 1,
+        rateLimited: 1,
+        commits: [{ sliceId: ref.sliceId, requests: 5 }],
+      });
     } finally {
       await queues.close();
     }
   });
 
   it('a scheduled run recorded but never planned (its scheduler died in between) is planned when its slot is enqueued again', async () => {
-    const options = backfillOf({ kind: 'scheduled', runId: 'scheduled-daily-20261121T020000', from: undefined, to: undefined });
+    const options = backfillOf({
+      kind: 'scheduled',
+      runId: 'scheduled-daily-20261121T020000',
+      from: undefined,
+      to: undefined,
+    });
     const first = await enqueueRun(options);
     const queues = openQueues(redis, prefix);
     try {
-      const plans = async () => (await queues.load.getJobs(['waiting'])).filter((job) => job.name === 'plan' && job.data.runId === first.runId);
+      const plans = async () =>
+        (await queues.load.getJobs(['waiting'])).filter((job) => job.name === 'plan' && job.data.runId === first.runId);
       // The plan job lost, as if the scheduler had died after recording the run.
       for (const job of await plans()) await job.remove();
       expect(await plans()).toHaveLength(0);
@@ -189,7 +236,12 @@ describe('enqueueing a run', () => {
   });
 
   it('a scheduled run keeps its slot-derived id: the same slot twice is one run, with no window involved', async () => {
-    const options = backfillOf({ kind: 'scheduled', runId: 'scheduled-daily-20261120T020000', from: undefined, to: undefined });
+    const options = backfillOf({
+      kind: 'scheduled',
+      runId: 'scheduled-daily-20261120T020000',
+      from: undefined,
+      to: undefined,
+    });
     const [a, b] = [await enqueueRun(options), await enqueueRun(options)];
     expect([a.created, b.created]).toEqual([true, false]);
     expect(b.runId).toBe(a.runId);
@@ -209,7 +261,9 @@ describe('the status words in DuckDB', () => {
       const upgraded = await openWarehouse(path);
       try {
         expect(upgraded.migrationsApplied.map((migration) => migration.version)).toContain(7);
-        expect((await upgraded.recentRuns()).map((run) => [run.runId, run.status])).toEqual([['old-run', 'incomplete']]);
+        expect((await upgraded.recentRuns()).map((run) => [run.runId, run.status])).toEqual([
+          ['old-run', 'incomplete'],
+        ]);
       } finally {
         await upgraded.close();
       }

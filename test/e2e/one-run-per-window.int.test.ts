@@ -3,7 +3,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/engine/redis.js';
 import { RunStore } from '../../src/engine/run-store.js';
-import { cliEnv, engineFixture, queryFile, runBvsync, spawnBvsync, writeCliConfig, type CliProcess, type CliResult, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  queryFile,
+  runBvsync,
+  spawnBvsync,
+  writeCliConfig,
+  type CliProcess,
+  type CliResult,
+  type EngineFixture,
+} from '../support/engine.js';
 
 /**
  * One run per window, as an operator meets it, with real `bvsync` processes against the simulator and its request
@@ -44,7 +54,10 @@ function reportedRun(result: CliResult): string | undefined {
 }
 
 /** Waits until the newest run of the prefix has `fraction` of its planned slices done; returns its id and progress. */
-async function runDone(fraction: number, timeoutMs = 90_000): Promise<{ runId: string; planned: number; done: number }> {
+async function runDone(
+  fraction: number,
+  timeoutMs = 90_000,
+): Promise<{ runId: string; planned: number; done: number }> {
   const connection = connectRedis(fx.redisUrl);
   const deadline = Date.now() + timeoutMs;
   try {
@@ -52,7 +65,8 @@ async function runDone(fraction: number, timeoutMs = 90_000): Promise<{ runId: s
     for (;;) {
       const [run] = await runs.recent(1);
       const progress = run ? await runs.progress(run.runId) : { planned: 0, done: 0 };
-      if (run?.status === 'running' && progress.planned > 0 && progress.done >= progress.planned * fraction) return { runId: run.runId, ...progress };
+      if (run?.status === 'running' && progress.planned > 0 && progress.done >= progress.planned * fraction)
+        return { runId: run.runId, ...progress };
       if (Date.now() > deadline) throw new Error(`no run reached ${fraction} of its slices in ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -95,11 +109,15 @@ describe('one run per window', () => {
 
     const again = await spawn(BACKFILL).done;
     expect(again.code, again.stderr.slice(-2000)).toBe(0);
-    expect(again.stderr).toMatch(new RegExp(`attaching to unfinished run ${atInterrupt.runId} \\(started .* UTC, \\d+ of \\d+ slices done\\)`));
+    expect(again.stderr).toMatch(
+      new RegExp(`attaching to unfinished run ${atInterrupt.runId} \\(started .* UTC, \\d+ of \\d+ slices done\\)`),
+    );
     expect(reportedRun(again)).toBe(atInterrupt.runId);
     expect(again.stdout).toMatch(/: complete;/);
     const ratio = apiRequests() / undisturbed;
-    process.stdout.write(`interrupted then run again: ${apiRequests()} requests vs ${undisturbed} undisturbed = ${ratio.toFixed(2)}x\n`);
+    process.stdout.write(
+      `interrupted then run again: ${apiRequests()} requests vs ${undisturbed} undisturbed = ${ratio.toFixed(2)}x\n`,
+    );
     expect(ratio).toBeLessThanOrEqual(MAX_RATIO);
     fx.sim.clearRequestLog();
   });
@@ -111,9 +129,13 @@ describe('one run per window', () => {
     expect(resultB.code, resultB.stderr.slice(-2000)).toBe(0);
     expect(reportedRun(resultA)).toBeDefined();
     expect(reportedRun(resultA)).toBe(reportedRun(resultB));
-    expect([resultA.stderr, resultB.stderr].filter((stderr) => /attaching to unfinished run/.test(stderr))).toHaveLength(1);
+    expect(
+      [resultA.stderr, resultB.stderr].filter((stderr) => /attaching to unfinished run/.test(stderr)),
+    ).toHaveLength(1);
     const ratio = apiRequests() / undisturbed;
-    process.stdout.write(`side by side: ${apiRequests()} requests vs ${undisturbed} undisturbed = ${ratio.toFixed(2)}x\n`);
+    process.stdout.write(
+      `side by side: ${apiRequests()} requests vs ${undisturbed} undisturbed = ${ratio.toFixed(2)}x\n`,
+    );
     expect(ratio).toBeLessThanOrEqual(MAX_RATIO);
     fx.sim.clearRequestLog();
   });
@@ -132,18 +154,27 @@ describe('status and cancel', () => {
     expect(unfinished).toMatch(/Unfinished runs/);
     const line = unfinished.split('\n').find((text) => text.includes(runId!));
     expect(line).toBeDefined();
-    for (const part of ['backfill', 'planning', `${FROM}..${TODAY}`, '1,2', STREAMS, '0/0']) expect(line).toContain(part);
+    for (const part of ['backfill', 'planning', `${FROM}..${TODAY}`, '1,2', STREAMS, '0/0'])
+      expect(line).toContain(part);
     // Enqueued with no worker running: nothing will move it until one starts.
     expect(unfinished).toContain('No bvsync process is connected to the queues, so these runs move nowhere');
 
     const cancel = await runBvsync(['cancel', runId!, '--config', config], cliEnv(fx));
     expect(cancel.code, cancel.stderr).toBe(0);
-    expect(cancel.stdout).toMatch(new RegExp(`^cancelled run ${runId} \\(backfill ${FROM}..${TODAY}, brands 1,2, streams ${STREAMS}\\): removed 0 queued fetch jobs and 1 load job`, 'm'));
+    expect(cancel.stdout).toMatch(
+      new RegExp(
+        `^cancelled run ${runId} \\(backfill ${FROM}..${TODAY}, brands 1,2, streams ${STREAMS}\\): removed 0 queued fetch jobs and 1 load job`,
+        'm',
+      ),
+    );
     const after = await runBvsync(['status', '--config', config], cliEnv(fx));
     expect(after.stdout.slice(0, after.stdout.indexOf('Recent runs'))).not.toContain(runId!);
     // Only the preflight's one request per brand (its key check) reached the API: no slice of the run was fetched.
     const requests = fx.sim.requestLog().filter((entry) => entry.path.startsWith('/customer/v1/'));
-    expect(requests.map((entry) => entry.path).sort()).toEqual(['/customer/v1/brands/1/competitors', '/customer/v1/brands/2/competitors']);
+    expect(requests.map((entry) => entry.path).sort()).toEqual([
+      '/customer/v1/brands/1/competitors',
+      '/customer/v1/brands/2/competitors',
+    ]);
     fx.sim.clearRequestLog();
 
     const afresh = await spawn(BACKFILL).done;
@@ -152,7 +183,11 @@ describe('status and cancel', () => {
     expect(reportedRun(afresh)).not.toBe(runId);
     expect(apiRequests()).toBe(undisturbed);
     // The new run's writer recorded the cancelled one before planning its own.
-    const rows = await queryFile(fx.config.db, 'SELECT run_id, status FROM _sync_runs WHERE run_id IN ($1, $2) ORDER BY status', [runId!, reportedRun(afresh)!]);
+    const rows = await queryFile(
+      fx.config.db,
+      'SELECT run_id, status FROM _sync_runs WHERE run_id IN ($1, $2) ORDER BY status',
+      [runId!, reportedRun(afresh)!],
+    );
     expect(rows).toEqual([
       { run_id: runId, status: 'cancelled' },
       { run_id: reportedRun(afresh), status: 'complete' },
@@ -163,17 +198,29 @@ describe('status and cancel', () => {
   it('a running run: cancel stops it, and the commands waiting on it say so and exit 1', async () => {
     // Paced at 3 requests a second, its fetching lasts about 30 s: long enough to start a command beside it and cancel it.
     const slow = join(fx.dir, 'slow.json');
-    writeFileSync(slow, JSON.stringify({ redisPrefix: fx.config.redisPrefix, api: { requestsPerSecond: 3, retryBaseMs: 5, retryMaxMs: 50 } }));
+    writeFileSync(
+      slow,
+      JSON.stringify({
+        redisPrefix: fx.config.redisPrefix,
+        api: { requestsPerSecond: 3, retryBaseMs: 5, retryMaxMs: 50 },
+      }),
+    );
     const [first, second] = [0, 1].map(() => spawnBvsync([...BACKFILL, '--config', slow], cliEnv(fx, FAST_TAKEOVER)));
     started.push(first!, second!);
     // Both wait on the one run before it is cancelled: one started it, the other attached.
-    await Promise.all([first!.waitFor(/^(started run|attaching to unfinished run)/m), second!.waitFor(/^(started run|attaching to unfinished run)/m)]);
+    await Promise.all([
+      first!.waitFor(/^(started run|attaching to unfinished run)/m),
+      second!.waitFor(/^(started run|attaching to unfinished run)/m),
+    ]);
     expect(first!.output() + second!.output()).toMatch(/attaching to unfinished run/);
     const atCancel = await runDone(0);
     const cancel = await runBvsync(['cancel', atCancel.runId, '--config', config], cliEnv(fx));
     const requestsAtCancel = apiRequests();
     expect(cancel.code, cancel.stderr).toBe(0);
-    const removed = new RegExp(`^cancelled run ${atCancel.runId} .*: removed ([\\d,]+) queued fetch jobs? and ([\\d,]+) load jobs?`, 'm').exec(cancel.stdout);
+    const removed = new RegExp(
+      `^cancelled run ${atCancel.runId} .*: removed ([\\d,]+) queued fetch jobs? and ([\\d,]+) load jobs?`,
+      'm',
+    ).exec(cancel.stdout);
     expect(removed, cancel.stdout).not.toBeNull();
     expect(Number(removed![1]!.replaceAll(',', ''))).toBeGreaterThan(0);
     for (const result of await Promise.all([first!.done, second!.done])) {
@@ -183,7 +230,9 @@ describe('status and cancel', () => {
     // The queued slices were dropped: after the cancel, only the slices already being fetched (at most 8 per process,
     // each one request in this window) made requests.
     const afterCancel = apiRequests() - requestsAtCancel;
-    process.stdout.write(`cancelled: ${removed![1]} queued fetch jobs dropped; ${requestsAtCancel} requests before, ${afterCancel} after; a whole run makes ${undisturbed}\n`);
+    process.stdout.write(
+      `cancelled: ${removed![1]} queued fetch jobs dropped; ${requestsAtCancel} requests before, ${afterCancel} after; a whole run makes ${undisturbed}\n`,
+    );
     expect(afterCancel).toBeLessThanOrEqual(2 * fx.config.sync.fetchConcurrency);
     expect(apiRequests()).toBeLessThan(undisturbed);
     const again = await runBvsync(['cancel', atCancel.runId, '--config', config], cliEnv(fx));
@@ -198,14 +247,33 @@ describe('exit codes', () => {
     const help = await runBvsync(['--help'], cliEnv(fx));
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Exit codes:\n\s+0 +done/);
-    expect(help.stdout).toMatch(/^\s+1 +the run finished with failed slices, with a brand's stream none of whose slices is complete,\n\s+or with a stream it could plan nothing for; was cancelled/m);
+    expect(help.stdout).toMatch(
+      /^\s+1 +the run finished with failed slices, with a brand's stream none of whose slices is complete,\n\s+or with a stream it could plan nothing for; was cancelled/m,
+    );
     expect(help.stdout).toMatch(/^\s+2 +usage or config error/m);
   });
 
   it('1: the run finished with a failed slice', async () => {
     // The preflight skips the brand the key cannot read (a brand no key reads at all would be a config error, 2); its
     // slice is recorded failed and the run, which loaded brand 1, finishes with it.
-    const result = await runBvsync(['backfill', '--from', TODAY, '--today', TODAY, '--streams', 'competitors', '--brand', '1', '--brand', String(fx.sim.forbiddenBrand), '--config', config], cliEnv(fx));
+    const result = await runBvsync(
+      [
+        'backfill',
+        '--from',
+        TODAY,
+        '--today',
+        TODAY,
+        '--streams',
+        'competitors',
+        '--brand',
+        '1',
+        '--brand',
+        String(fx.sim.forbiddenBrand),
+        '--config',
+        config,
+      ],
+      cliEnv(fx),
+    );
     expect(result.code, result.stderr.slice(-2000)).toBe(1);
     expect(result.stdout).toMatch(/: incomplete;.* 1 failed/);
   });

@@ -11,7 +11,18 @@ import { runToEnd } from '../../src/engine/start-run.js';
 import { RUN_SHUTDOWN_DEADLINE_MS } from '../../src/cli/run-command.js';
 import { PrivateRedis } from '../reliability/scenarios.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
-import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, spawnBvsync, writeCliConfig, type CliProcess, type CliResult, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  queryFile,
+  runBvsync,
+  runInProcess,
+  spawnBvsync,
+  writeCliConfig,
+  type CliProcess,
+  type CliResult,
+  type EngineFixture,
+} from '../support/engine.js';
 
 /**
  * Operator mistakes as a user makes them, each with the real command against the simulator, its request log as the
@@ -45,7 +56,19 @@ async function freshFixture(name: string): Promise<void> {
 }
 
 const apiRequests = () => fx.sim.requestLog().filter((entry) => entry.path.startsWith('/customer/v1/'));
-const backfillArgs = (from = FROM) => ['backfill', '--from', from, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--config', config];
+const backfillArgs = (from = FROM) => [
+  'backfill',
+  '--from',
+  from,
+  '--to',
+  TODAY,
+  '--today',
+  TODAY,
+  '--streams',
+  STREAMS,
+  '--config',
+  config,
+];
 
 /** Runs a command, killing it if it outlives `limitMs`; returns its result and how long it took. */
 async function timed(args: string[], env: NodeJS.ProcessEnv, limitMs = 60_000): Promise<CliResult & { ms: number }> {
@@ -89,26 +112,39 @@ describe('a database path that cannot be used', () => {
   beforeAll(() => freshFixture('paths'));
   it('a folder the system refuses to create (/proc/no-such-dir): exits 2 at once, naming the path and ENOENT', async () => {
     fx.sim.clearRequestLog();
-    const result = await timed(['sync', '--today', TODAY, '--config', config], cliEnv(fx, { BVSYNC_DB: '/proc/no-such-dir/bv.duckdb' }));
+    const result = await timed(
+      ['sync', '--today', TODAY, '--config', config],
+      cliEnv(fx, { BVSYNC_DB: '/proc/no-such-dir/bv.duckdb' }),
+    );
     expect(result.code, result.stderr).toBe(2);
     expect(result.ms).toBeLessThan(QUICK_EXIT_MS);
-    expect(result.stderr).toMatch(/^bvsync: cannot create the folder \/proc\/no-such-dir for the database \/proc\/no-such-dir\/bv\.duckdb: ENOENT \(no such file or directory\); set BVSYNC_DB/);
+    expect(result.stderr).toMatch(
+      /^bvsync: cannot create the folder \/proc\/no-such-dir for the database \/proc\/no-such-dir\/bv\.duckdb: ENOENT \(no such file or directory\); set BVSYNC_DB/,
+    );
     expect(apiRequests()).toEqual([]);
   });
 
   it('a folder that is a file: exits 2 at once, naming it and ENOTDIR, blaming no other program', async () => {
     const file = join(fx.dir, 'a-file');
     writeFileSync(file, 'not a folder\n');
-    const result = await timed(['sync', '--today', TODAY, '--config', config], cliEnv(fx, { BVSYNC_DB: join(file, 'bv.duckdb') }));
+    const result = await timed(
+      ['sync', '--today', TODAY, '--config', config],
+      cliEnv(fx, { BVSYNC_DB: join(file, 'bv.duckdb') }),
+    );
     expect(result.code, result.stderr).toBe(2);
     expect(result.ms).toBeLessThan(QUICK_EXIT_MS);
-    expect(result.stderr).toContain(`bvsync: cannot create the database ${file}/bv.duckdb: ${file} is a file, not a folder (ENOTDIR)`);
+    expect(result.stderr).toContain(
+      `bvsync: cannot create the database ${file}/bv.duckdb: ${file} is a file, not a folder (ENOTDIR)`,
+    );
     expect(result.stderr).not.toMatch(/another program/);
     expect(result.stderr.match(/^bvsync: /gm)).toHaveLength(1);
   });
 
   it('the same for a worker that may write', async () => {
-    const result = await timed(['worker', '--config', config], cliEnv(fx, { BVSYNC_DB: '/proc/no-such-dir/bv.duckdb' }));
+    const result = await timed(
+      ['worker', '--config', config],
+      cliEnv(fx, { BVSYNC_DB: '/proc/no-such-dir/bv.duckdb' }),
+    );
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/cannot create the folder \/proc\/no-such-dir .*ENOENT/);
   });
@@ -129,7 +165,9 @@ describe('a database path that cannot be used', () => {
     for (const args of [backfillArgs(), ['worker', '--config', config]]) {
       const result = await timed(args, cliEnv(fx, { BVSYNC_DB: published }));
       expect(result.code, result.stderr).toBe(2);
-      expect(result.stderr).toContain(`bvsync: ${published} is a published warehouse without its working file ${workingPathFor(published)}`);
+      expect(result.stderr).toContain(
+        `bvsync: ${published} is a published warehouse without its working file ${workingPathFor(published)}`,
+      );
       expect(result.stderr).toContain(`cp ${published} ${workingPathFor(published)}`);
     }
     expect(apiRequests()).toEqual([]);
@@ -142,7 +180,9 @@ describe('a database path that cannot be used', () => {
     const working = join(fx.dir, 'other', 'bv.work.duckdb');
     const result = await timed(backfillArgs(), cliEnv(fx, { BVSYNC_DB: working }));
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toContain(`bvsync: ${working} is a working file, which bvsync writes beside the published file analysts open; set BVSYNC_DB (config "db") to the published file (${join(fx.dir, 'other', 'bv.duckdb')})`);
+    expect(result.stderr).toContain(
+      `bvsync: ${working} is a working file, which bvsync writes beside the published file analysts open; set BVSYNC_DB (config "db") to the published file (${join(fx.dir, 'other', 'bv.duckdb')})`,
+    );
     expect(existsSync(join(fx.dir, 'other', 'bv.work.work.duckdb'))).toBe(false);
   });
 });
@@ -197,37 +237,43 @@ describe('SIGTERM to a command that is waiting or retrying', () => {
     expect(result.code).toBe(1);
   }, 90_000);
 
-  it.each([0, 1])('a worker waiting out a 429 with a Retry-After of 5 minutes: stops at once, cleanly, the slice back in the queue (fetchThreads %i)', async (fetchThreads) => {
-    await freshFixture(`limited-worker-${fetchThreads}`);
-    config = writeCliConfig(fx, { sync: { fetchThreads } });
-    const enqueued = await runBvsync([...backfillArgs(), '--brand', '1', '--enqueue-only'], cliEnv(fx));
-    expect(enqueued.code, enqueued.stderr).toBe(0);
-    fx.sim.setKnobs({ latencyMs: 300 });
-    const child = spawnBvsync(['worker', '--config', config], cliEnv(fx));
-    started.push(child);
-    await child.waitFor(/worker started/, 60_000);
-    fx.sim.setKnobs({ latencyMs: 0, rateLimit: 1, retryAfterSeconds: 300 });
-    const result = await terminateWhen(child, /rate limited/);
-    // Before, the wait held the stop to the worker's 30 s deadline, and the slices were cut there.
-    expect(result.afterSignalMs).toBeLessThan(10_000);
-    expect(result.code, result.stderr.slice(-2000)).toBe(0);
-    expect(result.stdout + result.stderr).toMatch(/stopping: the slice goes back to the queue/);
-    expect(result.stdout + result.stderr).toMatch(/worker stopped/);
-    // Every slice waits in the queue for the next worker, none failed and none with an attempt spent.
-    const redis = connectRedis(fx.redisUrl);
-    const queues = openQueues(redis, fx.config.redisPrefix);
-    try {
-      const jobs = await queues.fetch.getJobs(['waiting', 'prioritized', 'active', 'delayed', 'failed']);
-      expect(jobs.length).toBeGreaterThan(0);
-      expect(jobs.map((job) => [job.data.slice.key, job.attemptsMade, job.failedReason ?? null])).toEqual(jobs.map((job) => [job.data.slice.key, 0, null]));
-      expect(await queues.fetch.getJobCounts('active', 'failed')).toEqual({ active: 0, failed: 0 });
-    } finally {
-      await queues.close();
-      redis.disconnect();
-    }
-  }, 90_000);
+  it.each([0, 1])(
+    'a worker waiting out a 429 with a Retry-After of 5 minutes: stops at once, cleanly, the slice back in the queue (fetchThreads %i)',
+    async (fetchThreads) => {
+      await freshFixture(`limited-worker-${fetchThreads}`);
+      config = writeCliConfig(fx, { sync: { fetchThreads } });
+      const enqueued = await runBvsync([...backfillArgs(), '--brand', '1', '--enqueue-only'], cliEnv(fx));
+      expect(enqueued.code, enqueued.stderr).toBe(0);
+      fx.sim.setKnobs({ latencyMs: 300 });
+      const child = spawnBvsync(['worker', '--config', config], cliEnv(fx));
+      started.push(child);
+      await child.waitFor(/worker started/, 60_000);
+      fx.sim.setKnobs({ latencyMs: 0, rateLimit: 1, retryAfterSeconds: 300 });
+      const result = await terminateWhen(child, /rate limited/);
+      // Before, the wait held the stop to the worker's 30 s deadline, and the slices were cut there.
+      expect(result.afterSignalMs).toBeLessThan(10_000);
+      expect(result.code, result.stderr.slice(-2000)).toBe(0);
+      expect(result.stdout + result.stderr).toMatch(/stopping: the slice goes back to the queue/);
+      expect(result.stdout + result.stderr).toMatch(/worker stopped/);
+      // Every slice waits in the queue for the next worker, none failed and none with an attempt spent.
+      const redis = connectRedis(fx.redisUrl);
+      const queues = openQueues(redis, fx.config.redisPrefix);
+      try {
+        const jobs = await queues.fetch.getJobs(['waiting', 'prioritized', 'active', 'delayed', 'failed']);
+        expect(jobs.length).toBeGreaterThan(0);
+        expect(jobs.map((job) => [job.data.slice.key, job.attemptsMade, job.failedReason ?? null])).toEqual(
+          jobs.map((job) => [job.data.slice.key, 0, null]),
+        );
+        expect(await queues.fetch.getJobCounts('active', 'failed')).toEqual({ active: 0, failed: 0 });
+      } finally {
+        await queues.close();
+        redis.disconnect();
+      }
+    },
+    90_000,
+  );
 
-  it("a worker whose own preflight waits out a 429 with a Retry-After of 5 minutes: stops at once, exit 0, no job taken", async () => {
+  it('a worker whose own preflight waits out a 429 with a Retry-After of 5 minutes: stops at once, exit 0, no job taken', async () => {
     await freshFixture('limited-preflight');
     // One request per 1,000 s: the preflight's second request meets the 429 however slowly the box sends it (at 1/s,
     // a loaded box spaced the two a second apart and the worker started without one).
@@ -241,24 +287,30 @@ describe('SIGTERM to a command that is waiting or retrying', () => {
     expect(result.stdout + result.stderr).toMatch(/worker stopped before it started: no job was taken/);
   }, 90_000);
 
-  it.skipIf(!PrivateRedis.available())('a backfill whose Redis went away (needs redis-server on PATH): ends within its shutdown deadline', async () => {
-    await freshFixture('redis-gone');
-    const server = await PrivateRedis.start(false);
-    try {
-      fx.sim.setKnobs({ latencyMs: 200 }); // slices still running when Redis goes
-      const child = spawnBvsync(backfillArgs(), cliEnv(fx, { REDIS_URL: server.url }));
-      started.push(child);
-      await child.waitFor(/holding the DuckDB writer lease/, 60_000);
-      await server.kill();
-      const result = await terminateWhen(child, /redis connection error/);
-      // Closing queues waits on a Redis that is gone: the deadline ends it, saying so.
-      expect(result.afterSignalMs).toBeLessThan(RUN_SHUTDOWN_DEADLINE_MS + 3_000);
-      expect(result.code).toBe(1);
-      expect(result.stdout + result.stderr).toMatch(/bvsync: could not stop cleanly within 10 s of SIGTERM \(a slice still running, or Redis not answering\)|run \S+ interrupted/);
-    } finally {
-      await server.stop();
-    }
-  }, 90_000);
+  it.skipIf(!PrivateRedis.available())(
+    'a backfill whose Redis went away (needs redis-server on PATH): ends within its shutdown deadline',
+    async () => {
+      await freshFixture('redis-gone');
+      const server = await PrivateRedis.start(false);
+      try {
+        fx.sim.setKnobs({ latencyMs: 200 }); // slices still running when Redis goes
+        const child = spawnBvsync(backfillArgs(), cliEnv(fx, { REDIS_URL: server.url }));
+        started.push(child);
+        await child.waitFor(/holding the DuckDB writer lease/, 60_000);
+        await server.kill();
+        const result = await terminateWhen(child, /redis connection error/);
+        // Closing queues waits on a Redis that is gone: the deadline ends it, saying so.
+        expect(result.afterSignalMs).toBeLessThan(RUN_SHUTDOWN_DEADLINE_MS + 3_000);
+        expect(result.code).toBe(1);
+        expect(result.stdout + result.stderr).toMatch(
+          /bvsync: could not stop cleanly within 10 s of SIGTERM \(a slice still running, or Redis not answering\)|run \S+ interrupted/,
+        );
+      } finally {
+        await server.stop();
+      }
+    },
+    90_000,
+  );
 
   it('a worker retrying the writer lease: ends within --shutdown-seconds and its grace', async () => {
     await freshFixture('worker-held');
@@ -266,7 +318,10 @@ describe('SIGTERM to a command that is waiting or retrying', () => {
     const db = join(fx.dir, 'held-by-worker', 'bv.duckdb');
     const holder = await holdOpen(workingPathFor(db));
     try {
-      const child = spawnBvsync(['worker', '--shutdown-seconds', '2', '--config', config], cliEnv(fx, { BVSYNC_DB: db }));
+      const child = spawnBvsync(
+        ['worker', '--shutdown-seconds', '2', '--config', config],
+        cliEnv(fx, { BVSYNC_DB: db }),
+      );
       started.push(child);
       const result = await terminateWhen(child, CANNOT_OPEN);
       expect(result.afterSignalMs).toBeLessThan(2_000 + 5_000);
@@ -284,14 +339,33 @@ describe('an API that accepts connections and never answers', () => {
     await freshFixture('never-answers');
     fx.sim.setKnobs({ latencyMs: 60_000 });
     const quiet = writeCliConfig(fx, { api: { maxAttempts: 1 } });
-    const child = spawnBvsync(['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--config', quiet, '--enqueue-only'], cliEnv(fx));
+    const child = spawnBvsync(
+      [
+        'backfill',
+        '--from',
+        FROM,
+        '--to',
+        TODAY,
+        '--today',
+        TODAY,
+        '--streams',
+        STREAMS,
+        '--config',
+        quiet,
+        '--enqueue-only',
+      ],
+      cliEnv(fx),
+    );
     started.push(child);
     const startedAt = Date.now();
     await child.waitFor(/preflight: the API answered none of its requests/, 40_000);
     expect(Date.now() - startedAt).toBeLessThan(30_000);
     expect(child.output()).not.toMatch(/the API key is accepted/);
     // One request, about the first brand; the second is left to the run.
-    const line = child.output().split('\n').find((text) => text.includes('answered none of its requests'))!;
+    const line = child
+      .output()
+      .split('\n')
+      .find((text) => text.includes('answered none of its requests'))!;
     expect(line).toMatch(/"requests":1\b/);
     expect(line).toMatch(/"unanswered":\[1,2\]/);
     child.kill('SIGTERM');
@@ -302,7 +376,10 @@ describe('an API that accepts connections and never answers', () => {
 
 describe('a wrong API key after a good backfill', () => {
   const sliceStates = () =>
-    queryFile(workingPathFor(fx.config.db), `SELECT brand_id, stream, slice_key, status, "rows", total_rows, run_id FROM _sync_state ORDER BY ALL`);
+    queryFile(
+      workingPathFor(fx.config.db),
+      `SELECT brand_id, stream, slice_key, status, "rows", total_rows, run_id FROM _sync_state ORDER BY ALL`,
+    );
   let before: Awaited<ReturnType<typeof sliceStates>>;
   let runsBefore: string[];
   const runIds = async () => {
@@ -324,7 +401,11 @@ describe('a wrong API key after a good backfill', () => {
     runsBefore = await runIds();
   }, 120_000);
 
-  for (const command of [['sync', '--today', TODAY], ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY], ['worker']]) {
+  for (const command of [
+    ['sync', '--today', TODAY],
+    ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY],
+    ['worker'],
+  ]) {
     it(`${command[0]}: at most 3 requests (one), exit 2, names BVSYNC_API_KEY and bvsync doctor, never the key`, async () => {
       fx.sim.clearRequestLog();
       const wrongKey = 'bvk_wrong_key_for_the_test';
@@ -334,7 +415,9 @@ describe('a wrong API key after a good backfill', () => {
       expect(requests).toHaveLength(1);
       expect(requests[0]!.status).toBe(401);
       expect(result.code, result.stderr).toBe(2);
-      expect(result.stderr).toMatch(/^bvsync: the API refused the key \(HTTP 401 unauthorized, request [0-9a-f-]+\) after 1 request; nothing was planned or fetched\. Check BVSYNC_API_KEY \(config "api\.apiKey"\), then run `bvsync doctor`$/m);
+      expect(result.stderr).toMatch(
+        /^bvsync: the API refused the key \(HTTP 401 unauthorized, request [0-9a-f-]+\) after 1 request; nothing was planned or fetched\. Check BVSYNC_API_KEY \(config "api\.apiKey"\), then run `bvsync doctor`$/m,
+      );
       expect(result.stdout + result.stderr).not.toContain(wrongKey);
     });
   }
@@ -360,39 +443,67 @@ describe('a brand the key cannot read beside one it can', () => {
 
   it('costs one request for that brand', () => {
     const denied = apiRequests().filter((entry) => entry.path.startsWith(`/customer/v1/brands/${forbidden}/`));
-    expect(denied.map((entry) => `${entry.status} ${entry.path}`)).toEqual([`403 /customer/v1/brands/${forbidden}/competitors`]);
+    expect(denied.map((entry) => `${entry.status} ${entry.path}`)).toEqual([
+      `403 /customer/v1/brands/${forbidden}/competitors`,
+    ]);
   });
 
   it('loads the other brand, reports the skipped one under the summary and exits 1', async () => {
     expect(result.code, result.stderr.slice(-2000)).toBe(1);
-    expect(result.stdout).toMatch(new RegExp(`^brand ${forbidden} skipped: the API key cannot read it \\(brand_access_denied, request [0-9a-f-]+\\); its slices are recorded failed without a request`, 'm'));
-    const [conversations] = await queryFile(db, 'SELECT count(*) FILTER (WHERE brand_id = 1)::INTEGER AS readable, count(*) FILTER (WHERE brand_id <> 1)::INTEGER AS other FROM conversations');
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^brand ${forbidden} skipped: the API key cannot read it \\(brand_access_denied, request [0-9a-f-]+\\); its slices are recorded failed without a request`,
+        'm',
+      ),
+    );
+    const [conversations] = await queryFile(
+      db,
+      'SELECT count(*) FILTER (WHERE brand_id = 1)::INTEGER AS readable, count(*) FILTER (WHERE brand_id <> 1)::INTEGER AS other FROM conversations',
+    );
     expect(conversations!.readable).toBe(fx.sim.truth.totalRows(1, FROM, TODAY));
     expect(conversations!.other).toBe(0);
   });
 
-  it('records every slice of the skipped brand failed with the API\'s answer and no request', async () => {
+  it("records every slice of the skipped brand failed with the API's answer and no request", async () => {
     const states = await queryFile(
       db,
       'SELECT brand_id, status, error_code, count(*)::INTEGER AS slices, sum(requests)::INTEGER AS requests, count(DISTINCT request_id)::INTEGER AS request_ids FROM _sync_state GROUP BY ALL ORDER BY ALL',
     );
     expect(states).toEqual([
       { brand_id: 1, status: 'complete', error_code: null, slices: 10, requests: 10, request_ids: 0 },
-      { brand_id: forbidden, status: 'failed', error_code: 'brand_access_denied', slices: 10, requests: 0, request_ids: 1 },
+      {
+        brand_id: forbidden,
+        status: 'failed',
+        error_code: 'brand_access_denied',
+        slices: 10,
+        requests: 0,
+        request_ids: 1,
+      },
     ]);
   });
 });
 
 describe('a brand the key cannot read, in a run with no preflight (a scheduled run)', () => {
-  it('is asked once: its first 403 is remembered for the run\'s other slices', async () => {
+  it("is asked once: its first 403 is remembered for the run's other slices", async () => {
     await freshFixture('no-preflight');
     const forbidden = fx.sim.forbiddenBrand;
     // One slice at a time, so no second slice of the brand is already in flight when the first meets its 403.
-    const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, brands: [1, forbidden], streams: STREAMS.split(','), worker: { fetchConcurrency: 1 } });
+    const progress = await runInProcess(fx, {
+      kind: 'backfill',
+      today: TODAY,
+      from: FROM,
+      to: TODAY,
+      brands: [1, forbidden],
+      streams: STREAMS.split(','),
+      worker: { fetchConcurrency: 1 },
+    });
     expect(progress.meta.status).toBe('incomplete');
     const denied = apiRequests().filter((entry) => entry.path.startsWith(`/customer/v1/brands/${forbidden}/`));
     expect(denied).toHaveLength(1);
-    const [states] = await queryFile(fx.config.db, `SELECT count(*)::INTEGER AS slices, count(*) FILTER (WHERE status = 'failed' AND error_code = 'brand_access_denied')::INTEGER AS denied FROM _sync_state WHERE brand_id = ${forbidden}`);
+    const [states] = await queryFile(
+      fx.config.db,
+      `SELECT count(*)::INTEGER AS slices, count(*) FILTER (WHERE status = 'failed' AND error_code = 'brand_access_denied')::INTEGER AS denied FROM _sync_state WHERE brand_id = ${forbidden}`,
+    );
     expect(states).toEqual({ slices: 10, denied: 10 });
   }, 120_000);
 });
@@ -418,10 +529,21 @@ describe('an endpoint the key may not read (a 403 that is not brand_access_denie
     const other = fx.sim.brands.find((brand) => brand !== 1)!;
     fx.sim.setKnobs({ refusedPaths: ['conversations'] });
     // One slice at a time, so the refusal is met before any other slice of the stream is in flight.
-    const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, brands: [1, other], streams: STREAMS.split(','), worker: { fetchConcurrency: 1 } });
+    const progress = await runInProcess(fx, {
+      kind: 'backfill',
+      today: TODAY,
+      from: FROM,
+      to: TODAY,
+      brands: [1, other],
+      streams: STREAMS.split(','),
+      worker: { fetchConcurrency: 1 },
+    });
     expect(progress.meta.status).toBe('incomplete');
     const refused = apiRequests().filter((entry) => entry.status === 403);
-    expect(refused.map((entry) => entry.path).sort()).toEqual([`/customer/v1/brands/1/conversations`, `/customer/v1/brands/${other}/conversations`]);
+    expect(refused.map((entry) => entry.path).sort()).toEqual([
+      `/customer/v1/brands/1/conversations`,
+      `/customer/v1/brands/${other}/conversations`,
+    ]);
     // Before, the first 403 was remembered as a refused key: every slice after it, of any stream or brand, failed without a request.
     expect(await slicesBesideRefusedStream('conversations')).toEqual(onlyRefusedStreamFailed(14, 6));
   }, 120_000);
@@ -435,7 +557,9 @@ describe("the preflight's own endpoint refused (a 403 forbidden on the competito
     // Before, the preflight took any 403 for a refused key: exit 2, "the API refused the key", nothing planned.
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).not.toMatch(/refused the key/);
-    expect(result.stdout + result.stderr).toMatch(/refused this brand's competitors list but answered its content analyses/);
+    expect(result.stdout + result.stderr).toMatch(
+      /refused this brand's competitors list but answered its content analyses/,
+    );
     expect(await slicesBesideRefusedStream('competitors')).toEqual(onlyRefusedStreamFailed(18, 2));
   }, 120_000);
 
@@ -444,22 +568,42 @@ describe("the preflight's own endpoint refused (a 403 forbidden on the competito
     fx.sim.setKnobs({ refusedPaths: ['competitors', 'content-analyses'] });
     const result = await timed(backfillArgs(), cliEnv(fx));
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toMatch(/^bvsync: the API refused the key \(HTTP 403 forbidden, request [^)]*, on the competitors list and the content analyses both\) after 2 requests; nothing was planned or fetched/m);
-    expect(apiRequests().map((entry) => entry.path.replace(/^\/customer\/v1\/brands\/\d+\//, ''))).toEqual(['competitors', 'content-analyses']);
+    expect(result.stderr).toMatch(
+      /^bvsync: the API refused the key \(HTTP 403 forbidden, request [^)]*, on the competitors list and the content analyses both\) after 2 requests; nothing was planned or fetched/m,
+    );
+    expect(apiRequests().map((entry) => entry.path.replace(/^\/customer\/v1\/brands\/\d+\//, ''))).toEqual([
+      'competitors',
+      'content-analyses',
+    ]);
   }, 60_000);
 });
 
 describe('a key whose quota is spent (a 429 whose code names a quota), in a run with no preflight', () => {
   // With a fetch thread, the error crosses the thread as its class: revived as a plain PermanentError, it was not remembered.
-  it.each([0, 1])('fails its slices after one request and the run ends, where it had put every slice back in the queue for ever (fetchThreads %i)', async (fetchThreads) => {
-    await freshFixture(`quota-${fetchThreads}`);
-    fx.sim.setKnobs({ quotaSpent: true });
-    const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, brands: [1], streams: STREAMS.split(','), worker: { fetchConcurrency: 1, fetchThreads } });
-    expect(progress.meta.status).toBe('failed');
-    expect(apiRequests().map((entry) => entry.status)).toEqual([429]);
-    const [states] = await queryFile(fx.config.db, `SELECT count(*)::INTEGER AS slices, count(*) FILTER (WHERE status = 'failed' AND error_code = 'monthly_quota_exceeded')::INTEGER AS spent FROM _sync_state`);
-    expect(states).toEqual({ slices: 10, spent: 10 });
-  }, 120_000);
+  it.each([0, 1])(
+    'fails its slices after one request and the run ends, where it had put every slice back in the queue for ever (fetchThreads %i)',
+    async (fetchThreads) => {
+      await freshFixture(`quota-${fetchThreads}`);
+      fx.sim.setKnobs({ quotaSpent: true });
+      const progress = await runInProcess(fx, {
+        kind: 'backfill',
+        today: TODAY,
+        from: FROM,
+        to: TODAY,
+        brands: [1],
+        streams: STREAMS.split(','),
+        worker: { fetchConcurrency: 1, fetchThreads },
+      });
+      expect(progress.meta.status).toBe('failed');
+      expect(apiRequests().map((entry) => entry.status)).toEqual([429]);
+      const [states] = await queryFile(
+        fx.config.db,
+        `SELECT count(*)::INTEGER AS slices, count(*) FILTER (WHERE status = 'failed' AND error_code = 'monthly_quota_exceeded')::INTEGER AS spent FROM _sync_state`,
+      );
+      expect(states).toEqual({ slices: 10, spent: 10 });
+    },
+    120_000,
+  );
 });
 
 describe('a key refused in a run with no preflight (a key revoked under a running worker)', () => {
@@ -480,7 +624,10 @@ describe('a key refused in a run with no preflight (a key revoked under a runnin
     });
     expect(progress.meta.status).toBe('failed');
     expect(apiRequests().map((entry) => entry.status)).toEqual([401]);
-    const [states] = await queryFile(fx.config.db, `SELECT count(*)::INTEGER AS slices, count(*) FILTER (WHERE status = 'failed' AND error_code = 'unauthorized')::INTEGER AS refused FROM _sync_state`);
+    const [states] = await queryFile(
+      fx.config.db,
+      `SELECT count(*)::INTEGER AS slices, count(*) FILTER (WHERE status = 'failed' AND error_code = 'unauthorized')::INTEGER AS refused FROM _sync_state`,
+    );
     expect(states).toEqual({ slices: 10, refused: 10 });
   }, 120_000);
 });
@@ -490,29 +637,55 @@ describe('a day or a setting that cannot be right', () => {
 
   const cases: Array<[string, string[], RegExp]> = [
     // A future today would move the cursors past days without data, and they never move back.
-    ['sync --today in the future', ['sync', '--today', '2030-01-01'], /^bvsync: --today 2030-01-01 is after the real today \(\d{4}-\d{2}-\d{2}, UTC\); it is for replaying earlier days$/m],
-    ['verify of days to come', ['verify', '--from', '2030-01-01', '--to', '2030-01-05'], /^bvsync: --from 2030-01-01 is in the future \(today is \d{4}-\d{2}-\d{2}, UTC\); verify compares days that have passed$/m],
-    ['a log level that is none', ['status', '--log-level', 'verbose'], /^bvsync: --log-level "verbose" is not a log level; use one of trace, debug, info, warn, error, fatal, silent$/m],
+    [
+      'sync --today in the future',
+      ['sync', '--today', '2030-01-01'],
+      /^bvsync: --today 2030-01-01 is after the real today \(\d{4}-\d{2}-\d{2}, UTC\); it is for replaying earlier days$/m,
+    ],
+    [
+      'verify of days to come',
+      ['verify', '--from', '2030-01-01', '--to', '2030-01-05'],
+      /^bvsync: --from 2030-01-01 is in the future \(today is \d{4}-\d{2}-\d{2}, UTC\); verify compares days that have passed$/m,
+    ],
+    [
+      'a log level that is none',
+      ['status', '--log-level', 'verbose'],
+      /^bvsync: --log-level "verbose" is not a log level; use one of trace, debug, info, warn, error, fatal, silent$/m,
+    ],
     // A negative count reached DuckDB's LIMIT (exit 1), a word showed 10.
-    ['status --runs that is no count', ['status', '--runs', '-1'], /error: option '--runs <n>' argument '-1' is invalid\. --runs must be an integer >= 1$/m],
+    [
+      'status --runs that is no count',
+      ['status', '--runs', '-1'],
+      /error: option '--runs <n>' argument '-1' is invalid\. --runs must be an integer >= 1$/m,
+    ],
     ['status --runs that is a word', ['status', '--runs', 'abc'], /--runs must be an integer >= 1/],
     // Read as the default streams, it attached to an unrelated run of every stream.
-    ['--streams that names none', ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', ','], /^bvsync: --streams "," names no stream; give one or more, comma-separated \(visibility, .*\), or leave --streams out for the default$/m],
+    [
+      '--streams that names none',
+      ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', ','],
+      /^bvsync: --streams "," names no stream; give one or more, comma-separated \(visibility, .*\), or leave --streams out for the default$/m,
+    ],
   ];
   it('a worker whose --metrics-port another program uses: exit 2 at once, before it takes any job', async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, '0.0.0.0', resolve));
     const port = (busy.address() as AddressInfo).port;
     try {
-      const result = await timed(['worker', '--metrics-port', String(port), '--config', config], cliEnv(fx), QUICK_EXIT_MS);
+      const result = await timed(
+        ['worker', '--metrics-port', String(port), '--config', config],
+        cliEnv(fx),
+        QUICK_EXIT_MS,
+      );
       expect(result.code, result.stderr).toBe(2);
-      expect(result.stderr).toContain(`bvsync: --metrics-port ${port} cannot be listened on (EADDRINUSE: another program uses it); pick another port`);
+      expect(result.stderr).toContain(
+        `bvsync: --metrics-port ${port} cannot be listened on (EADDRINUSE: another program uses it); pick another port`,
+      );
     } finally {
       busy.close();
     }
   });
 
-  it("a worker under a Redis prefix whose writer writes another warehouse: exit 2 at once, naming that file", async () => {
+  it('a worker under a Redis prefix whose writer writes another warehouse: exit 2 at once, naming that file', async () => {
     const admin = connectRedis(fx.redisUrl);
     // The lease as another warehouse's writer holds it: its owner, then the file it writes.
     await admin.set(writerLeaseKey(fx.config.redisPrefix), 'elsewhere /elsewhere/other.duckdb', 'EX', 60);
@@ -520,7 +693,9 @@ describe('a day or a setting that cannot be right', () => {
       // Its refused start left the host's connection open, and the worker never ended.
       const result = await timed(['worker', '--config', config], cliEnv(fx), QUICK_EXIT_MS);
       expect(result.code, result.stderr).toBe(2);
-      expect(result.stderr).toMatch(/^bvsync: the writer working under the Redis prefix "\S+" writes \/elsewhere\/other\.duckdb, not /m);
+      expect(result.stderr).toMatch(
+        /^bvsync: the writer working under the Redis prefix "\S+" writes \/elsewhere\/other\.duckdb, not /m,
+      );
     } finally {
       await admin.del(writerLeaseKey(fx.config.redisPrefix));
       admin.disconnect();
@@ -537,7 +712,9 @@ describe('a day or a setting that cannot be right', () => {
       timed([...demo, '--out', join(fx.dir, 'demo')], cliEnv(fx, { REDIS_URL: 'redis://127.0.0.1:1' }), QUICK_EXIT_MS),
     ]);
     expect(out.code, out.stderr).toBe(2);
-    expect(out.stderr).toContain(`bvsync: cannot create the demo's folder ${file}: ${file} is a file, not a folder (ENOTDIR)`);
+    expect(out.stderr).toContain(
+      `bvsync: cannot create the demo's folder ${file}: ${file} is a file, not a folder (ENOTDIR)`,
+    );
     expect(redis.code, redis.stderr).toBe(1);
     expect(redis.stderr).toMatch(/^bvsync: no Redis answers \(redis:\/\/127\.0\.0\.1:1\/?: connect ECONNREFUSED/m);
   });
@@ -552,9 +729,17 @@ describe('a day or a setting that cannot be right', () => {
         runBvsync(['simulate', '--port', '0', '--today', '2026-02-30'], cliEnv(fx)),
         runBvsync(['simulate', '--port', String(port)], cliEnv(fx)),
       ]);
-      expect(range).toMatchObject({ code: 2, stderr: expect.stringContaining('--port must be an integer from 0 to 65535') });
+      expect(range).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('--port must be an integer from 0 to 65535'),
+      });
       expect(day).toMatchObject({ code: 2, stderr: expect.stringContaining('--today: "2026-02-30" is not a day') });
-      expect(used).toMatchObject({ code: 2, stderr: expect.stringContaining(`bvsync: --port ${port} cannot be listened on (EADDRINUSE: another program uses it); pick another port`) });
+      expect(used).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining(
+          `bvsync: --port ${port} cannot be listened on (EADDRINUSE: another program uses it); pick another port`,
+        ),
+      });
     } finally {
       busy.close();
     }

@@ -63,57 +63,71 @@ describe('the Parquet lake of each publish', () => {
   let oldDay: string;
   let before: { old: string; recent: string };
 
-  it('a first sync writes every table, partitioned by brand and day, with a manifest', async () => {
-    expect((await sync()).meta.status).toBe('complete');
-    await expectLakeEqualsPublished();
-    const manifest = readManifest(lake)!;
-    expect(manifest.tables.conversations!.partitionBy).toEqual(['brand_id', 'day']);
-    expect(manifest.tables.citation_window_totals?.partitionBy).toEqual(['brand_id', 'window_start', 'window_end']);
-    expect(manifest.tables.competitors!.partitionBy).toEqual(['brand_id']);
-    expect(manifest.tables._sync_runs!.partitionBy).toEqual([]);
-    const today = fx.sim.truth.today();
-    oldDay = addDays(today, -4);
-    before = { old: partitionFile(brand(), oldDay), recent: partitionFile(brand(), today) };
-  }, SYNCS_TIMEOUT_MS);
-
-  it('incremental syncs rewrite only the partitions they changed', async () => {
-    for (let i = 0; i < 2; i++) {
-      fx.sim.advanceClock(1);
+  it(
+    'a first sync writes every table, partitioned by brand and day, with a manifest',
+    async () => {
       expect((await sync()).meta.status).toBe('complete');
       await expectLakeEqualsPublished();
-    }
-    const manifest = readManifest(lake)!;
-    expect(manifest.tables.conversations!.partitions[`brand_id=${brand()}/day=${fx.sim.truth.today()}`]).toBeDefined();
-    // The oldest day is past every lookback since: its file is the first sync's; a day read again has a new one.
-    expect(partitionFile(brand(), oldDay)).toBe(before.old);
-    expect(partitionFile(brand(), addDays(oldDay, 4))).not.toBe(before.recent);
-  }, SYNCS_TIMEOUT_MS);
+      const manifest = readManifest(lake)!;
+      expect(manifest.tables.conversations!.partitionBy).toEqual(['brand_id', 'day']);
+      expect(manifest.tables.citation_window_totals?.partitionBy).toEqual(['brand_id', 'window_start', 'window_end']);
+      expect(manifest.tables.competitors!.partitionBy).toEqual(['brand_id']);
+      expect(manifest.tables._sync_runs!.partitionBy).toEqual([]);
+      const today = fx.sim.truth.today();
+      oldDay = addDays(today, -4);
+      before = { old: partitionFile(brand(), oldDay), recent: partitionFile(brand(), today) };
+    },
+    SYNCS_TIMEOUT_MS,
+  );
 
-  it('a lake write stopped half-way leaves the run published, and the next publish repairs the lake', async () => {
-    const publishedBefore = readManifest(lake)!.publishId;
-    let partitions = 0;
-    const stopping: LakeHooks = {
-      partitionWritten: () => {
-        if (++partitions === 3) throw new Error('the lake write stops here, as a crash would');
-      },
-    };
-    fx.sim.advanceClock(1);
-    expect((await sync({ lakeHooks: stopping })).meta.status).toBe('complete');
-    expect(partitions).toBe(3);
-    // The manifest is the last complete write's; the plan of the stopped one is there for the next to repair from.
-    expect(readManifest(lake)!.publishId).toBe(publishedBefore);
-    expect(readManifest(lake)!.publishId).not.toBe(identityOf(fx.config.db));
-    expect(existsSync(join(lake, '_writing.json'))).toBe(true);
-    // bvsync status and the metrics say so.
-    expect(await lakeWrites('failed')).toBe(1);
-    expect(lakeLine(lakeStatus(lake, fx.config.db)!)).toMatch(/is behind the published file .*could not be written/);
+  it(
+    'incremental syncs rewrite only the partitions they changed',
+    async () => {
+      for (let i = 0; i < 2; i++) {
+        fx.sim.advanceClock(1);
+        expect((await sync()).meta.status).toBe('complete');
+        await expectLakeEqualsPublished();
+      }
+      const manifest = readManifest(lake)!;
+      expect(
+        manifest.tables.conversations!.partitions[`brand_id=${brand()}/day=${fx.sim.truth.today()}`],
+      ).toBeDefined();
+      // The oldest day is past every lookback since: its file is the first sync's; a day read again has a new one.
+      expect(partitionFile(brand(), oldDay)).toBe(before.old);
+      expect(partitionFile(brand(), addDays(oldDay, 4))).not.toBe(before.recent);
+    },
+    SYNCS_TIMEOUT_MS,
+  );
 
-    expect((await sync()).meta.status).toBe('complete');
-    await expectLakeEqualsPublished();
-    expect(lakeStatus(lake, fx.config.db)).toMatchObject({ current: true, tables: expect.any(Number) });
-    expect(await lakeWrites('ok')).toBe(4);
-    expect(lakeLine(lakeStatus(lake, fx.config.db)!)).toMatch(/is current with the published file/);
-    // Repaired from the journal, which the publishes kept for the lake, not by rewriting it whole.
-    expect(partitionFile(brand(), oldDay)).toBe(before.old);
-  }, SYNCS_TIMEOUT_MS);
+  it(
+    'a lake write stopped half-way leaves the run published, and the next publish repairs the lake',
+    async () => {
+      const publishedBefore = readManifest(lake)!.publishId;
+      let partitions = 0;
+      const stopping: LakeHooks = {
+        partitionWritten: () => {
+          if (++partitions === 3) throw new Error('the lake write stops here, as a crash would');
+        },
+      };
+      fx.sim.advanceClock(1);
+      expect((await sync({ lakeHooks: stopping })).meta.status).toBe('complete');
+      expect(partitions).toBe(3);
+      // The manifest is the last complete write's; the plan of the stopped one is there for the next to repair from.
+      expect(readManifest(lake)!.publishId).toBe(publishedBefore);
+      expect(readManifest(lake)!.publishId).not.toBe(identityOf(fx.config.db));
+      expect(existsSync(join(lake, '_writing.json'))).toBe(true);
+      // bvsync status and the metrics say so.
+      expect(await lakeWrites('failed')).toBe(1);
+      expect(lakeLine(lakeStatus(lake, fx.config.db)!)).toMatch(/is behind the published file .*could not be written/);
+
+      expect((await sync()).meta.status).toBe('complete');
+      await expectLakeEqualsPublished();
+      expect(lakeStatus(lake, fx.config.db)).toMatchObject({ current: true, tables: expect.any(Number) });
+      expect(await lakeWrites('ok')).toBe(4);
+      expect(lakeLine(lakeStatus(lake, fx.config.db)!)).toMatch(/is current with the published file/);
+      // Repaired from the journal, which the publishes kept for the lake, not by rewriting it whole.
+      expect(partitionFile(brand(), oldDay)).toBe(before.old);
+    },
+    SYNCS_TIMEOUT_MS,
+  );
 });

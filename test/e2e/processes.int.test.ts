@@ -103,14 +103,23 @@ async function quarterDone(fx: EngineFixture): Promise<{ planned: number; done: 
 
 /** The slices' outcomes, without what differs between any two runs (run ids, times, attempts). */
 function sliceStates(db: string) {
-  return queryFile(db, `SELECT brand_id, stream, slice_key, "day"::VARCHAR AS day, status, "rows", total_rows FROM _sync_state ORDER BY ALL`);
+  return queryFile(
+    db,
+    `SELECT brand_id, stream, slice_key, "day"::VARCHAR AS day, status, "rows", total_rows FROM _sync_state ORDER BY ALL`,
+  );
 }
 
 describe('the worker holding the lease stopped mid-run', () => {
   let clean: EngineFixture;
   beforeAll(async () => {
     clean = await engineFixture('processes-clean');
-    const reference = await runInProcess(clean, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, streams: STREAMS.split(',') });
+    const reference = await runInProcess(clean, {
+      kind: 'backfill',
+      today: TODAY,
+      from: FROM,
+      to: TODAY,
+      streams: STREAMS.split(','),
+    });
     expect(reference.meta.status).toBe('complete');
   });
   afterAll(async () => clean?.cleanup());
@@ -123,7 +132,11 @@ describe('the worker holding the lease stopped mid-run', () => {
     fx.sim.setKnobs({ latencyMs: 1_000 });
     const worker = spawn(fx, ['worker'], env);
     await worker.waitFor(HOLDING);
-    const backfill = spawn(fx, ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS], env);
+    const backfill = spawn(
+      fx,
+      ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS],
+      env,
+    );
     const atStop = await quarterDone(fx);
     worker.kill(signal);
     const stoppedAt = Date.now();

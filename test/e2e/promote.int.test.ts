@@ -4,7 +4,14 @@ import type { Config } from '../../src/config/schema.js';
 import { WorkerHost } from '../../src/engine/worker-host.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
-import { cliEnv, engineFixture, queryFile, spawnBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  queryFile,
+  spawnBvsync,
+  writeCliConfig,
+  type EngineFixture,
+} from '../support/engine.js';
 import { backfillWithRunningWorkers } from '../ops/host-run.js';
 import { until } from '../support/until.js';
 import { tempDir } from '../support/tmp.js';
@@ -42,7 +49,11 @@ async function withHost<T>(fx: EngineFixture, config: Config, work: (host: Worke
 }
 
 async function hasColumn(path: string, column: string): Promise<boolean> {
-  const rows = await queryFile(path, `SELECT count(*)::INTEGER AS n FROM duckdb_columns() WHERE table_name = 'conversations' AND column_name = $1`, [column]).catch(() => [{ n: 0 }]);
+  const rows = await queryFile(
+    path,
+    `SELECT count(*)::INTEGER AS n FROM duckdb_columns() WHERE table_name = 'conversations' AND column_name = $1`,
+    [column],
+  ).catch(() => [{ n: 0 }]);
   return rows[0]!.n === 1;
 }
 
@@ -51,10 +62,16 @@ beforeAll(async () => {
   later = await engineFixture('promote-later', { sim });
   fresh = await engineFixture('promote-fresh', { sim });
   for (const fx of [later, fresh]) fx.sim.setKnobs({ extraFieldShare: 0.4 });
-  await withHost(later, later.config, () => backfillWithRunningWorkers(later, { streams: ['conversations'], ...WINDOW }));
-  await withHost(fresh, withPromote(fresh, PROMOTE), () => backfillWithRunningWorkers(fresh, { streams: ['conversations'], ...WINDOW }));
+  await withHost(later, later.config, () =>
+    backfillWithRunningWorkers(later, { streams: ['conversations'], ...WINDOW }),
+  );
+  await withHost(fresh, withPromote(fresh, PROMOTE), () =>
+    backfillWithRunningWorkers(fresh, { streams: ['conversations'], ...WINDOW }),
+  );
   const before = later.sim.requestLog().length;
-  await withHost(later, withPromote(later, PROMOTE), () => until('the promoted columns are published', () => hasColumn(later.config.db, 'x_score'), 60_000));
+  await withHost(later, withPromote(later, PROMOTE), () =>
+    until('the promoted columns are published', () => hasColumn(later.config.db, 'x_score'), 60_000),
+  );
   requestsDuringPromotion = later.sim.requestLog().length - before;
   promotedRows = await queryFile(later.config.db, ROWS_SQL);
   freshRows = await queryFile(fresh.config.db, ROWS_SQL);
@@ -77,7 +94,10 @@ describe('promoting a field of _extra', () => {
   });
 
   it('marks the fields promoted in v_schema_drift', async () => {
-    const drift = await queryFile(later.config.db, `SELECT name, promoted_as FROM v_schema_drift WHERE table_name = 'conversations' AND kind = 'field' ORDER BY name`);
+    const drift = await queryFile(
+      later.config.db,
+      `SELECT name, promoted_as FROM v_schema_drift WHERE table_name = 'conversations' AND kind = 'field' ORDER BY name`,
+    );
     expect(drift).toEqual([
       { name: 'x_score', promoted_as: 'DOUBLE' },
       { name: 'x_unlisted_field', promoted_as: 'JSON' },
@@ -85,11 +105,19 @@ describe('promoting a field of _extra', () => {
   });
 
   it('keeps the column and its data when the setting is removed; new loads keep the field in _extra', async () => {
-    await withHost(later, later.config, () => backfillWithRunningWorkers(later, { streams: ['conversations'], from: '2026-11-20', to: '2026-11-20' }));
-    const kept = await queryFile(later.config.db, `SELECT count(*)::INTEGER AS n FROM conversations WHERE "day" <= '2026-11-19' AND x_score = 0.5`);
+    await withHost(later, later.config, () =>
+      backfillWithRunningWorkers(later, { streams: ['conversations'], from: '2026-11-20', to: '2026-11-20' }),
+    );
+    const kept = await queryFile(
+      later.config.db,
+      `SELECT count(*)::INTEGER AS n FROM conversations WHERE "day" <= '2026-11-19' AND x_score = 0.5`,
+    );
     expect(kept[0]!.n).toBe(promotedRows.filter((row) => row.x_score === 0.5).length);
-    const newer = await queryFile(later.config.db, `SELECT count(*) FILTER (WHERE x_score IS NOT NULL)::INTEGER AS in_column,
-        count(*) FILTER (WHERE list_contains(json_keys(_extra), 'x_score'))::INTEGER AS in_extra FROM conversations WHERE "day" = '2026-11-20'`);
+    const newer = await queryFile(
+      later.config.db,
+      `SELECT count(*) FILTER (WHERE x_score IS NOT NULL)::INTEGER AS in_column,
+        count(*) FILTER (WHERE list_contains(json_keys(_extra), 'x_score'))::INTEGER AS in_extra FROM conversations WHERE "day" = '2026-11-20'`,
+    );
     expect(newer[0]).toMatchObject({ in_column: 0 });
     expect(newer[0]!.in_extra).toBeGreaterThan(0);
   });
@@ -100,11 +128,20 @@ describe('a promotion the warehouse cannot make', () => {
     const dir = tempDir('promote-invalid');
     const warehouse = await openWarehouse(workingPathFor(`${dir.path}/bv.duckdb`));
     try {
-      await expect(warehouse.promote({ conversation: { x: 'DOUBLE' } })).rejects.toThrow(/sync\.promote\.conversation: no table "conversation" with an _extra column.*conversations/);
-      await expect(warehouse.promote({ conversations: { model: 'VARCHAR' } })).rejects.toThrow(/sync\.promote\.conversations\.model: conversations already has a column "model"/);
-      expect(await warehouse.promote({ conversations: { x_score: 'DOUBLE' } })).toEqual({ added: ['conversations.x_score'], moved: 0 });
+      await expect(warehouse.promote({ conversation: { x: 'DOUBLE' } })).rejects.toThrow(
+        /sync\.promote\.conversation: no table "conversation" with an _extra column.*conversations/,
+      );
+      await expect(warehouse.promote({ conversations: { model: 'VARCHAR' } })).rejects.toThrow(
+        /sync\.promote\.conversations\.model: conversations already has a column "model"/,
+      );
+      expect(await warehouse.promote({ conversations: { x_score: 'DOUBLE' } })).toEqual({
+        added: ['conversations.x_score'],
+        moved: 0,
+      });
       expect(await warehouse.promote({ conversations: { x_score: 'DOUBLE' } })).toEqual({ added: [], moved: 0 });
-      await expect(warehouse.promote({ conversations: { x_score: 'BIGINT' } })).rejects.toThrow(/sync\.promote\.conversations\.x_score: the field was promoted as DOUBLE/);
+      await expect(warehouse.promote({ conversations: { x_score: 'BIGINT' } })).rejects.toThrow(
+        /sync\.promote\.conversations\.x_score: the field was promoted as DOUBLE/,
+      );
     } finally {
       await warehouse.close();
       dir.remove();
@@ -113,13 +150,20 @@ describe('a promotion the warehouse cannot make', () => {
 
   it('stops a sync with the message naming the key', async () => {
     const config = writeCliConfig(later, { sync: { promote: { conversation: { x_score: 'DOUBLE' } } } });
-    const sync = await spawnBvsync(['sync', '--streams', 'conversations', '--today', '2026-11-20', '--config', config], cliEnv(later)).done;
+    const sync = await spawnBvsync(
+      ['sync', '--streams', 'conversations', '--today', '2026-11-20', '--config', config],
+      cliEnv(later),
+    ).done;
     expect(sync.code).toBe(2);
     expect(sync.stderr).toMatch(/^bvsync: sync\.promote\.conversation: no table "conversation" with an _extra column/m);
   });
 
   it('refuses a type the loader cannot fill at config load, naming the key', () => {
-    expect(() => parseConfig({ sync: { promote: { conversations: { x_score: 'REAL NUMBER' } } } })).toThrow(/sync\.promote\.conversations\.x_score.*"REAL NUMBER" is not a type a promoted field can take/);
-    expect(parseConfig({ sync: { promote: { conversations: { x_score: 'double' } } } }).sync.promote).toEqual({ conversations: { x_score: 'DOUBLE' } });
+    expect(() => parseConfig({ sync: { promote: { conversations: { x_score: 'REAL NUMBER' } } } })).toThrow(
+      /sync\.promote\.conversations\.x_score.*"REAL NUMBER" is not a type a promoted field can take/,
+    );
+    expect(parseConfig({ sync: { promote: { conversations: { x_score: 'double' } } } }).sync.promote).toEqual({
+      conversations: { x_score: 'DOUBLE' },
+    });
   });
 });

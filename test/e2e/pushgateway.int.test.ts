@@ -23,7 +23,10 @@ describe.skipIf(skipReason !== undefined)('a sync with metrics.pushgateway', () 
     fx = await engineFixture('pushgateway', { sim: { brands: 1, days: 4 } });
     const port = await freePort();
     gatewayUrl = `http://127.0.0.1:${port}`;
-    gateway = startProgram('prometheus-pushgateway', [`--web.listen-address=127.0.0.1:${port}`, `--persistence.file=${join(fx.dir, 'pushgateway.data')}`]);
+    gateway = startProgram('prometheus-pushgateway', [
+      `--web.listen-address=127.0.0.1:${port}`,
+      `--persistence.file=${join(fx.dir, 'pushgateway.data')}`,
+    ]);
     await untilAnswers(`${gatewayUrl}/-/ready`, 'the Pushgateway', gateway);
   }, 120_000);
   afterAll(async () => {
@@ -31,7 +34,7 @@ describe.skipIf(skipReason !== undefined)('a sync with metrics.pushgateway', () 
     await fx?.cleanup();
   });
 
-  it('pushes the run\'s status, failed slices, requests and rows to the gateway', async () => {
+  it("pushes the run's status, failed slices, requests and rows to the gateway", async () => {
     const config = writeCliConfig(fx, { sync: { startDate: '2026-11-19' }, metrics: { pushgateway: gatewayUrl } });
     const sync = await runBvsync(['sync', '--streams', 'visibility', '--today', TODAY, '--config', config], cliEnv(fx));
     expect(sync.code, sync.stderr.slice(-2000)).toBe(0);
@@ -39,13 +42,25 @@ describe.skipIf(skipReason !== undefined)('a sync with metrics.pushgateway', () 
     const group = `command="sync",instance="",job="bvsync",prefix="${fx.config.redisPrefix}"`;
     // The pushed series, of this test's group, of the sync kind.
     const series = (name: string) =>
-      text.split('\n').filter((line) => line.startsWith(`${name}{`) && line.includes('command="sync"') && line.includes('kind="sync"') && line.includes(`prefix="${fx.config.redisPrefix}"`));
+      text
+        .split('\n')
+        .filter(
+          (line) =>
+            line.startsWith(`${name}{`) &&
+            line.includes('command="sync"') &&
+            line.includes('kind="sync"') &&
+            line.includes(`prefix="${fx.config.redisPrefix}"`),
+        );
     expect(series('bvsync_run_status').find((line) => line.includes('status="complete"'))).toMatch(/ 1$/);
     expect(series('bvsync_run_status').find((line) => line.includes('status="failed"'))).toMatch(/ 0$/);
     expect(series('bvsync_run_failed_slices')[0]).toMatch(/ 0$/);
     expect(series('bvsync_run_finished_timestamp_seconds')).toHaveLength(1);
     // The counters of the command's own worker, which fetched and (as the writer) committed the run's slices.
-    const requests = text.split('\n').filter((line) => line.startsWith('bvsync_api_requests_total{') && line.includes(`prefix="${fx.config.redisPrefix}"`));
+    const requests = text
+      .split('\n')
+      .filter(
+        (line) => line.startsWith('bvsync_api_requests_total{') && line.includes(`prefix="${fx.config.redisPrefix}"`),
+      );
     expect(requests.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0)).toBeGreaterThan(0);
     expect(series('bvsync_runs_finished_total').find((line) => line.includes('status="complete"'))).toMatch(/ 1$/);
     expect(text).toMatch(new RegExp(`push_time_seconds\\{${group}\\} [1-9]`));

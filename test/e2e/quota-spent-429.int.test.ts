@@ -45,12 +45,26 @@ beforeAll(async () => {
   const queues = openQueues(connection, fx.config.redisPrefix);
   host = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000, clock });
   await host.start();
-  ({ runId } = await enqueueRun({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, kind: 'backfill', brands: [1], streams: ['conversations'], from: '2026-11-10', to: '2026-11-19', today: '2026-11-20' }));
-  await until('the slices the API refused to wait for its quota', async () => {
-    const { done } = await runs.progress(runId);
-    const { delayed } = await queues.fetch.getJobCounts('delayed');
-    return done === API_QUOTA && delayed === DAYS - API_QUOTA;
-  }, 60_000);
+  ({ runId } = await enqueueRun({
+    config: fx.config,
+    redisUrl: fx.redisUrl,
+    log: fx.log,
+    kind: 'backfill',
+    brands: [1],
+    streams: ['conversations'],
+    from: '2026-11-10',
+    to: '2026-11-19',
+    today: '2026-11-20',
+  }));
+  await until(
+    'the slices the API refused to wait for its quota',
+    async () => {
+      const { done } = await runs.progress(runId);
+      const { delayed } = await queues.fetch.getJobCounts('delayed');
+      return done === API_QUOTA && delayed === DAYS - API_QUOTA;
+    },
+    60_000,
+  );
   spent = await quotaStatus(connection, fx.config, queues, clock);
   doneBeforeReset = (await runs.progress(runId)).done;
   await queues.close();
@@ -69,12 +83,19 @@ describe('a 429 whose Retry-After is hours', () => {
   it('is read as the quota spent until then: the other slices wait for it', () => {
     expect(doneBeforeReset).toBe(API_QUOTA);
     expect(spent?.spentUntil).toBe('2026-11-21T00:00:00.000Z');
-    expect(spent?.waiting.map((run) => ({ runId: run.runId, slices: run.slices, resumesAt: run.resumesAt }))).toEqual([{ runId, slices: DAYS - API_QUOTA, resumesAt: '2026-11-21T00:00:00.000Z' }]);
+    expect(spent?.waiting.map((run) => ({ runId: run.runId, slices: run.slices, resumesAt: run.resumesAt }))).toEqual([
+      { runId, slices: DAYS - API_QUOTA, resumesAt: '2026-11-21T00:00:00.000Z' },
+    ]);
   });
 
   it('fails no slice, and the backfill completes once the quota is back', async () => {
     expect(ended.status).toBe('complete');
-    expect(totalCounters((await runs.counters(runId)).values())).toMatchObject({ planned: DAYS, done: DAYS, failed: 0, incomplete: 0 });
+    expect(totalCounters((await runs.counters(runId)).values())).toMatchObject({
+      planned: DAYS,
+      done: DAYS,
+      failed: 0,
+      incomplete: 0,
+    });
     // Only the requests in flight when the first 429 came met one: the others waited without asking.
     const refused = fx.sim.requestLog().filter((entry) => entry.status === 429);
     expect(refused.length).toBeGreaterThanOrEqual(1);

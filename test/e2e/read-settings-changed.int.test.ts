@@ -14,11 +14,14 @@ let fx: EngineFixture;
 const api = { requestsPerSecond: 1000, retryBaseMs: 5, retryMaxMs: 50 };
 
 beforeAll(async () => {
-  fx = await engineFixture('read-settings-changed', { sim: { brands: 1, today: TODAY, params: WIRE, strictParams: false } });
+  fx = await engineFixture('read-settings-changed', {
+    sim: { brands: 1, today: TODAY, params: WIRE, strictParams: false },
+  });
 });
 afterAll(async () => fx?.cleanup());
 
-const run = (args: string[], config: string) => runBvsync([...args, '--streams', 'tracked_urls', '--today', TODAY, '--config', config], cliEnv(fx));
+const run = (args: string[], config: string) =>
+  runBvsync([...args, '--streams', 'tracked_urls', '--today', TODAY, '--config', config], cliEnv(fx));
 
 describe('a sync after api.params changed', () => {
   it('names the days read with the earlier names and what changed, and is quiet once they are read anew', async () => {
@@ -33,7 +36,7 @@ describe('a sync after api.params changed', () => {
     const sync = await run(['sync'], fixed);
     expect(sync.code, sync.stderr).toBe(0);
     expect(sync.stderr).toContain(
-      '3 complete day(s) of tracked_urls for brand 1 (2026-11-13..2026-11-15) were read with other API settings than this sync\'s ' +
+      "3 complete day(s) of tracked_urls for brand 1 (2026-11-13..2026-11-15) were read with other API settings than this sync's " +
         '(end_date sent as end_date, now until; start_date sent as start_date, now since), and this sync does not read them again; ' +
         'if the API read those requests otherwise, bvsync backfill --brand 1 --streams tracked_urls --from 2026-11-13 --to 2026-11-15 reads them anew',
     );

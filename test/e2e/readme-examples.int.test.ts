@@ -1,6 +1,15 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/days.js';
@@ -28,39 +37,46 @@ const TODAY = '2026-11-20';
 const SKIPPED: Record<string, string> = {
   'npm ci && npx bvsync demo     # set up, start the API simulator, backfill into a DuckDB file, show what was loaded':
     'npm ci would reinstall node_modules under the running suite; `bvsync demo` is run by test/e2e/demo.int.test.ts',
-  'npm test                      # the tests (needs a Redis at 127.0.0.1:6379, or REDIS_URL)': 'the whole suite, which runs this test',
+  'npm test                      # the tests (needs a Redis at 127.0.0.1:6379, or REDIS_URL)':
+    'the whole suite, which runs this test',
   'npx bvsync dashboard                                       # the queues in Bull Board at http://127.0.0.1:3000/ (Ctrl-C ends it)':
     'long-running server on a fixed port; test/ops/dashboard.int.test.ts serves it',
   // docs/configuration.md: a real API with a placeholder key
-  'export BVSYNC_API_KEY=...          # keep the key out of files; it is never logged, stored or put in an error': 'a placeholder key of a real API',
+  'export BVSYNC_API_KEY=...          # keep the key out of files; it is never logged, stored or put in an error':
+    'a placeholder key of a real API',
   'export BVSYNC_BRANDS=7,12          # the API has no endpoint that lists brands': 'brands of a real API',
   'npx bvsync doctor                  # checks all of the below; exits 1 if anything is wrong':
     'needs the real API of the lines above; doctor runs against the simulator in the README tour and the parameter-names session',
   'npx prism mock -d docs/openapi.yaml     # random answers that fit the document, at http://127.0.0.1:4010':
     'long-running mock server on a fixed port; test/fuzz/prism-backfill.int.test.ts runs Prism',
-  "curl -H 'X-API-Key: any' 'http://127.0.0.1:4010/customer/v1/brands/1/conversations?page=1&page_size=5'": 'needs the Prism mock above',
+  "curl -H 'X-API-Key: any' 'http://127.0.0.1:4010/customer/v1/brands/1/conversations?page=1&page_size=5'":
+    'needs the Prism mock above',
   "curl -H 'X-API-Key: any' -H 'Prefer: seed=42' 'http://127.0.0.1:4010/customer/v1/brands/1/competitors'   # the same answer each time":
     'needs the Prism mock above',
   // docs/operations.md
   'npx bvsync worker --metrics-port 9464     # fetches slices; loads DuckDB while it holds the writer lease':
     'long-running; test/e2e/processes.int.test.ts runs `bvsync worker`',
-  'npx bvsync scheduler                      # enqueues a run on each cron slot of the config\'s `schedules`':
+  "npx bvsync scheduler                      # enqueues a run on each cron slot of the config's `schedules`":
     'long-running; test/e2e/scheduler-process.int.test.ts runs `bvsync scheduler`',
-  'npx bvsync dashboard --port 3000          # Bull Board on http://127.0.0.1:3000/': 'long-running server on a fixed port; test/ops/dashboard.int.test.ts serves it',
-  "docker compose logs worker --no-log-prefix | jq -c 'select(.slice == \"2026-11-19\" and .brand == 7)'": 'docker (test/ops/containers.int.test.ts checks the compose file)',
+  'npx bvsync dashboard --port 3000          # Bull Board on http://127.0.0.1:3000/':
+    'long-running server on a fixed port; test/ops/dashboard.int.test.ts serves it',
+  'docker compose logs worker --no-log-prefix | jq -c \'select(.slice == "2026-11-19" and .brand == 7)\'':
+    'docker (test/ops/containers.int.test.ts checks the compose file)',
   'cp backup/bv.duckdb data/bv.duckdb && cp data/bv.duckdb data/bv.work.duckdb':
     'needs a backup of a warehouse; test/e2e/operator-mistakes.int.test.ts refuses a copied file without its working file',
   "BVSYNC_DB=data/bv.duckdb npx bvsync adopt-warehouse   # the prefix's slices are in data/bv.work.duckdb from now on":
-    'changes which file the tour\'s prefix loads; test/e2e/warehouse-identity.int.test.ts runs it',
+    "changes which file the tour's prefix loads; test/e2e/warehouse-identity.int.test.ts runs it",
   'docker compose --profile demo up -d --build     # against the bundled API simulator: no key needed': 'docker',
   'docker compose up -d --build': 'docker',
   'open http://127.0.0.1:3000/                     # the dashboard': 'a browser, and the compose stack',
   'docker compose exec worker node bin/bvsync.js backfill --from 2026-10-01 --enqueue-only': 'docker',
   'docker compose exec worker node bin/bvsync.js status': 'docker',
-  'docker compose exec worker node bin/bvsync.js report --out /data/report.html && docker compose cp worker:/data/report.html .': 'docker',
+  'docker compose exec worker node bin/bvsync.js report --out /data/report.html && docker compose cp worker:/data/report.html .':
+    'docker',
   'kubectl create secret generic bvsync-secrets --from-file=api-key=./api-key --from-file=redis-url=./redis-url':
     'a Kubernetes cluster; test/deploy/kubernetes.test.ts validates the manifests that read this Secret',
-  'kubectl apply -k deploy/kubernetes': 'a Kubernetes cluster; test/deploy/kubernetes.test.ts validates every manifest of the kustomization',
+  'kubectl apply -k deploy/kubernetes':
+    'a Kubernetes cluster; test/deploy/kubernetes.test.ts validates every manifest of the kustomization',
   'kubectl exec statefulset/bvsync-writer -- node bin/bvsync.js status': 'a Kubernetes cluster running the base',
   // docs/simulator.md
   'npx bvsync simulate --port 4010 --seed 1 --brands 3 --days 30 --scale 100':
@@ -68,20 +84,23 @@ const SKIPPED: Record<string, string> = {
   "curl -H 'X-API-Key: bvk_sim_local_key' 'http://127.0.0.1:4010/customer/v1/brands/1/conversations?start_date=2026-11-20&page_size=5'":
     'needs the foreground simulator above',
   // docs/syncing.md: the reference block, against a real API and with placeholders
-  'export BVSYNC_API_URL=https://api.example.com BVSYNC_API_KEY=... BVSYNC_BRANDS=7,12 BVSYNC_DB=data/bvsync.duckdb': 'a real API',
-  'npx bvsync doctor                                   # config, Redis, API, brand access, parameter names': 'needs the real API above; the README tour runs doctor',
+  'export BVSYNC_API_URL=https://api.example.com BVSYNC_API_KEY=... BVSYNC_BRANDS=7,12 BVSYNC_DB=data/bvsync.duckdb':
+    'a real API',
+  'npx bvsync doctor                                   # config, Redis, API, brand access, parameter names':
+    'needs the real API above; the README tour runs doctor',
   'npx bvsync backfill --from 2026-09-01 --to 2026-11-20 [--brand 7] [--streams conversations,visibility]':
     'the real API, and [optional] placeholders; the README tour runs backfill',
   'npx bvsync backfill --from 2026-09-01 --to 2026-11-20 --skip-complete   # only the slices not complete in the file':
     'the real API; the README tour runs backfill --skip-complete',
-  'npx bvsync sync                                     # incremental: since each stream\'s last complete day + lookback':
+  "npx bvsync sync                                     # incremental: since each stream's last complete day + lookback":
     'the real API; the README tour runs sync',
   'npx bvsync status [--json]                          # unfinished and last runs, queues, freshness, failed slices':
     '[optional] placeholder; the README tour runs status',
   'npx bvsync cancel RUN                               # drop an unfinished run (its id from status): queued jobs go':
     'RUN is a placeholder for an unfinished run; test/e2e/one-run-per-window.int.test.ts cancels one',
   // docs/tables.md
-  'duckdb -readonly bvsync.duckdb                          # DuckDB\'s CLI': 'the DuckDB CLI is not installed here, and it is interactive',
+  "duckdb -readonly bvsync.duckdb                          # DuckDB's CLI":
+    'the DuckDB CLI is not installed here, and it is interactive',
   "python -c \"import duckdb; db = duckdb.connect('bvsync.duckdb', read_only=True); print(db.sql('FROM v_share_of_voice_daily LIMIT 5'))\"":
     'the duckdb Python package is not installed here',
 };
@@ -99,7 +118,10 @@ function shBlocks(file: string): Example[] {
   const fence = /^```sh\n([\s\S]*?)^```$/gm;
   for (let match = fence.exec(text); match; match = fence.exec(text)) {
     const line = text.slice(0, match.index).split('\n').length;
-    const lines = match[1]!.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    const lines = match[1]!
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
     blocks.push({ source: `${file}:${line}`, lines });
   }
   return blocks;
@@ -108,15 +130,24 @@ function shBlocks(file: string): Example[] {
 /** The `-- Run: npx bvsync ...` line of each example query, as written and without its `--param`s. */
 function queryRunLines(): Example[] {
   const dir = join(REPO, 'sql', 'queries');
-  return readdirSync(dir).filter((name) => name.endsWith('.sql')).sort().map((name) => {
-    const line = /^-- Run: (npx bvsync .+)$/m.exec(readFileSync(join(dir, name), 'utf8'))?.[1]?.trim();
-    if (!line) throw new Error(`sql/queries/${name} has no "-- Run: npx bvsync ..." line`);
-    const bare = line.replace(/\s+--param\s+\S+/g, '');
-    return { source: `sql/queries/${name}`, lines: bare === line ? [line] : [line, bare] };
-  });
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.sql'))
+    .sort()
+    .map((name) => {
+      const line = /^-- Run: (npx bvsync .+)$/m.exec(readFileSync(join(dir, name), 'utf8'))?.[1]?.trim();
+      if (!line) throw new Error(`sql/queries/${name} has no "-- Run: npx bvsync ..." line`);
+      const bare = line.replace(/\s+--param\s+\S+/g, '');
+      return { source: `sql/queries/${name}`, lines: bare === line ? [line] : [line, bare] };
+    });
 }
 
-const docs = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+const docs = [
+  'README.md',
+  ...readdirSync(join(REPO, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 const examples = [...docs.flatMap(shBlocks), ...queryRunLines()];
 
 interface LineResult {
@@ -129,7 +160,11 @@ interface LineResult {
 function fakeNpx(dir: string): string {
   const bin = join(dir, 'bin');
   mkdirSync(bin, { recursive: true });
-  const realNpx = (process.env.PATH ?? '').split(':').map((d) => join(d, 'npx')).find((p) => existsSync(p)) ?? 'npx';
+  const realNpx =
+    (process.env.PATH ?? '')
+      .split(':')
+      .map((d) => join(d, 'npx'))
+      .find((p) => existsSync(p)) ?? 'npx';
   writeFileSync(
     join(bin, 'npx'),
     `#!/bin/sh\nif [ "$1" = bvsync ]; then shift; exec "${process.execPath}" "${join(REPO, 'bin', 'bvsync.js')}" "$@"; fi\nexec "${realNpx}" "$@"\n`,
@@ -144,14 +179,18 @@ function fakeNpx(dir: string): string {
  * for its port and its start-up message, as a user does.
  */
 function runSession(lines: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<LineResult[]> {
-  const script = ['trap \'kill $(jobs -p) 2>/dev/null\' EXIT'];
+  const script = ["trap 'kill $(jobs -p) 2>/dev/null' EXIT"];
   lines.forEach((line, i) => {
     script.push(`echo "@@${i}>"; echo "@@${i}>" >&2`);
     if (line.replace(/\s+#.*$/, '').endsWith('&')) {
       const port = /--port\s+(\d+)/.exec(line)?.[1] ?? '4010';
       // The port opens a moment before the start-up message is written (the listen callback runs after the socket
       // listens): on a busy box the probe can win that race, so the message gets a second to arrive.
-      script.push(line, `for n in $(seq 150); do (echo > /dev/tcp/127.0.0.1/${port}) 2>/dev/null && break; sleep 0.2; done; sleep 1`, `echo "@@${i}=0"; echo "@@${i}<" >&2`);
+      script.push(
+        line,
+        `for n in $(seq 150); do (echo > /dev/tcp/127.0.0.1/${port}) 2>/dev/null && break; sleep 0.2; done; sleep 1`,
+        `echo "@@${i}=0"; echo "@@${i}<" >&2`,
+      );
     } else {
       script.push(line, `echo "@@${i}=$?"; echo "@@${i}<" >&2`);
     }
@@ -203,10 +242,19 @@ async function clearTourKeys(): Promise<void> {
 }
 
 beforeAll(async () => {
-  fx = await engineFixture('readme-examples', { sim: { brands: 2, days: 8, scale: 20, today: TODAY }, config: { sync: { fetchConcurrency: 8 } } });
+  fx = await engineFixture('readme-examples', {
+    sim: { brands: 2, days: 8, scale: 20, today: TODAY },
+    config: { sync: { fetchConcurrency: 8 } },
+  });
   work = fx.dir;
   await clearTourKeys();
-  const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: addDays(TODAY, -6), to: TODAY, streams: [...DEFAULT_STREAM_NAMES] });
+  const progress = await runInProcess(fx, {
+    kind: 'backfill',
+    today: TODAY,
+    from: addDays(TODAY, -6),
+    to: TODAY,
+    streams: [...DEFAULT_STREAM_NAMES],
+  });
   expect(progress.meta.status).toBe('complete');
 }, 240_000);
 afterAll(async () => {
@@ -217,7 +265,11 @@ afterAll(async () => {
 describe('the command examples of README.md and docs/', () => {
   it('are found: the README tour, the analyst commands and the example queries', () => {
     const all = examples.flatMap((example) => example.lines);
-    expect(all.filter((line) => /npx bvsync (sql|report|status|doctor|backfill|sync|export)\b/.test(line) && !(line in SKIPPED)).length).toBeGreaterThanOrEqual(15);
+    expect(
+      all.filter(
+        (line) => /npx bvsync (sql|report|status|doctor|backfill|sync|export)\b/.test(line) && !(line in SKIPPED),
+      ).length,
+    ).toBeGreaterThanOrEqual(15);
     expect(examples.filter((example) => example.source.startsWith('sql/queries/')).length).toBeGreaterThanOrEqual(6);
   });
 
@@ -226,31 +278,43 @@ describe('the command examples of README.md and docs/', () => {
     expect(Object.keys(SKIPPED).filter((line) => !all.has(line))).toEqual([]);
   });
 
-  it.each(examples.map((example) => [example.source, example] as const))('run as written: %s', async (_source, example) => {
-    const lines = example.lines.filter((line) => !(line in SKIPPED));
-    if (lines.length === 0) return;
-    // Each block is a session of its own: a Redis prefix records one warehouse, and blocks name different files.
-    await clearTourKeys();
-    const cwd = join(work, example.source.replace(/[^A-Za-z0-9]+/g, '-'));
-    mkdirSync(cwd, { recursive: true });
-    for (const dir of ['sql', 'docs', 'examples']) if (!existsSync(join(cwd, dir))) symlinkSync(join(REPO, dir), join(cwd, dir));
-    const env: NodeJS.ProcessEnv = { ...cliEnv(fx), REDIS_URL: redisUrl, PATH: `${fakeNpx(work)}:${process.env.PATH ?? ''}` };
-    delete env.BVSYNC_CONFIG;
-    delete env.BVSYNC_LOG_LEVEL;
-    for (const line of lines.filter((l) => l.replace(/\s+#.*$/, '').endsWith('&'))) {
-      const port = Number(/--port\s+(\d+)/.exec(line)?.[1] ?? 4010);
-      if (!(await portIsFree(port))) throw new Error(`${example.source}: port ${port} is in use, and "${line}" starts the simulator on it; stop what listens there`);
-    }
-    const results = await runSession(lines, cwd, env);
-    for (const result of results) {
-      const expected = Number(/#\s*exits (\d+)/.exec(result.line)?.[1] ?? 0);
-      expect(result.code, `${example.source}: ${result.line}\n${result.output.slice(-3000)}`).toBe(expected);
-      if (!result.line.includes('npx bvsync')) continue;
-      const target = /\bnpx bvsync\b[^|#]*?>\s*(\S+)/.exec(result.line)?.[1];
-      if (target) expect(statSync(join(cwd, target)).size, `${result.line}: ${target} is empty`).toBeGreaterThan(0);
-      else expect(result.output.trim(), `${result.line} printed nothing`).not.toBe('');
-      const out = /--out\s+(\S+)/.exec(result.line)?.[1];
-      if (out && expected === 0) expect(existsSync(join(cwd, out)), `${result.line}: ${out} not written`).toBe(true);
-    }
-  }, 300_000);
+  it.each(examples.map((example) => [example.source, example] as const))(
+    'run as written: %s',
+    async (_source, example) => {
+      const lines = example.lines.filter((line) => !(line in SKIPPED));
+      if (lines.length === 0) return;
+      // Each block is a session of its own: a Redis prefix records one warehouse, and blocks name different files.
+      await clearTourKeys();
+      const cwd = join(work, example.source.replace(/[^A-Za-z0-9]+/g, '-'));
+      mkdirSync(cwd, { recursive: true });
+      for (const dir of ['sql', 'docs', 'examples'])
+        if (!existsSync(join(cwd, dir))) symlinkSync(join(REPO, dir), join(cwd, dir));
+      const env: NodeJS.ProcessEnv = {
+        ...cliEnv(fx),
+        REDIS_URL: redisUrl,
+        PATH: `${fakeNpx(work)}:${process.env.PATH ?? ''}`,
+      };
+      delete env.BVSYNC_CONFIG;
+      delete env.BVSYNC_LOG_LEVEL;
+      for (const line of lines.filter((l) => l.replace(/\s+#.*$/, '').endsWith('&'))) {
+        const port = Number(/--port\s+(\d+)/.exec(line)?.[1] ?? 4010);
+        if (!(await portIsFree(port)))
+          throw new Error(
+            `${example.source}: port ${port} is in use, and "${line}" starts the simulator on it; stop what listens there`,
+          );
+      }
+      const results = await runSession(lines, cwd, env);
+      for (const result of results) {
+        const expected = Number(/#\s*exits (\d+)/.exec(result.line)?.[1] ?? 0);
+        expect(result.code, `${example.source}: ${result.line}\n${result.output.slice(-3000)}`).toBe(expected);
+        if (!result.line.includes('npx bvsync')) continue;
+        const target = /\bnpx bvsync\b[^|#]*?>\s*(\S+)/.exec(result.line)?.[1];
+        if (target) expect(statSync(join(cwd, target)).size, `${result.line}: ${target} is empty`).toBeGreaterThan(0);
+        else expect(result.output.trim(), `${result.line} printed nothing`).not.toBe('');
+        const out = /--out\s+(\S+)/.exec(result.line)?.[1];
+        if (out && expected === 0) expect(existsSync(join(cwd, out)), `${result.line}: ${out} not written`).toBe(true);
+      }
+    },
+    300_000,
+  );
 });

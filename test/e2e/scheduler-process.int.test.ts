@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/engine/redis.js';
 import { RunStore, type RunMeta } from '../../src/engine/run-store.js';
 import { addDays } from '../../src/days.js';
-import { cliEnv, engineFixture, queryFile, spawnBvsync, writeCliConfig, type CliProcess, type CliResult, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  queryFile,
+  spawnBvsync,
+  writeCliConfig,
+  type CliProcess,
+  type CliResult,
+  type EngineFixture,
+} from '../support/engine.js';
 import { until } from '../support/until.js';
 
 /**
@@ -41,13 +50,23 @@ beforeAll(async () => {
   try {
     const store = new RunStore(connection, fx.config.redisPrefix);
     // Three scheduled runs, however long a loaded box takes to tick them, then the stop.
-    await until('three scheduled runs', async () => (await store.recent(100)).filter((run) => run.kind === 'scheduled').length >= 3, 30_000, 200);
+    await until(
+      'three scheduled runs',
+      async () => (await store.recent(100)).filter((run) => run.kind === 'scheduled').length >= 3,
+      30_000,
+      200,
+    );
     schedulerProcess.kill('SIGTERM');
     scheduler = await schedulerProcess.done;
-    await until('every run finished', async () => {
-      runs = await store.recent(100);
-      return runs.every((run) => FINISHED.includes(run.status));
-    }, 30_000, 200);
+    await until(
+      'every run finished',
+      async () => {
+        runs = await store.recent(100);
+        return runs.every((run) => FINISHED.includes(run.status));
+      },
+      30_000,
+      200,
+    );
   } finally {
     connection.disconnect();
   }
@@ -80,10 +99,14 @@ describe('scheduler, enqueue-only sync and worker as processes', () => {
     expect(worker.code, worker.stderr.slice(-2000)).toBe(0);
     expect(worker.stderr).toMatch(/worker stopped/);
     const recorded = await queryFile(fx.config.db, `SELECT run_id, status FROM _sync_runs ORDER BY run_id`);
-    expect(recorded).toEqual(runs.map((run) => ({ run_id: run.runId, status: 'complete' })).sort((a, b) => a.run_id.localeCompare(b.run_id)));
+    expect(recorded).toEqual(
+      runs.map((run) => ({ run_id: run.runId, status: 'complete' })).sort((a, b) => a.run_id.localeCompare(b.run_id)),
+    );
     const [conversations] = await queryFile(fx.config.db, 'SELECT count(*)::INTEGER AS n FROM conversations');
     // The 2 initial days (yesterday and today) of each brand.
     const today = fx.sim.truth.today();
-    expect(conversations!.n).toBe(fx.config.brands.reduce((sum, brandId) => sum + fx.sim.truth.totalRows(brandId, addDays(today, -1), today), 0));
+    expect(conversations!.n).toBe(
+      fx.config.brands.reduce((sum, brandId) => sum + fx.sim.truth.totalRows(brandId, addDays(today, -1), today), 0),
+    );
   });
 });

@@ -6,7 +6,15 @@ import { Notifier } from '../../src/notify/index.js';
 import { PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';
 import { watchHost } from '../../src/ops/host-metrics.js';
 import { checkSchemaDrift, type DoctorCheck } from '../../src/cli/doctor/checks.js';
-import { cliEnv, engineFixture, queryFile, scalarOfFile, spawnBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  queryFile,
+  scalarOfFile,
+  spawnBvsync,
+  writeCliConfig,
+  type EngineFixture,
+} from '../support/engine.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { backfillWithRunningWorkers } from '../ops/host-run.js';
 import { parseSamples, total, type Sample } from '../ops/prometheus-text.js';
@@ -32,7 +40,13 @@ let samples: Sample[];
 beforeAll(async () => {
   fx = await engineFixture('schema-drift', { sim: { brands: 1, days: 4 } });
   receiver = await startWebhookReceiver();
-  config = { ...fx.config, notify: { ...fx.config.notify, webhooks: [{ url: `${receiver.url}/drift`, events: ['schema_drift'], format: 'json' }] } };
+  config = {
+    ...fx.config,
+    notify: {
+      ...fx.config.notify,
+      webhooks: [{ url: `${receiver.url}/drift`, events: ['schema_drift'], format: 'json' }],
+    },
+  };
   notifier = new Notifier({ config, log: fx.log, retryBaseMs: 10 });
   metrics = new PrometheusMetrics({ processMetrics: false });
   host = new WorkerHost({ config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000, metrics, notifier });
@@ -58,23 +72,50 @@ describe('the schema drift report', () => {
   });
 
   it('v_schema_drift lists each new field with its rows, an example and the type it looks like', async () => {
-    const fields = await queryFile(config.db, `SELECT name, row_count, example, looks_like, is_new FROM v_schema_drift WHERE table_name = 'conversations' AND kind = 'field' ORDER BY name`);
-    const holding = await scalarOfFile(config.db, `SELECT count(*)::INTEGER FROM conversations WHERE list_contains(json_keys(_extra), 'x_score')`);
+    const fields = await queryFile(
+      config.db,
+      `SELECT name, row_count, example, looks_like, is_new FROM v_schema_drift WHERE table_name = 'conversations' AND kind = 'field' ORDER BY name`,
+    );
+    const holding = await scalarOfFile(
+      config.db,
+      `SELECT count(*)::INTEGER FROM conversations WHERE list_contains(json_keys(_extra), 'x_score')`,
+    );
     expect(holding).toBeGreaterThan(0);
     expect(fields).toEqual([
       { name: 'x_score', row_count: holding, example: '0.5', looks_like: 'DOUBLE', is_new: true },
-      { name: 'x_unlisted_field', row_count: holding, example: '{"note":"a field the spec does not list","since":"2099-01-01"}', looks_like: 'JSON', is_new: true },
+      {
+        name: 'x_unlisted_field',
+        row_count: holding,
+        example: '{"note":"a field the spec does not list","since":"2099-01-01"}',
+        looks_like: 'JSON',
+        is_new: true,
+      },
     ]);
   });
 
   it('lists an unlisted ownership value and a model first seen after the first run, but not the engines that run learned', async () => {
-    const values = await queryFile(config.db, `SELECT table_name, kind, name, "value", is_new FROM v_schema_drift WHERE kind <> 'field' AND is_new ORDER BY table_name`);
+    const values = await queryFile(
+      config.db,
+      `SELECT table_name, kind, name, "value", is_new FROM v_schema_drift WHERE kind <> 'field' AND is_new ORDER BY table_name`,
+    );
     expect(values).toEqual([
-      { table_name: 'citation_ownership_summary', kind: 'enum', name: 'ownership', value: 'unlisted_ownership', is_new: true },
+      {
+        table_name: 'citation_ownership_summary',
+        kind: 'enum',
+        name: 'ownership',
+        value: 'unlisted_ownership',
+        is_new: true,
+      },
       { table_name: 'conversations', kind: 'engine', name: 'model', value: 'engine_preview_unlisted', is_new: true },
     ]);
-    const learned = await scalarOfFile(config.db, `SELECT count(*)::INTEGER FROM v_schema_drift WHERE table_name = 'conversations' AND kind = 'engine' AND NOT is_new`);
-    const models = await scalarOfFile(config.db, `SELECT count(DISTINCT model)::INTEGER FROM conversations WHERE model <> 'engine_preview_unlisted'`);
+    const learned = await scalarOfFile(
+      config.db,
+      `SELECT count(*)::INTEGER FROM v_schema_drift WHERE table_name = 'conversations' AND kind = 'engine' AND NOT is_new`,
+    );
+    const models = await scalarOfFile(
+      config.db,
+      `SELECT count(DISTINCT model)::INTEGER FROM conversations WHERE model <> 'engine_preview_unlisted'`,
+    );
     expect(learned).toBe(models);
   });
 
@@ -82,7 +123,9 @@ describe('the schema drift report', () => {
     const notices = receiver.received.map((request) => request.json());
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({ event: 'schema_drift', run: { id: runs[1]!.meta.runId } });
-    const told = notices[0].drift.map((entry: { table: string; name: string; value: string }) => `${entry.table}.${entry.name}=${entry.value}`).sort();
+    const told = notices[0].drift
+      .map((entry: { table: string; name: string; value: string }) => `${entry.table}.${entry.name}=${entry.value}`)
+      .sort();
     expect(told).toEqual([
       'citation_daily.x_score=',
       'citation_daily.x_unlisted_field=',
@@ -104,17 +147,27 @@ describe('the schema drift report', () => {
     await checkSchemaDrift(config, (check) => checks.push(check));
     const lines = checks.map((check) => check.line);
     expect(checks.every((check) => check.ok && check.warning)).toBe(true);
-    expect(lines.find((line) => line.startsWith('schema drift: conversations: '))).toMatch(/2 field\(s\) the spec does not show, in _extra: x_score \(DOUBLE, \d+ rows\), x_unlisted_field \(JSON, \d+ rows\); engine\(s\) not seen before: engine_preview_unlisted/);
-    expect(lines).toContain('schema drift: citation_ownership_summary: value(s) outside the spec\'s lists: ownership=unlisted_ownership');
+    expect(lines.find((line) => line.startsWith('schema drift: conversations: '))).toMatch(
+      /2 field\(s\) the spec does not show, in _extra: x_score \(DOUBLE, \d+ rows\), x_unlisted_field \(JSON, \d+ rows\); engine\(s\) not seen before: engine_preview_unlisted/,
+    );
+    expect(lines).toContain(
+      "schema drift: citation_ownership_summary: value(s) outside the spec's lists: ownership=unlisted_ownership",
+    );
   });
 
   it('status shows the same lines under "Schema drift"', async () => {
     const status = await spawnBvsync(['status', '--config', writeCliConfig(fx)], cliEnv(fx)).done;
     expect(status.code, status.stderr.slice(-2000)).toBe(0);
     const section = status.stdout.slice(status.stdout.indexOf('Schema drift'));
-    expect(section).toMatch(/^Schema drift\ncitation_daily: 2 field\(s\).*\ncitation_ownership_summary: .*unlisted_ownership\nconversations: 2 field\(s\)/);
+    expect(section).toMatch(
+      /^Schema drift\ncitation_daily: 2 field\(s\).*\ncitation_ownership_summary: .*unlisted_ownership\nconversations: 2 field\(s\)/,
+    );
     const json = await spawnBvsync(['status', '--json', '--config', writeCliConfig(fx)], cliEnv(fx)).done;
     const report = JSON.parse(json.stdout);
-    expect(report.schemaDrift.find((table: { table: string }) => table.table === 'conversations').fields.map((field: { name: string }) => field.name)).toEqual(['x_score', 'x_unlisted_field']);
+    expect(
+      report.schemaDrift
+        .find((table: { table: string }) => table.table === 'conversations')
+        .fields.map((field: { name: string }) => field.name),
+    ).toEqual(['x_score', 'x_unlisted_field']);
   });
 });

@@ -1,7 +1,15 @@
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, engineFixture, runBvsync, spawnBvsync, writeCliConfig, type CliResult, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  runBvsync,
+  spawnBvsync,
+  writeCliConfig,
+  type CliResult,
+  type EngineFixture,
+} from '../support/engine.js';
 import { testRedis } from '../support/redis.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -33,10 +41,22 @@ beforeAll(async () => {
   outputs.push(['backfill', await runBvsync(['backfill', ...days, '--log-level', 'debug', '--config', config], env)]);
   // A key the API refuses: the preflight's first request fails with 401, and the command stops there, naming the setting.
   const refused = cliEnv(fx, { BVSYNC_API_KEY: `${KEY}_revoked`, BVSYNC_DB: join(fx.dir, 'refused.duckdb') });
-  outputs.push(['refused', await runBvsync(['backfill', ...days, '--streams', 'competitors,conversations', '--log-level', 'debug', '--config', config], refused)]);
+  outputs.push([
+    'refused',
+    await runBvsync(
+      ['backfill', ...days, '--streams', 'competitors,conversations', '--log-level', 'debug', '--config', config],
+      refused,
+    ),
+  ]);
   outputs.push(['status', await runBvsync(['status', '--config', config], env)]);
-  outputs.push(['export', await runBvsync(['export', '--format', 'csv', '--out', join(fx.dir, 'csv'), '--config', config], env)]);
-  outputs.push(['export', await runBvsync(['export', '--format', 'parquet', '--out', join(fx.dir, 'parquet'), '--config', config], env)]);
+  outputs.push([
+    'export',
+    await runBvsync(['export', '--format', 'csv', '--out', join(fx.dir, 'csv'), '--config', config], env),
+  ]);
+  outputs.push([
+    'export',
+    await runBvsync(['export', '--format', 'parquet', '--out', join(fx.dir, 'parquet'), '--config', config], env),
+  ]);
   outputs.push(['doctor', await runBvsync(['doctor', '--config', config], env)]);
   // The secrets from files, as a Docker or Kubernetes secret mounts them; the key's file readable by every user, so the
   // warning that says so is searched too. A worker serves metrics while a backfill shares its fetching.
@@ -45,11 +65,19 @@ beforeAll(async () => {
   chmodSync(keyFile, 0o644);
   const redisFile = join(secretsDir.path, 'redis-url');
   writeFileSync(redisFile, `${fx.redisUrl}\n`, { mode: 0o600 });
-  const fromFiles = cliEnv(fx, { BVSYNC_API_KEY: '', BVSYNC_API_KEY_FILE: keyFile, REDIS_URL: '', REDIS_URL_FILE: redisFile });
+  const fromFiles = cliEnv(fx, {
+    BVSYNC_API_KEY: '',
+    BVSYNC_API_KEY_FILE: keyFile,
+    REDIS_URL: '',
+    REDIS_URL_FILE: redisFile,
+  });
   const worker = spawnBvsync(['worker', '--metrics-port', '0', '--log-level', 'debug', '--config', config], fromFiles);
   await worker.waitFor(/worker started/, 60_000);
   const metricsUrl = /"url":"(http:[^"]+\/metrics)"/.exec(worker.output())?.[1];
-  outputs.push(['backfill from files', await runBvsync(['backfill', ...days, '--log-level', 'debug', '--config', config], fromFiles)]);
+  outputs.push([
+    'backfill from files',
+    await runBvsync(['backfill', ...days, '--log-level', 'debug', '--config', config], fromFiles),
+  ]);
   const metrics = metricsUrl ? await (await fetch(metricsUrl)).text() : '';
   outputs.push(['metrics', { code: 0, signal: null, stdout: metrics, stderr: '' }]);
   worker.kill('SIGTERM');

@@ -3,7 +3,14 @@ import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { addDays } from '../../src/days.js';
 import { runToEnd } from '../../src/engine/start-run.js';
-import { cliEnv, engineFixture, runBvsync, writeCliConfig, type CliResult, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  runBvsync,
+  writeCliConfig,
+  type CliResult,
+  type EngineFixture,
+} from '../support/engine.js';
 
 /**
  * `bvsync status` advises the `backfill --skip-complete` that reads again the day slices not complete, and names only
@@ -24,9 +31,23 @@ const HINT_END = 'reads again only the slices of those streams and days not comp
 
 let fx: EngineFixture;
 const configOf = (sync: Record<string, unknown>, apiKey = fx.sim.apiKey): Config =>
-  parseConfig({ api: { ...fx.config.api, apiKey }, brands: fx.config.brands, db: fx.config.db, redisPrefix: fx.config.redisPrefix, sync });
+  parseConfig({
+    api: { ...fx.config.api, apiKey },
+    brands: fx.config.brands,
+    db: fx.config.db,
+    redisPrefix: fx.config.redisPrefix,
+    sync,
+  });
 const backfill = (config: Config, options: { from: string; to: string; brands: number[]; streams: string[] }) =>
-  runToEnd({ config, redisUrl: fx.redisUrl, log: fx.log, kind: 'backfill', today: TODAY, worker: { leaseTtlMs: 2_000, today: () => TODAY }, ...options });
+  runToEnd({
+    config,
+    redisUrl: fx.redisUrl,
+    log: fx.log,
+    kind: 'backfill',
+    today: TODAY,
+    worker: { leaseTtlMs: 2_000, today: () => TODAY },
+    ...options,
+  });
 const status = (sync: Record<string, unknown>, json = false) =>
   runBvsync(['status', ...(json ? ['--json'] : []), '--config', writeCliConfig(fx, { sync })], cliEnv(fx));
 /** The backfill a status output advises, as printed. */
@@ -44,19 +65,32 @@ beforeAll(async () => {
   fx = await engineFixture('status-skip-complete-hint', { sim: { brands: 2, days: 6, scale: 20, today: TODAY } });
   const brands = fx.config.brands;
   // Days 3 and 2 back load complete, the window of citations with them.
-  expect((await backfill(configOf(BEFORE), { from: day(3), to: day(2), brands, streams: STREAMS })).meta.status).toBe('complete');
+  expect((await backfill(configOf(BEFORE), { from: day(3), to: day(2), brands, streams: STREAMS })).meta.status).toBe(
+    'complete',
+  );
   // Day 1 back fails for both brands (a key the API refuses), every domain and engine the config then planned.
-  expect((await backfill(configOf(BEFORE, 'bvk_not_the_right_key'), { from: day(1), to: day(1), brands, streams: FAILING })).meta.status).toBe('failed');
+  expect(
+    (await backfill(configOf(BEFORE, 'bvk_not_the_right_key'), { from: day(1), to: day(1), brands, streams: FAILING }))
+      .meta.status,
+  ).toBe('failed');
   // Brand 1 reads day 1 back again under the config of now: what it still plans completes, the domain and engine gone stay failed.
-  expect((await backfill(configOf(NOW), { from: day(1), to: day(1), brands: [brands[0]!], streams: FAILING })).meta.status).toBe('complete');
+  expect(
+    (await backfill(configOf(NOW), { from: day(1), to: day(1), brands: [brands[0]!], streams: FAILING })).meta.status,
+  ).toBe('complete');
   statusNow = await status(NOW);
   statusBefore = await status(BEFORE);
   json = JSON.parse((await status(NOW, true)).stdout) as Record<string, unknown>;
   const command = advised(statusNow);
   expect(command, statusNow.stdout).toBeDefined();
   const since = fx.sim.requestLog().length;
-  followed = await runBvsync([...command!.split(' ').slice(1), '--config', writeCliConfig(fx, { sync: NOW })], cliEnv(fx));
-  followedPaths = fx.sim.requestLog().slice(since).map((entry) => entry.path);
+  followed = await runBvsync(
+    [...command!.split(' ').slice(1), '--config', writeCliConfig(fx, { sync: NOW })],
+    cliEnv(fx),
+  );
+  followedPaths = fx.sim
+    .requestLog()
+    .slice(since)
+    .map((entry) => entry.path);
   statusAfter = await status(NOW);
   jsonAfter = JSON.parse((await status(NOW, true)).stdout) as Record<string, unknown>;
 }, 240_000);
@@ -66,19 +100,30 @@ describe('status advises the backfill --skip-complete of the slices a backfill s
   it('names the streams with slices not complete, and the brand that has them, not every window stream', () => {
     expect(statusNow.code, statusNow.stderr).toBe(0);
     const [one, two] = fx.config.brands;
-    expect(advised(statusNow)).toBe(`bvsync backfill --brand ${two} --streams domain_details,visibility_by_engine --from ${day(1)} --to ${day(1)} --skip-complete`);
+    expect(advised(statusNow)).toBe(
+      `bvsync backfill --brand ${two} --streams domain_details,visibility_by_engine --from ${day(1)} --to ${day(1)} --skip-complete`,
+    );
     expect(statusNow.stdout).toContain(`${advised(statusNow)} ${HINT_END}`);
     // Brand 1 has failed slices too, of the domain and the engine the config no longer plans: no backfill reads them.
-    const listed = (json.slicesNotComplete as Array<{ brand: number; slice: string; status: string }>).filter((row) => row.brand === one);
-    expect(listed.map((row) => [row.slice, row.status]).sort()).toEqual([[`gone.example/${day(1)}`, 'failed'], [`perplexity/${day(1)}`, 'failed']]);
+    const listed = (json.slicesNotComplete as Array<{ brand: number; slice: string; status: string }>).filter(
+      (row) => row.brand === one,
+    );
+    expect(listed.map((row) => [row.slice, row.status]).sort()).toEqual([
+      [`gone.example/${day(1)}`, 'failed'],
+      [`perplexity/${day(1)}`, 'failed'],
+    ]);
     // Under the config that planned them, they count, for both brands.
-    expect(advised(statusBefore)).toBe(`bvsync backfill --streams domain_details,visibility_by_engine --from ${day(1)} --to ${day(1)} --skip-complete`);
+    expect(advised(statusBefore)).toBe(
+      `bvsync backfill --streams domain_details,visibility_by_engine --from ${day(1)} --to ${day(1)} --skip-complete`,
+    );
   });
 
   it('says the same in --json', () => {
     const [, two] = fx.config.brands;
     // Brand 2's slices of day 1 back, less those of the domain and the engine gone.
-    const planned = (json.slicesNotComplete as Array<{ brand: number; slice: string }>).filter((row) => row.brand === two && !/^(gone\.example|perplexity)\//.test(row.slice));
+    const planned = (json.slicesNotComplete as Array<{ brand: number; slice: string }>).filter(
+      (row) => row.brand === two && !/^(gone\.example|perplexity)\//.test(row.slice),
+    );
     expect(json.slicesNotCompleteDays).toEqual({
       first: day(1),
       last: day(1),

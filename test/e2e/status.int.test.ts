@@ -2,7 +2,15 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from 'bullmq';
 import { addDays } from '../../src/days.js';
-import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  queryFile,
+  runBvsync,
+  runInProcess,
+  writeCliConfig,
+  type EngineFixture,
+} from '../support/engine.js';
 import { deletePrefix, testRedis } from '../support/redis.js';
 import { freePort } from '../../src/engine/redis.js';
 import { RunStore } from '../../src/engine/run-store.js';
@@ -40,7 +48,13 @@ async function status(args: string[] = []): Promise<{ code: number | null; stdou
 
 beforeAll(async () => {
   fx = await engineFixture('status', { sim: { brands: 1, days: 3, scale: 10, today: TODAY } });
-  const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: YESTERDAY, to: TODAY, streams: STREAMS });
+  const progress = await runInProcess(fx, {
+    kind: 'backfill',
+    today: TODAY,
+    from: YESTERDAY,
+    to: TODAY,
+    streams: STREAMS,
+  });
   expect(progress.meta.status).toBe('complete');
   runId = progress.meta.runId;
 }, 120_000);
@@ -53,52 +67,121 @@ describe('bvsync status', () => {
     const result = await status(['--json']);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as StatusJson;
-    expect(report).toMatchObject({ today: TODAY, redis: { error: null }, unfinishedRuns: [], database: { path: fx.config.db, exists: true }, slicesNotComplete: [] });
+    expect(report).toMatchObject({
+      today: TODAY,
+      redis: { error: null },
+      unfinishedRuns: [],
+      database: { path: fx.config.db, exists: true },
+      slicesNotComplete: [],
+    });
     expect(report.recentRuns.filter((run) => run.runId === runId)).toEqual([
-      expect.objectContaining({ kind: 'backfill', status: 'complete', window: `${YESTERDAY}..${TODAY}`, source: 'redis' }),
+      expect.objectContaining({
+        kind: 'backfill',
+        status: 'complete',
+        window: `${YESTERDAY}..${TODAY}`,
+        source: 'redis',
+      }),
     ]);
-    expect(report.queues.map((queue) => [queue.queue, queue.workers])).toEqual([['fetch', 0], ['load', 0]]);
+    expect(report.queues.map((queue) => [queue.queue, queue.workers])).toEqual([
+      ['fetch', 0],
+      ['load', 0],
+    ]);
     const conversations = report.freshness.find((row) => row.stream === 'conversations');
-    expect(conversations).toMatchObject({ brand: fx.sim.brands[0], newest_complete_day: YESTERDAY, age_days: 1, today: 'partial', failed: 0, incomplete: 0, rejected: 0 });
+    expect(conversations).toMatchObject({
+      brand: fx.sim.brands[0],
+      newest_complete_day: YESTERDAY,
+      age_days: 1,
+      today: 'partial',
+      failed: 0,
+      incomplete: 0,
+      rejected: 0,
+    });
     // Every stream has a freshness after a complete run, and the analysts' health query finds the same days.
-    expect(report.freshness.map((row) => [row.stream, row.newest_complete_day])).toEqual(STREAMS.map((stream) => [stream, YESTERDAY]).sort());
+    expect(report.freshness.map((row) => [row.stream, row.newest_complete_day])).toEqual(
+      STREAMS.map((stream) => [stream, YESTERDAY]).sort(),
+    );
     const healthFile = readFileSync('sql/queries/06_sync_health.sql', 'utf8');
     // Its clock is the database's now(); given the simulator's today instead, it must agree with status.
     const clock = "CAST(now() AT TIME ZONE 'UTC' AS DATE)";
     expect(healthFile).toContain(clock);
-    const healthQuery = healthFile.slice(healthFile.indexOf('WITH clock')).replace(/;\s*$/, '').replace(clock, `DATE '${TODAY}'`);
-    const health = await queryFile(fx.config.db, `SELECT stream, newest_complete_day::VARCHAR AS day FROM (${healthQuery}) ORDER BY stream`);
-    expect(health.map((row) => [row.stream, row.day])).toEqual(report.freshness.map((row) => [row.stream, row.newest_complete_day]));
+    const healthQuery = healthFile
+      .slice(healthFile.indexOf('WITH clock'))
+      .replace(/;\s*$/, '')
+      .replace(clock, `DATE '${TODAY}'`);
+    const health = await queryFile(
+      fx.config.db,
+      `SELECT stream, newest_complete_day::VARCHAR AS day FROM (${healthQuery}) ORDER BY stream`,
+    );
+    expect(health.map((row) => [row.stream, row.day])).toEqual(
+      report.freshness.map((row) => [row.stream, row.newest_complete_day]),
+    );
   });
 
   it("leaves out runs under its Redis prefix that published another file, and says so: they are another warehouse's", async () => {
     const redis = testRedis();
     const store = new RunStore(redis, fx.config.redisPrefix);
     const other = '/elsewhere/other.duckdb';
-    await store.create({ runId: 'backfill-of-another-file', kind: 'backfill', brands: [1], streams: STREAMS, today: TODAY, from: TODAY, to: TODAY, status: 'complete', startedAt: new Date().toISOString(), finishedAt: new Date().toISOString(), phase: 2, published: other, error: null });
+    await store.create({
+      runId: 'backfill-of-another-file',
+      kind: 'backfill',
+      brands: [1],
+      streams: STREAMS,
+      today: TODAY,
+      from: TODAY,
+      to: TODAY,
+      status: 'complete',
+      startedAt: new Date().toISOString(),
+      finishedAt: new Date().toISOString(),
+      phase: 2,
+      published: other,
+      error: null,
+    });
     redis.disconnect();
     const [json, text] = await Promise.all([status(['--json']), status()]);
     const report = JSON.parse(json.stdout) as StatusJson & { otherWarehouseRuns: { count: number; files: string[] } };
     // It had been listed as this warehouse's own.
     expect(report.recentRuns.map((run) => run.runId)).toEqual([runId]);
     expect(report.otherWarehouseRuns).toEqual({ count: 1, files: [other] });
-    expect(text.stdout).toContain(`1 more run under this Redis prefix published another file (${other}), so not listed: each warehouse needs a Redis prefix of its own`);
+    expect(text.stdout).toContain(
+      `1 more run under this Redis prefix published another file (${other}), so not listed: each warehouse needs a Redis prefix of its own`,
+    );
   });
 
   it('says what no process moves an unfinished run: none at all, or none holding the writer (a fetch-only worker alone)', async () => {
     const redis = testRedis();
     const store = new RunStore(redis, fx.config.redisPrefix);
     // As a backfill killed mid-run leaves it: running, its process gone.
-    await store.create({ runId: 'backfill-killed', kind: 'backfill', brands: [1], streams: STREAMS, today: TODAY, from: TODAY, to: TODAY, status: 'running', startedAt: new Date().toISOString(), finishedAt: null, phase: 1, published: fx.config.db, error: null });
+    await store.create({
+      runId: 'backfill-killed',
+      kind: 'backfill',
+      brands: [1],
+      streams: STREAMS,
+      today: TODAY,
+      from: TODAY,
+      to: TODAY,
+      status: 'running',
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      phase: 1,
+      published: fx.config.db,
+      error: null,
+    });
     let fetcher: Worker | undefined;
     try {
       const alone = await status();
       expect(alone.stdout).toContain('No bvsync process is connected to the queues, so these runs move nowhere');
-      fetcher = new Worker(FETCH_QUEUE, async () => undefined, { connection: testRedis(), prefix: fx.config.redisPrefix, autorun: false });
+      fetcher = new Worker(FETCH_QUEUE, async () => undefined, {
+        connection: testRedis(),
+        prefix: fx.config.redisPrefix,
+        autorun: false,
+      });
       await fetcher.waitUntilReady();
       const [text, json] = await Promise.all([status(), status(['--json'])]);
       expect(text.stdout).toContain('No bvsync process holds the writer (the load queue has no worker)');
-      expect((JSON.parse(json.stdout) as StatusJson).queues.map((queue) => [queue.queue, queue.workers])).toEqual([['fetch', 1], ['load', 0]]);
+      expect((JSON.parse(json.stdout) as StatusJson).queues.map((queue) => [queue.queue, queue.workers])).toEqual([
+        ['fetch', 1],
+        ['load', 0],
+      ]);
     } finally {
       await fetcher?.close();
       await fetcher?.disconnect();
@@ -114,7 +197,15 @@ describe('bvsync status', () => {
     const [json, text] = await Promise.all([status(['--json']), status()]);
     expect(json.code, json.stderr).toBe(0);
     const report = JSON.parse(json.stdout) as StatusJson;
-    expect(report.recentRuns).toEqual([expect.objectContaining({ runId, kind: 'backfill', status: 'complete', window: `${YESTERDAY}..${TODAY}`, source: 'warehouse' })]);
+    expect(report.recentRuns).toEqual([
+      expect.objectContaining({
+        runId,
+        kind: 'backfill',
+        status: 'complete',
+        window: `${YESTERDAY}..${TODAY}`,
+        source: 'warehouse',
+      }),
+    ]);
     expect(text.code, text.stderr).toBe(0);
     const recent = text.stdout.slice(text.stdout.indexOf('Recent runs'), text.stdout.indexOf('Queues'));
     expect(recent).toMatch(/from _sync_runs/);
@@ -124,7 +215,10 @@ describe('bvsync status', () => {
   });
 
   it('with no Redis answering: shows what the file holds, says so, and exits 1', async () => {
-    const result = await runBvsync(['status', '--config', writeCliConfig(fx)], cliEnv(fx, { REDIS_URL: `redis://127.0.0.1:${await freePort()}` }));
+    const result = await runBvsync(
+      ['status', '--config', writeCliConfig(fx)],
+      cliEnv(fx, { REDIS_URL: `redis://127.0.0.1:${await freePort()}` }),
+    );
     expect(result.code, result.stderr).toBe(1);
     expect(result.stdout).toMatch(/^Redis: no Redis answers/m);
     expect(result.stdout).toContain('Recent runs (from _sync_runs: Redis did not answer)');

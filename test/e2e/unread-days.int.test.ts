@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(async () => fx?.cleanup());
 
-const run = (args: string[], config: string, streams: string) => runBvsync([...args, '--streams', streams, '--today', TODAY, '--config', config], cliEnv(fx));
+const run = (args: string[], config: string, streams: string) =>
+  runBvsync([...args, '--streams', streams, '--today', TODAY, '--config', config], cliEnv(fx));
 /** The advised command of a warning, as words to run. */
 function advisedBackfill(stderr: string): string[] {
   const found = /bvsync (backfill [^;\n"]*--skip-complete)/.exec(stderr);
@@ -42,9 +43,16 @@ describe('a sync after sync.startDate moved earlier', () => {
         '(a domain added since, or sync.startDate moved earlier); bvsync backfill --streams tracked_urls --from 2026-11-12 --to 2026-11-17 --skip-complete reads only those',
     );
     const before = fx.sim.requestLog().length;
-    const backfill = await runBvsync([...advisedBackfill(sync.stderr), '--today', TODAY, '--config', earlier], cliEnv(fx));
+    const backfill = await runBvsync(
+      [...advisedBackfill(sync.stderr), '--today', TODAY, '--config', earlier],
+      cliEnv(fx),
+    );
     expect(backfill.code, backfill.stderr).toBe(0);
-    const days = fx.sim.requestLog().slice(before).filter((entry) => entry.path.endsWith('/tracked-urls')).map((entry) => entry.query.start_date);
+    const days = fx.sim
+      .requestLog()
+      .slice(before)
+      .filter((entry) => entry.path.endsWith('/tracked-urls'))
+      .map((entry) => entry.query.start_date);
     expect([...new Set(days)].sort()).toEqual(['2026-11-12', '2026-11-13', '2026-11-14']);
     const quiet = await run(['sync'], earlier, 'tracked_urls');
     expect(quiet.code, quiet.stderr).toBe(0);
@@ -56,16 +64,26 @@ describe('a sync after a domain was added to sync.domains', () => {
   it('names the domain whose days before the cursor were never read, and the backfill reads only its days', async () => {
     const one = writeCliConfig(fx, { api, sync: { startDate: '2026-11-15', domains: ['first.example'] } });
     expect((await run(['sync'], one, 'domain_details')).code).toBe(0);
-    const two = writeCliConfig(fx, { api, sync: { startDate: '2026-11-15', domains: ['first.example', 'second.example'] } });
+    const two = writeCliConfig(fx, {
+      api,
+      sync: { startDate: '2026-11-15', domains: ['first.example', 'second.example'] },
+    });
     const sync = await run(['sync'], two, 'domain_details');
     expect(sync.code, sync.stderr).toBe(0);
     // Its series: the two domains, and those of the tracked URLs the test above loaded.
-    expect(sync.stderr).toMatch(/domain_details for brand 1: 3 day slice\(s\) from 2026-11-15 to 2026-11-17, of 1 of its \d+ series \(second\.example\), were never read/);
-    expect(sync.stderr).toContain('bvsync backfill --streams domain_details --from 2026-11-15 --to 2026-11-17 --skip-complete reads only those');
+    expect(sync.stderr).toMatch(
+      /domain_details for brand 1: 3 day slice\(s\) from 2026-11-15 to 2026-11-17, of 1 of its \d+ series \(second\.example\), were never read/,
+    );
+    expect(sync.stderr).toContain(
+      'bvsync backfill --streams domain_details --from 2026-11-15 --to 2026-11-17 --skip-complete reads only those',
+    );
     const before = fx.sim.requestLog().length;
     const backfill = await runBvsync([...advisedBackfill(sync.stderr), '--today', TODAY, '--config', two], cliEnv(fx));
     expect(backfill.code, backfill.stderr).toBe(0);
-    const read = fx.sim.requestLog().slice(before).filter((entry) => entry.path.includes('/citations/domains/'));
+    const read = fx.sim
+      .requestLog()
+      .slice(before)
+      .filter((entry) => entry.path.includes('/citations/domains/'));
     expect(read.map((entry) => entry.path.split('/').at(-1)).every((domain) => domain === 'second.example')).toBe(true);
     expect(new Set(read.map((entry) => entry.query.start_date)).size).toBe(3);
     const quiet = await run(['sync'], two, 'domain_details');
@@ -82,7 +100,9 @@ describe('a sync after sync.conversationsByTopic was turned on', () => {
     const sync = await run(['sync'], byTopic, 'visibility,conversations');
     expect(sync.code, sync.stderr).toBe(0);
     // Its topics' slices are planned from the lookback on, and none of them has an earlier day.
-    const planned = fx.sim.requestLog().filter((entry) => entry.path.endsWith('/conversations') && entry.query.topic_id !== undefined);
+    const planned = fx.sim
+      .requestLog()
+      .filter((entry) => entry.path.endsWith('/conversations') && entry.query.topic_id !== undefined);
     expect(planned.length).toBeGreaterThan(0);
     expect(sync.stderr).not.toMatch(/conversations for brand 1: .* never read/);
   }, 240_000);

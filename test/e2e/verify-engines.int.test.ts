@@ -4,7 +4,14 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eachDay } from '../../src/days.js';
 import type { VerifyReport } from '../../src/verify/verify-warehouse.js';
-import { cliEnv, engineFixture, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  runBvsync,
+  runInProcess,
+  writeCliConfig,
+  type EngineFixture,
+} from '../support/engine.js';
 
 /**
  * `bvsync verify` with per-engine visibility rows (the `visibility_by_engine` stream's table, migration 009): one
@@ -47,7 +54,8 @@ async function copyWithEngineRows(name: string): Promise<string> {
     const bookkeeping = await connection.runAndReadAll(
       `SELECT 1 FROM duckdb_columns() WHERE table_name = 'visibility_topic_engine_daily' AND column_name = '_run_id'`,
     );
-    const [extraColumns, extraValues] = bookkeeping.currentRowCount > 0 ? [', _synced_at, _run_id', ", now(), 'verify-test'"] : ['', ''];
+    const [extraColumns, extraValues] =
+      bookkeeping.currentRowCount > 0 ? [', _synced_at, _run_id', ", now(), 'verify-test'"] : ['', ''];
     for (const day of eachDay(FROM, TO)) {
       // As the stream's sync leaves them: verify compares only the streams a brand's slices were synced of.
       await connection.run(
@@ -76,8 +84,15 @@ async function copyWithEngineRows(name: string): Promise<string> {
   return copy;
 }
 
-async function verify(db: string, config: Record<string, unknown> = {}, args: string[] = []): Promise<{ code: number | null; report: VerifyReport }> {
-  const result = await runBvsync(['verify', '--config', writeCliConfig(fx, config), '--from', FROM, '--to', TO, '--db', db, '--json', ...args], cliEnv(fx));
+async function verify(
+  db: string,
+  config: Record<string, unknown> = {},
+  args: string[] = [],
+): Promise<{ code: number | null; report: VerifyReport }> {
+  const result = await runBvsync(
+    ['verify', '--config', writeCliConfig(fx, config), '--from', FROM, '--to', TO, '--db', db, '--json', ...args],
+    cliEnv(fx),
+  );
   expect(result.stderr).toBe('');
   return { code: result.code, report: JSON.parse(result.stdout) as VerifyReport };
 }
@@ -85,12 +100,14 @@ async function verify(db: string, config: Record<string, unknown> = {}, args: st
 beforeAll(async () => {
   fx = await engineFixture('verify-engines', { sim: { brands: 1 }, config: { sync: { fetchConcurrency: 8 } } });
   brandId = fx.config.brands[0]!;
-  expect((await runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, streams: STREAMS })).meta.status).toBe('complete');
+  expect(
+    (await runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, streams: STREAMS })).meta.status,
+  ).toBe('complete');
 }, 180_000);
 afterAll(async () => fx?.cleanup());
 
 describe('bvsync verify per engine', () => {
-  it('compares each engine\'s visibility over the window, one request per engine, and agrees', async () => {
+  it("compares each engine's visibility over the window, one request per engine, and agrees", async () => {
     const copy = await copyWithEngineRows('engines.duckdb');
     fx.sim.clearRequestLog();
     const { code, report } = await verify(copy);
@@ -98,25 +115,39 @@ describe('bvsync verify per engine', () => {
     const engines = fx.sim.truth.world(brandId).brand.engines;
     const perEngine = report.brands[0]!.figures.filter((entry) => entry.family === 'visibility_by_engine');
     expect(perEngine.filter((entry) => !entry.detail).map((entry) => entry.figure)).toEqual(
-      [...engines].sort().flatMap((engine) => [`engine ${engine}: answers, every topic`, `engine ${engine}: answers mentioning the brand, every topic`]),
+      [...engines]
+        .sort()
+        .flatMap((engine) => [
+          `engine ${engine}: answers, every topic`,
+          `engine ${engine}: answers mentioning the brand, every topic`,
+        ]),
     );
     expect(perEngine.every((entry) => entry.agree && Number(entry.api) >= 0)).toBe(true);
     expect(perEngine.some((entry) => Number(entry.api) > 0)).toBe(true);
-    const engineRequests = fx.sim.requestLog().filter((entry) => entry.path.endsWith('/reports/visibility/topics') && entry.query.engines !== undefined);
+    const engineRequests = fx.sim
+      .requestLog()
+      .filter((entry) => entry.path.endsWith('/reports/visibility/topics') && entry.query.engines !== undefined);
     expect(engineRequests.map((entry) => String(entry.query.engines)).sort()).toEqual([...engines].sort());
     expect(report.calls.total).toBe(5 + engines.length);
   });
 
   it('names a day whose per-engine rows are missing altogether, as a day to backfill', async () => {
     const copy = await copyWithEngineRows('engines-missing-day.duckdb');
-    await withFile(copy, (connection) => connection.run('DELETE FROM visibility_topic_engine_daily WHERE brand_id = $1 AND "day" = $2::DATE', [brandId, WRONG_DAY]));
+    await withFile(copy, (connection) =>
+      connection.run('DELETE FROM visibility_topic_engine_daily WHERE brand_id = $1 AND "day" = $2::DATE', [
+        brandId,
+        WRONG_DAY,
+      ]),
+    );
     const { code, report } = await verify(copy);
     expect(code).toBe(1);
     const brand = report.brands[0]!;
     // Before, the engines were those of the window's rows: the day alone had none, so it agreed, and its window could not be divided.
     expect(brand.daysToBackfill).toEqual([WRONG_DAY]);
     expect(brand.undivided).toEqual([]);
-    expect(brand.figures.filter((entry) => !entry.agree).every((entry) => entry.family === 'visibility_by_engine')).toBe(true);
+    expect(
+      brand.figures.filter((entry) => !entry.agree).every((entry) => entry.family === 'visibility_by_engine'),
+    ).toBe(true);
 
     // A half costs a request per engine: measured on the last request left, the narrowing overran --max-calls.
     const engines = fx.sim.truth.world(brandId).brand.engines.length;
@@ -132,18 +163,27 @@ describe('bvsync verify per engine', () => {
     const [kept, dropped] = [...fx.sim.truth.world(brandId).brand.engines].sort();
     // The dropped engine's rows stay on the first day only, as when it was taken out of sync.engineBreakdown after it.
     await withFile(copy, (connection) =>
-      connection.run('DELETE FROM visibility_topic_engine_daily WHERE brand_id = $1 AND engine = $2 AND "day" > $3::DATE', [brandId, dropped!, FROM]),
+      connection.run(
+        'DELETE FROM visibility_topic_engine_daily WHERE brand_id = $1 AND engine = $2 AND "day" > $3::DATE',
+        [brandId, dropped!, FROM],
+      ),
     );
     fx.sim.clearRequestLog();
     const { code, report } = await verify(copy, { sync: { engineBreakdown: [kept] } });
     expect(code).toBe(0);
     const perEngine = report.brands[0]!.figures.filter((entry) => entry.family === 'visibility_by_engine');
-    expect(perEngine.every((entry) => entry.figure.startsWith(`engine ${kept}:`) || entry.figure.startsWith(`engine ${kept} topic`))).toBe(true);
-    const engineRequests = fx.sim.requestLog().filter((entry) => entry.path.endsWith('/reports/visibility/topics') && entry.query.engines !== undefined);
+    expect(
+      perEngine.every(
+        (entry) => entry.figure.startsWith(`engine ${kept}:`) || entry.figure.startsWith(`engine ${kept} topic`),
+      ),
+    ).toBe(true);
+    const engineRequests = fx.sim
+      .requestLog()
+      .filter((entry) => entry.path.endsWith('/reports/visibility/topics') && entry.query.engines !== undefined);
     expect(engineRequests.map((entry) => String(entry.query.engines))).toEqual([kept]);
   });
 
-  it('names the day of one engine\'s wrong row', async () => {
+  it("names the day of one engine's wrong row", async () => {
     const copy = await copyWithEngineRows('engines-wrong.duckdb');
     const engine = fx.sim.truth.world(brandId).brand.engines[0]!;
     const changed = await withFile(copy, async (connection) => {
@@ -158,7 +198,9 @@ describe('bvsync verify per engine', () => {
     const { code, report } = await verify(copy);
     expect(code).toBe(1);
     const brand = report.brands[0]!;
-    expect(brand.figures.filter((entry) => !entry.agree).every((entry) => entry.family === 'visibility_by_engine')).toBe(true);
+    expect(
+      brand.figures.filter((entry) => !entry.agree).every((entry) => entry.family === 'visibility_by_engine'),
+    ).toBe(true);
     expect(brand.daysToBackfill).toEqual([WRONG_DAY]);
   });
 });

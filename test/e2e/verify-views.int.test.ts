@@ -12,7 +12,16 @@ const TODAY = '2026-11-20';
 const FROM = '2026-11-14';
 const TO = '2026-11-19';
 const SECOND_FROM = '2026-11-17';
-const STREAMS = ['visibility', 'competitors', 'tracked_urls', 'conversations', 'citations', 'swot', 'articles', 'cited_page_fanouts'];
+const STREAMS = [
+  'visibility',
+  'competitors',
+  'tracked_urls',
+  'conversations',
+  'citations',
+  'swot',
+  'articles',
+  'cited_page_fanouts',
+];
 
 let fx: EngineFixture;
 let brandId: number;
@@ -23,11 +32,17 @@ beforeAll(async () => {
   brandId = fx.config.brands[0]!;
   const world = fx.sim.truth.world(brandId);
   // The statement with the most answers in the window, so the counts compared are not zero.
-  const behind = (id: number) => eachDay(FROM, TO).reduce((n, day) => n + fx.sim.truth.answers(brandId, day).filter((a) => a.statementId === id).length, 0);
+  const behind = (id: number) =>
+    eachDay(FROM, TO).reduce(
+      (n, day) => n + fx.sim.truth.answers(brandId, day).filter((a) => a.statementId === id).length,
+      0,
+    );
   const statement = [...world.swotStatements].sort((a, b) => behind(b.id) - behind(a.id))[0]!;
   fx.config.sync.swotStatementIds = { [String(brandId)]: [statement.id] };
   for (const from of [FROM, SECOND_FROM]) {
-    expect((await runInProcess(fx, { kind: 'backfill', today: TODAY, from, to: TO, streams: STREAMS })).meta.status).toBe('complete');
+    expect(
+      (await runInProcess(fx, { kind: 'backfill', today: TODAY, from, to: TO, streams: STREAMS })).meta.status,
+    ).toBe('complete');
   }
 }, 240_000);
 afterAll(async () => fx?.cleanup());
@@ -41,13 +56,14 @@ function truthOf(day: string, engines?: ReadonlySet<string>) {
   let mentions = 0;
   for (const answer of answers) {
     mentions += answer.brands.length;
-    for (const name of new Set(answer.brands.map((mention) => nameOf(mention.who)))) naming.set(name, (naming.get(name) ?? 0) + 1);
+    for (const name of new Set(answer.brands.map((mention) => nameOf(mention.who))))
+      naming.set(name, (naming.get(name) ?? 0) + 1);
   }
   return { answers: answers.length, naming, mentions };
 }
 
 describe('views of every brand named', () => {
-  it('v_brand_mentions_daily counts every brand the answers name, with the day\'s answers and mentions as denominators', async () => {
+  it("v_brand_mentions_daily counts every brand the answers name, with the day's answers and mentions as denominators", async () => {
     const rows = await sql(
       `SELECT "day"::VARCHAR AS day, brand_name, answers, answers_naming, all_brand_mentions, visibility, share_of_voice, mentions
        FROM v_brand_mentions_daily WHERE brand_id = $1`,
@@ -87,7 +103,8 @@ describe('views of every brand named', () => {
       const truth = truthOf(day, new Set([engine]));
       const ofEngine = rows.filter((row) => row.engine === engine);
       expect(new Map(ofEngine.map((row) => [row.brand_name, row.answers_naming])), engine).toEqual(truth.naming);
-      for (const row of ofEngine) expect([row.answers, row.all_brand_mentions]).toEqual([truth.answers, truth.mentions]);
+      for (const row of ofEngine)
+        expect([row.answers, row.all_brand_mentions]).toEqual([truth.answers, truth.mentions]);
     }
   });
 
@@ -120,7 +137,10 @@ describe('views of every brand named', () => {
     const kinds = new Map(rows.map((row) => [row.brand_name, row.brand_kind]));
     expect(kinds.get(world.brand.name)).toBe('own');
     for (const { competitor } of world.basis.competitors) {
-      if (kinds.has(competitor.name)) expect(kinds.get(competitor.name), competitor.name).toBe(competitor.is_actual ? 'tracked competitor' : 'suggested competitor');
+      if (kinds.has(competitor.name))
+        expect(kinds.get(competitor.name), competitor.name).toBe(
+          competitor.is_actual ? 'tracked competitor' : 'suggested competitor',
+        );
     }
     expect([...kinds.values()]).toContain('suggested competitor');
   });
@@ -139,7 +159,10 @@ describe('windows said out loud', () => {
       `SELECT DISTINCT window_start::VARCHAR AS ws, window_end::VARCHAR AS we FROM citation_ownership_summary WHERE brand_id = $1 ORDER BY ws`,
       [brandId],
     );
-    expect(windows).toEqual([{ ws: FROM, we: TO }, { ws: SECOND_FROM, we: TO }]);
+    expect(windows).toEqual([
+      { ws: FROM, we: TO },
+      { ws: SECOND_FROM, we: TO },
+    ]);
     const one = await sql(
       `SELECT DISTINCT window_start::VARCHAR AS ws, window_end::VARCHAR AS we, sum(occurrences) OVER ()::INTEGER AS total
        FROM v_citation_ownership_one_window WHERE brand_id = $1`,
@@ -155,7 +178,10 @@ describe('windows said out loud', () => {
   });
 
   it('v_cited_page_fanouts_one_window reads the newest window of each page only', async () => {
-    const windows = await sql('SELECT DISTINCT window_start::VARCHAR AS ws FROM cited_page_fanouts WHERE brand_id = $1 ORDER BY ws', [brandId]);
+    const windows = await sql(
+      'SELECT DISTINCT window_start::VARCHAR AS ws FROM cited_page_fanouts WHERE brand_id = $1 ORDER BY ws',
+      [brandId],
+    );
     expect(windows).toEqual([{ ws: FROM }, { ws: SECOND_FROM }]);
     const one = await sql(
       `SELECT DISTINCT window_start::VARCHAR AS ws, window_end::VARCHAR AS we FROM v_cited_page_fanouts_one_window WHERE brand_id = $1`,
@@ -171,7 +197,7 @@ describe('windows said out loud', () => {
     expect(Number(rows[0]!.viewed)).toBeGreaterThan(0);
   });
 
-  it('v_swot_mentions_daily dates the answers behind a statement, so a window\'s mentions are a sum', async () => {
+  it("v_swot_mentions_daily dates the answers behind a statement, so a window's mentions are a sum", async () => {
     const [statement] = await sql('SELECT statement_id, mentions FROM swot_statements WHERE brand_id = $1', [brandId]);
     const perDay = await sql(
       `SELECT sum(mentions)::INTEGER AS n FROM v_swot_mentions_daily WHERE brand_id = $1 AND statement_id = $2 AND "day" BETWEEN $3::DATE AND $4::DATE`,
@@ -179,13 +205,18 @@ describe('windows said out loud', () => {
     );
     // The statement's mentions are of the last window read, the second backfill's.
     expect(perDay[0]!.n).toBe(statement!.mentions);
-    const all = await sql('SELECT sum(mentions)::INTEGER AS n FROM v_swot_mentions_daily WHERE brand_id = $1', [brandId]);
+    const all = await sql('SELECT sum(mentions)::INTEGER AS n FROM v_swot_mentions_daily WHERE brand_id = $1', [
+      brandId,
+    ]);
     expect(Number(statement!.mentions)).toBeGreaterThan(0);
     expect(Number(all[0]!.n)).toBeGreaterThan(Number(statement!.mentions));
   });
 
-  it('keeps the visibility rows\' days, and dates the article counters by the day they were read, not the window\'s end', async () => {
-    const days = await sql('SELECT DISTINCT days FROM visibility_topic_daily WHERE brand_id = $1 UNION SELECT DISTINCT days FROM visibility_scenario_daily WHERE brand_id = $1', [brandId]);
+  it("keeps the visibility rows' days, and dates the article counters by the day they were read, not the window's end", async () => {
+    const days = await sql(
+      'SELECT DISTINCT days FROM visibility_topic_daily WHERE brand_id = $1 UNION SELECT DISTINCT days FROM visibility_scenario_daily WHERE brand_id = $1',
+      [brandId],
+    );
     expect(days).toEqual([{ days: 1 }]);
     const counters = await sql('SELECT "day"::VARCHAR AS day FROM article_status_daily WHERE brand_id = $1', [brandId]);
     expect(counters.length).toBeGreaterThan(0);

@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifyReport } from '../../src/verify/verify-warehouse.js';
-import { cliEnv, engineFixture, runBvsync, runInProcess, writeCliConfig, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  runBvsync,
+  runInProcess,
+  writeCliConfig,
+  type EngineFixture,
+} from '../support/engine.js';
 
 /**
  * `bvsync verify` against the simulator: it agrees with a clean backfill, and when the rows of one day are deleted
@@ -33,7 +40,10 @@ async function deleteDay(path: string, brandId: number, day: string): Promise<nu
     );
     let deleted = 0;
     for (const [table] of tables.getRows()) {
-      const result = await connection.run(`DELETE FROM "${String(table)}" WHERE brand_id = $1 AND "day" = $2::DATE`, [brandId, day]);
+      const result = await connection.run(`DELETE FROM "${String(table)}" WHERE brand_id = $1 AND "day" = $2::DATE`, [
+        brandId,
+        day,
+      ]);
       deleted += Number(result.rowsChanged);
     }
     return deleted;
@@ -83,7 +93,9 @@ describe('bvsync verify', () => {
     expect(result.stdout).toMatch(/family.*figure.*API.*warehouse.*agree/);
     expect(result.stdout).toMatch(/visibility\s*│ answers, every topic\s*│/);
     expect(result.stdout).not.toMatch(/│ page \d+: answers citing it/);
-    expect(result.stdout).toMatch(/\d+ more figures \(per topic, page, ownership and product\) agree; --all lists them/);
+    expect(result.stdout).toMatch(
+      /\d+ more figures \(per topic, page, ownership and product\) agree; --all lists them/,
+    );
     expect(result.stdout).toContain('Every figure agrees');
     expect(result.stdout).toMatch(/API calls: 10 \(10 for the whole window/);
     expect(result.stdout + result.stderr).not.toContain(fx.sim.apiKey);
@@ -119,13 +131,14 @@ describe('bvsync verify', () => {
     expect(text.stdout).toMatch(/\bNO\b/);
   });
 
-  it("does not compare a stream the warehouse never synced for a brand: its figures had all disagreed and spent the narrowing", async () => {
+  it('does not compare a stream the warehouse never synced for a brand: its figures had all disagreed and spent the narrowing', async () => {
     const copy = join(fx.dir, 'never-synced.duckdb');
     copyFileSync(fx.config.db, copy);
     const instance = await DuckDBInstance.create(copy);
     const connection = await instance.connect();
     try {
-      for (const table of ['tracked_url_daily', 'tracked_url_daily_totals', 'tracked_urls']) await connection.run(`DELETE FROM ${table}`);
+      for (const table of ['tracked_url_daily', 'tracked_url_daily_totals', 'tracked_urls'])
+        await connection.run(`DELETE FROM ${table}`);
       await connection.run(`DELETE FROM _sync_state WHERE stream = 'tracked_urls'`);
     } finally {
       connection.closeSync();
@@ -142,7 +155,9 @@ describe('bvsync verify', () => {
     }
     expect(report.calls.total).toBe(4 * fx.config.brands.length);
     const text = await verify(['--db', copy]);
-    expect(text.stdout).toContain(`Brand ${fx.config.brands[0]}: not compared, never synced for it: visibility_by_engine, tracked_urls.`);
+    expect(text.stdout).toContain(
+      `Brand ${fx.config.brands[0]}: not compared, never synced for it: visibility_by_engine, tracked_urls.`,
+    );
   });
 
   it('with no budget to narrow down, names the whole window to backfill and says how to name the days', async () => {
@@ -152,7 +167,9 @@ describe('bvsync verify', () => {
     await deleteDay(copy, damaged, DELETED_DAY);
     const result = await verify(['--db', copy, '--max-calls', '0']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain(`bvsync backfill --brand ${damaged} --from ${FROM} --to ${TO}   (not narrowed down to days: raise --max-calls to name them)`);
+    expect(result.stdout).toContain(
+      `bvsync backfill --brand ${damaged} --from ${FROM} --to ${TO}   (not narrowed down to days: raise --max-calls to name them)`,
+    );
   });
 
   it('refuses a window that ends before it starts, before any request', async () => {
@@ -165,12 +182,19 @@ describe('bvsync verify', () => {
 
   it('a refused key or a brand the key cannot read: exit 2 with what to check, never the key', async () => {
     const wrongKey = 'bvk_wrong_key_for_verify';
-    const refused = await runBvsync(['verify', '--config', writeCliConfig(fx), '--from', FROM, '--to', TO], cliEnv(fx, { BVSYNC_API_KEY: wrongKey }));
+    const refused = await runBvsync(
+      ['verify', '--config', writeCliConfig(fx), '--from', FROM, '--to', TO],
+      cliEnv(fx, { BVSYNC_API_KEY: wrongKey }),
+    );
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/^bvsync: the API refused the key \(HTTP 401 unauthorized, request [0-9a-f-]+\); nothing was compared\. Check BVSYNC_API_KEY/m);
+    expect(refused.stderr).toMatch(
+      /^bvsync: the API refused the key \(HTTP 401 unauthorized, request [0-9a-f-]+\); nothing was compared\. Check BVSYNC_API_KEY/m,
+    );
     expect(refused.stdout + refused.stderr).not.toContain(wrongKey);
     const denied = await verify(['--brand', String(fx.sim.forbiddenBrand)]);
     expect(denied.code).toBe(2);
-    expect(denied.stderr).toContain(`bvsync: the API key cannot read a brand asked for (GET /customer/v1/brands/${fx.sim.forbiddenBrand}/`);
+    expect(denied.stderr).toContain(
+      `bvsync: the API key cannot read a brand asked for (GET /customer/v1/brands/${fx.sim.forbiddenBrand}/`,
+    );
   });
 });

@@ -8,7 +8,17 @@ import { RunStore, type RunMeta } from '../../src/engine/run-store.js';
 import { identityOf } from '../../src/warehouse/published-identity.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
-import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, spawnBvsync, writeCliConfig, type CliProcess, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  queryFile,
+  runBvsync,
+  runInProcess,
+  spawnBvsync,
+  writeCliConfig,
+  type CliProcess,
+  type EngineFixture,
+} from '../support/engine.js';
 import { until } from '../support/until.js';
 import { isFinishedRunStatus } from '../../src/vocabulary.js';
 
@@ -41,7 +51,9 @@ afterAll(async () => {
   await fx?.cleanup();
 });
 
-async function newestRun(until: (meta: RunMeta, progress: { planned: number; done: number }) => boolean): Promise<RunMeta> {
+async function newestRun(
+  until: (meta: RunMeta, progress: { planned: number; done: number }) => boolean,
+): Promise<RunMeta> {
   const connection = connectRedis(fx.redisUrl);
   try {
     const runs = new RunStore(connection, fx.config.redisPrefix);
@@ -58,7 +70,13 @@ async function newestRun(until: (meta: RunMeta, progress: { planned: number; don
 describe('a writer that takes over onto another file at the same path', () => {
   it('refuses to load or publish it, and the run ends failed saying what happened and what to do', async () => {
     // The prefix's warehouse, published once: its first writer recorded its id.
-    const first = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: TODAY, to: TODAY, streams: ['conversations'] });
+    const first = await runInProcess(fx, {
+      kind: 'backfill',
+      today: TODAY,
+      from: TODAY,
+      to: TODAY,
+      streams: ['conversations'],
+    });
     expect(first.meta.status).toBe('complete');
     const admin = connectRedis(fx.redisUrl);
     const recorded = await prefixWarehouse(admin, fx.config.redisPrefix);
@@ -70,7 +88,23 @@ describe('a writer that takes over onto another file at the same path', () => {
     fx.sim.setKnobs({ latencyMs: 250 });
     const workerA = spawn(['worker'], FAST_TAKEOVER);
     await workerA.waitFor(HOLDING);
-    const enqueued = await runBvsync(['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--enqueue-only', '--config', writeCliConfig(fx)], cliEnv(fx));
+    const enqueued = await runBvsync(
+      [
+        'backfill',
+        '--from',
+        FROM,
+        '--to',
+        TODAY,
+        '--today',
+        TODAY,
+        '--streams',
+        STREAMS,
+        '--enqueue-only',
+        '--config',
+        writeCliConfig(fx),
+      ],
+      cliEnv(fx),
+    );
     expect(enqueued.code, enqueued.stderr).toBe(0);
     const run = await newestRun((meta, progress) => meta.phase === 1 && progress.planned > 0 && progress.done >= 3);
     workerA.kill('SIGKILL');
@@ -87,12 +121,20 @@ describe('a writer that takes over onto another file at the same path', () => {
     const connection = connectRedis(fx.redisUrl);
     const runs = new RunStore(connection, fx.config.redisPrefix);
     let meta: RunMeta | null = null;
-    await until('the run to end', async () => isFinishedRunStatus((meta = await runs.get(run.runId))?.status ?? 'running'), 60_000);
+    await until(
+      'the run to end',
+      async () => isFinishedRunStatus((meta = await runs.get(run.runId))?.status ?? 'running'),
+      60_000,
+    );
     connection.disconnect();
     expect(meta!.status).toBe('failed');
     expect(recorded?.db).toBe(working);
     const error = meta!.error!;
-    expect(error).toMatch(new RegExp(`^the working file ${working} is warehouse [0-9a-f-]{36}, but the Redis prefix "${fx.config.redisPrefix}" keeps its committed slices in warehouse ${recorded!.id} \\(${working} on host `));
+    expect(error).toMatch(
+      new RegExp(
+        `^the working file ${working} is warehouse [0-9a-f-]{36}, but the Redis prefix "${fx.config.redisPrefix}" keeps its committed slices in warehouse ${recorded!.id} \\(${working} on host `,
+      ),
+    );
     expect(error).not.toContain(`is warehouse ${recorded!.id}`);
     expect(error).toContain("another host's disk or volume), or the file was replaced");
     expect(error).toContain('Give every writer of the prefix the same shared storage');
@@ -108,7 +150,9 @@ describe('a writer that takes over onto another file at the same path', () => {
 
     // `status` says the published copy is still the prefix's warehouse.
     const status = await runBvsync(['status', '--config', writeCliConfig(fx)], cliEnv(fx));
-    expect(status.stdout).toContain(`warehouse: ${fx.config.db} is warehouse ${recorded!.id}, the one the Redis prefix "${fx.config.redisPrefix}" records`);
+    expect(status.stdout).toContain(
+      `warehouse: ${fx.config.db} is warehouse ${recorded!.id}, the one the Redis prefix "${fx.config.redisPrefix}" records`,
+    );
 
     // Made the prefix's warehouse on purpose, the new file takes a backfill to its end.
     fx.sim.setKnobs({ latencyMs: 0 });
@@ -116,17 +160,37 @@ describe('a writer that takes over onto another file at the same path', () => {
     expect(adopted.code, adopted.stderr).toBe(0);
     expect(adopted.stdout).toContain(`now keeps its slices in ${working}`);
     expect(adopted.stdout).toContain(`it was warehouse ${recorded!.id}`);
-    const again = await runBvsync(['backfill', '--from', TODAY, '--to', TODAY, '--today', TODAY, '--streams', 'conversations', '--config', writeCliConfig(fx)], cliEnv(fx));
+    const again = await runBvsync(
+      [
+        'backfill',
+        '--from',
+        TODAY,
+        '--to',
+        TODAY,
+        '--today',
+        TODAY,
+        '--streams',
+        'conversations',
+        '--config',
+        writeCliConfig(fx),
+      ],
+      cliEnv(fx),
+    );
     expect(again.code, again.stderr.slice(-2000)).toBe(0);
     expect(again.stdout).toMatch(/: complete;/);
     const adoptedId = /now keeps its slices in \S+ \(warehouse ([0-9a-f-]{36})\)/.exec(adopted.stdout)![1]!;
     const after = await runBvsync(['status', '--config', writeCliConfig(fx)], cliEnv(fx));
-    expect(after.stdout).toContain(`warehouse: ${fx.config.db} is warehouse ${adoptedId}, the one the Redis prefix "${fx.config.redisPrefix}" records`);
+    expect(after.stdout).toContain(
+      `warehouse: ${fx.config.db} is warehouse ${adoptedId}, the one the Redis prefix "${fx.config.redisPrefix}" records`,
+    );
   }, 180_000);
 });
 
 /** `bvsync worker` in a mount namespace of its own, with an empty tmpfs over `disk`: another host's disk at the same path. */
-function workerOnOwnDisk(disk: string, env: NodeJS.ProcessEnv): { output: () => string; done: Promise<number | null>; kill: (signal: NodeJS.Signals) => void } {
+function workerOnOwnDisk(
+  disk: string,
+  env: NodeJS.ProcessEnv,
+): { output: () => string; done: Promise<number | null>; kill: (signal: NodeJS.Signals) => void } {
   const bin = join(import.meta.dirname, '..', '..', 'bin', 'bvsync.js');
   const script = `mount -t tmpfs tmpfs "$DISK" && exec "${process.execPath}" "${bin}" worker --config "$CONFIG"`;
   const child = spawnProcess('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], {
@@ -142,7 +206,7 @@ function workerOnOwnDisk(disk: string, env: NodeJS.ProcessEnv): { output: () => 
 }
 
 describe('two hosts on one prefix, each with its own disk at BVSYNC_DB', () => {
-  it('the survivor of the writer refuses its empty disk: the run ends failed, and the dead writer\'s file keeps its slices', async () => {
+  it("the survivor of the writer refuses its empty disk: the run ends failed, and the dead writer's file keeps its slices", async () => {
     const disk = join(fx.dir, 'disk');
     mkdirSync(disk, { recursive: true });
     const db = join(disk, 'bv.duckdb');
@@ -155,7 +219,23 @@ describe('two hosts on one prefix, each with its own disk at BVSYNC_DB', () => {
       fx.sim.setKnobs({ latencyMs: 250 });
       const workerA = spawn(['worker'], env);
       await workerA.waitFor(HOLDING);
-      const enqueued = await runBvsync(['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--enqueue-only', '--config', writeCliConfig(fx)], cliEnv(fx, env));
+      const enqueued = await runBvsync(
+        [
+          'backfill',
+          '--from',
+          FROM,
+          '--to',
+          TODAY,
+          '--today',
+          TODAY,
+          '--streams',
+          STREAMS,
+          '--enqueue-only',
+          '--config',
+          writeCliConfig(fx),
+        ],
+        cliEnv(fx, env),
+      );
       expect(enqueued.code, enqueued.stderr).toBe(0);
       const [run] = await runs.recent(1);
       await until('host A to commit a few slices', async () => (await runs.progress(run!.runId)).done >= 3, 60_000);
@@ -165,7 +245,11 @@ describe('two hosts on one prefix, each with its own disk at BVSYNC_DB', () => {
       const workerB = workerOnOwnDisk(disk, cliEnv(fx, env));
       killed.push(() => workerB.kill('SIGKILL'));
       let meta: RunMeta | null = null;
-      await until('the run to end', async () => isFinishedRunStatus((meta = await runs.get(run!.runId))?.status ?? 'running'), 60_000);
+      await until(
+        'the run to end',
+        async () => isFinishedRunStatus((meta = await runs.get(run!.runId))?.status ?? 'running'),
+        60_000,
+      );
       expect(meta!.status).toBe('failed');
       expect(meta!.error).toContain(`the working file ${workingPathFor(db)} is warehouse `);
       expect(meta!.error).toContain("other storage at the same path (another host's disk or volume)");

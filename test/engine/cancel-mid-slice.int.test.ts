@@ -35,64 +35,85 @@ function conversationRequests(): number {
 }
 
 describe('a cancel reaches the slices being read', () => {
-  it.each([0, 1])('stops their requests within about a second and loads none of their rows (sync.fetchThreads %i)', async (threads) => {
-    fx.config.sync.fetchThreads = threads;
-    fx.sim.clearRequestLog();
-    const host = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000 });
-    await host.start();
-    const redis = connectRedis(fx.redisUrl);
-    const queues = openQueues(redis, fx.config.redisPrefix);
-    const runs = new RunStore(redis, fx.config.redisPrefix);
-    try {
-      const started = await runToEnd({
-        config: fx.config,
-        redisUrl: fx.redisUrl,
-        log: fx.log,
-        kind: 'backfill',
-        today: TODAY,
-        from: '2026-11-18',
-        to: '2026-11-19',
-        brands: [1],
-        streams: ['conversations'],
-        enqueueOnly: true,
-      });
-      const runId = started.meta.runId;
-      await until('both slices to page', () => conversationRequests() >= 10, 20_000, 20);
-      const outcome = await cancelRun(runs, queues, redis, fx.config.redisPrefix, runId);
-      expect(outcome.outcome).toBe('cancelled');
-      const beforeCancel = conversationRequests();
+  it.each([0, 1])(
+    'stops their requests within about a second and loads none of their rows (sync.fetchThreads %i)',
+    async (threads) => {
+      fx.config.sync.fetchThreads = threads;
       fx.sim.clearRequestLog();
-      // The worker goes on running; only the watch of the run's record (read every second) stops the two reads: their
-      // jobs leave the active list, where paged on they stay for the slices' 50 pages.
-      await until('the two reads to stop', async () => (await queues.fetch.getActiveCount()) === 0, 20_000, 20);
-      const after = conversationRequests();
-      process.stdout.write(`requests after the cancel: ${after}\n`);
-      // Stopped at the watch's next read: at most about 1.5 s of the rate.
-      expect(after).toBeLessThanOrEqual(1.5 * RATE + 2);
-      await until('the writer to record the cancel', async () => {
-        const rows = await queryFile(fx.config.db, `SELECT status FROM _sync_runs WHERE run_id = ?`, [runId]).catch(() => []);
-        return rows[0]?.status === 'cancelled';
-      }, 20_000, 20);
-      // No read asked again after the stop, however long the writer took (each slice's aborted call may still be logged).
-      expect(conversationRequests()).toBeLessThanOrEqual(after + 2);
-      // Unloaded, the stopped slices' calls still count in the run's row, as the API counted them: in the analysts'
-      // copy too, published again after the run was recorded cancelled. The simulator logs a request when it answers,
-      // so each slice's one request in flight at the stop (counted by bvsync, aborted) may be in its log or not.
-      const made = beforeCancel + after;
-      let counted: unknown;
-      await until('the stopped slices\' calls to reach _sync_runs', async () => {
-        const rows = await queryFile(fx.config.db, `SELECT requests FROM _sync_runs WHERE run_id = ?`, [runId]).catch(() => []);
-        counted = rows[0]?.requests;
-        return Number(counted) >= made && Number(counted) <= made + 2;
-      }, 20_000, 20).catch((error: Error) => {
-        throw new Error(`${error.message}: _sync_runs.requests ${String(counted)}, the simulator answered ${made}`);
-      });
-      const loaded = await queryFile(fx.config.db, `SELECT (SELECT count(*) FROM conversations) AS conversations, (SELECT count(*) FROM _sync_state WHERE stream = 'conversations') AS states`);
-      expect(loaded[0]).toEqual({ conversations: 0, states: 0 });
-    } finally {
-      await host.stop();
-      await queues.close();
-      redis.disconnect();
-    }
-  }, 60_000);
+      const host = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000 });
+      await host.start();
+      const redis = connectRedis(fx.redisUrl);
+      const queues = openQueues(redis, fx.config.redisPrefix);
+      const runs = new RunStore(redis, fx.config.redisPrefix);
+      try {
+        const started = await runToEnd({
+          config: fx.config,
+          redisUrl: fx.redisUrl,
+          log: fx.log,
+          kind: 'backfill',
+          today: TODAY,
+          from: '2026-11-18',
+          to: '2026-11-19',
+          brands: [1],
+          streams: ['conversations'],
+          enqueueOnly: true,
+        });
+        const runId = started.meta.runId;
+        await until('both slices to page', () => conversationRequests() >= 10, 20_000, 20);
+        const outcome = await cancelRun(runs, queues, redis, fx.config.redisPrefix, runId);
+        expect(outcome.outcome).toBe('cancelled');
+        const beforeCancel = conversationRequests();
+        fx.sim.clearRequestLog();
+        // The worker goes on running; only the watch of the run's record (read every second) stops the two reads: their
+        // jobs leave the active list, where paged on they stay for the slices' 50 pages.
+        await until('the two reads to stop', async () => (await queues.fetch.getActiveCount()) === 0, 20_000, 20);
+        const after = conversationRequests();
+        process.stdout.write(`requests after the cancel: ${after}\n`);
+        // Stopped at the watch's next read: at most about 1.5 s of the rate.
+        expect(after).toBeLessThanOrEqual(1.5 * RATE + 2);
+        await until(
+          'the writer to record the cancel',
+          async () => {
+            const rows = await queryFile(fx.config.db, `SELECT status FROM _sync_runs WHERE run_id = ?`, [runId]).catch(
+              () => [],
+            );
+            return rows[0]?.status === 'cancelled';
+          },
+          20_000,
+          20,
+        );
+        // No read asked again after the stop, however long the writer took (each slice's aborted call may still be logged).
+        expect(conversationRequests()).toBeLessThanOrEqual(after + 2);
+        // Unloaded, the stopped slices' calls still count in the run's row, as the API counted them: in the analysts'
+        // copy too, published again after the run was recorded cancelled. The simulator logs a request when it answers,
+        // so each slice's one request in flight at the stop (counted by bvsync, aborted) may be in its log or not.
+        const made = beforeCancel + after;
+        let counted: unknown;
+        await until(
+          "the stopped slices' calls to reach _sync_runs",
+          async () => {
+            const rows = await queryFile(fx.config.db, `SELECT requests FROM _sync_runs WHERE run_id = ?`, [
+              runId,
+            ]).catch(() => []);
+            counted = rows[0]?.requests;
+            return Number(counted) >= made && Number(counted) <= made + 2;
+          },
+          20_000,
+          20,
+        ).catch((error: Error) => {
+          throw new Error(`${error.message}: _sync_runs.requests ${String(counted)}, the simulator answered ${made}`);
+        });
+        const loaded = await queryFile(
+          fx.config.db,
+          `SELECT (SELECT count(*) FROM conversations) AS conversations, (SELECT count(*) FROM _sync_state WHERE stream = 'conversations') AS states`,
+        );
+        expect(loaded[0]).toEqual({ conversations: 0, states: 0 });
+      } finally {
+        await host.stop();
+        await queues.close();
+        redis.disconnect();
+      }
+    },
+    60_000,
+  );
 });

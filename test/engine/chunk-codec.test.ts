@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { decodeChunk, encodeChunk } from '../../src/engine/chunk-codec.js';
 
 describe('chunk codec bytes', () => {
-  const rows = Array.from({ length: 500 }, (_, i) => ({ brand_id: 1, id: i, day: '2026-11-20', brands: [{ name: 'a', position: i % 5 }] }));
+  const rows = Array.from({ length: 500 }, (_, i) => ({
+    brand_id: 1,
+    id: i,
+    day: '2026-11-20',
+    brands: [{ name: 'a', position: i % 5 }],
+  }));
 
   it('stores gzip bytes, not base64 text', () => {
     const encoded = encodeChunk(rows);

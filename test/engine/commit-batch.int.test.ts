@@ -47,7 +47,21 @@ beforeEach(async () => {
       },
     },
   });
-  await runs.create({ runId: RUN, kind: 'backfill', brands: [1], streams: ['conversations'], today: TODAY, from: addDays(TODAY, -(SLICES - 1)), to: TODAY, status: 'running', startedAt: new Date().toISOString(), finishedAt: null, phase: 2, published: null, error: null });
+  await runs.create({
+    runId: RUN,
+    kind: 'backfill',
+    brands: [1],
+    streams: ['conversations'],
+    today: TODAY,
+    from: addDays(TODAY, -(SLICES - 1)),
+    to: TODAY,
+    status: 'running',
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+    phase: 2,
+    published: null,
+    error: null,
+  });
 });
 afterEach(async () => {
   await warehouse.close();
@@ -61,7 +75,10 @@ afterEach(async () => {
  * A fetched day of conversations: its chunk in Redis and its commit job waiting in the load queue. `moved` adds
  * records with these ids, dated that day; `run` fetches it for another run than RUN.
  */
-async function fetchedDay(index: number, { moved = [], run = RUN }: { moved?: number[]; run?: string } = {}): Promise<Job> {
+async function fetchedDay(
+  index: number,
+  { moved = [], run = RUN }: { moved?: number[]; run?: string } = {},
+): Promise<Job> {
   const day = addDays(TODAY, -index);
   const sliceId = `1|conversations|${day}`;
   await runs.recordPlanned(run, [{ sliceId, brandId: 1, stream: 'conversations' }]);
@@ -69,10 +86,26 @@ async function fetchedDay(index: number, { moved = [], run = RUN }: { moved?: nu
   const rows = [...conversationRows(day, 3, index * 10 + 1), ...moved.flatMap((id) => conversationRows(day, 1, id))];
   await sink.write({ tables: { conversations: rows }, rejects: [] });
   const data: CommitJobData = {
-    runId: run, brandId: 1, stream: 'conversations', sliceId, refetch: 0,
+    runId: run,
+    brandId: 1,
+    stream: 'conversations',
+    sliceId,
+    refetch: 0,
     slice: { key: day, day, from: day, to: day, params: {} },
-    token: sink.token, chunks: sink.chunks, status: 'complete', records: rows.length, rows: rows.length, rejects: 0, totalRows: rows.length,
-    attempts: 1, requests: 1, retries: 0, rateLimited: 0, error: null, errorCode: null, requestId: null,
+    token: sink.token,
+    chunks: sink.chunks,
+    status: 'complete',
+    records: rows.length,
+    rows: rows.length,
+    rejects: 0,
+    totalRows: rows.length,
+    attempts: 1,
+    requests: 1,
+    retries: 0,
+    rateLimited: 0,
+    error: null,
+    errorCode: null,
+    requestId: null,
   };
   return queues.load.add('commit', data, { jobId: run === RUN ? `commit-${index}` : `commit-${run}-${index}` });
 }
@@ -81,8 +114,22 @@ async function fetchedDay(index: number, { moved = [], run = RUN }: { moved?: nu
 const processed = new Set<string>();
 
 function processor(commitBatchSlices?: number) {
-  const config = parseConfig({ api: { url: 'http://127.0.0.1:9', apiKey: 'bvk_test' }, brands: [1], db: join(tmp.path, 'bv.duckdb'), redisPrefix: prefix });
-  const process = loadProcessor({ redis, prefix, queues, runs, warehouse, config, log: createLogger({ level: 'silent', pretty: false }), commitBatchSlices });
+  const config = parseConfig({
+    api: { url: 'http://127.0.0.1:9', apiKey: 'bvk_test' },
+    brands: [1],
+    db: join(tmp.path, 'bv.duckdb'),
+    redisPrefix: prefix,
+  });
+  const process = loadProcessor({
+    redis,
+    prefix,
+    queues,
+    runs,
+    warehouse,
+    config,
+    log: createLogger({ level: 'silent', pretty: false }),
+    commitBatchSlices,
+  });
   return (job: Job) => {
     processed.add(job.id!);
     return process(job);
@@ -90,7 +137,10 @@ function processor(commitBatchSlices?: number) {
 }
 
 async function waitingCommits(): Promise<string[]> {
-  return (await queues.load.getJobs(['waiting'])).filter((job) => job.name === 'commit' && !processed.has(job.id!)).map((job) => job.id!).sort();
+  return (await queues.load.getJobs(['waiting']))
+    .filter((job) => job.name === 'commit' && !processed.has(job.id!))
+    .map((job) => job.id!)
+    .sort();
 }
 
 async function loadedDays(): Promise<string[]> {
@@ -108,10 +158,14 @@ describe('commit jobs waiting together', () => {
     expect(await waitingCommits()).toEqual([]);
     // The companions' jobs are gone whole (removeWaitingJobs), not only out of the wait list.
     for (const job of jobs.slice(1)) expect(await queues.load.getJob(job.id!)).toBeUndefined();
-    expect(await warehouse.query(`SELECT slices, "rows" FROM _sync_runs WHERE run_id = '${RUN}'`)).toEqual([{ slices: SLICES, rows: SLICES * 3 }]);
+    expect(await warehouse.query(`SELECT slices, "rows" FROM _sync_runs WHERE run_id = '${RUN}'`)).toEqual([
+      { slices: SLICES, rows: SLICES * 3 },
+    ]);
     expect(await warehouse.query('SELECT count(*)::INTEGER AS n FROM conversations')).toEqual([{ n: SLICES * 3 }]);
     // Every slice was done, so the run moves on.
-    expect((await queues.load.getJobs(['waiting'])).filter((job) => !processed.has(job.id!)).map((job) => job.name)).toEqual(['finalize']);
+    expect(
+      (await queues.load.getJobs(['waiting'])).filter((job) => !processed.has(job.id!)).map((job) => job.name),
+    ).toEqual(['finalize']);
   });
 
   it('take at most commitBatchSlices slices into one transaction, and none with 1', async () => {
@@ -160,17 +214,25 @@ describe('commit jobs waiting together', () => {
     // Day 1 holds answers 11-13; the API now dates answer 12 on day 0.
     await processor(1)(await fetchedDay(1));
     await processor(1)(await fetchedDay(0, { moved: [12] }));
-    const [state] = await warehouse.query(`SELECT status, error_code, last_error FROM _sync_state WHERE slice_key = '${TODAY}'`);
+    const [state] = await warehouse.query(
+      `SELECT status, error_code, last_error FROM _sync_state WHERE slice_key = '${TODAY}'`,
+    );
     expect(state).toEqual({
       status: 'incomplete',
       error_code: 'key_held_elsewhere',
       last_error: `conversations: key (brand_id=1, id=12) is held by the row of another slice (day=${addDays(TODAY, -1)}); it stays there until that slice is read again`,
     });
-    expect(await warehouse.query(`SELECT id, CAST(day AS VARCHAR) AS day FROM conversations WHERE id IN (1, 12) ORDER BY id`)).toEqual([
+    expect(
+      await warehouse.query(
+        `SELECT id, CAST(day AS VARCHAR) AS day FROM conversations WHERE id IN (1, 12) ORDER BY id`,
+      ),
+    ).toEqual([
       { id: 1, day: TODAY },
       { id: 12, day: addDays(TODAY, -1) },
     ]);
-    expect(await warehouse.query(`SELECT slice_key, raw.row.id::INTEGER AS id FROM _rejected_records`)).toEqual([{ slice_key: TODAY, id: 12 }]);
+    expect(await warehouse.query(`SELECT slice_key, raw.row.id::INTEGER AS id FROM _rejected_records`)).toEqual([
+      { slice_key: TODAY, id: 12 },
+    ]);
     expect(await runs.progress(RUN)).toEqual({ planned: 2, done: 2 });
   });
 
@@ -178,16 +240,47 @@ describe('commit jobs waiting together', () => {
     await processor(1)(await fetchedDay(1));
     await processor(1)(await fetchedDay(0));
     const later = 'run-batch-later';
-    await runs.create({ runId: later, kind: 'backfill', brands: [1], streams: ['conversations'], today: TODAY, from: addDays(TODAY, -2), to: TODAY, status: 'running', startedAt: new Date().toISOString(), finishedAt: null, phase: 2, published: null, error: null });
+    await runs.create({
+      runId: later,
+      kind: 'backfill',
+      brands: [1],
+      streams: ['conversations'],
+      today: TODAY,
+      from: addDays(TODAY, -2),
+      to: TODAY,
+      status: 'running',
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      phase: 2,
+      published: null,
+      error: null,
+    });
     const first = await fetchedDay(0, { moved: [12], run: later });
     await fetchedDay(2, { run: later });
     await processor()(first);
     // Day 2 is in; day 0 keeps its complete load, and the attempt that met answer 12 is recorded beside it.
-    const states = await warehouse.query(`SELECT slice_key, status, last_attempt_status, last_attempt_error_code FROM _sync_state ORDER BY slice_key`);
+    const states = await warehouse.query(
+      `SELECT slice_key, status, last_attempt_status, last_attempt_error_code FROM _sync_state ORDER BY slice_key`,
+    );
     expect(states).toEqual([
-      { slice_key: addDays(TODAY, -2), status: 'complete', last_attempt_status: 'complete', last_attempt_error_code: null },
-      { slice_key: addDays(TODAY, -1), status: 'complete', last_attempt_status: 'complete', last_attempt_error_code: null },
-      { slice_key: TODAY, status: 'complete', last_attempt_status: 'incomplete', last_attempt_error_code: 'key_held_elsewhere' },
+      {
+        slice_key: addDays(TODAY, -2),
+        status: 'complete',
+        last_attempt_status: 'complete',
+        last_attempt_error_code: null,
+      },
+      {
+        slice_key: addDays(TODAY, -1),
+        status: 'complete',
+        last_attempt_status: 'complete',
+        last_attempt_error_code: null,
+      },
+      {
+        slice_key: TODAY,
+        status: 'complete',
+        last_attempt_status: 'incomplete',
+        last_attempt_error_code: 'key_held_elsewhere',
+      },
     ]);
     expect(await runs.progress(later)).toEqual({ planned: 2, done: 2 });
   });

@@ -34,17 +34,32 @@ afterEach(async () => {
 
 const DAY = '2026-11-20';
 const conversations = (token: string) =>
-  sliceBatch({ stream: 'conversations', sliceKey: DAY, day: DAY, token, writes: [{ table: 'conversations', mode: 'replace', scope: { brand_id: 7, day: DAY }, rows: conversationRows(DAY, 3) }] });
+  sliceBatch({
+    stream: 'conversations',
+    sliceKey: DAY,
+    day: DAY,
+    token,
+    writes: [
+      { table: 'conversations', mode: 'replace', scope: { brand_id: 7, day: DAY }, rows: conversationRows(DAY, 3) },
+    ],
+  });
 
 function lease(name: string, events: string[] = []): WriterLease {
   const keys = redisKeys(`${prefix}-${name}`);
-  const made = new WriterLease(redis, { key: keys.writerLease, fenceKey: keys.writerFence, ttlMs: 1_000, intervalMs: 100, onAcquired: () => void events.push('+'), onLost: () => void events.push('-') });
+  const made = new WriterLease(redis, {
+    key: keys.writerLease,
+    fenceKey: keys.writerFence,
+    ttlMs: 1_000,
+    intervalMs: 100,
+    onAcquired: () => void events.push('+'),
+    onLost: () => void events.push('-'),
+  });
   leases.push(made);
   return made;
 }
 
 describe('the writer lease fence', () => {
-  it('hands out a larger token with every taking, and a holding\'s fence confirms nothing once it is lost', async () => {
+  it("hands out a larger token with every taking, and a holding's fence confirms nothing once it is lost", async () => {
     const keys = redisKeys(`${prefix}-grows`);
     const events: string[] = [];
     const holder = lease('grows', events);
@@ -75,7 +90,9 @@ describe('the writer lease fence', () => {
     wh = await openWarehouse(join(tmp.path, 'work.duckdb'), { fence: holder.fence() });
     await wh.startRun({ runId: 'run-1', kind: 'backfill', brands: [7], streams: ['conversations'] });
     await wh.loadSlice(conversations('fetch-a'));
-    expect(await wh.query('SELECT token, fence_token::INTEGER AS fence FROM _slice_commits')).toEqual([{ token: 'fetch-a', fence: token }]);
+    expect(await wh.query('SELECT token, fence_token::INTEGER AS fence FROM _slice_commits')).toEqual([
+      { token: 'fetch-a', fence: token },
+    ]);
 
     // The lease expires (the process stalled past its ttl) before the next commit reaches COMMIT: nothing of it stays.
     await redis.del(keys.writerLease);

@@ -8,7 +8,16 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/engine/redis.js';
 import { volumeSpace } from '../../src/warehouse/volume-space.js';
-import { cliEnv, engineFixture, runInProcess, spawnBvsync, tableDifferences, writeCliConfig, type CliResult, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  runInProcess,
+  spawnBvsync,
+  tableDifferences,
+  writeCliConfig,
+  type CliResult,
+  type EngineFixture,
+} from '../support/engine.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 
 /**
@@ -72,7 +81,10 @@ function backfill(from: string, notify?: WebhookReceiver): Promise<CliResult> {
   const webhooks = notify ? [{ url: notify.url, events: ['machine_fault'], format: 'json' }] : [];
   // The 48 MiB volume is sized for what a 256MB budget spills; a smaller budget spills more beside the file.
   const config = writeCliConfig(fx, { redisPrefix: prefix, notify: { webhooks }, warehouse: { memoryLimit: '256MB' } });
-  return spawnBvsync(['backfill', '--from', from, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--config', config], cliEnv(fx, { BVSYNC_DB: db })).done;
+  return spawnBvsync(
+    ['backfill', '--from', from, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--config', config],
+    cliEnv(fx, { BVSYNC_DB: db }),
+  ).done;
 }
 
 async function loadJobCounts(): Promise<Record<string, number>> {
@@ -91,7 +103,13 @@ describe.skipIf(refusal !== undefined)('a backfill into a warehouse on a full di
     fx = await engineFixture('disk-full', { config: { sync: { fetchConcurrency: 4 } } });
     // The clean runs the recovered ones must equal, on the ordinary disk: the last day, then the window.
     for (const from of [TODAY, FROM]) {
-      const clean = await runInProcess(fx, { kind: 'backfill', today: TODAY, from, to: TODAY, streams: STREAMS.split(',') });
+      const clean = await runInProcess(fx, {
+        kind: 'backfill',
+        today: TODAY,
+        from,
+        to: TODAY,
+        streams: STREAMS.split(','),
+      });
       expect(clean.meta.status).toBe('complete');
     }
     small = join(fx.dir, 'small');
@@ -130,9 +148,11 @@ describe.skipIf(refusal !== undefined)('a backfill into a warehouse on a full di
     expect((await loadJobCounts()).failed).toBe(0);
     expect(sha256(published)).toBe(publishedBefore);
     // A person hears of it: one machine_fault notice naming the disk.
-    expect(receiver.received.map((request) => request.json()).map(({ event, component, code }) => ({ event, component, code }))).toEqual([
-      { event: 'machine_fault', component: 'disk', code: 'disk_full' },
-    ]);
+    expect(
+      receiver.received
+        .map((request) => request.json())
+        .map(({ event, component, code }) => ({ event, component, code })),
+    ).toEqual([{ event: 'machine_fault', component: 'disk', code: 'disk_full' }]);
 
     rmSync(filler);
     const again = await backfill(FROM);
@@ -148,11 +168,29 @@ describe.skipIf(refusal !== undefined)('a backfill into a warehouse on a full di
     const config = writeCliConfig(fx, { redisPrefix: prefix });
     const worker = spawnBvsync(['worker', '--config', config], env);
     try {
-      const enqueued = await spawnBvsync(['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--enqueue-only', '--config', config], env).done;
+      const enqueued = await spawnBvsync(
+        [
+          'backfill',
+          '--from',
+          FROM,
+          '--to',
+          TODAY,
+          '--today',
+          TODAY,
+          '--streams',
+          STREAMS,
+          '--enqueue-only',
+          '--config',
+          config,
+        ],
+        env,
+      ).done;
       expect(enqueued.code, enqueued.stderr).toBe(0);
       const ended = await worker.done;
       expect(ended.code, ended.stderr).toBe(1);
-      expect(ended.stderr).toMatch(/bvsync: the disk is full where the warehouse writes \/\S+small\/bv\.work\.duckdb[^:]*: [\d.]+ (bytes|KiB|MiB) free of 48\.0 MiB/);
+      expect(ended.stderr).toMatch(
+        /bvsync: the disk is full where the warehouse writes \/\S+small\/bv\.work\.duckdb[^:]*: [\d.]+ (bytes|KiB|MiB) free of 48\.0 MiB/,
+      );
       expect(ended.stderr).not.toMatch(/load job failed/);
       expect((await loadJobCounts()).failed).toBe(0);
       expect(sha256(published)).toBe(publishedBefore);

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { enqueueFetches } from '../../src/engine/enqueue.js';
 import type { FetchJobData } from '../../src/engine/job-data.js';
-import { openQueues, type Queues } from '../../src/engine/queues.js';
+import { openQueues } from '../../src/engine/queues.js';
 import { RunGoneError } from '../../src/engine/run-gone.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
@@ -23,7 +23,14 @@ afterAll(async () => {
 function slicesOf(runId: string, count: number): FetchJobData[] {
   return Array.from({ length: count }, (_, index) => {
     const day = new Date(Date.UTC(2024, 0, 1) + index * 86_400_000).toISOString().slice(0, 10);
-    return { runId, brandId: 1 + (index % 3), stream: 'conversations', sliceId: `${1 + (index % 3)}|conversations|${day}`, refetch: 0, slice: { key: day, day, from: day, to: day, params: {} } };
+    return {
+      runId,
+      brandId: 1 + (index % 3),
+      stream: 'conversations',
+      sliceId: `${1 + (index % 3)}|conversations|${day}`,
+      refetch: 0,
+      slice: { key: day, day, from: day, to: day, params: {} },
+    };
   });
 }
 

@@ -31,10 +31,29 @@ beforeAll(async () => {
   sim = await startSimulator({ seed: 11, brands: 1, days: 5, scale: 150, today: '2026-11-20' });
   redis = testRedis();
   prefix = uniquePrefix('fetch-threads');
-  config = parseConfig({ api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 1000, pageSize: 40 }, brands: [1], db: '/nowhere/bv.duckdb', redisPrefix: prefix });
+  config = parseConfig({
+    api: { url: sim.url, apiKey: sim.apiKey, requestsPerSecond: 1000, pageSize: 40 },
+    brands: [1],
+    db: '/nowhere/bv.duckdb',
+    redisPrefix: prefix,
+  });
   // Chunks are written only for a run Redis knows (src/engine/run-gone.ts).
   const now = new Date().toISOString();
-  await new RunStore(redis, prefix).create({ runId: 'run-threads', kind: 'backfill', brands: [1], streams: ['conversations'], today: '2026-11-20', from: null, to: null, status: 'running', startedAt: now, finishedAt: null, phase: 1, published: null, error: null });
+  await new RunStore(redis, prefix).create({
+    runId: 'run-threads',
+    kind: 'backfill',
+    brands: [1],
+    streams: ['conversations'],
+    today: '2026-11-20',
+    from: null,
+    to: null,
+    status: 'running',
+    startedAt: now,
+    finishedAt: null,
+    phase: 1,
+    published: null,
+    error: null,
+  });
 });
 afterAll(async () => {
   await sim.close();
@@ -43,18 +62,35 @@ afterAll(async () => {
 });
 
 function conversationsOf(brandId: number, day = DAY): FetchJobData {
-  return { runId: 'run-threads', brandId, stream: 'conversations', sliceId: `${brandId}-${day}`, slice: { key: day, day, from: day, to: day, params: {} }, refetch: 0 };
+  return {
+    runId: 'run-threads',
+    brandId,
+    stream: 'conversations',
+    sliceId: `${brandId}-${day}`,
+    slice: { key: day, day, from: day, to: day, params: {} },
+    refetch: 0,
+  };
 }
 
 /** A pool of `threads` over `config`, with what it hands to the main thread: request events and log lines. */
 function pool(threads: number, options: { config?: Config; signal?: AbortSignal } = {}) {
   const events: ApiRequestEvent[] = [];
   const lines: string[] = [];
-  const log = pino({ level: 'debug' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }));
+  const log = pino(
+    { level: 'debug' },
+    new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }),
+  );
   const used = options.config ?? config;
   const reader = new FetchThreadPool({
     threads,
-    setup: { config: used, redisUrl: TEST_REDIS_URL, logLevel: 'debug', chunkRows: 1_000, connections: 2, rateHeadroom: RATE_HEADROOM },
+    setup: {
+      config: used,
+      redisUrl: TEST_REDIS_URL,
+      logLevel: 'debug',
+      chunkRows: 1_000,
+      connections: 2,
+      rateHeadroom: RATE_HEADROOM,
+    },
     log,
     onRequest: (event) => events.push(event),
     signal: options.signal,
@@ -72,14 +108,23 @@ describe('fetch threads', () => {
       const tallies = new RequestTallies();
       const inlineClient = createApiClient(config.api, { onRequest: tallies.onRequest });
       const inlineTally = emptyTally();
-      const inline = await inlineSliceReader({ redis, prefix, client: inlineClient, sync: config.sync, tallies, chunkRows: 1_000 }).read(conversationsOf(1), 'inline', inlineTally);
+      const inline = await inlineSliceReader({
+        redis,
+        prefix,
+        client: inlineClient,
+        sync: config.sync,
+        tallies,
+        chunkRows: 1_000,
+      }).read(conversationsOf(1), 'inline', inlineTally);
       await inlineClient.close();
 
       expect(threaded.result.status).toBe('complete');
       expect(threaded.result.records).toBeGreaterThan(100);
       expect(threaded.result).toEqual(inline.result);
       expect(threaded.chunks).toBe(inline.chunks);
-      expect(await readChunks(redis, prefix, 'threaded', threaded.chunks)).toEqual(await readChunks(redis, prefix, 'inline', inline.chunks));
+      expect(await readChunks(redis, prefix, 'threaded', threaded.chunks)).toEqual(
+        await readChunks(redis, prefix, 'inline', inline.chunks),
+      );
       // Counted on top of what earlier attempts carried, and every attempt heard by the main thread.
       expect(tally.requests).toBe(3 + inlineTally.requests);
       expect(events.length).toBe(inlineTally.requests);
@@ -111,7 +156,9 @@ describe('fetch threads', () => {
     try {
       const refused = await reader.read(conversationsOf(1), 'wrong-key', emptyTally()).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(AuthError);
-      expect(JSON.stringify({ message: (refused as Error).message, ...(refused as AuthError).toJSON() })).not.toContain(wrongKey);
+      expect(JSON.stringify({ message: (refused as Error).message, ...(refused as AuthError).toJSON() })).not.toContain(
+        wrongKey,
+      );
       expect(lines.join('')).not.toContain(wrongKey);
     } finally {
       await reader.close();
@@ -135,7 +182,10 @@ describe('fetch threads', () => {
       const abort = new AbortController();
       const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
       // Deadlines far beyond the test's own timeout: only the abort can end the read in time.
-      const hanging = { ...config, api: { ...config.api, url, requestTimeoutMs: 600_000, headersTimeoutMs: 600_000, bodyTimeoutMs: 600_000 } };
+      const hanging = {
+        ...config,
+        api: { ...config.api, url, requestTimeoutMs: 600_000, headersTimeoutMs: 600_000, bodyTimeoutMs: 600_000 },
+      };
       const { reader } = pool(1, { config: hanging, signal: abort.signal });
       const read = reader.read(conversationsOf(1), 'hanging', emptyTally()).catch((error: unknown) => error);
       await waitFor(() => connections > 0);
@@ -149,14 +199,19 @@ describe('fetch threads', () => {
     it('fail the reads of a thread that dies mid-read, so BullMQ tries them again, and start a new thread for the next', async () => {
       const abort = new AbortController();
       const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-      const hanging = { ...config, api: { ...config.api, url, requestTimeoutMs: 600_000, headersTimeoutMs: 600_000, bodyTimeoutMs: 600_000 } };
+      const hanging = {
+        ...config,
+        api: { ...config.api, url, requestTimeoutMs: 600_000, headersTimeoutMs: 600_000, bodyTimeoutMs: 600_000 },
+      };
       const { reader, lines } = pool(1, { config: hanging, signal: abort.signal });
       try {
         const before = connections;
         const read = reader.read(conversationsOf(1), 'dying', emptyTally()).catch((error: unknown) => error);
         await waitFor(() => connections > before);
         // What a thread over its heap limit or a native crash looks like from the pool: its worker ends mid-read.
-        await (reader as unknown as { slots: { worker: { terminate(): Promise<number> } }[] }).slots[0]!.worker.terminate();
+        await (
+          reader as unknown as { slots: { worker: { terminate(): Promise<number> } }[] }
+        ).slots[0]!.worker.terminate();
         const ended = await read;
         expect(ended).toBeInstanceOf(Error);
         expect((ended as Error).message).toMatch(/a fetch thread ended \(exit code \d+\) while reading the slice/);

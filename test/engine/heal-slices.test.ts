@@ -2,13 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { healSlices } from '../../src/engine/heal.js';
 import type { PlannedSlice } from '../../src/engine/plan.js';
 
-function slice(brandId: number, stream: string, day: string | null, from: string | null = day, to: string | null = day): PlannedSlice {
+function slice(
+  brandId: number,
+  stream: string,
+  day: string | null,
+  from: string | null = day,
+  to: string | null = day,
+): PlannedSlice {
   return { brandId, stream, key: `${stream}:${day ?? `${from}..${to}`}`, day, from, to, params: {} } as PlannedSlice;
 }
 
 describe('the slices of a heal run', () => {
   it('keeps the day slices of the triples asked, and no other day, stream or brand', () => {
-    const planned = [slice(1, 'conversations', '2026-11-17'), slice(1, 'conversations', '2026-11-18'), slice(1, 'visibility', '2026-11-17'), slice(2, 'conversations', '2026-11-17')];
+    const planned = [
+      slice(1, 'conversations', '2026-11-17'),
+      slice(1, 'conversations', '2026-11-18'),
+      slice(1, 'visibility', '2026-11-17'),
+      slice(2, 'conversations', '2026-11-17'),
+    ];
     expect(healSlices(['1|conversations|2026-11-17'], planned)).toEqual([planned[0]]);
   });
 

@@ -28,10 +28,26 @@ afterAll(async () => {
 function commitOf(runId: string, token: string, chunks: number): CommitJobData {
   const day = '2026-11-20';
   return {
-    runId, brandId: 1, stream: 'conversations', sliceId: `1|conversations|${day}`, refetch: 0,
+    runId,
+    brandId: 1,
+    stream: 'conversations',
+    sliceId: `1|conversations|${day}`,
+    refetch: 0,
     slice: { key: day, day, from: day, to: day, params: {} },
-    token, chunks, status: 'complete', records: 2, rows: 2, rejects: 0, totalRows: 2,
-    attempts: 1, requests: 1, retries: 0, rateLimited: 0, error: null, errorCode: null, requestId: null,
+    token,
+    chunks,
+    status: 'complete',
+    records: 2,
+    rows: 2,
+    rejects: 0,
+    totalRows: 2,
+    attempts: 1,
+    requests: 1,
+    retries: 0,
+    rateLimited: 0,
+    error: null,
+    errorCode: null,
+    requestId: null,
   };
 }
 

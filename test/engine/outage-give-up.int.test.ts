@@ -27,7 +27,14 @@ afterAll(async () => {
 
 describe('a run that gives up on the API', () => {
   it('stops the slices it is reading at once, and fails them as api_unavailable', async () => {
-    const run = runInProcess(fx, { kind: 'backfill', runId: RUN, today: TODAY, from: '2026-11-11', to: TODAY, streams: ['conversations', 'visibility'] });
+    const run = runInProcess(fx, {
+      kind: 'backfill',
+      runId: RUN,
+      today: TODAY,
+      from: '2026-11-11',
+      to: TODAY,
+      streams: ['conversations', 'visibility'],
+    });
     while (fx.sim.requestLog().length < 4) await new Promise((resolve) => setTimeout(resolve, 20));
     fx.sim.setKnobs({ unavailable: 'hang' });
     // Let the slices in flight send their held requests, then give up as another process of the run would.
@@ -51,7 +58,10 @@ describe('a run that gives up on the API', () => {
     const held = fx.sim.requestLog().filter((entry) => entry.fault === 'hang');
     expect(held.length).toBeGreaterThan(0);
     expect(held.filter((entry) => entry.durationMs >= fx.config.api.headersTimeoutMs)).toEqual([]);
-    const stopped = await queryFile(fx.config.db, `SELECT error_code, last_error FROM _sync_state WHERE status = 'failed' AND last_error LIKE 'stopped while read:%'`);
+    const stopped = await queryFile(
+      fx.config.db,
+      `SELECT error_code, last_error FROM _sync_state WHERE status = 'failed' AND last_error LIKE 'stopped while read:%'`,
+    );
     expect(stopped.length).toBeGreaterThan(0);
     expect(new Set(stopped.map((row) => row.error_code))).toEqual(new Set(['api_unavailable']));
   }, 120_000);

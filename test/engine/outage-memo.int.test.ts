@@ -70,7 +70,8 @@ describe('the outage memo of a run', () => {
 describe('a read watching its run', () => {
   const never = { get: async () => null };
   const gaveUp = { gaveUp: async () => ({ since: 1_000, seenAt: 2_000, slices: 2, gaveUpAt: 2_000 }) };
-  const settled = (signal: AbortSignal) => new Promise((resolve) => setTimeout(() => resolve(signal.aborted ? signal.reason : undefined), 50));
+  const settled = (signal: AbortSignal) =>
+    new Promise((resolve) => setTimeout(() => resolve(signal.aborted ? signal.reason : undefined), 50));
 
   it('stops with a RunGaveUpError once its run gave up, unless its process was served since the outage began', async () => {
     const away = watchRun(never, 'run-w', { outages: gaveUp, lastServedAt: () => 900, everyMs: 10 });
@@ -87,13 +88,15 @@ describe('since when the process has heard nothing, for a call that met the API 
   const tolerance = 2 * MINUTE;
   const now = 10 * MINUTE;
 
-  it('is the call\'s own measure while no other call of the process was answered since', () => {
+  it("is the call's own measure while no other call of the process was answered since", () => {
     expect(processUnansweredSince(now - 3 * MINUTE, now - 4 * MINUTE, tolerance, now)).toBe(now - 3 * MINUTE);
   });
 
-  it('is the process\'s last answer when another fetch thread was answered after the call began, longer than the tolerance ago', () => {
+  it("is the process's last answer when another fetch thread was answered after the call began, longer than the tolerance ago", () => {
     // The call was sent just before the API began to hang; another thread's call was answered a moment later.
-    expect(processUnansweredSince(now - 5 * MINUTE, now - 5 * MINUTE + 200, tolerance, now)).toBe(now - 5 * MINUTE + 201);
+    expect(processUnansweredSince(now - 5 * MINUTE, now - 5 * MINUTE + 200, tolerance, now)).toBe(
+      now - 5 * MINUTE + 201,
+    );
   });
 
   it('is nothing when another call was answered within the tolerance: the API fails this request, it is not away', () => {

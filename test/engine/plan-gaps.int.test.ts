@@ -17,14 +17,25 @@ describe('a per-engine stream with no engine known', () => {
   it('plans nothing, says why, ends the run incomplete and leaves its cursor for the run that knows the engines', async () => {
     const alone = await runInProcess(fx, { kind: 'sync', today: TODAY, streams: ['visibility_by_engine'] });
     expect(alone.meta.status).toBe('incomplete');
-    expect(alone.meta.gaps).toEqual([{ brandId: 1, stream: 'visibility_by_engine', why: expect.stringMatching(/^no engine is known/) }]);
+    expect(alone.meta.gaps).toEqual([
+      { brandId: 1, stream: 'visibility_by_engine', why: expect.stringMatching(/^no engine is known/) },
+    ]);
     expect(alone.planned).toBe(0);
-    const cursors = await queryFile(fx.config.db, "SELECT count(*)::INTEGER AS n FROM _sync_cursors WHERE stream = 'visibility_by_engine'");
+    const cursors = await queryFile(
+      fx.config.db,
+      "SELECT count(*)::INTEGER AS n FROM _sync_cursors WHERE stream = 'visibility_by_engine'",
+    );
     expect(cursors).toEqual([{ n: 0 }]);
-    expect(await queryFile(fx.config.db, `SELECT status FROM _sync_runs WHERE run_id = '${alone.meta.runId}'`)).toEqual([{ status: 'incomplete' }]);
+    expect(await queryFile(fx.config.db, `SELECT status FROM _sync_runs WHERE run_id = '${alone.meta.runId}'`)).toEqual(
+      [{ status: 'incomplete' }],
+    );
 
     // With visibility loaded in the same run, its echo names the engines and the breakdown runs.
-    const both = await runInProcess(fx, { kind: 'sync', today: TODAY, streams: ['visibility', 'visibility_by_engine'] });
+    const both = await runInProcess(fx, {
+      kind: 'sync',
+      today: TODAY,
+      streams: ['visibility', 'visibility_by_engine'],
+    });
     expect(both.meta.status).toBe('complete');
     expect(both.meta.gaps).toBeUndefined();
     expect(both.counters.get('1|visibility_by_engine')?.planned ?? 0).toBeGreaterThan(0);

@@ -18,23 +18,38 @@ describe('daysToFetch', () => {
   });
 
   it('fetches the days since the cursor plus the lookback again', () => {
-    expect(daysToFetch({ kind: 'incremental', today }, sync, '2026-11-20')).toEqual(['2026-11-19', '2026-11-20', '2026-11-21']);
-    expect(daysToFetch({ kind: 'incremental', today }, sync, '2026-11-15')).toEqual(
-      ['2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20', '2026-11-21'],
-    );
+    expect(daysToFetch({ kind: 'incremental', today }, sync, '2026-11-20')).toEqual([
+      '2026-11-19',
+      '2026-11-20',
+      '2026-11-21',
+    ]);
+    expect(daysToFetch({ kind: 'incremental', today }, sync, '2026-11-15')).toEqual([
+      '2026-11-16',
+      '2026-11-17',
+      '2026-11-18',
+      '2026-11-19',
+      '2026-11-20',
+      '2026-11-21',
+    ]);
   });
 
   it('backfills the window asked, never past today', () => {
-    expect(daysToFetch({ kind: 'backfill', from: '2026-11-19', to: '2026-11-25', today }, sync, '2026-11-20')).toEqual(
-      ['2026-11-19', '2026-11-20', '2026-11-21'],
-    );
+    expect(daysToFetch({ kind: 'backfill', from: '2026-11-19', to: '2026-11-25', today }, sync, '2026-11-20')).toEqual([
+      '2026-11-19',
+      '2026-11-20',
+      '2026-11-21',
+    ]);
   });
 });
 
 describe('planSlices', () => {
   const daily: StreamPlanning = { name: 'visibility', slices: (input) => perDay(input) };
   const full: StreamPlanning = { name: 'templates', slices: (input) => once(input) };
-  const late: StreamPlanning = { name: 'domain_details', needs: ['domains'], slices: (input) => input.dimensions.domains.flatMap((d) => perDay(input, { domain: d }, `${d}/`)) };
+  const late: StreamPlanning = {
+    name: 'domain_details',
+    needs: ['domains'],
+    slices: (input) => input.dimensions.domains.flatMap((d) => perDay(input, { domain: d }, `${d}/`)),
+  };
 
   it('plans brands x streams x slices of the phase asked', () => {
     const input = {
@@ -43,22 +58,40 @@ describe('planSlices', () => {
       streams: [daily, full, late],
       sync,
       cursors: new Map<string, string>(),
-      dimensions: (brandId: number) => ({ domains: brandId === 1 ? ['a.com', 'b.com'] : [], topicIds: [], pages: [], engines: [] }),
+      dimensions: (brandId: number) => ({
+        domains: brandId === 1 ? ['a.com', 'b.com'] : [],
+        topicIds: [],
+        pages: [],
+        engines: [],
+      }),
     };
     const phase1 = planSlices({ ...input, phase: 1 });
     expect(phase1.map((s) => `${s.brandId}/${s.stream}/${s.key}`)).toEqual([
-      '1/visibility/2026-11-20', '1/visibility/2026-11-21', '1/templates/all',
-      '2/visibility/2026-11-20', '2/visibility/2026-11-21', '2/templates/all',
+      '1/visibility/2026-11-20',
+      '1/visibility/2026-11-21',
+      '1/templates/all',
+      '2/visibility/2026-11-20',
+      '2/visibility/2026-11-21',
+      '2/templates/all',
     ]);
     const phase2 = planSlices({ ...input, phase: 2 });
-    expect(phase2.map((s) => `${s.brandId}/${s.key}`)).toEqual(['1/a.com/2026-11-20', '1/a.com/2026-11-21', '1/b.com/2026-11-20', '1/b.com/2026-11-21']);
+    expect(phase2.map((s) => `${s.brandId}/${s.key}`)).toEqual([
+      '1/a.com/2026-11-20',
+      '1/a.com/2026-11-21',
+      '1/b.com/2026-11-20',
+      '1/b.com/2026-11-21',
+    ]);
   });
 });
 
 describe('planPhase', () => {
   it('names a per-engine stream that could plan nothing for a brand whose engines are not known, and nothing else', () => {
     const byEngine = getStream('visibility_by_engine');
-    const late: StreamPlanning = { name: 'domain_details', needs: ['domains'], slices: (input) => input.dimensions.domains.flatMap((d) => perDay(input, { domain: d }, `${d}/`)) };
+    const late: StreamPlanning = {
+      name: 'domain_details',
+      needs: ['domains'],
+      slices: (input) => input.dimensions.domains.flatMap((d) => perDay(input, { domain: d }, `${d}/`)),
+    };
     const input = {
       mode: { kind: 'backfill' as const, from: '2026-11-20', to: '2026-11-21', today },
       brands: [1, 2],
@@ -66,12 +99,22 @@ describe('planPhase', () => {
       phase: phaseOf(byEngine, sync),
       sync,
       cursors: new Map<string, string>(),
-      dimensions: (brandId: number) => ({ domains: [], topicIds: [], pages: [], engines: brandId === 1 ? ['chatgpt'] : [] }),
+      dimensions: (brandId: number) => ({
+        domains: [],
+        topicIds: [],
+        pages: [],
+        engines: brandId === 1 ? ['chatgpt'] : [],
+      }),
     };
     const { slices, gaps } = planPhase(input);
-    expect(slices.map((s) => `${s.brandId}/${s.stream}/${s.key}`)).toEqual(['1/visibility_by_engine/chatgpt/2026-11-20', '1/visibility_by_engine/chatgpt/2026-11-21']);
+    expect(slices.map((s) => `${s.brandId}/${s.stream}/${s.key}`)).toEqual([
+      '1/visibility_by_engine/chatgpt/2026-11-20',
+      '1/visibility_by_engine/chatgpt/2026-11-21',
+    ]);
     // No domain cited is a list that may be empty; no engine at all is bvsync not knowing them.
-    expect(gaps).toEqual([{ brandId: 2, stream: 'visibility_by_engine', why: expect.stringContaining('set sync.engineBreakdown') }]);
+    expect(gaps).toEqual([
+      { brandId: 2, stream: 'visibility_by_engine', why: expect.stringContaining('set sync.engineBreakdown') },
+    ]);
     const configured = parseConfig({ sync: { engineBreakdown: ['gemini'] } }).sync;
     expect(planPhase({ ...input, sync: configured }).gaps).toEqual([]);
   });
@@ -81,11 +124,15 @@ describe('nextCursor', () => {
   const slice = (day: string | null, status: SliceStatus = 'complete') => ({ day, status });
 
   it('moves to yesterday when every day completed, never to today', () => {
-    expect(nextCursor('2026-11-15', today, [slice('2026-11-19'), slice('2026-11-20'), slice('2026-11-21')])).toBe('2026-11-20');
+    expect(nextCursor('2026-11-15', today, [slice('2026-11-19'), slice('2026-11-20'), slice('2026-11-21')])).toBe(
+      '2026-11-20',
+    );
   });
 
   it('stops before the first day that did not complete', () => {
-    expect(nextCursor('2026-11-10', today, [slice('2026-11-17'), slice('2026-11-18', 'failed'), slice('2026-11-19')])).toBe('2026-11-17');
+    expect(
+      nextCursor('2026-11-10', today, [slice('2026-11-17'), slice('2026-11-18', 'failed'), slice('2026-11-19')]),
+    ).toBe('2026-11-17');
     expect(nextCursor(undefined, today, [slice('2026-11-17', 'incomplete'), slice('2026-11-18')])).toBeUndefined();
   });
 
@@ -100,11 +147,15 @@ describe('completeThrough', () => {
   const day = (d: string, complete = true) => ({ day: d, complete });
 
   it('is the last day of an unbroken run of complete days from the first day on', () => {
-    expect(completeThrough('2026-11-10', [day('2026-11-10'), day('2026-11-11'), day('2026-11-12'), day('2026-11-14')])).toBe('2026-11-12');
+    expect(
+      completeThrough('2026-11-10', [day('2026-11-10'), day('2026-11-11'), day('2026-11-12'), day('2026-11-14')]),
+    ).toBe('2026-11-12');
   });
 
   it('stops at a day with a slice that did not complete, and is nothing when the first day is missing', () => {
-    expect(completeThrough('2026-11-10', [day('2026-11-10'), day('2026-11-11', false), day('2026-11-12')])).toBe('2026-11-10');
+    expect(completeThrough('2026-11-10', [day('2026-11-10'), day('2026-11-11', false), day('2026-11-12')])).toBe(
+      '2026-11-10',
+    );
     expect(completeThrough('2026-11-10', [day('2026-11-11'), day('2026-11-12')])).toBeUndefined();
     expect(completeThrough('2026-11-10', [])).toBeUndefined();
   });

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { claimPrefixWarehouse, OtherWarehouseError, OtherWarehouseFileError, prefixWarehouse } from '../../src/engine/prefix-warehouse.js';
+import {
+  claimPrefixWarehouse,
+  OtherWarehouseError,
+  OtherWarehouseFileError,
+  prefixWarehouse,
+} from '../../src/engine/prefix-warehouse.js';
 import { connectRedis } from '../../src/engine/redis.js';
 import { enqueueRun } from '../../src/engine/start-run.js';
 import { WorkerHost } from '../../src/engine/worker-host.js';
@@ -28,9 +33,21 @@ describe('a Redis prefix whose writer writes another warehouse', () => {
     const host = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log, leaseTtlMs: 1_500, fetchThreads: 0 });
     await host.start();
     try {
-      await until('the writer lease', async () => (await admin.get(writerLeaseKey(fx.config.redisPrefix)))?.endsWith(fx.config.db) === true);
+      await until(
+        'the writer lease',
+        async () => (await admin.get(writerLeaseKey(fx.config.redisPrefix)))?.endsWith(fx.config.db) === true,
+      );
       const other = { ...fx.config, db: join(fx.config.db, '..', 'other.duckdb') };
-      const start = { redisUrl: fx.redisUrl, log, kind: 'backfill' as const, brands: [1], streams: ['conversations'], today: TODAY, from: TODAY, to: TODAY };
+      const start = {
+        redisUrl: fx.redisUrl,
+        log,
+        kind: 'backfill' as const,
+        brands: [1],
+        streams: ['conversations'],
+        today: TODAY,
+        from: TODAY,
+        to: TODAY,
+      };
 
       const refused = await enqueueRun({ ...start, config: other }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(OtherWarehouseError);
@@ -58,14 +75,27 @@ describe('a Redis prefix whose writer writes another warehouse', () => {
     const prefix = `${fx.config.redisPrefix}-queued`;
     const mine = { ...fx.config, redisPrefix: prefix };
     const other = { ...mine, db: join(fx.config.db, '..', 'queued-other.duckdb') };
-    const start = { redisUrl: fx.redisUrl, log, kind: 'backfill' as const, brands: [1], streams: ['conversations'], today: TODAY, from: TODAY, to: TODAY };
+    const start = {
+      redisUrl: fx.redisUrl,
+      log,
+      kind: 'backfill' as const,
+      brands: [1],
+      streams: ['conversations'],
+      today: TODAY,
+      from: TODAY,
+      to: TODAY,
+    };
     try {
       // Enqueued only, as a backfill stopped with Ctrl-C before its writer loaded it leaves it.
       const queued = await enqueueRun({ ...start, config: mine });
       expect(queued.meta.db).toBe(fx.config.db);
-      const refused = await enqueueRun({ ...start, config: other, streams: ['visibility'] }).catch((error: unknown) => error);
+      const refused = await enqueueRun({ ...start, config: other, streams: ['visibility'] }).catch(
+        (error: unknown) => error,
+      );
       expect(refused).toBeInstanceOf(OtherWarehouseError);
-      expect((refused as Error).message).toContain(`the unfinished run ${queued.runId} under the Redis prefix "${prefix}" was started for ${fx.config.db}, not ${other.db}`);
+      expect((refused as Error).message).toContain(
+        `the unfinished run ${queued.runId} under the Redis prefix "${prefix}" was started for ${fx.config.db}, not ${other.db}`,
+      );
       expect((refused as Error).message).toContain(`bvsync cancel ${queued.runId}`);
       const otherHost = new WorkerHost({ config: other, redisUrl: fx.redisUrl, log, fetchThreads: 0 });
       await expect(otherHost.start()).rejects.toBeInstanceOf(OtherWarehouseError);
@@ -81,7 +111,7 @@ describe('a Redis prefix whose writer writes another warehouse', () => {
 });
 
 describe('the warehouse a Redis prefix records', () => {
-  it('is the first writer\'s file; the same id at another path is taken (a moved warehouse), another id is refused', async () => {
+  it("is the first writer's file; the same id at another path is taken (a moved warehouse), another id is refused", async () => {
     const admin = connectRedis(fx.redisUrl);
     const prefix = `${fx.config.redisPrefix}-ids`;
     try {
@@ -93,12 +123,19 @@ describe('the warehouse a Redis prefix records', () => {
       expect((await claimPrefixWarehouse(admin, prefix, moved)).db).toBe(moved.path);
       expect((await prefixWarehouse(admin, prefix))!.db).toBe(moved.path);
 
-      const samePath = await claimPrefixWarehouse(admin, prefix, { id: 'id-new', path: moved.path }).catch((error: unknown) => error);
+      const samePath = await claimPrefixWarehouse(admin, prefix, { id: 'id-new', path: moved.path }).catch(
+        (error: unknown) => error,
+      );
       expect(samePath).toBeInstanceOf(OtherWarehouseFileError);
-      expect((samePath as Error).message).toContain(`the working file ${moved.path} is warehouse id-new, but the Redis prefix "${prefix}" keeps its committed slices in warehouse id-first (${moved.path} on host `);
+      expect((samePath as Error).message).toContain(
+        `the working file ${moved.path} is warehouse id-new, but the Redis prefix "${prefix}" keeps its committed slices in warehouse id-first (${moved.path} on host `,
+      );
       expect((samePath as Error).message).toContain('other storage at the same path');
-      const otherPath = await claimPrefixWarehouse(admin, prefix, { id: 'id-other', path: '/data/c/bv.work.duckdb' }).catch((error: unknown) => error);
-      expect((otherPath as Error).message).toContain('This is another file than the prefix\'s warehouse');
+      const otherPath = await claimPrefixWarehouse(admin, prefix, {
+        id: 'id-other',
+        path: '/data/c/bv.work.duckdb',
+      }).catch((error: unknown) => error);
+      expect((otherPath as Error).message).toContain("This is another file than the prefix's warehouse");
       expect((await prefixWarehouse(admin, prefix))!.id).toBe('id-first');
     } finally {
       await admin.del(`${prefix}:warehouse`);

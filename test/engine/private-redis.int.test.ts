@@ -13,13 +13,20 @@ import { runScript, type ChildScript, type ScriptOptions } from '../warehouse/ch
  * 'exit' event and left the server running). A command that handles the signal itself keeps Redis until its stop().
  */
 
-const HAVE_REDIS_SERVER = (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, 'redis-server')));
+const HAVE_REDIS_SERVER = (process.env.PATH ?? '')
+  .split(':')
+  .some((dir) => dir && existsSync(join(dir, 'redis-server')));
 const CHILD = 'test/engine/fixtures/private-redis-child.ts';
 const SIGNALS_AND_EXIT = ['SIGINT', 'SIGTERM', 'exit'] as const;
 
 /** Whether a Redis answers at the URL, and its working folder when it does. */
 async function probe(url: string): Promise<{ answers: boolean; dir?: string }> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1000,
+    retryStrategy: () => null,
+  });
   redis.on('error', () => {});
   try {
     await redis.connect();
@@ -33,7 +40,10 @@ async function probe(url: string): Promise<{ answers: boolean; dir?: string }> {
 }
 
 /** A child with a private Redis started, and that Redis's URL and folder as it reports them. */
-async function startChild(args: string[] = [], options: ScriptOptions = {}): Promise<{ script: ChildScript; url: string; dir: string }> {
+async function startChild(
+  args: string[] = [],
+  options: ScriptOptions = {},
+): Promise<{ script: ChildScript; url: string; dir: string }> {
   const script = runScript(CHILD, args, options);
   const { url } = JSON.parse(await script.nextLine()) as { url: string };
   const { answers, dir } = await probe(url);
@@ -50,14 +60,17 @@ async function expectGone(url: string, dir: string): Promise<void> {
 }
 
 describe.skipIf(!HAVE_REDIS_SERVER)('a private redis-server (needs redis-server on PATH)', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('goes with its folder when %s ends a process that has no handler for it', async (signal) => {
-    const { script, url, dir } = await startChild();
-    script.child.kill(signal);
-    const exited = await script.exited;
-    // Ended as Node's default would have ended it, not with an exit code of ours.
-    expect({ code: exited.code, signal: exited.signal }, exited.stderr).toEqual({ code: null, signal });
-    await expectGone(url, dir);
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'goes with its folder when %s ends a process that has no handler for it',
+    async (signal) => {
+      const { script, url, dir } = await startChild();
+      script.child.kill(signal);
+      const exited = await script.exited;
+      // Ended as Node's default would have ended it, not with an exit code of ours.
+      expect({ code: exited.code, signal: exited.signal }, exited.stderr).toEqual({ code: null, signal });
+      await expectGone(url, dir);
+    },
+  );
 
   it('goes with its folder when the process exits without stopping it', async () => {
     const { script, url, dir } = await startChild();
@@ -67,27 +80,33 @@ describe.skipIf(!HAVE_REDIS_SERVER)('a private redis-server (needs redis-server 
     await expectGone(url, dir);
   });
 
-  it.each(['after', 'before'])("stays up through a SIGTERM the command handles itself (armed %s the start), until the command's stop()", async (when) => {
-    const { script, url, dir } = await startChild([`--graceful=${when}`]);
-    script.child.kill('SIGTERM');
-    expect(await script.nextLine()).toBe('signalled');
-    // The command's graceful stop still closes queues on this Redis.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await probe(url)).answers).toBe(true);
-    expect(existsSync(dir)).toBe(true);
-    script.child.stdin.write('stop\n');
-    expect(await script.nextLine()).toBe('stopped');
-    const exited = await script.exited;
-    expect(exited.code, exited.stderr).toBe(0);
-    await expectGone(url, dir);
-  });
+  it.each(['after', 'before'])(
+    "stays up through a SIGTERM the command handles itself (armed %s the start), until the command's stop()",
+    async (when) => {
+      const { script, url, dir } = await startChild([`--graceful=${when}`]);
+      script.child.kill('SIGTERM');
+      expect(await script.nextLine()).toBe('signalled');
+      // The command's graceful stop still closes queues on this Redis.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await probe(url)).answers).toBe(true);
+      expect(existsSync(dir)).toBe(true);
+      script.child.stdin.write('stop\n');
+      expect(await script.nextLine()).toBe('stopped');
+      const exited = await script.exited;
+      expect(exited.code, exited.stderr).toBe(0);
+      await expectGone(url, dir);
+    },
+  );
 
-  it.each(['SIGKILL', 'SIGHUP'] as const)('goes with its folder when %s ends the process, which no listener sees', async (signal) => {
-    const { script, url, dir } = await startChild();
-    script.child.kill(signal);
-    expect((await script.exited).signal).toBe(signal);
-    await expectGone(url, dir);
-  });
+  it.each(['SIGKILL', 'SIGHUP'] as const)(
+    'goes with its folder when %s ends the process, which no listener sees',
+    async (signal) => {
+      const { script, url, dir } = await startChild();
+      script.child.kill(signal);
+      expect((await script.exited).signal).toBe(signal);
+      await expectGone(url, dir);
+    },
+  );
 
   it("stays up through a terminal's Ctrl-C, which signals the command's whole process group, until the command's stop()", async () => {
     const { script, url, dir } = await startChild(['--graceful=after', '--signal=SIGINT'], { detached: true });
@@ -140,7 +159,10 @@ describe.skipIf(!HAVE_REDIS_SERVER)('a private redis-server (needs redis-server 
     probing.disconnect();
     process.kill(pid, 'SIGKILL');
     await until('the killed Redis to stop answering', async () => !(await probe(redis.url)).answers, 5_000);
-    const stopped = await Promise.race([redis.stop().then(() => 'stopped'), new Promise((resolve) => setTimeout(resolve, 3_000, 'still waiting'))]);
+    const stopped = await Promise.race([
+      redis.stop().then(() => 'stopped'),
+      new Promise((resolve) => setTimeout(resolve, 3_000, 'still waiting')),
+    ]);
     expect(stopped).toBe('stopped');
     expect(existsSync(dir!)).toBe(false);
   });

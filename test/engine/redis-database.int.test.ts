@@ -16,7 +16,9 @@ describe('a REDIS_URL naming a database', () => {
     const refused = await resolveRedis({ url: withDatabase(99) }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RedisDatabaseError);
     expect((refused as RedisDatabaseError).code).toBe('config_invalid');
-    expect((refused as Error).message).toMatch(/names database 99, which this Redis refuses \(ERR DB index is out of range\)/);
+    expect((refused as Error).message).toMatch(
+      /names database 99, which this Redis refuses \(ERR DB index is out of range\)/,
+    );
   });
 
   it('is taken when it exists', async () => {
@@ -33,7 +35,9 @@ describe('a REDIS_URL whose port another service answers', () => {
     try {
       const url = `redis://127.0.0.1:${(http.address() as AddressInfo).port}`;
       const refused = await resolveRedis({ url }).catch((error: unknown) => error);
-      expect((refused as Error).message).toMatch(/does not speak Redis's protocol \(Protocol error, got "H" as reply type byte\.\): is it another service's port\?/);
+      expect((refused as Error).message).toMatch(
+        /does not speak Redis's protocol \(Protocol error, got "H" as reply type byte\.\): is it another service's port\?/,
+      );
       expect((refused as Error).message).not.toMatch(/Please report this/);
     } finally {
       http.close();

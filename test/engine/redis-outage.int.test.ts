@@ -22,7 +22,11 @@ beforeAll(async () => {
   if (!HAVE_REDIS_SERVER) return;
   const port = await freePort();
   dir = mkdtempSync(join(tmpdir(), 'bvsync-outage-'));
-  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  server = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: 'ignore' },
+  );
   url = `redis://127.0.0.1:${port}`;
   const probe = connectRedis(url);
   probe.on('error', () => undefined);
@@ -46,7 +50,9 @@ describe.skipIf(!HAVE_REDIS_SERVER)('RedisOutageWatch (needs redis-server on PAT
       const asked = performance.now();
       const outcome = await watch.within('run-1', connection.get('anything')).catch((error: unknown) => error);
       expect(outcome).toBeInstanceOf(RedisGoneError);
-      expect((outcome as Error).message).toMatch(/^Redis at redis:\/\/127\.0\.0\.1:\d+\/? has not answered for 1 s \(a command had no answer\); stopped waiting on run run-1\./);
+      expect((outcome as Error).message).toMatch(
+        /^Redis at redis:\/\/127\.0\.0\.1:\d+\/? has not answered for 1 s \(a command had no answer\); stopped waiting on run run-1\./,
+      );
       expect(performance.now() - asked).toBeLessThan(5_000);
     } finally {
       server.kill('SIGCONT');

@@ -1,8 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/engine/redis.js';
 import { RunStore } from '../../src/engine/run-store.js';
-import { cliEnv, engineFixture, runBvsync, spawnBvsync, tableDifferences, writeCliConfig, type CliProcess, type EngineFixture } from '../support/engine.js';
-import { HAVE_REDIS_SERVER, masterPortOf, startReplica, startSentinels, startServer, stopAll, type TestServer } from '../support/redis-topology.js';
+import {
+  cliEnv,
+  engineFixture,
+  runBvsync,
+  spawnBvsync,
+  tableDifferences,
+  writeCliConfig,
+  type CliProcess,
+  type EngineFixture,
+} from '../support/engine.js';
+import {
+  HAVE_REDIS_SERVER,
+  masterPortOf,
+  startReplica,
+  startSentinels,
+  startServer,
+  stopAll,
+  type TestServer,
+} from '../support/redis-topology.js';
 import { until } from '../support/until.js';
 import { sliceStates } from '../reliability/scenarios.js';
 
@@ -39,44 +56,72 @@ afterAll(async () => {
   await stopAll();
 });
 
-const args = (fx: EngineFixture) => ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS, '--config', writeCliConfig(fx)];
+const args = (fx: EngineFixture) => [
+  'backfill',
+  '--from',
+  FROM,
+  '--to',
+  TODAY,
+  '--today',
+  TODAY,
+  '--streams',
+  STREAMS,
+  '--config',
+  writeCliConfig(fx),
+];
 
-describe.skipIf(!HAVE_REDIS_SERVER)('Redis Sentinel: a master, a replica and three Sentinels (needs redis-server on PATH)', () => {
-  it('the master killed mid-backfill: the Sentinels promote the replica, the run follows and completes with identical tables', async () => {
-    const address = `redis+sentinel://${sentinels.map((sentinel) => `127.0.0.1:${sentinel.port}`).join(',')}/${NAME}`;
-    const env = cliEnv(disturbed, { REDIS_URL: address, BVSYNC_LEASE_TTL_MS: '3000', BVSYNC_JOB_LOCK_MS: '3000' });
-    let backfill: CliProcess | undefined;
-    const observer = connectRedis(address);
-    observer.on('error', () => undefined);
-    try {
-      backfill = spawnBvsync(args(disturbed), env);
-      const runs = new RunStore(observer, disturbed.config.redisPrefix);
-      let atKill = '';
-      await until('some slices done, not all', async () => {
+describe.skipIf(!HAVE_REDIS_SERVER)(
+  'Redis Sentinel: a master, a replica and three Sentinels (needs redis-server on PATH)',
+  () => {
+    it('the master killed mid-backfill: the Sentinels promote the replica, the run follows and completes with identical tables', async () => {
+      const address = `redis+sentinel://${sentinels.map((sentinel) => `127.0.0.1:${sentinel.port}`).join(',')}/${NAME}`;
+      const env = cliEnv(disturbed, { REDIS_URL: address, BVSYNC_LEASE_TTL_MS: '3000', BVSYNC_JOB_LOCK_MS: '3000' });
+      let backfill: CliProcess | undefined;
+      const observer = connectRedis(address);
+      observer.on('error', () => undefined);
+      try {
+        backfill = spawnBvsync(args(disturbed), env);
+        const runs = new RunStore(observer, disturbed.config.redisPrefix);
+        let atKill = '';
+        await until(
+          'some slices done, not all',
+          async () => {
+            const [run] = await runs.recent(1);
+            if (!run) return false;
+            const { planned, done } = await runs.progress(run.runId);
+            atKill = `${done}/${planned}`;
+            return done >= 2 && done < planned;
+          },
+          90_000,
+          20,
+        );
         const [run] = await runs.recent(1);
-        if (!run) return false;
-        const { planned, done } = await runs.progress(run.runId);
-        atKill = `${done}/${planned}`;
-        return done >= 2 && done < planned;
-      }, 90_000, 20);
-      const [run] = await runs.recent(1);
-      expect(await runs.progress(run!.runId).then(({ done, planned }) => done < planned), `the run was over before the kill (${atKill})`).toBe(true);
+        expect(
+          await runs.progress(run!.runId).then(({ done, planned }) => done < planned),
+          `the run was over before the kill (${atKill})`,
+        ).toBe(true);
 
-      await master.kill();
-      // The failover, as the Sentinels announce it.
-      await until('the Sentinels to name the replica as master', async () => (await masterPortOf(sentinels[0]!, NAME)) === replica.port, 60_000, 100);
+        await master.kill();
+        // The failover, as the Sentinels announce it.
+        await until(
+          'the Sentinels to name the replica as master',
+          async () => (await masterPortOf(sentinels[0]!, NAME)) === replica.port,
+          60_000,
+          100,
+        );
 
-      const result = await backfill.done;
-      expect(result.code, result.stderr.slice(-3000)).toBe(0);
-      expect(result.stdout).toMatch(/run backfill-\S+: complete/);
-    } finally {
-      backfill?.kill('SIGKILL');
-      observer.disconnect();
-    }
+        const result = await backfill.done;
+        expect(result.code, result.stderr.slice(-3000)).toBe(0);
+        expect(result.stdout).toMatch(/run backfill-\S+: complete/);
+      } finally {
+        backfill?.kill('SIGKILL');
+        observer.disconnect();
+      }
 
-    const reference = await runBvsync(args(undisturbed), cliEnv(undisturbed));
-    expect(reference.code, reference.stderr.slice(-3000)).toBe(0);
-    expect(await tableDifferences(undisturbed.config.db, disturbed.config.db)).toEqual([]);
-    expect(await sliceStates(disturbed.config.db)).toEqual(await sliceStates(undisturbed.config.db));
-  }, 240_000);
-});
+      const reference = await runBvsync(args(undisturbed), cliEnv(undisturbed));
+      expect(reference.code, reference.stderr.slice(-3000)).toBe(0);
+      expect(await tableDifferences(undisturbed.config.db, disturbed.config.db)).toEqual([]);
+      expect(await sliceStates(disturbed.config.db)).toEqual(await sliceStates(undisturbed.config.db));
+    }, 240_000);
+  },
+);

@@ -3,7 +3,15 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliEnv, engineFixture, runBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
-import { HAVE_REDIS_SERVER, makeCertificates, pings, startServer, stopAll, tempFolder, type TestServer } from '../support/redis-topology.js';
+import {
+  HAVE_REDIS_SERVER,
+  makeCertificates,
+  pings,
+  startServer,
+  stopAll,
+  tempFolder,
+  type TestServer,
+} from '../support/redis-topology.js';
 
 /**
  * `rediss://` with a CA file (REDIS_CA_FILE): a backfill completes against a TLS-only redis-server whose certificate
@@ -27,7 +35,20 @@ beforeAll(async () => {
   certificates = makeCertificates(tempFolder());
   const { ca, cert, key } = certificates;
   server = await startServer(
-    (port) => ['--port', '0', '--tls-port', String(port), '--tls-cert-file', cert, '--tls-key-file', key, '--tls-ca-cert-file', ca, '--tls-auth-clients', 'no'],
+    (port) => [
+      '--port',
+      '0',
+      '--tls-port',
+      String(port),
+      '--tls-cert-file',
+      cert,
+      '--tls-key-file',
+      key,
+      '--tls-ca-cert-file',
+      ca,
+      '--tls-auth-clients',
+      'no',
+    ],
     { ping: (port) => pings(`rediss://127.0.0.1:${port}`, { tls: { ca: readFileSync(ca) } }) },
   );
   fx = await engineFixture('tls', { sim: { seed: 3, brands: 1, days: 2, scale: 5, today: TODAY } });
@@ -38,7 +59,22 @@ afterAll(async () => {
 });
 
 const backfill = (env: Record<string, string>) =>
-  runBvsync(['backfill', '--from', '2026-11-19', '--to', TODAY, '--today', TODAY, '--streams', 'conversations,visibility', '--config', writeCliConfig(fx)], cliEnv(fx, env));
+  runBvsync(
+    [
+      'backfill',
+      '--from',
+      '2026-11-19',
+      '--to',
+      TODAY,
+      '--today',
+      TODAY,
+      '--streams',
+      'conversations,visibility',
+      '--config',
+      writeCliConfig(fx),
+    ],
+    cliEnv(fx, env),
+  );
 
 describe.skipIf(!HAVE_TLS)('Redis over TLS (needs redis-server built with TLS, and openssl)', () => {
   it('a backfill completes through rediss:// with REDIS_CA_FILE', async () => {
@@ -51,7 +87,9 @@ describe.skipIf(!HAVE_TLS)('Redis over TLS (needs redis-server built with TLS, a
     const result = await backfill({ REDIS_URL: `rediss://127.0.0.1:${server.port}` });
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toMatch(
-      new RegExp(`^bvsync: rediss://127\\.0\\.0\\.1:${server.port}/? *: the Redis server's TLS certificate is not trusted \\(.*certificate.*\\): set REDIS_CA_FILE \\(config "redis\\.tls\\.caFile"\\) to the PEM file of the authority that signed it$`),
+      new RegExp(
+        `^bvsync: rediss://127\\.0\\.0\\.1:${server.port}/? *: the Redis server's TLS certificate is not trusted \\(.*certificate.*\\): set REDIS_CA_FILE \\(config "redis\\.tls\\.caFile"\\) to the PEM file of the authority that signed it$`,
+      ),
     );
   }, 60_000);
 
@@ -59,6 +97,8 @@ describe.skipIf(!HAVE_TLS)('Redis over TLS (needs redis-server built with TLS, a
     const missing = join(tempFolder(), 'no-such-ca.pem');
     const result = await backfill({ REDIS_URL: `rediss://127.0.0.1:${server.port}`, REDIS_CA_FILE: missing });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`bvsync: the Redis CA file ${missing} (REDIS_CA_FILE, config "redis.tls.caFile") cannot be read (ENOENT)`);
+    expect(result.stderr).toContain(
+      `bvsync: the Redis CA file ${missing} (REDIS_CA_FILE, config "redis.tls.caFile") cannot be read (ENOENT)`,
+    );
   }, 60_000);
 });

@@ -29,15 +29,44 @@ afterAll(async () => {
 
 /** Runs a first backfill to its end, so the prefix records the file and a published copy exists. */
 async function firstRun(config = fx.config) {
-  const first = await runToEnd({ config, redisUrl: fx.redisUrl, log: fx.log, kind: 'backfill', brands: [1], streams: ['conversations'], today: TODAY, from: '2026-11-19', to: TODAY, worker: { leaseTtlMs: 1_500 } });
+  const first = await runToEnd({
+    config,
+    redisUrl: fx.redisUrl,
+    log: fx.log,
+    kind: 'backfill',
+    brands: [1],
+    streams: ['conversations'],
+    today: TODAY,
+    from: '2026-11-19',
+    to: TODAY,
+    worker: { leaseTtlMs: 1_500 },
+  });
   expect(first.meta.status).toBe('complete');
 }
 
 /** Enqueues a backfill of eleven days and lets a writer of one fetch at a time commit a few of its slices, then stops it. */
 async function partOfRun(config = fx.config): Promise<{ runId: string; done: number }> {
   fx.sim.setKnobs({ latencyMs: 150 });
-  const { runId } = await enqueueRun({ config, redisUrl: fx.redisUrl, log: fx.log, kind: 'backfill', brands: [1], streams: ['conversations', 'visibility'], today: TODAY, from: '2026-11-10', to: TODAY });
-  const writer = new WorkerHost({ config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 1_500, fetchThreads: 0, fetchConcurrency: 1, commitBatchSlices: 1 });
+  const { runId } = await enqueueRun({
+    config,
+    redisUrl: fx.redisUrl,
+    log: fx.log,
+    kind: 'backfill',
+    brands: [1],
+    streams: ['conversations', 'visibility'],
+    today: TODAY,
+    from: '2026-11-10',
+    to: TODAY,
+  });
+  const writer = new WorkerHost({
+    config,
+    redisUrl: fx.redisUrl,
+    log: fx.log,
+    leaseTtlMs: 1_500,
+    fetchThreads: 0,
+    fetchConcurrency: 1,
+    commitBatchSlices: 1,
+  });
   const admin = connectRedis(fx.redisUrl);
   const runs = new RunStore(admin, config.redisPrefix);
   try {
@@ -58,7 +87,12 @@ async function runEnd(config: typeof fx.config, runId: string): Promise<RunMeta>
   const runs = new RunStore(admin, config.redisPrefix);
   try {
     let meta: RunMeta | null = null;
-    await until('the run to end', async () => ['complete', 'incomplete', 'failed', 'cancelled'].includes((meta = await runs.get(runId))?.status ?? ''), 60_000);
+    await until(
+      'the run to end',
+      async () =>
+        ['complete', 'incomplete', 'failed', 'cancelled'].includes((meta = await runs.get(runId))?.status ?? ''),
+      60_000,
+    );
     return meta!;
   } finally {
     admin.disconnect();
@@ -76,12 +110,22 @@ describe('a working file restored from an older copy', () => {
     // The backup comes back in place of the file that holds the run's first slices; the next writer loads the rest.
     copyFileSync(backup, working);
     rmSync(`${working}.wal`, { force: true });
-    const writer = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 1_500, fetchThreads: 0 });
+    const writer = new WorkerHost({
+      config: fx.config,
+      redisUrl: fx.redisUrl,
+      log: fx.log,
+      leaseTtlMs: 1_500,
+      fetchThreads: 0,
+    });
     await writer.start();
     try {
       const meta = await runEnd(fx.config, runId);
       expect(meta.status).toBe('incomplete');
-      expect(meta.error).toMatch(new RegExp(`but the working file ${working} \\(warehouse [0-9a-f-]{36}\\) holds \\d+ of them: the file was restored from an older copy`));
+      expect(meta.error).toMatch(
+        new RegExp(
+          `but the working file ${working} \\(warehouse [0-9a-f-]{36}\\) holds \\d+ of them: the file was restored from an older copy`,
+        ),
+      );
       // Every slice the stopped writer committed is missing from the restored file; those loaded since are in it.
       const [, committed, held] = /committed (\d+) slices, .* holds (\d+) of them/.exec(meta.error!)!.map(Number);
       expect(held).toBe(committed! - done);
@@ -94,9 +138,13 @@ describe('a working file restored from an older copy', () => {
   });
 });
 
-describe('a new file at the path of the prefix\'s warehouse', () => {
+describe("a new file at the path of the prefix's warehouse", () => {
   it('is refused: nothing is loaded into it or published, and the unfinished run ends failed naming both ids and the path', async () => {
-    const config = { ...fx.config, redisPrefix: `${fx.config.redisPrefix}-new`, db: join(fx.dir, 'second', 'bv.duckdb') };
+    const config = {
+      ...fx.config,
+      redisPrefix: `${fx.config.redisPrefix}-new`,
+      db: join(fx.dir, 'second', 'bv.duckdb'),
+    };
     const admin = connectRedis(fx.redisUrl);
     try {
       await firstRun(config);

@@ -8,7 +8,12 @@ import { noticeOfFailure } from '../../src/notify/index.js';
 
 describe('the event of a run', () => {
   it('is run_failed or run_incomplete for those ends, and none for a complete or cancelled run', () => {
-    expect(['failed', 'incomplete', 'complete', 'cancelled'].map(runEventOf)).toEqual(['run_failed', 'run_incomplete', undefined, undefined]);
+    expect(['failed', 'incomplete', 'complete', 'cancelled'].map(runEventOf)).toEqual([
+      'run_failed',
+      'run_incomplete',
+      undefined,
+      undefined,
+    ]);
   });
 });
 
@@ -27,21 +32,33 @@ describe('stale data', () => {
       { brand: 2, stream: 'swot', newestCompleteDay: '2026-11-01' },
       { brand: 2, stream: 'visibility', newestCompleteDay: null },
     ];
-    expect(staleOf(rows, meta, 48, now)).toEqual([{ brand: 1, stream: 'conversations', newestCompleteDay: '2026-11-17', ageHours: 60 }]);
+    expect(staleOf(rows, meta, 48, now)).toEqual([
+      { brand: 1, stream: 'conversations', newestCompleteDay: '2026-11-17', ageHours: 60 },
+    ]);
     expect(staleOf(rows, meta, 72, now)).toEqual([]);
   });
 });
 
-describe('the notice of a command\'s failure', () => {
+describe("the notice of a command's failure", () => {
   it('is key_refused for a refused key, also when a clearer error wraps it', () => {
     const refusal = new AuthError('invalid api key', { status: 401 } as never);
     expect(noticeOfFailure(refusal)).toMatchObject({ event: 'key_refused', code: 'unauthorized' });
-    expect(noticeOfFailure(new Error('the API refused the key', { cause: refusal }))).toMatchObject({ event: 'key_refused', message: 'the API refused the key' });
+    expect(noticeOfFailure(new Error('the API refused the key', { cause: refusal }))).toMatchObject({
+      event: 'key_refused',
+      message: 'the API refused the key',
+    });
   });
 
   it('is machine_fault for Redis away and a full disk, and none for a mistake of the command line', () => {
-    expect(noticeOfFailure(new RedisUnavailableError('redis://127.0.0.1:1: connect ECONNREFUSED'))).toMatchObject({ event: 'machine_fault', component: 'redis', code: 'redis_unavailable' });
-    expect(noticeOfFailure(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }))).toMatchObject({ event: 'machine_fault', component: 'disk' });
+    expect(noticeOfFailure(new RedisUnavailableError('redis://127.0.0.1:1: connect ECONNREFUSED'))).toMatchObject({
+      event: 'machine_fault',
+      component: 'redis',
+      code: 'redis_unavailable',
+    });
+    expect(noticeOfFailure(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }))).toMatchObject({
+      event: 'machine_fault',
+      component: 'disk',
+    });
     expect(noticeOfFailure(Object.assign(new Error('--today is after today'), { code: 'usage' }))).toBeUndefined();
     expect(noticeOfFailure(new Error('a bug'))).toBeUndefined();
   });

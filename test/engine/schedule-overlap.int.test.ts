@@ -30,10 +30,14 @@ let second: RunMeta;
 
 async function finished(runId: string): Promise<RunMeta> {
   let meta: RunMeta | null = null;
-  await until(`run ${runId} to finish`, async () => {
-    meta = await runs.get(runId);
-    return meta !== null && isFinishedRunStatus(meta.status);
-  }, 60_000);
+  await until(
+    `run ${runId} to finish`,
+    async () => {
+      meta = await runs.get(runId);
+      return meta !== null && isFinishedRunStatus(meta.status);
+    },
+    60_000,
+  );
   return meta!;
 }
 
@@ -45,7 +49,10 @@ beforeAll(async () => {
   // Each request of the first run's slices takes a while, so they are still held when the second tick plans.
   fx = await engineFixture('schedule-overlap', {
     sim: { latencyMs: 800 },
-    config: { sync: { initialDays: 3, lookbackDays: 2, streams: ['conversations'] }, schedules: [{ name: SCHEDULE, cron: '* * * * *' }] },
+    config: {
+      sync: { initialDays: 3, lookbackDays: 2, streams: ['conversations'] },
+      schedules: [{ name: SCHEDULE, cron: '* * * * *' }],
+    },
   });
   connection = connectRedis(fx.redisUrl);
   runs = new RunStore(connection, fx.config.redisPrefix);
@@ -67,10 +74,29 @@ beforeAll(async () => {
     db: writtenFile(fx.config.db),
   });
   expect(recorded).toBe(true);
-  host = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000, fetchConcurrency: 1 });
+  host = new WorkerHost({
+    config: fx.config,
+    redisUrl: fx.redisUrl,
+    log: fx.log,
+    leaseTtlMs: 2_000,
+    fetchConcurrency: 1,
+  });
   await host.start();
-  await until('the first run to be planned by the worker that started', async () => (await runs.get(FIRST))?.status === 'running', 30_000);
-  await enqueueRun({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, kind: 'scheduled', runId: SECOND, brands: fx.config.brands, streams: ['conversations'], today: '2026-11-20' });
+  await until(
+    'the first run to be planned by the worker that started',
+    async () => (await runs.get(FIRST))?.status === 'running',
+    30_000,
+  );
+  await enqueueRun({
+    config: fx.config,
+    redisUrl: fx.redisUrl,
+    log: fx.log,
+    kind: 'scheduled',
+    runId: SECOND,
+    brands: fx.config.brands,
+    streams: ['conversations'],
+    today: '2026-11-20',
+  });
   await until('the second run to be planned', async () => (await runs.get(SECOND))?.status !== 'planning', 30_000);
   fx.sim.setKnobs({ latencyMs: 0 });
   first = await finished(FIRST);
@@ -108,21 +134,60 @@ describe('two ticks of one schedule over the same days', () => {
   });
 
   it('loads every day of both ticks, and moves the cursor only as far as the run that read the days', async () => {
-    const days = await queryFile(fx.config.db, "SELECT brand_id::INTEGER AS brand, list(slice_key ORDER BY slice_key) AS days FROM _sync_state WHERE stream = 'conversations' AND status = 'complete' GROUP BY ALL ORDER BY brand");
-    expect(days.map((row) => row.days)).toEqual(fx.config.brands.map(() => ['2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20']));
-    const cursors = await queryFile(fx.config.db, "SELECT through_day::VARCHAR AS day FROM _sync_cursors WHERE stream = 'conversations'");
+    const days = await queryFile(
+      fx.config.db,
+      "SELECT brand_id::INTEGER AS brand, list(slice_key ORDER BY slice_key) AS days FROM _sync_state WHERE stream = 'conversations' AND status = 'complete' GROUP BY ALL ORDER BY brand",
+    );
+    expect(days.map((row) => row.days)).toEqual(
+      fx.config.brands.map(() => ['2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20']),
+    );
+    const cursors = await queryFile(
+      fx.config.db,
+      "SELECT through_day::VARCHAR AS day FROM _sync_cursors WHERE stream = 'conversations'",
+    );
     expect(cursors.map((row) => row.day)).toEqual(fx.config.brands.map(() => '2026-11-18'));
   });
 
-  it('counts as held only the unfinished slices of sync and scheduled runs, never a backfill\'s', async () => {
+  it("counts as held only the unfinished slices of sync and scheduled runs, never a backfill's", async () => {
     const record = async (runId: string, kind: RunMeta['kind'], sliceIds: string[]) => {
-      await runs.create({ runId, kind, brands: [1], streams: ['conversations'], today: '2026-11-21', from: null, to: null, status: 'running', startedAt: new Date().toISOString(), finishedAt: null, phase: 1, published: null, error: null });
-      await runs.recordPlanned(runId, sliceIds.map((sliceId) => ({ sliceId, brandId: 1, stream: 'conversations' })));
+      await runs.create({
+        runId,
+        kind,
+        brands: [1],
+        streams: ['conversations'],
+        today: '2026-11-21',
+        from: null,
+        to: null,
+        status: 'running',
+        startedAt: new Date().toISOString(),
+        finishedAt: null,
+        phase: 1,
+        published: null,
+        error: null,
+      });
+      await runs.recordPlanned(
+        runId,
+        sliceIds.map((sliceId) => ({ sliceId, brandId: 1, stream: 'conversations' })),
+      );
     };
     await record('held-sync', 'sync', ['1|conversations|2026-11-21', '1|conversations|2026-11-22']);
     await record('held-backfill', 'backfill', ['1|conversations|2026-11-23']);
-    await runs.recordOutcome('held-sync', { sliceId: '1|conversations|2026-11-22', brandId: 1, stream: 'conversations', status: 'complete', rows: 1, rejects: 0, requests: 1, retries: 0, rateLimited: 0 });
-    const held = await slicesHeldElsewhere(runs, 'the-tick', ['1|conversations|2026-11-21', '1|conversations|2026-11-22', '1|conversations|2026-11-23']);
+    await runs.recordOutcome('held-sync', {
+      sliceId: '1|conversations|2026-11-22',
+      brandId: 1,
+      stream: 'conversations',
+      status: 'complete',
+      rows: 1,
+      rejects: 0,
+      requests: 1,
+      retries: 0,
+      rateLimited: 0,
+    });
+    const held = await slicesHeldElsewhere(runs, 'the-tick', [
+      '1|conversations|2026-11-21',
+      '1|conversations|2026-11-22',
+      '1|conversations|2026-11-23',
+    ]);
     expect([...held]).toEqual([['1|conversations|2026-11-21', 'held-sync']]);
   });
 });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import { skipCompleteBackfill, skipCompleteBackfills, skipCompleteCommand, type SkipCompleteBackfill } from '../../src/engine/skip-complete-backfill.js';
+import {
+  skipCompleteBackfill,
+  skipCompleteBackfills,
+  skipCompleteCommand,
+  type SkipCompleteBackfill,
+} from '../../src/engine/skip-complete-backfill.js';
 import type { DimensionReads } from '../../src/warehouse/dimension-reads.js';
 
 const sync = parseConfig({ sync: { conversationsByTopic: true } }).sync;
@@ -16,7 +21,8 @@ const reads: DimensionReads = {
     if (table === 'competitors' && column === 'website') return ['https://a.example'];
     return [];
   },
-  listedPages: async (_brandId, since) => (since !== undefined && since <= '2026-11-10' ? ['https://b.example/pricing'] : []),
+  listedPages: async (_brandId, since) =>
+    since !== undefined && since <= '2026-11-10' ? ['https://b.example/pricing'] : [],
   echoedEngines: async () => new Map([[1, ['chatgpt']]]),
 };
 
@@ -35,22 +41,40 @@ describe('skipCompleteBackfill', () => {
       today,
       reads,
     });
-    expect(found).toEqual({ from: '2026-11-12', to: '2026-11-13', brands: [1], streams: ['conversations', 'visibility_by_engine'], slices: 2 });
+    expect(found).toEqual({
+      from: '2026-11-12',
+      to: '2026-11-13',
+      brands: [1],
+      streams: ['conversations', 'visibility_by_engine'],
+      slices: 2,
+    });
   });
 
   it('plans again over the days it keeps, as the backfill over them would: a page listed before them counts no more', async () => {
     const found = await skipCompleteBackfill({
-      notComplete: [slice('conversations', 'topic-9/2026-11-10'), slice('domain_details', 'b.example/2026-11-12'), slice('domain_details', 'a.example/2026-11-14')],
+      notComplete: [
+        slice('conversations', 'topic-9/2026-11-10'),
+        slice('domain_details', 'b.example/2026-11-12'),
+        slice('domain_details', 'a.example/2026-11-14'),
+      ],
       sync,
       today,
       reads,
     });
     // Over 11-10..11-14, b.example is a domain of a page listed in the window; over 11-12..11-14 it is not.
-    expect(found).toEqual({ from: '2026-11-14', to: '2026-11-14', brands: [1], streams: ['domain_details'], slices: 1 });
+    expect(found).toEqual({
+      from: '2026-11-14',
+      to: '2026-11-14',
+      brands: [1],
+      streams: ['domain_details'],
+      slices: 1,
+    });
   });
 
   it('advises nothing when a backfill plans none of them', async () => {
-    expect(await skipCompleteBackfill({ notComplete: [slice('conversations', 'topic-9/2026-11-10')], sync, today, reads })).toBeUndefined();
+    expect(
+      await skipCompleteBackfill({ notComplete: [slice('conversations', 'topic-9/2026-11-10')], sync, today, reads }),
+    ).toBeUndefined();
     expect(await skipCompleteBackfill({ notComplete: [], sync, today, reads })).toBeUndefined();
   });
 });
@@ -71,17 +95,32 @@ describe('skipCompleteBackfills', () => {
     });
     // conversations by topic fan out over visibility's topics: a later phase, so after, whatever its days.
     expect(found).toEqual([
-      { from: '2026-11-12', to: '2026-11-13', brands: [1], streams: ['tracked_urls', 'visibility_by_engine'], slices: 4 },
+      {
+        from: '2026-11-12',
+        to: '2026-11-13',
+        brands: [1],
+        streams: ['tracked_urls', 'visibility_by_engine'],
+        slices: 4,
+      },
       { from: '2026-05-02', to: '2026-05-02', brands: [1], streams: ['conversations'], slices: 1 },
     ]);
   });
 
   const plain = parseConfig({}).sync;
-  const none: DimensionReads = { brandColumn: async () => [], listedPages: async () => [], echoedEngines: async () => new Map() };
+  const none: DimensionReads = {
+    brandColumn: async () => [],
+    listedPages: async () => [],
+    echoedEngines: async () => new Map(),
+  };
   const of = (brandId: number, stream: string, day: string) => ({ brandId, stream, key: day, day });
 
-  it('gives each brand its own days too: a brand added last week is not read from another\'s failure of months ago', async () => {
-    const found = await skipCompleteBackfills({ notComplete: [of(1, 'visibility', '2026-05-02'), of(2, 'visibility', '2026-11-19')], sync: plain, today, reads: none });
+  it("gives each brand its own days too: a brand added last week is not read from another's failure of months ago", async () => {
+    const found = await skipCompleteBackfills({
+      notComplete: [of(1, 'visibility', '2026-05-02'), of(2, 'visibility', '2026-11-19')],
+      sync: plain,
+      today,
+      reads: none,
+    });
     expect(found).toEqual([
       { from: '2026-05-02', to: '2026-05-02', brands: [1], streams: ['visibility'], slices: 1 },
       { from: '2026-11-19', to: '2026-11-19', brands: [2], streams: ['visibility'], slices: 1 },
@@ -90,7 +129,13 @@ describe('skipCompleteBackfills', () => {
 
   it('merges only what crosses nothing else: brands of one stream and days, then streams of the same brands and days', async () => {
     const found = await skipCompleteBackfills({
-      notComplete: [of(1, 'visibility', '2026-11-19'), of(2, 'visibility', '2026-11-19'), of(1, 'tracked_urls', '2026-11-19'), of(2, 'tracked_urls', '2026-11-19'), of(3, 'conversations', '2026-11-19')],
+      notComplete: [
+        of(1, 'visibility', '2026-11-19'),
+        of(2, 'visibility', '2026-11-19'),
+        of(1, 'tracked_urls', '2026-11-19'),
+        of(2, 'tracked_urls', '2026-11-19'),
+        of(3, 'conversations', '2026-11-19'),
+      ],
       sync: plain,
       today,
       reads: none,
@@ -102,18 +147,33 @@ describe('skipCompleteBackfills', () => {
     ]);
   });
 
-  it('puts a stream that fans out over another\'s rows after it, whatever their days', async () => {
-    const found = await skipCompleteBackfills({ notComplete: [slice('domain_details', 'a.example/2026-11-10'), slice('tracked_urls', '2026-11-12')], sync, today, reads });
+  it("puts a stream that fans out over another's rows after it, whatever their days", async () => {
+    const found = await skipCompleteBackfills({
+      notComplete: [slice('domain_details', 'a.example/2026-11-10'), slice('tracked_urls', '2026-11-12')],
+      sync,
+      today,
+      reads,
+    });
     expect(found.map((each) => each.streams)).toEqual([['tracked_urls'], ['domain_details']]);
   });
 });
 
 describe('skipCompleteCommand', () => {
-  const backfill: SkipCompleteBackfill = { from: '2026-11-12', to: '2026-11-13', brands: [2, 7], streams: ['conversations', 'domain_details'], slices: 4 };
+  const backfill: SkipCompleteBackfill = {
+    from: '2026-11-12',
+    to: '2026-11-13',
+    brands: [2, 7],
+    streams: ['conversations', 'domain_details'],
+    slices: 4,
+  };
 
-  it('names the streams always, and the brands when not all of the config\'s', () => {
-    expect(skipCompleteCommand(backfill, [2, 7])).toBe('bvsync backfill --streams conversations,domain_details --from 2026-11-12 --to 2026-11-13 --skip-complete');
-    expect(skipCompleteCommand(backfill, [2, 5, 7])).toBe('bvsync backfill --brand 2,7 --streams conversations,domain_details --from 2026-11-12 --to 2026-11-13 --skip-complete');
+  it("names the streams always, and the brands when not all of the config's", () => {
+    expect(skipCompleteCommand(backfill, [2, 7])).toBe(
+      'bvsync backfill --streams conversations,domain_details --from 2026-11-12 --to 2026-11-13 --skip-complete',
+    );
+    expect(skipCompleteCommand(backfill, [2, 5, 7])).toBe(
+      'bvsync backfill --brand 2,7 --streams conversations,domain_details --from 2026-11-12 --to 2026-11-13 --skip-complete',
+    );
   });
 
   it('names the brands when the config names none, as a backfill then needs', () => {

@@ -20,7 +20,10 @@ beforeAll(async () => {
   fx = await engineFixture('stop-while-finalizing', { sim: { brands: 1, days: 2, scale: 5, today: TODAY } });
   // The published copy's only "view" keeps DuckDB busy for a few seconds, so the publish is still running when the
   // command sees the run finalizing and is told to stop.
-  writeFileSync(join(views.path, '001_slow.sql'), 'CREATE TABLE slow AS SELECT sum(hash(range)) AS s FROM range(400000000)');
+  writeFileSync(
+    join(views.path, '001_slow.sql'),
+    'CREATE TABLE slow AS SELECT sum(hash(range)) AS s FROM range(400000000)',
+  );
 });
 afterAll(async () => {
   await fx.cleanup();

@@ -26,9 +26,22 @@ let deps: LoadProcessorDeps;
 
 beforeAll(async () => {
   warehouse = await openWarehouse(workingPathFor(db));
-  const config = parseConfig({ api: { url: 'http://127.0.0.1:9', apiKey: 'not-used' }, brands: [1], db, redisPrefix: prefix });
+  const config = parseConfig({
+    api: { url: 'http://127.0.0.1:9', apiKey: 'not-used' },
+    brands: [1],
+    db,
+    redisPrefix: prefix,
+  });
   const runs = new RunStore(redis, prefix);
-  deps = { redis, prefix, queues: openQueues(redis, prefix), runs, warehouse, config, log: createLogger({ level: 'silent', pretty: false }) };
+  deps = {
+    redis,
+    prefix,
+    queues: openQueues(redis, prefix),
+    runs,
+    warehouse,
+    config,
+    log: createLogger({ level: 'silent', pretty: false }),
+  };
 });
 afterAll(async () => {
   await deps.queues.close();
@@ -45,9 +58,39 @@ describe('calls no commit carried', () => {
     const runId = 'run-cancelled-1';
     await warehouse.startRun({ runId, kind: 'backfill', brands: [1], streams: ['conversations'] });
     // Slice A was taken into another commit's transaction before the cancel removed its job: its calls are counted.
-    await deps.runs.create({ runId, kind: 'backfill', brands: [1], streams: ['conversations'], today: '2026-11-20', from: null, to: null, status: 'cancelled', startedAt: new Date().toISOString(), finishedAt: null, phase: 1, published: null, error: null });
-    await deps.runs.recordOutcome(runId, { sliceId: 'A', brandId: 1, stream: 'conversations', status: 'complete', rows: 1, rejects: 0, ...calls(5) });
-    await recordUncounted(deps, { runId, source: 'removed', ...calls(2), commits: [{ sliceId: 'A', ...calls(5) }, { sliceId: 'B', ...calls(7) }] });
+    await deps.runs.create({
+      runId,
+      kind: 'backfill',
+      brands: [1],
+      streams: ['conversations'],
+      today: '2026-11-20',
+      from: null,
+      to: null,
+      status: 'cancelled',
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      phase: 1,
+      published: null,
+      error: null,
+    });
+    await deps.runs.recordOutcome(runId, {
+      sliceId: 'A',
+      brandId: 1,
+      stream: 'conversations',
+      status: 'complete',
+      rows: 1,
+      rejects: 0,
+      ...calls(5),
+    });
+    await recordUncounted(deps, {
+      runId,
+      source: 'removed',
+      ...calls(2),
+      commits: [
+        { sliceId: 'A', ...calls(5) },
+        { sliceId: 'B', ...calls(7) },
+      ],
+    });
     const [row] = await warehouse.query('SELECT requests, status FROM _sync_runs WHERE run_id = $1', [runId]);
     expect(row).toEqual({ requests: 9, status: 'running' });
   });

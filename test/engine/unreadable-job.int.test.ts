@@ -28,15 +28,26 @@ describe('a job payload this version cannot read', () => {
   });
 
   it('reads a plan of any later phase: streams may need what a phase-2 stream provides', () => {
-    expect(parseJobData(planJobSchema, { runId: 'r', phase: 3 }, { id: 'plan.r.3', name: 'plan' })).toEqual({ runId: 'r', phase: 3 });
+    expect(parseJobData(planJobSchema, { runId: 'r', phase: 3 }, { id: 'plan.r.3', name: 'plan' })).toEqual({
+      runId: 'r',
+      phase: 3,
+    });
   });
 
   it('fails at its first attempt, not after every retry the queue allows', async () => {
     // The payload is refused before the processor touches any of its dependencies, so none are given.
-    const worker = new Worker(LOAD_QUEUE, loadProcessor({} as LoadProcessorDeps), { connection: redis.duplicate(), prefix, autorun: false });
+    const worker = new Worker(LOAD_QUEUE, loadProcessor({} as LoadProcessorDeps), {
+      connection: redis.duplicate(),
+      prefix,
+      autorun: false,
+    });
     const failed = new Promise<Job>((resolve) => worker.on('failed', (job) => job && resolve(job)));
     try {
-      await queues.load.add('commit', { runId: 'r1', written: 'by a version long gone' }, { jobId: 'commit.unreadable' });
+      await queues.load.add(
+        'commit',
+        { runId: 'r1', written: 'by a version long gone' },
+        { jobId: 'commit.unreadable' },
+      );
       void worker.run();
       const job = await failed;
       expect(job.opts.attempts).toBeGreaterThan(1);

@@ -23,13 +23,18 @@ afterAll(async () => {
 
 describe('removing waiting jobs', () => {
   it('removes the oldest waiting jobs whole, leaves the backlog in order, and removes a job outside the wait list too', async () => {
-    await queue.addBulk(Array.from({ length: 500 }, (_, index) => ({ name: 'commit', data: { index }, opts: { jobId: `job-${index}` } })));
+    await queue.addBulk(
+      Array.from({ length: 500 }, (_, index) => ({ name: 'commit', data: { index }, opts: { jobId: `job-${index}` } })),
+    );
     const delayed = await queue.add('commit', { index: -1 }, { jobId: 'job-delayed', delay: 60_000 });
     const oldest = (await queue.getJobs(['waiting'], 0, 2, true)).map((job) => job.id);
     expect(oldest).toEqual(['job-0', 'job-1', 'job-2']);
     const events = await redis.xlen(queue.keys.events!);
 
-    await removeWaitingJobs(redis, queue, [...(await Promise.all(['job-0', 'job-2'].map((id) => queue.getJob(id)))).map((job) => job!), delayed]);
+    await removeWaitingJobs(redis, queue, [
+      ...(await Promise.all(['job-0', 'job-2'].map((id) => queue.getJob(id)))).map((job) => job!),
+      delayed,
+    ]);
 
     expect((await queue.getJobs(['waiting'], 0, 2, true)).map((job) => job.id)).toEqual(['job-1', 'job-3', 'job-4']);
     expect(await queue.getWaitingCount()).toBe(498);
@@ -38,7 +43,10 @@ describe('removing waiting jobs', () => {
     expect(await redis.exists(`${queue.toKey('job-0')}:logs`)).toBe(0);
     // Each removal is told as BullMQ tells its own, for the dashboard and QueueEvents listeners.
     const told = await redis.xrange(queue.keys.events!, '-', '+');
-    const removed = told.slice(events).filter(([, fields]) => fields[1] === 'removed').map(([, fields]) => fields[3]);
+    const removed = told
+      .slice(events)
+      .filter(([, fields]) => fields[1] === 'removed')
+      .map(([, fields]) => fields[3]);
     expect(removed.sort()).toEqual(['job-0', 'job-2', 'job-delayed']);
   });
 });

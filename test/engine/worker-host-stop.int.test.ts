@@ -28,10 +28,26 @@ describe('a worker host', () => {
     const admin = connectRedis(fx.redisUrl);
     const queues = openQueues(admin, fx.config.redisPrefix);
     try {
-      await enqueueRun({ config: fx.config, redisUrl: fx.redisUrl, log, kind: 'backfill', brands: [1], streams: ['conversations'], today: TODAY, from: TODAY, to: TODAY });
+      await enqueueRun({
+        config: fx.config,
+        redisUrl: fx.redisUrl,
+        log,
+        kind: 'backfill',
+        brands: [1],
+        streams: ['conversations'],
+        today: TODAY,
+        from: TODAY,
+        to: TODAY,
+      });
       fx.sim.setKnobs({ latencyMs: 3_000 });
       for (let round = 1; round <= 2; round++) {
-        const host = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log, leaseTtlMs: 1_500, fetchThreads: 0 });
+        const host = new WorkerHost({
+          config: fx.config,
+          redisUrl: fx.redisUrl,
+          log,
+          leaseTtlMs: 1_500,
+          fetchThreads: 0,
+        });
         await host.start();
         await until('the slice to be read', async () => (await queues.fetch.getActiveCount()) > 0);
         await host.stop(200);
@@ -40,11 +56,20 @@ describe('a worker host', () => {
         expect(await job!.getState()).toBe('waiting');
       }
       fx.sim.setKnobs({ latencyMs: 0 });
-      const host = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log, leaseTtlMs: 1_500, fetchThreads: 0 });
+      const host = new WorkerHost({
+        config: fx.config,
+        redisUrl: fx.redisUrl,
+        log,
+        leaseTtlMs: 1_500,
+        fetchThreads: 0,
+      });
       await host.start();
       try {
         await until('the slice to load', async () => {
-          const rows = await queryFile(fx.config.db.replace(/\.duckdb$/, '.work.duckdb'), `SELECT status FROM _sync_state WHERE slice_key = '${TODAY}'`).catch(() => []);
+          const rows = await queryFile(
+            fx.config.db.replace(/\.duckdb$/, '.work.duckdb'),
+            `SELECT status FROM _sync_state WHERE slice_key = '${TODAY}'`,
+          ).catch(() => []);
           return rows[0]?.status === 'complete';
         });
       } finally {
@@ -81,7 +106,17 @@ describe('a worker host', () => {
     try {
       await host.start();
       await until('the writer lease', async () => host.isWriter);
-      await enqueueRun({ config: fx.config, redisUrl: fx.redisUrl, log, kind: 'backfill', brands: [1], streams: ['conversations'], today: TODAY, from: '2026-11-18', to: '2026-11-18' });
+      await enqueueRun({
+        config: fx.config,
+        redisUrl: fx.redisUrl,
+        log,
+        kind: 'backfill',
+        brands: [1],
+        streams: ['conversations'],
+        today: TODAY,
+        from: '2026-11-18',
+        to: '2026-11-18',
+      });
       await until('the lease to be lost', async () => !held && !host.isWriter, 20_000);
       await until('the lease to be taken again', async () => host.isWriter, 25_000);
       expect(await admin.ping()).toBe('PONG');

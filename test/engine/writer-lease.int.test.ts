@@ -23,7 +23,14 @@ describe('WriterLease', () => {
     const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-writer`);
     const events: string[] = [];
     const make = (name: string) =>
-      new WriterLease(redis, { key, fenceKey, ttlMs: 600, intervalMs: 100, onAcquired: () => void events.push(`${name}+`), onLost: () => void events.push(`${name}-`) });
+      new WriterLease(redis, {
+        key,
+        fenceKey,
+        ttlMs: 600,
+        intervalMs: 100,
+        onAcquired: () => void events.push(`${name}+`),
+        onLost: () => void events.push(`${name}-`),
+      });
     const a = make('a');
     const b = make('b');
     await a.start();
@@ -43,7 +50,8 @@ describe('WriterLease', () => {
     const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-slow-open`);
     const events: string[] = [];
     const lease = new WriterLease(redis, {
-      key, fenceKey,
+      key,
+      fenceKey,
       ttlMs: 10_000,
       intervalMs: 100,
       // Opening DuckDB after a crash (WAL replay) or with migrations to run takes seconds, and asks Redis nothing.
@@ -67,7 +75,8 @@ describe('WriterLease', () => {
     const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-slow-close`);
     const events: string[] = [];
     const lease = new WriterLease(redis, {
-      key, fenceKey,
+      key,
+      fenceKey,
       ttlMs: 10_000,
       intervalMs: 100,
       onAcquired: () => void events.push('opened'),
@@ -88,7 +97,14 @@ describe('WriterLease', () => {
   it('retired, takes a free lease no more', async () => {
     const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-retired`);
     await redis.set(key, 'another-process', 'PX', 300);
-    const lease = new WriterLease(redis, { key, fenceKey, ttlMs: 300, intervalMs: 50, onAcquired: () => {}, onLost: () => {} });
+    const lease = new WriterLease(redis, {
+      key,
+      fenceKey,
+      ttlMs: 300,
+      intervalMs: 50,
+      onAcquired: () => {},
+      onLost: () => {},
+    });
     await lease.start();
     lease.retire();
     await new Promise((resolve) => setTimeout(resolve, 700)); // the other holder's lease has expired meanwhile
@@ -100,7 +116,14 @@ describe('WriterLease', () => {
   it('passes on after the ttl when the holder dies without releasing', async () => {
     const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-dead`);
     await redis.set(key, 'a-dead-process', 'PX', 500);
-    const lease = new WriterLease(redis, { key, fenceKey, ttlMs: 500, intervalMs: 50, onAcquired: () => {}, onLost: () => {} });
+    const lease = new WriterLease(redis, {
+      key,
+      fenceKey,
+      ttlMs: 500,
+      intervalMs: 50,
+      onAcquired: () => {},
+      onLost: () => {},
+    });
     await lease.start();
     expect(lease.isHeld).toBe(false);
     await until(() => lease.isHeld, 3000);
@@ -111,7 +134,14 @@ describe('WriterLease', () => {
   it('notices a lost lease and reports it', async () => {
     const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-stolen`);
     let lost = false;
-    const lease = new WriterLease(redis, { key, fenceKey, ttlMs: 2000, intervalMs: 50, onAcquired: () => {}, onLost: () => void (lost = true) });
+    const lease = new WriterLease(redis, {
+      key,
+      fenceKey,
+      ttlMs: 2000,
+      intervalMs: 50,
+      onAcquired: () => {},
+      onLost: () => void (lost = true),
+    });
     await lease.start();
     expect(lease.isHeld).toBe(true);
     await redis.set(key, 'someone-else');
@@ -125,7 +155,8 @@ describe('WriterLease', () => {
     const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-retry`);
     let tries = 0;
     const lease = new WriterLease(redis, {
-      key, fenceKey,
+      key,
+      fenceKey,
       ttlMs: 1000,
       intervalMs: 50,
       onAcquired: () => {
@@ -141,11 +172,16 @@ describe('WriterLease', () => {
   });
 
   /** When each of a lease's first six tries to become the writer came, every one failing with `failure`. */
-  async function failingTries(name: string, failure: string, options: { maxBackoffMs: number; retryPromptly?: (error: unknown) => boolean }) {
+  async function failingTries(
+    name: string,
+    failure: string,
+    options: { maxBackoffMs: number; retryPromptly?: (error: unknown) => boolean },
+  ) {
     const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-${name}`);
     const tries: number[] = [];
     const lease = new WriterLease(redis, {
-      key, fenceKey,
+      key,
+      fenceKey,
       ttlMs: 1000,
       intervalMs: 50,
       ...options,
@@ -179,7 +215,10 @@ describe('WriterLease', () => {
     // floor at least once, however late a loaded machine runs the ticks.
     const gaps = tries.slice(1).map((at, i) => at - tries[i]!);
     const floors = [50, 100, 200, 400, 800];
-    expect(gaps.slice(1, 5).some((gap, i) => gap < floors[i + 1]! - 5), `gaps ${gaps.map(Math.round).join(', ')} ms`).toBe(true);
+    expect(
+      gaps.slice(1, 5).some((gap, i) => gap < floors[i + 1]! - 5),
+      `gaps ${gaps.map(Math.round).join(', ')} ms`,
+    ).toBe(true);
   });
 
   it('keeps trying after its wall clock is set back: its waits run on the monotonic clock', async () => {
@@ -187,7 +226,8 @@ describe('WriterLease', () => {
     let tries = 0;
     const realNow = Date.now;
     const lease = new WriterLease(redis, {
-      key, fenceKey,
+      key,
+      fenceKey,
       ttlMs: 1000,
       intervalMs: 50,
       maxBackoffMs: 100,

@@ -18,19 +18,30 @@ describe('the desired-state file', () => {
     expect(validate(raw), JSON.stringify(validate.errors)).toBe(true);
     const desired = checkDesiredState(raw, 'example');
     expect(desired.brand).toBe(1);
-    expect(desired.topics[0]).toMatchObject({ name: 'Quiet appliances', type: 'prompter', language: 'english', status: 'active', engines: [] });
+    expect(desired.topics[0]).toMatchObject({
+      name: 'Quiet appliances',
+      type: 'prompter',
+      language: 'english',
+      status: 'active',
+      engines: [],
+    });
   });
 
   it('the schema refuses what the checks refuse: an unknown field, more than 100 scenarios', () => {
     const validate = new Ajv2020({ strict: false }).compile(desiredStateJsonSchema());
     expect(validate({ brand: 1, trackedUrl: [] })).toBe(false);
-    expect(validate({ brand: 1, topics: [{ name: 't', scenarios: Array.from({ length: 101 }, (_, n) => `s${n}`) }] })).toBe(false);
+    expect(
+      validate({ brand: 1, topics: [{ name: 't', scenarios: Array.from({ length: 101 }, (_, n) => `s${n}`) }] }),
+    ).toBe(false);
   });
 
   it('lists every problem with its place in the file', () => {
     let error: unknown;
     try {
-      checkDesiredState({ brand: 0, trackedUrls: [{ url: 'mailto:a@b.c' }], personas: [{ id: 5 }], competitors: [{ name: 'X' }] }, 'brand.yaml');
+      checkDesiredState(
+        { brand: 0, trackedUrls: [{ url: 'mailto:a@b.c' }], personas: [{ id: 5 }], competitors: [{ name: 'X' }] },
+        'brand.yaml',
+      );
     } catch (thrown) {
       error = thrown;
     }
@@ -44,7 +55,16 @@ describe('the desired-state file', () => {
   it('an unknown key is named with the key it is a typo of, else with the keys allowed there', () => {
     let error: unknown;
     try {
-      checkDesiredState({ brand: 1, trackedUrl: [], topics: [{ name: 't', scenarois: [] }], personas: [{ id: 5, city: 'x', citty: 'y' }], colour: 1 }, 'f');
+      checkDesiredState(
+        {
+          brand: 1,
+          trackedUrl: [],
+          topics: [{ name: 't', scenarois: [] }],
+          personas: [{ id: 5, city: 'x', citty: 'y' }],
+          colour: 1,
+        },
+        'f',
+      );
     } catch (thrown) {
       error = thrown;
     }
@@ -70,19 +90,36 @@ describe('the desired-state file', () => {
   });
 
   it('an address that is not http(s) is named with its index', () => {
-    expect(() => checkDesiredState({ brand: 1, trackedUrls: [{ url: 'https://a.com' }, { url: 'mailto:a@b.c' }] }, 'f')).toThrow(
-      /trackedUrls\[1\]\.url: "mailto:a@b\.c" is not an http\(s\) address/,
-    );
+    expect(() =>
+      checkDesiredState({ brand: 1, trackedUrls: [{ url: 'https://a.com' }, { url: 'mailto:a@b.c' }] }, 'f'),
+    ).toThrow(/trackedUrls\[1\]\.url: "mailto:a@b\.c" is not an http\(s\) address/);
   });
 
   it('an entry repeating another by the key the API tells them apart by is refused, every one named', () => {
     const file = {
       brand: 1,
-      trackedUrls: [{ url: 'https://a.com/page-x', group: 7 }, { url: 'https://b.com' }, { url: 'https://a.com/page-x/' }],
-      topics: [{ name: 'Dup topic', scenarios: ['a'] }, { name: 'Dup topic', scenarios: ['b'] }, { name: 'Dup topic', language: 'german' }],
-      competitors: [{ name: 'Acme', website: 'acme.com' }, { name: 'ACME', website: 'acme.org' }],
-      personas: [{ id: 3, city: 'Denver' }, { id: 3, city: 'Boston' }],
-      tags: [{ id: 4, name: 'x' }, { id: 5, name: 'x' }],
+      trackedUrls: [
+        { url: 'https://a.com/page-x', group: 7 },
+        { url: 'https://b.com' },
+        { url: 'https://a.com/page-x/' },
+      ],
+      topics: [
+        { name: 'Dup topic', scenarios: ['a'] },
+        { name: 'Dup topic', scenarios: ['b'] },
+        { name: 'Dup topic', language: 'german' },
+      ],
+      competitors: [
+        { name: 'Acme', website: 'acme.com' },
+        { name: 'ACME', website: 'acme.org' },
+      ],
+      personas: [
+        { id: 3, city: 'Denver' },
+        { id: 3, city: 'Boston' },
+      ],
+      tags: [
+        { id: 4, name: 'x' },
+        { id: 5, name: 'x' },
+      ],
     };
     let message = '';
     try {

@@ -20,7 +20,10 @@ let config: string;
 
 beforeAll(() => {
   config = join(dir.path, 'bvsync.config.json');
-  writeFileSync(config, JSON.stringify({ redisUrl: TEST_REDIS_URL, redisPrefix: prefix, api: { requestsPerSecond: 200 } }));
+  writeFileSync(
+    config,
+    JSON.stringify({ redisUrl: TEST_REDIS_URL, redisPrefix: prefix, api: { requestsPerSecond: 200 } }),
+  );
 });
 afterAll(async () => {
   dir.remove();
@@ -38,14 +41,26 @@ describe.each(DRY_RUN_ANSWERS)('a dry run answered with %s', (shape) => {
   afterAll(() => sim?.close());
 
   const bvsync = (...args: string[]) =>
-    runBvsync(args, { ...process.env, BVSYNC_API_URL: sim.url, BVSYNC_API_KEY: sim.apiKey, BVSYNC_CONFIG: config, BVSYNC_DB: join(dir.path, 'absent.duckdb'), BVSYNC_LOG_LEVEL: 'warn' });
+    runBvsync(args, {
+      ...process.env,
+      BVSYNC_API_URL: sim.url,
+      BVSYNC_API_KEY: sim.apiKey,
+      BVSYNC_CONFIG: config,
+      BVSYNC_DB: join(dir.path, 'absent.duckdb'),
+      BVSYNC_LOG_LEVEL: 'warn',
+    });
 
   it('plan reads it as nothing written, and apply writes each item once', async () => {
     const plan = await bvsync('plan', EXAMPLE);
     expect(plan.stderr).toBe('');
     expect(plan.code).toBe(0);
     expect(plan.stdout).toMatch(/5 to create, 0 to change, 1 to restore, 0 rejected, 0 unchanged \(nothing written\)/);
-    expect(sim.requestLog().filter((entry) => entry.method === 'POST').every((entry) => entry.written === 0)).toBe(true);
+    expect(
+      sim
+        .requestLog()
+        .filter((entry) => entry.method === 'POST')
+        .every((entry) => entry.written === 0),
+    ).toBe(true);
 
     sim.clearRequestLog();
     const apply = await bvsync('apply', EXAMPLE);

@@ -28,7 +28,10 @@ beforeAll(async () => {
   sim = await startSimulator({ today: '2026-11-20', days: 3, scale: 20 });
   dir = tempDir('manage');
   config = join(dir.path, 'bvsync.config.json');
-  writeFileSync(config, JSON.stringify({ redisUrl: TEST_REDIS_URL, redisPrefix: prefix, api: { requestsPerSecond: 200 } }));
+  writeFileSync(
+    config,
+    JSON.stringify({ redisUrl: TEST_REDIS_URL, redisPrefix: prefix, api: { requestsPerSecond: 200 } }),
+  );
 });
 afterAll(async () => {
   await sim?.close();
@@ -98,7 +101,9 @@ function writeFile(name: string, content: unknown): string {
 async function trackedUrlsOf(brand: number): Promise<string[]> {
   const urls: string[] = [];
   for (let page = 1; ; page++) {
-    const response = await fetch(`${sim.url}/customer/v1/brands/${brand}/tracked-urls?page=${page}&page_size=100`, { headers: { 'x-api-key': sim.apiKey } });
+    const response = await fetch(`${sim.url}/customer/v1/brands/${brand}/tracked-urls?page=${page}&page_size=100`, {
+      headers: { 'x-api-key': sim.apiKey },
+    });
     const body = (await response.json()) as { data: Array<{ url: string }> };
     urls.push(...body.data.map((row) => row.url));
     if (body.data.length < 100) return urls;
@@ -111,9 +116,15 @@ describe('the example of brand 1', () => {
     const result = await bvsync('plan', EXAMPLE);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^plan of brand 1 from .*brand-1\.yaml: 5 to create, 0 to change, 1 to restore, 0 rejected, 0 unchanged \(nothing written\)/);
-    expect(result.stdout).toMatch(/create +tracked URL +https:\/\/silverpeak\.com\/guides\/quiet-dehumidifiers: title "Quiet dehumidifiers for bedrooms", group 100053/);
-    expect(result.stdout).toMatch(/create +competitor +cedarwave: tracks the platform's suggestion Cedarwave \(id 100048\)/);
+    expect(result.stdout).toMatch(
+      /^plan of brand 1 from .*brand-1\.yaml: 5 to create, 0 to change, 1 to restore, 0 rejected, 0 unchanged \(nothing written\)/,
+    );
+    expect(result.stdout).toMatch(
+      /create +tracked URL +https:\/\/silverpeak\.com\/guides\/quiet-dehumidifiers: title "Quiet dehumidifiers for bedrooms", group 100053/,
+    );
+    expect(result.stdout).toMatch(
+      /create +competitor +cedarwave: tracks the platform's suggestion Cedarwave \(id 100048\)/,
+    );
     expect(result.stdout).toMatch(/restore +topic +Energy saving \(prompter, english\): deleted topic 100036/);
     expect(writtenSinceClear().total).toBe(0);
     // The dry runs were sent: the API, not bvsync, judged each create.
@@ -130,7 +141,9 @@ describe('the example of brand 1', () => {
     const result = await bvsync('apply', EXAMPLE);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/applied to brand 1: 5 created, 0 changed, 1 restored, 0 rejected, 0 unchanged$/m);
-    expect(result.stdout).toMatch(/created +tracked URL +https:\/\/silverpeak\.com\/products\/air-purifier-mini\/ \(id \d+\)/);
+    expect(result.stdout).toMatch(
+      /created +tracked URL +https:\/\/silverpeak\.com\/products\/air-purifier-mini\/ \(id \d+\)/,
+    );
     expect(result.stdout + result.stderr).not.toContain(sim.apiKey);
     const written = writtenSinceClear();
     expect(written.byPath['POST /customer/v1/brands/1/tracked-urls']).toBe(2);
@@ -159,21 +172,31 @@ describe('the example of brand 1', () => {
 
 describe('changes to pages the brand tracks', () => {
   it('a new title and no group are a change, sent as a PATCH; then the page is unchanged', async () => {
-    const path = writeFile('brand-1-change.yaml', [
-      'brand: 1',
-      'trackedUrls:',
-      '  - url: https://silverpeak.com/guides/quiet-dehumidifiers/',
-      '    title: The quietest dehumidifiers',
-      '    group: null',
-    ].join('\n'));
+    const path = writeFile(
+      'brand-1-change.yaml',
+      [
+        'brand: 1',
+        'trackedUrls:',
+        '  - url: https://silverpeak.com/guides/quiet-dehumidifiers/',
+        '    title: The quietest dehumidifiers',
+        '    group: null',
+      ].join('\n'),
+    );
     const planned = await bvsync('plan', path);
     expect(planned.code).toBe(0);
-    expect(planned.stdout).toMatch(/change +tracked URL +https:\/\/silverpeak\.com\/guides\/quiet-dehumidifiers\/: title "Quiet dehumidifiers for bedrooms" -> "The quietest dehumidifiers", group 100053 -> none/);
+    expect(planned.stdout).toMatch(
+      /change +tracked URL +https:\/\/silverpeak\.com\/guides\/quiet-dehumidifiers\/: title "Quiet dehumidifiers for bedrooms" -> "The quietest dehumidifiers", group 100053 -> none/,
+    );
     sim.clearRequestLog();
     const applied = await bvsync('apply', path, '--json');
     expect(applied.code).toBe(0);
     expect(items(applied).map((item) => item.action)).toEqual(['changed']);
-    expect(sim.requestLog().filter((entry) => entry.method === 'PATCH').map((entry) => entry.written)).toEqual([1]);
+    expect(
+      sim
+        .requestLog()
+        .filter((entry) => entry.method === 'PATCH')
+        .map((entry) => entry.written),
+    ).toEqual([1]);
     const again = await bvsync('plan', path, '--json');
     expect(items(again).map((item) => item.action)).toEqual(['unchanged']);
   });
@@ -181,7 +204,10 @@ describe('changes to pages the brand tracks', () => {
 
 describe('rejections of brand 2', () => {
   // Brand 2 runs 6 topics and the simulator's plan holds 12: of 8 new topics, the last 2 do not fit.
-  const newTopics = Array.from({ length: 8 }, (_, n) => ({ name: `Topic ${n + 1}`, scenarios: [`Question ${n + 1}?`] }));
+  const newTopics = Array.from({ length: 8 }, (_, n) => ({
+    name: `Topic ${n + 1}`,
+    scenarios: [`Question ${n + 1}?`],
+  }));
   const file = () =>
     writeFile('brand-2.json', {
       brand: 2,
@@ -194,13 +220,23 @@ describe('rejections of brand 2', () => {
     sim.clearRequestLog();
     const path = writeFile('brand-2-repeats.json', {
       brand: 2,
-      trackedUrls: [{ url: 'https://example.com/brand-2/a', title: 'A' }, { url: 'https://example.com/brand-2/a/', title: 'A again' }],
-      competitors: [{ name: 'Zephyrline', website: 'zephyrline.com' }, { name: 'ZEPHYRLINE', website: 'zephyrline.com' }],
+      trackedUrls: [
+        { url: 'https://example.com/brand-2/a', title: 'A' },
+        { url: 'https://example.com/brand-2/a/', title: 'A again' },
+      ],
+      competitors: [
+        { name: 'Zephyrline', website: 'zephyrline.com' },
+        { name: 'ZEPHYRLINE', website: 'zephyrline.com' },
+      ],
     });
     const result = await bvsync('plan', path);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/trackedUrls\[1\] \(line \d+\): repeats trackedUrls\[0\] \(the same address in normal form\); keep one entry/);
-    expect(result.stderr).toMatch(/competitors\[1\] \(line \d+\): repeats competitors\[0\] \(the same name, case aside\); keep one entry/);
+    expect(result.stderr).toMatch(
+      /trackedUrls\[1\] \(line \d+\): repeats trackedUrls\[0\] \(the same address in normal form\); keep one entry/,
+    );
+    expect(result.stderr).toMatch(
+      /competitors\[1\] \(line \d+\): repeats competitors\[0\] \(the same name, case aside\); keep one entry/,
+    );
     expect(sim.requestLog()).toEqual([]);
   });
 
@@ -209,7 +245,9 @@ describe('rejections of brand 2', () => {
     const result = await bvsync('plan', file(), '--json');
     expect(result.code).toBe(1);
     const planned = items(result);
-    const rejected = planned.filter((item) => item.action === 'rejected').map((item) => [item.kind, item.label, item.code]);
+    const rejected = planned
+      .filter((item) => item.action === 'rejected')
+      .map((item) => [item.kind, item.label, item.code]);
     expect(rejected).toEqual([
       ['topic', 'Topic 7 (prompter, english)', 'plan_limit_reached'],
       ['topic', 'Topic 8 (prompter, english)', 'plan_limit_reached'],
@@ -231,20 +269,23 @@ describe('rejections of brand 2', () => {
 });
 
 describe('writes of one item: restore, persona, tag', () => {
-  it('a restore or a persona that does not exist is that item\'s rejection; a tag change is sent', async () => {
+  it("a restore or a persona that does not exist is that item's rejection; a tag change is sent", async () => {
     sim.clearRequestLog();
-    const path = writeFile('brand-3-single.yaml', [
-      'brand: 3',
-      'topics:',
-      '  - name: Never was',
-      '    restore: 999999',
-      'personas:',
-      '  - id: 999',
-      '    city: Nowhere',
-      'tags:',
-      '  - id: 300004',
-      '    color: "#1f77b4"',
-    ].join('\n'));
+    const path = writeFile(
+      'brand-3-single.yaml',
+      [
+        'brand: 3',
+        'topics:',
+        '  - name: Never was',
+        '    restore: 999999',
+        'personas:',
+        '  - id: 999',
+        '    city: Nowhere',
+        'tags:',
+        '  - id: 300004',
+        '    color: "#1f77b4"',
+      ].join('\n'),
+    );
     const result = await bvsync('apply', path, '--json');
     expect(result.code).toBe(1);
     expect(items(result).map((item) => [item.kind, item.action, item.code])).toEqual([
@@ -258,10 +299,27 @@ describe('writes of one item: restore, persona, tag', () => {
 
 describe('persona and tag changes, which no read can compare', () => {
   it('a second apply sends them again with the same idempotency values and reports none changed', async () => {
-    const path = writeFile('brand-3-people.yaml', ['brand: 3', 'personas:', '  - id: 300001', '    city: Lisbon', 'tags:', '  - id: 300004', '    color: "#2ca02c"'].join('\n'));
-    const patchKeys = () => sim.requestLog().filter((entry) => entry.method === 'PATCH').map((entry) => `${entry.path} ${entry.idempotencyKey}`);
+    const path = writeFile(
+      'brand-3-people.yaml',
+      [
+        'brand: 3',
+        'personas:',
+        '  - id: 300001',
+        '    city: Lisbon',
+        'tags:',
+        '  - id: 300004',
+        '    color: "#2ca02c"',
+      ].join('\n'),
+    );
+    const patchKeys = () =>
+      sim
+        .requestLog()
+        .filter((entry) => entry.method === 'PATCH')
+        .map((entry) => `${entry.path} ${entry.idempotencyKey}`);
     const plan = await bvsync('plan', path);
-    expect(plan.stdout).toMatch(/0 to change, 0 to restore, 0 rejected, 0 unchanged, 2 to send as given \(no read endpoint to compare\) \(nothing written\)/);
+    expect(plan.stdout).toMatch(
+      /0 to change, 0 to restore, 0 rejected, 0 unchanged, 2 to send as given \(no read endpoint to compare\) \(nothing written\)/,
+    );
     sim.clearRequestLog();
     const first = await bvsync('apply', path);
     expect(first.code).toBe(0);
@@ -274,8 +332,12 @@ describe('persona and tag changes, which no read can compare', () => {
     const second = await bvsync('apply', path);
     expect(second.code).toBe(0);
     expect(second.stdout).not.toMatch(/changed +(persona|tag) /);
-    expect(second.stdout).toMatch(/^ {2}sent again +persona +persona 300001 \(id 300001\): city "Lisbon" \(no read endpoint to compare\)$/m);
-    expect(second.stdout).toMatch(/applied to brand 3: 0 created, 0 changed, 0 restored, 0 rejected, 0 unchanged, 2 sent again \(no read endpoint to compare\)$/m);
+    expect(second.stdout).toMatch(
+      /^ {2}sent again +persona +persona 300001 \(id 300001\): city "Lisbon" \(no read endpoint to compare\)$/m,
+    );
+    expect(second.stdout).toMatch(
+      /applied to brand 3: 0 created, 0 changed, 0 restored, 0 rejected, 0 unchanged, 2 sent again \(no read endpoint to compare\)$/m,
+    );
     // The same values: within its 24 hours the API answers the first answer and writes nothing.
     expect(patchKeys()).toEqual(sent);
     expect(writtenSinceClear().total).toBe(0);
@@ -285,7 +347,9 @@ describe('persona and tag changes, which no read can compare', () => {
 describe('an apply killed midway', () => {
   it('writes each page once when run again', async () => {
     // 450 pages from a CSV file through --from-sql: three requests of at most 200.
-    const csv = ['url,title', ...Array.from({ length: 450 }, (_, n) => `https://example.com/kill/${n},Page ${n}`)].join('\n');
+    const csv = ['url,title', ...Array.from({ length: 450 }, (_, n) => `https://example.com/kill/${n},Page ${n}`)].join(
+      '\n',
+    );
     const pages = writeFile('pages.csv', `${csv}\n`);
     const args = ['apply', '--brand', '3', '--from-sql', `select url, title from read_csv('${pages}')`];
     sim.clearRequestLog();
@@ -333,7 +397,9 @@ describe('an apply interrupted with Ctrl-C', () => {
       sim.setKnobs({ latencyMs: 0 });
     }
     expect(interrupted.code).toBe(1);
-    expect(interrupted.stderr).toMatch(/^bvsync: interrupted by SIGINT; what was written stays written; run the same apply again/m);
+    expect(interrupted.stderr).toMatch(
+      /^bvsync: interrupted by SIGINT; what was written stays written; run the same apply again/m,
+    );
     // A request sent just before the signal is still waiting out its 300 ms at the simulator, which writes it when the
     // wait ends, whoever has gone: counted before that, the rerun looked as if it had written it twice (a CI flake).
     const before = await settledWrites(600);
@@ -348,15 +414,22 @@ describe('an apply interrupted with Ctrl-C', () => {
 
 describe('a key, brand or API that fails the first reads', () => {
   it('is a setup error (exit 2) naming what to check, before any write, and never prints the key', async () => {
-    const file = writeFile('brand-4.yaml', ['brand: 4', 'competitors:', '  - { name: Foo, website: foo.example }'].join('\n'));
+    const file = writeFile(
+      'brand-4.yaml',
+      ['brand: 4', 'competitors:', '  - { name: Foo, website: foo.example }'].join('\n'),
+    );
     sim.clearRequestLog();
     const denied = await bvsync('apply', file);
     expect(denied.code).toBe(2);
-    expect(denied.stderr).toMatch(/^bvsync: the API key has no access to brand 4 \(HTTP 403 brand_access_denied, request [^)]+\); nothing was written\. Check the brand id in .*brand-4\.yaml/m);
+    expect(denied.stderr).toMatch(
+      /^bvsync: the API key has no access to brand 4 \(HTTP 403 brand_access_denied, request [^)]+\); nothing was written\. Check the brand id in .*brand-4\.yaml/m,
+    );
     const wrongKey = 'bvk_sim_wrong_key_0123456789';
     const refused = await runBvsync(['plan', EXAMPLE], { ...env(), BVSYNC_API_KEY: wrongKey });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/^bvsync: the API refused the key \(HTTP 401 unauthorized, request [^)]+\); nothing was written\. Check BVSYNC_API_KEY/m);
+    expect(refused.stderr).toMatch(
+      /^bvsync: the API refused the key \(HTTP 401 unauthorized, request [^)]+\); nothing was written\. Check BVSYNC_API_KEY/m,
+    );
     expect(`${denied.stdout}${denied.stderr}${refused.stdout}${refused.stderr}`).not.toContain(wrongKey);
     expect(`${denied.stdout}${denied.stderr}`).not.toContain(sim.apiKey);
     expect(sim.requestLog().filter((entry) => entry.method !== 'GET')).toEqual([]);
@@ -366,7 +439,9 @@ describe('a key, brand or API that fails the first reads', () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const result = await runBvsync(['apply', EXAMPLE], { ...env(), BVSYNC_API_URL: url });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^bvsync: GET \S+: ECONNREFUSED.*; nothing was written\. Check BVSYNC_API_URL \(config "api\.url"\) and the network/m);
+    expect(result.stderr).toMatch(
+      /^bvsync: GET \S+: ECONNREFUSED.*; nothing was written\. Check BVSYNC_API_URL \(config "api\.url"\) and the network/m,
+    );
   });
 });
 
@@ -375,12 +450,25 @@ describe('--from-sql against a DuckDB file', () => {
     const path = join(dir.path, 'pages.duckdb');
     const instance = await DuckDBInstance.create(path);
     const connection = await instance.connect();
-    await connection.run(`CREATE TABLE pages AS SELECT 'https://example.com/warehouse/' || i AS url, 'Warehouse page ' || i AS title FROM range(3) t(i)`);
+    await connection.run(
+      `CREATE TABLE pages AS SELECT 'https://example.com/warehouse/' || i AS url, 'Warehouse page ' || i AS title FROM range(3) t(i)`,
+    );
     connection.closeSync();
     instance.closeSync();
-    const result = await bvsync('plan', '--brand', '3', '--db', path, '--from-sql', 'select url, title from pages order by url', '--json');
+    const result = await bvsync(
+      'plan',
+      '--brand',
+      '3',
+      '--db',
+      path,
+      '--from-sql',
+      'select url, title from pages order by url',
+      '--json',
+    );
     expect(result.code).toBe(0);
-    expect(items(result).map((item) => [item.label, item.action])).toEqual([0, 1, 2].map((i) => [`https://example.com/warehouse/${i}`, 'create']));
+    expect(items(result).map((item) => [item.label, item.action])).toEqual(
+      [0, 1, 2].map((i) => [`https://example.com/warehouse/${i}`, 'create']),
+    );
   });
 
   it('a query without a url column is a usage error naming the columns it has', async () => {
@@ -395,13 +483,20 @@ describe('the warehouse', () => {
     const path = join(dir.path, 'warehouse.duckdb');
     const instance = await DuckDBInstance.create(path);
     const connection = await instance.connect();
-    await connection.run(`CREATE TABLE topics AS SELECT 3::BIGINT AS brand_id, 300041::BIGINT AS id, 'Winter comfort' AS name, DATE '2026-10-30' AS last_seen_day`);
+    await connection.run(
+      `CREATE TABLE topics AS SELECT 3::BIGINT AS brand_id, 300041::BIGINT AS id, 'Winter comfort' AS name, DATE '2026-10-30' AS last_seen_day`,
+    );
     connection.closeSync();
     instance.closeSync();
-    const file = writeFile('brand-3-topic.yaml', ['brand: 3', 'topics:', '  - name: Winter comfort', '    scenarios: [Which heater is quiet?]'].join('\n'));
+    const file = writeFile(
+      'brand-3-topic.yaml',
+      ['brand: 3', 'topics:', '  - name: Winter comfort', '    scenarios: [Which heater is quiet?]'].join('\n'),
+    );
     const result = await runBvsync(['plan', file], { ...env(), BVSYNC_DB: path });
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/create +topic +Winter comfort \(prompter, english\): 1 scenario; the warehouse saw topic 300041 \(last on 2026-10-30\) of this name: if it is deleted, add restore: ID/);
+    expect(result.stdout).toMatch(
+      /create +topic +Winter comfort \(prompter, english\): 1 scenario; the warehouse saw topic 300041 \(last on 2026-10-30\) of this name: if it is deleted, add restore: ID/,
+    );
   });
 });
 
@@ -410,7 +505,16 @@ describe('a desired-state file with mistakes', () => {
     sim.clearRequestLog();
     const path = writeFile(
       'wrong.yaml',
-      ['brand: 1', 'trackedUrls:', '  - url: not-an-address', 'tags:', '  - id: 100004', '    color: red', 'topics:', '  - scenarios: [a]'].join('\n'),
+      [
+        'brand: 1',
+        'trackedUrls:',
+        '  - url: not-an-address',
+        'tags:',
+        '  - id: 100004',
+        '    color: red',
+        'topics:',
+        '  - scenarios: [a]',
+      ].join('\n'),
     );
     const result = await bvsync('plan', path);
     expect(result.code).toBe(2);

@@ -34,12 +34,24 @@ afterAll(async () => {
 describe('plan against an API that writes a dry run', () => {
   it('stops at the first batch that wrote, says so, and never says nothing was written', async () => {
     const config = join(dir.path, 'bvsync.config.json');
-    writeFileSync(config, JSON.stringify({ redisUrl: TEST_REDIS_URL, redisPrefix: prefix, api: { requestsPerSecond: 200 } }));
+    writeFileSync(
+      config,
+      JSON.stringify({ redisUrl: TEST_REDIS_URL, redisPrefix: prefix, api: { requestsPerSecond: 200 } }),
+    );
     sim.clearRequestLog();
-    const result = await runBvsync(['plan', EXAMPLE], { ...process.env, BVSYNC_API_URL: sim.url, BVSYNC_API_KEY: sim.apiKey, BVSYNC_CONFIG: config, BVSYNC_DB: join(dir.path, 'absent.duckdb'), BVSYNC_LOG_LEVEL: 'warn' });
+    const result = await runBvsync(['plan', EXAMPLE], {
+      ...process.env,
+      BVSYNC_API_URL: sim.url,
+      BVSYNC_API_KEY: sim.apiKey,
+      BVSYNC_CONFIG: config,
+      BVSYNC_DB: join(dir.path, 'absent.duckdb'),
+      BVSYNC_LOG_LEVEL: 'warn',
+    });
     expect(result.code).not.toBe(0);
     expect(result.stdout).not.toMatch(/nothing written/);
-    expect(result.stderr).toMatch(/sent with dry_run true, the API answered dry_run false and written 1: it did not check but wrote\. bvsync stopped here and sent nothing more/);
+    expect(result.stderr).toMatch(
+      /sent with dry_run true, the API answered dry_run false and written 1: it did not check but wrote\. bvsync stopped here and sent nothing more/,
+    );
     // One batch wrote before plan stopped; the others were never sent.
     const writes = sim.requestLog().filter((entry) => entry.method === 'POST');
     expect(writes).toHaveLength(1);
@@ -51,10 +63,24 @@ describe('apply --json stopped midway', () => {
     const fresh = await startSimulator({ today: '2026-11-20', days: 3, scale: 20 });
     try {
       const config = join(dir.path, 'apply.config.json');
-      writeFileSync(config, JSON.stringify({ redisUrl: TEST_REDIS_URL, redisPrefix: prefix, api: { requestsPerSecond: 200, maxAttempts: 2, retryBaseMs: 10, retryMaxMs: 20 } }));
+      writeFileSync(
+        config,
+        JSON.stringify({
+          redisUrl: TEST_REDIS_URL,
+          redisPrefix: prefix,
+          api: { requestsPerSecond: 200, maxAttempts: 2, retryBaseMs: 10, retryMaxMs: 20 },
+        }),
+      );
       // The first write is answered, every later one 503: the API goes away in the middle of the apply.
       fresh.setKnobs({ realWritesAnswered: 1 });
-      const result = await runBvsync(['apply', EXAMPLE, '--json'], { ...process.env, BVSYNC_API_URL: fresh.url, BVSYNC_API_KEY: fresh.apiKey, BVSYNC_CONFIG: config, BVSYNC_DB: join(dir.path, 'absent.duckdb'), BVSYNC_LOG_LEVEL: 'silent' });
+      const result = await runBvsync(['apply', EXAMPLE, '--json'], {
+        ...process.env,
+        BVSYNC_API_URL: fresh.url,
+        BVSYNC_API_KEY: fresh.apiKey,
+        BVSYNC_CONFIG: config,
+        BVSYNC_DB: join(dir.path, 'absent.duckdb'),
+        BVSYNC_LOG_LEVEL: 'silent',
+      });
       expect(result.code).not.toBe(0);
       // It had printed nothing, and the ids of what the first write created were lost.
       const printed = JSON.parse(result.stdout) as { items: Array<{ action: string; id?: number }>; stopped: string };

@@ -18,7 +18,14 @@ beforeAll(async () => {
 afterAll(async () => sim?.close());
 
 function apiConfig() {
-  return apiConfigSchema.parse({ url: sim.url, apiKey: sim.apiKey, idempotencyHeader: 'X-Request-Token', maxAttempts: 3, retryBaseMs: 1, retryMaxMs: 5 });
+  return apiConfigSchema.parse({
+    url: sim.url,
+    apiKey: sim.apiKey,
+    idempotencyHeader: 'X-Request-Token',
+    maxAttempts: 3,
+    retryBaseMs: 1,
+    retryMaxMs: 5,
+  });
 }
 
 function postsTo(path: string): number {
@@ -34,11 +41,15 @@ describe('write retries', () => {
     sim.clearRequestLog();
     sim.setKnobs({ faultRate: 1, faultKinds: ['5xx'] });
     try {
-      await expect(transport.write({ method: 'POST', path, endpoint: `POST ${path}`, body }, (answer) => answer)).rejects.toBeInstanceOf(TransientError);
+      await expect(
+        transport.write({ method: 'POST', path, endpoint: `POST ${path}`, body }, (answer) => answer),
+      ).rejects.toBeInstanceOf(TransientError);
       expect(postsTo(path)).toBe(1);
       sim.clearRequestLog();
       const idempotency = { header: config.idempotencyHeader, value: 'retry-test-1' };
-      await expect(transport.write({ method: 'POST', path, endpoint: `POST ${path}`, body, idempotency }, (answer) => answer)).rejects.toBeInstanceOf(TransientError);
+      await expect(
+        transport.write({ method: 'POST', path, endpoint: `POST ${path}`, body, idempotency }, (answer) => answer),
+      ).rejects.toBeInstanceOf(TransientError);
       expect(postsTo(path)).toBe(3);
     } finally {
       sim.setKnobs({ faultRate: 0 });
@@ -50,9 +61,13 @@ describe('write retries', () => {
     const client = createWriteClient(apiConfig());
     try {
       sim.clearRequestLog();
-      const first = await client.createCompetitors(1, [{ name: 'Oncewave', website: 'oncewave.com' }], { dryRun: false });
+      const first = await client.createCompetitors(1, [{ name: 'Oncewave', website: 'oncewave.com' }], {
+        dryRun: false,
+      });
       // What a retry after a lost answer sends: the same request, so the same value; the API answers the first answer.
-      const again = await client.createCompetitors(1, [{ name: 'Oncewave', website: 'oncewave.com' }], { dryRun: false });
+      const again = await client.createCompetitors(1, [{ name: 'Oncewave', website: 'oncewave.com' }], {
+        dryRun: false,
+      });
       expect(first.written).toBe(1);
       expect(again).toEqual(first);
       const written = sim.requestLog().map((entry) => entry.written);
@@ -78,12 +93,14 @@ describe('write retries', () => {
     }
   });
 
-  it('refuses a batch over the spec\'s limit before sending it', async () => {
+  it("refuses a batch over the spec's limit before sending it", async () => {
     const client = createWriteClient(apiConfig());
     try {
       sim.clearRequestLog();
       const urls = Array.from({ length: 201 }, (_, n) => ({ url: `https://example.com/${n}` }));
-      await expect(client.trackUrls(1, urls, undefined, { dryRun: true })).rejects.toThrow(/201 in one request; the spec allows 1 to 200/);
+      await expect(client.trackUrls(1, urls, undefined, { dryRun: true })).rejects.toThrow(
+        /201 in one request; the spec allows 1 to 200/,
+      );
       expect(sim.requestLog()).toHaveLength(0);
     } finally {
       await client.close();

@@ -17,7 +17,18 @@ const SECRET_PATH = '/services/T000/B000/s3cr3t-token-of-the-hook';
 
 const RUN_FAILED: RunNotice = {
   event: 'run_failed',
-  run: { id: 'run-1', kind: 'sync', status: 'failed', brands: [1], streams: ['visibility'], from: '2026-11-19', to: '2026-11-20', startedAt: '2026-11-20T02:00:00.000Z', finishedAt: '2026-11-20T02:01:00.000Z', error: null },
+  run: {
+    id: 'run-1',
+    kind: 'sync',
+    status: 'failed',
+    brands: [1],
+    streams: ['visibility'],
+    from: '2026-11-19',
+    to: '2026-11-20',
+    startedAt: '2026-11-20T02:00:00.000Z',
+    finishedAt: '2026-11-20T02:01:00.000Z',
+    error: null,
+  },
   counts: { slices: 2, done: 2, failed: 2, incomplete: 0, rows: 0, requests: 2, rateLimited: 0 },
   errors: [{ brand: 1, stream: 'visibility', slice: '2026-11-19', code: 'forbidden', message: 'HTTP 403 forbidden' }],
 };
@@ -99,10 +110,13 @@ describe('a webhook in the json format', () => {
 
   it('never writes the URL in a log line, at debug level, whether it is reached or not', async () => {
     receiver = await startWebhookReceiver((nth) => (nth === 1 ? 503 : 200));
-    const sender = notifier([
-      { url: receiver.url + SECRET_PATH, events: ['run_failed'] },
-      { url: `http://127.0.0.1:1${SECRET_PATH}-unreachable`, events: ['run_failed'] },
-    ], { deliverySeconds: 2 });
+    const sender = notifier(
+      [
+        { url: receiver.url + SECRET_PATH, events: ['run_failed'] },
+        { url: `http://127.0.0.1:1${SECRET_PATH}-unreachable`, events: ['run_failed'] },
+      ],
+      { deliverySeconds: 2 },
+    );
     await sender.notify(RUN_FAILED);
     expect(receiver.received).toHaveLength(2);
     const logged = lines.join('');
@@ -133,7 +147,9 @@ describe('a webhook URL read from a file', () => {
       const file = join(dir.path, 'webhook-url');
       writeFileSync(file, `${receiver.url}${SECRET_PATH}\n`);
       chmodSync(file, 0o644);
-      await notifier([{ urlFile: file, events: ['machine_fault'] }]).notify(machineFault('redis', 'redis_unavailable', 'no Redis answers'));
+      await notifier([{ urlFile: file, events: ['machine_fault'] }]).notify(
+        machineFault('redis', 'redis_unavailable', 'no Redis answers'),
+      );
       expect(receiver.received[0]!.path).toBe(SECRET_PATH);
       expect(lines.join('')).toMatch(/readable by other users/);
       lines = [];
@@ -146,9 +162,15 @@ describe('a webhook URL read from a file', () => {
   });
 
   it('refuses a config naming both url and urlFile, without quoting the URL', () => {
-    expect(() => parseConfig({ notify: { webhooks: [{ url: `https://hooks.example.com${SECRET_PATH}`, urlFile: '/run/secrets/hook', events: ['stale'] }] } })).toThrow(
-      /notify\.webhooks\[0\]: give the webhook either "url" or "urlFile"/,
-    );
+    expect(() =>
+      parseConfig({
+        notify: {
+          webhooks: [
+            { url: `https://hooks.example.com${SECRET_PATH}`, urlFile: '/run/secrets/hook', events: ['stale'] },
+          ],
+        },
+      }),
+    ).toThrow(/notify\.webhooks\[0\]: give the webhook either "url" or "urlFile"/);
     const message = (() => {
       try {
         parseConfig({ notify: { webhooks: [{ url: `ftp://hooks.example.com${SECRET_PATH}`, events: ['stale'] }] } });

@@ -37,7 +37,7 @@ describe.skipIf(skipReason !== undefined)('the alert rules, with promtool', () =
 });
 
 describe('the metrics the alert rules name', () => {
-  it('are all exported by bvsync: a worker\'s, a writer\'s, or a one-off command\'s pushed ones', async () => {
+  it("are all exported by bvsync: a worker's, a writer's, or a one-off command's pushed ones", async () => {
     const named = new Set([...readFileSync(RULES, 'utf8').matchAll(/\bbvsync_[a-z_]+/g)].map((match) => match[0]));
     expect(named.size).toBeGreaterThanOrEqual(8);
     const metrics = new PrometheusMetrics({ processMetrics: false });

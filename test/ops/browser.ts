@@ -29,7 +29,12 @@ export interface HeadlessChromium {
 /** A headless Chromium with a fresh profile that is deleted on close. */
 export async function launchChromium(viewport = { width: 1200, height: 800 }): Promise<HeadlessChromium> {
   const profile = mkdtempSync(join(tmpdir(), 'bvsync-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, viewport });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport,
+  });
   return {
     context,
     close: async () => {
@@ -41,7 +46,9 @@ export async function launchChromium(viewport = { width: 1200, height: 800 }): P
 
 /** Where screenshots go: a temp folder, or `docs/` when `BVSYNC_UPDATE_SCREENSHOTS=1` (to refresh those of docs/operations.md). */
 export function screenshotPath(tempFolder: string, name: string): string {
-  return process.env.BVSYNC_UPDATE_SCREENSHOTS === '1' ? join(import.meta.dirname, '..', '..', 'docs', name) : join(tempFolder, name);
+  return process.env.BVSYNC_UPDATE_SCREENSHOTS === '1'
+    ? join(import.meta.dirname, '..', '..', 'docs', name)
+    : join(tempFolder, name);
 }
 
 /** True when `path` holds a PNG of at least `minBytes`. */

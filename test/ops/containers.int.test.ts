@@ -20,10 +20,14 @@ if (!composeAvailable) console.warn('docker compose is not installed here: `dock
 
 describe('the Dockerfile and docker-compose.yml', () => {
   it('the Dockerfile copies files that exist, and none of them is excluded by .dockerignore', () => {
-    const ignored = readFileSync(join(REPO, '.dockerignore'), 'utf8').split('\n').filter((line) => line && !line.startsWith('#'));
+    const ignored = readFileSync(join(REPO, '.dockerignore'), 'utf8')
+      .split('\n')
+      .filter((line) => line && !line.startsWith('#'));
     // `COPY --from=build` copies from the build stage, not from the folder.
     const sources = [...dockerfile.matchAll(/^COPY (?!--from=)(.+) \S+$/gm)].flatMap((match) => match[1]!.split(/\s+/));
-    expect(sources).toEqual(expect.arrayContaining(['package-lock.json', 'src', 'sql', 'bin/bvsync.js', 'scripts', 'tsconfig.build.json']));
+    expect(sources).toEqual(
+      expect.arrayContaining(['package-lock.json', 'src', 'sql', 'bin/bvsync.js', 'scripts', 'tsconfig.build.json']),
+    );
     for (const source of sources) {
       expect(existsSync(join(REPO, source)), source).toBe(true);
       expect(ignored, source).not.toContain(source);
@@ -41,7 +45,9 @@ describe('the Dockerfile and docker-compose.yml', () => {
   });
 
   it('every service runs a bvsync command that exists, with the flags it has', () => {
-    const runs = [...compose.matchAll(/^\s+command: \["([a-z-]+)"(.*)\]$/gm)].filter((match) => match[1] !== 'redis-server');
+    const runs = [...compose.matchAll(/^\s+command: \["([a-z-]+)"(.*)\]$/gm)].filter(
+      (match) => match[1] !== 'redis-server',
+    );
     expect(runs.map((match) => match[1]).sort()).toEqual(['dashboard', 'scheduler', 'simulate', 'worker']);
     for (const [, name, rest] of runs) {
       const command = made.find((candidate) => candidate.name() === name)!;
@@ -53,7 +59,16 @@ describe('the Dockerfile and docker-compose.yml', () => {
   });
 
   it.skipIf(!composeAvailable)('docker compose config accepts the file and lists every service', () => {
-    const services = execFileSync('docker', ['compose', '--profile', 'demo', 'config', '--services'], { cwd: REPO, encoding: 'utf8' });
-    expect(services.split('\n').filter(Boolean).sort()).toEqual(['dashboard', 'redis', 'scheduler', 'simulator', 'worker']);
+    const services = execFileSync('docker', ['compose', '--profile', 'demo', 'config', '--services'], {
+      cwd: REPO,
+      encoding: 'utf8',
+    });
+    expect(services.split('\n').filter(Boolean).sort()).toEqual([
+      'dashboard',
+      'redis',
+      'scheduler',
+      'simulator',
+      'worker',
+    ]);
   });
 });

@@ -5,7 +5,13 @@ import { startDashboard, type RunningDashboard } from '../../src/ops/dashboard-s
 import { openQueues } from '../../src/engine/queues.js';
 import { engineFixture, runInProcess, type EngineFixture } from '../support/engine.js';
 import { testRedis } from '../support/redis.js';
-import { chromiumMissing, CHROMIUM_SKIP_REASON, launchChromium, screenshotPath, type HeadlessChromium } from './browser.js';
+import {
+  chromiumMissing,
+  CHROMIUM_SKIP_REASON,
+  launchChromium,
+  screenshotPath,
+  type HeadlessChromium,
+} from './browser.js';
 
 /**
  * `bvsync dashboard` in a real headless Chromium: after a small backfill, Bull Board lists bvsync's two queues with
@@ -21,7 +27,13 @@ describe.skipIf(chromiumMissing)('the queue dashboard in a browser', () => {
 
   beforeAll(async () => {
     fx = await engineFixture('dashboard');
-    const run = await runInProcess(fx, { kind: 'backfill', today: '2026-11-20', from: '2026-11-19', to: '2026-11-20', streams: ['conversations', 'competitors'] });
+    const run = await runInProcess(fx, {
+      kind: 'backfill',
+      today: '2026-11-20',
+      from: '2026-11-19',
+      to: '2026-11-20',
+      streams: ['conversations', 'competitors'],
+    });
     expect(run.meta.status).toBe('complete');
     dashboard = await startDashboard({ redisUrl: fx.redisUrl, prefix: fx.config.redisPrefix, port: 0 });
     browser = await launchChromium({ width: 1100, height: 640 });
@@ -43,7 +55,9 @@ describe.skipIf(chromiumMissing)('the queue dashboard in a browser', () => {
 
   it('flags a queue with no worker only while jobs wait in it, not when it is idle between in-process runs', async () => {
     const hasWorkers = async () => {
-      const body = (await (await fetch(new URL('api/queues', dashboard.url))).json()) as { queues: Array<{ name: string; hasWorkers: boolean | null }> };
+      const body = (await (await fetch(new URL('api/queues', dashboard.url))).json()) as {
+        queues: Array<{ name: string; hasWorkers: boolean | null }>;
+      };
       return Object.fromEntries(body.queues.map((queue) => [queue.name, queue.hasWorkers]));
     };
     // The run's in-process workers have left and nothing waits: no "No workers" flag.
@@ -79,12 +93,19 @@ describe.skipIf(chromiumMissing)('the queue dashboard in a browser', () => {
     const response = await page.goto(dashboard.url, { waitUntil: 'networkidle' });
     expect(response?.status()).toBe(200);
     await expect(page.title()).resolves.toContain('bvsync');
-    for (const name of ['fetch', 'load']) await page.getByRole('link', { name: new RegExp(`^${name}`) }).first().waitFor({ timeout: 15_000 });
+    for (const name of ['fetch', 'load'])
+      await page
+        .getByRole('link', { name: new RegExp(`^${name}`) })
+        .first()
+        .waitFor({ timeout: 15_000 });
     const text = await page.locator('body').innerText();
     // The fetch queue's card: the 6 slices of the run (2 brands x 2 days of conversations, and 2 competitor lists).
     expect(text).toMatch(/fetch\s[\s\S]*?6 Jobs/);
     // A queue's page: its completed slices, each with the worker (host/pid) that ran it.
-    await page.getByRole('link', { name: /^fetch/ }).first().click();
+    await page
+      .getByRole('link', { name: /^fetch/ })
+      .first()
+      .click();
     await page.getByText('Completed', { exact: false }).first().click();
     // The run was worked on in this process, so its jobs were processed by this host and pid.
     await page.getByText(`by ${hostname()}/${process.pid}`).first().waitFor({ timeout: 15_000 });

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, engineFixture, spawnBvsync, writeCliConfig, type CliProcess, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  spawnBvsync,
+  writeCliConfig,
+  type CliProcess,
+  type EngineFixture,
+} from '../support/engine.js';
 import { until } from '../support/until.js';
 import { PrivateRedis } from '../reliability/scenarios.js';
 
@@ -57,10 +64,14 @@ describe.skipIf(!PrivateRedis.available())('the probes of a worker (needs redis-
 
   it('/readyz of the writer: ready once it holds the lease and its database answers', async () => {
     let last: Probe = { status: 0, body: '' };
-    await until('the writer holds the lease', async () => {
-      last = await ask(`${writerBase}/readyz`);
-      return /holding the lease; the database answers/.test(last.body);
-    }, 30_000);
+    await until(
+      'the writer holds the lease',
+      async () => {
+        last = await ask(`${writerBase}/readyz`);
+        return /holding the lease; the database answers/.test(last.body);
+      },
+      30_000,
+    );
     expect(last.status).toBe(200);
     expect(JSON.parse(last.body)).toEqual({
       ready: true,
@@ -81,17 +92,28 @@ describe.skipIf(!PrivateRedis.available())('the probes of a worker (needs redis-
   it('/readyz says 503 while Redis is down, and ready again once it is back; /healthz stays 200', async () => {
     await redis.kill();
     let last: Probe = { status: 0, body: '' };
-    await until('both workers not ready', async () => {
-      const probes = await Promise.all([ask(`${writerBase}/readyz`), ask(`${fetcherBase}/readyz`)]);
-      last = probes[0];
-      return probes.every((probe) => probe.status === 503);
-    }, 30_000);
-    expect(JSON.parse(last.body).checks.redis).toEqual({ ok: false, detail: expect.stringMatching(/^not connected \(|^no answer to PING/) });
+    await until(
+      'both workers not ready',
+      async () => {
+        const probes = await Promise.all([ask(`${writerBase}/readyz`), ask(`${fetcherBase}/readyz`)]);
+        last = probes[0];
+        return probes.every((probe) => probe.status === 503);
+      },
+      30_000,
+    );
+    expect(JSON.parse(last.body).checks.redis).toEqual({
+      ok: false,
+      detail: expect.stringMatching(/^not connected \(|^no answer to PING/),
+    });
     expect((await ask(`${writerBase}/healthz`)).status).toBe(200);
     await redis.start();
-    await until('both workers ready again', async () => {
-      const probes = await Promise.all([ask(`${writerBase}/readyz`), ask(`${fetcherBase}/readyz`)]);
-      return probes.every((probe) => probe.status === 200);
-    }, 60_000);
+    await until(
+      'both workers ready again',
+      async () => {
+        const probes = await Promise.all([ask(`${writerBase}/readyz`), ask(`${fetcherBase}/readyz`)]);
+        return probes.every((probe) => probe.status === 200);
+      },
+      60_000,
+    );
   });
 });

@@ -28,7 +28,10 @@ export async function backfillWithRunningWorkers(
     for (;;) {
       const progress = await readProgress(runs, runId);
       if (FINISHED.has(progress.meta.status)) return progress;
-      if (Date.now() > deadline) throw new Error(`run ${runId} did not finish: ${JSON.stringify(progress.meta)} ${progress.done}/${progress.planned}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `run ${runId} did not finish: ${JSON.stringify(progress.meta)} ${progress.done}/${progress.planned}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   } finally {

@@ -31,7 +31,11 @@ beforeAll(async () => {
   host = new WorkerHost({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, leaseTtlMs: 2_000, metrics, today });
   await host.start();
   server = await serveHostMetrics(host, metrics, { port: 0, host: '127.0.0.1' });
-  run = await backfillWithRunningWorkers(fx, { streams: ['conversations', 'competitors', 'visibility'], from: '2026-11-18', to: '2026-11-20' });
+  run = await backfillWithRunningWorkers(fx, {
+    streams: ['conversations', 'competitors', 'visibility'],
+    from: '2026-11-18',
+    to: '2026-11-20',
+  });
   const response = await fetch(server.url);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
@@ -52,8 +56,15 @@ describe('bvsync metrics, scraped', () => {
   it('counts every API request by endpoint template and status, as the simulator saw them', () => {
     const seen = fx.sim.requestLog().filter((entry) => entry.path.startsWith('/customer/v1/'));
     expect(total(samples, 'bvsync_api_requests_total')).toBe(seen.length);
-    const conversations = seen.filter((entry) => /\/brands\/\d+\/conversations$/.test(entry.path) && entry.status === 200).length;
-    expect(total(samples, 'bvsync_api_requests_total', { endpoint: 'GET /customer/v1/brands/{brand_id}/conversations', status: '200' })).toBe(conversations);
+    const conversations = seen.filter(
+      (entry) => /\/brands\/\d+\/conversations$/.test(entry.path) && entry.status === 200,
+    ).length;
+    expect(
+      total(samples, 'bvsync_api_requests_total', {
+        endpoint: 'GET /customer/v1/brands/{brand_id}/conversations',
+        status: '200',
+      }),
+    ).toBe(conversations);
     // No brand id or other path value becomes a label.
     expect(body).not.toMatch(/brands\/\d/);
   });
@@ -84,11 +95,18 @@ describe('bvsync metrics, scraped', () => {
     const complete = total(samples, 'bvsync_slice_fetch_duration_seconds_count', { status: 'complete' });
     expect(complete).toBe(run.planned);
     expect(total(samples, 'bvsync_slice_commit_duration_seconds_count')).toBe(run.planned);
-    expect(total(samples, 'bvsync_slice_fetch_duration_seconds_count', { stream: 'conversations', status: 'complete' })).toBe(2 * 3);
+    expect(
+      total(samples, 'bvsync_slice_fetch_duration_seconds_count', { stream: 'conversations', status: 'complete' }),
+    ).toBe(2 * 3);
   });
 
   it('reports queue depths and, from the writer, freshness per brand and stream', () => {
-    expect(samples.some((sample) => sample.name === 'bvsync_queue_jobs' && sample.labels.queue === 'fetch' && sample.labels.state === 'waiting')).toBe(true);
+    expect(
+      samples.some(
+        (sample) =>
+          sample.name === 'bvsync_queue_jobs' && sample.labels.queue === 'fetch' && sample.labels.state === 'waiting',
+      ),
+    ).toBe(true);
     expect(total(samples, 'bvsync_queue_jobs', { queue: 'fetch', state: 'completed' })).toBe(run.planned);
     // Today, 2026-11-20, is still filling up: the newest complete day is the one before it.
     for (const brand of fx.config.brands) {

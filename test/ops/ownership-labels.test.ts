@@ -9,13 +9,9 @@ describe('ownership labels and order', () => {
     for (const value of OWNERSHIP_ORDER) expect(ownershipLabel(value)).not.toContain('_');
   });
 
-  it('sorts in the spec\'s order whatever order the rows came in, unknown values last', () => {
-    expect(sortOwnerships(['other', 'zeta_kind', 'first_party', 'third_party_editorial', 'alpha_kind', 'first_party'])).toEqual([
-      'first_party',
-      'third_party_editorial',
-      'other',
-      'alpha_kind',
-      'zeta_kind',
-    ]);
+  it("sorts in the spec's order whatever order the rows came in, unknown values last", () => {
+    expect(
+      sortOwnerships(['other', 'zeta_kind', 'first_party', 'third_party_editorial', 'alpha_kind', 'first_party']),
+    ).toEqual(['first_party', 'third_party_editorial', 'other', 'alpha_kind', 'zeta_kind']);
   });
 });

@@ -21,6 +21,8 @@ export function parseSamples(text: string): Sample[] {
 /** Sum of the samples of `name` whose labels include `where`. */
 export function total(samples: Sample[], name: string, where: Record<string, string> = {}): number {
   return samples
-    .filter((sample) => sample.name === name && Object.entries(where).every(([key, value]) => sample.labels[key] === value))
+    .filter(
+      (sample) => sample.name === name && Object.entries(where).every(([key, value]) => sample.labels[key] === value),
+    )
     .reduce((sum, sample) => sum + sample.value, 0);
 }

@@ -37,8 +37,14 @@ async function defaultWindow(days: string[]): Promise<{ from: string; to: string
 describe("the report's default window", () => {
   it("ends on the newest day before today: today's answers are still coming", async () => {
     const today = TODAY;
-    expect(await defaultWindow([addDays(today, -3), addDays(today, -1), today])).toEqual({ from: addDays(today, -3), to: addDays(today, -1) });
-    expect(await defaultWindow([addDays(today, -9), addDays(today, -5)])).toEqual({ from: addDays(today, -9), to: addDays(today, -5) });
+    expect(await defaultWindow([addDays(today, -3), addDays(today, -1), today])).toEqual({
+      from: addDays(today, -3),
+      to: addDays(today, -1),
+    });
+    expect(await defaultWindow([addDays(today, -9), addDays(today, -5)])).toEqual({
+      from: addDays(today, -9),
+      to: addDays(today, -5),
+    });
   });
 
   it('ends on today when today is all there is', async () => {

@@ -7,15 +7,37 @@ import { buildReport } from '../../src/ops/report-builder.js';
 import type { ReportData } from '../../src/ops/report-data.js';
 import { REPORT_CHARTS } from '../../src/ops/report-html.js';
 import { addDays } from '../../src/days.js';
-import { cliEnv, engineFixture, queryFile, runBvsync, runInProcess, scalarOfFile, type EngineFixture } from '../support/engine.js';
-import { chromiumMissing, CHROMIUM_SKIP_REASON, launchChromium, screenshotPath, type HeadlessChromium } from './browser.js';
+import {
+  cliEnv,
+  engineFixture,
+  queryFile,
+  runBvsync,
+  runInProcess,
+  scalarOfFile,
+  type EngineFixture,
+} from '../support/engine.js';
+import {
+  chromiumMissing,
+  CHROMIUM_SKIP_REASON,
+  launchChromium,
+  screenshotPath,
+  type HeadlessChromium,
+} from './browser.js';
 
 /**
  * `bvsync report` from a published database that a real backfill wrote: the numbers it embeds agree with the views,
  * and in headless Chromium, with every network request refused (the page must work offline), each chart draws.
  */
 
-const STREAMS = ['visibility', 'conversations', 'competitors', 'tracked_urls', 'citations', 'domain_details', 'product_ranking'];
+const STREAMS = [
+  'visibility',
+  'conversations',
+  'competitors',
+  'tracked_urls',
+  'citations',
+  'domain_details',
+  'product_ranking',
+];
 // Synced from SYNCED_FROM; the report covers FROM to TO (8 days: a Friday to the next Friday, so two weeks cut to the
 // window), and the 8 days before it are the previous period of the headline figures.
 const SYNCED_FROM = '2026-11-05';
@@ -38,7 +60,7 @@ beforeAll(async () => {
 }, 150_000);
 afterAll(async () => fx?.cleanup());
 
-describe('the analysts\' report: data', () => {
+describe("the analysts' report: data", () => {
   it('covers the synced days and every brand, and names the last run', () => {
     expect([data.from, data.to]).toEqual([FROM, TO]);
     expect(data.brands.map((brand) => brand.brandId)).toEqual(fx.config.brands);
@@ -46,29 +68,52 @@ describe('the analysts\' report: data', () => {
     for (const brand of data.brands) expect(brand.name).toBeTruthy();
   });
 
-  it("keeps the query each citations series says it applied, so the engines it covers are on record", async () => {
-    const echoes = Number(await scalarOfFile(fx.config.db, `SELECT count(*) FROM _slice_queries WHERE stream = 'citations'`));
-    const slices = Number(await scalarOfFile(fx.config.db, `SELECT count(*) FROM _sync_state WHERE stream = 'citations' AND status = 'complete'`));
+  it('keeps the query each citations series says it applied, so the engines it covers are on record', async () => {
+    const echoes = Number(
+      await scalarOfFile(fx.config.db, `SELECT count(*) FROM _slice_queries WHERE stream = 'citations'`),
+    );
+    const slices = Number(
+      await scalarOfFile(
+        fx.config.db,
+        `SELECT count(*) FROM _sync_state WHERE stream = 'citations' AND status = 'complete'`,
+      ),
+    );
     expect(slices).toBeGreaterThan(0);
     expect(echoes).toBe(slices);
   });
 
   it('agrees with the views and tables it reads', async () => {
     const brand = data.brands[0]!;
-    const mentioned = await scalarOfFile(fx.config.db, `SELECT sum(mentioned_conversations) FROM v_visibility_topic_daily WHERE brand_id = $1 AND ${IN_WINDOW}`, [brand.brandId]);
+    const mentioned = await scalarOfFile(
+      fx.config.db,
+      `SELECT sum(mentioned_conversations) FROM v_visibility_topic_daily WHERE brand_id = $1 AND ${IN_WINDOW}`,
+      [brand.brandId],
+    );
     expect(brand.weeklyVisibility.reduce((sum, row) => sum + row.mentioned, 0)).toBe(mentioned);
     const days = new Set(brand.shareOfVoice.map((row) => row.day));
     const series = new Set(brand.shareOfVoice.map((row) => row.brand));
     // Zero-filled: every day has every series, so the stacked areas have no gaps.
     expect(brand.shareOfVoice.length).toBe(days.size * series.size);
     for (const day of days) {
-      const shares = brand.shareOfVoice.filter((row) => row.day === day).reduce((sum, row) => sum + (row.share ?? 0), 0);
+      const shares = brand.shareOfVoice
+        .filter((row) => row.day === day)
+        .reduce((sum, row) => sum + (row.share ?? 0), 0);
       expect(shares).toBeCloseTo(1, 9);
     }
-    const ownership = await scalarOfFile(fx.config.db, `SELECT sum(occurrences) FROM citation_daily WHERE brand_id = $1 AND dimension = 'ownership' AND ${IN_WINDOW}`, [brand.brandId]);
+    const ownership = await scalarOfFile(
+      fx.config.db,
+      `SELECT sum(occurrences) FROM citation_daily WHERE brand_id = $1 AND dimension = 'ownership' AND ${IN_WINDOW}`,
+      [brand.brandId],
+    );
     expect(brand.citationsByOwnership.reduce((sum, row) => sum + row.occurrences, 0)).toBe(ownership);
     const top = brand.topDomains[0]!;
-    expect(top.occurrences).toBe(await scalarOfFile(fx.config.db, `SELECT max(o) FROM (SELECT sum(occurrences) AS o FROM domain_daily WHERE brand_id = $1 AND ${IN_WINDOW} GROUP BY domain)`, [brand.brandId]));
+    expect(top.occurrences).toBe(
+      await scalarOfFile(
+        fx.config.db,
+        `SELECT max(o) FROM (SELECT sum(occurrences) AS o FROM domain_daily WHERE brand_id = $1 AND ${IN_WINDOW} GROUP BY domain)`,
+        [brand.brandId],
+      ),
+    );
     for (const mover of brand.rankMovers) expect(mover.change).toBe(mover.firstRank - mover.lastRank);
     expect(brand.trackedUrls.length).toBeGreaterThan(0);
   });
@@ -76,10 +121,23 @@ describe('the analysts\' report: data', () => {
   it('says what each chart covers: its days in the window and the answers on them', async () => {
     expect(data.windowDays).toBe(8);
     for (const brand of data.brands) {
-      const [days] = await queryFile(fx.config.db, `SELECT count(DISTINCT "day")::INTEGER AS n, sum(conversations)::INTEGER AS answers FROM v_visibility_topic_daily WHERE brand_id = $1 AND ${IN_WINDOW}`, [brand.brandId]);
-      expect(brand.coverage.weeklyVisibility).toEqual({ first: FROM, last: TO, days: Number(days!.n), answers: Number(days!.answers) });
+      const [days] = await queryFile(
+        fx.config.db,
+        `SELECT count(DISTINCT "day")::INTEGER AS n, sum(conversations)::INTEGER AS answers FROM v_visibility_topic_daily WHERE brand_id = $1 AND ${IN_WINDOW}`,
+        [brand.brandId],
+      );
+      expect(brand.coverage.weeklyVisibility).toEqual({
+        first: FROM,
+        last: TO,
+        days: Number(days!.n),
+        answers: Number(days!.answers),
+      });
       expect(brand.coverage.weeklyVisibility.answers).toBe(brand.headline.visibility.denominator);
-      const [tracked] = await queryFile(fx.config.db, `SELECT count(DISTINCT "day")::INTEGER AS n FROM tracked_url_daily WHERE brand_id = $1 AND ${IN_WINDOW}`, [brand.brandId]);
+      const [tracked] = await queryFile(
+        fx.config.db,
+        `SELECT count(DISTINCT "day")::INTEGER AS n FROM tracked_url_daily WHERE brand_id = $1 AND ${IN_WINDOW}`,
+        [brand.brandId],
+      );
       expect(brand.coverage.trackedUrls.days).toBe(Number(tracked!.n));
       // The tracked pages' "of N answers" and the chart's coverage count the same answers.
       expect(brand.coverage.trackedUrls.answers).toBe(Math.max(...brand.trackedUrls.map((row) => row.conversations)));
@@ -98,17 +156,30 @@ describe('the analysts\' report: data', () => {
       expect(ours.length).toBe(Math.min(6, Number(own!.n)));
       // Listed first; every row its own product (no two share a label, which would draw on one line).
       expect(brand.rankMovers.slice(0, ours.length)).toEqual(ours);
-      expect(new Set(brand.rankMovers.map((row) => `${row.subject} ${row.product}`)).size).toBe(brand.rankMovers.length);
+      expect(new Set(brand.rankMovers.map((row) => `${row.subject} ${row.product}`)).size).toBe(
+        brand.rankMovers.length,
+      );
     }
   });
 
   it('puts headline figures computed from the numerators at the top of each brand, against the period before', async () => {
     const ratioOf = (view: string, numerator: string, denominator: string, brandId: number, from: string, to: string) =>
-      scalarOfFile(fx.config.db, `SELECT ${numerator} / ${denominator} FROM ${view} WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE`, [brandId, from, to]);
+      scalarOfFile(
+        fx.config.db,
+        `SELECT ${numerator} / ${denominator} FROM ${view} WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE`,
+        [brandId, from, to],
+      );
     const visibility = (brandId: number, from: string, to: string) =>
       ratioOf('v_visibility_topic_daily', 'sum(mentioned_conversations)', 'sum(conversations)', brandId, from, to);
     const share = (brandId: number, from: string, to: string) =>
-      ratioOf('v_share_of_voice_daily', 'sum(mentions) FILTER (WHERE is_own_brand)', 'sum(mentions)', brandId, from, to);
+      ratioOf(
+        'v_share_of_voice_daily',
+        'sum(mentions) FILTER (WHERE is_own_brand)',
+        'sum(mentions)',
+        brandId,
+        from,
+        to,
+      );
     for (const brand of data.brands) {
       const h = brand.headline;
       // The window is 8 days, so the previous period is the 8 days before it.
@@ -120,8 +191,18 @@ describe('the analysts\' report: data', () => {
       expect(brand.hasData).toBe(true);
     }
     // Before anything was synced: the previous period has no data, said so rather than shown as 0%.
-    const early = await buildReport({ db: fx.config.db, out: join(fx.dir, 'early.html'), from: SYNCED_FROM, to: '2026-11-08' });
-    expect(early.data.brands[0]!.headline.previousVisibility).toEqual({ numerator: 0, denominator: 0, value: null, days: 0 });
+    const early = await buildReport({
+      db: fx.config.db,
+      out: join(fx.dir, 'early.html'),
+      from: SYNCED_FROM,
+      to: '2026-11-08',
+    });
+    expect(early.data.brands[0]!.headline.previousVisibility).toEqual({
+      numerator: 0,
+      denominator: 0,
+      value: null,
+      days: 0,
+    });
     expect(readFileSync(join(fx.dir, 'early.html'), 'utf8')).toContain('no data in the previous period');
   });
 
@@ -132,7 +213,10 @@ describe('the analysts\' report: data', () => {
       const week = brand.shareOfVoice.filter((row) => row.day >= '2026-11-16');
       const own = week.filter((row) => row.own).reduce((sum, row) => sum + row.mentioned, 0);
       const all = week.reduce((sum, row) => sum + row.mentioned, 0);
-      const [weekly] = await queryFile(fx.config.db, `SELECT share_of_voice FROM (${query.replace(/getvariable\('brand'\)/g, String(brand.brandId))}) WHERE week_start = '2026-11-16' AND brand_kind = 'own'`);
+      const [weekly] = await queryFile(
+        fx.config.db,
+        `SELECT share_of_voice FROM (${query.replace(/getvariable\('brand'\)/g, String(brand.brandId))}) WHERE week_start = '2026-11-16' AND brand_kind = 'own'`,
+      );
       const viewed = await scalarOfFile(
         fx.config.db,
         `SELECT sum(mentions) FILTER (WHERE is_own_brand) / sum(mentions) FROM v_share_of_voice_daily WHERE brand_id = $1 AND "day" BETWEEN '2026-11-16' AND $2::DATE`,
@@ -142,7 +226,13 @@ describe('the analysts\' report: data', () => {
       // The query rounds to four places.
       expect(Number(weekly!.share_of_voice)).toBeCloseTo(own / all, 4);
       // Every brand named is in the chart's denominator, so the suggested competitors' mentions count too.
-      expect(all).toBe(await scalarOfFile(fx.config.db, `SELECT sum(all_brand_mentions) FROM (SELECT DISTINCT "day", all_brand_mentions FROM v_share_of_voice_daily WHERE brand_id = $1 AND "day" BETWEEN '2026-11-16' AND $2::DATE)`, [brand.brandId, TO]));
+      expect(all).toBe(
+        await scalarOfFile(
+          fx.config.db,
+          `SELECT sum(all_brand_mentions) FROM (SELECT DISTINCT "day", all_brand_mentions FROM v_share_of_voice_daily WHERE brand_id = $1 AND "day" BETWEEN '2026-11-16' AND $2::DATE)`,
+          [brand.brandId, TO],
+        ),
+      );
     }
   });
 
@@ -179,14 +269,20 @@ describe('the analysts\' report: data', () => {
     expect(existsSync(unknownOut)).toBe(false);
 
     const emptyOut = join(fx.dir, 'empty.html');
-    const empty = await runBvsync(['report', '--db', fx.config.db, '--from', '2025-01-01', '--to', '2025-01-31', '--out', emptyOut], env);
+    const empty = await runBvsync(
+      ['report', '--db', fx.config.db, '--from', '2025-01-01', '--to', '2025-01-31', '--out', emptyOut],
+      env,
+    );
     expect(empty.code).toBe(1);
     expect(empty.stderr).toContain('has no data between 2025-01-01 and 2025-01-31');
     expect(existsSync(emptyOut)).toBe(false);
 
     // One brand known and one not: the page is written for the one, and the command still says what is missing.
     const mixedOut = join(fx.dir, 'mixed.html');
-    const mixed = await runBvsync(['report', '--db', fx.config.db, '--brand', `${fx.config.brands[0]},9`, '--out', mixedOut], env);
+    const mixed = await runBvsync(
+      ['report', '--db', fx.config.db, '--brand', `${fx.config.brands[0]},9`, '--out', mixedOut],
+      env,
+    );
     expect(mixed.code).toBe(1);
     expect(mixed.stdout).toContain('1 brand with data');
     expect(existsSync(mixedOut)).toBe(true);
@@ -201,7 +297,9 @@ describe('the analysts\' report: data', () => {
     const folder = join(fx.dir, 'reports');
     const refused = await runBvsync(['report', '--db', fx.config.db, '--out', folder], env);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`bvsync: --out ${folder} is a folder; give the report a file name, such as ${join(folder, 'report.html')}`);
+    expect(refused.stderr).toContain(
+      `bvsync: --out ${folder} is a folder; give the report a file name, such as ${join(folder, 'report.html')}`,
+    );
     expect(existsSync(`${folder}.partial`)).toBe(false);
   });
 
@@ -211,7 +309,9 @@ describe('the analysts\' report: data', () => {
     for (const out of [fx.config.db, workingPathFor(fx.config.db)]) {
       const refused = await runBvsync(['report', '--db', fx.config.db, '--out', out], env);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`bvsync: --out ${out} is a DuckDB database, which the report would replace; give the report a file name of its own, such as report.html`);
+      expect(refused.stderr).toContain(
+        `bvsync: --out ${out} is a DuckDB database, which the report would replace; give the report a file name of its own, such as report.html`,
+      );
     }
     expect(statSync(fx.config.db).mtimeMs).toBe(before.mtimeMs);
   });
@@ -221,7 +321,9 @@ describe('the analysts\' report: data', () => {
     const folder = join(fx.dir, 'not-yet-made');
     const refused = await runBvsync(['report', '--db', fx.config.db, '--out', `${folder}${sep}`], env);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`bvsync: --out ${folder}${sep} ends in ${sep}, so it names a folder; give the report a file name, such as ${join(folder, 'report.html')}`);
+    expect(refused.stderr).toContain(
+      `bvsync: --out ${folder}${sep} ends in ${sep}, so it names a folder; give the report a file name, such as ${join(folder, 'report.html')}`,
+    );
     expect(existsSync(folder)).toBe(false);
     expect(existsSync(`${folder}.partial`)).toBe(false);
   });
@@ -231,7 +333,9 @@ describe('the analysts\' report: data', () => {
     // /proc refuses a new file to everyone, root included (the tests may run as root, whom chmod 555 does not stop).
     const refused = await runBvsync(['report', '--db', fx.config.db, '--out', '/proc/report.html'], env);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/^bvsync: cannot write in the folder \/proc for --out \/proc\/report\.html: ENOENT .*; give --out a folder you can write$/m);
+    expect(refused.stderr).toMatch(
+      /^bvsync: cannot write in the folder \/proc for --out \/proc\/report\.html: ENOENT .*; give --out a folder you can write$/m,
+    );
     // Refused before the database was read: a built report would have printed what it wrote or a warning.
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect(refused.stdout).toBe('');
@@ -242,7 +346,9 @@ describe('the analysts\' report: data', () => {
       chmodSync(locked, 0o555);
       const denied = await runBvsync(['report', '--db', fx.config.db, '--out', join(locked, 'r.html')], env);
       expect(denied.code).toBe(2);
-      expect(denied.stderr).toContain(`cannot write in the folder ${locked} for --out ${join(locked, 'r.html')}: EACCES`);
+      expect(denied.stderr).toContain(
+        `cannot write in the folder ${locked} for --out ${join(locked, 'r.html')}: EACCES`,
+      );
       expect(readdirSync(locked)).toEqual([]);
     }
   });
@@ -285,7 +391,7 @@ const LABEL_OVERLAPS = `(() => {
   return found;
 })()`;
 
-describe.skipIf(chromiumMissing)('the analysts\' report in a browser', () => {
+describe.skipIf(chromiumMissing)("the analysts' report in a browser", () => {
   let browser: HeadlessChromium;
   beforeAll(async () => {
     browser = await launchChromium({ width: 1000, height: 900 });
@@ -323,16 +429,29 @@ describe.skipIf(chromiumMissing)('the analysts\' report in a browser', () => {
     expect(await section('weeklyVisibility').getAttribute('data-points-only')).toBe('true');
     expect(await section('weeklyVisibility').locator('svg [aria-label="line"] path').count()).toBe(0);
     expect(await section('weeklyVisibility').locator('svg [aria-label="area"] path').count()).toBe(0);
-    expect(await section('weeklyVisibility').locator('svg [aria-label="dot"] circle').count()).toBe(brand.weeklyVisibility.length);
-    await expect(section('weeklyVisibility').locator('.coverage').innerText()).resolves.toMatch(/^Nov 13 – Nov 20, 8 days, [\d,]+ answers; 2 weeks, too few for a line: shown as points$/);
+    expect(await section('weeklyVisibility').locator('svg [aria-label="dot"] circle').count()).toBe(
+      brand.weeklyVisibility.length,
+    );
+    await expect(section('weeklyVisibility').locator('.coverage').innerText()).resolves.toMatch(
+      /^Nov 13 – Nov 20, 8 days, [\d,]+ answers; 2 weeks, too few for a line: shown as points$/,
+    );
     // Share of voice: one area per series; ownership: one per ownership, the legend in the stacking order.
-    expect(await section('shareOfVoice').locator('svg [aria-label="area"] path').count()).toBe(new Set(brand.shareOfVoice.map((row) => row.brand)).size);
+    expect(await section('shareOfVoice').locator('svg [aria-label="area"] path').count()).toBe(
+      new Set(brand.shareOfVoice.map((row) => row.brand)).size,
+    );
     const ownershipLabels = [...new Set(brand.citationsByOwnership.map((row) => row.label))];
-    expect(await section('citationsByOwnership').locator('svg [aria-label="area"] path').count()).toBe(ownershipLabels.length);
-    const legend = await section('citationsByOwnership').locator('.plot > figure > div, .plot > div').first().innerText();
+    expect(await section('citationsByOwnership').locator('svg [aria-label="area"] path').count()).toBe(
+      ownershipLabels.length,
+    );
+    const legend = await section('citationsByOwnership')
+      .locator('.plot > figure > div, .plot > div')
+      .first()
+      .innerText();
     expect(legend.split(/\s*\n\s*|\s{2,}/).filter(Boolean)).toEqual(ownershipLabels);
     // The headline figures the page shows are the ones computed from the views.
-    const shown = await section('weeklyVisibility').locator('xpath=ancestor::article//div[@data-figure="visibility"]').getAttribute('data-value');
+    const shown = await section('weeklyVisibility')
+      .locator('xpath=ancestor::article//div[@data-figure="visibility"]')
+      .getAttribute('data-value');
     expect(Number(shown)).toBe(brand.headline.visibility.value);
     const text = await page.locator(`#brand-${brand.brandId} [data-figure="visibility"] .value`).innerText();
     expect(text).toBe(`${(brand.headline.visibility.value! * 100).toFixed(1)}%`);
@@ -341,7 +460,9 @@ describe.skipIf(chromiumMissing)('the analysts\' report in a browser', () => {
     expect(await section('rankMovers').locator('svg [aria-label="arrow"] path').count()).toBe(brand.rankMovers.length);
     // Competitors' products dashed, the brand's own solid: told apart by the mark, not only by the colour.
     const competitors = brand.rankMovers.filter((mover) => mover.subject !== 'brand').length;
-    expect(await section('rankMovers').locator('svg [aria-label="arrow"][stroke-dasharray] path').count()).toBe(competitors);
+    expect(await section('rankMovers').locator('svg [aria-label="arrow"][stroke-dasharray] path').count()).toBe(
+      competitors,
+    );
     // No two labels of a chart overlap (ticks, marks' text, legend), and no axis names a day twice: checked on every
     // chart of every brand from the boxes the browser laid out.
     expect(await page.evaluate(LABEL_OVERLAPS)).toEqual([]);
@@ -363,8 +484,12 @@ describe.skipIf(chromiumMissing)('the analysts\' report in a browser', () => {
     expect(await page.evaluate('document.body.dataset.failures')).toBe('');
     // Before ticks were the chart's days, the axis read "Nov 18 Nov 18 Nov 19 Nov 19 Nov 20" (hourly ticks).
     expect(await page.evaluate(LABEL_OVERLAPS)).toEqual([]);
-    const ticks = await page.locator('[data-brand="1"][data-chart="shareOfVoice"] svg g[aria-label="x-axis tick label"] text').allTextContents();
+    const ticks = await page
+      .locator('[data-brand="1"][data-chart="shareOfVoice"] svg g[aria-label="x-axis tick label"] text')
+      .allTextContents();
     expect(ticks).toEqual(['Nov 18', 'Nov 19', 'Nov 20']);
-    await page.locator('[data-brand="1"][data-chart="rankMovers"]').screenshot({ path: join(fx.dir, 'report-rank-movers.png') });
+    await page
+      .locator('[data-brand="1"][data-chart="rankMovers"]')
+      .screenshot({ path: join(fx.dir, 'report-rank-movers.png') });
   });
 });

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openQueues } from '../../src/engine/queues.js';
 import { connectRedis } from '../../src/engine/redis.js';
 import type { RunProgress } from '../../src/engine/start-run.js';
-import { cliEnv, engineFixture, scalarOfFile, spawnBvsync, writeCliConfig, type CliProcess, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  scalarOfFile,
+  spawnBvsync,
+  writeCliConfig,
+  type CliProcess,
+  type EngineFixture,
+} from '../support/engine.js';
 import { backfillWithRunningWorkers } from './host-run.js';
 
 /**
@@ -23,12 +31,17 @@ beforeAll(async () => {
   const config = writeCliConfig(fx);
   workers = [0, 1].map(() => spawnBvsync(['worker', '--config', config, '--concurrency', '2'], cliEnv(fx)));
   await Promise.all(workers.map((worker) => worker.waitFor(/worker started/)));
-  run = await backfillWithRunningWorkers(fx, { streams: ['conversations', 'competitors', 'visibility'], from: '2026-11-15', to: '2026-11-20' });
+  run = await backfillWithRunningWorkers(fx, {
+    streams: ['conversations', 'competitors', 'visibility'],
+    from: '2026-11-15',
+    to: '2026-11-20',
+  });
   const connection = connectRedis(fx.redisUrl);
   const queues = openQueues(connection, fx.config.redisPrefix);
   try {
     fetchedBy = new Map();
-    for (const job of await queues.fetch.getJobs(['completed'], 0, -1)) fetchedBy.set(job.processedBy!, (fetchedBy.get(job.processedBy!) ?? 0) + 1);
+    for (const job of await queues.fetch.getJobs(['completed'], 0, -1))
+      fetchedBy.set(job.processedBy!, (fetchedBy.get(job.processedBy!) ?? 0) + 1);
     loadedBy = new Set((await queues.load.getJobs(['completed'], 0, -1)).map((job) => job.processedBy!));
   } finally {
     await queues.close();
@@ -44,7 +57,9 @@ afterAll(async () => {
 describe('two worker processes against one Redis', () => {
   it('finish the run together', async () => {
     expect(run.meta.status).toBe('complete');
-    expect(await scalarOfFile(fx.config.db, "SELECT count(*) FROM _sync_state WHERE status = 'complete'")).toBe(run.planned);
+    expect(await scalarOfFile(fx.config.db, "SELECT count(*) FROM _sync_state WHERE status = 'complete'")).toBe(
+      run.planned,
+    );
   });
 
   it('both fetch slices', () => {

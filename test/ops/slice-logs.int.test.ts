@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunProgress } from '../../src/engine/start-run.js';
-import { cliEnv, engineFixture, spawnBvsync, writeCliConfig, type CliResult, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  spawnBvsync,
+  writeCliConfig,
+  type CliResult,
+  type EngineFixture,
+} from '../support/engine.js';
 import { backfillWithRunningWorkers } from './host-run.js';
 
 /**
@@ -28,16 +35,26 @@ let lines: Array<Record<string, unknown>>;
 beforeAll(async () => {
   fx = await engineFixture('slice-logs');
   fx.sim.setKnobs({ faultRate: 0.15, faultKinds: ['5xx'], rateLimit: 10, retryAfterSeconds: 1 });
-  const worker = spawnBvsync(['worker', '--config', writeCliConfig(fx), '--log-level', 'debug', '--concurrency', '4'], cliEnv(fx));
+  const worker = spawnBvsync(
+    ['worker', '--config', writeCliConfig(fx), '--log-level', 'debug', '--concurrency', '4'],
+    cliEnv(fx),
+  );
   await worker.waitFor(/worker started/);
-  run = await backfillWithRunningWorkers(fx, { streams: ['conversations', 'competitors'], from: '2026-11-18', to: '2026-11-20' });
+  run = await backfillWithRunningWorkers(fx, {
+    streams: ['conversations', 'competitors'],
+    from: '2026-11-18',
+    to: '2026-11-20',
+  });
   worker.kill('SIGTERM');
   result = await worker.done;
-  lines = result.stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  lines = result.stderr
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 });
 afterAll(async () => fx?.cleanup());
 
-describe('the worker\'s log lines', () => {
+describe("the worker's log lines", () => {
   it('are JSON objects with a level, a time and a message, and the worker stops cleanly', () => {
     expect(run.meta.status).toBe('complete');
     expect(result.code).toBe(0);
@@ -55,12 +72,22 @@ describe('the worker\'s log lines', () => {
     expect(retries.length).toBeGreaterThan(0);
     expect(sliceLines.filter((line) => line.msg === 'slice committed')).toHaveLength(run.planned);
     for (const line of sliceLines) {
-      expect(line).toMatchObject({ run: run.meta.runId, brand: expect.any(Number), stream: expect.stringMatching(/^(conversations|competitors)$/), slice: expect.any(String) });
+      expect(line).toMatchObject({
+        run: run.meta.runId,
+        brand: expect.any(Number),
+        stream: expect.stringMatching(/^(conversations|competitors)$/),
+        slice: expect.any(String),
+      });
       expect(fx.config.brands).toContain(line.brand);
     }
-    const committedSlices = new Set(sliceLines.filter((line) => line.msg === 'slice committed').map((line) => `${line.brand}|${line.stream}|${line.slice}`));
+    const committedSlices = new Set(
+      sliceLines
+        .filter((line) => line.msg === 'slice committed')
+        .map((line) => `${line.brand}|${line.stream}|${line.slice}`),
+    );
     expect(committedSlices.size).toBe(run.planned);
-    for (const raw of result.stderr.split('\n').filter((line) => line.includes('"slice":'))) expect(raw.match(/"slice":/g)).toHaveLength(1);
+    for (const raw of result.stderr.split('\n').filter((line) => line.includes('"slice":')))
+      expect(raw.match(/"slice":/g)).toHaveLength(1);
   });
 
   it('never print the API key', () => {

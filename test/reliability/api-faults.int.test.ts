@@ -49,18 +49,22 @@ describe('an API away for a while (a deployment, a gateway restart)', () => {
   it.each([
     { mode: '503' as const, fetchThreads: 0 },
     { mode: 'reset' as const, fetchThreads: 1 },
-  ])('$mode for 15 s (fetchThreads $fetchThreads): the slices wait it out and the tables are those of a clean run', async ({ mode, fetchThreads }) => {
-    // Longer than a slice's four attempts take to be spent (BullMQ's backoff: at most 2 + 4 + 8 s).
-    const outcome = await apiOutageScenario(reference, { mode, outageMs: 15_000, fetchThreads });
-    expect(outcome.status, outcome.disturbed.join('; ')).toBe('complete');
-    expect(outcome.failedSlices).toBe(0);
-    expect(outcome.differences).toEqual([]);
-    expect(outcome.stateDifferences).toBe(0);
-    expect(outcome.seconds).toBeGreaterThan(15);
-    // The queue pauses while the API is away (5 s, then as long as it has lasted): not every slice asks in a loop.
-    expect(outcome.unanswered).toBeGreaterThan(0);
-    expect(outcome.unanswered).toBeLessThan(100);
-  }, 150_000);
+  ])(
+    '$mode for 15 s (fetchThreads $fetchThreads): the slices wait it out and the tables are those of a clean run',
+    async ({ mode, fetchThreads }) => {
+      // Longer than a slice's four attempts take to be spent (BullMQ's backoff: at most 2 + 4 + 8 s).
+      const outcome = await apiOutageScenario(reference, { mode, outageMs: 15_000, fetchThreads });
+      expect(outcome.status, outcome.disturbed.join('; ')).toBe('complete');
+      expect(outcome.failedSlices).toBe(0);
+      expect(outcome.differences).toEqual([]);
+      expect(outcome.stateDifferences).toBe(0);
+      expect(outcome.seconds).toBeGreaterThan(15);
+      // The queue pauses while the API is away (5 s, then as long as it has lasted): not every slice asks in a loop.
+      expect(outcome.unanswered).toBeGreaterThan(0);
+      expect(outcome.unanswered).toBeLessThan(100);
+    },
+    150_000,
+  );
 
   it('away for longer than sync.outageToleranceMinutes: its slices fail and the run ends', async () => {
     const outcome = await apiOutageScenario(reference, { mode: '503', outageMs: undefined, toleranceMinutes: 0.1 });
@@ -78,7 +82,12 @@ describe('an API away for a while (a deployment, a gateway restart)', () => {
   it('holding every request unanswered for longer than the tolerance: each call stops retrying at it and the run ends', async () => {
     // A 3 s tolerance and five attempts of a 2 s headers timeout. Before, each call spent all five: the run heard the
     // API was away only after 10 s (13.3 s measured, 40 requests held: five for each of the 8 slices in flight).
-    const outcome = await apiOutageScenario(reference, { mode: 'hang', outageMs: undefined, toleranceMinutes: 0.05, api: { maxAttempts: 5, headersTimeoutMs: 2_000 } });
+    const outcome = await apiOutageScenario(reference, {
+      mode: 'hang',
+      outageMs: undefined,
+      toleranceMinutes: 0.05,
+      api: { maxAttempts: 5, headersTimeoutMs: 2_000 },
+    });
     expect(outcome.status).toBe('incomplete');
     expect(outcome.failureCodes).toEqual(['api_unavailable']);
     // A first attempt ends at the 2 s timeout, inside the tolerance; the second ends past it, whatever the load.

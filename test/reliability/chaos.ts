@@ -77,7 +77,8 @@ function vary(trouble: ApiTrouble): ApiTrouble {
   if (knobs.faultRate) knobs.faultRate = Math.round((0.1 + random() * 0.2) * 100) / 100;
   if (knobs.rateLimit) knobs.rateLimit = 4 + Math.floor(random() * 10);
   if (knobs.retryAfterSeconds) knobs.retryAfterSeconds = 2 + Math.floor(random() * 3);
-  if (knobs.latencyMs && trouble.api?.headersTimeoutMs) knobs.latencyMs = Math.floor(trouble.api.headersTimeoutMs * (0.5 + random() * 0.3));
+  if (knobs.latencyMs && trouble.api?.headersTimeoutMs)
+    knobs.latencyMs = Math.floor(trouble.api.headersTimeoutMs * (0.5 + random() * 0.3));
   return { ...trouble, knobs };
 }
 
@@ -92,40 +93,70 @@ function report(outcome: ScenarioOutcome): void {
     ? ''
     : ` — status ${outcome.status}; tables differing: ${outcome.differences.map((d) => `${d.table} (${d.expected?.rows ?? 0} vs ${d.actual?.rows ?? 0} rows)`).join(', ') || 'none'}; ` +
       `_sync_state lines differing: ${outcome.stateDifferences}; ${outcome.problems.join('; ')}`;
-  process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${outcome.scenario}: ${verdict}${detail}\n    ${outcome.disturbed.join('\n    ')}\n`);
+  process.stdout.write(
+    `[${((Date.now() - started) / 1000).toFixed(0)} s] ${outcome.scenario}: ${verdict}${detail}\n    ${outcome.disturbed.join('\n    ')}\n`,
+  );
 }
 
 async function attempt(name: string, run: () => Promise<ScenarioOutcome>): Promise<void> {
   try {
     report(await run());
   } catch (error) {
-    report({ scenario: name, rounds: 1, disturbed: ['(the scenario itself broke)'], retries: 0, rateLimited: 0, differences: [], stateDifferences: 0, status: 'error', problems: [(error as Error).message] });
+    report({
+      scenario: name,
+      rounds: 1,
+      disturbed: ['(the scenario itself broke)'],
+      retries: 0,
+      rateLimited: 0,
+      differences: [],
+      stateDifferences: 0,
+      status: 'error',
+      problems: [(error as Error).message],
+    });
   }
 }
 
-process.stdout.write(`chaos: seed ${seed}, ${rounds} rounds, ${values.minutes} minutes at most (replay with --seed ${seed})\n`);
+process.stdout.write(
+  `chaos: seed ${seed}, ${rounds} rounds, ${values.minutes} minutes at most (replay with --seed ${seed})\n`,
+);
 const reference = await cleanReference();
 process.stdout.write(`clean run: ${reference.states.length} slices in ${reference.seconds.toFixed(1)} s\n`);
 const haveRedisServer = PrivateRedis.available();
-if (families.has('redis') && !haveRedisServer) process.stdout.write('redis scenarios skipped: no redis-server on PATH\n');
+if (families.has('redis') && !haveRedisServer)
+  process.stdout.write('redis scenarios skipped: no redis-server on PATH\n');
 
 try {
   for (let round = 1; round <= rounds && timeLeft() > 0; round++) {
     process.stdout.write(`-- round ${round}\n`);
-    if (families.has('crash') && timeLeft() > 0) await attempt('crash', () => crashScenario(reference, { moments: randomMoments(), latencyMs: 10 + Math.floor(random() * 20) }));
+    if (families.has('crash') && timeLeft() > 0)
+      await attempt('crash', () =>
+        crashScenario(reference, { moments: randomMoments(), latencyMs: 10 + Math.floor(random() * 20) }),
+      );
     if (families.has('redis') && haveRedisServer) {
       for (const keepData of [true, false]) {
         const withWorker = random() < 0.5;
         if (timeLeft() > 0) {
-          await attempt(`redis (${keepData ? 'kept' : 'lost'})`, () => redisTroubleScenario(reference, { keepData, withWorker, at: 0.1 + random() * 0.6, downMs: 200 + Math.floor(random() * 2_000) }));
+          await attempt(`redis (${keepData ? 'kept' : 'lost'})`, () =>
+            redisTroubleScenario(reference, {
+              keepData,
+              withWorker,
+              at: 0.1 + random() * 0.6,
+              downMs: 200 + Math.floor(random() * 2_000),
+            }),
+          );
         }
       }
     }
     if (families.has('api')) {
-      for (const trouble of API_TROUBLES) if (timeLeft() > 0) await attempt(`api: ${trouble.name}`, () => apiTroubleScenario(reference, vary(trouble)));
+      for (const trouble of API_TROUBLES)
+        if (timeLeft() > 0) await attempt(`api: ${trouble.name}`, () => apiTroubleScenario(reference, vary(trouble)));
     }
     if (families.has('bad') && timeLeft() > 0) {
-      const shares = { invalidShare: 0.02 + random() * 0.08, extraFieldShare: random() * 0.3, unknownEnumShare: 0.05 + random() * 0.25 };
+      const shares = {
+        invalidShare: 0.02 + random() * 0.08,
+        extraFieldShare: random() * 0.3,
+        unknownEnumShare: 0.05 + random() * 0.25,
+      };
       shares.invalidShare = Math.round(shares.invalidShare * 100) / 100;
       shares.extraFieldShare = Math.max(0.02, Math.round(shares.extraFieldShare * 100) / 100);
       shares.unknownEnumShare = Math.round(shares.unknownEnumShare * 100) / 100;
@@ -138,9 +169,15 @@ try {
 
 /** One line per scenario: rounds run, what was done to them, retries and 429s met, and how many survived. */
 function summarise(): string {
-  const table = new Table({ head: ['scenario', 'rounds', 'what was disturbed', 'retries / 429s', 'result'], style: { head: [], border: [] }, colWidths: [44, 8, 70, 16, 22], wordWrap: true });
+  const table = new Table({
+    head: ['scenario', 'rounds', 'what was disturbed', 'retries / 429s', 'result'],
+    style: { head: [], border: [] },
+    colWidths: [44, 8, 70, 16, 22],
+    wordWrap: true,
+  });
   const byScenario = new Map<string, ScenarioOutcome[]>();
-  for (const outcome of outcomes) byScenario.set(outcome.scenario, [...(byScenario.get(outcome.scenario) ?? []), outcome]);
+  for (const outcome of outcomes)
+    byScenario.set(outcome.scenario, [...(byScenario.get(outcome.scenario) ?? []), outcome]);
   for (const [scenario, list] of byScenario) {
     const ok = list.filter(survived).length;
     table.push([
@@ -155,7 +192,8 @@ function summarise(): string {
 }
 
 function disturbedSummary(scenario: string, list: ScenarioOutcome[]): string {
-  if (scenario !== 'crash') return [...new Set(list.flatMap((outcome) => outcome.disturbed.slice(0, 1)))].slice(0, 3).join('; ');
+  if (scenario !== 'crash')
+    return [...new Set(list.flatMap((outcome) => outcome.disturbed.slice(0, 1)))].slice(0, 3).join('; ');
   // Crash rounds: how many kills landed where, across every round.
   const lines = list.flatMap((outcome) => outcome.disturbed);
   const count = (pattern: RegExp) => lines.filter((line) => pattern.test(line)).length;
@@ -167,5 +205,7 @@ function disturbedSummary(scenario: string, list: ScenarioOutcome[]): string {
 
 process.stdout.write(`\n${summarise()}\n`);
 const failed = outcomes.filter((outcome) => !survived(outcome)).length;
-process.stdout.write(`${outcomes.length} scenario runs in ${((Date.now() - started) / 1000).toFixed(0)} s: ${failed === 0 ? 'all survived' : `${failed} FAILED`} (seed ${seed})\n`);
+process.stdout.write(
+  `${outcomes.length} scenario runs in ${((Date.now() - started) / 1000).toFixed(0)} s: ${failed === 0 ? 'all survived' : `${failed} FAILED`} (seed ${seed})\n`,
+);
 process.exit(failed === 0 ? 0 : 1);

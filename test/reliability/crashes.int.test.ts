@@ -17,7 +17,13 @@ afterAll(async () => reference?.fx.cleanup());
 describe('a worker SIGKILLed again and again during a backfill', () => {
   it('ends with the tables and slice states of a clean run, and the published file opens after every kill', async () => {
     const outcome = await crashScenario(reference, {
-      moments: [{ kind: 'paging', at: 0.15 }, { kind: 'transaction', commit: 3 }, { kind: 'paging', at: 0.6 }, { kind: 'transaction', commit: 1 }, { kind: 'publish' }],
+      moments: [
+        { kind: 'paging', at: 0.15 },
+        { kind: 'transaction', commit: 3 },
+        { kind: 'paging', at: 0.6 },
+        { kind: 'transaction', commit: 1 },
+        { kind: 'publish' },
+      ],
     });
     // Every kill landed where it was meant to (a kill that found the run over would prove nothing).
     expect(outcome.disturbed.filter((line) => line.includes('missed') || line.includes('already over'))).toEqual([]);

@@ -38,14 +38,23 @@ describe('a load job that fails for good', () => {
       worker: { load: false },
     });
     expect(progress.meta.status).toBe('failed');
-    expect(progress.meta.error).toMatch(/^the commit job commit\.\S+competitors\S* failed for good: the test fails every commit of competitors\. The run cannot finish/);
+    expect(progress.meta.error).toMatch(
+      /^the commit job commit\.\S+competitors\S* failed for good: the test fails every commit of competitors\. The run cannot finish/,
+    );
     worker.kill('SIGTERM');
     await worker.done;
     worker = undefined;
     // _sync_runs says the run failed; no state claims the slice that never committed, and what did commit is whole.
     const working = fx.config.db.replace(/\.duckdb$/, '.work.duckdb');
-    expect(await queryFile(working, 'SELECT run_id, status FROM _sync_runs')).toEqual([{ run_id: progress.meta.runId, status: 'failed' }]);
-    expect(await queryFile(working, `SELECT stream, status FROM _sync_state WHERE stream = 'competitors' OR status <> 'complete'`)).toEqual([]);
+    expect(await queryFile(working, 'SELECT run_id, status FROM _sync_runs')).toEqual([
+      { run_id: progress.meta.runId, status: 'failed' },
+    ]);
+    expect(
+      await queryFile(
+        working,
+        `SELECT stream, status FROM _sync_state WHERE stream = 'competitors' OR status <> 'complete'`,
+      ),
+    ).toEqual([]);
     const [loaded] = await queryFile(
       working,
       `SELECT (SELECT count(*) FROM conversations)::INTEGER AS rows, (SELECT coalesce(sum("rows"), 0) FROM _sync_state WHERE stream = 'conversations')::INTEGER AS claimed`,

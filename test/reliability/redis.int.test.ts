@@ -33,9 +33,13 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis restarted mid-run (needs redis-server
     const outcome = await redisTroubleScenario(reference, { keepData: false, withWorker: true });
     // The worker held the writer lease and lost it with Redis's data, saying so; whether it or the command run again
     // takes it next is a race (CI saw the command win, and the worker take it once).
-    expect(outcome.disturbed.at(-1)).toMatch(/a bvsync worker rode it out \(took the writer lease [1-9] times, lost it [1-9] times\)/);
+    expect(outcome.disturbed.at(-1)).toMatch(
+      /a bvsync worker rode it out \(took the writer lease [1-9] times, lost it [1-9] times\)/,
+    );
     expect(outcome.firstExit).toBe(1);
-    expect(outcome.firstOutput).toMatch(/bvsync: run backfill-\S+ is no longer in Redis \(Redis lost its data\?\): run the same command again/);
+    expect(outcome.firstOutput).toMatch(
+      /bvsync: run backfill-\S+ is no longer in Redis \(Redis lost its data\?\): run the same command again/,
+    );
     expect(outcome.reran).toBe(true);
     expect(outcome.problems).toEqual([]);
     expect(outcome.status).toBe('complete');
@@ -48,7 +52,10 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis gone for good (needs redis-server on 
   it('a bvsync worker told to stop still stops: exit 1 soon after its shutdown deadline, saying why', async () => {
     const server = await PrivateRedis.start(false);
     const fx = await engineFixture('rel-term', { sim: { brands: 1, days: 2, scale: 5, today: TODAY } });
-    const worker = spawnBvsync(['worker', '--shutdown-seconds', '2', '--config', writeCliConfig(fx)], cliEnv(fx, { REDIS_URL: server.url }));
+    const worker = spawnBvsync(
+      ['worker', '--shutdown-seconds', '2', '--config', writeCliConfig(fx)],
+      cliEnv(fx, { REDIS_URL: server.url }),
+    );
     try {
       await worker.waitFor(/holding the DuckDB writer lease/);
       await server.kill();
@@ -59,7 +66,9 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis gone for good (needs redis-server on 
       // The deadline (2 s) plus the grace for closing DuckDB and Redis (5 s), not forever.
       expect(Date.now() - asked).toBeLessThan(12_000);
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/could not stop cleanly( in time)? \((is Redis answering\?|a job still running, or Redis not answering)\); exiting now/);
+      expect(result.stderr).toMatch(
+        /could not stop cleanly( in time)? \((is Redis answering\?|a job still running, or Redis not answering)\); exiting now/,
+      );
     } finally {
       worker.kill('SIGKILL');
       await fx.cleanup();
@@ -74,7 +83,19 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis gone for good under a backfill (needs
     const fx = await engineFixture('rel-gone', { sim: { brands: 1, days: 2, scale: 5, today: TODAY } });
     // Every request waits, so the run is still fetching when Redis goes.
     fx.sim.setKnobs({ latencyMs: 1_000 });
-    const args = ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', 'conversations', '--config', writeCliConfig(fx)];
+    const args = [
+      'backfill',
+      '--from',
+      FROM,
+      '--to',
+      TODAY,
+      '--today',
+      TODAY,
+      '--streams',
+      'conversations',
+      '--config',
+      writeCliConfig(fx),
+    ];
     const env = cliEnv(fx, { REDIS_URL: server.url, BVSYNC_REDIS_OUTAGE_MS: '1500' });
     const backfill = spawnBvsync(args, env);
     try {
@@ -86,7 +107,9 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis gone for good under a backfill (needs
       expect(Date.now() - killed).toBeLessThan(25_000);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
-        new RegExp(`bvsync: Redis at ${server.url.replace(/\./g, '\\.')}/? has not answered for \\d+ s \\(.*ECONNREFUSED.*\\); stopped waiting on run backfill-\\S+\\. Every slice already committed stays in the warehouse\\. Once Redis answers again, run the same command`),
+        new RegExp(
+          `bvsync: Redis at ${server.url.replace(/\./g, '\\.')}/? has not answered for \\d+ s \\(.*ECONNREFUSED.*\\); stopped waiting on run backfill-\\S+\\. Every slice already committed stays in the warehouse\\. Once Redis answers again, run the same command`,
+        ),
       );
 
       await server.start();
@@ -115,13 +138,27 @@ describe('no Redis answers at REDIS_URL', () => {
         });
       });
       const result = await runBvsync(
-        ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', 'conversations', '--config', writeCliConfig(fx)],
+        [
+          'backfill',
+          '--from',
+          FROM,
+          '--to',
+          TODAY,
+          '--today',
+          TODAY,
+          '--streams',
+          'conversations',
+          '--config',
+          writeCliConfig(fx),
+        ],
         cliEnv(fx, { REDIS_URL: `redis://127.0.0.1:${port}` }),
       );
       expect(result.code).not.toBe(0);
       const lines = result.stderr.trim().split('\n');
       expect(lines, result.stderr).toHaveLength(1);
-      expect(lines[0]).toMatch(new RegExp(`^bvsync: no Redis answers \\(redis://127\\.0\\.0\\.1:${port}.*ECONNREFUSED`));
+      expect(lines[0]).toMatch(
+        new RegExp(`^bvsync: no Redis answers \\(redis://127\\.0\\.0\\.1:${port}.*ECONNREFUSED`),
+      );
       expect(existsSync(fx.config.db)).toBe(false);
       expect(existsSync(fx.config.db.replace(/\.duckdb$/, '.work.duckdb'))).toBe(false);
       expect(fx.sim.requestLog().filter((entry) => !entry.path.startsWith('/__'))).toEqual([]);

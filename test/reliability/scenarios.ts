@@ -10,7 +10,16 @@ import { enqueueRun } from '../../src/engine/start-run.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
 import { openReadOnly } from '../../src/warehouse/published-database.js';
 import { compareWarehouses, type ChecksumDifference } from '../support/checksums.js';
-import { cliEnv, engineFixture, queryFile, runInProcess, spawnBvsync, writeCliConfig, type CliProcess, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  queryFile,
+  runInProcess,
+  spawnBvsync,
+  writeCliConfig,
+  type CliProcess,
+  type EngineFixture,
+} from '../support/engine.js';
 
 /**
  * The reliability scenarios, shared by the integration tests (few rounds, fixed moments) and `npm run chaos` (more
@@ -22,7 +31,14 @@ import { cliEnv, engineFixture, queryFile, runInProcess, spawnBvsync, writeCliCo
 export const TODAY = '2026-11-20';
 export const FROM = '2026-11-18';
 /** A subset that covers both plan phases, paged lists, daily reports and a full refresh. */
-export const STREAMS = ['conversations', 'visibility', 'tracked_urls', 'competitors', 'product_ranking', 'domain_details'];
+export const STREAMS = [
+  'conversations',
+  'visibility',
+  'tracked_urls',
+  'competitors',
+  'product_ranking',
+  'domain_details',
+];
 export const WORLD: SimulatorOptions = { seed: 11, brands: 2, days: 3, scale: 30, today: TODAY };
 /** Short takeover timings, so a killed process's lease and jobs pass on within seconds. */
 export const TAKEOVER_MS = 1500;
@@ -49,7 +65,12 @@ export interface ScenarioOutcome {
 }
 
 export function survived(outcome: ScenarioOutcome): boolean {
-  return outcome.differences.length === 0 && outcome.stateDifferences === 0 && outcome.problems.length === 0 && outcome.status === 'complete';
+  return (
+    outcome.differences.length === 0 &&
+    outcome.stateDifferences === 0 &&
+    outcome.problems.length === 0 &&
+    outcome.status === 'complete'
+  );
 }
 
 /** The undisturbed run every scenario is measured against. */
@@ -65,12 +86,20 @@ export async function cleanReference(): Promise<Reference> {
   const started = performance.now();
   const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, streams: STREAMS });
   if (progress.meta.status !== 'complete') throw new Error(`the clean run ended ${progress.meta.status}`);
-  return { fx, db: fx.config.db, states: await sliceStates(fx.config.db), seconds: (performance.now() - started) / 1000 };
+  return {
+    fx,
+    db: fx.config.db,
+    states: await sliceStates(fx.config.db),
+    seconds: (performance.now() - started) / 1000,
+  };
 }
 
 /** `_sync_state` as comparable lines: which slices exist and what they hold, not which run wrote them. */
 export async function sliceStates(db: string): Promise<string[]> {
-  const rows = await queryFile(db, `SELECT brand_id, stream, slice_key, "day"::VARCHAR AS day, status, "rows", total_rows FROM _sync_state ORDER BY ALL`);
+  const rows = await queryFile(
+    db,
+    `SELECT brand_id, stream, slice_key, "day"::VARCHAR AS day, status, "rows", total_rows FROM _sync_state ORDER BY ALL`,
+  );
   return rows.map((row) => JSON.stringify(row));
 }
 
@@ -81,9 +110,23 @@ function stateDifferences(expected: string[], actual: string[]): number {
 }
 
 /** Measures a disturbed warehouse against the reference. */
-async function measure(reference: Reference, db: string, partial: Omit<ScenarioOutcome, 'differences' | 'stateDifferences'>): Promise<ScenarioOutcome> {
-  if (!existsSync(db)) return { ...partial, differences: [], stateDifferences: reference.states.length, problems: [...partial.problems, 'no published file'] };
-  return { ...partial, differences: await compareWarehouses(reference.db, db), stateDifferences: stateDifferences(reference.states, await sliceStates(db)) };
+async function measure(
+  reference: Reference,
+  db: string,
+  partial: Omit<ScenarioOutcome, 'differences' | 'stateDifferences'>,
+): Promise<ScenarioOutcome> {
+  if (!existsSync(db))
+    return {
+      ...partial,
+      differences: [],
+      stateDifferences: reference.states.length,
+      problems: [...partial.problems, 'no published file'],
+    };
+  return {
+    ...partial,
+    differences: await compareWarehouses(reference.db, db),
+    stateDifferences: stateDifferences(reference.states, await sliceStates(db)),
+  };
 }
 
 function sumCounters(counters: Map<string, StreamCounters>): { retries: number; rateLimited: number; rejects: number } {
@@ -101,7 +144,12 @@ function sumCounters(counters: Map<string, StreamCounters>): { retries: number; 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls until `check` returns a value (not undefined), or throws after `timeoutMs`. */
-async function poll<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 10): Promise<T> {
+async function poll<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 60_000,
+  everyMs = 10,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -135,7 +183,11 @@ async function publishedOpens(db: string): Promise<string | undefined> {
  * - `commit-timing`: a few milliseconds after a slice committed, i.e. likely inside the next load (timing only),
  * - `publish`: while the run finalizes (cursors, run record, the published copy).
  */
-export type KillMoment = { kind: 'paging'; at: number } | { kind: 'transaction'; commit: number } | { kind: 'commit-timing'; delayMs: number } | { kind: 'publish' };
+export type KillMoment =
+  | { kind: 'paging'; at: number }
+  | { kind: 'transaction'; commit: number }
+  | { kind: 'commit-timing'; delayMs: number }
+  | { kind: 'publish' };
 
 export function describeMoment(moment: KillMoment): string {
   switch (moment.kind) {
@@ -168,7 +220,17 @@ export async function crashScenario(reference: Reference, options: CrashOptions)
   const redis = connectRedis(fx.redisUrl);
   const runs = new RunStore(redis, fx.config.redisPrefix);
   try {
-    const { runId } = await enqueueRun({ config: fx.config, redisUrl: fx.redisUrl, log: fx.log, kind: 'backfill', brands: fx.config.brands, streams: STREAMS, today: TODAY, from: FROM, to: TODAY });
+    const { runId } = await enqueueRun({
+      config: fx.config,
+      redisUrl: fx.redisUrl,
+      log: fx.log,
+      kind: 'backfill',
+      brands: fx.config.brands,
+      streams: STREAMS,
+      today: TODAY,
+      from: FROM,
+      to: TODAY,
+    });
     const meta = async () => (await runs.get(runId))!;
     for (const moment of options.moments) {
       if (FINISHED.includes((await meta()).status)) {
@@ -181,11 +243,22 @@ export async function crashScenario(reference: Reference, options: CrashOptions)
       if (moment.kind === 'transaction') {
         const worker = hookedWorker(fx, moment.commit);
         children.push(worker);
-        const line = await Promise.race([worker.nextLine('IN_TRANSACTION', 90_000), poll('the run to end', async () => (FINISHED.includes((await meta()).status) ? 'run over' : undefined), 90_000, 50)]);
+        const line = await Promise.race([
+          worker.nextLine('IN_TRANSACTION', 90_000),
+          poll(
+            'the run to end',
+            async () => (FINISHED.includes((await meta()).status) ? 'run over' : undefined),
+            90_000,
+            50,
+          ),
+        ]);
         killed = worker;
         hit = line.startsWith('IN_TRANSACTION') ? `in-txn (${line.split(' ').slice(1).join(' ')})` : 'missed: run over';
       } else {
-        const worker = spawnBvsync(['worker', '--log-level', 'debug', '--config', writeCliConfig(fx)], cliEnv(fx, FAST_TAKEOVER));
+        const worker = spawnBvsync(
+          ['worker', '--log-level', 'debug', '--config', writeCliConfig(fx)],
+          cliEnv(fx, FAST_TAKEOVER),
+        );
         children.push(worker);
         killed = worker;
         if (moment.kind === 'paging') {
@@ -195,7 +268,9 @@ export async function crashScenario(reference: Reference, options: CrashOptions)
               const status = (await meta()).status;
               if (FINISHED.includes(status) || status === 'finalizing') return `missed: ${status}`;
               const { planned, done } = await runs.progress(runId);
-              return planned > 0 && done > before.done && done >= planned * moment.at ? `paging (${done}/${planned} slices)` : undefined;
+              return planned > 0 && done > before.done && done >= planned * moment.at
+                ? `paging (${done}/${planned} slices)`
+                : undefined;
             },
             90_000,
           );
@@ -205,10 +280,15 @@ export async function crashScenario(reference: Reference, options: CrashOptions)
           const { planned, done } = await runs.progress(runId);
           hit = `after a commit (${done}/${planned})`;
         } else {
-          hit = await poll('the run to finalize', async () => {
-            const status = (await meta()).status;
-            return status === 'finalizing' || FINISHED.includes(status) ? status : undefined;
-          }, 120_000, 1);
+          hit = await poll(
+            'the run to finalize',
+            async () => {
+              const status = (await meta()).status;
+              return status === 'finalizing' || FINISHED.includes(status) ? status : undefined;
+            },
+            120_000,
+            1,
+          );
           hit = hit === 'finalizing' ? 'publish (finalizing)' : `missed: ${hit}`;
         }
       }
@@ -221,17 +301,31 @@ export async function crashScenario(reference: Reference, options: CrashOptions)
     // The last worker is left alone to finish the run.
     const last = spawnBvsync(['worker', '--config', writeCliConfig(fx)], cliEnv(fx, FAST_TAKEOVER));
     children.push(last);
-    const final = await poll('the run to finish after the kills', async () => {
-      const current = await meta();
-      return FINISHED.includes(current.status) ? current : undefined;
-    }, 180_000, 100);
+    const final = await poll(
+      'the run to finish after the kills',
+      async () => {
+        const current = await meta();
+        return FINISHED.includes(current.status) ? current : undefined;
+      },
+      180_000,
+      100,
+    );
     last.kill('SIGTERM');
     const stopped = await last.done;
-    if (stopped.code !== 0) problems.push(`the last worker exited ${stopped.code ?? stopped.signal}: ${stopped.stderr.slice(-500)}`);
+    if (stopped.code !== 0)
+      problems.push(`the last worker exited ${stopped.code ?? stopped.signal}: ${stopped.stderr.slice(-500)}`);
     const broken = await publishedOpens(fx.config.db);
     if (broken) problems.push(broken);
     const { retries, rateLimited } = sumCounters(await runs.counters(runId));
-    return await measure(reference, fx.config.db, { scenario: 'crash', rounds: options.moments.length, disturbed, retries, rateLimited, status: final.status, problems });
+    return await measure(reference, fx.config.db, {
+      scenario: 'crash',
+      rounds: options.moments.length,
+      disturbed,
+      retries,
+      rateLimited,
+      status: final.status,
+      problems,
+    });
   } finally {
     for (const child of children) child.kill('SIGKILL');
     redis.disconnect();
@@ -261,11 +355,15 @@ export function hookedWorker(
   const { takeover, ...rest } = options;
   const timings = takeover === false ? {} : { leaseTtlMs: TAKEOVER_MS, lockMs: TAKEOVER_MS };
   const spec = { config: fx.config, redisUrl: fx.redisUrl, hangAtCommit: commit, ...rest, ...timings };
-  const child: ChildProcess = spawnProcess(process.execPath, ['bin/run-ts.js', 'test/reliability/fixtures/hooked-worker.ts'], {
-    cwd: join(import.meta.dirname, '..', '..'),
-    env: { ...process.env, RELIABILITY_WORKER: JSON.stringify(spec) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawnProcess(
+    process.execPath,
+    ['bin/run-ts.js', 'test/reliability/fixtures/hooked-worker.ts'],
+    {
+      cwd: join(import.meta.dirname, '..', '..'),
+      env: { ...process.env, RELIABILITY_WORKER: JSON.stringify(spec) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (data: Buffer) => (stderr += data.toString()));
   const lines: string[] = [];
@@ -281,7 +379,10 @@ export function hookedWorker(
     stderr: () => stderr,
     nextLine: (prefix, timeoutMs) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no ${prefix} line from the hooked worker: ${stderr.slice(-2000)}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no ${prefix} line from the hooked worker: ${stderr.slice(-2000)}`)),
+          timeoutMs,
+        );
         const check = () => {
           const line = lines.find((candidate) => candidate.startsWith(prefix));
           if (line) {
@@ -326,22 +427,33 @@ export class PrivateRedis {
   }
 
   async start(): Promise<void> {
-    const persistence = this.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always', '--save', ''] : ['--appendonly', 'no', '--save', ''];
-    this.child = spawnProcess('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, ...persistence], { stdio: 'ignore' });
-    await poll(`redis-server on port ${this.port}`, async () => {
-      const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      probe.on('error', () => {});
-      try {
-        await probe.connect();
-        // An append-only file is replayed before Redis answers commands other than PING with LOADING errors.
-        await probe.dbsize();
-        return true;
-      } catch {
-        return undefined;
-      } finally {
-        probe.disconnect();
-      }
-    }, 10_000, 50);
+    const persistence = this.persistent
+      ? ['--appendonly', 'yes', '--appendfsync', 'always', '--save', '']
+      : ['--appendonly', 'no', '--save', ''];
+    this.child = spawnProcess(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, ...persistence],
+      { stdio: 'ignore' },
+    );
+    await poll(
+      `redis-server on port ${this.port}`,
+      async () => {
+        const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+        probe.on('error', () => {});
+        try {
+          await probe.connect();
+          // An append-only file is replayed before Redis answers commands other than PING with LOADING errors.
+          await probe.dbsize();
+          return true;
+        } catch {
+          return undefined;
+        } finally {
+          probe.disconnect();
+        }
+      },
+      10_000,
+      50,
+    );
   }
 
   /** SIGKILL: what a crashed or OOM-killed Redis does; no shutdown save. */
@@ -358,7 +470,6 @@ export class PrivateRedis {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
-
 
 /** How long a command may take to finish (or give up) after Redis came back. */
 const COMMAND_EXIT_LIMIT_MS = 90_000;
@@ -389,12 +500,27 @@ export interface RedisTroubleOutcome extends ScenarioOutcome {
  * on the same port. With data kept, the command itself must finish; with data lost it must say so and exit
  * non-zero, and running the same command again must complete the window.
  */
-export async function redisTroubleScenario(reference: Reference, options: RedisTroubleOptions): Promise<RedisTroubleOutcome> {
+export async function redisTroubleScenario(
+  reference: Reference,
+  options: RedisTroubleOptions,
+): Promise<RedisTroubleOutcome> {
   const server = await PrivateRedis.start(options.keepData);
   const fx = await engineFixture('rel-redis', { sim: { ...WORLD, latencyMs: options.latencyMs ?? 15 } });
   fx.redisUrl = server.url;
   const env = cliEnv(fx, { ...FAST_TAKEOVER, REDIS_URL: server.url });
-  const args = ['backfill', '--from', FROM, '--to', TODAY, '--today', TODAY, '--streams', STREAMS.join(','), '--config', writeCliConfig(fx)];
+  const args = [
+    'backfill',
+    '--from',
+    FROM,
+    '--to',
+    TODAY,
+    '--today',
+    TODAY,
+    '--streams',
+    STREAMS.join(','),
+    '--config',
+    writeCliConfig(fx),
+  ];
   const problems: string[] = [];
   const disturbed: string[] = [];
   const children: CliProcess[] = [];
@@ -410,23 +536,39 @@ export async function redisTroubleScenario(reference: Reference, options: RedisT
     observer.on('error', () => {});
     const runs = new RunStore(observer, fx.config.redisPrefix);
     const at = options.at ?? 0.3;
-    const progressAtKill = await poll('the backfill to be under way', async () => {
-      const [run] = await runs.recent(1);
-      if (!run) return undefined;
-      const { planned, done } = await runs.progress(run.runId);
-      return planned > 0 && done >= planned * at && done < planned ? `${done}/${planned}` : undefined;
-    }, 90_000);
+    const progressAtKill = await poll(
+      'the backfill to be under way',
+      async () => {
+        const [run] = await runs.recent(1);
+        if (!run) return undefined;
+        const { planned, done } = await runs.progress(run.runId);
+        return planned > 0 && done >= planned * at && done < planned ? `${done}/${planned}` : undefined;
+      },
+      90_000,
+    );
     observer.disconnect();
     await server.kill();
     await sleep(options.downMs ?? 1_000);
     await server.start();
-    disturbed.push(`redis killed at ${progressAtKill} slices, down ${options.downMs ?? 1_000} ms, restarted ${options.keepData ? 'with its data (AOF)' : 'empty'}`);
+    disturbed.push(
+      `redis killed at ${progressAtKill} slices, down ${options.downMs ?? 1_000} ms, restarted ${options.keepData ? 'with its data (AOF)' : 'empty'}`,
+    );
     // A command that never exits after the outage is a failure to report, not a reason for the chaos run to hang.
     const firstResult = await Promise.race([first.done, sleep(COMMAND_EXIT_LIMIT_MS).then(() => undefined)]);
     if (!firstResult) {
       first.kill('SIGKILL');
-      problems.push(`the backfill did not exit within ${COMMAND_EXIT_LIMIT_MS / 1000} s of Redis coming back: ${first.output().slice(-1500)}`);
-      const outcome = await measure(reference, fx.config.db, { scenario: `redis restart (data ${options.keepData ? 'kept' : 'lost'})`, rounds: 1, disturbed, retries: 0, rateLimited: 0, status: 'hung', problems });
+      problems.push(
+        `the backfill did not exit within ${COMMAND_EXIT_LIMIT_MS / 1000} s of Redis coming back: ${first.output().slice(-1500)}`,
+      );
+      const outcome = await measure(reference, fx.config.db, {
+        scenario: `redis restart (data ${options.keepData ? 'kept' : 'lost'})`,
+        rounds: 1,
+        disturbed,
+        retries: 0,
+        rateLimited: 0,
+        status: 'hung',
+        problems,
+      });
       return { ...outcome, firstExit: null, firstOutput: first.output(), reran: false };
     }
     let finalOutput = firstResult.stdout;
@@ -446,13 +588,28 @@ export async function redisTroubleScenario(reference: Reference, options: RedisT
       if (exitedEarly) problems.push(`the bvsync worker exited during the outage: ${worker.output().slice(-1000)}`);
       worker.kill('SIGTERM');
       const stopped = await worker.done;
-      if (stopped.code !== 0) problems.push(`the bvsync worker exited ${stopped.code ?? stopped.signal} on SIGTERM: ${stopped.stderr.slice(-1000)}`);
+      if (stopped.code !== 0)
+        problems.push(
+          `the bvsync worker exited ${stopped.code ?? stopped.signal} on SIGTERM: ${stopped.stderr.slice(-1000)}`,
+        );
       const count = (pattern: RegExp) => worker.output().match(pattern)?.length ?? 0;
-      disturbed.push(`a bvsync worker rode it out (took the writer lease ${count(/holding the DuckDB writer lease/g)} times, lost it ${count(/lost the DuckDB writer lease/g)} times)`);
+      disturbed.push(
+        `a bvsync worker rode it out (took the writer lease ${count(/holding the DuckDB writer lease/g)} times, lost it ${count(/lost the DuckDB writer lease/g)} times)`,
+      );
     }
-    const status = /: complete;/.test(finalOutput) ? 'complete' : (/run \S+: (\w+);/.exec(finalOutput)?.[1] ?? 'unknown');
+    const status = /: complete;/.test(finalOutput)
+      ? 'complete'
+      : (/run \S+: (\w+);/.exec(finalOutput)?.[1] ?? 'unknown');
     const retries = Number(/(\d[\d,]*) retries/.exec(finalOutput)?.[1] ?? 0);
-    const outcome = await measure(reference, fx.config.db, { scenario: `redis restart (data ${options.keepData ? 'kept' : 'lost'})${options.withWorker ? ' + bvsync worker' : ''}`, rounds: 1, disturbed, retries, rateLimited: 0, status, problems });
+    const outcome = await measure(reference, fx.config.db, {
+      scenario: `redis restart (data ${options.keepData ? 'kept' : 'lost'})${options.withWorker ? ' + bvsync worker' : ''}`,
+      rounds: 1,
+      disturbed,
+      retries,
+      rateLimited: 0,
+      status,
+      problems,
+    });
     return { ...outcome, firstExit: firstResult.code, firstOutput: firstResult.stdout + firstResult.stderr, reran };
   } finally {
     for (const child of children) child.kill('SIGKILL');
@@ -481,7 +638,11 @@ export const API_TROUBLES: ApiTrouble[] = [
     api: { bodyTimeoutMs: 400, maxAttempts: 8 },
   },
   { name: '429 storm, long Retry-After', knobs: { rateLimit: 8, retryAfterSeconds: 2 } },
-  { name: 'answers near the timeout', knobs: { latencyMs: 300 }, api: { headersTimeoutMs: 450, requestTimeoutMs: 2_000 } },
+  {
+    name: 'answers near the timeout',
+    knobs: { latencyMs: 300 },
+    api: { headersTimeoutMs: 450, requestTimeoutMs: 2_000 },
+  },
 ];
 
 /** A backfill through one kind of API trouble, in process. */
@@ -492,7 +653,13 @@ export async function apiTroubleScenario(
   const fx = await engineFixture('rel-api', { sim: { ...WORLD, ...trouble.knobs } });
   Object.assign(fx.config.api, trouble.api ?? {});
   try {
-    const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, streams: STREAMS });
+    const progress = await runInProcess(fx, {
+      kind: 'backfill',
+      today: TODAY,
+      from: FROM,
+      to: TODAY,
+      streams: STREAMS,
+    });
     const { retries, rateLimited } = sumCounters(progress.counters);
     const log = fx.sim.requestLog();
     const faults = log.filter((entry) => entry.fault !== undefined).length;
@@ -506,7 +673,9 @@ export async function apiTroubleScenario(
       status: progress.meta.status,
       problems: [],
     });
-    const faultKinds = [...new Set(log.map((entry) => entry.fault).filter((kind): kind is string => kind !== undefined))].sort();
+    const faultKinds = [
+      ...new Set(log.map((entry) => entry.fault).filter((kind): kind is string => kind !== undefined)),
+    ].sort();
     return { ...outcome, requests: log.length, faults, faultKinds, status429 };
   } finally {
     await fx.cleanup();
@@ -534,14 +703,29 @@ export async function apiOutageScenario(
   reference: Reference,
   outage: ApiOutage,
 ): Promise<
-  ScenarioOutcome & { unanswered: number; answeredAfter: number; mostAttemptsOfOneCall: number; failedSlices: number; mostFailedSliceAttempts: number; failureCodes: string[]; seconds: number }
+  ScenarioOutcome & {
+    unanswered: number;
+    answeredAfter: number;
+    mostAttemptsOfOneCall: number;
+    failedSlices: number;
+    mostFailedSliceAttempts: number;
+    failureCodes: string[];
+    seconds: number;
+  }
 > {
   const fx = await engineFixture('rel-outage', { sim: { ...WORLD, latencyMs: 20 } });
   Object.assign(fx.config.api, { maxAttempts: 2, retryMaxMs: 500, ...outage.api });
   if (outage.toleranceMinutes !== undefined) fx.config.sync.outageToleranceMinutes = outage.toleranceMinutes;
   try {
     const started = performance.now();
-    const run = runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, streams: STREAMS, worker: { fetchThreads: outage.fetchThreads ?? 0 } });
+    const run = runInProcess(fx, {
+      kind: 'backfill',
+      today: TODAY,
+      from: FROM,
+      to: TODAY,
+      streams: STREAMS,
+      worker: { fetchThreads: outage.fetchThreads ?? 0 },
+    });
     await poll('the first answers', async () => (fx.sim.requestLog().length >= 10 ? true : undefined));
     fx.sim.setKnobs({ unavailable: outage.mode });
     const awayFrom = fx.sim.requestLog().length;
@@ -552,7 +736,9 @@ export async function apiOutageScenario(
     const progress = await run;
     const seconds = (performance.now() - started) / 1000;
     const log = fx.sim.requestLog().slice(awayFrom);
-    const unansweredLog = log.filter((entry) => entry.status === 503 || entry.fault === 'reset' || entry.fault === 'hang');
+    const unansweredLog = log.filter(
+      (entry) => entry.status === 503 || entry.fault === 'reset' || entry.fault === 'hang',
+    );
     const unanswered = unansweredLog.length;
     // One call's attempts are its requests of the same path and query: each slice asks for its own brand, day and page.
     const attemptsByCall = new Map<string, number>();
@@ -561,7 +747,10 @@ export async function apiOutageScenario(
       attemptsByCall.set(call, (attemptsByCall.get(call) ?? 0) + 1);
     }
     const { retries, rateLimited } = sumCounters(progress.counters);
-    const failed = await queryFile(fx.config.db, `SELECT error_code, attempts FROM _sync_state WHERE status = 'failed'`);
+    const failed = await queryFile(
+      fx.config.db,
+      `SELECT error_code, attempts FROM _sync_state WHERE status = 'failed'`,
+    );
     const failureCodes = [...new Set(failed.map((row) => String(row.error_code)))].sort();
     const outcome = await measure(reference, fx.config.db, {
       scenario: `api away (${outage.mode}) for ${outage.outageMs === undefined ? 'good' : `${outage.outageMs / 1000} s`}`,
@@ -612,10 +801,19 @@ export interface BadDataOutcome extends ScenarioOutcome {
 }
 
 /** A backfill where some records are invalid, some carry unknown fields, some unknown enum values. */
-export async function badDataScenario(reference: Reference, shares = { invalidShare: 0.05, extraFieldShare: 0.1, unknownEnumShare: 0.1 }): Promise<BadDataOutcome> {
+export async function badDataScenario(
+  reference: Reference,
+  shares = { invalidShare: 0.05, extraFieldShare: 0.1, unknownEnumShare: 0.1 },
+): Promise<BadDataOutcome> {
   const fx = await engineFixture('rel-bad-data', { sim: { ...WORLD, ...shares } });
   try {
-    const progress = await runInProcess(fx, { kind: 'backfill', today: TODAY, from: FROM, to: TODAY, streams: STREAMS });
+    const progress = await runInProcess(fx, {
+      kind: 'backfill',
+      today: TODAY,
+      from: FROM,
+      to: TODAY,
+      streams: STREAMS,
+    });
     const db = fx.config.db;
     const count = async (sql: string, file = db) => Number((await queryFile(file, sql))[0]?.n ?? 0);
     const rejected = await count('SELECT count(*)::INTEGER AS n FROM _rejected_records');
@@ -646,7 +844,9 @@ export async function badDataScenario(reference: Reference, shares = { invalidSh
     const outcome: BadDataOutcome = {
       scenario: 'bad data',
       rounds: 1,
-      disturbed: [`invalid ${percent(shares.invalidShare)}, unknown fields ${percent(shares.extraFieldShare)}, unknown enums ${percent(shares.unknownEnumShare)}`],
+      disturbed: [
+        `invalid ${percent(shares.invalidShare)}, unknown fields ${percent(shares.extraFieldShare)}, unknown enums ${percent(shares.unknownEnumShare)}`,
+      ],
       retries,
       rateLimited,
       differences: [],
@@ -655,22 +855,35 @@ export async function badDataScenario(reference: Reference, shares = { invalidSh
       problems: [],
       rejected,
       summaryRejects,
-      rejectsWithoutReason: await count(`SELECT count(*)::INTEGER AS n FROM _rejected_records WHERE raw IS NULL OR issues IS NULL OR len(issues) = 0`),
+      rejectsWithoutReason: await count(
+        `SELECT count(*)::INTEGER AS n FROM _rejected_records WHERE raw IS NULL OR issues IS NULL OR len(issues) = 0`,
+      ),
       conversations,
-      withExtra: await count(`SELECT count(*)::INTEGER AS n FROM conversations WHERE _extra IS NOT NULL AND json_exists(_extra, '$.x_unlisted_field')`),
-      unlistedEnums: await count(`SELECT count(*)::INTEGER AS n FROM conversations WHERE model = 'engine_preview_unlisted'`),
+      withExtra: await count(
+        `SELECT count(*)::INTEGER AS n FROM conversations WHERE _extra IS NOT NULL AND json_exists(_extra, '$.x_unlisted_field')`,
+      ),
+      unlistedEnums: await count(
+        `SELECT count(*)::INTEGER AS n FROM conversations WHERE model = 'engine_preview_unlisted'`,
+      ),
     };
     if (conversations.loaded + conversations.rejected !== conversations.clean) {
-      outcome.problems.push(`conversations: ${conversations.loaded} loaded + ${conversations.rejected} rejected <> ${conversations.clean} in the clean run`);
+      outcome.problems.push(
+        `conversations: ${conversations.loaded} loaded + ${conversations.rejected} rejected <> ${conversations.clean} in the clean run`,
+      );
     }
-    if (conversations.notInClean > 0) outcome.problems.push(`${conversations.notInClean} loaded conversations differ from the clean run's`);
-    if (rejected !== summaryRejects) outcome.problems.push(`${rejected} rejected records, but the run summary counts ${summaryRejects}`);
-    if (outcome.rejectsWithoutReason > 0) outcome.problems.push(`${outcome.rejectsWithoutReason} rejected records without a reason or raw JSON`);
-    if (rejected === 0 || outcome.withExtra === 0 || outcome.unlistedEnums === 0) outcome.problems.push('the drift did not show (no rejects, extras or unlisted enums)');
-    outcome.disturbed.push(`${rejected} rejected, ${outcome.withExtra} with _extra, ${outcome.unlistedEnums} unlisted enum values`);
+    if (conversations.notInClean > 0)
+      outcome.problems.push(`${conversations.notInClean} loaded conversations differ from the clean run's`);
+    if (rejected !== summaryRejects)
+      outcome.problems.push(`${rejected} rejected records, but the run summary counts ${summaryRejects}`);
+    if (outcome.rejectsWithoutReason > 0)
+      outcome.problems.push(`${outcome.rejectsWithoutReason} rejected records without a reason or raw JSON`);
+    if (rejected === 0 || outcome.withExtra === 0 || outcome.unlistedEnums === 0)
+      outcome.problems.push('the drift did not show (no rejects, extras or unlisted enums)');
+    outcome.disturbed.push(
+      `${rejected} rejected, ${outcome.withExtra} with _extra, ${outcome.unlistedEnums} unlisted enum values`,
+    );
     return outcome;
   } finally {
     await fx.cleanup();
   }
 }
-

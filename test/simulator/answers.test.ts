@@ -50,7 +50,9 @@ describe('answer store', () => {
         }
       }
     }
-    expect(ids.size).toBe([1, 2].reduce((sum, brand) => sum + s.dayCount(brand, today - 1) + s.dayCount(brand, today), 0));
+    expect(ids.size).toBe(
+      [1, 2].reduce((sum, brand) => sum + s.dayCount(brand, today - 1) + s.dayCount(brand, today), 0),
+    );
   });
 
   it('names the brand exactly when it says mentioned, and cites tracked pages', () => {

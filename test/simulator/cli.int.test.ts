@@ -17,22 +17,51 @@ describe('bvsync simulate', () => {
     writeFileSync(params, JSON.stringify({ page_size: 'per_page', endpoints: { templates: { page_size: 'limit' } } }));
     const child = spawn(
       process.execPath,
-      ['bin/bvsync.js', 'simulate', '--port', '0', '--json', '--brands', '2', '--scale', '10', '--api-key', 'bvk_cli_test', '--today', '2026-11-20', '--params', params],
+      [
+        'bin/bvsync.js',
+        'simulate',
+        '--port',
+        '0',
+        '--json',
+        '--brands',
+        '2',
+        '--scale',
+        '10',
+        '--api-key',
+        'bvk_cli_test',
+        '--today',
+        '2026-11-20',
+        '--params',
+        params,
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     try {
       const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-      const facts = JSON.parse(line) as { url: string; api_key: string; brands: number[]; forbidden_brand: number; today: string };
+      const facts = JSON.parse(line) as {
+        url: string;
+        api_key: string;
+        brands: number[];
+        forbidden_brand: number;
+        today: string;
+      };
       expect(facts).toMatchObject({ api_key: 'bvk_cli_test', brands: [1, 2], forbidden_brand: 3, today: '2026-11-20' });
-      const reply = await fetch(`${facts.url}/customer/v1/brands/2/conversations?per_page=3`, { headers: { 'x-api-key': 'bvk_cli_test' } });
+      const reply = await fetch(`${facts.url}/customer/v1/brands/2/conversations?per_page=3`, {
+        headers: { 'x-api-key': 'bvk_cli_test' },
+      });
       expect(reply.status).toBe(200);
       expect(((await reply.json()) as { info: { page_size: number } }).info.page_size).toBe(3);
       // One endpoint's own name, over the file's.
-      const templates = await fetch(`${facts.url}/customer/v1/brands/2/templates?limit=2`, { headers: { 'x-api-key': 'bvk_cli_test' } });
+      const templates = await fetch(`${facts.url}/customer/v1/brands/2/templates?limit=2`, {
+        headers: { 'x-api-key': 'bvk_cli_test' },
+      });
       expect(((await templates.json()) as { info: { page_size: number } }).info.page_size).toBe(2);
       // Answered, so no longer in flight; the admin request asking is not counted.
       expect(((await (await fetch(`${facts.url}/__admin/info`)).json()) as { in_flight: number }).in_flight).toBe(0);
-      const knobs = await fetch(`${facts.url}/__admin/knobs`, { method: 'POST', body: JSON.stringify({ latencyMs: 5 }) });
+      const knobs = await fetch(`${facts.url}/__admin/knobs`, {
+        method: 'POST',
+        body: JSON.stringify({ latencyMs: 5 }),
+      });
       expect(((await knobs.json()) as { latencyMs: number }).latencyMs).toBe(5);
     } finally {
       child.kill('SIGTERM');
@@ -43,20 +72,30 @@ describe('bvsync simulate', () => {
 
   it('stops on SIGTERM at once while a request waits out --latency-ms, instead of after the latency', async () => {
     const LATENCY_MS = 60_000;
-    const child = spawn(process.execPath, ['bin/bvsync.js', 'simulate', '--port', '0', '--json', '--scale', '10', '--latency-ms', String(LATENCY_MS)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['bin/bvsync.js', 'simulate', '--port', '0', '--json', '--scale', '10', '--latency-ms', String(LATENCY_MS)],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const exited = once(child, 'exit');
     let stopped = 0;
     try {
       const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
       const facts = JSON.parse(line) as { url: string; api_key: string };
-      const waiting = fetch(`${facts.url}/customer/v1/brands/1/topics`, { headers: { 'x-api-key': facts.api_key } }).catch((error: unknown) => error);
+      const waiting = fetch(`${facts.url}/customer/v1/brands/1/topics`, {
+        headers: { 'x-api-key': facts.api_key },
+      }).catch((error: unknown) => error);
       // The request has reached the server and waits out its 60 s.
-      await until('the request to reach the simulator', async () => {
-        const info = (await (await fetch(`${facts.url}/__admin/info`)).json()) as { in_flight: number };
-        return info.in_flight === 1;
-      }, 10_000);
+      await until(
+        'the request to reach the simulator',
+        async () => {
+          const info = (await (await fetch(`${facts.url}/__admin/info`)).json()) as { in_flight: number };
+          return info.in_flight === 1;
+        },
+        10_000,
+      );
       stopped = Date.now();
       child.kill('SIGTERM');
       // Cut short: its connection is closed, not answered after the simulator said it stopped.
@@ -66,7 +105,10 @@ describe('bvsync simulate', () => {
       if (!child.killed) child.kill('SIGTERM');
     }
     // Within half the latency: the old sleep kept the process alive for all of it.
-    const code = await Promise.race([exited.then(([exitCode]) => exitCode as number | null), sleep(LATENCY_MS / 2, 'still running')]);
+    const code = await Promise.race([
+      exited.then(([exitCode]) => exitCode as number | null),
+      sleep(LATENCY_MS / 2, 'still running'),
+    ]);
     if (code === 'still running') child.kill('SIGKILL');
     expect(code).toBe(0);
     expect(Date.now() - stopped).toBeLessThan(LATENCY_MS / 2);
@@ -75,7 +117,9 @@ describe('bvsync simulate', () => {
   it('refuses an unknown parameter name in --params', async () => {
     const params = join(dir.path, 'bad.json');
     writeFileSync(params, JSON.stringify({ start: 'from' }));
-    const child = spawn(process.execPath, ['bin/bvsync.js', 'simulate', '--port', '0', '--params', params], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/bvsync.js', 'simulate', '--port', '0', '--params', params], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const [code] = (await once(child, 'exit')) as [number | null];
@@ -83,7 +127,9 @@ describe('bvsync simulate', () => {
     expect(stderr).toContain('unknown parameter name "start"');
 
     writeFileSync(params, JSON.stringify({ endpoints: { tracked_urls: { start_date: 'from' } } }));
-    const misspelt = spawn(process.execPath, ['bin/bvsync.js', 'simulate', '--port', '0', '--params', params], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const misspelt = spawn(process.execPath, ['bin/bvsync.js', 'simulate', '--port', '0', '--params', params], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let said = '';
     misspelt.stderr!.on('data', (chunk: Buffer) => (said += chunk.toString()));
     const [misspeltCode] = (await once(misspelt, 'exit')) as [number | null];

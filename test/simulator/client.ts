@@ -14,7 +14,10 @@ type QueryValue = string | number | boolean | Array<string | number>;
 /** Plain fetch against a simulator: the real client is someone else's, these tests see only HTTP. */
 export function client(sim: RunningSimulator, brand = 1, apiKey: string | null = sim.apiKey) {
   const base = `${sim.url}/customer/v1/brands/${brand}`;
-  const headers = (extra: Record<string, string> = {}) => ({ ...(apiKey === null ? {} : { 'x-api-key': apiKey }), ...extra });
+  const headers = (extra: Record<string, string> = {}) => ({
+    ...(apiKey === null ? {} : { 'x-api-key': apiKey }),
+    ...extra,
+  });
   const toUrl = (path: string, query: Record<string, QueryValue | undefined> = {}) => {
     const search = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) {
@@ -27,7 +30,12 @@ export function client(sim: RunningSimulator, brand = 1, apiKey: string | null =
   };
   const read = async <T>(response: Response): Promise<Reply<T>> => {
     const text = await response.text();
-    return { status: response.status, headers: response.headers, text, body: text ? (JSON.parse(text) as T) : (undefined as T) };
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      body: text ? (JSON.parse(text) as T) : (undefined as T),
+    };
   };
   return {
     base,
@@ -49,7 +57,9 @@ export function expectEnvelope(reply: Reply, status: number, code: string): { fi
   if (reply.status !== status) throw new Error(`expected ${status} ${code}, got ${reply.status}: ${reply.text}`);
   const error = reply.body?.error;
   if (!error || error.code !== code) throw new Error(`expected code ${code}: ${reply.text}`);
-  if (typeof error.message !== 'string' || !Array.isArray(error.details)) throw new Error(`bad envelope: ${reply.text}`);
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(error.request_id)) throw new Error(`request_id not a UUID: ${reply.text}`);
+  if (typeof error.message !== 'string' || !Array.isArray(error.details))
+    throw new Error(`bad envelope: ${reply.text}`);
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(error.request_id))
+    throw new Error(`request_id not a UUID: ${reply.text}`);
   return error.details;
 }

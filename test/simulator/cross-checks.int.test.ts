@@ -21,7 +21,12 @@ describe('reports agree with the answers', () => {
     expect(report.body.data.length).toBeGreaterThan(2);
     for (const row of report.body.data) {
       const all = await api.get('/conversations', { ...oneDay, engines, topic_id: row.topic_id });
-      const mentioned = await api.get('/conversations', { ...oneDay, engines, topic_id: row.topic_id, mentioned: true });
+      const mentioned = await api.get('/conversations', {
+        ...oneDay,
+        engines,
+        topic_id: row.topic_id,
+        mentioned: true,
+      });
       expect(row.conversations).toBe(all.body.info.total_rows);
       expect(row.visibility).toBeCloseTo(mentioned.body.info.total_rows / all.body.info.total_rows, 12);
       expect(row.days).toBe(1);
@@ -34,7 +39,13 @@ describe('reports agree with the answers', () => {
     const engines = sim.truth.world(1).brand.engines;
     const records: Array<{ brands: Array<{ name: string }> }> = [];
     for (let page = 1; ; page++) {
-      const reply = await api.get('/conversations', { ...oneDay, engines, topic_id: row.topic_id, page, page_size: 100 });
+      const reply = await api.get('/conversations', {
+        ...oneDay,
+        engines,
+        topic_id: row.topic_id,
+        page,
+        page_size: 100,
+      });
       records.push(...reply.body.data);
       if (reply.body.data.length < 100) break;
     }
@@ -54,11 +65,16 @@ describe('reports agree with the answers', () => {
     const fromSeries = series.body.data
       .filter((r: { domain?: string; occurrences: number }) => r.domain === 'reddit.com' && r.occurrences > 0)
       .map((r: { date: string; occurrences: number }) => [r.date, r.occurrences]);
-    const fromDetail = detail.body.data.over_time.map((p: { date: string; occurrences: number }) => [p.date, p.occurrences]);
+    const fromDetail = detail.body.data.over_time.map((p: { date: string; occurrences: number }) => [
+      p.date,
+      p.occurrences,
+    ]);
     expect(fromSeries).toEqual(fromDetail);
     const answers = sim.truth.answers(1, DAY);
     const citations = answers.reduce((sum, a) => sum + a.citations.length, 0);
-    const dayRow = series.body.data.find((r: { date: string; domain?: string }) => r.date === DAY && r.domain === undefined);
+    const dayRow = series.body.data.find(
+      (r: { date: string; domain?: string }) => r.date === DAY && r.domain === undefined,
+    );
     expect(dayRow.occurrences).toBe(citations);
   });
 
@@ -69,7 +85,8 @@ describe('reports agree with the answers', () => {
       const citing = answers.filter((a) => a.citations.some((c) => c.page.url === row.url));
       expect(row.citations).toBe(citing.length);
       expect(row.conversations).toBe(answers.length);
-      if (citing.length > 0) expect(row.first_cited).toBe(new Date(Math.min(...citing.map((a) => a.time))).toISOString());
+      if (citing.length > 0)
+        expect(row.first_cited).toBe(new Date(Math.min(...citing.map((a) => a.time))).toISOString());
     }
     expect(reply.body.info.cited_urls).toBeGreaterThan(0);
   });
@@ -103,7 +120,9 @@ describe('reports agree with the answers', () => {
   it('fanouts cited count the answers citing the domain that ran each search', async () => {
     const reply = await api.get('/fanouts/cited', { ...oneDay, domain: 'wikipedia.org', page_size: 100 });
     const engines = new Set<string>(sim.truth.world(1).brand.engines);
-    const citing = sim.truth.answers(1, DAY).filter((a) => engines.has(a.engine) && a.citations.some((c) => c.page.domain === 'wikipedia.org'));
+    const citing = sim.truth
+      .answers(1, DAY)
+      .filter((a) => engines.has(a.engine) && a.citations.some((c) => c.page.domain === 'wikipedia.org'));
     for (const row of reply.body.data) {
       const ran = citing.filter((a) => a.searches.includes(row.id)).length;
       expect(row.conversations).toBe(ran);

@@ -38,7 +38,12 @@ describe('limits answered with details naming the field', () => {
     ['page_size 0', '/tracked-urls', { page_size: 0 }, 'page_size'],
     ['page 0', '/templates', { page: 0 }, 'page'],
     ['page_size above 50 for product ranking', '/products/ranking', { page_size: 51 }, 'page_size'],
-    ['more than 20 domains', '/reports/citations', { domains: Array.from({ length: 21 }, (_, i) => `d${i}.com`) }, 'domains'],
+    [
+      'more than 20 domains',
+      '/reports/citations',
+      { domains: Array.from({ length: 21 }, (_, i) => `d${i}.com`) },
+      'domains',
+    ],
     ['a template title search over 200 characters', '/templates', { title: 'x'.repeat(201) }, 'title'],
     ['an empty template title search', '/templates', { title: '' }, 'title'],
     ['a phrase over 255 characters', '/fanouts/by-phrase', { phrase: 'x'.repeat(256) }, 'phrase'],
@@ -67,32 +72,56 @@ describe('limits answered with details naming the field', () => {
     expect((await api.get('/conversations', { page_size: 100 })).status).toBe(200);
     expect((await api.get('/products/ranking', { page_size: 50 })).status).toBe(200);
     expect((await api.get('/templates', { title: 'x'.repeat(200) })).status).toBe(200);
-    expect((await api.get('/reports/citations', { domains: Array.from({ length: 20 }, (_, i) => `d${i}.com`) })).status).toBe(200);
+    expect(
+      (await api.get('/reports/citations', { domains: Array.from({ length: 20 }, (_, i) => `d${i}.com`) })).status,
+    ).toBe(200);
     expect((await api.get('/fanouts/by-phrase', { phrase: 'x'.repeat(255) })).status).toBe(200);
   });
 
   it('fanouts cited needs exactly one of url and domain', async () => {
     expect(field(expectEnvelope(await api.get('/fanouts/cited'), 400, 'validation_error'))).toEqual(['url', 'domain']);
-    expectEnvelope(await api.get('/fanouts/cited', { url: 'https://reddit.com/x', domain: 'reddit.com' }), 400, 'validation_error');
+    expectEnvelope(
+      await api.get('/fanouts/cited', { url: 'https://reddit.com/x', domain: 'reddit.com' }),
+      400,
+      'validation_error',
+    );
   });
 
   it('reports every problem of a request at once', async () => {
-    const details = expectEnvelope(await api.get('/conversations', { page: 0, page_size: 1000, mentioned: 'maybe' }), 400, 'validation_error');
+    const details = expectEnvelope(
+      await api.get('/conversations', { page: 0, page_size: 1000, mentioned: 'maybe' }),
+      400,
+      'validation_error',
+    );
     expect(field(details).sort()).toEqual(['mentioned', 'page', 'page_size']);
   });
 });
 
 describe('parameter names and array formats', () => {
   it('reads the wire names it is given and echoes them in info.query', async () => {
-    const mapped = await startSimulator({ today: TODAY, scale: 10, params: { start_date: 'from', end_date: 'to', engines: 'models', page_size: 'per_page' } });
+    const mapped = await startSimulator({
+      today: TODAY,
+      scale: 10,
+      params: { start_date: 'from', end_date: 'to', engines: 'models', page_size: 'per_page' },
+    });
     try {
       const api2 = client(mapped, 1);
-      const ok = await api2.get('/reports/visibility/topics', { from: '2026-11-19', to: '2026-11-20', models: ['chatgpt', 'gemini'] });
+      const ok = await api2.get('/reports/visibility/topics', {
+        from: '2026-11-19',
+        to: '2026-11-20',
+        models: ['chatgpt', 'gemini'],
+      });
       expect(ok.status).toBe(200);
       expect(ok.body.info.query).toMatchObject({ from: '2026-11-19', to: '2026-11-20', models: ['chatgpt', 'gemini'] });
-      const details = expectEnvelope(await api2.get('/conversations', { start_date: '2026-11-19' }), 400, 'validation_error');
+      const details = expectEnvelope(
+        await api2.get('/conversations', { start_date: '2026-11-19' }),
+        400,
+        'validation_error',
+      );
       expect(field(details)).toEqual(['start_date']);
-      expect(field(expectEnvelope(await api2.get('/conversations', { per_page: 500 }), 400, 'validation_error'))).toEqual(['per_page']);
+      expect(
+        field(expectEnvelope(await api2.get('/conversations', { per_page: 500 }), 400, 'validation_error')),
+      ).toEqual(['per_page']);
     } finally {
       await mapped.close();
     }

@@ -22,7 +22,15 @@ const admin = async (path: string, body?: unknown) => {
 describe('knobs', () => {
   it('are all off by default and change at run time through the admin endpoint', async () => {
     const knobs = await admin('knobs');
-    expect(knobs.body).toMatchObject({ latencyMs: 0, rateLimit: 0, faultRate: 0, lateShare: 0, extraFieldShare: 0, unknownEnumShare: 0, invalidShare: 0 });
+    expect(knobs.body).toMatchObject({
+      latencyMs: 0,
+      rateLimit: 0,
+      faultRate: 0,
+      lateShare: 0,
+      extraFieldShare: 0,
+      unknownEnumShare: 0,
+      invalidShare: 0,
+    });
     const changed = await admin('knobs', { latencyMs: 150 });
     expect(changed.body.latencyMs).toBe(150);
     const started = Date.now();
@@ -100,7 +108,8 @@ describe('knobs', () => {
     const late = await startSimulator({ today: TODAY, scale: 200, lateShare: 0.5, lateDays: 2 });
     try {
       const api2 = client(late, 1);
-      const count = async (day: string) => (await api2.get('/conversations', { start_date: day, end_date: day })).body.info.total_rows as number;
+      const count = async (day: string) =>
+        (await api2.get('/conversations', { start_date: day, end_date: day })).body.info.total_rows as number;
       const generated = late.truth.generatedAnswers(1, '2026-11-19').length;
       const yesterday = await count('2026-11-19');
       const today = await count('2026-11-20');
@@ -110,7 +119,10 @@ describe('knobs', () => {
       expect(today).toBeLessThan(late.truth.generatedAnswers(1, '2026-11-20').length);
       expect(await count('2026-11-21')).toBe(0);
 
-      const moved = await fetch(`${late.url}/__admin/clock`, { method: 'POST', body: JSON.stringify({ advanceDays: 1 }) });
+      const moved = await fetch(`${late.url}/__admin/clock`, {
+        method: 'POST',
+        body: JSON.stringify({ advanceDays: 1 }),
+      });
       expect(((await moved.json()) as { today: string }).today).toBe('2026-11-21');
       expect(await count('2026-11-19')).toBe(generated);
       expect(await count('2026-11-20')).toBeGreaterThan(today);
@@ -133,7 +145,9 @@ describe('knobs', () => {
       expect(enums.body.data.every((r: { model: string }) => r.model === 'engine_preview_unlisted')).toBe(true);
       sim.setKnobs({ unknownEnumShare: 0, invalidShare: 0.3 });
       const first = await api.get('/conversations', { page_size: 100 });
-      const invalid = first.body.data.filter((r: { id?: unknown; date?: string }) => typeof r.id !== 'number' || r.date === 'not-a-date');
+      const invalid = first.body.data.filter(
+        (r: { id?: unknown; date?: string }) => typeof r.id !== 'number' || r.date === 'not-a-date',
+      );
       expect(invalid.length).toBeGreaterThan(10);
       expect(invalid.length).toBeLessThan(60);
       expect((await api.get('/conversations', { page_size: 100 })).text).toBe(first.text);

@@ -4,7 +4,8 @@ import { SimulatorApiError } from '../../src/simulator/sim-errors.js';
 import { QueryReader } from '../../src/simulator/query.js';
 
 const today = parseSimDay('2026-11-20')!;
-const reader = (query: string, strict = true) => new QueryReader(new URLSearchParams(query), { start_date: 'from' }, 'repeat', strict);
+const reader = (query: string, strict = true) =>
+  new QueryReader(new URLSearchParams(query), { start_date: 'from' }, 'repeat', strict);
 
 describe('query reader', () => {
   it('makes an end day cover its whole day and defaults to 30 days ending today', () => {

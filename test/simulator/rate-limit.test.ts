@@ -26,9 +26,19 @@ describe('rate-limit headers (the rateLimitHeaders and rateLimitReset knobs)', (
     limiter.take('k', 20, 10_300);
     const status = limiter.status('k', 20, 10_300);
     expect(status).toEqual({ limit: 20, windowSeconds: 1, remaining: 18, resetAtMs: 11_000 });
-    expect(rateLimitHeaders('ietf', status, 10_300)).toEqual({ 'ratelimit-policy': '20;w=1', ratelimit: 'limit=20, remaining=18, reset=1' });
-    expect(rateLimitHeaders('ietf-structured', status, 10_300)).toEqual({ 'ratelimit-policy': '"default";q=20;w=1', ratelimit: '"default";r=18;t=1' });
-    expect(rateLimitHeaders('x-ratelimit', status, 10_300)).toEqual({ 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '18', 'x-ratelimit-reset': '1' });
+    expect(rateLimitHeaders('ietf', status, 10_300)).toEqual({
+      'ratelimit-policy': '20;w=1',
+      ratelimit: 'limit=20, remaining=18, reset=1',
+    });
+    expect(rateLimitHeaders('ietf-structured', status, 10_300)).toEqual({
+      'ratelimit-policy': '"default";q=20;w=1',
+      ratelimit: '"default";r=18;t=1',
+    });
+    expect(rateLimitHeaders('x-ratelimit', status, 10_300)).toEqual({
+      'x-ratelimit-limit': '20',
+      'x-ratelimit-remaining': '18',
+      'x-ratelimit-reset': '1',
+    });
     expect(rateLimitHeaders('none', status, 10_300)).toEqual({});
     expect(limiter.status('k', 0, 10_300)).toBeUndefined();
     expect(limiter.status('k', 0.5, 1_000)).toEqual({ limit: 1, windowSeconds: 2, remaining: 1, resetAtMs: 2_000 });
@@ -37,7 +47,8 @@ describe('rate-limit headers (the rateLimitHeaders and rateLimitReset knobs)', (
   it('writes X-RateLimit-Reset as seconds from now, a Unix time in seconds or milliseconds, or an HTTP date', () => {
     const now = Date.parse('2026-11-29T03:00:00.300Z');
     const status = { limit: 10, windowSeconds: 1, remaining: 4, resetAtMs: now + 700 };
-    const reset = (form: Parameters<typeof rateLimitHeaders>[3]) => rateLimitHeaders('x-ratelimit', status, now, form)['x-ratelimit-reset'];
+    const reset = (form: Parameters<typeof rateLimitHeaders>[3]) =>
+      rateLimitHeaders('x-ratelimit', status, now, form)['x-ratelimit-reset'];
     expect(reset('delta-seconds')).toBe('1');
     expect(reset('unix-seconds')).toBe(String(Date.parse('2026-11-29T03:00:01Z') / 1000));
     expect(reset('unix-milliseconds')).toBe(String(now + 700));
@@ -52,7 +63,12 @@ describe('token bucket (the rateLimitAlgorithm knob)', () => {
     expect(burst.filter(Boolean)).toHaveLength(10);
     expect(limiter.take('k', 10, 5_050, 'token-bucket')).toBe(false);
     expect(limiter.take('k', 10, 5_100, 'token-bucket')).toBe(true);
-    expect(limiter.status('k', 10, 5_100, 'token-bucket')).toEqual({ limit: 10, windowSeconds: 1, remaining: 0, resetAtMs: 6_100 });
+    expect(limiter.status('k', 10, 5_100, 'token-bucket')).toEqual({
+      limit: 10,
+      windowSeconds: 1,
+      remaining: 0,
+      resetAtMs: 6_100,
+    });
     expect(limiter.status('k', 10, 7_000, 'token-bucket')).toMatchObject({ remaining: 10, resetAtMs: 7_000 });
   });
 });

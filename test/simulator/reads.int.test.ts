@@ -19,7 +19,16 @@ const conversation = z
     position: z.number().int().optional(),
     recommendation_position: z.number().int().optional(),
     fact_check_passed: z.boolean().optional(),
-    brands: z.array(z.object({ name: z.string(), website: z.string().optional(), position: z.number().int(), is_own_brand: z.boolean() }).strict()),
+    brands: z.array(
+      z
+        .object({
+          name: z.string(),
+          website: z.string().optional(),
+          position: z.number().int(),
+          is_own_brand: z.boolean(),
+        })
+        .strict(),
+    ),
   })
   .strict();
 
@@ -49,17 +58,19 @@ const visibilityRow = z
     brands: z.array(brandEntry),
     scenarios: z
       .array(
-        z.object({
-          scenario_id: z.number().int(),
-          text: z.string(),
-          conversations: z.number().int(),
-          days: z.number().int(),
-          visibility: z.number(),
-          change: z.number().optional(),
-          confidence_interval: interval.optional(),
-          share_of_voice: z.number().optional(),
-          brands: z.array(brandEntry),
-        }).strict(),
+        z
+          .object({
+            scenario_id: z.number().int(),
+            text: z.string(),
+            conversations: z.number().int(),
+            days: z.number().int(),
+            visibility: z.number(),
+            change: z.number().optional(),
+            confidence_interval: interval.optional(),
+            share_of_voice: z.number().optional(),
+            brands: z.array(brandEntry),
+          })
+          .strict(),
       )
       .optional(),
   })
@@ -115,28 +126,53 @@ describe('conversations (13)', () => {
   });
 
   it('sorts oldest first on request and filters by mentioned, topic and scenario', async () => {
-    const oldest = await api.get('/conversations', { start_date: '2026-11-19', end_date: '2026-11-19', sort: 'oldest', page_size: 5 });
+    const oldest = await api.get('/conversations', {
+      start_date: '2026-11-19',
+      end_date: '2026-11-19',
+      sort: 'oldest',
+      page_size: 5,
+    });
     const answers = sim.truth.answers(1, '2026-11-19');
     expect(oldest.body.data.map((r: { id: number }) => r.id)).toEqual(answers.slice(0, 5).map((a) => a.id));
 
-    const mentioned = await api.get('/conversations', { start_date: '2026-11-19', end_date: '2026-11-19', mentioned: true, page_size: 100 });
+    const mentioned = await api.get('/conversations', {
+      start_date: '2026-11-19',
+      end_date: '2026-11-19',
+      mentioned: true,
+      page_size: 100,
+    });
     expect(mentioned.body.info.total_rows).toBe(answers.filter((a) => a.mentioned).length);
     expect(mentioned.body.data.every((r: { mentioned: boolean }) => r.mentioned)).toBe(true);
 
     const topicId = answers[0]!.topicId;
-    const byTopic = await api.get('/conversations', { start_date: '2026-11-19', end_date: '2026-11-19', topic_id: topicId, page_size: 100 });
+    const byTopic = await api.get('/conversations', {
+      start_date: '2026-11-19',
+      end_date: '2026-11-19',
+      topic_id: topicId,
+      page_size: 100,
+    });
     expect(byTopic.body.info.total_rows).toBe(answers.filter((a) => a.topicId === topicId).length);
 
     const scenarioId = answers[0]!.scenarioId;
-    const byScenario = await api.get('/conversations', { start_date: '2026-11-19', end_date: '2026-11-19', scenario_id: scenarioId, recommended: false });
-    expect(byScenario.body.info.total_rows).toBe(answers.filter((a) => a.scenarioId === scenarioId && !a.recommended).length);
+    const byScenario = await api.get('/conversations', {
+      start_date: '2026-11-19',
+      end_date: '2026-11-19',
+      scenario_id: scenarioId,
+      recommended: false,
+    });
+    expect(byScenario.body.info.total_rows).toBe(
+      answers.filter((a) => a.scenarioId === scenarioId && !a.recommended).length,
+    );
   });
 
   it('treats an end day as its whole day and datetimes as exact bounds', async () => {
     const answers = sim.truth.answers(1, '2026-11-19');
     const wholeDay = await api.get('/conversations', { start_date: '2026-11-19', end_date: '2026-11-19' });
     expect(wholeDay.body.info.total_rows).toBe(answers.length);
-    const morning = await api.get('/conversations', { start_date: '2026-11-19T00:00:00Z', end_date: '2026-11-19T11:59:59.999Z' });
+    const morning = await api.get('/conversations', {
+      start_date: '2026-11-19T00:00:00Z',
+      end_date: '2026-11-19T11:59:59.999Z',
+    });
     const cut = Date.parse('2026-11-19T12:00:00Z');
     expect(morning.body.info.total_rows).toBe(answers.filter((a) => a.time < cut).length);
     expect(morning.body.info.total_rows).toBeGreaterThan(0);
@@ -153,7 +189,11 @@ describe('conversations (13)', () => {
 
 describe('reports', () => {
   it('visibility by topic (16) has its shape, info.query with defaults, and scenarios on request', async () => {
-    const reply = await api.get('/reports/visibility/topics', { start_date: '2026-11-19', end_date: '2026-11-19', include_scenarios: true });
+    const reply = await api.get('/reports/visibility/topics', {
+      start_date: '2026-11-19',
+      end_date: '2026-11-19',
+      include_scenarios: true,
+    });
     expect(reply.status).toBe(200);
     z.array(visibilityRow).parse(reply.body.data);
     expect(reply.body.info.total_rows).toBe(reply.body.data.length);
@@ -173,7 +213,12 @@ describe('reports', () => {
   });
 
   it('citations (17): one row per period, per-domain series beside it, ownership summary', async () => {
-    const reply = await api.get('/reports/citations', { start_date: '2026-11-01', end_date: '2026-11-20', period: 'week', domains: ['reddit.com', 'wikipedia.org'] });
+    const reply = await api.get('/reports/citations', {
+      start_date: '2026-11-01',
+      end_date: '2026-11-20',
+      period: 'week',
+      domains: ['reddit.com', 'wikipedia.org'],
+    });
     expect(reply.status).toBe(200);
     const all = reply.body.data.filter((r: { domain?: string }) => r.domain === undefined);
     expect(all.map((r: { date: string }) => r.date)).toEqual(['2026-10-26', '2026-11-02', '2026-11-09', '2026-11-16']);
@@ -181,12 +226,22 @@ describe('reports', () => {
     expect(reply.body.info.total_rows).toBe(12);
     const summary = reply.body.info.summary;
     expect(summary.occurrences).toBe(all.reduce((s: number, r: { occurrences: number }) => s + r.occurrences, 0));
-    expect(summary.by_ownership.reduce((s: number, r: { occurrences: number }) => s + r.occurrences, 0)).toBe(summary.occurrences);
-    for (const entry of summary.by_ownership) expect(entry.share).toBeCloseTo(entry.occurrences / summary.occurrences, 10);
-    const monthly = await api.get('/reports/citations', { start_date: '2026-10-25', end_date: '2026-11-20', period: 'month' });
+    expect(summary.by_ownership.reduce((s: number, r: { occurrences: number }) => s + r.occurrences, 0)).toBe(
+      summary.occurrences,
+    );
+    for (const entry of summary.by_ownership)
+      expect(entry.share).toBeCloseTo(entry.occurrences / summary.occurrences, 10);
+    const monthly = await api.get('/reports/citations', {
+      start_date: '2026-10-25',
+      end_date: '2026-11-20',
+      period: 'month',
+    });
     expect(monthly.body.data.map((r: { date: string }) => r.date)).toEqual(['2026-10-01', '2026-11-01']);
     const second = monthly.body.data[1];
-    expect(second.change).toBeCloseTo((second.occurrences - monthly.body.data[0].occurrences) / monthly.body.data[0].occurrences, 10);
+    expect(second.change).toBeCloseTo(
+      (second.occurrences - monthly.body.data[0].occurrences) / monthly.body.data[0].occurrences,
+      10,
+    );
   });
 
   it('domain detail (18) has its shape and 404s for a domain without citations', async () => {
@@ -219,8 +274,14 @@ describe('reports', () => {
     expect(rows.every((r: { label: string }) => r.label === sim.truth.world(1).brand.name)).toBe(true);
     expect(desc.body.info.shopping_conversations).toBeGreaterThan(0);
     const asc = await api.get('/products/ranking', { page_size: 50, order: 'asc' });
-    expect(asc.body.data.map((r: { id: number }) => r.id)).toEqual([...rows].reverse().map((r: { id: number }) => r.id));
-    const competitors = await api.get('/products/ranking', { subject: 'competitor', metric: 'recommendation', page_size: 5 });
+    expect(asc.body.data.map((r: { id: number }) => r.id)).toEqual(
+      [...rows].reverse().map((r: { id: number }) => r.id),
+    );
+    const competitors = await api.get('/products/ranking', {
+      subject: 'competitor',
+      metric: 'recommendation',
+      page_size: 5,
+    });
     expect(competitors.body.data).toHaveLength(5);
     expect(competitors.body.data.some((r: { label: string }) => r.label === sim.truth.world(1).brand.name)).toBe(false);
   });
@@ -284,7 +345,9 @@ describe('catalogs', () => {
   it('fanouts by phrase (14) and cited (15); SWOT answers (20)', async () => {
     const phrase = sim.truth.world(1).phrases[0]!;
     const byPhrase = await api.get('/fanouts/by-phrase', { phrase });
-    expect(byPhrase.body.data.every((s: { query: string }) => s.query.toLowerCase().includes(phrase.toLowerCase()))).toBe(true);
+    expect(
+      byPhrase.body.data.every((s: { query: string }) => s.query.toLowerCase().includes(phrase.toLowerCase())),
+    ).toBe(true);
     const cited = await api.get('/fanouts/cited', { domain: 'reddit.com', page_size: 100 });
     expect(cited.status).toBe(200);
     expect(cited.body.data.length).toBeGreaterThan(0);
@@ -292,11 +355,17 @@ describe('catalogs', () => {
     const statement = sim.truth.world(1).swotStatements[0]!;
     const swot = await api.get(`/swot/${statement.id}`, { page_size: 100 });
     expect(swot.status).toBe(200);
-    expect(swot.body.info.statement).toEqual({ id: statement.id, text: statement.text, mentions: swot.body.info.total_rows });
+    expect(swot.body.info.statement).toEqual({
+      id: statement.id,
+      text: statement.text,
+      mentions: swot.body.info.total_rows,
+    });
     expect(swot.body.info.type).toBe(statement.type);
     const dates = swot.body.data.map((r: { date: string }) => r.date);
     expect(dates).toEqual([...dates].sort().reverse());
-    const wrongType = await api.get(`/swot/${statement.id}`, { type: statement.type === 'threats' ? 'strengths' : 'threats' });
+    const wrongType = await api.get(`/swot/${statement.id}`, {
+      type: statement.type === 'threats' ? 'strengths' : 'threats',
+    });
     expect(wrongType.body.info.total_rows).toBe(0);
     expect((await api.get('/swot/999999999')).status).toBe(404);
   });

@@ -18,7 +18,12 @@ describe('tracked URLs (1, 2)', () => {
     const before = await trackedCount();
     const existing = sim.truth.world(1).trackedUrls[0]!.url;
     const reply = await api.send('POST', '/tracked-urls', {
-      urls: [{ url: 'https://example.org/new-page', title: 'New page' }, { url: `${existing}/` }, { url: 'https://example.org/other-page/' }, { url: 'https://example.org/new-page/' }],
+      urls: [
+        { url: 'https://example.org/new-page', title: 'New page' },
+        { url: `${existing}/` },
+        { url: 'https://example.org/other-page/' },
+        { url: 'https://example.org/new-page/' },
+      ],
     });
     expect(reply.status).toBe(200);
     expect(reply.body.info).toEqual({ dry_run: false, written: 2, rejected: 2 });
@@ -26,14 +31,20 @@ describe('tracked URLs (1, 2)', () => {
       [1, 'conflict'],
       [3, 'conflict'],
     ]);
-    expect(reply.body.data.map((p: { url: string }) => p.url)).toEqual(['https://example.org/new-page', 'https://example.org/other-page']);
+    expect(reply.body.data.map((p: { url: string }) => p.url)).toEqual([
+      'https://example.org/new-page',
+      'https://example.org/other-page',
+    ]);
     expect(reply.body.data[1].title).toBe('other page | example.org');
     expect(await trackedCount()).toBe(before + 2);
   });
 
   it('writes nothing on a dry run, but answers as if it had', async () => {
     const before = await trackedCount();
-    const reply = await api.send('POST', '/tracked-urls', { urls: [{ url: 'https://example.org/dry' }], dry_run: true });
+    const reply = await api.send('POST', '/tracked-urls', {
+      urls: [{ url: 'https://example.org/dry' }],
+      dry_run: true,
+    });
     expect(reply.body.info).toEqual({ dry_run: true, written: 0, rejected: 0 });
     expect(reply.body.data).toHaveLength(1);
     expect(await trackedCount()).toBe(before);
@@ -43,14 +54,24 @@ describe('tracked URLs (1, 2)', () => {
 
   it('puts pages in a group, rejects an unknown group item by item, and enforces 1..200 urls', async () => {
     const group = sim.truth.world(1).groups[0]!;
-    const grouped = await api.send('POST', '/tracked-urls', { urls: [{ url: 'https://example.org/g1' }], group_id: group.id });
+    const grouped = await api.send('POST', '/tracked-urls', {
+      urls: [{ url: 'https://example.org/g1' }],
+      group_id: group.id,
+    });
     expect(grouped.body.data[0].group).toEqual({ id: group.id, name: group.name });
     const unknown = await api.send('POST', '/tracked-urls', { urls: [{ url: 'https://example.org/g2' }], group_id: 1 });
     expect(unknown.body.rejected).toEqual([{ index: 0, code: 'not_found', message: 'no group 1' }]);
     const tooMany = Array.from({ length: 201 }, (_, i) => ({ url: `https://example.org/p${i}` }));
-    expect(expectEnvelope(await api.send('POST', '/tracked-urls', { urls: tooMany }), 400, 'validation_error')[0]!.field).toBe('urls');
-    expect(expectEnvelope(await api.send('POST', '/tracked-urls', { urls: [] }), 400, 'validation_error')[0]!.field).toBe('urls');
-    expect(expectEnvelope(await api.send('POST', '/tracked-urls', { urls: [{ title: 'x' }] }), 400, 'validation_error')[0]!.field).toBe('urls[0].url');
+    expect(
+      expectEnvelope(await api.send('POST', '/tracked-urls', { urls: tooMany }), 400, 'validation_error')[0]!.field,
+    ).toBe('urls');
+    expect(
+      expectEnvelope(await api.send('POST', '/tracked-urls', { urls: [] }), 400, 'validation_error')[0]!.field,
+    ).toBe('urls');
+    expect(
+      expectEnvelope(await api.send('POST', '/tracked-urls', { urls: [{ title: 'x' }] }), 400, 'validation_error')[0]!
+        .field,
+    ).toBe('urls[0].url');
   });
 
   it('updates a page: title, url (409 on a tracked one), group (null takes it out)', async () => {
@@ -72,7 +93,15 @@ describe('topics (4, 5)', () => {
     const existing = active[0]!;
     const reply = await api.send('POST', '/topics', {
       topics: [
-        { name: 'Brand new', type: 'prompter', language: 'english', status: 'active', answer_engines: [], persona_id: world.personas[0]!.id, scenarios: ['one?', 'two?'] },
+        {
+          name: 'Brand new',
+          type: 'prompter',
+          language: 'english',
+          status: 'active',
+          answer_engines: [],
+          persona_id: world.personas[0]!.id,
+          scenarios: ['one?', 'two?'],
+        },
         { name: existing.name, type: existing.type, language: existing.language },
         { name: existing.name, type: existing.type, language: existing.language === 'english' ? 'klingon' : 'english' },
         { name: 'Over the limit' },
@@ -96,10 +125,22 @@ describe('topics (4, 5)', () => {
 
   it('enforces 20 topics and 100 scenarios per request, and known engines', async () => {
     const many = Array.from({ length: 21 }, (_, i) => ({ name: `t${i}` }));
-    expect(expectEnvelope(await api.send('POST', '/topics', { topics: many }), 400, 'validation_error')[0]!.field).toBe('topics');
+    expect(expectEnvelope(await api.send('POST', '/topics', { topics: many }), 400, 'validation_error')[0]!.field).toBe(
+      'topics',
+    );
     const scenarios = Array.from({ length: 101 }, (_, i) => `s${i}`);
-    expect(expectEnvelope(await api.send('POST', '/topics', { topics: [{ name: 'x', scenarios }] }), 400, 'validation_error')[0]!.field).toBe('topics[0].scenarios');
-    const engines = expectEnvelope(await api.send('POST', '/topics', { topics: [{ name: 'x', answer_engines: ['nope'] }] }), 400, 'validation_error');
+    expect(
+      expectEnvelope(
+        await api.send('POST', '/topics', { topics: [{ name: 'x', scenarios }] }),
+        400,
+        'validation_error',
+      )[0]!.field,
+    ).toBe('topics[0].scenarios');
+    const engines = expectEnvelope(
+      await api.send('POST', '/topics', { topics: [{ name: 'x', answer_engines: ['nope'] }] }),
+      400,
+      'validation_error',
+    );
     expect(engines[0]!.field).toBe('topics[0].answer_engines');
   });
 
@@ -128,7 +169,9 @@ describe('competitors (6), personas (8), tags (9)', () => {
         { name: 'Brand New Rival', website: 'rival.example' },
       ],
     });
-    expect(reply.body.rejected.map((r: { index: number; code: string }) => [r.index, r.code])).toEqual([[1, 'conflict']]);
+    expect(reply.body.rejected.map((r: { index: number; code: string }) => [r.index, r.code])).toEqual([
+      [1, 'conflict'],
+    ]);
     expect(reply.body.data[0]).toMatchObject({ id: suggestion.id, is_actual: true });
     const confirmed = await api3.get('/competitors', { confirmed: true });
     const names = confirmed.body.data.map((c: { name: string }) => c.name);
@@ -141,9 +184,16 @@ describe('competitors (6), personas (8), tags (9)', () => {
   it('patches only the persona fields sent, replacing each properties section sent', async () => {
     const persona = sim.truth.world(1).personas[0]!;
     const before = structuredClone(persona);
-    const reply = await api.send('PATCH', `/personas/${persona.id}`, { city: 'Porto', properties: { interests: { primary: 'tents' } } });
+    const reply = await api.send('PATCH', `/personas/${persona.id}`, {
+      city: 'Porto',
+      properties: { interests: { primary: 'tents' } },
+    });
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ ...before, city: 'Porto', properties: { ...before.properties, interests: { primary: 'tents' } } });
+    expect(reply.body).toEqual({
+      ...before,
+      city: 'Porto',
+      properties: { ...before.properties, interests: { primary: 'tents' } },
+    });
     expectEnvelope(await api.send('PATCH', `/personas/${persona.id}`, { name: 5 }), 400, 'validation_error');
     expectEnvelope(await api.send('PATCH', '/personas/1', {}), 404, 'not_found');
   });
@@ -152,7 +202,9 @@ describe('competitors (6), personas (8), tags (9)', () => {
     const tag = sim.truth.world(1).tags[0]!;
     const reply = await api.send('PATCH', `/tags/${tag.id}`, { color: '#00ff88' });
     expect(reply.body).toEqual({ id: tag.id, name: tag.name, color: '#00ff88' });
-    expect(expectEnvelope(await api.send('PATCH', `/tags/${tag.id}`, { color: 'green' }), 400, 'validation_error')[0]!.field).toBe('color');
+    expect(
+      expectEnvelope(await api.send('PATCH', `/tags/${tag.id}`, { color: 'green' }), 400, 'validation_error')[0]!.field,
+    ).toBe('color');
   });
 });
 

@@ -14,11 +14,22 @@ function sliceNamed(key: string, domainList: string[] = []): SlicePlan {
   return slice;
 }
 
-function citationsClient(rows: unknown[], ownership: unknown[] = [], calls: unknown[][] = [], summary?: Record<string, unknown>) {
+function citationsClient(
+  rows: unknown[],
+  ownership: unknown[] = [],
+  calls: unknown[][] = [],
+  summary?: Record<string, unknown>,
+) {
   return {
     citations: async (...args: unknown[]) => {
       calls.push(args);
-      return { records: rows, rejects: [], info: { total_rows: rows.length, ...(summary ? { summary } : {}) }, totalRows: rows.length, ownership };
+      return {
+        records: rows,
+        rejects: [],
+        info: { total_rows: rows.length, ...(summary ? { summary } : {}) },
+        totalRows: rows.length,
+        ownership,
+      };
     },
   };
 }
@@ -27,7 +38,12 @@ describe('citations slices', () => {
   it('plans 1 + 9 + 3 + 18 series and ceil(domains / 20) domain batches per window, with unique readable keys', () => {
     for (const count of [0, 1, 20, 21, 45]) {
       const slices = citations.slices(planInput(DAYS, { dimensions: { domains: domains(count) } }));
-      const expected = 1 + OWNERSHIP_VALUES.length + SENTIMENT_VALUES.length + CONTENT_TYPE_VALUES.length + Math.ceil(count / CITATIONS_DOMAINS_MAX);
+      const expected =
+        1 +
+        OWNERSHIP_VALUES.length +
+        SENTIMENT_VALUES.length +
+        CONTENT_TYPE_VALUES.length +
+        Math.ceil(count / CITATIONS_DOMAINS_MAX);
       expect(1 + 9 + 3 + 18).toBe(31);
       expect(slices).toHaveLength(expected);
       expect(new Set(slices.map((s) => s.key)).size).toBe(expected);
@@ -60,24 +76,69 @@ describe('citations rows', () => {
   it('the all slice asks with period=day only, writes the all series and the window summary', async () => {
     const calls: unknown[][] = [];
     const slice = sliceNamed(`${WINDOW}/all`);
-    const rows = DAYS.map((date, i) => ({ date, occurrences: 10 + i, change: i === 0 ? null : 0.1, ...(i === 2 ? { note: 'x' } : {}) }));
-    const summary = [{ label: 'First party', ownership: 'first_party', occurrences: 12, share: 0.36 }, { label: 'Other', ownership: 'other', occurrences: 21, share: 0.64 }];
-    const { tables, result } = await readSlice(citations, slice, citationsClient(rows, summary, calls, { occurrences: 33, period_note: 'n' }));
+    const rows = DAYS.map((date, i) => ({
+      date,
+      occurrences: 10 + i,
+      change: i === 0 ? null : 0.1,
+      ...(i === 2 ? { note: 'x' } : {}),
+    }));
+    const summary = [
+      { label: 'First party', ownership: 'first_party', occurrences: 12, share: 0.36 },
+      { label: 'Other', ownership: 'other', occurrences: 21, share: 0.64 },
+    ];
+    const { tables, result } = await readSlice(
+      citations,
+      slice,
+      citationsClient(rows, summary, calls, { occurrences: 33, period_note: 'n' }),
+    );
     expect(result).toMatchObject({ status: 'complete', records: 3, totalRows: 3 });
     expect(calls[0]![1]).toMatchObject({ startDate: DAYS[0], endDate: DAYS[2], period: 'day' });
     expect(calls[0]![1]).not.toHaveProperty('ownership');
     expect(tables.citation_daily).toEqual([
       { brand_id: BRAND, day: DAYS[0], dimension: 'all', value: '', occurrences: 10, change: null, _extra: null },
       { brand_id: BRAND, day: DAYS[1], dimension: 'all', value: '', occurrences: 11, change: 0.1, _extra: null },
-      { brand_id: BRAND, day: DAYS[2], dimension: 'all', value: '', occurrences: 12, change: 0.1, _extra: { note: 'x' } },
+      {
+        brand_id: BRAND,
+        day: DAYS[2],
+        dimension: 'all',
+        value: '',
+        occurrences: 12,
+        change: 0.1,
+        _extra: { note: 'x' },
+      },
     ]);
     expect(tables.citation_ownership_summary).toEqual([
-      { brand_id: BRAND, window_start: DAYS[0], window_end: DAYS[2], ownership: 'first_party', label: 'First party', occurrences: 12, share: 0.36, _extra: null },
-      { brand_id: BRAND, window_start: DAYS[0], window_end: DAYS[2], ownership: 'other', label: 'Other', occurrences: 21, share: 0.64, _extra: null },
+      {
+        brand_id: BRAND,
+        window_start: DAYS[0],
+        window_end: DAYS[2],
+        ownership: 'first_party',
+        label: 'First party',
+        occurrences: 12,
+        share: 0.36,
+        _extra: null,
+      },
+      {
+        brand_id: BRAND,
+        window_start: DAYS[0],
+        window_end: DAYS[2],
+        ownership: 'other',
+        label: 'Other',
+        occurrences: 21,
+        share: 0.64,
+        _extra: null,
+      },
     ]);
     // The API's own total of the window, with what else its summary says.
     expect(tables.citation_window_totals).toEqual([
-      { brand_id: BRAND, window_start: DAYS[0], window_end: DAYS[2], occurrences: 33, total_rows: 3, _extra: { period_note: 'n' } },
+      {
+        brand_id: BRAND,
+        window_start: DAYS[0],
+        window_end: DAYS[2],
+        occurrences: 33,
+        total_rows: 3,
+        _extra: { period_note: 'n' },
+      },
     ]);
     expect(scopes(citations, slice)).toEqual({
       citation_daily: { brand_id: BRAND, dimension: 'all', value: '', day: DAYS },
@@ -91,16 +152,28 @@ describe('citations rows', () => {
     const calls: unknown[][] = [];
     const slice = sliceNamed(`${WINDOW}/content_type=video`);
     const rows = DAYS.map((date) => ({ date, occurrences: 1, change: 0 }));
-    const { tables } = await readSlice(citations, slice, citationsClient(rows, [{ label: 'Other', ownership: 'other', occurrences: 3, share: 1 }], calls));
+    const { tables } = await readSlice(
+      citations,
+      slice,
+      citationsClient(rows, [{ label: 'Other', ownership: 'other', occurrences: 3, share: 1 }], calls),
+    );
     expect(calls[0]![1]).toMatchObject({ contentTypes: ['video'], period: 'day' });
-    expect(tables.citation_daily!.map((r) => [r.dimension, r.value])).toEqual(DAYS.map(() => ['content_type', 'video']));
+    expect(tables.citation_daily!.map((r) => [r.dimension, r.value])).toEqual(
+      DAYS.map(() => ['content_type', 'video']),
+    );
     expect(tables.citation_ownership_summary).toBeUndefined();
     expect(tables.citation_window_totals).toBeUndefined();
-    expect(scopes(citations, slice)).toEqual({ citation_daily: { brand_id: BRAND, dimension: 'content_type', value: 'video', day: DAYS } });
+    expect(scopes(citations, slice)).toEqual({
+      citation_daily: { brand_id: BRAND, dimension: 'content_type', value: 'video', day: DAYS },
+    });
     expect(outsideScope(citations, slice, tables)).toEqual([]);
 
     const ownershipCalls: unknown[][] = [];
-    await readSlice(citations, sliceNamed(`${WINDOW}/ownership=competitor_owned`), citationsClient([], [], ownershipCalls));
+    await readSlice(
+      citations,
+      sliceNamed(`${WINDOW}/ownership=competitor_owned`),
+      citationsClient([], [], ownershipCalls),
+    );
     expect(ownershipCalls[0]![1]).toMatchObject({ ownership: ['competitor_owned'] });
     const sentimentCalls: unknown[][] = [];
     await readSlice(citations, sliceNamed(`${WINDOW}/sentiment=positive`), citationsClient([], [], sentimentCalls));
@@ -136,15 +209,31 @@ describe('citations rows', () => {
       ...DAYS.map((date) => ({ date, occurrences: 3, change: 0, domain: 'shop.test' })),
     ];
     const answering = (totalRows: number) => ({
-      citations: async () => ({ records: rows, rejects: [], info: { total_rows: totalRows }, totalRows, ownership: [] }),
+      citations: async () => ({
+        records: rows,
+        rejects: [],
+        info: { total_rows: totalRows },
+        totalRows,
+        ownership: [],
+      }),
     });
-    for (const [totalRows, status] of [[9, 'complete'], [3, 'complete'], [5, 'incomplete']] as const) {
+    for (const [totalRows, status] of [
+      [9, 'complete'],
+      [3, 'complete'],
+      [5, 'incomplete'],
+    ] as const) {
       const { result } = await readSlice(citations, slice, answering(totalRows));
       expect({ totalRows, status: result.status }).toEqual({ totalRows, status });
     }
     // A rejected row of a period the valid rows count already: still the 3 periods.
     const rejecting = {
-      citations: async () => ({ records: rows.slice(1), rejects: [{ raw: rows[0], issues: ['occurrences: too small'], source: 'test' }], info: { total_rows: 3 }, totalRows: 3, ownership: [] }),
+      citations: async () => ({
+        records: rows.slice(1),
+        rejects: [{ raw: rows[0], issues: ['occurrences: too small'], source: 'test' }],
+        info: { total_rows: 3 },
+        totalRows: 3,
+        ownership: [],
+      }),
     };
     expect((await readSlice(citations, slice, rejecting)).result.status).toBe('complete');
   });

@@ -25,9 +25,16 @@ afterAll(async () => {
 
 async function loadSlice(slice: DaySlice<{ topicId?: number }>, byTopic: boolean, runId: string) {
   const sync = parseConfig({ sync: { conversationsByTopic: byTopic } }).sync;
-  const client = createApiClient({ ...parseConfig({}).api, url: sim.url, apiKey: sim.apiKey }, { retryRateLimited: true });
+  const client = createApiClient(
+    { ...parseConfig({}).api, url: sim.url, apiKey: sim.apiKey },
+    { retryRateLimited: true },
+  );
   const chunks: SliceChunk[] = [];
-  const result = await runSlice(conversations, { client, brandId: 1, slice, sync }, { write: async (c) => void chunks.push(c), reset: async () => void (chunks.length = 0) });
+  const result = await runSlice(
+    conversations,
+    { client, brandId: 1, slice, sync },
+    { write: async (c) => void chunks.push(c), reset: async () => void (chunks.length = 0) },
+  );
   await client.close();
   const targets = conversations.targets({ brandId: 1, slice });
   await warehouse.loadSlice({
@@ -37,7 +44,14 @@ async function loadSlice(slice: DaySlice<{ topicId?: number }>, byTopic: boolean
     sliceKey: slice.key,
     day: slice.day,
     rejects: [],
-    state: { status: result.status, rows: result.records, totalRows: result.totalRows, attempts: 1, requests: 1, lastError: null },
+    state: {
+      status: result.status,
+      rows: result.records,
+      totalRows: result.totalRows,
+      attempts: 1,
+      requests: 1,
+      lastError: null,
+    },
     writes: targets.map((t) => ({ ...t, rows: chunks.flatMap((c) => c.tables[t.table] ?? []) })),
   });
   return result;
@@ -50,7 +64,11 @@ describe('conversations sliced by topic', () => {
     const topicIds = [...new Set(sim.truth.answers(1, DAY).map((answer) => answer.topicId))];
     expect(topicIds.length).toBeGreaterThan(1);
     for (const topicId of topicIds) {
-      const result = await loadSlice({ key: `topic-${topicId}/${DAY}`, day: DAY, from: DAY, to: DAY, params: { topicId } }, true, 'r2');
+      const result = await loadSlice(
+        { key: `topic-${topicId}/${DAY}`, day: DAY, from: DAY, to: DAY, params: { topicId } },
+        true,
+        'r2',
+      );
       expect(result.status).toBe('complete');
     }
     const rows = await warehouse.query('SELECT id, topic_id FROM conversations WHERE brand_id = 1 ORDER BY id');

@@ -35,7 +35,15 @@ describe('tracked_urls', () => {
                 group: { id: 2, name: 'Blog', colour: 'teal' },
                 surprise: 'kept',
               },
-              { id: 12, url: 'https://acme.test/b', title: 'B', created_at: '2026-10-02T08:00:00Z', citations: 0, conversations: 40, citation_rate: 0 },
+              {
+                id: 12,
+                url: 'https://acme.test/b',
+                title: 'B',
+                created_at: '2026-10-02T08:00:00Z',
+                citations: 0,
+                conversations: 40,
+                citation_rate: 0,
+              },
             ],
             info: { citations: 3, cited_urls: 1, page: 1, page_size: 100, total_rows: 2, new_counter: 5 },
           },
@@ -47,8 +55,26 @@ describe('tracked_urls', () => {
     expect(result.status).toBe('complete');
     expect(calls[0]).toMatchObject([BRAND, { startDate: DAY, endDate: DAY }]);
     expect(tables.tracked_urls).toEqual([
-      { brand_id: BRAND, id: 11, url: 'https://acme.test/a', title: 'A', created_at: '2026-10-01T08:00:00Z', group_id: 2, group_name: 'Blog', _extra: { surprise: 'kept', group: { colour: 'teal' } } },
-      { brand_id: BRAND, id: 12, url: 'https://acme.test/b', title: 'B', created_at: '2026-10-02T08:00:00Z', group_id: null, group_name: null, _extra: null },
+      {
+        brand_id: BRAND,
+        id: 11,
+        url: 'https://acme.test/a',
+        title: 'A',
+        created_at: '2026-10-01T08:00:00Z',
+        group_id: 2,
+        group_name: 'Blog',
+        _extra: { surprise: 'kept', group: { colour: 'teal' } },
+      },
+      {
+        brand_id: BRAND,
+        id: 12,
+        url: 'https://acme.test/b',
+        title: 'B',
+        created_at: '2026-10-02T08:00:00Z',
+        group_id: null,
+        group_name: null,
+        _extra: null,
+      },
     ]);
     expect(tables.tracked_url_daily![0]).toEqual({
       brand_id: BRAND,
@@ -77,7 +103,15 @@ describe('tracked_urls', () => {
 
 describe('visibility', () => {
   const brands = [
-    { name: 'Acme', website: 'acme.test', is_own_brand: true, conversations: 30, visibility: 0.4, confidence_interval: ci(0.25, 0.57), share_of_voice: 0.3 },
+    {
+      name: 'Acme',
+      website: 'acme.test',
+      is_own_brand: true,
+      conversations: 30,
+      visibility: 0.4,
+      confidence_interval: ci(0.25, 0.57),
+      share_of_voice: 0.3,
+    },
     { name: 'Rival', is_own_brand: false, conversations: 30, visibility: 0.1, change: -0.05, tier: 'gold' },
   ];
   const row = {
@@ -91,8 +125,23 @@ describe('visibility', () => {
     share_of_voice: 0.3,
     brands,
     scenarios: [
-      { scenario_id: 51, text: 'best trail shoe?', conversations: 7, days: 1, visibility: 3 / 7, brands: [{ ...brands[0]!, conversations: 7, visibility: 3 / 7 }] },
-      { scenario_id: 52, text: 'cheap shoe?', conversations: 23, days: 1, visibility: 0.391304347826087, confidence_interval: ci(0.2, 0.6), brands: [] },
+      {
+        scenario_id: 51,
+        text: 'best trail shoe?',
+        conversations: 7,
+        days: 1,
+        visibility: 3 / 7,
+        brands: [{ ...brands[0]!, conversations: 7, visibility: 3 / 7 }],
+      },
+      {
+        scenario_id: 52,
+        text: 'cheap shoe?',
+        conversations: 23,
+        days: 1,
+        visibility: 0.391304347826087,
+        confidence_interval: ci(0.2, 0.6),
+        brands: [],
+      },
     ],
     trend: 'up',
   };
@@ -130,16 +179,40 @@ describe('visibility', () => {
         _extra: { trend: 'up' },
       },
     ]);
-    expect(tables.visibility_topic_brand_daily!.map((b) => [b.brand_name, b.is_own_brand, b.website, b.mentioned_conversations, b.ci_lower, b.change, b._extra])).toEqual([
+    expect(
+      tables.visibility_topic_brand_daily!.map((b) => [
+        b.brand_name,
+        b.is_own_brand,
+        b.website,
+        b.mentioned_conversations,
+        b.ci_lower,
+        b.change,
+        b._extra,
+      ]),
+    ).toEqual([
       ['Acme', true, 'acme.test', 12, 0.25, null, null],
       ['Rival', false, null, 3, null, -0.05, { tier: 'gold' }],
     ]);
-    expect(tables.visibility_scenario_daily!.map((s) => [s.scenario_id, s.topic_id, s.conversations, s.mentioned_conversations, s.ci_upper, s.days])).toEqual([
+    expect(
+      tables.visibility_scenario_daily!.map((s) => [
+        s.scenario_id,
+        s.topic_id,
+        s.conversations,
+        s.mentioned_conversations,
+        s.ci_upper,
+        s.days,
+      ]),
+    ).toEqual([
       [51, 5, 7, 3, null, 1],
       [52, 5, 23, 9, 0.6, 1],
     ]);
     expect(tables.visibility_scenario_brand_daily).toHaveLength(1);
-    expect(tables.visibility_scenario_brand_daily![0]).toMatchObject({ scenario_id: 51, topic_id: 5, brand_name: 'Acme', mentioned_conversations: 3 });
+    expect(tables.visibility_scenario_brand_daily![0]).toMatchObject({
+      scenario_id: 51,
+      topic_id: 5,
+      brand_name: 'Acme',
+      mentioned_conversations: 3,
+    });
     expect(outsideScope(visibility, slice, tables)).toEqual([]);
   });
 
@@ -195,13 +268,21 @@ describe('product_ranking', () => {
     };
     const client = {
       productRanking: pagedMethod(
-        [{ records: [product, { id: 901, rank: 2, label: 'X2', title: 'Shoe X2' }], info: { page: 1, page_size: 50, total_rows: 2, shopping_conversations: 8 } }],
+        [
+          {
+            records: [product, { id: 901, rank: 2, label: 'X2', title: 'Shoe X2' }],
+            info: { page: 1, page_size: 50, total_rows: 2, shopping_conversations: 8 },
+          },
+        ],
         calls,
       ),
     };
     const { tables, result } = await readSlice(productRanking, slice, client);
     expect(result.status).toBe('complete');
-    expect(calls[0]).toMatchObject([BRAND, { startDate: DAY, endDate: DAY, metric: 'recommendation', subject: 'competitor', order: 'desc' }]);
+    expect(calls[0]).toMatchObject([
+      BRAND,
+      { startDate: DAY, endDate: DAY, metric: 'recommendation', subject: 'competitor', order: 'desc' },
+    ]);
     expect(tables.product_ranking_daily![0]).toEqual({
       brand_id: BRAND,
       day: DAY,
@@ -224,7 +305,15 @@ describe('product_ranking', () => {
     });
     expect(tables.product_ranking_daily![1]).toMatchObject({ product_id: 901, ci_lower: null, visibility: null });
     expect(tables.product_ranking_shopping_daily).toEqual([
-      { brand_id: BRAND, day: DAY, metric: 'recommendation', subject: 'competitor', shopping_conversations: 8, total_rows: 2, _extra: null },
+      {
+        brand_id: BRAND,
+        day: DAY,
+        metric: 'recommendation',
+        subject: 'competitor',
+        shopping_conversations: 8,
+        total_rows: 2,
+        _extra: null,
+      },
     ]);
     expect(scopes(productRanking, slice)).toEqual({
       product_ranking_daily: { brand_id: BRAND, day: DAY, metric: 'recommendation', subject: 'competitor' },
@@ -234,16 +323,32 @@ describe('product_ranking', () => {
   });
 
   it('is incomplete when fewer products arrive than total_rows says', async () => {
-    const client = { productRanking: pagedMethod([{ records: [{ id: 1, rank: 1, label: 'a', title: 'a' }], info: { total_rows: 3 } }], []) };
-    const { result } = await readSlice(productRanking, daySlice(DAY, { metric: 'visibility', subject: 'brand' }), client);
+    const client = {
+      productRanking: pagedMethod(
+        [{ records: [{ id: 1, rank: 1, label: 'a', title: 'a' }], info: { total_rows: 3 } }],
+        [],
+      ),
+    };
+    const { result } = await readSlice(
+      productRanking,
+      daySlice(DAY, { metric: 'visibility', subject: 'brand' }),
+      client,
+    );
     expect(result.status).toBe('incomplete');
   });
 });
 
 describe('domain_details', () => {
   it('plans one slice per distinct normalised domain and day', () => {
-    const slices = domainDetails.slices(planInput(['2026-11-19', DAY], { dimensions: { domains: ['www.Example.com', 'example.com', 'news.test'] } }));
-    expect(slices.map((s) => s.key)).toEqual(['example.com/2026-11-19', `example.com/${DAY}`, 'news.test/2026-11-19', `news.test/${DAY}`]);
+    const slices = domainDetails.slices(
+      planInput(['2026-11-19', DAY], { dimensions: { domains: ['www.Example.com', 'example.com', 'news.test'] } }),
+    );
+    expect(slices.map((s) => s.key)).toEqual([
+      'example.com/2026-11-19',
+      `example.com/${DAY}`,
+      'news.test/2026-11-19',
+      `news.test/${DAY}`,
+    ]);
     expect(slices[0]!.params).toEqual({ domain: 'example.com' });
   });
 
@@ -253,7 +358,10 @@ describe('domain_details', () => {
       domain: 'example.com',
       is_first_party: false,
       occurrences: 9,
-      by_model: [{ model: 'engine-a', occurrences: 6 }, { model: 'engine-b', occurrences: 3, beta: true }],
+      by_model: [
+        { model: 'engine-a', occurrences: 6 },
+        { model: 'engine-b', occurrences: 3, beta: true },
+      ],
       by_scenario: [{ scenario_id: 51, text: 'best trail shoe?', occurrences: 9 }],
       by_topic: [{ topic_id: 5, name: 'Running shoes', occurrences: 9 }],
       over_time: [
@@ -273,13 +381,31 @@ describe('domain_details', () => {
     expect(result.status).toBe('complete');
     expect(calls[0]).toMatchObject([BRAND, 'example.com', { startDate: DAY, endDate: DAY }]);
     expect(tables.domain_daily).toEqual([
-      { brand_id: BRAND, domain: 'example.com', day: DAY, is_first_party: false, occurrences: 9, cited_occurrences: 7, _extra: { rank: 4 } },
+      {
+        brand_id: BRAND,
+        domain: 'example.com',
+        day: DAY,
+        is_first_party: false,
+        occurrences: 9,
+        cited_occurrences: 7,
+        _extra: { rank: 4 },
+      },
     ]);
     expect(tables.domain_model_daily!.map((r) => [r.model, r.occurrences, r._extra])).toEqual([
       ['engine-a', 6, null],
       ['engine-b', 3, { beta: true }],
     ]);
-    expect(tables.domain_topic_daily).toEqual([{ brand_id: BRAND, domain: 'example.com', day: DAY, topic_id: 5, name: 'Running shoes', occurrences: 9, _extra: null }]);
+    expect(tables.domain_topic_daily).toEqual([
+      {
+        brand_id: BRAND,
+        domain: 'example.com',
+        day: DAY,
+        topic_id: 5,
+        name: 'Running shoes',
+        occurrences: 9,
+        _extra: null,
+      },
+    ]);
     expect(tables.domain_scenario_daily![0]).toMatchObject({ scenario_id: 51, text: 'best trail shoe?' });
     expect(outsideScope(domainDetails, slice, tables)).toEqual([]);
   });

@@ -19,6 +19,8 @@ describe('domainOf: the root domain the spec asks for', () => {
   });
 
   it('asks each root once, whatever subdomains the pages were on', () => {
-    expect(distinctDomains(['https://blog.brand.com/a', 'https://brand.com/b', 'shop.brand.com', null, 'rival.test'])).toEqual(['brand.com', 'rival.test']);
+    expect(
+      distinctDomains(['https://blog.brand.com/a', 'https://brand.com/b', 'shop.brand.com', null, 'rival.test']),
+    ).toEqual(['brand.com', 'rival.test']);
   });
 });

@@ -20,7 +20,10 @@ import type { Dimensions, RowsByTable, SlicePlan, SlicePlanInput, StreamDefiniti
 export const BRAND = 7;
 
 /** The planner's input for one brand: days, config overrides and dimensions. */
-export function planInput(days: string[], options: { sync?: Partial<SyncConfig>; dimensions?: Partial<Dimensions> } = {}): SlicePlanInput<any> {
+export function planInput(
+  days: string[],
+  options: { sync?: Partial<SyncConfig>; dimensions?: Partial<Dimensions> } = {},
+): SlicePlanInput<any> {
   return {
     brandId: BRAND,
     days,
@@ -41,10 +44,23 @@ export async function readSlice(
   client: object,
 ): Promise<{ tables: RowsByTable; result: SliceReadResult; chunks: SliceChunk[] }> {
   const chunks: SliceChunk[] = [];
-  const sink = { write: async (chunk: SliceChunk) => void chunks.push(chunk), reset: async () => void (chunks.length = 0) };
-  const result = await runSlice(stream, { client: 'read' in client ? (client as ApiClient) : byMethodName(client as Methods), brandId: BRAND, slice, sync: parseConfig({}).sync }, sink);
+  const sink = {
+    write: async (chunk: SliceChunk) => void chunks.push(chunk),
+    reset: async () => void (chunks.length = 0),
+  };
+  const result = await runSlice(
+    stream,
+    {
+      client: 'read' in client ? (client as ApiClient) : byMethodName(client as Methods),
+      brandId: BRAND,
+      slice,
+      sync: parseConfig({}).sync,
+    },
+    sink,
+  );
   const tables: RowsByTable = {};
-  for (const chunk of chunks) for (const [table, rows] of Object.entries(chunk.tables)) (tables[table] ??= []).push(...rows);
+  for (const chunk of chunks)
+    for (const [table, rows] of Object.entries(chunk.tables)) (tables[table] ??= []).push(...rows);
   return { tables, result, chunks };
 }
 
@@ -54,7 +70,15 @@ export function pagedMethod<T>(pages: Array<{ records: T[]; info: Record<string,
     calls.push(args);
     for (const [index, page] of pages.entries()) {
       const totalRows = typeof page.info.total_rows === 'number' ? page.info.total_rows : undefined;
-      yield { records: page.records, rejects: [], page: index + 1, pageSize: 100, totalRows, info: page.info, requestInfo: { page: index + 1, pageSize: 100, source: 'test' } };
+      yield {
+        records: page.records,
+        rejects: [],
+        page: index + 1,
+        pageSize: 100,
+        totalRows,
+        info: page.info,
+        requestInfo: { page: index + 1, pageSize: 100, source: 'test' },
+      };
     }
     return { pages: pages.length, records: 0, rejects: 0, firstTotalRows: undefined, lastTotalRows: undefined };
   };
@@ -62,7 +86,11 @@ export function pagedMethod<T>(pages: Array<{ records: T[]; info: Record<string,
 
 /** The tables a slice declares, and every replace scope by table. */
 export function scopes(stream: StreamDefinition, slice: SlicePlan): Record<string, unknown> {
-  return Object.fromEntries(stream.targets({ brandId: BRAND, slice }).map((target) => [target.table, target.mode === 'replace' ? target.scope : 'merge']));
+  return Object.fromEntries(
+    stream
+      .targets({ brandId: BRAND, slice })
+      .map((target) => [target.table, target.mode === 'replace' ? target.scope : 'merge']),
+  );
 }
 
 /** Every row lies inside its table's replace scope (the loader refuses the slice otherwise). */

@@ -74,15 +74,20 @@ describe('one stream, one file', () => {
   });
 
   it('catches each spelling of a stream name, and lets its own file use it', () => {
-    expect(namings('src/engine/x.ts', "const s = 'tracked_urls';")).toEqual(["src/engine/x.ts: 'tracked_urls' (stream tracked_urls)"]);
+    expect(namings('src/engine/x.ts', "const s = 'tracked_urls';")).toEqual([
+      "src/engine/x.ts: 'tracked_urls' (stream tracked_urls)",
+    ]);
     expect(namings('src/engine/x.ts', "import { a } from '../streams/tracked-urls.js';")).toHaveLength(1);
-    expect(namings('src/engine/x.ts', 'client.trackedUrls(7)')).toEqual(['src/engine/x.ts: trackedUrls (stream tracked_urls)']);
+    expect(namings('src/engine/x.ts', 'client.trackedUrls(7)')).toEqual([
+      'src/engine/x.ts: trackedUrls (stream tracked_urls)',
+    ]);
     expect(namings('src/engine/x.ts', 'const n = "swot";')).toHaveLength(1);
     expect(namings('src/streams/tracked-urls.ts', "name: 'tracked_urls', trackedUrls")).toEqual([]);
     expect(namings('src/engine/x.ts', 'row.conversations; trackedUrlsEndpoint')).toEqual([]);
   });
 
   it('every listed API word is still there (a stale exception would hide a new naming)', () => {
-    for (const word of API_WORDS) expect(code(readFileSync(join(ROOT, word.file), 'utf8')), `${word.file}: ${word.why}`).toContain(word.text);
+    for (const word of API_WORDS)
+      expect(code(readFileSync(join(ROOT, word.file), 'utf8')), `${word.file}: ${word.why}`).toContain(word.text);
   });
 });

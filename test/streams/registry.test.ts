@@ -5,7 +5,9 @@ import { STREAM_NAMES } from '../../src/streams/stream-names.js';
 describe('the stream registry', () => {
   it('holds every stream of STREAM_NAMES, in that order', () => {
     expect([...STREAMS.keys()]).toEqual([...STREAM_NAMES]);
-    expect(selectStreams(undefined).map((s) => s.name)).toEqual(STREAM_NAMES.filter((name) => name !== 'product_ranking_by_engine'));
+    expect(selectStreams(undefined).map((s) => s.name)).toEqual(
+      STREAM_NAMES.filter((name) => name !== 'product_ranking_by_engine'),
+    );
   });
 
   it('leaves the opt-in streams out unless they are named', () => {

@@ -47,13 +47,20 @@ function memorySink() {
   };
 }
 
-const context = { client: {} as never, brandId: 7, slice: { key: 'k', day: null, from: null, to: null, params: {} }, sync: parseConfig({}).sync };
+const context = {
+  client: {} as never,
+  brandId: 7,
+  slice: { key: 'k', day: null, from: null, to: null, params: {} },
+  sync: parseConfig({}).sync,
+};
 
 describe('runSlice', () => {
   it('chunks rows by size and adds the info rows of the last page', async () => {
     const sink = memorySink();
     const ids = Array.from({ length: 250 }, (_, i) => i + 1);
-    const stream = scriptedStream([[page(ids.slice(0, 100), 250), page(ids.slice(100, 200), 250), page(ids.slice(200), 250)]]);
+    const stream = scriptedStream([
+      [page(ids.slice(0, 100), 250), page(ids.slice(100, 200), 250), page(ids.slice(200), 250)],
+    ]);
     const result = await runSlice(stream, context, sink, { chunkRows: 120 });
     expect(result).toMatchObject({ status: 'complete', records: 250, rows: 251, totalRows: 250, reads: 1 });
     expect(sink.chunks.map((chunk) => chunk.tables.t?.length ?? 0)).toEqual([200, 50]);
@@ -63,7 +70,10 @@ describe('runSlice', () => {
   it('reads again when a record was skipped by moving offsets, then succeeds', async () => {
     const sink = memorySink();
     // First read: a record shifted between pages, so id 3 was never seen and id 2 was seen twice.
-    const stream = scriptedStream([[page([1, 2], 4), page([2, 4], 4)], [page([1, 2], 4), page([3, 4], 4)]]);
+    const stream = scriptedStream([
+      [page([1, 2], 4), page([2, 4], 4)],
+      [page([1, 2], 4), page([3, 4], 4)],
+    ]);
     const result = await runSlice(stream, context, sink, { chunkRows: 1 });
     expect(result).toMatchObject({ status: 'complete', records: 4, reads: 2 });
     expect(sink.resets).toBe(1);
@@ -73,13 +83,22 @@ describe('runSlice', () => {
   it('reads again when total_rows moved while paging, though the ids add up to the last count', async () => {
     const sink = memorySink();
     // Id 2 is deleted after page 1 was read: page 2 starts one record later, so id 3 falls between the pages, unread.
-    const stream = scriptedStream([[page([1, 2], 4), page([4], 3)], [page([1, 3], 3), page([4], 3)]]);
+    const stream = scriptedStream([
+      [page([1, 2], 4), page([4], 3)],
+      [page([1, 3], 3), page([4], 3)],
+    ]);
     const result = await runSlice(stream, context, sink, { chunkRows: 1 });
     expect(result).toMatchObject({ status: 'complete', records: 3, reads: 2 });
     expect(sink.chunks.flatMap((chunk) => chunk.tables.t ?? []).map((row) => row.id)).toEqual([1, 3, 4]);
     // A list that keeps moving ends incomplete, saying so.
-    const moving = await runSlice(scriptedStream([[page([1, 2], 4), page([4], 3)]]), context, memorySink(), { completenessRetries: 1 });
-    expect(moving).toMatchObject({ status: 'incomplete', reads: 2, problem: expect.stringContaining('total_rows moved from 4 while the slice was paged') });
+    const moving = await runSlice(scriptedStream([[page([1, 2], 4), page([4], 3)]]), context, memorySink(), {
+      completenessRetries: 1,
+    });
+    expect(moving).toMatchObject({
+      status: 'incomplete',
+      reads: 2,
+      problem: expect.stringContaining('total_rows moved from 4 while the slice was paged'),
+    });
   });
 
   it('reads again when a record of one page comes back on the next, though the count adds up or is given once', async () => {
@@ -96,15 +115,29 @@ describe('runSlice', () => {
       expect(result, String(laterTotal)).toMatchObject({ status: 'complete', records: 5, totalRows: 5, reads: 2 });
       expect(sink.chunks.flatMap((chunk) => chunk.tables.t ?? []).map((row) => row.id)).toEqual([5, 4, 3, 2, 1]);
     }
-    const moving = await runSlice(scriptedStream([[page([4, 3], 4), page([3, 2], 4), page([1], 4)]]), context, memorySink(), { completenessRetries: 1 });
-    expect(moving).toMatchObject({ status: 'incomplete', reads: 2, problem: 'record 3 of an earlier page came back on page 2: the list moved while it was paged, so a record may have been skipped' });
+    const moving = await runSlice(
+      scriptedStream([[page([4, 3], 4), page([3, 2], 4), page([1], 4)]]),
+      context,
+      memorySink(),
+      { completenessRetries: 1 },
+    );
+    expect(moving).toMatchObject({
+      status: 'incomplete',
+      reads: 2,
+      problem:
+        'record 3 of an earlier page came back on page 2: the list moved while it was paged, so a record may have been skipped',
+    });
   });
 
   it('keeps the count of the first page when later pages give none, and a repeat within one page is no shift', async () => {
     const result = await runSlice(scriptedStream([[page([4, 3], 4), page([2, 1], undefined)]]), context, memorySink());
     // The count had been read from the last page alone: none, so nothing was checked and _sync_state said null.
     expect(result).toMatchObject({ status: 'complete', records: 4, totalRows: 4, reads: 1 });
-    const repeatedOnOnePage = await runSlice(scriptedStream([[page([4, 4, 3], 3), page([2], 3)]]), context, memorySink());
+    const repeatedOnOnePage = await runSlice(
+      scriptedStream([[page([4, 4, 3], 3), page([2], 3)]]),
+      context,
+      memorySink(),
+    );
     expect(repeatedOnOnePage).toMatchObject({ status: 'complete', records: 3 });
   });
 
@@ -119,7 +152,10 @@ describe('runSlice', () => {
 
   it('counts rejected records as read, so a page with a bad record is still complete', async () => {
     const sink = memorySink();
-    const withReject: SourcePage<Item> = { ...page([1], 2), rejects: [{ raw: { id: 'x' }, issues: ['id: expected int'], source: 'GET /x page 1' }] };
+    const withReject: SourcePage<Item> = {
+      ...page([1], 2),
+      rejects: [{ raw: { id: 'x' }, issues: ['id: expected int'], source: 'GET /x page 1' }],
+    };
     const result = await runSlice(scriptedStream([[withReject]]), context, sink);
     expect(result).toMatchObject({ status: 'complete', records: 1, rejects: 1 });
     expect(sink.chunks[0]!.rejects).toHaveLength(1);

@@ -1,7 +1,11 @@
 // The shared schemas of src/api/schemas.ts and every stream's record schemas, for the tests that check them all.
 export * from '../../src/api/schemas.js';
 export { articleSchema, articlesEnvelopeSchema } from '../../src/streams/articles.js';
-export { citationSeriesRowSchema, citationsEnvelopeSchema, ownershipSummaryEntrySchema } from '../../src/streams/citations.js';
+export {
+  citationSeriesRowSchema,
+  citationsEnvelopeSchema,
+  ownershipSummaryEntrySchema,
+} from '../../src/streams/citations.js';
 export { competitorSchema } from '../../src/streams/competitors.js';
 export { contentAnalysisSchema } from '../../src/streams/content-analyses.js';
 export { conversationBrandSchema, conversationSchema } from '../../src/streams/conversations.js';
@@ -12,4 +16,9 @@ export { productRankingEnvelopeSchema, productRankingRowSchema } from '../../src
 export { swotAnswerSchema, swotEnvelopeSchema } from '../../src/streams/swot.js';
 export { templateSchema } from '../../src/streams/templates.js';
 export { trackedUrlSchema, trackedUrlsEnvelopeSchema } from '../../src/streams/tracked-urls.js';
-export { visibilityBrandSchema, visibilityEnvelopeSchema, visibilityRowSchema, visibilityScenarioSchema } from '../../src/streams/visibility.js';
+export {
+  visibilityBrandSchema,
+  visibilityEnvelopeSchema,
+  visibilityRowSchema,
+  visibilityScenarioSchema,
+} from '../../src/streams/visibility.js';

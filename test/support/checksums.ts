@@ -62,7 +62,10 @@ export interface ChecksumDifference {
 }
 
 /** The tables whose checksums differ (or that only one side has); empty when the warehouses hold the same data. */
-export function checksumDifferences(expected: Map<string, TableChecksum>, actual: Map<string, TableChecksum>): ChecksumDifference[] {
+export function checksumDifferences(
+  expected: Map<string, TableChecksum>,
+  actual: Map<string, TableChecksum>,
+): ChecksumDifference[] {
   const tables = [...new Set([...expected.keys(), ...actual.keys()])].sort();
   return tables
     .map((table) => ({ table, expected: expected.get(table) ?? null, actual: actual.get(table) ?? null }))
@@ -70,6 +73,10 @@ export function checksumDifferences(expected: Map<string, TableChecksum>, actual
 }
 
 /** Compares two closed DuckDB files table by table; see `tableChecksums`. */
-export async function compareWarehouses(expectedPath: string, actualPath: string, options: ChecksumOptions = {}): Promise<ChecksumDifference[]> {
+export async function compareWarehouses(
+  expectedPath: string,
+  actualPath: string,
+  options: ChecksumOptions = {},
+): Promise<ChecksumDifference[]> {
   return checksumDifferences(await tableChecksums(expectedPath, options), await tableChecksums(actualPath, options));
 }

@@ -54,7 +54,8 @@ export async function engineFixture(
 }
 
 /** Options of `runInProcess`: brands and streams default to the fixture's config, the writer lease ttl to 2 s. */
-export type InProcessRunOptions = Pick<RunToEndOptions, 'kind' | 'today'> & Partial<Omit<RunToEndOptions, 'config' | 'redisUrl' | 'log'>>;
+export type InProcessRunOptions = Pick<RunToEndOptions, 'kind' | 'today'> &
+  Partial<Omit<RunToEndOptions, 'config' | 'redisUrl' | 'log'>>;
 
 /** Runs a sync or backfill to its end in this process, as `bvsync sync` / `backfill` do. */
 export function runInProcess(fx: EngineFixture, options: InProcessRunOptions): Promise<RunProgress> {
@@ -116,7 +117,18 @@ const REPO = join(import.meta.dirname, '..', '..');
  */
 export function writeCliConfig(fx: EngineFixture, extra: Record<string, unknown> = {}): string {
   const path = join(fx.dir, 'bvsync.config.json');
-  writeFileSync(path, JSON.stringify({ redisPrefix: fx.config.redisPrefix, api: { requestsPerSecond: 1000, retryBaseMs: 5, retryMaxMs: 50 }, ...extra }, null, 2));
+  writeFileSync(
+    path,
+    JSON.stringify(
+      {
+        redisPrefix: fx.config.redisPrefix,
+        api: { requestsPerSecond: 1000, retryBaseMs: 5, retryMaxMs: 50 },
+        ...extra,
+      },
+      null,
+      2,
+    ),
+  );
   return path;
 }
 
@@ -137,7 +149,11 @@ export function cliEnv(fx: EngineFixture, extra: Record<string, string> = {}): N
 
 /** Starts `node bin/bvsync.js <args>` in the repository with the given environment. */
 export function spawnBvsync(args: string[], env: NodeJS.ProcessEnv): CliProcess {
-  const child = spawn(process.execPath, [join(REPO, 'bin', 'bvsync.js'), ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(REPO, 'bin', 'bvsync.js'), ...args], {
+    cwd: REPO,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let all = '';
@@ -167,7 +183,10 @@ export function spawnBvsync(args: string[], env: NodeJS.ProcessEnv): CliProcess 
     output: () => all,
     waitFor: (pattern, timeoutMs = 30_000) =>
       new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => finish(new Error(`timed out waiting for ${pattern} in:\n${all.slice(-3000)}`)), timeoutMs);
+        const timer = setTimeout(
+          () => finish(new Error(`timed out waiting for ${pattern} in:\n${all.slice(-3000)}`)),
+          timeoutMs,
+        );
         const check = () => {
           if (pattern.test(all)) finish();
           else if (exited) finish(new Error(`the process exited before printing ${pattern}:\n${all.slice(-3000)}`));
@@ -220,11 +239,19 @@ export async function tableDifferences(
     const differences: Array<{ table: string; onlyInA: number; onlyInB: number }> = [];
     for (const row of tables) {
       const columns = (row.columns as string[])
-        .filter((column) => !RUN_COLUMNS.includes(column) && ![...RUN_TIME_COLUMNS, ...ignore].includes(`${String(row.table_name)}.${column}`))
-        .map((column) => `"${column}"`).join(', ');
+        .filter(
+          (column) =>
+            !RUN_COLUMNS.includes(column) &&
+            ![...RUN_TIME_COLUMNS, ...ignore].includes(`${String(row.table_name)}.${column}`),
+        )
+        .map((column) => `"${column}"`)
+        .join(', ');
       const table = `"${String(row.table_name)}"`;
       const count = async (left: string, right: string) => {
-        const [result] = await readRows(connection, `SELECT count(*)::INTEGER AS n FROM (SELECT ${columns} FROM ${left}.${table} EXCEPT ALL SELECT ${columns} FROM ${right}.${table})`);
+        const [result] = await readRows(
+          connection,
+          `SELECT count(*)::INTEGER AS n FROM (SELECT ${columns} FROM ${left}.${table} EXCEPT ALL SELECT ${columns} FROM ${right}.${table})`,
+        );
         return Number(result!.n);
       };
       const onlyInA = await count('a', 'b');

@@ -20,7 +20,10 @@ export interface TableDifference {
 export async function lakeDifferences(published: string, lake: string): Promise<TableDifference[]> {
   const db = await openReadOnly(published);
   try {
-    const tables = await readRows(db.connection, "SELECT table_name AS t FROM duckdb_tables() WHERE schema_name = 'main' AND table_name <> '_published' ORDER BY 1");
+    const tables = await readRows(
+      db.connection,
+      "SELECT table_name AS t FROM duckdb_tables() WHERE schema_name = 'main' AND table_name <> '_published' ORDER BY 1",
+    );
     const out: TableDifference[] = [];
     for (const { t } of tables) {
       const table = String(t);
@@ -29,11 +32,20 @@ export async function lakeDifferences(published: string, lake: string): Promise<
       if (rows === 0) {
         // An unpartitioned table keeps its one file, empty; a partitioned one has no partition, so no file.
         const glob = quoteLiteral(join(folder, '**', '*.parquet'));
-        const held = existsSync(folder) && parquetFiles(folder).length ? (await readRows(db.connection, `SELECT count(*) AS n FROM read_parquet(${glob})`))[0]!.n : 0;
+        const held =
+          existsSync(folder) && parquetFiles(folder).length
+            ? (await readRows(db.connection, `SELECT count(*) AS n FROM read_parquet(${glob})`))[0]!.n
+            : 0;
         out.push({ table, onlyFile: 0, onlyLake: Number(held), rows });
         continue;
       }
-      const columns = (await readRows(db.connection, 'SELECT column_name AS c FROM duckdb_columns() WHERE schema_name = \'main\' AND table_name = $1 ORDER BY column_index', [table]))
+      const columns = (
+        await readRows(
+          db.connection,
+          "SELECT column_name AS c FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = $1 ORDER BY column_index",
+          [table],
+        )
+      )
         .map((row) => quoteIdent(String(row.c)))
         .join(', ');
       const file = `SELECT ${columns} FROM main.${quoteIdent(table)}`;

@@ -1,6 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -89,11 +95,27 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
 class PortTakenError extends Error {}
 
 async function startPrismOnce(options: PrismOptions, port: number): Promise<RunningPrism> {
-  const args = [prismBin(), 'mock', '--dynamic', '--host', '127.0.0.1', '--port', String(port), '--verboseLevel', 'warn', '--cors', 'false'];
+  const args = [
+    prismBin(),
+    'mock',
+    '--dynamic',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--verboseLevel',
+    'warn',
+    '--cors',
+    'false',
+  ];
   const seedEachRequest = options.seed !== undefined && (options.seedEach ?? 'request') === 'request';
   if (options.seed !== undefined && !seedEachRequest) args.push('--seed', options.seed);
   args.push(OPENAPI_DOCUMENT);
-  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+  const child = spawn(process.execPath, args, {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
   children.add(child);
   let output = '';
   const keep = (data: Buffer) => {
@@ -172,22 +194,31 @@ export function requestSeed(seed: string, method: string, url: string): string {
 async function startProxy(targetPort: number, seed: string | undefined, echoPaging: boolean): Promise<Proxy> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const headers = seed === undefined ? req.headers : { ...req.headers, prefer: `seed=${requestSeed(seed, req.method ?? 'GET', req.url ?? '/')}` };
-    const upstream = httpRequest({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers }, (answer) => {
-      const status = answer.statusCode ?? 502;
-      if (!echoPaging || status < 200 || status >= 300) {
-        res.writeHead(status, answer.headers);
-        answer.pipe(res);
-        return;
-      }
-      const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('end', () => {
-        const body = withPagingEcho(Buffer.concat(chunks).toString('utf8'), new URL(req.url ?? '/', 'http://proxy').searchParams);
-        res.writeHead(status, { ...answer.headers, 'content-length': String(Buffer.byteLength(body)) });
-        res.end(body);
-      });
-    });
+    const headers =
+      seed === undefined
+        ? req.headers
+        : { ...req.headers, prefer: `seed=${requestSeed(seed, req.method ?? 'GET', req.url ?? '/')}` };
+    const upstream = httpRequest(
+      { host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers },
+      (answer) => {
+        const status = answer.statusCode ?? 502;
+        if (!echoPaging || status < 200 || status >= 300) {
+          res.writeHead(status, answer.headers);
+          answer.pipe(res);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          const body = withPagingEcho(
+            Buffer.concat(chunks).toString('utf8'),
+            new URL(req.url ?? '/', 'http://proxy').searchParams,
+          );
+          res.writeHead(status, { ...answer.headers, 'content-length': String(Buffer.byteLength(body)) });
+          res.end(body);
+        });
+      },
+    );
     upstream.on('error', (error) => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
       res.end(`Prism proxy: Prism did not answer: ${error.message}`);

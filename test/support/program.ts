@@ -34,7 +34,10 @@ export async function untilAnswers(url: string, what: string, program: Program, 
     `${what} to answer at ${url}`,
     async () => {
       if (program.child.exitCode !== null) throw new Error(`${what} exited:\n${program.output()}`);
-      return fetch(url).then((response) => response.ok, () => false);
+      return fetch(url).then(
+        (response) => response.ok,
+        () => false,
+      );
     },
     timeoutMs,
     200,

@@ -25,4 +25,3 @@ export function runTool(tool: PrometheusTool, args: string[]): { status: number 
   const result = spawnSync(tool, args, { encoding: 'utf8' });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
-

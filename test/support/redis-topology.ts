@@ -31,21 +31,49 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /** A redis-server with `args` beside the usual (no persistence, 127.0.0.1), answering PING before it returns. */
-export async function startServer(args: string[] | ((port: number) => string[]) = [], options: { config?: string; ping?: (port: number) => Promise<boolean> } = {}): Promise<TestServer> {
+export async function startServer(
+  args: string[] | ((port: number) => string[]) = [],
+  options: { config?: string; ping?: (port: number) => Promise<boolean> } = {},
+): Promise<TestServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'bvsync-topo-'));
   folders.add(dir);
   const configFile = join(dir, 'redis.conf');
   writeFileSync(configFile, options.config ?? '');
-  const child = spawn('redis-server', [configFile, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', join(dir, 'log'), ...(typeof args === 'function' ? args(port) : args)], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'redis-server',
+    [
+      configFile,
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--logfile',
+      join(dir, 'log'),
+      ...(typeof args === 'function' ? args(port) : args),
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   started.add(child);
   const ping = options.ping ?? ((at: number) => pings(`redis://127.0.0.1:${at}`));
-  await until(`redis-server on port ${port}`, async () => {
-    if (child.exitCode !== null) throw new Error(`redis-server on port ${port} exited at start (code ${child.exitCode}); see ${dir}/log`);
-    return ping(port);
-  }, 15_000, 50);
+  await until(
+    `redis-server on port ${port}`,
+    async () => {
+      if (child.exitCode !== null)
+        throw new Error(`redis-server on port ${port} exited at start (code ${child.exitCode}); see ${dir}/log`);
+      return ping(port);
+    },
+    15_000,
+    50,
+  );
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
@@ -59,7 +87,13 @@ export async function startServer(args: string[] | ((port: number) => string[]) 
 
 /** Whether a plain connection to `url` gets PONG. */
 export async function pings(url: string, options: RedisOptions = {}): Promise<boolean> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000, ...options });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1000,
+    ...options,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();
@@ -74,7 +108,11 @@ export async function pings(url: string, options: RedisOptions = {}): Promise<bo
 /** A replica of `master`, caught up with it. */
 export async function startReplica(master: TestServer): Promise<TestServer> {
   const replica = await startServer(['--replicaof', '127.0.0.1', String(master.port)]);
-  await until('the replica to be in sync', async () => /master_link_status:up/.test(await info(replica.url, 'replication')), 15_000);
+  await until(
+    'the replica to be in sync',
+    async () => /master_link_status:up/.test(await info(replica.url, 'replication')),
+    15_000,
+  );
   return replica;
 }
 
@@ -91,13 +129,19 @@ export async function startSentinels(master: TestServer, name: string, count = 3
     ].join('\n');
     sentinels.push(await startServer(['--sentinel'], { config }));
   }
-  await until('the Sentinels to see each other', async () => {
-    for (const sentinel of sentinels) {
-      const fields = await sentinelMaster(sentinel, name);
-      if (Number(fields.get('num-other-sentinels') ?? 0) < count - 1 || Number(fields.get('num-slaves') ?? 0) < 1) return false;
-    }
-    return true;
-  }, 30_000, 100);
+  await until(
+    'the Sentinels to see each other',
+    async () => {
+      for (const sentinel of sentinels) {
+        const fields = await sentinelMaster(sentinel, name);
+        if (Number(fields.get('num-other-sentinels') ?? 0) < count - 1 || Number(fields.get('num-slaves') ?? 0) < 1)
+          return false;
+      }
+      return true;
+    },
+    30_000,
+    100,
+  );
   return sentinels;
 }
 
@@ -146,17 +190,42 @@ export async function info(url: string, section: string): Promise<string> {
 export async function startCluster(masters = 3): Promise<TestServer[]> {
   const nodes: TestServer[] = [];
   for (let index = 0; index < masters; index++) {
-    nodes.push(await startServer(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000']));
+    nodes.push(
+      await startServer([
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-node-timeout',
+        '2000',
+      ]),
+    );
   }
-  const create = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', '0', '--cluster-yes'], {
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const create = spawnSync(
+    'redis-cli',
+    [
+      '--cluster',
+      'create',
+      ...nodes.map((node) => `127.0.0.1:${node.port}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ],
+    {
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`);
-  await until('the cluster to be ok on every node', async () => {
-    for (const node of nodes) if (!/cluster_state:ok/.test(await clusterInfo(node.url))) return false;
-    return true;
-  }, 30_000, 100);
+  await until(
+    'the cluster to be ok on every node',
+    async () => {
+      for (const node of nodes) if (!/cluster_state:ok/.test(await clusterInfo(node.url))) return false;
+      return true;
+    },
+    30_000,
+    100,
+  );
   return nodes;
 }
 
@@ -188,9 +257,39 @@ export function makeCertificates(dir: string): { ca: string; cert: string; key: 
     const result = spawnSync('openssl', args, { encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`openssl ${args[0]} failed: ${result.stderr}`);
   };
-  run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=bvsync test CA', '-keyout', caKey, '-out', ca]);
+  run([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=bvsync test CA',
+    '-keyout',
+    caKey,
+    '-out',
+    ca,
+  ]);
   run(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', key, '-out', csr]);
-  run(['x509', '-req', '-in', csr, '-CA', ca, '-CAkey', caKey, '-CAcreateserial', '-days', '2', '-extfile', ext, '-out', cert]);
+  run([
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    ca,
+    '-CAkey',
+    caKey,
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    ext,
+    '-out',
+    cert,
+  ]);
   return { ca, cert, key };
 }
 

@@ -23,7 +23,9 @@ export interface WebhookReceiver {
 }
 
 /** A real `node:http` server on a free port of 127.0.0.1 that records every request, answering as `answer` says. */
-export async function startWebhookReceiver(answer: (nth: number) => ReceiverAnswer = () => 200): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(
+  answer: (nth: number) => ReceiverAnswer = () => 200,
+): Promise<WebhookReceiver> {
   const received: ReceivedRequest[] = [];
   const waiters = new Set<() => void>();
   const hanging = new Set<ServerResponse>();
@@ -32,7 +34,13 @@ export async function startWebhookReceiver(answer: (nth: number) => ReceiverAnsw
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ method: request.method ?? '', path: request.url ?? '', contentType: request.headers['content-type'], body, json: () => JSON.parse(body) });
+      received.push({
+        method: request.method ?? '',
+        path: request.url ?? '',
+        contentType: request.headers['content-type'],
+        body,
+        json: () => JSON.parse(body),
+      });
       const reply = answer(received.length);
       for (const waiter of waiters) waiter();
       if (reply === 'hang') hanging.add(response);

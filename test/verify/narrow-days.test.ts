@@ -45,7 +45,10 @@ describe('narrowDays', () => {
   });
 
   it('reports a window as undivided, not unresolved, when it disagrees but neither half does (the API changed meanwhile)', async () => {
-    const result = await narrowDays({ from: '2026-11-01', to: '2026-11-04' }, { disagrees: async () => false, canSpend: () => true });
+    const result = await narrowDays(
+      { from: '2026-11-01', to: '2026-11-04' },
+      { disagrees: async () => false, canSpend: () => true },
+    );
     expect(result).toEqual({ days: [], unresolved: [], undivided: [{ from: '2026-11-01', to: '2026-11-04' }] });
   });
 });

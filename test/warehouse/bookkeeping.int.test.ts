@@ -62,9 +62,30 @@ describe('warehouse bookkeeping', () => {
   });
 
   it("shows beside each stream's freshness the records its slices set aside: a complete slice may hold fewer than the API has", async () => {
-    const rejected = (n: number) => Array.from({ length: n }, (_, i) => ({ raw: { id: `x${i}` }, issues: ['id: expected number'], source: 'GET /x' }));
-    await wh.loadSlice(sliceBatch({ stream: 'conversations', sliceKey: '2026-11-18', day: '2026-11-18', writes: [], rejects: rejected(3) }));
-    await wh.loadSlice(sliceBatch({ stream: 'conversations', sliceKey: '2026-11-19', day: '2026-11-19', writes: [], rejects: rejected(2) }));
+    const rejected = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        raw: { id: `x${i}` },
+        issues: ['id: expected number'],
+        source: 'GET /x',
+      }));
+    await wh.loadSlice(
+      sliceBatch({
+        stream: 'conversations',
+        sliceKey: '2026-11-18',
+        day: '2026-11-18',
+        writes: [],
+        rejects: rejected(3),
+      }),
+    );
+    await wh.loadSlice(
+      sliceBatch({
+        stream: 'conversations',
+        sliceKey: '2026-11-19',
+        day: '2026-11-19',
+        writes: [],
+        rejects: rejected(2),
+      }),
+    );
     await wh.loadSlice(sliceBatch({ stream: 'visibility', sliceKey: '2026-11-19', day: '2026-11-19', writes: [] }));
     const published = join(tmp.path, 'bv.duckdb');
     await wh.publish(published);
@@ -84,7 +105,8 @@ describe('warehouse bookkeeping', () => {
     // Two failed slices loaded first, then more incomplete ones than status lists: by time alone the failed were hidden.
     await loadDay('visibility', '2026-01-01', 'failed');
     await loadDay('visibility', '2026-01-02', 'failed');
-    for (let day = 1; day <= SLICES_SHOWN + 5; day++) await loadDay('citations', `2026-03-${String(day % 28 || 28).padStart(2, '0')}/${day}`, 'incomplete');
+    for (let day = 1; day <= SLICES_SHOWN + 5; day++)
+      await loadDay('citations', `2026-03-${String(day % 28 || 28).padStart(2, '0')}/${day}`, 'incomplete');
     await loadDay('conversations', '2026-01-03', 'complete');
     const published = join(tmp.path, 'bv.duckdb');
     await wh.publish(published);
@@ -103,7 +125,7 @@ describe('warehouse bookkeeping', () => {
     }
   });
 
-  it('tells which days of a window are complete, and a slice\'s stored state', async () => {
+  it("tells which days of a window are complete, and a slice's stored state", async () => {
     await loadDay('conversations', '2026-11-18', 'complete');
     await loadDay('conversations', '2026-11-19', 'incomplete', 'run-2');
     const days = await wh.completeDays(7, 'conversations', '2026-11-17', '2026-11-19');
@@ -111,14 +133,29 @@ describe('warehouse bookkeeping', () => {
       { day: '2026-11-18', complete: true },
       { day: '2026-11-19', complete: false },
     ]);
-    expect(await wh.storedSliceState(7, 'conversations', '2026-11-19')).toEqual({ status: 'incomplete', rows: 0, runId: 'run-2', attemptRunId: 'run-2' });
+    expect(await wh.storedSliceState(7, 'conversations', '2026-11-19')).toEqual({
+      status: 'incomplete',
+      rows: 0,
+      runId: 'run-2',
+      attemptRunId: 'run-2',
+    });
     expect(await wh.storedSliceState(7, 'conversations', '2026-11-20')).toBeUndefined();
   });
 
   it('keeps the settings each day was read with, finds the days of a setting before a day, and a failed load keeps them', async () => {
     const settings = (wire: string) => JSON.stringify({ names: { start_date: wire } });
     const loadRead = (day: string, readWith: string | undefined, status: SliceStatus = 'complete', runId = 'run-1') =>
-      wh.loadSlice(sliceBatch({ runId, stream: 'tracked_urls', sliceKey: day, day, writes: [], state: completeState({ status }), ...(readWith ? { readWith } : {}) }));
+      wh.loadSlice(
+        sliceBatch({
+          runId,
+          stream: 'tracked_urls',
+          sliceKey: day,
+          day,
+          writes: [],
+          state: completeState({ status }),
+          ...(readWith ? { readWith } : {}),
+        }),
+      );
     await loadRead('2026-11-13', settings('start_date'));
     await loadRead('2026-11-14', settings('start_date'));
     await loadRead('2026-11-15', settings('since'));
@@ -136,10 +173,16 @@ describe('warehouse bookkeeping', () => {
     // A failed read of a slice that held nothing complete loads its state, and leaves the settings of the rows it holds.
     await loadRead('2026-11-15', undefined, 'incomplete', 'run-2');
     await loadRead('2026-11-15', undefined, 'failed', 'run-3');
-    expect((await wh.query(`SELECT status, read_with FROM _sync_state WHERE slice_key = '2026-11-15'`))[0]).toEqual({ status: 'failed', read_with: null });
+    expect((await wh.query(`SELECT status, read_with FROM _sync_state WHERE slice_key = '2026-11-15'`))[0]).toEqual({
+      status: 'failed',
+      read_with: null,
+    });
     await loadRead('2026-11-16', settings('until'), 'incomplete', 'run-4');
     await loadRead('2026-11-16', undefined, 'failed', 'run-5');
-    expect((await wh.query(`SELECT status, read_with FROM _sync_state WHERE slice_key = '2026-11-16'`))[0]).toEqual({ status: 'failed', read_with: settings('until') });
+    expect((await wh.query(`SELECT status, read_with FROM _sync_state WHERE slice_key = '2026-11-16'`))[0]).toEqual({
+      status: 'failed',
+      read_with: settings('until'),
+    });
   });
 
   it('does not take a day read complete while it was still today for a complete day: its answers kept arriving', async () => {

@@ -7,7 +7,9 @@ describe('cell converters', () => {
   it('reads days as YYYY-MM-DD only, and refuses days that do not exist', () => {
     const toDate = converterFor('DATE');
     expect((toDate('2026-11-20') as DuckDBDateValue).days).toBe(Date.UTC(2026, 10, 20) / 86_400_000);
-    expect((toDate(new Date('2026-11-20T23:59:00Z')) as DuckDBDateValue).days).toBe(Date.UTC(2026, 10, 20) / 86_400_000);
+    expect((toDate(new Date('2026-11-20T23:59:00Z')) as DuckDBDateValue).days).toBe(
+      Date.UTC(2026, 10, 20) / 86_400_000,
+    );
     expect(() => toDate('2026-02-30')).toThrow(/YYYY-MM-DD/);
     expect(() => toDate('2026-11-20T10:00:00Z')).toThrow(/YYYY-MM-DD/);
     expect(() => toDate(20261120)).toThrow(/YYYY-MM-DD/);
@@ -15,7 +17,9 @@ describe('cell converters', () => {
 
   it('reads ISO timestamps with any offset as instants', () => {
     const toTimestamp = converterFor('TIMESTAMP WITH TIME ZONE');
-    expect((toTimestamp('2026-11-20T12:00:00+02:00') as DuckDBTimestampTZValue).micros).toBe(BigInt(Date.UTC(2026, 10, 20, 10)) * 1000n);
+    expect((toTimestamp('2026-11-20T12:00:00+02:00') as DuckDBTimestampTZValue).micros).toBe(
+      BigInt(Date.UTC(2026, 10, 20, 10)) * 1000n,
+    );
     expect(() => toTimestamp('yesterday')).toThrow(/ISO 8601/);
   });
 

@@ -16,7 +16,11 @@ export interface ScriptOptions {
 }
 
 export function runScript(script: string, args: string[], options: ScriptOptions = {}): ChildScript {
-  const child = spawn(process.execPath, ['bin/run-ts.js', script, ...args], { stdio: 'pipe', detached: options.detached ?? false, env: options.env ?? process.env });
+  const child = spawn(process.execPath, ['bin/run-ts.js', script, ...args], {
+    stdio: 'pipe',
+    detached: options.detached ?? false,
+    env: options.env ?? process.env,
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines: string[] = [];
@@ -28,7 +32,8 @@ export function runScript(script: string, args: string[], options: ScriptOptions
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => {
     child.on('exit', (code, signal) => {
-      for (const waiter of waiting.splice(0)) waiter.reject(new Error(`${script} ended (${code ?? signal}) before a line: ${stderr}`));
+      for (const waiter of waiting.splice(0))
+        waiter.reject(new Error(`${script} ended (${code ?? signal}) before a line: ${stderr}`));
       resolve({ code, signal, stderr });
     });
   });
@@ -38,7 +43,8 @@ export function runScript(script: string, args: string[], options: ScriptOptions
     nextLine: () => {
       const line = lines.shift();
       if (line !== undefined) return Promise.resolve(line);
-      if (child.exitCode !== null || child.signalCode !== null) return Promise.reject(new Error(`${script} has ended: ${stderr}`));
+      if (child.exitCode !== null || child.signalCode !== null)
+        return Promise.reject(new Error(`${script} has ended: ${stderr}`));
       return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
     },
   };

@@ -15,7 +15,10 @@ const tmp = tempDir('cli');
 const published = join(tmp.path, 'bv.duckdb');
 
 /** Runs `bvsync` as a user would; the environment carries only what the test sets. */
-async function bvsync(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function bvsync(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['bin/bvsync.js', ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
@@ -28,9 +31,14 @@ async function bvsync(args: string[], env: Record<string, string> = {}): Promise
 }
 
 /** Runs `bvsync` with `input` on its stdin. */
-function bvsyncWithStdin(args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function bvsyncWithStdin(
+  args: string[],
+  input: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/bvsync.js', ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    const child = spawn(process.execPath, ['bin/bvsync.js', ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
@@ -46,7 +54,11 @@ beforeAll(async () => {
     sliceBatch({
       writes: [
         { table: 'conversations', mode: 'merge', rows: conversationRows('2026-11-20', 3) },
-        { table: 'competitors', mode: 'merge', rows: [{ id: 1, name: 'Comma, "Quoted" Inc', website: 'c.test', is_actual: true }] },
+        {
+          table: 'competitors',
+          mode: 'merge',
+          rows: [{ id: 1, name: 'Comma, "Quoted" Inc', website: 'c.test', is_actual: true }],
+        },
       ],
     }),
   );
@@ -57,9 +69,13 @@ afterAll(() => tmp.remove());
 
 describe.concurrent('bvsync sql', () => {
   it('ends quietly when its reader stops reading (| head -1), where it threw an EPIPE stack trace', async () => {
-    const child = spawn(process.execPath, ['bin/bvsync.js', 'sql', 'SELECT range AS r FROM range(500000)', '--db', published, '--format', 'csv'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
-    });
+    const child = spawn(
+      process.execPath,
+      ['bin/bvsync.js', 'sql', 'SELECT range AS r FROM range(500000)', '--db', published, '--format', 'csv'],
+      {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
     child.stdout.once('data', () => child.stdout.destroy());
@@ -69,13 +85,25 @@ describe.concurrent('bvsync sql', () => {
   });
 
   it('prints CSV, quoting what needs it', async () => {
-    const result = await bvsync(['sql', 'SELECT id, name, is_actual FROM competitors', '--db', published, '--format', 'csv']);
+    const result = await bvsync([
+      'sql',
+      'SELECT id, name, is_actual FROM competitors',
+      '--db',
+      published,
+      '--format',
+      'csv',
+    ]);
     expect(result).toMatchObject({ code: 0, stdout: 'id,name,is_actual\n1,"Comma, ""Quoted"" Inc",true\n' });
   });
 
   it('prints JSON with numbers, days and NULLs as such, reading the db from BVSYNC_DB', async () => {
     const result = await bvsync(
-      ['sql', `SELECT id, CAST("day" AS DATE) AS day, recommendation_position FROM conversations ORDER BY id LIMIT 2`, '--format', 'json'],
+      [
+        'sql',
+        `SELECT id, CAST("day" AS DATE) AS day, recommendation_position FROM conversations ORDER BY id LIMIT 2`,
+        '--format',
+        'json',
+      ],
       { BVSYNC_DB: published },
     );
     expect(result.code).toBe(0);
@@ -86,7 +114,14 @@ describe.concurrent('bvsync sql', () => {
   });
 
   it('draws a table when asked, and can query the views', async () => {
-    const result = await bvsync(['sql', 'SELECT count(*) AS views FROM duckdb_views() WHERE view_name LIKE \'v_%\'', '--db', published, '--format', 'table']);
+    const result = await bvsync([
+      'sql',
+      "SELECT count(*) AS views FROM duckdb_views() WHERE view_name LIKE 'v_%'",
+      '--db',
+      published,
+      '--format',
+      'table',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/│ views │/);
     expect(result.stdout).toMatch(/\(1 row\)/);
@@ -103,9 +138,18 @@ describe.concurrent('bvsync sql', () => {
     // A folder or a file of another kind: the user's to change, exit 2, in words rather than DuckDB's IO error.
     const notes = join(tmp.path, 'notes.duckdb');
     writeFileSync(notes, 'these are my notes, not a database\n');
-    const [folder, other] = await Promise.all([bvsync(['sql', 'SELECT 1', '--db', tmp.path]), bvsync(['sql', 'SELECT 1', '--db', notes])]);
-    expect(folder).toMatchObject({ code: 2, stderr: `bvsync: ${tmp.path} is a folder, not a DuckDB file; choose a file with --db\n` });
-    expect(other).toMatchObject({ code: 2, stderr: `bvsync: ${notes} is not a DuckDB database; choose another file with --db\n` });
+    const [folder, other] = await Promise.all([
+      bvsync(['sql', 'SELECT 1', '--db', tmp.path]),
+      bvsync(['sql', 'SELECT 1', '--db', notes]),
+    ]);
+    expect(folder).toMatchObject({
+      code: 2,
+      stderr: `bvsync: ${tmp.path} is a folder, not a DuckDB file; choose a file with --db\n`,
+    });
+    expect(other).toMatchObject({
+      code: 2,
+      stderr: `bvsync: ${notes} is not a DuckDB database; choose another file with --db\n`,
+    });
   });
 
   it('reads the SQL from --file or from stdin, and takes an inline SQL that starts with a comment', async () => {
@@ -114,7 +158,14 @@ describe.concurrent('bvsync sql', () => {
     const [fromFile, fromStdin, inline] = await Promise.all([
       bvsync(['sql', '--file', file, '--db', published, '--format', 'csv']),
       bvsyncWithStdin(['sql', '-', '--db', published, '--format', 'csv'], 'SELECT count(*) AS n FROM conversations'),
-      bvsync(['sql', '-- Question: how many?\nSELECT count(*) AS n FROM conversations', '--db', published, '--format', 'csv']),
+      bvsync([
+        'sql',
+        '-- Question: how many?\nSELECT count(*) AS n FROM conversations',
+        '--db',
+        published,
+        '--format',
+        'csv',
+      ]),
     ]);
     expect(fromFile).toMatchObject({ code: 0, stdout: 'n\n3\n' });
     expect(fromStdin).toMatchObject({ code: 0, stdout: 'n\n3\n' });
@@ -147,7 +198,12 @@ describe.concurrent('bvsync sql', () => {
     expect(table.stdout).toMatch(/\n\n-- result 2 of 2: SELECT 2 AS b, getvariable\('who'\) AS who\n┌[\s\S]*│ x {3}│/);
     expect(csv).toMatchObject({ code: 0, stdout: 'a\n1\n\nb,who\n2,x\n' });
     expect(json.code).toBe(0);
-    expect(json.stdout.trim().split(/\n(?=\[)/).map((part) => JSON.parse(part))).toEqual([[{ a: 1 }], [{ b: 2, who: 'x' }]]);
+    expect(
+      json.stdout
+        .trim()
+        .split(/\n(?=\[)/)
+        .map((part) => JSON.parse(part)),
+    ).toEqual([[{ a: 1 }], [{ b: 2, who: 'x' }]]);
   });
 
   it('keeps in JSON every number exactly: one a JSON number would round stays text', async () => {
@@ -155,18 +211,37 @@ describe.concurrent('bvsync sql', () => {
                         42::BIGINT AS small, 0.0000001::DECIMAL(18,7) AS tiny, -3.25::DECIMAL(5,2) AS negative`;
     const json = await bvsync(['sql', sql, '--db', published, '--format', 'json']);
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual([{ wide: '12345678901234567.89', short: 1.5, big: '9007199254740993', small: 42, tiny: '0.0000001', negative: -3.25 }]);
+    expect(JSON.parse(json.stdout)).toEqual([
+      {
+        wide: '12345678901234567.89',
+        short: 1.5,
+        big: '9007199254740993',
+        small: 42,
+        tiny: '0.0000001',
+        negative: -3.25,
+      },
+    ]);
   });
 
   it('prints the answers before a failing statement, then names the statement', async () => {
-    const result = await bvsync(['sql', 'SELECT 1 AS a; SELECT * FROM no_such_table', '--db', published, '--format', 'csv']);
+    const result = await bvsync([
+      'sql',
+      'SELECT 1 AS a; SELECT * FROM no_such_table',
+      '--db',
+      published,
+      '--format',
+      'csv',
+    ]);
     expect(result.code).not.toBe(0);
     expect(result.stdout).toBe('a\n1\n');
-    expect(result.stderr).toMatch(/^bvsync: query failed in statement 2 of 2: Catalog Error: Table with name no_such_table/);
+    expect(result.stderr).toMatch(
+      /^bvsync: query failed in statement 2 of 2: Catalog Error: Table with name no_such_table/,
+    );
   });
 
   it('binds --param as DuckDB variables: whole numbers as BIGINT, the rest as text; an unread name is refused', async () => {
-    const sql = "SELECT count(*) AS n, typeof(getvariable('first')) AS t FROM conversations WHERE id >= getvariable('first') AND model <> getvariable('skip')";
+    const sql =
+      "SELECT count(*) AS n, typeof(getvariable('first')) AS t FROM conversations WHERE id >= getvariable('first') AND model <> getvariable('skip')";
     const [result, typo, malformed] = await Promise.all([
       bvsync(['sql', sql, '--param', 'first=2', '--param', "skip=it's", '--db', published, '--format', 'csv']),
       bvsync(['sql', sql, '--param', 'frist=2', '--db', published]),
@@ -179,8 +254,11 @@ describe.concurrent('bvsync sql', () => {
   });
 
   it('rounds doubles and spells intervals in a table, and keeps them exact in CSV', async () => {
-    const sql = "SELECT 2/3 AS ratio, INTERVAL 184 SECOND + INTERVAL 129854 MICROSECOND AS took";
-    const [table, csv] = await Promise.all([bvsync(['sql', sql, '--db', published, '--format', 'table']), bvsync(['sql', sql, '--db', published, '--format', 'csv'])]);
+    const sql = 'SELECT 2/3 AS ratio, INTERVAL 184 SECOND + INTERVAL 129854 MICROSECOND AS took';
+    const [table, csv] = await Promise.all([
+      bvsync(['sql', sql, '--db', published, '--format', 'table']),
+      bvsync(['sql', sql, '--db', published, '--format', 'csv']),
+    ]);
     expect(table.stdout).toMatch(/│ 0\.6667 │ 3m 04s │/);
     expect(csv.stdout).toMatch(/^ratio,took\n0\.666666666666666\d*,/);
   });
@@ -195,13 +273,26 @@ describe.concurrent('bvsync sql', () => {
 describe.concurrent('bvsync export', () => {
   it('writes one Parquet file per table that DuckDB reads back whole', async () => {
     const out = join(tmp.path, 'parquet');
-    const result = await bvsync(['export', '--format', 'parquet', '--out', out, '--db', published, '--tables', 'conversations,v_tracked_url_performance']);
+    const result = await bvsync([
+      'export',
+      '--format',
+      'parquet',
+      '--out',
+      out,
+      '--db',
+      published,
+      '--tables',
+      'conversations,v_tracked_url_performance',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^conversations\t3 rows\t/m);
     expect(result.stdout).toMatch(/^v_tracked_url_performance\t0 rows\t/m);
     const database = await openReadOnly(published);
     try {
-      const rows = await readRows(database.connection, `SELECT count(*) AS n, min("day") = DATE '2026-11-20' AS typed FROM read_parquet('${join(out, 'conversations.parquet')}')`);
+      const rows = await readRows(
+        database.connection,
+        `SELECT count(*) AS n, min("day") = DATE '2026-11-20' AS typed FROM read_parquet('${join(out, 'conversations.parquet')}')`,
+      );
       expect(rows).toEqual([{ n: 3, typed: true }]);
     } finally {
       database.close();
@@ -210,11 +301,21 @@ describe.concurrent('bvsync export', () => {
     expect(readdirSync(out).filter((name) => !name.endsWith('.parquet'))).toEqual([]);
   });
 
-  it('writes each file beside its name and renames it once whole, leaving nothing half-written under a table\'s name', async () => {
+  it("writes each file beside its name and renames it once whole, leaving nothing half-written under a table's name", async () => {
     const out = join(tmp.path, 'in-the-way');
     // A folder where the file goes: the copy is written, its rename fails, and neither it nor a partial file stays.
     mkdirSync(join(out, 'conversations.csv'), { recursive: true });
-    const result = await bvsync(['export', '--format', 'csv', '--out', out, '--db', published, '--tables', 'conversations']);
+    const result = await bvsync([
+      'export',
+      '--format',
+      'csv',
+      '--out',
+      out,
+      '--db',
+      published,
+      '--tables',
+      'conversations',
+    ]);
     expect(result.code).not.toBe(0);
     expect(readdirSync(out)).toEqual(['conversations.csv']);
     expect(statSync(join(out, 'conversations.csv')).isDirectory()).toBe(true);
@@ -236,7 +337,9 @@ describe.concurrent('bvsync export', () => {
     // A hang would end at the test's timeout: it used to spin there, deaf to signals.
     const underProc = await bvsync(['export', '--format', 'csv', '--out', '/proc/no-such-dir/out', '--db', published]);
     expect(underProc.code).toBe(2);
-    expect(underProc.stderr).toMatch(/cannot create the folder \/proc\/no-such-dir for the export folder \/proc\/no-such-dir\/out: ENOENT/);
+    expect(underProc.stderr).toMatch(
+      /cannot create the folder \/proc\/no-such-dir for the export folder \/proc\/no-such-dir\/out: ENOENT/,
+    );
     const file = join(tmp.path, 'a-file');
     writeFileSync(file, 'not a folder');
     const underFile = await bvsync(['export', '--format', 'csv', '--out', join(file, 'out'), '--db', published]);

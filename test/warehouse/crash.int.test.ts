@@ -24,7 +24,12 @@ describe('a load killed inside its transaction', () => {
         day,
         writes: [
           { table: 'conversations', mode: 'merge', rows: conversationRows(day, 1000) },
-          { table: 'conversation_brands', mode: 'replace', scope: { day }, rows: [{ conversation_id: 1, ordinal: 0, day, name: 'Own' }] },
+          {
+            table: 'conversation_brands',
+            mode: 'replace',
+            scope: { day },
+            rows: [{ conversation_id: 1, ordinal: 0, day, name: 'Own' }],
+          },
         ],
         state: completeState({ rows: 1000, totalRows: 1000 }),
       }),
@@ -38,15 +43,24 @@ describe('a load killed inside its transaction', () => {
 
     const reopened = await openWarehouse(path);
     try {
-      expect(await reopened.query(`SELECT count(*) AS n, count(*) FILTER (WHERE model = 'from-the-killed-load') AS killed FROM conversations`)).toEqual([
-        { n: 1000, killed: 0 },
-      ]);
+      expect(
+        await reopened.query(
+          `SELECT count(*) AS n, count(*) FILTER (WHERE model = 'from-the-killed-load') AS killed FROM conversations`,
+        ),
+      ).toEqual([{ n: 1000, killed: 0 }]);
       expect(await reopened.query(`SELECT count(*) AS n FROM conversation_brands`)).toEqual([{ n: 1 }]);
       expect(await reopened.query(`SELECT count(*) AS n FROM _rejected_records`)).toEqual([{ n: 0 }]);
       expect(await reopened.sliceStates()).toMatchObject([{ sliceKey: day, rows: 1000, runId: 'run-1' }]);
       expect(await reopened.query(`SELECT run_id, slices FROM _sync_runs`)).toEqual([{ run_id: 'run-1', slices: 1 }]);
       // And the file takes the next load normally.
-      await reopened.loadSlice(sliceBatch({ stream: 'conversations', sliceKey: day, day, writes: [{ table: 'conversations', mode: 'merge', rows: conversationRows(day, 5, 5000) }] }));
+      await reopened.loadSlice(
+        sliceBatch({
+          stream: 'conversations',
+          sliceKey: day,
+          day,
+          writes: [{ table: 'conversations', mode: 'merge', rows: conversationRows(day, 5, 5000) }],
+        }),
+      );
       expect(await reopened.query(`SELECT count(*) AS n FROM conversations`)).toEqual([{ n: 1005 }]);
     } finally {
       await reopened.close();
@@ -60,14 +74,19 @@ describe('a publish killed while it writes the copy', () => {
     const working = join(tmp.path, 'bv.work.duckdb');
     const published = join(tmp.path, 'bv.duckdb');
     const wh = await openWarehouse(working);
-    await wh.loadSlice(sliceBatch({ writes: [{ table: 'conversations', mode: 'merge', rows: conversationRows('2026-11-20', 100) }] }));
+    await wh.loadSlice(
+      sliceBatch({ writes: [{ table: 'conversations', mode: 'merge', rows: conversationRows('2026-11-20', 100) }] }),
+    );
     await wh.publish(published);
     await wh.close();
 
     const child = runScript('test/warehouse/fixtures/publish-child.ts', [working, published, '300000']);
     expect(await child.nextLine()).toBe('PUBLISHING');
     const copyStarted = Date.now();
-    while (!readdirSync(tmp.path).some((name) => name.startsWith('bv.duckdb.tmp-')) && Date.now() - copyStarted < 10_000) {
+    while (
+      !readdirSync(tmp.path).some((name) => name.startsWith('bv.duckdb.tmp-')) &&
+      Date.now() - copyStarted < 10_000
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     child.child.kill('SIGKILL');

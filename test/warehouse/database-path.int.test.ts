@@ -30,10 +30,12 @@ describe('a database path', () => {
     expect(readdirSync(join(dir.path, 'a', 'b', 'c'))).toEqual([]);
   });
 
-  it('under /proc: ENOENT, at once (Node\'s recursive mkdir never returns there)', () => {
+  it("under /proc: ENOENT, at once (Node's recursive mkdir never returns there)", () => {
     const error = failure(() => ensureDatabaseFolder('/proc/no-such-dir/deeper/bv.duckdb'));
     expect(error.reason).toBe('ENOENT');
-    expect(error.message).toMatch(/^cannot create the folder \/proc\/no-such-dir for the database \/proc\/no-such-dir\/deeper\/bv\.duckdb: ENOENT \(no such file or directory\)/);
+    expect(error.message).toMatch(
+      /^cannot create the folder \/proc\/no-such-dir for the database \/proc\/no-such-dir\/deeper\/bv\.duckdb: ENOENT \(no such file or directory\)/,
+    );
   });
 
   it('below a file: names the file, ENOTDIR, however deep', () => {
@@ -55,7 +57,9 @@ describe('a database path', () => {
   it('a file that is not a database: named, left as it was', () => {
     const path = join(dir.path, 'notes.duckdb');
     writeFileSync(path, 'my notes, long enough to have a header of twelve bytes');
-    expect(failure(() => checkDatabasePath(path)).message).toMatch(/notes\.duckdb is not a DuckDB database; move it away or set BVSYNC_DB/);
+    expect(failure(() => checkDatabasePath(path)).message).toMatch(
+      /notes\.duckdb is not a DuckDB database; move it away or set BVSYNC_DB/,
+    );
     expect(existsSync(path)).toBe(true);
   });
 });

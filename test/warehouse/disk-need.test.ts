@@ -4,7 +4,7 @@ import { estimateDiskNeed, parseDuckDbSize, WAL_ALLOWANCE_BYTES } from '../../sr
 const GB = 1e9;
 
 describe('the free space the next run may need', () => {
-  it('is a whole copy of the file to publish, twice the window\'s share of it, the log and the spill', () => {
+  it("is a whole copy of the file to publish, twice the window's share of it, the log and the spill", () => {
     // 10 GB holding 100 days; a 3-day sync adds 0.3 GB, published as a copy of 10.3 GB.
     const need = estimateDiskNeed({ warehouseBytes: 10 * GB, windowDays: 3, heldDays: 100, memoryLimitBytes: 256e6 });
     expect(need.growthBytes).toBe(0.3 * GB);
@@ -12,8 +12,12 @@ describe('the free space the next run may need', () => {
   });
 
   it('counts a run as large as the file when the days held are not known, and never more', () => {
-    expect(estimateDiskNeed({ warehouseBytes: GB, windowDays: 7, heldDays: undefined, memoryLimitBytes: 0 }).growthBytes).toBe(GB);
-    expect(estimateDiskNeed({ warehouseBytes: GB, windowDays: 365, heldDays: 30, memoryLimitBytes: 0 }).growthBytes).toBe(GB);
+    expect(
+      estimateDiskNeed({ warehouseBytes: GB, windowDays: 7, heldDays: undefined, memoryLimitBytes: 0 }).growthBytes,
+    ).toBe(GB);
+    expect(
+      estimateDiskNeed({ warehouseBytes: GB, windowDays: 365, heldDays: 30, memoryLimitBytes: 0 }).growthBytes,
+    ).toBe(GB);
   });
 
   it('reads memory_limit as DuckDB does', () => {

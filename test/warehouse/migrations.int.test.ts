@@ -10,14 +10,15 @@ import { STREAMS } from '../../src/streams/registry.js';
 
 /** Every table a stream of the registry writes, from one slice each planned over a sample of every dimension. */
 function streamTables(): string[] {
-  const sync = parseConfig({ sync: { phrases: ['shoe'], swotStatementIds: { '1': [1] }, conversationsByTopic: false } }).sync;
+  const sync = parseConfig({
+    sync: { phrases: ['shoe'], swotStatementIds: { '1': [1] }, conversationsByTopic: false },
+  }).sync;
   const dimensions = { domains: ['a.test'], topicIds: [1], pages: ['https://a.test/'], engines: ['an-engine'] };
   return [...STREAMS.values()].flatMap((stream) => {
     const slice = stream.slices({ brandId: 1, days: ['2026-11-20'], sync, dimensions })[0];
     return slice ? stream.targets({ brandId: 1, slice }).map((target) => target.table) : [];
   });
 }
-
 
 // The keys of the tables the streams write (their names come from the registry) and of the bookkeeping.
 const EXPECTED_KEYS: Record<string, string[]> = {
@@ -98,7 +99,9 @@ describe('migrations', () => {
     try {
       expect(await wh.schemaVersion()).toBe(latest);
       const tables = new Map(wh.tables().map((t) => [t.name, t]));
-      expect([...tables.keys()].sort()).toEqual([...new Set([...streamTables(), ...Object.keys(EXPECTED_KEYS).filter((name) => name.startsWith('_'))])].sort());
+      expect([...tables.keys()].sort()).toEqual(
+        [...new Set([...streamTables(), ...Object.keys(EXPECTED_KEYS).filter((name) => name.startsWith('_'))])].sort(),
+      );
       for (const [name, table] of tables) {
         const key = EXPECTED_KEYS[name];
         // A stream's table added since keeps its key in its migration; it is a brand's rows all the same.
@@ -117,7 +120,8 @@ describe('migrations', () => {
       expect([articles.get('topic_ids'), articles.get('scenario_ids')]).toEqual(['BIGINT[]', 'BIGINT[]']);
       for (const [name, table] of tables) {
         for (const column of table.columns) {
-          if (/(^id|_id|_ids)$/.test(column.name) && column.name !== 'run_id' && !column.name.startsWith('_')) expect(`${name}.${column.name} ${column.dataType}`).toMatch(/ (BIGINT|BIGINT\[\]|VARCHAR)$/);
+          if (/(^id|_id|_ids)$/.test(column.name) && column.name !== 'run_id' && !column.name.startsWith('_'))
+            expect(`${name}.${column.name} ${column.dataType}`).toMatch(/ (BIGINT|BIGINT\[\]|VARCHAR)$/);
         }
       }
     } finally {

@@ -28,11 +28,19 @@ const replaceDay = (runId: string, day: string, n: number, firstId: number) =>
     stream: 'conversations',
     sliceKey: day,
     day,
-    writes: [{ table: 'conversations', mode: 'replace', scope: { brand_id: 7, day }, rows: conversationRows(day, n, firstId) }],
+    writes: [
+      { table: 'conversations', mode: 'replace', scope: { brand_id: 7, day }, rows: conversationRows(day, n, firstId) },
+    ],
   });
 
 const mergeRows = (runId: string, day: string, n: number, firstId: number) =>
-  sliceBatch({ runId, stream: 'conversations', sliceKey: `topic-3/${day}`, day, writes: [{ table: 'conversations', mode: 'merge', rows: conversationRows(day, n, firstId) }] });
+  sliceBatch({
+    runId,
+    stream: 'conversations',
+    sliceKey: `topic-3/${day}`,
+    day,
+    writes: [{ table: 'conversations', mode: 'merge', rows: conversationRows(day, n, firstId) }],
+  });
 
 function paths() {
   tmp = tempDir('parquet-lake');
@@ -59,7 +67,10 @@ describe('the Parquet lake', () => {
       await wh.loadSlice(replaceDay('run-1', DAY_2, 2, 10));
       expect(lakeOf(await wh.publish(published)).fullReason).toBe('no lake manifest yet');
       await expectEqual(published, lake);
-      expect(Object.keys(readManifest(lake)!.tables.conversations!.partitions).sort()).toEqual([`brand_id=7/day=${DAY_1}`, `brand_id=7/day=${DAY_2}`]);
+      expect(Object.keys(readManifest(lake)!.tables.conversations!.partitions).sort()).toEqual([
+        `brand_id=7/day=${DAY_1}`,
+        `brand_id=7/day=${DAY_2}`,
+      ]);
 
       await wh.loadSlice(replaceDay('run-2', DAY_2, 0, 10));
       const emptied = lakeOf(await wh.publish(published));

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { appliedQuery, echoedEngines, engineNotApplied, enginesDropped, queryEchoOf, rangeNotApplied } from '../../src/warehouse/provenance.js';
+import {
+  appliedQuery,
+  echoedEngines,
+  engineNotApplied,
+  enginesDropped,
+  queryEchoOf,
+  rangeNotApplied,
+} from '../../src/warehouse/provenance.js';
 
 describe('the query echo of an answer', () => {
   it('is info.query when it is an object, and nothing otherwise', () => {
@@ -22,7 +29,9 @@ describe('the query echo of an answer', () => {
     expect(echoedEngines({ engines: 'chatgpt' }, 'engines')).toEqual(['chatgpt']);
     expect(echoedEngines({ engines: '' }, 'engines')).toEqual([]);
     // Read as no list, a per-engine slice answered for every engine loaded under one engine's name.
-    expect(engineNotApplied({ engines: 'gemini,chatgpt' }, 'engines', 'chatgpt')).toMatch(/says it applied \["gemini","chatgpt"\]/);
+    expect(engineNotApplied({ engines: 'gemini,chatgpt' }, 'engines', 'chatgpt')).toMatch(
+      /says it applied \["gemini","chatgpt"\]/,
+    );
   });
 
   it('names the ids sent that the echo leaves out, in any letter case, only when both lists are there', () => {
@@ -33,11 +42,13 @@ describe('the query echo of an answer', () => {
     expect(enginesDropped({ engines: ['chatgpt'], sentEngines: null })).toEqual([]);
   });
 
-  it('says a per-engine answer is not its engine\'s only when the echo names another engine', () => {
+  it("says a per-engine answer is not its engine's only when the echo names another engine", () => {
     for (const engines of [['chatgpt'], ['ChatGPT'], ['chatgpt', 'chatgpt'], [], undefined, [1]]) {
       expect(engineNotApplied({ engines }, 'engines', 'chatgpt'), JSON.stringify(engines)).toBeUndefined();
     }
-    expect(engineNotApplied({ models: ['gemini', 'chatgpt'] }, 'models', 'chatgpt')).toMatch(/^asked for engine "chatgpt" alone, the answer's info\.query says it applied \["gemini","chatgpt"\]/);
+    expect(engineNotApplied({ models: ['gemini', 'chatgpt'] }, 'models', 'chatgpt')).toMatch(
+      /^asked for engine "chatgpt" alone, the answer's info\.query says it applied \["gemini","chatgpt"\]/,
+    );
     expect(engineNotApplied({ engines: ['gemini'] }, 'engines', 'chatgpt')).toBeDefined();
   });
 
@@ -56,12 +67,18 @@ describe('the query echo of an answer', () => {
       { start_date: 'yesterday', end_date: 17 },
     ];
     for (const query of right) expect(rangeNotApplied(query, day, wire), JSON.stringify(query)).toBeUndefined();
-    expect(rangeNotApplied({ start_date: '2026-11-18T00:00:00-05:00', end_date: '2026-11-18T23:59:59-05:00' }, day, wire)).toMatch(
+    expect(
+      rangeNotApplied({ start_date: '2026-11-18T00:00:00-05:00', end_date: '2026-11-18T23:59:59-05:00' }, day, wire),
+    ).toMatch(
       /^the answer's info\.query says the API applied start_date=2026-11-18 as "2026-11-18T00:00:00-05:00" and end_date=2026-11-18 as "2026-11-18T23:59:59-05:00", not the UTC day asked for/,
     );
-    expect(rangeNotApplied({ from: '2026-11-17' }, day, { start: 'from', end: 'to' })).toMatch(/applied from=2026-11-18 as "2026-11-17"/);
+    expect(rangeNotApplied({ from: '2026-11-17' }, day, { start: 'from', end: 'to' })).toMatch(
+      /applied from=2026-11-18 as "2026-11-17"/,
+    );
     // The next day as a date is two days applied, both ends inclusive (spec).
-    expect(rangeNotApplied({ start_date: '2026-11-18', end_date: '2026-11-19' }, day, wire)).toMatch(/applied end_date=2026-11-18 as "2026-11-19"/);
+    expect(rangeNotApplied({ start_date: '2026-11-18', end_date: '2026-11-19' }, day, wire)).toMatch(
+      /applied end_date=2026-11-18 as "2026-11-19"/,
+    );
   });
 
   it('says an echo naming neither range parameter sent, but other dates, applied a range of its own', () => {
@@ -72,14 +89,25 @@ describe('the query echo of an answer', () => {
       /^the answer's info\.query names from="2026-10-20" but not start_date or end_date, which bvsync sent for 2026-11-18: the API reads its range under other names/,
     );
     // The slice's own day under other names, or no dates at all, says nothing against it.
-    for (const query of [{ from: '2026-11-18', to: '2026-11-18' }, { since: '2026-11-18T00:00:00Z', until: '2026-11-19T00:00:00Z' }, { engines: ['x'], page: 1 }, {}]) {
+    for (const query of [
+      { from: '2026-11-18', to: '2026-11-18' },
+      { since: '2026-11-18T00:00:00Z', until: '2026-11-19T00:00:00Z' },
+      { engines: ['x'], page: 1 },
+      {},
+    ]) {
       expect(rangeNotApplied(query, day, wire), JSON.stringify(query)).toBeUndefined();
     }
   });
 
   it('carries the days the slice read beside the echo', () => {
     const query = { engines: ['x'], start_date: '2026-11-20' };
-    expect(appliedQuery(query, { from: '2026-11-20', to: '2026-11-21' })).toEqual({ query, engines: ['x'], rangeStart: '2026-11-20', rangeEnd: '2026-11-21', sentEngines: null });
+    expect(appliedQuery(query, { from: '2026-11-20', to: '2026-11-21' })).toEqual({
+      query,
+      engines: ['x'],
+      rangeStart: '2026-11-20',
+      rangeEnd: '2026-11-21',
+      sentEngines: null,
+    });
     // And the engines filter it sent, which the echo alone cannot tell from the API's default.
     expect(appliedQuery(query, { from: '2026-11-20', to: '2026-11-20' }, 'engines', ['x']).sentEngines).toEqual(['x']);
   });

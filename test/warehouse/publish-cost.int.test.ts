@@ -3,7 +3,14 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { workingPathFor } from '../../src/warehouse/paths.js';
-import { DEFAULT_PUBLISH_RATES, ensurePublishCosts, estimatePublish, FULL_COPY_FIXED_MS, readPublishRates, recordPublishRate } from '../../src/warehouse/publish-cost.js';
+import {
+  DEFAULT_PUBLISH_RATES,
+  ensurePublishCosts,
+  estimatePublish,
+  FULL_COPY_FIXED_MS,
+  readPublishRates,
+  recordPublishRate,
+} from '../../src/warehouse/publish-cost.js';
 import { openReadOnly } from '../../src/warehouse/published-database.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
@@ -28,7 +35,14 @@ const replaceDay = (runId: string, day: string, firstId: number) =>
     stream: 'conversations',
     sliceKey: day,
     day,
-    writes: [{ table: 'conversations', mode: 'replace', scope: { brand_id: 7, day }, rows: conversationRows(day, PER_DAY, firstId) }],
+    writes: [
+      {
+        table: 'conversations',
+        mode: 'replace',
+        scope: { brand_id: 7, day },
+        rows: conversationRows(day, PER_DAY, firstId),
+      },
+    ],
   });
 
 async function conversationsIn(path: string): Promise<number> {
@@ -51,7 +65,9 @@ describe('the cheaper way to publish', () => {
       expect((await wh.publish(published)).mode).toBe('full');
       // Rates as if measured: 1 ms a row, scans free, and the whole file copied in ~2 s, whatever size DuckDB made it.
       const msPerMb = (2_000 - FULL_COPY_FIXED_MS) / (statSync(working).size / 2 ** 20);
-      await wh.query(`INSERT OR REPLACE INTO _publish_costs VALUES ('incremental', 0, now()), ('row', 1, now()), ('full', ${msPerMb}, now())`);
+      await wh.query(
+        `INSERT OR REPLACE INTO _publish_costs VALUES ('incremental', 0, now()), ('row', 1, now()), ('full', ${msPerMb}, now())`,
+      );
 
       // One day re-loaded: ~200 rows and the bookkeeping; the clone made during the run costs nothing more.
       await wh.loadSlice(replaceDay('run-2', DAYS[0]!, 1));
@@ -63,11 +79,14 @@ describe('the cheaper way to publish', () => {
       expect(small.estimate!.incrementalMs).toBeLessThan(small.estimate!.fullMs);
 
       // Eighteen of twenty days re-loaded: 3,600 rows at 1 ms cost more than the ~2 s copy.
-      for (const [index, day] of DAYS.slice(2).entries()) await wh.loadSlice(replaceDay('run-3', day, 1 + (index + 2) * PER_DAY));
+      for (const [index, day] of DAYS.slice(2).entries())
+        await wh.loadSlice(replaceDay('run-3', day, 1 + (index + 2) * PER_DAY));
       expect(await wh.preparePublish(published)).toBe(true);
       const large = await wh.publish(published, PRICED);
       expect(large.mode).toBe('full');
-      expect(large.fullCopyReason).toMatch(/^a full copy is cheaper: ~\d+ ms against ~\d+ ms to bring the copy up to date \([\d,]+ rows\)$/);
+      expect(large.fullCopyReason).toMatch(
+        /^a full copy is cheaper: ~\d+ ms against ~\d+ ms to bring the copy up to date \([\d,]+ rows\)$/,
+      );
       expect(large.estimate!.rows).toBeGreaterThanOrEqual(18 * PER_DAY);
       // Priced on the file as it is now, grown a little by the re-loads.
       expect(large.estimate!.fullMs).toBeGreaterThan(1_900);
@@ -122,7 +141,8 @@ describe('the cheaper way to publish', () => {
     try {
       await ensurePublishCosts(connection);
       expect(await readPublishRates(connection)).toEqual(DEFAULT_PUBLISH_RATES);
-      const estimate = (scanMs: number) => estimatePublish({ rows: 20_000, scanMs, workingMb: 100, cloneMb: 0, rates: DEFAULT_PUBLISH_RATES });
+      const estimate = (scanMs: number) =>
+        estimatePublish({ rows: 20_000, scanMs, workingMb: 100, cloneMb: 0, rates: DEFAULT_PUBLISH_RATES });
       // 20,000 rows at 0.005 ms are 100 ms of the 1,100; the other 1,000 over 100 ms of scans: 10 x, the first measure.
       await recordPublishRate(connection, { way: 'incremental', ms: 1_100, estimate: estimate(100) });
       await recordPublishRate(connection, { way: 'full', ms: FULL_COPY_FIXED_MS + 400, mb: 100 });
@@ -132,7 +152,11 @@ describe('the cheaper way to publish', () => {
       // Little work is mostly fixed costs: not kept.
       await recordPublishRate(connection, { way: 'incremental', ms: 5_000, estimate: estimate(10) });
       await recordPublishRate(connection, { way: 'full', ms: 900, mb: 2 });
-      expect(await readPublishRates(connection)).toEqual({ perScanMs: expect.closeTo(15) as number, msPerRow: 0.005, msPerMb: 4 });
+      expect(await readPublishRates(connection)).toEqual({
+        perScanMs: expect.closeTo(15) as number,
+        msPerRow: 0.005,
+        msPerMb: 4,
+      });
     } finally {
       connection.closeSync();
       instance.closeSync();

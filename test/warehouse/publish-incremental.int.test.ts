@@ -1,5 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -63,7 +74,9 @@ const replaceDay = (runId: string, day: string, n: number, firstId: number) =>
     stream: 'conversations',
     sliceKey: day,
     day,
-    writes: [{ table: 'conversations', mode: 'replace', scope: { brand_id: 7, day }, rows: conversationRows(day, n, firstId) }],
+    writes: [
+      { table: 'conversations', mode: 'replace', scope: { brand_id: 7, day }, rows: conversationRows(day, n, firstId) },
+    ],
   });
 
 const mergeRows = (runId: string, day: string, n: number, firstId: number, model: string) =>
@@ -72,7 +85,13 @@ const mergeRows = (runId: string, day: string, n: number, firstId: number, model
     stream: 'conversations',
     sliceKey: `topic-3/${day}`,
     day,
-    writes: [{ table: 'conversations', mode: 'merge', rows: conversationRows(day, n, firstId).map((row) => ({ ...row, model, topic_id: 3 })) }],
+    writes: [
+      {
+        table: 'conversations',
+        mode: 'merge',
+        rows: conversationRows(day, n, firstId).map((row) => ({ ...row, model, topic_id: 3 })),
+      },
+    ],
   });
 
 /** A working file in a new folder with a day of 10 answers loaded and published once, and closed. */
@@ -265,7 +284,10 @@ describe('incremental publishing', () => {
       await wh.loadSlice(replaceDay('run-3', '2026-11-20', 5, 2000));
       renameSync(earlier, published);
       const result = await wh.publish(published);
-      expect(result).toMatchObject({ mode: 'full', fullCopyReason: 'the journal no longer reaches back to the published copy' });
+      expect(result).toMatchObject({
+        mode: 'full',
+        fullCopyReason: 'the journal no longer reaches back to the published copy',
+      });
       await expectSameAsFullCopy(wh, published, reference);
     } finally {
       await wh.close();
@@ -276,7 +298,22 @@ describe('incremental publishing', () => {
     const { published, working } = await publishedOnce();
     copyFileSync(working, join(tmp.path, 'backup.duckdb'));
     let wh = await openWarehouse(working);
-    await wh.loadSlice(sliceBatch({ runId: 'run-2', stream: 'conversations', sliceKey: '2026-11-19', day: '2026-11-19', writes: [{ table: 'conversations', mode: 'replace', scope: { brand_id: 7, day: '2026-11-19' }, rows: conversationRows('2026-11-19', 10, 100).map((row) => ({ ...row, model: 'lost' })) }] }));
+    await wh.loadSlice(
+      sliceBatch({
+        runId: 'run-2',
+        stream: 'conversations',
+        sliceKey: '2026-11-19',
+        day: '2026-11-19',
+        writes: [
+          {
+            table: 'conversations',
+            mode: 'replace',
+            scope: { brand_id: 7, day: '2026-11-19' },
+            rows: conversationRows('2026-11-19', 10, 100).map((row) => ({ ...row, model: 'lost' })),
+          },
+        ],
+      }),
+    );
     await wh.publish(published);
     await wh.close();
     // The working file is put back from the backup and the same days are loaded again, and one more: the journal
@@ -362,7 +399,7 @@ describe('incremental publishing', () => {
     }
   });
 
-  it("moves aside a write-ahead log left beside the published file by a read-write session, so the new file opens with its own rows", async () => {
+  it('moves aside a write-ahead log left beside the published file by a read-write session, so the new file opens with its own rows', async () => {
     tmp = tempDir('publish-incremental');
     const published = join(tmp.path, 'bv.duckdb');
     const wh = await openWarehouse(workingPathFor(published));

@@ -24,7 +24,12 @@ async function countPublished(path: string): Promise<number> {
 }
 
 const load = (day: string, n: number, firstId: number) =>
-  sliceBatch({ stream: 'conversations', sliceKey: day, day, writes: [{ table: 'conversations', mode: 'merge', rows: conversationRows(day, n, firstId) }] });
+  sliceBatch({
+    stream: 'conversations',
+    sliceKey: day,
+    day,
+    writes: [{ table: 'conversations', mode: 'merge', rows: conversationRows(day, n, firstId) }],
+  });
 
 describe('publishing', () => {
   it('puts the working file beside the published one', () => {

@@ -41,7 +41,12 @@ describe('screenWrites', () => {
       sameAgain!,
       { ...sameAgain! }, // the same row again: left for the loader, which keeps one
     ];
-    const screened = screenWrites([{ table: 'conversations', mode: 'replace', scope: { brand_id: 7, day: DAY }, rows }], planOf, 7, 'load of test');
+    const screened = screenWrites(
+      [{ table: 'conversations', mode: 'replace', scope: { brand_id: 7, day: DAY }, rows }],
+      planOf,
+      7,
+      'load of test',
+    );
     expect(screened.writes[0]!.rows.map((row) => row.id)).toEqual([1, 6, 6]);
     expect(screened.writes[0]!.rows[0]!.mentioned).toBe(!good!.mentioned);
     expect(screened.rejects.map((reject) => reject.issues[0])).toEqual([
@@ -50,10 +55,22 @@ describe('screenWrites', () => {
       `conversations row dated 2026-11-30 outside the slice's window ${DAY}..${DAY}`,
       'conversations: key (brand_id=7, id=1) came again in this slice with other content; the last row of that key is kept',
     ]);
-    expect(screened.rejects[0]).toMatchObject({ raw: { table: 'conversations', row: { id: 3 } }, source: 'load of test' });
+    expect(screened.rejects[0]).toMatchObject({
+      raw: { table: 'conversations', row: { id: 3 } },
+      source: 'load of test',
+    });
     expect(screened.problemCode).toBe('row_invalid');
-    expect(screened.problem).toContain('outside the slice\'s window');
-    const loaded = await wh.loadSlice(sliceBatch({ stream: 'conversations', sliceKey: DAY, day: DAY, writes: screened.writes, rejects: screened.rejects, state: completeState() }));
+    expect(screened.problem).toContain("outside the slice's window");
+    const loaded = await wh.loadSlice(
+      sliceBatch({
+        stream: 'conversations',
+        sliceKey: DAY,
+        day: DAY,
+        writes: screened.writes,
+        rejects: screened.rejects,
+        state: completeState(),
+      }),
+    );
     expect(loaded.rowsWritten).toBe(2);
     expect(await wh.query('SELECT count(*)::INTEGER AS n FROM _rejected_records')).toEqual([{ n: 4 }]);
   });

@@ -36,7 +36,14 @@ function daySlice(day: string, ids: number[], overrides: Partial<SliceBatch> = {
         table: 'conversation_brands',
         mode: 'replace',
         scope: { day },
-        rows: ids.map((id) => ({ conversation_id: id, ordinal: 0, day, name: `Brand ${id}`, is_own_brand: true, position: 1 })),
+        rows: ids.map((id) => ({
+          conversation_id: id,
+          ordinal: 0,
+          day,
+          name: `Brand ${id}`,
+          is_own_brand: true,
+          position: 1,
+        })),
       },
     ],
     state: completeState({ rows: ids.length, totalRows: ids.length, requests: 2, retries: 1 }),
@@ -48,10 +55,16 @@ function daySlice(day: string, ids: number[], overrides: Partial<SliceBatch> = {
 async function contents(wh: Warehouse): Promise<unknown> {
   return {
     conversations: await wh.query('SELECT * EXCLUDE (_synced_at) FROM conversations ORDER BY brand_id, id'),
-    brands: await wh.query('SELECT * EXCLUDE (_synced_at) FROM conversation_brands ORDER BY brand_id, day, conversation_id, ordinal'),
-    state: await wh.query('SELECT * EXCLUDE (completed_at, updated_at, last_attempt_at) FROM _sync_state ORDER BY brand_id, stream, slice_key'),
+    brands: await wh.query(
+      'SELECT * EXCLUDE (_synced_at) FROM conversation_brands ORDER BY brand_id, day, conversation_id, ordinal',
+    ),
+    state: await wh.query(
+      'SELECT * EXCLUDE (completed_at, updated_at, last_attempt_at) FROM _sync_state ORDER BY brand_id, stream, slice_key',
+    ),
     rejects: await wh.query('SELECT * EXCLUDE (rejected_at) FROM _rejected_records ORDER BY id'),
-    runs: await wh.query('SELECT run_id, slices, requests, "rows", rejects, errors, retries, rate_limited FROM _sync_runs ORDER BY run_id'),
+    runs: await wh.query(
+      'SELECT run_id, slices, requests, "rows", rejects, errors, retries, rate_limited FROM _sync_runs ORDER BY run_id',
+    ),
     // What the next publish re-copies: every slice's writes, journaled in its order.
     journal: await wh.query('SELECT table_name, mode, brand_id, scope, run_id FROM _publish_journal ORDER BY seq'),
   };
@@ -68,7 +81,10 @@ describe('loading several slices in one transaction', () => {
     const reject = { raw: { id: 'x' }, issues: ['id: Expected number'], source: 'GET /conversations page 1' };
     const batches = [
       daySlice('2026-11-18', [1, 2, 3]),
-      daySlice('2026-11-19', [4, 5], { rejects: [reject], state: completeState({ status: 'incomplete', rows: 2, totalRows: 3, requests: 1 }) }),
+      daySlice('2026-11-19', [4, 5], {
+        rejects: [reject],
+        state: completeState({ status: 'incomplete', rows: 2, totalRows: 3, requests: 1 }),
+      }),
       daySlice('2026-11-20', [6], { brandId: 8, runId: 'run-2' }),
       daySlice('2026-11-20', [6, 7]),
     ];
@@ -85,7 +101,10 @@ describe('loading several slices in one transaction', () => {
 
   it('lets a later slice win a key two of them merge, as loading them in order does', async () => {
     // The same conversation id, answered again on the next day's slice: the later slice's row is the one kept.
-    const mergesOnly = (batch: SliceBatch): SliceBatch => ({ ...batch, writes: batch.writes.filter((write) => write.mode === 'merge') });
+    const mergesOnly = (batch: SliceBatch): SliceBatch => ({
+      ...batch,
+      writes: batch.writes.filter((write) => write.mode === 'merge'),
+    });
     const first = mergesOnly(daySlice('2026-11-19', [1, 2]));
     const second = mergesOnly(daySlice('2026-11-20', [2, 3]));
     await loadBothWays([first, second]);
@@ -104,25 +123,39 @@ describe('loading several slices in one transaction', () => {
     const second = daySlice('2026-11-20', [3], { stream: 'second' });
     await loadBothWays([first, second]);
     expect(await contents(together)).toEqual(await contents(alone));
-    expect(await together.query('SELECT conversation_id FROM conversation_brands ORDER BY 1')).toEqual([{ conversation_id: 3 }]);
+    expect(await together.query('SELECT conversation_id FROM conversation_brands ORDER BY 1')).toEqual([
+      { conversation_id: 3 },
+    ]);
   });
 
   it('records an attempt beside a better state among slices it loads', async () => {
     const day = daySlice('2026-11-20', [1]);
     await together.loadSlice(day);
     await alone.loadSlice(day);
-    const attempt = sliceBatch({ stream: 'conversations', sliceKey: '2026-11-20', day: '2026-11-20', writes: [], attemptOnly: true, runId: 'run-2', state: completeState({ status: 'failed', lastError: 'HTTP 500', errorCode: 'server_error' }) });
+    const attempt = sliceBatch({
+      stream: 'conversations',
+      sliceKey: '2026-11-20',
+      day: '2026-11-20',
+      writes: [],
+      attemptOnly: true,
+      runId: 'run-2',
+      state: completeState({ status: 'failed', lastError: 'HTTP 500', errorCode: 'server_error' }),
+    });
     await loadBothWays([daySlice('2026-11-19', [2], { runId: 'run-2' }), attempt]);
     expect(await contents(together)).toEqual(await contents(alone));
-    expect(await together.query(`SELECT status, last_attempt_status, last_attempt_error FROM _sync_state WHERE slice_key = '2026-11-20'`)).toEqual([
-      { status: 'complete', last_attempt_status: 'failed', last_attempt_error: 'HTTP 500' },
-    ]);
+    expect(
+      await together.query(
+        `SELECT status, last_attempt_status, last_attempt_error FROM _sync_state WHERE slice_key = '2026-11-20'`,
+      ),
+    ).toEqual([{ status: 'complete', last_attempt_status: 'failed', last_attempt_error: 'HTTP 500' }]);
   });
 
   it('rolls every slice back when one fails, naming the bad value', async () => {
     const bad = daySlice('2026-11-20', [2]);
     (bad.writes[0]!.rows[0] as Record<string, unknown>).position = 'first';
-    await expect(together.loadSlices([daySlice('2026-11-19', [1]), bad])).rejects.toThrow(/conversations\.position \(row 0\)/);
+    await expect(together.loadSlices([daySlice('2026-11-19', [1]), bad])).rejects.toThrow(
+      /conversations\.position \(row 0\)/,
+    );
     expect(await together.query('SELECT count(*)::INTEGER AS n FROM conversations')).toEqual([{ n: 0 }]);
     expect(await together.query('SELECT count(*)::INTEGER AS n FROM _sync_state')).toEqual([{ n: 0 }]);
     // Nothing half-done stays behind: the same connection loads the good slice afterwards.
@@ -134,19 +167,35 @@ describe('loading several slices in one transaction', () => {
     const first = [daySlice('2026-11-18', [1, 2, 3]), daySlice('2026-11-19', [4, 5]), daySlice('2026-11-20', [6])];
     await loadBothWays(first);
     // A window slice clearing two days (no rows), a day reloaded smaller, and a day never loaded: deleteScopes' cases.
-    const clear = sliceBatch({ stream: 'window', sliceKey: 'w', writes: [{ table: 'conversation_brands', mode: 'replace', scope: { day: ['2026-11-19', '2026-11-20'] }, rows: [] }] });
+    const clear = sliceBatch({
+      stream: 'window',
+      sliceKey: 'w',
+      writes: [
+        { table: 'conversation_brands', mode: 'replace', scope: { day: ['2026-11-19', '2026-11-20'] }, rows: [] },
+      ],
+    });
     const second = [daySlice('2026-11-18', [1]), clear, daySlice('2026-11-21', [7])];
     const results = await together.loadSlices(second);
     const one = [];
     for (const batch of second) one.push(await alone.loadSlice(batch));
-    const deleted = (of: typeof results) => of.map((result) => result.tables.filter((t) => t.mode === 'replace').map((t) => `${t.table}:${t.deleted}`));
+    const deleted = (of: typeof results) =>
+      of.map((result) => result.tables.filter((t) => t.mode === 'replace').map((t) => `${t.table}:${t.deleted}`));
     expect(deleted(results)).toEqual(deleted(one));
-    expect(deleted(results).map((tables) => tables.find((t) => t.startsWith('conversation_brands')))).toEqual(['conversation_brands:3', 'conversation_brands:3', 'conversation_brands:0']);
+    expect(deleted(results).map((tables) => tables.find((t) => t.startsWith('conversation_brands')))).toEqual([
+      'conversation_brands:3',
+      'conversation_brands:3',
+      'conversation_brands:0',
+    ]);
     expect(await contents(together)).toEqual(await contents(alone));
-    expect(await together.query('SELECT conversation_id FROM conversation_brands ORDER BY 1')).toEqual([{ conversation_id: 1 }, { conversation_id: 7 }]);
+    expect(await together.query('SELECT conversation_id FROM conversation_brands ORDER BY 1')).toEqual([
+      { conversation_id: 1 },
+      { conversation_id: 7 },
+    ]);
   });
 
   it('refuses the same slice twice in one load', async () => {
-    await expect(together.loadSlices([daySlice('2026-11-20', [1]), daySlice('2026-11-20', [2])])).rejects.toThrow(/appears twice in one load/);
+    await expect(together.loadSlices([daySlice('2026-11-20', [1]), daySlice('2026-11-20', [2])])).rejects.toThrow(
+      /appears twice in one load/,
+    );
   });
 });

@@ -5,12 +5,12 @@ describe('statementTexts', () => {
   it('splits on semicolons outside quotes and comments, and drops comments and blank statements', () => {
     const sql = [
       '-- Question: two answers; or three?',
-      "SELECT 'a;b' AS \"x;y\"; /* a ; comment */",
+      'SELECT \'a;b\' AS "x;y"; /* a ; comment */',
       ';',
       "SELECT 'it''s; fine' -- trailing; comment",
       '',
     ].join('\n');
-    expect(statementTexts(sql)).toEqual(["SELECT 'a;b' AS \"x;y\"", "SELECT 'it''s; fine'"]);
+    expect(statementTexts(sql)).toEqual(['SELECT \'a;b\' AS "x;y"', "SELECT 'it''s; fine'"]);
   });
 
   it('finds no statement in comments and blanks alone', () => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DatabaseInvalidatedError, DiskFullError, NEARLY_FULL_BYTES, writerFaultOf } from '../../src/warehouse/writer-fault.js';
+import {
+  DatabaseInvalidatedError,
+  DiskFullError,
+  NEARLY_FULL_BYTES,
+  writerFaultOf,
+} from '../../src/warehouse/writer-fault.js';
 import type { VolumeSpace } from '../../src/warehouse/volume-space.js';
 
 const WORKING = '/data/bv.work.duckdb';
@@ -9,18 +14,27 @@ const roomy = (): VolumeSpace => ({ folder: '/data', freeBytes: 10 * 2 ** 30, si
 /** DuckDB's and Node's words, as met on a full tmpfs and in the run. */
 describe('reading an error of the working database as a fault of the machine', () => {
   it('reads a write the disk refused as a full disk, naming the file and the free space, whatever space remains', () => {
-    const error = new Error('FATAL Error: Failed to create checkpoint because of error: Could not write file "/data/bv.work.duckdb.wal": No space left on device');
+    const error = new Error(
+      'FATAL Error: Failed to create checkpoint because of error: Could not write file "/data/bv.work.duckdb.wal": No space left on device',
+    );
     const fault = writerFaultOf(error, WORKING, roomy);
     expect(fault).toBeInstanceOf(DiskFullError);
-    expect(fault!.message).toMatch(/^the disk is full where the warehouse writes \/data\/bv\.work\.duckdb\.wal: 10\.0 GiB free of 20\.0 GiB on its volume \(\/data\)/);
+    expect(fault!.message).toMatch(
+      /^the disk is full where the warehouse writes \/data\/bv\.work\.duckdb\.wal: 10\.0 GiB free of 20\.0 GiB on its volume \(\/data\)/,
+    );
     expect(fault!.message).toContain('BVSYNC_DB');
     expect(fault!.message).toContain('nothing published was changed');
   });
 
   it("reads Node's ENOSPC, and DuckDB's offload and temporary-space errors, as a full disk", () => {
-    const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', path: '/data/bv.duckdb.tmp-1' });
+    const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), {
+      code: 'ENOSPC',
+      path: '/data/bv.duckdb.tmp-1',
+    });
     expect(writerFaultOf(enospc, WORKING, roomy)).toMatchObject({ code: 'disk_full', path: '/data/bv.duckdb.tmp-1' });
-    const offload = new Error('Out of Memory Error: failed to offload data block of size 256.0 KiB (38.1 MiB/38.1 MiB used). This limit was set by the \'max_temp_directory_size\' setting.');
+    const offload = new Error(
+      "Out of Memory Error: failed to offload data block of size 256.0 KiB (38.1 MiB/38.1 MiB used). This limit was set by the 'max_temp_directory_size' setting.",
+    );
     expect(writerFaultOf(offload, WORKING, roomy)).toBeInstanceOf(DiskFullError);
   });
 
@@ -32,7 +46,9 @@ describe('reading an error of the working database as a fault of the machine', (
     const fault = writerFaultOf(invalidated, WORKING, roomy);
     expect(fault).toBeInstanceOf(DiskFullError);
     expect(fault!.message).toContain('DuckDB said: Failed to create checkpoint because of error');
-    const other = new Error('FATAL Error: Failed: database has been invalidated because of a previous fatal error.\nOriginal error: "INTERNAL Error: something else"');
+    const other = new Error(
+      'FATAL Error: Failed: database has been invalidated because of a previous fatal error.\nOriginal error: "INTERNAL Error: something else"',
+    );
     expect(writerFaultOf(other, WORKING, roomy)).toBeInstanceOf(DatabaseInvalidatedError);
   });
 
@@ -45,7 +61,13 @@ describe('reading an error of the working database as a fault of the machine', (
   });
 
   it("leaves a job's own errors alone", () => {
-    expect(writerFaultOf(new Error('Constraint Error: Duplicate key "id: 1" violates primary key constraint'), WORKING, full)).toBeUndefined();
+    expect(
+      writerFaultOf(
+        new Error('Constraint Error: Duplicate key "id: 1" violates primary key constraint'),
+        WORKING,
+        full,
+      ),
+    ).toBeUndefined();
     expect(writerFaultOf('not an error', WORKING, full)).toBeUndefined();
   });
 });

@@ -27,8 +27,16 @@ const REDIS_DEFAULT = 'redis://127.0.0.1:6379';
 
 /** The settings nothing can run without; each missing one is named with its environment variable. */
 export function checkRequired(config: Config, add: AddCheck): boolean {
-  const missing = [...missingApiSettings(config.api), ...(config.brands.length === 0 ? ['brands (BVSYNC_BRANDS)'] : [])];
-  return add(missing.length === 0, missing.length ? `config: missing ${missing.join(', ')}` : `config: ${config.brands.length} brand(s), API ${config.api.url}`);
+  const missing = [
+    ...missingApiSettings(config.api),
+    ...(config.brands.length === 0 ? ['brands (BVSYNC_BRANDS)'] : []),
+  ];
+  return add(
+    missing.length === 0,
+    missing.length
+      ? `config: missing ${missing.join(', ')}`
+      : `config: ${config.brands.length} brand(s), API ${config.api.url}`,
+  );
 }
 
 /**
@@ -36,7 +44,9 @@ export function checkRequired(config: Config, add: AddCheck): boolean {
  * when below, as the preflight of `sync`, `backfill` and `worker` gives.
  */
 export async function checkDiskRoom(config: Config, report: (check: DoctorCheck) => void): Promise<void> {
-  const room = await measureDiskRoom(config.db, config.sync.lookbackDays + 1, config.warehouse.memoryLimit).catch(() => undefined);
+  const room = await measureDiskRoom(config.db, config.sync.lookbackDays + 1, config.warehouse.memoryLimit).catch(
+    () => undefined,
+  );
   if (room) report({ ok: true, warning: room.short, line: `disk: ${room.line}` });
 }
 
@@ -51,7 +61,12 @@ export async function checkRedis(config: Config, add: AddCheck): Promise<boolean
     return add(true, `redis: ${describeUrl(url)} answers PING`);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return add(false, isConfigProblem(error) ? `redis: ${message}` : `redis: ${describeUrl(url)}: ${message} (set REDIS_URL, or run \`docker compose up -d redis\`)`);
+    return add(
+      false,
+      isConfigProblem(error)
+        ? `redis: ${message}`
+        : `redis: ${describeUrl(url)}: ${message} (set REDIS_URL, or run \`docker compose up -d redis\`)`,
+    );
   }
 }
 
@@ -67,7 +82,10 @@ export async function checkWarehouse(config: Config, add: AddCheck): Promise<voi
     const identity = warehouseIdentity(config.redisPrefix, published, recorded);
     add(identity.matches !== false, warehouseLine(identity, config.db));
   } catch (error) {
-    add(false, `warehouse: could not read the id the Redis prefix "${config.redisPrefix}" records: ${(error as Error).message}`);
+    add(
+      false,
+      `warehouse: could not read the id the Redis prefix "${config.redisPrefix}" records: ${(error as Error).message}`,
+    );
   } finally {
     connection.disconnect();
   }
@@ -83,7 +101,8 @@ export async function checkSchemaDrift(config: Config, report: (check: DoctorChe
   if (!db) return;
   try {
     const drift = await tableDrift(db.connection);
-    for (const table of drift ?? []) report({ ok: true, warning: true, line: `schema drift: ${tableDriftLine(table)}` });
+    for (const table of drift ?? [])
+      report({ ok: true, warning: true, line: `schema drift: ${tableDriftLine(table)}` });
     if (drift?.length) report({ ok: true, warning: true, line: `schema drift: ${DRIFT_ADVICE}` });
   } finally {
     db.close();
@@ -98,7 +117,11 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
     const access = await probeBrandAccess(client, first!);
     add(true, `api: ${config.api.url} answers`);
     // The endpoint's own check (below, in the table) says whether a synced stream needs it.
-    if (access.listRefused) add(true, `api: the key is accepted (the competitors list is refused, ${answerOf(access.listRefused)}, the content analyses answered)`);
+    if (access.listRefused)
+      add(
+        true,
+        `api: the key is accepted (the competitors list is refused, ${answerOf(access.listRefused)}, the content analyses answered)`,
+      );
   } catch (error) {
     if (error instanceof AuthError) {
       add(false, `api: the key is refused: ${describeError(error)}`);
@@ -107,7 +130,10 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
     // A 404 may be one brand's; a TLS handshake that fails is the URL's whatever the brand (404s are judged below).
     const wrongUrl = error instanceof ApiError && !(error instanceof NotFoundError) ? wrongUrlReason(error) : undefined;
     if (wrongUrl) {
-      add(false, `api: ${wrongUrl}; check BVSYNC_API_URL (config "api.url", now ${config.api.url}): it is the API's base URL, before /customer/v1`);
+      add(
+        false,
+        `api: ${wrongUrl}; check BVSYNC_API_URL (config "api.url", now ${config.api.url}): it is the API's base URL, before /customer/v1`,
+      );
       return [];
     }
     if (!(error instanceof ApiError) || error.status === undefined) {
@@ -122,17 +148,25 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
     try {
       const access = await probeBrandAccess(client, brand);
       readable.push(brand);
-      add(true, `brand ${brand}: readable${access.listRefused ? ' (by its content analyses: its competitors list is refused)' : ''}`);
+      add(
+        true,
+        `brand ${brand}: readable${access.listRefused ? ' (by its content analyses: its competitors list is refused)' : ''}`,
+      );
     } catch (error) {
       if (error instanceof NotFoundError) notFound++;
-      const why = error instanceof BrandAccessDeniedError ? 'the key has no access to it (brand_access_denied)' : describeError(error);
+      const why =
+        error instanceof BrandAccessDeniedError
+          ? 'the key has no access to it (brand_access_denied)'
+          : describeError(error);
       add(false, `brand ${brand}: ${why}`);
     }
   }
   // Every brand's path unknown to the server is the URL's fault, as the preflight says of it.
   if (notFound > 0 && notFound === config.brands.length) {
-    add(false, `api: no brand's competitors list is at ${config.api.url} (HTTP 404 for every brand); check BVSYNC_API_URL (config "api.url"): it is the API's base URL, before /customer/v1`);
+    add(
+      false,
+      `api: no brand's competitors list is at ${config.api.url} (HTTP 404 for every brand); check BVSYNC_API_URL (config "api.url"): it is the API's base URL, before /customer/v1`,
+    );
   }
   return readable;
 }
-

@@ -14,7 +14,8 @@ export function mergedSettings(api: Pick<ApiConfig, 'params' | 'endpointParams'>
   if (found.params) merged.params = { ...(api.params as Record<string, string>), ...found.params };
   if (found.endpointParams) {
     const endpointParams = { ...(api.endpointParams as Record<string, Record<string, string>>) };
-    for (const [endpoint, names] of Object.entries(found.endpointParams)) endpointParams[endpoint] = { ...endpointParams[endpoint], ...names };
+    for (const [endpoint, names] of Object.entries(found.endpointParams))
+      endpointParams[endpoint] = { ...endpointParams[endpoint], ...names };
     merged.endpointParams = endpointParams;
   }
   return merged;
@@ -24,7 +25,10 @@ export function mergedSettings(api: Pick<ApiConfig, 'params' | 'endpointParams'>
  * Writes the names found into the config file's `api.params` / `api.endpointParams`, keeping every other setting, and
  * answers the change as a diff. Refuses when no file is read (`path` undefined): the config came from the environment.
  */
-export function fixConfigFile(path: string | undefined, found: NameSettings): { ok: true; file: string; diff: string } | { ok: false; why: string } {
+export function fixConfigFile(
+  path: string | undefined,
+  found: NameSettings,
+): { ok: true; file: string; diff: string } | { ok: false; why: string } {
   if (path === undefined) {
     return {
       ok: false,
@@ -35,7 +39,13 @@ export function fixConfigFile(path: string | undefined, found: NameSettings): { 
   const before = readFileSync(file, 'utf8');
   const raw = JSON.parse(before) as { api?: Record<string, unknown> };
   const api = (raw.api ??= {});
-  const merged = mergedSettings({ params: (api.params ?? {}) as ApiConfig['params'], endpointParams: (api.endpointParams ?? {}) as ApiConfig['endpointParams'] }, found);
+  const merged = mergedSettings(
+    {
+      params: (api.params ?? {}) as ApiConfig['params'],
+      endpointParams: (api.endpointParams ?? {}) as ApiConfig['endpointParams'],
+    },
+    found,
+  );
   Object.assign(api, merged);
   const after = `${JSON.stringify(raw, null, 2)}\n`;
   writeFileSync(file, after);
@@ -47,7 +57,9 @@ export function lineDiff(before: string, after: string): string {
   const a = before.replace(/\n$/, '').split('\n');
   const b = after.replace(/\n$/, '').split('\n');
   const common: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-  for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) common[i]![j] = a[i] === b[j] ? common[i + 1]![j + 1]! + 1 : Math.max(common[i + 1]![j]!, common[i]![j + 1]!);
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--)
+      common[i]![j] = a[i] === b[j] ? common[i + 1]![j + 1]! + 1 : Math.max(common[i + 1]![j]!, common[i]![j + 1]!);
   const lines: string[] = [];
   let i = 0;
   let j = 0;

@@ -24,14 +24,20 @@ const RANGE_ENDS: Partial<Record<ParamName, readonly string[]>> = {
 
 /** snake_case of a camelCase name, camelCase of a snake_case one. */
 function otherCase(name: string): string {
-  return name.includes('_') ? name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase()) : name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  return name.includes('_')
+    ? name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase())
+    : name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
 /** The usual spellings of a name: singular and plural, with `_id`/`_ids` and without, in either case. */
 export function spellings(name: string): string[] {
   const snake = name.includes('_') || !/[A-Z]/.test(name) ? name : otherCase(name);
   const base = snake.replace(/_ids?$/, '');
-  const singular = base.endsWith('ies') ? `${base.slice(0, -3)}y` : base.endsWith('s') && !base.endsWith('ss') ? base.slice(0, -1) : base;
+  const singular = base.endsWith('ies')
+    ? `${base.slice(0, -3)}y`
+    : base.endsWith('s') && !base.endsWith('ss')
+      ? base.slice(0, -1)
+      : base;
   const plural = singular.endsWith('y') ? `${singular.slice(0, -1)}ies` : `${singular}s`;
   const forms = [snake, singular, plural, `${singular}_id`, `${singular}_ids`];
   return unique([...forms, ...forms.map(otherCase)]);
@@ -42,16 +48,35 @@ export function spellings(name: string): string[] {
  * then the spec's fields, a range's usual ends, and the spellings of `param` and of `wire`. Leaves out `wire` itself
  * and `taken` (the names the endpoint's other parameters go by).
  */
-export function nameCandidates(param: ParamName, wire: string, taken: ReadonlySet<string>, listed: readonly string[] = []): string[] {
-  const all = [...listed, ...(SPEC_FIELDS[param] ?? []), ...(RANGE_ENDS[param] ?? []), ...spellings(param), ...spellings(wire)];
+export function nameCandidates(
+  param: ParamName,
+  wire: string,
+  taken: ReadonlySet<string>,
+  listed: readonly string[] = [],
+): string[] {
+  const all = [
+    ...listed,
+    ...(SPEC_FIELDS[param] ?? []),
+    ...(RANGE_ENDS[param] ?? []),
+    ...spellings(param),
+    ...spellings(wire),
+  ];
   return unique(all).filter((name) => name !== wire && !taken.has(name) && /^[A-Za-z_][A-Za-z0-9_.[\]-]*$/.test(name));
 }
 
 /** Names a 400 lists as those the endpoint knows ("known parameters: a, b, c"; "allowed: a, b"), or none. */
 export function listedNames(message: string): string[] {
-  const list = /\b(?:known|allowed|accepted|supported|valid|expected)(?: query)?(?: param(?:eter)?s?| fields?| names?)?(?: are| is)?\s*[:=]\s*(.+)$/i.exec(message)?.[1];
+  const list =
+    /\b(?:known|allowed|accepted|supported|valid|expected)(?: query)?(?: param(?:eter)?s?| fields?| names?)?(?: are| is)?\s*[:=]\s*(.+)$/i.exec(
+      message,
+    )?.[1];
   if (!list) return [];
-  return unique(list.split(/[\s,;|]+/).map((name) => name.replace(/^["'`[(]+|["'`\]).]+$/g, '')).filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)));
+  return unique(
+    list
+      .split(/[\s,;|]+/)
+      .map((name) => name.replace(/^["'`[(]+|["'`\]).]+$/g, ''))
+      .filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)),
+  );
 }
 
 function unique(names: readonly string[]): string[] {

@@ -57,15 +57,30 @@ export async function searchNames(rows: readonly ParamVerdict[], options: NameSe
   for (const row of rows.filter(searchable)) {
     const probe = options.probes[row.endpoint];
     if (!probe) continue;
-    const taken = new Set((SENT_PARAMS[row.endpoint] ?? []).filter((param) => param !== row.param).map((param) => ctx.book.wire(param, row.endpoint)));
+    const taken = new Set(
+      (SENT_PARAMS[row.endpoint] ?? [])
+        .filter((param) => param !== row.param)
+        .map((param) => ctx.book.wire(param, row.endpoint)),
+    );
     // A name found for the same parameter on another endpoint goes first: APIs name a meaning alike across endpoints.
-    const foundElsewhere = proposals.flatMap((other) => (other.param === row.param && other.found ? [other.found.name] : []));
-    const candidates = nameCandidates(row.param, row.wire, taken, [...foundElsewhere, ...(ctx.listedNames.get(row.endpoint) ?? [])]);
+    const foundElsewhere = proposals.flatMap((other) =>
+      other.param === row.param && other.found ? [other.found.name] : [],
+    );
+    const candidates = nameCandidates(row.param, row.wire, taken, [
+      ...foundElsewhere,
+      ...(ctx.listedNames.get(row.endpoint) ?? []),
+    ]);
     // A name right elsewhere under the same wire name must stay so there: this endpoint gets a name of its own.
-    const scope = rows.some((other) => other.endpoint !== row.endpoint && other.param === row.param && other.wire === row.wire && other.verdict === 'verified') ||
-      config.api.endpointParams[endpointNameOf(row.endpoint)]?.[row.param] !== undefined
-      ? 'endpointParams'
-      : 'params';
+    const scope =
+      rows.some(
+        (other) =>
+          other.endpoint !== row.endpoint &&
+          other.param === row.param &&
+          other.wire === row.wire &&
+          other.verdict === 'verified',
+      ) || config.api.endpointParams[endpointNameOf(row.endpoint)]?.[row.param] !== undefined
+        ? 'endpointParams'
+        : 'params';
     const proposal: NameProposal = { endpoint: row.endpoint, param: row.param, wire: row.wire, tried: [], scope };
     proposals.push(proposal);
     for (const candidate of candidates) {
@@ -85,16 +100,32 @@ export async function searchNames(rows: readonly ParamVerdict[], options: NameSe
 }
 
 /** Runs the endpoint's probe with `candidate` as the name of `param` there; the row it gives that parameter. */
-async function trial(options: NameSearchOptions, endpoint: string, param: ParamName, candidate: string, probe: EndpointProbe): Promise<ParamVerdict | undefined> {
+async function trial(
+  options: NameSearchOptions,
+  endpoint: string,
+  param: ParamName,
+  candidate: string,
+  probe: EndpointProbe,
+): Promise<ParamVerdict | undefined> {
   const { ctx, config } = options;
   const name = endpointNameOf(endpoint);
-  const endpointParams = { ...config.api.endpointParams, [name]: { ...config.api.endpointParams[name], [param]: candidate } as ParamMapping };
+  const endpointParams = {
+    ...config.api.endpointParams,
+    [name]: { ...config.api.endpointParams[name], [param]: candidate } as ParamMapping,
+  };
   const api = { ...config.api, endpointParams } as ApiConfig;
   const client = options.clientFor(api);
   try {
     const book = new VerdictBook(api.params, api.endpointParams);
     book.declare(endpoint, SENT_PARAMS[endpoint] ?? []);
-    const trialCtx = new ProbeContext(endpointReads(client), ctx.brand, book, ctx.windows, { ...config, api }, options.refused);
+    const trialCtx = new ProbeContext(
+      endpointReads(client),
+      ctx.brand,
+      book,
+      ctx.windows,
+      { ...config, api },
+      options.refused,
+    );
     Object.assign(trialCtx.facts, ctx.facts);
     trialCtx.echoMirrors = ctx.echoMirrors;
     trialCtx.requests = ctx.requests;
@@ -110,7 +141,10 @@ async function trial(options: NameSearchOptions, endpoint: string, param: ParamN
 }
 
 /** The `api` settings that hold the names found, as JSON to paste into the config file. */
-export function proposedSettings(proposals: readonly NameProposal[]): { params?: Record<string, string>; endpointParams?: Record<string, Record<string, string>> } {
+export function proposedSettings(proposals: readonly NameProposal[]): {
+  params?: Record<string, string>;
+  endpointParams?: Record<string, Record<string, string>>;
+} {
   const params: Record<string, string> = {};
   const endpointParams: Record<string, Record<string, string>> = {};
   for (const proposal of proposals) {
@@ -118,5 +152,8 @@ export function proposedSettings(proposals: readonly NameProposal[]): { params?:
     if (proposal.scope === 'params') params[proposal.param] = proposal.found.name;
     else (endpointParams[endpointNameOf(proposal.endpoint)] ??= {})[proposal.param] = proposal.found.name;
   }
-  return { ...(Object.keys(params).length ? { params } : {}), ...(Object.keys(endpointParams).length ? { endpointParams } : {}) };
+  return {
+    ...(Object.keys(params).length ? { params } : {}),
+    ...(Object.keys(endpointParams).length ? { endpointParams } : {}),
+  };
 }

@@ -70,7 +70,10 @@ export async function probeParameters(
   await probeProductRanking(ctx);
   await probeSwot(ctx);
   for (const { endpoint, rejects } of ctx.validation.unreadable()) {
-    book.voidRecordEvidence(endpoint, `every record of this endpoint's answers (${rejects}) failed validation (see the line below), so they read as empty`);
+    book.voidRecordEvidence(
+      endpoint,
+      `every record of this endpoint's answers (${rejects}) failed validation (see the line below), so they read as empty`,
+    );
   }
   const readers = syncedReaders(config);
   ctx.assumptions.push(...ctx.validation.lines(readers));
@@ -90,19 +93,33 @@ export async function probeParameters(
     const synced = readers(endpoint);
     ctx.assumptions.push(
       synced.length
-        ? { ok: false, line: `${endpoint}: no request doctor sent was answered (the first: ${failure}); every slice of ${synced.join(', ')} would fail the same way: check api.url and the endpoint's path, or take them out of sync.streams (and schedules)` }
-        : { ok: true, line: `${endpoint}: no request doctor sent was answered (the first: ${failure}); no stream synced reads it` },
+        ? {
+            ok: false,
+            line: `${endpoint}: no request doctor sent was answered (the first: ${failure}); every slice of ${synced.join(', ')} would fail the same way: check api.url and the endpoint's path, or take them out of sync.streams (and schedules)`,
+          }
+        : {
+            ok: true,
+            line: `${endpoint}: no request doctor sent was answered (the first: ${failure}); no stream synced reads it`,
+          },
     );
   }
   for (const [endpoint, read] of ctx.unreadableReads) {
     const synced = readers(endpoint);
     ctx.assumptions.push(
       synced.length
-        ? { ok: false, line: `${endpoint}: the API answered ${read}; bvsync cannot read that, so every slice of ${synced.join(', ')} with more than one page would fail the same way` }
-        : { ok: true, line: `${endpoint}: the API answered ${read}; bvsync cannot read that, but no stream synced reads it` },
+        ? {
+            ok: false,
+            line: `${endpoint}: the API answered ${read}; bvsync cannot read that, so every slice of ${synced.join(', ')} with more than one page would fail the same way`,
+          }
+        : {
+            ok: true,
+            line: `${endpoint}: the API answered ${read}; bvsync cannot read that, but no stream synced reads it`,
+          },
     );
   }
   const verdicts = book.list();
-  const proposals = clientFor ? await searchNames(verdicts, { ctx, config, clientFor, probes: ENDPOINT_PROBES, ...(refused ? { refused } : {}) }) : [];
+  const proposals = clientFor
+    ? await searchNames(verdicts, { ctx, config, clientFor, probes: ENDPOINT_PROBES, ...(refused ? { refused } : {}) })
+    : [];
   return { verdicts, assumptions: ctx.assumptions, proposals };
 }

@@ -98,7 +98,14 @@ interface Control {
 }
 
 export class ProbeContext {
-  readonly facts: DataFacts = { engines: [], unknownEngines: [], topics: [], domains: [], competitorIds: [], validatesValues: {} };
+  readonly facts: DataFacts = {
+    engines: [],
+    unknownEngines: [],
+    topics: [],
+    domains: [],
+    competitorIds: [],
+    validatesValues: {},
+  };
   /**
    * What a run relies on beyond parameter names that the spec says "not shown" of (how lists travel, what the echo
    * names), each as a check line of doctor's: failed with what to set instead, or passed with what showed it.
@@ -153,15 +160,20 @@ export class ProbeContext {
     } catch (error) {
       if (error instanceof AuthError) this.refusedEndpoints.set(endpoint, describeError(error));
       else this.noteAnswer(endpoint, error);
-      if (!(error instanceof ValidationError) || !error.details?.length) return { ok: false, why: `the request failed: ${describeError(error)}`, error };
+      if (!(error instanceof ValidationError) || !error.details?.length)
+        return { ok: false, why: `the request failed: ${describeError(error)}`, error };
       this.readRefusal(endpoint, sent, error);
       // Send the request again without the names refused as unknown (every later request to the endpoint leaves
       // them out too), so the probe can still judge the other parameters in this run.
       const unknown = error.details.filter((d) => UNKNOWN_NAME.test(d.message)).map((d) => d.field);
       const path = error.endpoint.replace(/^[A-Z]+ /, '');
-      if (retries > 0 && this.refused && unknown.length && this.refused.add(path, unknown)) return this.ask(endpoint, sent, call, retries - 1);
+      if (retries > 0 && this.refused && unknown.length && this.refused.add(path, unknown))
+        return this.ask(endpoint, sent, call, retries - 1);
       const fields = [...new Set(error.details.map((d) => `"${d.field}"`))].join(', ');
-      return { ok: false, why: `the API refused the request over ${fields} (${error.details[0]!.message}); fix those, then run doctor again` };
+      return {
+        ok: false,
+        why: `the API refused the request over ${fields} (${error.details[0]!.message}); fix those, then run doctor again`,
+      };
     }
   }
 
@@ -185,7 +197,9 @@ export class ProbeContext {
     // Any parameter of the endpoint may be named: paging is sent by every paged request, whatever the probe.
     const candidates = [...sent, ...(SENT_PARAMS[endpoint] ?? [])];
     const named = new Set(details.map((d) => d.field));
-    const asksFor = details.filter((d) => MISSING.test(d.message) && !candidates.some((name) => this.book.wire(name, endpoint) === d.field));
+    const asksFor = details.filter(
+      (d) => MISSING.test(d.message) && !candidates.some((name) => this.book.wire(name, endpoint) === d.field),
+    );
     // The API asks for a field under a name bvsync does not send, though it sent the parameter that fills it.
     for (const required of REQUIRED[endpoint] ?? []) {
       if (!asksFor.length || !sent.includes(required) || named.has(this.book.wire(required, endpoint))) continue;
@@ -193,13 +207,25 @@ export class ProbeContext {
       const hint = likely.field.toLowerCase().includes(required)
         ? `; perhaps api.params.${required} = "${likely.field}" (or api.endpointParams["${endpointNameOf(endpoint)}"].${required}, for this endpoint alone)`
         : '';
-      this.book.wrong(endpoint, required, `sent "${this.book.wire(required, endpoint)}", yet the API asks for "${likely.field}" (${likely.message})${hint}`, 'request');
+      this.book.wrong(
+        endpoint,
+        required,
+        `sent "${this.book.wire(required, endpoint)}", yet the API asks for "${likely.field}" (${likely.message})${hint}`,
+        'request',
+      );
     }
     for (const detail of details) {
       const param = candidates.find((name) => this.book.wire(name, endpoint) === detail.field);
       if (!param) continue;
-      if (UNKNOWN_NAME.test(detail.message)) this.book.wrong(endpoint, param, `the API refused "${detail.field}": ${detail.message}`, 'request');
-      else this.book.verified(endpoint, param, `the API read "${detail.field}" and judged its value: ${detail.message}`, 'request');
+      if (UNKNOWN_NAME.test(detail.message))
+        this.book.wrong(endpoint, param, `the API refused "${detail.field}": ${detail.message}`, 'request');
+      else
+        this.book.verified(
+          endpoint,
+          param,
+          `the API read "${detail.field}" and judged its value: ${detail.message}`,
+          'request',
+        );
     }
   }
 
@@ -231,7 +257,8 @@ export class ProbeContext {
    */
   noteUnreadable(endpoint: string, read: string, asked: Asked<unknown>): boolean {
     if (asked.ok || !isUnreadableAnswer(asked.error)) return false;
-    if (!this.unreadableReads.has(endpoint)) this.unreadableReads.set(endpoint, `${read}: ${describeError(asked.error)}`);
+    if (!this.unreadableReads.has(endpoint))
+      this.unreadableReads.set(endpoint, `${read}: ${describeError(asked.error)}`);
     return true;
   }
 
@@ -255,7 +282,9 @@ export class ProbeContext {
   private async validatesValues(kind: ValueKind): Promise<boolean | undefined> {
     const learnt = this.facts.validatesValues;
     for (let tries = 0; learnt[kind] === undefined && tries < 3; ) {
-      const index = this.controls.findIndex((c) => valueKindOf(c.param) === kind && this.book.verdictOf(c.endpoint, c.param) === 'verified');
+      const index = this.controls.findIndex(
+        (c) => valueKindOf(c.param) === kind && this.book.verdictOf(c.endpoint, c.param) === 'verified',
+      );
       if (index < 0 || !this.spend()) break;
       const [control] = this.controls.splice(index, 1);
       tries++;
@@ -265,7 +294,11 @@ export class ProbeContext {
         learnt[kind] = false;
       } catch (error) {
         this.noteAnswer(control!.endpoint, error);
-        if (error instanceof ValidationError && error.details?.some((d) => d.field === this.book.wire(control!.param, control!.endpoint))) learnt[kind] = true;
+        if (
+          error instanceof ValidationError &&
+          error.details?.some((d) => d.field === this.book.wire(control!.param, control!.endpoint))
+        )
+          learnt[kind] = true;
       }
     }
     return learnt[kind];
@@ -276,9 +309,20 @@ export class ProbeContext {
    * parameter shows the API reads the name; a 200 shows it ignores it, provided the API refuses invalid values of
    * the names it knows (learnt once, from a control: a parameter the data verified, sent with a bad value).
    */
-  async tiebreak(endpoint: string, param: ParamName, invalid: string, call: () => Promise<unknown>, dataSays: string): Promise<void> {
+  async tiebreak(
+    endpoint: string,
+    param: ParamName,
+    invalid: string,
+    call: () => Promise<unknown>,
+    dataSays: string,
+  ): Promise<void> {
     const wire = this.book.wire(param, endpoint);
-    if (!this.spend()) return this.book.unchecked(endpoint, param, `${dataSays}; doctor's budget of ${MAX_PROBE_REQUESTS} requests is spent`);
+    if (!this.spend())
+      return this.book.unchecked(
+        endpoint,
+        param,
+        `${dataSays}; doctor's budget of ${MAX_PROBE_REQUESTS} requests is spent`,
+      );
     try {
       await call();
       this.noteAnswer(endpoint);
@@ -287,18 +331,37 @@ export class ProbeContext {
       if (error instanceof ValidationError && error.details?.some((d) => d.field === wire)) {
         const detail = error.details.find((d) => d.field === wire)!;
         this.noteListed(endpoint, error.details);
-        if (UNKNOWN_NAME.test(detail.message)) return this.book.wrong(endpoint, param, `the API refused "${wire}": ${detail.message}`, 'request');
+        if (UNKNOWN_NAME.test(detail.message))
+          return this.book.wrong(endpoint, param, `the API refused "${wire}": ${detail.message}`, 'request');
         this.facts.validatesValues[valueKindOf(param)] = true;
-        return this.book.verified(endpoint, param, `${dataSays}, but the API refused ${wire}=${invalid} (${detail.message}), so it reads the name`, 'request');
+        return this.book.verified(
+          endpoint,
+          param,
+          `${dataSays}, but the API refused ${wire}=${invalid} (${detail.message}), so it reads the name`,
+          'request',
+        );
       }
-      return this.book.unchecked(endpoint, param, `${dataSays}, and a request with ${wire}=${invalid} failed: ${describeError(error)}`);
+      return this.book.unchecked(
+        endpoint,
+        param,
+        `${dataSays}, and a request with ${wire}=${invalid} failed: ${describeError(error)}`,
+      );
     }
     const kind = valueKindOf(param);
     if (await this.validatesValues(kind)) {
       const what = kind === 'day' ? 'days' : kind === 'flag' ? 'yes/no flags' : 'values';
-      return this.book.wrong(endpoint, param, `${dataSays}, and the API accepted ${wire}=${invalid} though it refuses invalid ${what} under names it knows`, 'request');
+      return this.book.wrong(
+        endpoint,
+        param,
+        `${dataSays}, and the API accepted ${wire}=${invalid} though it refuses invalid ${what} under names it knows`,
+        'request',
+      );
     }
-    this.book.unchecked(endpoint, param, `${dataSays}, and the API accepts even ${wire}=${invalid}; look at the data it returns for a filter you know`);
+    this.book.unchecked(
+      endpoint,
+      param,
+      `${dataSays}, and the API accepts even ${wire}=${invalid}; look at the data it returns for a filter you know`,
+    );
   }
 }
 
@@ -320,7 +383,10 @@ export function fingerprint(records: readonly unknown[], total: number | undefin
 }
 
 /** How an answer changed, for the table: the count when it moved, else that the content did. */
-export function change(before: { records: readonly unknown[]; total: number | undefined }, after: { records: readonly unknown[]; total: number | undefined }): string {
+export function change(
+  before: { records: readonly unknown[]; total: number | undefined },
+  after: { records: readonly unknown[]; total: number | undefined },
+): string {
   const a = before.total ?? before.records.length;
   const b = after.total ?? after.records.length;
   return a === b ? `${a} records both times, other values or order` : `${a} -> ${b} records`;

@@ -13,7 +13,8 @@ export interface ProbeProgress {
  * start. Against an API answering in 5 s, doctor had printed nothing for five minutes after the brands.
  */
 export function probeProgress(terminal: TerminalStream & { isTTY?: boolean }, brand: number): ProbeProgress {
-  const text = (count: number) => `probing the query parameter names on brand ${brand}: ${count} requests (at most ${MAX_PROBE_REQUESTS})`;
+  const text = (count: number) =>
+    `probing the query parameter names on brand ${brand}: ${count} requests (at most ${MAX_PROBE_REQUESTS})`;
   if (terminal.isTTY !== true) {
     terminal.write(`probing the query parameter names on brand ${brand} (at most ${MAX_PROBE_REQUESTS} requests)...\n`);
     return { sent: () => undefined, end: () => undefined };

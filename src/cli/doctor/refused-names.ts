@@ -38,7 +38,9 @@ export class RefusedNames {
       keepAliveTimeout: 30_000,
       pipelining: 1,
     });
-    return pool.compose((dispatch) => (options, handler) => dispatch({ ...options, path: this.strip(options.path) }, handler));
+    return pool.compose(
+      (dispatch) => (options, handler) => dispatch({ ...options, path: this.strip(options.path) }, handler),
+    );
   }
 }
 

@@ -6,7 +6,12 @@ import { selectStreams, type ParamName } from '../../streams/registry.js';
 import type { Dimensions } from '../../streams/stream.js';
 
 /** One of everything a later phase fans out over, so every stream plans a slice to read. */
-const ONE_OF_EACH: Dimensions = { domains: ['example.com'], topicIds: [1], pages: ['https://example.com/'], engines: ['engine'] };
+const ONE_OF_EACH: Dimensions = {
+  domains: ['example.com'],
+  topicIds: [1],
+  pages: ['https://example.com/'],
+  engines: ['engine'],
+};
 
 /**
  * The query parameters a sync of the configured streams sends, by endpoint name: found by letting each stream read its
@@ -25,7 +30,8 @@ export async function syncedParams(config: Config, days: readonly string[]): Pro
         if (value !== undefined && !(Array.isArray(value) && value.length === 0)) names.add(name as ParamName);
       }
       // The client adds api.engines to an endpoint that filters by engine when the call names none (client.ts, queryOf).
-      if (config.api.engines.length > 0 && (endpoint.params as readonly string[]).includes('engines')) names.add('engines');
+      if (config.api.engines.length > 0 && (endpoint.params as readonly string[]).includes('engines'))
+        names.add('engines');
       if (endpoint.maxPageSize !== undefined) for (const name of PAGING_PARAM_NAMES) names.add(name);
     },
   } as unknown as ApiClient;

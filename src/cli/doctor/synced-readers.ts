@@ -17,6 +17,8 @@ export function syncedReaders(config: Config): (endpoint: string) => string[] {
     if (!declared) return [];
     // By path: a stream may read a listed endpoint through a declaration of its own (cited_page_fanouts, 15).
     const path = declared.path({} as never).join('/');
-    return [...STREAMS.values()].filter((stream) => synced.has(stream.name) && stream.endpoint.path({} as never).join('/') === path).map((stream) => stream.name);
+    return [...STREAMS.values()]
+      .filter((stream) => synced.has(stream.name) && stream.endpoint.path({} as never).join('/') === path)
+      .map((stream) => stream.name);
   };
 }

@@ -27,7 +27,9 @@ export class ValidationTally {
 
   /** Endpoints whose answers held records and not one bvsync could read, with how many failed. */
   unreadable(): Array<{ endpoint: string; rejects: number }> {
-    return [...this.endpoints].filter(([, tally]) => tally.records === 0 && tally.rejects > 0).map(([endpoint, tally]) => ({ endpoint, rejects: tally.rejects }));
+    return [...this.endpoints]
+      .filter(([, tally]) => tally.records === 0 && tally.rejects > 0)
+      .map(([endpoint, tally]) => ({ endpoint, rejects: tally.rejects }));
   }
 
   /**
@@ -45,7 +47,9 @@ export class ValidationTally {
               ok: false,
               line:
                 `${found}; a run of ${synced.join(', ')} sets such records aside in _rejected_records and loads only the rest, and ` +
-                (tally.records === 0 ? 'what this endpoint\'s records seemed to show of its parameters cannot be checked until some can be read' : 'the parameter verdicts of this endpoint judged only the rest'),
+                (tally.records === 0
+                  ? "what this endpoint's records seemed to show of its parameters cannot be checked until some can be read"
+                  : 'the parameter verdicts of this endpoint judged only the rest'),
             }
           : { ok: true, line: `${found}; no stream synced reads it` };
       });
@@ -55,7 +59,9 @@ export class ValidationTally {
 function recordsOf(answer: unknown): { records: number; rejects: readonly Rejection[] } | undefined {
   if (!answer || typeof answer !== 'object') return undefined;
   const result = answer as { done?: unknown; value?: unknown };
-  const held = (typeof result.done === 'boolean' ? result.value : answer) as { records?: unknown; rejects?: unknown } | undefined;
+  const held = (typeof result.done === 'boolean' ? result.value : answer) as
+    | { records?: unknown; rejects?: unknown }
+    | undefined;
   if (!held || !Array.isArray(held.records) || !Array.isArray(held.rejects)) return undefined;
   return { records: held.records.length, rejects: held.rejects as Rejection[] };
 }

@@ -39,10 +39,23 @@ export class VerdictBook {
   }
 
   /** Lists the parameters bvsync sends to an endpoint, so each has a row even when no probe reaches it. */
-  declare(endpoint: string, params: readonly ParamName[], why = 'no probe reached it (an earlier request failed)'): void {
+  declare(
+    endpoint: string,
+    params: readonly ParamName[],
+    why = 'no probe reached it (an earlier request failed)',
+  ): void {
     for (const param of params) {
       const key = `${endpoint}\u0000${param}`;
-      if (!this.rows.has(key)) this.rows.set(key, { endpoint, param, wire: this.wire(param, endpoint), verdict: 'cannot be checked', why, placeholder: true, evidence: 'request' });
+      if (!this.rows.has(key))
+        this.rows.set(key, {
+          endpoint,
+          param,
+          wire: this.wire(param, endpoint),
+          verdict: 'cannot be checked',
+          why,
+          placeholder: true,
+          evidence: 'request',
+        });
     }
   }
 
@@ -50,7 +63,15 @@ export class VerdictBook {
     const key = `${endpoint}\u0000${param}`;
     const row = this.rows.get(key);
     if (row && !row.placeholder && STRENGTH[row.verdict] >= STRENGTH[verdict]) return;
-    this.rows.set(key, { endpoint, param, wire: this.wire(param, endpoint), verdict, why, placeholder: false, evidence });
+    this.rows.set(key, {
+      endpoint,
+      param,
+      wire: this.wire(param, endpoint),
+      verdict,
+      why,
+      placeholder: false,
+      evidence,
+    });
   }
 
   verified(endpoint: string, param: ParamName, why: string, evidence?: Evidence): void {
@@ -67,7 +88,13 @@ export class VerdictBook {
    */
   voidRecordEvidence(endpoint: string, why: string): void {
     for (const row of this.rows.values()) {
-      if (row.endpoint !== endpoint || row.placeholder || row.evidence !== 'records' || row.verdict === 'cannot be checked') continue;
+      if (
+        row.endpoint !== endpoint ||
+        row.placeholder ||
+        row.evidence !== 'records' ||
+        row.verdict === 'cannot be checked'
+      )
+        continue;
       Object.assign(row, { verdict: 'cannot be checked', why: `${why}; it had looked ${row.verdict}: ${row.why}` });
     }
   }

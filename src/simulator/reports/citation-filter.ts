@@ -19,5 +19,8 @@ export function citationMatches(citation: Citation, filter: CitationFilter): boo
 
 /** Root domains as the filters take them: lower case, no `www.`. */
 export function normalizeDomain(domain: string): string {
-  return domain.trim().toLowerCase().replace(/^www\./, '');
+  return domain
+    .trim()
+    .toLowerCase()
+    .replace(/^www\./, '');
 }

@@ -39,7 +39,8 @@ export function citationsReport(
   const firstDay = Math.floor(filter.startMs / DAY_MS);
   const lastDay = Math.floor(filter.endMs / DAY_MS);
   const starts: number[] = [];
-  for (let start = periodStart(firstDay, period); start <= lastDay; start = nextPeriodStart(start, period)) starts.push(start);
+  for (let start = periodStart(firstDay, period); start <= lastDay; start = nextPeriodStart(start, period))
+    starts.push(start);
   const before = previousPeriodStart(starts[0]!, period);
   const series = () => new Map<number, number>([[before, 0], ...starts.map((s) => [s, 0] as [number, number])]);
   const all = series();
@@ -69,7 +70,12 @@ export function citationsReport(
     let previous = values.get(before) ?? 0;
     for (const start of starts) {
       const value = values.get(start) ?? 0;
-      rows.push({ date: simDayString(start), occurrences: value, change: relativeChange(value, previous), ...(domain ? { domain } : {}) });
+      rows.push({
+        date: simDayString(start),
+        occurrences: value,
+        change: relativeChange(value, previous),
+        ...(domain ? { domain } : {}),
+      });
       previous = value;
     }
   };
@@ -80,7 +86,12 @@ export function citationsReport(
     occurrences,
     by_ownership: [...byOwnership.entries()]
       .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-      .map(([ownership, value]) => ({ label: OWNERSHIP_LABELS[ownership], ownership, occurrences: value, share: ratio(value, occurrences) })),
+      .map(([ownership, value]) => ({
+        label: OWNERSHIP_LABELS[ownership],
+        ownership,
+        occurrences: value,
+        share: ratio(value, occurrences),
+      })),
   };
   return { rows, summary };
 }

@@ -8,7 +8,13 @@ import { citationMatches, type CitationFilter } from './citation-filter.js';
  * two pages of the domain counts twice); over_time[].cited_occurrences counts the distinct answers that cite
  * the domain that day. over_time lists the days with at least one citation. Undefined when there is none.
  */
-export function domainDetail(store: AnswerStore, world: BrandWorld, filter: AnswerFilter, citationFilter: CitationFilter, domain: string) {
+export function domainDetail(
+  store: AnswerStore,
+  world: BrandWorld,
+  filter: AnswerFilter,
+  citationFilter: CitationFilter,
+  domain: string,
+) {
   let occurrences = 0;
   let isFirstParty = false;
   const byModel = new Map<string, number>();
@@ -45,10 +51,22 @@ export function domainDetail(store: AnswerStore, world: BrandWorld, filter: Answ
     is_first_party: isFirstParty || domain === world.brand.website,
     occurrences,
     by_model: byCount(byModel).map(([model, value]) => ({ model, occurrences: value })),
-    by_scenario: byCount(byScenario).map(([id, value]) => ({ scenario_id: id, text: scenarioText.get(id) ?? '', occurrences: value })),
-    by_topic: byCount(byTopic).map(([id, value]) => ({ topic_id: id, name: topicName.get(id) ?? '', occurrences: value })),
+    by_scenario: byCount(byScenario).map(([id, value]) => ({
+      scenario_id: id,
+      text: scenarioText.get(id) ?? '',
+      occurrences: value,
+    })),
+    by_topic: byCount(byTopic).map(([id, value]) => ({
+      topic_id: id,
+      name: topicName.get(id) ?? '',
+      occurrences: value,
+    })),
     over_time: [...byDay.entries()]
       .sort((a, b) => a[0] - b[0])
-      .map(([day, value]) => ({ date: simDayString(day), occurrences: value.occurrences, cited_occurrences: value.answers })),
+      .map(([day, value]) => ({
+        date: simDayString(day),
+        occurrences: value.occurrences,
+        cited_occurrences: value.answers,
+      })),
   };
 }

@@ -16,7 +16,9 @@ export function swotAnswers(
   type: string | undefined,
 ) {
   const wanted = competitorIds
-    ? new Set(world.basis.competitors.flatMap((entry, index) => (competitorIds.includes(entry.competitor.id) ? [index] : [])))
+    ? new Set(
+        world.basis.competitors.flatMap((entry, index) => (competitorIds.includes(entry.competitor.id) ? [index] : [])),
+      )
     : undefined;
   let mentions = 0;
   const kept: Answer[] = [];

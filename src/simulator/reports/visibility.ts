@@ -14,7 +14,13 @@ interface Tally {
 }
 
 function emptyTally(competitors: number): Tally {
-  return { conversations: 0, days: new Set(), mentioned: 0, brandMentions: 0, competitorAnswers: new Array<number>(competitors).fill(0) };
+  return {
+    conversations: 0,
+    days: new Set(),
+    mentioned: 0,
+    brandMentions: 0,
+    competitorAnswers: new Array<number>(competitors).fill(0),
+  };
 }
 
 function bump(map: Map<number, Tally>, key: number, answer: Answer, competitors: number): void {
@@ -69,7 +75,9 @@ function brandEntries(world: BrandWorld, tally: Tally, previous: Tally | undefin
         is_own_brand: false,
         conversations: tally.conversations,
         visibility: ratio(answers, tally.conversations),
-        ...(previous && previous.conversations > 0 ? { change: ratio(answers, tally.conversations) - ratio(before, previous.conversations) } : {}),
+        ...(previous && previous.conversations > 0
+          ? { change: ratio(answers, tally.conversations) - ratio(before, previous.conversations) }
+          : {}),
         confidence_interval: wilson(answers, tally.conversations),
         share_of_voice: ratio(answers, tally.brandMentions),
       };
@@ -85,7 +93,9 @@ function row(tally: Tally, previous: Tally | undefined) {
     conversations: tally.conversations,
     days: tally.days.size,
     visibility,
-    ...(previous && previous.conversations > 0 ? { change: visibility - ratio(previous.mentioned, previous.conversations) } : {}),
+    ...(previous && previous.conversations > 0
+      ? { change: visibility - ratio(previous.mentioned, previous.conversations) }
+      : {}),
     confidence_interval: wilson(tally.mentioned, tally.conversations),
     share_of_voice: ratio(tally.mentioned, tally.brandMentions),
   };
@@ -96,7 +106,12 @@ function row(tally: Tally, previous: Tally | undefined) {
  * answers; change = visibility minus that of the window of the same length just before; share_of_voice =
  * the brand's mentions / every brand mention in those answers.
  */
-export function visibilityReport(store: AnswerStore, world: BrandWorld, filter: AnswerFilter, includeScenarios: boolean) {
+export function visibilityReport(
+  store: AnswerStore,
+  world: BrandWorld,
+  filter: AnswerFilter,
+  includeScenarios: boolean,
+) {
   const current = tallyRange(store, world, filter);
   const length = filter.endMs - filter.startMs + 1;
   const previous = tallyRange(store, world, { ...filter, startMs: filter.startMs - length, endMs: filter.startMs - 1 });
@@ -130,4 +145,3 @@ export function visibilityReport(store: AnswerStore, world: BrandWorld, filter: 
   }
   return rows;
 }
-

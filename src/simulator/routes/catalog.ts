@@ -33,10 +33,16 @@ export const templatesRoute: Route = {
     const own: Template[] =
       world.templates.length > 0
         ? world.templates
-        : platformTemplates(sim.firstDay).map((template) => ({ ...template, id: world.brand.id * 100_000 + 90_000 + template.id }));
+        : platformTemplates(sim.firstDay).map((template) => ({
+            ...template,
+            id: world.brand.id * 100_000 + 90_000 + template.id,
+          }));
     const needle = title?.toLowerCase();
     const rows = own
-      .filter((t) => (type === undefined || t.type === type) && (needle === undefined || t.title.toLowerCase().includes(needle)))
+      .filter(
+        (t) =>
+          (type === undefined || t.type === type) && (needle === undefined || t.title.toLowerCase().includes(needle)),
+      )
       .sort(newestFirst);
     return { body: { data: pageOf(rows, paging), info: pagedInfo(paging, rows.length) } };
   },
@@ -59,7 +65,12 @@ export const articlesRoute: Route = {
     return {
       body: {
         data: pageOf(rows, paging),
-        info: { draft: count('draft'), in_progress: count('in_progress'), published: count('published'), ...pagedInfo(paging, rows.length) },
+        info: {
+          draft: count('draft'),
+          in_progress: count('in_progress'),
+          published: count('published'),
+          ...pagedInfo(paging, rows.length),
+        },
       },
     };
   },
@@ -77,4 +88,3 @@ export const contentAnalysesRoute: Route = {
     return { body: { data: pageOf(rows, paging), info: { total_rows: rows.length } } };
   },
 };
-

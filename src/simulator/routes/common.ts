@@ -18,7 +18,9 @@ export interface Paging {
 export function readPaging(query: QueryReader, maxPageSize: number = LIMITS.pageSizeMax): Paging {
   const { firstPage } = query;
   const page = query.int('page', { min: firstPage, default: firstPage }) ?? firstPage;
-  const pageSize = query.int('page_size', { min: 1, max: maxPageSize, default: Math.min(DEFAULT_PAGE_SIZE, maxPageSize) }) ?? DEFAULT_PAGE_SIZE;
+  const pageSize =
+    query.int('page_size', { min: 1, max: maxPageSize, default: Math.min(DEFAULT_PAGE_SIZE, maxPageSize) }) ??
+    DEFAULT_PAGE_SIZE;
   return { page, pageSize, firstPage };
 }
 
@@ -41,7 +43,10 @@ export function readAnswerFilter(
 ): AnswerFilter {
   const { query, sim, world } = context;
   const range = query.dateRange(sim.clock.today());
-  const known = sim.knobs.unknownEngines === 'default' ? query.array('engines')?.filter((engine) => (ENGINES as readonly string[]).includes(engine)) : query.array('engines', { values: ENGINES });
+  const known =
+    sim.knobs.unknownEngines === 'default'
+      ? query.array('engines')?.filter((engine) => (ENGINES as readonly string[]).includes(engine))
+      : query.array('engines', { values: ENGINES });
   const sent = known?.length ? known : undefined;
   const engines = sent ?? (settings.engineDefault === 'brand' ? [...world.brand.engines] : [...ENGINES]);
   query.echo('engines', engines);

@@ -33,7 +33,8 @@ export const conversationsRoute: Route = {
     if (sort === 'newest') days.reverse();
     const counts = days.map((day) => sim.store.countDay(brandId, day, filter));
     // The rangeSurplusDays knob: a day listed counts once more in a range of days, never in the day alone.
-    const surplus = days.length > 1 ? days.filter((day) => sim.knobs.rangeSurplusDays.includes(simDayString(day))).length : 0;
+    const surplus =
+      days.length > 1 ? days.filter((day) => sim.knobs.rangeSurplusDays.includes(simDayString(day))).length : 0;
     const total = counts.reduce((sum, n) => sum + n, 0) + surplus;
 
     const records: Answer[] = [];

@@ -43,7 +43,12 @@ export const fanoutsCitedRoute: Route = {
       query.errors.push({ field: query.wire('url'), message }, { field: query.wire('domain'), message });
     }
     query.finish();
-    const rows = fanoutsCited(sim.store, world, filter, url !== undefined ? { url } : { domain: normalizeDomain(domain!) });
+    const rows = fanoutsCited(
+      sim.store,
+      world,
+      filter,
+      url !== undefined ? { url } : { domain: normalizeDomain(domain!) },
+    );
     return { body: { data: pageOf(rows, paging), info: pagedInfo(paging, rows.length) } };
   },
 };
@@ -66,7 +71,11 @@ export const swotRoute: Route = {
     return {
       body: {
         data: pageOf(rows, paging),
-        info: { ...pagedInfo(paging, rows.length), type: statement.type, statement: { id: statement.id, text: statement.text, mentions } },
+        info: {
+          ...pagedInfo(paging, rows.length),
+          type: statement.type,
+          statement: { id: statement.id, text: statement.text, mentions },
+        },
       },
     };
   },

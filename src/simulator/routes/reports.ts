@@ -75,7 +75,10 @@ export const productRankingRoute: Route = {
     query.finish();
     const { rows, shoppingConversations } = productRanking(sim.store, world, filter, metric, subject, order);
     return {
-      body: { data: pageOf(rows, paging), info: { ...pagedInfo(paging, rows.length), shopping_conversations: shoppingConversations } },
+      body: {
+        data: pageOf(rows, paging),
+        info: { ...pagedInfo(paging, rows.length), shopping_conversations: shoppingConversations },
+      },
     };
   },
 };

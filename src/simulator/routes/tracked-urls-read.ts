@@ -18,7 +18,10 @@ export const trackedUrlsRoute: Route = {
     const order = query.oneOf('order', ['asc', 'desc'] as const) ?? 'desc';
     const paging = readPaging(query);
     if (groupId !== undefined && ungrouped === true) {
-      query.errors.push({ field: query.wire('ungrouped'), message: `cannot be true together with ${query.wire('group_id')}` });
+      query.errors.push({
+        field: query.wire('ungrouped'),
+        message: `cannot be true together with ${query.wire('group_id')}`,
+      });
     }
     query.finish();
     const counts = countCitedPages(sim.store, world, filter);
@@ -26,12 +29,24 @@ export const trackedUrlsRoute: Route = {
     const rows = world.trackedUrls
       .filter((page) => groupId === undefined || page.group_id === groupId)
       .filter((page) => ungrouped !== true || page.group_id === undefined)
-      .filter((page) => needle === undefined || page.url.toLowerCase().includes(needle) || page.title.toLowerCase().includes(needle))
+      .filter(
+        (page) =>
+          needle === undefined || page.url.toLowerCase().includes(needle) || page.title.toLowerCase().includes(needle),
+      )
       .map((page) => trackedUrlRecord(world, page, counts));
     const direction = order === 'asc' ? 1 : -1;
-    rows.sort((a, b) => direction * (sort === 'citations' ? a.citations - b.citations : a.created_at.localeCompare(b.created_at)) || direction * (a.id - b.id));
+    rows.sort(
+      (a, b) =>
+        direction * (sort === 'citations' ? a.citations - b.citations : a.created_at.localeCompare(b.created_at)) ||
+        direction * (a.id - b.id),
+    );
     const citations = rows.reduce((sum, row) => sum + row.citations, 0);
     const citedUrls = rows.filter((row) => row.citations > 0).length;
-    return { body: { data: pageOf(rows, paging), info: { citations, cited_urls: citedUrls, ...pagedInfo(paging, rows.length) } } };
+    return {
+      body: {
+        data: pageOf(rows, paging),
+        info: { citations, cited_urls: citedUrls, ...pagedInfo(paging, rows.length) },
+      },
+    };
   },
 };

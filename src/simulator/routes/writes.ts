@@ -30,7 +30,10 @@ function bulk(data: unknown[], rejected: Rejection[], dryRun: boolean, shape: Dr
 }
 
 /** An item of a dry run's answer without the id it would get (knob `dryRunAnswer`): nothing was created, so nothing has one. */
-function dryRunItem(item: Record<string, unknown>, shape: Exclude<DryRunAnswer, 'ids' | 'info-only'>): Record<string, unknown> {
+function dryRunItem(
+  item: Record<string, unknown>,
+  shape: Exclude<DryRunAnswer, 'ids' | 'info-only'>,
+): Record<string, unknown> {
   const { id: _id, ...rest } = item;
   if (shape === 'no-ids') return rest;
   return { id: shape === 'null-ids' ? null : 0, ...rest };
@@ -45,7 +48,11 @@ function pageTitle(url: string): string {
 
 function trackedUrlCounts(context: RouteContext) {
   // The record of a written page shows its counts over the default range, as a read without filters would.
-  return countCitedPages(context.sim.store, context.world, readAnswerFilter(context, { engineDefault: 'all', topics: false }));
+  return countCitedPages(
+    context.sim.store,
+    context.world,
+    readAnswerFilter(context, { engineDefault: 'all', topics: false }),
+  );
 }
 
 export function topicRecord(topic: Topic) {
@@ -79,8 +86,10 @@ const trackUrls: Route = {
     const created: TrackedUrl[] = [];
     const rejected: Rejection[] = [];
     items.forEach((item, index) => {
-      if (groupId !== undefined && !group) return rejected.push({ index, code: 'not_found', message: `no group ${groupId}` });
-      if (taken.has(item.url)) return rejected.push({ index, code: 'conflict', message: `${item.url} is already tracked` });
+      if (groupId !== undefined && !group)
+        return rejected.push({ index, code: 'not_found', message: `no group ${groupId}` });
+      if (taken.has(item.url))
+        return rejected.push({ index, code: 'conflict', message: `${item.url} is already tracked` });
       taken.add(item.url);
       created.push({
         id: dryRun ? world.peekId(created.length + 1) : world.nextId(),
@@ -92,7 +101,14 @@ const trackUrls: Route = {
     });
     if (!dryRun) world.trackedUrls.push(...created);
     const counts = trackedUrlCounts(context);
-    return { body: bulk(created.map((page) => trackedUrlRecord(world, page, counts)), rejected, dryRun, sim.knobs.dryRunAnswer) };
+    return {
+      body: bulk(
+        created.map((page) => trackedUrlRecord(world, page, counts)),
+        rejected,
+        dryRun,
+        sim.knobs.dryRunAnswer,
+      ),
+    };
   },
 };
 
@@ -112,7 +128,8 @@ const updateTrackedUrl: Route = {
     const raw = reader.string(body.url, 'url');
     const url = raw === undefined ? undefined : normalizeUrl(raw);
     if (raw !== undefined && url === undefined) reader.fail('url', 'must be an http(s) address');
-    if (typeof groupId === 'number' && !world.groups.some((g) => g.id === groupId)) reader.fail('group_id', `no group ${groupId}`);
+    if (typeof groupId === 'number' && !world.groups.some((g) => g.id === groupId))
+      reader.fail('group_id', `no group ${groupId}`);
     reader.finish();
     if (url !== undefined && url !== page.url && world.trackedUrls.some((p) => p.url === url)) {
       throw new SimulatorApiError(409, 'conflict', `${url} is already tracked`);
@@ -138,7 +155,8 @@ const createTopics: Route = {
     query.finish();
     const reader = new BodyReader(context.body);
     const body = reader.object();
-    const topics = reader.array(body.topics, 'topics', { min: 1, max: LIMITS.topicsPerRequestMax, required: true }) ?? [];
+    const topics =
+      reader.array(body.topics, 'topics', { min: 1, max: LIMITS.topicsPerRequestMax, required: true }) ?? [];
     const dryRun = (reader.boolean(body.dry_run, 'dry_run') ?? false) && !sim.knobs.dryRunIgnored;
     const items = topics.map((item, index) => {
       const at = `topics[${index}]`;
@@ -160,7 +178,8 @@ const createTopics: Route = {
       };
     });
     reader.finish();
-    const keyOf = (t: { name: string; type: string; language: string }) => `${t.name}\u0000${t.type}\u0000${t.language}`;
+    const keyOf = (t: { name: string; type: string; language: string }) =>
+      `${t.name}\u0000${t.type}\u0000${t.language}`;
     const taken = new Set(world.topics.filter((t) => !t.deleted).map(keyOf));
     let active = activeTopicCount(world);
     let provisional = 0;
@@ -171,9 +190,18 @@ const createTopics: Route = {
       if (item.personaId !== undefined && !world.personas.some((p) => p.id === item.personaId)) {
         return rejected.push({ index, code: 'not_found', message: `no persona ${item.personaId}` });
       }
-      if (taken.has(keyOf(item))) return rejected.push({ index, code: 'conflict', message: `a topic "${item.name}" (${item.type}, ${item.language}) exists` });
+      if (taken.has(keyOf(item)))
+        return rejected.push({
+          index,
+          code: 'conflict',
+          message: `a topic "${item.name}" (${item.type}, ${item.language}) exists`,
+        });
       if (active >= sim.planTopicLimit) {
-        return rejected.push({ index, code: 'plan_limit_reached', message: `the plan holds ${sim.planTopicLimit} topics` });
+        return rejected.push({
+          index,
+          code: 'plan_limit_reached',
+          message: `the plan holds ${sim.planTopicLimit} topics`,
+        });
       }
       taken.add(keyOf(item));
       active++;
@@ -188,7 +216,13 @@ const createTopics: Route = {
         created_at: createdAt,
         answer_engines: item.engines,
         ...(item.personaId !== undefined ? { persona_id: item.personaId } : {}),
-        scenarios: item.scenarios.map((text) => ({ id: take(), topic_id: id, text, status: 'active', created_at: createdAt })),
+        scenarios: item.scenarios.map((text) => ({
+          id: take(),
+          topic_id: id,
+          text,
+          status: 'active',
+          created_at: createdAt,
+        })),
         tags: [],
         deleted: false,
       });
@@ -221,7 +255,9 @@ const createCompetitors: Route = {
     query.finish();
     const reader = new BodyReader(context.body);
     const body = reader.object();
-    const list = reader.array(body.competitors, 'competitors', { min: 1, max: LIMITS.competitorsPerRequestMax, required: true }) ?? [];
+    const list =
+      reader.array(body.competitors, 'competitors', { min: 1, max: LIMITS.competitorsPerRequestMax, required: true }) ??
+      [];
     const dryRun = (reader.boolean(body.dry_run, 'dry_run') ?? false) && !sim.knobs.dryRunIgnored;
     const items = list.map((item, index) => {
       const entry = reader.record(item, `competitors[${index}]`) ?? {};
@@ -237,7 +273,8 @@ const createCompetitors: Route = {
     let provisional = 0;
     items.forEach((item, index) => {
       const key = item.name.toLowerCase();
-      if (tracked.has(key)) return rejected.push({ index, code: 'conflict', message: `${item.name} is already tracked` });
+      if (tracked.has(key))
+        return rejected.push({ index, code: 'conflict', message: `${item.name} is already tracked` });
       tracked.add(key);
       // A suggestion of the platform becomes tracked with its history (the same record and id).
       const suggestion = world.competitors.find((c) => !c.is_actual && c.name.toLowerCase() === key);
@@ -246,7 +283,12 @@ const createCompetitors: Route = {
         written.push({ ...suggestion, is_actual: true });
         return;
       }
-      const competitor = { id: dryRun ? world.peekId(++provisional) : world.nextId(), name: item.name, website: item.website, is_actual: true };
+      const competitor = {
+        id: dryRun ? world.peekId(++provisional) : world.nextId(),
+        name: item.name,
+        website: item.website,
+        is_actual: true,
+      };
       if (!dryRun) world.competitors.push(competitor);
       written.push({ ...competitor });
     });
@@ -273,7 +315,8 @@ const updatePersona: Route = {
     };
     const properties = reader.record(body.properties, 'properties');
     reader.finish();
-    for (const [key, value] of Object.entries(changes)) if (value !== undefined) (persona as unknown as Record<string, unknown>)[key] = value;
+    for (const [key, value] of Object.entries(changes))
+      if (value !== undefined) (persona as unknown as Record<string, unknown>)[key] = value;
     // Each section sent replaces that section; the others stay.
     if (properties) persona.properties = { ...(persona.properties ?? {}), ...properties };
     return { body: structuredClone(persona) };
@@ -303,5 +346,12 @@ const updateTag: Route = {
   },
 };
 
-export const writeRoutes: Route[] = [trackUrls, updateTrackedUrl, createTopics, restoreTopic, createCompetitors, updatePersona, updateTag];
-
+export const writeRoutes: Route[] = [
+  trackUrls,
+  updateTrackedUrl,
+  createTopics,
+  restoreTopic,
+  createCompetitors,
+  updatePersona,
+  updateTag,
+];

@@ -16,22 +16,37 @@ export async function probeCompetitors(ctx: ProbeContext): Promise<void> {
   const { client, brand, book, facts } = ctx;
   const confirmed = await ctx.ask(endpoint, ['confirmed'], () => client.competitors(brand, { confirmed: true }));
   const all = await ctx.ask(endpoint, ['confirmed'], () => client.competitors(brand, { confirmed: false }));
-  if (!confirmed.ok || !all.ok) return ctx.failed(endpoint, ['confirmed'], (!confirmed.ok ? confirmed.why : !all.ok ? all.why : '') as string);
+  if (!confirmed.ok || !all.ok)
+    return ctx.failed(endpoint, ['confirmed'], (!confirmed.ok ? confirmed.why : !all.ok ? all.why : '') as string);
   const everyone = all.value.records;
   facts.competitorIds = everyone.map((c) => c.id);
   ctx.rememberDomains([...everyone.map((c) => c.website), ...ctx.config.sync.domains]);
   const suggestedInConfirmed = confirmed.value.records.filter((c) => !c.is_actual);
   const suggested = everyone.filter((c) => !c.is_actual);
   if (suggestedInConfirmed.length) {
-    return book.wrong(endpoint, 'confirmed', `confirmed=true still lists ${suggestedInConfirmed.length} suggested competitor(s), e.g. ${suggestedInConfirmed[0]!.name}`);
+    return book.wrong(
+      endpoint,
+      'confirmed',
+      `confirmed=true still lists ${suggestedInConfirmed.length} suggested competitor(s), e.g. ${suggestedInConfirmed[0]!.name}`,
+    );
   }
   if (suggested.length) {
-    return book.verified(endpoint, 'confirmed', `false adds ${suggested.length} suggested competitor(s) to the ${confirmed.value.records.length} confirmed`);
+    return book.verified(
+      endpoint,
+      'confirmed',
+      `false adds ${suggested.length} suggested competitor(s) to the ${confirmed.value.records.length} confirmed`,
+    );
   }
-  const same = JSON.stringify(everyone.map((c: Competitor) => c.id)) === JSON.stringify(confirmed.value.records.map((c) => c.id));
+  const same =
+    JSON.stringify(everyone.map((c: Competitor) => c.id)) === JSON.stringify(confirmed.value.records.map((c) => c.id));
   if (!same) return book.verified(endpoint, 'confirmed', 'true and false give different competitors');
-  await ctx.tiebreak(endpoint, 'confirmed', 'maybe', () => client.competitors(brand, { confirmed: 'maybe' as never }),
-    `true and false give the same ${everyone.length} competitor(s), none suggested (a suggestion of the platform would show it)`);
+  await ctx.tiebreak(
+    endpoint,
+    'confirmed',
+    'maybe',
+    () => client.competitors(brand, { confirmed: 'maybe' as never }),
+    `true and false give the same ${everyone.length} competitor(s), none suggested (a suggestion of the platform would show it)`,
+  );
 }
 
 /** Endpoint 10: type and title (three requests), then paging (two). */
@@ -40,7 +55,8 @@ export async function probeTemplates(ctx: ProbeContext): Promise<void> {
   const { client, brand, book } = ctx;
   const base = await ctx.ask(endpoint, [], () => firstPage(client.templates(brand, { pageSize: 100 })));
   if (!base.ok) ctx.failed(endpoint, ['type', 'title'], base.why);
-  else if (base.value.records.length === 0) ctx.failed(endpoint, ['type', 'title'], 'the brand has no template; checkable once it has one');
+  else if (base.value.records.length === 0)
+    ctx.failed(endpoint, ['type', 'title'], 'the brand has no template; checkable once it has one');
   else {
     const templates = base.value.records as Template[];
     const briefs = templates.filter((t) => t.type === 'brief').length;
@@ -49,20 +65,45 @@ export async function probeTemplates(ctx: ProbeContext): Promise<void> {
     if (!typed.ok) ctx.failed(endpoint, ['type'], typed.why);
     else {
       const others = (typed.value.records as Template[]).filter((t) => t.type !== type);
-      if (others.length) book.wrong(endpoint, 'type', `asked for type ${type}, the API sent ${others.length} template(s) of type ${others[0]!.type}`);
-      else book.verified(endpoint, 'type', `type=${type} left out the ${type === 'brief' ? templates.length - briefs : briefs} template(s) of the other type`);
-      ctx.offerControl(endpoint, 'type', () => firstPage(client.templates(brand, { type: 'not-a-type' as never, pageSize: 1 })));
+      if (others.length)
+        book.wrong(
+          endpoint,
+          'type',
+          `asked for type ${type}, the API sent ${others.length} template(s) of type ${others[0]!.type}`,
+        );
+      else
+        book.verified(
+          endpoint,
+          'type',
+          `type=${type} left out the ${type === 'brief' ? templates.length - briefs : briefs} template(s) of the other type`,
+        );
+      ctx.offerControl(endpoint, 'type', () =>
+        firstPage(client.templates(brand, { type: 'not-a-type' as never, pageSize: 1 })),
+      );
     }
     // A title that only some templates hold; none such means every title is alike and the filter cannot show.
-    const needle = templates.map((t) => t.title.slice(0, 200)).find((title) => templates.some((t) => !t.title.toLowerCase().includes(title.toLowerCase())));
+    const needle = templates
+      .map((t) => t.title.slice(0, 200))
+      .find((title) => templates.some((t) => !t.title.toLowerCase().includes(title.toLowerCase())));
     if (needle === undefined) {
-      await ctx.tiebreak(endpoint, 'title', OVERLONG_SHOWN, () => firstPage(client.templates(brand, { title: OVERLONG_TEXT, pageSize: 1 })), 'every template holds the same title');
+      await ctx.tiebreak(
+        endpoint,
+        'title',
+        OVERLONG_SHOWN,
+        () => firstPage(client.templates(brand, { title: OVERLONG_TEXT, pageSize: 1 })),
+        'every template holds the same title',
+      );
     } else {
-      const titled = await ctx.ask(endpoint, ['title'], () => firstPage(client.templates(brand, { title: needle, pageSize: 100 })));
+      const titled = await ctx.ask(endpoint, ['title'], () =>
+        firstPage(client.templates(brand, { title: needle, pageSize: 100 })),
+      );
       if (!titled.ok) ctx.failed(endpoint, ['title'], titled.why);
       else {
-        const others = (titled.value.records as Template[]).filter((t) => !t.title.toLowerCase().includes(needle.toLowerCase()));
-        if (others.length) book.wrong(endpoint, 'title', `searched "${needle}", the API sent "${others[0]!.title}" too`);
+        const others = (titled.value.records as Template[]).filter(
+          (t) => !t.title.toLowerCase().includes(needle.toLowerCase()),
+        );
+        if (others.length)
+          book.wrong(endpoint, 'title', `searched "${needle}", the API sent "${others[0]!.title}" too`);
         else book.verified(endpoint, 'title', `searching "${needle}" left out the templates without it`);
       }
     }
@@ -74,5 +115,11 @@ export async function probeTemplates(ctx: ProbeContext): Promise<void> {
 export async function probeArticlesAndAnalyses(ctx: ProbeContext): Promise<void> {
   const { client, brand } = ctx;
   await probePaging(ctx, ENDPOINTS.articles, [], (size) => client.articles(brand, { pageSize: size }), byId);
-  await probePaging(ctx, ENDPOINTS.contentAnalyses, [], (size) => client.contentAnalyses(brand, { pageSize: size }), byId);
+  await probePaging(
+    ctx,
+    ENDPOINTS.contentAnalyses,
+    [],
+    (size) => client.contentAnalyses(brand, { pageSize: size }),
+    byId,
+  );
 }

@@ -33,9 +33,15 @@ export async function compareToBase(
   const broken = options.breaks ? page.records.map(options.breaks).find(Boolean) : undefined;
   if (broken) book.wrong(endpoint, param, `sent ${book.wire(param, endpoint)}=${options.shown}, yet ${broken}`);
   else if (fingerprint(page.records, page.total) !== fingerprint(base.records, base.total)) {
-    book.verified(endpoint, param, `${book.wire(param, endpoint)}=${options.shown} changed the answer (${change(base, page)})`);
+    book.verified(
+      endpoint,
+      param,
+      `${book.wire(param, endpoint)}=${options.shown} changed the answer (${change(base, page)})`,
+    );
   } else {
-    const dataSays = isEmpty(base) ? 'both answers are empty' : `${book.wire(param, endpoint)}=${options.shown} did not change the answer`;
+    const dataSays = isEmpty(base)
+      ? 'both answers are empty'
+      : `${book.wire(param, endpoint)}=${options.shown} did not change the answer`;
     await ctx.tiebreak(endpoint, param, options.tiebreak.invalid, options.tiebreak.call, dataSays);
   }
   return page;
@@ -56,7 +62,12 @@ export async function compareEngines(
   options: Pick<CompareOptions, 'alsoSent'> & { breaks?: (engine: string) => CompareOptions['breaks'] } = {},
 ): Promise<void> {
   const engine = ctx.facts.engines[0] ?? ctx.config.api.engines[0];
-  if (engine === undefined) return void ctx.book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
+  if (engine === undefined)
+    return void ctx.book.unchecked(
+      endpoint,
+      'engines',
+      'no engine is known (no answer in the window); set api.engines',
+    );
   await compareToBase(ctx, endpoint, 'engines', base, () => read({ engines: [engine] }), {
     shown: engine,
     alsoSent: options.alsoSent,
@@ -74,7 +85,8 @@ export async function compareTopics(
   options: Pick<CompareOptions, 'alsoSent'> = {},
 ): Promise<void> {
   const topic = ctx.facts.topics[0]?.id;
-  if (topic === undefined) return void ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
+  if (topic === undefined)
+    return void ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
   await compareToBase(ctx, endpoint, 'topic_ids', base, () => read({ topicIds: [topic] }), {
     shown: String(topic),
     alsoSent: options.alsoSent,

@@ -17,12 +17,28 @@ const dayOfAnswer = (record: unknown) => dayOf((record as Conversation).date);
  */
 export async function probeConversationDates(ctx: ProbeContext): Promise<RangeAnswers | undefined> {
   const { client, brand } = ctx;
-  const answers = await probeDateRange(ctx, endpoint, (window) => firstPage(client.conversations(brand, { ...window, pageSize: PAGE })), {
-    dayOfRecord: dayOfAnswer,
-    invalid: (name, bad) => firstPage(client.conversations(brand, { ...ctx.windows.wide, [name === 'start_date' ? 'startDate' : 'endDate']: bad, pageSize: 1 })),
-  });
-  ctx.offerControl(endpoint, 'start_date', () => firstPage(client.conversations(brand, { ...ctx.windows.wide, startDate: 'not-a-day', pageSize: 1 })));
-  ctx.offerControl(endpoint, 'end_date', () => firstPage(client.conversations(brand, { ...ctx.windows.wide, endDate: 'not-a-day', pageSize: 1 })));
+  const answers = await probeDateRange(
+    ctx,
+    endpoint,
+    (window) => firstPage(client.conversations(brand, { ...window, pageSize: PAGE })),
+    {
+      dayOfRecord: dayOfAnswer,
+      invalid: (name, bad) =>
+        firstPage(
+          client.conversations(brand, {
+            ...ctx.windows.wide,
+            [name === 'start_date' ? 'startDate' : 'endDate']: bad,
+            pageSize: 1,
+          }),
+        ),
+    },
+  );
+  ctx.offerControl(endpoint, 'start_date', () =>
+    firstPage(client.conversations(brand, { ...ctx.windows.wide, startDate: 'not-a-day', pageSize: 1 })),
+  );
+  ctx.offerControl(endpoint, 'end_date', () =>
+    firstPage(client.conversations(brand, { ...ctx.windows.wide, endDate: 'not-a-day', pageSize: 1 })),
+  );
   if (answers) ctx.facts.engines = [...new Set((answers.wide.records as Conversation[]).map((c) => c.model))].sort();
   if (answers) await probeOneDay(ctx, answers.wide);
   return answers;
@@ -43,7 +59,9 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
   }
   const [day, seen] = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0] ?? [];
   if (day === undefined || seen === undefined) return;
-  const answer = await ctx.ask(endpoint, ['start_date', 'end_date'], () => firstPage(ctx.client.conversations(ctx.brand, { startDate: day, endDate: day, pageSize: PAGE })));
+  const answer = await ctx.ask(endpoint, ['start_date', 'end_date'], () =>
+    firstPage(ctx.client.conversations(ctx.brand, { startDate: day, endDate: day, pageSize: PAGE })),
+  );
   if (!answer.ok) return;
   const found = answer.value.total ?? answer.value.records.length;
   const neighbours = new Set([addDays(day, -1), day, addDays(day, 1)]);
@@ -51,7 +69,8 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
   const weekDays = counts.size;
   // Without total_rows a full first page is no count: the day's 100 and the week's 100 said nothing of the range.
   const full = (page: FirstPage) => page.records.length + page.rejects.length >= PAGE;
-  const counted = (wide.total !== undefined && answer.value.total !== undefined) || (!full(wide) && !full(answer.value));
+  const counted =
+    (wide.total !== undefined && answer.value.total !== undefined) || (!full(wide) && !full(answer.value));
   const ignored = counted && weekDays > 1 && found >= weekTotal;
   // The first page settles it when it shows answers of other days, or the week's: the last is read only otherwise.
   const settled = ignored || answer.value.records.some((record) => dayOfAnswer(record) !== day);
@@ -87,7 +106,10 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
   }
   ctx.assumptions.push(
     found > 0
-      ? { ok: true, line: `ranges: a range of one day (${day}..${day}) holds its answers (${found}), as the daily slices need${tail.unread ? ` (${tail.unread})` : ''}` }
+      ? {
+          ok: true,
+          line: `ranges: a range of one day (${day}..${day}) holds its answers (${found}), as the daily slices need${tail.unread ? ` (${tail.unread})` : ''}`,
+        }
       : {
           ok: false,
           line:
@@ -107,11 +129,22 @@ const MAX_TAIL_PAGES = 4;
  * that page alone (one request: a sync reads it too, while sort=oldest is not verified yet); without, the pages after
  * the first in turn until a short one, at most MAX_TAIL_PAGES. `unread` says why no last page was seen, when none was.
  */
-async function lastPageOfDay(ctx: ProbeContext, day: string, first: FirstPage): Promise<{ page?: FirstPage; unread?: string }> {
+async function lastPageOfDay(
+  ctx: ProbeContext,
+  day: string,
+  first: FirstPage,
+): Promise<{ page?: FirstPage; unread?: string }> {
   const served = first.records.length + first.rejects.length;
-  if (served === 0 || (first.total !== undefined && served >= first.total) || (first.total === undefined && served < PAGE)) return {};
+  if (
+    served === 0 ||
+    (first.total !== undefined && served >= first.total) ||
+    (first.total === undefined && served < PAGE)
+  )
+    return {};
   const readPage = (skipPages: number) =>
-    ctx.ask(endpoint, ['start_date', 'end_date'], () => firstPage(ctx.client.conversations(ctx.brand, { startDate: day, endDate: day, pageSize: PAGE, skipPages })));
+    ctx.ask(endpoint, ['start_date', 'end_date'], () =>
+      firstPage(ctx.client.conversations(ctx.brand, { startDate: day, endDate: day, pageSize: PAGE, skipPages })),
+    );
   const firstNumber = ctx.config.api.firstPage;
   if (first.total !== undefined) {
     const skip = Math.ceil(first.total / served) - 1;
@@ -120,7 +153,9 @@ async function lastPageOfDay(ctx: ProbeContext, day: string, first: FirstPage): 
     if (!last.ok) return { unread: `its last page, ${firstNumber + skip}, could not be read: ${last.why}` };
     // A count running ahead of the list (lagging, or moving) puts the page past the end: nothing of the day's tail seen.
     if (last.value.records.length + last.value.rejects.length === 0) {
-      return { unread: `its last page by total_rows, ${firstNumber + skip}, came back empty, so its oldest answers were not seen` };
+      return {
+        unread: `its last page by total_rows, ${firstNumber + skip}, came back empty, so its oldest answers were not seen`,
+      };
     }
     return { page: last.value };
   }
@@ -128,12 +163,16 @@ async function lastPageOfDay(ctx: ProbeContext, day: string, first: FirstPage): 
   for (let skip = 1; skip <= MAX_TAIL_PAGES; skip++) {
     const next = await readPage(skip);
     ctx.noteUnreadable(endpoint, `page ${firstNumber + skip} of one day (${day})`, next);
-    if (!next.ok) return { ...(page ? { page } : {}), unread: `page ${firstNumber + skip} could not be read: ${next.why}` };
+    if (!next.ok)
+      return { ...(page ? { page } : {}), unread: `page ${firstNumber + skip} could not be read: ${next.why}` };
     const count = next.value.records.length + next.value.rejects.length;
     if (count > 0) page = next.value;
     if (count < served) return page ? { page } : {};
   }
-  return { ...(page ? { page } : {}), unread: `without total_rows, its pages after ${firstNumber + MAX_TAIL_PAGES} were not read, so its oldest answers were not seen` };
+  return {
+    ...(page ? { page } : {}),
+    unread: `without total_rows, its pages after ${firstNumber + MAX_TAIL_PAGES} were not read, so its oldest answers were not seen`,
+  };
 }
 
 /** The other filters of endpoint 13, each one request against the wide window's answer, then paging (two). */
@@ -141,31 +180,52 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
   const { client, brand, windows, book, facts } = ctx;
   const wide = base?.wide;
   if (!wide) {
-    ctx.failed(endpoint, ['engines', 'topic_id', 'scenario_id', 'mentioned', 'recommended', 'sort'], 'the answers of the window could not be read');
+    ctx.failed(
+      endpoint,
+      ['engines', 'topic_id', 'scenario_id', 'mentioned', 'recommended', 'sort'],
+      'the answers of the window could not be read',
+    );
   } else if (isEmpty(wide)) {
-    ctx.failed(endpoint, ['engines', 'topic_id', 'scenario_id', 'mentioned', 'recommended', 'sort'], `no answer in ${windows.wide.startDate}..${windows.wide.endDate}; checkable once the brand has some`);
+    ctx.failed(
+      endpoint,
+      ['engines', 'topic_id', 'scenario_id', 'mentioned', 'recommended', 'sort'],
+      `no answer in ${windows.wide.startDate}..${windows.wide.endDate}; checkable once the brand has some`,
+    );
   } else {
     const records = wide.records as Conversation[];
     const ask = (name: ParamName, options: object) =>
-      ctx.ask(endpoint, ['start_date', 'end_date', name], () => firstPage(client.conversations(brand, { ...windows.wide, pageSize: PAGE, ...options })));
+      ctx.ask(endpoint, ['start_date', 'end_date', name], () =>
+        firstPage(client.conversations(brand, { ...windows.wide, pageSize: PAGE, ...options })),
+      );
     const smaller = (page: FirstPage) => (page.total ?? page.records.length) < (wide.total ?? wide.records.length);
     const same = (page: FirstPage) => fingerprint(page.records, page.total) === fingerprint(wide.records, wide.total);
 
     // engines: one engine of those the answers came from; an answer of another engine shows it was ignored.
     if (facts.engines.length < 2 && facts.unknownEngines.length > 0) {
       // The answers came from the ids of api.engines the API knows; one it does not know it drops without a word.
-      ctx.book.unchecked(endpoint, 'engines', `every answer seen is from ${facts.engines[0] ?? 'one engine'}, and the API drops engine ids it does not know (${facts.unknownEngines.join(', ')}: see api.engines below), so an unknown id proves nothing; checkable once api.engines names two ids it knows`);
+      ctx.book.unchecked(
+        endpoint,
+        'engines',
+        `every answer seen is from ${facts.engines[0] ?? 'one engine'}, and the API drops engine ids it does not know (${facts.unknownEngines.join(', ')}: see api.engines below), so an unknown id proves nothing; checkable once api.engines names two ids it knows`,
+      );
     } else if (facts.engines.length < 2) {
-      await ctx.tiebreak(endpoint, 'engines', 'not-an-engine', () => firstPage(client.conversations(brand, { ...windows.wide, engines: ['not-an-engine'], pageSize: 1 })),
-        `every answer seen is from ${facts.engines[0] ?? 'one engine'} (answers of two engines would show it)`);
+      await ctx.tiebreak(
+        endpoint,
+        'engines',
+        'not-an-engine',
+        () => firstPage(client.conversations(brand, { ...windows.wide, engines: ['not-an-engine'], pageSize: 1 })),
+        `every answer seen is from ${facts.engines[0] ?? 'one engine'} (answers of two engines would show it)`,
+      );
     } else {
       const engine = facts.engines[facts.engines.length - 1]!;
       const page = await ask('engines', { engines: [engine] });
       if (!page.ok) ctx.failed(endpoint, ['engines'], page.why);
       else {
         const others = (page.value.records as Conversation[]).filter((c) => c.model !== engine);
-        if (others.length) book.wrong(endpoint, 'engines', `asked for ${engine}, the API sent answers of ${others[0]!.model}`);
-        else if (smaller(page.value) || !same(page.value)) book.verified(endpoint, 'engines', `asked for ${engine}: only its answers came back`);
+        if (others.length)
+          book.wrong(endpoint, 'engines', `asked for ${engine}, the API sent answers of ${others[0]!.model}`);
+        else if (smaller(page.value) || !same(page.value))
+          book.verified(endpoint, 'engines', `asked for ${engine}: only its answers came back`);
         else book.wrong(endpoint, 'engines', `the answer for ${engine} alone is the answer for every engine`);
       }
     }
@@ -173,25 +233,67 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
     // topic_id and scenario_id: the visibility report says how many answers a topic has; fewer than all must come back.
     const topic = facts.topics.find((t) => t.conversations > 0);
     const manyTopics = facts.topics.length >= 2;
-    if (!topic) book.unchecked(endpoint, 'topic_id', 'the visibility report shows no topic with answers in the window; checkable once one has');
+    if (!topic)
+      book.unchecked(
+        endpoint,
+        'topic_id',
+        'the visibility report shows no topic with answers in the window; checkable once one has',
+      );
     else {
       const page = await ask('topic_id', { topicId: topic.id });
       if (!page.ok) ctx.failed(endpoint, ['topic_id'], page.why);
-      else if (smaller(page.value)) book.verified(endpoint, 'topic_id', `topic ${topic.id}: ${page.value.total ?? page.value.records.length} of ${wide.total ?? records.length} answers`);
-      else if (manyTopics) book.wrong(endpoint, 'topic_id', `topic ${topic.id} gave every answer of the window, though ${facts.topics.length} topics have answers`);
-      else await ctx.tiebreak(endpoint, 'topic_id', 'x', () => firstPage(client.conversations(brand, { ...windows.wide, topicId: 'x' as never, pageSize: 1 })), 'the brand has one topic with answers, so every answer is of it');
+      else if (smaller(page.value))
+        book.verified(
+          endpoint,
+          'topic_id',
+          `topic ${topic.id}: ${page.value.total ?? page.value.records.length} of ${wide.total ?? records.length} answers`,
+        );
+      else if (manyTopics)
+        book.wrong(
+          endpoint,
+          'topic_id',
+          `topic ${topic.id} gave every answer of the window, though ${facts.topics.length} topics have answers`,
+        );
+      else
+        await ctx.tiebreak(
+          endpoint,
+          'topic_id',
+          'x',
+          () => firstPage(client.conversations(brand, { ...windows.wide, topicId: 'x' as never, pageSize: 1 })),
+          'the brand has one topic with answers, so every answer is of it',
+        );
     }
     const scenario = facts.scenario;
-    if (!scenario) book.unchecked(endpoint, 'scenario_id', 'the visibility report shows no scenario with answers in the window; checkable once one has');
+    if (!scenario)
+      book.unchecked(
+        endpoint,
+        'scenario_id',
+        'the visibility report shows no scenario with answers in the window; checkable once one has',
+      );
     else {
       const page = await ask('scenario_id', { scenarioId: scenario.id });
       if (!page.ok) ctx.failed(endpoint, ['scenario_id'], page.why);
-      else if (smaller(page.value)) book.verified(endpoint, 'scenario_id', `scenario ${scenario.id}: ${page.value.total ?? page.value.records.length} of ${wide.total ?? records.length} answers`);
-      else await ctx.tiebreak(endpoint, 'scenario_id', 'x', () => firstPage(client.conversations(brand, { ...windows.wide, scenarioId: 'x' as never, pageSize: 1 })), `scenario ${scenario.id} gave every answer of the window`);
+      else if (smaller(page.value))
+        book.verified(
+          endpoint,
+          'scenario_id',
+          `scenario ${scenario.id}: ${page.value.total ?? page.value.records.length} of ${wide.total ?? records.length} answers`,
+        );
+      else
+        await ctx.tiebreak(
+          endpoint,
+          'scenario_id',
+          'x',
+          () => firstPage(client.conversations(brand, { ...windows.wide, scenarioId: 'x' as never, pageSize: 1 })),
+          `scenario ${scenario.id} gave every answer of the window`,
+        );
     }
 
     // mentioned / recommended: ask for the value that is rarer among the answers, so ignoring it shows at once.
-    for (const [name, field] of [['mentioned', 'mentioned'], ['recommended', 'recommended']] as const) {
+    for (const [name, field] of [
+      ['mentioned', 'mentioned'],
+      ['recommended', 'recommended'],
+    ] as const) {
       const values = records.map((c) => c[field]).filter((v): v is boolean => typeof v === 'boolean');
       if (values.length === 0) {
         book.unchecked(endpoint, name, `no answer has ${field}; checkable once answers carry it`);
@@ -204,14 +306,31 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
         ctx.failed(endpoint, [name], page.why);
         continue;
       }
-      const against = (page.value.records as Conversation[]).filter((c) => typeof c[field] === 'boolean' && c[field] !== want);
-      if (against.length) book.wrong(endpoint, name, `asked for ${name}=${want}, the API sent ${against.length} answer(s) with ${field} ${!want}`);
-      else if (values.some((v) => v !== want)) book.verified(endpoint, name, `${name}=${want} left out the answers with ${field} ${!want}`);
+      const against = (page.value.records as Conversation[]).filter(
+        (c) => typeof c[field] === 'boolean' && c[field] !== want,
+      );
+      if (against.length)
+        book.wrong(
+          endpoint,
+          name,
+          `asked for ${name}=${want}, the API sent ${against.length} answer(s) with ${field} ${!want}`,
+        );
+      else if (values.some((v) => v !== want))
+        book.verified(endpoint, name, `${name}=${want} left out the answers with ${field} ${!want}`);
       else if (smaller(page.value)) book.verified(endpoint, name, `${name}=${want} gave fewer answers`);
-      else await ctx.tiebreak(endpoint, name, 'maybe', () => firstPage(client.conversations(brand, { ...windows.wide, [name]: 'maybe' as never, pageSize: 1 })), `every answer seen has ${field} ${want}`);
+      else
+        await ctx.tiebreak(
+          endpoint,
+          name,
+          'maybe',
+          () => firstPage(client.conversations(brand, { ...windows.wide, [name]: 'maybe' as never, pageSize: 1 })),
+          `every answer seen has ${field} ${want}`,
+        );
     }
 
-    ctx.offerControl(endpoint, 'mentioned', () => firstPage(client.conversations(brand, { ...windows.wide, mentioned: 'maybe' as never, pageSize: 1 })));
+    ctx.offerControl(endpoint, 'mentioned', () =>
+      firstPage(client.conversations(brand, { ...windows.wide, mentioned: 'maybe' as never, pageSize: 1 })),
+    );
 
     // sort: oldest first must start where newest first ends.
     const days = records.map(dayOfAnswer).filter(Boolean) as string[];
@@ -221,7 +340,13 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
       const oldest = (page.value.records as Conversation[]).map(dayOfAnswer).filter(Boolean) as string[];
       const newestFirst = days[0];
       const oneDaySort = () =>
-        ctx.tiebreak(endpoint, 'sort', 'sideways', () => firstPage(client.conversations(brand, { ...windows.wide, sort: 'sideways' as never, pageSize: 1 })), 'every answer of the window is of one day');
+        ctx.tiebreak(
+          endpoint,
+          'sort',
+          'sideways',
+          () => firstPage(client.conversations(brand, { ...windows.wide, sort: 'sideways' as never, pageSize: 1 })),
+          'every answer of the window is of one day',
+        );
       if (new Set(days).size < 2 && (wide.total ?? 0) <= records.length) {
         await oneDaySort();
       } else if (oldest[0] !== undefined && newestFirst !== undefined && oldest[0] < newestFirst) {
@@ -233,19 +358,40 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
         if (dayBefore < windows.wide.startDate) await oneDaySort();
         else {
           const before = await ctx.ask(endpoint, ['start_date', 'end_date'], () =>
-            firstPage(client.conversations(brand, { startDate: windows.wide.startDate, endDate: dayBefore, pageSize: 1 })),
+            firstPage(
+              client.conversations(brand, { startDate: windows.wide.startDate, endDate: dayBefore, pageSize: 1 }),
+            ),
           );
           // Judged by the day of what came back, not by its coming back: an API that ignores end_date (doctor says so
           // on its own row) answers the day itself again.
-          const earlier = before.ok ? (before.value.records as Conversation[]).map(dayOfAnswer).find((day) => day !== undefined && day < newestFirst) : undefined;
+          const earlier = before.ok
+            ? (before.value.records as Conversation[])
+                .map(dayOfAnswer)
+                .find((day) => day !== undefined && day < newestFirst)
+            : undefined;
           if (!before.ok) ctx.failed(endpoint, ['sort'], before.why);
           else if (earlier === undefined) await oneDaySort();
-          else book.wrong(endpoint, 'sort', `sort=oldest still starts with the answers of ${oldest[0]}, though the window has answers of ${earlier}`);
+          else
+            book.wrong(
+              endpoint,
+              'sort',
+              `sort=oldest still starts with the answers of ${oldest[0]}, though the window has answers of ${earlier}`,
+            );
         }
       } else {
-        book.wrong(endpoint, 'sort', `sort=oldest still starts with the answers of ${oldest[0] ?? 'nothing'}, as newest first does`);
+        book.wrong(
+          endpoint,
+          'sort',
+          `sort=oldest still starts with the answers of ${oldest[0] ?? 'nothing'}, as newest first does`,
+        );
       }
     }
   }
-  await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines'], (size) => client.conversations(brand, { ...windows.wide, pageSize: size }), (r) => (r as Conversation).id);
+  await probePaging(
+    ctx,
+    endpoint,
+    ['start_date', 'end_date', 'engines'],
+    (size) => client.conversations(brand, { ...windows.wide, pageSize: size }),
+    (r) => (r as Conversation).id,
+  );
 }

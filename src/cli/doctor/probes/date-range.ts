@@ -45,35 +45,74 @@ export async function probeDateRange(
   const dayOfRecord = options.dayOfRecord;
   // Only this endpoint's own records show data in the days a moved bound drops: another endpoint's (a SWOT
   // statement's answers are a few of the brand's) may have none there while the brand has many.
-  const days = dayOfRecord ? [wide, lateStart, earlyEnd].flatMap((page) => page.records.map(dayOfRecord)).filter((d): d is string => d !== undefined) : [];
+  const days = dayOfRecord
+    ? [wide, lateStart, earlyEnd]
+        .flatMap((page) => page.records.map(dayOfRecord))
+        .filter((d): d is string => d !== undefined)
+    : [];
   const dataBeforeLateStart = days.some((day) => day >= windows.wide.startDate && day < windows.lateStart.startDate);
   const dataAfterEarlyEnd = days.some((day) => day > windows.earlyEnd.endDate && day <= windows.wide.endDate);
 
   const judge = async (name: 'start_date' | 'end_date', moved: FirstPage, window: Window, dataInMovedDays: boolean) => {
     const bound = name === 'start_date' ? `from ${window.startDate}` : `to ${window.endDate}`;
     const beyond = (dayOfRecord ? moved.records.map(dayOfRecord) : [])
-      .filter((day): day is string => day !== undefined && (name === 'start_date' ? day < window.startDate : day > window.endDate))
+      .filter(
+        (day): day is string =>
+          day !== undefined && (name === 'start_date' ? day < window.startDate : day > window.endDate),
+      )
       .sort();
     const changed = fingerprint(moved.records, moved.total) !== fingerprint(wide.records, wide.total);
     // Records of the day next to the bound alone, in an answer the bound changed: the API reads the name, and its days
     // are another zone's (the ranges line says so); called wrong, the right name was un-mapped.
     const nextDay = name === 'start_date' ? addDays(window.startDate, -1) : addDays(window.endDate, 1);
     if (beyond.length && changed && beyond.every((day) => day === nextDay)) {
-      return book.verified(endpoint, name, `asked ${bound}: the answer changed (${change(wide, moved)}), with records of ${nextDay} next to it: the API reads the name, and its days are not UTC days (see the ranges line)`);
+      return book.verified(
+        endpoint,
+        name,
+        `asked ${bound}: the answer changed (${change(wide, moved)}), with records of ${nextDay} next to it: the API reads the name, and its days are not UTC days (see the ranges line)`,
+      );
     }
-    if (beyond.length) return book.wrong(endpoint, name, `asked ${bound}, the API sent records of ${name === 'start_date' ? beyond[0] : beyond[beyond.length - 1]}`);
+    if (beyond.length)
+      return book.wrong(
+        endpoint,
+        name,
+        `asked ${bound}, the API sent records of ${name === 'start_date' ? beyond[0] : beyond[beyond.length - 1]}`,
+      );
     if (changed) {
-      return book.verified(endpoint, name, `asked ${bound} instead of ${windows.wide[name === 'start_date' ? 'startDate' : 'endDate']}: the answer changed (${change(wide, moved)})`);
+      return book.verified(
+        endpoint,
+        name,
+        `asked ${bound} instead of ${windows.wide[name === 'start_date' ? 'startDate' : 'endDate']}: the answer changed (${change(wide, moved)})`,
+      );
     }
-    const movedDays = name === 'start_date' ? `${windows.wide.startDate}..${window.startDate}` : `${window.endDate}..${windows.wide.endDate}`;
-    if (isEmpty(wide)) return book.unchecked(endpoint, name, `no data in ${windows.wide.startDate}..${windows.wide.endDate}; checkable once the brand has some`);
+    const movedDays =
+      name === 'start_date'
+        ? `${windows.wide.startDate}..${window.startDate}`
+        : `${window.endDate}..${windows.wide.endDate}`;
+    if (isEmpty(wide))
+      return book.unchecked(
+        endpoint,
+        name,
+        `no data in ${windows.wide.startDate}..${windows.wide.endDate}; checkable once the brand has some`,
+      );
     // Without total_rows only the first pages are compared: a full one shows the newest records, and a moved start
     // changes the answer's tail, which it does not show (an API that applied start_date was called wrong).
     const pageSize = Number(wide.info.page_size);
-    const seenWhole = wide.total !== undefined || moved.total !== undefined || (pageSize > 0 && wide.records.length + wide.rejects.length < pageSize);
-    if (dataInMovedDays && seenWhole) return book.wrong(endpoint, name, `the same answer ${bound} as for the whole window, though it holds records of ${movedDays}`);
-    const dataSays = seenWhole ? `the answer does not change ${bound}` : `the first page does not change ${bound}, and no info.total_rows shows the rest`;
-    if (options.invalid) await ctx.tiebreak(endpoint, name, 'not-a-day', () => options.invalid!(name, 'not-a-day'), dataSays);
+    const seenWhole =
+      wide.total !== undefined ||
+      moved.total !== undefined ||
+      (pageSize > 0 && wide.records.length + wide.rejects.length < pageSize);
+    if (dataInMovedDays && seenWhole)
+      return book.wrong(
+        endpoint,
+        name,
+        `the same answer ${bound} as for the whole window, though it holds records of ${movedDays}`,
+      );
+    const dataSays = seenWhole
+      ? `the answer does not change ${bound}`
+      : `the first page does not change ${bound}, and no info.total_rows shows the rest`;
+    if (options.invalid)
+      await ctx.tiebreak(endpoint, name, 'not-a-day', () => options.invalid!(name, 'not-a-day'), dataSays);
     else book.unchecked(endpoint, name, `${dataSays}; checkable once the brand has data in ${movedDays}`);
   };
   await judge('start_date', lateStart, windows.lateStart, dataBeforeLateStart);

@@ -13,23 +13,51 @@ export interface Sent {
  * Compares what was sent with the `info.query` echo of what the API applied: a name the API does not know comes
  * back missing or at its default. An answer without an echo settles nothing; the invalid-value tiebreak does.
  */
-export function judgeEcho(ctx: ProbeContext, endpoint: string, sent: readonly Sent[], echo: Record<string, unknown> | null | undefined): Sent[] {
+export function judgeEcho(
+  ctx: ProbeContext,
+  endpoint: string,
+  sent: readonly Sent[],
+  echo: Record<string, unknown> | null | undefined,
+): Sent[] {
   if (!echo || Object.keys(echo).length === 0 || ctx.echoMirrors) return [...sent];
   for (const { name, value } of sent) {
     const wire = ctx.book.wire(name, endpoint);
     const applied = wire in echo ? echo[wire] : echo[name];
     const offsetMs = name === 'start_date' || name === 'end_date' ? instantOfDay(value, applied) : undefined;
     if (applied === undefined) {
-      ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query does not hold it (it holds ${Object.keys(echo).join(', ')})`, 'request');
+      ctx.book.wrong(
+        endpoint,
+        name,
+        `sent ${wire}=${show(value)}; info.query does not hold it (it holds ${Object.keys(echo).join(', ')})`,
+        'request',
+      );
     } else if (name === 'end_date' && offsetMs === DAY_MS) {
       // An end day D echoed as the first instant of D+1: a half-open range, the same days as D inclusive. The spec says
       // the bounds are inclusive but not how an echo spells them; taken for another day, it called a right end_date wrong.
-      ctx.book.verified(endpoint, name, `info.query echoes ${show(applied)}, the instant after the day sent: the API reads the end as exclusive`, 'request');
+      ctx.book.verified(
+        endpoint,
+        name,
+        `info.query echoes ${show(applied)}, the instant after the day sent: the API reads the end as exclusive`,
+        'request',
+      );
     } else if (offsetMs !== undefined) {
-      judgeDayInstant(ctx, endpoint, name as 'start_date' | 'end_date', wire, value as string, applied as string, offsetMs);
+      judgeDayInstant(
+        ctx,
+        endpoint,
+        name as 'start_date' | 'end_date',
+        wire,
+        value as string,
+        applied as string,
+        offsetMs,
+      );
     } else if (!sameValue(value, applied)) {
       const arrays = Array.isArray(value) ? '; if the API reads lists another way, set api.arrayFormat' : '';
-      ctx.book.wrong(endpoint, name, `sent ${wire}=${show(value)}; info.query says ${show(applied)} was applied${arrays}`, 'request');
+      ctx.book.wrong(
+        endpoint,
+        name,
+        `sent ${wire}=${show(value)}; info.query says ${show(applied)} was applied${arrays}`,
+        'request',
+      );
     } else {
       ctx.book.verified(endpoint, name, `info.query echoes ${show(applied)} as sent`, 'request');
     }
@@ -55,11 +83,21 @@ function instantOfDay(sent: unknown, applied: unknown): number | undefined {
 
 const DAY_MS = 86_400_000;
 
-function judgeDayInstant(ctx: ProbeContext, endpoint: string, name: 'start_date' | 'end_date', wire: string, sent: string, applied: string, offsetMs: number): void {
+function judgeDayInstant(
+  ctx: ProbeContext,
+  endpoint: string,
+  name: 'start_date' | 'end_date',
+  wire: string,
+  sent: string,
+  applied: string,
+  offsetMs: number,
+): void {
   const echoes = `info.query echoes ${show(applied)} for ${wire}=${sent}`;
-  if (name === 'start_date' && offsetMs === 0) return ctx.book.verified(endpoint, name, `${echoes}, the first instant of that UTC day`, 'request');
+  if (name === 'start_date' && offsetMs === 0)
+    return ctx.book.verified(endpoint, name, `${echoes}, the first instant of that UTC day`, 'request');
   // To the minute: an API may keep its times at minute precision (23:59).
-  if (name === 'end_date' && offsetMs >= DAY_MS - 60_000 && offsetMs < DAY_MS) return ctx.book.verified(endpoint, name, `${echoes}, the last instant of that UTC day`, 'request');
+  if (name === 'end_date' && offsetMs >= DAY_MS - 60_000 && offsetMs < DAY_MS)
+    return ctx.book.verified(endpoint, name, `${echoes}, the last instant of that UTC day`, 'request');
   if (name === 'end_date' && offsetMs === 0) {
     return ctx.book.unchecked(
       endpoint,
@@ -78,7 +116,11 @@ function judgeDayInstant(ctx: ProbeContext, endpoint: string, name: 'start_date'
 
 function sameValue(sent: unknown, applied: unknown): boolean {
   const norm = (v: unknown): string => {
-    if (Array.isArray(v)) return v.map((x) => String(x).toLowerCase()).sort().join(',');
+    if (Array.isArray(v))
+      return v
+        .map((x) => String(x).toLowerCase())
+        .sort()
+        .join(',');
     if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v)) return v.slice(0, 10);
     return String(v).toLowerCase();
   };
@@ -114,27 +156,40 @@ export async function probeVisibilityReport(ctx: ProbeContext): Promise<Sent[]> 
   const echoed = echo ? (echoedEngines(echo, enginesWire) ?? []).filter((engine) => engine) : [];
   judgeConfiguredEngines(ctx, enginesWire, echoed);
   if (ctx.config.sync.engineBreakdown) {
-    ctx.assumptions.push({ ok: true, line: `engines: the per-engine streams break reports down by sync.engineBreakdown (${ctx.config.sync.engineBreakdown.join(', ')})` });
+    ctx.assumptions.push({
+      ok: true,
+      line: `engines: the per-engine streams break reports down by sync.engineBreakdown (${ctx.config.sync.engineBreakdown.join(', ')})`,
+    });
   } else if (echoed.length === 0) {
     ctx.assumptions.push({
       ok: false,
       line:
         `engines: the visibility report's info.query names no engines when none is sent (it ${echo ? `holds ${Object.keys(echo).join(', ') || 'nothing'}` : 'is absent'}); ` +
-        'bvsync learns the brand\'s engines from it, so visibility_by_engine and product_ranking_by_engine would plan nothing: ' +
-        'set sync.engineBreakdown to the API\'s engine ids',
+        "bvsync learns the brand's engines from it, so visibility_by_engine and product_ranking_by_engine would plan nothing: " +
+        "set sync.engineBreakdown to the API's engine ids",
     });
   } else {
-    const which = ctx.config.api.engines.length ? 'the engines it applied of api.engines' : "the brand's engines when none is sent";
-    ctx.assumptions.push({ ok: true, line: `engines: the visibility report's info.query names ${which} (${echoed.join(', ')})` });
+    const which = ctx.config.api.engines.length
+      ? 'the engines it applied of api.engines'
+      : "the brand's engines when none is sent";
+    ctx.assumptions.push({
+      ok: true,
+      line: `engines: the visibility report's info.query names ${which} (${echoed.join(', ')})`,
+    });
   }
   for (const row of answer.value.records) {
     if (row.conversations > 0) facts.topics.push({ id: row.topic_id, conversations: row.conversations });
     const scenario = row.scenarios?.find((s) => s.conversations > 0);
-    if (scenario && !facts.scenario) facts.scenario = { id: scenario.scenario_id, topicId: row.topic_id, conversations: scenario.conversations };
+    if (scenario && !facts.scenario)
+      facts.scenario = { id: scenario.scenario_id, topicId: row.topic_id, conversations: scenario.conversations };
   }
   // Controls of the tiebreak: the API must refuse a bad value under a name the echo showed it applies.
-  ctx.offerControl(endpoint, 'include_scenarios', () => client.visibilityTopics(brand, { ...windows.wide, includeScenarios: 'maybe' as never }));
-  ctx.offerControl(endpoint, 'start_date', () => client.visibilityTopics(brand, { ...windows.wide, startDate: 'not-a-day' }));
+  ctx.offerControl(endpoint, 'include_scenarios', () =>
+    client.visibilityTopics(brand, { ...windows.wide, includeScenarios: 'maybe' as never }),
+  );
+  ctx.offerControl(endpoint, 'start_date', () =>
+    client.visibilityTopics(brand, { ...windows.wide, startDate: 'not-a-day' }),
+  );
   return unjudged;
 }
 
@@ -151,7 +206,10 @@ function judgeConfiguredEngines(ctx: ProbeContext, wire: string, echoed: readonl
   const unknown = configured.filter((engine) => !applied.has(engine.toLowerCase()));
   ctx.facts.unknownEngines = unknown;
   if (unknown.length === 0) {
-    ctx.assumptions.push({ ok: true, line: `api.engines: the visibility report's info.query applied every id sent (${configured.join(', ')})` });
+    ctx.assumptions.push({
+      ok: true,
+      line: `api.engines: the visibility report's info.query applied every id sent (${configured.join(', ')})`,
+    });
     return;
   }
   ctx.assumptions.push({
@@ -159,7 +217,7 @@ function judgeConfiguredEngines(ctx: ProbeContext, wire: string, echoed: readonl
     line:
       `api.engines: the API did not apply ${unknown.map((engine) => JSON.stringify(engine)).join(', ')}: the visibility report sent ${wire}=${configured.join(',')} ` +
       `and its info.query names ${echoed.join(', ')}. Not engine ids it knows, so every read that sends api.engines leaves them out; ` +
-      'set api.engines to ids it names (with api.engines empty, the reports apply the brand\'s engines and their echo names them)',
+      "set api.engines to ids it names (with api.engines empty, the reports apply the brand's engines and their echo names them)",
   });
 }
 
@@ -174,16 +232,36 @@ export async function probeVisibilityFilters(ctx: ProbeContext, unjudged: Sent[]
     ...(engines.length ? [{ name: 'engines' as const, value: engines }] : []),
     ...(topic !== undefined ? [{ name: 'topic_ids' as const, value: [topic] }] : []),
   ];
-  if (!engines.length) ctx.book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window, api.engines empty); set api.engines');
-  if (topic === undefined) ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
+  if (!engines.length)
+    ctx.book.unchecked(
+      endpoint,
+      'engines',
+      'no engine is known (no answer in the window, api.engines empty); set api.engines',
+    );
+  if (topic === undefined)
+    ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
   if (second.length) {
-    const narrowed = await ctx.ask(endpoint, second.map((s) => s.name), () =>
-      client.visibilityTopics(brand, { ...windows.wide, engines: engines.length ? engines : undefined, topicIds: topic !== undefined ? [topic] : undefined }),
+    const narrowed = await ctx.ask(
+      endpoint,
+      second.map((s) => s.name),
+      () =>
+        client.visibilityTopics(brand, {
+          ...windows.wide,
+          engines: engines.length ? engines : undefined,
+          topicIds: topic !== undefined ? [topic] : undefined,
+        }),
     );
     if (narrowed.ok) unjudged.push(...judgeEcho(ctx, endpoint, second, narrowed.value.info.query));
-    else ctx.failed(endpoint, second.map((s) => s.name), narrowed.why);
+    else
+      ctx.failed(
+        endpoint,
+        second.map((s) => s.name),
+        narrowed.why,
+      );
   }
-  await tiebreakUnechoed(ctx, endpoint, unjudged, (name, bad) => client.visibilityTopics(brand, { ...windows.wide, ...badFilter(name, bad) }));
+  await tiebreakUnechoed(ctx, endpoint, unjudged, (name, bad) =>
+    client.visibilityTopics(brand, { ...windows.wide, ...badFilter(name, bad) }),
+  );
 }
 
 /** Endpoint 17: every filter bvsync can send, in one request. */
@@ -205,25 +283,39 @@ export async function probeCitations(ctx: ProbeContext): Promise<void> {
     ...(engines.length ? [{ name: 'engines' as const, value: engines }] : []),
     ...(topics.length ? [{ name: 'topic_ids' as const, value: topics }] : []),
   ];
-  if (!engines.length) ctx.book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
-  if (!topics.length) ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
-  const answer = await ctx.ask(endpoint, sent.map((s) => s.name), () =>
-    client.citations(brand, {
-      ...windows.wide,
-      period: 'week',
-      ownership: ['first_party', 'competitor_owned'],
-      contentTypes: ['blog_article'],
-      sentiment: ['positive', 'neutral'],
-      firstParty: false,
-      domains,
-      engines: engines.length ? engines : undefined,
-      topicIds: topics.length ? topics : undefined,
-    }),
+  if (!engines.length)
+    ctx.book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
+  if (!topics.length)
+    ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
+  const answer = await ctx.ask(
+    endpoint,
+    sent.map((s) => s.name),
+    () =>
+      client.citations(brand, {
+        ...windows.wide,
+        period: 'week',
+        ownership: ['first_party', 'competitor_owned'],
+        contentTypes: ['blog_article'],
+        sentiment: ['positive', 'neutral'],
+        firstParty: false,
+        domains,
+        engines: engines.length ? engines : undefined,
+        topicIds: topics.length ? topics : undefined,
+      }),
   );
-  if (!answer.ok) return ctx.failed(endpoint, sent.map((s) => s.name), answer.why);
+  if (!answer.ok)
+    return ctx.failed(
+      endpoint,
+      sent.map((s) => s.name),
+      answer.why,
+    );
   const unjudged = judgeEcho(ctx, endpoint, sent, answer.value.info.query);
-  ctx.offerControl(endpoint, 'period', () => client.citations(brand, { ...windows.wide, period: 'fortnight' as never }));
-  await tiebreakUnechoed(ctx, endpoint, unjudged, (name, bad) => client.citations(brand, { ...windows.wide, ...badFilter(name, bad) }));
+  ctx.offerControl(endpoint, 'period', () =>
+    client.citations(brand, { ...windows.wide, period: 'fortnight' as never }),
+  );
+  await tiebreakUnechoed(ctx, endpoint, unjudged, (name, bad) =>
+    client.citations(brand, { ...windows.wide, ...badFilter(name, bad) }),
+  );
 }
 
 /**
@@ -252,35 +344,73 @@ export async function probeDomainDetail(ctx: ProbeContext): Promise<void> {
     topicIds: topics.length ? topics : undefined,
   };
   const names = sent.map((s) => s.name);
-  if (!facts.engines.length) ctx.book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
-  if (!topics.length) ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
-  if (!facts.domains.length) return ctx.failed(endpoint, [...names, 'first_party'], 'no domain is known (no tracked page, competitor website or sync.domains); add one to sync.domains');
+  if (!facts.engines.length)
+    ctx.book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
+  if (!topics.length)
+    ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
+  if (!facts.domains.length)
+    return ctx.failed(
+      endpoint,
+      [...names, 'first_party'],
+      'no domain is known (no tracked page, competitor website or sync.domains); add one to sync.domains',
+    );
   for (const domain of facts.domains.slice(0, 3)) {
     const answer = await ctx.ask(endpoint, names, () => client.domainDetail(brand, domain, filters));
     if (!answer.ok) return ctx.failed(endpoint, [...names, 'first_party'], answer.why);
     if (answer.value.empty) continue;
     const unjudged = judgeEcho(ctx, endpoint, sent, answer.value.info.query);
     const firstParty = answer.value.records[0]?.is_first_party ?? false;
-    const again = await ctx.ask(endpoint, ['first_party'], () => client.domainDetail(brand, domain, { ...windows.wide, firstParty }));
+    const again = await ctx.ask(endpoint, ['first_party'], () =>
+      client.domainDetail(brand, domain, { ...windows.wide, firstParty }),
+    );
     if (!again.ok) ctx.failed(endpoint, ['first_party'], again.why);
-    else if (again.value.empty) ctx.book.unchecked(endpoint, 'first_party', `${domain} has no citation with first_party=${firstParty} (a 404)`);
-    else unjudged.push(...judgeEcho(ctx, endpoint, [{ name: 'first_party', value: firstParty }], again.value.info.query));
-    await tiebreakUnechoed(ctx, endpoint, unjudged, (name, bad) => client.domainDetail(brand, domain, { ...windows.wide, ...badFilter(name, bad) }));
+    else if (again.value.empty)
+      ctx.book.unchecked(endpoint, 'first_party', `${domain} has no citation with first_party=${firstParty} (a 404)`);
+    else
+      unjudged.push(...judgeEcho(ctx, endpoint, [{ name: 'first_party', value: firstParty }], again.value.info.query));
+    await tiebreakUnechoed(ctx, endpoint, unjudged, (name, bad) =>
+      client.domainDetail(brand, domain, { ...windows.wide, ...badFilter(name, bad) }),
+    );
     return;
   }
-  ctx.failed(endpoint, [...names, 'first_party'], `none of ${facts.domains.slice(0, 3).join(', ')} has a citation in ${windows.wide.startDate}..${windows.wide.endDate} (404)`);
+  ctx.failed(
+    endpoint,
+    [...names, 'first_party'],
+    `none of ${facts.domains.slice(0, 3).join(', ')} has a citation in ${windows.wide.startDate}..${windows.wide.endDate} (404)`,
+  );
 }
 
 /** A filter holding a value no API accepts, for the tiebreak of an answer without an echo. */
 function badFilter(name: ParamName, bad: string): Record<string, unknown> {
-  const key = { start_date: 'startDate', end_date: 'endDate', content_types: 'contentTypes', first_party: 'firstParty', topic_ids: 'topicIds', include_scenarios: 'includeScenarios' }[name as string] ?? name;
+  const key =
+    {
+      start_date: 'startDate',
+      end_date: 'endDate',
+      content_types: 'contentTypes',
+      first_party: 'firstParty',
+      topic_ids: 'topicIds',
+      include_scenarios: 'includeScenarios',
+    }[name as string] ?? name;
   const list = ['engines', 'topic_ids', 'ownership', 'content_types', 'sentiment', 'domains'].includes(name);
   return { [key]: list ? [bad] : bad };
 }
 
-async function tiebreakUnechoed(ctx: ProbeContext, endpoint: string, unjudged: Sent[], call: (name: ParamName, bad: string) => Promise<unknown>): Promise<void> {
+async function tiebreakUnechoed(
+  ctx: ProbeContext,
+  endpoint: string,
+  unjudged: Sent[],
+  call: (name: ParamName, bad: string) => Promise<unknown>,
+): Promise<void> {
   for (const { name } of unjudged) {
     const bad = name === 'start_date' || name === 'end_date' ? 'not-a-day' : 'not-a-value';
-    await ctx.tiebreak(endpoint, name, bad, () => call(name, bad), ctx.echoMirrors ? 'info.query repeats the request, so it shows nothing applied' : 'the answer has no info.query echo');
+    await ctx.tiebreak(
+      endpoint,
+      name,
+      bad,
+      () => call(name, bad),
+      ctx.echoMirrors
+        ? 'info.query repeats the request, so it shows nothing applied'
+        : 'the answer has no info.query echo',
+    );
   }
 }

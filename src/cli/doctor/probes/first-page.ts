@@ -14,7 +14,12 @@ export async function firstPage<T>(pages: AsyncGenerator<Page<T, object>, Paging
   try {
     const next = await pages.next();
     if (next.done) return { records: [], rejects: [], total: 0, info: {} };
-    return { records: next.value.records, rejects: next.value.rejects, total: next.value.totalRows, info: next.value.info as Record<string, unknown> };
+    return {
+      records: next.value.records,
+      rejects: next.value.rejects,
+      total: next.value.totalRows,
+      info: next.value.info as Record<string, unknown>,
+    };
   } finally {
     await pages.return(undefined as never).catch(() => {});
   }

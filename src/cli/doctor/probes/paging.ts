@@ -31,13 +31,22 @@ export async function probePaging(
     const count = page1.records.length + page1.rejects.length;
     const total = page1.totalRows;
     if (count === 0) {
-      return ctx.failed(endpoint, ['page', 'page_size'], 'the answer is empty; checkable once the brand has records here');
+      return ctx.failed(
+        endpoint,
+        ['page', 'page_size'],
+        'the answer is empty; checkable once the brand has records here',
+      );
     }
     if (count > 1) {
       const sizeSaid = (page1.info as { page_size?: unknown }).page_size;
-      book.wrong(endpoint, 'page_size', `asked for 1 record per page, the API sent ${count}${sizeSaid === undefined ? '' : ` (info.page_size ${String(sizeSaid)})`}`);
+      book.wrong(
+        endpoint,
+        'page_size',
+        `asked for 1 record per page, the API sent ${count}${sizeSaid === undefined ? '' : ` (info.page_size ${String(sizeSaid)})`}`,
+      );
     }
-    if (count === 1 && (total ?? 0) >= 2) book.verified(endpoint, 'page_size', `asked for 1 record per page: got 1 of ${total}`);
+    if (count === 1 && (total ?? 0) >= 2)
+      book.verified(endpoint, 'page_size', `asked for 1 record per page: got 1 of ${total}`);
     const second = await ctx.ask(endpoint, sent, () => pages.next());
     const secondPage = ctx.config.api.firstPage + 1;
     if (!second.ok) {
@@ -51,22 +60,34 @@ export async function probePaging(
         : ctx.failed(endpoint, ['page'], second.why);
     }
     if (second.value.done) {
-      if (count === 1) book.unchecked(endpoint, 'page_size', `the brand has only ${total ?? 1} record here; checkable with 2 or more`);
-      const why = count > 1 ? `every record fits on the one page the API sent (${count}), as page_size is not applied; checkable once it is` : `every record fits on page 1 (${total ?? count}); checkable with more records than a page holds`;
+      if (count === 1)
+        book.unchecked(endpoint, 'page_size', `the brand has only ${total ?? 1} record here; checkable with 2 or more`);
+      const why =
+        count > 1
+          ? `every record fits on the one page the API sent (${count}), as page_size is not applied; checkable once it is`
+          : `every record fits on page 1 (${total ?? count}); checkable with more records than a page holds`;
       return book.unchecked(endpoint, 'page', why);
     }
     const page2 = second.value.value;
     if (count === 1) book.verified(endpoint, 'page_size', `asked for 1 record per page: got 1, and page 2 holds more`);
     const answeredPage = (page2.info as { page?: unknown }).page;
     if (typeof answeredPage === 'number' && answeredPage !== secondPage) {
-      return book.wrong(endpoint, 'page', `asked for page ${secondPage}, the API answered page ${answeredPage}: it ignored the page number`);
+      return book.wrong(
+        endpoint,
+        'page',
+        `asked for page ${secondPage}, the API answered page ${answeredPage}: it ignored the page number`,
+      );
     }
     const seen = new Set(page1.records.map(idOf));
     const repeated = page2.records.filter((record) => seen.has(idOf(record)));
     if (page2.records.length > 0 && repeated.length === page2.records.length) {
       book.wrong(endpoint, 'page', `page 2 repeats the records of page 1: the API ignored the page number`);
     } else if (page2.records.length === 0) {
-      book.unchecked(endpoint, 'page', 'page 2 is empty though total_rows promised more; look at the paging of this endpoint');
+      book.unchecked(
+        endpoint,
+        'page',
+        'page 2 is empty though total_rows promised more; look at the paging of this endpoint',
+      );
     } else {
       book.verified(endpoint, 'page', `page 2 holds other records than page 1`);
       // A count of its own page's records is no count of the set: runs cannot tell a slice read whole from one cut short.
@@ -77,7 +98,8 @@ export async function probePaging(
         });
       }
     }
-    if (count === 1 && page1.records.length === 1) await probeFirstPage(ctx, endpoint, sent, open, idOf, page1.records[0], total);
+    if (count === 1 && page1.records.length === 1)
+      await probeFirstPage(ctx, endpoint, sent, open, idOf, page1.records[0], total);
   } finally {
     await pages.return(undefined as never).catch(() => {});
   }
@@ -88,7 +110,15 @@ export async function probePaging(
  * must begin with the record the first page at one record a page holds. An API counting from 0 serves its second
  * record as "page 1", and every slice would miss its first page of records. One request.
  */
-async function probeFirstPage(ctx: ProbeContext, endpoint: string, sent: readonly ParamName[], open: (pageSize: number) => Pages, idOf: (record: unknown) => unknown, first: unknown, total: number | undefined): Promise<void> {
+async function probeFirstPage(
+  ctx: ProbeContext,
+  endpoint: string,
+  sent: readonly ParamName[],
+  open: (pageSize: number) => Pages,
+  idOf: (record: unknown) => unknown,
+  first: unknown,
+  total: number | undefined,
+): Promise<void> {
   const pages = open(2);
   try {
     const asked = await ctx.ask(endpoint, sent, () => pages.next());
@@ -96,7 +126,8 @@ async function probeFirstPage(ctx: ProbeContext, endpoint: string, sent: readonl
     const head = asked.value.value.records[0];
     if (head !== undefined && idOf(head) === idOf(first)) return;
     const setting = ctx.config.api.firstPage;
-    const seen = head === undefined ? `is empty, though total_rows says ${total ?? 'more'}` : 'begins with another record';
+    const seen =
+      head === undefined ? `is empty, though total_rows says ${total ?? 'more'}` : 'begins with another record';
     ctx.assumptions.push({
       ok: false,
       line:

@@ -22,26 +22,61 @@ export async function probeProductRanking(ctx: ProbeContext): Promise<void> {
   const base = answers?.wide;
   const tiebreak = (key: string, invalid: string) => ({ invalid, call: () => read({ [key]: invalid }, 1) });
 
-  const byRecommendation = await compareToBase(ctx, endpoint, 'metric', base, () => read({ metric: 'recommendation' }), {
-    shown: 'recommendation',
-    tiebreak: tiebreak('metric', 'not-a-metric'),
-  });
-  if (byRecommendation && base && fingerprint(byRecommendation.records, byRecommendation.total) === fingerprint(base.records, base.total)) {
+  const byRecommendation = await compareToBase(
+    ctx,
+    endpoint,
+    'metric',
+    base,
+    () => read({ metric: 'recommendation' }),
+    {
+      shown: 'recommendation',
+      tiebreak: tiebreak('metric', 'not-a-metric'),
+    },
+  );
+  if (
+    byRecommendation &&
+    base &&
+    fingerprint(byRecommendation.records, byRecommendation.total) === fingerprint(base.records, base.total)
+  ) {
     const rows = byRecommendation.records as ProductRankingRow[];
     const values = rows.map((r) => r.recommendation).filter((v): v is number => typeof v === 'number');
     if (values.length === rows.length && values.some((v, i) => i > 0 && v > values[i - 1]!)) {
-      book.wrong(endpoint, 'metric', 'the ranking by recommendation is not ordered by recommendation (it is the ranking by visibility)');
+      book.wrong(
+        endpoint,
+        'metric',
+        'the ranking by recommendation is not ordered by recommendation (it is the ranking by visibility)',
+      );
     }
   }
-  await compareToBase(ctx, endpoint, 'subject', base, () => read({ subject: 'competitor' }), { shown: 'competitor', tiebreak: tiebreak('subject', 'not-a-subject') });
+  await compareToBase(ctx, endpoint, 'subject', base, () => read({ subject: 'competitor' }), {
+    shown: 'competitor',
+    tiebreak: tiebreak('subject', 'not-a-subject'),
+  });
   const rows = (base?.records ?? []) as ProductRankingRow[];
-  if (rows.length < 2) await ctx.tiebreak(endpoint, 'order', 'sideways', () => read({ order: 'sideways' }, 1), 'fewer than 2 products are ranked');
-  else await compareToBase(ctx, endpoint, 'order', base, () => read({ order: 'asc' }), { shown: 'asc', tiebreak: tiebreak('order', 'sideways') });
+  if (rows.length < 2)
+    await ctx.tiebreak(
+      endpoint,
+      'order',
+      'sideways',
+      () => read({ order: 'sideways' }, 1),
+      'fewer than 2 products are ranked',
+    );
+  else
+    await compareToBase(ctx, endpoint, 'order', base, () => read({ order: 'asc' }), {
+      shown: 'asc',
+      tiebreak: tiebreak('order', 'sideways'),
+    });
 
   await compareEngines(ctx, endpoint, base, read);
   await compareTopics(ctx, endpoint, base, read);
 
-  await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines'], (size) => client.productRanking(brand, { ...windows.wide, pageSize: size }), (r) => (r as ProductRankingRow).id);
+  await probePaging(
+    ctx,
+    endpoint,
+    ['start_date', 'end_date', 'engines'],
+    (size) => client.productRanking(brand, { ...windows.wide, pageSize: size }),
+    (r) => (r as ProductRankingRow).id,
+  );
 }
 
 /** Endpoint 20, for the first id in sync.swotStatementIds of the brand: the range (three), competitors, type, paging (two). */
@@ -50,7 +85,11 @@ export async function probeSwot(ctx: ProbeContext): Promise<void> {
   const { client, brand, windows, facts } = ctx;
   const statement = ctx.config.sync.swotStatementIds[String(brand)]?.[0];
   if (statement === undefined) {
-    return ctx.failed(endpoint, ['start_date', 'end_date', 'engines', 'competitors', 'type', 'page', 'page_size'], `no SWOT statement id for brand ${brand} in sync.swotStatementIds; add one to check these`);
+    return ctx.failed(
+      endpoint,
+      ['start_date', 'end_date', 'engines', 'competitors', 'type', 'page', 'page_size'],
+      `no SWOT statement id for brand ${brand} in sync.swotStatementIds; add one to check these`,
+    );
   }
   const read = (options: object, pageSize = 100): Promise<FirstPage> =>
     firstPage(client.swotAnswers(brand, statement, { ...windows.wide, pageSize, ...options }));
@@ -67,11 +106,39 @@ export async function probeSwot(ctx: ProbeContext): Promise<void> {
     },
   });
   const competitor = facts.competitorIds[0];
-  if (competitor === undefined) await ctx.tiebreak(endpoint, 'competitors', 'x', () => read({ competitors: ['x'] }, 1), 'the brand has no competitor');
-  else await compareToBase(ctx, endpoint, 'competitors', base, () => read({ competitors: [competitor] }), { shown: String(competitor), tiebreak: { invalid: 'x', call: () => read({ competitors: ['x'] }, 1) } });
+  if (competitor === undefined)
+    await ctx.tiebreak(
+      endpoint,
+      'competitors',
+      'x',
+      () => read({ competitors: ['x'] }, 1),
+      'the brand has no competitor',
+    );
+  else
+    await compareToBase(ctx, endpoint, 'competitors', base, () => read({ competitors: [competitor] }), {
+      shown: String(competitor),
+      tiebreak: { invalid: 'x', call: () => read({ competitors: ['x'] }, 1) },
+    });
   const type = (base?.info as { type?: string } | undefined)?.type === 'threats' ? 'strengths' : 'threats';
-  if (base && isEmpty(base)) await ctx.tiebreak(endpoint, 'type', 'not-a-type', () => read({ type: 'not-a-type' }, 1), 'the statement has no answer in the window');
-  else await compareToBase(ctx, endpoint, 'type', base, () => read({ type }), { shown: type, tiebreak: { invalid: 'not-a-type', call: () => read({ type: 'not-a-type' }, 1) } });
+  if (base && isEmpty(base))
+    await ctx.tiebreak(
+      endpoint,
+      'type',
+      'not-a-type',
+      () => read({ type: 'not-a-type' }, 1),
+      'the statement has no answer in the window',
+    );
+  else
+    await compareToBase(ctx, endpoint, 'type', base, () => read({ type }), {
+      shown: type,
+      tiebreak: { invalid: 'not-a-type', call: () => read({ type: 'not-a-type' }, 1) },
+    });
 
-  await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines'], (size) => client.swotAnswers(brand, statement, { ...windows.wide, pageSize: size }), (r) => (r as SwotAnswer).conversation_id);
+  await probePaging(
+    ctx,
+    endpoint,
+    ['start_date', 'end_date', 'engines'],
+    (size) => client.swotAnswers(brand, statement, { ...windows.wide, pageSize: size }),
+    (r) => (r as SwotAnswer).conversation_id,
+  );
 }

@@ -24,7 +24,10 @@ export async function probeTrackedUrls(ctx: ProbeContext): Promise<void> {
   const base = answers?.wide;
   const pages = (base?.records.slice(1) ?? []) as TrackedUrl[];
   facts.trackedUrl ??= pages[0]?.url;
-  ctx.rememberDomains(pages.map((p) => p.url), true);
+  ctx.rememberDomains(
+    pages.map((p) => p.url),
+    true,
+  );
   const tiebreak = (key: string, invalid: string) => ({ invalid, call: () => read({ [key]: invalid }, 1) });
 
   await compareEngines(ctx, endpoint, base, read);
@@ -37,39 +40,84 @@ export async function probeTrackedUrls(ctx: ProbeContext): Promise<void> {
     await compareToBase(ctx, endpoint, 'group_id', base, () => read({ groupId: group }), {
       shown: String(group),
       tiebreak: tiebreak('groupId', 'x'),
-      breaks: (r) => ((r as TrackedUrl).url && (r as TrackedUrl).group?.id !== group ? `${(r as TrackedUrl).url} is not in group ${group}` : undefined),
+      breaks: (r) =>
+        (r as TrackedUrl).url && (r as TrackedUrl).group?.id !== group
+          ? `${(r as TrackedUrl).url} is not in group ${group}`
+          : undefined,
     });
   }
   await compareToBase(ctx, endpoint, 'ungrouped', base, () => read({ ungrouped: true }), {
     shown: 'true',
     tiebreak: tiebreak('ungrouped', 'maybe'),
-    breaks: (r) => ((r as TrackedUrl).group ? `${(r as TrackedUrl).url} is in group ${(r as TrackedUrl).group!.id}` : undefined),
+    breaks: (r) =>
+      (r as TrackedUrl).group ? `${(r as TrackedUrl).url} is in group ${(r as TrackedUrl).group!.id}` : undefined,
   });
 
   const needle = pages.map((p) => p.title.slice(0, 60)).find((title) => pages.some((p) => !matches(p, title)));
-  if (needle === undefined) await ctx.tiebreak(endpoint, 'search', OVERLONG_SHOWN, () => read({ search: OVERLONG_TEXT }, 1), 'no search text tells the tracked pages apart');
+  if (needle === undefined)
+    await ctx.tiebreak(
+      endpoint,
+      'search',
+      OVERLONG_SHOWN,
+      () => read({ search: OVERLONG_TEXT }, 1),
+      'no search text tells the tracked pages apart',
+    );
   else {
     await compareToBase(ctx, endpoint, 'search', base, () => read({ search: needle }), {
       shown: JSON.stringify(needle),
       tiebreak: { invalid: OVERLONG_SHOWN, call: () => read({ search: OVERLONG_TEXT }, 1) },
-      breaks: (r) => ((r as TrackedUrl).url && !matches(r as TrackedUrl, needle) ? `${(r as TrackedUrl).url} does not hold it` : undefined),
+      breaks: (r) =>
+        (r as TrackedUrl).url && !matches(r as TrackedUrl, needle)
+          ? `${(r as TrackedUrl).url} does not hold it`
+          : undefined,
     });
   }
 
   // sort and order: the order of the pages is what they change, so the base must hold two pages that differ.
   const sortable = pages.length >= 2 && new Set(pages.map((p) => p.citations)).size >= 2;
-  if (!sortable) await ctx.tiebreak(endpoint, 'sort', 'sideways', () => read({ sort: 'sideways' }, 1), 'the tracked pages do not differ in citations');
+  if (!sortable)
+    await ctx.tiebreak(
+      endpoint,
+      'sort',
+      'sideways',
+      () => read({ sort: 'sideways' }, 1),
+      'the tracked pages do not differ in citations',
+    );
   else {
-    const byCitations = await compareToBase(ctx, endpoint, 'sort', base, () => read({ sort: 'citations', order: 'desc' }), { shown: 'citations', alsoSent: ['order'], tiebreak: tiebreak('sort', 'sideways') });
+    const byCitations = await compareToBase(
+      ctx,
+      endpoint,
+      'sort',
+      base,
+      () => read({ sort: 'citations', order: 'desc' }),
+      { shown: 'citations', alsoSent: ['order'], tiebreak: tiebreak('sort', 'sideways') },
+    );
     const sorted = (byCitations?.records.slice(1) ?? []) as TrackedUrl[];
     if (byCitations && sorted.some((p, i) => i > 0 && p.citations > sorted[i - 1]!.citations)) {
       book.wrong(endpoint, 'sort', 'sort=citations did not order the pages by citations');
     }
   }
-  if (pages.length < 2) await ctx.tiebreak(endpoint, 'order', 'sideways', () => read({ order: 'sideways' }, 1), 'the brand tracks fewer than 2 pages');
-  else await compareToBase(ctx, endpoint, 'order', base, () => read({ order: 'asc' }), { shown: 'asc', tiebreak: tiebreak('order', 'sideways') });
+  if (pages.length < 2)
+    await ctx.tiebreak(
+      endpoint,
+      'order',
+      'sideways',
+      () => read({ order: 'sideways' }, 1),
+      'the brand tracks fewer than 2 pages',
+    );
+  else
+    await compareToBase(ctx, endpoint, 'order', base, () => read({ order: 'asc' }), {
+      shown: 'asc',
+      tiebreak: tiebreak('order', 'sideways'),
+    });
 
-  await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines'], (size) => client.trackedUrls(brand, { ...windows.wide, pageSize: size }), (r) => (r as TrackedUrl).id);
+  await probePaging(
+    ctx,
+    endpoint,
+    ['start_date', 'end_date', 'engines'],
+    (size) => client.trackedUrls(brand, { ...windows.wide, pageSize: size }),
+    (r) => (r as TrackedUrl).id,
+  );
 }
 
 function matches(page: TrackedUrl, text: string): boolean {
