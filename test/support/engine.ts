@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { RUN_TIME_COLUMNS } from './checksums.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
@@ -213,8 +214,6 @@ export function runBvsync(args: string[], env: NodeJS.ProcessEnv): Promise<CliRe
 
 /** Columns that say when and by which run a row was written, not what it holds. */
 const RUN_COLUMNS = ['_synced_at', '_run_id'];
-/** Columns of a view that say when a run saw something: the same data loaded by two runs differs there alone. */
-const RUN_TIME_COLUMNS = ['v_schema_drift.first_seen', 'v_schema_drift.last_seen'];
 
 /**
  * Compares every table of two closed DuckDB files (bookkeeping tables aside) row for row, ignoring the columns that
