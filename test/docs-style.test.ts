@@ -10,7 +10,7 @@ const MAX_PARAGRAPH_WORDS = 120;
 const MAX_LINES_WITHOUT_HEADING = 40;
 
 /** Pages written before the bounds, each still past one of them; the list only shrinks (the test says when). */
-const NOT_YET_REWRITTEN = new Set(['docs/performance.md']);
+const NOT_YET_REWRITTEN = new Set<string>([]);
 
 /** A word that ends a sentence: a full stop, ! or ?, maybe inside quotes or code; not an abbreviation. */
 const SENTENCE_END = /[.!?]["')\]*_`]*$/;
