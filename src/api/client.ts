@@ -206,8 +206,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
       }
       throw error;
     }
-    // The other way an API may say a domain has no citations: a 200 whose data is null. Read as a record, it failed
-    // validation on every such day, and the stream's slices stayed incomplete for good, each sync re-reading 30 days.
+    // A 200 whose data is null is the other way an API says a domain has no citations: read as an empty page.
     const data = endpoint.single
       ? answer.data === null && endpoint.notFoundIsEmpty
         ? []
