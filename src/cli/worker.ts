@@ -54,9 +54,8 @@ export function workerCommand(): Command {
     const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort, '--metrics-port');
     const metrics = metricsPort === undefined ? undefined : new PrometheusMetrics({ today: timings.today });
     const notifier = notifierFor(config, log);
-    // Listened for before the preflight and the host's start: both can wait (a 429 of the API, the writer lease, a
-    // working file another program holds), and a signal then must stop the worker as cleanly as later, not kill it
-    // outright (it died by the signal, exit code none, during the preflight).
+    // Listened for before the preflight and the host's start, which can both wait, so a signal then stops the worker
+    // cleanly rather than killing it.
     const stopping = new AbortController();
     let hardStop: NodeJS.Timeout | undefined;
     const stopRequested = new Promise<void>((resolve) => {
