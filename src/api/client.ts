@@ -199,7 +199,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
         endpoint.notFoundIsEmpty,
       );
     } catch (error) {
-      // Read as empty, a gateway's 404 for a wrong path had replaced a day's rows: only the API's own 404 is empty.
+      // Only the API's own 404 reads as empty: a gateway's 404 for a wrong path must not replace a day's rows.
       if (endpoint.notFoundIsEmpty && isEmptyAnswer(error)) {
         yield { records: [], rejects: [], totalRows: undefined, info: {} as I, ...sent };
         return;

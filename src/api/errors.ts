@@ -381,7 +381,7 @@ export function describeBody(contentType: string | undefined, text: string | und
 const CERTIFICATE_CODES =
   /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET_ISSUER_CERT|VERIFY_LEAF_SIGNATURE|GET_ISSUER_CERT_LOCALLY|DECRYPT_CERT_SIGNATURE)|ERR_TLS_CERT_ALTNAME_INVALID|INVALID_CA|INVALID_PURPOSE|HOSTNAME_MISMATCH)/;
 
-/** The API's TLS certificate is not trusted: retrying meets it again, and each slice had cost twenty handshakes. */
+/** The API's TLS certificate is not trusted: every retry meets it again, so it is not retried. */
 export class TlsCertificateError extends PermanentError {
   override readonly code = 'tls_certificate';
 }

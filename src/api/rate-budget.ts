@@ -65,9 +65,8 @@ export interface RateBudgetOptions {
   /** Where rate changes are logged; default: silent. */
   logger?: Logger | undefined;
   /**
-   * While the key's shared state holds nothing stated or learned, the first request of this process goes alone and
-   * the others wait for its answer (FIRST_ANSWER_WAIT_MS at most), whose headers may state the API's rate; default
-   * false. The fetch workers set it: eight readers at the configured rate had filled a 10/s API's first window.
+   * While the key's shared state holds nothing stated or learned, the first request of this process goes alone and the
+   * others wait for its answer (FIRST_ANSWER_WAIT_MS at most), whose headers may state the API's rate; default false.
    */
   firstAnswerFirst?: boolean | undefined;
 }
@@ -356,7 +355,7 @@ class AdaptiveRateBudget implements RateBudget {
       if (read.state && learnedNothing(read.state, this.auto)) read.state = undefined;
       if (read.state || attempt >= MAX_STATE_WRITES) {
         const state = read.state ?? initialRateState(this.configuredCeiling, this.auto, now);
-        // Trusted from when it came back: from when it was asked, a Redis 80 ms away was read again on every turn.
+        // Trusted from when it came back, not when it was asked, so a slow Redis is not read again on every turn.
         this.cached = { state, version: read.version, readAt: Date.now() };
         return this.cached;
       }

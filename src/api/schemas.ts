@@ -1,11 +1,9 @@
 import { z } from 'zod';
 
 /*
- * The resources and envelopes of the spec ("Resources and their fields", "Errors"). Three rules hold for all:
- * - objects are loose: fields the spec does not name pass through (the streams keep them in `_extra`);
- * - enums the spec lists are typed as strings, since values it does not list must be kept as they come;
- *   the listed values are exported for documentation and tests;
- * - optional fields may be absent or null.
+ * The resources and envelopes of the spec ("Resources and their fields", "Errors"). Objects are loose: unnamed fields
+ * pass through (the streams keep them in `_extra`). Listed enums are typed as strings, as unlisted values must be kept
+ * (the lists are exported for documentation and tests). Optional fields may be absent or null.
  */
 
 export const id = z.int();

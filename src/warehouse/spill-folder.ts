@@ -22,7 +22,7 @@ export async function removeDeadSpillFiles(connection: DuckDBConnection, databas
     try {
       unlinkSync(path);
     } catch {
-      // Not ours to explain: the file stays, as before.
+      // Not ours to explain: the file stays.
     }
   }
 }
