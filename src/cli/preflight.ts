@@ -215,8 +215,7 @@ async function probeBrands(
   budget: RateBudget | undefined,
 ): Promise<PreflightResult> {
   let requests = 0;
-  // Its waits are bounded and its retries logged: an API that accepted connections and never answered kept the command
-  // silent for some 170 s (two brands, each try waiting out api.headersTimeoutMs). A brand unanswered here is still run.
+  // Its waits are bounded and its retries logged, so a silent API is told soon; a brand unanswered here is still run.
   const client = createApiClient(probeApiConfig(config.api), {
     budget,
     retryRateLimited: true,

@@ -143,8 +143,8 @@ export function workerCommand(): Command {
       { redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly },
       'worker started',
     );
-    // A full disk ends the worker (exit 1, the message saying where and what to do): every load would fail, and a
-    // worker that stayed up looked healthy while the load jobs waited. Its supervisor restarts it once there is room.
+    // A full disk ends the worker (exit 1, saying where and what to do): every load would fail, and a worker that stays
+    // up looks healthy while load jobs wait. Its supervisor restarts it once there is room.
     const fault = await Promise.race([stopRequested.then(() => undefined), host.writerFaulted]);
     await host.stop(shutdownMs);
     await metricsServer?.close();
