@@ -15,10 +15,8 @@ export class FolderError extends Error {
 }
 
 /**
- * Creates a folder and its missing parents one level at a time. Not `mkdirSync(path, { recursive: true })`: Node's
- * recursive mkdir loops for ever, on one core and deaf to signals, when the kernel refuses a folder in an existing one
- * with ENOENT (any folder under /proc), which is how `BVSYNC_DB=/proc/no-such-dir/bv.duckdb` used to hang a command.
- * `purpose` says what the folder is for in messages: "the database x.duckdb", "the export folder out/".
+ * Creates a folder and its missing parents one level at a time: Node's recursive mkdir loops for ever, deaf to signals,
+ * when the kernel refuses a folder with ENOENT (under /proc). `purpose` names the folder in messages.
  */
 export function makeFolder(folder: string, purpose: string): void {
   const missing: string[] = [];

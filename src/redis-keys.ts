@@ -1,8 +1,6 @@
 /**
- * Every Redis key bvsync writes, named here alone (BullMQ names its queues' keys itself, under the same prefix), so
- * what lives in a shared Redis can be read off one page, and two parts of bvsync cannot pick the same name. The
- * prefix is the config's `redisPrefix`: one per warehouse. An API key appears only as its hash (`keyHash`), never
- * itself. Where the keys sit in the flow: docs/architecture.md, "Redis".
+ * Every Redis key bvsync writes, named here alone (BullMQ names its own under the same prefix, the config's
+ * `redisPrefix`), so no two parts pick one name. An API key appears only as its hash (docs/architecture.md, "Redis").
  */
 export interface RedisKeys {
   /** Everything under the prefix, for `deleteKeysWithPrefix` (a demo's private prefix, a test's). */

@@ -1,8 +1,6 @@
 /**
- * The status words of bvsync, defined once: the CLI prints them, Redis keeps them in a run's record, and DuckDB
- * stores them in `_sync_state` and `_sync_runs`. One word per meaning everywhere, so what `bvsync status` says
- * can be looked up in the warehouse as it is (an earlier version wrote `partial` in `_sync_runs` where the CLI
- * said `incomplete`; migration 007 rewrote those rows).
+ * The status words of bvsync, defined once: the CLI prints them, Redis keeps them in a run's record, and DuckDB stores
+ * them in `_sync_state` and `_sync_runs`, so what `bvsync status` says can be looked up in the warehouse as it is.
  */
 
 /** How one slice ended: every row read, fewer distinct rows than the API's `total_rows`, or an error. */

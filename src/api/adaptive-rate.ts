@@ -6,21 +6,10 @@ import type { StatedRate } from './stated-rate.js';
  *
  * - a configured `requestsPerSecond` is the ceiling and the start; `auto` starts at AUTO_START_RATE and doubles
  *   every PROBE_STEP_MS until the first 429 (`probe`);
- * - a 429 cuts the rate to what the API was seen to accept (answers other than 429 over the last second, times
- *   GOOD_RATE_SHARE), never above the rate in force (and by REPEAT_CUT_FACTOR at least when the last cut was
- *   moments ago); with nothing measured, by CUT_FACTOR, leaving the limit estimated before. Only the first 429
- *   of an episode cuts: a request sent before the last cut met the old rate, which is already cut;
- * - without a 429 the rate climbs back additively (`steady`): STEADY_STEP_SHARE of the limit estimated at the last
- *   429 per step, a step every RECOVERY_STEP_MS back up to what the API accepted, then every STEADY_STEP_MS, never
- *   above the ceiling.
+ * - the first 429 of an episode cuts the rate to what the API was seen to accept (`cut`);
+ * - without a 429 the rate climbs back additively (`steady`), never above the ceiling.
  *
- * The state holds a rate and the time it was set; the climb is computed from the elapsed time, so nothing has to
- * write while the rate rises.
- *
- * A rate the API states in headers (stated-rate.ts) is kept in the state, for every process. A quota policy names its
- * window and is a ceiling (`ceilingFor`). A bare limit's rate is derived from its resets, so it is where the key starts,
- * not a ceiling: the key climbs above it as above a limit learned from 429s, and a 429 then knows better
- * (`afterStatedLimit`; test/api/adaptive-rate.test.ts).
+ * The climb is computed from the elapsed time, so nothing writes while the rate rises (test/api/adaptive-rate.test.ts).
  */
 
 /** Where `auto` starts (requests per second). */
@@ -31,34 +20,27 @@ export const AUTO_CEILING = 10_000;
 export const PROBE_FACTOR = 2;
 export const PROBE_STEP_MS = 1_000;
 /**
- * `steady`: +5 % of the estimated limit per step. Below the rate a cut aims at (GOOD_RATE_SHARE x the limit, which a
- * cut with nothing measured undershoots) a step every RECOVERY_STEP_MS; above it, probing for a limit that was
- * raised, a step every STEADY_STEP_MS. Slow on purpose: each 429 also blocks the key for its Retry-After (a second of
- * nothing at 1 s), and near a limit the API's own timing jitter makes 429s at any rate.
+ * `steady`: +5 % of the estimated limit per step, a step every RECOVERY_STEP_MS below GOOD_RATE_SHARE of it and
+ * every STEADY_STEP_MS above. Slow on purpose: each 429 also blocks the whole key for its Retry-After.
  */
 export const STEADY_STEP_SHARE = 0.05;
 export const RECOVERY_STEP_MS = 2_000;
 export const STEADY_STEP_MS = 30_000;
 /**
- * Once a limit is confirmed (see `confirms`), the climb above its plateau takes a step only every CONFIRMED_STEP_MS:
- * every step above a limit that holds ends in a 429 and a Retry-After block of the whole key (about a second of
- * nothing), so probing a confirmed limit every STEADY_STEP_MS would cost some 3 % of the time for ever, for a limit
- * that APIs seldom raise. An estimate not confirmed yet (one count at a first 429, or a count that ran low) is still
- * probed every STEADY_STEP_MS, so a limit estimated too low is climbed out of.
+ * Above a confirmed limit (see `confirms`) the climb steps only every CONFIRMED_STEP_MS: each step ends in a 429 and
+ * a block of the whole key. An unconfirmed estimate is still probed every STEADY_STEP_MS, so a low one is climbed out of.
  */
 export const CONFIRMED_STEP_MS = 300_000;
 /** A failed probe confirms the limit when the API was seen to accept at least this share of the estimate. */
 export const CONFIRM_SHARE = 0.9;
 /**
- * A 429 cuts the rate to this share of the rate the API accepted over the last second, never above the rate in
- * force: 80/s against a 20/s limit is cut to 19/s in one step, and a rate already under what the API accepts (a 429
- * from timing jitter at the edge of one of its windows) keeps going, as its Retry-After block is cost enough...
+ * A 429 cuts the rate to this share of the rate the API accepted over the last second, never above the rate in force;
+ * a rate already under what the API accepts (window-edge jitter) keeps going...
  */
 export const GOOD_RATE_SHARE = 0.95;
 /**
- * ...but a 429 within REPEAT_WINDOW_MS of the last cut shows that cut was not enough (the first counts of a
- * fixed-window API run high: it accepts a burst across a window's edge), so it also cuts to at most this share of the
- * rate in force...
+ * ...but a 429 within REPEAT_WINDOW_MS of the last cut shows that cut was not enough (a fixed window's first counts run
+ * high), so it also cuts to at most this share of the rate in force...
  */
 export const REPEAT_WINDOW_MS = 5_000;
 export const REPEAT_CUT_FACTOR = 0.9;
@@ -141,9 +123,8 @@ export function afterRateLimited(state: RateState, event: RateLimitedAt): RateSt
   const current = rateAt(state, event.now, event.ceiling);
   const stated = state.stated?.perSecond;
   if (stated !== undefined && current <= stated * (1 + 1e-9)) {
-    // At or under the rate the API states, a 429 is arrival jitter at the edge of one of its windows: the count of
-    // accepted answers then runs low and had cut 9.5/s to 4.4/s, some 20 s to climb back. A cut of REPEAT_CUT_FACTOR
-    // each time is enough, and 429s that keep coming still bring the rate down (test/api/adaptive-rate.test.ts).
+    // At or under the rate the API states, a 429 is window-edge jitter whose accepted count runs low: a cut of
+    // REPEAT_CUT_FACTOR is enough (test/api/adaptive-rate.test.ts, "a 429 at or under the rate the API states is jitter").
     const rate = Math.max(Math.min(MIN_RATE, event.ceiling), current * REPEAT_CUT_FACTOR);
     return {
       rate,
@@ -159,10 +140,8 @@ export function afterRateLimited(state: RateState, event: RateLimitedAt): RateSt
   const most = repeated ? current * REPEAT_CUT_FACTOR : current;
   const cut = event.goodRate > 0 ? Math.min(most, event.goodRate * GOOD_RATE_SHARE) : current * CUT_FACTOR;
   const rate = Math.max(Math.min(MIN_RATE, event.ceiling), cut);
-  // An isolated 429 with a low count is jitter and leaves the estimate where it was; 429s that keep coming revise it.
-  // With nothing accepted the count says nothing of the rate (an API counting per minute refuses every request until
-  // its window ends): the estimate stays where it was. Set to the rate in force each time, a minute of 429s without
-  // Retry-After took it from 9.5 to 0.14/s, kept a day, and the climb (a share of it) needed some ten hours.
+  // An isolated 429 with a low count is jitter and keeps the estimate; 429s that keep coming revise it. With nothing
+  // accepted the count says nothing of the rate, so the estimate stays (test/api/adaptive-rate.test.ts).
   const limit =
     event.goodRate <= 0
       ? state.limit || current
@@ -195,9 +174,8 @@ export function ceilingFor(state: RateState | undefined, configuredCeiling: numb
 }
 
 /**
- * True when a 429 met at `current` with `goodRate` accepted is a failed probe of the limit `state` estimated: the rate
- * had climbed above the plateau (a 429 at or under it may be timing jitter at the edge of one of the API's windows, and
- * says little about the limit) and the API was still accepting about the estimate (not a count cut short by a block).
+ * True when a 429 at `current` is a failed probe of the limit `state` estimated: the rate was above the plateau and
+ * the API still accepted about the estimate (a 429 at or under it may be window-edge jitter).
  */
 export function confirms(state: RateState, current: number, goodRate: number): boolean {
   if (state.phase !== 'steady' || state.limit <= 0 || goodRate <= 0) return false;
@@ -206,11 +184,8 @@ export function confirms(state: RateState, current: number, goodRate: number): b
 }
 
 /**
- * The state once the API has stated its rate, or undefined when nothing changes (the same word again, which is most
- * answers: the cached state then saves a write). `auto` stops probing. A quota policy is the ceiling (`ceilingFor`).
- * A rate derived from a bare limit and its resets is where the key runs, `headroom` under it, and a limit the climb of
- * `rateAt` probes above, so a rate derived too low never stays below what the API accepts; once a 429 cut the key, its
- * learned limit stands and the stated rate is only recorded.
+ * The state once the API has stated its rate, or undefined when nothing changes. A quota policy is the ceiling; a rate
+ * derived from a bare limit is where the key runs and probes above; after a 429 cut, the learned limit stands.
  */
 export function afterStatedLimit(
   state: RateState,

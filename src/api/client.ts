@@ -199,15 +199,14 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
         endpoint.notFoundIsEmpty,
       );
     } catch (error) {
-      // Read as empty, a gateway's 404 for a wrong path had replaced a day's rows: only the API's own 404 is empty.
+      // Only the API's own 404 reads as empty: a gateway's 404 for a wrong path must not replace a day's rows.
       if (endpoint.notFoundIsEmpty && isEmptyAnswer(error)) {
         yield { records: [], rejects: [], totalRows: undefined, info: {} as I, ...sent };
         return;
       }
       throw error;
     }
-    // The other way an API may say a domain has no citations: a 200 whose data is null. Read as a record, it failed
-    // validation on every such day, and the stream's slices stayed incomplete for good, each sync re-reading 30 days.
+    // A 200 whose data is null is the other way an API says a domain has no citations: read as an empty page.
     const data = endpoint.single
       ? answer.data === null && endpoint.notFoundIsEmpty
         ? []

@@ -2,12 +2,9 @@ import type { z } from 'zod';
 import type { QueryValue } from './query.js';
 
 /**
- * One read endpoint of the spec as data: where it is, which query it sends, what its answer looks like. The
- * client's one `read` method follows it, so an endpoint is declared where its stream is (src/streams) and the
- * client holds no list of endpoints.
- *
- * `O` is what a caller asks for (camelCase options), `Q` the query parameter names it may send, under bvsync's
- * default names (the client maps them to wire names through `api.params`).
+ * One read endpoint of the spec as data: where it is, which query it sends, what its answer looks like. Endpoints are
+ * declared with their streams (src/streams), so the client holds no list of them. `O` is the caller's options, `Q`
+ * the default query parameter names (mapped to wire names through `api.params`).
  */
 export interface Endpoint<R, I, O, Q extends string = string> {
   /**

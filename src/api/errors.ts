@@ -113,16 +113,11 @@ export class TransientError extends ApiError {
   }
 
   /**
-   * Set by the transport when it gives up on a call whose failures were the API's absence (5xx, no connection, no
-   * answer in time) and no other call of its client was answered meanwhile, or for as long as an outage is waited out:
-   * the API is down, not this request wrong. The fetch processor then waits the outage out
-   * (`sync.outageToleranceMinutes`) instead of spending the slice's attempts.
+   * Set when the transport gives up on a call whose failures were the API's absence (5xx, no connection, timeout) and
+   * no other call of its client was answered meanwhile: the fetch processor then waits the outage out.
    */
   apiUnavailable = false;
-  /**
-   * Set with `apiUnavailable` (ms since the epoch): the API answered none of the client's calls since. The call's start;
-   * for a call stopped at the outage tolerance, its first attempt that met the API away or just after the last answer.
-   */
+  /** Set with `apiUnavailable` (ms since the epoch): since when the API answered none of the client's calls. */
   unansweredSince: number | undefined;
 
   override toJSON(): Record<string, unknown> {
@@ -179,9 +174,8 @@ export function refusesKey(error: AuthError): boolean {
 }
 
 /**
- * A 429 whose code names a quota or a period: the key has spent what its plan allows, and a short wait does not help.
- * The slice fails at once, and the key is remembered as refused for a while (src/engine/access-memo.ts), so the other
- * slices fail without a request each; a run after the quota is back fetches them.
+ * A 429 whose code names a quota or a period: the key has spent its plan, and a short wait does not help. The slice
+ * fails at once and the key is remembered as refused (src/engine/access-memo.ts).
  */
 export class QuotaExceededError extends PermanentError {
   override readonly code = 'quota_exceeded';
@@ -269,9 +263,8 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
     envelope.details?.length ? ` [${envelope.details.map((d) => `${d.field}: ${d.message}`).join('; ')}]` : ''
   }${envelope.requestId ? ` (request ${envelope.requestId})` : ''}${envelope.apiCode || envelope.message ? '' : notAnEnvelope(response)}`;
 
-  // A 429 whose code names a quota or a period (`monthly_quota_exceeded`) is not cured by a wait of seconds: waited out
-  // as a rate limit, every slice was put back in the queue for ever and the run never ended.
-  // A Retry-After of a minute at most says the wait does cure it (an hourly window nearly over): waited out below.
+  // A 429 naming a quota or a period is not cured by a wait of seconds, unless its Retry-After is a minute at most
+  // (test/api/errors.test.ts, "429 whose code names a quota or a period is a spent quota").
   const retryAfter = parseRetryAfter(response.headers['retry-after'], now);
   const quotaBack = retryAfterUnbounded(response.headers['retry-after'], now);
   if (
@@ -289,8 +282,7 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
     return new RateLimitedError(text, fields, retryAfter ?? response.namelessWaitMs ?? DEFAULT_RETRY_AFTER_MS);
   }
   if (status >= 500 || status === 408) return new TransientError(text, fields, 'server_error', retryAfter);
-  // The spec names this code and not its status (403 is the simulator's choice): read with a 401 as a refused key, one
-  // brand's refusal stopped every brand's run; with a 404, the domain detail read it as a domain without citations.
+  // The spec names this code and not its status: it refuses one brand, whatever the status (test/api/errors.test.ts).
   if (envelope.apiCode === 'brand_access_denied') return new BrandAccessDeniedError(text, fields);
   // 422 is how many frameworks answer a query they validated and refused; the spec shows no status for it.
   if (status === 400 || status === 422) return new ValidationError(text, fields);
@@ -315,10 +307,7 @@ export const SPENT_QUOTA_RETRY_AFTER_MS = 60 * 60_000;
 /** The longest `Retry-After` with which a 429 naming a quota or a period is still waited out. */
 const QUOTA_WAIT_MAX_MS = 60_000;
 
-/**
- * Whether an error code names a quota, a period or a plan (`insufficient_quota`, `DailyLimitExceeded`), word by word:
- * read as one run of letters, `throttled_ai_requests` held "dai".
- */
+/** Whether an error code names a quota, a period or a plan (`insufficient_quota`, `DailyLimitExceeded`), word by word. */
 function namesQuota(apiCode: string): boolean {
   const words = apiCode
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
@@ -332,13 +321,9 @@ function namesQuota(apiCode: string): boolean {
 }
 
 /**
- * A refusal that is a rate limit in another status: the spec shows neither the rate limit's answer nor the statuses of
- * its other codes, and gateways throttle with a 403 too. Read as a refused key, such an answer failed every slice of the
- * run without a request; read as a 429, it slows the key and is waited out. Any 4xx or 5xx whose code names a rate
- * limit is one (a 503 `rate_limited` had been asked again by each call on its own, and the key never slowed), so is a 403
- * whose message names a rate limit beside headers that say the window is spent, and so is a 403 that is not the API's error envelope at all (a gateway's page) and names when to come back
- * (Retry-After). An envelope that names another code, or none (`invalid_api_key`, or a message that the key is
- * suspended, with a Retry-After), is the refusal it says, not retried for ever.
+ * A refusal that is a rate limit in another status (gateways throttle with a 403 too): a 4xx or 5xx whose code names a
+ * rate limit, a 403 naming one with its window spent, or a 403 without the envelope that says when to come back. An
+ * envelope naming another code is the refusal it says (test/api/errors.test.ts, "is throttling").
  */
 function isThrottling(
   response: ErrorResponse,
@@ -347,8 +332,7 @@ function isThrottling(
 ): boolean {
   if (response.status < 400) return false;
   if (apiCode !== undefined && namesRateLimit(apiCode)) return true;
-  // A 403 under a code of its own whose message names a rate limit ("API rate limit exceeded", GitHub's way), with its
-  // window said spent or when to come back: read by the code alone it was a refused endpoint, and its stream dropped.
+  // A 403 under its own code whose message names a rate limit (GitHub's way), with its window said spent.
   if (response.status === 403 && message !== undefined && namesRateLimit(message) && windowSpent(response, now))
     return true;
   if (apiCode !== undefined) return false;
@@ -382,7 +366,7 @@ function notAnEnvelope(response: ErrorResponse): string {
 
 /**
  * ` (text/html: "<html><title>502 Bad Gateway…")`: a body that is not the JSON expected, in brief; empty without one.
- * The key is masked before the body is cut: masked after, a key the cut crossed kept its first characters.
+ * The key is masked before the body is cut, so a cut cannot leave part of it.
  */
 export function describeBody(contentType: string | undefined, text: string | undefined): string {
   if (!text) return '';
@@ -397,7 +381,7 @@ export function describeBody(contentType: string | undefined, text: string | und
 const CERTIFICATE_CODES =
   /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET_ISSUER_CERT|VERIFY_LEAF_SIGNATURE|GET_ISSUER_CERT_LOCALLY|DECRYPT_CERT_SIGNATURE)|ERR_TLS_CERT_ALTNAME_INVALID|INVALID_CA|INVALID_PURPOSE|HOSTNAME_MISMATCH)/;
 
-/** The API's TLS certificate is not trusted: retrying meets it again, and each slice had cost twenty handshakes. */
+/** The API's TLS certificate is not trusted: every retry meets it again, so it is not retried. */
 export class TlsCertificateError extends PermanentError {
   override readonly code = 'tls_certificate';
 }

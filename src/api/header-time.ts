@@ -1,13 +1,7 @@
 /**
- * The one reader of a header that says when something happens: `Retry-After`, `X-RateLimit-Reset`,
- * `RateLimit-Reset`, and the IETF fields' `reset=` and `t=`. APIs write it four ways, told apart by form and magnitude:
- *
- * - delta seconds (`1`, `0.25`): RFC 9110's Retry-After, the IETF drafts, Shopify, Twitter's v2 Reset in some gateways;
- * - Unix seconds (`1795435200`): GitHub, Twitter, many gateways;
- * - Unix milliseconds (`1795435200123`): some gateways and Discord-style APIs;
- * - an HTTP date (`Sun, 29 Nov 2026 03:00:00 GMT`): RFC 9110's other Retry-After form.
- *
- * Proven by test/api/header-time.test.ts.
+ * The one reader of a header that says when something happens (`Retry-After`, the `Reset` headers, the IETF fields'
+ * `reset=` and `t=`): delta seconds, Unix seconds, Unix milliseconds or an HTTP date, told apart by form and
+ * magnitude (test/api/header-time.test.ts).
  */
 
 export type HeaderTimeForm = 'delta-seconds' | 'unix-seconds' | 'unix-milliseconds' | 'http-date';

@@ -1,12 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 
 /**
- * The idempotency value of a write, derived from what it sends and the session it belongs to (one apply): the same
- * request sent again in the session (a retry after a lost answer) carries the same value, so the API answers the
- * first answer instead of writing twice (spec, "Endpoints", shared rules: any unique string, answers kept 24 hours).
- * Another apply sends another value: its plan read the brand first, so what it sends is not written yet, and a value
- * of content alone made the API replay an answer of hours before when someone had undone that write since (apply
- * reported `changed`, nothing was written). The brand is in the path, so two brands never share a value.
+ * The idempotency value of a write, of its content and its apply session: a retry in the session carries the same
+ * value, so the API replays its first answer; another apply sends another value, so an undone write is written again.
+ * The brand is in the path, so two brands never share a value.
  */
 export function contentIdempotencyKey(session: string, method: string, path: string, body: unknown): string {
   const digest = createHash('sha256')
@@ -16,10 +13,8 @@ export function contentIdempotencyKey(session: string, method: string, path: str
 }
 
 /**
- * The idempotency value of a write that no read can compare against (persona and tag changes, sent on every apply):
- * of its method, path and body alone, the same in every apply. Within the API's 24 hours a re-run gets the first
- * answer back and writes nothing; after them the same values are set again
- * (test/manage/plan-apply.int.test.ts, "a second apply sends persona and tag changes again with the same values").
+ * The idempotency value of a write no read can compare against (persona and tag changes): of its method, path and
+ * body alone (test/manage/plan-apply.int.test.ts, "a second apply sends persona and tag changes again").
  */
 export function stableIdempotencyKey(method: string, path: string, body: unknown): string {
   const digest = createHash('sha256')

@@ -94,13 +94,9 @@ function countOf(value: unknown): number | undefined {
 }
 
 /**
- * Pages through an offset-paged endpoint, one page in memory at a time. It stops on an empty page, on a short
- * page (a short first page that `total_rows` says is not all sets the page size instead), or when the pages read
- * cover the latest `total_rows` (which may shrink or grow while paging: each page's count is the one used; one the
- * pages have already outgrown is read past). Every
- * page reports its `total_rows`, so a caller can check it got every record. It never
- * pages without end against an API it does not know: a page numbered otherwise than asked, a page repeating the one
- * before, or more pages than `pageLimit` of the first page's `total_rows` end it with a `PagingInconsistency`.
+ * Pages through an offset-paged endpoint, one page in memory at a time, until an empty or short page or the pages
+ * cover the latest `total_rows`. A page numbered otherwise than asked, a repeated page, or more pages than
+ * `pageLimit` allows end it with a `PagingInconsistency` (test/api/paginate-bounds.test.ts).
  */
 export async function* paginate<T, I extends PagingInfo>(
   options: PaginateOptions<T, I>,
@@ -145,9 +141,8 @@ export async function* paginate<T, I extends PagingInfo>(
     summary.lastTotalRows = totalRows;
     // The first page is always yielded, even empty, so callers learn `total_rows`; later empty pages end it.
     if (data.length === 0 && summary.pages > 0) break;
-    // The same records again (without a page echo to tell): the API ignores the page parameter. Past two distinct pages
-    // it does read the page, and without a total_rows to say more is due, the repeat is an API serving its last page
-    // again for any page past the end: the list has ended.
+    // The same records again without a page echo: the API ignores the page parameter; past two distinct pages, it is an
+    // API serving its last page again, so the list has ended.
     const repeated = repeatsPage(data, previous);
     if (repeated && totalRows === undefined && summary.pages >= 2) break;
     if (repeated) {
@@ -178,12 +173,8 @@ export async function* paginate<T, I extends PagingInfo>(
 
     if (data.length === 0) break;
     if (data.length < effectivePageSize) {
-      // A short first page while total_rows says more, or says nothing: the API may serve fewer than asked without
-      // echoing its page size, and would leave the slice short on every read. Its first page's size is taken as its
-      // page size; a page of another size (or an empty one) ends the read, so an API whose pages are merely random, or
-      // one that gives no total_rows, costs one request more, not many. Without total_rows, a page size it echoes below
-      // the one asked says what it serves: a page short of it is the last, with no request more. An echo of the size
-      // asked says nothing: an API that caps its pages may merely repeat what it was sent.
+      // A short first page while total_rows says more (or nothing) sets the page size; a page of another size ends the
+      // read. A page size echoed below the one asked says what the API serves; an echo of the size asked says nothing.
       const echoSaysLast =
         totalRows === undefined &&
         echoedSize !== undefined &&
@@ -195,10 +186,8 @@ export async function* paginate<T, I extends PagingInfo>(
     } else if (servedSize !== undefined && data.length > servedSize) {
       break;
     }
-    // A total_rows the pages have already outgrown (a count cached behind its list) says nothing about the pages after:
-    // reading on costs one request, where stopping would lose every record past it (the read ends on a short page).
-    // A full first page that total_rows says is all may be an API counting the page instead of the set: believed, it
-    // would end every read at one page. It costs one request, and only for a set of exactly one page.
+    // A total_rows the pages outgrew says nothing about the pages after, and a full first page counted as the whole set
+    // may be a count of the page: both cost one more request rather than lost records.
     const countsOnlyThePage = summary.pages === 1 && data.length === effectivePageSize && totalRows === data.length;
     if (
       totalRows !== undefined &&
@@ -221,10 +210,7 @@ export async function* paginate<T, I extends PagingInfo>(
   return summary;
 }
 
-/**
- * Whether `data` is `previous` again, record for record. Its first and last records are compared first, so a page
- * costs two fingerprints rather than the JSON text of all its records (1.3 us a record at zero latency).
- */
+/** Whether `data` is `previous` again, record for record; first and last records are compared first, as the cheap test. */
 function repeatsPage(data: readonly unknown[], previous: readonly unknown[]): boolean {
   if (data.length === 0 || data.length !== previous.length) return false;
   const last = data.length - 1;

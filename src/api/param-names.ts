@@ -1,8 +1,6 @@
 /**
- * The spec does not show the query parameter names of the GET endpoints ("Endpoints", shared rules), so every
- * name bvsync sends is a default name, mapped through `api.params` (default name -> wire name). The default names
- * are those the endpoint declarations list (src/streams, gathered by the registry) and the paging names below.
- * The simulator accepts the same defaults and can be told other wire names with `--params`.
+ * The spec does not show the GET endpoints' query parameter names, so every name bvsync sends is a default name,
+ * mapped through `api.params` (default name -> wire name).
  */
 export const PAGING_PARAM_NAMES = ['page', 'page_size'] as const;
 

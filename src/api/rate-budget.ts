@@ -49,12 +49,8 @@ export interface BudgetAnswer {
 }
 
 /**
- * Reads (sync, backfill, worker, verify, preflight) leave at this share of `api.requestsPerSecond`. An API counts
- * requests when they arrive, in its own windows, and arrival times jitter with latency and a busy event loop, so a
- * client paced at exactly the limit still bunches more than the limit into some of the server's windows; each 429
- * then pauses the key and restarts its slice. At a 20/s limit with 100 ms latency (bench/rate-limit.ts): exactly
- * 20/s gave 16.0 req/s achieved and 5.9 % 429s; 95 % of it gave 19.0 req/s and no 429. Kept with the budget, not
- * the worker, so a command that only reads the key's rate (`bvsync rate`) need not load the worker's modules.
+ * Reads leave at this share of `api.requestsPerSecond`: arrival jitter bunches a client paced at exactly the limit into
+ * some of the API's windows, and each 429 pauses the key. Kept here so `bvsync rate` need not load the worker.
  */
 export const RATE_HEADROOM = 0.95;
 
@@ -69,9 +65,8 @@ export interface RateBudgetOptions {
   /** Where rate changes are logged; default: silent. */
   logger?: Logger | undefined;
   /**
-   * While the key's shared state holds nothing stated or learned, the first request of this process goes alone and
-   * the others wait for its answer (FIRST_ANSWER_WAIT_MS at most), whose headers may state the API's rate; default
-   * false. The fetch workers set it: eight readers at the configured rate had filled a 10/s API's first window.
+   * While the key's shared state holds nothing stated or learned, the first request of this process goes alone and the
+   * others wait for its answer (FIRST_ANSWER_WAIT_MS at most), whose headers may state the API's rate; default false.
    */
   firstAnswerFirst?: boolean | undefined;
 }
@@ -85,11 +80,8 @@ export interface RedisRateBudgetOptions extends RateBudgetOptions {
 }
 
 /**
- * A budget shared by every process through Redis. Requests are counted per sub-second slot (`floor(now / slotMs)`),
- * not per whole second, which would let a second's requests leave in one burst. The slots are cut for the ceiling;
- * the rate in force (shared, see rate-state-store.ts) decides how many units each slot allows, so a change of rate
- * never moves the slots. Each request's turn (the key's block, the slot's units, the key's next free moment) is one
- * atomic Lua script: rate-gate.ts. Keys are named in src/redis-keys.ts; the API key appears only as `keyHash`.
+ * A budget shared by every process through Redis. Requests are counted per sub-second slot so a second's requests
+ * never leave in one burst; each request's turn is one atomic Lua script (rate-gate.ts).
  */
 export function createRedisRateBudget(options: RedisRateBudgetOptions): RateBudget {
   const slots = slotsFor(paceCeiling(options));
@@ -216,10 +208,8 @@ class AdaptiveRateBudget implements RateBudget {
       const allowance = slotAllowance(slot, perSlot);
       if (allowance > 0) {
         const accepted = this.takeUncounted();
-        // A unit is due spread over its slot at the rate's spacing, not at the slot's start: an API counts arrivals in
-        // its own windows, and a burst that latency jitter pushes over a window's edge meets 429s. Units taken late
-        // (the first requests of a run, the waiters of a Retry-After block, a busy event loop) would all be due at
-        // once; the key's next free moment spaces them out too, for every process.
+        // A unit is due spread over its slot at the rate's spacing, not at the slot's start, so late units do not leave
+        // in a burst over the API's window edge; the key's next free moment spaces them for every process.
         let answer: GateAnswer;
         try {
           answer = await this.gate.turn({
@@ -253,10 +243,7 @@ class AdaptiveRateBudget implements RateBudget {
     }
   }
 
-  /**
-   * A wait of seconds on a block set by an earlier answer (a 429's Retry-After, a 503's, maybe another process's or
-   * run's) is said once: a command had sat silent for minutes before its first request.
-   */
+  /** A wait of seconds on a block set by an earlier answer is said once, so a command never sits silent. */
   private tellOfBlock(now: number, ms: number): void {
     const endsAt = now + ms;
     if (ms < BLOCK_TOLD_MS || Math.abs(endsAt - this.toldBlockEnd) < 1_000) return;
@@ -342,9 +329,8 @@ class AdaptiveRateBudget implements RateBudget {
   }
 
   /**
-   * Holds again a count Redis did not take (a timeout, a reconnect), for the next turn: the counts a 429 divides by
-   * would be short of a whole batch otherwise. When answers of a later second are held already, the earlier count is
-   * dropped: it leaves the window `acceptedRate` reads within a second.
+   * Holds again a count Redis did not take, for the next turn, so the counts a 429 divides by stay whole. An earlier
+   * count is dropped when a later second's is held: it has left the window `acceptedRate` reads.
    */
   private giveBack(held: AcceptedCount): void {
     if (!this.uncounted) this.uncounted = held;
@@ -369,7 +355,7 @@ class AdaptiveRateBudget implements RateBudget {
       if (read.state && learnedNothing(read.state, this.auto)) read.state = undefined;
       if (read.state || attempt >= MAX_STATE_WRITES) {
         const state = read.state ?? initialRateState(this.configuredCeiling, this.auto, now);
-        // Trusted from when it came back: from when it was asked, a Redis 80 ms away was read again on every turn.
+        // Trusted from when it came back, not when it was asked, so a slow Redis is not read again on every turn.
         this.cached = { state, version: read.version, readAt: Date.now() };
         return this.cached;
       }
@@ -437,8 +423,7 @@ class AdaptiveRateBudget implements RateBudget {
         );
       }
     }
-    // Held back only for what is sure of the wait: a reset rounded up to a whole second ("1" when 0.1 s is left) had
-    // blocked the key up to a second too long whenever a window filled up, 29 % of the rate (bench/rate-conventions.ts).
+    // Held back only for the sure part of the wait: a reset rounded up to a whole second would block the key too long.
     const sureMs = (signals.resetMs ?? 0) - (signals.resetRoundingMs ?? 0);
     if (signals.remaining === 0 && sureMs > 0) await this.gate.blockFor(sureMs);
   }

@@ -2,11 +2,8 @@ import type { Redis, Result } from 'ioredis';
 import type { RedisKeys } from '../redis-keys.js';
 
 /**
- * The gate every request of one API key passes on its way out: the key's block (a 429's `Retry-After`), the units
- * of the current slot, and the key's next free moment, which spaces the requests of every process. One turn at the
- * gate is one Redis round trip (a Lua script): it used to be three (the block, the unit, the reservation) plus one
- * per answer to count it accepted, ~400 µs of CPU per request on the 2-core box and, against a Redis 1 ms away,
- * 4 ms before each request leaves.
+ * The gate every request of one API key passes on its way out: the key's block (a 429's `Retry-After`), the units of
+ * the current slot, and the key's next free moment. One turn is one Redis round trip (a Lua script).
  */
 export interface RateGate {
   /** One request's turn; counts `accepted` answers into their second's counter on the way. */
@@ -61,10 +58,7 @@ const SLOT_COUNTER_SPARE_MS = 1_000;
 const RESERVATION_TTL_MS = 60_000;
 /** Per-second counters of accepted answers; only the last two are read. */
 const ACCEPTED_COUNTER_TTL_MS = 5_000;
-/**
- * The value a block holds. bvsync before the one-script gate read blocks with rate-limiter-flexible (1 point a
- * second, blocked above it), so a block written now still holds one of those back during an upgrade.
- */
+/** The value a block holds; rate-limiter-flexible's blocks of older versions read as blocked too during an upgrade. */
 const BLOCK_VALUE = '2';
 
 /**
@@ -216,11 +210,8 @@ export class MemoryRateGate implements RateGate {
 }
 
 /**
- * Answers the API accepted per second, from the counters of the current and the previous whole second: those of the
- * last 1,000 ms (`slidingRate`), but never more than one whole second held. A 429 comes late in one of the API's
- * windows, when it is full; the last 1,000 ms then hold that whole window plus the end of the one before, so the
- * sliding count alone runs above the limit (20.3-21.6/s measured against a 20/s limit, bench/rate-limit.ts), and a
- * plateau at 95 % of it sat at the limit itself, with 429s every few seconds.
+ * Answers the API accepted per second, over the last 1,000 ms but never more than one whole second held: a 429 comes
+ * when an API window is full, so the sliding count alone runs above the limit (test/api/adaptive-rate.test.ts).
  */
 export function acceptedRateEstimate(current: number, previous: number, now: number): number {
   return Math.min(slidingRate(current, previous, now), Math.max(current, previous));

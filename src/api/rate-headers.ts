@@ -1,19 +1,9 @@
 import { redactSecrets } from '../log.js';
 import { readHeaderTime, type HeaderTime } from './header-time.js';
 /**
- * What an answer's headers say about the key's rate limit. The spec states no limit and names no header, so
- * bvsync reads every form in use when an API sends one (docs/configuration.md, "The rate budget"):
- *
- * - `RateLimit-Policy` with quota policies: `20;w=1` (IETF draft 03-07) or `"default";q=20;w=1` (draft 08+);
- * - `RateLimit`: `limit=20, remaining=5, reset=1` (draft 07) or `"default";r=5;t=1` (draft 08+);
- * - `RateLimit-Limit` (possibly followed by policies: `20, 20;w=1`), `RateLimit-Remaining`, `RateLimit-Reset`
- *   (drafts up to 06);
- * - `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (the common unstandardised form).
- *
- * Every reset (and `Retry-After`) is read by header-time.ts: seconds from now, a Unix time in seconds or milliseconds,
- * or an HTTP date.
- *
- * Parsing is defensive: a value that cannot be read is left out and named in `problems`, never thrown.
+ * What an answer's headers say about the key's rate limit. The spec names no header, so every form in use is read:
+ * `RateLimit-Policy` and `RateLimit` (IETF drafts 03-08+), `RateLimit-Limit`/`-Remaining`/`-Reset` and the `X-RateLimit-*`
+ * forms; resets go through header-time.ts. A value that cannot be read is named in `problems`, never thrown.
  */
 
 export interface RateLimitSignals {
@@ -146,9 +136,8 @@ function count(text: string): number | undefined {
 }
 
 /**
- * The longest window whose quota paces requests. A longer one bounds a day's or a month's volume, not a run's pace:
- * `"day";q=50000;w=86400` beside `"burst";q=20;w=1` had paced every request at 0.58/s; a spent long window still
- * blocks the key until its reset, through its remaining count.
+ * The longest window whose quota paces requests: a longer one bounds a day's volume, not a run's pace, and a spent one
+ * still blocks the key through its remaining count.
  */
 const LONGEST_PACING_WINDOW_S = 3_600;
 

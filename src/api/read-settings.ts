@@ -3,11 +3,9 @@ import { PAGING_PARAM_NAMES, endpointMapping, wireName, type ArrayFormat, type P
 import type { QueryEncoding, QueryParams } from './query.js';
 
 /**
- * How a read went on the wire, in what the spec does not show: the wire name of each parameter it sent (`api.params`,
- * `api.endpointParams`), how it encoded an array when it sent one (`api.arrayFormat`), and the number it gave the
- * first page when it paged (`api.firstPage`). Recorded with each slice (`_sync_state.read_with`, migration 015), so a
- * sync after one of them changed can name the days read under the earlier ones (src/engine/read-settings-check.ts):
- * a wrong name the API ignored left its own default applied, and those days stayed complete after the fix.
+ * How a read went on the wire where the spec is silent: each parameter's wire name, the array encoding and the first
+ * page number. Recorded with each slice (`_sync_state.read_with`) so a later sync can name days read under other
+ * settings (src/engine/read-settings-check.ts).
  */
 export interface ReadSettings {
   /** bvsync's default name -> the name sent, for every parameter the read sent. */

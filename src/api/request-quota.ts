@@ -4,9 +4,8 @@ import { redisKeys, type RedisKeys } from '../redis-keys.js';
 import { keyHash, type RateBudget } from './rate-budget.js';
 
 /**
- * The request budget of an API key per window (`api.dailyRequestBudget` per `api.requestBudgetWindow`), shared by every
- * process through Redis. Each request takes one unit as it leaves, in one Lua script, so no request goes past the line:
- * sync runs may spend the whole window, backfills only what `api.reservedForSync` leaves them. docs/quota.md.
+ * The request budget of an API key per window, shared by every process through Redis: each request takes a unit in one
+ * Lua script, so none goes past the line; backfills get only what `api.reservedForSync` leaves (docs/quota.md).
  */
 
 /** Who a request is for: an incremental run (sync, scheduled) may spend the whole window, a backfill only its share. */

@@ -19,9 +19,8 @@ const DECODERS: Record<string, (bytes: Buffer, options: { maxOutputLength: numbe
 };
 
 /**
- * The text of an answer, read with its size counted: a body over `maxBytes` (as sent, or once decoded) is cut off
- * with an error that names the setting, where reading it whole ran a process out of heap (a 300 MB answer under
- * bvsync's 192 MB heap). Bodies in the codings of `ACCEPTED_ENCODINGS` are decoded; an API sends them only if asked.
+ * The text of an answer, read with its size counted: a body over `maxBytes` (as sent or decoded) is cut off with an
+ * error naming the setting, so no answer can run the heap out. Only `ACCEPTED_ENCODINGS` are decoded.
  */
 export async function readResponseText(
   response: Pick<Dispatcher.ResponseData, 'body' | 'headers'>,

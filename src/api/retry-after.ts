@@ -1,20 +1,15 @@
 import { readHeaderTime } from './header-time.js';
 
 /**
- * `Retry-After` is either delta-seconds or an HTTP date (RFC 9110, section 10.2.3); some APIs send a Unix time in
- * seconds or milliseconds instead, read by the same parser as rate-limit resets (header-time.ts). The spec states no rate
- * limits, so bvsync honours whatever the API names, within bounds that keep a broken header from parking a
- * key for a day or from hammering it again at once.
+ * `Retry-After` is delta-seconds or an HTTP date (RFC 9110, section 10.2.3), or a Unix time some APIs send
+ * (header-time.ts). Waits are bounded so a broken header neither parks a key for a day nor retries at once.
  */
 
 /** The wait used when a 429 carries no usable `Retry-After`. */
 export const DEFAULT_RETRY_AFTER_MS = 1_000;
 /** The longest wait bvsync accepts from one `Retry-After`; longer values are clamped to this. */
 export const MAX_RETRY_AFTER_MS = 10 * 60_000;
-/**
- * The shortest: a 429 said the key is over its rate, so `0` or a date already past is not taken as "at once" (a
- * client retrying at once met 20 429s in a row, and a wait of 0 is one Redis refuses to set for the fetch queue).
- */
+/** The shortest wait: after a 429, `0` or a past date is not "at once" (and Redis refuses a wait of 0). */
 export const MIN_RETRY_AFTER_MS = 1_000;
 
 /**

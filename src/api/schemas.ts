@@ -1,11 +1,9 @@
 import { z } from 'zod';
 
 /*
- * The resources and envelopes of the spec ("Resources and their fields", "Errors"). Three rules hold for all:
- * - objects are loose: fields the spec does not name pass through (the streams keep them in `_extra`);
- * - enums the spec lists are typed as strings, since values it does not list must be kept as they come;
- *   the listed values are exported for documentation and tests;
- * - optional fields may be absent or null.
+ * The resources and envelopes of the spec ("Resources and their fields", "Errors"). Objects are loose: unnamed fields
+ * pass through (the streams keep them in `_extra`). Listed enums are typed as strings, as unlisted values must be kept
+ * (the lists are exported for documentation and tests). Optional fields may be absent or null.
  */
 
 export const id = z.int();
@@ -21,14 +19,9 @@ export const timestamp = z.string().transform((text, context) => {
 export const day = z.iso.date();
 
 /**
- * Timestamps are "ISO 8601 datetimes in UTC" by the spec, which does not show their form: with `Z`, with an offset
- * (its colon optional), or with none, which is UTC as the spec says; seconds and their fraction optional; the date and
- * the time apart by `T` or by a space (RFC 3339's readable form, which APIs built on SQL write); the fraction after a
- * dot or a comma (ISO 8601 allows both); or ISO 8601's basic form without separators (`20261114T101500Z`). Each is
- * handed on as `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, so what reads it (the day a record is filed under, the
- * converters, which would read a time without an offset as the machine's local time) meets one form. Refused before,
- * a form other than the simulator's cost every record of an API that writes it. Undefined for anything else, or a
- * date or time that does not exist (`2026-02-31`, `24:00`: JavaScript's Date would roll it over).
+ * Timestamps are "ISO 8601 datetimes in UTC" by the spec, which does not show their form: every ISO 8601/RFC 3339 form
+ * (offset or none, space or `T`, basic form) is handed on as `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, so readers
+ * meet one form. Undefined for anything else or an impossible date (test/api/schemas.test.ts).
  */
 const TIMESTAMP_FORM =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})([.,]\d+)?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
@@ -171,10 +164,7 @@ export const errorEnvelopeSchema = z.looseObject({
 
 // Envelopes of the read endpoints. Records are validated one by one afterwards, so `data` is unknown[] here.
 export const records = z.array(z.unknown());
-/**
- * A counter of an answer's `info` (`page`, `page_size`, `total_rows`, per-status counts): the spec gives them no type,
- * so a count sent as a string of digits reads as the number it spells, where a strict integer failed every page.
- */
+/** A counter of an answer's `info`: the spec gives it no type, so a string of digits reads as its number. */
 export const infoCount = z.union([
   count,
   z

@@ -1,11 +1,8 @@
 import type { RateLimitSignals, StatedBy } from './rate-headers.js';
 
 /**
- * The rate an API states in its headers, in requests per second. A quota policy (`RateLimit-Policy: 10;w=1`) names
- * its window; a bare limit (`X-RateLimit-Limit: 10`) does not, and its window is read from the resets beside it: a
- * window is at least as long as any reset in it, once the reset's rounding to whole seconds is taken off. Without that
- * rounding taken off, a reset sent as a Unix time in seconds (or a token bucket's full-refill time rounded up) read as
- * 2 s and halved the rate of a 10/s API for good (test/api/stated-rate.test.ts).
+ * The rate an API states in its headers, in requests per second. A quota policy names its window; a bare limit's window
+ * is read from the resets beside it, their rounding to whole seconds taken off (test/api/stated-rate.test.ts).
  */
 export interface StatedRate {
   perSecond: number;

@@ -39,10 +39,7 @@ export function describeZodIssues(error: z.ZodError): string[] {
   );
 }
 
-/**
- * An integer past 2^53 (64-bit ids, say) was rounded when the page's JSON was parsed, before validation saw it: "Too
- * big" alone read as a value to fix, and the raw copy kept in _rejected_records holds the rounded number, not the API's.
- */
+/** An integer past 2^53 was rounded when the JSON was parsed, so the message says so instead of "Too big". */
 function pastSafeIntegers(issue: z.core.$ZodIssue): string | undefined {
   if (issue.code !== 'too_big' && issue.code !== 'too_small') return undefined;
   const bound = Number(

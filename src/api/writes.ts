@@ -129,11 +129,8 @@ export interface WriteClient {
 }
 
 /**
- * The client of bvsync's writes, on the same transport as the reads: rate budget, retries, typed errors. Every
- * write carries an idempotency value (header `api.idempotencyHeader`): derived from the request's content and the
- * client's session for a real write, so a retry never writes twice; from the content alone for persona and tag
- * changes, which no read can compare, so every apply sends the same; fresh for a dry run. Needs `api.url` and
- * `api.apiKey`.
+ * The client of bvsync's writes, on the read transport. Every write carries an idempotency value: of content and
+ * session for a real write, of content alone for persona and tag changes, fresh for a dry run (idempotency-key.ts).
  */
 export function createWriteClient(config: ApiConfig, options: WriteClientOptions = {}): WriteClient {
   const transport = openTransport(config, { ...options, retryRateLimited: options.retryRateLimited ?? true });
@@ -162,8 +159,7 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
         if (answer === undefined && schema.safeParse(undefined).success) return undefined as T;
         const result = schema.safeParse(answer);
         if (result.success) return result.data;
-        // Answered 2xx (a 207 multi-status, a body of another shape): the API may have written, and saying only that the
-        // answer was wrong left a user to send it again.
+        // Answered 2xx in another shape: the API may have written, and the message must say so.
         throw new WriteAnswerError(
           `${endpoint}: the answer does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}. ` +
             `As for writing, ${writtenPerInfo(answer, dryRun)}. bvsync sent nothing more; bvsync plan shows what the brand now holds`,

@@ -34,7 +34,7 @@ export function applyCommand(): Command {
           if (lines) process.stdout.write(`${changeLine(change)}\n`);
         },
       }).catch((error: unknown) => {
-        // An apply stopped midway wrote what it settled; --json had printed nothing, and the ids of those items were lost.
+        // An apply stopped midway wrote what it settled, so --json still prints those items and their ids.
         if (flags.json)
           process.stdout.write(
             `${JSON.stringify({ brand: plan.brandId, items: settled, stopped: error instanceof Error ? error.message : String(error) }, null, 2)}\n`,

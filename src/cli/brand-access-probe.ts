@@ -8,11 +8,7 @@ const PROBE_MAX_ATTEMPTS = 3;
 /** The longest wait for one probe's answer: a competitors list that takes longer is an API the run will find slow anyway. */
 const PROBE_TIMEOUT_MS = 10_000;
 
-/**
- * The API settings the brand probes are asked with: few attempts, each waited for 10 s at most. An API that accepted
- * connections and never answered kept the preflight silent some 170 s and doctor 93 s (each try waiting out
- * api.headersTimeoutMs).
- */
+/** The API settings the brand probes are asked with: few attempts, each waited for 10 s at most, so a silent API is told soon. */
 export function probeApiConfig(api: ApiConfig): ApiConfig {
   return {
     ...api,
@@ -45,12 +41,9 @@ export interface BrandAccess {
 }
 
 /**
- * Asks the API about the key and one brand, for the preflight and doctor: the brand's competitors list, which takes
- * no query parameter, so a wrong `api.params` mapping cannot make a readable brand look unreadable. The spec shows no
- * status for a wrong key, and a 403 that names neither the key nor the brand (`forbidden`, or no code) may be that one
- * endpoint refused by the account's plan; so then the content analyses are asked (no filter either): one endpoint
- * refused is the plan's, two are the key's. Throws the answer that settles it: an AuthError when the key is refused,
- * a BrandAccessDeniedError, or any other ApiError of the last request.
+ * Asks the API about the key and one brand through the brand's competitors list, which takes no query parameter, so a
+ * wrong `api.params` cannot make a readable brand look unreadable. A 403 naming neither key nor brand asks the content
+ * analyses too: one endpoint refused is the plan's, two are the key's. Throws the answer that settles it.
  */
 export async function probeBrandAccess(client: ApiClient, brandId: number): Promise<BrandAccess> {
   const reads = endpointReads(client);

@@ -10,9 +10,8 @@ export interface CommandEntry {
 }
 
 /**
- * Every command of `bvsync`, one file each; the order is the order of `bvsync --help`. A command's module is imported
- * only when it runs, or for the whole help: importing every one (DuckDB, BullMQ, undici, the simulator) took 2.1 s of
- * each command's start on the 2-core box, where `bvsync sql` needs 0.9 s of it and `bvsync simulate` 0.6.
+ * Every command of `bvsync`, one file each, in the order of `bvsync --help`. A command's module is imported only when
+ * it runs, so no command pays for the others' start (bench/cli-start.ts).
  */
 export const commands: readonly CommandEntry[] = [
   {
@@ -150,10 +149,7 @@ export const commands: readonly CommandEntry[] = [
   },
 ];
 
-/**
- * Stand-ins for the list of `bvsync --help`, which then imports no command: importing them all took ~7 s of a busy
- * 2-core box (bench/cli-start.ts). Each lists as its command does.
- */
+/** Stand-ins for the list of `bvsync --help`, which then imports no command; each lists as its command does. */
 export function listedCommands(): Command[] {
   return commands.map((entry) =>
     Object.assign(new CommanderCommand(entry.name).description(entry.description), { listedAs: entry.term }),

@@ -1,11 +1,8 @@
 import type { RunStatus } from '../vocabulary.js';
 
 /**
- * How every bvsync command ends, defined once and printed by `bvsync --help` (docs/syncing.md "Exit codes"):
- * 0 done; 1 the run did not finish done (a slice failed, it was cancelled, lost from Redis or interrupted) or the
- * command could not do its work (an API or Redis that fails, a working file another program holds); 2 the command
- * line, the config or the setup it names is wrong (a database path that cannot be used, a key the API refuses), and
- * nothing was started.
+ * How every bvsync command ends, printed by `bvsync --help` (docs/syncing.md "Exit codes"): 0 done; 1 the run did not
+ * finish done or the command could not do its work; 2 the command line, config or setup is wrong and nothing started.
  */
 export const EXIT_DONE = 0;
 export const EXIT_NOT_DONE = 1;
@@ -23,12 +20,9 @@ Exit codes:
 `;
 
 /**
- * The exit code of a `sync` or `backfill` that waited on its run: 0 only when it finished without a failed slice and
- * with a slice complete in every stream of a brand that has incomplete ones (`streamsNothingComplete` names those that
- * have none); `failedSlices` counts a stream that planned nothing for a brand (a PlanGap) as one. A stream whose every
- * slice is incomplete read an API it cannot check (pages numbered from 0, records of another type, counts it cannot
- * trust): ending 0, it passed for done in a script while its tables were empty, because another stream's one slice
- * (the competitors list) was complete.
+ * The exit code of a `sync` or `backfill` that waited on its run: 0 only without a failed slice and with a slice
+ * complete in every stream of a brand that has incomplete ones (`streamsNothingComplete`); a PlanGap counts as a
+ * failed slice. A stream whose every slice is incomplete read an API it cannot check, so it is not done.
  */
 export function exitCodeOfRun(
   status: RunStatus,

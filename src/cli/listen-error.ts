@@ -2,8 +2,7 @@ import { UsageError } from './fail.js';
 
 /**
  * A port that cannot be listened on is the user's to change (exit 2, naming the option); other failures to start a
- * server are passed on as they are. Node's words alone ("listen EADDRINUSE: address already in use :::4711") name
- * neither the option nor what to do.
+ * server are passed on as they are.
  */
 export function listenError(error: unknown, option: string, port: number): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;

@@ -7,10 +7,8 @@ export interface TerminalStream {
 }
 
 /**
- * One status line at the bottom of a terminal, redrawn in place, with whatever else is printed meanwhile (log lines)
- * put above it: the line is cleared, the text written, the line drawn again under it. Without this a log line
- * written while the bar is drawn lands on the bar's line. The line is cut to the terminal's width, since a line that
- * wraps can no longer be cleared with one "clear line".
+ * One status line at the bottom of a terminal, redrawn in place, with log lines printed above it. The line is cut to the
+ * terminal's width, since a wrapped line cannot be cleared with one "clear line".
  */
 export class LiveLine {
   private line = '';

@@ -19,12 +19,12 @@ export function makeOutFolder(folder: string, purpose: string): void {
 }
 
 /**
- * Writes and removes a file rather than asking `fs.access(W_OK)`: root passes that check on any folder, and a folder
- * such as /proc passes it yet refuses every new file, so only a write found out what the command would, at its end.
+ * Writes and removes a file rather than asking `fs.access(W_OK)`: root passes that check anywhere, and /proc passes it
+ * yet refuses every new file.
  */
 function checkWritable(folder: string, purpose: string): void {
-  // A new file of a name nobody can guess ('wx' refuses one already there): a symlink planted under a guessable name
-  // would have had its target truncated.
+  // A new file of a name nobody can guess ('wx' refuses one already there), so a symlink planted under a guessable name
+  // cannot get its target truncated.
   const probe = join(folder, `.bvsync-write-check-${randomBytes(8).toString('hex')}`);
   try {
     closeSync(openSync(probe, 'wx'));

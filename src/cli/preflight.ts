@@ -52,18 +52,11 @@ export interface PreflightResult {
 
 /*
  * The preflight: checks made once before a `sync`, `backfill` or `worker` plans or takes anything, cheapest first, so a
- * bad setup costs one message and at most one request per brand instead of a run of refused calls:
+ * bad setup costs one message and at most one request per brand:
  *
- * 1. `checkDatabaseFiles`, when the process may write the database: its folder exists or can be created and is
- *    writable, and the published and working files are DuckDB files or absent (exit 2, naming the path and the OS
- *    reason). No request, no Redis.
- *    Then `warnOfDiskRoom`: a warning, never a refusal, when the volume's free space is below what the run may need.
- * 2. Redis answers (src/engine/redis.ts; exit 1), so a missing Redis costs no API call either.
- * 3. `preflight`: the API's host accepts connections (exit 1); the key is accepted, a refused key (401, a 403
- *    whose code names the key, or a 403 of two endpoints: `probeBrandAccess`) stopping at
- *    its first request (exit 2, naming the key's setting, never the key); and which brands the key reads, one request
- *    per brand, remembered for every process (`rememberBrandAccess`). When it reads none of them, there is nothing to
- *    run (exit 2).
+ * 1. `checkDatabaseFiles` (exit 2), then `warnOfDiskRoom` (a warning only); no request, no Redis.
+ * 2. Redis answers (exit 1), so a missing Redis costs no API call.
+ * 3. `preflight`: the API's host answers (exit 1), the key is accepted (exit 2), and which brands it reads (exit 2 for none).
  */
 
 /**
@@ -120,7 +113,7 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
     );
   }
   if (readable.length === 0 && denied.length === 0) {
-    // Nothing answered (timeouts, 5xx): that says nothing of the key, which had been logged as accepted.
+    // Nothing answered (timeouts, 5xx): that says nothing of the key, so it is not called accepted.
     options.log.warn(
       { unanswered, requests },
       'preflight: the API answered none of its requests; the run goes on and its first requests check the key',
@@ -204,10 +197,7 @@ export async function checkReachable(url: string, timeoutMs = 5_000): Promise<vo
   });
 }
 
-/**
- * Brands asked at once after the first: one after another, a hundred brands took 10-30 s before planning against an API
- * 100-300 ms away. The key's shared budget paces them as it does a run's requests.
- */
+/** Brands asked at once after the first; the key's shared budget paces them as it does a run's requests. */
 const PROBES_AT_ONCE = 8;
 
 /** What one brand's probe came to. */
@@ -216,9 +206,8 @@ type ProbeOutcome =
   | { brand: number; error: unknown };
 
 /**
- * One request per brand: the first alone, so a refused key ends it at the first request and an API that answers
- * nothing is not asked about every other brand; then the others, PROBES_AT_ONCE at a time, their answers taken in the
- * brands' order. Paced by the key's budget in Redis (`budget`): a key already blocked by a run's 429 was asked at once.
+ * One request per brand: the first alone, so a refused key or a silent API ends it at once; then PROBES_AT_ONCE at a
+ * time, answers in the brands' order, paced by the key's budget in Redis.
  */
 async function probeBrands(
   config: Config,
@@ -226,8 +215,7 @@ async function probeBrands(
   budget: RateBudget | undefined,
 ): Promise<PreflightResult> {
   let requests = 0;
-  // Its waits are bounded and its retries logged: an API that accepted connections and never answered kept the command
-  // silent for some 170 s (two brands, each try waiting out api.headersTimeoutMs). A brand unanswered here is still run.
+  // Its waits are bounded and its retries logged, so a silent API is told soon; a brand unanswered here is still run.
   const client = createApiClient(probeApiConfig(config.api), {
     budget,
     retryRateLimited: true,
@@ -326,9 +314,8 @@ function refusedKey(error: AuthError, requests: number): UsageError {
 }
 
 /**
- * Shares what the preflight learnt with every process of this Redis prefix: the brands refused are remembered (their
- * slices are then recorded failed, with the API's answer, without a request each: src/engine/access-memo.ts), and a brand
- * read again, or the key accepted again after a run met a 401, is forgotten, so what was fixed is used at once.
+ * Shares what the preflight learnt with every process of the prefix: refused brands are remembered
+ * (src/engine/access-memo.ts), and a brand or key read again is forgotten, so a fix is used at once.
  */
 async function rememberBrandAccess(config: Config, redisUrl: string, result: PreflightResult): Promise<void> {
   if (!config.api.apiKey || (result.denied.length === 0 && result.readable.length === 0)) return;

@@ -5,11 +5,8 @@ import { packageVersion } from './package-version.js';
 
 const version = packageVersion();
 
-// A reader that stops reading (`bvsync sql ... | head -1`) closes the pipe: the output is no longer wanted, as a shell's
-// SIGPIPE would say. A command that stops gracefully (a run, a worker) is told so as by SIGTERM; any other ends quietly.
-// Unheard, the EPIPE was an unhandled 'error' event and a stack trace.
-// Only the first EPIPE acts: every later write raises another, and one met with the run's stop under way had ended the
-// process at once (exit 0, the run left unfinished).
+// A reader that stops reading (`bvsync sql ... | head -1`) closes the pipe: a command that stops gracefully is told so as
+// by SIGTERM, any other ends quietly. Only the first EPIPE acts, as every later write raises another.
 let readerGone = false;
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
@@ -41,10 +38,7 @@ const required = new WeakSet<Option>();
 unknownOptionsFirst(program);
 styleHelp(program);
 
-/**
- * Required options are checked after unknown ones. Commander checks them first: `backfill --form 2026-11-18` was told
- * that --from is missing, never that --form is no option (where `--tod` got "Did you mean --to?").
- */
+/** Required options are checked after unknown ones, so `--form` is named as unknown rather than `--from` as missing. */
 function unknownOptionsFirst(command: Command): void {
   const mandatory = command.options.filter((option) => option.mandatory);
   if (mandatory.length) {

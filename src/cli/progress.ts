@@ -14,9 +14,8 @@ export interface ProgressSnapshot {
    */
   before?: { done: number; requests: number };
   /**
-   * The step of the run in progress, when it has several: a run plans a step's slices only once the step before it
-   * has loaded what they need (phaseOf, src/engine/plan.ts), so a total over the whole run jumped as each step was
-   * planned. The bar, the slices and the time left are then the step's. Default none (one step).
+   * The step of the run in progress, when it has several: a step's slices are planned only once the step before has
+   * loaded (phaseOf, src/engine/plan.ts), so the bar, slices and time left are the step's. Default none (one step).
    */
   step?: StepProgress;
   /** Until when fetching waits out a rate limit (its Retry-After, or bvsync's own wait): said when over a few seconds away. */

@@ -53,11 +53,8 @@ export function rateCommand(): Command {
         return;
       }
       const before = await readKeyRate(connection, settings);
-      // Only the learned rate goes. The Retry-After block stays: it is the API's word, not something learned, and
-      // requests sent into it would meet 429s that cut the fresh rate at once. The key's next free moment
-      // (rate-next) stays too: it is at most one spacing of the old rate ahead (10 s at the 0.1/s floor) and gone
-      // within a minute, while deleting it would let new requests leave together with those that already hold
-      // their moment.
+      // Only the learned rate goes: the Retry-After block is the API's word, and the key's next free moment is at most one
+      // spacing ahead, while deleting it would let new requests leave with those that already hold their moment.
       const removed = await resetKeyRate(connection, settings);
       const after = await readKeyRate(connection, settings);
       const report: RateReset = { ...after, removed: removed ? before.learned : null };

@@ -38,13 +38,12 @@ export function reportCommand(): Command {
       const to = flags.to === undefined ? undefined : parseDay(flags.to, '--to');
       if (from && to && from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
       const brands = flags.brand?.flatMap((text) => parseBrandList(text, '--brand'));
-      // Checked before the database is read: a folder there would be left beside a half-written .partial file, and a
-      // folder that cannot be written was only found out once the whole report had been built.
+      // Checked before the database is read, so a bad --out costs nothing and leaves no half-written .partial file.
       const out = resolve(flags.out);
       const fileNameHint = `give the report a file name, such as ${join(flags.out, 'report.html')}`;
       if (existsSync(out) && statSync(out).isDirectory())
         throw new UsageError(`--out ${flags.out} is a folder; ${fileNameHint}`);
-      // The warehouse itself, or its working file, given as --out had been replaced by the page.
+      // The warehouse itself, or its working file, must never be replaced by the page.
       if (existsSync(out) && hasDuckDbHeader(out)) {
         throw new UsageError(
           `--out ${flags.out} is a DuckDB database, which the report would replace; give the report a file name of its own, such as report.html`,

@@ -13,12 +13,9 @@ import { progressLine, sliceStatus, summaryRows, type StepProgress } from './pro
 import { rateLine, readKeyRate } from './key-rate.js';
 
 /**
- * Runs a sync or backfill to its end and prints the summary table. Attaches to the unfinished run of the same window
- * when there is one. Returns the exit code (src/cli/exit-codes.ts): 1 when a slice failed or the run did not finish.
- *
- * Progress: when `terminal` (stderr) is a terminal, one line redrawn in place with the log lines printed above it
- * (live-line.ts); otherwise a plain progress line every 5 s on stdout, beside the summary, so the JSON log lines on
- * stderr are never interleaved with it (docs/syncing.md, "Syncing").
+ * Runs a sync or backfill to its end, attaching to the unfinished run of the same window, and prints the summary table;
+ * returns the exit code (exit-codes.ts). Progress is one line redrawn on a terminal (live-line.ts), else a plain line
+ * every 5 s on stdout, apart from the JSON log on stderr (docs/syncing.md, "Syncing").
  */
 export interface ReportOptions {
   terminal?: NodeJS.WriteStream;

@@ -20,7 +20,7 @@ export function schedulerCommand(): Command {
     requireApi(config);
     const log = commandLogger(flags);
     const redis = await redisFor(config, log);
-    // A config without brands is refused here, after Redis was found: a private one left running kept the command alive.
+    // A config without brands is refused here, after Redis answered, so a private Redis it started is stopped too.
     const scheduler = await startScheduler({ config, redisUrl: redis.url, log, today: workerTimings().today }).catch(
       async (error: unknown) => {
         await redis.stop();

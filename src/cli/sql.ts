@@ -28,9 +28,8 @@ export function databasePath(flags: { db?: string; working?: boolean; config?: s
 }
 
 /**
- * `sql` with one twist of parsing: an inline SQL that starts with a comment (`-- Question: ...`, as every file of
- * sql/queries/ does) looks like an option to commander. No option has whitespace right after its dashes, nor a line
- * break before its `=`, so such an argument is moved behind `--`, where commander takes everything as an operand.
+ * `sql` with one twist of parsing: an inline SQL starting with a comment (`-- Question: ...`) looks like an option to
+ * commander, so such an argument (whitespace after its dashes) is moved behind `--`.
  */
 class SqlCommand extends Command {
   override parseOptions(args: string[]): { operands: string[]; unknown: string[] } {

@@ -90,15 +90,11 @@ interface StatusReport {
   redis: { error: string | null };
   unfinishedRuns: UnfinishedRun[];
   recentRuns: ListedRun[];
-  /**
-   * Recent runs under this Redis prefix that published another file, left out of `recentRuns`: warehouses that share
-   * a prefix (the default) showed each other's runs as their own. Their files, newest first.
-   */
+  /** Recent runs under this Redis prefix that published another file, left out of `recentRuns`; their files, newest first. */
   otherWarehouseRuns: { count: number; files: string[] };
   /**
-   * `workers`: BullMQ workers connected to the queue, one per bvsync process (a worker, or a sync or backfill working
-   * its run) on fetch, and the writer's alone on load; null when Redis does not list its clients (CLIENT LIST
-   * refused, as some hosted ones do). An unfinished run stays `running` when the process that ran it was killed.
+   * `workers`: BullMQ workers connected per queue (one per process on fetch, the writer's alone on load); null when Redis
+   * refuses CLIENT LIST. An unfinished run stays `running` when its process was killed.
    */
   queues: Array<{
     queue: string;
@@ -115,10 +111,8 @@ interface StatusReport {
   /** How many slices are not complete in all: `slicesNotComplete` lists failed ones first, at most 50. */
   slicesNotCompleteTotal: number;
   /**
-   * The day slices whose rows are not complete and that a backfill still plans, and the `backfill --skip-complete` runs
-   * that read them again (`command`, as the text form prints it: one backfill per span of days, brands and streams,
-   * joined by `;`); over all of them, their first and last day, the brands and streams that have them, how many they
-   * are. Null when none.
+   * The day slices not complete that a backfill still plans, and the `backfill --skip-complete` commands that read them
+   * again (joined by `;`), with their first and last day, brands, streams and count. Null when none.
    */
   slicesNotCompleteDays: {
     first: string;

@@ -54,9 +54,8 @@ export function workerCommand(): Command {
     const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort, '--metrics-port');
     const metrics = metricsPort === undefined ? undefined : new PrometheusMetrics({ today: timings.today });
     const notifier = notifierFor(config, log);
-    // Listened for before the preflight and the host's start: both can wait (a 429 of the API, the writer lease, a
-    // working file another program holds), and a signal then must stop the worker as cleanly as later, not kill it
-    // outright (it died by the signal, exit code none, during the preflight).
+    // Listened for before the preflight and the host's start, which can both wait, so a signal then stops the worker
+    // cleanly rather than killing it.
     const stopping = new AbortController();
     let hardStop: NodeJS.Timeout | undefined;
     const stopRequested = new Promise<void>((resolve) => {
@@ -144,8 +143,8 @@ export function workerCommand(): Command {
       { redis: redis.origin, concurrency: concurrency ?? config.sync.fetchConcurrency, load: !flags.fetchOnly },
       'worker started',
     );
-    // A full disk ends the worker (exit 1, the message saying where and what to do): every load would fail, and a
-    // worker that stayed up looked healthy while the load jobs waited. Its supervisor restarts it once there is room.
+    // A full disk ends the worker (exit 1, saying where and what to do): every load would fail, and a worker that stays
+    // up looks healthy while load jobs wait. Its supervisor restarts it once there is room.
     const fault = await Promise.race([stopRequested.then(() => undefined), host.writerFaulted]);
     await host.stop(shutdownMs);
     await metricsServer?.close();

@@ -11,12 +11,9 @@ import type { RunMeta, RunStore } from './run-store.js';
 import { addTally, emptyTally, type Tally } from './request-tally.js';
 
 /**
- * `bvsync cancel RUN`: a run dropped on purpose. Its record in Redis says `cancelled` at once (which ends every command
- * waiting on it and frees its window for a new run), its queued jobs are removed, a slice being read stops within
- * about a second and is not loaded (run-cancel-watch.ts; a commit already running finishes), and a `cancel` job on
- * the load queue records it in `_sync_runs`, because only the holder of the writer lease may write DuckDB. The API
- * calls no commit will count (of removed jobs, of slices stopped mid-read) still reach the run's `requests`, through
- * `uncounted` jobs: the API counted them.
+ * `bvsync cancel RUN`: a run dropped on purpose. Its Redis record says `cancelled` at once, its queued jobs are removed,
+ * a slice being read stops and is not loaded (run-cancel-watch.ts), and a `cancel` load job records it in `_sync_runs`,
+ * as only the writer may write DuckDB. Calls no commit will count reach `requests` through `uncounted` jobs.
  */
 
 export type CancelOutcome =
@@ -71,9 +68,8 @@ export async function cancelRun(
 }
 
 /**
- * The load job `cancel`, run by the writer after whatever load jobs were ahead of it: a plan job that was running when
- * the run was cancelled has enqueued its fetch jobs by now, so the run's queued jobs are dropped again; then the run
- * is recorded `cancelled` in `_sync_runs` (created there when it was cancelled before its plan) and published.
+ * The load job `cancel`, run by the writer after the load jobs ahead of it: drops the run's queued jobs again (a plan
+ * running at the cancel has enqueued its fetches by now), then records the run `cancelled` and publishes.
  */
 export async function recordCancelled(deps: LoadProcessorDeps, runId: string): Promise<void> {
   const meta = await deps.runs.get(runId);
@@ -89,9 +85,8 @@ export async function recordCancelled(deps: LoadProcessorDeps, runId: string): P
 }
 
 /**
- * The load job `uncounted`: adds calls no commit job carries to the run's `_sync_runs` row. A slice stopped mid-read
- * usually stops after the run's cancel job has recorded and published it, so a run already finished is published
- * again, for the analysts' copy to show the calls too.
+ * The load job `uncounted`: adds calls no commit job carries to the run's `_sync_runs` row, and publishes again when
+ * the run is already finished (test/engine/uncounted-calls.int.test.ts).
  */
 export async function recordUncounted(deps: LoadProcessorDeps, data: UncountedJobData): Promise<void> {
   const { runId, source, commits, ...carried } = data;

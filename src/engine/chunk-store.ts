@@ -4,8 +4,7 @@ import { decodeChunk, encodeChunk } from './chunk-codec.js';
 import { redisKeys } from '../redis-keys.js';
 import { RunGoneError } from './run-gone.js';
 
-// A chunk is kept only while its run's record (KEYS[1]) is in Redis: a fetch still reading when Redis restarted empty
-// left its chunks in the fresh Redis for a day (run-gone.ts).
+// A chunk is kept only while its run's record (KEYS[1]) is in Redis, so a Redis restarted empty holds none (run-gone.ts).
 const WRITE_CHUNK = `if redis.call('exists', KEYS[1]) == 0 then return 0 end
 redis.call('set', KEYS[2], ARGV[1], 'EX', ARGV[2])
 return 1`;

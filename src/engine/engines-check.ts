@@ -4,10 +4,9 @@ import type { Warehouse } from '../warehouse/warehouse.js';
 import { firstPlannedDays, needsOf, type PlannedPhase } from './plan.js';
 
 /**
- * A sync after `api.engines` changed re-reads only the days after the cursor and the lookback: the days before stay as
- * read under the filter of their time, so a week's sums mix two sets of engines, every run complete. Said once per
- * run, brand and stream, with the backfill that reads them under today's filter; the streams that break down by
- * engine send their own filter and are left out. One query for the phase (src/warehouse/other-engines.ts).
+ * A sync after `api.engines` changed re-reads only the days after the cursor and lookback, so earlier days stay under
+ * the old filter. Said once per run, brand and stream, with the backfill that re-reads them; streams that send their
+ * own engine filter are left out. One query for the phase (src/warehouse/other-engines.ts).
  */
 export async function warnOfDaysUnderOtherEngines(
   deps: { warehouse: Warehouse; config: Pick<Config, 'api' | 'sync'>; log: Logger },

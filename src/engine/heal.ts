@@ -19,10 +19,9 @@ import type { RunMeta, RunStore } from './run-store.js';
 import { newRunMeta } from './start-run.js';
 
 /**
- * `sync.heal` (docs/healing.md), as load jobs of the writer. After a scheduled run: compare the days before its today
- * with the API's range answers, and start a run of kind `heal` that re-reads the brand, family and day triples that
- * disagree. After that run: compare them again, and remember what still disagrees in `_heal_runs`, so it is told once
- * and never re-read by a later round. Proved by test/e2e/heal.int.test.ts.
+ * `sync.heal` (docs/healing.md), as load jobs of the writer: after a scheduled run, compare its past days with the API's
+ * range answers and start a `heal` run over the triples that disagree; after that run, remember what still disagrees
+ * in `_heal_runs`, so it is told once and never re-read (test/e2e/heal.int.test.ts).
  */
 export interface HealDeps {
   redis: Redis;
@@ -220,10 +219,9 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
 }
 
 /**
- * What re-reading a brand, stream and day costs, from `_sync_state.requests` (retries included) of its last read: its
- * day slices, and once per brand and stream its window and snapshot slices, which healSlices reads whole whatever the
- * days. A stream with no such history counts what a day of it cost the scheduled run. Exceeded only by new retries,
- * 429s and pages (docs/healing.md, "Budgets"; test/e2e/heal.int.test.ts, "newest days first").
+ * What re-reading a brand, stream and day costs, from `_sync_state.requests` of its last read (window and snapshot
+ * slices once per brand and stream); a stream with no history counts what a day cost the scheduled run
+ * (docs/healing.md, "Budgets"; test/e2e/heal.int.test.ts, "newest days first").
  */
 async function readCosts(
   deps: HealDeps,

@@ -4,10 +4,9 @@ import type { Queues } from './queues.js';
 import type { RunStore } from './run-store.js';
 
 /**
- * Of the slice ids a run is about to plan, those another unfinished sync or scheduled run has planned and not yet
- * finished, with the run holding each. A backfill holds none: one waiting for the request budget's next window
- * (docs/quota.md) would keep the day's sync from its days for hours. Plan jobs run one at a time on the writer's load
- * queue, so two plans never race past this check. Proved by test/engine/schedule-overlap.int.test.ts.
+ * Of the slice ids a run is about to plan, those another unfinished sync or scheduled run holds, with that run. A
+ * backfill holds none, as it may wait hours for quota. Plan jobs run one at a time on the load queue, so two plans never
+ * race past this check (test/engine/schedule-overlap.int.test.ts).
  */
 export async function slicesHeldElsewhere(
   runs: RunStore,
@@ -29,9 +28,8 @@ export async function slicesHeldElsewhere(
 }
 
 /**
- * Runs recorded as `planning` whose phase-1 plan job is not in the load queue (their command or scheduler died between
- * the two, or the queue lost it) get it again, so no run stays `planning` for the 14 days Redis keeps it. The writer
- * calls it when it takes the lease; the job id makes it a no-op for a plan that is queued or running.
+ * Runs recorded as `planning` whose plan job is not in the load queue get it again, so no run stays `planning`. The
+ * writer calls it when it takes the lease; the job id makes it a no-op for a plan queued or running.
  */
 export async function pickUpStuckPlans(queues: Queues, runs: RunStore, log: Logger): Promise<string[]> {
   const picked: string[] = [];

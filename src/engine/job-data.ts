@@ -83,10 +83,9 @@ export const cancelJobSchema = z.object({ runId: z.string().min(1) });
 export type CancelJobData = z.infer<typeof cancelJobSchema>;
 
 /**
- * API calls of a run that no commit job carries to `_sync_runs`: a slice stopped mid-read by `bvsync cancel`, or the
- * earlier attempts and fetched slices of jobs the cancel removed. `source` says which, and makes the job's id. A
- * removed commit's calls are in `commits`, counted only when its slice was not committed after all: the writer may
- * have taken the job into another's transaction (waiting-commits.ts) before the cancel removed it.
+ * API calls of a run that no commit job carries to `_sync_runs` (a slice stopped by `bvsync cancel`, jobs the cancel
+ * removed); `source` says which and makes the job's id. A removed commit's calls count only when its slice was not
+ * committed after all, as the writer may have taken it into another's transaction (waiting-commits.ts).
  */
 export const uncountedJobSchema = z.object({
   runId: z.string().min(1),

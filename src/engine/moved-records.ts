@@ -10,11 +10,9 @@ export function isKeyConflict(error: unknown): boolean {
 }
 
 /**
- * The batch with the rows of its replaces that rows outside their scopes hold the keys of set aside as rejects: a
- * record the API now files under another day than the slice that loaded it. Its row stays where it is until that
- * slice is read again (its replace then drops it, and the next read of this slice loads it), so every slice keeps
- * holding what its last load said, and the slice is `incomplete` meanwhile, naming the key and where it is held.
- * Such a slice failed to load on every attempt before, and with it its run. `undefined` when nothing is held elsewhere.
+ * The batch with the rows whose keys a row outside their replace's scope holds set aside as rejects (a record the API
+ * now files under another day): the slice loads `incomplete`, naming the key and where it is held, instead of failing
+ * every attempt. `undefined` when nothing is held elsewhere.
  */
 export async function withMovedRecordsSetAside(
   warehouse: Warehouse,

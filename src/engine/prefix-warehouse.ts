@@ -9,9 +9,8 @@ import type { Queues } from './queues.js';
 import { RunStore } from './run-store.js';
 
 /**
- * A command for one warehouse met the writer of another under the same Redis prefix. Left to go on, its runs would be
- * loaded into the other file (the writer loads whatever the prefix's queues hold) and `status` would mix both files'
- * runs: every warehouse needs a prefix of its own (docs/configuration.md, `redisPrefix`).
+ * A command for one warehouse met the writer of another under the same Redis prefix: its runs would load into the other
+ * file, so every warehouse needs a prefix of its own (docs/configuration.md, `redisPrefix`).
  */
 export class OtherWarehouseError extends Error {
   readonly code = 'other_warehouse';
@@ -35,9 +34,8 @@ export function writtenFile(db: string): string {
 }
 
 /**
- * Throws OtherWarehouseError when the writer holding the prefix's lease writes a file other than `db`, or when an
- * unfinished run under the prefix was started for another file: with no writer live, the next writer of any file had
- * loaded it (a backfill of one file, stopped with Ctrl-C, finished into another and was reported complete in neither).
+ * Throws OtherWarehouseError when the writer holding the prefix's lease writes a file other than `db`, or an unfinished
+ * run under the prefix was started for another file: the next writer of any file would load it.
  */
 export async function refuseOtherWarehouse(redis: Redis, prefix: string, db: string): Promise<void> {
   const ours = writtenFile(db);
@@ -68,9 +66,8 @@ export interface OpenedWarehouse {
 export const ADOPT_COMMAND = 'bvsync adopt-warehouse';
 
 /**
- * A writer opened a working file other than the one the prefix's committed slices are in: the same path on another
- * disk, or a file deleted and made again. Loaded and published, it held only the slices committed since, and its
- * runs ended complete over half a warehouse. Proved by test/e2e/warehouse-identity.int.test.ts.
+ * A writer opened a working file other than the one the prefix's committed slices are in (another disk, a file made
+ * again): published, it would hold only the slices committed since (test/e2e/warehouse-identity.int.test.ts).
  */
 export class OtherWarehouseFileError extends Error {
   readonly code = 'other_warehouse_file';
@@ -134,9 +131,8 @@ end
 return current`;
 
 /**
- * Records `file` as the prefix's warehouse when the prefix records none (its first writer, a prefix of a version before
- * this check, a Redis that lost its data), and throws OtherWarehouseFileError when it records another file's id.
- * A writer calls it on opening the file, and before each publish.
+ * Records `file` as the prefix's warehouse when the prefix records none, and throws OtherWarehouseFileError when it
+ * records another file's id. A writer calls it on opening the file and before each publish.
  */
 export async function claimPrefixWarehouse(
   redis: Redis,
@@ -160,9 +156,8 @@ export async function adoptPrefixWarehouse(
 }
 
 /**
- * Ends failed, with `error`'s message, the prefix's unfinished runs started for `db` (a writer of that path refused its
- * file: no process could load them into the prefix's warehouse), and removes their queued jobs, so no slice of theirs
- * is fetched for nothing and no command waits on them forever. Returns the runs it ended.
+ * Ends failed the prefix's unfinished runs started for `db`, whose writer refused its file, and removes their queued
+ * jobs, so nothing is fetched for nothing and no command waits forever. Returns the runs it ended.
  */
 export async function failRunsOfRefusedFile(
   redis: Redis,

@@ -9,10 +9,9 @@ import type { Queues } from './queues.js';
 import { RunStore } from './run-store.js';
 
 /**
- * Slices waiting for the next window of the request budget (docs/quota.md). A slice that cannot get quota is not
- * failed: its fetch job is delayed until the window's end, spending no attempt, and noted in a sorted set by when it
- * may go on. `resumeParkedFetches` (the scheduler and every worker run it) promotes the jobs whose window has come by
- * the quota's clock, newest day first. The delay alone resumes them when no such process runs.
+ * Slices waiting for the request budget's next window (docs/quota.md): the fetch job is delayed to the window's end,
+ * spending no attempt, and noted in a sorted set. `resumeParkedFetches` promotes the due jobs newest day first; the
+ * delay alone resumes them when no process runs it.
  */
 
 interface ParkingDeps {

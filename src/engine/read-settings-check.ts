@@ -6,11 +6,9 @@ import { firstPlannedDays, type PlannedPhase } from './plan.js';
 
 /**
  * A sync after `api.params`, `api.endpointParams`, `api.arrayFormat` or `api.firstPage` changed re-reads only the days
- * after the cursor and the lookback: the days before stay as read under the settings of their time. Where the earlier
- * ones were wrong (a name the API ignored, so its own default range or engines applied; a first page skipped), those
- * days stayed complete after the fix with nothing said. Said once per run, brand and stream,
- * naming what changed and the backfill that reads them with today's settings. One query when nothing changed, however
- * large the file: the settings in use are a handful of texts (src/warehouse/other-read-settings.ts).
+ * after the cursor and lookback, so earlier days stay as read under the old settings. Said once per run, brand and
+ * stream, with what changed and the backfill that re-reads them. One query when nothing changed
+ * (src/warehouse/other-read-settings.ts).
  */
 export async function warnOfDaysReadOtherwise(
   deps: { warehouse: Warehouse; config: Pick<Config, 'api'>; log: Logger },

@@ -33,10 +33,9 @@ export interface ReadinessSubject {
 export const READINESS_CHECK_MS = 2_000;
 
 /**
- * Ready when Redis answers a PING, and, for a process holding the writer lease, the lease is still held and the working
- * database answers a query (or is busy with a job, which is answering too). A process that may write but does not hold
- * the lease is ready: another process writes, or the lease is free and it will take it. Not ready while it cannot
- * become the writer for a reason retrying will not mend. Proven by test/ops/health.int.test.ts.
+ * Ready when Redis answers a PING and, for the lease holder, the lease is held and the working database answers (or is
+ * busy with a job). Not ready while the process cannot become the writer for a reason retrying will not mend
+ * (test/ops/health.int.test.ts).
  */
 export async function checkReadiness(subject: ReadinessSubject): Promise<Readiness> {
   const checks: Record<string, ReadinessCheck> = {

@@ -19,10 +19,8 @@ export class RedisGoneError extends Error {
 }
 
 /**
- * Watches the connection a command waits on its run with. ioredis queues commands while it reconnects, for ever
- * (connectRedis: a worker must outlive a Redis restart), so a one-off command whose Redis went away for good waited on
- * its progress until someone sent it a signal. A command that waits, unlike a worker, has someone to tell: past the
- * limit it stops and says so.
+ * Watches the connection a command waits on its run with. ioredis queues commands while it reconnects, for ever, so a
+ * one-off command stops past the limit and says so; a worker has no one to tell and waits.
  */
 export class RedisOutageWatch {
   private downSince: number | undefined;
@@ -61,9 +59,8 @@ export class RedisOutageWatch {
   }
 
   /**
-   * Waits for a Redis command, or throws once Redis has been unreachable for the limit, or the command has had no
-   * answer for that long: a command sent while the connection still looked up sits in ioredis's queue until it
-   * reconnects, and a Redis frozen or cut off without a reset (a paused container, a dropped network) closes nothing.
+   * Waits for a Redis command, or throws once Redis has been unreachable, or the command unanswered, for the limit: a
+   * frozen or cut-off Redis closes nothing, and queued commands wait for the reconnect.
    */
   async within<T>(runId: string, command: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;

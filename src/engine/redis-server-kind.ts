@@ -3,10 +3,9 @@ import type { RedisAddressKind } from '../redis-address.js';
 import { clusterPrefixAdvice } from '../redis-keys.js';
 
 /**
- * What kind of Redis server an address reached, read from `INFO` as a connection opens, and what to configure when it
- * is not the kind the address names: a replica, a Sentinel's port or a Cluster node reached through redis://, a plain
- * server reached through redis+sentinel:// or redis+cluster://. This module alone tells them apart and words the advice
- * (test/engine/redis-server-kind.int.test.ts).
+ * What kind of Redis server an address reached (from `INFO`), and what to configure when it is not the kind the address
+ * names: a replica, Sentinel or Cluster node through redis://, or a plain server through redis+sentinel:// or
+ * redis+cluster:// (test/engine/redis-server-kind.int.test.ts).
  */
 export interface RedisServerFacts {
   /** `redis_mode` of INFO server. */

@@ -2,11 +2,9 @@ import type { Job } from 'bullmq';
 import type { Logger } from '../log.js';
 
 /**
- * A run whose record is no longer in Redis: it expired (kept 14 days), or Redis restarted without its data. Such a run
- * never comes back, so a process that meets it writes nothing more of it: no job, no counter, no chunk (a fresh Redis
- * kept a commit job and `:stats`/`:done` keys of a lost run, and the next run reported a failed load job). Its writes
- * check the record in the same script or right after (run-store.ts, chunk-store.ts, enqueue.ts); proved by
- * test/reliability/redis-residue.int.test.ts.
+ * A run whose record is no longer in Redis (expired, or Redis restarted empty) never comes back, so a process that meets
+ * it writes nothing more of it: no job, no counter, no chunk. Writes check the record in the same script or right
+ * after (test/reliability/redis-residue.int.test.ts).
  */
 export class RunGoneError extends Error {
   readonly code = 'run_gone';
@@ -23,10 +21,7 @@ export function isRunGone(error: unknown): boolean {
   return error instanceof RunGoneError || (error instanceof Error && error.name === 'RunGoneError');
 }
 
-/**
- * A fetch or load job of a run gone from Redis ends without an error, and is removed as it completes: a failed one was
- * listed by `status` as a failed load job of a run no command could finish.
- */
+/** A fetch or load job of a run gone from Redis ends without an error and is removed, so no command lists it failed. */
 export function dropJobOfGoneRun(log: Logger, job: Job, error: Error): void {
   log.warn(
     { job: job.name, id: job.id, err: error.message },

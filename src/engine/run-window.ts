@@ -14,10 +14,8 @@ export interface RunWindowInput {
 }
 
 /**
- * What makes two commands the same run: their kind, the days they fetch, their brands and their streams. A backfill
- * fetches `from` through `to` but never past today; an incremental sync fetches what its cursors and `today` say, so
- * its window is its today (cursors move only when a run finishes, so two syncs of one today plan the same slices).
- * Brands and streams are sorted: `--brand 2,1` is `--brand 1,2`.
+ * What makes two commands the same run: their kind, the days they fetch, their brands and streams (sorted). A backfill
+ * fetches `from` through `to` but never past today; a sync's window is its today, as cursors move only at a run's end.
  */
 export function runWindowIdentity(input: RunWindowInput): string {
   const window =

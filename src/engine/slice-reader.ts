@@ -20,10 +20,9 @@ export interface SliceRead {
 }
 
 /**
- * The part of a fetch job that costs CPU: paging the slice through the API client, validating, mapping records to
- * rows and encoding them into chunks in Redis under `token`. The rest of the job (BullMQ, retries, the commit job)
- * stays with the fetch processor. `tally` is counted up in place, also when the read throws; a read that throws has
- * dropped the chunks it wrote. A read whose run is cancelled meanwhile throws a RunCancelledError.
+ * The part of a fetch job that costs CPU: paging, validating, mapping and encoding chunks into Redis under `token`.
+ * `tally` is counted in place, also when the read throws; a read that throws has dropped its chunks, and one whose run
+ * is cancelled throws a RunCancelledError.
  */
 export interface SliceReader {
   read(data: FetchJobData, token: string, tally: Tally): Promise<SliceRead>;

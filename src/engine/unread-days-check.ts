@@ -9,12 +9,9 @@ import { skipCompleteCommand } from './skip-complete-backfill.js';
 const NAMED_SERIES = 5;
 
 /**
- * An incremental sync reads the days after a stream's cursor and the lookback, for every series it plans today (a
- * domain, a metric, or the stream's one series of days). A domain added since the cursor moved (to `sync.domains`, or
- * with a tracked page or a competitor) is read from there on, and an earlier `sync.startDate` reads nothing before
- * the cursor: the days before stay unread, every run complete, and the warehouse's sums quietly start late. Said
- * once per run, brand and stream: the days from the stream's first incremental day that a series it plans lacks, with
- * the `backfill --skip-complete` that reads only those. One query for the phase (src/warehouse/unread-days.ts).
+ * A sync reads the days after a stream's cursor and lookback for every series it plans, so a series added since (a new
+ * domain) or an earlier `sync.startDate` leaves earlier days unread. Said once per run, brand and stream, with the
+ * `backfill --skip-complete` that reads only those. One query for the phase (src/warehouse/unread-days.ts).
  */
 export async function warnOfDaysNeverRead(
   deps: { warehouse: Warehouse; config: Pick<Config, 'sync' | 'brands'>; log: Logger },
@@ -22,9 +19,8 @@ export async function warnOfDaysNeverRead(
 ): Promise<void> {
   const first = firstIncrementalDay(today, deps.config.sync);
   const firstPlanned = firstPlannedDays(slices);
-  // A topic or an engine has no days before the API began to have it, and bvsync cannot tell one added since from one
-  // it learned late: their streams would be named for days that hold nothing. A domain's citations are older than
-  // bvsync's interest in it.
+  // Topics and engines have no days before the API had them, and an added one cannot be told from one learned late, so
+  // only domains are checked: a domain's citations are older than bvsync's interest in it.
   const checked = new Set(
     streams
       .filter((stream) => !needsOf(stream, deps.config.sync).some((need) => need === 'topicIds' || need === 'engines'))

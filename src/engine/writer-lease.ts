@@ -5,9 +5,8 @@ import { WriterFencedError, type CommitFence } from '../warehouse/commit-fence.j
 // Taken with a fencing token in one script: the counter grows with every taking, so a holder that lost the lease (a
 // stall past its ttl) and took it again, or any later holder, has a larger token than the one it lost.
 const TAKE = `if redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return redis.call('incr', KEYS[2]) else return 0 end`;
-// Renew only while we still own it, under our token; release only what we own. Compare-and-act in one script, so a
-// lease that expired and passed to another process is never extended or deleted by the old holder. A commit's fence
-// check is this renewal too (confirm()).
+// Renew only under our own token, release only what we own: compare-and-act in one script, so an expired lease that
+// passed on is never extended or deleted by the old holder. A commit's fence check is this renewal (confirm()).
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] and redis.call('get', KEYS[2]) == ARGV[3] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 // The token raised above what a file's commits carry, while we hold the lease under the token we took: a Redis that
@@ -52,18 +51,10 @@ export async function leaseHolderWrites(redis: Redis, key: string): Promise<stri
 }
 
 /**
- * The DuckDB writer lease: one process at a time loads. Every process that may load (`worker`, `sync`,
- * `backfill`) runs one; whoever holds it runs the load worker, the others only fetch. If the holder dies, the key
- * expires and a waiter takes over. Why one writer: docs/architecture.md, "The flow".
- *
- * Each taking of the lease comes with a fencing token that only grows. The holder's DuckDB commits check it inside
- * their transaction (`fence()`, src/warehouse/commit-fence.ts): a holder stalled past the ttl, whose lease passed on,
- * finds its token is no longer the lease's, rolls back and stops being the writer (test/e2e/lease-fence.int.test.ts).
- *
- * A process that took the lease but could not become the writer (`onAcquired` threw: the file is held by another
- * program, or cannot be opened at all) gives it back and waits twice as long each time before taking it again, up to
- * `maxBackoffMs`, so a file that stays unusable costs a try a minute rather than one every few seconds, and the lease
- * is left free for a process that can open it.
+ * The DuckDB writer lease: one process at a time loads (docs/architecture.md, "The flow"). Each taking carries a fencing
+ * token that only grows, checked inside every commit, so a holder stalled past the ttl rolls back and stops
+ * (test/e2e/lease-fence.int.test.ts). A holder that cannot open the file gives the lease back and backs off, up to
+ * `maxBackoffMs` (test/engine/writer-lease.int.test.ts).
  */
 export class WriterLease {
   readonly owner = randomUUID();
@@ -86,10 +77,7 @@ export class WriterLease {
   private holding = 0;
   /** Set by retire(): renew what is held, take nothing new. */
   private retired = false;
-  /**
-   * Failed `onAcquired` calls in a row, and when the next try may be made, on the monotonic clock: a wall clock set
-   * back an hour held the lease untried for that hour.
-   */
+  /** Failed `onAcquired` calls in a row and when the next try may be made, on the monotonic clock. */
   private failures = 0;
   private notBefore = 0;
 
@@ -201,13 +189,11 @@ export class WriterLease {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    // A tick or a release waiting on a Redis that went away may never settle (commands wait for the reconnect): past
-    // the limit the holder closes DuckDB and lets go without it, and the lease expires on its own after its ttl.
-    // A tick still opening or closing the writer got its answer from Redis; that work is waited out below.
+    // A tick or release waiting on a Redis that went away may never settle: past the limit the holder closes DuckDB and
+    // lets the lease expire on its own. A tick still opening or closing the writer is waited out below.
     let answered =
       (await settledWithin(this.ticking, redisWaitMs)) || this.acquiring !== undefined || this.losing !== undefined;
-    // Becoming the writer is not waiting on Redis, and what it opens must be closed before the lease goes: cut short,
-    // it opened DuckDB and started a load worker after stop() had returned and the lease was free.
+    // What becoming the writer opens must be closed before the lease goes, so it is waited out.
     await this.acquiring?.catch(() => undefined);
     await this.losing?.catch(() => undefined);
     if (this.held) {

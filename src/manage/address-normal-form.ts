@@ -1,8 +1,7 @@
 /**
- * An address in the normal form the API compares tracked pages in (spec, endpoint 1: "an address with a trailing
- * slash equals the one without"). Beyond the trailing slash the spec names nothing, so only what a URL parser
- * already treats as equal is folded too: the case of the scheme and host, a default port, and the fragment, which
- * never reaches a server. `undefined` for text that is not an http(s) address.
+ * An address in the normal form the API compares tracked pages in (spec, endpoint 1: a trailing slash is equal). Only
+ * what a URL parser already treats as equal is folded beyond that: scheme and host case, a default port, the fragment.
+ * `undefined` for text that is not an http(s) address.
  */
 export function addressNormalForm(address: string): string | undefined {
   let url: URL;

@@ -35,10 +35,9 @@ export interface ApplyOptions {
 const ITEM_REJECTION_STATUSES = new Set([400, 404, 409, 422]);
 
 /**
- * Sends the writes of a plan, in batches within the spec's limits, each with an idempotency value derived from its
- * content (src/api/writes.ts). Items the plan found unchanged or rejected are not sent. A failure of a whole request
- * (the API down after its retries, a key refused) ends the apply with that error; what was written before stays
- * written, and a re-run plans again from what the brand then has, so no item is written twice.
+ * Sends the writes of a plan in batches within the spec's limits, each with an idempotency value of its content
+ * (src/api/writes.ts); unchanged and rejected items are not sent. A failed request ends the apply, and a re-run plans
+ * from what the brand then has, so no item is written twice.
  */
 export async function applyPlan(
   client: WriteClient,
@@ -176,10 +175,8 @@ export async function applyPlan(
 }
 
 /**
- * Why a bulk answer does not account for every item sent, or undefined when it does: each rejection's index one of
- * the request's (the spec says "position", not from where it counts), each once, and `written` the rest. Read on
- * trust, an answer that counted from 1, listed only a count of rejections or wrote later (202) had items reported
- * "created" that were never written, and items never sent reported rejected.
+ * Why a bulk answer does not account for every item sent, or undefined when it does: each rejection's index one of the
+ * request's, each once, and `written` the rest; an answer is never read on trust (test/manage/dry-run-shapes.int.test.ts).
  */
 function unaccounted(
   answer: BulkAnswer<unknown>,

@@ -22,9 +22,7 @@ export function topicNameKey(name: string): string {
 
 /**
  * Why the items `data[]` lists contradict the rejection positions, or undefined when they do not: an item listed as
- * written that the positions read as rejected. Counts alone cannot show positions counted from 1 (with 3 sent and the
- * second rejected, a rejection at 1-based position 2 adds up too, and the first item was reported rejected and the
- * rejected one "created"); the written items themselves can.
+ * written that the positions read as rejected, which counts alone cannot show (positions counted from 1).
  */
 export function misplaced(
   writtenKeys: string[],

@@ -13,11 +13,9 @@ export interface MakePlanOptions {
 }
 
 /**
- * What it takes to bring a brand to its desired state, found without writing: the brand's tracked pages and
- * competitors are read (endpoints 3, 7) and compared in the spec's terms (addresses in normal form, names without
- * regard to case); every create is then sent with `dry_run: true`, so the API itself says what it would reject.
- * Topics have no read, so their dry run is what tells: a `conflict` means the brand has a topic of that name, type
- * and language. Personas and tags have neither a read nor a dry run: each change is planned to be sent as given.
+ * What it takes to bring a brand to its desired state, found without writing: tracked pages and competitors are read
+ * (endpoints 3, 7) and compared in the spec's terms, then every create is sent with `dry_run: true` so the API says
+ * what it would reject (a topic's `conflict` means it exists). Personas and tags are planned to be sent as given.
  */
 export async function makePlan(
   client: WriteClient,

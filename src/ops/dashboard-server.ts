@@ -36,9 +36,8 @@ const DESCRIPTIONS: Record<string, string> = {
 const require = createRequire(import.meta.url);
 
 /**
- * Bull Board's page template without the link that asks fonts.googleapis.com for IBM Plex: the board then uses the
- * system fonts its stylesheet names next (system-ui, ...), and the page asks nothing of any host but this one (it
- * works offline and tells no font host who looks at it). Written to a folder of its own; returns it.
+ * Bull Board's page template without its Google Fonts link, so the page uses system fonts and asks nothing of any other
+ * host (it works offline). Written to a folder of its own; returns it.
  */
 function localFontsTemplate(): string {
   const template = readFileSync(
@@ -55,9 +54,8 @@ function localFontsTemplate(): string {
 const PENDING_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'];
 
 /**
- * Bull Board flags a queue with no worker connected in orange ("No workers"). `bvsync sync`, `backfill` and `demo`
- * work on their run in-process and leave when it ends, so an idle queue with no worker is normal, not a fault: the
- * flag is kept only while jobs wait with nothing to take them (then `bvsync worker` is what is missing).
+ * Bull Board flags a queue with no worker in orange, but `sync`, `backfill` and `demo` work in-process and leave, so the
+ * flag is kept only while jobs wait with nothing to take them.
  */
 function workersFlagOnlyWhenJobsWait<T>(route: string, result: T): T {
   const body = (

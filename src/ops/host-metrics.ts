@@ -36,8 +36,7 @@ export function serveHostMetrics(
 
 /**
  * Points the metrics read when scraped (or pushed) at a host: its queues, and while it holds the writer lease the
- * freshness. A process that may never write (`--fetch-only`) reports
- * the lease as not held and no disk; every other reports the disk, so a full one is seen before a writer fails on it.
+ * freshness. Every process but a `--fetch-only` one reports the disk, so a full one is seen before a writer fails on it.
  */
 export function watchHost(host: WorkerHost, metrics: PrometheusMetrics, db: string | undefined): void {
   metrics.setQueueSource(() => host.queueCounts());

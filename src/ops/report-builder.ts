@@ -21,10 +21,9 @@ export interface BuiltReport {
 }
 
 /**
- * Writes the analysts' HTML report from the published database. A page with no data would look like a report of
- * zeros, so when no brand asked for has data in the window nothing is written (a page already at `out` stays);
- * when some have, the page is written and the others are marked "no data" in it. Either way each such brand is a
- * warning, and `bvsync report` exits 1 (docs/operations.md, "Reports for analysts").
+ * Writes the analysts' HTML report from the published database. Nothing is written when no asked brand has data (a page
+ * of zeros would mislead); brands without data are marked and warned of, and `bvsync report` exits 1
+ * (docs/operations.md, "Reports for analysts").
  */
 export async function buildReport(options: BuildReportOptions): Promise<BuiltReport> {
   const db = await openReadOnly(options.db);

@@ -189,8 +189,7 @@ const QUERIES = {
     FROM domain_daily WHERE brand_id = $3 AND "day" BETWEEN $1::DATE AND $2::DATE
     GROUP BY domain HAVING sum(occurrences) > 0 ORDER BY occurrences DESC, domain LIMIT ${TOP_DOMAINS}`,
   // A product's visibility rank on the first and last day of the window it was ranked in; positive change = moved up.
-  // The brand's own products take up to half the rows whether they moved or not (a brand manager looks for them
-  // first), competitors' that moved fill the rest: ranked by movement, 12 competitors had hidden every own product.
+  // The brand's own products take up to half the rows whether they moved or not, competitors that moved the rest.
   rankMovers: `
     WITH ranked AS (
       SELECT metric, subject, product_id, any_value(title) AS title,

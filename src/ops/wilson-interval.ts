@@ -2,10 +2,8 @@
 const Z95 = 1.959963984540054;
 
 /**
- * The Wilson score interval of a proportion `successes / trials` (95% by default). Used for visibility over a week:
- * the API's per-day ci_lower/ci_upper cannot be combined across days, but the day's numerators and denominators
- * can be summed, and Wilson stays inside [0, 1] and sensible for small counts, unlike the normal approximation.
- * Null when there are no trials.
+ * The Wilson score interval of `successes / trials` (95% by default), for a week's visibility: daily ci bounds cannot be
+ * combined, summed counts can, and Wilson stays inside [0, 1] for small counts. Null when there are no trials.
  */
 export function wilsonInterval(successes: number, trials: number, z = Z95): { low: number; high: number } | null {
   if (!(trials > 0)) return null;

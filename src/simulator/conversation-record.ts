@@ -42,8 +42,8 @@ function prefixes(world: BrandWorld): string[] {
 }
 
 /**
- * The same record as `conversationRecord`, written straight to JSON (same bytes as JSON.stringify of it).
- * A page of 100 is the hottest path of the simulator; building objects to stringify them cost twice as much.
+ * The same record as `conversationRecord`, written straight to JSON (same bytes as JSON.stringify of it): a page of
+ * conversations is the simulator's hottest path.
  */
 export function conversationJson(
   answer: Answer,

@@ -16,7 +16,3 @@ export const ENGINES = [
 ] as const;
 
 export type Engine = (typeof ENGINES)[number];
-
-export function isEngine(value: string): value is Engine {
-  return (ENGINES as readonly string[]).includes(value);
-}

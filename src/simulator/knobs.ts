@@ -95,9 +95,8 @@ export const knobsSchema = z
     /** An end day is read as the instant it begins, so the range leaves it out (against the spec); default false. */
     endDayLeftOut: z.boolean(),
     /**
-     * The API is away, as during a deployment or a gateway restart: every API request is answered 503 with a
-     * `Retry-After` of a second (`503`), its connection is closed unanswered (`reset`), or it is held unanswered until
-     * the client gives up on it (`hang`: a gateway that takes connections and forwards nothing); default `off`.
+     * The API is away: every API request is answered 503 with a `Retry-After` of a second (`503`), closed unanswered
+     * (`reset`), or held unanswered until the client gives up (`hang`); default `off`.
      */
     unavailable: z.enum(['off', '503', 'reset', 'hang']),
     /**

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /**
- * Answers an API bvsync has never met may give, each schema-valid: a record dated outside the range asked for, a
- * record repeating another's id with other content, a page numbered otherwise than asked, a `total_rows` that moves
- * from page to page, counts only the records of its own page, or is left out. Each is added to list answers the same way on every fetch, so a test can predict it.
+ * Schema-valid answers an API may give: a record dated outside the range asked, an id repeated with other content, a
+ * page numbered otherwise than asked, a `total_rows` that moves, counts only its page, or is missing. Each is added the
+ * same way on every fetch, so a test can predict it.
  */
 export const ODDITY_KINDS = [
   'row_outside_window',

@@ -1,8 +1,6 @@
 /**
- * The simulator's rate limit per API key, in either of the two algorithms real APIs use (the `rateLimitAlgorithm`
- * knob): fixed windows (`fixed-window`, the default: a window is one second, or longer for rates under 1/s, 0.5/s being
- * one request per two-second window), or a token bucket (`token-bucket`: a burst of one second's requests, refilled
- * continuously, as GitHub's secondary limits, Shopify's and Stripe's are described).
+ * The simulator's rate limit per API key, in the two algorithms real APIs use (the `rateLimitAlgorithm` knob): fixed
+ * windows of one second (longer under 1/s), or a token bucket holding a second's burst, refilled continuously.
  */
 export type RateLimitAlgorithm = 'fixed-window' | 'token-bucket';
 
@@ -94,11 +92,9 @@ export type RateLimitHeaderFormat = 'none' | 'ietf' | 'ietf-structured' | 'x-rat
 export type RateLimitResetFormat = 'delta-seconds' | 'unix-seconds' | 'unix-milliseconds' | 'http-date';
 
 /**
- * The headers the `rateLimitHeaders` knob sends with every API answer: `ietf` the IETF draft 07's
- * `RateLimit-Policy: 20;w=1` and `RateLimit: limit=20, remaining=5, reset=1`; `ietf-structured` drafts 08 and later's
- * `RateLimit-Policy: "default";q=20;w=1` and `RateLimit: "default";r=5;t=1`; `x-ratelimit` the common
- * `X-RateLimit-Limit/-Remaining/-Reset`, its reset written as `resetFormat` says (the `rateLimitReset` knob);
- * `none` (default) nothing, like the spec. The IETF fields' resets are seconds from now, as the drafts say.
+ * The headers the `rateLimitHeaders` knob sends with every API answer: `ietf` (draft 07's `RateLimit-Policy` and
+ * `RateLimit`), `ietf-structured` (drafts 08+), `x-ratelimit` (reset written as the `rateLimitReset` knob says), or
+ * `none` (default, like the spec).
  */
 export function rateLimitHeaders(
   format: RateLimitHeaderFormat,

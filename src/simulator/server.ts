@@ -182,7 +182,7 @@ export interface ServerHandle {
 export async function listen(sim: SimulatorState, port: number, host: string): Promise<ServerHandle> {
   const stalls = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
-  // Aborted by close(): a request sleeping in its latency (up to 10 minutes) kept the process alive that long after a stop.
+  // Aborted by close(), so a request sleeping in its latency (up to 10 minutes) does not keep the process alive.
   const stopping = new AbortController();
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

@@ -6,10 +6,6 @@ export function simDayOfMs(ms: number): number {
   return Math.floor(ms / DAY_MS);
 }
 
-export function simDayStartMs(day: number): number {
-  return day * DAY_MS;
-}
-
 export function simDayString(day: number): string {
   return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
@@ -20,10 +16,6 @@ export function parseSimDay(text: string): number | undefined {
   const ms = Date.parse(`${text}T00:00:00Z`);
   if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text) return undefined;
   return simDayOfMs(ms);
-}
-
-export function simToday(): number {
-  return simDayOfMs(Date.now());
 }
 
 /** Monday of the week holding the day (1970-01-01 was a Thursday). */
@@ -49,10 +41,7 @@ function pad(value: number, width: number): string {
   return value.toString().padStart(width, '0');
 }
 
-/**
- * toISOString for a time inside a known day, without a Date: serving a page formats 100 of them and
- * Date#toISOString was the largest cost of a conversation page.
- */
+/** toISOString for a time inside a known day, without a Date: a conversation page formats a hundred of them. */
 export function isoTimeInDay(dayText: string, ms: number): string {
   const inDay = ms % DAY_MS;
   const hours = Math.floor(inDay / 3_600_000);

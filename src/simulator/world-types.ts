@@ -4,10 +4,8 @@ import type { ContentType, Ownership, SwotType } from './spec-enums.js';
 import type { Industry } from './word-lists.js';
 
 /**
- * One brand's catalog: everything that is not a daily answer. Generated once from (seed, brand); the write
- * endpoints then change it in place (the "overlay"). The answers are generated from `basis`, a snapshot
- * taken before any write, so a write never rewrites history: a confirmed suggestion keeps its past mentions,
- * a new topic has no answers yet ("A new topic runs with the next run of the brand").
+ * One brand's catalog: everything that is not a daily answer, generated once from (seed, brand) and changed in place
+ * by the writes. Answers come from `basis`, a snapshot taken before any write, so a write never rewrites history.
  */
 export interface BrandWorld {
   brand: BrandInfo;

@@ -48,8 +48,7 @@ export const articlesEndpoint = defineEndpoint({
 
 /**
  * The day the list's status counters are filed under: the UTC day they were read, fixed when the slice is planned so
- * its scope and its rows agree. The counters say how things stand now, so a backfill of past days must not file them
- * under the end of its window. A slice planned before `readDay` existed (jobs outlive code) keeps the old day.
+ * its scope and rows agree. A slice planned without `readDay` (jobs outlive code) keeps the window's last day.
  */
 export function statusDay(slice: SlicePlan): string {
   return typeof slice.params.readDay === 'string' ? slice.params.readDay : (slice.to ?? todayUtc());

@@ -144,13 +144,9 @@ function filtersOf(
 }
 
 /**
- * Citations over time (spec endpoint 17) with period=day, so each row is one day's count: one request per brand,
- * window and series. A series split by ownership, sentiment or content type costs one request per value, because
- * the report has no "group by"; configured domains go 20 to a request.
- *
- * A domain request also answers the series of all domains together; that one is dropped there, because the `all`
- * request holds the same series and owns its rows (two slices replacing the same rows would race). The `all`
- * request also writes the window's summary by ownership and the API's own total of the window.
+ * Citations over time (spec endpoint 17) with period=day, one request per brand, window and series; a series split by
+ * ownership, sentiment or content type costs a request per value, and domains go 20 to a request. The `all` request
+ * owns the all-domains series, the window's ownership summary and the API's total; domain requests drop theirs.
  */
 export const citations = defineStream({
   name: 'citations',
@@ -220,9 +216,8 @@ export const citations = defineStream({
     let value: string;
     if (series.dimension === 'domain') {
       if (row.domain == null) return {}; // the series of all domains together: the `all` slice's
-      // The API answers root domains in its own spelling; rows are keyed by the domain as requested, or they would
-      // fall outside the slice's replace scope. A domain that was never asked for keeps its own name, so the runner
-      // finds it outside the slice's scope and quarantines it with what was asked.
+      // Rows are keyed by the domain as requested, so they fall in the slice's replace scope; a domain never asked for
+      // keeps its own name, and the runner quarantines it as out of scope.
       const normalised = domainOf(row.domain);
       value = series.domains.find((domain) => domain === normalised) ?? normalised ?? row.domain;
     } else {

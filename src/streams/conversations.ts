@@ -58,9 +58,8 @@ export const conversationsEndpoint = defineEndpoint({
 type ConversationSlice = DaySlice<{ topicId?: number }>;
 
 /**
- * Answers of the engines (spec endpoint 13), one slice per brand and day — or per brand, day and topic when
- * `sync.conversationsByTopic` is on, because a conversation record does not say which topic it answers and the
- * topic filter is the only way to attribute it (that costs one more slice per topic; see docs/syncing.md, "What each stream costs").
+ * Answers of the engines (spec endpoint 13), one slice per brand and day, or per brand, day and topic with
+ * `sync.conversationsByTopic`: a record does not name its topic, so the filter is the only way to attribute it.
  */
 export const conversations = defineStream({
   name: 'conversations',
@@ -76,9 +75,8 @@ export const conversations = defineStream({
       : perDay(input),
   targets: ({ brandId, slice }) => {
     if (slice.params.topicId !== undefined) {
-      // Merged, not replaced, under a topic slice: rows loaded before slicing by topic was turned on carry no topic
-      // and would escape a topic scope, then collide on the key. An answer the API withdrew stays until a by-day
-      // re-load replaces the day.
+      // Merged, not replaced, under a topic slice: rows loaded without a topic would escape a topic scope and collide on
+      // the key. An answer the API withdrew stays until a by-day load replaces the day.
       return [
         { table: 'conversations', mode: 'merge' },
         { table: 'conversation_brands', mode: 'merge' },

@@ -36,10 +36,8 @@ export interface DimensionSource {
 }
 
 /**
- * The dimensions a warehouse holds, for one plan: the echoed engines of a stream are read once for every brand, as a
- * query a brand grew with the file (31 ms each after a year of 100 brands). `warehouse`: the writer's `Warehouse`, or
- * the reads of a published copy (`dimensionReads`). `listedSince`: a backfill's first day, so pages tracked in its
- * window count (`listedPages`).
+ * The dimensions a warehouse holds, for one plan; a stream's echoed engines are read once for every brand.
+ * `warehouse` is the writer's `Warehouse` or a published copy's reads; `listedSince` a backfill's first day.
  */
 export function warehouseDimensions(warehouse: DimensionReads, listedSince?: string): DimensionSource {
   const echoed = new Map<string, Promise<Map<number, string[]>>>();

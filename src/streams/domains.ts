@@ -3,12 +3,9 @@ import { getDomain } from 'tldts';
 const HOST_NAME = /^(?!-)[a-z0-9-]{1,63}(?:\.(?!-)[a-z0-9-]{1,63})+$/;
 
 /**
- * The root domain of a tracked URL, a competitor's website or a configured domain, as the citations filter, the
- * domain detail path and the cited-domain filter take it: the spec asks for "root domains". The root is the
- * registrable domain by the public suffix list (`blog.example.co.uk` -> `example.co.uk`), its private section
- * included, so stores on a shared host stay apart (`acme.myshopify.com`); a host the list gives no root for (a bare
- * suffix, `localhost`) is kept as it is, lower-cased and without `www.`. Before, subdomains were sent as they were:
- * an API reading the spec refuses them or answers their detail with a 404, which reads as no citations.
+ * The root domain of a URL, website or configured domain, as the spec's filters and paths take it ("root domains"):
+ * the registrable domain by the public suffix list, its private section included (`acme.myshopify.com` stays apart);
+ * a host without one is kept, lower-cased and without `www.` (test/streams/domains.test.ts).
  */
 export function domainOf(text: string): string | null {
   const trimmed = text.trim();

@@ -53,14 +53,9 @@ export interface SliceReadResult {
 }
 
 /**
- * Reads one slice through its stream declaration: pages, rows, chunks. A paged slice is complete only when the
- * distinct ids read equal the `total_rows` the API reported; offset paging over data that moves can skip or repeat
- * records, so such a slice is read again (bounded) and then reported incomplete rather than silently short.
- *
- * Data never fails a slice's read: a record whose rows fall outside the slice's scope (a day or a domain not asked
- * for), a record repeating an id with other content, a page numbered otherwise than asked, are quarantined with the
- * reason and the slice is `incomplete`. Only problems that another read may not meet again (moving data) are read
- * again; a record outside the scope comes back the same on every read.
+ * Reads one slice through its stream declaration: pages, rows, chunks. A paged slice is complete only when its distinct
+ * ids equal the API's `total_rows`; moving data is read again (bounded), then reported incomplete. Data never fails a
+ * read: records out of scope, repeated ids with other content and misnumbered pages are quarantined with the reason.
  */
 export async function runSlice(
   stream: StreamDefinition,
@@ -304,9 +299,8 @@ async function readOnce(
       true,
     );
   } else if (stream.recordId && repeatAcrossPages) {
-    // The count adds up (or there is none), yet a record of one page came back on the next: records arrived at the head
-    // of the list while it was paged, each page starting later than asked, and as many records as came back went
-    // unread. An API whose total_rows lags the arrivals, or that gives it on the first page only, shows nothing else.
+    // The count adds up, yet a record of one page came back on the next: records arrived at the head of the list while
+    // it was paged, and as many went unread.
     problems.add(
       'incomplete',
       `record ${JSON.stringify(repeatAcrossPages.id)} of an earlier page came back on page ${repeatAcrossPages.page}: the list moved while it was paged, so a record may have been skipped`,

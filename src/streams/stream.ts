@@ -7,10 +7,9 @@ import type { DimensionName, Dimensions, DimensionSource } from './dimensions.js
 export type { Dimensions } from './dimensions.js';
 
 /**
- * A stream is a declaration: its record schema and endpoint (one file with both), how it is sliced, how a record
- * becomes rows of which tables, the settings it adds to `sync` and the dimensions it needs or provides. The generic
- * runner (`run-slice.ts`) pages, validates, checks completeness and hands rows to the loader; a stream file holds
- * no HTTP, SQL or retry code. How to add one: docs/adding-a-stream.md.
+ * A stream is a declaration: record schema and endpoint, slicing, how a record becomes rows of which tables, its `sync`
+ * settings and dimensions. The runner (`run-slice.ts`) does the rest; no HTTP, SQL or retry code here
+ * (docs/adding-a-stream.md).
  */
 
 export type SliceParam = string | number | boolean | null | string[] | number[];

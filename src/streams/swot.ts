@@ -77,10 +77,9 @@ export function statementIdsOf(sync: SettingsOf<typeof settings>, brandId: numbe
 }
 
 /**
- * The answers behind a SWOT statement (spec endpoint 20), for each id of `sync.swotStatementIds` (the API has no
- * list of statements), per brand and run window. An answer belongs to its day, so a window's answers replace those
- * of the same days and older days keep theirs. The statement itself (text, type, mentions of the last window read,
- * with that window) is merged from the page's `info`.
+ * The answers behind a SWOT statement (spec endpoint 20), for each id of `sync.swotStatementIds`, per brand and run
+ * window: a window's answers replace those of its days, older days keep theirs. The statement itself is merged from
+ * the page's `info`.
  */
 export const swot = defineStream({
   name: 'swot',

@@ -67,7 +67,7 @@ export const trackedUrls = defineStream({
   name: 'tracked_urls',
   endpoint: trackedUrlsEndpoint,
   // The pages' domains are what citations and domain details are asked for; a page the API no longer lists (no longer
-  // tracked) is asked for nothing: every run had still fetched its fanouts, and its domain's citations and details.
+  // tracked) is asked for nothing.
   provides: {
     domains: (source, brandId) => source.listedPages(brandId),
     pages: (source, brandId) => source.listedPages(brandId),

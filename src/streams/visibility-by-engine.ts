@@ -18,10 +18,8 @@ function measures(entry: Parameters<typeof visibilityMeasures>[0]) {
 }
 
 /**
- * Visibility by topic and scenario (spec endpoint 16) per brand, day and ONE engine (`engines=[engine]`), so how
- * visible the brand is in each engine is the API's own answer, not an estimate. The engines are the brand's, as
- * the visibility report's `info.query` named them in an earlier phase, or `sync.engineBreakdown`. One call per day
- * and engine (docs/syncing.md, "What each stream costs").
+ * Visibility by topic and scenario (spec endpoint 16) per brand, day and ONE engine, so each engine's visibility is the
+ * API's own answer. Engines are the brand's (from the report's echo) or `sync.engineBreakdown`; a call per day and engine.
  */
 export const visibilityByEngine = defineStream({
   name: 'visibility_by_engine',

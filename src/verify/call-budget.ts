@@ -35,10 +35,7 @@ export class CallBudget {
     this.narrowingStart ??= this.used;
   }
 
-  /**
-   * Whether a measurement that costs `requests` fits what is left of the narrowing budget: a half measured on one
-   * request left had cost its family's pages and engines, and the limit was overrun (102 of 100).
-   */
+  /** Whether a measurement costing `requests` fits what is left of the narrowing budget, so the limit is never overrun. */
   canSpend(requests = 1): boolean {
     return (this.boundsAll ? Math.max(this.used, this.claimed) : this.narrowing()) + requests <= this.narrowingLimit;
   }

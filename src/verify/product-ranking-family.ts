@@ -8,12 +8,9 @@ const METRIC = 'visibility';
 const SUBJECT = 'brand';
 
 /**
- * Product ranks over the window (spec endpoint 19, the engines of the brand by default): per product, its rank and
- * the shopping answers listing it (visibility x shopping answers), and the window's shopping answers, against
- * `product_ranking_daily` re-ranked over the window from its daily counts, highest first. The spec does not say how
- * the API orders products with the same count, so a product tied with others agrees at any rank among the places
- * they share (`tiedRanks`): comparing with one tie-break (the simulator's, by product id) failed correct data for
- * good, as no backfill could change the API's order.
+ * Product ranks over the window (spec endpoint 19): per product, its rank and the shopping answers listing it, against
+ * `product_ranking_daily` re-ranked over the window. The spec does not order ties, so a tied product agrees at any rank
+ * among the places it shares (`tiedRanks`).
  */
 export const productRankingFamily: FigureFamily = {
   name: 'product_ranking',
@@ -54,9 +51,8 @@ export const productRankingFamily: FigureFamily = {
       params,
     );
     const shoppingFigure = figure('product_ranking', 'shopping answers', shopping ?? 0, warehouseShopping);
-    // The products' counts and ranks are rebuilt from visibility as a share of the shopping answers, which the spec does
-    // not say it is. Where it is not (a share of every answer), they are not compared: verify had called right days
-    // wrong and advised backfilling them "whole", which changed nothing. The shopping answers still are.
+    // Counts and ranks are rebuilt from visibility as a share of the shopping answers, which the spec does not promise;
+    // where it is not, only the shopping answers are compared, as no backfill could change the rest.
     if (!sharesOfShopping) {
       notCompared?.(
         "product_ranking's ranks and answers listing each product: a product's visibility times the shopping answers is no whole count " +

@@ -92,10 +92,8 @@ const WHY = {
 } as const;
 
 /**
- * One backfill per run of days that need one, whichever family named them and however: families narrow apart, and
- * one family's days beside another's unsplit window had printed two commands over the same day. Why is said for a
- * window not narrowed down to days; where the command joins it with others, each part is named with its own reason,
- * as the whole window's reason had read as the reason of days that were named.
+ * One backfill per run of days that need one, whichever family named them, so no two commands cover one day. A window
+ * not narrowed to days says why; a joined command names each part's own reason.
  */
 function backfills(brand: VerifyReport['brands'][number]): Array<{ window: DayWindow; why: string | undefined }> {
   return joinWindows<{ window: DayWindow; why: string }>([

@@ -4,10 +4,9 @@ import { figure, pairFigures } from './figure.js';
 import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
 
 /**
- * Tracked URL citations over the window (spec endpoint 3, each engine by default): per page, the answers citing it,
- * and over every page the report's `info.citations` and the answers the counts read, against the sums of
- * `tracked_url_daily` and `tracked_url_daily_totals`. An answer is of one day, so the days' counts add up to the
- * window's. `cited_urls` is left out: pages cited on several days count once in a window, so it does not add up.
+ * Tracked URL citations over the window (spec endpoint 3): per page the answers citing it, and the report's totals,
+ * against `tracked_url_daily` and `tracked_url_daily_totals`. `cited_urls` is left out: a page cited on several days
+ * counts once in a window, so it does not add up.
  */
 export const trackedUrlsFamily: FigureFamily = {
   name: 'tracked_urls',
@@ -38,9 +37,8 @@ export const trackedUrlsFamily: FigureFamily = {
       'SELECT coalesce(sum(citations), 0) FROM tracked_url_daily_totals WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE',
       params,
     );
-    // The answers the counts read is one figure only where every page carries the same count, which the spec does not
-    // say ("answers of the range that the count reads"): an API counting per page had verify call right days wrong, and
-    // advise a backfill that could not change them. Where pages differ, on either side, it is not compared.
+    // The answers the counts read is one figure only where every page carries the same count (the spec does not say);
+    // where pages differ, on either side, no backfill could change it, so it is not compared.
     const daysOfPagesApart = await warehouseNumber(
       connection,
       `SELECT count(*) FROM (SELECT "day" FROM tracked_url_daily WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE

@@ -33,9 +33,8 @@ export interface BrandVerdict {
   /** Windows that disagree while neither half does (narrow-days.ts): backfilled whole. */
   undivided: DayWindow[];
   /**
-   * Families not compared because the warehouse never synced their stream for a brand it has other streams of
-   * (`_sync_state` has no slice of it): compared, each of their figures disagreed and the narrowing spent its budget
-   * on them, not on a real loss.
+   * Families not compared because the warehouse never synced their stream for a brand it has other streams of, so the
+   * narrowing budget goes to real losses.
    */
   notSynced: string[];
   /** Each family that disagrees, with its own days and windows (the lists above join them over families). */

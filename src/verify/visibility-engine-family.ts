@@ -10,13 +10,9 @@ import { warehouseFigures } from './warehouse-figures.js';
 const ENGINE_TABLE = 'visibility_topic_engine_daily';
 
 /**
- * Visibility by topic in each engine over the window (spec endpoint 16 with `engines=[engine]`): per engine, the
- * answers and the answers mentioning the brand, totals and per topic, against the sums of the per-engine daily
- * rows. One request per engine the sync asks: `sync.engineBreakdown` where it is set, else every engine the brand
- * has rows of, on any day (as the sync asks every engine the brand's reports ever named). The window's engines alone
- * left a day without rows (never synced, or lost) agreeing, so its window disagreed while neither half did and the
- * missing day was never named. None when the warehouse has no per-engine rows (the stream is opt-in, and a file
- * from before migration 009 has no such table).
+ * Visibility by topic in each engine over the window (spec endpoint 16 with `engines=[engine]`), against the per-engine
+ * daily rows. One request per engine the sync asks: `sync.engineBreakdown`, else every engine the brand has rows of on
+ * any day, so a missing day is named. None when the warehouse has no per-engine rows.
  */
 export const visibilityEngineFamily: FigureFamily = {
   name: 'visibility_by_engine',

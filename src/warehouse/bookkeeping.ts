@@ -5,9 +5,8 @@ import { completeThroughDay } from './complete-through.js';
 import type { PlainRow } from './read-rows.js';
 
 /**
- * The questions bvsync asks of its own bookkeeping tables (`_sync_state`, `_sync_cursors`), each under a name, so the
- * engine, the CLI and the metrics ask them without writing SQL (docs/architecture.md, "Layers"). Each reads through
- * whatever connection the caller holds: the writer's `Warehouse`, or a read-only published copy.
+ * The questions bvsync asks of its bookkeeping tables (`_sync_state`, `_sync_cursors`), each under a name, through
+ * whatever connection the caller holds: the writer's `Warehouse` or a read-only published copy.
  */
 
 /** Runs one query and returns plain rows: `Warehouse.query`, or `readRows` bound to a connection. */
@@ -47,7 +46,7 @@ export async function newestCompletePastDays(read: RowReader, today: string): Pr
 
 /**
  * Each day between `from` and `to` that has slices of the stream, and whether all of them are complete and were read
- * once the day was over (UTC): a day a backfill read while it was today reads complete, yet answers kept arriving.
+ * once the day was over (UTC): a day read while it was today may still gain answers.
  */
 export async function completeDays(
   read: RowReader,
@@ -97,8 +96,8 @@ export function sliceKeyText(slice: SliceKey): string {
 }
 
 /**
- * The stored states of several slices in one join, keyed by `sliceKeyText`; a slice never loaded has none. DuckDB scans
- * `_sync_state` for a composite key whatever the filter (EXPLAIN: Sequential Scan), so a batch of commits asks once.
+ * The stored states of several slices in one join, keyed by `sliceKeyText`; a slice never loaded has none. DuckDB
+ * scans `_sync_state` for a composite key whatever the filter, so a batch of commits asks once.
  */
 export async function storedSliceStates(
   read: RowReader,
@@ -179,9 +178,8 @@ export function freshnessTable(connection: DuckDBConnection, today: string): Pro
 /** The most slices `status` lists as not complete; it says how many there are in all. */
 export const SLICES_SHOWN = 50;
 
-// Failures with what the API said, so they can be reported to its support with the request id. A slice whose rows are
-// complete but whose latest attempt failed (migration 006 keeps the good state and records the attempt beside it) is
-// listed too: `status` says what the rows are, `last_attempt` what the latest fetch came to.
+// Failures with the API's request id, for its support. A complete slice whose latest attempt failed is listed too:
+// `status` says what the rows are, `last_attempt` what the latest fetch came to.
 const SLICES_NOT_COMPLETE_SQL = `
 SELECT brand_id AS brand, stream, slice_key AS slice, status, coalesce(last_attempt_status, status) AS last_attempt,
        coalesce(last_attempt_error_code, error_code) AS error_code, coalesce(last_attempt_request_id, request_id) AS request_id,
@@ -195,9 +193,8 @@ SELECT brand_id AS brand, stream, slice_key AS slice, status, error_code, reques
 FROM _sync_state WHERE status <> 'complete' ORDER BY status = 'failed' DESC, updated_at DESC LIMIT ${SLICES_SHOWN}`;
 
 /**
- * Up to SLICES_SHOWN slices not complete (or whose latest attempt was not), failed ones first, then the latest, with the
- * API's error code and request id; and how many there are in all. Listed by time alone, fifty incomplete slices of
- * one stream hid forty failed ones of three others, and nothing said more were left out.
+ * Up to SLICES_SHOWN slices not complete (or whose latest attempt was not), failed ones first, then the latest, with
+ * the API's error code and request id; and how many there are in all, so a cut list says so.
  */
 export async function slicesNotCompleteTable(
   connection: DuckDBConnection,
@@ -222,9 +219,8 @@ export interface DaySliceNotComplete {
   day: string;
 }
 
-// $1 a JSON list of brands (empty: every brand), $2 of streams. The slice's rows, not its latest attempt: a failed
-// re-read of a complete slice leaves its rows whole, and `backfill --skip-complete` does not read it again. Windows and
-// full-refresh lists have no day to name a backfill over.
+// $1 a JSON list of brands (empty: every brand), $2 of streams. The slice's rows, not its latest attempt, count, as
+// `backfill --skip-complete` counts them; windows and full-refresh lists have no day to name.
 const DAY_SLICES_NOT_COMPLETE_SQL = `
 SELECT brand_id, stream, slice_key, "day"::VARCHAR AS day FROM _sync_state
 WHERE status <> 'complete' AND "day" IS NOT NULL

@@ -88,16 +88,14 @@ function epochMillis(value: unknown): number {
 }
 
 /**
- * The microseconds below the millisecond a timestamp's text states (`.123456` gives 456): Date.parse drops them, and
- * DuckDB keeps microseconds, so an API answering in them (as Python's isoformat does) loses nothing. Digits past the
- * sixth are cut, as DuckDB would.
+ * The microseconds below the millisecond a timestamp's text states (`.123456` gives 456), which Date.parse drops and
+ * DuckDB keeps. Digits past the sixth are cut, as DuckDB would.
  */
 function subMillisecondMicros(value: unknown): number {
   if (typeof value !== 'string') return 0;
   const dot = value.indexOf('.', 17);
   if (dot < 0) return 0;
-  // Fewer than three digits of milliseconds (`.03+05:30`): nothing below the millisecond, and the offset's digits
-  // that follow are no microseconds (they were read as 50 µs).
+  // Fewer than three digits of milliseconds (`.03+05:30`): nothing below the millisecond; the offset is no microseconds.
   for (let index = dot + 1; index <= dot + 3; index++) if (!isDigit(value.charCodeAt(index))) return 0;
   let micros = 0;
   for (let place = 100, index = dot + 4; place >= 1; place /= 10, index++) {

@@ -1,8 +1,6 @@
 /**
- * What the writer's lease lends each DuckDB commit: a fencing token that only grows, and a check that it is still the
- * lease's. The loader calls `confirm` inside the transaction, just before COMMIT, and records the token it returns
- * with the commit (`_slice_commits.fence_token`), so a writer that lost the lease (a stall past its ttl) commits
- * nothing. What the fence guarantees: docs/guarantees.md, "One writer"; proved by test/e2e/lease-fence.int.test.ts.
+ * What the writer's lease lends each DuckDB commit: a fencing token that only grows, confirmed inside the transaction
+ * just before COMMIT, so a writer that lost the lease commits nothing (test/e2e/lease-fence.int.test.ts).
  */
 export interface CommitFence {
   /** Resolves with the token when it is still the lease's (renewing the lease); rejects with WriterFencedError otherwise. */

@@ -1,7 +1,6 @@
 /**
- * The SQL test that a `_sync_state` row is complete and was read once its window was over: `dayAfter` is an SQL
- * expression of the day after the slice's last day. A day read while it was still today reads complete, yet answers
- * kept arriving until it ended (UTC), so such a slice does not count complete. `state` is the table's alias, if any.
+ * The SQL test that a `_sync_state` row is complete and was read once its window was over (UTC): a day read while it
+ * was today may still gain answers. `dayAfter` is an SQL expression of the day after the slice; `state` its alias.
  */
 export function completeOnceOver(dayAfter: string, state = ''): string {
   const column = (name: string) => (state ? `${state}.${name}` : name);

@@ -1,12 +1,9 @@
 import { completeOnceOver } from './complete-once-over.js';
 
 /**
- * The SQL of the slices a `backfill --skip-complete` leaves out: those of the asked brands and streams whose state is
- * complete and whose window had ended (UTC) when they completed. $1 a JSON list of [brand, stream, slice key, a day,
- * whether the slice is a full-refresh list]: for a slice of days, the day after its last; for a list, today (UTC).
- * A list is what it is when read, and `articles` files the day it was planned under: it counts only if the run that
- * loaded it started today (a run that began before midnight planned it on the day before, however late it loaded).
- * One scan of `_sync_state`, joined to the plan, so only the slices to leave out come back, however large the file.
+ * The SQL of the slices a `backfill --skip-complete` leaves out: complete, and read after their window ended (UTC).
+ * $1 a JSON list of [brand, stream, slice key, a day, whether the slice is a full-refresh list]: the day after a day
+ * slice's last, or today for a list, which counts only if the run that loaded it started today. One scan of `_sync_state`.
  */
 export const COMPLETE_SLICES_SQL = `WITH asked AS (
     SELECT CAST(a->>0 AS BIGINT) AS brand_id, a->>1 AS stream, a->>2 AS slice_key, CAST(a->>3 AS DATE) AS day,

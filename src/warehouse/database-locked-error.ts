@@ -36,9 +36,8 @@ export function isLockConflict(error: unknown): boolean {
 }
 
 /**
- * The process DuckDB names as the lock's holder (`... held in /usr/bin/node (PID 4242)`), by its command line where
- * the system shows it (Linux's /proc), and only when that process has the file open: a lock on a network file system
- * names a process of another machine. Another bvsync is a setup mistake, not a program to close.
+ * The process DuckDB names as the lock's holder, by its command line (Linux's /proc), only when that process has the
+ * file open: a lock on a network file system may name a process of another machine.
  */
 function lockHolder(path: string, message: string): { command: string; bvsync: boolean } | undefined {
   const pid = /\(PID (\d+)\)/.exec(message)?.[1];

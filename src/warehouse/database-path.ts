@@ -101,11 +101,9 @@ export function checkDuckDbFile(path: string): void {
 }
 
 /**
- * The published file and its working file make a pair a writer may use: the path is not itself a working file (a
- * run wrote `bv.work.work.duckdb` and published over the other warehouse's working file), and a published warehouse
- * has its working file beside it. A writer without one starts an empty working file and its publish replaces the
- * published file with only what the run loaded: a copied or restored file lost every table that way. Throws
- * `DatabasePathError` saying how to go on from the published file or start afresh.
+ * The published file and its working file make a pair a writer may use: the path is not itself a working file, and a
+ * published warehouse has its working file beside it, else a publish would replace it with only the run's rows.
+ * Throws `DatabasePathError` saying how to go on.
  */
 export function checkWarehousePair(publishedPath: string, workingPath: string): void {
   // `bv.work` (no extension) is its own working file: workingPathFor gives the same path back.

@@ -4,9 +4,8 @@ import { ECHOED_ENGINES_SQL } from './provenance.js';
 import { quoteIdent } from './sql-names.js';
 
 /**
- * The reads a plan makes of a file to learn what its later phases fan out over (src/streams/dimensions.ts): the
- * writer's `Warehouse` makes them on the working file, and `bvsync status` on the published copy, to tell which slices
- * a backfill would plan (src/engine/skip-complete-backfill.ts). One set of queries, so both see the same dimensions.
+ * The reads a plan makes of a file to learn what its later phases fan out over (src/streams/dimensions.ts), on the
+ * working file or the published copy alike, so the writer and `bvsync status` see the same dimensions.
  */
 export interface DimensionReads {
   /** One column of a brand's rows of a table: what a stream provides to the streams of later phases. */

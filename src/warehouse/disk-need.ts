@@ -27,10 +27,8 @@ export interface DiskNeed {
 }
 
 /**
- * The free space a run may need on the warehouse's volume (docs/operations.md, "Disk space"):
- * `W + 2G + WAL + M`, with `W` the warehouse's size, `G = W × min(1, window days / days held)` what the run adds,
- * `WAL` 16 MiB and `M` the memory limit (spill). Publishing writes a whole copy (`W + G`) beside the published file
- * before its rename; the working file grows by `G`; the log and the spill come and go during the run.
+ * The free space a run may need on the warehouse's volume (docs/operations.md, "Disk space"): `W + 2G + WAL + M`, with
+ * `W` the warehouse's size, `G` what the run adds, `WAL` 16 MiB and `M` the memory limit (spill).
  */
 export function estimateDiskNeed(input: DiskNeedInput): DiskNeed {
   const share = input.heldDays && input.heldDays > 0 ? Math.min(1, input.windowDays / input.heldDays) : 1;

@@ -6,11 +6,9 @@ export interface DuckDbBudget {
 }
 
 /**
- * The default budget, the config's defaults too: with node's own ~100-150 MB it keeps a worker under 400 MB at any
- * warehouse size (docs/performance.md, "Memory"). At 256MB a sync of every stream on 30 days of 2 brands peaked at
- * 425-458 MB of RSS, at 160MB at 384 MB; 5,000,000 conversations still sync at 160MB (294 MB). DuckDB spills to its temp folder beyond `memory_limit`. One thread:
- * the writer's inserts gain little from a second, and on a 2-core worker it takes the core the JavaScript thread
- * needs (a 1,000,000-conversation backfill 53 -> 47 s, 72 -> 61 s of CPU, ~20 MB less RSS with one).
+ * The default budget, the config's defaults too: with node's own memory it keeps a worker under 400 MB at any warehouse
+ * size, DuckDB spilling past `memory_limit` (docs/performance.md, "Memory"). One thread, as the JavaScript thread
+ * needs the other core.
  */
 export const DEFAULT_DUCKDB_BUDGET: DuckDbBudget = { memoryLimit: '160MB', threads: 1 };
 

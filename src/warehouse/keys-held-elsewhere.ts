@@ -16,12 +16,9 @@ export interface KeyHeldElsewhere {
 }
 
 /**
- * The rows of a replace whose primary key a row outside the replace's scope holds: a record the API now files under
- * another day (or domain, or window) than the slice that loaded it. Deleting the scope leaves that row, so inserting
- * them fails on the key, on every attempt. Asked only after such a failure: it reads the table's keys.
- *
- * Keys are compared as text (`CAST(... AS VARCHAR)` against the row's values as strings), which holds for the
- * integer, text and day columns keys are made of; a key it cannot match is not reported, and the load fails as before.
+ * The rows of a replace whose primary key a row outside the replace's scope holds (a record the API now files under
+ * another day), which would fail the insert on every attempt. Keys are compared as text, which holds for the integer,
+ * text and day columns keys are made of; asked only after such a failure.
  */
 export async function keysHeldElsewhere(
   connection: DuckDBConnection,

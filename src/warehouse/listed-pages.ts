@@ -1,7 +1,6 @@
 /**
  * The URLs of a brand's tracked pages listed by a daily report within the week up to its latest day read ($1 brand),
- * or on a day from $2 on (a backfill's first day: the pages tracked in its window; null for none), or all of them when
- * no day was read. A week, not the latest day alone: a day read short would drop pages for a run.
+ * or on a day from $2 on (null for none), or all when no day was read. A week, so one short day drops no page.
  */
 export const LISTED_PAGES_SQL = `WITH latest AS (SELECT max("day") AS "day" FROM tracked_url_daily WHERE brand_id = $1)
   SELECT t.url FROM tracked_urls t, latest

@@ -1,11 +1,9 @@
 import { SLICE_QUERIES_TABLE } from './provenance.js';
 
 /**
- * The SQL of the complete days, per brand and stream, before a day of each, that were read under another engines filter
- * than the one given ($1 a JSON list of [brand, stream, the day], $2 the filter's ids sorted and joined by commas, ''
- * for none): their first and last day and how many. A slice that sent no filter has no `sent_engines` (no row, or
- * null). One scan for a plan's brands and streams: a query for each scanned both tables every time, 56 ms each and
- * 22 s a plan for 100 brands after a year.
+ * The SQL of the complete days, per brand and stream, before a day of each, read under another engines filter than
+ * the one given ($1 a JSON list of [brand, stream, the day], $2 the sorted ids joined by commas, '' for none): first
+ * and last day and how many. One scan for a plan's brands and streams.
  */
 export const OTHER_ENGINES_SQL = `WITH asked AS (
     SELECT CAST(a->>0 AS BIGINT) AS brand_id, a->>1 AS stream, CAST(a->>2 AS DATE) AS before

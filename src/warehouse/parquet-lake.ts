@@ -13,10 +13,9 @@ import { quoteIdent, quoteLiteral } from './sql-names.js';
 import { castTypeOf } from './table-plan.js';
 
 /**
- * A Hive-partitioned Parquet copy of the published file (docs/lake.md), written after each publish from the working
- * file, which the publish has just made the published file equal to. Only the partitions the publish journal names
- * are written again; each is staged in the lake's own folder and renamed into place, and `_manifest.json` is renamed
- * into place last, so a reader who follows the manifest sees whole partitions of one publish.
+ * A Hive-partitioned Parquet copy of the published file (docs/lake.md), written after each publish. Only partitions the
+ * journal names are rewritten, each staged and renamed into place, `_manifest.json` last, so a reader following the
+ * manifest sees whole partitions of one publish.
  */
 
 export const MANIFEST_FILE = '_manifest.json';
@@ -243,9 +242,8 @@ export async function writeLake(
 }
 
 /**
- * The Hive partition columns of a table: `brand_id`, then `day`, or the window (`window_start`, `window_end`) when
- * the key holds it. A window not in the key (swot_statements) can change under a merge, which would leave the row's
- * old copy in another partition. Bookkeeping tables change without journal entries and are written whole each time.
+ * The Hive partition columns of a table: `brand_id`, then `day` or the window when the key holds it. A window not in
+ * the key (swot_statements) can move a row between partitions under a merge (`changedPartitions`).
  */
 export function partitionColumns(info: TableInfo): string[] {
   if (isBookkeeping(info.name)) return [];

@@ -56,10 +56,8 @@ function checkPromotions(
 }
 
 /**
- * Adds each promoted field's column and moves the field out of `_extra` into it for every stored row, all in one
- * transaction confirmed by the writer's fence. Idempotent: a second call finds no row still holding a field in
- * `_extra`, and a column added before is kept. Rows loaded while a field was not promoted are moved too.
- * Proved by test/e2e/promote.int.test.ts.
+ * Adds each promoted field's column and moves the field out of `_extra` for every stored row, under the writer's
+ * fence. Idempotent (test/e2e/promote.int.test.ts).
  */
 export async function promoteFields(
   connection: DuckDBConnection,

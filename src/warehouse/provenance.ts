@@ -2,10 +2,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Row, SliceBatch, TableWrite } from './slice-batch.js';
 
 /**
- * What a slice's answer says the API applied. Visibility by topic, the citations report and domain detail echo
- * their query in `info.query` (spec endpoints 16-18); the engine defaults differ per endpoint and the spec omits the
- * engines' literal strings, so the echo is the only statement of which engines a row covers. It is written in the
- * slice's own transaction (`_slice_queries`, migration 009), so it always describes the rows the slice holds.
+ * What a slice's answer says the API applied. The echo in `info.query` (spec endpoints 16-18) is the only statement of
+ * which engines a row covers; it is written in the slice's own transaction (`_slice_queries`), so it describes its rows.
  */
 
 export const SLICE_QUERIES_TABLE = '_slice_queries';
@@ -47,10 +45,8 @@ export function enginesDropped(applied: Pick<AppliedQuery, 'engines' | 'sentEngi
 }
 
 /**
- * Why the rows of a per-engine slice (asked with `engines=[engine]`) are not that engine's, when the answer's echo says
- * it applied other engines (an API that drops an engine id it does not know and falls back to its default); undefined
- * when the echo names the engine alone, in any letter case, or names no engines. Loaded, such rows put every engine's
- * answers under one engine's name, for each engine asked.
+ * Why the rows of a per-engine slice are not that engine's, when the answer's echo names other engines (an API that
+ * drops an id it does not know falls back to its default); undefined when the echo names the engine alone or none.
  */
 export function engineNotApplied(query: QueryEcho, enginesParam: string, asked: string): string | undefined {
   const echoed = echoedEngines(query, enginesParam);
@@ -67,8 +63,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * The instant an echoed timestamp names: a space for the `T`, and UTC where it names no zone (the spec's times are
- * UTC); read as local time, a doctor run on a Berlin machine called UTC days another zone's. Undefined for a text
- * that is no timestamp.
+ * UTC), never local time. Undefined for a text that is no timestamp.
  */
 export function instantOf(text: string): number | undefined {
   if (!/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) return undefined;
@@ -91,11 +86,9 @@ function offsetFromDay(day: string, echoed: string): { offset: number; dateOnly:
 }
 
 /**
- * Why a slice's rows do not cover the days it asked for, when its answer's echo says the API applied another range: a
- * start that is not the first instant of the asked UTC day, or an end that is neither that day (a date, or its last
- * minute) nor the instant after it (a half-open end). Another zone's day (`2026-11-18T00:00:00-05:00`) was loaded as
- * the UTC day, every slice complete; only `bvsync doctor` said so. Undefined when the echo names no range or a right one;
- * an end echoed at its day's first instant is left to doctor, which cannot tell it either.
+ * Why a slice's rows do not cover the days asked, when the echo says the API applied another range: a start that is
+ * not the asked UTC day's first instant, or an end that is neither that day nor the instant after it. Undefined when
+ * the echo names no range or a right one.
  */
 export function rangeNotApplied(
   query: QueryEcho,
@@ -127,8 +120,7 @@ export function rangeNotApplied(
 
 /**
  * An echo that names neither range parameter sent but dates under other names (`from`, `to`) that are not the slice's
- * days: the API read its range under names bvsync does not send and applied its own (a default of thirty days was
- * filed as each day, every slice complete). Dates that are the slice's own say nothing against it.
+ * days: the API read its range under other names and applied its own. The slice's own dates say nothing against it.
  */
 function rangeUnderOtherNames(
   query: QueryEcho,
@@ -225,11 +217,9 @@ export function sliceQueryWrite(
 }
 
 /**
- * Drops the `_slice_queries` rows of slices loading again with no query to record: the answer echoes none and the
- * read sent no engines filter, so the API's default applied (docs/tables.md: no row then). Kept, the row of a load
- * under `api.engines` went on saying those engines of rows that now hold every engine's, and each sync went on
- * advising the backfill that had just read them anew (other-engines.ts). One statement for a load's slices, in its
- * transaction; returns the replace writes to journal for the slices that had a row, by their position in `slices`.
+ * Drops the `_slice_queries` rows of slices loading again with no query to record (no echo, no engines filter sent),
+ * so no stale row names engines for rows that now hold every engine's. Returns the replace writes to journal, by the
+ * slices' positions.
  */
 export async function dropUnsaidSliceQueries(
   connection: DuckDBConnection,
@@ -262,12 +252,9 @@ export async function dropUnsaidSliceQueries(
 }
 
 /**
- * The SQL of the engines the echoes of one stream's slices named, per brand ($1 the stream): one scan for every brand of
- * a plan, where one query a brand cost 31 ms each after a year. Every echo of a slice that sent
- * no engines filter counts, so an engine the brand ran on some day is still broken down for that history; the echoes
- * of slices that sent `api.engines` name what was asked, not the brand's, and count only when the brand has no other
- * (an `api.engines` always set). Counted alongside, ids once sent were broken down, a request a day each, long after
- * `api.engines` was emptied.
+ * The SQL of the engines the echoes of one stream's slices named, per brand ($1 the stream), in one scan. Echoes of
+ * slices that sent no filter all count; those of slices that sent `api.engines` name what was asked, and count only
+ * when the brand has no other.
  */
 export const ECHOED_ENGINES_SQL = `WITH echoes AS (
     SELECT brand_id, engines, sent_engines, bool_or(sent_engines IS NULL) OVER (PARTITION BY brand_id) AS some_unsent

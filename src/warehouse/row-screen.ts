@@ -18,11 +18,8 @@ export interface ScreenedWrites {
 const FILLED_BY_LOADER = new Set(['brand_id', '_synced_at', '_run_id']);
 
 /**
- * Screens a slice's rows before its load, so data never fails a commit: a row outside its write's scope, a value
- * its column cannot hold (an integer over 32 bits, a day that is not a day), an empty required column, or a key
- * repeated with other content are set aside as rejects with the reason, and the rest loads. The loader would
- * otherwise refuse the whole slice for them, on every attempt. The fetch path quarantines whole records for scope
- * and repeated ids first; this is the check on what reaches the loader, with the loader's own converters.
+ * Screens a slice's rows before its load, so data never fails a commit: rows out of scope, values their column cannot
+ * hold, empty required columns and keys repeated with other content are set aside as rejects with the reason.
  */
 export function screenWrites(
   writes: readonly TableWrite[],
@@ -75,8 +72,7 @@ type CellCheck = ((value: unknown) => void) | null;
 
 const checksByPlan = new WeakMap<TablePlan, CellCheck[]>();
 
-// Text and JSON columns take any value (text keeps what came), and a timestamp only has to parse: checking those with
-// the converters cost a third of a load's time again on 100,000 conversations.
+// Text and JSON columns take any value and a timestamp only has to parse, so they are not checked: it is the costly part.
 function checksOf(plan: TablePlan): CellCheck[] {
   let checks = checksByPlan.get(plan);
   if (!checks) {

@@ -154,10 +154,7 @@ export async function advanceCursor(
   return (await cursor(connection, brandId, stream))!;
 }
 
-/**
- * Every incremental cursor, keyed `brand|stream`: one query for a plan, where one per brand and stream cost ~1.2 s at
- * 100 brands.
- */
+/** Every incremental cursor, keyed `brand|stream`, in one query for a plan. */
 export async function cursors(connection: DuckDBConnection): Promise<Map<string, string>> {
   const rows = await readRows(
     connection,

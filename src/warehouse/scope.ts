@@ -14,10 +14,8 @@ export interface CompiledScope {
 }
 
 /**
- * Whether rows plainly fall in a replace scope: for each scope column the row carries a scalar whose text equals
- * the scope's value (or one of its values); a missing `brand_id` is the slice's brand, as the loader fills it in.
- * The fetch path quarantines the records of rows that miss, so the loader only ever sees rows of its slice; the
- * loader uses the same test before asking DuckDB about a row that is not plainly in scope.
+ * Whether rows plainly fall in a replace scope: each scope column holds a scalar whose text equals the scope's value
+ * (a missing `brand_id` is the slice's brand, as the loader fills it in).
  */
 export function compileScope(scope: Scope, brandId: number): CompiledScope {
   const checks = Object.entries(scope).map(([column, expected]) => {

@@ -1,18 +1,12 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 
 /**
- * The fetches whose rows a slice's transaction committed, by the fetch's token (one per fetch attempt:
- * src/engine/fetch-processor.ts), written in that same transaction. A commit job replayed after a crash between its
- * COMMIT and its outcome in Redis is known by its token, whatever committed the slice since. Told only by the slice
- * state's run id, a replay that came after another run's commit of the same slice loaded its older rows over the newer
- * ones and counted the slice twice in `_sync_runs`.
+ * The fetches whose rows a slice's transaction committed, by the fetch's token, written in that transaction: a commit
+ * job replayed after a crash is known by its token, whatever committed the slice since.
  */
 export const SLICE_COMMITS_TABLE = '_slice_commits';
 
-/**
- * How long a token is kept. A replay comes when a writer next takes the job, minutes later as a rule; one later than
- * this (no writer for a month) is still told by the slice state's run id, as before the ledger.
- */
+/** How long a token is kept; a replay later than this is told by the slice state's run id alone. */
 export const SLICE_COMMITS_KEPT_DAYS = 30;
 
 /** Created when the writer opens the file, as the journal is: the loader's own bookkeeping, never in a published copy. */
@@ -20,12 +14,10 @@ export async function ensureSliceCommits(connection: DuckDBConnection): Promise<
   await connection.run(
     `CREATE TABLE IF NOT EXISTS ${SLICE_COMMITS_TABLE} (token VARCHAR NOT NULL, run_id VARCHAR NOT NULL, committed_at TIMESTAMPTZ NOT NULL)`,
   );
-  // A single-column index, which DuckDB scans for `token IN (...)` (a composite key it does not): without it each check
-  // read the whole ledger, 0.6 ms a slice at 700 tokens and 3 ms at 22,000. Tokens are pruned after
-  // SLICE_COMMITS_KEPT_DAYS, which bounds it (about 18 bytes a token). test/warehouse/slice-commits.int.test.ts.
+  // A single-column index, which DuckDB uses for `token IN (...)` (a composite key it does not); pruning after
+  // SLICE_COMMITS_KEPT_DAYS bounds it (test/warehouse/slice-commits.int.test.ts).
   await connection.run(`CREATE INDEX IF NOT EXISTS ${SLICE_COMMITS_TABLE}_token ON ${SLICE_COMMITS_TABLE} (token)`);
-  // The writer lease's fencing token the commit was made under, and when the lease confirmed it (commit-fence.ts); null
-  // in rows of a writer without a lease (tests) or of a bvsync before the fence. Added here, as the table is made here.
+  // The writer lease's fencing token the commit was made under (commit-fence.ts); null for a writer without a lease.
   await connection.run(`ALTER TABLE ${SLICE_COMMITS_TABLE} ADD COLUMN IF NOT EXISTS fence_token BIGINT`);
   await connection.run(`ALTER TABLE ${SLICE_COMMITS_TABLE} ADD COLUMN IF NOT EXISTS fence_checked_at TIMESTAMPTZ`);
 }

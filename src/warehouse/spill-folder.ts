@@ -3,12 +3,9 @@ import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 
 /**
- * Removes what a dead process left in DuckDB's spill folder of a database (`<file>.tmp`, where DuckDB writes what
- * does not fit in `memory_limit`): DuckDB removes its spill files when it closes, not when it is killed. Called with
- * the database open for writing, so no other process spills there; but this process may have already: replaying a
- * large write-ahead log spills too, under the same names. So only DuckDB's files this instance does not list as its
- * own (`duckdb_temporary_files()`) are removed, and never the folder, which DuckDB may have made and counts on.
- * test/warehouse/spill-folder.int.test.ts, "a writer killed with a large write-ahead log".
+ * Removes what a dead process left in DuckDB's spill folder (`<file>.tmp`): DuckDB cleans it on close, not when killed.
+ * Only files this instance does not list as its own are removed, never the folder
+ * (test/warehouse/spill-folder.int.test.ts, "a writer killed with a large write-ahead log").
  */
 export async function removeDeadSpillFiles(connection: DuckDBConnection, databasePath: string): Promise<void> {
   const folder = `${databasePath}.tmp`;
@@ -25,7 +22,7 @@ export async function removeDeadSpillFiles(connection: DuckDBConnection, databas
     try {
       unlinkSync(path);
     } catch {
-      // Not ours to explain: the file stays, as before.
+      // Not ours to explain: the file stays.
     }
   }
 }

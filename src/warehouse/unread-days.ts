@@ -1,12 +1,7 @@
 /**
- * The SQL of how many days each series of a stream's day slices was read in a range, whatever came of it (a day that
- * failed or came back incomplete is what `bvsync status` lists; named here too, one that can never complete would be
- * named by every sync): $1 a JSON list of [brand, stream, series, first day, the day after the last]. A series is what
- * a day slice's key holds before its day (`''`, `example.com/`: src/streams/slicing.ts, `perDay`, whose keys all end
- * in their day), so a slice counts for its series only.
- * One scan of `_sync_state` for a plan's brands and streams, however many series are asked, joined on the series
- * itself: joined on brand and stream alone, every asked series met every day of every other (a hundred brands of fifty
- * domains, each a year of days: some 90 million pairs).
+ * The SQL of how many days each series of a stream's day slices was read in a range, whatever came of it: $1 a JSON
+ * list of [brand, stream, series, first day, the day after the last]. A series is a day slice's key before its day
+ * (src/streams/slicing.ts, `perDay`); joined on the series itself, one scan of `_sync_state` serves a whole plan.
  */
 export const SERIES_READ_DAYS_SQL = `WITH asked AS (
     SELECT CAST(a->>0 AS BIGINT) AS brand_id, a->>1 AS stream, a->>2 AS series, CAST(a->>3 AS DATE) AS first, CAST(a->>4 AS DATE) AS before

@@ -1,9 +1,8 @@
 import type { RowReader } from './bookkeeping.js';
 
 /**
- * The id a working file was made with (migration 016, `_warehouse`), copied into every published copy. It tells one
- * file from another at the same path: a Redis prefix records the id its committed slices are in
- * (src/engine/prefix-warehouse.ts). A copy of a file (a backup, the published copy) carries the same id.
+ * The id a working file was made with (migration 016), copied into every published copy: it tells one file from
+ * another at the same path (src/engine/prefix-warehouse.ts).
  */
 export const WAREHOUSE_TABLE = '_warehouse';
 

@@ -2,10 +2,9 @@ import { formatBytes } from '../format.js';
 import { volumeSpace, type VolumeSpace } from './volume-space.js';
 
 /**
- * The one place that reads an error of the working database as a fault of the machine rather than of a job: a disk
- * that is full, or a DuckDB instance a fatal error has invalidated. Either way every later write fails the same way,
- * so the writer stops loading at the first (the load jobs wait for the next writer) instead of failing each queued
- * job in turn. test/warehouse/writer-fault.test.ts, test/engine/disk-full.int.test.ts.
+ * The one place that reads an error of the working database as a fault of the machine (a full disk, an invalidated
+ * DuckDB): every later write would fail the same way, so the writer stops at the first
+ * (test/warehouse/writer-fault.test.ts, test/engine/disk-full.int.test.ts).
  */
 export type WriterFault = DiskFullError | DatabaseInvalidatedError;
 

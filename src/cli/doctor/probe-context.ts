@@ -52,8 +52,8 @@ export interface DataFacts {
   trackedUrl?: string;
   competitorIds: number[];
   /**
-   * Whether the API refuses an invalid value under a name it knows, by the kind of value (undefined: not learnt yet):
-   * an API strict about days may take any flag, and a correct flag's name was called wrong from a day's refusal.
+   * Whether the API refuses an invalid value under a name it knows, by kind of value (undefined: not learnt yet): an
+   * API strict about days may take any flag.
    */
   validatesValues: Partial<Record<ValueKind, boolean>>;
 }
@@ -116,22 +116,19 @@ export class ProbeContext {
   /** Requests the probes asked for so far (the client's retries aside). */
   requests = 0;
   /**
-   * Endpoints that answered 403 to a key that reads the brand (a plan without them), with the answer: a run fails
-   * every slice of the streams that read them, so doctor fails too when it syncs one (synced-readers.ts), instead of
-   * only calling their parameters unchecked.
+   * Endpoints that answered 403 to a key that reads the brand (a plan without them), with the answer: doctor fails when
+   * a synced stream reads one (synced-readers.ts).
    */
   readonly refusedEndpoints = new Map<string, string>();
   /**
-   * Endpoints that answered a probe (a page, or a 400 judging its query), and the first failure of each other one
-   * asked: an endpoint none of whose requests was answered (a 404 for its path, a redirect, only 5xx) left every row
-   * "cannot be checked" and doctor passed, while a run fails every slice that reads it.
+   * Endpoints that answered a probe (a page, or a 400 judging its query), and the first failure of each other one: an
+   * endpoint that never answered fails doctor, as a run would fail every slice reading it.
    */
   readonly answeredEndpoints = new Set<string>();
   readonly failedEndpoints = new Map<string, string>();
   /**
-   * Reads a sync makes (a page after the first, a day's last page) that the API answered with what bvsync cannot read,
-   * the first of each endpoint, as "page 2 of ...: what came back": doctor had called them "cannot be checked" and
-   * passed, while every slice of more than one page failed.
+   * Reads a sync makes (a later page, a day's last page) that the API answered with what bvsync cannot read, the first
+   * per endpoint, as "page 2 of ...: what came back".
    */
   readonly unreadableReads = new Map<string, string>();
   readonly validation = new ValidationTally();
@@ -178,9 +175,8 @@ export class ProbeContext {
   }
 
   /**
-   * Notes whether the API answered a request of the endpoint: an error is an answer unless it leaves the endpoint
-   * unread (isNoAnswer). A 429 or a spent quota is the API answering: counted as none, one 429 failed an endpoint
-   * asked once with "check api.url".
+   * Notes whether the API answered a request of the endpoint: an error is an answer unless it leaves the endpoint unread
+   * (isNoAnswer); a 429 or a spent quota is an answer.
    */
   private noteAnswer(endpoint: string, error?: unknown): void {
     if (error === undefined || !isNoAnswer(error)) this.answeredEndpoints.add(endpoint);
@@ -305,9 +301,8 @@ export class ProbeContext {
   }
 
   /**
-   * The last resort when the data cannot show a parameter's effect: send a value no API accepts. A 400 naming the
-   * parameter shows the API reads the name; a 200 shows it ignores it, provided the API refuses invalid values of
-   * the names it knows (learnt once, from a control: a parameter the data verified, sent with a bad value).
+   * The last resort when the data cannot show a parameter's effect: send a value no API accepts. A 400 naming it shows
+   * the name is read; a 200 shows it is ignored, provided the API refuses invalid values of names it knows (a control).
    */
   async tiebreak(
     endpoint: string,

@@ -9,8 +9,8 @@ export interface ProbeProgress {
 }
 
 /**
- * On a terminal, a line counting the probes' requests, redrawn in place; elsewhere (a log, a pipe) one line when they
- * start. Against an API answering in 5 s, doctor had printed nothing for five minutes after the brands.
+ * On a terminal, a line counting the probes' requests, redrawn in place; elsewhere one line when they start, so a slow
+ * API never leaves doctor silent.
  */
 export function probeProgress(terminal: TerminalStream & { isTTY?: boolean }, brand: number): ProbeProgress {
   const text = (count: number) =>

@@ -14,10 +14,8 @@ const ONE_OF_EACH: Dimensions = {
 };
 
 /**
- * The query parameters a sync of the configured streams sends, by endpoint name: found by letting each stream read its
- * first slices through a client that records the query and answers nothing, so it cannot drift from what the streams
- * do. Doctor judges every parameter the API client can send; a wrong name the sync never sends (a tracked-URL
- * `search`, say) costs a run nothing, and failing doctor for it taught users to read past its failures.
+ * The query parameters a sync of the configured streams sends, by endpoint name, found by letting each stream read its
+ * first slices through a recording client, so it cannot drift from the streams. A wrong name no sync sends fails nothing.
  */
 export async function syncedParams(config: Config, days: readonly string[]): Promise<Map<string, Set<ParamName>>> {
   const sent = new Map<string, Set<ParamName>>();

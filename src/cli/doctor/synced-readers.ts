@@ -3,9 +3,8 @@ import { DEFAULT_STREAM_NAMES, STREAMS } from '../../streams/registry.js';
 import { DECLARED } from './endpoints.js';
 
 /**
- * The streams this config syncs that read an endpoint of doctor's table: what a problem of that endpoint costs a run.
- * Doctor probes every endpoint whatever the config syncs; an endpoint no synced stream reads (one taken out of
- * `sync.streams` because the plan lacks it) is told of, not failed, so following doctor's advice makes it pass.
+ * The streams this config syncs that read an endpoint of doctor's table. An endpoint no synced stream reads is told of,
+ * not failed, so following doctor's advice makes it pass.
  */
 export function syncedReaders(config: Config): (endpoint: string) => string[] {
   // As the scheduler reads them (src/engine/scheduler.ts): a schedule without streams runs those of a plain sync.

@@ -7,9 +7,8 @@ interface EndpointTally {
 }
 
 /**
- * The records of doctor's answers that failed validation, per endpoint. A run sets them aside and loads the rest; an
- * API that sends every record in a form bvsync does not read (another timestamp form, ids as strings) leaves the
- * tables empty, and the parameter verdicts then judge answers that seemed empty: doctor says so, with the first issue.
+ * The records of doctor's answers that failed validation, per endpoint: answers whose records all fail seem empty to the
+ * parameter verdicts, so doctor says so, with the first issue.
  */
 export class ValidationTally {
   private readonly endpoints = new Map<string, EndpointTally>();

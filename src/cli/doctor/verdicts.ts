@@ -83,8 +83,8 @@ export class VerdictBook {
   }
 
   /**
-   * An endpoint whose answers held no record bvsync could read: what its records seemed to show (an empty page, an
-   * order of nothing) proves nothing, and a right name was called wrong from it. Those rows cannot be checked.
+   * An endpoint whose answers held no record bvsync could read: what its records seemed to show proves nothing, so those
+   * rows cannot be checked.
    */
   voidRecordEvidence(endpoint: string, why: string): void {
     for (const row of this.rows.values()) {

@@ -5,10 +5,8 @@ import { firstPage } from './first-page.js';
 const endpoint = ENDPOINTS.conversations;
 
 /**
- * How a list travels in a query string is not shown by the spec (`api.arrayFormat`): endpoint 13 asked for two engines
- * at once must answer as many answers as it answers for each alone, added up (an answer is of one engine). An API
- * that reads lists another way refuses the request, or reads one engine or none. Three requests, once the
- * conversations showed two engines.
+ * How a list travels in a query string (`api.arrayFormat`) is not shown by the spec: endpoint 13 asked for two engines
+ * must answer the sum of its answers for each alone. Three requests, once the conversations showed two engines.
  */
 export async function probeArrayFormat(ctx: ProbeContext): Promise<void> {
   const { client, brand, windows, facts, config, book } = ctx;

@@ -45,10 +45,8 @@ export async function probeConversationDates(ctx: ProbeContext): Promise<RangeAn
 }
 
 /**
- * A range of one day (start_date = end_date), the only one the daily slices send: an API that reads the end as
- * exclusive answers it with nothing, and every daily slice of a backfill would load empty and complete while the
- * wider ranges of the other probes look right. One request, for the day with the most answers seen, and one more for
- * its last page when the first is not all of it (lastPageOfDay).
+ * A range of one day (start_date = end_date), the only one daily slices send: an API reading the end as exclusive
+ * answers nothing, and every daily slice would load empty and complete. One request, plus its last page (lastPageOfDay).
  */
 async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
   const records = wide.records as Conversation[];
@@ -77,9 +75,8 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
   const tail = settled ? {} : await lastPageOfDay(ctx, day, answer.value);
   const read = [...answer.value.records, ...(tail.page?.records ?? [])];
   const where = tail.page ? ', on its first and last pages' : '';
-  // An API whose days are another zone's answers a day with times of the next or the previous UTC day: its reports'
-  // daily figures, filed under UTC days, would be that zone's days (conversations alone show it, record by record).
-  // Newest first, a zone west of UTC puts them on the first page, one east of it on the last.
+  // An API whose days are another zone's answers a day with times of a neighbouring UTC day, so its daily figures would
+  // be that zone's days. Newest first, a zone west of UTC shows on the first page, one east of it on the last.
   const outside = read.filter((record) => dayOfAnswer(record) !== day);
   const dates = outside.map((record) => (record as Conversation).date).sort();
   const span = `${dates[0]}${dates.length > 1 ? ` .. ${dates.at(-1)}` : ''}${where}`;
@@ -123,11 +120,9 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
 const MAX_TAIL_PAGES = 4;
 
 /**
- * The last page of a one-day read whose first page is not all of it. Newest first, the answers an API east of UTC files
- * under the day (+02:00: 22:00-23:59 of the UTC day before) are its oldest, on the last page: a first page of 100
- * showed none of them, and doctor passed while a sync quarantined them by the day as out of scope. With total_rows,
- * that page alone (one request: a sync reads it too, while sort=oldest is not verified yet); without, the pages after
- * the first in turn until a short one, at most MAX_TAIL_PAGES. `unread` says why no last page was seen, when none was.
+ * The last page of a one-day read whose first page is not all of it: the answers an API east of UTC files under the day
+ * are its oldest, on the last page. With total_rows that page alone; without, the pages in turn up to MAX_TAIL_PAGES.
+ * `unread` says why no last page was seen, when none was.
  */
 async function lastPageOfDay(
   ctx: ProbeContext,

@@ -19,10 +19,9 @@ export interface RangeAnswers {
 }
 
 /**
- * `start_date` and `end_date` by behaviour, three requests: the wide window, the same with a later start, the same
- * with an earlier end. Moving a bound the API applies changes the answer when the data has anything in the days
- * moved over; an answer that does not change, though its records show data in those days, means the API ignored
- * the name, and a record outside the range asked shows it directly. Answers without days go to the tiebreak.
+ * `start_date` and `end_date` by behaviour, three requests: the wide window, a later start, an earlier end. A moved
+ * bound the API applies changes the answer when the moved days hold data; a record outside the range shows an ignored
+ * name directly. Answers without days go to the tiebreak.
  */
 export async function probeDateRange(
   ctx: ProbeContext,

@@ -16,11 +16,8 @@ const canaryReport = defineEndpoint({
 });
 
 /**
- * Whether `info.query` is the query as applied, as the spec says, or the request repeated: the canary, a name no API
- * reads, comes back in a repeated request. Against such an echo every name looks applied, and doctor called names the
- * API ignores verified, so the data of the filters they carry was loaded unfiltered. When it mirrors, the names the
- * echo would have judged are judged by invalid values instead (`ctx.echoMirrors`). One request; a strict API that
- * refuses the canary as unknown shows it checks names, and its echo is read as usual.
+ * Whether `info.query` is the query as applied, as the spec says, or the request repeated: a canary name no API reads
+ * comes back in a repeated request, and then names are judged by invalid values instead (`ctx.echoMirrors`). One request.
  */
 export async function probeEchoMirror(ctx: ProbeContext, client: ApiClient): Promise<void> {
   const answer = await ctx.ask(

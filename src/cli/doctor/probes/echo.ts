@@ -71,9 +71,8 @@ function show(value: unknown): string {
 }
 
 /**
- * Milliseconds from the start of the UTC day `sent` to the instant `applied` echoes, when `sent` is a day and `applied`
- * a timestamp: a day echoed with a time says where the API's day begins or ends, which its first ten characters do
- * not (`2026-11-25T00:00:00-05:00` is another zone's day; `2026-11-25T00:00:00Z` as an end covers only its midnight).
+ * Milliseconds from the start of the UTC day `sent` to the instant `applied` echoes, when `applied` is a timestamp: it
+ * says where the API's day begins or ends (`2026-11-25T00:00:00-05:00` is another zone's day).
  */
 function instantOfDay(sent: unknown, applied: unknown): number | undefined {
   if (typeof sent !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(sent) || typeof applied !== 'string') return undefined;
@@ -149,9 +148,8 @@ export async function probeVisibilityReport(ctx: ProbeContext): Promise<Sent[]> 
   }
   const echo = answer.value.info.query as Record<string, unknown> | null | undefined;
   const unjudged = judgeEcho(ctx, endpoint, first, echo);
-  // Sent without engines, the report applies the brand's and its echo is where bvsync learns them (streams/visibility.ts).
-  // Under the engines parameter's wire name, as the sync reads the echo (provenance.ts): the literal `engines` failed a
-  // renamed parameter that works, and passed an echo under `engines` that the sync does not read.
+  // Sent without engines, the report applies the brand's and its echo is where bvsync learns them (streams/visibility.ts);
+  // read under the engines parameter's wire name, as the sync reads the echo (provenance.ts).
   const enginesWire = ctx.book.wire('engines', endpoint);
   const echoed = echo ? (echoedEngines(echo, enginesWire) ?? []).filter((engine) => engine) : [];
   judgeConfiguredEngines(ctx, enginesWire, echoed);
@@ -194,10 +192,8 @@ export async function probeVisibilityReport(ctx: ProbeContext): Promise<Sent[]> 
 }
 
 /**
- * `api.engines` goes with every read that names no engines, this report's first request included; the spec omits the
- * engine ids, so they are a guess until an answer shows them applied. An id the echo leaves out is one the API does not
- * know: an API that drops it answers for the others (or its default) and a run ends complete, covering fewer engines
- * than asked, with nothing said. Judged only where the echo names engines at all.
+ * `api.engines` goes with every read that names no engines; the spec omits engine ids, so an id the echo leaves out is
+ * one the API does not know and drops. Judged only where the echo names engines at all.
  */
 function judgeConfiguredEngines(ctx: ProbeContext, wire: string, echoed: readonly string[]): void {
   const configured = ctx.config.api.engines;

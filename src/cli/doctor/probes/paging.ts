@@ -106,9 +106,8 @@ export async function probePaging(
 }
 
 /**
- * The number of the first page (`api.firstPage`), which the spec does not show: the first page at two records a page
- * must begin with the record the first page at one record a page holds. An API counting from 0 serves its second
- * record as "page 1", and every slice would miss its first page of records. One request.
+ * The number of the first page (`api.firstPage`), not shown by the spec: the first page at two records a page must begin
+ * with the record of the first page at one a page, else every slice would miss a page. One request.
  */
 async function probeFirstPage(
   ctx: ProbeContext,
