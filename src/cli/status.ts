@@ -10,7 +10,6 @@ import { connectRedis } from '../engine/redis.js';
 import { RunStore, type RunMeta } from '../engine/run-store.js';
 import { formatDecimal, formatInteger } from '../format.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
-import type { Config } from '../config/schema.js';
 import {
   backfillOver,
   skipCompleteBackfills,
@@ -46,6 +45,7 @@ import {
 } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { rateLine, readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
+import type { Config } from '../configuration.js';
 
 interface StatusFlags extends CommonFlags {
   runs?: number;
