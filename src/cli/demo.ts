@@ -6,7 +6,7 @@ import { addDays } from '../days.js';
 import { startSimulator } from '../simulator/index.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
 import { openReadOnly } from '../warehouse/published-database.js';
-import { formatResult } from '../warehouse/result-format.js';
+import { formatResult } from './result-format.js';
 import { readRows } from '../warehouse/read-rows.js';
 import { addCommonOptions, commandLogger, commandToday, readConfig, redisFor, type CommonFlags } from './context.js';
 import { integerOption } from './integer-option.js';

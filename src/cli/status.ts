@@ -27,7 +27,7 @@ import { dimensionReads } from '../warehouse/dimension-reads.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { DRIFT_ADVICE, tableDrift, tableDriftLine, type TableDrift } from './schema-drift-lines.js';
 import { plainValue, readRows, type PlainRow } from '../warehouse/read-rows.js';
-import { formatResult } from '../warehouse/result-format.js';
+import { formatResult } from './result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
 import { lastFinishedHealRound } from '../warehouse/heal-log.js';
 import { prefixWarehouse } from '../engine/prefix-warehouse.js';
