@@ -8,7 +8,6 @@
  * is made BEFORE it runs, from the planner itself (`planSlices`, with the cursors and dimensions in the file) and the
  * pages each slice needed last time. Targets: backfill requests / minimum <= 1.05; each sync <= its prediction.
  */
-import { parseConfig } from '../src/config/load.js';
 import { DIMENSION_NAMES, readDimensions } from '../src/streams/dimensions.js';
 import { STREAMS, selectStreams } from '../src/streams/registry.js';
 import { openReadOnly } from '../src/warehouse/published-database.js';
@@ -19,6 +18,7 @@ import { LISTED_PAGES_SQL } from '../src/warehouse/listed-pages.js';
 import { completeThrough, firstIncrementalDay, planSlices, type PlannedSlice } from '../src/engine/plan.js';
 import { daysBack, runInChild, TODAY, withSimulator, type ChildRunSpec } from './harness.js';
 import type { BenchResult } from './run.js';
+import { parseConfig } from '../src/configuration.js';
 
 const DAYS = 30;
 const BRAND = 1;

@@ -9,11 +9,11 @@
 import { createApiClient } from '../src/api/client.js';
 import { endpointReads } from '../src/cli/endpoint-reads.js';
 import { createRedisRateBudget, RATE_HEADROOM } from '../src/api/rate-budget.js';
-import { parseConfig } from '../src/config/load.js';
 import { eachDay } from '../src/days.js';
 import { daysBack, startSimProcess } from './harness.js';
 import { testRedis, uniquePrefix, deletePrefix } from '../test/support/redis.js';
 import type { BenchResult } from './run.js';
+import { parseConfig } from '../src/configuration.js';
 
 const LIMITS = [10, 20];
 const LATENCY_MS = 50;

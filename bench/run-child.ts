@@ -5,13 +5,13 @@
  */
 import { totalCounters } from '../src/engine/run-store.js';
 import { runToEnd } from '../src/engine/start-run.js';
-import { parseConfig } from '../src/config/load.js';
 import { createLogger } from '../src/log.js';
 import { openReadOnly } from '../src/warehouse/published-database.js';
 import { readRows } from '../src/warehouse/read-rows.js';
 import { Warehouse } from '../src/warehouse/warehouse.js';
 import type { SyncMetrics } from '../src/ops/sync-metrics.js';
 import { REDIS_URL, TODAY, type ChildRunReport, type ChildRunSpec, type WriterReport } from './harness.js';
+import { parseConfig } from '../src/configuration.js';
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as ChildRunSpec;
 const brands = Array.from({ length: spec.brands ?? 1 }, (_, index) => index + 1);

@@ -7,7 +7,6 @@
  * Run alone: `npm run bench -- small-slices`.
  */
 import { join } from 'node:path';
-import { parseConfig } from '../src/config/load.js';
 import { addDays } from '../src/days.js';
 import { runToEnd } from '../src/engine/start-run.js';
 import { createLogger } from '../src/log.js';
@@ -19,6 +18,7 @@ import { deletePrefix, testRedis, uniquePrefix } from '../test/support/redis.js'
 import { tempDir } from '../test/support/tmp.js';
 import { REDIS_URL, TODAY } from './harness.js';
 import type { BenchResult } from './run.js';
+import { parseConfig } from '../src/configuration.js';
 
 /** The demo's defaults (src/cli/demo.ts). */
 const DAYS = 14;

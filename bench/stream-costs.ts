@@ -5,7 +5,6 @@
  * down, the numbers behind the default of `visibility_by_engine` (on) and `product_ranking_by_engine` (opt-in). Run alone: `npm run bench -- stream-costs`.
  */
 import { createApiClient } from '../src/api/index.js';
-import { parseConfig } from '../src/config/load.js';
 import { addDays } from '../src/days.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { distinctDomains } from '../src/streams/domains.js';
@@ -14,6 +13,7 @@ import { runSlice, type ChunkSink } from '../src/streams/run-slice.js';
 import type { Dimensions, StreamDefinition } from '../src/streams/stream.js';
 import { phaseOf } from '../src/engine/plan.js';
 import type { BenchResult } from './run.js';
+import { parseConfig } from '../src/configuration.js';
 
 const TODAY = '2026-11-20';
 const DAYS = 7;

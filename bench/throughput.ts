@@ -12,10 +12,10 @@
  * The same backfill runs once more with the other `sync.fetchThreads` (0 when the default has threads, else 1), so one
  * run shows what reading slices off the writer's thread changes on this machine at this load.
  */
+import { parseConfig } from '../src/configuration.js';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { DuckDBDataChunkWriter, DuckDBInstance, timestampTZValue, type DuckDBValue } from '@duckdb/node-api';
-import { syncConfigSchema } from '../src/config/schema.js';
 import { conversations } from '../src/streams/conversations.js';
 import type { Row } from '../src/warehouse/slice-batch.js';
 import { readCatalog } from '../src/warehouse/catalog.js';
@@ -245,7 +245,7 @@ export async function run(): Promise<BenchResult[]> {
   serve.sample.length = 0;
   const backfill = await conversationBackfill(DAYS);
   const rate = backfill.records / backfill.seconds;
-  const defaultThreads = syncConfigSchema.parse({}).fetchThreads;
+  const defaultThreads = parseConfig({}).sync.fetchThreads;
   const otherThreads = defaultThreads === 0 ? 1 : 0;
   const other = await conversationBackfill(DAYS, undefined, otherThreads);
   const otherRate = other.records / other.seconds;

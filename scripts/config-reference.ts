@@ -1,13 +1,14 @@
 /**
- * Writes docs/reference/configuration.md from the zod schema that validates the config (src/config/schema.ts):
- * every setting's path, type, default and allowed values come from the schema, its text from the doc comment above
- * it. `npm run docs` runs it; test/docs-generated.test.ts fails when the page is older than the schema.
+ * Writes docs/reference/configuration.md from the zod schema that validates the config (src/config/schema.ts, with the
+ * streams' settings composed in by src/configuration.ts): every setting's path, type, default and allowed values come
+ * from the schema, its text from the doc comment above it. `npm run docs` runs it; test/docs-generated.test.ts fails
+ * when the page is older than the schema.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { z } from 'zod';
-import { configSchema } from '../src/config/schema.js';
+import { configSchema } from '../src/configuration.js';
 
 interface JsonSchema {
   type?: string | string[];

@@ -1,6 +1,7 @@
 // The public surface for code that embeds bvsync; everything else is internal.
-export { configSchema, type Config, type ApiConfig, type SyncConfig } from './config/schema.js';
-export { loadConfig, parseConfig, ConfigError } from './config/load.js';
+export { configSchema, type Config, type SyncConfig, loadConfig, parseConfig } from './configuration.js';
+export type { ApiConfig } from './config/schema.js';
+export { ConfigError } from './config/load.js';
 export { STREAM_NAMES, type StreamName } from './streams/stream-names.js';
 export { STREAMS, getStream, selectStreams } from './streams/registry.js';
 export type { StreamDefinition, SlicePlan } from './streams/stream.js';

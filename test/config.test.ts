@@ -1,10 +1,11 @@
 import { describeRedisAddress, parseRedisAddress } from '../src/redis-address.js';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, jsonProblem, loadConfig, parseConfig } from '../src/config/load.js';
+import { ConfigError, jsonProblem } from '../src/config/load.js';
 import { DEFAULT_DUCKDB_BUDGET } from '../src/warehouse/duckdb-budget.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './support/tmp.js';
+import { loadConfig, parseConfig } from '../src/configuration.js';
 
 describe('config', () => {
   it('fills every default from an empty object', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadProcessSettings } from '../src/config/load.js';
 import { missingApiSettings, requireApiSettings } from '../src/config/api-settings.js';
-import { configSchema } from '../src/config/schema.js';
 import { commandToday, workerTimings } from '../src/cli/context.js';
+import { configSchema } from '../src/configuration.js';
 
 /** The API settings of a config that sets none: every default, no URL, no key. */
 const unset = configSchema.parse({}).api;

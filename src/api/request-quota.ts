@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Redis, Result } from 'ioredis';
 import { redisKeys, type RedisKeys } from '../redis-keys.js';
 import { keyHash, type RateBudget } from './rate-budget.js';
+import { backfillShare } from '../config/budget-window.js';
 
 /**
  * The request budget of an API key per window, shared by every process through Redis: each request takes a unit in one
@@ -194,18 +195,4 @@ export function withRequestQuota(budget: RateBudget, quota: RequestQuota): RateB
     observe: (answer) => budget.observe(answer),
     ...(budget.close ? { close: () => budget.close!() } : {}),
   };
-}
-
-/** What backfills may spend of a window, rounded down; the nudge keeps 10 × (1 − 0.9) at 1, not 0.999… rounded to 0. */
-export function backfillShare(budget: number, reservedForSync: number): number {
-  return Math.floor(budget * (1 - reservedForSync) + 1e-9);
-}
-
-/** `24h`, `1h`, `30m`, `1d` in ms; undefined when unreadable. */
-export function parseBudgetWindow(text: string): number | undefined {
-  const match = /^(\d+)(m|h|d)$/.exec(text.trim());
-  if (!match) return undefined;
-  const unit = { m: 60_000, h: 60 * 60_000, d: 24 * 60 * 60_000 }[match[2] as 'm' | 'h' | 'd'];
-  const ms = Number(match[1]) * unit;
-  return ms > 0 ? ms : undefined;
 }

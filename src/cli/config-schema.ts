@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { z } from 'zod';
-import { configSchema } from '../config/schema.js';
+import { configSchema } from '../configuration.js';
 
 /** The JSON Schema of `bvsync.config.json`, generated from the same zod schema that validates it. */
 export function configJsonSchema(): Record<string, unknown> {

@@ -2,12 +2,12 @@ import type { Command } from 'commander';
 import { resolveRedis, type ResolvedRedis } from '../engine/redis.js';
 import type { WorkerHostOptions } from '../engine/worker-host.js';
 import { requireApiSettings } from '../config/api-settings.js';
-import { loadConfig, loadProcessSettings, parseBrandList, type ProcessSettings } from '../config/load.js';
-import type { Config } from '../config/schema.js';
+import { loadProcessSettings, parseBrandList, type ProcessSettings } from '../config/load.js';
 import { createLogger, type Logger } from '../log.js';
 import { todayUtc } from '../days.js';
 import { STREAM_NAMES, selectStreams } from '../streams/registry.js';
 import { UsageError } from './fail.js';
+import { loadConfig, type Config } from '../configuration.js';
 
 /** Flags every command that reads the config shares. */
 export interface CommonFlags {

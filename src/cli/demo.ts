@@ -3,11 +3,10 @@ import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { connectRedis, deleteKeysWithPrefix } from '../engine/redis.js';
 import { addDays } from '../days.js';
-import { parseConfig } from '../config/load.js';
 import { startSimulator } from '../simulator/index.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
 import { openReadOnly } from '../warehouse/published-database.js';
-import { formatResult } from '../warehouse/result-format.js';
+import { formatResult } from './result-format.js';
 import { readRows } from '../warehouse/read-rows.js';
 import { addCommonOptions, commandLogger, commandToday, readConfig, redisFor, type CommonFlags } from './context.js';
 import { integerOption } from './integer-option.js';
@@ -17,6 +16,7 @@ import { redisKeys } from '../redis-keys.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { formatCount } from '../format.js';
 import { lastPhase } from '../engine/plan.js';
+import { parseConfig } from '../configuration.js';
 
 interface DemoFlags extends CommonFlags {
   out: string;

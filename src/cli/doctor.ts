@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import { CONFIG_OPTION, commandToday } from './context.js';
 import { createApiClient } from '../api/client.js';
-import { ConfigError, configFilePath, loadConfig } from '../config/load.js';
+import { ConfigError, configFilePath } from '../config/load.js';
 import { addDays } from '../days.js';
-import type { ApiConfig, Config } from '../config/schema.js';
+import type { ApiConfig } from '../config/schema.js';
 import { fixConfigFile, mergedSettings } from './doctor/config-fix.js';
 import { proposedSettings, type NameProposal } from './doctor/name-search.js';
 import { proposalText } from './doctor/proposal-text.js';
@@ -26,6 +26,7 @@ import { RefusedNames } from './doctor/refused-names.js';
 import { syncedParams } from './doctor/synced-params.js';
 import { todayFrom } from './run-command.js';
 import type { ParamVerdict } from './doctor/verdicts.js';
+import { loadConfig, type Config } from '../configuration.js';
 
 export type { DoctorCheck } from './doctor/checks.js';
 export type { ParamVerdict, Verdict } from './doctor/verdicts.js';

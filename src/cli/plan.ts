@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { createWriteClient, type WriteClient } from '../api/writes.js';
 import { parseBrandList } from '../config/load.js';
-import type { Config } from '../config/schema.js';
 import { changeLine, planSummary } from '../manage/change-lines.js';
 import { readDesiredState } from '../manage/desired-state-input.js';
 import type { DesiredState } from '../manage/desired-state-schema.js';
@@ -15,6 +14,7 @@ import { UsageError } from './fail.js';
 import { endOnInterrupt } from './manage-interrupt.js';
 import { explainReadFailure } from './manage-read-failure.js';
 import { writeBudget } from './write-budget.js';
+import type { Config } from '../configuration.js';
 
 export interface ManageFlags extends CommonFlags {
   fromSql?: string;

@@ -11,13 +11,13 @@ import {
   isUnavailability,
   refusesKey,
 } from '../api/errors.js';
-import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { checkDatabasePath, checkWarehousePair, DatabasePathError } from '../warehouse/database-path.js';
 import { measureDiskRoom, type DiskRoom } from '../warehouse/disk-need.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { answerOf, probeApiConfig, probeBrandAccess, wrongUrlReason } from './brand-access-probe.js';
 import { UsageError } from './fail.js';
+import type { Config } from '../configuration.js';
 
 /** Where an operator sets the key; named in messages instead of the key. */
 const KEY_SETTING = 'BVSYNC_API_KEY (config "api.apiKey")';

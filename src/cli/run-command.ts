@@ -17,13 +17,13 @@ import type { Logger } from '../log.js';
 import { loadProcessSettings } from '../config/load.js';
 import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom, type PreflightResult } from './preflight.js';
 import { runWithReport } from './run-report.js';
-import type { Config } from '../config/schema.js';
 import { getStream } from '../streams/registry.js';
 import { totalCounters } from '../engine/run-store.js';
 import { notifierFor } from '../notify/index.js';
 import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { pushRunMetrics } from '../ops/push-run-metrics.js';
 import { isFinishedRunStatus, type RunKind } from '../vocabulary.js';
+import type { Config } from '../configuration.js';
 
 /** The flags `sync` and `backfill` share. */
 export interface RunFlags extends CommonFlags {

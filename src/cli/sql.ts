@@ -2,15 +2,15 @@ import { readFileSync } from 'node:fs';
 import { text as readAll } from 'node:stream/consumers';
 import { Command, Option } from 'commander';
 import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
-import { loadConfig } from '../config/load.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { openReadOnly } from '../warehouse/published-database.js';
-import { formatResult, RESULT_FORMATS, type ResultFormat } from '../warehouse/result-format.js';
+import { formatResult, RESULT_FORMATS, type ResultFormat } from './result-format.js';
 import { quoteIdent } from '../warehouse/sql-names.js';
-import { statementHeadline, statementTexts } from '../warehouse/statement-texts.js';
+import { statementHeadline, statementTexts } from './statement-texts.js';
 import { WarehouseError } from '../warehouse/warehouse-error.js';
 import { collect } from './context.js';
 import { UsageError } from './fail.js';
+import { loadConfig } from '../configuration.js';
 
 export interface SqlFlags {
   db?: string;

@@ -10,7 +10,6 @@ import { connectRedis } from '../engine/redis.js';
 import { RunStore, type RunMeta } from '../engine/run-store.js';
 import { formatDecimal, formatInteger } from '../format.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
-import type { Config } from '../config/schema.js';
 import {
   backfillOver,
   skipCompleteBackfills,
@@ -28,7 +27,7 @@ import { dimensionReads } from '../warehouse/dimension-reads.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { DRIFT_ADVICE, tableDrift, tableDriftLine, type TableDrift } from './schema-drift-lines.js';
 import { plainValue, readRows, type PlainRow } from '../warehouse/read-rows.js';
-import { formatResult } from '../warehouse/result-format.js';
+import { formatResult } from './result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
 import { lastFinishedHealRound } from '../warehouse/heal-log.js';
 import { prefixWarehouse } from '../engine/prefix-warehouse.js';
@@ -46,6 +45,7 @@ import {
 } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { rateLine, readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
+import type { Config } from '../configuration.js';
 
 interface StatusFlags extends CommonFlags {
   runs?: number;

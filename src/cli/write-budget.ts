@@ -1,7 +1,7 @@
 import { createMemoryRateBudget, createRedisRateBudget, type RateBudget } from '../api/rate-budget.js';
-import type { Config } from '../config/schema.js';
 import { connectRedis, LOCAL_REDIS_URL } from '../engine/redis.js';
 import type { Logger } from '../log.js';
+import type { Config } from '../configuration.js';
 
 /**
  * The rate budget of `plan` and `apply`: the one the workers share in Redis when a Redis answers, so writes and a

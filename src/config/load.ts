@@ -1,7 +1,6 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { configSchema, type Config } from './schema.js';
 import { registerSecret } from '../log.js';
 import { keyHint, keysAt } from '../key-hint.js';
 import { parseRedisAddress } from '../redis-address.js';
@@ -30,7 +29,17 @@ export function configFilePath(options: Pick<LoadConfigOptions, 'path' | 'env'> 
   return explicit ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
 }
 
-export function loadConfig(options: LoadConfigOptions = {}): Config {
+/** What a config is read from: the file's object with the environment's settings over it, before the schema. */
+export interface ConfigInput {
+  raw: Record<string, unknown>;
+  /** The file's path, or `the environment`, for errors. */
+  source: string;
+  /** The settings an environment variable gave, by setting path, so a bad value names its variable. */
+  fromEnv: ReadonlyMap<string, string>;
+}
+
+/** The file and the environment a command's config comes from (`loadConfig` in src/configuration.ts parses it). */
+export function readConfigInput(options: LoadConfigOptions = {}): ConfigInput {
   const env = options.env ?? process.env;
   const path = configFilePath(options);
   const source = path ? resolve(path) : 'the environment';
@@ -38,13 +47,25 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (path) raw = readJsonObject(path, source);
   const fromEnv = applyEnv(raw, env, source, { warn: options.warn });
   options.overrides?.(raw);
-  return parseConfig(raw, source, fromEnv);
+  return { raw, source, fromEnv };
 }
 
-/** `fromEnv`: the settings an environment variable gave, by setting path, so a bad value names its variable. */
-export function parseConfig(raw: unknown, source = 'config', fromEnv: ReadonlyMap<string, string> = new Map()): Config {
-  const result = configSchema.safeParse(raw);
-  if (!result.success) throw new ConfigError(source, describeIssues(result.error, fromEnv));
+/** The secrets a parsed config holds, which `parseConfigWith` registers so no log prints them. */
+interface ConfigSecrets {
+  api: { apiKey?: string | undefined };
+  redisUrl?: string | undefined;
+  redis?: { password?: string | undefined } | undefined;
+}
+
+/** Parses a config with the whole schema (src/configuration.ts composes it); every problem in one `ConfigError`. */
+export function parseConfigWith<Output extends ConfigSecrets>(
+  schema: z.ZodType<Output>,
+  raw: unknown,
+  source = 'config',
+  fromEnv: ReadonlyMap<string, string> = new Map(),
+): Output {
+  const result = schema.safeParse(raw);
+  if (!result.success) throw new ConfigError(source, describeIssues(schema, result.error, fromEnv));
   registerSecret(result.data.api.apiKey);
   registerRedisPassword(result.data.redisUrl);
   if (result.data.redis?.password) registerSecret(result.data.redis.password);
@@ -60,22 +81,22 @@ function registerRedisPassword(url: string | undefined): void {
   registerSecret(encodeURIComponent(password));
 }
 
-export function describeIssues(error: z.ZodError, fromEnv: ReadonlyMap<string, string> = new Map()): string[] {
+function describeIssues(schema: z.ZodType, error: z.ZodError, fromEnv: ReadonlyMap<string, string>): string[] {
   return error.issues.map((issue) => {
     const where = issue.path.length ? settingPath(issue.path) : '(top level)';
     const variable = fromEnv.get(where);
     // A mistyped key says which it is a typo of (`requestPerSecond`: "requestsPerSecond"), as plan's files do.
     const hint =
       issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => keyHint(key, configKeysAt(issue.path))).join('')
+        ? issue.keys.map((key) => keyHint(key, configKeysAt(schema, issue.path))).join('')
         : '';
     return `${where}${variable ? ` (from ${variable})` : ''}: ${issue.message}${hint}`;
   });
 }
 
 /** The keys the config may hold at a place (`sync`, `schedules[0]`), from its JSON Schema. */
-function configKeysAt(path: ReadonlyArray<PropertyKey>): string[] {
-  return keysAt(z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }), path);
+function configKeysAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): string[] {
+  return keysAt(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }), path);
 }
 
 /** A setting's path as a reader finds it in the file: `schedules[1].cron`, `api.params.page_size`. */

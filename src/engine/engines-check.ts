@@ -1,7 +1,7 @@
-import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { firstPlannedDays, needsOf, type PlannedPhase } from './plan.js';
+import type { Config } from '../configuration.js';
 
 /**
  * A sync after `api.engines` changed re-reads only the days after the cursor and lookback, so earlier days stay under

@@ -13,7 +13,6 @@ import {
   refusesKey,
   type ApiClient,
 } from '../api/index.js';
-import type { SyncConfig } from '../config/schema.js';
 import { redactSecrets, type Logger } from '../log.js';
 import type { SliceOutcomeStatus, SyncMetrics } from '../ops/sync-metrics.js';
 import { getStream } from '../streams/registry.js';
@@ -29,6 +28,7 @@ import { dropJobOfGoneRun, isRunGone } from './run-gone.js';
 import { deleteChunks, type HeldChunk } from './chunk-store.js';
 import { QuotaWaitError, withQuotaClass, type QuotaClass, type RequestQuota } from '../api/request-quota.js';
 import { parkForQuota, quotaClassOf, recordSliceRequests, sliceEstimate } from './quota-parking.js';
+import type { SyncConfig } from '../configuration.js';
 
 export interface FetchProcessorDeps {
   redis: Redis;

@@ -15,13 +15,13 @@ import {
   type ApiRequestEvent,
   type TransientReason,
 } from '../api/index.js';
-import type { Config } from '../config/schema.js';
 import { redactSecrets } from '../log.js';
 import type { SliceReadResult } from '../streams/run-slice.js';
 import type { FetchJobData } from './job-data.js';
 import type { Tally } from './request-tally.js';
 import { QuotaWaitError, type QuotaClass } from '../api/request-quota.js';
 import { RunCancelledError, RunGaveUpError } from './run-cancel-watch.js';
+import type { Config } from '../configuration.js';
 
 /** What a fetch thread is started with (`workerData`): plain JSON, since it crosses the thread boundary by copy. */
 export interface FetchThreadSetup {

@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
 import { RATE_HEADROOM, createApiClient, createRedisRateBudget } from '../api/index.js';
-import type { Config } from '../config/schema.js';
 import { addDays, eachDay } from '../days.js';
 import type { Logger } from '../log.js';
 import type { Notifier } from '../notify/index.js';
@@ -17,6 +16,7 @@ import type { PlannedSlice } from './plan.js';
 import type { Queues } from './queues.js';
 import type { RunMeta, RunStore } from './run-store.js';
 import { newRunMeta } from './start-run.js';
+import type { Config } from '../configuration.js';
 
 /**
  * `sync.heal` (docs/healing.md), as load jobs of the writer: after a scheduled run, compare its past days with the API's

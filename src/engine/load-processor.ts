@@ -2,7 +2,6 @@ import { DelayedError, UnrecoverableError, WaitingError, type Job } from 'bullmq
 import { addDays, todayUtc } from '../days.js';
 import { endpointMapping } from '../api/param-names.js';
 import type { Redis } from 'ioredis';
-import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { SyncMetrics } from '../ops/sync-metrics.js';
 import { NO_DIMENSIONS, readDimensions, warehouseDimensions, type Dimensions } from '../streams/dimensions.js';
@@ -66,6 +65,7 @@ import { slicesHeldElsewhere } from './held-slices.js';
 import { claimDriftNotice, recordRunDrift } from './schema-drift-notice.js';
 import type { DriftEntry } from '../warehouse/schema-drift.js';
 import type { RunMeta, RunStore } from './run-store.js';
+import type { Config } from '../configuration.js';
 
 export interface LoadProcessorDeps {
   redis: Redis;

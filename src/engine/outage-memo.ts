@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { SyncConfig } from '../config/schema.js';
 import { redisKeys, type RedisKeys } from '../redis-keys.js';
+import type { SyncConfig } from '../configuration.js';
 
 /**
  * A failing call unanswered since this long after the last sighting belongs to another outage: longer than the longest

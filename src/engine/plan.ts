@@ -1,9 +1,9 @@
 import { addDays, eachDay, maxDay, minDay } from '../days.js';
-import type { SyncConfig } from '../config/schema.js';
 import type { SliceStatus } from '../vocabulary.js';
 import type { DimensionName, Dimensions } from '../streams/dimensions.js';
 import { STREAMS } from '../streams/registry.js';
 import type { AnyStream, SettingsOf, SettingsShape, SlicePlan, StreamPlanning } from '../streams/stream.js';
+import type { SyncConfig } from '../configuration.js';
 
 /**
  * The planner: a run = brands x streams x slices. Pure: it is given the incremental cursors and the dimensions

@@ -1,12 +1,13 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { parseBudgetWindow, RequestQuota, type QuotaClass } from '../api/request-quota.js';
-import type { Config } from '../config/schema.js';
+import { RequestQuota, type QuotaClass } from '../api/request-quota.js';
+import { parseBudgetWindow } from '../config/budget-window.js';
 import type { Logger } from '../log.js';
 import { redisKeys } from '../redis-keys.js';
 import type { FetchJobData } from './job-data.js';
 import type { Queues } from './queues.js';
 import { RunStore } from './run-store.js';
+import type { Config } from '../configuration.js';
 
 /**
  * Slices waiting for the request budget's next window (docs/quota.md): the fetch job is delayed to the window's end,

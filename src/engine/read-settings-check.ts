@@ -1,8 +1,8 @@
 import { describeSettingsChange, readSettingsNow } from '../api/read-settings.js';
-import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { firstPlannedDays, type PlannedPhase } from './plan.js';
+import type { Config } from '../configuration.js';
 
 /**
  * A sync after `api.params`, `api.endpointParams`, `api.arrayFormat` or `api.firstPage` changed re-reads only the days

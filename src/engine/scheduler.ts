@@ -2,7 +2,6 @@ import { CronExpressionParser } from 'cron-parser';
 import cron, { type ScheduledTask } from 'node-cron';
 import { cronProblem } from '../config/cron-check.js';
 import { ConfigError } from '../config/load.js';
-import type { Config, ScheduleConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { DEFAULT_STREAM_NAMES } from '../streams/stream-names.js';
 import { connectRedis } from './redis.js';
@@ -12,6 +11,7 @@ import { enqueueRun } from './start-run.js';
 import { redisKeys } from '../redis-keys.js';
 import { openQueues } from './queues.js';
 import { requestQuotaOf, resumeEachWindow } from './quota-parking.js';
+import type { Config, ScheduleConfig } from '../configuration.js';
 
 export interface SchedulerOptions {
   config: Config;

@@ -1,9 +1,9 @@
-import type { SyncConfig } from '../config/schema.js';
 import { NO_DIMENSIONS, readDimensions, warehouseDimensions } from '../streams/dimensions.js';
 import { STREAMS, selectStreams } from '../streams/registry.js';
 import type { DaySliceNotComplete } from '../warehouse/bookkeeping.js';
 import type { DimensionReads } from '../warehouse/dimension-reads.js';
 import { lastPhase, needsOf, phaseOf, planPhase, type PlanMode } from './plan.js';
+import type { SyncConfig } from '../configuration.js';
 
 /** The `backfill --skip-complete` that reads again the day slices not complete a backfill still plans. */
 export interface SkipCompleteBackfill {

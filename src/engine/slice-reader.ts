@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
 import type { ApiClient } from '../api/index.js';
-import type { SyncConfig } from '../config/schema.js';
 import { withLogContext } from '../log.js';
 import { getStream } from '../streams/registry.js';
 import { runSlice, type SliceReadResult } from '../streams/run-slice.js';
@@ -10,6 +9,7 @@ import type { RequestTallies, Tally } from './request-tally.js';
 import { OutageMemo } from './outage-memo.js';
 import { watchRun } from './run-cancel-watch.js';
 import { RunStore } from './run-store.js';
+import type { SyncConfig } from '../configuration.js';
 
 export interface SliceRead {
   result: SliceReadResult;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { selectStreams } from '../streams/registry.js';
 import { isFinishedRunStatus, type RunKind } from '../vocabulary.js';
@@ -13,6 +12,7 @@ import { runWindowIdentity } from './run-window.js';
 import { WorkerHost, type WorkerHostOptions } from './worker-host.js';
 import type { Notifier } from '../notify/index.js';
 import { claimRunEndNotice, sendRunEndNotices } from './run-notices.js';
+import type { Config } from '../configuration.js';
 
 export interface StartRunOptions {
   config: Config;

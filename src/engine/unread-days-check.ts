@@ -1,9 +1,9 @@
-import type { Config } from '../config/schema.js';
 import { addDays, eachDay } from '../days.js';
 import type { Logger } from '../log.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { firstIncrementalDay, firstPlannedDays, needsOf, type PlannedPhase } from './plan.js';
 import { skipCompleteCommand } from './skip-complete-backfill.js';
+import type { Config } from '../configuration.js';
 
 /** Series named in a warning; the rest are counted. */
 const NAMED_SERIES = 5;

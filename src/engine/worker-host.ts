@@ -9,7 +9,6 @@ import {
   type ApiClient,
   type ApiRequestEvent,
 } from '../api/index.js';
-import type { Config } from '../config/schema.js';
 import { todayUtc } from '../days.js';
 import type { Logger } from '../log.js';
 import type { FreshnessRow, QueueCounts, SyncMetrics } from '../ops/sync-metrics.js';
@@ -48,6 +47,7 @@ import { watchRedisForFaults } from './redis-fault-watch.js';
 import { WriterLease } from './writer-lease.js';
 import { checkReadiness, type Readiness } from './readiness.js';
 import { WriterUnavailableError } from './writer-unavailable-error.js';
+import type { Config } from '../configuration.js';
 
 /** How long closing a BullMQ worker may take (past the stop deadline, for the fetch worker) before it is dropped. */
 const WORKER_CLOSE_LIMIT_MS = 10_000;

@@ -1,4 +1,4 @@
-import type { Config, NotifyEvent, WebhookConfig } from '../config/schema.js';
+import type { NotifyConfig, NotifyEvent, WebhookConfig } from '../config/schema.js';
 import { redactSecrets, registerSecret, type Logger } from '../log.js';
 import { deliver } from './deliver.js';
 import { noticeOfFailure } from './failure-notice.js';
@@ -18,7 +18,7 @@ interface Webhook {
 }
 
 export interface NotifierOptions {
-  config: Pick<Config, 'notify' | 'redisPrefix' | 'db'>;
+  config: { notify: NotifyConfig; redisPrefix: string; db: string };
   log: Logger;
   /** Wait before a second try (ms); default 500. Tests shorten it. */
   retryBaseMs?: number;

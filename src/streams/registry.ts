@@ -64,7 +64,7 @@ export const STREAMS: ReadonlyMap<StreamName, AnyStream> = new Map(
   STREAM_LIST.map((stream) => [stream.name, stream as AnyStream]),
 );
 
-/** The settings every stream adds to `sync`, merged (src/config/schema.ts). */
+/** The settings every stream adds to `sync`, merged into the config schema by src/configuration.ts. */
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void
   ? I
   : never;

@@ -44,7 +44,7 @@ export interface WindowSlice<P extends SliceParams = SliceParams> extends SliceP
   to: string;
 }
 
-/** A stream's own settings under `sync` (merged into the config schema by src/config/schema.ts). */
+/** A stream's own settings under `sync` (merged into the config schema by src/configuration.ts). */
 export type SettingsShape = z.ZodRawShape;
 // For any stream (C is `any`) any settings: a declaration's functions take its own settings (contravariant).
 // biome-ignore lint/suspicious/noExplicitAny: `any` settings for any stream, as the comment above says

@@ -4,10 +4,10 @@ import { createApiClient } from '../../src/api/client.js';
 import { named, type NamedClient } from '../support/named-client.js';
 import { createRedisRateBudget, keyHash, type RateBudget, type RequestsPerSecond } from '../../src/api/rate-budget.js';
 import type { ApiRequestEvent } from '../../src/api/transport.js';
-import { parseConfig } from '../../src/config/load.js';
 import { startSimulator, type LoggedRequest, type RunningSimulator } from '../../src/simulator/index.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 import { redisKeys } from '../../src/redis-keys.js';
+import { parseConfig } from '../../src/configuration.js';
 
 // The adaptive budget against the simulator's fixed one-second windows, with real Redis shared by separate budget
 // objects (as separate processes hold them). Each test uses a Redis prefix of its own, so nothing learned carries over.

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EndpointReads } from '../../src/cli/endpoint-reads.js';
 import { ValidationError } from '../../src/api/errors.js';
-import { parseConfig } from '../../src/config/load.js';
 import { DECLARED, ENDPOINTS } from '../../src/cli/doctor/endpoints.js';
 import { STREAMS } from '../../src/streams/registry.js';
 import type { AnyEndpoint } from '../../src/api/endpoint.js';
@@ -10,6 +9,7 @@ import { RefusedNames } from '../../src/cli/doctor/refused-names.js';
 import { VerdictBook } from '../../src/cli/doctor/verdicts.js';
 import { probeFanoutsByPhrase } from '../../src/cli/doctor/probes/fanouts.js';
 import { probeVisibilityReport } from '../../src/cli/doctor/probes/echo.js';
+import { parseConfig } from '../../src/configuration.js';
 
 const refused = (...details: Array<[string, string]>) =>
   new ValidationError('GET /x: 400', {

@@ -4,8 +4,8 @@ import { named, type NamedClient } from '../support/named-client.js';
 import { BrandAccessDeniedError } from '../../src/api/errors.js';
 import type { Page } from '../../src/api/paginate.js';
 import type { Rejection } from '../../src/api/validate.js';
-import { parseConfig } from '../../src/config/load.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { parseConfig } from '../../src/configuration.js';
 
 const TODAY = '2026-11-20';
 const RANGE = { startDate: '2026-11-18', endDate: TODAY };

@@ -1,6 +1,6 @@
 import { MockAgent } from 'undici';
-import { parseConfig } from '../../src/config/load.js';
 import type { ApiConfig } from '../../src/config/schema.js';
+import { parseConfig } from '../../src/configuration.js';
 
 export const MOCK_ORIGIN = 'http://api.test';
 

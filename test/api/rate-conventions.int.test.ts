@@ -4,12 +4,12 @@ import { ceilingFor, rateAt } from '../../src/api/adaptive-rate.js';
 import { createApiClient } from '../../src/api/client.js';
 import { createRedisRateBudget, keyHash, paceCeiling, RATE_HEADROOM } from '../../src/api/rate-budget.js';
 import { RedisRateStateStore } from '../../src/api/rate-state-store.js';
-import { parseConfig } from '../../src/config/load.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import type { Knobs } from '../../src/simulator/knobs.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { named, type NamedClient } from '../support/named-client.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
+import { parseConfig } from '../../src/configuration.js';
 
 /**
  * Every rate-header convention the simulator can send (its rateLimitHeaders, rateLimitReset and rateLimitAlgorithm

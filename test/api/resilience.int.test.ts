@@ -7,9 +7,9 @@ import { createRedisRateBudget } from '../../src/api/rate-budget.js';
 import { splitExtra } from '../../src/api/validate.js';
 import { conversationSchema, type Conversation } from '../../src/streams/conversations.js';
 import type { ApiRequestEvent } from '../../src/api/transport.js';
-import { parseConfig } from '../../src/config/load.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
+import { parseConfig } from '../../src/configuration.js';
 
 const TODAY = '2026-11-20';
 const DAYS = ['2026-11-18', '2026-11-19', '2026-11-20'];

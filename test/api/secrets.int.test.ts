@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { createApiClient } from '../../src/api/client.js';
 import { named } from '../support/named-client.js';
-import { loadConfig, parseConfig } from '../../src/config/load.js';
 import type { ApiConfig } from '../../src/config/schema.js';
 import { tempDir } from '../support/tmp.js';
 import { collect } from './mock-api.js';
+import { loadConfig, parseConfig } from '../../src/configuration.js';
 
 const SECRET = 'bvk_SECRET_d1st1nct1v3_KEY_7f3a9';
 const ok = {

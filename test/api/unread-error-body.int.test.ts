@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { RateLimitedError, TransientError } from '../../src/api/errors.js';
-import { parseConfig } from '../../src/config/load.js';
 import { named } from '../support/named-client.js';
 import { collect } from './mock-api.js';
+import { parseConfig } from '../../src/configuration.js';
 
 /**
  * An error answer whose body never arrives whole (cut short, or a gzip body that is empty) is still its status: the

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { TlsCertificateError } from '../../src/api/errors.js';
-import { parseConfig } from '../../src/config/load.js';
 import { named } from '../support/named-client.js';
 import { SELF_SIGNED_CERT, SELF_SIGNED_KEY } from '../support/self-signed.js';
 import { cliEnv, engineFixture, runBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
 import { collect } from './mock-api.js';
+import { parseConfig } from '../../src/configuration.js';
 
 /** An API behind a certificate the machine does not trust: the same answer every time, so said once and not retried. */
 let server: Server;

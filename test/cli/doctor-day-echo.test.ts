@@ -3,7 +3,7 @@ import type { EndpointReads } from '../../src/cli/endpoint-reads.js';
 import { ProbeContext, probeWindows } from '../../src/cli/doctor/probe-context.js';
 import { judgeEcho } from '../../src/cli/doctor/probes/echo.js';
 import { VerdictBook } from '../../src/cli/doctor/verdicts.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/configuration.js';
 
 const ENDPOINT = 'reports/visibility/topics (16)';
 

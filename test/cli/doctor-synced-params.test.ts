@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { syncedParams } from '../../src/cli/doctor/synced-params.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/configuration.js';
 
 /** What a sync sends, found by letting the streams read through a recording client: the settings change it. */
 const DAYS = ['2026-11-18', '2026-11-19'];

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisRateBudget } from '../../src/api/rate-budget.js';
 import { preflight } from '../../src/cli/preflight.js';
-import { parseConfig } from '../../src/config/load.js';
 import { createLogger, routeLogLines } from '../../src/log.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { deletePrefix, TEST_REDIS_URL, testRedis, uniquePrefix } from '../support/redis.js';
+import { parseConfig } from '../../src/configuration.js';
 
 /**
  * The preflight asks one request per brand: the first alone (a refused key stops there), the others several at once,

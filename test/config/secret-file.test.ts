@@ -1,10 +1,10 @@
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
 import { readSecretFile } from '../../src/config/secret-file.js';
 import { redactSecrets } from '../../src/log.js';
 import { tempDir } from '../support/tmp.js';
+import { loadConfig } from '../../src/configuration.js';
 
 const dir = tempDir('secret-file');
 afterAll(() => dir.remove());

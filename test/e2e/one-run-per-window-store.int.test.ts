@@ -6,12 +6,12 @@ import { connectRedis } from '../../src/engine/redis.js';
 import { RunStore } from '../../src/engine/run-store.js';
 import { runWindowIdentity } from '../../src/engine/run-window.js';
 import { enqueueRun, type StartRunOptions } from '../../src/engine/start-run.js';
-import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
 import { tempDir } from '../support/tmp.js';
 import { redisKeys } from '../../src/redis-keys.js';
+import { parseConfig } from '../../src/configuration.js';
 
 /**
  * One run per window, at the level of Redis: enqueueing a run finds the unfinished run of the same kind, window,

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
 import { WorkerHost } from '../../src/engine/worker-host.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
@@ -15,6 +13,7 @@ import {
 import { backfillWithRunningWorkers } from '../ops/host-run.js';
 import { until } from '../support/until.js';
 import { tempDir } from '../support/tmp.js';
+import { parseConfig, type Config } from '../../src/configuration.js';
 
 /**
  * `sync.promote` on a warehouse that already holds a field in `_extra`: the writer adds the column and fills it for

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config/schema.js';
 import type { RunProgress } from '../../src/engine/start-run.js';
 import { WorkerHost } from '../../src/engine/worker-host.js';
 import { Notifier } from '../../src/notify/index.js';
@@ -18,6 +17,7 @@ import {
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { backfillWithRunningWorkers } from '../ops/host-run.js';
 import { parseSamples, total, type Sample } from '../ops/prometheus-text.js';
+import type { Config } from '../../src/configuration.js';
 
 /**
  * A clean backfill, then the same backfill with the simulator's drift knobs on (unknown fields, an unlisted model and

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
 import { addDays } from '../../src/days.js';
 import { runToEnd } from '../../src/engine/start-run.js';
 import {
@@ -11,6 +9,7 @@ import {
   type CliResult,
   type EngineFixture,
 } from '../support/engine.js';
+import { parseConfig, type Config } from '../../src/configuration.js';
 
 /**
  * `bvsync status` advises the `backfill --skip-complete` that reads again the day slices not complete, and names only

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Job } from 'bullmq';
 import { addDays } from '../../src/days.js';
-import { parseConfig } from '../../src/config/load.js';
 import { RedisChunkSink } from '../../src/engine/chunk-store.js';
 import type { CommitJobData } from '../../src/engine/job-data.js';
 import { loadProcessor } from '../../src/engine/load-processor.js';
@@ -14,6 +13,7 @@ import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js'
 import { conversationRows } from '../warehouse/batches.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 import { tempDir } from '../support/tmp.js';
+import { parseConfig } from '../../src/configuration.js';
 
 // Commit jobs waiting in the load queue are committed together by whichever of them runs first. The processor is
 // called here on one job while the others wait, as the writer's BullMQ worker calls it, so which jobs are waiting is

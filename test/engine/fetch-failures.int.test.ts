@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { WaitingError, Worker, type Job } from 'bullmq';
 import { RateLimitedError, StoppedWaitingError, TransientError, type ApiClient } from '../../src/api/index.js';
-import { parseConfig } from '../../src/config/load.js';
 import { fetchProcessor, type FetchProcessorDeps } from '../../src/engine/fetch-processor.js';
 import { reviveError, serializeError } from '../../src/engine/fetch-thread-messages.js';
 import type { FetchJobData } from '../../src/engine/job-data.js';
@@ -16,6 +15,7 @@ import type { SliceReader } from '../../src/engine/slice-reader.js';
 import { createLogger } from '../../src/log.js';
 import type { SyncMetrics } from '../../src/ops/sync-metrics.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
+import { parseConfig } from '../../src/configuration.js';
 
 /**
  * How a fetch job ends on a failure its reader throws: a transient one goes back to BullMQ for another attempt; one

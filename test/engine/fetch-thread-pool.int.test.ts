@@ -5,8 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { AuthError, BrandAccessDeniedError, createApiClient, type ApiRequestEvent } from '../../src/api/index.js';
-import { parseConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
 import { readChunks } from '../../src/engine/chunk-store.js';
 import { FetchThreadPool } from '../../src/engine/fetch-thread-pool.js';
 import type { FetchJobData } from '../../src/engine/job-data.js';
@@ -17,6 +15,7 @@ import { redisKeys } from '../../src/redis-keys.js';
 import { RunStore } from '../../src/engine/run-store.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
+import { parseConfig, type Config } from '../../src/configuration.js';
 
 // A fetch thread reads a slice exactly as the main thread does (same chunks in Redis, same counts), and what it meets
 // comes back as the main thread would have met it: the error's class, the requests counted, its log lines.

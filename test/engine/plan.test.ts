@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { completeThrough, daysToFetch, nextCursor, phaseOf, planPhase, planSlices } from '../../src/engine/plan.js';
 import { getStream } from '../../src/streams/registry.js';
-import { parseConfig } from '../../src/config/load.js';
 import { perDay, once } from '../../src/streams/slicing.js';
 import type { StreamPlanning } from '../../src/streams/stream.js';
 import type { SliceStatus } from '../../src/vocabulary.js';
+import { parseConfig } from '../../src/configuration.js';
 
 const sync = parseConfig({ sync: { lookbackDays: 3, initialDays: 10 } }).sync;
 const today = '2026-11-21';

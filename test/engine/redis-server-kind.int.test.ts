@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { parseConfig } from '../../src/config/load.js';
 import { resolveRedis } from '../../src/engine/redis.js';
 import { RedisTopologyError, replyAdvice } from '../../src/engine/redis-server-kind.js';
 import { checkRedis } from '../../src/cli/doctor/checks.js';
@@ -13,6 +12,7 @@ import {
   stopAll,
   type TestServer,
 } from '../support/redis-topology.js';
+import { parseConfig } from '../../src/configuration.js';
 
 /**
  * A Redis that is not the kind its address names is named, with what to configure, before anything runs: a replica, a

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
 import {
   skipCompleteBackfill,
   skipCompleteBackfills,
@@ -7,6 +6,7 @@ import {
   type SkipCompleteBackfill,
 } from '../../src/engine/skip-complete-backfill.js';
 import type { DimensionReads } from '../../src/warehouse/dimension-reads.js';
+import { parseConfig } from '../../src/configuration.js';
 
 const sync = parseConfig({ sync: { conversationsByTopic: true } }).sync;
 const today = '2026-11-20';

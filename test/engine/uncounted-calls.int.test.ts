@@ -4,13 +4,13 @@ import { recordUncounted } from '../../src/engine/cancel-run.js';
 import type { LoadProcessorDeps } from '../../src/engine/load-processor.js';
 import { openQueues } from '../../src/engine/queues.js';
 import { RunStore } from '../../src/engine/run-store.js';
-import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { queryFile } from '../support/engine.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 import { tempDir } from '../support/tmp.js';
+import { parseConfig } from '../../src/configuration.js';
 
 /**
  * The writer's side of a cancel's calls (`uncounted` jobs): they reach the run's `_sync_runs` row, except those of a

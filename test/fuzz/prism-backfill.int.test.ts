@@ -2,8 +2,6 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runToEnd } from '../../src/engine/start-run.js';
-import { parseConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { STREAM_NAMES } from '../../src/streams/stream-names.js';
 import { ECHOED_ENGINES_SQL } from '../../src/warehouse/provenance.js';
@@ -13,6 +11,7 @@ import { queryFile, spawnBvsync } from '../support/engine.js';
 import { startPrism, type RunningPrism } from '../support/prism.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
 import { tempDir } from '../support/tmp.js';
+import { parseConfig, type Config } from '../../src/configuration.js';
 
 /**
  * An API bvsync has never seen: Prism's dynamic mock of docs/openapi.yaml answers every request with random data

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransientError } from '../../src/api/errors.js';
 import { Transport } from '../../src/api/transport.js';
 import { createWriteClient } from '../../src/api/writes.js';
-import { apiConfigSchema } from '../../src/config/schema.js';
+import { parseConfig } from '../../src/configuration.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 
 /**
@@ -18,14 +18,16 @@ beforeAll(async () => {
 afterAll(async () => sim?.close());
 
 function apiConfig() {
-  return apiConfigSchema.parse({
-    url: sim.url,
-    apiKey: sim.apiKey,
-    idempotencyHeader: 'X-Request-Token',
-    maxAttempts: 3,
-    retryBaseMs: 1,
-    retryMaxMs: 5,
-  });
+  return parseConfig({
+    api: {
+      url: sim.url,
+      apiKey: sim.apiKey,
+      idempotencyHeader: 'X-Request-Token',
+      maxAttempts: 3,
+      retryBaseMs: 1,
+      retryMaxMs: 5,
+    },
+  }).api;
 }
 
 function postsTo(path: string): number {

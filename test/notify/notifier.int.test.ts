@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
 import { Notifier, PAYLOAD_VERSION, machineFault, type RunNotice } from '../../src/notify/index.js';
 import { tempDir } from '../support/tmp.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { parseConfig } from '../../src/configuration.js';
 
 /**
  * The notifier against a real HTTP receiver: what it sends, how it retries, how long it may take, and that the URL (a

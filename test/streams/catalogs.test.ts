@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { SyncConfig } from '../../src/config/schema.js';
 import { articles } from '../../src/streams/articles.js';
 import { contentAnalyses } from '../../src/streams/content-analyses.js';
 import { fanoutsByPhrase } from '../../src/streams/fanouts-by-phrase.js';
@@ -7,6 +6,7 @@ import { fanoutsCited } from '../../src/streams/fanouts-cited.js';
 import { swot } from '../../src/streams/swot.js';
 import { templates } from '../../src/streams/templates.js';
 import { BRAND, outsideScope, pagedMethod, planInput, readSlice, scopes } from './harness.js';
+import type { SyncConfig } from '../../src/configuration.js';
 
 const DAYS = ['2026-11-19', '2026-11-20'];
 // A backfill of past days read days later: the counters are of the day they were read.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
-import { parseConfig } from '../../src/config/load.js';
 import { phaseOf } from '../../src/engine/plan.js';
 import { citedPageFanouts, citedPageFanoutsEndpoint } from '../../src/streams/cited-page-fanouts.js';
 import { BRAND, outsideScope, planInput, readSlice, scopes } from './harness.js';
+import { parseConfig } from '../../src/configuration.js';
 
 const DAYS = ['2026-11-19', '2026-11-20'];
 const PAGES = ['https://shop.test/trail', 'https://shop.test/road'];

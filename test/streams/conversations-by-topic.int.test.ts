@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
-import { parseConfig } from '../../src/config/load.js';
 import { conversations } from '../../src/streams/conversations.js';
 import { runSlice, type SliceChunk } from '../../src/streams/run-slice.js';
 import type { DaySlice } from '../../src/streams/stream.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { tempDir } from '../support/tmp.js';
+import { parseConfig } from '../../src/configuration.js';
 
 const DAY = '2026-11-19';
 let sim: RunningSimulator;

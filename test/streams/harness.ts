@@ -12,10 +12,9 @@ import { swotAnswersEndpoint } from '../../src/streams/swot.js';
 import { templatesEndpoint } from '../../src/streams/templates.js';
 import { trackedUrlsEndpoint } from '../../src/streams/tracked-urls.js';
 import { visibilityTopicsEndpoint } from '../../src/streams/visibility.js';
-import { parseConfig } from '../../src/config/load.js';
-import type { SyncConfig } from '../../src/config/schema.js';
 import { runSlice, type SliceChunk, type SliceReadResult } from '../../src/streams/run-slice.js';
 import type { Dimensions, RowsByTable, SlicePlan, SlicePlanInput, StreamDefinition } from '../../src/streams/stream.js';
+import { parseConfig, type SyncConfig } from '../../src/configuration.js';
 
 export const BRAND = 7;
 

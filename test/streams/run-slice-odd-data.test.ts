@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { PagingInconsistency } from '../../src/api/paginate.js';
-import { parseConfig } from '../../src/config/load.js';
 import { runSlice, type SliceChunk } from '../../src/streams/run-slice.js';
 import { defineStream, type SourcePage } from '../../src/streams/stream.js';
 import { conversationsEndpoint } from '../../src/streams/conversations.js';
+import { parseConfig } from '../../src/configuration.js';
 
 /**
  * Odd data never fails a slice's read: what cannot be trusted is quarantined with what was asked and what came, the

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runSlice, type SliceChunk } from '../../src/streams/run-slice.js';
 import { defineStream, type SourcePage } from '../../src/streams/stream.js';
 import { templatesEndpoint } from '../../src/streams/templates.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/configuration.js';
 
 type Item = { id: number; day: string };
 

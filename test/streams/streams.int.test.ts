@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
-import { parseConfig } from '../../src/config/load.js';
-import type { SyncConfig } from '../../src/config/schema.js';
 import { startSimulator, type Knobs, type RunningSimulator } from '../../src/simulator/index.js';
 import { DIMENSION_NAMES, NO_DIMENSIONS, readDimensions, warehouseDimensions } from '../../src/streams/dimensions.js';
 import { STREAMS } from '../../src/streams/registry.js';
@@ -11,6 +9,7 @@ import type { Dimensions, RowsByTable, SlicePlan, StreamDefinition } from '../..
 import { phaseOf } from '../../src/engine/plan.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
+import { parseConfig, type SyncConfig } from '../../src/configuration.js';
 
 /**
  * Every stream against the simulator: the slices of one brand for two days, read by the real runner through a real

@@ -4,14 +4,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { runToEnd, type RunProgress, type RunToEndOptions } from '../../src/engine/start-run.js';
-import { parseConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { openReadOnly } from '../../src/warehouse/published-database.js';
 import { readRows, type PlainRow } from '../../src/warehouse/read-rows.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from './redis.js';
 import { tempDir } from './tmp.js';
+import { parseConfig, type Config } from '../../src/configuration.js';
 
 /** Everything an end-to-end test needs: a simulator, a Redis prefix of its own, a temp folder, and a config. */
 export interface EngineFixture {

@@ -5,8 +5,8 @@ import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { MIGRATIONS_DIR } from '../../src/warehouse/paths.js';
 import { readNumberedSqlFiles } from '../../src/warehouse/sql-files.js';
 import { tempDir } from '../support/tmp.js';
-import { parseConfig } from '../../src/config/load.js';
 import { STREAMS } from '../../src/streams/registry.js';
+import { parseConfig } from '../../src/configuration.js';
 
 /** Every table a stream of the registry writes, from one slice each planned over a sample of every dimension. */
 function streamTables(): string[] {

@@ -4,13 +4,13 @@ import { publishedWarehouseId, warehouseIdentity, warehouseLine } from '../wareh
 import type { ApiClient } from '../../api/client.js';
 import { answerOf, probeBrandAccess, wrongUrlReason } from '../brand-access-probe.js';
 import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError } from '../../api/errors.js';
-import type { Config } from '../../config/schema.js';
 import { missingApiSettings } from '../../config/api-settings.js';
 import { describeError } from './probe-context.js';
 import { measureDiskRoom } from '../../warehouse/disk-need.js';
 import { existsSync } from 'node:fs';
 import { openReadOnly } from '../../warehouse/published-database.js';
 import { DRIFT_ADVICE, tableDrift, tableDriftLine } from '../schema-drift-lines.js';
+import type { Config } from '../../configuration.js';
 
 /** One line of doctor's checks before the parameter table. */
 export interface DoctorCheck {

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../api/client.js';
 import type { ParamMapping } from '../../api/param-names.js';
-import type { ApiConfig, Config } from '../../config/schema.js';
+import type { ApiConfig } from '../../config/schema.js';
 import type { ParamName } from '../../streams/registry.js';
 import { endpointReads } from '../endpoint-reads.js';
 import { SENT_PARAMS, endpointNameOf } from './endpoints.js';
@@ -8,6 +8,7 @@ import { nameCandidates } from './name-candidates.js';
 import { MAX_PROBE_REQUESTS, ProbeContext } from './probe-context.js';
 import type { RefusedNames } from './refused-names.js';
 import { VerdictBook, type ParamVerdict } from './verdicts.js';
+import type { Config } from '../../configuration.js';
 
 /** What the search found for one parameter: the name verified, or the names tried without one. */
 export interface NameProposal {

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../api/client.js';
 import { endpointReads } from '../endpoint-reads.js';
-import type { ApiConfig, Config } from '../../config/schema.js';
+import type { ApiConfig } from '../../config/schema.js';
 import { searchNames, type EndpointProbe, type NameProposal } from './name-search.js';
 import { ENDPOINTS, SENT_PARAMS } from './endpoints.js';
 import { ProbeContext, probeWindows } from './probe-context.js';
@@ -15,6 +15,7 @@ import { probeTrackedUrls } from './probes/tracked-urls.js';
 import type { RefusedNames } from './refused-names.js';
 import { syncedReaders } from './synced-readers.js';
 import { VerdictBook, type ParamVerdict } from './verdicts.js';
+import type { Config } from '../../configuration.js';
 
 export { MAX_PROBE_REQUESTS } from './probe-context.js';
 

@@ -1,7 +1,6 @@
 import type { EndpointReads } from '../endpoint-reads.js';
 import { ApiError, AuthError, ValidationError } from '../../api/errors.js';
 import type { ParamName } from '../../streams/registry.js';
-import type { Config } from '../../config/schema.js';
 import { addDays } from '../../days.js';
 import { domainOf } from '../../streams/domains.js';
 import { ENDPOINTS, SENT_PARAMS, endpointNameOf } from './endpoints.js';
@@ -10,6 +9,7 @@ import { isNoAnswer, isUnreadableAnswer } from './no-answer.js';
 import type { RefusedNames } from './refused-names.js';
 import { ValidationTally } from './validation-tally.js';
 import type { VerdictBook } from './verdicts.js';
+import type { Config } from '../../configuration.js';
 
 /** A date range as the probes send it (both ends inclusive days). */
 export interface Window {

@@ -1,9 +1,9 @@
 import type { ApiClient } from '../../api/client.js';
 import type { AnyEndpoint } from '../../api/endpoint.js';
 import { PAGING_PARAM_NAMES } from '../../api/param-names.js';
-import type { Config } from '../../config/schema.js';
 import { selectStreams, type ParamName } from '../../streams/registry.js';
 import type { Dimensions } from '../../streams/stream.js';
+import type { Config } from '../../configuration.js';
 
 /** One of everything a later phase fans out over, so every stream plans a slice to read. */
 const ONE_OF_EACH: Dimensions = {

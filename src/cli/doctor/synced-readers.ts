@@ -1,6 +1,6 @@
-import type { Config } from '../../config/schema.js';
 import { DEFAULT_STREAM_NAMES, STREAMS } from '../../streams/registry.js';
 import { DECLARED } from './endpoints.js';
+import type { Config } from '../../configuration.js';
 
 /**
  * The streams this config syncs that read an endpoint of doctor's table. An endpoint no synced stream reads is told of,

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { type LoadConfigOptions, parseConfigWith, readConfigInput } from './config/load.js';
+import { composeConfigSchema, syncConfigSchemaFor } from './config/schema.js';
+import { domainOf } from './streams/domains.js';
+import { ENDPOINT_PARAMS, PARAM_NAMES, STREAM_NAMES, STREAM_SETTINGS } from './streams/registry.js';
+
+/**
+ * bvsync's config schema: the config layer's settings with the stream registry's names, parameter names and `sync`
+ * settings in them. It is composed here, above both layers, so the config imports no stream (docs/architecture.md).
+ */
+const catalog = { streamNames: STREAM_NAMES, paramNames: PARAM_NAMES, endpointParams: ENDPOINT_PARAMS, domainOf };
+const syncConfigSchema = syncConfigSchemaFor(catalog);
+export const configSchema = composeConfigSchema(
+  catalog,
+  // Each stream's own settings (src/streams/<name>.ts, `settings`), after the shared ones.
+  z.object({ ...syncConfigSchema.shape, ...STREAM_SETTINGS }).strict(),
+);
+
+export type Config = z.output<typeof configSchema>;
+export type SyncConfig = Config['sync'];
+export type ScheduleConfig = Config['schedules'][number];
+
+/** The config of a command: its file (`path`, else `BVSYNC_CONFIG`, else `./bvsync.config.json`), then the environment. */
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const input = readConfigInput(options);
+  return parseConfig(input.raw, input.source, input.fromEnv);
+}
+
+/** `fromEnv`: the settings an environment variable gave, by setting path, so a bad value names its variable. */
+export function parseConfig(raw: unknown, source = 'config', fromEnv: ReadonlyMap<string, string> = new Map()): Config {
+  return parseConfigWith(configSchema, raw, source, fromEnv);
+}
