@@ -51,8 +51,6 @@ export type RefusalOf = Omit<Refusal, 'stream'> & { stream?: string | null };
  * functions below (`sightingOf`, `awayVerdict`, `refusalOf`), which `test/engine/fetch-outcome.test.ts` covers.
  */
 export class Availability {
-  readonly toleranceMs: number | undefined;
-
   constructor(
     private readonly parts: {
       outages: OutageMemo;
@@ -60,8 +58,11 @@ export class Availability {
       heard: KeyAnswers;
       sync: Pick<SyncConfig, 'outageToleranceMinutes'>;
     },
-  ) {
-    this.toleranceMs = outageToleranceMs(parts.sync);
+  ) {}
+
+  /** How long the run waits an outage out; undefined when it does not (`sync.outageToleranceMinutes` 0). */
+  get toleranceMs(): number | undefined {
+    return outageToleranceMs(this.parts.sync);
   }
 
   /** May this slice start? Both memos are asked at once: each is a round trip that every slice pays before its first request. */
@@ -75,6 +76,7 @@ export class Availability {
     return { kind: 'answering' };
   }
 
+  /** What this process heard on its key, as of `now`: read once per outcome, so `classify` stays pure. */
   hearing(now = Date.now()): Hearing {
     const { heard } = this.parts;
     return { now, lastAnsweredAt: heard.lastAnsweredAt, rateLimitedSince: heard.rateLimitedSince(now) };
@@ -105,6 +107,7 @@ export class Availability {
     return this.parts.outages.over(runId).catch(() => undefined);
   }
 
+  /** The API refused the key, a brand or a brand's stream: every process's slices it covers fail without a request. */
   remember(refusal: RefusalOf): Promise<void> {
     return this.parts.access.remember(refusal);
   }
