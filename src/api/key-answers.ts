@@ -9,16 +9,19 @@ export const STREAK_GAP_MS = 3 * 60_000;
 
 /**
  * What a process (or one client) has heard from the API on its key, from the events of its requests: when it was last
- * served (an answer other than a rate limit, a 5xx or a timeout), and since when it has had nothing but rate limits.
- * A key answered nothing but 429s for `sync.outageToleranceMinutes` is an API away (fetch-processor.ts).
+ * answered (anything but a 5xx or a timeout), when it was last served (an answer other than a rate limit), and since
+ * when it has had nothing but rate limits. The fetch job reads it through src/engine/availability.ts.
  */
 export class KeyAnswers {
+  /** When any call was last answered, a 429 included (ms since the epoch); never, at first. */
+  lastAnsweredAt = Number.NEGATIVE_INFINITY;
   /** When the key was last served (ms since the epoch); never, at first. */
   lastServedAt = Number.NEGATIVE_INFINITY;
   private limitedFrom: number | undefined;
   private lastLimitedAt = Number.NEGATIVE_INFINITY;
 
   observe(event: Pick<ApiRequestEvent, 'outcome' | 'answeredAt'>, now = Date.now()): void {
+    if (event.answeredAt !== undefined) this.lastAnsweredAt = Math.max(this.lastAnsweredAt, event.answeredAt);
     if (event.outcome === 'rate_limited') {
       if (this.limitedFrom === undefined || now - this.lastLimitedAt > STREAK_GAP_MS) this.limitedFrom = now;
       this.lastLimitedAt = now;

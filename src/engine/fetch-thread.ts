@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { KeyAnswers, createApiClient, createRedisRateBudget } from '../api/index.js';
 import { createLogger, registerSecret, routeLogLines } from '../log.js';
 import { connectRedis } from './redis.js';
+import { openAvailability } from './availability.js';
 import { outageToleranceMs } from './outage-memo.js';
 import { RequestTallies } from './request-tally.js';
 import { inlineSliceReader } from './slice-reader.js';
@@ -75,7 +76,7 @@ const reader = inlineSliceReader({
   tallies,
   chunkRows: setup.chunkRows,
   signal: abort.signal,
-  lastServedAt: () => heard.lastServedAt,
+  availability: openAvailability(redis, config.redisPrefix, config.api.apiKey ?? '', heard, config.sync),
 });
 
 port.on('message', (message: ToFetchThread) => {

@@ -37,13 +37,11 @@ export interface RunWatchOptions {
   parent?: AbortSignal | undefined;
   /** How often the run's records are read; default CANCEL_POLL_MS. */
   everyMs?: number;
-  /** The run's memory of the API being away: a give-up stops the read with a RunGaveUpError. Default none. */
-  outages?: { gaveUp(runId: string): Promise<Outage | undefined> } | undefined;
   /**
-   * When the reading process was last served by the API (src/api/key-answers.ts): a process served since the outage
-   * began reads on, as its answered read then ends the outage for the run (`OutageMemo.over`). Default never.
+   * The outage the run gave up on that stops this process's reads (`Availability.stopsRead`): the read stops with a
+   * RunGaveUpError. Default none.
    */
-  lastServedAt?: (() => number) | undefined;
+  availability?: { stopsRead(runId: string): Promise<Outage | undefined> } | undefined;
 }
 
 /**
@@ -57,7 +55,7 @@ export function watchRun(
   runId: string,
   options: RunWatchOptions = {},
 ): CancelWatch {
-  const { parent, everyMs = CANCEL_POLL_MS, outages, lastServedAt } = options;
+  const { parent, everyMs = CANCEL_POLL_MS, availability } = options;
   const cancel = new AbortController();
   const look = () => {
     runs.get(runId).then(
@@ -66,9 +64,9 @@ export function watchRun(
       },
       () => {},
     );
-    outages?.gaveUp(runId).then(
+    availability?.stopsRead(runId).then(
       (outage) => {
-        if (!outage || cancel.signal.aborted || (lastServedAt?.() ?? Number.NEGATIVE_INFINITY) > outage.since) return;
+        if (!outage || cancel.signal.aborted) return;
         cancel.abort(
           new RunGaveUpError(
             `run ${runId} stopped waiting for the API (away since ${new Date(outage.since).toISOString()}) while this slice was read`,

@@ -6,7 +6,7 @@ import { runSlice, type SliceReadResult } from '../streams/run-slice.js';
 import { RedisChunkSink, type HeldChunk } from './chunk-store.js';
 import type { FetchJobData } from './job-data.js';
 import type { RequestTallies, Tally } from './request-tally.js';
-import { OutageMemo } from './outage-memo.js';
+import type { Availability } from './availability.js';
 import { watchRun } from './run-cancel-watch.js';
 import { RunStore } from './run-store.js';
 import type { SyncConfig } from '../configuration.js';
@@ -40,8 +40,8 @@ export interface InlineSliceReaderOptions {
   chunkRows?: number;
   /** Aborted on shutdown so in-flight requests end quickly. */
   signal?: AbortSignal;
-  /** When this process was last served by the API (src/api/key-answers.ts), so a run's give-up spares its reads if since. */
-  lastServedAt?: () => number;
+  /** The API's availability to this thread's calls: a run's give-up stops its reads unless they were served since. */
+  availability: Pick<Availability, 'stopsRead'>;
   /** Hands the last chunk back unwritten (`SliceRead.held`) rather than writing it; default false. */
   holdLastChunk?: boolean;
 }
@@ -49,18 +49,13 @@ export interface InlineSliceReaderOptions {
 /** Reads slices on the thread that calls it (`sync.fetchThreads` 0, and inside each fetch thread). */
 export function inlineSliceReader(options: InlineSliceReaderOptions): SliceReader {
   const runs = new RunStore(options.redis, options.prefix);
-  const outages = new OutageMemo(options.redis, options.prefix);
   return {
     async read(data, token, tally) {
       const sink = new RedisChunkSink(options.redis, options.prefix, token, data.runId, {
         holdLast: options.holdLastChunk,
       });
       const bindings = { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key };
-      const cancel = watchRun(runs, data.runId, {
-        parent: options.signal,
-        outages,
-        lastServedAt: options.lastServedAt,
-      });
+      const cancel = watchRun(runs, data.runId, { parent: options.signal, availability: options.availability });
       const context = {
         client: options.client,
         brandId: data.brandId,

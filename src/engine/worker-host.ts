@@ -20,8 +20,8 @@ import type { DriftEntry } from '../warehouse/schema-drift.js';
 import { WarehouseError } from '../warehouse/warehouse-error.js';
 import { isWriterFault, type WriterFault } from '../warehouse/writer-fault.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
-import { AccessMemo } from './access-memo.js';
-import { OutageMemo, outageToleranceMs } from './outage-memo.js';
+import { openAvailability } from './availability.js';
+import { outageToleranceMs } from './outage-memo.js';
 import { fetchConcurrencyFor, redisRoundTripMs } from './fetch-concurrency.js';
 import { fetchProcessor } from './fetch-processor.js';
 import { FetchThreadPool } from './fetch-thread-pool.js';
@@ -122,9 +122,7 @@ export class WorkerHost {
   private client!: ApiClient;
   private fetchWorker!: Worker;
   private fetchThreads: FetchThreadPool | undefined;
-  /** When any call of this process was last answered by the API (ms since the epoch): see fetch-processor.ts's outages. */
-  private lastAnsweredAt = Number.NEGATIVE_INFINITY;
-  /** What every call of this process, on any fetch thread, heard on the key: see fetch-processor.ts. */
+  /** What every call of this process, on any fetch thread, heard on the key: see src/engine/availability.ts. */
   private readonly heard = new KeyAnswers();
   private lease: WriterLease | undefined;
   /** The key's request budget per window, when `api.dailyRequestBudget` is set; and the timer that resumes its waiting slices. */
@@ -192,7 +190,6 @@ export class WorkerHost {
     const metrics = this.options.metrics;
     const onRequest = (event: ApiRequestEvent): void => {
       // Every thread's calls come through here: whether the API answered anything lately is the process's to say.
-      if (event.answeredAt !== undefined) this.lastAnsweredAt = Math.max(this.lastAnsweredAt, event.answeredAt);
       this.heard.observe(event);
       this.tallies.onRequest(event);
       metrics?.request(event);
@@ -242,11 +239,7 @@ export class WorkerHost {
         stopping: () => this.stopping !== undefined,
         quota: this.quota,
         metrics: this.options.metrics,
-        access: new AccessMemo(this.connection, prefix, config.api.apiKey ?? ''),
-        outages: new OutageMemo(this.connection, prefix),
-        lastAnsweredAt: () => this.lastAnsweredAt,
-        rateLimitedSince: () => this.heard.rateLimitedSince(),
-        lastServedAt: () => this.heard.lastServedAt,
+        availability: openAvailability(this.connection, prefix, config.api.apiKey ?? '', this.heard, config.sync),
         reader: this.fetchThreads,
       }),
       this.options.fetchConcurrency ?? config.sync.fetchConcurrency,

@@ -29,4 +29,14 @@ describe('what a process heard on its key', () => {
     heard.observe(limited, 2_000 + STREAK_GAP_MS + 10);
     expect(heard.rateLimitedSince(2_000 + STREAK_GAP_MS + 20)).toBe(2_000 + STREAK_GAP_MS + 10);
   });
+
+  it('counts a 429 as answered, not served: the API is there, the key is held back', () => {
+    const heard = new KeyAnswers();
+    heard.observe({ outcome: 'rate_limited', answeredAt: 1_000 }, 1_000);
+    expect(heard.lastAnsweredAt).toBe(1_000);
+    expect(heard.lastServedAt).toBe(Number.NEGATIVE_INFINITY);
+    // A 5xx or a timeout is no answer at all.
+    heard.observe({ outcome: 'retry' }, 2_000);
+    expect(heard.lastAnsweredAt).toBe(1_000);
+  });
 });

@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { WaitingError, Worker, type Job } from 'bullmq';
-import { RateLimitedError, StoppedWaitingError, TransientError, type ApiClient } from '../../src/api/index.js';
+import {
+  KeyAnswers,
+  RateLimitedError,
+  StoppedWaitingError,
+  TransientError,
+  type ApiClient,
+} from '../../src/api/index.js';
 import { fetchProcessor, type FetchProcessorDeps } from '../../src/engine/fetch-processor.js';
 import { reviveError, serializeError } from '../../src/engine/fetch-thread-messages.js';
 import type { FetchJobData } from '../../src/engine/job-data.js';
@@ -14,6 +20,7 @@ import { RunStore } from '../../src/engine/run-store.js';
 import type { SliceReader } from '../../src/engine/slice-reader.js';
 import { createLogger } from '../../src/log.js';
 import type { SyncMetrics } from '../../src/ops/sync-metrics.js';
+import { testAvailability } from '../support/availability.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 import { parseConfig } from '../../src/configuration.js';
 
@@ -73,6 +80,9 @@ function processorWith(read: SliceReader['read'], deps: Partial<FetchProcessorDe
     tallies: new RequestTallies(),
     log: createLogger({ level: 'silent' }),
     reader: { read },
+    availability: testAvailability(redis, prefix),
+    signal: new AbortController().signal,
+    stopping: () => false,
     ...deps,
   });
 }
@@ -125,15 +135,20 @@ describe('a fetch job whose read fails', () => {
       serializeError(new RunGaveUpError('run r stopped waiting for the API while this slice was read')),
     );
     expect(fromThread).toBeInstanceOf(RunGaveUpError);
+    // The run gave up on an outage two slices met, which no slice was read back since.
+    const outages = new OutageMemo(redis, prefix);
+    const now = Date.now();
+    await outages.sighted(DATA.runId, '1|conversations|2026-11-18', now - 60_000, now);
+    await outages.sighted(DATA.runId, '1|conversations|2026-11-19', now - 60_000, now);
+    await outages.giveUp(DATA.runId, now);
     const { thrown, commits } = await attemptWith(fromThread);
     expect(thrown).toBeUndefined();
     expect(commits).toEqual([expect.objectContaining({ status: 'failed', errorCode: 'api_unavailable' })]);
   });
 
   it("tries a slice stopped by its run's give-up again when the outage ended meanwhile (another slice was read back)", async () => {
-    const process = processorWith(() => Promise.reject(new RunGaveUpError('run r stopped waiting')), {
-      outages: new OutageMemo(redis, prefix),
-    });
+    // Nothing on record: the outage the run gave up on was ended by a slice read back.
+    const process = processorWith(() => Promise.reject(new RunGaveUpError('run r stopped waiting')));
     const job = {
       id: 'fetch-1',
       name: 'fetch',
@@ -175,10 +190,12 @@ describe('a fetch job whose read fails', () => {
 describe('a fetch job of a brand whose key or access the API already refused', () => {
   /** One attempt of brand 2's slice after `refusal` was remembered: the commit it handed over, and the reads made. */
   async function skippedAfter(refusal: Parameters<AccessMemo['remember']>[0]) {
-    const access = new AccessMemo(redis, prefix, 'bvk_unit_test_key_0001');
-    await access.remember(refusal);
+    const apiKey = 'bvk_unit_test_key_0001';
+    await new AccessMemo(redis, prefix, apiKey).remember(refusal);
     let reads = 0;
-    const process = processorWith(() => ((reads += 1), Promise.reject(new Error('not asked'))), { access });
+    const process = processorWith(() => ((reads += 1), Promise.reject(new Error('not asked'))), {
+      availability: testAvailability(redis, prefix, { apiKey }),
+    });
     const job = {
       id: 'fetch-2',
       name: 'fetch',
@@ -235,7 +252,7 @@ describe('a fetch job of a brand whose key or access the API already refused', (
 async function readWhileStopping(
   failure: () => Error,
   stopping: () => boolean = () => true,
-  lastAnsweredAt?: () => number,
+  heard: KeyAnswers = new KeyAnswers(),
 ) {
   const outages = new OutageMemo(redis, prefix);
   // Another slice of the run already found the API away, so this one's absence is the run's outage.
@@ -253,7 +270,7 @@ async function readWhileStopping(
       readDone();
       return Promise.reject(failure());
     },
-    { outages, stopping, metrics, ...(lastAnsweredAt ? { lastAnsweredAt } : {}) },
+    { availability: testAvailability(redis, prefix, { heard }), stopping, metrics },
   );
   await queues.fetch.add('fetch', DATA, { jobId: 'fetch-1' });
   const workerConnection = testRedis();
@@ -321,6 +338,13 @@ describe('a slice that would pause the fetch queue while its process stops', () 
   });
 });
 
+/** A process whose last answer, on any fetch thread, came at `at`. */
+function answeredAt(at: number): KeyAnswers {
+  const heard = new KeyAnswers();
+  heard.observe({ outcome: 'ok', answeredAt: at }, at);
+  return heard;
+}
+
 describe('a slice whose call met the API away while another fetch thread was answered', () => {
   it('waits in the paused queue, no attempt spent, when that answer came after the call began but the whole tolerance ago', async () => {
     const tolerance = outageToleranceMs(parseConfig({}).sync)!;
@@ -335,7 +359,7 @@ describe('a slice whose call met the API away while another fetch thread was ans
         return away;
       },
       () => false,
-      () => callSince + 200,
+      answeredAt(callSince + 200),
     );
     expect(after).toMatchObject({
       reads: 1,

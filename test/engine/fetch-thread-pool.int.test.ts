@@ -14,6 +14,7 @@ import { RATE_HEADROOM } from '../../src/api/rate-budget.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { RunStore } from '../../src/engine/run-store.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { testAvailability } from '../support/availability.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
 import { parseConfig, type Config } from '../../src/configuration.js';
 
@@ -114,6 +115,7 @@ describe('fetch threads', () => {
         sync: config.sync,
         tallies,
         chunkRows: 1_000,
+        availability: testAvailability(redis, prefix),
       }).read(conversationsOf(1), 'inline', inlineTally);
       await inlineClient.close();
 

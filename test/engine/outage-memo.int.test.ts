@@ -3,6 +3,8 @@ import type { Redis } from 'ioredis';
 import { connectRedis, deleteKeysWithPrefix } from '../../src/engine/redis.js';
 import { OutageMemo, SAME_OUTAGE_MS, processUnansweredSince } from '../../src/engine/outage-memo.js';
 import { RunGaveUpError, watchRun } from '../../src/engine/run-cancel-watch.js';
+import { KeyAnswers } from '../../src/api/index.js';
+import { testAvailability } from '../support/availability.js';
 import { TEST_REDIS_URL } from '../support/redis.js';
 
 /** A run's memory of the API being away, in real Redis: one outage across slow calls, ended by an answer. */
@@ -69,16 +71,25 @@ describe('the outage memo of a run', () => {
 
 describe('a read watching its run', () => {
   const never = { get: async () => null };
-  const gaveUp = { gaveUp: async () => ({ since: 1_000, seenAt: 2_000, slices: 2, gaveUpAt: 2_000 }) };
   const settled = (signal: AbortSignal) =>
     new Promise((resolve) => setTimeout(() => resolve(signal.aborted ? signal.reason : undefined), 50));
+  /** The availability of a process last served at `at`. */
+  const servedAt = (at: number) => {
+    const heard = new KeyAnswers();
+    heard.observe({ outcome: 'ok', answeredAt: at }, at);
+    return testAvailability(redis, prefix, { heard });
+  };
 
   it('stops with a RunGaveUpError once its run gave up, unless its process was served since the outage began', async () => {
-    const away = watchRun(never, 'run-w', { outages: gaveUp, lastServedAt: () => 900, everyMs: 10 });
+    // Away since 1,000, two slices found it so, and the run gave up.
+    await memo.sighted('run-w', 'a', 1_000, 2_000);
+    await memo.sighted('run-w', 'b', 1_000, 2_000);
+    await memo.giveUp('run-w', 2_000);
+    const away = watchRun(never, 'run-w', { availability: servedAt(900), everyMs: 10 });
     expect(await settled(away.signal)).toBeInstanceOf(RunGaveUpError);
     away.stop();
-    // Served since: its read, answered, ends the outage for the run (OutageMemo.over) instead.
-    const served = watchRun(never, 'run-w', { outages: gaveUp, lastServedAt: () => 1_500, everyMs: 10 });
+    // Served since: its read, answered, ends the outage for the run (`Availability.answered`) instead.
+    const served = watchRun(never, 'run-w', { availability: servedAt(1_500), everyMs: 10 });
     expect(await settled(served.signal)).toBeUndefined();
     served.stop();
   });
