@@ -2,7 +2,7 @@
  * Scenario redis-latency: the same backfill with Redis reached directly and through a proxy that adds 5 ms and 80 ms
  * to every round trip (bench/delay-proxy.ts), each into an empty file, in one run. Targets: at most 1.5 x the direct
  * time at 5 ms, 2.5 x at 80 ms. Two backfills, each with its own rows and targets: `small` (every default stream,
- * 2 brands, 3 days), whose few seconds fixed costs dominate, then `large` (every default stream, 3 brands, 21 days),
+ * 2 brands, 3 days), whose few seconds fixed costs dominate, then `large` (every default stream, 3 brands, 50 days),
  * the size of issue #33's own measurement. `BVSYNC_BENCH_LATENCY=small` or `large` runs only that one.
  * `BVSYNC_BENCH_PROXY_LOG=<folder>` logs every chunk sent to Redis through each proxy (`DelayProxyOptions.logFile`).
  * How round trips were cut: docs/performance.md, "Redis latency".
@@ -27,7 +27,7 @@ interface Backfill {
 
 const BACKFILLS: Backfill[] = [
   { name: 'small', brands: 2, days: 3, scale: 30 },
-  { name: 'large', brands: 3, days: 21, scale: 30 },
+  { name: 'large', brands: 3, days: 50, scale: 30 },
 ];
 
 async function backfill(size: Backfill, delayMs: number): Promise<ChildRunReport> {
