@@ -30,3 +30,23 @@ export async function redisRoundTripMs(redis: Pick<Redis, 'ping'>): Promise<numb
   }
   return fastest;
 }
+
+/**
+ * Fetch slots of one BullMQ worker. A worker takes its jobs one round trip each and starts none until its slots are
+ * full or the queue is empty, so 64 slots in one worker start their first job 64 round trips after a phase is planned.
+ * Workers of this many slots each fill side by side, on connections of their own.
+ */
+export const FETCH_SLOTS_PER_WORKER = 8;
+
+/**
+ * The concurrency of each fetch worker of a process, together `concurrency`: one worker for a Redis nearby, where a
+ * round trip costs nothing, else one per FETCH_SLOTS_PER_WORKER slots (test/engine/fetch-concurrency.int.test.ts).
+ */
+export function fetchWorkerSlots(concurrency: number, roundTripMs: number): number[] {
+  if (roundTripMs < FAR_REDIS_STEP_MS || concurrency <= FETCH_SLOTS_PER_WORKER) return [concurrency];
+  const workers = Math.ceil(concurrency / FETCH_SLOTS_PER_WORKER);
+  return Array.from(
+    { length: workers },
+    (_, index) => Math.floor(concurrency / workers) + (index < concurrency % workers ? 1 : 0),
+  );
+}

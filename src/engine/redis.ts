@@ -91,6 +91,9 @@ export function connectRedis(address: string, extra: RedisOptions = {}): Redis {
   return openConnection(parseRedisAddress(address), {
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
+    // ioredis waits for its CLIENT SETINFO answers before the ready check: one round trip more per connection, for
+    // a library name in CLIENT LIST. Workers, their duplicates and BullMQ's blocking connections all open one.
+    disableClientInfo: true,
     retryStrategy: (times) => Math.min(times * 50, RECONNECT_MAX_DELAY_MS),
     ...extra,
   });

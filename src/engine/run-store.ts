@@ -151,8 +151,16 @@ return 1`;
 /** Read-patch-write rounds an update tries before giving up on a record others keep changing. */
 const UPDATE_ATTEMPTS = 20;
 
+/** Records of unfinished runs a store remembers as it last read or wrote them, for `update`'s first try. */
+const RECORDS_REMEMBERED = 100;
+
 export class RunStore {
   private readonly keys: RedisKeys;
+  /**
+   * Each run's record as this store last read or wrote it. An update tries its compare-and-set on it first, one round
+   * trip instead of a read and a write; a record changed since fails the compare and is read again.
+   */
+  private readonly seen = new Map<string, string>();
 
   constructor(
     private readonly redis: Redis,
@@ -216,7 +224,15 @@ export class RunStore {
 
   async get(runId: string): Promise<RunMeta | null> {
     const text = await this.redis.hget(this.key(runId), 'meta');
+    this.remember(runId, text);
     return text ? (JSON.parse(text) as RunMeta) : null;
+  }
+
+  private remember(runId: string, text: string | null): void {
+    this.seen.delete(runId);
+    if (text === null || isFinishedRunStatus((JSON.parse(text) as RunMeta).status)) return;
+    this.seen.set(runId, text);
+    if (this.seen.size > RECORDS_REMEMBERED) this.seen.delete(this.seen.keys().next().value!);
   }
 
   /**
@@ -224,8 +240,11 @@ export class RunStore {
    * running when the run was cancelled must not bring it back). A patch that finishes the run releases its window.
    */
   async update(runId: string, patch: Partial<RunMeta>): Promise<RunMeta> {
+    let text = this.seen.get(runId);
+    // The record remembered is tried first, without a read; after a failed compare, it is read afresh.
+    let remembered = text !== undefined;
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-      const text = await this.redis.hget(this.key(runId), 'meta');
+      if (!remembered) text = (await this.redis.hget(this.key(runId), 'meta')) ?? undefined;
       if (!text) throw new RunGoneError(runId);
       const current = JSON.parse(text) as RunMeta;
       if (isFinishedRunStatus(current.status)) return current;
@@ -241,9 +260,15 @@ export class RunStore {
         release ? '1' : '0',
         runId,
       )) as number;
+      this.seen.delete(runId);
       if (written === -1) throw new RunGoneError(runId);
-      if (written === 1) return next;
-      await new Promise((resolve) => setTimeout(resolve, 5 + attempt * 5));
+      if (written === 1) {
+        this.remember(runId, JSON.stringify(next));
+        return next;
+      }
+      // A remembered record out of date costs a read, not a wait: it says nothing of a writer racing this one.
+      if (!remembered) await new Promise((resolve) => setTimeout(resolve, 5 + attempt * 5));
+      remembered = false;
     }
     throw new Error(`could not update run ${runId}: its record kept changing under ${UPDATE_ATTEMPTS} tries`);
   }

@@ -22,7 +22,7 @@ import { isWriterFault, type WriterFault } from '../warehouse/writer-fault.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { openAvailability } from './availability.js';
 import { outageToleranceMs } from './outage-memo.js';
-import { fetchConcurrencyFor, redisRoundTripMs } from './fetch-concurrency.js';
+import { fetchConcurrencyFor, fetchWorkerSlots, redisRoundTripMs } from './fetch-concurrency.js';
 import { fetchProcessor } from './fetch-processor.js';
 import { FetchThreadPool } from './fetch-thread-pool.js';
 import { loadProcessor } from './load-processor.js';
@@ -120,7 +120,9 @@ export class WorkerHost {
   private connection!: Redis;
   private queues!: Queues;
   private client!: ApiClient;
-  private fetchWorker!: Worker;
+  /** The fetch queue's workers, sharing this process's fetch concurrency (fetch-concurrency.ts, fetchWorkerSlots). */
+  private readonly fetchWorkers: Worker[] = [];
+  private fetchProcess: ConstructorParameters<typeof Worker>[1] | undefined;
   private fetchThreads: FetchThreadPool | undefined;
   /** What every call of this process, on any fetch thread, heard on the key: see src/engine/availability.ts. */
   private readonly heard = new KeyAnswers();
@@ -224,8 +226,7 @@ export class WorkerHost {
         stopWaiting: this.stopWaiting.signal,
       });
     }
-    this.fetchWorker = this.startWorker(
-      FETCH_QUEUE,
+    this.startFetchWorker(
       fetchProcessor({
         redis: this.connection,
         prefix,
@@ -244,9 +245,7 @@ export class WorkerHost {
       }),
       this.options.fetchConcurrency ?? config.sync.fetchConcurrency,
     );
-    this.fetchWorker.on('error', (error) => log.warn({ err: error.message }, 'fetch worker error'));
-    // A concurrency given to the host is kept as given; the configured one grows with the round trip to Redis.
-    if (this.options.fetchConcurrency === undefined) void this.fitFetchConcurrency();
+    void this.fitFetchConcurrency();
     if (this.options.load !== false) {
       this.lease = new WriterLease(this.connection, {
         key: writerLeaseKey(prefix),
@@ -270,16 +269,41 @@ export class WorkerHost {
     }
   }
 
-  /** Raises the fetch worker's concurrency when Redis is far (fetch-concurrency.ts); a Redis that does not answer changes nothing. */
+  /** The first fetch worker, with the whole concurrency until the round trip to Redis is known. */
+  private startFetchWorker(processor: ConstructorParameters<typeof Worker>[1], concurrency: number): void {
+    this.fetchProcess = processor;
+    this.addFetchWorker(concurrency);
+  }
+
+  private addFetchWorker(concurrency: number): void {
+    const worker = this.startWorker(FETCH_QUEUE, this.fetchProcess!, concurrency);
+    worker.on('error', (error) => this.options.log.warn({ err: error.message }, 'fetch worker error'));
+    this.fetchWorkers.push(worker);
+  }
+
+  /**
+   * When Redis is far (fetch-concurrency.ts), raises the fetch concurrency, unless the host was given one, and splits it
+   * over several workers that fill their slots side by side. A Redis that does not answer changes nothing.
+   */
   private async fitFetchConcurrency(): Promise<void> {
     const { config, log } = this.options;
     const roundTripMs = await redisRoundTripMs(this.connection).catch(() => 0);
-    const concurrency = fetchConcurrencyFor(config.sync.fetchConcurrency, roundTripMs, config.sync.maxFetchConcurrency);
-    if (concurrency === this.fetchWorker.concurrency || this.stopping) return;
-    this.fetchWorker.concurrency = concurrency;
+    const concurrency =
+      this.options.fetchConcurrency ??
+      fetchConcurrencyFor(config.sync.fetchConcurrency, roundTripMs, config.sync.maxFetchConcurrency);
+    const [first, ...more] = fetchWorkerSlots(concurrency, roundTripMs);
+    const worker = this.fetchWorkers[0];
+    if (!worker || first === undefined || this.stopping) return;
+    if (worker.concurrency === first && more.length === 0) return;
+    worker.concurrency = first;
+    for (const slots of more) this.addFetchWorker(slots);
     log.info(
-      { redisRoundTripMs: Math.round(roundTripMs * 10) / 10, fetchConcurrency: concurrency },
-      'Redis is far: more fetch jobs run at once to keep the API busy',
+      {
+        redisRoundTripMs: Math.round(roundTripMs * 10) / 10,
+        fetchConcurrency: concurrency,
+        fetchWorkers: more.length + 1,
+      },
+      'Redis is far: more fetch jobs run at once, taken by several workers, to keep the API busy',
     );
   }
 
@@ -647,8 +671,8 @@ export class WorkerHost {
       // the job it runs finishes, and what waits is the next writer's.
       void this.loadWorker?.pause(true).catch(() => undefined);
       try {
-        if (this.fetchWorker)
-          await this.closeWithin(this.fetchWorker, Date.now() + deadlineMs + this.closeLimitMs(), 'fetch');
+        const giveUpAt = Date.now() + deadlineMs + this.closeLimitMs();
+        await Promise.all(this.fetchWorkers.map((worker) => this.closeWithin(worker, giveUpAt, 'fetch')));
         leaseAnswered = (await this.lease?.stop(this.redisKnownGone ? 0 : undefined)) ?? true;
       } finally {
         clearTimeout(timer);

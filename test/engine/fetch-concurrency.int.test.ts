@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { startDelayProxy, type DelayProxy } from '../../bench/delay-proxy.js';
-import { FAR_REDIS_STEP_MS, fetchConcurrencyFor, redisRoundTripMs } from '../../src/engine/fetch-concurrency.js';
+import {
+  FAR_REDIS_STEP_MS,
+  FETCH_SLOTS_PER_WORKER,
+  fetchConcurrencyFor,
+  fetchWorkerSlots,
+  redisRoundTripMs,
+} from '../../src/engine/fetch-concurrency.js';
 import { TEST_REDIS_URL } from '../support/redis.js';
 
 describe('fetch concurrency and the round trip to Redis', () => {
@@ -14,6 +20,20 @@ describe('fetch concurrency and the round trip to Redis', () => {
     expect(fetchConcurrencyFor(8, 80, 32)).toBe(32);
     // A most below the configured one never lowers it: the configured concurrency is what the user asked for.
     expect(fetchConcurrencyFor(16, 80, 8)).toBe(16);
+  });
+
+  it('splits the slots of a far Redis over workers of at most FETCH_SLOTS_PER_WORKER, and keeps one worker nearby', () => {
+    expect(fetchWorkerSlots(8, 0.2)).toEqual([8]);
+    // Given by the user and large, on a Redis nearby: one worker fills 64 slots in no time.
+    expect(fetchWorkerSlots(64, 0.2)).toEqual([64]);
+    expect(fetchWorkerSlots(8, 80)).toEqual([8]);
+    expect(fetchWorkerSlots(64, 80)).toEqual(Array(64 / FETCH_SLOTS_PER_WORKER).fill(FETCH_SLOTS_PER_WORKER));
+    for (const concurrency of [9, 24, 50, 63, 256]) {
+      const slots = fetchWorkerSlots(concurrency, 20);
+      expect(slots.reduce((sum, each) => sum + each, 0)).toBe(concurrency);
+      expect(Math.max(...slots)).toBeLessThanOrEqual(FETCH_SLOTS_PER_WORKER);
+      expect(Math.max(...slots) - Math.min(...slots)).toBeLessThanOrEqual(1);
+    }
   });
 
   describe('measured through a proxy that delays each round trip', () => {
@@ -34,6 +54,7 @@ describe('fetch concurrency and the round trip to Redis', () => {
       // The proxy holds each request 40 ms: no round trip through it is shorter (a busy machine only adds).
       expect(roundTripMs).toBeGreaterThanOrEqual(39);
       expect(fetchConcurrencyFor(8, roundTripMs, 64)).toBeGreaterThanOrEqual(8 * 4);
+      expect(fetchWorkerSlots(fetchConcurrencyFor(8, roundTripMs, 64), roundTripMs).length).toBeGreaterThanOrEqual(4);
     });
   });
 });
