@@ -101,9 +101,10 @@ export interface WorkerHostOptions {
   stopDeadlineMs?: number;
   /** The clock the request budget's windows are read by (ms since the epoch); default `Date.now`. Tests share the simulator's. */
   clock?: () => number;
-  /** Options of the working database when this process becomes the writer; default none. The reliability tests set
-   * its load hooks to kill a worker inside a slice's transaction; production code has no reason to. */
+  /** Options of the working database when this process becomes the writer; default none. */
   warehouse?: WarehouseOptions;
+  /** Opens the working database with the options this host gives it, the lease's fence among them; default `openWarehouse`. */
+  openWarehouse?: (path: string, options: WarehouseOptions) => Promise<Warehouse>;
   /** The process clock's UTC day (`BVSYNC_TODAY` through the CLI); default the real one. Tests pin the simulator's. */
   today?: () => string;
 }
@@ -345,7 +346,7 @@ export class WorkerHost {
     const lease = this.lease!;
     try {
       // Every commit of this holding checks the lease's fencing token before COMMIT (src/warehouse/commit-fence.ts).
-      this.warehouse = await openWarehouse(workingPathFor(config.db), {
+      this.warehouse = await (this.options.openWarehouse ?? openWarehouse)(workingPathFor(config.db), {
         duckdb: duckdbSettings(config.warehouse),
         lake: config.publish.parquet,
         ...this.options.warehouse,
