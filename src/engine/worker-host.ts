@@ -26,6 +26,7 @@ import { fetchConcurrencyFor, redisRoundTripMs } from './fetch-concurrency.js';
 import { fetchProcessor } from './fetch-processor.js';
 import { FetchThreadPool } from './fetch-thread-pool.js';
 import { loadProcessor } from './load-processor.js';
+import type { DescribeBackfill } from './skip-complete-backfill.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
 import { connectRedis } from './redis.js';
 import {
@@ -103,6 +104,8 @@ export interface WorkerHostOptions {
   clock?: () => number;
   /** Options of the working database when this process becomes the writer; default none. */
   warehouse?: WarehouseOptions;
+  /** Words the backfills the engine advises in its logs as commands (the CLI's); default their fields alone. */
+  describeBackfill?: DescribeBackfill;
   /** Opens the working database with the options this host gives it, the lease's fence among them; default `openWarehouse`. */
   openWarehouse?: (path: string, options: WarehouseOptions) => Promise<Warehouse>;
   /** The process clock's UTC day (`BVSYNC_TODAY` through the CLI); default the real one. Tests pin the simulator's. */
@@ -386,6 +389,7 @@ export class WorkerHost {
         notifier: this.options.notifier,
         today: this.options.today,
         stopSignal: this.stopWaiting.signal,
+        describeBackfill: this.options.describeBackfill,
       }),
       1,
     );
