@@ -106,7 +106,7 @@ export interface WorkerHostOptions {
   warehouse?: WarehouseOptions;
   /** Words the backfills the engine advises in its logs as commands (the CLI's); default their fields alone. */
   describeBackfill?: DescribeBackfill;
-  /** Opens the working database with the options this host gives it, the lease's fence among them; default `openWarehouse`. */
+  /** Opens the working database with the options this host gives it (the lease's fence too); default openWarehouse. */
   openWarehouse?: (path: string, options: WarehouseOptions) => Promise<Warehouse>;
   /** The process clock's UTC day (`BVSYNC_TODAY` through the CLI); default the real one. Tests pin the simulator's. */
   today?: () => string;

@@ -4,8 +4,8 @@
  */
 export interface CommitFence {
   /**
-   * Resolves with the token when it is still the lease's (renewing the lease); rejects with WriterFencedError otherwise.
-   * `slices`: those a slice load's COMMIT would make; a rejection rolls every one of them back.
+   * Resolves with the token when it is still the lease's (renewing the lease); rejects with WriterFencedError
+   * otherwise. `slices`: those a slice load's COMMIT would make; a rejection rolls every one of them back.
    */
   confirm(slices?: readonly FencedSlice[]): Promise<number>;
 }
