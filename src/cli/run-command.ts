@@ -24,6 +24,7 @@ import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { pushRunMetrics } from '../ops/push-run-metrics.js';
 import { isFinishedRunStatus, type RunKind } from '../vocabulary.js';
 import type { Config } from '../configuration.js';
+import { skipCompleteCommand } from './skip-complete-command.js';
 
 /** The flags `sync` and `backfill` share. */
 export interface RunFlags extends CommonFlags {
@@ -122,7 +123,7 @@ export async function runFromCommandLine(
         streams,
         ...window,
         enqueueOnly: flags.enqueueOnly,
-        worker: { ...worker, metrics },
+        worker: { ...worker, metrics, describeBackfill: (backfill) => skipCompleteCommand(backfill, config.brands) },
         redisOutageMs,
         notifier,
       });

@@ -10,12 +10,8 @@ import { connectRedis } from '../engine/redis.js';
 import { RunStore, type RunMeta } from '../engine/run-store.js';
 import { formatDecimal, formatInteger } from '../format.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
-import {
-  backfillOver,
-  skipCompleteBackfills,
-  skipCompleteCommand,
-  type SkipCompleteBackfill,
-} from '../engine/skip-complete-backfill.js';
+import { backfillOver, skipCompleteBackfills, type SkipCompleteBackfill } from '../engine/skip-complete-backfill.js';
+import { skipCompleteCommand } from './skip-complete-command.js';
 import type { Logger } from '../log.js';
 import {
   daySlicesNotComplete,

@@ -18,6 +18,7 @@ import {
 import { UsageError } from './fail.js';
 import { listenError } from './listen-error.js';
 import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom } from './preflight.js';
+import { skipCompleteCommand } from './skip-complete-command.js';
 
 interface WorkerFlags extends CommonFlags {
   concurrency?: string;
@@ -117,6 +118,7 @@ export function workerCommand(): Command {
       metrics,
       notifier,
       redisFaultAfterMs,
+      describeBackfill: (backfill) => skipCompleteCommand(backfill, config.brands),
       ...timings,
     });
     // Before the host starts: a port in use then ends the command at once, where the worker ran on, holding the lease,

@@ -27,6 +27,7 @@ import { reportPublished } from './published-log.js';
 import { warnOfDaysUnderOtherEngines } from './engines-check.js';
 import { warnOfDaysReadOtherwise } from './read-settings-check.js';
 import { warnOfDaysNeverRead } from './unread-days-check.js';
+import type { DescribeBackfill } from './skip-complete-backfill.js';
 import { removeWaitingJobs, takeWaitingCommits } from './waiting-commits.js';
 import { CommitLookups } from './commit-lookups.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
@@ -87,6 +88,8 @@ export interface LoadProcessorDeps {
   stopSignal?: AbortSignal;
   /** The process clock's UTC day; default the real one. Tests pin it to the simulator's today. */
   today?: () => string;
+  /** Words the backfills the engine advises as commands (src/cli/skip-complete-command.ts); default their fields. */
+  describeBackfill?: DescribeBackfill;
 }
 
 function clockDay(deps: LoadProcessorDeps): string {

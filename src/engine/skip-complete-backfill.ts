@@ -21,6 +21,9 @@ export interface SkipCompleteBackfill {
   slices: number;
 }
 
+/** Words a backfill the engine advises, as the command that runs it (src/cli/skip-complete-command.ts). */
+export type DescribeBackfill = (backfill: SkipCompleteBackfill) => string;
+
 export interface SkipCompleteBackfillOptions {
   /** The day slices not complete, of the brands and streams the config plans (`daySlicesNotComplete`). */
   notComplete: readonly DaySliceNotComplete[];
@@ -139,21 +142,6 @@ export function backfillOver(slices: readonly DaySliceNotComplete[]): SkipComple
     streams: [...new Set(slices.map((slice) => slice.stream))].sort(),
     slices: slices.length,
   };
-}
-
-/**
- * The command that runs the backfill. `--brand` names its brands when they are not the config's all (or the config
- * names none, when a backfill needs it); `--streams` always, or the backfill would read every window stream again in
- * full, their slices keyed by a window that matches none the file has.
- */
-export function skipCompleteCommand(backfill: SkipCompleteBackfill, configBrands: readonly number[]): string {
-  const allBrands = configBrands.length > 0 && configBrands.every((brand) => backfill.brands.includes(brand));
-  return [
-    'bvsync backfill',
-    ...(allBrands ? [] : [`--brand ${backfill.brands.join(',')}`]),
-    `--streams ${backfill.streams.join(',')}`,
-    `--from ${backfill.from} --to ${backfill.to} --skip-complete`,
-  ].join(' ');
 }
 
 /** `brand|stream|key`: a slice as the plan and the file both name it. */

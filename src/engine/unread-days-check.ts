@@ -2,21 +2,35 @@ import { addDays, eachDay } from '../days.js';
 import type { Logger } from '../log.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { firstIncrementalDay, firstPlannedDays, needsOf, type PlannedPhase } from './plan.js';
-import { skipCompleteCommand } from './skip-complete-backfill.js';
+import type { DescribeBackfill, SkipCompleteBackfill } from './skip-complete-backfill.js';
 import type { Config } from '../configuration.js';
 
 /** Series named in a warning; the rest are counted. */
 const NAMED_SERIES = 5;
 
+/** A brand's stream with days before the sync's first day that no run read, and the backfill that reads only those. */
+export interface DaysNeverRead {
+  brandId: number;
+  stream: string;
+  /** Day slices never read, of `expected` per series. */
+  missing: number;
+  expected: number;
+  /** The series lacking days, most lacking first (`''` alone: the stream has one series); and how many it has. */
+  lacking: string[];
+  series: number;
+  /** From the sync's first day to the day before the stream's first planned one, of this brand and stream. */
+  backfill: SkipCompleteBackfill;
+}
+
 /**
  * A sync reads the days after a stream's cursor and lookback for every series it plans, so a series added since (a new
- * domain) or an earlier `sync.startDate` leaves earlier days unread. Said once per run, brand and stream, with the
- * `backfill --skip-complete` that reads only those. One query for the phase (src/warehouse/unread-days.ts).
+ * domain) or an earlier `sync.startDate` leaves earlier days unread. One query for the phase
+ * (src/warehouse/unread-days.ts; test/e2e/unread-days.int.test.ts).
  */
-export async function warnOfDaysNeverRead(
-  deps: { warehouse: Warehouse; config: Pick<Config, 'sync' | 'brands'>; log: Logger },
-  { runId, streams, slices, today }: PlannedPhase,
-): Promise<void> {
+export async function daysNeverRead(
+  deps: { warehouse: Warehouse; config: Pick<Config, 'sync'> },
+  { streams, slices, today }: PlannedPhase,
+): Promise<DaysNeverRead[]> {
   const first = firstIncrementalDay(today, deps.config.sync);
   const firstPlanned = firstPlannedDays(slices);
   // Topics and engines have no days before the API had them, and an added one cannot be told from one learned late, so
@@ -45,8 +59,9 @@ export async function warnOfDaysNeverRead(
   const asked = [...seriesOf.values()].flatMap(({ brandId, name, before, series }) =>
     [...series].map((each) => ({ brandId, stream: name, series: each, first, before })),
   );
-  if (!asked.length) return;
+  if (!asked.length) return [];
   const read = await deps.warehouse.seriesReadDays(asked);
+  const found: DaysNeverRead[] = [];
   for (const [stream, { brandId, name, before, series }] of seriesOf) {
     const last = addDays(before, -1);
     const expected = eachDay(first, last).length;
@@ -56,20 +71,42 @@ export async function warnOfDaysNeverRead(
       .sort((a, b) => b.missing - a.missing || a.series.localeCompare(b.series));
     if (!lacking.length) continue;
     const missing = lacking.reduce((sum, each) => sum + each.missing, 0);
-    const backfill = skipCompleteCommand(
-      { from: first, to: last, brands: [brandId], streams: [name], slices: missing },
-      deps.config.brands,
-    );
+    found.push({
+      brandId,
+      stream: name,
+      missing,
+      expected,
+      lacking: lacking.map((each) => each.series),
+      series: series.size,
+      backfill: { from: first, to: last, brands: [brandId], streams: [name], slices: missing },
+    });
+  }
+  return found;
+}
+
+/**
+ * Says each of `daysNeverRead` once per run, brand and stream, with the backfill that reads only those: as a command
+ * when the process was given `describeBackfill` (the CLI's), else by its fields alone.
+ */
+export async function warnOfDaysNeverRead(
+  deps: { warehouse: Warehouse; config: Pick<Config, 'sync'>; log: Logger; describeBackfill?: DescribeBackfill },
+  planned: PlannedPhase,
+): Promise<DaysNeverRead[]> {
+  const found = await daysNeverRead(deps, planned);
+  for (const { brandId, stream, missing, expected, lacking, series, backfill } of found) {
+    const { from, to } = backfill;
     const which =
-      series.size === 1 && lacking[0]!.series === ''
-        ? `${missing} of its ${expected} day(s) from ${first} to ${last} were`
-        : `${missing} day slice(s) from ${first} to ${last}, of ${lacking.length} of its ${series.size} series (${describeSeries(lacking.map((each) => each.series))}), were`;
+      series === 1 && lacking[0] === ''
+        ? `${missing} of its ${expected} day(s) from ${from} to ${to} were`
+        : `${missing} day slice(s) from ${from} to ${to}, of ${lacking.length} of its ${series} series (${describeSeries(lacking)}), were`;
+    const reader = deps.describeBackfill ? deps.describeBackfill(backfill) : 'a backfill --skip-complete of those days';
     deps.log.warn(
-      { run: runId, brand: brandId, stream: name, missing, from: first, to: last },
-      `${name} for brand ${brandId}: ${which} never read, and this sync reads only the days after its cursor and the lookback ` +
-        `(a domain added since, or sync.startDate moved earlier); ${backfill} reads only those`,
+      { run: planned.runId, brand: brandId, stream, missing, from, to },
+      `${stream} for brand ${brandId}: ${which} never read, and this sync reads only the days after its cursor and the lookback ` +
+        `(a domain added since, or sync.startDate moved earlier); ${reader} reads only those`,
     );
   }
+  return found;
 }
 
 /** `example.com, second.example and 4 more`: a series by what its keys hold before the day. */

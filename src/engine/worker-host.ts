@@ -26,6 +26,7 @@ import { fetchConcurrencyFor, fetchWorkerSlots, redisRoundTripMs } from './fetch
 import { fetchProcessor } from './fetch-processor.js';
 import { FetchThreadPool } from './fetch-thread-pool.js';
 import { loadProcessor } from './load-processor.js';
+import type { DescribeBackfill } from './skip-complete-backfill.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
 import { connectRedis } from './redis.js';
 import {
@@ -101,9 +102,12 @@ export interface WorkerHostOptions {
   stopDeadlineMs?: number;
   /** The clock the request budget's windows are read by (ms since the epoch); default `Date.now`. Tests share the simulator's. */
   clock?: () => number;
-  /** Options of the working database when this process becomes the writer; default none. The reliability tests set
-   * its load hooks to kill a worker inside a slice's transaction; production code has no reason to. */
+  /** Options of the working database when this process becomes the writer; default none. */
   warehouse?: WarehouseOptions;
+  /** Words the backfills the engine advises in its logs as commands (the CLI's); default their fields alone. */
+  describeBackfill?: DescribeBackfill;
+  /** Opens the working database with the options this host gives it (the lease's fence too); default openWarehouse. */
+  openWarehouse?: (path: string, options: WarehouseOptions) => Promise<Warehouse>;
   /** The process clock's UTC day (`BVSYNC_TODAY` through the CLI); default the real one. Tests pin the simulator's. */
   today?: () => string;
 }
@@ -362,7 +366,7 @@ export class WorkerHost {
     const lease = this.lease!;
     try {
       // Every commit of this holding checks the lease's fencing token before COMMIT (src/warehouse/commit-fence.ts).
-      this.warehouse = await openWarehouse(workingPathFor(config.db), {
+      this.warehouse = await (this.options.openWarehouse ?? openWarehouse)(workingPathFor(config.db), {
         duckdb: duckdbSettings(config.warehouse),
         lake: config.publish.parquet,
         ...this.options.warehouse,
@@ -402,6 +406,7 @@ export class WorkerHost {
         notifier: this.options.notifier,
         today: this.options.today,
         stopSignal: this.stopWaiting.signal,
+        describeBackfill: this.options.describeBackfill,
       }),
       1,
     );

@@ -3,8 +3,18 @@
  * just before COMMIT, so a writer that lost the lease commits nothing (test/e2e/lease-fence.int.test.ts).
  */
 export interface CommitFence {
-  /** Resolves with the token when it is still the lease's (renewing the lease); rejects with WriterFencedError otherwise. */
-  confirm(): Promise<number>;
+  /**
+   * Resolves with the token when it is still the lease's (renewing the lease); rejects with WriterFencedError
+   * otherwise. `slices`: those a slice load's COMMIT would make; a rejection rolls every one of them back.
+   */
+  confirm(slices?: readonly FencedSlice[]): Promise<number>;
+}
+
+/** A slice a fenced COMMIT holds, as `_sync_state` keys it. */
+export interface FencedSlice {
+  brandId: number;
+  stream: string;
+  sliceKey: string;
 }
 
 /** A commit refused because its writer no longer holds the lease: rolled back, and the writer stops being the writer. */

@@ -30,12 +30,6 @@ const MAX_INCREMENTAL_ENTRIES = 20_000;
 // Partition paths compared in one statement: keeps the SQL text small.
 const PATHS_PER_STATEMENT = 500;
 
-/** Hooks a test sets when it opens the warehouse; default none. */
-export interface LakeHooks {
-  /** After a partition's files were renamed into place (or removed); a throw stops the write there, as a crash would. */
-  partitionWritten?: (table: string, partition: string) => void | Promise<void>;
-}
-
 export interface LakeColumn {
   name: string;
   type: string;
@@ -132,7 +126,6 @@ export async function writeLake(
   folder: string,
   publishId: string,
   position: LakePosition,
-  hooks: LakeHooks = {},
   fence?: CommitFence,
 ): Promise<LakeResult> {
   const started = performance.now();
@@ -199,7 +192,7 @@ export async function writeLake(
       partitions: wanted === 'all' || !before ? {} : { ...before.partitions },
     };
     if (wanted) {
-      const written = await rewriteTable(connection, root, staging, info, partitionBy, wanted, publishId, hooks);
+      const written = await rewriteTable(connection, root, staging, info, partitionBy, wanted, publishId);
       partitionsRemoved += written.removed.filter(
         (partition) => before !== undefined && partition in before.partitions,
       ).length;
@@ -423,7 +416,6 @@ async function rewriteTable(
   partitionBy: readonly string[],
   wanted: 'all' | Set<string>,
   publishId: string,
-  hooks: LakeHooks,
 ): Promise<Rewritten> {
   const source = `main.${quoteIdent(info.name)}`;
   const tableFolder = join(root, info.name);
@@ -489,7 +481,6 @@ async function rewriteTable(
       }
       removed.push(partition);
     }
-    await hooks.partitionWritten?.(info.name, partition);
   }
   return { written, removed };
 }

@@ -19,14 +19,6 @@ import { WarehouseError } from './warehouse-error.js';
 
 export const REJECTS_TABLE = '_rejected_records';
 
-export interface LoadHooks {
-  /**
-   * Runs inside the slice's transaction once every table is written, just before COMMIT. Tests use it to kill
-   * the process at the worst moment; production code has no reason to set it.
-   */
-  beforeCommit?: (batch: SliceBatch) => void | Promise<void>;
-}
-
 export interface TableLoadResult {
   table: string;
   mode: TableWrite['mode'];
@@ -105,10 +97,9 @@ export async function loadSliceBatch(
   connection: DuckDBConnection,
   lookup: PlanLookup,
   batch: SliceBatch,
-  hooks: LoadHooks = {},
   fence?: CommitFence,
 ): Promise<LoadResult> {
-  const [result] = await loadSliceBatches(connection, lookup, [batch], hooks, fence);
+  const [result] = await loadSliceBatches(connection, lookup, [batch], fence);
   return result!;
 }
 
@@ -123,7 +114,6 @@ export async function loadSliceBatches(
   connection: DuckDBConnection,
   lookup: PlanLookup,
   batches: readonly SliceBatch[],
-  hooks: LoadHooks = {},
   fence?: CommitFence,
 ): Promise<LoadResult[]> {
   const started = performance.now();
@@ -182,12 +172,10 @@ export async function loadSliceBatches(
         const outcomes = await applyTableWrites(connection, items);
         for (const [index, item] of items.entries()) tables[item.slice]!.push(outcomes[index]!);
       }
-      const unsaid = hasTable(lookup, SLICE_QUERIES_TABLE)
-        ? await dropUnsaidSliceQueries(
-            connection,
-            batches.map((batch) => (recordsQuery(batch) && !batch.appliedQuery ? batch : undefined)),
-          )
-        : new Map<number, TableWrite>();
+      const unsaid = await dropUnsaidSliceQueries(
+        connection,
+        batches.map((batch) => (recordsQuery(batch) && !batch.appliedQuery ? batch : undefined)),
+      );
       const results: LoadResult[] = [];
       for (const [position, batch] of batches.entries()) {
         // Data rows only: the rejects and the applied query are the loader's bookkeeping.
@@ -210,18 +198,16 @@ export async function loadSliceBatches(
           stageMs,
         });
       }
-      // A file opened at an older version on purpose (tests; migrations ran by a newer bvsync stop at none) may lack it.
-      const readWith = lookup('_sync_state').columnSet.has('read_with');
       await upsertSliceStates(
         connection,
         batches.filter((batch) => !batch.attemptOnly),
         now,
-        readWith,
       );
       await addRunCounters(connection, batches, results);
-      for (const batch of batches) await hooks.beforeCommit?.(batch);
       // Last before COMMIT: a writer whose lease passed on meanwhile (a stall past its ttl) rolls back (commit-fence.ts).
-      const mark: FenceMark | undefined = fence ? { token: await fence.confirm(), checkedAt: new Date() } : undefined;
+      const mark: FenceMark | undefined = fence
+        ? { token: await fence.confirm(batches), checkedAt: new Date() }
+        : undefined;
       await recordSliceCommits(
         connection,
         batches.flatMap((batch) => (batch.token ? [{ token: batch.token, runId: batch.runId }] : [])),
@@ -261,16 +247,6 @@ function writesOf(batch: SliceBatch): TableWrite[] {
   const writes = keepRejects ? [...batch.writes] : [...batch.writes, rejectsWrite(batch)];
   if (batch.appliedQuery && recordsQuery(batch)) writes.push(sliceQueryWrite(batch, batch.appliedQuery));
   return writes;
-}
-
-/** Whether the file has the table: one opened at an older version on purpose (tests, `migrationTarget`) may not. */
-function hasTable(lookup: PlanLookup, table: string): boolean {
-  try {
-    lookup(table);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Whether the load replaces the slice's rows, and so its `_slice_queries` row, the record of what they cover. */
@@ -743,11 +719,7 @@ async function recordAttempt(connection: DuckDBConnection, batch: SliceBatch, no
   }
 }
 
-const STATE_COLUMNS = 14;
-
-// A failed load leaves the rows of the read before it, and so the settings they were read with.
-const READ_WITH_UPDATE = `,
-       read_with = CASE WHEN EXCLUDED.status = 'failed' THEN _sync_state.read_with ELSE EXCLUDED.read_with END`;
+const STATE_COLUMNS = 15;
 
 /**
  * Upserts the `_sync_state` rows of the slices in one statement: an INSERT ... ON CONFLICT costs DuckDB ~7 ms
@@ -757,11 +729,9 @@ async function upsertSliceStates(
   connection: DuckDBConnection,
   batches: readonly SliceBatch[],
   now: Date,
-  readWith: boolean,
 ): Promise<void> {
   if (!batches.length) return;
   const at = now.toISOString();
-  const width = STATE_COLUMNS + (readWith ? 1 : 0);
   const params: DuckDBValue[] = [];
   const rows = batches.map((batch, index) => {
     const state = batch.state;
@@ -780,22 +750,22 @@ async function upsertSliceStates(
       state.requestId ?? null,
       batch.runId,
       at,
+      batch.readWith ?? null,
     );
-    if (readWith) params.push(batch.readWith ?? null);
-    const $ = (n: number) => `$${index * width + n}`;
+    const $ = (n: number) => `$${index * STATE_COLUMNS + n}`;
     return `(CAST(${$(1)} AS BIGINT), CAST(${$(2)} AS VARCHAR), CAST(${$(3)} AS VARCHAR), CAST(${$(4)} AS DATE), CAST(${$(5)} AS VARCHAR),
              CAST(${$(6)} AS BIGINT), CAST(${$(7)} AS BIGINT), CAST(${$(8)} AS INTEGER), CAST(${$(9)} AS INTEGER), CAST(${$(10)} AS VARCHAR),
              CAST(${$(11)} AS VARCHAR), CAST(${$(12)} AS VARCHAR), CAST(${$(13)} AS VARCHAR),
              CASE WHEN ${$(5)} = 'complete' THEN CAST(${$(14)} AS TIMESTAMPTZ) END, CAST(${$(14)} AS TIMESTAMPTZ),
              CAST(${$(5)} AS VARCHAR), CAST(${$(14)} AS TIMESTAMPTZ), CAST(${$(13)} AS VARCHAR), CAST(${$(10)} AS VARCHAR), CAST(${$(11)} AS VARCHAR),
-             CAST(${$(12)} AS VARCHAR), CAST(${$(8)} AS INTEGER)${readWith ? `, CAST(${$(15)} AS VARCHAR)` : ''})`;
+             CAST(${$(12)} AS VARCHAR), CAST(${$(8)} AS INTEGER), CAST(${$(15)} AS VARCHAR))`;
   });
   await runPrepared(
     connection,
     `INSERT INTO _sync_state (brand_id, stream, slice_key, "day", status, "rows", total_rows, attempts, requests,
                               last_error, error_code, request_id, run_id, completed_at, updated_at,
                               last_attempt_status, last_attempt_at, last_attempt_run_id, last_attempt_error,
-                              last_attempt_error_code, last_attempt_request_id, last_attempt_attempts${readWith ? ', read_with' : ''})
+                              last_attempt_error_code, last_attempt_request_id, last_attempt_attempts, read_with)
      VALUES ${rows.join(',\n            ')}
      ON CONFLICT (brand_id, stream, slice_key) DO UPDATE SET
        "day" = EXCLUDED."day", status = EXCLUDED.status, "rows" = EXCLUDED."rows", total_rows = EXCLUDED.total_rows,
@@ -805,7 +775,9 @@ async function upsertSliceStates(
        last_attempt_status = EXCLUDED.last_attempt_status, last_attempt_at = EXCLUDED.last_attempt_at,
        last_attempt_run_id = EXCLUDED.last_attempt_run_id, last_attempt_error = EXCLUDED.last_attempt_error,
        last_attempt_error_code = EXCLUDED.last_attempt_error_code, last_attempt_request_id = EXCLUDED.last_attempt_request_id,
-       last_attempt_attempts = EXCLUDED.last_attempt_attempts${readWith ? READ_WITH_UPDATE : ''}`,
+       last_attempt_attempts = EXCLUDED.last_attempt_attempts,
+       -- A failed load leaves the rows of the read before it, and so the settings they were read with.
+       read_with = CASE WHEN EXCLUDED.status = 'failed' THEN _sync_state.read_with ELSE EXCLUDED.read_with END`,
     params,
   );
 }

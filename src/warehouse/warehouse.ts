@@ -14,7 +14,7 @@ import { DatabaseLockedError, isLockConflict } from './database-locked-error.js'
 import { ensureDatabaseFolder } from './database-path.js';
 import { removeDeadSpillFiles } from './spill-folder.js';
 import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
-import { lakeJournalFloor, writeLake, type LakeHooks, type LakeOutcome, type LakePosition } from './parquet-lake.js';
+import { lakeJournalFloor, writeLake, type LakeOutcome, type LakePosition } from './parquet-lake.js';
 import {
   discardPreparedClone,
   dropPublishMarker,
@@ -60,7 +60,7 @@ import { SERIES_READ_DAYS_SQL } from './unread-days.js';
 import { DAYS_READ_WITH_SQL, READ_SETTINGS_IN_USE_SQL, type DaysReadWith } from './other-read-settings.js';
 import type { Row, Scope, SliceBatch } from './slice-batch.js';
 import { keysHeldElsewhere, type KeyHeldElsewhere } from './keys-held-elsewhere.js';
-import { loadSliceBatch, loadSliceBatches, type LoadHooks, type LoadResult } from './slice-loader.js';
+import { loadSliceBatch, loadSliceBatches, type LoadResult } from './slice-loader.js';
 import { planTable, type TablePlan } from './table-plan.js';
 import { promoteFields, type Promotions } from './promote.js';
 import {
@@ -85,8 +85,6 @@ export interface WarehouseOptions {
   viewsDir?: string;
   /** DuckDB settings passed at open, e.g. `{ threads: '2', memory_limit: '2GB' }`; default DuckDB's own. */
   duckdb?: Record<string, string>;
-  /** Test hooks inside the load transaction; default none. */
-  hooks?: LoadHooks;
   /**
    * The writer lease's fence (commit-fence.ts), confirmed before every write commits: each slice load's COMMIT, a run's
    * start and finish, a cursor's move, a publish. Default none: a file opened outside the engine (tests, tools).
@@ -94,8 +92,6 @@ export interface WarehouseOptions {
   fence?: CommitFence;
   /** The Parquet lake folder written after each publish (`publish.parquet`, docs/lake.md); default none. */
   lake?: string;
-  /** Test hooks inside the lake write; default none. */
-  lakeHooks?: LakeHooks;
 }
 
 /**
@@ -208,15 +204,13 @@ export class Warehouse {
 
   /** Loads one slice in one transaction; see `loadSliceBatch`. */
   loadSlice(batch: SliceBatch): Promise<LoadResult> {
-    return this.serial(() =>
-      loadSliceBatch(this.connection, (table) => this.plan(table), batch, this.options.hooks, this.options.fence),
-    );
+    return this.serial(() => loadSliceBatch(this.connection, (table) => this.plan(table), batch, this.options.fence));
   }
 
   /** Loads several slices in one transaction, each with its own state; see `loadSliceBatches`. */
   loadSlices(batches: readonly SliceBatch[]): Promise<LoadResult[]> {
     return this.serial(() =>
-      loadSliceBatches(this.connection, (table) => this.plan(table), batches, this.options.hooks, this.options.fence),
+      loadSliceBatches(this.connection, (table) => this.plan(table), batches, this.options.fence),
     );
   }
 
@@ -496,14 +490,7 @@ export class Warehouse {
     try {
       return {
         ok: true,
-        ...(await writeLake(
-          this.connection,
-          lake,
-          identityOf(publishedPath),
-          position,
-          this.options.lakeHooks,
-          this.options.fence,
-        )),
+        ...(await writeLake(this.connection, lake, identityOf(publishedPath), position, this.options.fence)),
       };
     } catch (error) {
       return { ok: false, path: resolve(lake), error: (error as Error).message };

@@ -29,7 +29,7 @@ let queues: Queues;
 let runs: RunStore;
 let tmp: ReturnType<typeof tempDir>;
 let warehouse: Warehouse;
-/** Slice keys whose load the warehouse's hook fails, as a slice whose rows DuckDB refuses would. */
+/** Slice keys whose load the warehouse's fence fails, as a slice whose rows DuckDB refuses would. */
 let refused: Set<string>;
 
 beforeEach(async () => {
@@ -40,10 +40,13 @@ beforeEach(async () => {
   tmp = tempDir('commit-batch');
   refused = new Set();
   processed.clear();
+  // A fence confirmed last before each COMMIT, as a writer's lease is, that refuses the loads holding these slices.
   warehouse = await openWarehouse(join(tmp.path, 'bv.work.duckdb'), {
-    hooks: {
-      beforeCommit: (batch) => {
-        if (refused.has(batch.sliceKey)) throw new Error(`the test refuses slice ${batch.sliceKey}`);
+    fence: {
+      confirm: async (slices = []) => {
+        const slice = slices.find((each) => refused.has(each.sliceKey));
+        if (slice) throw new Error(`the test refuses slice ${slice.sliceKey}`);
+        return 1;
       },
     },
   });

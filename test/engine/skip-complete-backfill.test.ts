@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   skipCompleteBackfill,
   skipCompleteBackfills,
-  skipCompleteCommand,
   type SkipCompleteBackfill,
 } from '../../src/engine/skip-complete-backfill.js';
+import { skipCompleteCommand } from '../../src/cli/skip-complete-command.js';
 import type { DimensionReads } from '../../src/warehouse/dimension-reads.js';
 import { parseConfig } from '../../src/configuration.js';
 

@@ -4,6 +4,7 @@ import { connectRedis } from '../../src/engine/redis.js';
 import { enqueueRun } from '../../src/engine/start-run.js';
 import { WorkerHost } from '../../src/engine/worker-host.js';
 import { createLogger } from '../../src/log.js';
+import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
 import { until } from '../support/until.js';
 
@@ -91,17 +92,22 @@ describe('a worker host', () => {
       log,
       leaseTtlMs: 1_000,
       fetchThreads: 0,
-      warehouse: {
-        hooks: {
-          beforeCommit: async () => {
-            if (!held) return;
-            held = false;
-            // The lease key vanishes (expired while the process was paused) in a load that outlasts the worker's close.
-            await admin.del(writerLeaseKey(fx.config.redisPrefix));
-            await new Promise((resolve) => setTimeout(resolve, 12_000));
+      // The lease's fence, wrapped: in the first slice load, just before it is confirmed, the lease key vanishes
+      // (expired while the process was paused) in a load that outlasts the worker's close.
+      openWarehouse: (path, options) =>
+        openWarehouse(path, {
+          ...options,
+          fence: {
+            async confirm(slices) {
+              if (held && slices?.length) {
+                held = false;
+                await admin.del(writerLeaseKey(fx.config.redisPrefix));
+                await new Promise((resolve) => setTimeout(resolve, 12_000));
+              }
+              return options.fence!.confirm(slices);
+            },
           },
-        },
-      },
+        }),
     });
     try {
       await host.start();
