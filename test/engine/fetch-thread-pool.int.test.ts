@@ -17,6 +17,7 @@ import { redisKeys } from '../../src/redis-keys.js';
 import { RunStore } from '../../src/engine/run-store.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
+import { until } from '../support/until.js';
 
 // A fetch thread reads a slice exactly as the main thread does (same chunks in Redis, same counts), and what it meets
 // comes back as the main thread would have met it: the error's class, the requests counted, its log lines.
@@ -230,6 +231,6 @@ describe('fetch threads', () => {
   });
 });
 
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+function waitFor(condition: () => boolean): Promise<void> {
+  return until('the condition asked', condition, 20_000, 20);
 }
