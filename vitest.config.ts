@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/support/slow-first.js';
 
 // Two kinds of test, named by suffix: *.test.ts is pure logic, *.int.test.ts talks to real Redis, real
 // DuckDB files and the simulator. Each integration file uses its own queue prefix and temp folder, so
@@ -25,6 +26,8 @@ export default defineConfig({
       },
     ],
     pool: 'forks',
+    // The slowest files first, so none is left to run alone at the end (test/durations.json).
+    sequence: { sequencer: SlowFirstSequencer },
     // Most integration files wait on simulated latency, rate limits, lease timeouts and child processes rather than
     // the CPU, so two files at once halve the suite's time on the 2-core box (vitest would run one at a time there).
     maxWorkers: 2,

@@ -64,13 +64,7 @@ const ALLOWED: Record<string, { uses: Partial<Record<Rule, number>>; why: string
     uses: { sleep: 1 },
     why: `${POLL}: the publish's temp file, to kill it mid-copy`,
   },
-  'test/ops/host-run.ts': { uses: { sleep: 1 }, why: POLL },
-  'test/e2e/concurrency.int.test.ts': { uses: { sleep: 1 }, why: POLL },
-  'test/e2e/one-run-per-window.int.test.ts': { uses: { sleep: 1 }, why: POLL },
-  'test/e2e/processes.int.test.ts': { uses: { sleep: 1 }, why: POLL },
-  'test/e2e/warehouse-identity.int.test.ts': { uses: { sleep: 1 }, why: POLL },
   'test/engine/fetch-failures.int.test.ts': { uses: { sleep: 1 }, why: POLL },
-  'test/engine/fetch-thread-pool.int.test.ts': { uses: { sleep: 1 }, why: POLL },
   'test/e2e/notify.int.test.ts': {
     uses: { bound: 1 },
     why: 'a command that must not wait on a silent webhook past notify.deliverySeconds',

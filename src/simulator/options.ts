@@ -48,6 +48,11 @@ export interface SimulatorOptions extends Partial<Knobs> {
   planTopicLimit?: number;
   /** Most answers held in the day cache; default 250,000 (about 1 KB each: ~250 MB at most, see docs/simulator.md). */
   maxCachedAnswers?: number;
+  /**
+   * Awaited before each API request is answered, after its latency: a test holds answers until an event of its own
+   * (test/engine/schedule-overlap.int.test.ts). Default none.
+   */
+  beforeAnswer?: (request: { method: string; path: string }) => Promise<void> | undefined;
   /** Called once per API request after it is answered (the CLI logs them at debug level). */
   onRequest?: (entry: import('./request-log.js').LoggedRequest) => void;
 }

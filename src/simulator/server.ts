@@ -240,6 +240,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
         throw error;
       }
     }
+    await sim.options.beforeAnswer?.({ method: req.method ?? 'GET', path: url.pathname });
 
     if (knobs.unavailable === 'reset') {
       req.socket.destroy();

@@ -27,19 +27,20 @@ let runs: RunMeta[];
 let tickWindow: { from: number; to: number };
 
 async function waitForRunsToFinish(store: RunStore, timeoutMs: number): Promise<RunMeta[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const recent = await store.recent(1_000);
-    if (recent.every((run) => ['complete', 'incomplete', 'failed'].includes(run.status))) return recent;
-    if (Date.now() > deadline)
-      throw new Error(
-        `runs still going: ${recent
-          .filter((run) => !['complete', 'incomplete', 'failed'].includes(run.status))
-          .map((run) => `${run.runId} ${run.status}`)
-          .join(', ')}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const going = (runs: RunMeta[]) => runs.filter((run) => !['complete', 'incomplete', 'failed'].includes(run.status));
+  let recent: RunMeta[] = [];
+  await until(
+    'every run to finish',
+    async () => {
+      recent = await store.recent(1_000);
+      return going(recent).length === 0;
+    },
+    timeoutMs,
+    200,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}; runs still going: ${going(recent).map((run) => `${run.runId} ${run.status}`)}`);
+  });
+  return recent;
 }
 
 beforeAll(async () => {

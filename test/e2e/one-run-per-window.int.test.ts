@@ -14,6 +14,7 @@ import {
   type CliResult,
   type EngineFixture,
 } from '../support/engine.js';
+import { until } from '../support/until.js';
 
 /**
  * One run per window, as an operator meets it, with real `bvsync` processes against the simulator and its request
@@ -59,17 +60,22 @@ async function runDone(
   timeoutMs = 90_000,
 ): Promise<{ runId: string; planned: number; done: number }> {
   const connection = connectRedis(fx.redisUrl);
-  const deadline = Date.now() + timeoutMs;
   try {
     const runs = new RunStore(connection, fx.config.redisPrefix);
-    for (;;) {
-      const [run] = await runs.recent(1);
-      const progress = run ? await runs.progress(run.runId) : { planned: 0, done: 0 };
-      if (run?.status === 'running' && progress.planned > 0 && progress.done >= progress.planned * fraction)
-        return { runId: run.runId, ...progress };
-      if (Date.now() > deadline) throw new Error(`no run reached ${fraction} of its slices in ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    let reached: { runId: string; planned: number; done: number } | undefined;
+    await until(
+      `a run to reach ${fraction} of its slices`,
+      async () => {
+        const [run] = await runs.recent(1);
+        const progress = run ? await runs.progress(run.runId) : { planned: 0, done: 0 };
+        if (run?.status === 'running' && progress.planned > 0 && progress.done >= progress.planned * fraction)
+          reached = { runId: run.runId, ...progress };
+        return reached !== undefined;
+      },
+      timeoutMs,
+      20,
+    );
+    return reached!;
   } finally {
     connection.disconnect();
   }

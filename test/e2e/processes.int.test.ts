@@ -14,6 +14,7 @@ import {
   type CliProcess,
   type EngineFixture,
 } from '../support/engine.js';
+import { until } from '../support/until.js';
 
 /**
  * The commands as an operator runs them, as real processes on one Redis prefix and one DuckDB file: a `bvsync worker`
@@ -90,12 +91,19 @@ async function quarterDone(fx: EngineFixture): Promise<{ planned: number; done: 
   const connection = connectRedis(fx.redisUrl);
   try {
     const runs = new RunStore(connection, fx.config.redisPrefix);
-    for (;;) {
-      const [run] = await runs.recent(1);
-      const progress = run ? await runs.progress(run.runId) : { planned: 0, done: 0 };
-      if (run?.phase === 1 && progress.planned > 0 && progress.done >= progress.planned / 4) return progress;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    let reached: { planned: number; done: number } | undefined;
+    await until(
+      'a quarter of the newest run done',
+      async () => {
+        const [run] = await runs.recent(1);
+        const progress = run ? await runs.progress(run.runId) : { planned: 0, done: 0 };
+        if (run?.phase === 1 && progress.planned > 0 && progress.done >= progress.planned / 4) reached = progress;
+        return reached !== undefined;
+      },
+      90_000,
+      20,
+    );
+    return reached!;
   } finally {
     connection.disconnect();
   }

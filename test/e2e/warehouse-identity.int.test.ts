@@ -52,16 +52,23 @@ afterAll(async () => {
 });
 
 async function newestRun(
-  until: (meta: RunMeta, progress: { planned: number; done: number }) => boolean,
+  holds: (meta: RunMeta, progress: { planned: number; done: number }) => boolean,
 ): Promise<RunMeta> {
   const connection = connectRedis(fx.redisUrl);
   try {
     const runs = new RunStore(connection, fx.config.redisPrefix);
-    for (;;) {
-      const [run] = await runs.recent(1);
-      if (run && until(run, await runs.progress(run.runId))) return run;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    let found: RunMeta | undefined;
+    await until(
+      'the newest run to reach the state asked',
+      async () => {
+        const [run] = await runs.recent(1);
+        if (run && holds(run, await runs.progress(run.runId))) found = run;
+        return found !== undefined;
+      },
+      90_000,
+      20,
+    );
+    return found!;
   } finally {
     connection.disconnect();
   }

@@ -17,6 +17,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/index
 import { testAvailability } from '../support/availability.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
 import { parseConfig, type Config } from '../../src/configuration.js';
+import { until } from '../support/until.js';
 
 // A fetch thread reads a slice exactly as the main thread does (same chunks in Redis, same counts), and what it meets
 // comes back as the main thread would have met it: the error's class, the requests counted, its log lines.
@@ -231,6 +232,6 @@ describe('fetch threads', () => {
   });
 });
 
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+function waitFor(condition: () => boolean): Promise<void> {
+  return until('the condition asked', condition, 20_000, 20);
 }

@@ -27,6 +27,12 @@ let connection: ReturnType<typeof connectRedis>;
 let runs: RunStore;
 let first: RunMeta;
 let second: RunMeta;
+// The simulator holds every conversations answer until the second tick is planned, so the first's slices are still
+// held then, however slow the box.
+let answer: () => void;
+const answered = new Promise<void>((resolve) => {
+  answer = resolve;
+});
 
 async function finished(runId: string): Promise<RunMeta> {
   let meta: RunMeta | null = null;
@@ -46,14 +52,15 @@ async function plannedIds(runId: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  // Each request of the first run's slices takes a while, so they are still held when the second tick plans.
   fx = await engineFixture('schedule-overlap', {
-    sim: { latencyMs: 800 },
+    sim: { beforeAnswer: ({ path }) => (path.includes('/conversations') ? answered : undefined) },
     config: {
       sync: { initialDays: 3, lookbackDays: 2, streams: ['conversations'] },
       schedules: [{ name: SCHEDULE, cron: '* * * * *' }],
     },
   });
+  // A held answer outlasts no client wait on a loaded box.
+  fx.config.api.headersTimeoutMs = 120_000;
   connection = connectRedis(fx.redisUrl);
   runs = new RunStore(connection, fx.config.redisPrefix);
   // The first tick as a scheduler that stopped between recording its run and adding the plan job leaves it.
@@ -98,12 +105,13 @@ beforeAll(async () => {
     today: '2026-11-20',
   });
   await until('the second run to be planned', async () => (await runs.get(SECOND))?.status !== 'planning', 30_000);
-  fx.sim.setKnobs({ latencyMs: 0 });
+  answer();
   first = await finished(FIRST);
   second = await finished(SECOND);
 }, 120_000);
 
 afterAll(async () => {
+  answer();
   await host?.stop(5_000);
   connection?.disconnect();
   await fx?.cleanup();

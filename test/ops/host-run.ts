@@ -2,6 +2,7 @@ import { enqueueRun, readProgress, type RunProgress } from '../../src/engine/sta
 import { connectRedis } from '../../src/engine/redis.js';
 import { RunStore } from '../../src/engine/run-store.js';
 import type { EngineFixture } from '../support/engine.js';
+import { until } from '../support/until.js';
 
 const FINISHED = new Set(['complete', 'incomplete', 'failed']);
 
@@ -23,17 +24,20 @@ export async function backfillWithRunningWorkers(
   });
   const connection = connectRedis(fx.redisUrl);
   const runs = new RunStore(connection, fx.config.redisPrefix);
-  const deadline = Date.now() + (options.timeoutMs ?? 45_000);
   try {
-    for (;;) {
-      const progress = await readProgress(runs, runId);
-      if (FINISHED.has(progress.meta.status)) return progress;
-      if (Date.now() > deadline)
-        throw new Error(
-          `run ${runId} did not finish: ${JSON.stringify(progress.meta)} ${progress.done}/${progress.planned}`,
-        );
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    let progress: RunProgress | undefined;
+    await until(
+      `run ${runId} to finish`,
+      async () => {
+        progress = await readProgress(runs, runId);
+        return FINISHED.has(progress.meta.status);
+      },
+      options.timeoutMs ?? 45_000,
+      200,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}: ${JSON.stringify(progress?.meta)} ${progress?.done}/${progress?.planned}`);
+    });
+    return progress!;
   } finally {
     connection.disconnect();
   }
