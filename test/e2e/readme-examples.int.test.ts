@@ -46,7 +46,7 @@ const SKIPPED: Record<string, string> = {
     'a placeholder key of a real API',
   'export BVSYNC_BRANDS=7,12          # the API has no endpoint that lists brands': 'brands of a real API',
   'npx bvsync doctor                  # checks all of the below; exits 1 if anything is wrong':
-    'needs the real API of the lines above; doctor runs against the simulator in the README tour and the parameter-names session',
+    'needs the real API of the lines above; doctor runs against the simulator in the tutorial and the parameter-names session',
   'npx prism mock -d docs/openapi.yaml     # random answers that fit the document, at http://127.0.0.1:4010':
     'long-running mock server on a fixed port; test/fuzz/prism-backfill.int.test.ts runs Prism',
   "curl -H 'X-API-Key: any' 'http://127.0.0.1:4010/customer/v1/brands/1/conversations?page=1&page_size=5'":
@@ -80,22 +80,22 @@ const SKIPPED: Record<string, string> = {
   'kubectl exec statefulset/bvsync-writer -- node bin/bvsync.js status': 'a Kubernetes cluster running the base',
   // docs/simulator.md
   'npx bvsync simulate --port 4010 --seed 1 --brands 3 --days 30 --scale 100':
-    'runs in the foreground until Ctrl-C; the README tour and the parameter-names session start it in the background',
+    'runs in the foreground until Ctrl-C; the tutorial and the parameter-names session start it in the background',
   "curl -H 'X-API-Key: bvk_sim_local_key' 'http://127.0.0.1:4010/customer/v1/brands/1/conversations?start_date=2026-11-20&page_size=5'":
     'needs the foreground simulator above',
   // docs/syncing.md: the reference block, against a real API and with placeholders
   'export BVSYNC_API_URL=https://api.example.com BVSYNC_API_KEY=... BVSYNC_BRANDS=7,12 BVSYNC_DB=data/bvsync.duckdb':
     'a real API',
   'npx bvsync doctor                                   # config, Redis, API, brand access, parameter names':
-    'needs the real API above; the README tour runs doctor',
+    'needs the real API above; the tutorial runs doctor',
   'npx bvsync backfill --from 2026-09-01 --to 2026-11-20 [--brand 7] [--streams conversations,visibility]':
-    'the real API, and [optional] placeholders; the README tour runs backfill',
+    'the real API, and [optional] placeholders; the tutorial runs backfill',
   'npx bvsync backfill --from 2026-09-01 --to 2026-11-20 --skip-complete   # only the slices not complete in the file':
-    'the real API; the README tour runs backfill --skip-complete',
+    'the real API; the tutorial runs backfill --skip-complete',
   "npx bvsync sync                                     # incremental: since each stream's last complete day + lookback":
-    'the real API; the README tour runs sync',
+    'the real API; the tutorial runs sync',
   'npx bvsync status [--json]                          # unfinished and last runs, queues, freshness, failed slices':
-    '[optional] placeholder; the README tour runs status',
+    '[optional] placeholder; the tutorial runs status',
   'npx bvsync cancel RUN                               # drop an unfinished run (its id from status): queued jobs go':
     'RUN is a placeholder for an unfinished run; test/e2e/one-run-per-window.int.test.ts cancels one',
   // docs/tables.md
@@ -263,7 +263,7 @@ afterAll(async () => {
 });
 
 describe('the command examples of README.md and docs/', () => {
-  it('are found: the README tour, the analyst commands and the example queries', () => {
+  it('are found: the tutorial, the analyst commands and the example queries', () => {
     const all = examples.flatMap((example) => example.lines);
     expect(
       all.filter(
