@@ -115,8 +115,8 @@ export async function probeChanges(
 /**
  * Brings the copy attached as `alias` from its journal position to the working file's state: every replace scope of
  * the entries is deleted there and copied again, every row a merging run wrote last is replaced by key, and the
- * bookkeeping tables (small: one row per run, slice or cursor) are copied whole. Each statement commits on its own,
- * so run it on a copy that is thrown away when it fails.
+ * bookkeeping tables (small: one row per run, slice or cursor) are copied whole. Run it inside a transaction that
+ * writes the copy only.
  */
 export async function applyJournal(
   connection: DuckDBConnection,

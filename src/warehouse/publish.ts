@@ -422,7 +422,7 @@ async function fullCopy(
 }
 
 /**
- * Applies the journal since the copy's marker to the attached clone, a statement at a time. `writtenSince`:
+ * Applies the journal since the copy's marker to the attached clone, in one transaction of the clone. `writtenSince`:
  * the published file is not the one the last publish left (published-identity.ts); said after what the marker tells,
  * which names the likelier cause (a copy of another working file, a backup put back).
  */
@@ -460,16 +460,16 @@ async function updateCopy(connection: DuckDBConnection, marker: Marker, writtenS
   }
   const entries = await readJournal(connection, previous.journalSeq);
   const catalog = await readCatalog(connection);
-  // Each statement commits on its own: the copy is a temporary file, renamed into place only once whole and removed on
-  // any failure. One transaction would hold every deleted and inserted row and key until COMMIT, beyond DuckDB's
-  // budget on a year's warehouse (test/warehouse/publish-incremental.int.test.ts, "within a small DuckDB budget").
+  await connection.run('BEGIN TRANSACTION');
   try {
     await applyJournal(connection, PUBLISH_ALIAS, entries, catalog);
     await writeMarker(connection, marker);
     const differing = await differingTables(connection, PUBLISH_ALIAS, catalog);
     if (differing.length)
       throw new FullCopyNeeded(`row counts differ after applying the journal in ${differing.join(', ')}`);
+    await connection.run('COMMIT');
   } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
     // Any failure to apply (a key collision, a type the copy no longer has) is answered by the full copy, which
     // does not depend on the previous copy at all.
     if (error instanceof FullCopyNeeded) throw error;
