@@ -15,7 +15,7 @@ import { readRows } from '../src/warehouse/read-rows.js';
 import { ECHOED_ENGINES_SQL } from '../src/warehouse/provenance.js';
 import { completeOnceOver } from '../src/warehouse/complete-once-over.js';
 import { LISTED_PAGES_SQL } from '../src/warehouse/listed-pages.js';
-import { completeThrough, firstIncrementalDay, planSlices, type PlannedSlice } from '../src/engine/plan.js';
+import { completeThrough, firstIncrementalDay, planSlices, type PlannedSlice } from '../src/engine/plan/plan.js';
 import { daysBack, runInChild, TODAY, withSimulator, type ChildRunSpec } from './harness.js';
 import type { BenchResult } from './run.js';
 import { parseConfig } from '../src/configuration.js';

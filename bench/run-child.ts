@@ -3,8 +3,8 @@
  * worker host through `runToEnd`), then one JSON line on stdout: its duration, what it loaded, its requests and this
  * process's peak RSS. Started by `runInChild` (bench/harness.ts) with a `ChildRunSpec` as its only argument.
  */
-import { totalCounters } from '../src/engine/run-store.js';
-import { runToEnd } from '../src/engine/start-run.js';
+import { totalCounters } from '../src/engine/run/run-store.js';
+import { runToEnd } from '../src/engine/run/start-run.js';
 import { createLogger } from '../src/log.js';
 import { openReadOnly } from '../src/warehouse/published-database.js';
 import { readRows } from '../src/warehouse/read-rows.js';

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { addDays } from '../src/days.js';
-import { runToEnd } from '../src/engine/start-run.js';
+import { runToEnd } from '../src/engine/run/start-run.js';
 import { createLogger } from '../src/log.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { STREAM_NAMES } from '../src/streams/stream-names.js';

@@ -11,7 +11,7 @@ import { distinctDomains } from '../src/streams/domains.js';
 import { STREAM_NAMES, selectStreams } from '../src/streams/registry.js';
 import { runSlice, type ChunkSink } from '../src/streams/run-slice.js';
 import type { Dimensions, StreamDefinition } from '../src/streams/stream.js';
-import { phaseOf } from '../src/engine/plan.js';
+import { phaseOf } from '../src/engine/plan/plan.js';
 import type { BenchResult } from './run.js';
 import { parseConfig } from '../src/configuration.js';
 

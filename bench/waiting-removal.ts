@@ -7,8 +7,8 @@
  */
 import { Queue, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import { startPrivateRedis } from '../src/engine/redis.js';
-import { removeWaitingJobs } from '../src/engine/waiting-commits.js';
+import { startPrivateRedis } from '../src/engine/redis/redis.js';
+import { removeWaitingJobs } from '../src/engine/writer/waiting-commits.js';
 import type { BenchResult } from './run.js';
 
 const BACKLOGS = [100, 12_500];

@@ -10,7 +10,7 @@ export {
   enqueueRun,
   type RunToEndOptions as RunSyncOptions,
   type RunProgress,
-} from './engine/start-run.js';
-export { WorkerHost, type WorkerHostOptions } from './engine/worker-host.js';
+} from './engine/run/start-run.js';
+export { WorkerHost, type WorkerHostOptions } from './engine/jobs/worker-host.js';
 export { createApiClient, type ApiClient } from './api/index.js';
 export { openWarehouse, Warehouse, type WarehouseOptions } from './warehouse/warehouse.js';

@@ -7,13 +7,13 @@ export interface RedisKeys {
   all: string;
   /** Who holds the DuckDB writer lease. */
   writerLease: string;
-  /** The writer lease's fencing token: a counter every taking of the lease adds one to (src/engine/writer-lease.ts). */
+  /** The writer lease's fencing token: a counter every taking of the lease adds one to (src/engine/writer/writer-lease.ts). */
   writerFence: string;
-  /** The id of the working file the prefix's committed slices are in, recorded by its first writer (src/engine/prefix-warehouse.ts). */
+  /** The id of the working file the prefix's committed slices are in, recorded by its first writer (src/engine/writer/prefix-warehouse.ts). */
   warehouse: string;
   /** The runs by start time (a sorted set), newest last. */
   runs: string;
-  /** A run's record (`part` empty), or one of its sets and counters (`planned`, `done`, `stats`), its outage (`outage`: src/engine/outage-memo.ts), or a notice sent of it (`notified:<event>`: src/engine/run-notices.ts). */
+  /** A run's record (`part` empty), or one of its sets and counters (`planned`, `done`, `stats`), its outage (`outage`: src/engine/fetch/outage-memo.ts), or a notice sent of it (`notified:<event>`: src/engine/run/run-notices.ts). */
   run(runId: string, part?: string): string;
   /** The unfinished run of one window, by the digest of its identity (kind, window, brands, streams). */
   runWindow(identityDigest: string): string;

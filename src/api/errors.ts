@@ -175,7 +175,7 @@ export function refusesKey(error: AuthError): boolean {
 
 /**
  * A 429 whose code names a quota or a period: the key has spent its plan, and a short wait does not help. The slice
- * fails at once and the key is remembered as refused (src/engine/access-memo.ts).
+ * fails at once and the key is remembered as refused (src/engine/fetch/access-memo.ts).
  */
 export class QuotaExceededError extends PermanentError {
   override readonly code = 'quota_exceeded';

@@ -5,7 +5,7 @@ import type { QueryEncoding, QueryParams } from './query.js';
 /**
  * How a read went on the wire where the spec is silent: each parameter's wire name, the array encoding and the first
  * page number. Recorded with each slice (`_sync_state.read_with`) so a later sync can name days read under other
- * settings (src/engine/read-settings-check.ts).
+ * settings (src/engine/plan/read-settings-check.ts).
  */
 export interface ReadSettings {
   /** bvsync's default name -> the name sent, for every parameter the read sent. */

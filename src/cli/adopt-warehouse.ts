@@ -1,9 +1,9 @@
 import { Command } from 'commander';
-import { adoptPrefixWarehouse, writtenFile } from '../engine/prefix-warehouse.js';
-import { writerLeaseKey } from '../engine/queues.js';
-import { connectRedis } from '../engine/redis.js';
-import { RunStore } from '../engine/run-store.js';
-import { leaseHolderWrites } from '../engine/writer-lease.js';
+import { adoptPrefixWarehouse, writtenFile } from '../engine/writer/prefix-warehouse.js';
+import { writerLeaseKey } from '../engine/jobs/queues.js';
+import { connectRedis } from '../engine/redis/redis.js';
+import { RunStore } from '../engine/run/run-store.js';
+import { leaseHolderWrites } from '../engine/writer/writer-lease.js';
 import { duckdbSettings } from '../warehouse/duckdb-budget.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { openWarehouse } from '../warehouse/warehouse.js';
@@ -13,7 +13,7 @@ import { UsageError } from './fail.js';
 /**
  * `bvsync adopt-warehouse`: makes the working file beside BVSYNC_DB (made empty if there is none) the warehouse of the
  * Redis prefix, whatever file it recorded: the deliberate way past a writer's refusal of another file
- * (src/engine/prefix-warehouse.ts, OtherWarehouseFileError). Refused while a process holds the writer lease.
+ * (src/engine/writer/prefix-warehouse.ts, OtherWarehouseFileError). Refused while a process holds the writer lease.
  */
 export function adoptWarehouseCommand(): Command {
   return addCommonOptions(

@@ -1,9 +1,9 @@
 import { Command } from 'commander';
-import { cancelRun } from '../engine/cancel-run.js';
-import { cancelJobId } from '../engine/enqueue.js';
-import { openQueues, writerLeaseKey } from '../engine/queues.js';
-import { connectRedis } from '../engine/redis.js';
-import { RunStore } from '../engine/run-store.js';
+import { cancelRun } from '../engine/run/cancel-run.js';
+import { cancelJobId } from '../engine/jobs/enqueue.js';
+import { openQueues, writerLeaseKey } from '../engine/jobs/queues.js';
+import { connectRedis } from '../engine/redis/redis.js';
+import { RunStore } from '../engine/run/run-store.js';
 import { formatCount } from '../format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { resolveRedis, type ResolvedRedis } from '../engine/redis.js';
-import type { WorkerHostOptions } from '../engine/worker-host.js';
+import { resolveRedis, type ResolvedRedis } from '../engine/redis/redis.js';
+import type { WorkerHostOptions } from '../engine/jobs/worker-host.js';
 import { requireApiSettings } from '../config/api-settings.js';
 import { loadProcessSettings, parseBrandList, type ProcessSettings } from '../config/load.js';
 import { createLogger, type Logger } from '../log.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
-import { connectRedis, deleteKeysWithPrefix } from '../engine/redis.js';
+import { connectRedis, deleteKeysWithPrefix } from '../engine/redis/redis.js';
 import { addDays } from '../days.js';
 import { startSimulator } from '../simulator/index.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
@@ -15,7 +15,7 @@ import { makeOutFolder } from './out-folder.js';
 import { redisKeys } from '../redis-keys.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { formatCount } from '../format.js';
-import { lastPhase } from '../engine/plan.js';
+import { lastPhase } from '../engine/plan/plan.js';
 import { parseConfig } from '../configuration.js';
 
 interface DemoFlags extends CommonFlags {

@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { loadProcessSettings } from '../config/load.js';
 import { redactSecrets } from '../log.js';
-import { replyAdvice } from '../engine/redis-server-kind.js';
+import { replyAdvice } from '../engine/redis/redis-server-kind.js';
 import { EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE } from './exit-codes.js';
 
 /** An error whose message is meant for the person at the terminal, with the exit code to end with (see exit-codes.ts). */

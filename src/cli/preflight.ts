@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
-import { AccessMemo, type Refusal } from '../engine/access-memo.js';
-import { connectRedis } from '../engine/redis.js';
+import { AccessMemo, type Refusal } from '../engine/fetch/access-memo.js';
+import { connectRedis } from '../engine/redis/redis.js';
 import { createApiClient } from '../api/client.js';
 import { RATE_HEADROOM, createRedisRateBudget, type RateBudget } from '../api/rate-budget.js';
 import {
@@ -315,7 +315,7 @@ function refusedKey(error: AuthError, requests: number): UsageError {
 
 /**
  * Shares what the preflight learnt with every process of the prefix: refused brands are remembered
- * (src/engine/access-memo.ts), and a brand or key read again is forgotten, so a fix is used at once.
+ * (src/engine/fetch/access-memo.ts), and a brand or key read again is forgotten, so a fix is used at once.
  */
 async function rememberBrandAccess(config: Config, redisUrl: string, result: PreflightResult): Promise<void> {
   if (!config.api.apiKey || (result.denied.length === 0 && result.readable.length === 0)) return;

@@ -1,4 +1,4 @@
-import type { StreamCounters } from '../engine/run-store.js';
+import type { StreamCounters } from '../engine/run/run-store.js';
 import { formatDuration, formatInteger } from '../format.js';
 
 export interface ProgressSnapshot {
@@ -15,7 +15,7 @@ export interface ProgressSnapshot {
   before?: { done: number; requests: number };
   /**
    * The step of the run in progress, when it has several: a step's slices are planned only once the step before has
-   * loaded (phaseOf, src/engine/plan.ts), so the bar, slices and time left are the step's. Default none (one step).
+   * loaded (phaseOf, src/engine/plan/plan.ts), so the bar, slices and time left are the step's. Default none (one step).
    */
   step?: StepProgress;
   /** Until when fetching waits out a rate limit (its Retry-After, or bvsync's own wait): said when over a few seconds away. */

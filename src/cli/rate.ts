@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { AUTO_START_RATE } from '../api/adaptive-rate.js';
 import { RATE_HEADROOM } from '../api/rate-budget.js';
-import { connectRedis } from '../engine/redis.js';
+import { connectRedis } from '../engine/redis/redis.js';
 import { formatDecimal, formatDuration } from '../format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';

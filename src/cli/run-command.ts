@@ -18,7 +18,7 @@ import { loadProcessSettings } from '../config/load.js';
 import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom, type PreflightResult } from './preflight.js';
 import { runWithReport } from './run-report.js';
 import { getStream } from '../streams/registry.js';
-import { totalCounters } from '../engine/run-store.js';
+import { totalCounters } from '../engine/run/run-store.js';
 import { notifierFor } from '../notify/index.js';
 import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { pushRunMetrics } from '../ops/push-run-metrics.js';

@@ -1,10 +1,10 @@
 import { formatCount, formatInteger } from '../format.js';
 import { textTable } from '../text-table.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
-import { describeGap, phaseOf } from '../engine/plan.js';
-import { connectRedis } from '../engine/redis.js';
-import { totalCounters } from '../engine/run-store.js';
-import { runToEnd, type RunProgress, type RunToEndOptions } from '../engine/start-run.js';
+import { describeGap, phaseOf } from '../engine/plan/plan.js';
+import { connectRedis } from '../engine/redis/redis.js';
+import { totalCounters } from '../engine/run/run-store.js';
+import { runToEnd, type RunProgress, type RunToEndOptions } from '../engine/run/start-run.js';
 import { EXIT_DONE, EXIT_NOT_DONE, exitCodeOfRun } from './exit-codes.js';
 import { routeLogLines } from '../log.js';
 import { selectStreams } from '../streams/registry.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { startScheduler } from '../engine/scheduler.js';
+import { startScheduler } from '../engine/schedule/scheduler.js';
 import {
   addCommonOptions,
   commandLogger,

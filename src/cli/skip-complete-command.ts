@@ -1,4 +1,4 @@
-import type { SkipCompleteBackfill } from '../engine/skip-complete-backfill.js';
+import type { SkipCompleteBackfill } from '../engine/plan/skip-complete-backfill.js';
 
 /**
  * The command that runs the backfill. `--brand` names its brands when they are not the config's all (or the config

@@ -5,12 +5,16 @@ import { Command } from 'commander';
 import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import { textTable } from '../text-table.js';
 import { integerOption } from './integer-option.js';
-import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../engine/queues.js';
-import { connectRedis } from '../engine/redis.js';
-import { RunStore, type RunMeta } from '../engine/run-store.js';
+import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../engine/jobs/queues.js';
+import { connectRedis } from '../engine/redis/redis.js';
+import { RunStore, type RunMeta } from '../engine/run/run-store.js';
 import { formatDecimal, formatInteger } from '../format.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
-import { backfillOver, skipCompleteBackfills, type SkipCompleteBackfill } from '../engine/skip-complete-backfill.js';
+import {
+  backfillOver,
+  skipCompleteBackfills,
+  type SkipCompleteBackfill,
+} from '../engine/plan/skip-complete-backfill.js';
 import { skipCompleteCommand } from './skip-complete-command.js';
 import type { Logger } from '../log.js';
 import {
@@ -26,8 +30,8 @@ import { plainValue, readRows, type PlainRow } from '../warehouse/read-rows.js';
 import { formatResult } from './result-format.js';
 import { recentRuns, type RunRow } from '../warehouse/run-log.js';
 import { lastFinishedHealRound } from '../warehouse/heal-log.js';
-import { prefixWarehouse } from '../engine/prefix-warehouse.js';
-import { quotaStatus, type QuotaStatus } from '../engine/quota-parking.js';
+import { prefixWarehouse } from '../engine/writer/prefix-warehouse.js';
+import { quotaStatus, type QuotaStatus } from '../engine/fetch/quota-parking.js';
 import { lakeLine, lakeStatus, type LakeStatus } from './lake-line.js';
 import { publishedWarehouseId, warehouseIdentity, warehouseLine, type WarehouseIdentity } from './warehouse-line.js';
 import {
@@ -129,7 +133,7 @@ interface StatusReport {
    * key, no key is configured, or Redis did not answer.
    */
   rate: KeyRate | null;
-  /** The published copy's warehouse id and the one the Redis prefix records (src/engine/prefix-warehouse.ts). */
+  /** The published copy's warehouse id and the one the Redis prefix records (src/engine/writer/prefix-warehouse.ts). */
   warehouse: WarehouseIdentity;
   /** The request budget's window and the runs waiting for the next one (docs/quota.md); null without `api.dailyRequestBudget`. */
   requestBudget: QuotaStatus | null;
@@ -285,7 +289,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
           brands: [...new Set(backfills.flatMap((each) => each.brands))].sort((a, b) => a - b),
           streams: backfills.flatMap((each) => each.streams).sort(),
           slices: backfills.reduce((sum, each) => sum + each.slices, 0),
-          // One backfill per span of days, brands and streams (src/engine/skip-complete-backfill.ts), one after the
+          // One backfill per span of days, brands and streams (src/engine/plan/skip-complete-backfill.ts), one after the
           // other: `;`, not `&&`, as a backfill that leaves a slice failed exits 1, and the next must run all the same.
           command: backfills.map((each) => skipCompleteCommand(each, config.brands)).join('; '),
         }
@@ -298,7 +302,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
 
 /**
  * The `backfill --skip-complete` runs to advise: over the day slices not complete of the brands and streams the config
- * plans that a backfill still plans, one per span of days and brands (src/engine/skip-complete-backfill.ts); and how
+ * plans that a backfill still plans, one per span of days and brands (src/engine/plan/skip-complete-backfill.ts); and how
  * many of those slices none plans, null when that cannot be told.
  */
 async function backfillsToAdvise(

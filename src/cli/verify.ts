@@ -3,7 +3,7 @@ import { RATE_HEADROOM, createApiClient, createRedisRateBudget } from '../api/in
 import { AuthError, BrandAccessDeniedError } from '../api/errors.js';
 import { parseBrandList } from '../config/load.js';
 import { addDays, maxDay, parseDay } from '../days.js';
-import { connectRedis } from '../engine/redis.js';
+import { connectRedis } from '../engine/redis/redis.js';
 import { CallBudget } from '../verify/call-budget.js';
 import type { DayWindow } from '../verify/figure.js';
 import { renderVerify } from '../verify/render-verify.js';

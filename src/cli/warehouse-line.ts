@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { ADOPT_COMMAND, type PrefixWarehouse } from '../engine/prefix-warehouse.js';
+import { ADOPT_COMMAND, type PrefixWarehouse } from '../engine/writer/prefix-warehouse.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { readRows } from '../warehouse/read-rows.js';
 import { warehouseIdOf } from '../warehouse/warehouse-id.js';

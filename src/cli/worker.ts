@@ -1,11 +1,11 @@
 import { Command } from 'commander';
-import { WorkerHost } from '../engine/worker-host.js';
+import { WorkerHost } from '../engine/jobs/worker-host.js';
 import { serveHostMetrics } from '../ops/host-metrics.js';
 import { parsePort } from '../ops/port.js';
 import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { notifierFor } from '../notify/index.js';
 import { loadProcessSettings } from '../config/load.js';
-import { DEFAULT_REDIS_OUTAGE_MS } from '../engine/redis-outage.js';
+import { DEFAULT_REDIS_OUTAGE_MS } from '../engine/redis/redis-outage.js';
 import {
   addCommonOptions,
   commandLogger,

@@ -1,5 +1,5 @@
 import { createMemoryRateBudget, createRedisRateBudget, type RateBudget } from '../api/rate-budget.js';
-import { connectRedis, LOCAL_REDIS_URL } from '../engine/redis.js';
+import { connectRedis, LOCAL_REDIS_URL } from '../engine/redis/redis.js';
 import type { Logger } from '../log.js';
 import type { Config } from '../configuration.js';
 

@@ -6,7 +6,7 @@ const FIELDS_6 = ['second', ...FIELDS_5];
 
 /**
  * Why a schedule's cron expression cannot run, or undefined when it can. The scheduler needs both libraries to
- * accept it (node-cron fires it, cron-parser finds the slot of a tick: src/engine/scheduler.ts), so both are asked here,
+ * accept it (node-cron fires it, cron-parser finds the slot of a tick: src/engine/schedule/scheduler.ts), so both are asked here,
  * and the config refuses what `bvsync scheduler` would refuse later.
  */
 export function cronProblem(expression: string): string | undefined {

@@ -7,8 +7,8 @@ import { dirname, join } from 'node:path';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../engine/queues.js';
-import { connectRedis } from '../engine/redis.js';
+import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../engine/jobs/queues.js';
+import { connectRedis } from '../engine/redis/redis.js';
 
 export interface DashboardOptions {
   redisUrl: string;

@@ -1,4 +1,4 @@
-import type { WorkerHost } from '../engine/worker-host.js';
+import type { WorkerHost } from '../engine/jobs/worker-host.js';
 import type { Logger } from '../log.js';
 import { startMetricsServer, type RunningMetricsServer } from './metrics-server.js';
 import type { PrometheusMetrics } from './prometheus-metrics.js';
@@ -17,7 +17,7 @@ export interface HostMetricsOptions {
 
 /**
  * Serves a worker host's metrics: the counters it feeds as it works, plus its queues' depths and (while it holds the
- * writer lease) freshness, read when scraped; and its probes, `/healthz` and `/readyz` (src/engine/readiness.ts).
+ * writer lease) freshness, read when scraped; and its probes, `/healthz` and `/readyz` (src/engine/jobs/readiness.ts).
  */
 export function serveHostMetrics(
   host: WorkerHost,

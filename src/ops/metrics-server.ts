@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Readiness } from '../engine/readiness.js';
+import type { Readiness } from '../engine/jobs/readiness.js';
 import type { Logger } from '../log.js';
 import type { PrometheusMetrics } from './prometheus-metrics.js';
 

@@ -100,7 +100,7 @@ export interface StreamDefinition<
   settings?: C;
   /**
    * The dimensions its slices fan out over: it is planned in a later phase than every stream that provides them
-   * (src/engine/plan.ts). May depend on its settings (conversations need topics only when sliced by topic).
+   * (src/engine/plan/plan.ts). May depend on its settings (conversations need topics only when sliced by topic).
    */
   needs?: readonly DimensionName[] | ((sync: SettingsOf<C>) => readonly DimensionName[]);
   /**

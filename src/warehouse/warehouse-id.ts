@@ -2,7 +2,7 @@ import type { RowReader } from './bookkeeping.js';
 
 /**
  * The id a working file was made with (migration 016), copied into every published copy: it tells one file from
- * another at the same path (src/engine/prefix-warehouse.ts).
+ * another at the same path (src/engine/writer/prefix-warehouse.ts).
  */
 export const WAREHOUSE_TABLE = '_warehouse';
 

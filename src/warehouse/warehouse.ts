@@ -151,7 +151,7 @@ export class Warehouse {
     }
   }
 
-  /** The fault that ended writing, if one did: the host stops loading on it (src/engine/worker-host.ts). */
+  /** The fault that ended writing, if one did: the host stops loading on it (src/engine/jobs/worker-host.ts). */
   get fault(): WriterFault | undefined {
     return this.faulted;
   }

@@ -98,7 +98,7 @@ describe('deploy/kubernetes', () => {
       expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
       expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
       expect(container.startupProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
-      // Each readiness check waits at most 2 s (src/engine/readiness.ts), two of them in a row.
+      // Each readiness check waits at most 2 s (src/engine/jobs/readiness.ts), two of them in a row.
       expect(container.readinessProbe.timeoutSeconds).toBeGreaterThan(4);
     }
   });

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, todayUtc } from '../../src/days.js';
-import { runToEnd, type RunProgress } from '../../src/engine/start-run.js';
+import { runToEnd, type RunProgress } from '../../src/engine/run/start-run.js';
 import type { Job } from 'bullmq';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { loadProcessor } from '../../src/engine/load-processor.js';
-import { openQueues } from '../../src/engine/queues.js';
-import { connectRedis } from '../../src/engine/redis.js';
-import { RunStore } from '../../src/engine/run-store.js';
+import { loadProcessor } from '../../src/engine/writer/load-processor.js';
+import { openQueues } from '../../src/engine/jobs/queues.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import { RunStore } from '../../src/engine/run/run-store.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';

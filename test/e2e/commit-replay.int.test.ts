@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { RedisChunkSink } from '../../src/engine/chunk-store.js';
-import type { CommitJobData } from '../../src/engine/job-data.js';
-import { loadProcessor } from '../../src/engine/load-processor.js';
-import { openQueues, type Queues } from '../../src/engine/queues.js';
-import { connectRedis } from '../../src/engine/redis.js';
-import { RunStore, type SliceOutcome } from '../../src/engine/run-store.js';
+import { RedisChunkSink } from '../../src/engine/fetch/chunk-store.js';
+import type { CommitJobData } from '../../src/engine/jobs/job-data.js';
+import { loadProcessor } from '../../src/engine/writer/load-processor.js';
+import { openQueues, type Queues } from '../../src/engine/jobs/queues.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import { RunStore, type SliceOutcome } from '../../src/engine/run/run-store.js';
 import { createApiClient } from '../../src/api/index.js';
 import { getStream } from '../../src/streams/registry.js';
 import { runSlice } from '../../src/streams/run-slice.js';

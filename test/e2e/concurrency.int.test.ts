@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/engine/redis.js';
-import { RunStore, type RunMeta } from '../../src/engine/run-store.js';
-import { scheduledRunId, startScheduler, type RunningScheduler } from '../../src/engine/scheduler.js';
-import { WorkerHost } from '../../src/engine/worker-host.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import { RunStore, type RunMeta } from '../../src/engine/run/run-store.js';
+import { scheduledRunId, startScheduler, type RunningScheduler } from '../../src/engine/schedule/scheduler.js';
+import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
 import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
 import { until } from '../support/until.js';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/engine/redis.js';
-import { RunStore, totalCounters, type RunMeta } from '../../src/engine/run-store.js';
-import { enqueueRun, type RunProgress } from '../../src/engine/start-run.js';
-import { WorkerHost } from '../../src/engine/worker-host.js';
-import { openQueues } from '../../src/engine/queues.js';
-import { quotaStatus, type QuotaStatus } from '../../src/engine/quota-parking.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import { RunStore, totalCounters, type RunMeta } from '../../src/engine/run/run-store.js';
+import { enqueueRun, type RunProgress } from '../../src/engine/run/start-run.js';
+import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
+import { openQueues } from '../../src/engine/jobs/queues.js';
+import { quotaStatus, type QuotaStatus } from '../../src/engine/fetch/quota-parking.js';
 import { requestBudgetLines } from '../../src/cli/status.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import type { LoggedRequest } from '../../src/simulator/index.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runToEnd, type RunProgress } from '../../src/engine/start-run.js';
+import { runToEnd, type RunProgress } from '../../src/engine/run/start-run.js';
 import { newestCompletePastDays } from '../../src/warehouse/bookkeeping.js';
 import {
   cliEnv,

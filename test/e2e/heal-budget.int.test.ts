@@ -10,7 +10,7 @@ import { engineFixture, runInProcess, type EngineFixture } from '../support/engi
 
 /**
  * `sync.heal.maxCalls` bounds every request of a comparison, the whole-window one and retries included: the budget
- * refuses an attempt past it before it is sent, and what it leaves out is reported unresolved (src/engine/heal.ts).
+ * refuses an attempt past it before it is sent, and what it leaves out is reported unresolved (src/engine/schedule/heal.ts).
  * Counted on the simulator's own request log.
  */
 

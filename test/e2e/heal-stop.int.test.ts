@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/days.js';
-import { openQueues } from '../../src/engine/queues.js';
-import { scheduledRunId } from '../../src/engine/scheduler.js';
-import { enqueueRun } from '../../src/engine/start-run.js';
-import { WorkerHost } from '../../src/engine/worker-host.js';
+import { openQueues } from '../../src/engine/jobs/queues.js';
+import { scheduledRunId } from '../../src/engine/schedule/scheduler.js';
+import { enqueueRun } from '../../src/engine/run/start-run.js';
+import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
 import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
 import { until } from '../support/until.js';
 import { testRedis } from '../support/redis.js';
 
 /**
- * A stop during a `sync.heal` comparison ends its calls as the stop begins (src/engine/heal.ts, `stopSignal`): the
+ * A stop during a `sync.heal` comparison ends its calls as the stop begins (src/engine/schedule/heal.ts, `stopSignal`): the
  * heal job fails its attempt and goes back for the next writer, where the load worker's close had given up on it.
  * A comparison the API fails ends its round with the window unresolved, not a job tried again at maxCalls a time.
  */

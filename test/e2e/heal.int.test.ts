@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, eachDay } from '../../src/days.js';
-import { scheduledRunId } from '../../src/engine/scheduler.js';
-import { enqueueRun } from '../../src/engine/start-run.js';
-import { WorkerHost } from '../../src/engine/worker-host.js';
+import { scheduledRunId } from '../../src/engine/schedule/scheduler.js';
+import { enqueueRun } from '../../src/engine/run/start-run.js';
+import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
 import { Notifier } from '../../src/notify/notifier.js';
 import { PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';
 import { cliEnv, engineFixture, queryFile, runBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';

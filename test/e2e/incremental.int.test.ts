@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunProgress } from '../../src/engine/start-run.js';
+import type { RunProgress } from '../../src/engine/run/start-run.js';
 import { CONTENT_TYPE_VALUES, OWNERSHIP_VALUES, SENTIMENT_VALUES } from '../../src/api/index.js';
 import { addDays, eachDay } from '../../src/days.js';
 import type { LoggedRequest } from '../../src/simulator/index.js';

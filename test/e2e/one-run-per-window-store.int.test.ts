@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cancelRun } from '../../src/engine/cancel-run.js';
-import { enqueueCommit, enqueueFetches } from '../../src/engine/enqueue.js';
-import { openQueues } from '../../src/engine/queues.js';
-import { connectRedis } from '../../src/engine/redis.js';
-import { RunStore } from '../../src/engine/run-store.js';
-import { runWindowIdentity } from '../../src/engine/run-window.js';
-import { enqueueRun, type StartRunOptions } from '../../src/engine/start-run.js';
+import { cancelRun } from '../../src/engine/run/cancel-run.js';
+import { enqueueCommit, enqueueFetches } from '../../src/engine/jobs/enqueue.js';
+import { openQueues } from '../../src/engine/jobs/queues.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import { RunStore } from '../../src/engine/run/run-store.js';
+import { runWindowIdentity } from '../../src/engine/run/run-window.js';
+import { enqueueRun, type StartRunOptions } from '../../src/engine/run/start-run.js';
 import { createLogger } from '../../src/log.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';

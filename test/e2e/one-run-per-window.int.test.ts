@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/engine/redis.js';
-import { RunStore } from '../../src/engine/run-store.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import { RunStore } from '../../src/engine/run/run-store.js';
 import {
   cliEnv,
   engineFixture,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lakeLine, lakeStatus } from '../../src/cli/lake-line.js';
 import { addDays } from '../../src/days.js';
-import type { RunProgress } from '../../src/engine/start-run.js';
+import type { RunProgress } from '../../src/engine/run/start-run.js';
 import { PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';
 import { readManifest } from '../../src/warehouse/parquet-lake.js';
 import { identityOf } from '../../src/warehouse/published-identity.js';

@@ -3,7 +3,7 @@ import { createApiClient, type ApiClient } from '../../src/api/index.js';
 import { productRankingEndpoint, type ProductRankingRow } from '../../src/streams/product-ranking-report.js';
 import { visibilityTopicsEndpoint, type VisibilityRow } from '../../src/streams/visibility-report.js';
 import { eachDay } from '../../src/days.js';
-import type { RunProgress } from '../../src/engine/start-run.js';
+import type { RunProgress } from '../../src/engine/run/start-run.js';
 import { openReadOnly, type ReadOnlyDatabase } from '../../src/warehouse/published-database.js';
 import { readRows } from '../../src/warehouse/read-rows.js';
 import { engineFixture, runInProcess, type EngineFixture } from '../support/engine.js';

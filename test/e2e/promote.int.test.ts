@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkerHost } from '../../src/engine/worker-host.js';
+import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/engine/redis.js';
-import { openQueues } from '../../src/engine/queues.js';
-import { quotaStatus, type QuotaStatus } from '../../src/engine/quota-parking.js';
-import { RunStore, totalCounters, type RunMeta } from '../../src/engine/run-store.js';
-import { enqueueRun } from '../../src/engine/start-run.js';
-import { WorkerHost } from '../../src/engine/worker-host.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import { openQueues } from '../../src/engine/jobs/queues.js';
+import { quotaStatus, type QuotaStatus } from '../../src/engine/fetch/quota-parking.js';
+import { RunStore, totalCounters, type RunMeta } from '../../src/engine/run/run-store.js';
+import { enqueueRun } from '../../src/engine/run/start-run.js';
+import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
 import { engineFixture, type EngineFixture } from '../support/engine.js';
 import { until } from '../support/until.js';
 

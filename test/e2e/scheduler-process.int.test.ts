@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/engine/redis.js';
-import { RunStore, type RunMeta } from '../../src/engine/run-store.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import { RunStore, type RunMeta } from '../../src/engine/run/run-store.js';
 import { addDays } from '../../src/days.js';
 import {
   cliEnv,

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/engine/redis.js';
+import { freePort } from '../../src/engine/redis/redis.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import { until } from '../support/until.js';
 import {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/days.js';
-import { runToEnd } from '../../src/engine/start-run.js';
+import { runToEnd } from '../../src/engine/run/start-run.js';
 import {
   cliEnv,
   engineFixture,

@@ -12,9 +12,9 @@ import {
   type EngineFixture,
 } from '../support/engine.js';
 import { deletePrefix, testRedis } from '../support/redis.js';
-import { freePort } from '../../src/engine/redis.js';
-import { RunStore } from '../../src/engine/run-store.js';
-import { FETCH_QUEUE } from '../../src/engine/queues.js';
+import { freePort } from '../../src/engine/redis/redis.js';
+import { RunStore } from '../../src/engine/run/run-store.js';
+import { FETCH_QUEUE } from '../../src/engine/jobs/queues.js';
 
 /**
  * `bvsync status` after a backfill that reached today: the run is listed from Redis, and from the published file's

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cancelRun } from '../../src/engine/cancel-run.js';
-import { openQueues } from '../../src/engine/queues.js';
-import { connectRedis } from '../../src/engine/redis.js';
-import { RunStore } from '../../src/engine/run-store.js';
-import { runToEnd } from '../../src/engine/start-run.js';
-import { WorkerHost } from '../../src/engine/worker-host.js';
+import { cancelRun } from '../../src/engine/run/cancel-run.js';
+import { openQueues } from '../../src/engine/jobs/queues.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import { RunStore } from '../../src/engine/run/run-store.js';
+import { runToEnd } from '../../src/engine/run/start-run.js';
+import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
 import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
 import { until } from '../support/until.js';
 

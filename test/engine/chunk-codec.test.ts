@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeChunk, encodeChunk } from '../../src/engine/chunk-codec.js';
+import { decodeChunk, encodeChunk } from '../../src/engine/fetch/chunk-codec.js';
 
 describe('chunk codec bytes', () => {
   const rows = Array.from({ length: 500 }, (_, i) => ({

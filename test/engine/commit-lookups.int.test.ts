@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { CommitLookups } from '../../src/engine/commit-lookups.js';
+import { CommitLookups } from '../../src/engine/writer/commit-lookups.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
 import { conversationRows, sliceBatch } from '../warehouse/batches.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/engine/redis.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
 import { volumeSpace } from '../../src/warehouse/volume-space.js';
 import {
   cliEnv,

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { enqueueFetches } from '../../src/engine/enqueue.js';
-import type { FetchJobData } from '../../src/engine/job-data.js';
-import { openQueues } from '../../src/engine/queues.js';
-import { RunGoneError } from '../../src/engine/run-gone.js';
+import { enqueueFetches } from '../../src/engine/jobs/enqueue.js';
+import type { FetchJobData } from '../../src/engine/jobs/job-data.js';
+import { openQueues } from '../../src/engine/jobs/queues.js';
+import { RunGoneError } from '../../src/engine/run/run-gone.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jobId } from '../../src/engine/enqueue.js';
-import { decodeChunk, encodeChunk } from '../../src/engine/chunk-codec.js';
+import { jobId } from '../../src/engine/jobs/enqueue.js';
+import { decodeChunk, encodeChunk } from '../../src/engine/fetch/chunk-codec.js';
 
 describe('jobId', () => {
   it('is the same for the same slice and different for another', () => {

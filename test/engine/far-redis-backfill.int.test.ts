@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDelayProxy, type DelayProxy } from '../../bench/delay-proxy.js';
-import { FAR_REDIS_STEP_MS } from '../../src/engine/fetch-concurrency.js';
+import { FAR_REDIS_STEP_MS } from '../../src/engine/fetch/fetch-concurrency.js';
 import { engineFixture, runInProcess, tableDifferences, type EngineFixture } from '../support/engine.js';
 import { TEST_REDIS_URL } from '../support/redis.js';
 

@@ -7,7 +7,7 @@ import {
   fetchConcurrencyFor,
   fetchWorkerSlots,
   redisRoundTripMs,
-} from '../../src/engine/fetch-concurrency.js';
+} from '../../src/engine/fetch/fetch-concurrency.js';
 import { TEST_REDIS_URL } from '../support/redis.js';
 
 describe('fetch concurrency and the round trip to Redis', () => {

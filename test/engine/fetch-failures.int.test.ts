@@ -8,16 +8,16 @@ import {
   TransientError,
   type ApiClient,
 } from '../../src/api/index.js';
-import { fetchProcessor, type FetchProcessorDeps } from '../../src/engine/fetch-processor.js';
-import { reviveError, serializeError } from '../../src/engine/fetch-thread-messages.js';
-import type { FetchJobData } from '../../src/engine/job-data.js';
-import { AccessMemo } from '../../src/engine/access-memo.js';
-import { OutageMemo, outageToleranceMs } from '../../src/engine/outage-memo.js';
-import { FETCH_QUEUE, openQueues, type Queues } from '../../src/engine/queues.js';
-import { RequestTallies } from '../../src/engine/request-tally.js';
-import { RunGaveUpError } from '../../src/engine/run-cancel-watch.js';
-import { RunStore } from '../../src/engine/run-store.js';
-import type { SliceReader } from '../../src/engine/slice-reader.js';
+import { fetchProcessor, type FetchProcessorDeps } from '../../src/engine/fetch/fetch-processor.js';
+import { reviveError, serializeError } from '../../src/engine/fetch/fetch-thread-messages.js';
+import type { FetchJobData } from '../../src/engine/jobs/job-data.js';
+import { AccessMemo } from '../../src/engine/fetch/access-memo.js';
+import { OutageMemo, outageToleranceMs } from '../../src/engine/fetch/outage-memo.js';
+import { FETCH_QUEUE, openQueues, type Queues } from '../../src/engine/jobs/queues.js';
+import { RequestTallies } from '../../src/engine/run/request-tally.js';
+import { RunGaveUpError } from '../../src/engine/run/run-cancel-watch.js';
+import { RunStore } from '../../src/engine/run/run-store.js';
+import type { SliceReader } from '../../src/engine/fetch/slice-reader.js';
 import { createLogger } from '../../src/log.js';
 import type { SyncMetrics } from '../../src/ops/sync-metrics.js';
 import { testAvailability } from '../support/availability.js';
@@ -46,7 +46,7 @@ beforeEach(async () => {
   redis = testRedis();
   prefix = uniquePrefix('fetch-failures');
   queues = openQueues(redis, prefix);
-  // Jobs are added only for a run Redis knows (src/engine/run-gone.ts).
+  // Jobs are added only for a run Redis knows (src/engine/run/run-gone.ts).
   await new RunStore(redis, prefix).create({
     runId: DATA.runId,
     kind: 'backfill',

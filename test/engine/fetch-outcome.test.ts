@@ -9,10 +9,10 @@ import {
   ValidationError,
 } from '../../src/api/index.js';
 import { QuotaWaitError } from '../../src/api/request-quota.js';
-import { classify, type FetchState } from '../../src/engine/fetch-outcome.js';
-import type { Outage } from '../../src/engine/outage-memo.js';
-import { RunCancelledError, RunGaveUpError } from '../../src/engine/run-cancel-watch.js';
-import { RunGoneError } from '../../src/engine/run-gone.js';
+import { classify, type FetchState } from '../../src/engine/fetch/fetch-outcome.js';
+import type { Outage } from '../../src/engine/fetch/outage-memo.js';
+import { RunCancelledError, RunGaveUpError } from '../../src/engine/run/run-cancel-watch.js';
+import { RunGoneError } from '../../src/engine/run/run-gone.js';
 
 /**
  * What a fetch job does with the outcome of its read, decided by one pure function: every case the job tells apart,

@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { AuthError, BrandAccessDeniedError, createApiClient, type ApiRequestEvent } from '../../src/api/index.js';
-import { readChunks } from '../../src/engine/chunk-store.js';
-import { FetchThreadPool } from '../../src/engine/fetch-thread-pool.js';
-import type { FetchJobData } from '../../src/engine/job-data.js';
-import { emptyTally, RequestTallies } from '../../src/engine/request-tally.js';
-import { inlineSliceReader } from '../../src/engine/slice-reader.js';
+import { readChunks } from '../../src/engine/fetch/chunk-store.js';
+import { FetchThreadPool } from '../../src/engine/fetch/fetch-thread-pool.js';
+import type { FetchJobData } from '../../src/engine/jobs/job-data.js';
+import { emptyTally, RequestTallies } from '../../src/engine/run/request-tally.js';
+import { inlineSliceReader } from '../../src/engine/fetch/slice-reader.js';
 import { RATE_HEADROOM } from '../../src/api/rate-budget.js';
 import { redisKeys } from '../../src/redis-keys.js';
-import { RunStore } from '../../src/engine/run-store.js';
+import { RunStore } from '../../src/engine/run/run-store.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { testAvailability } from '../support/availability.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
@@ -38,7 +38,7 @@ beforeAll(async () => {
     db: '/nowhere/bv.duckdb',
     redisPrefix: prefix,
   });
-  // Chunks are written only for a run Redis knows (src/engine/run-gone.ts).
+  // Chunks are written only for a run Redis knows (src/engine/run/run-gone.ts).
   const now = new Date().toISOString();
   await new RunStore(redis, prefix).create({
     runId: 'run-threads',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { healSlices } from '../../src/engine/heal.js';
-import type { PlannedSlice } from '../../src/engine/plan.js';
+import { healSlices } from '../../src/engine/schedule/heal.js';
+import type { PlannedSlice } from '../../src/engine/plan/plan.js';
 
 function slice(
   brandId: number,

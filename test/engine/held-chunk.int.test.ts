@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { RedisChunkSink, readChunks } from '../../src/engine/chunk-store.js';
-import { enqueueCommit } from '../../src/engine/enqueue.js';
-import type { CommitJobData } from '../../src/engine/job-data.js';
-import { openQueues, type Queues } from '../../src/engine/queues.js';
-import { isRunGone } from '../../src/engine/run-gone.js';
+import { RedisChunkSink, readChunks } from '../../src/engine/fetch/chunk-store.js';
+import { enqueueCommit } from '../../src/engine/jobs/enqueue.js';
+import type { CommitJobData } from '../../src/engine/jobs/job-data.js';
+import { openQueues, type Queues } from '../../src/engine/jobs/queues.js';
+import { isRunGone } from '../../src/engine/run/run-gone.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 

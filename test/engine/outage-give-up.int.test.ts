@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OutageMemo } from '../../src/engine/outage-memo.js';
+import { OutageMemo } from '../../src/engine/fetch/outage-memo.js';
 import { engineFixture, queryFile, runInProcess, type EngineFixture } from '../support/engine.js';
 import { testRedis } from '../support/redis.js';
 

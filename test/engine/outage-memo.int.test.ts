@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { connectRedis, deleteKeysWithPrefix } from '../../src/engine/redis.js';
-import { OutageMemo, SAME_OUTAGE_MS, processUnansweredSince } from '../../src/engine/outage-memo.js';
-import { RunGaveUpError, watchRun } from '../../src/engine/run-cancel-watch.js';
+import { connectRedis, deleteKeysWithPrefix } from '../../src/engine/redis/redis.js';
+import { OutageMemo, SAME_OUTAGE_MS, processUnansweredSince } from '../../src/engine/fetch/outage-memo.js';
+import { RunGaveUpError, watchRun } from '../../src/engine/run/run-cancel-watch.js';
 import { KeyAnswers } from '../../src/api/index.js';
 import { testAvailability } from '../support/availability.js';
 import { TEST_REDIS_URL } from '../support/redis.js';

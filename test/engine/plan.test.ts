@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { completeThrough, daysToFetch, nextCursor, phaseOf, planPhase, planSlices } from '../../src/engine/plan.js';
+import {
+  completeThrough,
+  daysToFetch,
+  nextCursor,
+  phaseOf,
+  planPhase,
+  planSlices,
+} from '../../src/engine/plan/plan.js';
 import { getStream } from '../../src/streams/registry.js';
 import { perDay, once } from '../../src/streams/slicing.js';
 import type { StreamPlanning } from '../../src/streams/stream.js';

@@ -5,11 +5,11 @@ import {
   OtherWarehouseError,
   OtherWarehouseFileError,
   prefixWarehouse,
-} from '../../src/engine/prefix-warehouse.js';
-import { connectRedis } from '../../src/engine/redis.js';
-import { enqueueRun } from '../../src/engine/start-run.js';
-import { WorkerHost } from '../../src/engine/worker-host.js';
-import { writerLeaseKey } from '../../src/engine/queues.js';
+} from '../../src/engine/writer/prefix-warehouse.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import { enqueueRun } from '../../src/engine/run/start-run.js';
+import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
+import { writerLeaseKey } from '../../src/engine/jobs/queues.js';
 import { createLogger } from '../../src/log.js';
 import { engineFixture, type EngineFixture } from '../support/engine.js';
 import { until } from '../support/until.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { startPrivateRedis } from '../../src/engine/redis.js';
+import { startPrivateRedis } from '../../src/engine/redis/redis.js';
 import { until } from '../support/until.js';
 import { runScript, type ChildScript, type ScriptOptions } from '../warehouse/child-process.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RedisDatabaseError, resolveRedis } from '../../src/engine/redis.js';
+import { RedisDatabaseError, resolveRedis } from '../../src/engine/redis/redis.js';
 import { TEST_REDIS_URL } from '../support/redis.js';
 
 /** The database of REDIS_URL, checked before anything runs: a refused one left every key in database 0. */

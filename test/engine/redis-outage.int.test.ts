@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, freePort } from '../../src/engine/redis.js';
-import { RedisGoneError, RedisOutageWatch } from '../../src/engine/redis-outage.js';
+import { connectRedis, freePort } from '../../src/engine/redis/redis.js';
+import { RedisGoneError, RedisOutageWatch } from '../../src/engine/redis/redis-outage.js';
 import { until } from '../support/until.js';
 import { PrivateRedis } from '../reliability/scenarios.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { resolveRedis } from '../../src/engine/redis.js';
-import { RedisTopologyError, replyAdvice } from '../../src/engine/redis-server-kind.js';
+import { resolveRedis } from '../../src/engine/redis/redis.js';
+import { RedisTopologyError, replyAdvice } from '../../src/engine/redis/redis-server-kind.js';
 import { checkRedis } from '../../src/cli/doctor/checks.js';
 import { runBvsync } from '../support/engine.js';
 import {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { OtherWarehouseFileError, prefixWarehouse } from '../../src/engine/prefix-warehouse.js';
-import { connectRedis } from '../../src/engine/redis.js';
-import { RunStore, type RunMeta } from '../../src/engine/run-store.js';
-import { enqueueRun, runToEnd } from '../../src/engine/start-run.js';
-import { WorkerHost } from '../../src/engine/worker-host.js';
+import { OtherWarehouseFileError, prefixWarehouse } from '../../src/engine/writer/prefix-warehouse.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import { RunStore, type RunMeta } from '../../src/engine/run/run-store.js';
+import { enqueueRun, runToEnd } from '../../src/engine/run/start-run.js';
+import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
 import { identityOf } from '../../src/warehouse/published-identity.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuthError } from '../../src/api/errors.js';
-import { RedisUnavailableError } from '../../src/engine/redis.js';
-import { runEventOf, staleOf } from '../../src/engine/run-notices.js';
+import { RedisUnavailableError } from '../../src/engine/redis/redis.js';
+import { runEventOf, staleOf } from '../../src/engine/run/run-notices.js';
 import { noticeOfFailure } from '../../src/notify/index.js';
 
 /** Which runs, data and failures people are told of: the pure rules behind the notices (docs/operations.md, "Notifications"). */

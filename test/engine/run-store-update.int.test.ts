@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { RunStore, type RunMeta } from '../../src/engine/run-store.js';
-import { RunGoneError } from '../../src/engine/run-gone.js';
+import { RunStore, type RunMeta } from '../../src/engine/run/run-store.js';
+import { RunGoneError } from '../../src/engine/run/run-gone.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 

@@ -3,7 +3,7 @@ import {
   skipCompleteBackfill,
   skipCompleteBackfills,
   type SkipCompleteBackfill,
-} from '../../src/engine/skip-complete-backfill.js';
+} from '../../src/engine/plan/skip-complete-backfill.js';
 import { skipCompleteCommand } from '../../src/cli/skip-complete-command.js';
 import type { DimensionReads } from '../../src/warehouse/dimension-reads.js';
 import { parseConfig } from '../../src/configuration.js';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runToEnd } from '../../src/engine/start-run.js';
+import { runToEnd } from '../../src/engine/run/start-run.js';
 import { createLogger } from '../../src/log.js';
 import { engineFixture, type EngineFixture } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';

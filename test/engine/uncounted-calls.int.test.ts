@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { recordUncounted } from '../../src/engine/cancel-run.js';
-import type { LoadProcessorDeps } from '../../src/engine/load-processor.js';
-import { openQueues } from '../../src/engine/queues.js';
-import { RunStore } from '../../src/engine/run-store.js';
+import { recordUncounted } from '../../src/engine/run/cancel-run.js';
+import type { LoadProcessorDeps } from '../../src/engine/writer/load-processor.js';
+import { openQueues } from '../../src/engine/jobs/queues.js';
+import { RunStore } from '../../src/engine/run/run-store.js';
 import { createLogger } from '../../src/log.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';

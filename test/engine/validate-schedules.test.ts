@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateSchedules } from '../../src/engine/scheduler.js';
+import { validateSchedules } from '../../src/engine/schedule/scheduler.js';
 
 describe('validateSchedules', () => {
   it('refuses what the config schema refuses, in its words, for a Config built without parsing', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { removeWaitingJobs } from '../../src/engine/waiting-commits.js';
+import { removeWaitingJobs } from '../../src/engine/writer/waiting-commits.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 
 // The companions a commit takes are the oldest waiting jobs, at the wait list's right end; a backlog of newer ones

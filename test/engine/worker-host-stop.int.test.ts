@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openQueues, writerLeaseKey } from '../../src/engine/queues.js';
-import { connectRedis } from '../../src/engine/redis.js';
-import { enqueueRun } from '../../src/engine/start-run.js';
-import { WorkerHost } from '../../src/engine/worker-host.js';
+import { openQueues, writerLeaseKey } from '../../src/engine/jobs/queues.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import { enqueueRun } from '../../src/engine/run/start-run.js';
+import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
 import { createLogger } from '../../src/log.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';

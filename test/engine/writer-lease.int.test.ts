@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { WriterLease } from '../../src/engine/writer-lease.js';
+import { WriterLease } from '../../src/engine/writer/writer-lease.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runToEnd } from '../../src/engine/start-run.js';
+import { runToEnd } from '../../src/engine/run/start-run.js';
 import { createLogger } from '../../src/log.js';
 import { STREAM_NAMES } from '../../src/streams/stream-names.js';
 import { ECHOED_ENGINES_SQL } from '../../src/warehouse/provenance.js';

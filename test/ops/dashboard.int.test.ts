@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard, type RunningDashboard } from '../../src/ops/dashboard-server.js';
-import { openQueues } from '../../src/engine/queues.js';
+import { openQueues } from '../../src/engine/jobs/queues.js';
 import { engineFixture, runInProcess, type EngineFixture } from '../support/engine.js';
 import { testRedis } from '../support/redis.js';
 import {

@@ -1,6 +1,6 @@
-import { enqueueRun, readProgress, type RunProgress } from '../../src/engine/start-run.js';
-import { connectRedis } from '../../src/engine/redis.js';
-import { RunStore } from '../../src/engine/run-store.js';
+import { enqueueRun, readProgress, type RunProgress } from '../../src/engine/run/start-run.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import { RunStore } from '../../src/engine/run/run-store.js';
 import type { EngineFixture } from '../support/engine.js';
 import { until } from '../support/until.js';
 

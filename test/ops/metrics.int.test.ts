@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunProgress } from '../../src/engine/start-run.js';
-import { WorkerHost } from '../../src/engine/worker-host.js';
+import type { RunProgress } from '../../src/engine/run/start-run.js';
+import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
 import { serveHostMetrics } from '../../src/ops/host-metrics.js';
 import type { RunningMetricsServer } from '../../src/ops/metrics-server.js';
 import { PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openQueues } from '../../src/engine/queues.js';
-import { connectRedis } from '../../src/engine/redis.js';
-import type { RunProgress } from '../../src/engine/start-run.js';
+import { openQueues } from '../../src/engine/jobs/queues.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import type { RunProgress } from '../../src/engine/run/start-run.js';
 import {
   cliEnv,
   engineFixture,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunProgress } from '../../src/engine/start-run.js';
+import type { RunProgress } from '../../src/engine/run/start-run.js';
 import {
   cliEnv,
   engineFixture,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runToEnd } from '../../src/engine/start-run.js';
+import { runToEnd } from '../../src/engine/run/start-run.js';
 import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
 import { FROM, hookedWorker, TODAY, type HookedWorker } from './scenarios.js';
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import { connectRedis } from '../../src/engine/redis.js';
-import { RunStore } from '../../src/engine/run-store.js';
+import { connectRedis } from '../../src/engine/redis/redis.js';
+import { RunStore } from '../../src/engine/run/run-store.js';
 import { cliEnv, engineFixture, runBvsync, spawnBvsync, writeCliConfig } from '../support/engine.js';
 import { until } from '../support/until.js';
 import { FROM, PrivateRedis, STREAMS, TAKEOVER_MS, TODAY, WORLD } from './scenarios.js';
 
 /**
  * Redis restarted empty while a `bvsync backfill` had slices in flight: the run is gone, and the process that finds so
- * writes nothing of it into the fresh Redis (src/engine/run-gone.ts). Before, its reads that finished after the restart
+ * writes nothing of it into the fresh Redis (src/engine/run/run-gone.ts). Before, its reads that finished after the restart
  * left commit jobs, chunks and the run's `:stats`/`:done` keys there; the same command run again then logged an error
  * for such a job and `status` listed it as a failed load job.
  */

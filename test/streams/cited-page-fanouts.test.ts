@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
-import { phaseOf } from '../../src/engine/plan.js';
+import { phaseOf } from '../../src/engine/plan/plan.js';
 import { citedPageFanouts, citedPageFanoutsEndpoint } from '../../src/streams/cited-page-fanouts.js';
 import { BRAND, outsideScope, planInput, readSlice, scopes } from './harness.js';
 import { parseConfig } from '../../src/configuration.js';

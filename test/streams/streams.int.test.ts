@@ -6,7 +6,7 @@ import { STREAMS } from '../../src/streams/registry.js';
 import { appliedQuery } from '../../src/warehouse/provenance.js';
 import { runSlice, type SliceChunk, type SliceReadResult } from '../../src/streams/run-slice.js';
 import type { Dimensions, RowsByTable, SlicePlan, StreamDefinition } from '../../src/streams/stream.js';
-import { phaseOf } from '../../src/engine/plan.js';
+import { phaseOf } from '../../src/engine/plan/plan.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
 import { parseConfig, type SyncConfig } from '../../src/configuration.js';

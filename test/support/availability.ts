@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { KeyAnswers } from '../../src/api/index.js';
-import { openAvailability, type Availability } from '../../src/engine/availability.js';
+import { openAvailability, type Availability } from '../../src/engine/fetch/availability.js';
 import { parseConfig, type SyncConfig } from '../../src/configuration.js';
 
 export interface TestAvailabilityOptions {

@@ -3,7 +3,7 @@ import { RUN_TIME_COLUMNS } from './checksums.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
-import { runToEnd, type RunProgress, type RunToEndOptions } from '../../src/engine/start-run.js';
+import { runToEnd, type RunProgress, type RunToEndOptions } from '../../src/engine/run/start-run.js';
 import { createLogger } from '../../src/log.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { openReadOnly } from '../../src/warehouse/published-database.js';

@@ -11,7 +11,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../src/engine/redis.js';
+import { freePort } from '../../src/engine/redis/redis.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis, type RedisOptions } from 'ioredis';
-import { freePort } from '../../src/engine/redis.js';
+import { freePort } from '../../src/engine/redis/redis.js';
 import { until } from './until.js';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { deleteKeysWithPrefix } from '../../src/engine/redis.js';
+import { deleteKeysWithPrefix } from '../../src/engine/redis/redis.js';
 
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 

@@ -1,5 +1,5 @@
-import { prefixWarehouse } from '../../engine/prefix-warehouse.js';
-import { connectRedis, describeUrl, isConfigProblem, pingRedis } from '../../engine/redis.js';
+import { prefixWarehouse } from '../../engine/writer/prefix-warehouse.js';
+import { connectRedis, describeUrl, isConfigProblem, pingRedis } from '../../engine/redis/redis.js';
 import { publishedWarehouseId, warehouseIdentity, warehouseLine } from '../warehouse-line.js';
 import type { ApiClient } from '../../api/client.js';
 import { answerOf, probeBrandAccess, wrongUrlReason } from '../brand-access-probe.js';
@@ -72,7 +72,7 @@ export async function checkRedis(config: Config, add: AddCheck): Promise<boolean
 
 /**
  * The published copy's warehouse id against the one the Redis prefix records: a writer of another file under the prefix
- * refuses it (src/engine/prefix-warehouse.ts). Asked only of a Redis that answered PING.
+ * refuses it (src/engine/writer/prefix-warehouse.ts). Asked only of a Redis that answered PING.
  */
 export async function checkWarehouse(config: Config, add: AddCheck): Promise<void> {
   const connection = connectRedis(config.redisUrl ?? REDIS_DEFAULT);

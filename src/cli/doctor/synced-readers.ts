@@ -7,7 +7,7 @@ import type { Config } from '../../configuration.js';
  * not failed, so following doctor's advice makes it pass.
  */
 export function syncedReaders(config: Config): (endpoint: string) => string[] {
-  // As the scheduler reads them (src/engine/scheduler.ts): a schedule without streams runs those of a plain sync.
+  // As the scheduler reads them (src/engine/schedule/scheduler.ts): a schedule without streams runs those of a plain sync.
   const plain = config.sync.streams ?? DEFAULT_STREAM_NAMES;
   const synced = new Set<string>(plain);
   for (const schedule of config.schedules) for (const name of schedule.streams ?? plain) synced.add(name);

@@ -1,0 +1,97 @@
+/**
+ * The body of one fetch thread (src/engine/fetch/fetch-thread-pool.ts starts them): it reads the slices the main thread
+ * sends, each exactly as a fetch job reads it inline, so JSON parsing, validation, row mapping and chunk encoding use
+ * another core than the writer's. It has its own API client and Redis connection; the key's rate budget lives in
+ * Redis, so every thread (and every process) paces against the same budget.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { KeyAnswers, createApiClient, createRedisRateBudget } from '../../api/index.js';
+import { createLogger, registerSecret, routeLogLines } from '../../log.js';
+import { connectRedis } from '../redis/redis.js';
+import { openAvailability } from './availability.js';
+import { outageToleranceMs } from './outage-memo.js';
+import { RequestTallies } from '../run/request-tally.js';
+import { inlineSliceReader } from './slice-reader.js';
+import { requestQuotaOf } from './quota-parking.js';
+import { withQuotaClass, withRequestQuota } from '../../api/request-quota.js';
+import {
+  serializeError,
+  type FetchThreadSetup,
+  type FromFetchThread,
+  type ToFetchThread,
+} from './fetch-thread-messages.js';
+
+const port = parentPort!;
+const setup = (workerData as { setup: FetchThreadSetup }).setup;
+const post = (message: FromFetchThread) => port.postMessage(message);
+
+const { config } = setup;
+registerSecret(config.api.apiKey);
+// Lines go to the main thread, which prints them through the process logger (above the live progress line, if any).
+// createLogger's own masking of secrets runs here first, so the key never crosses the thread boundary in a line.
+routeLogLines((line) => post({ type: 'log', line }));
+const log = createLogger({ level: setup.logLevel, pretty: false });
+const abort = new AbortController();
+const stopWaiting = new AbortController();
+const redis = connectRedis(setup.redisUrl);
+redis.on('error', (error) =>
+  log.warn({ err: error.message }, 'redis connection error in a fetch thread; reconnecting'),
+);
+const tallies = new RequestTallies();
+// What this thread's calls heard on the key: a run's give-up spares its reads when it was served since (slice-reader.ts).
+const heard = new KeyAnswers();
+const rateBudget = createRedisRateBudget({
+  redis,
+  prefix: config.redisPrefix,
+  apiKey: config.api.apiKey ?? '',
+  requestsPerSecond: config.api.requestsPerSecond,
+  headroom: setup.rateHeadroom,
+  logger: log,
+  firstAnswerFirst: true,
+});
+// The request budget's windows by the real clock here: a function does not cross the thread boundary.
+const quota = requestQuotaOf(config, redis);
+const budget = quota ? withRequestQuota(rateBudget, quota) : rateBudget;
+const client = createApiClient(
+  { ...config.api, connections: setup.connections },
+  {
+    budget,
+    logger: log,
+    signal: abort.signal,
+    stopWaiting: stopWaiting.signal,
+    retryRateLimited: true,
+    unansweredForMs: outageToleranceMs(config.sync),
+    onRequest: (event) => {
+      heard.observe(event);
+      tallies.onRequest(event);
+      post({ type: 'request', event });
+    },
+  },
+);
+const reader = inlineSliceReader({
+  redis,
+  prefix: config.redisPrefix,
+  client,
+  sync: config.sync,
+  tallies,
+  chunkRows: setup.chunkRows,
+  signal: abort.signal,
+  availability: openAvailability(redis, config.redisPrefix, config.api.apiKey ?? '', heard, config.sync),
+});
+
+port.on('message', (message: ToFetchThread) => {
+  if (message.type === 'abort') {
+    abort.abort();
+    return;
+  }
+  if (message.type === 'stop-waiting') {
+    stopWaiting.abort();
+    return;
+  }
+  const { id, data, token, tally, quotaClass } = message;
+  const read = () => reader.read(data, token, tally);
+  (quotaClass ? withQuotaClass(quotaClass, read) : read()).then(
+    ({ result, chunks }) => post({ type: 'read', id, result, chunks, tally }),
+    (error: unknown) => post({ type: 'failed', id, error: serializeError(error), tally }),
+  );
+});

@@ -1,0 +1,158 @@
+import type { Redis } from 'ioredis';
+import { redisKeys, type RedisKeys } from '../../redis-keys.js';
+import type { SyncConfig } from '../../configuration.js';
+
+/**
+ * A failing call unanswered since this long after the last sighting belongs to another outage: longer than the longest
+ * pause of the fetch queue (a minute) and the wait of a slice for its turn. Measured from when the call stopped being
+ * answered (its start, or the last answer), not its end: an API that hangs makes a call last minutes (its attempts, each
+ * up to the headers timeout), and measured from its end every other sighting began the outage anew, which was then
+ * waited out for ever.
+ */
+export const SAME_OUTAGE_MS = 3 * 60_000;
+
+/** Long enough to outlive any run that gave up: a run's records in Redis are kept longer, and an answer clears it sooner. */
+const MEMORY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long a run waits the API out (`sync.outageToleranceMinutes`), undefined when it does not (0). Also how long one
+ * call retries an API that answers nothing: its own attempts must not outlast what the run would wait.
+ */
+export function outageToleranceMs(sync: Pick<SyncConfig, 'outageToleranceMinutes'>): number | undefined {
+  return sync.outageToleranceMinutes > 0 ? sync.outageToleranceMinutes * 60_000 : undefined;
+}
+
+/**
+ * Since when the process has had no answer, for a call that met the API away and was unanswered since `callSince` by its
+ * own thread's measure; undefined when another call of the process was answered lately, so this is the API failing one
+ * request. Each fetch thread measures by its own answers: a call in flight when the API began to hang could be judged
+ * answered by another thread's answer a moment before the hang, and spent a job attempt, however long the whole process
+ * had heard nothing since.
+ */
+export function processUnansweredSince(
+  callSince: number,
+  lastAnsweredAt: number,
+  toleranceMs: number,
+  now: number,
+): number | undefined {
+  if (lastAnsweredAt < callSince) return callSince;
+  return now - lastAnsweredAt >= toleranceMs ? lastAnsweredAt + 1 : undefined;
+}
+
+/** What a run knows of the API being away. */
+export interface Outage {
+  /** Since when the first sighting's call was unanswered (its start, or just after its last answer): the API answered none of the run's calls since. */
+  since: number;
+  /** The last sighting. */
+  seenAt: number;
+  /** Slices that found it away: one slice alone may be a request the API fails, not the API. */
+  slices: number;
+  gaveUpAt?: number | undefined;
+  /** `rate_limited` when the last sighting was a key answered nothing but 429s; else the API answered nothing but 5xx, or nothing. */
+  cause?: 'rate_limited' | undefined;
+}
+
+// KEYS[1] the memo; ARGV: now, the failing call's start, the slice's field, SAME_OUTAGE_MS, MEMORY_MS, the cause ('' or
+// rate_limited). One script, so a
+// slice read back (`over`, a DEL) cannot fall between reading the memo and writing it, which revived an ended outage.
+const SIGHTED = `
+local seen = tonumber(redis.call('HGET', KEYS[1], 'seenAt'))
+if seen == nil or tonumber(ARGV[2]) - seen >= tonumber(ARGV[4]) then
+  redis.call('DEL', KEYS[1])
+  redis.call('HSET', KEYS[1], 'since', ARGV[2])
+end
+redis.call('HSET', KEYS[1], 'seenAt', ARGV[1], ARGV[3], '1')
+-- What the run gave up on stays what its failed slices say, whatever a later sighting met.
+if redis.call('HEXISTS', KEYS[1], 'gaveUpAt') == 0 then redis.call('HSET', KEYS[1], 'cause', ARGV[6]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return redis.call('HGETALL', KEYS[1])`;
+
+// Only an outage still on record is given up on: one a slice read back ended meanwhile is not.
+const GIVE_UP = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
+redis.call('HSETNX', KEYS[1], 'gaveUpAt', ARGV[1])
+return redis.call('HGETALL', KEYS[1])`;
+
+/**
+ * A run's memory of an API that answers nothing but 5xx, or nothing (a deployment, a gateway restart), shared by every
+ * process of the run through Redis (`<prefix>:run:<id>:outage`): since when its slices found it away and how many did,
+ * so the run waits one outage out for `sync.outageToleranceMinutes` whichever slices meet it, and once the run gives
+ * up, its other slices fail without a request. A slice read back ends it: the API answers. Per run, not per key: the
+ * next run asks again.
+ */
+export class OutageMemo {
+  private readonly keys: RedisKeys;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.keys = redisKeys(prefix);
+  }
+
+  /**
+   * Notes that a slice's call found the API away at `now`, unanswered since `unansweredSince` (with `rate_limited`: the key
+   * answered nothing but 429s since): the outage it belongs to.
+   */
+  async sighted(
+    runId: string,
+    sliceId: string,
+    unansweredSince: number,
+    now: number,
+    cause?: 'rate_limited',
+  ): Promise<Outage> {
+    const fields = await this.redis.eval(
+      SIGHTED,
+      1,
+      this.key(runId),
+      String(now),
+      String(unansweredSince),
+      `slice:${sliceId}`,
+      String(SAME_OUTAGE_MS),
+      String(MEMORY_MS),
+      cause ?? '',
+    );
+    return outageOf(fields)!;
+  }
+
+  /** The run stops waiting: its slices that meet the API away, or start after this, fail. Undefined when it ended meanwhile. */
+  async giveUp(runId: string, now: number): Promise<Outage | undefined> {
+    return outageOf(await this.redis.eval(GIVE_UP, 1, this.key(runId), String(now)));
+  }
+
+  /** The outage the run gave up on, if it did and no slice was read back since. */
+  async gaveUp(runId: string): Promise<Outage | undefined> {
+    const outage = outageOf(await this.redis.hgetall(this.key(runId)));
+    return outage?.gaveUpAt === undefined ? undefined : outage;
+  }
+
+  /** A slice of the run was read back: whatever outage there was is over. */
+  async over(runId: string): Promise<void> {
+    await this.redis.del(this.key(runId));
+  }
+
+  private key(runId: string): string {
+    return this.keys.run(runId, 'outage');
+  }
+}
+
+/** The memo from HGETALL's answer: an object (ioredis's hgetall) or a flat list of names and values (a script's). */
+function outageOf(reply: unknown): Outage | undefined {
+  const fields: Record<string, string> = {};
+  if (Array.isArray(reply)) {
+    for (let i = 0; i + 1 < reply.length; i += 2) fields[String(reply[i])] = String(reply[i + 1]);
+  } else if (reply && typeof reply === 'object') {
+    Object.assign(fields, reply);
+  }
+  const since = Number(fields.since);
+  const seenAt = Number(fields.seenAt);
+  if (!Number.isFinite(since) || !Number.isFinite(seenAt)) return undefined;
+  const slices = Object.keys(fields).filter((name) => name.startsWith('slice:')).length;
+  return {
+    since,
+    seenAt,
+    slices,
+    gaveUpAt: fields.gaveUpAt === undefined ? undefined : Number(fields.gaveUpAt),
+    cause: fields.cause === 'rate_limited' ? 'rate_limited' : undefined,
+  };
+}

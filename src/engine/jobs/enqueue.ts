@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import { Job, type Queue } from 'bullmq';
+import { RunGoneError } from '../run/run-gone.js';
+import type {
+  CancelJobData,
+  CommitJobData,
+  FetchJobData,
+  FinalizeJobData,
+  HealJobData,
+  PlanJobData,
+  UncountedJobData,
+} from './job-data.js';
+import type { Queues } from './queues.js';
+
+/**
+ * Every job bvsync adds, added here alone, each with the id derived from what the job is: planning a run twice, or a
+ * fetch replayed after its commit was enqueued, adds nothing (docs/architecture.md, "The flow"). The processors and the
+ * CLI call these; nothing else calls `Queue.add`.
+ *
+ * Every job belongs to a run, and stays only if the run's record is in Redis once it is added: the job of a run gone
+ * from it (a Redis that restarted empty) is removed again, and RunGoneError thrown (run-gone.ts).
+ */
+
+/** One job to add: its name, data and id (the queue's default options apply). */
+interface NewJob {
+  name: string;
+  data: unknown;
+  jobId: string;
+}
+
+/** A script sent in the same round trip, ahead of the add: it answers 1, or 0 when the run is gone (a held chunk's write). */
+export interface ScriptAhead {
+  script: string;
+  keys: string[];
+  args: Array<string | Buffer | number>;
+}
+
+/**
+ * Adds the jobs of one run and looks at the run's record in the same round trip to Redis: one pipeline whose commands
+ * Redis runs in order, so the look comes after the add, and `ahead` before it. A run that vanished before or during the
+ * add finds its jobs taken back, and RunGoneError thrown. A writer that took such a job meanwhile drops it
+ * (load-processor.ts). One round trip rather than three per fetch job's commit: bench redis-latency.
+ */
+async function addOfRun(
+  queues: Queues,
+  runId: string,
+  queue: Queue,
+  jobs: NewJob[],
+  ahead: ScriptAhead[] = [],
+): Promise<void> {
+  const client = await queue.backend.client;
+  const pipeline = client.pipeline();
+  for (const { script, keys, args } of ahead) pipeline.runCommand('eval', [script, keys.length, ...keys, ...args]);
+  const added = jobs.map(
+    ({ name, data, jobId }) => new Job(queue, name, data, { ...queue.defaultJobOptions, jobId }, jobId),
+  );
+  // BullMQ queues each insert on the pipeline as it is called (its addJobs does the same), so they precede the look.
+  for (const job of added) void job.addJob(pipeline).catch(() => undefined);
+  pipeline.runCommand('exists', [queues.runKey(runId)]);
+  const replies = (await pipeline.exec()) ?? [];
+  const aheadFailure = replies.slice(0, ahead.length).find(([error, reply]) => error || reply !== 1);
+  for (const [error, reply] of replies.slice(ahead.length, ahead.length + added.length)) {
+    if (error) throw error;
+    if (typeof reply === 'number' && reply < 0)
+      throw new Error(`BullMQ refused to add a job to the ${queue.name} queue (code ${reply})`);
+  }
+  const [lookError, exists] = replies.at(-1) ?? [new Error('no answer from Redis')];
+  if (lookError) throw lookError;
+  if (exists === 1 && !aheadFailure) return;
+  // A job whose script ahead failed would find its slice's chunk missing: it is taken back with the failure thrown.
+  for (const job of added) await job.remove().catch(() => undefined);
+  if (exists === 1 && aheadFailure?.[0]) throw aheadFailure[0];
+  throw new RunGoneError(runId);
+}
+
+export async function enqueuePlan(queues: Queues, data: PlanJobData): Promise<void> {
+  await addOfRun(queues, data.runId, queues.load, [
+    { name: 'plan', data, jobId: jobId('plan', data.runId, data.phase) },
+  ]);
+}
+
+/**
+ * Fetch jobs added per round trip. BullMQ builds every job, its JSON and the pipeline's command text before sending:
+ * the 17,000 slices of a 100-brand phase added at once raised a worker's RSS by ~100 MB (docs/performance.md, "Memory").
+ */
+export const FETCH_JOBS_PER_ADD = 500;
+
+/**
+ * The fetch jobs of a phase's slices, FETCH_JOBS_PER_ADD a round trip; returns the size of each add
+ * (test/engine/enqueue-batches.int.test.ts).
+ */
+export async function enqueueFetches(
+  queues: Queues,
+  slices: readonly FetchJobData[],
+  perAdd = FETCH_JOBS_PER_ADD,
+): Promise<number[]> {
+  const adds: number[] = [];
+  for (const runId of new Set(slices.map((slice) => slice.runId))) {
+    const ofRun = slices.filter((slice) => slice.runId === runId);
+    for (let start = 0; start < ofRun.length; start += perAdd) {
+      const batch = ofRun.slice(start, start + perAdd);
+      await addOfRun(
+        queues,
+        runId,
+        queues.fetch,
+        batch.map((data) => ({ name: 'fetch', data, jobId: fetchJobId(data) })),
+      );
+      adds.push(batch.length);
+    }
+  }
+  return adds;
+}
+
+/** One fetch job: a slice fetched again because its chunks were lost (its `refetch` counts up, so its id is new). */
+export async function enqueueFetch(queues: Queues, data: FetchJobData): Promise<void> {
+  await addOfRun(queues, data.runId, queues.fetch, [{ name: 'fetch', data, jobId: fetchJobId(data) }]);
+}
+
+/** A slice's commit job; `ahead` writes the chunk its read held back (chunk-store.ts), in the same round trip. */
+export async function enqueueCommit(queues: Queues, data: CommitJobData, ahead: ScriptAhead[] = []): Promise<void> {
+  await addOfRun(
+    queues,
+    data.runId,
+    queues.load,
+    [
+      {
+        name: 'commit',
+        data,
+        jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch),
+      },
+    ],
+    ahead,
+  );
+}
+
+export async function enqueueHeal(queues: Queues, data: HealJobData): Promise<void> {
+  await addOfRun(queues, data.runId, queues.load, [{ name: 'heal', data, jobId: jobId('heal', data.runId) }]);
+}
+
+export async function enqueueFinalize(queues: Queues, data: FinalizeJobData): Promise<void> {
+  await addOfRun(queues, data.runId, queues.load, [{ name: 'finalize', data, jobId: jobId('finalize', data.runId) }]);
+}
+
+export async function enqueueCancel(queues: Queues, data: CancelJobData): Promise<void> {
+  await addOfRun(queues, data.runId, queues.load, [{ name: 'cancel', data, jobId: cancelJobId(data.runId) }]);
+}
+
+/** Calls no commit job will count, for the writer to add to the run's `_sync_runs` row; once per source. */
+export async function enqueueUncounted(queues: Queues, data: UncountedJobData): Promise<void> {
+  await addOfRun(queues, data.runId, queues.load, [
+    { name: 'uncounted', data, jobId: jobId('uncounted', data.runId, data.source) },
+  ]);
+}
+
+/** The id of a run's cancel job, which `bvsync cancel` waits on to learn that the writer recorded it. */
+export function cancelJobId(runId: string): string {
+  return jobId('cancel', runId);
+}
+
+function fetchJobId(data: FetchJobData): string {
+  return jobId('fetch', data.runId, data.brandId, data.stream, data.slice.key, data.refetch);
+}
+
+/**
+ * BullMQ job ids deduplicate only while the job exists, must not contain `:` and must not be all digits. An id
+ * is derived from what the job is (run, brand, stream, slice), so planning the same run twice adds nothing.
+ * Slice keys may hold any characters a domain or phrase can (from the API or the config); they are hashed into the
+ * id rather than trusted, and the readable part is kept to safe characters.
+ */
+export function jobId(kind: string, ...parts: Array<string | number>): string {
+  const readable = parts
+    .map((part) =>
+      String(part)
+        .replace(/[^A-Za-z0-9_.-]/g, '_')
+        .slice(0, 40),
+    )
+    .join('.');
+  const digest = createHash('sha256')
+    .update(JSON.stringify([kind, ...parts.map(String)]))
+    .digest('hex')
+    .slice(0, 12);
+  return `${kind}.${readable}.${digest}`;
+}

@@ -1,0 +1,696 @@
+import { hostname } from 'node:os';
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import {
+  KeyAnswers,
+  RATE_HEADROOM,
+  createApiClient,
+  createRedisRateBudget,
+  type ApiClient,
+  type ApiRequestEvent,
+} from '../../api/index.js';
+import { todayUtc } from '../../days.js';
+import type { Logger } from '../../log.js';
+import type { FreshnessRow, QueueCounts, SyncMetrics } from '../../ops/sync-metrics.js';
+import { DatabaseLockedError } from '../../warehouse/database-locked-error.js';
+import { duckdbSettings } from '../../warehouse/duckdb-budget.js';
+import { workingPathFor } from '../../warehouse/paths.js';
+import { openWarehouse, type Warehouse, type WarehouseOptions } from '../../warehouse/warehouse.js';
+import type { DriftEntry } from '../../warehouse/schema-drift.js';
+import { WarehouseError } from '../../warehouse/warehouse-error.js';
+import { isWriterFault, type WriterFault } from '../../warehouse/writer-fault.js';
+import { isFinishedRunStatus } from '../../vocabulary.js';
+import { openAvailability } from '../fetch/availability.js';
+import { outageToleranceMs } from '../fetch/outage-memo.js';
+import { fetchConcurrencyFor, fetchWorkerSlots, redisRoundTripMs } from '../fetch/fetch-concurrency.js';
+import { fetchProcessor } from '../fetch/fetch-processor.js';
+import { FetchThreadPool } from '../fetch/fetch-thread-pool.js';
+import { loadProcessor } from '../writer/load-processor.js';
+import type { DescribeBackfill } from '../plan/skip-complete-backfill.js';
+import { FETCH_QUEUE, LOAD_QUEUE, openQueues, writerLeaseKey, type Queues } from './queues.js';
+import { connectRedis } from '../redis/redis.js';
+import {
+  claimPrefixWarehouse,
+  failRunsOfRefusedFile,
+  OtherWarehouseFileError,
+  refuseOtherWarehouse,
+  writtenFile,
+} from '../writer/prefix-warehouse.js';
+import { redisKeys } from '../../redis-keys.js';
+import { RequestTallies } from '../run/request-tally.js';
+import { RunStore } from '../run/run-store.js';
+import { pickUpStuckPlans } from '../run/held-slices.js';
+import { requestQuotaOf, resumeEachWindow } from '../fetch/quota-parking.js';
+import { withRequestQuota, type RequestQuota } from '../../api/request-quota.js';
+import type { Notifier } from '../../notify/index.js';
+import { claimRunEndNotice, sendRunEndNotices } from '../run/run-notices.js';
+import { watchRedisForFaults } from '../redis/redis-fault-watch.js';
+import { WriterLease } from '../writer/writer-lease.js';
+import { checkReadiness, type Readiness } from './readiness.js';
+import { WriterUnavailableError } from '../writer/writer-unavailable-error.js';
+import type { Config } from '../../configuration.js';
+
+/** How long closing a BullMQ worker may take (past the stop deadline, for the fetch worker) before it is dropped. */
+const WORKER_CLOSE_LIMIT_MS = 10_000;
+const REDIS_DOWN_CLOSE_LIMIT_MS = 1_000;
+
+/**
+ * Opens that failed in a row because another process held the file, after which a command (`sync`, `backfill`) gives
+ * up. The lease is tried again with a growing wait (src/engine/writer/writer-lease.ts), so three tries span about three lease
+ * intervals: long enough for a passing hand-over between bvsync processes, short of waiting on a program that is not
+ * bvsync. Any other open failure is not waited on at all.
+ */
+const LOCKED_OPENS_BEFORE_GIVING_UP = 3;
+
+/**
+ * How long a command keeps trying while the file is held by another bvsync. A writer that lost the lease (Redis
+ * restarted empty, a stall past the ttl) lets go of the file only after its running load job ends (up to
+ * WORKER_CLOSE_LIMIT_MS) and DuckDB's close checkpoints: three tries a few lease intervals apart gave up on it while
+ * it was still closing. A bvsync of another prefix never lets go; it is named after this wait.
+ */
+const BVSYNC_HOLDER_PATIENCE_MS = 3 * WORKER_CLOSE_LIMIT_MS;
+
+/** Times a job may be found stalled (its process died or froze while running it) and run again before it fails. */
+export const MAX_STALLS_PER_JOB = 5;
+
+export interface WorkerHostOptions {
+  config: Config;
+  redisUrl: string;
+  log: Logger;
+  /** Fetch jobs at once in this process; default `sync.fetchConcurrency`. */
+  fetchConcurrency?: number;
+  /** Threads that read the fetch jobs' slices, 0: on the main thread; default `sync.fetchThreads`. */
+  fetchThreads?: number;
+  /** Take part in the writer lease (load when holding it); default true. */
+  load?: boolean;
+  /** Writer lease time to live (ms); default 15 s. */
+  leaseTtlMs?: number;
+  /** BullMQ's stalled-job check interval and lock duration (ms); defaults 30 s. Tests shorten them. */
+  stalledIntervalMs?: number;
+  lockDurationMs?: number;
+  /** Rows per chunk sent to the loader; default 5,000. */
+  chunkRows?: number;
+  /** Most small slices committed in one transaction; default COMMIT_BATCH_SLICES (src/engine/writer/waiting-commits.ts), 1: each alone. */
+  commitBatchSlices?: number;
+  /** Told about requests, slices and rows as they happen (`bvsync worker --metrics-port`); default none. */
+  metrics?: SyncMetrics;
+  /** Tells people of runs this process finalizes that fail or end incomplete (`notify.webhooks`); default none. */
+  notifier?: Notifier;
+  /** With a notifier: after how long without Redis the host tells of a `machine_fault`; default none (not watched). */
+  redisFaultAfterMs?: number;
+  /** How long `stop()` lets running jobs finish before aborting them (ms), when not given to it; default 30 s. */
+  stopDeadlineMs?: number;
+  /** The clock the request budget's windows are read by (ms since the epoch); default `Date.now`. Tests share the simulator's. */
+  clock?: () => number;
+  /** Options of the working database when this process becomes the writer; default none. */
+  warehouse?: WarehouseOptions;
+  /** Words the backfills the engine advises in its logs as commands (the CLI's); default their fields alone. */
+  describeBackfill?: DescribeBackfill;
+  /** Opens the working database with the options this host gives it (the lease's fence too); default openWarehouse. */
+  openWarehouse?: (path: string, options: WarehouseOptions) => Promise<Warehouse>;
+  /** The process clock's UTC day (`BVSYNC_TODAY` through the CLI); default the real one. Tests pin the simulator's. */
+  today?: () => string;
+}
+
+/**
+ * The workers of one bvsync process: fetch jobs always, and the load queue while this process holds the DuckDB
+ * writer lease. `bvsync worker`, `sync` and `backfill` all run one, so any mix of them shares one writer.
+ */
+export class WorkerHost {
+  private readonly abort = new AbortController();
+  /** Aborted as the stop begins: the API client's calls stop waiting out 429s (see Transport's `stopWaiting`). */
+  private readonly stopWaiting = new AbortController();
+  readonly tallies = new RequestTallies();
+  private connection!: Redis;
+  private queues!: Queues;
+  private client!: ApiClient;
+  /** The fetch queue's workers, sharing this process's fetch concurrency (fetch-concurrency.ts, fetchWorkerSlots). */
+  private readonly fetchWorkers: Worker[] = [];
+  private fetchProcess: ConstructorParameters<typeof Worker>[1] | undefined;
+  private fetchThreads: FetchThreadPool | undefined;
+  /** What every call of this process, on any fetch thread, heard on the key: see src/engine/fetch/availability.ts. */
+  private readonly heard = new KeyAnswers();
+  private lease: WriterLease | undefined;
+  /** The key's request budget per window, when `api.dailyRequestBudget` is set; and the timer that resumes its waiting slices. */
+  private quota: RequestQuota | undefined;
+  private stopResuming: (() => void) | undefined;
+  private loadWorker: Worker | undefined;
+  /** Each worker's own Redis connection: dropping a worker stuck closing must not cut the lease's, the queues' or the other worker's. */
+  private readonly workerConnections = new Map<Worker, Redis>();
+  private warehouse: Warehouse | undefined;
+  private stopping: Promise<void> | undefined;
+  private stopRedisWatch: (() => void) | undefined;
+  private redisAtStop = true;
+  /** Told by stop()'s caller that Redis does not answer. */
+  private redisKnownGone = false;
+  /** BullMQ workers whose close was given up on. */
+  private lateCloses = 0;
+
+  /** A full disk or an invalidated database that ended this process's loading (src/warehouse/writer-fault.ts). */
+  private writerFault: WriterFault | undefined;
+  private readonly faultSeen: { promise: Promise<WriterFault>; resolve: (fault: WriterFault) => void } = (() => {
+    let resolve!: (fault: WriterFault) => void;
+    const promise = new Promise<WriterFault>((settle) => (resolve = settle));
+    return { promise, resolve };
+  })();
+
+  /** Opens of the working database that failed in a row while holding the lease, the last reason, and when the first failed. */
+  writerFailures = 0;
+  lastWriterError: Error | undefined;
+  private writerFailingSince = 0;
+
+  constructor(private readonly options: WorkerHostOptions) {}
+
+  get isWriter(): boolean {
+    return this.loadWorker !== undefined;
+  }
+
+  async start(): Promise<void> {
+    const { config, log } = this.options;
+    const prefix = config.redisPrefix;
+    this.connection = connectRedis(this.options.redisUrl);
+    this.connection.on('error', (error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
+    if (this.options.notifier && this.options.redisFaultAfterMs !== undefined) {
+      this.stopRedisWatch = watchRedisForFaults(
+        this.connection,
+        this.options.redisUrl,
+        this.options.redisFaultAfterMs,
+        this.options.notifier,
+      );
+    }
+    // Before any worker starts: one that took jobs would fetch, and once the writer, load, the other file's runs.
+    if (this.options.load !== false) await refuseOtherWarehouse(this.connection, prefix, config.db);
+    this.queues = openQueues(this.connection, prefix);
+    const rateBudget = createRedisRateBudget({
+      redis: this.connection,
+      prefix,
+      apiKey: config.api.apiKey ?? '',
+      requestsPerSecond: config.api.requestsPerSecond,
+      headroom: RATE_HEADROOM,
+      logger: log,
+      firstAnswerFirst: true,
+    });
+    this.quota = requestQuotaOf(config, this.connection, this.options.clock);
+    const budget = this.quota ? withRequestQuota(rateBudget, this.quota) : rateBudget;
+    if (this.quota) this.stopResuming = resumeEachWindow(this.connection, prefix, this.queues, this.quota.clock, log);
+    const metrics = this.options.metrics;
+    const onRequest = (event: ApiRequestEvent): void => {
+      // Every thread's calls come through here: whether the API answered anything lately is the process's to say.
+      this.heard.observe(event);
+      this.tallies.onRequest(event);
+      metrics?.request(event);
+      if (event.outcome === 'rate_limited' && event.retryAfterMs) this.pauseFetching(event.retryAfterMs);
+    };
+    // A 429 is waited out inside the call that met it, so the pages its slice already read are kept; meanwhile the
+    // whole key is blocked in the shared budget and the fetch queue starts no new slice (see pauseFetching).
+    this.client = createApiClient(config.api, {
+      budget,
+      logger: log,
+      onRequest,
+      signal: this.abort.signal,
+      stopWaiting: this.stopWaiting.signal,
+      retryRateLimited: true,
+      unansweredForMs: outageToleranceMs(config.sync),
+    });
+    const threads = this.options.fetchThreads ?? config.sync.fetchThreads;
+    if (threads > 0) {
+      this.fetchThreads = new FetchThreadPool({
+        threads,
+        setup: {
+          config,
+          redisUrl: this.options.redisUrl,
+          logLevel: log.level,
+          chunkRows: this.options.chunkRows,
+          connections: Math.max(1, Math.ceil(config.api.connections / threads)),
+          rateHeadroom: RATE_HEADROOM,
+        },
+        log,
+        onRequest,
+        signal: this.abort.signal,
+        stopWaiting: this.stopWaiting.signal,
+      });
+    }
+    this.startFetchWorker(
+      fetchProcessor({
+        redis: this.connection,
+        prefix,
+        queues: this.queues,
+        client: this.client,
+        sync: config.sync,
+        tallies: this.tallies,
+        log,
+        chunkRows: this.options.chunkRows,
+        signal: this.abort.signal,
+        stopping: () => this.stopping !== undefined,
+        quota: this.quota,
+        metrics: this.options.metrics,
+        availability: openAvailability(this.connection, prefix, config.api.apiKey ?? '', this.heard, config.sync),
+        reader: this.fetchThreads,
+      }),
+      this.options.fetchConcurrency ?? config.sync.fetchConcurrency,
+    );
+    void this.fitFetchConcurrency();
+    if (this.options.load !== false) {
+      this.lease = new WriterLease(this.connection, {
+        key: writerLeaseKey(prefix),
+        fenceKey: redisKeys(prefix).writerFence,
+        writes: writtenFile(config.db),
+        ttlMs: this.options.leaseTtlMs,
+        onAcquired: () => this.becomeWriter(),
+        // Its growing wait (5, 10, 20 s at the default ttl) left no try in the last 15 s of BVSYNC_HOLDER_PATIENCE_MS.
+        retryPromptly: (error) => error instanceof DatabaseLockedError && error.heldByBvsync,
+        onLost: () => {
+          // Said, or a worker that stopped loading (Redis restarted empty, a stall past the lease's ttl) looked idle.
+          if (!this.stopping)
+            log.warn(
+              { db: writtenFile(config.db) },
+              'lost the DuckDB writer lease: loading stops until this or another process takes it again',
+            );
+          return this.stopWriting();
+        },
+      });
+      await this.lease.start();
+    }
+  }
+
+  /** The first fetch worker, with the whole concurrency until the round trip to Redis is known. */
+  private startFetchWorker(processor: ConstructorParameters<typeof Worker>[1], concurrency: number): void {
+    this.fetchProcess = processor;
+    this.addFetchWorker(concurrency);
+  }
+
+  private addFetchWorker(concurrency: number): void {
+    const worker = this.startWorker(FETCH_QUEUE, this.fetchProcess!, concurrency);
+    worker.on('error', (error) => this.options.log.warn({ err: error.message }, 'fetch worker error'));
+    this.fetchWorkers.push(worker);
+  }
+
+  /**
+   * When Redis is far (fetch-concurrency.ts), raises the fetch concurrency, unless the host was given one, and splits it
+   * over several workers that fill their slots side by side. A Redis that does not answer changes nothing.
+   */
+  private async fitFetchConcurrency(): Promise<void> {
+    const { config, log } = this.options;
+    const roundTripMs = await redisRoundTripMs(this.connection).catch(() => 0);
+    const concurrency =
+      this.options.fetchConcurrency ??
+      fetchConcurrencyFor(config.sync.fetchConcurrency, roundTripMs, config.sync.maxFetchConcurrency);
+    const [first, ...more] = fetchWorkerSlots(concurrency, roundTripMs);
+    const worker = this.fetchWorkers[0];
+    if (!worker || first === undefined || this.stopping) return;
+    if (worker.concurrency === first && more.length === 0) return;
+    worker.concurrency = first;
+    for (const slots of more) this.addFetchWorker(slots);
+    log.info(
+      {
+        redisRoundTripMs: Math.round(roundTripMs * 10) / 10,
+        fetchConcurrency: concurrency,
+        fetchWorkers: more.length + 1,
+      },
+      'Redis is far: more fetch jobs run at once, taken by several workers, to keep the API busy',
+    );
+  }
+
+  /**
+   * Until when the fetch queue waits out the longest rate limit this process met (its Retry-After, or bvsync's own wait
+   * for one that names none; ms since the epoch): a command's progress line says so, where a wait of minutes had looked
+   * like a stall.
+   */
+  rateLimitedUntil = 0;
+
+  /** A 429 pauses the fetch queue for its Retry-After: no new slice starts anywhere until the key may call again. */
+  private pauseFetching(ms: number): void {
+    this.rateLimitedUntil = Math.max(this.rateLimitedUntil, Date.now() + ms);
+    this.options.metrics?.rateLimitedPause(ms);
+    this.queues.fetch
+      .rateLimit(ms)
+      .catch((error: Error) => this.options.log.warn({ err: error.message }, 'could not pause the fetch queue'));
+  }
+
+  /**
+   * A BullMQ worker on a connection of its own. BullMQ's `disconnect()`, the way out of a close that hangs, ends the
+   * connection it was given whether it is shared or not: with the host's one, the lease, the queues and the other
+   * worker lost Redis for good, and a lease lost during a long load was never taken again.
+   */
+  private startWorker(queue: string, processor: ConstructorParameters<typeof Worker>[1], concurrency: number): Worker {
+    const connection = this.connection.duplicate();
+    connection.on('error', (error) =>
+      this.options.log.warn({ err: error.message, queue }, 'redis connection error; reconnecting'),
+    );
+    const worker = new Worker(queue, processor, this.workerOptions(connection, concurrency));
+    this.workerConnections.set(worker, connection);
+    return worker;
+  }
+
+  private workerOptions(connection: Redis, concurrency: number) {
+    // BullMQ fails a job for good the second time it is found stalled (maxStalledCount 1), so two crashes that hit the
+    // same commit or finalize job left the run waiting forever. Every bvsync job is safe to replay (a commit is one
+    // transaction, finalize is idempotent); the bound only stops a job that kills its process every time.
+    // BullMQ treats an explicit undefined as a value, so only the settings given are passed.
+    return {
+      connection,
+      prefix: this.options.config.redisPrefix,
+      concurrency,
+      // Recorded on each job as `processedBy`, so the dashboard shows which machine and process ran a slice.
+      name: `${hostname()}/${process.pid}`,
+      maxStalledCount: MAX_STALLS_PER_JOB,
+      ...(this.options.stalledIntervalMs ? { stalledInterval: this.options.stalledIntervalMs } : {}),
+      ...(this.options.lockDurationMs ? { lockDuration: this.options.lockDurationMs } : {}),
+    };
+  }
+
+  private async becomeWriter(): Promise<void> {
+    const { config, log } = this.options;
+    // Throws while another process still has the file open; the lease is handed back and tried again. Logged, because
+    // the lease swallows the error and an open that keeps failing would otherwise leave the load queue silent.
+    const lease = this.lease!;
+    try {
+      // Every commit of this holding checks the lease's fencing token before COMMIT (src/warehouse/commit-fence.ts).
+      this.warehouse = await (this.options.openWarehouse ?? openWarehouse)(workingPathFor(config.db), {
+        duckdb: duckdbSettings(config.warehouse),
+        lake: config.publish.parquet,
+        ...this.options.warehouse,
+        fence: lease.fence(),
+      });
+      await this.refuseOtherFile(this.warehouse);
+      this.writerFailures = 0;
+      this.lastWriterError = undefined;
+    } catch (error) {
+      if (this.writerFailures === 0) this.writerFailingSince = performance.now();
+      this.writerFailures += 1;
+      this.lastWriterError = error as Error;
+      log.warn(
+        { err: (error as Error).message, failures: this.writerFailures },
+        'took the writer lease but could not open the working database; handing it back',
+      );
+      throw error;
+    }
+    await this.raiseFenceAboveFile(this.warehouse, lease);
+    await this.promoteFields(this.warehouse);
+    // Opened while the host stops (the lease was taken just before): stop() closes it through the lease's onLost; a load
+    // worker started now would take jobs the stop has to cut short.
+    if (this.stopping) return;
+    this.loadWorker = this.startWorker(
+      LOAD_QUEUE,
+      loadProcessor({
+        redis: this.connection,
+        prefix: config.redisPrefix,
+        queues: this.queues,
+        runs: new RunStore(this.connection, config.redisPrefix),
+        warehouse: this.warehouse,
+        config,
+        log,
+        metrics: this.options.metrics,
+        commitBatchSlices: this.options.commitBatchSlices,
+        onWriterFault: (fault) => this.stopLoadingOn(fault),
+        notifier: this.options.notifier,
+        today: this.options.today,
+        stopSignal: this.stopWaiting.signal,
+        describeBackfill: this.options.describeBackfill,
+      }),
+      1,
+    );
+    this.loadWorker.on('error', (error) => log.warn({ err: error.message }, 'load worker error'));
+    this.loadWorker.on('failed', (job, error) => {
+      log.error({ job: job?.name, id: job?.id, err: error.message }, 'load job failed');
+      void this.failRunOfLastAttempt(job, error).catch((failure: Error) =>
+        log.warn({ err: failure.message }, 'could not mark the run failed'),
+      );
+    });
+    log.info({ db: this.warehouse.path }, 'holding the DuckDB writer lease');
+    // A run left `planning` without its plan job (its command or scheduler stopped in between) is planned now, not left.
+    await pickUpStuckPlans(this.queues, new RunStore(this.connection, config.redisPrefix), log).catch((error: Error) =>
+      log.warn({ err: error.message }, 'could not look for runs left planning; the next writer looks again'),
+    );
+  }
+
+  /**
+   * A full disk or an invalidated database: every later load would fail the same way, so this process takes no other
+   * load job, closes the database and becomes the writer no more; the job that met it waits for the next writer. A
+   * command ends with the fault (`writerProblem`), `bvsync worker` exits with it (`writerFaulted`).
+   */
+  private stopLoadingOn(fault: WriterFault): void {
+    if (this.writerFault) return;
+    this.writerFault = fault;
+    this.options.log.error(
+      { err: fault.message, code: fault.code },
+      'the working database cannot be written: this process stops loading',
+    );
+    void this.options.notifier?.failed(fault);
+    this.lease?.retire();
+    void this.loadWorker?.pause(true).catch(() => undefined);
+    void this.stopWriting().catch((error: Error) =>
+      this.options.log.warn({ err: error.message }, 'could not close the working database'),
+    );
+    this.faultSeen.resolve(fault);
+  }
+
+  /** Resolves with the fault that ended this process's loading, if one does. */
+  get writerFaulted(): Promise<WriterFault> {
+    return this.faultSeen.promise;
+  }
+
+  /**
+   * The lease's token made larger than any the file's commits carry, so the tokens in the file only grow even after
+   * Redis lost its counter. A lease lost meanwhile closes the file again and fails the taking.
+   */
+  /**
+   * Under the raised fence, before any load, makes `sync.promote` hold, so rows loaded from now on fill the promoted
+   * columns (docs/schema-drift.md). A promotion the file cannot take closes it and counts as a failed open: a command
+   * stops waiting on it with the error naming the key (`writerProblem`).
+   */
+  private async promoteFields(warehouse: Warehouse): Promise<void> {
+    const { config, log } = this.options;
+    try {
+      const promoted = await warehouse.promote(config.sync.promote);
+      if (!promoted.added.length && !promoted.moved) return;
+      log.info(
+        { added: promoted.added, rows: promoted.moved },
+        'moved the fields of sync.promote out of _extra into their columns',
+      );
+      // Analysts see the columns now, not after the next run; whole, as the publish journal records rows, not columns.
+      await warehouse.publish(config.db, { incremental: false });
+    } catch (error) {
+      this.warehouse = undefined;
+      await warehouse.close().catch(() => undefined);
+      if (this.writerFailures === 0) this.writerFailingSince = performance.now();
+      this.writerFailures += 1;
+      this.lastWriterError = error as Error;
+      log.error(
+        { err: (error as Error).message },
+        'could not make sync.promote hold in the working database; handing the writer lease back',
+      );
+      throw error;
+    }
+  }
+
+  private async raiseFenceAboveFile(warehouse: Warehouse, lease: WriterLease): Promise<void> {
+    const raised = await warehouse
+      .highestFenceToken()
+      .then((highest) => lease.raiseTokenAbove(highest))
+      .catch(() => false);
+    if (raised) return;
+    this.warehouse = undefined;
+    await warehouse.close().catch(() => undefined);
+    throw new Error('the DuckDB writer lease was lost while the working database was being opened');
+  }
+
+  /**
+   * Closes the file just opened and throws OtherWarehouseFileError when it is not the one the prefix's committed slices
+   * are in (another disk at the same path, a replaced file): loaded, it would be published as the whole warehouse. The
+   * prefix's unfinished runs for this path end failed with that message. The first writer of a prefix records its file.
+   */
+  private async refuseOtherFile(warehouse: Warehouse): Promise<void> {
+    const { config, log } = this.options;
+    try {
+      if (warehouse.id === undefined)
+        throw new Error(`${warehouse.path} has no warehouse id (migration 016 is not applied)`);
+      await claimPrefixWarehouse(this.connection, config.redisPrefix, { id: warehouse.id, path: warehouse.path });
+    } catch (error) {
+      this.warehouse = undefined;
+      await warehouse.close().catch(() => undefined);
+      if (error instanceof OtherWarehouseFileError) {
+        const ended = await failRunsOfRefusedFile(this.connection, config.redisPrefix, this.queues, config.db, error);
+        log.error({ db: warehouse.path, runs: ended }, error.message);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Why a command should stop waiting to become the writer, once waiting will not help: the working database could not
+   * be opened for a reason other than another process holding it (a folder that cannot be created, a file that is not
+   * a database: no retry changes that), or it was held on several tries in a row, by another bvsync for longer than a
+   * last writer takes to close. Undefined while there is hope. A
+   * long-running `bvsync worker` ignores this and keeps trying with a growing wait, since an operator may fix the cause.
+   */
+  writerProblem(): WriterUnavailableError | WriterFault | WarehouseError | undefined {
+    if (this.writerFault) return this.writerFault;
+    const cause = this.lastWriterError;
+    if (!cause) return undefined;
+    // A full disk met by the open (a log replayed into no room) says everything itself.
+    if (isWriterFault(cause)) return cause;
+    // A sync.promote the file cannot take names its key itself: the config's to change (exit 2), not the file's.
+    if (cause instanceof WarehouseError && cause.code === 'promote_invalid') return cause;
+    if (cause instanceof DatabaseLockedError) {
+      const tries = this.writerFailures < LOCKED_OPENS_BEFORE_GIVING_UP;
+      const closing = cause.heldByBvsync && performance.now() - this.writerFailingSince < BVSYNC_HOLDER_PATIENCE_MS;
+      if (tries || closing) return undefined;
+    }
+    return new WriterUnavailableError(this.options.config.db, cause);
+  }
+
+  /**
+   * A plan, commit or finalize job that failed for good leaves its run unable to finish: the phase never completes, and
+   * every command waiting on it would wait forever. The run is marked failed instead, with the job's reason, in Redis
+   * (which ends the wait) and in `_sync_runs`. The slices already committed stay, and are right.
+   */
+  private async failRunOfLastAttempt(job: Job | undefined, error: Error): Promise<void> {
+    if (!job) return;
+    const lastAttempt = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    const runId = (job.data as { runId?: unknown }).runId;
+    if (!lastAttempt || typeof runId !== 'string') return;
+    const runs = new RunStore(this.connection, this.options.config.redisPrefix);
+    const meta = await runs.get(runId);
+    if (!meta || isFinishedRunStatus(meta.status)) return;
+    const reason = `the ${job.name} job ${job.id} failed for good: ${error.message}. The run cannot finish; its committed slices are kept. Fix the cause and run the same command again`;
+    // DuckDB first: a waiting command ends when Redis says failed, and may stop this process at once (the test of it
+    // does), which would leave `_sync_runs` saying running.
+    await this.warehouse?.finishRun(runId, 'failed').catch(() => undefined);
+    const ended = { ...meta, status: 'failed' as const, error: reason, finishedAt: new Date().toISOString() };
+    const states = await this.warehouse?.sliceStates({ runId }).catch(() => undefined);
+    const notice = await claimRunEndNotice({ runs, notifier: this.options.notifier, meta: ended, states }).catch(
+      () => undefined,
+    );
+    await runs.update(runId, { status: 'failed', error: reason, finishedAt: ended.finishedAt });
+    this.options.metrics?.runFinished(meta.kind, 'failed');
+    sendRunEndNotices(this.options.notifier, notice, undefined, this.options.log);
+  }
+
+  /** Whether this process can do its part now, for `GET /readyz` (src/engine/jobs/readiness.ts says what each check means). */
+  readiness(): Promise<Readiness> {
+    return checkReadiness({
+      redis: this.connection,
+      mayWrite: this.options.load !== false,
+      holdsLease: this.lease?.isHeld ?? false,
+      warehouse: this.warehouse,
+      writerProblem: this.writerProblem(),
+      stopping: this.stopping !== undefined,
+    });
+  }
+
+  /** Jobs of each queue by state, for metrics scraped at any time. */
+  async queueCounts(): Promise<Record<string, QueueCounts>> {
+    if (!this.queues) return {};
+    const [fetch, load] = await Promise.all([this.queues.fetch.getJobCounts(), this.queues.load.getJobCounts()]);
+    return { [FETCH_QUEUE]: fetch, [LOAD_QUEUE]: load };
+  }
+
+  /** The newest complete past day per brand and stream; empty unless this process holds the writer lease. */
+  async freshness(): Promise<FreshnessRow[]> {
+    return this.warehouse ? this.warehouse.newestCompletePastDays((this.options.today ?? todayUtc)()) : [];
+  }
+
+  /** The working file's `_schema_drift` entries while this process holds the writer lease; none otherwise. */
+  async schemaDrift(): Promise<DriftEntry[]> {
+    return this.warehouse ? this.warehouse.schemaDrift() : [];
+  }
+
+  private async stopWriting(): Promise<void> {
+    const worker = this.loadWorker;
+    const warehouse = this.warehouse;
+    this.loadWorker = undefined;
+    this.warehouse = undefined;
+    if (worker) await this.closeWithin(worker, Date.now() + this.closeLimitMs(), 'load');
+    await warehouse?.close();
+  }
+
+  /**
+   * How long a BullMQ worker's close may take: a worker's close reports its jobs' ends to Redis, so with Redis away it
+   * cannot end, and waiting the whole limit only delays a command that has already said why it stops.
+   */
+  private closeLimitMs(): number {
+    return this.redisLooksUp() ? WORKER_CLOSE_LIMIT_MS : REDIS_DOWN_CLOSE_LIMIT_MS;
+  }
+
+  /** Redis is connected and no caller has found it not answering (a frozen one keeps its connection looking up). */
+  private redisLooksUp(): boolean {
+    return !this.redisKnownGone && this.connection?.status === 'ready';
+  }
+
+  /**
+   * Closes a BullMQ worker, waiting at most until `giveUpAt`. After Redis was killed, a worker's close can wait forever
+   * for its blocking connection to end (met in the chaos runs: a backfill whose run Redis lost never exited). Past the
+   * limit its connections are dropped instead; a job it still held is run again elsewhere after BullMQ's stalled check.
+   */
+  private async closeWithin(worker: Worker, giveUpAt: number, name: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<'late'>(
+      (resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, giveUpAt - Date.now()))),
+    );
+    const closed = worker.close().then(
+      () => 'closed' as const,
+      () => 'closed' as const,
+    );
+    const outcome = await Promise.race([closed, limit]);
+    clearTimeout(timer);
+    if (outcome === 'late') {
+      this.lateCloses += 1;
+      this.options.log.warn(
+        { worker: name },
+        'a BullMQ worker did not close in time (Redis restarted?); dropping its connections',
+      );
+      // Not awaited: the disconnect of a connection stuck reconnecting may never settle either.
+      void worker.disconnect().catch(() => undefined);
+    }
+    // BullMQ leaves a connection it was given open.
+    this.workerConnections.get(worker)?.disconnect();
+    this.workerConnections.delete(worker);
+  }
+
+  /**
+   * Whether Redis answered everything stop() asked of it (the workers' closes, the lease's release): otherwise some
+   * job's end or the lease never reached it, which to the engine is a crash, however quietly the process ends.
+   */
+  get stoppedWithRedis(): boolean {
+    return this.redisAtStop;
+  }
+
+  /**
+   * Stops taking jobs, lets running ones finish until the deadline, then aborts what is left (those jobs are picked
+   * up again by another process after BullMQ's stalled check). Safe to call twice. `redisGone`: the caller found Redis
+   * not answering (a frozen one keeps its connection looking up), so nothing waits on it longer than a moment.
+   */
+  stop(deadlineMs = this.options.stopDeadlineMs ?? 30_000, options: { redisGone?: boolean } = {}): Promise<void> {
+    if (options.redisGone) this.redisKnownGone = true;
+    this.stopping ??= (async () => {
+      this.stopRedisWatch?.();
+      // Renewed while the fetch jobs drain, never taken: a process on its way out does not become the writer.
+      this.lease?.retire();
+      this.stopResuming?.();
+      // Slices being read finish; those waiting out a 429 (or the key's budget it blocked) go back to the queue.
+      this.stopWaiting.abort();
+      const timer = setTimeout(() => this.abort.abort(), deadlineMs);
+      let leaseAnswered = false;
+      // The load worker takes no new job while the fetch worker drains (a publish begun near the deadline outlived it);
+      // the job it runs finishes, and what waits is the next writer's.
+      void this.loadWorker?.pause(true).catch(() => undefined);
+      try {
+        const giveUpAt = Date.now() + deadlineMs + this.closeLimitMs();
+        await Promise.all(this.fetchWorkers.map((worker) => this.closeWithin(worker, giveUpAt, 'fetch')));
+        leaseAnswered = (await this.lease?.stop(this.redisKnownGone ? 0 : undefined)) ?? true;
+      } finally {
+        clearTimeout(timer);
+        this.redisAtStop = leaseAnswered && this.lateCloses === 0 && this.redisLooksUp();
+        this.abort.abort();
+        await this.fetchThreads?.close();
+        await this.client?.close().catch(() => {});
+        await this.queues?.close().catch(() => {});
+        this.connection?.disconnect();
+        // Notices of the last runs it finalized are sent before the process goes, within notify.deliverySeconds.
+        await this.options.notifier?.settle();
+      }
+    })();
+    return this.stopping;
+  }
+}

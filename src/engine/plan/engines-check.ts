@@ -1,0 +1,42 @@
+import type { Logger } from '../../log.js';
+import type { Warehouse } from '../../warehouse/warehouse.js';
+import { firstPlannedDays, needsOf, type PlannedPhase } from './plan.js';
+import type { Config } from '../../configuration.js';
+
+/**
+ * A sync after `api.engines` changed re-reads only the days after the cursor and lookback, so earlier days stay under
+ * the old filter. Said once per run, brand and stream, with the backfill that re-reads them; streams that send their
+ * own engine filter are left out. One query for the phase (src/warehouse/other-engines.ts).
+ */
+export async function warnOfDaysUnderOtherEngines(
+  deps: { warehouse: Warehouse; config: Pick<Config, 'api' | 'sync'>; log: Logger },
+  { runId, brands, streams, slices, today }: PlannedPhase,
+): Promise<void> {
+  const engines = deps.config.api.engines;
+  const filtered = streams.filter(
+    (stream) =>
+      (stream.endpoint.params as readonly string[]).includes('engines') &&
+      !needsOf(stream, deps.config.sync).includes('engines'),
+  );
+  const firstPlanned = firstPlannedDays(slices);
+  const asked = brands.flatMap((brandId) =>
+    filtered.map((stream) => ({
+      brandId,
+      stream: stream.name,
+      before: firstPlanned.get(`${brandId}|${stream.name}`) ?? today,
+    })),
+  );
+  const all = await deps.warehouse.daysOfOtherEngines(asked, engines);
+  for (const brandId of brands) {
+    for (const stream of filtered) {
+      const found = all.get(`${brandId}|${stream.name}`);
+      if (!found) continue;
+      deps.log.warn(
+        { run: runId, brand: brandId, stream: stream.name, days: found.days, from: found.first, to: found.last },
+        `${found.days} complete day(s) of ${stream.name} for brand ${brandId} (${found.first}..${found.last}) were read ${found.sent ? `with engines ${found.sent}` : 'without an engines filter'}, ` +
+          `where api.engines now sends ${engines.length ? engines.join(',') : 'none'}, and this sync does not read them again; ` +
+          `their sums mix with this run's: bvsync backfill --brand ${brandId} --streams ${stream.name} --from ${found.first} --to ${found.last} reads them anew`,
+      );
+    }
+  }
+}

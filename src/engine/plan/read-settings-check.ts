@@ -1,0 +1,54 @@
+import { describeSettingsChange, readSettingsNow } from '../../api/read-settings.js';
+import type { Logger } from '../../log.js';
+import type { Warehouse } from '../../warehouse/warehouse.js';
+import { firstPlannedDays, type PlannedPhase } from './plan.js';
+import type { Config } from '../../configuration.js';
+
+/**
+ * A sync after `api.params`, `api.endpointParams`, `api.arrayFormat` or `api.firstPage` changed re-reads only the days
+ * after the cursor and lookback, so earlier days stay as read under the old settings. Said once per run, brand and
+ * stream, with what changed and the backfill that re-reads them. One query when nothing changed
+ * (src/warehouse/other-read-settings.ts).
+ */
+export async function warnOfDaysReadOtherwise(
+  deps: { warehouse: Warehouse; config: Pick<Config, 'api'>; log: Logger },
+  { runId, brands, streams, slices, today }: PlannedPhase,
+): Promise<void> {
+  const byName = new Map(streams.map((stream) => [stream.name, stream]));
+  // stream -> a setting its days were read with -> what that read sends today
+  const changed = new Map<string, Map<string, string>>();
+  for (const { stream, readWith } of await deps.warehouse.readSettingsInUse()) {
+    const declared = byName.get(stream);
+    if (!declared) continue;
+    const now = readSettingsNow(readWith, deps.config.api, declared.endpoint.name);
+    if (now === undefined || now === readWith) continue;
+    changed.set(stream, (changed.get(stream) ?? new Map<string, string>()).set(readWith, now));
+  }
+  if (!changed.size) return;
+  const firstPlanned = firstPlannedDays(slices);
+  for (const brandId of brands) {
+    for (const [stream, settings] of changed) {
+      for (const found of await deps.warehouse.daysReadWith(
+        brandId,
+        stream,
+        firstPlanned.get(`${brandId}|${stream}`) ?? today,
+        [...settings.keys()],
+      )) {
+        deps.log.warn(
+          {
+            run: runId,
+            brand: brandId,
+            stream,
+            days: found.days,
+            from: found.first,
+            to: found.last,
+            readWith: found.readWith,
+          },
+          `${found.days} complete day(s) of ${stream} for brand ${brandId} (${found.first}..${found.last}) were read with other API settings than this sync's ` +
+            `(${describeSettingsChange(found.readWith, settings.get(found.readWith)!)}), and this sync does not read them again; ` +
+            `if the API read those requests otherwise, bvsync backfill --brand ${brandId} --streams ${stream} --from ${found.first} --to ${found.last} reads them anew`,
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import type { Redis } from 'ioredis';
+import { machineFault, type Notifier } from '../../notify/index.js';
+import { describeUrl } from './redis.js';
+
+/** How often the watch looks at how long Redis has been away. */
+const CHECK_EVERY_MS = 1_000;
+
+/**
+ * A long-lived worker outlives a Redis restart by reconnecting for ever, so nothing fails and nobody is told. This
+ * tells them: once Redis has not answered for `limitMs`, one `machine_fault` per outage (test/e2e/notify-worker-redis.int.test.ts).
+ * Returns the function that stops watching.
+ */
+export function watchRedisForFaults(connection: Redis, url: string, limitMs: number, notifier: Notifier): () => void {
+  let downSince: number | undefined;
+  let told = false;
+  const down = () => (downSince ??= performance.now());
+  const up = () => {
+    downSince = undefined;
+    told = false;
+  };
+  connection.on('close', down);
+  connection.on('ready', up);
+  const timer = setInterval(() => {
+    if (downSince === undefined || told || performance.now() - downSince < limitMs) return;
+    told = true;
+    const seconds = Math.round((performance.now() - downSince) / 1000);
+    void notifier.notify(
+      machineFault(
+        'redis',
+        'redis_unavailable',
+        `Redis at ${describeUrl(url)} has not answered for ${seconds} s; the worker keeps trying to reconnect, and no job runs meanwhile`,
+      ),
+    );
+  }, CHECK_EVERY_MS).unref();
+  return () => {
+    clearInterval(timer);
+    connection.off('close', down);
+    connection.off('ready', up);
+  };
+}

@@ -1,0 +1,530 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ConnectionOptions } from 'node:tls';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { describeRedisAddress, parseRedisAddress, type RedisAddress } from '../../redis-address.js';
+import { readServerFacts, RedisTopologyError, topologyProblem } from './redis-server-kind.js';
+
+export const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';
+
+/** No Redis could be had; the message says how to get one. */
+export class RedisUnavailableError extends Error {
+  readonly code = 'redis_unavailable';
+  constructor(detail: string) {
+    super(
+      `no Redis answers (${detail}). Set REDIS_URL to a Redis you have, start one with ` +
+        '`docker compose up -d redis`, or install redis-server (Debian: `apt-get install redis-server`).',
+    );
+    this.name = 'RedisUnavailableError';
+  }
+}
+
+export interface ResolvedRedis {
+  url: string;
+  /** How it was found, for the first log line: `REDIS_URL`, `local` or `private`. */
+  origin: 'configured' | 'local' | 'private';
+  /** Stops a private redis-server started for this process; a no-op otherwise. */
+  stop(): Promise<void>;
+}
+
+export interface ResolveRedisOptions {
+  /** From REDIS_URL or the config; when set, it is the only one tried. */
+  url?: string;
+  /** The key prefix, for the advice on a Redis Cluster reached without one that fits it; default `bvsync`. */
+  prefix?: string;
+  /** Start a private `redis-server` from PATH when nothing answers; default true. */
+  allowPrivate?: boolean;
+}
+
+/**
+ * Finds the Redis to use: the configured URL, else one at 127.0.0.1:6379, else a private redis-server on a free
+ * port for the life of this process (the demo on a machine with no Redis running).
+ */
+export async function resolveRedis(options: ResolveRedisOptions = {}): Promise<ResolvedRedis> {
+  const noop = async () => {};
+  if (options.url) {
+    await pingRedis(options.url, { prefix: options.prefix }).catch((error: Error) => {
+      throw isConfigProblem(error)
+        ? error
+        : new RedisUnavailableError(`${describeUrl(options.url!)}: ${error.message}`);
+    });
+    return { url: options.url, origin: 'configured', stop: noop };
+  }
+  if (
+    await pingRedis(LOCAL_REDIS_URL).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    return { url: LOCAL_REDIS_URL, origin: 'local', stop: noop };
+  }
+  if (options.allowPrivate === false) throw new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL}`);
+  return startPrivateRedis();
+}
+
+/** The longest wait between two reconnects of a long-lived connection (ms). */
+const RECONNECT_MAX_DELAY_MS = 2_000;
+
+/** Whether a failure to connect is the settings' (exit 2, "fix this") rather than a Redis that is away. */
+export function isConfigProblem(error: unknown): boolean {
+  return (
+    error instanceof RedisDatabaseError ||
+    error instanceof RedisTopologyError ||
+    error instanceof RedisCaFileError ||
+    error instanceof RedisTlsError
+  );
+}
+
+/**
+ * A new connection as BullMQ wants it: no per-command retry limit, so blocking commands survive reconnects. While Redis
+ * is away it reconnects for ever, 50 ms more after each failed try up to 2 s apart (ioredis's default, spelled out):
+ * a worker must outlive a Redis restart, and what ends a command then is its shutdown deadline, not this loop.
+ *
+ * The address may name Sentinels (the connection asks them for the master, again after every failover) or a Cluster.
+ * A Cluster's connection is typed as one server's: every key bvsync and BullMQ use is under one hash-tagged prefix, so
+ * every command goes to one slot's node (test/engine/redis-cluster.int.test.ts).
+ */
+export function connectRedis(address: string, extra: RedisOptions = {}): Redis {
+  return openConnection(parseRedisAddress(address), {
+    maxRetriesPerRequest: null,
+    enableReadyCheck: true,
+    // ioredis waits for its CLIENT SETINFO answers before the ready check: one round trip more per connection, for
+    // a library name in CLIENT LIST. Workers, their duplicates and BullMQ's blocking connections all open one.
+    disableClientInfo: true,
+    retryStrategy: (times) => Math.min(times * 50, RECONNECT_MAX_DELAY_MS),
+    ...extra,
+  });
+}
+
+/** A CA file (REDIS_CA_FILE, `redis.tls.caFile`) that cannot be read. */
+export class RedisCaFileError extends Error {
+  readonly code = 'config_invalid';
+  constructor(path: string, reason: string) {
+    super(
+      `the Redis CA file ${path} (REDIS_CA_FILE, config "redis.tls.caFile") cannot be read (${reason}): name a PEM file of the certificate authorities that signed the server's certificate`,
+    );
+    this.name = 'RedisCaFileError';
+  }
+}
+
+/** A TLS server whose certificate this process does not trust: a setting to fix, not a Redis that is away. */
+export class RedisTlsError extends Error {
+  readonly code = 'config_invalid';
+  constructor(where: string, reason: string) {
+    super(
+      `${where}: the Redis server's TLS certificate is not trusted (${reason}): set REDIS_CA_FILE (config "redis.tls.caFile") to the PEM file of the authority that signed it`,
+    );
+    this.name = 'RedisTlsError';
+  }
+}
+
+function tlsOptions(address: RedisAddress): ConnectionOptions | undefined {
+  if (!address.tls) return undefined;
+  if (!address.caFile) return {};
+  try {
+    return { ca: readFileSync(address.caFile) };
+  } catch (error) {
+    throw new RedisCaFileError(address.caFile, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
+  }
+}
+
+/** A master that became a replica answers writes with READONLY until the connection asks the Sentinels again. */
+const RECONNECT_ON_READONLY = (error: Error) => (/^READONLY\b/.test(error.message) ? 2 : false);
+
+function openConnection(address: RedisAddress, options: RedisOptions): Redis {
+  const tls = tlsOptions(address);
+  switch (address.kind) {
+    case 'standalone':
+      return new Redis(address.url, { ...options, ...(tls ? { tls } : {}) });
+    case 'sentinel':
+      return new Redis({
+        ...options,
+        sentinels: address.sentinels,
+        name: address.name,
+        role: 'master',
+        db: address.database,
+        username: address.username,
+        password: address.password,
+        // No failoverDetector: its +switch-master cut a reconnect in progress, and ioredis then ended the connection for
+        // good ("Connection is closed."). A demoted master closes its clients, and READONLY reconnects the rest.
+        reconnectOnError: RECONNECT_ON_READONLY,
+        ...(tls ? { tls, enableTLSForSentinelMode: true, sentinelTLS: tls } : {}),
+      });
+    case 'cluster': {
+      const { retryStrategy, lazyConnect, enableReadyCheck, ...redisOptions } = options;
+      const cluster = new Cluster(address.nodes, {
+        redisOptions: {
+          ...redisOptions,
+          username: address.username,
+          password: address.password,
+          ...(tls ? { tls } : {}),
+        },
+        clusterRetryStrategy: retryStrategy ? (times) => retryStrategy(times) ?? null : undefined,
+        lazyConnect,
+        enableReadyCheck,
+        // Nodes announce addresses; a certificate names them as announced, so they are used as they are.
+        dnsLookup: (host, callback) => callback(null, host),
+      });
+      return cluster as unknown as Redis;
+    }
+  }
+}
+
+/** A REDIS_URL whose database the server refuses: every key would go to database 0, beside whatever else is there. */
+export class RedisDatabaseError extends Error {
+  readonly code = 'config_invalid';
+  constructor(url: string, database: number, reason: string) {
+    super(
+      `REDIS_URL ${describeUrl(url)} names database ${database}, which this Redis refuses (${reason}); name one it has (0 to 15 by default)`,
+    );
+    this.name = 'RedisDatabaseError';
+  }
+}
+
+/** Where to look, what to say: the key prefix a Cluster's advice names. */
+export interface PingRedisOptions {
+  prefix?: string;
+}
+
+/**
+ * Connects, PINGs, selects the address's database and checks the server is the kind the address names, or throws why
+ * not: the system's reason, RedisDatabaseError, RedisTopologyError (a replica, a Sentinel, a Cluster node reached as
+ * something else) or RedisCaFileError.
+ */
+export async function pingRedis(url: string, options: PingRedisOptions = {}): Promise<void> {
+  const address = parseRedisAddress(url);
+  const where = describeRedisAddress(url);
+  if (address.kind === 'standalone') return pingServer(url, address, where, options);
+  const redis = openConnection(address, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1500,
+    retryStrategy: () => null,
+    ...(address.kind === 'sentinel' ? { sentinelRetryStrategy: () => null } : {}),
+  });
+  let reason: Error | undefined;
+  redis.on('error', (error: Error) => (reason ??= error));
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    // Ask the first server named what it is: a plain Redis behind redis+sentinel:// or redis+cluster:// says so.
+    await explainWrongKind(address, where, options);
+    throw friendlier(reason ?? error, where);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function pingServer(
+  url: string,
+  address: RedisAddress & { kind: 'standalone' },
+  where: string,
+  options: PingRedisOptions,
+): Promise<void> {
+  // ioredis selects the URL's database as it connects, and a refusal only reaches its error event: the connection
+  // stays on database 0, where a run went, exit 0. Connected to database 0 and asked here, the refusal is an answer.
+  const database = address.database;
+  const redis = openConnection(address, {
+    lazyConnect: true,
+    db: 0,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1500,
+    retryStrategy: () => null,
+  });
+  // connect() rejects with a bare "Connection is closed."; the reason (ECONNREFUSED, ENOTFOUND, ...) comes as an event.
+  let reason: Error | undefined;
+  redis.on('error', (error: Error) => (reason ??= error));
+  try {
+    try {
+      await redis.connect();
+      await redis.ping();
+    } catch (error) {
+      throw friendlier(reason ?? error, where);
+    }
+    const facts = await readServerFacts(redis);
+    const problem = facts && topologyProblem('standalone', where, facts, options.prefix);
+    if (problem) throw new RedisTopologyError(problem);
+    if (database > 0) {
+      await redis.select(database).catch((error: Error) => {
+        throw new RedisDatabaseError(url, database, error.message);
+      });
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Throws RedisTopologyError when the first server of a Sentinel or Cluster address is another kind; else returns. */
+async function explainWrongKind(address: RedisAddress, where: string, options: PingRedisOptions): Promise<void> {
+  const first =
+    address.kind === 'sentinel' ? address.sentinels[0] : address.kind === 'cluster' ? address.nodes[0] : undefined;
+  if (!first) return;
+  const tls = address.tls ? tlsOptions(address) : undefined;
+  const probe = new Redis({
+    host: first.host,
+    port: first.port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1500,
+    retryStrategy: () => null,
+    ...(address.kind === 'cluster' ? { username: address.username, password: address.password } : {}),
+    ...(tls ? { tls } : {}),
+  });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    const facts = await readServerFacts(probe);
+    const server = `${first.host}:${first.port}`;
+    const problem = facts && topologyProblem(address.kind, server, facts, options.prefix);
+    if (problem) throw new RedisTopologyError(`${where}: ${problem}`);
+    if (
+      facts?.mode === 'sentinel' &&
+      address.kind === 'sentinel' &&
+      facts.watched &&
+      !facts.watched.includes(address.name)
+    ) {
+      throw new RedisTopologyError(
+        `${where}: the Sentinel at ${server} watches no master named "${address.name}"${facts.watched.length ? ` (it watches ${facts.watched.join(', ')})` : ''}: name the master after the Sentinels' addresses`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof RedisTopologyError) throw error;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+/** The system's reason for a failed connection, in words that point at the cause. */
+function friendlier(error: unknown, where: string): unknown {
+  if (!(error instanceof Error)) return error;
+  // ioredis's own words ("Protocol error, got "H" as reply type byte. Please report this.") blamed ioredis for a port
+  // that another service (an HTTP server) answers.
+  if (/^Protocol error/.test(error.message)) {
+    return new Error(
+      `what answers there does not speak Redis's protocol (${error.message.replace(/\s*Please report this\.?$/, '')}): is it another service's port?`,
+    );
+  }
+  if (
+    /self[- ]signed certificate|unable to (get local issuer|verify the first) certificate|certificate has expired|Hostname\/IP does not match/i.test(
+      error.message,
+    )
+  ) {
+    return new RedisTlsError(where, error.message);
+  }
+  return error;
+}
+
+/** The address without its password, for messages. */
+export function describeUrl(url: string): string {
+  return describeRedisAddress(url);
+}
+
+/**
+ * The shell a private redis-server runs under. It ends the server and removes its folder once its stdin reaches end
+ * of file: when stop() closes it, or when this process ends in any way at all, SIGKILL and a closed terminal's SIGHUP
+ * included, which no listener of ours sees. Its exit code is the server's. An asynchronous list's stdin is /dev/null in
+ * a shell without job control, so the watcher reads the pipe through a descriptor of its own (3).
+ */
+const WARDEN_SCRIPT = [
+  'dir=$1; shift',
+  'exec 3<&0',
+  'redis-server "$@" 3<&- </dev/null &',
+  'server=$!',
+  '(read -r _ <&3; kill "$server" 2>/dev/null) &',
+  'watcher=$!',
+  'exec 3<&-',
+  'wait "$server"; code=$?',
+  // A watcher left waiting would kill whatever process had the server's number by the time the pipe closed.
+  'kill "$watcher" 2>/dev/null',
+  'rm -rf "$dir"',
+  'exit "$code"',
+].join('\n');
+
+/** The exit code of a shell whose command was not found. */
+const COMMAND_NOT_FOUND = 127;
+
+/** How long stop() waits for the server to shut down before it kills it (ms). */
+const STOP_LIMIT_MS = 5_000;
+
+/**
+ * Starts a redis-server from PATH on a free port, with a fresh folder of its own, for the life of this process. Exported
+ * for tests, which have a Redis at 127.0.0.1:6379 and would never get here through resolveRedis.
+ *
+ * The server runs in a process group of its own: a terminal's Ctrl-C reaches the command, whose graceful stop still
+ * needs this Redis, and not the server, which ended at once and turned every such stop into "is Redis answering?".
+ */
+export async function startPrivateRedis(): Promise<ResolvedRedis> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'bvsync-redis-'));
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
+  let child: ChildProcess;
+  try {
+    child = spawn('sh', ['-c', WARDEN_SCRIPT, 'bvsync-redis', dir, ...args], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
+  } catch (error) {
+    removeFolder(dir);
+    throw new RedisUnavailableError(
+      `nothing at ${LOCAL_REDIS_URL} and redis-server could not start: ${(error as Error).message}`,
+    );
+  }
+  // Neither the server nor its pipe keeps a command alive: one that ends without stop() still ends, and takes the
+  // server with it (tieToProcess, and the warden's pipe).
+  child.unref();
+  (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  child.stdin?.on('error', () => undefined);
+  // Tied before the wait for its first answer: a signal during those seconds must not leave it running either.
+  const untie = tieToProcess(child, dir);
+  let exited: string | undefined;
+  const spawnFailed = new Promise<never>((_, reject) => {
+    child.once('error', (error) =>
+      reject(
+        new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL} and redis-server could not start (${error.message})`),
+      ),
+    );
+    // A server that dies at start (a port taken meanwhile, a bad option) is said at once, not after every ping failed.
+    child.once('exit', (code, signal) => {
+      exited =
+        code === COMMAND_NOT_FOUND
+          ? `nothing at ${LOCAL_REDIS_URL} and no redis-server on PATH`
+          : `a private redis-server exited at start (${signal ?? `code ${code}`})`;
+      reject(new RedisUnavailableError(exited));
+    });
+  });
+  const url = `redis://127.0.0.1:${port}`;
+  // Bounded: 50 pings 100 ms apart (each fails at once on a closed port), about 5 s for a server to start.
+  const ready = (async () => {
+    for (let attempt = 0; attempt < 50 && !exited; attempt++) {
+      if (
+        await pingRedis(url).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new RedisUnavailableError(exited ?? `a private redis-server on port ${port} did not answer`);
+  })();
+  // Whichever loses the race may reject later (spawnFailed does when the server is stopped at the end): nobody waits.
+  spawnFailed.catch(() => undefined);
+  ready.catch(() => undefined);
+  try {
+    await Promise.race([ready, spawnFailed]);
+  } catch (error) {
+    killGroup(child); // one that never answered is not left running
+    untie();
+    removeFolder(dir);
+    throw error;
+  }
+  const stop = async () => {
+    // The warden's cue: it stops the server (SIGTERM) and exits with it.
+    child.stdin?.end();
+    // A warden that exited already (its server killed) has no exit to wait for: waiting for it then waited for ever.
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      let limit: NodeJS.Timeout | undefined;
+      const late = new Promise((resolve) => (limit = setTimeout(resolve, STOP_LIMIT_MS, 'late')));
+      if ((await Promise.race([exited, late])) === 'late') killGroup(child);
+      clearTimeout(limit);
+    }
+    untie();
+    removeFolder(dir);
+  };
+  return { url, origin: 'private', stop };
+}
+
+/**
+ * Kills the warden, its watcher and the server, all in the warden's process group. Only while the warden runs: once it
+ * has exited, it has ended the other two, and its number may name another process group by now.
+ */
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** The signal listeners of private servers, told apart from a command's own by tieToProcess. */
+const privateServerListeners = new WeakSet<object>();
+
+/**
+ * Ends a private redis-server and removes its folder when this process ends: at exit, and on a SIGINT or SIGTERM that
+ * nothing else listens for (Node's default for those ends the process without an 'exit' event; the warden would end
+ * the server then too, but only once the pipe closed). Returns the untie, which removes every listener added here.
+ */
+function tieToProcess(child: ChildProcess, dir: string): () => void {
+  const onExit = () => {
+    // Nothing may throw out of an 'exit' listener: the process ends either way, and a folder left in /tmp is no reason
+    // to end it with an error.
+    try {
+      killGroup(child);
+      removeFolder(dir);
+    } catch {
+      // left for the system's /tmp cleaning
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    // A command that handles the signal stops gracefully, closing queues on this Redis, and stops it in its finally.
+    if (process.listeners(signal).some((listener) => !privateServerListeners.has(listener))) return;
+    onExit();
+    untie();
+    // With no listener left, Node's default applies again: the process ends as it would have without us, killed by
+    // the signal (another private server's listener, if any, first does the same).
+    process.kill(process.pid, signal);
+  };
+  const untie = () => {
+    process.off('exit', onExit);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  privateServerListeners.add(onSignal);
+  process.once('exit', onExit);
+  // First in line, so a command's `once` handler is still registered (not yet removed by its own call) when we look.
+  process.prependListener('SIGINT', onSignal);
+  process.prependListener('SIGTERM', onSignal);
+  return untie;
+}
+
+function removeFolder(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** A TCP port on 127.0.0.1 that nothing listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/**
+ * Deletes every key under a prefix (SCAN, not KEYS, so a shared Redis is never blocked). On a Cluster, each master is
+ * scanned: SCAN reads one node's keys.
+ */
+export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<void> {
+  const connection = redis as unknown;
+  if (connection instanceof Cluster) {
+    for (const node of connection.nodes('master')) await deleteKeysWithPrefix(node, prefix);
+    return;
+  }
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== '0');
+}

@@ -1,0 +1,86 @@
+import type { Outage } from '../fetch/outage-memo.js';
+import type { RunMeta } from './run-store.js';
+
+/**
+ * Thrown into a slice's read when `bvsync cancel` dropped its run while the slice was being paged: the pages read so
+ * far are dropped and nothing of the slice is loaded or recorded, as for a slice whose fetch job was still queued.
+ */
+export class RunCancelledError extends Error {
+  override readonly name = 'RunCancelledError';
+}
+
+export function runCancelled(runId: string): RunCancelledError {
+  return new RunCancelledError(`run ${runId} was cancelled while this slice was read: it stops here and is not loaded`);
+}
+
+/**
+ * Thrown into a slice's read when its run gave up on an API that is away (`sync.outageToleranceMinutes`) while the
+ * slice was being read: the slice fails as the run's queued ones do, instead of going on asking. Each call in flight
+ * had counted the tolerance from its own first unanswered attempt, and with a 503's Retry-After blocking the key they
+ * took turns: a run told to wait a minute asked for seven.
+ */
+export class RunGaveUpError extends Error {
+  override readonly name = 'RunGaveUpError';
+}
+
+/** How often a read looks at its run's record: at a real API's 10 requests/s, at most ~10 requests after a cancel. */
+export const CANCEL_POLL_MS = 1_000;
+
+export interface CancelWatch {
+  /** Aborts with a RunCancelledError once the run is cancelled, or with `parent`'s reason. */
+  signal: AbortSignal;
+  stop(): void;
+}
+
+export interface RunWatchOptions {
+  /** Aborted with the process (shutdown): the read stops with its reason. */
+  parent?: AbortSignal | undefined;
+  /** How often the run's records are read; default CANCEL_POLL_MS. */
+  everyMs?: number;
+  /**
+   * The outage the run gave up on that stops this process's reads (`Availability.stopsRead`): the read stops with a
+   * RunGaveUpError. Default none.
+   */
+  availability?: { stopsRead(runId: string): Promise<Outage | undefined> } | undefined;
+}
+
+/**
+ * Watches one run while a slice of it is read: for `bvsync cancel`, so a cancel stops the requests of slices already
+ * being fetched too, not only the queued ones (a slice can be hundreds of pages); and for the run giving up on an API
+ * that is away, which stops them with a RunGaveUpError. The run's records are read at once and then every `everyMs`;
+ * one that cannot be read leaves the read going: only a run known cancelled, or known to have given up, stops it.
+ */
+export function watchRun(
+  runs: { get(runId: string): Promise<RunMeta | null> },
+  runId: string,
+  options: RunWatchOptions = {},
+): CancelWatch {
+  const { parent, everyMs = CANCEL_POLL_MS, availability } = options;
+  const cancel = new AbortController();
+  const look = () => {
+    runs.get(runId).then(
+      (meta) => {
+        if (meta?.status === 'cancelled' && !cancel.signal.aborted) cancel.abort(runCancelled(runId));
+      },
+      () => {},
+    );
+    availability?.stopsRead(runId).then(
+      (outage) => {
+        if (!outage || cancel.signal.aborted) return;
+        cancel.abort(
+          new RunGaveUpError(
+            `run ${runId} stopped waiting for the API (away since ${new Date(outage.since).toISOString()}) while this slice was read`,
+          ),
+        );
+      },
+      () => {},
+    );
+  };
+  look();
+  const timer = setInterval(look, everyMs);
+  timer.unref();
+  return {
+    signal: parent ? AbortSignal.any([parent, cancel.signal]) : cancel.signal,
+    stop: () => clearInterval(timer),
+  };
+}

@@ -1,0 +1,402 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import {
+  isFinishedRunStatus,
+  UNFINISHED_RUN_STATUSES,
+  type RunKind,
+  type RunStatus,
+  type SliceStatus,
+} from '../../vocabulary.js';
+import { redisKeys, type RedisKeys } from '../../redis-keys.js';
+import type { PlanGap } from '../plan/plan.js';
+import { RunGoneError } from './run-gone.js';
+
+/**
+ * The live view of a run, in Redis, so that every process — the CLI waiting on a run it started, `status`, the
+ * load worker deciding when a phase is over — sees the same progress without opening DuckDB (only the lease
+ * holder may). DuckDB stays the record of what was loaded; this is progress and counters only, and it expires.
+ */
+
+export interface RunMeta {
+  runId: string;
+  kind: RunKind;
+  brands: number[];
+  streams: string[];
+  /** The UTC day the run treats as today. */
+  today: string;
+  /** Backfill window, or the window the incremental plan chose (filled by the planner). */
+  from: string | null;
+  to: string | null;
+  status: RunStatus;
+  startedAt: string;
+  finishedAt: string | null;
+  /** The plan phase in progress: phase 2 needs what phase 1 loaded (domains, topic ids). */
+  phase: number;
+  published: string | null;
+  error: string | null;
+  /** A backfill that leaves out the slices the file has complete (`backfill --skip-complete`); absent otherwise. */
+  skipComplete?: boolean;
+  /** How many planned slices `skipComplete` left out, by plan phase (a plan job replayed counts once); absent when none. */
+  skipped?: Record<string, number>;
+  /**
+   * Slices a scheduled run left to another unfinished run that held them, per `brand|stream` (load-processor.ts,
+   * withoutHeldSlices); absent when none.
+   */
+  held?: Record<string, number>;
+  /** Streams the planner could plan nothing for, per brand, and why (plan.ts, PlanGap); absent when none. */
+  gaps?: PlanGap[];
+  /**
+   * The Redis key that makes this run the one run of its kind, window, brands and streams while it is unfinished
+   * (see `createOrAttach`); absent for scheduled runs, whose slot-derived id does the same.
+   */
+  windowKey?: string;
+  /**
+   * A run of kind `heal`: the scheduled run whose round it reads for, and the slices' brand, stream and day
+   * (`brand|stream|day`) it reads, the rest of its window left out (heal.ts); absent otherwise.
+   */
+  heal?: { of: string; reads: string[] };
+  /** The published file the run was started for (absolute), so a writer of another file does not load it; absent in runs of older versions. */
+  db?: string;
+}
+
+/** Counters of one brand and stream within a run. */
+export interface StreamCounters {
+  planned: number;
+  done: number;
+  failed: number;
+  incomplete: number;
+  rows: number;
+  rejects: number;
+  requests: number;
+  retries: number;
+  rateLimited: number;
+}
+
+export interface SliceOutcome {
+  sliceId: string;
+  brandId: number;
+  stream: string;
+  status: SliceStatus;
+  rows: number;
+  rejects: number;
+  requests: number;
+  retries: number;
+  rateLimited: number;
+}
+
+const COUNTER_NAMES: Array<keyof StreamCounters> = [
+  'planned',
+  'done',
+  'failed',
+  'incomplete',
+  'rows',
+  'rejects',
+  'requests',
+  'retries',
+  'rateLimited',
+];
+const KEEP_SECONDS = 14 * 24 * 60 * 60;
+
+// A slice's outcome counts once, however often its commit job is replayed (jobs are at-least-once). Nothing is written
+// for a run whose record is gone (KEYS[3]): its counters in a Redis that lost the run would outlive it (run-gone.ts).
+const RECORD_OUTCOME = `
+if redis.call('exists', KEYS[3]) == 0 then return -1 end
+if redis.call('sadd', KEYS[1], ARGV[1]) == 0 then return 0 end
+for i = 2, #ARGV, 2 do redis.call('hincrby', KEYS[2], ARGV[i], ARGV[i + 1]) end
+redis.call('expire', KEYS[1], ${KEEP_SECONDS})
+redis.call('expire', KEYS[2], ${KEEP_SECONDS})
+return 1`;
+
+const RECORD_PLANNED = `
+if redis.call('exists', KEYS[3]) == 0 then return -1 end
+local added = 0
+for i = 1, #ARGV, 2 do
+  if redis.call('sadd', KEYS[1], ARGV[i]) == 1 then
+    added = added + 1
+    redis.call('hincrby', KEYS[2], ARGV[i + 1], 1)
+  end
+end
+redis.call('expire', KEYS[1], ${KEEP_SECONDS})
+redis.call('expire', KEYS[2], ${KEEP_SECONDS})
+return added`;
+
+const UNFINISHED_LUA = `{${UNFINISHED_RUN_STATUSES.map((status) => `['${status}'] = true`).join(', ')}}`;
+
+// One run per window: the window key names the unfinished run of a kind, window, brands and streams. Checked and
+// taken in one script, so two commands started side by side cannot both create a run. A key whose run is finished
+// or gone from Redis (expired, or Redis lost it) is stale and taken over. (The run's record is read by a key built
+// here rather than passed in KEYS: fine on one Redis, which is what bvsync and BullMQ's prefixes assume.)
+const CREATE_OR_ATTACH = `
+local current = redis.call('get', KEYS[1])
+if current then
+  local text = redis.call('hget', ARGV[5] .. current, 'meta')
+  if text and (${UNFINISHED_LUA})[cjson.decode(text).status] then return {0, current} end
+end
+redis.call('hset', KEYS[2], 'meta', ARGV[1])
+redis.call('expire', KEYS[2], ARGV[4])
+redis.call('zadd', KEYS[3], ARGV[3], ARGV[2])
+redis.call('set', KEYS[1], ARGV[2], 'EX', ARGV[4])
+return {1, ARGV[2]}`;
+
+// A run's record changes only if nobody changed it since it was read (the caller reads, patches and tries again).
+// When the new status ends the run, its window key is released, if it still names this run.
+const COMPARE_AND_SET = `
+local current = redis.call('hget', KEYS[1], 'meta')
+if not current then return -1 end
+if current ~= ARGV[1] then return 0 end
+redis.call('hset', KEYS[1], 'meta', ARGV[2])
+if ARGV[3] == '1' and redis.call('get', KEYS[2]) == ARGV[4] then redis.call('del', KEYS[2]) end
+return 1`;
+
+/** Read-patch-write rounds an update tries before giving up on a record others keep changing. */
+const UPDATE_ATTEMPTS = 20;
+
+/** Records of unfinished runs a store remembers as it last read or wrote them, for `update`'s first try. */
+const RECORDS_REMEMBERED = 100;
+
+export class RunStore {
+  private readonly keys: RedisKeys;
+  /**
+   * Each run's record as this store last read or wrote it. An update tries its compare-and-set on it first, one round
+   * trip instead of a read and a write; a record changed since fails the compare and is read again.
+   */
+  private readonly seen = new Map<string, string>();
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.keys = redisKeys(prefix);
+  }
+
+  private key(runId: string, part = ''): string {
+    return this.keys.run(runId, part);
+  }
+
+  /** The Redis key naming the unfinished run of a window (`identity`: kind, window, brands and streams, spelled out). */
+  windowKey(identity: string): string {
+    return this.keys.runWindow(createHash('sha256').update(identity).digest('hex').slice(0, 24));
+  }
+
+  /** Creates the run unless it exists (a scheduled slot planned twice is one run). Returns whether it was new. */
+  async create(meta: RunMeta): Promise<boolean> {
+    const created = await this.redis.hsetnx(this.key(meta.runId), 'meta', JSON.stringify(meta));
+    await this.redis.expire(this.key(meta.runId), KEEP_SECONDS);
+    if (created === 1) await this.redis.zadd(this.keys.runs, Date.parse(meta.startedAt), meta.runId);
+    return created === 1;
+  }
+
+  /**
+   * Creates the run as the one run of its window (`meta.windowKey`), unless an unfinished run holds that window:
+   * then nothing is created and that run's record is returned, to attach to.
+   */
+  async createOrAttach(
+    meta: RunMeta & { windowKey: string },
+  ): Promise<{ created: true; meta: RunMeta } | { created: false; meta: RunMeta }> {
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const [created, runId] = (await this.redis.eval(
+        CREATE_OR_ATTACH,
+        3,
+        meta.windowKey,
+        this.key(meta.runId),
+        this.keys.runs,
+        JSON.stringify(meta),
+        meta.runId,
+        Date.parse(meta.startedAt),
+        KEEP_SECONDS,
+        this.key(''),
+      )) as [number, string];
+      if (created === 1) return { created: true, meta };
+      const existing = await this.get(runId);
+      // It finished or vanished between the script and this read: the window is free, so try again.
+      if (existing && !isFinishedRunStatus(existing.status)) return { created: false, meta: existing };
+    }
+    throw new Error(`could not start or find the run of ${meta.windowKey}: its runs kept changing; try again`);
+  }
+
+  /**
+   * Takes the one right to tell people of `event` for this run: true for the first process that asks, false after. The
+   * writer that finalizes and the command that waits on the run both ask, so a receiver hears of a run once.
+   */
+  async claimNotice(runId: string, event: string): Promise<boolean> {
+    return (await this.redis.set(this.key(runId, `notified:${event}`), '1', 'EX', KEEP_SECONDS, 'NX')) === 'OK';
+  }
+
+  async get(runId: string): Promise<RunMeta | null> {
+    const text = await this.redis.hget(this.key(runId), 'meta');
+    this.remember(runId, text);
+    return text ? (JSON.parse(text) as RunMeta) : null;
+  }
+
+  private remember(runId: string, text: string | null): void {
+    this.seen.delete(runId);
+    if (text === null || isFinishedRunStatus((JSON.parse(text) as RunMeta).status)) return;
+    this.seen.set(runId, text);
+    if (this.seen.size > RECORDS_REMEMBERED) this.seen.delete(this.seen.keys().next().value!);
+  }
+
+  /**
+   * Patches a run's record. A finished run's record is final: the patch is ignored (a plan or finalize job still
+   * running when the run was cancelled must not bring it back). A patch that finishes the run releases its window.
+   */
+  async update(runId: string, patch: Partial<RunMeta>): Promise<RunMeta> {
+    let text = this.seen.get(runId);
+    // The record remembered is tried first, without a read; after a failed compare, it is read afresh.
+    let remembered = text !== undefined;
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      if (!remembered) text = (await this.redis.hget(this.key(runId), 'meta')) ?? undefined;
+      if (!text) throw new RunGoneError(runId);
+      const current = JSON.parse(text) as RunMeta;
+      if (isFinishedRunStatus(current.status)) return current;
+      const next: RunMeta = { ...current, ...patch };
+      const release = isFinishedRunStatus(next.status) && next.windowKey !== undefined;
+      const written = (await this.redis.eval(
+        COMPARE_AND_SET,
+        2,
+        this.key(runId),
+        next.windowKey ?? this.key(runId),
+        text,
+        JSON.stringify(next),
+        release ? '1' : '0',
+        runId,
+      )) as number;
+      this.seen.delete(runId);
+      if (written === -1) throw new RunGoneError(runId);
+      if (written === 1) {
+        this.remember(runId, JSON.stringify(next));
+        return next;
+      }
+      // A remembered record out of date costs a read, not a wait: it says nothing of a writer racing this one.
+      if (!remembered) await new Promise((resolve) => setTimeout(resolve, 5 + attempt * 5));
+      remembered = false;
+    }
+    throw new Error(`could not update run ${runId}: its record kept changing under ${UPDATE_ATTEMPTS} tries`);
+  }
+
+  /** The newest runs first. */
+  async recent(limit = 10): Promise<RunMeta[]> {
+    const ids = await this.redis.zrevrange(this.keys.runs, 0, limit - 1);
+    const metas = await Promise.all(ids.map((id) => this.get(id)));
+    return metas.filter((meta): meta is RunMeta => meta !== null);
+  }
+
+  /** Runs not finished (planning, running or finalizing) among those Redis still keeps, newest first. */
+  async unfinished(limit = 500): Promise<RunMeta[]> {
+    const since = Date.now() - KEEP_SECONDS * 1000;
+    const ids = await this.redis.zrevrangebyscore(this.keys.runs, '+inf', since, 'LIMIT', 0, limit);
+    const metas = await Promise.all(ids.map((id) => this.get(id)));
+    return metas.filter((meta): meta is RunMeta => meta !== null && !isFinishedRunStatus(meta.status));
+  }
+
+  /** Counts planned slices once each; returns how many were new. Throws RunGoneError for a run gone from Redis. */
+  async recordPlanned(
+    runId: string,
+    slices: Array<{ sliceId: string; brandId: number; stream: string }>,
+  ): Promise<number> {
+    if (slices.length === 0) return 0;
+    const args = slices.flatMap((slice) => [slice.sliceId, `${slice.brandId}|${slice.stream}|planned`]);
+    const added = (await this.redis.eval(
+      RECORD_PLANNED,
+      3,
+      this.key(runId, 'planned'),
+      this.key(runId, 'stats'),
+      this.key(runId),
+      ...args,
+    )) as number;
+    if (added < 0) throw new RunGoneError(runId);
+    return added;
+  }
+
+  /** Of the slice ids given, those the run has planned already (a plan job replayed meets its own slices). */
+  async plannedOf(runId: string, sliceIds: string[]): Promise<Set<string>> {
+    if (sliceIds.length === 0) return new Set();
+    const found = await this.redis.smismember(this.key(runId, 'planned'), ...sliceIds);
+    return new Set(sliceIds.filter((_, index) => found[index] === 1));
+  }
+
+  /** Records a slice's outcome once; returns false when it had been recorded already. Throws RunGoneError for a run gone from Redis. */
+  async recordOutcome(runId: string, outcome: SliceOutcome): Promise<boolean> {
+    const field = (name: string) => `${outcome.brandId}|${outcome.stream}|${name}`;
+    const args: Array<string | number> = [outcome.sliceId, field('done'), 1];
+    if (outcome.status === 'failed') args.push(field('failed'), 1);
+    if (outcome.status === 'incomplete') args.push(field('incomplete'), 1);
+    for (const name of ['rows', 'rejects', 'requests', 'retries', 'rateLimited'] as const) {
+      if (outcome[name]) args.push(field(name), outcome[name]);
+    }
+    const recorded = (await this.redis.eval(
+      RECORD_OUTCOME,
+      3,
+      this.key(runId, 'done'),
+      this.key(runId, 'stats'),
+      this.key(runId),
+      ...args,
+    )) as number;
+    if (recorded < 0) throw new RunGoneError(runId);
+    return recorded === 1;
+  }
+
+  /** Whether a slice's outcome is recorded (its commit ran to the end once). */
+  async isDone(runId: string, sliceId: string): Promise<boolean> {
+    return (await this.redis.sismember(this.key(runId, 'done'), sliceId)) === 1;
+  }
+
+  /** Of the slices given, those whose outcome is recorded: one round trip per run, all runs asked at once. */
+  async doneAmong(slices: Array<{ runId: string; sliceId: string }>): Promise<Set<string>> {
+    const byRun = new Map<string, string[]>();
+    for (const { runId, sliceId } of slices) byRun.set(runId, [...(byRun.get(runId) ?? []), sliceId]);
+    const done = new Set<string>();
+    await Promise.all(
+      [...byRun].map(async ([runId, sliceIds]) => {
+        const found = await this.redis.smismember(this.key(runId, 'done'), ...sliceIds);
+        sliceIds.forEach((sliceId, index) => found[index] === 1 && done.add(`${runId}|${sliceId}`));
+      }),
+    );
+    return done;
+  }
+
+  /** Planned and finished slice counts of the run (all phases planned so far). */
+  async progress(runId: string): Promise<{ planned: number; done: number }> {
+    const [planned, done] = await Promise.all([
+      this.redis.scard(this.key(runId, 'planned')),
+      this.redis.scard(this.key(runId, 'done')),
+    ]);
+    return { planned, done };
+  }
+
+  /** Counters per brand and stream, e.g. `{ '7|conversations': {...} }`. */
+  async counters(runId: string): Promise<Map<string, StreamCounters>> {
+    const raw = await this.redis.hgetall(this.key(runId, 'stats'));
+    const result = new Map<string, StreamCounters>();
+    for (const [field, value] of Object.entries(raw)) {
+      const cut = field.lastIndexOf('|');
+      const group = field.slice(0, cut);
+      const name = field.slice(cut + 1) as keyof StreamCounters;
+      if (!COUNTER_NAMES.includes(name)) continue;
+      const counters = result.get(group) ?? emptyCounters();
+      counters[name] = Number(value);
+      result.set(group, counters);
+    }
+    return result;
+  }
+}
+
+/** The counters of every brand and stream of a run, added up. */
+export function totalCounters(counters: Iterable<StreamCounters>): StreamCounters {
+  const total = emptyCounters();
+  for (const each of counters) for (const name of COUNTER_NAMES) total[name] += each[name];
+  return total;
+}
+
+export function emptyCounters(): StreamCounters {
+  return {
+    planned: 0,
+    done: 0,
+    failed: 0,
+    incomplete: 0,
+    rows: 0,
+    rejects: 0,
+    requests: 0,
+    retries: 0,
+    rateLimited: 0,
+  };
+}

@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../log.js';
+import { selectStreams } from '../../streams/registry.js';
+import { isFinishedRunStatus, type RunKind } from '../../vocabulary.js';
+import { enqueuePlan } from '../jobs/enqueue.js';
+import { openQueues } from '../jobs/queues.js';
+import { connectRedis } from '../redis/redis.js';
+import { DEFAULT_REDIS_OUTAGE_MS, RedisGoneError, RedisOutageWatch } from '../redis/redis-outage.js';
+import { refuseOtherWarehouse, writtenFile } from '../writer/prefix-warehouse.js';
+import { RunStore, type RunMeta, type StreamCounters } from './run-store.js';
+import { runWindowIdentity } from './run-window.js';
+import { WorkerHost, type WorkerHostOptions } from '../jobs/worker-host.js';
+import type { Notifier } from '../../notify/index.js';
+import { claimRunEndNotice, sendRunEndNotices } from './run-notices.js';
+import type { Config } from '../../configuration.js';
+
+export interface StartRunOptions {
+  config: Config;
+  redisUrl: string;
+  log: Logger;
+  kind: RunKind;
+  brands: number[];
+  /** Stream names; empty means every stream. */
+  streams: string[];
+  /** The UTC day the run treats as today. */
+  today: string;
+  /** Backfill window (both included). */
+  from?: string;
+  to?: string;
+  /** A backfill that leaves out the slices the file has complete (`backfill --skip-complete`). */
+  skipComplete?: boolean;
+  /** A `heal` run's round and the `brand|stream|day` slices it reads (heal.ts). */
+  heal?: RunMeta['heal'];
+  /** A fixed id makes starting the same run twice a no-op (scheduled slots); default a new one. */
+  runId?: string;
+}
+
+export interface EnqueuedRun {
+  runId: string;
+  /** A new run was recorded (false: the scheduled slot's run existed, or an unfinished run of the window was found). */
+  created: boolean;
+  /** An unfinished run of the same kind, window, brands and streams was found: it is the run, nothing new planned. */
+  attached: boolean;
+  meta: RunMeta;
+}
+
+/**
+ * Records a run in Redis and enqueues its first plan job; whichever process holds the writer lease plans it. One run
+ * per window: when an unfinished run of the same kind, window, brands and streams exists (a command interrupted with
+ * Ctrl-C, or one running beside this one), that run is returned to attach to, and nothing is planned again; its
+ * slices already done stay done. Scheduled runs have slot-derived ids instead (src/engine/schedule/scheduler.ts).
+ */
+export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun> {
+  const runId =
+    options.runId ??
+    `${options.kind}-${new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z')}-${randomUUID().slice(0, 6)}`;
+  const connection = connectRedis(options.redisUrl);
+  try {
+    await refuseOtherWarehouse(connection, options.config.redisPrefix, options.config.db);
+    const runs = new RunStore(connection, options.config.redisPrefix);
+    const meta = newRunMeta(runId, options);
+    const streams = meta.streams;
+    const queues = openQueues(connection, options.config.redisPrefix);
+    try {
+      if (options.runId) {
+        const created = await runs.create(meta);
+        const current = created ? meta : ((await runs.get(runId)) ?? meta);
+        // Also for a run still planning: the scheduler that recorded it may have died before enqueueing its plan (the
+        // run then stayed `planning` for the 14 days Redis keeps it). The job id makes this a no-op when the plan is there.
+        if (created || current.status === 'planning') await enqueuePlan(queues, { runId, phase: 1 });
+        return { runId, created, attached: false, meta: current };
+      }
+      const windowKey = runs.windowKey(runWindowIdentity({ ...options, streams }));
+      const outcome = await runs.createOrAttach({ ...meta, windowKey });
+      // Also when attaching to a run still planning: its command may have died between recording it and enqueueing
+      // its plan. The job id makes this a no-op when the plan job is there.
+      if (outcome.created || outcome.meta.status === 'planning') {
+        await enqueuePlan(queues, { runId: outcome.meta.runId, phase: 1 });
+      }
+      return { runId: outcome.meta.runId, created: outcome.created, attached: !outcome.created, meta: outcome.meta };
+    } finally {
+      await queues.close();
+    }
+  } finally {
+    connection.disconnect();
+  }
+}
+
+/** The record of a run about to be planned. */
+export function newRunMeta(runId: string, options: Omit<StartRunOptions, 'redisUrl' | 'log' | 'runId'>): RunMeta {
+  return {
+    runId,
+    kind: options.kind,
+    brands: options.brands,
+    // Spelled out: the planner reads an empty list as every stream, but finalize moves the cursors of the streams
+    // listed, so an empty list would load everything and never advance the incremental position.
+    streams: selectStreams(options.streams).map((stream) => stream.name),
+    today: options.today,
+    from: options.from ?? null,
+    to: options.to ?? null,
+    status: 'planning',
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+    phase: 0,
+    published: null,
+    error: null,
+    db: writtenFile(options.config.db),
+    ...(options.kind === 'backfill' && options.skipComplete ? { skipComplete: true } : {}),
+    ...(options.kind === 'heal' && options.heal ? { heal: options.heal } : {}),
+  };
+}
+
+export interface RunProgress {
+  meta: RunMeta;
+  planned: number;
+  done: number;
+  counters: Map<string, StreamCounters>;
+  /** Until when this process's fetching waits out a rate limit (ms since the epoch); absent when it does not. */
+  rateLimitedUntil?: number;
+}
+
+export interface RunToEndOptions extends StartRunOptions {
+  /** Only enqueue; another process's worker runs it. */
+  enqueueOnly?: boolean;
+  /** Called about twice a second while waiting. */
+  onProgress?: (progress: RunProgress) => void;
+  /** Options of the in-process worker. */
+  worker?: Partial<WorkerHostOptions>;
+  /** Stops waiting (and the in-process worker) when aborted. */
+  signal?: AbortSignal;
+  /** Told once the run is recorded or found: whether this command attached to an unfinished run, and its progress. */
+  onStart?: (start: { attached: boolean; progress: RunProgress }) => void;
+  /** How long Redis may stay unreachable before the wait gives up with RedisGoneError; default DEFAULT_REDIS_OUTAGE_MS. */
+  redisOutageMs?: number;
+  /** Tells people of a run that ends failed or incomplete (this process's worker, or the command itself); default none. */
+  notifier?: Notifier;
+}
+// The run's end is noticed within a tenth of a second (polling at 500 ms added ~250 ms to every sync and backfill on
+// average: bench/naive.ts runs take a few seconds); progress is still reported about twice a second.
+const POLL_INTERVAL_MS = 100;
+const PROGRESS_INTERVAL_MS = 500;
+
+/**
+ * `bvsync sync` and `backfill`: enqueue the run, work on it in this process beside any other workers (unless
+ * enqueue-only), and wait for it to finish. Returns the run's last progress.
+ */
+export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
+  const { runId, attached } = await enqueueRun(options);
+  const host = options.enqueueOnly
+    ? undefined
+    : new WorkerHost({
+        config: options.config,
+        redisUrl: options.redisUrl,
+        log: options.log,
+        notifier: options.notifier,
+        ...options.worker,
+      });
+  await host?.start();
+  const connection = connectRedis(options.redisUrl);
+  // Without a listener ioredis prints "Unhandled error event" for every failed reconnect while Redis is down.
+  connection.on('error', (error: Error) =>
+    options.log.debug({ err: error.message }, 'redis connection error while waiting on the run; reconnecting'),
+  );
+  const runs = new RunStore(connection, options.config.redisPrefix);
+  let redisGone = false;
+  const outage = new RedisOutageWatch(connection, options.redisUrl, options.redisOutageMs ?? DEFAULT_REDIS_OUTAGE_MS);
+  try {
+    if (attached) options.log.info({ run: runId }, 'attaching to the unfinished run of the same window');
+    options.onStart?.({ attached, progress: await outage.within(runId, readProgress(runs, runId)) });
+    let reported = 0;
+    for (;;) {
+      const progress = await outage.within(runId, readProgress(runs, runId));
+      const finished = isFinishedRunStatus(progress.meta.status) || options.enqueueOnly === true;
+      if (finished || performance.now() - reported >= PROGRESS_INTERVAL_MS) {
+        reported = performance.now();
+        const rateLimitedUntil = host?.rateLimitedUntil;
+        options.onProgress?.(
+          rateLimitedUntil && rateLimitedUntil > Date.now() ? { ...progress, rateLimitedUntil } : progress,
+        );
+      }
+      if (finished) {
+        await notifyOfEnd(runs, options, progress);
+        return progress;
+      }
+      const writerProblem = host?.writerProblem();
+      if (writerProblem) throw writerProblem;
+      if (options.signal?.aborted) {
+        // The stop lets the running load job finish, and the last slice's finalizes and publishes the run: what the
+        // command says of the run is how the stop left it (a run stopped at its last commit said "interrupted").
+        await host?.stop();
+        return await outage.within(runId, readProgress(runs, runId));
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+    }
+  } catch (error) {
+    redisGone = error instanceof RedisGoneError;
+    throw error;
+  } finally {
+    outage.stop();
+    // With Redis gone, no running job can hand on its result: nothing is gained by letting them run to the deadline.
+    await host?.stop(redisGone ? 0 : undefined, { redisGone });
+    connection.disconnect();
+  }
+}
+
+/**
+ * The command's notice of its run, sent when no writer claimed it first (one with no webhook for the event, or of an
+ * older version); its delivery is awaited by the notifier's settle, before the command exits.
+ */
+async function notifyOfEnd(runs: RunStore, options: RunToEndOptions, progress: RunProgress): Promise<void> {
+  try {
+    const notice = await claimRunEndNotice({ runs, notifier: options.notifier, meta: progress.meta });
+    sendRunEndNotices(options.notifier, notice, undefined, options.log);
+  } catch (error) {
+    options.log.warn(
+      { run: progress.meta.runId, err: (error as Error).message },
+      'could not prepare the notice of the run',
+    );
+  }
+}
+
+/** The run a command waits on is gone from Redis: Redis lost its data (restarted without persistence) or it expired. */
+export class RunLostError extends Error {
+  readonly code = 'run_lost';
+  constructor(readonly runId: string) {
+    super(
+      `run ${runId} is no longer in Redis (Redis lost its data?): run the same command again; ` +
+        'what was loaded is kept in the warehouse, and the new run fetches the window again',
+    );
+    this.name = 'RunLostError';
+  }
+}
+
+export async function readProgress(runs: RunStore, runId: string): Promise<RunProgress> {
+  const meta = await runs.get(runId);
+  if (!meta) throw new RunLostError(runId);
+  const [{ planned, done }, counters] = await Promise.all([runs.progress(runId), runs.counters(runId)]);
+  return { meta, planned, done, counters };
+}
