@@ -2,11 +2,9 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Scope, TableWrite } from './slice-batch.js';
 
 /**
- * What each slice changed, kept in the working file so that a publish can bring the analysts' copy up to date by
- * re-copying those parts alone (docs/performance.md, "Publishing"). A row is written in the slice's own transaction:
- * a slice that commits is journaled, one that rolls back is not, and a crash can lose neither. A replace is
- * journaled with its scope (every row of it is copied again, which also carries the deletions); a merge with its
- * run, as a merged row carries the `_run_id` of the run that wrote it last.
+ * What each slice changed, so a publish re-copies only those parts; written in the slice's own transaction, so a
+ * committed slice is always journaled and a rolled-back one never is. A replace is journaled with its scope, a merge
+ * with its run (`_run_id`). test/warehouse/publish-incremental.int.test.ts.
  */
 
 export const JOURNAL_TABLE = '_publish_journal';

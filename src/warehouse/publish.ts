@@ -136,15 +136,9 @@ interface Marker {
 }
 
 /**
- * Makes the analysts' copy current and renames it over the published file. The rename is atomic: an analyst who has
- * the old file open keeps reading their snapshot, and the next open sees the new one; a publish killed half-way
- * leaves a temporary file the next one removes. The writer never opens the published file itself, so a reader
- * cannot block it.
- *
- * The cost follows the change, not the file (docs/performance.md, "Publishing"): the previous copy is cloned and
- * only what the journal says changed since it was made is copied into it. The whole working file is copied instead
- * when there is no previous copy, it came from another working file, migrations or views changed since, it was
- * written to since it was published (published-identity.ts), or the journal is too large to be worth applying.
+ * Makes the analysts' copy current and renames it atomically over the published file; open readers keep their
+ * snapshot. It clones the previous copy and applies the journal, or copies the whole working file when that copy
+ * cannot be trusted. test/warehouse/publish.int.test.ts, test/warehouse/publish-incremental.int.test.ts.
  */
 export async function publishCopy(
   connection: DuckDBConnection,
@@ -337,11 +331,8 @@ async function databasePath(connection: DuckDBConnection, database: string): Pro
 }
 
 /**
- * Moves the published file's write-ahead log aside before the new file takes its name, and says where; undefined when
- * there is none. A WAL belongs to the file it was written for: DuckDB replays `bv.duckdb.wal` onto whatever file is
- * called `bv.duckdb` next, which showed readers rows the publish never wrote, or failed every open ("Failure while
- * replaying WAL file"). A reader opening the file read-only writes none; one that opened it read-write and wrote
- * (docs/tables.md asks not to) keeps its changes in the file moved aside.
+ * Moves the published file's WAL aside before the new file takes its name, and returns where (undefined if none).
+ * DuckDB replays `<file>.wal` onto whatever file has that name next, so a stale WAL would corrupt the new copy.
  */
 function setAsideWal(target: string): string | undefined {
   const wal = `${target}.wal`;

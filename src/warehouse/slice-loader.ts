@@ -87,11 +87,8 @@ async function runPrepared(
 }
 
 /**
- * Loads one slice: stages every table's rows into TEMP tables with the appender (outside the transaction:
- * temp tables are never in the WAL), then in ONE transaction deletes the slice's old facts, inserts or merges
- * the deduplicated new rows, replaces the slice's rejects, upserts its `_sync_state` row and adds to the run's
- * counters. Any failure rolls the whole slice back, so the tables hold either the old slice or the new one.
- * A failed slice usually carries no writes: its state says so and its earlier rows stay.
+ * Loads one slice in ONE transaction (facts, rejects, `_sync_state`, run counters), so the tables hold either the old
+ * slice or the new one; rows are staged in TEMP tables outside it. test/warehouse/loader.int.test.ts.
  */
 export async function loadSliceBatch(
   connection: DuckDBConnection,
@@ -104,11 +101,8 @@ export async function loadSliceBatch(
 }
 
 /**
- * Loads several slices in ONE transaction, each as `loadSliceBatch` would, in the order given: each keeps its own
- * `_sync_state` row and its own result, and they share one COMMIT, which is most of a small slice's cost. Any failure
- * rolls every one of them back; the caller decides whether to load them again one by one. Two batches of the same
- * slice are refused: the second's outcome would depend on the first's, which is not committed yet. With a `fence`, the
- * writer's lease is confirmed inside the transaction just before COMMIT, and a lease lost rolls everything back.
+ * Loads several slices in ONE transaction that commits all or none; two batches of one slice are refused. With a
+ * `fence`, the writer's lease is confirmed just before COMMIT. test/warehouse/slice-batches.int.test.ts.
  */
 export async function loadSliceBatches(
   connection: DuckDBConnection,
@@ -473,11 +467,8 @@ async function checkScope(
 const SCOPE_TEXT_SEPARATOR = 'chr(31)';
 
 /**
- * Deletes the scopes of several replaces of one table whose scopes are apart (`scopesApart`): ONE `DELETE ... USING`
- * over a VALUES list of every scope's tuples per set of scope columns, where each replace ran its own DELETE, a scan
- * of the table each (1.5 to 3.3 ms a slice, growing with the file). Returns how many rows each replace deleted, told
- * apart by the scope columns' text, which DuckDB writes the same for the deleted rows and for the tuples.
- * test/warehouse/slice-batches.int.test.ts.
+ * Deletes the apart scopes of several replaces of one table in ONE `DELETE ... USING` scan, and returns each replace's
+ * deleted-row count, matched by the scope columns' text. test/warehouse/slice-batches.int.test.ts.
  */
 async function deleteScopes(connection: DuckDBConnection, items: readonly StagedWrite[]): Promise<number[]> {
   const counts = items.map(() => 0);
