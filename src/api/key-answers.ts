@@ -1,9 +1,8 @@
 import type { ApiRequestEvent } from './transport.js';
 
 /**
- * A 429 this long after the last one starts a new streak: the waits between a rate-limited key's requests (a
- * Retry-After, the cut rate) stay well within it, while a worker idle between runs does not carry one run's 429s into
- * the next, whose first 429 then read as a key refused for a day.
+ * A 429 this long after the last one starts a new streak: a rate-limited key's waits stay well within it, while one
+ * run's 429s are not carried into the next run after an idle worker. test/api/key-answers.test.ts.
  */
 export const STREAK_GAP_MS = 3 * 60_000;
 

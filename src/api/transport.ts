@@ -61,17 +61,15 @@ export interface TransportOptions {
   signal?: AbortSignal | undefined;
   /**
    * Aborted when the process begins to stop: a call still waiting (out a 429, for the key's budget, between attempts)
-   * a second later ends with a `StoppedWaitingError`, where it held the stop to its deadline; a call on the wire goes
-   * on until `signal`.
+   * a second later ends with a `StoppedWaitingError`; a call on the wire goes on until `signal`.
    */
   stopWaiting?: AbortSignal | undefined;
   /** Wait and retry 429s inside the client (doctor, benchmarks, tests outside BullMQ); default false. */
   retryRateLimited?: boolean | undefined;
   /**
    * How long a call that meets the API away (5xx, no answer, a timeout) goes on retrying while no call of the client
-   * is answered (the fetch processor's `sync.outageToleranceMinutes`); default: its attempts. A hanging API makes
-   * each attempt last the headers timeout: five of 30 s held a run told to wait a minute for some six. Also how long
-   * a call waits out 429s once the client has had nothing but 429s: past it, the call throws its RateLimitedError.
+   * is answered (the fetch processor's `sync.outageToleranceMinutes`); default: its attempts. Also how long a call
+   * waits out 429s once the client has had nothing but 429s: past it, the call throws its RateLimitedError.
    */
   unansweredForMs?: number | undefined;
   /** How many 429s in a row one call waits out when `retryRateLimited` is on; default 20. */
@@ -128,9 +126,8 @@ export class Transport {
   /** What the client heard on its key: since when it has had nothing but rate limits. */
   private readonly heard = new KeyAnswers();
   /**
-   * Rate limits in a row that named no wait, and when the last one's wait ends. An API counting per minute refuses
-   * every request until its window ends; met with a second each, a minute of it was some 40 429s. Each episode begun
-   * after the last wait ended waits twice as long, up to a minute; an answer that is not a rate limit starts over.
+   * Rate limits in a row that named no wait, and when the last one's wait ends: each episode begun after the last
+   * wait ended waits twice as long, up to a minute, because an API may count per minute. test/api/client.test.ts.
    */
   private namelessRateLimits = 0;
   private namelessWaitEnds = 0;
@@ -143,8 +140,7 @@ export class Transport {
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.budget = options.budget ?? UNLIMITED_RATE_BUDGET;
-    // Each call in flight listens to it while it waits, and removes its listener after: as many as the fetch
-    // concurrency (sync.fetchConcurrency, at most 64), past Node's warning at 10; a leak still warns past twice that.
+    // One listener per waiting call, removed after: up to sync.fetchConcurrency (at most 64); a leak still warns.
     if (options.stopWaiting) setMaxListeners(128, options.stopWaiting);
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
@@ -228,7 +224,7 @@ export class Transport {
           );
           // A 429 was never served, so even a write without an idempotency value is safe to send again.
           // Not past the outage tolerance: a key answered nothing but 429s that long is an API away, which the caller
-          // stops waiting for (fetch-processor.ts), where the in-call waits of a cut rate took minutes to come out.
+          // stops waiting for (fetch-processor.ts).
           const tolerated = this.options.unansweredForMs;
           const limitedSince = this.heard.rateLimitedSince();
           const limitedTooLong =
@@ -253,8 +249,8 @@ export class Transport {
             { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs },
             this.options.random,
           );
-          // A server that names its wait (503 with Retry-After: maintenance, overload) is not asked sooner: asked again
-          // every 20 s, a 503 naming 120 s met six requests where it had asked for one.
+          // A server that names its wait (503 with Retry-After: maintenance, overload) is not asked sooner.
+          // test/api/client.test.ts.
           const named = Math.min(
             (error instanceof TransientError && error.retryAfterMs) || 0,
             this.namedWaitAtMost(error, firstAwayAt),
@@ -295,9 +291,8 @@ export class Transport {
 
   /**
    * The call met the API away and nothing was answered for longer than the caller waits an outage out: it stops here.
-   * Counted from its first attempt that met the API away, or the last answer when later: a call in flight when the API
-   * began to hang went on for all its attempts, and the run's give-up waited for it. Not from the call's start: its
-   * wait for the key's budget (a 429's minutes) asked nothing, and one 5xx after it read as an outage long over due.
+   * Counted from its first attempt that met the API away, or the last answer when later; not from the call's start,
+   * as its wait for the key's budget asked nothing of the API.
    */
   private awayTooLong(error: ApiError, firstAwayAt: number | undefined): error is TransientError {
     const tolerated = this.options.unansweredForMs;
@@ -311,9 +306,8 @@ export class Transport {
 
   /**
    * The longest a named wait (`Retry-After`) is heeded between attempts: the longest wait between attempts
-   * (api.retryMaxMs) or, for the API away where outages are waited out, what is left of that wait. Not all of it:
-   * the wait comes after the silence already counted, and a call that waited the whole tolerance then gave up at
-   * twice it. Any other error (a body cut short) waits no longer than api.retryMaxMs, as no outage is waited out.
+   * (api.retryMaxMs) or, for the API away where outages are waited out, what is left of that tolerance, so a call
+   * gives up within it. Any other error (a body cut short) waits no longer than api.retryMaxMs.
    */
   private namedWaitAtMost(error: ApiError, firstAwayAt: number | undefined): number {
     const tolerated = this.options.unansweredForMs;
@@ -388,8 +382,8 @@ export class Transport {
       try {
         text = await readResponseText(response, endpoint, this.config.maxResponseMb * 2 ** 20);
       } catch (error) {
-        // An error answer whose body is cut short or cannot be decoded keeps its status and headers: a 429 read as a
-        // reset was retried at once, its Retry-After unheeded and the key not slowed (below).
+        // An error answer whose body is cut short or cannot be decoded keeps its status and headers, so a 429 still
+        // slows the key and heeds its Retry-After. test/api/unread-error-body.int.test.ts.
         if (callerSignal?.aborted || status < 400) throw error;
         text = '';
         unreadBody = error instanceof Error ? error.message : String(error);
@@ -405,8 +399,7 @@ export class Transport {
     let body: unknown;
     let parsed = true;
     try {
-      // RFC 8259 lets a parser ignore a byte order mark; JSON.parse does not, and every answer of an API that sends one
-      // failed as "not JSON" (quoting what looked like JSON), each slice spending all its attempts.
+      // RFC 8259 lets a parser ignore a byte order mark; JSON.parse does not. test/api/response-body.test.ts.
       body = text === '' ? undefined : JSON.parse(text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text);
     } catch {
       parsed = false;
@@ -456,13 +449,12 @@ export class Transport {
     }
     this.answeredAfterWaits(sentAt);
     await this.tellBudget(status, headers, sentAt, endpoint, undefined);
-    // A write answered 2xx without a body (204 No Content; the spec lists no success codes) was done: asked again as a
-    // broken answer, a PATCH was sent three times and its apply stopped.
+    // A write answered 2xx without a body (204 No Content; the spec lists no success codes) was done, so it is not
+    // sent again. test/api/write-no-content.test.ts.
     if (text === '' && request.method !== 'GET') return { status, body: undefined };
     if (!parsed || body === undefined) {
-      // JSON cut short may come whole next time; a page of another format (a proxy's login page, plain text) comes back
-      // the same, and asked api.maxAttempts times per job attempt it cost twenty requests a slice for nothing.
-      // An empty body read whole was sent so, and comes back so too.
+      // JSON cut short may come whole next time; a page of another format (a proxy's login page, plain text), or an
+      // empty body read whole, comes back the same.
       const otherFormat = /^\s*[^\s{["]/.test(text.replace(/^\uFEFF/, ''));
       const empty = text.trim() === '';
       throw new TransientError(
@@ -476,8 +468,8 @@ export class Transport {
   }
 
   /**
-   * An answer that is not a rate limit ends a run of nameless waits, when it was sent after the last one ended: a slow
-   * page sent before it began, landing after its first 429, set the next episode's wait back to a second.
+   * An answer that is not a rate limit ends a run of nameless waits only when it was sent after the last one ended,
+   * so a slow page sent earlier does not reset the episode.
    */
   private answeredAfterWaits(sentAt: number): void {
     if (sentAt >= this.namelessWaitEnds) this.namelessRateLimits = 0;
@@ -569,8 +561,7 @@ function combine(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortS
 
 /**
  * Answers parsed whole that are not the spec's envelope come back the same as a rule (the API's format differs, not
- * a glitch): asked once more, in case a proxy answered in between, not `api.maxAttempts` times. Every slice of the
- * stream met it, each at up to five requests and four job attempts: twenty requests a slice for nothing.
+ * a glitch): asked once more, in case a proxy answered in between, not `api.maxAttempts` times.
  */
 export const BAD_ENVELOPE_ATTEMPTS = 2;
 

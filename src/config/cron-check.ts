@@ -5,9 +5,8 @@ const FIELDS_5 = ['minute', 'hour', 'day of month', 'month', 'day of week'];
 const FIELDS_6 = ['second', ...FIELDS_5];
 
 /**
- * Why a schedule's cron expression cannot run, or undefined when it can. The scheduler needs both libraries to
- * accept it (node-cron fires it, cron-parser finds the slot of a tick: src/engine/schedule/scheduler.ts), so both are asked here,
- * and the config refuses what `bvsync scheduler` would refuse later.
+ * Why a schedule's cron expression cannot run, or undefined when it can. The scheduler needs both node-cron and
+ * cron-parser to accept it (src/engine/schedule/scheduler.ts), so the config refuses what it would refuse later.
  */
 export function cronProblem(expression: string): string | undefined {
   const fields = expression.trim().split(/\s+/).filter(Boolean);

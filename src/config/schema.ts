@@ -106,8 +106,8 @@ function paramMappings({ paramNames, endpointParams }: ParamCatalog) {
 }
 
 /**
- * `~/bv.duckdb` as a shell would read it: in a JSON config, an env file or a quoted variable no shell expands it, and
- * bvsync made a folder named `~` in the working directory.
+ * `~/bv.duckdb` as a shell would read it, since no shell expands it in a JSON config, an env file or a quoted
+ * variable. test/config.test.ts.
  */
 function expandHome(path: string): string {
   return path === '~' || path.startsWith('~/') ? `${homedir()}${path.slice(1)}` : path;
@@ -132,8 +132,8 @@ export function apiConfigSchemaFor(catalog: ParamCatalog) {
       apiKey: z
         .string()
         .min(1)
-        // A key pasted with its line's end (from a .env or a secret file) passed, and undici refused every request it made
-        // before sending it; each refusal kept one of the pool's connections, and the run waited for ever.
+        // A key with a line break or control character would make undici refuse every request, so it is refused here.
+        // test/config.test.ts.
         .refine((key) => !/[\x00-\x20\x7f]/.test(key), {
           error:
             'holds a space, a line break or another control character (a key pasted with its line end?); set the key alone',
@@ -285,7 +285,7 @@ export function syncConfigSchemaFor<Name extends string>(
         .default([]),
       /**
        * Fetch jobs running at once in one process; default 8, the API pool's connections: a slice pages one request at a
-       * time, so with latency fewer slices leave connections idle (bench/naive.ts, 10 slices at 50 ms: 4.7 s at 4, ~3 s at 8+).
+       * time, so fewer slices would leave connections idle (docs/performance.md).
        */
       fetchConcurrency: z.number().int().min(1).max(64).default(8),
       /**
@@ -431,8 +431,8 @@ export function composeConfigSchema<Name extends string, Sync extends z.ZodObjec
       redisUrl: z
         .string()
         .min(1)
-        // Not quoted back: it may hold a password. A typo (`redis//host`) had reached ioredis as a socket path, and the
-        // command ended "no Redis answers ... install redis-server", exit 1, for a setting that was wrong.
+        // Not quoted back: it may hold a password. A typo (`redis//host`) is a config error, not a socket path.
+        // test/config.test.ts.
         .refine((text) => redisAddressProblem(text) === undefined, {
           error: (issue) => redisAddressProblem(String(issue.input)) ?? 'not a Redis address',
         })
