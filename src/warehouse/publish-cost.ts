@@ -3,8 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 /**
  * What each way of publishing cost when it was last measured, kept in the working file, so that a publish takes the
  * cheaper one (docs/performance.md, "Publishing"). Bringing the copy up to date costs by the scans of the scopes it
- * re-copies and the rows it writes; a full copy by the file's bytes. A sync of every stream on a year of 2 brands
- * brought the copy up to date in ~4 times the copy of the whole file.
+ * re-copies and the rows it writes; a full copy by the file's bytes. test/warehouse/publish-cost.int.test.ts.
  */
 export const PUBLISH_COSTS_TABLE = '_publish_costs';
 
@@ -28,14 +27,10 @@ export interface PublishRates {
   msPerMb: number;
 }
 
-/**
- * Until a publish of each way has been measured on this file. On 2026-11-29's 2-core box, a sync of every stream on
- * 30 days of 2 brands spent ~4 x its probe's scans bringing the copy up to date; 200,000 rows/s written; a year's
- * 170 MB copied whole in ~1.0 s.
- */
+/** Until a publish of each way has been measured on this file; docs/performance.md, "Publishing", states them. */
 export const DEFAULT_PUBLISH_RATES: PublishRates = { perScanMs: 4, msPerRow: 0.005, msPerMb: 6 };
 
-/** What a full copy costs beyond its bytes (two checkpoints, the views made again, the marker): ~0.3 s on a 2-core box. */
+/** What a full copy costs beyond its bytes: two checkpoints, the views made again, the marker. */
 export const FULL_COPY_FIXED_MS = 300;
 
 /**

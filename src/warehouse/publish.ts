@@ -55,9 +55,7 @@ export const PRICED_FROM_MB = 16;
 
 /**
  * A clone of the published file made while a run still fetches and loads, so that its publish only brings it up to
- * date. Without a file system that clones in O(1) (reflinks), the clone is a byte copy of the whole file: 0.3-1.3 s
- * of a 3-day sync's publish on 5,000,000 conversations (425 MB; the disk's speed, or the page cache's). Begun
- * beside the run, its I/O overlaps the API's answers instead of coming after them (docs/performance.md).
+ * date; without reflinks the clone is a byte copy, whose I/O then overlaps the API's answers (docs/performance.md).
  */
 export interface PreparedClone {
   /** The published file it is a clone of. */
@@ -148,8 +146,7 @@ export async function publishCopy(
   try {
     return await publishWith(connection, publishedPath, options);
   } finally {
-    // Renamed into place when it served; otherwise (not current, or the publish failed before or after using it) it
-    // would hold a copy of the whole published file until the next publish cleared it away.
+    // Renamed into place when it served; otherwise it is removed here, as it holds a copy of the whole published file.
     await discardPreparedClone(options.prepared);
   }
 }
@@ -344,8 +341,7 @@ function setAsideWal(target: string): string | undefined {
 
 /**
  * Attaches `file` (made by `prepare` first, when given), runs `work` on it, checkpoints and detaches it. `prepare`
- * copies a whole file off the event loop: a synchronous copy of a year's warehouse held it for seconds, and with it
- * the writer lease's renewal and the Redis outage watch.
+ * copies off the event loop, so the writer lease's renewal and the Redis outage watch keep running.
  */
 async function attached(
   connection: DuckDBConnection,
@@ -364,10 +360,8 @@ async function attached(
 }
 
 /**
- * The working file as it is on disk once checkpointed: copied byte for byte, which takes neither memory nor time
- * beyond the disk's (`COPY FROM DATABASE` rebuilds every index in memory: on 5,000,000 conversations it ran out of a
- * 256MB budget, docs/performance.md). Only the single writer's connection writes the file, and it is busy here, so
- * nothing changes it between the checkpoint and the copy.
+ * The working file as it is on disk once checkpointed, copied byte for byte: `COPY FROM DATABASE` would rebuild every
+ * index in memory. Only the single writer's connection writes the file, and it is busy here, so nothing changes it.
  */
 async function checkpointedFile(connection: DuckDBConnection, working: string): Promise<string | undefined> {
   await connection.run('CHECKPOINT');
@@ -509,9 +503,8 @@ async function ledgerChecksum(connection: DuckDBConnection): Promise<string> {
 }
 
 /**
- * Drops a publish marker from the working file: only published copies carry one, and a working file that has it was
- * made from one (put back after the working file was lost). Left there, it was copied as the working file's own
- * bookkeeping and every full copy failed creating it ("Table with name _published already exists").
+ * Drops a publish marker from a working file made from a published copy: only published copies carry one, and a full
+ * copy creates its own. test/warehouse/publish-incremental.int.test.ts.
  */
 export async function dropPublishMarker(connection: DuckDBConnection): Promise<void> {
   await connection.run(`DROP TABLE IF EXISTS main.${MARKER_TABLE}`);

@@ -3,9 +3,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 
 /**
  * Which file each published path held when bvsync last renamed a copy over it, kept in the working file. A publish
- * brings the previous copy up to date only while that file is as bvsync left it: one an analyst opened read-write and
- * checkpointed into (docs/tables.md asks not to) held their changes through every later publish, since a publish
- * compares only row counts. A copy that changed is replaced by a full one.
+ * brings the previous copy up to date only while that file is as bvsync left it, since its check compares only row
+ * counts; a copy changed by anyone else is replaced by a full one. test/warehouse/publish-incremental.int.test.ts.
  */
 export const PUBLISHED_FILES_TABLE = '_published_files';
 

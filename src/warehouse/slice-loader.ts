@@ -444,8 +444,8 @@ async function checkScope(
   const { plan, stage } = item;
   const scope = fullScope(item);
   const { sql: predicate, params } = scopePredicate(plan, scope);
-  // The rows are checked in JS first (a few microseconds); only rows that do not plainly match ask DuckDB, whose
-  // cast comparison is the authority and names the error. The query cost ~6 ms of a small slice's ~40.
+  // The rows are checked in JS first, as that is cheap; only rows that do not plainly match ask DuckDB, whose
+  // cast comparison is the authority and names the error.
   const inScope = compileScope(scope, item.brandId);
   if (item.staged && item.write.rows.some((row) => inScope.check(row) !== undefined)) {
     const outside = await connection.runAndReadAll(
@@ -619,8 +619,7 @@ function mergeStatement(plan: TablePlan, source: string, order: readonly string[
   const keyList = key.map(quoteIdent).join(', ');
   const deduped = `${source} QUALIFY row_number() OVER (PARTITION BY ${keyList} ORDER BY ${order.map((column) => `${column} DESC`).join(', ')}) = 1`;
   const on = key.map((column) => `existing.${quoteIdent(column)} = incoming.${quoteIdent(column)}`).join(' AND ');
-  // Only the non-key columns are set: updating a key column makes DuckDB delete and re-insert through the
-  // index, which measured ~40x slower on a 1M-row re-load.
+  // Only the non-key columns are set: updating a key column makes DuckDB delete and re-insert through the index.
   const set = plan.columnNames
     .filter((column) => !key.includes(column))
     .map((column) => `${quoteIdent(column)} = incoming.${quoteIdent(column)}`)
@@ -713,8 +712,8 @@ async function recordAttempt(connection: DuckDBConnection, batch: SliceBatch, no
 const STATE_COLUMNS = 15;
 
 /**
- * Upserts the `_sync_state` rows of the slices in one statement: an INSERT ... ON CONFLICT costs DuckDB ~7 ms
- * whatever it holds, more than the rest of a small slice's load, so the slices of one transaction share it.
+ * Upserts the `_sync_state` rows of the slices in one statement: an INSERT ... ON CONFLICT has a fixed cost larger
+ * than the rest of a small slice's load, so the slices of one transaction share it.
  */
 async function upsertSliceStates(
   connection: DuckDBConnection,
