@@ -117,9 +117,8 @@ export async function journalTail(connection: DuckDBConnection): Promise<bigint 
 }
 
 /**
- * Forgets entries a published copy holds; they would only be copied again. The newest is kept, as the journal's
- * head: with none left the head read 0, below the copy's marker, and the next publish, with nothing to apply, copied
- * the whole file as if the copy were ahead of the working file.
+ * Forgets entries a published copy holds; they would only be copied again. The newest is kept as the journal's head,
+ * so a publish with nothing to apply still finds the copy current. test/warehouse/publish-incremental.int.test.ts.
  */
 export async function pruneJournal(connection: DuckDBConnection, throughSeq: bigint): Promise<void> {
   await connection.run(`DELETE FROM main.${JOURNAL_TABLE} WHERE seq < $1`, [throughSeq]);

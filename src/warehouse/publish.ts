@@ -146,7 +146,7 @@ export async function publishCopy(
   try {
     return await publishWith(connection, publishedPath, options);
   } finally {
-    // Renamed into place when it served; otherwise it is removed here, as it holds a copy of the whole published file.
+    // Renamed into place when it served; otherwise removed here (test/warehouse/publish-incremental.int.test.ts).
     await discardPreparedClone(options.prepared);
   }
 }
@@ -329,7 +329,7 @@ async function databasePath(connection: DuckDBConnection, database: string): Pro
 
 /**
  * Moves the published file's WAL aside before the new file takes its name, and returns where (undefined if none).
- * DuckDB replays `<file>.wal` onto whatever file has that name next, so a stale WAL would corrupt the new copy.
+ * DuckDB replays `<file>.wal` onto whatever file has that name next. test/warehouse/publish-incremental.int.test.ts.
  */
 function setAsideWal(target: string): string | undefined {
   const wal = `${target}.wal`;

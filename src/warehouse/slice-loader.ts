@@ -136,8 +136,8 @@ export async function loadSliceBatches(
       staged: write.rows.length,
     })),
   );
-  // One stage per table for all the slices of the load: creating, filling and dropping a TEMP table cost more than a
-  // small slice's own insert did.
+  // One stage per table for all the slices of the load: creating, filling and dropping a TEMP table costs more than a
+  // small slice's own insert.
   const stages = new Map<string, StagedWrite[]>();
   for (const item of staged.flat()) if (item.staged) stages.set(item.stage, [...(stages.get(item.stage) ?? []), item]);
   const created: string[] = [];
@@ -378,7 +378,7 @@ function dedupedStage(plan: TablePlan, item: StagedWrite): string {
  * The writes of the load to one table, in the slices' order. Several writes are applied by one statement when that
  * gives what applying them one after the other would: merges (the later slice's row wins a key, as it would have
  * overwritten it), and replaces whose scopes cannot hold each other's rows (all deletes first, then one insert).
- * An insert or a merge costs DuckDB a few milliseconds of planning however few its rows, which dominated small slices.
+ * Each insert or merge has a planning cost however few its rows, so one statement serves them all.
  */
 async function applyTableWrites(
   connection: DuckDBConnection,
