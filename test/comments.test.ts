@@ -32,7 +32,6 @@ const LONG_BLOCKS_ALLOWED: Readonly<Record<string, string>> = {
   'src/config/secret-file.ts': REWRITTEN,
   'src/engine/writer/commit-lookups.ts': REWRITTEN,
   'src/engine/writer/load-processor.ts': REWRITTEN,
-  'src/engine/redis/redis.ts': REWRITTEN,
   'src/engine/run/run-cancel-watch.ts': REWRITTEN,
   'src/engine/schedule/run-coordinator.ts': REWRITTEN,
   'src/engine/run/run-store.ts': REWRITTEN,
