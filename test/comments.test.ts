@@ -32,8 +32,6 @@ const LONG_BLOCKS_ALLOWED: Readonly<Record<string, string>> = {
   'src/config/secret-file.ts': REWRITTEN,
   'src/engine/writer/commit-lookups.ts': REWRITTEN,
   'src/engine/writer/load-processor.ts': REWRITTEN,
-  'src/engine/schedule/run-coordinator.ts': REWRITTEN,
-  'src/engine/schedule/scheduler.ts': REWRITTEN,
   'src/engine/writer/waiting-commits.ts': REWRITTEN,
   'src/warehouse/publish-changes.ts': REWRITTEN,
   'src/warehouse/publish-cost.ts': REWRITTEN,
