@@ -15,39 +15,11 @@ const MAX_BLOCK_LINES = 6;
 /** Phrases that tell a story rather than state what holds. */
 const HISTORY = /\bbefore,|\bused to\b|\bwas found\b|\bwere found\b|\bmet in\b|\bchaos\b|\bincident\b/i;
 
-const REWRITTEN = 'rewritten by the availability/latency/writer/structure work';
-
 /** Files whose comments may run longer than MAX_BLOCK_LINES, each with why. */
 const LONG_BLOCKS_ALLOWED: Readonly<Record<string, string>> = {
   'src/api/adaptive-rate.ts': 'its module doc states the rate algorithm that every function of the file implements',
   'src/cli/preflight.ts': 'its doc lists the preflight steps in order, with the exit code of each',
-  'src/engine/fetch/access-memo.ts': REWRITTEN,
-  'src/engine/writer/commit-lookups.ts': REWRITTEN,
-  'src/engine/jobs/enqueue.ts': REWRITTEN,
-  'src/engine/fetch/fetch-concurrency.ts': REWRITTEN,
-  'src/engine/fetch/fetch-processor.ts': REWRITTEN,
-  'src/engine/fetch/fetch-thread-messages.ts': REWRITTEN,
-  'src/engine/fetch/fetch-thread-pool.ts': REWRITTEN,
-  'src/engine/fetch/fetch-thread.ts': REWRITTEN,
-  'src/engine/writer/load-processor.ts': REWRITTEN,
-  'src/engine/fetch/outage-memo.ts': REWRITTEN,
-  'src/engine/plan/plan.ts': REWRITTEN,
-  'src/engine/jobs/queues.ts': REWRITTEN,
-  'src/engine/redis/redis.ts': REWRITTEN,
-  'src/engine/run/run-cancel-watch.ts': REWRITTEN,
-  'src/engine/schedule/run-coordinator.ts': REWRITTEN,
-  'src/engine/run/run-store.ts': REWRITTEN,
-  'src/engine/schedule/scheduler.ts': REWRITTEN,
-  'src/engine/plan/skip-complete-backfill.ts': REWRITTEN,
-  'src/engine/run/start-run.ts': REWRITTEN,
-  'src/engine/writer/waiting-commits.ts': REWRITTEN,
-  'src/engine/jobs/worker-host.ts': REWRITTEN,
 };
-
-/** Files whose comments may tell history for now, each with why. */
-const HISTORY_ALLOWED: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(LONG_BLOCKS_ALLOWED).filter(([, why]) => why === REWRITTEN),
-);
 
 interface CommentBlock {
   file: string;
@@ -103,12 +75,10 @@ describe('comments in src', () => {
   });
 
   it('tell no history', () => {
-    const stories = blocks
-      .filter((block) => HISTORY_ALLOWED[block.file] === undefined)
-      .flatMap((block) => {
-        const match = HISTORY.exec(block.lines.join(' '));
-        return match ? [`${block.file}:${block.line}: "${match[0]}"`] : [];
-      });
+    const stories = blocks.flatMap((block) => {
+      const match = HISTORY.exec(block.lines.join(' '));
+      return match ? [`${block.file}:${block.line}: "${match[0]}"`] : [];
+    });
     expect(stories).toEqual([]);
   });
 
@@ -124,7 +94,6 @@ describe('comments in src', () => {
   });
 
   it('allow long blocks only in files that exist', () => {
-    const mine = Object.entries(LONG_BLOCKS_ALLOWED).filter(([, why]) => why !== REWRITTEN);
-    expect(mine.filter(([file]) => !existsSync(file)).map(([file]) => file)).toEqual([]);
+    expect(Object.keys(LONG_BLOCKS_ALLOWED).filter((file) => !existsSync(file))).toEqual([]);
   });
 });

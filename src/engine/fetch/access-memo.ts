@@ -32,12 +32,8 @@ export const BRAND_DENIAL_MEMORY_MS = 60 * 60 * 1000;
 export const KEY_REFUSAL_MEMORY_MS = 10 * 60 * 1000;
 
 /**
- * What the API refused to this key, shared by every process through Redis under `<prefix>:refused:<hash of the key>:`
- * (`key`, `brand:<id>`, or `brand:<id>:stream:<name>`; a hash: the key is never stored). Written by the preflight of a
- * command (brands) and by the first fetch that meets a 401, a 403 `brand_access_denied`, or another 403 (the endpoint
- * of that stream, for that brand: one endpoint the plan lacks had failed every stream of every brand without a
- * request); read by every fetch job before it calls the API, so a run records each slice such a refusal covers as
- * failed, with the API's answer, without asking again for each.
+ * What the API refused to this key (the key, a brand, or one stream of a brand), shared through Redis under a hash of
+ * the key, never the key itself. Every fetch job reads it first, so a refused slice fails without another request.
  */
 export class AccessMemo {
   private readonly keys: RedisKeys;

@@ -1,10 +1,9 @@
 import type { Redis } from 'ioredis';
 
 /**
- * Measured round trip to Redis (ms) per step of concurrency: each full `FAR_REDIS_STEP_MS` adds `sync.fetchConcurrency`
- * jobs again, so a Redis nearby that a busy event loop makes look a few ms away changes nothing. A fetch job waits some six round trips to Redis beside its API call (BullMQ's take and finish, the
- * refusal and outage looks, the rate turn, the chunk, the commit job), so with Redis far away the API sits idle
- * unless more jobs are in flight (docs/performance.md, "Redis latency").
+ * Round trip to Redis (ms) per step of concurrency: each full step adds `sync.fetchConcurrency` jobs again.
+ * A fetch job waits on several round trips beside its API call, so a far Redis needs more jobs in flight.
+ * Proved by test/engine/fetch-concurrency.int.test.ts.
  */
 export const FAR_REDIS_STEP_MS = 10;
 

@@ -41,8 +41,8 @@ function tsxRegisterUrl(): string {
 }
 
 /**
- * Each thread has a V8 heap of its own, which without a cap takes the process's `--max-old-space-size` (192 MB where
- * bvsync is started) again and lets garbage grow into it. A thread holds a few pages and one chunk per slice it reads.
+ * Each thread's own V8 heap would otherwise take the process's `--max-old-space-size` again and let garbage grow into
+ * it; a thread holds only a few pages and one chunk per slice it reads.
  */
 const THREAD_OLD_SPACE_MB = 96;
 
@@ -75,11 +75,9 @@ interface Slot {
 }
 
 /**
- * Fetch jobs' reads in a few worker threads (`sync.fetchThreads`), so the thread that holds the writer spends its
- * time loading: at zero latency a read costs more CPU per record than the load (docs/performance.md, "Throughput").
- * BullMQ stays on the main thread, and so do retries and commit jobs: a read that fails comes back as the error
- * class it was, and the fetch processor decides as it does for an inline read. A thread that dies fails the reads
- * it held (BullMQ retries them) and is started again by the next read.
+ * Runs fetch jobs' reads in `sync.fetchThreads` worker threads, so the main thread spends its time loading.
+ * A failed read comes back as its own error class; a dead thread fails its reads and restarts on the next one.
+ * Proved by test/engine/fetch-thread-pool.int.test.ts.
  */
 export class FetchThreadPool implements SliceReader {
   private readonly slots: Slot[] = [];

@@ -3,11 +3,8 @@ import { redisKeys, type RedisKeys } from '../../redis-keys.js';
 import type { SyncConfig } from '../../configuration.js';
 
 /**
- * A failing call unanswered since this long after the last sighting belongs to another outage: longer than the longest
- * pause of the fetch queue (a minute) and the wait of a slice for its turn. Measured from when the call stopped being
- * answered (its start, or the last answer), not its end: an API that hangs makes a call last minutes (its attempts, each
- * up to the headers timeout), and measured from its end every other sighting began the outage anew, which was then
- * waited out for ever.
+ * A call unanswered since this long after the last sighting starts another outage; longer than any fetch queue pause.
+ * Counted from when the call stopped being answered, not its end, since a hanging API makes calls last minutes.
  */
 export const SAME_OUTAGE_MS = 3 * 60_000;
 
@@ -23,11 +20,8 @@ export function outageToleranceMs(sync: Pick<SyncConfig, 'outageToleranceMinutes
 }
 
 /**
- * Since when the process has had no answer, for a call that met the API away and was unanswered since `callSince` by its
- * own thread's measure; undefined when another call of the process was answered lately, so this is the API failing one
- * request. Each fetch thread measures by its own answers: a call in flight when the API began to hang could be judged
- * answered by another thread's answer a moment before the hang, and spent a job attempt, however long the whole process
- * had heard nothing since.
+ * Since when the whole process has had no answer, given a call unanswered since `callSince` by its thread's measure.
+ * Undefined when another call was answered lately: then the API fails this request, not all of them.
  */
 export function processUnansweredSince(
   callSince: number,
@@ -52,9 +46,8 @@ export interface Outage {
   cause?: 'rate_limited' | undefined;
 }
 
-// KEYS[1] the memo; ARGV: now, the failing call's start, the slice's field, SAME_OUTAGE_MS, MEMORY_MS, the cause ('' or
-// rate_limited). One script, so a
-// slice read back (`over`, a DEL) cannot fall between reading the memo and writing it, which revived an ended outage.
+// KEYS[1] the memo; ARGV: now, the call's start, the slice's field, SAME_OUTAGE_MS, MEMORY_MS, the cause ('' or
+// rate_limited). One script, so a slice read back (`over`) cannot fall between reading and writing the memo.
 const SIGHTED = `
 local seen = tonumber(redis.call('HGET', KEYS[1], 'seenAt'))
 if seen == nil or tonumber(ARGV[2]) - seen >= tonumber(ARGV[4]) then
@@ -74,11 +67,9 @@ redis.call('HSETNX', KEYS[1], 'gaveUpAt', ARGV[1])
 return redis.call('HGETALL', KEYS[1])`;
 
 /**
- * A run's memory of an API that answers nothing but 5xx, or nothing (a deployment, a gateway restart), shared by every
- * process of the run through Redis (`<prefix>:run:<id>:outage`): since when its slices found it away and how many did,
- * so the run waits one outage out for `sync.outageToleranceMinutes` whichever slices meet it, and once the run gives
- * up, its other slices fail without a request. A slice read back ends it: the API answers. Per run, not per key: the
- * next run asks again.
+ * A run's shared memory of an API that answers nothing but 5xx, or nothing: one outage waited out once per run.
+ * Once the run gives up its other slices fail without a request; a slice read back ends the outage.
+ * Proved by test/engine/outage-memo.int.test.ts and test/engine/outage-give-up.int.test.ts.
  */
 export class OutageMemo {
   private readonly keys: RedisKeys;

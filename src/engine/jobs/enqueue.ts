@@ -13,12 +13,8 @@ import type {
 import type { Queues } from './queues.js';
 
 /**
- * Every job bvsync adds, added here alone, each with the id derived from what the job is: planning a run twice, or a
- * fetch replayed after its commit was enqueued, adds nothing (docs/architecture.md, "The flow"). The processors and the
- * CLI call these; nothing else calls `Queue.add`.
- *
- * Every job belongs to a run, and stays only if the run's record is in Redis once it is added: the job of a run gone
- * from it (a Redis that restarted empty) is removed again, and RunGoneError thrown (run-gone.ts).
+ * Every job bvsync adds is added here, with an id derived from what the job is, so adding it twice adds nothing.
+ * A job stays only while its run's record is in Redis; otherwise it is removed and RunGoneError thrown.
  */
 
 /** One job to add: its name, data and id (the queue's default options apply). */
@@ -36,10 +32,8 @@ export interface ScriptAhead {
 }
 
 /**
- * Adds the jobs of one run and looks at the run's record in the same round trip to Redis: one pipeline whose commands
- * Redis runs in order, so the look comes after the add, and `ahead` before it. A run that vanished before or during the
- * add finds its jobs taken back, and RunGoneError thrown. A writer that took such a job meanwhile drops it
- * (load-processor.ts). One round trip rather than three per fetch job's commit: bench redis-latency.
+ * Adds one run's jobs and checks its record in one ordered pipeline: `ahead`, then the add, then the check.
+ * Jobs of a run that vanished meanwhile are taken back and RunGoneError thrown.
  */
 async function addOfRun(
   queues: Queues,
@@ -79,10 +73,7 @@ export async function enqueuePlan(queues: Queues, data: PlanJobData): Promise<vo
   ]);
 }
 
-/**
- * Fetch jobs added per round trip. BullMQ builds every job, its JSON and the pipeline's command text before sending:
- * the 17,000 slices of a 100-brand phase added at once raised a worker's RSS by ~100 MB (docs/performance.md, "Memory").
- */
+/** Fetch jobs added per round trip: BullMQ builds each batch in memory before sending, so batches bound the peak. */
 export const FETCH_JOBS_PER_ADD = 500;
 
 /**

@@ -50,8 +50,8 @@ export interface Queues {
 export function openQueues(connection: Redis, prefix: string): Queues {
   const fetch = new Queue(FETCH_QUEUE, { connection, prefix, defaultJobOptions: FETCH_JOB_OPTIONS });
   const load = new Queue(LOAD_QUEUE, { connection, prefix, defaultJobOptions: LOAD_JOB_OPTIONS });
-  // A queue re-emits its connection's errors, and BullMQ prints a stack trace for each when nobody listens: a Redis
-  // restart filled the terminal with them. The connection's owner reports the outage once; the queues stay quiet.
+  // A queue re-emits its connection's errors, which BullMQ prints with a stack trace when nobody listens; the
+  // connection's owner reports an outage once, so the queues stay quiet.
   for (const queue of [fetch, load]) queue.on('error', () => undefined);
   return {
     fetch,

@@ -63,10 +63,8 @@ const REDIS_DOWN_CLOSE_LIMIT_MS = 1_000;
 const LOCKED_OPENS_BEFORE_GIVING_UP = 3;
 
 /**
- * How long a command keeps trying while the file is held by another bvsync. A writer that lost the lease (Redis
- * restarted empty, a stall past the ttl) lets go of the file only after its running load job ends (up to
- * WORKER_CLOSE_LIMIT_MS) and DuckDB's close checkpoints: three tries a few lease intervals apart gave up on it while
- * it was still closing. A bvsync of another prefix never lets go; it is named after this wait.
+ * How long a command keeps trying while the file is held by another bvsync: a writer that lost the lease lets go only
+ * after its load job ends and DuckDB's close checkpoints. A bvsync of another prefix never lets go; it is then named.
  */
 const BVSYNC_HOLDER_PATIENCE_MS = 3 * WORKER_CLOSE_LIMIT_MS;
 
@@ -257,10 +255,10 @@ export class WorkerHost {
         writes: writtenFile(config.db),
         ttlMs: this.options.leaseTtlMs,
         onAcquired: () => this.becomeWriter(),
-        // Its growing wait (5, 10, 20 s at the default ttl) left no try in the last 15 s of BVSYNC_HOLDER_PATIENCE_MS.
+        // A file another bvsync holds is tried again promptly, to see its release within BVSYNC_HOLDER_PATIENCE_MS.
         retryPromptly: (error) => error instanceof DatabaseLockedError && error.heldByBvsync,
         onLost: () => {
-          // Said, or a worker that stopped loading (Redis restarted empty, a stall past the lease's ttl) looked idle.
+          // Said, so a worker that stopped loading (Redis restarted empty, a stall past the lease's ttl) is not silent.
           if (!this.stopping)
             log.warn(
               { db: writtenFile(config.db) },
@@ -312,9 +310,8 @@ export class WorkerHost {
   }
 
   /**
-   * Until when the fetch queue waits out the longest rate limit this process met (its Retry-After, or bvsync's own wait
-   * for one that names none; ms since the epoch): a command's progress line says so, where a wait of minutes had looked
-   * like a stall.
+   * Until when the fetch queue waits out the longest rate limit this process met (ms since the epoch), so a command's
+   * progress line can tell a wait from a stall.
    */
   rateLimitedUntil = 0;
 
@@ -328,9 +325,8 @@ export class WorkerHost {
   }
 
   /**
-   * A BullMQ worker on a connection of its own. BullMQ's `disconnect()`, the way out of a close that hangs, ends the
-   * connection it was given whether it is shared or not: with the host's one, the lease, the queues and the other
-   * worker lost Redis for good, and a lease lost during a long load was never taken again.
+   * A BullMQ worker on a connection of its own: BullMQ's `disconnect()`, the way out of a close that hangs, ends the
+   * connection it was given, which must not be the lease's or the queues' (test/engine/worker-host-stop.int.test.ts).
    */
   private startWorker(queue: string, processor: ConstructorParameters<typeof Worker>[1], concurrency: number): Worker {
     const connection = this.connection.duplicate();
@@ -343,9 +339,8 @@ export class WorkerHost {
   }
 
   private workerOptions(connection: Redis, concurrency: number) {
-    // BullMQ fails a job for good the second time it is found stalled (maxStalledCount 1), so two crashes that hit the
-    // same commit or finalize job left the run waiting forever. Every bvsync job is safe to replay (a commit is one
-    // transaction, finalize is idempotent); the bound only stops a job that kills its process every time.
+    // Every bvsync job is safe to replay (a commit is one transaction, finalize is idempotent), so stalls may repeat;
+    // the bound only stops a job that kills its process every time.
     // BullMQ treats an explicit undefined as a value, so only the settings given are passed.
     return {
       connection,
@@ -451,10 +446,6 @@ export class WorkerHost {
   }
 
   /**
-   * The lease's token made larger than any the file's commits carry, so the tokens in the file only grow even after
-   * Redis lost its counter. A lease lost meanwhile closes the file again and fails the taking.
-   */
-  /**
    * Under the raised fence, before any load, makes `sync.promote` hold, so rows loaded from now on fill the promoted
    * columns (docs/schema-drift.md). A promotion the file cannot take closes it and counts as a failed open: a command
    * stops waiting on it with the error naming the key (`writerProblem`).
@@ -484,6 +475,10 @@ export class WorkerHost {
     }
   }
 
+  /**
+   * The lease's token made larger than any the file's commits carry, so the tokens in the file only grow even after
+   * Redis lost its counter (test/engine/commit-fence.int.test.ts). A lease lost meanwhile closes the file again.
+   */
   private async raiseFenceAboveFile(warehouse: Warehouse, lease: WriterLease): Promise<void> {
     const raised = await warehouse
       .highestFenceToken()
@@ -518,11 +513,9 @@ export class WorkerHost {
   }
 
   /**
-   * Why a command should stop waiting to become the writer, once waiting will not help: the working database could not
-   * be opened for a reason other than another process holding it (a folder that cannot be created, a file that is not
-   * a database: no retry changes that), or it was held on several tries in a row, by another bvsync for longer than a
-   * last writer takes to close. Undefined while there is hope. A
-   * long-running `bvsync worker` ignores this and keeps trying with a growing wait, since an operator may fix the cause.
+   * Why a command should stop waiting to become the writer: the database cannot open for a reason no retry changes,
+   * or another bvsync held it longer than a last writer takes to close. Undefined while waiting may still help.
+   * A long-running `bvsync worker` ignores this and keeps trying, since an operator may fix the cause.
    */
   writerProblem(): WriterUnavailableError | WriterFault | WarehouseError | undefined {
     if (this.writerFault) return this.writerFault;
@@ -619,9 +612,8 @@ export class WorkerHost {
   }
 
   /**
-   * Closes a BullMQ worker, waiting at most until `giveUpAt`. After Redis was killed, a worker's close can wait forever
-   * for its blocking connection to end (met in the chaos runs: a backfill whose run Redis lost never exited). Past the
-   * limit its connections are dropped instead; a job it still held is run again elsewhere after BullMQ's stalled check.
+   * Closes a BullMQ worker, waiting at most until `giveUpAt`, since with Redis gone a close can wait forever.
+   * Past the limit its connections are dropped; a job it held runs again after BullMQ's stalled check.
    */
   private async closeWithin(worker: Worker, giveUpAt: number, name: string): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
@@ -672,7 +664,7 @@ export class WorkerHost {
       this.stopWaiting.abort();
       const timer = setTimeout(() => this.abort.abort(), deadlineMs);
       let leaseAnswered = false;
-      // The load worker takes no new job while the fetch worker drains (a publish begun near the deadline outlived it);
+      // The load worker takes no new job while the fetch worker drains, so no publish begins near the deadline;
       // the job it runs finishes, and what waits is the next writer's.
       void this.loadWorker?.pause(true).catch(() => undefined);
       try {

@@ -46,7 +46,6 @@ export function describeGap(gap: PlanGap): string {
   return `${gap.stream} planned nothing for brand ${gap.brandId}: ${gap.why}`;
 }
 
-/** The days a stream of a brand fetches in this run. */
 /** The first day an incremental sync of a stream with no cursor would fetch. */
 export function firstIncrementalDay(today: string, sync: SyncConfig): string {
   return sync.startDate ?? addDays(today, -(sync.initialDays - 1));
@@ -68,6 +67,7 @@ export function completeThrough(
   return through;
 }
 
+/** The days a stream of a brand fetches in this run. */
 export function daysToFetch(mode: PlanMode, sync: SyncConfig, cursor: string | undefined): string[] {
   if (mode.kind === 'backfill') return eachDay(mode.from, minDay(mode.to, mode.today));
   // Answers for recent days keep arriving, so the last lookback days are fetched again even when complete.

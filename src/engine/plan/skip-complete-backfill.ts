@@ -34,17 +34,9 @@ export interface SkipCompleteBackfillOptions {
 }
 
 /**
- * The backfill that reads again the day slices not complete, or undefined when a backfill would plan none of them.
- * A failed slice of a series the config no longer plans (a domain out of `sync.domains` and of the tracked pages and
- * competitors, a topic deleted, an engine gone) keeps its row in `_sync_state`, and no backfill reads it: counted, it
- * would keep advising a backfill for good. So the slices are planned as that backfill plans them, with the planner
- * itself (`planPhase`, the dimensions read from the file as a plan job reads them) and no cursor, and only those it
- * plans count. Its dimensions are the file's as they are now. The backfill reads them once its own earlier phases
- * loaded, and it reads only the streams that have slices not complete: they differ only when one of those is a phase 1
- * stream (tracked_urls, visibility) whose new rows add a series, a page, a topic or an engine.
- *
- * The window is itself what the plan depends on (a backfill's pages are those listed from its first day on): when the
- * slices it keeps span fewer days, they are planned again over those, until the window holds.
+ * The backfill that reads again the day slices not complete, or undefined when it would plan none of them.
+ * Only slices the planner itself still plans count, so a series the config dropped never advises a backfill.
+ * The window is replanned until the kept slices span it (test/engine/skip-complete-backfill.test.ts).
  */
 export async function skipCompleteBackfill(
   options: SkipCompleteBackfillOptions,
@@ -62,12 +54,9 @@ export async function skipCompleteBackfill(
 }
 
 /**
- * The backfills that read again the day slices not complete: each brand's stream over its own days, then merged where
- * the brands and streams a backfill crosses are still exactly those found (the brands of one stream with the same days,
- * then the streams of the same days and brands). One backfill over every stream's and brand's days together read a
- * stream's never-read days far from its own failures: a brand or stream added last week beside another's failure of
- * six months ago re-read six months of the new one. Earlier phases come first, so a stream that fans out over what
- * another provides is planned after that one reloaded, as it was within one backfill.
+ * The backfills that read again the day slices not complete: each brand's stream over its own days, merged only where
+ * the brands and streams crossed stay exactly those found, so no stream re-reads days far from its own failures.
+ * Earlier phases come first, so a stream that fans out over another is planned after that one reloaded.
  */
 export async function skipCompleteBackfills(options: SkipCompleteBackfillOptions): Promise<SkipCompleteBackfill[]> {
   const groups = new Map<string, DaySliceNotComplete[]>();
@@ -157,9 +146,7 @@ function dayRange(slices: readonly DaySliceNotComplete[]): { from: string; to: s
 
 /**
  * Which of `slices` a backfill of the window plans, every phase, as `sliceId`s. Each brand is planned only on the days
- * that have such slices, with only their streams: planned over the whole window, one failure at each end of a year of
- * 100 brands built every slice of the year (10.8 s and 995 MB for `bvsync status`). A day slice's plan does not depend
- * on the other days; what the window changes is the pages that count (those listed from its first day on).
+ * and streams those slices have, since a day slice's plan does not depend on other days; the window sets the pages.
  */
 async function plannedSliceIds(
   slices: readonly DaySliceNotComplete[],

@@ -24,7 +24,7 @@ export class RedisUnavailableError extends Error {
 
 export interface ResolvedRedis {
   url: string;
-  /** How it was found, for the first log line: `REDIS_URL`, `local` or `private`. */
+  /** Where the address came from, for the first log line: `REDIS_URL`, `local` or `private`. */
   origin: 'configured' | 'local' | 'private';
   /** Stops a private redis-server started for this process; a no-op otherwise. */
   stop(): Promise<void>;
@@ -79,20 +79,14 @@ export function isConfigProblem(error: unknown): boolean {
 }
 
 /**
- * A new connection as BullMQ wants it: no per-command retry limit, so blocking commands survive reconnects. While Redis
- * is away it reconnects for ever, 50 ms more after each failed try up to 2 s apart (ioredis's default, spelled out):
- * a worker must outlive a Redis restart, and what ends a command then is its shutdown deadline, not this loop.
- *
- * The address may name Sentinels (the connection asks them for the master, again after every failover) or a Cluster.
- * A Cluster's connection is typed as one server's: every key bvsync and BullMQ use is under one hash-tagged prefix, so
- * every command goes to one slot's node (test/engine/redis-cluster.int.test.ts).
+ * A connection as BullMQ wants it, reconnecting for ever so a worker outlives a Redis restart; Sentinel or Cluster too.
+ * A Cluster works because every key is under one hash-tagged prefix (test/engine/redis-cluster.int.test.ts).
  */
 export function connectRedis(address: string, extra: RedisOptions = {}): Redis {
   return openConnection(parseRedisAddress(address), {
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
-    // ioredis waits for its CLIENT SETINFO answers before the ready check: one round trip more per connection, for
-    // a library name in CLIENT LIST. Workers, their duplicates and BullMQ's blocking connections all open one.
+    // CLIENT SETINFO costs a round trip on every connection, for a name in CLIENT LIST only.
     disableClientInfo: true,
     retryStrategy: (times) => Math.min(times * 50, RECONNECT_MAX_DELAY_MS),
     ...extra,
@@ -225,8 +219,8 @@ async function pingServer(
   where: string,
   options: PingRedisOptions,
 ): Promise<void> {
-  // ioredis selects the URL's database as it connects, and a refusal only reaches its error event: the connection
-  // stays on database 0, where a run went, exit 0. Connected to database 0 and asked here, the refusal is an answer.
+  // ioredis selects the URL's database as it connects, and a refusal only reaches its error event, leaving database 0.
+  // Connected to database 0 and asked here, the refusal is an answer (test/engine/redis-database.int.test.ts).
   const database = address.database;
   const redis = openConnection(address, {
     lazyConnect: true,
@@ -351,11 +345,9 @@ const COMMAND_NOT_FOUND = 127;
 const STOP_LIMIT_MS = 5_000;
 
 /**
- * Starts a redis-server from PATH on a free port, with a fresh folder of its own, for the life of this process. Exported
- * for tests, which have a Redis at 127.0.0.1:6379 and would never get here through resolveRedis.
- *
- * The server runs in a process group of its own: a terminal's Ctrl-C reaches the command, whose graceful stop still
- * needs this Redis, and not the server, which ended at once and turned every such stop into "is Redis answering?".
+ * Starts a redis-server from PATH on a free port, in a fresh folder, for the life of this process (exported for tests).
+ * Its own process group keeps Ctrl-C from it, since the command's graceful stop still needs it.
+ * Proved by test/engine/private-redis.int.test.ts.
  */
 export async function startPrivateRedis(): Promise<ResolvedRedis> {
   const port = await freePort();
@@ -397,7 +389,7 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
     });
   });
   const url = `redis://127.0.0.1:${port}`;
-  // Bounded: 50 pings 100 ms apart (each fails at once on a closed port), about 5 s for a server to start.
+  // Bounded, so a server that never answers fails the start rather than hanging it.
   const ready = (async () => {
     for (let attempt = 0; attempt < 50 && !exited; attempt++) {
       if (
@@ -425,7 +417,7 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
   const stop = async () => {
     // The warden's cue: it stops the server (SIGTERM) and exits with it.
     child.stdin?.end();
-    // A warden that exited already (its server killed) has no exit to wait for: waiting for it then waited for ever.
+    // A warden that exited already (its server killed) has no exit to wait for, so the wait would never end.
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       let limit: NodeJS.Timeout | undefined;

@@ -14,16 +14,14 @@ export function runCancelled(runId: string): RunCancelledError {
 }
 
 /**
- * Thrown into a slice's read when its run gave up on an API that is away (`sync.outageToleranceMinutes`) while the
- * slice was being read: the slice fails as the run's queued ones do, instead of going on asking. Each call in flight
- * had counted the tolerance from its own first unanswered attempt, and with a 503's Retry-After blocking the key they
- * took turns: a run told to wait a minute asked for seven.
+ * Thrown into a slice's read when its run gave up on an API that is away (`sync.outageToleranceMinutes`): the slice
+ * fails as the run's queued ones do, so calls in flight do not each wait out the tolerance anew.
  */
 export class RunGaveUpError extends Error {
   override readonly name = 'RunGaveUpError';
 }
 
-/** How often a read looks at its run's record: at a real API's 10 requests/s, at most ~10 requests after a cancel. */
+/** How often a read looks at its run's record: it bounds the requests a slice still sends after a cancel. */
 export const CANCEL_POLL_MS = 1_000;
 
 export interface CancelWatch {

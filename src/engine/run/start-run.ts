@@ -37,9 +37,9 @@ export interface StartRunOptions {
 
 export interface EnqueuedRun {
   runId: string;
-  /** A new run was recorded (false: the scheduled slot's run existed, or an unfinished run of the window was found). */
+  /** A new run was recorded (false: the scheduled slot's run existed, or an unfinished run of the window exists). */
   created: boolean;
-  /** An unfinished run of the same kind, window, brands and streams was found: it is the run, nothing new planned. */
+  /** An unfinished run of the same kind, window, brands and streams is the run: nothing new planned. */
   attached: boolean;
   meta: RunMeta;
 }
@@ -68,8 +68,8 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
       if (options.runId) {
         const created = await runs.create(meta);
         const current = created ? meta : ((await runs.get(runId)) ?? meta);
-        // Also for a run still planning: the scheduler that recorded it may have died before enqueueing its plan (the
-        // run then stayed `planning` for the 14 days Redis keeps it). The job id makes this a no-op when the plan is there.
+        // Also for a run still planning: the scheduler that recorded it may have died before enqueueing its plan.
+        // The job id makes this a no-op when the plan is there.
         if (created || current.status === 'planning') await enqueuePlan(queues, { runId, phase: 1 });
         return { runId, created, attached: false, meta: current };
       }
@@ -138,8 +138,7 @@ export interface RunToEndOptions extends StartRunOptions {
   /** Tells people of a run that ends failed or incomplete (this process's worker, or the command itself); default none. */
   notifier?: Notifier;
 }
-// The run's end is noticed within a tenth of a second (polling at 500 ms added ~250 ms to every sync and backfill on
-// average: bench/naive.ts runs take a few seconds); progress is still reported about twice a second.
+// The run's end is noticed within a tenth of a second, since short runs would otherwise wait on the poll.
 const POLL_INTERVAL_MS = 100;
 const PROGRESS_INTERVAL_MS = 500;
 
@@ -188,8 +187,8 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
       const writerProblem = host?.writerProblem();
       if (writerProblem) throw writerProblem;
       if (options.signal?.aborted) {
-        // The stop lets the running load job finish, and the last slice's finalizes and publishes the run: what the
-        // command says of the run is how the stop left it (a run stopped at its last commit said "interrupted").
+        // The stop lets the running load job finish, which may finalize the run: the command reports the run as the
+        // stop left it, read after the stop.
         await host?.stop();
         return await outage.within(runId, readProgress(runs, runId));
       }

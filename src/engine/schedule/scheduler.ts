@@ -33,8 +33,7 @@ export interface RunningScheduler {
 
 /**
  * The run id of a schedule's slot: every scheduler computes the same one, so a slot is one run however many fire.
- * To the second, because node-cron takes 6-field expressions: at minute precision every tick of a per-second
- * schedule within a minute collapsed into the minute's first run.
+ * To the second, because node-cron takes 6-field expressions and each second's tick is its own slot.
  */
 export function scheduledRunId(schedule: string, slot: Date): string {
   return `scheduled-${schedule}-${slot.toISOString().slice(0, 19).replace(/[-:]/g, '')}`;

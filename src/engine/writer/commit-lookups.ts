@@ -15,9 +15,8 @@ interface Pending {
 }
 
 /**
- * Gathers the lookups asked in one turn of the event loop (the waiting commits a job takes are prepared together) into
- * one `Warehouse.commitLookups`: two set statements for the batch, where each slice ran two of its own, 1 to 3 ms each
- * and growing with the file. Proved by test/engine/commit-lookups.int.test.ts.
+ * Gathers the lookups asked in one turn of the event loop into one `Warehouse.commitLookups` for the whole batch.
+ * Proved by test/engine/commit-lookups.int.test.ts.
  */
 export class CommitLookups {
   private pending: Pending[] = [];

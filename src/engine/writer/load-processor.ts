@@ -266,10 +266,8 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
 
 /**
  * `backfill --skip-complete`: the planned slices less those the file has complete, read once their window was over.
- * A full-refresh list is what it is when read, and some file the day they were read under (`articles` writes that day's
- * `article_status_daily`): it counts complete only if read today, by the clock the list itself is planned by (the process
- * clock, not `--today`). Whatever else a slice holds (failed, incomplete, never read, read while its day was today) is
- * read again.
+ * A full-refresh list counts complete only if read today by the process clock, since it files rows under its read day.
+ * Anything else (failed, incomplete, never read, read while its day was today) is read again.
  */
 async function withoutCompleteSlices(
   deps: LoadProcessorDeps,
@@ -358,8 +356,7 @@ interface PreparedCommit {
 async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): Promise<void> {
   // A commit replayed after it finished (a stalled job, a lease that moved, or one committed with another job's slice)
   // has nothing left to do, and its chunks are gone: reading them would look like lost rows and fetch the slice again.
-  // Preparing has no effect of its own, so the slice and its companions are prepared while that is asked: a batch waits
-  // a few round trips to Redis, not a few more before them (bench redis-latency). A replay throws what they read away.
+  // Preparing has no effect of its own, so it runs while that is asked; a replay throws what it read away.
   const done = deps.runs.isDone(data.runId, data.sliceId);
   const preparing = prepareCommit(deps, data);
   const taking = takeWaitingCommits({
@@ -539,8 +536,7 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     error = error ? `${error}; ${screened.problem}` : screened.problem;
     errorCode ??= screened.problemCode;
   }
-  // Every record the read brought failed validation: nothing of the slice is in the tables, which "complete" said it
-  // was (an API writing ids past 2^53, or a timestamp form bvsync does not read, had a run end "ok", exit 0).
+  // Every record the read brought failed validation: nothing of the slice is in the tables, so it is not complete.
   if (status === 'complete' && data.rejects > 0 && data.records === 0) {
     status = 'incomplete';
     const first = rejects[0]?.issues[0];
@@ -548,9 +544,8 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     error = error ? `${error}; ${none}` : none;
     errorCode = 'row_invalid';
   }
-  // A complete read that rejected records and brings fewer than the slice holds: the API's records stopped fitting
-  // their schema (ids as strings, another timestamp form), and loading it replaced a day of rows with what was left,
-  // complete. It is an incomplete attempt instead, which leaves the stored rows (below).
+  // A complete read that rejected records and brings fewer rows than the slice holds must not replace them:
+  // it is an incomplete attempt, which leaves the stored rows (below).
   if (status === 'complete' && data.rejects > 0 && stored?.status === 'complete' && data.records < stored.rows) {
     status = 'incomplete';
     const first = rejects[0]?.issues[0];
@@ -560,9 +555,8 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     error = error ? `${error}; ${lost}` : lost;
     errorCode = 'row_invalid';
   }
-  // Loaded already, then stopped before its outcome was recorded (a crash, a lease lost in between): the rows are in, and
-  // loading them again would count the slice twice in _sync_runs, and put them back over any run's commit since. The
-  // state's run id tells a file from before the ledger, or a replay after the ledger's keeping time.
+  // Loaded already, then stopped before its outcome was recorded: loading again would count the slice twice in
+  // _sync_runs and overwrite later commits. The state's run id covers replays the commit ledger no longer keeps.
   const loadedByRun =
     committed || (stored !== undefined && (stored.runId === data.runId || stored.attemptRunId === data.runId));
   // A re-fetch that came out worse than what the slice holds (a wrong key, a 5xx storm, an incomplete read of a
@@ -588,7 +582,7 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
       totalRows: data.totalRows,
       attempts: data.attempts,
       requests: data.requests,
-      // Summed into _sync_runs by the loader; left out, its retries and rate_limited stayed 0 whatever happened.
+      // Summed into _sync_runs by the loader, so its retries and rate_limited counts come from here.
       retries: data.retries,
       rateLimited: data.rateLimited,
       lastError: error,

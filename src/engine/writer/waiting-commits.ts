@@ -4,9 +4,8 @@ import { commitJobSchema, type CommitJobData } from '../jobs/job-data.js';
 import type { RunStore } from '../run/run-store.js';
 
 /**
- * Most slices one transaction commits by default. A COMMIT costs a few milliseconds whatever it holds, a third of a
- * 20-row slice's load (docs/performance.md), so slices waiting together share one; the bound keeps a transaction,
- * and what a failure makes load again one by one, small.
+ * Most slices one transaction commits by default: a COMMIT costs the same whatever it holds, so waiting slices share
+ * one, and the bound keeps a transaction, and what a failure reloads one by one, small.
  */
 export const COMMIT_BATCH_SLICES = 64;
 
@@ -59,7 +58,7 @@ export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T
     // A job this version cannot read fails on its own run, with the message that says why.
     if (parsed.success) readable.push({ job, data: parsed.data });
   }
-  // Asked together, so a batch costs a few round trips to Redis rather than a few per slice: bench redis-latency.
+  // Asked together, so a batch costs a few round trips to Redis rather than a few per slice.
   const done = await options.runs.doneAmong(readable.map(({ data }) => data));
   const candidates: Array<{ job: Job; data: CommitJobData }> = [];
   for (const { job, data } of readable) {
@@ -85,10 +84,8 @@ export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T
   return prepared.filter((taken): taken is WaitingCommit<T> => taken !== undefined);
 }
 
-// Takes waiting jobs out of the wait list from its right end, where BullMQ's workers take the oldest and where the
-// companions of a commit are: BullMQ's own removal (LREM count 1) scans from the left end, the newest, so each call
-// cost the whole backlog (docs/performance.md, "Redis latency"). Then as BullMQ removes a job: its hash, its logs and a
-// `removed` event. KEYS: the wait list, the events stream, the meta hash, then each job's hash; ARGV: the job ids.
+// Scans the wait list from its right end, where the oldest jobs and a commit's companions wait, unlike BullMQ's LREM,
+// then removes each job as BullMQ does. KEYS: wait list, events stream, meta hash, each job's hash; ARGV: the job ids.
 const REMOVE_WAITING = `local removed = {}
 local maxEvents = tonumber(redis.call('HGET', KEYS[3], 'opts.maxLenEvents') or '10000') or 10000
 for i, id in ipairs(ARGV) do
@@ -104,7 +101,7 @@ return removed`;
 /**
  * Removes committed companions' jobs in one round trip, each in O(1) of the backlog (they wait near the end workers
  * take from). A job that is no longer in the wait list (taken after a stall, paused, delayed) is removed as BullMQ
- * removes any job. Proved by test/engine/commit-batch.int.test.ts; timed by bench/waiting-removal.ts.
+ * removes any job. Proved by test/engine/commit-batch.int.test.ts and test/engine/waiting-removal.int.test.ts.
  */
 export async function removeWaitingJobs(redis: Redis, queue: Queue, jobs: Job[]): Promise<void> {
   const ids = jobs.map((job) => job.id).filter((id): id is string => id !== undefined);
