@@ -173,6 +173,34 @@ export async function cursor(connection: DuckDBConnection, brandId: number, stre
   return (rows[0]?.through_day as string | undefined) ?? null;
 }
 
+/** A slice's outcome in one run: what finalize needs of every slice, without the errors and counters of `sliceStates`. */
+export interface SliceOutcome {
+  brandId: number;
+  stream: string;
+  day: string | null;
+  status: SliceStatus;
+}
+
+/**
+ * Each slice's status in the run's attempt, as `sliceStates({ runId })` reads it (test/warehouse/loader.int.test.ts):
+ * the full rows of a year's 18,000 slices took finalize 40 MB of heap (docs/performance.md, "A year of history").
+ */
+export async function sliceOutcomes(connection: DuckDBConnection, runId: string): Promise<SliceOutcome[]> {
+  const rows = await readRows(
+    connection,
+    `SELECT brand_id, stream, CAST("day" AS VARCHAR) AS "day",
+            CASE WHEN last_attempt_run_id = $1 THEN coalesce(last_attempt_status, status) ELSE status END AS status
+     FROM _sync_state WHERE run_id = $1 OR last_attempt_run_id = $1`,
+    [runId],
+  );
+  return rows.map((row) => ({
+    brandId: Number(row.brand_id),
+    stream: row.stream as string,
+    day: row.day as string | null,
+    status: row.status as SliceStatus,
+  }));
+}
+
 export async function sliceStates(
   connection: DuckDBConnection,
   filter: SliceStateFilter = {},

@@ -45,10 +45,12 @@ import {
   finishRun,
   hasRun,
   recentRuns,
+  sliceOutcomes,
   sliceStates,
   startRun,
   type RunRow,
   type RunStart,
+  type SliceOutcome,
   type SliceStateFilter,
   type SliceStateRow,
   type UncountedRequests,
@@ -287,6 +289,11 @@ export class Warehouse {
 
   sliceStates(filter: SliceStateFilter = {}): Promise<SliceStateRow[]> {
     return this.serial(() => sliceStates(this.connection, filter));
+  }
+
+  /** Each slice the run attempted with its attempt's status, in four columns (run-log.ts `sliceOutcomes`). */
+  sliceOutcomes(runId: string): Promise<SliceOutcome[]> {
+    return this.serial(() => sliceOutcomes(this.connection, runId));
   }
 
   /** Each day between `from` and `to` holding slices of the stream, and whether all of them are complete. */

@@ -227,6 +227,21 @@ describe('loading a slice', () => {
     expect(await wh.sliceStates({ fromDay: '2026-11-21' })).toEqual([]);
   });
 
+  it("reads a run's slice outcomes as sliceStates does, in four columns (finalize's light read)", async () => {
+    await wh.loadSlice(conversationsSlice('2026-11-20', [1], { state: completeState({ rows: 1 }) }));
+    const failed = { status: 'failed' as const, rows: 0, totalRows: null, attempts: 5, requests: 5, lastError: 'boom' };
+    await wh.loadSlice(
+      sliceBatch({ stream: 'conversations', sliceKey: '2026-11-21', day: '2026-11-21', writes: [], state: failed }),
+    );
+    await wh.loadSlice(conversationsSlice('2026-11-22', [2], { runId: 'run-2', state: completeState({ rows: 1 }) }));
+    const outcomes = await wh.sliceOutcomes('run-1');
+    expect(outcomes.map((o) => `${o.day} ${o.status}`).sort()).toEqual(['2026-11-20 complete', '2026-11-21 failed']);
+    const states = await wh.sliceStates({ runId: 'run-1' });
+    expect(outcomes).toEqual(
+      expect.arrayContaining(states.map(({ brandId, stream, day, status }) => ({ brandId, stream, day, status }))),
+    );
+  });
+
   it("replaces a slice's rejects on re-load and sums the run counters", async () => {
     const reject = (n: number) => ({
       raw: { id: n, date: 'nope' },

@@ -551,7 +551,7 @@ export class WorkerHost {
     // does), which would leave `_sync_runs` saying running.
     await this.warehouse?.finishRun(runId, 'failed').catch(() => undefined);
     const ended = { ...meta, status: 'failed' as const, error: reason, finishedAt: new Date().toISOString() };
-    const states = await this.warehouse?.sliceStates({ runId }).catch(() => undefined);
+    const states = await this.warehouse?.sliceStates({ runId, status: 'failed' }).catch(() => undefined);
     const notice = await claimRunEndNotice({ runs, notifier: this.options.notifier, meta: ended, states }).catch(
       () => undefined,
     );

@@ -65,6 +65,7 @@ import { claimPrefixWarehouse } from './prefix-warehouse.js';
 import { slicesHeldElsewhere } from '../run/held-slices.js';
 import { claimDriftNotice, recordRunDrift } from './schema-drift-notice.js';
 import type { DriftEntry } from '../../warehouse/schema-drift.js';
+import type { SliceOutcome } from '../../warehouse/run-log.js';
 import type { RunMeta, RunStore } from '../run/run-store.js';
 import type { Config } from '../../configuration.js';
 
@@ -743,18 +744,25 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
     },
   );
   const missing = await slicesMissingFromFile(deps, runId);
-  const states = await deps.warehouse.sliceStates({ runId });
+  const states = await deps.warehouse.sliceOutcomes(runId);
   // Days whose slices the file lacks must be read again: a cursor moved past them would leave them unread for good.
   if (meta.kind !== 'backfill' && meta.kind !== 'heal' && !missing) {
     // A backfill (or a heal run's re-read) only fills slices; the incremental position moves with incremental runs alone.
     const stored = await deps.warehouse.cursors();
+    const byStream = new Map<string, SliceOutcome[]>();
+    for (const state of states) {
+      const key = `${state.brandId}|${state.stream}`;
+      const group = byStream.get(key);
+      if (group) group.push(state);
+      else byStream.set(key, [state]);
+    }
     for (const brandId of meta.brands) {
       for (const stream of meta.streams) {
         // A stream that planned nothing moved nothing: its cursor moving on would leave those days unread for good.
         if (meta.gaps?.some((gap) => gap.brandId === brandId && gap.stream === stream)) continue;
         // Days another run read for this one (withoutHeldSlices) are that run's to count: its finalize moves the cursor.
         if (meta.held?.[`${brandId}|${stream}`]) continue;
-        const own = states.filter((state) => state.brandId === brandId && state.stream === stream);
+        const own = byStream.get(`${brandId}|${stream}`) ?? [];
         const current = stored.get(`${brandId}|${stream}`);
         const next = nextCursor(current, meta.today, own);
         if (next && next !== current) await deps.warehouse.advanceCursor(brandId, stream, next, runId);
@@ -778,7 +786,12 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
     published: published.path,
     ...(missing ? { error: missing } : {}),
   };
-  const notices = await claimNotices(deps, ended, states, drift);
+  const notices = await claimNotices(
+    deps,
+    ended,
+    failed ? await deps.warehouse.sliceStates({ runId, status: 'failed' }) : [],
+    drift,
+  );
   await deps.runs.update(runId, {
     status,
     finishedAt: ended.finishedAt,
