@@ -12,6 +12,7 @@ import { probeApiConfig } from './brand-access-probe.js';
 import {
   checkApiAndBrands,
   checkDiskRoom,
+  checkMemoryLimit,
   checkRedis,
   checkRequired,
   checkSchemaDrift,
@@ -112,6 +113,10 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
   const complete = checkRequired(config, add);
   if (await checkRedis(config, add)) await checkWarehouse(config, add);
   await checkDiskRoom(config, (check) => {
+    result.checks.push(check);
+    report(check);
+  });
+  checkMemoryLimit(config, (check) => {
     result.checks.push(check);
     report(check);
   });

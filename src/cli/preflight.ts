@@ -14,6 +14,7 @@ import {
 import type { Logger } from '../log.js';
 import { checkDatabasePath, checkWarehousePair, DatabasePathError } from '../warehouse/database-path.js';
 import { measureDiskRoom, type DiskRoom } from '../warehouse/disk-need.js';
+import { memoryLimitWarning } from '../warehouse/duckdb-budget.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { answerOf, probeApiConfig, probeBrandAccess, wrongUrlReason } from './brand-access-probe.js';
 import { UsageError } from './fail.js';
@@ -54,7 +55,7 @@ export interface PreflightResult {
  * The preflight: checks made once before a `sync`, `backfill` or `worker` plans or takes anything, cheapest first, so a
  * bad setup costs one message and at most one request per brand:
  *
- * 1. `checkDatabaseFiles` (exit 2), then `warnOfDiskRoom` (a warning only); no request, no Redis.
+ * 1. `checkDatabaseFiles` (exit 2), then `warnOfMemoryLimit` and `warnOfDiskRoom` (warnings); no request, no Redis.
  * 2. Redis answers (exit 1), so a missing Redis costs no API call.
  * 3. `preflight`: the API's host answers (exit 1), the key is accepted (exit 2), and which brands it reads (exit 2 for none).
  */
@@ -167,6 +168,12 @@ export async function warnOfDiskRoom(config: Config, windowDays: number, log: Lo
       `preflight: ${room.line}`,
     );
   return room;
+}
+
+/** Warns when DuckDB's memory limit is below the one syncs were seen safe at (src/warehouse/duckdb-budget.ts). */
+export function warnOfMemoryLimit(config: Config, log: Logger): void {
+  const warning = memoryLimitWarning(config.warehouse.memoryLimit);
+  if (warning) log.warn({ memoryLimit: config.warehouse.memoryLimit }, `preflight: ${warning}`);
 }
 
 /** Days an incremental sync reads: its lookback and today. */

@@ -15,7 +15,14 @@ import {
 } from './context.js';
 import type { Logger } from '../log.js';
 import { loadProcessSettings } from '../config/load.js';
-import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom, type PreflightResult } from './preflight.js';
+import {
+  checkDatabaseFiles,
+  preflight,
+  syncWindowDays,
+  warnOfDiskRoom,
+  warnOfMemoryLimit,
+  type PreflightResult,
+} from './preflight.js';
 import { runWithReport } from './run-report.js';
 import { getStream } from '../streams/registry.js';
 import { totalCounters } from '../engine/run/run-store.js';
@@ -102,6 +109,7 @@ export async function runFromCommandLine(
     // first: the database path, Redis, then the key and the brands (see preflight.ts).
     if (!flags.enqueueOnly) {
       checkDatabaseFiles(config);
+      warnOfMemoryLimit(config, log);
       await warnOfDiskRoom(
         config,
         window.from && window.to ? eachDay(window.from, window.to).length : syncWindowDays(config),

@@ -17,7 +17,7 @@ import {
 } from './context.js';
 import { UsageError } from './fail.js';
 import { listenError } from './listen-error.js';
-import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom } from './preflight.js';
+import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom, warnOfMemoryLimit } from './preflight.js';
 import { skipCompleteCommand } from './skip-complete-command.js';
 
 interface WorkerFlags extends CommonFlags {
@@ -81,6 +81,7 @@ export function workerCommand(): Command {
     // refused key exits 2 here rather than failing every slice later) and the config's brands. See preflight.ts.
     if (!flags.fetchOnly) {
       checkDatabaseFiles(config);
+      warnOfMemoryLimit(config, log);
       await warnOfDiskRoom(config, syncWindowDays(config), log);
     }
     const redis = await redisFor(config, log).catch(async (error: unknown) => {

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { formatBytes } from '../format.js';
 import { openReadOnly } from './published-database.js';
 import { readRows } from './read-rows.js';
+import { parseDuckDbSize } from './duckdb-budget.js';
 import { workingPathFor } from './paths.js';
 import { volumeSpace, type VolumeSpace } from './volume-space.js';
 
@@ -102,23 +103,4 @@ async function heldDays(db: string): Promise<number | undefined> {
   } catch {
     return undefined;
   }
-}
-
-const SIZE_UNITS: Record<string, number> = {
-  b: 1,
-  kb: 1e3,
-  mb: 1e6,
-  gb: 1e9,
-  tb: 1e12,
-  kib: 2 ** 10,
-  mib: 2 ** 20,
-  gib: 2 ** 30,
-  tib: 2 ** 40,
-};
-
-/** A size as DuckDB reads `memory_limit` (`256MB` is 256,000,000 bytes, `1GiB` 2^30); 0 when not understood. */
-export function parseDuckDbSize(text: string): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)?\s*$/i.exec(text);
-  if (!match) return 0;
-  return Math.round(Number(match[1]) * (SIZE_UNITS[(match[2] ?? 'b').toLowerCase()] ?? 0));
 }

@@ -40,9 +40,16 @@ describe("doctor's disk check", () => {
       ),
     );
     expect(out).toContain('point BVSYNC_DB (config "db") at it');
+    expect(out).not.toContain('memory:');
   });
 
   it('says the free space and the need when there is room', () => {
     expect(doctor('1MB')).toMatch(/ok {4}disk: [\d.]+ \w+ free on .*; the next run \(4 days\) may need [\d.]+ MiB/);
+  });
+
+  it('warns of a DuckDB memory limit below the one syncs were seen safe at, with what to set', () => {
+    expect(doctor('64MB')).toMatch(
+      /warn {2}memory: warehouse\.memoryLimit 64MB is below 160MB: .*BVSYNC_DUCKDB_MEMORY_LIMIT/,
+    );
   });
 });

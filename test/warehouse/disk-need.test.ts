@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { estimateDiskNeed, parseDuckDbSize, WAL_ALLOWANCE_BYTES } from '../../src/warehouse/disk-need.js';
+import { parseDuckDbSize } from '../../src/warehouse/duckdb-budget.js';
+import { estimateDiskNeed, WAL_ALLOWANCE_BYTES } from '../../src/warehouse/disk-need.js';
 
 const GB = 1e9;
 

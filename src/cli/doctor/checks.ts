@@ -7,6 +7,7 @@ import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError } from '../.
 import { missingApiSettings } from '../../config/api-settings.js';
 import { describeError } from './probe-context.js';
 import { measureDiskRoom } from '../../warehouse/disk-need.js';
+import { memoryLimitWarning } from '../../warehouse/duckdb-budget.js';
 import { existsSync } from 'node:fs';
 import { openReadOnly } from '../../warehouse/published-database.js';
 import { DRIFT_ADVICE, tableDrift, tableDriftLine } from '../schema-drift-lines.js';
@@ -48,6 +49,12 @@ export async function checkDiskRoom(config: Config, report: (check: DoctorCheck)
     () => undefined,
   );
   if (room) report({ ok: true, warning: room.short, line: `disk: ${room.line}` });
+}
+
+/** DuckDB's memory limit against the one syncs were seen safe at (src/warehouse/duckdb-budget.ts): a warning when below. */
+export function checkMemoryLimit(config: Config, report: (check: DoctorCheck) => void): void {
+  const warning = memoryLimitWarning(config.warehouse.memoryLimit);
+  if (warning) report({ ok: true, warning: true, line: `memory: ${warning}` });
 }
 
 /**
