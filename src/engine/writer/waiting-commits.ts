@@ -1,7 +1,7 @@
-import type { Job, Queue } from 'bullmq';
+import { Job, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { commitJobSchema, type CommitJobData } from '../jobs/job-data.js';
-import type { RunStore } from '../run/run-store.js';
+import { redisKeys } from '../../redis-keys.js';
 
 /**
  * Most slices one transaction commits by default: a COMMIT costs the same whatever it holds, so waiting slices share
@@ -28,8 +28,10 @@ export interface WaitingCommit<T> {
 }
 
 export interface TakeWaitingCommitsOptions<T> {
+  redis: Redis;
+  /** The Redis prefix of the run's keys (src/redis-keys.ts). */
+  prefix: string;
   queue: Queue;
-  runs: RunStore;
   /** The job being processed, and its data. */
   job: Job;
   own: CommitJobData;
@@ -50,25 +52,19 @@ export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T
   let rows = sliceRows(options.own);
   if (maxSlices <= 1 || rows > COMMIT_BATCH_ROWS) return [];
   const slices = new Set([sliceOf(options.own)]);
-  const waiting = await options.queue.getJobs(['waiting'], 0, maxSlices * LOOK_AHEAD_PER_SLICE - 1, true);
-  const readable: Array<{ job: Job; data: CommitJobData }> = [];
-  for (const job of waiting) {
-    if (job.name !== 'commit' || job.id === options.job.id) continue;
+  const waiting = await waitingCommits(options.redis, options.prefix, options.queue, maxSlices * LOOK_AHEAD_PER_SLICE);
+  const candidates: Array<{ job: Job; data: CommitJobData }> = [];
+  for (const { job, done } of waiting) {
+    if (candidates.length + 1 >= maxSlices) break;
+    if (done || job.id === options.job.id) continue;
     const parsed = commitJobSchema.safeParse(job.data);
     // A job this version cannot read fails on its own run, with the message that says why.
-    if (parsed.success) readable.push({ job, data: parsed.data });
-  }
-  // Asked together, so a batch costs a few round trips to Redis rather than a few per slice.
-  const done = await options.runs.doneAmong(readable.map(({ data }) => data));
-  const candidates: Array<{ job: Job; data: CommitJobData }> = [];
-  for (const { job, data } of readable) {
-    if (candidates.length + 1 >= maxSlices) break;
-    const slice = sliceOf(data);
-    if (done.has(`${data.runId}|${data.sliceId}`) || slices.has(slice) || rows + sliceRows(data) > COMMIT_BATCH_ROWS)
-      continue;
+    if (!parsed.success) continue;
+    const slice = sliceOf(parsed.data);
+    if (slices.has(slice) || rows + sliceRows(parsed.data) > COMMIT_BATCH_ROWS) continue;
     slices.add(slice);
-    rows += sliceRows(data);
-    candidates.push({ job, data });
+    rows += sliceRows(parsed.data);
+    candidates.push({ job, data: parsed.data });
   }
   const prepared = await Promise.all(
     candidates.map(async ({ job, data }): Promise<WaitingCommit<T> | undefined> => {
@@ -84,31 +80,104 @@ export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T
   return prepared.filter((taken): taken is WaitingCommit<T> => taken !== undefined);
 }
 
-// Scans the wait list from its right end, where the oldest jobs and a commit's companions wait, unlike BullMQ's LREM,
-// then removes each job as BullMQ does. KEYS: wait list, events stream, meta hash, each job's hash; ARGV: the job ids.
-const REMOVE_WAITING = `local removed = {}
-local maxEvents = tonumber(redis.call('HGET', KEYS[3], 'opts.maxLenEvents') or '10000') or 10000
-for i, id in ipairs(ARGV) do
-  if redis.call('LREM', KEYS[1], -1, id) == 1 then
-    local jobKey = KEYS[i + 3]
-    redis.call('DEL', jobKey, jobKey .. ':logs')
-    redis.call('XADD', KEYS[2], 'MAXLEN', '~', maxEvents, '*', 'event', 'removed', 'jobId', id, 'prev', 'waiting')
-    removed[#removed + 1] = id
+// The commit jobs among the oldest ARGV[1] waiting, oldest first: id, data, and 1 when the run's done set holds its
+// slice, in one round trip (BullMQ's getJobs and the done sets took three). Job and done-set keys are built from the
+// prefixes given, as BullMQ's scripts build job keys: they are in the prefix's hash slot, on a Cluster.
+const WAITING_COMMITS = `local ids = redis.call('LRANGE', KEYS[1], -tonumber(ARGV[1]), -1)
+local commits = {}
+for i = #ids, 1, -1 do
+  local fields = redis.call('HMGET', ARGV[2] .. ids[i], 'name', 'data')
+  if fields[1] == 'commit' and fields[2] then
+    local ok, data = pcall(cjson.decode, fields[2])
+    local done = 0
+    if ok and type(data) == 'table' and type(data.runId) == 'string' and type(data.sliceId) == 'string' then
+      done = redis.call('SISMEMBER', ARGV[3] .. data.runId .. ARGV[4], data.sliceId)
+    end
+    commits[#commits + 1] = {ids[i], fields[2], done}
   end
 end
-return removed`;
+return commits`;
+
+/**
+ * The commit jobs among the oldest `count` waiting in `queue`, oldest first (as `getJobs(['waiting'], 0, count - 1,
+ * true)` lists them), each with whether its slice's outcome is recorded. Proved by test/engine/commit-batch.int.test.ts.
+ */
+export async function waitingCommits(
+  redis: Redis,
+  prefix: string,
+  queue: Queue,
+  count: number,
+): Promise<Array<{ job: Job; done: boolean }>> {
+  // The done set's key of any run: its name before and after the run's id.
+  const done = redisKeys(prefix).run('\u0000', 'done').split('\u0000');
+  const listed = (await redis.eval(WAITING_COMMITS, 1, queue.keys.wait!, count, queue.toKey(''), ...done)) as Array<
+    [string, string, number]
+  >;
+  return listed.map(([id, data, isDone]) => ({
+    job: new Job(queue, 'commit', parseData(data), {}, id),
+    done: isDone === 1,
+  }));
+}
+
+function parseData(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+// Scans the wait list from its right end, where the oldest jobs and a commit's companions wait, unlike BullMQ's LREM,
+// then removes each job as BullMQ does. A job given a slice is removed only once that slice is in its run's done set.
+// KEYS: wait list, events stream, meta hash, then each job's hash and done set; ARGV: each job's id and slice ('' none).
+// Answers per job: 1 removed, 0 not in the wait list, -1 its slice not done.
+const REMOVE_WAITING = `local answers = {}
+local maxEvents = tonumber(redis.call('HGET', KEYS[3], 'opts.maxLenEvents') or '10000') or 10000
+for i = 1, #ARGV / 2 do
+  local id, slice = ARGV[2 * i - 1], ARGV[2 * i]
+  local jobKey = KEYS[2 * i + 2]
+  if slice ~= '' and redis.call('SISMEMBER', KEYS[2 * i + 3], slice) == 0 then
+    answers[i] = -1
+  elseif redis.call('LREM', KEYS[1], -1, id) == 1 then
+    redis.call('DEL', jobKey, jobKey .. ':logs')
+    redis.call('XADD', KEYS[2], 'MAXLEN', '~', maxEvents, '*', 'event', 'removed', 'jobId', id, 'prev', 'waiting')
+    answers[i] = 1
+  else
+    answers[i] = 0
+  end
+end
+return answers`;
+
+/** A job to remove once its slice's outcome is in its run's done set (`RedisKeys.run(runId, 'done')`). */
+export interface DoneGuard {
+  doneKey: string;
+  sliceId: string;
+}
 
 /**
  * Removes committed companions' jobs in one round trip, each in O(1) of the backlog (they wait near the end workers
  * take from). A job that is no longer in the wait list (taken after a stall, paused, delayed) is removed as BullMQ
- * removes any job. Proved by test/engine/commit-batch.int.test.ts and test/engine/waiting-removal.int.test.ts.
+ * removes any job. A job with a guard whose slice is not done stays: so the removal may share a round trip with the
+ * outcomes' records. Proved by test/engine/commit-batch.int.test.ts and test/engine/waiting-removal.int.test.ts.
  */
-export async function removeWaitingJobs(redis: Redis, queue: Queue, jobs: Job[]): Promise<void> {
-  const ids = jobs.map((job) => job.id).filter((id): id is string => id !== undefined);
-  if (!ids.length) return;
-  const keys = [queue.keys.wait!, queue.keys.events!, queue.keys.meta!, ...ids.map((id) => queue.toKey(id))];
-  const removed = new Set((await redis.eval(REMOVE_WAITING, keys.length, ...keys, ...ids)) as string[]);
-  await Promise.all(jobs.filter((job) => !removed.has(job.id!)).map((job) => job.remove().catch(() => undefined)));
+export async function removeWaitingJobs(
+  redis: Redis,
+  queue: Queue,
+  jobs: Job[],
+  guards: Array<DoneGuard | undefined> = [],
+): Promise<void> {
+  const listed = jobs.flatMap((job, index) => (job.id === undefined ? [] : [{ job, guard: guards[index] }]));
+  if (!listed.length) return;
+  const keys = [queue.keys.wait!, queue.keys.events!, queue.keys.meta!];
+  const args: string[] = [];
+  for (const { job, guard } of listed) {
+    keys.push(queue.toKey(job.id!), guard?.doneKey ?? queue.toKey(job.id!));
+    args.push(job.id!, guard?.sliceId ?? '');
+  }
+  const answers = (await redis.eval(REMOVE_WAITING, keys.length, ...keys, ...args)) as number[];
+  await Promise.all(
+    listed.filter((_, index) => answers[index] === 0).map(({ job }) => job.remove().catch(() => undefined)),
+  );
 }
 
 function sliceRows(data: CommitJobData): number {
