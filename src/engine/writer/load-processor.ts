@@ -370,7 +370,7 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
     job,
     own: data,
     maxSlices: deps.commitBatchSlices,
-    prepare: (other) => prepareCommit(deps, other),
+    prepare: (other, chunks) => prepareCommit(deps, other, chunks),
   });
   const prepared = Promise.allSettled([preparing, taking]);
   if (await done) {
@@ -479,8 +479,12 @@ async function refetchOrFail(deps: LoadProcessorDeps, data: CommitJobData): Prom
   await advanceIfPhaseDone(deps, data.runId);
 }
 
-/** Reads the slice's chunks and builds its batch; has no effect of its own, so a slice prepared and not loaded is untouched. */
-async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Promise<PreparedCommit | 'chunks-lost'> {
+/** Reads the slice's chunks, unless given, and builds its batch; has no effect of its own, so a slice prepared and not loaded is untouched. */
+async function prepareCommit(
+  deps: LoadProcessorDeps,
+  data: CommitJobData,
+  ...given: [chunks: SliceChunk[] | undefined] | []
+): Promise<PreparedCommit | 'chunks-lost'> {
   const started = performance.now();
   const stream = getStream(data.stream);
   let status = data.status;
@@ -513,8 +517,12 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
   }
   let chunks: SliceChunk[] = [];
   // Read while the file is asked what it holds of the slice: reading has no effect, and costs no round trip of its own.
-  const reading =
-    status !== 'failed' || data.chunks > 0 ? readChunks(deps.redis, deps.prefix, data.token, data.chunks) : undefined;
+  // Chunks given were read with the job (waiting-commits.ts), undefined when one was gone.
+  const reading = given.length
+    ? given[0]
+    : status !== 'failed' || data.chunks > 0
+      ? readChunks(deps.redis, deps.prefix, data.token, data.chunks)
+      : undefined;
   // A replay of a commit that went in (slice-commits.ts): only its outcome is left to record, even once its chunks are
   // gone. Asked before any other await, so the slices prepared together share one lookup (commit-lookups.ts).
   const [{ committed, stored }, read] = await Promise.all([

@@ -2,6 +2,8 @@ import { Job, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { commitJobSchema, type CommitJobData } from '../jobs/job-data.js';
 import { redisKeys } from '../../redis-keys.js';
+import type { SliceChunk } from '../../streams/run-slice.js';
+import { decodeChunk } from '../fetch/chunk-codec.js';
 
 /**
  * Most slices one transaction commits by default: a COMMIT costs the same whatever it holds, so waiting slices share
@@ -37,8 +39,11 @@ export interface TakeWaitingCommitsOptions<T> {
   own: CommitJobData;
   /** Slices in all, the job's own included; default COMMIT_BATCH_SLICES. */
   maxSlices?: number;
-  /** Reads a waiting commit's chunks into what the loader needs; 'chunks-lost' leaves the job to its own run. */
-  prepare: (data: CommitJobData) => Promise<T | 'chunks-lost'>;
+  /**
+   * Makes a waiting commit, with its chunks read (undefined: one is gone), into what the loader needs; 'chunks-lost'
+   * leaves the job to its own run.
+   */
+  prepare: (data: CommitJobData, chunks: SliceChunk[] | undefined) => Promise<T | 'chunks-lost'>;
 }
 
 /**
@@ -49,27 +54,22 @@ export interface TakeWaitingCommitsOptions<T> {
  */
 export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T>): Promise<WaitingCommit<T>[]> {
   const maxSlices = options.maxSlices ?? COMMIT_BATCH_SLICES;
-  let rows = sliceRows(options.own);
+  const rows = sliceRows(options.own);
   if (maxSlices <= 1 || rows > COMMIT_BATCH_ROWS) return [];
-  const slices = new Set([sliceOf(options.own)]);
-  const waiting = await waitingCommits(options.redis, options.prefix, options.queue, maxSlices * LOOK_AHEAD_PER_SLICE);
-  const candidates: Array<{ job: Job; data: CommitJobData }> = [];
-  for (const { job, done } of waiting) {
-    if (candidates.length + 1 >= maxSlices) break;
-    if (done || job.id === options.job.id) continue;
-    const parsed = commitJobSchema.safeParse(job.data);
-    // A job this version cannot read fails on its own run, with the message that says why.
-    if (!parsed.success) continue;
-    const slice = sliceOf(parsed.data);
-    if (slices.has(slice) || rows + sliceRows(parsed.data) > COMMIT_BATCH_ROWS) continue;
-    slices.add(slice);
-    rows += sliceRows(parsed.data);
-    candidates.push({ job, data: parsed.data });
-  }
+  const waiting = await waitingCommits(options.redis, options.prefix, options.queue, {
+    lookAhead: maxSlices * LOOK_AHEAD_PER_SLICE,
+    ownJobId: options.job.id ?? '',
+    ownSlice: sliceOf(options.own),
+    rowsLeft: COMMIT_BATCH_ROWS - rows,
+    most: maxSlices - 1,
+  });
   const prepared = await Promise.all(
-    candidates.map(async ({ job, data }): Promise<WaitingCommit<T> | undefined> => {
+    waiting.map(async ({ job, chunks }): Promise<WaitingCommit<T> | undefined> => {
+      const parsed = commitJobSchema.safeParse(job.data);
+      // A job this version cannot read fails on its own run, with the message that says why.
+      if (!parsed.success) return undefined;
       try {
-        const ready = await options.prepare(data);
+        const ready = await options.prepare(parsed.data, chunks);
         return ready === 'chunks-lost' ? undefined : { job, prepared: ready };
       } catch {
         // Whatever went wrong is its own job's to report, with its attempts and its run marked failed if need be.
@@ -80,42 +80,86 @@ export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T
   return prepared.filter((taken): taken is WaitingCommit<T> => taken !== undefined);
 }
 
-// The commit jobs among the oldest ARGV[1] waiting, oldest first: id, data, and 1 when the run's done set holds its
-// slice, in one round trip (BullMQ's getJobs and the done sets took three). Job and done-set keys are built from the
-// prefixes given, as BullMQ's scripts build job keys: they are in the prefix's hash slot, on a Cluster.
+// The companions of a commit, with their chunks, in one round trip: of the oldest ARGV[1] waiting jobs, oldest first,
+// the commit jobs of other slices than ARGV[7] whose slices are not done, ARGV[8] rows in all, at most ARGV[9] of them.
+// Each answer: id, data, 1 when every chunk was there, the chunks. Job, done-set and chunk keys are built from the
+// prefixes given (ARGV[2] to ARGV[5]), as BullMQ's scripts build job keys: the prefix's hash slot, on a Cluster.
 const WAITING_COMMITS = `local ids = redis.call('LRANGE', KEYS[1], -tonumber(ARGV[1]), -1)
+local rowsLeft, most = tonumber(ARGV[8]), tonumber(ARGV[9])
+local taken = {[ARGV[7]] = true}
 local commits = {}
 for i = #ids, 1, -1 do
+  if #commits >= most then break end
   local fields = redis.call('HMGET', ARGV[2] .. ids[i], 'name', 'data')
-  if fields[1] == 'commit' and fields[2] then
-    local ok, data = pcall(cjson.decode, fields[2])
-    local done = 0
-    if ok and type(data) == 'table' and type(data.runId) == 'string' and type(data.sliceId) == 'string' then
-      done = redis.call('SISMEMBER', ARGV[3] .. data.runId .. ARGV[4], data.sliceId)
+  local ok, data = false, nil
+  if ids[i] ~= ARGV[6] and fields[1] == 'commit' and fields[2] then ok, data = pcall(cjson.decode, fields[2]) end
+  if ok and type(data) == 'table' and type(data.slice) == 'table' and type(data.runId) == 'string'
+    and type(data.sliceId) == 'string' and type(data.token) == 'string' and type(data.chunks) == 'number'
+    and type(data.rows) == 'number' and type(data.rejects) == 'number' then
+    local slice = tostring(data.brandId) .. '|' .. tostring(data.stream) .. '|' .. tostring(data.slice.key)
+    local rows = data.rows + data.rejects
+    if not taken[slice] and rows <= rowsLeft
+      and redis.call('SISMEMBER', ARGV[3] .. data.runId .. ARGV[4], data.sliceId) == 0 then
+      taken[slice] = true
+      rowsLeft = rowsLeft - rows
+      local chunks, whole = {}, 1
+      for c = 0, data.chunks - 1 do
+        local chunk = redis.call('GET', ARGV[5] .. data.token .. ARGV[10] .. c)
+        if not chunk then whole = 0 break end
+        chunks[#chunks + 1] = chunk
+      end
+      commits[#commits + 1] = {ids[i], fields[2], whole, chunks}
     end
-    commits[#commits + 1] = {ids[i], fields[2], done}
   end
 end
 return commits`;
 
+/** What `waitingCommits` looks for: the companions of one commit job. */
+export interface WaitingCommitsAsk {
+  /** Waiting jobs looked at, from the oldest. */
+  lookAhead: number;
+  /** The commit job's own id and slice (`brand|stream|key`), never taken. */
+  ownJobId: string;
+  ownSlice: string;
+  /** Rows (rejects included) the companions may hold in all. */
+  rowsLeft: number;
+  /** Most companions. */
+  most: number;
+}
+
 /**
- * The commit jobs among the oldest `count` waiting in `queue`, oldest first (as `getJobs(['waiting'], 0, count - 1,
- * true)` lists them), each with whether its slice's outcome is recorded. Proved by test/engine/commit-batch.int.test.ts.
+ * The companions of a commit job, oldest first, each with its chunks (undefined when one is gone): commit jobs of
+ * other slices, not done, within the rows left. Proved by test/engine/waiting-commits.int.test.ts.
  */
 export async function waitingCommits(
   redis: Redis,
   prefix: string,
   queue: Queue,
-  count: number,
-): Promise<Array<{ job: Job; done: boolean }>> {
-  // The done set's key of any run: its name before and after the run's id.
-  const done = redisKeys(prefix).run('\u0000', 'done').split('\u0000');
-  const listed = (await redis.eval(WAITING_COMMITS, 1, queue.keys.wait!, count, queue.toKey(''), ...done)) as Array<
-    [string, string, number]
-  >;
-  return listed.map(([id, data, isDone]) => ({
-    job: new Job(queue, 'commit', parseData(data), {}, id),
-    done: isDone === 1,
+  ask: WaitingCommitsAsk,
+): Promise<Array<{ job: Job; chunks: SliceChunk[] | undefined }>> {
+  const keys = redisKeys(prefix);
+  // A key's fixed parts around the run id, the token and the index the script fills in.
+  const done = keys.run('\u0000', 'done').split('\u0000');
+  const [chunkBefore, chunkAfter] = keys.chunk('\u0000', 0).split('\u0000') as [string, string];
+  // Answered as bytes: the chunks are gzip.
+  const listed = (await redis.callBuffer(
+    'eval',
+    WAITING_COMMITS,
+    1,
+    queue.keys.wait!,
+    ask.lookAhead,
+    queue.toKey(''),
+    ...done,
+    chunkBefore,
+    ask.ownJobId,
+    ask.ownSlice,
+    ask.rowsLeft,
+    ask.most,
+    chunkAfter.slice(0, -1),
+  )) as Array<[Buffer, Buffer, number, Buffer[]]>;
+  return listed.map(([id, data, whole, chunks]) => ({
+    job: new Job(queue, 'commit', parseData(data.toString('utf8')), {}, id.toString('utf8')),
+    chunks: whole === 1 ? chunks.map((chunk) => decodeChunk<SliceChunk>(chunk)) : undefined,
   }));
 }
 
