@@ -36,6 +36,7 @@ const SCENARIOS = [
   'small-slices',
   'stream-costs',
   'redis-latency',
+  'round-trips',
   'waiting-removal',
   'writer-keeps-up',
   'cli-start',

@@ -106,7 +106,12 @@ export async function readChunks(
   return encoded.map((chunk) => decodeChunk<SliceChunk>(chunk!));
 }
 
+/** The keys of a slice's chunks. */
+export function chunkKeys(prefix: string, token: string, count: number): string[] {
+  return Array.from({ length: count }, (_, index) => chunkKey(prefix, token, index));
+}
+
 export async function deleteChunks(redis: Redis, prefix: string, token: string, count: number): Promise<void> {
-  const keys = Array.from({ length: count }, (_, index) => chunkKey(prefix, token, index));
+  const keys = chunkKeys(prefix, token, count);
   if (keys.length) await redis.del(...keys);
 }

@@ -82,6 +82,8 @@ export interface SliceOutcome {
   requests: number;
   retries: number;
   rateLimited: number;
+  /** Keys deleted in the same step once the outcome is recorded: the slice's chunks; default none. */
+  chunkKeys?: string[];
 }
 
 const COUNTER_NAMES: Array<keyof StreamCounters> = [
@@ -99,9 +101,12 @@ const KEEP_SECONDS = 14 * 24 * 60 * 60;
 
 // A slice's outcome counts once, however often its commit job is replayed (jobs are at-least-once). Nothing is written
 // for a run whose record is gone (KEYS[3]): its counters in a Redis that lost the run would outlive it (run-gone.ts).
+// KEYS[4] on, the slice's chunks, are deleted once its outcome is recorded, never before.
 const RECORD_OUTCOME = `
 if redis.call('exists', KEYS[3]) == 0 then return -1 end
-if redis.call('sadd', KEYS[1], ARGV[1]) == 0 then return 0 end
+local added = redis.call('sadd', KEYS[1], ARGV[1])
+if #KEYS > 3 then redis.call('del', unpack(KEYS, 4)) end
+if added == 0 then return 0 end
 for i = 2, #ARGV, 2 do redis.call('hincrby', KEYS[2], ARGV[i], ARGV[i + 1]) end
 redis.call('expire', KEYS[1], ${KEEP_SECONDS})
 redis.call('expire', KEYS[2], ${KEEP_SECONDS})
@@ -119,6 +124,42 @@ end
 redis.call('expire', KEYS[1], ${KEEP_SECONDS})
 redis.call('expire', KEYS[2], ${KEEP_SECONDS})
 return added`;
+
+// RECORD_PLANNED, then the run's record set to ARGV[2] if it still reads ARGV[1] (the record the caller patched): a
+// plan's slices and its phase in one round trip. Answers {added, 1 when set}; {-1, 0} when the run is gone.
+const RECORD_PLANNED_THEN_SET = `
+local current = redis.call('hget', KEYS[3], 'meta')
+if not current then return {-1, 0} end
+local added = 0
+for i = 3, #ARGV, 2 do
+  if redis.call('sadd', KEYS[1], ARGV[i]) == 1 then
+    added = added + 1
+    redis.call('hincrby', KEYS[2], ARGV[i + 1], 1)
+  end
+end
+redis.call('expire', KEYS[1], ${KEEP_SECONDS})
+redis.call('expire', KEYS[2], ${KEEP_SECONDS})
+if current ~= ARGV[1] then return {added, 0} end
+redis.call('hset', KEYS[3], 'meta', ARGV[2])
+return {added, 1}`;
+
+// The index's runs since ARGV[1], newest first, at most ARGV[2], each with its record; runs whose record is gone are
+// left out. Records are read by keys built from ARGV[3], as CREATE_OR_ATTACH reads them: the prefix's hash slot.
+const RECENT_RECORDS = `
+local ids = redis.call('zrevrangebyscore', KEYS[1], '+inf', ARGV[1], 'LIMIT', 0, ARGV[2])
+local records = {}
+for _, id in ipairs(ids) do
+  local text = redis.call('hget', ARGV[3] .. id, 'meta')
+  if text then records[#records + 1] = {id, text} end
+end
+return records`;
+
+// A run recorded unless it exists, and indexed when new, in one round trip.
+const CREATE = `
+local created = redis.call('hsetnx', KEYS[1], 'meta', ARGV[1])
+redis.call('expire', KEYS[1], ${KEEP_SECONDS})
+if created == 1 then redis.call('zadd', KEYS[2], ARGV[2], ARGV[3]) end
+return created`;
 
 const UNFINISHED_LUA = `{${UNFINISHED_RUN_STATUSES.map((status) => `['${status}'] = true`).join(', ')}}`;
 
@@ -180,9 +221,15 @@ export class RunStore {
 
   /** Creates the run unless it exists (a scheduled slot planned twice is one run). Returns whether it was new. */
   async create(meta: RunMeta): Promise<boolean> {
-    const created = await this.redis.hsetnx(this.key(meta.runId), 'meta', JSON.stringify(meta));
-    await this.redis.expire(this.key(meta.runId), KEEP_SECONDS);
-    if (created === 1) await this.redis.zadd(this.keys.runs, Date.parse(meta.startedAt), meta.runId);
+    const created = await this.redis.eval(
+      CREATE,
+      2,
+      this.key(meta.runId),
+      this.keys.runs,
+      JSON.stringify(meta),
+      Date.parse(meta.startedAt),
+      meta.runId,
+    );
     return created === 1;
   }
 
@@ -280,12 +327,20 @@ export class RunStore {
     return metas.filter((meta): meta is RunMeta => meta !== null);
   }
 
-  /** Runs not finished (planning, running or finalizing) among those Redis still keeps, newest first. */
+  /**
+   * Runs not finished (planning, running or finalizing) among those Redis still keeps, newest first: the index and
+   * the records in one round trip. Proved by test/engine/run-store-update.int.test.ts.
+   */
   async unfinished(limit = 500): Promise<RunMeta[]> {
     const since = Date.now() - KEEP_SECONDS * 1000;
-    const ids = await this.redis.zrevrangebyscore(this.keys.runs, '+inf', since, 'LIMIT', 0, limit);
-    const metas = await Promise.all(ids.map((id) => this.get(id)));
-    return metas.filter((meta): meta is RunMeta => meta !== null && !isFinishedRunStatus(meta.status));
+    const listed = (await this.redis.eval(RECENT_RECORDS, 1, this.keys.runs, since, limit, this.key(''))) as Array<
+      [string, string]
+    >;
+    const metas = listed.map(([runId, text]) => {
+      this.remember(runId, text);
+      return JSON.parse(text) as RunMeta;
+    });
+    return metas.filter((meta) => !isFinishedRunStatus(meta.status));
   }
 
   /** Counts planned slices once each; returns how many were new. Throws RunGoneError for a run gone from Redis. */
@@ -307,6 +362,36 @@ export class RunStore {
     return added;
   }
 
+  /**
+   * `recordPlanned`, then `update(runId, patch)`: one round trip when this store remembers the run's record as Redis
+   * holds it; a record changed since is read and patched again. The patch must not finish the run.
+   * Proved by test/engine/run-store-update.int.test.ts.
+   */
+  async recordPlannedThenUpdate(
+    runId: string,
+    slices: Array<{ sliceId: string; brandId: number; stream: string }>,
+    patch: Partial<RunMeta>,
+  ): Promise<RunMeta> {
+    const text = this.seen.get(runId);
+    const next: RunMeta | undefined = text === undefined ? undefined : { ...(JSON.parse(text) as RunMeta), ...patch };
+    const args = slices.flatMap((slice) => [slice.sliceId, `${slice.brandId}|${slice.stream}|planned`]);
+    const [added, set] = (await this.redis.eval(
+      RECORD_PLANNED_THEN_SET,
+      3,
+      this.key(runId, 'planned'),
+      this.key(runId, 'stats'),
+      this.key(runId),
+      text ?? '',
+      next ? JSON.stringify(next) : '',
+      ...args,
+    )) as [number, number];
+    this.seen.delete(runId);
+    if (added < 0) throw new RunGoneError(runId);
+    if (set !== 1 || !next) return this.update(runId, patch);
+    this.remember(runId, JSON.stringify(next));
+    return next;
+  }
+
   /** Of the slice ids given, those the run has planned already (a plan job replayed meets its own slices). */
   async plannedOf(runId: string, sliceIds: string[]): Promise<Set<string>> {
     if (sliceIds.length === 0) return new Set();
@@ -314,7 +399,10 @@ export class RunStore {
     return new Set(sliceIds.filter((_, index) => found[index] === 1));
   }
 
-  /** Records a slice's outcome once; returns false when it had been recorded already. Throws RunGoneError for a run gone from Redis. */
+  /**
+   * Records a slice's outcome once, and deletes its `chunkKeys`; returns false when it had been recorded already.
+   * Throws RunGoneError for a run gone from Redis. Proved by test/engine/run-store-scripts.int.test.ts.
+   */
   async recordOutcome(runId: string, outcome: SliceOutcome): Promise<boolean> {
     const field = (name: string) => `${outcome.brandId}|${outcome.stream}|${name}`;
     const args: Array<string | number> = [outcome.sliceId, field('done'), 1];
@@ -323,12 +411,14 @@ export class RunStore {
     for (const name of ['rows', 'rejects', 'requests', 'retries', 'rateLimited'] as const) {
       if (outcome[name]) args.push(field(name), outcome[name]);
     }
+    const chunks = outcome.chunkKeys ?? [];
     const recorded = (await this.redis.eval(
       RECORD_OUTCOME,
-      3,
+      3 + chunks.length,
       this.key(runId, 'done'),
       this.key(runId, 'stats'),
       this.key(runId),
+      ...chunks,
       ...args,
     )) as number;
     if (recorded < 0) throw new RunGoneError(runId);

@@ -3,6 +3,7 @@ import type { Logger } from '../../log.js';
 import { selectStreams } from '../../streams/registry.js';
 import { isFinishedRunStatus, type RunKind } from '../../vocabulary.js';
 import { enqueuePlan } from '../jobs/enqueue.js';
+import { isRunGone } from './run-gone.js';
 import { openQueues } from '../jobs/queues.js';
 import { connectRedis } from '../redis/redis.js';
 import { DEFAULT_REDIS_OUTAGE_MS, RedisGoneError, RedisOutageWatch } from '../redis/redis-outage.js';
@@ -59,12 +60,13 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
       .replace(/\.\d+Z$/, 'Z')}-${randomUUID().slice(0, 6)}`;
   const connection = connectRedis(options.redisUrl);
   try {
-    await refuseOtherWarehouse(connection, options.config.redisPrefix, options.config.db);
-    const runs = new RunStore(connection, options.config.redisPrefix);
-    const meta = newRunMeta(runId, options);
-    const streams = meta.streams;
+    // Opened first: BullMQ's look at the server shares a round trip with the check below.
     const queues = openQueues(connection, options.config.redisPrefix);
     try {
+      await refuseOtherWarehouse(connection, options.config.redisPrefix, options.config.db);
+      const runs = new RunStore(connection, options.config.redisPrefix);
+      const meta = newRunMeta(runId, options);
+      const streams = meta.streams;
       if (options.runId) {
         const created = await runs.create(meta);
         const current = created ? meta : ((await runs.get(runId)) ?? meta);
@@ -74,10 +76,19 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
         return { runId, created, attached: false, meta: current };
       }
       const windowKey = runs.windowKey(runWindowIdentity({ ...options, streams }));
-      const outcome = await runs.createOrAttach({ ...meta, windowKey });
+      // The plan job is added in the round trip that records the run, after it. When an unfinished run holds the
+      // window, no run of this id exists, so the add's check takes the job back (test/e2e/one-run-per-window.int.test.ts).
+      const [recorded, planned] = await Promise.allSettled([
+        runs.createOrAttach({ ...meta, windowKey }),
+        enqueuePlan(queues, { runId, phase: 1 }),
+      ]);
+      if (recorded.status === 'rejected') throw recorded.reason;
+      const outcome = recorded.value;
+      if (planned.status === 'rejected' && !isRunGone(planned.reason)) throw planned.reason;
       // Also when attaching to a run still planning: its command may have died between recording it and enqueueing
       // its plan. The job id makes this a no-op when the plan job is there.
-      if (outcome.created || outcome.meta.status === 'planning') {
+      const plannedOurs = outcome.created && planned.status === 'fulfilled';
+      if (!plannedOurs && (outcome.created || outcome.meta.status === 'planning')) {
         await enqueuePlan(queues, { runId: outcome.meta.runId, phase: 1 });
       }
       return { runId: outcome.meta.runId, created: outcome.created, attached: !outcome.created, meta: outcome.meta };

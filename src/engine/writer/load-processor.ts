@@ -28,10 +28,11 @@ import { warnOfDaysUnderOtherEngines } from '../plan/engines-check.js';
 import { warnOfDaysReadOtherwise } from '../plan/read-settings-check.js';
 import { warnOfDaysNeverRead } from '../plan/unread-days-check.js';
 import type { DescribeBackfill } from '../plan/skip-complete-backfill.js';
-import { removeWaitingJobs, takeWaitingCommits } from './waiting-commits.js';
+import { removeWaitingJobs, takeWaitingCommits, type WaitingCommit } from './waiting-commits.js';
+import { redisKeys } from '../../redis-keys.js';
 import { CommitLookups } from './commit-lookups.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
-import { deleteChunks, readChunks } from '../fetch/chunk-store.js';
+import { chunkKeys, readChunks } from '../fetch/chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueueHeal, enqueuePlan } from '../jobs/enqueue.js';
 import { healAfter, healSlices } from '../schedule/heal.js';
 import {
@@ -217,31 +218,30 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     await warnOfDaysReadOtherwise(deps, planned);
     await warnOfDaysNeverRead(deps, planned);
   }
+  let window: Pick<RunMeta, 'from' | 'to'> | undefined;
   if (phase === 1) {
     const days = slices
       .flatMap((slice) => [slice.from, slice.to])
       .filter((day): day is string => day !== null)
       .sort();
-    const from = meta.from ?? days[0] ?? meta.today;
-    const to = meta.to ?? days.at(-1) ?? meta.today;
+    window = { from: meta.from ?? days[0] ?? meta.today, to: meta.to ?? days.at(-1) ?? meta.today };
     await deps.warehouse.startRun({
       runId,
       kind: meta.kind,
       brands: meta.brands,
       streams: meta.streams,
-      windowStart: from,
-      windowEnd: to,
+      windowStart: window.from,
+      windowEnd: window.to,
     });
-    await deps.runs.update(runId, { from, to });
   }
   // Under a request budget a backfill reads its newest days first: the days it reaches before the budget stops it are the recent ones.
   if (meta.kind === 'backfill' && deps.config.api.dailyRequestBudget !== undefined)
     slices.sort((a, b) => (b.day ?? '').localeCompare(a.day ?? ''));
   const withIds = slices.map((slice) => ({ ...slice, sliceId: `${slice.brandId}|${slice.stream}|${slice.key}` }));
-  await deps.runs.recordPlanned(runId, withIds);
   // A heal run's slices left out are not asked for, not skipped as complete.
   const skipped = meta.heal || unheld === planned ? 0 : planned.length - unheld.length;
-  await deps.runs.update(runId, {
+  await deps.runs.recordPlannedThenUpdate(runId, withIds, {
+    ...window,
     phase,
     status: 'running',
     ...(gaps.length ? { gaps: [...(meta.gaps ?? []), ...gaps] } : {}),
@@ -249,7 +249,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     ...(Object.keys(held).length ? { held: addCounts(meta.held ?? {}, held) } : {}),
   });
   deps.log.info({ run: runId, phase, slices: slices.length }, 'planned');
-  await enqueueFetches(
+  const enqueuing = enqueueFetches(
     deps.queues,
     withIds.map(
       (slice): FetchJobData => ({
@@ -262,7 +262,11 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
       }),
     ),
   );
-  await advanceIfPhaseDone(deps, runId);
+  // The phase is done already when it planned nothing to fetch: asked while the fetches are added, as their slices
+  // count as planned since recordPlannedThenUpdate.
+  const [enqueued, advanced] = await Promise.allSettled([enqueuing, advanceIfPhaseDone(deps, runId)]);
+  if (enqueued.status === 'rejected') throw enqueued.reason;
+  if (advanced.status === 'rejected') throw advanced.reason;
 }
 
 /**
@@ -361,12 +365,13 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
   const done = deps.runs.isDone(data.runId, data.sliceId);
   const preparing = prepareCommit(deps, data);
   const taking = takeWaitingCommits({
+    redis: deps.redis,
+    prefix: deps.prefix,
     queue: deps.queues.load,
-    runs: deps.runs,
     job,
     own: data,
     maxSlices: deps.commitBatchSlices,
-    prepare: (other) => prepareCommit(deps, other),
+    prepare: (other, chunks) => prepareCommit(deps, other, chunks),
   });
   const prepared = Promise.allSettled([preparing, taking]);
   if (await done) {
@@ -412,19 +417,35 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
       }
     }
   }
-  // Each step is asked for every slice at once: a batch costs a few round trips to Redis, not a few per slice.
-  await Promise.all(committed.map((prepared) => recordCommitted(deps, prepared)));
-  // Their outcomes are recorded, so a job left behind (a removal that lost a race) finds its slice done and does nothing.
-  const removed = companions.filter((candidate) => committed.includes(candidate.prepared));
-  await Promise.all([
-    removeWaitingJobs(
-      deps.redis,
-      deps.queues.load,
-      removed.map((companion) => companion.job),
-    ).catch(() => undefined),
-    ...[...new Set(committed.map((prepared) => prepared.data.runId))].map((runId) => advanceIfPhaseDone(deps, runId)),
-  ]);
+  await afterCommit(deps, committed, companions);
   if (ownFailure !== undefined) throw ownFailure;
+}
+
+/**
+ * The outcomes of the slices committed, their chunks' deletion, the companions' removal and each run's progress, sent
+ * in one round trip. The run store's reads follow its outcome scripts on its connection, so they count them. A
+ * companion's job is removed only once its slice is done, so a job left behind finds its slice done and does nothing
+ * (test/engine/commit-batch.int.test.ts).
+ */
+async function afterCommit(
+  deps: LoadProcessorDeps,
+  committed: PreparedCommit[],
+  companions: WaitingCommit<PreparedCommit>[],
+): Promise<void> {
+  const recording = Promise.all(committed.map((prepared) => recordCommitted(deps, prepared)));
+  const removed = companions.filter((candidate) => committed.includes(candidate.prepared));
+  const keys = redisKeys(deps.prefix);
+  const removing = removeWaitingJobs(
+    deps.redis,
+    deps.queues.load,
+    removed.map((companion) => companion.job),
+    removed.map(({ prepared }) => ({ doneKey: keys.run(prepared.data.runId, 'done'), sliceId: prepared.data.sliceId })),
+  ).catch(() => undefined);
+  const runIds = [...new Set(committed.map((prepared) => prepared.data.runId))];
+  const advancing = runIds.map((runId) => advanceIfPhaseDone(deps, runId));
+  const settled = await Promise.allSettled([recording, removing, ...advancing]);
+  const failure = settled.find((each) => each.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 /** The chunks of the job's slice are gone from Redis (expired, or Redis lost its data): fetch it again, a few times. */
@@ -459,8 +480,12 @@ async function refetchOrFail(deps: LoadProcessorDeps, data: CommitJobData): Prom
   await advanceIfPhaseDone(deps, data.runId);
 }
 
-/** Reads the slice's chunks and builds its batch; has no effect of its own, so a slice prepared and not loaded is untouched. */
-async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Promise<PreparedCommit | 'chunks-lost'> {
+/** Reads the slice's chunks, unless given, and builds its batch; has no effect of its own, so a slice prepared and not loaded is untouched. */
+async function prepareCommit(
+  deps: LoadProcessorDeps,
+  data: CommitJobData,
+  ...given: [chunks: SliceChunk[] | undefined] | []
+): Promise<PreparedCommit | 'chunks-lost'> {
   const started = performance.now();
   const stream = getStream(data.stream);
   let status = data.status;
@@ -492,22 +517,28 @@ async function prepareCommit(deps: LoadProcessorDeps, data: CommitJobData): Prom
     errorCode = 'range_not_applied';
   }
   let chunks: SliceChunk[] = [];
+  // Read while the file is asked what it holds of the slice: reading has no effect, and costs no round trip of its own.
+  // Chunks given were read with the job (waiting-commits.ts), undefined when one was gone.
+  const reading = given.length
+    ? given[0]
+    : status !== 'failed' || data.chunks > 0
+      ? readChunks(deps.redis, deps.prefix, data.token, data.chunks)
+      : undefined;
   // A replay of a commit that went in (slice-commits.ts): only its outcome is left to record, even once its chunks are
   // gone. Asked before any other await, so the slices prepared together share one lookup (commit-lookups.ts).
-  const { committed, stored } = await commitLookups(deps.warehouse).of({
-    brandId: data.brandId,
-    stream: data.stream,
-    sliceKey: data.slice.key,
-    token: data.token,
-  });
+  const [{ committed, stored }, read] = await Promise.all([
+    commitLookups(deps.warehouse).of({
+      brandId: data.brandId,
+      stream: data.stream,
+      sliceKey: data.slice.key,
+      token: data.token,
+    }),
+    reading,
+  ]);
   // A failed slice brings no rows, but may bring the records it quarantined (a first page the API numbered otherwise).
   if (status === 'failed' && data.chunks > 0) {
-    chunks = ((await readChunks(deps.redis, deps.prefix, data.token, data.chunks)) ?? []).map((chunk) => ({
-      tables: {},
-      rejects: chunk.rejects,
-    }));
+    chunks = (read ?? []).map((chunk) => ({ tables: {}, rejects: chunk.rejects }));
   } else if (status !== 'failed') {
-    const read = await readChunks(deps.redis, deps.prefix, data.token, data.chunks);
     if (!read && !committed) return 'chunks-lost';
     chunks = read ?? [];
   }
@@ -657,8 +688,8 @@ async function recordCommitted(deps: LoadProcessorDeps, prepared: PreparedCommit
     requests: data.requests,
     retries: data.retries,
     rateLimited: data.rateLimited,
+    chunkKeys: chunkKeys(deps.prefix, data.token, data.chunks),
   });
-  await deleteChunks(deps.redis, deps.prefix, data.token, data.chunks);
 }
 
 /** Runs, streams and ids already warned of, so a run says it once per stream and not once per day. */

@@ -39,9 +39,13 @@ export function writtenFile(db: string): string {
  */
 export async function refuseOtherWarehouse(redis: Redis, prefix: string, db: string): Promise<void> {
   const ours = writtenFile(db);
-  const theirs = await leaseHolderWrites(redis, writerLeaseKey(prefix));
+  // Both asked in one round trip; the lease's answer is the one reported when both refuse.
+  const [theirs, unfinished] = await Promise.all([
+    leaseHolderWrites(redis, writerLeaseKey(prefix)),
+    new RunStore(redis, prefix).unfinished(),
+  ]);
   if (theirs !== undefined && theirs !== ours) throw new OtherWarehouseError(prefix, ours, theirs);
-  const other = (await new RunStore(redis, prefix).unfinished()).find((run) => run.db !== undefined && run.db !== ours);
+  const other = unfinished.find((run) => run.db !== undefined && run.db !== ours);
   if (other) throw new OtherWarehouseError(prefix, ours, other.db!, other.runId);
 }
 

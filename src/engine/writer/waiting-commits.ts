@@ -1,7 +1,9 @@
-import type { Job, Queue } from 'bullmq';
+import { Job, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { commitJobSchema, type CommitJobData } from '../jobs/job-data.js';
-import type { RunStore } from '../run/run-store.js';
+import { redisKeys } from '../../redis-keys.js';
+import type { SliceChunk } from '../../streams/run-slice.js';
+import { decodeChunk } from '../fetch/chunk-codec.js';
 
 /**
  * Most slices one transaction commits by default: a COMMIT costs the same whatever it holds, so waiting slices share
@@ -28,15 +30,20 @@ export interface WaitingCommit<T> {
 }
 
 export interface TakeWaitingCommitsOptions<T> {
+  redis: Redis;
+  /** The Redis prefix of the run's keys (src/redis-keys.ts). */
+  prefix: string;
   queue: Queue;
-  runs: RunStore;
   /** The job being processed, and its data. */
   job: Job;
   own: CommitJobData;
   /** Slices in all, the job's own included; default COMMIT_BATCH_SLICES. */
   maxSlices?: number;
-  /** Reads a waiting commit's chunks into what the loader needs; 'chunks-lost' leaves the job to its own run. */
-  prepare: (data: CommitJobData) => Promise<T | 'chunks-lost'>;
+  /**
+   * Makes a waiting commit, with its chunks read (undefined: one is gone), into what the loader needs; 'chunks-lost'
+   * leaves the job to its own run.
+   */
+  prepare: (data: CommitJobData, chunks: SliceChunk[] | undefined) => Promise<T | 'chunks-lost'>;
 }
 
 /**
@@ -47,33 +54,22 @@ export interface TakeWaitingCommitsOptions<T> {
  */
 export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T>): Promise<WaitingCommit<T>[]> {
   const maxSlices = options.maxSlices ?? COMMIT_BATCH_SLICES;
-  let rows = sliceRows(options.own);
+  const rows = sliceRows(options.own);
   if (maxSlices <= 1 || rows > COMMIT_BATCH_ROWS) return [];
-  const slices = new Set([sliceOf(options.own)]);
-  const waiting = await options.queue.getJobs(['waiting'], 0, maxSlices * LOOK_AHEAD_PER_SLICE - 1, true);
-  const readable: Array<{ job: Job; data: CommitJobData }> = [];
-  for (const job of waiting) {
-    if (job.name !== 'commit' || job.id === options.job.id) continue;
-    const parsed = commitJobSchema.safeParse(job.data);
-    // A job this version cannot read fails on its own run, with the message that says why.
-    if (parsed.success) readable.push({ job, data: parsed.data });
-  }
-  // Asked together, so a batch costs a few round trips to Redis rather than a few per slice.
-  const done = await options.runs.doneAmong(readable.map(({ data }) => data));
-  const candidates: Array<{ job: Job; data: CommitJobData }> = [];
-  for (const { job, data } of readable) {
-    if (candidates.length + 1 >= maxSlices) break;
-    const slice = sliceOf(data);
-    if (done.has(`${data.runId}|${data.sliceId}`) || slices.has(slice) || rows + sliceRows(data) > COMMIT_BATCH_ROWS)
-      continue;
-    slices.add(slice);
-    rows += sliceRows(data);
-    candidates.push({ job, data });
-  }
+  const waiting = await waitingCommits(options.redis, options.prefix, options.queue, {
+    lookAhead: maxSlices * LOOK_AHEAD_PER_SLICE,
+    ownJobId: options.job.id ?? '',
+    ownSlice: sliceOf(options.own),
+    rowsLeft: COMMIT_BATCH_ROWS - rows,
+    most: maxSlices - 1,
+  });
   const prepared = await Promise.all(
-    candidates.map(async ({ job, data }): Promise<WaitingCommit<T> | undefined> => {
+    waiting.map(async ({ job, chunks }): Promise<WaitingCommit<T> | undefined> => {
+      const parsed = commitJobSchema.safeParse(job.data);
+      // A job this version cannot read fails on its own run, with the message that says why.
+      if (!parsed.success) return undefined;
       try {
-        const ready = await options.prepare(data);
+        const ready = await options.prepare(parsed.data, chunks);
         return ready === 'chunks-lost' ? undefined : { job, prepared: ready };
       } catch {
         // Whatever went wrong is its own job's to report, with its attempts and its run marked failed if need be.
@@ -84,31 +80,148 @@ export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T
   return prepared.filter((taken): taken is WaitingCommit<T> => taken !== undefined);
 }
 
-// Scans the wait list from its right end, where the oldest jobs and a commit's companions wait, unlike BullMQ's LREM,
-// then removes each job as BullMQ does. KEYS: wait list, events stream, meta hash, each job's hash; ARGV: the job ids.
-const REMOVE_WAITING = `local removed = {}
-local maxEvents = tonumber(redis.call('HGET', KEYS[3], 'opts.maxLenEvents') or '10000') or 10000
-for i, id in ipairs(ARGV) do
-  if redis.call('LREM', KEYS[1], -1, id) == 1 then
-    local jobKey = KEYS[i + 3]
-    redis.call('DEL', jobKey, jobKey .. ':logs')
-    redis.call('XADD', KEYS[2], 'MAXLEN', '~', maxEvents, '*', 'event', 'removed', 'jobId', id, 'prev', 'waiting')
-    removed[#removed + 1] = id
+// The companions of a commit, with their chunks, in one round trip: of the oldest ARGV[1] waiting jobs, oldest first,
+// the commit jobs of other slices than ARGV[7] whose slices are not done, ARGV[8] rows in all, at most ARGV[9] of them.
+// Each answer: id, data, 1 when every chunk was there, the chunks. Job, done-set and chunk keys are built from the
+// prefixes given (ARGV[2] to ARGV[5]), as BullMQ's scripts build job keys: the prefix's hash slot, on a Cluster.
+const WAITING_COMMITS = `local ids = redis.call('LRANGE', KEYS[1], -tonumber(ARGV[1]), -1)
+local rowsLeft, most = tonumber(ARGV[8]), tonumber(ARGV[9])
+local taken = {[ARGV[7]] = true}
+local commits = {}
+for i = #ids, 1, -1 do
+  if #commits >= most then break end
+  local fields = redis.call('HMGET', ARGV[2] .. ids[i], 'name', 'data')
+  local ok, data = false, nil
+  if ids[i] ~= ARGV[6] and fields[1] == 'commit' and fields[2] then ok, data = pcall(cjson.decode, fields[2]) end
+  if ok and type(data) == 'table' and type(data.slice) == 'table' and type(data.runId) == 'string'
+    and type(data.sliceId) == 'string' and type(data.token) == 'string' and type(data.chunks) == 'number'
+    and type(data.rows) == 'number' and type(data.rejects) == 'number' then
+    local slice = tostring(data.brandId) .. '|' .. tostring(data.stream) .. '|' .. tostring(data.slice.key)
+    local rows = data.rows + data.rejects
+    if not taken[slice] and rows <= rowsLeft
+      and redis.call('SISMEMBER', ARGV[3] .. data.runId .. ARGV[4], data.sliceId) == 0 then
+      taken[slice] = true
+      rowsLeft = rowsLeft - rows
+      local chunks, whole = {}, 1
+      for c = 0, data.chunks - 1 do
+        local chunk = redis.call('GET', ARGV[5] .. data.token .. ARGV[10] .. c)
+        if not chunk then whole = 0 break end
+        chunks[#chunks + 1] = chunk
+      end
+      commits[#commits + 1] = {ids[i], fields[2], whole, chunks}
+    end
   end
 end
-return removed`;
+return commits`;
+
+/** What `waitingCommits` looks for: the companions of one commit job. */
+export interface WaitingCommitsAsk {
+  /** Waiting jobs looked at, from the oldest. */
+  lookAhead: number;
+  /** The commit job's own id and slice (`brand|stream|key`), never taken. */
+  ownJobId: string;
+  ownSlice: string;
+  /** Rows (rejects included) the companions may hold in all. */
+  rowsLeft: number;
+  /** Most companions. */
+  most: number;
+}
+
+/**
+ * The companions of a commit job, oldest first, each with its chunks (undefined when one is gone): commit jobs of
+ * other slices, not done, within the rows left. Proved by test/engine/waiting-commits.int.test.ts.
+ */
+export async function waitingCommits(
+  redis: Redis,
+  prefix: string,
+  queue: Queue,
+  ask: WaitingCommitsAsk,
+): Promise<Array<{ job: Job; chunks: SliceChunk[] | undefined }>> {
+  const keys = redisKeys(prefix);
+  // A key's fixed parts around the run id, the token and the index the script fills in.
+  const done = keys.run('\u0000', 'done').split('\u0000');
+  const [chunkBefore, chunkAfter] = keys.chunk('\u0000', 0).split('\u0000') as [string, string];
+  // Answered as bytes: the chunks are gzip.
+  const listed = (await redis.callBuffer(
+    'eval',
+    WAITING_COMMITS,
+    1,
+    queue.keys.wait!,
+    ask.lookAhead,
+    queue.toKey(''),
+    ...done,
+    chunkBefore,
+    ask.ownJobId,
+    ask.ownSlice,
+    ask.rowsLeft,
+    ask.most,
+    chunkAfter.slice(0, -1),
+  )) as Array<[Buffer, Buffer, number, Buffer[]]>;
+  return listed.map(([id, data, whole, chunks]) => ({
+    job: new Job(queue, 'commit', parseData(data.toString('utf8')), {}, id.toString('utf8')),
+    chunks: whole === 1 ? chunks.map((chunk) => decodeChunk<SliceChunk>(chunk)) : undefined,
+  }));
+}
+
+function parseData(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+// Scans the wait list from its right end, where the oldest jobs and a commit's companions wait, unlike BullMQ's LREM,
+// then removes each job as BullMQ does. A job given a slice is removed only once that slice is in its run's done set.
+// KEYS: wait list, events stream, meta hash, then each job's hash and done set; ARGV: each job's id and slice ('' none).
+// Answers per job: 1 removed, 0 not in the wait list, -1 its slice not done.
+const REMOVE_WAITING = `local answers = {}
+local maxEvents = tonumber(redis.call('HGET', KEYS[3], 'opts.maxLenEvents') or '10000') or 10000
+for i = 1, #ARGV / 2 do
+  local id, slice = ARGV[2 * i - 1], ARGV[2 * i]
+  local jobKey = KEYS[2 * i + 2]
+  if slice ~= '' and redis.call('SISMEMBER', KEYS[2 * i + 3], slice) == 0 then
+    answers[i] = -1
+  elseif redis.call('LREM', KEYS[1], -1, id) == 1 then
+    redis.call('DEL', jobKey, jobKey .. ':logs')
+    redis.call('XADD', KEYS[2], 'MAXLEN', '~', maxEvents, '*', 'event', 'removed', 'jobId', id, 'prev', 'waiting')
+    answers[i] = 1
+  else
+    answers[i] = 0
+  end
+end
+return answers`;
+
+/** A job to remove once its slice's outcome is in its run's done set (`RedisKeys.run(runId, 'done')`). */
+export interface DoneGuard {
+  doneKey: string;
+  sliceId: string;
+}
 
 /**
  * Removes committed companions' jobs in one round trip, each in O(1) of the backlog (they wait near the end workers
  * take from). A job that is no longer in the wait list (taken after a stall, paused, delayed) is removed as BullMQ
- * removes any job. Proved by test/engine/commit-batch.int.test.ts and test/engine/waiting-removal.int.test.ts.
+ * removes any job. A job with a guard whose slice is not done stays: so the removal may share a round trip with the
+ * outcomes' records. Proved by test/engine/commit-batch.int.test.ts and test/engine/waiting-removal.int.test.ts.
  */
-export async function removeWaitingJobs(redis: Redis, queue: Queue, jobs: Job[]): Promise<void> {
-  const ids = jobs.map((job) => job.id).filter((id): id is string => id !== undefined);
-  if (!ids.length) return;
-  const keys = [queue.keys.wait!, queue.keys.events!, queue.keys.meta!, ...ids.map((id) => queue.toKey(id))];
-  const removed = new Set((await redis.eval(REMOVE_WAITING, keys.length, ...keys, ...ids)) as string[]);
-  await Promise.all(jobs.filter((job) => !removed.has(job.id!)).map((job) => job.remove().catch(() => undefined)));
+export async function removeWaitingJobs(
+  redis: Redis,
+  queue: Queue,
+  jobs: Job[],
+  guards: Array<DoneGuard | undefined> = [],
+): Promise<void> {
+  const listed = jobs.flatMap((job, index) => (job.id === undefined ? [] : [{ job, guard: guards[index] }]));
+  if (!listed.length) return;
+  const keys = [queue.keys.wait!, queue.keys.events!, queue.keys.meta!];
+  const args: string[] = [];
+  for (const { job, guard } of listed) {
+    keys.push(queue.toKey(job.id!), guard?.doneKey ?? queue.toKey(job.id!));
+    args.push(job.id!, guard?.sliceId ?? '');
+  }
+  const answers = (await redis.eval(REMOVE_WAITING, keys.length, ...keys, ...args)) as number[];
+  await Promise.all(
+    listed.filter((_, index) => answers[index] === 0).map(({ job }) => job.remove().catch(() => undefined)),
+  );
 }
 
 function sliceRows(data: CommitJobData): number {
