@@ -9,7 +9,15 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/**/*.int.test.ts'] },
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.int.test.ts'],
+          // One process for every unit file, each with fresh src/ modules (test/support/fresh-modules.ts): no leak of
+          // module state, shown by passing under `--sequence.shuffle.files`.
+          isolate: false,
+          setupFiles: ['test/support/fresh-modules.ts'],
+        },
       },
       {
         extends: true,

@@ -98,7 +98,7 @@ async function configFor(
   writeFileSync(
     path,
     JSON.stringify({
-      api: { params, requestsPerSecond: 50, ...api },
+      api: { params, requestsPerSecond: 1000, ...api },
       sync: { swotStatementIds: { '1': [statement] } },
     }),
   );
@@ -442,7 +442,7 @@ describe('bvsync doctor', () => {
     const names = join(dir.path, 'names.json');
     writeFileSync(names, JSON.stringify({ metric: 'rank_by', confirmed: 'only_confirmed' }));
     const config = join(dir.path, 'cli-sim.json');
-    writeFileSync(config, JSON.stringify({ api: { requestsPerSecond: 50 } }));
+    writeFileSync(config, JSON.stringify({ api: { requestsPerSecond: 1000 } }));
     const sim = spawn(
       process.execPath,
       [
@@ -500,7 +500,7 @@ describe('bvsync doctor', () => {
       path,
       JSON.stringify({
         ...JSON.parse(readFileSync(config, 'utf8')),
-        api: { arrayFormat: 'comma', requestsPerSecond: 50 },
+        api: { arrayFormat: 'comma', requestsPerSecond: 1000 },
       }),
     );
     const set = await doctor(env(commaLists, { BVSYNC_CONFIG: path }));

@@ -53,7 +53,10 @@ function partitionFile(brandId: number, day: string): string {
 }
 
 beforeAll(async () => {
-  fx = await engineFixture('parquet-lake', { config: { sync: { initialDays: 5, lookbackDays: 2 } } });
+  fx = await engineFixture('parquet-lake', {
+    sim: { brands: 1, scale: 20 },
+    config: { sync: { initialDays: 5, lookbackDays: 2 } },
+  });
   lake = join(fx.dir, 'lake');
   fx.config.publish = { parquet: lake };
 });

@@ -41,7 +41,7 @@ describe('stale data', () => {
 
 describe("the notice of a command's failure", () => {
   it('is key_refused for a refused key, also when a clearer error wraps it', () => {
-    const refusal = new AuthError('invalid api key', { status: 401 } as never);
+    const refusal = new AuthError('invalid api key', { status: 401, endpoint: 'GET /customer/v1/brands' });
     expect(noticeOfFailure(refusal)).toMatchObject({ event: 'key_refused', code: 'unauthorized' });
     expect(noticeOfFailure(new Error('the API refused the key', { cause: refusal }))).toMatchObject({
       event: 'key_refused',

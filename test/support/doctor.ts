@@ -18,7 +18,7 @@ export function runDoctor(
   today?: string,
 ): Promise<{ code: number | null; out: string }> {
   const config = join(dir, `${name}.json`);
-  writeFileSync(config, JSON.stringify({ api: { requestsPerSecond: 50, ...api } }));
+  writeFileSync(config, JSON.stringify({ api: { requestsPerSecond: 1000, ...api } }));
   return spawnDoctor(sim, ['--config', config, ...(today ? ['--today', today] : [])], dir);
 }
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** Seconds each slow file took on the 2-core box, written by `node test/support/durations.js REPORT.json`. */
+/** Seconds each slow file took on the 2-core box, hooks included, written by test/support/durations-reporter.ts. */
 const DURATIONS = join(import.meta.dirname, '..', 'durations.json');
 
 /**
