@@ -290,7 +290,7 @@ export function syncConfigSchemaFor<Name extends string>(
       fetchConcurrency: z.number().int().min(1).max(64).default(8),
       /**
        * Most fetch jobs at once in one process when Redis is far: fetchConcurrency grows by itself again for every full
-       * 10 ms of measured round trip to Redis, up to this; default 64. docs/performance.md, "Redis latency".
+       * 4 ms of measured round trip to Redis, up to this; default 64. docs/performance.md, "Redis latency".
        */
       maxFetchConcurrency: z.number().int().min(1).max(256).default(64),
       /**

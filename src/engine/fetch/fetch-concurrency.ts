@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
  * A fetch job waits on several round trips beside its API call, so a far Redis needs more jobs in flight.
  * Proved by test/engine/fetch-concurrency.int.test.ts.
  */
-export const FAR_REDIS_STEP_MS = 10;
+export const FAR_REDIS_STEP_MS = 4;
 
 /** Round trips timed to learn how far Redis is; the fastest counts, since a busy event loop only adds. */
 const ROUND_TRIPS_TIMED = 3;
