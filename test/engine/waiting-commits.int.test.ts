@@ -3,7 +3,15 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { RedisChunkSink } from '../../src/engine/fetch/chunk-store.js';
 import { RunStore } from '../../src/engine/run/run-store.js';
-import { removeWaitingJobs, waitingCommits } from '../../src/engine/writer/waiting-commits.js';
+import {
+  COMMIT_BATCH_ROWS,
+  COMMIT_BATCH_SLICES,
+  commitBatchFor,
+  FAR_COMMIT_MS,
+  removeWaitingJobs,
+  takeWaitingCommits,
+  waitingCommits,
+} from '../../src/engine/writer/waiting-commits.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 
@@ -114,5 +122,24 @@ describe('waiting commits', () => {
     expect(await queue.getJob('c-11')).toBeDefined();
     expect(await queue.getJob('c-12')).toBeUndefined();
     expect(await queue.getJob('c-15')).toBeUndefined();
+  });
+});
+
+describe('the batch of one transaction', () => {
+  it('takes twice the slices and rows when Redis is far, as each commit waits on its round trips in sequence', () => {
+    expect(commitBatchFor(0.3)).toEqual({ slices: COMMIT_BATCH_SLICES, rows: COMMIT_BATCH_ROWS });
+    expect(commitBatchFor(FAR_COMMIT_MS - 0.1)).toEqual({ slices: COMMIT_BATCH_SLICES, rows: COMMIT_BATCH_ROWS });
+    expect(commitBatchFor(80)).toEqual({ slices: 2 * COMMIT_BATCH_SLICES, rows: 2 * COMMIT_BATCH_ROWS });
+  });
+
+  it('takes no companion for a slice of more rows than its budget, asking Redis nothing', async () => {
+    // Only its rows and rejects are read before the budget says no.
+    const own = (await commit('2026-11-20', { rows: 40 })) as Parameters<typeof takeWaitingCommits>[0]['own'];
+    const job = await queue.add('commit', own, { jobId: 'c-20' });
+    const sent = vi.spyOn(redis, 'sendCommand');
+    const taken = await takeWaitingCommits({ redis, prefix, queue, job, own, maxRows: 39, prepare: async () => 'x' });
+    expect(sent.mock.calls.length).toBe(0);
+    sent.mockRestore();
+    expect(taken).toEqual([]);
   });
 });

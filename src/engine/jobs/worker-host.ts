@@ -23,6 +23,7 @@ import { isFinishedRunStatus } from '../../vocabulary.js';
 import { openAvailability } from '../fetch/availability.js';
 import { outageToleranceMs } from '../fetch/outage-memo.js';
 import { fetchConcurrencyFor, fetchWorkerSlots, redisRoundTripMs } from '../fetch/fetch-concurrency.js';
+import { commitBatchFor } from '../writer/waiting-commits.js';
 import { fetchProcessor } from '../fetch/fetch-processor.js';
 import { FetchThreadPool } from '../fetch/fetch-thread-pool.js';
 import { loadProcessor } from '../writer/load-processor.js';
@@ -283,13 +284,21 @@ export class WorkerHost {
     this.fetchWorkers.push(worker);
   }
 
+  private roundTrip: Promise<number> | undefined;
+
+  /** How far Redis is, timed once for the host: the fetch workers and the writer's batches both fit it. */
+  private redisRoundTripMs(): Promise<number> {
+    this.roundTrip ??= redisRoundTripMs(this.connection).catch(() => 0);
+    return this.roundTrip;
+  }
+
   /**
    * When Redis is far (fetch-concurrency.ts), raises the fetch concurrency, unless the host was given one, and splits it
    * over several workers that fill their slots side by side. A Redis that does not answer changes nothing.
    */
   private async fitFetchConcurrency(): Promise<void> {
     const { config, log } = this.options;
-    const roundTripMs = await redisRoundTripMs(this.connection).catch(() => 0);
+    const roundTripMs = await this.redisRoundTripMs();
     const concurrency =
       this.options.fetchConcurrency ??
       fetchConcurrencyFor(config.sync.fetchConcurrency, roundTripMs, config.sync.maxFetchConcurrency);
@@ -384,6 +393,7 @@ export class WorkerHost {
     await this.promoteFields(this.warehouse);
     // Opened while the host stops (the lease was taken just before): stop() closes it through the lease's onLost; a load
     // worker started now would take jobs the stop has to cut short.
+    const batch = commitBatchFor(await this.redisRoundTripMs());
     if (this.stopping) return;
     this.loadWorker = this.startWorker(
       LOAD_QUEUE,
@@ -396,7 +406,8 @@ export class WorkerHost {
         config,
         log,
         metrics: this.options.metrics,
-        commitBatchSlices: this.options.commitBatchSlices,
+        commitBatchSlices: this.options.commitBatchSlices ?? batch.slices,
+        commitBatchRows: batch.rows,
         onWriterFault: (fault) => this.stopLoadingOn(fault),
         notifier: this.options.notifier,
         today: this.options.today,

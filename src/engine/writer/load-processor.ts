@@ -82,6 +82,8 @@ export interface LoadProcessorDeps {
   metrics?: SyncMetrics;
   /** Most slices committed in one transaction (the job's own and others waiting); default COMMIT_BATCH_SLICES, 1: each alone. */
   commitBatchSlices?: number;
+  /** Most rows of one transaction; default COMMIT_BATCH_ROWS (waiting-commits.ts). */
+  commitBatchRows?: number;
   /** Told of a full disk or an invalidated database (src/warehouse/writer-fault.ts), before the job goes back to wait. */
   onWriterFault?: (fault: WriterFault) => void;
   /** Told of runs that end failed or incomplete, and of stale data after each run; default none. */
@@ -371,6 +373,7 @@ async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): P
     job,
     own: data,
     maxSlices: deps.commitBatchSlices,
+    maxRows: deps.commitBatchRows,
     prepare: (other, chunks) => prepareCommit(deps, other, chunks),
   });
   const prepared = Promise.allSettled([preparing, taking]);

@@ -18,6 +18,15 @@ export const COMMIT_BATCH_SLICES = 64;
  */
 export const COMMIT_BATCH_ROWS = 5_000;
 
+/** Round trip to Redis (ms) from which a transaction takes twice the slices and rows: a commit waits on four in sequence. */
+export const FAR_COMMIT_MS = 20;
+
+/** Most slices and rows of one transaction for a Redis this far (test/engine/waiting-commits.int.test.ts). */
+export function commitBatchFor(roundTripMs: number): { slices: number; rows: number } {
+  const times = roundTripMs >= FAR_COMMIT_MS ? 2 : 1;
+  return { slices: times * COMMIT_BATCH_SLICES, rows: times * COMMIT_BATCH_ROWS };
+}
+
 /**
  * Waiting jobs of the load queue looked at for companions, per slice a transaction may hold: each is read from Redis,
  * and most waiting load jobs are commits.
@@ -39,6 +48,8 @@ export interface TakeWaitingCommitsOptions<T> {
   own: CommitJobData;
   /** Slices in all, the job's own included; default COMMIT_BATCH_SLICES. */
   maxSlices?: number;
+  /** Rows in all, the job's own included; default COMMIT_BATCH_ROWS. */
+  maxRows?: number;
   /**
    * Makes a waiting commit, with its chunks read (undefined: one is gone), into what the loader needs; 'chunks-lost'
    * leaves the job to its own run.
@@ -54,13 +65,14 @@ export interface TakeWaitingCommitsOptions<T> {
  */
 export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T>): Promise<WaitingCommit<T>[]> {
   const maxSlices = options.maxSlices ?? COMMIT_BATCH_SLICES;
+  const maxRows = options.maxRows ?? COMMIT_BATCH_ROWS;
   const rows = sliceRows(options.own);
-  if (maxSlices <= 1 || rows > COMMIT_BATCH_ROWS) return [];
+  if (maxSlices <= 1 || rows > maxRows) return [];
   const waiting = await waitingCommits(options.redis, options.prefix, options.queue, {
     lookAhead: maxSlices * LOOK_AHEAD_PER_SLICE,
     ownJobId: options.job.id ?? '',
     ownSlice: sliceOf(options.own),
-    rowsLeft: COMMIT_BATCH_ROWS - rows,
+    rowsLeft: maxRows - rows,
     most: maxSlices - 1,
   });
   const prepared = await Promise.all(
