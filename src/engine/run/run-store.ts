@@ -112,17 +112,22 @@ redis.call('expire', KEYS[1], ${KEEP_SECONDS})
 redis.call('expire', KEYS[2], ${KEEP_SECONDS})
 return 1`;
 
-const RECORD_PLANNED = `
-if redis.call('exists', KEYS[3]) == 0 then return -1 end
-local added = 0
-for i = 1, #ARGV, 2 do
+/** Lua that adds the planned slices of ARGV (id, stream pairs from `first`) and counts the new ones in `added`. */
+function addPlannedFrom(first: number): string {
+  return `local added = 0
+for i = ${first}, #ARGV, 2 do
   if redis.call('sadd', KEYS[1], ARGV[i]) == 1 then
     added = added + 1
     redis.call('hincrby', KEYS[2], ARGV[i + 1], 1)
   end
 end
 redis.call('expire', KEYS[1], ${KEEP_SECONDS})
-redis.call('expire', KEYS[2], ${KEEP_SECONDS})
+redis.call('expire', KEYS[2], ${KEEP_SECONDS})`;
+}
+
+const RECORD_PLANNED = `
+if redis.call('exists', KEYS[3]) == 0 then return -1 end
+${addPlannedFrom(1)}
 return added`;
 
 // RECORD_PLANNED, then the run's record set to ARGV[2] if it still reads ARGV[1] (the record the caller patched): a
@@ -130,15 +135,7 @@ return added`;
 const RECORD_PLANNED_THEN_SET = `
 local current = redis.call('hget', KEYS[3], 'meta')
 if not current then return {-1, 0} end
-local added = 0
-for i = 3, #ARGV, 2 do
-  if redis.call('sadd', KEYS[1], ARGV[i]) == 1 then
-    added = added + 1
-    redis.call('hincrby', KEYS[2], ARGV[i + 1], 1)
-  end
-end
-redis.call('expire', KEYS[1], ${KEEP_SECONDS})
-redis.call('expire', KEYS[2], ${KEEP_SECONDS})
+${addPlannedFrom(3)}
 if current ~= ARGV[1] then return {added, 0} end
 redis.call('hset', KEYS[3], 'meta', ARGV[2])
 return {added, 1}`;
