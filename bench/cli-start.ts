@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildDistIfStale } from './harness.js';
 import type { BenchResult } from './run.js';
 
 const REPO = join(import.meta.dirname, '..');
@@ -27,11 +28,7 @@ function median(values: number[]): number {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const built = spawnSync(process.execPath, ['scripts/build.js', '--if-stale', '--noCheck'], {
-    cwd: REPO,
-    stdio: 'inherit',
-  });
-  if (built.status !== 0) throw new Error('the build of dist/ failed');
+  buildDistIfStale();
   const dir = mkdtempSync(join(tmpdir(), 'bvsync-cli-start-'));
   const env = {
     ...process.env,

@@ -181,6 +181,15 @@ export interface ChildRunReport {
   writer?: WriterReport;
 }
 
+/** Builds dist/ without type checking when a source is newer, for the scenarios that run bvsync as shipped. */
+export function buildDistIfStale(): void {
+  const built = spawnSync(process.execPath, ['scripts/build.js', '--if-stale', '--noCheck'], {
+    cwd: REPO,
+    stdio: 'inherit',
+  });
+  if (built.status !== 0) throw new Error('the build of dist/ failed');
+}
+
 let shippedChild: Promise<string> | undefined;
 
 /**
@@ -189,11 +198,7 @@ let shippedChild: Promise<string> | undefined;
  */
 function shippedChildEntry(): Promise<string> {
   shippedChild ??= (async () => {
-    const built = spawnSync(process.execPath, ['scripts/build.js', '--if-stale', '--noCheck'], {
-      cwd: REPO,
-      stdio: 'inherit',
-    });
-    if (built.status !== 0) throw new Error('the build of dist/ failed');
+    buildDistIfStale();
     const src = join(REPO, 'src');
     // In bench/.build/, so the `../../sql` and `../../package.json` that dist/ resolves from itself stay in the repo.
     const outfile = join(REPO, 'bench', '.build', 'run-child.mjs');
