@@ -287,7 +287,7 @@ export class WorkerHost {
   private roundTrip: Promise<number> | undefined;
 
   /** How far Redis is, timed once for the host: the fetch workers and the writer's batches both fit it. */
-  private redisRoundTripMs(): Promise<number> {
+  private roundTripToRedis(): Promise<number> {
     this.roundTrip ??= redisRoundTripMs(this.connection).catch(() => 0);
     return this.roundTrip;
   }
@@ -298,7 +298,7 @@ export class WorkerHost {
    */
   private async fitFetchConcurrency(): Promise<void> {
     const { config, log } = this.options;
-    const roundTripMs = await this.redisRoundTripMs();
+    const roundTripMs = await this.roundTripToRedis();
     const concurrency =
       this.options.fetchConcurrency ??
       fetchConcurrencyFor(config.sync.fetchConcurrency, roundTripMs, config.sync.maxFetchConcurrency);
@@ -393,7 +393,7 @@ export class WorkerHost {
     await this.promoteFields(this.warehouse);
     // Opened while the host stops (the lease was taken just before): stop() closes it through the lease's onLost; a load
     // worker started now would take jobs the stop has to cut short.
-    const batch = commitBatchFor(await this.redisRoundTripMs());
+    const batch = commitBatchFor(await this.roundTripToRedis());
     if (this.stopping) return;
     this.loadWorker = this.startWorker(
       LOAD_QUEUE,
