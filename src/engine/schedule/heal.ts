@@ -31,7 +31,9 @@ export interface HealDeps {
   warehouse: Warehouse;
   config: Config;
   log: Logger;
+  /** Told about rows written and rejected and how long each commit took; default none. */
   metrics?: SyncMetrics;
+  /** Told of runs that end failed or incomplete, and of stale data after each run; default none. */
   notifier?: Notifier;
   /** Aborted as the process begins to stop: a comparison's calls end then, not at their timeouts. */
   stopSignal?: AbortSignal;

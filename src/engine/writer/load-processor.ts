@@ -1,9 +1,7 @@
 import { DelayedError, UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import { addDays, todayUtc } from '../../days.js';
 import { endpointMapping } from '../../api/param-names.js';
-import type { Redis } from 'ioredis';
 import type { Logger } from '../../log.js';
-import type { SyncMetrics } from '../../ops/sync-metrics.js';
 import { NO_DIMENSIONS, readDimensions, warehouseDimensions, type Dimensions } from '../../streams/dimensions.js';
 import { STREAMS, getStream, selectStreams } from '../../streams/registry.js';
 import type { SliceChunk } from '../../streams/run-slice.js';
@@ -34,7 +32,7 @@ import { CommitLookups } from './commit-lookups.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { chunkKeys, readChunks } from '../fetch/chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueueHeal, enqueuePlan } from '../jobs/enqueue.js';
-import { healAfter, healSlices } from '../schedule/heal.js';
+import { healAfter, healSlices, type HealDeps } from '../schedule/heal.js';
 import {
   cancelJobSchema,
   commitJobSchema,
@@ -59,37 +57,22 @@ import {
   type PlannedPhase,
   type PlannedSlice,
 } from '../plan/plan.js';
-import type { Queues } from '../jobs/queues.js';
-import type { Notifier } from '../../notify/index.js';
 import { claimRunEndNotice, claimStaleNotice, sendRunEndNotices } from '../run/run-notices.js';
 import { claimPrefixWarehouse } from './prefix-warehouse.js';
 import { slicesHeldElsewhere } from '../run/held-slices.js';
 import { claimDriftNotice, recordRunDrift } from './schema-drift-notice.js';
 import type { DriftEntry } from '../../warehouse/schema-drift.js';
 import type { SliceOutcome } from '../../warehouse/run-log.js';
-import type { RunMeta, RunStore } from '../run/run-store.js';
-import type { Config } from '../../configuration.js';
+import type { RunMeta } from '../run/run-store.js';
 
-export interface LoadProcessorDeps {
-  redis: Redis;
-  prefix: string;
-  queues: Queues;
-  runs: RunStore;
-  warehouse: Warehouse;
-  config: Config;
-  log: Logger;
-  /** Told about rows written and rejected and how long each commit took; default none. */
-  metrics?: SyncMetrics;
+/** What the writer's jobs need: heal's jobs run on the same worker, so they take the same dependencies (heal.ts). */
+export interface LoadProcessorDeps extends HealDeps {
   /** Most slices committed in one transaction (the job's own and others waiting); default COMMIT_BATCH_SLICES, 1: each alone. */
   commitBatchSlices?: number;
   /** Most rows of one transaction; default COMMIT_BATCH_ROWS (waiting-commits.ts). */
   commitBatchRows?: number;
   /** Told of a full disk or an invalidated database (src/warehouse/writer-fault.ts), before the job goes back to wait. */
   onWriterFault?: (fault: WriterFault) => void;
-  /** Told of runs that end failed or incomplete, and of stale data after each run; default none. */
-  notifier?: Notifier;
-  /** Aborted as the process begins to stop: a `sync.heal` comparison's calls end then (heal.ts). */
-  stopSignal?: AbortSignal;
   /** The process clock's UTC day; default the real one. Tests pin it to the simulator's today. */
   today?: () => string;
   /** Words the backfills the engine advises as commands (src/cli/skip-complete-command.ts); default their fields. */
