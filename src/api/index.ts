@@ -6,7 +6,7 @@ export { parseRetryAfter, DEFAULT_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS } from './r
 export { MAX_PAGE_SIZE, paginate, type Page, type PagingInfo, type PagingSummary } from './paginate.js';
 export {
   createMemoryRateBudget,
-  createRedisRateBudget,
+  configuredRateBudget,
   UNLIMITED_RATE_BUDGET,
   RATE_HEADROOM,
   keyHash,

@@ -95,6 +95,27 @@ export function createRedisRateBudget(options: RedisRateBudgetOptions): RateBudg
   );
 }
 
+/** The API and Redis settings a budget is made from: the config's `api` and `redisPrefix`. */
+export interface RateBudgetConfig {
+  redisPrefix: string;
+  api: { apiKey?: string | undefined; requestsPerSecond: RequestsPerSecond };
+}
+
+/** The config's key's budget shared through Redis: what every command that calls the API paces itself with. */
+export function configuredRateBudget(
+  config: RateBudgetConfig,
+  redis: Redis,
+  options: Omit<RateBudgetOptions, 'requestsPerSecond'> = {},
+): RateBudget {
+  return createRedisRateBudget({
+    ...options,
+    redis,
+    prefix: config.redisPrefix,
+    apiKey: config.api.apiKey ?? '',
+    requestsPerSecond: config.api.requestsPerSecond,
+  });
+}
+
 /** The same budget for a single process (tests, a one-off command without Redis). */
 export function createMemoryRateBudget(options: RateBudgetOptions): RateBudget {
   const slots = slotsFor(paceCeiling(options));

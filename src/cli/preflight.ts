@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { AccessMemo, type Refusal } from '../engine/fetch/access-memo.js';
 import { connectRedis } from '../engine/redis/redis.js';
 import { createApiClient } from '../api/client.js';
-import { RATE_HEADROOM, createRedisRateBudget, type RateBudget } from '../api/rate-budget.js';
+import { RATE_HEADROOM, configuredRateBudget, type RateBudget } from '../api/rate-budget.js';
 import {
   ApiError,
   AuthError,
@@ -93,14 +93,7 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
   let result: PreflightResult;
   try {
     const budget = config.api.apiKey
-      ? createRedisRateBudget({
-          redis: connection,
-          prefix: config.redisPrefix,
-          apiKey: config.api.apiKey,
-          requestsPerSecond: config.api.requestsPerSecond,
-          headroom: RATE_HEADROOM,
-          logger: options.log,
-        })
+      ? configuredRateBudget(config, connection, { headroom: RATE_HEADROOM, logger: options.log })
       : undefined;
     result = await probeBrands(config, options, budget);
   } finally {

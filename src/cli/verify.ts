@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { RATE_HEADROOM, createApiClient, createRedisRateBudget } from '../api/index.js';
+import { RATE_HEADROOM, createApiClient, configuredRateBudget } from '../api/index.js';
 import { AuthError, BrandAccessDeniedError } from '../api/errors.js';
 import { parseBrandList } from '../config/load.js';
 import { addDays, maxDay, parseDay } from '../days.js';
@@ -102,14 +102,7 @@ export function verifyCommand(): Command {
       // The sync's client stack: the key's shared rate budget in Redis, its retries, 429s waited out.
       const client = createApiClient(config.api, {
         logger: log,
-        budget: createRedisRateBudget({
-          redis: connection,
-          prefix: config.redisPrefix,
-          apiKey: config.api.apiKey ?? '',
-          requestsPerSecond: config.api.requestsPerSecond,
-          headroom: RATE_HEADROOM,
-          logger: log,
-        }),
+        budget: configuredRateBudget(config, connection, { headroom: RATE_HEADROOM, logger: log }),
         retryRateLimited: true,
         onRequest: () => budget.count(),
       });

@@ -1,4 +1,4 @@
-import { createMemoryRateBudget, createRedisRateBudget, type RateBudget } from '../api/rate-budget.js';
+import { createMemoryRateBudget, configuredRateBudget, type RateBudget } from '../api/rate-budget.js';
 import { connectRedis, LOCAL_REDIS_URL } from '../engine/redis/redis.js';
 import type { Logger } from '../log.js';
 import type { Config } from '../configuration.js';
@@ -28,12 +28,7 @@ export async function writeBudget(config: Config, log: Logger): Promise<{ budget
     log.debug("no Redis answers: the rate budget is this process's alone");
     return memory();
   }
-  const budget = createRedisRateBudget({
-    redis,
-    prefix: config.redisPrefix,
-    apiKey: config.api.apiKey ?? '',
-    requestsPerSecond: config.api.requestsPerSecond,
-    logger: log,
-  });
+  // Writes are paced at the whole ceiling: no RATE_HEADROOM, which is for reads.
+  const budget = configuredRateBudget(config, redis, { logger: log });
   return { budget, close: () => redis.disconnect() };
 }

@@ -5,7 +5,7 @@ import {
   KeyAnswers,
   RATE_HEADROOM,
   createApiClient,
-  createRedisRateBudget,
+  configuredRateBudget,
   type ApiClient,
   type ApiRequestEvent,
 } from '../../api/index.js';
@@ -180,11 +180,7 @@ export class WorkerHost {
     // Before any worker starts: one that took jobs would fetch, and once the writer, load, the other file's runs.
     if (this.options.load !== false) await refuseOtherWarehouse(this.connection, prefix, config.db);
     this.queues = openQueues(this.connection, prefix);
-    const rateBudget = createRedisRateBudget({
-      redis: this.connection,
-      prefix,
-      apiKey: config.api.apiKey ?? '',
-      requestsPerSecond: config.api.requestsPerSecond,
+    const rateBudget = configuredRateBudget(config, this.connection, {
       headroom: RATE_HEADROOM,
       logger: log,
       firstAnswerFirst: true,

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RATE_HEADROOM, createApiClient, createRedisRateBudget } from '../../api/index.js';
+import { RATE_HEADROOM, createApiClient, configuredRateBudget } from '../../api/index.js';
 import { addDays, eachDay } from '../../days.js';
 import type { Logger } from '../../log.js';
 import type { Notifier } from '../../notify/index.js';
@@ -90,16 +90,7 @@ async function compare(
   const budget = new CallBudget(limit, true);
   const client = createApiClient(config.api, {
     logger: log,
-    budget: budget.bounding(
-      createRedisRateBudget({
-        redis: deps.redis,
-        prefix: config.redisPrefix,
-        apiKey: config.api.apiKey ?? '',
-        requestsPerSecond: config.api.requestsPerSecond,
-        headroom: RATE_HEADROOM,
-        logger: log,
-      }),
-    ),
+    budget: budget.bounding(configuredRateBudget(config, deps.redis, { headroom: RATE_HEADROOM, logger: log })),
     retryRateLimited: true,
     signal: deps.stopSignal,
     onRequest: () => budget.count(),
