@@ -26,6 +26,9 @@ export default defineConfig({
           include: ['test/**/*.int.test.ts'],
           // Many spawn bin/bvsync.js, which runs dist/: built first whenever a source is newer (test/global-setup.ts).
           globalSetup: ['test/global-setup.ts'],
+          // As the unit files: one process runs many files, each with fresh src/ modules; a fork per file cost a second.
+          isolate: false,
+          setupFiles: ['test/support/fresh-modules.ts'],
           // Room for a box at load 25 on 2 cores, where a fixture's backfill passed 60 s (test/ops/report.int.test.ts):
           // a passing test takes no longer for it, and each wait inside names what it waited for.
           testTimeout: 120_000,
@@ -37,8 +40,8 @@ export default defineConfig({
     // The slowest files first, so none is left to run alone at the end (test/durations.json).
     sequence: { sequencer: SlowFirstSequencer },
     // Most integration files wait on simulated latency, rate limits, lease timeouts and child processes rather than
-    // the CPU, so two files at once halve the suite's time on the 2-core box (vitest would run one at a time there).
-    maxWorkers: 2,
+    // the CPU: three files at once keep the 2-core box busy (docs/performance.md, "The test suite").
+    maxWorkers: 3,
     testTimeout: 10_000,
   },
 });

@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
 
-// The unit project shares one process between files (isolate: false in vitest.config.ts); this gives each file its own
+// Both projects share a process between files (isolate: false in vitest.config.ts); this gives each file its own
 // copy of every module in src/, so state kept in one (src/log.ts's secrets) cannot reach the next file.
 vi.resetModules();
