@@ -716,6 +716,8 @@ export async function apiOutageScenario(
   const fx = await engineFixture('rel-outage', { sim: { ...WORLD, latencyMs: 20 } });
   Object.assign(fx.config.api, { maxAttempts: 2, retryMaxMs: 500, ...outage.api });
   if (outage.toleranceMinutes !== undefined) fx.config.sync.outageToleranceMinutes = outage.toleranceMinutes;
+  // Eight slices in flight, whatever round trip to Redis a busy box measures: the bounds on requests count on it.
+  fx.config.sync.maxFetchConcurrency = fx.config.sync.fetchConcurrency;
   try {
     const started = performance.now();
     const run = runInProcess(fx, {
