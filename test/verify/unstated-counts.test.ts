@@ -41,14 +41,14 @@ beforeAll(async () => {
     `INSERT INTO tracked_url_daily VALUES (1, '2026-11-19', 1, 3, 18), (1, '2026-11-19', 2, 2, 21), (1, '2026-11-20', 1, 1, 20), (1, '2026-11-20', 2, 4, 20)`,
   );
   await connection.run(`INSERT INTO tracked_url_daily_totals VALUES (1, '2026-11-19', 5), (1, '2026-11-20', 5)`);
-  // Visibility as a share of every answer (40 a day), not of the shopping answers (10 a day).
-  await connection.run(
-    `INSERT INTO product_ranking_daily VALUES (1, '2026-11-19', 'visibility', 'brand', 7, 0.1), (1, '2026-11-20', 'visibility', 'brand', 7, 0.075), (1, '2026-11-19', 'visibility', 'brand', 8, 0.05), (1, '2026-11-20', 'visibility', 'brand', 8, 0.05)`,
-  );
-  await connection.run(
-    `INSERT INTO product_ranking_shopping_daily VALUES (1, '2026-11-19', 'visibility', 'brand', 10), (1, '2026-11-20', 'visibility', 'brand', 10)`,
-  );
 });
+
+/** Replaces the products' days: each product test writes its own, so the tests pass in any order. */
+async function productDays(shopping: string, products: string): Promise<void> {
+  await connection.run(`DELETE FROM product_ranking_daily; DELETE FROM product_ranking_shopping_daily`);
+  await connection.run(`INSERT INTO product_ranking_shopping_daily VALUES ${shopping}`);
+  await connection.run(`INSERT INTO product_ranking_daily VALUES ${products}`);
+}
 afterAll(() => {
   connection?.closeSync();
   instance?.closeSync();
@@ -104,6 +104,11 @@ describe('verify, where the spec does not say how a count reads', () => {
   });
 
   it("compares the products' counts and ranks only when visibility times the shopping answers is a whole count", async () => {
+    // Visibility as a share of every answer (40 a day), not of the shopping answers (10 a day).
+    await productDays(
+      `(1, '2026-11-19', 'visibility', 'brand', 10), (1, '2026-11-20', 'visibility', 'brand', 10)`,
+      `(1, '2026-11-19', 'visibility', 'brand', 7, 0.1), (1, '2026-11-20', 'visibility', 'brand', 7, 0.075), (1, '2026-11-19', 'visibility', 'brand', 8, 0.05), (1, '2026-11-20', 'visibility', 'brand', 8, 0.05)`,
+    );
     // Over the window, product 7 is listed in 7 of 80 answers, product 8 in 4, and 20 answers were shopping ones.
     const products = [
       { id: 7, rank: 1, label: 'A', title: 'A', visibility: 7 / 80 },
@@ -127,12 +132,9 @@ describe('verify, where the spec does not say how a count reads', () => {
   });
 
   it('still compares them when the shares are rounded, at the volume a real window has', async () => {
-    await connection.run(`DELETE FROM product_ranking_daily; DELETE FROM product_ranking_shopping_daily`);
-    await connection.run(
-      `INSERT INTO product_ranking_shopping_daily VALUES (1, '2026-11-19', 'visibility', 'brand', 1500), (1, '2026-11-20', 'visibility', 'brand', 1500)`,
-    );
-    await connection.run(
-      `INSERT INTO product_ranking_daily VALUES (1, '2026-11-19', 'visibility', 'brand', 7, 617.0 / 1500), (1, '2026-11-20', 'visibility', 'brand', 7, 617.0 / 1500)`,
+    await productDays(
+      `(1, '2026-11-19', 'visibility', 'brand', 1500), (1, '2026-11-20', 'visibility', 'brand', 1500)`,
+      `(1, '2026-11-19', 'visibility', 'brand', 7, 617.0 / 1500), (1, '2026-11-20', 'visibility', 'brand', 7, 617.0 / 1500)`,
     );
     // 1234 of 3000 shopping answers, the share given to 4 decimals: 0.4113 x 3000 is 1233.9.
     const why: string[] = [];
