@@ -670,6 +670,9 @@ export class WorkerHost {
       // Slices being read finish; those waiting out a 429 (or the key's budget it blocked) go back to the queue.
       this.stopWaiting.abort();
       const timer = setTimeout(() => this.abort.abort(), deadlineMs);
+      // Only this stop's closes count: one late while Redis was away earlier (the lease lost) was ridden out since
+      // (test/reliability/redis.int.test.ts, "with its data lost").
+      const lateBefore = this.lateCloses;
       let leaseAnswered = false;
       // The load worker takes no new job while the fetch worker drains, so no publish begins near the deadline;
       // the job it runs finishes, and what waits is the next writer's.
@@ -680,7 +683,7 @@ export class WorkerHost {
         leaseAnswered = (await this.lease?.stop(this.redisKnownGone ? 0 : undefined)) ?? true;
       } finally {
         clearTimeout(timer);
-        this.redisAtStop = leaseAnswered && this.lateCloses === 0 && this.redisLooksUp();
+        this.redisAtStop = leaseAnswered && this.lateCloses === lateBefore && this.redisLooksUp();
         this.abort.abort();
         await this.fetchThreads?.close();
         await this.client?.close().catch(() => {});
