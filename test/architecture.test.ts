@@ -18,6 +18,7 @@ const SHARED = [
   'redis-keys',
   'redis-address',
   'key-hint',
+  'group-by',
 ];
 const MAY_IMPORT: Record<string, string[]> = {
   api: ['config'],

@@ -3,7 +3,8 @@ import { WriteAnswerError } from '../api/write-answer-error.js';
 import type { BulkAnswer } from '../api/write-schemas.js';
 import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/write-limits.js';
 import type { WriteClient } from '../api/writes.js';
-import { batches, groupBy } from './batches.js';
+import { groupBy } from '../group-by.js';
+import { batches } from './batches.js';
 import { addressKey, competitorNameKey, idsOfWritten, misplaced, topicNameKey } from './bulk-answer-items.js';
 import type { ChangePlan, ItemKind, PendingWrite, PlannedChange } from './planned-change.js';
 
@@ -58,7 +59,7 @@ export async function applyPlan(
   const brandId = plan.brandId;
 
   const urlGroups = groupBy(pending(plan, 'track-url'), ({ write }) => write.groupId);
-  const urlRequests = urlGroups.flatMap((group) => batches(group.items, TRACK_URLS_PER_REQUEST));
+  const urlRequests = [...urlGroups.values()].flatMap((group) => batches(group, TRACK_URLS_PER_REQUEST));
   await bulkWrites(
     'tracked URLs',
     urlRequests,

@@ -2,7 +2,8 @@ import type { BulkAnswer, BulkRejection } from '../api/write-schemas.js';
 import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/write-limits.js';
 import type { TopicItem, WriteClient } from '../api/writes.js';
 import { addressNormalForm, competitorKey } from './address-normal-form.js';
-import { batches, groupBy } from './batches.js';
+import { groupBy } from '../group-by.js';
+import { batches } from './batches.js';
 import type { DesiredState, TopicEntry, TrackedUrlEntry } from './desired-state-schema.js';
 import { NO_READ_TO_COMPARE, type ChangePlan, type PendingWrite, type PlannedChange } from './planned-change.js';
 import type { SeenTopic } from './warehouse-topics.js';
@@ -107,12 +108,12 @@ async function planTrackedUrls(
     );
   }
   // The group is one field of the whole request (endpoint 1), so each group is its own run of requests.
-  for (const group of groupBy(creates, ({ write }) => write.groupId)) {
-    for (const batch of batches(group.items, TRACK_URLS_PER_REQUEST)) {
+  for (const [groupId, group] of groupBy(creates, ({ write }) => write.groupId)) {
+    for (const batch of batches(group, TRACK_URLS_PER_REQUEST)) {
       const answer = await client.trackUrls(
         brandId,
         batch.map(({ write }) => write.item),
-        group.key,
+        groupId,
         { dryRun: true },
       );
       markRejected(

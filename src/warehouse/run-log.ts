@@ -183,7 +183,7 @@ export interface SliceOutcome {
 
 /**
  * Each slice's status in the run's attempt, as `sliceStates({ runId })` reads it (test/warehouse/loader.int.test.ts):
- * the full rows of a year's 18,000 slices took finalize 40 MB of heap (docs/performance.md, "A year of history").
+ * finalize reads every slice of the run, so only these columns (docs/performance.md, "A year of history").
  */
 export async function sliceOutcomes(connection: DuckDBConnection, runId: string): Promise<SliceOutcome[]> {
   const rows = await readRows(

@@ -387,9 +387,9 @@ export class WorkerHost {
     }
     await this.raiseFenceAboveFile(this.warehouse, lease);
     await this.promoteFields(this.warehouse);
+    const batch = commitBatchFor(await this.roundTripToRedis());
     // Opened while the host stops (the lease was taken just before): stop() closes it through the lease's onLost; a load
     // worker started now would take jobs the stop has to cut short.
-    const batch = commitBatchFor(await this.roundTripToRedis());
     if (this.stopping) return;
     this.loadWorker = this.startWorker(
       LOAD_QUEUE,

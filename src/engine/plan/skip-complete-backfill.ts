@@ -1,6 +1,7 @@
 import { NO_DIMENSIONS, readDimensions, warehouseDimensions } from '../../streams/dimensions.js';
 import { STREAMS, selectStreams } from '../../streams/registry.js';
 import type { DaySliceNotComplete } from '../../warehouse/bookkeeping.js';
+import { groupBy } from '../../group-by.js';
 import type { DimensionReads } from '../../warehouse/dimension-reads.js';
 import { lastPhase, needsOf, phaseOf, planPhase, type PlanMode } from './plan.js';
 import type { SyncConfig } from '../../configuration.js';
@@ -59,13 +60,7 @@ export async function skipCompleteBackfill(
  * Earlier phases come first, so a stream that fans out over another is planned after that one reloaded.
  */
 export async function skipCompleteBackfills(options: SkipCompleteBackfillOptions): Promise<SkipCompleteBackfill[]> {
-  const groups = new Map<string, DaySliceNotComplete[]>();
-  for (const slice of options.notComplete) {
-    const key = `${slice.brandId}|${slice.stream}`;
-    const group = groups.get(key);
-    if (group) group.push(slice);
-    else groups.set(key, [slice]);
-  }
+  const groups = groupBy(options.notComplete, (slice) => `${slice.brandId}|${slice.stream}`);
   // Each group reads its brand's dimensions: asked once, whatever the number of groups (an echoed-engines query reads
   // every brand's at once).
   const reads = memoizedReads(options.reads);

@@ -1,5 +1,6 @@
 import { DelayedError, UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import { addDays, todayUtc } from '../../days.js';
+import { groupBy } from '../../group-by.js';
 import { endpointMapping } from '../../api/param-names.js';
 import type { Logger } from '../../log.js';
 import { NO_DIMENSIONS, readDimensions, warehouseDimensions, type Dimensions } from '../../streams/dimensions.js';
@@ -62,7 +63,6 @@ import { claimPrefixWarehouse } from './prefix-warehouse.js';
 import { slicesHeldElsewhere } from '../run/held-slices.js';
 import { claimDriftNotice, recordRunDrift } from './schema-drift-notice.js';
 import type { DriftEntry } from '../../warehouse/schema-drift.js';
-import type { SliceOutcome } from '../../warehouse/run-log.js';
 import type { RunMeta } from '../run/run-store.js';
 
 /** What the writer's jobs need: heal's jobs run on the same worker, so they take the same dependencies (heal.ts). */
@@ -766,13 +766,7 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   if (meta.kind !== 'backfill' && meta.kind !== 'heal' && !missing) {
     // A backfill (or a heal run's re-read) only fills slices; the incremental position moves with incremental runs alone.
     const stored = await deps.warehouse.cursors();
-    const byStream = new Map<string, SliceOutcome[]>();
-    for (const state of states) {
-      const key = `${state.brandId}|${state.stream}`;
-      const group = byStream.get(key);
-      if (group) group.push(state);
-      else byStream.set(key, [state]);
-    }
+    const byStream = groupBy(states, (state) => `${state.brandId}|${state.stream}`);
     for (const brandId of meta.brands) {
       for (const stream of meta.streams) {
         // A stream that planned nothing moved nothing: its cursor moving on would leave those days unread for good.
