@@ -160,8 +160,9 @@ describe('the first answer first', () => {
     const log = sim.requestLog();
     expect(log).toHaveLength(8);
     expect(log.filter((r) => r.status === 429)).toEqual([]);
-    // Only the first left before an answer stated the rate: the others were spaced at 9.5/s, not 38/s.
+    // Only the first left before an answer stated the rate: the others were spaced at 9.5/s (632 ms for six gaps),
+    // not 38/s (158 ms). Arrival times jitter on a busy box, so the bound sits at three quarters of the stated rate's.
     const times = log.map((r) => Date.parse(r.time)).sort((a, b) => a - b);
-    expect(times.at(-1)! - times[1]!).toBeGreaterThanOrEqual(6 * (1000 / (LIMIT * RATE_HEADROOM)) - 20);
+    expect(times.at(-1)! - times[1]!).toBeGreaterThanOrEqual(0.75 * 6 * (1000 / (LIMIT * RATE_HEADROOM)));
   });
 });
