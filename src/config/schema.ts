@@ -332,6 +332,11 @@ export const warehouseConfigSchema = z
       .default('160MB'),
     /** DuckDB's worker threads (DEFAULT_DUCKDB_BUDGET says why one). Env `BVSYNC_DUCKDB_THREADS`. */
     threads: z.number().int().min(1).max(64).default(1),
+    /**
+     * The writer's resident memory in MB above which it checkpoints and reopens DuckDB after a commit, which hands back
+     * the blocks DuckDB cached; default `memoryLimit` plus 160 MB (313 MB by default), 0 = never (docs/operations.md).
+     */
+    reopenAboveMb: z.number().int().min(0).max(1_048_576).optional(),
   })
   .strict();
 

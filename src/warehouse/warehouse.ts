@@ -73,9 +73,10 @@ import {
   type DriftVocabulary,
 } from './schema-drift.js';
 import { WarehouseError } from './warehouse-error.js';
-import { writerFaultOf, type WriterFault } from './writer-fault.js';
+import { DatabaseInvalidatedError, writerFaultOf, type WriterFault } from './writer-fault.js';
 import { warehouseIdOf } from './warehouse-id.js';
 import { healRound, lastFinishedHealRound, saveHealRound, type HealRound } from './heal-log.js';
+import type { ReopenTrigger } from './memory-release.js';
 import type { FinishedRunStatus, RunLogStatus } from '../vocabulary.js';
 
 export interface WarehouseOptions {
@@ -94,6 +95,20 @@ export interface WarehouseOptions {
   fence?: CommitFence;
   /** The Parquet lake folder written after each publish (`publish.parquet`, docs/lake.md); default none. */
   lake?: string;
+  /**
+   * When to reopen DuckDB after a load and before a publish, to hand back the memory it kept (memory-release.ts);
+   * default never.
+   */
+  reopen?: ReopenTrigger;
+  /** Hears each reopen: the resident memory before and after, and how long it took. */
+  onReopen?: (reopen: Reopen) => void;
+}
+
+/** One reopen of DuckDB to release memory, in MB and ms. */
+export interface Reopen {
+  beforeMb: number;
+  afterMb: number;
+  ms: number;
 }
 
 /**
@@ -110,13 +125,15 @@ export class Warehouse {
   private faulted: WriterFault | undefined;
   /** The fields each table moves out of `_extra` into columns (`promote`), for the plans of its rows. */
   private promotions: Promotions = {};
+  /** Connections of `withReadConnection` still open: DuckDB is not reopened under them. */
+  private readConnections = 0;
 
   private constructor(
     readonly path: string,
     /** The id the file was made with (src/warehouse/warehouse-id.ts); undefined only below migration 016 (`migrationTarget`). */
     readonly id: string | undefined,
-    private readonly instance: DuckDBInstance,
-    private readonly connection: DuckDBConnection,
+    private instance: DuckDBInstance,
+    private connection: DuckDBConnection,
     private catalog: Map<string, TableInfo>,
     readonly migrationsApplied: AppliedMigration[],
     private readonly options: WarehouseOptions,
@@ -206,14 +223,20 @@ export class Warehouse {
 
   /** Loads one slice in one transaction; see `loadSliceBatch`. */
   loadSlice(batch: SliceBatch): Promise<LoadResult> {
-    return this.serial(() => loadSliceBatch(this.connection, (table) => this.plan(table), batch, this.options.fence));
+    return this.serial(async () => {
+      const result = await loadSliceBatch(this.connection, (table) => this.plan(table), batch, this.options.fence);
+      await this.releaseMemoryWhenDue();
+      return result;
+    });
   }
 
   /** Loads several slices in one transaction, each with its own state; see `loadSliceBatches`. */
   loadSlices(batches: readonly SliceBatch[]): Promise<LoadResult[]> {
-    return this.serial(() =>
-      loadSliceBatches(this.connection, (table) => this.plan(table), batches, this.options.fence),
-    );
+    return this.serial(async () => {
+      const results = await loadSliceBatches(this.connection, (table) => this.plan(table), batches, this.options.fence);
+      await this.releaseMemoryWhenDue();
+      return results;
+    });
   }
 
   /** The highest fencing token a commit of this file was made under (slice-commits.ts); 0 when none was. */
@@ -335,11 +358,16 @@ export class Warehouse {
    */
   async withReadConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (this.closed) throw new Error('the warehouse is closed');
-    const connection = await this.instance.connect();
+    this.readConnections += 1;
     try {
-      return await work(connection);
+      const connection = await this.instance.connect();
+      try {
+        return await work(connection);
+      } finally {
+        connection.closeSync();
+      }
     } finally {
-      connection.closeSync();
+      this.readConnections -= 1;
     }
   }
 
@@ -472,6 +500,7 @@ export class Warehouse {
     return this.serial(async () => {
       // A writer that lost the lease publishes nothing: the new writer's file is the one to publish.
       await this.options.fence?.confirm();
+      await this.releaseMemoryWhenDue();
       const prepared = options.prepared ?? this.prepared;
       if (prepared === this.prepared) this.prepared = undefined;
       const lake = this.options.lake;
@@ -520,6 +549,41 @@ export class Warehouse {
       this.connection.closeSync();
       this.instance.closeSync();
     }
+  }
+
+  /**
+   * Checkpoints, closes and reopens DuckDB when the resident memory says so (ReopenTrigger), between two calls: what
+   * is committed stays, and the next call finds the same file. A checkpoint refused keeps DuckDB open (a disk fault
+   * still ends writing); an open that fails after the close ends writing as a fault would.
+   */
+  private async releaseMemoryWhenDue(): Promise<void> {
+    const before = process.memoryUsage.rss();
+    const trigger = this.options.reopen;
+    if (!trigger || this.readConnections > 0 || !trigger.due(before)) return;
+    const started = performance.now();
+    try {
+      await this.connection.run('CHECKPOINT');
+    } catch (error) {
+      if (writerFaultOf(error, this.path)) throw error;
+      trigger.reopened(before);
+      return;
+    }
+    this.connection.closeSync();
+    this.instance.closeSync();
+    try {
+      this.instance = await DuckDBInstance.create(this.path, this.options.duckdb);
+      this.connection = await this.instance.connect();
+    } catch (error) {
+      this.faulted = writerFaultOf(error, this.path) ?? new DatabaseInvalidatedError(this.path, error as Error);
+      throw this.faulted;
+    }
+    const after = process.memoryUsage.rss();
+    trigger.reopened(after);
+    this.options.onReopen?.({
+      beforeMb: Math.round(before / 2 ** 20),
+      afterMb: Math.round(after / 2 ** 20),
+      ms: Math.round(performance.now() - started),
+    });
   }
 
   private plan(table: string): TablePlan {

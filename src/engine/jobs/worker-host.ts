@@ -14,6 +14,7 @@ import type { Logger } from '../../log.js';
 import type { FreshnessRow, QueueCounts, SyncMetrics } from '../../ops/sync-metrics.js';
 import { DatabaseLockedError } from '../../warehouse/database-locked-error.js';
 import { duckdbSettings } from '../../warehouse/duckdb-budget.js';
+import { ReopenTrigger, reopenThresholdBytes } from '../../warehouse/memory-release.js';
 import { workingPathFor } from '../../warehouse/paths.js';
 import { openWarehouse, type Warehouse, type WarehouseOptions } from '../../warehouse/warehouse.js';
 import type { DriftEntry } from '../../warehouse/schema-drift.js';
@@ -369,6 +370,8 @@ export class WorkerHost {
       this.warehouse = await (this.options.openWarehouse ?? openWarehouse)(workingPathFor(config.db), {
         duckdb: duckdbSettings(config.warehouse),
         lake: config.publish.parquet,
+        reopen: new ReopenTrigger(reopenThresholdBytes(config.warehouse)),
+        onReopen: (reopen) => log.debug(reopen, 'reopened DuckDB to hand back the memory it kept'),
         ...this.options.warehouse,
         fence: lease.fence(),
       });

@@ -1,0 +1,41 @@
+import { parseDuckDbSize } from './duckdb-budget.js';
+
+/** What node, its code and bvsync's own structures hold beside DuckDB's budget in a writer (docs/operations.md). */
+export const BESIDE_DUCKDB_BYTES = 160 * 2 ** 20;
+
+/**
+ * Reopening must free at least this much to be worth doing again: when node's own heap keeps the process above the
+ * threshold, the writer does not reopen DuckDB after every commit.
+ */
+export const MIN_RELEASE_BYTES = 64 * 2 ** 20;
+
+/** The resident memory above which the writer reopens DuckDB: `reopenAboveMb`, or DuckDB's budget plus what is beside it. */
+export function reopenThresholdBytes(warehouse: { memoryLimit: string; reopenAboveMb?: number | undefined }): number {
+  if (warehouse.reopenAboveMb !== undefined) return warehouse.reopenAboveMb * 2 ** 20;
+  return parseDuckDbSize(warehouse.memoryLimit) + BESIDE_DUCKDB_BYTES;
+}
+
+/**
+ * When the writer reopens DuckDB to hand back what it kept: blocks it cached from the file and its allocator's free
+ * memory, which grow with the file and which DuckDB returns only on close. Due when the resident memory passes the
+ * threshold and is at least MIN_RELEASE_BYTES above where the last reopen left it. test/warehouse/memory-release.int.test.ts.
+ */
+export class ReopenTrigger {
+  private floor = 0;
+
+  /** `thresholdBytes` 0 never reopens. */
+  constructor(
+    private readonly thresholdBytes: number,
+    private readonly minReleaseBytes = MIN_RELEASE_BYTES,
+  ) {}
+
+  due(residentBytes: number): boolean {
+    if (this.thresholdBytes <= 0) return false;
+    return residentBytes > this.thresholdBytes && residentBytes > this.floor + this.minReleaseBytes;
+  }
+
+  /** Where the reopen left the resident memory. */
+  reopened(residentBytes: number): void {
+    this.floor = residentBytes;
+  }
+}
