@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm run build`: compiles src/ to dist/ with tsc (tsconfig.build.json) and copies the files tsc does not emit.
+// `npm run build`: compiles src/ to dist/ with tsc (tsconfig.build.json), copies the files tsc does not emit, and bundles
+// the CLI into dist/bundle/ (scripts/bundle-cli.js).
 // Built into a folder beside dist/ and renamed over it, so dist/ is never half old, half new.
 //   --if-stale   build only when a source is newer than dist/ (test/global-setup.ts, bench/cli-start.ts)
 //   other flags  go to tsc: `--noCheck` emits without type checking (~6 s of CPU against ~20 s); `npm run typecheck` checks.
@@ -8,6 +9,7 @@ import { cpSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleCli } from './bundle-cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -15,7 +17,14 @@ const ifStale = args.includes('--if-stale');
 const tscArgs = args.filter((arg) => arg !== '--if-stale');
 
 /** What dist/ is built from. */
-const INPUTS = ['src', 'scripts/build.js', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+const INPUTS = [
+  'src',
+  'scripts/build.js',
+  'scripts/bundle-cli.js',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+];
 /** Written last into dist/: its time is when the build that made dist/ ended. */
 const STAMP = join(root, 'dist', '.built');
 
@@ -50,6 +59,7 @@ if (result.status !== 0) {
 }
 // Read at run time beside the module that reads it (src/ops/report-html.ts).
 cpSync(join(root, 'src/ops/report-charts.js'), join(partial, 'ops/report-charts.js'));
+await bundleCli(partial);
 writeFileSync(join(partial, '.built'), `${new Date().toISOString()}\n`);
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 renameSync(partial, join(root, 'dist'));

@@ -14,9 +14,12 @@ import { currentQuotaClass } from '../../api/request-quota.js';
 import type { Tally } from '../run/request-tally.js';
 import type { SliceRead, SliceReader } from './slice-reader.js';
 
-/** The thread's module beside this one: compiled (`dist/`, as bin/bvsync.js runs), or a source run through tsx. */
-const THREAD_ENTRY = import.meta.url.replace(/fetch-thread-pool\.(ts|js)$/, 'fetch-thread.$1');
-const RUNS_SOURCES = THREAD_ENTRY.endsWith('.ts');
+/**
+ * The thread's module beside this one: a source run through tsx, compiled (`dist/`), or the bundle's entry beside the
+ * chunk that holds this code (`dist/bundle/`, as bin/bvsync.js runs; scripts/bundle-cli.js).
+ */
+const RUNS_SOURCES = import.meta.url.endsWith('.ts');
+const THREAD_ENTRY = new URL(`./fetch-thread.${RUNS_SOURCES ? 'ts' : 'js'}`, import.meta.url).href;
 
 /**
  * A thread starts without the TypeScript loader the process registered (tsx's `register()` hooks the main thread
