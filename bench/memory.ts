@@ -7,7 +7,7 @@
  * under which V8 lets garbage grow the heap to ~230 MB at this allocation rate. The notes give each run's peak V8 heap.
  * Then a backfill of every default stream for many brands over 3 days (100: 17,000 phase-2 slices), as shipped:
  * its phases' jobs and its finalize must not lift the process over the same limit. `BVSYNC_BENCH_MEMORY_BRANDS=30`
- * runs fewer brands; `BVSYNC_BENCH_MEMORY=brands` runs that backfill alone. The year: `npm run bench -- year`.
+ * runs fewer brands, `BVSYNC_BENCH_MEMORY_DAYS=7` more days; `BVSYNC_BENCH_MEMORY=brands` runs that backfill alone. The year: `npm run bench -- year`.
  */
 import {
   daysBack,
@@ -62,12 +62,14 @@ function figures(label: string, small: BackfillFigure, large: BackfillFigure, wi
 }
 
 const BRANDS = Number(process.env.BVSYNC_BENCH_MEMORY_BRANDS ?? 100);
+/** The days of that backfill: `BVSYNC_BENCH_MEMORY_DAYS=7` is writer-keeps-up's window, as shipped. */
+const DAYS = Number(process.env.BVSYNC_BENCH_MEMORY_DAYS ?? 3);
 
-/** Every default stream of BRANDS brands over 3 days, as shipped, into an empty file. */
+/** Every default stream of BRANDS brands over DAYS days, as shipped, into an empty file. */
 async function brandsBackfill(): Promise<BenchResult> {
   const report = await withSimulator(
     `bench-memory-brands-${BRANDS}`,
-    { brands: BRANDS, days: 3, scale: 30 },
+    { brands: BRANDS, days: DAYS, scale: 30 },
     (context) =>
       withShippedEnvironment(() =>
         runInChild({
@@ -78,7 +80,7 @@ async function brandsBackfill(): Promise<BenchResult> {
           redisPrefix: context.redisPrefix,
           streams: [],
           brands: BRANDS,
-          from: daysBack(2),
+          from: daysBack(DAYS - 1),
           to: daysBack(0),
           nodeOptions: SHIPPED,
           timeoutMs: 3_600_000,
@@ -88,7 +90,7 @@ async function brandsBackfill(): Promise<BenchResult> {
   if (report.status !== 'complete') throw new Error(`the ${BRANDS}-brand backfill ended ${report.status}`);
   return {
     scenario: 'memory',
-    metric: `peak RSS, backfill of every stream, ${BRANDS} brands x 3 days (as shipped)`,
+    metric: `peak RSS, backfill of every stream, ${BRANDS} brands x ${DAYS} days (as shipped)`,
     value: report.peakRssMb,
     unit: 'MB',
     reference: LIMIT_MB,
