@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isLockConflict } from './database-locked-error.js';
 import { parseDuckDbSize } from './duckdb-budget.js';
 
 /** What node, its code and bvsync's own structures hold beside DuckDB's budget in a writer (docs/operations.md). */
@@ -37,5 +39,25 @@ export class ReopenTrigger {
   /** Where the reopen left the resident memory. */
   reopened(residentBytes: number): void {
     this.floor = residentBytes;
+  }
+}
+
+/** How long a reopen waits for a process that took the file's lock while it was closed (a `--working` read). */
+export const REOPEN_LOCK_WAIT_MS = 30_000;
+
+/**
+ * `open` again and again while another process holds the file's lock, up to `waitMs`: between a reopen's close and
+ * its open, `bvsync sql --working` can take the lock for one query. Any other error, or the last one, is thrown.
+ * test/warehouse/memory-release.test.ts.
+ */
+export async function openWaitingForLock<T>(open: () => Promise<T>, waitMs = REOPEN_LOCK_WAIT_MS): Promise<T> {
+  const started = performance.now();
+  for (let delay = 25; ; delay = Math.min(delay * 2, 1_000)) {
+    try {
+      return await open();
+    } catch (error) {
+      if (!isLockConflict(error) || performance.now() - started + delay > waitMs) throw error;
+      await sleep(delay);
+    }
   }
 }

@@ -76,7 +76,7 @@ import { WarehouseError } from './warehouse-error.js';
 import { DatabaseInvalidatedError, writerFaultOf, type WriterFault } from './writer-fault.js';
 import { warehouseIdOf } from './warehouse-id.js';
 import { healRound, lastFinishedHealRound, saveHealRound, type HealRound } from './heal-log.js';
-import type { ReopenTrigger } from './memory-release.js';
+import { openWaitingForLock, type ReopenTrigger } from './memory-release.js';
 import type { FinishedRunStatus, RunLogStatus } from '../vocabulary.js';
 
 export interface WarehouseOptions {
@@ -127,6 +127,8 @@ export class Warehouse {
   private promotions: Promotions = {};
   /** Connections of `withReadConnection` still open: DuckDB is not reopened under them. */
   private readConnections = 0;
+  /** A reopen under way (releaseMemoryWhenDue): a read connection waits for it, so it never meets a closed instance. */
+  private reopening: Promise<void> | undefined;
 
   private constructor(
     readonly path: string,
@@ -360,6 +362,8 @@ export class Warehouse {
     if (this.closed) throw new Error('the warehouse is closed');
     this.readConnections += 1;
     try {
+      while (this.reopening) await this.reopening;
+      if (this.faulted) throw this.faulted;
       const connection = await this.instance.connect();
       try {
         return await work(connection);
@@ -560,30 +564,40 @@ export class Warehouse {
     const before = process.memoryUsage.rss();
     const trigger = this.options.reopen;
     if (!trigger || this.readConnections > 0 || !trigger.due(before)) return;
-    const started = performance.now();
+    let reopened: () => void = () => undefined;
+    this.reopening = new Promise<void>((resolve) => (reopened = resolve));
     try {
-      await this.connection.run('CHECKPOINT');
-    } catch (error) {
-      if (writerFaultOf(error, this.path)) throw error;
-      trigger.reopened(before);
-      return;
+      const started = performance.now();
+      try {
+        await this.connection.run('CHECKPOINT');
+      } catch (error) {
+        if (writerFaultOf(error, this.path)) throw error;
+        trigger.reopened(before);
+        return;
+      }
+      // A read connection asked for during the checkpoint waits for this reopen: it is given up instead.
+      if (this.readConnections > 0) return;
+      this.connection.closeSync();
+      this.instance.closeSync();
+      try {
+        this.instance = await openWaitingForLock(() => DuckDBInstance.create(this.path, this.options.duckdb));
+        this.connection = await this.instance.connect();
+      } catch (error) {
+        const cause = isLockConflict(error) ? new DatabaseLockedError(this.path, error as Error) : (error as Error);
+        this.faulted = writerFaultOf(error, this.path) ?? new DatabaseInvalidatedError(this.path, cause);
+        throw this.faulted;
+      }
+      const after = process.memoryUsage.rss();
+      trigger.reopened(after);
+      this.options.onReopen?.({
+        beforeMb: Math.round(before / 2 ** 20),
+        afterMb: Math.round(after / 2 ** 20),
+        ms: Math.round(performance.now() - started),
+      });
+    } finally {
+      this.reopening = undefined;
+      reopened();
     }
-    this.connection.closeSync();
-    this.instance.closeSync();
-    try {
-      this.instance = await DuckDBInstance.create(this.path, this.options.duckdb);
-      this.connection = await this.instance.connect();
-    } catch (error) {
-      this.faulted = writerFaultOf(error, this.path) ?? new DatabaseInvalidatedError(this.path, error as Error);
-      throw this.faulted;
-    }
-    const after = process.memoryUsage.rss();
-    trigger.reopened(after);
-    this.options.onReopen?.({
-      beforeMb: Math.round(before / 2 ** 20),
-      afterMb: Math.round(after / 2 ** 20),
-      ms: Math.round(performance.now() - started),
-    });
   }
 
   private plan(table: string): TablePlan {

@@ -61,6 +61,34 @@ describe('a warehouse that reopens DuckDB after each load', () => {
     expect(await count(wh)).toBe(200);
   });
 
+  it('gives up a reopen when a read connection is asked for as it begins, and the read gets the open instance', async () => {
+    let read: Promise<number> | undefined;
+    let loaded: () => void = () => undefined;
+    const afterLoad = new Promise<void>((resolve) => (loaded = resolve));
+    const asksToRead = new (class extends ReopenTrigger {
+      override due(residentBytes: number): boolean {
+        // Connected now, queried only once the load (and the reopen it gave up) is over.
+        read ??= wh.withReadConnection(async (connection) => {
+          await afterLoad;
+          const result = await connection.runAndReadAll('SELECT count(*)::INTEGER AS n FROM conversations');
+          return Number(result.getRowObjects()[0]!.n);
+        });
+        return super.due(residentBytes);
+      }
+    })(1, 0);
+    await wh.close();
+    wh = await openWarehouse(join(tmp.path, 'bv.work.duckdb'), {
+      reopen: asksToRead,
+      onReopen: (reopen) => reopens.push(reopen),
+    });
+    await wh.loadSlice(slice(1));
+    loaded();
+    expect(await read).toBe(50);
+    expect(reopens).toHaveLength(0);
+    await wh.loadSlice(slice(2));
+    expect(reopens).toHaveLength(1);
+  });
+
   it('does not reopen under a read connection, and does at the next load after it closed', async () => {
     await wh.withReadConnection(async () => {
       await wh.loadSlice(slice(1));

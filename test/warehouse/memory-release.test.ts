@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BESIDE_DUCKDB_BYTES,
   MIN_RELEASE_BYTES,
+  openWaitingForLock,
   ReopenTrigger,
   reopenThresholdBytes,
 } from '../../src/warehouse/memory-release.js';
@@ -32,5 +33,36 @@ describe('when the writer reopens DuckDB', () => {
     expect(reopenThresholdBytes({ memoryLimit: '160MB', reopenAboveMb: 350 })).toBe(350 * MB);
     expect(reopenThresholdBytes({ memoryLimit: '160MB', reopenAboveMb: 0 })).toBe(0);
     expect(reopenThresholdBytes({ memoryLimit: '1GiB' })).toBe(1024 * MB + BESIDE_DUCKDB_BYTES);
+  });
+});
+
+describe('opening again after a reopen', () => {
+  const locked = () => new Error('IO Error: Could not set lock on file "bv.work.duckdb": Conflicting lock is held');
+
+  it('waits out a lock another process took while the file was closed', async () => {
+    let attempts = 0;
+    const opened = await openWaitingForLock(async () => {
+      attempts += 1;
+      if (attempts < 3) throw locked();
+      return 'instance';
+    });
+    expect(opened).toBe('instance');
+    expect(attempts).toBe(3);
+  });
+
+  it('gives up on a lock held past the wait, and at once on any other error', async () => {
+    await expect(
+      openWaitingForLock(async () => {
+        throw locked();
+      }, 0),
+    ).rejects.toThrow(/Conflicting lock/);
+    let attempts = 0;
+    await expect(
+      openWaitingForLock(async () => {
+        attempts += 1;
+        throw new Error('IO Error: No space left on device');
+      }),
+    ).rejects.toThrow(/No space left/);
+    expect(attempts).toBe(1);
   });
 });
