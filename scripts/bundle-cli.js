@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 
 /**
- * Packages of many small modules, plain JavaScript with no files of their own read at run time. The rest stay in
- * node_modules: native bindings, worker-thread entries (pino), Lua scripts (bullmq), and ioredis, which BullMQ shares.
+ * Packages of many small modules, plain JavaScript with no files of their own read at run time, inlined with what they
+ * import. The rest stay in node_modules: worker-thread entries (pino), Lua scripts (bullmq), and ioredis, which BullMQ
+ * shares. Native bindings always stay outside.
  */
 const INLINED = new Set(['@duckdb/node-api', 'zod', 'cron-parser', 'commander', 'cli-table3']);
+const NATIVE = /^@duckdb\/node-bindings/;
 
 function packageOf(path) {
   const parts = path.split('/');
@@ -35,9 +37,13 @@ export async function bundleCli(dist) {
       {
         name: 'leave-packages-outside',
         setup(plugin) {
-          plugin.onResolve({ filter: /^[^./]/ }, (args) =>
-            INLINED.has(packageOf(args.path)) ? undefined : { path: args.path, external: true },
-          );
+          // An inlined package's own imports are inlined too: from dist/bundle/, node would find whichever copy of
+          // them sits at the top of node_modules, not the one the package was installed with.
+          plugin.onResolve({ filter: /^[^./]/ }, (args) => {
+            if (NATIVE.test(args.path)) return { path: args.path, external: true };
+            if (args.importer.includes('/node_modules/') || INLINED.has(packageOf(args.path))) return undefined;
+            return { path: args.path, external: true };
+          });
         },
       },
     ],
