@@ -101,7 +101,7 @@ describe('a warehouse that reopens DuckDB after each load', () => {
 
 describe('a backfill whose writer reopens DuckDB after every load', () => {
   const TODAY = '2026-11-20';
-  const SIM = { brands: 2, days: 4, scale: 10, today: TODAY };
+  const SIM = { brands: 1, days: 3, scale: 10, today: TODAY };
   let plain: EngineFixture;
   let reopening: EngineFixture;
 
@@ -118,7 +118,7 @@ describe('a backfill whose writer reopens DuckDB after every load', () => {
     const options = {
       kind: 'backfill' as const,
       today: TODAY,
-      from: '2026-11-18',
+      from: '2026-11-19',
       to: TODAY,
       streams: [...DEFAULT_STREAM_NAMES],
     };
