@@ -40,8 +40,8 @@ export default defineConfig({
     // The slowest files first, so none is left to run alone at the end (test/durations.json).
     sequence: { sequencer: SlowFirstSequencer },
     // Most integration files wait on simulated latency, rate limits, lease timeouts and child processes rather than
-    // the CPU: three files at once keep the 2-core box busy (docs/performance.md, "The test suite").
-    maxWorkers: 3,
+    // the CPU: four files at once keep the 2-core box busy (docs/performance.md, "The test suite").
+    maxWorkers: 4,
     testTimeout: 10_000,
   },
 });
