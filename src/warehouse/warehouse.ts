@@ -144,14 +144,7 @@ export class Warehouse {
   static async open(workingPath: string, options: WarehouseOptions = {}): Promise<Warehouse> {
     const path = resolve(workingPath);
     ensureDatabaseFolder(path);
-    let instance: DuckDBInstance;
-    try {
-      instance = await DuckDBInstance.create(path, options.duckdb);
-    } catch (error) {
-      // Told apart here so the lease knows whether waiting can help (another process lets go) or not (anything else).
-      if (isLockConflict(error)) throw new DatabaseLockedError(path, error as Error);
-      throw writerFaultOf(error, path) ?? error;
-    }
+    const instance = await createInstance(path, options.duckdb);
     let connection: DuckDBConnection | undefined;
     try {
       connection = await instance.connect();
@@ -561,9 +554,10 @@ export class Warehouse {
    * still ends writing); an open that fails after the close ends writing as a fault would.
    */
   private async releaseMemoryWhenDue(): Promise<void> {
-    const before = process.memoryUsage.rss();
     const trigger = this.options.reopen;
-    if (!trigger || this.readConnections > 0 || !trigger.due(before)) return;
+    if (!trigger || this.readConnections > 0) return;
+    const before = process.memoryUsage.rss();
+    if (!trigger.due(before)) return;
     let reopened: () => void = () => undefined;
     this.reopening = new Promise<void>((resolve) => (reopened = resolve));
     try {
@@ -580,11 +574,10 @@ export class Warehouse {
       this.connection.closeSync();
       this.instance.closeSync();
       try {
-        this.instance = await openWaitingForLock(() => DuckDBInstance.create(this.path, this.options.duckdb));
+        this.instance = await openWaitingForLock(() => createInstance(this.path, this.options.duckdb));
         this.connection = await this.instance.connect();
       } catch (error) {
-        const cause = isLockConflict(error) ? new DatabaseLockedError(this.path, error as Error) : (error as Error);
-        this.faulted = writerFaultOf(error, this.path) ?? new DatabaseInvalidatedError(this.path, cause);
+        this.faulted = writerFaultOf(error, this.path) ?? new DatabaseInvalidatedError(this.path, error as Error);
         throw this.faulted;
       }
       const after = process.memoryUsage.rss();
@@ -653,6 +646,19 @@ export class Warehouse {
     const next = this.queue.then(guarded, guarded);
     this.queue = next.catch(() => undefined);
     return next;
+  }
+}
+
+/**
+ * DuckDB's instance of the file. Told apart so the lease knows whether waiting can help: another process holding the
+ * lock (DatabaseLockedError) may let go, a writer fault will not.
+ */
+async function createInstance(path: string, settings: Record<string, string> | undefined): Promise<DuckDBInstance> {
+  try {
+    return await DuckDBInstance.create(path, settings);
+  } catch (error) {
+    if (isLockConflict(error)) throw new DatabaseLockedError(path, error as Error);
+    throw writerFaultOf(error, path) ?? error;
   }
 }
 
