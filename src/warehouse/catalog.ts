@@ -40,3 +40,7 @@ export async function readCatalog(connection: DuckDBConnection): Promise<Map<str
   }
   return tables;
 }
+
+export function hasColumn(table: TableInfo, column: string): boolean {
+  return table.columns.some((each) => each.name === column);
+}

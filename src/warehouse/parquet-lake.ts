@@ -3,12 +3,18 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wr
 import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { makeFolder } from '../make-folder.js';
-import { readCatalog, type TableInfo } from './catalog.js';
+import { hasColumn, readCatalog, type TableInfo } from './catalog.js';
 import type { CommitFence } from './commit-fence.js';
-import { journalEntryId, journalTail, pruneJournal, readJournal, type JournalEntry } from './publish-journal.js';
-import { WORKING_FILE_ONLY } from './publish-changes.js';
+import {
+  journalEntryId,
+  journalTail,
+  MAX_INCREMENTAL_ENTRIES,
+  pruneJournal,
+  readJournal,
+  type JournalEntry,
+} from './publish-journal.js';
+import { isBookkeeping, predicateGroups, scopePredicate, WORKING_FILE_ONLY } from './publish-changes.js';
 import type { Scope } from './slice-batch.js';
-import { REJECTS_TABLE } from './slice-loader.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
 import { castTypeOf } from './table-plan.js';
 
@@ -25,8 +31,6 @@ const STAGING_PREFIX = '.staging-';
 /** How DuckDB's COPY ... PARTITION_BY names a NULL value, and how hive_partitioning reads it back. */
 const NULL_PARTITION = '__HIVE_DEFAULT_PARTITION__';
 const LAKE_FORMAT = 1;
-/** Journal entries above which the lake is rewritten whole, as publish.ts copies the whole file. */
-const MAX_INCREMENTAL_ENTRIES = 20_000;
 // Partition paths compared in one statement: keeps the SQL text small.
 const PATHS_PER_STATEMENT = 500;
 
@@ -69,8 +73,10 @@ export interface LakeManifest {
 /** Where the working file stands, as publish.ts's marker says it: the lake records the same. */
 export interface LakePosition {
   origin: string;
+  /** A checksum of the whole migration ledger: a migration added below the newest one changes it too. */
   schema: string;
   journalSeq: bigint;
+  /** The id of the journal entry numbered `journalSeq` (publish-journal.ts, journalEntryId); undefined with none. */
   headEntry: string | undefined;
 }
 
@@ -240,7 +246,7 @@ export async function writeLake(
  */
 export function partitionColumns(info: TableInfo): string[] {
   if (isBookkeeping(info.name)) return [];
-  const has = (column: string) => info.columns.some((c) => c.name === column);
+  const has = (column: string) => hasColumn(info, column);
   const columns = has('brand_id') ? ['brand_id'] : [];
   if (has('day')) columns.push('day');
   else if (
@@ -272,10 +278,6 @@ async function staleReason(
   return undefined;
 }
 
-function isBookkeeping(table: string): boolean {
-  return table.startsWith('_') && table !== REJECTS_TABLE;
-}
-
 function columnsOf(info: TableInfo): LakeColumn[] {
   return info.columns.map((column) => ({ name: column.name, type: column.dataType }));
 }
@@ -304,6 +306,9 @@ async function changedPartitions(
   known: readonly string[],
 ): Promise<Set<string>> {
   const changed = new Set<string>();
+  const addPaths = async (sql: string) => {
+    for (const path of await readPaths(connection, sql)) changed.add(path);
+  };
   if (!entries.length) return changed;
   const partitionBy = partitionColumns(info);
   if (!partitionBy.length) return new Set(['']);
@@ -323,28 +328,17 @@ async function changedPartitions(
     scopes.push(onPartitions);
   }
   const predicates = scopes.map((scope) => scopePredicate(info, scope));
-  for (let i = 0; i < predicates.length; i += PATHS_PER_STATEMENT) {
-    const where = predicates
-      .slice(i, i + PATHS_PER_STATEMENT)
-      .map((p) => `(${p})`)
-      .join(' OR ');
-    for (const path of await readPaths(
-      connection,
-      `SELECT DISTINCT ${pathExpression(partitionBy)} FROM ${source} WHERE ${where}`,
-    ))
-      changed.add(path);
-  }
+  for (const where of predicateGroups(predicates, PATHS_PER_STATEMENT))
+    await addPaths(`SELECT DISTINCT ${pathExpression(partitionBy)} FROM ${source} WHERE ${where}`);
   // Partitions whose rows are all gone now: found in the lake's list, by the same scopes.
   for (const path of known) if (scopes.some((scope) => scopeMatches(scope, path))) changed.add(path);
-  if (runs.size && !info.columns.some((column) => column.name === '_run_id')) {
+  if (runs.size && !hasColumn(info, '_run_id')) {
     // Merged rows are found by the run that wrote them; without that column every partition may hold one.
-    for (const path of await readPaths(connection, `SELECT DISTINCT ${pathExpression(partitionBy)} FROM ${source}`))
-      changed.add(path);
+    await addPaths(`SELECT DISTINCT ${pathExpression(partitionBy)} FROM ${source}`);
     for (const path of known) changed.add(path);
   } else if (runs.size) {
     const merged = `SELECT * FROM ${source} WHERE _run_id IN (${[...runs].map(quoteLiteral).join(', ')})`;
-    for (const path of await readPaths(connection, `SELECT DISTINCT ${pathExpression(partitionBy)} FROM (${merged})`))
-      changed.add(path);
+    await addPaths(`SELECT DISTINCT ${pathExpression(partitionBy)} FROM (${merged})`);
     const keyed = partitionBy.every((column) => info.primaryKey.includes(column));
     if (!keyed && known.length) {
       if (!info.primaryKey.length) {
@@ -359,12 +353,9 @@ async function changedPartitions(
             .map((column) => `l.${quoteIdent(column)} IS NOT DISTINCT FROM m.${quoteIdent(column)}`)
             .join(' AND ');
           const lake = `read_parquet([${files.map(quoteLiteral).join(', ')}], hive_partitioning = true)`;
-          for (const path of await readPaths(
-            connection,
+          await addPaths(
             `SELECT DISTINCT ${pathExpression(partitionBy, 'l.')} FROM ${lake} l SEMI JOIN (${merged}) m ON ${sameKey}`,
-          )) {
-            changed.add(path);
-          }
+          );
         }
       }
     }
@@ -375,17 +366,6 @@ async function changedPartitions(
 async function readPaths(connection: DuckDBConnection, sql: string): Promise<string[]> {
   const reader = await connection.runAndReadAll(sql);
   return reader.getRowsJS().map((row) => String(row[0]));
-}
-
-function scopePredicate(info: TableInfo, scope: Scope): string {
-  const parts = Object.entries(scope).map(([column, value]) => {
-    const type = castTypeOf(info.columns.find((c) => c.name === column)!.dataType);
-    const literal = (v: string | number | boolean) => `CAST(${quoteLiteral(String(v))} AS ${type})`;
-    if (Array.isArray(value))
-      return value.length ? `${quoteIdent(column)} IN (${value.map(literal).join(', ')})` : 'FALSE';
-    return `${quoteIdent(column)} = ${literal(value as string | number | boolean)}`;
-  });
-  return parts.length ? parts.join(' AND ') : 'TRUE';
 }
 
 function scopeMatches(scope: Scope, path: string): boolean {
@@ -561,10 +541,8 @@ function readPlan(root: string): Plan | undefined {
 /** Staging folders of writes that died: only the single writer writes the lake, so none is in use. */
 function removeStaging(root: string): void {
   for (const name of readdirSync(root))
-    if (name.startsWith(STAGING_PREFIX)) rmSync(join(root, name), { recursive: true, force: true });
-  for (const name of readdirSync(root))
-    if (name.startsWith(`${MANIFEST_FILE}.tmp-`) || name.startsWith(`${PLAN_FILE}.tmp-`))
-      rmSync(join(root, name), { force: true });
+    if ([STAGING_PREFIX, `${MANIFEST_FILE}.tmp-`, `${PLAN_FILE}.tmp-`].some((prefix) => name.startsWith(prefix)))
+      rmSync(join(root, name), { recursive: true, force: true });
 }
 
 function writeAtomically(path: string, text: string): void {

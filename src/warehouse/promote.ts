@@ -1,8 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { TableInfo } from './catalog.js';
+import { hasColumn, type TableInfo } from './catalog.js';
 import { isWriterFenced, type CommitFence } from './commit-fence.js';
 import { readRows } from './read-rows.js';
-import { quoteIdent } from './sql-names.js';
+import { quoteIdent, quoteLiteral } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
 
 /** `sync.promote`: per table, the `_extra` fields to hold in columns of their own, with the column's DuckDB type. */
@@ -10,7 +10,7 @@ export type Promotions = Readonly<Record<string, Readonly<Record<string, string>
 
 /** The SQL that reads a field out of `_extra` as its column's type, as the loader's converter of that type would. */
 function fieldValueSql(field: string, type: string): string {
-  const key = `'${field.replaceAll("'", "''")}'`;
+  const key = quoteLiteral(field);
   if (type === 'JSON') return `_extra -> ${key}`;
   if (type === 'VARCHAR') return `_extra ->> ${key}`;
   return `CAST(_extra ->> ${key} AS ${type})`;
@@ -28,9 +28,9 @@ function checkPromotions(
   const problems: string[] = [];
   for (const [table, fields] of Object.entries(promote)) {
     const info = catalog.get(table);
-    if (!info?.columns.some((column) => column.name === '_extra')) {
+    if (!info || !hasColumn(info, '_extra')) {
       const known = [...catalog.values()]
-        .filter((each) => each.columns.some((column) => column.name === '_extra'))
+        .filter((each) => hasColumn(each, '_extra'))
         .map((each) => each.name)
         .sort();
       problems.push(
@@ -80,7 +80,7 @@ export async function promoteFields(
   // them leaves empty columns recorded as promoted, which the next call fills.
   await fencedTransaction(connection, fence, async () => {
     for (const { table, field, type } of entries) {
-      if (catalog.get(table)!.columns.some((column) => column.name === field)) continue;
+      if (hasColumn(catalog.get(table)!, field)) continue;
       await connection.run(`ALTER TABLE main.${quoteIdent(table)} ADD COLUMN ${quoteIdent(field)} ${type}`);
       await connection.run(
         'INSERT INTO _promoted_fields VALUES ($1, $2, $3, current_timestamp) ON CONFLICT DO NOTHING',
@@ -91,7 +91,7 @@ export async function promoteFields(
   });
   await fencedTransaction(connection, fence, async () => {
     for (const { table, field, type } of entries) {
-      const key = `'${field.replaceAll("'", "''")}'`;
+      const key = quoteLiteral(field);
       // json_merge_patch with a null removes the key (RFC 7396); an _extra left empty becomes NULL, as the loader stores it.
       const result = await connection.run(
         `UPDATE main.${quoteIdent(table)} SET ${quoteIdent(field)} = ${fieldValueSql(field, type)},

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { TableInfo } from './catalog.js';
+import { hasColumn, type TableInfo } from './catalog.js';
 import { JOURNAL_TABLE, type JournalEntry } from './publish-journal.js';
 import { PUBLISH_COSTS_TABLE } from './publish-cost.js';
 import { PUBLISHED_FILES_TABLE } from './published-identity.js';
@@ -15,13 +15,6 @@ export class FullCopyNeeded extends Error {
     super(reason);
     this.name = 'FullCopyNeeded';
   }
-}
-
-export interface AppliedChanges {
-  /** Data tables some entry touched. */
-  tables: number;
-  /** Distinct replace scopes and merging runs re-copied. */
-  scopes: number;
 }
 
 // Scopes joined with OR in one statement: a few hundred keep the SQL text small and still let DuckDB's zone maps
@@ -51,8 +44,7 @@ function changesByTable(
     } else {
       // The loader narrows a scope without brand_id to the slice's brand; the copy must narrow it the same way.
       const scope: Scope = { ...entry.scope };
-      if (!('brand_id' in scope) && info.columns.some((column) => column.name === 'brand_id'))
-        scope.brand_id = entry.brandId;
+      if (!('brand_id' in scope) && hasColumn(info, 'brand_id')) scope.brand_id = entry.brandId;
       changes.scopes.set(JSON.stringify(Object.entries(scope).sort(([a], [b]) => a.localeCompare(b))), scope);
     }
   }
@@ -62,17 +54,15 @@ function changesByTable(
   return result;
 }
 
-/** The predicates joined with OR, SCOPES_PER_STATEMENT at a time. */
-function predicateGroups(predicates: readonly string[]): string[] {
+/** The predicates joined with OR, `size` at a time. */
+export function predicateGroups(predicates: readonly string[], size = SCOPES_PER_STATEMENT): string[] {
   const groups: string[] = [];
-  for (let i = 0; i < predicates.length; i += SCOPES_PER_STATEMENT)
-    groups.push(
-      predicates
-        .slice(i, i + SCOPES_PER_STATEMENT)
-        .map((p) => `(${p})`)
-        .join(' OR '),
-    );
+  for (let i = 0; i < predicates.length; i += size) groups.push(anyOf(predicates.slice(i, i + size)));
   return groups;
+}
+
+function anyOf(predicates: readonly string[]): string {
+  return predicates.map((p) => `(${p})`).join(' OR ');
 }
 
 /** What an incremental publish of some entries would do, found by doing its reads alone (publish-cost.ts prices it). */
@@ -100,7 +90,7 @@ export async function probeChanges(
     const source = `main.${quoteIdent(table)}`;
     for (const where of predicateGroups(changes.predicates))
       await count(`SELECT count(*) FROM ${source} WHERE ${where}`);
-    if (changes.runs.size && changes.info.columns.some((column) => column.name === '_run_id')) {
+    if (changes.runs.size && hasColumn(changes.info, '_run_id')) {
       await count(
         `SELECT count(*) FROM ${source} WHERE _run_id IN (${[...changes.runs].map(quoteLiteral).join(', ')})`,
       );
@@ -123,10 +113,8 @@ export async function applyJournal(
   alias: string,
   entries: readonly JournalEntry[],
   catalog: ReadonlyMap<string, TableInfo>,
-): Promise<AppliedChanges> {
-  const byTable = changesByTable(entries, catalog);
-  let scopes = 0;
-  for (const [table, { info, predicates, runs }] of byTable) {
+): Promise<void> {
+  for (const [table, { info, predicates, runs }] of changesByTable(entries, catalog)) {
     const target = `${alias}.main.${quoteIdent(table)}`;
     const source = `main.${quoteIdent(table)}`;
     for (const where of predicateGroups(predicates)) {
@@ -134,7 +122,7 @@ export async function applyJournal(
       await connection.run(`INSERT INTO ${target} BY NAME SELECT * FROM ${source} WHERE ${where}`);
     }
     if (runs.size) {
-      if (!info.columns.some((column) => column.name === '_run_id') || !info.primaryKey.length) {
+      if (!hasColumn(info, '_run_id') || !info.primaryKey.length) {
         throw new FullCopyNeeded(
           `table ${table} was merged but has no _run_id or no primary key to find the merged rows by`,
         );
@@ -144,12 +132,11 @@ export async function applyJournal(
         .map((column) => `${target}.${quoteIdent(column)} = merged.${quoteIdent(column)}`)
         .join(' AND ');
       // Rows a replace above already copied are left out, or they would be inserted twice.
-      const notCopied = predicates.length ? ` AND NOT (${predicates.map((p) => `(${p})`).join(' OR ')})` : '';
+      const notCopied = predicates.length ? ` AND NOT (${anyOf(predicates)})` : '';
       const merged = `SELECT * FROM ${source} WHERE _run_id IN (${runList})${notCopied}`;
       await connection.run(`DELETE FROM ${target} USING (${merged}) AS merged WHERE ${sameKey}`);
       await connection.run(`INSERT INTO ${target} BY NAME ${merged}`);
     }
-    scopes += predicates.length + runs.size;
   }
 
   for (const info of catalog.values()) {
@@ -159,7 +146,6 @@ export async function applyJournal(
       `INSERT INTO ${alias}.main.${quoteIdent(info.name)} BY NAME SELECT * FROM main.${quoteIdent(info.name)}`,
     );
   }
-  return { tables: byTable.size, scopes };
 }
 
 /** The working file's own publishing bookkeeping: no copy holds it. */
@@ -174,7 +160,7 @@ export const WORKING_FILE_ONLY: ReadonlySet<string> = new Set([
  * The system tables written outside slices (runs, slice states, cursors, the migration ledger): copied whole on
  * every publish. Rejects are written by slices and journaled like data; the journal stays out of the copy.
  */
-function isBookkeeping(table: string): boolean {
+export function isBookkeeping(table: string): boolean {
   return table.startsWith('_') && table !== REJECTS_TABLE && !WORKING_FILE_ONLY.has(table);
 }
 
@@ -200,7 +186,8 @@ export async function differingTables(
   return reader.getRowsJS().map((row) => String(row[0]));
 }
 
-function scopePredicate(info: TableInfo, scope: Scope): string {
+/** A scope as SQL over the table's columns, its values as cast literals; TRUE for an empty scope. */
+export function scopePredicate(info: TableInfo, scope: Scope): string {
   const parts = Object.entries(scope).map(([column, value]) => {
     const found = info.columns.find((c) => c.name === column);
     if (!found)

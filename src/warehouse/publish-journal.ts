@@ -8,7 +8,8 @@ import type { Scope, TableWrite } from './slice-batch.js';
  */
 
 export const JOURNAL_TABLE = '_publish_journal';
-const JOURNAL_SEQUENCE = '_publish_journal_seq';
+/** Dropped from published copies with the table: analysts have no use for it. */
+export const JOURNAL_SEQUENCE = '_publish_journal_seq';
 
 // A sequence, not max(seq) + 1: entries a publish applied are pruned, and a number used again would look applied.
 const JOURNAL_DDL = `
@@ -25,8 +26,8 @@ const JOURNAL_DDL = `
   ALTER TABLE ${JOURNAL_TABLE} ADD COLUMN IF NOT EXISTS entry_id VARCHAR DEFAULT (gen_random_uuid()::VARCHAR);
   UPDATE ${JOURNAL_TABLE} SET entry_id = gen_random_uuid()::VARCHAR WHERE entry_id IS NULL;`;
 
-/** The journal's DDL names, dropped from published copies: analysts have no use for them. */
-export const JOURNAL_OBJECTS = { table: JOURNAL_TABLE, sequence: JOURNAL_SEQUENCE };
+/** Entries above which a copy (or the lake) is rewritten whole: a long backfill's change set costs as much applied. */
+export const MAX_INCREMENTAL_ENTRIES = 20_000;
 
 /**
  * Created when the writer opens the file rather than by a migration: every writer journals whatever version it

@@ -5,7 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { makeFolder } from '../make-folder.js';
 import { readCatalog } from './catalog.js';
-import type { LakeOutcome } from './parquet-lake.js';
+import type { LakeOutcome, LakePosition } from './parquet-lake.js';
 import { schemaVersion } from './migrator.js';
 import { VIEWS_DIR } from './paths.js';
 import {
@@ -18,11 +18,12 @@ import {
 } from './publish-changes.js';
 import { estimatePublish, readPublishRates, recordPublishRate, type PublishEstimate } from './publish-cost.js';
 import {
-  JOURNAL_OBJECTS,
+  JOURNAL_SEQUENCE,
   journalEntryId,
   journalHead,
   journalLength,
   journalTail,
+  MAX_INCREMENTAL_ENTRIES,
   pruneJournal,
   readJournal,
 } from './publish-journal.js';
@@ -115,21 +116,9 @@ const PUBLISH_ALIAS = 'bvsync_publish';
 /** Written in every published copy: what it holds, so the next publish knows whether it can bring it up to date. */
 const MARKER_TABLE = '_published';
 
-/**
- * Journal entries above which a full copy is made anyway: a change set that large (a long backfill) costs about as
- * much applied scope by scope as copied whole.
- */
-const MAX_INCREMENTAL_ENTRIES = 20_000;
-
-interface Marker {
-  origin: string;
-  journalSeq: bigint;
-  /** The id of the journal entry numbered `journalSeq` (publish-journal.ts, journalEntryId); undefined with none. */
-  headEntry: string | undefined;
+interface Marker extends LakePosition {
   /** The newest migration, for messages; `schema` is what is compared. */
   schemaVersion: number;
-  /** A checksum of the whole migration ledger: a migration added below the newest one changes it too. */
-  schema: string;
   views: string;
 }
 
@@ -163,13 +152,9 @@ async function publishWith(
   const clone = await usableClone(options.prepared, target);
   const views = readNumberedSqlFiles(options.viewsDir ?? VIEWS_DIR);
   const working = await currentDatabase(connection);
-  const journalSeq = await journalHead(connection);
   const marker: Marker = {
-    origin: await originOf(connection),
-    journalSeq,
-    headEntry: await journalEntryId(connection, journalSeq),
+    ...(await publishPosition(connection)),
     schemaVersion: await schemaVersion(connection),
-    schema: await ledgerChecksum(connection),
     views: checksumOf(views),
   };
   let staleWal: string | undefined;
@@ -264,9 +249,7 @@ function keptFrom(published: bigint, lake: bigint | undefined): bigint {
 }
 
 /** The working file's origin, migrations and journal head: what a publish marker and the lake's manifest record. */
-export async function publishPosition(
-  connection: DuckDBConnection,
-): Promise<{ origin: string; schema: string; journalSeq: bigint; headEntry: string | undefined }> {
+export async function publishPosition(connection: DuckDBConnection): Promise<LakePosition> {
   const journalSeq = await journalHead(connection);
   return {
     origin: await originOf(connection),
@@ -386,7 +369,7 @@ async function fullCopy(
     await connection.run(`COPY FROM DATABASE ${quoteIdent(working)} TO ${PUBLISH_ALIAS}`);
   for (const table of WORKING_FILE_ONLY)
     await connection.run(`DROP TABLE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(table)}`);
-  await connection.run(`DROP SEQUENCE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(JOURNAL_OBJECTS.sequence)}`);
+  await connection.run(`DROP SEQUENCE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(JOURNAL_SEQUENCE)}`);
   await connection.run(
     `CREATE OR REPLACE TABLE ${PUBLISH_ALIAS}.main.${MARKER_TABLE} (origin VARCHAR, journal_seq BIGINT, schema_version INTEGER, views VARCHAR,
        published_at TIMESTAMPTZ, head_entry VARCHAR, schema VARCHAR)`,

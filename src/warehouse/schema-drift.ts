@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { TableInfo } from './catalog.js';
+import { hasColumn, type TableInfo } from './catalog.js';
 import { readRows } from './read-rows.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
 
@@ -44,10 +44,6 @@ function engineColumns(tables: readonly TableInfo[]): Array<{ table: string; col
     for (const column of ['engine', 'model']) if (hasColumn(table, column)) found.push({ table: table.name, column });
   }
   return found;
-}
-
-function hasColumn(table: TableInfo, column: string): boolean {
-  return table.columns.some((each) => each.name === column);
 }
 
 /** The DuckDB type a JSON value of this json_type() fits, as `sync.promote` takes it. */
