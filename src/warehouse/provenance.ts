@@ -76,13 +76,26 @@ export function instantOf(text: string): number | undefined {
  * Milliseconds from the start of the UTC day `day` to what an echo names for it: a day (its first instant), or a
  * timestamp's instant; undefined for anything else.
  */
-function offsetFromDay(day: string, echoed: string): { offset: number; dateOnly: boolean } | undefined {
+function offsetFromDay(day: string, echoed: string): DayOffset | undefined {
   const dayStart = Date.parse(`${day}T00:00:00Z`);
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(echoed);
   const at = dateOnly ? Date.parse(`${echoed}T00:00:00Z`) : instantOf(echoed);
   return at === undefined || Number.isNaN(at) || Number.isNaN(dayStart)
     ? undefined
     : { offset: at - dayStart, dateOnly };
+}
+
+interface DayOffset {
+  offset: number;
+  dateOnly: boolean;
+}
+
+/**
+ * An end day is inclusive (spec): as a date it is the day itself; the next day's date is a second day applied, while
+ * the next day's first instant is the half-open spelling of the same day.
+ */
+function endsDay({ offset, dateOnly }: DayOffset): boolean {
+  return offset === 0 || (!dateOnly && offset >= DAY_MS - 60_000 && offset <= DAY_MS);
 }
 
 /**
@@ -101,11 +114,7 @@ export function rangeNotApplied(
     if (day === null || typeof echoed !== 'string') return;
     const read = offsetFromDay(day, echoed);
     if (read === undefined) return;
-    const { offset, dateOnly } = read;
-    // An end day is inclusive (spec): as a date it is the day itself; the next day's date is a second day applied, while
-    // the next day's first instant is the half-open spelling of the same day.
-    const right =
-      bound === 'start' ? offset === 0 : offset === 0 || (!dateOnly && offset >= DAY_MS - 60_000 && offset <= DAY_MS);
+    const right = bound === 'start' ? read.offset === 0 : endsDay(read);
     if (!right) wrong.push(`${name}=${day} as ${JSON.stringify(echoed)}`);
   };
   judge('start', slice.from, wire.start);
@@ -134,10 +143,7 @@ function rangeUnderOtherNames(
     const fromStart = offsetFromDay(slice.from, value);
     const fromEnd = offsetFromDay(slice.to, value);
     if (fromStart === undefined || fromEnd === undefined) continue;
-    const isStart = fromStart.offset === 0;
-    const isEnd =
-      fromEnd.offset === 0 || (!fromEnd.dateOnly && fromEnd.offset >= DAY_MS - 60_000 && fromEnd.offset <= DAY_MS);
-    if (!isStart && !isEnd) foreign.push(`${name}=${JSON.stringify(value)}`);
+    if (fromStart.offset !== 0 && !endsDay(fromEnd)) foreign.push(`${name}=${JSON.stringify(value)}`);
   }
   if (foreign.length === 0) return undefined;
   return (
