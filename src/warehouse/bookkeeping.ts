@@ -70,17 +70,8 @@ export async function storedSliceState(
   stream: string,
   sliceKey: string,
 ): Promise<StoredSliceState | undefined> {
-  const [row] = await read(
-    'SELECT status, "rows", run_id, last_attempt_run_id FROM _sync_state WHERE brand_id = $1 AND stream = $2 AND slice_key = $3',
-    [brandId, stream, sliceKey],
-  );
-  if (!row) return undefined;
-  return {
-    status: row.status as SliceStatus,
-    rows: Number(row.rows ?? 0),
-    runId: row.run_id as string | null,
-    attemptRunId: row.last_attempt_run_id as string | null,
-  };
+  const slice = { brandId, stream, sliceKey };
+  return (await storedSliceStates(read, [slice])).get(sliceKeyText(slice));
 }
 
 /** A slice as `storedSliceStates` is asked for it. */

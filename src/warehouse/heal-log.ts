@@ -1,9 +1,9 @@
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { RowReader } from './bookkeeping.js';
 import type { PlainRow } from './read-rows.js';
 
 /** The outcome words of a `_heal_runs` round (docs/healing.md). */
-export const HEAL_STATUSES = ['reading', 'agree', 'healed', 'disagree'] as const;
-export type HealStatus = (typeof HEAL_STATUSES)[number];
+export type HealStatus = 'reading' | 'agree' | 'healed' | 'disagree';
 
 /** A round of `sync.heal` as `_heal_runs` holds it; disagreements are `brand|family|day`. */
 export interface HealRound {
@@ -66,18 +66,13 @@ export async function saveHealRound(
 }
 
 /** The round that followed a scheduled run, or undefined. */
-export async function healRound(
-  read: (sql: string, params?: DuckDBValue[]) => Promise<PlainRow[]>,
-  healId: string,
-): Promise<HealRound | undefined> {
+export async function healRound(read: RowReader, healId: string): Promise<HealRound | undefined> {
   const [row] = await read(`SELECT ${COLUMNS} FROM _heal_runs WHERE heal_id = $1`, [healId]);
   return row && roundOf(row);
 }
 
 /** The newest finished round: what it left `persisting` is what the next round does not re-read. */
-export async function lastFinishedHealRound(
-  read: (sql: string, params?: DuckDBValue[]) => Promise<PlainRow[]>,
-): Promise<HealRound | undefined> {
+export async function lastFinishedHealRound(read: RowReader): Promise<HealRound | undefined> {
   const [row] = await read(
     `SELECT ${COLUMNS} FROM _heal_runs WHERE finished_at IS NOT NULL ORDER BY finished_at DESC, heal_id DESC LIMIT 1`,
   );

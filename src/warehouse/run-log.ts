@@ -12,10 +12,8 @@ export interface RunStart {
   windowEnd?: string | null;
 }
 
-export interface RunRow extends RunStart {
-  startedAt: string;
-  finishedAt: string | null;
-  status: RunLogStatus;
+/** What the slices of a run add to its row of `_sync_runs`. */
+export interface RunCounters {
   slices: number;
   requests: number;
   rows: number;
@@ -23,6 +21,12 @@ export interface RunRow extends RunStart {
   errors: number;
   retries: number;
   rateLimited: number;
+}
+
+export interface RunRow extends RunStart, RunCounters {
+  startedAt: string;
+  finishedAt: string | null;
+  status: RunLogStatus;
 }
 
 export interface SliceStateRow {

@@ -64,14 +64,6 @@ export async function highestFenceToken(connection: DuckDBConnection): Promise<n
   return Number(reader.getRowsJS()[0]![0]);
 }
 
-/** Whether a transaction committed the rows of the fetch with this token. */
-export async function isSliceCommitted(connection: DuckDBConnection, token: string): Promise<boolean> {
-  const reader = await connection.runAndReadAll(`SELECT count(*) FROM ${SLICE_COMMITS_TABLE} WHERE token = $1`, [
-    token,
-  ]);
-  return Number(reader.getRowsJS()[0]![0]) > 0;
-}
-
 /** Which of these tokens a transaction committed the rows of: one index lookup for a batch of commit jobs. */
 export async function committedTokens(connection: DuckDBConnection, tokens: readonly string[]): Promise<Set<string>> {
   const asked = [...new Set(tokens)];

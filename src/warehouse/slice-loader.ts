@@ -11,6 +11,7 @@ import type { TablePlan, RowDefaults } from './table-plan.js';
 import { castTypeOf, promotedRow } from './table-plan.js';
 import { compileScope } from './scope.js';
 import { SLICE_QUERIES_TABLE, dropUnsaidSliceQueries, sliceQueryWrite } from './provenance.js';
+import type { RunCounters } from './run-log.js';
 import { journalWrites } from './publish-journal.js';
 import type { CommitFence } from './commit-fence.js';
 import { recordSliceCommits, type FenceMark } from './slice-commits.js';
@@ -87,22 +88,8 @@ async function runPrepared(
 }
 
 /**
- * Loads one slice in ONE transaction (facts, rejects, `_sync_state`, run counters), so the tables hold either the old
- * slice or the new one; rows are staged in TEMP tables outside it. test/warehouse/loader.int.test.ts.
- */
-export async function loadSliceBatch(
-  connection: DuckDBConnection,
-  lookup: PlanLookup,
-  batch: SliceBatch,
-  fence?: CommitFence,
-): Promise<LoadResult> {
-  const [result] = await loadSliceBatches(connection, lookup, [batch], fence);
-  return result!;
-}
-
-/**
- * Loads several slices in ONE transaction that commits all or none; two batches of one slice are refused. With a
- * `fence`, the writer's lease is confirmed just before COMMIT. test/warehouse/slice-batches.int.test.ts.
+ * Loads slices (facts, rejects, `_sync_state`, run counters) in ONE transaction that commits all or none; rows are staged
+ * in TEMP tables outside it. test/warehouse/loader.int.test.ts, test/warehouse/slice-batches.int.test.ts.
  */
 export async function loadSliceBatches(
   connection: DuckDBConnection,
@@ -370,8 +357,12 @@ function isEmptyObject(value: unknown): boolean {
 /** The write's staged rows, one per primary key: the LAST occurrence wins, as a later page is the fresher answer. */
 function dedupedStage(plan: TablePlan, item: StagedWrite): string {
   const key = plan.info.primaryKey.map(quoteIdent).join(', ');
-  const source = `SELECT * EXCLUDE (_seq, _part) FROM temp.main.${quoteIdent(item.stage)} WHERE _part = ${item.part}`;
+  const source = stagedRows(item);
   return key ? `${source} QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY _seq DESC) = 1` : source;
+}
+
+function stagedRows(item: StagedWrite): string {
+  return `SELECT * EXCLUDE (_seq, _part) FROM temp.main.${quoteIdent(item.stage)} WHERE _part = ${item.part}`;
 }
 
 /**
@@ -430,10 +421,16 @@ function scopesApart(items: readonly StagedWrite[]): boolean {
 
 /** Checks the staged rows of a replace fall in its scope, then deletes the scope's rows; returns how many it deleted. */
 async function deleteScope(connection: DuckDBConnection, item: StagedWrite): Promise<number> {
-  const { sql: predicate, params } = await checkScope(connection, item);
-  return (
-    await runPrepared(connection, `DELETE FROM main.${quoteIdent(item.plan.info.name)} WHERE ${predicate}`, params)
-  ).rowsChanged;
+  return deleteWhere(connection, item, await checkScope(connection, item));
+}
+
+async function deleteWhere(
+  connection: DuckDBConnection,
+  item: StagedWrite,
+  { sql, params }: { sql: string; params: DuckDBValue[] },
+): Promise<number> {
+  return (await runPrepared(connection, `DELETE FROM main.${quoteIdent(item.plan.info.name)} WHERE ${sql}`, params))
+    .rowsChanged;
 }
 
 /** Refuses a replace whose staged rows fall outside its scope (they would never be replaced); returns the scope's predicate. */
@@ -473,18 +470,15 @@ const SCOPE_TEXT_SEPARATOR = 'chr(31)';
 async function deleteScopes(connection: DuckDBConnection, items: readonly StagedWrite[]): Promise<number[]> {
   const counts = items.map(() => 0);
   const groups = new Map<string, number[]>();
+  const predicates: Array<{ sql: string; params: DuckDBValue[] }> = [];
   for (const [index, item] of items.entries()) {
-    await checkScope(connection, item);
+    predicates.push(await checkScope(connection, item));
     const columns = Object.keys(fullScope(item)).sort().join('\u0000');
     groups.set(columns, [...(groups.get(columns) ?? []), index]);
   }
   for (const members of groups.values()) {
     if (members.length === 1) {
-      const item = items[members[0]!]!;
-      const { sql: predicate, params } = scopePredicate(item.plan, fullScope(item));
-      counts[members[0]!] = (
-        await runPrepared(connection, `DELETE FROM main.${quoteIdent(item.plan.info.name)} WHERE ${predicate}`, params)
-      ).rowsChanged;
+      counts[members[0]!] = await deleteWhere(connection, items[members[0]!]!, predicates[members[0]!]!);
       continue;
     }
     const set = scopeTuples(members.map((index) => ({ index, item: items[index]! })));
@@ -527,15 +521,7 @@ function scopeTuples(
 ): { columns: string[]; rows: Array<{ part: number; cells: string }>; params: DuckDBValue[] } | undefined {
   const { plan } = members[0]!.item;
   const columns = Object.keys(fullScope(members[0]!.item)).sort();
-  const types = columns.map((column) => {
-    const index = plan.columnNames.indexOf(column);
-    if (index < 0)
-      throw new WarehouseError(
-        'unknown_column',
-        `table ${plan.info.name} has no column "${column}" (used in a replace scope)`,
-      );
-    return castTypeOf(plan.columnTypes[index]!);
-  });
+  const types = columns.map((column) => scopeColumnType(plan, column));
   const params: DuckDBValue[] = [];
   const rows: Array<{ part: number; cells: string }> = [];
   for (const { index, item } of members) {
@@ -642,8 +628,7 @@ async function applyWrite(connection: DuckDBConnection, item: StagedWrite): Prom
   }
 
   if (!item.staged) return result;
-  const source = `SELECT * EXCLUDE (_seq, _part) FROM temp.main.${quoteIdent(item.stage)} WHERE _part = ${item.part}`;
-  result.written = (await connection.run(mergeStatement(plan, source, ['_seq']))).rowsChanged;
+  result.written = (await connection.run(mergeStatement(plan, stagedRows(item), ['_seq']))).rowsChanged;
   return result;
 }
 
@@ -656,18 +641,7 @@ export function scopePredicate(plan: TablePlan, scope: Scope): { sql: string; pa
     return `CAST($${params.length} AS ${type})`;
   };
   for (const [column, value] of Object.entries(scope)) {
-    const index = plan.columnNames.indexOf(column);
-    if (index < 0) {
-      throw new WarehouseError(
-        'unknown_column',
-        `table ${plan.info.name} has no column "${column}" (used in a replace scope)`,
-      );
-    }
-    const dataType = plan.columnTypes[index]!;
-    if (dataType.endsWith('[]')) {
-      throw new WarehouseError('scope_invalid', `${plan.info.name}.${column} is a list and cannot scope a replace`);
-    }
-    const type = castTypeOf(dataType);
+    const type = scopeColumnType(plan, column);
     if (Array.isArray(value)) {
       parts.push(value.length ? `${quoteIdent(column)} IN (${value.map((v) => bind(v, type)).join(', ')})` : 'FALSE');
     } else {
@@ -676,6 +650,22 @@ export function scopePredicate(plan: TablePlan, scope: Scope): { sql: string; pa
   }
   if (!parts.length) throw new WarehouseError('scope_invalid', `a replace of ${plan.info.name} needs a scope`);
   return { sql: parts.join(' AND '), params };
+}
+
+/** The type a scope column's values are cast to; the column must exist and hold no list. */
+function scopeColumnType(plan: TablePlan, column: string): string {
+  const index = plan.columnNames.indexOf(column);
+  if (index < 0) {
+    throw new WarehouseError(
+      'unknown_column',
+      `table ${plan.info.name} has no column "${column}" (used in a replace scope)`,
+    );
+  }
+  const dataType = plan.columnTypes[index]!;
+  if (dataType.endsWith('[]')) {
+    throw new WarehouseError('scope_invalid', `${plan.info.name}.${column} is a list and cannot scope a replace`);
+  }
+  return castTypeOf(dataType);
 }
 
 /** Records an attempt beside the better state a slice keeps (`SliceBatch.attemptOnly`). */
@@ -778,18 +768,7 @@ async function addRunCounters(
   batches: readonly SliceBatch[],
   results: readonly LoadResult[],
 ): Promise<void> {
-  const byRun = new Map<
-    string,
-    {
-      slices: number;
-      requests: number;
-      rows: number;
-      rejects: number;
-      errors: number;
-      retries: number;
-      rateLimited: number;
-    }
-  >();
+  const byRun = new Map<string, RunCounters>();
   for (const [position, batch] of batches.entries()) {
     const sums = byRun.get(batch.runId) ?? {
       slices: 0,

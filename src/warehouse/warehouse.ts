@@ -6,6 +6,7 @@ import {
   storedSliceState,
   storedSliceStates,
   type NewestCompleteDay,
+  type RowReader,
   type SliceKey,
   type StoredSliceState,
 } from './bookkeeping.js';
@@ -32,7 +33,6 @@ import {
   committedTokens,
   ensureSliceCommits,
   highestFenceToken,
-  isSliceCommitted,
   pruneSliceCommits,
   runCommitCount,
 } from './slice-commits.js';
@@ -62,7 +62,7 @@ import { SERIES_READ_DAYS_SQL } from './unread-days.js';
 import { DAYS_READ_WITH_SQL, READ_SETTINGS_IN_USE_SQL, type DaysReadWith } from './other-read-settings.js';
 import type { Row, Scope, SliceBatch } from './slice-batch.js';
 import { keysHeldElsewhere, type KeyHeldElsewhere } from './keys-held-elsewhere.js';
-import { loadSliceBatch, loadSliceBatches, type LoadResult } from './slice-loader.js';
+import { loadSliceBatches, type LoadResult } from './slice-loader.js';
 import { planTable, type TablePlan } from './table-plan.js';
 import { promoteFields, type Promotions } from './promote.js';
 import {
@@ -216,13 +216,10 @@ export class Warehouse {
     return this.serial(() => driftEntries((sql) => readRows(this.connection, sql)));
   }
 
-  /** Loads one slice in one transaction; see `loadSliceBatch`. */
-  loadSlice(batch: SliceBatch): Promise<LoadResult> {
-    return this.serial(async () => {
-      const result = await loadSliceBatch(this.connection, (table) => this.plan(table), batch, this.options.fence);
-      await this.releaseMemoryWhenDue();
-      return result;
-    });
+  /** Loads one slice in one transaction; see `loadSliceBatches`. */
+  async loadSlice(batch: SliceBatch): Promise<LoadResult> {
+    const [result] = await this.loadSlices([batch]);
+    return result!;
   }
 
   /** Loads several slices in one transaction, each with its own state; see `loadSliceBatches`. */
@@ -245,7 +242,7 @@ export class Warehouse {
 
   /** Whether a slice's transaction committed the rows of the fetch with this token (slice-commits.ts). */
   hasCommitted(token: string): Promise<boolean> {
-    return this.serial(() => isSliceCommitted(this.connection, token));
+    return this.serial(async () => (await committedTokens(this.connection, [token])).has(token));
   }
 
   /**
@@ -608,7 +605,7 @@ export class Warehouse {
     return plan;
   }
 
-  private reader(): (sql: string, params?: DuckDBValue[]) => Promise<PlainRow[]> {
+  private reader(): RowReader {
     return (sql, params) => readRows(this.connection, sql, params);
   }
 
