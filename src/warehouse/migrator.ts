@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { MIGRATIONS_DIR } from './paths.js';
+import { readValue } from './read-rows.js';
 import { readNumberedSqlFiles, type SqlFile } from './sql-files.js';
 import { WarehouseError } from './warehouse-error.js';
 
@@ -78,6 +79,5 @@ export async function migrate(connection: DuckDBConnection, options: MigrateOpti
 
 /** The highest applied migration version, 0 for an empty database. */
 export async function schemaVersion(connection: DuckDBConnection): Promise<number> {
-  const reader = await connection.runAndReadAll('SELECT coalesce(max(version), 0) FROM _migrations');
-  return Number(reader.getRowsJS()[0]![0]);
+  return Number(await readValue(connection, 'SELECT coalesce(max(version), 0) FROM _migrations'));
 }

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { hasColumn, type TableInfo } from './catalog.js';
 import { JOURNAL_TABLE, type JournalEntry } from './publish-journal.js';
+import { readValue } from './read-rows.js';
 import { PUBLISH_COSTS_TABLE } from './publish-cost.js';
 import { PUBLISHED_FILES_TABLE } from './published-identity.js';
 import { SLICE_COMMITS_TABLE } from './slice-commits.js';
@@ -84,7 +85,7 @@ export async function probeChanges(
   const begun = performance.now();
   let rows = 0;
   const count = async (sql: string) => {
-    rows += Number((await connection.runAndReadAll(sql)).getRowsJS()[0]![0]);
+    rows += Number(await readValue(connection, sql));
   };
   for (const [table, changes] of changesByTable(entries, catalog)) {
     const source = `main.${quoteIdent(table)}`;

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { readValue } from './read-rows.js';
 import type { Scope, TableWrite } from './slice-batch.js';
 
 /**
@@ -87,16 +88,14 @@ export async function readJournal(connection: DuckDBConnection, afterSeq: bigint
 
 /** How many entries follow `afterSeq` (all of them without it): counted, not read. */
 export async function journalLength(connection: DuckDBConnection, afterSeq?: bigint): Promise<number> {
-  const reader = await connection.runAndReadAll(`SELECT count(*) FROM main.${JOURNAL_TABLE} WHERE seq > $1`, [
-    afterSeq ?? -1n,
-  ]);
-  return Number(reader.getRowsJS()[0]![0]);
+  return Number(
+    await readValue(connection, `SELECT count(*) FROM main.${JOURNAL_TABLE} WHERE seq > $1`, [afterSeq ?? -1n]),
+  );
 }
 
 /** The last number handed out, or 0 before the first entry: a full copy holds everything up to it. */
 export async function journalHead(connection: DuckDBConnection): Promise<bigint> {
-  const reader = await connection.runAndReadAll(`SELECT coalesce(max(seq), 0) FROM main.${JOURNAL_TABLE}`);
-  return BigInt(reader.getRowsJS()[0]![0] as bigint | number);
+  return BigInt((await readValue(connection, `SELECT coalesce(max(seq), 0) FROM main.${JOURNAL_TABLE}`)) as bigint);
 }
 
 /**
@@ -105,15 +104,13 @@ export async function journalHead(connection: DuckDBConnection): Promise<bigint>
  * so a copy's head entry is found in a working file only if that file is the one the copy was made from.
  */
 export async function journalEntryId(connection: DuckDBConnection, seq: bigint): Promise<string | undefined> {
-  const reader = await connection.runAndReadAll(`SELECT entry_id FROM main.${JOURNAL_TABLE} WHERE seq = $1`, [seq]);
-  const id = reader.getRowsJS()[0]?.[0];
+  const id = await readValue(connection, `SELECT entry_id FROM main.${JOURNAL_TABLE} WHERE seq = $1`, [seq]);
   return typeof id === 'string' ? id : undefined;
 }
 
 /** The oldest number still in the journal, or undefined when it is empty. */
 export async function journalTail(connection: DuckDBConnection): Promise<bigint | undefined> {
-  const reader = await connection.runAndReadAll(`SELECT min(seq) FROM main.${JOURNAL_TABLE}`);
-  const tail = reader.getRowsJS()[0]![0] as bigint | number | null;
+  const tail = (await readValue(connection, `SELECT min(seq) FROM main.${JOURNAL_TABLE}`)) as bigint | null;
   return tail === null ? undefined : BigInt(tail);
 }
 

@@ -28,6 +28,7 @@ import {
   readJournal,
 } from './publish-journal.js';
 import { identityOf, recordedIdentity, recordIdentity } from './published-identity.js';
+import { readValue } from './read-rows.js';
 import { readNumberedSqlFiles, type SqlFile } from './sql-files.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
@@ -303,10 +304,7 @@ async function priceWays(
 }
 
 async function databasePath(connection: DuckDBConnection, database: string): Promise<string | undefined> {
-  const reader = await connection.runAndReadAll('SELECT path FROM duckdb_databases() WHERE database_name = $1', [
-    database,
-  ]);
-  const path = reader.getRowsJS()[0]?.[0];
+  const path = await readValue(connection, 'SELECT path FROM duckdb_databases() WHERE database_name = $1', [database]);
   return typeof path === 'string' && path ? path : undefined;
 }
 
@@ -361,12 +359,12 @@ async function fullCopy(
   views: SqlFile[],
   marker: Marker,
 ): Promise<void> {
-  const hasFile = await connection.runAndReadAll(
+  const tables = await readValue(
+    connection,
     `SELECT count(*) FROM duckdb_tables() WHERE database_name = '${PUBLISH_ALIAS}'`,
   );
   // Attached to a byte copy of the working file already (see publishCopy), or to an empty file to copy into.
-  if (Number(hasFile.getRowsJS()[0]![0]) === 0)
-    await connection.run(`COPY FROM DATABASE ${quoteIdent(working)} TO ${PUBLISH_ALIAS}`);
+  if (Number(tables) === 0) await connection.run(`COPY FROM DATABASE ${quoteIdent(working)} TO ${PUBLISH_ALIAS}`);
   for (const table of WORKING_FILE_ONLY)
     await connection.run(`DROP TABLE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(table)}`);
   await connection.run(`DROP SEQUENCE IF EXISTS ${PUBLISH_ALIAS}.main.${quoteIdent(JOURNAL_SEQUENCE)}`);
@@ -449,10 +447,11 @@ async function updateCopy(connection: DuckDBConnection, marker: Marker, writtenS
 type StoredMarker = Omit<Marker, 'schema'> & { schema: string | undefined };
 
 async function readMarker(connection: DuckDBConnection): Promise<StoredMarker | undefined> {
-  const exists = await connection.runAndReadAll(
+  const exists = await readValue(
+    connection,
     `SELECT count(*) FROM duckdb_tables() WHERE database_name = '${PUBLISH_ALIAS}' AND schema_name = 'main' AND table_name = '${MARKER_TABLE}'`,
   );
-  if (Number(exists.getRowsJS()[0]![0]) === 0) return undefined;
+  if (Number(exists) === 0) return undefined;
   // Every column by name: a copy made by an older bvsync lacks the later ones.
   const reader = await connection.runAndReadAll(`SELECT * FROM ${PUBLISH_ALIAS}.main.${MARKER_TABLE}`);
   const row = reader.getRowObjectsJS()[0];
@@ -498,10 +497,11 @@ export async function dropPublishMarker(connection: DuckDBConnection): Promise<v
  * again starts its journal over, so its entries must never be taken for ones an older copy already holds.
  */
 async function originOf(connection: DuckDBConnection): Promise<string> {
-  const reader = await connection.runAndReadAll(
+  const origin = await readValue(
+    connection,
     'SELECT applied_at::VARCHAR FROM main._migrations ORDER BY version LIMIT 1',
   );
-  return String(reader.getRowsJS()[0]?.[0] ?? 'empty');
+  return String(origin ?? 'empty');
 }
 
 function checksumOf(views: SqlFile[]): string {
@@ -548,6 +548,5 @@ async function usableClone(prepared: PreparedClone | undefined, target: string):
 }
 
 async function currentDatabase(connection: DuckDBConnection): Promise<string> {
-  const reader = await connection.runAndReadAll('SELECT current_database()');
-  return String(reader.getRowsJS()[0]![0]);
+  return String(await readValue(connection, 'SELECT current_database()'));
 }

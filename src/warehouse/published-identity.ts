@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { readValue } from './read-rows.js';
 
 /**
  * Which file each published path held when bvsync last renamed a copy over it, kept in the working file. A publish
@@ -23,10 +24,9 @@ export function identityOf(path: string): string {
 
 /** The identity recorded for a published path; undefined when none is (no publish since this check came in). */
 export async function recordedIdentity(connection: DuckDBConnection, path: string): Promise<string | undefined> {
-  const reader = await connection.runAndReadAll(`SELECT identity FROM main.${PUBLISHED_FILES_TABLE} WHERE path = $1`, [
+  const identity = await readValue(connection, `SELECT identity FROM main.${PUBLISHED_FILES_TABLE} WHERE path = $1`, [
     path,
   ]);
-  const identity = reader.getRowsJS()[0]?.[0];
   return typeof identity === 'string' ? identity : undefined;
 }
 

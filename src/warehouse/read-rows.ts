@@ -17,6 +17,11 @@ export function plainValue(value: unknown): unknown {
   return value;
 }
 
+/** The first value of a query's first row; undefined when it returns no row. */
+export async function readValue(connection: DuckDBConnection, sql: string, params?: DuckDBValue[]): Promise<unknown> {
+  return (await connection.runAndReadAll(sql, params)).getRowsJS()[0]?.[0];
+}
+
 /** Runs a query and returns its rows as plain objects. Cast DATE columns to VARCHAR to get `YYYY-MM-DD`. */
 export async function readRows(connection: DuckDBConnection, sql: string, params?: DuckDBValue[]): Promise<PlainRow[]> {
   const reader = await connection.runAndReadAll(sql, params);

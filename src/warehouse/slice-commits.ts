@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { readValue } from './read-rows.js';
 
 /**
  * The fetches whose rows a slice's transaction committed, by the fetch's token, written in that transaction: a commit
@@ -58,10 +59,9 @@ export async function recordSliceCommits(
 
 /** The highest fencing token any commit of the file was made under; 0 when none was. */
 export async function highestFenceToken(connection: DuckDBConnection): Promise<number> {
-  const reader = await connection.runAndReadAll(
-    `SELECT coalesce(max(fence_token), 0)::BIGINT FROM ${SLICE_COMMITS_TABLE}`,
+  return Number(
+    await readValue(connection, `SELECT coalesce(max(fence_token), 0)::BIGINT FROM ${SLICE_COMMITS_TABLE}`),
   );
-  return Number(reader.getRowsJS()[0]![0]);
 }
 
 /** Which of these tokens a transaction committed the rows of: one index lookup for a batch of commit jobs. */
@@ -77,11 +77,8 @@ export async function committedTokens(connection: DuckDBConnection, tokens: read
 
 /** How many fetches of the run were committed (one token per slice a run commits: a replay finds its token and adds none). */
 export async function runCommitCount(connection: DuckDBConnection, runId: string): Promise<number> {
-  const reader = await connection.runAndReadAll(
-    `SELECT count(DISTINCT token) FROM ${SLICE_COMMITS_TABLE} WHERE run_id = $1`,
-    [runId],
-  );
-  return Number(reader.getRowsJS()[0]![0]);
+  const sql = `SELECT count(DISTINCT token) FROM ${SLICE_COMMITS_TABLE} WHERE run_id = $1`;
+  return Number(await readValue(connection, sql, [runId]));
 }
 
 /** Drops the tokens older than SLICE_COMMITS_KEPT_DAYS. */

@@ -6,6 +6,7 @@ import {
   type DuckDBPreparedStatement,
   type DuckDBValue,
 } from '@duckdb/node-api';
+import { groupBy } from '../group-by.js';
 import type { Row, Scope, SliceBatch, TableWrite } from './slice-batch.js';
 import type { TablePlan, RowDefaults } from './table-plan.js';
 import { castTypeOf, promotedRow } from './table-plan.js';
@@ -15,6 +16,7 @@ import type { RunCounters } from './run-log.js';
 import { journalWrites } from './publish-journal.js';
 import type { CommitFence } from './commit-fence.js';
 import { recordSliceCommits, type FenceMark } from './slice-commits.js';
+import { readValue } from './read-rows.js';
 import { quoteIdent } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
 
@@ -125,8 +127,10 @@ export async function loadSliceBatches(
   );
   // One stage per table for all the slices of the load: creating, filling and dropping a TEMP table costs more than a
   // small slice's own insert.
-  const stages = new Map<string, StagedWrite[]>();
-  for (const item of staged.flat()) if (item.staged) stages.set(item.stage, [...(stages.get(item.stage) ?? []), item]);
+  const stages = groupBy(
+    staged.flat().filter((item) => item.staged),
+    (item) => item.stage,
+  );
   const created: string[] = [];
   try {
     for (const [stage, items] of stages) {
@@ -147,9 +151,7 @@ export async function loadSliceBatches(
     await connection.run('BEGIN TRANSACTION');
     try {
       const tables: TableLoadResult[][] = batches.map(() => []);
-      const byTable = new Map<string, StagedWrite[]>();
-      for (const item of staged.flat()) byTable.set(item.write.table, [...(byTable.get(item.write.table) ?? []), item]);
-      for (const items of byTable.values()) {
+      for (const items of groupBy(staged.flat(), (item) => item.write.table).values()) {
         const outcomes = await applyTableWrites(connection, items);
         for (const [index, item] of items.entries()) tables[item.slice]!.push(outcomes[index]!);
       }
@@ -445,11 +447,8 @@ async function checkScope(
   // cast comparison is the authority and names the error.
   const inScope = compileScope(scope, item.brandId);
   if (item.staged && item.write.rows.some((row) => inScope.check(row) !== undefined)) {
-    const outside = await connection.runAndReadAll(
-      `SELECT count(*) FROM temp.main.${quoteIdent(stage)} WHERE _part = ${item.part} AND (${predicate}) IS NOT TRUE`,
-      params,
-    );
-    const count = Number(outside.getRowsJS()[0]![0]);
+    const outside = `SELECT count(*) FROM temp.main.${quoteIdent(stage)} WHERE _part = ${item.part} AND (${predicate}) IS NOT TRUE`;
+    const count = Number(await readValue(connection, outside, params));
     if (count > 0) {
       throw new WarehouseError(
         'scope_invalid',
@@ -469,13 +468,9 @@ const SCOPE_TEXT_SEPARATOR = 'chr(31)';
  */
 async function deleteScopes(connection: DuckDBConnection, items: readonly StagedWrite[]): Promise<number[]> {
   const counts = items.map(() => 0);
-  const groups = new Map<string, number[]>();
   const predicates: Array<{ sql: string; params: DuckDBValue[] }> = [];
-  for (const [index, item] of items.entries()) {
-    predicates.push(await checkScope(connection, item));
-    const columns = Object.keys(fullScope(item)).sort().join('\u0000');
-    groups.set(columns, [...(groups.get(columns) ?? []), index]);
-  }
+  for (const item of items) predicates.push(await checkScope(connection, item));
+  const groups = groupBy(items.keys(), (index) => Object.keys(fullScope(items[index]!)).sort().join('\u0000'));
   for (const members of groups.values()) {
     if (members.length === 1) {
       counts[members[0]!] = await deleteWhere(connection, items[members[0]!]!, predicates[members[0]!]!);
