@@ -1,9 +1,8 @@
 import { completeOnceOver } from './complete-once-over.js';
 
 /**
- * The SQL of the slices a `backfill --skip-complete` leaves out: complete, and read after their window ended (UTC).
- * $1 a JSON list of [brand, stream, slice key, a day, whether the slice is a full-refresh list]: the day after a day
- * slice's last, or today for a list, which counts only if the run that loaded it started today. One scan of `_sync_state`.
+ * The slices `backfill --skip-complete` leaves out (complete, read after their window ended, UTC), in one scan:
+ * $1 a JSON list of [brand, stream, key, day after a day slice's last or today for a list run today, list?].
  */
 export const COMPLETE_SLICES_SQL = `WITH asked AS (
     SELECT CAST(a->>0 AS BIGINT) AS brand_id, a->>1 AS stream, a->>2 AS slice_key, CAST(a->>3 AS DATE) AS day,

@@ -1,7 +1,6 @@
 /**
- * The SQL of the last past day a `_sync_state` row holds complete, as of `today` (an SQL DATE); NULL when none. A day
- * slice gives its day, a window slice its last day (no later than the day before its read), a whole list the day
- * before its read (test/warehouse/bookkeeping.int.test.ts, "gives every kind of slice a freshness").
+ * The SQL of the last past day a `_sync_state` row holds complete as of `today` (SQL DATE), or NULL: a day slice's
+ * day, a window's last (before its read), a list the day before its read (test/warehouse/bookkeeping.int.test.ts).
  */
 export function completeThroughDay(today: string): string {
   const readDay = `(DATE '1970-01-01' + CAST(floor(epoch(completed_at) / 86400) AS INTEGER))`;

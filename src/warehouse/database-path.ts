@@ -101,9 +101,8 @@ export function checkDuckDbFile(path: string): void {
 }
 
 /**
- * The published file and its working file make a pair a writer may use: the path is not itself a working file, and a
- * published warehouse has its working file beside it, else a publish would replace it with only the run's rows.
- * Throws `DatabasePathError` saying how to go on.
+ * Throws `DatabasePathError` saying how to go on unless the path is no working file and a published warehouse has its
+ * working file beside it: else a publish would replace it with only the run's rows.
  */
 export function checkWarehousePair(publishedPath: string, workingPath: string): void {
   // `bv.work` (no extension) is its own working file: workingPathFor gives the same path back.

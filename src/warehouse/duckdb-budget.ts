@@ -6,9 +6,8 @@ export interface DuckDbBudget {
 }
 
 /**
- * The default budget, the config's defaults too: with node's own memory it keeps a worker under 400 MB at any warehouse
- * size, DuckDB spilling past `memory_limit` (docs/performance.md, "Memory"). One thread, as the JavaScript thread
- * needs the other core.
+ * The default budget, the config's too: with node's memory a worker stays under 400 MB at any warehouse size, DuckDB
+ * spilling past `memory_limit` (docs/performance.md, "Memory"); one thread, the JavaScript thread needs the other.
  */
 export const DEFAULT_DUCKDB_BUDGET: DuckDbBudget = { memoryLimit: '160MB', threads: 1 };
 

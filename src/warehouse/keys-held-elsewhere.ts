@@ -16,9 +16,8 @@ export interface KeyHeldElsewhere {
 }
 
 /**
- * The rows of a replace whose primary key a row outside the replace's scope holds (a record the API now files under
- * another day), which would fail the insert on every attempt. Keys are compared as text, which holds for the integer,
- * text and day columns keys are made of; asked only after such a failure.
+ * The rows of a replace whose key a row outside its scope holds (a record now filed under another day), failing every
+ * insert; asked only after such a failure. Keys compare as text, which holds for their integer, text and day columns.
  */
 export async function keysHeldElsewhere(
   connection: DuckDBConnection,

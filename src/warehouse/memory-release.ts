@@ -18,9 +18,8 @@ export function reopenThresholdBytes(warehouse: { memoryLimit: string; reopenAbo
 }
 
 /**
- * When the writer reopens DuckDB to hand back what it kept: blocks it cached from the file and its allocator's free
- * memory, which grow with the file and which DuckDB returns only on close. Due when the resident memory passes the
- * threshold and is at least MIN_RELEASE_BYTES above where the last reopen left it. test/warehouse/memory-release.int.test.ts.
+ * When the writer reopens DuckDB to hand back cached blocks and free memory (returned only on close): resident memory
+ * past the threshold and MIN_RELEASE_BYTES above the last reopen's. test/warehouse/memory-release.int.test.ts.
  */
 export class ReopenTrigger {
   private floor = 0;
@@ -46,9 +45,8 @@ export class ReopenTrigger {
 export const REOPEN_LOCK_WAIT_MS = 30_000;
 
 /**
- * `open` again and again while another process holds the file's lock, up to `waitMs`: between a reopen's close and
- * its open, `bvsync sql --working` can take the lock for one query. Any other error, or the last one, is thrown.
- * test/warehouse/memory-release.test.ts.
+ * `open` again while another process holds the file's lock (`bvsync sql --working` between a reopen's close and
+ * open), up to `waitMs`; any other error, or the last, is thrown. test/warehouse/memory-release.test.ts.
  */
 export async function openWaitingForLock<T>(open: () => Promise<T>, waitMs = REOPEN_LOCK_WAIT_MS): Promise<T> {
   const started = performance.now();

@@ -29,9 +29,8 @@ function checksumOf(file: SqlFile): string {
 }
 
 /**
- * Applies the migrations the database lacks, in order, each in its own transaction together with its ledger
- * row, so a crash leaves the database at a whole version. Files already applied must be unchanged
- * (migrations are append-only): an edited one is refused rather than silently diverging.
+ * Applies the missing migrations in order, each in a transaction with its ledger row: a crash leaves whole versions.
+ * Migrations are append-only: one edited after it was applied is refused rather than silently diverging.
  */
 export async function migrate(connection: DuckDBConnection, options: MigrateOptions = {}): Promise<AppliedMigration[]> {
   const files = readNumberedSqlFiles(options.dir ?? MIGRATIONS_DIR).filter(

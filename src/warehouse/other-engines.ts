@@ -1,9 +1,8 @@
 import { SLICE_QUERIES_TABLE } from './provenance.js';
 
 /**
- * The SQL of the complete days, per brand and stream, before a day of each, read under another engines filter than
- * the one given ($1 a JSON list of [brand, stream, the day], $2 the sorted ids joined by commas, '' for none): first
- * and last day and how many. One scan for a plan's brands and streams.
+ * Per brand and stream, in one scan, the complete days before a day read under another engines filter than $2 (the
+ * sorted ids joined by commas, '' for none), as first, last and count; $1 a JSON list of [brand, stream, the day].
  */
 export const OTHER_ENGINES_SQL = `WITH asked AS (
     SELECT CAST(a->>0 AS BIGINT) AS brand_id, a->>1 AS stream, CAST(a->>2 AS DATE) AS before

@@ -1,7 +1,6 @@
 /**
- * The read settings (`_sync_state.read_with`, src/api/read-settings.ts) each stream's complete days were read with:
- * a handful of texts however large the file, so a sync compares them with today's settings in one query and asks
- * for days only of a setting that changed.
+ * The read settings (`_sync_state.read_with`, src/api/read-settings.ts) of each stream's complete days: a handful,
+ * so a sync compares them with today's in one query and asks for days only of a setting that changed.
  */
 export const READ_SETTINGS_IN_USE_SQL = `SELECT DISTINCT stream, read_with FROM _sync_state
  WHERE status = 'complete' AND "day" IS NOT NULL AND read_with IS NOT NULL ORDER BY ALL`;

@@ -19,9 +19,8 @@ import { quoteIdent, quoteLiteral } from './sql-names.js';
 import { castTypeOf } from './table-plan.js';
 
 /**
- * A Hive-partitioned Parquet copy of the published file (docs/lake.md), written after each publish. Only partitions the
- * journal names are rewritten, each staged and renamed into place, `_manifest.json` last, so a reader following the
- * manifest sees whole partitions of one publish.
+ * A Hive-partitioned Parquet copy of the published file (docs/lake.md): only partitions the journal names are
+ * rewritten, each staged and renamed into place, the manifest last, so readers see whole partitions of one publish.
  */
 
 export const MANIFEST_FILE = '_manifest.json';
@@ -108,9 +107,8 @@ export function readManifest(folder: string): LakeManifest | undefined {
 }
 
 /**
- * The journal entry the lake at `folder` holds changes through, when the working file's journal still reaches it: the
- * publish keeps entries from there (publish.ts, `keepJournalFrom`), so a lake write that failed is repaired from the
- * journal rather than by a whole rewrite.
+ * The journal entry the lake at `folder` holds changes through, while the journal reaches it: the publish keeps entries
+ * from there (publish.ts, `keepJournalFrom`), so a failed lake write is repaired from the journal, not rewritten whole.
  */
 export async function lakeJournalFloor(
   connection: DuckDBConnection,
@@ -123,9 +121,8 @@ export async function lakeJournalFloor(
 }
 
 /**
- * Brings the lake at `folder` to the working file's state, which is the published file's (`publishId`). Call it
- * right after a publish, on the writer's connection, before anything else writes. Whatever it fails at leaves the
- * lake as a crash would: the manifest of the last complete write, and a plan the next write repairs from.
+ * Brings the lake to the working file's state, the published file's (`publishId`): call it right after a publish, on
+ * the writer's connection. A failure leaves what a crash would: the last write's manifest, a plan to repair from.
  */
 export async function writeLake(
   connection: DuckDBConnection,
@@ -294,9 +291,8 @@ function pathExpression(partitionBy: readonly string[], alias = ''): string {
 }
 
 /**
- * The partitions the entries changed: every partition, in the working file or in the lake, that a replace scope
- * reaches (on the partition columns alone, so whole partitions), and those holding rows a merging run wrote, now or,
- * when the partition columns are not all in the key, before.
+ * The partitions the entries changed: every one, in the working file or the lake, a replace scope's partition columns
+ * reach, and those holding rows a merging run wrote, now or (partition columns not all in the key) before.
  */
 async function changedPartitions(
   connection: DuckDBConnection,
@@ -384,9 +380,8 @@ interface Rewritten {
 }
 
 /**
- * Writes the table's `wanted` partitions (or all) into the staging folder in one COPY, renames each partition's files
- * over the old ones, and removes the partitions left with no rows. A partition's files keep DuckDB's names
- * (`data_0.parquet`), so the rename replaces the old file in one step.
+ * Writes the `wanted` partitions (or all) to staging in one COPY, renames each one's files over the old (DuckDB's
+ * names, `data_0.parquet`, so one rename replaces a file), and removes the partitions left with no rows.
  */
 async function rewriteTable(
   connection: DuckDBConnection,

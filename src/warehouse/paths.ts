@@ -7,9 +7,8 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../sql/migrations/', imp
 export const VIEWS_DIR = fileURLToPath(new URL('../../sql/views/', import.meta.url));
 
 /**
- * The working file the single writer uses, beside the published one analysts open:
- * `data/bv.duckdb` -> `data/bv.work.duckdb`. Kept apart because a DuckDB file open for writing cannot be
- * opened at all by another process, and a reader would block the writer.
+ * The single writer's working file beside the published one (`data/bv.duckdb` -> `data/bv.work.duckdb`): a
+ * DuckDB file open for writing cannot be opened by another process, and a reader would block the writer.
  */
 export function workingPathFor(publishedPath: string): string {
   const ext = extname(publishedPath);

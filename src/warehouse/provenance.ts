@@ -34,9 +34,8 @@ export function echoedEngines(query: QueryEcho, enginesParam: string): string[] 
 }
 
 /**
- * The ids of an engine list sent that the echo of its answer leaves out, in any letter case: an API that drops an id it
- * does not know answers for the others, so the slice's numbers cover fewer engines than asked. Empty when nothing was
- * sent, or the echo names no engines (nothing to compare with).
+ * The ids sent that the answer's echo leaves out, in any case: an API that drops an id it does not know answers for the
+ * others, so the numbers cover fewer engines. Empty when none was sent or the echo names no engines.
  */
 export function enginesDropped(applied: Pick<AppliedQuery, 'engines' | 'sentEngines'>): string[] {
   if (!applied.sentEngines || !applied.engines || applied.engines.length === 0) return [];
@@ -99,9 +98,8 @@ function endsDay({ offset, dateOnly }: DayOffset): boolean {
 }
 
 /**
- * Why a slice's rows do not cover the days asked, when the echo says the API applied another range: a start that is
- * not the asked UTC day's first instant, or an end that is neither that day nor the instant after it. Undefined when
- * the echo names no range or a right one.
+ * Why a slice's rows do not cover the days asked, when the echo's range starts after the asked UTC day's first instant
+ * or ends other than on that day or the instant after it; undefined when the echo names no range or a right one.
  */
 export function rangeNotApplied(
   query: QueryEcho,
@@ -223,9 +221,8 @@ export function sliceQueryWrite(
 }
 
 /**
- * Drops the `_slice_queries` rows of slices loading again with no query to record (no echo, no engines filter sent),
- * so no stale row names engines for rows that now hold every engine's. Returns the replace writes to journal, by the
- * slices' positions.
+ * Drops the `_slice_queries` rows of slices loading again with no query (no echo, no engines sent), so none names
+ * engines for rows now holding every engine's; returns the replace writes to journal, by the slices' positions.
  */
 export async function dropUnsaidSliceQueries(
   connection: DuckDBConnection,
@@ -258,9 +255,8 @@ export async function dropUnsaidSliceQueries(
 }
 
 /**
- * The SQL of the engines the echoes of one stream's slices named, per brand ($1 the stream), in one scan. Echoes of
- * slices that sent no filter all count; those of slices that sent `api.engines` name what was asked, and count only
- * when the brand has no other.
+ * The engines the echoes of a stream's ($1) slices named, per brand, in one scan: those of slices that sent no filter
+ * all count; those of slices that sent `api.engines` name what was asked, counted only when the brand has no other.
  */
 export const ECHOED_ENGINES_SQL = `WITH echoes AS (
     SELECT brand_id, engines, sent_engines, bool_or(sent_engines IS NULL) OVER (PARTITION BY brand_id) AS some_unsent

@@ -104,10 +104,8 @@ export async function probeChanges(
 }
 
 /**
- * Brings the copy attached as `alias` from its journal position to the working file's state: every replace scope of
- * the entries is deleted there and copied again, every row a merging run wrote last is replaced by key, and the
- * bookkeeping tables (small: one row per run, slice or cursor) are copied whole. Run it inside a transaction that
- * writes the copy only.
+ * Brings the copy attached as `alias` to the working file's state, in a transaction writing the copy only: each replace
+ * scope is deleted and copied again, merged rows replaced by key, bookkeeping tables (small) copied whole.
  */
 export async function applyJournal(
   connection: DuckDBConnection,
@@ -166,9 +164,8 @@ export function isBookkeeping(table: string): boolean {
 }
 
 /**
- * Whether every table holds as many rows in the copy as in the working file: a cheap check that no writer went
- * around the journal. Rows changed in place without a journal entry would pass it; the loader is the only writer
- * of data tables, and it journals every write.
+ * The tables whose row counts differ between copy and working file: a cheap check that no writer went around the
+ * journal (rows changed in place would pass it, but the loader, the only writer of data tables, journals every write).
  */
 export async function differingTables(
   connection: DuckDBConnection,

@@ -1,9 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 
 /**
- * What each way of publishing cost when it was last measured, kept in the working file, so that a publish takes the
- * cheaper one (docs/performance.md, "Publishing"). Bringing the copy up to date costs by the scans of the scopes it
- * re-copies and the rows it writes; a full copy by the file's bytes. test/warehouse/publish-cost.int.test.ts.
+ * What each way of publishing last cost, kept in the working file, so a publish takes the cheaper (docs/performance.md,
+ * "Publishing"): scans and rows copied for an update, bytes for a full copy. test/warehouse/publish-cost.int.test.ts.
  */
 export const PUBLISH_COSTS_TABLE = '_publish_costs';
 
@@ -86,9 +85,8 @@ export async function readPublishRates(connection: DuckDBConnection): Promise<Pu
 }
 
 /**
- * Keeps what a publish measured: the mean of the rate kept before and this one, so that one publish slowed by a busy
- * disk moves the choice only half-way. An incremental publish is measured against its probe's scans, its rows priced
- * at the row rate; a full one against the file's MB. Measures of too little work are dropped.
+ * Keeps the mean of the kept rate and the measured one, so one publish slowed by a busy disk moves the choice half-way:
+ * an update per probe-scan ms (its rows at the row rate), a full copy per MB. Measures of too little work are dropped.
  */
 export async function recordPublishRate(
   connection: DuckDBConnection,

@@ -3,9 +3,8 @@ import { readValue } from './read-rows.js';
 import type { Scope, TableWrite } from './slice-batch.js';
 
 /**
- * What each slice changed, so a publish re-copies only those parts; written in the slice's own transaction, so a
- * committed slice is always journaled and a rolled-back one never is. A replace is journaled with its scope, a merge
- * with its run (`_run_id`). test/warehouse/publish-incremental.int.test.ts.
+ * What each slice changed, for a publish to re-copy (a replace's scope, a merge's `_run_id`), written in the slice's
+ * transaction: a committed slice is journaled, a rolled-back one never. test/warehouse/publish-incremental.int.test.ts.
  */
 
 export const JOURNAL_TABLE = '_publish_journal';
@@ -99,9 +98,8 @@ export async function journalHead(connection: DuckDBConnection): Promise<bigint>
 }
 
 /**
- * The id of the entry numbered `seq`, or undefined without one. Numbers are handed out by the file's sequence, so a
- * file put back from a backup hands out numbers a published copy already holds, for other changes; ids are random,
- * so a copy's head entry is found in a working file only if that file is the one the copy was made from.
+ * The random id of the entry numbered `seq`, or undefined: a file put back from a backup numbers other changes as a
+ * copy's, but a copy's head entry id is found only in the working file the copy was made from.
  */
 export async function journalEntryId(connection: DuckDBConnection, seq: bigint): Promise<string | undefined> {
   const id = await readValue(connection, `SELECT entry_id FROM main.${JOURNAL_TABLE} WHERE seq = $1`, [seq]);

@@ -124,9 +124,8 @@ interface Marker extends LakePosition {
 }
 
 /**
- * Makes the analysts' copy current and renames it atomically over the published file; open readers keep their
- * snapshot. It clones the previous copy and applies the journal, or copies the whole working file when that copy
- * cannot be trusted. test/warehouse/publish.int.test.ts, test/warehouse/publish-incremental.int.test.ts.
+ * Makes the analysts' copy current (the previous one cloned with the journal applied, or the whole working file
+ * copied) and renames it over the published file; open readers keep their snapshot. test/warehouse/publish.int.test.ts.
  */
 export async function publishCopy(
   connection: DuckDBConnection,
@@ -261,9 +260,8 @@ export async function publishPosition(connection: DuckDBConnection): Promise<Lak
 }
 
 /**
- * Prices both ways with the rates this file's publishes measured (publish-cost.ts). `reason` says why the whole
- * working file is copied; undefined when bringing the copy up to date is the cheaper way, or cannot be priced
- * (updateCopy then decides). Proved by test/warehouse/publish-cost.int.test.ts.
+ * Prices both ways at this file's measured rates (publish-cost.ts): `reason` why the whole file is copied, undefined
+ * when updating the copy is cheaper or cannot be priced (updateCopy decides). test/warehouse/publish-cost.int.test.ts.
  */
 async function priceWays(
   connection: DuckDBConnection,
@@ -388,9 +386,8 @@ async function fullCopy(
 }
 
 /**
- * Applies the journal since the copy's marker to the attached clone, in one transaction of the clone. `writtenSince`:
- * the published file is not the one the last publish left (published-identity.ts); said after what the marker tells,
- * which names the likelier cause (a copy of another working file, a backup put back).
+ * Applies the journal since the copy's marker to the attached clone in one transaction; `writtenSince`
+ * (published-identity.ts) is told after the marker's causes, which are likelier (another file's copy, a backup).
  */
 async function updateCopy(connection: DuckDBConnection, marker: Marker, writtenSince: boolean): Promise<void> {
   const previous = await readMarker(connection);
@@ -533,9 +530,8 @@ function removeStaleCopies(target: string, keep?: string): void {
 }
 
 /**
- * The prepared clone's path when it is whole and of the published file as it is now; otherwise it is removed and
- * undefined comes back. A clone of a file another publish has replaced since would be brought up to date from a
- * journal already pruned past it.
+ * The prepared clone's path when whole and of the published file as it is now, else removed: a clone of a file replaced
+ * since would be brought up to date from a journal already pruned past it.
  */
 async function usableClone(prepared: PreparedClone | undefined, target: string): Promise<string | undefined> {
   if (!prepared) return undefined;

@@ -12,9 +12,8 @@ export interface ReadOnlyDatabase {
 }
 
 /**
- * Opens a DuckDB file read-only, the way analysts and `bvsync sql` / `export` should: a read-only open never
- * takes the writer's lock. A missing file is one clear message instead of DuckDB's. DuckDB's memory and threads are
- * bounded like the writer's (default the config's defaults), so a large query spills instead of growing the process.
+ * Opens a DuckDB file read-only, never taking the writer's lock, a missing file said clearly; its memory and threads
+ * are bounded like the writer's (default the config's), so a large query spills instead of growing the process.
  */
 export async function openReadOnly(path: string, budget?: DuckDbBudget): Promise<ReadOnlyDatabase> {
   const absolute = resolve(path);

@@ -3,9 +3,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { readValue } from './read-rows.js';
 
 /**
- * Which file each published path held when bvsync last renamed a copy over it, kept in the working file. A publish
- * brings the previous copy up to date only while that file is as bvsync left it, since its check compares only row
- * counts; a copy changed by anyone else is replaced by a full one. test/warehouse/publish-incremental.int.test.ts.
+ * Which file each published path held when bvsync last renamed a copy over it: a copy changed by anyone else (the
+ * update's check compares only row counts) is replaced whole. test/warehouse/publish-incremental.int.test.ts.
  */
 export const PUBLISHED_FILES_TABLE = '_published_files';
 

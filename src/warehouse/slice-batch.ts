@@ -2,9 +2,8 @@ import type { SliceStatus } from '../vocabulary.js';
 import type { AppliedQuery } from './provenance.js';
 
 /**
- * What a fetched slice hands to the loader: the normalised rows of every table it touches, how each table's
- * earlier rows for this slice are replaced, its rejected records, and its state. The loader applies all of
- * it in one transaction, so a slice is either wholly the old one or wholly the new one.
+ * What a fetched slice hands to the loader: its tables' rows and how its earlier rows are replaced, its rejects and
+ * state, all applied in one transaction, so a slice is either wholly the old one or wholly the new one.
  */
 
 /** A column value as rows carry it: DATE columns as `YYYY-MM-DD`, TIMESTAMPTZ as ISO 8601, JSON as objects. */
@@ -67,9 +66,8 @@ export interface SliceBatch {
   rejects: RejectedRecord[];
   state: SliceState;
   /**
-   * The attempt came out worse than the slice's stored state (a failure, or an incomplete read of a complete slice):
-   * the stored rows, rejects and state stay, and the attempt is recorded beside them (`_sync_state.last_attempt_*`)
-   * and in the run's counters. Such a batch carries no writes and no rejects.
+   * The attempt came out worse than the stored state (a failure, or an incomplete read of a complete slice): it carries
+   * no writes or rejects, and is recorded beside the stored ones (`_sync_state.last_attempt_*`) and in run counters.
    */
   attemptOnly?: boolean;
   /** The query the slice's answer says was applied (`info.query`), written to `_slice_queries` with its rows. */

@@ -368,10 +368,8 @@ function stagedRows(item: StagedWrite): string {
 }
 
 /**
- * The writes of the load to one table, in the slices' order. Several writes are applied by one statement when that
- * gives what applying them one after the other would: merges (the later slice's row wins a key, as it would have
- * overwritten it), and replaces whose scopes cannot hold each other's rows (all deletes first, then one insert).
- * Each insert or merge has a planning cost however few its rows, so one statement serves them all.
+ * The load's writes to one table, in slice order; as each statement has a planning cost, one serves several when that
+ * equals applying them in turn: merges, and replaces whose scopes cannot hold each other's rows (then one insert).
  */
 async function applyTableWrites(
   connection: DuckDBConnection,

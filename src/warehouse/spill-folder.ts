@@ -3,9 +3,8 @@ import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 
 /**
- * Removes what a dead process left in DuckDB's spill folder (`<file>.tmp`): DuckDB cleans it on close, not when killed.
- * Only files this instance does not list as its own are removed, never the folder
- * (test/warehouse/spill-folder.int.test.ts, "a writer killed with a large write-ahead log").
+ * Removes the files a dead process left in DuckDB's spill folder (`<file>.tmp`), cleaned by DuckDB only on close:
+ * those this instance does not list as its own, never the folder (test/warehouse/spill-folder.int.test.ts).
  */
 export async function removeDeadSpillFiles(connection: DuckDBConnection, databasePath: string): Promise<void> {
   const folder = `${databasePath}.tmp`;

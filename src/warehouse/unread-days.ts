@@ -1,7 +1,6 @@
 /**
- * The SQL of how many days each series of a stream's day slices was read in a range, whatever came of it: $1 a JSON
- * list of [brand, stream, series, first day, the day after the last]. A series is a day slice's key before its day
- * (src/streams/slicing.ts, `perDay`); joined on the series itself, one scan of `_sync_state` serves a whole plan.
+ * How many days of a range each series of day slices (a key before its day, src/streams/slicing.ts) was read, in one
+ * scan: $1 a JSON list of [brand, stream, series, first day, the day after the last].
  */
 export const SERIES_READ_DAYS_SQL = `WITH asked AS (
     SELECT CAST(a->>0 AS BIGINT) AS brand_id, a->>1 AS stream, a->>2 AS series, CAST(a->>3 AS DATE) AS first, CAST(a->>4 AS DATE) AS before

@@ -472,10 +472,8 @@ export class Warehouse {
   }
 
   /**
-   * Begins the clone of the published file that the next publish to `publishedPath` brings up to date, so that its
-   * copying overlaps the run instead of following it (src/warehouse/publish.ts, `PreparedClone`). Once per publish:
-   * a clone already begun is kept. Resolves when the clone is whole (true) or could not be made (false); nothing waits
-   * for it but the publish.
+   * Begins the clone the next publish to `publishedPath` updates, overlapping the run (publish.ts, `PreparedClone`),
+   * once per publish. Resolves when it is whole (true) or could not be made (false); only the publish waits for it.
    */
   preparePublish(publishedPath: string): Promise<boolean> {
     if (this.closed || resolve(publishedPath) === this.path) return Promise.resolve(false);
@@ -546,9 +544,8 @@ export class Warehouse {
   }
 
   /**
-   * Checkpoints, closes and reopens DuckDB when the resident memory says so (ReopenTrigger), between two calls: what
-   * is committed stays, and the next call finds the same file. A checkpoint refused keeps DuckDB open (a disk fault
-   * still ends writing); an open that fails after the close ends writing as a fault would.
+   * Checkpoints, closes and reopens DuckDB between two calls when ReopenTrigger says so. A refused checkpoint keeps
+   * DuckDB open (a disk fault still ends writing); an open failing after the close ends writing as a fault would.
    */
   private async releaseMemoryWhenDue(): Promise<void> {
     const trigger = this.options.reopen;

@@ -2,9 +2,8 @@ import { formatBytes } from '../format.js';
 import { volumeSpace, type VolumeSpace } from './volume-space.js';
 
 /**
- * The one place that reads an error of the working database as a fault of the machine (a full disk, an invalidated
- * DuckDB): every later write would fail the same way, so the writer stops at the first
- * (test/warehouse/writer-fault.test.ts, test/engine/disk-full.int.test.ts).
+ * The one place that reads a working-database error as a machine's fault (full disk, invalidated DuckDB): every later
+ * write would fail too, so the writer stops (test/warehouse/writer-fault.test.ts, test/engine/disk-full.int.test.ts).
  */
 export type WriterFault = DiskFullError | DatabaseInvalidatedError;
 
