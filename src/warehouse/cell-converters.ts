@@ -13,13 +13,8 @@ function describe(value: unknown): string {
 
 function toInteger(value: unknown): number {
   if (typeof value === 'number' && Number.isInteger(value)) return value;
-  if (
-    typeof value === 'bigint' &&
-    value <= BigInt(Number.MAX_SAFE_INTEGER) &&
-    value >= BigInt(Number.MIN_SAFE_INTEGER)
-  ) {
-    return Number(value);
-  }
+  // A bigint beyond the safe range becomes a number that is not a safe integer, however it rounds.
+  if (typeof value === 'bigint' && Number.isSafeInteger(Number(value))) return Number(value);
   throw new Error(`expected an integer, got ${describe(value)}`);
 }
 
@@ -29,10 +24,7 @@ const toInt32: CellConverter = (value) => {
   return n;
 };
 
-const toBigint: CellConverter = (value) => {
-  if (typeof value === 'bigint') return value;
-  return BigInt(toInteger(value));
-};
+const toBigint: CellConverter = (value) => (typeof value === 'bigint' ? value : BigInt(toInteger(value)));
 
 const toDouble: CellConverter = (value) => {
   if (typeof value === 'number') return value;

@@ -4,11 +4,7 @@ import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 export type PlainRow = Record<string, unknown>;
 
 export function plainValue(value: unknown): unknown {
-  if (typeof value === 'bigint') {
-    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)
-      ? Number(value)
-      : value.toString();
-  }
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) return value.map(plainValue);
   if (value && typeof value === 'object' && !(value instanceof Uint8Array)) {
