@@ -81,7 +81,6 @@ export async function runCommitCount(connection: DuckDBConnection, runId: string
   return Number(await readValue(connection, sql, [runId]));
 }
 
-/** Drops the tokens older than SLICE_COMMITS_KEPT_DAYS. */
 export async function pruneSliceCommits(connection: DuckDBConnection, now: Date): Promise<void> {
   const before = new Date(now.getTime() - SLICE_COMMITS_KEPT_DAYS * 86_400_000);
   await connection.run(`DELETE FROM ${SLICE_COMMITS_TABLE} WHERE committed_at < CAST($1 AS TIMESTAMPTZ)`, [

@@ -218,13 +218,12 @@ function writesOf(batch: SliceBatch): TableWrite[] {
   if (batch.attemptOnly && (batch.writes.length > 0 || batch.rejects.length > 0)) {
     throw new WarehouseError('row_invalid', 'a batch that only records an attempt cannot carry writes or rejects');
   }
-  for (const write of batch.writes) {
-    if (write.table.startsWith('_')) {
-      throw new WarehouseError(
-        'unknown_table',
-        `a slice cannot write the system table ${write.table}; the loader keeps it`,
-      );
-    }
+  const system = batch.writes.find((write) => write.table.startsWith('_'));
+  if (system) {
+    throw new WarehouseError(
+      'unknown_table',
+      `a slice cannot write the system table ${system.table}; the loader keeps it`,
+    );
   }
   const keepRejects = batch.attemptOnly === true || (batch.state.status === 'failed' && batch.rejects.length === 0);
   const writes = keepRejects ? [...batch.writes] : [...batch.writes, rejectsWrite(batch)];
@@ -560,9 +559,8 @@ async function replaceTogether(
   const results = items.map(resultOf);
   const deleted = await deleteScopes(connection, items);
   for (const [index, count] of deleted.entries()) results[index]!.deleted = count;
-  const filled = items.filter((item) => item.staged > 0);
-  if (!filled.length) return results;
-  const { plan, stage } = filled[0]!;
+  if (!items.some((item) => item.staged > 0)) return results;
+  const { plan, stage } = items[0]!;
   const key = plan.info.primaryKey.map(quoteIdent).join(', ');
   // Rows are deduplicated within their own write only: two writes bringing one key fail on the key, as they would one
   // after the other.

@@ -211,7 +211,6 @@ export class Warehouse {
     );
   }
 
-  /** Every `_schema_drift` entry. */
   schemaDrift(): Promise<DriftEntry[]> {
     return this.serial(() => driftEntries((sql) => readRows(this.connection, sql)));
   }
