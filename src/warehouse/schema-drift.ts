@@ -93,14 +93,8 @@ export async function recordSchemaDrift(
   const known = new Set(tables.map((table) => table.name));
   for (const { table, column, list } of ENUM_COLUMNS) {
     if (!known.has(table)) continue;
-    const allowed = vocabulary[list].map(quoteLiteral).join(', ');
-    await upsert(
-      connection,
-      table,
-      'enum',
-      runId,
-      valuesSql(table, column, `${quoteIdent(column)} NOT IN (${allowed})`),
-    );
+    const outside = `${quoteIdent(column)} NOT IN (${vocabulary[list].map(quoteLiteral).join(', ')})`;
+    await upsert(connection, table, 'enum', runId, valuesSql(table, column, outside));
   }
   for (const { table, column } of engineColumns(tables)) {
     await upsert(connection, table, 'engine', runId, valuesSql(table, column, `${quoteIdent(column)} IS NOT NULL`));

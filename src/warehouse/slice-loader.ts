@@ -127,10 +127,8 @@ export async function loadSliceBatches(
   );
   // One stage per table for all the slices of the load: creating, filling and dropping a TEMP table costs more than a
   // small slice's own insert.
-  const stages = groupBy(
-    staged.flat().filter((item) => item.staged),
-    (item) => item.stage,
-  );
+  const filled = staged.flat().filter((item) => item.staged);
+  const stages = groupBy(filled, (item) => item.stage);
   const created: string[] = [];
   try {
     for (const [stage, items] of stages) {
@@ -181,11 +179,8 @@ export async function loadSliceBatches(
           stageMs,
         });
       }
-      await upsertSliceStates(
-        connection,
-        batches.filter((batch) => !batch.attemptOnly),
-        now,
-      );
+      const storingState = batches.filter((batch) => !batch.attemptOnly);
+      await upsertSliceStates(connection, storingState, now);
       await addRunCounters(connection, batches, results);
       // Last before COMMIT: a writer whose lease passed on meanwhile (a stall past its ttl) rolls back (commit-fence.ts).
       const mark: FenceMark | undefined = fence

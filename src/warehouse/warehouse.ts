@@ -251,11 +251,9 @@ export class Warehouse {
   commitLookups(
     slices: ReadonlyArray<SliceKey & { token: string }>,
   ): Promise<{ committed: Set<string>; states: Map<string, StoredSliceState> }> {
+    const tokens = slices.map((slice) => slice.token);
     return this.serial(async () => ({
-      committed: await committedTokens(
-        this.connection,
-        slices.map((slice) => slice.token),
-      ),
+      committed: await committedTokens(this.connection, tokens),
       states: await storedSliceStates(this.reader(), slices),
     }));
   }
