@@ -262,12 +262,14 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
       }
       return log(0, 'hang');
     }
+    // Answers an error before the request reaches its route.
+    const refuse = (status: number, code: string, message: string, headers = {}, fault?: FaultKind) => {
+      const outcome = errorOutcome(new SimulatorApiError(status, code, message, [], headers));
+      sendBody(res, status, outcome.body, outcome.headers, undefined, 0, stalls);
+      log(status, fault);
+    };
     if (knobs.unavailable === '503') {
-      const outcome = errorOutcome(
-        new SimulatorApiError(503, 'service_unavailable', 'the service is restarting', [], { 'retry-after': '1' }),
-      );
-      sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
-      return log(503);
+      return refuse(503, 'service_unavailable', 'the service is restarting', { 'retry-after': '1' });
     }
     const keyHeader = req.headers['x-api-key'];
     const rateKey = typeof keyHeader === 'string' ? keyHeader : '';
@@ -276,44 +278,23 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
     const limitStatus = sim.rateLimiter.status(rateKey, knobs.rateLimit, limitedAt, knobs.rateLimitAlgorithm);
     const limitHeaders = rateLimitHeaders(knobs.rateLimitHeaders, limitStatus, limitedAt, knobs.rateLimitReset);
     if (!allowed) {
-      const error = new SimulatorApiError(429, 'rate_limited', 'too many requests for this API key', [], {
-        'retry-after': retryAfter(sim),
-        ...limitHeaders,
-      });
-      const outcome = errorOutcome(error);
-      sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
-      return log(429);
+      const headers = { 'retry-after': retryAfter(sim), ...limitHeaders };
+      return refuse(429, 'rate_limited', 'too many requests for this API key', headers);
     }
     const quotaBackInS = sim.takeDailyQuota(rateKey);
     if (quotaBackInS !== undefined) {
-      const outcome = errorOutcome(
-        new SimulatorApiError(429, 'daily_quota_exceeded', 'the daily request quota of this API key is spent', [], {
-          'retry-after': String(quotaBackInS),
-        }),
-      );
-      sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);
-      return log(429);
+      const headers = { 'retry-after': String(quotaBackInS), ...limitHeaders };
+      return refuse(429, 'daily_quota_exceeded', 'the daily request quota of this API key is spent', headers);
     }
     if (knobs.quotaSpent) {
-      const outcome = errorOutcome(
-        new SimulatorApiError(429, 'monthly_quota_exceeded', 'the monthly request quota of this API key is spent', [], {
-          'retry-after': '86400',
-        }),
-      );
-      sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);
-      return log(429);
+      const headers = { 'retry-after': '86400', ...limitHeaders };
+      return refuse(429, 'monthly_quota_exceeded', 'the monthly request quota of this API key is spent', headers);
     }
     if (knobs.refusedPaths.some((path) => url.pathname.endsWith(`/${path}`))) {
-      const outcome = errorOutcome(
-        new SimulatorApiError(403, 'forbidden', 'this endpoint is not part of the plan of the account'),
-      );
-      sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);
-      return log(403);
+      return refuse(403, 'forbidden', 'this endpoint is not part of the plan of the account', limitHeaders);
     }
     if (knobs.missingPaths.some((path) => url.pathname.endsWith(`/${path}`))) {
-      const outcome = errorOutcome(new SimulatorApiError(404, 'not_found', `no endpoint GET ${url.pathname}`));
-      sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, undefined, 0, stalls);
-      return log(404);
+      return refuse(404, 'not_found', `no endpoint GET ${url.pathname}`, limitHeaders);
     }
     const fault = faultFor(sim.seed, sequence, knobs.faultRate, knobs.faultKinds);
     if (fault === 'reset') {
@@ -322,24 +303,18 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
     }
     if (fault === '5xx') {
       const status = [500, 502, 503][sequence % 3]!;
-      const outcome = errorOutcome(
-        new SimulatorApiError(status, status === 503 ? 'unavailable' : 'internal_error', 'injected server failure'),
-      );
-      sendBody(res, outcome.status, outcome.body, outcome.headers, undefined, 0, stalls);
-      return log(status, fault);
+      return refuse(status, status === 503 ? 'unavailable' : 'internal_error', 'injected server failure', {}, fault);
     }
     let outcome: Outcome;
     try {
       outcome = await answer(sim, req, url, rawBody);
     } catch (error) {
-      outcome =
-        error instanceof SimulatorApiError
-          ? errorOutcome(error)
-          : errorOutcome(
-              new SimulatorApiError(500, 'internal_error', error instanceof Error ? error.message : String(error)),
-            );
-      if (!(error instanceof SimulatorApiError))
+      if (error instanceof SimulatorApiError) outcome = errorOutcome(error);
+      else {
         process.stderr.write(`simulator: ${error instanceof Error ? error.stack : String(error)}\n`);
+        const message = error instanceof Error ? error.message : String(error);
+        outcome = errorOutcome(new SimulatorApiError(500, 'internal_error', message));
+      }
     }
     sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, fault, knobs.stallMs, stalls);
     log(outcome.status, fault, outcome.written);
