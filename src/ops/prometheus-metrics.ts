@@ -3,6 +3,7 @@ import type { DriftEntry } from '../warehouse/schema-drift.js';
 import type { ApiRequestEvent } from '../api/index.js';
 import { endpointTemplate } from './endpoint-template.js';
 import { todayUtc } from '../days.js';
+import { groupBy } from '../group-by.js';
 import { FINISHED_RUN_STATUSES, RUN_KINDS, type SliceStatus } from '../vocabulary.js';
 import type { DiskSpace } from './disk-space.js';
 import type { FreshnessRow, QueueCounts, SliceOutcomeStatus, SyncMetrics } from './sync-metrics.js';
@@ -59,95 +60,76 @@ export class PrometheusMetrics implements SyncMetrics {
 
   constructor(options: PrometheusMetricsOptions = {}) {
     const registers = [this.registry];
-    this.requests = new Counter({
-      name: 'bvsync_api_requests_total',
-      help: 'HTTP attempts to the API by endpoint, status and outcome (ok, empty: a 404 the spec calls an empty result, retry, rate_limited, failed, aborted)',
-      labelNames: ['endpoint', 'status', 'outcome'],
-      registers,
-    });
-    this.requestSeconds = new Histogram({
-      name: 'bvsync_api_request_duration_seconds',
-      help: 'Time of one HTTP attempt to the API',
-      labelNames: ['endpoint'],
-      buckets: REQUEST_SECONDS_BUCKETS,
-      registers,
-    });
-    this.retries = new Counter({
-      name: 'bvsync_api_retries_total',
-      help: 'Attempts that failed and were tried again (5xx, resets, timeouts)',
-      labelNames: ['endpoint'],
-      registers,
-    });
-    this.rateLimited = new Counter({
-      name: 'bvsync_api_rate_limited_total',
-      help: '429 answers of the API',
-      labelNames: ['endpoint'],
-      registers,
-    });
-    this.rateLimitedSeconds = new Counter({
-      name: 'bvsync_rate_limited_seconds_total',
-      help: 'Time the fetch queue was paused by 429s (their Retry-After)',
-      registers,
-    });
-    this.sliceSeconds = new Histogram({
-      name: 'bvsync_slice_fetch_duration_seconds',
-      help: 'Fetch time of one slice by stream and how it ended',
-      labelNames: ['stream', 'status'],
-      buckets: SLICE_SECONDS_BUCKETS,
-      registers,
-    });
-    this.commitSeconds = new Histogram({
-      name: 'bvsync_slice_commit_duration_seconds',
-      help: 'Time to write one slice into DuckDB (one transaction)',
-      labelNames: ['stream', 'status'],
-      buckets: SLICE_SECONDS_BUCKETS,
-      registers,
-    });
-    this.loadedRows = new Counter({
-      name: 'bvsync_rows_loaded_total',
-      help: 'Rows written into DuckDB by table',
-      labelNames: ['table'],
-      registers,
-    });
-    this.rejectedRows = new Counter({
-      name: 'bvsync_rows_rejected_total',
-      help: 'Records that failed validation and went to _rejected_records, by stream',
-      labelNames: ['stream'],
-      registers,
-    });
-
-    this.runsFinished = new Counter({
-      name: 'bvsync_runs_finished_total',
-      help: 'Runs this process finalized as the writer, by kind and status',
-      labelNames: ['kind', 'status'],
-      registers,
-    });
-    this.heldSlices = new Counter({
-      name: 'bvsync_slices_held_total',
-      help: 'Slices a scheduled run left to an unfinished run that was reading them, rather than read twice',
-      registers,
-    });
+    const counter = <L extends string = string>(name: string, help: string, labelNames: L[] = []) =>
+      new Counter<L>({ name, help, labelNames, registers });
+    const histogram = <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) =>
+      new Histogram<L>({ name, help, labelNames, buckets, registers });
+    this.requests = counter(
+      'bvsync_api_requests_total',
+      'HTTP attempts to the API by endpoint, status and outcome (ok, empty: a 404 the spec calls an empty result, retry, rate_limited, failed, aborted)',
+      ['endpoint', 'status', 'outcome'],
+    );
+    this.requestSeconds = histogram(
+      'bvsync_api_request_duration_seconds',
+      'Time of one HTTP attempt to the API',
+      ['endpoint'],
+      REQUEST_SECONDS_BUCKETS,
+    );
+    this.retries = counter(
+      'bvsync_api_retries_total',
+      'Attempts that failed and were tried again (5xx, resets, timeouts)',
+      ['endpoint'],
+    );
+    this.rateLimited = counter('bvsync_api_rate_limited_total', '429 answers of the API', ['endpoint']);
+    this.rateLimitedSeconds = counter(
+      'bvsync_rate_limited_seconds_total',
+      'Time the fetch queue was paused by 429s (their Retry-After)',
+    );
+    this.sliceSeconds = histogram(
+      'bvsync_slice_fetch_duration_seconds',
+      'Fetch time of one slice by stream and how it ended',
+      ['stream', 'status'],
+      SLICE_SECONDS_BUCKETS,
+    );
+    this.commitSeconds = histogram(
+      'bvsync_slice_commit_duration_seconds',
+      'Time to write one slice into DuckDB (one transaction)',
+      ['stream', 'status'],
+      SLICE_SECONDS_BUCKETS,
+    );
+    this.loadedRows = counter('bvsync_rows_loaded_total', 'Rows written into DuckDB by table', ['table']);
+    this.rejectedRows = counter(
+      'bvsync_rows_rejected_total',
+      'Records that failed validation and went to _rejected_records, by stream',
+      ['stream'],
+    );
+    this.runsFinished = counter(
+      'bvsync_runs_finished_total',
+      'Runs this process finalized as the writer, by kind and status',
+      ['kind', 'status'],
+    );
+    this.heldSlices = counter(
+      'bvsync_slices_held_total',
+      'Slices a scheduled run left to an unfinished run that was reading them, rather than read twice',
+    );
     // Every series at 0 from the start: increase() sees a first failed run only if the series existed before it.
     for (const kind of RUN_KINDS)
       for (const status of FINISHED_RUN_STATUSES) this.runsFinished.inc({ kind, status }, 0);
-    this.lakeWrites = new Counter({
-      name: 'bvsync_lake_writes_total',
-      help: 'Parquet lake writes after a publish (publish.parquet), by outcome: ok, or failed (the lake is behind)',
-      labelNames: ['outcome'],
-      registers,
-    });
-    for (const outcome of ['ok', 'failed']) this.lakeWrites.inc({ outcome }, 0);
-
+    this.lakeWrites = counter(
+      'bvsync_lake_writes_total',
+      'Parquet lake writes after a publish (publish.parquet), by outcome: ok, or failed (the lake is behind)',
+      ['outcome'],
+    );
+    for (const outcome of ['ok', 'failed'] as const) this.lakeWrites.inc({ outcome }, 0);
     this.healDisagreements = new Gauge({
       name: 'bvsync_heal_disagreements',
       help: 'Brand, family and day triples that still disagree with the API after sync.heal re-read them (docs/healing.md)',
       registers,
     });
-    this.healRequests = new Counter({
-      name: 'bvsync_heal_requests_total',
-      help: 'API requests of sync.heal rounds: comparisons and re-reads',
-      registers,
-    });
+    this.healRequests = counter(
+      'bvsync_heal_requests_total',
+      'API requests of sync.heal rounds: comparisons and re-reads',
+    );
 
     const self = this;
     new Gauge({
@@ -189,15 +171,11 @@ export class PrometheusMetrics implements SyncMetrics {
       async collect() {
         if (!self.schemaDriftSource) return;
         this.reset();
-        const counts = new Map<string, { table: string; kind: string; n: number }>();
-        for (const entry of await self.schemaDriftSource()) {
-          if (!entry.isNew) continue;
-          const key = `${entry.table}\u0000${entry.kind}`;
-          const count = counts.get(key) ?? { table: entry.table, kind: entry.kind, n: 0 };
-          count.n += 1;
-          counts.set(key, count);
+        const fresh = (await self.schemaDriftSource()).filter((entry) => entry.isNew);
+        for (const entries of groupBy(fresh, (entry) => `${entry.table}\u0000${entry.kind}`).values()) {
+          const { table, kind } = entries[0]!;
+          this.set({ table, kind }, entries.length);
         }
-        for (const { table, kind, n } of counts.values()) this.set({ table, kind }, n);
       },
     });
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'bvsync_process_' });
