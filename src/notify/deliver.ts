@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 /** The answer of the last try, or why there was none. */
 export type DeliveryOutcome =
   | { delivered: true; attempts: number }
@@ -46,18 +48,10 @@ export async function deliver(url: string, body: string, options: DeliveryOption
     }
     options.onRetry?.(attempt, reason);
     const wait = Math.random() * options.retryBaseMs * 2 ** (attempt - 1);
-    const waited = await new Promise<boolean>((resolve) => {
-      if (options.signal.aborted) return resolve(false);
-      const timer = setTimeout(() => resolve(true), wait);
-      options.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          resolve(false);
-        },
-        { once: true },
-      );
-    });
-    if (!waited) return { delivered: false, attempts: attempt, reason: `out of time after ${reason}` };
+    try {
+      await sleep(wait, undefined, { signal: options.signal });
+    } catch {
+      return { delivered: false, attempts: attempt, reason: `out of time after ${reason}` };
+    }
   }
 }

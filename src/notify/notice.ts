@@ -1,5 +1,3 @@
-import type { NotifyEvent } from '../config/schema.js';
-
 /** The version of the JSON payload: raised when a field changes meaning or goes; new optional fields keep it. */
 export const PAYLOAD_VERSION = 1;
 
@@ -104,6 +102,3 @@ export type Notice =
   | MachineFaultNotice
   | VerifyDisagreementNotice
   | SchemaDriftNotice;
-
-/** Every notice names its event with the config's words. */
-export type NoticeEvent = Notice['event'] & NotifyEvent;

@@ -24,14 +24,14 @@ export interface NotifierOptions {
   retryBaseMs?: number;
 }
 
+/** How long a machine fault once told is not told again by the same process. */
+const FAULT_TOLD_FOR_MS = 10 * 60_000;
+
 /**
  * The one module that tells people: every notice of bvsync goes through `notify`, to each webhook that asked for its
  * event. A delivery is retried with backoff within `notify.deliverySeconds` and never throws: a webhook that is down
  * never fails or blocks a run (test/notify/notifier.int.test.ts). URLs are never logged; a webhook is named by number.
  */
-/** How long a machine fault once told is not told again by the same process. */
-const FAULT_TOLD_FOR_MS = 10 * 60_000;
-
 export class Notifier {
   private readonly webhooks: Webhook[];
   private readonly pending = new Set<Promise<void>>();

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { PAYLOAD_VERSION, type Notice } from './notice.js';
+import { PAYLOAD_VERSION, type Notice, type SchemaDriftNotice } from './notice.js';
 
 /** Where a notice comes from, so a receiver serving several warehouses can tell them apart. */
 export interface NoticeSource {
@@ -70,14 +70,7 @@ export function summaryOf(notice: Notice): string {
   }
 }
 
-function driftLine(row: {
-  table: string;
-  kind: string;
-  name: string;
-  value: string;
-  rows: number;
-  looksLike: string | null;
-}): string {
+function driftLine(row: SchemaDriftNotice['drift'][number]): string {
   if (row.kind === 'field')
     return `${row.table}: new field "${row.name}" in _extra (${row.rows} rows, looks like ${row.looksLike ?? 'JSON'})`;
   return `${row.table}.${row.name}: ${row.kind === 'engine' ? 'new engine' : 'value outside the spec'} "${row.value}" (${row.rows} rows)`;
