@@ -157,50 +157,33 @@ function applyEnv(
   secretOptions: SecretFileOptions,
 ): Map<string, string> {
   const fromEnv = new Map<string, string>();
-  const api = (raw.api ??= {}) as Record<string, unknown>;
-  if (typeof api !== 'object' || api === null) return fromEnv;
-  const set = (target: Record<string, unknown>, key: string, setting: string, variable: string, value: unknown) => {
-    target[key] = value;
+  raw.api ??= {};
+  if (typeof raw.api !== 'object' || raw.api === null) return fromEnv;
+  // Sets a setting by its path, making the objects on the way: `redis.tls.caFile`.
+  const set = (setting: string, variable: string, value: unknown) => {
+    const keys = setting.split('.');
+    const last = keys.pop()!;
+    let target = raw;
+    for (const key of keys) target = (target[key] ??= {}) as Record<string, unknown>;
+    target[last] = value;
     fromEnv.set(setting, variable);
   };
-  if (env.BVSYNC_API_URL) set(api, 'url', 'api.url', 'BVSYNC_API_URL', env.BVSYNC_API_URL);
+  if (env.BVSYNC_API_URL) set('api.url', 'BVSYNC_API_URL', env.BVSYNC_API_URL);
   // Each secret setting also reads from a file, `<NAME>_FILE` (src/config/secret-file.ts).
   const apiKey = secretFromEnv(env, 'BVSYNC_API_KEY', secretOptions);
-  if (apiKey) set(api, 'apiKey', 'api.apiKey', apiKey.variable, apiKey.value);
-  if (env.BVSYNC_DB) set(raw, 'db', 'db', 'BVSYNC_DB', env.BVSYNC_DB);
-  if (env.BVSYNC_REDIS_PREFIX) set(raw, 'redisPrefix', 'redisPrefix', 'BVSYNC_REDIS_PREFIX', env.BVSYNC_REDIS_PREFIX);
+  if (apiKey) set('api.apiKey', apiKey.variable, apiKey.value);
+  if (env.BVSYNC_DB) set('db', 'BVSYNC_DB', env.BVSYNC_DB);
+  if (env.BVSYNC_REDIS_PREFIX) set('redisPrefix', 'BVSYNC_REDIS_PREFIX', env.BVSYNC_REDIS_PREFIX);
   const redisUrl = secretFromEnv(env, 'REDIS_URL', secretOptions);
-  if (redisUrl) set(raw, 'redisUrl', 'redisUrl', redisUrl.variable, redisUrl.value);
+  if (redisUrl) set('redisUrl', redisUrl.variable, redisUrl.value);
   const redisPassword = secretFromEnv(env, 'REDIS_PASSWORD', secretOptions);
-  if (env.REDIS_CA_FILE || redisPassword) {
-    const redis = (raw.redis ??= {}) as Record<string, unknown>;
-    if (redisPassword) set(redis, 'password', 'redis.password', redisPassword.variable, redisPassword.value);
-    if (env.REDIS_CA_FILE) {
-      const tls = (redis.tls ??= {}) as Record<string, unknown>;
-      set(tls, 'caFile', 'redis.tls.caFile', 'REDIS_CA_FILE', env.REDIS_CA_FILE);
-    }
-  }
-  if (env.BVSYNC_DUCKDB_MEMORY_LIMIT || env.BVSYNC_DUCKDB_THREADS) {
-    const warehouse = (raw.warehouse ??= {}) as Record<string, unknown>;
-    if (env.BVSYNC_DUCKDB_MEMORY_LIMIT)
-      set(
-        warehouse,
-        'memoryLimit',
-        'warehouse.memoryLimit',
-        'BVSYNC_DUCKDB_MEMORY_LIMIT',
-        env.BVSYNC_DUCKDB_MEMORY_LIMIT,
-      );
-    // Left as text when it is not a number, so the schema names the variable's bad value instead of a silent default.
-    const threads = env.BVSYNC_DUCKDB_THREADS;
-    if (threads)
-      set(
-        warehouse,
-        'threads',
-        'warehouse.threads',
-        'BVSYNC_DUCKDB_THREADS',
-        /^\d+$/.test(threads) ? Number(threads) : threads,
-      );
-  }
+  if (redisPassword) set('redis.password', redisPassword.variable, redisPassword.value);
+  if (env.REDIS_CA_FILE) set('redis.tls.caFile', 'REDIS_CA_FILE', env.REDIS_CA_FILE);
+  const memoryLimit = env.BVSYNC_DUCKDB_MEMORY_LIMIT;
+  if (memoryLimit) set('warehouse.memoryLimit', 'BVSYNC_DUCKDB_MEMORY_LIMIT', memoryLimit);
+  // Left as text when it is not a number, so the schema names the variable's bad value instead of a silent default.
+  const threads = env.BVSYNC_DUCKDB_THREADS;
+  if (threads) set('warehouse.threads', 'BVSYNC_DUCKDB_THREADS', /^\d+$/.test(threads) ? Number(threads) : threads);
   if (env.BVSYNC_BRANDS !== undefined && env.BVSYNC_BRANDS.trim() !== '') {
     raw.brands = parseBrandList(env.BVSYNC_BRANDS, `${source}: BVSYNC_BRANDS`);
   }

@@ -37,7 +37,7 @@ export function readSecretFile(path: string, variable: string, options: SecretFi
   if (value === '') throw new ConfigError('the environment', [`${where}: the file is empty; write the secret into it`]);
   registerSecret(value);
   if (readableByStrangers(mode, gid)) {
-    const warn = options.warn ?? defaultWarn;
+    const warn = options.warn ?? ((message: string) => log.warn(message));
     warn(
       `${where} is readable by ${mode & 0o004 ? 'every user' : 'another group'} (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): chmod 600 it, or give its secret volume defaultMode 0400 (0440 with the pod's fsGroup)`,
     );
@@ -82,8 +82,4 @@ export function secretFromEnv(
   if (file) return { value: readSecretFile(file, fileVariable, options), variable: fileVariable };
   if (direct) return { value: direct, variable: name };
   return undefined;
-}
-
-function defaultWarn(message: string): void {
-  log.warn(message);
 }
