@@ -20,17 +20,10 @@ export class BodyReader {
     return undefined;
   }
 
-  string(
-    value: unknown,
-    field: string,
-    required = false,
-    limits: { min?: number; max?: number } = {},
-  ): string | undefined {
+  string(value: unknown, field: string, required = false): string | undefined {
     if (value === undefined) return required ? this.fail(field, 'is required') : undefined;
     if (typeof value !== 'string') return this.fail(field, 'must be a string');
-    if (value.length < (limits.min ?? (required ? 1 : 0))) return this.fail(field, 'must not be empty');
-    if (limits.max !== undefined && value.length > limits.max)
-      return this.fail(field, `must be at most ${limits.max} characters`);
+    if (required && value === '') return this.fail(field, 'must not be empty');
     return value;
   }
 

@@ -1,7 +1,6 @@
 import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
 import type { Knobs } from './knobs.js';
 
-/** How a simulator starts; every field is optional. The knobs can also change at run time. */
 /**
  * How `info.query` echoes the range: as sent (`inclusive`); the end as the instant after it (`exclusive`); the end as
  * its day's first instant (`midnight`, which says nothing of whether the day is covered); both ends as the instants of
@@ -9,6 +8,7 @@ import type { Knobs } from './knobs.js';
  */
 export type RangeEndEcho = 'inclusive' | 'exclusive' | 'midnight' | 'offset';
 
+/** How a simulator starts; every field is optional. The knobs can also change at run time. */
 export interface SimulatorOptions extends Partial<Knobs> {
   /** TCP port; default 0 (a free port). The CLI defaults to 4010. */
   port?: number;
