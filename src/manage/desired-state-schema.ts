@@ -99,9 +99,6 @@ export const desiredStateSchema = z
 export type DesiredState = z.infer<typeof desiredStateSchema>;
 export type TrackedUrlEntry = z.infer<typeof trackedUrlEntrySchema>;
 export type TopicEntry = z.infer<typeof topicEntrySchema>;
-export type CompetitorEntry = z.infer<typeof competitorEntrySchema>;
-export type PersonaChangeEntry = z.infer<typeof personaChangeSchema>;
-export type TagChangeEntry = z.infer<typeof tagChangeSchema>;
 
 /** The JSON Schema of the file, for editors (`bvsync manage-schema`). */
 export function desiredStateJsonSchema(): Record<string, unknown> {

@@ -79,6 +79,26 @@ export function checkDesiredState(
   // The entries that are valid by themselves, by their place in the file: an entry repeated is said beside a typo
   // elsewhere, not only once the typo is fixed ("every problem is listed at once").
   const lists = validEntries(raw);
+  /**
+   * An entry that repeats an earlier one by the key the API tells them apart by: one of the two would be lost (a
+   * second topic's scenarios), sent twice (two PATCHes, the last one winning) or rejected as a conflict with the first.
+   */
+  const repeated = <L extends ListName>(
+    list: L,
+    keyOf: (entry: IndexedLists[L][number]['entry']) => string | number | undefined,
+    sameness: string,
+  ): string[] => {
+    const first = new Map<string | number, number>();
+    const problems: string[] = [];
+    for (const { entry, index } of lists[list]) {
+      const key = keyOf(entry);
+      if (key === undefined) continue;
+      const earlier = first.get(key);
+      if (earlier === undefined) first.set(key, index);
+      else problems.push(`${where([list, index])}: repeats ${list}[${earlier}] (${sameness}); keep one entry`);
+    }
+    return problems;
+  };
   const problems = [
     ...schemaProblems,
     ...lists.trackedUrls.flatMap(({ entry, index }) =>
@@ -88,29 +108,15 @@ export function checkDesiredState(
           ]
         : [],
     ),
-    ...repeated(
-      'trackedUrls',
-      lists.trackedUrls,
-      (entry) => addressNormalForm(entry.url),
-      'the same address in normal form',
-      where,
-    ),
+    ...repeated('trackedUrls', (entry) => addressNormalForm(entry.url), 'the same address in normal form'),
     ...repeated(
       'topics',
-      lists.topics,
       (entry) => `${entry.name}\u0000${entry.type}\u0000${entry.language}`,
       'the same name, type and language',
-      where,
     ),
-    ...repeated(
-      'competitors',
-      lists.competitors,
-      (entry) => competitorKey(entry.name),
-      'the same name, case aside',
-      where,
-    ),
-    ...repeated('personas', lists.personas, (entry) => entry.id, 'the same id', where),
-    ...repeated('tags', lists.tags, (entry) => entry.id, 'the same id', where),
+    ...repeated('competitors', (entry) => competitorKey(entry.name), 'the same name, case aside'),
+    ...repeated('personas', (entry) => entry.id, 'the same id'),
+    ...repeated('tags', (entry) => entry.id, 'the same id'),
   ];
   if (problems.length || !result.success) throw new ManageFileError(source, problems);
   return result.data;
@@ -141,29 +147,6 @@ function validEntries(raw: unknown): IndexedLists {
     personas: valid('personas', personaChangeSchema),
     tags: valid('tags', tagChangeSchema),
   };
-}
-
-/**
- * An entry that repeats an earlier one by the key the API tells them apart by: one of the two would be lost (a
- * second topic's scenarios), sent twice (two PATCHes, the last one winning) or rejected as a conflict with the first.
- */
-function repeated<T>(
-  list: string,
-  entries: Indexed<T>,
-  keyOf: (entry: T) => string | number | undefined,
-  sameness: string,
-  where: (path: ReadonlyArray<PropertyKey>) => string,
-): string[] {
-  const first = new Map<string | number, number>();
-  const problems: string[] = [];
-  entries.forEach(({ entry, index }) => {
-    const key = keyOf(entry);
-    if (key === undefined) return;
-    const earlier = first.get(key);
-    if (earlier === undefined) first.set(key, index);
-    else problems.push(`${where([list, index])}: repeats ${list}[${earlier}] (${sameness}); keep one entry`);
-  });
-  return problems;
 }
 
 function formatPath(path: ReadonlyArray<PropertyKey>): string {
