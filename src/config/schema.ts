@@ -477,7 +477,6 @@ export function composeConfigSchema<Name extends string, Sync extends z.ZodObjec
 }
 
 export type ApiConfig = z.output<ReturnType<typeof apiConfigSchemaFor>>;
-export type WarehouseConfig = z.output<typeof warehouseConfigSchema>;
 export type NotifyConfig = z.output<typeof notifyConfigSchema>;
 export type WebhookConfig = NotifyConfig['webhooks'][number];
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
