@@ -39,6 +39,25 @@ function dryRunItem(
   return { id: shape === 'null-ids' ? null : 0, ...rest };
 }
 
+/** The start of a bulk write: the body's list of items (1 to `max`), and whether it is a dry run the knobs let be one. */
+function readBulk(context: RouteContext, field: string, max: number) {
+  context.query.finish();
+  const reader = new BodyReader(context.body);
+  const body = reader.object();
+  const list = reader.array(body[field], field, { min: 1, max, required: true }) ?? [];
+  const dryRun = (reader.boolean(body.dry_run, 'dry_run') ?? false) && !context.sim.knobs.dryRunIgnored;
+  return { reader, body, list, dryRun };
+}
+
+/** The start of a PATCH: the item its path names (404 when the brand has none) and the body's reader. */
+function readPatch<T extends { id: number }>(context: RouteContext, items: T[], noun: string) {
+  context.query.finish();
+  const item = items.find((each) => each.id === Number(context.params[0]));
+  if (!item) throw simulatorNotFound(`no ${noun} ${context.params[0]}`);
+  const reader = new BodyReader(context.body);
+  return { item, reader, body: reader.object() };
+}
+
 /** The "title of the page" for a page tracked without one: its last path segment, in words, and its host. */
 function pageTitle(url: string): string {
   const parsed = new URL(url);
@@ -65,12 +84,8 @@ const trackUrls: Route = {
   pattern: /^\/tracked-urls$/,
   name: 'track-urls',
   handle(context) {
-    const { world, sim, query } = context;
-    query.finish();
-    const reader = new BodyReader(context.body);
-    const body = reader.object();
-    const urls = reader.array(body.urls, 'urls', { min: 1, max: LIMITS.trackUrlsMax, required: true }) ?? [];
-    const dryRun = (reader.boolean(body.dry_run, 'dry_run') ?? false) && !sim.knobs.dryRunIgnored;
+    const { world, sim } = context;
+    const { reader, body, list: urls, dryRun } = readBulk(context, 'urls', LIMITS.trackUrlsMax);
     const groupId = reader.integer(body.group_id, 'group_id');
     const items = urls.map((item, index) => {
       const entry = reader.record(item, `urls[${index}]`) ?? {};
@@ -117,12 +132,8 @@ const updateTrackedUrl: Route = {
   pattern: /^\/tracked-urls\/(\d+)$/,
   name: 'update-tracked-url',
   handle(context) {
-    const { world, query, params } = context;
-    query.finish();
-    const page = world.trackedUrls.find((p) => p.id === Number(params[0]));
-    if (!page) throw simulatorNotFound(`no tracked URL ${params[0]}`);
-    const reader = new BodyReader(context.body);
-    const body = reader.object();
+    const { world } = context;
+    const { item: page, reader, body } = readPatch(context, world.trackedUrls, 'tracked URL');
     const groupId = body.group_id === null ? null : reader.integer(body.group_id, 'group_id');
     const title = reader.string(body.title, 'title');
     const raw = reader.string(body.url, 'url');
@@ -151,13 +162,8 @@ const createTopics: Route = {
   pattern: /^\/topics$/,
   name: 'create-topics',
   handle(context) {
-    const { world, sim, query } = context;
-    query.finish();
-    const reader = new BodyReader(context.body);
-    const body = reader.object();
-    const topics =
-      reader.array(body.topics, 'topics', { min: 1, max: LIMITS.topicsPerRequestMax, required: true }) ?? [];
-    const dryRun = (reader.boolean(body.dry_run, 'dry_run') ?? false) && !sim.knobs.dryRunIgnored;
+    const { world, sim } = context;
+    const { reader, list: topics, dryRun } = readBulk(context, 'topics', LIMITS.topicsPerRequestMax);
     const items = topics.map((item, index) => {
       const at = `topics[${index}]`;
       const entry = reader.record(item, at) ?? {};
@@ -251,14 +257,8 @@ const createCompetitors: Route = {
   pattern: /^\/competitors$/,
   name: 'create-competitors',
   handle(context) {
-    const { world, sim, query } = context;
-    query.finish();
-    const reader = new BodyReader(context.body);
-    const body = reader.object();
-    const list =
-      reader.array(body.competitors, 'competitors', { min: 1, max: LIMITS.competitorsPerRequestMax, required: true }) ??
-      [];
-    const dryRun = (reader.boolean(body.dry_run, 'dry_run') ?? false) && !sim.knobs.dryRunIgnored;
+    const { world, sim } = context;
+    const { reader, list, dryRun } = readBulk(context, 'competitors', LIMITS.competitorsPerRequestMax);
     const items = list.map((item, index) => {
       const entry = reader.record(item, `competitors[${index}]`) ?? {};
       return {
@@ -301,12 +301,7 @@ const updatePersona: Route = {
   pattern: /^\/personas\/(\d+)$/,
   name: 'update-persona',
   handle(context) {
-    const { world, query, params } = context;
-    query.finish();
-    const persona = world.personas.find((p) => p.id === Number(params[0]));
-    if (!persona) throw simulatorNotFound(`no persona ${params[0]}`);
-    const reader = new BodyReader(context.body);
-    const body = reader.object();
+    const { item: persona, reader, body } = readPatch(context, context.world.personas, 'persona');
     const changes = {
       city: reader.string(body.city, 'city'),
       country: reader.string(body.country, 'country'),
@@ -328,12 +323,8 @@ const updateTag: Route = {
   pattern: /^\/tags\/(\d+)$/,
   name: 'update-tag',
   handle(context) {
-    const { world, query, params } = context;
-    query.finish();
-    const tag = world.tags.find((t) => t.id === Number(params[0]));
-    if (!tag) throw simulatorNotFound(`no tag ${params[0]}`);
-    const reader = new BodyReader(context.body);
-    const body = reader.object();
+    const { world } = context;
+    const { item: tag, reader, body } = readPatch(context, world.tags, 'tag');
     const name = reader.string(body.name, 'name');
     const color = reader.string(body.color, 'color');
     if (color !== undefined && !/^#[0-9a-fA-F]{6}$/.test(color)) reader.fail('color', 'must be a hex colour #rrggbb');
