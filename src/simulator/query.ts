@@ -2,6 +2,7 @@ import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
 import { DAY_MS, simDayString, parseSimDay } from './sim-days.js';
 import { simulatorValidationError, type SimulatorErrorDetail } from './sim-errors.js';
 import type { RangeEndEcho } from './options.js';
+import { queryObject } from './request-log.js';
 
 export interface DateRange {
   startMs: number;
@@ -48,13 +49,7 @@ export class QueryReader {
 
   /** The reports' `info.query`: the query as applied, or with `mirrorEcho` every parameter as received, known or not. */
   echoed(): Record<string, unknown> {
-    if (!this.mirrorEcho) return this.applied;
-    const mirror: Record<string, unknown> = {};
-    for (const name of new Set(this.search.keys())) {
-      const values = this.search.getAll(name);
-      mirror[name] = values.length > 1 ? values : values[0];
-    }
-    return mirror;
+    return this.mirrorEcho ? queryObject(this.search) : this.applied;
   }
 
   wire(name: string): string {
