@@ -4,7 +4,7 @@ import type { BulkAnswer } from '../api/write-schemas.js';
 import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/write-limits.js';
 import type { WriteClient } from '../api/writes.js';
 import { groupBy } from '../group-by.js';
-import { batches } from './batches.js';
+import { batches, itemsOf } from './batches.js';
 import { addressKey, competitorNameKey, idsOfWritten, misplaced, topicNameKey } from './bulk-answer-items.js';
 import type { ChangePlan, ItemKind, PendingWrite, PlannedChange } from './planned-change.js';
 
@@ -63,13 +63,7 @@ export async function applyPlan(
   await bulkWrites(
     'tracked URLs',
     urlRequests,
-    (batch) =>
-      client.trackUrls(
-        brandId,
-        batch.map(({ write }) => write.item),
-        batch[0]!.write.groupId,
-        { dryRun: false },
-      ),
+    (batch) => client.trackUrls(brandId, itemsOf(batch), batch[0]!.write.groupId, { dryRun: false }),
     ({ write }) => addressKey(write.item.url),
     (written) => addressKey(written.url),
   );
@@ -79,12 +73,7 @@ export async function applyPlan(
   await bulkWrites(
     'topics',
     batches(pending(plan, 'create-topic'), TOPICS_PER_REQUEST),
-    (batch) =>
-      client.createTopics(
-        brandId,
-        batch.map(({ write }) => write.item),
-        { dryRun: false },
-      ),
+    (batch) => client.createTopics(brandId, itemsOf(batch), { dryRun: false }),
     ({ write }) => topicNameKey(write.item.name),
     (written) => topicNameKey(written.name),
   );
@@ -94,12 +83,7 @@ export async function applyPlan(
   await bulkWrites(
     'competitors',
     batches(pending(plan, 'create-competitor'), COMPETITORS_PER_REQUEST),
-    (batch) =>
-      client.createCompetitors(
-        brandId,
-        batch.map(({ write }) => write.item),
-        { dryRun: false },
-      ),
+    (batch) => client.createCompetitors(brandId, itemsOf(batch), { dryRun: false }),
     ({ write }) => competitorNameKey(write.item.name),
     (written) => competitorNameKey(written.name),
   );

@@ -3,7 +3,7 @@ import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } f
 import type { TopicItem, WriteClient } from '../api/writes.js';
 import { addressNormalForm, competitorKey } from './address-normal-form.js';
 import { groupBy } from '../group-by.js';
-import { batches } from './batches.js';
+import { batches, itemsOf } from './batches.js';
 import type { DesiredState, TopicEntry, TrackedUrlEntry } from './desired-state-schema.js';
 import { NO_READ_TO_COMPARE, type ChangePlan, type PendingWrite, type PlannedChange } from './planned-change.js';
 import type { SeenTopic } from './warehouse-topics.js';
@@ -110,16 +110,8 @@ async function planTrackedUrls(
   // The group is one field of the whole request (endpoint 1), so each group is its own run of requests.
   for (const [groupId, group] of groupBy(creates, ({ write }) => write.groupId)) {
     for (const batch of batches(group, TRACK_URLS_PER_REQUEST)) {
-      const answer = await client.trackUrls(
-        brandId,
-        batch.map(({ write }) => write.item),
-        groupId,
-        { dryRun: true },
-      );
-      markRejected(
-        batch.map(({ change }) => change),
-        answer,
-      );
+      const answer = await client.trackUrls(brandId, itemsOf(batch), groupId, { dryRun: true });
+      markRejected(batch, answer);
     }
   }
   return changes;
@@ -169,30 +161,21 @@ async function planTopics(
     };
   });
   // Restores go through the dry run too: a topic of the same name, type and language that runs means none is deleted.
-  for (const batch of batches(
-    changes.map((change, index) => ({ change, entry: entries[index]! })),
-    TOPICS_PER_REQUEST,
-  )) {
-    const answer = await client.createTopics(
-      brandId,
-      batch.map(({ entry }) => topicItem(entry)),
-      { dryRun: true },
-    );
-    markRejected(
-      batch.map(({ change }) => change),
-      answer,
-      (change, rejection) => {
-        if (rejection.code !== 'conflict') return false;
-        // A conflict is the brand already having this topic: the desired state holds.
-        Object.assign(change, {
-          action: 'unchanged',
-          write: undefined,
-          detail:
-            'the brand has a topic of this name, type and language (its scenarios cannot be compared: the API has no read of topics)',
-        });
-        return true;
-      },
-    );
+  const sent = changes.map((change, index) => ({ change, item: topicItem(entries[index]!) }));
+  for (const batch of batches(sent, TOPICS_PER_REQUEST)) {
+    const items = batch.map(({ item }) => item);
+    const answer = await client.createTopics(brandId, items, { dryRun: true });
+    markRejected(batch, answer, (change, rejection) => {
+      if (rejection.code !== 'conflict') return false;
+      // A conflict is the brand already having this topic: the desired state holds.
+      Object.assign(change, {
+        action: 'unchanged',
+        write: undefined,
+        detail:
+          'the brand has a topic of this name, type and language (its scenarios cannot be compared: the API has no read of topics)',
+      });
+      return true;
+    });
   }
   return changes;
 }
@@ -237,15 +220,8 @@ async function planCompetitors(
     creates.push({ change, write });
   }
   for (const batch of batches(creates, COMPETITORS_PER_REQUEST)) {
-    const answer = await client.createCompetitors(
-      brandId,
-      batch.map(({ write }) => write.item),
-      { dryRun: true },
-    );
-    markRejected(
-      batch.map(({ change }) => change),
-      answer,
-    );
+    const answer = await client.createCompetitors(brandId, itemsOf(batch), { dryRun: true });
+    markRejected(batch, answer);
   }
   return changes;
 }
@@ -255,12 +231,12 @@ async function planCompetitors(
  * may take a rejection over, as topics do with conflict.
  */
 function markRejected(
-  sent: PlannedChange[],
+  sent: ReadonlyArray<{ change: PlannedChange }>,
   answer: BulkAnswer<unknown>,
   special: (change: PlannedChange, rejection: BulkRejection) => boolean = () => false,
 ): void {
   for (const rejection of answer.rejected) {
-    const change = sent[rejection.index];
+    const change = sent[rejection.index]?.change;
     if (!change || special(change, rejection)) continue;
     Object.assign(change, {
       action: 'rejected',
