@@ -33,35 +33,25 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   const host = options.host ?? '0.0.0.0';
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
-    if (request.method === 'GET' && path === '/healthz') {
-      response.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
-      return;
-    }
+    const send = (status: number, type: string, body: string) =>
+      response.writeHead(status, { 'content-type': type }).end(body);
+    const json = (status: number, body: unknown) => send(status, 'application/json', `${JSON.stringify(body)}\n`);
+    if (request.method === 'GET' && path === '/healthz') return send(200, 'text/plain', 'ok\n');
     if (request.method === 'GET' && path === '/readyz') {
       const readiness = options.readiness?.() ?? Promise.resolve({ ready: true, checks: {} });
       readiness.then(
-        (answer) =>
-          response
-            .writeHead(answer.ready ? 200 : 503, { 'content-type': 'application/json' })
-            .end(`${JSON.stringify(answer)}\n`),
-        (error: Error) =>
-          response
-            .writeHead(503, { 'content-type': 'application/json' })
-            .end(`${JSON.stringify({ ready: false, checks: { process: { ok: false, detail: error.message } } })}\n`),
+        (answer) => json(answer.ready ? 200 : 503, answer),
+        (error: Error) => json(503, { ready: false, checks: { process: { ok: false, detail: error.message } } }),
       );
       return;
     }
-    if (request.method !== 'GET' || path !== '/metrics') {
-      response
-        .writeHead(404, { 'content-type': 'text/plain' })
-        .end('not found: metrics are at /metrics, probes at /healthz and /readyz\n');
-      return;
-    }
+    if (request.method !== 'GET' || path !== '/metrics')
+      return send(404, 'text/plain', 'not found: metrics are at /metrics, probes at /healthz and /readyz\n');
     options.metrics.expose().then(
-      (text) => response.writeHead(200, { 'content-type': options.metrics.registry.contentType }).end(text),
+      (text) => send(200, options.metrics.registry.contentType, text),
       (error: Error) => {
         options.log?.warn({ err: error.message }, 'metrics scrape failed');
-        response.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics unavailable: ${error.message}\n`);
+        send(500, 'text/plain', `metrics unavailable: ${error.message}\n`);
       },
     );
   });
