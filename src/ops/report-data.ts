@@ -281,21 +281,15 @@ async function readHeadline(
   const params = [from, to, brandId, previousFrom, previousTo];
   const [visibility] = numbers(await readRows(connection, HEADLINE_QUERIES.visibility, params));
   const [share] = numbers(await readRows(connection, HEADLINE_QUERIES.shareOfVoice, params));
-  const pair = (row: PlainRow | undefined) => ({
-    now: ratio(Number(row?.numerator ?? 0), Number(row?.denominator ?? 0), Number(row?.days ?? 0)),
-    before: ratio(
-      Number(row?.previousNumerator ?? 0),
-      Number(row?.previousDenominator ?? 0),
-      Number(row?.previousDays ?? 0),
-    ),
-  });
-  const v = pair(visibility);
-  const s = pair(share);
+  const now = (row?: PlainRow) =>
+    ratio(Number(row?.numerator ?? 0), Number(row?.denominator ?? 0), Number(row?.days ?? 0));
+  const before = (row?: PlainRow) =>
+    ratio(Number(row?.previousNumerator ?? 0), Number(row?.previousDenominator ?? 0), Number(row?.previousDays ?? 0));
   return {
-    visibility: v.now,
-    previousVisibility: v.before,
-    shareOfVoice: s.now,
-    previousShareOfVoice: s.before,
+    visibility: now(visibility),
+    previousVisibility: before(visibility),
+    shareOfVoice: now(share),
+    previousShareOfVoice: before(share),
     previousFrom,
     previousTo,
     periodDays: days,
