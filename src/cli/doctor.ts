@@ -26,7 +26,7 @@ import { probeProgress, type ProbeProgress } from './doctor/probe-progress.js';
 import { RefusedNames } from './doctor/refused-names.js';
 import { syncedParams } from './doctor/synced-params.js';
 import { todayFrom } from './run-command.js';
-import type { ParamVerdict } from './doctor/verdicts.js';
+import { verifiedElsewhere, type ParamVerdict } from './doctor/verdicts.js';
 import { loadConfig, type Config } from '../configuration.js';
 
 export type { DoctorCheck } from './doctor/checks.js';
@@ -96,10 +96,12 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     options.report ??
     ((c: DoctorCheck) =>
       process.stdout.write(`${c.ok ? (c.warning ? 'warn' : 'ok  ') : 'FAIL'}  ${redactSecrets(c.line)}\n`));
-  const add = (ok: boolean, line: string) => {
-    const check = { ok, line };
+  const push = (check: DoctorCheck) => {
     result.checks.push(check);
     report(check);
+  };
+  const add = (ok: boolean, line: string) => {
+    push({ ok, line });
     return ok;
   };
 
@@ -112,27 +114,20 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
   }
   const complete = checkRequired(config, add);
   if (await checkRedis(config, add)) await checkWarehouse(config, add);
-  await checkDiskRoom(config, (check) => {
-    result.checks.push(check);
-    report(check);
-  });
-  checkMemoryLimit(config, (check) => {
-    result.checks.push(check);
-    report(check);
-  });
-  await checkSchemaDrift(config, (check) => {
-    result.checks.push(check);
-    report(check);
-  });
+  await checkDiskRoom(config, push);
+  checkMemoryLimit(config, push);
+  await checkSchemaDrift(config, push);
   if (!complete) return result;
 
   let progress: ProbeProgress | undefined;
   const refused = new RefusedNames();
   const dispatcher = refused.dispatcher({ ...config.api, url: config.api.url! });
-  const client = createApiClient(
-    { ...config.api, maxAttempts: Math.min(config.api.maxAttempts, 3) },
-    { retryRateLimited: true, dispatcher, onRequest: () => progress?.sent(++result.paramRequests) },
-  );
+  const clientFor = (api: ApiConfig) =>
+    createApiClient(
+      { ...api, maxAttempts: Math.min(api.maxAttempts, 3) },
+      { retryRateLimited: true, dispatcher, onRequest: () => progress?.sent(++result.paramRequests) },
+    );
+  const client = clientFor(config.api);
   try {
     // The API and the brands are asked as the preflight asks them, each wait bounded: an API that never answers is named
     // within seconds, not after every try's api.headersTimeoutMs.
@@ -147,22 +142,11 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
       add(false, 'parameter names: not checked, no brand is readable');
       return result;
     }
+    const today = options.today ?? commandToday();
     progress = (options.progress ?? ((probed) => probeProgress(process.stderr, probed)))(brand);
     let probed: Awaited<ReturnType<typeof probeParameters>>;
     try {
-      const clientFor = (api: ApiConfig) =>
-        createApiClient(
-          { ...api, maxAttempts: Math.min(api.maxAttempts, 3) },
-          { retryRateLimited: true, dispatcher, onRequest: () => progress?.sent(++result.paramRequests) },
-        );
-      probed = await probeParameters(
-        client,
-        config,
-        brand,
-        addDays(options.today ?? commandToday(), -1),
-        refused,
-        clientFor,
-      );
+      probed = await probeParameters(client, config, brand, addDays(today, -1), refused, clientFor);
     } finally {
       progress.end();
       progress = undefined;
@@ -192,10 +176,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
         }
       }
     }
-    const synced = await syncedParams(config, [
-      addDays(options.today ?? commandToday(), -2),
-      addDays(options.today ?? commandToday(), -1),
-    ]);
+    const synced = await syncedParams(config, [addDays(today, -2), addDays(today, -1)]);
     const sentBySync = (row: ParamVerdict) => synced.get(endpointNameOf(row.endpoint))?.has(row.param) === true;
     const wrong = result.params.filter((row) => row.verdict === 'wrong' && sentBySync(row));
     const wrongUnsent = result.params.filter((row) => row.verdict === 'wrong' && !sentBySync(row));
@@ -235,15 +216,7 @@ function listed(wrong: readonly ParamVerdict[]): string {
  * spec shows the names per endpoint), so the wrong endpoint gets a name of its own in `api.endpointParams`.
  */
 function endpointAdvice(rows: readonly ParamVerdict[], wrong: readonly ParamVerdict[]): string {
-  const split = wrong.filter((row) =>
-    rows.some(
-      (other) =>
-        other.endpoint !== row.endpoint &&
-        other.param === row.param &&
-        other.wire === row.wire &&
-        other.verdict === 'verified',
-    ),
-  );
+  const split = wrong.filter((row) => verifiedElsewhere(rows, row));
   if (split.length === 0) return '';
   const shown = split.slice(0, 3).map((row) => `api.endpointParams["${endpointNameOf(row.endpoint)}"].${row.param}`);
   return `; ${split.length === 1 ? 'one name is' : 'names are'} right on other endpoints, so set ${shown.join(', ')}${split.length > shown.length ? ' and the rest (see the table)' : ''} to the endpoint's own name instead`;

@@ -6,9 +6,7 @@ import { endpointReads } from '../endpoint-reads.js';
 import { SENT_PARAMS, endpointNameOf } from './endpoints.js';
 import { nameCandidates } from './name-candidates.js';
 import { MAX_PROBE_REQUESTS, ProbeContext } from './probe-context.js';
-import type { RefusedNames } from './refused-names.js';
-import { VerdictBook, type ParamVerdict } from './verdicts.js';
-import type { Config } from '../../configuration.js';
+import { VerdictBook, verifiedElsewhere, type ParamVerdict } from './verdicts.js';
 
 /** What the search found for one parameter: the name verified, or the names tried without one. */
 export interface NameProposal {
@@ -30,13 +28,11 @@ export interface NameProposal {
 export type EndpointProbe = (ctx: ProbeContext) => Promise<unknown>;
 
 export interface NameSearchOptions {
-  /** The probes' context: its facts, windows and request count, which the search goes on spending. */
+  /** The probes' context: its facts, windows, config and request count, which the search goes on spending. */
   ctx: ProbeContext;
-  config: Config;
   /** A client for a config with a candidate name, on doctor's connection pool. */
   clientFor: (api: ApiConfig) => ApiClient;
   probes: Readonly<Record<string, EndpointProbe>>;
-  refused?: RefusedNames;
 }
 
 /**
@@ -53,7 +49,8 @@ export function searchable(row: ParamVerdict): boolean {
  * row. Stops at the first verified, or when doctor's request cap is spent.
  */
 export async function searchNames(rows: readonly ParamVerdict[], options: NameSearchOptions): Promise<NameProposal[]> {
-  const { ctx, config } = options;
+  const { ctx } = options;
+  const { config } = ctx;
   const proposals: NameProposal[] = [];
   for (const row of rows.filter(searchable)) {
     const probe = options.probes[row.endpoint];
@@ -73,13 +70,7 @@ export async function searchNames(rows: readonly ParamVerdict[], options: NameSe
     ]);
     // A name right elsewhere under the same wire name must stay so there: this endpoint gets a name of its own.
     const scope =
-      rows.some(
-        (other) =>
-          other.endpoint !== row.endpoint &&
-          other.param === row.param &&
-          other.wire === row.wire &&
-          other.verdict === 'verified',
-      ) || config.api.endpointParams[endpointNameOf(row.endpoint)]?.[row.param] !== undefined
+      verifiedElsewhere(rows, row) || config.api.endpointParams[endpointNameOf(row.endpoint)]?.[row.param] !== undefined
         ? 'endpointParams'
         : 'params';
     const proposal: NameProposal = { endpoint: row.endpoint, param: row.param, wire: row.wire, tried: [], scope };
@@ -108,7 +99,8 @@ async function trial(
   candidate: string,
   probe: EndpointProbe,
 ): Promise<ParamVerdict | undefined> {
-  const { ctx, config } = options;
+  const { ctx } = options;
+  const { config } = ctx;
   const name = endpointNameOf(endpoint);
   const endpointParams = {
     ...config.api.endpointParams,
@@ -125,7 +117,7 @@ async function trial(
       book,
       ctx.windows,
       { ...config, api },
-      options.refused,
+      ctx.refused,
     );
     Object.assign(trialCtx.facts, ctx.facts);
     trialCtx.echoMirrors = ctx.echoMirrors;

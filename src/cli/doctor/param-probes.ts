@@ -46,9 +46,9 @@ export async function probeParameters(
   config: Config,
   brand: number,
   lastDay: string,
-  refused?: RefusedNames,
-  /** A client for a config with a candidate name; given, names found wrong are searched for (name-search.ts). */
-  clientFor?: (api: ApiConfig) => ApiClient,
+  refused: RefusedNames,
+  /** A client for a config with a candidate name, to search for the names found wrong (name-search.ts). */
+  clientFor: (api: ApiConfig) => ApiClient,
 ): Promise<{ verdicts: ParamVerdict[]; assumptions: Array<{ ok: boolean; line: string }>; proposals: NameProposal[] }> {
   const book = new VerdictBook(config.api.params, config.api.endpointParams);
   for (const endpoint of Object.values(ENDPOINTS)) book.declare(endpoint, SENT_PARAMS[endpoint]!);
@@ -78,49 +78,37 @@ export async function probeParameters(
   }
   const readers = syncedReaders(config);
   ctx.assumptions.push(...ctx.validation.lines(readers));
-  for (const [endpoint, answer] of ctx.refusedEndpoints) {
+  // Failed when a stream the config syncs reads the endpoint, else told of.
+  const judge = (endpoint: string, failed: (synced: string) => string, told: string) => {
     const synced = readers(endpoint);
-    ctx.assumptions.push(
-      synced.length
-        ? {
-            ok: false,
-            line: `${endpoint}: the key reads brand ${brand} but not this endpoint (${answer}); every slice of ${synced.join(', ')} would fail: take them out of sync.streams (and schedules), or have the account's plan include it`,
-          }
-        : { ok: true, line: `${endpoint}: the key may not read this endpoint (${answer}); no stream synced reads it` },
+    ctx.assumptions.push(synced.length ? { ok: false, line: failed(synced.join(', ')) } : { ok: true, line: told });
+  };
+  for (const [endpoint, answer] of ctx.refusedEndpoints) {
+    judge(
+      endpoint,
+      (synced) =>
+        `${endpoint}: the key reads brand ${brand} but not this endpoint (${answer}); every slice of ${synced} would fail: take them out of sync.streams (and schedules), or have the account's plan include it`,
+      `${endpoint}: the key may not read this endpoint (${answer}); no stream synced reads it`,
     );
   }
   for (const [endpoint, failure] of ctx.failedEndpoints) {
     if (ctx.answeredEndpoints.has(endpoint) || ctx.refusedEndpoints.has(endpoint)) continue;
-    const synced = readers(endpoint);
-    ctx.assumptions.push(
-      synced.length
-        ? {
-            ok: false,
-            line: `${endpoint}: no request doctor sent was answered (the first: ${failure}); every slice of ${synced.join(', ')} would fail the same way: check api.url and the endpoint's path, or take them out of sync.streams (and schedules)`,
-          }
-        : {
-            ok: true,
-            line: `${endpoint}: no request doctor sent was answered (the first: ${failure}); no stream synced reads it`,
-          },
+    judge(
+      endpoint,
+      (synced) =>
+        `${endpoint}: no request doctor sent was answered (the first: ${failure}); every slice of ${synced} would fail the same way: check api.url and the endpoint's path, or take them out of sync.streams (and schedules)`,
+      `${endpoint}: no request doctor sent was answered (the first: ${failure}); no stream synced reads it`,
     );
   }
   for (const [endpoint, read] of ctx.unreadableReads) {
-    const synced = readers(endpoint);
-    ctx.assumptions.push(
-      synced.length
-        ? {
-            ok: false,
-            line: `${endpoint}: the API answered ${read}; bvsync cannot read that, so every slice of ${synced.join(', ')} with more than one page would fail the same way`,
-          }
-        : {
-            ok: true,
-            line: `${endpoint}: the API answered ${read}; bvsync cannot read that, but no stream synced reads it`,
-          },
+    judge(
+      endpoint,
+      (synced) =>
+        `${endpoint}: the API answered ${read}; bvsync cannot read that, so every slice of ${synced} with more than one page would fail the same way`,
+      `${endpoint}: the API answered ${read}; bvsync cannot read that, but no stream synced reads it`,
     );
   }
   const verdicts = book.list();
-  const proposals = clientFor
-    ? await searchNames(verdicts, { ctx, config, clientFor, probes: ENDPOINT_PROBES, ...(refused ? { refused } : {}) })
-    : [];
+  const proposals = await searchNames(verdicts, { ctx, clientFor, probes: ENDPOINT_PROBES });
   return { verdicts, assumptions: ctx.assumptions, proposals };
 }

@@ -1,5 +1,5 @@
 import type { EndpointReads } from '../endpoint-reads.js';
-import { ApiError, AuthError, ValidationError } from '../../api/errors.js';
+import { AuthError, ValidationError } from '../../api/errors.js';
 import type { ParamName } from '../../streams/registry.js';
 import { addDays } from '../../days.js';
 import { domainOf } from '../../streams/domains.js';
@@ -143,7 +143,7 @@ export class ProbeContext {
     readonly windows: ProbeWindows,
     readonly config: Config,
     /** Where names a strict API refuses are kept so later requests leave them out; none: requests are sent as built. */
-    private readonly refused?: RefusedNames,
+    readonly refused?: RefusedNames,
   ) {}
 
   /** Runs one request of a probe; a 400 settles the parameters it names (see readRefusal). */
@@ -361,7 +361,6 @@ export class ProbeContext {
 }
 
 export function describeError(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -39,39 +39,29 @@ export class VerdictBook {
   }
 
   /** Lists the parameters bvsync sends to an endpoint, so each has a row even when no probe reaches it. */
-  declare(
-    endpoint: string,
-    params: readonly ParamName[],
-    why = 'no probe reached it (an earlier request failed)',
-  ): void {
+  declare(endpoint: string, params: readonly ParamName[]): void {
     for (const param of params) {
-      const key = `${endpoint}\u0000${param}`;
-      if (!this.rows.has(key))
-        this.rows.set(key, {
-          endpoint,
-          param,
-          wire: this.wire(param, endpoint),
-          verdict: 'cannot be checked',
-          why,
-          placeholder: true,
-          evidence: 'request',
-        });
+      const why = 'no probe reached it (an earlier request failed)';
+      if (!this.rows.has(key(endpoint, param))) this.put(endpoint, param, 'cannot be checked', why, 'request', true);
     }
   }
 
-  set(endpoint: string, param: ParamName, verdict: Verdict, why: string, evidence: Evidence = 'records'): void {
-    const key = `${endpoint}\u0000${param}`;
-    const row = this.rows.get(key);
+  private set(endpoint: string, param: ParamName, verdict: Verdict, why: string, evidence: Evidence = 'records'): void {
+    const row = this.rows.get(key(endpoint, param));
     if (row && !row.placeholder && STRENGTH[row.verdict] >= STRENGTH[verdict]) return;
-    this.rows.set(key, {
-      endpoint,
-      param,
-      wire: this.wire(param, endpoint),
-      verdict,
-      why,
-      placeholder: false,
-      evidence,
-    });
+    this.put(endpoint, param, verdict, why, evidence, false);
+  }
+
+  private put(
+    endpoint: string,
+    param: ParamName,
+    verdict: Verdict,
+    why: string,
+    evidence: Evidence,
+    placeholder: boolean,
+  ): void {
+    const wire = this.wire(param, endpoint);
+    this.rows.set(key(endpoint, param), { endpoint, param, wire, verdict, why, placeholder, evidence });
   }
 
   verified(endpoint: string, param: ParamName, why: string, evidence?: Evidence): void {
@@ -104,11 +94,26 @@ export class VerdictBook {
   }
 
   verdictOf(endpoint: string, param: ParamName): Verdict | undefined {
-    const row = this.rows.get(`${endpoint}\u0000${param}`);
+    const row = this.rows.get(key(endpoint, param));
     return row && !row.placeholder ? row.verdict : undefined;
   }
 
   list(): ParamVerdict[] {
     return [...this.rows.values()].map(({ placeholder: _placeholder, evidence: _evidence, ...row }) => row);
   }
+}
+
+function key(endpoint: string, param: ParamName): string {
+  return `${endpoint}\u0000${param}`;
+}
+
+/** Whether `row`'s parameter is verified under the same wire name on another endpoint: `api.params` cannot serve both. */
+export function verifiedElsewhere(rows: readonly ParamVerdict[], row: ParamVerdict): boolean {
+  return rows.some(
+    (other) =>
+      other.endpoint !== row.endpoint &&
+      other.param === row.param &&
+      other.wire === row.wire &&
+      other.verdict === 'verified',
+  );
 }
