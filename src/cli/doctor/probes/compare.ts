@@ -11,6 +11,8 @@ export interface CompareOptions {
   tiebreak: { invalid: string; call: () => Promise<unknown> };
   /** A record that breaks the filter (evidence that it was not applied), when records show it. */
   breaks?: (record: unknown) => string | undefined;
+  /** Why the data cannot show the filter, when it cannot: the tiebreak decides without the request. */
+  unshown?: string;
 }
 
 /**
@@ -26,6 +28,10 @@ export async function compareToBase(
   options: CompareOptions,
 ): Promise<FirstPage | undefined> {
   const { book } = ctx;
+  if (options.unshown !== undefined) {
+    await ctx.tiebreak(endpoint, param, options.tiebreak.invalid, options.tiebreak.call, options.unshown);
+    return undefined;
+  }
   if (!base) return void book.unchecked(endpoint, param, 'the base answer of the window could not be read');
   const asked = await ctx.ask(endpoint, [param, ...(options.alsoSent ?? [])], fetch);
   if (!asked.ok) return void ctx.failed(endpoint, [param], asked.why);

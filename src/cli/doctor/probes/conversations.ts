@@ -4,41 +4,27 @@ import { addDays } from '../../../days.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { dayOf, fingerprint, type ProbeContext } from '../probe-context.js';
 import { probeDateRange, type RangeAnswers } from './date-range.js';
+import type { ProbeRead } from './compare.js';
 import { firstPage, isEmpty, type FirstPage } from './first-page.js';
 import { probePaging } from './paging.js';
 
 const endpoint = ENDPOINTS.conversations;
 const PAGE = 100;
 const dayOfAnswer = (record: unknown) => dayOf((record as Conversation).date);
+const reader =
+  (ctx: ProbeContext): ProbeRead =>
+  (options, pageSize = PAGE) =>
+    firstPage(ctx.client.conversations(ctx.brand, { ...ctx.windows.wide, pageSize, ...options }));
 
 /**
  * Endpoint 13's range first: its answers carry their engine, so they show the engines the other probes send.
  * Three requests.
  */
 export async function probeConversationDates(ctx: ProbeContext): Promise<RangeAnswers | undefined> {
-  const { client, brand } = ctx;
-  const answers = await probeDateRange(
-    ctx,
-    endpoint,
-    (window) => firstPage(client.conversations(brand, { ...window, pageSize: PAGE })),
-    {
-      dayOfRecord: dayOfAnswer,
-      invalid: (name, bad) =>
-        firstPage(
-          client.conversations(brand, {
-            ...ctx.windows.wide,
-            [name === 'start_date' ? 'startDate' : 'endDate']: bad,
-            pageSize: 1,
-          }),
-        ),
-    },
-  );
-  ctx.offerControl(endpoint, 'start_date', () =>
-    firstPage(client.conversations(brand, { ...ctx.windows.wide, startDate: 'not-a-day', pageSize: 1 })),
-  );
-  ctx.offerControl(endpoint, 'end_date', () =>
-    firstPage(client.conversations(brand, { ...ctx.windows.wide, endDate: 'not-a-day', pageSize: 1 })),
-  );
+  const read = reader(ctx);
+  const answers = await probeDateRange(ctx, endpoint, read, { dayOfRecord: dayOfAnswer });
+  ctx.offerControl(endpoint, 'start_date', () => read({ startDate: 'not-a-day' }, 1));
+  ctx.offerControl(endpoint, 'end_date', () => read({ endDate: 'not-a-day' }, 1));
   if (answers) ctx.facts.engines = [...new Set((answers.wide.records as Conversation[]).map((c) => c.model))].sort();
   if (answers) await probeOneDay(ctx, answers.wide);
   return answers;
@@ -58,7 +44,7 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
   const [day, seen] = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0] ?? [];
   if (day === undefined || seen === undefined) return;
   const answer = await ctx.ask(endpoint, ['start_date', 'end_date'], () =>
-    firstPage(ctx.client.conversations(ctx.brand, { startDate: day, endDate: day, pageSize: PAGE })),
+    reader(ctx)({ startDate: day, endDate: day }),
   );
   if (!answer.ok) return;
   const found = answer.value.total ?? answer.value.records.length;
@@ -137,9 +123,7 @@ async function lastPageOfDay(
   )
     return {};
   const readPage = (skipPages: number) =>
-    ctx.ask(endpoint, ['start_date', 'end_date'], () =>
-      firstPage(ctx.client.conversations(ctx.brand, { startDate: day, endDate: day, pageSize: PAGE, skipPages })),
-    );
+    ctx.ask(endpoint, ['start_date', 'end_date'], () => reader(ctx)({ startDate: day, endDate: day, skipPages }));
   const firstNumber = ctx.config.api.firstPage;
   if (first.total !== undefined) {
     const skip = Math.ceil(first.total / served) - 1;
@@ -174,24 +158,19 @@ async function lastPageOfDay(
 export async function probeConversationFilters(ctx: ProbeContext, base: RangeAnswers | undefined): Promise<void> {
   const { client, brand, windows, book, facts } = ctx;
   const wide = base?.wide;
-  if (!wide) {
+  const read = reader(ctx);
+  if (!wide || isEmpty(wide)) {
     ctx.failed(
       endpoint,
       ['engines', 'topic_id', 'scenario_id', 'mentioned', 'recommended', 'sort'],
-      'the answers of the window could not be read',
-    );
-  } else if (isEmpty(wide)) {
-    ctx.failed(
-      endpoint,
-      ['engines', 'topic_id', 'scenario_id', 'mentioned', 'recommended', 'sort'],
-      `no answer in ${windows.wide.startDate}..${windows.wide.endDate}; checkable once the brand has some`,
+      wide
+        ? `no answer in ${windows.wide.startDate}..${windows.wide.endDate}; checkable once the brand has some`
+        : 'the answers of the window could not be read',
     );
   } else {
     const records = wide.records as Conversation[];
     const ask = (name: ParamName, options: object) =>
-      ctx.ask(endpoint, ['start_date', 'end_date', name], () =>
-        firstPage(client.conversations(brand, { ...windows.wide, pageSize: PAGE, ...options })),
-      );
+      ctx.ask(endpoint, ['start_date', 'end_date', name], () => read(options));
     const smaller = (page: FirstPage) => (page.total ?? page.records.length) < (wide.total ?? wide.records.length);
     const same = (page: FirstPage) => fingerprint(page.records, page.total) === fingerprint(wide.records, wide.total);
 
@@ -208,7 +187,7 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
         endpoint,
         'engines',
         'not-an-engine',
-        () => firstPage(client.conversations(brand, { ...windows.wide, engines: ['not-an-engine'], pageSize: 1 })),
+        () => read({ engines: ['not-an-engine'] }, 1),
         `every answer seen is from ${facts.engines[0] ?? 'one engine'} (answers of two engines would show it)`,
       );
     } else {
@@ -254,7 +233,7 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
           endpoint,
           'topic_id',
           'x',
-          () => firstPage(client.conversations(brand, { ...windows.wide, topicId: 'x' as never, pageSize: 1 })),
+          () => read({ topicId: 'x' }, 1),
           'the brand has one topic with answers, so every answer is of it',
         );
     }
@@ -279,7 +258,7 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
           endpoint,
           'scenario_id',
           'x',
-          () => firstPage(client.conversations(brand, { ...windows.wide, scenarioId: 'x' as never, pageSize: 1 })),
+          () => read({ scenarioId: 'x' }, 1),
           `scenario ${scenario.id} gave every answer of the window`,
         );
     }
@@ -318,14 +297,12 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
           endpoint,
           name,
           'maybe',
-          () => firstPage(client.conversations(brand, { ...windows.wide, [name]: 'maybe' as never, pageSize: 1 })),
+          () => read({ [name]: 'maybe' }, 1),
           `every answer seen has ${field} ${want}`,
         );
     }
 
-    ctx.offerControl(endpoint, 'mentioned', () =>
-      firstPage(client.conversations(brand, { ...windows.wide, mentioned: 'maybe' as never, pageSize: 1 })),
-    );
+    ctx.offerControl(endpoint, 'mentioned', () => read({ mentioned: 'maybe' }, 1));
 
     // sort: oldest first must start where newest first ends.
     const days = records.map(dayOfAnswer).filter(Boolean) as string[];
@@ -339,7 +316,7 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
           endpoint,
           'sort',
           'sideways',
-          () => firstPage(client.conversations(brand, { ...windows.wide, sort: 'sideways' as never, pageSize: 1 })),
+          () => read({ sort: 'sideways' }, 1),
           'every answer of the window is of one day',
         );
       if (new Set(days).size < 2 && (wide.total ?? 0) <= records.length) {
@@ -352,11 +329,7 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
         const dayBefore = addDays(newestFirst, -1);
         if (dayBefore < windows.wide.startDate) await oneDaySort();
         else {
-          const before = await ctx.ask(endpoint, ['start_date', 'end_date'], () =>
-            firstPage(
-              client.conversations(brand, { startDate: windows.wide.startDate, endDate: dayBefore, pageSize: 1 }),
-            ),
-          );
+          const before = await ctx.ask(endpoint, ['start_date', 'end_date'], () => read({ endDate: dayBefore }, 1));
           // Judged by the day of what came back, not by its coming back: an API that ignores end_date (doctor says so
           // on its own row) answers the day itself again.
           const earlier = before.ok

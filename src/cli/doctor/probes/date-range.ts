@@ -1,6 +1,7 @@
 import { addDays } from '../../../days.js';
 import type { ParamName } from '../../../streams/registry.js';
 import { change, fingerprint, type ProbeContext, type Window } from '../probe-context.js';
+import type { ProbeRead } from './compare.js';
 import { isEmpty, type FirstPage } from './first-page.js';
 
 export interface RangeProbeOptions {
@@ -8,8 +9,6 @@ export interface RangeProbeOptions {
   dayOfRecord?: (record: unknown) => string | undefined;
   /** Other parameters every request of the probe sends (e.g. a domain), so a 400 naming one is read right. */
   alsoSent?: readonly ParamName[];
-  /** Sends the window with an invalid start or end, for the tiebreak. */
-  invalid?: (name: 'start_date' | 'end_date', bad: string) => Promise<unknown>;
 }
 
 export interface RangeAnswers {
@@ -26,14 +25,14 @@ export interface RangeAnswers {
 export async function probeDateRange(
   ctx: ProbeContext,
   endpoint: string,
-  fetch: (window: Window) => Promise<FirstPage>,
+  read: ProbeRead,
   options: RangeProbeOptions = {},
 ): Promise<RangeAnswers | undefined> {
   const { windows, book } = ctx;
   const sent: ParamName[] = ['start_date', 'end_date', 'engines', ...(options.alsoSent ?? [])];
   const answers: Partial<RangeAnswers> = {};
   for (const key of ['wide', 'lateStart', 'earlyEnd'] as const) {
-    const asked = await ctx.ask(endpoint, sent, () => fetch(windows[key]));
+    const asked = await ctx.ask(endpoint, sent, () => read(windows[key]));
     if (!asked.ok) {
       ctx.failed(endpoint, ['start_date', 'end_date'], asked.why);
       return undefined;
@@ -110,9 +109,8 @@ export async function probeDateRange(
     const dataSays = seenWhole
       ? `the answer does not change ${bound}`
       : `the first page does not change ${bound}, and no info.total_rows shows the rest`;
-    if (options.invalid)
-      await ctx.tiebreak(endpoint, name, 'not-a-day', () => options.invalid!(name, 'not-a-day'), dataSays);
-    else book.unchecked(endpoint, name, `${dataSays}; checkable once the brand has data in ${movedDays}`);
+    const invalid = { [name === 'start_date' ? 'startDate' : 'endDate']: 'not-a-day' };
+    await ctx.tiebreak(endpoint, name, 'not-a-day', () => read(invalid, 1), dataSays);
   };
   await judge('start_date', lateStart, windows.lateStart, dataBeforeLateStart);
   await judge('end_date', earlyEnd, windows.earlyEnd, dataAfterEarlyEnd);

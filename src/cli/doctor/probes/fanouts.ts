@@ -26,9 +26,8 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
   }
   const read = (options: object, pageSize = 100): Promise<FirstPage> =>
     firstPage(client.fanoutsCited(brand, { ...windows.wide, domain, pageSize, ...options }));
-  const answers = await probeDateRange(ctx, endpoint, (window) => read(window), {
+  const answers = await probeDateRange(ctx, endpoint, read, {
     alsoSent: ['domain'],
-    invalid: (name, bad) => read({ [name === 'start_date' ? 'startDate' : 'endDate']: bad }, 1),
   });
   const base = answers?.wide;
   await compareEngines(ctx, endpoint, base, read, { alsoSent: ['domain'] });

@@ -16,9 +16,7 @@ export async function probeProductRanking(ctx: ProbeContext): Promise<void> {
   const { client, brand, windows, book } = ctx;
   const read = (options: object, pageSize = 50): Promise<FirstPage> =>
     firstPage(client.productRanking(brand, { ...windows.wide, pageSize, ...options }));
-  const answers = await probeDateRange(ctx, endpoint, (window) => read(window), {
-    invalid: (name, bad) => read({ [name === 'start_date' ? 'startDate' : 'endDate']: bad }, 1),
-  });
+  const answers = await probeDateRange(ctx, endpoint, read);
   const base = answers?.wide;
   const tiebreak = (key: string, invalid: string) => ({ invalid, call: () => read({ [key]: invalid }, 1) });
 
@@ -53,19 +51,11 @@ export async function probeProductRanking(ctx: ProbeContext): Promise<void> {
     tiebreak: tiebreak('subject', 'not-a-subject'),
   });
   const rows = (base?.records ?? []) as ProductRankingRow[];
-  if (rows.length < 2)
-    await ctx.tiebreak(
-      endpoint,
-      'order',
-      'sideways',
-      () => read({ order: 'sideways' }, 1),
-      'fewer than 2 products are ranked',
-    );
-  else
-    await compareToBase(ctx, endpoint, 'order', base, () => read({ order: 'asc' }), {
-      shown: 'asc',
-      tiebreak: tiebreak('order', 'sideways'),
-    });
+  await compareToBase(ctx, endpoint, 'order', base, () => read({ order: 'asc' }), {
+    shown: 'asc',
+    tiebreak: tiebreak('order', 'sideways'),
+    unshown: rows.length < 2 ? 'fewer than 2 products are ranked' : undefined,
+  });
 
   await compareEngines(ctx, endpoint, base, read);
   await compareTopics(ctx, endpoint, base, read);
@@ -93,9 +83,8 @@ export async function probeSwot(ctx: ProbeContext): Promise<void> {
   }
   const read = (options: object, pageSize = 100): Promise<FirstPage> =>
     firstPage(client.swotAnswers(brand, statement, { ...windows.wide, pageSize, ...options }));
-  const answers = await probeDateRange(ctx, endpoint, (window) => read(window), {
+  const answers = await probeDateRange(ctx, endpoint, read, {
     dayOfRecord: (record) => dayOf((record as SwotAnswer).date),
-    invalid: (name, bad) => read({ [name === 'start_date' ? 'startDate' : 'endDate']: bad }, 1),
   });
   const base = answers?.wide;
   await compareEngines(ctx, endpoint, base, read, {
@@ -106,33 +95,17 @@ export async function probeSwot(ctx: ProbeContext): Promise<void> {
     },
   });
   const competitor = facts.competitorIds[0];
-  if (competitor === undefined)
-    await ctx.tiebreak(
-      endpoint,
-      'competitors',
-      'x',
-      () => read({ competitors: ['x'] }, 1),
-      'the brand has no competitor',
-    );
-  else
-    await compareToBase(ctx, endpoint, 'competitors', base, () => read({ competitors: [competitor] }), {
-      shown: String(competitor),
-      tiebreak: { invalid: 'x', call: () => read({ competitors: ['x'] }, 1) },
-    });
+  await compareToBase(ctx, endpoint, 'competitors', base, () => read({ competitors: [competitor] }), {
+    shown: String(competitor),
+    tiebreak: { invalid: 'x', call: () => read({ competitors: ['x'] }, 1) },
+    unshown: competitor === undefined ? 'the brand has no competitor' : undefined,
+  });
   const type = (base?.info as { type?: string } | undefined)?.type === 'threats' ? 'strengths' : 'threats';
-  if (base && isEmpty(base))
-    await ctx.tiebreak(
-      endpoint,
-      'type',
-      'not-a-type',
-      () => read({ type: 'not-a-type' }, 1),
-      'the statement has no answer in the window',
-    );
-  else
-    await compareToBase(ctx, endpoint, 'type', base, () => read({ type }), {
-      shown: type,
-      tiebreak: { invalid: 'not-a-type', call: () => read({ type: 'not-a-type' }, 1) },
-    });
+  await compareToBase(ctx, endpoint, 'type', base, () => read({ type }), {
+    shown: type,
+    tiebreak: { invalid: 'not-a-type', call: () => read({ type: 'not-a-type' }, 1) },
+    unshown: base && isEmpty(base) ? 'the statement has no answer in the window' : undefined,
+  });
 
   await probePaging(
     ctx,

@@ -17,9 +17,8 @@ export async function probeTrackedUrls(ctx: ProbeContext): Promise<void> {
       // info.citations counts every page of the answer: it moves with the range and filters even when the page shown does not.
       records: [{ citations: page.info.citations, cited_urls: page.info.cited_urls }, ...page.records],
     }));
-  const answers = await probeDateRange(ctx, endpoint, (window) => read(window), {
+  const answers = await probeDateRange(ctx, endpoint, read, {
     dayOfRecord: (record) => dayOf((record as TrackedUrl).first_cited),
-    invalid: (name, bad) => read({ [name === 'start_date' ? 'startDate' : 'endDate']: bad }, 1),
   });
   const base = answers?.wide;
   const pages = (base?.records.slice(1) ?? []) as TrackedUrl[];
@@ -34,18 +33,15 @@ export async function probeTrackedUrls(ctx: ProbeContext): Promise<void> {
   await compareTopics(ctx, endpoint, base, read);
 
   const group = pages.find((p) => p.group)?.group?.id;
-  if (group === undefined) {
-    await ctx.tiebreak(endpoint, 'group_id', 'x', () => read({ groupId: 'x' }, 1), 'no tracked page is in a group');
-  } else {
-    await compareToBase(ctx, endpoint, 'group_id', base, () => read({ groupId: group }), {
-      shown: String(group),
-      tiebreak: tiebreak('groupId', 'x'),
-      breaks: (r) =>
-        (r as TrackedUrl).url && (r as TrackedUrl).group?.id !== group
-          ? `${(r as TrackedUrl).url} is not in group ${group}`
-          : undefined,
-    });
-  }
+  await compareToBase(ctx, endpoint, 'group_id', base, () => read({ groupId: group }), {
+    shown: String(group),
+    tiebreak: tiebreak('groupId', 'x'),
+    breaks: (r) =>
+      (r as TrackedUrl).url && (r as TrackedUrl).group?.id !== group
+        ? `${(r as TrackedUrl).url} is not in group ${group}`
+        : undefined,
+    unshown: group === undefined ? 'no tracked page is in a group' : undefined,
+  });
   await compareToBase(ctx, endpoint, 'ungrouped', base, () => read({ ungrouped: true }), {
     shown: 'true',
     tiebreak: tiebreak('ungrouped', 'maybe'),
@@ -54,62 +50,40 @@ export async function probeTrackedUrls(ctx: ProbeContext): Promise<void> {
   });
 
   const needle = pages.map((p) => p.title.slice(0, 60)).find((title) => pages.some((p) => !matches(p, title)));
-  if (needle === undefined)
-    await ctx.tiebreak(
-      endpoint,
-      'search',
-      OVERLONG_SHOWN,
-      () => read({ search: OVERLONG_TEXT }, 1),
-      'no search text tells the tracked pages apart',
-    );
-  else {
-    await compareToBase(ctx, endpoint, 'search', base, () => read({ search: needle }), {
-      shown: JSON.stringify(needle),
-      tiebreak: { invalid: OVERLONG_SHOWN, call: () => read({ search: OVERLONG_TEXT }, 1) },
-      breaks: (r) =>
-        (r as TrackedUrl).url && !matches(r as TrackedUrl, needle)
-          ? `${(r as TrackedUrl).url} does not hold it`
-          : undefined,
-    });
-  }
+  await compareToBase(ctx, endpoint, 'search', base, () => read({ search: needle }), {
+    shown: JSON.stringify(needle),
+    tiebreak: { invalid: OVERLONG_SHOWN, call: () => read({ search: OVERLONG_TEXT }, 1) },
+    breaks: (r) =>
+      (r as TrackedUrl).url && !matches(r as TrackedUrl, needle!)
+        ? `${(r as TrackedUrl).url} does not hold it`
+        : undefined,
+    unshown: needle === undefined ? 'no search text tells the tracked pages apart' : undefined,
+  });
 
   // sort and order: the order of the pages is what they change, so the base must hold two pages that differ.
   const sortable = pages.length >= 2 && new Set(pages.map((p) => p.citations)).size >= 2;
-  if (!sortable)
-    await ctx.tiebreak(
-      endpoint,
-      'sort',
-      'sideways',
-      () => read({ sort: 'sideways' }, 1),
-      'the tracked pages do not differ in citations',
-    );
-  else {
-    const byCitations = await compareToBase(
-      ctx,
-      endpoint,
-      'sort',
-      base,
-      () => read({ sort: 'citations', order: 'desc' }),
-      { shown: 'citations', alsoSent: ['order'], tiebreak: tiebreak('sort', 'sideways') },
-    );
-    const sorted = (byCitations?.records.slice(1) ?? []) as TrackedUrl[];
-    if (byCitations && sorted.some((p, i) => i > 0 && p.citations > sorted[i - 1]!.citations)) {
-      book.wrong(endpoint, 'sort', 'sort=citations did not order the pages by citations');
-    }
+  const byCitations = await compareToBase(
+    ctx,
+    endpoint,
+    'sort',
+    base,
+    () => read({ sort: 'citations', order: 'desc' }),
+    {
+      shown: 'citations',
+      alsoSent: ['order'],
+      tiebreak: tiebreak('sort', 'sideways'),
+      unshown: sortable ? undefined : 'the tracked pages do not differ in citations',
+    },
+  );
+  const sorted = (byCitations?.records.slice(1) ?? []) as TrackedUrl[];
+  if (byCitations && sorted.some((p, i) => i > 0 && p.citations > sorted[i - 1]!.citations)) {
+    book.wrong(endpoint, 'sort', 'sort=citations did not order the pages by citations');
   }
-  if (pages.length < 2)
-    await ctx.tiebreak(
-      endpoint,
-      'order',
-      'sideways',
-      () => read({ order: 'sideways' }, 1),
-      'the brand tracks fewer than 2 pages',
-    );
-  else
-    await compareToBase(ctx, endpoint, 'order', base, () => read({ order: 'asc' }), {
-      shown: 'asc',
-      tiebreak: tiebreak('order', 'sideways'),
-    });
+  await compareToBase(ctx, endpoint, 'order', base, () => read({ order: 'asc' }), {
+    shown: 'asc',
+    tiebreak: tiebreak('order', 'sideways'),
+    unshown: pages.length < 2 ? 'the brand tracks fewer than 2 pages' : undefined,
+  });
 
   await probePaging(
     ctx,
