@@ -1,10 +1,7 @@
 import type { ParamName } from '../../streams/registry.js';
 
-/*
- * The one list of names doctor tries for a query parameter found wrong (name-search.ts). The spec shows no query
- * parameter names, so the candidates are, in order: names a strict API listed in its 400, the spec's own field names
- * for the same meaning, the usual names of a range's ends, and spellings of the name bvsync sent.
- */
+// The one list of names doctor tries for a query parameter found wrong (name-search.ts), since the spec shows no
+// query parameter names.
 
 /** Fields of the spec's records that mean what a parameter filters by (spec, "Resources and their fields"). */
 const SPEC_FIELDS: Partial<Record<ParamName, readonly string[]>> = {
@@ -44,9 +41,8 @@ export function spellings(name: string): string[] {
 }
 
 /**
- * The names to try for `param` on an endpoint, best first: `listed` (names a strict API listed as those it knows),
- * then the spec's fields, a range's usual ends, and the spellings of `param` and of `wire`. Leaves out `wire` itself
- * and `taken` (the names the endpoint's other parameters go by).
+ * The names to try for `param` on an endpoint, best first: `listed` (known to a strict API), the spec's fields, a range's
+ * usual ends, the spellings of `param` and `wire`. Leaves out `wire` and `taken` (the endpoint's other names).
  */
 export function nameCandidates(
   param: ParamName,

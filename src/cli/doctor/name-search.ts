@@ -44,9 +44,8 @@ export function searchable(row: ParamVerdict): boolean {
 }
 
 /**
- * Tries the candidates of each searchable row (name-candidates.ts) by running that endpoint's probe again with the
- * candidate as its name: a candidate is accepted only when the probe verifies it, by the evidence of any verified
- * row. Stops at the first verified, or when doctor's request cap is spent.
+ * Tries the candidates of each searchable row (name-candidates.ts) by running that endpoint's probe again under each
+ * name: the first the probe verifies is found. Stops there, or when doctor's request cap is spent.
  */
 export async function searchNames(rows: readonly ParamVerdict[], options: NameSearchOptions): Promise<NameProposal[]> {
   const { ctx } = options;

@@ -10,9 +10,8 @@ export function isNoAnswer(error: unknown): boolean {
 }
 
 /**
- * A failure that is the API answering with what bvsync cannot read: a 2xx whose body is not JSON (a proxy's HTML page,
- * JSON cut short) or not the spec's envelope (`data: null`). Not a refusal (a 400 of a value, a 429) nor an absence
- * (a 5xx, a reset): a sync making the same read fails the same way, every attempt.
+ * The API answering with what bvsync cannot read: a 2xx whose body is not JSON (a proxy's HTML page, JSON cut short) or
+ * not the spec's envelope (`data: null`). A sync making the same read fails the same way, every attempt.
  */
 export function isUnreadableAnswer(error: unknown): boolean {
   if (!(error instanceof TransientError) || !(isBadEnvelope(error) || error.reason === 'bad_body')) return false;

@@ -37,9 +37,8 @@ const ENDPOINT_PROBES: Readonly<Record<string, EndpointProbe>> = {
 };
 
 /**
- * Checks every query parameter bvsync sends, endpoint by endpoint, against one readable brand. Earlier probes
- * learn what later ones need (the days and engines of the answers, topics, domains, a tracked page), so the
- * order matters.
+ * Checks every query parameter bvsync sends, endpoint by endpoint, against one readable brand. The order matters:
+ * earlier probes learn what later ones need (the days and engines of the answers, topics, domains, a tracked page).
  */
 export async function probeParameters(
   client: ApiClient,

@@ -15,9 +15,8 @@ export interface ParamVerdict {
 }
 
 /**
- * What a verdict rests on: the records of the answers (what came back, how many, in which order), or the request
- * itself (a 400 naming the parameter, the API accepting an invalid value, the `info.query` echo). Only the first is
- * void when the answers' records all failed validation, since they then read as empty.
+ * What a verdict rests on: the records of the answers, or the request itself (a 400, an invalid value accepted, the
+ * `info.query` echo). Only the first is void when the answers' records all failed validation: they read as empty.
  */
 export type Evidence = 'records' | 'request';
 

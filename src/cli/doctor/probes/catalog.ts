@@ -16,8 +16,8 @@ export async function probeCompetitors(ctx: ProbeContext): Promise<void> {
   const { client, brand, book, facts } = ctx;
   const confirmed = await ctx.ask(endpoint, ['confirmed'], () => client.competitors(brand, { confirmed: true }));
   const all = await ctx.ask(endpoint, ['confirmed'], () => client.competitors(brand, { confirmed: false }));
-  if (!confirmed.ok || !all.ok)
-    return ctx.failed(endpoint, ['confirmed'], (!confirmed.ok ? confirmed.why : !all.ok ? all.why : '') as string);
+  if (!confirmed.ok) return ctx.failed(endpoint, ['confirmed'], confirmed.why);
+  if (!all.ok) return ctx.failed(endpoint, ['confirmed'], all.why);
   const everyone = all.value.records;
   facts.competitorIds = everyone.map((c) => c.id);
   ctx.rememberDomains([...everyone.map((c) => c.website), ...ctx.config.sync.domains]);

@@ -106,9 +106,8 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
 const MAX_TAIL_PAGES = 4;
 
 /**
- * The last page of a one-day read whose first page is not all of it: the answers an API east of UTC files under the day
- * are its oldest, on the last page. With total_rows that page alone; without, the pages in turn up to MAX_TAIL_PAGES.
- * `unread` says why no last page was seen, when none was.
+ * The last page of a one-day read longer than a page, where an API east of UTC files the day's oldest answers: by
+ * total_rows, else the pages in turn up to MAX_TAIL_PAGES. `unread` says why no last page was seen, when none was.
  */
 async function lastPageOfDay(
   ctx: ProbeContext,

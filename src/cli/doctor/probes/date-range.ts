@@ -18,9 +18,8 @@ export interface RangeAnswers {
 }
 
 /**
- * `start_date` and `end_date` by behaviour, three requests: the wide window, a later start, an earlier end. A moved
- * bound the API applies changes the answer when the moved days hold data; a record outside the range shows an ignored
- * name directly. Answers without days go to the tiebreak.
+ * `start_date` and `end_date` by behaviour, three requests: the wide window, a later start, an earlier end. A bound
+ * applied changes the answer when the moved days hold data; a record outside the range shows an ignored name.
  */
 export async function probeDateRange(
   ctx: ProbeContext,

@@ -237,23 +237,16 @@ export async function probeVisibilityFilters(ctx: ProbeContext, unjudged: Sent[]
   if (topic === undefined)
     ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
   if (second.length) {
-    const narrowed = await ctx.ask(
-      endpoint,
-      second.map((s) => s.name),
-      () =>
-        client.visibilityTopics(brand, {
-          ...windows.wide,
-          engines: engines.length ? engines : undefined,
-          topicIds: topic !== undefined ? [topic] : undefined,
-        }),
+    const names = second.map((s) => s.name);
+    const narrowed = await ctx.ask(endpoint, names, () =>
+      client.visibilityTopics(brand, {
+        ...windows.wide,
+        engines: engines.length ? engines : undefined,
+        topicIds: topic !== undefined ? [topic] : undefined,
+      }),
     );
     if (narrowed.ok) unjudged.push(...judgeEcho(ctx, endpoint, second, narrowed.value.info.query));
-    else
-      ctx.failed(
-        endpoint,
-        second.map((s) => s.name),
-        narrowed.why,
-      );
+    else ctx.failed(endpoint, names, narrowed.why);
   }
   await tiebreakUnechoed(ctx, endpoint, unjudged, (name, bad) =>
     client.visibilityTopics(brand, { ...windows.wide, ...badFilter(name, bad) }),
@@ -283,28 +276,21 @@ export async function probeCitations(ctx: ProbeContext): Promise<void> {
     ctx.book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
   if (!topics.length)
     ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
-  const answer = await ctx.ask(
-    endpoint,
-    sent.map((s) => s.name),
-    () =>
-      client.citations(brand, {
-        ...windows.wide,
-        period: 'week',
-        ownership: ['first_party', 'competitor_owned'],
-        contentTypes: ['blog_article'],
-        sentiment: ['positive', 'neutral'],
-        firstParty: false,
-        domains,
-        engines: engines.length ? engines : undefined,
-        topicIds: topics.length ? topics : undefined,
-      }),
+  const names = sent.map((s) => s.name);
+  const answer = await ctx.ask(endpoint, names, () =>
+    client.citations(brand, {
+      ...windows.wide,
+      period: 'week',
+      ownership: ['first_party', 'competitor_owned'],
+      contentTypes: ['blog_article'],
+      sentiment: ['positive', 'neutral'],
+      firstParty: false,
+      domains,
+      engines: engines.length ? engines : undefined,
+      topicIds: topics.length ? topics : undefined,
+    }),
   );
-  if (!answer.ok)
-    return ctx.failed(
-      endpoint,
-      sent.map((s) => s.name),
-      answer.why,
-    );
+  if (!answer.ok) return ctx.failed(endpoint, names, answer.why);
   const unjudged = judgeEcho(ctx, endpoint, sent, answer.value.info.query);
   ctx.offerControl(endpoint, 'period', () =>
     client.citations(brand, { ...windows.wide, period: 'fortnight' as never }),
