@@ -39,14 +39,7 @@ export function fixConfigFile(
   const before = readFileSync(file, 'utf8');
   const raw = JSON.parse(before) as { api?: Record<string, unknown> };
   const api = (raw.api ??= {});
-  const merged = mergedSettings(
-    {
-      params: (api.params ?? {}) as ApiConfig['params'],
-      endpointParams: (api.endpointParams ?? {}) as ApiConfig['endpointParams'],
-    },
-    found,
-  );
-  Object.assign(api, merged);
+  Object.assign(api, mergedSettings(api as Pick<ApiConfig, 'params' | 'endpointParams'>, found));
   const after = `${JSON.stringify(raw, null, 2)}\n`;
   writeFileSync(file, after);
   return { ok: true, file, diff: lineDiff(before, after) };

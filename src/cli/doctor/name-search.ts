@@ -3,6 +3,7 @@ import type { ParamMapping } from '../../api/param-names.js';
 import type { ApiConfig } from '../../config/schema.js';
 import type { ParamName } from '../../streams/registry.js';
 import { endpointReads } from '../endpoint-reads.js';
+import type { NameSettings } from './config-fix.js';
 import { SENT_PARAMS, endpointNameOf } from './endpoints.js';
 import { nameCandidates } from './name-candidates.js';
 import { MAX_PROBE_REQUESTS, ProbeContext } from './probe-context.js';
@@ -133,10 +134,7 @@ async function trial(
 }
 
 /** The `api` settings that hold the names found, as JSON to paste into the config file. */
-export function proposedSettings(proposals: readonly NameProposal[]): {
-  params?: Record<string, string>;
-  endpointParams?: Record<string, Record<string, string>>;
-} {
+export function proposedSettings(proposals: readonly NameProposal[]): NameSettings {
   const params: Record<string, string> = {};
   const endpointParams: Record<string, Record<string, string>> = {};
   for (const proposal of proposals) {

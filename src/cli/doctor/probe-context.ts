@@ -72,6 +72,12 @@ export function valueKindOf(param: ParamName): ValueKind {
 export const OVERLONG_TEXT = 'x'.repeat(256);
 export const OVERLONG_SHOWN = '<256 characters>';
 
+/** Why a filter cannot be checked: the answers named no engine, topic or domain to send. */
+export const NO_ENGINE = 'no engine is known (no answer in the window); set api.engines';
+export const NO_TOPIC = 'no topic has answers in the window; checkable once one has';
+export const NO_DOMAIN =
+  'no domain is known (no tracked page, competitor website or sync.domains); add one to sync.domains';
+
 export type Asked<T> = { ok: true; value: T } | { ok: false; why: string; error?: unknown };
 
 // A 400 detail that says the name itself is unknown (a strict API), as opposed to a bad value of a known name.

@@ -1,5 +1,5 @@
 import type { ParamName } from '../../../streams/registry.js';
-import { change, fingerprint, type ProbeContext } from '../probe-context.js';
+import { change, fingerprint, NO_ENGINE, NO_TOPIC, type ProbeContext } from '../probe-context.js';
 import { isEmpty, type FirstPage } from './first-page.js';
 
 export interface CompareOptions {
@@ -68,12 +68,7 @@ export async function compareEngines(
   options: Pick<CompareOptions, 'alsoSent'> & { breaks?: (engine: string) => CompareOptions['breaks'] } = {},
 ): Promise<void> {
   const engine = ctx.facts.engines[0] ?? ctx.config.api.engines[0];
-  if (engine === undefined)
-    return void ctx.book.unchecked(
-      endpoint,
-      'engines',
-      'no engine is known (no answer in the window); set api.engines',
-    );
+  if (engine === undefined) return void ctx.book.unchecked(endpoint, 'engines', NO_ENGINE);
   await compareToBase(ctx, endpoint, 'engines', base, () => read({ engines: [engine] }), {
     shown: engine,
     alsoSent: options.alsoSent,
@@ -91,8 +86,7 @@ export async function compareTopics(
   options: Pick<CompareOptions, 'alsoSent'> = {},
 ): Promise<void> {
   const topic = ctx.facts.topics[0]?.id;
-  if (topic === undefined)
-    return void ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
+  if (topic === undefined) return void ctx.book.unchecked(endpoint, 'topic_ids', NO_TOPIC);
   await compareToBase(ctx, endpoint, 'topic_ids', base, () => read({ topicIds: [topic] }), {
     shown: String(topic),
     alsoSent: options.alsoSent,

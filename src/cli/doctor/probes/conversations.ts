@@ -263,13 +263,10 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
     }
 
     // mentioned / recommended: ask for the value that is rarer among the answers, so ignoring it shows at once.
-    for (const [name, field] of [
-      ['mentioned', 'mentioned'],
-      ['recommended', 'recommended'],
-    ] as const) {
-      const values = records.map((c) => c[field]).filter((v): v is boolean => typeof v === 'boolean');
+    for (const name of ['mentioned', 'recommended'] as const) {
+      const values = records.map((c) => c[name]).filter((v): v is boolean => typeof v === 'boolean');
       if (values.length === 0) {
-        book.unchecked(endpoint, name, `no answer has ${field}; checkable once answers carry it`);
+        book.unchecked(endpoint, name, `no answer has ${name}; checkable once answers carry it`);
         continue;
       }
       const trues = values.filter(Boolean).length;
@@ -280,16 +277,16 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
         continue;
       }
       const against = (page.value.records as Conversation[]).filter(
-        (c) => typeof c[field] === 'boolean' && c[field] !== want,
+        (c) => typeof c[name] === 'boolean' && c[name] !== want,
       );
       if (against.length)
         book.wrong(
           endpoint,
           name,
-          `asked for ${name}=${want}, the API sent ${against.length} answer(s) with ${field} ${!want}`,
+          `asked for ${name}=${want}, the API sent ${against.length} answer(s) with ${name} ${!want}`,
         );
       else if (values.some((v) => v !== want))
-        book.verified(endpoint, name, `${name}=${want} left out the answers with ${field} ${!want}`);
+        book.verified(endpoint, name, `${name}=${want} left out the answers with ${name} ${!want}`);
       else if (smaller(page.value)) book.verified(endpoint, name, `${name}=${want} gave fewer answers`);
       else
         await ctx.tiebreak(
@@ -297,7 +294,7 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
           name,
           'maybe',
           () => read({ [name]: 'maybe' }, 1),
-          `every answer seen has ${field} ${want}`,
+          `every answer seen has ${name} ${want}`,
         );
     }
 

@@ -1,6 +1,6 @@
 import type { ParamName } from '../../../streams/registry.js';
 import { CONTENT_TYPE_VALUES, OWNERSHIP_VALUES, SENTIMENT_VALUES } from '../../../api/schemas.js';
-import type { ProbeContext } from '../probe-context.js';
+import { NO_DOMAIN, NO_ENGINE, NO_TOPIC, type ProbeContext } from '../probe-context.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { echoedEngines, instantOf } from '../../../warehouse/provenance.js';
 
@@ -234,8 +234,7 @@ export async function probeVisibilityFilters(ctx: ProbeContext, unjudged: Sent[]
       'engines',
       'no engine is known (no answer in the window, api.engines empty); set api.engines',
     );
-  if (topic === undefined)
-    ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
+  if (topic === undefined) ctx.book.unchecked(endpoint, 'topic_ids', NO_TOPIC);
   if (second.length) {
     const names = second.map((s) => s.name);
     const narrowed = await ctx.ask(endpoint, names, () =>
@@ -272,10 +271,8 @@ export async function probeCitations(ctx: ProbeContext): Promise<void> {
     ...(engines.length ? [{ name: 'engines' as const, value: engines }] : []),
     ...(topics.length ? [{ name: 'topic_ids' as const, value: topics }] : []),
   ];
-  if (!engines.length)
-    ctx.book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
-  if (!topics.length)
-    ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
+  if (!engines.length) ctx.book.unchecked(endpoint, 'engines', NO_ENGINE);
+  if (!topics.length) ctx.book.unchecked(endpoint, 'topic_ids', NO_TOPIC);
   const names = sent.map((s) => s.name);
   const answer = await ctx.ask(endpoint, names, () =>
     client.citations(brand, {
@@ -326,16 +323,9 @@ export async function probeDomainDetail(ctx: ProbeContext): Promise<void> {
     topicIds: topics.length ? topics : undefined,
   };
   const names = sent.map((s) => s.name);
-  if (!facts.engines.length)
-    ctx.book.unchecked(endpoint, 'engines', 'no engine is known (no answer in the window); set api.engines');
-  if (!topics.length)
-    ctx.book.unchecked(endpoint, 'topic_ids', 'no topic has answers in the window; checkable once one has');
-  if (!facts.domains.length)
-    return ctx.failed(
-      endpoint,
-      [...names, 'first_party'],
-      'no domain is known (no tracked page, competitor website or sync.domains); add one to sync.domains',
-    );
+  if (!facts.engines.length) ctx.book.unchecked(endpoint, 'engines', NO_ENGINE);
+  if (!topics.length) ctx.book.unchecked(endpoint, 'topic_ids', NO_TOPIC);
+  if (!facts.domains.length) return ctx.failed(endpoint, [...names, 'first_party'], NO_DOMAIN);
   for (const domain of facts.domains.slice(0, 3)) {
     const answer = await ctx.ask(endpoint, names, () => client.domainDetail(brand, domain, filters));
     if (!answer.ok) return ctx.failed(endpoint, [...names, 'first_party'], answer.why);

@@ -1,7 +1,7 @@
 import type { FanoutByPhrase } from '../../../streams/fanouts-by-phrase.js';
 import type { FanoutCited } from '../../../streams/fanouts-cited.js';
 import { ENDPOINTS } from '../endpoints.js';
-import { fingerprint, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
+import { fingerprint, NO_DOMAIN, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
 import { compareEngines, compareTopics } from './compare.js';
 import { probeDateRange } from './date-range.js';
 import { firstPage, type FirstPage } from './first-page.js';
@@ -17,11 +17,7 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
   const domain = facts.domains[0];
   const params = ['start_date', 'end_date', 'engines', 'topic_ids', 'url', 'domain', 'page', 'page_size'] as const;
   if (domain === undefined) {
-    ctx.failed(
-      endpoint,
-      params,
-      'no domain is known (no tracked page, competitor website or sync.domains); add one to sync.domains',
-    );
+    ctx.failed(endpoint, params, NO_DOMAIN);
     return [];
   }
   const read = (options: object, pageSize = 100): Promise<FirstPage> =>
