@@ -67,7 +67,7 @@ export async function checkRedis(config: Config, add: AddCheck): Promise<boolean
     await pingRedis(url, { prefix: config.redisPrefix });
     return add(true, `redis: ${describeUrl(url)} answers PING`);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeError(error);
     return add(
       false,
       isConfigProblem(error)

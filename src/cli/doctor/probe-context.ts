@@ -87,6 +87,7 @@ const UNKNOWN_NAME =
 
 /** The most requests the probes send (retries aside); a probe past it is reported as not checked. */
 export const MAX_PROBE_REQUESTS = 120;
+const SPENT = `doctor's budget of ${MAX_PROBE_REQUESTS} requests is spent`;
 
 // A 400 detail saying a parameter is missing: when it names another field than the one sent, the name sent is wrong.
 const MISSING = /required|missing|one of|must (be )?sen[dt]/i;
@@ -154,7 +155,7 @@ export class ProbeContext {
 
   /** Runs one request of a probe; a 400 settles the parameters it names (see readRefusal). */
   async ask<T>(endpoint: string, sent: readonly ParamName[], call: () => Promise<T>, retries = 2): Promise<Asked<T>> {
-    if (!this.spend()) return { ok: false, why: `doctor's budget of ${MAX_PROBE_REQUESTS} requests is spent` };
+    if (!this.spend()) return { ok: false, why: SPENT };
     try {
       const value = await call();
       this.validation.see(endpoint, value);
@@ -318,12 +319,7 @@ export class ProbeContext {
     dataSays: string,
   ): Promise<void> {
     const wire = this.book.wire(param, endpoint);
-    if (!this.spend())
-      return this.book.unchecked(
-        endpoint,
-        param,
-        `${dataSays}; doctor's budget of ${MAX_PROBE_REQUESTS} requests is spent`,
-      );
+    if (!this.spend()) return this.book.unchecked(endpoint, param, `${dataSays}; ${SPENT}`);
     try {
       await call();
       this.noteAnswer(endpoint);

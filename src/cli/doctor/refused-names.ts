@@ -19,11 +19,12 @@ export class RefusedNames {
 
   /** The request path (with any base path and query) without the names refused on its endpoint. */
   strip(fullPath: string): string {
-    const [path, query] = splitOnce(fullPath, '?');
-    if (query === undefined) return fullPath;
+    const at = fullPath.indexOf('?');
+    if (at < 0) return fullPath;
+    const path = fullPath.slice(0, at);
     const refused = [...this.byPath].find(([key]) => path.endsWith(key))?.[1];
     if (!refused?.size) return fullPath;
-    const search = new URLSearchParams(query);
+    const search = new URLSearchParams(fullPath.slice(at + 1));
     for (const name of refused) search.delete(name);
     const rest = search.toString();
     return rest ? `${path}?${rest}` : path;
@@ -42,9 +43,4 @@ export class RefusedNames {
       (dispatch) => (options, handler) => dispatch({ ...options, path: this.strip(options.path) }, handler),
     );
   }
-}
-
-function splitOnce(text: string, separator: string): [string, string | undefined] {
-  const at = text.indexOf(separator);
-  return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
 }

@@ -41,15 +41,8 @@ export function judgeEcho(
         'request',
       );
     } else if (offsetMs !== undefined) {
-      judgeDayInstant(
-        ctx,
-        endpoint,
-        name as 'start_date' | 'end_date',
-        wire,
-        value as string,
-        applied as string,
-        offsetMs,
-      );
+      const echoes = `info.query echoes ${show(applied)} for ${wire}=${value}`;
+      judgeDayInstant(ctx, endpoint, name as 'start_date' | 'end_date', echoes, offsetMs);
     } else if (!sameValue(value, applied)) {
       const arrays = Array.isArray(value) ? '; if the API reads lists another way, set api.arrayFormat' : '';
       ctx.book.wrong(
@@ -86,12 +79,9 @@ function judgeDayInstant(
   ctx: ProbeContext,
   endpoint: string,
   name: 'start_date' | 'end_date',
-  wire: string,
-  sent: string,
-  applied: string,
+  echoes: string,
   offsetMs: number,
 ): void {
-  const echoes = `info.query echoes ${show(applied)} for ${wire}=${sent}`;
   if (name === 'start_date' && offsetMs === 0)
     return ctx.book.verified(endpoint, name, `${echoes}, the first instant of that UTC day`, 'request');
   // To the minute: an API may keep its times at minute precision (23:59).
