@@ -143,14 +143,12 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
       return result;
     }
     const today = options.today ?? commandToday();
-    progress = (options.progress ?? ((probed) => probeProgress(process.stderr, probed)))(brand);
-    let probed: Awaited<ReturnType<typeof probeParameters>>;
-    try {
-      probed = await probeParameters(client, config, brand, addDays(today, -1), refused, clientFor);
-    } finally {
-      progress.end();
+    const shown = (options.progress ?? ((probed) => probeProgress(process.stderr, probed)))(brand);
+    progress = shown;
+    const probed = await probeParameters(client, config, brand, addDays(today, -1), refused, clientFor).finally(() => {
+      shown.end();
       progress = undefined;
-    }
+    });
     result.params = probed.verdicts;
     const printParams =
       options.reportParams ??

@@ -5,8 +5,6 @@ import { OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-conte
 import { firstPage } from './first-page.js';
 import { probePaging } from './paging.js';
 
-const byId = (record: unknown) => (record as { id: number }).id;
-
 /**
  * Endpoint 7: `confirmed` true and false (two requests). True must leave out the platform's suggestions; false
  * must bring them. Both answers without a suggestion cannot show the name works, so the tiebreak decides.
@@ -108,18 +106,12 @@ export async function probeTemplates(ctx: ProbeContext): Promise<void> {
       }
     }
   }
-  await probePaging(ctx, endpoint, [], (size) => client.templates(brand, { pageSize: size }), byId);
+  await probePaging(ctx, endpoint, [], (size) => client.templates(brand, { pageSize: size }));
 }
 
 /** Endpoints 11 and 12 take only paging from bvsync (two requests each). */
 export async function probeArticlesAndAnalyses(ctx: ProbeContext): Promise<void> {
   const { client, brand } = ctx;
-  await probePaging(ctx, ENDPOINTS.articles, [], (size) => client.articles(brand, { pageSize: size }), byId);
-  await probePaging(
-    ctx,
-    ENDPOINTS.contentAnalyses,
-    [],
-    (size) => client.contentAnalyses(brand, { pageSize: size }),
-    byId,
-  );
+  await probePaging(ctx, ENDPOINTS.articles, [], (size) => client.articles(brand, { pageSize: size }));
+  await probePaging(ctx, ENDPOINTS.contentAnalyses, [], (size) => client.contentAnalyses(brand, { pageSize: size }));
 }

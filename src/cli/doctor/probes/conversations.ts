@@ -170,7 +170,8 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
     const records = wide.records as Conversation[];
     const ask = (name: ParamName, options: object) =>
       ctx.ask(endpoint, ['start_date', 'end_date', name], () => read(options));
-    const smaller = (page: FirstPage) => (page.total ?? page.records.length) < (wide.total ?? wide.records.length);
+    const count = (page: FirstPage) => page.total ?? page.records.length;
+    const smaller = (page: FirstPage) => count(page) < count(wide);
     const same = (page: FirstPage) => fingerprint(page.records, page.total) === fingerprint(wide.records, wide.total);
 
     // engines: one engine of those the answers came from; an answer of another engine shows it was ignored.
@@ -216,11 +217,7 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
       const page = await ask('topic_id', { topicId: topic.id });
       if (!page.ok) ctx.failed(endpoint, ['topic_id'], page.why);
       else if (smaller(page.value))
-        book.verified(
-          endpoint,
-          'topic_id',
-          `topic ${topic.id}: ${page.value.total ?? page.value.records.length} of ${wide.total ?? records.length} answers`,
-        );
+        book.verified(endpoint, 'topic_id', `topic ${topic.id}: ${count(page.value)} of ${count(wide)} answers`);
       else if (manyTopics)
         book.wrong(
           endpoint,
@@ -250,7 +247,7 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
         book.verified(
           endpoint,
           'scenario_id',
-          `scenario ${scenario.id}: ${page.value.total ?? page.value.records.length} of ${wide.total ?? records.length} answers`,
+          `scenario ${scenario.id}: ${count(page.value)} of ${count(wide)} answers`,
         );
       else
         await ctx.tiebreak(
@@ -351,11 +348,7 @@ export async function probeConversationFilters(ctx: ProbeContext, base: RangeAns
       }
     }
   }
-  await probePaging(
-    ctx,
-    endpoint,
-    ['start_date', 'end_date', 'engines'],
-    (size) => client.conversations(brand, { ...windows.wide, pageSize: size }),
-    (r) => (r as Conversation).id,
+  await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines'], (size) =>
+    client.conversations(brand, { ...windows.wide, pageSize: size }),
   );
 }

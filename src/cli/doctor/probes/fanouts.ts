@@ -83,12 +83,8 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
         `the searches of ${url} are those of ${domain}`,
       );
   }
-  await probePaging(
-    ctx,
-    endpoint,
-    ['start_date', 'end_date', 'engines', 'domain'],
-    (size) => client.fanoutsCited(brand, { ...windows.wide, domain, pageSize: size }),
-    (r) => (r as FanoutCited).id,
+  await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines', 'domain'], (size) =>
+    client.fanoutsCited(brand, { ...windows.wide, domain, pageSize: size }),
   );
   return ((base?.records ?? []) as FanoutCited[]).map((r) => r.query);
 }
@@ -129,13 +125,7 @@ export async function probeFanoutsByPhrase(ctx: ProbeContext, searches: readonly
       );
     } else book.verified(endpoint, 'phrase', `the ${queries.length} searches returned hold "${phrase}"`);
   }
-  await probePaging(
-    ctx,
-    endpoint,
-    ['phrase'],
-    (size) => client.fanoutsByPhrase(brand, { phrase, pageSize: size }),
-    (r) => (r as FanoutByPhrase).id,
-  );
+  await probePaging(ctx, endpoint, ['phrase'], (size) => client.fanoutsByPhrase(brand, { phrase, pageSize: size }));
 }
 
 /** A word of 4 letters or more that most of the searches hold (so its searches span pages), or undefined. */

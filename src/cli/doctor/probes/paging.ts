@@ -13,7 +13,7 @@ export async function probePaging(
   endpoint: string,
   sent: readonly ParamName[],
   open: (pageSize: number) => Pages,
-  idOf: (record: unknown) => unknown = (record) => JSON.stringify(record),
+  idOf: (record: unknown) => unknown = (record) => (record as { id: unknown }).id,
 ): Promise<void> {
   const { book } = ctx;
   let pages = open(1);

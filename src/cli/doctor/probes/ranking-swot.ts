@@ -60,12 +60,8 @@ export async function probeProductRanking(ctx: ProbeContext): Promise<void> {
   await compareEngines(ctx, endpoint, base, read);
   await compareTopics(ctx, endpoint, base, read);
 
-  await probePaging(
-    ctx,
-    endpoint,
-    ['start_date', 'end_date', 'engines'],
-    (size) => client.productRanking(brand, { ...windows.wide, pageSize: size }),
-    (r) => (r as ProductRankingRow).id,
+  await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines'], (size) =>
+    client.productRanking(brand, { ...windows.wide, pageSize: size }),
   );
 }
 

@@ -85,12 +85,8 @@ export async function probeTrackedUrls(ctx: ProbeContext): Promise<void> {
     unshown: pages.length < 2 ? 'the brand tracks fewer than 2 pages' : undefined,
   });
 
-  await probePaging(
-    ctx,
-    endpoint,
-    ['start_date', 'end_date', 'engines'],
-    (size) => client.trackedUrls(brand, { ...windows.wide, pageSize: size }),
-    (r) => (r as TrackedUrl).id,
+  await probePaging(ctx, endpoint, ['start_date', 'end_date', 'engines'], (size) =>
+    client.trackedUrls(brand, { ...windows.wide, pageSize: size }),
   );
 }
 
