@@ -4,13 +4,13 @@ import type { ParamMapping } from '../api/param-names.js';
 import { loadProcessSettings } from '../config/load.js';
 import { ENDPOINT_PARAMS, isParamName } from '../streams/registry.js';
 import { createLogger } from '../log.js';
-import { FAULT_KINDS, type FaultKind, type Knobs } from '../simulator/knobs.js';
+import { FAULT_KINDS, type FaultKind } from '../simulator/knobs.js';
 import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
-import type { RangeEndEcho } from '../simulator/options.js';
 import { parseDay } from '../days.js';
 import { UsageError } from './fail.js';
 import { integerOption } from './integer-option.js';
 import { listenError } from './listen-error.js';
+import { stopSignal } from './signals.js';
 
 /** A day that exists (2026-02-30 does not), checked as the option is read. */
 function day(name: string) {
@@ -78,37 +78,12 @@ function readParams(file: string): { params: ParamMapping; endpointParams: Recor
   return { params, endpointParams };
 }
 
-interface SimulateFlags {
+/** The options, named as the simulator's but for these, which the command reads or turns into the simulator's. */
+interface SimulateFlags extends Omit<SimulatorOptions, 'params' | 'faultKinds'> {
   port: number;
-  host: string;
-  seed: number;
-  brands: number;
-  days: number;
-  scale: number;
-  apiKey?: string;
-  today?: string;
   params?: string;
-  arrayFormat: 'repeat' | 'comma';
-  rangeEndEcho: RangeEndEcho;
-  idempotencyHeader: string;
-  planTopicLimit: number;
-  maxCachedAnswers: number;
-  latencyMs: number;
-  rateLimit: number;
   retryAfter: number;
-  retryAfterFormat: 'seconds' | 'http-date';
-  rateLimitHeaders: Knobs['rateLimitHeaders'];
-  rateLimitReset: Knobs['rateLimitReset'];
-  rateLimitAlgorithm: Knobs['rateLimitAlgorithm'];
-  faultRate: number;
   faultKinds: string;
-  stallMs: number;
-  lateShare: number;
-  lateDays: number;
-  extraFieldShare: number;
-  unknownEnumShare: number;
-  invalidShare: number;
-  strictParams: boolean;
   json: boolean;
   logLevel: string;
 }
@@ -189,8 +164,8 @@ export function simulateCommand(): Command {
     .option('--no-strict-params', 'ignore query parameters an endpoint does not know (default: 400)')
     .option('--json', 'print the start-up facts as one JSON line', false)
     .option('--log-level <level>', 'pino level; requests are logged at debug', 'info')
-    .action(async (flags: SimulateFlags) => {
-      const faultKinds = flags.faultKinds
+    .action(async ({ faultKinds: kinds, apiKey, params, retryAfter, json, logLevel, ...flags }: SimulateFlags) => {
+      const faultKinds = kinds
         .split(',')
         .map((kind) => kind.trim())
         .filter(Boolean);
@@ -198,38 +173,13 @@ export function simulateCommand(): Command {
         if (!(FAULT_KINDS as readonly string[]).includes(kind))
           throw new UsageError(`--fault-kinds: unknown kind "${kind}"; known: ${FAULT_KINDS.join(', ')}`);
       }
-      const logger = createLogger({ level: flags.logLevel ?? loadProcessSettings().logLevel });
+      const logger = createLogger({ level: logLevel ?? loadProcessSettings().logLevel });
       const options: SimulatorOptions = {
-        port: flags.port,
-        host: flags.host,
-        seed: flags.seed,
-        brands: flags.brands,
-        days: flags.days,
-        scale: flags.scale,
-        ...(flags.apiKey ? { apiKey: flags.apiKey } : {}),
-        ...(flags.today ? { today: flags.today } : {}),
-        ...(flags.params ? readParams(flags.params) : {}),
-        arrayFormat: flags.arrayFormat,
-        rangeEndEcho: flags.rangeEndEcho,
-        idempotencyHeader: flags.idempotencyHeader,
-        planTopicLimit: flags.planTopicLimit,
-        maxCachedAnswers: flags.maxCachedAnswers,
-        latencyMs: flags.latencyMs,
-        rateLimit: flags.rateLimit,
-        retryAfterSeconds: flags.retryAfter,
-        retryAfterFormat: flags.retryAfterFormat,
-        rateLimitHeaders: flags.rateLimitHeaders,
-        rateLimitReset: flags.rateLimitReset,
-        rateLimitAlgorithm: flags.rateLimitAlgorithm,
-        faultRate: flags.faultRate,
+        ...flags,
+        ...(apiKey ? { apiKey } : {}),
+        ...(params ? readParams(params) : {}),
+        retryAfterSeconds: retryAfter,
         faultKinds: faultKinds as FaultKind[],
-        stallMs: flags.stallMs,
-        lateShare: flags.lateShare,
-        lateDays: flags.lateDays,
-        extraFieldShare: flags.extraFieldShare,
-        unknownEnumShare: flags.unknownEnumShare,
-        invalidShare: flags.invalidShare,
-        strictParams: flags.strictParams,
         onRequest: (entry) =>
           logger.debug(
             {
@@ -263,7 +213,7 @@ export function simulateCommand(): Command {
         first_day: sim.truth.firstDay(),
       };
       // The key is printed on purpose (it is the simulator's own, and the user needs it); it never goes to the log.
-      if (flags.json) process.stdout.write(`${JSON.stringify(facts)}\n`);
+      if (json) process.stdout.write(`${JSON.stringify(facts)}\n`);
       else {
         process.stdout.write(
           [
@@ -276,11 +226,7 @@ export function simulateCommand(): Command {
           ].join('\n'),
         );
       }
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await stopSignal();
       await sim.close();
     });
 }
