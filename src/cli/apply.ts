@@ -4,7 +4,7 @@ import { applySummary, changeLine, planSummary } from '../manage/change-lines.js
 import { makePlan } from '../manage/make-plan.js';
 import { warehouseTopics } from '../manage/warehouse-topics.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
-import { endOnInterrupt } from './manage-interrupt.js';
+import { endOnInterrupt } from './signals.js';
 import { explainReadFailure } from './manage-read-failure.js';
 import { addManageOptions, openManageSession, type ManageFlags } from './plan.js';
 

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { startDashboard } from '../ops/dashboard-server.js';
 import { parsePort } from '../ops/port.js';
 import { listenError } from './listen-error.js';
+import { stopSignal } from './signals.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 
 interface DashboardFlags extends CommonFlags {
@@ -42,10 +43,7 @@ export function dashboardCommand(): Command {
       { url: dashboard.url, prefix: config.redisPrefix, readOnly: flags.readOnly === true },
       'dashboard listening',
     );
-    await new Promise<void>((resolve) => {
-      process.once('SIGTERM', () => resolve());
-      process.once('SIGINT', () => resolve());
-    });
+    await stopSignal();
     await dashboard.close();
     await redis.stop();
   });

@@ -11,7 +11,7 @@ import { ManageFileError } from '../manage/manage-file-error.js';
 import { addCommonOptions, commandLogger, readConfig, requireApi, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
-import { endOnInterrupt } from './manage-interrupt.js';
+import { endOnInterrupt } from './signals.js';
 import { explainReadFailure } from './manage-read-failure.js';
 import { writeBudget } from './write-budget.js';
 import type { Config } from '../configuration.js';

@@ -31,6 +31,7 @@ import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { pushRunMetrics } from '../ops/push-run-metrics.js';
 import { isFinishedRunStatus, type RunKind } from '../vocabulary.js';
 import type { Config } from '../configuration.js';
+import { onStopSignal } from './signals.js';
 import { skipCompleteCommand } from './skip-complete-command.js';
 
 /** The flags `sync` and `backfill` share. */
@@ -176,7 +177,7 @@ export const RUN_SHUTDOWN_DEADLINE_MS = 10_000;
 
 /** Arms the shutdown deadline on the first SIGINT/SIGTERM, and aborts the preflight if it is still asking; returns the disarm. */
 function exitWithinDeadlineOnSignal(log: Logger, stopping: AbortController): () => void {
-  const onSignal = (signal: NodeJS.Signals) => {
+  return onStopSignal((signal) => {
     stopping.abort();
     log.info(
       { signal, deadlineSeconds: RUN_SHUTDOWN_DEADLINE_MS / 1000 },
@@ -188,13 +189,7 @@ function exitWithinDeadlineOnSignal(log: Logger, stopping: AbortController): () 
       );
       process.exit(1);
     }, RUN_SHUTDOWN_DEADLINE_MS).unref();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
+  });
 }
 
 /** Brands the preflight found unreadable, said once under the run's summary (their failed slices are in it). */

@@ -11,6 +11,7 @@ import { selectStreams } from '../streams/registry.js';
 import { LiveLine } from './live-line.js';
 import { progressLine, sliceStatus, summaryRows, type StepProgress } from './progress.js';
 import { rateLine, readKeyRate } from './key-rate.js';
+import { onStopSignal } from './signals.js';
 
 /**
  * Runs a sync or backfill to its end, attaching to the unfinished run of the same window, and prints the summary table;
@@ -45,9 +46,7 @@ export async function runWithReport(
   const steps = Math.max(1, ...phases.values());
   let step: { number: number; startedAt: number; doneAtStart: number } | undefined;
   const abort = new AbortController();
-  const onSignal = () => abort.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const disarm = onStopSignal(() => abort.abort());
   if (liveLine) routeLogLines((text) => liveLine.printAbove(text));
   try {
     const progress = await runToEnd({
@@ -151,8 +150,7 @@ export async function runWithReport(
   } finally {
     liveLine?.end();
     routeLogLines(null);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    disarm();
   }
 }
 

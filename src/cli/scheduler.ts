@@ -9,6 +9,7 @@ import {
   workerTimings,
   type CommonFlags,
 } from './context.js';
+import { stopSignal } from './signals.js';
 
 export function schedulerCommand(): Command {
   return addCommonOptions(
@@ -27,10 +28,7 @@ export function schedulerCommand(): Command {
         throw error;
       },
     );
-    await new Promise<void>((resolve) => {
-      process.once('SIGTERM', () => resolve());
-      process.once('SIGINT', () => resolve());
-    });
+    await stopSignal();
     await scheduler.stop();
     await redis.stop();
     log.info('scheduler stopped');

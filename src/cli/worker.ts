@@ -18,6 +18,7 @@ import {
 import { UsageError } from './fail.js';
 import { listenError } from './listen-error.js';
 import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom, warnOfMemoryLimit } from './preflight.js';
+import { onStopSignal } from './signals.js';
 import { skipCompleteCommand } from './skip-complete-command.js';
 
 interface WorkerFlags extends CommonFlags {
@@ -74,8 +75,7 @@ export function workerCommand(): Command {
         }, shutdownMs + HARD_STOP_GRACE_MS).unref();
         resolve();
       };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      onStopSignal(stop);
     });
     // The preflight, at start: the database path when this worker may become the writer, Redis, then the key (a
     // refused key exits 2 here rather than failing every slice later) and the config's brands. See preflight.ts.
