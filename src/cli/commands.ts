@@ -9,144 +9,116 @@ export interface CommandEntry {
   load(): Promise<() => Command>;
 }
 
+/** A command's entry, named by the first word of its term. */
+function entry(term: string, description: string, load: CommandEntry['load']): CommandEntry {
+  return { name: term.split(' ')[0]!, term, description, load };
+}
+
 /**
  * Every command of `bvsync`, one file each, in the order of `bvsync --help`. A command's module is imported only when
  * it runs, so no command pays for the others' start (bench/cli-start.ts).
  */
 export const commands: readonly CommandEntry[] = [
-  {
-    name: 'demo',
-    term: 'demo [options]',
-    description: 'Start a simulator, backfill it into a local DuckDB file, publish it and show what was loaded',
-    load: async () => (await import('./demo.js')).demoCommand,
-  },
-  {
-    name: 'sync',
-    term: 'sync [options]',
-    description: 'Sync now: the days since each stream last completed, plus the lookback days again',
-    load: async () => (await import('./sync.js')).syncCommand,
-  },
-  {
-    name: 'backfill',
-    term: 'backfill [options]',
-    description: 'Fetch every slice of a window (both days included); leave the incremental schedule where it is',
-    load: async () => (await import('./backfill.js')).backfillCommand,
-  },
-  {
-    name: 'worker',
-    term: 'worker [options]',
-    description: 'Run a long-lived worker: fetch slices, and load DuckDB while holding the writer lease',
-    load: async () => (await import('./worker.js')).workerCommand,
-  },
-  {
-    name: 'scheduler',
-    term: 'scheduler [options]',
-    description:
-      "Enqueue runs on the config's cron schedules (UTC); any number may run, each tick becomes one run; `bvsync worker` runs them",
-    load: async () => (await import('./scheduler.js')).schedulerCommand,
-  },
-  {
-    name: 'status',
-    term: 'status [options]',
-    description:
-      'Show unfinished and recent runs, queue counts, freshness per brand and stream, and slices not complete with their API error codes',
-    load: async () => (await import('./status.js')).statusCommand,
-  },
-  {
-    name: 'cancel',
-    term: 'cancel [options] <run>',
-    description:
-      'Drop an unfinished run: remove its queued jobs (running ones finish) and record it cancelled; bvsync status lists run ids',
-    load: async () => (await import('./cancel.js')).cancelCommand,
-  },
-  {
-    name: 'adopt-warehouse',
-    term: 'adopt-warehouse [options]',
-    description:
-      "Make the working file of BVSYNC_DB the Redis prefix's warehouse on purpose (a new file, or another disk's): writers stop refusing it",
-    load: async () => (await import('./adopt-warehouse.js')).adoptWarehouseCommand,
-  },
-  {
-    name: 'rate',
-    term: 'rate [options]',
-    description:
-      'Show the rate the API key runs at and why (configured, stated by the API, learned from 429s), kept in Redis for a day; --reset forgets it',
-    load: async () => (await import('./rate.js')).rateCommand,
-  },
-  {
-    name: 'dashboard',
-    term: 'dashboard [options]',
-    description: "Serve Bull Board (the BullMQ UI) for bvsync's queues: jobs by state, their data, errors and retries",
-    load: async () => (await import('./dashboard.js')).dashboardCommand,
-  },
-  {
-    name: 'doctor',
-    term: 'doctor [options]',
-    description:
-      'Check the config, Redis, that the API answers, that the key reads each brand, and every query parameter name bvsync sends',
-    load: async () => (await import('./doctor.js')).doctorCommand,
-  },
-  {
-    name: 'sql',
-    term: 'sql [options] [query]',
-    description:
-      'Run SQL on the published warehouse (read-only) and print the result of every statement that returns rows, each under a heading when there are several',
-    load: async () => (await import('./sql.js')).sqlCommand,
-  },
-  {
-    name: 'verify',
-    term: 'verify [options]',
-    description:
-      "Compare the warehouse with the API's own range answers (answers, visibility per topic and engine, tracked URL citations, citation totals, product ranks) and name the days to backfill again",
-    load: async () => (await import('./verify.js')).verifyCommand,
-  },
-  {
-    name: 'export',
-    term: 'export [options]',
-    description:
-      'Write tables (and views, when named) of the published warehouse to Parquet or CSV files, one per table',
-    load: async () => (await import('./export.js')).exportCommand,
-  },
-  {
-    name: 'report',
-    term: 'report [options]',
-    description: 'Write a self-contained HTML page of charts for analysts from the published database (works offline)',
-    load: async () => (await import('./report.js')).reportCommand,
-  },
-  {
-    name: 'simulate',
-    term: 'simulate [options]',
-    description: 'Serve a local, deterministic twin of the Brand Visibility Customer API v1',
-    load: async () => (await import('./simulate.js')).simulateCommand,
-  },
-  {
-    name: 'config-schema',
-    term: 'config-schema',
-    description:
-      'Print the JSON Schema of bvsync.config.json, for editors: npx bvsync config-schema > bvsync.schema.json',
-    load: async () => (await import('./config-schema.js')).configSchemaCommand,
-  },
-  {
-    name: 'plan',
-    term: 'plan [options] [file]',
-    description:
-      'Show what apply would do to a brand: each tracked URL, topic, competitor, persona and tag to create, change, restore, or that the API would reject and why; writes nothing',
-    load: async () => (await import('./plan.js')).planCommand,
-  },
-  {
-    name: 'apply',
-    term: 'apply [options] [file]',
-    description:
-      "Bring a brand to its desired state: plan, then write in batches within the API's limits, each once (idempotency keys); exit 1 when an item was rejected",
-    load: async () => (await import('./apply.js')).applyCommand,
-  },
-  {
-    name: 'manage-schema',
-    term: 'manage-schema',
-    description:
-      'Print the JSON Schema of the desired-state files of plan and apply, for editors: npx bvsync manage-schema > bvsync.manage.schema.json',
-    load: async () => (await import('./manage-schema.js')).manageSchemaCommand,
-  },
+  entry(
+    'demo [options]',
+    'Start a simulator, backfill it into a local DuckDB file, publish it and show what was loaded',
+    async () => (await import('./demo.js')).demoCommand,
+  ),
+  entry(
+    'sync [options]',
+    'Sync now: the days since each stream last completed, plus the lookback days again',
+    async () => (await import('./sync.js')).syncCommand,
+  ),
+  entry(
+    'backfill [options]',
+    'Fetch every slice of a window (both days included); leave the incremental schedule where it is',
+    async () => (await import('./backfill.js')).backfillCommand,
+  ),
+  entry(
+    'worker [options]',
+    'Run a long-lived worker: fetch slices, and load DuckDB while holding the writer lease',
+    async () => (await import('./worker.js')).workerCommand,
+  ),
+  entry(
+    'scheduler [options]',
+    "Enqueue runs on the config's cron schedules (UTC); any number may run, each tick becomes one run; `bvsync worker` runs them",
+    async () => (await import('./scheduler.js')).schedulerCommand,
+  ),
+  entry(
+    'status [options]',
+    'Show unfinished and recent runs, queue counts, freshness per brand and stream, and slices not complete with their API error codes',
+    async () => (await import('./status.js')).statusCommand,
+  ),
+  entry(
+    'cancel [options] <run>',
+    'Drop an unfinished run: remove its queued jobs (running ones finish) and record it cancelled; bvsync status lists run ids',
+    async () => (await import('./cancel.js')).cancelCommand,
+  ),
+  entry(
+    'adopt-warehouse [options]',
+    "Make the working file of BVSYNC_DB the Redis prefix's warehouse on purpose (a new file, or another disk's): writers stop refusing it",
+    async () => (await import('./adopt-warehouse.js')).adoptWarehouseCommand,
+  ),
+  entry(
+    'rate [options]',
+    'Show the rate the API key runs at and why (configured, stated by the API, learned from 429s), kept in Redis for a day; --reset forgets it',
+    async () => (await import('./rate.js')).rateCommand,
+  ),
+  entry(
+    'dashboard [options]',
+    "Serve Bull Board (the BullMQ UI) for bvsync's queues: jobs by state, their data, errors and retries",
+    async () => (await import('./dashboard.js')).dashboardCommand,
+  ),
+  entry(
+    'doctor [options]',
+    'Check the config, Redis, that the API answers, that the key reads each brand, and every query parameter name bvsync sends',
+    async () => (await import('./doctor.js')).doctorCommand,
+  ),
+  entry(
+    'sql [options] [query]',
+    'Run SQL on the published warehouse (read-only) and print the result of every statement that returns rows, each under a heading when there are several',
+    async () => (await import('./sql.js')).sqlCommand,
+  ),
+  entry(
+    'verify [options]',
+    "Compare the warehouse with the API's own range answers (answers, visibility per topic and engine, tracked URL citations, citation totals, product ranks) and name the days to backfill again",
+    async () => (await import('./verify.js')).verifyCommand,
+  ),
+  entry(
+    'export [options]',
+    'Write tables (and views, when named) of the published warehouse to Parquet or CSV files, one per table',
+    async () => (await import('./export.js')).exportCommand,
+  ),
+  entry(
+    'report [options]',
+    'Write a self-contained HTML page of charts for analysts from the published database (works offline)',
+    async () => (await import('./report.js')).reportCommand,
+  ),
+  entry(
+    'simulate [options]',
+    'Serve a local, deterministic twin of the Brand Visibility Customer API v1',
+    async () => (await import('./simulate.js')).simulateCommand,
+  ),
+  entry(
+    'config-schema',
+    'Print the JSON Schema of bvsync.config.json, for editors: npx bvsync config-schema > bvsync.schema.json',
+    async () => (await import('./config-schema.js')).configSchemaCommand,
+  ),
+  entry(
+    'plan [options] [file]',
+    'Show what apply would do to a brand: each tracked URL, topic, competitor, persona and tag to create, change, restore, or that the API would reject and why; writes nothing',
+    async () => (await import('./plan.js')).planCommand,
+  ),
+  entry(
+    'apply [options] [file]',
+    "Bring a brand to its desired state: plan, then write in batches within the API's limits, each once (idempotency keys); exit 1 when an item was rejected",
+    async () => (await import('./apply.js')).applyCommand,
+  ),
+  entry(
+    'manage-schema',
+    'Print the JSON Schema of the desired-state files of plan and apply, for editors: npx bvsync manage-schema > bvsync.manage.schema.json',
+    async () => (await import('./manage-schema.js')).manageSchemaCommand,
+  ),
 ];
 
 /** Stand-ins for the list of `bvsync --help`, which then imports no command; each lists as its command does. */
