@@ -11,6 +11,7 @@ import type { StatedRate } from '../api/stated-rate.js';
 import { RATE_HEADROOM, keyHash, paceCeiling, type RequestsPerSecond } from '../api/rate-budget.js';
 import { RedisRateGate } from '../api/rate-gate.js';
 import { RedisRateStateStore, type StoredRateState } from '../api/rate-state-store.js';
+import type { Config } from '../configuration.js';
 import { redisKeys } from '../redis-keys.js';
 
 /**
@@ -55,6 +56,12 @@ export interface KeyRateSettings {
   apiKey: string;
   requestsPerSecond: RequestsPerSecond;
   redisPrefix: string;
+}
+
+/** What names the configured key's rate; undefined without an API key. */
+export function keyRateSettings(config: Config): KeyRateSettings | undefined {
+  const { apiKey, requestsPerSecond } = config.api;
+  return apiKey ? { apiKey, requestsPerSecond, redisPrefix: config.redisPrefix } : undefined;
 }
 
 /** Reads the key's rate without writing anything. */
@@ -104,7 +111,7 @@ export function keyRateOf(
  * What holds the key at `rateNow`: the ceiling when it binds (the configured one, or a quota policy the API stated);
  * else a 429's cut (and the climb back from it), or what the API stated, or auto's probe.
  */
-export function rateSourceOf(state: RateState, rateNow: number, ceiling: number, configuredCeiling: number): string {
+function rateSourceOf(state: RateState, rateNow: number, ceiling: number, configuredCeiling: number): string {
   if (rateNow >= ceiling * (1 - 1e-9)) {
     // A stated rate that is no higher than the configured one is what the key runs at, whichever binds first.
     const statedBinds =

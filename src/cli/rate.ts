@@ -5,23 +5,11 @@ import { connectRedis } from '../engine/redis/redis.js';
 import { formatDecimal, formatDuration } from '../format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
-import {
-  readKeyRate,
-  resetKeyRate,
-  statedText,
-  type KeyRate,
-  type KeyRateSettings,
-  type LearnedRate,
-} from './key-rate.js';
+import { keyRateSettings, readKeyRate, resetKeyRate, statedText, type KeyRate } from './key-rate.js';
 
 interface RateFlags extends CommonFlags {
   json?: boolean;
   reset?: boolean;
-}
-
-/** `bvsync rate --reset --json`: the rate after the reset, and what was removed (null when nothing was stored). */
-interface RateReset extends KeyRate {
-  removed: LearnedRate | null;
 }
 
 export function rateCommand(): Command {
@@ -35,14 +23,9 @@ export function rateCommand(): Command {
   ).action(async (flags: RateFlags) => {
     const config = readConfig(flags);
     const log = commandLogger(flags);
-    const apiKey = config.api.apiKey;
-    if (!apiKey)
+    const settings = keyRateSettings(config);
+    if (!settings)
       throw new UsageError('no API key configured (api.apiKey, or BVSYNC_API_KEY): the rate is learned per key');
-    const settings: KeyRateSettings = {
-      apiKey,
-      requestsPerSecond: config.api.requestsPerSecond,
-      redisPrefix: config.redisPrefix,
-    };
     // The learned rate is in the Redis the runs share; a private redis-server started for this command holds none.
     const redis = await redisFor(config, log, { allowPrivate: false });
     const connection = connectRedis(redis.url);
@@ -57,7 +40,8 @@ export function rateCommand(): Command {
       // spacing ahead, while deleting it would let new requests leave with those that already hold their moment.
       const removed = await resetKeyRate(connection, settings);
       const after = await readKeyRate(connection, settings);
-      const report: RateReset = { ...after, removed: removed ? before.learned : null };
+      // `--json`: the rate after the reset, and what was removed (null when nothing was stored).
+      const report = { ...after, removed: removed ? before.learned : null };
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderReset(removed, before, after));
     } finally {
       connection.disconnect();

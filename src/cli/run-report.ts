@@ -10,7 +10,7 @@ import { routeLogLines } from '../log.js';
 import { selectStreams } from '../streams/registry.js';
 import { LiveLine } from './live-line.js';
 import { progressLine, sliceStatus, summaryRows, type StepProgress } from './progress.js';
-import { rateLine, readKeyRate } from './key-rate.js';
+import { keyRateSettings, rateLine, readKeyRate } from './key-rate.js';
 import { onStopSignal } from './signals.js';
 
 /**
@@ -159,17 +159,12 @@ export async function runWithReport(
  * without an API key or when Redis does not answer (the summary goes on without it).
  */
 async function keyRateLine(options: RunToEndOptions): Promise<string | undefined> {
-  const apiKey = options.config.api.apiKey;
-  if (!apiKey) return undefined;
+  const settings = keyRateSettings(options.config);
+  if (!settings) return undefined;
   const connection = connectRedis(options.redisUrl, { maxRetriesPerRequest: 1 });
   connection.on('error', () => undefined);
   try {
-    const rate = await readKeyRate(connection, {
-      apiKey,
-      requestsPerSecond: options.config.api.requestsPerSecond,
-      redisPrefix: options.config.redisPrefix,
-    });
-    return rateLine(rate);
+    return rateLine(await readKeyRate(connection, settings));
   } catch {
     return undefined;
   } finally {

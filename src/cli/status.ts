@@ -44,7 +44,7 @@ import {
   type CommonFlags,
 } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
-import { rateLine, readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
+import { keyRateSettings, rateLine, readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
 import type { Config } from '../configuration.js';
 
 interface StatusFlags extends CommonFlags {
@@ -235,12 +235,9 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
       }
       report.requestBudget = await quotaStatus(connection, config, queues);
       await queues.close();
-      if (config.api.apiKey) {
-        const rate = await readKeyRate(connection, {
-          apiKey: config.api.apiKey,
-          requestsPerSecond: config.api.requestsPerSecond,
-          redisPrefix: config.redisPrefix,
-        });
+      const rateSettings = keyRateSettings(config);
+      if (rateSettings) {
+        const rate = await readKeyRate(connection, rateSettings);
         report.rate = rate.learned || rate.stated ? rate : null;
       }
     } finally {
