@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { resolveRedis, type ResolvedRedis } from '../engine/redis/redis.js';
 import type { WorkerHostOptions } from '../engine/jobs/worker-host.js';
-import { requireApiSettings } from '../config/api-settings.js';
 import { loadProcessSettings, parseBrandList, type ProcessSettings } from '../config/load.js';
 import { createLogger, type Logger } from '../log.js';
 import { todayUtc } from '../days.js';
@@ -51,10 +50,6 @@ export function chooseBrands(config: Config, given: string[] | undefined): numbe
     );
   }
   return [...new Set(brands)];
-}
-
-export function requireApi(config: Config): void {
-  requireApiSettings(config.api);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { requireApiSettings } from '../config/api-settings.js';
 import { Command } from 'commander';
 import { createWriteClient, type WriteClient } from '../api/writes.js';
 import { parseBrandList } from '../config/load.js';
@@ -8,7 +9,7 @@ import type { DesiredState } from '../manage/desired-state-schema.js';
 import { makePlan } from '../manage/make-plan.js';
 import { warehouseTopics } from '../manage/warehouse-topics.js';
 import { ManageFileError } from '../manage/manage-file-error.js';
-import { addCommonOptions, commandLogger, readConfig, requireApi, type CommonFlags } from './context.js';
+import { addCommonOptions, commandLogger, readConfig, type CommonFlags } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
 import { endOnInterrupt } from './signals.js';
@@ -47,7 +48,7 @@ export async function openManageSession(
   flags: ManageFlags,
 ): Promise<{ config: Config; desired: DesiredState; source: string; client: WriteClient }> {
   const config = readConfig(flags);
-  requireApi(config);
+  requireApiSettings(config.api);
   const brand = flags.brand === undefined ? undefined : parseBrandList(flags.brand, '--brand');
   if (brand !== undefined && brand.length !== 1)
     throw new UsageError(`--brand ${flags.brand}: one brand per desired state`);

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
-import { CONFIG_OPTION, commandToday } from './context.js';
+import { CONFIG_OPTION, collect, commandToday } from './context.js';
 import { parseBrandList } from '../config/load.js';
 import { parseDay } from '../days.js';
 import { buildReport } from '../ops/report-builder.js';
@@ -29,7 +29,7 @@ export function reportCommand(): Command {
     .option(
       '--brand <id>',
       'a brand id (repeatable, or comma-separated); default: every brand in the database',
-      (value: string, previous: string[] = []) => [...previous, value],
+      collect,
     )
     .option('--db <path>', "DuckDB file to read (default: the config's db, env BVSYNC_DB)")
     .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)

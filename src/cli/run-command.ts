@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { requireApiSettings } from '../config/api-settings.js';
 import { eachDay, parseDay } from '../days.js';
 import { UsageError } from './fail.js';
 import {
@@ -9,7 +10,6 @@ import {
   commandToday,
   readConfig,
   redisFor,
-  requireApi,
   workerTimings,
   type CommonFlags,
 } from './context.js';
@@ -94,7 +94,7 @@ export async function runFromCommandLine(
   window: { today: string; from?: string; to?: string; skipComplete?: boolean },
 ): Promise<void> {
   const config = readConfig(flags);
-  requireApi(config);
+  requireApiSettings(config.api);
   const log = commandLogger(flags);
   const brands = chooseBrands(config, flags.brand);
   const streams = chooseStreams(config, flags.streams);

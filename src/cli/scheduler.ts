@@ -1,14 +1,7 @@
 import { Command } from 'commander';
+import { requireApiSettings } from '../config/api-settings.js';
 import { startScheduler } from '../engine/schedule/scheduler.js';
-import {
-  addCommonOptions,
-  commandLogger,
-  readConfig,
-  redisFor,
-  requireApi,
-  workerTimings,
-  type CommonFlags,
-} from './context.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, workerTimings, type CommonFlags } from './context.js';
 import { stopSignal } from './signals.js';
 
 export function schedulerCommand(): Command {
@@ -18,7 +11,7 @@ export function schedulerCommand(): Command {
     ),
   ).action(async (flags: CommonFlags) => {
     const config = readConfig(flags);
-    requireApi(config);
+    requireApiSettings(config.api);
     const log = commandLogger(flags);
     const redis = await redisFor(config, log);
     // A config without brands is refused here, after Redis answered, so a private Redis it started is stopped too.

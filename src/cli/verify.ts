@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { requireApiSettings } from '../config/api-settings.js';
 import { RATE_HEADROOM, createApiClient, configuredRateBudget } from '../api/index.js';
 import { AuthError, BrandAccessDeniedError } from '../api/errors.js';
 import { parseBrandList } from '../config/load.js';
@@ -18,7 +19,6 @@ import {
   commandToday,
   readConfig,
   redisFor,
-  requireApi,
   type CommonFlags,
 } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
@@ -86,7 +86,7 @@ export function verifyCommand(): Command {
         );
     }
     const config = readConfig(flags);
-    requireApi(config);
+    requireApiSettings(config.api);
     const log = commandLogger(flags);
     const db = await openReadOnly(databasePath({ db: flags.db, working: flags.working, config: flags.config }));
     try {

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { requireApiSettings } from '../config/api-settings.js';
 import { WorkerHost } from '../engine/jobs/worker-host.js';
 import { serveHostMetrics } from '../ops/host-metrics.js';
 import { parsePort } from '../ops/port.js';
@@ -6,15 +7,7 @@ import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { notifierFor } from '../notify/index.js';
 import { loadProcessSettings } from '../config/load.js';
 import { DEFAULT_REDIS_OUTAGE_MS } from '../engine/redis/redis-outage.js';
-import {
-  addCommonOptions,
-  commandLogger,
-  readConfig,
-  redisFor,
-  requireApi,
-  workerTimings,
-  type CommonFlags,
-} from './context.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, workerTimings, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
 import { listenError } from './listen-error.js';
 import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom, warnOfMemoryLimit } from './preflight.js';
@@ -43,7 +36,7 @@ export function workerCommand(): Command {
       .option('--metrics-port <port>', 'serve Prometheus metrics on http://0.0.0.0:<port>/metrics (default: none)'),
   ).action(async (flags: WorkerFlags) => {
     const config = readConfig(flags);
-    requireApi(config);
+    requireApiSettings(config.api);
     const log = commandLogger(flags);
     const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency);
     if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 64)) {
