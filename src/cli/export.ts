@@ -10,7 +10,7 @@ import { UsageError } from './fail.js';
 import { makeOutFolder } from './out-folder.js';
 import { databasePath } from './sql.js';
 
-export type ExportFormat = 'parquet' | 'csv';
+type ExportFormat = 'parquet' | 'csv';
 
 interface ExportFlags {
   format: ExportFormat;
@@ -19,12 +19,6 @@ interface ExportFlags {
   db?: string;
   working?: boolean;
   config?: string;
-}
-
-export interface ExportedTable {
-  name: string;
-  rows: number;
-  path: string;
 }
 
 const COPY_OPTIONS: Record<ExportFormat, string> = {
@@ -51,12 +45,7 @@ export function exportCommand(): Command {
         .filter(Boolean);
       const database = await openReadOnly(databasePath(flags));
       try {
-        const exported = await exportTables(database.connection, {
-          format: flags.format,
-          out: flags.out,
-          tables: requested,
-        });
-        for (const table of exported)
+        for (const table of await exportTables(database.connection, flags.format, flags.out, requested))
           process.stdout.write(`${table.name}\t${formatCount(table.rows, 'row')}\t${table.path}\n`);
       } finally {
         database.close();
@@ -64,38 +53,39 @@ export function exportCommand(): Command {
     });
 }
 
-export interface ExportOptions {
-  format: ExportFormat;
-  out: string;
-  /** Tables or views to write; default every table of the database. */
-  tables?: string[];
-}
-
-/** Copies each table with DuckDB's own COPY, so types survive in Parquet and nothing passes through JS. */
-export async function exportTables(connection: DuckDBConnection, options: ExportOptions): Promise<ExportedTable[]> {
+/**
+ * Copies each table (`tables`: tables or views; default every table) with DuckDB's own COPY, so types survive in Parquet
+ * and nothing passes through JS.
+ */
+async function exportTables(
+  connection: DuckDBConnection,
+  format: ExportFormat,
+  folder: string,
+  tables: string[] | undefined,
+): Promise<Array<{ name: string; rows: number; path: string }>> {
   const reader = await connection.runAndReadAll(
     `SELECT table_name, table_type FROM information_schema.tables
      WHERE table_catalog = current_database() AND table_schema = 'main' ORDER BY table_name`,
   );
   const known = new Map((reader.getRowsJS() as Array<[string, string]>).map(([name, type]) => [name, type]));
-  const names = options.tables ?? [...known].filter(([, type]) => type === 'BASE TABLE').map(([name]) => name);
+  const names = tables ?? [...known].filter(([, type]) => type === 'BASE TABLE').map(([name]) => name);
   const unknown = names.filter((name) => !known.has(name));
   if (unknown.length) {
     throw new UsageError(
       `no table or view ${unknown.map((n) => `"${n}"`).join(', ')}; known: ${[...known.keys()].join(', ')}`,
     );
   }
-  const out = resolve(options.out);
+  const out = resolve(folder);
   makeOutFolder(out, `the export folder ${out}`);
-  const exported: ExportedTable[] = [];
+  const exported = [];
   for (const name of names) {
-    const path = join(out, `${name}.${options.format}`);
+    const path = join(out, `${name}.${format}`);
     // Written beside and renamed once whole: a stopped export (SIGTERM, a full disk) left a Parquet file without its
     // footer, or half a CSV, under the name a reader takes for the table. DuckDB's own `tmp_` file goes with it.
     const partial = `${path}.partial`;
     try {
       const result = await connection.run(
-        `COPY (SELECT * FROM main.${quoteIdent(name)}) TO ${quoteLiteral(partial)} (${COPY_OPTIONS[options.format]}, USE_TMP_FILE false)`,
+        `COPY (SELECT * FROM main.${quoteIdent(name)}) TO ${quoteLiteral(partial)} (${COPY_OPTIONS[format]}, USE_TMP_FILE false)`,
       );
       renameSync(partial, path);
       exported.push({ name, rows: result.rowsChanged, path });
