@@ -9,6 +9,7 @@ import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../engine/jobs/queues.js';
 import { connectRedis } from '../engine/redis/redis.js';
 import { RunStore, type RunMeta } from '../engine/run/run-store.js';
 import { formatDecimal, formatInteger } from '../format.js';
+import { maxDay, minDay } from '../days.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
 import {
   backfillOver,
@@ -278,11 +279,8 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.schemaDrift = await tableDrift(db.connection);
     report.slicesNotCompleteDays = backfills.length
       ? {
-          first: backfills.map((each) => each.from).sort()[0]!,
-          last: backfills
-            .map((each) => each.to)
-            .sort()
-            .at(-1)!,
+          first: backfills.map((each) => each.from).reduce(minDay),
+          last: backfills.map((each) => each.to).reduce(maxDay),
           brands: [...new Set(backfills.flatMap((each) => each.brands))].sort((a, b) => a - b),
           streams: backfills.flatMap((each) => each.streams).sort(),
           slices: backfills.reduce((sum, each) => sum + each.slices, 0),
@@ -388,7 +386,7 @@ async function lastHealing(connection: DuckDBConnection): Promise<StatusReport['
 }
 
 /** One line: what the newest healing round left disagreeing, or that it left nothing. */
-export function healingLine(healing: NonNullable<StatusReport['healing']>): string {
+function healingLine(healing: NonNullable<StatusReport['healing']>): string {
   const head = `Healing (sync.heal): the round after ${healing.run} (${healing.window}) ended ${healing.status}`;
   if (!healing.persisting.length) return `${head}; nothing it re-read still disagrees`;
   const shown = healing.persisting.slice(0, 5).join(', ');
