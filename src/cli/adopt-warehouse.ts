@@ -11,9 +11,8 @@ import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags
 import { UsageError } from './fail.js';
 
 /**
- * `bvsync adopt-warehouse`: makes the working file beside BVSYNC_DB (made empty if there is none) the warehouse of the
- * Redis prefix, whatever file it recorded: the deliberate way past a writer's refusal of another file
- * (src/engine/writer/prefix-warehouse.ts, OtherWarehouseFileError). Refused while a process holds the writer lease.
+ * `bvsync adopt-warehouse`: makes the working file of BVSYNC_DB (made empty if none) the Redis prefix's warehouse on
+ * purpose: the way past a writer's OtherWarehouseFileError (src/engine/writer/prefix-warehouse.ts).
  */
 export function adoptWarehouseCommand(): Command {
   return addCommonOptions(

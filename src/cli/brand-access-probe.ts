@@ -41,9 +41,8 @@ export interface BrandAccess {
 }
 
 /**
- * Asks the API about the key and one brand through the brand's competitors list, which takes no query parameter, so a
- * wrong `api.params` cannot make a readable brand look unreadable. A 403 naming neither key nor brand asks the content
- * analyses too: one endpoint refused is the plan's, two are the key's. Throws the answer that settles it.
+ * Asks about the key and a brand by its competitors list (no query parameter: `api.params` cannot spoil it). A 403
+ * naming neither also asks the content analyses: one endpoint refused is the plan's, two are the key's (thrown).
  */
 export async function probeBrandAccess(client: ApiClient, brandId: number): Promise<BrandAccess> {
   const reads = endpointReads(client);

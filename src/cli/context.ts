@@ -101,9 +101,8 @@ export function commandToday(settings: ProcessSettings = loadProcessSettings()):
 export type WorkerTimings = Pick<WorkerHostOptions, 'leaseTtlMs' | 'lockDurationMs' | 'stalledIntervalMs' | 'today'>;
 
 /**
- * Takeover timings for every command that runs a worker (`worker`, `sync`, `backfill`), from the process settings
- * (`BVSYNC_LEASE_TTL_MS`, `BVSYNC_JOB_LOCK_MS`). Shorter means faster recovery from a killed process, at the cost of
- * more Redis traffic. `BVSYNC_TODAY` gives the worker its today too (test/process-settings.test.ts).
+ * Takeover timings of the worker of `worker`, `sync` and `backfill` from BVSYNC_LEASE_TTL_MS and BVSYNC_JOB_LOCK_MS,
+ * and its today from BVSYNC_TODAY (test/process-settings.test.ts).
  */
 export function workerTimings(settings: ProcessSettings = loadProcessSettings()): WorkerTimings {
   const timings: WorkerTimings = {};

@@ -20,9 +20,8 @@ Exit codes:
 `;
 
 /**
- * The exit code of a `sync` or `backfill` that waited on its run: 0 only without a failed slice and with a slice
- * complete in every stream of a brand that has incomplete ones (`streamsNothingComplete`); a PlanGap counts as a
- * failed slice. A stream whose every slice is incomplete read an API it cannot check, so it is not done.
+ * The exit code of a waited-on `sync` or `backfill`: 0 only without a failed slice (a PlanGap counts as one) and with
+ * no brand's stream all incomplete (`streamsNothingComplete`): such a stream read an API it cannot check.
  */
 export function exitCodeOfRun(
   status: RunStatus,

@@ -39,9 +39,8 @@ function debugWanted(): boolean {
 }
 
 /**
- * Prints one clear message for a failed command and returns the exit code. Known errors (with a `code`)
- * print their message alone; anything else also prints its stack, since it is a bug of bvsync's. Commander has
- * printed its own message for a command line it could not parse (and its help or version, which exit 0).
+ * Prints a failed command's message and returns its exit code; an error without a `code` is a bug of bvsync's, whose
+ * stack BVSYNC_DEBUG prints too. Commander has printed its own message (or its help or version, which exit 0).
  */
 export function reportFailure(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_DONE : EXIT_USAGE;

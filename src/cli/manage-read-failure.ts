@@ -8,9 +8,8 @@ export function answerOf(error: ApiError): string {
 }
 
 /**
- * A failure of the reads that start `plan` and `apply`, before any write, said with what to check. A refused key or a
- * brand the key cannot use is a setup error (exit 2, docs/syncing.md "Exit codes"), not a failed apply; an API that
- * does not answer after the retries ends with exit 1, as it does for `sync`. Other errors pass as they are.
+ * A failure of the reads that start `plan` and `apply`, with what to check: a refused key or brand is a setup error
+ * (exit 2, docs/syncing.md "Exit codes"), an API that does not answer exit 1 as for `sync`; others pass as they are.
  */
 export function explainReadFailure(error: unknown, brandId: number, source: string): unknown {
   if (error instanceof TransientError && (error.reason === 'network' || error.reason === 'timeout')) {

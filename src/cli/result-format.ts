@@ -63,9 +63,8 @@ function tableCell(value: Json, type: DuckDBType): string {
 }
 
 /**
- * The number a BIGINT, HUGEINT or DECIMAL's text spells, when a JSON number holds it exactly; else the text: the
- * DECIMAL 12345678901234567.89 came out as 12345678901234568. Trailing zeros of a fraction (DuckDB writes a DECIMAL's
- * whole scale, `1.50`) are no loss.
+ * The number a BIGINT, HUGEINT or DECIMAL's text spells when a JSON number holds it exactly (12345678901234567.89 does
+ * not), else the text. A fraction's trailing zeros (DuckDB writes a DECIMAL's whole scale, `1.50`) are no loss.
  */
 function numberIfSafe(text: string): number | string {
   const value = Number(text);

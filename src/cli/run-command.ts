@@ -64,9 +64,8 @@ export function todayFrom(flags: RunFlags): string {
 }
 
 /**
- * Streams named on purpose that read only what a setting lists, which lists nothing: the run would end complete with
- * no request and exit 0 (`--streams swot` without `sync.swotStatementIds`). When every named stream is such, nothing
- * is started (exit 2); otherwise each is named on stderr and the run goes on.
+ * Streams named on purpose whose setting lists nothing (`--streams swot` without `sync.swotStatementIds`) would end
+ * complete with no request: when all are such nothing starts (exit 2), else each is named on stderr.
  */
 function checkNamedStreamsPlan(config: Config, streams: readonly string[], brands: readonly number[]): void {
   const reasons = new Map<string, string>();
@@ -169,9 +168,8 @@ export async function runFromCommandLine(
 const LINGER_LIMIT_MS = 5_000;
 
 /**
- * How long a `sync`/`backfill` may take to stop after SIGINT or SIGTERM: it stops waiting at once and lets running
- * slices finish meanwhile; past this it exits anyway (a second signal ends it at once). What it leaves is safe: its
- * run's jobs stay queued, and a slice cut short is fetched again by the next worker.
+ * How long a `sync`/`backfill` may take to stop after SIGINT or SIGTERM (a second signal ends it at once); safe, as
+ * its run's jobs stay queued and a slice cut short is fetched again by the next worker.
  */
 export const RUN_SHUTDOWN_DEADLINE_MS = 10_000;
 

@@ -13,11 +13,6 @@ import { progressLine, sliceStatus, summaryRows, type StepProgress } from './pro
 import { keyRateSettings, rateLine, readKeyRate } from './key-rate.js';
 import { onStopSignal } from './signals.js';
 
-/**
- * Runs a sync or backfill to its end, attaching to the unfinished run of the same window, and prints the summary table;
- * returns the exit code (exit-codes.ts). Progress is one line redrawn on a terminal (live-line.ts), else a plain line
- * every 5 s on stdout, apart from the JSON log on stderr (docs/syncing.md, "Syncing").
- */
 export interface ReportOptions {
   terminal?: NodeJS.WriteStream;
   /** What an interrupted run's line says of its jobs; default: they stay queued for a worker or the same command. */
@@ -29,6 +24,10 @@ export interface ReportOptions {
   plain?: boolean;
 }
 
+/**
+ * Runs a sync or backfill to its end (attaching to an unfinished run of its window), prints its summary, returns the exit
+ * code. Progress is a line redrawn on a terminal, else a plain line every 5 s on stdout (docs/syncing.md, "Syncing").
+ */
 export async function runWithReport(
   options: RunToEndOptions,
   report: ReportOptions = {},

@@ -164,9 +164,8 @@ const ANSWERING = new Set<StatementType>([
 ]);
 
 /**
- * Runs each statement in turn (a later one may use what an earlier one made) and prints every answer. Several
- * answers: a heading each in a table, a blank line between CSV blocks, one JSON array each (a JSON stream, as `jq`
- * reads it). A failing statement still prints the answers before it, then the error says which statement failed.
+ * Runs each statement in turn and prints every answer: several get a heading each in a table, a blank line between CSV
+ * blocks, a JSON array each (as `jq` reads them); a failing statement's error follows the answers before it.
  */
 async function runStatements(
   connection: DuckDBConnection,

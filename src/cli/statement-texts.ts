@@ -1,7 +1,6 @@
 /**
- * The text of each statement of a SQL script, comments and blank statements left out, for what a person reads
- * (a heading per result, "the file holds no statement"). DuckDB decides what the statements are; this splitter
- * knows quotes and comments only, so a caller checks that its count matches DuckDB's before trusting it.
+ * Each statement of a SQL script without comments or blanks, for headings a person reads. It knows quotes and comments
+ * only: DuckDB decides what the statements are, so a caller checks the counts match before trusting it.
  */
 export function statementTexts(sql: string): string[] {
   const statements: string[] = [];

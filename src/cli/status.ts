@@ -124,9 +124,8 @@ interface StatusReport {
     command: string;
   } | null;
   /**
-   * The day slices not complete, of the config's brands and streams, that a backfill of their days no longer plans: of a
-   * domain, topic or engine gone, or a setting changed. They stay listed; null when it cannot be told (a file from
-   * before migration 014).
+   * Day slices not complete (of the config's brands and streams) no backfill plans any more: a domain, topic or engine
+   * gone, a setting changed. They stay listed; null when it cannot be told (a file from before migration 014).
    */
   slicesNoLongerPlanned: number | null;
   /**
@@ -296,9 +295,8 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
 }
 
 /**
- * The `backfill --skip-complete` runs to advise: over the day slices not complete of the brands and streams the config
- * plans that a backfill still plans, one per span of days and brands (src/engine/plan/skip-complete-backfill.ts); and how
- * many of those slices none plans, null when that cannot be told.
+ * The `backfill --skip-complete` runs to advise over the day slices not complete that a backfill still plans (one per
+ * span, src/engine/plan/skip-complete-backfill.ts), and how many none plans: null when that cannot be told.
  */
 async function backfillsToAdvise(
   config: Config,

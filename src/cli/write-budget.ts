@@ -4,9 +4,8 @@ import type { Logger } from '../log.js';
 import type { Config } from '../configuration.js';
 
 /**
- * The rate budget of `plan` and `apply`: the one the workers share in Redis when a Redis answers, so writes and a
- * running sync together stay within the key's rate; else one of this process alone. Unlike a sync, a plan needs no
- * Redis, so none is started for it.
+ * The rate budget of `plan` and `apply`: the workers' one in Redis when a Redis answers, so writes and a sync share the
+ * key's rate; else one of this process alone, as a plan needs no Redis and starts none.
  */
 export async function writeBudget(config: Config, log: Logger): Promise<{ budget: RateBudget; close(): void }> {
   const memory = () => ({
