@@ -53,12 +53,11 @@ export function adoptWarehouseCommand(): Command {
       const unfinished = (await new RunStore(connection, prefix).unfinished()).filter(
         (run) => run.db === undefined || run.db === ours,
       );
-      if (before && before.id !== id && unfinished.length) {
+      if (before && before.id !== id && unfinished.length)
         process.stdout.write(
           `unfinished runs ${unfinished.map((run) => run.runId).join(', ')} committed slices into the other file: they end incomplete ` +
             'in this one; run their commands again once they end, or drop them with bvsync cancel RUN\n',
         );
-      }
     } finally {
       connection.disconnect();
       await redis.stop();

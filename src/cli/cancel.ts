@@ -36,11 +36,10 @@ export function cancelCommand(): Command {
       );
       if (result.outcome === 'unknown')
         throw new UsageError(`no run ${runId} in Redis: bvsync status lists the unfinished runs`);
-      if (result.outcome === 'finished') {
+      if (result.outcome === 'finished')
         throw new UsageError(
           `run ${runId} already finished (${result.meta.status}, ${result.meta.finishedAt?.slice(0, 19) ?? ''}); there is nothing to cancel`,
         );
-      }
       const { meta, removed } = result;
       const what = `${meta.kind} ${runWindowText(meta)}, brands ${meta.brands.join(',')}, streams ${runStreamsText(meta.streams)}`;
       process.stdout.write(

@@ -44,11 +44,10 @@ export function readConfig(flags: CommonFlags, overrides?: (raw: Record<string, 
 /** `--brand 1 --brand 2` or `--brand 1,2`, checked; else the config's brands; else a clear message. */
 export function chooseBrands(config: Config, given: string[] | undefined): number[] {
   const brands = given?.length ? given.flatMap((text) => parseBrandList(text, '--brand')) : config.brands;
-  if (brands.length === 0) {
+  if (brands.length === 0)
     throw new UsageError(
       'no brands to sync: pass --brand ID, set BVSYNC_BRANDS=1,2,3, or list "brands" in the config (the API has no endpoint that lists them)',
     );
-  }
   return [...new Set(brands)];
 }
 

@@ -70,11 +70,10 @@ async function exportTables(
   const known = new Map((reader.getRowsJS() as Array<[string, string]>).map(([name, type]) => [name, type]));
   const names = tables ?? [...known].filter(([, type]) => type === 'BASE TABLE').map(([name]) => name);
   const unknown = names.filter((name) => !known.has(name));
-  if (unknown.length) {
+  if (unknown.length)
     throw new UsageError(
       `no table or view ${unknown.map((n) => `"${n}"`).join(', ')}; known: ${[...known.keys()].join(', ')}`,
     );
-  }
   const out = resolve(folder);
   makeOutFolder(out, `the export folder ${out}`);
   const exported = [];

@@ -50,9 +50,8 @@ export function reportFailure(error: unknown): number {
   // A Redis refusal that reveals the topology (a replica's READONLY, a Cluster's MOVED) says what to configure.
   const advice = error instanceof Error ? replyAdvice(message) : undefined;
   process.stderr.write(`bvsync: ${redactSecrets(advice ? `${message}\n  ${advice}` : message)}\n`);
-  if (!known && error instanceof Error && error.stack && debugWanted()) {
+  if (!known && error instanceof Error && error.stack && debugWanted())
     process.stderr.write(`${redactSecrets(error.stack)}\n`);
-  }
   if (error instanceof UsageError) return error.exitCode;
   return known && USAGE_CODES.has(code) ? EXIT_USAGE : EXIT_NOT_DONE;
 }

@@ -4,13 +4,12 @@ import { InvalidArgumentError } from 'commander';
 export function integerOption(name: string, min = 0, max = Number.MAX_SAFE_INTEGER): (text: string) => number {
   return (text: string): number => {
     const value = Number(text);
-    if (!Number.isInteger(value) || value < min || value > max) {
+    if (!Number.isInteger(value) || value < min || value > max)
       throw new InvalidArgumentError(
         max === Number.MAX_SAFE_INTEGER
           ? `${name} must be an integer >= ${min}`
           : `${name} must be an integer from ${min} to ${max}`,
       );
-    }
     return value;
   };
 }

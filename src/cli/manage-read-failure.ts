@@ -12,22 +12,19 @@ export function answerOf(error: ApiError): string {
  * (exit 2, docs/syncing.md "Exit codes"), an API that does not answer exit 1 as for `sync`; others pass as they are.
  */
 export function explainReadFailure(error: unknown, brandId: number, source: string): unknown {
-  if (error instanceof TransientError && (error.reason === 'network' || error.reason === 'timeout')) {
+  if (error instanceof TransientError && (error.reason === 'network' || error.reason === 'timeout'))
     return new UsageError(
       `${error.message}; nothing was written. Check BVSYNC_API_URL (config "api.url") and the network, then run again`,
       EXIT_NOT_DONE,
     );
-  }
-  if (error instanceof AuthError) {
+  if (error instanceof AuthError)
     return new UsageError(
       `the API refused the key (${answerOf(error)}); nothing was written. Check BVSYNC_API_KEY (config "api.apiKey"), then run \`bvsync doctor\``,
     );
-  }
-  if (error instanceof BrandAccessDeniedError) {
+  if (error instanceof BrandAccessDeniedError)
     return new UsageError(
       `the API key has no access to brand ${brandId} (${answerOf(error)}); nothing was written. ` +
         `Check the brand id in ${source}, and that the key may use that brand (the account's API key settings)`,
     );
-  }
   return error;
 }

@@ -100,12 +100,11 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
     connection.disconnect();
   }
   const { readable, denied, unanswered, requests } = result;
-  if (readable.length === 0 && unanswered.length === 0 && denied.length > 0) {
+  if (readable.length === 0 && unanswered.length === 0 && denied.length > 0)
     throw new UsageError(
       `the API key cannot read any of the brands to sync (${denied.map((d) => d.brandId).join(', ')}: brand_access_denied); ` +
         `check ${BRANDS_SETTING} and the key's access; \`bvsync doctor\` checks both`,
     );
-  }
   if (readable.length === 0 && denied.length === 0) {
     // Nothing answered (timeouts, 5xx): that says nothing of the key, so it is not called accepted.
     options.log.warn(
@@ -118,18 +117,16 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
       'preflight: the API key is accepted',
     );
   }
-  for (const denial of denied) {
+  for (const denial of denied)
     options.log.warn(
       { brand: denial.brandId, requestId: denial.requestId },
       'preflight: the API key cannot read this brand (brand_access_denied); its slices are recorded failed without a request',
     );
-  }
-  for (const { brand, answer } of result.probeRefused) {
+  for (const { brand, answer } of result.probeRefused)
     options.log.warn(
       { brand, answer },
       "preflight: the API refused this brand's competitors list but answered its content analyses: the account's plan may lack that endpoint; the competitors stream's slices fail with the API's answer",
     );
-  }
   if (readable.length > 0 || denied.length > 0)
     for (const brand of unanswered)
       options.log.warn({ brand }, 'preflight: no answer about this brand; the run tries it');

@@ -55,9 +55,8 @@ function perSecond(rate: number): string {
 }
 
 function configuredText(rate: KeyRate): string {
-  if (rate.configured === 'auto') {
+  if (rate.configured === 'auto')
     return `auto (api.requestsPerSecond: starts at ${perSecond(AUTO_START_RATE)}, doubles every second until a 429; ceiling ${perSecond(rate.ceiling)})`;
-  }
   return `${perSecond(rate.configured)} (api.requestsPerSecond; reads pace at ${formatDecimal(RATE_HEADROOM * 100)} % of it: ${perSecond(rate.ceiling)})`;
 }
 
@@ -75,9 +74,8 @@ function renderRate(rate: KeyRate): string {
     rate.stated ? statedText(rate.stated) : 'nothing (the API stated no limit in the headers of the runs stored)',
   ]);
   const learned = rate.learned;
-  if (!learned) {
-    rows.push(['in force now', `${startText(rate)}: nothing learned is stored`]);
-  } else {
+  if (!learned) rows.push(['in force now', `${startText(rate)}: nothing learned is stored`]);
+  else
     rows.push(
       ['in force now', `${perSecond(rate.rateNow)}, ${rate.rateSource}`],
       ['phase', learned.phase],
@@ -91,7 +89,6 @@ function renderRate(rate: KeyRate): string {
           : `${learned.expiresAt} (in ${formatDuration((Date.parse(learned.expiresAt) - Date.now()) / 1000)}, unless a 429 changes it first)`,
       ],
     );
-  }
   if (rate.heldBackMs > 0) rows.push(['held back', heldBackText(rate)]);
   const width = Math.max(...rows.map(([name]) => name.length)) + 2;
   const lines = [

@@ -44,11 +44,10 @@ export function reportCommand(): Command {
       if (existsSync(out) && statSync(out).isDirectory())
         throw new UsageError(`--out ${flags.out} is a folder; ${fileNameHint}`);
       // The warehouse itself, or its working file, must never be replaced by the page.
-      if (existsSync(out) && hasDuckDbHeader(out)) {
+      if (existsSync(out) && hasDuckDbHeader(out))
         throw new UsageError(
           `--out ${flags.out} is a DuckDB database, which the report would replace; give the report a file name of its own, such as report.html`,
         );
-      }
       // resolve() drops the trailing separator, so `reports/` would otherwise be written as a file named `reports`.
       if (flags.out.endsWith('/') || flags.out.endsWith(sep))
         throw new UsageError(`--out ${flags.out} ends in ${sep}, so it names a folder; ${fileNameHint}`);

@@ -42,9 +42,8 @@ export function formatResult(reader: DuckDBResultReader, format: ResultFormat): 
     );
     return `${JSON.stringify(objects, null, 2)}\n`;
   }
-  if (format === 'csv') {
+  if (format === 'csv')
     return `${[names, ...rows.map((row) => row.map(cellText))].map((cells) => cells.map(csvField).join(',')).join('\n')}\n`;
-  }
   const types = reader.columnTypes();
   const table = textTable(
     names,

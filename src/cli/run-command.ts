@@ -192,10 +192,9 @@ function exitWithinDeadlineOnSignal(log: Logger, stopping: AbortController): () 
 
 /** Brands the preflight found unreadable, said once under the run's summary (their failed slices are in it). */
 function reportSkippedBrands(checked: PreflightResult): void {
-  for (const denial of checked.denied) {
+  for (const denial of checked.denied)
     process.stdout.write(
       `brand ${denial.brandId} skipped: the API key cannot read it (${denial.errorCode}${denial.requestId ? `, request ${denial.requestId}` : ''}); ` +
         'its slices are recorded failed without a request. Check BVSYNC_BRANDS (config "brands") or the key\'s access: bvsync doctor\n',
     );
-  }
 }

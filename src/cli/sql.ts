@@ -42,13 +42,9 @@ class SqlCommand extends Command {
         break;
       }
       const option = this.options.find((known) => known.long === arg || known.short === arg);
-      if (option && (option.required || option.optional) && i + 1 < args.length) {
-        kept.push(arg, args[++i]!);
-      } else if (looksLikeSql(arg)) {
-        moved.push(arg);
-      } else {
-        kept.push(arg);
-      }
+      if (option && (option.required || option.optional) && i + 1 < args.length) kept.push(arg, args[++i]!);
+      else if (looksLikeSql(arg)) moved.push(arg);
+      else kept.push(arg);
     }
     if (moved.length === 0) return super.parseOptions(args);
     return super.parseOptions(kept.includes('--') ? [...kept, ...moved] : [...kept, '--', ...moved]);
@@ -192,11 +188,11 @@ async function runStatements(
   }
   answers.forEach(({ index, body }, n) => {
     if (answers.length === 1) process.stdout.write(body);
-    else if (format === 'table') {
+    else if (format === 'table')
       process.stdout.write(
         `${n > 0 ? '\n' : ''}-- result ${n + 1} of ${answers.length}${headlines ? `: ${headlines[index]}` : ''}\n${body}`,
       );
-    } else process.stdout.write(`${n > 0 && format === 'csv' ? '\n' : ''}${body}`);
+    else process.stdout.write(`${n > 0 && format === 'csv' ? '\n' : ''}${body}`);
   });
   if (failure) throw failure;
 }

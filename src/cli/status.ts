@@ -406,7 +406,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
       'started',
       'slices done',
     ]);
-    for (const run of report.unfinishedRuns) {
+    for (const run of report.unfinishedRuns)
       unfinishedTable.push([
         run.runId,
         run.kind,
@@ -417,7 +417,6 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
         run.startedAt.slice(0, 19),
         `${formatInteger(run.slicesDone)}/${formatInteger(run.slicesPlanned)}`,
       ]);
-    }
     out.push(
       'Unfinished runs (bvsync cancel RUN drops one)',
       report.unfinishedRuns.length ? unfinishedTable.toString() : '(none)',
@@ -427,7 +426,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     out.push('');
   }
   const runTable = textTable(['run', 'kind', 'status', 'window', 'brands', 'started', 'finished']);
-  for (const run of report.recentRuns) {
+  for (const run of report.recentRuns)
     runTable.push([
       run.runId,
       run.kind,
@@ -437,7 +436,6 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
       run.startedAt.slice(0, 19),
       run.finishedAt?.slice(0, 19) ?? '',
     ]);
-  }
   const fromFile = report.recentRuns.some((run) => run.source === 'warehouse');
   const heading = report.redis.error
     ? 'Recent runs (from _sync_runs: Redis did not answer)'
@@ -446,12 +444,11 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
       : 'Recent runs';
   out.push(heading, report.recentRuns.length ? runTable.toString() : '(none)');
   const others = report.otherWarehouseRuns;
-  if (others.count) {
+  if (others.count)
     out.push(
       `${formatInteger(others.count)} more run${others.count === 1 ? '' : 's'} under this Redis prefix published another file (${others.files.join(', ')}), ` +
         'so not listed: each warehouse needs a Redis prefix of its own (config "redisPrefix", or BVSYNC_REDIS_PREFIX)',
     );
-  }
   if (!report.redis.error) out.push('', warehouseLine(report.warehouse, report.database.path));
   if (report.lake) out.push(lakeLine(report.lake));
   if (report.queues.length) {
@@ -459,13 +456,12 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
       ['queue', 'waiting', 'active', 'delayed', 'failed', 'completed', 'workers'],
       ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
     );
-    for (const queue of report.queues) {
+    for (const queue of report.queues)
       queueTable.push([
         queue.queue,
         ...[queue.waiting, queue.active, queue.delayed, queue.failed, queue.completed].map(formatInteger),
         queue.workers === null ? '?' : formatInteger(queue.workers),
       ]);
-    }
     out.push('', 'Queues', queueTable.toString());
   }
   if (report.requestBudget) out.push('', ...requestBudgetLines(report.requestBudget));
@@ -492,11 +488,10 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
         ? `Slices not complete (${shown} of ${tables.failuresTotal}: failed first, then the latest)`
         : 'Slices not complete';
     out.push('', heading, formatResult(tables.failures, 'table').trimEnd());
-    if (tables.failuresTotal > shown) {
+    if (tables.failuresTotal > shown)
       out.push(
         `${tables.failuresTotal - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`,
       );
-    }
     if (report.healing) out.push('', healingLine(report.healing));
     const advice = report.slicesNotCompleteDays;
     if (advice)
@@ -504,12 +499,11 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
         `${advice.command} reads again only the slices of those streams and days not complete (those the config still plans)`,
       );
     const notPlanned = report.slicesNoLongerPlanned ?? 0;
-    if (notPlanned > 0) {
+    if (notPlanned > 0)
       out.push(
         `${formatInteger(notPlanned)} day slice(s) not complete are of a series a backfill of their days no longer plans (a domain, topic or engine gone, ` +
           'or a setting changed): the advised backfill does not read them',
       );
-    }
     if (report.schemaDrift?.length)
       out.push('', 'Schema drift', ...report.schemaDrift.map(tableDriftLine), DRIFT_ADVICE);
   }
@@ -523,12 +517,11 @@ export function requestBudgetLines(budget: QuotaStatus): string[] {
       `${budget.window.start.slice(0, 16)}..${budget.window.end.slice(0, 16)} UTC; backfills may spend ${formatInteger(budget.backfillShare)} of it`,
   ];
   if (budget.spentUntil) lines.push(`The API said the key's quota is spent until ${budget.spentUntil}`);
-  for (const run of budget.waiting) {
+  for (const run of budget.waiting)
     lines.push(
       `run ${run.runId} waits for the next window: ${formatInteger(run.slices)} slice(s) of ${formatInteger(run.days)} day(s) left, ` +
         `about ${formatInteger(run.requests)} request(s); it resumes at ${run.resumesAt}`,
     );
-  }
   return lines;
 }
 
@@ -547,14 +540,12 @@ async function workersOf(queue: Queue): Promise<number | null> {
 function unmovedRunsNote(queues: StatusReport['queues']): string | undefined {
   const workers = (name: string) => queues.find((queue) => queue.queue === name)?.workers;
   const [fetching, loading] = [workers(FETCH_QUEUE), workers(LOAD_QUEUE)];
-  if (fetching === 0 && loading === 0) {
+  if (fetching === 0 && loading === 0)
     return (
       'No bvsync process is connected to the queues, so these runs move nowhere (the process that ran them stopped or was killed): ' +
       '`bvsync worker`, or the same sync or backfill again, takes them up where they are'
     );
-  }
-  if (loading === 0) {
+  if (loading === 0)
     return 'No bvsync process holds the writer (the load queue has no worker): slices are fetched but not loaded until a `bvsync worker` without --fetch-only, or the same sync or backfill, runs';
-  }
   return undefined;
 }

@@ -134,16 +134,14 @@ export function verifyCommand(): Command {
 
 /** A refused key or brand is a setup error (exit 2), said with what to check, as sync and plan say it. */
 function explainRefusal(error: unknown): unknown {
-  if (error instanceof AuthError) {
+  if (error instanceof AuthError)
     return new UsageError(
       `the API refused the key (${answerOf(error)}); nothing was compared. Check BVSYNC_API_KEY (config "api.apiKey"), then run \`bvsync doctor\``,
     );
-  }
-  if (error instanceof BrandAccessDeniedError) {
+  if (error instanceof BrandAccessDeniedError)
     return new UsageError(
       `the API key cannot read a brand asked for (${error.endpoint}: ${answerOf(error)}); nothing was compared. Pass --brand with the brands the key may use`,
     );
-  }
   return error;
 }
 

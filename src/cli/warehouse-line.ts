@@ -43,9 +43,8 @@ export function warehouseIdentity(
 export function warehouseLine(identity: WarehouseIdentity, publishedPath: string): string {
   const { published, prefix, redisPrefix } = identity;
   const recorded = prefix ? `warehouse ${prefix.id} (${prefix.db} on host ${prefix.host})` : undefined;
-  if (!recorded) {
+  if (!recorded)
     return `warehouse: ${published ? `${publishedPath} is warehouse ${published}; ` : ''}the Redis prefix "${redisPrefix}" records none yet (its next writer records its file)`;
-  }
   if (!published)
     return `warehouse: the Redis prefix "${redisPrefix}" keeps its slices in ${recorded}; no published copy with an id at ${publishedPath}`;
   if (identity.matches)

@@ -39,9 +39,8 @@ export function workerCommand(): Command {
     requireApiSettings(config.api);
     const log = commandLogger(flags);
     const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency);
-    if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 64)) {
+    if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 64))
       throw new UsageError(`--concurrency "${flags.concurrency}" is not a whole number from 1 to 64`);
-    }
     const shutdownMs = Number(flags.shutdownSeconds) * 1000;
     if (!(shutdownMs > 0))
       throw new UsageError(`--shutdown-seconds "${flags.shutdownSeconds}" is not a positive number`);
