@@ -4,10 +4,7 @@ import { configSchema } from '../configuration.js';
 
 /** The JSON Schema of `bvsync.config.json`, generated from the same zod schema that validates it. */
 export function configJsonSchema(): Record<string, unknown> {
-  return {
-    ...z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }),
-    title: 'bvsync configuration',
-  };
+  return { ...z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }), title: 'bvsync configuration' };
 }
 
 export function configSchemaCommand(): Command {
