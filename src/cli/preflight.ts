@@ -13,7 +13,7 @@ import {
 } from '../api/errors.js';
 import type { Logger } from '../log.js';
 import { checkDatabasePath, checkWarehousePair, DatabasePathError } from '../warehouse/database-path.js';
-import { measureDiskRoom, type DiskRoom } from '../warehouse/disk-need.js';
+import { measureDiskRoom } from '../warehouse/disk-need.js';
 import { memoryLimitWarning } from '../warehouse/duckdb-budget.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { answerOf, probeApiConfig, probeBrandAccess, wrongUrlReason } from './brand-access-probe.js';
@@ -55,7 +55,7 @@ export interface PreflightResult {
  * The preflight: checks made once before a `sync`, `backfill` or `worker` plans or takes anything, cheapest first, so a
  * bad setup costs one message and at most one request per brand:
  *
- * 1. `checkDatabaseFiles` (exit 2), then `warnOfMemoryLimit` and `warnOfDiskRoom` (warnings); no request, no Redis.
+ * 1. `checkLocalSetup`: the database files (exit 2), then memory limit and disk room (warnings); no request, no Redis.
  * 2. Redis answers (exit 1), so a missing Redis costs no API call.
  * 3. `preflight`: the API's host answers (exit 1), the key is accepted (exit 2), and which brands it reads (exit 2 for none).
  */
@@ -134,8 +134,15 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
   return result;
 }
 
-/** The published and the working file can be written: their folder exists or was created, and each is a DuckDB file or absent. */
-export function checkDatabaseFiles(config: Config): void {
+/**
+ * Step 1 of the preflight: the database files can be written (exit 2); warnings of a DuckDB memory limit below the one
+ * syncs were seen safe at, or of less free space than a run of `windowDays` may need (src/warehouse/disk-need.ts).
+ */
+export async function checkLocalSetup(
+  config: Config,
+  log: Logger,
+  windowDays = config.sync.lookbackDays + 1,
+): Promise<void> {
   try {
     for (const path of [config.db, workingPathFor(config.db)]) checkDatabasePath(path);
     // After those: a file that is no DuckDB database is named as such, not as a warehouse without its working file.
@@ -144,31 +151,16 @@ export function checkDatabaseFiles(config: Config): void {
     if (error instanceof DatabasePathError) throw new UsageError(error.message);
     throw error;
   }
-}
-
-/**
- * Warns when the free space of the warehouse's volume is below what a run of `windowDays` may need (the estimate of
- * src/warehouse/disk-need.ts); never refuses: the estimate is rough, and a full disk stops a run cleanly anyway.
- */
-export async function warnOfDiskRoom(config: Config, windowDays: number, log: Logger): Promise<DiskRoom | undefined> {
-  const room = await measureDiskRoom(config.db, windowDays, config.warehouse.memoryLimit).catch(() => undefined);
+  const { memoryLimit } = config.warehouse;
+  const warning = memoryLimitWarning(memoryLimit);
+  if (warning) log.warn({ memoryLimit }, `preflight: ${warning}`);
+  // Never refused: the estimate is rough, and a full disk stops a run cleanly anyway.
+  const room = await measureDiskRoom(config.db, windowDays, memoryLimit).catch(() => undefined);
   if (room?.short)
     log.warn(
       { folder: room.space.folder, freeBytes: room.space.freeBytes, needBytes: room.needBytes },
       `preflight: ${room.line}`,
     );
-  return room;
-}
-
-/** Warns when DuckDB's memory limit is below the one syncs were seen safe at (src/warehouse/duckdb-budget.ts). */
-export function warnOfMemoryLimit(config: Config, log: Logger): void {
-  const warning = memoryLimitWarning(config.warehouse.memoryLimit);
-  if (warning) log.warn({ memoryLimit: config.warehouse.memoryLimit }, `preflight: ${warning}`);
-}
-
-/** Days an incremental sync reads: its lookback and today. */
-export function syncWindowDays(config: Config): number {
-  return config.sync.lookbackDays + 1;
 }
 
 export async function checkReachable(url: string, timeoutMs = 5_000): Promise<void> {

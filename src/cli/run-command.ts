@@ -15,14 +15,7 @@ import {
 } from './context.js';
 import type { Logger } from '../log.js';
 import { loadProcessSettings } from '../config/load.js';
-import {
-  checkDatabaseFiles,
-  preflight,
-  syncWindowDays,
-  warnOfDiskRoom,
-  warnOfMemoryLimit,
-  type PreflightResult,
-} from './preflight.js';
+import { checkLocalSetup, preflight, type PreflightResult } from './preflight.js';
 import { runWithReport } from './run-report.js';
 import { getStream } from '../streams/registry.js';
 import { totalCounters } from '../engine/run/run-store.js';
@@ -107,15 +100,8 @@ export async function runFromCommandLine(
   try {
     // The preflight, after every local check (a mistyped flag costs no request) and before anything is planned; cheapest
     // first: the database path, Redis, then the key and the brands (see preflight.ts).
-    if (!flags.enqueueOnly) {
-      checkDatabaseFiles(config);
-      warnOfMemoryLimit(config, log);
-      await warnOfDiskRoom(
-        config,
-        window.from && window.to ? eachDay(window.from, window.to).length : syncWindowDays(config),
-        log,
-      );
-    }
+    if (!flags.enqueueOnly)
+      await checkLocalSetup(config, log, window.from && window.to ? eachDay(window.from, window.to).length : undefined);
     const redis = await redisFor(config, log);
     const stopping = new AbortController();
     const disarm = exitWithinDeadlineOnSignal(log, stopping);

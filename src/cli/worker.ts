@@ -10,7 +10,7 @@ import { DEFAULT_REDIS_OUTAGE_MS } from '../engine/redis/redis-outage.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, workerTimings, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
 import { listenError } from './listen-error.js';
-import { checkDatabaseFiles, preflight, syncWindowDays, warnOfDiskRoom, warnOfMemoryLimit } from './preflight.js';
+import { checkLocalSetup, preflight } from './preflight.js';
 import { onStopSignal } from './signals.js';
 import { skipCompleteCommand } from './skip-complete-command.js';
 
@@ -71,11 +71,7 @@ export function workerCommand(): Command {
     });
     // The preflight, at start: the database path when this worker may become the writer, Redis, then the key (a
     // refused key exits 2 here rather than failing every slice later) and the config's brands. See preflight.ts.
-    if (!flags.fetchOnly) {
-      checkDatabaseFiles(config);
-      warnOfMemoryLimit(config, log);
-      await warnOfDiskRoom(config, syncWindowDays(config), log);
-    }
+    if (!flags.fetchOnly) await checkLocalSetup(config, log);
     const redis = await redisFor(config, log).catch(async (error: unknown) => {
       await notifier?.failed(error);
       throw error;
