@@ -2,9 +2,8 @@ import type { z } from 'zod';
 import type { QueryValue } from './query.js';
 
 /**
- * One read endpoint of the spec as data: where it is, which query it sends, what its answer looks like. Endpoints are
- * declared with their streams (src/streams), so the client holds no list of them. `O` is the caller's options, `Q`
- * the default query parameter names (mapped to wire names through `api.params`).
+ * One read endpoint of the spec as data: where it is, which query it sends, what its answer looks like. `O` is the
+ * caller's options, `Q` the default query parameter names (wire names through `api.params`); declared with its stream.
  */
 export interface Endpoint<R, I, O, Q extends string = string> {
   /**

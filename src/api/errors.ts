@@ -18,9 +18,8 @@ export interface ApiErrorFields {
 }
 
 /**
- * Every failure of an API call. `code` is fixed per class (for logs and slice state); `apiCode`, `details`
- * and `requestId` are what the API's error envelope said. Nothing here holds a header or the API key: the
- * message is built from the envelope and passed through `redactSecrets` in case the API echoed the key.
+ * Every failure of an API call: `code` is fixed per class; `apiCode`, `details` and `requestId` come from the envelope.
+ * It holds no header or key: the message, from the envelope, goes through `redactSecrets` in case the API echoed it.
  */
 export abstract class ApiError extends Error {
   abstract readonly code: string;
@@ -73,9 +72,8 @@ export class RateLimitedError extends ApiError {
 }
 
 /**
- * Why a call may be worth another attempt. `bad_envelope`: parsed whole, not the spec's envelope; `other_format`: a 2xx
- * that is not JSON at all (a proxy's HTML page); `empty_body`: a 2xx read whole with nothing in it. They come back the
- * same as a rule, so they are asked twice only.
+ * Why a call may be worth another attempt. `bad_envelope` (not the spec's envelope), `other_format` (a 2xx not JSON)
+ * and `empty_body` (a 2xx with nothing in it) come back the same as a rule, so they are asked twice only.
  */
 export type TransientReason =
   | 'server_error'
@@ -163,9 +161,8 @@ export class AuthError extends PermanentError {
 }
 
 /**
- * Whether a refusal is of the key itself rather than of one endpoint: a 401, or a 403 whose code names the key or its
- * authentication (`invalid_api_key`, `authentication_failed`). The spec shows no status for a wrong key, and a 403
- * with another code (`forbidden`, `insufficient_scope`) may be one endpoint a plan lacks.
+ * Whether a refusal is of the key rather than one endpoint: a 401, or a 403 whose code names the key or authentication
+ * (`invalid_api_key`); a 403 with another code (`insufficient_scope`) may be one endpoint a plan lacks.
  */
 export function refusesKey(error: AuthError): boolean {
   if (error.status === 401) return true;
@@ -200,9 +197,8 @@ export class NotFoundError extends PermanentError {
 }
 
 /**
- * Whether a 404 is the spec's "nothing in the range" for an endpoint that answers so: it comes in the API's error
- * envelope. A 404 without one (a gateway's page for a wrong path) is no answer of the API's. Used by the client, which
- * reads it as an empty page, and the transport, which counts it `empty` (test/api/client.test.ts, "counted empty").
+ * Whether a 404 is the spec's "nothing in the range": it comes in the API's envelope, unlike a gateway's page for a
+ * wrong path. The client reads it as an empty page, the transport counts it `empty` (client.test.ts, "counted empty").
  */
 export function isEmptyAnswer(error: unknown): boolean {
   return error instanceof NotFoundError && error.apiCode !== undefined;
@@ -292,9 +288,8 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
 }
 
 /**
- * Whether an error code names a rate limit, spelled any way (`rate_limited`, `RateLimitExceeded`, `rate_limit_error`,
- * `ThrottlingException`, `TooManyRequests`), read by its letters alone; one that also names a period, a quota or a
- * batch (`monthly_rate_limit_exceeded`, `too_many_requests_in_batch`) names something a short wait does not cure.
+ * Whether an error code names a rate limit, by its letters alone (`rate_limited`, `ThrottlingException`);
+ * one that also names a period, quota or batch (`monthly_rate_limit_exceeded`) is not cured by a short wait.
  */
 function namesRateLimit(apiCode: string): boolean {
   const letters = apiCode.toLowerCase().replace(/[^a-z]/g, '');
@@ -321,9 +316,8 @@ function namesQuota(apiCode: string): boolean {
 }
 
 /**
- * A refusal that is a rate limit in another status (gateways throttle with a 403 too): a 4xx or 5xx whose code names a
- * rate limit, a 403 naming one with its window spent, or a 403 without the envelope that says when to come back. An
- * envelope naming another code is the refusal it says (test/api/errors.test.ts, "is throttling").
+ * A rate limit in another status: a 4xx or 5xx whose code names one, a 403 naming one with its window spent, or a 403
+ * without an envelope that says when to come back. Another code is the refusal it says ("is throttling").
  */
 function isThrottling(
   response: ErrorResponse,
@@ -412,9 +406,8 @@ const TIMEOUT_CODES = new Set([
 ]);
 
 /**
- * Turns a failure without an HTTP status (reset, refused, timeout, the overall deadline, a body cut short)
- * into a `TransientError`. Only the error's code and message are kept, never the error object: undici errors
- * can hold sockets and request options.
+ * A failure without an HTTP status (reset, refused, timeout, deadline, body cut short) as a `TransientError`, of its
+ * code and message only: undici errors can hold sockets and request options.
  */
 export function classifyNetworkError(
   error: unknown,

@@ -1,7 +1,6 @@
 /**
- * The one reader of a header that says when something happens (`Retry-After`, the `Reset` headers, the IETF fields'
- * `reset=` and `t=`): delta seconds, Unix seconds, Unix milliseconds or an HTTP date, told apart by form and
- * magnitude (test/api/header-time.test.ts).
+ * The one reader of a header that says when something happens (`Retry-After`, resets, the IETF `reset=` and `t=`):
+ * delta seconds, Unix seconds or milliseconds, or an HTTP date, told apart by form and size (header-time.test.ts).
  */
 
 export type HeaderTimeForm = 'delta-seconds' | 'unix-seconds' | 'unix-milliseconds' | 'http-date';

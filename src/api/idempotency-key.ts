@@ -1,9 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 
 /**
- * The idempotency value of a write, of its content and its apply session: a retry in the session carries the same
+ * The idempotency value of a write, of its content, brand and apply session: a retry in the session carries the same
  * value, so the API replays its first answer; another apply sends another value, so an undone write is written again.
- * The brand is in the path, so two brands never share a value.
  */
 export function contentIdempotencyKey(session: string, method: string, path: string, body: unknown): string {
   const digest = createHash('sha256')

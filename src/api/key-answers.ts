@@ -7,9 +7,8 @@ import type { ApiRequestEvent } from './transport.js';
 export const STREAK_GAP_MS = 3 * 60_000;
 
 /**
- * What a process (or one client) has heard from the API on its key, from the events of its requests: when it was last
- * answered (anything but a 5xx or a timeout), when it was last served (an answer other than a rate limit), and since
- * when it has had nothing but rate limits. The fetch job reads it through src/engine/fetch/availability.ts.
+ * What a process (or client) has heard on its key: when it was last answered (not a 5xx or a timeout), last served
+ * (not a rate limit), and since when it has had only rate limits. Read through src/engine/fetch/availability.ts.
  */
 export class KeyAnswers {
   /** When any call was last answered, a 429 included (ms since the epoch); never, at first. */

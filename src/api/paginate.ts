@@ -73,9 +73,8 @@ export function pageLimit(firstTotalRows: number | undefined, pageSize: number):
 export type PagingProblem = 'page_echo' | 'page_repeat' | 'page_limit';
 
 /**
- * The API answered paging in a way that cannot be trusted, so paging stopped: a page numbered other than the one
- * asked for (a wrong `api.params.page`, or an API that ignores it), a page repeating the previous one, or more pages
- * than the first page's `total_rows` allows. `refused` holds the raw records of the page that was not yielded.
+ * Paging answered in a way that cannot be trusted, so it stopped: a page numbered other than asked, a repeated page, or
+ * more pages than the first `total_rows` allows. `refused` holds the raw records of the page that was not yielded.
  */
 export class PagingInconsistency extends PagingError {
   constructor(
@@ -94,9 +93,8 @@ function countOf(value: unknown): number | undefined {
 }
 
 /**
- * Pages through an offset-paged endpoint, one page in memory at a time, until an empty or short page or the pages
- * cover the latest `total_rows`. A page numbered otherwise than asked, a repeated page, or more pages than
- * `pageLimit` allows end it with a `PagingInconsistency` (test/api/paginate-bounds.test.ts).
+ * Pages through an offset-paged endpoint, one page in memory, until an empty or short page or `total_rows` is covered;
+ * a misnumbered or repeated page, or more than `pageLimit`, ends it with a `PagingInconsistency`.
  */
 export async function* paginate<T, I extends PagingInfo>(
   options: PaginateOptions<T, I>,

@@ -12,9 +12,8 @@ export interface QueryEncoding {
 }
 
 /**
- * Builds the query string (without `?`) from filters named by bvsync's default parameter names, sending each
- * under its configured wire name. Dates become `YYYY-MM-DD` (the UTC day), booleans `true`/`false`; the
- * spec asks arrays to hold at least one element, so an empty array is left out rather than sent empty.
+ * The query string (no `?`) of filters named by bvsync's default names, each under its wire name. Dates become the UTC
+ * day, booleans `true`/`false`; the spec wants arrays of at least one element, so an empty array is left out.
  */
 export function buildQuery(filters: QueryParams, encoding: QueryEncoding): string {
   const search = new URLSearchParams();

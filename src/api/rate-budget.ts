@@ -22,9 +22,8 @@ import { redisKeys } from '../redis-keys.js';
 const BLOCK_TOLD_MS = 5_000;
 
 /**
- * The request budget of one API key. Every HTTP request of the client takes one unit first. The rate adapts
- * (adaptive-rate.ts): a 429 cuts it for every holder of the budget and blocks the key for the `Retry-After` it
- * names; rate-limit headers, when the API sends them, state the rate (stated-rate.ts, adaptive-rate.ts).
+ * The request budget of one API key: every HTTP request takes a unit first. A 429 cuts the rate for every holder and
+ * blocks the key for its `Retry-After`; rate-limit headers state the rate (adaptive-rate.ts, stated-rate.ts).
  */
 export interface RateBudget {
   /** Resolves when one more request may be sent; rejects when `signal` aborts. */

@@ -62,10 +62,8 @@ const ACCEPTED_COUNTER_TTL_MS = 5_000;
 const BLOCK_VALUE = '2';
 
 /**
- * KEYS: the block, the slot's counter, the next free moment, the accepted counter of the second being counted.
- * ARGV: allowance, slot, perSlot, slotMs, now, spacingMs, the accepted count.
- * The unit's due moment is `unitTime(slot, perSlot, unit) * slotMs` (below), spelled again in Lua; the
- * moment goes back as a string to the microsecond: Redis would cut a Lua number to an integer.
+ * KEYS: block, slot counter, next free moment, accepted counter. ARGV: allowance, slot, perSlot, slotMs, now,
+ * spacingMs, accepted. `unitTime` is spelled again in Lua; the moment returns as a string, as Redis cuts Lua numbers.
  */
 const TURN = `
 local accepted = tonumber(ARGV[7])

@@ -1,9 +1,8 @@
 import { redactSecrets } from '../log.js';
 import { readHeaderTime, type HeaderTime } from './header-time.js';
 /**
- * What an answer's headers say about the key's rate limit. The spec names no header, so every form in use is read:
- * `RateLimit-Policy` and `RateLimit` (IETF drafts 03-08+), `RateLimit-Limit`/`-Remaining`/`-Reset` and the `X-RateLimit-*`
- * forms; resets go through header-time.ts. A value that cannot be read is named in `problems`, never thrown.
+ * What an answer's headers say about the key's rate limit. The spec names none, so every form in use is read
+ * (IETF drafts, `RateLimit-*`, `X-RateLimit-*`; resets by header-time.ts). Unreadable values go to `problems`.
  */
 
 export interface RateLimitSignals {

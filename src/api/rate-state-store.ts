@@ -5,9 +5,8 @@ import type { StatedBy } from './rate-headers.js';
 import type { StatedRate } from './stated-rate.js';
 
 /**
- * Where the adaptive rate of one key lives (see adaptive-rate.ts): in Redis for every process of a key; in memory for
- * one. What each request does on its way out (the block, the slot's units, the spacing, the accepted answers a 429
- * learns its rate from) is the key's gate: rate-gate.ts.
+ * Where the adaptive rate of one key lives (adaptive-rate.ts): in Redis for every process of a key, in memory for one.
+ * What each request does on its way out (block, slot units, spacing, accepted answers) is the key's gate: rate-gate.ts.
  */
 export interface RateStateStore {
   /** The state and its version, or undefined (version 0) when none was written yet. */
@@ -62,9 +61,8 @@ export class RedisRateStateStore implements RateStateStore {
   }
 
   /**
-   * The state as stored and how much longer Redis keeps it, read in one step and writing nothing (a budget's `read`
-   * is followed by a write when nothing is stored): what `bvsync rate` and `bvsync status` show. Undefined when no
-   * state is stored or it cannot be read, as a budget treats both.
+   * The state as stored and Redis's time left on it, read in one step without writing: what `bvsync rate` and `bvsync
+   * status` show. Undefined when none is stored or it cannot be read, as a budget treats both.
    */
   async inspect(): Promise<StoredRateState | undefined> {
     const replies = await this.redis.multi().hgetall(this.stateKey).pttl(this.stateKey).exec();

@@ -3,9 +3,8 @@ import { PAGING_PARAM_NAMES, endpointMapping, wireName, type ArrayFormat, type P
 import type { QueryEncoding, QueryParams } from './query.js';
 
 /**
- * How a read went on the wire where the spec is silent: each parameter's wire name, the array encoding and the first
- * page number. Recorded with each slice (`_sync_state.read_with`) so a later sync can name days read under other
- * settings (src/engine/plan/read-settings-check.ts).
+ * How a read went on the wire where the spec is silent (wire names, array encoding, first page). Recorded per slice
+ * (`_sync_state.read_with`) so a later sync can name days read otherwise (src/engine/plan/read-settings-check.ts).
  */
 export interface ReadSettings {
   /** bvsync's default name -> the name sent, for every parameter the read sent. */

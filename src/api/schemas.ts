@@ -1,9 +1,8 @@
 import { z } from 'zod';
 
 /*
- * The resources and envelopes of the spec ("Resources and their fields", "Errors"). Objects are loose: unnamed fields
- * pass through (the streams keep them in `_extra`). Listed enums are typed as strings, as unlisted values must be kept
- * (the lists are exported for documentation and tests). Optional fields may be absent or null.
+ * The spec's resources and envelopes. Objects are loose (unnamed fields go to `_extra`); listed enums are typed as
+ * strings, as unlisted values must be kept. Optional fields may be absent or null.
  */
 
 export const id = z.int();
@@ -19,9 +18,8 @@ export const timestamp = z.string().transform((text, context) => {
 export const day = z.iso.date();
 
 /**
- * Timestamps are "ISO 8601 datetimes in UTC" by the spec, which does not show their form: every ISO 8601/RFC 3339 form
- * (offset or none, space or `T`, basic form) is handed on as `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, so readers
- * meet one form. Undefined for anything else or an impossible date (test/api/schemas.test.ts).
+ * Timestamps, "ISO 8601 datetimes in UTC" of no stated form: every ISO 8601/RFC 3339 form becomes
+ * `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; undefined for anything else or an impossible date.
  */
 const TIMESTAMP_FORM =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})([.,]\d+)?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;

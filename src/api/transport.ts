@@ -38,8 +38,8 @@ export interface ApiRequestEvent {
   /** ok: answered; retry: failed and will be tried again; rate_limited: a 429; failed: given up; aborted: stopped by its caller once sent. */
   outcome: 'ok' | 'empty' | 'retry' | 'rate_limited' | 'failed' | 'aborted';
   /**
-   * When the client last heard the API answer (ms since the epoch), on an attempt it answered: the time its calls' outage
-   * judgement uses, so that a process adding up several clients (fetch threads) judges by the same clock.
+   * When the client last heard the API answer (ms since the epoch), on an attempt it answered: the time its calls'
+   * outage judgement uses, so that a process adding up several clients (fetch threads) judges by the same clock.
    */
   answeredAt?: number;
   /** The error class's fixed code when the attempt failed. */
@@ -67,9 +67,8 @@ export interface TransportOptions {
   /** Wait and retry 429s inside the client (doctor, benchmarks, tests outside BullMQ); default false. */
   retryRateLimited?: boolean | undefined;
   /**
-   * How long a call that meets the API away (5xx, no answer, a timeout) goes on retrying while no call of the client
-   * is answered (the fetch processor's `sync.outageToleranceMinutes`); default: its attempts. Also how long a call
-   * waits out 429s once the client has had nothing but 429s: past it, the call throws its RateLimitedError.
+   * How long a call meeting the API away (5xx, no answer, timeout) retries while no call of the client is answered
+   * (default: its attempts); also how long 429s are waited out once the client hears nothing else.
    */
   unansweredForMs?: number | undefined;
   /** How many 429s in a row one call waits out when `retryRateLimited` is on; default 20. */
@@ -109,9 +108,8 @@ type SentRequest = GetRequest & {
 };
 
 /**
- * The one place that sends HTTP: keep-alive pool, auth header, deadlines, the rate budget, retries with
- * full-jitter backoff for transient failures, and the error envelope turned into typed errors. Retries of
- * 429 are not undici's (its retry interceptor would wait per request; here a 429 slows the whole key).
+ * The one place that sends HTTP: pool, auth, deadlines, the rate budget, full-jitter retries and typed errors. 429s are
+ * not retried by undici, which would wait per request: here a 429 slows the whole key.
  */
 export class Transport {
   private readonly dispatcher: Dispatcher;
@@ -222,9 +220,8 @@ export class Transport {
             { endpoint: request.endpoint, retryAfterMs: error.retryAfterMs },
             'rate limited: the key is slowed',
           );
-          // A 429 was never served, so even a write without an idempotency value is safe to send again.
-          // Not past the outage tolerance: a key answered nothing but 429s that long is an API away, which the caller
-          // stops waiting for (fetch-processor.ts).
+          // A 429 was never served, so even a write without an idempotency value may go again; not past the outage
+          // tolerance, as a key answered only 429s that long is an API away (fetch-processor.ts).
           const tolerated = this.options.unansweredForMs;
           const limitedSince = this.heard.rateLimitedSince();
           const limitedTooLong =
@@ -290,9 +287,8 @@ export class Transport {
   }
 
   /**
-   * The call met the API away and nothing was answered for longer than the caller waits an outage out: it stops here.
-   * Counted from its first attempt that met the API away, or the last answer when later; not from the call's start,
-   * as its wait for the key's budget asked nothing of the API.
+   * The call met the API away and nothing was answered for longer than an outage is waited out. Counted from its first
+   * attempt that met the API away, or the last answer when later: its budget wait asked nothing of the API.
    */
   private awayTooLong(error: ApiError, firstAwayAt: number | undefined): error is TransientError {
     const tolerated = this.options.unansweredForMs;
@@ -305,9 +301,8 @@ export class Transport {
   }
 
   /**
-   * The longest a named wait (`Retry-After`) is heeded between attempts: the longest wait between attempts
-   * (api.retryMaxMs) or, for the API away where outages are waited out, what is left of that tolerance, so a call
-   * gives up within it. Any other error (a body cut short) waits no longer than api.retryMaxMs.
+   * The longest a `Retry-After` is heeded between attempts: api.retryMaxMs or, for the API away while outages are
+   * waited out, what is left of that tolerance, so a call gives up within it.
    */
   private namedWaitAtMost(error: ApiError, firstAwayAt: number | undefined): number {
     const tolerated = this.options.unansweredForMs;
@@ -324,9 +319,8 @@ export class Transport {
   }
 
   /**
-   * A wait of a call (for the key's budget, out a 429, between attempts). Once the process begins to stop
-   * (`stopWaiting`), a wait still going a moment later ends with a `StoppedWaitingError`: the short waits of pacing end
-   * as they would, so the slices being read finish, while a 429's minutes no longer hold the stop to its deadline.
+   * A wait of a call (budget, 429, backoff). Once `stopWaiting` aborts, a wait still going a moment later ends with a
+   * `StoppedWaitingError`: pacing's short waits end as they would, while a 429's minutes no longer hold the stop.
    */
   private async waiting(
     request: SentRequest,
@@ -476,10 +470,8 @@ export class Transport {
   }
 
   /**
-   * What the answer means for the key's budget: a rate limit (`rateLimited`: a 429, or what classifyResponse reads as
-   * throttling in another status) blocks the key for its Retry-After and cuts its rate, other answers count as
-   * accepted, and rate-limit headers may set the ceiling. A failure here (Redis) costs the budget one observation,
-   * never the answer itself.
+   * What the answer means for the key's budget: a rate limit (any status) blocks the key for its Retry-After and cuts
+   * the rate, others count as accepted, headers may set the ceiling. A Redis failure costs an observation only.
    */
   private async tellBudget(
     status: number,

@@ -1,7 +1,6 @@
 /**
- * A cheap 32-bit FNV-1a fingerprint of a parsed JSON value, walked rather than stringified. Like the JSON text it reads
- * back one way only (kind markers above 0xFFFF); keys, order, types and bounds count, 0 and -0 do not
- * (test/api/value-fingerprint.test.ts).
+ * A cheap 32-bit FNV-1a fingerprint of a parsed JSON value, walked rather than stringified: keys, order, types and
+ * bounds count, 0 and -0 do not; kind markers above 0xFFFF keep it unambiguous (test/api/value-fingerprint.test.ts).
  */
 export function valueFingerprint(value: unknown): number {
   return mixValue(OFFSET_BASIS, value) >>> 0;

@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { infoCount, optional, pagingInfo } from './schemas.js';
 
 /*
- * What the write endpoints answer (spec, "Bulk write envelope" and endpoints 1, 2, 4 to 9), read loosely like every
- * answer of bvsync: fields the spec does not name pass through, and only the fields `plan` and `apply` report on are
- * required. The read schemas of src/api/schemas.ts belong to the streams; these belong to the writes.
+ * What the write endpoints answer (spec, "Bulk write envelope", endpoints 1, 2, 4 to 9), read loosely: unnamed fields
+ * pass through, and only the fields `plan` and `apply` report on are required.
  */
 
 const id = z.int();

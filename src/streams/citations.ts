@@ -144,9 +144,8 @@ function filtersOf(
 }
 
 /**
- * Citations over time (spec endpoint 17) with period=day, one request per brand, window and series; a series split by
- * ownership, sentiment or content type costs a request per value, and domains go 20 to a request. The `all` request
- * owns the all-domains series, the window's ownership summary and the API's total; domain requests drop theirs.
+ * Citations over time (spec endpoint 17), period=day, a request per brand, window and series (a split series: per
+ * value; domains 20 a request). The `all` request owns the all-domains series, the ownership summary, the total.
  */
 export const citations = defineStream({
   name: 'citations',

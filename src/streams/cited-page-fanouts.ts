@@ -37,9 +37,8 @@ export const citedPageFanoutsEndpoint = defineEndpoint({
 type PageWindowSlice = WindowSlice<{ url: string }>;
 
 /**
- * The searches that led answers to cite one of the brand's tracked pages (spec endpoint 15 with `url`), per brand,
- * page and run window: which questions bring a page into answers. Like the searches by cited domain, relevance and
- * counts are of the whole window, so rows are keyed by the window asked for and a slice replaces its own window.
+ * The searches that led answers to cite one of the brand's tracked pages (spec endpoint 15 with `url`), per brand, page
+ * and run window: counts are of the whole window, so rows are keyed by the window asked and a slice replaces its own.
  */
 export const citedPageFanouts = defineStream({
   name: 'cited_page_fanouts',

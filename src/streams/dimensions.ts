@@ -26,9 +26,8 @@ export const NO_DIMENSIONS: Dimensions = { domains: [], topicIds: [], pages: [],
 export interface DimensionSource {
   brandColumn(table: string, column: string, brandId: number): Promise<unknown[]>;
   /**
-   * The URLs of the brand's tracked pages the API still lists: those of its daily reports in the week up to the latest
-   * day read (every page, when no day was), and for a backfill those of its window. A page no longer tracked keeps its
-   * row in `tracked_urls`.
+   * The URLs of tracked pages the API still lists: of its daily reports in the week up to the latest day read (all,
+   * when none was), and for a backfill of its window. A page no longer tracked keeps its row in `tracked_urls`.
    */
   listedPages(brandId: number): Promise<string[]>;
   /** The engines the `info.query` echoes of a stream's slices of one brand named (`_slice_queries`). */

@@ -52,9 +52,8 @@ const byScenarioSchema = domainDetailSchema.shape.by_scenario.element;
 const byTopicSchema = domainDetailSchema.shape.by_topic.element;
 
 /**
- * One cited domain (spec endpoint 18) per brand, domain and day, for the domains phase 1 found. A 404 means the
- * domain had no citation that day: the slice loads no rows, and its replace clears rows an earlier fetch left.
- * Rows carry the domain as the slice asked for it, so they always fall in the slice's scope.
+ * One cited domain (spec endpoint 18) per brand, domain and day. A 404 is no citation that day: no rows, and the
+ * replace clears earlier ones. Rows carry the domain as the slice asked for it, so they fall in the slice's scope.
  */
 export const domainDetails = defineStream({
   name: 'domain_details',

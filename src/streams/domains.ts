@@ -3,9 +3,8 @@ import { getDomain } from 'tldts';
 const HOST_NAME = /^(?!-)[a-z0-9-]{1,63}(?:\.(?!-)[a-z0-9-]{1,63})+$/;
 
 /**
- * The root domain of a URL, website or configured domain, as the spec's filters and paths take it ("root domains"):
- * the registrable domain by the public suffix list, its private section included (`acme.myshopify.com` stays apart);
- * a host without one is kept, lower-cased and without `www.` (test/streams/domains.test.ts).
+ * The root domain of a URL, website or domain, as the spec takes it: the registrable domain by the public suffix list,
+ * private section included; a host without one is kept, lower-cased and without `www.` (test/streams/domains.test.ts).
  */
 export function domainOf(text: string): string | null {
   const trimmed = text.trim();

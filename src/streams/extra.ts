@@ -1,9 +1,8 @@
 import type { RecordSchema } from '../api/validate.js';
 
 /**
- * The `_extra` column of a record: the fields its schema does not know, kept as they came (null when none).
- * The API may add fields at any time; they are never dropped. Called for every record and nested object: it builds
- * nothing unless a field is unknown (`splitExtra` also copies the known ones).
+ * The `_extra` column of a record: the fields its schema does not know, as they came (null when none), so none is ever
+ * dropped. Called for every record and nested object: it builds nothing unless a field is unknown.
  */
 export function extraOf(schema: RecordSchema, record: Record<string, unknown>): Record<string, unknown> | null {
   const shape = schema.shape;

@@ -39,9 +39,8 @@ type DomainWindowSlice = WindowSlice<{ domain: string }>;
 const DOMAIN_TARGET = 'domain';
 
 /**
- * The searches that led answers to a cited domain (spec endpoint 15), per brand, domain and run window. Relevance
- * and counts are of the whole window and cannot be split into days, so rows are keyed by the window they were
- * asked for and a slice replaces only its own window.
+ * The searches that led answers to a cited domain (spec endpoint 15), per brand, domain and run window: counts are of
+ * the whole window and cannot be split into days, so rows are keyed by the window asked and a slice replaces its own.
  */
 export const fanoutsCited = defineStream({
   name: 'fanouts_cited',

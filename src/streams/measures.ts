@@ -1,7 +1,6 @@
 /**
- * How the reports' ratios become columns. The API gives ratios (visibility, a confidence interval); the warehouse
- * keeps the numerator beside them, so the ratio of any window is sum(numerator) / sum(denominator), exactly,
- * instead of an average of daily ratios.
+ * How the reports' ratios become columns: the numerator is kept beside each ratio, so the ratio of any window is
+ * sum(numerator) / sum(denominator), exactly, instead of an average of daily ratios.
  */
 
 export interface ConfidenceInterval {

@@ -17,9 +17,8 @@ type RankingEngineSlice = EngineSlice<{ metric: Metric; subject: Subject }>;
 const rankingOf = ({ params }: RankingEngineSlice) => ({ metric: params.metric, subject: params.subject });
 
 /**
- * Product ranking (spec endpoint 19) per brand, day and ONE engine, for each metric and subject: the ranking does not
- * echo its query, so the slice's engine is the only statement of what a row covers. Opt-in, as it costs four calls per
- * day and engine (docs/syncing.md, "What each stream costs").
+ * Product ranking (spec endpoint 19) per brand, day and ONE engine, for each metric and subject: the slice's engine is
+ * all that says what a row covers. Opt-in: four calls per day and engine (docs/syncing.md, "What each stream costs").
  */
 export const productRankingByEngine = defineStream({
   name: 'product_ranking_by_engine',

@@ -53,9 +53,8 @@ export interface SliceReadResult {
 }
 
 /**
- * Reads one slice through its stream declaration: pages, rows, chunks. A paged slice is complete only when its distinct
- * ids equal the API's `total_rows`; moving data is read again (bounded), then reported incomplete. Data never fails a
- * read: records out of scope, repeated ids with other content and misnumbered pages are quarantined with the reason.
+ * Reads one slice through its stream: pages, rows, chunks. A paged slice is complete when its distinct ids equal
+ * `total_rows` (else read again, then incomplete). Bad data is quarantined with its reason, never failing the read.
  */
 export async function runSlice(
   stream: StreamDefinition,

@@ -7,9 +7,8 @@ import type { DimensionName, Dimensions, DimensionSource } from './dimensions.js
 export type { Dimensions } from './dimensions.js';
 
 /**
- * A stream is a declaration: record schema and endpoint, slicing, how a record becomes rows of which tables, its `sync`
- * settings and dimensions. The runner (`run-slice.ts`) does the rest; no HTTP, SQL or retry code here
- * (docs/adding-a-stream.md).
+ * A stream is a declaration: schema, endpoint, slicing, the rows of each record, its `sync` settings and dimensions.
+ * The runner (`run-slice.ts`) does the rest: no HTTP, SQL or retry code here (docs/adding-a-stream.md).
  */
 
 export type SliceParam = string | number | boolean | null | string[] | number[];

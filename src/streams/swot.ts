@@ -77,9 +77,8 @@ export function statementIdsOf(sync: SettingsOf<typeof settings>, brandId: numbe
 }
 
 /**
- * The answers behind a SWOT statement (spec endpoint 20), for each id of `sync.swotStatementIds`, per brand and run
- * window: a window's answers replace those of its days, older days keep theirs. The statement itself is merged from
- * the page's `info`.
+ * The answers behind a SWOT statement (spec endpoint 20), per id of `sync.swotStatementIds`, brand and run window: a
+ * window's answers replace those of its days. The statement itself is merged from the page's `info`.
  */
 export const swot = defineStream({
   name: 'swot',

@@ -59,9 +59,8 @@ export const trackedUrlsEndpoint = defineEndpoint({
 const groupSchema = trackedUrlSchema.shape.group.unwrap().unwrap();
 
 /**
- * Tracked URLs with their citation counts (spec endpoint 3), one report per brand and day: the page itself is a
- * dimension (merged), its counts of that day are a fact (replaced with the day), and the report's `info` gives the
- * day's totals over every page.
+ * Tracked URLs and their citation counts (spec endpoint 3), a report per brand and day: the page is merged, its day's
+ * counts replace the day's, and the report's `info` gives the day's totals over every page.
  */
 export const trackedUrls = defineStream({
   name: 'tracked_urls',

@@ -73,9 +73,8 @@ export const visibilityTopicsEndpoint = defineEndpoint({
 type Measures = (entry: Parameters<typeof visibilityMeasures>[0]) => object;
 
 /**
- * The fact rows one topic of the report becomes, keyed by `key` (brand and day, and the engine when asked per
- * engine) and measured by `measures` (which names the `change` column), so the report read over the brand's engines
- * and read per engine fill their tables alike.
+ * The fact rows of one topic of the report, keyed by `key` (brand, day, and engine when per engine) and measured by
+ * `measures`, so the report over the brand's engines and per engine fill their tables alike.
  */
 export function visibilityFacts(row: VisibilityRow, key: object, measures: Measures) {
   const brandRows = (

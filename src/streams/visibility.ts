@@ -14,10 +14,8 @@ const FACT_TABLES = [
 ] as const;
 
 /**
- * Visibility by topic and scenario (spec endpoint 16, with the scenarios), one report per brand and day. It is the
- * only read that names topics and scenarios, so it also keeps them as dimensions (with the last day seen). Each
- * ratio keeps its numerator (mentioned_conversations), so any window's visibility is exact. A topic with no
- * answers that day has no row: total_rows counts the topics with answers.
+ * Visibility by topic and scenario (spec endpoint 16), a report per brand and day, also kept as the topic and scenario
+ * dimensions. Numerators make any window exact; a topic without answers that day has no row (nor in total_rows).
  */
 export const visibility = defineStream({
   name: 'visibility',

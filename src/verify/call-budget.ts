@@ -9,9 +9,8 @@ export class CallBudgetSpent extends Error {
 }
 
 /**
- * Counts the API requests `verify` makes (every HTTP attempt, retries included, as the client reports them) and
- * bounds the ones spent narrowing a disagreement down to days. The whole-window comparison is not bounded: it is
- * one request per figure family and brand, plus pages, and without it there is nothing to verify.
+ * Counts the API requests `verify` makes (every attempt) and bounds those spent narrowing a disagreement to days. The
+ * whole-window comparison, a request per family and brand plus pages, is not bounded: without it nothing is verified.
  */
 export class CallBudget {
   private used = 0;

@@ -36,9 +36,8 @@ export interface MeasureContext {
 }
 
 /**
- * A family of figures that one API range request answers (plus its pages), and that the warehouse can recompute for
- * any window from its daily rows. Every family is additive over days, so a disagreement of a window is in one of its
- * halves, which is how `verify` names the days to backfill again.
+ * A family of figures one API range request answers, which the warehouse can recompute for any window from daily rows.
+ * Additive over days, so a window's disagreement is in one of its halves: how `verify` names the days to backfill.
  */
 export interface FigureFamily {
   name: string;
@@ -59,8 +58,8 @@ export function figure(
 }
 
 /**
- * Figures of items keyed by what they are about, from both sides; a key only one side has is a disagreement (the other side
- * shows null), except when the side that has it holds zero, which is what an absent row means.
+ * Figures of items keyed by what they are about, from both sides; a key only one side has is a disagreement (the other
+ * side shows null), except when the side that has it holds zero, which is what an absent row means.
  */
 export function pairFigures(family: string, api: Map<string, number>, warehouse: Map<string, number>): Figure[] {
   const keys = [...new Set([...api.keys(), ...warehouse.keys()])].sort(naturalOrder);

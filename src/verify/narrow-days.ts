@@ -21,9 +21,8 @@ export interface NarrowOptions {
 }
 
 /**
- * Halves a window that disagrees until single days remain, measuring each half: k bad days of an n-day window cost
- * about 2k·log2(n) requests instead of n. The figures add up over days, so a disagreement of a window is in one of
- * its halves; a window whose halves both agree (the API changed between requests) is reported undivided.
+ * Halves a disagreeing window down to single days: k bad days of n cost about 2k·log2(n) requests instead of n. A
+ * window whose halves both agree (the API changed between requests) is reported undivided.
  */
 export async function narrowDays(window: DayWindow, options: NarrowOptions): Promise<NarrowedDays> {
   const days: string[] = [];

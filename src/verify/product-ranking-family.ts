@@ -8,9 +8,8 @@ const METRIC = 'visibility';
 const SUBJECT = 'brand';
 
 /**
- * Product ranks over the window (spec endpoint 19): per product, its rank and the shopping answers listing it, against
- * `product_ranking_daily` re-ranked over the window. The spec does not order ties, so a tied product agrees at any rank
- * among the places it shares (`tiedRanks`).
+ * Product ranks over the window (spec endpoint 19), rank and shopping answers per product, against
+ * `product_ranking_daily` re-ranked. Ties are unordered: a tied product agrees at any rank it shares (`tiedRanks`).
  */
 export const productRankingFamily: FigureFamily = {
   name: 'product_ranking',

@@ -23,9 +23,8 @@ export interface RenderVerifyOptions {
 }
 
 /**
- * The text form of `verify`: the table of figures, the calls made, and the backfills that would mend it. A brand with
- * hundreds of pages and products would bury a disagreement, so agreeing per-item figures are counted, not listed,
- * unless asked for.
+ * The text form of `verify`: figures, calls made, and the backfills that would mend it. Agreeing per-item figures are
+ * counted, not listed, unless asked for, so hundreds of pages and products do not bury a disagreement.
  */
 export function renderVerify(report: VerifyReport, options: RenderVerifyOptions = {}): string {
   const table = textTable(

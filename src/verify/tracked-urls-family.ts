@@ -4,9 +4,8 @@ import { figure, pairFigures } from './figure.js';
 import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
 
 /**
- * Tracked URL citations over the window (spec endpoint 3): per page the answers citing it, and the report's totals,
- * against `tracked_url_daily` and `tracked_url_daily_totals`. `cited_urls` is left out: a page cited on several days
- * counts once in a window, so it does not add up.
+ * Tracked URL citations over the window (spec endpoint 3) against `tracked_url_daily` and its totals. `cited_urls` is
+ * left out: a page cited on several days counts once in a window, so it does not add up.
  */
 export const trackedUrlsFamily: FigureFamily = {
   name: 'tracked_urls',

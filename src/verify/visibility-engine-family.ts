@@ -10,9 +10,8 @@ import { warehouseFigures } from './warehouse-figures.js';
 const ENGINE_TABLE = 'visibility_topic_engine_daily';
 
 /**
- * Visibility by topic in each engine over the window (spec endpoint 16 with `engines=[engine]`), against the per-engine
- * daily rows. One request per engine the sync asks: `sync.engineBreakdown`, else every engine the brand has rows of on
- * any day, so a missing day is named. None when the warehouse has no per-engine rows.
+ * Visibility by topic per engine over the window (endpoint 16, `engines=[engine]`) against the per-engine daily rows,
+ * for `sync.engineBreakdown` or every engine the brand has rows of, so a missing day is named; none without such rows.
  */
 export const visibilityEngineFamily: FigureFamily = {
   name: 'visibility_by_engine',

@@ -6,9 +6,8 @@ import { readWhole } from './read-whole.js';
 import { warehouseFigures } from './warehouse-figures.js';
 
 /**
- * Visibility by topic over the window (spec endpoint 16, the engines of the brand by default): per topic, the answers
- * and the answers mentioning the brand of one range request, against the sums of `visibility_topic_daily`'s daily
- * numerators. Counts, not ratios, are compared: visibility = mentioning / answers follows, exactly.
+ * Visibility by topic over the window (spec endpoint 16): per topic, answers and those mentioning the brand, against
+ * the sums of `visibility_topic_daily`'s numerators. Counts, not ratios, are compared: the ratio follows exactly.
  */
 export const visibilityFamily: FigureFamily = {
   name: 'visibility',
