@@ -101,14 +101,8 @@ export function openTransport(config: ApiConfig, options: ApiClientOptions): Tra
   const api = requireApiSettings(config);
   registerSecret(api.apiKey);
   return new Transport(api, {
-    logger: options.logger,
+    ...options,
     budget: options.budget ?? createMemoryRateBudget({ requestsPerSecond: config.requestsPerSecond }),
-    onRequest: options.onRequest,
-    signal: options.signal,
-    stopWaiting: options.stopWaiting,
-    retryRateLimited: options.retryRateLimited,
-    unansweredForMs: options.unansweredForMs,
-    dispatcher: options.dispatcher,
   });
 }
 

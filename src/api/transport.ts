@@ -52,6 +52,9 @@ export interface ApiRequestEvent {
 /** How long a call's wait may go on once the process stops: pacing's waits end within it, a 429's do not. */
 const STOP_WAIT_GRACE_MS = 1_000;
 
+/** How many 429s in a row one call waits out when `retryRateLimited` is on. */
+const MAX_RATE_LIMIT_RETRIES = 20;
+
 export interface TransportOptions {
   logger?: Logger | undefined;
   /** The key's shared rate budget; default: none (no client-side limit). */
@@ -71,12 +74,8 @@ export interface TransportOptions {
    * (default: its attempts); also how long 429s are waited out once the client hears nothing else.
    */
   unansweredForMs?: number | undefined;
-  /** How many 429s in a row one call waits out when `retryRateLimited` is on; default 20. */
-  maxRateLimitRetries?: number | undefined;
   /** Replaces the connection pool (tests use undici's MockAgent). */
   dispatcher?: Dispatcher | undefined;
-  /** Source of randomness for the backoff jitter; default `Math.random`. */
-  random?: (() => number) | undefined;
 }
 
 export interface GetRequest {
@@ -165,7 +164,6 @@ export class Transport {
   private async exchange<T>(request: SentRequest, accept: (body: unknown) => T): Promise<T> {
     const signal = combine(this.options.signal, request.signal);
     const maxAttempts = this.config.maxAttempts;
-    const maxRateLimitRetries = this.options.maxRateLimitRetries ?? 20;
     let attempt = 0;
     let rateLimited = 0;
     const callStartedAt = Date.now();
@@ -192,13 +190,8 @@ export class Transport {
       } catch (thrown) {
         if (signal?.aborted) {
           // Stopped by its caller (a cancel, a shutdown) once sent: the API may well have counted it, so it is counted.
-          this.emit({
-            endpoint: request.endpoint,
-            attempt,
-            status,
-            outcome: 'aborted',
-            durationMs: performance.now() - started,
-          });
+          const durationMs = performance.now() - started;
+          this.emit({ endpoint: request.endpoint, attempt, status, outcome: 'aborted', durationMs });
           throw signal.reason;
         }
         // Everything `once` and `accept` throw on purpose is an ApiError; anything else is a bug, not a retry.
@@ -226,7 +219,7 @@ export class Transport {
           const limitedSince = this.heard.rateLimitedSince();
           const limitedTooLong =
             tolerated !== undefined && limitedSince !== undefined && Date.now() - limitedSince >= tolerated;
-          if (this.options.retryRateLimited && rateLimited < maxRateLimitRetries && !limitedTooLong) {
+          if (this.options.retryRateLimited && rateLimited < MAX_RATE_LIMIT_RETRIES && !limitedTooLong) {
             rateLimited += 1;
             attempt -= 1; // a 429 is not a failed attempt: the request was never served
             await this.waiting(request, signal, (waitSignal) => sleep(error.retryAfterMs, waitSignal));
@@ -241,11 +234,7 @@ export class Transport {
           attempt < attemptsFor(error, maxAttempts) &&
           !this.awayTooLong(error, firstAwayAt)
         ) {
-          const backoff = backoffDelay(
-            attempt,
-            { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs },
-            this.options.random,
-          );
+          const backoff = backoffDelay(attempt, { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs });
           // A server that names its wait (503 with Retry-After: maintenance, overload) is not asked sooner.
           // test/api/client.test.ts.
           const named = Math.min(
@@ -255,7 +244,10 @@ export class Transport {
           const delay = Math.max(backoff, named);
           // The wait is the whole API's, not this call's: every call of the key holds back for it, so a 503 during a
           // restart is not met again by each slice in flight.
-          if (named > 0 && isUnavailability(error)) await this.blockKey(named, request.endpoint);
+          if (named > 0 && isUnavailability(error))
+            await this.toBudget(request.endpoint, 'the rate budget could not hold the key back', () =>
+              this.budget.blockFor(named),
+            );
           this.emit({ ...base, outcome: 'retry' });
           this.options.logger?.warn(
             {
@@ -493,26 +485,19 @@ export class Transport {
     }
     const stated =
       signals.policyPerSecond !== undefined || signals.limit !== undefined || signals.remaining !== undefined;
-    try {
+    await this.toBudget(endpoint, 'the rate budget could not record an answer', async () => {
       if (rateLimited) await this.budget.blockFor(rateLimitedMs);
       // The budget cuts the rate on a 429: a throttling answer in another status is one to it.
       await this.budget.observe({ status: rateLimited ? 429 : status, sentAt, signals: stated ? signals : undefined });
-    } catch (error) {
-      this.options.logger?.warn(
-        { endpoint, err: error instanceof Error ? error.message : String(error) },
-        'the rate budget could not record an answer',
-      );
-    }
+    });
   }
 
-  private async blockKey(ms: number, endpoint: string): Promise<void> {
+  /** Tells the budget something; a failure there (Redis) is logged, never the call's. */
+  private async toBudget(endpoint: string, failure: string, tell: () => Promise<void>): Promise<void> {
     try {
-      await this.budget.blockFor(ms);
+      await tell();
     } catch (error) {
-      this.options.logger?.warn(
-        { endpoint, err: error instanceof Error ? error.message : String(error) },
-        'the rate budget could not hold the key back',
-      );
+      this.options.logger?.warn({ endpoint, err: error instanceof Error ? error.message : String(error) }, failure);
     }
   }
 
