@@ -83,13 +83,11 @@ export interface RedisRateBudgetOptions extends RateBudgetOptions {
  * never leave in one burst; each request's turn is one atomic Lua script (rate-gate.ts).
  */
 export function createRedisRateBudget(options: RedisRateBudgetOptions): RateBudget {
-  const slots = slotsFor(paceCeiling(options));
   const keys = redisKeys(options.prefix);
   const hash = keyHash(options.apiKey);
   return new AdaptiveRateBudget(
     new RedisRateGate(options.redis, keys, hash),
     new RedisRateStateStore(options.redis, keys, hash),
-    slots.slotMs,
     options,
   );
 }
@@ -117,8 +115,7 @@ export function configuredRateBudget(
 
 /** The same budget for a single process (tests, a one-off command without Redis). */
 export function createMemoryRateBudget(options: RateBudgetOptions): RateBudget {
-  const slots = slotsFor(paceCeiling(options));
-  return new AdaptiveRateBudget(new MemoryRateGate(), new MemoryRateStateStore(), slots.slotMs, options);
+  return new AdaptiveRateBudget(new MemoryRateGate(), new MemoryRateStateStore(), options);
 }
 
 /** A budget that never waits: for tests of other concerns. */
@@ -187,6 +184,7 @@ export function paceCeiling(options: Pick<RateBudgetOptions, 'requestsPerSecond'
 
 class AdaptiveRateBudget implements RateBudget {
   private readonly configuredCeiling: number;
+  private readonly slotMs: number;
   private readonly headroom: number;
   private readonly auto: boolean;
   /** What the headers of this process's answers state; the rate they state is kept in the shared state. */
@@ -209,10 +207,10 @@ class AdaptiveRateBudget implements RateBudget {
   constructor(
     private readonly gate: RateGate,
     private readonly store: RateStateStore,
-    private readonly slotMs: number,
     private readonly options: RateBudgetOptions,
   ) {
     this.configuredCeiling = paceCeiling(options);
+    this.slotMs = slotsFor(this.configuredCeiling).slotMs;
     this.headroom = options.headroom ?? 1;
     this.auto = options.requestsPerSecond === 'auto';
   }
