@@ -20,13 +20,8 @@ export function parseRetryAfter(
   value: string | string[] | null | undefined,
   now: number = Date.now(),
 ): number | undefined {
-  const text = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (!text) return undefined;
-  // Delta seconds or an HTTP date (RFC 9110), and the Unix times some APIs send in their place.
-  const time = readHeaderTime(text, now);
-  if (!time) return undefined;
-  const ms = time.form === 'delta-seconds' ? Math.ceil(time.ms) : time.ms;
-  return Math.min(Math.max(ms, MIN_RETRY_AFTER_MS), MAX_RETRY_AFTER_MS);
+  const ms = retryAfterUnbounded(value, now);
+  return ms === undefined ? undefined : Math.min(Math.max(ms, MIN_RETRY_AFTER_MS), MAX_RETRY_AFTER_MS);
 }
 
 /** The wait a `Retry-After` names, unbounded (a spent quota's hours); `undefined` when missing or unreadable. */
@@ -36,6 +31,7 @@ export function retryAfterUnbounded(
 ): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!text) return undefined;
+  // Delta seconds or an HTTP date (RFC 9110), and the Unix times some APIs send in their place.
   const time = readHeaderTime(text, now);
   if (!time) return undefined;
   return Math.max(0, time.form === 'delta-seconds' ? Math.ceil(time.ms) : time.ms);
