@@ -330,7 +330,6 @@ function isThrottling(
   if (response.status === 403 && message !== undefined && namesRateLimit(message) && windowSpent(response, now))
     return true;
   if (apiCode !== undefined) return false;
-  if (response.status >= 500) return false;
   const envelope = typeof (response.body as { error?: unknown } | undefined)?.error === 'object';
   return response.status === 403 && !envelope && parseRetryAfter(response.headers['retry-after'], now) !== undefined;
 }
