@@ -9,12 +9,20 @@ import {
   type ProductRankingRow,
   type Subject,
 } from './product-ranking-report.js';
-import { defineStream } from './stream.js';
+import { defineStream, type RowContext } from './stream.js';
 import { sliceRange } from './windows.js';
 
 type RankingEngineSlice = EngineSlice<{ metric: Metric; subject: Subject }>;
 
 const rankingOf = ({ params }: RankingEngineSlice) => ({ metric: params.metric, subject: params.subject });
+
+/** A row's key columns, which are also the scope its slice replaces. */
+const keyOf = ({ brandId, slice }: RowContext<RankingEngineSlice>) => ({
+  brand_id: brandId,
+  day: slice.day,
+  engine: slice.params.engine,
+  ...rankingOf(slice),
+});
 
 /**
  * Product ranking (spec endpoint 19) per brand, day and ONE engine, for each metric and subject: the slice's engine is
@@ -30,8 +38,8 @@ export const productRankingByEngine = defineStream({
     RANKING_METRICS.flatMap((metric) =>
       RANKING_SUBJECTS.flatMap((subject) => perDayAndEngine(input, { metric, subject }, `${metric}-${subject}/`)),
     ),
-  targets: ({ brandId, slice }) => {
-    const scope = { brand_id: brandId, day: slice.day, engine: slice.params.engine, ...rankingOf(slice) };
+  targets: (context) => {
+    const scope = keyOf(context);
     return [
       { table: 'product_ranking_engine_daily', mode: 'replace', scope },
       { table: 'product_ranking_shopping_engine_daily', mode: 'replace', scope },
@@ -46,26 +54,8 @@ export const productRankingByEngine = defineStream({
       signal,
     }),
   recordId: (record: ProductRankingRow) => record.id,
-  rows: (record, { brandId, slice }) => ({
-    product_ranking_engine_daily: [
-      {
-        brand_id: brandId,
-        day: slice.day,
-        engine: slice.params.engine,
-        ...rankingOf(slice),
-        ...productColumns(record),
-      },
-    ],
-  }),
-  infoRows: (page, { brandId, slice }) => ({
-    product_ranking_shopping_engine_daily: [
-      {
-        brand_id: brandId,
-        day: slice.day,
-        engine: slice.params.engine,
-        ...rankingOf(slice),
-        ...shoppingColumns(page),
-      },
-    ],
+  rows: (record, context) => ({ product_ranking_engine_daily: [{ ...keyOf(context), ...productColumns(record) }] }),
+  infoRows: (page, context) => ({
+    product_ranking_shopping_engine_daily: [{ ...keyOf(context), ...shoppingColumns(page) }],
   }),
 });

@@ -9,7 +9,7 @@ import {
   type Subject,
 } from './product-ranking-report.js';
 import { perDay } from './slicing.js';
-import { defineStream, type DaySlice, type SlicePlanInput } from './stream.js';
+import { defineStream, type DaySlice, type RowContext, type SlicePlanInput } from './stream.js';
 import { sliceRange } from './windows.js';
 
 export * from './product-ranking-report.js';
@@ -17,6 +17,13 @@ export * from './product-ranking-report.js';
 type RankingSlice = DaySlice<{ metric: Metric; subject: Subject }>;
 
 const rankingOf = ({ params }: RankingSlice) => ({ metric: params.metric, subject: params.subject });
+
+/** A row's key columns, which are also the scope its slice replaces. */
+const keyOf = ({ brandId, slice }: RowContext<RankingSlice>) => ({
+  brand_id: brandId,
+  day: slice.day,
+  ...rankingOf(slice),
+});
 
 /**
  * Product ranking (spec endpoint 19) per brand and day, for each metric and subject: four slices a day, since
@@ -29,8 +36,8 @@ export const productRanking = defineStream({
     RANKING_METRICS.flatMap((metric) =>
       RANKING_SUBJECTS.flatMap((subject) => perDay(input, { metric, subject }, `${metric}-${subject}/`)),
     ),
-  targets: ({ brandId, slice }) => {
-    const scope = { brand_id: brandId, day: slice.day, ...rankingOf(slice) };
+  targets: (context) => {
+    const scope = keyOf(context);
     return [
       { table: 'product_ranking_daily', mode: 'replace', scope },
       { table: 'product_ranking_shopping_daily', mode: 'replace', scope },
@@ -39,24 +46,6 @@ export const productRanking = defineStream({
   read: ({ client, brandId, slice, signal }) =>
     client.read(productRankingEndpoint, brandId, { ...sliceRange(slice), ...rankingOf(slice), order: 'desc', signal }),
   recordId: (record: ProductRankingRow) => record.id,
-  rows: (record, { brandId, slice }) => ({
-    product_ranking_daily: [
-      {
-        brand_id: brandId,
-        day: slice.day,
-        ...rankingOf(slice),
-        ...productColumns(record),
-      },
-    ],
-  }),
-  infoRows: (page, { brandId, slice }) => ({
-    product_ranking_shopping_daily: [
-      {
-        brand_id: brandId,
-        day: slice.day,
-        ...rankingOf(slice),
-        ...shoppingColumns(page),
-      },
-    ],
-  }),
+  rows: (record, context) => ({ product_ranking_daily: [{ ...keyOf(context), ...productColumns(record) }] }),
+  infoRows: (page, context) => ({ product_ranking_shopping_daily: [{ ...keyOf(context), ...shoppingColumns(page) }] }),
 });
