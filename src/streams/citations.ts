@@ -161,35 +161,18 @@ export const citations = defineStream({
     ),
   targets: ({ brandId, slice }) => {
     const series = slice.params;
-    const day = windowDays(slice);
-    if (series.dimension === 'domain') {
-      return [
-        {
-          table: 'citation_daily',
-          mode: 'replace',
-          scope: { brand_id: brandId, dimension: 'domain', value: series.domains, day },
-        },
-      ];
-    }
+    const value = series.dimension === 'domain' ? series.domains : series.value;
     const targets: TableTarget[] = [
       {
         table: 'citation_daily',
         mode: 'replace',
-        scope: { brand_id: brandId, dimension: series.dimension, value: series.value, day },
+        scope: { brand_id: brandId, dimension: series.dimension, value, day: windowDays(slice) },
       },
     ];
-    if (series.dimension === 'all') {
-      targets.push({
-        table: 'citation_ownership_summary',
-        mode: 'replace',
-        scope: { brand_id: brandId, ...windowColumns(slice) },
-      });
-      targets.push({
-        table: 'citation_window_totals',
-        mode: 'replace',
-        scope: { brand_id: brandId, ...windowColumns(slice) },
-      });
-    }
+    if (series.dimension !== 'all') return targets;
+    const scope = { brand_id: brandId, ...windowColumns(slice) };
+    targets.push({ table: 'citation_ownership_summary', mode: 'replace', scope });
+    targets.push({ table: 'citation_window_totals', mode: 'replace', scope });
     return targets;
   },
   read: async function* ({ client, brandId, slice, signal }) {
