@@ -48,6 +48,20 @@ export function readRateLimitHeaders(headers: HeaderBag, now: number = Date.now(
   };
   const problem = (name: string, text: string) =>
     signals.problems.push(`${name}: ${JSON.stringify(redactSecrets(text).slice(0, 80))}`);
+  const readCount = (name: string, use: (n: number) => void) => {
+    const text = value(name);
+    if (text === undefined) return;
+    const n = count(text);
+    if (n === undefined) problem(name, text);
+    else use(n);
+  };
+  const readReset = (name: string) => {
+    const text = value(name);
+    if (text === undefined) return;
+    const time = readHeaderTime(text, now);
+    if (!time || time.ms > MAX_RESET_MS) return problem(name, text);
+    if (signals.resetMs === undefined) setReset(time, signals);
+  };
   const perSecond: number[] = [];
 
   const policy = value('ratelimit-policy');
@@ -73,19 +87,14 @@ export function readRateLimitHeaders(headers: HeaderBag, now: number = Date.now(
     perSecond.push(...read.perSecond);
     if (read.perSecond.length > 0) signals.policyBy ??= 'RateLimit-Limit';
   }
-  readCount(value('ratelimit-remaining'), 'ratelimit-remaining', (n) => (signals.remaining ??= n), problem);
-  readReset(value('ratelimit-reset'), 'ratelimit-reset', now, signals, problem);
+  readCount('ratelimit-remaining', (n) => (signals.remaining ??= n));
+  readReset('ratelimit-reset');
 
-  readCount(
-    value('x-ratelimit-limit'),
-    'x-ratelimit-limit',
-    (n) => {
-      if (signals.limit === undefined) [signals.limit, signals.limitBy] = [n, 'X-RateLimit-Limit'];
-    },
-    problem,
-  );
-  readCount(value('x-ratelimit-remaining'), 'x-ratelimit-remaining', (n) => (signals.remaining ??= n), problem);
-  readReset(value('x-ratelimit-reset'), 'x-ratelimit-reset', now, signals, problem);
+  readCount('x-ratelimit-limit', (n) => {
+    if (signals.limit === undefined) [signals.limit, signals.limitBy] = [n, 'X-RateLimit-Limit'];
+  });
+  readCount('x-ratelimit-remaining', (n) => (signals.remaining ??= n));
+  readReset('x-ratelimit-reset');
 
   if (perSecond.length > 0) signals.policyPerSecond = Math.min(...perSecond);
   return signals;
@@ -113,14 +122,11 @@ function splitParams(item: string): { head: string; params: Map<string, string> 
   const params = new Map<string, string>();
   for (const part of rest) {
     const at = part.indexOf('=');
-    if (at > 0)
-      params.set(
-        part.slice(0, at).trim().toLowerCase(),
-        part
-          .slice(at + 1)
-          .trim()
-          .replace(/^"(.*)"$/, '$1'),
-      );
+    const unquoted = part
+      .slice(at + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
+    if (at > 0) params.set(part.slice(0, at).trim().toLowerCase(), unquoted);
     else if (part) params.set(part.toLowerCase(), '');
   }
   return { head, params };
@@ -203,31 +209,6 @@ function readCombined(text: string, signals: RateLimitSignals, now: number): boo
     }
   }
   return read;
-}
-
-function readCount(
-  text: string | undefined,
-  name: string,
-  use: (n: number) => void,
-  problem: (name: string, text: string) => void,
-): void {
-  if (text === undefined) return;
-  const n = count(text);
-  if (n === undefined) problem(name, text);
-  else use(n);
-}
-
-function readReset(
-  text: string | undefined,
-  name: string,
-  now: number,
-  signals: RateLimitSignals,
-  problem: (name: string, text: string) => void,
-): void {
-  if (text === undefined) return;
-  const time = readHeaderTime(text, now);
-  if (!time || time.ms > MAX_RESET_MS) return problem(name, text);
-  if (signals.resetMs === undefined) setReset(time, signals);
 }
 
 /** The IETF fields' `reset=` and `t=`: a reset further than MAX_RESET_MS is cut to it. False when unreadable. */
