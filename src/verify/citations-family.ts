@@ -1,6 +1,5 @@
 import { citationsEndpoint, ownershipSummary } from '../streams/citations.js';
-import type { FigureFamily } from './figure.js';
-import { figure, pairFigures } from './figure.js';
+import { figure, pairFigures, type FigureFamily } from './figure.js';
 import { readWhole } from './read-whole.js';
 import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
 

@@ -1,6 +1,5 @@
 import { conversationsEndpoint } from '../streams/conversations.js';
-import type { FigureFamily } from './figure.js';
-import { figure } from './figure.js';
+import { figure, type FigureFamily } from './figure.js';
 import { warehouseNumber } from './warehouse-figures.js';
 
 /**

@@ -1,6 +1,5 @@
 import { productRankingEndpoint } from '../streams/product-ranking.js';
-import type { FigureFamily } from './figure.js';
-import { figure, pairFigures } from './figure.js';
+import { figure, pairFigures, type FigureFamily } from './figure.js';
 import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
 
 /** The ranking compared: the brand's own products by visibility, the one the dashboard leads with. */

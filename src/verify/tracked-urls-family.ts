@@ -1,6 +1,5 @@
 import { trackedUrlsEndpoint } from '../streams/tracked-urls.js';
-import type { FigureFamily } from './figure.js';
-import { figure, pairFigures } from './figure.js';
+import { figure, pairFigures, type FigureFamily } from './figure.js';
 import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
 
 /**

@@ -89,7 +89,6 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     // A brand the warehouse holds nothing of is compared whole: every figure disagrees, and the backfill is named.
     const synced = await syncedStreams(options.connection, brandId);
     const isSynced = (family: FigureFamily) => synced.size === 0 || synced.has(family.name);
-    compared.set(brandId, families.filter(isSynced));
     notSynced.set(
       brandId,
       families.filter((family) => !isSynced(family)).map((family) => family.name),
@@ -98,7 +97,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     const left = new Set<string>();
     notCompared.set(brandId, left);
     const measured: FigureFamily[] = [];
-    for (const family of compared.get(brandId)!) {
+    for (const family of families.filter(isSynced)) {
       const before = options.budget.total();
       // A bounding budget (sync.heal.maxCalls) refuses a request past it: the family's whole window stays unresolved.
       const whole = await measure(brandId, family, options.window, (why) => left.add(why)).catch((error: unknown) => {

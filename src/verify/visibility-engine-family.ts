@@ -1,8 +1,7 @@
 import { mentionedConversations } from '../streams/measures.js';
 import { visibilityTopicsEndpoint } from '../streams/visibility.js';
 import { readRows } from '../warehouse/read-rows.js';
-import type { FigureFamily } from './figure.js';
-import { figure, pairFigures } from './figure.js';
+import { figure, pairFigures, type FigureFamily } from './figure.js';
 import { readWhole } from './read-whole.js';
 import { warehouseFigures } from './warehouse-figures.js';
 

@@ -1,7 +1,6 @@
 import { mentionedConversations } from '../streams/measures.js';
 import { visibilityTopicsEndpoint } from '../streams/visibility.js';
-import type { FigureFamily } from './figure.js';
-import { figure, pairFigures } from './figure.js';
+import { figure, pairFigures, type FigureFamily } from './figure.js';
 import { readWhole } from './read-whole.js';
 import { warehouseFigures } from './warehouse-figures.js';
 
