@@ -105,6 +105,11 @@ export function rateAt(state: RateState, now: number, ceiling: number): number {
         : Math.max(state.rate, plateau) +
           Math.floor((elapsed - recoveryMs) / (state.confirmed ? CONFIRMED_STEP_MS : STEADY_STEP_MS)) * step;
   }
+  return bounded(rate, ceiling);
+}
+
+/** `rate` within `ceiling`, and never below MIN_RATE (or the ceiling, if lower). */
+function bounded(rate: number, ceiling: number): number {
   return Math.max(Math.min(MIN_RATE, ceiling), Math.min(ceiling, rate));
 }
 
@@ -125,21 +130,11 @@ export function afterRateLimited(state: RateState, event: RateLimitedAt): RateSt
   if (stated !== undefined && current <= stated * (1 + 1e-9)) {
     // At or under the rate the API states, a 429 is window-edge jitter whose accepted count runs low: a cut of
     // REPEAT_CUT_FACTOR is enough (test/api/adaptive-rate.test.ts, "a 429 at or under the rate the API states is jitter").
-    const rate = Math.max(Math.min(MIN_RATE, event.ceiling), current * REPEAT_CUT_FACTOR);
-    return {
-      rate,
-      at: event.now,
-      phase: 'steady',
-      limit: stated,
-      cutAt: event.now,
-      ...(state.confirmed ? { confirmed: true } : {}),
-      ...statedOf(state),
-    };
+    return cutTo(state, event, current * REPEAT_CUT_FACTOR, stated, state.confirmed === true);
   }
   const repeated = state.cutAt > 0 && event.now - state.cutAt < REPEAT_WINDOW_MS;
   const most = repeated ? current * REPEAT_CUT_FACTOR : current;
   const cut = event.goodRate > 0 ? Math.min(most, event.goodRate * GOOD_RATE_SHARE) : current * CUT_FACTOR;
-  const rate = Math.max(Math.min(MIN_RATE, event.ceiling), cut);
   // An isolated 429 with a low count is jitter and keeps the estimate; 429s that keep coming revise it. With nothing
   // accepted the count says nothing of the rate, so the estimate stays (test/api/adaptive-rate.test.ts).
   const limit =
@@ -148,20 +143,20 @@ export function afterRateLimited(state: RateState, event: RateLimitedAt): RateSt
       : repeated || state.limit === 0
         ? event.goodRate
         : Math.max(event.goodRate, state.limit);
-  const confirmed = state.confirmed === true || confirms(state, current, event.goodRate);
+  return cutTo(state, event, cut, limit, state.confirmed === true || confirms(state, current, event.goodRate));
+}
+
+/** The state of a 429's cut to `rate`, with the limit it estimates; what the API stated is kept. */
+function cutTo(state: RateState, event: RateLimitedAt, rate: number, limit: number, confirmed: boolean): RateState {
   return {
-    rate,
+    rate: bounded(rate, event.ceiling),
     at: event.now,
     phase: 'steady',
     limit,
     cutAt: event.now,
     ...(confirmed ? { confirmed } : {}),
-    ...statedOf(state),
+    ...(state.stated ? { stated: state.stated } : {}),
   };
-}
-
-function statedOf(state: RateState): Pick<RateState, 'stated'> {
-  return state.stated ? { stated: state.stated } : {};
 }
 
 /**
@@ -206,10 +201,7 @@ export function afterStatedLimit(
       limit: stated.perSecond,
     };
   }
-  const rate = Math.max(
-    Math.min(MIN_RATE, configuredCeiling),
-    Math.min(configuredCeiling, stated.perSecond * headroom),
-  );
+  const rate = bounded(stated.perSecond * headroom, configuredCeiling);
   return { rate, at: now, phase: 'steady', limit: stated.perSecond, cutAt: 0, stated };
 }
 
