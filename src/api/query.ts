@@ -26,16 +26,10 @@ export function buildQuery(filters: QueryParams, encoding: QueryEncoding): strin
       if (encoding.arrayFormat === 'comma') search.append(wire, items.join(','));
       else for (const item of items) search.append(wire, item);
     } else {
-      search.append(wire, scalar(value as string | number | boolean | Date));
+      search.append(wire, value instanceof Date ? formatDay(value) : String(value));
     }
   }
   return search.toString();
-}
-
-function scalar(value: string | number | boolean | Date): string {
-  if (value instanceof Date) return formatDay(value);
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  return String(value);
 }
 
 /** The UTC day of a date, as the spec's range filters take it ("a day in UTC"). */
