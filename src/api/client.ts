@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import type { ApiConfig } from '../config/schema.js';
 import { requireApiSettings } from '../config/api-settings.js';
 import { registerSecret, type Logger } from '../log.js';
@@ -125,19 +124,19 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     return encoding;
   }
 
-  async function getEnvelope<E>(
+  /** One answer of `read`'s endpoint, its envelope checked; an envelope that does not match is transient. */
+  async function getEnvelope<I>(
+    read: Endpoint<unknown, I, never>,
     path: string,
     query: QueryParams,
-    encoding: QueryEncoding,
-    schema: z.ZodType<E>,
     signal?: AbortSignal,
     notFoundIsEmpty?: boolean,
-  ): Promise<E> {
+  ) {
     const endpoint = `GET ${path}`;
     return transport.get(
-      { path: withQuery(path, buildQuery(query, encoding)), endpoint, signal, notFoundIsEmpty },
+      { path: withQuery(path, buildQuery(query, encodingOf(read))), endpoint, signal, notFoundIsEmpty },
       (body) => {
-        const result = schema.safeParse(body);
+        const result = read.envelope.safeParse(body);
         if (result.success) return result.data;
         // The spec's error envelope in a 200: the API's own words say what failed, where "data: expected array" did not.
         const envelope = readErrorEnvelope(body);
@@ -184,14 +183,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     const sent = { readWith: readSettingsOf(query, encodingOf(endpoint)), ...(sentEngines ? { sentEngines } : {}) };
     let answer: { data?: unknown; info?: I | null | undefined };
     try {
-      answer = await getEnvelope(
-        path,
-        query,
-        encodingOf(endpoint),
-        endpoint.envelope,
-        options.signal,
-        endpoint.notFoundIsEmpty,
-      );
+      answer = await getEnvelope(endpoint, path, query, options.signal, endpoint.notFoundIsEmpty);
     } catch (error) {
       // Only the API's own 404 reads as empty: a gateway's 404 for a wrong path must not replace a day's rows.
       if (endpoint.notFoundIsEmpty && isEmptyAnswer(error)) {
@@ -222,13 +214,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
       skipPages: readOptions.skipPages,
       describe: (page) => `GET ${path} page ${page}`,
       fetchPage: async (page, pageSize) => {
-        const answer = await getEnvelope(
-          path,
-          { ...query, page, page_size: pageSize },
-          encodingOf(endpoint),
-          endpoint.envelope,
-          readOptions.signal,
-        );
+        const answer = await getEnvelope(endpoint, path, { ...query, page, page_size: pageSize }, readOptions.signal);
         return { data: answer.data as unknown[], info: (answer.info ?? {}) as I & PagingInfo };
       },
     });
