@@ -105,9 +105,7 @@ export function openTransport(config: ApiConfig, options: ApiClientOptions): Tra
   });
 }
 
-/**
- * The API client: the only code that speaks HTTP to the API for reads. Needs `api.url` and `api.apiKey`.
- */
+/** The API client: the only code that speaks HTTP to the API for reads. Needs `api.url` and `api.apiKey`. */
 export function createApiClient(config: ApiConfig, options: ApiClientOptions = {}): ApiClient {
   const transport = openTransport(config, options);
   /** How one endpoint's query goes on the wire: its names (`api.params`, its own `api.endpointParams` over them). */
