@@ -1,8 +1,8 @@
-import { mentionedConversations } from '../streams/measures.js';
 import { visibilityTopicsEndpoint } from '../streams/visibility.js';
 import { readRows } from '../warehouse/read-rows.js';
-import { figure, pairFigures, type FigureFamily } from './figure.js';
+import { pairFigures, type FigureFamily } from './figure.js';
 import { readWhole } from './read-whole.js';
+import { ANSWERS, MENTIONING, addTopicFigures, everyTopic } from './visibility-family.js';
 import { warehouseFigures } from './warehouse-figures.js';
 
 /** The per-engine visibility table of the `visibility_by_engine` stream (migration 009), where the file has it. */
@@ -33,13 +33,7 @@ export const visibilityEngineFamily: FigureFamily = {
         engines: [String(engine)],
         signal,
       });
-      for (const row of report.records) {
-        api.set(`engine ${String(engine)} topic ${row.topic_id}${ANSWERS}`, row.conversations);
-        api.set(
-          `engine ${String(engine)} topic ${row.topic_id}${MENTIONING}`,
-          mentionedConversations(row.visibility, row.conversations),
-        );
-      }
+      addTopicFigures(api, report.records, `engine ${String(engine)} topic `);
     }
     const all = await warehouseFigures(
       connection,
@@ -53,31 +47,15 @@ export const visibilityEngineFamily: FigureFamily = {
     // Rows of an engine the sync no longer asks stay as loaded; they are not compared with an answer never asked for.
     const asked = engines.map(({ engine }) => `engine ${String(engine)} topic `);
     const warehouse = new Map([...all].filter(([key]) => asked.some((prefix) => key.startsWith(prefix))));
-    const totals = engines.flatMap(({ engine }) => {
-      const prefix = `engine ${String(engine)} topic `;
-      const sum = (figures: Map<string, number>, suffix: string) =>
-        [...figures].reduce(
-          (total, [key, n]) => (key.startsWith(prefix) && key.endsWith(suffix) ? total + n : total),
-          0,
-        );
-      return [
-        figure(
-          'visibility_by_engine',
-          `engine ${String(engine)}: answers, every topic`,
-          sum(api, ANSWERS),
-          sum(warehouse, ANSWERS),
-        ),
-        figure(
-          'visibility_by_engine',
-          `engine ${String(engine)}: answers mentioning the brand, every topic`,
-          sum(api, MENTIONING),
-          sum(warehouse, MENTIONING),
-        ),
-      ];
-    });
+    const totals = engines.flatMap(({ engine }) =>
+      everyTopic(
+        'visibility_by_engine',
+        `engine ${String(engine)}: `,
+        api,
+        warehouse,
+        `engine ${String(engine)} topic `,
+      ),
+    );
     return [...totals, ...pairFigures('visibility_by_engine', api, warehouse)];
   },
 };
-
-const ANSWERS = ': answers';
-const MENTIONING = ': answers mentioning the brand';

@@ -1,8 +1,11 @@
 import { mentionedConversations } from '../streams/measures.js';
-import { visibilityTopicsEndpoint } from '../streams/visibility.js';
-import { figure, pairFigures, type FigureFamily } from './figure.js';
+import { visibilityTopicsEndpoint, type VisibilityRow } from '../streams/visibility.js';
+import { figure, pairFigures, type Figure, type FigureFamily } from './figure.js';
 import { readWhole } from './read-whole.js';
 import { warehouseFigures } from './warehouse-figures.js';
+
+export const ANSWERS = ': answers';
+export const MENTIONING = ': answers mentioning the brand';
 
 /**
  * Visibility by topic over the window (spec endpoint 16): per topic, answers and those mentioning the brand, against
@@ -17,10 +20,7 @@ export const visibilityFamily: FigureFamily = {
       signal,
     });
     const api = new Map<string, number>();
-    for (const row of report.records) {
-      api.set(answersOf(row.topic_id), row.conversations);
-      api.set(mentioningOf(row.topic_id), mentionedConversations(row.visibility, row.conversations));
-    }
+    addTopicFigures(api, report.records, 'topic ');
     const warehouse = await warehouseFigures(
       connection,
       `SELECT 'topic ' || topic_id || $4 AS figure, sum(conversations) AS n
@@ -30,28 +30,35 @@ export const visibilityFamily: FigureFamily = {
          FROM visibility_topic_daily WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY topic_id`,
       [brandId, window.from, window.to, ANSWERS, MENTIONING],
     );
-    const sum = (figures: Map<string, number>, suffix: string) =>
-      [...figures].reduce((total, [key, n]) => (key.endsWith(suffix) ? total + n : total), 0);
-    return [
-      figure('visibility', 'answers, every topic', sum(api, ANSWERS), sum(warehouse, ANSWERS)),
-      figure(
-        'visibility',
-        'answers mentioning the brand, every topic',
-        sum(api, MENTIONING),
-        sum(warehouse, MENTIONING),
-      ),
-      ...pairFigures('visibility', api, warehouse),
-    ];
+    return [...everyTopic('visibility', '', api, warehouse, 'topic '), ...pairFigures('visibility', api, warehouse)];
   },
 };
 
-const ANSWERS = ': answers';
-const MENTIONING = ': answers mentioning the brand';
-
-function answersOf(topicId: number): string {
-  return `topic ${topicId}${ANSWERS}`;
+/** Each topic's answers and answers mentioning the brand, as figures named `${prefix}${topic id}: …`. */
+export function addTopicFigures(figures: Map<string, number>, rows: readonly VisibilityRow[], prefix: string): void {
+  for (const row of rows) {
+    figures.set(`${prefix}${row.topic_id}${ANSWERS}`, row.conversations);
+    figures.set(`${prefix}${row.topic_id}${MENTIONING}`, mentionedConversations(row.visibility, row.conversations));
+  }
 }
 
-function mentioningOf(topicId: number): string {
-  return `topic ${topicId}${MENTIONING}`;
+/** Both counts summed over every topic whose figures start with `prefix`, labelled `${label}answers, every topic`. */
+export function everyTopic(
+  family: string,
+  label: string,
+  api: Map<string, number>,
+  warehouse: Map<string, number>,
+  prefix: string,
+): Figure[] {
+  const sum = (figures: Map<string, number>, suffix: string) =>
+    [...figures].reduce((total, [key, n]) => (key.startsWith(prefix) && key.endsWith(suffix) ? total + n : total), 0);
+  return [
+    figure(family, `${label}answers, every topic`, sum(api, ANSWERS), sum(warehouse, ANSWERS)),
+    figure(
+      family,
+      `${label}answers mentioning the brand, every topic`,
+      sum(api, MENTIONING),
+      sum(warehouse, MENTIONING),
+    ),
+  ];
 }
