@@ -319,11 +319,7 @@ function namesQuota(apiCode: string): boolean {
  * A rate limit in another status: a 4xx or 5xx whose code names one, a 403 naming one with its window spent, or a 403
  * without an envelope that says when to come back. Another code is the refusal it says ("is throttling").
  */
-function isThrottling(
-  response: ErrorResponse,
-  { apiCode, message }: { apiCode?: string | undefined; message?: string | undefined },
-  now: number,
-): boolean {
+function isThrottling(response: ErrorResponse, { apiCode, message }: ErrorEnvelopeFields, now: number): boolean {
   if (response.status < 400) return false;
   if (apiCode !== undefined && namesRateLimit(apiCode)) return true;
   // A 403 under its own code whose message names a rate limit (GitHub's way), with its window said spent.
