@@ -220,9 +220,7 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
       if (result.success) return result.data;
       throw new WriteAnswerError(
         `${endpoint}: the answer does not match the spec: ${describeZodIssues(result.error).slice(0, 5).join('; ')}`,
-        {
-          endpoint,
-        },
+        { endpoint },
       );
     });
   }
