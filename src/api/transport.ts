@@ -393,13 +393,12 @@ export class Transport {
     if (unreadBody !== undefined && status !== 429) {
       // Its body says what it means (an empty domain detail or a missing resource, which brand or key is refused):
       // asked again, as any body cut short is, heeding a Retry-After it came with.
-      await this.tellBudget(status, headers, sentAt, endpoint, undefined);
-      const retryAfterMs = parseRetryAfter(firstHeader(headers, 'retry-after'), Date.now());
+      await this.tellBudget(status, headers, sentAt, endpoint);
       throw new TransientError(
         `${endpoint}: HTTP ${status} whose body could not be read: ${unreadBody}`,
         { status, endpoint },
         'bad_body',
-        retryAfterMs,
+        parseRetryAfter(firstHeader(headers, 'retry-after'), Date.now()),
       );
     }
     if (status < 200 || status >= 300) {
@@ -416,25 +415,17 @@ export class Transport {
         unreadBody,
         namelessWaitMs,
       });
+      const limited = error instanceof RateLimitedError ? error : undefined;
       // A throttling answer of any status (a 503 rate_limited, a gateway's 403) that names no wait.
-      if (
-        error instanceof RateLimitedError &&
-        parseRetryAfter(firstHeader(headers, 'retry-after'), Date.now()) === undefined
-      ) {
+      if (limited && parseRetryAfter(firstHeader(headers, 'retry-after'), Date.now()) === undefined) {
         this.namelessRateLimits = episode;
-        this.namelessWaitEnds = Math.max(this.namelessWaitEnds, Date.now() + error.retryAfterMs);
-      } else if (!(error instanceof RateLimitedError) && answers(status)) this.answeredAfterWaits(sentAt);
-      await this.tellBudget(
-        status,
-        headers,
-        sentAt,
-        endpoint,
-        error instanceof RateLimitedError ? error.retryAfterMs : undefined,
-      );
+        this.namelessWaitEnds = Math.max(this.namelessWaitEnds, Date.now() + limited.retryAfterMs);
+      } else if (!limited && answers(status)) this.answeredAfterWaits(sentAt);
+      await this.tellBudget(status, headers, sentAt, endpoint, limited?.retryAfterMs);
       throw error;
     }
     this.answeredAfterWaits(sentAt);
-    await this.tellBudget(status, headers, sentAt, endpoint, undefined);
+    await this.tellBudget(status, headers, sentAt, endpoint);
     // A write answered 2xx without a body (204 No Content; the spec lists no success codes) was done, so it is not
     // sent again. test/api/write-no-content.test.ts.
     if (text === '' && request.method !== 'GET') return { status, body: undefined };
@@ -470,7 +461,7 @@ export class Transport {
     headers: HeaderBag,
     sentAt: number,
     endpoint: string,
-    rateLimitedMs: number | undefined,
+    rateLimitedMs?: number,
   ): Promise<void> {
     const rateLimited = rateLimitedMs !== undefined;
     const signals = readRateLimitHeaders(headers);
