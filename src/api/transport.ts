@@ -179,13 +179,8 @@ export class Transport {
         const answer = await this.once(request, signal);
         status = answer.status;
         const value = accept(answer.body);
-        this.emit({
-          endpoint: request.endpoint,
-          attempt,
-          status,
-          outcome: 'ok',
-          durationMs: performance.now() - started,
-        });
+        const durationMs = performance.now() - started;
+        this.emit({ endpoint: request.endpoint, attempt, status, outcome: 'ok', durationMs });
         return value;
       } catch (thrown) {
         if (signal?.aborted) {
