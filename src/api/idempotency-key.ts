@@ -5,10 +5,7 @@ import { createHash, randomUUID } from 'node:crypto';
  * value, so the API replays its first answer; another apply sends another value, so an undone write is written again.
  */
 export function contentIdempotencyKey(session: string, method: string, path: string, body: unknown): string {
-  const digest = createHash('sha256')
-    .update(`${session}\n${method} ${path}\n${canonicalJson(body ?? null)}`)
-    .digest('hex');
-  return `bvsync-${digest}`;
+  return `bvsync-${sha256(`${session}\n${method} ${path}\n${canonicalJson(body ?? null)}`)}`;
 }
 
 /**
@@ -16,10 +13,11 @@ export function contentIdempotencyKey(session: string, method: string, path: str
  * body alone (test/manage/plan-apply.int.test.ts, "a second apply sends persona and tag changes again").
  */
 export function stableIdempotencyKey(method: string, path: string, body: unknown): string {
-  const digest = createHash('sha256')
-    .update(`${method} ${path}\n${canonicalJson(body ?? null)}`)
-    .digest('hex');
-  return `bvsync-same-${digest}`;
+  return `bvsync-same-${sha256(`${method} ${path}\n${canonicalJson(body ?? null)}`)}`;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /** A write client's session: one apply. */
