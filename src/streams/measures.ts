@@ -9,10 +9,7 @@ export interface ConfidenceInterval {
 }
 
 /** The `{lower, upper}` interval of a report as the `ci_lower` / `ci_upper` columns (null when absent). */
-export function ciColumns(interval: ConfidenceInterval | null | undefined): {
-  ci_lower: number | null;
-  ci_upper: number | null;
-} {
+export function ciColumns(interval: ConfidenceInterval | null | undefined) {
   return { ci_lower: interval?.lower ?? null, ci_upper: interval?.upper ?? null };
 }
 
