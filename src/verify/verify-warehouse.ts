@@ -64,18 +64,9 @@ export interface VerifyReport {
  */
 export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyReport> {
   const families = options.families ?? FIGURE_FAMILIES;
+  const { client, connection, engineBreakdown, signal } = options;
   const measure = (brandId: number, family: FigureFamily, window: DayWindow, notCompared?: (why: string) => void) =>
-    family.measure(
-      {
-        client: options.client,
-        connection: options.connection,
-        brandId,
-        engineBreakdown: options.engineBreakdown,
-        signal: options.signal,
-        notCompared,
-      },
-      window,
-    );
+    family.measure({ client, connection, brandId, engineBreakdown, signal, notCompared }, window);
 
   const wholeWindow = new Map<number, Figure[]>();
   // What each family's whole-window measurement cost, per brand: a half costs no more (fewer pages), so narrowing
@@ -87,7 +78,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
   const unmeasured: Array<{ brandId: number; family: string }> = [];
   for (const brandId of options.brands) {
     // A brand the warehouse holds nothing of is compared whole: every figure disagrees, and the backfill is named.
-    const synced = await syncedStreams(options.connection, brandId);
+    const synced = await syncedStreams(connection, brandId);
     const isSynced = (family: FigureFamily) => synced.size === 0 || synced.has(family.name);
     notSynced.set(
       brandId,
