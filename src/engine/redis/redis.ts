@@ -53,16 +53,16 @@ export async function resolveRedis(options: ResolveRedisOptions = {}): Promise<R
     });
     return { url: options.url, origin: 'configured', stop: noop };
   }
-  if (
-    await pingRedis(LOCAL_REDIS_URL).then(
-      () => true,
-      () => false,
-    )
-  ) {
-    return { url: LOCAL_REDIS_URL, origin: 'local', stop: noop };
-  }
+  if (await answers(LOCAL_REDIS_URL)) return { url: LOCAL_REDIS_URL, origin: 'local', stop: noop };
   if (options.allowPrivate === false) throw new RedisUnavailableError(`nothing at ${LOCAL_REDIS_URL}`);
   return startPrivateRedis();
+}
+
+function answers(url: string): Promise<boolean> {
+  return pingRedis(url).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** The longest wait between two reconnects of a long-lived connection (ms). */
@@ -183,6 +183,9 @@ export interface PingRedisOptions {
   prefix?: string;
 }
 
+/** A connection that tries once, for a moment, and is opened by connect(). */
+const PROBE_OPTIONS = { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null };
+
 /**
  * Connects, PINGs, selects the address's database and checks the server is the kind the address names, or throws why
  * not: the system's reason, RedisDatabaseError, RedisTopologyError (a replica, a Sentinel, a Cluster node reached as
@@ -193,10 +196,7 @@ export async function pingRedis(url: string, options: PingRedisOptions = {}): Pr
   const where = describeRedisAddress(url);
   if (address.kind === 'standalone') return pingServer(url, address, where, options);
   const redis = openConnection(address, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 1500,
-    retryStrategy: () => null,
+    ...PROBE_OPTIONS,
     ...(address.kind === 'sentinel' ? { sentinelRetryStrategy: () => null } : {}),
   });
   let reason: Error | undefined;
@@ -222,13 +222,7 @@ async function pingServer(
   // ioredis selects the URL's database as it connects, and a refusal only reaches its error event, leaving database 0.
   // Connected to database 0 and asked here, the refusal is an answer (test/engine/redis-database.int.test.ts).
   const database = address.database;
-  const redis = openConnection(address, {
-    lazyConnect: true,
-    db: 0,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 1500,
-    retryStrategy: () => null,
-  });
+  const redis = openConnection(address, { ...PROBE_OPTIONS, db: 0 });
   // connect() rejects with a bare "Connection is closed."; the reason (ECONNREFUSED, ENOTFOUND, ...) comes as an event.
   let reason: Error | undefined;
   redis.on('error', (error: Error) => (reason ??= error));
@@ -261,10 +255,7 @@ async function explainWrongKind(address: RedisAddress, where: string, options: P
   const probe = new Redis({
     host: first.host,
     port: first.port,
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 1500,
-    retryStrategy: () => null,
+    ...PROBE_OPTIONS,
     ...(address.kind === 'cluster' ? { username: address.username, password: address.password } : {}),
     ...(tls ? { tls } : {}),
   });
@@ -360,7 +351,7 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
       detached: true,
     });
   } catch (error) {
-    removeFolder(dir);
+    rmSync(dir, { recursive: true, force: true });
     throw new RedisUnavailableError(
       `nothing at ${LOCAL_REDIS_URL} and redis-server could not start: ${(error as Error).message}`,
     );
@@ -392,13 +383,7 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
   // Bounded, so a server that never answers fails the start rather than hanging it.
   const ready = (async () => {
     for (let attempt = 0; attempt < 50 && !exited; attempt++) {
-      if (
-        await pingRedis(url).then(
-          () => true,
-          () => false,
-        )
-      )
-        return;
+      if (await answers(url)) return;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new RedisUnavailableError(exited ?? `a private redis-server on port ${port} did not answer`);
@@ -411,7 +396,7 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
   } catch (error) {
     killGroup(child); // one that never answered is not left running
     untie();
-    removeFolder(dir);
+    rmSync(dir, { recursive: true, force: true });
     throw error;
   }
   const stop = async () => {
@@ -426,7 +411,7 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
       clearTimeout(limit);
     }
     untie();
-    removeFolder(dir);
+    rmSync(dir, { recursive: true, force: true });
   };
   return { url, origin: 'private', stop };
 }
@@ -458,7 +443,7 @@ function tieToProcess(child: ChildProcess, dir: string): () => void {
     // to end it with an error.
     try {
       killGroup(child);
-      removeFolder(dir);
+      rmSync(dir, { recursive: true, force: true });
     } catch {
       // left for the system's /tmp cleaning
     }
@@ -483,10 +468,6 @@ function tieToProcess(child: ChildProcess, dir: string): () => void {
   process.prependListener('SIGINT', onSignal);
   process.prependListener('SIGTERM', onSignal);
   return untie;
-}
-
-function removeFolder(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
 }
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now. */
