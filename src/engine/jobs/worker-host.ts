@@ -226,25 +226,24 @@ export class WorkerHost {
         stopWaiting: this.stopWaiting.signal,
       });
     }
-    this.startFetchWorker(
-      fetchProcessor({
-        redis: this.connection,
-        prefix,
-        queues: this.queues,
-        client: this.client,
-        sync: config.sync,
-        tallies: this.tallies,
-        log,
-        chunkRows: this.options.chunkRows,
-        signal: this.abort.signal,
-        stopping: () => this.stopping !== undefined,
-        quota: this.quota,
-        metrics: this.options.metrics,
-        availability: openAvailability(this.connection, prefix, config.api.apiKey ?? '', this.heard, config.sync),
-        reader: this.fetchThreads,
-      }),
-      this.options.fetchConcurrency ?? config.sync.fetchConcurrency,
-    );
+    this.fetchProcess = fetchProcessor({
+      redis: this.connection,
+      prefix,
+      queues: this.queues,
+      client: this.client,
+      sync: config.sync,
+      tallies: this.tallies,
+      log,
+      chunkRows: this.options.chunkRows,
+      signal: this.abort.signal,
+      stopping: () => this.stopping !== undefined,
+      quota: this.quota,
+      metrics: this.options.metrics,
+      availability: openAvailability(this.connection, prefix, config.api.apiKey ?? '', this.heard, config.sync),
+      reader: this.fetchThreads,
+    });
+    // The whole concurrency goes to one worker until the round trip to Redis is known.
+    this.addFetchWorker(this.options.fetchConcurrency ?? config.sync.fetchConcurrency);
     void this.fitFetchConcurrency();
     if (this.options.load !== false) {
       this.lease = new WriterLease(this.connection, {
@@ -267,12 +266,6 @@ export class WorkerHost {
       });
       await this.lease.start();
     }
-  }
-
-  /** The first fetch worker, with the whole concurrency until the round trip to Redis is known. */
-  private startFetchWorker(processor: ConstructorParameters<typeof Worker>[1], concurrency: number): void {
-    this.fetchProcess = processor;
-    this.addFetchWorker(concurrency);
   }
 
   private addFetchWorker(concurrency: number): void {
@@ -339,25 +332,21 @@ export class WorkerHost {
     connection.on('error', (error) =>
       this.options.log.warn({ err: error.message, queue }, 'redis connection error; reconnecting'),
     );
-    const worker = new Worker(queue, processor, this.workerOptions(connection, concurrency));
-    this.workerConnections.set(worker, connection);
-    return worker;
-  }
-
-  private workerOptions(connection: Redis, concurrency: number) {
-    // Every bvsync job is safe to replay (a commit is one transaction, finalize is idempotent), so stalls may repeat;
-    // the bound only stops a job that kills its process every time.
-    // BullMQ treats an explicit undefined as a value, so only the settings given are passed.
-    return {
+    const worker = new Worker(queue, processor, {
       connection,
       prefix: this.options.config.redisPrefix,
       concurrency,
       // Recorded on each job as `processedBy`, so the dashboard shows which machine and process ran a slice.
       name: `${hostname()}/${process.pid}`,
+      // Every bvsync job is safe to replay (a commit is one transaction, finalize is idempotent), so stalls may repeat;
+      // the bound only stops a job that kills its process every time.
       maxStalledCount: MAX_STALLS_PER_JOB,
+      // BullMQ treats an explicit undefined as a value, so only the settings given are passed.
       ...(this.options.stalledIntervalMs ? { stalledInterval: this.options.stalledIntervalMs } : {}),
       ...(this.options.lockDurationMs ? { lockDuration: this.options.lockDurationMs } : {}),
-    };
+    });
+    this.workerConnections.set(worker, connection);
+    return worker;
   }
 
   private async becomeWriter(): Promise<void> {
@@ -379,9 +368,7 @@ export class WorkerHost {
       this.writerFailures = 0;
       this.lastWriterError = undefined;
     } catch (error) {
-      if (this.writerFailures === 0) this.writerFailingSince = performance.now();
-      this.writerFailures += 1;
-      this.lastWriterError = error as Error;
+      this.countWriterFailure(error as Error);
       log.warn(
         { err: (error as Error).message, failures: this.writerFailures },
         'took the writer lease but could not open the working database; handing it back',
@@ -455,6 +442,18 @@ export class WorkerHost {
     return this.faultSeen.promise;
   }
 
+  private countWriterFailure(error: Error): void {
+    if (this.writerFailures === 0) this.writerFailingSince = performance.now();
+    this.writerFailures += 1;
+    this.lastWriterError = error;
+  }
+
+  /** Forgets and closes a working database just opened, whose opening failed a later step. */
+  private async dropWarehouse(warehouse: Warehouse): Promise<void> {
+    this.warehouse = undefined;
+    await warehouse.close().catch(() => undefined);
+  }
+
   /**
    * Under the raised fence, before any load, makes `sync.promote` hold, so rows loaded from now on fill the promoted
    * columns (docs/schema-drift.md). A promotion the file cannot take closes it and counts as a failed open: a command
@@ -472,11 +471,8 @@ export class WorkerHost {
       // Analysts see the columns now, not after the next run; whole, as the publish journal records rows, not columns.
       await warehouse.publish(config.db, { incremental: false });
     } catch (error) {
-      this.warehouse = undefined;
-      await warehouse.close().catch(() => undefined);
-      if (this.writerFailures === 0) this.writerFailingSince = performance.now();
-      this.writerFailures += 1;
-      this.lastWriterError = error as Error;
+      await this.dropWarehouse(warehouse);
+      this.countWriterFailure(error as Error);
       log.error(
         { err: (error as Error).message },
         'could not make sync.promote hold in the working database; handing the writer lease back',
@@ -495,8 +491,7 @@ export class WorkerHost {
       .then((highest) => lease.raiseTokenAbove(highest))
       .catch(() => false);
     if (raised) return;
-    this.warehouse = undefined;
-    await warehouse.close().catch(() => undefined);
+    await this.dropWarehouse(warehouse);
     throw new Error('the DuckDB writer lease was lost while the working database was being opened');
   }
 
@@ -512,8 +507,7 @@ export class WorkerHost {
         throw new Error(`${warehouse.path} has no warehouse id (migration 016 is not applied)`);
       await claimPrefixWarehouse(this.connection, config.redisPrefix, { id: warehouse.id, path: warehouse.path });
     } catch (error) {
-      this.warehouse = undefined;
-      await warehouse.close().catch(() => undefined);
+      await this.dropWarehouse(warehouse);
       if (error instanceof OtherWarehouseFileError) {
         const ended = await failRunsOfRefusedFile(this.connection, config.redisPrefix, this.queues, config.db, error);
         log.error({ db: warehouse.path, runs: ended }, error.message);
