@@ -96,10 +96,9 @@ const MAX_REFETCHES = 2;
  * and `uncounted` record a run dropped by `bvsync cancel` and the calls no slice of it carried (cancel-run.ts).
  */
 export function loadProcessor(deps: LoadProcessorDeps) {
-  const run = loadJob(deps);
   return async (job: Job, lockToken?: string): Promise<void> => {
     try {
-      return await run(job);
+      return await runLoadJob(deps, job);
     } catch (error) {
       if (isRunGone(error)) return dropJobOfGoneRun(deps.log, job, error as Error);
       if (isWriterFault(error)) {
@@ -122,25 +121,23 @@ export function loadProcessor(deps: LoadProcessorDeps) {
   };
 }
 
-function loadJob(deps: LoadProcessorDeps) {
-  return async (job: Job): Promise<void> => {
-    switch (job.name) {
-      case 'plan':
-        return plan(deps, parseJobData(planJobSchema, job.data, job));
-      case 'commit':
-        return commit(deps, parseJobData(commitJobSchema, job.data, job), job);
-      case 'finalize':
-        return finalize(deps, parseJobData(finalizeJobSchema, job.data, job).runId);
-      case 'heal':
-        return healAfter(deps, await runMeta(deps, parseJobData(healJobSchema, job.data, job).runId));
-      case 'cancel':
-        return recordCancelled(deps, parseJobData(cancelJobSchema, job.data, job).runId);
-      case 'uncounted':
-        return recordUncounted(deps, parseJobData(uncountedJobSchema, job.data, job));
-      default:
-        throw new UnrecoverableError(`unknown load job "${job.name}"`);
-    }
-  };
+async function runLoadJob(deps: LoadProcessorDeps, job: Job): Promise<void> {
+  switch (job.name) {
+    case 'plan':
+      return plan(deps, parseJobData(planJobSchema, job.data, job));
+    case 'commit':
+      return commit(deps, parseJobData(commitJobSchema, job.data, job), job);
+    case 'finalize':
+      return finalize(deps, parseJobData(finalizeJobSchema, job.data, job).runId);
+    case 'heal':
+      return healAfter(deps, await runMeta(deps, parseJobData(healJobSchema, job.data, job).runId));
+    case 'cancel':
+      return recordCancelled(deps, parseJobData(cancelJobSchema, job.data, job).runId);
+    case 'uncounted':
+      return recordUncounted(deps, parseJobData(uncountedJobSchema, job.data, job));
+    default:
+      throw new UnrecoverableError(`unknown load job "${job.name}"`);
+  }
 }
 
 async function runMeta(deps: LoadProcessorDeps, runId: string): Promise<RunMeta> {
@@ -441,16 +438,8 @@ async function refetchOrFail(deps: LoadProcessorDeps, data: CommitJobData): Prom
       { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key, refetch: data.refetch + 1 },
       'the chunks of a slice are gone from Redis: fetching it again',
     );
-    const refetch: FetchJobData = {
-      runId: data.runId,
-      brandId: data.brandId,
-      stream: data.stream,
-      sliceId: data.sliceId,
-      slice: data.slice,
-      refetch: data.refetch + 1,
-    };
-    await enqueueFetch(deps.queues, refetch);
-    return;
+    const { runId, brandId, stream, sliceId, slice } = data;
+    return enqueueFetch(deps.queues, { runId, brandId, stream, sliceId, slice, refetch: data.refetch + 1 });
   }
   // A failed slice reads its chunks only for the rejects they may hold, so it is never short of chunks.
   const failed = (await prepareCommit(deps, {
@@ -484,23 +473,19 @@ async function prepareCommit(
     typeof asked === 'string' && data.query && status !== 'failed'
       ? engineNotApplied(data.query, params.engines ?? 'engines', asked)
       : undefined;
-  if (notApplied) {
-    status = 'failed';
-    error = notApplied;
-    errorCode = 'engine_not_applied';
-  }
   // A day slice's rows are filed under its day; a window's rows carry their own dates.
   const rangeWrong =
-    data.query && data.slice.day !== null && status !== 'failed'
+    data.query && data.slice.day !== null && status !== 'failed' && !notApplied
       ? rangeNotApplied(data.query, data.slice, {
           start: params.start_date ?? 'start_date',
           end: params.end_date ?? 'end_date',
         })
       : undefined;
-  if (rangeWrong) {
+  const unapplied = notApplied ?? rangeWrong;
+  if (unapplied) {
     status = 'failed';
-    error = rangeWrong;
-    errorCode = 'range_not_applied';
+    error = unapplied;
+    errorCode = notApplied ? 'engine_not_applied' : 'range_not_applied';
   }
   let chunks: SliceChunk[] = [];
   // Read while the file is asked what it holds of the slice: reading has no effect, and costs no round trip of its own.
@@ -554,24 +539,22 @@ async function prepareCommit(
     error = error ? `${error}; ${screened.problem}` : screened.problem;
     errorCode ??= screened.problemCode;
   }
-  // Every record the read brought failed validation: nothing of the slice is in the tables, so it is not complete.
-  if (status === 'complete' && data.rejects > 0 && data.records === 0) {
-    status = 'incomplete';
+  if (status === 'complete' && data.rejects > 0) {
     const first = rejects[0]?.issues[0];
-    const none = `every record of this read (${data.rejects}) failed validation${first ? ` (the first: ${first})` : ''}: they are in _rejected_records, not in the tables`;
-    error = error ? `${error}; ${none}` : none;
-    errorCode = 'row_invalid';
-  }
-  // A complete read that rejected records and brings fewer rows than the slice holds must not replace them:
-  // it is an incomplete attempt, which leaves the stored rows (below).
-  if (status === 'complete' && data.rejects > 0 && stored?.status === 'complete' && data.records < stored.rows) {
-    status = 'incomplete';
-    const first = rejects[0]?.issues[0];
-    const lost =
-      `${data.rejects} record(s) of this read failed validation${first ? ` (the first: ${first})` : ''}, leaving ${data.records} ` +
-      `where the slice holds ${stored.rows}: its rows are kept`;
-    error = error ? `${error}; ${lost}` : lost;
-    errorCode = 'row_invalid';
+    const failed = `failed validation${first ? ` (the first: ${first})` : ''}`;
+    let short: string | undefined;
+    // Every record the read brought failed validation: nothing of the slice is in the tables, so it is not complete.
+    if (data.records === 0)
+      short = `every record of this read (${data.rejects}) ${failed}: they are in _rejected_records, not in the tables`;
+    // A complete read that rejected records and brings fewer rows than the slice holds must not replace them:
+    // it is an incomplete attempt, which leaves the stored rows (below).
+    else if (stored?.status === 'complete' && data.records < stored.rows)
+      short = `${data.rejects} record(s) of this read ${failed}, leaving ${data.records} where the slice holds ${stored.rows}: its rows are kept`;
+    if (short) {
+      status = 'incomplete';
+      error = error ? `${error}; ${short}` : short;
+      errorCode = 'row_invalid';
+    }
   }
   // Loaded already, then stopped before its outcome was recorded: loading again would count the slice twice in
   // _sync_runs and overwrite later commits. The state's run id covers replays the commit ledger no longer keeps.
