@@ -72,10 +72,14 @@ export interface StreamCounters {
   rateLimited: number;
 }
 
-export interface SliceOutcome {
+/** A planned slice, as its run's counters file it. */
+interface PlannedSliceId {
   sliceId: string;
   brandId: number;
   stream: string;
+}
+
+export interface SliceOutcome extends PlannedSliceId {
   status: SliceStatus;
   rows: number;
   rejects: number;
@@ -341,19 +345,15 @@ export class RunStore {
   }
 
   /** Counts planned slices once each; returns how many were new. Throws RunGoneError for a run gone from Redis. */
-  async recordPlanned(
-    runId: string,
-    slices: Array<{ sliceId: string; brandId: number; stream: string }>,
-  ): Promise<number> {
+  async recordPlanned(runId: string, slices: PlannedSliceId[]): Promise<number> {
     if (slices.length === 0) return 0;
-    const args = slices.flatMap((slice) => [slice.sliceId, `${slice.brandId}|${slice.stream}|planned`]);
     const added = (await this.redis.eval(
       RECORD_PLANNED,
       3,
       this.key(runId, 'planned'),
       this.key(runId, 'stats'),
       this.key(runId),
-      ...args,
+      ...plannedArgs(slices),
     )) as number;
     if (added < 0) throw new RunGoneError(runId);
     return added;
@@ -364,14 +364,9 @@ export class RunStore {
    * holds it; a record changed since is read and patched again. The patch must not finish the run.
    * Proved by test/engine/run-store-update.int.test.ts.
    */
-  async recordPlannedThenUpdate(
-    runId: string,
-    slices: Array<{ sliceId: string; brandId: number; stream: string }>,
-    patch: Partial<RunMeta>,
-  ): Promise<RunMeta> {
+  async recordPlannedThenUpdate(runId: string, slices: PlannedSliceId[], patch: Partial<RunMeta>): Promise<RunMeta> {
     const text = this.seen.get(runId);
     const next: RunMeta | undefined = text === undefined ? undefined : { ...(JSON.parse(text) as RunMeta), ...patch };
-    const args = slices.flatMap((slice) => [slice.sliceId, `${slice.brandId}|${slice.stream}|planned`]);
     const [added, set] = (await this.redis.eval(
       RECORD_PLANNED_THEN_SET,
       3,
@@ -380,7 +375,7 @@ export class RunStore {
       this.key(runId),
       text ?? '',
       next ? JSON.stringify(next) : '',
-      ...args,
+      ...plannedArgs(slices),
     )) as [number, number];
     this.seen.delete(runId);
     if (added < 0) throw new RunGoneError(runId);
@@ -467,6 +462,11 @@ export class RunStore {
   }
 }
 
+/** The ARGV pairs of RECORD_PLANNED: each slice's id and the field that counts its brand and stream's planned. */
+function plannedArgs(slices: PlannedSliceId[]): string[] {
+  return slices.flatMap((slice) => [slice.sliceId, `${slice.brandId}|${slice.stream}|planned`]);
+}
+
 /** The counters of every brand and stream of a run, added up. */
 export function totalCounters(counters: Iterable<StreamCounters>): StreamCounters {
   const total = emptyCounters();
@@ -474,16 +474,6 @@ export function totalCounters(counters: Iterable<StreamCounters>): StreamCounter
   return total;
 }
 
-export function emptyCounters(): StreamCounters {
-  return {
-    planned: 0,
-    done: 0,
-    failed: 0,
-    incomplete: 0,
-    rows: 0,
-    rejects: 0,
-    requests: 0,
-    retries: 0,
-    rateLimited: 0,
-  };
+function emptyCounters(): StreamCounters {
+  return Object.fromEntries(COUNTER_NAMES.map((name) => [name, 0])) as unknown as StreamCounters;
 }
