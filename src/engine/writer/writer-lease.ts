@@ -143,10 +143,7 @@ export class WriterLease {
         `this process no longer holds the DuckDB writer lease (${this.options.key}): the commit is rolled back`,
       );
     }
-    const renewed = await withinMs(
-      this.redis.eval(RENEW, 2, this.options.key, this.options.fenceKey, this.value, String(this.ttlMs), String(token)),
-      Math.max(100, Math.floor(this.ttlMs / 3)),
-    );
+    const renewed = await withinMs(this.renew(token), Math.max(100, Math.floor(this.ttlMs / 3)));
     if (renewed === 1 && this.held && holding === this.holding) return token;
     if (holding === this.holding) void this.lose().catch(() => undefined);
     throw new WriterFencedError(
@@ -207,10 +204,18 @@ export class WriterLease {
         this.held = false;
         this.token = undefined;
       }
-      answered =
-        (await settledWithin(this.redis.eval(RELEASE, 1, this.options.key, this.value), redisWaitMs)) && answered;
+      answered = (await settledWithin(this.release(), redisWaitMs)) && answered;
     }
     return answered;
+  }
+
+  private renew(token: number | undefined): Promise<unknown> {
+    const { key, fenceKey } = this.options;
+    return this.redis.eval(RENEW, 2, key, fenceKey, this.value, String(this.ttlMs), String(token));
+  }
+
+  private release(): Promise<unknown> {
+    return this.redis.eval(RELEASE, 1, this.options.key, this.value);
   }
 
   private tick(): Promise<void> {
@@ -222,9 +227,7 @@ export class WriterLease {
   private async tryOnce(): Promise<void> {
     try {
       if (this.held) {
-        const renewed = await this.redis
-          .eval(RENEW, 2, this.options.key, this.options.fenceKey, this.value, String(this.ttlMs), String(this.token))
-          .catch(() => 0);
+        const renewed = await this.renew(this.token).catch(() => 0);
         // stop() may have let go meanwhile, without waiting for this answer.
         if (renewed !== 1 && this.held) await this.lose();
       } else if (!this.retired && !this.losing && performance.now() >= this.notBefore) {
@@ -236,7 +239,7 @@ export class WriterLease {
         );
         if (taken > 0 && this.stopped) {
           // Taken after stop() stopped waiting for this answer: the process is on its way out.
-          await this.redis.eval(RELEASE, 1, this.options.key, this.value).catch(() => {});
+          await this.release().catch(() => {});
         } else if (taken > 0) {
           this.held = true;
           this.token = taken;
@@ -255,7 +258,7 @@ export class WriterLease {
             this.notBefore =
               performance.now() +
               (prompt ? 0 : Math.min(this.maxBackoffMs, this.intervalMs * 2 ** (this.failures - 1)));
-            await this.redis.eval(RELEASE, 1, this.options.key, this.value).catch(() => {});
+            await this.release().catch(() => {});
             throw error;
           } finally {
             this.acquiring = undefined;
@@ -285,15 +288,9 @@ async function withinMs<T>(promise: Promise<T>, limitMs: number): Promise<T | un
 /** Waits for a promise to settle, at most `limitMs`; its outcome is not wanted, only whether it came in time. */
 async function settledWithin(promise: Promise<unknown> | undefined, limitMs: number): Promise<boolean> {
   if (!promise) return true;
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), limitMs)));
-  const settled = await Promise.race([
-    promise.then(
-      () => true,
-      () => true,
-    ),
-    limit,
-  ]);
-  clearTimeout(timer);
-  return settled;
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  return (await withinMs(settled, limitMs)) ?? false;
 }
