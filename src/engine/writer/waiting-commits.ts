@@ -66,12 +66,13 @@ export interface TakeWaitingCommitsOptions<T> {
 export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T>): Promise<WaitingCommit<T>[]> {
   const maxSlices = options.maxSlices ?? COMMIT_BATCH_SLICES;
   const maxRows = options.maxRows ?? COMMIT_BATCH_ROWS;
-  const rows = sliceRows(options.own);
+  const { own } = options;
+  const rows = own.rows + own.rejects;
   if (maxSlices <= 1 || rows > maxRows) return [];
   const waiting = await waitingCommits(options.redis, options.prefix, options.queue, {
     lookAhead: maxSlices * LOOK_AHEAD_PER_SLICE,
     ownJobId: options.job.id ?? '',
-    ownSlice: sliceOf(options.own),
+    ownSlice: `${own.brandId}|${own.stream}|${own.slice.key}`,
     rowsLeft: maxRows - rows,
     most: maxSlices - 1,
   });
@@ -234,12 +235,4 @@ export async function removeWaitingJobs(
   await Promise.all(
     listed.filter((_, index) => answers[index] === 0).map(({ job }) => job.remove().catch(() => undefined)),
   );
-}
-
-function sliceRows(data: CommitJobData): number {
-  return data.rows + data.rejects;
-}
-
-function sliceOf(data: CommitJobData): string {
-  return `${data.brandId}|${data.stream}|${data.slice.key}`;
 }
