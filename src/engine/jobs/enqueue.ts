@@ -90,12 +90,8 @@ export async function enqueueFetches(
     const ofRun = slices.filter((slice) => slice.runId === runId);
     for (let start = 0; start < ofRun.length; start += perAdd) {
       const batch = ofRun.slice(start, start + perAdd);
-      await addOfRun(
-        queues,
-        runId,
-        queues.fetch,
-        batch.map((data) => ({ name: 'fetch', data, jobId: fetchJobId(data) })),
-      );
+      const jobs = batch.map((data) => ({ name: 'fetch', data, jobId: fetchJobId(data) }));
+      await addOfRun(queues, runId, queues.fetch, jobs);
       adds.push(batch.length);
     }
   }
@@ -109,19 +105,8 @@ export async function enqueueFetch(queues: Queues, data: FetchJobData): Promise<
 
 /** A slice's commit job; `ahead` writes the chunk its read held back (chunk-store.ts), in the same round trip. */
 export async function enqueueCommit(queues: Queues, data: CommitJobData, ahead: ScriptAhead[] = []): Promise<void> {
-  await addOfRun(
-    queues,
-    data.runId,
-    queues.load,
-    [
-      {
-        name: 'commit',
-        data,
-        jobId: jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch),
-      },
-    ],
-    ahead,
-  );
+  const id = jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch);
+  await addOfRun(queues, data.runId, queues.load, [{ name: 'commit', data, jobId: id }], ahead);
 }
 
 export async function enqueueHeal(queues: Queues, data: HealJobData): Promise<void> {
