@@ -207,14 +207,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
       .filter((day): day is string => day !== null)
       .sort();
     window = { from: meta.from ?? days[0] ?? meta.today, to: meta.to ?? days.at(-1) ?? meta.today };
-    await deps.warehouse.startRun({
-      runId,
-      kind: meta.kind,
-      brands: meta.brands,
-      streams: meta.streams,
-      windowStart: window.from,
-      windowEnd: window.to,
-    });
+    await startRunRow(deps, { ...meta, ...window });
   }
   // Under a request budget a backfill reads its newest days first: the days it reaches before the budget stops it are the recent ones.
   if (meta.kind === 'backfill' && deps.config.api.dailyRequestBudget !== undefined)
@@ -886,17 +879,13 @@ async function describedRun(deps: LoadProcessorDeps, runId: string, meta?: RunMe
   let known = describedRuns.get(deps.warehouse);
   if (!known) describedRuns.set(deps.warehouse, (known = new Set()));
   if (known.has(runId)) return;
-  if (!(await deps.warehouse.hasRun(runId))) {
-    const run = meta ?? (await runMeta(deps, runId));
-    await deps.warehouse.startRun({
-      runId,
-      kind: run.kind,
-      brands: run.brands,
-      streams: run.streams,
-      windowStart: run.from,
-      windowEnd: run.to,
-    });
-  }
+  if (!(await deps.warehouse.hasRun(runId))) await startRunRow(deps, meta ?? (await runMeta(deps, runId)));
   if (known.size >= 1_000) known.clear();
   known.add(runId);
+}
+
+/** The run's `_sync_runs` row, made from its record. */
+function startRunRow(deps: LoadProcessorDeps, meta: RunMeta): Promise<void> {
+  const { runId, kind, brands, streams, from, to } = meta;
+  return deps.warehouse.startRun({ runId, kind, brands, streams, windowStart: from, windowEnd: to });
 }
