@@ -50,15 +50,9 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`;
 
 export async function recordSliceRequests(deps: ParkingDeps, stream: string, requests: number): Promise<void> {
-  if (requests > 0)
-    await deps.redis.eval(
-      KEEP_LARGER,
-      1,
-      redisKeys(deps.prefix).quotaEstimate,
-      stream,
-      String(requests),
-      String(ESTIMATE_KEEP_MS),
-    );
+  if (requests <= 0) return;
+  const key = redisKeys(deps.prefix).quotaEstimate;
+  await deps.redis.eval(KEEP_LARGER, 1, key, stream, String(requests), String(ESTIMATE_KEEP_MS));
 }
 
 /** Notes a parked job; the set lives at least `keepMs` more (never shortened), so it goes once no budget parks any. */
