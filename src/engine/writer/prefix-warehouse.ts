@@ -109,12 +109,8 @@ function parseRecorded(text: string | null): PrefixWarehouse | undefined {
 }
 
 function recordOf(file: OpenedWarehouse): string {
-  return JSON.stringify({
-    id: file.id,
-    db: file.path,
-    host: hostname(),
-    since: new Date().toISOString(),
-  } satisfies PrefixWarehouse);
+  const record: PrefixWarehouse = { id: file.id, db: file.path, host: hostname(), since: new Date().toISOString() };
+  return JSON.stringify(record);
 }
 
 /** The warehouse the prefix records, or undefined before its first writer (or after Redis lost its data). */
