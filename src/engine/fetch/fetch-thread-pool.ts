@@ -102,14 +102,8 @@ export class FetchThreadPool implements SliceReader {
       slot.pending.set(id, { tally, resolve, reject });
       // The fetch job's class (withQuotaClass) does not cross the thread boundary by itself: it goes with the slice.
       const quotaClass = currentQuotaClass();
-      slot.worker.postMessage({
-        type: 'read',
-        id,
-        data,
-        token,
-        tally,
-        ...(quotaClass ? { quotaClass } : {}),
-      } satisfies ToFetchThread);
+      const request: ToFetchThread = { type: 'read', id, data, token, tally, ...(quotaClass ? { quotaClass } : {}) };
+      slot.worker.postMessage(request);
     });
   }
 
