@@ -31,30 +31,12 @@ export function runNotice(
   counters: Iterable<StreamCounters>,
   errors: NoticeError[],
 ): RunNotice {
-  const totals = totalCounters(counters);
+  const { runId: id, kind, status, brands, streams, from, to, startedAt, finishedAt, error } = meta;
+  const { planned: slices, done, failed, incomplete, rows, requests, rateLimited } = totalCounters(counters);
   return {
     event,
-    run: {
-      id: meta.runId,
-      kind: meta.kind,
-      status: meta.status,
-      brands: meta.brands,
-      streams: meta.streams,
-      from: meta.from,
-      to: meta.to,
-      startedAt: meta.startedAt,
-      finishedAt: meta.finishedAt,
-      error: meta.error,
-    },
-    counts: {
-      slices: totals.planned,
-      done: totals.done,
-      failed: totals.failed,
-      incomplete: totals.incomplete,
-      rows: totals.rows,
-      requests: totals.requests,
-      rateLimited: totals.rateLimited,
-    },
+    run: { id, kind, status, brands, streams, from, to, startedAt, finishedAt, error },
+    counts: { slices, done, failed, incomplete, rows, requests, rateLimited },
     errors,
   };
 }
