@@ -28,12 +28,8 @@ export async function warnOfDaysReadOtherwise(
   const firstPlanned = firstPlannedDays(slices);
   for (const brandId of brands) {
     for (const [stream, settings] of changed) {
-      for (const found of await deps.warehouse.daysReadWith(
-        brandId,
-        stream,
-        firstPlanned.get(`${brandId}|${stream}`) ?? today,
-        [...settings.keys()],
-      )) {
+      const before = firstPlanned.get(`${brandId}|${stream}`) ?? today;
+      for (const found of await deps.warehouse.daysReadWith(brandId, stream, before, [...settings.keys()])) {
         deps.log.warn(
           {
             run: runId,
