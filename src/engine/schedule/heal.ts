@@ -195,17 +195,8 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
     readRequests: 0,
     status: reread.length ? 'reading' : triples.length || unresolved.length ? 'disagree' : 'agree',
   };
-  deps.log.info(
-    {
-      run: meta.runId,
-      window,
-      disagreeing: triples.length,
-      reread: reread.length,
-      leftUnread: leftUnread.length,
-      requests,
-    },
-    'heal: compared the days before the scheduled run',
-  );
+  const counts = { disagreeing: triples.length, reread: reread.length, leftUnread: leftUnread.length, requests };
+  deps.log.info({ run: meta.runId, window, ...counts }, 'heal: compared the days before the scheduled run');
   if (!reread.length) return finishRound(deps, round);
   await startReread(deps, meta, reread);
   await deps.warehouse.saveHealRound(round, false);
