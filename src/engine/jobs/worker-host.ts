@@ -298,12 +298,9 @@ export class WorkerHost {
     if (worker.concurrency === first && more.length === 0) return;
     worker.concurrency = first;
     for (const slots of more) this.addFetchWorker(slots);
+    const redisRoundTripMs = Math.round(roundTripMs * 10) / 10;
     log.info(
-      {
-        redisRoundTripMs: Math.round(roundTripMs * 10) / 10,
-        fetchConcurrency: concurrency,
-        fetchWorkers: more.length + 1,
-      },
+      { redisRoundTripMs, fetchConcurrency: concurrency, fetchWorkers: more.length + 1 },
       'Redis is far: more fetch jobs run at once, taken by several workers, to keep the API busy',
     );
   }

@@ -792,22 +792,9 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   // After the run is finished and published, so its command and status see it whatever the comparison takes.
   if (deps.config.sync.heal && (meta.kind === 'scheduled' || meta.kind === 'heal'))
     await enqueueHeal(deps.queues, { runId });
-  deps.log.info(
-    {
-      run: runId,
-      status,
-      failed,
-      incomplete,
-      published: published.path,
-      publish: {
-        mode: published.mode,
-        ms: Math.round(published.ms),
-        reason: published.fullCopyReason,
-        estimate: roundedEstimate(published.estimate),
-      },
-    },
-    'run finished',
-  );
+  const { mode, ms, fullCopyReason: reason, estimate } = published;
+  const publish = { mode, ms: Math.round(ms), reason, estimate: roundedEstimate(estimate) };
+  deps.log.info({ run: runId, status, failed, incomplete, published: published.path, publish }, 'run finished');
 }
 
 /** Both ways' prices in whole milliseconds, for the run's log line: the publish took the cheaper (publish-cost.ts). */
