@@ -87,7 +87,14 @@ beforeAll(async () => {
         retryBaseMs: 5,
         retryMaxMs: 50,
       },
-      sync: { streams: ['conversations'], initialDays: 2, lookbackDays: 1 },
+      // One slice at a time: with eight, a later-picked slice may reach the budget first and blur the window's edge.
+      sync: {
+        streams: ['conversations'],
+        initialDays: 2,
+        lookbackDays: 1,
+        fetchConcurrency: 1,
+        maxFetchConcurrency: 1,
+      },
     },
   });
   fx.config.api.url = fx.sim.url;
