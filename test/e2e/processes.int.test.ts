@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { hostname } from 'node:os';
 import { connectRedis } from '../../src/engine/redis/redis.js';
 import { RunStore } from '../../src/engine/run/run-store.js';
+import { redisKeys } from '../../src/redis-keys.js';
 import {
   cliEnv,
   engineFixture,
@@ -45,6 +46,29 @@ async function fetchJobRunners(fx: EngineFixture): Promise<Map<string, number>> 
     const runners = new Map<string, number>();
     for (const job of jobs) runners.set(String(job.processedBy), (runners.get(String(job.processedBy)) ?? 0) + 1);
     return runners;
+  } finally {
+    await queue.close();
+    connection.disconnect();
+  }
+}
+
+/** What the writer lease's key holds (its holder's id and file), or null when none holds it. */
+async function leaseValue(fx: EngineFixture): Promise<string | null> {
+  const connection = connectRedis(fx.redisUrl);
+  try {
+    return await connection.get(redisKeys(fx.config.redisPrefix).writerLease);
+  } finally {
+    connection.disconnect();
+  }
+}
+
+/** Fetch jobs that BullMQ found stalled (their lock expired while active) and ran again. */
+async function stalledFetches(fx: EngineFixture): Promise<number> {
+  const connection = connectRedis(fx.redisUrl);
+  const queue = new Queue('fetch', { connection, prefix: fx.config.redisPrefix });
+  try {
+    const jobs = await queue.getJobs(['completed', 'failed'], 0, 10_000);
+    return jobs.filter((job) => job.stalledCounter > 0).length;
   } finally {
     await queue.close();
     connection.disconnect();
@@ -146,10 +170,11 @@ describe('the worker holding the lease stopped mid-run', () => {
       env,
     );
     const atStop = await quarterDone(fx);
+    const lease = await leaseValue(fx);
     worker.kill(signal);
-    const stoppedAt = Date.now();
     expect(atStop.done).toBeLessThan(atStop.planned);
     const workerResult = await worker.done;
+    const leaseAtExit = await leaseValue(fx);
     const result = await backfill.done;
     expect(result.code, result.stderr.slice(-2000)).toBe(0);
     expect(result.stdout).toMatch(/: complete;/);
@@ -160,14 +185,20 @@ describe('the worker holding the lease stopped mid-run', () => {
     const states = await sliceStates(fx.config.db);
     expect(states.length).toBeGreaterThan(50);
     expect(states).toEqual(await sliceStates(clean.config.db));
-    return { workerResult, finishedAfterStopMs: Date.now() - stoppedAt };
+    return {
+      workerResult,
+      leaseHandedOver: lease !== null && leaseAtExit !== lease,
+      stalled: await stalledFetches(fx),
+    };
   }
 
   it('SIGKILL: the lease passes on after its ttl, and the run completes with the tables of a clean run', async () => {
     const fx = await engineFixture('processes-kill');
     try {
-      const { workerResult } = await stopWriterMidRun(fx, 'SIGKILL', FAST_TAKEOVER);
+      const { workerResult, stalled } = await stopWriterMidRun(fx, 'SIGKILL', FAST_TAKEOVER);
       expect(workerResult.signal).toBe('SIGKILL');
+      // The jobs it was reading when killed ran again once their lock expired.
+      expect(stalled).toBeGreaterThan(0);
     } finally {
       await fx.cleanup();
     }
@@ -176,11 +207,12 @@ describe('the worker holding the lease stopped mid-run', () => {
   it('SIGTERM: the worker finishes its jobs and hands the lease over at once, with the default timings', async () => {
     const fx = await engineFixture('processes-term');
     try {
-      const { workerResult, finishedAfterStopMs } = await stopWriterMidRun(fx, 'SIGTERM', {});
+      const { workerResult, leaseHandedOver, stalled } = await stopWriterMidRun(fx, 'SIGTERM', {});
       expect(workerResult.code, workerResult.stderr.slice(-2000)).toBe(0);
       expect(workerResult.stderr).toMatch(/worker stopped/);
-      // Nothing was left to stall: the default lock (30 s) and lease (15 s) never had to expire.
-      expect(finishedAfterStopMs).toBeLessThan(15_000);
+      // Nothing had to expire: the lease no longer named the worker as it exited, and no job it ran was stalled.
+      expect(leaseHandedOver).toBe(true);
+      expect(stalled).toBe(0);
     } finally {
       await fx.cleanup();
     }
