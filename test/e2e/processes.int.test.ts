@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue } from 'bullmq';
+import { Queue, type Job, type JobType } from 'bullmq';
 import { hostname } from 'node:os';
 import { connectRedis } from '../../src/engine/redis/redis.js';
 import { RunStore } from '../../src/engine/run/run-store.js';
@@ -37,19 +37,24 @@ function spawn(fx: EngineFixture, args: string[], env: Record<string, string> = 
   return child;
 }
 
-/** Who ran the completed fetch jobs of a prefix: BullMQ's processedBy, `host/pid` of the worker. */
-async function fetchJobRunners(fx: EngineFixture): Promise<Map<string, number>> {
+/** The fetch jobs of a prefix in the given states, as BullMQ keeps them. */
+async function fetchJobs(fx: EngineFixture, states: JobType[]): Promise<Job[]> {
   const connection = connectRedis(fx.redisUrl);
   const queue = new Queue('fetch', { connection, prefix: fx.config.redisPrefix });
   try {
-    const jobs = await queue.getJobs(['completed'], 0, 10_000);
-    const runners = new Map<string, number>();
-    for (const job of jobs) runners.set(String(job.processedBy), (runners.get(String(job.processedBy)) ?? 0) + 1);
-    return runners;
+    return await queue.getJobs(states, 0, 10_000);
   } finally {
     await queue.close();
     connection.disconnect();
   }
+}
+
+/** Who ran the completed fetch jobs of a prefix: BullMQ's processedBy, `host/pid` of the worker. */
+async function fetchJobRunners(fx: EngineFixture): Promise<Map<string, number>> {
+  const runners = new Map<string, number>();
+  for (const job of await fetchJobs(fx, ['completed']))
+    runners.set(String(job.processedBy), (runners.get(String(job.processedBy)) ?? 0) + 1);
+  return runners;
 }
 
 /** What the writer lease's key holds (its holder's id and file), or null when none holds it. */
@@ -58,19 +63,6 @@ async function leaseValue(fx: EngineFixture): Promise<string | null> {
   try {
     return await connection.get(redisKeys(fx.config.redisPrefix).writerLease);
   } finally {
-    connection.disconnect();
-  }
-}
-
-/** Fetch jobs that BullMQ found stalled (their lock expired while active) and ran again. */
-async function stalledFetches(fx: EngineFixture): Promise<number> {
-  const connection = connectRedis(fx.redisUrl);
-  const queue = new Queue('fetch', { connection, prefix: fx.config.redisPrefix });
-  try {
-    const jobs = await queue.getJobs(['completed', 'failed'], 0, 10_000);
-    return jobs.filter((job) => job.stalledCounter > 0).length;
-  } finally {
-    await queue.close();
     connection.disconnect();
   }
 }
@@ -188,7 +180,8 @@ describe('the worker holding the lease stopped mid-run', () => {
     return {
       workerResult,
       leaseHandedOver: lease !== null && leaseAtExit !== lease,
-      stalled: await stalledFetches(fx),
+      // Jobs BullMQ found stalled (their lock expired while active) and ran again.
+      stalled: (await fetchJobs(fx, ['completed', 'failed'])).filter((job) => job.stalledCounter > 0).length,
     };
   }
 
