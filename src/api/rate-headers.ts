@@ -122,11 +122,14 @@ function splitParams(item: string): { head: string; params: Map<string, string> 
   const params = new Map<string, string>();
   for (const part of rest) {
     const at = part.indexOf('=');
-    const unquoted = part
-      .slice(at + 1)
-      .trim()
-      .replace(/^"(.*)"$/, '$1');
-    if (at > 0) params.set(part.slice(0, at).trim().toLowerCase(), unquoted);
+    if (at > 0)
+      params.set(
+        part.slice(0, at).trim().toLowerCase(),
+        part
+          .slice(at + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1'),
+      );
     else if (part) params.set(part.toLowerCase(), '');
   }
   return { head, params };
