@@ -88,6 +88,7 @@ beforeAll(async () => {
         retryMaxMs: 50,
       },
       // One slice at a time: with eight, a later-picked slice may reach the budget first and blur the window's edge.
+      // maxFetchConcurrency too, or a slow Redis would raise the concurrency again (fetch-concurrency.ts).
       sync: {
         streams: ['conversations'],
         initialDays: 2,

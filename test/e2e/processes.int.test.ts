@@ -3,7 +3,7 @@ import { Queue, type Job, type JobType } from 'bullmq';
 import { hostname } from 'node:os';
 import { connectRedis } from '../../src/engine/redis/redis.js';
 import { RunStore } from '../../src/engine/run/run-store.js';
-import { redisKeys } from '../../src/redis-keys.js';
+import { writerLeaseKey } from '../../src/engine/jobs/queues.js';
 import {
   cliEnv,
   engineFixture,
@@ -61,7 +61,7 @@ async function fetchJobRunners(fx: EngineFixture): Promise<Map<string, number>> 
 async function leaseValue(fx: EngineFixture): Promise<string | null> {
   const connection = connectRedis(fx.redisUrl);
   try {
-    return await connection.get(redisKeys(fx.config.redisPrefix).writerLease);
+    return await connection.get(writerLeaseKey(fx.config.redisPrefix));
   } finally {
     connection.disconnect();
   }
@@ -179,7 +179,8 @@ describe('the worker holding the lease stopped mid-run', () => {
     expect(states).toEqual(await sliceStates(clean.config.db));
     return {
       workerResult,
-      leaseHandedOver: lease !== null && leaseAtExit !== lease,
+      lease,
+      leaseAtExit,
       // Jobs BullMQ found stalled (their lock expired while active) and ran again.
       stalled: (await fetchJobs(fx, ['completed', 'failed'])).filter((job) => job.stalledCounter > 0).length,
     };
@@ -200,11 +201,12 @@ describe('the worker holding the lease stopped mid-run', () => {
   it('SIGTERM: the worker finishes its jobs and hands the lease over at once, with the default timings', async () => {
     const fx = await engineFixture('processes-term');
     try {
-      const { workerResult, leaseHandedOver, stalled } = await stopWriterMidRun(fx, 'SIGTERM', {});
+      const { workerResult, lease, leaseAtExit, stalled } = await stopWriterMidRun(fx, 'SIGTERM', {});
       expect(workerResult.code, workerResult.stderr.slice(-2000)).toBe(0);
       expect(workerResult.stderr).toMatch(/worker stopped/);
       // Nothing had to expire: the lease no longer named the worker as it exited, and no job it ran was stalled.
-      expect(leaseHandedOver).toBe(true);
+      expect(lease).not.toBeNull();
+      expect(leaseAtExit).not.toBe(lease);
       expect(stalled).toBe(0);
     } finally {
       await fx.cleanup();
