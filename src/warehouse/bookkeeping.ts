@@ -2,7 +2,7 @@ import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/
 import type { SliceStatus } from '../vocabulary.js';
 import { completeOnceOver } from './complete-once-over.js';
 import { completeThroughDay } from './complete-through.js';
-import type { PlainRow } from './read-rows.js';
+import { readValue, type PlainRow } from './read-rows.js';
 
 /**
  * The questions bvsync asks of its bookkeeping tables (`_sync_state`, `_sync_cursors`), each under a name, through
@@ -195,11 +195,12 @@ export async function slicesNotCompleteTable(
   );
   const attempts = found.currentRowCount > 0;
   const table = await connection.runAndReadAll(attempts ? SLICES_NOT_COMPLETE_SQL : SLICES_NOT_COMPLETE_BEFORE_006_SQL);
-  const counted = await connection.runAndReadAll(
+  const total = await readValue(
+    connection,
     `SELECT count(*)::INTEGER AS n FROM _sync_state
       WHERE status <> 'complete'${attempts ? " OR coalesce(last_attempt_status, status) <> 'complete'" : ''}`,
   );
-  return { table, total: Number(counted.getRowObjectsJS()[0]!.n) };
+  return { table, total: Number(total) };
 }
 
 /** A slice of one day whose rows are not complete. */

@@ -14,6 +14,7 @@ import {
   type JournalEntry,
 } from './publish-journal.js';
 import { isBookkeeping, predicateGroups, scopePredicate, WORKING_FILE_ONLY } from './publish-changes.js';
+import { readValue } from './read-rows.js';
 import type { Scope } from './slice-batch.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
 import { castTypeOf } from './table-plan.js';
@@ -404,8 +405,7 @@ async function rewriteTable(
     await connection.run(
       `COPY (SELECT * FROM ${source}) TO ${quoteLiteral(join(stagedTable, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION zstd)`,
     );
-    const rows = await readPaths(connection, `SELECT count(*) FROM ${source}`);
-    counts.set('', Number(rows[0]));
+    counts.set('', Number(await readValue(connection, `SELECT count(*) FROM ${source}`)));
   } else {
     const path = pathExpression(partitionBy);
     const filters =
