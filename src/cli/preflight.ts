@@ -134,15 +134,16 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
   return result;
 }
 
+/** Days an incremental sync reads: its lookback and today. */
+export function syncWindowDays(config: Config): number {
+  return config.sync.lookbackDays + 1;
+}
+
 /**
  * Step 1 of the preflight: the database files can be written (exit 2); warnings of a DuckDB memory limit below the one
  * syncs were seen safe at, or of less free space than a run of `windowDays` may need (src/warehouse/disk-need.ts).
  */
-export async function checkLocalSetup(
-  config: Config,
-  log: Logger,
-  windowDays = config.sync.lookbackDays + 1,
-): Promise<void> {
+export async function checkLocalSetup(config: Config, log: Logger, windowDays = syncWindowDays(config)): Promise<void> {
   try {
     for (const path of [config.db, workingPathFor(config.db)]) checkDatabasePath(path);
     // After those: a file that is no DuckDB database is named as such, not as a warehouse without its working file.
