@@ -1,6 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createRequire } from 'node:module';
 import pino, { type Logger, type LoggerOptions } from 'pino';
-import pretty, { prettyFactory } from 'pino-pretty';
+
+// pino-pretty loads only for a terminal: it costs some 80 ms of CPU at each start (docs/performance.md).
+const requireCommonJs = createRequire(import.meta.url);
 
 export type { Logger };
 
@@ -89,10 +92,11 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
   };
   const usePretty = settings.pretty ?? process.stderr.isTTY === true;
   const prettyOptions = { ignore: 'pid,hostname', translateTime: 'HH:MM:ss.l' };
-  const stderr = usePretty
+  const pretty = usePretty ? (requireCommonJs('pino-pretty') as typeof import('pino-pretty')) : null;
+  const stderr = pretty
     ? pretty({ sync: true, destination: 2, ...prettyOptions })
     : pino.destination({ dest: 2, sync: true });
-  const format = usePretty ? prettyFactory(prettyOptions) : (line: string) => line;
+  const format = pretty ? pretty.prettyFactory(prettyOptions) : (line: string) => line;
   const destination = {
     write(line: string) {
       if (logLineSink) logLineSink(format(line));

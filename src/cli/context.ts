@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { resolveRedis, type ResolvedRedis } from '../engine/redis/redis.js';
+import type { ResolvedRedis } from '../engine/redis/redis.js';
 import type { WorkerHostOptions } from '../engine/jobs/worker-host.js';
 import { loadProcessSettings, parseBrandList, type ProcessSettings } from '../config/load.js';
 import { createLogger, type Logger } from '../log.js';
@@ -60,6 +60,8 @@ export async function redisFor(
   log: Logger,
   options: { allowPrivate?: boolean } = {},
 ): Promise<ResolvedRedis> {
+  // Imported here, so that `sql` and `export`, which need no Redis, do not load ioredis (docs/performance.md).
+  const { resolveRedis } = await import('../engine/redis/redis.js');
   const redis = await resolveRedis({
     url: config.redisUrl,
     prefix: config.redisPrefix,

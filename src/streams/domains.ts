@@ -1,4 +1,8 @@
-import { getDomain } from 'tldts';
+import { createRequire } from 'node:module';
+
+// tldts loads at the first domain asked for: it costs some 70 ms of CPU at each start (docs/performance.md).
+const requireCommonJs = createRequire(import.meta.url);
+let tldts: typeof import('tldts') | undefined;
 
 const HOST_NAME = /^(?!-)[a-z0-9-]{1,63}(?:\.(?!-)[a-z0-9-]{1,63})+$/;
 
@@ -21,7 +25,8 @@ export function domainOf(text: string): string | null {
     .replace(/\.$/, '');
   // Labels of letters, digits and hyphens (international names arrive as punycode): nothing else reaches a path.
   if (!HOST_NAME.test(host)) return null;
-  return getDomain(host, { allowPrivateDomains: true }) ?? host;
+  tldts ??= requireCommonJs('tldts') as typeof import('tldts');
+  return tldts.getDomain(host, { allowPrivateDomains: true }) ?? host;
 }
 
 /** Distinct domains, sorted, of a list of URLs, websites and domains. */
