@@ -38,8 +38,3 @@ export function distinctDomains(texts: Iterable<string | null | undefined>): str
   }
   return [...domains].sort();
 }
-
-/** A domain as compared with the API's answers: `domainOf`, or the text lower-cased when it is no host name. */
-export function normalizeDomain(text: string): string {
-  return domainOf(text) ?? text.trim().toLowerCase();
-}

@@ -2,7 +2,6 @@ import { PagingInconsistency } from '../api/paginate.js';
 import type { Rejection } from '../api/index.js';
 import { compileScope, describeScopeMiss, type CompiledScope, type ScopeMiss } from '../warehouse/scope.js';
 import { queryEchoOf, type QueryEcho } from '../warehouse/provenance.js';
-import type { Row } from '../warehouse/slice-batch.js';
 import type { ReadContext, RowsByTable, SourcePage, StreamDefinition } from './stream.js';
 import type { SliceStatus } from '../vocabulary.js';
 import { valueFingerprint } from '../api/value-fingerprint.js';
@@ -321,9 +320,4 @@ async function readOnce(
     ...(lastPage?.sentEngines ? { sentEngines: [...lastPage.sentEngines] } : {}),
     ...(lastPage?.readWith !== undefined ? { readWith: lastPage.readWith } : {}),
   };
-}
-
-/** Rows of one record in one table (the common case). */
-export function rowsOf(table: string, ...rows: Row[]): RowsByTable {
-  return { [table]: rows };
 }

@@ -1,7 +1,7 @@
 import type { AnswerFilter } from '../answers.js';
 import { ENGINES } from '../engines.js';
 import type { QueryReader } from '../query.js';
-import { citationMatches, type CitationFilter } from '../reports/citation-filter.js';
+import type { CitationFilter } from '../reports/citation-filter.js';
 import { CONTENT_TYPES, LIMITS, OWNERSHIPS, SENTIMENTS } from '../spec-enums.js';
 import type { RouteContext } from './route.js';
 
@@ -81,5 +81,3 @@ export function readCitationFilter(query: QueryReader): CitationFilter {
     ...(firstParty !== undefined ? { firstParty } : {}),
   };
 }
-
-export { citationMatches };
