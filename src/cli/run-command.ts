@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import { requireApiSettings } from '../config/api-settings.js';
 import { eachDay, parseDay } from '../days.js';
 import { UsageError } from './fail.js';
@@ -20,8 +21,6 @@ import { runWithReport } from './run-report.js';
 import { getStream } from '../streams/registry.js';
 import { totalCounters } from '../engine/run/run-store.js';
 import { notifierFor } from '../notify/index.js';
-import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
-import { pushRunMetrics } from '../ops/push-run-metrics.js';
 import { isFinishedRunStatus, type RunKind } from '../vocabulary.js';
 import type { Config } from '../configuration.js';
 import { onStopSignal } from './signals.js';
@@ -94,9 +93,12 @@ export async function runFromCommandLine(
   // Running slices get part of the shutdown deadline to finish; the rest is for closing Redis and DuckDB.
   const worker = { ...workerTimings(), stopDeadlineMs: RUN_SHUTDOWN_DEADLINE_MS / 2 };
   const notifier = notifierFor(config, log);
-  const metrics = config.metrics.pushgateway
-    ? new PrometheusMetrics({ processMetrics: false, today: worker.today })
-    : undefined;
+  // prom-client loads only for a Pushgateway: some 60 ms of CPU a start otherwise (docs/performance.md).
+  let metrics: PrometheusMetrics | undefined;
+  if (config.metrics.pushgateway) {
+    const { PrometheusMetrics } = await import('../ops/prometheus-metrics.js');
+    metrics = new PrometheusMetrics({ processMetrics: false, today: worker.today });
+  }
   try {
     // The preflight, after every local check (a mistyped flag costs no request) and before anything is planned; cheapest
     // first: the database path, Redis, then the key and the brands (see preflight.ts).
@@ -131,6 +133,7 @@ export async function runFromCommandLine(
           totals.failed,
           new Date(progress.meta.finishedAt ?? Date.now()),
         );
+        const { pushRunMetrics } = await import('../ops/push-run-metrics.js');
         await pushRunMetrics({ url: config.metrics.pushgateway, metrics, prefix: config.redisPrefix, kind, log });
       }
     } finally {
