@@ -2,7 +2,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 
-// pino-pretty loads only for a terminal: it costs some 80 ms of CPU at each start (docs/performance.md).
 const requireCommonJs = createRequire(import.meta.url);
 
 export type { Logger };
@@ -92,6 +91,7 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
   };
   const usePretty = settings.pretty ?? process.stderr.isTTY === true;
   const prettyOptions = { ignore: 'pid,hostname', translateTime: 'HH:MM:ss.l' };
+  // Required only for a terminal: importing pino-pretty costs some 80 ms of CPU (docs/performance.md).
   const pretty = usePretty ? (requireCommonJs('pino-pretty') as typeof import('pino-pretty')) : null;
   const stderr = pretty
     ? pretty({ sync: true, destination: 2, ...prettyOptions })

@@ -60,7 +60,7 @@ export async function redisFor(
   log: Logger,
   options: { allowPrivate?: boolean } = {},
 ): Promise<ResolvedRedis> {
-  // Imported here, so that `sql` and `export`, which need no Redis, do not load ioredis (docs/performance.md).
+  // Imported here, so that commands that need no Redis (`sql`, `export`) do not load ioredis (docs/performance.md).
   const { resolveRedis } = await import('../engine/redis/redis.js');
   const redis = await resolveRedis({
     url: config.redisUrl,

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { PrometheusMetrics } from '../ops/prometheus-metrics.js';
+import type { pushRunMetrics } from '../ops/push-run-metrics.js';
 import { requireApiSettings } from '../config/api-settings.js';
 import { eachDay, parseDay } from '../days.js';
 import { UsageError } from './fail.js';
@@ -93,11 +94,16 @@ export async function runFromCommandLine(
   // Running slices get part of the shutdown deadline to finish; the rest is for closing Redis and DuckDB.
   const worker = { ...workerTimings(), stopDeadlineMs: RUN_SHUTDOWN_DEADLINE_MS / 2 };
   const notifier = notifierFor(config, log);
-  // prom-client loads only for a Pushgateway: some 60 ms of CPU a start otherwise (docs/performance.md).
+  // prom-client loads only for a Pushgateway: importing it costs some 60 ms of CPU (docs/performance.md).
   let metrics: PrometheusMetrics | undefined;
+  let pushMetrics: typeof pushRunMetrics | undefined;
   if (config.metrics.pushgateway) {
-    const { PrometheusMetrics } = await import('../ops/prometheus-metrics.js');
-    metrics = new PrometheusMetrics({ processMetrics: false, today: worker.today });
+    const [metricsModule, pushModule] = await Promise.all([
+      import('../ops/prometheus-metrics.js'),
+      import('../ops/push-run-metrics.js'),
+    ]);
+    metrics = new metricsModule.PrometheusMetrics({ processMetrics: false, today: worker.today });
+    pushMetrics = pushModule.pushRunMetrics;
   }
   try {
     // The preflight, after every local check (a mistyped flag costs no request) and before anything is planned; cheapest
@@ -125,7 +131,7 @@ export async function runFromCommandLine(
       });
       reportSkippedBrands(checked);
       process.exitCode = exitCode;
-      if (metrics && config.metrics.pushgateway && isFinishedRunStatus(progress.meta.status)) {
+      if (metrics && pushMetrics && config.metrics.pushgateway && isFinishedRunStatus(progress.meta.status)) {
         const totals = totalCounters(progress.counters.values());
         metrics.recordRunResult(
           kind,
@@ -133,8 +139,7 @@ export async function runFromCommandLine(
           totals.failed,
           new Date(progress.meta.finishedAt ?? Date.now()),
         );
-        const { pushRunMetrics } = await import('../ops/push-run-metrics.js');
-        await pushRunMetrics({ url: config.metrics.pushgateway, metrics, prefix: config.redisPrefix, kind, log });
+        await pushMetrics({ url: config.metrics.pushgateway, metrics, prefix: config.redisPrefix, kind, log });
       }
     } finally {
       disarm();

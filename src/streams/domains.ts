@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
 
-// tldts loads at the first domain asked for: it costs some 70 ms of CPU at each start (docs/performance.md).
 const requireCommonJs = createRequire(import.meta.url);
 let tldts: typeof import('tldts') | undefined;
 
@@ -25,6 +24,7 @@ export function domainOf(text: string): string | null {
     .replace(/\.$/, '');
   // Labels of letters, digits and hyphens (international names arrive as punycode): nothing else reaches a path.
   if (!HOST_NAME.test(host)) return null;
+  // Required at the first domain asked for: importing tldts costs some 70 ms of CPU (docs/performance.md).
   tldts ??= requireCommonJs('tldts') as typeof import('tldts');
   return tldts.getDomain(host, { allowPrivateDomains: true }) ?? host;
 }
