@@ -100,3 +100,8 @@ export function formatBytes(bytes: number): string {
   }
   return unit === 0 ? `${Math.round(value)} bytes` : `${value.toFixed(1)} ${BYTE_UNITS[unit]}`;
 }
+
+/** The text of anything thrown: an Error's message, else the value as a string. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

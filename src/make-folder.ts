@@ -1,5 +1,6 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { errorMessage } from './format.js';
 
 /** A folder bvsync could not create; the message names the path and the operating system's reason. */
 export class FolderError extends Error {
@@ -62,7 +63,7 @@ export function errnoOf(error: unknown): string | undefined {
 /** `ENOENT (no such file or directory)`: the code to search for and the words to read. */
 export function describeErrno(error: unknown): string {
   const code = errnoOf(error);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   // Node's messages read `ENOENT: no such file or directory, mkdir '/proc/x'`; the path is named by the caller.
   const words = /^[A-Z0-9_]+: ([^,]+)/.exec(message)?.[1];
   if (code && words) return `${code} (${words})`;

@@ -1,6 +1,7 @@
 import { redactSecrets } from '../log.js';
 import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter, retryAfterUnbounded } from './retry-after.js';
 import { firstHeader, readRateLimitHeaders } from './rate-headers.js';
+import { errorMessage } from '../format.js';
 
 /** One entry of `error.details` of the error envelope (spec, "Errors"). */
 export interface ApiErrorDetail {
@@ -379,7 +380,7 @@ export class TlsCertificateError extends PermanentError {
 export function classifyCertificateError(error: unknown, endpoint: string): TlsCertificateError | undefined {
   const code = errorCodeOf(error);
   if (code === undefined || !CERTIFICATE_CODES.test(code)) return undefined;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return new TlsCertificateError(
     `${endpoint}: the API's TLS certificate is not trusted (${code}: ${message}); check api.url, and for a private certificate authority set NODE_EXTRA_CA_CERTS to its certificate`,
     { endpoint },
@@ -412,7 +413,7 @@ export function classifyNetworkError(
 ): TransientError {
   const code = errorCodeOf(error);
   const name = error instanceof Error ? error.name : 'Error';
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const timedOut = deadlineExceeded || (code !== undefined && TIMEOUT_CODES.has(code)) || name === 'TimeoutError';
   const reason: TransientReason = timedOut ? 'timeout' : 'network';
   const label = deadlineExceeded

@@ -21,6 +21,7 @@ import { UNLIMITED_RATE_BUDGET, sleep, type RateBudget } from './rate-budget.js'
 import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate-headers.js';
 import { ACCEPTED_ENCODINGS, readResponseText } from './response-body.js';
 import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
+import { errorMessage } from '../format.js';
 
 /** U+FEFF, which some servers put before a UTF-8 body. */
 const BYTE_ORDER_MARK = 0xfeff;
@@ -367,7 +368,7 @@ export class Transport {
         // slows the key and heeds its Retry-After. test/api/unread-error-body.int.test.ts.
         if (callerSignal?.aborted || status < 400) throw error;
         text = '';
-        unreadBody = error instanceof Error ? error.message : String(error);
+        unreadBody = errorMessage(error);
       }
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
@@ -483,7 +484,7 @@ export class Transport {
     try {
       await tell();
     } catch (error) {
-      this.options.logger?.warn({ endpoint, err: error instanceof Error ? error.message : String(error) }, failure);
+      this.options.logger?.warn({ endpoint, err: errorMessage(error) }, failure);
     }
   }
 

@@ -7,6 +7,7 @@ import { EXIT_NOT_DONE } from './exit-codes.js';
 import { endOnInterrupt } from './signals.js';
 import { explainReadFailure } from './manage-read-failure.js';
 import { addManageOptions, openManageSession, type ManageFlags } from './plan.js';
+import { errorMessage } from '../format.js';
 
 export function applyCommand(): Command {
   return addManageOptions(
@@ -37,7 +38,7 @@ export function applyCommand(): Command {
         // An apply stopped midway wrote what it settled, so --json still prints those items and their ids.
         if (flags.json)
           process.stdout.write(
-            `${JSON.stringify({ brand: plan.brandId, items: settled, stopped: error instanceof Error ? error.message : String(error) }, null, 2)}\n`,
+            `${JSON.stringify({ brand: plan.brandId, items: settled, stopped: errorMessage(error) }, null, 2)}\n`,
           );
         throw error;
       });

@@ -3,6 +3,7 @@ import { loadProcessSettings } from '../config/load.js';
 import { redactSecrets } from '../log.js';
 import { replyAdvice } from '../engine/redis/redis-server-kind.js';
 import { EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE } from './exit-codes.js';
+import { errorMessage } from '../format.js';
 
 /** An error whose message is meant for the person at the terminal, with the exit code to end with (see exit-codes.ts). */
 export class UsageError extends Error {
@@ -46,7 +47,7 @@ export function reportFailure(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_DONE : EXIT_USAGE;
   const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
   const known = typeof code === 'string';
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   // A Redis refusal that reveals the topology (a replica's READONLY, a Cluster's MOVED) says what to configure.
   const advice = error instanceof Error ? replyAdvice(message) : undefined;
   process.stderr.write(`bvsync: ${redactSecrets(advice ? `${message}\n  ${advice}` : message)}\n`);

@@ -11,6 +11,7 @@ import { UsageError } from './fail.js';
 import { integerOption } from './integer-option.js';
 import { listenError } from './listen-error.js';
 import { stopSignal } from './signals.js';
+import { errorMessage } from '../format.js';
 
 /** A day that exists (2026-02-30 does not), checked as the option is read. */
 function day(name: string) {
@@ -44,7 +45,7 @@ function readParams(file: string): { params: ParamMapping; endpointParams: Recor
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new UsageError(`--params ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`--params ${file}: ${errorMessage(error)}`);
   }
   const mappingOf = (value: unknown, where: string): ParamMapping => {
     if (value === null || typeof value !== 'object' || Array.isArray(value))
@@ -199,10 +200,7 @@ export function simulateCommand(): Command {
       } catch (error) {
         const refused = listenError(error, '--port', flags.port);
         if (refused !== error) throw refused;
-        throw new UsageError(
-          `cannot start the simulator: ${error instanceof Error ? error.message : String(error)}`,
-          1,
-        );
+        throw new UsageError(`cannot start the simulator: ${errorMessage(error)}`, 1);
       }
       const facts = {
         url: sim.url,

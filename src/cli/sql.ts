@@ -11,6 +11,7 @@ import { WarehouseError } from '../warehouse/warehouse-error.js';
 import { collect } from './context.js';
 import { UsageError } from './fail.js';
 import { loadConfig } from '../configuration.js';
+import { errorMessage } from '../format.js';
 
 export interface SqlFlags {
   db?: string;
@@ -198,7 +199,7 @@ async function runStatements(
 }
 
 function queryFailed(error: unknown, where = ''): WarehouseError {
-  const message = (error instanceof Error ? error.message : String(error)).replace(
+  const message = errorMessage(error).replace(
     /^Failed to (extract statements|prepare statement|execute prepared statement): /i,
     '',
   );

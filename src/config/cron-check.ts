@@ -1,5 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import cron from 'node-cron';
+import { errorMessage } from '../format.js';
 
 const FIELDS_5 = ['minute', 'hour', 'day of month', 'month', 'day of week'];
 const FIELDS_6 = ['second', ...FIELDS_5];
@@ -23,7 +24,7 @@ function cronParserProblem(expression: string): string | undefined {
     CronExpressionParser.parse(expression, { tz: 'UTC' });
     return undefined;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
 }
 

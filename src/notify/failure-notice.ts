@@ -1,4 +1,5 @@
 import type { KeyRefusedNotice, MachineFaultNotice } from './notice.js';
+import { errorMessage } from '../format.js';
 
 /** Error codes of a machine fault, by the part of the machine that failed. The disk's come with its own classification. */
 const MACHINE_FAULT_CODES: Record<string, string> = {
@@ -24,7 +25,7 @@ export function machineFault(component: string, code: string, message: string): 
  * one); undefined for failures that are a command line's or a config's, which the person at the terminal sees.
  */
 export function noticeOfFailure(error: unknown): KeyRefusedNotice | MachineFaultNotice | undefined {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   // The error a command reports may wrap the one that names the fault (a refused key in the preflight's message).
   for (let each = error, depth = 0; each && depth < 4; each = (each as { cause?: unknown }).cause, depth += 1) {
     const code = (each as { code?: unknown }).code;

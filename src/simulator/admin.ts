@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { simDayString } from './sim-days.js';
 import type { SimulatorState } from './state.js';
+import { errorMessage } from '../format.js';
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -57,7 +58,7 @@ export function handleAdmin(
       });
     }
   } catch (error) {
-    return json(res, 400, { error: error instanceof Error ? error.message : String(error) });
+    return json(res, 400, { error: errorMessage(error) });
   }
   return json(res, 404, { error: `no admin endpoint ${req.method} ${path}` });
 }

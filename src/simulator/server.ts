@@ -19,6 +19,7 @@ import { queryObject } from './request-log.js';
 import { sendBody } from './respond.js';
 import { ROUTES } from './routes/index.js';
 import type { SimulatorState } from './state.js';
+import { errorMessage } from '../format.js';
 
 const API_PREFIX = /^\/customer\/v1\/brands\/([^/]+)(\/.*)?$/;
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -312,7 +313,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
       if (error instanceof SimulatorApiError) outcome = errorOutcome(error);
       else {
         process.stderr.write(`simulator: ${error instanceof Error ? error.stack : String(error)}\n`);
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         outcome = errorOutcome(new SimulatorApiError(500, 'internal_error', message));
       }
     }

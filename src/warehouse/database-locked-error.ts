@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename } from 'node:path';
+import { errorMessage } from '../format.js';
 
 /**
  * DuckDB refused to open a file because another process holds its lock: a file open for writing cannot be opened
@@ -31,7 +32,7 @@ export class DatabaseLockedError extends Error {
 
 /** DuckDB's words for a lock held by another process (`Could not set lock on file "...": Conflicting lock is held in ...`). */
 export function isLockConflict(error: unknown): boolean {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return /Could not set lock on file|Conflicting lock is held/i.test(message);
 }
 

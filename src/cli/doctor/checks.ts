@@ -5,7 +5,7 @@ import type { ApiClient } from '../../api/client.js';
 import { answerOf, probeBrandAccess, wrongUrlReason } from '../brand-access-probe.js';
 import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError } from '../../api/errors.js';
 import { missingApiSettings } from '../../config/api-settings.js';
-import { describeError } from './probe-context.js';
+import { errorMessage } from '../../format.js';
 import { measureDiskRoom } from '../../warehouse/disk-need.js';
 import { memoryLimitWarning } from '../../warehouse/duckdb-budget.js';
 import { existsSync } from 'node:fs';
@@ -68,7 +68,7 @@ export async function checkRedis(config: Config, add: AddCheck): Promise<boolean
     await pingRedis(url, { prefix: config.redisPrefix });
     return add(true, `redis: ${describeUrl(url)} answers PING`);
   } catch (error) {
-    const message = describeError(error);
+    const message = errorMessage(error);
     return add(
       false,
       isConfigProblem(error)
@@ -132,7 +132,7 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
       );
   } catch (error) {
     if (error instanceof AuthError) {
-      add(false, `api: the key is refused: ${describeError(error)}`);
+      add(false, `api: the key is refused: ${errorMessage(error)}`);
       return [];
     }
     // A 404 may be one brand's; a TLS handshake that fails is the URL's whatever the brand (404s are judged below).
@@ -145,7 +145,7 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
       return [];
     }
     if (!(error instanceof ApiError) || error.status === undefined) {
-      add(false, `api: no answer from ${config.api.url}: ${describeError(error)}`);
+      add(false, `api: no answer from ${config.api.url}: ${errorMessage(error)}`);
       return [];
     }
     add(true, `api: ${config.api.url} answers`);
@@ -165,7 +165,7 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
       const why =
         error instanceof BrandAccessDeniedError
           ? 'the key has no access to it (brand_access_denied)'
-          : describeError(error);
+          : errorMessage(error);
       add(false, `brand ${brand}: ${why}`);
     }
   }

@@ -10,6 +10,7 @@ import type { RefusedNames } from './refused-names.js';
 import { ValidationTally } from './validation-tally.js';
 import type { VerdictBook } from './verdicts.js';
 import type { Config } from '../../configuration.js';
+import { errorMessage } from '../../format.js';
 
 /** A date range as the probes send it (both ends inclusive days). */
 export interface Window {
@@ -162,10 +163,10 @@ export class ProbeContext {
       this.noteAnswer(endpoint);
       return { ok: true, value };
     } catch (error) {
-      if (error instanceof AuthError) this.refusedEndpoints.set(endpoint, describeError(error));
+      if (error instanceof AuthError) this.refusedEndpoints.set(endpoint, errorMessage(error));
       else this.noteAnswer(endpoint, error);
       if (!(error instanceof ValidationError) || !error.details?.length)
-        return { ok: false, why: `the request failed: ${describeError(error)}`, error };
+        return { ok: false, why: `the request failed: ${errorMessage(error)}`, error };
       this.readRefusal(endpoint, sent, error);
       // Send the request again without the names refused as unknown (every later request to the endpoint leaves
       // them out too), so the probe can still judge the other parameters in this run.
@@ -187,7 +188,7 @@ export class ProbeContext {
    */
   private noteAnswer(endpoint: string, error?: unknown): void {
     if (error === undefined || !isNoAnswer(error)) this.answeredEndpoints.add(endpoint);
-    else if (!this.failedEndpoints.has(endpoint)) this.failedEndpoints.set(endpoint, describeError(error));
+    else if (!this.failedEndpoints.has(endpoint)) this.failedEndpoints.set(endpoint, errorMessage(error));
   }
 
   /**
@@ -261,7 +262,7 @@ export class ProbeContext {
   noteUnreadable(endpoint: string, read: string, asked: Asked<unknown>): boolean {
     if (asked.ok || !isUnreadableAnswer(asked.error)) return false;
     if (!this.unreadableReads.has(endpoint))
-      this.unreadableReads.set(endpoint, `${read}: ${describeError(asked.error)}`);
+      this.unreadableReads.set(endpoint, `${read}: ${errorMessage(asked.error)}`);
     return true;
   }
 
@@ -341,7 +342,7 @@ export class ProbeContext {
       return this.book.unchecked(
         endpoint,
         param,
-        `${dataSays}, and a request with ${wire}=${invalid} failed: ${describeError(error)}`,
+        `${dataSays}, and a request with ${wire}=${invalid} failed: ${errorMessage(error)}`,
       );
     }
     const kind = valueKindOf(param);
@@ -360,10 +361,6 @@ export class ProbeContext {
       `${dataSays}, and the API accepts even ${wire}=${invalid}; look at the data it returns for a filter you know`,
     );
   }
-}
-
-export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The UTC day of a timestamp or a day, or undefined when it is neither. */

@@ -15,6 +15,7 @@ import type { Outage } from './outage-memo.js';
 import { RunCancelledError, RunGaveUpError } from '../run/run-cancel-watch.js';
 import { isRunGone } from '../run/run-gone.js';
 import type { SyncConfig } from '../../configuration.js';
+import { errorMessage } from '../../format.js';
 
 /** What a fetch job knows when its read has ended, read once before the outcome is classified. */
 export interface FetchState {
@@ -117,7 +118,7 @@ export function classify(
 /** Why a slice failed on an error: an answer of another shape comes back the same, so it is `bad_answer`, not `transient`. */
 export function failureOf(error: unknown): Failure {
   return {
-    error: redactSecrets(error instanceof Error ? error.message : String(error)),
+    error: redactSecrets(errorMessage(error)),
     errorCode:
       error instanceof ApiError ? (error.apiCode ?? (isBadEnvelope(error) ? 'bad_answer' : error.code)) : 'internal',
     requestId: error instanceof ApiError ? (error.requestId ?? null) : null,

@@ -17,6 +17,7 @@ import { deleteChunks, type HeldChunk } from './chunk-store.js';
 import { withQuotaClass, type QuotaClass, type RequestQuota } from '../../api/request-quota.js';
 import { parkForQuota, quotaClassOf, recordSliceRequests, sliceEstimate } from './quota-parking.js';
 import type { SyncConfig } from '../../configuration.js';
+import { errorMessage } from '../../format.js';
 
 export interface FetchProcessorDeps {
   redis: Redis;
@@ -320,5 +321,5 @@ function enqueueFailedCommit(
 
 function describe(error: unknown): Record<string, unknown> {
   if (error instanceof ApiError) return error.toJSON();
-  return { message: redactSecrets(error instanceof Error ? error.message : String(error)) };
+  return { message: redactSecrets(errorMessage(error)) };
 }

@@ -17,6 +17,7 @@ import type { Queues } from '../jobs/queues.js';
 import type { RunMeta, RunStore } from '../run/run-store.js';
 import { newRunMeta } from '../run/start-run.js';
 import type { Config } from '../../configuration.js';
+import { errorMessage } from '../../format.js';
 
 /**
  * `sync.heal` (docs/healing.md), as load jobs of the writer: after a scheduled run, compare its past days with the API's
@@ -112,7 +113,7 @@ async function compare(
   } catch (error) {
     // Failed, the job would be tried again and pay maxCalls each time: the round ends, its window unresolved.
     if (deps.stopSignal?.aborted) throw error;
-    return { failed: error instanceof Error ? error.message : String(error), requests: budget.total() };
+    return { failed: errorMessage(error), requests: budget.total() };
   } finally {
     await client.close().catch(() => undefined);
   }
