@@ -1,7 +1,7 @@
 /**
  * Numbers as people read them, the same way in every command: counts with thousands separators and the right
  * singular or plural, durations in the largest units that matter, doubles rounded. Output meant for programs (CSV,
- * JSON, `--json`) never goes through here: it stays exact.
+ * JSON, `--json`) never goes through here: it stays exact. Also the text of anything thrown, for messages.
  */
 
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });

@@ -1,46 +1,50 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Every repository path the README and docs/ name in backticks exists, so a page that points a reader at a file cannot
- * outlive the file (docs/architecture.md, "Where a change goes"). Paths with placeholders (`<name>`, `NNN`, `*`) are
- * patterns, not files, and are left out.
+ * Every repository path and relative link in the README and docs/ exists, so a page cannot outlive the file it points
+ * a reader to (docs/architecture.md, "Where a change goes").
  */
 
 const PAGES = [
   'README.md',
   ...readdirSync('docs', { recursive: true })
     .map(String)
-    .filter((f) => f.endsWith('.md')),
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => join('docs', file)),
 ];
-const PATH_IN_CODE = /`((?:src|test|sql|scripts|bench|deploy|docs|bin)\/[\w./-]+)`/g;
-const PATTERN = /<|NNN|\*|\{/;
+/** A path from the repository's root, wherever it stands in the text; the look-behind leaves URLs out. */
+const REPOSITORY_PATH =
+  /(?<![\w./-])(?:\.\.\/)*((?:src|test|sql|scripts|bench|deploy|docs|bin|examples|\.ci)\/[\w./-]*\w)/g;
+/** A Markdown link to a file beside the page. */
+const RELATIVE_LINK = /\]\((?!https?:|mailto:|#)([^)\s#]+)/g;
+/** Patterns of files (`sql/migrations/NNN_<what>.sql`), not files. */
+const PLACEHOLDER = /NNN/;
 
-/** The paths a page names; an import of `src/x.js` names the TypeScript file `src/x.ts`. */
-function namedPaths(text: string): string[] {
-  return [...text.matchAll(PATH_IN_CODE)]
-    .map((match) => match[1]!.replace(/[.,:]+$/, ''))
-    .filter((path) => !PATTERN.test(path));
+/** Paths of the page that do not exist: repository paths from the root, links from the page's folder. */
+function missingPaths(page: string, text: string): string[] {
+  const fromRoot = [...text.matchAll(REPOSITORY_PATH)].map((match) => match[1]!);
+  const fromPage = [...text.matchAll(RELATIVE_LINK)].map((match) => join(dirname(page), match[1]!));
+  return [...fromRoot, ...fromPage].filter((path) => !PLACEHOLDER.test(path) && !exists(path));
 }
 
+/** A TypeScript import names `src/x.js` for the file `src/x.ts`. */
 function exists(path: string): boolean {
   return existsSync(path) || (path.startsWith('src/') && existsSync(path.replace(/\.js$/, '.ts')));
 }
 
 describe('paths named in the docs', () => {
-  it('finds paths to check', () => {
-    const page = readFileSync('docs/architecture.md', 'utf8');
-    expect(namedPaths(page)).toContain('src/engine/fetch/availability.ts');
-    expect(namedPaths('`src/streams/<name>.ts` and `sql/migrations/NNN_<what>.sql`')).toEqual([]);
+  it('finds a missing path in code, in prose and in a link', () => {
+    const text = '`src/gone.ts`, then test/gone.test.ts, see [x](gone.md) or https://example.com/src/a.ts';
+    expect(missingPaths('docs/page.md', text)).toEqual(['src/gone.ts', 'test/gone.test.ts', 'docs/gone.md']);
+    expect(missingPaths('docs/page.md', '`sql/migrations/NNN_table.sql` and [Syncing](syncing.md#runs)')).toEqual([]);
   });
 
   it('all exist', () => {
-    const missing = PAGES.flatMap((page) => {
-      const file = page === 'README.md' ? page : `docs/${page}`;
-      return namedPaths(readFileSync(file, 'utf8'))
-        .filter((path) => !exists(path))
-        .map((path) => `${file}: ${path}`);
-    });
+    const missing = PAGES.flatMap((page) =>
+      missingPaths(page, readFileSync(page, 'utf8')).map((path) => `${page}: ${path}`),
+    );
     expect(missing).toEqual([]);
   });
 });
