@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { PrometheusMetrics } from '../ops/prometheus-metrics.js';
-import type { pushRunMetrics } from '../ops/push-run-metrics.js';
+import type { PushRunMetricsOptions } from '../ops/push-run-metrics.js';
 import { requireApiSettings } from '../config/api-settings.js';
 import { eachDay, parseDay } from '../days.js';
 import { UsageError } from './fail.js';
@@ -79,6 +78,23 @@ function checkNamedStreamsPlan(config: Config, streams: readonly string[], brand
   process.stderr.write(`bvsync: ${text}; the other streams run\n`);
 }
 
+/**
+ * A run's metrics and their push to the Pushgateway at `url`. prom-client loads only here: importing it costs some
+ * 60 ms of CPU at each start otherwise (docs/performance.md).
+ */
+async function pushedMetrics(url: string, today: (() => string) | undefined) {
+  const [{ PrometheusMetrics }, { pushRunMetrics }] = await Promise.all([
+    import('../ops/prometheus-metrics.js'),
+    import('../ops/push-run-metrics.js'),
+  ]);
+  const metrics = new PrometheusMetrics({ processMetrics: false, today });
+  return {
+    metrics,
+    push: (options: Pick<PushRunMetricsOptions, 'prefix' | 'kind' | 'log'>) =>
+      pushRunMetrics({ url, metrics, ...options }),
+  };
+}
+
 /** Runs a sync or a backfill as the command line asks, and sets the exit code from its outcome. */
 export async function runFromCommandLine(
   kind: RunKind,
@@ -94,17 +110,9 @@ export async function runFromCommandLine(
   // Running slices get part of the shutdown deadline to finish; the rest is for closing Redis and DuckDB.
   const worker = { ...workerTimings(), stopDeadlineMs: RUN_SHUTDOWN_DEADLINE_MS / 2 };
   const notifier = notifierFor(config, log);
-  // prom-client loads only for a Pushgateway: importing it costs some 60 ms of CPU (docs/performance.md).
-  let metrics: PrometheusMetrics | undefined;
-  let pushMetrics: typeof pushRunMetrics | undefined;
-  if (config.metrics.pushgateway) {
-    const [metricsModule, pushModule] = await Promise.all([
-      import('../ops/prometheus-metrics.js'),
-      import('../ops/push-run-metrics.js'),
-    ]);
-    metrics = new metricsModule.PrometheusMetrics({ processMetrics: false, today: worker.today });
-    pushMetrics = pushModule.pushRunMetrics;
-  }
+  const pushgateway = config.metrics.pushgateway
+    ? await pushedMetrics(config.metrics.pushgateway, worker.today)
+    : undefined;
   try {
     // The preflight, after every local check (a mistyped flag costs no request) and before anything is planned; cheapest
     // first: the database path, Redis, then the key and the brands (see preflight.ts).
@@ -125,21 +133,25 @@ export async function runFromCommandLine(
         streams,
         ...window,
         enqueueOnly: flags.enqueueOnly,
-        worker: { ...worker, metrics, describeBackfill: (backfill) => skipCompleteCommand(backfill, config.brands) },
+        worker: {
+          ...worker,
+          metrics: pushgateway?.metrics,
+          describeBackfill: (backfill) => skipCompleteCommand(backfill, config.brands),
+        },
         redisOutageMs,
         notifier,
       });
       reportSkippedBrands(checked);
       process.exitCode = exitCode;
-      if (metrics && pushMetrics && config.metrics.pushgateway && isFinishedRunStatus(progress.meta.status)) {
+      if (pushgateway && isFinishedRunStatus(progress.meta.status)) {
         const totals = totalCounters(progress.counters.values());
-        metrics.recordRunResult(
+        pushgateway.metrics.recordRunResult(
           kind,
           progress.meta.status,
           totals.failed,
           new Date(progress.meta.finishedAt ?? Date.now()),
         );
-        await pushMetrics({ url: config.metrics.pushgateway, metrics, prefix: config.redisPrefix, kind, log });
+        await pushgateway.push({ prefix: config.redisPrefix, kind, log });
       }
     } finally {
       disarm();
