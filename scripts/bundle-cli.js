@@ -1,7 +1,9 @@
 // Bundles the compiled CLI (dist/cli/main.js) and the fetch thread into dist/bundle/, which bin/bvsync.js runs: one
 // chunk per lazily imported command instead of ~575 modules to resolve and read at each start. Run by scripts/build.js.
-import { cpSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 /**
@@ -15,6 +17,18 @@ const NATIVE = /^@duckdb\/node-bindings/;
 function packageOf(path) {
   const parts = path.split('/');
   return path.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+const NODE_MODULES = fileURLToPath(new URL('../node_modules/', import.meta.url));
+
+/**
+ * Whether node loads the package as CommonJS. The bundle require()s those: imported from ESM, node would first lex
+ * each module for its named exports, some 100 ms of CPU for bullmq at each start (docs/performance.md).
+ */
+function isCommonJs(name) {
+  if (isBuiltin(name)) return false;
+  const manifest = JSON.parse(readFileSync(join(NODE_MODULES, name, 'package.json'), 'utf8'));
+  return manifest.type !== 'module' && !manifest.exports?.['.']?.import;
 }
 
 /** Writes `<dist>/bundle/` from the modules tsc emitted into `dist`. */
@@ -42,8 +56,16 @@ export async function bundleCli(dist) {
           plugin.onResolve({ filter: /^[^./]/ }, (args) => {
             if (NATIVE.test(args.path)) return { path: args.path, external: true };
             if (args.importer.includes('/node_modules/') || INLINED.has(packageOf(args.path))) return undefined;
+            if (args.kind !== 'require-call' && isCommonJs(packageOf(args.path))) {
+              return { path: args.path, namespace: 'required' };
+            }
             return { path: args.path, external: true };
           });
+          // The stand-in an import of a CommonJS package gets: its require() is left outside, as above.
+          plugin.onLoad({ filter: /.*/, namespace: 'required' }, (args) => ({
+            contents: `module.exports = require(${JSON.stringify(args.path)});`,
+            loader: 'js',
+          }));
         },
       },
     ],
