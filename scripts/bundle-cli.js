@@ -8,11 +8,21 @@ import { build } from 'esbuild';
 
 /**
  * Packages of many small modules, plain JavaScript with no files of their own read at run time, inlined with what they
- * import. The rest stay in node_modules: worker-thread entries (pino), Lua scripts (bullmq), and ioredis, which BullMQ
- * shares. Native bindings always stay outside.
+ * import: bullmq alone is 177 files to read at each start. bullmq, ioredis and @bull-board/api go in together, so
+ * each class has one copy for `instanceof` to check. The rest stay in node_modules: worker-thread entries (pino),
+ * packages that read their own files (@bull-board/ui), and native bindings (msgpackr's is optional).
  */
-const INLINED = new Set(['@duckdb/node-api', 'zod', 'cron-parser', 'commander', 'cli-table3']);
-const NATIVE = /^@duckdb\/node-bindings/;
+const INLINED = new Set([
+  '@duckdb/node-api',
+  'zod',
+  'cron-parser',
+  'commander',
+  'cli-table3',
+  'bullmq',
+  'ioredis',
+  '@bull-board/api',
+]);
+const NATIVE = /^(@duckdb\/node-bindings|msgpackr-extract)/;
 
 function packageOf(path) {
   const parts = path.split('/');

@@ -3,8 +3,8 @@ import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard, type RunningDashboard } from '../../src/ops/dashboard-server.js';
 import { openQueues } from '../../src/engine/jobs/queues.js';
-import { engineFixture, runInProcess, type EngineFixture } from '../support/engine.js';
-import { testRedis } from '../support/redis.js';
+import { engineFixture, runInProcess, spawnBvsync, type EngineFixture } from '../support/engine.js';
+import { deletePrefix, TEST_REDIS_URL, testRedis, uniquePrefix } from '../support/redis.js';
 import {
   chromiumMissing,
   CHROMIUM_SKIP_REASON,
@@ -118,5 +118,28 @@ describe.skipIf(chromiumMissing)('the queue dashboard in a browser', () => {
     const file = screenshotPath(fx.dir, 'dashboard.png');
     await page.screenshot({ path: file });
     expect(readFileSync(file).subarray(1, 4).toString()).toBe('PNG');
+  });
+});
+
+describe('`bvsync dashboard` as built', () => {
+  // The bundle inlines bullmq, ioredis and @bull-board/api (scripts/bundle-cli.js); the board still finds its page.
+  it('lists both queues and serves the page and its scripts', async () => {
+    const prefix = uniquePrefix('dashboard-cli');
+    const env = { ...process.env, BVSYNC_CONFIG: '', REDIS_URL: TEST_REDIS_URL, BVSYNC_REDIS_PREFIX: prefix };
+    const cli = spawnBvsync(['dashboard', '--port', '0'], env);
+    try {
+      await cli.waitFor(/"msg":"dashboard listening"/);
+      const url = /"url":"([^"]+)"/.exec(cli.output())![1]!;
+      const body = (await (await fetch(new URL('api/queues', url))).json()) as { queues: Array<{ name: string }> };
+      expect(body.queues.map((queue) => queue.name).sort()).toEqual(['fetch', 'load']);
+      const script = /static\/[^"]+\.js/.exec(await (await fetch(url)).text())![0];
+      expect((await fetch(new URL(script, url))).status).toBe(200);
+    } finally {
+      cli.kill();
+      await cli.done;
+      const redis = testRedis();
+      await deletePrefix(redis, prefix);
+      redis.disconnect();
+    }
   });
 });
