@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LiveLine, type TerminalStream } from '../../src/cli/live-line.js';
 import { progressLine } from '../../src/cli/progress.js';
+import { summaryTable } from '../../src/cli/run-report.js';
+import type { StreamCounters } from '../../src/engine/run/run-store.js';
+import type { RunProgress } from '../../src/engine/run/start-run.js';
 import { createLogger, routeLogLines } from '../../src/log.js';
 
 /**
@@ -112,5 +115,37 @@ describe('the progress line and its ETA', () => {
     expect(second).toContain('ETA of the step 17m 13s');
     // One step: the line of old.
     expect(progressLine({ ...base, step: { ...step, of: 1, planned: 10, done: 5 } })).toBe(progressLine(base));
+  });
+});
+
+describe('the table a run ends with (run-report.ts)', () => {
+  const counters = (over: Partial<StreamCounters>): StreamCounters => ({
+    ...{ planned: 2, done: 2, failed: 0, incomplete: 0, rows: 0, rejects: 0, requests: 0, retries: 0, rateLimited: 0 },
+    ...over,
+  });
+
+  it('has a row per brand and stream, brands in number order, and says what each stream still lacks', () => {
+    const progress = {
+      counters: new Map([
+        ['10|conversations', counters({ rows: 12_345, requests: 7 })],
+        ['2|visibility', counters({ failed: 1, retries: 3, rateLimited: 2 })],
+        ['2|citations', counters({ incomplete: 1, rejects: 4 })],
+        ['2|articles', counters({ done: 1 })],
+      ]),
+    } as RunProgress;
+    const lines = summaryTable(progress).split('\n');
+    const row = (text: string) =>
+      lines
+        .find((line) => line.includes(text))!
+        .split('│')
+        .map((cell) => cell.trim());
+    expect(lines.findIndex((line) => line.includes('articles'))).toBeLessThan(
+      lines.findIndex((line) => line.includes('conversations')),
+    );
+    expect(row('conversations')).toEqual(['', '10', 'conversations', '2/2', '12,345', '0', '7', '0', '0', 'ok', '']);
+    expect(row('visibility').slice(-4)).toEqual(['3', '2', '1 failed', '']);
+    expect(row('citations').slice(5, 6)).toEqual(['4']);
+    expect(row('citations').at(-2)).toBe('1 incomplete');
+    expect(row('articles').slice(3, 4).concat(row('articles').at(-2)!)).toEqual(['1/2', '1 pending']);
   });
 });
