@@ -4,7 +4,7 @@ const DAY_MS = 86_400_000;
 const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A day that is not a real calendar day, with where it came from. */
-export class BadDayError extends Error {
+class BadDayError extends Error {
   readonly code = 'bad_day';
   constructor(where: string, value: string) {
     super(`${where}: "${value}" is not a day; expected YYYY-MM-DD, e.g. 2026-11-20`);

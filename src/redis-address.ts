@@ -29,13 +29,13 @@ export type RedisAddress =
 export type RedisAddressKind = RedisAddress['kind'];
 
 /** The query parameter that carries a CA file in an address (REDIS_CA_FILE and `redis.tls.caFile` become it). */
-export const CA_FILE_PARAMETER = 'tls_ca_file';
+const CA_FILE_PARAMETER = 'tls_ca_file';
 
 const SENTINEL_PORT = 26379;
 const REDIS_PORT = 6379;
 
 /** An address that cannot be read; the message says which form was expected, never quoting a password. */
-export class RedisAddressError extends Error {
+class RedisAddressError extends Error {
   readonly code = 'config_invalid';
   constructor(reason: string) {
     super(reason);

@@ -17,13 +17,13 @@ export const AUTO_START_RATE = 2;
 /** The ceiling of `auto` when the API states none: the largest `requestsPerSecond` the config accepts. */
 export const AUTO_CEILING = 10_000;
 /** `probe`: the rate doubles every second until the first 429. */
-export const PROBE_FACTOR = 2;
-export const PROBE_STEP_MS = 1_000;
+const PROBE_FACTOR = 2;
+const PROBE_STEP_MS = 1_000;
 /**
  * `steady`: +5 % of the estimated limit per step, a step every RECOVERY_STEP_MS below GOOD_RATE_SHARE of it and
  * every STEADY_STEP_MS above. Slow on purpose: each 429 also blocks the whole key for its Retry-After.
  */
-export const STEADY_STEP_SHARE = 0.05;
+const STEADY_STEP_SHARE = 0.05;
 export const RECOVERY_STEP_MS = 2_000;
 export const STEADY_STEP_MS = 30_000;
 /**
@@ -32,7 +32,7 @@ export const STEADY_STEP_MS = 30_000;
  */
 export const CONFIRMED_STEP_MS = 300_000;
 /** A failed probe confirms the limit when the API was seen to accept at least this share of the estimate. */
-export const CONFIRM_SHARE = 0.9;
+const CONFIRM_SHARE = 0.9;
 /**
  * A 429 cuts the rate to this share of the rate the API accepted over the last second, never above the rate in force;
  * a rate already under what the API accepts (window-edge jitter) keeps going...
@@ -42,8 +42,8 @@ export const GOOD_RATE_SHARE = 0.95;
  * ...but a 429 within REPEAT_WINDOW_MS of the last cut shows that cut was not enough (a fixed window's first counts run
  * high), so it also cuts to at most this share of the rate in force...
  */
-export const REPEAT_WINDOW_MS = 5_000;
-export const REPEAT_CUT_FACTOR = 0.9;
+const REPEAT_WINDOW_MS = 5_000;
+const REPEAT_CUT_FACTOR = 0.9;
 /** ...or, when no accepted answer was counted, to this share. */
 export const CUT_FACTOR = 0.7;
 /** The rate never falls below this (one request every 10 s); Retry-After blocks cover longer waits. */

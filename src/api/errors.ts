@@ -298,7 +298,7 @@ function namesRateLimit(apiCode: string): boolean {
 }
 
 /** A 429 whose `Retry-After` is this long or longer is read as a spent quota, not a rate limit. */
-export const SPENT_QUOTA_RETRY_AFTER_MS = 60 * 60_000;
+const SPENT_QUOTA_RETRY_AFTER_MS = 60 * 60_000;
 
 /** The longest `Retry-After` with which a 429 naming a quota or a period is still waited out. */
 const QUOTA_WAIT_MAX_MS = 60_000;

@@ -17,9 +17,9 @@ export interface HeaderTime {
 }
 
 /** Unix times in seconds are above this (September 2001); a smaller number is seconds from now. */
-export const UNIX_SECONDS_FLOOR = 1e9;
+const UNIX_SECONDS_FLOOR = 1e9;
 /** Unix times in milliseconds are above this (September 2001 in ms); no wait in seconds comes near it. */
-export const UNIX_MILLISECONDS_FLOOR = 1e12;
+const UNIX_MILLISECONDS_FLOOR = 1e12;
 
 // The three date forms of RFC 9110, section 5.6.7: "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT"
 // and asctime's "Sun Nov  6 08:49:37 1994". Date.parse alone takes free text such as "Retry later 5" as a date.

@@ -131,7 +131,7 @@ export function keyHash(apiKey: string): string {
 }
 
 /** Slots of about a fifth of a second: at most `perSlot` requests leave together, `rps` per second in all. */
-export const TARGET_SLOTS_PER_SECOND = 5;
+const TARGET_SLOTS_PER_SECOND = 5;
 
 export interface RateSlots {
   perSlot: number;

@@ -37,6 +37,6 @@ export class StatedRateReader {
 }
 
 /** Whole seconds, one at least: APIs count in windows of whole seconds. A thousandth of slack for clocks read in ms. */
-export function derivedWindowSeconds(longestResetMs: number): number {
+function derivedWindowSeconds(longestResetMs: number): number {
   return Math.max(1, Math.ceil(longestResetMs / 1000 - 1e-3));
 }

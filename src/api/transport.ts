@@ -534,6 +534,6 @@ function attemptsFor(error: ApiError, maxAttempts: number): number {
 }
 
 /** An answer of the API, present and working, as opposed to its absence (a 5xx, a 408): a 4xx and a 429 are answers. */
-export function answers(status: number): boolean {
+function answers(status: number): boolean {
   return status < 500 && status !== 408;
 }

@@ -65,7 +65,7 @@ WHERE own.kind = 'own' ORDER BY own.brand_id`;
  * What to try next, with commands that work right after the demo with nothing else installed (no DuckDB CLI): SQL,
  * the analysts' report and the queue dashboard. `out` is the demo's --out as given, so the paths match what was typed.
  */
-export function demoNextSteps(out: string): string {
+function demoNextSteps(out: string): string {
   const db = shellWord(join(out, 'bvsync.duckdb'));
   const report = shellWord(join(out, 'report.html'));
   return (

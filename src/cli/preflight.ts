@@ -164,7 +164,7 @@ export async function checkLocalSetup(config: Config, log: Logger, windowDays = 
     );
 }
 
-export async function checkReachable(url: string, timeoutMs = 5_000): Promise<void> {
+async function checkReachable(url: string, timeoutMs = 5_000): Promise<void> {
   const parsed = new URL(url);
   const port = Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
   await new Promise<void>((resolve, reject) => {

@@ -21,7 +21,7 @@ export interface LoadConfigOptions {
   warn?: SecretFileOptions['warn'];
 }
 
-export const DEFAULT_CONFIG_FILE = 'bvsync.config.json';
+const DEFAULT_CONFIG_FILE = 'bvsync.config.json';
 
 /** The config file a command reads (`path`, else `BVSYNC_CONFIG`, else `./bvsync.config.json` when it exists), or undefined: the environment alone. */
 export function configFilePath(options: Pick<LoadConfigOptions, 'path' | 'env'> = {}): string | undefined {
@@ -100,7 +100,7 @@ function configKeysAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): stri
 }
 
 /** A setting's path as a reader finds it in the file: `schedules[1].cron`, `api.params.page_size`. */
-export function settingPath(path: ReadonlyArray<PropertyKey>): string {
+function settingPath(path: ReadonlyArray<PropertyKey>): string {
   return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i ? '.' : ''}${String(key)}`)).join('');
 }
 

@@ -38,7 +38,7 @@ const day = z
   });
 
 /** Column types `sync.promote` takes: those the loader converts (src/warehouse/cell-converters.ts). */
-export const PROMOTABLE_TYPES = [
+const PROMOTABLE_TYPES = [
   'BIGINT',
   'INTEGER',
   'SMALLINT',
@@ -243,7 +243,7 @@ function scheduleSchemaFor<Name extends string>(streamNames: readonly [Name, ...
 }
 
 /** `sync.heal`: verify the days before each scheduled run's today, and re-read those that disagree (docs/healing.md). */
-export const healConfigSchema = z
+const healConfigSchema = z
   .object({
     /** Days verified, ending the day before the scheduled run's today; default 7 (longer than answers take to arrive). */
     days: z.number().int().min(1).max(90).default(7),
@@ -323,7 +323,7 @@ export function syncConfigSchemaFor<Name extends string>(
  * one thread per core) are sized for a database server, not a worker sharing a container: docs/operations.md,
  * "Sizing a container".
  */
-export const warehouseConfigSchema = z
+const warehouseConfigSchema = z
   .object({
     /** DuckDB's `memory_limit` in the worker that writes, e.g. `256MB`, `1GB`. Env `BVSYNC_DUCKDB_MEMORY_LIMIT`. */
     memoryLimit: z
@@ -341,7 +341,7 @@ export const warehouseConfigSchema = z
   .strict();
 
 /** What is written after each publish besides the published DuckDB file (docs/lake.md). */
-export const publishConfigSchema = z
+const publishConfigSchema = z
   .object({
     /**
      * A folder (a disk or a mounted bucket) that gets a Hive-partitioned Parquet copy of every table after each publish,
@@ -366,7 +366,7 @@ export const NOTIFY_EVENTS = [
  * One webhook of `notify.webhooks`. The URL is a secret (a Slack webhook's path is its credential): a config error
  * never quotes it, and it is never logged; logs name the webhook by its index.
  */
-export const webhookSchema = z
+const webhookSchema = z
   .object({
     /** Where to POST; http or https. Give this or `urlFile`. */
     url: z
@@ -402,7 +402,7 @@ export const notifyConfigSchema = z
   })
   .strict();
 
-export const metricsConfigSchema = z
+const metricsConfigSchema = z
   .object({
     /** A Prometheus Pushgateway (http://host:9091) that `sync` and `backfill` push their run's metrics to at the end; default none. */
     pushgateway: z

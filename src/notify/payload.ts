@@ -44,7 +44,7 @@ export function slackPayload(notice: Notice, source: NoticeSource): { text: stri
 }
 
 /** One sentence a person reads first. */
-export function summaryOf(notice: Notice): string {
+function summaryOf(notice: Notice): string {
   switch (notice.event) {
     case 'run_failed':
     case 'run_incomplete': {

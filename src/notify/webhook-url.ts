@@ -3,7 +3,7 @@ import type { WebhookConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 
 /** A webhook's URL file that cannot be read or holds no URL; the message names the file and the webhook, never the URL. */
-export class WebhookUrlError extends Error {
+class WebhookUrlError extends Error {
   readonly code = 'config_invalid';
   constructor(index: number, path: string, reason: string) {
     super(

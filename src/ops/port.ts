@@ -1,5 +1,5 @@
 /** A port flag that is no port; the CLI ends with its usage exit code (src/cli/fail.ts). */
-export class BadPortError extends Error {
+class BadPortError extends Error {
   readonly code = 'bad_port';
   constructor(flag: string, text: string) {
     super(`${flag} "${text}" is not a port number (0 to 65535)`);

@@ -6,7 +6,7 @@ import type { PrometheusMetrics } from './prometheus-metrics.js';
  * The job name of every push; the group is one per warehouse (`prefix`) and command (`command`: sync or backfill). Not
  * `kind`: a grouping label overrides the pushed series' own, and the runs counter is labelled by kind.
  */
-export const PUSH_JOB = 'bvsync';
+const PUSH_JOB = 'bvsync';
 
 /** The longest a push may take: a Pushgateway that does not answer must not hold a command that is done. */
 const PUSH_TIMEOUT_MS = 10_000;

@@ -88,10 +88,10 @@ function changeText(now: Ratio, before: Ratio, period: string, periodDays: numbe
 }
 
 /** Fewer weeks than this are drawn as points with their interval: a line through one or two points reads as a trend. */
-export const WEEKS_FOR_A_LINE = 3;
+const WEEKS_FOR_A_LINE = 3;
 
 /** The weeks a brand's weekly visibility chart shows. */
-export function weeksShown(brand: BrandReport): number {
+function weeksShown(brand: BrandReport): number {
   return new Set(brand.weeklyVisibility.map((row) => row.week)).size;
 }
 

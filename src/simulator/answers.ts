@@ -294,7 +294,7 @@ export class AnswerStore {
   }
 }
 
-export function isWholeDay(filter: AnswerFilter, day: number): boolean {
+function isWholeDay(filter: AnswerFilter, day: number): boolean {
   return (
     filter.startMs <= day * DAY_MS &&
     filter.endMs >= (day + 1) * DAY_MS - 1 &&
@@ -306,7 +306,7 @@ export function isWholeDay(filter: AnswerFilter, day: number): boolean {
   );
 }
 
-export function matches(answer: Answer, filter: AnswerFilter): boolean {
+function matches(answer: Answer, filter: AnswerFilter): boolean {
   if (answer.time < filter.startMs || answer.time > filter.endMs) return false;
   if (filter.engines && !filter.engines.has(answer.engine)) return false;
   if (filter.topicIds && !filter.topicIds.has(answer.topicId)) return false;

@@ -11,7 +11,6 @@ export type { LoggedRequest } from './request-log.js';
 export type { SimulatorTruth } from './truth.js';
 export type { Answer } from './answers.js';
 export { ENGINES } from './engines.js';
-export { DEFAULT_API_KEY } from './options.js';
 
 /** A simulator serving the API; `url` is the base URL, the API lives under `${url}/customer/v1/...`. */
 export interface RunningSimulator {

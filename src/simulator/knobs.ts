@@ -157,7 +157,7 @@ export const DEFAULT_KNOBS: Knobs = {
   laterPages: 'json',
 };
 
-export const partialKnobsSchema = knobsSchema.partial();
+const partialKnobsSchema = knobsSchema.partial();
 
 /** Validates a partial set of knobs; throws a readable message listing every problem. */
 export function parseKnobs(input: unknown): Partial<Knobs> {

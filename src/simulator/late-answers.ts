@@ -19,7 +19,7 @@ function multiplierFor(count: number): number {
 }
 
 /** Position of answer `index` in the day's late order; ranks below the late count are late. */
-export function lateRank(index: number, count: number, offset: number): number {
+function lateRank(index: number, count: number, offset: number): number {
   return (index * multiplierFor(count) + offset) % count;
 }
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * cannot read, as an API behind a proxy or with a bug in its paging may: a 200 HTML page (`html`, a proxy's login
  * form), its JSON cut in half under a full Content-Length (`cut_json`), or `data: null` (`null_data`).
  */
-export const LATER_PAGES = ['json', 'html', 'cut_json', 'null_data'] as const;
+const LATER_PAGES = ['json', 'html', 'cut_json', 'null_data'] as const;
 export const laterPagesSchema = z.enum(LATER_PAGES);
 export type LaterPages = (typeof LATER_PAGES)[number];
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * page numbered otherwise than asked, a `total_rows` that moves, counts only its page, or is missing. Each is added the
  * same way on every fetch, so a test can predict it.
  */
-export const ODDITY_KINDS = [
+const ODDITY_KINDS = [
   'row_outside_window',
   'duplicate_key',
   'wrong_page',
@@ -17,9 +17,9 @@ export type OddityKind = (typeof ODDITY_KINDS)[number];
 export const oddityKindSchema = z.enum(ODDITY_KINDS);
 
 /** Days a record `row_outside_window` adds is moved past its original's date. */
-export const OUTSIDE_WINDOW_DAYS = 10;
+const OUTSIDE_WINDOW_DAYS = 10;
 /** Added to the id of the record `row_outside_window` adds, so it is a record of its own, not a duplicate. */
-export const OUTSIDE_WINDOW_ID_OFFSET = 1_000_000_000;
+const OUTSIDE_WINDOW_ID_OFFSET = 1_000_000_000;
 
 const ID_FIELDS = ['id', 'conversation_id', 'topic_id'] as const;
 

@@ -13,7 +13,7 @@ export interface DateRange {
 }
 
 /** Days a range spans when the request sends no start: 30 days ending on the end day. */
-export const DEFAULT_RANGE_DAYS = 30;
+const DEFAULT_RANGE_DAYS = 30;
 
 const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 

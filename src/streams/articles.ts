@@ -50,7 +50,7 @@ export const articlesEndpoint = defineEndpoint({
  * The day the list's status counters are filed under: the UTC day they were read, fixed when the slice is planned so
  * its scope and rows agree. A slice planned without `readDay` (jobs outlive code) keeps the window's last day.
  */
-export function statusDay(slice: SlicePlan): string {
+function statusDay(slice: SlicePlan): string {
   return typeof slice.params.readDay === 'string' ? slice.params.readDay : (slice.to ?? todayUtc());
 }
 

@@ -92,7 +92,7 @@ export const CITATIONS_DOMAINS_MAX = 20;
 export type CitationDimension = 'all' | 'ownership' | 'sentiment' | 'content_type' | 'domain';
 
 /** The `value` of the series of all citations (the column is part of the key, so not null). */
-export const ALL_VALUE = '';
+const ALL_VALUE = '';
 
 /** What one request of the window filters on; the slices' params, so plain JSON. */
 type SeriesParams =
@@ -105,7 +105,7 @@ interface CitationsPageInfo extends Record<string, unknown> {
 }
 
 /** Every request of a window: the unfiltered series, one per ownership, sentiment and content type value, then the domain batches. */
-export function citationSeries(domains: readonly string[]): Array<{ label: string; params: SeriesParams }> {
+function citationSeries(domains: readonly string[]): Array<{ label: string; params: SeriesParams }> {
   const byValue = (dimension: 'ownership' | 'sentiment' | 'content_type', values: readonly string[]) =>
     values.map((value) => ({ label: `${dimension}=${value}`, params: { dimension, value } as SeriesParams }));
   const distinct = distinctDomains(domains);

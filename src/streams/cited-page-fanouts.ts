@@ -8,7 +8,7 @@ import { defineStream, type WindowSlice } from './stream.js';
 import { sliceRange, windowColumns } from './windows.js';
 
 /** A search that led answers to cite the page (spec endpoint 15, `url` target). */
-export const citedPageFanoutSchema = z.looseObject({
+const citedPageFanoutSchema = z.looseObject({
   id,
   query: z.string(),
   conversations: count,

@@ -70,7 +70,7 @@ export interface TypedSwotAnswer {
  * The statement ids configured for a brand. A statement belongs to one brand, so the config lists them per brand id;
  * a plain list (the first form of the config) applies to every brand.
  */
-export function statementIdsOf(sync: SettingsOf<typeof settings>, brandId: number): number[] {
+function statementIdsOf(sync: SettingsOf<typeof settings>, brandId: number): number[] {
   const configured: unknown = sync.swotStatementIds;
   if (Array.isArray(configured)) return configured as number[];
   return (configured as Record<string, number[] | undefined>)[String(brandId)] ?? [];

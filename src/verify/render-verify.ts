@@ -5,7 +5,7 @@ import { daysAsWindows, joinWindows } from './narrow-days.js';
 import type { VerifyReport } from './verify-warehouse.js';
 
 /** The command that fetches a window again for one brand, as an operator would type it. */
-export function backfillCommandFor(brandId: number, window: DayWindow): string {
+function backfillCommandFor(brandId: number, window: DayWindow): string {
   return `bvsync backfill --brand ${brandId} --from ${window.from} --to ${window.to}`;
 }
 

@@ -71,7 +71,7 @@ export function checkDatabasePath(databasePath: string): void {
 }
 
 /** The file is absent, or a regular file this process may read and write that starts like a DuckDB database. */
-export function checkDuckDbFile(path: string): void {
+function checkDuckDbFile(path: string): void {
   let isFile: boolean;
   try {
     isFile = statSync(path).isFile();

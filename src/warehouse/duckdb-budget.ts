@@ -12,7 +12,7 @@ export interface DuckDbBudget {
 export const DEFAULT_DUCKDB_BUDGET: DuckDbBudget = { memoryLimit: '160MB', threads: 1 };
 
 /** The lowest `memory_limit` a sync was seen to keep the file's indexes whole at (docs/troubleshooting.md). */
-export const SAFE_MEMORY_LIMIT = '160MB';
+const SAFE_MEMORY_LIMIT = '160MB';
 
 /**
  * What to say of a `memoryLimit` below SAFE_MEMORY_LIMIT, or undefined: at 64 MB DuckDB 1.5.5 and 1.5.6 broke a

@@ -42,7 +42,7 @@ export class ReopenTrigger {
 }
 
 /** How long a reopen waits for a process that took the file's lock while it was closed (a `--working` read). */
-export const REOPEN_LOCK_WAIT_MS = 30_000;
+const REOPEN_LOCK_WAIT_MS = 30_000;
 
 /**
  * `open` again while another process holds the file's lock (`bvsync sql --working` between a reopen's close and

@@ -24,7 +24,7 @@ import { castTypeOf } from './table-plan.js';
  * rewritten, each staged and renamed into place, the manifest last, so readers see whole partitions of one publish.
  */
 
-export const MANIFEST_FILE = '_manifest.json';
+const MANIFEST_FILE = '_manifest.json';
 /** The partitions a write is about to replace; left behind only by a write that died, whose partitions the next one rewrites. */
 const PLAN_FILE = '_writing.json';
 const STAGING_PREFIX = '.staging-';
@@ -242,7 +242,7 @@ export async function writeLake(
  * The Hive partition columns of a table: `brand_id`, then `day` or the window when the key holds it. A window not in
  * the key (swot_statements) can move a row between partitions under a merge (`changedPartitions`).
  */
-export function partitionColumns(info: TableInfo): string[] {
+function partitionColumns(info: TableInfo): string[] {
   if (isBookkeeping(info.name)) return [];
   const has = (column: string) => hasColumn(info, column);
   const columns = has('brand_id') ? ['brand_id'] : [];

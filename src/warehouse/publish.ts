@@ -53,7 +53,7 @@ export interface PublishOptions {
  * Below this size either way costs well under a second, and the probe that prices them would cost a good part of it:
  * the copy is brought up to date unpriced.
  */
-export const PRICED_FROM_MB = 16;
+const PRICED_FROM_MB = 16;
 
 /**
  * A clone of the published file made while a run still fetches and loads, so that its publish only brings it up to

@@ -168,7 +168,7 @@ export async function cursors(connection: DuckDBConnection): Promise<Map<string,
 }
 
 /** The last day the incremental schedule has synced for a brand's stream, or null before the first run. */
-export async function cursor(connection: DuckDBConnection, brandId: number, stream: string): Promise<string | null> {
+async function cursor(connection: DuckDBConnection, brandId: number, stream: string): Promise<string | null> {
   const rows = await readRows(
     connection,
     `SELECT CAST(through_day AS VARCHAR) AS through_day FROM _sync_cursors WHERE brand_id = CAST($1 AS BIGINT) AND stream = $2`,

@@ -79,7 +79,7 @@ export interface SliceBatch {
 }
 
 /** How good an outcome is, for "a worse attempt never replaces a better state". */
-export const SLICE_STATUS_RANK: Readonly<Record<SliceStatus, number>> = { failed: 0, incomplete: 1, complete: 2 };
+const SLICE_STATUS_RANK: Readonly<Record<SliceStatus, number>> = { failed: 0, incomplete: 1, complete: 2 };
 
 /** Whether an attempt ending `attempt` must leave a slice stored as `stored` as it is. */
 export function attemptIsWorse(attempt: SliceStatus, stored: SliceStatus | null | undefined): boolean {

@@ -4,7 +4,7 @@ import type { RowReader } from './bookkeeping.js';
  * The id a working file was made with (migration 016), copied into every published copy: it tells one file from
  * another at the same path (src/engine/writer/prefix-warehouse.ts).
  */
-export const WAREHOUSE_TABLE = '_warehouse';
+const WAREHOUSE_TABLE = '_warehouse';
 
 /** The file's id, or undefined when it has none (a published copy made before migration 016). */
 export async function warehouseIdOf(read: RowReader): Promise<string | undefined> {

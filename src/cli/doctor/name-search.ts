@@ -40,7 +40,7 @@ export interface NameSearchOptions {
  * Rows worth a search: names found wrong, and names a lenient API accepts even with an invalid value, which the
  * tiebreak could not judge (probe-context.ts, `tiebreak`).
  */
-export function searchable(row: ParamVerdict): boolean {
+function searchable(row: ParamVerdict): boolean {
   return row.verdict === 'wrong' || (row.verdict === 'cannot be checked' && /accepts even /.test(row.why));
 }
 

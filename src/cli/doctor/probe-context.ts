@@ -64,7 +64,7 @@ export type ValueKind = 'day' | 'flag' | 'other';
 
 const FLAGS: ReadonlySet<string> = new Set(['include_scenarios', 'mentioned', 'recommended', 'confirmed', 'ungrouped']);
 
-export function valueKindOf(param: ParamName): ValueKind {
+function valueKindOf(param: ParamName): ValueKind {
   if (param.endsWith('_date')) return 'day';
   return FLAGS.has(param) ? 'flag' : 'other';
 }

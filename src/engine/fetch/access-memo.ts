@@ -24,12 +24,12 @@ export type Refusal = z.infer<typeof refusalSchema>;
  * read costs one request per run rather than one per slice; short enough that access granted later is seen by the
  * next run even when nothing asks (every `sync`, `backfill` and `worker` start asks again anyway).
  */
-export const BRAND_DENIAL_MEMORY_MS = 60 * 60 * 1000;
+const BRAND_DENIAL_MEMORY_MS = 60 * 60 * 1000;
 /**
  * How long a refused key, or a brand's stream refused with a 403, is believed: a revoked key mid-run costs one request,
  * and a replaced one (or a plan that gained the endpoint) is used soon.
  */
-export const KEY_REFUSAL_MEMORY_MS = 10 * 60 * 1000;
+const KEY_REFUSAL_MEMORY_MS = 10 * 60 * 1000;
 
 /**
  * What the API refused to this key (the key, a brand, or one stream of a brand), shared through Redis under a hash of

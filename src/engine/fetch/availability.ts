@@ -178,7 +178,7 @@ export function awayVerdict(
 }
 
 /** The fetch queue's pause while the API is away: as long as it has been away so far, between 5 s and a minute. */
-export function outagePauseMs(waitedMs: number): number {
+function outagePauseMs(waitedMs: number): number {
   return Math.min(60_000, Math.max(5_000, waitedMs));
 }
 
@@ -231,7 +231,7 @@ export function unavailableFailure(
  * Why a slice was recorded failed without a request: what the API refused, then the answer that said so. That answer
  * was to another slice, of another brand for a refused key: quoted alone, brand 2's slices read as brand 1's failure.
  */
-export function refusedFailure(refusal: Refusal): Failure {
+function refusedFailure(refusal: Refusal): Failure {
   const refused =
     refusal.brandId === null
       ? 'the key'

@@ -116,7 +116,7 @@ export function classify(
 }
 
 /** Why a slice failed on an error: an answer of another shape comes back the same, so it is `bad_answer`, not `transient`. */
-export function failureOf(error: unknown): Failure {
+function failureOf(error: unknown): Failure {
   return {
     error: redactSecrets(errorMessage(error)),
     errorCode:

@@ -84,7 +84,7 @@ export async function parkForQuota(
 }
 
 /** The parked fetch jobs whose window has come by `now` (quota clock) go back to the queue, newest day first. */
-export async function resumeParkedFetches(
+async function resumeParkedFetches(
   redis: Redis,
   prefix: string,
   queues: Queues,
@@ -125,7 +125,7 @@ interface ParkedOfRun {
   resumesAt: number;
 }
 
-export async function parkedByRun(redis: Redis, prefix: string, queues: Queues): Promise<Map<string, ParkedOfRun>> {
+async function parkedByRun(redis: Redis, prefix: string, queues: Queues): Promise<Map<string, ParkedOfRun>> {
   const entries = await redis.zrange(redisKeys(prefix).quotaParked, 0, -1, 'WITHSCORES');
   const byRun = new Map<string, ParkedOfRun>();
   for (let index = 0; index < entries.length; index += 2) {

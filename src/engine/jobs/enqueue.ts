@@ -74,7 +74,7 @@ export async function enqueuePlan(queues: Queues, data: PlanJobData): Promise<vo
 }
 
 /** Fetch jobs added per round trip: BullMQ builds each batch in memory before sending, so batches bound the peak. */
-export const FETCH_JOBS_PER_ADD = 500;
+const FETCH_JOBS_PER_ADD = 500;
 
 /**
  * The fetch jobs of a phase's slices, FETCH_JOBS_PER_ADD a round trip; returns the size of each add

@@ -9,7 +9,7 @@ import { SLICE_STATUSES } from '../../vocabulary.js';
 
 const sliceParam = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string()), z.array(z.number())]);
 
-export const slicePlanSchema = z.object({
+const slicePlanSchema = z.object({
   key: z.string().min(1),
   day: z.string().nullable(),
   from: z.string().nullable(),
@@ -26,7 +26,7 @@ const sliceRef = {
 };
 
 /** The API calls of a fetch job's earlier attempts (failed, or paused by a 429), so the slice's counters include them. */
-export const carriedTallySchema = z.object({
+const carriedTallySchema = z.object({
   requests: z.number().int().min(0),
   retries: z.number().int().min(0),
   rateLimited: z.number().int().min(0),

@@ -23,7 +23,7 @@ export function writerLeaseKey(prefix: string): string {
 const KEEP_COMPLETED = { age: 24 * 60 * 60, count: 100_000 };
 const KEEP_FAILED = { age: 7 * 24 * 60 * 60 };
 
-export const FETCH_JOB_OPTIONS: JobsOptions = {
+const FETCH_JOB_OPTIONS: JobsOptions = {
   // The client already retries transient failures within a call; these attempts cover a slice whose retries ran out
   // or whose process died, with jittered backoff so a failing API is not hammered in step.
   attempts: 4,
@@ -32,7 +32,7 @@ export const FETCH_JOB_OPTIONS: JobsOptions = {
   removeOnFail: KEEP_FAILED,
 };
 
-export const LOAD_JOB_OPTIONS: JobsOptions = {
+const LOAD_JOB_OPTIONS: JobsOptions = {
   attempts: 6,
   backoff: { type: 'exponential', delay: 1_000, jitter: 1 },
   removeOnComplete: KEEP_COMPLETED,

@@ -30,7 +30,7 @@ export interface ReadinessSubject {
 }
 
 /** How long a check may take; a probe's own timeout (Kubernetes' default is 1 s, ours 5 s) must be longer. */
-export const READINESS_CHECK_MS = 2_000;
+const READINESS_CHECK_MS = 2_000;
 
 /**
  * Ready when Redis answers a PING and, for the lease holder, the lease is held and the working database answers (or is

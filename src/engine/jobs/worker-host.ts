@@ -71,7 +71,7 @@ const LOCKED_OPENS_BEFORE_GIVING_UP = 3;
 const BVSYNC_HOLDER_PATIENCE_MS = 3 * WORKER_CLOSE_LIMIT_MS;
 
 /** Times a job may be found stalled (its process died or froze while running it) and run again before it fails. */
-export const MAX_STALLS_PER_JOB = 5;
+const MAX_STALLS_PER_JOB = 5;
 
 export interface WorkerHostOptions {
   config: Config;

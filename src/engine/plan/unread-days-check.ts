@@ -27,7 +27,7 @@ export interface DaysNeverRead {
  * domain) or an earlier `sync.startDate` leaves earlier days unread. One query for the phase
  * (src/warehouse/unread-days.ts; test/e2e/unread-days.int.test.ts).
  */
-export async function daysNeverRead(
+async function daysNeverRead(
   deps: { warehouse: Warehouse; config: Pick<Config, 'sync'> },
   { streams, slices, today }: PlannedPhase,
 ): Promise<DaysNeverRead[]> {

@@ -98,7 +98,7 @@ export function topologyProblem(
 }
 
 /** A server's kind in a few words: "Redis Sentinel", "standalone replica of 10.0.0.5:6379". */
-export function describeFacts(facts: RedisServerFacts): string {
+function describeFacts(facts: RedisServerFacts): string {
   if (facts.mode === 'sentinel') return 'Redis Sentinel';
   const what = `${facts.mode === 'cluster' ? 'Redis Cluster' : 'standalone'} ${facts.role}`;
   return facts.master ? `${what} of ${facts.master}` : what;

@@ -94,7 +94,7 @@ export function connectRedis(address: string, extra: RedisOptions = {}): Redis {
 }
 
 /** A CA file (REDIS_CA_FILE, `redis.tls.caFile`) that cannot be read. */
-export class RedisCaFileError extends Error {
+class RedisCaFileError extends Error {
   readonly code = 'config_invalid';
   constructor(path: string, reason: string) {
     super(
@@ -105,7 +105,7 @@ export class RedisCaFileError extends Error {
 }
 
 /** A TLS server whose certificate this process does not trust: a setting to fix, not a Redis that is away. */
-export class RedisTlsError extends Error {
+class RedisTlsError extends Error {
   readonly code = 'config_invalid';
   constructor(where: string, reason: string) {
     super(

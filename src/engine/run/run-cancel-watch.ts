@@ -9,7 +9,7 @@ export class RunCancelledError extends Error {
   override readonly name = 'RunCancelledError';
 }
 
-export function runCancelled(runId: string): RunCancelledError {
+function runCancelled(runId: string): RunCancelledError {
   return new RunCancelledError(`run ${runId} was cancelled while this slice was read: it stops here and is not loaded`);
 }
 
@@ -22,7 +22,7 @@ export class RunGaveUpError extends Error {
 }
 
 /** How often a read looks at its run's record: it bounds the requests a slice still sends after a cancel. */
-export const CANCEL_POLL_MS = 1_000;
+const CANCEL_POLL_MS = 1_000;
 
 export interface CancelWatch {
   /** Aborts with a RunCancelledError once the run is cancelled, or with `parent`'s reason. */

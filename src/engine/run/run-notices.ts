@@ -12,7 +12,7 @@ export function runEventOf(status: string): RunNotice['event'] | undefined {
 }
 
 /** The first failed slices of a run, from its states in `_sync_state` (the latest attempt, which is this run's). */
-export function firstErrors(states: readonly SliceStateRow[]): NoticeError[] {
+function firstErrors(states: readonly SliceStateRow[]): NoticeError[] {
   return states
     .filter((state) => state.lastAttempt.status === 'failed' || state.status === 'failed')
     .slice(0, FIRST_ERRORS)
@@ -25,7 +25,7 @@ export function firstErrors(states: readonly SliceStateRow[]): NoticeError[] {
     }));
 }
 
-export function runNotice(
+function runNotice(
   event: RunNotice['event'],
   meta: RunMeta,
   counters: Iterable<StreamCounters>,

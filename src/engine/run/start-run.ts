@@ -233,7 +233,7 @@ async function notifyOfEnd(runs: RunStore, options: RunToEndOptions, progress: R
 }
 
 /** The run a command waits on is gone from Redis: Redis lost its data (restarted without persistence) or it expired. */
-export class RunLostError extends Error {
+class RunLostError extends Error {
   readonly code = 'run_lost';
   constructor(readonly runId: string) {
     super(

@@ -41,7 +41,7 @@ export interface HealDeps {
 }
 
 /** The run id of the re-read of a scheduled run's round: one per round, however often its job is replayed. */
-export function healRunId(scheduledRunId: string): string {
+function healRunId(scheduledRunId: string): string {
   return `heal-${scheduledRunId}`;
 }
 

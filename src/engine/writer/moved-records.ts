@@ -2,7 +2,7 @@ import type { RejectedRecord, SliceBatch, TableWrite } from '../../warehouse/sli
 import type { Warehouse } from '../../warehouse/warehouse.js';
 
 /** The problem code of a slice whose records another slice's rows hold the keys of. */
-export const KEY_HELD_ELSEWHERE = 'key_held_elsewhere';
+const KEY_HELD_ELSEWHERE = 'key_held_elsewhere';
 
 /** DuckDB's words for an insert that met a key already there. */
 export function isKeyConflict(error: unknown): boolean {

@@ -10,7 +10,7 @@ export function reportPublished(log: Logger, published: PublishResult, metrics?:
 }
 
 /** Says where a publish moved the published file's own write-ahead log (publish.ts, setAsideWal), when it had one. */
-export function warnOfStaleWal(log: Logger, published: PublishResult): void {
+function warnOfStaleWal(log: Logger, published: PublishResult): void {
   if (!published.staleWal) return;
   log.warn(
     { published: published.path, movedTo: published.staleWal },
@@ -19,7 +19,7 @@ export function warnOfStaleWal(log: Logger, published: PublishResult): void {
 }
 
 /** The lake's write after a publish (parquet-lake.ts): what it wrote, or why it is behind the published file. */
-export function reportLake(log: Logger, published: PublishResult): void {
+function reportLake(log: Logger, published: PublishResult): void {
   const lake = published.lake;
   if (!lake) return;
   if (!lake.ok) {

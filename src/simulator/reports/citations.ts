@@ -5,7 +5,7 @@ import type { BrandWorld } from '../world-types.js';
 import { citationMatches, type CitationFilter } from './citation-filter.js';
 import { ratio } from './wilson.js';
 
-export function periodStart(day: number, period: Period): number {
+function periodStart(day: number, period: Period): number {
   return period === 'day' ? day : period === 'week' ? weekStart(day) : monthStart(day);
 }
 
@@ -18,7 +18,7 @@ function previousPeriodStart(start: number, period: Period): number {
 }
 
 /** Relative change against the previous period: (now - before) / before; 0 when before is 0. */
-export function relativeChange(now: number, before: number): number {
+function relativeChange(now: number, before: number): number {
   return before === 0 ? 0 : (now - before) / before;
 }
 

@@ -6,7 +6,7 @@ import { CONTENT_TYPES, LIMITS, OWNERSHIPS, SENTIMENTS } from '../spec-enums.js'
 import type { RouteContext } from './route.js';
 
 /** Page size when the request sends none; the spec does not say. */
-export const DEFAULT_PAGE_SIZE = 20;
+const DEFAULT_PAGE_SIZE = 20;
 
 export interface Paging {
   page: number;

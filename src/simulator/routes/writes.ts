@@ -74,7 +74,7 @@ function trackedUrlCounts(context: RouteContext) {
   );
 }
 
-export function topicRecord(topic: Topic) {
+function topicRecord(topic: Topic) {
   const { deleted: _deleted, ...record } = topic;
   return { ...record, scenarios: topic.scenarios.map((s) => ({ ...s })), tags: topic.tags.map((t) => ({ ...t })) };
 }

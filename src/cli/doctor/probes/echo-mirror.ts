@@ -6,7 +6,7 @@ import { ENDPOINTS } from '../endpoints.js';
 import type { ProbeContext } from '../probe-context.js';
 
 /** A query parameter no API reads, sent once to learn what `info.query` is. */
-export const ECHO_CANARY = 'bvsync_echo_check';
+const ECHO_CANARY = 'bvsync_echo_check';
 
 /** The visibility report (endpoint 16) with the canary beside its own query. */
 const canaryReport = defineEndpoint({
