@@ -71,6 +71,11 @@ export async function bundleCli(dist) {
             }
             return { path: args.path, external: true };
           });
+          // zod re-exports every locale as `z.locales`, half of its bundled code; bvsync uses none (English is built in).
+          plugin.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+            args.importer.includes('/node_modules/zod/') ? { path: 'zod-locales', namespace: 'unused' } : undefined,
+          );
+          plugin.onLoad({ filter: /.*/, namespace: 'unused' }, () => ({ contents: '', loader: 'js' }));
           // The stand-in an import of a CommonJS package gets: its require() is left outside, as above.
           plugin.onLoad({ filter: /.*/, namespace: 'required' }, (args) => ({
             contents: `module.exports = require(${JSON.stringify(args.path)});`,
