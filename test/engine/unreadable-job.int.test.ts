@@ -36,8 +36,10 @@ describe('a job payload this version cannot read', () => {
 
   it('fails at its first attempt, not after every retry the queue allows', async () => {
     // The payload is refused before the processor touches any of its dependencies, so none are given.
+    // A Worker leaves a connection it is given open: closed below.
+    const connection = redis.duplicate();
     const worker = new Worker(LOAD_QUEUE, loadProcessor({} as LoadProcessorDeps), {
-      connection: redis.duplicate(),
+      connection,
       prefix,
       autorun: false,
     });
@@ -56,6 +58,7 @@ describe('a job payload this version cannot read', () => {
       expect(await job.getState()).toBe('failed');
     } finally {
       await worker.close();
+      connection.disconnect();
     }
   });
 });

@@ -70,7 +70,8 @@ describe.skipIf(!HAVE_REDIS_SERVER)(
         expect(keys.filter((key) => key.includes(lostRun))).toEqual([]);
         expect(keys.filter((key) => key.includes(':chunk:'))).toEqual([]);
         for (const name of ['fetch', 'load']) {
-          const queue = new Queue(name, { connection: observer.duplicate(), prefix: fx.config.redisPrefix });
+          // A Queue leaves a connection it is given open: the observer's is closed below.
+          const queue = new Queue(name, { connection: observer, prefix: fx.config.redisPrefix });
           const jobs = await queue.getJobs(
             ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'],
             0,
