@@ -120,7 +120,15 @@ describe('the progress line and its ETA', () => {
 
 describe('the table a run ends with (run-report.ts)', () => {
   const counters = (over: Partial<StreamCounters>): StreamCounters => ({
-    ...{ planned: 2, done: 2, failed: 0, incomplete: 0, rows: 0, rejects: 0, requests: 0, retries: 0, rateLimited: 0 },
+    planned: 2,
+    done: 2,
+    failed: 0,
+    incomplete: 0,
+    rows: 0,
+    rejects: 0,
+    requests: 0,
+    retries: 0,
+    rateLimited: 0,
     ...over,
   });
 
@@ -144,8 +152,9 @@ describe('the table a run ends with (run-report.ts)', () => {
     );
     expect(row('conversations')).toEqual(['', '10', 'conversations', '2/2', '12,345', '0', '7', '0', '0', 'ok', '']);
     expect(row('visibility').slice(-4)).toEqual(['3', '2', '1 failed', '']);
-    expect(row('citations').slice(5, 6)).toEqual(['4']);
+    expect(row('citations')[5]).toBe('4');
     expect(row('citations').at(-2)).toBe('1 incomplete');
-    expect(row('articles').slice(3, 4).concat(row('articles').at(-2)!)).toEqual(['1/2', '1 pending']);
+    expect(row('articles')[3]).toBe('1/2');
+    expect(row('articles').at(-2)).toBe('1 pending');
   });
 });
