@@ -9,7 +9,6 @@ export interface ScopeMiss {
 
 /** A replace scope compiled once per slice: `check(row)` is the first column the row misses, or undefined. */
 export interface CompiledScope {
-  scope: Scope;
   check(row: Row): ScopeMiss | undefined;
 }
 
@@ -25,7 +24,6 @@ export function compileScope(scope: Scope, brandId: number): CompiledScope {
     return { column, values, allowed: new Set(values.map((value) => String(value))) };
   });
   return {
-    scope,
     check(row) {
       for (const { column, values, allowed } of checks) {
         let value = row[column];

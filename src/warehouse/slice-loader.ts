@@ -15,7 +15,7 @@ import { SLICE_QUERIES_TABLE, dropUnsaidSliceQueries, sliceQueryWrite } from './
 import type { RunCounters } from './run-log.js';
 import { journalWrites } from './publish-journal.js';
 import type { CommitFence } from './commit-fence.js';
-import { recordSliceCommits, type FenceMark } from './slice-commits.js';
+import { recordSliceCommits } from './slice-commits.js';
 import { readValue } from './read-rows.js';
 import { quoteIdent } from './sql-names.js';
 import { WarehouseError } from './warehouse-error.js';
@@ -62,9 +62,6 @@ interface StagedWrite {
   staged: number;
 }
 
-/** Resolves a table name to its plan, or throws the error a stream bug deserves. */
-export type PlanLookup = (table: string) => TablePlan;
-
 // Statements every slice runs with new values (state, counters, scoped deletes) are prepared once per
 // connection: parsing and planning them again cost more than running them on a small slice.
 const PREPARED_STATEMENTS_LIMIT = 256;
@@ -95,7 +92,8 @@ async function runPrepared(
  */
 export async function loadSliceBatches(
   connection: DuckDBConnection,
-  lookup: PlanLookup,
+  /** Resolves a table name to its plan, or throws the error a stream bug deserves. */
+  lookup: (table: string) => TablePlan,
   batches: readonly SliceBatch[],
   fence?: CommitFence,
 ): Promise<LoadResult[]> {
@@ -183,9 +181,7 @@ export async function loadSliceBatches(
       await upsertSliceStates(connection, storingState, now);
       await addRunCounters(connection, batches, results);
       // Last before COMMIT: a writer whose lease passed on meanwhile (a stall past its ttl) rolls back (commit-fence.ts).
-      const mark: FenceMark | undefined = fence
-        ? { token: await fence.confirm(batches), checkedAt: new Date() }
-        : undefined;
+      const mark = fence ? { token: await fence.confirm(batches), checkedAt: new Date() } : undefined;
       await recordSliceCommits(
         connection,
         batches.flatMap((batch) => (batch.token ? [{ token: batch.token, runId: batch.runId }] : [])),
@@ -413,11 +409,6 @@ function scopesApart(items: readonly StagedWrite[]): boolean {
   return true;
 }
 
-/** Checks the staged rows of a replace fall in its scope, then deletes the scope's rows; returns how many it deleted. */
-async function deleteScope(connection: DuckDBConnection, item: StagedWrite): Promise<number> {
-  return deleteWhere(connection, item, await checkScope(connection, item));
-}
-
 async function deleteWhere(
   connection: DuckDBConnection,
   item: StagedWrite,
@@ -606,7 +597,7 @@ async function applyWrite(connection: DuckDBConnection, item: StagedWrite): Prom
   const result = resultOf(item);
 
   if (write.mode === 'replace') {
-    result.deleted = await deleteScope(connection, item);
+    result.deleted = await deleteWhere(connection, item, await checkScope(connection, item));
     if (item.staged) {
       result.written = (await connection.run(`INSERT INTO ${table} BY NAME ${dedupedStage(plan, item)}`)).rowsChanged;
     }
