@@ -13,7 +13,7 @@ import {
   readJournal,
   type JournalEntry,
 } from './publish-journal.js';
-import { isBookkeeping, predicateGroups, scopePredicate, WORKING_FILE_ONLY } from './publish-changes.js';
+import { chunks, isBookkeeping, predicateGroups, scopePredicate, WORKING_FILE_ONLY } from './publish-changes.js';
 import { readValue } from './read-rows.js';
 import type { Scope } from './slice-batch.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
@@ -304,7 +304,7 @@ async function changedPartitions(
 ): Promise<Set<string>> {
   const changed = new Set<string>();
   const addPaths = async (sql: string) => {
-    for (const path of await readPaths(connection, sql)) changed.add(path);
+    for (const [path] of (await connection.runAndReadAll(sql)).getRowsJS()) changed.add(String(path));
   };
   if (!entries.length) return changed;
   const partitionBy = partitionColumns(info);
@@ -358,11 +358,6 @@ async function changedPartitions(
     }
   }
   return changed;
-}
-
-async function readPaths(connection: DuckDBConnection, sql: string): Promise<string[]> {
-  const reader = await connection.runAndReadAll(sql);
-  return reader.getRowsJS().map((row) => String(row[0]));
 }
 
 function scopeMatches(scope: Scope, path: string): boolean {
@@ -502,12 +497,6 @@ function removeEmptyFolders(folder: string, stopAt: string): void {
     rmSync(current, { recursive: true, force: true });
     current = dirname(current);
   }
-}
-
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }
 
 type Plan = Record<string, 'all' | string[]>;

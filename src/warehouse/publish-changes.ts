@@ -57,9 +57,14 @@ function changesByTable(
 
 /** The predicates joined with OR, `size` at a time. */
 export function predicateGroups(predicates: readonly string[], size = SCOPES_PER_STATEMENT): string[] {
-  const groups: string[] = [];
-  for (let i = 0; i < predicates.length; i += size) groups.push(anyOf(predicates.slice(i, i + size)));
-  return groups;
+  return chunks(predicates, size).map(anyOf);
+}
+
+/** The items `size` at a time, in order. */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }
 
 function anyOf(predicates: readonly string[]): string {

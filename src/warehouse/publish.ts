@@ -151,7 +151,7 @@ async function publishWith(
   removeStaleCopies(target, options.prepared?.path);
   const clone = await usableClone(options.prepared, target);
   const views = readNumberedSqlFiles(options.viewsDir ?? VIEWS_DIR);
-  const working = await currentDatabase(connection);
+  const working = String(await readValue(connection, 'SELECT current_database()'));
   const marker: Marker = {
     ...(await publishPosition(connection)),
     schemaVersion: await schemaVersion(connection),
@@ -541,8 +541,4 @@ async function usableClone(prepared: PreparedClone | undefined, target: string):
   if (current && existsSync(prepared.path)) return prepared.path;
   removeCopy(prepared.path);
   return undefined;
-}
-
-async function currentDatabase(connection: DuckDBConnection): Promise<string> {
-  return String(await readValue(connection, 'SELECT current_database()'));
 }
