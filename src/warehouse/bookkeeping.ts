@@ -63,17 +63,6 @@ export async function completeDays(
   return rows.map((row) => ({ day: String(row.day), complete: row.complete === true }));
 }
 
-/** A slice's stored state, or undefined before its first load. */
-export async function storedSliceState(
-  read: RowReader,
-  brandId: number,
-  stream: string,
-  sliceKey: string,
-): Promise<StoredSliceState | undefined> {
-  const slice = { brandId, stream, sliceKey };
-  return (await storedSliceStates(read, [slice])).get(sliceKeyText(slice));
-}
-
 /** A slice as `storedSliceStates` is asked for it. */
 export interface SliceKey {
   brandId: number;

@@ -64,9 +64,8 @@ export interface SliceStateFilter {
   brandId?: number;
   stream?: string;
   status?: SliceStatus | SliceStatus[];
-  /** Inclusive bounds on the slice's day (`YYYY-MM-DD`); slices without a day are left out when set. */
+  /** The first day of the slices (`YYYY-MM-DD`, inclusive); slices without a day are left out when set. */
   fromDay?: string;
-  toDay?: string;
   /**
    * The slices this run attempted, each with the outcome of the run's attempt as its `status` (also when the attempt
    * was recorded beside a better state it did not replace), so a run's own failures count in its outcome.
@@ -155,7 +154,12 @@ export async function advanceCursor(
        updated_at = EXCLUDED.updated_at`,
     [brandId, stream, day, runId],
   );
-  return (await cursor(connection, brandId, stream))!;
+  const [stored] = await readRows(
+    connection,
+    `SELECT CAST(through_day AS VARCHAR) AS through_day FROM _sync_cursors WHERE brand_id = CAST($1 AS BIGINT) AND stream = $2`,
+    [brandId, stream],
+  );
+  return stored!.through_day as string;
 }
 
 /** Every incremental cursor, keyed `brand|stream`, in one query for a plan. */
@@ -165,16 +169,6 @@ export async function cursors(connection: DuckDBConnection): Promise<Map<string,
     'SELECT brand_id, stream, CAST(through_day AS VARCHAR) AS through_day FROM _sync_cursors',
   );
   return new Map(rows.map((row) => [`${Number(row.brand_id)}|${String(row.stream)}`, String(row.through_day)]));
-}
-
-/** The last day the incremental schedule has synced for a brand's stream, or null before the first run. */
-async function cursor(connection: DuckDBConnection, brandId: number, stream: string): Promise<string | null> {
-  const rows = await readRows(
-    connection,
-    `SELECT CAST(through_day AS VARCHAR) AS through_day FROM _sync_cursors WHERE brand_id = CAST($1 AS BIGINT) AND stream = $2`,
-    [brandId, stream],
-  );
-  return (rows[0]?.through_day as string | undefined) ?? null;
 }
 
 /** A slice's outcome in one run: what finalize needs of every slice, without the errors and counters of `sliceStates`. */
@@ -229,7 +223,6 @@ export async function sliceStates(
     where.push(statuses.length ? `${status} IN (${statuses.map((s) => bind(s)).join(', ')})` : 'FALSE');
   }
   if (filter.fromDay !== undefined) where.push(`"day" >= CAST(${bind(filter.fromDay)} AS DATE)`);
-  if (filter.toDay !== undefined) where.push(`"day" <= CAST(${bind(filter.toDay)} AS DATE)`);
   const rows = await readRows(
     connection,
     `SELECT brand_id, stream, slice_key, CAST("day" AS VARCHAR) AS "day", ${status} AS status, "rows", total_rows, attempts, requests,

@@ -3,7 +3,7 @@ import { DuckDBInstance, listValue, type DuckDBConnection, type DuckDBValue } fr
 import {
   completeDays,
   newestCompletePastDays,
-  storedSliceState,
+  sliceKeyText,
   storedSliceStates,
   type NewestCompleteDay,
   type RowReader,
@@ -320,7 +320,8 @@ export class Warehouse {
 
   /** A slice's stored state, or undefined before its first load. */
   storedSliceState(brandId: number, stream: string, sliceKey: string): Promise<StoredSliceState | undefined> {
-    return this.serial(() => storedSliceState(this.reader(), brandId, stream, sliceKey));
+    const slice = { brandId, stream, sliceKey };
+    return this.serial(async () => (await storedSliceStates(this.reader(), [slice])).get(sliceKeyText(slice)));
   }
 
   /** Freshness per brand and stream: the newest day complete before `today` (today itself is partial). */
