@@ -41,12 +41,6 @@ export interface LoadResult {
   /** Rows written to data tables (rejects not counted). */
   rowsWritten: number;
   rejects: number;
-  /**
-   * Wall time in all, and the part spent staging (converting and appending) before the transaction; for slices loaded
-   * together, those of the whole transaction.
-   */
-  ms: number;
-  stageMs: number;
 }
 
 interface StagedWrite {
@@ -97,7 +91,6 @@ export async function loadSliceBatches(
   batches: readonly SliceBatch[],
   fence?: CommitFence,
 ): Promise<LoadResult[]> {
-  const started = performance.now();
   const slices = new Set<string>();
   for (const batch of batches) {
     checkBatch(batch);
@@ -143,7 +136,6 @@ export async function loadSliceBatches(
       await stageRows(connection, items[0]!.plan, fills, stage);
     }
 
-    const stageMs = performance.now() - started;
     await connection.run('BEGIN TRANSACTION');
     try {
       const tables: TableLoadResult[][] = batches.map(() => []);
@@ -173,8 +165,6 @@ export async function loadSliceBatches(
           tables: own,
           rowsWritten: own.reduce((sum, t) => sum + t.written, 0),
           rejects: batch.rejects.length,
-          ms: 0,
-          stageMs,
         });
       }
       const storingState = batches.filter((batch) => !batch.attemptOnly);
@@ -189,8 +179,6 @@ export async function loadSliceBatches(
         mark,
       );
       await connection.run('COMMIT');
-      const ms = performance.now() - started;
-      for (const result of results) result.ms = ms;
       return results;
     } catch (error) {
       await connection.run('ROLLBACK').catch(() => undefined);
