@@ -25,8 +25,6 @@ export const REJECTS_TABLE = '_rejected_records';
 export interface TableLoadResult {
   table: string;
   mode: TableWrite['mode'];
-  /** Rows handed over, before deduplication. */
-  staged: number;
   /** Rows removed by a `replace` scope before the insert. */
   deleted: number;
   /** Rows inserted or updated. */
@@ -364,7 +362,7 @@ async function applyTableWrites(
 }
 
 function resultOf(item: StagedWrite): TableLoadResult {
-  return { table: item.plan.info.name, mode: item.write.mode, staged: item.staged, deleted: 0, written: 0 };
+  return { table: item.plan.info.name, mode: item.write.mode, deleted: 0, written: 0 };
 }
 
 /** The scope a replace applies to: the write's own, and the slice's brand where the table has a brand column. */
