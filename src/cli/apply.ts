@@ -1,12 +1,8 @@
 import { Command } from 'commander';
 import { applyPlan, type AppliedChange } from '../manage/apply-plan.js';
 import { applySummary, changeLine, planSummary } from '../manage/change-lines.js';
-import { makePlan } from '../manage/make-plan.js';
-import { warehouseTopics } from '../manage/warehouse-topics.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
-import { endOnInterrupt } from './signals.js';
-import { explainReadFailure } from './manage-read-failure.js';
-import { addManageOptions, openManageSession, type ManageFlags } from './plan.js';
+import { addManageOptions, withManagePlan, type ManageFlags } from './plan.js';
 import { errorMessage } from '../format.js';
 
 export function applyCommand(): Command {
@@ -14,40 +10,33 @@ export function applyCommand(): Command {
     new Command('apply').description(
       "Bring a brand to its desired state: plan, then write in batches within the API's limits, each once (idempotency keys); exit 1 when an item was rejected",
     ),
-  ).action(async (file: string | undefined, flags: ManageFlags) => {
-    const disarm = endOnInterrupt(
+  ).action((file: string | undefined, flags: ManageFlags) =>
+    withManagePlan(
+      file,
+      flags,
       'what was written stays written; run the same apply again to write the rest (it writes each item once)',
-    );
-    const { config, desired, source, client } = await openManageSession(file, flags);
-    try {
-      const plan = await makePlan(client, desired, {
-        seenTopics: await warehouseTopics(config.db, desired.brand),
-      }).catch((error: unknown) => {
-        throw explainReadFailure(error, desired.brand, source);
-      });
-      const lines = !flags.json;
-      if (lines) process.stdout.write(`${planSummary(plan, source, '')}\n`);
-      const settled: AppliedChange[] = [];
-      const outcomes: AppliedChange[] = await applyPlan(client, plan, {
-        onRequest: (line) => lines && process.stdout.write(`  sent ${line}\n`),
-        onItem: (change) => {
-          settled.push(change);
-          if (lines) process.stdout.write(`${changeLine(change)}\n`);
-        },
-      }).catch((error: unknown) => {
-        // An apply stopped midway wrote what it settled, so --json still prints those items and their ids.
-        if (flags.json)
-          process.stdout.write(
-            `${JSON.stringify({ brand: plan.brandId, items: settled, stopped: errorMessage(error) }, null, 2)}\n`,
-          );
-        throw error;
-      });
-      if (flags.json) process.stdout.write(`${JSON.stringify({ brand: plan.brandId, items: outcomes }, null, 2)}\n`);
-      else process.stdout.write(`${applySummary(plan.brandId, outcomes)}\n`);
-      if (outcomes.some((outcome) => outcome.action === 'rejected')) process.exitCode = EXIT_NOT_DONE;
-    } finally {
-      await client.close();
-      disarm();
-    }
-  });
+      async (plan, source, client) => {
+        const lines = !flags.json;
+        if (lines) process.stdout.write(`${planSummary(plan, source, '')}\n`);
+        const settled: AppliedChange[] = [];
+        const outcomes = await applyPlan(client, plan, {
+          onRequest: (line) => lines && process.stdout.write(`  sent ${line}\n`),
+          onItem: (change) => {
+            settled.push(change);
+            if (lines) process.stdout.write(`${changeLine(change)}\n`);
+          },
+        }).catch((error: unknown) => {
+          // An apply stopped midway wrote what it settled, so --json still prints those items and their ids.
+          if (flags.json)
+            process.stdout.write(
+              `${JSON.stringify({ brand: plan.brandId, items: settled, stopped: errorMessage(error) }, null, 2)}\n`,
+            );
+          throw error;
+        });
+        if (flags.json) process.stdout.write(`${JSON.stringify({ brand: plan.brandId, items: outcomes }, null, 2)}\n`);
+        else process.stdout.write(`${applySummary(plan.brandId, outcomes)}\n`);
+        if (outcomes.some((outcome) => outcome.action === 'rejected')) process.exitCode = EXIT_NOT_DONE;
+      },
+    ),
+  );
 }

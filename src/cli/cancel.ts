@@ -1,3 +1,4 @@
+import type { Queue } from 'bullmq';
 import { Command } from 'commander';
 import { cancelRun } from '../engine/run/cancel-run.js';
 import { cancelJobId } from '../engine/jobs/enqueue.js';
@@ -48,7 +49,7 @@ export function cancelCommand(): Command {
       );
       // _sync_runs is written by the holder of the writer lease; when one runs, it does so within moments.
       const writer = (await connection.exists(writerLeaseKey(config.redisPrefix))) === 1;
-      const recorded = writer && (await waitForJob(queues.load, cancelJobId(runId), RECORD_WAIT_MS));
+      const recorded = writer && (await waitForJob(queues.load, cancelJobId(runId)));
       process.stdout.write(
         recorded
           ? `recorded cancelled in _sync_runs (${config.db})\n`
@@ -62,12 +63,8 @@ export function cancelCommand(): Command {
   });
 }
 
-async function waitForJob(
-  queue: { getJobState(id: string): Promise<string> },
-  id: string,
-  timeoutMs: number,
-): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
+async function waitForJob(queue: Queue, id: string): Promise<boolean> {
+  const deadline = Date.now() + RECORD_WAIT_MS;
   while (Date.now() < deadline) {
     const state = await queue.getJobState(id);
     if (state === 'completed') return true;

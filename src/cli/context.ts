@@ -37,8 +37,8 @@ export function commandLogger(flags: CommonFlags): Logger {
   return createLogger({ level });
 }
 
-export function readConfig(flags: CommonFlags, overrides?: (raw: Record<string, unknown>) => void): Config {
-  return loadConfig({ path: flags.config, overrides });
+export function readConfig(flags: CommonFlags): Config {
+  return loadConfig({ path: flags.config });
 }
 
 /** `--brand 1 --brand 2` or `--brand 1,2`, checked; else the config's brands; else a clear message. */

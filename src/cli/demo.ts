@@ -8,6 +8,7 @@ import { STREAM_NAMES } from '../streams/stream-names.js';
 import { openReadOnly } from '../warehouse/published-database.js';
 import { formatResult } from './result-format.js';
 import { readRows } from '../warehouse/read-rows.js';
+import { quoteIdent, quoteLiteral } from '../warehouse/sql-names.js';
 import { addCommonOptions, commandLogger, commandToday, readConfig, redisFor, type CommonFlags } from './context.js';
 import { integerOption } from './integer-option.js';
 import { runWithReport } from './run-report.js';
@@ -36,11 +37,10 @@ GROUP BY ALL ORDER BY name`;
 function rowsPerTableSql(tables: Array<{ name: string; hasDay: boolean }>): string {
   return `${tables
     .map(({ name, hasDay }) => {
-      const quoted = `"${name.replace(/"/g, '""')}"`;
       const days = hasDay
         ? `CASE WHEN count(*) > 0 THEN min("day")::VARCHAR || ' to ' || max("day")::VARCHAR ELSE '' END`
         : `'(a list, no days)'`;
-      return `SELECT '${name.replace(/'/g, "''")}' AS "table", count(*) AS "rows", ${days} AS "days" FROM ${quoted}`;
+      return `SELECT ${quoteLiteral(name)} AS "table", count(*) AS "rows", ${days} AS "days" FROM ${quoteIdent(name)}`;
     })
     .join('\nUNION ALL ')}\nORDER BY "table"`;
 }

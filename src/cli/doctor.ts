@@ -5,7 +5,7 @@ import { ConfigError, configFilePath } from '../config/load.js';
 import { addDays } from '../days.js';
 import type { ApiConfig } from '../config/schema.js';
 import { fixConfigFile, mergedSettings } from './doctor/config-fix.js';
-import { proposedSettings, type NameProposal } from './doctor/name-search.js';
+import { proposedSettings } from './doctor/name-search.js';
 import { proposalText } from './doctor/proposal-text.js';
 import { redactSecrets } from '../log.js';
 import { probeApiConfig } from './brand-access-probe.js';
@@ -46,18 +46,12 @@ export interface DoctorOptions {
   progress?: (brand: number) => ProbeProgress;
   /** Write the names found into the config file (`--fix`); default false. */
   fix?: boolean;
-  /** Receives the names searched for and what to set; default: print it. */
-  reportNames?: (text: string) => void;
 }
 
 export interface DoctorResult {
   checks: DoctorCheck[];
   /** One row per endpoint and query parameter; empty when the checks before it failed. */
   params: ParamVerdict[];
-  /** HTTP requests the parameter probes sent (attempts, retries included). */
-  paramRequests: number;
-  /** The names tried for each parameter found wrong, and the one verified. */
-  proposals: NameProposal[];
 }
 
 export function doctorCommand(): Command {
@@ -91,7 +85,8 @@ export function doctorCommand(): Command {
  * probes add one check, failed when any parameter name is wrong.
  */
 export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResult> {
-  const result: DoctorResult = { checks: [], params: [], paramRequests: 0, proposals: [] };
+  const result: DoctorResult = { checks: [], params: [] };
+  let requests = 0;
   const report =
     options.report ??
     ((c: DoctorCheck) =>
@@ -125,7 +120,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
   const clientFor = (api: ApiConfig) =>
     createApiClient(
       { ...api, maxAttempts: Math.min(api.maxAttempts, 3) },
-      { retryRateLimited: true, dispatcher, onRequest: () => progress?.sent(++result.paramRequests) },
+      { retryRateLimited: true, dispatcher, onRequest: () => progress?.sent(++requests) },
     );
   const client = clientFor(config.api);
   try {
@@ -134,7 +129,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     const accessClient = createApiClient(probeApiConfig(config.api), {
       retryRateLimited: true,
       dispatcher,
-      onRequest: () => ++result.paramRequests,
+      onRequest: () => ++requests,
     });
     const readable = await checkApiAndBrands(accessClient, config, add).finally(() => accessClient.close());
     const brand = readable[0];
@@ -152,15 +147,14 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     result.params = probed.verdicts;
     const printParams =
       options.reportParams ??
-      ((rows: ParamVerdict[], requests: number) =>
+      ((rows: ParamVerdict[], sent: number) =>
         process.stdout.write(
-          `\nquery parameters of brand ${brand} (${requests} requests; at most ${MAX_PROBE_REQUESTS}, retries aside):\n${paramTable(rows)}\n\n`,
+          `\nquery parameters of brand ${brand} (${sent} requests; at most ${MAX_PROBE_REQUESTS}, retries aside):\n${paramTable(rows)}\n\n`,
         ));
-    printParams(result.params, result.paramRequests);
-    result.proposals = probed.proposals;
-    const found = proposedSettings(result.proposals);
-    const reportNames = options.reportNames ?? ((text: string) => process.stdout.write(`${text}\n\n`));
-    if (result.proposals.length) reportNames(proposalText(result.proposals, mergedSettings(config.api, found)));
+    printParams(result.params, requests);
+    const found = proposedSettings(probed.proposals);
+    if (probed.proposals.length)
+      process.stdout.write(`${proposalText(probed.proposals, mergedSettings(config.api, found))}\n\n`);
     if (options.fix) {
       if (!found.params && !found.endpointParams)
         add(true, 'doctor --fix: no parameter name was found to write; the config file is as it was');
@@ -169,7 +163,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
         if (!fixed.ok) add(false, `doctor --fix: ${fixed.why}`);
         else {
           // The diff may hold lines beside the names, the file's api.apiKey among them.
-          reportNames(redactSecrets(`doctor --fix changed ${fixed.file}:\n${fixed.diff}`));
+          process.stdout.write(`${redactSecrets(`doctor --fix changed ${fixed.file}:\n${fixed.diff}`)}\n\n`);
           add(true, `doctor --fix: wrote the names found into ${fixed.file}; run bvsync doctor again to check them`);
         }
       }
@@ -178,7 +172,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     const sentBySync = (row: ParamVerdict) => synced.get(endpointNameOf(row.endpoint))?.has(row.param) === true;
     const wrong = result.params.filter((row) => row.verdict === 'wrong' && sentBySync(row));
     const wrongUnsent = result.params.filter((row) => row.verdict === 'wrong' && !sentBySync(row));
-    const summary = `${verdictCounts(result.params)} (${result.paramRequests} requests)`;
+    const summary = `${verdictCounts(result.params)} (${requests} requests)`;
     if (wrong.length) {
       add(
         false,

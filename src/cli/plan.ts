@@ -5,7 +5,7 @@ import { createWriteClient, type WriteClient } from '../api/writes.js';
 import { parseBrandList } from '../config/load.js';
 import { changeLine, planSummary } from '../manage/change-lines.js';
 import { readDesiredState } from '../manage/desired-state-input.js';
-import type { DesiredState } from '../manage/desired-state-schema.js';
+import type { ChangePlan } from '../manage/planned-change.js';
 import { makePlan } from '../manage/make-plan.js';
 import { warehouseTopics } from '../manage/warehouse-topics.js';
 import { ManageFileError } from '../manage/manage-file-error.js';
@@ -15,7 +15,6 @@ import { UsageError } from './fail.js';
 import { endOnInterrupt } from './signals.js';
 import { explainReadFailure } from './manage-read-failure.js';
 import { writeBudget } from './write-budget.js';
-import type { Config } from '../configuration.js';
 
 export interface ManageFlags extends CommonFlags {
   fromSql?: string;
@@ -42,42 +41,45 @@ export function addManageOptions(command: Command): Command {
   );
 }
 
-/** What `plan` and `apply` start from: the config, the desired state, a write client. */
-export async function openManageSession(
+/**
+ * What `plan` and `apply` share: reads the config and the desired state, makes the brand's plan and hands it to `use`
+ * with the write client; Ctrl-C ends the command saying `whatItLeaves`.
+ */
+export async function withManagePlan(
   file: string | undefined,
   flags: ManageFlags,
-): Promise<{ config: Config; desired: DesiredState; source: string; client: WriteClient }> {
+  whatItLeaves: string,
+  use: (plan: ChangePlan, source: string, client: WriteClient) => Promise<void>,
+): Promise<void> {
+  const disarm = endOnInterrupt(whatItLeaves);
   const config = readConfig(flags);
   requireApiSettings(config.api);
   const brand = flags.brand === undefined ? undefined : parseBrandList(flags.brand, '--brand');
   if (brand !== undefined && brand.length !== 1)
     throw new UsageError(`--brand ${flags.brand}: one brand per desired state`);
-  let input: Awaited<ReturnType<typeof readDesiredState>>;
-  try {
-    input = await readDesiredState({
-      file,
-      fromSql: flags.fromSql,
-      database: flags.db ?? (flags.fromSql !== undefined && existsSync(config.db) ? config.db : undefined),
-      brand: brand?.[0],
-    });
-  } catch (error) {
-    if (error instanceof ManageFileError) throw new UsageError(error.message);
-    throw error;
-  }
+  const { desired, source } = await readDesiredState({
+    file,
+    fromSql: flags.fromSql,
+    database: flags.db ?? (flags.fromSql !== undefined && existsSync(config.db) ? config.db : undefined),
+    brand: brand?.[0],
+  }).catch((error: unknown) => {
+    throw error instanceof ManageFileError ? new UsageError(error.message) : error;
+  });
   const logger = commandLogger(flags);
-  const { budget, close } = await writeBudget(config, logger);
-  const client = createWriteClient(config.api, { logger, budget });
-  return {
-    config,
-    ...input,
-    client: {
-      ...client,
-      close: async () => {
-        await client.close();
-        close();
-      },
-    },
-  };
+  const budget = await writeBudget(config, logger);
+  const client = createWriteClient(config.api, { logger, budget: budget.budget });
+  try {
+    const plan = await makePlan(client, desired, {
+      seenTopics: await warehouseTopics(config.db, desired.brand),
+    }).catch((error: unknown) => {
+      throw explainReadFailure(error, desired.brand, source);
+    });
+    await use(plan, source, client);
+  } finally {
+    await client.close();
+    budget.close();
+    disarm();
+  }
 }
 
 export function planCommand(): Command {
@@ -85,24 +87,14 @@ export function planCommand(): Command {
     new Command('plan').description(
       'Show what apply would do to a brand: each tracked URL, topic, competitor, persona and tag to create, change, restore, or that the API would reject and why; writes nothing',
     ),
-  ).action(async (file: string | undefined, flags: ManageFlags) => {
-    const disarm = endOnInterrupt('plan sends dry runs only, so nothing was written');
-    const { config, desired, source, client } = await openManageSession(file, flags);
-    try {
-      const plan = await makePlan(client, desired, {
-        seenTopics: await warehouseTopics(config.db, desired.brand),
-      }).catch((error: unknown) => {
-        throw explainReadFailure(error, desired.brand, source);
-      });
+  ).action((file: string | undefined, flags: ManageFlags) =>
+    withManagePlan(file, flags, 'plan sends dry runs only, so nothing was written', async (plan, source) => {
       if (flags.json)
         process.stdout.write(
           `${JSON.stringify({ brand: plan.brandId, items: plan.changes.map(({ write: _write, ...item }) => item) }, null, 2)}\n`,
         );
       else process.stdout.write(`${planSummary(plan, source)}\n${plan.changes.map(changeLine).join('\n')}\n`);
       if (plan.changes.some((change) => change.action === 'rejected')) process.exitCode = EXIT_NOT_DONE;
-    } finally {
-      await client.close();
-      disarm();
-    }
-  });
+    }),
+  );
 }

@@ -14,7 +14,6 @@ import { keyRateSettings, rateLine, readKeyRate } from './key-rate.js';
 import { onStopSignal } from './signals.js';
 
 export interface ReportOptions {
-  terminal?: NodeJS.WriteStream;
   /** What an interrupted run's line says of its jobs; default: they stay queued for a worker or the same command. */
   interrupted?: (runId: string) => string;
   /**
@@ -32,7 +31,7 @@ export async function runWithReport(
   options: RunToEndOptions,
   report: ReportOptions = {},
 ): Promise<{ progress: RunProgress; exitCode: number }> {
-  const terminal = report.terminal ?? process.stderr;
+  const terminal = process.stderr;
   const started = Date.now();
   const liveLine = terminal.isTTY === true ? new LiveLine(terminal) : undefined;
   // Notices about the run (started, attached) stay on stderr with the logs; piped, only progress lines go to stdout.

@@ -88,7 +88,7 @@ export function verifyCommand(): Command {
     const config = readConfig(flags);
     requireApiSettings(config.api);
     const log = commandLogger(flags);
-    const db = await openReadOnly(databasePath({ db: flags.db, working: flags.working, config: flags.config }));
+    const db = await openReadOnly(databasePath(flags));
     try {
       const freshness = await newestCompletePastDays((sql, params) => readRows(db.connection, sql, params), today);
       const window = chooseWindow(freshness, from, to);
