@@ -22,10 +22,7 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
   }
   const read = (options: object, pageSize = 100): Promise<FirstPage> =>
     firstPage(client.fanoutsCited(brand, { ...windows.wide, domain, pageSize, ...options }));
-  const answers = await probeDateRange(ctx, endpoint, read, {
-    alsoSent: ['domain'],
-  });
-  const base = answers?.wide;
+  const base = await probeDateRange(ctx, endpoint, read, { alsoSent: ['domain'] });
   await compareEngines(ctx, endpoint, base, read, { alsoSent: ['domain'] });
   await compareTopics(ctx, endpoint, base, read, { alsoSent: ['domain'] });
 
