@@ -1,5 +1,5 @@
 import { prefixWarehouse } from '../../engine/writer/prefix-warehouse.js';
-import { connectRedis, describeUrl, isConfigProblem, pingRedis } from '../../engine/redis/redis.js';
+import { connectRedis, describeUrl, isConfigProblem, LOCAL_REDIS_URL, pingRedis } from '../../engine/redis/redis.js';
 import { publishedWarehouseId, warehouseIdentity, warehouseLine } from '../warehouse-line.js';
 import type { ApiClient } from '../../api/client.js';
 import { answerOf, probeBrandAccess, wrongUrlReason } from '../brand-access-probe.js';
@@ -24,8 +24,6 @@ export interface DoctorCheck {
 }
 
 export type AddCheck = (ok: boolean, line: string) => boolean;
-
-const REDIS_DEFAULT = 'redis://127.0.0.1:6379';
 
 /** The settings nothing can run without; each missing one is named with its environment variable. */
 export function checkRequired(config: Config, add: AddCheck): boolean {
@@ -63,7 +61,7 @@ export function checkMemoryLimit(config: Config, report: (check: DoctorCheck) =>
  * and is the kind of server the address names (a replica, a Sentinel's port, a Cluster node are named, with what to set).
  */
 export async function checkRedis(config: Config, add: AddCheck): Promise<boolean> {
-  const url = config.redisUrl ?? REDIS_DEFAULT;
+  const url = config.redisUrl ?? LOCAL_REDIS_URL;
   try {
     await pingRedis(url, { prefix: config.redisPrefix });
     return add(true, `redis: ${describeUrl(url)} answers PING`);
@@ -83,7 +81,7 @@ export async function checkRedis(config: Config, add: AddCheck): Promise<boolean
  * refuses it (src/engine/writer/prefix-warehouse.ts). Asked only of a Redis that answered PING.
  */
 export async function checkWarehouse(config: Config, add: AddCheck): Promise<void> {
-  const connection = connectRedis(config.redisUrl ?? REDIS_DEFAULT);
+  const connection = connectRedis(config.redisUrl ?? LOCAL_REDIS_URL);
   try {
     const recorded = await prefixWarehouse(connection, config.redisPrefix);
     const published = await publishedWarehouseId(config.db).catch(() => null);

@@ -15,42 +15,37 @@ import { templatesEndpoint } from '../../streams/templates.js';
 import { trackedUrlsEndpoint } from '../../streams/tracked-urls.js';
 import { visibilityTopicsEndpoint } from '../../streams/visibility.js';
 
-/** The read endpoints bvsync calls, as the table names them (path under the brand, spec number). */
-export const ENDPOINTS = {
-  trackedUrls: 'tracked-urls (3)',
-  competitors: 'competitors (7)',
-  templates: 'templates (10)',
-  articles: 'articles (11)',
-  contentAnalyses: 'content-analyses (12)',
-  conversations: 'conversations (13)',
-  fanoutsByPhrase: 'fanouts/by-phrase (14)',
-  fanoutsCited: 'fanouts/cited (15)',
-  visibility: 'reports/visibility/topics (16)',
-  citations: 'reports/citations (17)',
-  domainDetail: 'citations/domains/{domain} (18)',
-  productRanking: 'products/ranking (19)',
-  swot: 'swot/{statement_id} (20)',
-} as const;
-
 /**
- * The declaration behind each endpoint of the table (src/streams); the cited-by-page stream reads endpoint 15 too.
- * Kept by hand for the labels; test/api/doctor-verdicts.test.ts fails when a stream reads an endpoint not listed.
+ * The read endpoints bvsync calls, each with its number in the spec. Kept by hand; test/api/doctor-verdicts.test.ts
+ * fails when a stream reads an endpoint not listed. The cited-by-page stream reads endpoint 15 too.
  */
-export const DECLARED: Readonly<Record<string, AnyEndpoint>> = {
-  [ENDPOINTS.visibility]: visibilityTopicsEndpoint,
-  [ENDPOINTS.citations]: citationsEndpoint,
-  [ENDPOINTS.domainDetail]: domainDetailEndpoint,
-  [ENDPOINTS.competitors]: competitorsEndpoint,
-  [ENDPOINTS.conversations]: conversationsEndpoint,
-  [ENDPOINTS.trackedUrls]: trackedUrlsEndpoint,
-  [ENDPOINTS.templates]: templatesEndpoint,
-  [ENDPOINTS.articles]: articlesEndpoint,
-  [ENDPOINTS.contentAnalyses]: contentAnalysesEndpoint,
-  [ENDPOINTS.fanoutsByPhrase]: fanoutsByPhraseEndpoint,
-  [ENDPOINTS.fanoutsCited]: fanoutsCitedEndpoint,
-  [ENDPOINTS.productRanking]: productRankingEndpoint,
-  [ENDPOINTS.swot]: swotAnswersEndpoint,
-};
+const NUMBERED = {
+  trackedUrls: [trackedUrlsEndpoint, 3],
+  competitors: [competitorsEndpoint, 7],
+  templates: [templatesEndpoint, 10],
+  articles: [articlesEndpoint, 11],
+  contentAnalyses: [contentAnalysesEndpoint, 12],
+  conversations: [conversationsEndpoint, 13],
+  fanoutsByPhrase: [fanoutsByPhraseEndpoint, 14],
+  fanoutsCited: [fanoutsCitedEndpoint, 15],
+  visibility: [visibilityTopicsEndpoint, 16],
+  citations: [citationsEndpoint, 17],
+  domainDetail: [domainDetailEndpoint, 18],
+  productRanking: [productRankingEndpoint, 19],
+  swot: [swotAnswersEndpoint, 20],
+} satisfies Record<string, [AnyEndpoint, number]>;
+
+const labelOf = ([endpoint, spec]: [AnyEndpoint, number]) => `${endpoint.name} (${spec})`;
+
+/** The endpoints as the table labels them: path under the brand, spec number (`tracked-urls (3)`). */
+export const ENDPOINTS = Object.fromEntries(
+  Object.entries(NUMBERED).map(([key, numbered]) => [key, labelOf(numbered)]),
+) as Record<keyof typeof NUMBERED, string>;
+
+/** The declaration behind each endpoint of the table (src/streams), by label. */
+export const DECLARED: Readonly<Record<string, AnyEndpoint>> = Object.fromEntries(
+  Object.values(NUMBERED).map((numbered) => [labelOf(numbered), numbered[0]]),
+);
 
 /** The name `api.endpointParams` knows a label of the table's endpoint by (`tracked-urls (3)` -> `tracked-urls`). */
 export function endpointNameOf(label: string): string {

@@ -1,5 +1,3 @@
-import type { Competitor } from '../../../streams/competitors.js';
-import type { Template } from '../../../streams/templates.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
 import { firstPage } from './first-page.js';
@@ -35,8 +33,7 @@ export async function probeCompetitors(ctx: ProbeContext): Promise<void> {
       `false adds ${suggested.length} suggested competitor(s) to the ${confirmed.value.records.length} confirmed`,
     );
   }
-  const same =
-    JSON.stringify(everyone.map((c: Competitor) => c.id)) === JSON.stringify(confirmed.value.records.map((c) => c.id));
+  const same = JSON.stringify(everyone.map((c) => c.id)) === JSON.stringify(confirmed.value.records.map((c) => c.id));
   if (!same) return book.verified(endpoint, 'confirmed', 'true and false give different competitors');
   await ctx.tiebreak(
     endpoint,
@@ -56,13 +53,13 @@ export async function probeTemplates(ctx: ProbeContext): Promise<void> {
   else if (base.value.records.length === 0)
     ctx.failed(endpoint, ['type', 'title'], 'the brand has no template; checkable once it has one');
   else {
-    const templates = base.value.records as Template[];
+    const templates = base.value.records;
     const briefs = templates.filter((t) => t.type === 'brief').length;
     const type = briefs * 2 < templates.length ? 'brief' : 'article';
     const typed = await ctx.ask(endpoint, ['type'], () => firstPage(client.templates(brand, { type, pageSize: 100 })));
     if (!typed.ok) ctx.failed(endpoint, ['type'], typed.why);
     else {
-      const others = (typed.value.records as Template[]).filter((t) => t.type !== type);
+      const others = typed.value.records.filter((t) => t.type !== type);
       if (others.length)
         book.wrong(
           endpoint,
@@ -97,9 +94,7 @@ export async function probeTemplates(ctx: ProbeContext): Promise<void> {
       );
       if (!titled.ok) ctx.failed(endpoint, ['title'], titled.why);
       else {
-        const others = (titled.value.records as Template[]).filter(
-          (t) => !t.title.toLowerCase().includes(needle.toLowerCase()),
-        );
+        const others = titled.value.records.filter((t) => !t.title.toLowerCase().includes(needle.toLowerCase()));
         if (others.length)
           book.wrong(endpoint, 'title', `searched "${needle}", the API sent "${others[0]!.title}" too`);
         else book.verified(endpoint, 'title', `searching "${needle}" left out the templates without it`);

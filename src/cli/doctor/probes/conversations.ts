@@ -3,7 +3,7 @@ import type { Conversation } from '../../../streams/conversations.js';
 import { addDays } from '../../../days.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { dayOf, fingerprint, type ProbeContext } from '../probe-context.js';
-import { probeDateRange, type RangeAnswers } from './date-range.js';
+import { probeDateRange } from './date-range.js';
 import type { ProbeRead } from './compare.js';
 import { firstPage, isEmpty, type FirstPage } from './first-page.js';
 import { probePaging } from './paging.js';
@@ -20,14 +20,16 @@ const reader =
  * Endpoint 13's range first: its answers carry their engine, so they show the engines the other probes send.
  * Three requests.
  */
-export async function probeConversationDates(ctx: ProbeContext): Promise<RangeAnswers | undefined> {
+export async function probeConversationDates(ctx: ProbeContext): Promise<FirstPage | undefined> {
   const read = reader(ctx);
-  const answers = await probeDateRange(ctx, endpoint, read, { dayOfRecord: dayOfAnswer });
+  const wide = await probeDateRange(ctx, endpoint, read, { dayOfRecord: dayOfAnswer });
   ctx.offerControl(endpoint, 'start_date', () => read({ startDate: 'not-a-day' }, 1));
   ctx.offerControl(endpoint, 'end_date', () => read({ endDate: 'not-a-day' }, 1));
-  if (answers) ctx.facts.engines = [...new Set((answers.wide.records as Conversation[]).map((c) => c.model))].sort();
-  if (answers) await probeOneDay(ctx, answers.wide);
-  return answers;
+  if (wide) {
+    ctx.facts.engines = [...new Set((wide.records as Conversation[]).map((c) => c.model))].sort();
+    await probeOneDay(ctx, wide);
+  }
+  return wide;
 }
 
 /**
@@ -154,9 +156,8 @@ async function lastPageOfDay(
 }
 
 /** The other filters of endpoint 13, each one request against the wide window's answer, then paging (two). */
-export async function probeConversationFilters(ctx: ProbeContext, base: RangeAnswers | undefined): Promise<void> {
+export async function probeConversationFilters(ctx: ProbeContext, wide: FirstPage | undefined): Promise<void> {
   const { client, brand, windows, book, facts } = ctx;
-  const wide = base?.wide;
   const read = reader(ctx);
   if (!wide || isEmpty(wide)) {
     ctx.failed(

@@ -11,41 +11,34 @@ export interface RangeProbeOptions {
   alsoSent?: readonly ParamName[];
 }
 
-export interface RangeAnswers {
-  wide: FirstPage;
-  lateStart: FirstPage;
-  earlyEnd: FirstPage;
-}
-
 /**
  * `start_date` and `end_date` by behaviour, three requests: the wide window, a later start, an earlier end. A bound
  * applied changes the answer when the moved days hold data; a record outside the range shows an ignored name.
+ * Answers the wide window's answer, the base of the other probes of the endpoint.
  */
 export async function probeDateRange(
   ctx: ProbeContext,
   endpoint: string,
   read: ProbeRead,
   options: RangeProbeOptions = {},
-): Promise<RangeAnswers | undefined> {
+): Promise<FirstPage | undefined> {
   const { windows, book } = ctx;
   const sent: ParamName[] = ['start_date', 'end_date', 'engines', ...(options.alsoSent ?? [])];
-  const answers: Partial<RangeAnswers> = {};
-  for (const key of ['wide', 'lateStart', 'earlyEnd'] as const) {
-    const asked = await ctx.ask(endpoint, sent, () => read(windows[key]));
+  const answers: FirstPage[] = [];
+  for (const window of [windows.wide, windows.lateStart, windows.earlyEnd]) {
+    const asked = await ctx.ask(endpoint, sent, () => read(window));
     if (!asked.ok) {
       ctx.failed(endpoint, ['start_date', 'end_date'], asked.why);
       return undefined;
     }
-    answers[key] = asked.value;
+    answers.push(asked.value);
   }
-  const { wide, lateStart, earlyEnd } = answers as RangeAnswers;
+  const [wide, lateStart, earlyEnd] = answers as [FirstPage, FirstPage, FirstPage];
   const dayOfRecord = options.dayOfRecord;
   // Only this endpoint's own records show data in the days a moved bound drops: another endpoint's (a SWOT
   // statement's answers are a few of the brand's) may have none there while the brand has many.
   const days = dayOfRecord
-    ? [wide, lateStart, earlyEnd]
-        .flatMap((page) => page.records.map(dayOfRecord))
-        .filter((d): d is string => d !== undefined)
+    ? answers.flatMap((page) => page.records.map(dayOfRecord)).filter((d): d is string => d !== undefined)
     : [];
   const dataBeforeLateStart = days.some((day) => day >= windows.wide.startDate && day < windows.lateStart.startDate);
   const dataAfterEarlyEnd = days.some((day) => day > windows.earlyEnd.endDate && day <= windows.wide.endDate);
@@ -113,5 +106,5 @@ export async function probeDateRange(
   };
   await judge('start_date', lateStart, windows.lateStart, dataBeforeLateStart);
   await judge('end_date', earlyEnd, windows.earlyEnd, dataAfterEarlyEnd);
-  return { wide, lateStart, earlyEnd };
+  return wide;
 }

@@ -129,9 +129,7 @@ export async function probeVisibilityReport(ctx: ProbeContext): Promise<Sent[]> 
     { name: 'include_scenarios', value: true },
   ];
   const names = first.map((s) => s.name);
-  const answer = await ctx.ask(endpoint, [...names, 'engines'], () =>
-    client.visibilityTopics(brand, { ...windows.wide, includeScenarios: true }),
-  );
+  const answer = await ctx.ask(endpoint, [...names, 'engines'], () => client.visibilityTopics(brand, optionsOf(first)));
   if (!answer.ok) {
     ctx.failed(endpoint, [...names, 'engines', 'topic_ids'], answer.why);
     return [];
@@ -228,11 +226,7 @@ export async function probeVisibilityFilters(ctx: ProbeContext, unjudged: Sent[]
   if (second.length) {
     const names = second.map((s) => s.name);
     const narrowed = await ctx.ask(endpoint, names, () =>
-      client.visibilityTopics(brand, {
-        ...windows.wide,
-        engines: engines.length ? engines : undefined,
-        topicIds: topic !== undefined ? [topic] : undefined,
-      }),
+      client.visibilityTopics(brand, { ...windows.wide, ...optionsOf(second) }),
     );
     if (narrowed.ok) unjudged.push(...judgeEcho(ctx, endpoint, second, narrowed.value.info.query));
     else ctx.failed(endpoint, names, narrowed.why);
@@ -264,19 +258,7 @@ export async function probeCitations(ctx: ProbeContext): Promise<void> {
   if (!engines.length) ctx.book.unchecked(endpoint, 'engines', NO_ENGINE);
   if (!topics.length) ctx.book.unchecked(endpoint, 'topic_ids', NO_TOPIC);
   const names = sent.map((s) => s.name);
-  const answer = await ctx.ask(endpoint, names, () =>
-    client.citations(brand, {
-      ...windows.wide,
-      period: 'week',
-      ownership: ['first_party', 'competitor_owned'],
-      contentTypes: ['blog_article'],
-      sentiment: ['positive', 'neutral'],
-      firstParty: false,
-      domains,
-      engines: engines.length ? engines : undefined,
-      topicIds: topics.length ? topics : undefined,
-    }),
-  );
+  const answer = await ctx.ask(endpoint, names, () => client.citations(brand, optionsOf(sent)));
   if (!answer.ok) return ctx.failed(endpoint, names, answer.why);
   const unjudged = judgeEcho(ctx, endpoint, sent, answer.value.info.query);
   ctx.offerControl(endpoint, 'period', () =>
@@ -304,20 +286,12 @@ export async function probeDomainDetail(ctx: ProbeContext): Promise<void> {
     ...(facts.engines.length ? [{ name: 'engines' as const, value: facts.engines }] : []),
     ...(topics.length ? [{ name: 'topic_ids' as const, value: topics }] : []),
   ];
-  const filters = {
-    ...windows.wide,
-    ownership: [...OWNERSHIP_VALUES],
-    contentTypes: [...CONTENT_TYPE_VALUES],
-    sentiment: [...SENTIMENT_VALUES],
-    engines: facts.engines.length ? facts.engines : undefined,
-    topicIds: topics.length ? topics : undefined,
-  };
   const names = sent.map((s) => s.name);
   if (!facts.engines.length) ctx.book.unchecked(endpoint, 'engines', NO_ENGINE);
   if (!topics.length) ctx.book.unchecked(endpoint, 'topic_ids', NO_TOPIC);
   if (!facts.domains.length) return ctx.failed(endpoint, [...names, 'first_party'], NO_DOMAIN);
   for (const domain of facts.domains.slice(0, 3)) {
-    const answer = await ctx.ask(endpoint, names, () => client.domainDetail(brand, domain, filters));
+    const answer = await ctx.ask(endpoint, names, () => client.domainDetail(brand, domain, optionsOf(sent)));
     if (!answer.ok) return ctx.failed(endpoint, [...names, 'first_party'], answer.why);
     if (answer.value.empty) continue;
     const unjudged = judgeEcho(ctx, endpoint, sent, answer.value.info.query);
@@ -342,19 +316,25 @@ export async function probeDomainDetail(ctx: ProbeContext): Promise<void> {
   );
 }
 
+/** The client's option of each parameter whose name differs from it. */
+const OPTION_KEYS: Partial<Record<ParamName, string>> = {
+  start_date: 'startDate',
+  end_date: 'endDate',
+  content_types: 'contentTypes',
+  first_party: 'firstParty',
+  topic_ids: 'topicIds',
+  include_scenarios: 'includeScenarios',
+};
+
+/** The client's options that send the parameters of `sent`, each with its value. */
+function optionsOf(sent: readonly Sent[]): Record<string, unknown> {
+  return Object.fromEntries(sent.map(({ name, value }) => [OPTION_KEYS[name] ?? name, value]));
+}
+
 /** A filter holding a value no API accepts, for the tiebreak of an answer without an echo. */
 function badFilter(name: ParamName, bad: string): Record<string, unknown> {
-  const key =
-    {
-      start_date: 'startDate',
-      end_date: 'endDate',
-      content_types: 'contentTypes',
-      first_party: 'firstParty',
-      topic_ids: 'topicIds',
-      include_scenarios: 'includeScenarios',
-    }[name as string] ?? name;
   const list = ['engines', 'topic_ids', 'ownership', 'content_types', 'sentiment', 'domains'].includes(name);
-  return { [key]: list ? [bad] : bad };
+  return optionsOf([{ name, value: list ? [bad] : bad }]);
 }
 
 async function tiebreakUnechoed(

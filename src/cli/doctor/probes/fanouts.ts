@@ -1,4 +1,3 @@
-import type { FanoutByPhrase } from '../../../streams/fanouts-by-phrase.js';
 import type { FanoutCited } from '../../../streams/fanouts-cited.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { fingerprint, NO_DOMAIN, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
@@ -22,10 +21,7 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
   }
   const read = (options: object, pageSize = 100): Promise<FirstPage> =>
     firstPage(client.fanoutsCited(brand, { ...windows.wide, domain, pageSize, ...options }));
-  const answers = await probeDateRange(ctx, endpoint, read, {
-    alsoSent: ['domain'],
-  });
-  const base = answers?.wide;
+  const base = await probeDateRange(ctx, endpoint, read, { alsoSent: ['domain'] });
   await compareEngines(ctx, endpoint, base, read, { alsoSent: ['domain'] });
   await compareTopics(ctx, endpoint, base, read, { alsoSent: ['domain'] });
 
@@ -104,7 +100,7 @@ export async function probeFanoutsByPhrase(ctx: ProbeContext, searches: readonly
   );
   if (!page.ok) ctx.failed(endpoint, ['phrase'], page.why);
   else {
-    const queries = (page.value.records as FanoutByPhrase[]).map((r) => r.query);
+    const queries = page.value.records.map((r) => r.query);
     const without = queries.filter((q) => !q.toLowerCase().includes(phrase.toLowerCase()));
     if (queries.length === 0) {
       await ctx.tiebreak(

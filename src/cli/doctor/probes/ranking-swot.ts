@@ -16,8 +16,7 @@ export async function probeProductRanking(ctx: ProbeContext): Promise<void> {
   const { client, brand, windows, book } = ctx;
   const read = (options: object, pageSize = 50): Promise<FirstPage> =>
     firstPage(client.productRanking(brand, { ...windows.wide, pageSize, ...options }));
-  const answers = await probeDateRange(ctx, endpoint, read);
-  const base = answers?.wide;
+  const base = await probeDateRange(ctx, endpoint, read);
   const tiebreak = (key: string, invalid: string) => ({ invalid, call: () => read({ [key]: invalid }, 1) });
 
   const byRecommendation = await compareToBase(
@@ -79,10 +78,9 @@ export async function probeSwot(ctx: ProbeContext): Promise<void> {
   }
   const read = (options: object, pageSize = 100): Promise<FirstPage> =>
     firstPage(client.swotAnswers(brand, statement, { ...windows.wide, pageSize, ...options }));
-  const answers = await probeDateRange(ctx, endpoint, read, {
+  const base = await probeDateRange(ctx, endpoint, read, {
     dayOfRecord: (record) => dayOf((record as SwotAnswer).date),
   });
-  const base = answers?.wide;
   await compareEngines(ctx, endpoint, base, read, {
     // In any letter case: the engine asked is named as the conversations spell it, which the spec does not tie to this.
     breaks: (engine) => (r) => {

@@ -17,10 +17,9 @@ export async function probeTrackedUrls(ctx: ProbeContext): Promise<void> {
       // info.citations counts every page of the answer: it moves with the range and filters even when the page shown does not.
       records: [{ citations: page.info.citations, cited_urls: page.info.cited_urls }, ...page.records],
     }));
-  const answers = await probeDateRange(ctx, endpoint, read, {
+  const base = await probeDateRange(ctx, endpoint, read, {
     dayOfRecord: (record) => dayOf((record as TrackedUrl).first_cited),
   });
-  const base = answers?.wide;
   const pages = (base?.records.slice(1) ?? []) as TrackedUrl[];
   facts.trackedUrl ??= pages[0]?.url;
   ctx.rememberDomains(
