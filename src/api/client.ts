@@ -131,8 +131,8 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     notFoundIsEmpty?: boolean,
   ) {
     const endpoint = `GET ${path}`;
-    return transport.get(
-      { path: withQuery(path, buildQuery(query, encodingOf(read))), endpoint, signal, notFoundIsEmpty },
+    return transport.send(
+      { method: 'GET', path: withQuery(path, buildQuery(query, encodingOf(read))), endpoint, signal, notFoundIsEmpty },
       (body) => {
         const result = read.envelope.safeParse(body);
         if (result.success) return result.data;

@@ -79,20 +79,17 @@ export interface TransportOptions {
   dispatcher?: Dispatcher | undefined;
 }
 
-export interface GetRequest {
+/** One call: a GET, or a POST or PATCH with a JSON body (spec, "Endpoints", shared rules). */
+export interface ApiRequest {
+  method: 'GET' | 'POST' | 'PATCH';
   /** The path below the base URL, query included. */
   path: string;
-  /** `GET /path` without the query: what logs and errors name. */
+  /** `METHOD /path` without the query: what logs and errors name. */
   endpoint: string;
   signal?: AbortSignal | undefined;
   /** The endpoint answers "nothing in the range" with a 404 (`Endpoint.notFoundIsEmpty`): such an answer is `empty`. */
   notFoundIsEmpty?: boolean | undefined;
-}
-
-/** A POST or PATCH with a JSON body (spec, "Endpoints", shared rules). */
-export interface WriteRequest extends GetRequest {
-  method: 'POST' | 'PATCH';
-  /** Sent as JSON; absent for a write without a body (restore, endpoint 5). */
+  /** Sent as JSON; absent for a GET and a write without a body (restore, endpoint 5). */
   body?: unknown;
   /**
    * The idempotency header, name and value. Only a write that carries one is retried: sending it again makes the
@@ -100,12 +97,6 @@ export interface WriteRequest extends GetRequest {
    */
   idempotency?: { header: string; value: string } | undefined;
 }
-
-type SentRequest = GetRequest & {
-  method: 'GET' | WriteRequest['method'];
-  body?: unknown;
-  idempotency?: WriteRequest['idempotency'];
-};
 
 /**
  * The one place that sends HTTP: pool, auth, deadlines, the rate budget, full-jitter retries and typed errors. 429s are
@@ -152,17 +143,11 @@ export class Transport {
       });
   }
 
-  /** GETs a JSON answer and hands it to `accept`, which returns the typed value or throws (a broken envelope is transient). */
-  async get<T>(request: GetRequest, accept: (body: unknown) => T): Promise<T> {
-    return this.exchange({ ...request, method: 'GET' }, accept);
-  }
-
-  /** Sends a write and hands its JSON answer to `accept`; retried only when it carries an idempotency value. */
-  async write<T>(request: WriteRequest, accept: (body: unknown) => T): Promise<T> {
-    return this.exchange(request, accept);
-  }
-
-  private async exchange<T>(request: SentRequest, accept: (body: unknown) => T): Promise<T> {
+  /**
+   * Sends a call and hands its JSON answer to `accept`, which returns the typed value or throws (a broken envelope is
+   * transient). A write is retried only when it carries an idempotency value.
+   */
+  async send<T>(request: ApiRequest, accept: (body: unknown) => T): Promise<T> {
     const signal = combine(this.options.signal, request.signal);
     const maxAttempts = this.config.maxAttempts;
     let attempt = 0;
@@ -311,7 +296,7 @@ export class Transport {
    * `StoppedWaitingError`: pacing's short waits end as they would, while a 429's minutes no longer hold the stop.
    */
   private async waiting(
-    request: SentRequest,
+    request: ApiRequest,
     signal: AbortSignal | undefined,
     wait: (signal: AbortSignal | undefined) => Promise<void>,
   ): Promise<void> {
@@ -336,7 +321,7 @@ export class Transport {
 
   /** One HTTP exchange under the overall deadline; the body is read whole, up to `api.maxResponseMb` (pages are small: at most 100 records, spec "Limits"). */
   private async once(
-    request: SentRequest,
+    request: ApiRequest,
     callerSignal: AbortSignal | undefined,
   ): Promise<{ status: number; body: unknown }> {
     const { path, endpoint } = request;
@@ -505,7 +490,7 @@ export class Transport {
   }
 }
 
-function requestHeaders(apiKey: string, request: SentRequest): Record<string, string> {
+function requestHeaders(apiKey: string, request: ApiRequest): Record<string, string> {
   const headers: Record<string, string> = {
     'x-api-key': apiKey,
     accept: 'application/json',
