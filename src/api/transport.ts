@@ -179,6 +179,8 @@ export class Transport {
         if (!(thrown instanceof ApiError)) throw thrown;
         const error = thrown;
         if (isUnavailability(error)) firstAwayAt ??= sentAt;
+        const toleranceLeft = this.toleranceLeft(error, firstAwayAt);
+        const awayTooLong = toleranceLeft !== undefined && toleranceLeft <= 0;
         const durationMs = performance.now() - started;
         const base = {
           endpoint: request.endpoint,
@@ -209,18 +211,13 @@ export class Transport {
           throw error;
         }
         const repeatable = request.method === 'GET' || request.idempotency !== undefined;
-        if (
-          error.retryable &&
-          repeatable &&
-          attempt < attemptsFor(error, maxAttempts) &&
-          !this.awayTooLong(error, firstAwayAt)
-        ) {
+        if (error.retryable && repeatable && attempt < attemptsFor(error, maxAttempts) && !awayTooLong) {
           const backoff = backoffDelay(attempt, { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs });
-          // A server that names its wait (503 with Retry-After: maintenance, overload) is not asked sooner.
-          // test/api/client.test.ts.
+          // A server that names its wait (503 with Retry-After: maintenance, overload) is not asked sooner, up to
+          // api.retryMaxMs or, for the API away, what is left of the outage tolerance. test/api/client.test.ts.
           const named = Math.min(
             (error instanceof TransientError && error.retryAfterMs) || 0,
-            this.namedWaitAtMost(error, firstAwayAt),
+            Math.max(this.config.retryMaxMs, toleranceLeft ?? 0),
           );
           const delay = Math.max(backoff, named);
           // The wait is the whole API's, not this call's: every call of the key holds back for it, so a 503 during a
@@ -246,12 +243,10 @@ export class Transport {
         }
         // No other call was answered while this one failed, or for as long as an outage is waited out: the API is away,
         // which the fetch processor waits out.
-        if (isUnavailability(error) && this.lastAnsweredAt < callStartedAt) {
+        const unansweredThroughout = this.lastAnsweredAt < callStartedAt;
+        if (isUnavailability(error) && (unansweredThroughout || awayTooLong)) {
           error.apiUnavailable = true;
-          error.unansweredSince = callStartedAt;
-        } else if (this.awayTooLong(error, firstAwayAt)) {
-          error.apiUnavailable = true;
-          error.unansweredSince = this.unansweredSince(firstAwayAt!);
+          error.unansweredSince = unansweredThroughout ? callStartedAt : this.unansweredSince(firstAwayAt!);
         }
         this.emit({ ...base, outcome: request.notFoundIsEmpty && isEmptyAnswer(error) ? 'empty' : 'failed' });
         throw error;
@@ -260,27 +255,13 @@ export class Transport {
   }
 
   /**
-   * The call met the API away and nothing was answered for longer than an outage is waited out. Counted from its first
-   * attempt that met the API away, or the last answer when later: its budget wait asked nothing of the API.
+   * What is left of the outage tolerance (`unansweredForMs`) for a call that met the API away, counted from its first
+   * attempt that met it, or the last answer when later: its budget wait asked nothing of the API. 0 or less: given up.
    */
-  private awayTooLong(error: ApiError, firstAwayAt: number | undefined): error is TransientError {
+  private toleranceLeft(error: ApiError, firstAwayAt: number | undefined): number | undefined {
     const tolerated = this.options.unansweredForMs;
-    return (
-      tolerated !== undefined &&
-      firstAwayAt !== undefined &&
-      isUnavailability(error) &&
-      Date.now() - this.unansweredSince(firstAwayAt) >= tolerated
-    );
-  }
-
-  /**
-   * The longest a `Retry-After` is heeded between attempts: api.retryMaxMs or, for the API away while outages are
-   * waited out, what is left of that tolerance, so a call gives up within it.
-   */
-  private namedWaitAtMost(error: ApiError, firstAwayAt: number | undefined): number {
-    const tolerated = this.options.unansweredForMs;
-    if (tolerated === undefined || firstAwayAt === undefined || !isUnavailability(error)) return this.config.retryMaxMs;
-    return Math.max(this.config.retryMaxMs, tolerated - (Date.now() - this.unansweredSince(firstAwayAt)));
+    if (tolerated === undefined || firstAwayAt === undefined || !isUnavailability(error)) return undefined;
+    return tolerated - (Date.now() - this.unansweredSince(firstAwayAt));
   }
 
   /**
