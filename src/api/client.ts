@@ -109,17 +109,11 @@ export function openTransport(config: ApiConfig, options: ApiClientOptions): Tra
 export function createApiClient(config: ApiConfig, options: ApiClientOptions = {}): ApiClient {
   const transport = openTransport(config, options);
   /** How one endpoint's query goes on the wire: its names (`api.params`, its own `api.endpointParams` over them). */
-  const encodings = new Map<string, QueryEncoding>();
   function encodingOf(endpoint: AnyEndpoint): QueryEncoding {
-    let encoding = encodings.get(endpoint.name);
-    if (!encoding) {
-      encoding = {
-        params: endpointMapping(config.params as ParamMapping, config.endpointParams, endpoint.name),
-        arrayFormat: config.arrayFormat,
-      };
-      encodings.set(endpoint.name, encoding);
-    }
-    return encoding;
+    return {
+      params: endpointMapping(config.params as ParamMapping, config.endpointParams, endpoint.name),
+      arrayFormat: config.arrayFormat,
+    };
   }
 
   /** One answer of `read`'s endpoint, its envelope checked; an envelope that does not match is transient. */
@@ -131,8 +125,8 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     notFoundIsEmpty?: boolean,
   ) {
     const endpoint = `GET ${path}`;
-    return transport.get(
-      { path: withQuery(path, buildQuery(query, encodingOf(read))), endpoint, signal, notFoundIsEmpty },
+    return transport.send(
+      { method: 'GET', path: withQuery(path, buildQuery(query, encodingOf(read))), endpoint, signal, notFoundIsEmpty },
       (body) => {
         const result = read.envelope.safeParse(body);
         if (result.success) return result.data;

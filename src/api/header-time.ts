@@ -3,8 +3,6 @@
  * delta seconds, Unix seconds or milliseconds, or an HTTP date, told apart by form and size (header-time.test.ts).
  */
 
-export type HeaderTimeForm = 'delta-seconds' | 'unix-seconds' | 'unix-milliseconds' | 'http-date';
-
 export interface HeaderTime {
   /** Milliseconds from `now` until the instant (negative when it is past). */
   ms: number;
@@ -13,7 +11,7 @@ export interface HeaderTime {
    * next second, so a wait of 0.2 s written as a Unix time in seconds can read as 1.2 s. 0 for milliseconds or decimals.
    */
   roundingMs: number;
-  form: HeaderTimeForm;
+  form: 'delta-seconds' | 'unix-seconds' | 'unix-milliseconds' | 'http-date';
 }
 
 /** Unix times in seconds are above this (September 2001); a smaller number is seconds from now. */

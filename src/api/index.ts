@@ -2,7 +2,6 @@
 export { createApiClient } from './client.js';
 export type * from './client.js';
 export * from './errors.js';
-export type { Page, PagingInfo, PagingSummary } from './paginate.js';
 export {
   configuredRateBudget,
   UNLIMITED_RATE_BUDGET,
@@ -10,9 +9,8 @@ export {
   keyHash,
   type RateBudget,
 } from './rate-budget.js';
-export type { QueryParams } from './query.js';
 export type { Rejection } from './validate.js';
 export type { ApiRequestEvent } from './transport.js';
 export { KeyAnswers } from './key-answers.js';
 export * from './schemas.js';
-export type { AnyEndpoint, Endpoint } from './endpoint.js';
+export type { AnyEndpoint } from './endpoint.js';

@@ -13,11 +13,6 @@ export interface PagingInfo {
   total_rows?: number | null | undefined;
 }
 
-export interface FetchedPage<I extends PagingInfo> {
-  data: unknown[];
-  info: I;
-}
-
 /** One page as callers see it: valid records, rejected ones, and what the API said about the whole set. */
 export interface Page<T, I extends PagingInfo = PagingInfo> {
   records: T[];
@@ -45,7 +40,7 @@ export interface PagingSummary {
 
 export interface PaginateOptions<T, I extends PagingInfo> {
   /** Reads one page; the client sends `page` and `page_size` under their configured wire names. */
-  fetchPage: (page: number, pageSize: number) => Promise<FetchedPage<I>>;
+  fetchPage: (page: number, pageSize: number) => Promise<{ data: unknown[]; info: I }>;
   /** The record schema; each record is validated on its own. */
   schema: z.ZodType<T>;
   /** Records per page requested (already capped to the endpoint's limit). */
@@ -70,8 +65,6 @@ export function pageLimit(firstTotalRows: number | undefined, pageSize: number):
   return Math.min(MAX_PAGES, 2 * Math.max(1, Math.ceil(firstTotalRows / pageSize)) + 10);
 }
 
-export type PagingProblem = 'page_echo' | 'page_repeat' | 'page_limit';
-
 /**
  * Paging answered in a way that cannot be trusted, so it stopped: a page numbered other than asked, a repeated page, or
  * more pages than the first `total_rows` allows. `refused` holds the raw records of the page that was not yielded.
@@ -79,7 +72,7 @@ export type PagingProblem = 'page_echo' | 'page_repeat' | 'page_limit';
 export class PagingInconsistency extends PagingError {
   constructor(
     message: string,
-    readonly problem: PagingProblem,
+    readonly problem: 'page_echo' | 'page_repeat' | 'page_limit',
     readonly page: number,
     readonly refused: unknown[],
     endpoint: string,

@@ -133,12 +133,7 @@ export function keyHash(apiKey: string): string {
 /** Slots of about a fifth of a second: at most `perSlot` requests leave together, `rps` per second in all. */
 const TARGET_SLOTS_PER_SECOND = 5;
 
-export interface RateSlots {
-  perSlot: number;
-  slotMs: number;
-}
-
-export function slotsFor(requestsPerSecond: number): RateSlots {
+export function slotsFor(requestsPerSecond: number): { perSlot: number; slotMs: number } {
   if (!(requestsPerSecond > 0) || !Number.isFinite(requestsPerSecond))
     throw new RangeError('requestsPerSecond must be positive');
   const perSlot = Math.max(1, Math.round(requestsPerSecond / TARGET_SLOTS_PER_SECOND));

@@ -20,12 +20,11 @@ export function readSettingsOf(query: QueryParams, encoding: QueryEncoding, firs
   );
   const names = sent.map(([name]) => name);
   if (firstPage !== undefined) names.push(...PAGING_PARAM_NAMES);
-  const settings: ReadSettings = {
+  return settingsText({
     names: Object.fromEntries(names.map((name) => [name, wireName(name, encoding.params)])),
-  };
-  if (sent.some(([, value]) => Array.isArray(value))) settings.arrayFormat = encoding.arrayFormat;
-  if (firstPage !== undefined) settings.firstPage = firstPage;
-  return settingsText(settings);
+    arrayFormat: sent.some(([, value]) => Array.isArray(value)) ? encoding.arrayFormat : undefined,
+    firstPage,
+  });
 }
 
 /**
@@ -40,12 +39,11 @@ export function readSettingsNow(
   const settings = parseSettings(recorded);
   if (!settings) return undefined;
   const mapping = endpointMapping(api.params as ParamMapping, api.endpointParams, endpoint);
-  const now: ReadSettings = {
+  return settingsText({
     names: Object.fromEntries(Object.keys(settings.names).map((name) => [name, wireName(name, mapping)])),
-  };
-  if (settings.arrayFormat !== undefined) now.arrayFormat = api.arrayFormat;
-  if (settings.firstPage !== undefined) now.firstPage = api.firstPage;
-  return settingsText(now);
+    arrayFormat: settings.arrayFormat === undefined ? undefined : api.arrayFormat,
+    firstPage: settings.firstPage === undefined ? undefined : api.firstPage,
+  });
 }
 
 /** What differs between two recorded settings, as a reader would say it: `start_date sent as from, now start_date`. */
@@ -65,14 +63,11 @@ export function describeSettingsChange(before: string, now: string): string {
   return changes.join('; ');
 }
 
+/** JSON leaves out the settings that are undefined: a read that sent no array records no `arrayFormat`. */
 function settingsText(settings: ReadSettings): string {
   // Names sorted, so two reads of the same settings compare equal as text, in SQL as in code.
   const names = Object.fromEntries(Object.entries(settings.names).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return JSON.stringify({
-    names,
-    ...(settings.arrayFormat !== undefined ? { arrayFormat: settings.arrayFormat } : {}),
-    ...(settings.firstPage !== undefined ? { firstPage: settings.firstPage } : {}),
-  });
+  return JSON.stringify({ names, arrayFormat: settings.arrayFormat, firstPage: settings.firstPage });
 }
 
 function parseSettings(text: string): ReadSettings | undefined {

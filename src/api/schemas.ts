@@ -182,8 +182,3 @@ export const queryEcho = optional(z.record(z.string(), z.unknown()));
 export const pagedEnvelopeSchema = z.looseObject({ data: records, info: z.looseObject(pagingInfo) });
 
 export type PagedInfo = z.infer<typeof pagedEnvelopeSchema>['info'];
-export type Topic = z.infer<typeof topicSchema>;
-export type Scenario = z.infer<typeof scenarioSchema>;
-export type Tag = z.infer<typeof tagSchema>;
-export type Persona = z.infer<typeof personaSchema>;
-export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;

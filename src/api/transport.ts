@@ -79,20 +79,17 @@ export interface TransportOptions {
   dispatcher?: Dispatcher | undefined;
 }
 
-export interface GetRequest {
+/** One call: a GET, or a POST or PATCH with a JSON body (spec, "Endpoints", shared rules). */
+export interface ApiRequest {
+  method: 'GET' | 'POST' | 'PATCH';
   /** The path below the base URL, query included. */
   path: string;
-  /** `GET /path` without the query: what logs and errors name. */
+  /** `METHOD /path` without the query: what logs and errors name. */
   endpoint: string;
   signal?: AbortSignal | undefined;
   /** The endpoint answers "nothing in the range" with a 404 (`Endpoint.notFoundIsEmpty`): such an answer is `empty`. */
   notFoundIsEmpty?: boolean | undefined;
-}
-
-/** A POST or PATCH with a JSON body (spec, "Endpoints", shared rules). */
-export interface WriteRequest extends GetRequest {
-  method: 'POST' | 'PATCH';
-  /** Sent as JSON; absent for a write without a body (restore, endpoint 5). */
+  /** Sent as JSON; absent for a GET and a write without a body (restore, endpoint 5). */
   body?: unknown;
   /**
    * The idempotency header, name and value. Only a write that carries one is retried: sending it again makes the
@@ -100,12 +97,6 @@ export interface WriteRequest extends GetRequest {
    */
   idempotency?: { header: string; value: string } | undefined;
 }
-
-type SentRequest = GetRequest & {
-  method: 'GET' | WriteRequest['method'];
-  body?: unknown;
-  idempotency?: WriteRequest['idempotency'];
-};
 
 /**
  * The one place that sends HTTP: pool, auth, deadlines, the rate budget, full-jitter retries and typed errors. 429s are
@@ -152,17 +143,11 @@ export class Transport {
       });
   }
 
-  /** GETs a JSON answer and hands it to `accept`, which returns the typed value or throws (a broken envelope is transient). */
-  async get<T>(request: GetRequest, accept: (body: unknown) => T): Promise<T> {
-    return this.exchange({ ...request, method: 'GET' }, accept);
-  }
-
-  /** Sends a write and hands its JSON answer to `accept`; retried only when it carries an idempotency value. */
-  async write<T>(request: WriteRequest, accept: (body: unknown) => T): Promise<T> {
-    return this.exchange(request, accept);
-  }
-
-  private async exchange<T>(request: SentRequest, accept: (body: unknown) => T): Promise<T> {
+  /**
+   * Sends a call and hands its JSON answer to `accept`, which returns the typed value or throws (a broken envelope is
+   * transient). A write is retried only when it carries an idempotency value.
+   */
+  async send<T>(request: ApiRequest, accept: (body: unknown) => T): Promise<T> {
     const signal = combine(this.options.signal, request.signal);
     const maxAttempts = this.config.maxAttempts;
     let attempt = 0;
@@ -194,6 +179,8 @@ export class Transport {
         if (!(thrown instanceof ApiError)) throw thrown;
         const error = thrown;
         if (isUnavailability(error)) firstAwayAt ??= sentAt;
+        const toleranceLeft = this.toleranceLeft(error, firstAwayAt);
+        const awayTooLong = toleranceLeft !== undefined && toleranceLeft <= 0;
         const durationMs = performance.now() - started;
         const base = {
           endpoint: request.endpoint,
@@ -224,18 +211,13 @@ export class Transport {
           throw error;
         }
         const repeatable = request.method === 'GET' || request.idempotency !== undefined;
-        if (
-          error.retryable &&
-          repeatable &&
-          attempt < attemptsFor(error, maxAttempts) &&
-          !this.awayTooLong(error, firstAwayAt)
-        ) {
+        if (error.retryable && repeatable && attempt < attemptsFor(error, maxAttempts) && !awayTooLong) {
           const backoff = backoffDelay(attempt, { baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs });
-          // A server that names its wait (503 with Retry-After: maintenance, overload) is not asked sooner.
-          // test/api/client.test.ts.
+          // A server that names its wait (503 with Retry-After: maintenance, overload) is not asked sooner, up to
+          // api.retryMaxMs or, for the API away, what is left of the outage tolerance. test/api/client.test.ts.
           const named = Math.min(
             (error instanceof TransientError && error.retryAfterMs) || 0,
-            this.namedWaitAtMost(error, firstAwayAt),
+            Math.max(this.config.retryMaxMs, toleranceLeft ?? 0),
           );
           const delay = Math.max(backoff, named);
           // The wait is the whole API's, not this call's: every call of the key holds back for it, so a 503 during a
@@ -261,12 +243,10 @@ export class Transport {
         }
         // No other call was answered while this one failed, or for as long as an outage is waited out: the API is away,
         // which the fetch processor waits out.
-        if (isUnavailability(error) && this.lastAnsweredAt < callStartedAt) {
+        const unansweredThroughout = this.lastAnsweredAt < callStartedAt;
+        if (isUnavailability(error) && (unansweredThroughout || awayTooLong)) {
           error.apiUnavailable = true;
-          error.unansweredSince = callStartedAt;
-        } else if (this.awayTooLong(error, firstAwayAt)) {
-          error.apiUnavailable = true;
-          error.unansweredSince = this.unansweredSince(firstAwayAt!);
+          error.unansweredSince = unansweredThroughout ? callStartedAt : this.unansweredSince(firstAwayAt!);
         }
         this.emit({ ...base, outcome: request.notFoundIsEmpty && isEmptyAnswer(error) ? 'empty' : 'failed' });
         throw error;
@@ -275,27 +255,13 @@ export class Transport {
   }
 
   /**
-   * The call met the API away and nothing was answered for longer than an outage is waited out. Counted from its first
-   * attempt that met the API away, or the last answer when later: its budget wait asked nothing of the API.
+   * What is left of the outage tolerance (`unansweredForMs`) for a call that met the API away, counted from its first
+   * attempt that met it, or the last answer when later: its budget wait asked nothing of the API. 0 or less: given up.
    */
-  private awayTooLong(error: ApiError, firstAwayAt: number | undefined): error is TransientError {
+  private toleranceLeft(error: ApiError, firstAwayAt: number | undefined): number | undefined {
     const tolerated = this.options.unansweredForMs;
-    return (
-      tolerated !== undefined &&
-      firstAwayAt !== undefined &&
-      isUnavailability(error) &&
-      Date.now() - this.unansweredSince(firstAwayAt) >= tolerated
-    );
-  }
-
-  /**
-   * The longest a `Retry-After` is heeded between attempts: api.retryMaxMs or, for the API away while outages are
-   * waited out, what is left of that tolerance, so a call gives up within it.
-   */
-  private namedWaitAtMost(error: ApiError, firstAwayAt: number | undefined): number {
-    const tolerated = this.options.unansweredForMs;
-    if (tolerated === undefined || firstAwayAt === undefined || !isUnavailability(error)) return this.config.retryMaxMs;
-    return Math.max(this.config.retryMaxMs, tolerated - (Date.now() - this.unansweredSince(firstAwayAt)));
+    if (tolerated === undefined || firstAwayAt === undefined || !isUnavailability(error)) return undefined;
+    return tolerated - (Date.now() - this.unansweredSince(firstAwayAt));
   }
 
   /**
@@ -311,7 +277,7 @@ export class Transport {
    * `StoppedWaitingError`: pacing's short waits end as they would, while a 429's minutes no longer hold the stop.
    */
   private async waiting(
-    request: SentRequest,
+    request: ApiRequest,
     signal: AbortSignal | undefined,
     wait: (signal: AbortSignal | undefined) => Promise<void>,
   ): Promise<void> {
@@ -336,7 +302,7 @@ export class Transport {
 
   /** One HTTP exchange under the overall deadline; the body is read whole, up to `api.maxResponseMb` (pages are small: at most 100 records, spec "Limits"). */
   private async once(
-    request: SentRequest,
+    request: ApiRequest,
     callerSignal: AbortSignal | undefined,
   ): Promise<{ status: number; body: unknown }> {
     const { path, endpoint } = request;
@@ -505,7 +471,7 @@ export class Transport {
   }
 }
 
-function requestHeaders(apiKey: string, request: SentRequest): Record<string, string> {
+function requestHeaders(apiKey: string, request: ApiRequest): Record<string, string> {
   const headers: Record<string, string> = {
     'x-api-key': apiKey,
     accept: 'application/json',

@@ -7,11 +7,6 @@ export type Rejection = RejectedRecord;
 /** A loose object schema: its `shape` names the fields bvsync knows. */
 export type RecordSchema = z.ZodObject<z.ZodRawShape>;
 
-export interface ValidatedRecords<T> {
-  records: T[];
-  rejects: Rejection[];
-}
-
 /**
  * Validates records one by one, so one bad record is quarantined and the rest of its page still loads
  * (item by item is also the faster way in zod 4).
@@ -20,7 +15,7 @@ export function validateRecords<T>(
   schema: z.ZodType<T>,
   data: readonly unknown[],
   source: string,
-): ValidatedRecords<T> {
+): { records: T[]; rejects: Rejection[] } {
   const records: T[] = [];
   const rejects: Rejection[] = [];
   for (const raw of data) {

@@ -1,8 +1,6 @@
-import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { ApiConfig } from '../config/schema.js';
-import type { Logger } from '../log.js';
-import { openTransport } from './client.js';
+import { openTransport, type ApiClientOptions } from './client.js';
 import {
   contentIdempotencyKey,
   freshIdempotencyKey,
@@ -11,8 +9,6 @@ import {
 } from './idempotency-key.js';
 import { cappedPageSize, paginate } from './paginate.js';
 import { brandPath, buildQuery, withQuery, type QueryParams } from './query.js';
-import type { RateBudget } from './rate-budget.js';
-import type { ApiRequestEvent, WriteRequest } from './transport.js';
 import { describeZodIssues } from './validate.js';
 import { WriteAnswerError, writtenPerInfo } from './write-answer-error.js';
 import {
@@ -22,19 +18,6 @@ import {
   TRACK_URLS_PER_REQUEST,
 } from './write-limits.js';
 import * as w from './write-schemas.js';
-
-export interface WriteClientOptions {
-  /** Where retries and 429s are logged (never with the key); default: silent. */
-  logger?: Logger;
-  /** The key's request budget; default an in-memory budget at `api.requestsPerSecond`. */
-  budget?: RateBudget;
-  /** Called after every HTTP attempt. */
-  onRequest?: (event: ApiRequestEvent) => void;
-  /** Wait out 429s inside the client and retry (bounded); default true: a plan or apply is one person waiting. */
-  retryRateLimited?: boolean;
-  signal?: AbortSignal;
-  dispatcher?: Dispatcher;
-}
 
 /** A page to track (endpoint 1): its address, and a title, else the API takes the page's own. */
 export interface TrackUrlItem {
@@ -129,17 +112,18 @@ export interface WriteClient {
 }
 
 /**
- * The client of bvsync's writes, on the read transport. Every write carries an idempotency value: of content and
- * session for a real write, of content alone for persona and tag changes, fresh for a dry run (idempotency-key.ts).
+ * The client of bvsync's writes, on the read transport; it waits out 429s unless told not to (`retryRateLimited`), as a
+ * plan or apply is one person waiting. Every write carries an idempotency value: of content and session for a real
+ * write, of content alone for persona and tag changes, fresh for a dry run (idempotency-key.ts).
  */
-export function createWriteClient(config: ApiConfig, options: WriteClientOptions = {}): WriteClient {
+export function createWriteClient(config: ApiConfig, options: ApiClientOptions = {}): WriteClient {
   const transport = openTransport(config, { ...options, retryRateLimited: options.retryRateLimited ?? true });
   const encoding = { params: config.params, arrayFormat: config.arrayFormat };
   const session = idempotencySession();
 
   /** `keyOf`: the idempotency value is fresh for a dry run, of the apply and the content for a write a later plan can compare, of the content alone otherwise. */
   function send<T>(
-    method: WriteRequest['method'],
+    method: 'POST' | 'PATCH',
     path: string,
     body: unknown,
     schema: z.ZodType<T>,
@@ -152,7 +136,7 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
       : keyOf === 'content'
         ? stableIdempotencyKey(method, path, body)
         : contentIdempotencyKey(session, method, path, body);
-    return transport.write(
+    return transport.send(
       { method, path, endpoint, body, idempotency: { header: config.idempotencyHeader, value: key } },
       (answer) => {
         // A single-item write the API answered 2xx with no body (204): done, with nothing to read back.
@@ -215,7 +199,7 @@ export function createWriteClient(config: ApiConfig, options: WriteClientOptions
 
   function get<T>(path: string, query: QueryParams, schema: z.ZodType<T>): Promise<T> {
     const endpoint = `GET ${path}`;
-    return transport.get({ path: withQuery(path, buildQuery(query, encoding)), endpoint }, (answer) => {
+    return transport.send({ method: 'GET', path: withQuery(path, buildQuery(query, encoding)), endpoint }, (answer) => {
       const result = schema.safeParse(answer);
       if (result.success) return result.data;
       throw new WriteAnswerError(

@@ -44,13 +44,13 @@ describe('write retries', () => {
     sim.setKnobs({ faultRate: 1, faultKinds: ['5xx'] });
     try {
       await expect(
-        transport.write({ method: 'POST', path, endpoint: `POST ${path}`, body }, (answer) => answer),
+        transport.send({ method: 'POST', path, endpoint: `POST ${path}`, body }, (answer) => answer),
       ).rejects.toBeInstanceOf(TransientError);
       expect(postsTo(path)).toBe(1);
       sim.clearRequestLog();
       const idempotency = { header: config.idempotencyHeader, value: 'retry-test-1' };
       await expect(
-        transport.write({ method: 'POST', path, endpoint: `POST ${path}`, body, idempotency }, (answer) => answer),
+        transport.send({ method: 'POST', path, endpoint: `POST ${path}`, body, idempotency }, (answer) => answer),
       ).rejects.toBeInstanceOf(TransientError);
       expect(postsTo(path)).toBe(3);
     } finally {
