@@ -120,18 +120,11 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
   ) {
     throw new SimulatorApiError(503, 'unavailable', 'injected: the API stopped answering writes');
   }
-  const query = new QueryReader(
-    url.searchParams,
-    sim.paramsOf(rest),
-    sim.arrayFormat,
-    sim.knobs.strictParams,
-    sim.rangeEndEcho,
-    sim.knobs.echoMirror,
-    sim.knobs.endDayLeftOut,
-    sim.knobs.firstPage,
-    sim.knobs.dayZoneHours,
-    sim.knobs.unknownParamsListed,
-  );
+  const query = new QueryReader(url.searchParams, sim.paramsOf(rest), {
+    ...sim.knobs,
+    arrayFormat: sim.arrayFormat,
+    rangeEndEcho: sim.rangeEndEcho,
+  });
   const world = sim.world(brandId);
   let outcome: Outcome;
   try {
@@ -157,7 +150,12 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
     }
     outcome = { status: result.status ?? 200, body: text, headers: {} };
     const later = sim.knobs.laterPages;
-    if (later !== 'json' && req.method === 'GET' && outcome.status === 200 && isLaterPage(result.body, query.firstPage))
+    if (
+      later !== 'json' &&
+      req.method === 'GET' &&
+      outcome.status === 200 &&
+      isLaterPage(result.body, query.settings.firstPage)
+    )
       outcome = { ...outcome, ...laterPage(later, text) };
     if (isWrite) {
       // A bulk write says what it wrote (0 on a dry run); any other write that answers 2xx wrote its one item.
