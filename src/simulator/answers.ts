@@ -96,10 +96,6 @@ export class AnswerStore {
     this.maxCachedAnswers = options.maxCachedAnswers ?? 250_000;
   }
 
-  get firstDay(): number {
-    return this.options.firstDay;
-  }
-
   /** Answers generated for the day (visible or not yet): scale ± 15 %, seeded. */
   dayCount(brandId: number, day: number): number {
     if (day < this.options.firstDay) return 0;
@@ -198,7 +194,7 @@ export class AnswerStore {
   }
 
   private generate(brandId: number, day: number): Answer[] {
-    const count = day < this.options.firstDay ? 0 : this.dayCount(brandId, day);
+    const count = this.dayCount(brandId, day);
     const world = this.options.world(brandId);
     const basis = world.basis;
     const rng = randomFor(this.options.seed, brandId, day, ANSWERS_KEY);

@@ -1,26 +1,22 @@
 import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
 import { DAY_MS, simDayString, parseSimDay } from './sim-days.js';
 import { simulatorValidationError, type SimulatorErrorDetail } from './sim-errors.js';
+import type { Knobs } from './knobs.js';
 import type { RangeEndEcho } from './options.js';
 import { queryObject } from './request-log.js';
-
-export interface DateRange {
-  startMs: number;
-  endMs: number;
-  /** As echoed in `info.query`: YYYY-MM-DD when a day was sent (or defaulted), else the ISO datetime. */
-  startText: string;
-  endText: string;
-}
 
 /** Days a range spans when the request sends no start: 30 days ending on the end day. */
 const DEFAULT_RANGE_DAYS = 30;
 
 const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
+/** How a request's query is read: the simulator's options and the knobs that bear on it. */
+export type QuerySettings = Knobs & { arrayFormat: ArrayFormat; rangeEndEcho: RangeEndEcho };
+
 /**
  * Reads the query of one request by the default parameter names (src/api/param-names.ts), mapped to wire
  * names, collecting every problem as `error.details[]` keyed by the wire name. `finish()` throws them all at
- * once, and with `strict` also names parameters the endpoint does not know, so a client's wrong mapping
+ * once, and with `strictParams` also names parameters the endpoint does not know, so a client's wrong mapping
  * fails loudly instead of being silently ignored.
  */
 export class QueryReader {
@@ -32,24 +28,12 @@ export class QueryReader {
   constructor(
     private readonly search: URLSearchParams,
     private readonly mapping: ParamMapping,
-    private readonly arrayFormat: ArrayFormat,
-    private readonly strict: boolean,
-    private readonly rangeEndEcho: RangeEndEcho = 'inclusive',
-    /** Echo the request as received instead of the query applied (the `echoMirror` knob). */
-    private readonly mirrorEcho = false,
-    /** Read an end day as the instant it begins, leaving that day out (the `endDayLeftOut` knob). */
-    private readonly endDayLeftOut = false,
-    /** The number of the first page (the `firstPage` knob). */
-    readonly firstPage: 0 | 1 = 1,
-    /** Hours from UTC of the zone whose days a date-only bound names (the `dayZoneHours` knob); 0 is the spec's UTC. */
-    private readonly dayZoneHours = 0,
-    /** A refused unknown name's message lists the names the endpoint knows (the `unknownParamsListed` knob). */
-    private readonly listKnown = false,
+    readonly settings: QuerySettings,
   ) {}
 
-  /** The reports' `info.query`: the query as applied, or with `mirrorEcho` every parameter as received, known or not. */
+  /** The reports' `info.query`: the query as applied, or with `echoMirror` every parameter as received, known or not. */
   echoed(): Record<string, unknown> {
-    return this.mirrorEcho ? queryObject(this.search) : this.applied;
+    return this.settings.echoMirror ? queryObject(this.search) : this.applied;
   }
 
   wire(name: string): string {
@@ -111,7 +95,7 @@ export class QueryReader {
     const sent = this.search.getAll(wire);
     if (sent.length === 0) return undefined;
     let values: string[];
-    if (this.arrayFormat === 'comma') {
+    if (this.settings.arrayFormat === 'comma') {
       if (sent.length > 1) return this.fail(name, 'arrays are sent comma-separated in one parameter');
       values = sent[0] === '' ? [] : sent[0]!.split(',');
     } else {
@@ -143,21 +127,21 @@ export class QueryReader {
    * The range start and end (spec "Shared query filters"): a day or an ISO datetime, both inclusive, an end
    * day covering its whole day. No end means today; no start means DEFAULT_RANGE_DAYS days ending on the end.
    */
-  dateRange(today: number): DateRange | undefined {
+  dateRange(today: number): { startMs: number; endMs: number } | undefined {
     const start = this.raw('start_date');
     const end = this.raw('end_date');
     const startParsed = start === undefined ? undefined : parseBound(start, 'start');
     const endParsed =
       end === undefined
         ? undefined
-        : this.endDayLeftOut && parseSimDay(end) !== undefined
+        : this.settings.endDayLeftOut && parseSimDay(end) !== undefined
           ? { ms: parseSimDay(end)! * DAY_MS - 1, text: end }
           : parseBound(end, 'end');
     if (start !== undefined && !startParsed) this.fail('start_date', 'must be YYYY-MM-DD or an ISO 8601 datetime');
     if (end !== undefined && !endParsed) this.fail('end_date', 'must be YYYY-MM-DD or an ISO 8601 datetime');
     if ((start !== undefined && !startParsed) || (end !== undefined && !endParsed)) return undefined;
     // Another zone's day: D from D 00:00 in that zone, so 5 hours later in UTC for a zone 5 hours behind.
-    const shift = -this.dayZoneHours * 3_600_000;
+    const shift = -this.settings.dayZoneHours * 3_600_000;
     for (const bound of [startParsed, endParsed])
       if (bound && shift !== 0 && /^\d{4}-\d{2}-\d{2}$/.test(bound.text)) bound.ms += shift;
     const endBound = endParsed ?? { ms: (today + 1) * DAY_MS - 1, text: simDayString(today) };
@@ -166,13 +150,13 @@ export class QueryReader {
       text: simDayString(Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1),
     };
     // A one-day range whose end day is left out is empty, not refused: as such an API answers it.
-    const emptied = this.endDayLeftOut && startBound.ms === endBound.ms + 1;
+    const emptied = this.settings.endDayLeftOut && startBound.ms === endBound.ms + 1;
     if (startBound.ms > endBound.ms && !emptied)
       return this.fail('start_date', 'must not be after the end of the range');
     this.applied[this.wire('start_date')] =
-      this.rangeEndEcho === 'offset' ? `${startBound.text.slice(0, 10)}T00:00:00-05:00` : startBound.text;
-    this.applied[this.wire('end_date')] = echoedEnd(this.rangeEndEcho, endBound);
-    return { startMs: startBound.ms, endMs: endBound.ms, startText: startBound.text, endText: endBound.text };
+      this.settings.rangeEndEcho === 'offset' ? `${startBound.text.slice(0, 10)}T00:00:00-05:00` : startBound.text;
+    this.applied[this.wire('end_date')] = echoedEnd(this.settings.rangeEndEcho, endBound);
+    return { startMs: startBound.ms, endMs: endBound.ms };
   }
 
   /** Every parameter name the request sent. */
@@ -190,10 +174,12 @@ export class QueryReader {
   }
 
   finish(): void {
-    if (this.strict) {
+    if (this.settings.strictParams) {
       for (const key of new Set(this.search.keys())) {
         if (this.known.has(key)) continue;
-        const listed = this.listKnown ? `; known parameters: ${[...this.known].sort().join(', ') || 'none'}` : '';
+        const listed = this.settings.unknownParamsListed
+          ? `; known parameters: ${[...this.known].sort().join(', ') || 'none'}`
+          : '';
         this.errors.push({ field: key, message: `unknown query parameter for this endpoint${listed}` });
       }
     }

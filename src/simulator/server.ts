@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAdmin } from './admin.js';
@@ -42,12 +42,6 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function retryAfter(sim: SimulatorState): string {
-  const seconds = sim.knobs.retryAfterSeconds;
-  if (sim.knobs.retryAfterFormat === 'http-date') return new Date(Date.now() + seconds * 1000).toUTCString();
-  return String(seconds);
-}
-
 interface Outcome {
   status: number;
   body: string;
@@ -79,26 +73,23 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
     throw new SimulatorApiError(403, 'brand_access_denied', `the API key has no access to brand ${brandId}`);
   }
   const rest = match[2] ?? '';
-  let route: (typeof ROUTES)[number] | undefined;
-  let captures: string[] = [];
-  for (const candidate of ROUTES) {
-    const found = candidate.pattern.exec(rest);
-    if (found && candidate.method === req.method) {
-      route = candidate;
-      try {
-        captures = found.slice(1).map((part) => decodeURIComponent(part));
-      } catch {
-        throw simulatorValidationError([{ field: 'path', message: 'is not valid percent-encoding' }]);
-      }
-      break;
-    }
-  }
+  const route = ROUTES.find((candidate) => candidate.method === req.method && candidate.pattern.test(rest));
   if (!route) throw simulatorNotFound(`no endpoint ${req.method} ${url.pathname}`);
+  let captures: string[];
+  try {
+    captures = route.pattern
+      .exec(rest)!
+      .slice(1)
+      .map((part) => decodeURIComponent(part));
+  } catch {
+    throw simulatorValidationError([{ field: 'path', message: 'is not valid percent-encoding' }]);
+  }
 
   const isWrite = req.method === 'POST' || req.method === 'PATCH';
-  const idempotencyValue = isWrite ? req.headers[sim.idempotencyHeader] : undefined;
+  const header = req.headers[sim.idempotencyHeader];
+  const idempotencyValue = isWrite && typeof header === 'string' && header.length > 0 ? header : undefined;
   const nowMs = sim.clock.nowMs();
-  if (typeof idempotencyValue === 'string' && idempotencyValue.length > 0) {
+  if (idempotencyValue !== undefined) {
     const stored = sim.idempotency.get(sim.apiKey, idempotencyValue, nowMs);
     if (stored)
       return { status: stored.status, body: stored.body, headers: { 'idempotent-replayed': 'true' }, written: 0 };
@@ -120,18 +111,11 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
   ) {
     throw new SimulatorApiError(503, 'unavailable', 'injected: the API stopped answering writes');
   }
-  const query = new QueryReader(
-    url.searchParams,
-    sim.paramsOf(rest),
-    sim.arrayFormat,
-    sim.knobs.strictParams,
-    sim.rangeEndEcho,
-    sim.knobs.echoMirror,
-    sim.knobs.endDayLeftOut,
-    sim.knobs.firstPage,
-    sim.knobs.dayZoneHours,
-    sim.knobs.unknownParamsListed,
-  );
+  const query = new QueryReader(url.searchParams, sim.paramsOf(rest), {
+    ...sim.knobs,
+    arrayFormat: sim.arrayFormat,
+    rangeEndEcho: sim.rangeEndEcho,
+  });
   const world = sim.world(brandId);
   let outcome: Outcome;
   try {
@@ -150,37 +134,35 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
           info: applyInfoDrift(payload.info, route.name, settings),
         };
       }
-      if (odd && req.method === 'GET' && (result.status ?? 200) === 200 && Array.isArray(payload?.data)) {
+      if (odd && req.method === 'GET' && Array.isArray(payload?.data)) {
         payload = { ...payload, ...applyOddities({ data: payload.data, info: payload.info }, sim.knobs.oddities) };
       }
       text = JSON.stringify(payload);
     }
-    outcome = { status: result.status ?? 200, body: text, headers: {} };
+    outcome = { status: 200, body: text, headers: {} };
     const later = sim.knobs.laterPages;
-    if (later !== 'json' && req.method === 'GET' && outcome.status === 200 && isLaterPage(result.body, query.firstPage))
+    if (later !== 'json' && req.method === 'GET' && isLaterPage(result.body, query.settings.firstPage))
       outcome = { ...outcome, ...laterPage(later, text) };
     if (isWrite) {
-      // A bulk write says what it wrote (0 on a dry run); any other write that answers 2xx wrote its one item.
+      // A bulk write says what it wrote (0 on a dry run); any other write that answers wrote its one item.
       const stated = (result.body as { info?: { written?: unknown } } | undefined)?.info?.written;
-      outcome.written = typeof stated === 'number' ? stated : outcome.status < 300 ? 1 : 0;
+      outcome.written = typeof stated === 'number' ? stated : 1;
     }
   } catch (error) {
     if (!(error instanceof SimulatorApiError)) throw error;
     outcome = { ...errorOutcome(error), ...(isWrite ? { written: 0 } : {}) };
   }
-  if (typeof idempotencyValue === 'string' && idempotencyValue.length > 0 && outcome.status < 500) {
+  if (idempotencyValue !== undefined && outcome.status < 500) {
     sim.idempotency.put(sim.apiKey, idempotencyValue, outcome.status, outcome.body, nowMs);
   }
   return outcome;
 }
 
-export interface ServerHandle {
-  server: Server;
-  url: string;
-  close(): Promise<void>;
-}
-
-export async function listen(sim: SimulatorState, port: number, host: string): Promise<ServerHandle> {
+export async function listen(
+  sim: SimulatorState,
+  port: number,
+  host: string,
+): Promise<{ url: string; close(): Promise<void> }> {
   const stalls = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
   // Aborted by close(), so a request sleeping in its latency (up to 10 minutes) does not keep the process alive.
@@ -198,11 +180,7 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
     }
     if (url.pathname.startsWith('/__admin/')) return handleAdmin(sim, req, res, url.pathname, rawBody);
     sim.inFlight++;
-    try {
-      await answerApiRequest(req, res, url, rawBody, started);
-    } finally {
-      sim.inFlight--;
-    }
+    await answerApiRequest(req, res, url, rawBody, started).finally(() => sim.inFlight--);
   };
 
   const answerApiRequest = async (
@@ -279,7 +257,10 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
     const limitStatus = sim.rateLimiter.status(rateKey, knobs.rateLimit, limitedAt, knobs.rateLimitAlgorithm);
     const limitHeaders = rateLimitHeaders(knobs.rateLimitHeaders, limitStatus, limitedAt, knobs.rateLimitReset);
     if (!allowed) {
-      const headers = { 'retry-after': retryAfter(sim), ...limitHeaders };
+      const seconds = knobs.retryAfterSeconds;
+      const retryAfter =
+        knobs.retryAfterFormat === 'http-date' ? new Date(Date.now() + seconds * 1000).toUTCString() : String(seconds);
+      const headers = { 'retry-after': retryAfter, ...limitHeaders };
       return refuse(429, 'rate_limited', 'too many requests for this API key', headers);
     }
     const quotaBackInS = sim.takeDailyQuota(rateKey);
@@ -339,7 +320,6 @@ export async function listen(sim: SimulatorState, port: number, host: string): P
   const address = server.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    server,
     url: `http://${hostForUrl}:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {

@@ -19,20 +19,17 @@ export class SimulatorApiError extends Error {
   }
 }
 
+/** A 400 naming the first problem; `details` holds one at least. */
 export function simulatorValidationError(details: SimulatorErrorDetail[]): SimulatorApiError {
-  const first = details[0];
-  const message = first
-    ? `${first.field}: ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`
-    : 'invalid request';
-  return new SimulatorApiError(400, 'validation_error', message, details);
+  const [first] = details;
+  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
+  return new SimulatorApiError(400, 'validation_error', `${first!.field}: ${first!.message}${more}`, details);
 }
 
-export function simulatorNotFound(message = 'not found'): SimulatorApiError {
+export function simulatorNotFound(message: string): SimulatorApiError {
   return new SimulatorApiError(404, 'not_found', message);
 }
 
-export function simulatorErrorEnvelope(error: SimulatorApiError): {
-  error: { code: string; message: string; details: SimulatorErrorDetail[]; request_id: string };
-} {
+export function simulatorErrorEnvelope(error: SimulatorApiError) {
   return { error: { code: error.code, message: error.message, details: error.details, request_id: randomUUID() } };
 }

@@ -14,10 +14,8 @@ import type { BrandWorld } from './world-types.js';
 export class SimulatorState {
   readonly seed: number;
   readonly brandCount: number;
-  readonly days: number;
-  readonly scale: number;
   readonly apiKey: string;
-  readonly params: ParamMapping;
+  private readonly params: ParamMapping;
   private readonly endpointParams: ReadonlyArray<{ pattern: RegExp; mapping: ParamMapping }>;
   readonly arrayFormat: ArrayFormat;
   readonly rangeEndEcho: RangeEndEcho;
@@ -38,6 +36,49 @@ export class SimulatorState {
   realWrites = 0;
   /** Requests each API key was served on one day of the clock, for `dailyQuota`. */
   private readonly quotaUsed = new Map<string, { day: number; count: number }>();
+  private readonly worlds = new Map<number, BrandWorld>();
+
+  constructor(readonly options: SimulatorOptions) {
+    this.seed = options.seed ?? 1;
+    this.brandCount = options.brands ?? 3;
+    const days = options.days ?? 30;
+    const scale = options.scale ?? 100;
+    this.apiKey = options.apiKey ?? DEFAULT_API_KEY;
+    this.params = options.params ?? {};
+    this.endpointParams = Object.entries(options.endpointParams ?? {}).map(([path, mapping]) => ({
+      pattern: endpointPattern(path),
+      mapping: { ...this.params, ...mapping },
+    }));
+    this.arrayFormat = options.arrayFormat ?? 'repeat';
+    this.rangeEndEcho = options.rangeEndEcho ?? 'inclusive';
+    this.idempotencyHeader = (options.idempotencyHeader ?? 'Idempotency-Key').toLowerCase();
+    this.planTopicLimit = options.planTopicLimit ?? 12;
+    if (!Number.isInteger(this.brandCount) || this.brandCount < 1) throw new Error('brands must be a positive integer');
+    if (!Number.isInteger(days) || days < 1) throw new Error('days must be a positive integer');
+    if (!(scale >= 1)) throw new Error('scale must be at least 1');
+    let today: number | undefined;
+    if (options.today !== undefined) {
+      today = parseSimDay(options.today);
+      if (today === undefined) throw new Error(`today must be YYYY-MM-DD, got ${JSON.stringify(options.today)}`);
+    }
+    this.clock = new SimulatorClock(today, options.clock);
+    this.firstDay = this.clock.today() - days + 1;
+    const knobInput: Record<string, unknown> = {};
+    for (const key of Object.keys(DEFAULT_KNOBS)) {
+      const value = (options as Record<string, unknown>)[key];
+      if (value !== undefined) knobInput[key] = value;
+    }
+    this.knobs = { ...DEFAULT_KNOBS, ...parseKnobs(knobInput) };
+    this.store = new AnswerStore({
+      seed: this.seed,
+      scale,
+      firstDay: this.firstDay,
+      world: (brandId) => this.world(brandId),
+      today: () => this.clock.today(),
+      late: () => ({ share: this.knobs.lateShare, days: this.knobs.lateDays }),
+      ...(options.maxCachedAnswers !== undefined ? { maxCachedAnswers: options.maxCachedAnswers } : {}),
+    });
+  }
 
   /**
    * Counts a request against the key's `dailyQuota`: undefined when it may pass, else the seconds until the quota
@@ -54,53 +95,10 @@ export class SimulatorState {
     current.count += 1;
     return undefined;
   }
-  private readonly worlds = new Map<number, BrandWorld>();
 
   /** The wire names of the endpoint at `path` (under the brand, with its leading slash). */
   paramsOf(path: string): ParamMapping {
     return this.endpointParams.find((endpoint) => endpoint.pattern.test(path))?.mapping ?? this.params;
-  }
-
-  constructor(readonly options: SimulatorOptions) {
-    this.seed = options.seed ?? 1;
-    this.brandCount = options.brands ?? 3;
-    this.days = options.days ?? 30;
-    this.scale = options.scale ?? 100;
-    this.apiKey = options.apiKey ?? DEFAULT_API_KEY;
-    this.params = options.params ?? {};
-    this.endpointParams = Object.entries(options.endpointParams ?? {}).map(([path, mapping]) => ({
-      pattern: endpointPattern(path),
-      mapping: { ...this.params, ...mapping },
-    }));
-    this.arrayFormat = options.arrayFormat ?? 'repeat';
-    this.rangeEndEcho = options.rangeEndEcho ?? 'inclusive';
-    this.idempotencyHeader = (options.idempotencyHeader ?? 'Idempotency-Key').toLowerCase();
-    this.planTopicLimit = options.planTopicLimit ?? 12;
-    if (!Number.isInteger(this.brandCount) || this.brandCount < 1) throw new Error('brands must be a positive integer');
-    if (!Number.isInteger(this.days) || this.days < 1) throw new Error('days must be a positive integer');
-    if (!(this.scale >= 1)) throw new Error('scale must be at least 1');
-    let today: number | undefined;
-    if (options.today !== undefined) {
-      today = parseSimDay(options.today);
-      if (today === undefined) throw new Error(`today must be YYYY-MM-DD, got ${JSON.stringify(options.today)}`);
-    }
-    this.clock = new SimulatorClock(today, options.clock);
-    this.firstDay = this.clock.today() - this.days + 1;
-    const knobInput: Record<string, unknown> = {};
-    for (const key of Object.keys(DEFAULT_KNOBS)) {
-      const value = (options as Record<string, unknown>)[key];
-      if (value !== undefined) knobInput[key] = value;
-    }
-    this.knobs = { ...DEFAULT_KNOBS, ...parseKnobs(knobInput) };
-    this.store = new AnswerStore({
-      seed: this.seed,
-      scale: this.scale,
-      firstDay: this.firstDay,
-      world: (brandId) => this.world(brandId),
-      today: () => this.clock.today(),
-      late: () => ({ share: this.knobs.lateShare, days: this.knobs.lateDays }),
-      ...(options.maxCachedAnswers !== undefined ? { maxCachedAnswers: options.maxCachedAnswers } : {}),
-    });
   }
 
   get brands(): number[] {
@@ -112,11 +110,6 @@ export class SimulatorState {
     return this.brandCount + 1;
   }
 
-  /** The brand that has no templates of its own and shows the platform's (brand 2, or none with one brand). */
-  get templatelessBrand(): number | undefined {
-    return this.brandCount >= 2 ? 2 : undefined;
-  }
-
   world(brandId: number): BrandWorld {
     let world = this.worlds.get(brandId);
     if (!world) {
@@ -124,7 +117,8 @@ export class SimulatorState {
         seed: this.seed,
         brandId,
         firstDay: this.firstDay,
-        hasTemplates: brandId !== this.templatelessBrand,
+        // Brand 2 has no templates of its own and shows the platform's (no brand does when there is one).
+        hasTemplates: brandId !== 2 || this.brandCount < 2,
       });
       this.worlds.set(brandId, world);
     }

@@ -1,11 +1,21 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_KNOBS } from '../../src/simulator/knobs.js';
 import { parseSimDay } from '../../src/simulator/sim-days.js';
 import { SimulatorApiError } from '../../src/simulator/sim-errors.js';
 import { QueryReader } from '../../src/simulator/query.js';
 
 const today = parseSimDay('2026-11-20')!;
 const reader = (query: string, strict = true) =>
-  new QueryReader(new URLSearchParams(query), { start_date: 'from' }, 'repeat', strict);
+  new QueryReader(
+    new URLSearchParams(query),
+    { start_date: 'from' },
+    {
+      ...DEFAULT_KNOBS,
+      strictParams: strict,
+      arrayFormat: 'repeat',
+      rangeEndEcho: 'inclusive',
+    },
+  );
 
 describe('query reader', () => {
   it('makes an end day cover its whole day and defaults to 30 days ending today', () => {

@@ -49,56 +49,45 @@ function tallyRange(store: AnswerStore, world: BrandWorld, filter: AnswerFilter)
   return { topics, scenarios };
 }
 
+/** The measures of a subject the tally's answers named `hits` times, and the window before `before` times. */
+function measures(hits: number, before: number, tally: Tally, previous: Tally | undefined) {
+  return {
+    conversations: tally.conversations,
+    visibility: ratio(hits, tally.conversations),
+    ...(previous && previous.conversations > 0
+      ? { change: ratio(hits, tally.conversations) - ratio(before, previous.conversations) }
+      : {}),
+    confidence_interval: wilson(hits, tally.conversations),
+    share_of_voice: ratio(hits, tally.brandMentions),
+  };
+}
+
 function brandEntries(world: BrandWorld, tally: Tally, previous: Tally | undefined) {
   const own = {
     name: world.brand.name,
     website: world.brand.website,
     is_own_brand: true,
-    conversations: tally.conversations,
-    visibility: ratio(tally.mentioned, tally.conversations),
-    ...(previous && previous.conversations > 0
-      ? { change: ratio(tally.mentioned, tally.conversations) - ratio(previous.mentioned, previous.conversations) }
-      : {}),
-    confidence_interval: wilson(tally.mentioned, tally.conversations),
-    share_of_voice: ratio(tally.mentioned, tally.brandMentions),
+    ...measures(tally.mentioned, previous?.mentioned ?? 0, tally, previous),
   };
   // Only competitors the account confirmed appear, as on the dashboard; the current state counts, so a
   // confirmed suggestion shows with its history.
   const competitors = world.basis.competitors
     .map((entry, index) => ({ entry, index, answers: tally.competitorAnswers[index] ?? 0 }))
     .filter(({ entry }) => entry.competitor.is_actual)
-    .map(({ entry, index, answers }) => {
-      const before = previous?.competitorAnswers[index] ?? 0;
-      return {
-        name: entry.competitor.name,
-        website: entry.competitor.website,
-        is_own_brand: false,
-        conversations: tally.conversations,
-        visibility: ratio(answers, tally.conversations),
-        ...(previous && previous.conversations > 0
-          ? { change: ratio(answers, tally.conversations) - ratio(before, previous.conversations) }
-          : {}),
-        confidence_interval: wilson(answers, tally.conversations),
-        share_of_voice: ratio(answers, tally.brandMentions),
-      };
-    })
+    .map(({ entry, index, answers }) => ({
+      name: entry.competitor.name,
+      website: entry.competitor.website,
+      is_own_brand: false,
+      ...measures(answers, previous?.competitorAnswers[index] ?? 0, tally, previous),
+    }))
     .sort((a, b) => b.visibility - a.visibility || a.name.localeCompare(b.name))
     .slice(0, 5);
   return [own, ...competitors];
 }
 
 function row(tally: Tally, previous: Tally | undefined) {
-  const visibility = ratio(tally.mentioned, tally.conversations);
-  return {
-    conversations: tally.conversations,
-    days: tally.days.size,
-    visibility,
-    ...(previous && previous.conversations > 0
-      ? { change: visibility - ratio(previous.mentioned, previous.conversations) }
-      : {}),
-    confidence_interval: wilson(tally.mentioned, tally.conversations),
-    share_of_voice: ratio(tally.mentioned, tally.brandMentions),
-  };
+  const { conversations, ...rest } = measures(tally.mentioned, previous?.mentioned ?? 0, tally, previous);
+  return { conversations, days: tally.days.size, ...rest };
 }
 
 /**

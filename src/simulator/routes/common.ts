@@ -16,7 +16,7 @@ export interface Paging {
 }
 
 export function readPaging(query: QueryReader, maxPageSize: number = LIMITS.pageSizeMax): Paging {
-  const { firstPage } = query;
+  const { firstPage } = query.settings;
   const page = query.int('page', { min: firstPage, default: firstPage }) ?? firstPage;
   const pageSize =
     query.int('page_size', { min: 1, max: maxPageSize, default: Math.min(DEFAULT_PAGE_SIZE, maxPageSize) }) ??

@@ -14,7 +14,6 @@ export interface RouteContext {
 }
 
 export interface RouteAnswer {
-  status?: number;
   body: unknown;
   /** The body already written as JSON (the hot conversations page); used when no drift knob is on. */
   json?: () => string;

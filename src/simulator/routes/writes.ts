@@ -6,7 +6,7 @@ import { countCitedPages, trackedUrlRecord } from '../reports/tracked-urls.js';
 import { LIMITS } from '../spec-enums.js';
 import { normalizeUrl } from '../normalize-url.js';
 import type { DryRunAnswer } from '../knobs.js';
-import type { BrandWorld, Competitor, Topic, TrackedUrl } from '../world-types.js';
+import type { Competitor, Topic, TrackedUrl } from '../world-types.js';
 import { readAnswerFilter } from './common.js';
 import type { Route, RouteContext } from './route.js';
 
@@ -39,14 +39,28 @@ function dryRunItem(
   return { id: shape === 'null-ids' ? null : 0, ...rest };
 }
 
-/** The start of a bulk write: the body's list of items (1 to `max`), and whether it is a dry run the knobs let be one. */
+/**
+ * The start of a bulk write: the body's list of items (1 to `max`), whether it is a dry run the knobs let be one, the
+ * ids it gives (on a dry run, those it would give), and its answer with the items it rejected.
+ */
 function readBulk(context: RouteContext, field: string, max: number) {
   context.query.finish();
+  const { world, sim } = context;
   const reader = new BodyReader(context.body);
   const body = reader.object();
   const list = reader.array(body[field], field, { min: 1, max, required: true }) ?? [];
-  const dryRun = (reader.boolean(body.dry_run, 'dry_run') ?? false) && !context.sim.knobs.dryRunIgnored;
-  return { reader, body, list, dryRun };
+  const dryRun = (reader.boolean(body.dry_run, 'dry_run') ?? false) && !sim.knobs.dryRunIgnored;
+  let provisional = 0;
+  const rejected: Rejection[] = [];
+  return {
+    reader,
+    body,
+    list,
+    dryRun,
+    takeId: () => (dryRun ? world.peekId(++provisional) : world.nextId()),
+    reject: (index: number, code: Rejection['code'], message: string) => rejected.push({ index, code, message }),
+    answer: (data: unknown[]) => bulk(data, rejected, dryRun, sim.knobs.dryRunAnswer),
+  };
 }
 
 /** The start of a PATCH: the item its path names (404 when the brand has none) and the body's reader. */
@@ -85,7 +99,7 @@ const trackUrls: Route = {
   name: 'track-urls',
   handle(context) {
     const { world, sim } = context;
-    const { reader, body, list: urls, dryRun } = readBulk(context, 'urls', LIMITS.trackUrlsMax);
+    const { reader, body, list: urls, ...write } = readBulk(context, 'urls', LIMITS.trackUrlsMax);
     const groupId = reader.integer(body.group_id, 'group_id');
     const items = urls.map((item, index) => {
       const entry = reader.record(item, `urls[${index}]`) ?? {};
@@ -99,31 +113,21 @@ const trackUrls: Route = {
     const group = groupId === undefined ? undefined : world.groups.find((g) => g.id === groupId);
     const taken = new Set(world.trackedUrls.map((page) => page.url));
     const created: TrackedUrl[] = [];
-    const rejected: Rejection[] = [];
     items.forEach((item, index) => {
-      if (groupId !== undefined && !group)
-        return rejected.push({ index, code: 'not_found', message: `no group ${groupId}` });
-      if (taken.has(item.url))
-        return rejected.push({ index, code: 'conflict', message: `${item.url} is already tracked` });
+      if (groupId !== undefined && !group) return write.reject(index, 'not_found', `no group ${groupId}`);
+      if (taken.has(item.url)) return write.reject(index, 'conflict', `${item.url} is already tracked`);
       taken.add(item.url);
       created.push({
-        id: dryRun ? world.peekId(created.length + 1) : world.nextId(),
+        id: write.takeId(),
         url: item.url,
         title: item.title ?? pageTitle(item.url),
         created_at: isoTime(sim.clock.nowMs()),
         ...(group ? { group_id: group.id } : {}),
       });
     });
-    if (!dryRun) world.trackedUrls.push(...created);
+    if (!write.dryRun) world.trackedUrls.push(...created);
     const counts = trackedUrlCounts(context);
-    return {
-      body: bulk(
-        created.map((page) => trackedUrlRecord(world, page, counts)),
-        rejected,
-        dryRun,
-        sim.knobs.dryRunAnswer,
-      ),
-    };
+    return { body: write.answer(created.map((page) => trackedUrlRecord(world, page, counts))) };
   },
 };
 
@@ -153,17 +157,13 @@ const updateTrackedUrl: Route = {
   },
 };
 
-function activeTopicCount(world: BrandWorld): number {
-  return world.topics.filter((t) => !t.deleted).length;
-}
-
 const createTopics: Route = {
   method: 'POST',
   pattern: /^\/topics$/,
   name: 'create-topics',
   handle(context) {
     const { world, sim } = context;
-    const { reader, list: topics, dryRun } = readBulk(context, 'topics', LIMITS.topicsPerRequestMax);
+    const { reader, list: topics, ...write } = readBulk(context, 'topics', LIMITS.topicsPerRequestMax);
     const items = topics.map((item, index) => {
       const at = `topics[${index}]`;
       const entry = reader.record(item, at) ?? {};
@@ -186,32 +186,20 @@ const createTopics: Route = {
     reader.finish();
     const keyOf = (t: { name: string; type: string; language: string }) =>
       `${t.name}\u0000${t.type}\u0000${t.language}`;
-    const taken = new Set(world.topics.filter((t) => !t.deleted).map(keyOf));
-    let active = activeTopicCount(world);
-    let provisional = 0;
-    const take = () => (dryRun ? world.peekId(++provisional) : world.nextId());
+    const active = world.topics.filter((t) => !t.deleted);
+    const taken = new Set(active.map(keyOf));
+    let activeCount = active.length;
     const created: Topic[] = [];
-    const rejected: Rejection[] = [];
     items.forEach((item, index) => {
-      if (item.personaId !== undefined && !world.personas.some((p) => p.id === item.personaId)) {
-        return rejected.push({ index, code: 'not_found', message: `no persona ${item.personaId}` });
-      }
+      if (item.personaId !== undefined && !world.personas.some((p) => p.id === item.personaId))
+        return write.reject(index, 'not_found', `no persona ${item.personaId}`);
       if (taken.has(keyOf(item)))
-        return rejected.push({
-          index,
-          code: 'conflict',
-          message: `a topic "${item.name}" (${item.type}, ${item.language}) exists`,
-        });
-      if (active >= sim.planTopicLimit) {
-        return rejected.push({
-          index,
-          code: 'plan_limit_reached',
-          message: `the plan holds ${sim.planTopicLimit} topics`,
-        });
-      }
+        return write.reject(index, 'conflict', `a topic "${item.name}" (${item.type}, ${item.language}) exists`);
+      if (activeCount >= sim.planTopicLimit)
+        return write.reject(index, 'plan_limit_reached', `the plan holds ${sim.planTopicLimit} topics`);
       taken.add(keyOf(item));
-      active++;
-      const id = take();
+      activeCount++;
+      const id = write.takeId();
       const createdAt = isoTime(sim.clock.nowMs());
       created.push({
         id,
@@ -223,7 +211,7 @@ const createTopics: Route = {
         answer_engines: item.engines,
         ...(item.personaId !== undefined ? { persona_id: item.personaId } : {}),
         scenarios: item.scenarios.map((text) => ({
-          id: take(),
+          id: write.takeId(),
           topic_id: id,
           text,
           status: 'active',
@@ -233,8 +221,8 @@ const createTopics: Route = {
         deleted: false,
       });
     });
-    if (!dryRun) world.topics.push(...created);
-    return { body: bulk(created.map(topicRecord), rejected, dryRun, sim.knobs.dryRunAnswer) };
+    if (!write.dryRun) world.topics.push(...created);
+    return { body: write.answer(created.map(topicRecord)) };
   },
 };
 
@@ -257,8 +245,8 @@ const createCompetitors: Route = {
   pattern: /^\/competitors$/,
   name: 'create-competitors',
   handle(context) {
-    const { world, sim } = context;
-    const { reader, list, dryRun } = readBulk(context, 'competitors', LIMITS.competitorsPerRequestMax);
+    const { world } = context;
+    const { reader, list, ...write } = readBulk(context, 'competitors', LIMITS.competitorsPerRequestMax);
     const items = list.map((item, index) => {
       const entry = reader.record(item, `competitors[${index}]`) ?? {};
       return {
@@ -269,30 +257,27 @@ const createCompetitors: Route = {
     reader.finish();
     const tracked = new Set(world.competitors.filter((c) => c.is_actual).map((c) => c.name.toLowerCase()));
     const written: Competitor[] = [];
-    const rejected: Rejection[] = [];
-    let provisional = 0;
     items.forEach((item, index) => {
       const key = item.name.toLowerCase();
-      if (tracked.has(key))
-        return rejected.push({ index, code: 'conflict', message: `${item.name} is already tracked` });
+      if (tracked.has(key)) return write.reject(index, 'conflict', `${item.name} is already tracked`);
       tracked.add(key);
       // A suggestion of the platform becomes tracked with its history (the same record and id).
       const suggestion = world.competitors.find((c) => !c.is_actual && c.name.toLowerCase() === key);
       if (suggestion) {
-        if (!dryRun) suggestion.is_actual = true;
+        if (!write.dryRun) suggestion.is_actual = true;
         written.push({ ...suggestion, is_actual: true });
         return;
       }
       const competitor = {
-        id: dryRun ? world.peekId(++provisional) : world.nextId(),
+        id: write.takeId(),
         name: item.name,
         website: item.website,
         is_actual: true,
       };
-      if (!dryRun) world.competitors.push(competitor);
+      if (!write.dryRun) world.competitors.push(competitor);
       written.push({ ...competitor });
     });
-    return { body: bulk(written, rejected, dryRun, sim.knobs.dryRunAnswer) };
+    return { body: write.answer(written) };
   },
 };
 
