@@ -33,8 +33,6 @@ export interface FetchThreadSetup {
   chunkRows: number | undefined;
   /** This thread's share of `api.connections`: the threads together keep the pool the process would have had. */
   connections: number;
-  /** The share of `api.requestsPerSecond` the key's budget paces at (src/api/rate-budget.ts, RATE_HEADROOM). */
-  rateHeadroom: number;
 }
 
 /** One slice to read: where its chunks go (`token`) and what its earlier attempts already cost (`tally`). */

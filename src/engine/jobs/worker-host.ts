@@ -218,7 +218,6 @@ export class WorkerHost {
           logLevel: log.level,
           chunkRows: this.options.chunkRows,
           connections: Math.max(1, Math.ceil(config.api.connections / threads)),
-          rateHeadroom: RATE_HEADROOM,
         },
         log,
         onRequest,
