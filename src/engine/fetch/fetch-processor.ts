@@ -33,8 +33,6 @@ export interface FetchProcessorDeps {
   signal: AbortSignal;
   /** Whether the process is stopping (its jobs draining, before `signal` cuts them short). */
   stopping: () => boolean;
-  /** Rows per chunk handed to the loader; default 5,000. */
-  chunkRows?: number;
   /** Told how each slice ended and how long it took; default none. */
   metrics?: SyncMetrics;
   /** Reads the slices: the fetch threads (`sync.fetchThreads`); default on this thread through `client`. */

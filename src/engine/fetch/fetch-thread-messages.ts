@@ -30,7 +30,7 @@ export interface FetchThreadSetup {
   /** The process logger's level, so a thread logs what the process would. */
   logLevel: string;
   /** Rows per chunk; default 5,000. */
-  chunkRows: number | undefined;
+  chunkRows?: number;
   /** This thread's share of `api.connections`: the threads together keep the pool the process would have had. */
   connections: number;
 }

@@ -88,8 +88,6 @@ export interface WorkerHostOptions {
   /** BullMQ's stalled-job check interval and lock duration (ms); defaults 30 s. Tests shorten them. */
   stalledIntervalMs?: number;
   lockDurationMs?: number;
-  /** Rows per chunk sent to the loader; default 5,000. */
-  chunkRows?: number;
   /** Most small slices committed in one transaction; default COMMIT_BATCH_SLICES (src/engine/writer/waiting-commits.ts), 1: each alone. */
   commitBatchSlices?: number;
   /** Told about requests, slices and rows as they happen (`bvsync worker --metrics-port`); default none. */
@@ -216,7 +214,6 @@ export class WorkerHost {
           config,
           redisUrl: this.options.redisUrl,
           logLevel: log.level,
-          chunkRows: this.options.chunkRows,
           connections: Math.max(1, Math.ceil(config.api.connections / threads)),
         },
         log,
@@ -233,7 +230,6 @@ export class WorkerHost {
       sync: config.sync,
       tallies: this.tallies,
       log,
-      chunkRows: this.options.chunkRows,
       signal: this.abort.signal,
       stopping: () => this.stopping !== undefined,
       quota: this.quota,
