@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { KeyAnswers, RATE_HEADROOM, createApiClient, configuredRateBudget } from '../../api/index.js';
 import { createLogger, registerSecret, routeLogLines } from '../../log.js';
 import { connectRedis } from '../redis/redis.js';
-import { openAvailability } from './availability.js';
+import { Availability } from './availability.js';
 import { outageToleranceMs } from './outage-memo.js';
 import { RequestTallies } from '../run/request-tally.js';
 import { inlineSliceReader } from './slice-reader.js';
@@ -72,7 +72,7 @@ const reader = inlineSliceReader({
   tallies,
   chunkRows: setup.chunkRows,
   signal: abort.signal,
-  availability: openAvailability(redis, config.redisPrefix, config.api.apiKey ?? '', heard, config.sync),
+  availability: new Availability(redis, config.redisPrefix, config.api.apiKey ?? '', heard, config.sync),
 });
 
 port.on('message', (message: ToFetchThread) => {

@@ -21,7 +21,7 @@ import type { DriftEntry } from '../../warehouse/schema-drift.js';
 import { WarehouseError } from '../../warehouse/warehouse-error.js';
 import { isWriterFault, type WriterFault } from '../../warehouse/writer-fault.js';
 import { isFinishedRunStatus } from '../../vocabulary.js';
-import { openAvailability } from '../fetch/availability.js';
+import { Availability } from '../fetch/availability.js';
 import { outageToleranceMs } from '../fetch/outage-memo.js';
 import { fetchConcurrencyFor, fetchWorkerSlots, redisRoundTripMs } from '../fetch/fetch-concurrency.js';
 import { commitBatchFor } from '../writer/waiting-commits.js';
@@ -234,7 +234,7 @@ export class WorkerHost {
       stopping: () => this.stopping !== undefined,
       quota: this.quota,
       metrics: this.options.metrics,
-      availability: openAvailability(this.connection, prefix, config.api.apiKey ?? '', this.heard, config.sync),
+      availability: new Availability(this.connection, prefix, config.api.apiKey ?? '', this.heard, config.sync),
       reader: this.fetchThreads,
     });
     // The whole concurrency goes to one worker until the round trip to Redis is known.
