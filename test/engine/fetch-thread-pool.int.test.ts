@@ -10,7 +10,6 @@ import { FetchThreadPool } from '../../src/engine/fetch/fetch-thread-pool.js';
 import type { FetchJobData } from '../../src/engine/jobs/job-data.js';
 import { emptyTally, RequestTallies } from '../../src/engine/run/request-tally.js';
 import { inlineSliceReader } from '../../src/engine/fetch/slice-reader.js';
-import { RATE_HEADROOM } from '../../src/api/rate-budget.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { RunStore } from '../../src/engine/run/run-store.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
@@ -90,7 +89,6 @@ function pool(threads: number, options: { config?: Config; signal?: AbortSignal 
       logLevel: 'debug',
       chunkRows: 1_000,
       connections: 2,
-      rateHeadroom: RATE_HEADROOM,
     },
     log,
     onRequest: (event) => events.push(event),

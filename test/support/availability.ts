@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { KeyAnswers } from '../../src/api/index.js';
-import { openAvailability, type Availability } from '../../src/engine/fetch/availability.js';
+import { Availability } from '../../src/engine/fetch/availability.js';
 import { parseConfig, type SyncConfig } from '../../src/configuration.js';
 
 export interface TestAvailabilityOptions {
@@ -14,7 +14,7 @@ export interface TestAvailabilityOptions {
 
 /** The real availability under `prefix`, inert until a test records an outage or a refusal or feeds `heard`. */
 export function testAvailability(redis: Redis, prefix: string, options: TestAvailabilityOptions = {}): Availability {
-  return openAvailability(
+  return new Availability(
     redis,
     prefix,
     options.apiKey ?? 'bvk_unit_test_key_0001',

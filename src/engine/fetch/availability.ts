@@ -51,25 +51,31 @@ export type RefusalOf = Omit<Refusal, 'stream'> & { stream?: string | null };
  * functions below (`sightingOf`, `awayVerdict`, `refusalOf`), which `test/engine/fetch-outcome.test.ts` covers.
  */
 export class Availability {
+  private readonly outages: OutageMemo;
+  private readonly access: AccessMemo;
+
+  /** The availability of the API to the calls `heard` hears, for the key `apiKey`, through Redis under `prefix`. */
   constructor(
-    private readonly parts: {
-      outages: OutageMemo;
-      access: AccessMemo;
-      heard: KeyAnswers;
-      sync: Pick<SyncConfig, 'outageToleranceMinutes'>;
-    },
-  ) {}
+    redis: Redis,
+    prefix: string,
+    apiKey: string,
+    private readonly heard: KeyAnswers,
+    private readonly sync: Pick<SyncConfig, 'outageToleranceMinutes'>,
+  ) {
+    this.outages = new OutageMemo(redis, prefix);
+    this.access = new AccessMemo(redis, prefix, apiKey);
+  }
 
   /** How long the run waits an outage out; undefined when it does not (`sync.outageToleranceMinutes` 0). */
   get toleranceMs(): number | undefined {
-    return outageToleranceMs(this.parts.sync);
+    return outageToleranceMs(this.sync);
   }
 
   /** May this slice start? Both memos are asked at once: each is a round trip that every slice pays before its first request. */
   async mayStart(runId: string, brandId: number, stream: string): Promise<StartVerdict> {
     const [refusal, outage] = await Promise.all([
-      this.parts.access.refusalFor(brandId, stream),
-      this.parts.outages.gaveUp(runId).catch(() => undefined),
+      this.access.refusalFor(brandId, stream),
+      this.outages.gaveUp(runId).catch(() => undefined),
     ]);
     if (refusal) return { kind: 'refused', refusal };
     if (outage) return { kind: 'given-up', outage };
@@ -78,8 +84,7 @@ export class Availability {
 
   /** What this process heard on its key, as of `now`: read once per outcome, so `classify` stays pure. */
   hearing(now = Date.now()): Hearing {
-    const { heard } = this.parts;
-    return { now, lastAnsweredAt: heard.lastAnsweredAt, rateLimitedSince: heard.rateLimitedSince(now) };
+    return { now, lastAnsweredAt: this.heard.lastAnsweredAt, rateLimitedSince: this.heard.rateLimitedSince(now) };
   }
 
   /**
@@ -92,24 +97,23 @@ export class Availability {
     sighting: Sighting | undefined,
     now: number,
   ): Promise<Outage | undefined> {
-    const { outages } = this.parts;
-    if (!sighting) return outages.gaveUp(runId).catch(() => undefined);
-    return outages.sighted(runId, sliceId, sighting.since, now, sighting.cause).catch(() => undefined);
+    if (!sighting) return this.outages.gaveUp(runId).catch(() => undefined);
+    return this.outages.sighted(runId, sliceId, sighting.since, now, sighting.cause).catch(() => undefined);
   }
 
   /** The run stops waiting for the API: the outage it gave up on, or `outage` when it ended meanwhile or Redis failed. */
   async giveUp(runId: string, outage: Outage): Promise<Outage> {
-    return (await this.parts.outages.giveUp(runId, Date.now()).catch(() => outage)) ?? outage;
+    return (await this.outages.giveUp(runId, Date.now()).catch(() => outage)) ?? outage;
   }
 
   /** A slice of the run was read back: the API answers, and whatever outage the run met is over. */
   answered(runId: string): Promise<void> {
-    return this.parts.outages.over(runId).catch(() => undefined);
+    return this.outages.over(runId).catch(() => undefined);
   }
 
   /** The API refused the key, a brand or a brand's stream: every process's slices it covers fail without a request. */
   remember(refusal: RefusalOf): Promise<void> {
-    return this.parts.access.remember(refusal);
+    return this.access.remember(refusal);
   }
 
   /**
@@ -117,25 +121,9 @@ export class Availability {
    * began, as its answered read then ends it for the run (`answered`). test/engine/outage-memo.int.test.ts.
    */
   async stopsRead(runId: string): Promise<Outage | undefined> {
-    const outage = await this.parts.outages.gaveUp(runId);
-    return outage && this.parts.heard.lastServedAt <= outage.since ? outage : undefined;
+    const outage = await this.outages.gaveUp(runId);
+    return outage && this.heard.lastServedAt <= outage.since ? outage : undefined;
   }
-}
-
-/** The availability of the API to the calls `heard` hears, for the key `apiKey`, through Redis under `prefix`. */
-export function openAvailability(
-  redis: Redis,
-  prefix: string,
-  apiKey: string,
-  heard: KeyAnswers,
-  sync: Pick<SyncConfig, 'outageToleranceMinutes'>,
-): Availability {
-  return new Availability({
-    outages: new OutageMemo(redis, prefix),
-    access: new AccessMemo(redis, prefix, apiKey),
-    heard,
-    sync,
-  });
 }
 
 /**

@@ -12,10 +12,6 @@ return 1`;
 // Chunks wait for the loader at most this long; a run that takes longer re-fetches the slice.
 const CHUNK_TTL_SECONDS = 24 * 60 * 60;
 
-function chunkKey(prefix: string, token: string, index: number): string {
-  return redisKeys(prefix).chunk(token, index);
-}
-
 /** A chunk held back from Redis: the script, keys and arguments that write it, to send with the commit job's add. */
 export interface HeldChunk {
   script: string;
@@ -61,11 +57,12 @@ export class RedisChunkSink implements ChunkSink {
   }
 
   async write(chunk: SliceChunk): Promise<void> {
-    const keys: [string, string] = [
-      redisKeys(this.prefix).run(this.runId),
-      chunkKey(this.prefix, this.token, this.count),
-    ];
-    const held: HeldChunk = { script: WRITE_CHUNK, keys, args: [encodeChunk(chunk), CHUNK_TTL_SECONDS] };
+    const keys = redisKeys(this.prefix);
+    const held: HeldChunk = {
+      script: WRITE_CHUNK,
+      keys: [keys.run(this.runId), keys.chunk(this.token, this.count)],
+      args: [encodeChunk(chunk), CHUNK_TTL_SECONDS],
+    };
     if (this.options.holdLast) {
       const earlier = this.takeHeld();
       this.heldChunk = held;
@@ -99,16 +96,15 @@ export async function readChunks(
   token: string,
   count: number,
 ): Promise<SliceChunk[] | undefined> {
-  const encoded = await Promise.all(
-    Array.from({ length: count }, (_, index) => redis.getBuffer(chunkKey(prefix, token, index))),
-  );
+  const encoded = await Promise.all(chunkKeys(prefix, token, count).map((key) => redis.getBuffer(key)));
   if (encoded.some((chunk) => chunk === null)) return undefined;
   return encoded.map((chunk) => decodeChunk<SliceChunk>(chunk!));
 }
 
 /** The keys of a slice's chunks. */
 export function chunkKeys(prefix: string, token: string, count: number): string[] {
-  return Array.from({ length: count }, (_, index) => chunkKey(prefix, token, index));
+  const keys = redisKeys(prefix);
+  return Array.from({ length: count }, (_, index) => keys.chunk(token, index));
 }
 
 export async function deleteChunks(redis: Redis, prefix: string, token: string, count: number): Promise<void> {

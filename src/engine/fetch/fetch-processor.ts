@@ -33,8 +33,6 @@ export interface FetchProcessorDeps {
   signal: AbortSignal;
   /** Whether the process is stopping (its jobs draining, before `signal` cuts them short). */
   stopping: () => boolean;
-  /** Rows per chunk handed to the loader; default 5,000. */
-  chunkRows?: number;
   /** Told how each slice ended and how long it took; default none. */
   metrics?: SyncMetrics;
   /** Reads the slices: the fetch threads (`sync.fetchThreads`); default on this thread through `client`. */
@@ -80,7 +78,18 @@ async function fetchJob(deps: FetchProcessorDeps, reader: SliceReader, job: Job,
   /** The one failed commit: the loader records why the slice failed and keeps any rows it held. */
   const fail = (why: Failure): Promise<void> => {
     fetched('failed');
-    return enqueueFailedCommit(deps, data, token, job.attemptsMade + 1, tally, why);
+    return sendToCommit(deps, data, {
+      token,
+      chunks: 0,
+      status: 'failed',
+      records: 0,
+      rows: 0,
+      rejects: 0,
+      totalRows: null,
+      attempts: job.attemptsMade + 1,
+      ...tally,
+      ...why,
+    });
   };
   // A key, brand or stream the API refused, or an outage the run gave up on, is not asked again per slice: the slice
   // is recorded failed with that answer, so `status` and `_sync_state` still say why.
@@ -294,29 +303,6 @@ async function sendToCommit(
       await deleteChunks(deps.redis, deps.prefix, fields.token, fields.chunks).catch(() => undefined);
     throw error;
   }
-}
-
-/** A commit of a slice that read nothing: the loader records why it failed and keeps any rows the slice held. */
-function enqueueFailedCommit(
-  deps: FetchProcessorDeps,
-  data: FetchJobData,
-  token: string,
-  attempts: number,
-  tally: Pick<CommitFields, 'requests' | 'retries' | 'rateLimited'>,
-  why: Failure,
-): Promise<void> {
-  return sendToCommit(deps, data, {
-    token,
-    chunks: 0,
-    status: 'failed',
-    records: 0,
-    rows: 0,
-    rejects: 0,
-    totalRows: null,
-    attempts,
-    ...tally,
-    ...why,
-  });
 }
 
 function describe(error: unknown): Record<string, unknown> {

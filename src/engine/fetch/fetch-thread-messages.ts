@@ -30,11 +30,9 @@ export interface FetchThreadSetup {
   /** The process logger's level, so a thread logs what the process would. */
   logLevel: string;
   /** Rows per chunk; default 5,000. */
-  chunkRows: number | undefined;
+  chunkRows?: number;
   /** This thread's share of `api.connections`: the threads together keep the pool the process would have had. */
   connections: number;
-  /** The share of `api.requestsPerSecond` the key's budget paces at (src/api/rate-budget.ts, RATE_HEADROOM). */
-  rateHeadroom: number;
 }
 
 /** One slice to read: where its chunks go (`token`) and what its earlier attempts already cost (`tally`). */

@@ -5,10 +5,10 @@
  * Redis, so every thread (and every process) paces against the same budget.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { KeyAnswers, createApiClient, configuredRateBudget } from '../../api/index.js';
+import { KeyAnswers, RATE_HEADROOM, createApiClient, configuredRateBudget } from '../../api/index.js';
 import { createLogger, registerSecret, routeLogLines } from '../../log.js';
 import { connectRedis } from '../redis/redis.js';
-import { openAvailability } from './availability.js';
+import { Availability } from './availability.js';
 import { outageToleranceMs } from './outage-memo.js';
 import { RequestTallies } from '../run/request-tally.js';
 import { inlineSliceReader } from './slice-reader.js';
@@ -41,7 +41,7 @@ const tallies = new RequestTallies();
 // What this thread's calls heard on the key: a run's give-up spares its reads when it was served since (slice-reader.ts).
 const heard = new KeyAnswers();
 const rateBudget = configuredRateBudget(config, redis, {
-  headroom: setup.rateHeadroom,
+  headroom: RATE_HEADROOM,
   logger: log,
   firstAnswerFirst: true,
 });
@@ -72,7 +72,7 @@ const reader = inlineSliceReader({
   tallies,
   chunkRows: setup.chunkRows,
   signal: abort.signal,
-  availability: openAvailability(redis, config.redisPrefix, config.api.apiKey ?? '', heard, config.sync),
+  availability: new Availability(redis, config.redisPrefix, config.api.apiKey ?? '', heard, config.sync),
 });
 
 port.on('message', (message: ToFetchThread) => {

@@ -26,8 +26,6 @@ export interface SliceRead {
  */
 export interface SliceReader {
   read(data: FetchJobData, token: string, tally: Tally): Promise<SliceRead>;
-  /** Ends what the reader started (threads, connections); default nothing. */
-  close?(): Promise<void>;
 }
 
 export interface InlineSliceReaderOptions {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Job, type Queue } from 'bullmq';
+import type { HeldChunk } from '../fetch/chunk-store.js';
 import { RunGoneError } from '../run/run-gone.js';
 import type {
   CancelJobData,
@@ -24,23 +25,16 @@ interface NewJob {
   jobId: string;
 }
 
-/** A script sent in the same round trip, ahead of the add: it answers 1, or 0 when the run is gone (a held chunk's write). */
-export interface ScriptAhead {
-  script: string;
-  keys: string[];
-  args: Array<string | Buffer | number>;
-}
-
 /**
- * Adds one run's jobs and checks its record in one ordered pipeline: `ahead`, then the add, then the check.
- * Jobs of a run that vanished meanwhile are taken back and RunGoneError thrown.
+ * Adds one run's jobs and checks its record in one ordered pipeline: `ahead`, then the add, then the check. A script
+ * ahead answers 1, or 0 when the run is gone. Jobs of a run that vanished meanwhile are taken back and RunGoneError thrown.
  */
 async function addOfRun(
   queues: Queues,
   runId: string,
   queue: Queue,
   jobs: NewJob[],
-  ahead: ScriptAhead[] = [],
+  ahead: HeldChunk[] = [],
 ): Promise<void> {
   const client = await queue.backend.client;
   const pipeline = client.pipeline();
@@ -104,7 +98,7 @@ export async function enqueueFetch(queues: Queues, data: FetchJobData): Promise<
 }
 
 /** A slice's commit job; `ahead` writes the chunk its read held back (chunk-store.ts), in the same round trip. */
-export async function enqueueCommit(queues: Queues, data: CommitJobData, ahead: ScriptAhead[] = []): Promise<void> {
+export async function enqueueCommit(queues: Queues, data: CommitJobData, ahead: HeldChunk[] = []): Promise<void> {
   const id = jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch);
   await addOfRun(queues, data.runId, queues.load, [{ name: 'commit', data, jobId: id }], ahead);
 }

@@ -21,7 +21,7 @@ import type { DriftEntry } from '../../warehouse/schema-drift.js';
 import { WarehouseError } from '../../warehouse/warehouse-error.js';
 import { isWriterFault, type WriterFault } from '../../warehouse/writer-fault.js';
 import { isFinishedRunStatus } from '../../vocabulary.js';
-import { openAvailability } from '../fetch/availability.js';
+import { Availability } from '../fetch/availability.js';
 import { outageToleranceMs } from '../fetch/outage-memo.js';
 import { fetchConcurrencyFor, fetchWorkerSlots, redisRoundTripMs } from '../fetch/fetch-concurrency.js';
 import { commitBatchFor } from '../writer/waiting-commits.js';
@@ -88,8 +88,6 @@ export interface WorkerHostOptions {
   /** BullMQ's stalled-job check interval and lock duration (ms); defaults 30 s. Tests shorten them. */
   stalledIntervalMs?: number;
   lockDurationMs?: number;
-  /** Rows per chunk sent to the loader; default 5,000. */
-  chunkRows?: number;
   /** Most small slices committed in one transaction; default COMMIT_BATCH_SLICES (src/engine/writer/waiting-commits.ts), 1: each alone. */
   commitBatchSlices?: number;
   /** Told about requests, slices and rows as they happen (`bvsync worker --metrics-port`); default none. */
@@ -216,9 +214,7 @@ export class WorkerHost {
           config,
           redisUrl: this.options.redisUrl,
           logLevel: log.level,
-          chunkRows: this.options.chunkRows,
           connections: Math.max(1, Math.ceil(config.api.connections / threads)),
-          rateHeadroom: RATE_HEADROOM,
         },
         log,
         onRequest,
@@ -234,12 +230,11 @@ export class WorkerHost {
       sync: config.sync,
       tallies: this.tallies,
       log,
-      chunkRows: this.options.chunkRows,
       signal: this.abort.signal,
       stopping: () => this.stopping !== undefined,
       quota: this.quota,
       metrics: this.options.metrics,
-      availability: openAvailability(this.connection, prefix, config.api.apiKey ?? '', this.heard, config.sync),
+      availability: new Availability(this.connection, prefix, config.api.apiKey ?? '', this.heard, config.sync),
       reader: this.fetchThreads,
     });
     // The whole concurrency goes to one worker until the round trip to Redis is known.

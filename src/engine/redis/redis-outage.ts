@@ -25,7 +25,8 @@ export class RedisGoneError extends Error {
 export class RedisOutageWatch {
   private downSince: number | undefined;
   private reason: string | undefined;
-  private readonly detach: () => void;
+  /** Stops watching the connection. */
+  readonly stop: () => void;
 
   constructor(
     connection: Redis,
@@ -44,18 +45,11 @@ export class RedisOutageWatch {
     connection.on('close', down);
     connection.on('ready', up);
     connection.on('error', failed);
-    this.detach = () => {
+    this.stop = () => {
       connection.off('close', down);
       connection.off('ready', up);
       connection.off('error', failed);
     };
-  }
-
-  /** Throws once Redis has been unreachable for the limit. */
-  private check(runId: string): void {
-    if (this.downSince === undefined) return;
-    const waited = performance.now() - this.downSince;
-    if (waited >= this.limitMs) throw new RedisGoneError(this.url, runId, waited, this.reason);
   }
 
   /**
@@ -68,7 +62,8 @@ export class RedisOutageWatch {
     const gone = new Promise<never>((_, reject) => {
       const poll = () => {
         try {
-          this.check(runId);
+          const down = this.downSince === undefined ? undefined : performance.now() - this.downSince;
+          if (down !== undefined && down >= this.limitMs) throw new RedisGoneError(this.url, runId, down, this.reason);
           const waited = performance.now() - sent;
           if (waited >= this.limitMs)
             throw new RedisGoneError(this.url, runId, waited, this.reason ?? 'a command had no answer');
@@ -88,10 +83,6 @@ export class RedisOutageWatch {
       // The command may still settle after the limit (Redis came back just then): nobody waits on it.
       command.catch(() => undefined);
     }
-  }
-
-  stop(): void {
-    this.detach();
   }
 }
 

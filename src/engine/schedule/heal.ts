@@ -208,14 +208,7 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
  * slices once per brand and stream); a stream with no history counts what a day cost the scheduled run
  * (docs/healing.md, "Budgets"; test/e2e/heal.int.test.ts, "newest days first").
  */
-async function readCosts(
-  deps: HealDeps,
-  meta: RunMeta,
-  window: DayWindow,
-): Promise<{
-  cost(brandId: number, stream: string, day: string): number;
-  charge(brandId: number, stream: string): void;
-}> {
+async function readCosts(deps: HealDeps, meta: RunMeta, window: DayWindow) {
   const counters = await deps.runs.counters(meta.runId);
   const days = meta.from && meta.to ? eachDay(meta.from, meta.to).length : 1;
   const rows = await deps.warehouse.query(
@@ -234,7 +227,7 @@ async function readCosts(
   }
   const charged = new Set<string>();
   return {
-    cost(brandId, stream, day) {
+    cost(brandId: number, stream: string, day: string): number {
       const brandStream = `${brandId}|${stream}`;
       if (!dayCost.has(triple(brandId, stream, day)) && !windowCost.has(brandStream)) {
         return Math.max(1, Math.ceil((counters.get(brandStream)?.requests ?? 0) / days));
@@ -242,7 +235,7 @@ async function readCosts(
       const whole = charged.has(brandStream) ? 0 : (windowCost.get(brandStream)?.requests ?? 0);
       return Math.max(1, (dayCost.get(triple(brandId, stream, day)) ?? 0) + whole);
     },
-    charge(brandId, stream) {
+    charge(brandId: number, stream: string): void {
       charged.add(`${brandId}|${stream}`);
     },
   };
