@@ -446,15 +446,5 @@ export function totalCounters(counters: Iterable<StreamCounters>): StreamCounter
 }
 
 function emptyCounters(): StreamCounters {
-  return {
-    planned: 0,
-    done: 0,
-    failed: 0,
-    incomplete: 0,
-    rows: 0,
-    rejects: 0,
-    requests: 0,
-    retries: 0,
-    rateLimited: 0,
-  };
+  return Object.fromEntries(COUNTER_NAMES.map((name) => [name, 0])) as Record<keyof StreamCounters, number>;
 }
