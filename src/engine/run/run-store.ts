@@ -9,6 +9,7 @@ import {
 } from '../../vocabulary.js';
 import { redisKeys, type RedisKeys } from '../../redis-keys.js';
 import type { PlanGap } from '../plan/plan.js';
+import type { RunStart } from '../../warehouse/run-log.js';
 import { RunGoneError } from './run-gone.js';
 
 /**
@@ -57,6 +58,11 @@ export interface RunMeta {
   heal?: { of: string; reads: string[] };
   /** The published file the run was started for (absolute), so a writer of another file does not load it; absent in runs of older versions. */
   db?: string;
+}
+
+/** The run's `_sync_runs` row, made from its record. */
+export function runStartOf({ runId, kind, brands, streams, from, to }: RunMeta): RunStart {
+  return { runId, kind, brands, streams, windowStart: from, windowEnd: to };
 }
 
 /** Counters of one brand and stream within a run. */
