@@ -66,7 +66,6 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
       await refuseOtherWarehouse(connection, options.config.redisPrefix, options.config.db);
       const runs = new RunStore(connection, options.config.redisPrefix);
       const meta = newRunMeta(runId, options);
-      const streams = meta.streams;
       if (options.runId) {
         const created = await runs.create(meta);
         const current = created ? meta : ((await runs.get(runId)) ?? meta);
@@ -75,7 +74,7 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
         if (created || current.status === 'planning') await enqueuePlan(queues, { runId, phase: 1 });
         return { runId, created, attached: false, meta: current };
       }
-      const windowKey = runs.windowKey(runWindowIdentity({ ...options, streams }));
+      const windowKey = runs.windowKey(runWindowIdentity({ ...options, streams: meta.streams }));
       // The plan job is added in the round trip that records the run, after it. When an unfinished run holds the
       // window, no run of this id exists, so the add's check takes the job back (test/e2e/one-run-per-window.int.test.ts).
       const [recorded, planned] = await Promise.allSettled([

@@ -766,25 +766,20 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   const drift = await recordRunDrift(deps.warehouse, runId, deps.log);
   await deps.warehouse.finishRun(runId, status);
   const published = await deps.warehouse.publish(deps.config.db);
-  const ended: RunMeta = {
-    ...meta,
+  const end = {
     status,
     finishedAt: new Date().toISOString(),
     published: published.path,
     ...(missing ? { error: missing } : {}),
   };
+  const ended: RunMeta = { ...meta, ...end };
   const notices = await claimNotices(
     deps,
     ended,
     failed ? await deps.warehouse.sliceStates({ runId, status: 'failed' }) : [],
     drift,
   );
-  await deps.runs.update(runId, {
-    status,
-    finishedAt: ended.finishedAt,
-    published: published.path,
-    ...(missing ? { error: missing } : {}),
-  });
+  await deps.runs.update(runId, end);
   deps.metrics?.runFinished(meta.kind, status);
   sendRunEndNotices(deps.notifier, notices.run, notices.stale, deps.log);
   if (notices.drift) void deps.notifier?.notify(notices.drift);
