@@ -54,7 +54,7 @@ async function fetchedRun(runs: RunStore, runId: string): Promise<CommitJobData>
     published: null,
     error: null,
   });
-  await runs.recordPlanned(runId, [{ sliceId, brandId, stream: 'conversations' }]);
+  await runs.recordPlannedThenUpdate(runId, [{ sliceId, brandId, stream: 'conversations' }], {});
   await warehouse.startRun({
     runId,
     kind: 'backfill',

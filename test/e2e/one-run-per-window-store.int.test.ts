@@ -4,8 +4,7 @@ import { enqueueCommit, enqueueFetches } from '../../src/engine/jobs/enqueue.js'
 import { openQueues } from '../../src/engine/jobs/queues.js';
 import { connectRedis } from '../../src/engine/redis/redis.js';
 import { RunStore } from '../../src/engine/run/run-store.js';
-import { runWindowIdentity } from '../../src/engine/run/run-window.js';
-import { enqueueRun, type StartRunOptions } from '../../src/engine/run/start-run.js';
+import { enqueueRun, runWindowIdentity, type StartRunOptions } from '../../src/engine/run/start-run.js';
 import { createLogger } from '../../src/log.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';

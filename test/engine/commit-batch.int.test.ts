@@ -84,7 +84,7 @@ async function fetchedDay(
 ): Promise<Job> {
   const day = addDays(TODAY, -index);
   const sliceId = `1|conversations|${day}`;
-  await runs.recordPlanned(run, [{ sliceId, brandId: 1, stream: 'conversations' }]);
+  await runs.recordPlannedThenUpdate(run, [{ sliceId, brandId: 1, stream: 'conversations' }], {});
   const sink = new RedisChunkSink(redis, prefix, `token-${run}-${index}`, run);
   const rows = [...conversationRows(day, 3, index * 10 + 1), ...moved.flatMap((id) => conversationRows(day, 1, id))];
   await sink.write({ tables: { conversations: rows }, rejects: [] });

@@ -173,9 +173,10 @@ describe('two ticks of one schedule over the same days', () => {
         published: null,
         error: null,
       });
-      await runs.recordPlanned(
+      await runs.recordPlannedThenUpdate(
         runId,
         sliceIds.map((sliceId) => ({ sliceId, brandId: 1, stream: 'conversations' })),
+        {},
       );
     };
     await record('held-sync', 'sync', ['1|conversations|2026-11-21', '1|conversations|2026-11-22']);

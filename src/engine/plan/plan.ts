@@ -155,12 +155,8 @@ export function needsOf(stream: StreamPlanning, sync: SyncConfig): readonly Dime
  * not: what an earlier run loaded counts) that provides a dimension it needs. Phases follow from the declarations,
  * the way dlt's `rest_api` orders resources by their `resolve` params.
  */
-export function phaseOf(
-  stream: StreamPlanning,
-  sync: SyncConfig,
-  streams: Iterable<StreamPlanning> = STREAMS.values(),
-): number {
-  const all = [...streams];
+export function phaseOf(stream: StreamPlanning, sync: SyncConfig): number {
+  const all = [...STREAMS.values()];
   const visiting = new Set<string>();
   const phase = (current: StreamPlanning): number => {
     if (visiting.has(current.name))
@@ -181,9 +177,8 @@ export function phaseOf(
 }
 
 /** The last phase a run plans, of every stream of the registry: a run plans each phase up to it, even empty. */
-export function lastPhase(sync: SyncConfig, streams: Iterable<StreamPlanning> = STREAMS.values()): number {
-  const all = [...streams];
-  return Math.max(1, ...all.map((stream) => phaseOf(stream, sync, all)));
+export function lastPhase(sync: SyncConfig): number {
+  return Math.max(1, ...[...STREAMS.values()].map((stream) => phaseOf(stream, sync)));
 }
 
 /** A phase as planned, for the checks that warn of what it leaves unread. */

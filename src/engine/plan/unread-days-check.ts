@@ -9,7 +9,7 @@ import type { Config } from '../../configuration.js';
 const NAMED_SERIES = 5;
 
 /** A brand's stream with days before the sync's first day that no run read, and the backfill that reads only those. */
-export interface DaysNeverRead {
+interface DaysNeverRead {
   brandId: number;
   stream: string;
   /** Day slices never read, of `expected` per series. */
@@ -91,9 +91,8 @@ async function daysNeverRead(
 export async function warnOfDaysNeverRead(
   deps: { warehouse: Warehouse; config: Pick<Config, 'sync'>; log: Logger; describeBackfill?: DescribeBackfill },
   planned: PlannedPhase,
-): Promise<DaysNeverRead[]> {
-  const found = await daysNeverRead(deps, planned);
-  for (const { brandId, stream, missing, expected, lacking, series, backfill } of found) {
+): Promise<void> {
+  for (const { brandId, stream, missing, expected, lacking, series, backfill } of await daysNeverRead(deps, planned)) {
     const { from, to } = backfill;
     const which =
       series === 1 && lacking[0] === ''
@@ -106,7 +105,6 @@ export async function warnOfDaysNeverRead(
         `(a domain added since, or sync.startDate moved earlier); ${reader} reads only those`,
     );
   }
-  return found;
 }
 
 /** `example.com, second.example and 4 more`: a series by what its keys hold before the day. */

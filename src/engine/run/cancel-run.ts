@@ -7,7 +7,7 @@ import { enqueueCancel, enqueueUncounted } from '../jobs/enqueue.js';
 import type { LoadProcessorDeps } from '../writer/load-processor.js';
 import { reportPublished } from '../writer/published-log.js';
 import { QUEUED_JOB_STATES, type Queues } from '../jobs/queues.js';
-import type { RunMeta, RunStore } from './run-store.js';
+import { runStartOf, type RunMeta, type RunStore } from './run-store.js';
 import { addTally, emptyTally, type Tally } from './request-tally.js';
 
 /**
@@ -125,14 +125,7 @@ async function uncountedCalls(
 async function recordedRun(deps: LoadProcessorDeps, runId: string, meta: RunMeta | null): Promise<boolean> {
   if (await deps.warehouse.hasRun(runId)) return true;
   if (!meta) return false;
-  await deps.warehouse.startRun({
-    runId,
-    kind: meta.kind,
-    brands: meta.brands,
-    streams: meta.streams,
-    windowStart: meta.from,
-    windowEnd: meta.to,
-  });
+  await deps.warehouse.startRun(runStartOf(meta));
   return true;
 }
 

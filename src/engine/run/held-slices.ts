@@ -31,17 +31,14 @@ export async function slicesHeldElsewhere(
  * Runs recorded as `planning` whose plan job is not in the load queue get it again, so no run stays `planning`. The
  * writer calls it when it takes the lease; the job id makes it a no-op for a plan queued or running.
  */
-export async function pickUpStuckPlans(queues: Queues, runs: RunStore, log: Logger): Promise<string[]> {
-  const picked: string[] = [];
+export async function pickUpStuckPlans(queues: Queues, runs: RunStore, log: Logger): Promise<void> {
   for (const meta of await runs.unfinished()) {
     if (meta.status !== 'planning') continue;
     if (await queues.load.getJob(jobId('plan', meta.runId, 1))) continue;
     await enqueuePlan(queues, { runId: meta.runId, phase: 1 });
-    picked.push(meta.runId);
     log.warn(
       { run: meta.runId },
       'a run was left planning without its plan job (its starter stopped in between): planning it now',
     );
   }
-  return picked;
 }

@@ -88,10 +88,9 @@ export async function claimStaleNotice(
   meta: RunMeta,
   staleAfterHours: number,
   freshness: () => Promise<NewestCompleteDay[]>,
-  now = Date.now(),
 ): Promise<StaleNotice | undefined> {
   if (!notifier?.wants('stale')) return undefined;
-  const stale = staleOf(await freshness(), meta, staleAfterHours, now);
+  const stale = staleOf(await freshness(), meta, staleAfterHours, Date.now());
   if (stale.length === 0 || !(await runs.claimNotice(meta.runId, 'stale'))) return undefined;
   return { event: 'stale', staleAfterHours, stale };
 }

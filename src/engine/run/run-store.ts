@@ -9,6 +9,7 @@ import {
 } from '../../vocabulary.js';
 import { redisKeys, type RedisKeys } from '../../redis-keys.js';
 import type { PlanGap } from '../plan/plan.js';
+import type { RunStart } from '../../warehouse/run-log.js';
 import { RunGoneError } from './run-gone.js';
 
 /**
@@ -57,6 +58,11 @@ export interface RunMeta {
   heal?: { of: string; reads: string[] };
   /** The published file the run was started for (absolute), so a writer of another file does not load it; absent in runs of older versions. */
   db?: string;
+}
+
+/** The run's `_sync_runs` row, made from its record. */
+export function runStartOf({ runId, kind, brands, streams, from, to }: RunMeta): RunStart {
+  return { runId, kind, brands, streams, windowStart: from, windowEnd: to };
 }
 
 /** Counters of one brand and stream within a run. */
@@ -116,30 +122,21 @@ redis.call('expire', KEYS[1], ${KEEP_SECONDS})
 redis.call('expire', KEYS[2], ${KEEP_SECONDS})
 return 1`;
 
-/** Lua that adds the planned slices of ARGV (id, stream pairs from `first`) and counts the new ones in `added`. */
-function addPlannedFrom(first: number): string {
-  return `local added = 0
-for i = ${first}, #ARGV, 2 do
+// The planned slices of ARGV (id, stream pairs from ARGV[3]) added, the new ones counted, then the run's record set to
+// ARGV[2] if it still reads ARGV[1] (the record the caller patched): a plan's slices and its phase in one round trip.
+// Answers {added, 1 when set}; {-1, 0} when the run is gone.
+const RECORD_PLANNED_THEN_SET = `
+local current = redis.call('hget', KEYS[3], 'meta')
+if not current then return {-1, 0} end
+local added = 0
+for i = 3, #ARGV, 2 do
   if redis.call('sadd', KEYS[1], ARGV[i]) == 1 then
     added = added + 1
     redis.call('hincrby', KEYS[2], ARGV[i + 1], 1)
   end
 end
 redis.call('expire', KEYS[1], ${KEEP_SECONDS})
-redis.call('expire', KEYS[2], ${KEEP_SECONDS})`;
-}
-
-const RECORD_PLANNED = `
-if redis.call('exists', KEYS[3]) == 0 then return -1 end
-${addPlannedFrom(1)}
-return added`;
-
-// RECORD_PLANNED, then the run's record set to ARGV[2] if it still reads ARGV[1] (the record the caller patched): a
-// plan's slices and its phase in one round trip. Answers {added, 1 when set}; {-1, 0} when the run is gone.
-const RECORD_PLANNED_THEN_SET = `
-local current = redis.call('hget', KEYS[3], 'meta')
-if not current then return {-1, 0} end
-${addPlannedFrom(3)}
+redis.call('expire', KEYS[2], ${KEEP_SECONDS})
 if current ~= ARGV[1] then return {added, 0} end
 redis.call('hset', KEYS[3], 'meta', ARGV[2])
 return {added, 1}`;
@@ -344,24 +341,9 @@ export class RunStore {
     return metas.filter((meta) => !isFinishedRunStatus(meta.status));
   }
 
-  /** Counts planned slices once each; returns how many were new. Throws RunGoneError for a run gone from Redis. */
-  async recordPlanned(runId: string, slices: PlannedSliceId[]): Promise<number> {
-    if (slices.length === 0) return 0;
-    const added = (await this.redis.eval(
-      RECORD_PLANNED,
-      3,
-      this.key(runId, 'planned'),
-      this.key(runId, 'stats'),
-      this.key(runId),
-      ...plannedArgs(slices),
-    )) as number;
-    if (added < 0) throw new RunGoneError(runId);
-    return added;
-  }
-
   /**
-   * `recordPlanned`, then `update(runId, patch)`: one round trip when this store remembers the run's record as Redis
-   * holds it; a record changed since is read and patched again. The patch must not finish the run.
+   * Counts planned slices once each, then `update(runId, patch)`: one round trip when this store remembers the run's
+   * record as Redis holds it; a record changed since is read and patched again. The patch must not finish the run.
    * Proved by test/engine/run-store-update.int.test.ts.
    */
   async recordPlannedThenUpdate(runId: string, slices: PlannedSliceId[], patch: Partial<RunMeta>): Promise<RunMeta> {
@@ -375,7 +357,7 @@ export class RunStore {
       this.key(runId),
       text ?? '',
       next ? JSON.stringify(next) : '',
-      ...plannedArgs(slices),
+      ...slices.flatMap((slice) => [slice.sliceId, `${slice.brandId}|${slice.stream}|planned`]),
     )) as [number, number];
     this.seen.delete(runId);
     if (added < 0) throw new RunGoneError(runId);
@@ -462,11 +444,6 @@ export class RunStore {
   }
 }
 
-/** The ARGV pairs of RECORD_PLANNED: each slice's id and the field that counts its brand and stream's planned. */
-function plannedArgs(slices: PlannedSliceId[]): string[] {
-  return slices.flatMap((slice) => [slice.sliceId, `${slice.brandId}|${slice.stream}|planned`]);
-}
-
 /** The counters of every brand and stream of a run, added up. */
 export function totalCounters(counters: Iterable<StreamCounters>): StreamCounters {
   const total = emptyCounters();
@@ -475,15 +452,5 @@ export function totalCounters(counters: Iterable<StreamCounters>): StreamCounter
 }
 
 function emptyCounters(): StreamCounters {
-  return {
-    planned: 0,
-    done: 0,
-    failed: 0,
-    incomplete: 0,
-    rows: 0,
-    rejects: 0,
-    requests: 0,
-    retries: 0,
-    rateLimited: 0,
-  };
+  return Object.fromEntries(COUNTER_NAMES.map((name) => [name, 0])) as Record<keyof StreamCounters, number>;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import { selectStreams } from '../../streams/registry.js';
+import { minDay } from '../../days.js';
 import { isFinishedRunStatus, type RunKind } from '../../vocabulary.js';
 import { enqueuePlan } from '../jobs/enqueue.js';
 import { isRunGone } from './run-gone.js';
@@ -9,7 +10,6 @@ import { connectRedis } from '../redis/redis.js';
 import { DEFAULT_REDIS_OUTAGE_MS, RedisGoneError, RedisOutageWatch } from '../redis/redis-outage.js';
 import { refuseOtherWarehouse, writtenFile } from '../writer/prefix-warehouse.js';
 import { RunStore, type RunMeta, type StreamCounters } from './run-store.js';
-import { runWindowIdentity } from './run-window.js';
 import { WorkerHost, type WorkerHostOptions } from '../jobs/worker-host.js';
 import type { Notifier } from '../../notify/index.js';
 import { claimRunEndNotice, sendRunEndNotices } from './run-notices.js';
@@ -66,7 +66,6 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
       await refuseOtherWarehouse(connection, options.config.redisPrefix, options.config.db);
       const runs = new RunStore(connection, options.config.redisPrefix);
       const meta = newRunMeta(runId, options);
-      const streams = meta.streams;
       if (options.runId) {
         const created = await runs.create(meta);
         const current = created ? meta : ((await runs.get(runId)) ?? meta);
@@ -75,7 +74,7 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
         if (created || current.status === 'planning') await enqueuePlan(queues, { runId, phase: 1 });
         return { runId, created, attached: false, meta: current };
       }
-      const windowKey = runs.windowKey(runWindowIdentity({ ...options, streams }));
+      const windowKey = runs.windowKey(runWindowIdentity({ ...options, streams: meta.streams }));
       // The plan job is added in the round trip that records the run, after it. When an unfinished run holds the
       // window, no run of this id exists, so the add's check takes the job back (test/e2e/one-run-per-window.int.test.ts).
       const [recorded, planned] = await Promise.allSettled([
@@ -98,6 +97,24 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
   } finally {
     connection.disconnect();
   }
+}
+
+/**
+ * What makes two commands the same run: their kind, the days they fetch, their brands and streams (sorted, spelled out).
+ * A backfill fetches `from` through `to` but never past today; a sync's window is its today, as cursors move only at a
+ * run's end. `backfill --skip-complete` is not the run of the same window that reads every slice, nor one of it.
+ */
+export function runWindowIdentity(
+  input: Pick<StartRunOptions, 'kind' | 'brands' | 'streams' | 'today' | 'from' | 'to' | 'skipComplete'>,
+): string {
+  const window =
+    input.kind === 'backfill' && input.from && input.to
+      ? `${input.from}..${minDay(input.to, input.today)}`
+      : `today ${input.today}`;
+  const brands = [...new Set(input.brands)].sort((a, b) => a - b).join(',');
+  const streams = [...new Set(input.streams)].sort().join(',');
+  const skipping = input.kind === 'backfill' && input.skipComplete ? ' skipping complete slices' : '';
+  return `${input.kind} ${window} brands ${brands} streams ${streams}${skipping}`;
 }
 
 /** The record of a run about to be planned. */

@@ -63,7 +63,7 @@ import { claimPrefixWarehouse } from './prefix-warehouse.js';
 import { slicesHeldElsewhere } from '../run/held-slices.js';
 import { claimDriftNotice, recordRunDrift } from './schema-drift-notice.js';
 import type { DriftEntry } from '../../warehouse/schema-drift.js';
-import type { RunMeta } from '../run/run-store.js';
+import { runStartOf, type RunMeta } from '../run/run-store.js';
 
 /** What the writer's jobs need: heal's jobs run on the same worker, so they take the same dependencies (heal.ts). */
 export interface LoadProcessorDeps extends HealDeps {
@@ -207,7 +207,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
       .filter((day): day is string => day !== null)
       .sort();
     window = { from: meta.from ?? days[0] ?? meta.today, to: meta.to ?? days.at(-1) ?? meta.today };
-    await startRunRow(deps, { ...meta, ...window });
+    await deps.warehouse.startRun(runStartOf({ ...meta, ...window }));
   }
   // Under a request budget a backfill reads its newest days first: the days it reaches before the budget stops it are the recent ones.
   if (meta.kind === 'backfill' && deps.config.api.dailyRequestBudget !== undefined)
@@ -766,25 +766,20 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   const drift = await recordRunDrift(deps.warehouse, runId, deps.log);
   await deps.warehouse.finishRun(runId, status);
   const published = await deps.warehouse.publish(deps.config.db);
-  const ended: RunMeta = {
-    ...meta,
+  const end = {
     status,
     finishedAt: new Date().toISOString(),
     published: published.path,
     ...(missing ? { error: missing } : {}),
   };
+  const ended: RunMeta = { ...meta, ...end };
   const notices = await claimNotices(
     deps,
     ended,
     failed ? await deps.warehouse.sliceStates({ runId, status: 'failed' }) : [],
     drift,
   );
-  await deps.runs.update(runId, {
-    status,
-    finishedAt: ended.finishedAt,
-    published: published.path,
-    ...(missing ? { error: missing } : {}),
-  });
+  await deps.runs.update(runId, end);
   deps.metrics?.runFinished(meta.kind, status);
   sendRunEndNotices(deps.notifier, notices.run, notices.stale, deps.log);
   if (notices.drift) void deps.notifier?.notify(notices.drift);
@@ -866,13 +861,8 @@ async function describedRun(deps: LoadProcessorDeps, runId: string, meta?: RunMe
   let known = describedRuns.get(deps.warehouse);
   if (!known) describedRuns.set(deps.warehouse, (known = new Set()));
   if (known.has(runId)) return;
-  if (!(await deps.warehouse.hasRun(runId))) await startRunRow(deps, meta ?? (await runMeta(deps, runId)));
+  if (!(await deps.warehouse.hasRun(runId)))
+    await deps.warehouse.startRun(runStartOf(meta ?? (await runMeta(deps, runId))));
   if (known.size >= 1_000) known.clear();
   known.add(runId);
-}
-
-/** The run's `_sync_runs` row, made from its record. */
-function startRunRow(deps: LoadProcessorDeps, meta: RunMeta): Promise<void> {
-  const { runId, kind, brands, streams, from, to } = meta;
-  return deps.warehouse.startRun({ runId, kind, brands, streams, windowStart: from, windowEnd: to });
 }
