@@ -37,3 +37,8 @@ export function keysAt(schema: unknown, path: ReadonlyArray<PropertyKey>): strin
   for (const part of path) node = typeof part === 'number' ? node?.items : node?.properties?.[String(part)];
   return Object.keys(node?.properties ?? {}).filter((key) => key !== '$schema');
 }
+
+/** A path in a file's data as a reader finds it in the file: `schedules[1].cron`, `topics[2].scenarios`. */
+export function settingPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i ? '.' : ''}${String(key)}`)).join('');
+}

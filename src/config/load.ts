@@ -2,7 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { registerSecret } from '../log.js';
-import { keyHint, keysAt } from '../key-hint.js';
+import { keyHint, keysAt, settingPath } from '../key-hint.js';
 import { parseRedisAddress } from '../redis-address.js';
 import { isDay } from '../days.js';
 import { ConfigError } from './config-error.js';
@@ -97,11 +97,6 @@ function describeIssues(schema: z.ZodType, error: z.ZodError, fromEnv: ReadonlyM
 /** The keys the config may hold at a place (`sync`, `schedules[0]`), from its JSON Schema. */
 function configKeysAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): string[] {
   return keysAt(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }), path);
-}
-
-/** A setting's path as a reader finds it in the file: `schedules[1].cron`, `api.params.page_size`. */
-function settingPath(path: ReadonlyArray<PropertyKey>): string {
-  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i ? '.' : ''}${String(key)}`)).join('');
 }
 
 /**

@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parseDocument, parse as parseYaml } from 'yaml';
 import { addressNormalForm, competitorKey } from './address-normal-form.js';
+import { keyHint, keysAt, settingPath } from '../key-hint.js';
 import {
   competitorEntrySchema,
+  desiredStateJsonSchema,
   desiredStateSchema,
   personaChangeSchema,
   tagChangeSchema,
@@ -12,7 +14,6 @@ import {
   type DesiredState,
 } from './desired-state-schema.js';
 import { ManageFileError } from './manage-file-error.js';
-import { unknownKeyHint } from './unknown-key-hint.js';
 
 /**
  * Reads and checks a desired-state file: JSON for `.json`, YAML otherwise (YAML also reads JSON). Every problem is
@@ -63,7 +64,7 @@ export function checkDesiredState(
   // A place in the file: its path, and its line when the file gave one (`lineAt` names the key of an unknown key).
   const where = (path: ReadonlyArray<PropertyKey>, lineAt = path) => {
     const line = lineOf?.(lineAt);
-    return `${formatPath(path)}${line === undefined ? '' : ` (line ${line})`}`;
+    return `${path.length ? settingPath(path) : '(the file)'}${line === undefined ? '' : ` (line ${line})`}`;
   };
   const result = desiredStateSchema.safeParse(raw ?? {});
   const schemaProblems = result.success
@@ -72,7 +73,7 @@ export function checkDesiredState(
         issue.code === 'unrecognized_keys'
           ? issue.keys.map(
               (key) =>
-                `${where(issue.path, [...issue.path, key])}: unknown key "${key}"${unknownKeyHint(key, issue.path)}`,
+                `${where(issue.path, [...issue.path, key])}: unknown key "${key}"${keyHint(key, keysAt(desiredStateJsonSchema(), issue.path))}`,
             )
           : [`${where(issue.path)}: ${issue.message}`],
       );
@@ -147,11 +148,4 @@ function validEntries(raw: unknown): IndexedLists {
     personas: valid('personas', personaChangeSchema),
     tags: valid('tags', tagChangeSchema),
   };
-}
-
-function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  if (path.length === 0) return '(the file)';
-  return path
-    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index > 0 ? '.' : ''}${String(part)}`))
-    .join('');
 }

@@ -28,23 +28,11 @@ export async function makePlan(
     ...(await planTrackedUrls(client, brandId, desired.trackedUrls)),
     ...(await planTopics(client, brandId, desired.topics, options.seenTopics)),
     ...(await planCompetitors(client, brandId, desired.competitors)),
-    ...desired.personas.map(
-      ({ id, ...change }): PlannedChange => ({
-        kind: 'persona',
-        label: `persona ${id}`,
-        action: 'send',
-        detail: `${describeFields(change)} (${NO_READ_TO_COMPARE})`,
-        write: { type: 'update-persona', personaId: id, change },
-      }),
+    ...desired.personas.map(({ id, ...change }) =>
+      sendAsGiven('persona', id, change, { type: 'update-persona', personaId: id, change }),
     ),
-    ...desired.tags.map(
-      ({ id, ...change }): PlannedChange => ({
-        kind: 'tag',
-        label: `tag ${id}`,
-        action: 'send',
-        detail: `${describeFields(change)} (${NO_READ_TO_COMPARE})`,
-        write: { type: 'update-tag', tagId: id, change },
-      }),
+    ...desired.tags.map(({ id, ...change }) =>
+      sendAsGiven('tag', id, change, { type: 'update-tag', tagId: id, change }),
     ),
   ];
   return { brandId, changes };
@@ -247,9 +235,21 @@ function markRejected(
   }
 }
 
-function describeFields(change: Record<string, unknown>): string {
-  return Object.entries(change)
+/** A persona's or tag's change, planned to be sent as given: the API has no read of them to compare it with. */
+function sendAsGiven(
+  kind: 'persona' | 'tag',
+  id: number,
+  change: Record<string, unknown>,
+  write: PendingWrite,
+): PlannedChange {
+  const fields = Object.entries(change)
     .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => `${key} ${typeof value === 'string' ? `"${value}"` : JSON.stringify(value)}`)
-    .join(', ');
+    .map(([key, value]) => `${key} ${typeof value === 'string' ? `"${value}"` : JSON.stringify(value)}`);
+  return {
+    kind,
+    label: `${kind} ${id}`,
+    action: 'send',
+    detail: `${fields.join(', ')} (${NO_READ_TO_COMPARE})`,
+    write,
+  };
 }

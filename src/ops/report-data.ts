@@ -354,10 +354,8 @@ export async function readReportData(
       trackedUrls: numbers(await read(QUERIES.trackedUrls)) as BrandReport['trackedUrls'],
     };
     const coverage = {} as Record<ChartKey, ChartCoverage>;
-    for (const [key, source] of Object.entries(COVERAGE_SOURCES) as Array<
-      [ChartKey, { rows: string; answers: string }]
-    >) {
-      const [row] = numbers(await read(coverageQuery(source)));
+    for (const key of Object.keys(COVERAGE_SOURCES) as ChartKey[]) {
+      const [row] = numbers(await read(coverageQuery(COVERAGE_SOURCES[key])));
       coverage[key] = {
         first: (row?.first as string | null) ?? null,
         last: (row?.last as string | null) ?? null,

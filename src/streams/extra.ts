@@ -27,15 +27,3 @@ export function dayOf(timestamp: string): string {
   }
   return new Date(timestamp).toISOString().slice(0, 10);
 }
-
-/**
- * A record's `_extra` with the unknown fields of one nested object (flattened into columns, like a tracked URL's
- * group) kept under that object's name, so they are not lost with the object.
- */
-export function withNestedExtra(
-  extra: Record<string, unknown> | null,
-  field: string,
-  nestedExtra: Record<string, unknown> | null,
-): Record<string, unknown> | null {
-  return nestedExtra ? { ...extra, [field]: nestedExtra } : extra;
-}

@@ -16,7 +16,6 @@ import { trackedUrls } from './tracked-urls.js';
 import { visibility } from './visibility.js';
 import { visibilityByEngine } from './visibility-by-engine.js';
 import type { AnyStream } from './stream.js';
-import { UnknownStreamError } from './unknown-stream-error.js';
 
 /**
  * Every stream bvsync syncs: the only list of them. Stream names, the query parameter names, the `sync` settings
@@ -42,6 +41,15 @@ const STREAM_LIST = [
 ] as const;
 
 type Declared = (typeof STREAM_LIST)[number];
+
+/** A stream name that is not in the registry (a `--streams` flag, a config's `sync.streams`, a job of an older version). */
+class UnknownStreamError extends Error {
+  readonly code = 'unknown_stream';
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnknownStreamError';
+  }
+}
 
 export type StreamName = Declared['name'];
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
 import { MAX_PAGE_SIZE } from '../api/paginate.js';
 import { count, id, infoCount, optional, pagingInfo, ratio, records, timestamp } from '../api/schemas.js';
-import { extraOf, withNestedExtra } from './extra.js';
+import { extraOf } from './extra.js';
 import { perDay } from './slicing.js';
 import { defineStream } from './stream.js';
 import { sliceRange } from './windows.js';
@@ -81,11 +81,10 @@ export const trackedUrls = defineStream({
     client.read(trackedUrlsEndpoint, brandId, { ...sliceRange(slice), signal }),
   recordId: (record: TrackedUrl) => record.id,
   rows: (record, { brandId, slice }) => {
-    const extra = withNestedExtra(
-      extraOf(trackedUrlSchema, record),
-      'group',
-      record.group ? extraOf(groupSchema, record.group) : null,
-    );
+    // The group is flattened into columns: its unknown fields are kept under its name, so they are not lost with it.
+    const groupExtra = record.group ? extraOf(groupSchema, record.group) : null;
+    const ownExtra = extraOf(trackedUrlSchema, record);
+    const extra = groupExtra ? { ...ownExtra, group: groupExtra } : ownExtra;
     return {
       tracked_urls: [
         {

@@ -1,5 +1,5 @@
 import { citationsEndpoint, ownershipSummary } from '../streams/citations.js';
-import { figure, pairFigures, type FigureFamily } from './figure.js';
+import { figure, pairFigures, rangeOf, type FigureFamily } from './figure.js';
 import { readWhole } from './read-whole.js';
 import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
 
@@ -10,12 +10,7 @@ import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
 export const citationsFamily: FigureFamily = {
   name: 'citations',
   async measure({ client, connection, brandId, signal }, window) {
-    const report = await readWhole(client, citationsEndpoint, brandId, {
-      startDate: window.from,
-      endDate: window.to,
-      period: 'day',
-      signal,
-    });
+    const report = await readWhole(client, citationsEndpoint, brandId, { ...rangeOf(window), period: 'day', signal });
     const params = [brandId, window.from, window.to];
     const total = await warehouseNumber(
       connection,

@@ -1,5 +1,5 @@
 import { conversationsEndpoint } from '../streams/conversations.js';
-import { figure, type FigureFamily } from './figure.js';
+import { figure, rangeOf, type FigureFamily } from './figure.js';
 import { warehouseNumber } from './warehouse-figures.js';
 
 /**
@@ -11,12 +11,7 @@ export const conversationsFamily: FigureFamily = {
   async measure({ client, connection, brandId, signal }, window) {
     let api = 0;
     // One page of one record: its total_rows is the count, and leaving the loop stops the paging.
-    for await (const page of client.read(conversationsEndpoint, brandId, {
-      startDate: window.from,
-      endDate: window.to,
-      pageSize: 1,
-      signal,
-    })) {
+    for await (const page of client.read(conversationsEndpoint, brandId, { ...rangeOf(window), pageSize: 1, signal })) {
       api = page.totalRows ?? page.records.length;
       break;
     }

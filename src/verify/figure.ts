@@ -7,6 +7,11 @@ export interface DayWindow {
   to: string;
 }
 
+/** The API's range filter of a window. */
+export function rangeOf(window: DayWindow): { startDate: string; endDate: string } {
+  return { startDate: window.from, endDate: window.to };
+}
+
 /**
  * One number the API reports over a whole window, beside the same number recomputed from the warehouse's daily rows.
  * A side is null when that side has no such figure (a topic the API lists but the warehouse has no row of).

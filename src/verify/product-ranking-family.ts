@@ -1,5 +1,5 @@
 import { productRankingEndpoint } from '../streams/product-ranking.js';
-import { figure, pairFigures, type FigureFamily } from './figure.js';
+import { figure, pairFigures, rangeOf, type FigureFamily } from './figure.js';
 import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
 
 /** The ranking compared: the brand's own products by visibility, the one the dashboard leads with. */
@@ -17,8 +17,7 @@ export const productRankingFamily: FigureFamily = {
     let shopping: number | null = null;
     const shares: Array<{ id: number; visibility: number }> = [];
     const pages = client.read(productRankingEndpoint, brandId, {
-      startDate: window.from,
-      endDate: window.to,
+      ...rangeOf(window),
       metric: METRIC,
       subject: SUBJECT,
       order: 'desc',

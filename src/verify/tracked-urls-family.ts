@@ -1,5 +1,5 @@
 import { trackedUrlsEndpoint } from '../streams/tracked-urls.js';
-import { figure, pairFigures, type FigureFamily } from './figure.js';
+import { figure, pairFigures, rangeOf, type FigureFamily } from './figure.js';
 import { warehouseFigures, warehouseNumber } from './warehouse-figures.js';
 
 /**
@@ -12,11 +12,7 @@ export const trackedUrlsFamily: FigureFamily = {
     const api = new Map<string, number>();
     let totalCitations: number | null = null;
     const answersRead = new Set<number>();
-    for await (const page of client.read(trackedUrlsEndpoint, brandId, {
-      startDate: window.from,
-      endDate: window.to,
-      signal,
-    })) {
+    for await (const page of client.read(trackedUrlsEndpoint, brandId, { ...rangeOf(window), signal })) {
       totalCitations = page.info?.citations ?? totalCitations;
       for (const record of page.records) {
         api.set(pageFigure(record.id), record.citations);

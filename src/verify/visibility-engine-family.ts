@@ -1,6 +1,6 @@
 import { visibilityTopicsEndpoint } from '../streams/visibility.js';
 import { readRows } from '../warehouse/read-rows.js';
-import { pairFigures, type FigureFamily } from './figure.js';
+import { pairFigures, rangeOf, type FigureFamily } from './figure.js';
 import { readWhole } from './read-whole.js';
 import { ANSWERS, MENTIONING, addTopicFigures, everyTopic } from './visibility-family.js';
 import { warehouseFigures } from './warehouse-figures.js';
@@ -17,23 +17,21 @@ export const visibilityEngineFamily: FigureFamily = {
   async measure({ client, connection, brandId, engineBreakdown, signal }, window) {
     const exists = await readRows(connection, 'SELECT 1 FROM duckdb_tables() WHERE table_name = $1', [ENGINE_TABLE]);
     if (exists.length === 0) return [];
-    const params = [brandId, window.from, window.to];
     const seen = await readRows(
       connection,
       `SELECT DISTINCT engine FROM ${ENGINE_TABLE} WHERE brand_id = $1 ORDER BY engine`,
       [brandId],
     );
     if (seen.length === 0) return [];
-    const engines = engineBreakdown ? [...new Set(engineBreakdown)].sort().map((engine) => ({ engine })) : seen;
+    const engines = engineBreakdown ? [...new Set(engineBreakdown)].sort() : seen.map((row) => String(row.engine));
     const api = new Map<string, number>();
-    for (const { engine } of engines) {
+    for (const engine of engines) {
       const report = await readWhole(client, visibilityTopicsEndpoint, brandId, {
-        startDate: window.from,
-        endDate: window.to,
-        engines: [String(engine)],
+        ...rangeOf(window),
+        engines: [engine],
         signal,
       });
-      addTopicFigures(api, report.records, `engine ${String(engine)} topic `);
+      addTopicFigures(api, report.records, `engine ${engine} topic `);
     }
     const all = await warehouseFigures(
       connection,
@@ -42,19 +40,13 @@ export const visibilityEngineFamily: FigureFamily = {
        UNION ALL
        SELECT 'engine ' || engine || ' topic ' || topic_id || $5, sum(mentioned_conversations)
          FROM ${ENGINE_TABLE} WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY engine, topic_id`,
-      [...params, ANSWERS, MENTIONING],
+      [brandId, window.from, window.to, ANSWERS, MENTIONING],
     );
     // Rows of an engine the sync no longer asks stay as loaded; they are not compared with an answer never asked for.
-    const asked = engines.map(({ engine }) => `engine ${String(engine)} topic `);
+    const asked = engines.map((engine) => `engine ${engine} topic `);
     const warehouse = new Map([...all].filter(([key]) => asked.some((prefix) => key.startsWith(prefix))));
-    const totals = engines.flatMap(({ engine }) =>
-      everyTopic(
-        'visibility_by_engine',
-        `engine ${String(engine)}: `,
-        api,
-        warehouse,
-        `engine ${String(engine)} topic `,
-      ),
+    const totals = engines.flatMap((engine) =>
+      everyTopic('visibility_by_engine', `engine ${engine}: `, api, warehouse, `engine ${engine} topic `),
     );
     return [...totals, ...pairFigures('visibility_by_engine', api, warehouse)];
   },

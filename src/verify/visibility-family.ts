@@ -1,6 +1,6 @@
 import { mentionedConversations } from '../streams/measures.js';
 import { visibilityTopicsEndpoint, type VisibilityRow } from '../streams/visibility.js';
-import { figure, pairFigures, type Figure, type FigureFamily } from './figure.js';
+import { figure, pairFigures, rangeOf, type Figure, type FigureFamily } from './figure.js';
 import { readWhole } from './read-whole.js';
 import { warehouseFigures } from './warehouse-figures.js';
 
@@ -14,11 +14,7 @@ export const MENTIONING = ': answers mentioning the brand';
 export const visibilityFamily: FigureFamily = {
   name: 'visibility',
   async measure({ client, connection, brandId, signal }, window) {
-    const report = await readWhole(client, visibilityTopicsEndpoint, brandId, {
-      startDate: window.from,
-      endDate: window.to,
-      signal,
-    });
+    const report = await readWhole(client, visibilityTopicsEndpoint, brandId, { ...rangeOf(window), signal });
     const api = new Map<string, number>();
     addTopicFigures(api, report.records, 'topic ');
     const warehouse = await warehouseFigures(
