@@ -80,12 +80,18 @@ function checkDuckDbFile(path: string): void {
     throw new DatabasePathError(`cannot read ${path}: ${describeErrno(error)}`, errnoOf(error));
   }
   if (!isFile) throw new DatabasePathError(`${path} is a folder or a device, not a DuckDB file (EISDIR)`, 'EISDIR');
+  const header = Buffer.alloc(12);
+  let fd: number | undefined;
   try {
     accessSync(path, constants.R_OK | constants.W_OK);
+    fd = openSync(path, 'r');
+    readSync(fd, header, 0, 12, 0);
   } catch (error) {
     throw new DatabasePathError(`cannot read and write ${path}: ${describeErrno(error)}`, errnoOf(error));
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
-  if (!hasDuckDbHeader(path)) {
+  if (header.subarray(8, 12).toString('latin1') !== DUCKDB_MAGIC) {
     throw new DatabasePathError(
       `${path} is not a DuckDB database`,
       undefined,
