@@ -276,7 +276,25 @@ describe("doctor's table of endpoints", () => {
       expect(own.path({} as never)).toEqual(endpoint.path({} as never));
       expect(endpoint.params).toEqual(expect.arrayContaining([...own.params]));
     }
-    expect(Object.keys(DECLARED).sort()).toEqual(Object.values(ENDPOINTS).sort());
+  });
+
+  it("labels each endpoint by its path and spec number, as doctor's table prints them", () => {
+    expect(Object.keys(DECLARED)).toEqual([
+      'tracked-urls (3)',
+      'competitors (7)',
+      'templates (10)',
+      'articles (11)',
+      'content-analyses (12)',
+      'conversations (13)',
+      'fanouts/by-phrase (14)',
+      'fanouts/cited (15)',
+      'reports/visibility/topics (16)',
+      'reports/citations (17)',
+      'citations/domains/{domain} (18)',
+      'products/ranking (19)',
+      'swot/{statement_id} (20)',
+    ]);
+    expect(Object.values(ENDPOINTS)).toEqual(Object.keys(DECLARED));
   });
 
   it("names each endpoint by its path, as api.endpointParams and the table's labels do", () => {
@@ -288,7 +306,5 @@ describe("doctor's table of endpoints", () => {
     for (const stream of STREAMS.values()) {
       expect(stream.endpoint.path(placeholders as never).join('/'), stream.name).toBe(stream.endpoint.name);
     }
-    for (const [label, endpoint] of Object.entries(DECLARED))
-      expect(label).toBe(`${endpoint.name} (${/\((\d+)\)$/.exec(label)?.[1]})`);
   });
 });
