@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { enqueueFetches } from '../../src/engine/jobs/enqueue.js';
 import type { FetchJobData } from '../../src/engine/jobs/job-data.js';
@@ -17,6 +18,7 @@ const redis = testRedis();
 afterAll(async () => {
   await deletePrefix(redis, prefix);
   await deletePrefix(redis, `${prefix}-gone`);
+  await deletePrefix(redis, `${prefix}-attempts`);
   redis.disconnect();
 });
 
@@ -50,6 +52,20 @@ describe('enqueueFetches', () => {
       expect(await base.fetch.getJobCountByTypes('waiting')).toBe(1_201);
     } finally {
       await base.close();
+    }
+  });
+
+  it('gives each fetch job the attempts docs/syncing.md promises', async () => {
+    const promised = /retries it: (\d+) attempts/.exec(readFileSync('docs/syncing.md', 'utf8'))?.[1];
+    expect(promised).toBeDefined();
+    const queues = openQueues(redis, `${prefix}-attempts`);
+    try {
+      await redis.set(redisKeys(`${prefix}-attempts`).run('run-attempts'), '{}');
+      await enqueueFetches(queues, slicesOf('run-attempts', 1), 10);
+      const [job] = await queues.fetch.getJobs(['waiting']);
+      expect(job?.opts.attempts).toBe(Number(promised));
+    } finally {
+      await queues.close();
     }
   });
 
