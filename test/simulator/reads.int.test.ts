@@ -125,6 +125,13 @@ describe('conversations (13)', () => {
     expect(beyond.body.info.total_rows).toBe(total);
   });
 
+  it('without a range or page size, pages by 20 over the 30 days ending today (docs/simulator.md)', async () => {
+    const reply = await api.get('/conversations');
+    const total = sim.truth.totalRows(1, '2026-10-22', TODAY);
+    expect(reply.body.info).toEqual({ page: 1, page_size: 20, total_rows: total });
+    expect(reply.body.data).toHaveLength(Math.min(20, total));
+  });
+
   it('sorts oldest first on request and filters by mentioned, topic and scenario', async () => {
     const oldest = await api.get('/conversations', {
       start_date: '2026-11-19',
