@@ -2,7 +2,7 @@ import type { ParamName } from '../../../streams/registry.js';
 import { change, fingerprint, NO_ENGINE, NO_TOPIC, type ProbeContext } from '../probe-context.js';
 import { isEmpty, type FirstPage } from './first-page.js';
 
-export interface CompareOptions {
+export interface CompareOptions<T = unknown> {
   /** The value sent, for the table's why. */
   shown: string;
   /** Other parameters this request sends, so a 400 naming one is read right. */
@@ -10,7 +10,7 @@ export interface CompareOptions {
   /** When the answers are the same: what the data says, and the request with an invalid value that decides. */
   tiebreak: { invalid: string; call: () => Promise<unknown> };
   /** A record that breaks the filter (evidence that it was not applied), when records show it. */
-  breaks?: (record: unknown) => string | undefined;
+  breaks?: (record: T) => string | undefined;
   /** Why the data cannot show the filter, when it cannot: the tiebreak decides without the request. */
   unshown?: string;
 }
@@ -19,14 +19,14 @@ export interface CompareOptions {
  * A filter by behaviour, one request: its answer against the base answer of the same window. Records that break
  * the filter make it wrong; a different answer makes it verified; the same answer goes to the tiebreak.
  */
-export async function compareToBase(
+export async function compareToBase<T>(
   ctx: ProbeContext,
   endpoint: string,
   param: ParamName,
-  base: FirstPage | undefined,
-  fetch: () => Promise<FirstPage>,
-  options: CompareOptions,
-): Promise<FirstPage | undefined> {
+  base: FirstPage<T> | undefined,
+  fetch: () => Promise<FirstPage<T>>,
+  options: CompareOptions<T>,
+): Promise<FirstPage<T> | undefined> {
   const { book } = ctx;
   if (options.unshown !== undefined) {
     await ctx.tiebreak(endpoint, param, options.tiebreak.invalid, options.tiebreak.call, options.unshown);
@@ -54,18 +54,23 @@ export async function compareToBase(
 }
 
 /** How a probe reads its endpoint: extra query options over the wide window, and a page size. */
-export type ProbeRead = (options: object, pageSize?: number) => Promise<FirstPage>;
+export type ProbeRead<T = unknown> = (options: object, pageSize?: number) => Promise<FirstPage<T>>;
+
+/** The tiebreak of a filter whose read takes one value: `invalid` sent as the read's `key`, for a page of one. */
+export function invalidAs(read: ProbeRead, key: string, invalid: string): CompareOptions['tiebreak'] {
+  return { invalid, call: () => read({ [key]: invalid }, 1) };
+}
 
 /**
  * The engines filter by behaviour, as every endpoint that takes it is checked: one engine the answers named (or the
  * first of api.engines) against the base answer, with an engine no API knows as the tiebreak.
  */
-export async function compareEngines(
+export async function compareEngines<T>(
   ctx: ProbeContext,
   endpoint: string,
-  base: FirstPage | undefined,
-  read: ProbeRead,
-  options: Pick<CompareOptions, 'alsoSent'> & { breaks?: (engine: string) => CompareOptions['breaks'] } = {},
+  base: FirstPage<T> | undefined,
+  read: ProbeRead<T>,
+  options: Pick<CompareOptions, 'alsoSent'> & { breaks?: (engine: string) => CompareOptions<T>['breaks'] } = {},
 ): Promise<void> {
   const engine = ctx.facts.engines[0] ?? ctx.config.api.engines[0];
   if (engine === undefined) return void ctx.book.unchecked(endpoint, 'engines', NO_ENGINE);
@@ -78,11 +83,11 @@ export async function compareEngines(
 }
 
 /** The topics filter by behaviour: one topic that has answers in the window against the base answer. */
-export async function compareTopics(
+export async function compareTopics<T>(
   ctx: ProbeContext,
   endpoint: string,
-  base: FirstPage | undefined,
-  read: ProbeRead,
+  base: FirstPage<T> | undefined,
+  read: ProbeRead<T>,
   options: Pick<CompareOptions, 'alsoSent'> = {},
 ): Promise<void> {
   const topic = ctx.facts.topics[0]?.id;

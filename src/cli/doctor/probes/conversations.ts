@@ -10,9 +10,9 @@ import { probePaging } from './paging.js';
 
 const endpoint = ENDPOINTS.conversations;
 const PAGE = 100;
-const dayOfAnswer = (record: unknown) => dayOf((record as Conversation).date);
+const dayOfAnswer = (record: Conversation) => dayOf(record.date);
 const reader =
-  (ctx: ProbeContext): ProbeRead =>
+  (ctx: ProbeContext): ProbeRead<Conversation> =>
   (options, pageSize = PAGE) =>
     firstPage(ctx.client.conversations(ctx.brand, { ...ctx.windows.wide, pageSize, ...options }));
 
@@ -20,13 +20,13 @@ const reader =
  * Endpoint 13's range first: its answers carry their engine, so they show the engines the other probes send.
  * Three requests.
  */
-export async function probeConversationDates(ctx: ProbeContext): Promise<FirstPage | undefined> {
+export async function probeConversationDates(ctx: ProbeContext): Promise<FirstPage<Conversation> | undefined> {
   const read = reader(ctx);
   const wide = await probeDateRange(ctx, endpoint, read, { dayOfRecord: dayOfAnswer });
   ctx.offerControl(endpoint, 'start_date', () => read({ startDate: 'not-a-day' }, 1));
   ctx.offerControl(endpoint, 'end_date', () => read({ endDate: 'not-a-day' }, 1));
   if (wide) {
-    ctx.facts.engines = [...new Set((wide.records as Conversation[]).map((c) => c.model))].sort();
+    ctx.facts.engines = [...new Set(wide.records.map((c) => c.model))].sort();
     await probeOneDay(ctx, wide);
   }
   return wide;
@@ -36,10 +36,9 @@ export async function probeConversationDates(ctx: ProbeContext): Promise<FirstPa
  * A range of one day (start_date = end_date), the only one daily slices send: an API reading the end as exclusive
  * answers nothing, and every daily slice would load empty and complete. One request, plus its last page (lastPageOfDay).
  */
-async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
-  const records = wide.records as Conversation[];
+async function probeOneDay(ctx: ProbeContext, wide: FirstPage<Conversation>): Promise<void> {
   const counts = new Map<string, number>();
-  for (const record of records) {
+  for (const record of wide.records) {
     const day = dayOfAnswer(record);
     if (day) counts.set(day, (counts.get(day) ?? 0) + 1);
   }
@@ -66,7 +65,7 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage): Promise<void> {
   // An API whose days are another zone's answers a day with times of a neighbouring UTC day, so its daily figures would
   // be that zone's days. Newest first, a zone west of UTC shows on the first page, one east of it on the last.
   const outside = read.filter((record) => dayOfAnswer(record) !== day);
-  const dates = outside.map((record) => (record as Conversation).date).sort();
+  const dates = outside.map((record) => record.date).sort();
   const span = `${dates[0]}${dates.length > 1 ? ` .. ${dates.at(-1)}` : ''}${where}`;
   // Another zone's day reaches at most into the UTC days beside it; answers further off, or as many answers as the
   // week's, are a range the API did not apply (names it ignores), which a zone would not explain.
@@ -114,8 +113,8 @@ const MAX_TAIL_PAGES = 4;
 async function lastPageOfDay(
   ctx: ProbeContext,
   day: string,
-  first: FirstPage,
-): Promise<{ page?: FirstPage; unread?: string }> {
+  first: FirstPage<Conversation>,
+): Promise<{ page?: FirstPage<Conversation>; unread?: string }> {
   const served = first.records.length + first.rejects.length;
   if (
     served === 0 ||
@@ -139,7 +138,7 @@ async function lastPageOfDay(
     }
     return { page: last.value };
   }
-  let page: FirstPage | undefined;
+  let page: FirstPage<Conversation> | undefined;
   for (let skip = 1; skip <= MAX_TAIL_PAGES; skip++) {
     const next = await readPage(skip);
     ctx.noteUnreadable(endpoint, `page ${firstNumber + skip} of one day (${day})`, next);
@@ -156,7 +155,10 @@ async function lastPageOfDay(
 }
 
 /** The other filters of endpoint 13, each one request against the wide window's answer, then paging (two). */
-export async function probeConversationFilters(ctx: ProbeContext, wide: FirstPage | undefined): Promise<void> {
+export async function probeConversationFilters(
+  ctx: ProbeContext,
+  wide: FirstPage<Conversation> | undefined,
+): Promise<void> {
   const { client, brand, windows, book, facts } = ctx;
   const read = reader(ctx);
   if (!wide || isEmpty(wide)) {
@@ -168,7 +170,6 @@ export async function probeConversationFilters(ctx: ProbeContext, wide: FirstPag
         : 'the answers of the window could not be read',
     );
   } else {
-    const records = wide.records as Conversation[];
     const ask = (name: ParamName, options: object) =>
       ctx.ask(endpoint, ['start_date', 'end_date', name], () => read(options));
     const count = (page: FirstPage) => page.total ?? page.records.length;
@@ -196,7 +197,7 @@ export async function probeConversationFilters(ctx: ProbeContext, wide: FirstPag
       const page = await ask('engines', { engines: [engine] });
       if (!page.ok) ctx.failed(endpoint, ['engines'], page.why);
       else {
-        const others = (page.value.records as Conversation[]).filter((c) => c.model !== engine);
+        const others = page.value.records.filter((c) => c.model !== engine);
         if (others.length)
           book.wrong(endpoint, 'engines', `asked for ${engine}, the API sent answers of ${others[0]!.model}`);
         else if (smaller(page.value) || !same(page.value))
@@ -262,7 +263,7 @@ export async function probeConversationFilters(ctx: ProbeContext, wide: FirstPag
 
     // mentioned / recommended: ask for the value that is rarer among the answers, so ignoring it shows at once.
     for (const name of ['mentioned', 'recommended'] as const) {
-      const values = records.map((c) => c[name]).filter((v): v is boolean => typeof v === 'boolean');
+      const values = wide.records.map((c) => c[name]).filter((v): v is boolean => typeof v === 'boolean');
       if (values.length === 0) {
         book.unchecked(endpoint, name, `no answer has ${name}; checkable once answers carry it`);
         continue;
@@ -274,9 +275,7 @@ export async function probeConversationFilters(ctx: ProbeContext, wide: FirstPag
         ctx.failed(endpoint, [name], page.why);
         continue;
       }
-      const against = (page.value.records as Conversation[]).filter(
-        (c) => typeof c[name] === 'boolean' && c[name] !== want,
-      );
+      const against = page.value.records.filter((c) => typeof c[name] === 'boolean' && c[name] !== want);
       if (against.length)
         book.wrong(
           endpoint,
@@ -299,11 +298,11 @@ export async function probeConversationFilters(ctx: ProbeContext, wide: FirstPag
     ctx.offerControl(endpoint, 'mentioned', () => read({ mentioned: 'maybe' }, 1));
 
     // sort: oldest first must start where newest first ends.
-    const days = records.map(dayOfAnswer).filter(Boolean) as string[];
+    const days = wide.records.map(dayOfAnswer).filter(Boolean) as string[];
     const page = await ask('sort', { sort: 'oldest' });
     if (!page.ok) ctx.failed(endpoint, ['sort'], page.why);
     else {
-      const oldest = (page.value.records as Conversation[]).map(dayOfAnswer).filter(Boolean) as string[];
+      const oldest = page.value.records.map(dayOfAnswer).filter(Boolean) as string[];
       const newestFirst = days[0];
       const oneDaySort = () =>
         ctx.tiebreak(
@@ -313,7 +312,7 @@ export async function probeConversationFilters(ctx: ProbeContext, wide: FirstPag
           () => read({ sort: 'sideways' }, 1),
           'every answer of the window is of one day',
         );
-      if (new Set(days).size < 2 && (wide.total ?? 0) <= records.length) {
+      if (new Set(days).size < 2 && (wide.total ?? 0) <= wide.records.length) {
         await oneDaySort();
       } else if (oldest[0] !== undefined && newestFirst !== undefined && oldest[0] < newestFirst) {
         book.verified(endpoint, 'sort', `oldest first starts on ${oldest[0]}, newest first on ${newestFirst}`);
@@ -327,9 +326,7 @@ export async function probeConversationFilters(ctx: ProbeContext, wide: FirstPag
           // Judged by the day of what came back, not by its coming back: an API that ignores end_date (doctor says so
           // on its own row) answers the day itself again.
           const earlier = before.ok
-            ? (before.value.records as Conversation[])
-                .map(dayOfAnswer)
-                .find((day) => day !== undefined && day < newestFirst)
+            ? before.value.records.map(dayOfAnswer).find((day) => day !== undefined && day < newestFirst)
             : undefined;
           if (!before.ok) ctx.failed(endpoint, ['sort'], before.why);
           else if (earlier === undefined) await oneDaySort();

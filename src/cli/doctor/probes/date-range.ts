@@ -4,9 +4,9 @@ import { change, fingerprint, type ProbeContext, type Window } from '../probe-co
 import type { ProbeRead } from './compare.js';
 import { isEmpty, type FirstPage } from './first-page.js';
 
-export interface RangeProbeOptions {
+export interface RangeProbeOptions<T> {
   /** The day a record is of, for answers whose records carry one (then a record outside the range is evidence). */
-  dayOfRecord?: (record: unknown) => string | undefined;
+  dayOfRecord?: (record: T) => string | undefined;
   /** Other parameters every request of the probe sends (e.g. a domain), so a 400 naming one is read right. */
   alsoSent?: readonly ParamName[];
 }
@@ -16,15 +16,15 @@ export interface RangeProbeOptions {
  * applied changes the answer when the moved days hold data; a record outside the range shows an ignored name.
  * Answers the wide window's answer, the base of the other probes of the endpoint.
  */
-export async function probeDateRange(
+export async function probeDateRange<T>(
   ctx: ProbeContext,
   endpoint: string,
-  read: ProbeRead,
-  options: RangeProbeOptions = {},
-): Promise<FirstPage | undefined> {
+  read: ProbeRead<T>,
+  options: RangeProbeOptions<T> = {},
+): Promise<FirstPage<T> | undefined> {
   const { windows, book } = ctx;
   const sent: ParamName[] = ['start_date', 'end_date', 'engines', ...(options.alsoSent ?? [])];
-  const answers: FirstPage[] = [];
+  const answers: FirstPage<T>[] = [];
   for (const window of [windows.wide, windows.lateStart, windows.earlyEnd]) {
     const asked = await ctx.ask(endpoint, sent, () => read(window));
     if (!asked.ok) {
@@ -33,7 +33,7 @@ export async function probeDateRange(
     }
     answers.push(asked.value);
   }
-  const [wide, lateStart, earlyEnd] = answers as [FirstPage, FirstPage, FirstPage];
+  const [wide, lateStart, earlyEnd] = answers as [FirstPage<T>, FirstPage<T>, FirstPage<T>];
   const dayOfRecord = options.dayOfRecord;
   // Only this endpoint's own records show data in the days a moved bound drops: another endpoint's (a SWOT
   // statement's answers are a few of the brand's) may have none there while the brand has many.
@@ -43,7 +43,12 @@ export async function probeDateRange(
   const dataBeforeLateStart = days.some((day) => day >= windows.wide.startDate && day < windows.lateStart.startDate);
   const dataAfterEarlyEnd = days.some((day) => day > windows.earlyEnd.endDate && day <= windows.wide.endDate);
 
-  const judge = async (name: 'start_date' | 'end_date', moved: FirstPage, window: Window, dataInMovedDays: boolean) => {
+  const judge = async (
+    name: 'start_date' | 'end_date',
+    moved: FirstPage<T>,
+    window: Window,
+    dataInMovedDays: boolean,
+  ) => {
     const bound = name === 'start_date' ? `from ${window.startDate}` : `to ${window.endDate}`;
     const beyond = (dayOfRecord ? moved.records.map(dayOfRecord) : [])
       .filter(

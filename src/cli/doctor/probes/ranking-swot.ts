@@ -2,7 +2,7 @@ import type { ProductRankingRow } from '../../../streams/product-ranking.js';
 import type { SwotAnswer } from '../../../streams/swot.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { dayOf, fingerprint, type ProbeContext } from '../probe-context.js';
-import { compareEngines, compareToBase, compareTopics } from './compare.js';
+import { compareEngines, compareToBase, compareTopics, invalidAs } from './compare.js';
 import { probeDateRange } from './date-range.js';
 import { firstPage, isEmpty, type FirstPage } from './first-page.js';
 import { probePaging } from './paging.js';
@@ -14,10 +14,9 @@ import { probePaging } from './paging.js';
 export async function probeProductRanking(ctx: ProbeContext): Promise<void> {
   const endpoint = ENDPOINTS.productRanking;
   const { client, brand, windows, book } = ctx;
-  const read = (options: object, pageSize = 50): Promise<FirstPage> =>
+  const read = (options: object, pageSize = 50): Promise<FirstPage<ProductRankingRow>> =>
     firstPage(client.productRanking(brand, { ...windows.wide, pageSize, ...options }));
   const base = await probeDateRange(ctx, endpoint, read);
-  const tiebreak = (key: string, invalid: string) => ({ invalid, call: () => read({ [key]: invalid }, 1) });
 
   const byRecommendation = await compareToBase(
     ctx,
@@ -27,7 +26,7 @@ export async function probeProductRanking(ctx: ProbeContext): Promise<void> {
     () => read({ metric: 'recommendation' }),
     {
       shown: 'recommendation',
-      tiebreak: tiebreak('metric', 'not-a-metric'),
+      tiebreak: invalidAs(read, 'metric', 'not-a-metric'),
     },
   );
   if (
@@ -35,7 +34,7 @@ export async function probeProductRanking(ctx: ProbeContext): Promise<void> {
     base &&
     fingerprint(byRecommendation.records, byRecommendation.total) === fingerprint(base.records, base.total)
   ) {
-    const rows = byRecommendation.records as ProductRankingRow[];
+    const rows = byRecommendation.records;
     const values = rows.map((r) => r.recommendation).filter((v): v is number => typeof v === 'number');
     if (values.length === rows.length && values.some((v, i) => i > 0 && v > values[i - 1]!)) {
       book.wrong(
@@ -47,13 +46,12 @@ export async function probeProductRanking(ctx: ProbeContext): Promise<void> {
   }
   await compareToBase(ctx, endpoint, 'subject', base, () => read({ subject: 'competitor' }), {
     shown: 'competitor',
-    tiebreak: tiebreak('subject', 'not-a-subject'),
+    tiebreak: invalidAs(read, 'subject', 'not-a-subject'),
   });
-  const rows = (base?.records ?? []) as ProductRankingRow[];
   await compareToBase(ctx, endpoint, 'order', base, () => read({ order: 'asc' }), {
     shown: 'asc',
-    tiebreak: tiebreak('order', 'sideways'),
-    unshown: rows.length < 2 ? 'fewer than 2 products are ranked' : undefined,
+    tiebreak: invalidAs(read, 'order', 'sideways'),
+    unshown: (base?.records.length ?? 0) < 2 ? 'fewer than 2 products are ranked' : undefined,
   });
 
   await compareEngines(ctx, endpoint, base, read);
@@ -76,17 +74,13 @@ export async function probeSwot(ctx: ProbeContext): Promise<void> {
       `no SWOT statement id for brand ${brand} in sync.swotStatementIds; add one to check these`,
     );
   }
-  const read = (options: object, pageSize = 100): Promise<FirstPage> =>
+  const read = (options: object, pageSize = 100): Promise<FirstPage<SwotAnswer>> =>
     firstPage(client.swotAnswers(brand, statement, { ...windows.wide, pageSize, ...options }));
-  const base = await probeDateRange(ctx, endpoint, read, {
-    dayOfRecord: (record) => dayOf((record as SwotAnswer).date),
-  });
+  const base = await probeDateRange(ctx, endpoint, read, { dayOfRecord: (record) => dayOf(record.date) });
   await compareEngines(ctx, endpoint, base, read, {
     // In any letter case: the engine asked is named as the conversations spell it, which the spec does not tie to this.
-    breaks: (engine) => (r) => {
-      const model = (r as SwotAnswer).model;
-      return model && model.toLowerCase() !== engine.toLowerCase() ? `an answer of ${model} came back` : undefined;
-    },
+    breaks: (engine) => (r) =>
+      r.model && r.model.toLowerCase() !== engine.toLowerCase() ? `an answer of ${r.model} came back` : undefined,
   });
   const competitor = facts.competitorIds[0];
   await compareToBase(ctx, endpoint, 'competitors', base, () => read({ competitors: [competitor] }), {
@@ -97,7 +91,7 @@ export async function probeSwot(ctx: ProbeContext): Promise<void> {
   const type = (base?.info as { type?: string } | undefined)?.type === 'threats' ? 'strengths' : 'threats';
   await compareToBase(ctx, endpoint, 'type', base, () => read({ type }), {
     shown: type,
-    tiebreak: { invalid: 'not-a-type', call: () => read({ type: 'not-a-type' }, 1) },
+    tiebreak: invalidAs(read, 'type', 'not-a-type'),
     unshown: base && isEmpty(base) ? 'the statement has no answer in the window' : undefined,
   });
 

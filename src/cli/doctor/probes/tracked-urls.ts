@@ -1,32 +1,38 @@
 import type { TrackedUrl } from '../../../streams/tracked-urls.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { dayOf, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
-import { compareEngines, compareToBase, compareTopics } from './compare.js';
+import { compareEngines, compareToBase, compareTopics, invalidAs } from './compare.js';
 import { probeDateRange } from './date-range.js';
 import { firstPage, type FirstPage } from './first-page.js';
 import { probePaging } from './paging.js';
 
 const endpoint = ENDPOINTS.trackedUrls;
 
+/** The record read puts first in each answer, the one without a url: info's counts, which cover every page of it. */
+interface AnswerCounts {
+  citations: unknown;
+  cited_urls: unknown;
+  url?: undefined;
+  group?: undefined;
+  first_cited?: undefined;
+}
+
 /** Endpoint 3: the range (three requests), seven filters (one each), paging (two). Teaches the probes a page and domains. */
 export async function probeTrackedUrls(ctx: ProbeContext): Promise<void> {
   const { client, brand, windows, book, facts } = ctx;
-  const read = (options: object, pageSize = 100): Promise<FirstPage> =>
+  const read = (options: object, pageSize = 100): Promise<FirstPage<TrackedUrl | AnswerCounts>> =>
     firstPage(client.trackedUrls(brand, { ...windows.wide, pageSize, ...options })).then((page) => ({
       ...page,
       // info.citations counts every page of the answer: it moves with the range and filters even when the page shown does not.
       records: [{ citations: page.info.citations, cited_urls: page.info.cited_urls }, ...page.records],
     }));
-  const base = await probeDateRange(ctx, endpoint, read, {
-    dayOfRecord: (record) => dayOf((record as TrackedUrl).first_cited),
-  });
-  const pages = (base?.records.slice(1) ?? []) as TrackedUrl[];
+  const base = await probeDateRange(ctx, endpoint, read, { dayOfRecord: (record) => dayOf(record.first_cited) });
+  const pages = base?.records.filter((r) => r.url !== undefined) ?? [];
   facts.trackedUrl ??= pages[0]?.url;
   ctx.rememberDomains(
     pages.map((p) => p.url),
     true,
   );
-  const tiebreak = (key: string, invalid: string) => ({ invalid, call: () => read({ [key]: invalid }, 1) });
 
   await compareEngines(ctx, endpoint, base, read);
   await compareTopics(ctx, endpoint, base, read);
@@ -34,28 +40,21 @@ export async function probeTrackedUrls(ctx: ProbeContext): Promise<void> {
   const group = pages.find((p) => p.group)?.group?.id;
   await compareToBase(ctx, endpoint, 'group_id', base, () => read({ groupId: group }), {
     shown: String(group),
-    tiebreak: tiebreak('groupId', 'x'),
-    breaks: (r) =>
-      (r as TrackedUrl).url && (r as TrackedUrl).group?.id !== group
-        ? `${(r as TrackedUrl).url} is not in group ${group}`
-        : undefined,
+    tiebreak: invalidAs(read, 'groupId', 'x'),
+    breaks: (r) => (r.url && r.group?.id !== group ? `${r.url} is not in group ${group}` : undefined),
     unshown: group === undefined ? 'no tracked page is in a group' : undefined,
   });
   await compareToBase(ctx, endpoint, 'ungrouped', base, () => read({ ungrouped: true }), {
     shown: 'true',
-    tiebreak: tiebreak('ungrouped', 'maybe'),
-    breaks: (r) =>
-      (r as TrackedUrl).group ? `${(r as TrackedUrl).url} is in group ${(r as TrackedUrl).group!.id}` : undefined,
+    tiebreak: invalidAs(read, 'ungrouped', 'maybe'),
+    breaks: (r) => (r.group ? `${r.url} is in group ${r.group.id}` : undefined),
   });
 
   const needle = pages.map((p) => p.title.slice(0, 60)).find((title) => pages.some((p) => !matches(p, title)));
   await compareToBase(ctx, endpoint, 'search', base, () => read({ search: needle }), {
     shown: JSON.stringify(needle),
     tiebreak: { invalid: OVERLONG_SHOWN, call: () => read({ search: OVERLONG_TEXT }, 1) },
-    breaks: (r) =>
-      (r as TrackedUrl).url && !matches(r as TrackedUrl, needle!)
-        ? `${(r as TrackedUrl).url} does not hold it`
-        : undefined,
+    breaks: (r) => (r.url && !matches(r, needle!) ? `${r.url} does not hold it` : undefined),
     unshown: needle === undefined ? 'no search text tells the tracked pages apart' : undefined,
   });
 
@@ -70,17 +69,17 @@ export async function probeTrackedUrls(ctx: ProbeContext): Promise<void> {
     {
       shown: 'citations',
       alsoSent: ['order'],
-      tiebreak: tiebreak('sort', 'sideways'),
+      tiebreak: invalidAs(read, 'sort', 'sideways'),
       unshown: sortable ? undefined : 'the tracked pages do not differ in citations',
     },
   );
-  const sorted = (byCitations?.records.slice(1) ?? []) as TrackedUrl[];
+  const sorted = byCitations?.records.filter((r) => r.url !== undefined) ?? [];
   if (byCitations && sorted.some((p, i) => i > 0 && p.citations > sorted[i - 1]!.citations)) {
     book.wrong(endpoint, 'sort', 'sort=citations did not order the pages by citations');
   }
   await compareToBase(ctx, endpoint, 'order', base, () => read({ order: 'asc' }), {
     shown: 'asc',
-    tiebreak: tiebreak('order', 'sideways'),
+    tiebreak: invalidAs(read, 'order', 'sideways'),
     unshown: pages.length < 2 ? 'the brand tracks fewer than 2 pages' : undefined,
   });
 
