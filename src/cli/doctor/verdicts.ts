@@ -41,24 +41,20 @@ export class VerdictBook {
   declare(endpoint: string, params: readonly ParamName[]): void {
     for (const param of params) {
       const why = 'no probe reached it (an earlier request failed)';
-      if (!this.rows.has(key(endpoint, param))) this.put(endpoint, param, 'cannot be checked', why, 'request', true);
+      if (!this.rows.has(key(endpoint, param))) this.set(endpoint, param, 'cannot be checked', why, 'request', true);
     }
   }
 
-  private set(endpoint: string, param: ParamName, verdict: Verdict, why: string, evidence: Evidence = 'records'): void {
-    const row = this.rows.get(key(endpoint, param));
-    if (row && !row.placeholder && STRENGTH[row.verdict] >= STRENGTH[verdict]) return;
-    this.put(endpoint, param, verdict, why, evidence, false);
-  }
-
-  private put(
+  private set(
     endpoint: string,
     param: ParamName,
     verdict: Verdict,
     why: string,
-    evidence: Evidence,
-    placeholder: boolean,
+    evidence: Evidence = 'records',
+    placeholder = false,
   ): void {
+    const row = this.rows.get(key(endpoint, param));
+    if (row && !row.placeholder && STRENGTH[row.verdict] >= STRENGTH[verdict]) return;
     const wire = this.wire(param, endpoint);
     this.rows.set(key(endpoint, param), { endpoint, param, wire, verdict, why, placeholder, evidence });
   }
