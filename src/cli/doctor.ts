@@ -20,7 +20,8 @@ import {
   type DoctorCheck,
 } from './doctor/checks.js';
 import { endpointNameOf } from './doctor/endpoints.js';
-import { MAX_PROBE_REQUESTS, probeParameters } from './doctor/param-probes.js';
+import { probeParameters } from './doctor/param-probes.js';
+import { MAX_PROBE_REQUESTS } from './doctor/probe-context.js';
 import { paramTable, verdictCounts } from './doctor/print.js';
 import { probeProgress, type ProbeProgress } from './doctor/probe-progress.js';
 import { RefusedNames } from './doctor/refused-names.js';

@@ -17,8 +17,6 @@ import { syncedReaders } from './synced-readers.js';
 import { VerdictBook, type ParamVerdict } from './verdicts.js';
 import type { Config } from '../../configuration.js';
 
-export { MAX_PROBE_REQUESTS } from './probe-context.js';
-
 /** Each endpoint's probe alone, with what it needs of the others, for trying a candidate name (name-search.ts). */
 const ENDPOINT_PROBES: Readonly<Record<string, EndpointProbe>> = {
   [ENDPOINTS.visibility]: async (ctx) => probeVisibilityFilters(ctx, await probeVisibilityReport(ctx)),
