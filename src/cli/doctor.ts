@@ -5,8 +5,7 @@ import { ConfigError, configFilePath } from '../config/load.js';
 import { addDays } from '../days.js';
 import type { ApiConfig } from '../config/schema.js';
 import { fixConfigFile, mergedSettings } from './doctor/config-fix.js';
-import { proposedSettings } from './doctor/name-search.js';
-import { proposalText } from './doctor/proposal-text.js';
+import { proposalText, proposedSettings } from './doctor/name-search.js';
 import { redactSecrets } from '../log.js';
 import { probeApiConfig } from './brand-access-probe.js';
 import {
