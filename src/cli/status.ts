@@ -4,7 +4,6 @@ import type { Queue } from 'bullmq';
 import { Command } from 'commander';
 import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import { textTable } from '../text-table.js';
-import { integerOption } from './integer-option.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../engine/jobs/queues.js';
 import { connectRedis } from '../engine/redis/redis.js';
 import { RunStore, type RunMeta } from '../engine/run/run-store.js';
@@ -40,6 +39,7 @@ import {
   chooseStreams,
   commandLogger,
   commandToday,
+  integerOption,
   readConfig,
   redisFor,
   type CommonFlags,
