@@ -57,6 +57,11 @@ export async function probeBrandAccess(client: ApiClient, brandId: number): Prom
 }
 
 /** An API refusal as a log or a check line shows it: `HTTP 403 forbidden`. */
-export function answerOf(error: AuthError): string {
+export function answerOf(error: ApiError): string {
   return `HTTP ${error.status ?? '?'}${error.apiCode ? ` ${error.apiCode}` : ''}`;
+}
+
+/** The answer and its request id, as a message that stops a command shows them: `HTTP 403 forbidden, request 9f3c...`. */
+export function answerWithRequest(error: ApiError): string {
+  return `${answerOf(error)}${error.requestId ? `, request ${error.requestId}` : ''}`;
 }

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { ResolvedRedis } from '../engine/redis/redis.js';
 import type { WorkerHostOptions } from '../engine/jobs/worker-host.js';
 import { loadProcessSettings, parseBrandList, type ProcessSettings } from '../config/load.js';
@@ -74,6 +74,20 @@ export async function redisFor(
 
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
+}
+
+/** Parses a whole-number option between `min` and `max`, refusing anything else with the option's name (exit 2). */
+export function integerOption(name: string, min = 0, max = Number.MAX_SAFE_INTEGER): (text: string) => number {
+  return (text: string): number => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new InvalidArgumentError(
+        max === Number.MAX_SAFE_INTEGER
+          ? `${name} must be an integer >= ${min}`
+          : `${name} must be an integer from ${min} to ${max}`,
+      );
+    return value;
+  };
 }
 
 /** `--streams a,b`, else the config's list, else every stream; unknown names are a usage error. */

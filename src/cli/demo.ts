@@ -9,8 +9,15 @@ import { openReadOnly } from '../warehouse/published-database.js';
 import { formatResult } from './result-format.js';
 import { readRows } from '../warehouse/read-rows.js';
 import { quoteIdent, quoteLiteral } from '../warehouse/sql-names.js';
-import { addCommonOptions, commandLogger, commandToday, readConfig, redisFor, type CommonFlags } from './context.js';
-import { integerOption } from './integer-option.js';
+import {
+  addCommonOptions,
+  commandLogger,
+  commandToday,
+  integerOption,
+  readConfig,
+  redisFor,
+  type CommonFlags,
+} from './context.js';
 import { runWithReport } from './run-report.js';
 import { makeOutFolder } from './out-folder.js';
 import { redisKeys } from '../redis-keys.js';

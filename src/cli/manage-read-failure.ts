@@ -1,11 +1,7 @@
-import { AuthError, BrandAccessDeniedError, TransientError, type ApiError } from '../api/errors.js';
+import { AuthError, BrandAccessDeniedError, TransientError } from '../api/errors.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
-
-/** `HTTP 403 brand_access_denied, request 9f3c...`: the API's answer in brief. */
-export function answerOf(error: ApiError): string {
-  return `HTTP ${error.status ?? '?'}${error.apiCode ? ` ${error.apiCode}` : ''}${error.requestId ? `, request ${error.requestId}` : ''}`;
-}
+import { answerWithRequest } from './brand-access-probe.js';
 
 /**
  * A failure of the reads that start `plan` and `apply`, with what to check: a refused key or brand is a setup error
@@ -19,11 +15,11 @@ export function explainReadFailure(error: unknown, brandId: number, source: stri
     );
   if (error instanceof AuthError)
     return new UsageError(
-      `the API refused the key (${answerOf(error)}); nothing was written. Check BVSYNC_API_KEY (config "api.apiKey"), then run \`bvsync doctor\``,
+      `the API refused the key (${answerWithRequest(error)}); nothing was written. Check BVSYNC_API_KEY (config "api.apiKey"), then run \`bvsync doctor\``,
     );
   if (error instanceof BrandAccessDeniedError)
     return new UsageError(
-      `the API key has no access to brand ${brandId} (${answerOf(error)}); nothing was written. ` +
+      `the API key has no access to brand ${brandId} (${answerWithRequest(error)}); nothing was written. ` +
         `Check the brand id in ${source}, and that the key may use that brand (the account's API key settings)`,
     );
   return error;

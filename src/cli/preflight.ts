@@ -16,7 +16,7 @@ import { checkDatabasePath, checkWarehousePair, DatabasePathError } from '../war
 import { measureDiskRoom } from '../warehouse/disk-need.js';
 import { memoryLimitWarning } from '../warehouse/duckdb-budget.js';
 import { workingPathFor } from '../warehouse/paths.js';
-import { answerOf, probeApiConfig, probeBrandAccess, wrongUrlReason } from './brand-access-probe.js';
+import { answerOf, answerWithRequest, probeApiConfig, probeBrandAccess, wrongUrlReason } from './brand-access-probe.js';
 import { UsageError } from './fail.js';
 import type { Config } from '../configuration.js';
 
@@ -291,11 +291,10 @@ function wrongApiUrl(config: Config, error: ApiError): UsageError {
 }
 
 function refusedKey(error: AuthError, requests: number): UsageError {
-  const answer = `${answerOf(error)}${error.requestId ? `, request ${error.requestId}` : ''}`;
   // A 403 naming neither the key nor the brand stops the command only when two endpoints gave it (probeBrandAccess).
   const both = refusesKey(error) ? '' : ', on the competitors list and the content analyses both';
   return new UsageError(
-    `the API refused the key (${answer}${both}) after ${requests} request${requests === 1 ? '' : 's'}; nothing was planned or fetched. ` +
+    `the API refused the key (${answerWithRequest(error)}${both}) after ${requests} request${requests === 1 ? '' : 's'}; nothing was planned or fetched. ` +
       `Check ${KEY_SETTING}, then run \`bvsync doctor\``,
     undefined,
     // Its cause's code (`unauthorized`) is what makes a command send `key_refused` (src/notify/failure-notice.ts).

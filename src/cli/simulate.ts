@@ -7,9 +7,8 @@ import { createLogger } from '../log.js';
 import { FAULT_KINDS, type FaultKind } from '../simulator/knobs.js';
 import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
 import { parseDay } from '../days.js';
-import { UsageError } from './fail.js';
-import { integerOption } from './integer-option.js';
-import { listenError } from './listen-error.js';
+import { listenError, UsageError } from './fail.js';
+import { integerOption } from './context.js';
 import { stopSignal } from './signals.js';
 import { errorMessage } from '../format.js';
 

@@ -4,7 +4,6 @@ import type { Queue } from 'bullmq';
 import { Command } from 'commander';
 import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import { textTable } from '../text-table.js';
-import { integerOption } from './integer-option.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../engine/jobs/queues.js';
 import { connectRedis } from '../engine/redis/redis.js';
 import { RunStore, type RunMeta } from '../engine/run/run-store.js';
@@ -40,6 +39,7 @@ import {
   chooseStreams,
   commandLogger,
   commandToday,
+  integerOption,
   readConfig,
   redisFor,
   type CommonFlags,
@@ -172,8 +172,6 @@ export function statusCommand(): Command {
 interface DatabaseTables {
   freshness: DuckDBResultReader;
   failures: DuckDBResultReader;
-  /** Slices not complete in all; `failures` lists the first SLICES_SHOWN. */
-  failuresTotal: number;
 }
 
 async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport; tables?: DatabaseTables }> {
@@ -262,11 +260,11 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.recentRuns = [...report.recentRuns, ...fromFile]
       .sort((a, b) => b.startedAt.localeCompare(a.startedAt))
       .slice(0, limit);
-    const { table: failures, total: failuresTotal } = await slicesNotCompleteTable(db.connection);
-    const tables = { freshness: await freshnessTable(db.connection, report.today), failures, failuresTotal };
+    const failures = await slicesNotCompleteTable(db.connection);
+    const tables = { freshness: await freshnessTable(db.connection, report.today), failures: failures.table };
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);
-    report.slicesNotCompleteTotal = tables.failuresTotal;
+    report.slicesNotCompleteTotal = failures.total;
     report.healing = await lastHealing(db.connection);
     const { backfills, notPlanned } = await backfillsToAdvise(
       config,
@@ -483,14 +481,15 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
       formatResult(tables.freshness, 'table').trimEnd(),
     );
     const shown = tables.failures.currentRowCount;
+    const total = report.slicesNotCompleteTotal;
     const heading =
-      tables.failuresTotal > shown
-        ? `Slices not complete (${shown} of ${tables.failuresTotal}: failed first, then the latest)`
+      total > shown
+        ? `Slices not complete (${shown} of ${total}: failed first, then the latest)`
         : 'Slices not complete';
     out.push('', heading, formatResult(tables.failures, 'table').trimEnd());
-    if (tables.failuresTotal > shown)
+    if (total > shown)
       out.push(
-        `${tables.failuresTotal - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`,
+        `${total - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`,
       );
     if (report.healing) out.push('', healingLine(report.healing));
     const advice = report.slicesNotCompleteDays;

@@ -23,7 +23,7 @@ import {
 } from './context.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
-import { answerOf } from './manage-read-failure.js';
+import { answerWithRequest } from './brand-access-probe.js';
 import { databasePath } from './sql.js';
 
 interface VerifyFlags extends CommonFlags {
@@ -136,11 +136,11 @@ export function verifyCommand(): Command {
 function explainRefusal(error: unknown): unknown {
   if (error instanceof AuthError)
     return new UsageError(
-      `the API refused the key (${answerOf(error)}); nothing was compared. Check BVSYNC_API_KEY (config "api.apiKey"), then run \`bvsync doctor\``,
+      `the API refused the key (${answerWithRequest(error)}); nothing was compared. Check BVSYNC_API_KEY (config "api.apiKey"), then run \`bvsync doctor\``,
     );
   if (error instanceof BrandAccessDeniedError)
     return new UsageError(
-      `the API key cannot read a brand asked for (${error.endpoint}: ${answerOf(error)}); nothing was compared. Pass --brand with the brands the key may use`,
+      `the API key cannot read a brand asked for (${error.endpoint}: ${answerWithRequest(error)}); nothing was compared. Pass --brand with the brands the key may use`,
     );
   return error;
 }
