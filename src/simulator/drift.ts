@@ -1,11 +1,7 @@
+import type { Knobs } from './knobs.js';
 import { hashKeys, hashString } from './random.js';
 
-export interface DriftSettings {
-  seed: number;
-  extraFieldShare: number;
-  unknownEnumShare: number;
-  invalidShare: number;
-}
+type DriftSettings = Pick<Knobs, 'extraFieldShare' | 'unknownEnumShare' | 'invalidShare'> & { seed: number };
 
 const EXTRA_KEY = hashString('drift-extra');
 const ENUM_KEY = hashString('drift-enum');
@@ -36,7 +32,6 @@ function draw(settings: DriftSettings, kind: number, identityKey: number): numbe
  * same way on every fetch (a test can predict and re-fetch it).
  */
 export function applyDrift(records: unknown[], routeName: string, settings: DriftSettings): unknown[] {
-  if (settings.extraFieldShare <= 0 && settings.unknownEnumShare <= 0 && settings.invalidShare <= 0) return records;
   const routeKey = hashString(routeName);
   return records.map((value, index) => {
     if (value === null || typeof value !== 'object') return value;

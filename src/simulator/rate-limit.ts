@@ -1,15 +1,17 @@
+import type { Knobs } from './knobs.js';
+
+type Algorithm = Knobs['rateLimitAlgorithm'];
+
 /**
  * The simulator's rate limit per API key, in the two algorithms real APIs use (the `rateLimitAlgorithm` knob): fixed
  * windows of one second (longer under 1/s), or a token bucket holding a second's burst, refilled continuously.
  */
-export type RateLimitAlgorithm = 'fixed-window' | 'token-bucket';
-
 export class RateLimiter {
   private readonly windows = new Map<string, { window: number; count: number }>();
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   /** True when the request may pass. */
-  take(key: string, perSecond: number, nowMs: number, algorithm: RateLimitAlgorithm = 'fixed-window'): boolean {
+  take(key: string, perSecond: number, nowMs: number, algorithm: Algorithm = 'fixed-window'): boolean {
     if (perSecond <= 0) return true;
     if (algorithm === 'token-bucket') {
       const bucket = this.bucket(key, perSecond, nowMs);
@@ -33,7 +35,7 @@ export class RateLimiter {
     key: string,
     perSecond: number,
     nowMs: number,
-    algorithm: RateLimitAlgorithm = 'fixed-window',
+    algorithm: Algorithm = 'fixed-window',
   ): RateWindowStatus | undefined {
     if (perSecond <= 0) return undefined;
     if (algorithm === 'token-bucket') {
@@ -88,19 +90,16 @@ function bucketCapacity(perSecond: number): number {
   return Math.max(1, Math.floor(perSecond));
 }
 
-export type RateLimitHeaderFormat = 'none' | 'ietf' | 'ietf-structured' | 'x-ratelimit';
-export type RateLimitResetFormat = 'delta-seconds' | 'unix-seconds' | 'unix-milliseconds' | 'http-date';
-
 /**
  * The headers the `rateLimitHeaders` knob sends with every API answer: `ietf` (draft 07's `RateLimit-Policy` and
  * `RateLimit`), `ietf-structured` (drafts 08+), `x-ratelimit` (reset written as the `rateLimitReset` knob says), or
  * `none` (default, like the spec).
  */
 export function rateLimitHeaders(
-  format: RateLimitHeaderFormat,
+  format: Knobs['rateLimitHeaders'],
   status: RateWindowStatus | undefined,
   nowMs: number,
-  resetFormat: RateLimitResetFormat = 'delta-seconds',
+  resetFormat: Knobs['rateLimitReset'] = 'delta-seconds',
 ): Record<string, string> {
   if (!status || format === 'none') return {};
   const deltaSeconds = String(Math.ceil(Math.max(0, status.resetAtMs - nowMs) / 1000));
@@ -125,7 +124,7 @@ export function rateLimitHeaders(
 }
 
 /** A reset as APIs write it: seconds from now (rounded up), a Unix time in seconds (rounded up) or ms, an HTTP date. */
-function resetText(format: RateLimitResetFormat, resetAtMs: number, deltaSeconds: string): string {
+function resetText(format: Knobs['rateLimitReset'], resetAtMs: number, deltaSeconds: string): string {
   if (format === 'unix-seconds') return String(Math.ceil(resetAtMs / 1000));
   if (format === 'unix-milliseconds') return String(Math.ceil(resetAtMs));
   if (format === 'http-date') return new Date(Math.ceil(resetAtMs / 1000) * 1000).toUTCString();

@@ -2,7 +2,15 @@
  * Enumerations and limits the spec states (sections "Enumerations" and "Limits"). The value lists are the ones the
  * client validates against: one copy of the spec's lists, so the twin and the client cannot drift apart.
  */
-import {
+import type {
+  CONTENT_TYPE_VALUES,
+  OWNERSHIP_VALUES,
+  PERIOD_VALUES,
+  SENTIMENT_VALUES,
+  SWOT_TYPE_VALUES,
+} from '../api/schemas.js';
+
+export {
   CONTENT_TYPE_VALUES,
   OWNERSHIP_VALUES,
   PERIOD_VALUES,
@@ -11,8 +19,7 @@ import {
   TEMPLATE_TYPE_VALUES,
 } from '../api/schemas.js';
 
-export const OWNERSHIPS = OWNERSHIP_VALUES;
-export type Ownership = (typeof OWNERSHIPS)[number];
+export type Ownership = (typeof OWNERSHIP_VALUES)[number];
 
 /** Display text of each ownership value, for `info.summary.by_ownership[].label` (endpoint 17). */
 export const OWNERSHIP_LABELS: Record<Ownership, string> = {
@@ -27,19 +34,10 @@ export const OWNERSHIP_LABELS: Record<Ownership, string> = {
   other: 'Other',
 };
 
-export const CONTENT_TYPES = CONTENT_TYPE_VALUES;
-export type ContentType = (typeof CONTENT_TYPES)[number];
-
-export const SENTIMENTS = SENTIMENT_VALUES;
-export type Sentiment = (typeof SENTIMENTS)[number];
-
-export const PERIODS = PERIOD_VALUES;
-export type Period = (typeof PERIODS)[number];
-
-export const SWOT_TYPES = SWOT_TYPE_VALUES;
-export type SwotType = (typeof SWOT_TYPES)[number];
-
-export const TEMPLATE_TYPES = TEMPLATE_TYPE_VALUES;
+export type ContentType = (typeof CONTENT_TYPE_VALUES)[number];
+export type Sentiment = (typeof SENTIMENT_VALUES)[number];
+export type Period = (typeof PERIOD_VALUES)[number];
+export type SwotType = (typeof SWOT_TYPE_VALUES)[number];
 
 /** Spec "Limits". */
 export const LIMITS = {

@@ -63,11 +63,9 @@ export class SimulatorState {
     }
     this.clock = new SimulatorClock(today, options.clock);
     this.firstDay = this.clock.today() - days + 1;
-    const knobInput: Record<string, unknown> = {};
-    for (const key of Object.keys(DEFAULT_KNOBS)) {
-      const value = (options as Record<string, unknown>)[key];
-      if (value !== undefined) knobInput[key] = value;
-    }
+    const knobInput = Object.fromEntries(
+      Object.entries(options).filter(([key, value]) => Object.hasOwn(DEFAULT_KNOBS, key) && value !== undefined),
+    );
     this.knobs = { ...DEFAULT_KNOBS, ...parseKnobs(knobInput) };
     this.store = new AnswerStore({
       seed: this.seed,

@@ -1,6 +1,5 @@
 import { DAY_MS, isoTime } from './sim-days.js';
 import { ENGINES } from './engines.js';
-import { color } from './world-names.js';
 import type { Persona, Scenario, Tag, Topic, WorldDraft } from './world-types.js';
 import { CITIES, FIRST_NAMES, LANGUAGES, PERSONA_ROLES, SCENARIO_PATTERNS, TAG_NAMES } from './word-lists.js';
 
@@ -24,7 +23,9 @@ export function drawPeople(draft: WorldDraft): { personas: Persona[]; tags: Tag[
     });
   }
 
-  const tags: Tag[] = rng.sample(TAG_NAMES, 4).map((tagName) => ({ id: nextId(), name: tagName, color: color(rng) }));
+  const tags: Tag[] = rng
+    .sample(TAG_NAMES, 4)
+    .map((tagName) => ({ id: nextId(), name: tagName, color: `#${rng.int(0x1000000).toString(16).padStart(6, '0')}` }));
 
   const topics: Topic[] = [];
   const topicNames = rng.sample(industry.topicNames, 7);

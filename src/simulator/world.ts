@@ -1,15 +1,13 @@
 import { DAY_MS } from './sim-days.js';
 import { ENGINES } from './engines.js';
 import { hashString, randomFor } from './random.js';
-import { INDUSTRIES } from './word-lists.js';
+import { BRAND_PREFIXES, BRAND_SUFFIXES, INDUSTRIES } from './word-lists.js';
 import { drawContent } from './world-content.js';
-import { brandName, website } from './world-names.js';
 import { drawPages } from './world-pages.js';
 import { drawPeople } from './world-people.js';
 import { drawProducts } from './world-products.js';
-import { drawCompetitors } from './world-rivals.js';
 import { drawSearches } from './world-searches.js';
-import type { BrandInfo, BrandWorld, WorldDraft, WorldOptions } from './world-types.js';
+import type { BrandInfo, BrandWorld, Competitor, WorldDraft, WorldOptions } from './world-types.js';
 
 /**
  * A brand's world, drawn part by part from one random stream. The order of the parts is the order of the draws: keep
@@ -26,7 +24,7 @@ export function generateWorld(options: WorldOptions): BrandWorld {
   const usedNames = new Set<string>();
   const uniqueName = () => {
     for (;;) {
-      const name = brandName(rng);
+      const name = `${rng.pick(BRAND_PREFIXES)}${rng.pick(BRAND_SUFFIXES)}`;
       if (!usedNames.has(name)) {
         usedNames.add(name);
         return name;
@@ -89,4 +87,23 @@ export function generateWorld(options: WorldOptions): BrandWorld {
     nextId,
     peekId: (k) => brandId * 100_000 + serial + k,
   };
+}
+
+/** The brand's ten competitors, each with how strongly answers favour it. */
+function drawCompetitors(draft: WorldDraft): Array<{ competitor: Competitor; strength: number }> {
+  const { rng, nextId, uniqueName } = draft;
+  const competitors: Array<{ competitor: Competitor; strength: number }> = [];
+  for (let i = 0; i < 10; i++) {
+    const competitorName = uniqueName();
+    competitors.push({
+      // The last three are the platform's suggestions (is_actual false, endpoint 7).
+      competitor: { id: nextId(), name: competitorName, website: website(competitorName), is_actual: i < 7 },
+      strength: 0.15 + rng.next() * 0.45,
+    });
+  }
+  return competitors;
+}
+
+function website(name: string): string {
+  return `${name.toLowerCase().replace(/[^a-z0-9]+/g, '')}.com`;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { OWNERSHIPS, SWOT_TYPES } from '../../src/simulator/spec-enums.js';
+import { OWNERSHIP_VALUES, SWOT_TYPE_VALUES } from '../../src/simulator/spec-enums.js';
 import { client, TODAY } from './client.js';
 
 /** Strict schemas of the spec's resources: a field the spec does not list, or a missing one, fails. */
@@ -29,7 +29,12 @@ const SHAPES: Array<[string, string, Record<string, string | string[]>, z.ZodTyp
                 occurrences: int,
                 by_ownership: z.array(
                   z
-                    .object({ label: z.string(), ownership: z.enum(OWNERSHIPS), occurrences: int, share: z.number() })
+                    .object({
+                      label: z.string(),
+                      ownership: z.enum(OWNERSHIP_VALUES),
+                      occurrences: int,
+                      share: z.number(),
+                    })
                     .strict(),
                 ),
               })
@@ -225,7 +230,7 @@ describe('shapes of every remaining endpoint', () => {
       ),
       info: paged
         .extend({
-          type: z.enum(SWOT_TYPES),
+          type: z.enum(SWOT_TYPE_VALUES),
           statement: z.object({ id: int, text: z.string(), mentions: int }).strict(),
         })
         .strict(),

@@ -1,4 +1,4 @@
-import { ARTICLE_STATUSES, LIMITS, TEMPLATE_TYPES } from '../spec-enums.js';
+import { ARTICLE_STATUSES, LIMITS, TEMPLATE_TYPE_VALUES } from '../spec-enums.js';
 import { platformTemplates } from '../world-content.js';
 import type { Template } from '../world-types.js';
 import { pageOf, pagedInfo, readPaging } from './common.js';
@@ -26,7 +26,7 @@ export const templatesRoute: Route = {
   pattern: /^\/templates$/,
   name: 'templates',
   handle({ sim, world, query }) {
-    const type = query.oneOf('type', TEMPLATE_TYPES);
+    const type = query.oneOf('type', TEMPLATE_TYPE_VALUES);
     const title = query.string('title', { min: 1, max: LIMITS.templateTitleSearchMax });
     const paging = readPaging(query);
     query.finish();

@@ -2,7 +2,7 @@ import type { AnswerFilter } from '../answers.js';
 import { ENGINES } from '../engines.js';
 import type { QueryReader } from '../query.js';
 import type { CitationFilter } from '../reports/citation-filter.js';
-import { CONTENT_TYPES, LIMITS, OWNERSHIPS, SENTIMENTS } from '../spec-enums.js';
+import { CONTENT_TYPE_VALUES, LIMITS, OWNERSHIP_VALUES, SENTIMENT_VALUES } from '../spec-enums.js';
 import type { RouteContext } from './route.js';
 
 /** Page size when the request sends none; the spec does not say. */
@@ -66,9 +66,9 @@ export function readAnswerFilter(
 
 /** The citation filters of endpoints 17 and 18. */
 export function readCitationFilter(query: QueryReader): CitationFilter {
-  const ownership = query.array('ownership', { values: OWNERSHIPS });
-  const contentTypes = query.array('content_types', { values: CONTENT_TYPES });
-  const sentiment = query.array('sentiment', { values: SENTIMENTS });
+  const ownership = query.array('ownership', { values: OWNERSHIP_VALUES });
+  const contentTypes = query.array('content_types', { values: CONTENT_TYPE_VALUES });
+  const sentiment = query.array('sentiment', { values: SENTIMENT_VALUES });
   const firstParty = query.bool('first_party');
   query.echo('ownership', ownership);
   query.echo('content_types', contentTypes);

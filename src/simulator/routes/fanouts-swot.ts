@@ -2,7 +2,7 @@ import { simulatorNotFound } from '../sim-errors.js';
 import { normalizeDomain } from '../reports/citation-filter.js';
 import { fanoutsByPhrase, fanoutsCited } from '../reports/fanouts.js';
 import { swotAnswers } from '../reports/swot.js';
-import { LIMITS, SWOT_TYPES } from '../spec-enums.js';
+import { LIMITS, SWOT_TYPE_VALUES } from '../spec-enums.js';
 import { pageOf, pagedInfo, readAnswerFilter, readPaging } from './common.js';
 import type { Route } from './route.js';
 
@@ -62,7 +62,7 @@ export const swotRoute: Route = {
     const { sim, world, query, params } = context;
     const filter = readAnswerFilter(context, { engineDefault: 'all', topics: false });
     const competitors = query.intArray('competitors', { min: 1 });
-    const type = query.oneOf('type', SWOT_TYPES);
+    const type = query.oneOf('type', SWOT_TYPE_VALUES);
     const paging = readPaging(query);
     query.finish();
     const statement = world.swotStatements.find((s) => s.id === Number(params[0]));

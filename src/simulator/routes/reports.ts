@@ -4,7 +4,7 @@ import { citationsReport } from '../reports/citations.js';
 import { domainDetail } from '../reports/domain-detail.js';
 import { productRanking } from '../reports/product-ranking.js';
 import { visibilityReport } from '../reports/visibility.js';
-import { LIMITS, PERIODS } from '../spec-enums.js';
+import { LIMITS, PERIOD_VALUES } from '../spec-enums.js';
 import { pageOf, pagedInfo, readAnswerFilter, readCitationFilter, readPaging } from './common.js';
 import type { Route } from './route.js';
 
@@ -33,7 +33,7 @@ export const citationsRoute: Route = {
     const { sim, world, query } = context;
     const filter = readAnswerFilter(context, { engineDefault: 'all', topics: true });
     const citationFilter = readCitationFilter(query);
-    const period = query.oneOf('period', PERIODS) ?? 'day';
+    const period = query.oneOf('period', PERIOD_VALUES) ?? 'day';
     query.echo('period', period);
     const domains = query.array('domains', { min: 1, max: LIMITS.domainsFilterMax })?.map(normalizeDomain);
     query.echo('domains', domains);
