@@ -110,9 +110,9 @@ export class RequestQuota {
     return { index, start: index * windowMs, end: (index + 1) * windowMs };
   }
 
-  /** Takes `units` of the class's share of the current window, or says when the next window begins. */
-  take(kind: QuotaClass, units = 1): Promise<QuotaAnswer> {
-    return this.ask(kind, units, true);
+  /** Takes a unit of the class's share of the current window, or says when the next window begins. */
+  take(kind: QuotaClass): Promise<QuotaAnswer> {
+    return this.ask(kind, 1, true);
   }
 
   /**

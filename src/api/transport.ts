@@ -2,7 +2,6 @@ import { setMaxListeners } from 'node:events';
 import { Pool, type Dispatcher } from 'undici';
 import type { ApiConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import { backoffDelay } from './backoff.js';
 import { KeyAnswers } from './key-answers.js';
 import {
   ApiError,
@@ -20,7 +19,7 @@ import {
 import { UNLIMITED_RATE_BUDGET, sleep, type RateBudget } from './rate-budget.js';
 import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate-headers.js';
 import { ACCEPTED_ENCODINGS, readResponseText } from './response-body.js';
-import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
+import { DEFAULT_RETRY_AFTER_MS, backoffDelay, parseRetryAfter } from './retry-after.js';
 import { errorMessage } from '../format.js';
 
 /** U+FEFF, which some servers put before a UTF-8 body. */

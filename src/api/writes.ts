@@ -11,13 +11,16 @@ import { cappedPageSize, paginate } from './paginate.js';
 import { brandPath, buildQuery, withQuery, type QueryParams } from './query.js';
 import { describeZodIssues } from './validate.js';
 import { WriteAnswerError, writtenPerInfo } from './write-answer-error.js';
-import {
-  COMPETITORS_PER_REQUEST,
-  SCENARIOS_PER_TOPIC,
-  TOPICS_PER_REQUEST,
-  TRACK_URLS_PER_REQUEST,
-} from './write-limits.js';
 import * as w from './write-schemas.js';
+
+/** Track pages: 1 to 200 urls per request (spec, "Limits"; endpoint 1). */
+export const TRACK_URLS_PER_REQUEST = 200;
+/** Create topics: up to 20 topics per request (spec, "Limits"; endpoint 4). */
+export const TOPICS_PER_REQUEST = 20;
+/** Create topics: up to 100 scenarios per topic (spec, "Limits"; endpoint 4). */
+export const SCENARIOS_PER_TOPIC = 100;
+/** Create competitors: up to 50 per request (spec, "Limits"; endpoint 6). */
+export const COMPETITORS_PER_REQUEST = 50;
 
 /** A page to track (endpoint 1): its address, and a title, else the API takes the page's own. */
 export interface TrackUrlItem {

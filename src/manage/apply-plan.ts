@@ -1,7 +1,7 @@
 import { ApiError, ValidationError } from '../api/errors.js';
 import { WriteAnswerError } from '../api/write-answer-error.js';
 import type { BulkAnswer } from '../api/write-schemas.js';
-import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/write-limits.js';
+import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/writes.js';
 import type { WriteClient } from '../api/writes.js';
 import { groupBy } from '../group-by.js';
 import { batches, itemsOf } from './batches.js';

@@ -200,11 +200,10 @@ export function sliceQueryWrite(
   batch: Pick<SliceBatch, 'brandId' | 'stream' | 'sliceKey' | 'day'>,
   applied: AppliedQuery,
 ): TableWrite {
-  const { brandId, stream, sliceKey } = batch;
   const row: Row = {
-    brand_id: brandId,
-    stream,
-    slice_key: sliceKey,
+    brand_id: batch.brandId,
+    stream: batch.stream,
+    slice_key: batch.sliceKey,
     day: batch.day,
     range_start: applied.rangeStart,
     range_end: applied.rangeEnd,
@@ -212,11 +211,15 @@ export function sliceQueryWrite(
     engines: applied.engines,
     sent_engines: applied.sentEngines ?? null,
   };
+  return sliceQueriesReplace(batch, [row]);
+}
+
+function sliceQueriesReplace(slice: Pick<SliceBatch, 'brandId' | 'stream' | 'sliceKey'>, rows: Row[]): TableWrite {
   return {
     table: SLICE_QUERIES_TABLE,
     mode: 'replace',
-    scope: { brand_id: brandId, stream, slice_key: sliceKey },
-    rows: [row],
+    scope: { brand_id: slice.brandId, stream: slice.stream, slice_key: slice.sliceKey },
+    rows,
   };
 }
 
@@ -244,12 +247,7 @@ export async function dropUnsaidSliceQueries(
   const writes = new Map<number, TableWrite>();
   for (const { slice, position } of asked) {
     if (!had.has(`${slice.brandId}/${slice.stream}/${slice.sliceKey}`)) continue;
-    writes.set(position, {
-      table: SLICE_QUERIES_TABLE,
-      mode: 'replace',
-      scope: { brand_id: slice.brandId, stream: slice.stream, slice_key: slice.sliceKey },
-      rows: [],
-    });
+    writes.set(position, sliceQueriesReplace(slice, []));
   }
   return writes;
 }

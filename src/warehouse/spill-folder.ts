@@ -14,7 +14,8 @@ export async function removeDeadSpillFiles(connection: DuckDBConnection, databas
   } catch {
     return;
   }
-  const own = await ownSpillFiles(connection);
+  const reader = await connection.runAndReadAll('SELECT path FROM duckdb_temporary_files()');
+  const own = new Set(reader.getRowObjects().map((row) => resolve(String(row.path))));
   for (const name of names) {
     const path = join(folder, name);
     if (!/^duckdb_temp/.test(name) || own.has(resolve(path))) continue;
@@ -24,10 +25,4 @@ export async function removeDeadSpillFiles(connection: DuckDBConnection, databas
       // Not ours to explain: the file stays.
     }
   }
-}
-
-/** The spill files this DuckDB instance has open, as absolute paths. */
-async function ownSpillFiles(connection: DuckDBConnection): Promise<Set<string>> {
-  const reader = await connection.runAndReadAll('SELECT path FROM duckdb_temporary_files()');
-  return new Set(reader.getRowObjects().map((row) => resolve(String(row.path))));
 }

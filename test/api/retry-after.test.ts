@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_RETRY_AFTER_MS,
+  backoffDelay,
   MAX_RETRY_AFTER_MS,
   MIN_RETRY_AFTER_MS,
   parseRetryAfter,
 } from '../../src/api/retry-after.js';
-import { backoffDelay } from '../../src/api/backoff.js';
 
 const now = Date.parse('2026-11-21T12:00:00Z');
 
