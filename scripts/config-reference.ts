@@ -25,7 +25,7 @@ interface JsonSchema {
   format?: string;
 }
 
-/** The doc comments of the properties of every object literal, by the schema constant that holds it. */
+/** The doc comments of the properties of every object literal, by the schema constant or function that holds it. */
 interface ObjectDocs {
   docs: Map<string, string>;
   /** The schema constants a property's value names, e.g. `sync` -> syncConfigSchema. */
@@ -55,7 +55,10 @@ function docOf(node: ts.Node, text: string): string | undefined {
     .trim();
 }
 
-/** Every `const NAME = z.object({...})` (and every stream's `settings: {...}`), with its properties' docs. */
+/**
+ * Every `const NAME = z.object({...})`, every `function NAMEFor() { return z.object({...}) }` (as NAME) and every
+ * stream's `settings: {...}`, with its properties' docs.
+ */
 function collectObjects(): { objects: Map<string, ObjectDocs>; streamSettings: Map<string, string> } {
   const objects = new Map<string, ObjectDocs>();
   const streamSettings = new Map<string, string>();
@@ -65,6 +68,7 @@ function collectObjects(): { objects: Map<string, ObjectDocs>; streamSettings: M
     const visit = (node: ts.Node, owner: string | undefined): void => {
       let nextOwner = owner;
       if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name)) nextOwner = node.name.text;
+      if (ts.isFunctionDeclaration(node) && node.name) nextOwner = node.name.text.replace(/For$/, '');
       if (
         ts.isPropertyAssignment(node) &&
         ts.isIdentifier(node.name) &&
@@ -174,7 +178,7 @@ function rows(): Row[] {
       else if (items?.properties) walk(items, `${childPath}[]`, ref);
     }
   };
-  walk(json, '', 'configSchema');
+  walk(json, '', 'composeConfigSchema');
   return found;
 }
 

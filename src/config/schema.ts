@@ -116,7 +116,7 @@ function expandHome(path: string): string {
 /** `api`, its parameter names checked against the catalog's. */
 export function apiConfigSchemaFor(catalog: ParamCatalog) {
   const { paramMapping, endpointParamMappings } = paramMappings(catalog);
-  const apiConfigSchema = z
+  return z
     .object({
       /** Base URL of the API, before `/customer/v1`. Env `BVSYNC_API_URL`. */
       url: z
@@ -214,12 +214,11 @@ export function apiConfigSchemaFor(catalog: ParamCatalog) {
         });
       }
     });
-  return apiConfigSchema;
 }
 
 function scheduleSchemaFor<Name extends string>(streamNames: readonly [Name, ...Name[]]) {
   const streamName = z.enum(streamNames);
-  const scheduleSchema = z
+  return z
     .object({
       /** A name for logs and `status`, e.g. `daily-reports`. */
       name: z
@@ -239,7 +238,6 @@ function scheduleSchemaFor<Name extends string>(streamNames: readonly [Name, ...
       streams: z.array(streamName).optional(),
     })
     .strict();
-  return scheduleSchema;
 }
 
 /** `sync.heal`: verify the days before each scheduled run's today, and re-read those that disagree (docs/healing.md). */
@@ -265,7 +263,7 @@ export function syncConfigSchemaFor<Name extends string>(
   catalog: Pick<StreamCatalog<Name>, 'streamNames' | 'domainOf'>,
 ) {
   const streamName = z.enum(catalog.streamNames);
-  const syncConfigSchema = z
+  return z
     .object({
       /** Streams a plain `sync` runs; default every stream but the opt-in ones (docs/tables.md, "Engines"). */
       streams: z.array(streamName).optional(),
@@ -315,7 +313,6 @@ export function syncConfigSchemaFor<Name extends string>(
         .default({}),
     })
     .strict();
-  return syncConfigSchema;
 }
 
 /**
@@ -418,7 +415,7 @@ export function composeConfigSchema<Name extends string, Sync extends z.ZodObjec
 ) {
   const apiConfigSchema = apiConfigSchemaFor(catalog);
   const scheduleSchema = scheduleSchemaFor(catalog.streamNames);
-  const configSchema = z
+  return z
     .object({
       $schema: z.string().optional(),
       api: apiConfigSchema.default(apiConfigSchema.parse({})),
@@ -473,7 +470,6 @@ export function composeConfigSchema<Name extends string, Sync extends z.ZodObjec
     })
     .strict()
     .transform((config, ctx) => ({ ...config, redisUrl: checkRedisSettings(config, ctx) }));
-  return configSchema;
 }
 
 export type ApiConfig = z.output<ReturnType<typeof apiConfigSchemaFor>>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endpointTemplate } from '../../src/ops/endpoint-template.js';
+import { endpointTemplate } from '../../src/ops/prometheus-metrics.js';
 
 describe('endpointTemplate', () => {
   it('replaces the values in a path by the names of the spec', () => {
