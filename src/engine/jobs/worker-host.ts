@@ -163,8 +163,8 @@ export class WorkerHost {
   })();
 
   /** Opens of the working database that failed in a row while holding the lease, the last reason, and when the first failed. */
-  writerFailures = 0;
-  lastWriterError: Error | undefined;
+  private writerFailures = 0;
+  private lastWriterError: Error | undefined;
   private writerFailingSince = 0;
 
   constructor(private readonly options: WorkerHostOptions) {}
