@@ -35,12 +35,10 @@ import { chunkKeys, readChunks } from '../fetch/chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueueHeal, enqueuePlan } from '../jobs/enqueue.js';
 import { healAfter, healSlices, type HealDeps } from '../schedule/heal.js';
 import {
-  cancelJobSchema,
   commitJobSchema,
-  finalizeJobSchema,
-  healJobSchema,
   parseJobData,
   planJobSchema,
+  runJobSchema,
   uncountedJobSchema,
   type CommitJobData,
   type FetchJobData,
@@ -128,11 +126,11 @@ async function runLoadJob(deps: LoadProcessorDeps, job: Job): Promise<void> {
     case 'commit':
       return commit(deps, parseJobData(commitJobSchema, job.data, job), job);
     case 'finalize':
-      return finalize(deps, parseJobData(finalizeJobSchema, job.data, job).runId);
+      return finalize(deps, parseJobData(runJobSchema, job.data, job).runId);
     case 'heal':
-      return healAfter(deps, await runMeta(deps, parseJobData(healJobSchema, job.data, job).runId));
+      return healAfter(deps, await runMeta(deps, parseJobData(runJobSchema, job.data, job).runId));
     case 'cancel':
-      return recordCancelled(deps, parseJobData(cancelJobSchema, job.data, job).runId);
+      return recordCancelled(deps, parseJobData(runJobSchema, job.data, job).runId);
     case 'uncounted':
       return recordUncounted(deps, parseJobData(uncountedJobSchema, job.data, job));
     default:
