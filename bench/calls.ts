@@ -5,7 +5,7 @@
  * one call). Then two syncs
  * with nothing new: a backfill never moves the incremental cursors, so the first sync plans its initial days again
  * and sets them; the second plans only the lookback days and the full-refresh streams. For each sync the prediction
- * is made BEFORE it runs, from the planner itself (`planSlices`, with the cursors and dimensions in the file) and the
+ * is made BEFORE it runs, from the planner itself (`planPhase`, with the cursors and dimensions in the file) and the
  * pages each slice needed last time. Targets: backfill requests / minimum <= 1.05; each sync <= its prediction.
  */
 import { DIMENSION_NAMES, readDimensions } from '../src/streams/dimensions.js';
@@ -15,7 +15,7 @@ import { readRows } from '../src/warehouse/read-rows.js';
 import { ECHOED_ENGINES_SQL } from '../src/warehouse/provenance.js';
 import { completeOnceOver } from '../src/warehouse/complete-once-over.js';
 import { LISTED_PAGES_SQL } from '../src/warehouse/listed-pages.js';
-import { completeThrough, firstIncrementalDay, planSlices, type PlannedSlice } from '../src/engine/plan/plan.js';
+import { completeThrough, firstIncrementalDay, planPhase, type PlannedSlice } from '../src/engine/plan/plan.js';
 import { daysBack, runInChild, TODAY, withSimulator, type ChildRunSpec } from './harness.js';
 import type { BenchResult } from './run.js';
 import { parseConfig } from '../src/configuration.js';
@@ -98,7 +98,7 @@ async function predictSync(db: string): Promise<{ slices: number; pages: Map<str
   const slices: PlannedSlice[] = [];
   for (const phase of [1, 2]) {
     slices.push(
-      ...planSlices({
+      ...planPhase({
         mode: { kind: 'incremental', today: TODAY },
         brands: [BRAND],
         streams: selectStreams(undefined),
@@ -106,7 +106,7 @@ async function predictSync(db: string): Promise<{ slices: number; pages: Map<str
         sync,
         cursors,
         dimensions: () => dimensions,
-      }),
+      }).slices,
     );
   }
   const pages = new Map(

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  completeThrough,
-  daysToFetch,
-  nextCursor,
-  phaseOf,
-  planPhase,
-  planSlices,
-} from '../../src/engine/plan/plan.js';
+import { completeThrough, daysToFetch, nextCursor, phaseOf, planPhase } from '../../src/engine/plan/plan.js';
 import { getStream } from '../../src/streams/registry.js';
 import { perDay, once } from '../../src/streams/slicing.js';
 import type { StreamPlanning } from '../../src/streams/stream.js';
@@ -49,7 +42,7 @@ describe('daysToFetch', () => {
   });
 });
 
-describe('planSlices', () => {
+describe('planPhase: slices', () => {
   const daily: StreamPlanning = { name: 'visibility', slices: (input) => perDay(input) };
   const full: StreamPlanning = { name: 'templates', slices: (input) => once(input) };
   const late: StreamPlanning = {
@@ -72,7 +65,7 @@ describe('planSlices', () => {
         engines: [],
       }),
     };
-    const phase1 = planSlices({ ...input, phase: 1 });
+    const phase1 = planPhase({ ...input, phase: 1 }).slices;
     expect(phase1.map((s) => `${s.brandId}/${s.stream}/${s.key}`)).toEqual([
       '1/visibility/2026-11-20',
       '1/visibility/2026-11-21',
@@ -81,7 +74,7 @@ describe('planSlices', () => {
       '2/visibility/2026-11-21',
       '2/templates/all',
     ]);
-    const phase2 = planSlices({ ...input, phase: 2 });
+    const phase2 = planPhase({ ...input, phase: 2 }).slices;
     expect(phase2.map((s) => `${s.brandId}/${s.key}`)).toEqual([
       '1/a.com/2026-11-20',
       '1/a.com/2026-11-21',

@@ -2,15 +2,7 @@ import { createHash } from 'node:crypto';
 import { Job, type Queue } from 'bullmq';
 import type { HeldChunk } from '../fetch/chunk-store.js';
 import { RunGoneError } from '../run/run-gone.js';
-import type {
-  CancelJobData,
-  CommitJobData,
-  FetchJobData,
-  FinalizeJobData,
-  HealJobData,
-  PlanJobData,
-  UncountedJobData,
-} from './job-data.js';
+import type { CommitJobData, FetchJobData, PlanJobData, RunJobData, UncountedJobData } from './job-data.js';
 import type { Queues } from './queues.js';
 
 /**
@@ -103,15 +95,17 @@ export async function enqueueCommit(queues: Queues, data: CommitJobData, ahead: 
   await addOfRun(queues, data.runId, queues.load, [{ name: 'commit', data, jobId: id }], ahead);
 }
 
-export async function enqueueHeal(queues: Queues, data: HealJobData): Promise<void> {
+/** `sync.heal` after a scheduled run (compare, then re-read) or after its `heal` run (compare again): heal.ts. */
+export async function enqueueHeal(queues: Queues, data: RunJobData): Promise<void> {
   await addOfRun(queues, data.runId, queues.load, [{ name: 'heal', data, jobId: jobId('heal', data.runId) }]);
 }
 
-export async function enqueueFinalize(queues: Queues, data: FinalizeJobData): Promise<void> {
+export async function enqueueFinalize(queues: Queues, data: RunJobData): Promise<void> {
   await addOfRun(queues, data.runId, queues.load, [{ name: 'finalize', data, jobId: jobId('finalize', data.runId) }]);
 }
 
-export async function enqueueCancel(queues: Queues, data: CancelJobData): Promise<void> {
+/** `bvsync cancel` asks the writer to record the run's end in `_sync_runs`. */
+export async function enqueueCancel(queues: Queues, data: RunJobData): Promise<void> {
   await addOfRun(queues, data.runId, queues.load, [{ name: 'cancel', data, jobId: cancelJobId(data.runId) }]);
 }
 

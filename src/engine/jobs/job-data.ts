@@ -71,16 +71,9 @@ export const commitJobSchema = z.object({
 });
 export type CommitJobData = z.infer<typeof commitJobSchema>;
 
-export const finalizeJobSchema = z.object({ runId: z.string().min(1) });
-export type FinalizeJobData = z.infer<typeof finalizeJobSchema>;
-
-/** `sync.heal` after a scheduled run (compare, then re-read) or after its `heal` run (compare again): heal.ts. */
-export const healJobSchema = z.object({ runId: z.string().min(1) });
-export type HealJobData = z.infer<typeof healJobSchema>;
-
-/** `bvsync cancel` asks the writer to record the run's end in `_sync_runs`. */
-export const cancelJobSchema = z.object({ runId: z.string().min(1) });
-export type CancelJobData = z.infer<typeof cancelJobSchema>;
+/** The jobs of a whole run, which carry its id alone: `finalize`, `heal` and `cancel` (enqueue.ts). */
+export const runJobSchema = z.object({ runId: z.string().min(1) });
+export type RunJobData = z.infer<typeof runJobSchema>;
 
 /**
  * API calls of a run that no commit job carries to `_sync_runs` (a slice stopped by `bvsync cancel`, jobs the cancel

@@ -49,7 +49,6 @@ import { claimRunEndNotice, sendRunEndNotices } from '../run/run-notices.js';
 import { watchRedisForFaults } from '../redis/redis-fault-watch.js';
 import { WriterLease } from '../writer/writer-lease.js';
 import { checkReadiness, type Readiness } from './readiness.js';
-import { WriterUnavailableError } from '../writer/writer-unavailable-error.js';
 import type { Config } from '../../configuration.js';
 
 /** How long closing a BullMQ worker may take (past the stop deadline, for the fetch worker) before it is dropped. */
@@ -72,6 +71,17 @@ const BVSYNC_HOLDER_PATIENCE_MS = 3 * WORKER_CLOSE_LIMIT_MS;
 
 /** Times a job may be found stalled (its process died or froze while running it) and run again before it fails. */
 const MAX_STALLS_PER_JOB = 5;
+
+/** This process holds the writer lease but cannot open the working database, and waiting longer will not help. */
+export class WriterUnavailableError extends Error {
+  readonly code = 'writer_unavailable';
+  constructor(databasePath: string, cause: Error) {
+    // The cause says why in its own words: another program holding the file (DatabaseLockedError) says so; a folder
+    // that cannot be created names the folder and the OS reason; a file that is not a database says that.
+    super(`cannot open the working database beside ${databasePath}: ${cause.message}`, { cause });
+    this.name = 'WriterUnavailableError';
+  }
+}
 
 export interface WorkerHostOptions {
   config: Config;
@@ -153,8 +163,8 @@ export class WorkerHost {
   })();
 
   /** Opens of the working database that failed in a row while holding the lease, the last reason, and when the first failed. */
-  writerFailures = 0;
-  lastWriterError: Error | undefined;
+  private writerFailures = 0;
+  private lastWriterError: Error | undefined;
   private writerFailingSince = 0;
 
   constructor(private readonly options: WorkerHostOptions) {}

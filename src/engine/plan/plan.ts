@@ -77,10 +77,6 @@ export function daysToFetch(mode: PlanMode, sync: SyncConfig, cursor: string | u
   return eachDay(maxDay(start, '1970-01-01'), mode.today);
 }
 
-export function planSlices(input: PlanInput): PlannedSlice[] {
-  return planPhase(input).slices;
-}
-
 /**
  * The slices of the phase, and the streams that planned none where they should have: a per-engine stream with days to
  * fetch and no engine to break them down by. Every brand answers through some engine, so no engine known means bvsync

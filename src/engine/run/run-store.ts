@@ -96,17 +96,19 @@ export interface SliceOutcome extends PlannedSliceId {
   chunkKeys?: string[];
 }
 
-const COUNTER_NAMES: Array<keyof StreamCounters> = [
-  'planned',
-  'done',
-  'failed',
-  'incomplete',
-  'rows',
-  'rejects',
-  'requests',
-  'retries',
-  'rateLimited',
-];
+/** Every counter at zero: typed whole, so a counter added to StreamCounters is one of COUNTER_NAMES too. */
+const NO_COUNTERS: StreamCounters = {
+  planned: 0,
+  done: 0,
+  failed: 0,
+  incomplete: 0,
+  rows: 0,
+  rejects: 0,
+  requests: 0,
+  retries: 0,
+  rateLimited: 0,
+};
+const COUNTER_NAMES = Object.keys(NO_COUNTERS) as Array<keyof StreamCounters>;
 const KEEP_SECONDS = 14 * 24 * 60 * 60;
 
 // A slice's outcome counts once, however often its commit job is replayed (jobs are at-least-once). Nothing is written
@@ -436,7 +438,7 @@ export class RunStore {
       const group = field.slice(0, cut);
       const name = field.slice(cut + 1) as keyof StreamCounters;
       if (!COUNTER_NAMES.includes(name)) continue;
-      const counters = result.get(group) ?? emptyCounters();
+      const counters = result.get(group) ?? { ...NO_COUNTERS };
       counters[name] = Number(value);
       result.set(group, counters);
     }
@@ -446,11 +448,7 @@ export class RunStore {
 
 /** The counters of every brand and stream of a run, added up. */
 export function totalCounters(counters: Iterable<StreamCounters>): StreamCounters {
-  const total = emptyCounters();
+  const total = { ...NO_COUNTERS };
   for (const each of counters) for (const name of COUNTER_NAMES) total[name] += each[name];
   return total;
-}
-
-function emptyCounters(): StreamCounters {
-  return Object.fromEntries(COUNTER_NAMES.map((name) => [name, 0])) as Record<keyof StreamCounters, number>;
 }

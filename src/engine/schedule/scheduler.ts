@@ -17,8 +17,6 @@ export interface SchedulerOptions {
   config: Config;
   redisUrl: string;
   log: Logger;
-  /** How far back a missed tick is still caught up at start (ms); default 24 h. */
-  catchUpWindowMs?: number;
   /** The clock, for tests; default the real one. */
   now?: () => Date;
   /** The day a run takes as today (`BVSYNC_TODAY` through the CLI); default its slot's UTC day. */
@@ -93,7 +91,8 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
 
   for (const schedule of config.schedules) {
     const previous = CronExpressionParser.parse(schedule.cron, { tz: 'UTC', currentDate: now() }).prev().toDate();
-    const missed = now().getTime() - previous.getTime() <= (options.catchUpWindowMs ?? 24 * 60 * 60 * 1000);
+    // A slot missed within the last 24 h is caught up at start (docs/syncing.md).
+    const missed = now().getTime() - previous.getTime() <= 24 * 60 * 60 * 1000;
     // A run recorded but never planned (its scheduler died in between) is caught up too: enqueueRun plans it.
     const recorded = await runs.get(scheduledRunId(schedule.name, previous));
     if (missed && (!recorded || recorded.status === 'planning')) {

@@ -35,12 +35,10 @@ import { chunkKeys, readChunks } from '../fetch/chunk-store.js';
 import { enqueueFetch, enqueueFetches, enqueueFinalize, enqueueHeal, enqueuePlan } from '../jobs/enqueue.js';
 import { healAfter, healSlices, type HealDeps } from '../schedule/heal.js';
 import {
-  cancelJobSchema,
   commitJobSchema,
-  finalizeJobSchema,
-  healJobSchema,
   parseJobData,
   planJobSchema,
+  runJobSchema,
   uncountedJobSchema,
   type CommitJobData,
   type FetchJobData,
@@ -128,11 +126,11 @@ async function runLoadJob(deps: LoadProcessorDeps, job: Job): Promise<void> {
     case 'commit':
       return commit(deps, parseJobData(commitJobSchema, job.data, job), job);
     case 'finalize':
-      return finalize(deps, parseJobData(finalizeJobSchema, job.data, job).runId);
+      return finalize(deps, parseJobData(runJobSchema, job.data, job).runId);
     case 'heal':
-      return healAfter(deps, await runMeta(deps, parseJobData(healJobSchema, job.data, job).runId));
+      return healAfter(deps, await runMeta(deps, parseJobData(runJobSchema, job.data, job).runId));
     case 'cancel':
-      return recordCancelled(deps, parseJobData(cancelJobSchema, job.data, job).runId);
+      return recordCancelled(deps, parseJobData(runJobSchema, job.data, job).runId);
     case 'uncounted':
       return recordUncounted(deps, parseJobData(uncountedJobSchema, job.data, job));
     default:
@@ -676,27 +674,25 @@ function warnOfDroppedEngines(log: Logger, data: CommitJobData, dropped: string[
   );
 }
 
-const lookupsByWarehouse = new WeakMap<Warehouse, CommitLookups>();
-
-/** The lookup batcher of the warehouse's commits, one per open file. */
-function commitLookups(warehouse: Warehouse): CommitLookups {
-  let lookups = lookupsByWarehouse.get(warehouse);
-  if (!lookups) lookupsByWarehouse.set(warehouse, (lookups = new CommitLookups(warehouse)));
-  return lookups;
+/** What `make` builds of a warehouse, once per open file. */
+function perWarehouse<T>(make: (warehouse: Warehouse) => T): (warehouse: Warehouse) => T {
+  const made = new WeakMap<Warehouse, T>();
+  return (warehouse) => {
+    let value = made.get(warehouse);
+    if (value === undefined) made.set(warehouse, (value = make(warehouse)));
+    return value;
+  };
 }
 
-const plansByWarehouse = new WeakMap<Warehouse, Map<string, TablePlan>>();
+/** The lookup batcher of the warehouse's commits. */
+const commitLookups = perWarehouse((warehouse) => new CommitLookups(warehouse));
 
 /** Table plans from the warehouse's catalog, built once: the screen converts values as the loader will. */
-function planLookup(warehouse: Warehouse): (table: string) => TablePlan {
-  let plans = plansByWarehouse.get(warehouse);
-  if (!plans) {
-    plans = new Map(
-      warehouse.tables().map((info) => [info.name, planTable(info, warehouse.promotedFields(info.name))]),
-    );
-    plansByWarehouse.set(warehouse, plans);
-  }
-  return (table) => {
+const planLookup = perWarehouse((warehouse) => {
+  const plans = new Map(
+    warehouse.tables().map((info) => [info.name, planTable(info, warehouse.promotedFields(info.name))]),
+  );
+  return (table: string): TablePlan => {
     const plan = plans.get(table);
     if (!plan)
       throw new UnrecoverableError(
@@ -704,7 +700,7 @@ function planLookup(warehouse: Warehouse): (table: string) => TablePlan {
       );
     return plan;
   };
-}
+});
 
 function mergeChunks(chunks: SliceChunk[]): Record<string, Row[]> {
   const tables: Record<string, Row[]> = {};
@@ -850,7 +846,7 @@ async function slicesMissingFromFile(deps: LoadProcessorDeps, runId: string): Pr
 }
 
 /** Runs whose `_sync_runs` row this writer has described, per open file: one lookup per run, not per commit. */
-const describedRuns = new WeakMap<Warehouse, Set<string>>();
+const describedRuns = perWarehouse(() => new Set<string>());
 
 /**
  * Gives the run its `_sync_runs` row from its record in Redis unless the file has it. A file that missed the run's plan
@@ -858,8 +854,7 @@ const describedRuns = new WeakMap<Warehouse, Set<string>>();
  * counters, under the column's default kind `sync`, whatever ran. Proved by test/engine/restored-warehouse.int.test.ts.
  */
 async function describedRun(deps: LoadProcessorDeps, runId: string, meta?: RunMeta): Promise<void> {
-  let known = describedRuns.get(deps.warehouse);
-  if (!known) describedRuns.set(deps.warehouse, (known = new Set()));
+  const known = describedRuns(deps.warehouse);
   if (known.has(runId)) return;
   if (!(await deps.warehouse.hasRun(runId)))
     await deps.warehouse.startRun(runStartOf(meta ?? (await runMeta(deps, runId))));
