@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupBy } from '../src/group-by.js';
+import { batches, groupBy } from '../src/group-by.js';
 
 describe('groupBy', () => {
   it('keeps the keys in first-seen order and each key’s items in their order', () => {
@@ -13,5 +13,12 @@ describe('groupBy', () => {
 
   it('gives no group for no items', () => {
     expect(groupBy([], () => 'any').size).toBe(0);
+  });
+});
+
+describe('batches', () => {
+  it('splits items into runs of at most the size, in order, the last one shorter', () => {
+    expect(batches([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
+    expect(batches([], 2)).toEqual([]);
   });
 });

@@ -4,7 +4,8 @@ import type { BulkAnswer } from '../api/write-schemas.js';
 import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/writes.js';
 import type { WriteClient } from '../api/writes.js';
 import { groupBy } from '../group-by.js';
-import { batches, itemsOf } from './batches.js';
+import { batches } from '../group-by.js';
+import { itemsOf } from './batches.js';
 import { addressKey, competitorNameKey, idsOfWritten, misplaced, topicNameKey } from './bulk-answer-items.js';
 import type { ChangePlan, ItemKind, PendingWrite, PlannedChange } from './planned-change.js';
 

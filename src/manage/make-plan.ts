@@ -3,7 +3,8 @@ import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } f
 import type { TopicItem, WriteClient } from '../api/writes.js';
 import { addressNormalForm, competitorKey } from './address-normal-form.js';
 import { groupBy } from '../group-by.js';
-import { batches, itemsOf } from './batches.js';
+import { batches } from '../group-by.js';
+import { itemsOf } from './batches.js';
 import type { DesiredState, TopicEntry, TrackedUrlEntry } from './desired-state-schema.js';
 import { NO_READ_TO_COMPARE, type ChangePlan, type PendingWrite, type PlannedChange } from './planned-change.js';
 import type { SeenTopic } from './warehouse-topics.js';

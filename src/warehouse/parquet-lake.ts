@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wr
 import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { makeFolder } from '../make-folder.js';
+import { batches } from '../group-by.js';
 import { hasColumn, readCatalog, type TableInfo } from './catalog.js';
 import type { CommitFence } from './commit-fence.js';
 import {
@@ -13,7 +14,7 @@ import {
   readJournal,
   type JournalEntry,
 } from './publish-journal.js';
-import { chunks, isBookkeeping, predicateGroups, scopePredicate, WORKING_FILE_ONLY } from './publish-changes.js';
+import { isBookkeeping, predicateGroups, scopePredicate, WORKING_FILE_ONLY } from './publish-changes.js';
 import { readValue } from './read-rows.js';
 import type { Scope } from './slice-batch.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
@@ -406,7 +407,7 @@ async function rewriteTable(
     const filters =
       wanted === 'all'
         ? ['TRUE']
-        : chunks([...wanted], PATHS_PER_STATEMENT).map(
+        : batches([...wanted], PATHS_PER_STATEMENT).map(
             (paths) => `${rangeOf(info, partitionBy, paths)} AND ${path} IN (${paths.map(quoteLiteral).join(', ')})`,
           );
     for (const [i, where] of filters.entries()) {

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { batches } from '../group-by.js';
 import { hasColumn, type TableInfo } from './catalog.js';
 import { JOURNAL_TABLE, type JournalEntry } from './publish-journal.js';
 import { readValue } from './read-rows.js';
@@ -57,14 +58,7 @@ function changesByTable(
 
 /** The predicates joined with OR, `size` at a time. */
 export function predicateGroups(predicates: readonly string[], size = SCOPES_PER_STATEMENT): string[] {
-  return chunks(predicates, size).map(anyOf);
-}
-
-/** The items `size` at a time, in order. */
-export function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
+  return batches(predicates, size).map(anyOf);
 }
 
 function anyOf(predicates: readonly string[]): string {
