@@ -10,11 +10,11 @@
  */
 import { DIMENSION_NAMES, readDimensions } from '../src/streams/dimensions.js';
 import { STREAMS, selectStreams } from '../src/streams/registry.js';
-import { openReadOnly } from '../src/warehouse/published-database.js';
+import { openReadOnly } from '../src/warehouse/publish/published-database.js';
 import { readRows } from '../src/warehouse/read-rows.js';
-import { ECHOED_ENGINES_SQL } from '../src/warehouse/provenance.js';
-import { completeOnceOver } from '../src/warehouse/complete-once-over.js';
-import { LISTED_PAGES_SQL } from '../src/warehouse/listed-pages.js';
+import { ECHOED_ENGINES_SQL } from '../src/warehouse/load/provenance.js';
+import { completeOnceOver } from '../src/warehouse/state/complete-once-over.js';
+import { LISTED_PAGES_SQL } from '../src/warehouse/state/listed-pages.js';
 import { completeThrough, firstIncrementalDay, planPhase, type PlannedSlice } from '../src/engine/plan/plan.js';
 import { daysBack, runInChild, TODAY, withSimulator, type ChildRunSpec } from './harness.js';
 import type { BenchResult } from './run.js';

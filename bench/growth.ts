@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, linkSync, rmSync, statSync } from 'node:fs';
 import { addDays } from '../src/days.js';
 import { workingPathFor } from '../src/warehouse/paths.js';
-import { duckdbSettings } from '../src/warehouse/duckdb-budget.js';
+import { duckdbSettings } from '../src/warehouse/file/duckdb-budget.js';
 import { openWarehouse } from '../src/warehouse/warehouse.js';
 import { conversationRows, sliceBatch } from '../test/warehouse/batches.js';
 import {

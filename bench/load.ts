@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DuckDBDataChunkWriter, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import type { BenchResult } from './run.js';
-import type { Row } from '../src/warehouse/slice-batch.js';
+import type { Row } from '../src/warehouse/load/slice-batch.js';
 import { openWarehouse } from '../src/warehouse/warehouse.js';
-import { converterFor } from '../src/warehouse/cell-converters.js';
+import { converterFor } from '../src/warehouse/load/cell-converters.js';
 import { conversationRows, sliceBatch } from '../test/warehouse/batches.js';
 import { tempDir } from '../test/support/tmp.js';
 

@@ -6,7 +6,7 @@
 import { totalCounters } from '../src/engine/run/run-store.js';
 import { runToEnd } from '../src/engine/run/start-run.js';
 import { createLogger } from '../src/log.js';
-import { openReadOnly } from '../src/warehouse/published-database.js';
+import { openReadOnly } from '../src/warehouse/publish/published-database.js';
 import { readRows } from '../src/warehouse/read-rows.js';
 import { Warehouse } from '../src/warehouse/warehouse.js';
 import type { SyncMetrics } from '../src/ops/sync-metrics.js';

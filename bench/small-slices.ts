@@ -12,7 +12,7 @@ import { runToEnd } from '../src/engine/run/start-run.js';
 import { createLogger } from '../src/log.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { STREAM_NAMES } from '../src/streams/stream-names.js';
-import { openReadOnly } from '../src/warehouse/published-database.js';
+import { openReadOnly } from '../src/warehouse/publish/published-database.js';
 import { readRows } from '../src/warehouse/read-rows.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../test/support/redis.js';
 import { tempDir } from '../test/support/tmp.js';

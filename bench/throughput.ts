@@ -17,11 +17,11 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import { DuckDBDataChunkWriter, DuckDBInstance, timestampTZValue, type DuckDBValue } from '@duckdb/node-api';
 import { conversations } from '../src/streams/conversations.js';
-import type { Row } from '../src/warehouse/slice-batch.js';
+import type { Row } from '../src/warehouse/load/slice-batch.js';
 import { readCatalog } from '../src/warehouse/catalog.js';
-import { planTable } from '../src/warehouse/table-plan.js';
+import { planTable } from '../src/warehouse/load/table-plan.js';
 import { openWarehouse } from '../src/warehouse/warehouse.js';
-import { duckdbSettings } from '../src/warehouse/duckdb-budget.js';
+import { duckdbSettings } from '../src/warehouse/file/duckdb-budget.js';
 
 import { tempDir } from '../test/support/tmp.js';
 import {

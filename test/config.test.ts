@@ -1,7 +1,7 @@
 import { describeRedisAddress, parseRedisAddress } from '../src/redis-address.js';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, jsonProblem } from '../src/config/load.js';
-import { DEFAULT_DUCKDB_BUDGET } from '../src/warehouse/duckdb-budget.js';
+import { DEFAULT_DUCKDB_BUDGET } from '../src/warehouse/file/duckdb-budget.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './support/tmp.js';

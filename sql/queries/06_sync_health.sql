@@ -20,7 +20,7 @@ SELECT
   count(*) FILTER (WHERE status = 'complete') AS complete,
   count(*) FILTER (WHERE status = 'incomplete') AS incomplete,
   count(*) FILTER (WHERE status = 'failed') AS failed,
-  -- The same rule as bvsync status (src/warehouse/complete-through.ts); test/e2e/status.int.test.ts compares them.
+  -- The same rule as bvsync status (src/warehouse/state/complete-through.ts); test/e2e/status.int.test.ts compares them.
   max(CASE
     WHEN "day" IS NOT NULL THEN CASE WHEN status = 'complete' AND "day" < clock.today THEN "day" END
     WHEN completed_at IS NULL THEN NULL

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { RejectedRecord } from '../warehouse/slice-batch.js';
+import type { RejectedRecord } from '../warehouse/load/slice-batch.js';
 
 /** A record that failed its schema: its raw JSON, the readable issues, and the page it came from. */
 export type Rejection = RejectedRecord;

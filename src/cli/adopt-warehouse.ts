@@ -4,7 +4,7 @@ import { writerLeaseKey } from '../engine/jobs/queues.js';
 import { connectRedis } from '../engine/redis/redis.js';
 import { RunStore } from '../engine/run/run-store.js';
 import { leaseHolderWrites } from '../engine/writer/writer-lease.js';
-import { duckdbSettings } from '../warehouse/duckdb-budget.js';
+import { duckdbSettings } from '../warehouse/file/duckdb-budget.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { openWarehouse } from '../warehouse/warehouse.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';

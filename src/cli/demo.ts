@@ -5,7 +5,7 @@ import { connectRedis, deleteKeysWithPrefix } from '../engine/redis/redis.js';
 import { addDays } from '../days.js';
 import { startSimulator } from '../simulator/index.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
-import { openReadOnly } from '../warehouse/published-database.js';
+import { openReadOnly } from '../warehouse/publish/published-database.js';
 import { formatResult } from './result-format.js';
 import { readRows } from '../warehouse/read-rows.js';
 import { quoteIdent, quoteLiteral } from '../warehouse/sql-names.js';

@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { CONFIG_OPTION } from './context.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatCount } from '../format.js';
-import { openReadOnly } from '../warehouse/published-database.js';
+import { openReadOnly } from '../warehouse/publish/published-database.js';
 import { quoteIdent, quoteLiteral } from '../warehouse/sql-names.js';
 import { UsageError } from './fail.js';
 import { makeOutFolder } from './out-folder.js';

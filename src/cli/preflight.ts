@@ -12,9 +12,9 @@ import {
   refusesKey,
 } from '../api/errors.js';
 import type { Logger } from '../log.js';
-import { checkDatabasePath, checkWarehousePair, DatabasePathError } from '../warehouse/database-path.js';
-import { measureDiskRoom } from '../warehouse/disk-need.js';
-import { memoryLimitWarning } from '../warehouse/duckdb-budget.js';
+import { checkDatabasePath, checkWarehousePair, DatabasePathError } from '../warehouse/file/database-path.js';
+import { measureDiskRoom } from '../warehouse/file/disk-need.js';
+import { memoryLimitWarning } from '../warehouse/file/duckdb-budget.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { answerOf, answerWithRequest, probeApiConfig, probeBrandAccess, wrongUrlReason } from './brand-access-probe.js';
 import { UsageError } from './fail.js';
@@ -141,7 +141,7 @@ export function syncWindowDays(config: Config): number {
 
 /**
  * Step 1 of the preflight: the database files can be written (exit 2); warnings of a DuckDB memory limit below the one
- * syncs were seen safe at, or of less free space than a run of `windowDays` may need (src/warehouse/disk-need.ts).
+ * syncs were seen safe at, or of less free space than a run of `windowDays` may need (src/warehouse/file/disk-need.ts).
  */
 export async function checkLocalSetup(config: Config, log: Logger, windowDays = syncWindowDays(config)): Promise<void> {
   try {

@@ -9,7 +9,7 @@ import { EXIT_NOT_DONE } from './exit-codes.js';
 import { UsageError } from './fail.js';
 import { makeOutFolder } from './out-folder.js';
 import { databasePath } from './sql.js';
-import { hasDuckDbHeader } from '../warehouse/database-path.js';
+import { hasDuckDbHeader } from '../warehouse/file/database-path.js';
 
 interface ReportFlags {
   out: string;

@@ -3,7 +3,7 @@ import { text as readAll } from 'node:stream/consumers';
 import { Command, Option } from 'commander';
 import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import { workingPathFor } from '../warehouse/paths.js';
-import { openReadOnly } from '../warehouse/published-database.js';
+import { openReadOnly } from '../warehouse/publish/published-database.js';
 import { formatResult, RESULT_FORMATS, type ResultFormat } from './result-format.js';
 import { quoteIdent } from '../warehouse/sql-names.js';
 import { statementHeadline, statementTexts } from './statement-texts.js';

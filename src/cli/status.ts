@@ -22,14 +22,14 @@ import {
   freshnessTable,
   slicesNotCompleteTable,
   type RowReader,
-} from '../warehouse/bookkeeping.js';
-import { dimensionReads } from '../warehouse/dimension-reads.js';
-import { openReadOnly } from '../warehouse/published-database.js';
+} from '../warehouse/state/bookkeeping.js';
+import { dimensionReads } from '../warehouse/state/dimension-reads.js';
+import { openReadOnly } from '../warehouse/publish/published-database.js';
 import { DRIFT_ADVICE, tableDrift, tableDriftLine, type TableDrift } from './schema-drift-lines.js';
 import { plainValue, readRows, type PlainRow } from '../warehouse/read-rows.js';
 import { formatResult } from './result-format.js';
-import { recentRuns, type RunRow } from '../warehouse/run-log.js';
-import { lastFinishedHealRound } from '../warehouse/heal-log.js';
+import { recentRuns, type RunRow } from '../warehouse/state/run-log.js';
+import { lastFinishedHealRound } from '../warehouse/state/heal-log.js';
 import { prefixWarehouse } from '../engine/writer/prefix-warehouse.js';
 import { quotaStatus, type QuotaStatus } from '../engine/fetch/quota-parking.js';
 import { lakeLine, lakeStatus, type LakeStatus } from './lake-line.js';

@@ -9,8 +9,8 @@ import { CallBudget } from '../verify/call-budget.js';
 import type { DayWindow } from '../verify/figure.js';
 import { renderVerify } from '../verify/render-verify.js';
 import { verifyWarehouse } from '../verify/verify-warehouse.js';
-import { newestCompletePastDays, type NewestCompleteDay } from '../warehouse/bookkeeping.js';
-import { openReadOnly } from '../warehouse/published-database.js';
+import { newestCompletePastDays, type NewestCompleteDay } from '../warehouse/state/bookkeeping.js';
+import { openReadOnly } from '../warehouse/publish/published-database.js';
 import { readRows } from '../warehouse/read-rows.js';
 import {
   addCommonOptions,

@@ -37,7 +37,7 @@ const day = z
     error: (issue) => `"${String(issue.input)}" is not a day of the calendar; expected YYYY-MM-DD, e.g. 2026-11-20`,
   });
 
-/** Column types `sync.promote` takes: those the loader converts (src/warehouse/cell-converters.ts). */
+/** Column types `sync.promote` takes: those the loader converts (src/warehouse/load/cell-converters.ts). */
 const PROMOTABLE_TYPES = [
   'BIGINT',
   'INTEGER',

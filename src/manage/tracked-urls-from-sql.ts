@@ -1,5 +1,5 @@
 import { DuckDBInstance } from '@duckdb/node-api';
-import { openReadOnly } from '../warehouse/published-database.js';
+import { openReadOnly } from '../warehouse/publish/published-database.js';
 import { readRows } from '../warehouse/read-rows.js';
 import type { TrackedUrlEntry } from './desired-state-schema.js';
 import { ManageFileError } from './manage-file-error.js';

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { openReadOnly } from '../warehouse/published-database.js';
+import { openReadOnly } from '../warehouse/publish/published-database.js';
 import { readRows } from '../warehouse/read-rows.js';
 
 /** A topic the warehouse has seen (table `topics`, from the visibility report): the API has no read of topics. */

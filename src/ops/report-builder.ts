@@ -1,6 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { openReadOnly } from '../warehouse/published-database.js';
+import { openReadOnly } from '../warehouse/publish/published-database.js';
 import { readReportData, type ReportData, type ReportOptions } from './report-data.js';
 import { renderReportHtml } from './report-html.js';
 

@@ -1,7 +1,7 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { addDays, eachDay, maxDay, minDay, todayUtc } from '../days.js';
 import { readRows, type PlainRow } from '../warehouse/read-rows.js';
-import { lastFinishedRun, syncedBrands } from '../warehouse/bookkeeping.js';
+import { lastFinishedRun, syncedBrands } from '../warehouse/state/bookkeeping.js';
 import { OWNERSHIP_ORDER, ownershipLabel, sortOwnerships } from './ownership-labels.js';
 import { wilsonInterval } from './wilson-interval.js';
 

@@ -1,6 +1,6 @@
 import type { ApiRequestEvent } from '../api/index.js';
 import type { SliceStatus } from '../vocabulary.js';
-import type { NewestCompleteDay } from '../warehouse/bookkeeping.js';
+import type { NewestCompleteDay } from '../warehouse/state/bookkeeping.js';
 
 /** Jobs of one queue by state, as `Queue.getJobCounts` gives them. */
 export type QueueCounts = Record<string, number>;

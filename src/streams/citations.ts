@@ -15,7 +15,7 @@ import {
 } from '../api/schemas.js';
 import { brandPath } from '../api/query.js';
 import { validateRecords } from '../api/validate.js';
-import type { Row } from '../warehouse/slice-batch.js';
+import type { Row } from '../warehouse/load/slice-batch.js';
 import { CITATION_FILTER_PARAMS, citationFilterQuery, type CitationFilters } from './citation-filters.js';
 import { distinctDomains, domainOf } from './domains.js';
 import { extraOf } from './extra.js';

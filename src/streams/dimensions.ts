@@ -1,4 +1,4 @@
-import type { DimensionReads } from '../warehouse/dimension-reads.js';
+import type { DimensionReads } from '../warehouse/state/dimension-reads.js';
 import { distinctDomains } from './domains.js';
 
 /**

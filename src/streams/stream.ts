@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { AnyEndpoint } from '../api/endpoint.js';
 import type { ApiClient, ReadPage } from '../api/index.js';
-import type { Row, Scope } from '../warehouse/slice-batch.js';
+import type { Row, Scope } from '../warehouse/load/slice-batch.js';
 import type { DimensionName, Dimensions, DimensionSource } from './dimensions.js';
 
 export type { Dimensions } from './dimensions.js';

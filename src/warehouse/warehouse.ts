@@ -9,13 +9,13 @@ import {
   type RowReader,
   type SliceKey,
   type StoredSliceState,
-} from './bookkeeping.js';
+} from './state/bookkeeping.js';
 import { readCatalog, type TableInfo } from './catalog.js';
-import { DatabaseLockedError, isLockConflict } from './database-locked-error.js';
-import { ensureDatabaseFolder } from './database-path.js';
-import { removeDeadSpillFiles } from './spill-folder.js';
+import { DatabaseLockedError, isLockConflict } from './file/database-locked-error.js';
+import { ensureDatabaseFolder } from './file/database-path.js';
+import { removeDeadSpillFiles } from './file/spill-folder.js';
 import { migrate, schemaVersion, type AppliedMigration } from './migrator.js';
-import { lakeJournalFloor, writeLake, type LakeOutcome, type LakePosition } from './parquet-lake.js';
+import { lakeJournalFloor, writeLake, type LakeOutcome, type LakePosition } from './publish/parquet-lake.js';
 import {
   discardPreparedClone,
   dropPublishMarker,
@@ -25,18 +25,18 @@ import {
   type PreparedClone,
   type PublishOptions,
   type PublishResult,
-} from './publish.js';
-import { ensureJournal } from './publish-journal.js';
-import { ensurePublishCosts } from './publish-cost.js';
-import { ensurePublishedFiles, identityOf } from './published-identity.js';
+} from './publish/publish.js';
+import { ensureJournal } from './publish/publish-journal.js';
+import { ensurePublishCosts } from './publish/publish-cost.js';
+import { ensurePublishedFiles, identityOf } from './publish/published-identity.js';
 import {
   committedTokens,
   ensureSliceCommits,
   highestFenceToken,
   pruneSliceCommits,
   runCommitCount,
-} from './slice-commits.js';
-import type { CommitFence } from './commit-fence.js';
+} from './load/slice-commits.js';
+import type { CommitFence } from './load/commit-fence.js';
 import { readRows, type PlainRow } from './read-rows.js';
 import {
   addUncountedRequests,
@@ -54,17 +54,17 @@ import {
   type SliceStateFilter,
   type SliceStateRow,
   type UncountedRequests,
-} from './run-log.js';
-import { dimensionReads } from './dimension-reads.js';
-import { OTHER_ENGINES_SQL, type OtherEnginesDays } from './other-engines.js';
-import { COMPLETE_SLICES_SQL } from './complete-slices.js';
-import { SERIES_READ_DAYS_SQL } from './unread-days.js';
-import { DAYS_READ_WITH_SQL, READ_SETTINGS_IN_USE_SQL, type DaysReadWith } from './other-read-settings.js';
-import type { Row, Scope, SliceBatch } from './slice-batch.js';
-import { keysHeldElsewhere, type KeyHeldElsewhere } from './keys-held-elsewhere.js';
-import { loadSliceBatches, type LoadResult } from './slice-loader.js';
-import { planTable, type TablePlan } from './table-plan.js';
-import { promoteFields, type Promotions } from './promote.js';
+} from './state/run-log.js';
+import { dimensionReads } from './state/dimension-reads.js';
+import { OTHER_ENGINES_SQL, type OtherEnginesDays } from './state/other-engines.js';
+import { COMPLETE_SLICES_SQL } from './state/complete-slices.js';
+import { SERIES_READ_DAYS_SQL } from './state/unread-days.js';
+import { DAYS_READ_WITH_SQL, READ_SETTINGS_IN_USE_SQL, type DaysReadWith } from './state/other-read-settings.js';
+import type { Row, Scope, SliceBatch } from './load/slice-batch.js';
+import { keysHeldElsewhere, type KeyHeldElsewhere } from './load/keys-held-elsewhere.js';
+import { loadSliceBatches, type LoadResult } from './load/slice-loader.js';
+import { planTable, type TablePlan } from './load/table-plan.js';
+import { promoteFields, type Promotions } from './load/promote.js';
 import {
   driftEntries,
   driftFirstSeenBy,
@@ -73,10 +73,10 @@ import {
   type DriftVocabulary,
 } from './schema-drift.js';
 import { WarehouseError } from './warehouse-error.js';
-import { DatabaseInvalidatedError, writerFaultOf, type WriterFault } from './writer-fault.js';
-import { warehouseIdOf } from './warehouse-id.js';
-import { healRound, lastFinishedHealRound, saveHealRound, type HealRound } from './heal-log.js';
-import { openWaitingForLock, type ReopenTrigger } from './memory-release.js';
+import { DatabaseInvalidatedError, writerFaultOf, type WriterFault } from './file/writer-fault.js';
+import { warehouseIdOf } from './state/warehouse-id.js';
+import { healRound, lastFinishedHealRound, saveHealRound, type HealRound } from './state/heal-log.js';
+import { openWaitingForLock, type ReopenTrigger } from './file/memory-release.js';
 import type { FinishedRunStatus, RunLogStatus } from '../vocabulary.js';
 
 export interface WarehouseOptions {
@@ -132,7 +132,7 @@ export class Warehouse {
 
   private constructor(
     readonly path: string,
-    /** The id the file was made with (src/warehouse/warehouse-id.ts); undefined only below migration 016 (`migrationTarget`). */
+    /** The id the file was made with (src/warehouse/state/warehouse-id.ts); undefined only below migration 016 (`migrationTarget`). */
     readonly id: string | undefined,
     private instance: DuckDBInstance,
     private connection: DuckDBConnection,
@@ -383,7 +383,7 @@ export class Warehouse {
 
   /**
    * How many days of `first`..`before` (its last excluded) each series of day slices was read, whatever came of it
-   * (src/warehouse/unread-days.ts), keyed `brand|stream|series`.
+   * (src/warehouse/state/unread-days.ts), keyed `brand|stream|series`.
    */
   async seriesReadDays(
     asked: ReadonlyArray<{ brandId: number; stream: string; series: string; first: string; before: string }>,
@@ -398,7 +398,7 @@ export class Warehouse {
   }
 
   /**
-   * Of the slices asked, those the file has complete (src/warehouse/complete-slices.ts), as `brand|stream|key`: a slice
+   * Of the slices asked, those the file has complete (src/warehouse/state/complete-slices.ts), as `brand|stream|key`: a slice
    * of days completed once its window was over (`day`: the day after its last), a list (`day`: today) read today.
    */
   async completeSlices(
@@ -412,7 +412,7 @@ export class Warehouse {
 
   /**
    * Each stream's complete days of a brand before a day of its own read under another engines filter than `engines`
-   * (src/warehouse/other-engines.ts), keyed `brand|stream`; one scan however many are asked.
+   * (src/warehouse/state/other-engines.ts), keyed `brand|stream`; one scan however many are asked.
    */
   async daysOfOtherEngines(
     asked: ReadonlyArray<{ brandId: number; stream: string; before: string }>,
@@ -435,7 +435,7 @@ export class Warehouse {
     return found;
   }
 
-  /** The read settings each stream's complete days were read with, each pair once (src/warehouse/other-read-settings.ts). */
+  /** The read settings each stream's complete days were read with, each pair once (src/warehouse/state/other-read-settings.ts). */
   readSettingsInUse(): Promise<Array<{ stream: string; readWith: string }>> {
     return this.serial(async () =>
       (await readRows(this.connection, READ_SETTINGS_IN_USE_SQL)).map((row) => ({
@@ -459,7 +459,7 @@ export class Warehouse {
     );
   }
 
-  /** The engines the `info.query` echoes of a stream's slices named, per brand (src/warehouse/provenance.ts). */
+  /** The engines the `info.query` echoes of a stream's slices named, per brand (src/warehouse/load/provenance.ts). */
   echoedEngines(stream: string): Promise<Map<number, string[]>> {
     return this.serial(() => dimensionReads(this.reader()).echoedEngines(stream));
   }

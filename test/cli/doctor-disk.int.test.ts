@@ -8,7 +8,7 @@ import { tempDir } from '../support/tmp.js';
 const BIN = resolve(import.meta.dirname, '../../bin/bvsync.js');
 
 /**
- * `bvsync doctor` measures the warehouse's volume against what the next sync may need (src/warehouse/disk-need.ts).
+ * `bvsync doctor` measures the warehouse's volume against what the next sync may need (src/warehouse/file/disk-need.ts).
  * The memory limit is part of the need (the spill), so a huge one makes any volume short without filling a disk.
  */
 let tmp: ReturnType<typeof tempDir>;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunProgress } from '../../src/engine/run/start-run.js';
 import { eachDay } from '../../src/days.js';
 import { STREAM_NAMES } from '../../src/streams/stream-names.js';
-import { openReadOnly, type ReadOnlyDatabase } from '../../src/warehouse/published-database.js';
+import { openReadOnly, type ReadOnlyDatabase } from '../../src/warehouse/publish/published-database.js';
 import { readRows } from '../../src/warehouse/read-rows.js';
 import { engineFixture, runInProcess, type EngineFixture } from '../support/engine.js';
 

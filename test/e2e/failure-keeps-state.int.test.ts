@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runToEnd, type RunProgress } from '../../src/engine/run/start-run.js';
-import { newestCompletePastDays } from '../../src/warehouse/bookkeeping.js';
+import { newestCompletePastDays } from '../../src/warehouse/state/bookkeeping.js';
 import {
   cliEnv,
   engineFixture,

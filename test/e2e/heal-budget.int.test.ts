@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UNLIMITED_RATE_BUDGET, createApiClient } from '../../src/api/index.js';
 import { CallBudget } from '../../src/verify/call-budget.js';
 import { verifyWarehouse, type VerifyReport } from '../../src/verify/verify-warehouse.js';
-import { openReadOnly } from '../../src/warehouse/published-database.js';
+import { openReadOnly } from '../../src/warehouse/publish/published-database.js';
 import { engineFixture, runInProcess, type EngineFixture } from '../support/engine.js';
 
 /**

@@ -18,7 +18,7 @@ import { until } from '../support/until.js';
 /**
  * A writer holding the DuckDB writer lease frozen (SIGSTOP, as a long GC pause or a suspended VM does) inside a
  * commit's transaction, past the lease's ttl, while a `bvsync backfill` runs beside it; then resumed (SIGCONT). The
- * lease's fencing token (src/engine/writer/writer-lease.ts, src/warehouse/commit-fence.ts) rolls that commit back and stops
+ * lease's fencing token (src/engine/writer/writer-lease.ts, src/warehouse/load/commit-fence.ts) rolls that commit back and stops
  * the writer: no commit passes its check under the lost token, and the run ends with the tables of an undisturbed run.
  */
 

@@ -5,8 +5,8 @@ import { lakeLine, lakeStatus } from '../../src/cli/lake-line.js';
 import { addDays } from '../../src/days.js';
 import type { RunProgress } from '../../src/engine/run/start-run.js';
 import { PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';
-import { readManifest } from '../../src/warehouse/parquet-lake.js';
-import { identityOf } from '../../src/warehouse/published-identity.js';
+import { readManifest } from '../../src/warehouse/publish/parquet-lake.js';
+import { identityOf } from '../../src/warehouse/publish/published-identity.js';
 import { engineFixture, runInProcess, type EngineFixture } from '../support/engine.js';
 import { lakeDifferences } from '../support/lake.js';
 

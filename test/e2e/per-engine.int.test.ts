@@ -4,7 +4,7 @@ import { productRankingEndpoint, type ProductRankingRow } from '../../src/stream
 import { visibilityTopicsEndpoint, type VisibilityRow } from '../../src/streams/visibility-report.js';
 import { eachDay } from '../../src/days.js';
 import type { RunProgress } from '../../src/engine/run/start-run.js';
-import { openReadOnly, type ReadOnlyDatabase } from '../../src/warehouse/published-database.js';
+import { openReadOnly, type ReadOnlyDatabase } from '../../src/warehouse/publish/published-database.js';
 import { readRows } from '../../src/warehouse/read-rows.js';
 import { engineFixture, runInProcess, type EngineFixture } from '../support/engine.js';
 

@@ -25,7 +25,7 @@ import { FETCH_QUEUE } from '../../src/engine/jobs/queues.js';
 // The simulator's today, which the command takes for its own (BVSYNC_TODAY, set by cliEnv): status marks it filling up.
 const TODAY = '2026-11-20';
 const YESTERDAY = addDays(TODAY, -1);
-// A day stream, a window stream and a list read whole: freshness has one rule for each (src/warehouse/complete-through.ts).
+// A day stream, a window stream and a list read whole: freshness has one rule for each (src/warehouse/state/complete-through.ts).
 const STREAMS = ['visibility', 'conversations', 'citations', 'competitors'];
 
 let fx: EngineFixture;

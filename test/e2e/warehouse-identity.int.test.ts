@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { prefixWarehouse } from '../../src/engine/writer/prefix-warehouse.js';
 import { connectRedis } from '../../src/engine/redis/redis.js';
 import { RunStore, type RunMeta } from '../../src/engine/run/run-store.js';
-import { identityOf } from '../../src/warehouse/published-identity.js';
+import { identityOf } from '../../src/warehouse/publish/published-identity.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import {

@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { WriterLease } from '../../src/engine/writer/writer-lease.js';
 import { redisKeys } from '../../src/redis-keys.js';
-import { WriterFencedError } from '../../src/warehouse/commit-fence.js';
+import { WriterFencedError } from '../../src/warehouse/load/commit-fence.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { conversationRows, sliceBatch } from '../warehouse/batches.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
@@ -10,7 +10,7 @@ import { tempDir } from '../support/tmp.js';
 import { until } from '../support/until.js';
 
 /**
- * The writer lease as a fence (src/engine/writer/writer-lease.ts, src/warehouse/commit-fence.ts): a token that only grows
+ * The writer lease as a fence (src/engine/writer/writer-lease.ts, src/warehouse/load/commit-fence.ts): a token that only grows
  * with every taking, and a commit that checks it inside its transaction, so a holder whose lease passed on commits
  * nothing. The same with real processes stopped past the ttl: test/e2e/lease-fence.int.test.ts.
  */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/engine/redis/redis.js';
-import { volumeSpace } from '../../src/warehouse/volume-space.js';
+import { volumeSpace } from '../../src/warehouse/file/volume-space.js';
 import {
   cliEnv,
   engineFixture,

@@ -6,7 +6,7 @@ import { connectRedis } from '../../src/engine/redis/redis.js';
 import { RunStore, type RunMeta } from '../../src/engine/run/run-store.js';
 import { enqueueRun, runToEnd } from '../../src/engine/run/start-run.js';
 import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
-import { identityOf } from '../../src/warehouse/published-identity.js';
+import { identityOf } from '../../src/warehouse/publish/published-identity.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
 import { until } from '../support/until.js';

@@ -5,7 +5,7 @@ import {
   type SkipCompleteBackfill,
 } from '../../src/engine/plan/skip-complete-backfill.js';
 import { skipCompleteCommand } from '../../src/cli/skip-complete-command.js';
-import type { DimensionReads } from '../../src/warehouse/dimension-reads.js';
+import type { DimensionReads } from '../../src/warehouse/state/dimension-reads.js';
 import { parseConfig } from '../../src/configuration.js';
 
 const sync = parseConfig({ sync: { conversationsByTopic: true } }).sync;

@@ -112,7 +112,7 @@ describe('bvsync metrics, scraped', () => {
     for (const brand of fx.config.brands) {
       expect(total(samples, 'bvsync_freshness_age_days', { brand: String(brand), stream: 'conversations' })).toBe(1);
     }
-    // A list read whole is as fresh as the day before its read: it has a series too (src/warehouse/complete-through.ts).
+    // A list read whole is as fresh as the day before its read: it has a series too (src/warehouse/state/complete-through.ts).
     for (const brand of fx.config.brands) {
       expect(total(samples, 'bvsync_freshness_age_days', { brand: String(brand), stream: 'competitors' })).toBe(1);
     }

@@ -8,7 +8,7 @@ import { connectRedis, freePort } from '../../src/engine/redis/redis.js';
 import { RunStore, type RunMeta, type StreamCounters } from '../../src/engine/run/run-store.js';
 import { enqueueRun } from '../../src/engine/run/start-run.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
-import { openReadOnly } from '../../src/warehouse/published-database.js';
+import { openReadOnly } from '../../src/warehouse/publish/published-database.js';
 import { compareWarehouses, type ChecksumDifference } from '../support/checksums.js';
 import {
   cliEnv,

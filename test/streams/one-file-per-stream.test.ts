@@ -77,7 +77,7 @@ describe('one stream, one file', () => {
     expect(namings('src/engine/x.ts', "const s = 'tracked_urls';")).toEqual([
       "src/engine/x.ts: 'tracked_urls' (stream tracked_urls)",
     ]);
-    expect(namings('src/engine/x.ts', "import { a } from '../streams/tracked-urls.js';")).toHaveLength(1);
+    expect(namings('src/engine/x.ts', "import { a } from './tracked-urls.js';")).toHaveLength(1);
     expect(namings('src/engine/x.ts', 'client.trackedUrls(7)')).toEqual([
       'src/engine/x.ts: trackedUrls (stream tracked_urls)',
     ]);

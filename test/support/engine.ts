@@ -6,7 +6,7 @@ import { DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { runToEnd, type RunProgress, type RunToEndOptions } from '../../src/engine/run/start-run.js';
 import { createLogger } from '../../src/log.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
-import { openReadOnly } from '../../src/warehouse/published-database.js';
+import { openReadOnly } from '../../src/warehouse/publish/published-database.js';
 import { readRows, type PlainRow } from '../../src/warehouse/read-rows.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from './redis.js';
 import { tempDir } from './tmp.js';

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openReadOnly } from '../../src/warehouse/published-database.js';
+import { openReadOnly } from '../../src/warehouse/publish/published-database.js';
 import { readRows } from '../../src/warehouse/read-rows.js';
 import { quoteIdent, quoteLiteral } from '../../src/warehouse/sql-names.js';
 

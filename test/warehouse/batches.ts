@@ -1,4 +1,4 @@
-import type { Row, SliceBatch, SliceState, TableWrite } from '../../src/warehouse/slice-batch.js';
+import type { Row, SliceBatch, SliceState, TableWrite } from '../../src/warehouse/load/slice-batch.js';
 
 /** A complete slice state, overridable, so tests spell out only what they check. */
 export function completeState(overrides: Partial<SliceState> = {}): SliceState {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { SLICES_SHOWN, freshnessTable, slicesNotCompleteTable } from '../../src/warehouse/bookkeeping.js';
-import { openReadOnly } from '../../src/warehouse/published-database.js';
+import { SLICES_SHOWN, freshnessTable, slicesNotCompleteTable } from '../../src/warehouse/state/bookkeeping.js';
+import { openReadOnly } from '../../src/warehouse/publish/published-database.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import type { SliceStatus } from '../../src/vocabulary.js';
 import { tempDir } from '../support/tmp.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DuckDBDateValue, DuckDBListValue, DuckDBTimestampTZValue } from '@duckdb/node-api';
-import { converterFor } from '../../src/warehouse/cell-converters.js';
+import { converterFor } from '../../src/warehouse/load/cell-converters.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 
 describe('cell converters', () => {

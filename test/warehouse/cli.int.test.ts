@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
-import { openReadOnly } from '../../src/warehouse/published-database.js';
+import { openReadOnly } from '../../src/warehouse/publish/published-database.js';
 import { readRows } from '../../src/warehouse/read-rows.js';
 import { tempDir } from '../support/tmp.js';
 import { conversationRows, sliceBatch } from './batches.js';

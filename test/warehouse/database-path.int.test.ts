@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkDatabasePath, DatabasePathError, ensureDatabaseFolder } from '../../src/warehouse/database-path.js';
+import { checkDatabasePath, DatabasePathError, ensureDatabaseFolder } from '../../src/warehouse/file/database-path.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
 

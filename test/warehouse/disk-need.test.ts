@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuckDbSize } from '../../src/warehouse/duckdb-budget.js';
-import { estimateDiskNeed, WAL_ALLOWANCE_BYTES } from '../../src/warehouse/disk-need.js';
+import { parseDuckDbSize } from '../../src/warehouse/file/duckdb-budget.js';
+import { estimateDiskNeed, WAL_ALLOWANCE_BYTES } from '../../src/warehouse/file/disk-need.js';
 
 const GB = 1e9;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DUCKDB_BUDGET, memoryLimitWarning } from '../../src/warehouse/duckdb-budget.js';
+import { DEFAULT_DUCKDB_BUDGET, memoryLimitWarning } from '../../src/warehouse/file/duckdb-budget.js';
 
 describe('memoryLimitWarning', () => {
   it('says nothing of the default limit or a larger one, in any unit', () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
 import { completeState, conversationRows, sliceBatch } from './batches.js';
-import type { SliceBatch } from '../../src/warehouse/slice-batch.js';
+import type { SliceBatch } from '../../src/warehouse/load/slice-batch.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let wh: Warehouse;

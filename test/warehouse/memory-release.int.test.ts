@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ReopenTrigger } from '../../src/warehouse/memory-release.js';
+import { ReopenTrigger } from '../../src/warehouse/file/memory-release.js';
 import { openWarehouse, type Reopen, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { DEFAULT_STREAM_NAMES } from '../../src/streams/stream-names.js';
 import { engineFixture, runInProcess, tableDifferences, type EngineFixture } from '../support/engine.js';
@@ -8,7 +8,7 @@ import { tempDir } from '../support/tmp.js';
 import { conversationRows, sliceBatch } from './batches.js';
 
 /**
- * The writer reopens DuckDB to hand back the memory it kept (src/warehouse/memory-release.ts). A reopen between two
+ * The writer reopens DuckDB to hand back the memory it kept (src/warehouse/file/memory-release.ts). A reopen between two
  * calls must lose nothing: every test here reopens after every load (threshold 1 byte, nothing to free required).
  */
 

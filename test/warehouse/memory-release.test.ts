@@ -5,7 +5,7 @@ import {
   openWaitingForLock,
   ReopenTrigger,
   reopenThresholdBytes,
-} from '../../src/warehouse/memory-release.js';
+} from '../../src/warehouse/file/memory-release.js';
 
 const MB = 2 ** 20;
 

@@ -1,16 +1,16 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readManifest } from '../../src/warehouse/parquet-lake.js';
+import { readManifest } from '../../src/warehouse/publish/parquet-lake.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
-import type { PublishResult } from '../../src/warehouse/publish.js';
+import type { PublishResult } from '../../src/warehouse/publish/publish.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { lakeDifferences } from '../support/lake.js';
 import { tempDir } from '../support/tmp.js';
 import { conversationRows, sliceBatch } from './batches.js';
 
 /**
- * The Parquet lake of a publish (src/warehouse/parquet-lake.ts) on slices loaded directly: partitions whose rows are
+ * The Parquet lake of a publish (src/warehouse/publish/parquet-lake.ts) on slices loaded directly: partitions whose rows are
  * gone are removed, a merged row that changed day leaves no copy behind, a lake the journal no longer reaches is
  * rewritten whole, and a lake that cannot be written fails nothing of the publish.
  */

@@ -10,15 +10,15 @@ import {
   FULL_COPY_FIXED_MS,
   readPublishRates,
   recordPublishRate,
-} from '../../src/warehouse/publish-cost.js';
-import { openReadOnly } from '../../src/warehouse/published-database.js';
+} from '../../src/warehouse/publish/publish-cost.js';
+import { openReadOnly } from '../../src/warehouse/publish/published-database.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
 import { conversationRows, sliceBatch } from './batches.js';
 
 /**
  * A publish brings the previous copy up to date only when that is cheaper than copying the whole file, priced by
- * the rows it would copy and the file's bytes (src/warehouse/publish-cost.ts); the rates each way measured are kept.
+ * the rows it would copy and the file's bytes (src/warehouse/publish/publish-cost.ts); the rates each way measured are kept.
  */
 
 let tmp: ReturnType<typeof tempDir> | undefined;

@@ -15,11 +15,11 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { openReadOnly } from '../../src/warehouse/published-database.js';
+import { openReadOnly } from '../../src/warehouse/publish/published-database.js';
 import { MIGRATIONS_DIR, workingPathFor } from '../../src/warehouse/paths.js';
 import { readNumberedSqlFiles } from '../../src/warehouse/sql-files.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
-import { preparePublishClone } from '../../src/warehouse/publish.js';
+import { preparePublishClone } from '../../src/warehouse/publish/publish.js';
 import { tempDir } from '../support/tmp.js';
 import { conversationRows, sliceBatch } from './batches.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { screenWrites } from '../../src/warehouse/row-screen.js';
-import { planTable, type TablePlan } from '../../src/warehouse/table-plan.js';
+import { screenWrites } from '../../src/warehouse/load/row-screen.js';
+import { planTable, type TablePlan } from '../../src/warehouse/load/table-plan.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
 import { completeState, conversationRows, sliceBatch } from './batches.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
-import type { SliceBatch } from '../../src/warehouse/slice-batch.js';
+import type { SliceBatch } from '../../src/warehouse/load/slice-batch.js';
 import { tempDir } from '../support/tmp.js';
 import { completeState, conversationRows, sliceBatch } from './batches.js';
 

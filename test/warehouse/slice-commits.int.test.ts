@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { openReadOnly } from '../../src/warehouse/published-database.js';
-import { SLICE_COMMITS_KEPT_DAYS, SLICE_COMMITS_TABLE } from '../../src/warehouse/slice-commits.js';
+import { openReadOnly } from '../../src/warehouse/publish/published-database.js';
+import { SLICE_COMMITS_KEPT_DAYS, SLICE_COMMITS_TABLE } from '../../src/warehouse/load/slice-commits.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { tempDir } from '../support/tmp.js';
 import { conversationRows, sliceBatch } from './batches.js';
 
 /**
- * The ledger of committed fetches (src/warehouse/slice-commits.ts): written in the slice's transaction, told by
+ * The ledger of committed fetches (src/warehouse/load/slice-commits.ts): written in the slice's transaction, told by
  * token, kept SLICE_COMMITS_KEPT_DAYS, and never in the analysts' copy.
  */
 

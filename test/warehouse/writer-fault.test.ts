@@ -4,8 +4,8 @@ import {
   DiskFullError,
   NEARLY_FULL_BYTES,
   writerFaultOf,
-} from '../../src/warehouse/writer-fault.js';
-import type { VolumeSpace } from '../../src/warehouse/volume-space.js';
+} from '../../src/warehouse/file/writer-fault.js';
+import type { VolumeSpace } from '../../src/warehouse/file/volume-space.js';
 
 const WORKING = '/data/bv.work.duckdb';
 const full = (): VolumeSpace => ({ folder: '/data', freeBytes: 0, sizeBytes: 40 * 2 ** 20 });

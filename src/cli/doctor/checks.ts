@@ -6,10 +6,10 @@ import { answerOf, probeBrandAccess, wrongUrlReason } from '../brand-access-prob
 import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError } from '../../api/errors.js';
 import { missingApiSettings } from '../../config/api-settings.js';
 import { errorMessage } from '../../format.js';
-import { measureDiskRoom } from '../../warehouse/disk-need.js';
-import { memoryLimitWarning } from '../../warehouse/duckdb-budget.js';
+import { measureDiskRoom } from '../../warehouse/file/disk-need.js';
+import { memoryLimitWarning } from '../../warehouse/file/duckdb-budget.js';
 import { existsSync } from 'node:fs';
-import { openReadOnly } from '../../warehouse/published-database.js';
+import { openReadOnly } from '../../warehouse/publish/published-database.js';
 import { DRIFT_ADVICE, tableDrift, tableDriftLine } from '../schema-drift-lines.js';
 import { syncWindowDays } from '../preflight.js';
 import type { Config } from '../../configuration.js';
@@ -40,7 +40,7 @@ export function checkRequired(config: Config, add: AddCheck): boolean {
 }
 
 /**
- * The free space of the warehouse's volume against what the next sync may need (src/warehouse/disk-need.ts): a warning
+ * The free space of the warehouse's volume against what the next sync may need (src/warehouse/file/disk-need.ts): a warning
  * when below, as the preflight of `sync`, `backfill` and `worker` gives.
  */
 export async function checkDiskRoom(config: Config, report: (check: DoctorCheck) => void): Promise<void> {
@@ -50,7 +50,7 @@ export async function checkDiskRoom(config: Config, report: (check: DoctorCheck)
   if (room) report({ ok: true, warning: room.short, line: `disk: ${room.line}` });
 }
 
-/** DuckDB's memory limit against the one syncs were seen safe at (src/warehouse/duckdb-budget.ts): a warning when below. */
+/** DuckDB's memory limit against the one syncs were seen safe at (src/warehouse/file/duckdb-budget.ts): a warning when below. */
 export function checkMemoryLimit(config: Config, report: (check: DoctorCheck) => void): void {
   const warning = memoryLimitWarning(config.warehouse.memoryLimit);
   if (warning) report({ ok: true, warning: true, line: `memory: ${warning}` });

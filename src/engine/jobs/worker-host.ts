@@ -12,14 +12,14 @@ import {
 import { todayUtc } from '../../days.js';
 import type { Logger } from '../../log.js';
 import type { FreshnessRow, QueueCounts, SyncMetrics } from '../../ops/sync-metrics.js';
-import { DatabaseLockedError } from '../../warehouse/database-locked-error.js';
-import { duckdbSettings } from '../../warehouse/duckdb-budget.js';
-import { ReopenTrigger, reopenThresholdBytes } from '../../warehouse/memory-release.js';
+import { DatabaseLockedError } from '../../warehouse/file/database-locked-error.js';
+import { duckdbSettings } from '../../warehouse/file/duckdb-budget.js';
+import { ReopenTrigger, reopenThresholdBytes } from '../../warehouse/file/memory-release.js';
 import { workingPathFor } from '../../warehouse/paths.js';
 import { openWarehouse, type Warehouse, type WarehouseOptions } from '../../warehouse/warehouse.js';
 import type { DriftEntry } from '../../warehouse/schema-drift.js';
 import { WarehouseError } from '../../warehouse/warehouse-error.js';
-import { isWriterFault, type WriterFault } from '../../warehouse/writer-fault.js';
+import { isWriterFault, type WriterFault } from '../../warehouse/file/writer-fault.js';
 import { isFinishedRunStatus } from '../../vocabulary.js';
 import { Availability } from '../fetch/availability.js';
 import { outageToleranceMs } from '../fetch/outage-memo.js';
@@ -154,7 +154,7 @@ export class WorkerHost {
   /** BullMQ workers whose close was given up on. */
   private lateCloses = 0;
 
-  /** A full disk or an invalidated database that ended this process's loading (src/warehouse/writer-fault.ts). */
+  /** A full disk or an invalidated database that ended this process's loading (src/warehouse/file/writer-fault.ts). */
   private writerFault: WriterFault | undefined;
   private readonly faultSeen: { promise: Promise<WriterFault>; resolve: (fault: WriterFault) => void } = (() => {
     let resolve!: (fault: WriterFault) => void;
@@ -357,7 +357,7 @@ export class WorkerHost {
     // the lease swallows the error and an open that keeps failing would otherwise leave the load queue silent.
     const lease = this.lease!;
     try {
-      // Every commit of this holding checks the lease's fencing token before COMMIT (src/warehouse/commit-fence.ts).
+      // Every commit of this holding checks the lease's fencing token before COMMIT (src/warehouse/load/commit-fence.ts).
       this.warehouse = await (this.options.openWarehouse ?? openWarehouse)(workingPathFor(config.db), {
         duckdb: duckdbSettings(config.warehouse),
         lake: config.publish.parquet,

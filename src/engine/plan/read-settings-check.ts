@@ -8,7 +8,7 @@ import type { Config } from '../../configuration.js';
  * A sync after `api.params`, `api.endpointParams`, `api.arrayFormat` or `api.firstPage` changed re-reads only the days
  * after the cursor and lookback, so earlier days stay as read under the old settings. Said once per run, brand and
  * stream, with what changed and the backfill that re-reads them. One query when nothing changed
- * (src/warehouse/other-read-settings.ts).
+ * (src/warehouse/state/other-read-settings.ts).
  */
 export async function warnOfDaysReadOtherwise(
   deps: { warehouse: Warehouse; config: Pick<Config, 'api'>; log: Logger },

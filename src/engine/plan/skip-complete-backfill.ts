@@ -1,8 +1,8 @@
 import { NO_DIMENSIONS, readDimensions, warehouseDimensions } from '../../streams/dimensions.js';
 import { STREAMS, selectStreams } from '../../streams/registry.js';
-import type { DaySliceNotComplete } from '../../warehouse/bookkeeping.js';
+import type { DaySliceNotComplete } from '../../warehouse/state/bookkeeping.js';
 import { groupBy } from '../../group-by.js';
-import type { DimensionReads } from '../../warehouse/dimension-reads.js';
+import type { DimensionReads } from '../../warehouse/state/dimension-reads.js';
 import { lastPhase, needsOf, phaseOf, planPhase, type PlanMode } from './plan.js';
 import type { SyncConfig } from '../../configuration.js';
 

@@ -1,7 +1,7 @@
 import type { Logger } from '../../log.js';
 import { FIRST_ERRORS, type Notifier, type NoticeError, type RunNotice, type StaleNotice } from '../../notify/index.js';
-import type { NewestCompleteDay } from '../../warehouse/bookkeeping.js';
-import type { SliceStateRow } from '../../warehouse/run-log.js';
+import type { NewestCompleteDay } from '../../warehouse/state/bookkeeping.js';
+import type { SliceStateRow } from '../../warehouse/state/run-log.js';
 import { totalCounters, type RunMeta, type RunStore, type StreamCounters } from './run-store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

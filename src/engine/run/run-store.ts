@@ -9,7 +9,7 @@ import {
 } from '../../vocabulary.js';
 import { redisKeys, type RedisKeys } from '../../redis-keys.js';
 import type { PlanGap } from '../plan/plan.js';
-import type { RunStart } from '../../warehouse/run-log.js';
+import type { RunStart } from '../../warehouse/state/run-log.js';
 import { RunGoneError } from './run-gone.js';
 
 /**

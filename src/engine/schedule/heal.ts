@@ -9,7 +9,7 @@ import { CallBudget } from '../../verify/call-budget.js';
 import { FIGURE_FAMILIES } from '../../verify/families.js';
 import type { DayWindow } from '../../verify/figure.js';
 import { verifyWarehouse, type VerifyReport } from '../../verify/verify-warehouse.js';
-import type { HealRound } from '../../warehouse/heal-log.js';
+import type { HealRound } from '../../warehouse/state/heal-log.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { enqueuePlan } from '../jobs/enqueue.js';
 import type { PlannedSlice } from '../plan/plan.js';

@@ -1,4 +1,4 @@
-import { sliceKeyText, type SliceKey, type StoredSliceState } from '../../warehouse/bookkeeping.js';
+import { sliceKeyText, type SliceKey, type StoredSliceState } from '../../warehouse/state/bookkeeping.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 
 /** What a commit job needs to know of its slice before it loads: whether its fetch committed already, and the stored state. */

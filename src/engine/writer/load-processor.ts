@@ -12,13 +12,13 @@ import {
   enginesDropped,
   rangeNotApplied,
   sentEnginesQuery,
-} from '../../warehouse/provenance.js';
-import { screenWrites } from '../../warehouse/row-screen.js';
-import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../../warehouse/slice-batch.js';
-import { planTable, type TablePlan } from '../../warehouse/table-plan.js';
+} from '../../warehouse/load/provenance.js';
+import { screenWrites } from '../../warehouse/load/row-screen.js';
+import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../../warehouse/load/slice-batch.js';
+import { planTable, type TablePlan } from '../../warehouse/load/table-plan.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
-import { isWriterFault, type WriterFault } from '../../warehouse/writer-fault.js';
-import { isWriterFenced } from '../../warehouse/commit-fence.js';
+import { isWriterFault, type WriterFault } from '../../warehouse/file/writer-fault.js';
+import { isWriterFenced } from '../../warehouse/load/commit-fence.js';
 import { dropJobOfGoneRun, isRunGone, RunGoneError } from '../run/run-gone.js';
 import { runStatusOfSlices, type SliceStatus } from '../../vocabulary.js';
 import { recordCancelled, recordUncounted } from '../run/cancel-run.js';
@@ -69,7 +69,7 @@ export interface LoadProcessorDeps extends HealDeps {
   commitBatchSlices?: number;
   /** Most rows of one transaction; default COMMIT_BATCH_ROWS (waiting-commits.ts). */
   commitBatchRows?: number;
-  /** Told of a full disk or an invalidated database (src/warehouse/writer-fault.ts), before the job goes back to wait. */
+  /** Told of a full disk or an invalidated database (src/warehouse/file/writer-fault.ts), before the job goes back to wait. */
   onWriterFault?: (fault: WriterFault) => void;
   /** The process clock's UTC day; default the real one. Tests pin it to the simulator's today. */
   today?: () => string;

@@ -1,4 +1,4 @@
-import type { RejectedRecord, SliceBatch, TableWrite } from '../../warehouse/slice-batch.js';
+import type { RejectedRecord, SliceBatch, TableWrite } from '../../warehouse/load/slice-batch.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 
 /** The problem code of a slice whose records another slice's rows hold the keys of. */

@@ -60,7 +60,7 @@ export interface PrefixWarehouse {
   since: string;
 }
 
-/** The working file a writer opened: its id (src/warehouse/warehouse-id.ts) and its path. */
+/** The working file a writer opened: its id (src/warehouse/state/warehouse-id.ts) and its path. */
 export interface OpenedWarehouse {
   id: string;
   path: string;

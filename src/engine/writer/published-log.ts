@@ -1,6 +1,6 @@
 import type { Logger } from '../../log.js';
 import type { SyncMetrics } from '../../ops/sync-metrics.js';
-import type { PublishResult } from '../../warehouse/publish.js';
+import type { PublishResult } from '../../warehouse/publish/publish.js';
 
 /** What every publish logs beyond its own line: a write-ahead log moved aside, and the Parquet lake's write. */
 export function reportPublished(log: Logger, published: PublishResult, metrics?: SyncMetrics): void {

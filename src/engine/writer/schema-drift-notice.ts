@@ -2,10 +2,10 @@ import { CONTENT_TYPE_VALUES, OWNERSHIP_VALUES, SENTIMENT_VALUES } from '../../a
 import type { Logger } from '../../log.js';
 import type { Notifier } from '../../notify/index.js';
 import type { SchemaDriftNotice } from '../../notify/notice.js';
-import { isWriterFenced } from '../../warehouse/commit-fence.js';
+import { isWriterFenced } from '../../warehouse/load/commit-fence.js';
 import type { DriftEntry, DriftVocabulary } from '../../warehouse/schema-drift.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
-import { isWriterFault } from '../../warehouse/writer-fault.js';
+import { isWriterFault } from '../../warehouse/file/writer-fault.js';
 import type { RunStore } from '../run/run-store.js';
 
 /** The spec's enum lists ("Enumerations") the stored columns are checked against. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { WriterFencedError, type CommitFence } from '../../warehouse/commit-fence.js';
+import { WriterFencedError, type CommitFence } from '../../warehouse/load/commit-fence.js';
 
 // Taken with a fencing token in one script: the counter grows with every taking, so a holder that lost the lease (a
 // stall past its ttl) and took it again, or any later holder, has a larger token than the one it lost.

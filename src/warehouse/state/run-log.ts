@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import type { FinishedRunStatus, RunKind, RunLogStatus, SliceStatus } from '../vocabulary.js';
-import { readRows } from './read-rows.js';
+import type { FinishedRunStatus, RunKind, RunLogStatus, SliceStatus } from '../../vocabulary.js';
+import { readRows } from '../read-rows.js';
 
 export interface RunStart {
   runId: string;

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { readValue } from './read-rows.js';
+import { readValue } from '../read-rows.js';
 
 /**
  * The fetches whose rows a slice's transaction committed, by the fetch's token, written in that transaction: a commit

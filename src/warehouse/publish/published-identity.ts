@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { readValue } from './read-rows.js';
+import { readValue } from '../read-rows.js';
 
 /**
  * Which file each published path held when bvsync last renamed a copy over it: a copy changed by anyone else (the

@@ -1,5 +1,5 @@
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { TableInfo } from './catalog.js';
+import type { TableInfo } from '../catalog.js';
 import { converterFor, type CellConverter } from './cell-converters.js';
 
 /** What the loader fills in for a row that does not carry it itself. */

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename } from 'node:path';
-import { errorMessage } from '../format.js';
+import { errorMessage } from '../../format.js';
 
 /**
  * DuckDB refused to open a file because another process holds its lock: a file open for writing cannot be opened

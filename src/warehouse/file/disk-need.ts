@@ -1,9 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
-import { formatBytes } from '../format.js';
-import { openReadOnly } from './published-database.js';
-import { readRows } from './read-rows.js';
+import { formatBytes } from '../../format.js';
+import { openReadOnly } from '../publish/published-database.js';
+import { readRows } from '../read-rows.js';
 import { parseDuckDbSize } from './duckdb-budget.js';
-import { workingPathFor } from './paths.js';
+import { workingPathFor } from '../paths.js';
 import { volumeSpace, type VolumeSpace } from './volume-space.js';
 
 /** Room for DuckDB's write-ahead log: its `checkpoint_threshold` (16 MiB by default), past which a commit checkpoints. */

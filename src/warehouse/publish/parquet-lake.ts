@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { makeFolder } from '../make-folder.js';
-import { batches } from '../group-by.js';
-import { hasColumn, readCatalog, type TableInfo } from './catalog.js';
-import type { CommitFence } from './commit-fence.js';
+import { makeFolder } from '../../make-folder.js';
+import { batches } from '../../group-by.js';
+import { hasColumn, readCatalog, type TableInfo } from '../catalog.js';
+import type { CommitFence } from '../load/commit-fence.js';
 import {
   journalEntryId,
   journalTail,
@@ -15,10 +15,10 @@ import {
   type JournalEntry,
 } from './publish-journal.js';
 import { isBookkeeping, predicateGroups, scopePredicate, WORKING_FILE_ONLY } from './publish-changes.js';
-import { readValue } from './read-rows.js';
-import type { Scope } from './slice-batch.js';
-import { quoteIdent, quoteLiteral } from './sql-names.js';
-import { castTypeOf } from './table-plan.js';
+import { readValue } from '../read-rows.js';
+import type { Scope } from '../load/slice-batch.js';
+import { quoteIdent, quoteLiteral } from '../sql-names.js';
+import { castTypeOf } from '../load/table-plan.js';
 
 /**
  * A Hive-partitioned Parquet copy of the published file (docs/lake.md): only partitions the journal names are

@@ -6,19 +6,19 @@ import {
   type DuckDBPreparedStatement,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { groupBy } from '../group-by.js';
+import { groupBy } from '../../group-by.js';
 import type { Row, Scope, SliceBatch, TableWrite } from './slice-batch.js';
 import type { TablePlan, RowDefaults } from './table-plan.js';
 import { castTypeOf, promotedRow } from './table-plan.js';
 import { compileScope } from './scope.js';
 import { SLICE_QUERIES_TABLE, dropUnsaidSliceQueries, sliceQueryWrite } from './provenance.js';
-import type { RunCounters } from './run-log.js';
-import { journalWrites } from './publish-journal.js';
+import type { RunCounters } from '../state/run-log.js';
+import { journalWrites } from '../publish/publish-journal.js';
 import type { CommitFence } from './commit-fence.js';
 import { recordSliceCommits } from './slice-commits.js';
-import { readValue } from './read-rows.js';
-import { quoteIdent } from './sql-names.js';
-import { WarehouseError } from './warehouse-error.js';
+import { readValue } from '../read-rows.js';
+import { quoteIdent } from '../sql-names.js';
+import { WarehouseError } from '../warehouse-error.js';
 
 export const REJECTS_TABLE = '_rejected_records';
 

@@ -1,15 +1,15 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { batches } from '../group-by.js';
-import { hasColumn, type TableInfo } from './catalog.js';
+import { batches } from '../../group-by.js';
+import { hasColumn, type TableInfo } from '../catalog.js';
 import { JOURNAL_TABLE, type JournalEntry } from './publish-journal.js';
-import { readValue } from './read-rows.js';
+import { readValue } from '../read-rows.js';
 import { PUBLISH_COSTS_TABLE } from './publish-cost.js';
 import { PUBLISHED_FILES_TABLE } from './published-identity.js';
-import { SLICE_COMMITS_TABLE } from './slice-commits.js';
-import type { Scope } from './slice-batch.js';
-import { REJECTS_TABLE } from './slice-loader.js';
-import { quoteIdent, quoteLiteral } from './sql-names.js';
-import { castTypeOf } from './table-plan.js';
+import { SLICE_COMMITS_TABLE } from '../load/slice-commits.js';
+import type { Scope } from '../load/slice-batch.js';
+import { REJECTS_TABLE } from '../load/slice-loader.js';
+import { quoteIdent, quoteLiteral } from '../sql-names.js';
+import { castTypeOf } from '../load/table-plan.js';
 
 /** Why a published copy cannot be brought up to date in place; the publish then copies the whole working file. */
 export class FullCopyNeeded extends Error {

@@ -3,11 +3,11 @@ import { constants, existsSync, readdirSync, renameSync, rmSync, statSync } from
 import { copyFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { makeFolder } from '../make-folder.js';
-import { readCatalog } from './catalog.js';
+import { makeFolder } from '../../make-folder.js';
+import { readCatalog } from '../catalog.js';
 import type { LakeOutcome, LakePosition } from './parquet-lake.js';
-import { schemaVersion } from './migrator.js';
-import { VIEWS_DIR } from './paths.js';
+import { schemaVersion } from '../migrator.js';
+import { VIEWS_DIR } from '../paths.js';
 import {
   applyJournal,
   differingTables,
@@ -28,10 +28,10 @@ import {
   readJournal,
 } from './publish-journal.js';
 import { identityOf, recordedIdentity, recordIdentity } from './published-identity.js';
-import { readValue } from './read-rows.js';
-import { readNumberedSqlFiles, type SqlFile } from './sql-files.js';
-import { quoteIdent, quoteLiteral } from './sql-names.js';
-import { WarehouseError } from './warehouse-error.js';
+import { readValue } from '../read-rows.js';
+import { readNumberedSqlFiles, type SqlFile } from '../sql-files.js';
+import { quoteIdent, quoteLiteral } from '../sql-names.js';
+import { WarehouseError } from '../warehouse-error.js';
 
 export interface PublishOptions {
   /** Folder of `NNN_name.sql` view files created in the copy, in name order; default the package's `sql/views/`. */

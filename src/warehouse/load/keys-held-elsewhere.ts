@@ -1,8 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { readRows } from './read-rows.js';
+import { readRows } from '../read-rows.js';
 import type { Row, Scope } from './slice-batch.js';
 import { scopePredicate } from './slice-loader.js';
-import { quoteIdent } from './sql-names.js';
+import { quoteIdent } from '../sql-names.js';
 import type { TablePlan } from './table-plan.js';
 
 /** A row of a replace that another slice's row holds the key of, and what that row's scope columns say. */

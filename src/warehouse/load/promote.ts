@@ -1,9 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { hasColumn, type TableInfo } from './catalog.js';
+import { hasColumn, type TableInfo } from '../catalog.js';
 import { isWriterFenced, type CommitFence } from './commit-fence.js';
-import { readRows } from './read-rows.js';
-import { quoteIdent, quoteLiteral } from './sql-names.js';
-import { WarehouseError } from './warehouse-error.js';
+import { readRows } from '../read-rows.js';
+import { quoteIdent, quoteLiteral } from '../sql-names.js';
+import { WarehouseError } from '../warehouse-error.js';
 
 /** `sync.promote`: per table, the `_extra` fields to hold in columns of their own, with the column's DuckDB type. */
 export type Promotions = Readonly<Record<string, Readonly<Record<string, string>>>>;

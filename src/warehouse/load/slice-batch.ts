@@ -1,4 +1,4 @@
-import type { SliceStatus } from '../vocabulary.js';
+import type { SliceStatus } from '../../vocabulary.js';
 import type { AppliedQuery } from './provenance.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { readValue } from './read-rows.js';
-import type { Scope, TableWrite } from './slice-batch.js';
+import { readValue } from '../read-rows.js';
+import type { Scope, TableWrite } from '../load/slice-batch.js';
 
 /**
  * What each slice changed, for a publish to re-copy (a replace's scope, a merge's `_run_id`), written in the slice's

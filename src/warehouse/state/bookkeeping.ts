@@ -1,8 +1,8 @@
 import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/node-api';
-import type { SliceStatus } from '../vocabulary.js';
+import type { SliceStatus } from '../../vocabulary.js';
 import { completeOnceOver } from './complete-once-over.js';
 import { completeThroughDay } from './complete-through.js';
-import { readValue, type PlainRow } from './read-rows.js';
+import { readValue, type PlainRow } from '../read-rows.js';
 
 /**
  * The questions bvsync asks of its bookkeeping tables (`_sync_state`, `_sync_cursors`), each under a name, through
@@ -16,7 +16,7 @@ export type RowReader = (sql: string, params?: DuckDBValue[]) => Promise<PlainRo
 export interface NewestCompleteDay {
   brand: number;
   stream: string;
-  /** `YYYY-MM-DD`, or null when no slice of the stream holds a complete past day (src/warehouse/complete-through.ts). */
+  /** `YYYY-MM-DD`, or null when no slice of the stream holds a complete past day (src/warehouse/state/complete-through.ts). */
   newestCompleteDay: string | null;
 }
 

@@ -1,4 +1,4 @@
-import { formatBytes } from '../format.js';
+import { formatBytes } from '../../format.js';
 import { volumeSpace, type VolumeSpace } from './volume-space.js';
 
 /**

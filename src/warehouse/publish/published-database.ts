@@ -1,9 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { duckdbSettings, type DuckDbBudget } from './duckdb-budget.js';
-import { hasDuckDbHeader } from './database-path.js';
-import { WarehouseError } from './warehouse-error.js';
+import { duckdbSettings, type DuckDbBudget } from '../file/duckdb-budget.js';
+import { hasDuckDbHeader } from '../file/database-path.js';
+import { WarehouseError } from '../warehouse-error.js';
 
 export interface ReadOnlyDatabase {
   path: string;
