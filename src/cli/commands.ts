@@ -27,32 +27,32 @@ export const commands: readonly CommandEntry[] = [
   entry(
     'sync [options]',
     'Sync now: the days since each stream last completed, plus the lookback days again',
-    async () => (await import('./sync.js')).syncCommand,
+    async () => (await import('./run/sync.js')).syncCommand,
   ),
   entry(
     'backfill [options]',
     'Fetch every slice of a window (both days included); leave the incremental schedule where it is',
-    async () => (await import('./backfill.js')).backfillCommand,
+    async () => (await import('./run/backfill.js')).backfillCommand,
   ),
   entry(
     'worker [options]',
     'Run a long-lived worker: fetch slices, and load DuckDB while holding the writer lease',
-    async () => (await import('./worker.js')).workerCommand,
+    async () => (await import('./run/worker.js')).workerCommand,
   ),
   entry(
     'scheduler [options]',
     "Enqueue runs on the config's cron schedules (UTC); any number may run, each tick becomes one run; `bvsync worker` runs them",
-    async () => (await import('./scheduler.js')).schedulerCommand,
+    async () => (await import('./run/scheduler.js')).schedulerCommand,
   ),
   entry(
     'status [options]',
     'Show unfinished and recent runs, queue counts, freshness per brand and stream, and slices not complete with their API error codes',
-    async () => (await import('./status.js')).statusCommand,
+    async () => (await import('./status/status.js')).statusCommand,
   ),
   entry(
     'cancel [options] <run>',
     'Drop an unfinished run: remove its queued jobs (running ones finish) and record it cancelled; bvsync status lists run ids',
-    async () => (await import('./cancel.js')).cancelCommand,
+    async () => (await import('./run/cancel.js')).cancelCommand,
   ),
   entry(
     'adopt-warehouse [options]',
@@ -62,37 +62,37 @@ export const commands: readonly CommandEntry[] = [
   entry(
     'rate [options]',
     'Show the rate the API key runs at and why (configured, stated by the API, learned from 429s), kept in Redis for a day; --reset forgets it',
-    async () => (await import('./rate.js')).rateCommand,
+    async () => (await import('./status/rate.js')).rateCommand,
   ),
   entry(
     'dashboard [options]',
     "Serve Bull Board (the BullMQ UI) for bvsync's queues: jobs by state, their data, errors and retries",
-    async () => (await import('./dashboard.js')).dashboardCommand,
+    async () => (await import('./read/dashboard.js')).dashboardCommand,
   ),
   entry(
     'doctor [options]',
     'Check the config, Redis, that the API answers, that the key reads each brand, and every query parameter name bvsync sends',
-    async () => (await import('./doctor.js')).doctorCommand,
+    async () => (await import('./doctor/doctor.js')).doctorCommand,
   ),
   entry(
     'sql [options] [query]',
     'Run SQL on the published warehouse (read-only) and print the result of every statement that returns rows, each under a heading when there are several',
-    async () => (await import('./sql.js')).sqlCommand,
+    async () => (await import('./read/sql.js')).sqlCommand,
   ),
   entry(
     'verify [options]',
     "Compare the warehouse with the API's own range answers (answers, visibility per topic and engine, tracked URL citations, citation totals, product ranks) and name the days to backfill again",
-    async () => (await import('./verify.js')).verifyCommand,
+    async () => (await import('./read/verify.js')).verifyCommand,
   ),
   entry(
     'export [options]',
     'Write tables (and views, when named) of the published warehouse to Parquet or CSV files, one per table',
-    async () => (await import('./export.js')).exportCommand,
+    async () => (await import('./read/export.js')).exportCommand,
   ),
   entry(
     'report [options]',
     'Write a self-contained HTML page of charts for analysts from the published database (works offline)',
-    async () => (await import('./report.js')).reportCommand,
+    async () => (await import('./read/report.js')).reportCommand,
   ),
   entry(
     'simulate [options]',
@@ -107,17 +107,17 @@ export const commands: readonly CommandEntry[] = [
   entry(
     'plan [options] [file]',
     'Show what apply would do to a brand: each tracked URL, topic, competitor, persona and tag to create, change, restore, or that the API would reject and why; writes nothing',
-    async () => (await import('./plan.js')).planCommand,
+    async () => (await import('./manage/plan.js')).planCommand,
   ),
   entry(
     'apply [options] [file]',
     "Bring a brand to its desired state: plan, then write in batches within the API's limits, each once (idempotency keys); exit 1 when an item was rejected",
-    async () => (await import('./apply.js')).applyCommand,
+    async () => (await import('./manage/apply.js')).applyCommand,
   ),
   entry(
     'manage-schema',
     'Print the JSON Schema of the desired-state files of plan and apply, for editors: npx bvsync manage-schema > bvsync.manage.schema.json',
-    async () => (await import('./manage-schema.js')).manageSchemaCommand,
+    async () => (await import('./manage/manage-schema.js')).manageSchemaCommand,
   ),
 ];
 

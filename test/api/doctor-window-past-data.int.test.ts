@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDoctor, type ParamVerdict } from '../../src/cli/doctor.js';
+import { runDoctor, type ParamVerdict } from '../../src/cli/doctor/doctor.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { TEST_REDIS_URL } from '../support/redis.js';
 

@@ -17,7 +17,7 @@ const REPO = join(import.meta.dirname, '..', '..');
 const names = (await loadCommands()).map((make) => make().name());
 // Commands that read no config: the simulator and the schema printer.
 const WITHOUT_CONFIG = new Set(['simulate', 'config-schema', 'manage-schema']);
-// Descriptions owned by another change of the same issue (src/cli/sql.ts, src/cli/status.ts); empty this list once they
+// Descriptions owned by another change of the same issue (src/cli/read/sql.ts, src/cli/status/status.ts); empty this list once they
 // are imperative too.
 
 function help(args: string[]): Promise<{ code: number | null; stdout: string }> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { afterRateLimited, afterStatedLimit, initialRateState } from '../../src/api/adaptive-rate.js';
-import { keyRateOf, rateLine } from '../../src/cli/key-rate.js';
+import { keyRateOf, rateLine } from '../../src/cli/status/key-rate.js';
 
 const NOW = 1_800_000_000_000;
 const SETTINGS = { apiKey: 'k', requestsPerSecond: 40, redisPrefix: 'p' } as const;

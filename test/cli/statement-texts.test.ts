@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { statementHeadline, statementTexts } from '../../src/cli/statement-texts.js';
+import { statementHeadline, statementTexts } from '../../src/cli/read/statement-texts.js';
 
 describe('statementTexts', () => {
   it('splits on semicolons outside quotes and comments, and drops comments and blank statements', () => {

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { workerCommand } from '../../src/cli/worker.js';
+import { workerCommand } from '../../src/cli/run/worker.js';
 
 /**
  * deploy/kubernetes/, with no cluster: every manifest validates against the Kubernetes schemas (kubernetes-models),

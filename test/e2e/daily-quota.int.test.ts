@@ -5,7 +5,7 @@ import { enqueueRun, type RunProgress } from '../../src/engine/run/start-run.js'
 import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
 import { openQueues } from '../../src/engine/jobs/queues.js';
 import { quotaStatus, type QuotaStatus } from '../../src/engine/fetch/quota-parking.js';
-import { requestBudgetLines } from '../../src/cli/status.js';
+import { requestBudgetLines } from '../../src/cli/status/status.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import type { LoggedRequest } from '../../src/simulator/index.js';
 import { engineFixture, runInProcess, type EngineFixture } from '../support/engine.js';

@@ -8,7 +8,7 @@ import { connectRedis } from '../../src/engine/redis/redis.js';
 import { openQueues, writerLeaseKey } from '../../src/engine/jobs/queues.js';
 import { RunStore } from '../../src/engine/run/run-store.js';
 import { runToEnd } from '../../src/engine/run/start-run.js';
-import { RUN_SHUTDOWN_DEADLINE_MS } from '../../src/cli/run-command.js';
+import { RUN_SHUTDOWN_DEADLINE_MS } from '../../src/cli/run/run-command.js';
 import { PrivateRedis } from '../reliability/scenarios.js';
 import { workingPathFor } from '../../src/warehouse/paths.js';
 import {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lakeLine, lakeStatus } from '../../src/cli/lake-line.js';
+import { lakeLine, lakeStatus } from '../../src/cli/status/lake-line.js';
 import { addDays } from '../../src/days.js';
 import type { RunProgress } from '../../src/engine/run/start-run.js';
 import { PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';

@@ -4,7 +4,7 @@ import {
   skipCompleteBackfills,
   type SkipCompleteBackfill,
 } from '../../src/engine/plan/skip-complete-backfill.js';
-import { skipCompleteCommand } from '../../src/cli/skip-complete-command.js';
+import { skipCompleteCommand } from '../../src/cli/run/skip-complete-command.js';
 import type { DimensionReads } from '../../src/warehouse/state/dimension-reads.js';
 import { parseConfig } from '../../src/configuration.js';
 

@@ -1,6 +1,6 @@
 import { prefixWarehouse } from '../../engine/writer/prefix-warehouse.js';
 import { connectRedis, describeUrl, isConfigProblem, LOCAL_REDIS_URL, pingRedis } from '../../engine/redis/redis.js';
-import { publishedWarehouseId, warehouseIdentity, warehouseLine } from '../warehouse-line.js';
+import { publishedWarehouseId, warehouseIdentity, warehouseLine } from '../status/warehouse-line.js';
 import type { ApiClient } from '../../api/client.js';
 import { answerOf, probeBrandAccess, wrongUrlReason } from '../brand-access-probe.js';
 import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError } from '../../api/errors.js';
@@ -10,7 +10,7 @@ import { measureDiskRoom } from '../../warehouse/file/disk-need.js';
 import { memoryLimitWarning } from '../../warehouse/file/duckdb-budget.js';
 import { existsSync } from 'node:fs';
 import { openReadOnly } from '../../warehouse/publish/published-database.js';
-import { DRIFT_ADVICE, tableDrift, tableDriftLine } from '../schema-drift-lines.js';
+import { DRIFT_ADVICE, tableDrift, tableDriftLine } from '../status/schema-drift-lines.js';
 import { syncWindowDays } from '../preflight.js';
 import type { Config } from '../../configuration.js';
 

@@ -22,7 +22,7 @@ export interface SkipCompleteBackfill {
   slices: number;
 }
 
-/** Words a backfill the engine advises, as the command that runs it (src/cli/skip-complete-command.ts). */
+/** Words a backfill the engine advises, as the command that runs it (src/cli/run/skip-complete-command.ts). */
 export type DescribeBackfill = (backfill: SkipCompleteBackfill) => string;
 
 export interface SkipCompleteBackfillOptions {

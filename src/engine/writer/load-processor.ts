@@ -73,7 +73,7 @@ export interface LoadProcessorDeps extends HealDeps {
   onWriterFault?: (fault: WriterFault) => void;
   /** The process clock's UTC day; default the real one. Tests pin it to the simulator's today. */
   today?: () => string;
-  /** Words the backfills the engine advises as commands (src/cli/skip-complete-command.ts); default their fields. */
+  /** Words the backfills the engine advises as commands (src/cli/run/skip-complete-command.ts); default their fields. */
   describeBackfill?: DescribeBackfill;
 }
 

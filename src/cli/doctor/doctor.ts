@@ -1,13 +1,13 @@
 import { Command } from 'commander';
-import { CONFIG_OPTION, commandToday } from './context.js';
-import { createApiClient } from '../api/client.js';
-import { ConfigError, configFilePath } from '../config/load.js';
-import { addDays } from '../days.js';
-import type { ApiConfig } from '../config/schema.js';
-import { fixConfigFile, mergedSettings } from './doctor/config-fix.js';
-import { proposalText, proposedSettings } from './doctor/name-search.js';
-import { redactSecrets } from '../log.js';
-import { probeApiConfig } from './brand-access-probe.js';
+import { CONFIG_OPTION, commandToday } from '../context.js';
+import { createApiClient } from '../../api/client.js';
+import { ConfigError, configFilePath } from '../../config/load.js';
+import { addDays } from '../../days.js';
+import type { ApiConfig } from '../../config/schema.js';
+import { fixConfigFile, mergedSettings } from './config-fix.js';
+import { proposalText, proposedSettings } from './name-search.js';
+import { redactSecrets } from '../../log.js';
+import { probeApiConfig } from '../brand-access-probe.js';
 import {
   checkApiAndBrands,
   checkDiskRoom,
@@ -17,20 +17,20 @@ import {
   checkSchemaDrift,
   checkWarehouse,
   type DoctorCheck,
-} from './doctor/checks.js';
-import { endpointNameOf } from './doctor/endpoints.js';
-import { probeParameters } from './doctor/param-probes.js';
-import { MAX_PROBE_REQUESTS } from './doctor/probe-context.js';
-import { paramTable, verdictCounts } from './doctor/print.js';
-import { probeProgress, type ProbeProgress } from './doctor/probe-progress.js';
-import { RefusedNames } from './doctor/refused-names.js';
-import { syncedParams } from './doctor/synced-params.js';
-import { todayFrom } from './run-command.js';
-import { verifiedElsewhere, type ParamVerdict } from './doctor/verdicts.js';
-import { loadConfig, type Config } from '../configuration.js';
+} from './checks.js';
+import { endpointNameOf } from './endpoints.js';
+import { probeParameters } from './param-probes.js';
+import { MAX_PROBE_REQUESTS } from './probe-context.js';
+import { paramTable, verdictCounts } from './print.js';
+import { probeProgress, type ProbeProgress } from './probe-progress.js';
+import { RefusedNames } from './refused-names.js';
+import { syncedParams } from './synced-params.js';
+import { todayFrom } from '../run/run-command.js';
+import { verifiedElsewhere, type ParamVerdict } from './verdicts.js';
+import { loadConfig, type Config } from '../../configuration.js';
 
-export type { DoctorCheck } from './doctor/checks.js';
-export type { ParamVerdict, Verdict } from './doctor/verdicts.js';
+export type { DoctorCheck } from './checks.js';
+export type { ParamVerdict, Verdict } from './verdicts.js';
 
 export interface DoctorOptions {
   /** Config file path; default as `loadConfig` finds it. */

@@ -1,5 +1,5 @@
-import type { StreamCounters } from '../engine/run/run-store.js';
-import { formatDuration, formatInteger } from '../format.js';
+import type { StreamCounters } from '../../engine/run/run-store.js';
+import { formatDuration, formatInteger } from '../../format.js';
 
 export interface ProgressSnapshot {
   planned: number;

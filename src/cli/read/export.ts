@@ -1,12 +1,12 @@
 import { renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { CONFIG_OPTION } from './context.js';
+import { CONFIG_OPTION } from '../context.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { formatCount } from '../format.js';
-import { openReadOnly } from '../warehouse/publish/published-database.js';
-import { quoteIdent, quoteLiteral } from '../warehouse/sql-names.js';
-import { UsageError } from './fail.js';
+import { formatCount } from '../../format.js';
+import { openReadOnly } from '../../warehouse/publish/published-database.js';
+import { quoteIdent, quoteLiteral } from '../../warehouse/sql-names.js';
+import { UsageError } from '../fail.js';
 import { makeOutFolder } from './out-folder.js';
 import { databasePath } from './sql.js';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeErrno, FolderError, makeFolder } from '../make-folder.js';
-import { UsageError } from './fail.js';
+import { describeErrno, FolderError, makeFolder } from '../../make-folder.js';
+import { UsageError } from '../fail.js';
 
 /**
  * Creates a folder an option names (`--out`) and checks that a file can be written in it, before any work is done;

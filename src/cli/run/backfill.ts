@@ -1,7 +1,7 @@
 import { Command } from 'commander';
-import { minDay, parseDay } from '../days.js';
-import { addCommonOptions } from './context.js';
-import { UsageError } from './fail.js';
+import { minDay, parseDay } from '../../days.js';
+import { addCommonOptions } from '../context.js';
+import { UsageError } from '../fail.js';
 import { addRunOptions, runFromCommandLine, todayFrom, type RunFlags } from './run-command.js';
 
 interface BackfillFlags extends RunFlags {

@@ -1,10 +1,10 @@
 import { Command } from 'commander';
-import { AUTO_START_RATE } from '../api/adaptive-rate.js';
-import { RATE_HEADROOM } from '../api/rate-budget.js';
-import { connectRedis } from '../engine/redis/redis.js';
-import { formatDecimal, formatDuration } from '../format.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
-import { UsageError } from './fail.js';
+import { AUTO_START_RATE } from '../../api/adaptive-rate.js';
+import { RATE_HEADROOM } from '../../api/rate-budget.js';
+import { connectRedis } from '../../engine/redis/redis.js';
+import { formatDecimal, formatDuration } from '../../format.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from '../context.js';
+import { UsageError } from '../fail.js';
 import { keyRateSettings, readKeyRate, resetKeyRate, statedText, type KeyRate } from './key-rate.js';
 
 interface RateFlags extends CommonFlags {

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { desiredStateJsonSchema } from '../manage/desired-state-schema.js';
+import { desiredStateJsonSchema } from '../../manage/desired-state-schema.js';
 
 export function manageSchemaCommand(): Command {
   return new Command('manage-schema')

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
-import { requireApiSettings } from '../config/api-settings.js';
-import { startScheduler } from '../engine/schedule/scheduler.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, workerTimings, type CommonFlags } from './context.js';
-import { stopSignal } from './signals.js';
+import { requireApiSettings } from '../../config/api-settings.js';
+import { startScheduler } from '../../engine/schedule/scheduler.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, workerTimings, type CommonFlags } from '../context.js';
+import { stopSignal } from '../signals.js';
 
 export function schedulerCommand(): Command {
   return addCommonOptions(

@@ -1,15 +1,15 @@
 import { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
-import { CONFIG_OPTION, collect, commandToday } from './context.js';
-import { parseBrandList } from '../config/load.js';
-import { parseDay } from '../days.js';
-import { buildReport } from '../ops/report-builder.js';
-import { EXIT_NOT_DONE } from './exit-codes.js';
-import { UsageError } from './fail.js';
+import { CONFIG_OPTION, collect, commandToday } from '../context.js';
+import { parseBrandList } from '../../config/load.js';
+import { parseDay } from '../../days.js';
+import { buildReport } from '../../ops/report-builder.js';
+import { EXIT_NOT_DONE } from '../exit-codes.js';
+import { UsageError } from '../fail.js';
 import { makeOutFolder } from './out-folder.js';
 import { databasePath } from './sql.js';
-import { hasDuckDbHeader } from '../warehouse/file/database-path.js';
+import { hasDuckDbHeader } from '../../warehouse/file/database-path.js';
 
 interface ReportFlags {
   out: string;

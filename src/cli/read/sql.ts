@@ -2,16 +2,16 @@ import { readFileSync } from 'node:fs';
 import { text as readAll } from 'node:stream/consumers';
 import { Command, Option } from 'commander';
 import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
-import { workingPathFor } from '../warehouse/paths.js';
-import { openReadOnly } from '../warehouse/publish/published-database.js';
+import { workingPathFor } from '../../warehouse/paths.js';
+import { openReadOnly } from '../../warehouse/publish/published-database.js';
 import { formatResult, RESULT_FORMATS, type ResultFormat } from './result-format.js';
-import { quoteIdent } from '../warehouse/sql-names.js';
+import { quoteIdent } from '../../warehouse/sql-names.js';
 import { statementHeadline, statementTexts } from './statement-texts.js';
-import { WarehouseError } from '../warehouse/warehouse-error.js';
-import { collect } from './context.js';
-import { UsageError } from './fail.js';
-import { loadConfig } from '../configuration.js';
-import { errorMessage } from '../format.js';
+import { WarehouseError } from '../../warehouse/warehouse-error.js';
+import { collect } from '../context.js';
+import { UsageError } from '../fail.js';
+import { loadConfig } from '../../configuration.js';
+import { errorMessage } from '../../format.js';
 
 export interface SqlFlags {
   db?: string;

@@ -1,4 +1,4 @@
-import type { SkipCompleteBackfill } from '../engine/plan/skip-complete-backfill.js';
+import type { SkipCompleteBackfill } from '../../engine/plan/skip-complete-backfill.js';
 
 /**
  * The command that runs the backfill: `--brand` unless it is all the config's, and `--streams` always, or it would read

@@ -1,17 +1,17 @@
-import { formatCount, formatInteger } from '../format.js';
-import { textTable } from '../text-table.js';
-import { isFinishedRunStatus } from '../vocabulary.js';
-import { describeGap, phaseOf } from '../engine/plan/plan.js';
-import { connectRedis } from '../engine/redis/redis.js';
-import { totalCounters } from '../engine/run/run-store.js';
-import { runToEnd, type RunProgress, type RunToEndOptions } from '../engine/run/start-run.js';
-import { EXIT_DONE, EXIT_NOT_DONE, exitCodeOfRun } from './exit-codes.js';
-import { routeLogLines } from '../log.js';
-import { selectStreams } from '../streams/registry.js';
+import { formatCount, formatInteger } from '../../format.js';
+import { textTable } from '../../text-table.js';
+import { isFinishedRunStatus } from '../../vocabulary.js';
+import { describeGap, phaseOf } from '../../engine/plan/plan.js';
+import { connectRedis } from '../../engine/redis/redis.js';
+import { totalCounters } from '../../engine/run/run-store.js';
+import { runToEnd, type RunProgress, type RunToEndOptions } from '../../engine/run/start-run.js';
+import { EXIT_DONE, EXIT_NOT_DONE, exitCodeOfRun } from '../exit-codes.js';
+import { routeLogLines } from '../../log.js';
+import { selectStreams } from '../../streams/registry.js';
 import { LiveLine } from './live-line.js';
 import { progressLine, sliceStatus, summaryRows, type StepProgress } from './progress.js';
-import { keyRateSettings, rateLine, readKeyRate } from './key-rate.js';
-import { onStopSignal } from './signals.js';
+import { keyRateSettings, rateLine, readKeyRate } from '../status/key-rate.js';
+import { onStopSignal } from '../signals.js';
 
 export interface ReportOptions {
   /** What an interrupted run's line says of its jobs; default: they stay queued for a worker or the same command. */

@@ -6,13 +6,13 @@ import {
   rateAt,
   type RatePhase,
   type RateState,
-} from '../api/adaptive-rate.js';
-import type { StatedRate } from '../api/stated-rate.js';
-import { RATE_HEADROOM, keyHash, paceCeiling, type RequestsPerSecond } from '../api/rate-budget.js';
-import { RedisRateGate } from '../api/rate-gate.js';
-import { RedisRateStateStore, type StoredRateState } from '../api/rate-state-store.js';
-import type { Config } from '../configuration.js';
-import { redisKeys } from '../redis-keys.js';
+} from '../../api/adaptive-rate.js';
+import type { StatedRate } from '../../api/stated-rate.js';
+import { RATE_HEADROOM, keyHash, paceCeiling, type RequestsPerSecond } from '../../api/rate-budget.js';
+import { RedisRateGate } from '../../api/rate-gate.js';
+import { RedisRateStateStore, type StoredRateState } from '../../api/rate-state-store.js';
+import type { Config } from '../../configuration.js';
+import { redisKeys } from '../../redis-keys.js';
 
 /**
  * The rate of the configured API key as the runs' budgets see it (src/api/rate-budget.ts), for `bvsync rate` and

@@ -3,35 +3,35 @@ import { resolve } from 'node:path';
 import type { Queue } from 'bullmq';
 import { Command } from 'commander';
 import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
-import { textTable } from '../text-table.js';
-import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../engine/jobs/queues.js';
-import { connectRedis } from '../engine/redis/redis.js';
-import { RunStore, type RunMeta } from '../engine/run/run-store.js';
-import { formatDecimal, formatInteger } from '../format.js';
-import { maxDay, minDay } from '../days.js';
-import { STREAM_NAMES } from '../streams/stream-names.js';
+import { textTable } from '../../text-table.js';
+import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../../engine/jobs/queues.js';
+import { connectRedis } from '../../engine/redis/redis.js';
+import { RunStore, type RunMeta } from '../../engine/run/run-store.js';
+import { formatDecimal, formatInteger } from '../../format.js';
+import { maxDay, minDay } from '../../days.js';
+import { STREAM_NAMES } from '../../streams/stream-names.js';
 import {
   backfillOver,
   skipCompleteBackfills,
   type SkipCompleteBackfill,
-} from '../engine/plan/skip-complete-backfill.js';
-import { skipCompleteCommand } from './skip-complete-command.js';
-import type { Logger } from '../log.js';
+} from '../../engine/plan/skip-complete-backfill.js';
+import { skipCompleteCommand } from '../run/skip-complete-command.js';
+import type { Logger } from '../../log.js';
 import {
   daySlicesNotComplete,
   freshnessTable,
   slicesNotCompleteTable,
   type RowReader,
-} from '../warehouse/state/bookkeeping.js';
-import { dimensionReads } from '../warehouse/state/dimension-reads.js';
-import { openReadOnly } from '../warehouse/publish/published-database.js';
+} from '../../warehouse/state/bookkeeping.js';
+import { dimensionReads } from '../../warehouse/state/dimension-reads.js';
+import { openReadOnly } from '../../warehouse/publish/published-database.js';
 import { DRIFT_ADVICE, tableDrift, tableDriftLine, type TableDrift } from './schema-drift-lines.js';
-import { plainValue, readRows, type PlainRow } from '../warehouse/read-rows.js';
-import { formatResult } from './result-format.js';
-import { recentRuns, type RunRow } from '../warehouse/state/run-log.js';
-import { lastFinishedHealRound } from '../warehouse/state/heal-log.js';
-import { prefixWarehouse } from '../engine/writer/prefix-warehouse.js';
-import { quotaStatus, type QuotaStatus } from '../engine/fetch/quota-parking.js';
+import { plainValue, readRows, type PlainRow } from '../../warehouse/read-rows.js';
+import { formatResult } from '../read/result-format.js';
+import { recentRuns, type RunRow } from '../../warehouse/state/run-log.js';
+import { lastFinishedHealRound } from '../../warehouse/state/heal-log.js';
+import { prefixWarehouse } from '../../engine/writer/prefix-warehouse.js';
+import { quotaStatus, type QuotaStatus } from '../../engine/fetch/quota-parking.js';
 import { lakeLine, lakeStatus, type LakeStatus } from './lake-line.js';
 import { publishedWarehouseId, warehouseIdentity, warehouseLine, type WarehouseIdentity } from './warehouse-line.js';
 import {
@@ -43,10 +43,10 @@ import {
   readConfig,
   redisFor,
   type CommonFlags,
-} from './context.js';
-import { EXIT_NOT_DONE } from './exit-codes.js';
+} from '../context.js';
+import { EXIT_NOT_DONE } from '../exit-codes.js';
 import { keyRateSettings, rateLine, readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
-import type { Config } from '../configuration.js';
+import type { Config } from '../../configuration.js';
 
 interface StatusFlags extends CommonFlags {
   runs?: number;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { readManifest } from '../warehouse/publish/parquet-lake.js';
-import { identityOf } from '../warehouse/publish/published-identity.js';
+import { readManifest } from '../../warehouse/publish/parquet-lake.js';
+import { identityOf } from '../../warehouse/publish/published-identity.js';
 
 /** What `status` says of the Parquet lake (`publish.parquet`, docs/lake.md). */
 export interface LakeStatus {

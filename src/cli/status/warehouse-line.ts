@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { ADOPT_COMMAND, type PrefixWarehouse } from '../engine/writer/prefix-warehouse.js';
-import { openReadOnly } from '../warehouse/publish/published-database.js';
-import { readRows } from '../warehouse/read-rows.js';
-import { warehouseIdOf } from '../warehouse/state/warehouse-id.js';
+import { ADOPT_COMMAND, type PrefixWarehouse } from '../../engine/writer/prefix-warehouse.js';
+import { openReadOnly } from '../../warehouse/publish/published-database.js';
+import { readRows } from '../../warehouse/read-rows.js';
+import { warehouseIdOf } from '../../warehouse/state/warehouse-id.js';
 
 /** What `status` and `doctor` say of the warehouse id: the published copy's, and whether the Redis prefix records it. */
 export interface WarehouseIdentity {

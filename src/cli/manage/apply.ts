@@ -1,9 +1,9 @@
 import { Command } from 'commander';
-import { applyPlan, type AppliedChange } from '../manage/apply-plan.js';
-import { applySummary, changeLine, planSummary } from '../manage/change-lines.js';
-import { EXIT_NOT_DONE } from './exit-codes.js';
+import { applyPlan, type AppliedChange } from '../../manage/apply-plan.js';
+import { applySummary, changeLine, planSummary } from '../../manage/change-lines.js';
+import { EXIT_NOT_DONE } from '../exit-codes.js';
 import { addManageOptions, withManagePlan, type ManageFlags } from './plan.js';
-import { errorMessage } from '../format.js';
+import { errorMessage } from '../../format.js';
 
 export function applyCommand(): Command {
   return addManageOptions(

@@ -1,17 +1,17 @@
 import { Command } from 'commander';
-import { requireApiSettings } from '../config/api-settings.js';
-import { RATE_HEADROOM, createApiClient, configuredRateBudget } from '../api/index.js';
-import { AuthError, BrandAccessDeniedError } from '../api/errors.js';
-import { parseBrandList } from '../config/load.js';
-import { addDays, maxDay, parseDay } from '../days.js';
-import { connectRedis } from '../engine/redis/redis.js';
-import { CallBudget } from '../verify/call-budget.js';
-import type { DayWindow } from '../verify/figure.js';
-import { renderVerify } from '../verify/render-verify.js';
-import { verifyWarehouse } from '../verify/verify-warehouse.js';
-import { newestCompletePastDays, type NewestCompleteDay } from '../warehouse/state/bookkeeping.js';
-import { openReadOnly } from '../warehouse/publish/published-database.js';
-import { readRows } from '../warehouse/read-rows.js';
+import { requireApiSettings } from '../../config/api-settings.js';
+import { RATE_HEADROOM, createApiClient, configuredRateBudget } from '../../api/index.js';
+import { AuthError, BrandAccessDeniedError } from '../../api/errors.js';
+import { parseBrandList } from '../../config/load.js';
+import { addDays, maxDay, parseDay } from '../../days.js';
+import { connectRedis } from '../../engine/redis/redis.js';
+import { CallBudget } from '../../verify/call-budget.js';
+import type { DayWindow } from '../../verify/figure.js';
+import { renderVerify } from '../../verify/render-verify.js';
+import { verifyWarehouse } from '../../verify/verify-warehouse.js';
+import { newestCompletePastDays, type NewestCompleteDay } from '../../warehouse/state/bookkeeping.js';
+import { openReadOnly } from '../../warehouse/publish/published-database.js';
+import { readRows } from '../../warehouse/read-rows.js';
 import {
   addCommonOptions,
   collect,
@@ -20,10 +20,10 @@ import {
   readConfig,
   redisFor,
   type CommonFlags,
-} from './context.js';
-import { EXIT_NOT_DONE } from './exit-codes.js';
-import { UsageError } from './fail.js';
-import { answerWithRequest } from './brand-access-probe.js';
+} from '../context.js';
+import { EXIT_NOT_DONE } from '../exit-codes.js';
+import { UsageError } from '../fail.js';
+import { answerWithRequest } from '../brand-access-probe.js';
 import { databasePath } from './sql.js';
 
 interface VerifyFlags extends CommonFlags {

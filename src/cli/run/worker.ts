@@ -1,16 +1,16 @@
 import { Command } from 'commander';
-import { requireApiSettings } from '../config/api-settings.js';
-import { WorkerHost } from '../engine/jobs/worker-host.js';
-import { serveHostMetrics } from '../ops/host-metrics.js';
-import { parsePort } from '../ops/port.js';
-import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
-import { notifierFor } from '../notify/index.js';
-import { loadProcessSettings } from '../config/load.js';
-import { DEFAULT_REDIS_OUTAGE_MS } from '../engine/redis/redis-outage.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, workerTimings, type CommonFlags } from './context.js';
-import { listenError, UsageError } from './fail.js';
-import { checkLocalSetup, preflight } from './preflight.js';
-import { onStopSignal } from './signals.js';
+import { requireApiSettings } from '../../config/api-settings.js';
+import { WorkerHost } from '../../engine/jobs/worker-host.js';
+import { serveHostMetrics } from '../../ops/host-metrics.js';
+import { parsePort } from '../../ops/port.js';
+import { PrometheusMetrics } from '../../ops/prometheus-metrics.js';
+import { notifierFor } from '../../notify/index.js';
+import { loadProcessSettings } from '../../config/load.js';
+import { DEFAULT_REDIS_OUTAGE_MS } from '../../engine/redis/redis-outage.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, workerTimings, type CommonFlags } from '../context.js';
+import { listenError, UsageError } from '../fail.js';
+import { checkLocalSetup, preflight } from '../preflight.js';
+import { onStopSignal } from '../signals.js';
 import { skipCompleteCommand } from './skip-complete-command.js';
 
 interface WorkerFlags extends CommonFlags {

@@ -1,14 +1,14 @@
 import type { Queue } from 'bullmq';
 import { Command } from 'commander';
-import { cancelRun } from '../engine/run/cancel-run.js';
-import { cancelJobId } from '../engine/jobs/enqueue.js';
-import { openQueues, writerLeaseKey } from '../engine/jobs/queues.js';
-import { connectRedis } from '../engine/redis/redis.js';
-import { RunStore } from '../engine/run/run-store.js';
-import { formatCount } from '../format.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
-import { UsageError } from './fail.js';
-import { runStreamsText, runWindowText } from './status.js';
+import { cancelRun } from '../../engine/run/cancel-run.js';
+import { cancelJobId } from '../../engine/jobs/enqueue.js';
+import { openQueues, writerLeaseKey } from '../../engine/jobs/queues.js';
+import { connectRedis } from '../../engine/redis/redis.js';
+import { RunStore } from '../../engine/run/run-store.js';
+import { formatCount } from '../../format.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from '../context.js';
+import { UsageError } from '../fail.js';
+import { runStreamsText, runWindowText } from '../status/status.js';
 
 /** How long `cancel` waits for the writer to record the run in `_sync_runs` when a writer is running. */
 const RECORD_WAIT_MS = 15_000;

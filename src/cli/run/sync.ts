@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { addCommonOptions } from './context.js';
+import { addCommonOptions } from '../context.js';
 import { addRunOptions, runFromCommandLine, todayFrom, type RunFlags } from './run-command.js';
 
 export function syncCommand(): Command {

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { readRows } from '../warehouse/read-rows.js';
-import { driftEntries, type DriftEntry } from '../warehouse/schema-drift.js';
+import { readRows } from '../../warehouse/read-rows.js';
+import { driftEntries, type DriftEntry } from '../../warehouse/schema-drift.js';
 
 /** One table's schema drift as `status` and `doctor` show it. */
 export interface TableDrift {

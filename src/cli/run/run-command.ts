@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import type { PushRunMetricsOptions } from '../ops/push-run-metrics.js';
-import { requireApiSettings } from '../config/api-settings.js';
-import { eachDay, parseDay } from '../days.js';
-import { UsageError } from './fail.js';
+import type { PushRunMetricsOptions } from '../../ops/push-run-metrics.js';
+import { requireApiSettings } from '../../config/api-settings.js';
+import { eachDay, parseDay } from '../../days.js';
+import { UsageError } from '../fail.js';
 import {
   chooseBrands,
   chooseStreams,
@@ -13,17 +13,17 @@ import {
   redisFor,
   workerTimings,
   type CommonFlags,
-} from './context.js';
-import type { Logger } from '../log.js';
-import { loadProcessSettings } from '../config/load.js';
-import { checkLocalSetup, preflight, type PreflightResult } from './preflight.js';
+} from '../context.js';
+import type { Logger } from '../../log.js';
+import { loadProcessSettings } from '../../config/load.js';
+import { checkLocalSetup, preflight, type PreflightResult } from '../preflight.js';
 import { runWithReport } from './run-report.js';
-import { getStream } from '../streams/registry.js';
-import { totalCounters } from '../engine/run/run-store.js';
-import { notifierFor } from '../notify/index.js';
-import { isFinishedRunStatus, type RunKind } from '../vocabulary.js';
-import type { Config } from '../configuration.js';
-import { onStopSignal } from './signals.js';
+import { getStream } from '../../streams/registry.js';
+import { totalCounters } from '../../engine/run/run-store.js';
+import { notifierFor } from '../../notify/index.js';
+import { isFinishedRunStatus, type RunKind } from '../../vocabulary.js';
+import type { Config } from '../../configuration.js';
+import { onStopSignal } from '../signals.js';
 import { skipCompleteCommand } from './skip-complete-command.js';
 
 /** The flags `sync` and `backfill` share. */
@@ -84,8 +84,8 @@ function checkNamedStreamsPlan(config: Config, streams: readonly string[], brand
  */
 async function pushedMetrics(url: string, today: (() => string) | undefined) {
   const [{ PrometheusMetrics }, { pushRunMetrics }] = await Promise.all([
-    import('../ops/prometheus-metrics.js'),
-    import('../ops/push-run-metrics.js'),
+    import('../../ops/prometheus-metrics.js'),
+    import('../../ops/push-run-metrics.js'),
   ]);
   const metrics = new PrometheusMetrics({ processMetrics: false, today });
   return {
