@@ -9,8 +9,8 @@ export type { SimulatorOptions } from './options.js';
 export type { Knobs, FaultKind } from './knobs.js';
 export type { LoggedRequest } from './request-log.js';
 export type { SimulatorTruth } from './truth.js';
-export type { Answer } from './answers.js';
-export { ENGINES } from './engines.js';
+export type { Answer } from './world/answers.js';
+export { ENGINES } from './world/engines.js';
 
 /** A simulator serving the API; `url` is the base URL, the API lives under `${url}/customer/v1/...`. */
 export interface RunningSimulator {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { laterPagesSchema } from './later-pages.js';
-import { oddityKindSchema } from './oddities.js';
+import { laterPagesSchema } from './faults/later-pages.js';
+import { oddityKindSchema } from './faults/oddities.js';
 
 export const FAULT_KINDS = ['5xx', 'reset', 'truncated', 'stall'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];

@@ -2,21 +2,21 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAdmin } from './admin.js';
-import { applyDrift, applyInfoDrift } from './drift.js';
+import { applyDrift, applyInfoDrift } from './faults/drift.js';
 import {
   SimulatorApiError,
   simulatorErrorEnvelope,
   simulatorNotFound,
   simulatorValidationError,
 } from './sim-errors.js';
-import { faultFor } from './faults.js';
-import { isLaterPage, laterPage } from './later-pages.js';
-import { applyOddities } from './oddities.js';
+import { faultFor } from './faults/faults.js';
+import { isLaterPage, laterPage } from './faults/later-pages.js';
+import { applyOddities } from './faults/oddities.js';
 import type { FaultKind } from './knobs.js';
 import { QueryReader } from './query.js';
-import { rateLimitHeaders } from './rate-limit.js';
+import { rateLimitHeaders } from './faults/rate-limit.js';
 import { queryObject } from './request-log.js';
-import { sendBody } from './respond.js';
+import { sendBody } from './faults/respond.js';
 import { ROUTES } from './routes/index.js';
 import type { SimulatorState } from './state.js';
 import { errorMessage } from '../format.js';

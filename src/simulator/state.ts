@@ -1,14 +1,14 @@
 import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
-import { AnswerStore } from './answers.js';
+import { AnswerStore } from './world/answers.js';
 import { SimulatorClock } from './clock.js';
 import { DAY_MS, parseSimDay } from './sim-days.js';
 import { IdempotencyStore } from './idempotency.js';
 import { DEFAULT_KNOBS, parseKnobs, type Knobs } from './knobs.js';
 import { DEFAULT_API_KEY, type RangeEndEcho, type SimulatorOptions } from './options.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter } from './faults/rate-limit.js';
 import { RequestLog } from './request-log.js';
-import { generateWorld } from './world.js';
-import type { BrandWorld } from './world-types.js';
+import { generateWorld } from './world/world.js';
+import type { BrandWorld } from './world/world-types.js';
 
 /** Everything one running simulator holds, shared by its routes. */
 export class SimulatorState {

@@ -1,7 +1,7 @@
-import type { Answer, AnswerFilter } from './answers.js';
+import type { Answer, AnswerFilter } from './world/answers.js';
 import { DAY_MS, simDayString, parseSimDay } from './sim-days.js';
 import type { SimulatorState } from './state.js';
-import type { BrandWorld } from './world-types.js';
+import type { BrandWorld } from './world/world-types.js';
 
 /** What a test may know that the API does not show: the generated answers and catalogs. */
 export interface SimulatorTruth {

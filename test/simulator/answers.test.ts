@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AnswerStore } from '../../src/simulator/answers.js';
+import { AnswerStore } from '../../src/simulator/world/answers.js';
 import { parseSimDay } from '../../src/simulator/sim-days.js';
-import { generateWorld } from '../../src/simulator/world.js';
+import { generateWorld } from '../../src/simulator/world/world.js';
 
 const today = parseSimDay('2026-11-20')!;
 const firstDay = today - 29;

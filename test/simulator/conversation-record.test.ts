@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { AnswerStore } from '../../src/simulator/answers.js';
+import { AnswerStore } from '../../src/simulator/world/answers.js';
 import { conversationJson, conversationRecord } from '../../src/simulator/conversation-record.js';
 import { parseSimDay } from '../../src/simulator/sim-days.js';
-import { generateWorld } from '../../src/simulator/world.js';
+import { generateWorld } from '../../src/simulator/world/world.js';
 
 describe('conversation record', () => {
   it('is written straight to JSON with the same bytes as JSON.stringify of the record', () => {

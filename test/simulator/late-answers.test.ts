@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isVisible, visibleCount } from '../../src/simulator/late-answers.js';
+import { isVisible, visibleCount } from '../../src/simulator/faults/late-answers.js';
 
 describe('late answers', () => {
   it('counts visible answers arithmetically, exactly as checking each answer would', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter, rateLimitHeaders } from '../../src/simulator/rate-limit.js';
+import { RateLimiter, rateLimitHeaders } from '../../src/simulator/faults/rate-limit.js';
 
 describe('rate limiter', () => {
   it('lets N requests a second pass per key, then refuses until the next second', () => {

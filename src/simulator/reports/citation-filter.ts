@@ -1,4 +1,4 @@
-import type { Citation } from '../answers.js';
+import type { Citation } from '../world/answers.js';
 
 /** The citation-level filters of endpoints 17 and 18. Undefined means no filter. */
 export interface CitationFilter {

@@ -1,7 +1,7 @@
-import type { AnswerFilter, AnswerStore } from '../answers.js';
+import type { AnswerFilter, AnswerStore } from '../world/answers.js';
 import { DAY_MS, simDayString, monthStart, nextMonthStart, weekStart } from '../sim-days.js';
 import { OWNERSHIP_LABELS, type Ownership, type Period } from '../spec-enums.js';
-import type { BrandWorld } from '../world-types.js';
+import type { BrandWorld } from '../world/world-types.js';
 import { citationMatches, type CitationFilter } from './citation-filter.js';
 import { ratio } from './wilson.js';
 

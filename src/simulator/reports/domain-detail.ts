@@ -1,6 +1,6 @@
-import type { AnswerFilter, AnswerStore } from '../answers.js';
+import type { AnswerFilter, AnswerStore } from '../world/answers.js';
 import { simDayString } from '../sim-days.js';
-import type { BrandWorld } from '../world-types.js';
+import type { BrandWorld } from '../world/world-types.js';
 import { citationMatches, type CitationFilter } from './citation-filter.js';
 
 /**

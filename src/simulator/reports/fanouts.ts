@@ -1,6 +1,6 @@
-import type { AnswerFilter, AnswerStore } from '../answers.js';
+import type { AnswerFilter, AnswerStore } from '../world/answers.js';
 import { normalizeUrl } from '../normalize-url.js';
-import type { BrandWorld } from '../world-types.js';
+import type { BrandWorld } from '../world/world-types.js';
 
 /**
  * Endpoint 15: the searches behind the answers of the range that cite the page (normal form) or the domain.

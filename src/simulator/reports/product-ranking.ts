@@ -1,5 +1,5 @@
-import type { AnswerFilter, AnswerStore } from '../answers.js';
-import type { BrandWorld } from '../world-types.js';
+import type { AnswerFilter, AnswerStore } from '../world/answers.js';
+import type { BrandWorld } from '../world/world-types.js';
 import { ratio, wilson } from './wilson.js';
 
 export type RankingMetric = 'visibility' | 'recommendation';

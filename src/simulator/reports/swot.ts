@@ -1,6 +1,6 @@
-import type { Answer, AnswerFilter, AnswerStore } from '../answers.js';
+import type { Answer, AnswerFilter, AnswerStore } from '../world/answers.js';
 import { isoTime } from '../sim-days.js';
-import type { BrandWorld, SwotStatement } from '../world-types.js';
+import type { BrandWorld, SwotStatement } from '../world/world-types.js';
 
 /**
  * Endpoint 20: the answers behind a statement, newest first. mentions = answers of the range (and engines)

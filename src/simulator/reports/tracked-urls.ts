@@ -1,6 +1,6 @@
-import type { AnswerFilter, AnswerStore } from '../answers.js';
+import type { AnswerFilter, AnswerStore } from '../world/answers.js';
 import { isoTime } from '../sim-days.js';
-import type { BrandWorld, TrackedUrl } from '../world-types.js';
+import type { BrandWorld, TrackedUrl } from '../world/world-types.js';
 import { ratio } from './wilson.js';
 
 export interface TrackedUrlCounts {

@@ -1,5 +1,5 @@
-import type { Answer, AnswerFilter, AnswerStore } from '../answers.js';
-import type { BrandWorld } from '../world-types.js';
+import type { Answer, AnswerFilter, AnswerStore } from '../world/answers.js';
+import type { BrandWorld } from '../world/world-types.js';
 import { ratio, wilson } from './wilson.js';
 
 /** Counts behind one visibility row (a topic or a scenario). */

@@ -1,6 +1,6 @@
 import { ARTICLE_STATUSES, LIMITS, TEMPLATE_TYPE_VALUES } from '../spec-enums.js';
-import { platformTemplates } from '../world-content.js';
-import type { Template } from '../world-types.js';
+import { platformTemplates } from '../world/world-content.js';
+import type { Template } from '../world/world-types.js';
 import { pageOf, pagedInfo, readPaging } from './common.js';
 import type { Route } from './route.js';
 

@@ -1,5 +1,5 @@
-import type { AnswerFilter } from '../answers.js';
-import { ENGINES } from '../engines.js';
+import type { AnswerFilter } from '../world/answers.js';
+import { ENGINES } from '../world/engines.js';
 import type { QueryReader } from '../query.js';
 import type { CitationFilter } from '../reports/citation-filter.js';
 import { CONTENT_TYPE_VALUES, LIMITS, OWNERSHIP_VALUES, SENTIMENT_VALUES } from '../spec-enums.js';

@@ -1,4 +1,4 @@
-import type { Answer } from '../answers.js';
+import type { Answer } from '../world/answers.js';
 import { conversationJson, conversationRecord } from '../conversation-record.js';
 import { simDayString } from '../sim-days.js';
 import { pagedInfo, readAnswerFilter, readPaging } from './common.js';

@@ -1,6 +1,6 @@
 import type { QueryReader } from '../query.js';
 import type { SimulatorState } from '../state.js';
-import type { BrandWorld } from '../world-types.js';
+import type { BrandWorld } from '../world/world-types.js';
 
 export interface RouteContext {
   sim: SimulatorState;

@@ -1,12 +1,12 @@
 import { BodyReader } from '../body.js';
 import { isoTime } from '../sim-days.js';
-import { ENGINES } from '../engines.js';
+import { ENGINES } from '../world/engines.js';
 import { SimulatorApiError, simulatorNotFound } from '../sim-errors.js';
 import { countCitedPages, trackedUrlRecord } from '../reports/tracked-urls.js';
 import { LIMITS } from '../spec-enums.js';
 import { normalizeUrl } from '../normalize-url.js';
 import type { DryRunAnswer } from '../knobs.js';
-import type { Competitor, Topic, TrackedUrl } from '../world-types.js';
+import type { Competitor, Topic, TrackedUrl } from '../world/world-types.js';
 import { readAnswerFilter } from './common.js';
 import type { Route, RouteContext } from './route.js';
 

@@ -1,6 +1,6 @@
 import type { Engine } from './engines.js';
 import type { Random } from './random.js';
-import type { ContentType, Ownership, SwotType } from './spec-enums.js';
+import type { ContentType, Ownership, SwotType } from '../spec-enums.js';
 import type { Industry } from './word-lists.js';
 
 /**

@@ -1,4 +1,4 @@
-import { DAY_MS, isoTime } from './sim-days.js';
+import { DAY_MS, isoTime } from '../sim-days.js';
 import { ENGINES } from './engines.js';
 import type { Persona, Scenario, Tag, Topic, WorldDraft } from './world-types.js';
 import { CITIES, FIRST_NAMES, LANGUAGES, PERSONA_ROLES, SCENARIO_PATTERNS, TAG_NAMES } from './word-lists.js';

@@ -1,5 +1,5 @@
-import type { Knobs } from './knobs.js';
-import { hashKeys, hashString } from './random.js';
+import type { Knobs } from '../knobs.js';
+import { hashKeys, hashString } from '../world/random.js';
 
 type DriftSettings = Pick<Knobs, 'extraFieldShare' | 'unknownEnumShare' | 'invalidShare'> & { seed: number };
 

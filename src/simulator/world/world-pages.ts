@@ -1,5 +1,5 @@
-import { isoTime } from './sim-days.js';
-import type { ContentType, Ownership } from './spec-enums.js';
+import { isoTime } from '../sim-days.js';
+import type { ContentType, Ownership } from '../spec-enums.js';
 import type { CitedPage, Competitor, TrackedUrl, UrlGroup, WorldDraft } from './world-types.js';
 import { PAGE_SLUGS, THIRD_PARTY_SITES } from './word-lists.js';
 

@@ -1,5 +1,5 @@
-import type { FaultKind } from './knobs.js';
-import { hashKeys, hashString } from './random.js';
+import type { FaultKind } from '../knobs.js';
+import { hashKeys, hashString } from '../world/random.js';
 
 const FAULT_KEY = hashString('fault');
 

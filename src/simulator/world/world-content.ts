@@ -1,5 +1,5 @@
-import { DAY_MS, isoTime } from './sim-days.js';
-import { ARTICLE_STATUSES } from './spec-enums.js';
+import { DAY_MS, isoTime } from '../sim-days.js';
+import { ARTICLE_STATUSES } from '../spec-enums.js';
 import type { Article, CitedPage, ContentAnalysis, SwotStatement, Template, Topic, WorldDraft } from './world-types.js';
 import { SWOT_TEXTS } from './word-lists.js';
 

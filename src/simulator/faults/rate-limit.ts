@@ -1,4 +1,4 @@
-import type { Knobs } from './knobs.js';
+import type { Knobs } from '../knobs.js';
 
 type Algorithm = Knobs['rateLimitAlgorithm'];
 

@@ -1,8 +1,8 @@
-import { DAY_MS } from './sim-days.js';
+import { DAY_MS } from '../sim-days.js';
 import type { Engine } from './engines.js';
-import { isVisible, visibleCount, type LateSettings } from './late-answers.js';
+import { isVisible, visibleCount, type LateSettings } from '../faults/late-answers.js';
 import { hashKeys, hashString, randomFor, unitFor } from './random.js';
-import type { Sentiment } from './spec-enums.js';
+import type { Sentiment } from '../spec-enums.js';
 import type { BrandWorld, CitedPage, Product } from './world-types.js';
 
 /** A brand named in an answer: -1 is the brand itself, else an index into `basis.competitors`. */

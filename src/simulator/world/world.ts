@@ -1,4 +1,4 @@
-import { DAY_MS } from './sim-days.js';
+import { DAY_MS } from '../sim-days.js';
 import { ENGINES } from './engines.js';
 import { hashString, randomFor } from './random.js';
 import { BRAND_PREFIXES, BRAND_SUFFIXES, INDUSTRIES } from './word-lists.js';
