@@ -8,7 +8,7 @@
  */
 import { createApiClient } from '../src/api/client.js';
 import { endpointReads } from '../src/cli/endpoint-reads.js';
-import { createRedisRateBudget, RATE_HEADROOM } from '../src/api/rate-budget.js';
+import { createRedisRateBudget, RATE_HEADROOM } from '../src/api/rate/rate-budget.js';
 import { eachDay } from '../src/days.js';
 import { daysBack, startSimProcess } from './harness.js';
 import { testRedis, uniquePrefix, deletePrefix } from '../test/support/redis.js';

@@ -47,7 +47,7 @@ export function redisKeys(prefix: string) {
     /** What the API refused for an API key: the key itself (`brandId` null) or one brand. */
     refusal: (apiKeyHash: string, brandId: number | null, stream?: string | null) =>
       `${prefix}:refused:${apiKeyHash}:${brandId === null ? 'key' : `brand:${brandId}${stream ? `:stream:${stream}` : ''}`}`,
-    /** The requests an API key sent in one slot of its rate (slots since the epoch; see src/api/rate-gate.ts). */
+    /** The requests an API key sent in one slot of its rate (slots since the epoch; see src/api/rate/rate-gate.ts). */
     rateUnit: (apiKeyHash: string, slot: number) => `${prefix}:rate:${apiKeyHash}:${slot}`,
     /** The Retry-After block of an API key. */
     rateBlock: (apiKeyHash: string) => `${prefix}:rate-block:${apiKeyHash}`,
@@ -57,7 +57,7 @@ export function redisKeys(prefix: string) {
     rateAccepted: (apiKeyHash: string, second: number) => `${prefix}:rate-ok:${apiKeyHash}:${second}`,
     /** The next moment an API key may send a request. */
     rateNext: (apiKeyHash: string) => `${prefix}:rate-next:${apiKeyHash}`,
-    /** Requests an API key sent in one window of its request budget (windows since the epoch; src/api/request-quota.ts). */
+    /** Requests an API key sent in one window of its request budget (windows since the epoch; src/api/rate/request-quota.ts). */
     quotaSpent: (apiKeyHash: string, window: number) => `${prefix}:quota:${apiKeyHash}:${window}`,
     /** Until when (ms) an API key's quota is spent, as a 429 with a Retry-After of hours said. */
     quotaBlock: (apiKeyHash: string) => `${prefix}:quota-block:${apiKeyHash}`,

@@ -8,7 +8,7 @@ import { cappedPageSize, paginate, type Page, type PagingInfo, type PagingSummar
 import { endpointMapping, type ParamMapping } from './param-names.js';
 import { brandPath, buildQuery, withQuery, type QueryEncoding, type QueryParams } from './query.js';
 import { readSettingsOf } from './read-settings.js';
-import { createMemoryRateBudget, type RateBudget } from './rate-budget.js';
+import { createMemoryRateBudget, type RateBudget } from './rate/rate-budget.js';
 import { Transport, type ApiRequestEvent } from './transport.js';
 import { describeZodIssues, validateRecords, type Rejection } from './validate.js';
 

@@ -1,6 +1,6 @@
 import { redactSecrets } from '../log.js';
-import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter, retryAfterUnbounded } from './retry-after.js';
-import { firstHeader, readRateLimitHeaders } from './rate-headers.js';
+import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter, retryAfterUnbounded } from './rate/retry-after.js';
+import { firstHeader, readRateLimitHeaders } from './rate/rate-headers.js';
 import { errorMessage } from '../format.js';
 
 /** One entry of `error.details` of the error envelope (spec, "Errors"). */

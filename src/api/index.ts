@@ -8,7 +8,7 @@ export {
   RATE_HEADROOM,
   keyHash,
   type RateBudget,
-} from './rate-budget.js';
+} from './rate/rate-budget.js';
 export type { Rejection } from './validate.js';
 export type { ApiRequestEvent } from './transport.js';
 export { KeyAnswers } from './key-answers.js';

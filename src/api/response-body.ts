@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { PermanentError, TransientError } from './errors.js';
-import { firstHeader } from './rate-headers.js';
+import { firstHeader } from './rate/rate-headers.js';
 
 /** An answer bigger than `api.maxResponseMb`: the same request would bring it again, so it is not retried. */
 export class ResponseTooLargeError extends PermanentError {

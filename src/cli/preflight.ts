@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { AccessMemo, type Refusal } from '../engine/fetch/access-memo.js';
 import { connectRedis } from '../engine/redis/redis.js';
 import { createApiClient } from '../api/client.js';
-import { RATE_HEADROOM, configuredRateBudget, type RateBudget } from '../api/rate-budget.js';
+import { RATE_HEADROOM, configuredRateBudget, type RateBudget } from '../api/rate/rate-budget.js';
 import {
   ApiError,
   AuthError,

@@ -1,6 +1,6 @@
 /**
  * The arithmetic of `api.dailyRequestBudget` per `api.requestBudgetWindow`: the config checks a budget with it, and the
- * request quota (src/api/request-quota.ts) counts with it, so both read a window and a share alike.
+ * request quota (src/api/rate/request-quota.ts) counts with it, so both read a window and a share alike.
  */
 
 /** What backfills may spend of a window, rounded down; the nudge keeps 10 × (1 − 0.9) at 1, not 0.999… rounded to 0. */

@@ -1,8 +1,8 @@
 import { ApiError, ValidationError } from '../api/errors.js';
-import { WriteAnswerError } from '../api/write-answer-error.js';
-import type { BulkAnswer } from '../api/write-schemas.js';
-import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/writes.js';
-import type { WriteClient } from '../api/writes.js';
+import { WriteAnswerError } from '../api/writes/write-answer-error.js';
+import type { BulkAnswer } from '../api/writes/write-schemas.js';
+import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/writes/writes.js';
+import type { WriteClient } from '../api/writes/writes.js';
 import { groupBy } from '../group-by.js';
 import { batches } from '../group-by.js';
 import { itemsOf } from './batches.js';
@@ -38,7 +38,7 @@ const ITEM_REJECTION_STATUSES = new Set([400, 404, 409, 422]);
 
 /**
  * Sends the writes of a plan in batches within the spec's limits, each with an idempotency value of its content
- * (src/api/writes.ts); unchanged and rejected items are not sent. A failed request ends the apply, and a re-run plans
+ * (src/api/writes/writes.ts); unchanged and rejected items are not sent. A failed request ends the apply, and a re-run plans
  * from what the brand then has, so no item is written twice.
  */
 export async function applyPlan(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCENARIOS_PER_TOPIC } from '../api/writes.js';
+import { SCENARIOS_PER_TOPIC } from '../api/writes/writes.js';
 
 /*
  * The file `bvsync plan` and `bvsync apply` read: what one brand should have (docs/managing.md). It only adds and

@@ -1,6 +1,6 @@
-import type { BulkAnswer, BulkRejection } from '../api/write-schemas.js';
-import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/writes.js';
-import type { TopicItem, WriteClient } from '../api/writes.js';
+import type { BulkAnswer, BulkRejection } from '../api/writes/write-schemas.js';
+import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/writes/writes.js';
+import type { TopicItem, WriteClient } from '../api/writes/writes.js';
 import { addressNormalForm, competitorKey } from './address-normal-form.js';
 import { groupBy } from '../group-by.js';
 import { batches } from '../group-by.js';

@@ -5,7 +5,7 @@ import type {
   TopicItem,
   TrackUrlItem,
   TrackedUrlChange,
-} from '../api/writes.js';
+} from '../api/writes/writes.js';
 
 /** What a desired-state item is, as plans and reports name it. */
 export type ItemKind = 'tracked URL' | 'topic' | 'competitor' | 'persona' | 'tag';

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { createApiClient } from '../../src/api/client.js';
 import { named, type NamedClient } from '../support/named-client.js';
-import { createRedisRateBudget, keyHash, type RateBudget, type RequestsPerSecond } from '../../src/api/rate-budget.js';
+import {
+  createRedisRateBudget,
+  keyHash,
+  type RateBudget,
+  type RequestsPerSecond,
+} from '../../src/api/rate/rate-budget.js';
 import type { ApiRequestEvent } from '../../src/api/transport.js';
 import { startSimulator, type LoggedRequest, type RunningSimulator } from '../../src/simulator/index.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';

@@ -14,9 +14,15 @@ import {
   initialRateState,
   learnedNothing,
   rateAt,
-} from '../../src/api/adaptive-rate.js';
-import { nextAllowingSlot, slotAllowance } from '../../src/api/rate-budget.js';
-import { MemoryRateGate, acceptedRateEstimate, slidingRate, unitTime, type GateTurn } from '../../src/api/rate-gate.js';
+} from '../../src/api/rate/adaptive-rate.js';
+import { nextAllowingSlot, slotAllowance } from '../../src/api/rate/rate-budget.js';
+import {
+  MemoryRateGate,
+  acceptedRateEstimate,
+  slidingRate,
+  unitTime,
+  type GateTurn,
+} from '../../src/api/rate/rate-gate.js';
 
 const T0 = 1_800_000_000_000;
 

@@ -6,7 +6,7 @@ import { createApiClient } from '../../src/api/client.js';
 import { named, type NamedClient } from '../support/named-client.js';
 import { domainDetailEndpoint } from '../../src/streams/domain-details.js';
 import { BrandAccessDeniedError, RateLimitedError, TransientError, ValidationError } from '../../src/api/errors.js';
-import type { BudgetAnswer, RateBudget } from '../../src/api/rate-budget.js';
+import type { BudgetAnswer, RateBudget } from '../../src/api/rate/rate-budget.js';
 import { BAD_ENVELOPE_ATTEMPTS, type ApiRequestEvent } from '../../src/api/transport.js';
 import { MOCK_ORIGIN, collect, conversation, mockApi, mockConfig, type MockReply } from './mock-api.js';
 

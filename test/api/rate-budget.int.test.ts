@@ -7,8 +7,8 @@ import {
   keyHash,
   slotsFor,
   type RateBudget,
-} from '../../src/api/rate-budget.js';
-import { RedisRateGate, type GateTurn } from '../../src/api/rate-gate.js';
+} from '../../src/api/rate/rate-budget.js';
+import { RedisRateGate, type GateTurn } from '../../src/api/rate/rate-gate.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 import { redisKeys } from '../../src/redis-keys.js';
 

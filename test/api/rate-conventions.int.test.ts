@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { ceilingFor, rateAt } from '../../src/api/adaptive-rate.js';
+import { ceilingFor, rateAt } from '../../src/api/rate/adaptive-rate.js';
 import { createApiClient } from '../../src/api/client.js';
-import { createRedisRateBudget, keyHash, paceCeiling, RATE_HEADROOM } from '../../src/api/rate-budget.js';
-import { RedisRateStateStore } from '../../src/api/rate-state-store.js';
+import { createRedisRateBudget, keyHash, paceCeiling, RATE_HEADROOM } from '../../src/api/rate/rate-budget.js';
+import { RedisRateStateStore } from '../../src/api/rate/rate-state-store.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import type { Knobs } from '../../src/simulator/knobs.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readRateLimitHeaders } from '../../src/api/rate-headers.js';
+import { readRateLimitHeaders } from '../../src/api/rate/rate-headers.js';
 
 const NOW = Date.parse('2026-11-20T12:00:00Z');
 

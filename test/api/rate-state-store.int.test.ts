@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { RedisRateStateStore } from '../../src/api/rate-state-store.js';
+import { RedisRateStateStore } from '../../src/api/rate/rate-state-store.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 

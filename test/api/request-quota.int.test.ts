@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { RequestQuota } from '../../src/api/request-quota.js';
+import { RequestQuota } from '../../src/api/rate/request-quota.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 
 /**

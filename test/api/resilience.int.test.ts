@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { createApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import { named, type NamedClient } from '../support/named-client.js';
 import { RateLimitedError, ValidationError } from '../../src/api/errors.js';
-import { createRedisRateBudget } from '../../src/api/rate-budget.js';
+import { createRedisRateBudget } from '../../src/api/rate/rate-budget.js';
 import { splitExtra } from '../../src/api/validate.js';
 import { conversationSchema, type Conversation } from '../../src/streams/conversations.js';
 import type { ApiRequestEvent } from '../../src/api/transport.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readRateLimitHeaders } from '../../src/api/rate-headers.js';
-import { StatedRateReader } from '../../src/api/stated-rate.js';
+import { readRateLimitHeaders } from '../../src/api/rate/rate-headers.js';
+import { StatedRateReader } from '../../src/api/rate/stated-rate.js';
 
 const NOW = Date.parse('2026-11-29T03:00:00.000Z');
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWriteClient, type WriteClient } from '../../src/api/writes.js';
+import { createWriteClient, type WriteClient } from '../../src/api/writes/writes.js';
 import { mockApi, mockConfig } from './mock-api.js';
 
 /**

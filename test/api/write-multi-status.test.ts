@@ -1,7 +1,7 @@
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { WriteAnswerError } from '../../src/api/write-answer-error.js';
-import { createWriteClient } from '../../src/api/writes.js';
+import { WriteAnswerError } from '../../src/api/writes/write-answer-error.js';
+import { createWriteClient } from '../../src/api/writes/writes.js';
 import { MOCK_ORIGIN, mockConfig } from './mock-api.js';
 
 /**

@@ -1,6 +1,6 @@
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { createWriteClient } from '../../src/api/writes.js';
+import { createWriteClient } from '../../src/api/writes/writes.js';
 import { MOCK_ORIGIN, mockConfig } from './mock-api.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterRateLimited, afterStatedLimit, initialRateState } from '../../src/api/adaptive-rate.js';
+import { afterRateLimited, afterStatedLimit, initialRateState } from '../../src/api/rate/adaptive-rate.js';
 import { keyRateOf, rateLine } from '../../src/cli/status/key-rate.js';
 
 const NOW = 1_800_000_000_000;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisRateBudget } from '../../src/api/rate-budget.js';
+import { createRedisRateBudget } from '../../src/api/rate/rate-budget.js';
 import { preflight } from '../../src/cli/preflight.js';
 import { createLogger, routeLogLines } from '../../src/log.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';

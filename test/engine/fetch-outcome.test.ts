@@ -8,7 +8,7 @@ import {
   TransientError,
   ValidationError,
 } from '../../src/api/index.js';
-import { QuotaWaitError } from '../../src/api/request-quota.js';
+import { QuotaWaitError } from '../../src/api/rate/request-quota.js';
 import { classify, type FetchState } from '../../src/engine/fetch/fetch-outcome.js';
 import type { Outage } from '../../src/engine/fetch/outage-memo.js';
 import { RunCancelledError, RunGaveUpError } from '../../src/engine/run/run-cancel-watch.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { classifyResponse, ValidationError } from '../../src/api/errors.js';
-import { WriteAnswerError } from '../../src/api/write-answer-error.js';
-import type { BulkAnswer, WrittenTrackedUrl } from '../../src/api/write-schemas.js';
-import type { WriteClient } from '../../src/api/writes.js';
+import { WriteAnswerError } from '../../src/api/writes/write-answer-error.js';
+import type { BulkAnswer, WrittenTrackedUrl } from '../../src/api/writes/write-schemas.js';
+import type { WriteClient } from '../../src/api/writes/writes.js';
 import { applyPlan, type AppliedChange } from '../../src/manage/apply-plan.js';
 import type { ChangePlan } from '../../src/manage/planned-change.js';
 

@@ -4,7 +4,7 @@ import {
   contentIdempotencyKey,
   freshIdempotencyKey,
   stableIdempotencyKey,
-} from '../../src/api/idempotency-key.js';
+} from '../../src/api/writes/idempotency-key.js';
 
 describe('idempotency values', () => {
   it('are the same for the same request, whatever the order of its keys', () => {

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyHash } from '../../src/api/rate-budget.js';
+import { keyHash } from '../../src/api/rate/rate-budget.js';
 import { freePort } from '../../src/engine/redis/redis.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransientError } from '../../src/api/errors.js';
 import { Transport } from '../../src/api/transport.js';
-import { createWriteClient } from '../../src/api/writes.js';
+import { createWriteClient } from '../../src/api/writes/writes.js';
 import { parseConfig } from '../../src/configuration.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 

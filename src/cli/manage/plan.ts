@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { requireApiSettings } from '../../config/api-settings.js';
 import { Command } from 'commander';
-import { createWriteClient, type WriteClient } from '../../api/writes.js';
+import { createWriteClient, type WriteClient } from '../../api/writes/writes.js';
 import { parseBrandList } from '../../config/load.js';
 import { changeLine, planSummary } from '../../manage/change-lines.js';
 import { readDesiredState } from '../../manage/desired-state-input.js';
@@ -14,7 +14,7 @@ import { EXIT_NOT_DONE } from '../exit-codes.js';
 import { UsageError } from '../fail.js';
 import { endOnInterrupt } from '../signals.js';
 import { explainReadFailure } from './manage-read-failure.js';
-import { createMemoryRateBudget, configuredRateBudget, type RateBudget } from '../../api/rate-budget.js';
+import { createMemoryRateBudget, configuredRateBudget, type RateBudget } from '../../api/rate/rate-budget.js';
 import { connectRedis, LOCAL_REDIS_URL } from '../../engine/redis/redis.js';
 import type { Logger } from '../../log.js';
 import type { Config } from '../../configuration.js';

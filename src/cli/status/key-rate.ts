@@ -6,16 +6,16 @@ import {
   rateAt,
   type RatePhase,
   type RateState,
-} from '../../api/adaptive-rate.js';
-import type { StatedRate } from '../../api/stated-rate.js';
-import { RATE_HEADROOM, keyHash, paceCeiling, type RequestsPerSecond } from '../../api/rate-budget.js';
-import { RedisRateGate } from '../../api/rate-gate.js';
-import { RedisRateStateStore, type StoredRateState } from '../../api/rate-state-store.js';
+} from '../../api/rate/adaptive-rate.js';
+import type { StatedRate } from '../../api/rate/stated-rate.js';
+import { RATE_HEADROOM, keyHash, paceCeiling, type RequestsPerSecond } from '../../api/rate/rate-budget.js';
+import { RedisRateGate } from '../../api/rate/rate-gate.js';
+import { RedisRateStateStore, type StoredRateState } from '../../api/rate/rate-state-store.js';
 import type { Config } from '../../configuration.js';
 import { redisKeys } from '../../redis-keys.js';
 
 /**
- * The rate of the configured API key as the runs' budgets see it (src/api/rate-budget.ts), for `bvsync rate` and
+ * The rate of the configured API key as the runs' budgets see it (src/api/rate/rate-budget.ts), for `bvsync rate` and
  * `bvsync status`; `--json` prints it as it is. Only rate facts: never the key, nor its hash.
  */
 export interface KeyRate {

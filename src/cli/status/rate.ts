@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { AUTO_START_RATE } from '../../api/adaptive-rate.js';
-import { RATE_HEADROOM } from '../../api/rate-budget.js';
+import { AUTO_START_RATE } from '../../api/rate/adaptive-rate.js';
+import { RATE_HEADROOM } from '../../api/rate/rate-budget.js';
 import { connectRedis } from '../../engine/redis/redis.js';
 import { formatDecimal, formatDuration } from '../../format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from '../context.js';

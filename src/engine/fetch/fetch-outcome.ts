@@ -1,5 +1,5 @@
 import { ApiError, QuotaExceededError, RateLimitedError, StoppedWaitingError, isBadEnvelope } from '../../api/index.js';
-import { QuotaWaitError } from '../../api/request-quota.js';
+import { QuotaWaitError } from '../../api/rate/request-quota.js';
 import { redactSecrets } from '../../log.js';
 import {
   awayVerdict,

@@ -14,7 +14,7 @@ import { emptyTally, type RequestTallies } from '../run/request-tally.js';
 import { inlineSliceReader, type SliceRead, type SliceReader } from './slice-reader.js';
 import { dropJobOfGoneRun, isRunGone } from '../run/run-gone.js';
 import { deleteChunks, type HeldChunk } from './chunk-store.js';
-import { withQuotaClass, type QuotaClass, type RequestQuota } from '../../api/request-quota.js';
+import { withQuotaClass, type QuotaClass, type RequestQuota } from '../../api/rate/request-quota.js';
 import { parkForQuota, quotaClassOf, recordSliceRequests, sliceEstimate } from './quota-parking.js';
 import type { SyncConfig } from '../../configuration.js';
 import { errorMessage } from '../../format.js';

@@ -19,7 +19,7 @@ import { redactSecrets } from '../../log.js';
 import type { SliceReadResult } from '../../streams/run-slice.js';
 import type { FetchJobData } from '../jobs/job-data.js';
 import type { Tally } from '../run/request-tally.js';
-import { QuotaWaitError, type QuotaClass } from '../../api/request-quota.js';
+import { QuotaWaitError, type QuotaClass } from '../../api/rate/request-quota.js';
 import { RunCancelledError, RunGaveUpError } from '../run/run-cancel-watch.js';
 import type { Config } from '../../configuration.js';
 

@@ -10,7 +10,7 @@ import {
   type ReadSliceRequest,
   type ToFetchThread,
 } from './fetch-thread-messages.js';
-import { currentQuotaClass } from '../../api/request-quota.js';
+import { currentQuotaClass } from '../../api/rate/request-quota.js';
 import type { Tally } from '../run/request-tally.js';
 import type { SliceRead, SliceReader } from './slice-reader.js';
 

@@ -13,7 +13,7 @@ import { outageToleranceMs } from './outage-memo.js';
 import { RequestTallies } from '../run/request-tally.js';
 import { inlineSliceReader } from './slice-reader.js';
 import { requestQuotaOf } from './quota-parking.js';
-import { withQuotaClass, withRequestQuota } from '../../api/request-quota.js';
+import { withQuotaClass, withRequestQuota } from '../../api/rate/request-quota.js';
 import {
   serializeError,
   type FetchThreadSetup,

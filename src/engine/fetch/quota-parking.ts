@@ -1,6 +1,6 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { RequestQuota, type QuotaClass } from '../../api/request-quota.js';
+import { RequestQuota, type QuotaClass } from '../../api/rate/request-quota.js';
 import { parseBudgetWindow } from '../../config/budget-window.js';
 import type { Logger } from '../../log.js';
 import { redisKeys } from '../../redis-keys.js';

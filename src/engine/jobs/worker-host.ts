@@ -43,7 +43,7 @@ import { RequestTallies } from '../run/request-tally.js';
 import { RunStore } from '../run/run-store.js';
 import { pickUpStuckPlans } from '../run/held-slices.js';
 import { requestQuotaOf, resumeEachWindow } from '../fetch/quota-parking.js';
-import { withRequestQuota, type RequestQuota } from '../../api/request-quota.js';
+import { withRequestQuota, type RequestQuota } from '../../api/rate/request-quota.js';
 import type { Notifier } from '../../notify/index.js';
 import { claimRunEndNotice, sendRunEndNotices } from '../run/run-notices.js';
 import { watchRedisForFaults } from '../redis/redis-fault-watch.js';

@@ -1,4 +1,4 @@
-import { PermanentError } from './errors.js';
+import { PermanentError } from '../errors.js';
 
 /**
  * A write answered with a body that does not match the spec. Not retried: the write may have happened, and a retry

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RatePhase, RateState } from './adaptive-rate.js';
-import type { RedisKeys } from '../redis-keys.js';
+import type { RedisKeys } from '../../redis-keys.js';
 import type { StatedBy } from './rate-headers.js';
 import type { StatedRate } from './stated-rate.js';
 

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Redis, Result } from 'ioredis';
-import { redisKeys, type RedisKeys } from '../redis-keys.js';
+import { redisKeys, type RedisKeys } from '../../redis-keys.js';
 import { keyHash, type RateBudget } from './rate-budget.js';
-import { backfillShare } from '../config/budget-window.js';
+import { backfillShare } from '../../config/budget-window.js';
 
 /**
  * The request budget of an API key per window, shared by every process through Redis: each request takes a unit in one

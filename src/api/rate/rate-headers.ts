@@ -1,4 +1,4 @@
-import { redactSecrets } from '../log.js';
+import { redactSecrets } from '../../log.js';
 import { readHeaderTime, type HeaderTime } from './header-time.js';
 /**
  * What an answer's headers say about the key's rate limit. The spec names none, so every form in use is read

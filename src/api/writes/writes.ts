@@ -1,15 +1,15 @@
 import type { z } from 'zod';
-import type { ApiConfig } from '../config/schema.js';
-import { openTransport, type ApiClientOptions } from './client.js';
+import type { ApiConfig } from '../../config/schema.js';
+import { openTransport, type ApiClientOptions } from '../client.js';
 import {
   contentIdempotencyKey,
   freshIdempotencyKey,
   idempotencySession,
   stableIdempotencyKey,
 } from './idempotency-key.js';
-import { cappedPageSize, paginate } from './paginate.js';
-import { brandPath, buildQuery, withQuery, type QueryParams } from './query.js';
-import { describeZodIssues } from './validate.js';
+import { cappedPageSize, paginate } from '../paginate.js';
+import { brandPath, buildQuery, withQuery, type QueryParams } from '../query.js';
+import { describeZodIssues } from '../validate.js';
 import { WriteAnswerError, writtenPerInfo } from './write-answer-error.js';
 import * as w from './write-schemas.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 import {
   AUTO_CEILING,
   afterRateLimited,
@@ -16,7 +16,7 @@ import { StatedRateReader } from './stated-rate.js';
 import type { RateLimitSignals } from './rate-headers.js';
 import { MemoryRateGate, RedisRateGate, type AcceptedCount, type GateAnswer, type RateGate } from './rate-gate.js';
 import { MemoryRateStateStore, RedisRateStateStore, type RateStateStore } from './rate-state-store.js';
-import { redisKeys } from '../redis-keys.js';
+import { redisKeys } from '../../redis-keys.js';
 
 /** Blocks this long or longer are said when a request waits on them. */
 const BLOCK_TOLD_MS = 5_000;

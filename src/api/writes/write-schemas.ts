@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { infoCount, optional, pagingInfo } from './schemas.js';
+import { infoCount, optional, pagingInfo } from '../schemas.js';
 
 /*
  * What the write endpoints answer (spec, "Bulk write envelope", endpoints 1, 2, 4 to 9), read loosely: unnamed fields

@@ -1,5 +1,5 @@
 import type { Redis, Result } from 'ioredis';
-import type { RedisKeys } from '../redis-keys.js';
+import type { RedisKeys } from '../../redis-keys.js';
 
 /**
  * The gate every request of one API key passes on its way out: the key's block (a 429's `Retry-After`), the units of
