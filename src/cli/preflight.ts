@@ -134,9 +134,9 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
   return result;
 }
 
-/** Days an incremental sync reads: its lookback and today. */
+/** Days an incremental sync reads once caught up: its lookback days, today among them (`daysToFetch`, plan.ts). */
 export function syncWindowDays(config: Config): number {
-  return config.sync.lookbackDays + 1;
+  return Math.max(config.sync.lookbackDays, 1);
 }
 
 /**

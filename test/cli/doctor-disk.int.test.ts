@@ -36,7 +36,7 @@ describe("doctor's disk check", () => {
     const out = doctor('100TB');
     expect(out).toMatch(
       new RegExp(
-        `warn  disk: [\\d.]+ \\w+ free on ${tmp.path}, below what the next run \\(4 days\\) may need [\\d.]+ TiB`,
+        `warn  disk: [\\d.]+ \\w+ free on ${tmp.path}, below what the next run \\(3 days\\) may need [\\d.]+ TiB`,
       ),
     );
     expect(out).toContain('point BVSYNC_DB (config "db") at it');
@@ -44,7 +44,7 @@ describe("doctor's disk check", () => {
   });
 
   it('says the free space and the need when there is room', () => {
-    expect(doctor('1MB')).toMatch(/ok {4}disk: [\d.]+ \w+ free on .*; the next run \(4 days\) may need [\d.]+ MiB/);
+    expect(doctor('1MB')).toMatch(/ok {4}disk: [\d.]+ \w+ free on .*; the next run \(3 days\) may need [\d.]+ MiB/);
   });
 
   it('warns of a DuckDB memory limit below the one syncs were seen safe at, with what to set', () => {
