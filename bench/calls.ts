@@ -12,7 +12,7 @@ import { DIMENSION_NAMES, readDimensions } from '../src/streams/dimensions.js';
 import { STREAMS, selectStreams } from '../src/streams/registry.js';
 import { openReadOnly } from '../src/warehouse/publish/published-database.js';
 import { readRows } from '../src/warehouse/read-rows.js';
-import { ECHOED_ENGINES_SQL } from '../src/warehouse/load/provenance.js';
+import { ECHOED_ENGINES_SQL } from '../src/warehouse/provenance.js';
 import { completeOnceOver } from '../src/warehouse/state/complete-once-over.js';
 import { LISTED_PAGES_SQL } from '../src/warehouse/state/listed-pages.js';
 import { completeThrough, firstIncrementalDay, planPhase, type PlannedSlice } from '../src/engine/plan/plan.js';

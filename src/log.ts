@@ -50,7 +50,7 @@ let logLineSink: ((text: string) => void) | null = null;
 
 /**
  * Sends every log line of every logger to `sink` (formatted as they would be on stderr) until called with null. The
- * live progress line uses it to print log lines above itself (src/cli/run/live-line.ts).
+ * live progress line uses it to print log lines above itself (src/cli/live-line.ts).
  */
 export function routeLogLines(sink: ((text: string) => void) | null): void {
   logLineSink = sink;

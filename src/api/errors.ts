@@ -1,5 +1,5 @@
 import { redactSecrets } from '../log.js';
-import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter, retryAfterUnbounded } from './rate/retry-after.js';
+import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter, retryAfterUnbounded } from './retry-after.js';
 import { firstHeader, readRateLimitHeaders } from './rate/rate-headers.js';
 import { errorMessage } from '../format.js';
 

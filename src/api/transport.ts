@@ -19,7 +19,7 @@ import {
 import { UNLIMITED_RATE_BUDGET, sleep, type RateBudget } from './rate/rate-budget.js';
 import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate/rate-headers.js';
 import { ACCEPTED_ENCODINGS, readResponseText } from './response-body.js';
-import { DEFAULT_RETRY_AFTER_MS, backoffDelay, parseRetryAfter } from './rate/retry-after.js';
+import { DEFAULT_RETRY_AFTER_MS, backoffDelay, parseRetryAfter } from './retry-after.js';
 import { errorMessage } from '../format.js';
 
 /** U+FEFF, which some servers put before a UTF-8 body. */

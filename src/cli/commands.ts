@@ -67,7 +67,7 @@ export const commands: readonly CommandEntry[] = [
   entry(
     'dashboard [options]',
     "Serve Bull Board (the BullMQ UI) for bvsync's queues: jobs by state, their data, errors and retries",
-    async () => (await import('./read/dashboard.js')).dashboardCommand,
+    async () => (await import('./dashboard.js')).dashboardCommand,
   ),
   entry(
     'doctor [options]',

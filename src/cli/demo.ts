@@ -6,7 +6,7 @@ import { addDays } from '../days.js';
 import { startSimulator } from '../simulator/index.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
 import { openReadOnly } from '../warehouse/publish/published-database.js';
-import { formatResult } from './read/result-format.js';
+import { formatResult } from './result-format.js';
 import { readRows } from '../warehouse/read-rows.js';
 import { quoteIdent, quoteLiteral } from '../warehouse/sql-names.js';
 import {

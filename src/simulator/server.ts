@@ -16,7 +16,7 @@ import type { FaultKind } from './knobs.js';
 import { QueryReader } from './query.js';
 import { rateLimitHeaders } from './faults/rate-limit.js';
 import { queryObject } from './request-log.js';
-import { sendBody } from './faults/respond.js';
+import { sendBody } from './respond.js';
 import { ROUTES } from './routes/index.js';
 import type { SimulatorState } from './state.js';
 import { errorMessage } from '../format.js';

@@ -1,7 +1,7 @@
 import { PagingInconsistency } from '../api/paginate.js';
 import type { Rejection } from '../api/index.js';
 import { compileScope, describeScopeMiss, type CompiledScope, type ScopeMiss } from '../warehouse/load/scope.js';
-import { queryEchoOf, type QueryEcho } from '../warehouse/load/provenance.js';
+import { queryEchoOf, type QueryEcho } from '../warehouse/provenance.js';
 import type { ReadContext, RowsByTable, SourcePage, StreamDefinition } from './stream.js';
 import type { SliceStatus } from '../vocabulary.js';
 import { valueFingerprint } from '../api/value-fingerprint.js';

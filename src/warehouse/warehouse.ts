@@ -459,7 +459,7 @@ export class Warehouse {
     );
   }
 
-  /** The engines the `info.query` echoes of a stream's slices named, per brand (src/warehouse/load/provenance.ts). */
+  /** The engines the `info.query` echoes of a stream's slices named, per brand (src/warehouse/provenance.ts). */
   echoedEngines(stream: string): Promise<Map<number, string[]>> {
     return this.serial(() => dimensionReads(this.reader()).echoedEngines(stream));
   }

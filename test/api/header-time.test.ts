@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readHeaderTime } from '../../src/api/rate/header-time.js';
-import { parseRetryAfter } from '../../src/api/rate/retry-after.js';
+import { parseRetryAfter } from '../../src/api/retry-after.js';
 
 const NOW = Date.parse('2026-11-29T03:00:00.400Z');
 

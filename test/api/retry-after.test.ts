@@ -5,7 +5,7 @@ import {
   MAX_RETRY_AFTER_MS,
   MIN_RETRY_AFTER_MS,
   parseRetryAfter,
-} from '../../src/api/rate/retry-after.js';
+} from '../../src/api/retry-after.js';
 
 const now = Date.parse('2026-11-21T12:00:00Z');
 

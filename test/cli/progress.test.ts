@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LiveLine, type TerminalStream } from '../../src/cli/run/live-line.js';
+import { LiveLine, type TerminalStream } from '../../src/cli/live-line.js';
 import { progressLine } from '../../src/cli/run/progress.js';
 import { summaryTable } from '../../src/cli/run/run-report.js';
 import type { StreamCounters } from '../../src/engine/run/run-store.js';

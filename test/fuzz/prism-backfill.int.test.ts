@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runToEnd } from '../../src/engine/run/start-run.js';
 import { createLogger } from '../../src/log.js';
 import { STREAM_NAMES } from '../../src/streams/stream-names.js';
-import { ECHOED_ENGINES_SQL } from '../../src/warehouse/load/provenance.js';
+import { ECHOED_ENGINES_SQL } from '../../src/warehouse/provenance.js';
 import { openReadOnly, type ReadOnlyDatabase } from '../../src/warehouse/publish/published-database.js';
 import { readRows } from '../../src/warehouse/read-rows.js';
 import { queryFile, spawnBvsync } from '../support/engine.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AnswerStore } from '../../src/simulator/world/answers.js';
-import { conversationJson, conversationRecord } from '../../src/simulator/conversation-record.js';
+import { conversationJson, conversationRecord } from '../../src/simulator/routes/conversation-record.js';
 import { parseSimDay } from '../../src/simulator/sim-days.js';
 import { generateWorld } from '../../src/simulator/world/world.js';
 

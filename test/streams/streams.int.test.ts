@@ -3,7 +3,7 @@ import { createApiClient } from '../../src/api/index.js';
 import { startSimulator, type Knobs, type RunningSimulator } from '../../src/simulator/index.js';
 import { DIMENSION_NAMES, NO_DIMENSIONS, readDimensions, warehouseDimensions } from '../../src/streams/dimensions.js';
 import { STREAMS } from '../../src/streams/registry.js';
-import { appliedQuery } from '../../src/warehouse/load/provenance.js';
+import { appliedQuery } from '../../src/warehouse/provenance.js';
 import { runSlice, type SliceChunk, type SliceReadResult } from '../../src/streams/run-slice.js';
 import type { Dimensions, RowsByTable, SlicePlan, StreamDefinition } from '../../src/streams/stream.js';
 import { phaseOf } from '../../src/engine/plan/plan.js';

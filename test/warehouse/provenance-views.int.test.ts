@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { appliedQuery, sentEnginesQuery } from '../../src/warehouse/load/provenance.js';
+import { appliedQuery, sentEnginesQuery } from '../../src/warehouse/provenance.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { openPublished, type PublishedReader } from '../support/published-reader.js';
 import { tempDir } from '../support/tmp.js';

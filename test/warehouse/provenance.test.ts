@@ -6,7 +6,7 @@ import {
   enginesDropped,
   queryEchoOf,
   rangeNotApplied,
-} from '../../src/warehouse/load/provenance.js';
+} from '../../src/warehouse/provenance.js';
 
 describe('the query echo of an answer', () => {
   it('is info.query when it is an object, and nothing otherwise', () => {

@@ -1,4 +1,4 @@
-import { LiveLine, type TerminalStream } from '../run/live-line.js';
+import { LiveLine, type TerminalStream } from '../live-line.js';
 import { MAX_PROBE_REQUESTS } from './probe-context.js';
 
 /** Tells the user doctor is still at work while the parameter probes run: some 70 requests, minutes against a slow API. */

@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import { workingPathFor } from '../../warehouse/paths.js';
 import { openReadOnly } from '../../warehouse/publish/published-database.js';
-import { formatResult, RESULT_FORMATS, type ResultFormat } from './result-format.js';
+import { formatResult, RESULT_FORMATS, type ResultFormat } from '../result-format.js';
 import { quoteIdent } from '../../warehouse/sql-names.js';
 import { statementHeadline, statementTexts } from './statement-texts.js';
 import { WarehouseError } from '../../warehouse/warehouse-error.js';

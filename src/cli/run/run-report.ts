@@ -8,7 +8,7 @@ import { runToEnd, type RunProgress, type RunToEndOptions } from '../../engine/r
 import { EXIT_DONE, EXIT_NOT_DONE, exitCodeOfRun } from '../exit-codes.js';
 import { routeLogLines } from '../../log.js';
 import { selectStreams } from '../../streams/registry.js';
-import { LiveLine } from './live-line.js';
+import { LiveLine } from '../live-line.js';
 import { progressLine, sliceStatus, summaryRows, type StepProgress } from './progress.js';
 import { keyRateSettings, rateLine, readKeyRate } from '../status/key-rate.js';
 import { onStopSignal } from '../signals.js';

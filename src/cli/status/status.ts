@@ -27,7 +27,7 @@ import { dimensionReads } from '../../warehouse/state/dimension-reads.js';
 import { openReadOnly } from '../../warehouse/publish/published-database.js';
 import { DRIFT_ADVICE, tableDrift, tableDriftLine, type TableDrift } from './schema-drift-lines.js';
 import { plainValue, readRows, type PlainRow } from '../../warehouse/read-rows.js';
-import { formatResult } from '../read/result-format.js';
+import { formatResult } from '../result-format.js';
 import { recentRuns, type RunRow } from '../../warehouse/state/run-log.js';
 import { lastFinishedHealRound } from '../../warehouse/state/heal-log.js';
 import { prefixWarehouse } from '../../engine/writer/prefix-warehouse.js';

@@ -12,7 +12,7 @@ import {
   enginesDropped,
   rangeNotApplied,
   sentEnginesQuery,
-} from '../../warehouse/load/provenance.js';
+} from '../../warehouse/provenance.js';
 import { screenWrites } from '../../warehouse/load/row-screen.js';
 import { attemptIsWorse, type Row, type SliceBatch, type TableWrite } from '../../warehouse/load/slice-batch.js';
 import { planTable, type TablePlan } from '../../warehouse/load/table-plan.js';

@@ -1,5 +1,5 @@
 import type { Answer } from '../world/answers.js';
-import { conversationJson, conversationRecord } from '../conversation-record.js';
+import { conversationJson, conversationRecord } from './conversation-record.js';
 import { simDayString } from '../sim-days.js';
 import { pagedInfo, readAnswerFilter, readPaging } from './common.js';
 import type { Route } from './route.js';

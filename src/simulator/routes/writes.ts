@@ -1,4 +1,4 @@
-import { BodyReader } from '../body.js';
+import { BodyReader } from './body.js';
 import { isoTime } from '../sim-days.js';
 import { ENGINES } from '../world/engines.js';
 import { SimulatorApiError, simulatorNotFound } from '../sim-errors.js';

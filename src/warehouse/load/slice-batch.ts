@@ -1,5 +1,5 @@
 import type { SliceStatus } from '../../vocabulary.js';
-import type { AppliedQuery } from './provenance.js';
+import type { AppliedQuery } from '../provenance.js';
 
 /**
  * What a fetched slice hands to the loader: its tables' rows and how its earlier rows are replaced, its rejects and

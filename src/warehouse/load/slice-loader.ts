@@ -11,7 +11,7 @@ import type { Row, Scope, SliceBatch, TableWrite } from './slice-batch.js';
 import type { TablePlan, RowDefaults } from './table-plan.js';
 import { castTypeOf, promotedRow } from './table-plan.js';
 import { compileScope } from './scope.js';
-import { SLICE_QUERIES_TABLE, dropUnsaidSliceQueries, sliceQueryWrite } from './provenance.js';
+import { SLICE_QUERIES_TABLE, dropUnsaidSliceQueries, sliceQueryWrite } from '../provenance.js';
 import type { RunCounters } from '../state/run-log.js';
 import { journalWrites } from '../publish/publish-journal.js';
 import type { CommitFence } from './commit-fence.js';

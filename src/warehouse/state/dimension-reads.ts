@@ -1,6 +1,6 @@
 import type { RowReader } from './bookkeeping.js';
 import { LISTED_PAGES_SQL } from './listed-pages.js';
-import { ECHOED_ENGINES_SQL } from '../load/provenance.js';
+import { ECHOED_ENGINES_SQL } from '../provenance.js';
 import { quoteIdent } from '../sql-names.js';
 
 /**
@@ -12,7 +12,7 @@ export interface DimensionReads {
   brandColumn(table: string, column: string, brandId: number): Promise<unknown[]>;
   /** The tracked pages the API still lists, or listed from `since` on (`DimensionSource.listedPages`). */
   listedPages(brandId: number, since?: string): Promise<string[]>;
-  /** The engines the `info.query` echoes of a stream's slices named, per brand (src/warehouse/load/provenance.ts). */
+  /** The engines the `info.query` echoes of a stream's slices named, per brand (src/warehouse/provenance.ts). */
   echoedEngines(stream: string): Promise<Map<number, string[]>>;
 }
 

@@ -1,4 +1,4 @@
-import { SLICE_QUERIES_TABLE } from '../load/provenance.js';
+import { SLICE_QUERIES_TABLE } from '../provenance.js';
 
 /**
  * Per brand and stream, in one scan, the complete days before a day read under another engines filter than $2 (the

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../../api/client.js';
 import { defineEndpoint } from '../../../api/endpoint.js';
-import { queryEchoOf } from '../../../warehouse/load/provenance.js';
+import { queryEchoOf } from '../../../warehouse/provenance.js';
 import { visibilityTopicsEndpoint, type VisibilityTopicsOptions } from '../../../streams/visibility-report.js';
 import { ENDPOINTS } from '../endpoints.js';
 import type { ProbeContext } from '../probe-context.js';

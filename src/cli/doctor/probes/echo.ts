@@ -2,7 +2,7 @@ import type { ParamName } from '../../../streams/registry.js';
 import { CONTENT_TYPE_VALUES, OWNERSHIP_VALUES, SENTIMENT_VALUES } from '../../../api/schemas.js';
 import { NO_DOMAIN, NO_ENGINE, NO_TOPIC, type ProbeContext } from '../probe-context.js';
 import { ENDPOINTS } from '../endpoints.js';
-import { echoedEngines, instantOf } from '../../../warehouse/load/provenance.js';
+import { echoedEngines, instantOf } from '../../../warehouse/provenance.js';
 
 export interface Sent {
   name: ParamName;

@@ -1,6 +1,6 @@
 import { DuckDBTypeId, type DuckDBResultReader, type DuckDBType, type Json } from '@duckdb/node-api';
-import { formatCount, formatDecimal, formatInterval, type IntervalParts } from '../../format.js';
-import { textTable } from '../../text-table.js';
+import { formatCount, formatDecimal, formatInterval, type IntervalParts } from '../format.js';
+import { textTable } from '../text-table.js';
 
 export type ResultFormat = 'table' | 'csv' | 'json';
 export const RESULT_FORMATS: readonly ResultFormat[] = ['table', 'csv', 'json'];

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { FaultKind } from '../knobs.js';
+import type { FaultKind } from './knobs.js';
 
 /**
  * Sends a JSON body, or breaks the sending the way a fault asks: `truncated` announces the full length and

@@ -1,9 +1,9 @@
 import { Command } from 'commander';
-import { startDashboard } from '../../ops/dashboard-server.js';
-import { parsePort } from '../../ops/port.js';
-import { stopSignal } from '../signals.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from '../context.js';
-import { listenError } from '../fail.js';
+import { startDashboard } from '../ops/dashboard-server.js';
+import { parsePort } from '../ops/port.js';
+import { stopSignal } from './signals.js';
+import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
+import { listenError } from './fail.js';
 
 interface DashboardFlags extends CommonFlags {
   port: string;

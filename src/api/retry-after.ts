@@ -1,4 +1,4 @@
-import { readHeaderTime } from './header-time.js';
+import { readHeaderTime } from './rate/header-time.js';
 
 /**
  * `Retry-After` is delta-seconds or an HTTP date (RFC 9110, section 10.2.3), or a Unix time some APIs send

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Row, SliceBatch, TableWrite } from './slice-batch.js';
+import type { Row, SliceBatch, TableWrite } from './load/slice-batch.js';
 
 /**
  * What a slice's answer says the API applied. The echo in `info.query` (spec endpoints 16-18) is the only statement of

@@ -1,6 +1,6 @@
-import type { Answer } from './world/answers.js';
-import { simDayString, isoTime, isoTimeInDay } from './sim-days.js';
-import type { BrandWorld } from './world/world-types.js';
+import type { Answer } from '../world/answers.js';
+import { simDayString, isoTime, isoTimeInDay } from '../sim-days.js';
+import type { BrandWorld } from '../world/world-types.js';
 
 /** The conversation record of endpoint 13: the answer without its internal topic, scenario and citations. */
 export function conversationRecord(answer: Answer, world: BrandWorld) {

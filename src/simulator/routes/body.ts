@@ -1,4 +1,4 @@
-import { simulatorValidationError, type SimulatorErrorDetail } from './sim-errors.js';
+import { simulatorValidationError, type SimulatorErrorDetail } from '../sim-errors.js';
 
 /** Reads a JSON write body field by field, collecting every problem as `error.details[]` with its path. */
 export class BodyReader {
