@@ -1,6 +1,6 @@
 /** UTC days as `YYYY-MM-DD` strings: the unit of slicing, state and every daily table. */
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A day that is not a real calendar day, with where it came from. */
@@ -15,7 +15,7 @@ class BadDayError extends Error {
 export function isDay(text: string): boolean {
   if (!DAY_PATTERN.test(text)) return false;
   const ms = Date.parse(`${text}T00:00:00Z`);
-  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === text;
+  return !Number.isNaN(ms) && utcDayOf(ms) === text;
 }
 
 export function parseDay(text: string, where: string): string {
@@ -23,12 +23,17 @@ export function parseDay(text: string, where: string): string {
   return text;
 }
 
+/** The UTC day an instant falls on; throws a RangeError for an invalid one. */
+export function utcDayOf(instant: Date | number): string {
+  return new Date(instant).toISOString().slice(0, 10);
+}
+
 export function todayUtc(now: Date = new Date()): string {
-  return now.toISOString().slice(0, 10);
+  return utcDayOf(now);
 }
 
 export function addDays(day: string, days: number): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+  return utcDayOf(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS);
 }
 
 /** Days from `from` to `to`, both included; empty when `from` is after `to`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, eachDay, isDay, parseDay } from '../src/days.js';
+import { addDays, DAY_MS, eachDay, isDay, parseDay, utcDayOf } from '../src/days.js';
 
 describe('days', () => {
   it('accepts only real calendar days', () => {
@@ -19,5 +19,11 @@ describe('days', () => {
     expect(addDays('2026-03-01', -1)).toBe('2026-02-28');
     expect(eachDay('2026-12-30', '2027-01-02')).toEqual(['2026-12-30', '2026-12-31', '2027-01-01', '2027-01-02']);
     expect(eachDay('2026-01-02', '2026-01-01')).toEqual([]);
+  });
+
+  it('names the UTC day of an instant, whatever its offset, and refuses an invalid one', () => {
+    expect(utcDayOf(new Date('2026-11-20T23:30:00-05:00'))).toBe('2026-11-21');
+    expect(utcDayOf(Date.parse('2026-11-20T00:00:00Z') + DAY_MS - 1)).toBe('2026-11-20');
+    expect(() => utcDayOf(Number.NaN)).toThrow(RangeError);
   });
 });

@@ -1,4 +1,5 @@
 import { wireName, type ArrayFormat, type ParamMapping } from './param-names.js';
+import { utcDayOf } from '../days.js';
 
 /** A value of one query filter; `undefined`, `null` and empty arrays are left out of the query. */
 export type QueryValue = string | number | boolean | Date | ReadonlyArray<string | number> | null | undefined;
@@ -35,7 +36,7 @@ export function buildQuery(filters: QueryParams, encoding: QueryEncoding): strin
 /** The UTC day of a date, as the spec's range filters take it ("a day in UTC"). */
 export function formatDay(date: Date): string {
   if (Number.isNaN(date.getTime())) throw new RangeError('invalid date');
-  return date.toISOString().slice(0, 10);
+  return utcDayOf(date);
 }
 
 /** The path of a brand-scoped endpoint; every segment is percent-encoded (domains and ids come from data). */

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DriftEntry } from '../warehouse/schema-drift.js';
 import type { ApiRequestEvent } from '../api/index.js';
-import { todayUtc } from '../days.js';
+import { todayUtc, DAY_MS } from '../days.js';
 import { groupBy } from '../group-by.js';
 import { FINISHED_RUN_STATUSES, RUN_KINDS, type SliceStatus } from '../vocabulary.js';
 import type { DiskSpace } from './disk-space.js';
@@ -27,8 +27,6 @@ const QUEUE_STATES = [
 // Slices are a day of one stream: most take well under a second, the conversations of a big brand can take minutes.
 const SLICE_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600];
 const REQUEST_SECONDS_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The Prometheus side of `SyncMetrics`, in a registry of its own (so two hosts in one process, as in tests, never

@@ -1,4 +1,5 @@
 import type { RecordSchema } from '../api/validate.js';
+import { utcDayOf } from '../days.js';
 
 /**
  * The `_extra` column of a record: the fields its schema does not know, as they came (null when none), so none is ever
@@ -25,5 +26,5 @@ export function dayOf(timestamp: string): string {
   ) {
     return timestamp.slice(0, 10);
   }
-  return new Date(timestamp).toISOString().slice(0, 10);
+  return utcDayOf(new Date(timestamp));
 }

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Row, SliceBatch, TableWrite } from './load/slice-batch.js';
+import { DAY_MS } from '../days.js';
 
 /**
  * What a slice's answer says the API applied. The echo in `info.query` (spec endpoints 16-18) is the only statement of
@@ -57,8 +58,6 @@ export function engineNotApplied(query: QueryEcho, enginesParam: string, asked: 
     `and were not loaded; set sync.engineBreakdown to the API's engine ids and check api.params.engines (\`bvsync doctor\` reads both)`
   );
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * The instant an echoed timestamp names: a space for the `T`, and UTC where it names no zone (the spec's times are

@@ -1,7 +1,7 @@
 import type { EndpointReads } from '../endpoint-reads.js';
 import { AuthError, ValidationError } from '../../api/errors.js';
 import type { ParamName } from '../../streams/registry.js';
-import { addDays } from '../../days.js';
+import { addDays, utcDayOf } from '../../days.js';
 import { domainOf } from '../../streams/domains.js';
 import { ENDPOINTS, SENT_PARAMS, endpointNameOf } from './endpoints.js';
 import { listedNames } from './name-candidates.js';
@@ -367,7 +367,7 @@ export class ProbeContext {
 export function dayOf(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().slice(0, 10);
+  return Number.isNaN(ms) ? undefined : utcDayOf(ms);
 }
 
 /** A comparable summary of an answer: two answers with the same fingerprint are the same answer. */

@@ -3,8 +3,7 @@ import { FIRST_ERRORS, type Notifier, type NoticeError, type RunNotice, type Sta
 import type { NewestCompleteDay } from '../../warehouse/state/bookkeeping.js';
 import type { SliceStateRow } from '../../warehouse/state/run-log.js';
 import { totalCounters, type RunMeta, type RunStore, type StreamCounters } from './run-store.js';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { DAY_MS } from '../../days.js';
 
 /** The run's event, when its end is one people are told of. */
 export function runEventOf(status: string): RunNotice['event'] | undefined {

@@ -12,6 +12,7 @@ import { redisKeys } from '../../redis-keys.js';
 import { openQueues } from '../jobs/queues.js';
 import { requestQuotaOf, resumeEachWindow } from '../fetch/quota-parking.js';
 import type { Config, ScheduleConfig } from '../../configuration.js';
+import { utcDayOf } from '../../days.js';
 
 export interface SchedulerOptions {
   config: Config;
@@ -81,7 +82,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
       runId,
       brands: config.brands,
       streams: schedule.streams ?? config.sync.streams ?? [...DEFAULT_STREAM_NAMES],
-      today: options.today ? options.today() : slot.toISOString().slice(0, 10),
+      today: options.today ? options.today() : utcDayOf(slot),
     });
     if (created) {
       enqueued.push(runId);

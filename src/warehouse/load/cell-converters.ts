@@ -1,9 +1,9 @@
 import { dateValue, listValue, timestampTZValue, timestampValue, type DuckDBValue } from '@duckdb/node-api';
+import { DAY_MS } from '../../days.js';
 
 /** Turns one cell as a stream hands it over into the value DuckDB stores; throws with the reason when it cannot. */
 export type CellConverter = (value: unknown) => DuckDBValue;
 
-const MS_PER_DAY = 86_400_000;
 const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 function describe(value: unknown): string {
@@ -60,7 +60,7 @@ function parseDay(text: string): DuckDBValue {
   if (Number.isNaN(ms) || !new Date(ms).toISOString().startsWith(text)) {
     throw new Error(`expected a day as YYYY-MM-DD, got ${describe(text)}`);
   }
-  const parsed = dateValue(ms / MS_PER_DAY);
+  const parsed = dateValue(ms / DAY_MS);
   if (parsedDays.size >= PARSED_DAYS_LIMIT) parsedDays.clear();
   parsedDays.set(text, parsed);
   return parsed;
@@ -68,8 +68,7 @@ function parseDay(text: string): DuckDBValue {
 
 const toDate: CellConverter = (value) => {
   if (typeof value === 'string') return parseDay(value);
-  if (value instanceof Date && !Number.isNaN(value.getTime()))
-    return dateValue(Math.floor(value.getTime() / MS_PER_DAY));
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return dateValue(Math.floor(value.getTime() / DAY_MS));
   throw new Error(`expected a day as YYYY-MM-DD, got ${describe(value)}`);
 };
 

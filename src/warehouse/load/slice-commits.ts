@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readValue } from '../read-rows.js';
+import { DAY_MS } from '../../days.js';
 
 /**
  * The fetches whose rows a slice's transaction committed, by the fetch's token, written in that transaction: a commit
@@ -82,7 +83,7 @@ export async function runCommitCount(connection: DuckDBConnection, runId: string
 }
 
 export async function pruneSliceCommits(connection: DuckDBConnection, now: Date): Promise<void> {
-  const before = new Date(now.getTime() - SLICE_COMMITS_KEPT_DAYS * 86_400_000);
+  const before = new Date(now.getTime() - SLICE_COMMITS_KEPT_DAYS * DAY_MS);
   await connection.run(`DELETE FROM ${SLICE_COMMITS_TABLE} WHERE committed_at < CAST($1 AS TIMESTAMPTZ)`, [
     before.toISOString(),
   ]);

@@ -3,6 +3,7 @@ import { CONTENT_TYPE_VALUES, OWNERSHIP_VALUES, SENTIMENT_VALUES } from '../../.
 import { NO_DOMAIN, NO_ENGINE, NO_TOPIC, type ProbeContext } from '../probe-context.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { echoedEngines, instantOf } from '../../../warehouse/provenance.js';
+import { DAY_MS } from '../../../days.js';
 
 export interface Sent {
   name: ParamName;
@@ -72,8 +73,6 @@ function instantOfDay(sent: unknown, applied: unknown): number | undefined {
   const at = instantOf(applied);
   return at === undefined ? undefined : at - Date.parse(`${sent}T00:00:00Z`);
 }
-
-const DAY_MS = 86_400_000;
 
 function judgeDayInstant(
   ctx: ProbeContext,
