@@ -55,7 +55,7 @@ function debugWanted(): boolean {
  * stack BVSYNC_DEBUG prints too. Commander has printed its own message (or its help or version, which exit 0).
  */
 export function reportFailure(error: unknown): number {
-  if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_DONE : EXIT_USAGE;
+  if (error instanceof CommanderError) return error.exitCode === EXIT_DONE ? EXIT_DONE : EXIT_USAGE;
   const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
   const known = typeof code === 'string';
   const message = errorMessage(error);

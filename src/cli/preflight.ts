@@ -19,6 +19,7 @@ import { workingPathFor } from '../warehouse/paths.js';
 import { answerOf, answerWithRequest, probeApiConfig, probeBrandAccess, wrongUrlReason } from './brand-access-probe.js';
 import { UsageError } from './fail.js';
 import type { Config } from '../configuration.js';
+import { EXIT_NOT_DONE } from './exit-codes.js';
 
 /** Where an operator sets the key; named in messages instead of the key. */
 const KEY_SETTING = 'BVSYNC_API_KEY (config "api.apiKey")';
@@ -174,7 +175,7 @@ async function checkReachable(url: string, timeoutMs = 5_000): Promise<void> {
       reject(
         new UsageError(
           `cannot reach the API at ${parsed.origin}: ${why}; check BVSYNC_API_URL (config "api.url") and the network`,
-          1,
+          EXIT_NOT_DONE,
         ),
       );
     };
@@ -231,7 +232,7 @@ async function probeBrands(
     }
     const { error } = outcome;
     if (options.signal?.aborted)
-      throw new UsageError('stopped by a signal before the run started; nothing was planned', 1);
+      throw new UsageError('stopped by a signal before the run started; nothing was planned', EXIT_NOT_DONE);
     if (error instanceof AuthError) throw refusedKey(error, requests);
     // Every request meets the same certificate: nothing can be fetched until it is trusted.
     if (error instanceof TlsCertificateError) throw new UsageError(`${error.message}; nothing was planned or fetched`);

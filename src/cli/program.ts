@@ -1,6 +1,6 @@
 import { Command, CommanderError, Help, type Option } from 'commander';
 import { commands, listedCommands, loadCommands } from './commands.js';
-import { EXIT_CODES_HELP } from './exit-codes.js';
+import { EXIT_CODES_HELP, EXIT_DONE } from './exit-codes.js';
 import { packageVersion } from './package-version.js';
 
 const version = packageVersion();
@@ -13,7 +13,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (readerGone) return;
   readerGone = true;
   if (process.listenerCount('SIGTERM') > 0) process.kill(process.pid, 'SIGTERM');
-  else process.exit(0);
+  else process.exit(EXIT_DONE);
 });
 
 const program = new Command('bvsync')
@@ -78,6 +78,6 @@ try {
 } catch (error) {
   // Help shown ends here with commander's code 0. Failures are reported by fail.js, imported then only: it reads the
   // process settings (and with them the config's modules), which `--help` has no need of.
-  if (error instanceof CommanderError && error.exitCode === 0) process.exitCode = 0;
+  if (error instanceof CommanderError && error.exitCode === EXIT_DONE) process.exitCode = EXIT_DONE;
   else process.exitCode = (await import('./fail.js')).reportFailure(error);
 }

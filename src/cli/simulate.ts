@@ -11,6 +11,7 @@ import { listenError, UsageError } from './fail.js';
 import { integerOption } from './context.js';
 import { stopSignal } from './signals.js';
 import { errorMessage } from '../format.js';
+import { EXIT_NOT_DONE } from './exit-codes.js';
 
 /** A day that exists (2026-02-30 does not), checked as the option is read. */
 function day(name: string) {
@@ -199,7 +200,7 @@ export function simulateCommand(): Command {
       } catch (error) {
         const refused = listenError(error, '--port', flags.port);
         if (refused !== error) throw refused;
-        throw new UsageError(`cannot start the simulator: ${errorMessage(error)}`, 1);
+        throw new UsageError(`cannot start the simulator: ${errorMessage(error)}`, EXIT_NOT_DONE);
       }
       const facts = {
         url: sim.url,

@@ -31,6 +31,7 @@ import { loadConfig, type Config } from '../../configuration.js';
 
 export type { DoctorCheck } from './checks.js';
 export type { ParamVerdict, Verdict } from './verdicts.js';
+import { EXIT_NOT_DONE } from '../exit-codes.js';
 
 export interface DoctorOptions {
   /** Config file path; default as `loadConfig` finds it. */
@@ -76,7 +77,7 @@ export function doctorCommand(): Command {
       });
       const failed = checks.filter((c) => !c.ok).length;
       process.stdout.write(failed ? `\n${failed} check${failed > 1 ? 's' : ''} failed\n` : '\nall checks passed\n');
-      if (failed) process.exitCode = 1;
+      if (failed) process.exitCode = EXIT_NOT_DONE;
     });
 }
 

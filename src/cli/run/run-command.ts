@@ -25,6 +25,7 @@ import { isFinishedRunStatus, type RunKind } from '../../vocabulary.js';
 import type { Config } from '../../configuration.js';
 import { onStopSignal } from '../signals.js';
 import { skipCompleteCommand } from './skip-complete-command.js';
+import { EXIT_NOT_DONE } from '../exit-codes.js';
 
 /** The flags `sync` and `backfill` share. */
 export interface RunFlags extends CommonFlags {
@@ -191,7 +192,7 @@ function exitWithinDeadlineOnSignal(log: Logger, stopping: AbortController): () 
       process.stderr.write(
         `bvsync: could not stop cleanly within ${RUN_SHUTDOWN_DEADLINE_MS / 1000} s of ${signal} (a slice still running, or Redis not answering); exiting now, the run's jobs stay queued\n`,
       );
-      process.exit(1);
+      process.exit(EXIT_NOT_DONE);
     }, RUN_SHUTDOWN_DEADLINE_MS).unref();
   });
 }

@@ -12,6 +12,7 @@ import { listenError, UsageError } from '../fail.js';
 import { checkLocalSetup, preflight } from '../preflight.js';
 import { onStopSignal } from '../signals.js';
 import { skipCompleteCommand } from './skip-complete-command.js';
+import { EXIT_NOT_DONE } from '../exit-codes.js';
 
 interface WorkerFlags extends CommonFlags {
   concurrency?: string;
@@ -62,7 +63,7 @@ export function workerCommand(): Command {
             { deadlineSeconds: shutdownMs / 1000 + HARD_STOP_GRACE_MS / 1000 },
             'could not stop cleanly in time (a job still running, or Redis not answering); exiting now, running jobs go to other workers',
           );
-          process.exit(1);
+          process.exit(EXIT_NOT_DONE);
         }, shutdownMs + HARD_STOP_GRACE_MS).unref();
         resolve();
       };
@@ -147,7 +148,7 @@ export function workerCommand(): Command {
     if (!host.stoppedWithRedis) {
       // Its jobs' ends never reached Redis: to the engine this is a crash (which every job survives), not a clean stop.
       log.error('could not stop cleanly (is Redis answering?); exiting now, running jobs go to other workers');
-      process.exit(1);
+      process.exit(EXIT_NOT_DONE);
     }
     log.info('worker stopped');
     // A connection stuck reconnecting after a Redis restart must not keep a stopped worker alive; unref'd, this fires
