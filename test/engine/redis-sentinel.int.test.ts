@@ -41,13 +41,24 @@ let sentinels: TestServer[];
 let disturbed: EngineFixture;
 let undisturbed: EngineFixture;
 
+/** Past the first two, the disturbed run's conversations are answered only once the master is dead: it cannot end before. */
+let conversationsAnswered = 0;
+let openGate = () => {};
+const gate = new Promise<void>((resolve) => {
+  openGate = resolve;
+});
+
 beforeAll(async () => {
   if (!HAVE_REDIS_SERVER) return;
   master = await startServer();
   replica = await startReplica(master);
   sentinels = await startSentinels(master, NAME, 3);
-  // Every answer waits a little, so the run is still going when the master dies.
-  disturbed = await engineFixture('sentinel', { sim: { ...WORLD, latencyMs: 250 } });
+  disturbed = await engineFixture('sentinel', {
+    sim: {
+      ...WORLD,
+      beforeAnswer: ({ path }) => (path.endsWith('/conversations') && ++conversationsAnswered > 2 ? gate : undefined),
+    },
+  });
   undisturbed = await engineFixture('sentinel-ref', { sim: WORLD });
 }, 90_000);
 afterAll(async () => {
@@ -102,6 +113,7 @@ describe.skipIf(!HAVE_REDIS_SERVER)(
         ).toBe(true);
 
         await master.kill();
+        openGate();
         // The failover, as the Sentinels announce it.
         await until(
           'the Sentinels to name the replica as master',
@@ -114,6 +126,7 @@ describe.skipIf(!HAVE_REDIS_SERVER)(
         expect(result.code, result.stderr.slice(-3000)).toBe(0);
         expect(result.stdout).toMatch(/run backfill-\S+: complete/);
       } finally {
+        openGate();
         backfill?.kill('SIGKILL');
         observer.disconnect();
       }
