@@ -19,6 +19,7 @@ const SHARED = [
   'redis-address',
   'key-hint',
   'group-by',
+  'slice-ids',
 ];
 const MAY_IMPORT: Record<string, string[]> = {
   api: ['config'],

@@ -78,6 +78,7 @@ import { warehouseIdOf } from './state/warehouse-id.js';
 import { healRound, lastFinishedHealRound, saveHealRound, type HealRound } from './state/heal-log.js';
 import { openWaitingForLock, type ReopenTrigger } from './file/memory-release.js';
 import type { FinishedRunStatus, RunLogStatus } from '../vocabulary.js';
+import { brandStreamId, sliceId } from '../slice-ids.js';
 
 export interface WarehouseOptions {
   /** Folder of numbered migrations; default the package's `sql/migrations/`. */
@@ -392,7 +393,7 @@ export class Warehouse {
     if (!asked.length) return found;
     const list = JSON.stringify(asked.map((each) => [each.brandId, each.stream, each.series, each.first, each.before]));
     for (const row of await this.serial(() => readRows(this.connection, SERIES_READ_DAYS_SQL, [list]))) {
-      found.set(`${Number(row.brand_id)}|${String(row.stream)}|${String(row.series)}`, Number(row.days));
+      found.set(`${brandStreamId(Number(row.brand_id), String(row.stream))}|${String(row.series)}`, Number(row.days));
     }
     return found;
   }
@@ -407,7 +408,7 @@ export class Warehouse {
     if (!asked.length) return new Set();
     const list = JSON.stringify(asked.map((each) => [each.brandId, each.stream, each.key, each.day, each.list]));
     const rows = await this.serial(() => readRows(this.connection, COMPLETE_SLICES_SQL, [list]));
-    return new Set(rows.map((row) => `${Number(row.brand_id)}|${String(row.stream)}|${String(row.slice_key)}`));
+    return new Set(rows.map((row) => sliceId(Number(row.brand_id), String(row.stream), String(row.slice_key))));
   }
 
   /**
@@ -425,7 +426,7 @@ export class Warehouse {
       readRows(this.connection, OTHER_ENGINES_SQL, [list, [...engines].sort().join(',')]),
     );
     for (const row of rows) {
-      found.set(`${Number(row.brand_id)}|${String(row.stream)}`, {
+      found.set(brandStreamId(Number(row.brand_id), String(row.stream)), {
         first: String(row.first),
         last: String(row.last),
         days: Number(row.days),

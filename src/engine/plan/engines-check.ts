@@ -2,6 +2,7 @@ import type { Logger } from '../../log.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstPlannedDays, needsOf, type PlannedPhase } from './plan.js';
 import type { Config } from '../../configuration.js';
+import { brandStreamId } from '../../slice-ids.js';
 
 /**
  * A sync after `api.engines` changed re-reads only the days after the cursor and lookback, so earlier days stay under
@@ -23,13 +24,13 @@ export async function warnOfDaysUnderOtherEngines(
     filtered.map((stream) => ({
       brandId,
       stream: stream.name,
-      before: firstPlanned.get(`${brandId}|${stream.name}`) ?? today,
+      before: firstPlanned.get(brandStreamId(brandId, stream.name)) ?? today,
     })),
   );
   const all = await deps.warehouse.daysOfOtherEngines(asked, engines);
   for (const brandId of brands) {
     for (const stream of filtered) {
-      const found = all.get(`${brandId}|${stream.name}`);
+      const found = all.get(brandStreamId(brandId, stream.name));
       if (!found) continue;
       deps.log.warn(
         { run: runId, brand: brandId, stream: stream.name, days: found.days, from: found.first, to: found.last },

@@ -4,6 +4,7 @@ import type { DimensionName, Dimensions } from '../../streams/dimensions.js';
 import { STREAMS } from '../../streams/registry.js';
 import type { AnyStream, SettingsOf, SettingsShape, SlicePlan, StreamPlanning } from '../../streams/stream.js';
 import type { SyncConfig } from '../../configuration.js';
+import { brandStreamId } from '../../slice-ids.js';
 
 /**
  * The planner: a run = brands x streams x slices. Pure: it is given the incremental cursors and the dimensions
@@ -89,7 +90,7 @@ export function planPhase(input: PlanInput): { slices: PlannedSlice[]; gaps: Pla
   for (const brandId of input.brands) {
     for (const stream of input.streams) {
       if (phaseOf(stream, input.sync) !== input.phase) continue;
-      const days = daysToFetch(input.mode, input.sync, input.cursors.get(`${brandId}|${stream.name}`));
+      const days = daysToFetch(input.mode, input.sync, input.cursors.get(brandStreamId(brandId, stream.name)));
       const dimensions = input.dimensions(brandId);
       const planned = stream.slices({ brandId, days, sync: input.sync, dimensions, readDay: input.readDay });
       for (const slice of planned) slices.push({ ...slice, brandId, stream: stream.name });
@@ -194,7 +195,7 @@ export function firstPlannedDays(
   const first = new Map<string, string>();
   for (const slice of slices) {
     if (slice.day === null) continue;
-    const key = `${slice.brandId}|${slice.stream}`;
+    const key = brandStreamId(slice.brandId, slice.stream);
     const day = first.get(key);
     if (day === undefined || slice.day < day) first.set(key, slice.day);
   }

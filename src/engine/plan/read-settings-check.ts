@@ -3,6 +3,7 @@ import type { Logger } from '../../log.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstPlannedDays, type PlannedPhase } from './plan.js';
 import type { Config } from '../../configuration.js';
+import { brandStreamId } from '../../slice-ids.js';
 
 /**
  * A sync after `api.params`, `api.endpointParams`, `api.arrayFormat` or `api.firstPage` changed re-reads only the days
@@ -28,7 +29,7 @@ export async function warnOfDaysReadOtherwise(
   const firstPlanned = firstPlannedDays(slices);
   for (const brandId of brands) {
     for (const [stream, settings] of changed) {
-      const before = firstPlanned.get(`${brandId}|${stream}`) ?? today;
+      const before = firstPlanned.get(brandStreamId(brandId, stream)) ?? today;
       for (const found of await deps.warehouse.daysReadWith(brandId, stream, before, [...settings.keys()])) {
         deps.log.warn(
           {

@@ -5,6 +5,7 @@ import { groupBy } from '../../group-by.js';
 import type { DimensionReads } from '../../warehouse/state/dimension-reads.js';
 import { lastPhase, needsOf, phaseOf, planPhase, type PlanMode } from './plan.js';
 import type { SyncConfig } from '../../configuration.js';
+import { brandStreamId, sliceId } from '../../slice-ids.js';
 
 /** The `backfill --skip-complete` that reads again the day slices not complete a backfill still plans. */
 export interface SkipCompleteBackfill {
@@ -45,7 +46,7 @@ export async function skipCompleteBackfill(
   let left = [...options.notComplete];
   for (let window = dayRange(left); window; ) {
     const planned = await plannedSliceIds(left, window, options);
-    const kept = left.filter((slice) => planned.has(sliceId(slice)));
+    const kept = left.filter((slice) => planned.has(sliceId(slice.brandId, slice.stream, slice.key)));
     const next = dayRange(kept);
     if (next && next.from === window.from && next.to === window.to) return backfillOver(kept);
     left = kept;
@@ -60,7 +61,7 @@ export async function skipCompleteBackfill(
  * Earlier phases come first, so a stream that fans out over another is planned after that one reloaded.
  */
 export async function skipCompleteBackfills(options: SkipCompleteBackfillOptions): Promise<SkipCompleteBackfill[]> {
-  const groups = groupBy(options.notComplete, (slice) => `${slice.brandId}|${slice.stream}`);
+  const groups = groupBy(options.notComplete, (slice) => brandStreamId(slice.brandId, slice.stream));
   // Each group reads its brand's dimensions: asked once, whatever the number of groups (an echoed-engines query reads
   // every brand's at once).
   const reads = memoizedReads(options.reads);
@@ -128,11 +129,6 @@ export function backfillOver(slices: readonly DaySliceNotComplete[]): SkipComple
   };
 }
 
-/** `brand|stream|key`: a slice as the plan and the file both name it. */
-function sliceId(slice: { brandId: number; stream: string; key: string }): string {
-  return `${slice.brandId}|${slice.stream}|${slice.key}`;
-}
-
 function dayRange(slices: readonly DaySliceNotComplete[]): { from: string; to: string } | undefined {
   if (!slices.length) return undefined;
   const days = slices.map((slice) => slice.day).sort();
@@ -177,7 +173,7 @@ async function plannedSliceIds(
           cursors: new Map(),
           dimensions: () => dimensions,
         });
-        for (const slice of ofPhase) planned.add(sliceId(slice));
+        for (const slice of ofPhase) planned.add(sliceId(slice.brandId, slice.stream, slice.key));
       }
     }
   }

@@ -4,6 +4,7 @@ import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstIncrementalDay, firstPlannedDays, needsOf, type PlannedPhase } from './plan.js';
 import type { DescribeBackfill, SkipCompleteBackfill } from './skip-complete-backfill.js';
 import type { Config } from '../../configuration.js';
+import { brandStreamId } from '../../slice-ids.js';
 
 /** Series named in a warning; the rest are counted. */
 const NAMED_SERIES = 5;
@@ -44,7 +45,7 @@ async function daysNeverRead(
   const seriesOf = new Map<string, { brandId: number; name: string; before: string; series: Set<string> }>();
   for (const slice of slices) {
     if (slice.day === null || !slice.key.endsWith(slice.day) || !checked.has(slice.stream)) continue;
-    const stream = `${slice.brandId}|${slice.stream}`;
+    const stream = brandStreamId(slice.brandId, slice.stream);
     const before = firstPlanned.get(stream) ?? first;
     if (before <= first) continue;
     const found = seriesOf.get(stream) ?? {

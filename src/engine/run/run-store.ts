@@ -11,6 +11,7 @@ import { redisKeys, type RedisKeys } from '../../redis-keys.js';
 import type { PlanGap } from '../plan/plan.js';
 import type { RunStart } from '../../warehouse/state/run-log.js';
 import { RunGoneError } from './run-gone.js';
+import { brandStreamId } from '../../slice-ids.js';
 
 /**
  * The live view of a run, in Redis, so that every process — the CLI waiting on a run it started, `status`, the
@@ -359,7 +360,7 @@ export class RunStore {
       this.key(runId),
       text ?? '',
       next ? JSON.stringify(next) : '',
-      ...slices.flatMap((slice) => [slice.sliceId, `${slice.brandId}|${slice.stream}|planned`]),
+      ...slices.flatMap((slice) => [slice.sliceId, `${brandStreamId(slice.brandId, slice.stream)}|planned`]),
     )) as [number, number];
     this.seen.delete(runId);
     if (added < 0) throw new RunGoneError(runId);
@@ -380,7 +381,7 @@ export class RunStore {
    * Throws RunGoneError for a run gone from Redis. Proved by test/engine/run-store-scripts.int.test.ts.
    */
   async recordOutcome(runId: string, outcome: SliceOutcome): Promise<boolean> {
-    const field = (name: string) => `${outcome.brandId}|${outcome.stream}|${name}`;
+    const field = (name: string) => `${brandStreamId(outcome.brandId, outcome.stream)}|${name}`;
     const args: Array<string | number> = [outcome.sliceId, field('done'), 1];
     if (outcome.status === 'failed') args.push(field('failed'), 1);
     if (outcome.status === 'incomplete') args.push(field('incomplete'), 1);

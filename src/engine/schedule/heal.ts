@@ -18,6 +18,7 @@ import type { RunMeta, RunStore } from '../run/run-store.js';
 import { newRunMeta } from '../run/start-run.js';
 import type { Config } from '../../configuration.js';
 import { errorMessage } from '../../format.js';
+import { brandStreamId } from '../../slice-ids.js';
 
 /**
  * `sync.heal` (docs/healing.md), as load jobs of the writer: after a scheduled run, compare its past days with the API's
@@ -220,7 +221,7 @@ async function readCosts(deps: HealDeps, meta: RunMeta, window: DayWindow) {
   // The window and snapshot slices of a brand and stream, as the newest run that read them read them.
   const windowCost = new Map<string, { at: string; requests: number }>();
   for (const row of rows) {
-    const brandStream = `${Number(row.brand_id)}|${String(row.stream)}`;
+    const brandStream = brandStreamId(Number(row.brand_id), String(row.stream));
     if (row.day !== null) dayCost.set(`${brandStream}|${String(row.day)}`, Number(row.requests));
     else if (!windowCost.has(brandStream) || windowCost.get(brandStream)!.at < String(row.at))
       windowCost.set(brandStream, { at: String(row.at), requests: Number(row.requests) });
@@ -228,7 +229,7 @@ async function readCosts(deps: HealDeps, meta: RunMeta, window: DayWindow) {
   const charged = new Set<string>();
   return {
     cost(brandId: number, stream: string, day: string): number {
-      const brandStream = `${brandId}|${stream}`;
+      const brandStream = brandStreamId(brandId, stream);
       if (!dayCost.has(triple(brandId, stream, day)) && !windowCost.has(brandStream)) {
         return Math.max(1, Math.ceil((counters.get(brandStream)?.requests ?? 0) / days));
       }
@@ -236,7 +237,7 @@ async function readCosts(deps: HealDeps, meta: RunMeta, window: DayWindow) {
       return Math.max(1, (dayCost.get(triple(brandId, stream, day)) ?? 0) + whole);
     },
     charge(brandId: number, stream: string): void {
-      charged.add(`${brandId}|${stream}`);
+      charged.add(brandStreamId(brandId, stream));
     },
   };
 }

@@ -62,6 +62,7 @@ import { slicesHeldElsewhere } from '../run/held-slices.js';
 import { claimDriftNotice, recordRunDrift } from './schema-drift-notice.js';
 import type { DriftEntry } from '../../warehouse/schema-drift.js';
 import { runStartOf, type RunMeta } from '../run/run-store.js';
+import { brandStreamId, sliceId } from '../../slice-ids.js';
 
 /** What the writer's jobs need: heal's jobs run on the same worker, so they take the same dependencies (heal.ts). */
 export interface LoadProcessorDeps extends HealDeps {
@@ -157,8 +158,9 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
     for (const brandId of meta.brands) {
       for (const stream of streams) {
         const day =
-          stored.get(`${brandId}|${stream.name}`) ?? (await completeFromState(deps, brandId, stream.name, mode.today));
-        if (day) cursors.set(`${brandId}|${stream.name}`, day);
+          stored.get(brandStreamId(brandId, stream.name)) ??
+          (await completeFromState(deps, brandId, stream.name, mode.today));
+        if (day) cursors.set(brandStreamId(brandId, stream.name), day);
       }
     }
   }
@@ -210,7 +212,7 @@ async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: string; 
   // Under a request budget a backfill reads its newest days first: the days it reaches before the budget stops it are the recent ones.
   if (meta.kind === 'backfill' && deps.config.api.dailyRequestBudget !== undefined)
     slices.sort((a, b) => (b.day ?? '').localeCompare(a.day ?? ''));
-  const withIds = slices.map((slice) => ({ ...slice, sliceId: `${slice.brandId}|${slice.stream}|${slice.key}` }));
+  const withIds = slices.map((slice) => ({ ...slice, sliceId: sliceId(slice.brandId, slice.stream, slice.key) }));
   // A heal run's slices left out are not asked for, not skipped as complete.
   const skipped = meta.heal || unheld === planned ? 0 : planned.length - unheld.length;
   await deps.runs.recordPlannedThenUpdate(runId, withIds, {
@@ -272,7 +274,7 @@ async function withoutCompleteSlices(
       { run: runId, phase, skipped: complete.size },
       'slices complete in the file are not read again (--skip-complete)',
     );
-  return planned.filter((slice) => !complete.has(`${slice.brandId}|${slice.stream}|${slice.key}`));
+  return planned.filter((slice) => !complete.has(sliceId(slice.brandId, slice.stream, slice.key)));
 }
 
 /**
@@ -286,13 +288,13 @@ async function withoutHeldSlices(
   phase: number,
   planned: PlannedSlice[],
 ): Promise<{ slices: PlannedSlice[]; held: Record<string, number> }> {
-  const ids = planned.map((slice) => `${slice.brandId}|${slice.stream}|${slice.key}`);
+  const ids = planned.map((slice) => sliceId(slice.brandId, slice.stream, slice.key));
   const holders = await slicesHeldElsewhere(deps.runs, runId, ids);
   if (holders.size === 0) return { slices: planned, held: {} };
   const held: Record<string, number> = {};
   for (const slice of planned) {
-    if (!holders.has(`${slice.brandId}|${slice.stream}|${slice.key}`)) continue;
-    const group = `${slice.brandId}|${slice.stream}`;
+    if (!holders.has(sliceId(slice.brandId, slice.stream, slice.key))) continue;
+    const group = brandStreamId(slice.brandId, slice.stream);
     held[group] = (held[group] ?? 0) + 1;
   }
   deps.log.info(
@@ -738,15 +740,15 @@ async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   if (meta.kind !== 'backfill' && meta.kind !== 'heal' && !missing) {
     // A backfill (or a heal run's re-read) only fills slices; the incremental position moves with incremental runs alone.
     const stored = await deps.warehouse.cursors();
-    const byStream = groupBy(states, (state) => `${state.brandId}|${state.stream}`);
+    const byStream = groupBy(states, (state) => brandStreamId(state.brandId, state.stream));
     for (const brandId of meta.brands) {
       for (const stream of meta.streams) {
         // A stream that planned nothing moved nothing: its cursor moving on would leave those days unread for good.
         if (meta.gaps?.some((gap) => gap.brandId === brandId && gap.stream === stream)) continue;
         // Days another run read for this one (withoutHeldSlices) are that run's to count: its finalize moves the cursor.
-        if (meta.held?.[`${brandId}|${stream}`]) continue;
-        const own = byStream.get(`${brandId}|${stream}`) ?? [];
-        const current = stored.get(`${brandId}|${stream}`);
+        if (meta.held?.[brandStreamId(brandId, stream)]) continue;
+        const own = byStream.get(brandStreamId(brandId, stream)) ?? [];
+        const current = stored.get(brandStreamId(brandId, stream));
         const next = nextCursor(current, meta.today, own);
         if (next && next !== current) await deps.warehouse.advanceCursor(brandId, stream, next, runId);
       }

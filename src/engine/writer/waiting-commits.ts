@@ -4,6 +4,7 @@ import { commitJobSchema, type CommitJobData } from '../jobs/job-data.js';
 import { redisKeys } from '../../redis-keys.js';
 import type { SliceChunk } from '../../streams/run-slice.js';
 import { decodeChunk } from '../fetch/chunk-codec.js';
+import { sliceId } from '../../slice-ids.js';
 
 /**
  * Most slices one transaction commits by default: a COMMIT costs the same whatever it holds, so waiting slices share
@@ -72,7 +73,7 @@ export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T
   const waiting = await waitingCommits(options.redis, options.prefix, options.queue, {
     lookAhead: maxSlices * LOOK_AHEAD_PER_SLICE,
     ownJobId: options.job.id ?? '',
-    ownSlice: `${own.brandId}|${own.stream}|${own.slice.key}`,
+    ownSlice: sliceId(own.brandId, own.stream, own.slice.key),
     rowsLeft: maxRows - rows,
     most: maxSlices - 1,
   });

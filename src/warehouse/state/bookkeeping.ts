@@ -3,6 +3,7 @@ import type { SliceStatus } from '../../vocabulary.js';
 import { completeOnceOver } from './complete-once-over.js';
 import { completeThroughDay } from './complete-through.js';
 import { readValue, type PlainRow } from '../read-rows.js';
+import { sliceId } from '../../slice-ids.js';
 
 /**
  * The questions bvsync asks of its bookkeeping tables (`_sync_state`, `_sync_cursors`), each under a name, through
@@ -72,7 +73,7 @@ export interface SliceKey {
 
 /** The `storedSliceStates` key of a slice. */
 export function sliceKeyText(slice: SliceKey): string {
-  return `${slice.brandId}|${slice.stream}|${slice.sliceKey}`;
+  return sliceId(slice.brandId, slice.stream, slice.sliceKey);
 }
 
 /**

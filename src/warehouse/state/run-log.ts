@@ -1,6 +1,7 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { FinishedRunStatus, RunKind, RunLogStatus, SliceStatus } from '../../vocabulary.js';
 import { readRows } from '../read-rows.js';
+import { brandStreamId } from '../../slice-ids.js';
 
 export interface RunStart {
   runId: string;
@@ -168,7 +169,7 @@ export async function cursors(connection: DuckDBConnection): Promise<Map<string,
     connection,
     'SELECT brand_id, stream, CAST(through_day AS VARCHAR) AS through_day FROM _sync_cursors',
   );
-  return new Map(rows.map((row) => [`${Number(row.brand_id)}|${String(row.stream)}`, String(row.through_day)]));
+  return new Map(rows.map((row) => [brandStreamId(Number(row.brand_id), String(row.stream)), String(row.through_day)]));
 }
 
 /** A slice's outcome in one run: what finalize needs of every slice, without the errors and counters of `sliceStates`. */

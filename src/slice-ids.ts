@@ -1,0 +1,14 @@
+/**
+ * How bvsync names a brand's stream and a slice in one string. Fetch jobs and a run's record in Redis store these ids,
+ * and the warehouse's answers are keyed by them, so both sides must spell them alike (test/slice-ids.test.ts).
+ */
+
+/** `brand|stream`: a brand's stream. */
+export function brandStreamId(brandId: number, stream: string): string {
+  return `${brandId}|${stream}`;
+}
+
+/** `brand|stream|key`: one slice of a brand's stream. */
+export function sliceId(brandId: number, stream: string, key: string): string {
+  return `${brandStreamId(brandId, stream)}|${key}`;
+}
