@@ -135,7 +135,7 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
   return result;
 }
 
-/** Days an incremental sync reads once caught up: its lookback days, today among them (`daysToFetch`, plan.ts). */
+/** Days a caught-up incremental sync reads: its lookback, today among them (`daysToFetch`, engine/plan/plan.ts). */
 export function syncWindowDays(config: Config): number {
   return Math.max(config.sync.lookbackDays, 1);
 }

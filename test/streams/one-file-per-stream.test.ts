@@ -12,11 +12,11 @@ import { STREAM_NAMES } from '../../src/streams/registry.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 /**
- * plan and apply (src/manage, and their write client in src/api/writes/) name the API's write resources, tracked
+ * plan and apply (src/manage, and their write client src/api/writes/writes.ts) name the API's write resources, tracked
  * pages and competitors, which share their words with two streams but are not streams. verify (src/verify) asks the
  * API for the reports some streams read, through their endpoint declarations, and sums the tables those streams fill.
  */
-const MAY_NAME_STREAMS = /^src\/(simulator|cli|ops|manage|verify)\/|^src\/api\/writes\//;
+const MAY_NAME_STREAMS = /^src\/(simulator|cli|ops|manage|verify)\/|^src\/api\/writes\/writes\.ts$/;
 
 /** Words of the API that are also stream names, where they mean the API's thing. */
 const API_WORDS: Array<{ file: string; text: string; why: string }> = [
