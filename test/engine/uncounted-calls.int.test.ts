@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { recordUncounted } from '../../src/engine/run/cancel-run.js';
-import type { LoadProcessorDeps } from '../../src/engine/writer/load-processor.js';
+import type { LoadProcessorDeps } from '../../src/engine/writer/load-context.js';
 import { openQueues } from '../../src/engine/jobs/queues.js';
 import { RunStore } from '../../src/engine/run/run-store.js';
 import { createLogger } from '../../src/log.js';

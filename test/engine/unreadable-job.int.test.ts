@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { UnreadableJobError, parseJobData, planJobSchema } from '../../src/engine/jobs/job-data.js';
-import { loadProcessor, type LoadProcessorDeps } from '../../src/engine/writer/load-processor.js';
+import type { LoadProcessorDeps } from '../../src/engine/writer/load-context.js';
+import { loadProcessor } from '../../src/engine/writer/load-processor.js';
 import { LOAD_QUEUE, openQueues, type Queues } from '../../src/engine/jobs/queues.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
 

@@ -144,7 +144,7 @@ async function plannedSliceIds(
   window: { from: string; to: string },
   { sync, today, reads }: SkipCompleteBackfillOptions,
 ): Promise<Set<string>> {
-  // As a plan job reads them (load-processor.ts): pages listed from the backfill's first day on count.
+  // As a plan job reads them (plan-job.ts): pages listed from the backfill's first day on count.
   const source = warehouseDimensions(reads, window.from);
   // brand -> day -> the streams with slices not complete that day
   const daysOf = new Map<number, Map<string, Set<string>>>();

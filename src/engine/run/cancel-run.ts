@@ -4,7 +4,7 @@ import { isFinishedRunStatus } from '../../vocabulary.js';
 import { deleteChunks } from '../fetch/chunk-store.js';
 import { commitJobSchema, fetchJobSchema, type UncountedJobData } from '../jobs/job-data.js';
 import { enqueueCancel, enqueueUncounted } from '../jobs/enqueue.js';
-import type { LoadProcessorDeps } from '../writer/load-processor.js';
+import type { LoadProcessorDeps } from '../writer/load-context.js';
 import { reportPublished } from '../writer/published-log.js';
 import { QUEUED_JOB_STATES, type Queues } from '../jobs/queues.js';
 import { runStartOf, type RunMeta, type RunStore } from './run-store.js';

@@ -41,7 +41,7 @@ export interface RunMeta {
   /** How many planned slices `skipComplete` left out, by plan phase (a plan job replayed counts once); absent when none. */
   skipped?: Record<string, number>;
   /**
-   * Slices a scheduled run left to another unfinished run that held them, per `brand|stream` (load-processor.ts,
+   * Slices a scheduled run left to another unfinished run that held them, per `brand|stream` (plan-job.ts,
    * withoutHeldSlices); absent when none.
    */
   held?: Record<string, number>;

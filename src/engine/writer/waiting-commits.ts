@@ -61,7 +61,7 @@ export interface TakeWaitingCommitsOptions<T> {
 /**
  * Other commit jobs waiting in the load queue whose slices can be committed in the same transaction as `own`: small
  * ones, of other slices, not done yet. Their jobs stay in the queue; once their outcomes are recorded they are
- * removed, or, when a crash comes first, run as usual and find their slice loaded by the run (load-processor's
+ * removed, or, when a crash comes first, run as usual and find their slice loaded by the run (commit-job.ts's
  * replay rule), so a slice is committed with its state row exactly once either way.
  */
 export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T>): Promise<WaitingCommit<T>[]> {
