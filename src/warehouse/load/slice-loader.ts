@@ -334,9 +334,18 @@ function isEmptyObject(value: unknown): boolean {
 
 /** The write's staged rows, one per primary key: the LAST occurrence wins, as a later page is the fresher answer. */
 function dedupedStage(plan: TablePlan, item: StagedWrite): string {
-  const key = plan.info.primaryKey.map(quoteIdent).join(', ');
-  const source = stagedRows(item);
-  return key ? `${source} QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY _seq DESC) = 1` : source;
+  return `${stagedRows(item)} ${lastPerKey(plan, [])}`.trimEnd();
+}
+
+/**
+ * The QUALIFY that keeps the last staged row of each key within `within` (`_part`: each write alone), or '' for a table
+ * without a key. A replace's counts and inserts share it (test/warehouse/slice-batches.int.test.ts compares them).
+ */
+function lastPerKey(plan: TablePlan, within: readonly string[]): string {
+  const key = plan.info.primaryKey.map(quoteIdent);
+  return key.length
+    ? `QUALIFY row_number() OVER (PARTITION BY ${[...within, ...key].join(', ')} ORDER BY _seq DESC) = 1`
+    : '';
 }
 
 function stagedRows(item: StagedWrite): string {
@@ -515,11 +524,8 @@ async function dedupedCounts(
   plan: TablePlan,
   stage: string,
 ): Promise<Map<number, number>> {
-  const key = plan.info.primaryKey.map(quoteIdent).join(', ');
   const rows = await connection.runAndReadAll(
-    key
-      ? `SELECT _part, count(*) FROM (SELECT _part FROM temp.main.${quoteIdent(stage)} QUALIFY row_number() OVER (PARTITION BY _part, ${key} ORDER BY _seq DESC) = 1) GROUP BY _part`
-      : `SELECT _part, count(*) FROM temp.main.${quoteIdent(stage)} GROUP BY _part`,
+    `SELECT _part, count(*) FROM (SELECT _part FROM temp.main.${quoteIdent(stage)} ${lastPerKey(plan, ['_part'])}) GROUP BY _part`,
   );
   return new Map(rows.getRowsJS().map(([part, count]) => [Number(part), Number(count)]));
 }
@@ -533,12 +539,11 @@ async function replaceTogether(
   for (const [index, count] of deleted.entries()) results[index]!.deleted = count;
   if (!items.some((item) => item.staged > 0)) return results;
   const { plan, stage } = items[0]!;
-  const key = plan.info.primaryKey.map(quoteIdent).join(', ');
   // Rows are deduplicated within their own write only: two writes bringing one key fail on the key, as they would one
   // after the other.
   await connection.run(
     `INSERT INTO main.${quoteIdent(plan.info.name)} BY NAME SELECT * EXCLUDE (_seq, _part) FROM temp.main.${quoteIdent(stage)}
-     ${key ? `QUALIFY row_number() OVER (PARTITION BY _part, ${key} ORDER BY _seq DESC) = 1` : ''}`,
+     ${lastPerKey(plan, ['_part'])}`,
   );
   const counts = await dedupedCounts(connection, plan, stage);
   for (const [index, item] of items.entries()) results[index]!.written = counts.get(item.part) ?? 0;
