@@ -52,7 +52,10 @@ const STAGES: { stage: string; test: (frame: CallFrame) => boolean }[] = [
   },
   {
     stage: 'load job (BullMQ, bookkeeping)',
-    test: ({ url }) => /load-processor\.ts|waiting-commits\.ts|warehouse\.ts|bookkeeping\.ts|publish/.test(url),
+    test: ({ url }) =>
+      /writer\/(load-processor|load-context|plan-job|commit-job|finalize-job|waiting-commits)\.ts|warehouse\.ts|bookkeeping\.ts|publish/.test(
+        url,
+      ),
   },
 ];
 
