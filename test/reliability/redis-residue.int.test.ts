@@ -20,8 +20,21 @@ describe.skipIf(!HAVE_REDIS_SERVER)(
   () => {
     it('leaves no key and no job of it in the restarted Redis, and the command run again fails no load job', async () => {
       const server = await PrivateRedis.start(false);
-      // Slow answers: many slices are being read when Redis restarts, and finish after it is back, empty.
-      const fx = await engineFixture('residue', { sim: { ...WORLD, latencyMs: 300 } });
+      // Slow answers: many slices are being read when Redis restarts, and finish after it is back, empty. Past the first
+      // two, conversations are answered only then, so the run cannot end before the restart.
+      let conversationsAnswered = 0;
+      let openGate = () => {};
+      const gate = new Promise<void>((resolve) => {
+        openGate = resolve;
+      });
+      const fx = await engineFixture('residue', {
+        sim: {
+          ...WORLD,
+          latencyMs: 300,
+          beforeAnswer: ({ path }) =>
+            path.endsWith('/conversations') && ++conversationsAnswered > 2 ? gate : undefined,
+        },
+      });
       fx.redisUrl = server.url;
       const env = cliEnv(fx, {
         REDIS_URL: server.url,
@@ -61,6 +74,7 @@ describe.skipIf(!HAVE_REDIS_SERVER)(
         );
         await server.kill();
         await server.start();
+        openGate();
 
         const firstResult = await first.done;
         expect(firstResult.code).toBe(1);
@@ -92,6 +106,7 @@ describe.skipIf(!HAVE_REDIS_SERVER)(
         const report = JSON.parse(status.stdout) as { queues: Array<{ queue: string; failed: number }> };
         expect(report.queues.find((queue) => queue.queue === 'load')?.failed).toBe(0);
       } finally {
+        openGate();
         first.kill('SIGKILL');
         observer.disconnect();
         await fx.cleanup();
