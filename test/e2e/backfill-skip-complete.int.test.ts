@@ -207,6 +207,8 @@ describe('backfill --skip-complete', () => {
         warehouse,
         config: fx.config,
         log: fx.log,
+        onWriterFault: () => undefined,
+        stopSignal: new AbortController().signal,
       });
       await processor({ name: 'plan', id: `plan-${runId}-1`, data: { runId, phase: 1 } } as unknown as Job);
       expect((await runs.get(runId))!.skipped).toEqual({ 1: 7 });

@@ -106,6 +106,8 @@ function processorWith(runs: RunStore) {
     warehouse,
     config: fx.config,
     log: fx.log,
+    onWriterFault: () => undefined,
+    stopSignal: new AbortController().signal,
   });
 }
 

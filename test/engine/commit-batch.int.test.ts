@@ -131,6 +131,8 @@ function processor(commitBatchSlices?: number) {
     warehouse,
     config,
     log: createLogger({ level: 'silent', pretty: false }),
+    onWriterFault: () => undefined,
+    stopSignal: new AbortController().signal,
     commitBatchSlices,
   });
   return (job: Job) => {

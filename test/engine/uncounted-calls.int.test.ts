@@ -41,6 +41,8 @@ beforeAll(async () => {
     warehouse,
     config,
     log: createLogger({ level: 'silent', pretty: false }),
+    onWriterFault: () => undefined,
+    stopSignal: new AbortController().signal,
   };
 });
 afterAll(async () => {

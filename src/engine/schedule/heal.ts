@@ -38,7 +38,7 @@ export interface HealDeps {
   /** Told of runs that end failed or incomplete, and of stale data after each run; default none. */
   notifier?: Notifier;
   /** Aborted as the process begins to stop: a comparison's calls end then, not at their timeouts. */
-  stopSignal?: AbortSignal;
+  stopSignal: AbortSignal;
 }
 
 /** The run id of the re-read of a scheduled run's round: one per round, however often its job is replayed. */
@@ -113,7 +113,7 @@ async function compare(
     return { report, requests: budget.total() };
   } catch (error) {
     // Failed, the job would be tried again and pay maxCalls each time: the round ends, its window unresolved.
-    if (deps.stopSignal?.aborted) throw error;
+    if (deps.stopSignal.aborted) throw error;
     return { failed: errorMessage(error), requests: budget.total() };
   } finally {
     await client.close().catch(() => undefined);

@@ -15,7 +15,7 @@ export interface LoadProcessorDeps extends HealDeps {
   /** Most rows of one transaction; default COMMIT_BATCH_ROWS (waiting-commits.ts). */
   commitBatchRows?: number;
   /** Told of a full disk or an invalidated database (src/warehouse/file/writer-fault.ts), before the job goes back to wait. */
-  onWriterFault?: (fault: WriterFault) => void;
+  onWriterFault: (fault: WriterFault) => void;
   /** The process clock's UTC day; default the real one. Tests pin it to the simulator's today. */
   today?: () => string;
   /** Words the backfills the engine advises as commands (src/cli/run/skip-complete-command.ts); default their fields. */

@@ -28,7 +28,7 @@ export function loadProcessor(deps: LoadProcessorDeps) {
       if (isWriterFault(error)) {
         // A fault of the machine, not of the job: it goes back to wait for a writer that can write (after the space is
         // freed), as after a crash, rather than failing it and its run. test/engine/disk-full.int.test.ts.
-        deps.onWriterFault?.(error);
+        deps.onWriterFault(error);
         await job.moveToDelayed(Date.now() + FAULT_REQUEUE_DELAY_MS, lockToken);
         throw new DelayedError();
       }
