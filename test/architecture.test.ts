@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
+import { sourceFiles } from './support/source-files.js';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -53,14 +54,6 @@ const CROSSINGS: Array<{ from: string; to: string }> = [
   { from: 'engine', to: 'ops/sync-metrics.ts' },
   { from: 'api', to: 'warehouse/load/slice-batch.ts' },
 ];
-
-function sourceFiles(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(folder, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return /\.(ts|js)$/.test(entry.name) ? [path] : [];
-  });
-}
 
 /** The layer of a path inside src/: its first folder, or the file's name for a module at the top. */
 function layerOf(pathInSrc: string): string {

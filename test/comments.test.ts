@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { sourceFiles } from './support/source-files.js';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -26,14 +26,6 @@ interface CommentBlock {
   file: string;
   line: number;
   lines: string[];
-}
-
-function sourceFiles(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(folder, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [relative('.', path).split(sep).join('/')] : [];
-  });
 }
 
 /** Runs of lines that are wholly comment (`//` lines, or the lines of a block comment); trailing comments are code's. */
@@ -65,7 +57,7 @@ function commentBlocks(file: string): CommentBlock[] {
   return blocks;
 }
 
-const blocks = sourceFiles(SRC).flatMap(commentBlocks);
+const blocks = sourceFiles(SRC, /\.ts$/).flatMap(commentBlocks);
 
 describe('comments in src', () => {
   it(`run at most ${MAX_BLOCK_LINES} lines a block, outside the files allowed`, () => {

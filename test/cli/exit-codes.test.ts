@@ -1,16 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import ts from 'typescript';
+import { sourceFiles } from '../support/source-files.js';
 import { describe, expect, it } from 'vitest';
 
 /** src/cli/exit-codes.ts is the one home of the exit codes: a command names them, never writes their numbers. */
-function cliFiles(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(folder, entry.name);
-    if (entry.isDirectory()) return cliFiles(path);
-    return entry.name.endsWith('.ts') && path !== join('src', 'cli', 'exit-codes.ts') ? [path] : [];
-  });
-}
 
 const isNumber = (node: ts.Node | undefined) => node !== undefined && ts.isNumericLiteral(node);
 const namesExitCode = (node: ts.Node) =>
@@ -55,7 +48,9 @@ describe('exit codes', () => {
   });
 
   it('are named, not written as numbers, in src/cli', () => {
-    const literal = cliFiles(join('src', 'cli')).flatMap((file) => literalExitCodes(file, readFileSync(file, 'utf8')));
+    const literal = sourceFiles('src/cli', /\.ts$/)
+      .filter((file) => file !== 'src/cli/exit-codes.ts')
+      .flatMap((file) => literalExitCodes(file, readFileSync(file, 'utf8')));
     expect(literal).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sourceFiles } from '../support/source-files.js';
 import { describe, expect, it } from 'vitest';
 import { STREAM_NAMES } from '../../src/streams/registry.js';
 
@@ -32,14 +33,6 @@ const spellings = (name: string) => {
   return { snake: name, camel, kebab: name.replace(/_/g, '-') };
 };
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return /\.(ts|js)$/.test(entry.name) ? [relative(ROOT, path)] : [];
-  });
-}
-
 /** The code of a file without its comments, where prose may say "citations" or "conversations" freely. */
 function code(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
@@ -67,7 +60,7 @@ function namings(file: string, text: string): string[] {
 
 describe('one stream, one file', () => {
   it('names a stream only in its own file and the registry (outside the simulator, the CLI and the reports)', () => {
-    const files = sourceFiles(join(ROOT, 'src')).filter((file) => !MAY_NAME_STREAMS.test(file));
+    const files = sourceFiles('src').filter((file) => !MAY_NAME_STREAMS.test(file));
     expect(files.length).toBeGreaterThan(50);
     const found = files.flatMap((file) => namings(file, code(readFileSync(join(ROOT, file), 'utf8'))));
     expect(found).toEqual([]);
