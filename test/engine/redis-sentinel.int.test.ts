@@ -20,6 +20,7 @@ import {
   stopAll,
   type TestServer,
 } from '../support/redis-topology.js';
+import { conversationsGate } from '../support/answer-gate.js';
 import { until } from '../support/until.js';
 import { sliceStates } from '../reliability/scenarios.js';
 
@@ -42,11 +43,7 @@ let disturbed: EngineFixture;
 let undisturbed: EngineFixture;
 
 /** Past the first two, the disturbed run's conversations are answered only once the master is dead: it cannot end before. */
-let conversationsAnswered = 0;
-let openGate = () => {};
-const gate = new Promise<void>((resolve) => {
-  openGate = resolve;
-});
+const gate = conversationsGate(2);
 
 beforeAll(async () => {
   if (!HAVE_REDIS_SERVER) return;
@@ -56,7 +53,7 @@ beforeAll(async () => {
   disturbed = await engineFixture('sentinel', {
     sim: {
       ...WORLD,
-      beforeAnswer: ({ path }) => (path.endsWith('/conversations') && ++conversationsAnswered > 2 ? gate : undefined),
+      beforeAnswer: gate.beforeAnswer,
     },
   });
   undisturbed = await engineFixture('sentinel-ref', { sim: WORLD });
@@ -113,7 +110,7 @@ describe.skipIf(!HAVE_REDIS_SERVER)(
         ).toBe(true);
 
         await master.kill();
-        openGate();
+        gate.open();
         // The failover, as the Sentinels announce it.
         await until(
           'the Sentinels to name the replica as master',
@@ -126,7 +123,7 @@ describe.skipIf(!HAVE_REDIS_SERVER)(
         expect(result.code, result.stderr.slice(-3000)).toBe(0);
         expect(result.stdout).toMatch(/run backfill-\S+: complete/);
       } finally {
-        openGate();
+        gate.open();
         backfill?.kill('SIGKILL');
         observer.disconnect();
       }

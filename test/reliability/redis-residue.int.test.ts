@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { connectRedis } from '../../src/engine/redis/redis.js';
 import { RunStore } from '../../src/engine/run/run-store.js';
 import { cliEnv, engineFixture, runBvsync, spawnBvsync, writeCliConfig } from '../support/engine.js';
+import { conversationsGate } from '../support/answer-gate.js';
 import { until } from '../support/until.js';
 import { FROM, PrivateRedis, STREAMS, TAKEOVER_MS, TODAY, WORLD } from './scenarios.js';
 
@@ -22,17 +23,12 @@ describe.skipIf(!HAVE_REDIS_SERVER)(
       const server = await PrivateRedis.start(false);
       // Slow answers: many slices are being read when Redis restarts, and finish after it is back, empty. Past the first
       // two, conversations are answered only then, so the run cannot end before the restart.
-      let conversationsAnswered = 0;
-      let openGate = () => {};
-      const gate = new Promise<void>((resolve) => {
-        openGate = resolve;
-      });
+      const gate = conversationsGate(2);
       const fx = await engineFixture('residue', {
         sim: {
           ...WORLD,
           latencyMs: 300,
-          beforeAnswer: ({ path }) =>
-            path.endsWith('/conversations') && ++conversationsAnswered > 2 ? gate : undefined,
+          beforeAnswer: gate.beforeAnswer,
         },
       });
       fx.redisUrl = server.url;
@@ -74,7 +70,7 @@ describe.skipIf(!HAVE_REDIS_SERVER)(
         );
         await server.kill();
         await server.start();
-        openGate();
+        gate.open();
 
         const firstResult = await first.done;
         expect(firstResult.code).toBe(1);
@@ -106,7 +102,7 @@ describe.skipIf(!HAVE_REDIS_SERVER)(
         const report = JSON.parse(status.stdout) as { queues: Array<{ queue: string; failed: number }> };
         expect(report.queues.find((queue) => queue.queue === 'load')?.failed).toBe(0);
       } finally {
-        openGate();
+        gate.open();
         first.kill('SIGKILL');
         observer.disconnect();
         await fx.cleanup();
