@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { AccessMemo, type Refusal } from '../engine/fetch/access-memo.js';
 import { connectRedis } from '../engine/redis/redis.js';
+import { lookbackWindowDays } from '../engine/plan/plan.js';
 import { createApiClient } from '../api/client.js';
 import { RATE_HEADROOM, configuredRateBudget, type RateBudget } from '../api/rate/rate-budget.js';
 import {
@@ -135,16 +136,15 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
   return result;
 }
 
-/** Days a caught-up incremental sync reads: its lookback, today among them (`daysToFetch`, engine/plan/plan.ts). */
-export function syncWindowDays(config: Config): number {
-  return Math.max(config.sync.lookbackDays, 1);
-}
-
 /**
  * Step 1 of the preflight: the database files can be written (exit 2); warnings of a DuckDB memory limit below the one
  * syncs were seen safe at, or of less free space than a run of `windowDays` may need (src/warehouse/file/disk-need.ts).
  */
-export async function checkLocalSetup(config: Config, log: Logger, windowDays = syncWindowDays(config)): Promise<void> {
+export async function checkLocalSetup(
+  config: Config,
+  log: Logger,
+  windowDays = lookbackWindowDays(config.sync),
+): Promise<void> {
   try {
     for (const path of [config.db, workingPathFor(config.db)]) checkDatabasePath(path);
     // After those: a file that is no DuckDB database is named as such, not as a warehouse without its working file.

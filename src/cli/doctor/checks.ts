@@ -11,7 +11,7 @@ import { memoryLimitWarning } from '../../warehouse/file/duckdb-budget.js';
 import { existsSync } from 'node:fs';
 import { openReadOnly } from '../../warehouse/publish/published-database.js';
 import { DRIFT_ADVICE, tableDrift, tableDriftLine } from '../status/schema-drift-lines.js';
-import { syncWindowDays } from '../preflight.js';
+import { lookbackWindowDays } from '../../engine/plan/plan.js';
 import type { Config } from '../../configuration.js';
 
 /** One line of doctor's checks before the parameter table. */
@@ -44,7 +44,7 @@ export function checkRequired(config: Config, add: AddCheck): boolean {
  * when below, as the preflight of `sync`, `backfill` and `worker` gives.
  */
 export async function checkDiskRoom(config: Config, report: (check: DoctorCheck) => void): Promise<void> {
-  const room = await measureDiskRoom(config.db, syncWindowDays(config), config.warehouse.memoryLimit).catch(
+  const room = await measureDiskRoom(config.db, lookbackWindowDays(config.sync), config.warehouse.memoryLimit).catch(
     () => undefined,
   );
   if (room) report({ ok: true, warning: room.short, line: `disk: ${room.line}` });

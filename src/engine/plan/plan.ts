@@ -68,11 +68,16 @@ export function completeThrough(
   return through;
 }
 
+/** Days the lookback reads again on every incremental run, today among them: at least today. */
+export function lookbackWindowDays(sync: SyncConfig): number {
+  return Math.max(sync.lookbackDays, 1);
+}
+
 /** The days a stream of a brand fetches in this run. */
 export function daysToFetch(mode: PlanMode, sync: SyncConfig, cursor: string | undefined): string[] {
   if (mode.kind === 'backfill') return eachDay(mode.from, minDay(mode.to, mode.today));
   // Answers for recent days keep arriving, so the last lookback days are fetched again even when complete.
-  const lookbackStart = addDays(mode.today, -Math.max(sync.lookbackDays - 1, 0));
+  const lookbackStart = addDays(mode.today, 1 - lookbackWindowDays(sync));
   const firstEver = firstIncrementalDay(mode.today, sync);
   const start = cursor ? minDay(addDays(cursor, 1), lookbackStart) : firstEver;
   return eachDay(maxDay(start, '1970-01-01'), mode.today);
