@@ -334,7 +334,8 @@ function isEmptyObject(value: unknown): boolean {
 
 /** The write's staged rows, one per primary key: the LAST occurrence wins, as a later page is the fresher answer. */
 function dedupedStage(plan: TablePlan, item: StagedWrite): string {
-  return `${stagedRows(item)} ${lastPerKey(plan, [])}`.trimEnd();
+  const qualify = lastPerKey(plan, []);
+  return qualify ? `${stagedRows(item)} ${qualify}` : stagedRows(item);
 }
 
 /**
