@@ -28,8 +28,15 @@ export function utcDayOf(instant: Date | number): string {
   return new Date(instant).toISOString().slice(0, 10);
 }
 
-export function todayUtc(now: Date = new Date()): string {
-  return utcDayOf(now);
+export function todayUtc(): string {
+  return utcDayOf(Date.now());
+}
+
+/** Where a long-lived part reads today: tests pin a day, production passes nothing and reads the process clock. */
+export type DayClock = () => string;
+
+export function todayBy(clock: DayClock | undefined): string {
+  return clock ? clock() : todayUtc();
 }
 
 export function addDays(day: string, days: number): string {

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DriftEntry } from '../warehouse/schema-drift.js';
 import type { ApiRequestEvent } from '../api/index.js';
-import { todayUtc, DAY_MS } from '../days.js';
+import { todayBy, DAY_MS, type DayClock } from '../days.js';
 import { groupBy } from '../group-by.js';
 import { FINISHED_RUN_STATUSES, RUN_KINDS, type SliceStatus } from '../vocabulary.js';
 import type { DiskSpace } from './disk-space.js';
@@ -10,8 +10,8 @@ import type { FreshnessRow, QueueCounts, SliceOutcomeStatus, SyncMetrics } from 
 export interface PrometheusMetricsOptions {
   /** Also export Node's process metrics (CPU, memory, event loop lag) as `bvsync_process_*`; default true. */
   processMetrics?: boolean;
-  /** Today, UTC, that freshness ages count from (`BVSYNC_TODAY` through the CLI); default the real one. */
-  today?: () => string;
+  /** Today, UTC, that freshness ages count from (`BVSYNC_TODAY` through the CLI). */
+  today?: DayClock;
 }
 
 const QUEUE_STATES = [
@@ -150,7 +150,7 @@ export class PrometheusMetrics implements SyncMetrics {
       async collect() {
         if (!self.freshnessSource) return;
         this.reset();
-        const today = Date.parse(options.today ? options.today() : todayUtc());
+        const today = Date.parse(todayBy(options.today));
         for (const row of await self.freshnessSource()) {
           if (row.newestCompleteDay)
             this.set(

@@ -9,7 +9,7 @@ import {
   type ApiClient,
   type ApiRequestEvent,
 } from '../../api/index.js';
-import { todayUtc } from '../../days.js';
+import { todayBy, type DayClock } from '../../days.js';
 import type { Logger } from '../../log.js';
 import type { FreshnessRow, QueueCounts, SyncMetrics } from '../../ops/sync-metrics.js';
 import { DatabaseLockedError } from '../../warehouse/file/database-locked-error.js';
@@ -116,8 +116,8 @@ export interface WorkerHostOptions {
   describeBackfill?: DescribeBackfill;
   /** Opens the working database with the options this host gives it (the lease's fence too); default openWarehouse. */
   openWarehouse?: (path: string, options: WarehouseOptions) => Promise<Warehouse>;
-  /** The process clock's UTC day (`BVSYNC_TODAY` through the CLI); default the real one. Tests pin the simulator's. */
-  today?: () => string;
+  /** Today, UTC (`BVSYNC_TODAY` through the CLI). */
+  today?: DayClock;
 }
 
 /**
@@ -587,7 +587,7 @@ export class WorkerHost {
 
   /** The newest complete past day per brand and stream; empty unless this process holds the writer lease. */
   async freshness(): Promise<FreshnessRow[]> {
-    return this.warehouse ? this.warehouse.newestCompletePastDays((this.options.today ?? todayUtc)()) : [];
+    return this.warehouse ? this.warehouse.newestCompletePastDays(todayBy(this.options.today)) : [];
   }
 
   /** The working file's `_schema_drift` entries while this process holds the writer lease; none otherwise. */

@@ -12,7 +12,7 @@ import { redisKeys } from '../../redis-keys.js';
 import { openQueues } from '../jobs/queues.js';
 import { requestQuotaOf, resumeEachWindow } from '../fetch/quota-parking.js';
 import type { Config, ScheduleConfig } from '../../configuration.js';
-import { utcDayOf } from '../../days.js';
+import { utcDayOf, type DayClock } from '../../days.js';
 
 export interface SchedulerOptions {
   config: Config;
@@ -21,7 +21,7 @@ export interface SchedulerOptions {
   /** The clock, for tests; default the real one. */
   now?: () => Date;
   /** The day a run takes as today (`BVSYNC_TODAY` through the CLI); default its slot's UTC day. */
-  today?: () => string;
+  today?: DayClock;
 }
 
 export interface RunningScheduler {
@@ -82,7 +82,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
       runId,
       brands: config.brands,
       streams: schedule.streams ?? config.sync.streams ?? [...DEFAULT_STREAM_NAMES],
-      today: options.today ? options.today() : utcDayOf(slot),
+      today: options.today?.() ?? utcDayOf(slot),
     });
     if (created) {
       enqueued.push(runId);

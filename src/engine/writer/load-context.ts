@@ -1,4 +1,4 @@
-import { todayUtc } from '../../days.js';
+import { todayBy, type DayClock } from '../../days.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import type { WriterFault } from '../../warehouse/file/writer-fault.js';
 import { RunGoneError } from '../run/run-gone.js';
@@ -16,15 +16,14 @@ export interface LoadProcessorDeps extends HealDeps {
   commitBatchRows?: number;
   /** Told of a full disk or an invalidated database (src/warehouse/file/writer-fault.ts), before the job goes back to wait. */
   onWriterFault: (fault: WriterFault) => void;
-  /** The process clock's UTC day; default the real one. Tests pin it to the simulator's today. */
-  today?: () => string;
+  today?: DayClock;
   /** Words the backfills the engine advises as commands (src/cli/run/skip-complete-command.ts); default their fields. */
   describeBackfill?: DescribeBackfill;
 }
 
 /** The process clock's UTC day, or the one the tests pin. */
 export function clockDay(deps: LoadProcessorDeps): string {
-  return deps.today ? deps.today() : todayUtc();
+  return todayBy(deps.today);
 }
 
 /** The run's record in Redis; one gone from Redis throws RunGoneError, which drops the job (run-gone.ts). */
