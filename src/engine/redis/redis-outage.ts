@@ -25,7 +25,6 @@ export class RedisGoneError extends Error {
 export class RedisOutageWatch {
   private downSince: number | undefined;
   private reason: string | undefined;
-  /** Stops watching the connection. */
   readonly stop: () => void;
 
   constructor(
