@@ -101,7 +101,6 @@ export async function readChunks(
   return encoded.map((chunk) => decodeChunk<SliceChunk>(chunk!));
 }
 
-/** The keys of a slice's chunks. */
 export function chunkKeys(prefix: string, token: string, count: number): string[] {
   const keys = redisKeys(prefix);
   return Array.from({ length: count }, (_, index) => keys.chunk(token, index));

@@ -76,7 +76,7 @@ export async function enqueueFetches(
     const ofRun = slices.filter((slice) => slice.runId === runId);
     for (let start = 0; start < ofRun.length; start += perAdd) {
       const batch = ofRun.slice(start, start + perAdd);
-      const jobs = batch.map((data) => ({ name: 'fetch', data, jobId: fetchJobId(data) }));
+      const jobs = batch.map((data) => ({ name: 'fetch', data, jobId: sliceJobId('fetch', data) }));
       await addOfRun(queues, runId, queues.fetch, jobs);
       adds.push(batch.length);
     }
@@ -86,13 +86,12 @@ export async function enqueueFetches(
 
 /** One fetch job: a slice fetched again because its chunks were lost (its `refetch` counts up, so its id is new). */
 export async function enqueueFetch(queues: Queues, data: FetchJobData): Promise<void> {
-  await addOfRun(queues, data.runId, queues.fetch, [{ name: 'fetch', data, jobId: fetchJobId(data) }]);
+  await addOfRun(queues, data.runId, queues.fetch, [{ name: 'fetch', data, jobId: sliceJobId('fetch', data) }]);
 }
 
 /** A slice's commit job; `ahead` writes the chunk its read held back (chunk-store.ts), in the same round trip. */
 export async function enqueueCommit(queues: Queues, data: CommitJobData, ahead: HeldChunk[] = []): Promise<void> {
-  const id = jobId('commit', data.runId, data.brandId, data.stream, data.slice.key, data.refetch);
-  await addOfRun(queues, data.runId, queues.load, [{ name: 'commit', data, jobId: id }], ahead);
+  await addOfRun(queues, data.runId, queues.load, [{ name: 'commit', data, jobId: sliceJobId('commit', data) }], ahead);
 }
 
 /** `sync.heal` after a scheduled run (compare, then re-read) or after its `heal` run (compare again): heal.ts. */
@@ -121,8 +120,8 @@ export function cancelJobId(runId: string): string {
   return jobId('cancel', runId);
 }
 
-function fetchJobId(data: FetchJobData): string {
-  return jobId('fetch', data.runId, data.brandId, data.stream, data.slice.key, data.refetch);
+function sliceJobId(kind: 'fetch' | 'commit', data: FetchJobData): string {
+  return jobId(kind, data.runId, data.brandId, data.stream, data.slice.key, data.refetch);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { machineFault, type Notifier } from '../../notify/index.js';
-import { describeUrl } from './redis.js';
+import { describeRedisAddress } from '../../redis-address.js';
 
 /** How often the watch looks at how long Redis has been away. */
 const CHECK_EVERY_MS = 1_000;
@@ -28,7 +28,7 @@ export function watchRedisForFaults(connection: Redis, url: string, limitMs: num
       machineFault(
         'redis',
         'redis_unavailable',
-        `Redis at ${describeUrl(url)} has not answered for ${seconds} s; the worker keeps trying to reconnect, and no job runs meanwhile`,
+        `Redis at ${describeRedisAddress(url)} has not answered for ${seconds} s; the worker keeps trying to reconnect, and no job runs meanwhile`,
       ),
     );
   }, CHECK_EVERY_MS).unref();

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { describeUrl } from './redis.js';
+import { describeRedisAddress } from '../../redis-address.js';
 
 /** How long a `sync` or `backfill` waits for a Redis that stopped answering before it gives up; default one minute. */
 export const DEFAULT_REDIS_OUTAGE_MS = 60_000;
@@ -9,7 +9,7 @@ export class RedisGoneError extends Error {
   readonly code = 'redis_unavailable';
   constructor(url: string, runId: string, waitedMs: number, reason: string | undefined) {
     super(
-      `Redis at ${describeUrl(url)} has not answered for ${Math.round(waitedMs / 1000)} s${reason ? ` (${reason})` : ''}; ` +
+      `Redis at ${describeRedisAddress(url)} has not answered for ${Math.round(waitedMs / 1000)} s${reason ? ` (${reason})` : ''}; ` +
         `stopped waiting on run ${runId}. Every slice already committed stays in the warehouse. Once Redis answers again, ` +
         'run the same command: it carries on with the run if Redis kept it, else it starts the window afresh ' +
         '(BVSYNC_REDIS_OUTAGE_MS sets how long to wait)',
@@ -25,7 +25,6 @@ export class RedisGoneError extends Error {
 export class RedisOutageWatch {
   private downSince: number | undefined;
   private reason: string | undefined;
-  /** Stops watching the connection. */
   readonly stop: () => void;
 
   constructor(

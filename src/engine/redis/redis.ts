@@ -49,7 +49,7 @@ export async function resolveRedis(options: ResolveRedisOptions = {}): Promise<R
     await pingRedis(options.url, { prefix: options.prefix }).catch((error: Error) => {
       throw isConfigProblem(error)
         ? error
-        : new RedisUnavailableError(`${describeUrl(options.url!)}: ${error.message}`);
+        : new RedisUnavailableError(`${describeRedisAddress(options.url!)}: ${error.message}`);
     });
     return { url: options.url, origin: 'configured', stop: noop };
   }
@@ -172,7 +172,7 @@ export class RedisDatabaseError extends Error {
   readonly code = 'config_invalid';
   constructor(url: string, database: number, reason: string) {
     super(
-      `REDIS_URL ${describeUrl(url)} names database ${database}, which this Redis refuses (${reason}); name one it has (0 to 15 by default)`,
+      `REDIS_URL ${describeRedisAddress(url)} names database ${database}, which this Redis refuses (${reason}); name one it has (0 to 15 by default)`,
     );
     this.name = 'RedisDatabaseError';
   }
@@ -304,9 +304,7 @@ function friendlier(error: unknown, where: string): unknown {
 }
 
 /** The address without its password, for messages. */
-export function describeUrl(url: string): string {
-  return describeRedisAddress(url);
-}
+export const describeUrl = describeRedisAddress;
 
 /**
  * The shell a private redis-server runs under. It ends the server and removes its folder once its stdin reaches end

@@ -12,7 +12,6 @@ export function emptyTally(): Tally {
   return { requests: 0, retries: 0, rateLimited: 0 };
 }
 
-/** Adds `calls` to `into`. */
 export function addTally(into: Tally, calls: Tally): void {
   into.requests += calls.requests;
   into.retries += calls.retries;

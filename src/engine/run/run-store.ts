@@ -86,13 +86,11 @@ interface PlannedSliceId {
   stream: string;
 }
 
-export interface SliceOutcome extends PlannedSliceId {
+/** What a slice's outcome adds to its brand and stream's counters, besides `done` and its status's. */
+const OUTCOME_COUNTERS = ['rows', 'rejects', 'requests', 'retries', 'rateLimited'] as const;
+
+export interface SliceOutcome extends PlannedSliceId, Pick<StreamCounters, (typeof OUTCOME_COUNTERS)[number]> {
   status: SliceStatus;
-  rows: number;
-  rejects: number;
-  requests: number;
-  retries: number;
-  rateLimited: number;
   /** Keys deleted in the same step once the outcome is recorded: the slice's chunks; default none. */
   chunkKeys?: string[];
 }
@@ -385,9 +383,7 @@ export class RunStore {
     const args: Array<string | number> = [outcome.sliceId, field('done'), 1];
     if (outcome.status === 'failed') args.push(field('failed'), 1);
     if (outcome.status === 'incomplete') args.push(field('incomplete'), 1);
-    for (const name of ['rows', 'rejects', 'requests', 'retries', 'rateLimited'] as const) {
-      if (outcome[name]) args.push(field(name), outcome[name]);
-    }
+    for (const name of OUTCOME_COUNTERS) if (outcome[name]) args.push(field(name), outcome[name]);
     const chunks = outcome.chunkKeys ?? [];
     const recorded = (await this.redis.eval(
       RECORD_OUTCOME,

@@ -2,10 +2,9 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { Redis } from 'ioredis';
 import { redisKeys } from '../../redis-keys.js';
-import { writerLeaseKey } from '../jobs/queues.js';
+import { writerLeaseKey, type Queues } from '../jobs/queues.js';
 import { leaseHolderWrites } from './writer-lease.js';
 import { removeQueuedJobsOfRun } from '../run/cancel-run.js';
-import type { Queues } from '../jobs/queues.js';
 import { RunStore } from '../run/run-store.js';
 
 /**

@@ -71,7 +71,6 @@ export class WriterLease {
   /** `onLost` while a tick runs it (closing DuckDB): stop() waits for it, so a process does not end mid-close. */
   private losing: Promise<unknown> | undefined;
   private stopped = false;
-  /** The fencing token of the current holding, undefined while not held. */
   private token: number | undefined;
   /** Counts the holdings: a fence lent to one holding confirms nothing for a later one. */
   private holding = 0;
