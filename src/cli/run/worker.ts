@@ -13,6 +13,7 @@ import { checkLocalSetup, preflight } from '../preflight.js';
 import { onStopSignal } from '../signals.js';
 import { skipCompleteCommand } from './skip-complete-command.js';
 import { EXIT_NOT_DONE } from '../exit-codes.js';
+import { descriptionOf } from '../commands.js';
 
 interface WorkerFlags extends CommonFlags {
   concurrency?: string;
@@ -29,7 +30,7 @@ const LINGER_LIMIT_MS = 5_000;
 export function workerCommand(): Command {
   return addCommonOptions(
     new Command('worker')
-      .description('Run a long-lived worker: fetch slices, and load DuckDB while holding the writer lease')
+      .description(descriptionOf('worker'))
       .option('--concurrency <n>', 'fetch jobs at once (default: sync.fetchConcurrency)')
       .option('--fetch-only', 'never take the DuckDB writer lease (a fetch-only machine)')
       .option('--shutdown-seconds <n>', 'on SIGTERM/SIGINT, how long running jobs may finish', '30')

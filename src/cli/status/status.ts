@@ -47,6 +47,7 @@ import {
 import { EXIT_NOT_DONE } from '../exit-codes.js';
 import { keyRateSettings, rateLine, readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
 import type { Config } from '../../configuration.js';
+import { descriptionOf } from '../commands.js';
 
 interface StatusFlags extends CommonFlags {
   runs?: number;
@@ -151,9 +152,7 @@ interface StatusReport {
 export function statusCommand(): Command {
   return addCommonOptions(
     new Command('status')
-      .description(
-        'Show unfinished and recent runs, queue counts, freshness per brand and stream, and slices not complete with their API error codes',
-      )
+      .description(descriptionOf('status'))
       .option('--runs <n>', 'how many recent runs to show', integerOption('--runs', 1), 10)
       .option(
         '--db <path>',
