@@ -2,7 +2,7 @@ import type { ParamName } from '../../../streams/registry.js';
 import type { Conversation } from '../../../streams/conversations.js';
 import { addDays } from '../../../days.js';
 import { ENDPOINTS } from '../endpoints.js';
-import { dayOf, fingerprint, type ProbeContext } from '../probe-context.js';
+import { dayOf, sameAnswer, type ProbeContext } from '../probe-context.js';
 import { probeDateRange } from './date-range.js';
 import type { ProbeRead } from './compare.js';
 import { firstPage, isEmpty, type FirstPage } from './first-page.js';
@@ -174,7 +174,6 @@ export async function probeConversationFilters(
       ctx.ask(endpoint, ['start_date', 'end_date', name], () => read(options));
     const count = (page: FirstPage) => page.total ?? page.records.length;
     const smaller = (page: FirstPage) => count(page) < count(wide);
-    const same = (page: FirstPage) => fingerprint(page.records, page.total) === fingerprint(wide.records, wide.total);
 
     // engines: one engine of those the answers came from; an answer of another engine shows it was ignored.
     if (facts.engines.length < 2 && facts.unknownEngines.length > 0) {
@@ -200,7 +199,7 @@ export async function probeConversationFilters(
         const others = page.value.records.filter((c) => c.model !== engine);
         if (others.length)
           book.wrong(endpoint, 'engines', `asked for ${engine}, the API sent answers of ${others[0]!.model}`);
-        else if (smaller(page.value) || !same(page.value))
+        else if (smaller(page.value) || !sameAnswer(page.value, wide))
           book.verified(endpoint, 'engines', `asked for ${engine}: only its answers came back`);
         else book.wrong(endpoint, 'engines', `the answer for ${engine} alone is the answer for every engine`);
       }
