@@ -46,7 +46,7 @@ export async function probeParameters(
   refused: RefusedNames,
   /** A client for a config with a candidate name, to search for the names found wrong (name-search.ts). */
   clientFor: (api: ApiConfig) => ApiClient,
-): Promise<{ verdicts: ParamVerdict[]; assumptions: Array<{ ok: boolean; line: string }>; proposals: NameProposal[] }> {
+): Promise<{ verdicts: ParamVerdict[]; assumptions: ProbeContext['assumptions']; proposals: NameProposal[] }> {
   const book = new VerdictBook(config.api.params, config.api.endpointParams);
   for (const endpoint of Object.values(ENDPOINTS)) book.declare(endpoint, SENT_PARAMS[endpoint]!);
   const ctx = new ProbeContext(endpointReads(client), brand, book, probeWindows(lastDay), config, refused);

@@ -54,7 +54,7 @@ export function workerCommand(): Command {
     const stopping = new AbortController();
     let hardStop: NodeJS.Timeout | undefined;
     const stopRequested = new Promise<void>((resolve) => {
-      const stop = (signal: string) => {
+      onStopSignal((signal) => {
         log.info({ signal, deadlineSeconds: shutdownMs / 1000 }, 'shutting down: finishing running jobs');
         stopping.abort();
         // Closing the queues waits on Redis; with Redis gone the worker ignored SIGTERM for good. Past the deadline (and
@@ -67,8 +67,7 @@ export function workerCommand(): Command {
           process.exit(EXIT_NOT_DONE);
         }, shutdownMs + HARD_STOP_GRACE_MS).unref();
         resolve();
-      };
-      onStopSignal(stop);
+      });
     });
     // The preflight, at start: the database path when this worker may become the writer, Redis, then the key (a
     // refused key exits 2 here rather than failing every slice later) and the config's brands. See preflight.ts.
