@@ -182,18 +182,8 @@ export function simulateCommand(): Command {
         ...(params ? readParams(params) : {}),
         retryAfterSeconds: retryAfter,
         faultKinds: faultKinds as FaultKind[],
-        onRequest: (entry) =>
-          logger.debug(
-            {
-              method: entry.method,
-              path: entry.path,
-              query: entry.query,
-              status: entry.status,
-              ms: entry.durationMs,
-              fault: entry.fault,
-            },
-            'request',
-          ),
+        onRequest: ({ method, path, query, status, durationMs: ms, fault }) =>
+          logger.debug({ method, path, query, status, ms, fault }, 'request'),
       };
       let sim: Awaited<ReturnType<typeof startSimulator>>;
       try {
