@@ -78,7 +78,7 @@ export async function probeParameters(
   // Failed when a stream the config syncs reads the endpoint, else told of.
   const judge = (endpoint: string, failed: (synced: string) => string, told: string) => {
     const synced = readers(endpoint);
-    ctx.assumptions.push(synced.length ? { ok: false, line: failed(synced.join(', ')) } : { ok: true, line: told });
+    ctx.addAssumption(!synced.length, synced.length ? failed(synced.join(', ')) : told);
   };
   for (const [endpoint, answer] of ctx.refusedEndpoints) {
     judge(

@@ -266,6 +266,11 @@ export class ProbeContext {
     return true;
   }
 
+  /** Adds one of the `assumptions`: failed with what to set instead, or passed with what showed it. */
+  addAssumption(ok: boolean, line: string): void {
+    this.assumptions.push({ ok, line });
+  }
+
   /** Marks every parameter of a failed request that nothing settled yet as not checkable, with the failure. */
   failed(endpoint: string, params: readonly ParamName[], why: string): void {
     for (const param of params) this.book.unchecked(endpoint, param, why);
