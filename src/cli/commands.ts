@@ -2,7 +2,10 @@ import { Command as CommanderCommand, type Command } from 'commander';
 
 export interface CommandEntry {
   name: string;
-  /** How `bvsync --help` lists it, and what it says of it: the command's own, kept equal by test/cli/help.int.test.ts. */
+  /**
+   * How `bvsync --help` lists it, and what it says of it: the command takes its description from here (descriptionOf);
+   * test/cli/help.int.test.ts keeps the term the command's own.
+   */
   term: string;
   description: string;
   /** The command's module, imported when the command runs: its factory. */
@@ -120,6 +123,11 @@ export const commands: readonly CommandEntry[] = [
     async () => (await import('./manage/manage-schema.js')).manageSchemaCommand,
   ),
 ];
+
+/** A command's description, its one home: the command's own help and the list of `bvsync --help` both read it. */
+export function descriptionOf(name: string): string {
+  return commands.find((entry) => entry.name === name)!.description;
+}
 
 /** Stand-ins for the list of `bvsync --help`, which then imports no command; each lists as its command does. */
 export function listedCommands(): Command[] {

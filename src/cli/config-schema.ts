@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { z } from 'zod';
 import { configSchema } from '../configuration.js';
+import { descriptionOf } from './commands.js';
 
 /** The JSON Schema of `bvsync.config.json`, generated from the same zod schema that validates it. */
 export function configJsonSchema(): Record<string, unknown> {
@@ -8,11 +9,7 @@ export function configJsonSchema(): Record<string, unknown> {
 }
 
 export function configSchemaCommand(): Command {
-  return new Command('config-schema')
-    .description(
-      'Print the JSON Schema of bvsync.config.json, for editors: npx bvsync config-schema > bvsync.schema.json',
-    )
-    .action(() => {
-      process.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
-    });
+  return new Command('config-schema').description(descriptionOf('config-schema')).action(() => {
+    process.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+  });
 }

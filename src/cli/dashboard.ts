@@ -4,6 +4,7 @@ import { parsePort } from '../ops/port.js';
 import { stopSignal } from './signals.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
 import { listenError } from './fail.js';
+import { descriptionOf } from './commands.js';
 
 interface DashboardFlags extends CommonFlags {
   port: string;
@@ -14,9 +15,7 @@ interface DashboardFlags extends CommonFlags {
 export function dashboardCommand(): Command {
   return addCommonOptions(
     new Command('dashboard')
-      .description(
-        "Serve Bull Board (the BullMQ UI) for bvsync's queues: jobs by state, their data, errors and retries",
-      )
+      .description(descriptionOf('dashboard'))
       .option('--port <port>', 'port to listen on', '3000')
       .option(
         '--host <address>',

@@ -25,6 +25,7 @@ import { isFinishedRunStatus } from '../vocabulary.js';
 import { formatCount } from '../format.js';
 import { lastPhase } from '../engine/plan/plan.js';
 import { parseConfig } from '../configuration.js';
+import { descriptionOf } from './commands.js';
 
 interface DemoFlags extends CommonFlags {
   out: string;
@@ -91,7 +92,7 @@ function shellWord(text: string): string {
 export function demoCommand(): Command {
   return addCommonOptions(
     new Command('demo')
-      .description('Start a simulator, backfill it into a local DuckDB file, publish it and show what was loaded')
+      .description(descriptionOf('demo'))
       .option('--out <dir>', 'folder of the demo database', 'bvsync-demo')
       .option('--days <n>', 'days to backfill, ending today', integerOption('--days', 1, 60), 14)
       .option('--brands <n>', 'brands', integerOption('--brands', 1, 20), 3)

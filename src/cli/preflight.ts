@@ -174,7 +174,7 @@ async function checkReachable(url: string, timeoutMs = 5_000): Promise<void> {
       socket.destroy();
       reject(
         new UsageError(
-          `cannot reach the API at ${parsed.origin}: ${why}; check BVSYNC_API_URL (config "api.url") and the network`,
+          `cannot reach the API at ${parsed.origin}: ${why}; check ${URL_SETTING} and the network`,
           EXIT_NOT_DONE,
         ),
       );

@@ -12,6 +12,7 @@ import { integerOption } from './context.js';
 import { stopSignal } from './signals.js';
 import { errorMessage } from '../format.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
+import { descriptionOf } from './commands.js';
 
 /** A day that exists (2026-02-30 does not), checked as the option is read. */
 function day(name: string) {
@@ -92,7 +93,7 @@ interface SimulateFlags extends Omit<SimulatorOptions, 'params' | 'faultKinds'> 
 /** `bvsync simulate`: serves the API twin until SIGINT/SIGTERM. */
 export function simulateCommand(): Command {
   return new Command('simulate')
-    .description('Serve a local, deterministic twin of the Brand Visibility Customer API v1')
+    .description(descriptionOf('simulate'))
     .option('--port <n>', 'TCP port (0 = any free port)', integerOption('--port', 0, 65_535), 4010)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--seed <n>', 'seed of all generated data', integerOption('--seed'), 1)
@@ -181,18 +182,8 @@ export function simulateCommand(): Command {
         ...(params ? readParams(params) : {}),
         retryAfterSeconds: retryAfter,
         faultKinds: faultKinds as FaultKind[],
-        onRequest: (entry) =>
-          logger.debug(
-            {
-              method: entry.method,
-              path: entry.path,
-              query: entry.query,
-              status: entry.status,
-              ms: entry.durationMs,
-              fault: entry.fault,
-            },
-            'request',
-          ),
+        onRequest: ({ method, path, query, status, durationMs: ms, fault }) =>
+          logger.debug({ method, path, query, status, ms, fault }, 'request'),
       };
       let sim: Awaited<ReturnType<typeof startSimulator>>;
       try {

@@ -32,6 +32,7 @@ import { loadConfig, type Config } from '../../configuration.js';
 export type { DoctorCheck } from './checks.js';
 export type { ParamVerdict, Verdict } from './verdicts.js';
 import { EXIT_NOT_DONE } from '../exit-codes.js';
+import { descriptionOf } from '../commands.js';
 
 export interface DoctorOptions {
   /** Config file path; default as `loadConfig` finds it. */
@@ -57,9 +58,7 @@ export interface DoctorResult {
 
 export function doctorCommand(): Command {
   return new Command('doctor')
-    .description(
-      'Check the config, Redis, that the API answers, that the key reads each brand, and every query parameter name bvsync sends',
-    )
+    .description(descriptionOf('doctor'))
     .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
     .option(
       '--today <YYYY-MM-DD>',

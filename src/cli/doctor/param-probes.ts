@@ -46,7 +46,7 @@ export async function probeParameters(
   refused: RefusedNames,
   /** A client for a config with a candidate name, to search for the names found wrong (name-search.ts). */
   clientFor: (api: ApiConfig) => ApiClient,
-): Promise<{ verdicts: ParamVerdict[]; assumptions: Array<{ ok: boolean; line: string }>; proposals: NameProposal[] }> {
+): Promise<{ verdicts: ParamVerdict[]; assumptions: ProbeContext['assumptions']; proposals: NameProposal[] }> {
   const book = new VerdictBook(config.api.params, config.api.endpointParams);
   for (const endpoint of Object.values(ENDPOINTS)) book.declare(endpoint, SENT_PARAMS[endpoint]!);
   const ctx = new ProbeContext(endpointReads(client), brand, book, probeWindows(lastDay), config, refused);
@@ -78,7 +78,7 @@ export async function probeParameters(
   // Failed when a stream the config syncs reads the endpoint, else told of.
   const judge = (endpoint: string, failed: (synced: string) => string, told: string) => {
     const synced = readers(endpoint);
-    ctx.assumptions.push(synced.length ? { ok: false, line: failed(synced.join(', ')) } : { ok: true, line: told });
+    ctx.addAssumption(!synced.length, synced.length ? failed(synced.join(', ')) : told);
   };
   for (const [endpoint, answer] of ctx.refusedEndpoints) {
     judge(

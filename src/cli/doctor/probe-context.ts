@@ -266,6 +266,11 @@ export class ProbeContext {
     return true;
   }
 
+  /** Adds one of the `assumptions`: failed with what to set instead, or passed with what showed it. */
+  addAssumption(ok: boolean, line: string): void {
+    this.assumptions.push({ ok, line });
+  }
+
   /** Marks every parameter of a failed request that nothing settled yet as not checkable, with the failure. */
   failed(endpoint: string, params: readonly ParamName[], why: string): void {
     for (const param of params) this.book.unchecked(endpoint, param, why);
@@ -370,16 +375,17 @@ export function dayOf(value: unknown): string | undefined {
   return Number.isNaN(ms) ? undefined : utcDayOf(ms);
 }
 
-/** A comparable summary of an answer: two answers with the same fingerprint are the same answer. */
-export function fingerprint(records: readonly unknown[], total: number | undefined): string {
-  return JSON.stringify({ total, records });
+/** An answer as the probes compare them: its records and the total it states. */
+type Answer = { records: readonly unknown[]; total: number | undefined };
+
+/** Whether two answers are the same answer: the same total, and the same records in the same order. */
+export function sameAnswer(a: Answer, b: Answer): boolean {
+  const key = ({ total, records }: Answer) => JSON.stringify({ total, records });
+  return key(a) === key(b);
 }
 
 /** How an answer changed, for the table: the count when it moved, else that the content did. */
-export function change(
-  before: { records: readonly unknown[]; total: number | undefined },
-  after: { records: readonly unknown[]; total: number | undefined },
-): string {
+export function change(before: Answer, after: Answer): string {
   const a = before.total ?? before.records.length;
   const b = after.total ?? after.records.length;
   return a === b ? `${a} records both times, other values or order` : `${a} -> ${b} records`;

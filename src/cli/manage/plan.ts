@@ -18,6 +18,7 @@ import { createMemoryRateBudget, configuredRateBudget, type RateBudget } from '.
 import { connectRedis, LOCAL_REDIS_URL } from '../../engine/redis/redis.js';
 import type { Logger } from '../../log.js';
 import type { Config } from '../../configuration.js';
+import { descriptionOf } from '../commands.js';
 
 export interface ManageFlags extends CommonFlags {
   fromSql?: string;
@@ -114,18 +115,15 @@ export async function withManagePlan(
 }
 
 export function planCommand(): Command {
-  return addManageOptions(
-    new Command('plan').description(
-      'Show what apply would do to a brand: each tracked URL, topic, competitor, persona and tag to create, change, restore, or that the API would reject and why; writes nothing',
-    ),
-  ).action((file: string | undefined, flags: ManageFlags) =>
-    withManagePlan(file, flags, 'plan sends dry runs only, so nothing was written', async (plan, source) => {
-      if (flags.json)
-        process.stdout.write(
-          `${JSON.stringify({ brand: plan.brandId, items: plan.changes.map(({ write: _write, ...item }) => item) }, null, 2)}\n`,
-        );
-      else process.stdout.write(`${planSummary(plan, source)}\n${plan.changes.map(changeLine).join('\n')}\n`);
-      if (plan.changes.some((change) => change.action === 'rejected')) process.exitCode = EXIT_NOT_DONE;
-    }),
+  return addManageOptions(new Command('plan').description(descriptionOf('plan'))).action(
+    (file: string | undefined, flags: ManageFlags) =>
+      withManagePlan(file, flags, 'plan sends dry runs only, so nothing was written', async (plan, source) => {
+        if (flags.json)
+          process.stdout.write(
+            `${JSON.stringify({ brand: plan.brandId, items: plan.changes.map(({ write: _write, ...item }) => item) }, null, 2)}\n`,
+          );
+        else process.stdout.write(`${planSummary(plan, source)}\n${plan.changes.map(changeLine).join('\n')}\n`);
+        if (plan.changes.some((change) => change.action === 'rejected')) process.exitCode = EXIT_NOT_DONE;
+      }),
   );
 }

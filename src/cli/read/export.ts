@@ -9,6 +9,7 @@ import { quoteIdent, quoteLiteral } from '../../warehouse/sql-names.js';
 import { UsageError } from '../fail.js';
 import { makeOutFolder } from './out-folder.js';
 import { databasePath } from './sql.js';
+import { descriptionOf } from '../commands.js';
 
 type ExportFormat = 'parquet' | 'csv';
 
@@ -28,9 +29,7 @@ const COPY_OPTIONS: Record<ExportFormat, string> = {
 
 export function exportCommand(): Command {
   return new Command('export')
-    .description(
-      'Write tables (and views, when named) of the published warehouse to Parquet or CSV files, one per table',
-    )
+    .description(descriptionOf('export'))
     .usage('--format <format> --out <dir> [options]')
     .addOption(new Option('--format <format>', 'file format').choices(['parquet', 'csv']).makeOptionMandatory())
     .requiredOption('--out <dir>', 'folder to write <table>.parquet / <table>.csv into (created if missing)')

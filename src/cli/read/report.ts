@@ -10,6 +10,7 @@ import { UsageError } from '../fail.js';
 import { makeOutFolder } from './out-folder.js';
 import { databasePath } from './sql.js';
 import { hasDuckDbHeader } from '../../warehouse/file/database-path.js';
+import { descriptionOf } from '../commands.js';
 
 interface ReportFlags {
   out: string;
@@ -22,7 +23,7 @@ interface ReportFlags {
 
 export function reportCommand(): Command {
   return new Command('report')
-    .description('Write a self-contained HTML page of charts for analysts from the published database (works offline)')
+    .description(descriptionOf('report'))
     .option('--out <file>', 'the HTML file to write', 'report.html')
     .option('--from <YYYY-MM-DD>', 'first day (default: four weeks before --to)')
     .option('--to <YYYY-MM-DD>', 'last day (default: the newest synced day before today, UTC)')

@@ -12,6 +12,7 @@ import { collect } from '../context.js';
 import { UsageError } from '../fail.js';
 import { loadConfig } from '../../configuration.js';
 import { errorMessage } from '../../format.js';
+import { descriptionOf } from '../commands.js';
 
 export interface SqlFlags {
   db?: string;
@@ -58,10 +59,7 @@ function looksLikeSql(arg: string): boolean {
 
 export function sqlCommand(): Command {
   return new SqlCommand('sql')
-    .description(
-      'Run SQL on the published warehouse (read-only) and print the result of every statement that returns rows, ' +
-        'each under a heading when there are several',
-    )
+    .description(descriptionOf('sql'))
     .argument('[query]', 'SQL, e.g. "SELECT * FROM v_share_of_voice_daily LIMIT 10"; - reads it from stdin')
     .option('--file <path>', 'read the SQL from a file, e.g. sql/queries/01_visibility_by_topic_last_28_days.sql')
     .option(

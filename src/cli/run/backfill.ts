@@ -3,6 +3,7 @@ import { minDay, parseDay } from '../../days.js';
 import { addCommonOptions } from '../context.js';
 import { UsageError } from '../fail.js';
 import { addRunOptions, runFromCommandLine, todayFrom, type RunFlags } from './run-command.js';
+import { descriptionOf } from '../commands.js';
 
 interface BackfillFlags extends RunFlags {
   from: string;
@@ -14,7 +15,7 @@ export function backfillCommand(): Command {
   return addRunOptions(
     addCommonOptions(
       new Command('backfill')
-        .description('Fetch every slice of a window (both days included); leave the incremental schedule where it is')
+        .description(descriptionOf('backfill'))
         .usage('--from <YYYY-MM-DD> [options]')
         .requiredOption('--from <YYYY-MM-DD>', 'first day')
         .option('--to <YYYY-MM-DD>', 'last day (default: today)')

@@ -9,6 +9,7 @@ import { formatCount } from '../../format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from '../context.js';
 import { UsageError } from '../fail.js';
 import { runStreamsText, runWindowText } from '../status/status.js';
+import { descriptionOf } from '../commands.js';
 
 /** How long `cancel` waits for the writer to record the run in `_sync_runs` when a writer is running. */
 const RECORD_WAIT_MS = 15_000;
@@ -17,9 +18,7 @@ const RECORD_POLL_MS = 200;
 export function cancelCommand(): Command {
   return addCommonOptions(
     new Command('cancel')
-      .description(
-        'Drop an unfinished run: remove its queued jobs (running ones finish) and record it cancelled; bvsync status lists run ids',
-      )
+      .description(descriptionOf('cancel'))
       .argument('<run>', 'the run id, as bvsync status or the sync/backfill command printed it'),
   ).action(async (runId: string, flags: CommonFlags) => {
     const config = readConfig(flags);

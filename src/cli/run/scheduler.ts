@@ -3,27 +3,26 @@ import { requireApiSettings } from '../../config/api-settings.js';
 import { startScheduler } from '../../engine/schedule/scheduler.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, workerTimings, type CommonFlags } from '../context.js';
 import { stopSignal } from '../signals.js';
+import { descriptionOf } from '../commands.js';
 
 export function schedulerCommand(): Command {
-  return addCommonOptions(
-    new Command('scheduler').description(
-      "Enqueue runs on the config's cron schedules (UTC); any number may run, each tick becomes one run; `bvsync worker` runs them",
-    ),
-  ).action(async (flags: CommonFlags) => {
-    const config = readConfig(flags);
-    requireApiSettings(config.api);
-    const log = commandLogger(flags);
-    const redis = await redisFor(config, log);
-    // A config without brands is refused here, after Redis answered, so a private Redis it started is stopped too.
-    const scheduler = await startScheduler({ config, redisUrl: redis.url, log, today: workerTimings().today }).catch(
-      async (error: unknown) => {
-        await redis.stop();
-        throw error;
-      },
-    );
-    await stopSignal();
-    await scheduler.stop();
-    await redis.stop();
-    log.info('scheduler stopped');
-  });
+  return addCommonOptions(new Command('scheduler').description(descriptionOf('scheduler'))).action(
+    async (flags: CommonFlags) => {
+      const config = readConfig(flags);
+      requireApiSettings(config.api);
+      const log = commandLogger(flags);
+      const redis = await redisFor(config, log);
+      // A config without brands is refused here, after Redis answered, so a private Redis it started is stopped too.
+      const scheduler = await startScheduler({ config, redisUrl: redis.url, log, today: workerTimings().today }).catch(
+        async (error: unknown) => {
+          await redis.stop();
+          throw error;
+        },
+      );
+      await stopSignal();
+      await scheduler.stop();
+      await redis.stop();
+      log.info('scheduler stopped');
+    },
+  );
 }

@@ -13,6 +13,7 @@ import { checkLocalSetup, preflight } from '../preflight.js';
 import { onStopSignal } from '../signals.js';
 import { skipCompleteCommand } from './skip-complete-command.js';
 import { EXIT_NOT_DONE } from '../exit-codes.js';
+import { descriptionOf } from '../commands.js';
 
 interface WorkerFlags extends CommonFlags {
   concurrency?: string;
@@ -29,7 +30,7 @@ const LINGER_LIMIT_MS = 5_000;
 export function workerCommand(): Command {
   return addCommonOptions(
     new Command('worker')
-      .description('Run a long-lived worker: fetch slices, and load DuckDB while holding the writer lease')
+      .description(descriptionOf('worker'))
       .option('--concurrency <n>', 'fetch jobs at once (default: sync.fetchConcurrency)')
       .option('--fetch-only', 'never take the DuckDB writer lease (a fetch-only machine)')
       .option('--shutdown-seconds <n>', 'on SIGTERM/SIGINT, how long running jobs may finish', '30')
@@ -53,7 +54,7 @@ export function workerCommand(): Command {
     const stopping = new AbortController();
     let hardStop: NodeJS.Timeout | undefined;
     const stopRequested = new Promise<void>((resolve) => {
-      const stop = (signal: string) => {
+      onStopSignal((signal) => {
         log.info({ signal, deadlineSeconds: shutdownMs / 1000 }, 'shutting down: finishing running jobs');
         stopping.abort();
         // Closing the queues waits on Redis; with Redis gone the worker ignored SIGTERM for good. Past the deadline (and
@@ -66,8 +67,7 @@ export function workerCommand(): Command {
           process.exit(EXIT_NOT_DONE);
         }, shutdownMs + HARD_STOP_GRACE_MS).unref();
         resolve();
-      };
-      onStopSignal(stop);
+      });
     });
     // The preflight, at start: the database path when this worker may become the writer, Redis, then the key (a
     // refused key exits 2 here rather than failing every slice later) and the config's brands. See preflight.ts.

@@ -6,6 +6,7 @@ import { formatDecimal, formatDuration } from '../../format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from '../context.js';
 import { UsageError } from '../fail.js';
 import { keyRateSettings, readKeyRate, resetKeyRate, statedText, type KeyRate } from './key-rate.js';
+import { descriptionOf } from '../commands.js';
 
 interface RateFlags extends CommonFlags {
   json?: boolean;
@@ -15,9 +16,7 @@ interface RateFlags extends CommonFlags {
 export function rateCommand(): Command {
   return addCommonOptions(
     new Command('rate')
-      .description(
-        'Show the rate the API key runs at and why (configured, stated by the API, learned from 429s), kept in Redis for a day; --reset forgets it',
-      )
+      .description(descriptionOf('rate'))
       .option('--reset', 'forget the learned rate: the next request of every process runs at the configured rate')
       .option('--json', 'print it as one JSON object, for scripts and monitoring'),
   ).action(async (flags: RateFlags) => {

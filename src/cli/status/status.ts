@@ -47,6 +47,7 @@ import {
 import { EXIT_NOT_DONE } from '../exit-codes.js';
 import { keyRateSettings, rateLine, readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
 import type { Config } from '../../configuration.js';
+import { descriptionOf } from '../commands.js';
 
 interface StatusFlags extends CommonFlags {
   runs?: number;
@@ -151,9 +152,7 @@ interface StatusReport {
 export function statusCommand(): Command {
   return addCommonOptions(
     new Command('status')
-      .description(
-        'Show unfinished and recent runs, queue counts, freshness per brand and stream, and slices not complete with their API error codes',
-      )
+      .description(descriptionOf('status'))
       .option('--runs <n>', 'how many recent runs to show', integerOption('--runs', 1), 10)
       .option(
         '--db <path>',
@@ -340,33 +339,16 @@ function plainRows(reader: DuckDBResultReader): PlainRow[] {
   return reader.getRowObjectsJS().map((row) => plainValue(row) as PlainRow);
 }
 
-function listedFromRedis(run: RunMeta): ListedRun {
-  return {
-    runId: run.runId,
-    kind: run.kind,
-    status: run.status,
-    window: runWindowText(run),
-    brands: run.brands,
-    streams: run.streams,
-    startedAt: run.startedAt,
-    finishedAt: run.finishedAt,
-    source: 'redis',
-  };
+/** A run as status lists it, from either source: `window` is the only field each spells its own way. */
+function listedRun(run: RunMeta | RunRow, window: string, source: ListedRun['source']): ListedRun {
+  const { runId, kind, status, brands, streams, startedAt, finishedAt } = run;
+  return { runId, kind, status, window, brands, streams, startedAt, finishedAt, source };
 }
 
-function listedFromWarehouse(run: RunRow): ListedRun {
-  return {
-    runId: run.runId,
-    kind: run.kind,
-    status: run.status,
-    window: run.windowStart && run.windowEnd ? `${run.windowStart}..${run.windowEnd}` : '',
-    brands: run.brands,
-    streams: run.streams,
-    startedAt: run.startedAt,
-    finishedAt: run.finishedAt,
-    source: 'warehouse',
-  };
-}
+const listedFromRedis = (run: RunMeta): ListedRun => listedRun(run, runWindowText(run), 'redis');
+
+const listedFromWarehouse = (run: RunRow): ListedRun =>
+  listedRun(run, run.windowStart && run.windowEnd ? `${run.windowStart}..${run.windowEnd}` : '', 'warehouse');
 
 /** The newest finished round of `sync.heal`; null when there is none, or the file predates `_heal_runs` (migration 017). */
 async function lastHealing(connection: DuckDBConnection): Promise<StatusReport['healing']> {

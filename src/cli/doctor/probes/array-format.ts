@@ -16,7 +16,7 @@ export async function probeArrayFormat(ctx: ProbeContext): Promise<void> {
   // An id the API drops (facts.unknownEngines) reads as no filter at all, which no way of sending lists would fix.
   const known = config.api.engines.filter((engine) => !facts.unknownEngines.includes(engine));
   const engines = (facts.engines.length >= 2 ? facts.engines : known).slice(0, 2);
-  const unchecked = (why: string) => ctx.assumptions.push({ ok: true, line: `${label}: not checked, ${why}` });
+  const unchecked = (why: string) => ctx.addAssumption(true, `${label}: not checked, ${why}`);
   if (engines.length < 2)
     return void unchecked(
       `fewer than two engines answered in ${windows.wide.startDate}..${windows.wide.endDate} (api.engines names fewer${facts.unknownEngines.length ? ' the API knows' : ''} too)`,
@@ -33,12 +33,7 @@ export async function probeArrayFormat(ctx: ProbeContext): Promise<void> {
   if (book.verdictOf(endpoint, 'engines') === 'wrong')
     return void unchecked(`the API does not take "${book.wire('engines', endpoint)}" on endpoint 13 (see the table)`);
   const sent = `${book.wire('engines', endpoint)}=${engines.join(',')} sent ${format === 'repeat' ? 'as a repeated parameter' : 'comma-separated'}`;
-  if (!both.ok) {
-    return void ctx.assumptions.push({
-      ok: false,
-      line: `${label}: ${sent}: ${both.why}; try api.arrayFormat "${other}"`,
-    });
-  }
+  if (!both.ok) return ctx.addAssumption(false, `${label}: ${sent}: ${both.why}; try api.arrayFormat "${other}"`);
   const [first, second] = [await count([engines[0]!]), await count([engines[1]!])];
   if (!first.ok || !second.ok)
     return void unchecked(
@@ -52,13 +47,13 @@ export async function probeArrayFormat(ctx: ProbeContext): Promise<void> {
       'total_rows is 1 for the list and for each engine alone, at one record a page: it may count the page, not the answers',
     );
   if (both.value === first.value! + second.value!) {
-    return void ctx.assumptions.push({
-      ok: true,
-      line: `${label}: ${sent} answers what each engine answers alone, added up (${first.value} + ${second.value})`,
-    });
+    return ctx.addAssumption(
+      true,
+      `${label}: ${sent} answers what each engine answers alone, added up (${first.value} + ${second.value})`,
+    );
   }
-  ctx.assumptions.push({
-    ok: false,
-    line: `${label}: ${sent} answers ${both.value} answers, but ${engines[0]} alone ${first.value} and ${engines[1]} alone ${second.value}: the API does not read the list as sent; try api.arrayFormat "${other}"`,
-  });
+  ctx.addAssumption(
+    false,
+    `${label}: ${sent} answers ${both.value} answers, but ${engines[0]} alone ${first.value} and ${engines[1]} alone ${second.value}: the API does not read the list as sent; try api.arrayFormat "${other}"`,
+  );
 }

@@ -1,5 +1,5 @@
 import type { ParamName } from '../../../streams/registry.js';
-import { change, fingerprint, NO_ENGINE, NO_TOPIC, type ProbeContext } from '../probe-context.js';
+import { change, sameAnswer, NO_ENGINE, NO_TOPIC, type ProbeContext } from '../probe-context.js';
 import { isEmpty, type FirstPage } from './first-page.js';
 
 export interface CompareOptions<T = unknown> {
@@ -38,7 +38,7 @@ export async function compareToBase<T>(
   const page = asked.value;
   const broken = options.breaks ? page.records.map(options.breaks).find(Boolean) : undefined;
   if (broken) book.wrong(endpoint, param, `sent ${book.wire(param, endpoint)}=${options.shown}, yet ${broken}`);
-  else if (fingerprint(page.records, page.total) !== fingerprint(base.records, base.total)) {
+  else if (!sameAnswer(page, base)) {
     book.verified(
       endpoint,
       param,

@@ -2,7 +2,7 @@ import type { ParamName } from '../../../streams/registry.js';
 import type { Conversation } from '../../../streams/conversations.js';
 import { addDays } from '../../../days.js';
 import { ENDPOINTS } from '../endpoints.js';
-import { dayOf, fingerprint, type ProbeContext } from '../probe-context.js';
+import { dayOf, sameAnswer, type ProbeContext } from '../probe-context.js';
 import { probeDateRange } from './date-range.js';
 import type { ProbeRead } from './compare.js';
 import { firstPage, isEmpty, type FirstPage } from './first-page.js';
@@ -70,36 +70,28 @@ async function probeOneDay(ctx: ProbeContext, wide: FirstPage<Conversation>): Pr
   // Another zone's day reaches at most into the UTC days beside it; answers further off, or as many answers as the
   // week's, are a range the API did not apply (names it ignores), which a zone would not explain.
   if (outside.some((record) => !neighbours.has(dayOfAnswer(record) ?? day)) || ignored) {
-    ctx.assumptions.push({
-      ok: false,
-      line:
-        `ranges: a range of one day (${day}..${day}) answers ${found} answers where the week's had ${weekTotal}` +
+    ctx.addAssumption(
+      false,
+      `ranges: a range of one day (${day}..${day}) answers ${found} answers where the week's had ${weekTotal}` +
         (outside.length ? `, ${outside.length} of the ${read.length} read dated outside that day (${span})` : '') +
         ': the API did not apply the range (start_date and end_date in the table: names it ignores), so each daily slice would load its default range under one day',
-    });
+    );
     return;
   }
   if (outside.length > 0) {
-    ctx.assumptions.push({
-      ok: false,
-      line:
-        `ranges: a range of one day (${day}..${day}) answers ${outside.length} of ${read.length} answers dated outside that UTC day (${span}): ` +
+    ctx.addAssumption(
+      false,
+      `ranges: a range of one day (${day}..${day}) answers ${outside.length} of ${read.length} answers dated outside that UTC day (${span}): ` +
         "the API's days are another time zone's, while bvsync files rows under UTC days (the spec's times are UTC), so each day's report figures would be another zone's day",
-    });
+    );
     return;
   }
-  ctx.assumptions.push(
+  ctx.addAssumption(
+    found > 0,
     found > 0
-      ? {
-          ok: true,
-          line: `ranges: a range of one day (${day}..${day}) holds its answers (${found}), as the daily slices need${tail.unread ? ` (${tail.unread})` : ''}`,
-        }
-      : {
-          ok: false,
-          line:
-            `ranges: a range of one day (${day}..${day}) gives no answers, though ${seen} of the window's are of that day: the API leaves the end day out ` +
-            '(the spec: both ends inclusive), and every daily slice would load empty',
-        },
+      ? `ranges: a range of one day (${day}..${day}) holds its answers (${found}), as the daily slices need${tail.unread ? ` (${tail.unread})` : ''}`
+      : `ranges: a range of one day (${day}..${day}) gives no answers, though ${seen} of the window's are of that day: the API leaves the end day out ` +
+          '(the spec: both ends inclusive), and every daily slice would load empty',
   );
 }
 
@@ -174,7 +166,6 @@ export async function probeConversationFilters(
       ctx.ask(endpoint, ['start_date', 'end_date', name], () => read(options));
     const count = (page: FirstPage) => page.total ?? page.records.length;
     const smaller = (page: FirstPage) => count(page) < count(wide);
-    const same = (page: FirstPage) => fingerprint(page.records, page.total) === fingerprint(wide.records, wide.total);
 
     // engines: one engine of those the answers came from; an answer of another engine shows it was ignored.
     if (facts.engines.length < 2 && facts.unknownEngines.length > 0) {
@@ -200,7 +191,7 @@ export async function probeConversationFilters(
         const others = page.value.records.filter((c) => c.model !== engine);
         if (others.length)
           book.wrong(endpoint, 'engines', `asked for ${engine}, the API sent answers of ${others[0]!.model}`);
-        else if (smaller(page.value) || !same(page.value))
+        else if (smaller(page.value) || !sameAnswer(page.value, wide))
           book.verified(endpoint, 'engines', `asked for ${engine}: only its answers came back`);
         else book.wrong(endpoint, 'engines', `the answer for ${engine} alone is the answer for every engine`);
       }

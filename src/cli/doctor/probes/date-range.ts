@@ -1,6 +1,6 @@
 import { addDays } from '../../../days.js';
 import type { ParamName } from '../../../streams/registry.js';
-import { change, fingerprint, type ProbeContext, type Window } from '../probe-context.js';
+import { change, sameAnswer, type ProbeContext, type Window } from '../probe-context.js';
 import type { ProbeRead } from './compare.js';
 import { isEmpty, type FirstPage } from './first-page.js';
 
@@ -56,7 +56,7 @@ export async function probeDateRange<T>(
           day !== undefined && (name === 'start_date' ? day < window.startDate : day > window.endDate),
       )
       .sort();
-    const changed = fingerprint(moved.records, moved.total) !== fingerprint(wide.records, wide.total);
+    const changed = !sameAnswer(moved, wide);
     // Records of the day next to the bound alone, in an answer the bound changed: the API reads the name, and its days
     // are another zone's (the ranges line says so); called wrong, the right name was un-mapped.
     const nextDay = name === 'start_date' ? addDays(window.startDate, -1) : addDays(window.endDate, 1);

@@ -33,10 +33,9 @@ export async function probeEchoMirror(ctx: ProbeContext, client: ApiClient): Pro
   const echo = queryEchoOf(answer.value?.info);
   if (!echo || !(ECHO_CANARY in echo)) return;
   ctx.echoMirrors = true;
-  ctx.assumptions.push({
-    ok: false,
-    line:
-      `info.query repeats the request: it echoes ${ECHO_CANARY}, a name no API reads, so it does not show what the API applied; ` +
+  ctx.addAssumption(
+    false,
+    `info.query repeats the request: it echoes ${ECHO_CANARY}, a name no API reads, so it does not show what the API applied; ` +
       'the names of the reports are judged by invalid values instead, and bvsync cannot learn the engines a row covers from it',
-  });
+  );
 }

@@ -141,26 +141,22 @@ export async function probeVisibilityReport(ctx: ProbeContext): Promise<Sent[]> 
   const echoed = echo ? (echoedEngines(echo, enginesWire) ?? []).filter((engine) => engine) : [];
   judgeConfiguredEngines(ctx, enginesWire, echoed);
   if (ctx.config.sync.engineBreakdown) {
-    ctx.assumptions.push({
-      ok: true,
-      line: `engines: the per-engine streams break reports down by sync.engineBreakdown (${ctx.config.sync.engineBreakdown.join(', ')})`,
-    });
+    ctx.addAssumption(
+      true,
+      `engines: the per-engine streams break reports down by sync.engineBreakdown (${ctx.config.sync.engineBreakdown.join(', ')})`,
+    );
   } else if (echoed.length === 0) {
-    ctx.assumptions.push({
-      ok: false,
-      line:
-        `engines: the visibility report's info.query names no engines when none is sent (it ${echo ? `holds ${Object.keys(echo).join(', ') || 'nothing'}` : 'is absent'}); ` +
+    ctx.addAssumption(
+      false,
+      `engines: the visibility report's info.query names no engines when none is sent (it ${echo ? `holds ${Object.keys(echo).join(', ') || 'nothing'}` : 'is absent'}); ` +
         "bvsync learns the brand's engines from it, so visibility_by_engine and product_ranking_by_engine would plan nothing: " +
         "set sync.engineBreakdown to the API's engine ids",
-    });
+    );
   } else {
     const which = ctx.config.api.engines.length
       ? 'the engines it applied of api.engines'
       : "the brand's engines when none is sent";
-    ctx.assumptions.push({
-      ok: true,
-      line: `engines: the visibility report's info.query names ${which} (${echoed.join(', ')})`,
-    });
+    ctx.addAssumption(true, `engines: the visibility report's info.query names ${which} (${echoed.join(', ')})`);
   }
   for (const row of answer.value.records) {
     if (row.conversations > 0) facts.topics.push({ id: row.topic_id, conversations: row.conversations });
@@ -189,19 +185,18 @@ function judgeConfiguredEngines(ctx: ProbeContext, wire: string, echoed: readonl
   const unknown = configured.filter((engine) => !applied.has(engine.toLowerCase()));
   ctx.facts.unknownEngines = unknown;
   if (unknown.length === 0) {
-    ctx.assumptions.push({
-      ok: true,
-      line: `api.engines: the visibility report's info.query applied every id sent (${configured.join(', ')})`,
-    });
+    ctx.addAssumption(
+      true,
+      `api.engines: the visibility report's info.query applied every id sent (${configured.join(', ')})`,
+    );
     return;
   }
-  ctx.assumptions.push({
-    ok: false,
-    line:
-      `api.engines: the API did not apply ${unknown.map((engine) => JSON.stringify(engine)).join(', ')}: the visibility report sent ${wire}=${configured.join(',')} ` +
+  ctx.addAssumption(
+    false,
+    `api.engines: the API did not apply ${unknown.map((engine) => JSON.stringify(engine)).join(', ')}: the visibility report sent ${wire}=${configured.join(',')} ` +
       `and its info.query names ${echoed.join(', ')}. Not engine ids it knows, so every read that sends api.engines leaves them out; ` +
       "set api.engines to ids it names (with api.engines empty, the reports apply the brand's engines and their echo names them)",
-  });
+  );
 }
 
 /** Endpoint 16's engines and topics, once the conversations showed the engines: one request, and tiebreaks. */

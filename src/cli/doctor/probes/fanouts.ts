@@ -1,6 +1,6 @@
 import type { FanoutCited } from '../../../streams/fanouts-cited.js';
 import { ENDPOINTS } from '../endpoints.js';
-import { fingerprint, NO_DOMAIN, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
+import { sameAnswer, NO_DOMAIN, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
 import { compareEngines, compareTopics } from './compare.js';
 import { probeDateRange } from './date-range.js';
 import { firstPage, type FirstPage } from './first-page.js';
@@ -36,7 +36,7 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
       firstPage(client.fanoutsCited(brand, { ...windows.wide, domain: other, pageSize: 100 })),
     );
     compared = second.ok;
-    if (second.ok && fingerprint(second.value.records, second.value.total) !== fingerprint(base.records, base.total))
+    if (second.ok && !sameAnswer(second.value, base))
       book.verified(endpoint, 'domain', `${domain} and ${other} give different searches`);
   }
   if (book.verdictOf(endpoint, 'domain') === undefined) {
@@ -61,7 +61,7 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
       firstPage(client.fanoutsCited(brand, { ...windows.wide, url, pageSize: 100 })),
     );
     if (!byUrl.ok) ctx.failed(endpoint, ['url'], byUrl.why);
-    else if (base && fingerprint(byUrl.value.records, byUrl.value.total) !== fingerprint(base.records, base.total))
+    else if (base && !sameAnswer(byUrl.value, base))
       book.verified(endpoint, 'url', `the searches that led to ${url} differ from those of ${domain}`);
     else if (!base && book.verdictOf(endpoint, 'domain') === 'wrong') {
       // The API refused the domain request for want of url or domain, and took this one: it reads url.

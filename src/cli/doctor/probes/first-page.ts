@@ -14,12 +14,8 @@ export async function firstPage<T>(pages: AsyncGenerator<Page<T, object>, Paging
   try {
     const next = await pages.next();
     if (next.done) return { records: [], rejects: [], total: 0, info: {} };
-    return {
-      records: next.value.records,
-      rejects: next.value.rejects,
-      total: next.value.totalRows,
-      info: next.value.info as Record<string, unknown>,
-    };
+    const { records, rejects, totalRows, info } = next.value;
+    return { records, rejects, total: totalRows, info: info as Record<string, unknown> };
   } finally {
     await pages.return(undefined as never).catch(() => {});
   }

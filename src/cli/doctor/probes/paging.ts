@@ -92,10 +92,10 @@ export async function probePaging(
       book.verified(endpoint, 'page', `page 2 holds other records than page 1`);
       // A count of its own page's records is no count of the set: runs cannot tell a slice read whole from one cut short.
       if (count === 1 && total === 1) {
-        ctx.assumptions.push({
-          ok: false,
-          line: `paging: ${endpoint}'s total_rows counts the records of its page, not the set (total_rows 1 on a page of 1, yet page 2 holds more): bvsync reads past a full first page, but cannot check that a slice of several pages is whole, so such slices end incomplete`,
-        });
+        ctx.addAssumption(
+          false,
+          `paging: ${endpoint}'s total_rows counts the records of its page, not the set (total_rows 1 on a page of 1, yet page 2 holds more): bvsync reads past a full first page, but cannot check that a slice of several pages is whole, so such slices end incomplete`,
+        );
       }
     }
     if (count === 1 && page1.records.length === 1)
@@ -127,12 +127,11 @@ async function probeFirstPage(
     const setting = ctx.config.api.firstPage;
     const seen =
       head === undefined ? `is empty, though total_rows says ${total ?? 'more'}` : 'begins with another record';
-    ctx.assumptions.push({
-      ok: false,
-      line:
-        `paging: ${endpoint}'s page ${setting} holds a record at one record a page, but at two a page it ${seen}: the API does not number its first page ${setting} ` +
+    ctx.addAssumption(
+      false,
+      `paging: ${endpoint}'s page ${setting} holds a record at one record a page, but at two a page it ${seen}: the API does not number its first page ${setting} ` +
         `(or orders its records otherwise from one request to the next), so every slice would miss its first records; try api.firstPage ${setting === 1 ? 0 : 1}`,
-    });
+    );
   } finally {
     await pages.return(undefined as never).catch(() => {});
   }

@@ -1,7 +1,7 @@
 import type { ProductRankingRow } from '../../../streams/product-ranking.js';
 import type { SwotAnswer } from '../../../streams/swot.js';
 import { ENDPOINTS } from '../endpoints.js';
-import { dayOf, fingerprint, type ProbeContext } from '../probe-context.js';
+import { dayOf, sameAnswer, type ProbeContext } from '../probe-context.js';
 import { compareEngines, compareToBase, compareTopics, invalidAs } from './compare.js';
 import { probeDateRange } from './date-range.js';
 import { firstPage, isEmpty, type FirstPage } from './first-page.js';
@@ -29,11 +29,7 @@ export async function probeProductRanking(ctx: ProbeContext): Promise<void> {
       tiebreak: invalidAs(read, 'metric', 'not-a-metric'),
     },
   );
-  if (
-    byRecommendation &&
-    base &&
-    fingerprint(byRecommendation.records, byRecommendation.total) === fingerprint(base.records, base.total)
-  ) {
+  if (byRecommendation && base && sameAnswer(byRecommendation, base)) {
     const rows = byRecommendation.records;
     const values = rows.map((r) => r.recommendation).filter((v): v is number => typeof v === 'number');
     if (values.length === rows.length && values.some((v, i) => i > 0 && v > values[i - 1]!)) {
