@@ -1,5 +1,6 @@
 import { prefixWarehouse } from '../../engine/writer/prefix-warehouse.js';
-import { connectRedis, describeUrl, isConfigProblem, LOCAL_REDIS_URL, pingRedis } from '../../engine/redis/redis.js';
+import { connectRedis, isConfigProblem, LOCAL_REDIS_URL, pingRedis } from '../../engine/redis/redis.js';
+import { describeRedisAddress } from '../../redis-address.js';
 import { publishedWarehouseId, warehouseIdentity, warehouseLine } from '../status/warehouse-line.js';
 import type { ApiClient } from '../../api/client.js';
 import { answerOf, probeBrandAccess, wrongUrlReason } from '../brand-access-probe.js';
@@ -64,14 +65,14 @@ export async function checkRedis(config: Config, add: AddCheck): Promise<boolean
   const url = config.redisUrl ?? LOCAL_REDIS_URL;
   try {
     await pingRedis(url, { prefix: config.redisPrefix });
-    return add(true, `redis: ${describeUrl(url)} answers PING`);
+    return add(true, `redis: ${describeRedisAddress(url)} answers PING`);
   } catch (error) {
     const message = errorMessage(error);
     return add(
       false,
       isConfigProblem(error)
         ? `redis: ${message}`
-        : `redis: ${describeUrl(url)}: ${message} (set REDIS_URL, or run \`docker compose up -d redis\`)`,
+        : `redis: ${describeRedisAddress(url)}: ${message} (set REDIS_URL, or run \`docker compose up -d redis\`)`,
     );
   }
 }

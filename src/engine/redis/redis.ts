@@ -303,9 +303,6 @@ function friendlier(error: unknown, where: string): unknown {
   return error;
 }
 
-/** The address without its password, for messages. */
-export const describeUrl = describeRedisAddress;
-
 /**
  * The shell a private redis-server runs under. It ends the server and removes its folder once its stdin reaches end
  * of file: when stop() closes it, or when this process ends in any way at all, SIGKILL and a closed terminal's SIGHUP
