@@ -65,3 +65,11 @@ export function answerOf(error: ApiError): string {
 export function answerWithRequest(error: ApiError): string {
   return `${answerOf(error)}${error.requestId ? `, request ${error.requestId}` : ''}`;
 }
+
+const KEY_SETTING = 'BVSYNC_API_KEY (config "api.apiKey")';
+export const URL_SETTING = 'BVSYNC_API_URL (config "api.url")';
+
+/** A refused key stops sync, plan, apply and verify alike; `undone` follows the answer, e.g. `; nothing was written`. */
+export function refusedKeyMessage(answer: string, undone: string): string {
+  return `the API refused the key (${answer})${undone}. Check ${KEY_SETTING}, then run \`bvsync doctor\``;
+}

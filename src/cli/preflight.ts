@@ -17,14 +17,20 @@ import { checkDatabasePath, checkWarehousePair, DatabasePathError } from '../war
 import { measureDiskRoom } from '../warehouse/file/disk-need.js';
 import { memoryLimitWarning } from '../warehouse/file/duckdb-budget.js';
 import { workingPathFor } from '../warehouse/paths.js';
-import { answerOf, answerWithRequest, probeApiConfig, probeBrandAccess, wrongUrlReason } from './brand-access-probe.js';
+import {
+  answerOf,
+  answerWithRequest,
+  probeApiConfig,
+  probeBrandAccess,
+  refusedKeyMessage,
+  URL_SETTING,
+  wrongUrlReason,
+} from './brand-access-probe.js';
 import { UsageError } from './fail.js';
 import type { Config } from '../configuration.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 
 /** Where an operator sets the key; named in messages instead of the key. */
-const KEY_SETTING = 'BVSYNC_API_KEY (config "api.apiKey")';
-const URL_SETTING = 'BVSYNC_API_URL (config "api.url")';
 const BRANDS_SETTING = 'BVSYNC_BRANDS (config "brands")';
 
 export interface PreflightOptions {
@@ -295,8 +301,10 @@ function refusedKey(error: AuthError, requests: number): UsageError {
   // A 403 naming neither the key nor the brand stops the command only when two endpoints gave it (probeBrandAccess).
   const both = refusesKey(error) ? '' : ', on the competitors list and the content analyses both';
   return new UsageError(
-    `the API refused the key (${answerWithRequest(error)}${both}) after ${requests} request${requests === 1 ? '' : 's'}; nothing was planned or fetched. ` +
-      `Check ${KEY_SETTING}, then run \`bvsync doctor\``,
+    refusedKeyMessage(
+      `${answerWithRequest(error)}${both}`,
+      ` after ${requests} request${requests === 1 ? '' : 's'}; nothing was planned or fetched`,
+    ),
     undefined,
     // Its cause's code (`unauthorized`) is what makes a command send `key_refused` (src/notify/failure-notice.ts).
     { cause: error },

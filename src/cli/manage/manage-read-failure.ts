@@ -1,7 +1,7 @@
 import { AuthError, BrandAccessDeniedError, TransientError } from '../../api/errors.js';
 import { EXIT_NOT_DONE } from '../exit-codes.js';
 import { UsageError } from '../fail.js';
-import { answerWithRequest } from '../brand-access-probe.js';
+import { answerWithRequest, refusedKeyMessage, URL_SETTING } from '../brand-access-probe.js';
 
 /**
  * A failure of the reads that start `plan` and `apply`, with what to check: a refused key or brand is a setup error
@@ -10,13 +10,11 @@ import { answerWithRequest } from '../brand-access-probe.js';
 export function explainReadFailure(error: unknown, brandId: number, source: string): unknown {
   if (error instanceof TransientError && (error.reason === 'network' || error.reason === 'timeout'))
     return new UsageError(
-      `${error.message}; nothing was written. Check BVSYNC_API_URL (config "api.url") and the network, then run again`,
+      `${error.message}; nothing was written. Check ${URL_SETTING} and the network, then run again`,
       EXIT_NOT_DONE,
     );
   if (error instanceof AuthError)
-    return new UsageError(
-      `the API refused the key (${answerWithRequest(error)}); nothing was written. Check BVSYNC_API_KEY (config "api.apiKey"), then run \`bvsync doctor\``,
-    );
+    return new UsageError(refusedKeyMessage(answerWithRequest(error), '; nothing was written'));
   if (error instanceof BrandAccessDeniedError)
     return new UsageError(
       `the API key has no access to brand ${brandId} (${answerWithRequest(error)}); nothing was written. ` +

@@ -23,7 +23,8 @@ import {
 } from '../context.js';
 import { EXIT_NOT_DONE } from '../exit-codes.js';
 import { UsageError } from '../fail.js';
-import { answerWithRequest } from '../brand-access-probe.js';
+import { answerWithRequest, refusedKeyMessage } from '../brand-access-probe.js';
+import { descriptionOf } from '../commands.js';
 import { databasePath } from './sql.js';
 
 interface VerifyFlags extends CommonFlags {
@@ -45,9 +46,7 @@ const DEFAULT_NARROWING_CALLS = 100;
 export function verifyCommand(): Command {
   return addCommonOptions(
     new Command('verify')
-      .description(
-        "Compare the warehouse with the API's own range answers (answers, visibility per topic and engine, tracked URL citations, citation totals, product ranks) and name the days to backfill again",
-      )
+      .description(descriptionOf('verify'))
       .option('--from <YYYY-MM-DD>', `first day (default: ${DEFAULT_WINDOW_DAYS - 1} days before --to)`)
       .option('--to <YYYY-MM-DD>', 'last day (default: the newest day before today that the database has complete)')
       .option(
@@ -135,9 +134,7 @@ export function verifyCommand(): Command {
 /** A refused key or brand is a setup error (exit 2), said with what to check, as sync and plan say it. */
 function explainRefusal(error: unknown): unknown {
   if (error instanceof AuthError)
-    return new UsageError(
-      `the API refused the key (${answerWithRequest(error)}); nothing was compared. Check BVSYNC_API_KEY (config "api.apiKey"), then run \`bvsync doctor\``,
-    );
+    return new UsageError(refusedKeyMessage(answerWithRequest(error), '; nothing was compared'));
   if (error instanceof BrandAccessDeniedError)
     return new UsageError(
       `the API key cannot read a brand asked for (${error.endpoint}: ${answerWithRequest(error)}); nothing was compared. Pass --brand with the brands the key may use`,
