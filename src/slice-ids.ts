@@ -8,6 +8,12 @@ export function brandStreamId(brandId: number, stream: string): string {
   return `${brandId}|${stream}`;
 }
 
+/** The brand and stream a `brand|stream` id names; both empty where the id lacks them. */
+export function splitBrandStreamId(id: string): { brand: string; stream: string } {
+  const [brand = '', stream = ''] = id.split('|');
+  return { brand, stream };
+}
+
 /** `brand|stream|key`: one slice of a brand's stream. */
 export function sliceId(brandId: number, stream: string, key: string): string {
   return `${brandStreamId(brandId, stream)}|${key}`;

@@ -1,5 +1,6 @@
 import type { StreamCounters } from '../../engine/run/run-store.js';
 import { formatDuration, formatInteger } from '../../format.js';
+import { splitBrandStreamId } from '../../slice-ids.js';
 
 export interface ProgressSnapshot {
   planned: number;
@@ -72,10 +73,7 @@ export interface SummaryRow {
 /** Rows of the end-of-run table, sorted by brand then stream, from the run's counters keyed `brand|stream`. */
 export function summaryRows(counters: Map<string, StreamCounters>): SummaryRow[] {
   return [...counters.entries()]
-    .map(([group, value]) => {
-      const [brand = '', stream = ''] = group.split('|');
-      return { brand, stream, counters: value };
-    })
+    .map(([group, value]) => ({ ...splitBrandStreamId(group), counters: value }))
     .sort((a, b) => Number(a.brand) - Number(b.brand) || a.stream.localeCompare(b.stream));
 }
 

@@ -1,5 +1,6 @@
 import { formatCount, formatInteger } from '../../format.js';
 import { textTable } from '../../text-table.js';
+import { splitBrandStreamId } from '../../slice-ids.js';
 import { isFinishedRunStatus } from '../../vocabulary.js';
 import { describeGap, phaseOf } from '../../engine/plan/plan.js';
 import { connectRedis } from '../../engine/redis/redis.js';
@@ -175,7 +176,7 @@ function stepCounts(progress: RunProgress, phases: ReadonlyMap<string, number>):
   let planned = 0;
   let done = 0;
   for (const [group, counters] of progress.counters) {
-    if ((phases.get(group.split('|')[1] ?? '') ?? 1) !== phase) continue;
+    if ((phases.get(splitBrandStreamId(group).stream) ?? 1) !== phase) continue;
     planned += counters.planned;
     done += counters.done;
   }
