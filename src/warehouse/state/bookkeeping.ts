@@ -97,12 +97,7 @@ export async function storedSliceStates(
     params,
   );
   for (const row of found) {
-    const key = sliceKeyText({
-      brandId: Number(row.brand_id),
-      stream: String(row.stream),
-      sliceKey: String(row.slice_key),
-    });
-    states.set(key, {
+    states.set(sliceId(Number(row.brand_id), String(row.stream), String(row.slice_key)), {
       status: row.status as SliceStatus,
       rows: Number(row.rows ?? 0),
       runId: row.run_id as string | null,
