@@ -13,6 +13,7 @@ import { castTypeOf, promotedRow } from './table-plan.js';
 import { compileScope } from './scope.js';
 import { SLICE_QUERIES_TABLE, dropUnsaidSliceQueries, sliceQueryWrite } from '../provenance.js';
 import type { RunCounters } from '../state/run-log.js';
+import type { SliceKey } from '../state/bookkeeping.js';
 import { journalWrites } from '../publish/publish-journal.js';
 import type { CommitFence } from './commit-fence.js';
 import { recordSliceCommits } from './slice-commits.js';
@@ -31,10 +32,7 @@ export interface TableLoadResult {
   written: number;
 }
 
-export interface LoadResult {
-  brandId: number;
-  stream: string;
-  sliceKey: string;
+export interface LoadResult extends SliceKey {
   tables: TableLoadResult[];
   /** Rows written to data tables (rejects not counted). */
   rowsWritten: number;

@@ -64,7 +64,7 @@ export async function completeDays(
   return rows.map((row) => ({ day: String(row.day), complete: row.complete === true }));
 }
 
-/** A slice as `storedSliceStates` is asked for it. */
+/** A slice as `_sync_state` keys it. */
 export interface SliceKey {
   brandId: number;
   stream: string;

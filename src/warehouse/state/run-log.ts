@@ -1,6 +1,8 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { FinishedRunStatus, RunKind, RunLogStatus, SliceStatus } from '../../vocabulary.js';
 import { readRows } from '../read-rows.js';
+import type { SliceState } from '../load/slice-batch.js';
+import type { SliceKey } from './bookkeeping.js';
 import { brandStreamId } from '../../slice-ids.js';
 
 export interface RunStart {
@@ -30,17 +32,10 @@ export interface RunRow extends RunStart, RunCounters {
   status: RunLogStatus;
 }
 
-export interface SliceStateRow {
-  brandId: number;
-  stream: string;
-  sliceKey: string;
+export interface SliceStateRow
+  extends SliceKey,
+    Pick<SliceState, 'status' | 'rows' | 'totalRows' | 'attempts' | 'requests' | 'lastError'> {
   day: string | null;
-  status: SliceStatus;
-  rows: number;
-  totalRows: number | null;
-  attempts: number;
-  requests: number;
-  lastError: string | null;
   errorCode: string | null;
   requestId: string | null;
   runId: string | null;
@@ -110,11 +105,7 @@ export async function finishRun(connection: DuckDBConnection, runId: string, sta
 }
 
 /** API calls of a run that no slice's load counted, e.g. those of a slice stopped by `bvsync cancel` mid-read. */
-export interface UncountedRequests {
-  requests: number;
-  retries: number;
-  rateLimited: number;
-}
+export type UncountedRequests = Pick<RunCounters, 'requests' | 'retries' | 'rateLimited'>;
 
 /**
  * Adds calls of the run that no slice carried into `_sync_runs` (a slice's own calls reach it with its load); returns
