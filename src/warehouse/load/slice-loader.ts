@@ -583,19 +583,15 @@ function mergeStatement(plan: TablePlan, source: string, order: readonly string[
 
 async function applyWrite(connection: DuckDBConnection, item: StagedWrite): Promise<TableLoadResult> {
   const { write, plan } = item;
-  const table = `main.${quoteIdent(plan.info.name)}`;
   const result = resultOf(item);
-
-  if (write.mode === 'replace') {
+  if (write.mode === 'replace')
     result.deleted = await deleteWhere(connection, item, await checkScope(connection, item));
-    if (item.staged) {
-      result.written = (await connection.run(`INSERT INTO ${table} BY NAME ${dedupedStage(plan, item)}`)).rowsChanged;
-    }
-    return result;
-  }
-
   if (!item.staged) return result;
-  result.written = (await connection.run(mergeStatement(plan, stagedRows(item), ['_seq']))).rowsChanged;
+  const statement =
+    write.mode === 'replace'
+      ? `INSERT INTO main.${quoteIdent(plan.info.name)} BY NAME ${dedupedStage(plan, item)}`
+      : mergeStatement(plan, stagedRows(item), ['_seq']);
+  result.written = (await connection.run(statement)).rowsChanged;
   return result;
 }
 
