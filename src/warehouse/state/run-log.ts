@@ -164,12 +164,7 @@ export async function cursors(connection: DuckDBConnection): Promise<Map<string,
 }
 
 /** A slice's outcome in one run: what finalize needs of every slice, without the errors and counters of `sliceStates`. */
-export interface SliceOutcome {
-  brandId: number;
-  stream: string;
-  day: string | null;
-  status: SliceStatus;
-}
+export type SliceOutcome = Pick<SliceStateRow, 'brandId' | 'stream' | 'day' | 'status'>;
 
 /**
  * Each slice's status in the run's attempt, as `sliceStates({ runId })` reads it (test/warehouse/loader.int.test.ts):
