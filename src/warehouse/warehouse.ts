@@ -213,7 +213,7 @@ export class Warehouse {
   }
 
   schemaDrift(): Promise<DriftEntry[]> {
-    return this.serial(() => driftEntries((sql) => readRows(this.connection, sql)));
+    return this.serial(() => driftEntries(this.reader()));
   }
 
   /** Loads one slice in one transaction; see `loadSliceBatches`. */
