@@ -517,16 +517,14 @@ function scopeTuples(
   return rows.length ? { columns, rows, params } : undefined;
 }
 
-/** The rows each write brings once deduplicated by key (what inserting or merging it alone would write), by `_part`. */
-async function dedupedCounts(
-  connection: DuckDBConnection,
-  plan: TablePlan,
-  stage: string,
-): Promise<Map<number, number>> {
+/** The rows each write brings once deduplicated by key (what inserting or merging it alone would write). */
+async function dedupedCounts(connection: DuckDBConnection, items: readonly StagedWrite[]): Promise<number[]> {
+  const { plan, stage } = items[0]!;
   const rows = await connection.runAndReadAll(
     `SELECT _part, count(*) FROM (SELECT _part FROM temp.main.${quoteIdent(stage)} ${lastPerKey(plan, ['_part'])}) GROUP BY _part`,
   );
-  return new Map(rows.getRowsJS().map(([part, count]) => [Number(part), Number(count)]));
+  const byPart = new Map(rows.getRowsJS().map(([part, count]) => [Number(part), Number(count)]));
+  return items.map((item) => byPart.get(item.part) ?? 0);
 }
 
 async function replaceTogether(
@@ -544,20 +542,18 @@ async function replaceTogether(
     `INSERT INTO main.${quoteIdent(plan.info.name)} BY NAME SELECT * EXCLUDE (_seq, _part) FROM temp.main.${quoteIdent(stage)}
      ${lastPerKey(plan, ['_part'])}`,
   );
-  const counts = await dedupedCounts(connection, plan, stage);
-  for (const [index, item] of items.entries()) results[index]!.written = counts.get(item.part) ?? 0;
+  const written = await dedupedCounts(connection, items);
+  for (const [index, count] of written.entries()) results[index]!.written = count;
   return results;
 }
 
 async function mergeTogether(connection: DuckDBConnection, items: readonly StagedWrite[]): Promise<TableLoadResult[]> {
-  const results = items.map(resultOf);
   const { plan, stage } = items[0]!;
-  const counts = await dedupedCounts(connection, plan, stage);
+  const written = await dedupedCounts(connection, items);
   await connection.run(
     mergeStatement(plan, `SELECT * EXCLUDE (_seq, _part) FROM temp.main.${quoteIdent(stage)}`, ['_part', '_seq']),
   );
-  for (const [index, item] of items.entries()) results[index]!.written = counts.get(item.part) ?? 0;
-  return results;
+  return items.map((item, index) => ({ ...resultOf(item), written: written[index]! }));
 }
 
 /**
