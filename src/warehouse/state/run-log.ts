@@ -137,19 +137,16 @@ export async function advanceCursor(
   day: string,
   runId: string,
 ): Promise<string> {
-  await connection.run(
+  const [stored] = await readRows(
+    connection,
     `INSERT INTO _sync_cursors (brand_id, stream, through_day, run_id, updated_at)
      VALUES (CAST($1 AS BIGINT), $2, CAST($3 AS DATE), $4, current_timestamp)
      ON CONFLICT (brand_id, stream) DO UPDATE SET
        run_id = CASE WHEN EXCLUDED.through_day >= _sync_cursors.through_day THEN EXCLUDED.run_id ELSE _sync_cursors.run_id END,
        through_day = greatest(_sync_cursors.through_day, EXCLUDED.through_day),
-       updated_at = EXCLUDED.updated_at`,
+       updated_at = EXCLUDED.updated_at
+     RETURNING CAST(through_day AS VARCHAR) AS through_day`,
     [brandId, stream, day, runId],
-  );
-  const [stored] = await readRows(
-    connection,
-    `SELECT CAST(through_day AS VARCHAR) AS through_day FROM _sync_cursors WHERE brand_id = CAST($1 AS BIGINT) AND stream = $2`,
-    [brandId, stream],
   );
   return stored!.through_day as string;
 }
