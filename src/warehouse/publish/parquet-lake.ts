@@ -311,9 +311,8 @@ async function changedPartitions(
       runs.add(entry.runId);
       continue;
     }
-    const scope: Scope = { ...entry.scope };
     // As publish-changes.ts narrows it: the loader applies a scope without brand_id to the slice's brand.
-    if (!('brand_id' in scope) && partitionBy.includes('brand_id')) scope.brand_id = entry.brandId;
+    const scope: Scope = { brand_id: entry.brandId, ...entry.scope };
     const onPartitions: Scope = {};
     for (const column of partitionBy) if (column in scope) onPartitions[column] = scope[column]!;
     scopes.push(onPartitions);
