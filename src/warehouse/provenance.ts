@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Row, SliceBatch, TableWrite } from './load/slice-batch.js';
+import type { SliceKey } from './state/bookkeeping.js';
 import { DAY_MS } from '../days.js';
 
 /**
@@ -213,7 +214,7 @@ export function sliceQueryWrite(
   return sliceQueriesReplace(batch, [row]);
 }
 
-function sliceQueriesReplace(slice: Pick<SliceBatch, 'brandId' | 'stream' | 'sliceKey'>, rows: Row[]): TableWrite {
+function sliceQueriesReplace(slice: SliceKey, rows: Row[]): TableWrite {
   return {
     table: SLICE_QUERIES_TABLE,
     mode: 'replace',
@@ -228,7 +229,7 @@ function sliceQueriesReplace(slice: Pick<SliceBatch, 'brandId' | 'stream' | 'sli
  */
 export async function dropUnsaidSliceQueries(
   connection: DuckDBConnection,
-  slices: readonly (Pick<SliceBatch, 'brandId' | 'stream' | 'sliceKey'> | undefined)[],
+  slices: readonly (SliceKey | undefined)[],
 ): Promise<Map<number, TableWrite>> {
   const asked = slices.flatMap((slice, position) => (slice ? [{ slice, position }] : []));
   if (!asked.length) return new Map();

@@ -20,6 +20,5 @@ export async function readValue(connection: DuckDBConnection, sql: string, param
 
 /** Runs a query and returns its rows as plain objects. Cast DATE columns to VARCHAR to get `YYYY-MM-DD`. */
 export async function readRows(connection: DuckDBConnection, sql: string, params?: DuckDBValue[]): Promise<PlainRow[]> {
-  const reader = await connection.runAndReadAll(sql, params);
-  return reader.getRowObjectsJS().map((row) => plainValue(row) as PlainRow);
+  return (await connection.runAndReadAll(sql, params)).getRowObjectsJS().map((row) => plainValue(row) as PlainRow);
 }

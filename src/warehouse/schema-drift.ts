@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { hasColumn, type TableInfo } from './catalog.js';
-import { readRows } from './read-rows.js';
+import { readRows, type PlainRow } from './read-rows.js';
+import type { RowReader } from './state/bookkeeping.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
 
 /** The kinds of drift `_schema_drift` records (docs/schema-drift.md). */
@@ -135,9 +136,7 @@ export async function driftFirstSeenBy(connection: DuckDBConnection, runId: stri
 }
 
 /** Every recorded entry, for `status`, `doctor` and the gauge. */
-export async function driftEntries(
-  read: (sql: string) => Promise<Array<Record<string, unknown>>>,
-): Promise<DriftEntry[]> {
+export async function driftEntries(read: RowReader): Promise<DriftEntry[]> {
   const rows = await read(
     `SELECT *, kind <> 'engine' OR first_seen > min(first_seen) OVER (PARTITION BY table_name, kind) AS is_new
      FROM _schema_drift ORDER BY table_name, kind, name, "value"`,
@@ -145,7 +144,7 @@ export async function driftEntries(
   return rows.map(driftEntryOf);
 }
 
-function driftEntryOf(row: Record<string, unknown>): DriftEntry {
+function driftEntryOf(row: PlainRow): DriftEntry {
   return {
     table: String(row.table_name),
     kind: String(row.kind) as DriftKind,

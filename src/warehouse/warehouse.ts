@@ -55,7 +55,7 @@ import {
   type SliceStateRow,
   type UncountedRequests,
 } from './state/run-log.js';
-import { dimensionReads } from './state/dimension-reads.js';
+import { dimensionReads, type DimensionReads } from './state/dimension-reads.js';
 import { OTHER_ENGINES_SQL, type OtherEnginesDays } from './state/other-engines.js';
 import { COMPLETE_SLICES_SQL } from './state/complete-slices.js';
 import { SERIES_READ_DAYS_SQL } from './state/unread-days.js';
@@ -116,7 +116,7 @@ export interface Reopen {
  * The single writer of the working DuckDB file. Every call runs after the previous one finished (one
  * connection, one transaction at a time), so callers may fire them concurrently.
  */
-export class Warehouse {
+export class Warehouse implements DimensionReads {
   private queue: Promise<unknown> = Promise.resolve();
   private plans = new Map<string, TablePlan>();
   private closed = false;
@@ -213,7 +213,7 @@ export class Warehouse {
   }
 
   schemaDrift(): Promise<DriftEntry[]> {
-    return this.serial(() => driftEntries((sql) => readRows(this.connection, sql)));
+    return this.serial(() => driftEntries(this.reader()));
   }
 
   /** Loads one slice in one transaction; see `loadSliceBatches`. */
@@ -372,12 +372,10 @@ export class Warehouse {
     return this.serial(() => schemaVersion(this.connection));
   }
 
-  /** One column of a brand's rows of a table: what a stream provides to the streams of later phases (src/streams/dimensions.ts). */
   brandColumn(table: string, column: string, brandId: number): Promise<unknown[]> {
     return this.serial(() => dimensionReads(this.reader()).brandColumn(table, column, brandId));
   }
 
-  /** The tracked pages the API still lists, or listed from `since` on (src/streams/dimensions.ts, `DimensionSource.listedPages`). */
   listedPages(brandId: number, since?: string): Promise<string[]> {
     return this.serial(() => dimensionReads(this.reader()).listedPages(brandId, since));
   }
@@ -460,7 +458,6 @@ export class Warehouse {
     );
   }
 
-  /** The engines the `info.query` echoes of a stream's slices named, per brand (src/warehouse/provenance.ts). */
   echoedEngines(stream: string): Promise<Map<number, string[]>> {
     return this.serial(() => dimensionReads(this.reader()).echoedEngines(stream));
   }

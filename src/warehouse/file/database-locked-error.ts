@@ -32,8 +32,7 @@ export class DatabaseLockedError extends Error {
 
 /** DuckDB's words for a lock held by another process (`Could not set lock on file "...": Conflicting lock is held in ...`). */
 export function isLockConflict(error: unknown): boolean {
-  const message = errorMessage(error);
-  return /Could not set lock on file|Conflicting lock is held/i.test(message);
+  return /Could not set lock on file|Conflicting lock is held/i.test(errorMessage(error));
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { SliceKey } from '../state/bookkeeping.js';
+
 /**
  * What the writer's lease lends each DuckDB commit: a fencing token that only grows, confirmed inside the transaction
  * just before COMMIT, so a writer that lost the lease commits nothing (test/e2e/lease-fence.int.test.ts).
@@ -7,14 +9,7 @@ export interface CommitFence {
    * Resolves with the token when it is still the lease's (renewing the lease); rejects with WriterFencedError
    * otherwise. `slices`: those a slice load's COMMIT would make; a rejection rolls every one of them back.
    */
-  confirm(slices?: readonly FencedSlice[]): Promise<number>;
-}
-
-/** A slice a fenced COMMIT holds, as `_sync_state` keys it. */
-export interface FencedSlice {
-  brandId: number;
-  stream: string;
-  sliceKey: string;
+  confirm(slices?: readonly SliceKey[]): Promise<number>;
 }
 
 /** A commit refused because its writer no longer holds the lease: rolled back, and the writer stops being the writer. */

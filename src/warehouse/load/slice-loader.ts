@@ -13,6 +13,7 @@ import { castTypeOf, promotedRow } from './table-plan.js';
 import { compileScope } from './scope.js';
 import { SLICE_QUERIES_TABLE, dropUnsaidSliceQueries, sliceQueryWrite } from '../provenance.js';
 import type { RunCounters } from '../state/run-log.js';
+import type { SliceKey } from '../state/bookkeeping.js';
 import { journalWrites } from '../publish/publish-journal.js';
 import type { CommitFence } from './commit-fence.js';
 import { recordSliceCommits } from './slice-commits.js';
@@ -31,10 +32,7 @@ export interface TableLoadResult {
   written: number;
 }
 
-export interface LoadResult {
-  brandId: number;
-  stream: string;
-  sliceKey: string;
+export interface LoadResult extends SliceKey {
   tables: TableLoadResult[];
   /** Rows written to data tables (rejects not counted). */
   rowsWritten: number;
@@ -519,16 +517,14 @@ function scopeTuples(
   return rows.length ? { columns, rows, params } : undefined;
 }
 
-/** The rows each write brings once deduplicated by key (what inserting or merging it alone would write), by `_part`. */
-async function dedupedCounts(
-  connection: DuckDBConnection,
-  plan: TablePlan,
-  stage: string,
-): Promise<Map<number, number>> {
+/** The rows each write brings once deduplicated by key (what inserting or merging it alone would write). */
+async function dedupedCounts(connection: DuckDBConnection, items: readonly StagedWrite[]): Promise<number[]> {
+  const { plan, stage } = items[0]!;
   const rows = await connection.runAndReadAll(
     `SELECT _part, count(*) FROM (SELECT _part FROM temp.main.${quoteIdent(stage)} ${lastPerKey(plan, ['_part'])}) GROUP BY _part`,
   );
-  return new Map(rows.getRowsJS().map(([part, count]) => [Number(part), Number(count)]));
+  const byPart = new Map(rows.getRowsJS().map(([part, count]) => [Number(part), Number(count)]));
+  return items.map((item) => byPart.get(item.part) ?? 0);
 }
 
 async function replaceTogether(
@@ -546,20 +542,18 @@ async function replaceTogether(
     `INSERT INTO main.${quoteIdent(plan.info.name)} BY NAME SELECT * EXCLUDE (_seq, _part) FROM temp.main.${quoteIdent(stage)}
      ${lastPerKey(plan, ['_part'])}`,
   );
-  const counts = await dedupedCounts(connection, plan, stage);
-  for (const [index, item] of items.entries()) results[index]!.written = counts.get(item.part) ?? 0;
+  const written = await dedupedCounts(connection, items);
+  for (const [index, count] of written.entries()) results[index]!.written = count;
   return results;
 }
 
 async function mergeTogether(connection: DuckDBConnection, items: readonly StagedWrite[]): Promise<TableLoadResult[]> {
-  const results = items.map(resultOf);
   const { plan, stage } = items[0]!;
-  const counts = await dedupedCounts(connection, plan, stage);
+  const written = await dedupedCounts(connection, items);
   await connection.run(
     mergeStatement(plan, `SELECT * EXCLUDE (_seq, _part) FROM temp.main.${quoteIdent(stage)}`, ['_part', '_seq']),
   );
-  for (const [index, item] of items.entries()) results[index]!.written = counts.get(item.part) ?? 0;
-  return results;
+  return items.map((item, index) => ({ ...resultOf(item), written: written[index]! }));
 }
 
 /**
@@ -585,19 +579,15 @@ function mergeStatement(plan: TablePlan, source: string, order: readonly string[
 
 async function applyWrite(connection: DuckDBConnection, item: StagedWrite): Promise<TableLoadResult> {
   const { write, plan } = item;
-  const table = `main.${quoteIdent(plan.info.name)}`;
   const result = resultOf(item);
-
-  if (write.mode === 'replace') {
+  if (write.mode === 'replace')
     result.deleted = await deleteWhere(connection, item, await checkScope(connection, item));
-    if (item.staged) {
-      result.written = (await connection.run(`INSERT INTO ${table} BY NAME ${dedupedStage(plan, item)}`)).rowsChanged;
-    }
-    return result;
-  }
-
   if (!item.staged) return result;
-  result.written = (await connection.run(mergeStatement(plan, stagedRows(item), ['_seq']))).rowsChanged;
+  const statement =
+    write.mode === 'replace'
+      ? `INSERT INTO main.${quoteIdent(plan.info.name)} BY NAME ${dedupedStage(plan, item)}`
+      : mergeStatement(plan, stagedRows(item), ['_seq']);
+  result.written = (await connection.run(statement)).rowsChanged;
   return result;
 }
 

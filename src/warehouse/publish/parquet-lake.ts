@@ -245,17 +245,10 @@ export async function writeLake(
  */
 function partitionColumns(info: TableInfo): string[] {
   if (isBookkeeping(info.name)) return [];
-  const has = (column: string) => hasColumn(info, column);
-  const columns = has('brand_id') ? ['brand_id'] : [];
-  if (has('day')) columns.push('day');
-  else if (
-    has('window_start') &&
-    has('window_end') &&
-    info.primaryKey.includes('window_start') &&
-    info.primaryKey.includes('window_end')
-  ) {
+  const columns = hasColumn(info, 'brand_id') ? ['brand_id'] : [];
+  if (hasColumn(info, 'day')) columns.push('day');
+  else if (info.primaryKey.includes('window_start') && info.primaryKey.includes('window_end'))
     columns.push('window_start', 'window_end');
-  }
   return columns;
 }
 
@@ -318,9 +311,8 @@ async function changedPartitions(
       runs.add(entry.runId);
       continue;
     }
-    const scope: Scope = { ...entry.scope };
     // As publish-changes.ts narrows it: the loader applies a scope without brand_id to the slice's brand.
-    if (!('brand_id' in scope) && partitionBy.includes('brand_id')) scope.brand_id = entry.brandId;
+    const scope: Scope = { brand_id: entry.brandId, ...entry.scope };
     const onPartitions: Scope = {};
     for (const column of partitionBy) if (column in scope) onPartitions[column] = scope[column]!;
     scopes.push(onPartitions);

@@ -50,9 +50,7 @@ export interface PublishEstimate {
   scanMs: number;
 }
 
-export interface EstimateInput {
-  rows: number;
-  scanMs: number;
+export interface EstimateInput extends Pick<PublishEstimate, 'rows' | 'scanMs'> {
   /** Size of the working file (what a full copy copies), in MB. */
   workingMb: number;
   /** Size of the published file, cloned first unless a clone was prepared during the run; 0 when one was. */

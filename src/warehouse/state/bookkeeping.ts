@@ -64,7 +64,7 @@ export async function completeDays(
   return rows.map((row) => ({ day: String(row.day), complete: row.complete === true }));
 }
 
-/** A slice as `storedSliceStates` is asked for it. */
+/** A slice as `_sync_state` keys it. */
 export interface SliceKey {
   brandId: number;
   stream: string;
@@ -97,12 +97,7 @@ export async function storedSliceStates(
     params,
   );
   for (const row of found) {
-    const key = sliceKeyText({
-      brandId: Number(row.brand_id),
-      stream: String(row.stream),
-      sliceKey: String(row.slice_key),
-    });
-    states.set(key, {
+    states.set(sliceId(Number(row.brand_id), String(row.stream), String(row.slice_key)), {
       status: row.status as SliceStatus,
       rows: Number(row.rows ?? 0),
       runId: row.run_id as string | null,

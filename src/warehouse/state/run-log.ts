@@ -1,6 +1,8 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { FinishedRunStatus, RunKind, RunLogStatus, SliceStatus } from '../../vocabulary.js';
 import { readRows } from '../read-rows.js';
+import type { SliceState } from '../load/slice-batch.js';
+import type { SliceKey } from './bookkeeping.js';
 import { brandStreamId } from '../../slice-ids.js';
 
 export interface RunStart {
@@ -30,17 +32,10 @@ export interface RunRow extends RunStart, RunCounters {
   status: RunLogStatus;
 }
 
-export interface SliceStateRow {
-  brandId: number;
-  stream: string;
-  sliceKey: string;
+export interface SliceStateRow
+  extends SliceKey,
+    Pick<SliceState, 'status' | 'rows' | 'totalRows' | 'attempts' | 'requests' | 'lastError'> {
   day: string | null;
-  status: SliceStatus;
-  rows: number;
-  totalRows: number | null;
-  attempts: number;
-  requests: number;
-  lastError: string | null;
   errorCode: string | null;
   requestId: string | null;
   runId: string | null;
@@ -110,11 +105,7 @@ export async function finishRun(connection: DuckDBConnection, runId: string, sta
 }
 
 /** API calls of a run that no slice's load counted, e.g. those of a slice stopped by `bvsync cancel` mid-read. */
-export interface UncountedRequests {
-  requests: number;
-  retries: number;
-  rateLimited: number;
-}
+export type UncountedRequests = Pick<RunCounters, 'requests' | 'retries' | 'rateLimited'>;
 
 /**
  * Adds calls of the run that no slice carried into `_sync_runs` (a slice's own calls reach it with its load); returns
@@ -146,19 +137,16 @@ export async function advanceCursor(
   day: string,
   runId: string,
 ): Promise<string> {
-  await connection.run(
+  const [stored] = await readRows(
+    connection,
     `INSERT INTO _sync_cursors (brand_id, stream, through_day, run_id, updated_at)
      VALUES (CAST($1 AS BIGINT), $2, CAST($3 AS DATE), $4, current_timestamp)
      ON CONFLICT (brand_id, stream) DO UPDATE SET
        run_id = CASE WHEN EXCLUDED.through_day >= _sync_cursors.through_day THEN EXCLUDED.run_id ELSE _sync_cursors.run_id END,
        through_day = greatest(_sync_cursors.through_day, EXCLUDED.through_day),
-       updated_at = EXCLUDED.updated_at`,
+       updated_at = EXCLUDED.updated_at
+     RETURNING CAST(through_day AS VARCHAR) AS through_day`,
     [brandId, stream, day, runId],
-  );
-  const [stored] = await readRows(
-    connection,
-    `SELECT CAST(through_day AS VARCHAR) AS through_day FROM _sync_cursors WHERE brand_id = CAST($1 AS BIGINT) AND stream = $2`,
-    [brandId, stream],
   );
   return stored!.through_day as string;
 }
@@ -173,12 +161,7 @@ export async function cursors(connection: DuckDBConnection): Promise<Map<string,
 }
 
 /** A slice's outcome in one run: what finalize needs of every slice, without the errors and counters of `sliceStates`. */
-export interface SliceOutcome {
-  brandId: number;
-  stream: string;
-  day: string | null;
-  status: SliceStatus;
-}
+export type SliceOutcome = Pick<SliceStateRow, 'brandId' | 'stream' | 'day' | 'status'>;
 
 /**
  * Each slice's status in the run's attempt, as `sliceStates({ runId })` reads it (test/warehouse/loader.int.test.ts):
