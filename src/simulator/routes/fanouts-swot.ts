@@ -3,7 +3,7 @@ import { normalizeDomain } from '../reports/citation-filter.js';
 import { fanoutsByPhrase, fanoutsCited } from '../reports/fanouts.js';
 import { swotAnswers } from '../reports/swot.js';
 import { LIMITS, SWOT_TYPE_VALUES } from '../spec-enums.js';
-import { pageOf, pagedInfo, readAnswerFilter, readPaging } from './common.js';
+import { pagedBody, readAnswerFilter, readPaging } from './common.js';
 import type { Route } from './route.js';
 
 /**
@@ -23,7 +23,7 @@ export const fanoutsByPhraseRoute: Route = {
     for (const key of query.sentNames()) if (key.startsWith('filter[')) query.accept(key);
     query.finish();
     const rows = fanoutsByPhrase(world, phrase!);
-    return { body: { data: pageOf(rows, paging), info: pagedInfo(paging, rows.length) } };
+    return { body: pagedBody(rows, paging) };
   },
 };
 
@@ -49,7 +49,7 @@ export const fanoutsCitedRoute: Route = {
       filter,
       url !== undefined ? { url } : { domain: normalizeDomain(domain!) },
     );
-    return { body: { data: pageOf(rows, paging), info: pagedInfo(paging, rows.length) } };
+    return { body: pagedBody(rows, paging) };
   },
 };
 
@@ -68,15 +68,7 @@ export const swotRoute: Route = {
     const statement = world.swotStatements.find((s) => s.id === Number(params[0]));
     if (!statement) throw simulatorNotFound(`no SWOT statement ${params[0]} for this brand`);
     const { rows, mentions } = swotAnswers(sim.store, world, filter, statement, competitors, type);
-    return {
-      body: {
-        data: pageOf(rows, paging),
-        info: {
-          ...pagedInfo(paging, rows.length),
-          type: statement.type,
-          statement: { id: statement.id, text: statement.text, mentions },
-        },
-      },
-    };
+    const info = { type: statement.type, statement: { id: statement.id, text: statement.text, mentions } };
+    return { body: pagedBody(rows, paging, info) };
   },
 };
