@@ -1,5 +1,5 @@
 import type { AnswerFilter, AnswerStore } from '../world/answers.js';
-import { DAY_MS, simDayString, monthStart, nextMonthStart, weekStart } from '../sim-days.js';
+import { DAY_MS, simDayString, monthStart, weekStart } from '../sim-days.js';
 import { OWNERSHIP_LABELS, type Ownership, type Period } from '../spec-enums.js';
 import type { BrandWorld } from '../world/world-types.js';
 import { citationMatches, type CitationFilter } from './citation-filter.js';
@@ -10,7 +10,7 @@ function periodStart(day: number, period: Period): number {
 }
 
 function nextPeriodStart(start: number, period: Period): number {
-  return period === 'day' ? start + 1 : period === 'week' ? start + 7 : nextMonthStart(start);
+  return period === 'day' ? start + 1 : period === 'week' ? start + 7 : monthStart(start, 1);
 }
 
 function previousPeriodStart(start: number, period: Period): number {
