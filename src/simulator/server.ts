@@ -77,10 +77,7 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
   if (!route) throw simulatorNotFound(`no endpoint ${req.method} ${url.pathname}`);
   let captures: string[];
   try {
-    captures = route.pattern
-      .exec(rest)!
-      .slice(1)
-      .map((part) => decodeURIComponent(part));
+    captures = route.pattern.exec(rest)!.slice(1).map(decodeURIComponent);
   } catch {
     throw simulatorValidationError([{ field: 'path', message: 'is not valid percent-encoding' }]);
   }

@@ -16,7 +16,6 @@ import {
 import { brandPath } from '../api/query.js';
 import { validateRecords } from '../api/validate.js';
 import { batches } from '../group-by.js';
-import type { Row } from '../warehouse/load/slice-batch.js';
 import { CITATION_FILTER_PARAMS, citationFilterQuery, type CitationFilters } from './citation-filters.js';
 import { distinctDomains, domainOf } from './domains.js';
 import { extraOf } from './extra.js';
@@ -203,7 +202,7 @@ export const citations = defineStream({
     } else {
       value = series.value;
     }
-    const citationRow: Row = {
+    const citationRow = {
       brand_id: brandId,
       day: row.date,
       dimension: series.dimension,

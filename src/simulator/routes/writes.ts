@@ -268,12 +268,7 @@ const createCompetitors: Route = {
         written.push({ ...suggestion, is_actual: true });
         return;
       }
-      const competitor = {
-        id: write.takeId(),
-        name: item.name,
-        website: item.website,
-        is_actual: true,
-      };
+      const competitor = { id: write.takeId(), name: item.name, website: item.website, is_actual: true };
       if (!write.dryRun) world.competitors.push(competitor);
       written.push({ ...competitor });
     });
