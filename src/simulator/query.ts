@@ -159,7 +159,6 @@ export class QueryReader {
     return { startMs: startBound.ms, endMs: endBound.ms };
   }
 
-  /** Every parameter name the request sent. */
   sentNames(): string[] {
     return [...new Set(this.search.keys())];
   }

@@ -122,7 +122,6 @@ function citationSeries(domains: readonly string[]): Array<{ label: string; para
 
 type SeriesSlice = WindowSlice<SeriesParams>;
 
-/** The report's filters for one series. */
 function filtersOf(
   series: SeriesParams,
 ): Pick<CitationsOptions, 'ownership' | 'sentiment' | 'contentTypes' | 'domains'> {
