@@ -145,10 +145,8 @@ export class QueryReader {
     for (const bound of [startParsed, endParsed])
       if (bound && shift !== 0 && /^\d{4}-\d{2}-\d{2}$/.test(bound.text)) bound.ms += shift;
     const endBound = endParsed ?? { ms: (today + 1) * DAY_MS - 1, text: simDayString(today) };
-    const startBound = startParsed ?? {
-      ms: (Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1) * DAY_MS,
-      text: simDayString(Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1),
-    };
+    const startDay = Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1;
+    const startBound = startParsed ?? { ms: startDay * DAY_MS, text: simDayString(startDay) };
     // A one-day range whose end day is left out is empty, not refused: as such an API answers it.
     const emptied = this.settings.endDayLeftOut && startBound.ms === endBound.ms + 1;
     if (startBound.ms > endBound.ms && !emptied)
