@@ -291,8 +291,7 @@ export async function listen(
       if (error instanceof SimulatorApiError) outcome = errorOutcome(error);
       else {
         process.stderr.write(`simulator: ${error instanceof Error ? error.stack : String(error)}\n`);
-        const message = errorMessage(error);
-        outcome = errorOutcome(new SimulatorApiError(500, 'internal_error', message));
+        outcome = errorOutcome(new SimulatorApiError(500, 'internal_error', errorMessage(error)));
       }
     }
     sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, fault, knobs.stallMs, stalls);
