@@ -40,7 +40,8 @@ export class QueryReader {
     return (this.mapping as Record<string, string | undefined>)[name] ?? name;
   }
 
-  private fail(name: string, message: string): undefined {
+  /** Records a problem with a parameter, by its wire name; routes add those of parameters read together. */
+  fail(name: string, message: string): undefined {
     this.errors.push({ field: this.wire(name), message });
     return undefined;
   }

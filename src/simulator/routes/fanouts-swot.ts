@@ -16,9 +16,8 @@ export const fanoutsByPhraseRoute: Route = {
   name: 'fanouts-by-phrase',
   handle({ world, query }) {
     const phrase = query.string('phrase', { min: 1, max: LIMITS.phraseMax });
-    if (phrase === undefined && !query.errors.some((e) => e.field === query.wire('phrase'))) {
-      query.errors.push({ field: query.wire('phrase'), message: 'is required' });
-    }
+    if (phrase === undefined && !query.errors.some((e) => e.field === query.wire('phrase')))
+      query.fail('phrase', 'is required');
     const paging = readPaging(query);
     for (const key of query.sentNames()) if (key.startsWith('filter[')) query.accept(key);
     query.finish();
@@ -40,7 +39,8 @@ export const fanoutsCitedRoute: Route = {
     const paging = readPaging(query);
     if ((url === undefined) === (domain === undefined)) {
       const message = url === undefined ? 'send one of url and domain' : 'send only one of url and domain';
-      query.errors.push({ field: query.wire('url'), message }, { field: query.wire('domain'), message });
+      query.fail('url', message);
+      query.fail('domain', message);
     }
     query.finish();
     const rows = fanoutsCited(
