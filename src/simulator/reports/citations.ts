@@ -1,5 +1,5 @@
 import type { AnswerFilter, AnswerStore } from '../world/answers.js';
-import { DAY_MS, simDayString, monthStart, weekStart } from '../sim-days.js';
+import { DAY_MS, simDayOfMs, simDayString, monthStart, weekStart } from '../sim-days.js';
 import { OWNERSHIP_LABELS, type Ownership, type Period } from '../spec-enums.js';
 import type { BrandWorld } from '../world/world-types.js';
 import { citationMatches, type CitationFilter } from './citation-filter.js';
@@ -33,8 +33,8 @@ export function citationsReport(
   period: Period,
   domains: string[] | undefined,
 ) {
-  const firstDay = Math.floor(filter.startMs / DAY_MS);
-  const lastDay = Math.floor(filter.endMs / DAY_MS);
+  const firstDay = simDayOfMs(filter.startMs);
+  const lastDay = simDayOfMs(filter.endMs);
   const starts: number[] = [];
   for (let start = periodStart(firstDay, period); start <= lastDay; start = periodFrom(start, period, 1))
     starts.push(start);

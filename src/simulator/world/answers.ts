@@ -1,4 +1,4 @@
-import { DAY_MS } from '../sim-days.js';
+import { DAY_MS, simDayOfMs } from '../sim-days.js';
 import type { Engine } from './engines.js';
 import { isVisible, visibleCount, type LateSettings } from '../faults/late-answers.js';
 import { hashKeys, hashString, randomFor, unitFor } from './random.js';
@@ -146,8 +146,8 @@ export class AnswerStore {
 
   /** Days of the filter's range that can hold answers, oldest first. */
   daysOf(filter: AnswerFilter): { first: number; last: number } {
-    const first = Math.max(this.options.firstDay, Math.floor(filter.startMs / DAY_MS));
-    const last = Math.min(this.options.today(), Math.floor(filter.endMs / DAY_MS));
+    const first = Math.max(this.options.firstDay, simDayOfMs(filter.startMs));
+    const last = Math.min(this.options.today(), simDayOfMs(filter.endMs));
     return { first, last };
   }
 
