@@ -1,16 +1,10 @@
 import type { WorkerHost } from '../engine/jobs/worker-host.js';
-import type { Logger } from '../log.js';
-import { startMetricsServer, type RunningMetricsServer } from './metrics-server.js';
+import { startMetricsServer, type MetricsServerOptions, type RunningMetricsServer } from './metrics-server.js';
 import type { PrometheusMetrics } from './prometheus-metrics.js';
 import { diskSpaceOf } from './disk-space.js';
 import { workingPathFor } from '../warehouse/paths.js';
 
-export interface HostMetricsOptions {
-  /** Port of `/metrics`; 0 picks a free one. */
-  port: number;
-  /** Interface to listen on; default `0.0.0.0`. */
-  host?: string;
-  log?: Logger;
+export interface HostMetricsOptions extends Pick<MetricsServerOptions, 'port' | 'host' | 'log'> {
   /** The published file (config `db`), whose working file's volume the disk gauges watch; undefined for a fetch-only worker. */
   db?: string;
 }
@@ -25,13 +19,7 @@ export function serveHostMetrics(
   options: HostMetricsOptions,
 ): Promise<RunningMetricsServer> {
   watchHost(host, metrics, options.db);
-  return startMetricsServer({
-    metrics,
-    port: options.port,
-    host: options.host,
-    log: options.log,
-    readiness: () => host.readiness(),
-  });
+  return startMetricsServer({ ...options, metrics, readiness: () => host.readiness() });
 }
 
 /**

@@ -5,10 +5,8 @@ import { listen } from './server.js';
 import { SimulatorState } from './state.js';
 import { createTruth, type SimulatorTruth } from './truth.js';
 
-export type { SimulatorOptions } from './options.js';
-export type { Knobs, FaultKind } from './knobs.js';
-export type { LoggedRequest } from './request-log.js';
-export type { SimulatorTruth } from './truth.js';
+export type { Knobs, LoggedRequest, SimulatorOptions, SimulatorTruth };
+export type { FaultKind } from './knobs.js';
 export type { Answer } from './world/answers.js';
 export { ENGINES } from './world/engines.js';
 

@@ -37,10 +37,7 @@ export interface SimulatorOptions extends Partial<Knobs> {
   endpointParams?: Readonly<Record<string, ParamMapping>>;
   /** How arrays are read from query strings; default `repeat`. */
   arrayFormat?: ArrayFormat;
-  /**
-   * How `info.query` echoes the end of the range: `inclusive` (default) as sent, `exclusive` as the instant after it
-   * (an end day D echoed `D+1T00:00:00Z`), as APIs that store half-open ranges do. The spec shows neither.
-   */
+  /** How `info.query` echoes the range (`RangeEndEcho`); default `inclusive`, as sent. */
   rangeEndEcho?: RangeEndEcho;
   /** Name of the idempotency header of writes; default `Idempotency-Key`. */
   idempotencyHeader?: string;

@@ -1,5 +1,5 @@
 import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
-import { DAY_MS, simDayString, parseSimDay } from './sim-days.js';
+import { DAY_MS, simDayOfMs, simDayString, parseSimDay } from './sim-days.js';
 import { simulatorValidationError, type SimulatorErrorDetail } from './sim-errors.js';
 import type { Knobs } from './knobs.js';
 import type { RangeEndEcho } from './options.js';
@@ -40,7 +40,8 @@ export class QueryReader {
     return (this.mapping as Record<string, string | undefined>)[name] ?? name;
   }
 
-  private fail(name: string, message: string): undefined {
+  /** Records a problem with a parameter, by its wire name; routes add those of parameters read together. */
+  fail(name: string, message: string): undefined {
     this.errors.push({ field: this.wire(name), message });
     return undefined;
   }
@@ -145,10 +146,8 @@ export class QueryReader {
     for (const bound of [startParsed, endParsed])
       if (bound && shift !== 0 && /^\d{4}-\d{2}-\d{2}$/.test(bound.text)) bound.ms += shift;
     const endBound = endParsed ?? { ms: (today + 1) * DAY_MS - 1, text: simDayString(today) };
-    const startBound = startParsed ?? {
-      ms: (Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1) * DAY_MS,
-      text: simDayString(Math.floor(endBound.ms / DAY_MS) - DEFAULT_RANGE_DAYS + 1),
-    };
+    const startDay = simDayOfMs(endBound.ms) - DEFAULT_RANGE_DAYS + 1;
+    const startBound = startParsed ?? { ms: startDay * DAY_MS, text: simDayString(startDay) };
     // A one-day range whose end day is left out is empty, not refused: as such an API answers it.
     const emptied = this.settings.endDayLeftOut && startBound.ms === endBound.ms + 1;
     if (startBound.ms > endBound.ms && !emptied)
@@ -159,7 +158,6 @@ export class QueryReader {
     return { startMs: startBound.ms, endMs: endBound.ms };
   }
 
-  /** Every parameter name the request sent. */
   sentNames(): string[] {
     return [...new Set(this.search.keys())];
   }

@@ -77,10 +77,7 @@ async function answer(sim: SimulatorState, req: IncomingMessage, url: URL, rawBo
   if (!route) throw simulatorNotFound(`no endpoint ${req.method} ${url.pathname}`);
   let captures: string[];
   try {
-    captures = route.pattern
-      .exec(rest)!
-      .slice(1)
-      .map((part) => decodeURIComponent(part));
+    captures = route.pattern.exec(rest)!.slice(1).map(decodeURIComponent);
   } catch {
     throw simulatorValidationError([{ field: 'path', message: 'is not valid percent-encoding' }]);
   }
@@ -294,8 +291,7 @@ export async function listen(
       if (error instanceof SimulatorApiError) outcome = errorOutcome(error);
       else {
         process.stderr.write(`simulator: ${error instanceof Error ? error.stack : String(error)}\n`);
-        const message = errorMessage(error);
-        outcome = errorOutcome(new SimulatorApiError(500, 'internal_error', message));
+        outcome = errorOutcome(new SimulatorApiError(500, 'internal_error', errorMessage(error)));
       }
     }
     sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, fault, knobs.stallMs, stalls);

@@ -23,14 +23,10 @@ export function weekStart(day: number): number {
   return day - ((day + 3) % 7);
 }
 
-export function monthStart(day: number): number {
+/** The first day of the day's month, or of the month `months` after it. */
+export function monthStart(day: number, months = 0): number {
   const date = new Date(day * DAY_MS);
-  return simDayOfMs(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
-}
-
-export function nextMonthStart(day: number): number {
-  const date = new Date(day * DAY_MS);
-  return simDayOfMs(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1));
+  return simDayOfMs(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + months, 1));
 }
 
 export function isoTime(ms: number): string {

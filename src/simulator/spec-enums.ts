@@ -2,13 +2,7 @@
  * Enumerations and limits the spec states (sections "Enumerations" and "Limits"). The value lists are the ones the
  * client validates against: one copy of the spec's lists, so the twin and the client cannot drift apart.
  */
-import type {
-  CONTENT_TYPE_VALUES,
-  OWNERSHIP_VALUES,
-  PERIOD_VALUES,
-  SENTIMENT_VALUES,
-  SWOT_TYPE_VALUES,
-} from '../api/schemas.js';
+import type { CONTENT_TYPE_VALUES, OWNERSHIP_VALUES, SENTIMENT_VALUES } from '../api/schemas.js';
 
 export {
   CONTENT_TYPE_VALUES,
@@ -36,8 +30,7 @@ export const OWNERSHIP_LABELS: Record<Ownership, string> = {
 
 export type ContentType = (typeof CONTENT_TYPE_VALUES)[number];
 export type Sentiment = (typeof SENTIMENT_VALUES)[number];
-export type Period = (typeof PERIOD_VALUES)[number];
-export type SwotType = (typeof SWOT_TYPE_VALUES)[number];
+export type { Period, SwotType } from '../api/schemas.js';
 
 /** Spec "Limits". */
 export const LIMITS = {

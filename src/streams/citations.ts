@@ -15,7 +15,7 @@ import {
 } from '../api/schemas.js';
 import { brandPath } from '../api/query.js';
 import { validateRecords } from '../api/validate.js';
-import type { Row } from '../warehouse/load/slice-batch.js';
+import { batches } from '../group-by.js';
 import { CITATION_FILTER_PARAMS, citationFilterQuery, type CitationFilters } from './citation-filters.js';
 import { distinctDomains, domainOf } from './domains.js';
 import { extraOf } from './extra.js';
@@ -108,24 +108,20 @@ interface CitationsPageInfo extends Record<string, unknown> {
 function citationSeries(domains: readonly string[]): Array<{ label: string; params: SeriesParams }> {
   const byValue = (dimension: 'ownership' | 'sentiment' | 'content_type', values: readonly string[]) =>
     values.map((value) => ({ label: `${dimension}=${value}`, params: { dimension, value } as SeriesParams }));
-  const distinct = distinctDomains(domains);
-  const batches: Array<{ label: string; params: SeriesParams }> = [];
-  for (let start = 0; start < distinct.length; start += CITATIONS_DOMAINS_MAX) {
-    const batch = distinct.slice(start, start + CITATIONS_DOMAINS_MAX);
-    batches.push({ label: `domains-${batches.length + 1}`, params: { dimension: 'domain', domains: batch } });
-  }
   return [
     { label: 'all', params: { dimension: 'all', value: ALL_VALUE } },
     ...byValue('ownership', OWNERSHIP_VALUES),
     ...byValue('sentiment', SENTIMENT_VALUES),
     ...byValue('content_type', CONTENT_TYPE_VALUES),
-    ...batches,
+    ...batches(distinctDomains(domains), CITATIONS_DOMAINS_MAX).map((batch, index) => ({
+      label: `domains-${index + 1}`,
+      params: { dimension: 'domain', domains: batch } as SeriesParams,
+    })),
   ];
 }
 
 type SeriesSlice = WindowSlice<SeriesParams>;
 
-/** The report's filters for one series. */
 function filtersOf(
   series: SeriesParams,
 ): Pick<CitationsOptions, 'ownership' | 'sentiment' | 'contentTypes' | 'domains'> {
@@ -205,7 +201,7 @@ export const citations = defineStream({
     } else {
       value = series.value;
     }
-    const citationRow: Row = {
+    const citationRow = {
       brand_id: brandId,
       day: row.date,
       dimension: series.dimension,

@@ -5,6 +5,7 @@ import { id, optional, pagedEnvelopeSchema, timestamp } from '../api/schemas.js'
 import { dayOf, extraOf } from './extra.js';
 import { perDay } from './slicing.js';
 import { defineStream, type DaySlice } from './stream.js';
+import { sliceRange } from './windows.js';
 
 export const conversationBrandSchema = z.looseObject({
   name: z.string(),
@@ -88,12 +89,7 @@ export const conversations = defineStream({
     ];
   },
   read: ({ client, brandId, slice, signal }) =>
-    client.read(conversationsEndpoint, brandId, {
-      startDate: slice.from,
-      endDate: slice.to,
-      topicId: slice.params.topicId,
-      signal,
-    }),
+    client.read(conversationsEndpoint, brandId, { ...sliceRange(slice), topicId: slice.params.topicId, signal }),
   recordId: (record: Conversation) => record.id,
   rows: (record, { brandId, slice }) => {
     const day = dayOf(record.date);

@@ -25,8 +25,6 @@ export const domainDetailEnvelopeSchema = z.looseObject({
 
 export type DomainDetail = z.infer<typeof domainDetailSchema>;
 
-export type DomainDetailInfo = NonNullable<z.infer<typeof domainDetailEnvelopeSchema>['info']>;
-
 export interface DomainDetailOptions extends CitationFilters {
   domain: string;
 }

@@ -110,10 +110,8 @@ class ReadProblems {
 
 function sourceOf(page: SourcePage<unknown>, stream: StreamDefinition, context: ReadContext): string {
   const requestInfo = (page as { requestInfo?: { source?: unknown } }).requestInfo;
-  const rejectSource = page.rejects[0]?.source;
   if (typeof requestInfo?.source === 'string') return requestInfo.source;
-  if (rejectSource) return rejectSource;
-  return `${stream.name} brand ${context.brandId} slice ${context.slice.key}`;
+  return page.rejects[0]?.source || `${stream.name} brand ${context.brandId} slice ${context.slice.key}`;
 }
 
 async function readOnce(

@@ -61,17 +61,16 @@ export interface SlicePlanInput<C extends SettingsShape = SettingsShape> {
   readDay?: string;
 }
 
-export interface ReadContext<S extends SlicePlan = SlicePlan, C extends SettingsShape = SettingsShape> {
-  client: ApiClient;
-  brandId: number;
-  slice: S;
-  sync: SettingsOf<C>;
-  signal?: AbortSignal;
-}
-
 export interface RowContext<S extends SlicePlan = SlicePlan> {
   brandId: number;
   slice: S;
+}
+
+export interface ReadContext<S extends SlicePlan = SlicePlan, C extends SettingsShape = SettingsShape>
+  extends RowContext<S> {
+  client: ApiClient;
+  sync: SettingsOf<C>;
+  signal?: AbortSignal;
 }
 
 /** One page of a slice as the runner consumes it; single-shot reports give one. */

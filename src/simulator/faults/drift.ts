@@ -1,5 +1,5 @@
 import type { Knobs } from '../knobs.js';
-import { hashKeys, hashString } from '../world/random.js';
+import { hashKeys, hashString, unitFor } from '../world/random.js';
 
 type DriftSettings = Pick<Knobs, 'extraFieldShare' | 'unknownEnumShare' | 'invalidShare'> & { seed: number };
 
@@ -23,7 +23,7 @@ function identity(record: Record<string, unknown>, index: number, routeKey: numb
 }
 
 function draw(settings: DriftSettings, kind: number, identityKey: number): number {
-  return hashKeys(settings.seed, kind, identityKey) / 4294967296;
+  return unitFor(settings.seed, kind, identityKey);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { FaultKind } from '../knobs.js';
-import { hashKeys, hashString } from '../world/random.js';
+import { hashKeys, hashString, unitFor } from '../world/random.js';
 
 const FAULT_KEY = hashString('fault');
 
@@ -14,7 +14,6 @@ export function faultFor(
   kinds: readonly FaultKind[],
 ): FaultKind | undefined {
   if (rate <= 0 || kinds.length === 0) return undefined;
-  const draw = hashKeys(seed, FAULT_KEY, sequence) / 4294967296;
-  if (draw >= rate) return undefined;
+  if (unitFor(seed, FAULT_KEY, sequence) >= rate) return undefined;
   return kinds[hashKeys(seed, FAULT_KEY, sequence, 1) % kinds.length];
 }

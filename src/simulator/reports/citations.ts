@@ -1,5 +1,5 @@
 import type { AnswerFilter, AnswerStore } from '../world/answers.js';
-import { DAY_MS, simDayString, monthStart, nextMonthStart, weekStart } from '../sim-days.js';
+import { DAY_MS, simDayOfMs, simDayString, monthStart, weekStart } from '../sim-days.js';
 import { OWNERSHIP_LABELS, type Ownership, type Period } from '../spec-enums.js';
 import type { BrandWorld } from '../world/world-types.js';
 import { citationMatches, type CitationFilter } from './citation-filter.js';
@@ -9,12 +9,9 @@ function periodStart(day: number, period: Period): number {
   return period === 'day' ? day : period === 'week' ? weekStart(day) : monthStart(day);
 }
 
-function nextPeriodStart(start: number, period: Period): number {
-  return period === 'day' ? start + 1 : period === 'week' ? start + 7 : nextMonthStart(start);
-}
-
-function previousPeriodStart(start: number, period: Period): number {
-  return period === 'day' ? start - 1 : period === 'week' ? start - 7 : monthStart(start - 1);
+/** The first day of the period `count` periods from the one that `start`, a period's first day, begins. */
+function periodFrom(start: number, period: Period, count: number): number {
+  return period === 'day' ? start + count : period === 'week' ? start + 7 * count : monthStart(start, count);
 }
 
 /** Relative change against the previous period: (now - before) / before; 0 when before is 0. */
@@ -36,12 +33,12 @@ export function citationsReport(
   period: Period,
   domains: string[] | undefined,
 ) {
-  const firstDay = Math.floor(filter.startMs / DAY_MS);
-  const lastDay = Math.floor(filter.endMs / DAY_MS);
+  const firstDay = simDayOfMs(filter.startMs);
+  const lastDay = simDayOfMs(filter.endMs);
   const starts: number[] = [];
-  for (let start = periodStart(firstDay, period); start <= lastDay; start = nextPeriodStart(start, period))
+  for (let start = periodStart(firstDay, period); start <= lastDay; start = periodFrom(start, period, 1))
     starts.push(start);
-  const before = previousPeriodStart(starts[0]!, period);
+  const before = periodFrom(starts[0]!, period, -1);
   const series = () => new Map<number, number>([[before, 0], ...starts.map((s) => [s, 0] as [number, number])]);
   const all = series();
   const byDomain = new Map((domains ?? []).map((domain) => [domain, series()] as const));

@@ -1,7 +1,7 @@
 import { ARTICLE_STATUSES, LIMITS, TEMPLATE_TYPE_VALUES } from '../spec-enums.js';
 import { platformTemplates } from '../world/world-content.js';
 import type { Template } from '../world/world-types.js';
-import { pageOf, pagedInfo, readPaging } from './common.js';
+import { pageOf, pagedBody, pagedInfo, readPaging } from './common.js';
 import type { Route } from './route.js';
 
 const newestFirst = (a: { created_at: string; id: number }, b: { created_at: string; id: number }) =>
@@ -44,7 +44,7 @@ export const templatesRoute: Route = {
           (type === undefined || t.type === type) && (needle === undefined || t.title.toLowerCase().includes(needle)),
       )
       .sort(newestFirst);
-    return { body: { data: pageOf(rows, paging), info: pagedInfo(paging, rows.length) } };
+    return { body: pagedBody(rows, paging) };
   },
 };
 

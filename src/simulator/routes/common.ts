@@ -33,6 +33,11 @@ export function pagedInfo(paging: Paging, totalRows: number) {
   return { page: paging.page, page_size: paging.pageSize, total_rows: totalRows };
 }
 
+/** A list read's answer: the page asked for, and its paging info followed by `info`'s other fields. */
+export function pagedBody(rows: unknown[], paging: Paging, info: object = {}) {
+  return { data: pageOf(rows, paging), info: { ...pagedInfo(paging, rows.length), ...info } };
+}
+
 /**
  * The range, engines and topics filters. `engineDefault` is the spec's default when no engine list is sent:
  * the brand's engines (visibility, product ranking, fanouts cited) or every engine (the rest).

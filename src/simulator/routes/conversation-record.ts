@@ -4,7 +4,6 @@ import type { BrandWorld } from '../world/world-types.js';
 
 /** The conversation record of endpoint 13: the answer without its internal topic, scenario and citations. */
 export function conversationRecord(answer: Answer, world: BrandWorld) {
-  const competitors = world.basis.competitors;
   return {
     id: answer.id,
     date: isoTime(answer.time),
@@ -15,11 +14,9 @@ export function conversationRecord(answer: Answer, world: BrandWorld) {
     ...(answer.position !== undefined ? { position: answer.position } : {}),
     ...(answer.recommendationPosition !== undefined ? { recommendation_position: answer.recommendationPosition } : {}),
     ...(answer.factCheckPassed !== undefined ? { fact_check_passed: answer.factCheckPassed } : {}),
-    brands: answer.brands.map((mention) => {
-      if (mention.who === -1)
-        return { name: world.brand.name, website: world.brand.website, position: mention.position, is_own_brand: true };
-      const competitor = competitors[mention.who]!.competitor;
-      return { name: competitor.name, website: competitor.website, position: mention.position, is_own_brand: false };
+    brands: answer.brands.map(({ who, position }) => {
+      const { name, website } = who === -1 ? world.brand : world.basis.competitors[who]!.competitor;
+      return { name, website, position, is_own_brand: who === -1 };
     }),
   };
 }
@@ -30,12 +27,10 @@ const brandPrefixes = new WeakMap<BrandWorld, string[]>();
 function prefixes(world: BrandWorld): string[] {
   let list = brandPrefixes.get(world);
   if (!list) {
-    list = [`{"name":${JSON.stringify(world.brand.name)},"website":${JSON.stringify(world.brand.website)},"position":`];
-    for (const { competitor } of world.basis.competitors) {
-      list.push(
-        `{"name":${JSON.stringify(competitor.name)},"website":${JSON.stringify(competitor.website)},"position":`,
-      );
-    }
+    // Indexed by a mention's `who` + 1: the brand first, then the competitors of the basis.
+    list = [world.brand, ...world.basis.competitors.map((entry) => entry.competitor)].map(
+      ({ name, website }) => `{"name":${JSON.stringify(name)},"website":${JSON.stringify(website)},"position":`,
+    );
     brandPrefixes.set(world, list);
   }
   return list;

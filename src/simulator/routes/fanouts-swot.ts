@@ -3,7 +3,7 @@ import { normalizeDomain } from '../reports/citation-filter.js';
 import { fanoutsByPhrase, fanoutsCited } from '../reports/fanouts.js';
 import { swotAnswers } from '../reports/swot.js';
 import { LIMITS, SWOT_TYPE_VALUES } from '../spec-enums.js';
-import { pageOf, pagedInfo, readAnswerFilter, readPaging } from './common.js';
+import { pagedBody, readAnswerFilter, readPaging } from './common.js';
 import type { Route } from './route.js';
 
 /**
@@ -16,14 +16,13 @@ export const fanoutsByPhraseRoute: Route = {
   name: 'fanouts-by-phrase',
   handle({ world, query }) {
     const phrase = query.string('phrase', { min: 1, max: LIMITS.phraseMax });
-    if (phrase === undefined && !query.errors.some((e) => e.field === query.wire('phrase'))) {
-      query.errors.push({ field: query.wire('phrase'), message: 'is required' });
-    }
+    if (phrase === undefined && !query.errors.some((e) => e.field === query.wire('phrase')))
+      query.fail('phrase', 'is required');
     const paging = readPaging(query);
     for (const key of query.sentNames()) if (key.startsWith('filter[')) query.accept(key);
     query.finish();
     const rows = fanoutsByPhrase(world, phrase!);
-    return { body: { data: pageOf(rows, paging), info: pagedInfo(paging, rows.length) } };
+    return { body: pagedBody(rows, paging) };
   },
 };
 
@@ -40,7 +39,8 @@ export const fanoutsCitedRoute: Route = {
     const paging = readPaging(query);
     if ((url === undefined) === (domain === undefined)) {
       const message = url === undefined ? 'send one of url and domain' : 'send only one of url and domain';
-      query.errors.push({ field: query.wire('url'), message }, { field: query.wire('domain'), message });
+      query.fail('url', message);
+      query.fail('domain', message);
     }
     query.finish();
     const rows = fanoutsCited(
@@ -49,7 +49,7 @@ export const fanoutsCitedRoute: Route = {
       filter,
       url !== undefined ? { url } : { domain: normalizeDomain(domain!) },
     );
-    return { body: { data: pageOf(rows, paging), info: pagedInfo(paging, rows.length) } };
+    return { body: pagedBody(rows, paging) };
   },
 };
 
@@ -68,15 +68,7 @@ export const swotRoute: Route = {
     const statement = world.swotStatements.find((s) => s.id === Number(params[0]));
     if (!statement) throw simulatorNotFound(`no SWOT statement ${params[0]} for this brand`);
     const { rows, mentions } = swotAnswers(sim.store, world, filter, statement, competitors, type);
-    return {
-      body: {
-        data: pageOf(rows, paging),
-        info: {
-          ...pagedInfo(paging, rows.length),
-          type: statement.type,
-          statement: { id: statement.id, text: statement.text, mentions },
-        },
-      },
-    };
+    const info = { type: statement.type, statement: { id: statement.id, text: statement.text, mentions } };
+    return { body: pagedBody(rows, paging, info) };
   },
 };

@@ -5,7 +5,7 @@ import { domainDetail } from '../reports/domain-detail.js';
 import { productRanking } from '../reports/product-ranking.js';
 import { visibilityReport } from '../reports/visibility.js';
 import { LIMITS, PERIOD_VALUES } from '../spec-enums.js';
-import { pageOf, pagedInfo, readAnswerFilter, readCitationFilter, readPaging } from './common.js';
+import { pagedBody, readAnswerFilter, readCitationFilter, readPaging } from './common.js';
 import type { Route } from './route.js';
 
 /** Endpoint 16. */
@@ -74,11 +74,6 @@ export const productRankingRoute: Route = {
     const paging = readPaging(query, LIMITS.productRankingPageSizeMax);
     query.finish();
     const { rows, shoppingConversations } = productRanking(sim.store, world, filter, metric, subject, order);
-    return {
-      body: {
-        data: pageOf(rows, paging),
-        info: { ...pagedInfo(paging, rows.length), shopping_conversations: shoppingConversations },
-      },
-    };
+    return { body: pagedBody(rows, paging, { shopping_conversations: shoppingConversations }) };
   },
 };

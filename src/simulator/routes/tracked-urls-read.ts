@@ -17,12 +17,8 @@ export const trackedUrlsRoute: Route = {
     const sort = query.oneOf('sort', ['created_at', 'citations'] as const) ?? 'created_at';
     const order = query.oneOf('order', ['asc', 'desc'] as const) ?? 'desc';
     const paging = readPaging(query);
-    if (groupId !== undefined && ungrouped === true) {
-      query.errors.push({
-        field: query.wire('ungrouped'),
-        message: `cannot be true together with ${query.wire('group_id')}`,
-      });
-    }
+    if (groupId !== undefined && ungrouped === true)
+      query.fail('ungrouped', `cannot be true together with ${query.wire('group_id')}`);
     query.finish();
     const counts = countCitedPages(sim.store, world, filter);
     const needle = search?.toLowerCase();

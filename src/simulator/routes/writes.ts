@@ -63,7 +63,7 @@ function readBulk(context: RouteContext, field: string, max: number) {
   };
 }
 
-/** The start of a PATCH: the item its path names (404 when the brand has none) and the body's reader. */
+/** The start of a PATCH (or a restore): the item its path names (404 when the brand has none) and the body's reader. */
 function readPatch<T extends { id: number }>(context: RouteContext, items: T[], noun: string) {
   context.query.finish();
   const item = items.find((each) => each.id === Number(context.params[0]));
@@ -230,10 +230,8 @@ const restoreTopic: Route = {
   method: 'POST',
   pattern: /^\/topics\/(\d+)\/restore$/,
   name: 'restore-topic',
-  handle({ world, query, params }) {
-    query.finish();
-    const topic = world.topics.find((t) => t.id === Number(params[0]));
-    if (!topic) throw simulatorNotFound(`no topic ${params[0]}`);
+  handle(context) {
+    const { item: topic } = readPatch(context, context.world.topics, 'topic');
     if (!topic.deleted) throw new SimulatorApiError(409, 'conflict', `topic ${topic.id} is not deleted`);
     topic.deleted = false;
     return { body: topicRecord(topic) };
@@ -268,12 +266,7 @@ const createCompetitors: Route = {
         written.push({ ...suggestion, is_actual: true });
         return;
       }
-      const competitor = {
-        id: write.takeId(),
-        name: item.name,
-        website: item.website,
-        is_actual: true,
-      };
+      const competitor = { id: write.takeId(), name: item.name, website: item.website, is_actual: true };
       if (!write.dryRun) world.competitors.push(competitor);
       written.push({ ...competitor });
     });

@@ -1,7 +1,8 @@
-import { DAY_MS } from '../sim-days.js';
+import { DAY_MS, simDayOfMs } from '../sim-days.js';
 import type { Engine } from './engines.js';
 import { isVisible, visibleCount, type LateSettings } from '../faults/late-answers.js';
 import { hashKeys, hashString, randomFor, unitFor } from './random.js';
+import type { SimulatorOptions } from '../options.js';
 import type { Sentiment } from '../spec-enums.js';
 import type { BrandWorld, CitedPage, Product } from './world-types.js';
 
@@ -55,7 +56,7 @@ export interface AnswerFilter {
   recommended?: boolean;
 }
 
-export interface AnswerStoreOptions {
+export interface AnswerStoreOptions extends Pick<SimulatorOptions, 'maxCachedAnswers'> {
   seed: number;
   /** Answers per brand per day before jitter. */
   scale: number;
@@ -63,8 +64,6 @@ export interface AnswerStoreOptions {
   world: (brandId: number) => BrandWorld;
   today: () => number;
   late: () => LateSettings;
-  /** Most answers held in the day cache; default 250,000 (about 1 KB each: ~250 MB at most, see docs/simulator.md). */
-  maxCachedAnswers?: number;
 }
 
 interface CachedDay {
@@ -147,8 +146,8 @@ export class AnswerStore {
 
   /** Days of the filter's range that can hold answers, oldest first. */
   daysOf(filter: AnswerFilter): { first: number; last: number } {
-    const first = Math.max(this.options.firstDay, Math.floor(filter.startMs / DAY_MS));
-    const last = Math.min(this.options.today(), Math.floor(filter.endMs / DAY_MS));
+    const first = Math.max(this.options.firstDay, simDayOfMs(filter.startMs));
+    const last = Math.min(this.options.today(), simDayOfMs(filter.endMs));
     return { first, last };
   }
 

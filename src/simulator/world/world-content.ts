@@ -23,20 +23,8 @@ export function platformTemplates(firstDay: number): Template[] {
   }));
 }
 
-export interface WorldContent {
-  templates: Template[];
-  articles: Article[];
-  contentAnalyses: ContentAnalysis[];
-  statements: SwotStatement[];
-}
-
 /** The brand's content: its templates (when it has its own), articles, content analyses and SWOT statements. */
-export function drawContent(
-  draft: WorldDraft,
-  hasTemplates: boolean,
-  topics: Topic[],
-  ownPages: CitedPage[],
-): WorldContent {
+export function drawContent(draft: WorldDraft, hasTemplates: boolean, topics: Topic[], ownPages: CitedPage[]) {
   const { rng, nextId, industry, brand, beforeStart } = draft;
   const templates: Template[] = [];
   if (hasTemplates) {

@@ -3,17 +3,8 @@ import type { ContentType, Ownership } from '../spec-enums.js';
 import type { CitedPage, Competitor, TrackedUrl, UrlGroup, WorldDraft } from './world-types.js';
 import { PAGE_SLUGS, THIRD_PARTY_SITES } from './word-lists.js';
 
-export interface WorldPages {
-  groups: UrlGroup[];
-  trackedUrls: TrackedUrl[];
-  ownPages: CitedPage[];
-  ownPageWeights: number[];
-  competitorPages: CitedPage[][];
-  thirdPartyPages: CitedPage[];
-}
-
 /** The pages answers cite: the brand's own (most of them tracked, in groups), its competitors', third parties'. */
-export function drawPages(draft: WorldDraft, competitors: ReadonlyArray<{ competitor: Competitor }>): WorldPages {
+export function drawPages(draft: WorldDraft, competitors: ReadonlyArray<{ competitor: Competitor }>) {
   const { rng, nextId, industry, brand, beforeStart } = draft;
   const groups: UrlGroup[] = ['Product pages', 'Blog', 'Guides'].map((groupName) => ({
     id: nextId(),

@@ -1,10 +1,7 @@
 import type { Competitor, Product, WorldDraft } from './world-types.js';
 
 /** Products answers rank: eight of the brand's, two of each competitor's, each with its appeal as its weight. */
-export function drawProducts(
-  draft: WorldDraft,
-  competitors: ReadonlyArray<{ competitor: Competitor }>,
-): { products: Product[]; productWeights: number[] } {
+export function drawProducts(draft: WorldDraft, competitors: ReadonlyArray<{ competitor: Competitor }>) {
   const { rng, nextId, industry, brand } = draft;
   const products: Product[] = [];
   const productWeights: number[] = [];

@@ -6,7 +6,7 @@ export function drawSearches(
   draft: WorldDraft,
   topics: Topic[],
   competitors: ReadonlyArray<{ competitor: Competitor }>,
-): { phrases: string[]; searches: FanoutSearch[]; basisTopics: AnswerBasis['topics'] } {
+) {
   const { rng, nextId, industry, brand } = draft;
   const phrases = [...industry.productNouns];
   const searches: FanoutSearch[] = [];

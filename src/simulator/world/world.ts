@@ -42,16 +42,13 @@ export function generateWorld(options: WorldOptions): BrandWorld {
   const draft: WorldDraft = { rng, industry, brand, nextId, beforeStart, uniqueName };
   const { personas, tags, topics } = drawPeople(draft);
   const competitors = drawCompetitors(draft);
-  const { groups, trackedUrls, ownPages, ownPageWeights, competitorPages, thirdPartyPages } = drawPages(
-    draft,
-    competitors,
-  );
+  const { groups, trackedUrls, ...citedPages } = drawPages(draft, competitors);
   const { products, productWeights } = drawProducts(draft, competitors);
   const { templates, articles, contentAnalyses, statements } = drawContent(
     draft,
     options.hasTemplates,
     topics,
-    ownPages,
+    citedPages.ownPages,
   );
   const { phrases, searches, basisTopics } = drawSearches(draft, topics, competitors);
   // How much more or less often each engine mentions the brand than its topics' visibility says; drawn last.
@@ -72,18 +69,7 @@ export function generateWorld(options: WorldOptions): BrandWorld {
     swotStatements: statements,
     searches,
     phrases,
-    basis: {
-      topics: basisTopics,
-      competitors,
-      ownPages,
-      ownPageWeights,
-      competitorPages,
-      thirdPartyPages,
-      products,
-      productWeights,
-      engineFactor,
-      statements,
-    },
+    basis: { topics: basisTopics, competitors, ...citedPages, products, productWeights, engineFactor, statements },
     nextId,
     peekId: (k) => brandId * 100_000 + serial + k,
   };
