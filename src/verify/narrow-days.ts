@@ -1,5 +1,5 @@
 import { addDays, eachDay } from '../days.js';
-import { CallBudgetSpent } from './call-budget.js';
+import { unlessSpent } from './call-budget.js';
 import type { DayWindow } from './figure.js';
 
 /** The days a disagreement comes down to, and the windows left unsplit, by why. */
@@ -44,10 +44,7 @@ export async function narrowDays(window: DayWindow, options: NarrowOptions): Pro
         continue;
       }
       // A bounding budget refuses the request that would go over it: the half stays unresolved.
-      const disagrees = await options.disagrees(half).catch((error: unknown) => {
-        if (error instanceof CallBudgetSpent) return undefined;
-        throw error;
-      });
+      const disagrees = await unlessSpent(options.disagrees(half));
       if (disagrees === undefined) {
         unresolved.push(half);
         found = true;

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ApiClient } from '../api/index.js';
-import { CallBudgetSpent, type CallBudget } from './call-budget.js';
+import { unlessSpent, type CallBudget } from './call-budget.js';
 import { FIGURE_FAMILIES } from './families.js';
 import type { DayWindow, Figure, FigureFamily } from './figure.js';
 import { daysAsWindows, mergeWindows, narrowDays } from './narrow-days.js';
@@ -91,10 +91,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     for (const family of families.filter(isSynced)) {
       const before = options.budget.total();
       // A bounding budget (sync.heal.maxCalls) refuses a request past it: the family's whole window stays unresolved.
-      const whole = await measure(brandId, family, options.window, (why) => left.add(why)).catch((error: unknown) => {
-        if (error instanceof CallBudgetSpent) return undefined;
-        throw error;
-      });
+      const whole = await unlessSpent(measure(brandId, family, options.window, (why) => left.add(why)));
       if (!whole) {
         unmeasured.push({ brandId, family: family.name });
         continue;
