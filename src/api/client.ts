@@ -64,9 +64,11 @@ export interface ReadPage<R, I> {
 
 export type PageStream<R, I> = AsyncGenerator<ReadPage<R, I>, PagingSummary | void>;
 
-function enginesOf(query: QueryParams): readonly string[] | undefined {
+/** How a read was sent: its wire settings, and the engines filter when it sent one. */
+function readRecordOf(query: QueryParams, encoding: QueryEncoding, firstPage?: 0 | 1) {
   const engines = query.engines;
-  return Array.isArray(engines) && engines.length > 0 ? engines.map(String) : undefined;
+  const sent = Array.isArray(engines) && engines.length > 0 ? { sentEngines: engines.map(String) } : {};
+  return { readWith: readSettingsOf(query, encoding, firstPage), ...sent };
 }
 
 /** Paginate's pages, each saying how the read was sent; its summary and an early end pass through. */
@@ -171,8 +173,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     options: O & ReadOptions,
   ): PageStream<R, I> {
     const query = queryOf(endpoint, options);
-    const sentEngines = enginesOf(query);
-    const sent = { readWith: readSettingsOf(query, encodingOf(endpoint)), ...(sentEngines ? { sentEngines } : {}) };
+    const sent = readRecordOf(query, encodingOf(endpoint));
     let answer: { data?: unknown; info?: I | null | undefined };
     try {
       answer = await getEnvelope(endpoint, path, query, options.signal, endpoint.notFoundIsEmpty);
@@ -210,11 +211,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
         return { data: answer.data as unknown[], info: (answer.info ?? {}) as I & PagingInfo };
       },
     });
-    const sentEngines = enginesOf(query);
-    return withReadRecord(pages, {
-      readWith: readSettingsOf(query, encodingOf(endpoint), config.firstPage),
-      ...(sentEngines ? { sentEngines } : {}),
-    });
+    return withReadRecord(pages, readRecordOf(query, encodingOf(endpoint), config.firstPage));
   }
 
   return {
