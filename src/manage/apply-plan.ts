@@ -104,23 +104,22 @@ export async function applyPlan(
     writtenKey: (item: W) => string,
   ): Promise<void> {
     for (const [number, request] of requests.entries()) {
+      const which = `${what}: request ${number + 1} of ${requests.length}`;
       const answer = await send(request).catch((error: unknown) => {
         throw namingItems(
           error,
           request.map(({ change }) => change.label),
-          `${what}: request ${number + 1} of ${requests.length}`,
+          which,
         );
       });
-      options.onRequest?.(
-        `${what}: request ${number + 1} of ${requests.length}: ${answer.written} written, ${answer.rejected.length} rejected`,
-      );
+      options.onRequest?.(`${which}: ${answer.written} written, ${answer.rejected.length} rejected`);
       const rejected = new Map(answer.rejected.map((rejection) => [rejection.index, rejection]));
       const untold =
         unaccounted(answer, request.length, rejected) ??
         misplaced(answer.data.map(writtenKey), request.map(sentKey), rejected);
       if (untold) {
         throw new WriteAnswerError(
-          `${what}: request ${number + 1} of ${requests.length} (${request.length} items): ${untold}, so bvsync cannot tell which items were written. ` +
+          `${which} (${request.length} items): ${untold}, so bvsync cannot tell which items were written. ` +
             'It stopped here and sent nothing more; bvsync plan shows what the brand now holds',
           { endpoint: `POST ${what}` },
         );
