@@ -65,7 +65,7 @@ function paramMappings({ paramNames, endpointParams }: ParamCatalog) {
     .record(z.string(), z.string().min(1))
     .superRefine((mapping, ctx) => {
       for (const key of Object.keys(mapping)) {
-        if (!(paramNames as readonly string[]).includes(key)) {
+        if (!paramNames.includes(key)) {
           ctx.addIssue({
             code: 'custom',
             path: [key],
@@ -91,7 +91,7 @@ function paramMappings({ paramNames, endpointParams }: ParamCatalog) {
           continue;
         }
         for (const key of Object.keys(mapping)) {
-          if (!(sent as readonly string[]).includes(key)) {
+          if (!sent.includes(key)) {
             ctx.addIssue({
               code: 'custom',
               path: [endpoint, key],
