@@ -1,35 +1,18 @@
 import type { ApiConfig } from '../config/schema.js';
 import { requireApiSettings } from '../config/api-settings.js';
-import { registerSecret, type Logger } from '../log.js';
-import type { Dispatcher } from 'undici';
+import { registerSecret } from '../log.js';
 import type { AnyEndpoint, Endpoint } from './endpoint.js';
 import { TransientError, isEmptyAnswer, readErrorEnvelope } from './errors.js';
 import { cappedPageSize, paginate, type Page, type PagingInfo, type PagingSummary } from './paginate.js';
 import { endpointMapping, type ParamMapping } from './param-names.js';
 import { brandPath, buildQuery, withQuery, type QueryEncoding, type QueryParams } from './query.js';
 import { readSettingsOf } from './read-settings.js';
-import { createMemoryRateBudget, type RateBudget } from './rate/rate-budget.js';
-import { Transport, type ApiRequestEvent } from './transport.js';
+import { createMemoryRateBudget } from './rate/rate-budget.js';
+import { Transport, type TransportOptions } from './transport.js';
 import { describeZodIssues, validateRecords, type Rejection } from './validate.js';
 
-export interface ApiClientOptions {
-  /** Where retries and 429s are logged (never with the key); default: silent. */
-  logger?: Logger;
-  /** The key's request budget; default an in-memory budget at `api.requestsPerSecond` (one process only). */
-  budget?: RateBudget;
-  /** Called after every HTTP attempt, to count requests, retries and 429s. */
-  onRequest?: (event: ApiRequestEvent) => void;
-  /** Aborts every request of this client. */
-  signal?: AbortSignal;
-  /** Ends the waits of its calls once the process begins to stop (a 429's, the budget's); see `TransportOptions`. */
-  stopWaiting?: AbortSignal;
-  /** Wait out 429s inside the client and retry (bounded); default false: throw `RateLimitedError` to the caller. */
-  retryRateLimited?: boolean;
-  /** Stops retrying a call that meets the API away once nothing was answered for this long; see `TransportOptions`. */
-  unansweredForMs?: number | undefined;
-  /** Replaces the connection pool (tests use undici's MockAgent). */
-  dispatcher?: Dispatcher;
-}
+/** The transport's options, but `budget` defaults to an in-memory budget at `api.requestsPerSecond` (one process only). */
+export type ApiClientOptions = TransportOptions;
 
 export type { DayOrTime } from './endpoint.js';
 
