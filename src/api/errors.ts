@@ -211,11 +211,8 @@ export class PagingError extends PermanentError {
 }
 
 /** The error envelope of the spec ("Errors"), read defensively: any part may be missing. */
-export interface ErrorEnvelopeFields {
-  apiCode?: string | undefined;
+export interface ErrorEnvelopeFields extends Pick<ApiErrorFields, 'apiCode' | 'details' | 'requestId'> {
   message?: string | undefined;
-  details?: ApiErrorDetail[] | undefined;
-  requestId?: string | undefined;
 }
 
 export function readErrorEnvelope(body: unknown): ErrorEnvelopeFields {

@@ -6,7 +6,7 @@ import type { WriteClient } from '../api/writes/writes.js';
 import { batches, groupBy } from '../group-by.js';
 import { itemsOf } from './batches.js';
 import { addressKey, competitorNameKey, idsOfWritten, misplaced, topicNameKey } from './bulk-answer-items.js';
-import type { ChangePlan, ItemKind, PendingWrite, PlannedChange } from './planned-change.js';
+import type { ChangePlan, PendingWrite, PlannedChange } from './planned-change.js';
 
 /**
  * What became of one item of the file in an apply. `sent again`: a change with no read endpoint to compare against
@@ -14,13 +14,8 @@ import type { ChangePlan, ItemKind, PendingWrite, PlannedChange } from './planne
  */
 export type AppliedAction = 'created' | 'changed' | 'restored' | 'sent again' | 'unchanged' | 'rejected';
 
-export interface AppliedChange {
-  kind: ItemKind;
-  label: string;
+export interface AppliedChange extends Pick<PlannedChange, 'kind' | 'label' | 'detail' | 'code'> {
   action: AppliedAction;
-  detail?: string | undefined;
-  /** The API's rejection code, for `rejected`. */
-  code?: string | undefined;
   /** The id the API gave or kept, when it answered one. */
   id?: number | undefined;
 }

@@ -1,23 +1,16 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { ApiClient } from '../api/index.js';
 import { unlessSpent, type CallBudget } from './call-budget.js';
 import { FIGURE_FAMILIES } from './families.js';
-import type { DayWindow, Figure, FigureFamily } from './figure.js';
-import { daysAsWindows, mergeWindows, narrowDays } from './narrow-days.js';
+import type { DayWindow, Figure, FigureFamily, MeasureContext } from './figure.js';
+import { daysAsWindows, mergeWindows, narrowDays, type NarrowedDays } from './narrow-days.js';
 import { readRows } from '../warehouse/read-rows.js';
 
-export interface VerifyOptions {
-  client: ApiClient;
-  /** The warehouse, open read-only. */
-  connection: DuckDBConnection;
+export interface VerifyOptions extends Pick<MeasureContext, 'client' | 'connection' | 'engineBreakdown' | 'signal'> {
   brands: number[];
   window: DayWindow;
   budget: CallBudget;
   /** Default: every family of families.ts. */
   families?: readonly FigureFamily[];
-  /** `sync.engineBreakdown`, so the per-engine figures cover the engines the sync asks. */
-  engineBreakdown?: readonly string[] | undefined;
-  signal?: AbortSignal;
   /** Narrow the newer half of each window first (`sync.heal`: the newest days are healed first). */
   newestFirst?: boolean;
 }
@@ -44,11 +37,8 @@ export interface BrandVerdict {
 }
 
 /** Where one family's disagreement of a brand lies. */
-export interface FamilyVerdict {
+export interface FamilyVerdict extends NarrowedDays {
   family: string;
-  days: string[];
-  unresolved: DayWindow[];
-  undivided: DayWindow[];
 }
 
 export interface VerifyReport {
