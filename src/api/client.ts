@@ -9,7 +9,7 @@ import { brandPath, buildQuery, withQuery, type QueryEncoding, type QueryParams 
 import { readSettingsOf } from './read-settings.js';
 import { createMemoryRateBudget } from './rate/rate-budget.js';
 import { Transport, type TransportOptions } from './transport.js';
-import { describeZodIssues, validateRecords, type Rejection } from './validate.js';
+import { describeZodIssues, validateRecords } from './validate.js';
 
 /** The transport's options, but `budget` defaults to an in-memory budget at `api.requestsPerSecond` (one process only). */
 export type ApiClientOptions = TransportOptions;
@@ -29,11 +29,7 @@ export interface ReadOptions {
  * One page of a read. A single-shot endpoint (a report) gives one, without `page`/`requestInfo`; a paged one gives
  * paginate's pages (src/api/paginate.ts).
  */
-export interface ReadPage<R, I> {
-  records: R[];
-  rejects: Rejection[];
-  /** What the API said the whole set holds, when it says. */
-  totalRows: number | undefined;
+export interface ReadPage<R, I> extends Pick<Page<R, I & PagingInfo>, 'records' | 'rejects' | 'totalRows'> {
   info: I;
   requestInfo?: Page<R, I & PagingInfo>['requestInfo'];
   /**

@@ -16,15 +16,11 @@ export interface VerifyOptions extends Pick<MeasureContext, 'client' | 'connecti
 }
 
 /** One brand's comparison over the window, and where its disagreements are. */
-export interface BrandVerdict {
+export interface BrandVerdict extends Pick<NarrowedDays, 'unresolved' | 'undivided'> {
   brandId: number;
   figures: Figure[];
   /** Days whose rows disagree with the API: backfill them again. */
   daysToBackfill: string[];
-  /** Windows that disagree but that the call budget left unsplit. */
-  unresolved: DayWindow[];
-  /** Windows that disagree while neither half does (narrow-days.ts): backfilled whole. */
-  undivided: DayWindow[];
   /**
    * Families not compared because the warehouse never synced their stream for a brand it has other streams of, so the
    * narrowing budget goes to real losses.
