@@ -41,15 +41,14 @@ export async function applyPlan(
   options: ApplyOptions = {},
 ): Promise<AppliedChange[]> {
   const outcomes: AppliedChange[] = [];
-  const settle = (change: AppliedChange) => {
-    outcomes.push(change);
-    options.onItem?.(change);
+  const settle = (change: PlannedChange, outcome: Omit<AppliedChange, 'kind' | 'label'>) => {
+    const applied = { kind: change.kind, label: change.label, ...outcome };
+    outcomes.push(applied);
+    options.onItem?.(applied);
   };
   for (const change of plan.changes) {
-    if (change.action === 'unchanged')
-      settle({ kind: change.kind, label: change.label, action: 'unchanged', detail: change.detail });
-    if (change.action === 'rejected')
-      settle({ kind: change.kind, label: change.label, action: 'rejected', code: change.code, detail: change.detail });
+    if (change.action === 'unchanged') settle(change, { action: 'unchanged', detail: change.detail });
+    if (change.action === 'rejected') settle(change, { action: 'rejected', code: change.code, detail: change.detail });
   }
   const brandId = plan.brandId;
 
@@ -122,15 +121,13 @@ export async function applyPlan(
       request.forEach(({ change }, index) => {
         const rejection = rejected.get(index);
         if (rejection) {
-          settle({
-            kind: change.kind,
-            label: change.label,
+          settle(change, {
             action: 'rejected',
             code: rejection.code,
             detail: `${rejection.code}: ${rejection.message ?? 'no message'}`,
           });
         } else {
-          settle({ kind: change.kind, label: change.label, action: 'created', detail: change.detail, id: ids[index] });
+          settle(change, { action: 'created', detail: change.detail, id: ids[index] });
         }
       });
     }
@@ -143,12 +140,12 @@ export async function applyPlan(
   ): Promise<void> {
     try {
       const answer = await send();
-      settle({ kind: change.kind, label: change.label, action: done, detail: change.detail, id: answer?.id });
+      settle(change, { action: done, detail: change.detail, id: answer?.id });
     } catch (error) {
       if (!(error instanceof ApiError) || error.retryable || !ITEM_REJECTION_STATUSES.has(error.status ?? 0))
         throw error;
       const code = error.apiCode ?? error.code;
-      settle({ kind: change.kind, label: change.label, action: 'rejected', code, detail: `${code}: ${error.message}` });
+      settle(change, { action: 'rejected', code, detail: `${code}: ${error.message}` });
     }
   }
 }
