@@ -1,6 +1,6 @@
 import { redactSecrets } from '../log.js';
 import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter, retryAfterUnbounded } from './retry-after.js';
-import { firstHeader, readRateLimitHeaders } from './rate/rate-headers.js';
+import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate/rate-headers.js';
 import { errorMessage } from '../format.js';
 
 /** One entry of `error.details` of the error envelope (spec, "Errors"). */
@@ -235,7 +235,7 @@ export function readErrorEnvelope(body: unknown): ErrorEnvelopeFields {
 export interface ErrorResponse {
   status: number;
   /** Response headers as undici gives them (lower-case names). Only `retry-after` is read. */
-  headers: Record<string, string | string[] | undefined>;
+  headers: HeaderBag;
   /** The parsed JSON body, or `undefined` when it was not JSON. */
   body: unknown;
   endpoint: string;

@@ -310,7 +310,7 @@ export class Transport {
     const deadline = AbortSignal.timeout(this.config.requestTimeoutMs);
     const signal = callerSignal ? AbortSignal.any([deadline, callerSignal]) : deadline;
     let status: number;
-    let headers: Record<string, string | string[] | undefined>;
+    let headers: HeaderBag;
     let text: string;
     let unreadBody: string | undefined;
     const sentAt = Date.now();
