@@ -114,15 +114,9 @@ export function jsonProblem(text: string, message: string): string {
   }
   const where = Number.isNaN(position)
     ? ''
-    : ` at line ${lineOf(text, position)}, column ${position - text.lastIndexOf('\n', position - 1)}`;
+    : ` at line ${text.slice(0, position).split('\n').length}, column ${position - text.lastIndexOf('\n', position - 1)}`;
   const hint = /^\s*[{[]/.test(text) ? '' : ' (a bvsync config is one JSON object: docs/configuration.md)';
   return `not valid JSON${where}: ${reason}${hint}`;
-}
-
-function lineOf(text: string, position: number): number {
-  let line = 1;
-  for (let index = 0; index < position && index < text.length; index++) if (text.charCodeAt(index) === 10) line += 1;
-  return line;
 }
 
 function readJsonObject(path: string, source: string): Record<string, unknown> {
