@@ -16,12 +16,8 @@ export interface SeenTopic {
 export async function warehouseTopics(path: string, brandId: number): Promise<Map<string, SeenTopic[]>> {
   const byName = new Map<string, SeenTopic[]>();
   if (!existsSync(path)) return byName;
-  let database: Awaited<ReturnType<typeof openReadOnly>>;
-  try {
-    database = await openReadOnly(path);
-  } catch {
-    return byName;
-  }
+  const database = await openReadOnly(path).catch(() => undefined);
+  if (!database) return byName;
   try {
     const rows = await readRows(
       database.connection,
