@@ -43,8 +43,7 @@ export function readConfigInput(options: LoadConfigOptions = {}): ConfigInput {
   const env = options.env ?? process.env;
   const path = configFilePath(options);
   const source = path ? resolve(path) : 'the environment';
-  let raw: Record<string, unknown> = {};
-  if (path) raw = readJsonObject(path, source);
+  const raw = path ? readJsonObject(path, source) : {};
   const fromEnv = applyEnv(raw, env, source, { warn: options.warn });
   options.overrides?.(raw);
   return { raw, source, fromEnv };

@@ -271,13 +271,8 @@ export function createWriteClient(config: ApiConfig, options: ApiClientOptions =
             `GET ${path}: unreadable competitor: ${describeZodIssues(result.error).join('; ')}`,
             { endpoint: `GET ${path}` },
           );
-        const record = result.data;
-        return {
-          id: record.id,
-          name: record.name,
-          website: record.website ?? undefined,
-          tracked: record.is_actual === true,
-        };
+        const { id, name, website, is_actual: actual } = result.data;
+        return { id, name, website: website ?? undefined, tracked: actual === true };
       });
     },
 
