@@ -78,22 +78,14 @@ async function planTrackedUrls(
       differences.push(`group ${page.groupId ?? 'none'} -> ${entry.group ?? 'none'}`);
       update.group_id = entry.group;
     }
-    changes.push(
-      differences.length
-        ? {
-            kind: 'tracked URL',
-            label: entry.url,
-            action: 'change',
-            detail: differences.join(', '),
-            write: { type: 'update-tracked-url', trackedUrlId: page.id, change: update },
-          }
-        : {
-            kind: 'tracked URL',
-            label: entry.url,
-            action: 'unchanged',
-            detail: `tracked as ${page.url} (id ${page.id})`,
-          },
-    );
+    const write = { type: 'update-tracked-url', trackedUrlId: page.id, change: update } as const;
+    changes.push({
+      kind: 'tracked URL',
+      label: entry.url,
+      ...(differences.length
+        ? { action: 'change', detail: differences.join(', '), write }
+        : { action: 'unchanged', detail: `tracked as ${page.url} (id ${page.id})` }),
+    });
   }
   // The group is one field of the whole request (endpoint 1), so each group is its own run of requests.
   for (const [groupId, group] of groupBy(creates, ({ write }) => write.groupId)) {
