@@ -131,10 +131,7 @@ export class TransientError extends ApiError {
 
 /** Reasons that say the API itself did not answer, rather than answered something unreadable. */
 export function isUnavailability(error: ApiError): error is TransientError {
-  return (
-    error instanceof TransientError &&
-    (error.reason === 'server_error' || error.reason === 'network' || error.reason === 'timeout')
-  );
+  return error instanceof TransientError && ['server_error', 'network', 'timeout'].includes(error.reason);
 }
 
 /** A failure that another attempt would repeat: never retried. */
@@ -150,10 +147,7 @@ export class ValidationError extends PermanentError {
 
 /** A parsed answer whose envelope does not match the spec (src/api/client.ts, getEnvelope). */
 export function isBadEnvelope(error: unknown): boolean {
-  return (
-    error instanceof TransientError &&
-    (error.reason === 'bad_envelope' || error.reason === 'other_format' || error.reason === 'empty_body')
-  );
+  return error instanceof TransientError && ['bad_envelope', 'other_format', 'empty_body'].includes(error.reason);
 }
 
 /** 401 (or a 403 other than brand access or throttling): the key is wrong or lacks a right. */
