@@ -136,11 +136,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
   /** The endpoint's query; an engines filter the caller left out is `api.engines` (none when that is empty). */
   function queryOf<O>(endpoint: Endpoint<unknown, unknown, O>, options: O): QueryParams {
     const query: QueryParams = { ...endpoint.query(options) };
-    if (
-      (endpoint.params as readonly string[]).includes('engines') &&
-      query.engines === undefined &&
-      config.engines.length
-    ) {
+    if (endpoint.params.includes('engines') && query.engines === undefined && config.engines.length) {
       query.engines = config.engines;
     }
     return query;
