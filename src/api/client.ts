@@ -4,7 +4,7 @@ import { registerSecret } from '../log.js';
 import type { AnyEndpoint, Endpoint } from './endpoint.js';
 import { TransientError, isEmptyAnswer, readErrorEnvelope } from './errors.js';
 import { cappedPageSize, paginate, type Page, type PagingInfo, type PagingSummary } from './paginate.js';
-import { endpointMapping, type ParamMapping } from './param-names.js';
+import { endpointMapping } from './param-names.js';
 import { brandPath, buildQuery, withQuery, type QueryEncoding, type QueryParams } from './query.js';
 import { readSettingsOf } from './read-settings.js';
 import { createMemoryRateBudget } from './rate/rate-budget.js';
@@ -92,7 +92,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
   /** How one endpoint's query goes on the wire: its names (`api.params`, its own `api.endpointParams` over them). */
   function encodingOf(endpoint: AnyEndpoint): QueryEncoding {
     return {
-      params: endpointMapping(config.params as ParamMapping, config.endpointParams, endpoint.name),
+      params: endpointMapping(config.params, config.endpointParams, endpoint.name),
       arrayFormat: config.arrayFormat,
     };
   }
