@@ -1,35 +1,18 @@
 import type { ApiConfig } from '../config/schema.js';
 import { requireApiSettings } from '../config/api-settings.js';
-import { registerSecret, type Logger } from '../log.js';
-import type { Dispatcher } from 'undici';
+import { registerSecret } from '../log.js';
 import type { AnyEndpoint, Endpoint } from './endpoint.js';
 import { TransientError, isEmptyAnswer, readErrorEnvelope } from './errors.js';
 import { cappedPageSize, paginate, type Page, type PagingInfo, type PagingSummary } from './paginate.js';
-import { endpointMapping, type ParamMapping } from './param-names.js';
+import { endpointMapping } from './param-names.js';
 import { brandPath, buildQuery, withQuery, type QueryEncoding, type QueryParams } from './query.js';
 import { readSettingsOf } from './read-settings.js';
-import { createMemoryRateBudget, type RateBudget } from './rate/rate-budget.js';
-import { Transport, type ApiRequestEvent } from './transport.js';
-import { describeZodIssues, validateRecords, type Rejection } from './validate.js';
+import { createMemoryRateBudget } from './rate/rate-budget.js';
+import { Transport, type TransportOptions } from './transport.js';
+import { describeZodIssues, validateRecords } from './validate.js';
 
-export interface ApiClientOptions {
-  /** Where retries and 429s are logged (never with the key); default: silent. */
-  logger?: Logger;
-  /** The key's request budget; default an in-memory budget at `api.requestsPerSecond` (one process only). */
-  budget?: RateBudget;
-  /** Called after every HTTP attempt, to count requests, retries and 429s. */
-  onRequest?: (event: ApiRequestEvent) => void;
-  /** Aborts every request of this client. */
-  signal?: AbortSignal;
-  /** Ends the waits of its calls once the process begins to stop (a 429's, the budget's); see `TransportOptions`. */
-  stopWaiting?: AbortSignal;
-  /** Wait out 429s inside the client and retry (bounded); default false: throw `RateLimitedError` to the caller. */
-  retryRateLimited?: boolean;
-  /** Stops retrying a call that meets the API away once nothing was answered for this long; see `TransportOptions`. */
-  unansweredForMs?: number | undefined;
-  /** Replaces the connection pool (tests use undici's MockAgent). */
-  dispatcher?: Dispatcher;
-}
+/** The transport's options, but `budget` defaults to an in-memory budget at `api.requestsPerSecond` (one process only). */
+export type ApiClientOptions = TransportOptions;
 
 export type { DayOrTime } from './endpoint.js';
 
@@ -46,11 +29,7 @@ export interface ReadOptions {
  * One page of a read. A single-shot endpoint (a report) gives one, without `page`/`requestInfo`; a paged one gives
  * paginate's pages (src/api/paginate.ts).
  */
-export interface ReadPage<R, I> {
-  records: R[];
-  rejects: Rejection[];
-  /** What the API said the whole set holds, when it says. */
-  totalRows: number | undefined;
+export interface ReadPage<R, I> extends Pick<Page<R, I & PagingInfo>, 'records' | 'rejects' | 'totalRows'> {
   info: I;
   requestInfo?: Page<R, I & PagingInfo>['requestInfo'];
   /**
@@ -64,9 +43,11 @@ export interface ReadPage<R, I> {
 
 export type PageStream<R, I> = AsyncGenerator<ReadPage<R, I>, PagingSummary | void>;
 
-function enginesOf(query: QueryParams): readonly string[] | undefined {
+/** How a read was sent: its wire settings, and the engines filter when it sent one. */
+function readRecordOf(query: QueryParams, encoding: QueryEncoding, firstPage?: 0 | 1) {
   const engines = query.engines;
-  return Array.isArray(engines) && engines.length > 0 ? engines.map(String) : undefined;
+  const sent = Array.isArray(engines) && engines.length > 0 ? { sentEngines: engines.map(String) } : {};
+  return { readWith: readSettingsOf(query, encoding, firstPage), ...sent };
 }
 
 /** Paginate's pages, each saying how the read was sent; its summary and an early end pass through. */
@@ -111,7 +92,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
   /** How one endpoint's query goes on the wire: its names (`api.params`, its own `api.endpointParams` over them). */
   function encodingOf(endpoint: AnyEndpoint): QueryEncoding {
     return {
-      params: endpointMapping(config.params as ParamMapping, config.endpointParams, endpoint.name),
+      params: endpointMapping(config.params, config.endpointParams, endpoint.name),
       arrayFormat: config.arrayFormat,
     };
   }
@@ -155,11 +136,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
   /** The endpoint's query; an engines filter the caller left out is `api.engines` (none when that is empty). */
   function queryOf<O>(endpoint: Endpoint<unknown, unknown, O>, options: O): QueryParams {
     const query: QueryParams = { ...endpoint.query(options) };
-    if (
-      (endpoint.params as readonly string[]).includes('engines') &&
-      query.engines === undefined &&
-      config.engines.length
-    ) {
+    if (endpoint.params.includes('engines') && query.engines === undefined && config.engines.length) {
       query.engines = config.engines;
     }
     return query;
@@ -171,8 +148,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     options: O & ReadOptions,
   ): PageStream<R, I> {
     const query = queryOf(endpoint, options);
-    const sentEngines = enginesOf(query);
-    const sent = { readWith: readSettingsOf(query, encodingOf(endpoint)), ...(sentEngines ? { sentEngines } : {}) };
+    const sent = readRecordOf(query, encodingOf(endpoint));
     let answer: { data?: unknown; info?: I | null | undefined };
     try {
       answer = await getEnvelope(endpoint, path, query, options.signal, endpoint.notFoundIsEmpty);
@@ -210,11 +186,7 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
         return { data: answer.data as unknown[], info: (answer.info ?? {}) as I & PagingInfo };
       },
     });
-    const sentEngines = enginesOf(query);
-    return withReadRecord(pages, {
-      readWith: readSettingsOf(query, encodingOf(endpoint), config.firstPage),
-      ...(sentEngines ? { sentEngines } : {}),
-    });
+    return withReadRecord(pages, readRecordOf(query, encodingOf(endpoint), config.firstPage));
   }
 
   return {

@@ -1,6 +1,6 @@
 import { redactSecrets } from '../log.js';
 import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter, retryAfterUnbounded } from './retry-after.js';
-import { firstHeader, readRateLimitHeaders } from './rate/rate-headers.js';
+import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate/rate-headers.js';
 import { errorMessage } from '../format.js';
 
 /** One entry of `error.details` of the error envelope (spec, "Errors"). */
@@ -131,10 +131,7 @@ export class TransientError extends ApiError {
 
 /** Reasons that say the API itself did not answer, rather than answered something unreadable. */
 export function isUnavailability(error: ApiError): error is TransientError {
-  return (
-    error instanceof TransientError &&
-    (error.reason === 'server_error' || error.reason === 'network' || error.reason === 'timeout')
-  );
+  return error instanceof TransientError && ['server_error', 'network', 'timeout'].includes(error.reason);
 }
 
 /** A failure that another attempt would repeat: never retried. */
@@ -150,10 +147,7 @@ export class ValidationError extends PermanentError {
 
 /** A parsed answer whose envelope does not match the spec (src/api/client.ts, getEnvelope). */
 export function isBadEnvelope(error: unknown): boolean {
-  return (
-    error instanceof TransientError &&
-    (error.reason === 'bad_envelope' || error.reason === 'other_format' || error.reason === 'empty_body')
-  );
+  return error instanceof TransientError && ['bad_envelope', 'other_format', 'empty_body'].includes(error.reason);
 }
 
 /** 401 (or a 403 other than brand access or throttling): the key is wrong or lacks a right. */
@@ -211,11 +205,8 @@ export class PagingError extends PermanentError {
 }
 
 /** The error envelope of the spec ("Errors"), read defensively: any part may be missing. */
-export interface ErrorEnvelopeFields {
-  apiCode?: string | undefined;
+export interface ErrorEnvelopeFields extends Pick<ApiErrorFields, 'apiCode' | 'details' | 'requestId'> {
   message?: string | undefined;
-  details?: ApiErrorDetail[] | undefined;
-  requestId?: string | undefined;
 }
 
 export function readErrorEnvelope(body: unknown): ErrorEnvelopeFields {
@@ -238,7 +229,7 @@ export function readErrorEnvelope(body: unknown): ErrorEnvelopeFields {
 export interface ErrorResponse {
   status: number;
   /** Response headers as undici gives them (lower-case names). Only `retry-after` is read. */
-  headers: Record<string, string | string[] | undefined>;
+  headers: HeaderBag;
   /** The parsed JSON body, or `undefined` when it was not JSON. */
   body: unknown;
   endpoint: string;

@@ -1,5 +1,5 @@
 import type { ApiConfig } from '../config/schema.js';
-import { PAGING_PARAM_NAMES, endpointMapping, wireName, type ArrayFormat, type ParamMapping } from './param-names.js';
+import { PAGING_PARAM_NAMES, endpointMapping, wireName, type ArrayFormat } from './param-names.js';
 import type { QueryEncoding, QueryParams } from './query.js';
 
 /**
@@ -38,7 +38,7 @@ export function readSettingsNow(
 ): string | undefined {
   const settings = parseSettings(recorded);
   if (!settings) return undefined;
-  const mapping = endpointMapping(api.params as ParamMapping, api.endpointParams, endpoint);
+  const mapping = endpointMapping(api.params, api.endpointParams, endpoint);
   return settingsText({
     names: Object.fromEntries(Object.keys(settings.names).map((name) => [name, wireName(name, mapping)])),
     arrayFormat: settings.arrayFormat === undefined ? undefined : api.arrayFormat,

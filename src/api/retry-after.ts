@@ -31,7 +31,6 @@ export function retryAfterUnbounded(
 ): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!text) return undefined;
-  // Delta seconds or an HTTP date (RFC 9110), and the Unix times some APIs send in their place.
   const time = readHeaderTime(text, now);
   if (!time) return undefined;
   return Math.max(0, time.form === 'delta-seconds' ? Math.ceil(time.ms) : time.ms);

@@ -180,5 +180,3 @@ export const pagingInfo = {
 export const queryEcho = optional(z.record(z.string(), z.unknown()));
 
 export const pagedEnvelopeSchema = z.looseObject({ data: records, info: z.looseObject(pagingInfo) });
-
-export type PagedInfo = z.infer<typeof pagedEnvelopeSchema>['info'];

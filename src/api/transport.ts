@@ -56,9 +56,11 @@ const STOP_WAIT_GRACE_MS = 1_000;
 const MAX_RATE_LIMIT_RETRIES = 20;
 
 export interface TransportOptions {
+  /** Where retries and 429s are logged (never with the key); default: silent. */
   logger?: Logger | undefined;
   /** The key's shared rate budget; default: none (no client-side limit). */
   budget?: RateBudget | undefined;
+  /** Hears every HTTP attempt, to count requests, retries and 429s. */
   onRequest?: ((event: ApiRequestEvent) => void) | undefined;
   /** Aborts every request of the client (shutdown). */
   signal?: AbortSignal | undefined;
@@ -308,7 +310,7 @@ export class Transport {
     const deadline = AbortSignal.timeout(this.config.requestTimeoutMs);
     const signal = callerSignal ? AbortSignal.any([deadline, callerSignal]) : deadline;
     let status: number;
-    let headers: Record<string, string | string[] | undefined>;
+    let headers: HeaderBag;
     let text: string;
     let unreadBody: string | undefined;
     const sentAt = Date.now();

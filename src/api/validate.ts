@@ -37,9 +37,8 @@ export function describeZodIssues(error: z.ZodError): string[] {
 /** An integer past 2^53 was rounded when the JSON was parsed, so the message says so instead of "Too big". */
 function pastSafeIntegers(issue: z.core.$ZodIssue): string | undefined {
   if (issue.code !== 'too_big' && issue.code !== 'too_small') return undefined;
-  const bound = Number(
-    (issue as { maximum?: unknown; minimum?: unknown }).maximum ?? (issue as { minimum?: unknown }).minimum,
-  );
+  const { maximum, minimum } = issue as { maximum?: unknown; minimum?: unknown };
+  const bound = Number(maximum ?? minimum);
   if (Math.abs(bound) !== Number.MAX_SAFE_INTEGER) return undefined;
   return `an integer past ±2^53 (${Number.MAX_SAFE_INTEGER}), which JSON numbers in JavaScript cannot hold exactly: bvsync cannot store it, and its copy in _rejected_records is rounded`;
 }

@@ -14,11 +14,10 @@ export function missingApiSettings(api: ApiConfig): string[] {
 
 /** The API's URL and key, or a `ConfigError` naming each one missing. */
 export function requireApiSettings(api: ApiConfig): ApiConfig & { url: string; apiKey: string } {
-  const missing = missingApiSettings(api);
-  if (missing.length || !api.url || !api.apiKey)
+  if (!api.url || !api.apiKey)
     throw new ConfigError(
       'the API config',
-      missing.map((setting) => `${setting}: required to call the API`),
+      missingApiSettings(api).map((setting) => `${setting}: required to call the API`),
     );
   return { ...api, url: api.url, apiKey: api.apiKey };
 }

@@ -43,8 +43,7 @@ export function readConfigInput(options: LoadConfigOptions = {}): ConfigInput {
   const env = options.env ?? process.env;
   const path = configFilePath(options);
   const source = path ? resolve(path) : 'the environment';
-  let raw: Record<string, unknown> = {};
-  if (path) raw = readJsonObject(path, source);
+  const raw = path ? readJsonObject(path, source) : {};
   const fromEnv = applyEnv(raw, env, source, { warn: options.warn });
   options.overrides?.(raw);
   return { raw, source, fromEnv };
@@ -114,15 +113,9 @@ export function jsonProblem(text: string, message: string): string {
   }
   const where = Number.isNaN(position)
     ? ''
-    : ` at line ${lineOf(text, position)}, column ${position - text.lastIndexOf('\n', position - 1)}`;
+    : ` at line ${text.slice(0, position).split('\n').length}, column ${position - text.lastIndexOf('\n', position - 1)}`;
   const hint = /^\s*[{[]/.test(text) ? '' : ' (a bvsync config is one JSON object: docs/configuration.md)';
   return `not valid JSON${where}: ${reason}${hint}`;
-}
-
-function lineOf(text: string, position: number): number {
-  let line = 1;
-  for (let index = 0; index < position && index < text.length; index++) if (text.charCodeAt(index) === 10) line += 1;
-  return line;
 }
 
 function readJsonObject(path: string, source: string): Record<string, unknown> {
@@ -154,8 +147,9 @@ function applyEnv(
   const fromEnv = new Map<string, string>();
   raw.api ??= {};
   if (typeof raw.api !== 'object' || raw.api === null) return fromEnv;
-  // Sets a setting by its path, making the objects on the way: `redis.tls.caFile`.
-  const set = (setting: string, variable: string, value: unknown) => {
+  // Sets a setting by its path, making the objects on the way: `redis.tls.caFile`. An unset or empty variable sets none.
+  const set = (setting: string, variable: string, value: unknown = env[variable]) => {
+    if (value === undefined || value === '') return;
     const keys = setting.split('.');
     const last = keys.pop()!;
     let target = raw;
@@ -163,19 +157,19 @@ function applyEnv(
     target[last] = value;
     fromEnv.set(setting, variable);
   };
-  if (env.BVSYNC_API_URL) set('api.url', 'BVSYNC_API_URL', env.BVSYNC_API_URL);
   // Each secret setting also reads from a file, `<NAME>_FILE` (src/config/secret-file.ts).
-  const apiKey = secretFromEnv(env, 'BVSYNC_API_KEY', secretOptions);
-  if (apiKey) set('api.apiKey', apiKey.variable, apiKey.value);
-  if (env.BVSYNC_DB) set('db', 'BVSYNC_DB', env.BVSYNC_DB);
-  if (env.BVSYNC_REDIS_PREFIX) set('redisPrefix', 'BVSYNC_REDIS_PREFIX', env.BVSYNC_REDIS_PREFIX);
-  const redisUrl = secretFromEnv(env, 'REDIS_URL', secretOptions);
-  if (redisUrl) set('redisUrl', redisUrl.variable, redisUrl.value);
-  const redisPassword = secretFromEnv(env, 'REDIS_PASSWORD', secretOptions);
-  if (redisPassword) set('redis.password', redisPassword.variable, redisPassword.value);
-  if (env.REDIS_CA_FILE) set('redis.tls.caFile', 'REDIS_CA_FILE', env.REDIS_CA_FILE);
-  const memoryLimit = env.BVSYNC_DUCKDB_MEMORY_LIMIT;
-  if (memoryLimit) set('warehouse.memoryLimit', 'BVSYNC_DUCKDB_MEMORY_LIMIT', memoryLimit);
+  const setSecret = (setting: string, name: string) => {
+    const secret = secretFromEnv(env, name, secretOptions);
+    if (secret) set(setting, secret.variable, secret.value);
+  };
+  set('api.url', 'BVSYNC_API_URL');
+  setSecret('api.apiKey', 'BVSYNC_API_KEY');
+  set('db', 'BVSYNC_DB');
+  set('redisPrefix', 'BVSYNC_REDIS_PREFIX');
+  setSecret('redisUrl', 'REDIS_URL');
+  setSecret('redis.password', 'REDIS_PASSWORD');
+  set('redis.tls.caFile', 'REDIS_CA_FILE');
+  set('warehouse.memoryLimit', 'BVSYNC_DUCKDB_MEMORY_LIMIT');
   // Left as text when it is not a number, so the schema names the variable's bad value instead of a silent default.
   const threads = env.BVSYNC_DUCKDB_THREADS;
   if (threads) set('warehouse.threads', 'BVSYNC_DUCKDB_THREADS', /^\d+$/.test(threads) ? Number(threads) : threads);

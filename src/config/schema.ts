@@ -65,7 +65,7 @@ function paramMappings({ paramNames, endpointParams }: ParamCatalog) {
     .record(z.string(), z.string().min(1))
     .superRefine((mapping, ctx) => {
       for (const key of Object.keys(mapping)) {
-        if (!(paramNames as readonly string[]).includes(key)) {
+        if (!paramNames.includes(key)) {
           ctx.addIssue({
             code: 'custom',
             path: [key],
@@ -91,7 +91,7 @@ function paramMappings({ paramNames, endpointParams }: ParamCatalog) {
           continue;
         }
         for (const key of Object.keys(mapping)) {
-          if (!(sent as readonly string[]).includes(key)) {
+          if (!sent.includes(key)) {
             ctx.addIssue({
               code: 'custom',
               path: [endpoint, key],
@@ -217,7 +217,6 @@ export function apiConfigSchemaFor(catalog: ParamCatalog) {
 }
 
 function scheduleSchemaFor<Name extends string>(streamNames: readonly [Name, ...Name[]]) {
-  const streamName = z.enum(streamNames);
   return z
     .object({
       /** A name for logs and `status`, e.g. `daily-reports`. */
@@ -235,7 +234,7 @@ function scheduleSchemaFor<Name extends string>(streamNames: readonly [Name, ...
             ctx.addIssue({ code: 'custom', message: `"${expression}" is not a valid cron expression (${problem})` });
         }),
       /** Streams this schedule syncs; default every stream but the opt-in ones (docs/tables.md, "Engines"). */
-      streams: z.array(streamName).optional(),
+      streams: z.array(z.enum(streamNames)).optional(),
     })
     .strict();
 }
@@ -262,11 +261,10 @@ const healConfigSchema = z
 export function syncConfigSchemaFor<Name extends string>(
   catalog: Pick<StreamCatalog<Name>, 'streamNames' | 'domainOf'>,
 ) {
-  const streamName = z.enum(catalog.streamNames);
   return z
     .object({
       /** Streams a plain `sync` runs; default every stream but the opt-in ones (docs/tables.md, "Engines"). */
-      streams: z.array(streamName).optional(),
+      streams: z.array(z.enum(catalog.streamNames)).optional(),
       /** Days re-fetched on every incremental run because answers arrive late; default 3. */
       lookbackDays: z.number().int().min(0).max(90).default(3),
       /** The first day an incremental sync fetches when a stream has no state yet; default 30 days ago. */

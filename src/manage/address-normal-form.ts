@@ -4,12 +4,8 @@
  * `undefined` for text that is not an http(s) address.
  */
 export function addressNormalForm(address: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(address.trim());
-  } catch {
-    return undefined;
-  }
+  if (!URL.canParse(address.trim())) return undefined;
+  const url = new URL(address.trim());
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   url.hash = '';
   url.pathname = url.pathname.replace(/\/+$/, '');

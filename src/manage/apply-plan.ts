@@ -3,11 +3,10 @@ import { WriteAnswerError } from '../api/writes/write-answer-error.js';
 import type { BulkAnswer } from '../api/writes/write-schemas.js';
 import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/writes/writes.js';
 import type { WriteClient } from '../api/writes/writes.js';
-import { groupBy } from '../group-by.js';
-import { batches } from '../group-by.js';
+import { batches, groupBy } from '../group-by.js';
 import { itemsOf } from './batches.js';
 import { addressKey, competitorNameKey, idsOfWritten, misplaced, topicNameKey } from './bulk-answer-items.js';
-import type { ChangePlan, ItemKind, PendingWrite, PlannedChange } from './planned-change.js';
+import type { ChangePlan, PendingWrite, PlannedChange } from './planned-change.js';
 
 /**
  * What became of one item of the file in an apply. `sent again`: a change with no read endpoint to compare against
@@ -15,13 +14,8 @@ import type { ChangePlan, ItemKind, PendingWrite, PlannedChange } from './planne
  */
 export type AppliedAction = 'created' | 'changed' | 'restored' | 'sent again' | 'unchanged' | 'rejected';
 
-export interface AppliedChange {
-  kind: ItemKind;
-  label: string;
+export interface AppliedChange extends Pick<PlannedChange, 'kind' | 'label' | 'detail' | 'code'> {
   action: AppliedAction;
-  detail?: string | undefined;
-  /** The API's rejection code, for `rejected`. */
-  code?: string | undefined;
   /** The id the API gave or kept, when it answered one. */
   id?: number | undefined;
 }
@@ -47,15 +41,14 @@ export async function applyPlan(
   options: ApplyOptions = {},
 ): Promise<AppliedChange[]> {
   const outcomes: AppliedChange[] = [];
-  const settle = (change: AppliedChange) => {
-    outcomes.push(change);
-    options.onItem?.(change);
+  const settle = (change: PlannedChange, outcome: Omit<AppliedChange, 'kind' | 'label'>) => {
+    const applied = { kind: change.kind, label: change.label, ...outcome };
+    outcomes.push(applied);
+    options.onItem?.(applied);
   };
   for (const change of plan.changes) {
-    if (change.action === 'unchanged')
-      settle({ kind: change.kind, label: change.label, action: 'unchanged', detail: change.detail });
-    if (change.action === 'rejected')
-      settle({ kind: change.kind, label: change.label, action: 'rejected', code: change.code, detail: change.detail });
+    if (change.action === 'unchanged') settle(change, { action: 'unchanged', detail: change.detail });
+    if (change.action === 'rejected') settle(change, { action: 'rejected', code: change.code, detail: change.detail });
   }
   const brandId = plan.brandId;
 
@@ -104,23 +97,22 @@ export async function applyPlan(
     writtenKey: (item: W) => string,
   ): Promise<void> {
     for (const [number, request] of requests.entries()) {
+      const which = `${what}: request ${number + 1} of ${requests.length}`;
       const answer = await send(request).catch((error: unknown) => {
         throw namingItems(
           error,
           request.map(({ change }) => change.label),
-          `${what}: request ${number + 1} of ${requests.length}`,
+          which,
         );
       });
-      options.onRequest?.(
-        `${what}: request ${number + 1} of ${requests.length}: ${answer.written} written, ${answer.rejected.length} rejected`,
-      );
+      options.onRequest?.(`${which}: ${answer.written} written, ${answer.rejected.length} rejected`);
       const rejected = new Map(answer.rejected.map((rejection) => [rejection.index, rejection]));
       const untold =
         unaccounted(answer, request.length, rejected) ??
         misplaced(answer.data.map(writtenKey), request.map(sentKey), rejected);
       if (untold) {
         throw new WriteAnswerError(
-          `${what}: request ${number + 1} of ${requests.length} (${request.length} items): ${untold}, so bvsync cannot tell which items were written. ` +
+          `${which} (${request.length} items): ${untold}, so bvsync cannot tell which items were written. ` +
             'It stopped here and sent nothing more; bvsync plan shows what the brand now holds',
           { endpoint: `POST ${what}` },
         );
@@ -129,15 +121,13 @@ export async function applyPlan(
       request.forEach(({ change }, index) => {
         const rejection = rejected.get(index);
         if (rejection) {
-          settle({
-            kind: change.kind,
-            label: change.label,
+          settle(change, {
             action: 'rejected',
             code: rejection.code,
             detail: `${rejection.code}: ${rejection.message ?? 'no message'}`,
           });
         } else {
-          settle({ kind: change.kind, label: change.label, action: 'created', detail: change.detail, id: ids[index] });
+          settle(change, { action: 'created', detail: change.detail, id: ids[index] });
         }
       });
     }
@@ -150,12 +140,12 @@ export async function applyPlan(
   ): Promise<void> {
     try {
       const answer = await send();
-      settle({ kind: change.kind, label: change.label, action: done, detail: change.detail, id: answer?.id });
+      settle(change, { action: done, detail: change.detail, id: answer?.id });
     } catch (error) {
       if (!(error instanceof ApiError) || error.retryable || !ITEM_REJECTION_STATUSES.has(error.status ?? 0))
         throw error;
       const code = error.apiCode ?? error.code;
-      settle({ kind: change.kind, label: change.label, action: 'rejected', code, detail: `${code}: ${error.message}` });
+      settle(change, { action: 'rejected', code, detail: `${code}: ${error.message}` });
     }
   }
 }

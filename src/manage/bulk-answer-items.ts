@@ -1,3 +1,4 @@
+import { groupBy } from '../group-by.js';
 import { addressNormalForm, competitorKey } from './address-normal-form.js';
 
 /*
@@ -52,13 +53,9 @@ export function idsOfWritten<I, W extends { id: number }>(
   rejected: ReadonlyMap<number, unknown>,
 ): Array<number | undefined> {
   const writtenAt = request.flatMap((_, index) => (rejected.has(index) ? [] : [index]));
-  const byKey = new Map<string, number[]>();
-  for (const item of data) {
-    const key = writtenKey(item);
-    byKey.set(key, [...(byKey.get(key) ?? []), item.id]);
-  }
+  const byKey = groupBy(data, writtenKey);
   const ids: Array<number | undefined> = [];
-  for (const index of writtenAt) ids[index] = byKey.get(sentKey(request[index]!))?.shift();
+  for (const index of writtenAt) ids[index] = byKey.get(sentKey(request[index]!))?.shift()?.id;
   // Entries named otherwise than sent (the API's own spelling, a suggestion a competitor became): when data[] lists one
   // entry per item written, those left take the ids left, in order.
   if (data.length === writtenAt.length) {

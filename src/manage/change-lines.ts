@@ -12,14 +12,10 @@ export function changeLine(change: PlannedChange | AppliedChange): string {
 /** The heading of a plan: the count of each action, the same words as its lines; `plan` adds that it wrote nothing. */
 export function planSummary(plan: ChangePlan, source: string, note = ' (nothing written)'): string {
   const counts = countActions(plan.changes);
-  const wording: Array<[string, string]> = [
-    ['create', 'to create'],
-    ['change', 'to change'],
-    ['restore', 'to restore'],
-    ['rejected', 'rejected'],
-    ['unchanged', 'unchanged'],
+  const parts = [
+    ...['create', 'change', 'restore'].map((action) => `${counts[action] ?? 0} to ${action}`),
+    ...['rejected', 'unchanged'].map((action) => `${counts[action] ?? 0} ${action}`),
   ];
-  const parts = wording.map(([action, words]) => `${counts[action] ?? 0} ${words}`);
   if (counts.send) parts.push(`${counts.send} to send as given (${NO_READ_TO_COMPARE})`);
   return `plan of brand ${plan.brandId} from ${source}: ${parts.join(', ')}${note}`;
 }

@@ -29,12 +29,13 @@ export function loadDesiredState(path: string): DesiredState {
       `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path`,
     ]);
   }
+  const json = extname(path).toLowerCase() === '.json';
   let raw: unknown;
   try {
-    raw = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+    raw = json ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
     throw new ManageFileError(path, [
-      `is not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`,
+      `is not valid ${json ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`,
     ]);
   }
   return checkDesiredState(raw, path, lineLocator(text));

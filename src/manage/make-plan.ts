@@ -2,8 +2,7 @@ import type { BulkAnswer, BulkRejection } from '../api/writes/write-schemas.js';
 import { COMPETITORS_PER_REQUEST, TOPICS_PER_REQUEST, TRACK_URLS_PER_REQUEST } from '../api/writes/writes.js';
 import type { TopicItem, WriteClient } from '../api/writes/writes.js';
 import { addressNormalForm, competitorKey } from './address-normal-form.js';
-import { groupBy } from '../group-by.js';
-import { batches } from '../group-by.js';
+import { batches, groupBy } from '../group-by.js';
 import { itemsOf } from './batches.js';
 import type { DesiredState, TopicEntry, TrackedUrlEntry } from './desired-state-schema.js';
 import { NO_READ_TO_COMPARE, type ChangePlan, type PendingWrite, type PlannedChange } from './planned-change.js';
@@ -79,22 +78,14 @@ async function planTrackedUrls(
       differences.push(`group ${page.groupId ?? 'none'} -> ${entry.group ?? 'none'}`);
       update.group_id = entry.group;
     }
-    changes.push(
-      differences.length
-        ? {
-            kind: 'tracked URL',
-            label: entry.url,
-            action: 'change',
-            detail: differences.join(', '),
-            write: { type: 'update-tracked-url', trackedUrlId: page.id, change: update },
-          }
-        : {
-            kind: 'tracked URL',
-            label: entry.url,
-            action: 'unchanged',
-            detail: `tracked as ${page.url} (id ${page.id})`,
-          },
-    );
+    const write = { type: 'update-tracked-url', trackedUrlId: page.id, change: update } as const;
+    changes.push({
+      kind: 'tracked URL',
+      label: entry.url,
+      ...(differences.length
+        ? { action: 'change', detail: differences.join(', '), write }
+        : { action: 'unchanged', detail: `tracked as ${page.url} (id ${page.id})` }),
+    });
   }
   // The group is one field of the whole request (endpoint 1), so each group is its own run of requests.
   for (const [groupId, group] of groupBy(creates, ({ write }) => write.groupId)) {

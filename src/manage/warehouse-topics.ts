@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { openReadOnly } from '../warehouse/publish/published-database.js';
 import { readRows } from '../warehouse/read-rows.js';
+import { groupBy } from '../group-by.js';
 
 /** A topic the warehouse has seen (table `topics`, from the visibility report): the API has no read of topics. */
 export interface SeenTopic {
@@ -14,32 +15,24 @@ export interface SeenTopic {
  * instead of creating another. Only a hint: a warehouse that is missing, or has no `topics` table yet, gives none.
  */
 export async function warehouseTopics(path: string, brandId: number): Promise<Map<string, SeenTopic[]>> {
-  const byName = new Map<string, SeenTopic[]>();
-  if (!existsSync(path)) return byName;
-  let database: Awaited<ReturnType<typeof openReadOnly>>;
-  try {
-    database = await openReadOnly(path);
-  } catch {
-    return byName;
-  }
+  const database = existsSync(path) ? await openReadOnly(path).catch(() => undefined) : undefined;
+  if (!database) return new Map();
   try {
     const rows = await readRows(
       database.connection,
       'SELECT id, name, CAST(last_seen_day AS VARCHAR) AS last_seen_day FROM topics WHERE brand_id = $1 AND name IS NOT NULL ORDER BY id',
       [brandId],
     );
-    for (const row of rows) {
-      const topic = {
-        id: Number(row.id),
-        name: String(row.name),
-        lastSeenDay: typeof row.last_seen_day === 'string' ? row.last_seen_day : undefined,
-      };
-      byName.set(topic.name, [...(byName.get(topic.name) ?? []), topic]);
-    }
+    const topics = rows.map((row) => ({
+      id: Number(row.id),
+      name: String(row.name),
+      lastSeenDay: typeof row.last_seen_day === 'string' ? row.last_seen_day : undefined,
+    }));
+    return groupBy(topics, (topic) => topic.name);
   } catch {
     // A warehouse of an older layout, or not one at all: no hint, not a failure of the plan.
+    return new Map();
   } finally {
     database.close();
   }
-  return byName;
 }

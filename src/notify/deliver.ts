@@ -24,9 +24,7 @@ function retryable(status: number): boolean {
  * try is bound by the signal too, so a receiver that never answers costs at most the notifier's bound.
  */
 export async function deliver(url: string, body: string, options: DeliveryOptions): Promise<DeliveryOutcome> {
-  let attempt = 0;
-  for (;;) {
-    attempt += 1;
+  for (let attempt = 1; ; attempt++) {
     let reason: string;
     try {
       const response = await fetch(url, {

@@ -8,6 +8,14 @@ export class CallBudgetSpent extends Error {
   }
 }
 
+/** A measurement's figures, or undefined when a bounding budget refused one of its requests: nothing was sent. */
+export function unlessSpent<T>(measuring: Promise<T>): Promise<T | undefined> {
+  return measuring.catch((error: unknown) => {
+    if (error instanceof CallBudgetSpent) return undefined;
+    throw error;
+  });
+}
+
 /**
  * Counts the API requests `verify` makes (every attempt) and bounds those spent narrowing a disagreement to days. The
  * whole-window comparison, a request per family and brand plus pages, is not bounded: without it nothing is verified.

@@ -20,7 +20,7 @@ export const citationsFamily: FigureFamily = {
     );
     const api = new Map(
       ownershipSummary({ info: report.info }, brandId).records.map((entry) => [
-        ownershipFigure(entry.ownership),
+        `occurrences, ownership ${entry.ownership}`,
         entry.occurrences,
       ]),
     );
@@ -36,7 +36,3 @@ export const citationsFamily: FigureFamily = {
     ];
   },
 };
-
-function ownershipFigure(ownership: string): string {
-  return `occurrences, ownership ${ownership}`;
-}

@@ -1,5 +1,5 @@
 import { addDays, eachDay } from '../days.js';
-import { CallBudgetSpent } from './call-budget.js';
+import { unlessSpent } from './call-budget.js';
 import type { DayWindow } from './figure.js';
 
 /** The days a disagreement comes down to, and the windows left unsplit, by why. */
@@ -38,23 +38,11 @@ export async function narrowDays(window: DayWindow, options: NarrowOptions): Pro
     let found = false;
     const both = halves(current);
     for (const half of options.newestFirst ? both.reverse() : both) {
-      if (!options.canSpend()) {
-        unresolved.push(half);
-        found = true;
-        continue;
-      }
-      // A bounding budget refuses the request that would go over it: the half stays unresolved.
-      const disagrees = await options.disagrees(half).catch((error: unknown) => {
-        if (error instanceof CallBudgetSpent) return undefined;
-        throw error;
-      });
-      if (disagrees === undefined) {
-        unresolved.push(half);
-        found = true;
-      } else if (disagrees) {
-        queue.push(half);
-        found = true;
-      }
+      // A half the budget has no room for, or whose request a bounding budget refuses, stays unresolved.
+      const disagrees = options.canSpend() ? await unlessSpent(options.disagrees(half)) : undefined;
+      if (disagrees === undefined) unresolved.push(half);
+      else if (disagrees) queue.push(half);
+      if (disagrees !== false) found = true;
     }
     if (!found) undivided.push(current);
   }

@@ -26,7 +26,7 @@ export const productRankingFamily: FigureFamily = {
     for await (const page of pages) {
       shopping = page.info?.shopping_conversations ?? shopping;
       for (const record of page.records) {
-        api.set(rankFigure(record.id), record.rank);
+        api.set(`product ${record.id}: rank`, record.rank);
         if (record.visibility != null) shares.push({ id: record.id, visibility: record.visibility });
       }
     }
@@ -38,7 +38,7 @@ export const productRankingFamily: FigureFamily = {
       if (shopping === null) break;
       const listed = visibility * shopping;
       if (off >= 0.5 || Math.abs(listed - Math.round(listed)) > off + WHOLE_COUNT_TOLERANCE) sharesOfShopping = false;
-      api.set(listedFigure(id), Math.round(listed));
+      api.set(`product ${id}: shopping answers listing it`, Math.round(listed));
     }
     const params = [brandId, window.from, window.to, METRIC, SUBJECT];
     const warehouseShopping = await warehouseNumber(
@@ -110,12 +110,4 @@ export function tiedRanks(
     else compared.set(key, Math.min(Math.max(theirs, value), last));
   }
   return compared;
-}
-
-function rankFigure(productId: number): string {
-  return `product ${productId}: rank`;
-}
-
-function listedFigure(productId: number): string {
-  return `product ${productId}: shopping answers listing it`;
 }

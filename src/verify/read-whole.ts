@@ -5,7 +5,6 @@ import type { Endpoint } from '../api/endpoint.js';
 export interface WholeRead<R, I> {
   records: R[];
   info: I | undefined;
-  totalRows: number | undefined;
 }
 
 /** Reads every page of one request of `verify`: a report is one page, a paged list a few. */
@@ -15,11 +14,10 @@ export async function readWhole<R, I, O>(
   brandId: number,
   options: O & ReadOptions,
 ): Promise<WholeRead<R, I>> {
-  const whole: WholeRead<R, I> = { records: [], info: undefined, totalRows: undefined };
+  const whole: WholeRead<R, I> = { records: [], info: undefined };
   for await (const page of client.read(endpoint, brandId, options)) {
     whole.records.push(...page.records);
     whole.info = page.info;
-    whole.totalRows = page.totalRows ?? whole.totalRows;
   }
   return whole;
 }

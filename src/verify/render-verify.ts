@@ -71,10 +71,7 @@ export function renderVerify(report: VerifyReport, options: RenderVerifyOptions 
     out.push(`Every figure agrees: the warehouse holds what the API reports over ${windowText(report.window)}.`);
     return `${out.join('\n')}\n`;
   }
-  const disagreeing = report.brands.reduce(
-    (sum, brand) => sum + brand.figures.filter((entry) => !entry.agree).length,
-    0,
-  );
+  const disagreeing = report.brands.flatMap((brand) => brand.figures).filter((entry) => !entry.agree).length;
   out.push(`${disagreeing} figure${disagreeing === 1 ? '' : 's'} disagree. Backfill again:`);
   for (const brand of report.brands) {
     for (const { window, why } of backfills(brand))

@@ -15,7 +15,7 @@ export const trackedUrlsFamily: FigureFamily = {
     for await (const page of client.read(trackedUrlsEndpoint, brandId, { ...rangeOf(window), signal })) {
       totalCitations = page.info?.citations ?? totalCitations;
       for (const record of page.records) {
-        api.set(pageFigure(record.id), record.citations);
+        api.set(`page ${record.id}: answers citing it`, record.citations);
         answersRead.add(record.conversations);
       }
     }
@@ -58,7 +58,3 @@ export const trackedUrlsFamily: FigureFamily = {
     ];
   },
 };
-
-function pageFigure(trackedUrlId: number): string {
-  return `page ${trackedUrlId}: answers citing it`;
-}

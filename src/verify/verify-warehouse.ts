@@ -1,37 +1,26 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { ApiClient } from '../api/index.js';
-import { CallBudgetSpent, type CallBudget } from './call-budget.js';
+import { unlessSpent, type CallBudget } from './call-budget.js';
 import { FIGURE_FAMILIES } from './families.js';
-import type { DayWindow, Figure, FigureFamily } from './figure.js';
-import { daysAsWindows, mergeWindows, narrowDays } from './narrow-days.js';
+import type { DayWindow, Figure, FigureFamily, MeasureContext } from './figure.js';
+import { daysAsWindows, mergeWindows, narrowDays, type NarrowedDays } from './narrow-days.js';
 import { readRows } from '../warehouse/read-rows.js';
 
-export interface VerifyOptions {
-  client: ApiClient;
-  /** The warehouse, open read-only. */
-  connection: DuckDBConnection;
+export interface VerifyOptions extends Pick<MeasureContext, 'client' | 'connection' | 'engineBreakdown' | 'signal'> {
   brands: number[];
   window: DayWindow;
   budget: CallBudget;
   /** Default: every family of families.ts. */
   families?: readonly FigureFamily[];
-  /** `sync.engineBreakdown`, so the per-engine figures cover the engines the sync asks. */
-  engineBreakdown?: readonly string[] | undefined;
-  signal?: AbortSignal;
   /** Narrow the newer half of each window first (`sync.heal`: the newest days are healed first). */
   newestFirst?: boolean;
 }
 
 /** One brand's comparison over the window, and where its disagreements are. */
-export interface BrandVerdict {
+export interface BrandVerdict extends Pick<NarrowedDays, 'unresolved' | 'undivided'> {
   brandId: number;
   figures: Figure[];
   /** Days whose rows disagree with the API: backfill them again. */
   daysToBackfill: string[];
-  /** Windows that disagree but that the call budget left unsplit. */
-  unresolved: DayWindow[];
-  /** Windows that disagree while neither half does (narrow-days.ts): backfilled whole. */
-  undivided: DayWindow[];
   /**
    * Families not compared because the warehouse never synced their stream for a brand it has other streams of, so the
    * narrowing budget goes to real losses.
@@ -44,11 +33,8 @@ export interface BrandVerdict {
 }
 
 /** Where one family's disagreement of a brand lies. */
-export interface FamilyVerdict {
+export interface FamilyVerdict extends NarrowedDays {
   family: string;
-  days: string[];
-  unresolved: DayWindow[];
-  undivided: DayWindow[];
 }
 
 export interface VerifyReport {
@@ -91,10 +77,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
     for (const family of families.filter(isSynced)) {
       const before = options.budget.total();
       // A bounding budget (sync.heal.maxCalls) refuses a request past it: the family's whole window stays unresolved.
-      const whole = await measure(brandId, family, options.window, (why) => left.add(why)).catch((error: unknown) => {
-        if (error instanceof CallBudgetSpent) return undefined;
-        throw error;
-      });
+      const whole = await unlessSpent(measure(brandId, family, options.window, (why) => left.add(why)));
       if (!whole) {
         unmeasured.push({ brandId, family: family.name });
         continue;

@@ -2,7 +2,7 @@ import { visibilityTopicsEndpoint } from '../streams/visibility.js';
 import { readRows } from '../warehouse/read-rows.js';
 import { pairFigures, rangeOf, type FigureFamily } from './figure.js';
 import { readWhole } from './read-whole.js';
-import { ANSWERS, MENTIONING, addTopicFigures, everyTopic } from './visibility-family.js';
+import { ANSWERS, MENTIONING, addTopicFigures, everyTopic, topicFiguresSql } from './visibility-family.js';
 import { warehouseFigures } from './warehouse-figures.js';
 
 /** The per-engine visibility table of the `visibility_by_engine` stream (migration 009), where the file has it. */
@@ -35,11 +35,7 @@ export const visibilityEngineFamily: FigureFamily = {
     }
     const all = await warehouseFigures(
       connection,
-      `SELECT 'engine ' || engine || ' topic ' || topic_id || $4 AS figure, sum(conversations) AS n
-         FROM ${ENGINE_TABLE} WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY engine, topic_id
-       UNION ALL
-       SELECT 'engine ' || engine || ' topic ' || topic_id || $5, sum(mentioned_conversations)
-         FROM ${ENGINE_TABLE} WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY engine, topic_id`,
+      topicFiguresSql(ENGINE_TABLE, "'engine ' || engine || ' topic ' || topic_id", 'engine, topic_id'),
       [brandId, window.from, window.to, ANSWERS, MENTIONING],
     );
     // Rows of an engine the sync no longer asks stay as loaded; they are not compared with an answer never asked for.

@@ -19,16 +19,19 @@ export const visibilityFamily: FigureFamily = {
     addTopicFigures(api, report.records, 'topic ');
     const warehouse = await warehouseFigures(
       connection,
-      `SELECT 'topic ' || topic_id || $4 AS figure, sum(conversations) AS n
-         FROM visibility_topic_daily WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY topic_id
-       UNION ALL
-       SELECT 'topic ' || topic_id || $5, sum(mentioned_conversations)
-         FROM visibility_topic_daily WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY topic_id`,
+      topicFiguresSql('visibility_topic_daily', "'topic ' || topic_id", 'topic_id'),
       [brandId, window.from, window.to, ANSWERS, MENTIONING],
     );
     return [...everyTopic('visibility', '', api, warehouse, 'topic '), ...pairFigures('visibility', api, warehouse)];
   },
 };
+
+/** The warehouse's side of addTopicFigures, per `groupBy` of `table`: `label`, then ANSWERS ($4) or MENTIONING ($5). */
+export function topicFiguresSql(table: string, label: string, groupBy: string): string {
+  const rows = `FROM ${table} WHERE brand_id = $1 AND "day" BETWEEN $2::DATE AND $3::DATE GROUP BY ${groupBy}`;
+  return `SELECT ${label} || $4 AS figure, sum(conversations) AS n ${rows}
+    UNION ALL SELECT ${label} || $5, sum(mentioned_conversations) ${rows}`;
+}
 
 /** Each topic's answers and answers mentioning the brand, as figures named `${prefix}${topic id}: …`. */
 export function addTopicFigures(figures: Map<string, number>, rows: readonly VisibilityRow[], prefix: string): void {

@@ -143,14 +143,7 @@ function parseState(fields: Record<string, string>): RateState | undefined {
   const limit = Number(fields.limit ?? 0);
   const cutAt = Number(fields.cutAt ?? 0);
   const phase = fields.phase as RatePhase;
-  if (
-    !(rate > 0) ||
-    !Number.isFinite(at) ||
-    !PHASES.includes(phase) ||
-    !Number.isFinite(limit) ||
-    !Number.isFinite(cutAt)
-  )
-    return undefined;
+  if (!(rate > 0) || !PHASES.includes(phase) || ![at, limit, cutAt].every(Number.isFinite)) return undefined;
   const stated = parseStated(fields);
   return {
     rate,

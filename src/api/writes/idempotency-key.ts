@@ -20,11 +20,6 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** A write client's session: one apply. */
-export function idempotencySession(): string {
-  return randomUUID();
-}
-
 /**
  * A value for one dry run alone. A dry run must not share a value with an earlier one of the same content: the API
  * would replay the earlier answer, and a plan would report the brand as it was then.

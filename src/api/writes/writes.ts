@@ -1,12 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { ApiConfig } from '../../config/schema.js';
 import { openTransport, type ApiClientOptions } from '../client.js';
-import {
-  contentIdempotencyKey,
-  freshIdempotencyKey,
-  idempotencySession,
-  stableIdempotencyKey,
-} from './idempotency-key.js';
+import { contentIdempotencyKey, freshIdempotencyKey, stableIdempotencyKey } from './idempotency-key.js';
 import { cappedPageSize, paginate } from '../paginate.js';
 import { brandPath, buildQuery, withQuery, type QueryParams } from '../query.js';
 import { describeZodIssues } from '../validate.js';
@@ -122,7 +118,8 @@ export interface WriteClient {
 export function createWriteClient(config: ApiConfig, options: ApiClientOptions = {}): WriteClient {
   const transport = openTransport(config, { ...options, retryRateLimited: options.retryRateLimited ?? true });
   const encoding = { params: config.params, arrayFormat: config.arrayFormat };
-  const session = idempotencySession();
+  // One apply: a retry within it replays the API's first answer, a later apply writes again (idempotency-key.ts).
+  const session = randomUUID();
 
   /** `keyOf`: the idempotency value is fresh for a dry run, of the apply and the content for a write a later plan can compare, of the content alone otherwise. */
   function send<T>(
@@ -274,13 +271,8 @@ export function createWriteClient(config: ApiConfig, options: ApiClientOptions =
             `GET ${path}: unreadable competitor: ${describeZodIssues(result.error).join('; ')}`,
             { endpoint: `GET ${path}` },
           );
-        const record = result.data;
-        return {
-          id: record.id,
-          name: record.name,
-          website: record.website ?? undefined,
-          tracked: record.is_actual === true,
-        };
+        const { id, name, website, is_actual: actual } = result.data;
+        return { id, name, website: website ?? undefined, tracked: actual === true };
       });
     },
 
