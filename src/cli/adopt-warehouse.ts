@@ -1,13 +1,13 @@
 import { Command } from 'commander';
 import { adoptPrefixWarehouse, writtenFile } from '../engine/writer/prefix-warehouse.js';
 import { writerLeaseKey } from '../engine/jobs/queues.js';
-import { connectRedis } from '../engine/redis/redis.js';
+
 import { RunStore } from '../engine/run/run-store.js';
 import { leaseHolderWrites } from '../engine/writer/writer-lease.js';
 import { duckdbSettings } from '../warehouse/file/duckdb-budget.js';
 import { workingPathFor } from '../warehouse/paths.js';
 import { openWarehouse } from '../warehouse/warehouse.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from './context.js';
+import { addCommonOptions, commandLogger, readConfig, withRedis, type CommonFlags } from './context.js';
 import { UsageError } from './fail.js';
 import { descriptionOf } from './commands.js';
 
@@ -20,9 +20,7 @@ export function adoptWarehouseCommand(): Command {
     async (flags: CommonFlags) => {
       const config = readConfig(flags);
       const log = commandLogger(flags);
-      const redis = await redisFor(config, log, { allowPrivate: false });
-      const connection = connectRedis(redis.url);
-      try {
+      await withRedis(config, log, { allowPrivate: false }, async (connection) => {
         const prefix = config.redisPrefix;
         const holder = await connection.get(writerLeaseKey(prefix));
         if (holder !== null) {
@@ -56,10 +54,7 @@ export function adoptWarehouseCommand(): Command {
             `unfinished runs ${unfinished.map((run) => run.runId).join(', ')} committed slices into the other file: they end incomplete ` +
               'in this one; run their commands again once they end, or drop them with bvsync cancel RUN\n',
           );
-      } finally {
-        connection.disconnect();
-        await redis.stop();
-      }
+      });
     },
   );
 }

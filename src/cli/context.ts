@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import type { Redis } from 'ioredis';
 import type { ResolvedRedis } from '../engine/redis/redis.js';
 import type { WorkerHostOptions } from '../engine/jobs/worker-host.js';
 import { loadProcessSettings, parseBrandList, type ProcessSettings } from '../config/load.js';
@@ -70,6 +71,24 @@ export async function redisFor(
   if (redis.origin === 'private')
     log.info({ url: redis.url }, 'no Redis configured or running: started a private redis-server for this command');
   return redis;
+}
+
+/** Runs `work` on a connection to the command's Redis (redisFor), then closes both, whether `work` ends or throws. */
+export async function withRedis<T>(
+  config: Config,
+  log: Logger,
+  options: { allowPrivate?: boolean },
+  work: (connection: Redis) => Promise<T>,
+): Promise<T> {
+  const redis = await redisFor(config, log, options);
+  const { connectRedis } = await import('../engine/redis/redis.js');
+  const connection = connectRedis(redis.url);
+  try {
+    return await work(connection);
+  } finally {
+    connection.disconnect();
+    await redis.stop();
+  }
 }
 
 export function collect(value: string, previous: string[] = []): string[] {

@@ -4,7 +4,7 @@ import { RATE_HEADROOM, createApiClient, configuredRateBudget } from '../../api/
 import { AuthError, BrandAccessDeniedError } from '../../api/errors.js';
 import { parseBrandList } from '../../config/load.js';
 import { addDays, maxDay, parseDay } from '../../days.js';
-import { connectRedis } from '../../engine/redis/redis.js';
+
 import { CallBudget } from '../../verify/call-budget.js';
 import type { DayWindow } from '../../verify/figure.js';
 import { renderVerify } from '../../verify/render-verify.js';
@@ -18,7 +18,7 @@ import {
   commandLogger,
   commandToday,
   readConfig,
-  redisFor,
+  withRedis,
   type CommonFlags,
 } from '../context.js';
 import { EXIT_NOT_DONE } from '../exit-codes.js';
@@ -95,36 +95,34 @@ export function verifyCommand(): Command {
       const brands = given?.length ? [...new Set(given)] : config.brands.length ? config.brands : brandsOf(freshness);
       if (brands.length === 0)
         throw new UsageError(`no brand to verify: the database ${db.path} has none; pass --brand ID`);
-      const redis = await redisFor(config, log);
-      const connection = connectRedis(redis.url);
-      const budget = new CallBudget(maxCalls);
-      // The sync's client stack: the key's shared rate budget in Redis, its retries, 429s waited out.
-      const client = createApiClient(config.api, {
-        logger: log,
-        budget: configuredRateBudget(config, connection, { headroom: RATE_HEADROOM, logger: log }),
-        retryRateLimited: true,
-        onRequest: () => budget.count(),
-      });
-      try {
-        const report = await verifyWarehouse({
-          client,
-          connection: db.connection,
-          brands,
-          window,
-          budget,
-          engineBreakdown: config.sync.engineBreakdown,
-        }).catch((error: unknown) => {
-          throw explainRefusal(error);
+      await withRedis(config, log, {}, async (connection) => {
+        const budget = new CallBudget(maxCalls);
+        // The sync's client stack: the key's shared rate budget in Redis, its retries, 429s waited out.
+        const client = createApiClient(config.api, {
+          logger: log,
+          budget: configuredRateBudget(config, connection, { headroom: RATE_HEADROOM, logger: log }),
+          retryRateLimited: true,
+          onRequest: () => budget.count(),
         });
-        process.stdout.write(
-          flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderVerify(report, { all: flags.all }),
-        );
-        if (!report.agree) process.exitCode = EXIT_NOT_DONE;
-      } finally {
-        await client.close().catch(() => undefined);
-        connection.disconnect();
-        await redis.stop();
-      }
+        try {
+          const report = await verifyWarehouse({
+            client,
+            connection: db.connection,
+            brands,
+            window,
+            budget,
+            engineBreakdown: config.sync.engineBreakdown,
+          }).catch((error: unknown) => {
+            throw explainRefusal(error);
+          });
+          process.stdout.write(
+            flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderVerify(report, { all: flags.all }),
+          );
+          if (!report.agree) process.exitCode = EXIT_NOT_DONE;
+        } finally {
+          await client.close().catch(() => undefined);
+        }
+      });
     } finally {
       db.close();
     }

@@ -3,10 +3,10 @@ import { Command } from 'commander';
 import { cancelRun } from '../../engine/run/cancel-run.js';
 import { cancelJobId } from '../../engine/jobs/enqueue.js';
 import { openQueues, writerLeaseKey } from '../../engine/jobs/queues.js';
-import { connectRedis } from '../../engine/redis/redis.js';
+
 import { RunStore } from '../../engine/run/run-store.js';
 import { formatCount } from '../../format.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from '../context.js';
+import { addCommonOptions, commandLogger, readConfig, withRedis, type CommonFlags } from '../context.js';
 import { UsageError } from '../fail.js';
 import { runStreamsText, runWindowText } from '../status/status.js';
 import { descriptionOf } from '../commands.js';
@@ -23,42 +23,40 @@ export function cancelCommand(): Command {
   ).action(async (runId: string, flags: CommonFlags) => {
     const config = readConfig(flags);
     const log = commandLogger(flags);
-    const redis = await redisFor(config, log);
-    const connection = connectRedis(redis.url);
-    const queues = openQueues(connection, config.redisPrefix);
-    try {
-      const result = await cancelRun(
-        new RunStore(connection, config.redisPrefix),
-        queues,
-        connection,
-        config.redisPrefix,
-        runId,
-      );
-      if (result.outcome === 'unknown')
-        throw new UsageError(`no run ${runId} in Redis: bvsync status lists the unfinished runs`);
-      if (result.outcome === 'finished')
-        throw new UsageError(
-          `run ${runId} already finished (${result.meta.status}, ${result.meta.finishedAt?.slice(0, 19) ?? ''}); there is nothing to cancel`,
+    await withRedis(config, log, {}, async (connection) => {
+      const queues = openQueues(connection, config.redisPrefix);
+      try {
+        const result = await cancelRun(
+          new RunStore(connection, config.redisPrefix),
+          queues,
+          connection,
+          config.redisPrefix,
+          runId,
         );
-      const { meta, removed } = result;
-      const what = `${meta.kind} ${runWindowText(meta)}, brands ${meta.brands.join(',')}, streams ${runStreamsText(meta.streams)}`;
-      process.stdout.write(
-        `${result.outcome === 'cancelled' ? 'cancelled' : 'already cancelled:'} run ${runId} (${what}): ` +
-          `removed ${formatCount(removed.fetch, 'queued fetch job')} and ${formatCount(removed.load, 'load job')}; slices being read stop within about a second, unloaded\n`,
-      );
-      // _sync_runs is written by the holder of the writer lease; when one runs, it does so within moments.
-      const writer = (await connection.exists(writerLeaseKey(config.redisPrefix))) === 1;
-      const recorded = writer && (await waitForJob(queues.load, cancelJobId(runId)));
-      process.stdout.write(
-        recorded
-          ? `recorded cancelled in _sync_runs (${config.db})\n`
-          : 'the next process holding the writer lease (bvsync worker, sync or backfill) records it cancelled in _sync_runs\n',
-      );
-    } finally {
-      await queues.close();
-      connection.disconnect();
-      await redis.stop();
-    }
+        if (result.outcome === 'unknown')
+          throw new UsageError(`no run ${runId} in Redis: bvsync status lists the unfinished runs`);
+        if (result.outcome === 'finished')
+          throw new UsageError(
+            `run ${runId} already finished (${result.meta.status}, ${result.meta.finishedAt?.slice(0, 19) ?? ''}); there is nothing to cancel`,
+          );
+        const { meta, removed } = result;
+        const what = `${meta.kind} ${runWindowText(meta)}, brands ${meta.brands.join(',')}, streams ${runStreamsText(meta.streams)}`;
+        process.stdout.write(
+          `${result.outcome === 'cancelled' ? 'cancelled' : 'already cancelled:'} run ${runId} (${what}): ` +
+            `removed ${formatCount(removed.fetch, 'queued fetch job')} and ${formatCount(removed.load, 'load job')}; slices being read stop within about a second, unloaded\n`,
+        );
+        // _sync_runs is written by the holder of the writer lease; when one runs, it does so within moments.
+        const writer = (await connection.exists(writerLeaseKey(config.redisPrefix))) === 1;
+        const recorded = writer && (await waitForJob(queues.load, cancelJobId(runId)));
+        process.stdout.write(
+          recorded
+            ? `recorded cancelled in _sync_runs (${config.db})\n`
+            : 'the next process holding the writer lease (bvsync worker, sync or backfill) records it cancelled in _sync_runs\n',
+        );
+      } finally {
+        await queues.close();
+      }
+    });
   });
 }
 

@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import { AUTO_START_RATE } from '../../api/rate/adaptive-rate.js';
 import { RATE_HEADROOM } from '../../api/rate/rate-budget.js';
-import { connectRedis } from '../../engine/redis/redis.js';
+
 import { formatDecimal, formatDuration } from '../../format.js';
-import { addCommonOptions, commandLogger, readConfig, redisFor, type CommonFlags } from '../context.js';
+import { addCommonOptions, commandLogger, readConfig, withRedis, type CommonFlags } from '../context.js';
 import { UsageError } from '../fail.js';
 import { keyRateSettings, readKeyRate, resetKeyRate, statedText, type KeyRate } from './key-rate.js';
 import { descriptionOf } from '../commands.js';
@@ -26,9 +26,7 @@ export function rateCommand(): Command {
     if (!settings)
       throw new UsageError('no API key configured (api.apiKey, or BVSYNC_API_KEY): the rate is learned per key');
     // The learned rate is in the Redis the runs share; a private redis-server started for this command holds none.
-    const redis = await redisFor(config, log, { allowPrivate: false });
-    const connection = connectRedis(redis.url);
-    try {
+    await withRedis(config, log, { allowPrivate: false }, async (connection) => {
       if (!flags.reset) {
         const rate = await readKeyRate(connection, settings);
         process.stdout.write(flags.json ? `${JSON.stringify(rate, null, 2)}\n` : renderRate(rate));
@@ -42,10 +40,7 @@ export function rateCommand(): Command {
       // `--json`: the rate after the reset, and what was removed (null when nothing was stored).
       const report = { ...after, removed: removed ? before.learned : null };
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderReset(removed, before, after));
-    } finally {
-      connection.disconnect();
-      await redis.stop();
-    }
+    });
   });
 }
 
