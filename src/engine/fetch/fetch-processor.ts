@@ -7,7 +7,13 @@ import type { SliceOutcomeStatus, SyncMetrics } from '../../ops/sync-metrics.js'
 import { getStream } from '../../streams/registry.js';
 import { startFailure, type Availability, type Failure, type RefusalOf } from './availability.js';
 import { classify, gaveUpFailure, type FetchDecision, type FetchOutcome, type FetchState } from './fetch-outcome.js';
-import { fetchJobSchema, parseJobData, type CommitJobData, type FetchJobData } from '../jobs/job-data.js';
+import {
+  fetchJobSchema,
+  parseJobData,
+  sliceLogFields,
+  type CommitJobData,
+  type FetchJobData,
+} from '../jobs/job-data.js';
 import { enqueueCommit, enqueueUncounted } from '../jobs/enqueue.js';
 import type { Queues } from '../jobs/queues.js';
 import { emptyTally, type RequestTallies } from '../run/request-tally.js';
@@ -70,7 +76,7 @@ async function fetchJob(deps: FetchProcessorDeps, reader: SliceReader, job: Job,
   // Calls of earlier attempts count too: _sync_runs must show what a failing or rate-limited API cost.
   const tally = { ...emptyTally(), ...data.carried };
   const carryTally = () => job.updateData({ ...data, carried: { ...tally } }).catch(() => {});
-  const bindings = { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key };
+  const bindings = sliceLogFields(data);
   const log = deps.log.child(bindings);
   const started = performance.now();
   const fetched = (status: SliceOutcomeStatus) =>

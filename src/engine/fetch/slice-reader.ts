@@ -4,7 +4,7 @@ import { withLogContext } from '../../log.js';
 import { getStream } from '../../streams/registry.js';
 import { runSlice, type SliceReadResult } from '../../streams/run-slice.js';
 import { RedisChunkSink, type HeldChunk } from './chunk-store.js';
-import type { FetchJobData } from '../jobs/job-data.js';
+import { sliceLogFields, type FetchJobData } from '../jobs/job-data.js';
 import type { RequestTallies, Tally } from '../run/request-tally.js';
 import type { Availability } from './availability.js';
 import { watchRun } from '../run/run-cancel-watch.js';
@@ -52,7 +52,7 @@ export function inlineSliceReader(options: InlineSliceReaderOptions): SliceReade
       const sink = new RedisChunkSink(options.redis, options.prefix, token, data.runId, {
         holdLast: options.holdLastChunk,
       });
-      const bindings = { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key };
+      const bindings = sliceLogFields(data);
       const cancel = watchRun(runs, data.runId, { parent: options.signal, availability: options.availability });
       const context = {
         client: options.client,

@@ -39,6 +39,11 @@ export const fetchJobSchema = z.object({
 });
 export type FetchJobData = z.infer<typeof fetchJobSchema>;
 
+/** The fields that name a slice in every log line about it; test/ops/slice-logs.int.test.ts reads them. */
+export function sliceLogFields(data: FetchJobData): { run: string; brand: number; stream: string; slice: string } {
+  return { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key };
+}
+
 // No upper bound: a stream that needs what a phase-2 stream provides is planned in phase 3 (plan.ts, phaseOf).
 export const planJobSchema = z.object({ runId: z.string().min(1), phase: z.number().int().min(1) });
 export type PlanJobData = z.infer<typeof planJobSchema>;

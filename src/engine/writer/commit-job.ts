@@ -22,7 +22,7 @@ import { CommitLookups } from './commit-lookups.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { chunkKeys, readChunks } from '../fetch/chunk-store.js';
 import { enqueueFetch } from '../jobs/enqueue.js';
-import type { CommitJobData } from '../jobs/job-data.js';
+import { sliceLogFields, type CommitJobData } from '../jobs/job-data.js';
 import { type LoadProcessorDeps, perWarehouse, describedRun } from './load-context.js';
 import { advanceIfPhaseDone } from './finalize-job.js';
 
@@ -136,7 +136,7 @@ async function afterCommit(
 async function refetchOrFail(deps: LoadProcessorDeps, data: CommitJobData): Promise<void> {
   if (data.refetch < MAX_REFETCHES) {
     deps.log.warn(
-      { run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key, refetch: data.refetch + 1 },
+      { ...sliceLogFields(data), refetch: data.refetch + 1 },
       'the chunks of a slice are gone from Redis: fetching it again',
     );
     const { runId, brandId, stream, sliceId, slice } = data;
@@ -312,12 +312,7 @@ async function loadWithMovedRecordsSetAside(
   prepared.batch = attemptOnly ? { ...moved.batch, writes: [], rejects: [], attemptOnly } : moved.batch;
   prepared.screenedRejects += moved.setAside;
   deps.log.warn(
-    {
-      run: prepared.data.runId,
-      stream: prepared.data.stream,
-      slice: prepared.data.slice.key,
-      setAside: moved.setAside,
-    },
+    { ...sliceLogFields(prepared.data), setAside: moved.setAside },
     'records filed under another slice now were set aside',
   );
   await deps.warehouse.loadSlice(prepared.batch);
@@ -329,7 +324,7 @@ async function recordCommitted(deps: LoadProcessorDeps, prepared: PreparedCommit
   const { data, batch } = prepared;
   const status = batch.state.status;
   const attemptOnly = batch.attemptOnly === true;
-  const log = deps.log.child({ run: data.runId, brand: data.brandId, stream: data.stream, slice: data.slice.key });
+  const log = deps.log.child(sliceLogFields(data));
   for (const write of batch.writes) deps.metrics?.rowsLoaded(write.table, write.rows.length);
   deps.metrics?.rowsRejected(data.stream, batch.rejects.length);
   deps.metrics?.sliceCommitted(data.stream, status, (performance.now() - prepared.started) / 1000);
