@@ -269,7 +269,7 @@ export function classifyResponse(response: ErrorResponse, now: number = Date.now
   if (status === 429 || isThrottling(response, envelope, now)) {
     return new RateLimitedError(text, fields, retryAfter ?? response.namelessWaitMs ?? DEFAULT_RETRY_AFTER_MS);
   }
-  if (status >= 500 || status === 408) return new TransientError(text, fields, 'server_error', retryAfter);
+  if (isApiAbsence(status)) return new TransientError(text, fields, 'server_error', retryAfter);
   // The spec names this code and not its status: it refuses one brand, whatever the status (test/api/errors.test.ts).
   if (envelope.apiCode === 'brand_access_denied') return new BrandAccessDeniedError(text, fields);
   // 422 is how many frameworks answer a query they validated and refused; the spec shows no status for it.
@@ -411,4 +411,9 @@ export function classifyNetworkError(
     ? `request deadline exceeded${deadlineMs === undefined ? '' : ` (api.requestTimeoutMs ${deadlineMs})`}`
     : `${code ?? name}: ${message}`;
   return new TransientError(`${endpoint}: ${label}`, { endpoint }, reason);
+}
+
+/** The API's absence rather than its answer: a 5xx or a 408. A 4xx and a 429 are answers (test/api/errors.test.ts). */
+export function isApiAbsence(status: number): boolean {
+  return status >= 500 || status === 408;
 }

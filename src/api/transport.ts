@@ -12,6 +12,7 @@ import {
   classifyNetworkError,
   classifyResponse,
   describeBody,
+  isApiAbsence,
   isBadEnvelope,
   isEmptyAnswer,
   isUnavailability,
@@ -327,7 +328,7 @@ export class Transport {
       });
       status = response.statusCode;
       headers = response.headers;
-      if (answers(status)) this.lastAnsweredAt = Date.now();
+      if (!isApiAbsence(status)) this.lastAnsweredAt = Date.now();
       try {
         text = await readResponseText(response, endpoint, this.config.maxResponseMb * 2 ** 20);
       } catch (error) {
@@ -383,7 +384,7 @@ export class Transport {
       if (limited && parseRetryAfter(firstHeader(headers, 'retry-after'), Date.now()) === undefined) {
         this.namelessRateLimits = episode;
         this.namelessWaitEnds = Math.max(this.namelessWaitEnds, Date.now() + limited.retryAfterMs);
-      } else if (!limited && answers(status)) this.answeredAfterWaits(sentAt);
+      } else if (!limited && !isApiAbsence(status)) this.answeredAfterWaits(sentAt);
       await this.tellBudget(status, headers, sentAt, endpoint, limited?.retryAfterMs);
       throw error;
     }
@@ -457,7 +458,7 @@ export class Transport {
 
   private emit(event: ApiRequestEvent): void {
     const told =
-      event.status !== undefined && answers(event.status) ? { ...event, answeredAt: this.lastAnsweredAt } : event;
+      event.status !== undefined && !isApiAbsence(event.status) ? { ...event, answeredAt: this.lastAnsweredAt } : event;
     this.heard.observe(told);
     try {
       this.options.onRequest?.(told);
@@ -498,9 +499,4 @@ export const BAD_ENVELOPE_ATTEMPTS = 2;
 
 function attemptsFor(error: ApiError, maxAttempts: number): number {
   return isBadEnvelope(error) ? Math.min(BAD_ENVELOPE_ATTEMPTS, maxAttempts) : maxAttempts;
-}
-
-/** An answer of the API, present and working, as opposed to its absence (a 5xx, a 408): a 4xx and a 429 are answers. */
-function answers(status: number): boolean {
-  return status < 500 && status !== 408;
 }
