@@ -130,8 +130,10 @@ export class TransientError extends ApiError {
 }
 
 /** Reasons that say the API itself did not answer, rather than answered something unreadable. */
+const UNAVAILABLE_REASONS: readonly TransientReason[] = ['server_error', 'network', 'timeout'];
+
 export function isUnavailability(error: ApiError): error is TransientError {
-  return error instanceof TransientError && ['server_error', 'network', 'timeout'].includes(error.reason);
+  return error instanceof TransientError && UNAVAILABLE_REASONS.includes(error.reason);
 }
 
 /** A failure that another attempt would repeat: never retried. */
@@ -145,9 +147,11 @@ export class ValidationError extends PermanentError {
   override readonly code = 'validation_error';
 }
 
-/** A parsed answer whose envelope does not match the spec (src/api/client.ts, getEnvelope). */
+/** Reasons of a parsed answer whose envelope does not match the spec (src/api/client.ts, getEnvelope). */
+const BAD_ENVELOPE_REASONS: readonly TransientReason[] = ['bad_envelope', 'other_format', 'empty_body'];
+
 export function isBadEnvelope(error: unknown): boolean {
-  return error instanceof TransientError && ['bad_envelope', 'other_format', 'empty_body'].includes(error.reason);
+  return error instanceof TransientError && BAD_ENVELOPE_REASONS.includes(error.reason);
 }
 
 /** 401 (or a 403 other than brand access or throttling): the key is wrong or lacks a right. */
