@@ -1,6 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import { type ApiError, AuthError, NotFoundError, TransientError, refusesKey } from '../api/errors.js';
 import type { ApiConfig } from '../config/schema.js';
+import { KEY_SETTING } from '../config/api-settings.js';
 import { endpointReads } from './endpoint-reads.js';
 
 /** Attempts of a probe that meets transient failures: enough to ride out a blip, few enough to start soon. */
@@ -65,9 +66,6 @@ export function answerOf(error: ApiError): string {
 export function answerWithRequest(error: ApiError): string {
   return `${answerOf(error)}${error.requestId ? `, request ${error.requestId}` : ''}`;
 }
-
-const KEY_SETTING = 'BVSYNC_API_KEY (config "api.apiKey")';
-export const URL_SETTING = 'BVSYNC_API_URL (config "api.url")';
 
 /** A refused key stops sync, plan, apply and verify alike; `undone` follows the answer, e.g. `; nothing was written`. */
 export function refusedKeyMessage(answer: string, undone: string): string {

@@ -1,3 +1,4 @@
+import { URL_SETTING } from '../config/api-settings.js';
 import { connect } from 'node:net';
 import { AccessMemo, type Refusal } from '../engine/fetch/access-memo.js';
 import { connectRedis } from '../engine/redis/redis.js';
@@ -23,14 +24,13 @@ import {
   probeApiConfig,
   probeBrandAccess,
   refusedKeyMessage,
-  URL_SETTING,
   wrongUrlReason,
 } from './brand-access-probe.js';
 import { UsageError } from './fail.js';
 import type { Config } from '../configuration.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
 
-/** Where an operator sets the key; named in messages instead of the key. */
+/** Where an operator sets the brands, as messages name it. */
 const BRANDS_SETTING = 'BVSYNC_BRANDS (config "brands")';
 
 export interface PreflightOptions {

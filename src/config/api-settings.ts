@@ -1,6 +1,10 @@
 import { ConfigError } from './load.js';
 import type { ApiConfig } from './schema.js';
 
+/** The key's and the URL's settings as messages that stop a command name them, never with their values. */
+export const KEY_SETTING = 'BVSYNC_API_KEY (config "api.apiKey")';
+export const URL_SETTING = 'BVSYNC_API_URL (config "api.url")';
+
 /**
  * The API settings nothing that calls the API can run without, each named as the config file spells it and with its
  * environment variable: the one check the commands, `doctor` and the API client share, so they say it alike.
@@ -14,10 +18,11 @@ export function missingApiSettings(api: ApiConfig): string[] {
 
 /** The API's URL and key, or a `ConfigError` naming each one missing. */
 export function requireApiSettings(api: ApiConfig): ApiConfig & { url: string; apiKey: string } {
-  if (!api.url || !api.apiKey)
+  const missing = missingApiSettings(api);
+  if (missing.length || !api.url || !api.apiKey)
     throw new ConfigError(
       'the API config',
-      missingApiSettings(api).map((setting) => `${setting}: required to call the API`),
+      missing.map((setting) => `${setting}: required to call the API`),
     );
   return { ...api, url: api.url, apiKey: api.apiKey };
 }

@@ -1,7 +1,8 @@
 import { AuthError, BrandAccessDeniedError, TransientError } from '../../api/errors.js';
 import { EXIT_NOT_DONE } from '../exit-codes.js';
 import { UsageError } from '../fail.js';
-import { answerWithRequest, refusedKeyMessage, URL_SETTING } from '../brand-access-probe.js';
+import { answerWithRequest, refusedKeyMessage } from '../brand-access-probe.js';
+import { URL_SETTING } from '../../config/api-settings.js';
 
 /**
  * A failure of the reads that start `plan` and `apply`, with what to check: a refused key or brand is a setup error
