@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { adoptPrefixWarehouse, writtenFile } from '../engine/writer/prefix-warehouse.js';
 import { writerLeaseKey } from '../engine/jobs/queues.js';
-
 import { RunStore } from '../engine/run/run-store.js';
 import { leaseHolderWrites } from '../engine/writer/writer-lease.js';
 import { duckdbSettings } from '../warehouse/file/duckdb-budget.js';

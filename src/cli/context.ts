@@ -81,6 +81,7 @@ export async function withRedis<T>(
   work: (connection: Redis) => Promise<T>,
 ): Promise<T> {
   const redis = await redisFor(config, log, options);
+  // Imported here for the reason redisFor gives.
   const { connectRedis } = await import('../engine/redis/redis.js');
   const connection = connectRedis(redis.url);
   try {

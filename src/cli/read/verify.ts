@@ -4,7 +4,6 @@ import { RATE_HEADROOM, createApiClient, configuredRateBudget } from '../../api/
 import { AuthError, BrandAccessDeniedError } from '../../api/errors.js';
 import { parseBrandList } from '../../config/load.js';
 import { addDays, maxDay, parseDay } from '../../days.js';
-
 import { CallBudget } from '../../verify/call-budget.js';
 import type { DayWindow } from '../../verify/figure.js';
 import { renderVerify } from '../../verify/render-verify.js';

@@ -3,7 +3,6 @@ import { Command } from 'commander';
 import { cancelRun } from '../../engine/run/cancel-run.js';
 import { cancelJobId } from '../../engine/jobs/enqueue.js';
 import { openQueues, writerLeaseKey } from '../../engine/jobs/queues.js';
-
 import { RunStore } from '../../engine/run/run-store.js';
 import { formatCount } from '../../format.js';
 import { addCommonOptions, commandLogger, readConfig, withRedis, type CommonFlags } from '../context.js';

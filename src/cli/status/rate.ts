@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { AUTO_START_RATE } from '../../api/rate/adaptive-rate.js';
 import { RATE_HEADROOM } from '../../api/rate/rate-budget.js';
-
 import { formatDecimal, formatDuration } from '../../format.js';
 import { addCommonOptions, commandLogger, readConfig, withRedis, type CommonFlags } from '../context.js';
 import { UsageError } from '../fail.js';
