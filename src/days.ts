@@ -32,7 +32,7 @@ export function todayUtc(): string {
   return utcDayOf(Date.now());
 }
 
-/** Where a long-lived part reads today: tests pin a day, production passes nothing and reads the process clock. */
+/** Where a long-lived part reads today: tests and `BVSYNC_TODAY` pin a day; without one, todayBy reads the clock. */
 export type DayClock = () => string;
 
 export function todayBy(clock: DayClock | undefined): string {

@@ -7,12 +7,14 @@ import { cappedPageSize, paginate, type Page, type PagingInfo, type PagingSummar
 import { endpointMapping } from './param-names.js';
 import { brandPath, buildQuery, withQuery, type QueryEncoding, type QueryParams } from './query.js';
 import { readSettingsOf } from './read-settings.js';
-import { createMemoryRateBudget } from './rate/rate-budget.js';
+import { createMemoryRateBudget, type RateBudget } from './rate/rate-budget.js';
 import { Transport, type TransportOptions } from './transport.js';
 import { describeZodIssues, validateRecords } from './validate.js';
 
-/** The transport's options, but `budget` defaults to an in-memory budget at `api.requestsPerSecond` (one process only). */
-export type ApiClientOptions = TransportOptions;
+export interface ApiClientOptions extends TransportOptions {
+  /** The key's request budget; default an in-memory budget at `api.requestsPerSecond` (one process only). */
+  budget?: RateBudget | undefined;
+}
 
 export type { DayOrTime } from './endpoint.js';
 

@@ -70,7 +70,7 @@ export interface TransportOptions {
    * a second later ends with a `StoppedWaitingError`; a call on the wire goes on until `signal`.
    */
   stopWaiting?: AbortSignal | undefined;
-  /** Wait and retry 429s inside the client (doctor, benchmarks, tests outside BullMQ); default false. */
+  /** Wait and retry 429s inside the client (doctor, benchmarks, tests outside BullMQ); default false: throw `RateLimitedError`. */
   retryRateLimited?: boolean | undefined;
   /**
    * How long a call meeting the API away (5xx, no answer, timeout) retries while no call of the client is answered

@@ -31,6 +31,7 @@ export interface Figure {
 /** What a family needs to measure a window: the API client (the sync's stack) and the read-only warehouse. */
 export interface MeasureContext {
   client: ApiClient;
+  /** The warehouse, open read-only. */
   connection: DuckDBConnection;
   brandId: number;
   /** `sync.engineBreakdown`: the engines the per-engine streams ask, when configured. */

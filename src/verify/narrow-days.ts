@@ -5,9 +5,12 @@ import type { DayWindow } from './figure.js';
 /** The days a disagreement comes down to, and the windows left unsplit, by why. */
 export interface NarrowedDays {
   days: string[];
-  /** Windows the call budget left unsplit. */
+  /** Windows that disagree but that the call budget left unsplit. */
   unresolved: DayWindow[];
-  /** Windows that disagree while neither half does: a figure that does not add up over days, or an API that changed meanwhile. */
+  /**
+   * Windows that disagree while neither half does: a figure that does not add up over days, or an API that changed
+   * meanwhile. They are backfilled whole.
+   */
   undivided: DayWindow[];
 }
 

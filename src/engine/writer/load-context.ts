@@ -16,6 +16,7 @@ export interface LoadProcessorDeps extends HealDeps {
   commitBatchRows?: number;
   /** Told of a full disk or an invalidated database (src/warehouse/file/writer-fault.ts), before the job goes back to wait. */
   onWriterFault: (fault: WriterFault) => void;
+  /** Today, UTC; default the process clock. Tests pin the simulator's. */
   today?: DayClock;
   /** Words the backfills the engine advises as commands (src/cli/run/skip-complete-command.ts); default their fields. */
   describeBackfill?: DescribeBackfill;

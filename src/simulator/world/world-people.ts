@@ -4,7 +4,7 @@ import type { Persona, Scenario, Tag, Topic, WorldDraft } from './world-types.js
 import { CITIES, FIRST_NAMES, LANGUAGES, PERSONA_ROLES, SCENARIO_PATTERNS, TAG_NAMES } from './word-lists.js';
 
 /** The brand's personas, tags and topics (with their scenarios); the last topic starts deleted. */
-export function drawPeople(draft: WorldDraft) {
+export function drawPeople(draft: WorldDraft): { personas: Persona[]; tags: Tag[]; topics: Topic[] } {
   const { rng, nextId, industry, brand, beforeStart } = draft;
   const personas: Persona[] = [];
   for (let i = 0; i < 3; i++) {
