@@ -3,6 +3,9 @@ import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 /** A result row with plain JSON-friendly values: safe bigints as numbers, timestamps as ISO strings. */
 export type PlainRow = Record<string, unknown>;
 
+/** Runs one query and returns plain rows: `Warehouse.query`, or `readRows` bound to a connection. */
+export type RowReader = (sql: string, params?: DuckDBValue[]) => Promise<PlainRow[]>;
+
 export function plainValue(value: unknown): unknown {
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
   if (value instanceof Date) return value.toISOString();

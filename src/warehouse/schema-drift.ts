@@ -1,7 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { hasColumn, type TableInfo } from './catalog.js';
-import { readRows, type PlainRow } from './read-rows.js';
-import type { RowReader } from './state/bookkeeping.js';
+import { readRows, type PlainRow, type RowReader } from './read-rows.js';
 import { quoteIdent, quoteLiteral } from './sql-names.js';
 
 /** The kinds of drift `_schema_drift` records (docs/schema-drift.md). */

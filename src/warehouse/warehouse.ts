@@ -6,7 +6,6 @@ import {
   sliceKeyText,
   storedSliceStates,
   type NewestCompleteDay,
-  type RowReader,
   type SliceKey,
   type StoredSliceState,
 } from './state/bookkeeping.js';
@@ -37,7 +36,7 @@ import {
   runCommitCount,
 } from './load/slice-commits.js';
 import type { CommitFence } from './load/commit-fence.js';
-import { readRows, type PlainRow } from './read-rows.js';
+import { readRows, type PlainRow, type RowReader } from './read-rows.js';
 import {
   addUncountedRequests,
   advanceCursor,

@@ -17,16 +17,11 @@ import {
 } from '../../engine/plan/skip-complete-backfill.js';
 import { skipCompleteCommand } from '../run/skip-complete-command.js';
 import type { Logger } from '../../log.js';
-import {
-  daySlicesNotComplete,
-  freshnessTable,
-  slicesNotCompleteTable,
-  type RowReader,
-} from '../../warehouse/state/bookkeeping.js';
+import { daySlicesNotComplete, freshnessTable, slicesNotCompleteTable } from '../../warehouse/state/bookkeeping.js';
 import { dimensionReads } from '../../warehouse/state/dimension-reads.js';
 import { openReadOnly } from '../../warehouse/publish/published-database.js';
 import { DRIFT_ADVICE, tableDrift, tableDriftLine, type TableDrift } from './schema-drift-lines.js';
-import { plainValue, readRows, type PlainRow } from '../../warehouse/read-rows.js';
+import { plainValue, readRows, type PlainRow, type RowReader } from '../../warehouse/read-rows.js';
 import { formatResult } from '../result-format.js';
 import { recentRuns, type RunRow } from '../../warehouse/state/run-log.js';
 import { lastFinishedHealRound } from '../../warehouse/state/heal-log.js';

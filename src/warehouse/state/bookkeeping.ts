@@ -2,16 +2,13 @@ import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/
 import type { SliceStatus } from '../../vocabulary.js';
 import { completeOnceOver } from './complete-once-over.js';
 import { completeThroughDay } from './complete-through.js';
-import { readValue, type PlainRow } from '../read-rows.js';
+import { readValue, type RowReader } from '../read-rows.js';
 import { sliceId } from '../../slice-ids.js';
 
 /**
  * The questions bvsync asks of its bookkeeping tables (`_sync_state`, `_sync_cursors`), each under a name, through
  * whatever connection the caller holds: the writer's `Warehouse` or a read-only published copy.
  */
-
-/** Runs one query and returns plain rows: `Warehouse.query`, or `readRows` bound to a connection. */
-export type RowReader = (sql: string, params?: DuckDBValue[]) => Promise<PlainRow[]>;
 
 /** The newest complete past day of one brand and stream. */
 export interface NewestCompleteDay {

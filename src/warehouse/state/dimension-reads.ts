@@ -1,4 +1,4 @@
-import type { RowReader } from './bookkeeping.js';
+import type { RowReader } from '../read-rows.js';
 import { LISTED_PAGES_SQL } from './listed-pages.js';
 import { ECHOED_ENGINES_SQL } from '../provenance.js';
 import { quoteIdent } from '../sql-names.js';

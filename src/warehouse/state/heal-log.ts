@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { RowReader } from './bookkeeping.js';
+import type { RowReader } from '../read-rows.js';
 import type { PlainRow } from '../read-rows.js';
 
 /** The outcome words of a `_heal_runs` round (docs/healing.md). */

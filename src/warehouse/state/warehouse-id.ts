@@ -1,4 +1,4 @@
-import type { RowReader } from './bookkeeping.js';
+import type { RowReader } from '../read-rows.js';
 
 /**
  * The id a working file was made with (migration 016), copied into every published copy: it tells one file from
