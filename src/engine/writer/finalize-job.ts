@@ -1,3 +1,4 @@
+import { todayBy } from '../../days.js';
 import { UnrecoverableError } from 'bullmq';
 import { groupBy } from '../../group-by.js';
 import { runStatusOfSlices } from '../../vocabulary.js';
@@ -10,7 +11,7 @@ import { claimDriftNotice, recordRunDrift } from './schema-drift-notice.js';
 import type { DriftEntry } from '../../warehouse/schema-drift.js';
 import type { RunMeta } from '../run/run-store.js';
 import { brandStreamId } from '../../slice-ids.js';
-import { type LoadProcessorDeps, clockDay, runMeta, describedRun } from './load-context.js';
+import { type LoadProcessorDeps, runMeta, describedRun } from './load-context.js';
 
 /** When every slice planned so far is done: plan phase 2, or finalize after it. Idempotent through job ids. */
 export async function advanceIfPhaseDone(deps: LoadProcessorDeps, runId: string): Promise<void> {
@@ -116,7 +117,7 @@ async function claimNotices(
   try {
     const run = await claimRunEndNotice({ runs: deps.runs, notifier: deps.notifier, meta: ended, states });
     const stale = await claimStaleNotice(deps.runs, deps.notifier, ended, deps.config.notify.staleAfterHours, () =>
-      deps.warehouse.newestCompletePastDays(clockDay(deps)),
+      deps.warehouse.newestCompletePastDays(todayBy(deps.today)),
     );
     return { run, stale, drift: await claimDriftNotice(deps.runs, deps.notifier, ended.runId, drift) };
   } catch (error) {

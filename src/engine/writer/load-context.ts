@@ -1,4 +1,4 @@
-import { todayBy, type DayClock } from '../../days.js';
+import type { DayClock } from '../../days.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import type { WriterFault } from '../../warehouse/file/writer-fault.js';
 import { RunGoneError } from '../run/run-gone.js';
@@ -6,7 +6,7 @@ import type { DescribeBackfill } from '../plan/skip-complete-backfill.js';
 import type { HealDeps } from '../schedule/heal.js';
 import { runStartOf, type RunMeta } from '../run/run-store.js';
 
-// What the load queue's jobs share: their dependencies, the clock, a run's record, and state kept per open file.
+// What the load queue's jobs share: their dependencies, a run's record, and state kept per open file.
 
 /** What the writer's jobs need: heal's jobs run on the same worker, so they take the same dependencies (heal.ts). */
 export interface LoadProcessorDeps extends HealDeps {
@@ -20,11 +20,6 @@ export interface LoadProcessorDeps extends HealDeps {
   today?: DayClock;
   /** Words the backfills the engine advises as commands (src/cli/run/skip-complete-command.ts); default their fields. */
   describeBackfill?: DescribeBackfill;
-}
-
-/** The process clock's UTC day, or the one the tests pin. */
-export function clockDay(deps: LoadProcessorDeps): string {
-  return todayBy(deps.today);
 }
 
 /** The run's record in Redis; one gone from Redis throws RunGoneError, which drops the job (run-gone.ts). */

@@ -1,4 +1,4 @@
-import { addDays } from '../../days.js';
+import { addDays, todayBy } from '../../days.js';
 import { NO_DIMENSIONS, readDimensions, warehouseDimensions, type Dimensions } from '../../streams/dimensions.js';
 import { STREAMS, selectStreams } from '../../streams/registry.js';
 import { warnOfDaysUnderOtherEngines } from '../plan/engines-check.js';
@@ -21,7 +21,7 @@ import {
 import { slicesHeldElsewhere } from '../run/held-slices.js';
 import { runStartOf, type RunMeta } from '../run/run-store.js';
 import { brandStreamId, sliceId } from '../../slice-ids.js';
-import { type LoadProcessorDeps, clockDay, runMeta } from './load-context.js';
+import { type LoadProcessorDeps, runMeta } from './load-context.js';
 import { advanceIfPhaseDone } from './finalize-job.js';
 
 /** Job `plan`: one phase of a run into fetch jobs, less the slices complete in the file or held by another run. */
@@ -64,7 +64,7 @@ export async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: s
     sync: deps.config.sync,
     cursors,
     dimensions: (brandId) => dimensions.get(brandId) ?? NO_DIMENSIONS,
-    readDay: clockDay(deps),
+    readDay: todayBy(deps.today),
   });
   for (const gap of gaps) deps.log.warn({ run: runId, brand: gap.brandId, stream: gap.stream }, describeGap(gap));
   const unheld = meta.heal
@@ -135,7 +135,7 @@ async function withoutCompleteSlices(
   phase: number,
   planned: PlannedSlice[],
 ): Promise<PlannedSlice[]> {
-  const today = clockDay(deps);
+  const today = todayBy(deps.today);
   const asked = planned.map((slice) => {
     const last = slice.snapshot ? null : (slice.to ?? slice.day);
     return {
