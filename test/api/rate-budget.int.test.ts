@@ -203,6 +203,21 @@ describe('Redis rate budget', () => {
     expect(counted.reduce((sum, value) => sum + Number(value ?? 0), 0)).toBe(3);
   });
 
+  it('counts answers as accepted, but not the API absent (a 5xx or a 408) nor a 429', async () => {
+    const redis = testRedis();
+    connections.push(redis);
+    const apiKey = 'bvk_budget_absence';
+    const budget = createRedisRateBudget({ redis, apiKey, prefix, requestsPerSecond: 100_000 });
+    await budget.acquire();
+    const second = Math.floor(Date.now() / 1000);
+    for (const status of [200, 404, 408, 500, 503]) await budget.observe({ status, sentAt: Date.now() });
+    await budget.close!();
+    const counted = await Promise.all(
+      [second, second + 1].map((s) => redis.get(redisKeys(prefix).rateAccepted(keyHash(apiKey), s))),
+    );
+    expect(counted.reduce((sum, value) => sum + Number(value ?? 0), 0)).toBe(2);
+  });
+
   it('closed, it hands on the answers it holds at once, so none is counted into a connection its owner has closed', async () => {
     const redis = testRedis();
     const apiKey = 'bvk_budget_close';

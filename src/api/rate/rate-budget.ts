@@ -12,6 +12,7 @@ import {
   sameStatedRate,
   type RateState,
 } from './adaptive-rate.js';
+import { isApiAbsence } from '../errors.js';
 import { StatedRateReader } from './stated-rate.js';
 import type { RateLimitSignals } from './rate-headers.js';
 import { MemoryRateGate, RedisRateGate, type AcceptedCount, type GateAnswer, type RateGate } from './rate-gate.js';
@@ -30,7 +31,7 @@ export interface RateBudget {
   acquire(signal?: AbortSignal): Promise<void>;
   /** No request of this key goes out for `ms` (a longer block already in place is kept). */
   blockFor(ms: number): Promise<void>;
-  /** Tells the budget how an answer went: a 429 cuts the rate, others count as accepted; headers may set the ceiling. */
+  /** Tells the budget how an answer went: a 429 cuts the rate, other answers count as accepted, a 5xx or 408 neither. */
   observe(answer: BudgetAnswer): Promise<void>;
   /**
    * Hands on what it holds (answers counted but not yet shared) and stops its timers; the client calls it when it
@@ -298,7 +299,7 @@ class AdaptiveRateBudget implements RateBudget {
     if (answer.signals) await this.learn(answer.signals);
     this.firstAnswer.resolve();
     if (answer.status === 429) await this.cut(answer.sentAt);
-    else if (answer.status < 500) await this.countAccepted(Date.now());
+    else if (!isApiAbsence(answer.status)) await this.countAccepted(Date.now());
   }
 
   /** Counts an accepted answer locally; a count of a second that is over goes to Redis at once. */

@@ -12,7 +12,7 @@ export interface RateGate {
   blockedMs(): Promise<number>;
   /** Blocks the key for `ms`; a longer block already in place is kept. */
   blockFor(ms: number): Promise<void>;
-  /** Counts answers the API accepted (anything but a 429) without a turn: a count left when its second is over. */
+  /** Counts answers the API accepted (not a 429, a 5xx or a 408) without a turn: a count left when its second is over. */
   countAccepted(accepted: AcceptedCount): Promise<void>;
   /** Accepted answers per second over the last second (see `acceptedRateEstimate`). */
   acceptedRate(now: number): Promise<number>;
