@@ -1,13 +1,21 @@
 import { EXIT_NOT_DONE } from './exit-codes.js';
 
-/** Calls `handler` on the first SIGINT or SIGTERM; returns the disarm. */
+/**
+ * Calls `handler` on the first SIGINT or SIGTERM, once; returns the disarm. The first disarms both, so a second signal
+ * of either kind finds no listener and ends the process at once (test/cli/signals.int.test.ts).
+ */
 export function onStopSignal(handler: (signal: NodeJS.Signals) => void): () => void {
-  process.once('SIGINT', handler);
-  process.once('SIGTERM', handler);
-  return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
+  const disarm = () => {
+    process.off('SIGINT', first);
+    process.off('SIGTERM', first);
   };
+  const first = (signal: NodeJS.Signals) => {
+    disarm();
+    handler(signal);
+  };
+  process.on('SIGINT', first);
+  process.on('SIGTERM', first);
+  return disarm;
 }
 
 /** Resolves on the first SIGINT or SIGTERM: a serving command runs until then. */
