@@ -459,7 +459,7 @@ function tieToProcess(child: ChildProcess, dir: string): () => void {
   };
   privateServerListeners.add(onSignal);
   process.once('exit', onExit);
-  // First in line, so a command's `once` handler is still registered (not yet removed by its own call) when we look.
+  // First in line, so a command's stop handler is still registered (it removes itself when called) when we look.
   process.prependListener('SIGINT', onSignal);
   process.prependListener('SIGTERM', onSignal);
   return untie;
