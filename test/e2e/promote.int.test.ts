@@ -1,3 +1,4 @@
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
@@ -143,6 +144,36 @@ describe('a promotion the warehouse cannot make', () => {
       );
     } finally {
       await warehouse.close();
+      dir.remove();
+    }
+  });
+
+  it('refuses stored values that do not fit the type, before it changes anything', async () => {
+    const dir = tempDir('promote-misfit');
+    const path = workingPathFor(`${dir.path}/bv.duckdb`);
+    try {
+      await (await openWarehouse(path)).close();
+      const instance = await DuckDBInstance.create(path);
+      const connection = await instance.connect();
+      await connection.run(
+        `INSERT INTO topics (brand_id, id, name, _extra, _synced_at, _run_id)
+         VALUES (1, 7, 'pricing', '{"x_rank": "first"}', current_timestamp, 'r1'),
+                (1, 8, 'support', '{"x_rank": "2"}', current_timestamp, 'r1')`,
+      );
+      connection.closeSync();
+      instance.closeSync();
+      const warehouse = await openWarehouse(path);
+      try {
+        await expect(warehouse.promote({ topics: { x_rank: 'BIGINT' } })).rejects.toThrow(
+          'sync.promote.topics.x_rank: 1 row(s) of topics hold a value that is not BIGINT ("first")',
+        );
+      } finally {
+        await warehouse.close();
+      }
+      const columns = await queryFile(path, `SELECT column_name FROM duckdb_columns() WHERE column_name = 'x_rank'`);
+      expect(columns).toEqual([]);
+      expect(await queryFile(path, 'SELECT * FROM _promoted_fields')).toEqual([]);
+    } finally {
       dir.remove();
     }
   });

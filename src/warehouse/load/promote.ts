@@ -74,6 +74,7 @@ export async function promoteFields(
     stored.map((row) => [`${String(row.table_name)}.${String(row.field)}`, String(row.data_type)]),
   );
   checkPromotions(promote, catalog, promoted);
+  await checkValuesFit(connection, entries);
   const added: string[] = [];
   let moved = 0;
   // Two transactions: DuckDB refuses to commit an UPDATE of a table altered in the same transaction. A crash between
@@ -104,6 +105,32 @@ export async function promoteFields(
   return { added, moved };
 }
 
+/**
+ * Refuses, before any change, a promotion whose stored values do not all fit its type: the column is added in a
+ * transaction of its own, so a cast failing in the move would leave it (test/e2e/promote.int.test.ts).
+ */
+async function checkValuesFit(
+  connection: DuckDBConnection,
+  entries: ReadonlyArray<{ table: string; field: string; type: string }>,
+): Promise<void> {
+  const problems: string[] = [];
+  for (const { table, field, type } of entries) {
+    if (type === 'JSON' || type === 'VARCHAR') continue;
+    const text = `_extra ->> ${quoteLiteral(field)}`;
+    const [misfit] = await readRows(
+      connection,
+      `SELECT count(*)::INTEGER AS rows, min(${text}) AS example FROM main.${quoteIdent(table)}
+       WHERE ${text} IS NOT NULL AND TRY_CAST(${text} AS ${type}) IS NULL`,
+    );
+    if (misfit && Number(misfit.rows) > 0)
+      problems.push(
+        `sync.promote.${table}.${field}: ${misfit.rows} row(s) of ${table} hold a value that is not ${type} ` +
+          `(${JSON.stringify(misfit.example)}); choose a type every value fits, or VARCHAR`,
+      );
+  }
+  if (problems.length) throw new WarehouseError('promote_invalid', problems.join('\n'));
+}
+
 /** Runs the work in one transaction whose COMMIT waits for the writer's fence; refused, it changes nothing. */
 async function fencedTransaction(
   connection: DuckDBConnection,
@@ -120,7 +147,7 @@ async function fencedTransaction(
     if (error instanceof WarehouseError || isWriterFenced(error)) throw error;
     throw new WarehouseError(
       'promote_invalid',
-      `sync.promote: moving fields out of _extra failed and changed nothing: ${(error as Error).message}`,
+      `sync.promote: moving fields out of _extra failed, and no value moved: ${(error as Error).message}`,
       { cause: error },
     );
   }
