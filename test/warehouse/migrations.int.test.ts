@@ -1,3 +1,4 @@
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cpSync, readdirSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -90,6 +91,9 @@ async function schemaOf(path: string): Promise<unknown[]> {
   }
 }
 
+/** sha256 of 016_warehouse_id.sql as 4f821fb added it, before 2a4145b changed a path in its comment. */
+const CHECKSUM_016_AT_4F821FB = '28a7de44df1b9a475c3f2303775d363778c1b78e74f87f33a5ff8cedfcb936d9';
+
 describe('migrations', () => {
   const latest = Math.max(...readNumberedSqlFiles(MIGRATIONS_DIR).map((f) => f.version));
 
@@ -158,6 +162,23 @@ describe('migrations', () => {
     const first = readdirSync(dir).sort()[0]!;
     appendFileSync(join(dir, first), '\n-- edited\n');
     await expect(openWarehouse(path, { migrationsDir: dir })).rejects.toMatchObject({ code: 'migration_changed' });
+  });
+
+  it("open a database that applied 016's text from before a comment's edit", async () => {
+    tmp = tempDir('migrate-comment-edit');
+    const path = join(tmp.path, 'w.duckdb');
+    await (await openWarehouse(path)).close();
+    const instance = await DuckDBInstance.create(path);
+    const connection = await instance.connect();
+    await connection.run(`UPDATE _migrations SET checksum = '${CHECKSUM_016_AT_4F821FB}' WHERE version = 16`);
+    connection.closeSync();
+    instance.closeSync();
+    const wh = await openWarehouse(path);
+    try {
+      expect(await wh.schemaVersion()).toBe(latest);
+    } finally {
+      await wh.close();
+    }
   });
 
   it('roll a failing migration back whole and keep the earlier versions', async () => {
