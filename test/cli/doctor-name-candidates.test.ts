@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lineDiff, mergedSettings } from '../../src/cli/doctor/config-fix.js';
 import { listedNames, nameCandidates, spellings } from '../../src/cli/doctor/name-candidates.js';
+import { proposalText } from '../../src/cli/doctor/name-search.js';
 
 describe('the names doctor tries for a wrong parameter', () => {
   it("puts names the API listed first, then the spec's field names, and leaves out the name sent and names taken", () => {
@@ -50,5 +51,18 @@ describe('doctor --fix', () => {
 
   it('shows the change as the lines removed and added', () => {
     expect(lineDiff('{\n  "a": 1\n}\n', '{\n  "a": 1,\n  "b": 2\n}\n')).toBe('-   "a": 1\n+   "a": 1,\n+   "b": 2');
+  });
+
+  it('names the setting to fill by hand where the name goes: every endpoint, or its endpoint alone', () => {
+    const unfound = { param: 'confirmed' as const, wire: 'confirmed', tried: ['is_actual'] };
+    const text = proposalText(
+      [
+        { ...unfound, endpoint: 'competitors (7)', scope: 'params' },
+        { ...unfound, endpoint: 'tracked-urls (3)', scope: 'endpointParams' },
+      ],
+      {},
+    );
+    expect(text).toMatch(/set api\.params\.confirmed$/m);
+    expect(text).toMatch(/set api\.endpointParams\.tracked-urls\.confirmed$/m);
   });
 });

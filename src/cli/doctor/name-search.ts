@@ -148,6 +148,13 @@ export function proposedSettings(proposals: readonly NameProposal[]): NameSettin
   };
 }
 
+/** The config setting that holds a proposal's name: for every endpoint, or for its endpoint alone. */
+function settingOf(proposal: NameProposal): string {
+  return proposal.scope === 'params'
+    ? `api.params.${proposal.param}`
+    : `api.endpointParams.${endpointNameOf(proposal.endpoint)}.${proposal.param}`;
+}
+
 /**
  * What doctor says of the names it searched for: each one verified, or the names tried without one, then the settings
  * to paste whole into the config file's `api` (the names already there kept).
@@ -162,7 +169,7 @@ export function proposalText(proposals: readonly NameProposal[], settings: NameS
         ? `none of ${proposal.tried.map((name) => `"${name}"`).join(', ')} is right`
         : 'no name was tried';
       lines.push(
-        `  ${where}: ${tried}${proposal.stopped ? ` (${proposal.stopped})` : ''}; find its name in the API's documentation and set api.params.${proposal.param}`,
+        `  ${where}: ${tried}${proposal.stopped ? ` (${proposal.stopped})` : ''}; find its name in the API's documentation and set ${settingOf(proposal)}`,
       );
     }
   }
