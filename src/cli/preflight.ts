@@ -44,6 +44,11 @@ export interface PreflightOptions {
   log: Logger;
   /** Ends the probes early (Ctrl-C). */
   signal?: AbortSignal;
+  /**
+   * Streams whose refusals are forgotten for every readable brand: a person's command asks again at once after a fix
+   * of the account's plan (test/cli/preflight.int.test.ts). Scheduled runs have no preflight and keep them.
+   */
+  askAgain?: readonly string[];
 }
 
 export interface PreflightResult {
@@ -138,7 +143,7 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
   if (readable.length > 0 || denied.length > 0)
     for (const brand of unanswered)
       options.log.warn({ brand }, 'preflight: no answer about this brand; the run tries it');
-  await rememberBrandAccess(config, redisUrl, result);
+  await rememberBrandAccess(config, redisUrl, result, options.askAgain ?? []);
   return result;
 }
 
@@ -315,7 +320,12 @@ function refusedKey(error: AuthError, requests: number): UsageError {
  * Shares what the preflight learnt with every process of the prefix: refused brands are remembered
  * (src/engine/fetch/access-memo.ts), and a brand or key read again is forgotten, so a fix is used at once.
  */
-async function rememberBrandAccess(config: Config, redisUrl: string, result: PreflightResult): Promise<void> {
+async function rememberBrandAccess(
+  config: Config,
+  redisUrl: string,
+  result: PreflightResult,
+  askAgain: readonly string[],
+): Promise<void> {
   if (!config.api.apiKey || (result.denied.length === 0 && result.readable.length === 0)) return;
   const connection = connectRedis(redisUrl);
   try {
@@ -323,7 +333,7 @@ async function rememberBrandAccess(config: Config, redisUrl: string, result: Pre
     // Any answer about a brand means the key itself was accepted: a refusal remembered from a run is over.
     await memo.forget(null);
     for (const denial of result.denied) await memo.remember(denial);
-    for (const brand of result.readable) await memo.forget(brand);
+    for (const brand of result.readable) await memo.forget(brand, askAgain);
   } finally {
     connection.disconnect();
   }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisRateBudget } from '../../src/api/rate/rate-budget.js';
 import { preflight } from '../../src/cli/preflight.js';
+import { AccessMemo } from '../../src/engine/fetch/access-memo.js';
 import { createLogger, routeLogLines } from '../../src/log.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { deletePrefix, TEST_REDIS_URL, testRedis, uniquePrefix } from '../support/redis.js';
@@ -52,6 +53,21 @@ describe('preflight', () => {
     );
     expect(overlapping).toBeGreaterThan(1);
   }, 60_000);
+
+  it("forgets the refusals of the command's streams for the brands it reads, and keeps the others", async () => {
+    const config = configOf();
+    const memo = new AccessMemo(redis, prefix, config.api.apiKey!);
+    const brand = sim.brands[0]!;
+    const refusal = { brandId: brand, errorCode: 'forbidden', message: 'not in the plan', requestId: null, at: '' };
+    for (const stream of ['product_ranking', 'articles']) await memo.remember({ ...refusal, stream });
+    await preflight(config, TEST_REDIS_URL, {
+      brands: [brand],
+      log: createLogger({ level: 'silent' }),
+      askAgain: ['product_ranking'],
+    });
+    expect(await memo.refusalFor(brand, 'product_ranking')).toBeUndefined();
+    expect(await memo.refusalFor(brand, 'articles')).toMatchObject({ stream: 'articles', errorCode: 'forbidden' });
+  });
 
   it('waits out a block the key is under before its first request, and says so', async () => {
     const config = configOf();

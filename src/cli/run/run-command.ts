@@ -123,7 +123,7 @@ export async function runFromCommandLine(
     const stopping = new AbortController();
     const disarm = exitWithinDeadlineOnSignal(log, stopping);
     try {
-      const checked = await preflight(config, redis.url, { brands, log, signal: stopping.signal });
+      const checked = await preflight(config, redis.url, { brands, log, signal: stopping.signal, askAgain: streams });
       const { redisOutageMs } = loadProcessSettings();
       const { progress, exitCode } = await runWithReport({
         config,

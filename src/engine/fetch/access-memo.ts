@@ -54,9 +54,9 @@ export class AccessMemo {
     await this.redis.set(this.keyOf(refusal.brandId, stream), JSON.stringify({ ...refusal, stream }), 'PX', ttlMs);
   }
 
-  /** The API answered for this brand (null: for the key): what was remembered no longer holds. */
-  async forget(brandId: number | null): Promise<void> {
-    await this.redis.del(this.keyOf(brandId));
+  /** The API answered for this brand (null: for the key): what was remembered of it, and of `streams`, no longer holds. */
+  async forget(brandId: number | null, streams: readonly string[] = []): Promise<void> {
+    await this.redis.del(this.keyOf(brandId), ...streams.map((stream) => this.keyOf(brandId, stream)));
   }
 
   /** The refusal that covers a slice of this brand's stream: the key's, else the brand's, else the stream's. */
