@@ -49,7 +49,9 @@ describe('odd records: outside the window, a repeated id with other content', ()
   afterAll(async () => fx?.cleanup());
 
   it('finishes and publishes; with every slice incomplete (each has an odd record) it exits 1 saying so', async () => {
-    expect(backfill.stdout).toMatch(/: incomplete; .* 0 failed and \d+ incomplete slices; published /);
+    expect(backfill.stdout).toMatch(
+      /: incomplete; .* 0 failed and \d+ incomplete slices \(bvsync status says why\); published /,
+    );
     expect(backfill.stderr).toMatch(/bvsync: no slice of run \S+ is complete/);
     expect(backfill.code, backfill.stderr.slice(-3000)).toBe(1);
     const [run] = await queryFile(

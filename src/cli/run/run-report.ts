@@ -106,7 +106,8 @@ export async function runWithReport(
           ? `run ${meta.runId}: ${meta.status}; ${formatCount(totals.requests, 'request')} to the API, ${totals.failed + totals.incomplete === 0 ? 'everything read in full' : `${formatInteger(totals.failed + totals.incomplete)} parts not read in full (bvsync status names them)`}`
           : finished
             ? `run ${meta.runId}: ${meta.status}; ${formatCount(totals.rows, 'row')}, ${formatCount(totals.requests, 'request')}, ` +
-              `${formatInteger(totals.failed)} failed and ${formatInteger(totals.incomplete)} incomplete slices${meta.published ? `; published ${meta.published}` : ''}`
+              `${formatInteger(totals.failed)} failed and ${formatInteger(totals.incomplete)} incomplete slices` +
+              `${totals.failed + totals.incomplete > 0 ? ' (bvsync status says why)' : ''}${meta.published ? `; published ${meta.published}` : ''}`
             : options.enqueueOnly
               ? `run ${meta.runId} enqueued; a bvsync worker will run it (see bvsync status)`
               : (report.interrupted?.(meta.runId) ??
