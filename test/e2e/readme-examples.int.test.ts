@@ -225,7 +225,7 @@ function portIsFree(port: number): Promise<boolean> {
 
 let fx: EngineFixture;
 let work: string;
-/** A Redis database of its own: the tour runs with the default `bvsync` prefix, as a user does. */
+/** A Redis database of its own: README's tour runs with the default `bvsync` prefix as a user does, the tutorial `tour`. */
 const redisUrl = (() => {
   const url = new URL(TEST_REDIS_URL);
   url.pathname = '/11';
@@ -235,7 +235,7 @@ const redisUrl = (() => {
 async function clearTourKeys(): Promise<void> {
   const redis = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 });
   try {
-    await deletePrefix(redis, 'bvsync');
+    for (const prefix of ['bvsync', 'tour']) await deletePrefix(redis, prefix);
   } finally {
     redis.disconnect();
   }
