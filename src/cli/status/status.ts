@@ -461,8 +461,8 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     const total = report.slicesNotCompleteTotal;
     const heading =
       total > shown
-        ? `Slices not complete (${shown} of ${total}: failed first, then the latest)`
-        : 'Slices not complete';
+        ? `Slices not complete, or whose last attempt failed (${shown} of ${total}: failed first, then the latest)`
+        : 'Slices not complete, or whose last attempt failed';
     out.push('', heading, formatResult(tables.failures, 'table').trimEnd());
     if (total > shown)
       out.push(
