@@ -132,7 +132,7 @@ export async function runWithReport(
     else if (meta.status === 'incomplete')
       for (const { brand, stream, incomplete } of nothingComplete)
         noneComplete(`${stream} of brand ${brand}`, incomplete);
-    if (finished && meta.kind === 'backfill' && totals.failed + totals.incomplete > 0)
+    if (finished && meta.kind === 'backfill' && !options.skipComplete && totals.failed + totals.incomplete > 0)
       process.stderr.write(
         'bvsync: the same command with --skip-complete reads again only the slices not complete, not the whole window\n',
       );
