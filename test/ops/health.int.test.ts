@@ -89,7 +89,7 @@ describe.skipIf(!PrivateRedis.available())('the probes of a worker (needs redis-
     expect(JSON.parse(probe.body).checks.writer).toEqual({ ok: true, detail: 'fetch-only' });
   });
 
-  it('/readyz says 503 while Redis is down, and ready again once it is back; /healthz stays 200', async () => {
+  it('/readyz says 503 while Redis is down, and ready again once it is back; /healthz and /metrics answer', async () => {
     await redis.kill();
     let last: Probe = { status: 0, body: '' };
     await until(
@@ -106,6 +106,14 @@ describe.skipIf(!PrivateRedis.available())('the probes of a worker (needs redis-
       detail: expect.stringMatching(/^not connected \(|^no answer to PING/),
     });
     expect((await ask(`${writerBase}/healthz`)).status).toBe(200);
+    // /metrics answers without the queue depths, which would wait on Redis; bounded so a hang fails, not stalls.
+    for (const base of [writerBase, fetcherBase]) {
+      const response = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(30_000) });
+      const text = await response.text();
+      expect(response.status).toBe(200);
+      expect(text).toMatch(/^bvsync_writer_lease_held \d/m);
+      expect(text).not.toMatch(/^bvsync_queue_jobs\{/m);
+    }
     await redis.start();
     await until(
       'both workers ready again',

@@ -29,8 +29,8 @@ export interface ReadinessSubject {
   stopping: boolean;
 }
 
-/** How long a check may take; a probe's own timeout (Kubernetes' default is 1 s, ours 5 s) must be longer. */
-const READINESS_CHECK_MS = 2_000;
+/** How long a check, or a scrape's read of Redis, may take; a probe's own timeout (ours 5 s) must be longer. */
+export const READINESS_CHECK_MS = 2_000;
 
 /**
  * Ready when Redis answers a PING and, for the lease holder, the lease is held and the working database answers (or is
@@ -71,13 +71,17 @@ async function writerCheck(subject: ReadinessSubject): Promise<ReadinessCheck> {
     : passes('holding the lease; the database answers');
 }
 
-async function within<T>(promise: Promise<T>, ms: number): Promise<{ timedOut: boolean; error?: Error }> {
+/** What a promise came to within `ms`: its value, its error, or a time out (the promise is left to settle alone). */
+export async function within<T>(
+  promise: Promise<T>,
+  ms: number,
+): Promise<{ timedOut: boolean; error?: Error; value?: T }> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<{ timedOut: boolean }>(
     (resolve) => (timer = setTimeout(() => resolve({ timedOut: true }), ms)),
   );
   const settled = promise.then(
-    () => ({ timedOut: false }),
+    (value) => ({ timedOut: false, value }),
     (error: unknown) => ({ timedOut: false, error: error instanceof Error ? error : new Error(String(error)) }),
   );
   try {

@@ -48,7 +48,7 @@ import type { Notifier } from '../../notify/index.js';
 import { claimRunEndNotice, sendRunEndNotices } from '../run/run-notices.js';
 import { watchRedisForFaults } from '../redis/redis-fault-watch.js';
 import { WriterLease } from '../writer/writer-lease.js';
-import { checkReadiness, type Readiness } from './readiness.js';
+import { checkReadiness, READINESS_CHECK_MS, within, type Readiness } from './readiness.js';
 import type { Config } from '../../configuration.js';
 
 /** How long closing a BullMQ worker may take (past the stop deadline, for the fetch worker) before it is dropped. */
@@ -578,10 +578,16 @@ export class WorkerHost {
     });
   }
 
-  /** Jobs of each queue by state, for metrics scraped at any time. */
+  /** Jobs of each queue by state, for metrics scraped at any time; none while Redis is away (test/ops/health.int.test.ts). */
   async queueCounts(): Promise<Record<string, QueueCounts>> {
-    if (!this.queues) return {};
-    const [fetch, load] = await Promise.all([this.queues.fetch.getJobCounts(), this.queues.load.getJobCounts()]);
+    // None while Redis is away, as /readyz does: a scrape waiting on the reconnect would hide every other metric.
+    if (!this.queues || this.connection.status !== 'ready') return {};
+    const counts = await within(
+      Promise.all([this.queues.fetch.getJobCounts(), this.queues.load.getJobCounts()]),
+      READINESS_CHECK_MS,
+    );
+    if (!counts.value) return {};
+    const [fetch, load] = counts.value;
     return { [FETCH_QUEUE]: fetch, [LOAD_QUEUE]: load };
   }
 
