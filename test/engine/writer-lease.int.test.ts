@@ -151,6 +151,34 @@ describe('WriterLease', () => {
     expect(await redis.get(key)).toBe('someone-else');
   });
 
+  it('counts the lease lost once a ttl passed with no renewal answered (Redis away), and not before', async () => {
+    const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-away`);
+    const away = testRedis();
+    let lost = false;
+    const lease = new WriterLease(away, {
+      key,
+      fenceKey,
+      ttlMs: 1000,
+      intervalMs: 50,
+      onAcquired: () => {},
+      onLost: () => void (lost = true),
+    });
+    await lease.start();
+    expect(lease.isHeld).toBe(true);
+    // Redis stops answering the lease's scripts, as an offline queue holds them during an outage.
+    const send = away.sendCommand.bind(away);
+    away.sendCommand = (command, stream) =>
+      command.name === 'eval' || command.name === 'evalsha' ? command.promise : send(command, stream);
+    const awayAt = performance.now();
+    await until(() => lost);
+    // The last renewal answered was sent at most an interval before Redis went away.
+    expect(performance.now() - awayAt).toBeGreaterThanOrEqual(1000 - 2 * 50);
+    expect(lease.isHeld).toBe(false);
+    away.sendCommand = send;
+    await lease.stop();
+    away.disconnect();
+  });
+
   it('gives the lease back when becoming the writer fails, and tries again', async () => {
     const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-retry`);
     let tries = 0;

@@ -79,6 +79,10 @@ export class WriterLease {
   /** Failed `onAcquired` calls in a row and when the next try may be made, on the monotonic clock. */
   private failures = 0;
   private notBefore = 0;
+  /** When the last renewal that Redis answered was sent, on the monotonic clock: the lease lives a ttl past it. */
+  private renewedAt = 0;
+  /** A renewal Redis has not answered yet (it is away): no second one is sent beside it. */
+  private renewing: Promise<unknown> | undefined;
 
   constructor(
     private readonly redis: Redis,
@@ -226,11 +230,19 @@ export class WriterLease {
   private async tryOnce(): Promise<void> {
     try {
       if (this.held) {
-        const renewed = await this.renew(this.token).catch(() => 0);
-        // stop() may have let go meanwhile, without waiting for this answer.
-        if (renewed !== 1 && this.held) await this.lose();
+        const sentAt = performance.now();
+        this.renewing ??= this.renew(this.token)
+          .catch(() => 0)
+          .finally(() => (this.renewing = undefined));
+        const renewed = await withinMs(this.renewing, this.intervalMs);
+        if (renewed === 1) this.renewedAt = sentAt;
+        // Unanswered is lost only once the ttl is over: another process may take it from then on
+        // (test/engine/writer-lease.int.test.ts). stop() may have let go meanwhile, without waiting for this answer.
+        const expired = renewed === undefined && performance.now() - this.renewedAt >= this.ttlMs;
+        if ((expired || (renewed !== undefined && renewed !== 1)) && this.held) await this.lose();
       } else if (!this.retired && !this.losing && performance.now() >= this.notBefore) {
         // Not while a lease lost by a commit's check is still being let go of (`losing`): the file is still open.
+        const askedAt = performance.now();
         const taken = Number(
           await this.redis
             .eval(TAKE, 2, this.options.key, this.options.fenceKey, this.value, String(this.ttlMs))
@@ -242,6 +254,7 @@ export class WriterLease {
         } else if (taken > 0) {
           this.held = true;
           this.token = taken;
+          this.renewedAt = askedAt;
           this.holding += 1;
           try {
             this.acquiring = Promise.resolve(this.options.onAcquired());
