@@ -21,6 +21,7 @@ const SHARED = [
   'key-hint',
   'group-by',
   'slice-ids',
+  'within',
 ];
 const MAY_IMPORT: Record<string, string[]> = {
   api: ['config'],

@@ -5,6 +5,7 @@ import { noticeOfFailure } from './failure-notice.js';
 import type { Notice } from './notice.js';
 import { jsonPayload, slackPayload, type NoticeSource } from './payload.js';
 import { webhookUrl } from './webhook-url.js';
+import { within } from '../within.js';
 
 /** Wait before a webhook's second try; doubled after each, with full jitter. */
 const RETRY_BASE_MS = 500;
@@ -95,10 +96,7 @@ export class Notifier {
    */
   async settle(): Promise<void> {
     if (this.pending.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.deliveryMs)));
-    await Promise.race([Promise.all(this.pending), limit]);
-    clearTimeout(timer);
+    await within(Promise.all(this.pending), this.deliveryMs);
     // Gives up what is left; a notice sent after (a command's failure, found after its worker stopped) starts afresh.
     this.stopped.abort();
     this.stopped = new AbortController();

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Warehouse } from '../../warehouse/warehouse.js';
+import { within } from '../../within.js';
 
 /** One check of readiness: whether it passes, and what it found in words. */
 export interface ReadinessCheck {
@@ -69,24 +70,4 @@ async function writerCheck(subject: ReadinessSubject): Promise<ReadinessCheck> {
   return answer.error
     ? fails(`holding the lease; the database does not answer: ${answer.error.message}`)
     : passes('holding the lease; the database answers');
-}
-
-/** What a promise came to within `ms`: its value, its error, or a time out (the promise is left to settle alone). */
-export async function within<T>(
-  promise: Promise<T>,
-  ms: number,
-): Promise<{ timedOut: boolean; error?: Error; value?: T }> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<{ timedOut: boolean }>(
-    (resolve) => (timer = setTimeout(() => resolve({ timedOut: true }), ms)),
-  );
-  const settled = promise.then(
-    (value) => ({ timedOut: false, value }),
-    (error: unknown) => ({ timedOut: false, error: error instanceof Error ? error : new Error(String(error)) }),
-  );
-  try {
-    return await Promise.race([settled, limit]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -48,7 +48,8 @@ import type { Notifier } from '../../notify/index.js';
 import { claimRunEndNotice, sendRunEndNotices } from '../run/run-notices.js';
 import { watchRedisForFaults } from '../redis/redis-fault-watch.js';
 import { WriterLease } from '../writer/writer-lease.js';
-import { checkReadiness, READINESS_CHECK_MS, within, type Readiness } from './readiness.js';
+import { checkReadiness, READINESS_CHECK_MS, type Readiness } from './readiness.js';
+import { within } from '../../within.js';
 import type { Config } from '../../configuration.js';
 
 /** How long closing a BullMQ worker may take (past the stop deadline, for the fetch worker) before it is dropped. */
@@ -628,17 +629,8 @@ export class WorkerHost {
    * Past the limit its connections are dropped; a job it held runs again after BullMQ's stalled check.
    */
   private async closeWithin(worker: Worker, giveUpAt: number, name: string): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<'late'>(
-      (resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, giveUpAt - Date.now()))),
-    );
-    const closed = worker.close().then(
-      () => 'closed' as const,
-      () => 'closed' as const,
-    );
-    const outcome = await Promise.race([closed, limit]);
-    clearTimeout(timer);
-    if (outcome === 'late') {
+    const { timedOut } = await within(worker.close(), Math.max(0, giveUpAt - Date.now()));
+    if (timedOut) {
       this.lateCloses += 1;
       this.options.log.warn(
         { worker: name },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { WriterFencedError, type CommitFence } from '../../warehouse/load/commit-fence.js';
+import { within } from '../../within.js';
 
 // Taken with a fencing token in one script: the counter grows with every taking, so a holder that lost the lease (a
 // stall past its ttl) and took it again, or any later holder, has a larger token than the one it lost.
@@ -146,7 +147,7 @@ export class WriterLease {
         `this process no longer holds the DuckDB writer lease (${this.options.key}): the commit is rolled back`,
       );
     }
-    const renewed = await withinMs(this.renew(token), Math.max(100, Math.floor(this.ttlMs / 3)));
+    const { value: renewed } = await within(this.renew(token), Math.max(100, Math.floor(this.ttlMs / 3)));
     if (renewed === 1 && this.held && holding === this.holding) return token;
     if (holding === this.holding) void this.lose().catch(() => undefined);
     throw new WriterFencedError(
@@ -192,7 +193,10 @@ export class WriterLease {
     // A tick or release waiting on a Redis that went away may never settle: past the limit the holder closes DuckDB and
     // lets the lease expire on its own. A tick still opening or closing the writer is waited out below.
     let answered =
-      (await settledWithin(this.ticking, redisWaitMs)) || this.acquiring !== undefined || this.losing !== undefined;
+      !this.ticking ||
+      !(await within(this.ticking, redisWaitMs)).timedOut ||
+      this.acquiring !== undefined ||
+      this.losing !== undefined;
     // What becoming the writer opens must be closed before the lease goes, so it is waited out.
     await this.acquiring?.catch(() => undefined);
     await this.losing?.catch(() => undefined);
@@ -207,7 +211,7 @@ export class WriterLease {
         this.held = false;
         this.token = undefined;
       }
-      answered = (await settledWithin(this.release(), redisWaitMs)) && answered;
+      answered = !(await within(this.release(), redisWaitMs)).timedOut && answered;
     }
     return answered;
   }
@@ -234,7 +238,7 @@ export class WriterLease {
         this.renewing ??= this.renew(this.token)
           .catch(() => 0)
           .finally(() => (this.renewing = undefined));
-        const renewed = await withinMs(this.renewing, this.intervalMs);
+        const { value: renewed } = await within(this.renewing, this.intervalMs);
         if (renewed === 1) this.renewedAt = sentAt;
         // Unanswered is lost only once the ttl is over: another process may take it from then on
         // (test/engine/writer-lease.int.test.ts). stop() may have let go meanwhile, without waiting for this answer.
@@ -285,24 +289,3 @@ export class WriterLease {
 
 /** How long stop() waits on Redis before it lets go without an answer. */
 const STOP_WAIT_MS = 2_000;
-
-/** A promise's value if it resolves within `limitMs`; undefined when it rejects or comes later. */
-async function withinMs<T>(promise: Promise<T>, limitMs: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), limitMs)));
-  try {
-    return await Promise.race([promise.catch(() => undefined), limit]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Waits for a promise to settle, at most `limitMs`; its outcome is not wanted, only whether it came in time. */
-async function settledWithin(promise: Promise<unknown> | undefined, limitMs: number): Promise<boolean> {
-  if (!promise) return true;
-  const settled = promise.then(
-    () => true,
-    () => true,
-  );
-  return (await withinMs(settled, limitMs)) ?? false;
-}
