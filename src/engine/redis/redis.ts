@@ -7,6 +7,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { describeRedisAddress, parseRedisAddress, type RedisAddress } from '../../redis-address.js';
 import { readServerFacts, RedisTopologyError, topologyProblem } from './redis-server-kind.js';
+import { within } from '../../within.js';
 
 export const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -400,10 +401,7 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
     // A warden that exited already (its server killed) has no exit to wait for, so the wait would never end.
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      let limit: NodeJS.Timeout | undefined;
-      const late = new Promise((resolve) => (limit = setTimeout(resolve, STOP_LIMIT_MS, 'late')));
-      if ((await Promise.race([exited, late])) === 'late') killGroup(child);
-      clearTimeout(limit);
+      if ((await within(exited, STOP_LIMIT_MS)).timedOut) killGroup(child);
     }
     untie();
     rmSync(dir, { recursive: true, force: true });
