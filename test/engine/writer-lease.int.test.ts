@@ -154,28 +154,35 @@ describe('WriterLease', () => {
   it('counts the lease lost once a ttl passed with no renewal answered (Redis away), and not before', async () => {
     const { writerLease: key, writerFence: fenceKey } = redisKeys(`${prefix}-away`);
     const away = testRedis();
-    let lost = false;
+    const unanswered: Array<{ name: string; reject: (error: Error) => void }> = [];
+    let scriptsAtLoss = -1;
     const lease = new WriterLease(away, {
       key,
       fenceKey,
       ttlMs: 1000,
       intervalMs: 50,
       onAcquired: () => {},
-      onLost: () => void (lost = true),
+      onLost: () => void (scriptsAtLoss = unanswered.length),
     });
     await lease.start();
     expect(lease.isHeld).toBe(true);
     // Redis stops answering the lease's scripts, as an offline queue holds them during an outage.
     const send = away.sendCommand.bind(away);
-    away.sendCommand = (command, stream) =>
-      command.name === 'eval' || command.name === 'evalsha' ? command.promise : send(command, stream);
+    away.sendCommand = (command, stream) => {
+      if (command.name !== 'eval' && command.name !== 'evalsha') return send(command, stream);
+      unanswered.push({ name: command.name, reject: (error) => command.reject(error) });
+      return command.promise;
+    };
     const awayAt = performance.now();
-    await until(() => lost);
+    await until(() => scriptsAtLoss >= 0);
     // The last renewal answered was sent at most an interval before Redis went away.
     expect(performance.now() - awayAt).toBeGreaterThanOrEqual(1000 - 2 * 50);
+    // One renewal waited for the whole ttl: the ticks meanwhile sent no second one beside it.
+    expect(scriptsAtLoss).toBe(1);
     expect(lease.isHeld).toBe(false);
     away.sendCommand = send;
-    await lease.stop();
+    for (const command of unanswered) command.reject(new Error('Redis is back'));
+    expect(await lease.stop()).toBe(true);
     away.disconnect();
   });
 

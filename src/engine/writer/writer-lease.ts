@@ -82,8 +82,8 @@ export class WriterLease {
   private notBefore = 0;
   /** When the last renewal that Redis answered was sent, on the monotonic clock: the lease lives a ttl past it. */
   private renewedAt = 0;
-  /** A renewal Redis has not answered yet (it is away): no second one is sent beside it. */
-  private renewing: Promise<unknown> | undefined;
+  /** A tick's renewal Redis has not answered yet (it is away), with when it was sent: ticks send no second one. */
+  private renewing: { sentAt: number; answer: Promise<unknown> } | undefined;
 
   constructor(
     private readonly redis: Redis,
@@ -147,8 +147,12 @@ export class WriterLease {
         `this process no longer holds the DuckDB writer lease (${this.options.key}): the commit is rolled back`,
       );
     }
+    const sentAt = performance.now();
     const { value: renewed } = await within(this.renew(token), Math.max(100, Math.floor(this.ttlMs / 3)));
-    if (renewed === 1 && this.held && holding === this.holding) return token;
+    if (renewed === 1 && this.held && holding === this.holding) {
+      this.renewedAt = Math.max(this.renewedAt, sentAt);
+      return token;
+    }
     if (holding === this.holding) void this.lose().catch(() => undefined);
     throw new WriterFencedError(
       `the DuckDB writer lease (${this.options.key}) is no longer held under fencing token ${token} (it expired or passed to another process, or Redis did not answer in time): the commit is rolled back`,
@@ -234,12 +238,16 @@ export class WriterLease {
   private async tryOnce(): Promise<void> {
     try {
       if (this.held) {
-        const sentAt = performance.now();
-        this.renewing ??= this.renew(this.token)
-          .catch(() => 0)
-          .finally(() => (this.renewing = undefined));
-        const { value: renewed } = await within(this.renewing, this.intervalMs);
-        if (renewed === 1) this.renewedAt = sentAt;
+        if (!this.renewing) {
+          const renewing = { sentAt: performance.now(), answer: this.renew(this.token).catch(() => 0) };
+          this.renewing = renewing;
+          void renewing.answer.finally(() => {
+            if (this.renewing === renewing) this.renewing = undefined;
+          });
+        }
+        const { sentAt } = this.renewing;
+        const { value: renewed } = await within(this.renewing.answer, this.intervalMs);
+        if (renewed === 1) this.renewedAt = Math.max(this.renewedAt, sentAt);
         // Unanswered is lost only once the ttl is over: another process may take it from then on
         // (test/engine/writer-lease.int.test.ts). stop() may have let go meanwhile, without waiting for this answer.
         const expired = renewed === undefined && performance.now() - this.renewedAt >= this.ttlMs;
@@ -259,6 +267,8 @@ export class WriterLease {
           this.held = true;
           this.token = taken;
           this.renewedAt = askedAt;
+          // A renewal of an earlier holding still unanswered answers for its own token, not this one.
+          this.renewing = undefined;
           this.holding += 1;
           try {
             this.acquiring = Promise.resolve(this.options.onAcquired());
