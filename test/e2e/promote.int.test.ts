@@ -173,6 +173,22 @@ describe('a promotion the warehouse cannot make', () => {
       const columns = await queryFile(path, `SELECT column_name FROM duckdb_columns() WHERE column_name = 'x_rank'`);
       expect(columns).toEqual([]);
       expect(await queryFile(path, 'SELECT * FROM _promoted_fields')).toEqual([]);
+      // A column an earlier bvsync added and recorded before the same values failed its move: the way out is named.
+      const earlier = await DuckDBInstance.create(path);
+      const fix = await earlier.connect();
+      await fix.run('ALTER TABLE topics ADD COLUMN x_rank BIGINT');
+      await fix.run(`INSERT INTO _promoted_fields VALUES ('topics', 'x_rank', 'BIGINT', current_timestamp)`);
+      fix.closeSync();
+      earlier.closeSync();
+      const again = await openWarehouse(path);
+      try {
+        await expect(again.promote({ topics: { x_rank: 'BIGINT' } })).rejects.toThrow(
+          'its column is promoted already, so remove the entry from sync.promote (the column stays)',
+        );
+        expect(await again.promote({})).toEqual({ added: [], moved: 0 });
+      } finally {
+        await again.close();
+      }
     } finally {
       dir.remove();
     }

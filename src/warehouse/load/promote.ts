@@ -74,7 +74,7 @@ export async function promoteFields(
     stored.map((row) => [`${String(row.table_name)}.${String(row.field)}`, String(row.data_type)]),
   );
   checkPromotions(promote, catalog, promoted);
-  await checkValuesFit(connection, entries);
+  await checkValuesFit(connection, entries, promoted);
   const added: string[] = [];
   let moved = 0;
   // Two transactions: DuckDB refuses to commit an UPDATE of a table altered in the same transaction. A crash between
@@ -112,6 +112,7 @@ export async function promoteFields(
 async function checkValuesFit(
   connection: DuckDBConnection,
   entries: ReadonlyArray<{ table: string; field: string; type: string }>,
+  promoted: ReadonlyMap<string, string>,
 ): Promise<void> {
   const problems: string[] = [];
   for (const { table, field, type } of entries) {
@@ -125,7 +126,10 @@ async function checkValuesFit(
     if (misfit && Number(misfit.rows) > 0)
       problems.push(
         `sync.promote.${table}.${field}: ${misfit.rows} row(s) of ${table} hold a value that is not ${type} ` +
-          `(${JSON.stringify(misfit.example)}); choose a type every value fits, or VARCHAR`,
+          `(${JSON.stringify(misfit.example)}); ` +
+          (promoted.has(`${table}.${field}`)
+            ? 'its column is promoted already, so remove the entry from sync.promote (the column stays)'
+            : 'choose a type every value fits, or VARCHAR'),
       );
   }
   if (problems.length) throw new WarehouseError('promote_invalid', problems.join('\n'));
