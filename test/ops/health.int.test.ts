@@ -124,4 +124,17 @@ describe.skipIf(!PrivateRedis.available())('the probes of a worker (needs redis-
       60_000,
     );
   });
+  it('/metrics answers while Redis holds its connections and answers nothing, without the queue depths', async () => {
+    redis.pause();
+    try {
+      // Without the bound on the queue depths, this scrape would wait for as long as Redis is paused.
+      const response = await fetch(`${writerBase}/metrics`, { signal: AbortSignal.timeout(30_000) });
+      const text = await response.text();
+      expect(response.status).toBe(200);
+      expect(text).not.toMatch(/^bvsync_queue_jobs\{/m);
+    } finally {
+      redis.resume();
+    }
+    await until('the writer ready again', async () => (await ask(`${writerBase}/readyz`)).status === 200, 60_000);
+  });
 });

@@ -456,6 +456,15 @@ export class PrivateRedis {
     );
   }
 
+  /** SIGSTOP, then SIGCONT: a Redis that keeps its connections open and answers nothing, as a hung server does. */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   /** SIGKILL: what a crashed or OOM-killed Redis does; no shutdown save. */
   async kill(): Promise<void> {
     const child = this.child;

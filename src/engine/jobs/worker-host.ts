@@ -587,6 +587,7 @@ export class WorkerHost {
       Promise.all([this.queues.fetch.getJobCounts(), this.queues.load.getJobCounts()]),
       READINESS_CHECK_MS,
     );
+    if (counts.error) this.options.log.debug({ err: counts.error.message }, 'queue depths left out of this scrape');
     if (!counts.value) return {};
     const [fetch, load] = counts.value;
     return { [FETCH_QUEUE]: fetch, [LOAD_QUEUE]: load };
