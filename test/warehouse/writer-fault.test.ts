@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   DatabaseInvalidatedError,
@@ -38,6 +41,28 @@ describe('reading an error of the working database as a fault of the machine', (
     expect(writerFaultOf(offload, WORKING, roomy)).toBeInstanceOf(DiskFullError);
   });
 
+  it("names a publish's copy by its target, with the working file's size it needed room for", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'writer-fault-'));
+    try {
+      const working = join(dir, 'bv.work.duckdb');
+      writeFileSync(working, Buffer.alloc(3 * 2 ** 20));
+      const copyfile = Object.assign(
+        new Error(`ENOSPC: no space left on device, copyfile '${working}' -> '${dir}/bv.duckdb.tmp-1'`),
+        {
+          code: 'ENOSPC',
+          syscall: 'copyfile',
+          path: working,
+          dest: `${dir}/bv.duckdb.tmp-1`,
+        },
+      );
+      const fault = writerFaultOf(copyfile, working, roomy);
+      expect(fault).toMatchObject({ code: 'disk_full', path: `${dir}/bv.duckdb.tmp-1` });
+      expect(fault!.message).toContain(`; a publish copies ${working} whole, 3.0 MiB. The write failed with: ENOSPC`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reads an invalidated database by what invalidated it: the disk when it was the disk', () => {
     const invalidated = new Error(
       'FATAL Error: Failed: database has been invalidated because of a previous fatal error. The database must be restarted prior to being used again.\n' +
@@ -45,7 +70,7 @@ describe('reading an error of the working database as a fault of the machine', (
     );
     const fault = writerFaultOf(invalidated, WORKING, roomy);
     expect(fault).toBeInstanceOf(DiskFullError);
-    expect(fault!.message).toContain('DuckDB said: Failed to create checkpoint because of error');
+    expect(fault!.message).toContain('The write failed with: Failed to create checkpoint because of error');
     const other = new Error(
       'FATAL Error: Failed: database has been invalidated because of a previous fatal error.\nOriginal error: "INTERNAL Error: something else"',
     );

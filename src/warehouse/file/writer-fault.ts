@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { formatBytes } from '../../format.js';
 import { volumeSpace, type VolumeSpace } from './volume-space.js';
 
@@ -32,13 +33,16 @@ export class DiskFullError extends Error {
     readonly path: string,
     readonly space: VolumeSpace | undefined,
     cause: Error,
+    /** What the failed write needed room for, when known: a publish's whole copy of the working file. */
+    need?: string,
   ) {
     const room = space
       ? `${formatBytes(space.freeBytes)} free of ${formatBytes(space.sizeBytes)} on its volume (${space.folder})`
       : 'its free space could not be measured';
     super(
-      `the disk is full where the warehouse writes ${path}: ${room}. DuckDB said: ${firstLine(cause.message)}. ` +
-        'This process stopped loading; nothing published was changed and the slices committed before are kept. ' +
+      `the disk is full where the warehouse writes ${path}: ${room}${need ? `; ${need}` : ''}. ` +
+        `The write failed with: ${firstLine(cause.message)}. ` +
+        'This process stopped writing; nothing published was changed and the slices committed before are kept. ' +
         'Free space on that volume, or move the warehouse to a volume with room and point BVSYNC_DB (config "db") at it, ' +
         'then run the same command again: it carries on where this one stopped (docs/operations.md, "Disk space").',
       { cause },
@@ -81,15 +85,33 @@ export function writerFaultOf(
   if (!(error instanceof Error)) return undefined;
   const message = error.message;
   const code = (error as NodeJS.ErrnoException).code;
-  const path = pathOf(error) ?? databasePath;
+  const copy = copyOf(error);
+  const path = copy?.to ?? pathOf(error) ?? databasePath;
   if (code === 'ENOSPC' || code === 'EDQUOT' || DISK_FULL_WORDS.test(message))
-    return new DiskFullError(path, space(path), error);
+    return new DiskFullError(path, space(path), error, copy && publishCopyNeed(copy.from));
   if (DISK_FULL_IF_NEARLY_FULL_WORDS.test(message)) {
     const measured = space(path);
     if (measured && measured.freeBytes < NEARLY_FULL_BYTES) return new DiskFullError(path, measured, error);
   }
   if (INVALIDATED_WORDS.test(message)) return new DatabaseInvalidatedError(databasePath, error);
   return undefined;
+}
+
+/** The source and the target of a failed file copy (a publish copies the working file whole), from Node's error. */
+function copyOf(error: Error): { from: string; to: string } | undefined {
+  const { syscall, path, dest } = error as NodeJS.ErrnoException & { dest?: unknown };
+  return syscall === 'copyfile' && typeof path === 'string' && typeof dest === 'string'
+    ? { from: path, to: dest }
+    : undefined;
+}
+
+/** A publish's need: room for a whole copy of the working file, as large as it is now (free space is read after). */
+function publishCopyNeed(source: string): string | undefined {
+  try {
+    return `a publish copies ${source} whole, ${formatBytes(statSync(source).size)}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The file an error names: a Node error's own `path`, else the first quoted path of DuckDB's message. */
