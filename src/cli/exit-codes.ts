@@ -17,7 +17,7 @@ Exit codes:
      or the command could not do its work (API or Redis unreachable, the working file held by another program)
   2  usage or config error: a wrong option or argument, an invalid config, a missing setting, a database path
      that cannot be used, a key the API refuses; nothing was started
-  130, 143  ended by SIGINT or SIGTERM itself: a second signal, a signal in the first second of start-up,
+  130, 143  ended by SIGINT or SIGTERM itself: a second signal, a signal during start-up,
      or a command that only reads (status, sql, doctor, verify, report)
 `;
 
