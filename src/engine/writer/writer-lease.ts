@@ -250,8 +250,8 @@ export class WriterLease {
         if (renewed === 1) this.renewedAt = Math.max(this.renewedAt, sentAt);
         // Unanswered is lost only once the ttl is over: another process may take it from then on
         // (test/engine/writer-lease.int.test.ts). stop() may have let go meanwhile, without waiting for this answer.
-        const expired = renewed === undefined && performance.now() - this.renewedAt >= this.ttlMs;
-        if ((expired || (renewed !== undefined && renewed !== 1)) && this.held) await this.lose();
+        const lost = renewed === undefined ? performance.now() - this.renewedAt >= this.ttlMs : renewed !== 1;
+        if (lost && this.held) await this.lose();
       } else if (!this.retired && !this.losing && performance.now() >= this.notBefore) {
         // Not while a lease lost by a commit's check is still being let go of (`losing`): the file is still open.
         const askedAt = performance.now();
