@@ -1,6 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { RowReader } from '../read-rows.js';
-import type { PlainRow } from '../read-rows.js';
+import type { PlainRow, RowReader } from '../read-rows.js';
 
 /** The outcome words of a `_heal_runs` round (docs/healing.md). */
 export type HealStatus = 'reading' | 'agree' | 'healed' | 'disagree';
