@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import {
   queryFile,
   runBvsync,
   runInProcess,
+  runOnFile,
   spawnBvsync,
   writeCliConfig,
   type CliProcess,
@@ -155,11 +155,7 @@ describe('a database path that cannot be used', () => {
     const folder = join(fx.dir, 'restored');
     mkdirSync(folder, { recursive: true });
     const published = join(folder, 'bv.duckdb');
-    const instance = await DuckDBInstance.create(published);
-    const connection = await instance.connect();
-    await connection.run('CREATE TABLE conversations AS SELECT range AS id FROM range(10)');
-    connection.closeSync();
-    instance.closeSync();
+    await runOnFile(published, 'CREATE TABLE conversations AS SELECT range AS id FROM range(10)');
     const before = statSync(published);
     fx.sim.clearRequestLog();
     for (const args of [backfillArgs(), ['worker', '--config', config]]) {

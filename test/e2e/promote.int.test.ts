@@ -1,4 +1,3 @@
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
@@ -7,6 +6,7 @@ import {
   cliEnv,
   engineFixture,
   queryFile,
+  runOnFile,
   spawnBvsync,
   writeCliConfig,
   type EngineFixture,
@@ -153,15 +153,12 @@ describe('a promotion the warehouse cannot make', () => {
     const path = workingPathFor(`${dir.path}/bv.duckdb`);
     try {
       await (await openWarehouse(path)).close();
-      const instance = await DuckDBInstance.create(path);
-      const connection = await instance.connect();
-      await connection.run(
+      await runOnFile(
+        path,
         `INSERT INTO topics (brand_id, id, name, _extra, _synced_at, _run_id)
          VALUES (1, 7, 'pricing', '{"x_rank": "first"}', current_timestamp, 'r1'),
                 (1, 8, 'support', '{"x_rank": "2"}', current_timestamp, 'r1')`,
       );
-      connection.closeSync();
-      instance.closeSync();
       const warehouse = await openWarehouse(path);
       try {
         await expect(warehouse.promote({ topics: { x_rank: 'BIGINT' } })).rejects.toThrow(
@@ -174,12 +171,11 @@ describe('a promotion the warehouse cannot make', () => {
       expect(columns).toEqual([]);
       expect(await queryFile(path, 'SELECT * FROM _promoted_fields')).toEqual([]);
       // A column an earlier bvsync added and recorded before the same values failed its move: the way out is named.
-      const earlier = await DuckDBInstance.create(path);
-      const fix = await earlier.connect();
-      await fix.run('ALTER TABLE topics ADD COLUMN x_rank BIGINT');
-      await fix.run(`INSERT INTO _promoted_fields VALUES ('topics', 'x_rank', 'BIGINT', current_timestamp)`);
-      fix.closeSync();
-      earlier.closeSync();
+      await runOnFile(
+        path,
+        'ALTER TABLE topics ADD COLUMN x_rank BIGINT',
+        `INSERT INTO _promoted_fields VALUES ('topics', 'x_rank', 'BIGINT', current_timestamp)`,
+      );
       const again = await openWarehouse(path);
       try {
         await expect(again.promote({ topics: { x_rank: 'BIGINT' } })).rejects.toThrow(

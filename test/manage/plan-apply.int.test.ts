@@ -1,12 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyHash } from '../../src/api/rate/rate-budget.js';
 import { freePort } from '../../src/engine/redis/redis.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { runBvsync, spawnBvsync, type CliResult } from '../support/engine.js';
+import { runBvsync, runOnFile, spawnBvsync, type CliResult } from '../support/engine.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -448,13 +447,10 @@ describe('a key, brand or API that fails the first reads', () => {
 describe('--from-sql against a DuckDB file', () => {
   it('tracks the pages a table of the file lists', async () => {
     const path = join(dir.path, 'pages.duckdb');
-    const instance = await DuckDBInstance.create(path);
-    const connection = await instance.connect();
-    await connection.run(
+    await runOnFile(
+      path,
       `CREATE TABLE pages AS SELECT 'https://example.com/warehouse/' || i AS url, 'Warehouse page ' || i AS title FROM range(3) t(i)`,
     );
-    connection.closeSync();
-    instance.closeSync();
     const result = await bvsync(
       'plan',
       '--brand',
@@ -481,13 +477,10 @@ describe('--from-sql against a DuckDB file', () => {
 describe('the warehouse', () => {
   it('names the id of a topic of the same name it has seen, for a topic plan would create', async () => {
     const path = join(dir.path, 'warehouse.duckdb');
-    const instance = await DuckDBInstance.create(path);
-    const connection = await instance.connect();
-    await connection.run(
+    await runOnFile(
+      path,
       `CREATE TABLE topics AS SELECT 3::BIGINT AS brand_id, 300041::BIGINT AS id, 'Winter comfort' AS name, DATE '2026-10-30' AS last_seen_day`,
     );
-    connection.closeSync();
-    instance.closeSync();
     const file = writeFile(
       'brand-3-topic.yaml',
       ['brand: 3', 'topics:', '  - name: Winter comfort', '    scenarios: [Which heater is quiet?]'].join('\n'),

@@ -81,6 +81,18 @@ export async function queryFile(path: string, sql: string, params?: DuckDBValue[
   }
 }
 
+/** Runs statements read-write on a closed DuckDB file, as an analyst or an earlier bvsync might have, then closes it. */
+export async function runOnFile(path: string, ...statements: string[]): Promise<void> {
+  const instance = await DuckDBInstance.create(path);
+  const connection = await instance.connect();
+  try {
+    for (const sql of statements) await connection.run(sql);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
 /** The one value of a one-row, one-column query, as a number. */
 export async function scalarOfFile(path: string, sql: string, params?: DuckDBValue[]): Promise<number> {
   const rows = await queryFile(path, sql, params);

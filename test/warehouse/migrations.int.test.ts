@@ -1,10 +1,10 @@
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cpSync, readdirSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
 import { MIGRATIONS_DIR } from '../../src/warehouse/paths.js';
 import { readNumberedSqlFiles } from '../../src/warehouse/sql-files.js';
+import { runOnFile } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
 import { STREAMS } from '../../src/streams/registry.js';
 import { parseConfig } from '../../src/configuration.js';
@@ -168,11 +168,7 @@ describe('migrations', () => {
     tmp = tempDir('migrate-comment-edit');
     const path = join(tmp.path, 'w.duckdb');
     await (await openWarehouse(path)).close();
-    const instance = await DuckDBInstance.create(path);
-    const connection = await instance.connect();
-    await connection.run(`UPDATE _migrations SET checksum = '${CHECKSUM_016_AT_4F821FB}' WHERE version = 16`);
-    connection.closeSync();
-    instance.closeSync();
+    await runOnFile(path, `UPDATE _migrations SET checksum = '${CHECKSUM_016_AT_4F821FB}' WHERE version = 16`);
     const wh = await openWarehouse(path);
     try {
       expect(await wh.schemaVersion()).toBe(latest);

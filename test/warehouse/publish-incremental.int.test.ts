@@ -14,12 +14,12 @@ import {
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { openReadOnly } from '../../src/warehouse/publish/published-database.js';
 import { MIGRATIONS_DIR, workingPathFor } from '../../src/warehouse/paths.js';
 import { readNumberedSqlFiles } from '../../src/warehouse/sql-files.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { preparePublishClone } from '../../src/warehouse/publish/publish.js';
+import { runOnFile } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
 import { conversationRows, sliceBatch } from './batches.js';
 
@@ -377,12 +377,7 @@ describe('incremental publishing', () => {
   it("copies the whole file when the published copy was written to since it was published: an analyst's checkpointed edits do not stay", async () => {
     const { published, working } = await publishedOnce();
     // An analyst opens the published file read-write (docs/tables.md asks not to), edits rows and checkpoints.
-    const analyst = await DuckDBInstance.create(published);
-    const session = await analyst.connect();
-    await session.run("UPDATE conversations SET model = 'edited by hand' WHERE id <= 3");
-    await session.run('CHECKPOINT');
-    session.closeSync();
-    analyst.closeSync();
+    await runOnFile(published, "UPDATE conversations SET model = 'edited by hand' WHERE id <= 3", 'CHECKPOINT');
     const wh = await openWarehouse(working);
     try {
       await wh.loadSlice(replaceDay('run-2', '2026-11-19', 10, 100));
