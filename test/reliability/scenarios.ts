@@ -241,7 +241,7 @@ export async function crashScenario(reference: Reference, options: CrashOptions)
       let killed: { kill(signal?: NodeJS.Signals): void; done: Promise<unknown> };
       let hit: string;
       if (moment.kind === 'transaction') {
-        const worker = hookedWorker(fx, moment.commit);
+        const worker = hookedWorker(fx, moment.commit, { logLevel: 'info' });
         children.push(worker);
         const line = await Promise.race([
           worker.nextLine('IN_TRANSACTION', 90_000),
@@ -253,7 +253,12 @@ export async function crashScenario(reference: Reference, options: CrashOptions)
           ),
         ]);
         killed = worker;
-        hit = line.startsWith('IN_TRANSACTION') ? `in-txn (${line.split(' ').slice(1).join(' ')})` : 'missed: run over';
+        // A miss names how the run ended, so a failure of the test says which path finished it.
+        const ended = async () => {
+          const { status, error } = await meta();
+          return `missed: run over (${status}${error ? `: ${error}` : ''}; ${worker.stderr().slice(-600)})`;
+        };
+        hit = line.startsWith('IN_TRANSACTION') ? `in-txn (${line.split(' ').slice(1).join(' ')})` : await ended();
       } else {
         const worker = spawnBvsync(
           ['worker', '--log-level', 'debug', '--config', writeCliConfig(fx)],
