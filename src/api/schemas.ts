@@ -104,38 +104,6 @@ export type TemplateType = (typeof TEMPLATE_TYPE_VALUES)[number];
 
 export const confidenceInterval = z.looseObject({ lower: z.number(), upper: z.number() });
 
-export const scenarioSchema = z.looseObject({
-  id,
-  topic_id: id,
-  text: z.string(),
-  status: z.string(),
-  created_at: timestamp,
-});
-
-export const tagSchema = z.looseObject({ id, name: z.string(), color: z.string() });
-
-export const topicSchema = z.looseObject({
-  id,
-  name: z.string(),
-  language: z.string(),
-  type: z.string(),
-  status: z.string(),
-  created_at: timestamp,
-  answer_engines: optional(z.array(z.string())),
-  persona_id: optional(id),
-  scenarios: optional(z.array(scenarioSchema)),
-  tags: optional(z.array(tagSchema)),
-});
-
-export const personaSchema = z.looseObject({
-  id,
-  name: z.string(),
-  description: z.string(),
-  city: optional(z.string()),
-  country: optional(z.string()),
-  properties: optional(z.record(z.string(), z.unknown())),
-});
-
 const bulkRejectionSchema = z.looseObject({
   index: z.int().nonnegative(),
   code: openEnum(BULK_REJECTION_CODES),
@@ -150,15 +118,6 @@ export function bulkEnvelopeSchema<T extends z.ZodType>(item: T) {
     rejected: z.array(bulkRejectionSchema),
   });
 }
-
-export const errorEnvelopeSchema = z.looseObject({
-  error: z.looseObject({
-    code: z.string(),
-    message: z.string(),
-    details: optional(z.array(z.looseObject({ field: z.string(), message: z.string() }))),
-    request_id: optional(z.string()),
-  }),
-});
 
 // Envelopes of the read endpoints. Records are validated one by one afterwards, so `data` is unknown[] here.
 export const records = z.array(z.unknown());

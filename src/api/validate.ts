@@ -42,26 +42,3 @@ function pastSafeIntegers(issue: z.core.$ZodIssue): string | undefined {
   if (Math.abs(bound) !== Number.MAX_SAFE_INTEGER) return undefined;
   return `an integer past ±2^53 (${Number.MAX_SAFE_INTEGER}), which JSON numbers in JavaScript cannot hold exactly: bvsync cannot store it, and its copy in _rejected_records is rounded`;
 }
-
-/** The field names a schema knows (its top level). */
-export function knownFields(schema: RecordSchema): string[] {
-  return Object.keys(schema.shape);
-}
-
-/**
- * Splits a validated record into the fields its schema knows and the rest, which the streams keep in the
- * `_extra` column (null when there is none). Nested objects keep their own unknown fields inside them.
- */
-export function splitExtra<T extends Record<string, unknown>>(
-  schema: RecordSchema,
-  record: T,
-): { known: Record<string, unknown>; extra: Record<string, unknown> | null } {
-  const shape = schema.shape;
-  const known: Record<string, unknown> = {};
-  let extra: Record<string, unknown> | null = null;
-  for (const [key, value] of Object.entries(record)) {
-    if (Object.hasOwn(shape, key)) known[key] = value;
-    else (extra ??= {})[key] = value;
-  }
-  return { known, extra };
-}

@@ -4,7 +4,7 @@ import { createApiClient, type ApiClientOptions } from '../../src/api/client.js'
 import { named, type NamedClient } from '../support/named-client.js';
 import { RateLimitedError, ValidationError } from '../../src/api/errors.js';
 import { createRedisRateBudget } from '../../src/api/rate/rate-budget.js';
-import { splitExtra } from '../../src/api/validate.js';
+import { extraOf } from '../../src/streams/extra.js';
 import { conversationSchema, type Conversation } from '../../src/streams/conversations.js';
 import type { ApiRequestEvent } from '../../src/api/transport.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
@@ -185,7 +185,7 @@ describe('the client against a misbehaving simulator', () => {
       }
       expect(rejected.length).toBeGreaterThan(50);
       expect(records.length + rejected.length).toBe(total);
-      expect(records.some((r) => splitExtra(conversationSchema, r).extra?.x_unlisted_field)).toBe(true);
+      expect(records.some((r) => extraOf(conversationSchema, r)?.x_unlisted_field)).toBe(true);
       expect(records.some((r) => r.model === 'engine_preview_unlisted')).toBe(true);
     } finally {
       sim.setKnobs({ invalidShare: 0, extraFieldShare: 0, unknownEnumShare: 0 });

@@ -1,5 +1,6 @@
 // The shared schemas of src/api/schemas.ts and every stream's record schemas, for the tests that check them all.
 export * from '../../src/api/schemas.js';
+export * from './spec-resources.js';
 export { articleSchema, articlesEnvelopeSchema } from '../../src/streams/articles.js';
 export {
   citationSeriesRowSchema,
