@@ -92,10 +92,7 @@ export type TransientReason =
  */
 export class StoppedWaitingError extends Error {
   readonly code = 'stopped_waiting';
-  constructor(message: string) {
-    super(message);
-    this.name = 'StoppedWaitingError';
-  }
+  override readonly name = 'StoppedWaitingError';
 }
 
 /** 5xx, a reset, a timeout, a truncated or unparsable body: worth another attempt after a backoff. */
