@@ -55,6 +55,7 @@ function kindOf(path: string, purpose: string): 'folder' | 'other' | 'missing' {
   }
 }
 
+/** The `code` of a Node or undici error (`ENOENT`, `ECONNRESET`, `CERT_HAS_EXPIRED`), when it has one. */
 export function errnoOf(error: unknown): string | undefined {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return typeof code === 'string' ? code : undefined;

@@ -37,10 +37,7 @@ const REDIS_PORT = 6379;
 /** An address that cannot be read; the message says which form was expected, never quoting a password. */
 class RedisAddressError extends Error {
   readonly code = 'config_invalid';
-  constructor(reason: string) {
-    super(reason);
-    this.name = 'RedisAddressError';
-  }
+  override readonly name = 'RedisAddressError';
 }
 
 const FORMS =

@@ -2,6 +2,7 @@ import { redactSecrets } from '../log.js';
 import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter, retryAfterUnbounded } from './retry-after.js';
 import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate/rate-headers.js';
 import { errorMessage } from '../format.js';
+import { errnoOf } from '../make-folder.js';
 
 /** One entry of `error.details` of the error envelope (spec, "Errors"). */
 export interface ApiErrorDetail {
@@ -91,10 +92,7 @@ export type TransientReason =
  */
 export class StoppedWaitingError extends Error {
   readonly code = 'stopped_waiting';
-  constructor(message: string) {
-    super(message);
-    this.name = 'StoppedWaitingError';
-  }
+  override readonly name = 'StoppedWaitingError';
 }
 
 /** 5xx, a reset, a timeout, a truncated or unparsable body: worth another attempt after a backoff. */
@@ -373,19 +371,13 @@ export class TlsCertificateError extends PermanentError {
 
 /** A failure to trust the API's certificate as its error (code and message only), or undefined for any other failure. */
 export function classifyCertificateError(error: unknown, endpoint: string): TlsCertificateError | undefined {
-  const code = errorCodeOf(error);
+  const code = errnoOf(error);
   if (code === undefined || !CERTIFICATE_CODES.test(code)) return undefined;
   const message = errorMessage(error);
   return new TlsCertificateError(
     `${endpoint}: the API's TLS certificate is not trusted (${code}: ${message}); check api.url, and for a private certificate authority set NODE_EXTRA_CA_CERTS to its certificate`,
     { endpoint },
   );
-}
-
-/** The `code` of a Node or undici error (`ECONNRESET`, `CERT_HAS_EXPIRED`), when it has one. */
-function errorCodeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 /** undici's codes of failures that happen before or while the answer arrives. */
@@ -406,7 +398,7 @@ export function classifyNetworkError(
   deadlineExceeded = false,
   deadlineMs?: number,
 ): TransientError {
-  const code = errorCodeOf(error);
+  const code = errnoOf(error);
   const name = error instanceof Error ? error.name : 'Error';
   const message = errorMessage(error);
   const timedOut = deadlineExceeded || (code !== undefined && TIMEOUT_CODES.has(code)) || name === 'TimeoutError';

@@ -1,5 +1,6 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
+import { errnoOf } from '../make-folder.js';
 import { PermanentError, TransientError } from './errors.js';
 import { firstHeader } from './rate/rate-headers.js';
 
@@ -59,7 +60,7 @@ export async function readResponseText(
   try {
     return decode(bytes, { maxOutputLength: maxBytes }).toString('utf8');
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+    if (errnoOf(error) === 'ERR_BUFFER_TOO_LARGE')
       throw tooLarge(`over ${formatMb(maxBytes)} once decoded (${coding})`);
     throw new TransientError(
       `${endpoint}: a ${coding} body that does not decode (${(error as Error).message})`,

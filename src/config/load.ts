@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { registerSecret } from '../log.js';
+import { errnoOf } from '../make-folder.js';
 import { keyHint, keysAt, settingPath } from '../key-hint.js';
 import { parseRedisAddress } from '../redis-address.js';
 import { isDay } from '../days.js';
@@ -123,7 +124,7 @@ function readJsonObject(path: string, source: string): Record<string, unknown> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(source, [`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`]);
+    throw new ConfigError(source, [`cannot read the file: ${errnoOf(error) ?? String(error)}`]);
   }
   let value: unknown;
   try {

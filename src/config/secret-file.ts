@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { log, registerSecret } from '../log.js';
+import { errnoOf } from '../make-folder.js';
 import { ConfigError } from './config-error.js';
 
 export interface SecretFileOptions {
@@ -30,7 +31,7 @@ export function readSecretFile(path: string, variable: string, options: SecretFi
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     throw new ConfigError('the environment', [
-      `${where}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}); check the path and that this process's user may read it`,
+      `${where}: cannot read the file (${errnoOf(error) ?? 'unknown error'}); check the path and that this process's user may read it`,
     ]);
   }
   const value = text.replace(/[\r\n]+$/, '');

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parseDocument, parse as parseYaml } from 'yaml';
 import { addressNormalForm, competitorKey } from './address-normal-form.js';
+import { errorMessage } from '../format.js';
 import { keyHint, keysAt, settingPath } from '../key-hint.js';
+import { errnoOf } from '../make-folder.js';
 import {
   competitorEntrySchema,
   desiredStateJsonSchema,
@@ -25,9 +27,7 @@ export function loadDesiredState(path: string): DesiredState {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ManageFileError(path, [
-      `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path`,
-    ]);
+    throw new ManageFileError(path, [`cannot be read (${errnoOf(error) ?? errorMessage(error)}); check the path`]);
   }
   const json = extname(path).toLowerCase() === '.json';
   let raw: unknown;

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { errnoOf } from '../make-folder.js';
 
 /** The answer of the last try, or why there was none. */
 export type DeliveryOutcome =
@@ -41,8 +42,7 @@ export async function deliver(url: string, body: string, options: DeliveryOption
     } catch (error) {
       if (options.signal.aborted) return { delivered: false, attempts: attempt, reason: 'out of time' };
       // The cause's code only (ECONNREFUSED, ENOTFOUND): undici's messages may quote the address.
-      const cause = (error as { cause?: { code?: unknown } }).cause;
-      reason = typeof cause?.code === 'string' ? cause.code : 'no answer';
+      reason = errnoOf((error as { cause?: unknown }).cause) ?? 'no answer';
     }
     options.onRetry?.(attempt, reason);
     const wait = Math.random() * options.retryBaseMs * 2 ** (attempt - 1);

@@ -1,5 +1,6 @@
 import type { KeyRefusedNotice, MachineFaultNotice } from './notice.js';
 import { errorMessage } from '../format.js';
+import { errnoOf } from '../make-folder.js';
 
 /** Error codes of a machine fault, by the part of the machine that failed. The disk's come with its own classification. */
 const MACHINE_FAULT_CODES: Record<string, string> = {
@@ -28,8 +29,8 @@ export function noticeOfFailure(error: unknown): KeyRefusedNotice | MachineFault
   const message = errorMessage(error);
   // The error a command reports may wrap the one that names the fault (a refused key in the preflight's message).
   for (let each = error, depth = 0; each && depth < 4; each = (each as { cause?: unknown }).cause, depth += 1) {
-    const code = (each as { code?: unknown }).code;
-    if (typeof code !== 'string') continue;
+    const code = errnoOf(each);
+    if (code === undefined) continue;
     if (KEY_REFUSED_CODES.has(code)) return { event: 'key_refused', code, message };
     const component = MACHINE_FAULT_CODES[code];
     if (component) return machineFault(component, code, message);

@@ -1,6 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { WebhookConfig } from '../config/schema.js';
+import { errorMessage } from '../format.js';
 import type { Logger } from '../log.js';
+import { errnoOf } from '../make-folder.js';
 
 /** A webhook's URL file that cannot be read or holds no URL; the message names the file and the webhook, never the URL. */
 class WebhookUrlError extends Error {
@@ -31,11 +33,7 @@ export function webhookUrl(hook: WebhookConfig, index: number, log: Logger): str
       );
     }
   } catch (error) {
-    throw new WebhookUrlError(
-      index,
-      path,
-      `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
+    throw new WebhookUrlError(index, path, `cannot be read (${errnoOf(error) ?? errorMessage(error)})`);
   }
   const url = text.trim();
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))

@@ -244,25 +244,19 @@ function coverageQuery(source: { rows: string; answers: string }): string {
     FROM chart_days`;
 }
 
-// The window [$1, $2] and the period of the same length before it [$4, $5], from the numerators.
+// The window [$1, $2] and the period of the same length before it [$4, $5], from the numerators of a view.
+const headlineQuery = (view: string, numerator: string, denominator: string) => `
+    SELECT coalesce(sum(${numerator}) FILTER (WHERE "day" >= $1::DATE), 0) AS numerator,
+           coalesce(sum(${denominator}) FILTER (WHERE "day" >= $1::DATE), 0) AS denominator,
+           coalesce(sum(${numerator}) FILTER (WHERE "day" <= $5::DATE), 0) AS "previousNumerator",
+           coalesce(sum(${denominator}) FILTER (WHERE "day" <= $5::DATE), 0) AS "previousDenominator",
+           count(DISTINCT "day") FILTER (WHERE "day" >= $1::DATE) AS days,
+           count(DISTINCT "day") FILTER (WHERE "day" <= $5::DATE) AS "previousDays"
+    FROM ${view} WHERE brand_id = $3 AND "day" BETWEEN $4::DATE AND $2::DATE`;
 const HEADLINE_QUERIES = {
-  visibility: `
-    SELECT coalesce(sum(mentioned_conversations) FILTER (WHERE "day" >= $1::DATE), 0) AS numerator,
-           coalesce(sum(conversations) FILTER (WHERE "day" >= $1::DATE), 0) AS denominator,
-           coalesce(sum(mentioned_conversations) FILTER (WHERE "day" <= $5::DATE), 0) AS "previousNumerator",
-           coalesce(sum(conversations) FILTER (WHERE "day" <= $5::DATE), 0) AS "previousDenominator",
-           count(DISTINCT "day") FILTER (WHERE "day" >= $1::DATE) AS days,
-           count(DISTINCT "day") FILTER (WHERE "day" <= $5::DATE) AS "previousDays"
-    FROM v_visibility_topic_daily WHERE brand_id = $3 AND "day" BETWEEN $4::DATE AND $2::DATE`,
+  visibility: headlineQuery('v_visibility_topic_daily', 'mentioned_conversations', 'conversations'),
   // Every brand named is a row of the view, so the sum of its mentions is the day's all_brand_mentions.
-  shareOfVoice: `
-    SELECT coalesce(sum(mentions) FILTER (WHERE "day" >= $1::DATE AND is_own_brand), 0) AS numerator,
-           coalesce(sum(mentions) FILTER (WHERE "day" >= $1::DATE), 0) AS denominator,
-           coalesce(sum(mentions) FILTER (WHERE "day" <= $5::DATE AND is_own_brand), 0) AS "previousNumerator",
-           coalesce(sum(mentions) FILTER (WHERE "day" <= $5::DATE), 0) AS "previousDenominator",
-           count(DISTINCT "day") FILTER (WHERE "day" >= $1::DATE) AS days,
-           count(DISTINCT "day") FILTER (WHERE "day" <= $5::DATE) AS "previousDays"
-    FROM v_share_of_voice_daily WHERE brand_id = $3 AND "day" BETWEEN $4::DATE AND $2::DATE`,
+  shareOfVoice: headlineQuery('v_share_of_voice_daily', 'CASE WHEN is_own_brand THEN mentions ELSE 0 END', 'mentions'),
 } as const;
 
 function ratio(numerator: number, denominator: number, days: number): Ratio {

@@ -1,21 +1,10 @@
-import { z } from 'zod';
 import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
 import { MAX_PAGE_SIZE } from '../api/paginate.js';
-import { count, id, pagedEnvelopeSchema } from '../api/schemas.js';
-import { extraOf } from './extra.js';
+import { pagedEnvelopeSchema } from '../api/schemas.js';
+import { fanoutCitedColumns, fanoutCitedSchema, type FanoutCited } from './fanout-cited-record.js';
 import { perWindow } from './slicing.js';
 import { defineStream, type WindowSlice } from './stream.js';
 import { sliceRange, windowColumns } from './windows.js';
-
-/** A search that led answers to cite the page (spec endpoint 15, `url` target). */
-const citedPageFanoutSchema = z.looseObject({
-  id,
-  query: z.string(),
-  conversations: count,
-  relevance: z.number(),
-});
-
-export type CitedPageFanout = z.infer<typeof citedPageFanoutSchema>;
 
 export interface CitedPageFanoutsOptions extends RangeFilter, EngineFilter {
   /** The cited page, as the brand's tracked URL spells it. */
@@ -30,7 +19,7 @@ export const citedPageFanoutsEndpoint = defineEndpoint({
   params: [...RANGE_PARAMS, 'topic_ids', 'url'],
   query: (o: CitedPageFanoutsOptions) => ({ ...rangeQuery(o), topic_ids: o.topicIds, url: o.url }),
   envelope: pagedEnvelopeSchema,
-  record: citedPageFanoutSchema,
+  record: fanoutCitedSchema,
   maxPageSize: MAX_PAGE_SIZE,
 });
 
@@ -54,18 +43,14 @@ export const citedPageFanouts = defineStream({
   ],
   read: ({ client, brandId, slice, signal }) =>
     client.read(citedPageFanoutsEndpoint, brandId, { ...sliceRange(slice), url: slice.params.url, signal }),
-  recordId: (record: CitedPageFanout) => record.id,
+  recordId: (record: FanoutCited) => record.id,
   rows: (record, { brandId, slice }) => ({
     cited_page_fanouts: [
       {
         brand_id: brandId,
         url: slice.params.url,
         ...windowColumns(slice),
-        id: record.id,
-        query: record.query,
-        conversations: record.conversations,
-        relevance: record.relevance,
-        _extra: extraOf(citedPageFanoutSchema, record),
+        ...fanoutCitedColumns(record),
       },
     ],
   }),

@@ -1,21 +1,13 @@
-import { z } from 'zod';
 import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
 import { MAX_PAGE_SIZE } from '../api/paginate.js';
-import { count, id, pagedEnvelopeSchema } from '../api/schemas.js';
+import { pagedEnvelopeSchema } from '../api/schemas.js';
 import { distinctDomains } from './domains.js';
-import { extraOf } from './extra.js';
+import { fanoutCitedColumns, fanoutCitedSchema, type FanoutCited } from './fanout-cited-record.js';
 import { perWindow } from './slicing.js';
 import { defineStream, type WindowSlice } from './stream.js';
 import { sliceRange, windowColumns } from './windows.js';
 
-export const fanoutCitedSchema = z.looseObject({
-  id,
-  query: z.string(),
-  conversations: count,
-  relevance: z.number(),
-});
-
-export type FanoutCited = z.infer<typeof fanoutCitedSchema>;
+export * from './fanout-cited-record.js';
 
 export interface FanoutsCitedOptions extends RangeFilter, EngineFilter {
   topicIds?: readonly number[];
@@ -65,11 +57,7 @@ export const fanoutsCited = defineStream({
         target_kind: DOMAIN_TARGET,
         target: slice.params.domain,
         ...windowColumns(slice),
-        id: record.id,
-        query: record.query,
-        conversations: record.conversations,
-        relevance: record.relevance,
-        _extra: extraOf(fanoutCitedSchema, record),
+        ...fanoutCitedColumns(record),
       },
     ],
   }),

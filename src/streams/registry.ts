@@ -45,10 +45,7 @@ type Declared = (typeof STREAM_LIST)[number];
 /** A stream name that is not in the registry (a `--streams` flag, a config's `sync.streams`, a job of an older version). */
 class UnknownStreamError extends Error {
   readonly code = 'unknown_stream';
-  constructor(message: string) {
-    super(message);
-    this.name = 'UnknownStreamError';
-  }
+  override readonly name = 'UnknownStreamError';
 }
 
 export type StreamName = Declared['name'];
