@@ -3,6 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { MIGRATIONS_DIR } from './paths.js';
 import { readValue } from './read-rows.js';
 import { readNumberedSqlFiles, type SqlFile } from './sql-files.js';
+import { inTransaction } from './transaction.js';
 import { WarehouseError } from './warehouse-error.js';
 
 export interface MigrateOptions {
@@ -65,21 +66,18 @@ export async function migrate(connection: DuckDBConnection, options: MigrateOpti
       }
       continue;
     }
-    await connection.run('BEGIN TRANSACTION');
-    try {
+    await inTransaction(connection, async () => {
       await connection.run(file.text);
       await connection.run('INSERT INTO _migrations (version, name, checksum) VALUES ($1, $2, $3)', [
         file.version,
         file.name,
         checksum,
       ]);
-      await connection.run('COMMIT');
-    } catch (error) {
-      await connection.run('ROLLBACK').catch(() => undefined);
+    }).catch((error: unknown) => {
       throw new WarehouseError('migration_failed', `migration ${file.name} failed: ${(error as Error).message}`, {
         cause: error,
       });
-    }
+    });
     done.push({ version: file.version, name: file.name });
   }
   return done;

@@ -37,6 +37,7 @@ import {
 } from './load/slice-commits.js';
 import type { CommitFence } from './load/commit-fence.js';
 import { readRows, type PlainRow, type RowReader } from './read-rows.js';
+import { inTransaction } from './transaction.js';
 import {
   addUncountedRequests,
   advanceCursor,
@@ -607,17 +608,7 @@ export class Warehouse implements DimensionReads {
    */
   private async fenced<T>(work: () => Promise<T>): Promise<T> {
     const fence = this.options.fence;
-    if (!fence) return work();
-    await this.connection.run('BEGIN TRANSACTION');
-    try {
-      const result = await work();
-      await fence.confirm();
-      await this.connection.run('COMMIT');
-      return result;
-    } catch (error) {
-      await this.connection.run('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    return fence ? inTransaction(this.connection, work, fence) : work();
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {

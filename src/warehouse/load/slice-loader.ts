@@ -18,6 +18,7 @@ import { journalWrites } from '../publish/publish-journal.js';
 import type { CommitFence } from './commit-fence.js';
 import { recordSliceCommits } from './slice-commits.js';
 import { readValue } from '../read-rows.js';
+import { inTransaction } from '../transaction.js';
 import { quoteIdent } from '../sql-names.js';
 import { WarehouseError } from '../warehouse-error.js';
 
@@ -132,8 +133,7 @@ export async function loadSliceBatches(
       await stageRows(connection, items[0]!.plan, fills, stage);
     }
 
-    await connection.run('BEGIN TRANSACTION');
-    try {
+    return await inTransaction(connection, async () => {
       const tables: TableLoadResult[][] = batches.map(() => []);
       for (const items of groupBy(staged.flat(), (item) => item.write.table).values()) {
         const outcomes = await applyTableWrites(connection, items);
@@ -174,12 +174,8 @@ export async function loadSliceBatches(
         now,
         mark,
       );
-      await connection.run('COMMIT');
       return results;
-    } catch (error) {
-      await connection.run('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    });
   } finally {
     for (const stage of created)
       await connection.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(stage)}`).catch(() => undefined);
