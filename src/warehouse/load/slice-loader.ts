@@ -326,12 +326,6 @@ function isEmptyObject(value: unknown): boolean {
   return true;
 }
 
-/** The write's staged rows, one per primary key: the LAST occurrence wins, as a later page is the fresher answer. */
-function dedupedStage(plan: TablePlan, item: StagedWrite): string {
-  const qualify = lastPerKey(plan, []);
-  return qualify ? `${stagedRows(item)} ${qualify}` : stagedRows(item);
-}
-
 /**
  * The QUALIFY that keeps the last staged row of each key within `within` (`_part`: each write alone), or '' for a table
  * without a key. A replace's counts and inserts share it (test/warehouse/slice-batches.int.test.ts compares them).
@@ -581,7 +575,7 @@ async function applyWrite(connection: DuckDBConnection, item: StagedWrite): Prom
   if (!item.staged) return result;
   const statement =
     write.mode === 'replace'
-      ? `INSERT INTO main.${quoteIdent(plan.info.name)} BY NAME ${dedupedStage(plan, item)}`
+      ? `INSERT INTO main.${quoteIdent(plan.info.name)} BY NAME ${stagedRows(item)} ${lastPerKey(plan, [])}`
       : mergeStatement(plan, stagedRows(item), ['_seq']);
   result.written = (await connection.run(statement)).rowsChanged;
   return result;
