@@ -4,11 +4,6 @@ import type { DayWindow } from './figure.js';
 import { daysAsWindows, joinWindows } from './narrow-days.js';
 import type { VerifyReport } from './verify-warehouse.js';
 
-/** The command that fetches a window again for one brand, as an operator would type it. */
-function backfillCommandFor(brandId: number, window: DayWindow): string {
-  return `bvsync backfill --brand ${brandId} --from ${window.from} --to ${window.to}`;
-}
-
 function windowText(window: DayWindow): string {
   return window.from === window.to ? window.from : `${window.from}..${window.to}`;
 }
@@ -74,8 +69,10 @@ export function renderVerify(report: VerifyReport, options: RenderVerifyOptions 
   const disagreeing = report.brands.flatMap((brand) => brand.figures).filter((entry) => !entry.agree).length;
   out.push(`${disagreeing} figure${disagreeing === 1 ? '' : 's'} disagree. Backfill again:`);
   for (const brand of report.brands) {
-    for (const { window, why } of backfills(brand))
-      out.push(`  ${backfillCommandFor(brand.brandId, window)}${why ? `   (${why})` : ''}`);
+    for (const { window, why } of backfills(brand)) {
+      const command = `bvsync backfill --brand ${brand.brandId} --from ${window.from} --to ${window.to}`;
+      out.push(`  ${command}${why ? `   (${why})` : ''}`);
+    }
   }
   return `${out.join('\n')}\n`;
 }

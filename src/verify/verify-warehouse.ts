@@ -54,46 +54,43 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
   const measure = (brandId: number, family: FigureFamily, window: DayWindow, notCompared?: (why: string) => void) =>
     family.measure({ client, connection, brandId, engineBreakdown, signal, notCompared }, window);
 
-  const wholeWindow = new Map<number, Figure[]>();
+  const wholeWindow = new Map<
+    number,
+    { figures: Figure[]; measured: FigureFamily[]; notSynced: string[]; notCompared: Set<string> }
+  >();
   // What each family's whole-window measurement cost, per brand: a half costs no more (fewer pages), so narrowing
   // measures a half only when that much is left of its budget.
   const cost = new Map<string, number>();
-  const compared = new Map<number, readonly FigureFamily[]>();
-  const notSynced = new Map<number, string[]>();
-  const notCompared = new Map<number, Set<string>>();
   const unmeasured: Array<{ brandId: number; family: string }> = [];
   for (const brandId of options.brands) {
     // A brand the warehouse holds nothing of is compared whole: every figure disagrees, and the backfill is named.
     const synced = await syncedStreams(connection, brandId);
     const isSynced = (family: FigureFamily) => synced.size === 0 || synced.has(family.name);
-    notSynced.set(
-      brandId,
-      families.filter((family) => !isSynced(family)).map((family) => family.name),
-    );
-    const figures: Figure[] = [];
-    const left = new Set<string>();
-    notCompared.set(brandId, left);
-    const measured: FigureFamily[] = [];
+    const brand = {
+      figures: [] as Figure[],
+      measured: [] as FigureFamily[],
+      notSynced: families.filter((family) => !isSynced(family)).map((family) => family.name),
+      notCompared: new Set<string>(),
+    };
+    wholeWindow.set(brandId, brand);
     for (const family of families.filter(isSynced)) {
       const before = options.budget.total();
       // A bounding budget (sync.heal.maxCalls) refuses a request past it: the family's whole window stays unresolved.
-      const whole = await unlessSpent(measure(brandId, family, options.window, (why) => left.add(why)));
+      const whole = await unlessSpent(measure(brandId, family, options.window, (why) => brand.notCompared.add(why)));
       if (!whole) {
         unmeasured.push({ brandId, family: family.name });
         continue;
       }
-      figures.push(...whole);
-      measured.push(family);
+      brand.figures.push(...whole);
+      brand.measured.push(family);
       cost.set(`${brandId}|${family.name}`, Math.max(1, options.budget.total() - before));
     }
-    compared.set(brandId, measured);
-    wholeWindow.set(brandId, figures);
   }
 
   options.budget.startNarrowing();
   const brands: BrandVerdict[] = [];
   for (const brandId of options.brands) {
-    const figures = wholeWindow.get(brandId)!;
+    const { figures, measured, notSynced, notCompared } = wholeWindow.get(brandId)!;
     const days = new Set<string>();
     const unresolved: DayWindow[] = [];
     const undivided: DayWindow[] = [];
@@ -101,7 +98,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
       .filter((each) => each.brandId === brandId)
       .map((each) => ({ family: each.family, days: [], unresolved: [options.window], undivided: [] }));
     for (const each of byFamily) unresolved.push(...each.unresolved);
-    for (const family of compared.get(brandId)!) {
+    for (const family of measured) {
       if (figures.every((entry) => entry.family !== family.name || entry.agree)) continue;
       const narrowed = await narrowDays(options.window, {
         disagrees: async (window) => (await measure(brandId, family, window)).some((entry) => !entry.agree),
@@ -123,9 +120,9 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
       daysToBackfill,
       unresolved: mergeWindows(unresolved).filter((window) => !covered(window)),
       undivided: mergeWindows(undivided).filter((window) => !covered(window)),
-      notSynced: notSynced.get(brandId)!,
+      notSynced,
       byFamily,
-      notCompared: [...notCompared.get(brandId)!],
+      notCompared: [...notCompared],
     });
   }
   return {

@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import { readRows } from '../warehouse/read-rows.js';
+import { readRows, readValue } from '../warehouse/read-rows.js';
 
 /**
  * Runs a query whose rows are `(figure VARCHAR, n NUMBER)` and returns them as a map, the shape both sides of a
@@ -20,6 +20,5 @@ export async function warehouseNumber(
   sql: string,
   params: DuckDBValue[],
 ): Promise<number> {
-  const rows = await readRows(connection, sql, params);
-  return Number(Object.values(rows[0] ?? {})[0] ?? 0);
+  return Number((await readValue(connection, sql, params)) ?? 0);
 }

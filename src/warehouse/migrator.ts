@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { MIGRATIONS_DIR } from './paths.js';
 import { readValue } from './read-rows.js';
-import { readNumberedSqlFiles, type SqlFile } from './sql-files.js';
+import { readNumberedSqlFiles } from './sql-files.js';
+import { inTransaction } from './transaction.js';
 import { WarehouseError } from './warehouse-error.js';
 
 export interface MigrateOptions {
@@ -32,10 +33,6 @@ const EARLIER_CHECKSUMS: Readonly<Record<string, readonly string[]>> = {
   '016_warehouse_id.sql': ['28a7de44df1b9a475c3f2303775d363778c1b78e74f87f33a5ff8cedfcb936d9'],
 };
 
-function checksumOf(file: SqlFile): string {
-  return createHash('sha256').update(file.text).digest('hex');
-}
-
 /**
  * Applies the missing migrations in order, each in a transaction with its ledger row: a crash leaves whole versions.
  * Migrations are append-only: one edited after it was applied is refused rather than silently diverging.
@@ -53,7 +50,7 @@ export async function migrate(connection: DuckDBConnection, options: MigrateOpti
 
   const done: AppliedMigration[] = [];
   for (const file of files) {
-    const checksum = checksumOf(file);
+    const checksum = createHash('sha256').update(file.text).digest('hex');
     const previous = applied.get(file.version);
     if (previous) {
       if (previous.checksum !== checksum && !EARLIER_CHECKSUMS[file.name]?.includes(previous.checksum)) {
@@ -65,21 +62,18 @@ export async function migrate(connection: DuckDBConnection, options: MigrateOpti
       }
       continue;
     }
-    await connection.run('BEGIN TRANSACTION');
-    try {
+    await inTransaction(connection, async () => {
       await connection.run(file.text);
       await connection.run('INSERT INTO _migrations (version, name, checksum) VALUES ($1, $2, $3)', [
         file.version,
         file.name,
         checksum,
       ]);
-      await connection.run('COMMIT');
-    } catch (error) {
-      await connection.run('ROLLBACK').catch(() => undefined);
+    }).catch((error: unknown) => {
       throw new WarehouseError('migration_failed', `migration ${file.name} failed: ${(error as Error).message}`, {
         cause: error,
       });
-    }
+    });
     done.push({ version: file.version, name: file.name });
   }
   return done;

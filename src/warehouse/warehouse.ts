@@ -37,6 +37,7 @@ import {
 } from './load/slice-commits.js';
 import type { CommitFence } from './load/commit-fence.js';
 import { readRows, type PlainRow, type RowReader } from './read-rows.js';
+import { inTransaction } from './transaction.js';
 import {
   addUncountedRequests,
   advanceCursor,
@@ -203,12 +204,10 @@ export class Warehouse implements DimensionReads {
    * the run saw first: the fields, enum values and engines to tell people of once.
    */
   recordSchemaDrift(runId: string, vocabulary: DriftVocabulary): Promise<DriftEntry[]> {
-    return this.serial(() =>
-      this.fenced(async () => {
-        await recordSchemaDrift(this.connection, this.tables(), runId, vocabulary);
-        return driftFirstSeenBy(this.connection, runId);
-      }),
-    );
+    return this.fenced(async () => {
+      await recordSchemaDrift(this.connection, this.tables(), runId, vocabulary);
+      return driftFirstSeenBy(this.connection, runId);
+    });
   }
 
   schemaDrift(): Promise<DriftEntry[]> {
@@ -236,7 +235,7 @@ export class Warehouse implements DimensionReads {
   }
 
   startRun(run: RunStart): Promise<void> {
-    return this.serial(() => this.fenced(() => startRun(this.connection, run)));
+    return this.fenced(() => startRun(this.connection, run));
   }
 
   /** Whether a slice's transaction committed the rows of the fetch with this token (slice-commits.ts). */
@@ -268,12 +267,10 @@ export class Warehouse implements DimensionReads {
   }
 
   finishRun(runId: string, status: FinishedRunStatus): Promise<void> {
-    return this.serial(() =>
-      this.fenced(async () => {
-        await finishRun(this.connection, runId, status);
-        await pruneSliceCommits(this.connection, new Date());
-      }),
-    );
+    return this.fenced(async () => {
+      await finishRun(this.connection, runId, status);
+      await pruneSliceCommits(this.connection, new Date());
+    });
   }
 
   /** The rows of a replace whose keys rows outside its scope hold (a record filed under another day now); see keys-held-elsewhere.ts. */
@@ -286,12 +283,12 @@ export class Warehouse implements DimensionReads {
 
   /** Adds a run's calls that no slice carried to `_sync_runs`; the run's status there, undefined without a row. */
   addUncountedRequests(runId: string, calls: UncountedRequests): Promise<RunLogStatus | undefined> {
-    return this.serial(() => this.fenced(() => addUncountedRequests(this.connection, runId, calls)));
+    return this.fenced(() => addUncountedRequests(this.connection, runId, calls));
   }
 
   /** Moves the incremental position forward (never back); only incremental runs should call it. */
   advanceCursor(brandId: number, stream: string, day: string, runId: string): Promise<string> {
-    return this.serial(() => this.fenced(() => advanceCursor(this.connection, brandId, stream, day, runId)));
+    return this.fenced(() => advanceCursor(this.connection, brandId, stream, day, runId));
   }
 
   /** Every incremental cursor, keyed `brand|stream`. */
@@ -331,7 +328,7 @@ export class Warehouse implements DimensionReads {
 
   /** Records a round of `sync.heal` in `_heal_runs` (heal-log.ts); `finished` stamps its end. */
   saveHealRound(round: Omit<HealRound, 'startedAt' | 'finishedAt'>, finished: boolean): Promise<void> {
-    return this.serial(() => this.fenced(() => saveHealRound(this.connection, round, finished)));
+    return this.fenced(() => saveHealRound(this.connection, round, finished));
   }
 
   healRound(healId: string): Promise<HealRound | undefined> {
@@ -602,22 +599,14 @@ export class Warehouse implements DimensionReads {
   }
 
   /**
-   * A write of bookkeeping in one transaction whose COMMIT waits for the lease's fence, as a slice load's does; without
-   * a fence, the work alone.
+   * A write of bookkeeping, after the calls before it, in one transaction whose COMMIT waits for the lease's fence, as a
+   * slice load's does; without a fence, the work alone.
    */
-  private async fenced<T>(work: () => Promise<T>): Promise<T> {
-    const fence = this.options.fence;
-    if (!fence) return work();
-    await this.connection.run('BEGIN TRANSACTION');
-    try {
-      const result = await work();
-      await fence.confirm();
-      await this.connection.run('COMMIT');
-      return result;
-    } catch (error) {
-      await this.connection.run('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+  private fenced<T>(work: () => Promise<T>): Promise<T> {
+    return this.serial(() => {
+      const fence = this.options.fence;
+      return fence ? inTransaction(this.connection, work, fence) : work();
+    });
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {

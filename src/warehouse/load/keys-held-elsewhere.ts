@@ -48,12 +48,10 @@ export async function keysHeldElsewhere(
       scopeColumns.map((column) => `${column}=${String(row[`scope_${column}`])}`).join(', '),
     ]),
   );
-  const found: KeyHeldElsewhere[] = [];
-  texts.forEach((text, index) => {
+  return texts.flatMap((text, index) => {
     const scope = heldBy.get(text);
-    if (scope === undefined) return;
+    if (scope === undefined) return [];
     const shown = key.map((column, part) => `${column}=${text.split('\u0000')[part]}`).join(', ');
-    found.push({ index, key: shown, heldBy: scope });
+    return [{ index, key: shown, heldBy: scope }];
   });
-  return found;
 }

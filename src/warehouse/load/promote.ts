@@ -3,6 +3,7 @@ import { hasColumn, type TableInfo } from '../catalog.js';
 import { isWriterFenced, type CommitFence } from './commit-fence.js';
 import { readRows } from '../read-rows.js';
 import { quoteIdent, quoteLiteral } from '../sql-names.js';
+import { inTransaction } from '../transaction.js';
 import { WarehouseError } from '../warehouse-error.js';
 
 /** `sync.promote`: per table, the `_extra` fields to hold in columns of their own, with the column's DuckDB type. */
@@ -141,18 +142,12 @@ async function fencedTransaction(
   fence: CommitFence | undefined,
   work: () => Promise<void>,
 ): Promise<void> {
-  await connection.run('BEGIN TRANSACTION');
-  try {
-    await work();
-    await fence?.confirm();
-    await connection.run('COMMIT');
-  } catch (error) {
-    await connection.run('ROLLBACK').catch(() => undefined);
+  await inTransaction(connection, work, fence).catch((error: unknown) => {
     if (error instanceof WarehouseError || isWriterFenced(error)) throw error;
     throw new WarehouseError(
       'promote_invalid',
       `sync.promote: moving fields out of _extra failed, and no value moved: ${(error as Error).message}`,
       { cause: error },
     );
-  }
+  });
 }

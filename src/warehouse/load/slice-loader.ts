@@ -18,6 +18,7 @@ import { journalWrites } from '../publish/publish-journal.js';
 import type { CommitFence } from './commit-fence.js';
 import { recordSliceCommits } from './slice-commits.js';
 import { readValue } from '../read-rows.js';
+import { inTransaction } from '../transaction.js';
 import { quoteIdent } from '../sql-names.js';
 import { WarehouseError } from '../warehouse-error.js';
 
@@ -132,8 +133,7 @@ export async function loadSliceBatches(
       await stageRows(connection, items[0]!.plan, fills, stage);
     }
 
-    await connection.run('BEGIN TRANSACTION');
-    try {
+    return await inTransaction(connection, async () => {
       const tables: TableLoadResult[][] = batches.map(() => []);
       for (const items of groupBy(staged.flat(), (item) => item.write.table).values()) {
         const outcomes = await applyTableWrites(connection, items);
@@ -174,12 +174,8 @@ export async function loadSliceBatches(
         now,
         mark,
       );
-      await connection.run('COMMIT');
       return results;
-    } catch (error) {
-      await connection.run('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    });
   } finally {
     for (const stage of created)
       await connection.run(`DROP TABLE IF EXISTS temp.main.${quoteIdent(stage)}`).catch(() => undefined);
@@ -328,12 +324,6 @@ function isEmptyObject(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Date) return false;
   for (const _ in value) return false;
   return true;
-}
-
-/** The write's staged rows, one per primary key: the LAST occurrence wins, as a later page is the fresher answer. */
-function dedupedStage(plan: TablePlan, item: StagedWrite): string {
-  const qualify = lastPerKey(plan, []);
-  return qualify ? `${stagedRows(item)} ${qualify}` : stagedRows(item);
 }
 
 /**
@@ -585,7 +575,7 @@ async function applyWrite(connection: DuckDBConnection, item: StagedWrite): Prom
   if (!item.staged) return result;
   const statement =
     write.mode === 'replace'
-      ? `INSERT INTO main.${quoteIdent(plan.info.name)} BY NAME ${dedupedStage(plan, item)}`
+      ? `INSERT INTO main.${quoteIdent(plan.info.name)} BY NAME ${stagedRows(item)} ${lastPerKey(plan, [])}`
       : mergeStatement(plan, stagedRows(item), ['_seq']);
   result.written = (await connection.run(statement)).rowsChanged;
   return result;

@@ -31,6 +31,7 @@ import { identityOf, recordedIdentity, recordIdentity } from './published-identi
 import { readValue } from '../read-rows.js';
 import { readNumberedSqlFiles, type SqlFile } from '../sql-files.js';
 import { quoteIdent, quoteLiteral } from '../sql-names.js';
+import { inTransaction } from '../transaction.js';
 import { WarehouseError } from '../warehouse-error.js';
 
 export interface PublishOptions {
@@ -423,21 +424,18 @@ async function updateCopy(connection: DuckDBConnection, marker: Marker, writtenS
   }
   const entries = await readJournal(connection, previous.journalSeq);
   const catalog = await readCatalog(connection);
-  await connection.run('BEGIN TRANSACTION');
-  try {
+  await inTransaction(connection, async () => {
     await applyJournal(connection, PUBLISH_ALIAS, entries, catalog);
     await writeMarker(connection, marker);
     const differing = await differingTables(connection, PUBLISH_ALIAS, catalog);
     if (differing.length)
       throw new FullCopyNeeded(`row counts differ after applying the journal in ${differing.join(', ')}`);
-    await connection.run('COMMIT');
-  } catch (error) {
-    await connection.run('ROLLBACK').catch(() => undefined);
+  }).catch((error: unknown) => {
     // Any failure to apply (a key collision, a type the copy no longer has) is answered by the full copy, which
     // does not depend on the previous copy at all.
     if (error instanceof FullCopyNeeded) throw error;
     throw new FullCopyNeeded(`applying the journal failed: ${(error as Error).message}`);
-  }
+  });
 }
 
 /** A marker as a copy holds it: one made by an older bvsync has no ledger checksum. */
