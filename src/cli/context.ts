@@ -110,15 +110,17 @@ export function integerOption(name: string, min = 0, max = Number.MAX_SAFE_INTEG
   };
 }
 
+/** The names of a comma-separated option, trimmed, the empty ones left out: `a, b,` is `a` and `b`. */
+export function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+}
+
 /** `--streams a,b`, else the config's list, else every stream; unknown names are a usage error. */
 export function chooseStreams(config: Config, flag: string | undefined): string[] {
-  const names =
-    flag === undefined
-      ? config.sync.streams
-      : flag
-          .split(',')
-          .map((name) => name.trim())
-          .filter(Boolean);
+  const names = flag === undefined ? config.sync.streams : commaList(flag);
   // `--streams ,` (or an empty value from a script's unset variable) named no stream; read as the default, it ran them all.
   if (flag !== undefined && names!.length === 0)
     throw new UsageError(
