@@ -4,7 +4,7 @@ import type { ResolvedRedis } from '../engine/redis/redis.js';
 import type { WorkerHostOptions } from '../engine/jobs/worker-host.js';
 import { loadProcessSettings, parseBrandList, type ProcessSettings } from '../config/load.js';
 import { createLogger, type Logger } from '../log.js';
-import { todayUtc } from '../days.js';
+import { parseDay, todayUtc } from '../days.js';
 import { STREAM_NAMES, selectStreams } from '../streams/registry.js';
 import { UsageError } from './fail.js';
 import { loadConfig, type Config } from '../configuration.js';
@@ -132,6 +132,19 @@ export function chooseStreams(config: Config, flag: string | undefined): string[
 /** Today for a command: `BVSYNC_TODAY` when set (tests pin it to the simulator's day), else the real UTC day. */
 export function commandToday(settings: ProcessSettings = loadProcessSettings()): string {
   return settings.today ?? todayUtc();
+}
+
+/**
+ * `--today`, for replays: a day before the real one. A later day is refused: a sync would move its cursors past days
+ * that have no data yet, and cursors never move back.
+ */
+export function todayFrom(flags: { today?: string }): string {
+  const today = commandToday();
+  if (!flags.today) return today;
+  const asked = parseDay(flags.today, '--today');
+  if (asked > today)
+    throw new UsageError(`--today ${asked} is after the real today (${today}, UTC); it is for replaying earlier days`);
+  return asked;
 }
 
 /** The engine's takeover timings and clock a command's worker uses; each unset one keeps the engine's default. */

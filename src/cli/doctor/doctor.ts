@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { CONFIG_OPTION, commandToday } from '../context.js';
+import { CONFIG_OPTION, commandToday, todayFrom } from '../context.js';
 import { createApiClient } from '../../api/client.js';
 import { ConfigError, configFilePath } from '../../config/load.js';
 import { addDays } from '../../days.js';
@@ -24,7 +24,6 @@ import { MAX_PROBE_REQUESTS } from './probe-context.js';
 import { probeProgress, type ProbeProgress } from './probe-progress.js';
 import { RefusedNames } from './refused-names.js';
 import { syncedParams } from './synced-params.js';
-import { todayFrom } from '../run/run-command.js';
 import { verifiedElsewhere, type ParamVerdict } from './verdicts.js';
 import { loadConfig, type Config } from '../../configuration.js';
 import { EXIT_NOT_DONE } from '../exit-codes.js';
