@@ -30,12 +30,8 @@ export function adoptWarehouseCommand(): Command {
           );
         }
         const warehouse = await openWarehouse(workingPathFor(config.db), { duckdb: duckdbSettings(config.warehouse) });
-        let id: string | undefined;
-        try {
-          id = warehouse.id;
-        } finally {
-          await warehouse.close();
-        }
+        const id = warehouse.id;
+        await warehouse.close();
         if (id === undefined) throw new UsageError(`${warehouse.path} has no warehouse id`);
         const before = await adoptPrefixWarehouse(connection, prefix, { id, path: warehouse.path });
         process.stdout.write(

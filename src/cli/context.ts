@@ -4,7 +4,7 @@ import type { ResolvedRedis } from '../engine/redis/redis.js';
 import type { WorkerHostOptions } from '../engine/jobs/worker-host.js';
 import { loadProcessSettings, parseBrandList, type ProcessSettings } from '../config/load.js';
 import { createLogger, type Logger } from '../log.js';
-import { todayUtc } from '../days.js';
+import { parseDay, todayUtc } from '../days.js';
 import { STREAM_NAMES, selectStreams } from '../streams/registry.js';
 import { UsageError } from './fail.js';
 import { loadConfig, type Config } from '../configuration.js';
@@ -110,15 +110,17 @@ export function integerOption(name: string, min = 0, max = Number.MAX_SAFE_INTEG
   };
 }
 
+/** The names of a comma-separated option, trimmed, the empty ones left out: `a, b,` is `a` and `b`. */
+export function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+}
+
 /** `--streams a,b`, else the config's list, else every stream; unknown names are a usage error. */
 export function chooseStreams(config: Config, flag: string | undefined): string[] {
-  const names =
-    flag === undefined
-      ? config.sync.streams
-      : flag
-          .split(',')
-          .map((name) => name.trim())
-          .filter(Boolean);
+  const names = flag === undefined ? config.sync.streams : commaList(flag);
   // `--streams ,` (or an empty value from a script's unset variable) named no stream; read as the default, it ran them all.
   if (flag !== undefined && names!.length === 0)
     throw new UsageError(
@@ -130,6 +132,19 @@ export function chooseStreams(config: Config, flag: string | undefined): string[
 /** Today for a command: `BVSYNC_TODAY` when set (tests pin it to the simulator's day), else the real UTC day. */
 export function commandToday(settings: ProcessSettings = loadProcessSettings()): string {
   return settings.today ?? todayUtc();
+}
+
+/**
+ * `--today`, for replays: a day before the real one. A later day is refused: a sync would move its cursors past days
+ * that have no data yet, and cursors never move back.
+ */
+export function todayFrom(flags: { today?: string }): string {
+  const today = commandToday();
+  if (!flags.today) return today;
+  const asked = parseDay(flags.today, '--today');
+  if (asked > today)
+    throw new UsageError(`--today ${asked} is after the real today (${today}, UTC); it is for replaying earlier days`);
+  return asked;
 }
 
 /** The engine's takeover timings and clock a command's worker uses; each unset one keeps the engine's default. */

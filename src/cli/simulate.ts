@@ -8,7 +8,7 @@ import { FAULT_KINDS, type FaultKind } from '../simulator/knobs.js';
 import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
 import { parseDay } from '../days.js';
 import { listenError, UsageError } from './fail.js';
-import { integerOption } from './context.js';
+import { commaList, integerOption } from './context.js';
 import { stopSignal } from './signals.js';
 import { errorMessage } from '../format.js';
 import { EXIT_NOT_DONE } from './exit-codes.js';
@@ -167,10 +167,7 @@ export function simulateCommand(): Command {
     .option('--json', 'print the start-up facts as one JSON line', false)
     .option('--log-level <level>', 'pino level; requests are logged at debug', 'info')
     .action(async ({ faultKinds: kinds, apiKey, params, retryAfter, json, logLevel, ...flags }: SimulateFlags) => {
-      const faultKinds = kinds
-        .split(',')
-        .map((kind) => kind.trim())
-        .filter(Boolean);
+      const faultKinds = commaList(kinds);
       for (const kind of faultKinds) {
         if (!(FAULT_KINDS as readonly string[]).includes(kind))
           throw new UsageError(`--fault-kinds: unknown kind "${kind}"; known: ${FAULT_KINDS.join(', ')}`);

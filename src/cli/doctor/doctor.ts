@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { CONFIG_OPTION, commandToday } from '../context.js';
+import { CONFIG_OPTION, commandToday, todayFrom } from '../context.js';
 import { createApiClient } from '../../api/client.js';
 import { ConfigError, configFilePath } from '../../config/load.js';
 import { addDays } from '../../days.js';
@@ -21,18 +21,16 @@ import {
 import { endpointNameOf } from './endpoints.js';
 import { probeParameters } from './param-probes.js';
 import { MAX_PROBE_REQUESTS } from './probe-context.js';
-import { paramTable, verdictCounts } from './print.js';
 import { probeProgress, type ProbeProgress } from './probe-progress.js';
 import { RefusedNames } from './refused-names.js';
 import { syncedParams } from './synced-params.js';
-import { todayFrom } from '../run/run-command.js';
 import { verifiedElsewhere, type ParamVerdict } from './verdicts.js';
 import { loadConfig, type Config } from '../../configuration.js';
-
-export type { DoctorCheck } from './checks.js';
-export type { ParamVerdict, Verdict } from './verdicts.js';
 import { EXIT_NOT_DONE } from '../exit-codes.js';
 import { descriptionOf } from '../commands.js';
+import { textTable } from '../../text-table.js';
+
+export type { ParamVerdict } from './verdicts.js';
 
 export interface DoctorOptions {
   /** Config file path; default as `loadConfig` finds it. */
@@ -212,4 +210,16 @@ function endpointAdvice(rows: readonly ParamVerdict[], wrong: readonly ParamVerd
   if (split.length === 0) return '';
   const shown = split.slice(0, 3).map((row) => `api.endpointParams["${endpointNameOf(row.endpoint)}"].${row.param}`);
   return `; ${split.length === 1 ? 'one name is' : 'names are'} right on other endpoints, so set ${shown.join(', ')}${split.length > shown.length ? ' and the rest (see the table)' : ''} to the endpoint's own name instead`;
+}
+
+/** The parameter table as the terminal shows it: one row per endpoint and parameter. */
+function paramTable(rows: readonly ParamVerdict[]): string {
+  const table = textTable(['endpoint', 'parameter', 'wire name', 'verdict', 'why']);
+  for (const row of rows) table.push([row.endpoint, row.param, row.wire, row.verdict, redactSecrets(row.why)]);
+  return table.toString();
+}
+
+function verdictCounts(rows: readonly ParamVerdict[]): string {
+  const count = (verdict: ParamVerdict['verdict']) => rows.filter((r) => r.verdict === verdict).length;
+  return `${count('verified')} verified, ${count('wrong')} wrong, ${count('cannot be checked')} cannot be checked`;
 }

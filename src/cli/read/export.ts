@@ -1,7 +1,7 @@
 import { renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { CONFIG_OPTION } from '../context.js';
+import { CONFIG_OPTION, commaList } from '../context.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatCount } from '../../format.js';
 import { openReadOnly } from '../../warehouse/publish/published-database.js';
@@ -38,10 +38,7 @@ export function exportCommand(): Command {
     .option('--working', 'read the working file instead of the published copy')
     .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
     .action(async (flags: ExportFlags) => {
-      const requested = flags.tables
-        ?.split(',')
-        .map((name) => name.trim())
-        .filter(Boolean);
+      const requested = flags.tables === undefined ? undefined : commaList(flags.tables);
       const database = await openReadOnly(databasePath(flags));
       try {
         for (const table of await exportTables(database.connection, flags.format, flags.out, requested))

@@ -8,7 +8,7 @@ import { formatResult, RESULT_FORMATS, type ResultFormat } from '../result-forma
 import { quoteIdent } from '../../warehouse/sql-names.js';
 import { statementHeadline, statementTexts } from './statement-texts.js';
 import { WarehouseError } from '../../warehouse/warehouse-error.js';
-import { collect } from '../context.js';
+import { CONFIG_OPTION, collect } from '../context.js';
 import { UsageError } from '../fail.js';
 import { loadConfig } from '../../configuration.js';
 import { errorMessage } from '../../format.js';
@@ -74,7 +74,7 @@ export function sqlCommand(): Command {
         RESULT_FORMATS,
       ),
     )
-    .option('-c, --config <path>', 'config file (default: BVSYNC_CONFIG or ./bvsync.config.json)')
+    .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
     .action(async (query: string | undefined, flags: SqlFlags) => {
       const format = flags.format ?? (process.stdout.isTTY ? 'table' : 'csv');
       const sql = await readSql(query, flags.file);

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { minDay, parseDay } from '../../days.js';
-import { addCommonOptions } from '../context.js';
+import { addCommonOptions, todayFrom } from '../context.js';
 import { UsageError } from '../fail.js';
-import { addRunOptions, runFromCommandLine, todayFrom, type RunFlags } from './run-command.js';
+import { addRunOptions, runFromCommandLine, type RunFlags } from './run-command.js';
 import { descriptionOf } from '../commands.js';
 
 interface BackfillFlags extends RunFlags {

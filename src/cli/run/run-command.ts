@@ -1,14 +1,13 @@
 import type { Command } from 'commander';
 import type { PushRunMetricsOptions } from '../../ops/push-run-metrics.js';
 import { requireApiSettings } from '../../config/api-settings.js';
-import { eachDay, parseDay } from '../../days.js';
+import { eachDay } from '../../days.js';
 import { UsageError } from '../fail.js';
 import {
   chooseBrands,
   chooseStreams,
   collect,
   commandLogger,
-  commandToday,
   readConfig,
   redisFor,
   workerTimings,
@@ -41,19 +40,6 @@ export function addRunOptions(command: Command): Command {
     .option('--streams <names>', "comma-separated streams; default: the config's, else every default stream")
     .option('--enqueue-only', 'plan the run and leave it to running `bvsync worker` processes')
     .option('--today <YYYY-MM-DD>', 'the UTC day to treat as today (default: the real one; for replays and tests)');
-}
-
-/**
- * `--today`, for replays: a day before the real one. A later day is refused: a sync would move its cursors past days
- * that have no data yet, and cursors never move back.
- */
-export function todayFrom(flags: RunFlags): string {
-  const today = commandToday();
-  if (!flags.today) return today;
-  const asked = parseDay(flags.today, '--today');
-  if (asked > today)
-    throw new UsageError(`--today ${asked} is after the real today (${today}, UTC); it is for replaying earlier days`);
-  return asked;
 }
 
 /**

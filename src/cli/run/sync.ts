@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { addCommonOptions } from '../context.js';
-import { addRunOptions, runFromCommandLine, todayFrom, type RunFlags } from './run-command.js';
+import { addCommonOptions, todayFrom } from '../context.js';
+import { addRunOptions, runFromCommandLine, type RunFlags } from './run-command.js';
 import { descriptionOf } from '../commands.js';
 
 export function syncCommand(): Command {

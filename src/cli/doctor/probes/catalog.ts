@@ -48,7 +48,8 @@ export async function probeCompetitors(ctx: ProbeContext): Promise<void> {
 export async function probeTemplates(ctx: ProbeContext): Promise<void> {
   const endpoint = ENDPOINTS.templates;
   const { client, brand, book } = ctx;
-  const base = await ctx.ask(endpoint, [], () => firstPage(client.templates(brand, { pageSize: 100 })));
+  const read = (options: object, pageSize = 100) => firstPage(client.templates(brand, { ...options, pageSize }));
+  const base = await ctx.ask(endpoint, [], () => read({}));
   if (!base.ok) ctx.failed(endpoint, ['type', 'title'], base.why);
   else if (base.value.records.length === 0)
     ctx.failed(endpoint, ['type', 'title'], 'the brand has no template; checkable once it has one');
@@ -56,7 +57,7 @@ export async function probeTemplates(ctx: ProbeContext): Promise<void> {
     const templates = base.value.records;
     const briefs = templates.filter((t) => t.type === 'brief').length;
     const type = briefs * 2 < templates.length ? 'brief' : 'article';
-    const typed = await ctx.ask(endpoint, ['type'], () => firstPage(client.templates(brand, { type, pageSize: 100 })));
+    const typed = await ctx.ask(endpoint, ['type'], () => read({ type }));
     if (!typed.ok) ctx.failed(endpoint, ['type'], typed.why);
     else {
       const others = typed.value.records.filter((t) => t.type !== type);
@@ -72,9 +73,7 @@ export async function probeTemplates(ctx: ProbeContext): Promise<void> {
           'type',
           `type=${type} left out the ${type === 'brief' ? templates.length - briefs : briefs} template(s) of the other type`,
         );
-      ctx.offerControl(endpoint, 'type', () =>
-        firstPage(client.templates(brand, { type: 'not-a-type' as never, pageSize: 1 })),
-      );
+      ctx.offerControl(endpoint, 'type', () => read({ type: 'not-a-type' }, 1));
     }
     // A title that only some templates hold; none such means every title is alike and the filter cannot show.
     const needle = templates
@@ -85,13 +84,11 @@ export async function probeTemplates(ctx: ProbeContext): Promise<void> {
         endpoint,
         'title',
         OVERLONG_SHOWN,
-        () => firstPage(client.templates(brand, { title: OVERLONG_TEXT, pageSize: 1 })),
+        () => read({ title: OVERLONG_TEXT }, 1),
         'every template holds the same title',
       );
     } else {
-      const titled = await ctx.ask(endpoint, ['title'], () =>
-        firstPage(client.templates(brand, { title: needle, pageSize: 100 })),
-      );
+      const titled = await ctx.ask(endpoint, ['title'], () => read({ title: needle }));
       if (!titled.ok) ctx.failed(endpoint, ['title'], titled.why);
       else {
         const others = titled.value.records.filter((t) => !t.title.toLowerCase().includes(needle.toLowerCase()));

@@ -134,14 +134,13 @@ async function lastPageOfDay(
   for (let skip = 1; skip <= MAX_TAIL_PAGES; skip++) {
     const next = await readPage(skip);
     ctx.noteUnreadable(endpoint, `page ${firstNumber + skip} of one day (${day})`, next);
-    if (!next.ok)
-      return { ...(page ? { page } : {}), unread: `page ${firstNumber + skip} could not be read: ${next.why}` };
+    if (!next.ok) return { page, unread: `page ${firstNumber + skip} could not be read: ${next.why}` };
     const count = next.value.records.length + next.value.rejects.length;
     if (count > 0) page = next.value;
-    if (count < served) return page ? { page } : {};
+    if (count < served) return { page };
   }
   return {
-    ...(page ? { page } : {}),
+    page,
     unread: `without total_rows, its pages after ${firstNumber + MAX_TAIL_PAGES} were not read, so its oldest answers were not seen`,
   };
 }

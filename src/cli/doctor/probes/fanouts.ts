@@ -32,9 +32,7 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
   // domain is sent (it was called verified), and the stream would file the same searches under every domain.
   let compared = false;
   if (base && other !== undefined) {
-    const second = await ctx.ask(endpoint, ['domain'], () =>
-      firstPage(client.fanoutsCited(brand, { ...windows.wide, domain: other, pageSize: 100 })),
-    );
+    const second = await ctx.ask(endpoint, ['domain'], () => read({ domain: other }));
     compared = second.ok;
     if (second.ok && !sameAnswer(second.value, base))
       book.verified(endpoint, 'domain', `${domain} and ${other} give different searches`);
