@@ -5,7 +5,7 @@ import { connectRedis, deleteKeysWithPrefix } from '../engine/redis/redis.js';
 import { addDays } from '../days.js';
 import { startSimulator } from '../simulator/index.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
-import { openReadOnly } from '../warehouse/publish/published-database.js';
+import { withReadOnly } from '../warehouse/publish/published-database.js';
 import { formatResult } from './result-format.js';
 import { readRows } from '../warehouse/read-rows.js';
 import { quoteIdent, quoteLiteral } from '../warehouse/sql-names.js';
@@ -166,8 +166,7 @@ export function demoCommand(): Command {
       process.exitCode = exitCode;
       // Interrupted before its first publish, there is no file to show, and an error saying so helped nobody.
       if (!isFinishedRunStatus(progress.meta.status)) return;
-      const published = await openReadOnly(db);
-      try {
+      await withReadOnly(db, async (published) => {
         const tables = (await readRows(published.connection, TABLES_SQL)) as Array<{ name: string; hasDay: boolean }>;
         process.stdout.write(
           `\nLoaded ${formatCount(flags.days, 'day')}, ${from} to ${today}, for brands ${sim.brands.join(', ')}. ` +
@@ -181,9 +180,7 @@ export function demoCommand(): Command {
             : `\nEach brand's share of voice over the complete days, ${from} to the day before ${today} (its mentions in the answers ` +
                 `of every brand's), beside its largest competitor's\n${formatResult(shares, 'table')}`,
         );
-      } finally {
-        published.close();
-      }
+      });
       process.stdout.write(demoNextSteps(flags.out));
     } finally {
       await sim.close();

@@ -1,6 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { openReadOnly } from '../warehouse/publish/published-database.js';
+import { withReadOnly } from '../warehouse/publish/published-database.js';
 import { readReportData, type ReportData, type ReportOptions } from './report-data.js';
 import { renderReportHtml } from './report-html.js';
 
@@ -26,13 +26,7 @@ export interface BuiltReport {
  * (docs/operations.md, "Reports for analysts").
  */
 export async function buildReport(options: BuildReportOptions): Promise<BuiltReport> {
-  const db = await openReadOnly(options.db);
-  let data: ReportData;
-  try {
-    data = await readReportData(db.connection, db.path, options);
-  } finally {
-    db.close();
-  }
+  const data = await withReadOnly(options.db, (db) => readReportData(db.connection, db.path, options));
   const warnings = reportWarnings(data);
   if (!data.brands.some((brand) => brand.hasData)) return { path: null, bytes: 0, data, warnings };
   const html = renderReportHtml(data);

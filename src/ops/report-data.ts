@@ -1,6 +1,6 @@
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { addDays, eachDay, maxDay, minDay, todayUtc } from '../days.js';
-import { readRows, type PlainRow } from '../warehouse/read-rows.js';
+import { readRows, rowReader, type PlainRow } from '../warehouse/read-rows.js';
 import { lastFinishedRun, syncedBrands } from '../warehouse/state/bookkeeping.js';
 import { OWNERSHIP_ORDER, ownershipLabel, sortOwnerships } from './ownership-labels.js';
 import { wilsonInterval } from './wilson-interval.js';
@@ -312,7 +312,7 @@ export async function readReportData(
   const to = options.to ?? (last ? (first && first > yesterday ? last : minDay(last, yesterday)) : today);
   // Four weeks by default, but not before the first synced day: the header then shows the days that have data.
   const from = options.from ?? maxDay(addDays(to, -27), first && first <= to ? first : addDays(to, -27));
-  const bookkeeping = (sql: string, params?: DuckDBValue[]) => readRows(connection, sql, params);
+  const bookkeeping = rowReader(connection);
   const known = await syncedBrands(bookkeeping);
   const asked = options.brands?.length ? [...new Set(options.brands)] : known;
   const unknownBrands = asked.filter((brandId) => !known.includes(brandId));

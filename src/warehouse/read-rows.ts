@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/node-api';
 
 /** A result row with plain JSON-friendly values: safe bigints as numbers, timestamps as ISO strings. */
 export type PlainRow = Record<string, unknown>;
@@ -21,7 +21,17 @@ export async function readValue(connection: DuckDBConnection, sql: string, param
   return (await connection.runAndReadAll(sql, params)).getRowsJS()[0]?.[0];
 }
 
+/** A read result's rows as plain objects. */
+export function plainRows(reader: DuckDBResultReader): PlainRow[] {
+  return reader.getRowObjectsJS().map((row) => plainValue(row) as PlainRow);
+}
+
 /** Runs a query and returns its rows as plain objects. Cast DATE columns to VARCHAR to get `YYYY-MM-DD`. */
 export async function readRows(connection: DuckDBConnection, sql: string, params?: DuckDBValue[]): Promise<PlainRow[]> {
-  return (await connection.runAndReadAll(sql, params)).getRowObjectsJS().map((row) => plainValue(row) as PlainRow);
+  return plainRows(await connection.runAndReadAll(sql, params));
+}
+
+/** `readRows` bound to a connection. */
+export function rowReader(connection: DuckDBConnection): RowReader {
+  return (sql, params) => readRows(connection, sql, params);
 }

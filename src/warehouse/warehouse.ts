@@ -36,7 +36,7 @@ import {
   runCommitCount,
 } from './load/slice-commits.js';
 import type { CommitFence } from './load/commit-fence.js';
-import { readRows, type PlainRow, type RowReader } from './read-rows.js';
+import { readRows, rowReader, type PlainRow, type RowReader } from './read-rows.js';
 import { inTransaction } from './transaction.js';
 import {
   addUncountedRequests,
@@ -157,7 +157,7 @@ export class Warehouse implements DimensionReads {
       await dropPublishMarker(connection);
       await removeDeadSpillFiles(connection, path);
       const catalog = await readCatalog(connection);
-      const id = await warehouseIdOf((sql, params) => readRows(connection!, sql, params));
+      const id = await warehouseIdOf(rowReader(connection));
       return new Warehouse(path, id, instance, connection, catalog, applied, options);
     } catch (error) {
       connection?.closeSync();
@@ -595,7 +595,7 @@ export class Warehouse implements DimensionReads {
   }
 
   private reader(): RowReader {
-    return (sql, params) => readRows(this.connection, sql, params);
+    return rowReader(this.connection);
   }
 
   /**

@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { CONFIG_OPTION, commaList } from '../context.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatCount } from '../../format.js';
-import { openReadOnly } from '../../warehouse/publish/published-database.js';
+import { withReadOnly } from '../../warehouse/publish/published-database.js';
 import { quoteIdent, quoteLiteral } from '../../warehouse/sql-names.js';
 import { UsageError } from '../fail.js';
 import { makeOutFolder } from './out-folder.js';
@@ -39,13 +39,10 @@ export function exportCommand(): Command {
     .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
     .action(async (flags: ExportFlags) => {
       const requested = flags.tables === undefined ? undefined : commaList(flags.tables);
-      const database = await openReadOnly(databasePath(flags));
-      try {
+      await withReadOnly(databasePath(flags), async (database) => {
         for (const table of await exportTables(database.connection, flags.format, flags.out, requested))
           process.stdout.write(`${table.name}\t${formatCount(table.rows, 'row')}\t${table.path}\n`);
-      } finally {
-        database.close();
-      }
+      });
     });
 }
 

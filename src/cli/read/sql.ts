@@ -3,7 +3,7 @@ import { text as readAll } from 'node:stream/consumers';
 import { Command, Option } from 'commander';
 import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import { workingPathFor } from '../../warehouse/paths.js';
-import { openReadOnly } from '../../warehouse/publish/published-database.js';
+import { withReadOnly } from '../../warehouse/publish/published-database.js';
 import { formatResult, RESULT_FORMATS, type ResultFormat } from '../result-format.js';
 import { quoteIdent } from '../../warehouse/sql-names.js';
 import { statementHeadline, statementTexts } from './statement-texts.js';
@@ -82,13 +82,10 @@ export function sqlCommand(): Command {
       if (statements.length === 0)
         throw new UsageError(`${flags.file ?? 'the query'} holds no SQL statement, only comments or blanks`);
       const params = parseParams(flags.param ?? [], sql);
-      const database = await openReadOnly(databasePath(flags));
-      try {
+      await withReadOnly(databasePath(flags), async (database) => {
         await setVariables(database.connection, params);
         await runStatements(database.connection, sql, statements, format);
-      } finally {
-        database.close();
-      }
+      });
     });
 }
 

@@ -9,8 +9,8 @@ import type { DayWindow } from '../../verify/figure.js';
 import { renderVerify } from '../../verify/render-verify.js';
 import { verifyWarehouse } from '../../verify/verify-warehouse.js';
 import { newestCompletePastDays, type NewestCompleteDay } from '../../warehouse/state/bookkeeping.js';
-import { openReadOnly } from '../../warehouse/publish/published-database.js';
-import { readRows } from '../../warehouse/read-rows.js';
+import { withReadOnly } from '../../warehouse/publish/published-database.js';
+import { rowReader } from '../../warehouse/read-rows.js';
 import {
   addCommonOptions,
   collect,
@@ -86,9 +86,8 @@ export function verifyCommand(): Command {
     const config = readConfig(flags);
     requireApiSettings(config.api);
     const log = commandLogger(flags);
-    const db = await openReadOnly(databasePath(flags));
-    try {
-      const freshness = await newestCompletePastDays((sql, params) => readRows(db.connection, sql, params), today);
+    await withReadOnly(databasePath(flags), async (db) => {
+      const freshness = await newestCompletePastDays(rowReader(db.connection), today);
       const window = chooseWindow(freshness, from, to);
       const given = flags.brand?.flatMap((text) => parseBrandList(text, '--brand'));
       const brands = given?.length ? [...new Set(given)] : config.brands.length ? config.brands : brandsOf(freshness);
@@ -122,9 +121,7 @@ export function verifyCommand(): Command {
           await client.close().catch(() => undefined);
         }
       });
-    } finally {
-      db.close();
-    }
+    });
   });
 }
 

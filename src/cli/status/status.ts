@@ -19,9 +19,9 @@ import { skipCompleteCommand } from '../run/skip-complete-command.js';
 import type { Logger } from '../../log.js';
 import { daySlicesNotComplete, freshnessTable, slicesNotCompleteTable } from '../../warehouse/state/bookkeeping.js';
 import { dimensionReads } from '../../warehouse/state/dimension-reads.js';
-import { openReadOnly } from '../../warehouse/publish/published-database.js';
+import { withReadOnly } from '../../warehouse/publish/published-database.js';
 import { DRIFT_ADVICE, tableDrift, tableDriftLine, type TableDrift } from './schema-drift-lines.js';
-import { plainValue, readRows, type PlainRow, type RowReader } from '../../warehouse/read-rows.js';
+import { plainRows, rowReader, type PlainRow, type RowReader } from '../../warehouse/read-rows.js';
 import { formatResult } from '../result-format.js';
 import { recentRuns, type RunRow } from '../../warehouse/state/run-log.js';
 import { lastFinishedHealRound } from '../../warehouse/state/heal-log.js';
@@ -243,8 +243,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     recorded,
   );
   if (!report.database.exists) return { report };
-  const db = await openReadOnly(dbPath);
-  try {
+  return await withReadOnly(dbPath, async (db) => {
     report.database.path = db.path;
     // Redis forgets runs (after 14 days, or a demo's private prefix at once); the file's `_sync_runs` keeps them all.
     const known = new Set(report.recentRuns.map((run) => run.runId));
@@ -260,12 +259,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.slicesNotComplete = plainRows(tables.failures);
     report.slicesNotCompleteTotal = failures.total;
     report.healing = await lastHealing(db.connection);
-    const { backfills, notPlanned } = await backfillsToAdvise(
-      config,
-      report.today,
-      (sql, params) => readRows(db.connection, sql, params),
-      log,
-    );
+    const { backfills, notPlanned } = await backfillsToAdvise(config, report.today, rowReader(db.connection), log);
     report.slicesNoLongerPlanned = notPlanned;
     report.schemaDrift = await tableDrift(db.connection);
     report.slicesNotCompleteDays = backfills.length
@@ -281,9 +275,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
         }
       : null;
     return { report, tables };
-  } finally {
-    db.close();
-  }
+  });
 }
 
 /**
@@ -330,10 +322,6 @@ function sameFile(a: string, b: string): boolean {
   }
 }
 
-function plainRows(reader: DuckDBResultReader): PlainRow[] {
-  return reader.getRowObjectsJS().map((row) => plainValue(row) as PlainRow);
-}
-
 /** A run as status lists it, from either source: `window` is the only field each spells its own way. */
 function listedRun(run: RunMeta | RunRow, window: string, source: ListedRun['source']): ListedRun {
   const { runId, kind, status, brands, streams, startedAt, finishedAt } = run;
@@ -347,7 +335,7 @@ const listedFromWarehouse = (run: RunRow): ListedRun =>
 
 /** The newest finished round of `sync.heal`; null when there is none, or the file predates `_heal_runs` (migration 017). */
 async function lastHealing(connection: DuckDBConnection): Promise<StatusReport['healing']> {
-  const round = await lastFinishedHealRound((sql, params) => readRows(connection, sql, params)).catch(() => undefined);
+  const round = await lastFinishedHealRound(rowReader(connection)).catch(() => undefined);
   if (!round) return null;
   return {
     run: round.healId,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { ADOPT_COMMAND, type PrefixWarehouse } from '../../engine/writer/prefix-warehouse.js';
-import { openReadOnly } from '../../warehouse/publish/published-database.js';
-import { readRows } from '../../warehouse/read-rows.js';
+import { withReadOnly } from '../../warehouse/publish/published-database.js';
+import { rowReader } from '../../warehouse/read-rows.js';
 import { warehouseIdOf } from '../../warehouse/state/warehouse-id.js';
 
 /** What `status` and `doctor` say of the warehouse id: the published copy's, and whether the Redis prefix records it. */
@@ -18,12 +18,7 @@ export interface WarehouseIdentity {
 /** The id of the published copy at `path`, or null when there is none or it has none (a copy from before migration 016). */
 export async function publishedWarehouseId(path: string): Promise<string | null> {
   if (!existsSync(path)) return null;
-  const db = await openReadOnly(path);
-  try {
-    return (await warehouseIdOf((sql, params) => readRows(db.connection, sql, params))) ?? null;
-  } finally {
-    db.close();
-  }
+  return withReadOnly(path, async (db) => (await warehouseIdOf(rowReader(db.connection))) ?? null);
 }
 
 export function warehouseIdentity(

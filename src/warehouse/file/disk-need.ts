@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { formatBytes } from '../../format.js';
-import { openReadOnly } from '../publish/published-database.js';
+import { withReadOnly } from '../publish/published-database.js';
 import { readRows } from '../read-rows.js';
 import { parseDuckDbSize } from './duckdb-budget.js';
 import { workingPathFor } from '../paths.js';
@@ -90,16 +90,13 @@ function sizeOf(path: string): number {
 async function heldDays(db: string): Promise<number | undefined> {
   if (!existsSync(db)) return undefined;
   try {
-    const database = await openReadOnly(db);
-    try {
-      const [row] = await readRows(
+    const [row] = await withReadOnly(db, (database) =>
+      readRows(
         database.connection,
         'SELECT count(DISTINCT day)::INTEGER AS days FROM _sync_state WHERE day IS NOT NULL',
-      );
-      return Number(row?.days ?? 0) || undefined;
-    } finally {
-      database.close();
-    }
+      ),
+    );
+    return Number(row?.days ?? 0) || undefined;
   } catch {
     return undefined;
   }

@@ -11,6 +11,16 @@ export interface ReadOnlyDatabase {
   close(): void;
 }
 
+/** Runs `work` on the file opened read-only (openReadOnly), and closes it whatever happens. */
+export async function withReadOnly<T>(path: string, work: (database: ReadOnlyDatabase) => Promise<T>): Promise<T> {
+  const database = await openReadOnly(path);
+  try {
+    return await work(database);
+  } finally {
+    database.close();
+  }
+}
+
 /**
  * Opens a DuckDB file read-only, never taking the writer's lock, a missing file said clearly; its memory and threads
  * are bounded like the writer's (default the config's), so a large query spills instead of growing the process.
