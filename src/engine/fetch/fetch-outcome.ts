@@ -124,12 +124,3 @@ function failureOf(error: unknown): Failure {
     requestId: error instanceof ApiError ? (error.requestId ?? null) : null,
   };
 }
-
-/** Why a slice failed when its run gave up on the API, with the error that last met it. */
-export function gaveUpFailure(
-  outage: Outage,
-  sync: Pick<SyncConfig, 'outageToleranceMinutes'>,
-  error: unknown,
-): Failure {
-  return unavailableFailure(outage, sync, '', error instanceof ApiError ? error : undefined);
-}

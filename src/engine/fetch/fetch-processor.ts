@@ -5,8 +5,8 @@ import { ApiError, type ApiClient } from '../../api/index.js';
 import { redactSecrets, type Logger } from '../../log.js';
 import type { SliceOutcomeStatus, SyncMetrics } from '../../ops/sync-metrics.js';
 import { getStream } from '../../streams/registry.js';
-import { startFailure, type Availability, type Failure, type RefusalOf } from './availability.js';
-import { classify, gaveUpFailure, type FetchDecision, type FetchOutcome, type FetchState } from './fetch-outcome.js';
+import { startFailure, unavailableFailure, type Availability, type Failure, type RefusalOf } from './availability.js';
+import { classify, type FetchDecision, type FetchOutcome, type FetchState } from './fetch-outcome.js';
 import {
   fetchJobSchema,
   parseJobData,
@@ -264,7 +264,7 @@ async function fetchJob(deps: FetchProcessorDeps, reader: SliceReader, job: Job,
             ? 'the API answered nothing but 429 for sync.outageToleranceMinutes: the slice fails'
             : 'the API did not come back within sync.outageToleranceMinutes: the slice fails',
         );
-        return fail(gaveUpFailure(outage, deps.sync, error));
+        return fail(unavailableFailure(outage, deps.sync, '', error instanceof ApiError ? error : undefined));
       }
       case 'retry':
         await remember(decision.refusal);

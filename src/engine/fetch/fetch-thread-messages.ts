@@ -75,24 +75,9 @@ export interface SerializedError {
 
 export function serializeError(error: unknown): SerializedError {
   if (error instanceof ApiError) {
-    const api: SerializedError['api'] = {
-      status: error.status,
-      apiCode: error.apiCode,
-      details: error.details,
-      requestId: error.requestId,
-      endpoint: error.endpoint,
-      retryable: error.retryable,
-    };
-    if (error instanceof RateLimitedError) api.retryAfterMs = error.retryAfterMs;
+    // What its log line shows of it (toJSON) is every field its class is built from, but a spent quota's wait.
+    const api = error.toJSON() as unknown as NonNullable<SerializedError['api']>;
     if (error instanceof QuotaExceededError && error.retryAfterMs !== undefined) api.retryAfterMs = error.retryAfterMs;
-    if (error instanceof TransientError) {
-      api.reason = error.reason;
-      if (error.retryAfterMs !== undefined) api.retryAfterMs = error.retryAfterMs;
-      if (error.apiUnavailable) {
-        api.apiUnavailable = true;
-        api.unansweredSince = error.unansweredSince;
-      }
-    }
     return { name: error.name, message: error.message, api };
   }
   if (error instanceof QuotaWaitError) return { name: error.name, message: error.message, resumesAt: error.resumesAt };

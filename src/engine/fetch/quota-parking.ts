@@ -4,6 +4,7 @@ import { RequestQuota, type QuotaClass } from '../../api/rate/request-quota.js';
 import { parseBudgetWindow } from '../../config/budget-window.js';
 import type { Logger } from '../../log.js';
 import { redisKeys } from '../../redis-keys.js';
+import { groupBy } from '../../group-by.js';
 import type { FetchJobData } from '../jobs/job-data.js';
 import type { Queues } from '../jobs/queues.js';
 import { RunStore } from '../run/run-store.js';
@@ -116,35 +117,20 @@ async function resumeParkedFetches(
   return resumed;
 }
 
-/** What waits for the request budget, per run: slices, their days, and when the first may go on (quota clock). */
-interface ParkedOfRun {
-  slices: number;
-  days: Set<string>;
-  /** Slices per stream. */
-  streams: Map<string, number>;
-  resumesAt: number;
-}
-
-async function parkedByRun(redis: Redis, prefix: string, queues: Queues): Promise<Map<string, ParkedOfRun>> {
+/** The fetch jobs waiting for the request budget's next window, and when each may go on (quota clock). */
+async function parkedFetches(
+  redis: Redis,
+  prefix: string,
+  queues: Queues,
+): Promise<Array<{ data: FetchJobData; resumesAt: number }>> {
   const entries = await redis.zrange(redisKeys(prefix).quotaParked, 0, -1, 'WITHSCORES');
-  const byRun = new Map<string, ParkedOfRun>();
+  const parked: Array<{ data: FetchJobData; resumesAt: number }> = [];
   for (let index = 0; index < entries.length; index += 2) {
     const job = await queues.fetch.getJob(entries[index]!);
-    if (!job || !(await job.isDelayed())) continue;
-    const data = job.data as FetchJobData;
-    const entry = byRun.get(data.runId) ?? {
-      slices: 0,
-      days: new Set<string>(),
-      streams: new Map<string, number>(),
-      resumesAt: Number.POSITIVE_INFINITY,
-    };
-    entry.slices += 1;
-    entry.streams.set(data.stream, (entry.streams.get(data.stream) ?? 0) + 1);
-    if (data.slice.day) entry.days.add(data.slice.day);
-    entry.resumesAt = Math.min(entry.resumesAt, Number(entries[index + 1]));
-    byRun.set(data.runId, entry);
+    if (job && (await job.isDelayed()))
+      parked.push({ data: job.data as FetchJobData, resumesAt: Number(entries[index + 1]) });
   }
-  return byRun;
+  return parked;
 }
 
 /** The key's request budget under `config`, or undefined when `api.dailyRequestBudget` is not set. */
@@ -209,18 +195,22 @@ export async function quotaStatus(
   if (!quota) return null;
   const state = await quota.state();
   const waiting: QuotaStatus['waiting'] = [];
-  for (const [runId, parked] of await parkedByRun(redis, config.redisPrefix, queues)) {
+  const parked = await parkedFetches(redis, config.redisPrefix, queues);
+  for (const [runId, ofRun] of groupBy(parked, ({ data }) => data.runId)) {
     const streams = await Promise.all(
-      [...parked.streams].map(
-        async ([stream, slices]) => slices * (await sliceEstimate({ redis, prefix: config.redisPrefix }, stream)),
+      [...groupBy(ofRun, ({ data }) => data.stream)].map(
+        async ([stream, slices]) =>
+          slices.length * (await sliceEstimate({ redis, prefix: config.redisPrefix }, stream)),
       ),
     );
+    // Reduced, not spread into Math.min: a backfill may park more slices than a call takes arguments.
+    const resumesAt = ofRun.reduce((soonest, each) => Math.min(soonest, each.resumesAt), Number.POSITIVE_INFINITY);
     waiting.push({
       runId,
-      slices: parked.slices,
-      days: parked.days.size,
+      slices: ofRun.length,
+      days: new Set(ofRun.flatMap(({ data }) => (data.slice.day ? [data.slice.day] : []))).size,
       requests: streams.reduce((sum, each) => sum + each, 0),
-      resumesAt: new Date(parked.resumesAt).toISOString(),
+      resumesAt: new Date(resumesAt).toISOString(),
     });
   }
   return {

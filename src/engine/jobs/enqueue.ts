@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { batches, groupBy } from '../../group-by.js';
 import { Job, type Queue } from 'bullmq';
 import type { HeldChunk } from '../fetch/chunk-store.js';
 import { RunGoneError } from '../run/run-gone.js';
@@ -72,21 +73,14 @@ export async function enqueueFetches(
   perAdd = FETCH_JOBS_PER_ADD,
 ): Promise<number[]> {
   const adds: number[] = [];
-  for (const runId of new Set(slices.map((slice) => slice.runId))) {
-    const ofRun = slices.filter((slice) => slice.runId === runId);
-    for (let start = 0; start < ofRun.length; start += perAdd) {
-      const batch = ofRun.slice(start, start + perAdd);
+  for (const [runId, ofRun] of groupBy(slices, (slice) => slice.runId)) {
+    for (const batch of batches(ofRun, perAdd)) {
       const jobs = batch.map((data) => ({ name: 'fetch', data, jobId: sliceJobId('fetch', data) }));
       await addOfRun(queues, runId, queues.fetch, jobs);
       adds.push(batch.length);
     }
   }
   return adds;
-}
-
-/** One fetch job: a slice fetched again because its chunks were lost (its `refetch` counts up, so its id is new). */
-export async function enqueueFetch(queues: Queues, data: FetchJobData): Promise<void> {
-  await addOfRun(queues, data.runId, queues.fetch, [{ name: 'fetch', data, jobId: sliceJobId('fetch', data) }]);
 }
 
 /** A slice's commit job; `ahead` writes the chunk its read held back (chunk-store.ts), in the same round trip. */

@@ -28,16 +28,14 @@ export async function warnOfDaysUnderOtherEngines(
     })),
   );
   const all = await deps.warehouse.daysOfOtherEngines(asked, engines);
-  for (const brandId of brands) {
-    for (const stream of filtered) {
-      const found = all.get(brandStreamId(brandId, stream.name));
-      if (!found) continue;
-      deps.log.warn(
-        { run: runId, brand: brandId, stream: stream.name, days: found.days, from: found.first, to: found.last },
-        `${found.days} complete day(s) of ${stream.name} for brand ${brandId} (${found.first}..${found.last}) were read ${found.sent ? `with engines ${found.sent}` : 'without an engines filter'}, ` +
-          `where api.engines now sends ${engines.length ? engines.join(',') : 'none'}, and this sync does not read them again; ` +
-          `their sums mix with this run's: bvsync backfill --brand ${brandId} --streams ${stream.name} --from ${found.first} --to ${found.last} reads them anew`,
-      );
-    }
+  for (const { brandId, stream } of asked) {
+    const found = all.get(brandStreamId(brandId, stream));
+    if (!found) continue;
+    deps.log.warn(
+      { run: runId, brand: brandId, stream, days: found.days, from: found.first, to: found.last },
+      `${found.days} complete day(s) of ${stream} for brand ${brandId} (${found.first}..${found.last}) were read ${found.sent ? `with engines ${found.sent}` : 'without an engines filter'}, ` +
+        `where api.engines now sends ${engines.length ? engines.join(',') : 'none'}, and this sync does not read them again; ` +
+        `their sums mix with this run's: bvsync backfill --brand ${brandId} --streams ${stream} --from ${found.first} --to ${found.last} reads them anew`,
+    );
   }
 }

@@ -146,23 +146,15 @@ async function plannedSliceIds(
 ): Promise<Set<string>> {
   // As a plan job reads them (plan-job.ts): pages listed from the backfill's first day on count.
   const source = warehouseDimensions(reads, window.from);
-  // brand -> day -> the streams with slices not complete that day
-  const daysOf = new Map<number, Map<string, Set<string>>>();
-  for (const slice of slices) {
-    const days = daysOf.get(slice.brandId) ?? new Map<string, Set<string>>();
-    daysOf.set(slice.brandId, days);
-    days.set(slice.day, (days.get(slice.day) ?? new Set<string>()).add(slice.stream));
-  }
   const planned = new Set<string>();
-  for (const [brandId, days] of daysOf) {
-    const names = new Set([...days.values()].flatMap((streams) => [...streams]));
-    const needed = new Set(selectStreams([...names]).flatMap((stream) => needsOf(stream, sync)));
+  for (const [brandId, ofBrand] of groupBy(slices, (slice) => slice.brandId)) {
+    const needed = new Set(streamsOf(ofBrand).flatMap((stream) => needsOf(stream, sync)));
     const dimensions = needed.size
       ? await readDimensions(STREAMS.values(), needed, source, brandId, sync.domains)
       : NO_DIMENSIONS;
-    for (const [day, streamsOfDay] of days) {
+    for (const [day, ofDay] of groupBy(ofBrand, (slice) => slice.day)) {
       const mode: PlanMode = { kind: 'backfill', from: day, to: day, today };
-      const streams = selectStreams([...streamsOfDay]);
+      const streams = streamsOf(ofDay);
       for (let phase = 1; phase <= lastPhase(sync); phase++) {
         const { slices: ofPhase } = planPhase({
           mode,
@@ -178,4 +170,9 @@ async function plannedSliceIds(
     }
   }
   return planned;
+}
+
+/** The streams with slices among these. */
+function streamsOf(slices: readonly DaySliceNotComplete[]) {
+  return selectStreams([...new Set(slices.map((slice) => slice.stream))]);
 }

@@ -5,6 +5,7 @@ import { firstIncrementalDay, firstPlannedDays, needsOf, type PlannedPhase } fro
 import type { DescribeBackfill, SkipCompleteBackfill } from './skip-complete-backfill.js';
 import type { Config } from '../../configuration.js';
 import { brandStreamId } from '../../slice-ids.js';
+import { groupBy } from '../../group-by.js';
 
 /** Series named in a warning; the rest are counted. */
 const NAMED_SERIES = 5;
@@ -43,19 +44,13 @@ async function daysNeverRead(
   );
   // brand|stream -> the stream's series, each planned from the stream's first planned day
   const seriesOf = new Map<string, { brandId: number; name: string; before: string; series: Set<string> }>();
-  for (const slice of slices) {
-    if (slice.day === null || !slice.key.endsWith(slice.day) || !checked.has(slice.stream)) continue;
-    const stream = brandStreamId(slice.brandId, slice.stream);
+  const daySlices = slices.filter((slice) => slice.day !== null && slice.key.endsWith(slice.day));
+  for (const [stream, ofStream] of groupBy(daySlices, (slice) => brandStreamId(slice.brandId, slice.stream))) {
+    const { brandId, stream: name } = ofStream[0]!;
     const before = firstPlanned.get(stream) ?? first;
-    if (before <= first) continue;
-    const found = seriesOf.get(stream) ?? {
-      brandId: slice.brandId,
-      name: slice.stream,
-      before,
-      series: new Set<string>(),
-    };
-    seriesOf.set(stream, found);
-    found.series.add(slice.key.slice(0, -slice.day.length));
+    if (!checked.has(name) || before <= first) continue;
+    const series = new Set(ofStream.map((slice) => slice.key.slice(0, -slice.day!.length)));
+    seriesOf.set(stream, { brandId, name, before, series });
   }
   const asked = [...seriesOf.values()].flatMap(({ brandId, name, before, series }) =>
     [...series].map((each) => ({ brandId, stream: name, series: each, first, before })),

@@ -195,35 +195,13 @@ const PROBE_OPTIONS = { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeo
 export async function pingRedis(url: string, options: PingRedisOptions = {}): Promise<void> {
   const address = parseRedisAddress(url);
   const where = describeRedisAddress(url);
-  if (address.kind === 'standalone') return pingServer(url, address, where, options);
   const redis = openConnection(address, {
     ...PROBE_OPTIONS,
+    // ioredis selects the URL's database as it connects, and a refusal only reaches its error event, leaving database 0.
+    // Connected to database 0 and asked below, the refusal is an answer (test/engine/redis-database.int.test.ts).
+    ...(address.kind === 'standalone' ? { db: 0 } : {}),
     ...(address.kind === 'sentinel' ? { sentinelRetryStrategy: () => null } : {}),
   });
-  let reason: Error | undefined;
-  redis.on('error', (error: Error) => (reason ??= error));
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (error) {
-    // Ask the first server named what it is: a plain Redis behind redis+sentinel:// or redis+cluster:// says so.
-    await explainWrongKind(address, where, options);
-    throw friendlier(reason ?? error, where);
-  } finally {
-    redis.disconnect();
-  }
-}
-
-async function pingServer(
-  url: string,
-  address: RedisAddress & { kind: 'standalone' },
-  where: string,
-  options: PingRedisOptions,
-): Promise<void> {
-  // ioredis selects the URL's database as it connects, and a refusal only reaches its error event, leaving database 0.
-  // Connected to database 0 and asked here, the refusal is an answer (test/engine/redis-database.int.test.ts).
-  const database = address.database;
-  const redis = openConnection(address, { ...PROBE_OPTIONS, db: 0 });
   // connect() rejects with a bare "Connection is closed."; the reason (ECONNREFUSED, ENOTFOUND, ...) comes as an event.
   let reason: Error | undefined;
   redis.on('error', (error: Error) => (reason ??= error));
@@ -232,14 +210,17 @@ async function pingServer(
       await redis.connect();
       await redis.ping();
     } catch (error) {
+      // Ask the first server named what it is: a plain Redis behind redis+sentinel:// or redis+cluster:// says so.
+      if (address.kind !== 'standalone') await explainWrongKind(address, where, options);
       throw friendlier(reason ?? error, where);
     }
+    if (address.kind !== 'standalone') return;
     const facts = await readServerFacts(redis);
     const problem = facts && topologyProblem('standalone', where, facts, options.prefix);
     if (problem) throw new RedisTopologyError(problem);
-    if (database > 0) {
-      await redis.select(database).catch((error: Error) => {
-        throw new RedisDatabaseError(url, database, error.message);
+    if (address.database > 0) {
+      await redis.select(address.database).catch((error: Error) => {
+        throw new RedisDatabaseError(url, address.database, error.message);
       });
     }
   } finally {

@@ -2,7 +2,7 @@ import type { Logger } from '../../log.js';
 import { FIRST_ERRORS, type Notifier, type NoticeError, type RunNotice, type StaleNotice } from '../../notify/index.js';
 import type { NewestCompleteDay } from '../../warehouse/state/bookkeeping.js';
 import type { SliceStateRow } from '../../warehouse/state/run-log.js';
-import { totalCounters, type RunMeta, type RunStore, type StreamCounters } from './run-store.js';
+import { totalCounters, type RunMeta, type RunStore } from './run-store.js';
 import { DAY_MS } from '../../days.js';
 
 /** The run's event, when its end is one people are told of. */
@@ -24,22 +24,6 @@ function firstErrors(states: readonly SliceStateRow[]): NoticeError[] {
     }));
 }
 
-function runNotice(
-  event: RunNotice['event'],
-  meta: RunMeta,
-  counters: Iterable<StreamCounters>,
-  errors: NoticeError[],
-): RunNotice {
-  const { runId: id, kind, status, brands, streams, from, to, startedAt, finishedAt, error } = meta;
-  const { planned: slices, done, failed, incomplete, rows, requests, rateLimited } = totalCounters(counters);
-  return {
-    event,
-    run: { id, kind, status, brands, streams, from, to, startedAt, finishedAt, error },
-    counts: { slices, done, failed, incomplete, rows, requests, rateLimited },
-    errors,
-  };
-}
-
 export interface RunEndNoticeOptions {
   runs: RunStore;
   notifier: Notifier | undefined;
@@ -59,8 +43,15 @@ export async function claimRunEndNotice(options: RunEndNoticeOptions): Promise<R
   const event = runEventOf(meta.status);
   if (!event || !notifier?.wants(event)) return undefined;
   if (!(await runs.claimNotice(meta.runId, event))) return undefined;
-  const errors = options.states ? firstErrors(options.states) : [];
-  return runNotice(event, meta, (await runs.counters(meta.runId)).values(), errors);
+  const { runId: id, kind, status, brands, streams, from, to, startedAt, finishedAt, error } = meta;
+  const totals = totalCounters((await runs.counters(meta.runId)).values());
+  const { planned: slices, done, failed, incomplete, rows, requests, rateLimited } = totals;
+  return {
+    event,
+    run: { id, kind, status, brands, streams, from, to, startedAt, finishedAt, error },
+    counts: { slices, done, failed, incomplete, rows, requests, rateLimited },
+    errors: options.states ? firstErrors(options.states) : [],
+  };
 }
 
 /**

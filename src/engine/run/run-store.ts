@@ -12,6 +12,7 @@ import type { PlanGap } from '../plan/plan.js';
 import type { RunStart } from '../../warehouse/state/run-log.js';
 import { RunGoneError } from './run-gone.js';
 import { brandStreamId } from '../../slice-ids.js';
+import { groupBy } from '../../group-by.js';
 
 /**
  * The live view of a run, in Redis, so that every process — the CLI waiting on a run it started, `status`, the
@@ -405,13 +406,11 @@ export class RunStore {
 
   /** Of the slices given, those whose outcome is recorded: one round trip per run, all runs asked at once. */
   async doneAmong(slices: Array<{ runId: string; sliceId: string }>): Promise<Set<string>> {
-    const byRun = new Map<string, string[]>();
-    for (const { runId, sliceId } of slices) byRun.set(runId, [...(byRun.get(runId) ?? []), sliceId]);
     const done = new Set<string>();
     await Promise.all(
-      [...byRun].map(async ([runId, sliceIds]) => {
-        const found = await this.redis.smismember(this.key(runId, 'done'), ...sliceIds);
-        sliceIds.forEach((sliceId, index) => found[index] === 1 && done.add(`${runId}|${sliceId}`));
+      [...groupBy(slices, (slice) => slice.runId)].map(async ([runId, ofRun]) => {
+        const found = await this.redis.smismember(this.key(runId, 'done'), ...ofRun.map((slice) => slice.sliceId));
+        ofRun.forEach(({ sliceId }, index) => found[index] === 1 && done.add(`${runId}|${sliceId}`));
       }),
     );
     return done;

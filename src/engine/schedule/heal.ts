@@ -14,7 +14,7 @@ import type { Warehouse } from '../../warehouse/warehouse.js';
 import { enqueuePlan } from '../jobs/enqueue.js';
 import type { PlannedSlice } from '../plan/plan.js';
 import type { Queues } from '../jobs/queues.js';
-import type { RunMeta, RunStore } from '../run/run-store.js';
+import { totalCounters, type RunMeta, type RunStore } from '../run/run-store.js';
 import { newRunMeta } from '../run/start-run.js';
 import type { Config } from '../../configuration.js';
 import { errorMessage } from '../../format.js';
@@ -297,8 +297,7 @@ async function compareAgain(deps: HealDeps, meta: RunMeta): Promise<void> {
   const reread = new Set(round.reread);
   const second = 'failed' in compared ? { triples: [], unresolved: round.reread } : disagreementsOf(compared.report);
   const after = second.triples.filter((each) => reread.has(each));
-  const counters = await deps.runs.counters(meta.runId);
-  const readRequests = [...counters.values()].reduce((sum, each) => sum + each.requests, 0);
+  const { requests: readRequests } = totalCounters((await deps.runs.counters(meta.runId)).values());
   const persisting = [...new Set([...round.persisting, ...after])].sort();
   // Rounds overlap when a scheduled run ends while another round re-reads: what one told of, the other does not tell.
   const told = await toldSince(deps, round.healId);

@@ -11,7 +11,6 @@ export class RedisRunCoordinator implements RunCoordinator {
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
-    private readonly keepMs = 24 * 60 * 60 * 1000,
   ) {}
 
   async shouldRun(key: string, ttlMs: number): Promise<boolean> {
@@ -19,7 +18,7 @@ export class RedisRunCoordinator implements RunCoordinator {
       this.keys.cronSlot(key),
       String(process.pid),
       'PX',
-      Math.max(ttlMs, this.keepMs),
+      Math.max(ttlMs, 24 * 60 * 60 * 1000),
       'NX',
     );
     return taken === 'OK';

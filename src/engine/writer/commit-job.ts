@@ -21,7 +21,7 @@ import { redisKeys } from '../../redis-keys.js';
 import { CommitLookups } from './commit-lookups.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
 import { chunkKeys, readChunks } from '../fetch/chunk-store.js';
-import { enqueueFetch } from '../jobs/enqueue.js';
+import { enqueueFetches } from '../jobs/enqueue.js';
 import { sliceLogFields, type CommitJobData } from '../jobs/job-data.js';
 import { type LoadProcessorDeps, perWarehouse, describedRun } from './load-context.js';
 import { advanceIfPhaseDone } from './finalize-job.js';
@@ -140,7 +140,9 @@ async function refetchOrFail(deps: LoadProcessorDeps, data: CommitJobData): Prom
       'the chunks of a slice are gone from Redis: fetching it again',
     );
     const { runId, brandId, stream, sliceId, slice } = data;
-    return enqueueFetch(deps.queues, { runId, brandId, stream, sliceId, slice, refetch: data.refetch + 1 });
+    // Its `refetch` counts up, so the fetch job's id is new.
+    await enqueueFetches(deps.queues, [{ runId, brandId, stream, sliceId, slice, refetch: data.refetch + 1 }]);
+    return;
   }
   // A failed slice reads its chunks only for the rejects they may hold, so it is never short of chunks.
   const failed = (await prepareCommit(deps, {

@@ -85,22 +85,19 @@ export async function finalize(deps: LoadProcessorDeps, runId: string): Promise<
   if (deps.config.sync.heal && (meta.kind === 'scheduled' || meta.kind === 'heal'))
     await enqueueHeal(deps.queues, { runId });
   const { mode, ms, fullCopyReason: reason, estimate } = published;
-  const publish = { mode, ms: Math.round(ms), reason, estimate: roundedEstimate(estimate) };
-  deps.log.info({ run: runId, status, failed, incomplete, published: published.path, publish }, 'run finished');
-}
-
-/** Both ways' prices in whole milliseconds, for the run's log line: the publish took the cheaper (publish-cost.ts). */
-function roundedEstimate(
-  estimate: { incrementalMs: number; fullMs: number; rows: number; scanMs: number } | undefined,
-) {
-  return (
-    estimate && {
+  // Both ways' prices in whole milliseconds: the publish took the cheaper (publish-cost.ts).
+  const publish = {
+    mode,
+    ms: Math.round(ms),
+    reason,
+    estimate: estimate && {
       incrementalMs: Math.round(estimate.incrementalMs),
       fullMs: Math.round(estimate.fullMs),
       rows: estimate.rows,
       scanMs: Math.round(estimate.scanMs),
-    }
-  );
+    },
+  };
+  deps.log.info({ run: runId, status, failed, incomplete, published: published.path, publish }, 'run finished');
 }
 
 /**

@@ -35,12 +35,15 @@ export async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: s
   const cursors = new Map<string, string>();
   if (mode.kind === 'incremental') {
     const stored = await deps.warehouse.cursors();
+    // A stream with no cursor yet starts after the days slices already loaded (by a backfill) have complete, unbroken.
+    const first = firstIncrementalDay(mode.today, deps.config.sync);
     for (const brandId of meta.brands) {
       for (const stream of streams) {
+        const id = brandStreamId(brandId, stream.name);
         const day =
-          stored.get(brandStreamId(brandId, stream.name)) ??
-          (await completeFromState(deps, brandId, stream.name, mode.today));
-        if (day) cursors.set(brandStreamId(brandId, stream.name), day);
+          stored.get(id) ??
+          completeThrough(first, await deps.warehouse.completeDays(brandId, stream.name, first, mode.today));
+        if (day) cursors.set(id, day);
       }
     }
   }
@@ -189,15 +192,4 @@ function addCounts(into: Record<string, number>, more: Record<string, number>): 
   const sum = { ...into };
   for (const [key, count] of Object.entries(more)) sum[key] = (sum[key] ?? 0) + count;
   return sum;
-}
-
-/** For a stream with no cursor yet: the days slices already loaded (by a backfill) have complete, unbroken. */
-async function completeFromState(
-  deps: LoadProcessorDeps,
-  brandId: number,
-  stream: string,
-  today: string,
-): Promise<string | undefined> {
-  const first = firstIncrementalDay(today, deps.config.sync);
-  return completeThrough(first, await deps.warehouse.completeDays(brandId, stream, first, today));
 }
