@@ -241,7 +241,7 @@ export async function listen(
     // Answers an error before the request reaches its route.
     const refuse = (status: number, code: string, message: string, headers = {}, fault?: FaultKind) => {
       const outcome = errorOutcome(new SimulatorApiError(status, code, message, [], headers));
-      sendBody(res, status, outcome.body, outcome.headers, undefined, 0, stalls);
+      sendBody(res, status, outcome.body, outcome.headers);
       log(status, fault);
     };
     if (knobs.unavailable === '503') {
@@ -294,7 +294,8 @@ export async function listen(
         outcome = errorOutcome(new SimulatorApiError(500, 'internal_error', errorMessage(error)));
       }
     }
-    sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, fault, knobs.stallMs, stalls);
+    const breakage = fault && { fault, stallMs: knobs.stallMs, stalls };
+    sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, breakage);
     log(outcome.status, fault, outcome.written);
   };
 
