@@ -1,4 +1,4 @@
-import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
+import { type ArrayFormat, type ParamMapping, wireName } from '../api/param-names.js';
 import { DAY_MS, simDayOfMs, simDayString, parseSimDay } from './sim-days.js';
 import { simulatorValidationError, type SimulatorErrorDetail } from './sim-errors.js';
 import type { Knobs } from './knobs.js';
@@ -37,7 +37,7 @@ export class QueryReader {
   }
 
   wire(name: string): string {
-    return (this.mapping as Record<string, string | undefined>)[name] ?? name;
+    return wireName(name, this.mapping);
   }
 
   /** Records a problem with a parameter, by its wire name; routes add those of parameters read together. */
