@@ -109,10 +109,6 @@ export class AnswerStore {
     return visibleCount(this.dayCount(brandId, day), today - day, this.options.late());
   }
 
-  private lateOffset(brandId: number, day: number, count: number): number {
-    return hashKeys(this.options.seed, brandId, day, LATE_KEY) % count;
-  }
-
   /** Every answer generated for the day, visible or not, oldest first. */
   generatedDay(brandId: number, day: number): Answer[] {
     return this.entry(brandId, day).answers;
@@ -128,7 +124,7 @@ export class AnswerStore {
       const today = this.options.today();
       const late = this.options.late();
       const count = entry.answers.length;
-      const offset = count > 0 ? this.lateOffset(brandId, day, count) : 0;
+      const offset = count > 0 ? hashKeys(this.options.seed, brandId, day, LATE_KEY) % count : 0;
       list = entry.answers.filter(
         (answer) => matches(answer, filter) && isVisible(answer.index, count, offset, today - day, late),
       );
