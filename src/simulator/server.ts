@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -216,19 +217,9 @@ export async function listen(
       return log(0, 'reset');
     }
     if (knobs.unavailable === 'hang') {
-      // Held until the client closes it (its headers timeout) or the simulator stops, whatever the knob says meanwhile:
-      // a request a gateway swallowed is not answered later.
-      if (!req.socket.destroyed && !stopping.signal.aborted) {
-        await new Promise<void>((resolve) => {
-          const release = () => {
-            req.socket.off('close', release);
-            stopping.signal.removeEventListener('abort', release);
-            resolve();
-          };
-          req.socket.once('close', release);
-          stopping.signal.addEventListener('abort', release, { once: true });
-        });
-      }
+      // Held until the client closes it (its headers timeout) or the simulator stops (once() then rejects), whatever the
+      // knob says meanwhile: a request a gateway swallowed is not answered later.
+      if (!req.socket.destroyed) await once(req.socket, 'close', { signal: stopping.signal }).catch(() => undefined);
       return log(0, 'hang');
     }
     // Answers an error before the request reaches its route.
