@@ -4,12 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAdmin } from './admin.js';
 import { applyDrift, applyInfoDrift } from './faults/drift.js';
-import {
-  SimulatorApiError,
-  simulatorErrorEnvelope,
-  simulatorNotFound,
-  simulatorValidationError,
-} from './sim-errors.js';
+import { SimulatorApiError, simulatorNotFound, simulatorValidationError } from './sim-errors.js';
 import { faultFor } from './faults/faults.js';
 import { isLaterPage, laterPage } from './faults/later-pages.js';
 import { applyOddities } from './faults/oddities.js';
@@ -45,7 +40,7 @@ interface Outcome {
 }
 
 function errorOutcome(error: SimulatorApiError): Outcome {
-  return { status: error.status, body: JSON.stringify(simulatorErrorEnvelope(error)), headers: error.headers };
+  return { status: error.status, body: error.envelopeJson(), headers: error.headers };
 }
 
 /** Runs one API request through auth, brand access, idempotency and its route. */
@@ -224,8 +219,7 @@ export async function listen(
     }
     // Answers an error before the request reaches its route.
     const refuse = (status: number, code: string, message: string, headers = {}, fault?: FaultKind) => {
-      const outcome = errorOutcome(new SimulatorApiError(status, code, message, [], headers));
-      sendBody(res, status, outcome.body, outcome.headers);
+      sendBody(res, status, new SimulatorApiError(status, code, message).envelopeJson(), headers);
       log(status, fault);
     };
     if (knobs.unavailable === '503') {
