@@ -12,7 +12,7 @@ export type DryRunAnswer = (typeof DRY_RUN_ANSWERS)[number];
  * What the sync must survive, all off by default. Set by flag at start, and at run time with
  * `POST /__admin/knobs` or `RunningSimulator.setKnobs()`.
  */
-export const knobsSchema = z
+const knobsSchema = z
   .object({
     /** Delay before every API answer (ms); default 0. */
     latencyMs: z.number().int().min(0).max(600_000).default(0),

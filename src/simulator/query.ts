@@ -11,7 +11,7 @@ const DEFAULT_RANGE_DAYS = 30;
 const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** How a request's query is read: the simulator's options and the knobs that bear on it. */
-export type QuerySettings = Knobs & { arrayFormat: ArrayFormat; rangeEndEcho: RangeEndEcho };
+type QuerySettings = Knobs & { arrayFormat: ArrayFormat; rangeEndEcho: RangeEndEcho };
 
 /**
  * Reads the query of one request by the default parameter names (src/api/param-names.ts), mapped to wire

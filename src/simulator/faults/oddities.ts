@@ -14,7 +14,7 @@ const ODDITY_KINDS = [
   'page_total',
   'no_total',
 ] as const;
-export type OddityKind = (typeof ODDITY_KINDS)[number];
+type OddityKind = (typeof ODDITY_KINDS)[number];
 export const oddityKindSchema = z.enum(ODDITY_KINDS);
 
 /** Days a record `row_outside_window` adds is moved past its original's date. */

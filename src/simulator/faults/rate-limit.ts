@@ -69,7 +69,7 @@ export class RateLimiter {
   }
 }
 
-export interface RateWindowStatus {
+interface RateWindowStatus {
   limit: number;
   windowSeconds: number;
   remaining: number;

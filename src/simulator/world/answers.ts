@@ -7,7 +7,7 @@ import type { Sentiment } from '../spec-enums.js';
 import type { BrandWorld, CitedPage, Product } from './world-types.js';
 
 /** A brand named in an answer: -1 is the brand itself, else an index into `basis.competitors`. */
-export interface Mention {
+interface Mention {
   who: number;
   position: number;
 }
@@ -17,7 +17,7 @@ export interface Citation {
   sentiment: Sentiment;
 }
 
-export interface ProductMention {
+interface ProductMention {
   product: Product;
   recommended: boolean;
 }
@@ -56,7 +56,7 @@ export interface AnswerFilter {
   recommended?: boolean;
 }
 
-export interface AnswerStoreOptions extends Pick<SimulatorOptions, 'maxCachedAnswers'> {
+interface AnswerStoreOptions extends Pick<SimulatorOptions, 'maxCachedAnswers'> {
   seed: number;
   /** Answers per brand per day before jitter. */
   scale: number;
