@@ -193,12 +193,9 @@ export class AnswerStore {
     const world = this.options.world(brandId);
     const basis = world.basis;
     const rng = randomFor(this.options.seed, brandId, day, ANSWERS_KEY);
-    const combos: Array<{ topic: number; scenario: number; engine: Engine }> = [];
-    basis.topics.forEach((entry, topicIndex) => {
-      entry.scenarios.forEach((_, scenarioIndex) => {
-        for (const engine of entry.engines) combos.push({ topic: topicIndex, scenario: scenarioIndex, engine });
-      });
-    });
+    const combos = basis.topics.flatMap((entry, topic) =>
+      entry.scenarios.flatMap((_, scenario) => entry.engines.map((engine) => ({ topic, scenario, engine }))),
+    );
     const answers: Answer[] = new Array(count);
     const dayStart = day * DAY_MS;
     const slot = DAY_MS / count;
