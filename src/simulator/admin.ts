@@ -1,16 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendBody } from './respond.js';
 import { simDayString } from './sim-days.js';
 import type { SimulatorState } from './state.js';
 import { errorMessage } from '../format.js';
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
-  });
-  res.end(text);
-}
+const json = (res: ServerResponse, status: number, body: unknown) => sendBody(res, status, JSON.stringify(body));
 
 /**
  * The admin endpoints, served on the simulator's own listener without an API key (it only listens on the

@@ -1,6 +1,6 @@
 import { LIMITS } from './spec-enums.js';
 
-export interface StoredAnswer {
+interface StoredAnswer {
   status: number;
   body: string;
   expiresAt: number;

@@ -6,8 +6,6 @@ import { SimulatorState } from './state.js';
 import { createTruth, type SimulatorTruth } from './truth.js';
 
 export type { Knobs, LoggedRequest, SimulatorOptions, SimulatorTruth };
-export type { FaultKind } from './knobs.js';
-export type { Answer } from './world/answers.js';
 export { ENGINES } from './world/engines.js';
 
 /** A simulator serving the API; `url` is the base URL, the API lives under `${url}/customer/v1/...`. */

@@ -1,4 +1,4 @@
-import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
+import { type ArrayFormat, type ParamMapping, wireName } from '../api/param-names.js';
 import { DAY_MS, simDayOfMs, simDayString, parseSimDay } from './sim-days.js';
 import { simulatorValidationError, type SimulatorErrorDetail } from './sim-errors.js';
 import type { Knobs } from './knobs.js';
@@ -11,7 +11,7 @@ const DEFAULT_RANGE_DAYS = 30;
 const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** How a request's query is read: the simulator's options and the knobs that bear on it. */
-export type QuerySettings = Knobs & { arrayFormat: ArrayFormat; rangeEndEcho: RangeEndEcho };
+type QuerySettings = Knobs & { arrayFormat: ArrayFormat; rangeEndEcho: RangeEndEcho };
 
 /**
  * Reads the query of one request by the default parameter names (src/api/param-names.ts), mapped to wire
@@ -37,7 +37,7 @@ export class QueryReader {
   }
 
   wire(name: string): string {
-    return (this.mapping as Record<string, string | undefined>)[name] ?? name;
+    return wireName(name, this.mapping);
   }
 
   /** Records a problem with a parameter, by its wire name; routes add those of parameters read together. */

@@ -1,14 +1,10 @@
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAdmin } from './admin.js';
 import { applyDrift, applyInfoDrift } from './faults/drift.js';
-import {
-  SimulatorApiError,
-  simulatorErrorEnvelope,
-  simulatorNotFound,
-  simulatorValidationError,
-} from './sim-errors.js';
+import { SimulatorApiError, simulatorNotFound, simulatorValidationError } from './sim-errors.js';
 import { faultFor } from './faults/faults.js';
 import { isLaterPage, laterPage } from './faults/later-pages.js';
 import { applyOddities } from './faults/oddities.js';
@@ -24,22 +20,15 @@ import { errorMessage } from '../format.js';
 const API_PREFIX = /^\/customer\/v1\/brands\/([^/]+)(\/.*)?$/;
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new SimulatorApiError(413, 'payload_too_large', 'body over 10 MB'));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new SimulatorApiError(413, 'payload_too_large', 'body over 10 MB');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 interface Outcome {
@@ -51,7 +40,7 @@ interface Outcome {
 }
 
 function errorOutcome(error: SimulatorApiError): Outcome {
-  return { status: error.status, body: JSON.stringify(simulatorErrorEnvelope(error)), headers: error.headers };
+  return { status: error.status, body: error.envelopeJson(), headers: error.headers };
 }
 
 /** Runs one API request through auth, brand access, idempotency and its route. */
@@ -223,25 +212,14 @@ export async function listen(
       return log(0, 'reset');
     }
     if (knobs.unavailable === 'hang') {
-      // Held until the client closes it (its headers timeout) or the simulator stops, whatever the knob says meanwhile:
-      // a request a gateway swallowed is not answered later.
-      if (!req.socket.destroyed && !stopping.signal.aborted) {
-        await new Promise<void>((resolve) => {
-          const release = () => {
-            req.socket.off('close', release);
-            stopping.signal.removeEventListener('abort', release);
-            resolve();
-          };
-          req.socket.once('close', release);
-          stopping.signal.addEventListener('abort', release, { once: true });
-        });
-      }
+      // Held until the client closes it (its headers timeout) or the simulator stops (once() then rejects), whatever the
+      // knob says meanwhile: a request a gateway swallowed is not answered later.
+      if (!req.socket.destroyed) await once(req.socket, 'close', { signal: stopping.signal }).catch(() => undefined);
       return log(0, 'hang');
     }
     // Answers an error before the request reaches its route.
     const refuse = (status: number, code: string, message: string, headers = {}, fault?: FaultKind) => {
-      const outcome = errorOutcome(new SimulatorApiError(status, code, message, [], headers));
-      sendBody(res, status, outcome.body, outcome.headers, undefined, 0, stalls);
+      sendBody(res, status, new SimulatorApiError(status, code, message).envelopeJson(), headers);
       log(status, fault);
     };
     if (knobs.unavailable === '503') {
@@ -294,7 +272,8 @@ export async function listen(
         outcome = errorOutcome(new SimulatorApiError(500, 'internal_error', errorMessage(error)));
       }
     }
-    sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, fault, knobs.stallMs, stalls);
+    const breakage = fault && { fault, stallMs: knobs.stallMs, stalls };
+    sendBody(res, outcome.status, outcome.body, { ...outcome.headers, ...limitHeaders }, breakage);
     log(outcome.status, fault, outcome.written);
   };
 

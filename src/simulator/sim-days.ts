@@ -1,21 +1,19 @@
 /** Days as integers (days since 1970-01-01, UTC), which makes ranges and lookups plain arithmetic. */
+import { DAY_MS, isDay, utcDayOf } from '../days.js';
 
-export const DAY_MS = 86_400_000;
+export { DAY_MS };
 
 export function simDayOfMs(ms: number): number {
   return Math.floor(ms / DAY_MS);
 }
 
 export function simDayString(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+  return utcDayOf(day * DAY_MS);
 }
 
 /** Parses YYYY-MM-DD strictly (the day must exist); undefined otherwise. */
 export function parseSimDay(text: string): number | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
-  const ms = Date.parse(`${text}T00:00:00Z`);
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text) return undefined;
-  return simDayOfMs(ms);
+  return isDay(text) ? simDayOfMs(Date.parse(`${text}T00:00:00Z`)) : undefined;
 }
 
 /** Monday of the week holding the day (1970-01-01 was a Thursday). */

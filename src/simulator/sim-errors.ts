@@ -17,6 +17,12 @@ export class SimulatorApiError extends Error {
   ) {
     super(message);
   }
+
+  /** The error envelope as JSON, with a request id of its own. */
+  envelopeJson(): string {
+    const { code, message, details } = this;
+    return JSON.stringify({ error: { code, message, details, request_id: randomUUID() } });
+  }
 }
 
 /** A 400 naming the first problem; `details` holds one at least. */
@@ -28,8 +34,4 @@ export function simulatorValidationError(details: SimulatorErrorDetail[]): Simul
 
 export function simulatorNotFound(message: string): SimulatorApiError {
   return new SimulatorApiError(404, 'not_found', message);
-}
-
-export function simulatorErrorEnvelope(error: SimulatorApiError) {
-  return { error: { code: error.code, message: error.message, details: error.details, request_id: randomUUID() } };
 }

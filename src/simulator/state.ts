@@ -63,9 +63,7 @@ export class SimulatorState {
     }
     this.clock = new SimulatorClock(today, options.clock);
     this.firstDay = this.clock.today() - days + 1;
-    const knobInput = Object.fromEntries(
-      Object.entries(options).filter(([key, value]) => Object.hasOwn(DEFAULT_KNOBS, key) && value !== undefined),
-    );
+    const knobInput = Object.fromEntries(Object.entries(options).filter(([key]) => Object.hasOwn(DEFAULT_KNOBS, key)));
     this.knobs = { ...DEFAULT_KNOBS, ...parseKnobs(knobInput) };
     this.store = new AnswerStore({
       seed: this.seed,

@@ -22,10 +22,6 @@ function identity(record: Record<string, unknown>, index: number, routeKey: numb
   return typeof id === 'number' ? hashKeys(routeKey, id) : hashKeys(routeKey, index, 7);
 }
 
-function draw(settings: DriftSettings, kind: number, identityKey: number): number {
-  return unitFor(settings.seed, kind, identityKey);
-}
-
 /**
  * Drift on the records of a list answer: unknown extra fields, unlisted enum values and invalid records.
  * Which records drift depends on the seed, the route and the record's id alone, so a record drifts the
@@ -37,18 +33,18 @@ export function applyDrift(records: unknown[], routeName: string, settings: Drif
     if (value === null || typeof value !== 'object') return value;
     let record = value as Record<string, unknown>;
     const key = identity(record, index, routeKey);
-    if (draw(settings, EXTRA_KEY, key) < settings.extraFieldShare) {
+    if (unitFor(settings.seed, EXTRA_KEY, key) < settings.extraFieldShare) {
       record = {
         ...record,
         x_unlisted_field: { note: 'a field the spec does not list', since: '2099-01-01' },
         x_score: 0.5,
       };
     }
-    if (draw(settings, ENUM_KEY, key) < settings.unknownEnumShare) {
+    if (unitFor(settings.seed, ENUM_KEY, key) < settings.unknownEnumShare) {
       const field = UNLISTED_VALUES.find(([name]) => typeof record[name] === 'string');
       if (field) record = { ...record, [field[0]]: field[1] };
     }
-    if (draw(settings, INVALID_KEY, key) < settings.invalidShare) {
+    if (unitFor(settings.seed, INVALID_KEY, key) < settings.invalidShare) {
       record = { ...record };
       const variant = hashKeys(key, 3) % 3;
       const idField = 'id' in record ? 'id' : 'conversation_id' in record ? 'conversation_id' : undefined;
@@ -79,7 +75,7 @@ export function applyInfoDrift(
     (entry, index) =>
       entry !== null &&
       typeof entry === 'object' &&
-      draw(settings, ENUM_KEY, hashKeys(routeKey, index, 7)) < settings.unknownEnumShare,
+      unitFor(settings.seed, ENUM_KEY, hashKeys(routeKey, index, 7)) < settings.unknownEnumShare,
   );
   if (drifted === -1) return info;
   const byOwnership = entries.map((entry, index) =>

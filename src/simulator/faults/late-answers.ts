@@ -18,11 +18,6 @@ function multiplierFor(count: number): number {
   return 1;
 }
 
-/** Position of answer `index` in the day's late order; ranks below the late count are late. */
-function lateRank(index: number, count: number, offset: number): number {
-  return (index * multiplierFor(count) + offset) % count;
-}
-
 function lateCount(count: number, late: LateSettings): number {
   if (late.share <= 0 || late.days <= 0) return 0;
   return Math.floor(count * Math.min(1, late.share));
@@ -33,7 +28,8 @@ export function isVisible(index: number, count: number, offset: number, age: num
   if (age < 0) return false;
   const lateTotal = lateCount(count, late);
   if (lateTotal === 0) return true;
-  const rank = lateRank(index, count, offset);
+  // The answer's place in the day's late order; places below the late count are late.
+  const rank = (index * multiplierFor(count) + offset) % count;
   if (rank >= lateTotal) return true;
   const delay = 1 + (rank % late.days);
   return delay <= age;

@@ -7,7 +7,7 @@ import { z } from 'zod';
  */
 const LATER_PAGES = ['json', 'html', 'cut_json', 'null_data'] as const;
 export const laterPagesSchema = z.enum(LATER_PAGES);
-export type LaterPages = (typeof LATER_PAGES)[number];
+type LaterPages = (typeof LATER_PAGES)[number];
 
 const PROXY_PAGE = '<html><body><form action="/login">Proxy login</form></body></html>';
 

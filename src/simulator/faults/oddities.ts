@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DAY_MS } from '../sim-days.js';
 
 /**
  * Schema-valid answers an API may give: a record dated outside the range asked, an id repeated with other content, a
@@ -13,7 +14,7 @@ const ODDITY_KINDS = [
   'page_total',
   'no_total',
 ] as const;
-export type OddityKind = (typeof ODDITY_KINDS)[number];
+type OddityKind = (typeof ODDITY_KINDS)[number];
 export const oddityKindSchema = z.enum(ODDITY_KINDS);
 
 /** Days a record `row_outside_window` adds is moved past its original's date. */
@@ -31,7 +32,7 @@ interface ListAnswer {
 function shiftDate(value: string, days: number): string | undefined {
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) return undefined;
-  const shifted = new Date(ms + days * 86_400_000).toISOString();
+  const shifted = new Date(ms + days * DAY_MS).toISOString();
   return /^\d{4}-\d{2}-\d{2}$/.test(value) ? shifted.slice(0, 10) : shifted;
 }
 

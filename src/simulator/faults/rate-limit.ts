@@ -22,12 +22,9 @@ export class RateLimiter {
     const { windowMs, allowance } = windowOf(perSecond);
     const window = Math.floor(nowMs / windowMs);
     const current = this.windows.get(key);
-    if (!current || current.window !== window) {
-      this.windows.set(key, { window, count: 1 });
-      return true;
-    }
-    current.count++;
-    return current.count <= allowance;
+    const count = current?.window === window ? current.count + 1 : 1;
+    this.windows.set(key, { window, count });
+    return count <= allowance;
   }
 
   /** The key's window or bucket at `nowMs`, as rate-limit headers state it; undefined when there is no limit. */
@@ -72,7 +69,7 @@ export class RateLimiter {
   }
 }
 
-export interface RateWindowStatus {
+interface RateWindowStatus {
   limit: number;
   windowSeconds: number;
   remaining: number;

@@ -14,11 +14,6 @@ function periodFrom(start: number, period: Period, count: number): number {
   return period === 'day' ? start + count : period === 'week' ? start + 7 * count : monthStart(start, count);
 }
 
-/** Relative change against the previous period: (now - before) / before; 0 when before is 0. */
-function relativeChange(now: number, before: number): number {
-  return before === 0 ? 0 : (now - before) / before;
-}
-
 /**
  * Endpoint 17. One row per period that meets the range (the row's date is the period's first day, a
  * Monday for weeks; only citations inside the range count), with `change` relative to the period before.
@@ -70,7 +65,7 @@ export function citationsReport(
       rows.push({
         date: simDayString(start),
         occurrences: value,
-        change: relativeChange(value, previous),
+        change: previous === 0 ? 0 : (value - previous) / previous,
         ...(domain ? { domain } : {}),
       });
       previous = value;

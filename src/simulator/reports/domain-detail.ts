@@ -39,12 +39,8 @@ export function domainDetail(
     byDay.set(answer.day, day);
   });
   if (occurrences === 0) return undefined;
-  const scenarioText = new Map<number, string>();
-  const topicName = new Map<number, string>();
-  for (const entry of world.basis.topics) {
-    topicName.set(entry.topic.id, entry.topic.name);
-    for (const scenario of entry.scenarios) scenarioText.set(scenario.id, scenario.text);
-  }
+  const topicName = new Map(world.basis.topics.map((t) => [t.topic.id, t.topic.name] as const));
+  const scenarioText = new Map(world.basis.topics.flatMap((t) => t.scenarios.map((s) => [s.id, s.text] as const)));
   const byCount = <K>(map: Map<K, number>) => [...map.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   return {
     domain,

@@ -2,8 +2,8 @@ import type { AnswerFilter, AnswerStore } from '../world/answers.js';
 import type { BrandWorld } from '../world/world-types.js';
 import { ratio, wilson } from './wilson.js';
 
-export type RankingMetric = 'visibility' | 'recommendation';
-export type RankingSubject = 'brand' | 'competitor';
+type RankingMetric = 'visibility' | 'recommendation';
+type RankingSubject = 'brand' | 'competitor';
 
 /**
  * Endpoint 19, from the shopping answers of the range. visibility = shopping answers listing the product /

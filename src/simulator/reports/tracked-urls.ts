@@ -3,7 +3,7 @@ import { isoTime } from '../sim-days.js';
 import type { BrandWorld, TrackedUrl } from '../world/world-types.js';
 import { ratio } from './wilson.js';
 
-export interface TrackedUrlCounts {
+interface TrackedUrlCounts {
   /** Answers of the range the counts read (the same for every page). */
   conversations: number;
   /** Distinct answers citing each page (by normal-form URL), and the time of the first one. */

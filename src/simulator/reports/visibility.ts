@@ -33,12 +33,7 @@ function bump(map: Map<number, Tally>, key: number, answer: Answer, competitors:
   for (const mention of answer.brands) if (mention.who >= 0) tally.competitorAnswers[mention.who]!++;
 }
 
-interface Tallies {
-  topics: Map<number, Tally>;
-  scenarios: Map<number, Tally>;
-}
-
-function tallyRange(store: AnswerStore, world: BrandWorld, filter: AnswerFilter): Tallies {
+function tallyRange(store: AnswerStore, world: BrandWorld, filter: AnswerFilter) {
   const topics = new Map<number, Tally>();
   const scenarios = new Map<number, Tally>();
   const competitors = world.basis.competitors.length;
@@ -85,9 +80,10 @@ function brandEntries(world: BrandWorld, tally: Tally, previous: Tally | undefin
   return [own, ...competitors];
 }
 
-function row(tally: Tally, previous: Tally | undefined) {
+/** The measures of a topic or scenario row, and its brand entries. */
+function row(world: BrandWorld, tally: Tally, previous: Tally | undefined) {
   const { conversations, ...rest } = measures(tally.mentioned, previous?.mentioned ?? 0, tally, previous);
-  return { conversations, days: tally.days.size, ...rest };
+  return { conversations, days: tally.days.size, ...rest, brands: brandEntries(world, tally, previous) };
 }
 
 /**
@@ -108,26 +104,19 @@ export function visibilityReport(
   for (const entry of world.basis.topics) {
     const tally = current.topics.get(entry.topic.id);
     if (!tally) continue;
-    const before = previous.topics.get(entry.topic.id);
     rows.push({
       topic_id: entry.topic.id,
       name: entry.topic.name,
-      ...row(tally, before),
-      brands: brandEntries(world, tally, before),
+      ...row(world, tally, previous.topics.get(entry.topic.id)),
       ...(includeScenarios
         ? {
             scenarios: entry.scenarios
               .filter((scenario) => current.scenarios.has(scenario.id))
-              .map((scenario) => {
-                const scenarioTally = current.scenarios.get(scenario.id)!;
-                const scenarioBefore = previous.scenarios.get(scenario.id);
-                return {
-                  scenario_id: scenario.id,
-                  text: scenario.text,
-                  ...row(scenarioTally, scenarioBefore),
-                  brands: brandEntries(world, scenarioTally, scenarioBefore),
-                };
-              }),
+              .map((scenario) => ({
+                scenario_id: scenario.id,
+                text: scenario.text,
+                ...row(world, current.scenarios.get(scenario.id)!, previous.scenarios.get(scenario.id)),
+              })),
           }
         : {}),
     });

@@ -8,10 +8,8 @@ export class BodyReader {
 
   object(): Record<string, unknown> {
     if (this.body === undefined) return {};
-    if (this.body === null || typeof this.body !== 'object' || Array.isArray(this.body)) {
-      this.errors.push({ field: 'body', message: 'must be a JSON object' });
-      return {};
-    }
+    if (this.body === null || typeof this.body !== 'object' || Array.isArray(this.body))
+      return this.fail('body', 'must be a JSON object') ?? {};
     return this.body as Record<string, unknown>;
   }
 

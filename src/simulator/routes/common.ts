@@ -55,11 +55,8 @@ export function readAnswerFilter(
   const sent = known?.length ? known : undefined;
   const engines = sent ?? (settings.engineDefault === 'brand' ? [...world.brand.engines] : [...ENGINES]);
   query.echo('engines', engines);
-  let topicIds: number[] | undefined;
-  if (settings.topics) {
-    topicIds = query.intArray('topic_ids');
-    query.echo('topic_ids', topicIds);
-  }
+  const topicIds = settings.topics ? query.intArray('topic_ids') : undefined;
+  query.echo('topic_ids', topicIds);
   const everyEngine = ENGINES.every((engine) => engines.includes(engine));
   return {
     startMs: range?.startMs ?? 0,

@@ -13,7 +13,7 @@ export interface RouteContext {
   params: string[];
 }
 
-export interface RouteAnswer {
+interface RouteAnswer {
   body: unknown;
   /** The body already written as JSON (the hot conversations page); used when no drift knob is on. */
   json?: () => string;

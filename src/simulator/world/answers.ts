@@ -7,7 +7,7 @@ import type { Sentiment } from '../spec-enums.js';
 import type { BrandWorld, CitedPage, Product } from './world-types.js';
 
 /** A brand named in an answer: -1 is the brand itself, else an index into `basis.competitors`. */
-export interface Mention {
+interface Mention {
   who: number;
   position: number;
 }
@@ -17,7 +17,7 @@ export interface Citation {
   sentiment: Sentiment;
 }
 
-export interface ProductMention {
+interface ProductMention {
   product: Product;
   recommended: boolean;
 }
@@ -56,7 +56,7 @@ export interface AnswerFilter {
   recommended?: boolean;
 }
 
-export interface AnswerStoreOptions extends Pick<SimulatorOptions, 'maxCachedAnswers'> {
+interface AnswerStoreOptions extends Pick<SimulatorOptions, 'maxCachedAnswers'> {
   seed: number;
   /** Answers per brand per day before jitter. */
   scale: number;
@@ -109,10 +109,6 @@ export class AnswerStore {
     return visibleCount(this.dayCount(brandId, day), today - day, this.options.late());
   }
 
-  private lateOffset(brandId: number, day: number, count: number): number {
-    return hashKeys(this.options.seed, brandId, day, LATE_KEY) % count;
-  }
-
   /** Every answer generated for the day, visible or not, oldest first. */
   generatedDay(brandId: number, day: number): Answer[] {
     return this.entry(brandId, day).answers;
@@ -128,7 +124,7 @@ export class AnswerStore {
       const today = this.options.today();
       const late = this.options.late();
       const count = entry.answers.length;
-      const offset = count > 0 ? this.lateOffset(brandId, day, count) : 0;
+      const offset = count > 0 ? hashKeys(this.options.seed, brandId, day, LATE_KEY) % count : 0;
       list = entry.answers.filter(
         (answer) => matches(answer, filter) && isVisible(answer.index, count, offset, today - day, late),
       );
@@ -197,12 +193,9 @@ export class AnswerStore {
     const world = this.options.world(brandId);
     const basis = world.basis;
     const rng = randomFor(this.options.seed, brandId, day, ANSWERS_KEY);
-    const combos: Array<{ topic: number; scenario: number; engine: Engine }> = [];
-    basis.topics.forEach((entry, topicIndex) => {
-      entry.scenarios.forEach((_, scenarioIndex) => {
-        for (const engine of entry.engines) combos.push({ topic: topicIndex, scenario: scenarioIndex, engine });
-      });
-    });
+    const combos = basis.topics.flatMap((entry, topic) =>
+      entry.scenarios.flatMap((_, scenario) => entry.engines.map((engine) => ({ topic, scenario, engine }))),
+    );
     const answers: Answer[] = new Array(count);
     const dayStart = day * DAY_MS;
     const slot = DAY_MS / count;

@@ -76,9 +76,7 @@ export class Random {
 
   /** Picks by weight; weights need not sum to 1. */
   weighted<T>(items: readonly T[], weights: readonly number[]): T {
-    let total = 0;
-    for (const w of weights) total += w;
-    let r = this.next() * total;
+    let r = this.next() * weights.reduce((total, w) => total + w, 0);
     for (let i = 0; i < items.length; i++) {
       r -= weights[i] ?? 0;
       if (r < 0) return items[i] as T;
@@ -92,9 +90,7 @@ export class Random {
     const count = Math.min(k, copy.length);
     for (let i = 0; i < count; i++) {
       const j = i + this.int(copy.length - i);
-      const tmp = copy[i] as T;
-      copy[i] = copy[j] as T;
-      copy[j] = tmp;
+      [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
     }
     return copy.slice(0, count);
   }
