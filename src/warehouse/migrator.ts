@@ -62,17 +62,17 @@ export async function migrate(connection: DuckDBConnection, options: MigrateOpti
       }
       continue;
     }
-    await inTransaction(connection, async () => {
+    const failure = (error: unknown) =>
+      new WarehouseError('migration_failed', `migration ${file.name} failed: ${(error as Error).message}`, {
+        cause: error,
+      });
+    await inTransaction(connection, { failure }, async () => {
       await connection.run(file.text);
       await connection.run('INSERT INTO _migrations (version, name, checksum) VALUES ($1, $2, $3)', [
         file.version,
         file.name,
         checksum,
       ]);
-    }).catch((error: unknown) => {
-      throw new WarehouseError('migration_failed', `migration ${file.name} failed: ${(error as Error).message}`, {
-        cause: error,
-      });
     });
     done.push({ version: file.version, name: file.name });
   }

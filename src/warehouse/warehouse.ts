@@ -605,7 +605,7 @@ export class Warehouse implements DimensionReads {
   private fenced<T>(work: () => Promise<T>): Promise<T> {
     return this.serial(() => {
       const fence = this.options.fence;
-      return fence ? inTransaction(this.connection, work, fence) : work();
+      return fence ? inTransaction(this.connection, { fence }, work) : work();
     });
   }
 

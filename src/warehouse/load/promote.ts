@@ -142,12 +142,13 @@ async function fencedTransaction(
   fence: CommitFence | undefined,
   work: () => Promise<void>,
 ): Promise<void> {
-  await inTransaction(connection, work, fence).catch((error: unknown) => {
-    if (error instanceof WarehouseError || isWriterFenced(error)) throw error;
-    throw new WarehouseError(
-      'promote_invalid',
-      `sync.promote: moving fields out of _extra failed, and no value moved: ${(error as Error).message}`,
-      { cause: error },
-    );
-  });
+  const failure = (error: unknown) =>
+    error instanceof WarehouseError || isWriterFenced(error)
+      ? error
+      : new WarehouseError(
+          'promote_invalid',
+          `sync.promote: moving fields out of _extra failed, and no value moved: ${(error as Error).message}`,
+          { cause: error },
+        );
+  await inTransaction(connection, { fence, failure }, work);
 }

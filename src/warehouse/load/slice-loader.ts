@@ -133,7 +133,7 @@ export async function loadSliceBatches(
       await stageRows(connection, items[0]!.plan, fills, stage);
     }
 
-    return await inTransaction(connection, async () => {
+    return await inTransaction(connection, {}, async () => {
       const tables: TableLoadResult[][] = batches.map(() => []);
       for (const items of groupBy(staged.flat(), (item) => item.write.table).values()) {
         const outcomes = await applyTableWrites(connection, items);

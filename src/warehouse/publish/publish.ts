@@ -424,17 +424,18 @@ async function updateCopy(connection: DuckDBConnection, marker: Marker, writtenS
   }
   const entries = await readJournal(connection, previous.journalSeq);
   const catalog = await readCatalog(connection);
-  await inTransaction(connection, async () => {
+  // Any failure to apply (a key collision, a type the copy no longer has) is answered by the full copy, which
+  // does not depend on the previous copy at all.
+  const failure = (error: unknown) =>
+    error instanceof FullCopyNeeded
+      ? error
+      : new FullCopyNeeded(`applying the journal failed: ${(error as Error).message}`);
+  await inTransaction(connection, { failure }, async () => {
     await applyJournal(connection, PUBLISH_ALIAS, entries, catalog);
     await writeMarker(connection, marker);
     const differing = await differingTables(connection, PUBLISH_ALIAS, catalog);
     if (differing.length)
       throw new FullCopyNeeded(`row counts differ after applying the journal in ${differing.join(', ')}`);
-  }).catch((error: unknown) => {
-    // Any failure to apply (a key collision, a type the copy no longer has) is answered by the full copy, which
-    // does not depend on the previous copy at all.
-    if (error instanceof FullCopyNeeded) throw error;
-    throw new FullCopyNeeded(`applying the journal failed: ${(error as Error).message}`);
   });
 }
 
