@@ -123,6 +123,22 @@ function forbiddenImports(): Crossing[] {
   return problems;
 }
 
+/** Files outside src/warehouse/ that may spell a query of bvsync's own tables, each with why. */
+const OWN_TABLE_SQL_ALLOWED: Readonly<Record<string, string>> = {
+  'src/cli/status/status.ts': 'it prints a query for the user to run, and runs none of its own',
+};
+
+/** Lines outside src/warehouse/ that query bvsync's own tables (`_sync_state`, `_heal_runs`, ...). */
+function ownTableSqlOutsideWarehouse(): string[] {
+  return sourceFiles(SRC)
+    .filter((file) => !file.startsWith('src/warehouse/') && !(file in OWN_TABLE_SQL_ALLOWED))
+    .flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, index) => (/\b(FROM|INTO|UPDATE|JOIN)\s+_[a-z]/.test(line) ? [`${file}:${index + 1}`] : [])),
+    );
+}
+
 describe('the layers of src/', () => {
   it('finds imports of every form', () => {
     const text = [
@@ -158,5 +174,9 @@ describe('the layers of src/', () => {
 
   it('imports only what docs/architecture.md allows', () => {
     expect(forbiddenImports()).toEqual([]);
+  });
+
+  it("keeps the SQL of bvsync's own tables in src/warehouse/, behind named functions", () => {
+    expect(ownTableSqlOutsideWarehouse()).toEqual([]);
   });
 });

@@ -1,9 +1,9 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { unlessSpent, type CallBudget } from './call-budget.js';
 import { FIGURE_FAMILIES } from './families.js';
 import type { DayWindow, Figure, FigureFamily, MeasureContext } from './figure.js';
 import { daysAsWindows, mergeWindows, narrowDays, type NarrowedDays } from './narrow-days.js';
-import { readRows } from '../warehouse/read-rows.js';
+import { rowReader } from '../warehouse/read-rows.js';
+import { syncedStreams } from '../warehouse/state/bookkeeping.js';
 
 export interface VerifyOptions extends Pick<MeasureContext, 'client' | 'connection' | 'engineBreakdown' | 'signal'> {
   brands: number[];
@@ -64,7 +64,8 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
   const unmeasured: Array<{ brandId: number; family: string }> = [];
   for (const brandId of options.brands) {
     // A brand the warehouse holds nothing of is compared whole: every figure disagrees, and the backfill is named.
-    const synced = await syncedStreams(connection, brandId);
+    const synced = await syncedStreams(rowReader(connection), brandId);
+    // A family is named after the stream its rows come from.
     const isSynced = (family: FigureFamily) => synced.size === 0 || synced.has(family.name);
     const brand = {
       figures: [] as Figure[],
@@ -135,10 +136,4 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
       narrowingLimit: options.budget.narrowingLimit,
     },
   };
-}
-
-/** The streams the warehouse has any slice of for the brand: a family is named after the stream its rows come from. */
-async function syncedStreams(connection: DuckDBConnection, brandId: number): Promise<Set<string>> {
-  const rows = await readRows(connection, 'SELECT DISTINCT stream FROM _sync_state WHERE brand_id = $1', [brandId]);
-  return new Set(rows.map((row) => String(row.stream)));
 }

@@ -3,6 +3,7 @@ import { DuckDBInstance, listValue, type DuckDBConnection, type DuckDBValue } fr
 import {
   completeDays,
   newestCompletePastDays,
+  requestsByDay,
   sliceKeyText,
   storedSliceStates,
   type NewestCompleteDay,
@@ -75,7 +76,13 @@ import {
 import { WarehouseError } from './warehouse-error.js';
 import { DatabaseInvalidatedError, writerFaultOf, type WriterFault } from './file/writer-fault.js';
 import { warehouseIdOf } from './state/warehouse-id.js';
-import { healRound, lastFinishedHealRound, saveHealRound, type HealRound } from './state/heal-log.js';
+import {
+  healRound,
+  lastFinishedHealRound,
+  persistingToldSince,
+  saveHealRound,
+  type HealRound,
+} from './state/heal-log.js';
 import { openWaitingForLock, type ReopenTrigger } from './file/memory-release.js';
 import type { FinishedRunStatus, RunLogStatus } from '../vocabulary.js';
 import { brandStreamId, sliceId } from '../slice-ids.js';
@@ -337,6 +344,14 @@ export class Warehouse implements DimensionReads {
 
   lastFinishedHealRound(): Promise<HealRound | undefined> {
     return this.serial(() => lastFinishedHealRound(this.reader()));
+  }
+
+  persistingToldSince(healId: string): Promise<Set<string>> {
+    return this.serial(() => persistingToldSince(this.reader(), healId));
+  }
+
+  requestsByDay(window: { from: string; to: string }): Promise<PlainRow[]> {
+    return this.serial(() => requestsByDay(this.reader(), window));
   }
 
   /**

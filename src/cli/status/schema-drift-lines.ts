@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { promotedFields } from '../../warehouse/load/promote.js';
 import { readRows } from '../../warehouse/read-rows.js';
 import { driftEntries, type DriftEntry } from '../../warehouse/schema-drift.js';
 
@@ -22,11 +23,7 @@ export async function tableDrift(connection: DuckDBConnection): Promise<TableDri
   let promoted: Set<string>;
   try {
     entries = await driftEntries((sql) => readRows(connection, sql));
-    promoted = new Set(
-      (await readRows(connection, 'SELECT table_name, field FROM _promoted_fields')).map(
-        (row) => `${String(row.table_name)}.${String(row.field)}`,
-      ),
-    );
+    promoted = new Set((await promotedFields(connection)).keys());
   } catch {
     return null;
   }

@@ -212,11 +212,7 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
 async function readCosts(deps: HealDeps, meta: RunMeta, window: DayWindow) {
   const counters = await deps.runs.counters(meta.runId);
   const days = meta.from && meta.to ? eachDay(meta.from, meta.to).length : 1;
-  const rows = await deps.warehouse.query(
-    `SELECT brand_id, stream, "day"::VARCHAR AS day, run_id, max(updated_at)::VARCHAR AS at, sum(requests)::INTEGER AS requests FROM _sync_state
-     WHERE "day" BETWEEN $1::DATE AND $2::DATE OR "day" IS NULL GROUP BY ALL`,
-    [window.from, window.to],
-  );
+  const rows = await deps.warehouse.requestsByDay(window);
   const dayCost = new Map<string, number>();
   // The window and snapshot slices of a brand and stream, as the newest run that read them read them.
   const windowCost = new Map<string, { at: string; requests: number }>();
@@ -300,7 +296,7 @@ async function compareAgain(deps: HealDeps, meta: RunMeta): Promise<void> {
   const { requests: readRequests } = totalCounters((await deps.runs.counters(meta.runId)).values());
   const persisting = [...new Set([...round.persisting, ...after])].sort();
   // Rounds overlap when a scheduled run ends while another round re-reads: what one told of, the other does not tell.
-  const told = await toldSince(deps, round.healId);
+  const told = await deps.warehouse.persistingToldSince(round.healId);
   await finishRound(deps, {
     ...round,
     disagreeingAfter: after,
@@ -319,17 +315,6 @@ async function compareAgain(deps: HealDeps, meta: RunMeta): Promise<void> {
     { run: round.healId, reread: round.reread.length, after: after.length, requests, readRequests },
     'heal: compared the re-read days again',
   );
-}
-
-/** What rounds finished since round `healId` started (or the last before) left persisting: each was told of once. */
-async function toldSince(deps: HealDeps, healId: string): Promise<Set<string>> {
-  const rows = await deps.warehouse.query(
-    `SELECT DISTINCT unnest(persisting) AS each FROM _heal_runs
-     WHERE finished_at >= (SELECT started_at FROM _heal_runs WHERE heal_id = $1)
-        OR heal_id = (SELECT heal_id FROM _heal_runs WHERE finished_at IS NOT NULL ORDER BY finished_at DESC, heal_id DESC LIMIT 1)`,
-    [healId],
-  );
-  return new Set(rows.map((row) => String(row.each)));
 }
 
 /** Records the round's end, publishes it (status reads the published file), then tells of what newly persists. */

@@ -56,6 +56,12 @@ function checkPromotions(
   if (problems.length) throw new WarehouseError('promote_invalid', problems.join('\n'));
 }
 
+/** The promoted fields `_promoted_fields` records, as `table.field` -> type. */
+export async function promotedFields(connection: DuckDBConnection): Promise<Map<string, string>> {
+  const stored = await readRows(connection, 'SELECT table_name, field, data_type FROM _promoted_fields');
+  return new Map(stored.map((row) => [`${String(row.table_name)}.${String(row.field)}`, String(row.data_type)]));
+}
+
 /**
  * Adds each promoted field's column and moves the field out of `_extra` for every stored row, under the writer's
  * fence. Idempotent (test/e2e/promote.int.test.ts).
@@ -70,10 +76,7 @@ export async function promoteFields(
     Object.entries(fields).map(([field, type]) => ({ table, field, type })),
   );
   if (!entries.length) return { added: [], moved: 0 };
-  const stored = await readRows(connection, 'SELECT table_name, field, data_type FROM _promoted_fields');
-  const promoted = new Map(
-    stored.map((row) => [`${String(row.table_name)}.${String(row.field)}`, String(row.data_type)]),
-  );
+  const promoted = await promotedFields(connection);
   checkPromotions(promote, catalog, promoted);
   await checkValuesFit(connection, entries, promoted);
   const added: string[] = [];

@@ -2,7 +2,7 @@ import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/
 import type { SliceStatus } from '../../vocabulary.js';
 import { completeOnceOver } from './complete-once-over.js';
 import { completeThroughDay } from './complete-through.js';
-import { readValue, type RowReader } from '../read-rows.js';
+import { readValue, type PlainRow, type RowReader } from '../read-rows.js';
 import { sliceId } from '../../slice-ids.js';
 
 /**
@@ -105,6 +105,24 @@ export async function storedSliceStates(
 }
 
 /** The brands the file holds slices of, in id order. */
+/**
+ * The requests of each slice's last read in a window, by brand, stream and day (null for window and snapshot slices,
+ * with `at` their newest update): what re-reading a day costs `sync.heal`.
+ */
+export function requestsByDay(read: RowReader, window: { from: string; to: string }): Promise<PlainRow[]> {
+  return read(
+    `SELECT brand_id, stream, "day"::VARCHAR AS day, run_id, max(updated_at)::VARCHAR AS at, sum(requests)::INTEGER AS requests FROM _sync_state
+     WHERE "day" BETWEEN $1::DATE AND $2::DATE OR "day" IS NULL GROUP BY ALL`,
+    [window.from, window.to],
+  );
+}
+
+/** The streams the warehouse has any slice of for the brand. */
+export async function syncedStreams(read: RowReader, brandId: number): Promise<Set<string>> {
+  const rows = await read('SELECT DISTINCT stream FROM _sync_state WHERE brand_id = $1', [brandId]);
+  return new Set(rows.map((row) => String(row.stream)));
+}
+
 export async function syncedBrands(read: RowReader): Promise<number[]> {
   return (await read('SELECT DISTINCT brand_id FROM _sync_state ORDER BY brand_id')).map((row) => Number(row.brand_id));
 }

@@ -78,6 +78,17 @@ export async function lastFinishedHealRound(read: RowReader): Promise<HealRound 
   return row && roundOf(row);
 }
 
+/** What rounds finished since round `healId` started (or the last before) left persisting: each was told of once. */
+export async function persistingToldSince(read: RowReader, healId: string): Promise<Set<string>> {
+  const rows = await read(
+    `SELECT DISTINCT unnest(persisting) AS each FROM _heal_runs
+     WHERE finished_at >= (SELECT started_at FROM _heal_runs WHERE heal_id = $1)
+        OR heal_id = (SELECT heal_id FROM _heal_runs WHERE finished_at IS NOT NULL ORDER BY finished_at DESC, heal_id DESC LIMIT 1)`,
+    [healId],
+  );
+  return new Set(rows.map((row) => String(row.each)));
+}
+
 function roundOf(row: PlainRow): HealRound {
   const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
   return {
