@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import { Command } from 'commander';
 import { cancelRun } from '../../engine/run/cancel-run.js';
@@ -65,7 +66,7 @@ async function waitForJob(queue: Queue, id: string): Promise<boolean> {
     const state = await queue.getJobState(id);
     if (state === 'completed') return true;
     if (state === 'failed' || state === 'unknown') return false;
-    await new Promise((resolve) => setTimeout(resolve, RECORD_POLL_MS));
+    await sleep(RECORD_POLL_MS);
   }
   return false;
 }

@@ -1,3 +1,4 @@
+import { DAY_MS } from '../../days.js';
 import type { Redis } from 'ioredis';
 import { redisKeys, type RedisKeys } from '../../redis-keys.js';
 import type { SyncConfig } from '../../configuration.js';
@@ -9,7 +10,7 @@ import type { SyncConfig } from '../../configuration.js';
 export const SAME_OUTAGE_MS = 3 * 60_000;
 
 /** Long enough to outlive any run that gave up: a run's records in Redis are kept longer, and an answer clears it sooner. */
-const MEMORY_MS = 24 * 60 * 60 * 1000;
+const MEMORY_MS = DAY_MS;
 
 /**
  * How long a run waits the API out (`sync.outageToleranceMinutes`), undefined when it does not (0). Also how long one

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -361,7 +362,7 @@ export async function startPrivateRedis(): Promise<ResolvedRedis> {
   const ready = (async () => {
     for (let attempt = 0; attempt < 50 && !exited; attempt++) {
       if (await answers(url)) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
     }
     throw new RedisUnavailableError(exited ?? `a private redis-server on port ${port} did not answer`);
   })();

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
@@ -314,7 +315,7 @@ export class RunStore {
         return next;
       }
       // A remembered record out of date costs a read, not a wait: it says nothing of a writer racing this one.
-      if (!remembered) await new Promise((resolve) => setTimeout(resolve, 5 + attempt * 5));
+      if (!remembered) await sleep(5 + attempt * 5);
       remembered = false;
     }
     throw new Error(`could not update run ${runId}: its record kept changing under ${UPDATE_ATTEMPTS} tries`);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import { selectStreams } from '../../streams/registry.js';
@@ -220,7 +221,7 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
         await host?.stop();
         return await outage.within(runId, readProgress(runs, runId));
       }
-      await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+      await sleep(POLL_INTERVAL_MS);
     }
   } catch (error) {
     redisGone = error instanceof RedisGoneError;

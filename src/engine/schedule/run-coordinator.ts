@@ -1,3 +1,4 @@
+import { DAY_MS } from '../../days.js';
 import type { Redis } from 'ioredis';
 import type { RunCoordinator } from 'node-cron';
 import type { RedisKeys } from '../../redis-keys.js';
@@ -18,7 +19,7 @@ export class RedisRunCoordinator implements RunCoordinator {
       this.keys.cronSlot(key),
       String(process.pid),
       'PX',
-      Math.max(ttlMs, 24 * 60 * 60 * 1000),
+      Math.max(ttlMs, DAY_MS),
       'NX',
     );
     return taken === 'OK';

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CronExpressionParser } from 'cron-parser';
 import cron, { type ScheduledTask } from 'node-cron';
 import { cronProblem } from '../../config/cron-check.js';
@@ -12,7 +13,7 @@ import { redisKeys } from '../../redis-keys.js';
 import { openQueues } from '../jobs/queues.js';
 import { requestQuotaOf, resumeEachWindow } from '../fetch/quota-parking.js';
 import type { Config, ScheduleConfig } from '../../configuration.js';
-import { utcDayOf, type DayClock } from '../../days.js';
+import { DAY_MS, utcDayOf, type DayClock } from '../../days.js';
 
 export interface SchedulerOptions {
   config: Config;
@@ -93,7 +94,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
   for (const schedule of config.schedules) {
     const previous = CronExpressionParser.parse(schedule.cron, { tz: 'UTC', currentDate: now() }).prev().toDate();
     // A slot missed within the last 24 h is caught up at start (docs/syncing.md).
-    const missed = now().getTime() - previous.getTime() <= 24 * 60 * 60 * 1000;
+    const missed = now().getTime() - previous.getTime() <= DAY_MS;
     // A run recorded but never planned (its scheduler died in between) is caught up too: enqueueRun plans it.
     const recorded = await runs.get(scheduledRunId(schedule.name, previous));
     if (missed && (!recorded || recorded.status === 'planning')) {
@@ -121,7 +122,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
                 : 'could not enqueue the scheduled run; trying again',
             );
             if (last || stopped) return;
-            await new Promise((resolve) => setTimeout(resolve, TICK_RETRY_MS * attempt));
+            await sleep(TICK_RETRY_MS * attempt);
           }
         }
       },
