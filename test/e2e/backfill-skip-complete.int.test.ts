@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, todayUtc } from '../../src/days.js';
 import { runToEnd, type RunProgress } from '../../src/engine/run/start-run.js';
 import type { Job } from 'bullmq';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { loadProcessor } from '../../src/engine/writer/load-processor.js';
 import { openQueues } from '../../src/engine/jobs/queues.js';
 import { connectRedis } from '../../src/engine/redis/redis.js';
@@ -16,6 +15,7 @@ import {
   queryFile,
   runBvsync,
   runInProcess,
+  runOnFile,
   writeCliConfig,
   type EngineFixture,
 } from '../support/engine.js';
@@ -53,16 +53,7 @@ let skippingAsked: ReturnType<typeof daysAsked>;
 let conversationsBefore: number;
 
 /** Changes the working file between runs, as a run of another day would have left it. */
-async function tamper(statements: string[]): Promise<void> {
-  const instance = await DuckDBInstance.create(workingPathFor(fx.config.db));
-  const connection = await instance.connect();
-  try {
-    for (const statement of statements) await connection.run(statement);
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
-}
+const tamper = (statements: string[]) => runOnFile(workingPathFor(fx.config.db), ...statements);
 const statusDays = async () =>
   (
     await queryFile(workingPathFor(fx.config.db), `SELECT DISTINCT "day"::VARCHAR AS day FROM article_status_daily`)
