@@ -104,7 +104,6 @@ export async function storedSliceStates(
   return states;
 }
 
-/** The brands the file holds slices of, in id order. */
 /**
  * The requests of each slice's last read in a window, by brand, stream and day (null for window and snapshot slices,
  * with `at` their newest update): what re-reading a day costs `sync.heal`.
@@ -123,6 +122,7 @@ export async function syncedStreams(read: RowReader, brandId: number): Promise<S
   return new Set(rows.map((row) => String(row.stream)));
 }
 
+/** The brands the file holds slices of, in id order. */
 export async function syncedBrands(read: RowReader): Promise<number[]> {
   return (await read('SELECT DISTINCT brand_id FROM _sync_state ORDER BY brand_id')).map((row) => Number(row.brand_id));
 }
