@@ -101,6 +101,12 @@ export function formatBytes(bytes: number): string {
   return unit === 0 ? `${Math.round(value)} bytes` : `${value.toFixed(1)} ${BYTE_UNITS[unit]}`;
 }
 
+/** The `code` of a Node or undici error (`ENOENT`, `ECONNRESET`, `CERT_HAS_EXPIRED`), when it has one. */
+export function errnoOf(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** The text of anything thrown: an Error's message, else the value as a string. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,6 +1,6 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { errorMessage } from './format.js';
+import { errnoOf, errorMessage } from './format.js';
 
 /** A folder bvsync could not create; the message names the path and the operating system's reason. */
 export class FolderError extends Error {
@@ -53,12 +53,6 @@ function kindOf(path: string, purpose: string): 'folder' | 'other' | 'missing' {
     if (code === 'ENOENT' || code === 'ENOTDIR') return 'missing';
     throw new FolderError(`cannot look at ${path}, the folder of ${purpose}: ${describeErrno(error)}`, code);
   }
-}
-
-/** The `code` of a Node or undici error (`ENOENT`, `ECONNRESET`, `CERT_HAS_EXPIRED`), when it has one. */
-export function errnoOf(error: unknown): string | undefined {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 /** `ENOENT (no such file or directory)`: the code to search for and the words to read. */

@@ -1,8 +1,7 @@
 import { redactSecrets } from '../log.js';
 import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter, retryAfterUnbounded } from './retry-after.js';
 import { firstHeader, readRateLimitHeaders, type HeaderBag } from './rate/rate-headers.js';
-import { errorMessage } from '../format.js';
-import { errnoOf } from '../make-folder.js';
+import { errnoOf, errorMessage } from '../format.js';
 
 /** One entry of `error.details` of the error envelope (spec, "Errors"). */
 export interface ApiErrorDetail {

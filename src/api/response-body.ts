@@ -1,6 +1,6 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
-import { errnoOf } from '../make-folder.js';
+import { errnoOf } from '../format.js';
 import { PermanentError, TransientError } from './errors.js';
 import { firstHeader } from './rate/rate-headers.js';
 

@@ -3,7 +3,7 @@ import { loadProcessSettings } from '../config/load.js';
 import { redactSecrets } from '../log.js';
 import { replyAdvice } from '../engine/redis/redis-server-kind.js';
 import { EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE } from './exit-codes.js';
-import { errorMessage } from '../format.js';
+import { errnoOf, errorMessage } from '../format.js';
 
 /** An error whose message is meant for the person at the terminal, with the exit code to end with (see exit-codes.ts). */
 export class UsageError extends Error {
@@ -23,7 +23,7 @@ export class UsageError extends Error {
  * server are passed on as they are.
  */
 export function listenError(error: unknown, option: string, port: number): unknown {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = errnoOf(error);
   if (code !== 'EADDRINUSE' && code !== 'EACCES') return error;
   const why = code === 'EADDRINUSE' ? 'another program uses it' : 'this user may not listen on it';
   return new UsageError(`${option} ${port} cannot be listened on (${code}: ${why}); pick another port`);

@@ -2,7 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { registerSecret } from '../log.js';
-import { errnoOf } from '../make-folder.js';
+import { errnoOf } from '../format.js';
 import { keyHint, keysAt, settingPath } from '../key-hint.js';
 import { parseRedisAddress } from '../redis-address.js';
 import { isDay } from '../days.js';

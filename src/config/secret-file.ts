@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { log, registerSecret } from '../log.js';
-import { errnoOf } from '../make-folder.js';
+import { errnoOf } from '../format.js';
 import { ConfigError } from './config-error.js';
 
 export interface SecretFileOptions {

@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parseDocument, parse as parseYaml } from 'yaml';
 import { addressNormalForm, competitorKey } from './address-normal-form.js';
-import { errorMessage } from '../format.js';
+import { errnoOf, errorMessage } from '../format.js';
 import { keyHint, keysAt, settingPath } from '../key-hint.js';
-import { errnoOf } from '../make-folder.js';
 import {
   competitorEntrySchema,
   desiredStateJsonSchema,

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errnoOf } from '../make-folder.js';
+import { errnoOf } from '../format.js';
 
 /** The answer of the last try, or why there was none. */
 export type DeliveryOutcome =

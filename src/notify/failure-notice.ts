@@ -1,6 +1,5 @@
 import type { KeyRefusedNotice, MachineFaultNotice } from './notice.js';
-import { errorMessage } from '../format.js';
-import { errnoOf } from '../make-folder.js';
+import { errnoOf, errorMessage } from '../format.js';
 
 /** Error codes of a machine fault, by the part of the machine that failed. The disk's come with its own classification. */
 const MACHINE_FAULT_CODES: Record<string, string> = {

@@ -1,8 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { WebhookConfig } from '../config/schema.js';
-import { errorMessage } from '../format.js';
+import { errnoOf, errorMessage } from '../format.js';
 import type { Logger } from '../log.js';
-import { errnoOf } from '../make-folder.js';
 
 /** A webhook's URL file that cannot be read or holds no URL; the message names the file and the webhook, never the URL. */
 class WebhookUrlError extends Error {

@@ -11,7 +11,7 @@ import { WarehouseError } from '../../warehouse/warehouse-error.js';
 import { CONFIG_OPTION, collect } from '../context.js';
 import { UsageError } from '../fail.js';
 import { loadConfig } from '../../configuration.js';
-import { errorMessage } from '../../format.js';
+import { errnoOf, errorMessage } from '../../format.js';
 import { descriptionOf } from '../commands.js';
 
 export interface SqlFlags {
@@ -96,9 +96,7 @@ async function readSql(query: string | undefined, file: string | undefined): Pro
     try {
       return readFileSync(file, 'utf8');
     } catch (error) {
-      throw new UsageError(
-        `cannot read --file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      );
+      throw new UsageError(`cannot read --file ${file}: ${errnoOf(error) ?? errorMessage(error)}`);
     }
   }
   if (query === '-') return readAll(process.stdin);

@@ -9,6 +9,7 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { describeRedisAddress, parseRedisAddress, type RedisAddress } from '../../redis-address.js';
 import { readServerFacts, RedisTopologyError, topologyProblem } from './redis-server-kind.js';
 import { within } from '../../within.js';
+import { errnoOf, errorMessage } from '../../format.js';
 
 export const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -123,7 +124,7 @@ function tlsOptions(address: RedisAddress): ConnectionOptions | undefined {
   try {
     return { ca: readFileSync(address.caFile) };
   } catch (error) {
-    throw new RedisCaFileError(address.caFile, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
+    throw new RedisCaFileError(address.caFile, errnoOf(error) ?? errorMessage(error));
   }
 }
 

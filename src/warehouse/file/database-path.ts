@@ -1,6 +1,7 @@
 import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { describeErrno, errnoOf, FolderError, makeFolder } from '../../make-folder.js';
+import { errnoOf } from '../../format.js';
+import { describeErrno, FolderError, makeFolder } from '../../make-folder.js';
 
 // A DuckDB file carries this magic at byte 8 of its header.
 const DUCKDB_MAGIC = 'DUCK';

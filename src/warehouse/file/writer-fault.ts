@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { formatBytes } from '../../format.js';
+import { errnoOf, formatBytes } from '../../format.js';
 import { volumeSpace, type VolumeSpace } from './volume-space.js';
 
 /**
@@ -84,7 +84,7 @@ export function writerFaultOf(
   if (isWriterFault(error)) return error;
   if (!(error instanceof Error)) return undefined;
   const message = error.message;
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = errnoOf(error);
   const copy = copyOf(error);
   const path = copy?.to ?? pathOf(error) ?? databasePath;
   if (code === 'ENOSPC' || code === 'EDQUOT' || DISK_FULL_WORDS.test(message))
