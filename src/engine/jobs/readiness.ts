@@ -31,7 +31,7 @@ export interface ReadinessSubject {
 }
 
 /** How long a check, or a scrape's read of Redis, may take; a probe's own timeout (ours 5 s) must be longer. */
-export const REDIS_PROBE_MS = 2_000;
+export const PROBE_LIMIT_MS = 2_000;
 
 /**
  * Ready when Redis answers a PING and, for the lease holder, the lease is held and the working database answers (or is
@@ -54,8 +54,8 @@ async function redisAnswers(redis: Redis | undefined): Promise<ReadinessCheck> {
   if (!redis) return fails('not connected yet');
   // Not queued while disconnected: a PING would wait in ioredis' offline queue for the reconnect, one per probe.
   if (redis.status !== 'ready') return fails(`not connected (${redis.status})`);
-  const answer = await within(redis.ping(), REDIS_PROBE_MS);
-  if (answer.timedOut) return fails(`no answer to PING in ${REDIS_PROBE_MS} ms`);
+  const answer = await within(redis.ping(), PROBE_LIMIT_MS);
+  if (answer.timedOut) return fails(`no answer to PING in ${PROBE_LIMIT_MS} ms`);
   return answer.error ? fails(`PING failed: ${answer.error.message}`) : passes('answers PING');
 }
 
@@ -64,7 +64,7 @@ async function writerCheck(subject: ReadinessSubject): Promise<ReadinessCheck> {
   if (subject.writerProblem) return fails(`cannot write: ${subject.writerProblem.message}`);
   if (!subject.holdsLease || !subject.warehouse)
     return passes('not holding the lease (another process writes, or this one will)');
-  const answer = await within(subject.warehouse.schemaVersion(), REDIS_PROBE_MS);
+  const answer = await within(subject.warehouse.schemaVersion(), PROBE_LIMIT_MS);
   // Queries on the working database run one at a time: a commit under way holds this one back, and is the database at work.
   if (answer.timedOut) return passes('holding the lease; the database is busy with a job');
   return answer.error

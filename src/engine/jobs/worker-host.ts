@@ -48,7 +48,7 @@ import type { Notifier } from '../../notify/index.js';
 import { claimRunEndNotice, sendRunEndNotices } from '../run/run-notices.js';
 import { watchRedisForFaults } from '../redis/redis-fault-watch.js';
 import { WriterLease } from '../writer/writer-lease.js';
-import { checkReadiness, REDIS_PROBE_MS, type Readiness } from './readiness.js';
+import { checkReadiness, PROBE_LIMIT_MS, type Readiness } from './readiness.js';
 import { within } from '../../within.js';
 import type { Config } from '../../configuration.js';
 
@@ -585,7 +585,7 @@ export class WorkerHost {
     if (!this.queues || this.connection.status !== 'ready') return {};
     const counts = await within(
       Promise.all([this.queues.fetch.getJobCounts(), this.queues.load.getJobCounts()]),
-      REDIS_PROBE_MS,
+      PROBE_LIMIT_MS,
     );
     if (counts.error) this.options.log.debug({ err: counts.error.message }, 'queue depths left out of this scrape');
     if (!counts.value) return {};
