@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { promotedFields } from '../../warehouse/load/promote.js';
-import { readRows } from '../../warehouse/read-rows.js';
+import { rowReader } from '../../warehouse/read-rows.js';
 import { driftEntries, type DriftEntry } from '../../warehouse/schema-drift.js';
 
 /** One table's schema drift as `status` and `doctor` show it. */
@@ -22,7 +22,7 @@ export async function tableDrift(connection: DuckDBConnection): Promise<TableDri
   let entries: DriftEntry[];
   let promoted: Set<string>;
   try {
-    entries = await driftEntries((sql) => readRows(connection, sql));
+    entries = await driftEntries(rowReader(connection));
     promoted = new Set((await promotedFields(connection)).keys());
   } catch {
     return null;
