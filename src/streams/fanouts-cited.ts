@@ -7,8 +7,6 @@ import { perWindow } from './slicing.js';
 import { defineStream, type WindowSlice } from './stream.js';
 import { sliceRange, windowColumns } from './windows.js';
 
-export * from './fanout-cited-record.js';
-
 export interface FanoutsCitedOptions extends RangeFilter, EngineFilter {
   topicIds?: readonly number[];
   url?: string;

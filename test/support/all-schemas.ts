@@ -12,7 +12,7 @@ export { contentAnalysisSchema } from '../../src/streams/content-analyses.js';
 export { conversationBrandSchema, conversationSchema } from '../../src/streams/conversations.js';
 export { domainDetailEnvelopeSchema, domainDetailSchema } from '../../src/streams/domain-details.js';
 export { fanoutByPhraseSchema } from '../../src/streams/fanouts-by-phrase.js';
-export { fanoutCitedSchema } from '../../src/streams/fanouts-cited.js';
+export { fanoutCitedSchema } from '../../src/streams/fanout-cited-record.js';
 export { productRankingEnvelopeSchema, productRankingRowSchema } from '../../src/streams/product-ranking.js';
 export { swotAnswerSchema, swotEnvelopeSchema } from '../../src/streams/swot.js';
 export { templateSchema } from '../../src/streams/templates.js';

@@ -1,4 +1,4 @@
-import type { FanoutCited } from '../../../streams/fanouts-cited.js';
+import type { FanoutCited } from '../../../streams/fanout-cited-record.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { sameAnswer, NO_DOMAIN, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
 import { compareEngines, compareTopics } from './compare.js';
