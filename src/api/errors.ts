@@ -180,6 +180,9 @@ export class QuotaExceededError extends PermanentError {
   ) {
     super(message, fields);
   }
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), ...(this.retryAfterMs === undefined ? {} : { retryAfterMs: this.retryAfterMs }) };
+  }
 }
 
 /** `brand_access_denied`, whatever its status: the key cannot read this brand; that brand fails, others go on. */

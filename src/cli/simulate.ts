@@ -4,7 +4,8 @@ import type { ParamMapping } from '../api/param-names.js';
 import { loadProcessSettings } from '../config/load.js';
 import { ENDPOINT_PARAMS, isParamName } from '../streams/registry.js';
 import { createLogger } from '../log.js';
-import { FAULT_KINDS, type FaultKind } from '../simulator/knobs.js';
+import { DEFAULT_KNOBS as KNOBS, FAULT_KINDS, type FaultKind } from '../simulator/knobs.js';
+import { SIMULATOR_DEFAULTS as DEFAULTS } from '../simulator/options.js';
 import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
 import { parseDay } from '../days.js';
 import { listenError, UsageError } from './fail.js';
@@ -95,11 +96,16 @@ export function simulateCommand(): Command {
   return new Command('simulate')
     .description(descriptionOf('simulate'))
     .option('--port <n>', 'TCP port (0 = any free port)', integerOption('--port', 0, 65_535), 4010)
-    .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--seed <n>', 'seed of all generated data', integerOption('--seed'), 1)
-    .option('--brands <n>', 'readable brands 1..N (brand N+1 exists but is forbidden)', integerOption('--brands', 1), 3)
-    .option('--days <n>', 'days of data ending today', integerOption('--days', 1), 30)
-    .option('--scale <n>', 'answers per brand per day (± 15 %)', integerOption('--scale', 1), 100)
+    .option('--host <host>', 'interface to listen on', DEFAULTS.host)
+    .option('--seed <n>', 'seed of all generated data', integerOption('--seed'), DEFAULTS.seed)
+    .option(
+      '--brands <n>',
+      'readable brands 1..N (brand N+1 exists but is forbidden)',
+      integerOption('--brands', 1),
+      DEFAULTS.brands,
+    )
+    .option('--days <n>', 'days of data ending today', integerOption('--days', 1), DEFAULTS.days)
+    .option('--scale <n>', 'answers per brand per day (± 15 %)', integerOption('--scale', 1), DEFAULTS.scale)
     .option('--api-key <key>', 'the API key to accept (default: bvk_sim_local_key)')
     .option('--today <YYYY-MM-DD>', "the simulator's today (default: the real UTC day)", day('--today'))
     .option(
@@ -109,7 +115,7 @@ export function simulateCommand(): Command {
     .addOption(
       new Option('--array-format <format>', 'how arrays travel in query strings')
         .choices(['repeat', 'comma'])
-        .default('repeat'),
+        .default(DEFAULTS.arrayFormat),
     )
     .addOption(
       new Option(
@@ -117,52 +123,77 @@ export function simulateCommand(): Command {
         'how info.query echoes the range: as sent, the end as the instant after it, the end as its midnight, or both ends 5 h behind UTC',
       )
         .choices(['inclusive', 'exclusive', 'midnight', 'offset'])
-        .default('inclusive'),
+        .default(DEFAULTS.rangeEndEcho),
     )
-    .option('--idempotency-header <name>', 'name of the idempotency header', 'Idempotency-Key')
-    .option('--plan-topic-limit <n>', 'topics a brand plan holds', integerOption('--plan-topic-limit', 1), 12)
+    .option('--idempotency-header <name>', 'name of the idempotency header', DEFAULTS.idempotencyHeader)
+    .option(
+      '--plan-topic-limit <n>',
+      'topics a brand plan holds',
+      integerOption('--plan-topic-limit', 1),
+      DEFAULTS.planTopicLimit,
+    )
     .option(
       '--max-cached-answers <n>',
       'answers kept in the day cache (about 1 KB each)',
       integerOption('--max-cached-answers', 1),
-      250_000,
+      DEFAULTS.maxCachedAnswers,
     )
-    .option('--latency-ms <n>', 'delay before each answer', integerOption('--latency-ms'), 0)
-    .option('--rate-limit <rps>', 'requests per second per key, 0 = unlimited (over it: 429)', positive, 0)
-    .option('--retry-after <s>', 'Retry-After seconds of a 429', integerOption('--retry-after'), 1)
+    .option('--latency-ms <n>', 'delay before each answer', integerOption('--latency-ms'), KNOBS.latencyMs)
+    .option(
+      '--rate-limit <rps>',
+      'requests per second per key, 0 = unlimited (over it: 429)',
+      positive,
+      KNOBS.rateLimit,
+    )
+    .option(
+      '--retry-after <s>',
+      'Retry-After seconds of a 429',
+      integerOption('--retry-after'),
+      KNOBS.retryAfterSeconds,
+    )
     .addOption(
       new Option('--retry-after-format <format>', 'Retry-After as seconds or an HTTP date')
         .choices(['seconds', 'http-date'])
-        .default('seconds'),
+        .default(KNOBS.retryAfterFormat),
     )
     .addOption(
       new Option('--rate-limit-headers <format>', 'rate-limit headers on every answer (with --rate-limit)')
         .choices(['none', 'ietf', 'ietf-structured', 'x-ratelimit'])
-        .default('none'),
+        .default(KNOBS.rateLimitHeaders),
     )
     .addOption(
       new Option('--rate-limit-reset <form>', 'how X-RateLimit-Reset is written')
         .choices(['delta-seconds', 'unix-seconds', 'unix-milliseconds', 'http-date'])
-        .default('delta-seconds'),
+        .default(KNOBS.rateLimitReset),
     )
     .addOption(
       new Option('--rate-limit-algorithm <kind>', 'how --rate-limit counts: one-second windows or a token bucket')
         .choices(['fixed-window', 'token-bucket'])
-        .default('fixed-window'),
+        .default(KNOBS.rateLimitAlgorithm),
     )
-    .option('--fault-rate <p>', 'share of requests that fail', share, 0)
-    .option('--fault-kinds <list>', `comma-separated, among ${FAULT_KINDS.join(', ')}`, FAULT_KINDS.join(','))
+    .option('--fault-rate <p>', 'share of requests that fail', share, KNOBS.faultRate)
+    .option('--fault-kinds <list>', `comma-separated, among ${FAULT_KINDS.join(', ')}`, KNOBS.faultKinds.join(','))
     .option(
       '--stall-ms <n>',
       'how long a stalled body hangs before the connection closes',
       integerOption('--stall-ms'),
-      35_000,
+      KNOBS.stallMs,
     )
-    .option('--late-share <p>', "share of a day's answers that arrive late", share, 0)
-    .option('--late-days <n>', 'late answers arrive 1..N days after their date', integerOption('--late-days', 1), 3)
-    .option('--extra-field-share <p>', 'share of records with unknown extra fields', share, 0)
-    .option('--unknown-enum-share <p>', 'share of records with enum values the spec does not list', share, 0)
-    .option('--invalid-share <p>', 'share of invalid records', share, 0)
+    .option('--late-share <p>', "share of a day's answers that arrive late", share, KNOBS.lateShare)
+    .option(
+      '--late-days <n>',
+      'late answers arrive 1..N days after their date',
+      integerOption('--late-days', 1),
+      KNOBS.lateDays,
+    )
+    .option('--extra-field-share <p>', 'share of records with unknown extra fields', share, KNOBS.extraFieldShare)
+    .option(
+      '--unknown-enum-share <p>',
+      'share of records with enum values the spec does not list',
+      share,
+      KNOBS.unknownEnumShare,
+    )
+    .option('--invalid-share <p>', 'share of invalid records', share, KNOBS.invalidShare)
     .option('--no-strict-params', 'ignore query parameters an endpoint does not know (default: 400)')
     .option('--json', 'print the start-up facts as one JSON line', false)
     .option('--log-level <level>', 'pino level; requests are logged at debug', 'info')

@@ -1,5 +1,5 @@
 import type { Knobs } from './knobs.js';
-import type { SimulatorOptions } from './options.js';
+import { SIMULATOR_DEFAULTS, type SimulatorOptions } from './options.js';
 import type { LoggedRequest } from './request-log.js';
 import { listen } from './server.js';
 import { SimulatorState } from './state.js';
@@ -31,7 +31,7 @@ export interface RunningSimulator {
 /** Starts a simulator on `options.port` (default 0: a free port). */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const sim = new SimulatorState(options);
-  const handle = await listen(sim, options.port ?? 0, options.host ?? '127.0.0.1');
+  const handle = await listen(sim, options.port ?? 0, options.host ?? SIMULATOR_DEFAULTS.host);
   return {
     url: handle.url,
     apiKey: sim.apiKey,

@@ -8,19 +8,19 @@ import type { Knobs } from './knobs.js';
  */
 export type RangeEndEcho = 'inclusive' | 'exclusive' | 'midnight' | 'offset';
 
-/** How a simulator starts; every field is optional. The knobs can also change at run time. */
+/** How a simulator starts; every field is optional (`SIMULATOR_DEFAULTS`). The knobs can also change at run time. */
 export interface SimulatorOptions extends Partial<Knobs> {
   /** TCP port; default 0 (a free port). The CLI defaults to 4010. */
   port?: number;
-  /** Interface to listen on; default 127.0.0.1. */
+  /** Interface to listen on. */
   host?: string;
-  /** Seed of every generated value; default 1. */
+  /** Seed of every generated value. */
   seed?: number;
-  /** Readable brands, numbered 1..brands; brand brands+1 exists but the key may not read it. Default 3. */
+  /** Readable brands, numbered 1..brands; brand brands+1 exists but the key may not read it. */
   brands?: number;
-  /** Days of data, ending on today (inclusive); default 30. */
+  /** Days of data, ending on today (inclusive). */
   days?: number;
-  /** Answers per brand per day (± 15 %, seeded); default 100. */
+  /** Answers per brand per day (± 15 %, seeded). */
   scale?: number;
   /** The API key the simulator accepts; default `bvk_sim_local_key`. */
   apiKey?: string;
@@ -35,15 +35,15 @@ export interface SimulatorOptions extends Partial<Knobs> {
    * as an API whose endpoints name a filter each their own way: bvsync's `api.endpointParams`. Default none.
    */
   endpointParams?: Readonly<Record<string, ParamMapping>>;
-  /** How arrays are read from query strings; default `repeat`. */
+  /** How arrays are read from query strings. */
   arrayFormat?: ArrayFormat;
-  /** How `info.query` echoes the range (`RangeEndEcho`); default `inclusive`, as sent. */
+  /** How `info.query` echoes the range (`RangeEndEcho`). */
   rangeEndEcho?: RangeEndEcho;
-  /** Name of the idempotency header of writes; default `Idempotency-Key`. */
+  /** Name of the idempotency header of writes. */
   idempotencyHeader?: string;
-  /** Topics (not deleted) a brand's plan holds; default 12. Past it, creates are `plan_limit_reached`. */
+  /** Topics (not deleted) a brand's plan holds. Past it, creates are `plan_limit_reached`. */
   planTopicLimit?: number;
-  /** Most answers held in the day cache; default 250,000 (about 1 KB each: ~250 MB at most, see docs/simulator.md). */
+  /** Most answers held in the day cache (about 1 KB each, see docs/simulator.md). */
   maxCachedAnswers?: number;
   /**
    * Awaited before each API request is answered, after its latency: a test holds answers until an event of its own
@@ -55,3 +55,17 @@ export interface SimulatorOptions extends Partial<Knobs> {
 }
 
 export const DEFAULT_API_KEY = 'bvk_sim_local_key';
+
+/** A simulator's options when not given; `bvsync simulate`'s flags show them (test/simulator/cli-defaults.test.ts). */
+export const SIMULATOR_DEFAULTS = {
+  host: '127.0.0.1',
+  seed: 1,
+  brands: 3,
+  days: 30,
+  scale: 100,
+  arrayFormat: 'repeat',
+  rangeEndEcho: 'inclusive',
+  idempotencyHeader: 'Idempotency-Key',
+  planTopicLimit: 12,
+  maxCachedAnswers: 250_000,
+} as const satisfies SimulatorOptions;

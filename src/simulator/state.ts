@@ -4,7 +4,12 @@ import { SimulatorClock } from './clock.js';
 import { DAY_MS, parseSimDay } from './sim-days.js';
 import { IdempotencyStore } from './idempotency.js';
 import { DEFAULT_KNOBS, parseKnobs, type Knobs } from './knobs.js';
-import { DEFAULT_API_KEY, type RangeEndEcho, type SimulatorOptions } from './options.js';
+import {
+  DEFAULT_API_KEY,
+  SIMULATOR_DEFAULTS as DEFAULTS,
+  type RangeEndEcho,
+  type SimulatorOptions,
+} from './options.js';
 import { RateLimiter } from './faults/rate-limit.js';
 import { RequestLog } from './request-log.js';
 import { generateWorld } from './world/world.js';
@@ -39,20 +44,20 @@ export class SimulatorState {
   private readonly worlds = new Map<number, BrandWorld>();
 
   constructor(readonly options: SimulatorOptions) {
-    this.seed = options.seed ?? 1;
-    this.brandCount = options.brands ?? 3;
-    const days = options.days ?? 30;
-    const scale = options.scale ?? 100;
+    this.seed = options.seed ?? DEFAULTS.seed;
+    this.brandCount = options.brands ?? DEFAULTS.brands;
+    const days = options.days ?? DEFAULTS.days;
+    const scale = options.scale ?? DEFAULTS.scale;
     this.apiKey = options.apiKey ?? DEFAULT_API_KEY;
     this.params = options.params ?? {};
     this.endpointParams = Object.entries(options.endpointParams ?? {}).map(([path, mapping]) => ({
       pattern: endpointPattern(path),
       mapping: { ...this.params, ...mapping },
     }));
-    this.arrayFormat = options.arrayFormat ?? 'repeat';
-    this.rangeEndEcho = options.rangeEndEcho ?? 'inclusive';
-    this.idempotencyHeader = (options.idempotencyHeader ?? 'Idempotency-Key').toLowerCase();
-    this.planTopicLimit = options.planTopicLimit ?? 12;
+    this.arrayFormat = options.arrayFormat ?? DEFAULTS.arrayFormat;
+    this.rangeEndEcho = options.rangeEndEcho ?? DEFAULTS.rangeEndEcho;
+    this.idempotencyHeader = (options.idempotencyHeader ?? DEFAULTS.idempotencyHeader).toLowerCase();
+    this.planTopicLimit = options.planTopicLimit ?? DEFAULTS.planTopicLimit;
     if (!Number.isInteger(this.brandCount) || this.brandCount < 1) throw new Error('brands must be a positive integer');
     if (!Number.isInteger(days) || days < 1) throw new Error('days must be a positive integer');
     if (!(scale >= 1)) throw new Error('scale must be at least 1');

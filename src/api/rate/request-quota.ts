@@ -140,18 +140,18 @@ export class RequestQuota {
     return { granted: false, resumesAt: window.end };
   }
 
+  /** Real ms until `at` (quota clock), at least a second: how long a parked slice or a block waits. */
+  msUntil(at: number): number {
+    return Math.max(1_000, at - this.clock());
+  }
+
   /** A 429 whose Retry-After is hours: the key's quota is spent until `until` (quota clock), whatever the ledger counted. */
   async spentUntil(until: number): Promise<void> {
     const key = this.keys.quotaBlock(this.hash);
     const current = Number((await this.options.redis.get(key)) ?? 0);
     if (current >= until) return;
     // Kept in real time as long as the quota clock says, and a window more: its value, not its ttl, is what is read.
-    await this.options.redis.set(
-      key,
-      String(until),
-      'PX',
-      Math.max(1_000, until - this.clock()) + this.options.settings.windowMs,
-    );
+    await this.options.redis.set(key, String(until), 'PX', this.msUntil(until) + this.options.settings.windowMs);
   }
 
   async state(): Promise<QuotaState> {

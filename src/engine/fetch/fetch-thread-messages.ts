@@ -64,22 +64,21 @@ export interface SerializedError {
   message: string;
   /** When a QuotaWaitError's slice may go on (ms, the quota's clock). */
   resumesAt?: number;
-  api?: ApiErrorFields & {
-    retryable: boolean;
-    retryAfterMs?: number;
-    reason?: TransientReason;
-    apiUnavailable?: boolean;
-    unansweredSince?: number;
-  };
+  api?: SerializedApi;
 }
 
+type SerializedApi = ApiErrorFields & {
+  retryable: boolean;
+  retryAfterMs?: number;
+  reason?: TransientReason;
+  apiUnavailable?: boolean;
+  unansweredSince?: number;
+};
+
 export function serializeError(error: unknown): SerializedError {
-  if (error instanceof ApiError) {
-    // What its log line shows of it (toJSON) is every field its class is built from, but a spent quota's wait.
-    const api = error.toJSON() as unknown as NonNullable<SerializedError['api']>;
-    if (error instanceof QuotaExceededError && error.retryAfterMs !== undefined) api.retryAfterMs = error.retryAfterMs;
-    return { name: error.name, message: error.message, api };
-  }
+  // An ApiError's log line (toJSON) holds every field its class is built from (test/engine/fetch-thread-messages.test.ts).
+  if (error instanceof ApiError)
+    return { name: error.name, message: error.message, api: error.toJSON() as unknown as SerializedApi };
   if (error instanceof QuotaWaitError) return { name: error.name, message: error.message, resumesAt: error.resumesAt };
   if (error instanceof Error) return { name: error.name, message: redactSecrets(error.message) };
   return { name: 'Error', message: redactSecrets(String(error)) };

@@ -74,13 +74,14 @@ export async function parkForQuota(
 ): Promise<never> {
   await carryTally();
   // Kept a window past the job's own delay: by then the delay alone has put the job back (test/e2e/daily-quota.int.test.ts).
-  const keepMs = Math.max(1_000, resumesAt - quota.clock()) + quota.settings.windowMs;
-  await deps.redis.eval(NOTE_PARKED, 1, redisKeys(deps.prefix).quotaParked, String(resumesAt), job.id!, String(keepMs));
+  const waitMs = quota.msUntil(resumesAt);
+  const keepMs = String(waitMs + quota.settings.windowMs);
+  await deps.redis.eval(NOTE_PARKED, 1, redisKeys(deps.prefix).quotaParked, String(resumesAt), job.id!, keepMs);
   log.info(
     { resumesAt: new Date(resumesAt).toISOString() },
     'the request budget of this window is spent: the slice waits for the next window',
   );
-  await job.moveToDelayed(Date.now() + Math.max(1_000, resumesAt - quota.clock()), lockToken);
+  await job.moveToDelayed(Date.now() + waitMs, lockToken);
   throw new DelayedError();
 }
 

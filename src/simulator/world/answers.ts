@@ -2,7 +2,7 @@ import { DAY_MS, simDayOfMs } from '../sim-days.js';
 import type { Engine } from './engines.js';
 import { isVisible, visibleCount, type LateSettings } from '../faults/late-answers.js';
 import { hashKeys, hashString, randomFor, unitFor } from './random.js';
-import type { SimulatorOptions } from '../options.js';
+import { SIMULATOR_DEFAULTS, type SimulatorOptions } from '../options.js';
 import type { Sentiment } from '../spec-enums.js';
 import type { BrandWorld, CitedPage, Product } from './world-types.js';
 
@@ -92,7 +92,7 @@ export class AnswerStore {
   private listsVersion = '';
 
   constructor(private readonly options: AnswerStoreOptions) {
-    this.maxCachedAnswers = options.maxCachedAnswers ?? 250_000;
+    this.maxCachedAnswers = options.maxCachedAnswers ?? SIMULATOR_DEFAULTS.maxCachedAnswers;
   }
 
   /** Answers generated for the day (visible or not yet): scale ± 15 %, seeded. */
