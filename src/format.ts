@@ -1,7 +1,6 @@
 /**
- * Numbers as people read them, the same way in every command: counts with thousands separators and the right
- * singular or plural, durations in the largest units that matter, doubles rounded. Output meant for programs (CSV,
- * JSON, `--json`) never goes through here: it stays exact. Also the text of anything thrown, for messages.
+ * Numbers as people read them, the same in every command, and the text of anything thrown, for messages.
+ * Output meant for programs (CSV, JSON, `--json`) never goes through here: it stays exact.
  */
 
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -30,9 +29,8 @@ export function formatCount(count: number | bigint, noun: string, plural = `${no
 const DECIMALS = 4;
 
 /**
- * A double for a table: at most 4 decimals from 1 up (`1234.5679`), 4 significant digits below 1 (`0.4733`,
- * `0.001235`), so a small rate does not print as 0. Trailing zeros are dropped and no thousands separators added, so
- * the text still reads back as a number.
+ * A double for a table: at most 4 decimals from 1 up, 4 significant digits below 1, so a small rate is not 0.
+ * No trailing zeros and no thousands separators, so the text still reads back as a number.
  */
 export function formatDecimal(value: number): string {
   if (!Number.isFinite(value) || value === 0) return String(value === 0 ? 0 : value);

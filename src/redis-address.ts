@@ -1,7 +1,6 @@
 /**
- * What a Redis address names: one server (`redis://`, `rediss://`, a unix socket's path), a master found through
- * Sentinels (`redis+sentinel://`), or a Redis Cluster (`redis+cluster://`). The config checks addresses with it and
- * the engine connects with it, so both read the same forms. The forms: docs/configuration.md, "Redis".
+ * What a Redis address names: one server, a master through Sentinels or a Cluster (docs/configuration.md, "Redis").
+ * The config checks addresses with it and the engine connects with it, so both read the same forms.
  */
 
 export interface HostPort {

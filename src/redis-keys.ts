@@ -1,7 +1,6 @@
 /**
- * What a prefix may be: letters, digits, `_` and `-`, with at most one hash tag (`{bvsync}`, `bv{prod}`). A Redis Cluster
- * hashes a key by its first `{...}`, so a tagged prefix puts every key bvsync and BullMQ write in one slot, as their
- * scripts need (test/engine/redis-cluster.int.test.ts).
+ * A prefix: letters, digits, `_` and `-`, with at most one hash tag (`bv{prod}`). A Cluster hashes a key by its first
+ * `{...}`, so a tagged prefix puts all keys in one slot, as scripts need (test/engine/redis-cluster.int.test.ts).
  */
 export const REDIS_PREFIX_PATTERN = /^[A-Za-z0-9_-]*(\{[A-Za-z0-9_-]+\})?[A-Za-z0-9_-]*$/;
 

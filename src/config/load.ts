@@ -181,9 +181,8 @@ function applyEnv(
 }
 
 /**
- * What the environment says about this process alone, not about the warehouse it syncs: how fast a dead process's
- * work passes to another, how much it logs, whether an unexpected error prints its stack. Read here, beside the
- * config, so no other module reads `process.env` (docs/architecture.md, "Layers").
+ * What the environment says about this process alone, not about the warehouse it syncs.
+ * Read here, beside the config, so no other module reads `process.env` (docs/architecture.md, "Layers").
  */
 export interface ProcessSettings {
   /** `BVSYNC_LEASE_TTL_MS`: how long a dead writer's DuckDB lease outlives it; default the engine's (15 s). */

@@ -7,9 +7,8 @@ const hostPort = z
   .regex(/^(\[[^\]]+\]|[^:,/[\]\s]+):\d{1,5}$/, 'expected host:port, such as redis-1.internal:26379');
 
 /**
- * `redis`: the Redis topology when it is not one server named by `redisUrl` (REDIS_URL): Sentinels and the name of
- * the master they watch, or the nodes of a Redis Cluster; and TLS's certificate authorities. docs/configuration.md,
- * "Redis".
+ * `redis`: the topology when it is not the one server `redisUrl` (REDIS_URL) names: Sentinels and their master's name,
+ * or a Redis Cluster's nodes; and TLS's certificate authorities (docs/configuration.md, "Redis").
  */
 export const redisConfigSchema = z
   .object({

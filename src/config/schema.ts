@@ -142,9 +142,8 @@ export function apiConfigSchemaFor(catalog: ParamCatalog) {
       /** Wire names of query parameters, default name -> wire name; default: the names in src/api/param-names.ts (those of docs/openapi.yaml). */
       params: paramMapping.default({}),
       /**
-       * Wire names of one endpoint where it names a parameter otherwise than `api.params` says (the spec shows names per
-       * endpoint, and none of them): endpoint (its path under the brand, as doctor's table shows it) -> default name ->
-       * wire name, over `api.params`. Default none.
+       * Wire names where an endpoint differs from `api.params` (the spec shows no names): endpoint (its path under the
+       * brand, as doctor's table shows it) -> default name -> wire name. Default none.
        */
       endpointParams: endpointParamMappings.default({}),
       /** How arrays are encoded in query strings; default `repeat` (`a=1&a=2`). */
@@ -152,9 +151,8 @@ export function apiConfigSchemaFor(catalog: ParamCatalog) {
       /** Name of the idempotency header of write requests; default `Idempotency-Key`. */
       idempotencyHeader: z.string().min(1).default('Idempotency-Key'),
       /**
-       * Most requests per second for this API key, shared by every process; default 10. The spec states no limit, so
-       * the rate adapts below this ceiling: a 429 cuts it, it climbs back slowly, and a limit the API states in
-       * `RateLimit` / `X-RateLimit-*` headers lowers the ceiling. `"auto"`: start at 2/s and find the limit.
+       * Most requests per second for this API key, shared by every process; default 10. The rate adapts below it: a 429
+       * cuts it; `RateLimit` / `X-RateLimit-*` headers lower the ceiling. `"auto"`: start at 2/s and find the limit.
        */
       requestsPerSecond: z
         .union([z.number().positive().max(10_000), z.literal('auto')], {
@@ -162,9 +160,8 @@ export function apiConfigSchemaFor(catalog: ParamCatalog) {
         })
         .default(10),
       /**
-       * Requests the API key may make per `requestBudgetWindow`, shared by every process of the Redis prefix; default none
-       * (no daily quota). The spec shows no quota: set it to the plan's. A backfill past what is left waits for the next
-       * window (docs/quota.md).
+       * Requests the API key may make per `requestBudgetWindow`, shared by the prefix's processes; default none. Set it
+       * to the plan's quota (the spec shows none); a backfill past it waits for the next window (docs/quota.md).
        */
       dailyRequestBudget: z.number().int().min(1).optional(),
       /**
@@ -303,8 +300,7 @@ export function syncConfigSchemaFor<Name extends string>(
       heal: healConfigSchema.optional(),
       /**
        * Fields of `_extra` held in a column of their own: `{ "<table>": { "<field>": "<type>" } }`; default none. The
-       * writer adds the column and moves every stored row's value into it, with no API call (docs/schema-drift.md). The
-       * table and whether the field is already a column are checked when the writer opens the warehouse.
+       * writer checks them at open, adds each column and moves stored values in, no API call (docs/schema-drift.md).
        */
       promote: z
         .record(tableName, z.record(z.string().min(1, 'name the field as it appears in _extra'), promotedType))
@@ -314,9 +310,8 @@ export function syncConfigSchemaFor<Name extends string>(
 }
 
 /**
- * The writer's DuckDB budget. Set on purpose rather than left to DuckDB, whose defaults (80 % of the machine's RAM,
- * one thread per core) are sized for a database server, not a worker sharing a container: docs/operations.md,
- * "Sizing a container".
+ * The writer's DuckDB budget, set rather than left to DuckDB's defaults (80 % of RAM, a thread per core), which suit a
+ * database server, not a worker sharing a container (docs/operations.md, "Sizing a container").
  */
 const warehouseConfigSchema = z
   .object({

@@ -10,10 +10,8 @@ export interface SecretFileOptions {
 }
 
 /**
- * Reads a secret from a file (a Docker or Kubernetes secret): the content with its trailing line breaks trimmed,
- * registered so that no log line prints it. `variable` is the setting that named the file, for messages.
- * A file that cannot be read or is empty is a `ConfigError`; one that others may read gets a warning.
- * Proven by test/config/secret-file.test.ts.
+ * A secret from a file (Docker or Kubernetes), trailing line breaks trimmed, registered so no log line prints it.
+ * Unreadable or empty is a `ConfigError`; readable by others, a warning (test/config/secret-file.test.ts).
  */
 export function readSecretFile(path: string, variable: string, options: SecretFileOptions = {}): string {
   const where = `${variable} (${resolve(path)})`;

@@ -1,7 +1,6 @@
 /**
- * An address in the normal form the API compares tracked pages in (spec, endpoint 1: a trailing slash is equal). Only
- * what a URL parser already treats as equal is folded beyond that: scheme and host case, a default port, the fragment.
- * `undefined` for text that is not an http(s) address.
+ * An address in the normal form the API compares tracked pages in (endpoint 1: a trailing slash is equal), plus what a
+ * URL parser treats as equal (scheme and host case, default port, fragment). `undefined` if not an http(s) address.
  */
 export function addressNormalForm(address: string): string | undefined {
   if (!URL.canParse(address.trim())) return undefined;

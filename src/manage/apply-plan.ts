@@ -31,9 +31,8 @@ export interface ApplyOptions {
 const ITEM_REJECTION_STATUSES = new Set([400, 404, 409, 422]);
 
 /**
- * Sends the writes of a plan in batches within the spec's limits, each with an idempotency value of its content
- * (src/api/writes/writes.ts); unchanged and rejected items are not sent. A failed request ends the apply, and a re-run plans
- * from what the brand then has, so no item is written twice.
+ * Sends the items to write (not unchanged or rejected ones) in batches within the spec's limits, each with an
+ * idempotency value of its content. A failed request ends the apply; a re-run plans anew, so none is written twice.
  */
 export async function applyPlan(
   client: WriteClient,
@@ -171,9 +170,8 @@ function unaccounted(
 }
 
 /**
- * A refusal of a whole bulk request whose details name items by their place in it (`urls[37].url`), with each such
- * place named by the item of the file it holds: the request is one batch of the file's items, so its places are not
- * the file's. Any other error as it was.
+ * A bulk request's refusal with each detail's place in it (`urls[37].url`) named by the file's item: a request is one
+ * batch, so its places are not the file's. Any other error as it was.
  */
 function namingItems(error: unknown, labels: string[], request: string): unknown {
   if (!(error instanceof ValidationError) || !error.details?.length) return error;

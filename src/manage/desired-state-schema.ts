@@ -3,8 +3,7 @@ import { SCENARIOS_PER_TOPIC } from '../api/writes/writes.js';
 
 /*
  * The file `bvsync plan` and `bvsync apply` read: what one brand should have (docs/managing.md). It only adds and
- * changes: the API deletes nothing (no endpoint removes a page, a topic or a competitor), so what the file leaves
- * out is left as it is.
+ * changes, as no endpoint deletes a page, topic or competitor: what the file leaves out is left as it is.
  */
 
 const id = z.int().positive();
@@ -36,9 +35,8 @@ export const topicEntrySchema = z
     /** The scenario texts, up to 100 (spec, "Limits"). */
     scenarios: z.array(z.string().min(1)).max(SCENARIOS_PER_TOPIC).default([]),
     /**
-     * The id of a deleted topic of the brand to restore (endpoint 5) instead of creating a new one, scenarios and
-     * history included. The API lists no deleted topics, so the file names it; the warehouse's `topics` table holds
-     * the ids of the topics it has seen.
+     * A deleted topic's id to restore (endpoint 5), with scenarios and history, instead of creating a new one. The API
+     * lists no deleted topics, so the file names it; the warehouse's `topics` table holds the ids it has seen.
      */
     restore: id.optional(),
   })

@@ -17,9 +17,8 @@ import {
 import { ManageFileError } from './manage-file-error.js';
 
 /**
- * Reads and checks a desired-state file: JSON for `.json`, YAML otherwise (YAML also reads JSON). Every problem is
- * listed at once, each with its path and line in the file, e.g. `topics[2].scenarios (line 14): must have at most 100
- * items`.
+ * Reads and checks a desired-state file: JSON for `.json`, YAML otherwise. Every problem is listed at once with its
+ * path and line, e.g. `topics[2].scenarios (line 14): must have at most 100 items`.
  */
 export function loadDesiredState(path: string): DesiredState {
   let text: string;

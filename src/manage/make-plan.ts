@@ -14,9 +14,8 @@ export interface MakePlanOptions {
 }
 
 /**
- * What it takes to bring a brand to its desired state, found without writing: tracked pages and competitors are read
- * (endpoints 3, 7) and compared in the spec's terms, then every create is sent with `dry_run: true` so the API says
- * what it would reject (a topic's `conflict` means it exists). Personas and tags are planned to be sent as given.
+ * What brings a brand to its desired state, found without writing: pages and competitors are read (endpoints 3, 7) and
+ * compared, then creates are sent with `dry_run: true` so the API says what it rejects. Personas and tags go as given.
  */
 export async function makePlan(
   client: WriteClient,

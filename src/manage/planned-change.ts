@@ -11,9 +11,8 @@ import type {
 export type ItemKind = 'tracked URL' | 'topic' | 'competitor' | 'persona' | 'tag';
 
 /**
- * What `plan` found for one item of the file: to create, change or restore; unchanged (the brand already has it);
- * rejected, with the API's code (not_found, conflict, plan_limit_reached) and message; or `send`, a change with no read
- * endpoint to compare against (personas, tags), sent as given on every apply.
+ * What `plan` found for one item: create, change, restore; `unchanged` (the brand has it); `rejected`, with the API's
+ * code and message; or `send`, with no read endpoint to compare against (personas, tags), sent as given on every apply.
  */
 export type PlannedAction = 'create' | 'change' | 'restore' | 'send' | 'unchanged' | 'rejected';
 

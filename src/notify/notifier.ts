@@ -29,9 +29,8 @@ export interface NotifierOptions {
 const FAULT_TOLD_FOR_MS = 10 * 60_000;
 
 /**
- * The one module that tells people: every notice of bvsync goes through `notify`, to each webhook that asked for its
- * event. A delivery is retried with backoff within `notify.deliverySeconds` and never throws: a webhook that is down
- * never fails or blocks a run (test/notify/notifier.int.test.ts). URLs are never logged; a webhook is named by number.
+ * Every notice goes through `notify` to the webhooks asking for its event, retried within `notify.deliverySeconds`;
+ * it never throws, so a down webhook never fails a run (test/notify/notifier.int.test.ts). Logs name no webhook URL.
  */
 export class Notifier {
   private readonly webhooks: Webhook[];

@@ -25,9 +25,8 @@ export interface RunningMetricsServer {
 }
 
 /**
- * Serves `GET /metrics` in Prometheus' text format, and the probes of docs/operations.md ("Health endpoints"):
- * `GET /healthz` answers 200 while the process's event loop answers (a liveness probe), `GET /readyz` 200 or 503 with
- * its checks as JSON (a readiness probe). Proven by test/ops/health.int.test.ts.
+ * Serves `GET /metrics` for Prometheus, and the probes of docs/operations.md: `/healthz` 200 while the event loop
+ * answers, `/readyz` 200 or 503 with its checks as JSON (test/ops/health.int.test.ts).
  */
 export async function startMetricsServer(options: MetricsServerOptions): Promise<RunningMetricsServer> {
   const host = options.host ?? '0.0.0.0';

@@ -29,9 +29,8 @@ const SLICE_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180,
 const REQUEST_SECONDS_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /**
- * The Prometheus side of `SyncMetrics`, in a registry of its own (so two hosts in one process, as in tests, never
- * collide). Queue depths and freshness are read when scraped, through the sources a process registers: every
- * process can count the queues; only the writer can read `_sync_state`.
+ * The Prometheus side of `SyncMetrics`, in its own registry so two hosts in one process (tests) never collide. Queue
+ * depths and freshness are read when scraped, from registered sources: only the writer can read `_sync_state`.
  */
 export class PrometheusMetrics implements SyncMetrics {
   readonly registry = new Registry();
@@ -321,9 +320,8 @@ export class PrometheusMetrics implements SyncMetrics {
 }
 
 /**
- * `GET /customer/v1/brands/7/citations/domains/example.com` -> `GET /customer/v1/brands/{brand_id}/citations/domains/{domain}`.
- * Metric labels name the endpoint of the spec, not the values in its path: a label per brand, domain or statement id
- * would grow the series without bound.
+ * `/brands/7/citations/domains/x.com` -> `/brands/{brand_id}/citations/domains/{domain}`: labels name the spec's
+ * endpoint, not path values, as a label per brand, domain or statement id would grow the series without bound.
  */
 export function endpointTemplate(endpoint: string): string {
   const [method, path = ''] = endpoint.includes(' ') ? (endpoint.split(' ', 2) as [string, string]) : ['', endpoint];

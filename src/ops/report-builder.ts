@@ -21,9 +21,8 @@ export interface BuiltReport {
 }
 
 /**
- * Writes the analysts' HTML report from the published database. Nothing is written when no asked brand has data (a page
- * of zeros would mislead); brands without data are marked and warned of, and `bvsync report` exits 1
- * (docs/operations.md, "Reports for analysts").
+ * Writes the analysts' HTML report from the published database; nothing when no asked brand has data, as zeros mislead.
+ * Brands without data are marked and warned of, and `bvsync report` exits 1 (docs/operations.md, "Reports").
  */
 export async function buildReport(options: BuildReportOptions): Promise<BuiltReport> {
   const data = await withReadOnly(options.db, (db) => readReportData(db.connection, db.path, options));

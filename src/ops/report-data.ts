@@ -77,9 +77,8 @@ export interface BrandReport {
   hasData: boolean;
   headline: Headline;
   /**
-   * Visibility per topic and week (weeks start Monday, cut to the window: `week` is the first day of the week in the
-   * window, `days` how many days had data), summed from the daily numerators, with its Wilson 95% interval (low, high)
-   * computed from those sums; see wilson-interval.ts for why not the API's daily ci_lower/ci_upper.
+   * Visibility per topic and week (weeks from Monday, cut to the window; `days` those with data), summed from daily
+   * numerators, with a Wilson 95% interval of the sums (wilson-interval.ts says why not the API's ci_lower/ci_upper).
    */
   weeklyVisibility: Array<{
     week: string;

@@ -7,9 +7,8 @@ import { errorMessage } from '../format.js';
 const json = (res: ServerResponse, status: number, body: unknown) => sendBody(res, status, JSON.stringify(body));
 
 /**
- * The admin endpoints, served on the simulator's own listener without an API key (it only listens on the
- * host it was given, 127.0.0.1 by default): GET/POST /__admin/knobs, POST /__admin/clock {advanceDays},
- * GET/DELETE /__admin/requests, GET /__admin/info. Not in the request log, never faulted or rate limited.
+ * The admin endpoints (knobs, clock, requests, info), keyless on the simulator's own listener (127.0.0.1 by default).
+ * They are not in the request log, and never faulted or rate limited.
  */
 export function handleAdmin(
   sim: SimulatorState,

@@ -2,9 +2,8 @@ import type { ArrayFormat, ParamMapping } from '../api/param-names.js';
 import type { Knobs } from './knobs.js';
 
 /**
- * How `info.query` echoes the range: as sent (`inclusive`); the end as the instant after it (`exclusive`); the end as
- * its day's first instant (`midnight`, which says nothing of whether the day is covered); both ends as the instants of
- * a day 5 hours behind UTC (`offset`), as an API whose days are not UTC days would. Only the echo changes.
+ * How `info.query` echoes the range (only the echo changes): `inclusive` as sent, `exclusive` the end's next instant,
+ * `midnight` the end day's first instant (silent on coverage), `offset` both ends in a day 5 hours behind UTC.
  */
 export type RangeEndEcho = 'inclusive' | 'exclusive' | 'midnight' | 'offset';
 

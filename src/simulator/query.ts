@@ -14,10 +14,8 @@ const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]
 type QuerySettings = Knobs & { arrayFormat: ArrayFormat; rangeEndEcho: RangeEndEcho };
 
 /**
- * Reads the query of one request by the default parameter names (src/api/param-names.ts), mapped to wire
- * names, collecting every problem as `error.details[]` keyed by the wire name. `finish()` throws them all at
- * once, and with `strictParams` also names parameters the endpoint does not know, so a client's wrong mapping
- * fails loudly instead of being silently ignored.
+ * Reads a request's query by default parameter names mapped to wire names, collecting problems by wire name. `finish()`
+ * throws them all; with `strictParams` also unknown parameters, so a client's wrong mapping fails loudly.
  */
 export class QueryReader {
   readonly errors: SimulatorErrorDetail[] = [];

@@ -111,9 +111,8 @@ export interface WriteClient {
 }
 
 /**
- * The client of bvsync's writes, on the read transport; it waits out 429s unless told not to (`retryRateLimited`), as a
- * plan or apply is one person waiting. Every write carries an idempotency value: of content and session for a real
- * write, of content alone for persona and tag changes, fresh for a dry run (idempotency-key.ts).
+ * The writes client; it waits out 429s unless `retryRateLimited` is false, as a plan or apply is one person waiting.
+ * Idempotency values: content and session for a real write, content for personas and tags, fresh for a dry run.
  */
 export function createWriteClient(config: ApiConfig, options: ApiClientOptions = {}): WriteClient {
   const transport = openTransport(config, { ...options, retryRateLimited: options.retryRateLimited ?? true });

@@ -20,9 +20,8 @@ const refusalSchema = z.object({
 export type Refusal = z.infer<typeof refusalSchema>;
 
 /**
- * How long a brand's denial is believed without asking again: long enough to cover a run, so a brand the key cannot
- * read costs one request per run rather than one per slice; short enough that access granted later is seen by the
- * next run even when nothing asks (every `sync`, `backfill` and `worker` start asks again anyway).
+ * How long a brand's denial is believed: a run long, so an unreadable brand costs one request a run, not one a slice;
+ * short enough that the next run sees access granted later (every `sync`, `backfill` and `worker` start asks too).
  */
 const BRAND_DENIAL_MEMORY_MS = 60 * 60 * 1000;
 /**

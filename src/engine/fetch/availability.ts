@@ -45,10 +45,8 @@ export type AwayVerdict = { kind: 'wait'; pauseMs: number; waitedMs: number } | 
 export type RefusalOf = Omit<Refusal, 'stream'> & { stream?: string | null };
 
 /**
- * The fetch job's one view of the API's availability. Per process: what its calls heard (KeyAnswers, fed by the
- * transport's `onRequest` events). Per run, shared through Redis: the outage the run met and whether it gave up
- * (OutageMemo), and what the API refused to the key (AccessMemo). The decisions on what a failure means are the pure
- * functions below (`sightingOf`, `awayVerdict`, `refusalOf`), which `test/engine/fetch-outcome.test.ts` covers.
+ * The fetch job's one view of the API: what this process's calls heard (KeyAnswers), and per run in Redis its outage
+ * (OutageMemo) and refusals (AccessMemo). Pure functions below judge a failure (test/engine/fetch-outcome.test.ts).
  */
 export class Availability {
   private readonly outages: OutageMemo;
@@ -127,9 +125,8 @@ export class Availability {
 }
 
 /**
- * The sighting a failure is, if any. A key answered nothing but 429s for the whole tolerance is away, as an API that
- * answers nothing but 5xx, or nothing, is. A call that met the API away is unanswered since `processUnansweredSince`:
- * another fetch thread answered lately means the API failed this request, not that it is away.
+ * The sighting a failure is, if any: a key answered only 429s for the whole tolerance is away, as an API answering
+ * only 5xx or nothing is; per `processUnansweredSince`, another thread answered lately means this request failed alone.
  */
 export function sightingOf(error: unknown, heard: Hearing, toleranceMs: number | undefined): Sighting | undefined {
   if (toleranceMs === undefined) return undefined;
@@ -144,10 +141,8 @@ export function sightingOf(error: unknown, heard: Hearing, toleranceMs: number |
 }
 
 /**
- * What the run's outage, after this slice's sighting, means for the slice; undefined when it is not the run's outage.
- * Once given up, every slice fails. A 429 answers the key, not the request, so one slice is enough to give up on a
- * rate limit; an API away needs more than one slice, since one slice alone is a request the API fails, which spends
- * its attempts. Until the tolerance has passed the slice waits in the paused queue (test/engine/fetch-outcome.test.ts).
+ * What the run's outage means for the slice: a 429 answers the key, so one slice is enough to give up on it; an API
+ * away needs more, as one slice alone is one request failing. Till then, paused (test/engine/fetch-outcome.test.ts).
  */
 export function awayVerdict(
   sighting: Sighting,

@@ -1,9 +1,8 @@
 import type { Redis } from 'ioredis';
 
 /**
- * Round trip to Redis (ms) per step of concurrency: each full step adds `sync.fetchConcurrency` jobs again.
- * A fetch job waits on several round trips beside its API call, so a far Redis needs more jobs in flight.
- * Proved by test/engine/fetch-concurrency.int.test.ts.
+ * Redis round trip (ms) per step: each full step adds `sync.fetchConcurrency` jobs again, as a fetch job waits on
+ * round trips beside its API call, so a far Redis needs more in flight (test/engine/fetch-concurrency.int.test.ts).
  */
 export const FAR_REDIS_STEP_MS = 4;
 
@@ -31,9 +30,8 @@ export async function redisRoundTripMs(redis: Pick<Redis, 'ping'>): Promise<numb
 }
 
 /**
- * Fetch slots of one BullMQ worker. A worker takes its jobs one round trip each and starts none until its slots are
- * full or the queue is empty, so 64 slots in one worker start their first job 64 round trips after a phase is planned.
- * Workers of this many slots each fill side by side, on connections of their own.
+ * Fetch slots of one BullMQ worker: a worker starts no job until its slots are full or the queue empty, one round trip
+ * a job, so slots are split over workers that fill side by side, each on its own connection.
  */
 export const FETCH_SLOTS_PER_WORKER = 8;
 

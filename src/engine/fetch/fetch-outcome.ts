@@ -65,9 +65,8 @@ export type FetchDecision =
   | { kind: 'fail'; failure: Failure; why: 'failed' | 'stopped-by-give-up'; refusal?: RefusalOf | undefined };
 
 /**
- * What a read's outcome means for the slice, as a pure function of the outcome and what the job knows: every branch is
- * proved in test/engine/fetch-outcome.test.ts. `read-run` asks for the run's outage; classified again with `run` set,
- * the same outcome goes on from there.
+ * What a read's outcome means for the slice: a pure function, each branch proved in test/engine/fetch-outcome.test.ts.
+ * `read-run` asks for the run's outage; classified again with `run` set, the same outcome goes on from there.
  */
 export function classify(
   outcome: FetchOutcome,

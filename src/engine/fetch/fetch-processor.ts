@@ -48,10 +48,8 @@ export interface FetchProcessorDeps {
 }
 
 /**
- * A fetch job reads one slice through the API client and hands its rows, in compressed chunks waiting in Redis, to a
- * commit job of the load queue. The job asks whether the slice may start, reads it, classifies the outcome
- * (fetch-outcome.ts) and carries the decision out in one place: commit, park for the quota, retry, pause the queue,
- * hand the slice back, or record it failed so the run goes on and reports it. Step 2 of a run: docs/architecture.md.
+ * Step 2 of a run (docs/architecture.md): read one slice, hand its rows as compressed chunks in Redis to a commit job.
+ * The outcome is classified (fetch-outcome.ts) and acted on here alone; a failed slice is recorded and the run goes on.
  */
 export function fetchProcessor(deps: FetchProcessorDeps) {
   // Read on this thread, the last chunk goes with the commit job's add: a round trip to Redis less per slice.

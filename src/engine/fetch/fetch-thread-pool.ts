@@ -22,9 +22,8 @@ const RUNS_SOURCES = import.meta.url.endsWith('.ts');
 const THREAD_ENTRY = new URL(`./fetch-thread.${RUNS_SOURCES ? 'ts' : 'js'}`, import.meta.url).href;
 
 /**
- * A thread starts without the TypeScript loader the process registered (tsx's `register()` hooks the main thread
- * only), so from sources (tests, benches) it registers tsx itself before importing its module. Compiled, it needs none:
- * tsx is a development dependency only.
+ * tsx's `register()` hooks the main thread only, so a thread run from sources (tests, benches) registers tsx itself.
+ * Compiled, it needs none: tsx is a development dependency only.
  */
 const BOOTSTRAP = `
 const { workerData } = require('node:worker_threads');
@@ -78,9 +77,8 @@ interface Slot {
 }
 
 /**
- * Runs fetch jobs' reads in `sync.fetchThreads` worker threads, so the main thread spends its time loading.
- * A failed read comes back as its own error class; a dead thread fails its reads and restarts on the next one.
- * Proved by test/engine/fetch-thread-pool.int.test.ts.
+ * Runs fetch jobs' reads in `sync.fetchThreads` worker threads, so the main thread spends its time loading. A failed
+ * read keeps its error class; a dead thread fails its reads and restarts (test/engine/fetch-thread-pool.int.test.ts).
  */
 export class FetchThreadPool implements SliceReader {
   private readonly slots: Slot[] = [];

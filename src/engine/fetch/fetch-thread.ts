@@ -1,8 +1,6 @@
 /**
- * The body of one fetch thread (src/engine/fetch/fetch-thread-pool.ts starts them): it reads the slices the main thread
- * sends, each exactly as a fetch job reads it inline, so JSON parsing, validation, row mapping and chunk encoding use
- * another core than the writer's. It has its own API client and Redis connection; the key's rate budget lives in
- * Redis, so every thread (and every process) paces against the same budget.
+ * One fetch thread (fetch-thread-pool.ts starts it) reads slices as a fetch job does inline, off the writer's core.
+ * It has its own API client and Redis connection; the key's rate budget is in Redis, so every thread paces against it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { KeyAnswers, RATE_HEADROOM, createApiClient, configuredRateBudget } from '../../api/index.js';

@@ -68,9 +68,8 @@ redis.call('HSETNX', KEYS[1], 'gaveUpAt', ARGV[1])
 return redis.call('HGETALL', KEYS[1])`;
 
 /**
- * A run's shared memory of an API that answers nothing but 5xx, or nothing: one outage waited out once per run.
- * Once the run gives up its other slices fail without a request; a slice read back ends the outage.
- * Proved by test/engine/outage-memo.int.test.ts and test/engine/outage-give-up.int.test.ts.
+ * A run's shared memory of an API answering only 5xx or nothing, waited out once a run; given up, slices fail unsent.
+ * A slice read back ends it (test/engine/outage-memo.int.test.ts, test/engine/outage-give-up.int.test.ts).
  */
 export class OutageMemo {
   private readonly keys: RedisKeys;

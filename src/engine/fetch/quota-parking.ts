@@ -11,9 +11,8 @@ import { RunStore } from '../run/run-store.js';
 import type { Config } from '../../configuration.js';
 
 /**
- * Slices waiting for the request budget's next window (docs/quota.md): the fetch job is delayed to the window's end,
- * spending no attempt, and noted in a sorted set. `resumeParkedFetches` promotes the due jobs newest day first; the
- * delay alone resumes them when no process runs it.
+ * Slices waiting for the budget's next window (docs/quota.md): the fetch job is delayed to the window's end, with no
+ * attempt spent, and noted in a sorted set; `resumeParkedFetches` promotes due jobs newest first, or the delay does.
  */
 
 interface ParkingDeps {

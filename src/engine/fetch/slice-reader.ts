@@ -21,8 +21,7 @@ export interface SliceRead {
 
 /**
  * The part of a fetch job that costs CPU: paging, validating, mapping and encoding chunks into Redis under `token`.
- * `tally` is counted in place, also when the read throws; a read that throws has dropped its chunks, and one whose run
- * is cancelled throws a RunCancelledError.
+ * `tally` counts in place even if the read throws; a throw drops its chunks; a cancelled run throws RunCancelledError.
  */
 export interface SliceReader {
   read(data: FetchJobData, token: string, tally: Tally): Promise<SliceRead>;

@@ -119,10 +119,8 @@ function sliceJobId(kind: 'fetch' | 'commit', data: FetchJobData): string {
 }
 
 /**
- * BullMQ job ids deduplicate only while the job exists, must not contain `:` and must not be all digits. An id
- * is derived from what the job is (run, brand, stream, slice), so planning the same run twice adds nothing.
- * Slice keys may hold any characters a domain or phrase can (from the API or the config); they are hashed into the
- * id rather than trusted, and the readable part is kept to safe characters.
+ * An id derived from what the job is, so planning a run twice adds nothing while the job exists (BullMQ's dedup).
+ * BullMQ forbids `:` and all-digit ids, and slice keys may hold any character, so they are hashed into the id.
  */
 export function jobId(kind: string, ...parts: Array<string | number>): string {
   const readable = parts

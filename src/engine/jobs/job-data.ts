@@ -79,9 +79,8 @@ export const runJobSchema = z.object({ runId: z.string().min(1) });
 export type RunJobData = z.infer<typeof runJobSchema>;
 
 /**
- * API calls of a run that no commit job carries to `_sync_runs` (a slice stopped by `bvsync cancel`, jobs the cancel
- * removed); `source` says which and makes the job's id. A removed commit's calls count only when its slice was not
- * committed after all, as the writer may have taken it into another's transaction (waiting-commits.ts).
+ * API calls of a run no commit job carries to `_sync_runs` (after `bvsync cancel`); `source` says which, and the id.
+ * A removed commit's calls count only if its slice was not committed in another's transaction (waiting-commits.ts).
  */
 export const uncountedJobSchema = z.object({
   runId: z.string().min(1),

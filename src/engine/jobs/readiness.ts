@@ -34,9 +34,8 @@ export interface ReadinessSubject {
 export const PROBE_LIMIT_MS = 2_000;
 
 /**
- * Ready when Redis answers a PING and, for the lease holder, the lease is held and the working database answers (or is
- * busy with a job). Not ready while the process cannot become the writer for a reason retrying will not mend
- * (test/ops/health.int.test.ts).
+ * Ready when Redis answers a PING and, for the lease holder, the lease is held and the database answers or is busy.
+ * Not ready while the process cannot become the writer for a reason retries won't mend (test/ops/health.int.test.ts).
  */
 export async function checkReadiness(subject: ReadinessSubject): Promise<Readiness> {
   const checks: Record<string, ReadinessCheck> = {

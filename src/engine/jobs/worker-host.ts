@@ -57,10 +57,8 @@ const WORKER_CLOSE_LIMIT_MS = 10_000;
 const REDIS_DOWN_CLOSE_LIMIT_MS = 1_000;
 
 /**
- * Opens that failed in a row because another process held the file, after which a command (`sync`, `backfill`) gives
- * up. The lease is tried again with a growing wait (src/engine/writer/writer-lease.ts), so three tries span about three lease
- * intervals: long enough for a passing hand-over between bvsync processes, short of waiting on a program that is not
- * bvsync. Any other open failure is not waited on at all.
+ * Opens failed in a row on a file another process holds, after which `sync` or `backfill` gives up: about three lease
+ * intervals (writer-lease.ts), enough for a hand-over between bvsync processes, short of waiting on another program.
  */
 const LOCKED_OPENS_BEFORE_GIVING_UP = 3;
 
@@ -420,9 +418,8 @@ export class WorkerHost {
   }
 
   /**
-   * A full disk or an invalidated database: every later load would fail the same way, so this process takes no other
-   * load job, closes the database and becomes the writer no more; the job that met it waits for the next writer. A
-   * command ends with the fault (`writerProblem`), `bvsync worker` exits with it (`writerFaulted`).
+   * A full disk or invalidated database fails every later load, so this process stops loading, closes the database
+   * and quits as writer; the job waits for the next writer. A command ends with it (`writerProblem`); a worker exits.
    */
   private stopLoadingOn(fault: WriterFault): void {
     if (this.writerFault) return;
@@ -458,9 +455,8 @@ export class WorkerHost {
   }
 
   /**
-   * Under the raised fence, before any load, makes `sync.promote` hold, so rows loaded from now on fill the promoted
-   * columns (docs/schema-drift.md). A promotion the file cannot take closes it and counts as a failed open: a command
-   * stops waiting on it with the error naming the key (`writerProblem`).
+   * Under the raised fence, ahead of any load, makes `sync.promote` hold, so loaded rows fill its columns. A promotion
+   * the file cannot take is a failed open: a command stops with the error naming the key (docs/schema-drift.md).
    */
   private async promoteFields(warehouse: Warehouse): Promise<void> {
     const { config, log } = this.options;
@@ -499,9 +495,8 @@ export class WorkerHost {
   }
 
   /**
-   * Closes the file just opened and throws OtherWarehouseFileError when it is not the one the prefix's committed slices
-   * are in (another disk at the same path, a replaced file): loaded, it would be published as the whole warehouse. The
-   * prefix's unfinished runs for this path end failed with that message. The first writer of a prefix records its file.
+   * Closes and refuses (OtherWarehouseFileError) a file not holding the prefix's committed slices: loaded, it would be
+   * published as the whole warehouse. Its unfinished runs end failed; a prefix's first writer records its file.
    */
   private async refuseOtherFile(warehouse: Warehouse): Promise<void> {
     const { config, log } = this.options;
@@ -520,9 +515,8 @@ export class WorkerHost {
   }
 
   /**
-   * Why a command should stop waiting to become the writer: the database cannot open for a reason no retry changes,
-   * or another bvsync held it longer than a last writer takes to close. Undefined while waiting may still help.
-   * A long-running `bvsync worker` ignores this and keeps trying, since an operator may fix the cause.
+   * Why a command should stop waiting to become the writer (no retry would help, or another bvsync held it too long).
+   * Undefined while waiting may help. `bvsync worker` ignores it and keeps trying, since an operator may fix the cause.
    */
   writerProblem(): WriterUnavailableError | WriterFault | WarehouseError | undefined {
     if (this.writerFault) return this.writerFault;
@@ -541,9 +535,8 @@ export class WorkerHost {
   }
 
   /**
-   * A plan, commit or finalize job that failed for good leaves its run unable to finish: the phase never completes, and
-   * every command waiting on it would wait forever. The run is marked failed instead, with the job's reason, in Redis
-   * (which ends the wait) and in `_sync_runs`. The slices already committed stay, and are right.
+   * A load job failed for good leaves its run unable to finish and its waiters waiting, so the run is marked failed
+   * with the job's reason, in Redis (ending the wait) and `_sync_runs`. Slices already committed stay, and are right.
    */
   private async failRunOfLastAttempt(job: Job | undefined, error: Error): Promise<void> {
     if (!job) return;
@@ -654,9 +647,8 @@ export class WorkerHost {
   }
 
   /**
-   * Stops taking jobs, lets running ones finish until the deadline, then aborts what is left (those jobs are picked
-   * up again by another process after BullMQ's stalled check). Safe to call twice. `redisGone`: the caller found Redis
-   * not answering (a frozen one keeps its connection looking up), so nothing waits on it longer than a moment.
+   * Stops taking jobs, lets running ones finish until the deadline, then aborts the rest for BullMQ to hand on.
+   * Safe to call twice. `redisGone`: Redis does not answer (a frozen one looks connected), so nothing waits on it long.
    */
   stop(deadlineMs = this.options.stopDeadlineMs ?? 30_000, options: { redisGone?: boolean } = {}): Promise<void> {
     if (options.redisGone) this.redisKnownGone = true;

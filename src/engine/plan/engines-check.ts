@@ -5,9 +5,8 @@ import type { Config } from '../../configuration.js';
 import { brandStreamId } from '../../slice-ids.js';
 
 /**
- * A sync after `api.engines` changed re-reads only the days after the cursor and lookback, so earlier days stay under
- * the old filter. Said once per run, brand and stream, with the backfill that re-reads them; streams that send their
- * own engine filter are left out. One query for the phase (src/warehouse/state/other-engines.ts).
+ * A sync after `api.engines` changed re-reads only days after the cursor and lookback, so earlier days keep the old
+ * filter. Said once per run, brand and stream, with the backfill; streams with their own engine filter are left out.
  */
 export async function warnOfDaysUnderOtherEngines(
   deps: { warehouse: Warehouse; config: Pick<Config, 'api' | 'sync'>; log: Logger },

@@ -7,9 +7,8 @@ import type { SyncConfig } from '../../configuration.js';
 import { brandStreamId } from '../../slice-ids.js';
 
 /**
- * The planner: a run = brands x streams x slices. Pure: it is given the incremental cursors and the dimensions
- * phase 1 loaded, and says which slices to fetch. Job ids are derived from what it returns, so planning the same
- * run twice adds nothing.
+ * The planner, pure: a run = brands x streams x slices, from the cursors and the dimensions phase 1 loaded.
+ * Job ids are derived from the slices it returns, so planning the same run twice adds nothing.
  */
 
 export type PlanMode =
@@ -53,10 +52,8 @@ export function firstIncrementalDay(today: string, sync: SyncConfig): string {
 }
 
 /**
- * Where a stream with no cursor may start: the last day of an unbroken run of complete days from its first
- * incremental day on (slices a backfill loaded count), so a sync after a backfill does not fetch those days again.
- * A backfill still moves no cursor; this only saves the first sync's calls. `days` holds, per day with slices,
- * whether every slice of it is complete.
+ * Where a stream with no cursor may start: the end of the unbroken complete days from its first incremental day,
+ * so a first sync does not refetch what a backfill loaded. `days`: per day, whether its slices are all complete.
  */
 export function completeThrough(
   first: string,
@@ -84,10 +81,8 @@ export function daysToFetch(mode: PlanMode, sync: SyncConfig, cursor: string | u
 }
 
 /**
- * The slices of the phase, and the streams that planned none where they should have: a per-engine stream with days to
- * fetch and no engine to break them down by. Every brand answers through some engine, so no engine known means bvsync
- * could not learn them (the visibility report's `info.query`, which the spec does not show naming them, named none;
- * or visibility has not loaded) rather than that there is nothing to read. A domain, topic or page list may be empty.
+ * The phase's slices and gaps: a per-engine stream with days to fetch but no engine. Every brand answers through some
+ * engine, so none known means bvsync could not learn them (visibility's `info.query`), not that nothing is to read.
  */
 export function planPhase(input: PlanInput): { slices: PlannedSlice[]; gaps: PlanGap[] } {
   const slices: PlannedSlice[] = [];
@@ -153,9 +148,8 @@ export function needsOf(stream: StreamPlanning, sync: SyncConfig): readonly Dime
 }
 
 /**
- * A stream's plan phase: 1, or one after the latest phase of every stream (of the registry, selected for the run or
- * not: what an earlier run loaded counts) that provides a dimension it needs. Phases follow from the declarations,
- * the way dlt's `rest_api` orders resources by their `resolve` params.
+ * A stream's plan phase: 1, or one after the latest phase of every registry stream, selected or not, that provides a
+ * dimension it needs (what an earlier run loaded counts), as dlt's `rest_api` orders resources by `resolve` params.
  */
 export function phaseOf(stream: StreamPlanning, sync: SyncConfig): number {
   const all = [...STREAMS.values()];

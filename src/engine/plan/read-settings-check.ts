@@ -6,10 +6,8 @@ import type { Config } from '../../configuration.js';
 import { brandStreamId } from '../../slice-ids.js';
 
 /**
- * A sync after `api.params`, `api.endpointParams`, `api.arrayFormat` or `api.firstPage` changed re-reads only the days
- * after the cursor and lookback, so earlier days stay as read under the old settings. Said once per run, brand and
- * stream, with what changed and the backfill that re-reads them. One query when nothing changed
- * (src/warehouse/state/other-read-settings.ts).
+ * A sync after the `api` read settings changed re-reads only days after the cursor and lookback, so earlier days stay
+ * as read under the old ones. Said once per run, brand and stream, with what changed and the backfill to run.
  */
 export async function warnOfDaysReadOtherwise(
   deps: { warehouse: Warehouse; config: Pick<Config, 'api'>; log: Logger },

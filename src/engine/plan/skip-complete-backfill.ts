@@ -36,9 +36,8 @@ export interface SkipCompleteBackfillOptions {
 }
 
 /**
- * The backfill that reads again the day slices not complete, or undefined when it would plan none of them.
- * Only slices the planner itself still plans count, so a series the config dropped never advises a backfill.
- * The window is replanned until the kept slices span it (test/engine/skip-complete-backfill.test.ts).
+ * The backfill re-reading the day slices not complete, or undefined. Only slices the planner still plans count, so
+ * a dropped series advises none; the window is replanned to span them (test/engine/skip-complete-backfill.test.ts).
  */
 export async function skipCompleteBackfill(
   options: SkipCompleteBackfillOptions,
@@ -56,9 +55,8 @@ export async function skipCompleteBackfill(
 }
 
 /**
- * The backfills that read again the day slices not complete: each brand's stream over its own days, merged only where
- * the brands and streams crossed stay exactly those found, so no stream re-reads days far from its own failures.
- * Earlier phases come first, so a stream that fans out over another is planned after that one reloaded.
+ * Backfills re-reading the day slices not complete, per brand and stream over its own days, merged only where window
+ * and streams (or brands) match, so none re-reads far days. Earlier phases first: fanned-out streams follow sources.
  */
 export async function skipCompleteBackfills(options: SkipCompleteBackfillOptions): Promise<SkipCompleteBackfill[]> {
   const groups = groupBy(options.notComplete, (slice) => brandStreamId(slice.brandId, slice.stream));

@@ -25,9 +25,8 @@ interface DaysNeverRead {
 }
 
 /**
- * A sync reads the days after a stream's cursor and lookback for every series it plans, so a series added since (a new
- * domain) or an earlier `sync.startDate` leaves earlier days unread. One query for the phase
- * (src/warehouse/state/unread-days.ts; test/e2e/unread-days.int.test.ts).
+ * A sync reads only days after a stream's cursor and lookback, so a series added since (a new domain) or an earlier
+ * `sync.startDate` leaves earlier days unread. One query for the phase (test/e2e/unread-days.int.test.ts).
  */
 async function daysNeverRead(
   deps: { warehouse: Warehouse; config: Pick<Config, 'sync'> },

@@ -6,9 +6,8 @@ import { describeRedisAddress } from '../../redis-address.js';
 const CHECK_EVERY_MS = 1_000;
 
 /**
- * A long-lived worker outlives a Redis restart by reconnecting for ever, so nothing fails and nobody is told. This
- * tells them: once Redis has not answered for `limitMs`, one `machine_fault` per outage (test/e2e/notify-worker-redis.int.test.ts).
- * Returns the function that stops watching.
+ * A worker reconnects to Redis for ever, so nothing fails and nobody is told: this sends one `machine_fault` per outage
+ * once Redis has not answered for `limitMs` (test/e2e/notify-worker-redis.int.test.ts). Returns the stop function.
  */
 export function watchRedisForFaults(connection: Redis, url: string, limitMs: number, notifier: Notifier): () => void {
   let downSince: number | undefined;

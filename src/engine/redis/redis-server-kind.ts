@@ -3,9 +3,8 @@ import type { RedisAddressKind } from '../../redis-address.js';
 import { clusterPrefixAdvice } from '../../redis-keys.js';
 
 /**
- * What kind of Redis server an address reached (from `INFO`), and what to configure when it is not the kind the address
- * names: a replica, Sentinel or Cluster node through redis://, or a plain server through redis+sentinel:// or
- * redis+cluster:// (test/engine/redis-server-kind.int.test.ts).
+ * The kind of Redis server an address reached (`INFO`), and what to configure when it is not the kind the address
+ * names, e.g. a replica via redis://, a plain server via redis+sentinel:// (test/engine/redis-server-kind.int.test.ts).
  */
 export interface RedisServerFacts {
   /** `redis_mode` of INFO server. */

@@ -190,9 +190,8 @@ export interface PingRedisOptions {
 const PROBE_OPTIONS = { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null };
 
 /**
- * Connects, PINGs, selects the address's database and checks the server is the kind the address names, or throws why
- * not: the system's reason, RedisDatabaseError, RedisTopologyError (a replica, a Sentinel, a Cluster node reached as
- * something else) or RedisCaFileError.
+ * Connects, PINGs, selects the address's database and checks the server is the kind the address names, or throws why:
+ * the system's reason, RedisDatabaseError, RedisTopologyError (a server of another kind) or RedisCaFileError.
  */
 export async function pingRedis(url: string, options: PingRedisOptions = {}): Promise<void> {
   const address = parseRedisAddress(url);
@@ -288,10 +287,8 @@ function friendlier(error: unknown, where: string): unknown {
 }
 
 /**
- * The shell a private redis-server runs under. It ends the server and removes its folder once its stdin reaches end
- * of file: when stop() closes it, or when this process ends in any way at all, SIGKILL and a closed terminal's SIGHUP
- * included, which no listener of ours sees. Its exit code is the server's. An asynchronous list's stdin is /dev/null in
- * a shell without job control, so the watcher reads the pipe through a descriptor of its own (3).
+ * The shell over a private redis-server: at its stdin's end (stop(), or this process ending any way, SIGKILL included)
+ * it ends the server and removes its folder. A background list's stdin is /dev/null, so it reads the pipe on fd 3.
  */
 const WARDEN_SCRIPT = [
   'dir=$1; shift',
@@ -315,9 +312,8 @@ const COMMAND_NOT_FOUND = 127;
 const STOP_LIMIT_MS = 5_000;
 
 /**
- * Starts a redis-server from PATH on a free port, in a fresh folder, for the life of this process (exported for tests).
- * Its own process group keeps Ctrl-C from it, since the command's graceful stop still needs it.
- * Proved by test/engine/private-redis.int.test.ts.
+ * Starts a redis-server from PATH on a free port in a fresh folder, for this process's life, in its own process group:
+ * Ctrl-C must not reach it, as the graceful stop still needs it (test/engine/private-redis.int.test.ts).
  */
 export async function startPrivateRedis(): Promise<ResolvedRedis> {
   const port = await freePort();
@@ -409,9 +405,8 @@ function killGroup(child: ChildProcess): void {
 const privateServerListeners = new WeakSet<object>();
 
 /**
- * Ends a private redis-server and removes its folder when this process ends: at exit, and on a SIGINT or SIGTERM that
- * nothing else listens for (Node's default for those ends the process without an 'exit' event; the warden would end
- * the server then too, but only once the pipe closed). Returns the untie, which removes every listener added here.
+ * Ends a private redis-server and removes its folder at exit, and on a SIGINT or SIGTERM nothing else listens for, as
+ * Node's default then skips 'exit' (the warden waits for the pipe to close). Returns the untie of these listeners.
  */
 function tieToProcess(child: ChildProcess, dir: string): () => void {
   const onExit = () => {

@@ -11,9 +11,8 @@ import { runStartOf, type RunMeta, type RunStore } from './run-store.js';
 import { addTally, emptyTally, type Tally } from './request-tally.js';
 
 /**
- * `bvsync cancel RUN`: a run dropped on purpose. Its Redis record says `cancelled` at once, its queued jobs are removed,
- * a slice being read stops and is not loaded (run-cancel-watch.ts), and a `cancel` load job records it in `_sync_runs`,
- * as only the writer may write DuckDB. Calls no commit will count reach `requests` through `uncounted` jobs.
+ * `bvsync cancel RUN`: the record says `cancelled` at once, queued jobs go, a slice being read stops unloaded, and a
+ * `cancel` load job records it in `_sync_runs` (only the writer writes DuckDB); `uncounted` jobs count its calls.
  */
 
 export type CancelOutcome =

@@ -4,9 +4,8 @@ import type { Queues } from '../jobs/queues.js';
 import type { RunStore } from './run-store.js';
 
 /**
- * Of the slice ids a run is about to plan, those another unfinished sync or scheduled run holds, with that run. A
- * backfill holds none, as it may wait hours for quota. Plan jobs run one at a time on the load queue, so two plans never
- * race past this check (test/engine/schedule-overlap.int.test.ts).
+ * The slices about to be planned that another unfinished sync or scheduled run holds (a backfill may wait hours for
+ * quota, so holds none). Plans run one at a time, so none race past this (test/engine/schedule-overlap.int.test.ts).
  */
 export async function slicesHeldElsewhere(
   runs: RunStore,

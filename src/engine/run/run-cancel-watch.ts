@@ -43,10 +43,8 @@ export interface RunWatchOptions {
 }
 
 /**
- * Watches one run while a slice of it is read: for `bvsync cancel`, so a cancel stops the requests of slices already
- * being fetched too, not only the queued ones (a slice can be hundreds of pages); and for the run giving up on an API
- * that is away, which stops them with a RunGaveUpError. The run's records are read at once and then every `everyMs`;
- * one that cannot be read leaves the read going: only a run known cancelled, or known to have given up, stops it.
+ * Watches a run while a slice is read, so a cancel or a give-up (RunGaveUpError) stops slices mid-fetch, not only
+ * queued ones. Read now, then every `everyMs`; an unreadable record leaves the read going: only a known stop stops it.
  */
 export function watchRun(
   runs: { get(runId: string): Promise<RunMeta | null> },

@@ -2,9 +2,8 @@ import type { Job } from 'bullmq';
 import type { Logger } from '../../log.js';
 
 /**
- * A run whose record is no longer in Redis (expired, or Redis restarted empty) never comes back, so a process that meets
- * it writes nothing more of it: no job, no counter, no chunk. Writes check the record in the same script or right
- * after (test/reliability/redis-residue.int.test.ts).
+ * A run whose record is gone from Redis (expired, or Redis restarted empty) never comes back, so no job, counter or
+ * chunk of it is written: writes check in the same script or right after (test/reliability/redis-residue.int.test.ts).
  */
 export class RunGoneError extends Error {
   readonly code = 'run_gone';

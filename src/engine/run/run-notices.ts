@@ -34,9 +34,8 @@ export interface RunEndNoticeOptions {
 }
 
 /**
- * The notice of a run that ended failed or incomplete, if this process is the first to claim it; undefined otherwise.
- * The writer claims it before it writes the run's end to Redis, so its notice (with the slices' errors) wins over
- * that of the command waiting on the run; the command's is sent when no writer had a webhook for it.
+ * The notice of a run that ended failed or incomplete, if this process claims it first. The writer claims ahead of
+ * writing the run's end, so its notice (with slice errors) wins; a waiting command's goes when no writer had a webhook.
  */
 export async function claimRunEndNotice(options: RunEndNoticeOptions): Promise<RunNotice | undefined> {
   const { runs, notifier, meta } = options;

@@ -16,9 +16,8 @@ import { brandStreamId } from '../../slice-ids.js';
 import { groupBy } from '../../group-by.js';
 
 /**
- * The live view of a run, in Redis, so that every process — the CLI waiting on a run it started, `status`, the
- * load worker deciding when a phase is over — sees the same progress without opening DuckDB (only the lease
- * holder may). DuckDB stays the record of what was loaded; this is progress and counters only, and it expires.
+ * A run's live view in Redis, so every process sees the same progress without opening DuckDB (only the writer may).
+ * DuckDB stays the record of what was loaded; this is progress and counters only, and it expires.
  */
 
 export interface RunMeta {
@@ -112,9 +111,8 @@ const NO_COUNTERS: StreamCounters = {
 const COUNTER_NAMES = Object.keys(NO_COUNTERS) as Array<keyof StreamCounters>;
 const KEEP_SECONDS = 14 * 24 * 60 * 60;
 
-// A slice's outcome counts once, however often its commit job is replayed (jobs are at-least-once). Nothing is written
-// for a run whose record is gone (KEYS[3]): its counters in a Redis that lost the run would outlive it (run-gone.ts).
-// KEYS[4] on, the slice's chunks, are deleted once its outcome is recorded, never before.
+// A slice's outcome counts once, however often its commit job replays; nothing is written once its run (KEYS[3]) is
+// gone. KEYS[4] on, the slice's chunks, are deleted once its outcome is recorded, never before.
 const RECORD_OUTCOME = `
 if redis.call('exists', KEYS[3]) == 0 then return -1 end
 local added = redis.call('sadd', KEYS[1], ARGV[1])
@@ -125,9 +123,8 @@ redis.call('expire', KEYS[1], ${KEEP_SECONDS})
 redis.call('expire', KEYS[2], ${KEEP_SECONDS})
 return 1`;
 
-// The planned slices of ARGV (id, stream pairs from ARGV[3]) added, the new ones counted, then the run's record set to
-// ARGV[2] if it still reads ARGV[1] (the record the caller patched): a plan's slices and its phase in one round trip.
-// Answers {added, 1 when set}; {-1, 0} when the run is gone.
+// Adds the planned slices (id, stream pairs from ARGV[3]), counts the new, then sets the record to ARGV[2] if it
+// still reads ARGV[1]: slices and phase in one round trip. Answers {added, 1 when set}; {-1, 0} when the run is gone.
 const RECORD_PLANNED_THEN_SET = `
 local current = redis.call('hget', KEYS[3], 'meta')
 if not current then return {-1, 0} end
@@ -164,10 +161,8 @@ return created`;
 
 const UNFINISHED_LUA = `{${UNFINISHED_RUN_STATUSES.map((status) => `['${status}'] = true`).join(', ')}}`;
 
-// One run per window: the window key names the unfinished run of a kind, window, brands and streams. Checked and
-// taken in one script, so two commands started side by side cannot both create a run. A key whose run is finished
-// or gone from Redis (expired, or Redis lost it) is stale and taken over. (The run's record is read by a key built
-// here rather than passed in KEYS: fine on one Redis, which is what bvsync and BullMQ's prefixes assume.)
+// One run per window, checked and taken in one script so two commands side by side cannot both create one; a key
+// whose run is finished or gone is taken over. The record's key is built here, not in KEYS: fine on one Redis.
 const CREATE_OR_ATTACH = `
 local current = redis.call('get', KEYS[1])
 if current then
@@ -345,9 +340,8 @@ export class RunStore {
   }
 
   /**
-   * Counts planned slices once each, then `update(runId, patch)`: one round trip when this store remembers the run's
-   * record as Redis holds it; a record changed since is read and patched again. The patch must not finish the run.
-   * Proved by test/engine/run-store-update.int.test.ts.
+   * Counts planned slices once each, then `update(runId, patch)`: one round trip while the remembered record is
+   * current, else read and patched again. The patch must not finish the run (test/engine/run-store-update.int.test.ts).
    */
   async recordPlannedThenUpdate(runId: string, slices: PlannedSliceId[], patch: Partial<RunMeta>): Promise<RunMeta> {
     const text = this.seen.get(runId);

@@ -47,10 +47,8 @@ export interface EnqueuedRun {
 }
 
 /**
- * Records a run in Redis and enqueues its first plan job; whichever process holds the writer lease plans it. One run
- * per window: when an unfinished run of the same kind, window, brands and streams exists (a command interrupted with
- * Ctrl-C, or one running beside this one), that run is returned to attach to, and nothing is planned again; its
- * slices already done stay done. Scheduled runs have slot-derived ids instead (src/engine/schedule/scheduler.ts).
+ * Records a run and enqueues its first plan job for the lease holder. One run per window: an unfinished run of the
+ * same window (an interrupted or parallel command) is returned to attach to. Scheduled runs use slot-derived ids.
  */
 export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun> {
   const runId =
@@ -101,9 +99,8 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
 }
 
 /**
- * What makes two commands the same run: their kind, the days they fetch, their brands and streams (sorted, spelled out).
- * A backfill fetches `from` through `to` but never past today; a sync's window is its today, as cursors move only at a
- * run's end. `backfill --skip-complete` is not the run of the same window that reads every slice, nor one of it.
+ * Two commands are one run when kind, days, brands and streams match: a backfill's `from` to `to` capped at today, a
+ * sync's today (cursors move only at a run's end). `backfill --skip-complete` is not the same run as a full one.
  */
 export function runWindowIdentity(
   input: Pick<StartRunOptions, 'kind' | 'brands' | 'streams' | 'today' | 'from' | 'to' | 'skipComplete'>,

@@ -21,9 +21,8 @@ import { errorMessage } from '../../format.js';
 import { brandStreamId } from '../../slice-ids.js';
 
 /**
- * `sync.heal` (docs/healing.md), as load jobs of the writer: after a scheduled run, compare its past days with the API's
- * range answers and start a `heal` run over the triples that disagree; after that run, remember what still disagrees
- * in `_heal_runs`, so it is told once and never re-read (test/e2e/heal.int.test.ts).
+ * `sync.heal` (docs/healing.md), in writer load jobs: after a scheduled run, a `heal` run re-reads days that disagree
+ * with the API's range answers; what still disagrees goes to `_heal_runs`, told once (test/e2e/heal.int.test.ts).
  */
 export interface HealDeps {
   redis: Redis;
@@ -205,9 +204,8 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
 }
 
 /**
- * What re-reading a brand, stream and day costs, from `_sync_state.requests` of its last read (window and snapshot
- * slices once per brand and stream); a stream with no history counts what a day cost the scheduled run
- * (docs/healing.md, "Budgets"; test/e2e/heal.int.test.ts, "newest days first").
+ * What re-reading a brand, stream and day costs, from `_sync_state.requests` of its last read; a stream with no
+ * history costs a day of the scheduled run (docs/healing.md, "Budgets"; test/e2e/heal.int.test.ts).
  */
 async function readCosts(deps: HealDeps, meta: RunMeta, window: DayWindow) {
   const counters = await deps.runs.counters(meta.runId);

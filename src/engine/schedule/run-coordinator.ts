@@ -4,9 +4,8 @@ import type { RunCoordinator } from 'node-cron';
 import type { RedisKeys } from '../../redis-keys.js';
 
 /**
- * node-cron fires in every scheduler process; this coordinator lets exactly one of them run each tick. The key
- * node-cron passes names the task and the tick's slot, so `SET NX` elects one process per slot. The key is kept
- * for a day (not deleted on completion), so a scheduler restarted inside the same tick cannot run it again.
+ * node-cron fires in every scheduler process; `SET NX` on the task and slot's key lets exactly one run each tick.
+ * The key is kept a day, not deleted on completion, so a scheduler restarted inside the tick cannot run it again.
  */
 export class RedisRunCoordinator implements RunCoordinator {
   constructor(

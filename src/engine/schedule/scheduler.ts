@@ -53,9 +53,8 @@ const TICK_ENQUEUE_ATTEMPTS = 3;
 const TICK_RETRY_MS = 1_000;
 
 /**
- * `bvsync scheduler`: node-cron fires each schedule in every scheduler process; a Redis run coordinator lets one
- * process run each tick, and the run id derived from the slot makes a second enqueue of the same slot a no-op. At
- * start, a schedule whose last slot has no run (the scheduler was down) is caught up.
+ * `bvsync scheduler`: one process runs each tick (the Redis run coordinator), and a slot-derived run id makes a second
+ * enqueue of a slot a no-op. At start, a schedule whose last slot has no run (the scheduler was down) is caught up.
  */
 export async function startScheduler(options: SchedulerOptions): Promise<RunningScheduler> {
   const { config, log } = options;

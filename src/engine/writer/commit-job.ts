@@ -42,8 +42,7 @@ interface PreparedCommit {
 
 /** Job `commit`: its slice, with others waiting, into the working file in one transaction (step 3 of the flow). */
 export async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: Job): Promise<void> {
-  // A commit replayed after it finished (a stalled job, a lease that moved, or one committed with another job's slice)
-  // has nothing left to do, and its chunks are gone: reading them would look like lost rows and fetch the slice again.
+  // A commit replayed after it finished has no chunks: reading them would look like lost rows and refetch the slice.
   // Preparing has no effect of its own, so it runs while that is asked; a replay throws what it read away.
   const done = deps.runs.isDone(data.runId, data.sliceId);
   const preparing = prepareCommit(deps, data);
@@ -106,10 +105,8 @@ export async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: 
 }
 
 /**
- * The outcomes of the slices committed, their chunks' deletion, the companions' removal and each run's progress, sent
- * in one round trip. The run store's reads follow its outcome scripts on its connection, so they count them. A
- * companion's job is removed only once its slice is done, so a job left behind finds its slice done and does nothing
- * (test/engine/commit-batch.int.test.ts).
+ * Outcomes, chunk deletion, companions' removal and progress in one round trip, the progress reads counting the
+ * outcomes on the same connection. A companion goes only once its slice is done (test/engine/commit-batch.int.test.ts).
  */
 async function afterCommit(
   deps: LoadProcessorDeps,
@@ -298,9 +295,8 @@ async function prepareCommit(
 }
 
 /**
- * Loads a slice again with the records other slices' rows hold the keys of set aside (moved-records.ts), when that is
- * why its load failed; false when it was not. An attempt that this makes worse than the slice's stored state is
- * recorded beside it, as any worse attempt is.
+ * When a load failed on keys other slices' rows hold, loads it again with those records set aside (moved-records.ts).
+ * False when that was not why. An attempt worse than the slice's stored state is recorded beside it, as any worse is.
  */
 async function loadWithMovedRecordsSetAside(
   deps: LoadProcessorDeps,
@@ -363,9 +359,8 @@ async function recordCommitted(deps: LoadProcessorDeps, prepared: PreparedCommit
 const droppedEnginesWarned = new Set<string>();
 
 /**
- * An engines filter the API read only part of: the slice loads, as its rows are what the API answered for the engines
- * it applied (`_slice_queries` records both lists), but a run that ends complete must not pass for covering every
- * engine of `api.engines`.
+ * An engines filter the API applied in part: the slice loads, its rows being the applied engines' (`_slice_queries` has
+ * both lists), but a complete run must not pass for covering every engine of `api.engines`.
  */
 function warnOfDroppedEngines(log: Logger, data: CommitJobData, dropped: string[]): void {
   if (dropped.length === 0) return;

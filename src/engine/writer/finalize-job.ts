@@ -127,9 +127,8 @@ async function claimNotices(
 }
 
 /**
- * Why the working file lacks slices the run counts as committed, or undefined when it holds them all: each commit
- * records its fetch's token in `_slice_commits` in its own transaction, one per slice, so a file restored from an older
- * copy (same warehouse id, fewer commits) is caught here. Proved by test/engine/restored-warehouse.int.test.ts.
+ * Why the file lacks slices the run counts committed, if it does: each commit records its token in `_slice_commits`,
+ * so a file restored from an older copy (same warehouse id) is caught (test/engine/restored-warehouse.int.test.ts).
  */
 async function slicesMissingFromFile(deps: LoadProcessorDeps, runId: string): Promise<string | undefined> {
   const { done } = await deps.runs.progress(runId);

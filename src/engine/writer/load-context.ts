@@ -43,9 +43,8 @@ export function perWarehouse<T>(make: (warehouse: Warehouse) => T): (warehouse: 
 const describedRuns = perWarehouse(() => new Set<string>());
 
 /**
- * Gives the run its `_sync_runs` row from its record in Redis unless the file has it. A file that missed the run's plan
- * (restored, or opened by another writer than the one that planned it) otherwise had the row made by the loader's
- * counters, under the column's default kind `sync`, whatever ran. Proved by test/engine/restored-warehouse.int.test.ts.
+ * Gives the run its `_sync_runs` row from Redis unless the file has it: a file that missed the plan would else get the
+ * row from the loader's counters, of default kind `sync` whatever ran (test/engine/restored-warehouse.int.test.ts).
  */
 export async function describedRun(deps: LoadProcessorDeps, runId: string, meta?: RunMeta): Promise<void> {
   const known = describedRuns(deps.warehouse);

@@ -14,10 +14,8 @@ import { finalize } from './finalize-job.js';
 const FAULT_REQUEUE_DELAY_MS = 1_000;
 
 /**
- * The load queue's jobs, run one at a time by the process holding the writer lease: `plan` (a phase of a run into
- * fetch jobs), `commit` (one slice into DuckDB, in one transaction with its state) and `finalize` (the run's
- * cursors, its record, and the published copy): steps 1, 3, 4 and 5 of docs/architecture.md, "The flow". `cancel`
- * and `uncounted` record a run dropped by `bvsync cancel` and the calls no slice of it carried (cancel-run.ts).
+ * The load queue's jobs, one at a time under the writer lease: `plan`, `commit` (a slice with its state, in one
+ * transaction), `finalize` (docs/architecture.md, "The flow"); `cancel` and `uncounted` record a `bvsync cancel`.
  */
 export function loadProcessor(deps: LoadProcessorDeps) {
   return async (job: Job, lockToken?: string): Promise<void> => {

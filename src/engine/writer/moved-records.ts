@@ -10,9 +10,8 @@ export function isKeyConflict(error: unknown): boolean {
 }
 
 /**
- * The batch with the rows whose keys a row outside their replace's scope holds set aside as rejects (a record the API
- * now files under another day): the slice loads `incomplete`, naming the key and where it is held, instead of failing
- * every attempt. `undefined` when nothing is held elsewhere.
+ * The batch with rows whose keys a row outside their replace's scope holds set aside as rejects (a record moved to
+ * another day), so the slice loads `incomplete`, naming key and holder, not failing every attempt; else `undefined`.
  */
 export async function withMovedRecordsSetAside(
   warehouse: Warehouse,

@@ -128,9 +128,8 @@ export async function plan(deps: LoadProcessorDeps, { runId, phase }: { runId: s
 }
 
 /**
- * `backfill --skip-complete`: the planned slices less those the file has complete, read once their window was over.
- * A full-refresh list counts complete only if read today by the process clock, since it files rows under its read day.
- * Anything else (failed, incomplete, never read, read while its day was today) is read again.
+ * `backfill --skip-complete`: the planned slices less those complete and read after their window; a full-refresh list,
+ * which files rows under its read day, only if read today. Anything else (failed, incomplete, unread) is read again.
  */
 async function withoutCompleteSlices(
   deps: LoadProcessorDeps,
@@ -161,9 +160,8 @@ async function withoutCompleteSlices(
 }
 
 /**
- * A scheduled run's slices less those another unfinished run holds (planned, not yet done): a tick that fires while an
- * earlier run of the same days still reads them would otherwise send every request of those slices twice. The slices
- * left out are counted per `brand|stream`; finalize moves no cursor of those (the holding run moves it when it ends).
+ * A scheduled run's slices less those another unfinished run holds, else a tick during a run of the same days reads
+ * them twice. Left-out slices count per `brand|stream`; finalize moves none of their cursors (the holding run does).
  */
 async function withoutHeldSlices(
   deps: LoadProcessorDeps,

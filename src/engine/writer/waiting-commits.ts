@@ -13,9 +13,8 @@ import { sliceId } from '../../slice-ids.js';
 export const COMMIT_BATCH_SLICES = 64;
 
 /**
- * Rows (in all tables, rejects included) beyond which a slice commits alone and takes no others with it: a large
- * slice's COMMIT is a small part of its cost, and the rows of many waiting slices at once would raise the writer's
- * memory for nothing.
+ * Rows (all tables, rejects included) past which a slice commits alone: a large slice's COMMIT is a small part of its
+ * cost, and many waiting slices' rows at once would raise the writer's memory for nothing.
  */
 export const COMMIT_BATCH_ROWS = 5_000;
 
@@ -59,10 +58,8 @@ export interface TakeWaitingCommitsOptions<T> {
 }
 
 /**
- * Other commit jobs waiting in the load queue whose slices can be committed in the same transaction as `own`: small
- * ones, of other slices, not done yet. Their jobs stay in the queue; once their outcomes are recorded they are
- * removed, or, when a crash comes first, run as usual and find their slice loaded by the run (commit-job.ts's
- * replay rule), so a slice is committed with its state row exactly once either way.
+ * Small commit jobs of other slices, waiting and not done, to commit in `own`'s transaction. Their jobs stay queued
+ * until the outcomes are recorded; after a crash they run and find their slice done, so each slice commits once.
  */
 export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T>): Promise<WaitingCommit<T>[]> {
   const maxSlices = options.maxSlices ?? COMMIT_BATCH_SLICES;
@@ -94,10 +91,8 @@ export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T
   return prepared.filter((taken): taken is WaitingCommit<T> => taken !== undefined);
 }
 
-// The companions of a commit, with their chunks, in one round trip: of the oldest ARGV[1] waiting jobs, oldest first,
-// the commit jobs of other slices than ARGV[7] whose slices are not done, ARGV[8] rows in all, at most ARGV[9] of them.
-// Each answer: id, data, 1 when every chunk was there, the chunks. Job, done-set and chunk keys are built from the
-// prefixes given (ARGV[2] to ARGV[5]), as BullMQ's scripts build job keys: the prefix's hash slot, on a Cluster.
+// A commit's companions and chunks in one round trip: of the oldest ARGV[1] jobs, those of undone slices other than
+// ARGV[7], up to ARGV[8] rows and ARGV[9] jobs. Keys are built from the prefixes given, as BullMQ's: one Cluster slot.
 const WAITING_COMMITS = `local ids = redis.call('LRANGE', KEYS[1], -tonumber(ARGV[1]), -1)
 local rowsLeft, most = tonumber(ARGV[8]), tonumber(ARGV[9])
 local taken = {[ARGV[7]] = true}
@@ -185,10 +180,8 @@ function parseData(text: string): unknown {
   }
 }
 
-// Scans the wait list from its right end, where the oldest jobs and a commit's companions wait, unlike BullMQ's LREM,
-// then removes each job as BullMQ does. A job given a slice is removed only once that slice is in its run's done set.
-// KEYS: wait list, events stream, meta hash, then each job's hash and done set; ARGV: each job's id and slice ('' none).
-// Answers per job: 1 removed, 0 not in the wait list, -1 its slice not done.
+// Scans the wait list from its right end, where companions wait, then removes each as BullMQ does, a job given a
+// slice only once it is done. Answers per job: 1 removed, 0 not in the wait list, -1 its slice not done.
 const REMOVE_WAITING = `local answers = {}
 local maxEvents = tonumber(redis.call('HGET', KEYS[3], 'opts.maxLenEvents') or '10000') or 10000
 for i = 1, #ARGV / 2 do
@@ -213,10 +206,8 @@ export interface DoneGuard {
 }
 
 /**
- * Removes committed companions' jobs in one round trip, each in O(1) of the backlog (they wait near the end workers
- * take from). A job that is no longer in the wait list (taken after a stall, paused, delayed) is removed as BullMQ
- * removes any job. A job with a guard whose slice is not done stays: so the removal may share a round trip with the
- * outcomes' records. Proved by test/engine/commit-batch.int.test.ts and test/engine/waiting-removal.int.test.ts.
+ * Removes committed companions' jobs in one round trip, O(1) of the backlog; a guarded job whose slice is not done
+ * stays (test/engine/commit-batch.int.test.ts, test/engine/waiting-removal.int.test.ts).
  */
 export async function removeWaitingJobs(
   redis: Redis,

@@ -52,10 +52,8 @@ export async function leaseHolderWrites(redis: Redis, key: string): Promise<stri
 }
 
 /**
- * The DuckDB writer lease: one process at a time loads (docs/architecture.md, "The flow"). Each taking carries a fencing
- * token that only grows, checked inside every commit, so a holder stalled past the ttl rolls back and stops
- * (test/e2e/lease-fence.int.test.ts). A holder that cannot open the file gives the lease back and backs off, up to
- * `maxBackoffMs` (test/engine/writer-lease.int.test.ts).
+ * One loader at a time, with a growing fencing token checked in every commit: a holder stalled past the ttl rolls back
+ * (test/e2e/lease-fence.int.test.ts); one that cannot open the file backs off (test/engine/writer-lease.int.test.ts).
  */
 export class WriterLease {
   readonly owner = randomUUID();
@@ -136,9 +134,8 @@ export class WriterLease {
   }
 
   /**
-   * The fence check: the lease is renewed only if this process still holds it under its token, answered within a third
-   * of the ttl (so the COMMIT that follows has two thirds of it). Any other answer is the lease lost: `onLost` runs, as
-   * after a failed renewal, and the commit rolls back.
+   * The fence check: renewed only if still held under this token and answered within a third of the ttl, leaving
+   * the COMMIT two thirds. Any other answer loses the lease: `onLost` runs and the commit rolls back.
    */
   private async confirm(holding: number): Promise<number> {
     const token = this.token;

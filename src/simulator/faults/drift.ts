@@ -23,9 +23,8 @@ function identity(record: Record<string, unknown>, index: number, routeKey: numb
 }
 
 /**
- * Drift on the records of a list answer: unknown extra fields, unlisted enum values and invalid records.
- * Which records drift depends on the seed, the route and the record's id alone, so a record drifts the
- * same way on every fetch (a test can predict and re-fetch it).
+ * Drift on a list answer's records: unknown extra fields, unlisted enum values and invalid records. Which records drift
+ * depends on seed, route and id alone, so a record drifts the same way on every fetch (a test can predict it).
  */
 export function applyDrift(records: unknown[], routeName: string, settings: DriftSettings): unknown[] {
   const routeKey = hashString(routeName);

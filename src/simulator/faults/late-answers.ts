@@ -1,7 +1,6 @@
 /**
- * Answers that arrive late. With the knob on, a share of each day's answers becomes visible only
- * 1..lateDays days after its date. Which answers are late is a fixed permutation of the day's indices, so
- * the number visible at any age is arithmetic (O(lateDays)) and a day need not be generated to count it.
+ * Late answers: with the knob on, a share of each day's answers shows only 1..lateDays days after its date. Which are
+ * late is a fixed permutation of the day's indices, so counting those visible takes O(lateDays) and no generation.
  */
 
 export interface LateSettings {

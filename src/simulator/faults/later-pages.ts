@@ -1,9 +1,8 @@
 import { z } from 'zod';
 
 /**
- * How list reads answer their pages after the first (the `laterPages` knob): as JSON (`json`), or with what bvsync
- * cannot read, as an API behind a proxy or with a bug in its paging may: a 200 HTML page (`html`, a proxy's login
- * form), its JSON cut in half under a full Content-Length (`cut_json`), or `data: null` (`null_data`).
+ * How list reads answer pages after the first (`laterPages`): JSON, or what bvsync cannot read, as a proxy or paging
+ * bug may give: a 200 HTML login form (`html`), JSON cut short under a full Content-Length (`cut_json`), `data: null`.
  */
 const LATER_PAGES = ['json', 'html', 'cut_json', 'null_data'] as const;
 export const laterPagesSchema = z.enum(LATER_PAGES);

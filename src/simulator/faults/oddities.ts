@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { DAY_MS } from '../sim-days.js';
 
 /**
- * Schema-valid answers an API may give: a record dated outside the range asked, an id repeated with other content, a
- * page numbered otherwise than asked, a `total_rows` that moves, counts only its page, or is missing. Each is added the
- * same way on every fetch, so a test can predict it.
+ * Schema-valid oddities: a record outside the range asked, a repeated id, a page numbered otherwise, a `total_rows`
+ * that moves, counts only its page, or is missing. Each is added the same way on every fetch, so a test can predict it.
  */
 const ODDITY_KINDS = [
   'row_outside_window',

@@ -88,9 +88,8 @@ function bucketCapacity(perSecond: number): number {
 }
 
 /**
- * The headers the `rateLimitHeaders` knob sends with every API answer: `ietf` (draft 07's `RateLimit-Policy` and
- * `RateLimit`), `ietf-structured` (drafts 08+), `x-ratelimit` (reset written as the `rateLimitReset` knob says), or
- * `none` (default, like the spec).
+ * The `rateLimitHeaders` knob's headers on every answer: `ietf` (draft 07's `RateLimit-Policy`, `RateLimit`),
+ * `ietf-structured` (drafts 08+), `x-ratelimit` (reset as `rateLimitReset` says), or `none` (default, like the spec).
  */
 export function rateLimitHeaders(
   format: Knobs['rateLimitHeaders'],

@@ -15,10 +15,8 @@ function periodFrom(start: number, period: Period, count: number): number {
 }
 
 /**
- * Endpoint 17. One row per period that meets the range (the row's date is the period's first day, a
- * Monday for weeks; only citations inside the range count), with `change` relative to the period before.
- * The previous period of the first row is counted in full, outside the range. With domains, each domain
- * gets its own rows (with `domain`) after the rows of all domains together.
+ * Endpoint 17: a row per period meeting the range, dated its first day, counting citations inside the range, `change`
+ * to the previous period (counted in full for the first). With domains, each gets its own rows after the total's.
  */
 export function citationsReport(
   store: AnswerStore,

@@ -4,9 +4,8 @@ import type { BrandWorld } from '../world/world-types.js';
 import { citationMatches, type CitationFilter } from './citation-filter.js';
 
 /**
- * Endpoint 18, from the citations of one domain in the range. occurrences counts citations (an answer citing
- * two pages of the domain counts twice); over_time[].cited_occurrences counts the distinct answers that cite
- * the domain that day. over_time lists the days with at least one citation. Undefined when there is none.
+ * Endpoint 18 for one domain: occurrences counts citations (two pages in one answer count twice), over_time[] the days
+ * with one or more, each counting distinct citing answers (cited_occurrences). Undefined when there is none.
  */
 export function domainDetail(
   store: AnswerStore,

@@ -6,9 +6,8 @@ type RankingMetric = 'visibility' | 'recommendation';
 type RankingSubject = 'brand' | 'competitor';
 
 /**
- * Endpoint 19, from the shopping answers of the range. visibility = shopping answers listing the product /
- * shopping answers; recommendation = shopping answers recommending it / shopping answers. rank is the place by
- * the metric, highest first, whatever the order asked (asc only reverses the list: the products to improve).
+ * Endpoint 19: visibility and recommendation are the shares of the range's shopping answers listing or recommending
+ * the product. rank is by the metric, highest first, whatever the order (asc only reverses the list).
  */
 export function productRanking(
   store: AnswerStore,

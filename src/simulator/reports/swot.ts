@@ -3,9 +3,8 @@ import { isoTime } from '../sim-days.js';
 import type { BrandWorld, SwotStatement } from '../world/world-types.js';
 
 /**
- * Endpoint 20: the answers behind a statement, newest first. mentions = answers of the range (and engines)
- * behind the statement, before the competitors filter. With competitors (ids), only answers naming the brand
- * or one of them stay. A type other than the statement's gives no answers.
+ * Endpoint 20: a statement's answers, newest first; mentions counts them ahead of the competitors filter, which keeps
+ * those naming the brand or a competitor given. A type other than the statement's gives no answers.
  */
 export function swotAnswers(
   store: AnswerStore,

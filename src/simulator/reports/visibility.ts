@@ -87,9 +87,8 @@ function row(world: BrandWorld, tally: Tally, previous: Tally | undefined) {
 }
 
 /**
- * Endpoint 16: one row per topic with answers in the range. visibility = answers mentioning the brand /
- * answers; change = visibility minus that of the window of the same length just before; share_of_voice =
- * the brand's mentions / every brand mention in those answers.
+ * Endpoint 16, a row per topic with answers: visibility = answers mentioning the brand / answers; change = visibility
+ * less that of the same-length window just before; share_of_voice = the brand's mentions / every brand mention.
  */
 export function visibilityReport(
   store: AnswerStore,

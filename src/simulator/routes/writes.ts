@@ -11,9 +11,8 @@ import { readAnswerFilter } from './common.js';
 import type { Route, RouteContext } from './route.js';
 
 /**
- * The write endpoints (1, 2, 4, 5, 6, 8, 9). They change the brand's catalog in memory; the answers keep
- * being generated from the catalog as it was at start. A dry run checks and answers with the items it would
- * write (ids included) but writes nothing; its info.written is 0.
+ * The write endpoints (1, 2, 4, 5, 6, 8, 9) change the catalog in memory; answers keep coming from the start catalog.
+ * A dry run checks and answers with the items it would write (ids included), writes nothing, and says info.written 0.
  */
 
 interface Rejection {

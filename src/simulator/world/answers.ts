@@ -81,9 +81,8 @@ function clamp01(value: number): number {
 }
 
 /**
- * The answers of every brand and day, generated on demand from (seed, brand, date) and kept in an LRU cache
- * bounded by answer count. Counting a day without filters needs no generation, so paging over a long range
- * costs O(days) plus the days a page touches.
+ * Every brand's and day's answers, generated on demand from (seed, brand, date) into an LRU cache bounded by answers.
+ * Counting a day unfiltered needs no generation, so paging a long range costs O(days) plus the days a page touches.
  */
 export class AnswerStore {
   private readonly cache = new Map<number, CachedDay>();

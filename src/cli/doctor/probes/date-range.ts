@@ -12,9 +12,8 @@ export interface RangeProbeOptions<T> {
 }
 
 /**
- * `start_date` and `end_date` by behaviour, three requests: the wide window, a later start, an earlier end. A bound
- * applied changes the answer when the moved days hold data; a record outside the range shows an ignored name.
- * Answers the wide window's answer, the base of the other probes of the endpoint.
+ * Probes `start_date` and `end_date` with the wide window, a later start and an earlier end: an applied bound changes
+ * the answer when the moved days hold data; a record outside the range shows it ignored. Returns the wide answer.
  */
 export async function probeDateRange<T>(
   ctx: ProbeContext,
