@@ -1,7 +1,7 @@
 /** UTC days as `YYYY-MM-DD` strings: the unit of slicing, state and every daily table. */
 
 export const DAY_MS = 86_400_000;
-const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+export const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A day that is not a real calendar day, with where it came from. */
 class BadDayError extends Error {

@@ -23,6 +23,19 @@ import { ACCEPTED_ENCODINGS, readResponseText } from './response-body.js';
 import { DEFAULT_RETRY_AFTER_MS, backoffDelay, parseRetryAfter } from './retry-after.js';
 import { errorMessage } from '../format.js';
 
+/** The connections of an API client (and of doctor's, which strips refused names): `api.connections`, its timeouts. */
+export function apiPool(
+  api: Pick<ApiConfig, 'connections' | 'headersTimeoutMs' | 'bodyTimeoutMs'> & { url: string },
+): Pool {
+  return new Pool(new URL(api.url).origin, {
+    connections: api.connections,
+    headersTimeout: api.headersTimeoutMs,
+    bodyTimeout: api.bodyTimeoutMs,
+    keepAliveTimeout: 30_000,
+    pipelining: 1,
+  });
+}
+
 /** U+FEFF, which some servers put before a UTF-8 body. */
 const BYTE_ORDER_MARK = 0xfeff;
 
@@ -134,15 +147,7 @@ export class Transport {
     // One listener per waiting call, removed after: up to sync.fetchConcurrency (at most 64); a leak still warns.
     if (options.stopWaiting) setMaxListeners(128, options.stopWaiting);
     this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher =
-      options.dispatcher ??
-      new Pool(this.origin, {
-        connections: config.connections,
-        headersTimeout: config.headersTimeoutMs,
-        bodyTimeout: config.bodyTimeoutMs,
-        keepAliveTimeout: 30_000,
-        pipelining: 1,
-      });
+    this.dispatcher = options.dispatcher ?? apiPool(config);
   }
 
   /**

@@ -1,10 +1,11 @@
 import { URL_SETTING } from '../config/api-settings.js';
 import { connect } from 'node:net';
 import { AccessMemo, type Refusal } from '../engine/fetch/access-memo.js';
+import { refusalAnswer } from '../engine/fetch/availability.js';
 import { connectRedis } from '../engine/redis/redis.js';
 import { lookbackWindowDays } from '../engine/plan/plan.js';
 import { createApiClient } from '../api/client.js';
-import { RATE_HEADROOM, configuredRateBudget, type RateBudget } from '../api/rate/rate-budget.js';
+import { configuredRateBudget, type RateBudget } from '../api/rate/rate-budget.js';
 import {
   ApiError,
   AuthError,
@@ -105,9 +106,7 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
   const connection = connectRedis(redisUrl);
   let result: PreflightResult;
   try {
-    const budget = config.api.apiKey
-      ? configuredRateBudget(config, connection, { headroom: RATE_HEADROOM, logger: options.log })
-      : undefined;
+    const budget = config.api.apiKey ? configuredRateBudget(config, connection, { logger: options.log }) : undefined;
     result = await probeBrands(config, options, budget);
   } finally {
     connection.disconnect();
@@ -248,14 +247,7 @@ async function probeBrands(
     // Every request meets the same certificate: nothing can be fetched until it is trusted.
     if (error instanceof TlsCertificateError) throw new UsageError(`${error.message}; nothing was planned or fetched`);
     if (error instanceof BrandAccessDeniedError) {
-      result.denied.push({
-        brandId: brand,
-        stream: null,
-        errorCode: error.apiCode ?? error.code,
-        message: error.message,
-        requestId: error.requestId ?? null,
-        at: new Date().toISOString(),
-      });
+      result.denied.push({ brandId: brand, stream: null, ...refusalAnswer(error, Date.now()) });
       return false;
     }
     if (!(error instanceof ApiError)) throw error;

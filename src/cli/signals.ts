@@ -18,6 +18,9 @@ export function onStopSignal(handler: (signal: NodeJS.Signals) => void): () => v
   return disarm;
 }
 
+/** How long a command that is done (a stopped worker, a finished sync) may linger on open handles before it exits. */
+export const LINGER_LIMIT_MS = 5_000;
+
 /** Resolves on the first SIGINT or SIGTERM: a serving command runs until then. */
 export function stopSignal(): Promise<void> {
   return new Promise((resolve) => onStopSignal(() => resolve()));

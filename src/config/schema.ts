@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { z } from 'zod';
-import { isDay } from '../days.js';
+import { DAY_PATTERN, isDay } from '../days.js';
 import { cronProblem } from './cron-check.js';
 import { checkRedisSettings, redisConfigSchema } from './redis-settings.js';
 import { redisAddressProblem } from '../redis-address.js';
@@ -29,7 +29,6 @@ type ParamMapping = { readonly [name: string]: string | undefined };
 type ParamCatalog = Pick<StreamCatalog<string>, 'paramNames' | 'endpointParams'>;
 
 // A calendar day: the pattern alone would let 2026-02-31 through, and plans would hold days that never were.
-const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const day = z
   .string()
   .regex(DAY_PATTERN, 'expected a day as YYYY-MM-DD')

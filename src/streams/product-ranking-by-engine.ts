@@ -1,20 +1,17 @@
 import { ENGINE_BREAKDOWN_SETTINGS, perDayAndEngine, type EngineSlice } from './by-engine-slicing.js';
 import {
-  RANKING_METRICS,
-  RANKING_SUBJECTS,
+  perRanking,
   productRankingEndpoint,
   productColumns,
+  rankingOf,
   shoppingColumns,
-  type Metric,
   type ProductRankingRow,
-  type Subject,
+  type Ranking,
 } from './product-ranking-report.js';
 import { defineStream, type RowContext } from './stream.js';
 import { sliceRange } from './windows.js';
 
-type RankingEngineSlice = EngineSlice<{ metric: Metric; subject: Subject }>;
-
-const rankingOf = ({ params }: RankingEngineSlice) => ({ metric: params.metric, subject: params.subject });
+type RankingEngineSlice = EngineSlice<Ranking>;
 
 /** A row's key columns, which are also the scope its slice replaces. */
 const keyOf = ({ brandId, slice }: RowContext<RankingEngineSlice>) => ({
@@ -34,10 +31,7 @@ export const productRankingByEngine = defineStream({
   settings: ENGINE_BREAKDOWN_SETTINGS,
   needs: ['engines'],
   optIn: true,
-  slices: (input): RankingEngineSlice[] =>
-    RANKING_METRICS.flatMap((metric) =>
-      RANKING_SUBJECTS.flatMap((subject) => perDayAndEngine(input, { metric, subject }, `${metric}-${subject}/`)),
-    ),
+  slices: (input): RankingEngineSlice[] => perRanking((ranking, prefix) => perDayAndEngine(input, ranking, prefix)),
   targets: (context) => {
     const scope = keyOf(context);
     return [

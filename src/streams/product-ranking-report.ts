@@ -16,6 +16,18 @@ export const RANKING_SUBJECTS = ['brand', 'competitor'] as const;
 
 export type Metric = (typeof RANKING_METRICS)[number];
 export type Subject = (typeof RANKING_SUBJECTS)[number];
+/** One ranking of the endpoint, a slice's own. */
+export type Ranking = { metric: Metric; subject: Subject };
+
+/** Slices of every metric and subject pair, their keys led by `metric-subject/`. */
+export function perRanking<S>(slicesOf: (ranking: Ranking, prefix: string) => S[]): S[] {
+  return RANKING_METRICS.flatMap((metric) =>
+    RANKING_SUBJECTS.flatMap((subject) => slicesOf({ metric, subject }, `${metric}-${subject}/`)),
+  );
+}
+
+/** A slice's pair, as its rows key it. */
+export const rankingOf = ({ params: { metric, subject } }: { params: Ranking }): Ranking => ({ metric, subject });
 
 /** page_size of product ranking is 1 to 50 (spec, "Limits"; endpoint 19). */
 export const PRODUCT_RANKING_MAX_PAGE_SIZE = 50;

@@ -1,12 +1,11 @@
 import {
-  RANKING_METRICS,
-  RANKING_SUBJECTS,
+  perRanking,
   productRankingEndpoint,
   productColumns,
+  rankingOf,
   shoppingColumns,
-  type Metric,
   type ProductRankingRow,
-  type Subject,
+  type Ranking,
 } from './product-ranking-report.js';
 import { perDay } from './slicing.js';
 import { defineStream, type DaySlice, type RowContext, type SlicePlanInput } from './stream.js';
@@ -14,9 +13,7 @@ import { sliceRange } from './windows.js';
 
 export * from './product-ranking-report.js';
 
-type RankingSlice = DaySlice<{ metric: Metric; subject: Subject }>;
-
-const rankingOf = ({ params }: RankingSlice) => ({ metric: params.metric, subject: params.subject });
+type RankingSlice = DaySlice<Ranking>;
 
 /** A row's key columns, which are also the scope its slice replaces. */
 const keyOf = ({ brandId, slice }: RowContext<RankingSlice>) => ({
@@ -32,10 +29,7 @@ const keyOf = ({ brandId, slice }: RowContext<RankingSlice>) => ({
 export const productRanking = defineStream({
   name: 'product_ranking',
   endpoint: productRankingEndpoint,
-  slices: (input: SlicePlanInput): RankingSlice[] =>
-    RANKING_METRICS.flatMap((metric) =>
-      RANKING_SUBJECTS.flatMap((subject) => perDay(input, { metric, subject }, `${metric}-${subject}/`)),
-    ),
+  slices: (input: SlicePlanInput): RankingSlice[] => perRanking((ranking, prefix) => perDay(input, ranking, prefix)),
   targets: (context) => {
     const scope = keyOf(context);
     return [

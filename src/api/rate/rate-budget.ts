@@ -99,13 +99,14 @@ export interface RateBudgetConfig {
   api: { apiKey?: string | undefined; requestsPerSecond: RequestsPerSecond };
 }
 
-/** The config's key's budget shared through Redis: what every command that calls the API paces itself with. */
+/** The key's budget shared through Redis, which every command calling the API paces with; reads at RATE_HEADROOM. */
 export function configuredRateBudget(
   config: RateBudgetConfig,
   redis: Redis,
   options: Omit<RateBudgetOptions, 'requestsPerSecond'> = {},
 ): RateBudget {
   return createRedisRateBudget({
+    headroom: RATE_HEADROOM,
     ...options,
     redis,
     prefix: config.redisPrefix,

@@ -1,5 +1,6 @@
 import { redactSecrets } from '../../log.js';
 import { readHeaderTime, type HeaderTime } from './header-time.js';
+import { MAX_RETRY_AFTER_MS } from '../retry-after.js';
 /**
  * What an answer's headers say about the key's rate limit. The spec names none, so every form in use is read
  * (IETF drafts, `RateLimit-*`, `X-RateLimit-*`; resets by header-time.ts). Unreadable values go to `problems`.
@@ -35,9 +36,6 @@ export function firstHeader(headers: HeaderBag, name: string): string | undefine
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** A reset further away than this is not believed (the same bound as `Retry-After`). */
-const MAX_RESET_MS = 10 * 60_000;
-
 /** Reads the rate-limit headers of one answer (names in lower case, as undici gives them). */
 export function readRateLimitHeaders(headers: HeaderBag, now: number = Date.now()): RateLimitSignals {
   const signals: RateLimitSignals = { problems: [] };
@@ -59,7 +57,7 @@ export function readRateLimitHeaders(headers: HeaderBag, now: number = Date.now(
     const text = value(name);
     if (text === undefined) return;
     const time = readHeaderTime(text, now);
-    if (!time || time.ms > MAX_RESET_MS) return problem(name, text);
+    if (!time || time.ms > MAX_RETRY_AFTER_MS) return problem(name, text);
     if (signals.resetMs === undefined) setReset(time, signals);
   };
   const perSecond: number[] = [];
@@ -214,11 +212,11 @@ function readCombined(text: string, signals: RateLimitSignals, now: number): boo
   return read;
 }
 
-/** The IETF fields' `reset=` and `t=`: a reset further than MAX_RESET_MS is cut to it. False when unreadable. */
+/** The IETF fields' `reset=` and `t=`: a reset further than MAX_RETRY_AFTER_MS is cut to it. False when unreadable. */
 function readFieldReset(text: string, now: number, signals: RateLimitSignals): boolean {
   const time = readHeaderTime(text, now);
   if (!time) return false;
-  setReset({ ...time, ms: Math.min(time.ms, MAX_RESET_MS) }, signals);
+  setReset({ ...time, ms: Math.min(time.ms, MAX_RETRY_AFTER_MS) }, signals);
   return true;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { infoCount, optional, pagingInfo } from '../schemas.js';
+import { infoCount, optional } from '../schemas.js';
 
 /*
  * What the write endpoints answer (spec, "Bulk write envelope", endpoints 1, 2, 4 to 9), read loosely: unnamed fields
@@ -65,12 +65,6 @@ export const writtenCompetitorSchema = z.looseObject({
 export const writtenPersonaSchema = z.looseObject({ id, name: z.string().nullish() });
 
 export const writtenTagSchema = z.looseObject({ id, name: z.string().nullish(), color: z.string().nullish() });
-
-/**
- * A page of the tracked URLs read (endpoint 3), as `plan` compares it: address, title, group. Its counters are read as
- * the streams read them (digit strings too): `plan` failed on an answer `sync` loads.
- */
-export const trackedUrlsPageSchema = z.looseObject({ data: z.array(z.unknown()), info: z.looseObject(pagingInfo) });
 
 /** The competitors read (endpoint 7). */
 export const competitorsAnswerSchema = z.looseObject({

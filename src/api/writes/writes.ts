@@ -5,6 +5,7 @@ import { openTransport, type ApiClientOptions } from '../client.js';
 import { contentIdempotencyKey, freshIdempotencyKey, stableIdempotencyKey } from './idempotency-key.js';
 import { cappedPageSize, paginate } from '../paginate.js';
 import { brandPath, buildQuery, withQuery, type QueryParams } from '../query.js';
+import { pagedEnvelopeSchema } from '../schemas.js';
 import { describeZodIssues } from '../validate.js';
 import { WriteAnswerError, writtenPerInfo } from './write-answer-error.js';
 import * as w from './write-schemas.js';
@@ -245,7 +246,7 @@ export function createWriteClient(config: ApiConfig, options: ApiClientOptions =
         pageSize: cappedPageSize(undefined, config.pageSize),
         firstPage: config.firstPage,
         describe: (page) => `GET ${path} page ${page}`,
-        fetchPage: (page, pageSize) => get(path, { page, page_size: pageSize }, w.trackedUrlsPageSchema),
+        fetchPage: (page, pageSize) => get(path, { page, page_size: pageSize }, pagedEnvelopeSchema),
       });
       for await (const page of stream) {
         // A record that cannot be read could be a page the file declares: a plan without it would be wrong.

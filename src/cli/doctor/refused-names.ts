@@ -1,4 +1,5 @@
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { apiPool } from '../../api/transport.js';
 import type { ApiConfig } from '../../config/schema.js';
 
 /**
@@ -32,14 +33,7 @@ export class RefusedNames {
 
   /** A connection pool like the client's own, whose requests leave the refused names out. */
   dispatcher(api: ApiConfig & { url: string }): Dispatcher {
-    const pool = new Pool(new URL(api.url).origin, {
-      connections: api.connections,
-      headersTimeout: api.headersTimeoutMs,
-      bodyTimeout: api.bodyTimeoutMs,
-      keepAliveTimeout: 30_000,
-      pipelining: 1,
-    });
-    return pool.compose(
+    return apiPool(api).compose(
       (dispatch) => (options, handler) => dispatch({ ...options, path: this.strip(options.path) }, handler),
     );
   }

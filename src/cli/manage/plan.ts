@@ -69,7 +69,7 @@ async function writeBudget(config: Config, log: Logger): Promise<{ budget: RateB
     };
   }
   // Writes are paced at the whole ceiling: no RATE_HEADROOM, which is for reads.
-  const budget = configuredRateBudget(config, redis, { logger: log });
+  const budget = configuredRateBudget(config, redis, { headroom: 1, logger: log });
   return { budget, close: () => redis.disconnect() };
 }
 

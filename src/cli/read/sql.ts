@@ -8,9 +8,8 @@ import { formatResult, RESULT_FORMATS, type ResultFormat } from '../result-forma
 import { quoteIdent } from '../../warehouse/sql-names.js';
 import { statementHeadline, statementTexts } from './statement-texts.js';
 import { WarehouseError } from '../../warehouse/warehouse-error.js';
-import { CONFIG_OPTION, collect } from '../context.js';
+import { CONFIG_OPTION, collect, readConfig } from '../context.js';
 import { UsageError } from '../fail.js';
-import { loadConfig } from '../../configuration.js';
 import { errnoOf, errorMessage } from '../../format.js';
 import { descriptionOf } from '../commands.js';
 
@@ -25,7 +24,7 @@ export interface SqlFlags {
 
 /** The database file a read command opens: `--db`, else the config's published file (or its working file). */
 export function databasePath(flags: { db?: string; working?: boolean; config?: string }): string {
-  const path = flags.db ?? loadConfig({ path: flags.config }).db;
+  const path = flags.db ?? readConfig(flags).db;
   return flags.working ? workingPathFor(path) : path;
 }
 

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { requireApiSettings } from '../../config/api-settings.js';
-import { RATE_HEADROOM, createApiClient, configuredRateBudget } from '../../api/index.js';
+import { createApiClient, configuredRateBudget } from '../../api/index.js';
 import { AuthError, BrandAccessDeniedError } from '../../api/errors.js';
 import { parseBrandList } from '../../config/load.js';
 import { addDays, maxDay, parseDay } from '../../days.js';
@@ -98,7 +98,7 @@ export function verifyCommand(): Command {
         // The sync's client stack: the key's shared rate budget in Redis, its retries, 429s waited out.
         const client = createApiClient(config.api, {
           logger: log,
-          budget: configuredRateBudget(config, connection, { headroom: RATE_HEADROOM, logger: log }),
+          budget: configuredRateBudget(config, connection, { logger: log }),
           retryRateLimited: true,
           onRequest: () => budget.count(),
         });

@@ -22,7 +22,7 @@ import { totalCounters } from '../../engine/run/run-store.js';
 import { notifierFor } from '../../notify/index.js';
 import { isFinishedRunStatus, type RunKind } from '../../vocabulary.js';
 import type { Config } from '../../configuration.js';
-import { onStopSignal } from '../signals.js';
+import { LINGER_LIMIT_MS, onStopSignal } from '../signals.js';
 import { skipCompleteCommand } from './skip-complete-command.js';
 import { EXIT_NOT_DONE } from '../exit-codes.js';
 
@@ -156,9 +156,6 @@ export async function runFromCommandLine(
     setTimeout(() => process.exit(), LINGER_LIMIT_MS).unref();
   }
 }
-
-/** How long a finished `sync`/`backfill` may linger on open handles before it exits anyway. */
-const LINGER_LIMIT_MS = 5_000;
 
 /**
  * How long a `sync`/`backfill` may take to stop after SIGINT or SIGTERM (a second signal ends it at once); safe, as

@@ -10,7 +10,7 @@ import { DEFAULT_REDIS_OUTAGE_MS } from '../../engine/redis/redis-outage.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, workerTimings, type CommonFlags } from '../context.js';
 import { listenError, UsageError } from '../fail.js';
 import { checkLocalSetup, preflight } from '../preflight.js';
-import { onStopSignal } from '../signals.js';
+import { LINGER_LIMIT_MS, onStopSignal } from '../signals.js';
 import { skipCompleteCommand } from './skip-complete-command.js';
 import { EXIT_NOT_DONE } from '../exit-codes.js';
 import { descriptionOf } from '../commands.js';
@@ -24,8 +24,6 @@ interface WorkerFlags extends CommonFlags {
 
 /** After the shutdown deadline, how long the worker may still take to close DuckDB and Redis before it exits anyway. */
 const HARD_STOP_GRACE_MS = 5_000;
-/** How long a stopped worker may linger on open handles before it exits anyway. */
-const LINGER_LIMIT_MS = 5_000;
 
 export function workerCommand(): Command {
   return addCommonOptions(

@@ -175,8 +175,12 @@ export function refusalOf(error: unknown, brandId: number, stream: string, now: 
   const wholeKey = error instanceof QuotaExceededError || (error instanceof AuthError && refusesKey(error));
   const scope =
     error instanceof BrandAccessDeniedError ? { brandId } : wholeKey ? { brandId: null } : { brandId, stream };
+  return { ...scope, ...refusalAnswer(error, now) };
+}
+
+/** The API's answer that refused, as a refusal remembers it. */
+export function refusalAnswer(error: ApiError, now: number): Omit<Refusal, 'brandId' | 'stream'> {
   return {
-    ...scope,
     errorCode: error.apiCode ?? error.code,
     message: error.message,
     requestId: error.requestId ?? null,

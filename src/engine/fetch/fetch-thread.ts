@@ -3,15 +3,15 @@
  * It has its own API client and Redis connection; the key's rate budget is in Redis, so every thread paces against it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { KeyAnswers, RATE_HEADROOM, createApiClient, configuredRateBudget } from '../../api/index.js';
+import { KeyAnswers, createApiClient } from '../../api/index.js';
 import { createLogger, registerSecret, routeLogLines } from '../../log.js';
 import { connectRedis } from '../redis/redis.js';
 import { Availability } from './availability.js';
 import { outageToleranceMs } from './outage-memo.js';
 import { RequestTallies } from '../run/request-tally.js';
 import { inlineSliceReader } from './slice-reader.js';
-import { requestQuotaOf } from './quota-parking.js';
-import { withQuotaClass, withRequestQuota } from '../../api/rate/request-quota.js';
+import { fetchBudget } from './quota-parking.js';
+import { withQuotaClass } from '../../api/rate/request-quota.js';
 import {
   serializeError,
   type FetchThreadSetup,
@@ -38,14 +38,8 @@ redis.on('error', (error) =>
 const tallies = new RequestTallies();
 // What this thread's calls heard on the key: a run's give-up spares its reads when it was served since (slice-reader.ts).
 const heard = new KeyAnswers();
-const rateBudget = configuredRateBudget(config, redis, {
-  headroom: RATE_HEADROOM,
-  logger: log,
-  firstAnswerFirst: true,
-});
 // The request budget's windows by the real clock here: a function does not cross the thread boundary.
-const quota = requestQuotaOf(config, redis);
-const budget = quota ? withRequestQuota(rateBudget, quota) : rateBudget;
+const { budget } = fetchBudget(config, redis, log);
 const client = createApiClient(
   { ...config.api, connections: setup.connections },
   {

@@ -1,13 +1,14 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { RequestQuota, type QuotaClass } from '../../api/rate/request-quota.js';
+import { RequestQuota, withRequestQuota, type QuotaClass } from '../../api/rate/request-quota.js';
+import { configuredRateBudget } from '../../api/rate/rate-budget.js';
 import { parseBudgetWindow } from '../../config/budget-window.js';
 import type { Logger } from '../../log.js';
 import { redisKeys } from '../../redis-keys.js';
 import { groupBy } from '../../group-by.js';
 import type { FetchJobData } from '../jobs/job-data.js';
 import type { Queues } from '../jobs/queues.js';
-import { RunStore } from '../run/run-store.js';
+import { KEEP_SECONDS, RunStore } from '../run/run-store.js';
 import type { Config } from '../../configuration.js';
 
 /**
@@ -40,9 +41,6 @@ export async function sliceEstimate(deps: ParkingDeps, stream: string): Promise<
   return Number.isFinite(most) && most > 0 ? most : 1;
 }
 
-/** The estimates are forgotten this long after the last slice read under a budget, as a run's record is (run-store.ts). */
-const ESTIMATE_KEEP_MS = 14 * 24 * 60 * 60_000;
-
 const KEEP_LARGER = `
 local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') or 0
 if tonumber(ARGV[2]) > current then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
@@ -52,7 +50,7 @@ return 1`;
 export async function recordSliceRequests(deps: ParkingDeps, stream: string, requests: number): Promise<void> {
   if (requests <= 0) return;
   const key = redisKeys(deps.prefix).quotaEstimate;
-  await deps.redis.eval(KEEP_LARGER, 1, key, stream, String(requests), String(ESTIMATE_KEEP_MS));
+  await deps.redis.eval(KEEP_LARGER, 1, key, stream, String(requests), String(KEEP_SECONDS * 1000));
 }
 
 /** Notes a parked job; the set lives at least `keepMs` more (never shortened), so it goes once no budget parks any. */
@@ -145,6 +143,13 @@ export function requestQuotaOf(config: Config, redis: Redis, clock?: () => numbe
     settings: { budget, windowMs, reservedForSync: config.api.reservedForSync },
     clock,
   });
+}
+
+/** What a process's fetches pace with: the key's shared rate (first answer first), within the quota when one is set. */
+export function fetchBudget(config: Config, redis: Redis, log: Logger, clock?: () => number) {
+  const rate = configuredRateBudget(config, redis, { logger: log, firstAnswerFirst: true });
+  const quota = requestQuotaOf(config, redis, clock);
+  return { quota, budget: quota ? withRequestQuota(rate, quota) : rate };
 }
 
 /** How often the parked slices are looked at against the quota's clock. */

@@ -1,14 +1,7 @@
 import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import {
-  KeyAnswers,
-  RATE_HEADROOM,
-  createApiClient,
-  configuredRateBudget,
-  type ApiClient,
-  type ApiRequestEvent,
-} from '../../api/index.js';
+import { KeyAnswers, createApiClient, type ApiClient, type ApiRequestEvent } from '../../api/index.js';
 import { todayBy, type DayClock } from '../../days.js';
 import type { Logger } from '../../log.js';
 import type { FreshnessRow, QueueCounts, SyncMetrics } from '../../ops/sync-metrics.js';
@@ -42,8 +35,8 @@ import { redisKeys } from '../../redis-keys.js';
 import { RequestTallies } from '../run/request-tally.js';
 import { RunStore } from '../run/run-store.js';
 import { pickUpStuckPlans } from '../run/held-slices.js';
-import { requestQuotaOf, resumeEachWindow } from '../fetch/quota-parking.js';
-import { withRequestQuota, type RequestQuota } from '../../api/rate/request-quota.js';
+import { fetchBudget, resumeEachWindow } from '../fetch/quota-parking.js';
+import type { RequestQuota } from '../../api/rate/request-quota.js';
 import type { Notifier } from '../../notify/index.js';
 import { claimRunEndNotice, sendRunEndNotices } from '../run/run-notices.js';
 import { watchRedisForFaults } from '../redis/redis-fault-watch.js';
@@ -188,13 +181,8 @@ export class WorkerHost {
     // Before any worker starts: one that took jobs would fetch, and once the writer, load, the other file's runs.
     if (this.options.load !== false) await refuseOtherWarehouse(this.connection, prefix, config.db);
     this.queues = openQueues(this.connection, prefix);
-    const rateBudget = configuredRateBudget(config, this.connection, {
-      headroom: RATE_HEADROOM,
-      logger: log,
-      firstAnswerFirst: true,
-    });
-    this.quota = requestQuotaOf(config, this.connection, this.options.clock);
-    const budget = this.quota ? withRequestQuota(rateBudget, this.quota) : rateBudget;
+    const { budget, quota } = fetchBudget(config, this.connection, log, this.options.clock);
+    this.quota = quota;
     if (this.quota) this.stopResuming = resumeEachWindow(this.connection, prefix, this.queues, this.quota.clock, log);
     const metrics = this.options.metrics;
     const onRequest = (event: ApiRequestEvent): void => {

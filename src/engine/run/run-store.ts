@@ -109,7 +109,8 @@ const NO_COUNTERS: StreamCounters = {
   rateLimited: 0,
 };
 const COUNTER_NAMES = Object.keys(NO_COUNTERS) as Array<keyof StreamCounters>;
-const KEEP_SECONDS = 14 * 24 * 60 * 60;
+/** How long a run's record stays in Redis after its last write; quota-parking.ts keeps its estimates as long. */
+export const KEEP_SECONDS = 14 * 24 * 60 * 60;
 
 // A slice's outcome counts once, however often its commit job replays; nothing is written once its run (KEYS[3]) is
 // gone. KEYS[4] on, the slice's chunks, are deleted once its outcome is recorded, never before.

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RATE_HEADROOM, createApiClient, configuredRateBudget } from '../../api/index.js';
+import { createApiClient, configuredRateBudget } from '../../api/index.js';
 import { addDays, eachDay } from '../../days.js';
 import type { Logger } from '../../log.js';
 import type { Notifier } from '../../notify/index.js';
@@ -70,7 +70,7 @@ function disagreementsOf(report: VerifyReport): { triples: string[]; unresolved:
       const days = [...verdict.days, ...verdict.undivided.flatMap((window) => eachDay(window.from, window.to))];
       for (const day of days) triples.add(triple(brand.brandId, verdict.family, day));
       for (const window of verdict.unresolved)
-        unresolved.push(`${brand.brandId}|${verdict.family}|${window.from}..${window.to}`);
+        unresolved.push(triple(brand.brandId, verdict.family, `${window.from}..${window.to}`));
     }
   }
   return { triples: [...triples].sort(), unresolved };
@@ -91,7 +91,7 @@ async function compare(
   const budget = new CallBudget(limit, true);
   const client = createApiClient(config.api, {
     logger: log,
-    budget: budget.bounding(configuredRateBudget(config, deps.redis, { headroom: RATE_HEADROOM, logger: log })),
+    budget: budget.bounding(configuredRateBudget(config, deps.redis, { logger: log })),
     retryRateLimited: true,
     signal: deps.stopSignal,
     onRequest: () => budget.count(),
@@ -134,7 +134,7 @@ async function compareAndReread(deps: HealDeps, meta: RunMeta): Promise<void> {
       'heal: the comparison failed; the next round compares again',
     );
     const whole = meta.brands.flatMap((brand) =>
-      families.map((family) => `${brand}|${family}|${window.from}..${window.to}`),
+      families.map((family) => triple(brand, family, `${window.from}..${window.to}`)),
     );
     return finishRound(deps, {
       healId: meta.runId,
