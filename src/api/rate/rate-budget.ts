@@ -106,8 +106,8 @@ export function configuredRateBudget(
   options: Omit<RateBudgetOptions, 'requestsPerSecond'> = {},
 ): RateBudget {
   return createRedisRateBudget({
-    headroom: RATE_HEADROOM,
     ...options,
+    headroom: options.headroom ?? RATE_HEADROOM,
     redis,
     prefix: config.redisPrefix,
     apiKey: config.api.apiKey ?? '',

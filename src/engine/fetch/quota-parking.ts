@@ -13,7 +13,7 @@ import type { Config } from '../../configuration.js';
 
 /**
  * Slices waiting for the budget's next window (docs/quota.md): the fetch job is delayed to the window's end, with no
- * attempt spent, and noted in a sorted set; `resumeParkedFetches` promotes due jobs newest first, or the delay does.
+ * attempt spent, and noted in a sorted set; `resumeParkedFetches` promotes due jobs newest day first (or the delay).
  */
 
 interface ParkingDeps {
@@ -71,14 +71,13 @@ export async function parkForQuota(
 ): Promise<never> {
   await carryTally();
   // Kept a window past the job's own delay: by then the delay alone has put the job back (test/e2e/daily-quota.int.test.ts).
-  const waitMs = quota.msUntil(resumesAt);
-  const keepMs = String(waitMs + quota.settings.windowMs);
+  const keepMs = String(quota.msUntil(resumesAt) + quota.settings.windowMs);
   await deps.redis.eval(NOTE_PARKED, 1, redisKeys(deps.prefix).quotaParked, String(resumesAt), job.id!, keepMs);
   log.info(
     { resumesAt: new Date(resumesAt).toISOString() },
     'the request budget of this window is spent: the slice waits for the next window',
   );
-  await job.moveToDelayed(Date.now() + waitMs, lockToken);
+  await job.moveToDelayed(Date.now() + quota.msUntil(resumesAt), lockToken);
   throw new DelayedError();
 }
 
