@@ -7,7 +7,7 @@ import { readHeaderTime } from './rate/header-time.js';
 
 /** The wait used when a 429 carries no usable `Retry-After`. */
 export const DEFAULT_RETRY_AFTER_MS = 1_000;
-/** The longest wait bvsync accepts from one `Retry-After`; longer values are clamped to this. */
+/** The longest wait bvsync accepts from one `Retry-After` or rate-limit reset; longer values are clamped to this. */
 export const MAX_RETRY_AFTER_MS = 10 * 60_000;
 /** The shortest wait: after a 429, `0` or a past date is not "at once" (and Redis refuses a wait of 0). */
 export const MIN_RETRY_AFTER_MS = 1_000;

@@ -141,8 +141,8 @@ export function apiConfigSchemaFor(catalog: ParamCatalog) {
       /** Wire names of query parameters, default name -> wire name; default: the names in src/api/param-names.ts (those of docs/openapi.yaml). */
       params: paramMapping.default({}),
       /**
-       * Wire names where an endpoint differs from `api.params` (the spec shows no names): endpoint (its path under the
-       * brand, as doctor's table shows it) -> default name -> wire name. Default none.
+       * Wire names of an endpoint laid over `api.params` where they differ (the spec shows no names): endpoint (its
+       * path under the brand, as doctor's table shows it) -> default name -> wire name. Default none.
        */
       endpointParams: endpointParamMappings.default({}),
       /** How arrays are encoded in query strings; default `repeat` (`a=1&a=2`). */
@@ -150,8 +150,8 @@ export function apiConfigSchemaFor(catalog: ParamCatalog) {
       /** Name of the idempotency header of write requests; default `Idempotency-Key`. */
       idempotencyHeader: z.string().min(1).default('Idempotency-Key'),
       /**
-       * Most requests per second for this API key, shared by every process; default 10. The rate adapts below it: a 429
-       * cuts it; `RateLimit` / `X-RateLimit-*` headers lower the ceiling. `"auto"`: start at 2/s and find the limit.
+       * Most requests per second for this API key, shared by every process; default 10. A 429 cuts the rate, which
+       * climbs back slowly; `RateLimit` / `X-RateLimit-*` headers lower the ceiling. `"auto"`: starts at 2/s, finds it.
        */
       requestsPerSecond: z
         .union([z.number().positive().max(10_000), z.literal('auto')], {

@@ -22,7 +22,7 @@ export interface BuiltReport {
 
 /**
  * Writes the analysts' HTML report from the published database; nothing when no asked brand has data, as zeros mislead.
- * Brands without data are marked and warned of, and `bvsync report` exits 1 (docs/operations.md, "Reports").
+ * Brands without data are marked and warned of; `bvsync report` exits 1 (docs/operations.md, "Reports for analysts").
  */
 export async function buildReport(options: BuildReportOptions): Promise<BuiltReport> {
   const data = await withReadOnly(options.db, (db) => readReportData(db.connection, db.path, options));

@@ -141,8 +141,8 @@ export function sightingOf(error: unknown, heard: Hearing, toleranceMs: number |
 }
 
 /**
- * What the run's outage means for the slice: a 429 answers the key, so one slice is enough to give up on it; an API
- * away needs more, as one slice alone is one request failing. Till then, paused (test/engine/fetch-outcome.test.ts).
+ * The run's outage for the slice, undefined if none: given up, every slice fails; a 429 answers the key, so one slice
+ * may give up; an API away needs a second slice, paused till the tolerance (test/engine/fetch-outcome.test.ts).
  */
 export function awayVerdict(
   sighting: Sighting,

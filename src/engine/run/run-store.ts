@@ -112,8 +112,8 @@ const COUNTER_NAMES = Object.keys(NO_COUNTERS) as Array<keyof StreamCounters>;
 /** How long a run's record stays in Redis after its last write; quota-parking.ts keeps its estimates as long. */
 export const KEEP_SECONDS = 14 * 24 * 60 * 60;
 
-// A slice's outcome counts once, however often its commit job replays; nothing is written once its run (KEYS[3]) is
-// gone. KEYS[4] on, the slice's chunks, are deleted once its outcome is recorded, never before.
+// A slice's outcome counts once, as commit jobs replay; nothing is written once the run (KEYS[3]) is gone, lest its
+// counters outlive it (run-gone.ts). KEYS[4] on, its chunks, are deleted once the outcome is recorded, never before.
 const RECORD_OUTCOME = `
 if redis.call('exists', KEYS[3]) == 0 then return -1 end
 local added = redis.call('sadd', KEYS[1], ARGV[1])
@@ -163,7 +163,7 @@ return created`;
 const UNFINISHED_LUA = `{${UNFINISHED_RUN_STATUSES.map((status) => `['${status}'] = true`).join(', ')}}`;
 
 // One run per window, checked and taken in one script so two commands side by side cannot both create one; a key
-// whose run is finished or gone is taken over. The record's key is built here, not in KEYS: fine on one Redis.
+// whose run is finished or gone is taken over. The record's key (ARGV[5] .. id) is built here: the prefix's hash slot.
 const CREATE_OR_ATTACH = `
 local current = redis.call('get', KEYS[1])
 if current then

@@ -91,8 +91,8 @@ export async function takeWaitingCommits<T>(options: TakeWaitingCommitsOptions<T
   return prepared.filter((taken): taken is WaitingCommit<T> => taken !== undefined);
 }
 
-// A commit's companions and chunks in one round trip: of the oldest ARGV[1] jobs, those of undone slices other than
-// ARGV[7], up to ARGV[8] rows and ARGV[9] jobs. Keys are built from the prefixes given, as BullMQ's: one Cluster slot.
+// Of the oldest ARGV[1] jobs, commits of undone slices but ARGV[6]/[7] (own id, slice), to ARGV[8] rows, ARGV[9] jobs;
+// keys from the parts ARGV[2..5], ARGV[10] (one Cluster slot). Each answer: {id, data, 1 if all chunks there, chunks}.
 const WAITING_COMMITS = `local ids = redis.call('LRANGE', KEYS[1], -tonumber(ARGV[1]), -1)
 local rowsLeft, most = tonumber(ARGV[8]), tonumber(ARGV[9])
 local taken = {[ARGV[7]] = true}
@@ -180,8 +180,8 @@ function parseData(text: string): unknown {
   }
 }
 
-// Scans the wait list from its right end, where companions wait, then removes each as BullMQ does, a job given a
-// slice only once it is done. Answers per job: 1 removed, 0 not in the wait list, -1 its slice not done.
+// KEYS: wait list, events, meta, then per job its hash and done set (its hash again if unguarded); ARGV: id, slice
+// pairs ('' none). Scans from the right, where companions wait. Per job: 1 removed, 0 absent, -1 its slice not done.
 const REMOVE_WAITING = `local answers = {}
 local maxEvents = tonumber(redis.call('HGET', KEYS[3], 'opts.maxLenEvents') or '10000') or 10000
 for i = 1, #ARGV / 2 do
@@ -206,8 +206,8 @@ export interface DoneGuard {
 }
 
 /**
- * Removes committed companions' jobs in one round trip, O(1) of the backlog; a guarded job whose slice is not done
- * stays (test/engine/commit-batch.int.test.ts, test/engine/waiting-removal.int.test.ts).
+ * Removes committed companions' jobs in one round trip; a guarded job stays until its slice is done, so this may ride
+ * with the outcomes' records; one no longer waiting goes by job.remove() (test/engine/waiting-removal.int.test.ts).
  */
 export async function removeWaitingJobs(
   redis: Redis,
