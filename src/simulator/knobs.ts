@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { laterPagesSchema } from './faults/later-pages.js';
 import { oddityKindSchema } from './faults/oddities.js';
+import { DAY_PATTERN } from './sim-days.js';
 
 export const FAULT_KINDS = ['5xx', 'reset', 'truncated', 'stall'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -108,7 +109,7 @@ const knobsSchema = z
      * Days (`YYYY-MM-DD`) whose conversations a range of more than one day counts once more in `info.total_rows`
      * than it lists: range answers that disagree with their days forever, whatever is re-read; default none.
      */
-    rangeSurplusDays: z.array(z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a day as YYYY-MM-DD')).default([]),
+    rangeSurplusDays: z.array(z.string().regex(DAY_PATTERN, 'expected a day as YYYY-MM-DD')).default([]),
     /** The number of the first page: 1 (default), or 0 as an API counting from 0 (the spec does not say). */
     firstPage: z.union([z.literal(0), z.literal(1)]).default(1),
     /**

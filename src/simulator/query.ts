@@ -1,5 +1,5 @@
 import { type ArrayFormat, type ParamMapping, wireName } from '../api/param-names.js';
-import { DAY_MS, simDayOfMs, simDayString, parseSimDay } from './sim-days.js';
+import { DAY_MS, DAY_PATTERN, simDayOfMs, simDayString, parseSimDay } from './sim-days.js';
 import { simulatorValidationError, type SimulatorErrorDetail } from './sim-errors.js';
 import type { Knobs } from './knobs.js';
 import type { RangeEndEcho } from './options.js';
@@ -142,7 +142,7 @@ export class QueryReader {
     // Another zone's day: D from D 00:00 in that zone, so 5 hours later in UTC for a zone 5 hours behind.
     const shift = -this.settings.dayZoneHours * 3_600_000;
     for (const bound of [startParsed, endParsed])
-      if (bound && shift !== 0 && /^\d{4}-\d{2}-\d{2}$/.test(bound.text)) bound.ms += shift;
+      if (bound && shift !== 0 && DAY_PATTERN.test(bound.text)) bound.ms += shift;
     const endBound = endParsed ?? { ms: (today + 1) * DAY_MS - 1, text: simDayString(today) };
     const startDay = simDayOfMs(endBound.ms) - DEFAULT_RANGE_DAYS + 1;
     const startBound = startParsed ?? { ms: startDay * DAY_MS, text: simDayString(startDay) };

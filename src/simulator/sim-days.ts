@@ -1,7 +1,7 @@
 /** Days as integers (days since 1970-01-01, UTC), which makes ranges and lookups plain arithmetic. */
-import { DAY_MS, isDay, utcDayOf } from '../days.js';
+import { DAY_MS, DAY_PATTERN, isDay, utcDayOf } from '../days.js';
 
-export { DAY_MS };
+export { DAY_MS, DAY_PATTERN };
 
 export function simDayOfMs(ms: number): number {
   return Math.floor(ms / DAY_MS);

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Row, SliceBatch, TableWrite } from './load/slice-batch.js';
 import type { SliceKey } from './state/bookkeeping.js';
-import { DAY_MS } from '../days.js';
+import { DAY_MS, DAY_PATTERN } from '../days.js';
 
 /**
  * What a slice's answer says the API applied. The echo in `info.query` (spec endpoints 16-18) is the only statement of
@@ -77,7 +77,7 @@ export function instantOf(text: string): number | undefined {
  */
 function offsetFromDay(day: string, echoed: string): DayOffset | undefined {
   const dayStart = Date.parse(`${day}T00:00:00Z`);
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(echoed);
+  const dateOnly = DAY_PATTERN.test(echoed);
   const at = dateOnly ? Date.parse(`${echoed}T00:00:00Z`) : instantOf(echoed);
   return at === undefined || Number.isNaN(at) || Number.isNaN(dayStart)
     ? undefined

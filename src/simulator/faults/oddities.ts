@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DAY_MS } from '../sim-days.js';
+import { DAY_MS, DAY_PATTERN } from '../sim-days.js';
 
 /**
  * Schema-valid oddities: a record outside the range asked, a repeated id, a page numbered otherwise, a `total_rows`
@@ -32,7 +32,7 @@ function shiftDate(value: string, days: number): string | undefined {
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) return undefined;
   const shifted = new Date(ms + days * DAY_MS).toISOString();
-  return /^\d{4}-\d{2}-\d{2}$/.test(value) ? shifted.slice(0, 10) : shifted;
+  return DAY_PATTERN.test(value) ? shifted.slice(0, 10) : shifted;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

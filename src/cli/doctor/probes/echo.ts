@@ -3,7 +3,7 @@ import { CONTENT_TYPE_VALUES, OWNERSHIP_VALUES, SENTIMENT_VALUES } from '../../.
 import { NO_DOMAIN, NO_ENGINE, NO_TOPIC, type ProbeContext } from '../probe-context.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { echoedEngines, instantOf } from '../../../warehouse/provenance.js';
-import { DAY_MS } from '../../../days.js';
+import { DAY_MS, DAY_PATTERN } from '../../../days.js';
 
 export interface Sent {
   name: ParamName;
@@ -69,7 +69,7 @@ function show(value: unknown): string {
  * says where the API's day begins or ends (`2026-11-25T00:00:00-05:00` is another zone's day).
  */
 function instantOfDay(sent: unknown, applied: unknown): number | undefined {
-  if (typeof sent !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(sent) || typeof applied !== 'string') return undefined;
+  if (typeof sent !== 'string' || !DAY_PATTERN.test(sent) || typeof applied !== 'string') return undefined;
   const at = instantOf(applied);
   return at === undefined ? undefined : at - Date.parse(`${sent}T00:00:00Z`);
 }
