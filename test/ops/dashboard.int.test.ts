@@ -98,9 +98,11 @@ describe.skipIf(chromiumMissing)('the queue dashboard in a browser', () => {
         .getByRole('link', { name: new RegExp(`^${name}`) })
         .first()
         .waitFor({ timeout: 15_000 });
-    const text = await page.locator('body').innerText();
     // The fetch queue's card: the 6 slices of the run (2 brands x 2 days of conversations, and 2 competitor lists).
-    expect(text).toMatch(/fetch\s[\s\S]*?6 Jobs/);
+    // The cards fill in after the menu links, so the test waits for the text rather than reading it once.
+    const fetchCard = /fetch\s[\s\S]*?6 Jobs/;
+    await page.waitForFunction(`${fetchCard}.test(document.body.innerText)`, undefined, { timeout: 15_000 });
+    expect(await page.locator('body').innerText()).toMatch(fetchCard);
     // A queue's page: its completed slices, each with the worker (host/pid) that ran it.
     await page
       .getByRole('link', { name: /^fetch/ })
