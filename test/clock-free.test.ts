@@ -57,8 +57,7 @@ const ALLOWED: Record<string, { uses: Partial<Record<Rule, number>>; why: string
   },
   'test/engine/writer-lease.int.test.ts': { uses: { sleep: 5 }, why: 'the lease expires by its ttl in real time' },
   'test/engine/worker-host-stop.int.test.ts': { uses: { sleep: 1 }, why: "a load that outlasts the worker's close" },
-  'test/engine/outage-give-up.int.test.ts': { uses: { sleep: 2 }, why: `${POLL}, and a quiet spell after the give-up` },
-  'test/manage/plan-apply.int.test.ts': { uses: { sleep: 1 }, why: 'a quiet spell in which no write may be sent' },
+  'test/engine/outage-give-up.int.test.ts': { uses: { sleep: 1 }, why: POLL },
   'test/simulator/cli.int.test.ts': { uses: { sleep: 1, bound: 1 }, why: 'the simulator stops inside its latency' },
   'test/warehouse/crash.int.test.ts': {
     uses: { sleep: 1 },

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutageMemo } from '../../src/engine/fetch/outage-memo.js';
 import { engineFixture, queryFile, runInProcess, type EngineFixture } from '../support/engine.js';
+import { openQueues } from '../../src/engine/jobs/queues.js';
 import { testRedis } from '../support/redis.js';
+import { until } from '../support/until.js';
 
 /**
  * Once a run gives up on an API that is away, the slices it is reading stop too. Each call in flight had counted the
@@ -13,9 +15,14 @@ import { testRedis } from '../support/redis.js';
 const TODAY = '2026-11-20';
 const RUN = 'backfill-outage-give-up';
 let fx: EngineFixture;
+/** Requests the API held: reached while it hangs. */
+let heldRequests = 0;
 
 beforeAll(async () => {
-  fx = await engineFixture('outage-give-up', { sim: { brands: 1, days: 10, scale: 40, today: TODAY, latencyMs: 5 } });
+  const countHeld = () => void (fx?.sim.knobs().unavailable === 'hang' && (heldRequests += 1));
+  fx = await engineFixture('outage-give-up', {
+    sim: { brands: 1, days: 10, scale: 40, today: TODAY, latencyMs: 5, beforeAnswer: countHeld },
+  });
   // Each held request would be waited 20 s for, and tried again.
   Object.assign(fx.config.api, { headersTimeoutMs: 20_000, bodyTimeoutMs: 20_000, maxAttempts: 2 });
   fx.config.sync.outageToleranceMinutes = 10;
@@ -37,9 +44,13 @@ describe('a run that gives up on the API', () => {
     });
     while (fx.sim.requestLog().length < 4) await new Promise((resolve) => setTimeout(resolve, 20));
     fx.sim.setKnobs({ unavailable: 'hang' });
-    // Let the slices in flight send their held requests, then give up as another process of the run would.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Once every slice in flight has sent a request the API holds, give up as another process of the run would.
     const redis = testRedis();
+    const queues = openQueues(redis, fx.config.redisPrefix);
+    await until(
+      'every slice in flight to send a held request',
+      async () => heldRequests > 0 && heldRequests >= (await queues.fetch.getActiveCount()),
+    );
     const memo = new OutageMemo(redis, fx.config.redisPrefix);
     // Away since now, after the last answer this process had: a process served since reads on (its read ends the outage).
     const now = Date.now();
@@ -48,6 +59,7 @@ describe('a run that gives up on the API', () => {
     await memo.giveUp(RUN, now);
     const gaveUpTime = Date.now();
     const progress = await run;
+    await queues.close();
     redis.disconnect();
 
     expect(progress.meta.status).not.toBe('complete');

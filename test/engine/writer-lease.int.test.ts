@@ -26,7 +26,8 @@ describe('WriterLease', () => {
       new WriterLease(redis, {
         key,
         fenceKey,
-        ttlMs: 600,
+        // A ttl 20 intervals long: a busy box that runs a renewal late by under 1.9 s does not lose the lease.
+        ttlMs: 2_000,
         intervalMs: 100,
         onAcquired: () => void events.push(`${name}+`),
         onLost: () => void events.push(`${name}-`),
@@ -37,7 +38,7 @@ describe('WriterLease', () => {
     await b.start();
     expect(a.isHeld).toBe(true);
     expect(b.isHeld).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 800)); // longer than the ttl: renewals keep it with a
+    await new Promise((resolve) => setTimeout(resolve, 2_500)); // longer than the ttl: renewals keep it with a
     expect(a.isHeld).toBe(true);
     expect(b.isHeld).toBe(false);
     await a.stop();

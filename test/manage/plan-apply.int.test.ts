@@ -8,6 +8,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/index
 import { runBvsync, runOnFile, spawnBvsync, type CliResult } from '../support/engine.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
 import { tempDir } from '../support/tmp.js';
+import { until } from '../support/until.js';
 
 /**
  * `bvsync plan` and `bvsync apply` as an operator runs them, against the simulator: what they print, how they exit,
@@ -55,18 +56,19 @@ function bvsync(...args: string[]): Promise<CliResult> {
   return runBvsync(args, env());
 }
 
-/** Items written since the log was last cleared, per write endpoint (dry runs and replays write 0). */
-/** The writes since the log was cleared once they have stayed the same for `quietMs`. */
-async function settledWrites(quietMs: number): Promise<number> {
-  let total = writtenSinceClear().total;
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, quietMs));
-    const now = writtenSinceClear().total;
-    if (now === total) return total;
-    total = now;
-  }
+/**
+ * The writes since the log was cleared, once the simulator has answered every request: one sent just before a stopped
+ * apply's end still waits out its latency there, and is written when the wait ends, whoever has gone.
+ */
+async function answeredWrites(): Promise<number> {
+  await until('the simulator to answer every request in flight', async () => {
+    const info = (await (await fetch(`${sim.url}/__admin/info`)).json()) as { in_flight: number };
+    return info.in_flight === 0;
+  });
+  return writtenSinceClear().total;
 }
 
+/** Items written since the log was last cleared, per write endpoint (dry runs and replays write 0). */
 function writtenSinceClear(): { total: number; byPath: Record<string, number> } {
   const byPath: Record<string, number> = {};
   let total = 0;
@@ -363,7 +365,8 @@ describe('an apply killed midway', () => {
     } finally {
       sim.setKnobs({ latencyMs: 0 });
     }
-    const before = writtenSinceClear().total;
+    // Counted once the request sent just before the kill, if any, is written: read before, the rerun's count differed.
+    const before = await answeredWrites();
     expect(before).toBeGreaterThanOrEqual(200);
     expect(before).toBeLessThan(450);
 
@@ -401,7 +404,7 @@ describe('an apply interrupted with Ctrl-C', () => {
     );
     // A request sent just before the signal is still waiting out its 300 ms at the simulator, which writes it when the
     // wait ends, whoever has gone: counted before that, the rerun looked as if it had written it twice (a CI flake).
-    const before = await settledWrites(600);
+    const before = await answeredWrites();
     expect(before).toBeLessThan(450);
 
     const rerun = await runBvsync([...args, '--json'], env());

@@ -84,7 +84,13 @@ describe.skipIf(!PrivateRedis.available())('the probes of a worker (needs redis-
   });
 
   it('/readyz of a fetch-only worker: ready when Redis answers, with no writer to check', async () => {
-    const probe = await ask(`${fetcherBase}/readyz`);
+    // Its host's connection to Redis may still be opening when it says "worker started": polled, as the writer's is.
+    let probe: Probe = { status: 0, body: '' };
+    await until(
+      'the fetch-only worker ready',
+      async () => (probe = await ask(`${fetcherBase}/readyz`)).status === 200,
+      30_000,
+    );
     expect(probe.status).toBe(200);
     expect(JSON.parse(probe.body).checks.writer).toEqual({ ok: true, detail: 'fetch-only' });
   });

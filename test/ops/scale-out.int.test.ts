@@ -11,6 +11,7 @@ import {
   type CliProcess,
   type EngineFixture,
 } from '../support/engine.js';
+import { until } from '../support/until.js';
 import { backfillWithRunningWorkers } from './host-run.js';
 
 /**
@@ -39,6 +40,12 @@ beforeAll(async () => {
   const connection = connectRedis(fx.redisUrl);
   const queues = openQueues(connection, fx.config.redisPrefix);
   try {
+    // A fetch job is marked completed after it hands its slice to the commit: the run may finish before the last is.
+    if (run.meta.status === 'complete')
+      await until(
+        'every fetch job marked completed',
+        async () => (await queues.fetch.getCompletedCount()) >= run.planned,
+      );
     fetchedBy = new Map();
     for (const job of await queues.fetch.getJobs(['completed'], 0, -1))
       fetchedBy.set(job.processedBy!, (fetchedBy.get(job.processedBy!) ?? 0) + 1);
