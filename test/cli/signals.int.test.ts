@@ -10,24 +10,22 @@ afterEach(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-/** Starts the child and resolves once it printed `line`; `output` keeps all it printed. */
+/** Starts the child and resolves once it printed `line`; `output` keeps all it printed, to the end. */
 function startChild() {
   const child = spawn(process.execPath, ['bin/run-ts.js', CHILD], { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   const printed = (line: string) =>
     new Promise<void>((resolve) => {
       const check = () => {
-        if (output.includes(`${line}\n`)) {
-          child.stdout.off('data', onData);
-          resolve();
-        }
+        if (!output.includes(`${line}\n`)) return;
+        child.stdout.off('data', check);
+        resolve();
       };
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        check();
-      };
-      child.stdout.on('data', onData);
+      child.stdout.on('data', check);
       check();
     });
   return { child, printed, output: () => output };
