@@ -28,6 +28,21 @@ export function utcDayOf(instant: Date | number): string {
   return new Date(instant).toISOString().slice(0, 10);
 }
 
+/**
+ * The UTC day of a validated ISO 8601 timestamp (src/api/schemas.ts `timestamp`): one in UTC starts with its day, so
+ * only an offset needs a Date.
+ */
+export function timestampDay(timestamp: string): string {
+  if (
+    timestamp.length > 10 &&
+    timestamp.charCodeAt(10) === 0x54 /* T */ &&
+    timestamp.charCodeAt(timestamp.length - 1) === 0x5a /* Z */
+  ) {
+    return timestamp.slice(0, 10);
+  }
+  return utcDayOf(new Date(timestamp));
+}
+
 export function todayUtc(): string {
   return utcDayOf(Date.now());
 }

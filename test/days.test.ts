@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, DAY_MS, eachDay, isDay, parseDay, utcDayOf } from '../src/days.js';
+import { addDays, DAY_MS, eachDay, isDay, parseDay, timestampDay, utcDayOf } from '../src/days.js';
 
 describe('days', () => {
   it('accepts only real calendar days', () => {
@@ -25,5 +25,18 @@ describe('days', () => {
     expect(utcDayOf(new Date('2026-11-20T23:30:00-05:00'))).toBe('2026-11-21');
     expect(utcDayOf(Date.parse('2026-11-20T00:00:00Z') + DAY_MS - 1)).toBe('2026-11-20');
     expect(() => utcDayOf(Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe('timestampDay', () => {
+  it('takes the day of a UTC timestamp as written, fractions or not', () => {
+    expect(timestampDay('2026-11-18T23:59:52.879Z')).toBe('2026-11-18');
+    expect(timestampDay('2024-02-29T00:00:00Z')).toBe('2024-02-29');
+  });
+
+  it('moves a timestamp with an offset to its UTC day, across midnight either way', () => {
+    expect(timestampDay('2026-11-18T23:30:00-02:00')).toBe('2026-11-19');
+    expect(timestampDay('2026-11-19T00:30:00+02:00')).toBe('2026-11-18');
+    expect(timestampDay('2026-11-18T12:00:00+00:00')).toBe('2026-11-18');
   });
 });

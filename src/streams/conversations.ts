@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
 import { MAX_PAGE_SIZE } from '../api/paginate.js';
 import { id, optional, pagedEnvelopeSchema, timestamp } from '../api/schemas.js';
-import { dayOf, extraOf } from './extra.js';
+import { timestampDay } from '../days.js';
+import { extraOf } from './extra.js';
 import { perDay } from './slicing.js';
 import { defineStream, type DaySlice } from './stream.js';
 import { sliceRange } from './windows.js';
@@ -92,7 +93,7 @@ export const conversations = defineStream({
     client.read(conversationsEndpoint, brandId, { ...sliceRange(slice), topicId: slice.params.topicId, signal }),
   recordId: (record: Conversation) => record.id,
   rows: (record, { brandId, slice }) => {
-    const day = dayOf(record.date);
+    const day = timestampDay(record.date);
     return {
       conversations: [
         {

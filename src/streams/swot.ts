@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type RangeFilter } from '../api/endpoint.js';
 import { MAX_PAGE_SIZE } from '../api/paginate.js';
 import { id, optional, pagingInfo, records, timestamp, type SwotType } from '../api/schemas.js';
-import { dayOf, extraOf } from './extra.js';
+import { timestampDay } from '../days.js';
+import { extraOf } from './extra.js';
 import { perWindow } from './slicing.js';
 import { defineStream, type SettingsOf, type WindowSlice } from './stream.js';
 import { sliceRange, windowColumns, windowDays } from './windows.js';
@@ -118,7 +119,7 @@ export const swot = defineStream({
         statement_id: slice.params.statementId,
         conversation_id: answer.conversation_id,
         date: answer.date,
-        day: dayOf(answer.date),
+        day: timestampDay(answer.date),
         text: answer.text,
         model: answer.model ?? null,
         type,

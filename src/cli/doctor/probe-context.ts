@@ -368,8 +368,8 @@ export class ProbeContext {
   }
 }
 
-/** The UTC day of a timestamp or a day, or undefined when it is neither. */
-export function dayOf(value: unknown): string | undefined {
+/** The UTC day of a timestamp or a day in a record not yet validated, or undefined when the value is neither. */
+export function looseDayOf(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : utcDayOf(ms);

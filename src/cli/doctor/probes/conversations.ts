@@ -2,7 +2,7 @@ import type { ParamName } from '../../../streams/registry.js';
 import type { Conversation } from '../../../streams/conversations.js';
 import { addDays } from '../../../days.js';
 import { ENDPOINTS } from '../endpoints.js';
-import { dayOf, sameAnswer, type ProbeContext } from '../probe-context.js';
+import { looseDayOf, sameAnswer, type ProbeContext } from '../probe-context.js';
 import { probeDateRange } from './date-range.js';
 import type { ProbeRead } from './compare.js';
 import { firstPage, isEmpty, type FirstPage } from './first-page.js';
@@ -10,7 +10,7 @@ import { probePaging } from './paging.js';
 
 const endpoint = ENDPOINTS.conversations;
 const PAGE = 100;
-const dayOfAnswer = (record: Conversation) => dayOf(record.date);
+const dayOfAnswer = (record: Conversation) => looseDayOf(record.date);
 const reader =
   (ctx: ProbeContext): ProbeRead<Conversation> =>
   (options, pageSize = PAGE) =>

@@ -1,7 +1,7 @@
 import type { ProductRankingRow } from '../../../streams/product-ranking.js';
 import type { SwotAnswer } from '../../../streams/swot.js';
 import { ENDPOINTS } from '../endpoints.js';
-import { dayOf, sameAnswer, type ProbeContext } from '../probe-context.js';
+import { looseDayOf, sameAnswer, type ProbeContext } from '../probe-context.js';
 import { compareEngines, compareToBase, compareTopics, invalidAs } from './compare.js';
 import { probeDateRange } from './date-range.js';
 import { firstPage, isEmpty, type FirstPage } from './first-page.js';
@@ -72,7 +72,7 @@ export async function probeSwot(ctx: ProbeContext): Promise<void> {
   }
   const read = (options: object, pageSize = 100): Promise<FirstPage<SwotAnswer>> =>
     firstPage(client.swotAnswers(brand, statement, { ...windows.wide, pageSize, ...options }));
-  const base = await probeDateRange(ctx, endpoint, read, { dayOfRecord: (record) => dayOf(record.date) });
+  const base = await probeDateRange(ctx, endpoint, read, { dayOfRecord: (record) => looseDayOf(record.date) });
   await compareEngines(ctx, endpoint, base, read, {
     // In any letter case: the engine asked is named as the conversations spell it, which the spec does not tie to this.
     breaks: (engine) => (r) =>

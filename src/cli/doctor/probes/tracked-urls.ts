@@ -1,6 +1,6 @@
 import type { TrackedUrl } from '../../../streams/tracked-urls.js';
 import { ENDPOINTS } from '../endpoints.js';
-import { dayOf, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
+import { looseDayOf, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
 import { compareEngines, compareToBase, compareTopics, invalidAs } from './compare.js';
 import { probeDateRange } from './date-range.js';
 import { firstPage, type FirstPage } from './first-page.js';
@@ -26,7 +26,7 @@ export async function probeTrackedUrls(ctx: ProbeContext): Promise<void> {
       // info.citations counts every page of the answer: it moves with the range and filters even when the page shown does not.
       records: [{ citations: page.info.citations, cited_urls: page.info.cited_urls }, ...page.records],
     }));
-  const base = await probeDateRange(ctx, endpoint, read, { dayOfRecord: (record) => dayOf(record.first_cited) });
+  const base = await probeDateRange(ctx, endpoint, read, { dayOfRecord: (record) => looseDayOf(record.first_cited) });
   const pages = base?.records.filter((r) => r.url !== undefined) ?? [];
   facts.trackedUrl ??= pages[0]?.url;
   ctx.rememberDomains(
