@@ -5,6 +5,9 @@ import { openReadOnly } from '../../src/warehouse/publish/published-database.js'
 import { openWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import type { SliceStatus } from '../../src/vocabulary.js';
 import { tempDir } from '../support/tmp.js';
+import { parseConfig } from '../../src/configuration.js';
+import { eachDay } from '../../src/days.js';
+import { getStream } from '../../src/streams/registry.js';
 import { completeState, sliceBatch } from './batches.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -18,6 +21,13 @@ afterEach(async () => {
   await wh.close();
   tmp.remove();
 });
+
+/** The key of a stream's first slice over `days`, as the stream plans it: the loads must hold the keys a run writes. */
+function plannedKey(stream: string, days: string[]): string {
+  const sync = parseConfig({ sync: { swotStatementIds: { 7: [5] } } }).sync;
+  const dimensions = { domains: ['a.example'], topicIds: [1], pages: ['https://a.example/p'], engines: ['chatgpt'] };
+  return getStream(stream).slices({ brandId: 7, days, sync, dimensions })[0]!.key;
+}
 
 /** The state of one day's slice of a stream, with no rows: the bookkeeping questions read states alone. */
 async function loadDay(stream: string, day: string, status: SliceStatus, runId = 'run-1'): Promise<void> {
@@ -39,26 +49,32 @@ describe('warehouse bookkeeping', () => {
   });
 
   it('gives every kind of slice a freshness: windows up to their last past day, lists the day before their read', async () => {
-    const load = (stream: string, sliceKey: string, status: SliceStatus) =>
-      wh.loadSlice(sliceBatch({ stream, sliceKey, writes: [], state: completeState({ status }) }));
-    await load('citations', 'owned/2026-11-01..2026-11-15', 'complete');
-    await load('citations', 'owned/2026-11-06..2026-11-20', 'complete');
-    await load('fanouts_cited', '2026-11-06..2026-11-20', 'failed');
-    await load('competitors', 'all', 'complete');
-    await load('templates', 'all', 'failed');
+    const load = (stream: string, days: string[], status: SliceStatus) =>
+      wh.loadSlice(
+        sliceBatch({ stream, sliceKey: plannedKey(stream, days), writes: [], state: completeState({ status }) }),
+      );
+    await load('citations', eachDay('2026-11-01', '2026-11-15'), 'complete');
+    await load('citations', eachDay('2026-11-06', '2026-11-20'), 'complete');
+    await load('swot', eachDay('2026-11-06', '2026-11-18'), 'complete');
+    await load('fanouts_cited', eachDay('2026-11-06', '2026-11-20'), 'failed');
+    await load('competitors', [], 'complete');
+    await load('templates', [], 'failed');
     // A window that ends today holds no later past day than yesterday; a list read complete holds what was true then.
     expect(await wh.newestCompletePastDays('2026-11-20')).toEqual([
       { brand: 7, stream: 'citations', newestCompleteDay: '2026-11-19' },
       { brand: 7, stream: 'competitors', newestCompleteDay: '2026-11-19' },
       { brand: 7, stream: 'fanouts_cited', newestCompleteDay: null },
+      { brand: 7, stream: 'swot', newestCompleteDay: '2026-11-18' },
       { brand: 7, stream: 'templates', newestCompleteDay: null },
     ]);
-    // Asked from a later today, a list is as fresh as the day before it was read, by the real clock (UTC).
+    // Asked from a later today, a list is as fresh as the day before it was read, by the real clock (UTC); a window
+    // as fresh as its last day, whatever its key holds after it (citations' `/all`).
     const readDay = new Date().toISOString().slice(0, 10);
     const dayBefore = new Date(Date.parse(`${readDay}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
     const later = await wh.newestCompletePastDays('2099-01-01');
     expect(later.find((row) => row.stream === 'competitors')!.newestCompleteDay).toBe(dayBefore);
     expect(later.find((row) => row.stream === 'citations')!.newestCompleteDay).toBe('2026-11-20');
+    expect(later.find((row) => row.stream === 'swot')!.newestCompleteDay).toBe('2026-11-18');
   });
 
   it("shows beside each stream's freshness the records its slices set aside: a complete slice may hold fewer than the API has", async () => {
