@@ -126,6 +126,13 @@ describe('config', () => {
     );
   });
 
+  it('refuses an API URL with a user or password, and never quotes it', () => {
+    const load = () => loadConfig({ env: { BVSYNC_API_URL: 'http://u:pass-9f3q@127.0.0.1:4011' } });
+    expect(load).toThrow(/- api\.url \(from BVSYNC_API_URL\): holds a user name or password, which bvsync never sends/);
+    expect(load).not.toThrow(/pass-9f3q/);
+    expect(() => parseConfig({ api: { url: 'https://robot@api.example.com' } })).toThrow(/api\.url: holds a user name/);
+  });
+
   it('names a bad brand list and a file that is not JSON', () => {
     expect(() => loadConfig({ env: { BVSYNC_BRANDS: '1,x' } })).toThrow(/"x" is not a brand id/);
     const dir = tempDir('config');

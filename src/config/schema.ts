@@ -117,7 +117,7 @@ export function apiConfigSchemaFor(catalog: ParamCatalog) {
   const { paramMapping, endpointParamMappings } = paramMappings(catalog);
   return z
     .object({
-      /** Base URL of the API, before `/customer/v1`. Env `BVSYNC_API_URL`. */
+      /** Base URL of the API, before `/customer/v1`, with no user or password in it. Env `BVSYNC_API_URL`. */
       url: z
         .url({
           protocol: /^https?$/,
@@ -125,6 +125,11 @@ export function apiConfigSchemaFor(catalog: ParamCatalog) {
         })
         .refine((url) => !URL.canParse(url) || !/\/customer\/v1\/?$/.test(new URL(url).pathname), {
           error: 'the base URL ends before /customer/v1 (bvsync adds it to every path): drop /customer/v1 from it',
+        })
+        // Never sent (the key goes in X-API-Key), yet printed wherever the URL is: refused unquoted (test/config.test.ts).
+        .refine((url) => !URL.canParse(url) || (!new URL(url).username && !new URL(url).password), {
+          error:
+            'holds a user name or password, which bvsync never sends (the key goes in BVSYNC_API_KEY): drop the "user:password@"',
         })
         .optional(),
       /** The API key. Env `BVSYNC_API_KEY` (preferred: keep it out of files). Never logged. */
