@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   DatabaseInvalidatedError,
@@ -75,6 +75,19 @@ describe('reading an error of the working database as a fault of the machine', (
       'FATAL Error: Failed: database has been invalidated because of a previous fatal error.\nOriginal error: "INTERNAL Error: something else"',
     );
     expect(writerFaultOf(other, WORKING, roomy)).toBeInstanceOf(DatabaseInvalidatedError);
+    expect(writerFaultOf(other, WORKING, roomy)!.message).toContain('. Run the same command again');
+  });
+
+  it('asks for write access when the file system refused the write that invalidated the database', () => {
+    const denied = new Error(
+      'FATAL Error: Failed: database has been invalidated because of a previous fatal error.\n' +
+        'Original error: "IO Error: Could not remove file "/data/bv.work.duckdb.wal": Permission denied"',
+    );
+    const fault = writerFaultOf(denied, WORKING, roomy);
+    expect(fault).toBeInstanceOf(DatabaseInvalidatedError);
+    expect(fault!.message).toContain(
+      `Give this process write access to ${dirname(WORKING)} (its permissions, or a read-only mount), then run the same command again`,
+    );
   });
 
   it('reads an out-of-memory or a failed write as a full disk only while the volume is nearly full', () => {

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { errnoOf, formatBytes } from '../../format.js';
 import { volumeSpace, type VolumeSpace } from './volume-space.js';
 
@@ -18,6 +19,9 @@ const DISK_FULL_WORDS =
  */
 const DISK_FULL_IF_NEARLY_FULL_WORDS =
   /Could not write file|Could not (?:extend|truncate) file|Out of Memory Error|temporary (?:file|directory)/i;
+
+/** Words of a write the file system refused this process, whatever the room: its rights, or a read-only mount. */
+const WRITE_REFUSED_WORDS = /Permission denied|EACCES|EPERM|Read-only file system|EROFS/;
 
 /** DuckDB's words once a fatal error has invalidated the instance: every later statement fails with them. */
 const INVALIDATED_WORDS = /database has been invalidated/i;
@@ -58,10 +62,13 @@ export class DatabaseInvalidatedError extends Error {
     readonly path: string,
     cause: Error,
   ) {
+    const refused = WRITE_REFUSED_WORDS.test(cause.message)
+      ? `Give this process write access to ${dirname(path)} (its permissions, or a read-only mount), then run `
+      : 'Run ';
     super(
       `DuckDB stopped writing ${path} after a fatal error and must be reopened: ${firstLine(cause.message)}. ` +
         'This process stopped loading; nothing published was changed and the slices committed before are kept. ' +
-        'Run the same command again; if it happens again, see docs/troubleshooting.md, "database has been invalidated".',
+        `${refused}the same command again; if it happens again, see docs/troubleshooting.md, "database has been invalidated".`,
       { cause },
     );
     this.name = 'DatabaseInvalidatedError';
