@@ -111,23 +111,26 @@ export async function runFromCommandLine(
     try {
       const checked = await preflight(config, redis.url, { brands, log, signal: stopping.signal, askAgain: streams });
       const { redisOutageMs } = loadProcessSettings();
-      const { progress, exitCode } = await runWithReport({
-        config,
-        redisUrl: redis.url,
-        log,
-        kind,
-        brands,
-        streams,
-        ...window,
-        enqueueOnly: flags.enqueueOnly,
-        worker: {
-          ...worker,
-          metrics: pushgateway?.metrics,
-          describeBackfill: (backfill) => skipCompleteCommand(backfill, config.brands),
+      const { progress, exitCode } = await runWithReport(
+        {
+          config,
+          redisUrl: redis.url,
+          log,
+          kind,
+          brands,
+          streams,
+          ...window,
+          enqueueOnly: flags.enqueueOnly,
+          worker: {
+            ...worker,
+            metrics: pushgateway?.metrics,
+            describeBackfill: (backfill) => skipCompleteCommand(backfill, config.brands),
+          },
+          redisOutageMs,
+          notifier,
         },
-        redisOutageMs,
-        notifier,
-      });
+        { deniedBrands: checked.denied.map((denial) => denial.brandId) },
+      );
       reportSkippedBrands(checked);
       process.exitCode = exitCode;
       if (pushgateway && isFinishedRunStatus(progress.meta.status)) {

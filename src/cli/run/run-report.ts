@@ -22,6 +22,8 @@ export interface ReportOptions {
    * and a last line in plain words; the caller shows what was loaded. Default false.
    */
   plain?: boolean;
+  /** Brands the preflight found the key cannot read: their failed slices are no reason to read the window again. */
+  deniedBrands?: readonly number[];
 }
 
 /**
@@ -132,7 +134,11 @@ export async function runWithReport(
     else if (meta.status === 'incomplete')
       for (const { brand, stream, incomplete } of nothingComplete)
         noneComplete(`${stream} of brand ${brand}`, incomplete);
-    if (finished && meta.kind === 'backfill' && !options.skipComplete && totals.failed + totals.incomplete > 0)
+    const denied = new Set(report.deniedBrands?.map(String));
+    const readAgain = summaryRows(progress.counters).some(
+      ({ brand, counters }) => !denied.has(brand) && counters.failed + counters.incomplete > 0,
+    );
+    if (finished && meta.kind === 'backfill' && !options.skipComplete && readAgain)
       process.stderr.write(
         'bvsync: the same command with --skip-complete reads again only the slices not complete, not the whole window\n',
       );
