@@ -137,6 +137,12 @@ describe('config', () => {
     expect(() => loadConfig({ env: { BVSYNC_BRANDS: '1,x' } })).toThrow(/"x" is not a brand id/);
     const dir = tempDir('config');
     try {
+      // A file was read, yet the bad list came from the environment: the message names the variable, not the file.
+      const good = join(dir.path, 'good.json');
+      writeFileSync(good, JSON.stringify({ brands: [9] }));
+      expect(() => loadConfig({ path: good, env: { BVSYNC_BRANDS: '1,x' } })).toThrow(
+        /^the environment \(BVSYNC_BRANDS\) is not a valid bvsync config:\n {2}- "x" is not a brand id/,
+      );
       const path = join(dir.path, 'bad.json');
       writeFileSync(path, '{ "brands": [1,');
       expect(() => loadConfig({ path, env: {} })).toThrow(/not valid JSON/);

@@ -45,7 +45,7 @@ export function readConfigInput(options: LoadConfigOptions = {}): ConfigInput {
   const path = configFilePath(options);
   const source = path ? resolve(path) : 'the environment';
   const raw = path ? readJsonObject(path, source) : {};
-  const fromEnv = applyEnv(raw, env, source, { warn: options.warn });
+  const fromEnv = applyEnv(raw, env, { warn: options.warn });
   options.overrides?.(raw);
   return { raw, source, fromEnv };
 }
@@ -142,7 +142,6 @@ function readJsonObject(path: string, source: string): Record<string, unknown> {
 function applyEnv(
   raw: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
-  source: string,
   secretOptions: SecretFileOptions,
 ): Map<string, string> {
   const fromEnv = new Map<string, string>();
@@ -175,7 +174,7 @@ function applyEnv(
   const threads = env.BVSYNC_DUCKDB_THREADS;
   if (threads) set('warehouse.threads', 'BVSYNC_DUCKDB_THREADS', /^\d+$/.test(threads) ? Number(threads) : threads);
   if (env.BVSYNC_BRANDS !== undefined && env.BVSYNC_BRANDS.trim() !== '') {
-    raw.brands = parseBrandList(env.BVSYNC_BRANDS, `${source}: BVSYNC_BRANDS`);
+    raw.brands = parseBrandList(env.BVSYNC_BRANDS, 'the environment (BVSYNC_BRANDS)');
   }
   return fromEnv;
 }
