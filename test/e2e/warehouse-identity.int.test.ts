@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { writerLeaseKey } from '../../src/engine/jobs/queues.js';
 import { prefixWarehouse, refuseOtherWorkingFile } from '../../src/engine/writer/prefix-warehouse.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { connectRedis } from '../../src/engine/redis/redis.js';
@@ -403,6 +404,26 @@ describe("a sync or backfill of another warehouse's working file under a prefix 
       await expect(refuseOtherWorkingFile(connection, prefix, held)).resolves.toBeUndefined();
     } finally {
       holder.kill('SIGKILL');
+      const keys = await connection.keys(`${prefix}:*`);
+      if (keys.length) await connection.del(...keys);
+      connection.disconnect();
+    }
+  });
+
+  it('does not refuse a host without the file while a live writer of the same path holds the lease', async () => {
+    const prefix = `${fx.config.redisPrefix}-live`;
+    const absent = join(fx.dir, 'live', 'bv.duckdb');
+    const connection = connectRedis(fx.redisUrl);
+    try {
+      await connection.set(
+        redisKeys(prefix).warehouse,
+        JSON.stringify({ id: 'another-id', db: workingPathFor(absent), host: 'writer-host', since: 'then' }),
+      );
+      await expect(refuseOtherWorkingFile(connection, prefix, absent)).rejects.toThrow(/does not exist/);
+      // The writer on its own host loads this host's runs: a backfill here only fetches, as before.
+      await connection.set(writerLeaseKey(prefix), `writer-id ${resolve(absent)}`);
+      await expect(refuseOtherWorkingFile(connection, prefix, absent)).resolves.toBeUndefined();
+    } finally {
       const keys = await connection.keys(`${prefix}:*`);
       if (keys.length) await connection.del(...keys);
       connection.disconnect();

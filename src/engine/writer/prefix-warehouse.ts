@@ -100,12 +100,16 @@ export class OtherWarehouseFileError extends Error {
 }
 
 /**
- * Throws OtherWarehouseFileError before a run is recorded when the prefix records a warehouse and the working file of
- * `db` holds another id, or is absent (its writer would make a new one): test/e2e/warehouse-identity.int.test.ts.
+ * Throws OtherWarehouseFileError before a run is recorded when no writer is live, the prefix records a warehouse and
+ * `db`'s working file holds another id, or none (a writer would make one): test/e2e/warehouse-identity.int.test.ts.
  */
 export async function refuseOtherWorkingFile(redis: Redis, prefix: string, db: string): Promise<void> {
-  const recorded = await prefixWarehouse(redis, prefix);
-  if (!recorded) return;
+  const [recorded, writer] = await Promise.all([
+    prefixWarehouse(redis, prefix),
+    leaseHolderWrites(redis, writerLeaseKey(prefix)),
+  ]);
+  // A live writer loads the run, and refuseOtherWarehouse compared its file; this host may lack the volume.
+  if (!recorded || writer !== undefined) return;
   const path = resolve(workingPathFor(db));
   if (!existsSync(path)) throw new OtherWarehouseFileError(prefix, { path }, recorded, true);
   // Unreadable (its writer holds DuckDB's lock, most often): the writer's check on opening it is the backstop.
