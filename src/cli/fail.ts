@@ -38,6 +38,7 @@ const USAGE_CODES = new Set([
   'bad_port',
   'database_unusable',
   'other_warehouse',
+  'other_warehouse_file',
   'promote_invalid',
 ]);
 

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn as spawnProcess } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
-import { prefixWarehouse } from '../../src/engine/writer/prefix-warehouse.js';
+import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { writerLeaseKey } from '../../src/engine/jobs/queues.js';
+import { prefixWarehouse, refuseOtherWorkingFile } from '../../src/engine/writer/prefix-warehouse.js';
+import { redisKeys } from '../../src/redis-keys.js';
 import { connectRedis } from '../../src/engine/redis/redis.js';
 import { RunStore, type RunMeta } from '../../src/engine/run/run-store.js';
 import { identityOf } from '../../src/warehouse/publish/published-identity.js';
@@ -277,4 +280,153 @@ describe('two hosts on one prefix, each with its own disk at BVSYNC_DB', () => {
       connection.disconnect();
     }
   }, 180_000);
+});
+
+/** A file's bytes, to show a check read it without changing it. */
+function fileHash(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+/** Another program holding `path` open read-write, as the writer of it does, until killed. */
+async function holdOpen(path: string): Promise<ChildProcess> {
+  const holder = spawnProcess(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { DuckDBInstance } from '@duckdb/node-api';
+       const db = await DuckDBInstance.create(${JSON.stringify(path)});
+       await db.connect();
+       console.log('holding'); setInterval(() => db, 1000);`,
+    ],
+    { cwd: join(import.meta.dirname, '..', '..'), stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+  return holder;
+}
+
+describe("a sync or backfill of another warehouse's working file under a prefix that records one", () => {
+  it('exits 2 before any run is recorded, saying what to do; the prefix keeps working with its own file', async () => {
+    const prefix = `${fx.config.redisPrefix}-mine`;
+    const mine = join(fx.dir, 'mine', 'bv.duckdb');
+    const tour = join(fx.dir, 'tour', 'bvsync.duckdb');
+    const fresh = join(fx.dir, 'fresh', 'bv.duckdb');
+    const backfill = (db: string) =>
+      runBvsync(
+        [
+          'backfill',
+          '--from',
+          TODAY,
+          '--to',
+          TODAY,
+          '--today',
+          TODAY,
+          '--streams',
+          'conversations',
+          '--config',
+          writeCliConfig(fx),
+        ],
+        cliEnv(fx, { BVSYNC_DB: db, BVSYNC_REDIS_PREFIX: prefix }),
+      );
+    const connection = connectRedis(fx.redisUrl);
+    const runs = new RunStore(connection, prefix);
+    try {
+      const first = await backfill(mine);
+      expect(first.code, first.stderr.slice(-2000)).toBe(0);
+      const recorded = (await prefixWarehouse(connection, prefix))!;
+      expect(recorded.db).toBe(workingPathFor(mine));
+      const [firstRun] = await runs.recent(10);
+
+      // The tutorial's file: a warehouse of its own, made under another prefix.
+      mkdirSync(join(fx.dir, 'tour'), { recursive: true });
+      await (await openWarehouse(workingPathFor(tour))).close();
+      const [{ id: tourId }] = (await queryFile(workingPathFor(tour), 'SELECT id FROM _warehouse')) as [{ id: string }];
+      const before = fileHash(workingPathFor(tour));
+
+      const refused = await backfill(tour);
+      expect(refused.code, refused.stderr.slice(-2000)).toBe(2);
+      expect(refused.stderr).toContain(
+        `bvsync: the working file ${workingPathFor(tour)} is warehouse ${tourId}, but the Redis prefix "${prefix}" keeps ` +
+          `its committed slices in warehouse ${recorded.id} (${workingPathFor(mine)} on host `,
+      );
+      expect(refused.stderr).toContain('This is another file than the prefix');
+      expect(refused.stderr).toContain('Nothing was started');
+      expect(refused.stderr).toContain('a Redis prefix of its own');
+      expect(refused.stderr).toContain('bvsync adopt-warehouse');
+      expect(refused.stderr).not.toContain('started run');
+      // Read, not written: the same bytes, and no log beside it.
+      expect(fileHash(workingPathFor(tour))).toBe(before);
+      expect(existsSync(`${workingPathFor(tour)}.wal`)).toBe(false);
+
+      // No file yet at a path: a writer would make one with a new id and refuse it, so it is refused first.
+      const none = await backfill(fresh);
+      expect(none.code, none.stderr.slice(-2000)).toBe(2);
+      expect(none.stderr).toContain(
+        `bvsync: the working file ${workingPathFor(fresh)} does not exist, but the Redis prefix "${prefix}" keeps its ` +
+          `committed slices in warehouse ${recorded.id}`,
+      );
+      expect(none.stderr).toContain('Nothing was started');
+      expect(existsSync(workingPathFor(fresh))).toBe(false);
+
+      // No run was recorded for either: `status` lists the first run alone, and none unfinished.
+      expect((await runs.recent(10)).map((run) => run.runId)).toEqual([firstRun!.runId]);
+      expect(await runs.unfinished()).toEqual([]);
+      const status = await runBvsync(
+        ['status', '--json', '--config', writeCliConfig(fx)],
+        cliEnv(fx, { BVSYNC_DB: mine, BVSYNC_REDIS_PREFIX: prefix }),
+      );
+      const report = JSON.parse(status.stdout) as { recentRuns: Array<{ runId: string; status: string }> };
+      expect(report.recentRuns.map((run) => [run.runId, run.status])).toEqual([[firstRun!.runId, 'complete']]);
+
+      // The prefix's own file still takes a backfill.
+      const again = await backfill(mine);
+      expect(again.code, again.stderr.slice(-2000)).toBe(0);
+      expect(again.stdout).toMatch(/: complete;/);
+    } finally {
+      const keys = await connection.keys(`${prefix}:*`);
+      if (keys.length) await connection.del(...keys);
+      connection.disconnect();
+    }
+  }, 180_000);
+
+  it("does not refuse a working file another process holds: the writer's own open reports it", async () => {
+    const prefix = `${fx.config.redisPrefix}-held`;
+    const held = join(fx.dir, 'held', 'bv.duckdb');
+    mkdirSync(join(fx.dir, 'held'), { recursive: true });
+    await (await openWarehouse(workingPathFor(held))).close();
+    const connection = connectRedis(fx.redisUrl);
+    const holder = await holdOpen(workingPathFor(held));
+    try {
+      await connection.set(
+        redisKeys(prefix).warehouse,
+        JSON.stringify({ id: 'another-id', db: '/elsewhere/bv.work.duckdb', host: 'h', since: 'then' }),
+      );
+      await expect(refuseOtherWorkingFile(connection, prefix, held)).resolves.toBeUndefined();
+    } finally {
+      holder.kill('SIGKILL');
+      const keys = await connection.keys(`${prefix}:*`);
+      if (keys.length) await connection.del(...keys);
+      connection.disconnect();
+    }
+  });
+
+  it('does not refuse a host without the file while a live writer of the same path holds the lease', async () => {
+    const prefix = `${fx.config.redisPrefix}-live`;
+    const absent = join(fx.dir, 'live', 'bv.duckdb');
+    const connection = connectRedis(fx.redisUrl);
+    try {
+      await connection.set(
+        redisKeys(prefix).warehouse,
+        JSON.stringify({ id: 'another-id', db: workingPathFor(absent), host: 'writer-host', since: 'then' }),
+      );
+      await expect(refuseOtherWorkingFile(connection, prefix, absent)).rejects.toThrow(/does not exist/);
+      // The writer on its own host loads this host's runs: a backfill here only fetches, as before.
+      await connection.set(writerLeaseKey(prefix), `writer-id ${resolve(absent)}`);
+      await expect(refuseOtherWorkingFile(connection, prefix, absent)).resolves.toBeUndefined();
+    } finally {
+      const keys = await connection.keys(`${prefix}:*`);
+      if (keys.length) await connection.del(...keys);
+      connection.disconnect();
+    }
+  });
 });

@@ -1,8 +1,5 @@
-import { existsSync } from 'node:fs';
 import { ADOPT_COMMAND, type PrefixWarehouse } from '../../engine/writer/prefix-warehouse.js';
-import { withReadOnly } from '../../warehouse/publish/published-database.js';
-import { rowReader } from '../../warehouse/read-rows.js';
-import { warehouseIdOf } from '../../warehouse/state/warehouse-id.js';
+import { warehouseIdOfFile } from '../../warehouse/state/warehouse-id.js';
 
 /** What `status` and `doctor` say of the warehouse id: the published copy's, and whether the Redis prefix records it. */
 export interface WarehouseIdentity {
@@ -17,8 +14,7 @@ export interface WarehouseIdentity {
 
 /** The id of the published copy at `path`, or null when there is none or it has none (a copy from before migration 016). */
 export async function publishedWarehouseId(path: string): Promise<string | null> {
-  if (!existsSync(path)) return null;
-  return withReadOnly(path, async (db) => (await warehouseIdOf(rowReader(db.connection))) ?? null);
+  return (await warehouseIdOfFile(path)) ?? null;
 }
 
 export function warehouseIdentity(

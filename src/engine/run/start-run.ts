@@ -9,7 +9,7 @@ import { isRunGone } from './run-gone.js';
 import { openQueues } from '../jobs/queues.js';
 import { connectRedis } from '../redis/redis.js';
 import { DEFAULT_REDIS_OUTAGE_MS, RedisGoneError, RedisOutageWatch } from '../redis/redis-outage.js';
-import { refuseOtherWarehouse, writtenFile } from '../writer/prefix-warehouse.js';
+import { refuseOtherWarehouse, refuseOtherWorkingFile, writtenFile } from '../writer/prefix-warehouse.js';
 import { RunStore, type RunMeta, type StreamCounters } from './run-store.js';
 import { WorkerHost, type WorkerHostOptions } from '../jobs/worker-host.js';
 import type { Notifier } from '../../notify/index.js';
@@ -35,6 +35,8 @@ export interface StartRunOptions {
   heal?: RunMeta['heal'];
   /** A fixed id makes starting the same run twice a no-op (scheduled slots); default a new one. */
   runId?: string;
+  /** This process may load the run (its worker takes part in the writer lease); default false. */
+  load?: boolean;
 }
 
 export interface EnqueuedRun {
@@ -63,6 +65,8 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
     const queues = openQueues(connection, options.config.redisPrefix);
     try {
       await refuseOtherWarehouse(connection, options.config.redisPrefix, options.config.db);
+      // Before the run is recorded: a file its writer would refuse leaves no failed run (warehouse-identity.int.test.ts).
+      if (options.load) await refuseOtherWorkingFile(connection, options.config.redisPrefix, options.config.db);
       const runs = new RunStore(connection, options.config.redisPrefix);
       const meta = newRunMeta(runId, options);
       if (options.runId) {
@@ -173,7 +177,10 @@ const PROGRESS_INTERVAL_MS = 500;
  * enqueue-only), and wait for it to finish. Returns the run's last progress.
  */
 export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
-  const { runId, attached } = await enqueueRun(options);
+  const { runId, attached } = await enqueueRun({
+    ...options,
+    load: !options.enqueueOnly && options.worker?.load !== false,
+  });
   const host = options.enqueueOnly
     ? undefined
     : new WorkerHost({

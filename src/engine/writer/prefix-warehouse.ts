@@ -1,7 +1,10 @@
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { Redis } from 'ioredis';
 import { redisKeys } from '../../redis-keys.js';
+import { workingPathFor } from '../../warehouse/paths.js';
+import { warehouseIdOfFile } from '../../warehouse/state/warehouse-id.js';
 import { writerLeaseKey, type Queues } from '../jobs/queues.js';
 import { leaseHolderWrites } from './writer-lease.js';
 import { removeQueuedJobsOfRun } from '../run/cancel-run.js';
@@ -74,20 +77,44 @@ export const ADOPT_COMMAND = 'bvsync adopt-warehouse';
  */
 export class OtherWarehouseFileError extends Error {
   readonly code = 'other_warehouse_file';
-  constructor(prefix: string, file: OpenedWarehouse, recorded: PrefixWarehouse) {
+  /** `file.id` absent: no file at the path yet. `beforeRun`: refused by refuseOtherWorkingFile, so nothing started. */
+  constructor(prefix: string, file: { path: string; id?: string }, recorded: PrefixWarehouse, beforeRun = false) {
     const what =
-      recorded.db === file.path
-        ? `This process sees other storage at the same path (another host's disk or volume), or the file was replaced (deleted, a new empty file).`
-        : `This is another file than the prefix's warehouse (a warehouse moved here keeps its id: copy its file, do not start a new one).`;
+      recorded.db !== file.path
+        ? `This is another ${file.id === undefined ? 'path' : 'file'} than the prefix's warehouse (a warehouse moved here keeps its id: copy its file, do not start a new one).`
+        : file.id === undefined
+          ? `This process sees other storage at the same path (another host's disk or volume), or the file was deleted.`
+          : `This process sees other storage at the same path (another host's disk or volume), or the file was replaced (deleted, a new empty file).`;
+    const outcome = beforeRun
+      ? 'Nothing was started: a run here would load into this file.'
+      : "It loads and publishes nothing, and the prefix's unfinished runs end failed.";
     super(
-      `the working file ${file.path} is warehouse ${file.id}, but the Redis prefix "${prefix}" keeps its committed slices in ` +
-        `warehouse ${recorded.id} (${recorded.db} on host ${recorded.host}, since ${recorded.since}). ${what} It loads and ` +
-        `publishes nothing, and the prefix's unfinished runs end failed. Give every writer of the prefix the same shared storage ` +
+      `the working file ${file.path} ${file.id === undefined ? 'does not exist' : `is warehouse ${file.id}`}, but the Redis ` +
+        `prefix "${prefix}" keeps its committed slices in warehouse ${recorded.id} (${recorded.db} on host ${recorded.host}, ` +
+        `since ${recorded.since}). ${what} ${outcome} Give every writer of the prefix the same shared storage ` +
         `(or run \`bvsync worker --fetch-only\` on hosts without it), or give this file a Redis prefix of its own (config ` +
         `"redisPrefix", or BVSYNC_REDIS_PREFIX). To make this file the prefix's warehouse on purpose: ${ADOPT_COMMAND}`,
     );
     this.name = 'OtherWarehouseFileError';
   }
+}
+
+/**
+ * Throws OtherWarehouseFileError before a run is recorded when no writer is live, the prefix records a warehouse and
+ * `db`'s working file holds another id, or none (a writer would make one): test/e2e/warehouse-identity.int.test.ts.
+ */
+export async function refuseOtherWorkingFile(redis: Redis, prefix: string, db: string): Promise<void> {
+  const [recorded, writer] = await Promise.all([
+    prefixWarehouse(redis, prefix),
+    leaseHolderWrites(redis, writerLeaseKey(prefix)),
+  ]);
+  // A live writer loads the run, and refuseOtherWarehouse compared its file; this host may lack the volume.
+  if (!recorded || writer !== undefined) return;
+  const path = resolve(workingPathFor(db));
+  if (!existsSync(path)) throw new OtherWarehouseFileError(prefix, { path }, recorded, true);
+  // Unreadable (its writer holds DuckDB's lock, most often): the writer's check on opening it is the backstop.
+  const id = await warehouseIdOfFile(path).catch(() => undefined);
+  if (id !== undefined && id !== recorded.id) throw new OtherWarehouseFileError(prefix, { id, path }, recorded, true);
 }
 
 function parseRecorded(text: string | null): PrefixWarehouse | undefined {
