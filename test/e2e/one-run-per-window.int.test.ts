@@ -153,6 +153,8 @@ describe('status and cancel', () => {
     expect(enqueued.code, enqueued.stderr).toBe(0);
     const runId = /^run (\S+) enqueued/m.exec(enqueued.stdout)?.[1];
     expect(runId).toBeDefined();
+    // Nothing is done yet, so no table of slices per stream, which would be empty.
+    expect(enqueued.stdout).not.toContain('│ brand │');
 
     const status = await runBvsync(['status', '--config', config], cliEnv(fx));
     expect(status.code, status.stderr).toBe(0);

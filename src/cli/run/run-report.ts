@@ -95,7 +95,8 @@ export async function runWithReport(
     });
     liveLine?.end();
     routeLogLines(null);
-    if (!report.plain) process.stdout.write(`${summaryTable(progress)}\n`);
+    // An enqueued run has no slice done yet: its table would have no rows.
+    if (!report.plain && !options.enqueueOnly) process.stdout.write(`${summaryTable(progress)}\n`);
     const rate = await keyRateLine(options);
     if (rate) process.stdout.write(`${rate}\n`);
     const { meta } = progress;
