@@ -65,4 +65,14 @@ describe('doctor --fix', () => {
     expect(text).toMatch(/set api\.params\.confirmed$/m);
     expect(text).toMatch(/set api\.endpointParams\.tracked-urls\.confirmed$/m);
   });
+
+  it('offers doctor --fix only when it is not the command that runs', () => {
+    const found = { param: 'metric' as const, wire: 'metric', tried: ['rank_by'], endpoint: 'product-ranking (7)' };
+    const proposals = [{ ...found, scope: 'params' as const, found: { name: 'rank_by', why: 'it sorts the answer' } }];
+    const settings = { params: { metric: 'rank_by' } };
+    expect(proposalText(proposals, settings)).toContain('(or run bvsync doctor --fix to write them)');
+    const fixing = proposalText(proposals, settings, true);
+    expect(fixing).toContain('doctor --fix writes these into "api" of the config file');
+    expect(fixing).not.toContain('or run bvsync doctor --fix');
+  });
 });

@@ -152,7 +152,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     printParams(result.params, requests);
     const found = proposedSettings(probed.proposals);
     if (probed.proposals.length)
-      process.stdout.write(`${proposalText(probed.proposals, mergedSettings(config.api, found))}\n\n`);
+      process.stdout.write(`${proposalText(probed.proposals, mergedSettings(config.api, found), options.fix)}\n\n`);
     if (options.fix) {
       if (!found.params && !found.endpointParams)
         add(true, 'doctor --fix: no parameter name was found to write; the config file is as it was');

@@ -159,7 +159,7 @@ function settingOf(proposal: NameProposal): string {
  * What doctor says of the names it searched for: each one verified, or the names tried without one, then the settings
  * to paste whole into the config file's `api` (the names already there kept).
  */
-export function proposalText(proposals: readonly NameProposal[], settings: NameSettings): string {
+export function proposalText(proposals: readonly NameProposal[], settings: NameSettings, fixing = false): string {
   const lines = ['names tried for the parameters above (within the same request cap):'];
   for (const proposal of proposals) {
     const where = `${proposal.endpoint} ${proposal.param} (sent as "${proposal.wire}")`;
@@ -176,7 +176,9 @@ export function proposalText(proposals: readonly NameProposal[], settings: NameS
   const entries = Object.entries(settings);
   if (entries.length) {
     lines.push(
-      'set these in "api" of the config file, replacing what is there (or run bvsync doctor --fix to write them):',
+      fixing
+        ? 'doctor --fix writes these into "api" of the config file, replacing what is there:'
+        : 'set these in "api" of the config file, replacing what is there (or run bvsync doctor --fix to write them):',
     );
     for (const [key, value] of entries) lines.push(`  "${key}": ${JSON.stringify(value)}`);
   }
