@@ -2,7 +2,7 @@ import { ConfigError } from './load.js';
 import type { ApiConfig } from './schema.js';
 
 /** The key's and the URL's settings as messages that stop a command name them, never with their values. */
-export const KEY_SETTING = 'BVSYNC_API_KEY (config "api.apiKey")';
+export const KEY_SETTING = 'BVSYNC_API_KEY, or the file BVSYNC_API_KEY_FILE names (config "api.apiKey")';
 export const URL_SETTING = 'BVSYNC_API_URL (config "api.url")';
 
 /**

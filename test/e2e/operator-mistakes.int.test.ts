@@ -412,7 +412,7 @@ describe('a wrong API key after a good backfill', () => {
       expect(requests[0]!.status).toBe(401);
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toMatch(
-        /^bvsync: the API refused the key \(HTTP 401 unauthorized, request [0-9a-f-]+\) after 1 request; nothing was planned or fetched\. Check BVSYNC_API_KEY \(config "api\.apiKey"\), then run `bvsync doctor`$/m,
+        /^bvsync: the API refused the key \(HTTP 401 unauthorized, request [0-9a-f-]+\) after 1 request; nothing was planned or fetched\. Check BVSYNC_API_KEY, or the file BVSYNC_API_KEY_FILE names \(config "api\.apiKey"\), then run `bvsync doctor`$/m,
       );
       expect(result.stdout + result.stderr).not.toContain(wrongKey);
     });
