@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { type LoadConfigOptions, parseConfigWith, readConfigInput } from './config/load.js';
 import { composeConfigSchema, syncConfigSchemaFor } from './config/schema.js';
 import { domainOf } from './streams/domains.js';
-import { ENDPOINT_PARAMS, PARAM_NAMES, STREAM_NAMES, STREAM_SETTINGS } from './streams/registry.js';
+import {
+  DEFAULT_STREAM_NAMES,
+  ENDPOINT_PARAMS,
+  PARAM_NAMES,
+  STREAM_NAMES,
+  STREAM_SETTINGS,
+} from './streams/registry.js';
 
 /**
  * bvsync's config schema: the config layer's settings with the stream registry's names, parameter names and `sync`
@@ -29,4 +35,16 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
 /** `fromEnv`: the settings an environment variable gave, by setting path, so a bad value names its variable. */
 export function parseConfig(raw: unknown, source = 'config', fromEnv: ReadonlyMap<string, string> = new Map()): Config {
   return parseConfigWith(configSchema, raw, source, fromEnv);
+}
+
+/** The streams a schedule runs: its own, else those of a plain sync (`sync.streams`, else the default ones). */
+export function scheduleStreams(config: Config, schedule: ScheduleConfig): readonly string[] {
+  return schedule.streams ?? config.sync.streams ?? DEFAULT_STREAM_NAMES;
+}
+
+/** The streams this config keeps in step: a plain sync's and every schedule's (test/config.test.ts). */
+export function syncedStreams(config: Config): Set<string> {
+  const synced = new Set<string>(config.sync.streams ?? DEFAULT_STREAM_NAMES);
+  for (const schedule of config.schedules) for (const name of scheduleStreams(config, schedule)) synced.add(name);
+  return synced;
 }

@@ -118,6 +118,20 @@ describe('bvsync metrics, scraped', () => {
     }
   });
 
+  it('reports freshness only of the brands and streams the config keeps in step: no stale alert for one taken out', async () => {
+    const { brands, sync } = fx.config;
+    const streams = sync.streams;
+    expect(new Set((await host.freshness()).map((row) => row.brand))).toEqual(new Set(brands));
+    try {
+      fx.config.brands = [brands[0]!];
+      fx.config.sync.streams = ['conversations'];
+      expect((await host.freshness()).map((row) => [row.brand, row.stream])).toEqual([[brands[0], 'conversations']]);
+    } finally {
+      fx.config.brands = brands;
+      fx.config.sync.streams = streams;
+    }
+  });
+
   it('serves nothing but /metrics and /healthz', async () => {
     expect((await fetch(server.url.replace('/metrics', '/healthz'))).status).toBe(200);
     expect((await fetch(server.url.replace('/metrics', '/other'))).status).toBe(404);

@@ -1,16 +1,13 @@
-import { DEFAULT_STREAM_NAMES, STREAMS } from '../../streams/registry.js';
+import { STREAMS } from '../../streams/registry.js';
 import { DECLARED } from './endpoints.js';
-import type { Config } from '../../configuration.js';
+import { syncedStreams, type Config } from '../../configuration.js';
 
 /**
  * The streams this config syncs that read an endpoint of doctor's table. An endpoint no synced stream reads is told of,
  * not failed, so following doctor's advice makes it pass.
  */
 export function syncedReaders(config: Config): (endpoint: string) => string[] {
-  // As the scheduler reads them (src/engine/schedule/scheduler.ts): a schedule without streams runs those of a plain sync.
-  const plain = config.sync.streams ?? DEFAULT_STREAM_NAMES;
-  const synced = new Set<string>(plain);
-  for (const schedule of config.schedules) for (const name of schedule.streams ?? plain) synced.add(name);
+  const synced = syncedStreams(config);
   return (endpoint) => {
     const declared = DECLARED[endpoint];
     if (!declared) return [];

@@ -4,7 +4,6 @@ import cron, { type ScheduledTask } from 'node-cron';
 import { cronProblem } from '../../config/cron-check.js';
 import { ConfigError } from '../../config/load.js';
 import type { Logger } from '../../log.js';
-import { DEFAULT_STREAM_NAMES } from '../../streams/stream-names.js';
 import { connectRedis } from '../redis/redis.js';
 import { RedisRunCoordinator } from './run-coordinator.js';
 import { RunStore } from '../run/run-store.js';
@@ -12,7 +11,7 @@ import { enqueueRun } from '../run/start-run.js';
 import { redisKeys } from '../../redis-keys.js';
 import { openQueues } from '../jobs/queues.js';
 import { requestQuotaOf, resumeEachWindow } from '../fetch/quota-parking.js';
-import type { Config, ScheduleConfig } from '../../configuration.js';
+import { scheduleStreams, type Config, type ScheduleConfig } from '../../configuration.js';
 import { DAY_MS, utcDayOf, type DayClock } from '../../days.js';
 
 export interface SchedulerOptions {
@@ -81,7 +80,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
       kind: 'scheduled',
       runId,
       brands: config.brands,
-      streams: schedule.streams ?? config.sync.streams ?? [...DEFAULT_STREAM_NAMES],
+      streams: [...scheduleStreams(config, schedule)],
       today: options.today?.() ?? utcDayOf(slot),
     });
     if (created) {
