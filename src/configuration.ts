@@ -42,7 +42,7 @@ export function scheduleStreams(config: Config, schedule: ScheduleConfig): reado
   return schedule.streams ?? config.sync.streams ?? DEFAULT_STREAM_NAMES;
 }
 
-/** The streams this config keeps in step: a plain sync's and every schedule's (test/config.test.ts). */
+/** The streams this config keeps in step: a plain sync's and every schedule's (test/ops/metrics.int.test.ts). */
 export function syncedStreams(config: Config): Set<string> {
   const synced = new Set<string>(config.sync.streams ?? DEFAULT_STREAM_NAMES);
   for (const schedule of config.schedules) for (const name of scheduleStreams(config, schedule)) synced.add(name);

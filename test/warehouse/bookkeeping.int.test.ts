@@ -25,7 +25,12 @@ afterEach(async () => {
 /** The key of a stream's first slice over `days`, as the stream plans it: the loads must hold the keys a run writes. */
 function plannedKey(stream: string, days: string[]): string {
   const sync = parseConfig({ sync: { swotStatementIds: { 7: [5] } } }).sync;
-  const dimensions = { domains: ['a.example'], topicIds: [1], pages: ['https://a.example/p'], engines: ['chatgpt'] };
+  const dimensions = {
+    domains: ['a.example'],
+    topicIds: [1],
+    pages: ['https://a.example/archive/2024-01-01..2024-01-31/p'],
+    engines: ['chatgpt'],
+  };
   return getStream(stream).slices({ brandId: 7, days, sync, dimensions })[0]!.key;
 }
 
@@ -57,11 +62,13 @@ describe('warehouse bookkeeping', () => {
     await load('citations', eachDay('2026-11-06', '2026-11-20'), 'complete');
     await load('swot', eachDay('2026-11-06', '2026-11-18'), 'complete');
     await load('fanouts_cited', eachDay('2026-11-06', '2026-11-20'), 'failed');
+    await load('cited_page_fanouts', eachDay('2026-11-06', '2026-11-17'), 'complete');
     await load('competitors', [], 'complete');
     await load('templates', [], 'failed');
     // A window that ends today holds no later past day than yesterday; a list read complete holds what was true then.
     expect(await wh.newestCompletePastDays('2026-11-20')).toEqual([
       { brand: 7, stream: 'citations', newestCompleteDay: '2026-11-19' },
+      { brand: 7, stream: 'cited_page_fanouts', newestCompleteDay: '2026-11-17' },
       { brand: 7, stream: 'competitors', newestCompleteDay: '2026-11-19' },
       { brand: 7, stream: 'fanouts_cited', newestCompleteDay: null },
       { brand: 7, stream: 'swot', newestCompleteDay: '2026-11-18' },
