@@ -126,7 +126,7 @@ export function apiConfigSchemaFor(catalog: ParamCatalog) {
         .refine((url) => !URL.canParse(url) || !/\/customer\/v1\/?$/.test(new URL(url).pathname), {
           error: 'the base URL ends before /customer/v1 (bvsync adds it to every path): drop /customer/v1 from it',
         })
-        // Never sent (the key goes in X-API-Key), yet printed wherever the URL is: refused unquoted (test/config.test.ts).
+        // Never sent (the key goes in X-API-Key), yet printed where the URL is: refused unquoted (test/config.test.ts).
         .refine((url) => !URL.canParse(url) || (!new URL(url).username && !new URL(url).password), {
           error:
             'holds a user name or password, which bvsync never sends (the key goes in BVSYNC_API_KEY): drop the "user:password@"',

@@ -351,6 +351,7 @@ describe("a sync or backfill of another warehouse's working file under a prefix 
       );
       expect(refused.stderr).toContain('This is another file than the prefix');
       expect(refused.stderr).toContain('Nothing was started');
+      expect(refused.stderr).toContain('or this command with --enqueue-only beside a worker where the file is');
       expect(refused.stderr).toContain('a Redis prefix of its own');
       expect(refused.stderr).toContain('bvsync adopt-warehouse');
       expect(refused.stderr).not.toContain('started run');
@@ -422,6 +423,9 @@ describe("a sync or backfill of another warehouse's working file under a prefix 
       await expect(refuseOtherWorkingFile(connection, prefix, absent)).rejects.toThrow(/does not exist/);
       // The writer on its own host loads this host's runs: a backfill here only fetches, as before.
       await connection.set(writerLeaseKey(prefix), `writer-id ${resolve(absent)}`);
+      await expect(refuseOtherWorkingFile(connection, prefix, absent)).resolves.toBeUndefined();
+      // An older writer's lease names no file; it is live all the same.
+      await connection.set(writerLeaseKey(prefix), 'writer-id');
       await expect(refuseOtherWorkingFile(connection, prefix, absent)).resolves.toBeUndefined();
     } finally {
       const keys = await connection.keys(`${prefix}:*`);

@@ -65,7 +65,7 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
     const queues = openQueues(connection, options.config.redisPrefix);
     try {
       await refuseOtherWarehouse(connection, options.config.redisPrefix, options.config.db);
-      // Before the run is recorded: a file its writer would refuse leaves no failed run (warehouse-identity.int.test.ts).
+      // Before the run is recorded: a file its writer refuses leaves no failed run (warehouse-identity.int.test.ts).
       if (options.load) await refuseOtherWorkingFile(connection, options.config.redisPrefix, options.config.db);
       const runs = new RunStore(connection, options.config.redisPrefix);
       const meta = newRunMeta(runId, options);
@@ -152,7 +152,7 @@ export interface RunProgress {
   rateLimitedUntil?: number;
 }
 
-export interface RunToEndOptions extends StartRunOptions {
+export interface RunToEndOptions extends Omit<StartRunOptions, 'load'> {
   /** Only enqueue; another process's worker runs it. */
   enqueueOnly?: boolean;
   /** Called about twice a second while waiting. */

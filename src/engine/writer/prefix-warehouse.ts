@@ -91,8 +91,9 @@ export class OtherWarehouseFileError extends Error {
     super(
       `the working file ${file.path} ${file.id === undefined ? 'does not exist' : `is warehouse ${file.id}`}, but the Redis ` +
         `prefix "${prefix}" keeps its committed slices in warehouse ${recorded.id} (${recorded.db} on host ${recorded.host}, ` +
-        `since ${recorded.since}). ${what} ${outcome} Give every writer of the prefix the same shared storage ` +
-        `(or run \`bvsync worker --fetch-only\` on hosts without it), or give this file a Redis prefix of its own (config ` +
+        `since ${recorded.since}). ${what} ${outcome} Give every writer of the prefix the same shared storage (or, on ` +
+        `hosts without it, run \`bvsync worker --fetch-only\`${beforeRun ? ', or this command with --enqueue-only' : ''} beside ` +
+        `a worker where the file is), or give this file a Redis prefix of its own (config ` +
         `"redisPrefix", or BVSYNC_REDIS_PREFIX). To make this file the prefix's warehouse on purpose: ${ADOPT_COMMAND}`,
     );
     this.name = 'OtherWarehouseFileError';
@@ -104,12 +105,9 @@ export class OtherWarehouseFileError extends Error {
  * `db`'s working file holds another id, or none (a writer would make one): test/e2e/warehouse-identity.int.test.ts.
  */
 export async function refuseOtherWorkingFile(redis: Redis, prefix: string, db: string): Promise<void> {
-  const [recorded, writer] = await Promise.all([
-    prefixWarehouse(redis, prefix),
-    leaseHolderWrites(redis, writerLeaseKey(prefix)),
-  ]);
-  // A live writer loads the run, and refuseOtherWarehouse compared its file; this host may lack the volume.
-  if (!recorded || writer !== undefined) return;
+  const [recorded, writers] = await Promise.all([prefixWarehouse(redis, prefix), redis.exists(writerLeaseKey(prefix))]);
+  // A live writer loads the run (an older one's lease names no file); this host may lack the volume.
+  if (!recorded || writers > 0) return;
   const path = resolve(workingPathFor(db));
   if (!existsSync(path)) throw new OtherWarehouseFileError(prefix, { path }, recorded, true);
   // Unreadable (its writer holds DuckDB's lock, most often): the writer's check on opening it is the backstop.
