@@ -85,8 +85,10 @@ describe('reading an error of the working database as a fault of the machine', (
     );
     const fault = writerFaultOf(denied, WORKING, roomy);
     expect(fault).toBeInstanceOf(DatabaseInvalidatedError);
+    const squashed = new Error(denied.message.replace('Permission denied', 'Operation not permitted'));
+    expect(writerFaultOf(squashed, WORKING, roomy)!.message).toContain('Give this process write access');
     expect(fault!.message).toContain(
-      `Give this process write access to ${dirname(WORKING)} (its permissions, or a read-only mount), then run the same command again`,
+      `Give this process write access to ${dirname(WORKING)} and the file the error names (permissions, a read-only mount), then run the same command again`,
     );
   });
 

@@ -21,7 +21,7 @@ const DISK_FULL_IF_NEARLY_FULL_WORDS =
   /Could not write file|Could not (?:extend|truncate) file|Out of Memory Error|temporary (?:file|directory)/i;
 
 /** Words of a write the file system refused this process, whatever the room: its rights, or a read-only mount. */
-const WRITE_REFUSED_WORDS = /Permission denied|EACCES|EPERM|Read-only file system|EROFS/;
+const WRITE_REFUSED_WORDS = /Permission denied|EACCES|Operation not permitted|EPERM|Read-only file system|EROFS/;
 
 /** DuckDB's words once a fatal error has invalidated the instance: every later statement fails with them. */
 const INVALIDATED_WORDS = /database has been invalidated/i;
@@ -63,7 +63,7 @@ export class DatabaseInvalidatedError extends Error {
     cause: Error,
   ) {
     const refused = WRITE_REFUSED_WORDS.test(cause.message)
-      ? `Give this process write access to ${dirname(path)} (its permissions, or a read-only mount), then run `
+      ? `Give this process write access to ${dirname(path)} and the file the error names (permissions, a read-only mount), then run `
       : 'Run ';
     super(
       `DuckDB stopped writing ${path} after a fatal error and must be reopened: ${firstLine(cause.message)}. ` +
