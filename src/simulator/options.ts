@@ -45,10 +45,10 @@ export interface SimulatorOptions extends Partial<Knobs> {
   /** Most answers held in the day cache (about 1 KB each, see docs/simulator.md). */
   maxCachedAnswers?: number;
   /**
-   * Awaited before each API request is answered, after its latency: a test holds answers until an event of its own
-   * (test/engine/schedule-overlap.int.test.ts). Default none.
+   * Awaited before each API request is answered, after its latency, with the outage knob it is answered under: a test
+   * holds answers until an event of its own (test/engine/schedule-overlap.int.test.ts). Default none.
    */
-  beforeAnswer?: (request: { method: string; path: string }) => Promise<void> | undefined;
+  beforeAnswer?: (request: { method: string; path: string; unavailable: string }) => Promise<void> | undefined;
   /** Called once per API request after it is answered (the CLI logs them at debug level). */
   onRequest?: (entry: import('./request-log.js').LoggedRequest) => void;
 }

@@ -205,7 +205,11 @@ export async function listen(
         throw error;
       }
     }
-    await sim.options.beforeAnswer?.({ method: req.method ?? 'GET', path: url.pathname });
+    await sim.options.beforeAnswer?.({
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      unavailable: knobs.unavailable,
+    });
 
     if (knobs.unavailable === 'reset') {
       req.socket.destroy();
