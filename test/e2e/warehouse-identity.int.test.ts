@@ -46,6 +46,12 @@ function spawn(args: string[], env: Record<string, string> = {}): CliProcess {
   return child;
 }
 
+/** `bvsync backfill` of today's conversations, as the CLI runs it. */
+function backfillToday(env: Record<string, string> = {}) {
+  const args = ['--from', TODAY, '--to', TODAY, '--today', TODAY, '--streams', 'conversations'];
+  return runBvsync(['backfill', ...args, '--config', writeCliConfig(fx)], cliEnv(fx, env));
+}
+
 beforeAll(async () => {
   fx = await engineFixture('warehouse-identity');
 });
@@ -170,22 +176,7 @@ describe('a writer that takes over onto another file at the same path', () => {
     expect(adopted.code, adopted.stderr).toBe(0);
     expect(adopted.stdout).toContain(`now keeps its slices in ${working}`);
     expect(adopted.stdout).toContain(`it was warehouse ${recorded!.id}`);
-    const again = await runBvsync(
-      [
-        'backfill',
-        '--from',
-        TODAY,
-        '--to',
-        TODAY,
-        '--today',
-        TODAY,
-        '--streams',
-        'conversations',
-        '--config',
-        writeCliConfig(fx),
-      ],
-      cliEnv(fx),
-    );
+    const again = await backfillToday();
     expect(again.code, again.stderr.slice(-2000)).toBe(0);
     expect(again.stdout).toMatch(/: complete;/);
     const adoptedId = /now keeps its slices in \S+ \(warehouse ([0-9a-f-]{36})\)/.exec(adopted.stdout)![1]!;
@@ -311,23 +302,7 @@ describe("a sync or backfill of another warehouse's working file under a prefix 
     const mine = join(fx.dir, 'mine', 'bv.duckdb');
     const tour = join(fx.dir, 'tour', 'bvsync.duckdb');
     const fresh = join(fx.dir, 'fresh', 'bv.duckdb');
-    const backfill = (db: string) =>
-      runBvsync(
-        [
-          'backfill',
-          '--from',
-          TODAY,
-          '--to',
-          TODAY,
-          '--today',
-          TODAY,
-          '--streams',
-          'conversations',
-          '--config',
-          writeCliConfig(fx),
-        ],
-        cliEnv(fx, { BVSYNC_DB: db, BVSYNC_REDIS_PREFIX: prefix }),
-      );
+    const backfill = (db: string) => backfillToday({ BVSYNC_DB: db, BVSYNC_REDIS_PREFIX: prefix });
     const connection = connectRedis(fx.redisUrl);
     const runs = new RunStore(connection, prefix);
     try {
