@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { holdOpen } from '../support/held-file.js';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
@@ -88,24 +88,6 @@ async function terminateWhen(child: CliProcess, pattern: RegExp): Promise<CliRes
   child.kill('SIGTERM');
   const result = await child.done;
   return { ...result, afterSignalMs: Date.now() - signalledAt };
-}
-
-/** Another program (a DuckDB shell, say) holding a working file open read-write, until killed. */
-async function holdOpen(path: string): Promise<ChildProcess> {
-  const holder = spawn(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `import { DuckDBInstance } from '@duckdb/node-api';
-       const db = await DuckDBInstance.create(${JSON.stringify(path)});
-       await (await db.connect()).run('CREATE TABLE mine (x INTEGER)');
-       console.log('holding'); setInterval(() => db, 1000); // referenced, so the garbage collector cannot close it`,
-    ],
-    { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
-  return holder;
 }
 
 describe('a database path that cannot be used', () => {

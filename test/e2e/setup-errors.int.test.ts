@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { holdOpen } from '../support/held-file.js';
 import { createServer } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,21 +112,8 @@ describe('a setup that cannot work', () => {
 
   it('a working file held open by another program: the run gives up with why, instead of waiting forever', async () => {
     const db = `${fx.dir}/held.duckdb`;
-    // Another program (a DuckDB shell, say) holds the working file open read-write.
-    const holder = spawn(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `import { DuckDBInstance } from '@duckdb/node-api';
-         const db = await DuckDBInstance.create(${JSON.stringify(workingPathFor(db))});
-         await (await db.connect()).run('CREATE TABLE mine (x INTEGER)');
-         console.log('holding'); setInterval(() => db, 1000); // referenced, so the garbage collector cannot close it`,
-      ],
-      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const holder = await holdOpen(workingPathFor(db));
     try {
-      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
       const result = await runBvsync(backfill(config), cliEnv(fx, { BVSYNC_DB: db, BVSYNC_LEASE_TTL_MS: '900' }));
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(

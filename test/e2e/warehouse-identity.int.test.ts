@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
+import { spawn as spawnProcess } from 'node:child_process';
+import { holdOpen } from '../support/held-file.js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -276,24 +277,6 @@ describe('two hosts on one prefix, each with its own disk at BVSYNC_DB', () => {
 /** A file's bytes, to show a check read it without changing it. */
 function fileHash(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');
-}
-
-/** Another program holding `path` open read-write, as the writer of it does, until killed. */
-async function holdOpen(path: string): Promise<ChildProcess> {
-  const holder = spawnProcess(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `import { DuckDBInstance } from '@duckdb/node-api';
-       const db = await DuckDBInstance.create(${JSON.stringify(path)});
-       await db.connect();
-       console.log('holding'); setInterval(() => db, 1000);`,
-    ],
-    { cwd: join(import.meta.dirname, '..', '..'), stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
-  return holder;
 }
 
 describe("a sync or backfill of another warehouse's working file under a prefix that records one", () => {
