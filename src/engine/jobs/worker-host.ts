@@ -576,7 +576,7 @@ export class WorkerHost {
 
   /**
    * The newest complete past day of each brand and stream the config keeps in step, so a brand or stream taken out of it
-   * raises no stale alert; empty unless this process holds the writer lease (test/ops/health.int.test.ts).
+   * raises no stale alert; empty unless this process holds the writer lease (test/ops/metrics.int.test.ts).
    */
   async freshness(): Promise<FreshnessRow[]> {
     if (!this.warehouse) return [];
