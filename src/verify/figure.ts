@@ -68,14 +68,12 @@ export function figure(
  * side shows null), except when the side that has it holds zero, which is what an absent row means.
  */
 export function pairFigures(family: string, api: Map<string, number>, warehouse: Map<string, number>): Figure[] {
-  const keys = [...new Set([...api.keys(), ...warehouse.keys()])].sort(naturalOrder);
+  const keys = [...new Set([...api.keys(), ...warehouse.keys()])].sort((a, b) =>
+    a.localeCompare(b, 'en', { numeric: true }),
+  );
   return keys.map((key) => {
     const a = api.get(key);
     const w = warehouse.get(key);
     return figure(family, key, a ?? (w === 0 ? 0 : null), w ?? (a === 0 ? 0 : null), true);
   });
-}
-
-function naturalOrder(a: string, b: string): number {
-  return a.localeCompare(b, 'en', { numeric: true });
 }

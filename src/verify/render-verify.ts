@@ -12,16 +12,11 @@ function numberText(value: number | null): string {
   return value === null ? '(none)' : formatInteger(value);
 }
 
-export interface RenderVerifyOptions {
-  /** Every figure; default: each family's totals and every figure that disagrees. */
-  all?: boolean;
-}
-
 /**
  * The text form of `verify`: figures, calls made, and the backfills that would mend it. Agreeing per-item figures are
- * counted, not listed, unless asked for, so hundreds of pages and products do not bury a disagreement.
+ * counted, not listed, unless `all` asks for them, so hundreds of pages and products do not bury a disagreement.
  */
-export function renderVerify(report: VerifyReport, options: RenderVerifyOptions = {}): string {
+export function renderVerify(report: VerifyReport, options: { all?: boolean } = {}): string {
   const table = textTable(
     ['brand', 'family', 'figure', 'API', 'warehouse', 'agree'],
     ['right', 'left', 'left', 'right', 'right', 'left'],

@@ -92,13 +92,9 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
   const brands: BrandVerdict[] = [];
   for (const brandId of options.brands) {
     const { figures, measured, notSynced, notCompared } = wholeWindow.get(brandId)!;
-    const days = new Set<string>();
-    const unresolved: DayWindow[] = [];
-    const undivided: DayWindow[] = [];
     const byFamily: FamilyVerdict[] = unmeasured
       .filter((each) => each.brandId === brandId)
       .map((each) => ({ family: each.family, days: [], unresolved: [options.window], undivided: [] }));
-    for (const each of byFamily) unresolved.push(...each.unresolved);
     for (const family of measured) {
       if (figures.every((entry) => entry.family !== family.name || entry.agree)) continue;
       const narrowed = await narrowDays(options.window, {
@@ -106,12 +102,9 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
         canSpend: () => options.budget.canSpend(cost.get(`${brandId}|${family.name}`) ?? 1),
         newestFirst: options.newestFirst,
       });
-      for (const day of narrowed.days) days.add(day);
       byFamily.push({ family: family.name, ...narrowed });
-      unresolved.push(...narrowed.unresolved);
-      undivided.push(...narrowed.undivided);
     }
-    const daysToBackfill = [...days].sort();
+    const daysToBackfill = [...new Set(byFamily.flatMap((each) => each.days))].sort();
     // A window already named day by day needs no second mention as unresolved.
     const covered = (window: DayWindow) =>
       daysAsWindows(daysToBackfill).some((named) => named.from <= window.from && named.to >= window.to);
@@ -119,8 +112,8 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
       brandId,
       figures,
       daysToBackfill,
-      unresolved: mergeWindows(unresolved).filter((window) => !covered(window)),
-      undivided: mergeWindows(undivided).filter((window) => !covered(window)),
+      unresolved: mergeWindows(byFamily.flatMap((each) => each.unresolved)).filter((window) => !covered(window)),
+      undivided: mergeWindows(byFamily.flatMap((each) => each.undivided)).filter((window) => !covered(window)),
       notSynced,
       byFamily,
       notCompared: [...notCompared],

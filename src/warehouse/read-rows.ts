@@ -21,7 +21,6 @@ export async function readValue(connection: DuckDBConnection, sql: string, param
   return (await connection.runAndReadAll(sql, params)).getRowsJS()[0]?.[0];
 }
 
-/** A read result's rows as plain objects. */
 export function plainRows(reader: DuckDBResultReader): PlainRow[] {
   return reader.getRowObjectsJS().map((row) => plainValue(row) as PlainRow);
 }
@@ -31,7 +30,6 @@ export async function readRows(connection: DuckDBConnection, sql: string, params
   return plainRows(await connection.runAndReadAll(sql, params));
 }
 
-/** `readRows` bound to a connection. */
 export function rowReader(connection: DuckDBConnection): RowReader {
   return (sql, params) => readRows(connection, sql, params);
 }

@@ -38,12 +38,11 @@ const ENUM_COLUMNS: ReadonlyArray<{ table: string; column: string; list: keyof D
 
 /** Columns naming an engine or model; the spec omits their literal values, so each is learned when first seen. */
 function engineColumns(tables: readonly TableInfo[]): Array<{ table: string; column: string }> {
-  const found: Array<{ table: string; column: string }> = [];
-  for (const table of tables) {
-    if (!hasColumn(table, '_run_id')) continue;
-    for (const column of ['engine', 'model']) if (hasColumn(table, column)) found.push({ table: table.name, column });
-  }
-  return found;
+  return tables
+    .filter((table) => hasColumn(table, '_run_id'))
+    .flatMap((table) =>
+      ['engine', 'model'].filter((column) => hasColumn(table, column)).map((column) => ({ table: table.name, column })),
+    );
 }
 
 /** The DuckDB type a JSON value of this json_type() fits, as `sync.promote` takes it. */

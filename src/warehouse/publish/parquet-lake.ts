@@ -264,9 +264,8 @@ async function staleReason(
   if (seq > position.journalSeq) return "the lake is ahead of the working file's journal";
   const tail = await journalTail(connection);
   if (tail !== undefined && tail > seq + 1n) return 'the journal no longer reaches back to the lake';
-  if (seq > 0n && (await journalEntryId(connection, seq)) !== (manifest.headEntry ?? undefined)) {
+  if (seq > 0n && (await journalEntryId(connection, seq)) !== (manifest.headEntry ?? undefined))
     return "the working file's journal does not hold the change the lake ends with";
-  }
   return undefined;
 }
 
@@ -363,11 +362,6 @@ function scopeMatches(scope: Scope, path: string): boolean {
   });
 }
 
-interface Rewritten {
-  written: Map<string, LakePartition>;
-  removed: string[];
-}
-
 /**
  * Writes the `wanted` partitions (or all) to staging in one COPY, renames each one's files over the old (DuckDB's
  * names, `data_0.parquet`, so one rename replaces a file), and removes the partitions left with no rows.
@@ -380,7 +374,7 @@ async function rewriteTable(
   partitionBy: readonly string[],
   wanted: 'all' | Set<string>,
   publishId: string,
-): Promise<Rewritten> {
+): Promise<{ written: Map<string, LakePartition>; removed: string[] }> {
   const source = `main.${quoteIdent(info.name)}`;
   const tableFolder = join(root, info.name);
   const stagedTable = join(staging, info.name);

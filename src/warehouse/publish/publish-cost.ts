@@ -59,8 +59,7 @@ export interface EstimateInput extends Pick<PublishEstimate, 'rows' | 'scanMs'> 
 }
 
 /** Both ways priced by the rates measured; the incremental way is taken unless the full copy is cheaper. */
-export function estimatePublish(input: EstimateInput): PublishEstimate {
-  const { rows, scanMs, workingMb, cloneMb, rates } = input;
+export function estimatePublish({ rows, scanMs, workingMb, cloneMb, rates }: EstimateInput): PublishEstimate {
   return {
     incrementalMs: scanMs * rates.perScanMs + rows * rates.msPerRow + cloneMb * rates.msPerMb,
     fullMs: FULL_COPY_FIXED_MS + workingMb * rates.msPerMb,

@@ -156,7 +156,7 @@ async function publishWith(
   const marker: Marker = {
     ...(await publishPosition(connection)),
     schemaVersion: await schemaVersion(connection),
-    views: checksumOf(views),
+    views: checksumOf(views.flatMap((view) => [view.name, view.text])),
   };
   let staleWal: string | undefined;
 
@@ -396,11 +396,10 @@ async function updateCopy(connection: DuckDBConnection, marker: Marker, writtenS
   if (previous.origin !== marker.origin)
     throw new FullCopyNeeded('the published copy was made from another working file');
   if (previous.schema === undefined) throw new FullCopyNeeded('the published copy was made by an older bvsync');
-  if (previous.schema !== marker.schema) {
+  if (previous.schema !== marker.schema)
     throw new FullCopyNeeded(
       `migrations ran since the published copy was made (schema ${previous.schemaVersion} -> ${marker.schemaVersion}${previous.schemaVersion === marker.schemaVersion ? ', one below the newest' : ''})`,
     );
-  }
   if (previous.views !== marker.views) throw new FullCopyNeeded('the views changed since the published copy was made');
   if (previous.journalSeq > marker.journalSeq)
     throw new FullCopyNeeded("the published copy is ahead of the working file's journal");
@@ -410,18 +409,16 @@ async function updateCopy(connection: DuckDBConnection, marker: Marker, writtenS
     throw new FullCopyNeeded('the journal no longer reaches back to the published copy');
   // The same numbers, not the same file: a working file put back from a backup (or made of the published copy) numbers
   // its new changes as ones the copy already holds.
-  if (previous.journalSeq > 0n && (await journalEntryId(connection, previous.journalSeq)) !== previous.headEntry) {
+  if (previous.journalSeq > 0n && (await journalEntryId(connection, previous.journalSeq)) !== previous.headEntry)
     throw new FullCopyNeeded(
       "the working file's journal does not hold the change the published copy ends with (was the working file put back from a backup?)",
     );
-  }
   if (writtenSince)
     throw new FullCopyNeeded(
       "the published copy was written to since bvsync published it (opened read-write?); its changes are not the warehouse's",
     );
-  if ((await journalLength(connection, previous.journalSeq)) > MAX_INCREMENTAL_ENTRIES) {
+  if ((await journalLength(connection, previous.journalSeq)) > MAX_INCREMENTAL_ENTRIES)
     throw new FullCopyNeeded(`over ${MAX_INCREMENTAL_ENTRIES} changes since the last publish; a full copy is cheaper`);
-  }
   const entries = await readJournal(connection, previous.journalSeq);
   const catalog = await readCatalog(connection);
   // Any failure to apply (a key collision, a type the copy no longer has) is answered by the full copy, which
@@ -475,9 +472,7 @@ async function writeMarker(connection: DuckDBConnection, marker: Marker): Promis
 /** The migration ledger's versions and checksums, hashed. */
 async function ledgerChecksum(connection: DuckDBConnection): Promise<string> {
   const reader = await connection.runAndReadAll('SELECT version, checksum FROM main._migrations ORDER BY version');
-  const hash = createHash('sha256');
-  for (const [version, checksum] of reader.getRowsJS()) hash.update(`${String(version)}:${String(checksum)}\0`);
-  return hash.digest('hex');
+  return checksumOf(reader.getRowsJS().map(([version, checksum]) => `${String(version)}:${String(checksum)}`));
 }
 
 /**
@@ -500,9 +495,9 @@ async function originOf(connection: DuckDBConnection): Promise<string> {
   return String(origin ?? 'empty');
 }
 
-function checksumOf(views: SqlFile[]): string {
+function checksumOf(parts: readonly string[]): string {
   const hash = createHash('sha256');
-  for (const view of views) hash.update(view.name).update('\0').update(view.text).update('\0');
+  for (const part of parts) hash.update(part).update('\0');
   return hash.digest('hex');
 }
 

@@ -10,7 +10,6 @@ import { sliceId } from '../../slice-ids.js';
  * whatever connection the caller holds: the writer's `Warehouse` or a read-only published copy.
  */
 
-/** The newest complete past day of one brand and stream. */
 export interface NewestCompleteDay {
   brand: number;
   stream: string;
@@ -203,7 +202,6 @@ export async function slicesNotCompleteTable(
   return { table, total: Number(total) };
 }
 
-/** A slice of one day whose rows are not complete. */
 export interface DaySliceNotComplete {
   brandId: number;
   stream: string;
