@@ -5,7 +5,7 @@ import { CITATION_FILTER_PARAMS, citationFilterQuery, type CitationFilters } fro
 import { distinctDomains } from './domains.js';
 import { extraOf } from './extra.js';
 import { perDay } from './slicing.js';
-import { defineStream, type DaySlice } from './stream.js';
+import { defineStream, replacing, type DaySlice } from './stream.js';
 import { sliceRange } from './windows.js';
 
 export const domainDetailSchema = z.looseObject({
@@ -60,11 +60,7 @@ export const domainDetails = defineStream({
   slices: (input): DomainDaySlice[] =>
     distinctDomains(input.dimensions.domains).flatMap((domain) => perDay(input, { domain }, `${domain}/`)),
   targets: ({ brandId, slice }) =>
-    TABLES.map((table) => ({
-      table,
-      mode: 'replace' as const,
-      scope: { brand_id: brandId, domain: slice.params.domain, day: slice.day },
-    })),
+    replacing(TABLES, { brand_id: brandId, domain: slice.params.domain, day: slice.day }),
   read: ({ client, brandId, slice, signal }) =>
     client.read(domainDetailEndpoint, brandId, { domain: slice.params.domain, ...sliceRange(slice), signal }),
   rows: (record: DomainDetail, { brandId, slice }) => {

@@ -81,6 +81,11 @@ export type RowsByTable = Record<string, Row[]>;
 /** Where a slice writes, and how its earlier rows in that table are replaced (see `TableWrite`). */
 export type TableTarget = { table: string; mode: 'merge' } | { table: string; mode: 'replace'; scope: Scope };
 
+/** Tables a slice replaces under one scope. */
+export function replacing(tables: readonly string[], scope: Scope): TableTarget[] {
+  return tables.map((table) => ({ table, mode: 'replace', scope }));
+}
+
 // The defaults take any stream (see AnyStream); a declaration's own types are inferred by defineStream.
 // biome-ignore lint/suspicious/noExplicitAny: the defaults of StreamDefinition take any stream (see AnyStream)
 type AnyStreamPart = any;

@@ -1,6 +1,6 @@
 import { ENGINE_BREAKDOWN_SETTINGS, perDayAndEngine, type EngineSlice } from './by-engine-slicing.js';
 import { visibilityMeasures } from './measures.js';
-import { defineStream } from './stream.js';
+import { defineStream, replacing } from './stream.js';
 import { visibilityFacts, visibilityTopicsEndpoint, type VisibilityRow } from './visibility-report.js';
 import { sliceRange } from './windows.js';
 
@@ -28,11 +28,7 @@ export const visibilityByEngine = defineStream({
   needs: ['engines'],
   slices: (input): EngineSlice[] => perDayAndEngine(input, {}),
   targets: ({ brandId, slice }) =>
-    TABLES.map((table) => ({
-      table,
-      mode: 'replace' as const,
-      scope: { brand_id: brandId, day: slice.day, engine: slice.params.engine },
-    })),
+    replacing(TABLES, { brand_id: brandId, day: slice.day, engine: slice.params.engine }),
   read: ({ client, brandId, slice, signal }) =>
     client.read(visibilityTopicsEndpoint, brandId, {
       ...sliceRange(slice),

@@ -1,6 +1,6 @@
 import { visibilityMeasures } from './measures.js';
 import { perDay } from './slicing.js';
-import { defineStream } from './stream.js';
+import { defineStream, replacing } from './stream.js';
 import { visibilityFacts, visibilityTopicsEndpoint, type VisibilityRow } from './visibility-report.js';
 import { sliceRange } from './windows.js';
 
@@ -30,7 +30,7 @@ export const visibility = defineStream({
     // Merged by key: the visibility report is the only read that names topics and scenarios.
     { table: 'topics', mode: 'merge' },
     { table: 'scenarios', mode: 'merge' },
-    ...FACT_TABLES.map((table) => ({ table, mode: 'replace' as const, scope: { brand_id: brandId, day: slice.day } })),
+    ...replacing(FACT_TABLES, { brand_id: brandId, day: slice.day }),
   ],
   read: ({ client, brandId, slice, signal }) =>
     client.read(visibilityTopicsEndpoint, brandId, { ...sliceRange(slice), includeScenarios: true, signal }),
