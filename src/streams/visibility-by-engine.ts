@@ -37,13 +37,6 @@ export const visibilityByEngine = defineStream({
       signal,
     }),
   recordId: (row: VisibilityRow) => row.topic_id,
-  rows: (row, { brandId, slice }) => {
-    const facts = visibilityFacts(row, { brand_id: brandId, day: slice.day, engine: slice.params.engine }, measures);
-    return {
-      visibility_topic_engine_daily: facts.topic,
-      visibility_topic_brand_engine_daily: facts.topicBrands,
-      visibility_scenario_engine_daily: facts.scenario,
-      visibility_scenario_brand_engine_daily: facts.scenarioBrands,
-    };
-  },
+  rows: (row, { brandId, slice }) =>
+    visibilityFacts(row, { brand_id: brandId, day: slice.day, engine: slice.params.engine }, measures, TABLES),
 });

@@ -35,21 +35,15 @@ export const visibility = defineStream({
   read: ({ client, brandId, slice, signal }) =>
     client.read(visibilityTopicsEndpoint, brandId, { ...sliceRange(slice), includeScenarios: true, signal }),
   recordId: (row: VisibilityRow) => row.topic_id,
-  rows: (row, { brandId, slice }) => {
-    const facts = visibilityFacts(row, { brand_id: brandId, day: slice.day }, visibilityMeasures);
-    return {
-      topics: [{ brand_id: brandId, id: row.topic_id, name: row.name, _extra: null }],
-      scenarios: (row.scenarios ?? []).map((scenario) => ({
-        brand_id: brandId,
-        id: scenario.scenario_id,
-        topic_id: row.topic_id,
-        text: scenario.text,
-        _extra: null,
-      })),
-      visibility_topic_daily: facts.topic,
-      visibility_topic_brand_daily: facts.topicBrands,
-      visibility_scenario_daily: facts.scenario,
-      visibility_scenario_brand_daily: facts.scenarioBrands,
-    };
-  },
+  rows: (row, { brandId, slice }) => ({
+    topics: [{ brand_id: brandId, id: row.topic_id, name: row.name, _extra: null }],
+    scenarios: (row.scenarios ?? []).map((scenario) => ({
+      brand_id: brandId,
+      id: scenario.scenario_id,
+      topic_id: row.topic_id,
+      text: scenario.text,
+      _extra: null,
+    })),
+    ...visibilityFacts(row, { brand_id: brandId, day: slice.day }, visibilityMeasures, FACT_TABLES),
+  }),
 });
