@@ -41,8 +41,6 @@ export const domainDetailEndpoint = defineEndpoint({
   notFoundIsEmpty: true,
 });
 
-type DomainDaySlice = DaySlice<{ domain: string }>;
-
 const TABLES = ['domain_daily', 'domain_model_daily', 'domain_topic_daily', 'domain_scenario_daily'] as const;
 
 const byModelSchema = domainDetailSchema.shape.by_model.element;
@@ -57,7 +55,7 @@ export const domainDetails = defineStream({
   name: 'domain_details',
   endpoint: domainDetailEndpoint,
   needs: ['domains'],
-  slices: (input): DomainDaySlice[] =>
+  slices: (input): Array<DaySlice<{ domain: string }>> =>
     distinctDomains(input.dimensions.domains).flatMap((domain) => perDay(input, { domain }, `${domain}/`)),
   targets: ({ brandId, slice }) =>
     replacing(TABLES, { brand_id: brandId, domain: slice.params.domain, day: slice.day }),

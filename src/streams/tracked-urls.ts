@@ -26,8 +26,6 @@ export const trackedUrlsEnvelopeSchema = z.looseObject({
 
 export type TrackedUrl = z.infer<typeof trackedUrlSchema>;
 
-export type TrackedUrlsInfo = z.infer<typeof trackedUrlsEnvelopeSchema>['info'];
-
 export interface TrackedUrlsOptions extends RangeFilter, EngineFilter {
   topicIds?: readonly number[];
   groupId?: number;
@@ -114,7 +112,7 @@ export const trackedUrls = defineStream({
     };
   },
   infoRows: (page, { brandId, slice }) => {
-    const info = page.info as TrackedUrlsInfo;
+    const info = page.info as z.infer<typeof trackedUrlsEnvelopeSchema>['info'];
     return {
       tracked_url_daily_totals: [
         {
