@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { AnyEndpoint } from '../api/endpoint.js';
 import type { ApiClient, ReadPage } from '../api/index.js';
 import type { Row, Scope } from '../warehouse/load/slice-batch.js';
-import type { DimensionName, Dimensions, DimensionSource } from './dimensions.js';
+import type { DimensionName, Dimensions, Provides } from './dimensions.js';
 
 export type { Dimensions } from './dimensions.js';
 
@@ -117,7 +117,7 @@ export interface StreamDefinition<
    */
   unconfigured?(sync: SettingsOf<C>, brandId: number): string | undefined;
   /** The dimensions its rows give later phases, and how they are read back from the warehouse. */
-  provides?: { [D in DimensionName]?: (source: DimensionSource, brandId: number) => Promise<Dimensions[D]> };
+  provides?: Provides;
   slices(input: SlicePlanInput<C>): S[];
   /** Every table the slice writes, even when a fetch brings no rows: a replace with no rows empties the slice. */
   targets(context: RowContext<S>): TableTarget[];
