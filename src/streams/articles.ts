@@ -34,8 +34,6 @@ export const articlesEnvelopeSchema = z.looseObject({
 
 export type Article = z.infer<typeof articleSchema>;
 
-export type ArticlesInfo = z.infer<typeof articlesEnvelopeSchema>['info'];
-
 export const articlesEndpoint = defineEndpoint({
   name: 'articles',
   path: () => ['articles'],
@@ -89,7 +87,7 @@ export const articles = defineStream({
     ],
   }),
   infoRows: (page, { brandId, slice }) => {
-    const info = page.info as ArticlesInfo;
+    const info = page.info as z.infer<typeof articlesEnvelopeSchema>['info'];
     return {
       article_status_daily: [
         {

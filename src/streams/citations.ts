@@ -22,10 +22,10 @@ import { extraOf } from './extra.js';
 import { perWindow } from './slicing.js';
 import {
   defineStream,
+  replacing,
   type RowsByTable,
   type SlicePlanInput,
   type SourcePage,
-  type TableTarget,
   type WindowSlice,
 } from './stream.js';
 import { sliceRange, windowColumns, windowDays } from './windows.js';
@@ -158,18 +158,15 @@ export const citations = defineStream({
   targets: ({ brandId, slice }) => {
     const series = slice.params;
     const value = series.dimension === 'domain' ? series.domains : series.value;
-    const targets: TableTarget[] = [
-      {
-        table: 'citation_daily',
-        mode: 'replace',
-        scope: { brand_id: brandId, dimension: series.dimension, value, day: windowDays(slice) },
-      },
-    ];
-    if (series.dimension !== 'all') return targets;
+    const daily = replacing(['citation_daily'], {
+      brand_id: brandId,
+      dimension: series.dimension,
+      value,
+      day: windowDays(slice),
+    });
+    if (series.dimension !== 'all') return daily;
     const scope = { brand_id: brandId, ...windowColumns(slice) };
-    targets.push({ table: 'citation_ownership_summary', mode: 'replace', scope });
-    targets.push({ table: 'citation_window_totals', mode: 'replace', scope });
-    return targets;
+    return [...daily, ...replacing(['citation_ownership_summary', 'citation_window_totals'], scope)];
   },
   read: async function* ({ client, brandId, slice, signal }) {
     for await (const page of client.read(citationsEndpoint, brandId, {

@@ -23,8 +23,6 @@ export const citedPageFanoutsEndpoint = defineEndpoint({
   maxPageSize: MAX_PAGE_SIZE,
 });
 
-type PageWindowSlice = WindowSlice<{ url: string }>;
-
 /**
  * The searches that led answers to cite one of the brand's tracked pages (spec endpoint 15 with `url`), per brand, page
  * and run window: counts are of the whole window, so rows are keyed by the window asked and a slice replaces its own.
@@ -33,7 +31,8 @@ export const citedPageFanouts = defineStream({
   name: 'cited_page_fanouts',
   endpoint: citedPageFanoutsEndpoint,
   needs: ['pages'],
-  slices: (input): PageWindowSlice[] => input.dimensions.pages.flatMap((url) => perWindow(input, { url }, `${url}/`)),
+  slices: (input): Array<WindowSlice<{ url: string }>> =>
+    input.dimensions.pages.flatMap((url) => perWindow(input, { url }, `${url}/`)),
   targets: ({ brandId, slice }) => [
     {
       table: 'cited_page_fanouts',

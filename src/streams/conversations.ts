@@ -5,7 +5,7 @@ import { id, optional, pagedEnvelopeSchema, timestamp } from '../api/schemas.js'
 import { timestampDay } from '../days.js';
 import { extraOf } from './extra.js';
 import { perDay } from './slicing.js';
-import { defineStream, type DaySlice } from './stream.js';
+import { defineStream, replacing, type DaySlice } from './stream.js';
 import { sliceRange } from './windows.js';
 
 export const conversationBrandSchema = z.looseObject({
@@ -84,10 +84,7 @@ export const conversations = defineStream({
         { table: 'conversation_brands', mode: 'merge' },
       ];
     }
-    return [
-      { table: 'conversations', mode: 'replace', scope: { brand_id: brandId, day: slice.day } },
-      { table: 'conversation_brands', mode: 'replace', scope: { brand_id: brandId, day: slice.day } },
-    ];
+    return replacing(['conversations', 'conversation_brands'], { brand_id: brandId, day: slice.day });
   },
   read: ({ client, brandId, slice, signal }) =>
     client.read(conversationsEndpoint, brandId, { ...sliceRange(slice), topicId: slice.params.topicId, signal }),

@@ -51,16 +51,14 @@ export function warehouseDimensions(warehouse: DimensionReads, listedSince?: str
   };
 }
 
-type Provider = {
-  provides?: { [D in DimensionName]?: (source: DimensionSource, brandId: number) => Promise<Dimensions[D]> };
-};
+export type Provides = { [D in DimensionName]?: (source: DimensionSource, brandId: number) => Promise<Dimensions[D]> };
 
 /**
  * The dimensions of one brand that `needed` names, as every stream providing them reads them back (whatever this or
  * an earlier run loaded), with the config's own domains.
  */
 export async function readDimensions(
-  streams: Iterable<Provider>,
+  streams: Iterable<{ provides?: Provides }>,
   needed: ReadonlySet<DimensionName>,
   source: DimensionSource,
   brandId: number,

@@ -5,7 +5,7 @@ import { CITATION_FILTER_PARAMS, citationFilterQuery, type CitationFilters } fro
 import { distinctDomains } from './domains.js';
 import { extraOf } from './extra.js';
 import { perDay } from './slicing.js';
-import { defineStream, type DaySlice } from './stream.js';
+import { defineStream, replacing, type DaySlice } from './stream.js';
 import { sliceRange } from './windows.js';
 
 export const domainDetailSchema = z.looseObject({
@@ -41,8 +41,6 @@ export const domainDetailEndpoint = defineEndpoint({
   notFoundIsEmpty: true,
 });
 
-type DomainDaySlice = DaySlice<{ domain: string }>;
-
 const TABLES = ['domain_daily', 'domain_model_daily', 'domain_topic_daily', 'domain_scenario_daily'] as const;
 
 const byModelSchema = domainDetailSchema.shape.by_model.element;
@@ -57,14 +55,10 @@ export const domainDetails = defineStream({
   name: 'domain_details',
   endpoint: domainDetailEndpoint,
   needs: ['domains'],
-  slices: (input): DomainDaySlice[] =>
+  slices: (input): Array<DaySlice<{ domain: string }>> =>
     distinctDomains(input.dimensions.domains).flatMap((domain) => perDay(input, { domain }, `${domain}/`)),
   targets: ({ brandId, slice }) =>
-    TABLES.map((table) => ({
-      table,
-      mode: 'replace' as const,
-      scope: { brand_id: brandId, domain: slice.params.domain, day: slice.day },
-    })),
+    replacing(TABLES, { brand_id: brandId, domain: slice.params.domain, day: slice.day }),
   read: ({ client, brandId, slice, signal }) =>
     client.read(domainDetailEndpoint, brandId, { domain: slice.params.domain, ...sliceRange(slice), signal }),
   rows: (record: DomainDetail, { brandId, slice }) => {

@@ -24,8 +24,6 @@ export const fanoutsByPhraseEndpoint = defineEndpoint({
   maxPageSize: MAX_PAGE_SIZE,
 });
 
-type PhraseSlice = SlicePlan<{ phrase: string }>;
-
 /**
  * The searches holding a phrase (spec endpoint 14), for each phrase of `sync.phrases` (the API has no list of
  * them). The answer has no date range, so each phrase is a full refresh of its rows.
@@ -38,7 +36,7 @@ export const fanoutsByPhrase = defineStream({
     phrases: z.array(z.string().min(1).max(255)).default([]),
   },
   unconfigured: (sync) => (sync.phrases.length ? undefined : 'sync.phrases names no phrase (the API lists none)'),
-  slices: (input): PhraseSlice[] =>
+  slices: (input): Array<SlicePlan<{ phrase: string }>> =>
     [...new Set(input.sync.phrases)].flatMap((phrase) => once(input, { phrase }, `phrase=${phrase}`)),
   targets: ({ brandId, slice }) => [
     { table: 'fanouts_by_phrase', mode: 'replace', scope: { brand_id: brandId, phrase: slice.params.phrase } },

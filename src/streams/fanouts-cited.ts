@@ -23,8 +23,6 @@ export const fanoutsCitedEndpoint = defineEndpoint({
   maxPageSize: MAX_PAGE_SIZE,
 });
 
-type DomainWindowSlice = WindowSlice<{ domain: string }>;
-
 /** `fanouts_cited.target_kind` of a search asked by cited domain (searches by cited page have their own stream and table). */
 const DOMAIN_TARGET = 'domain';
 
@@ -36,7 +34,7 @@ export const fanoutsCited = defineStream({
   name: 'fanouts_cited',
   endpoint: fanoutsCitedEndpoint,
   needs: ['domains'],
-  slices: (input): DomainWindowSlice[] =>
+  slices: (input): Array<WindowSlice<{ domain: string }>> =>
     distinctDomains(input.dimensions.domains).flatMap((domain) => perWindow(input, { domain }, `${domain}/`)),
   targets: ({ brandId, slice }) => [
     {

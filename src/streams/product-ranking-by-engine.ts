@@ -8,7 +8,7 @@ import {
   type ProductRankingRow,
   type Ranking,
 } from './product-ranking-report.js';
-import { defineStream, type RowContext } from './stream.js';
+import { defineStream, replacing, type RowContext } from './stream.js';
 import { sliceRange } from './windows.js';
 
 type RankingEngineSlice = EngineSlice<Ranking>;
@@ -32,13 +32,8 @@ export const productRankingByEngine = defineStream({
   needs: ['engines'],
   optIn: true,
   slices: (input): RankingEngineSlice[] => perRanking((ranking, prefix) => perDayAndEngine(input, ranking, prefix)),
-  targets: (context) => {
-    const scope = keyOf(context);
-    return [
-      { table: 'product_ranking_engine_daily', mode: 'replace', scope },
-      { table: 'product_ranking_shopping_engine_daily', mode: 'replace', scope },
-    ];
-  },
+  targets: (context) =>
+    replacing(['product_ranking_engine_daily', 'product_ranking_shopping_engine_daily'], keyOf(context)),
   read: ({ client, brandId, slice, signal }) =>
     client.read(productRankingEndpoint, brandId, {
       ...sliceRange(slice),

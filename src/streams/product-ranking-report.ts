@@ -54,8 +54,6 @@ export const productRankingEnvelopeSchema = z.looseObject({
 
 export type ProductRankingRow = z.infer<typeof productRankingRowSchema>;
 
-export type ProductRankingInfo = z.infer<typeof productRankingEnvelopeSchema>['info'];
-
 export interface ProductRankingOptions extends RangeFilter, EngineFilter {
   topicIds?: readonly number[];
   metric?: Metric;
@@ -100,7 +98,7 @@ export function productColumns(record: ProductRankingRow) {
 
 /** The answers of a ranking that were shopping answers, and how many products it ranked, from its last page. */
 export function shoppingColumns(page: SourcePage<ProductRankingRow>) {
-  const info = page.info as ProductRankingInfo;
+  const info = page.info as z.infer<typeof productRankingEnvelopeSchema>['info'];
   return {
     shopping_conversations: info.shopping_conversations ?? null,
     total_rows: page.totalRows ?? null,

@@ -8,7 +8,7 @@ import {
   type Ranking,
 } from './product-ranking-report.js';
 import { perDay } from './slicing.js';
-import { defineStream, type DaySlice, type RowContext, type SlicePlanInput } from './stream.js';
+import { defineStream, replacing, type DaySlice, type RowContext, type SlicePlanInput } from './stream.js';
 import { sliceRange } from './windows.js';
 
 export * from './product-ranking-report.js';
@@ -30,13 +30,7 @@ export const productRanking = defineStream({
   name: 'product_ranking',
   endpoint: productRankingEndpoint,
   slices: (input: SlicePlanInput): RankingSlice[] => perRanking((ranking, prefix) => perDay(input, ranking, prefix)),
-  targets: (context) => {
-    const scope = keyOf(context);
-    return [
-      { table: 'product_ranking_daily', mode: 'replace', scope },
-      { table: 'product_ranking_shopping_daily', mode: 'replace', scope },
-    ];
-  },
+  targets: (context) => replacing(['product_ranking_daily', 'product_ranking_shopping_daily'], keyOf(context)),
   read: ({ client, brandId, slice, signal }) =>
     client.read(productRankingEndpoint, brandId, { ...sliceRange(slice), ...rankingOf(slice), order: 'desc', signal }),
   recordId: (record: ProductRankingRow) => record.id,

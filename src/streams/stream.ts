@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { AnyEndpoint } from '../api/endpoint.js';
 import type { ApiClient, ReadPage } from '../api/index.js';
 import type { Row, Scope } from '../warehouse/load/slice-batch.js';
-import type { DimensionName, Dimensions, DimensionSource } from './dimensions.js';
+import type { DimensionName, Dimensions, Provides } from './dimensions.js';
 
 export type { Dimensions } from './dimensions.js';
 
@@ -81,6 +81,11 @@ export type RowsByTable = Record<string, Row[]>;
 /** Where a slice writes, and how its earlier rows in that table are replaced (see `TableWrite`). */
 export type TableTarget = { table: string; mode: 'merge' } | { table: string; mode: 'replace'; scope: Scope };
 
+/** Tables a slice replaces under one scope. */
+export function replacing(tables: readonly string[], scope: Scope): TableTarget[] {
+  return tables.map((table) => ({ table, mode: 'replace', scope }));
+}
+
 // The defaults take any stream (see AnyStream); a declaration's own types are inferred by defineStream.
 // biome-ignore lint/suspicious/noExplicitAny: the defaults of StreamDefinition take any stream (see AnyStream)
 type AnyStreamPart = any;
@@ -112,7 +117,7 @@ export interface StreamDefinition<
    */
   unconfigured?(sync: SettingsOf<C>, brandId: number): string | undefined;
   /** The dimensions its rows give later phases, and how they are read back from the warehouse. */
-  provides?: { [D in DimensionName]?: (source: DimensionSource, brandId: number) => Promise<Dimensions[D]> };
+  provides?: Provides;
   slices(input: SlicePlanInput<C>): S[];
   /** Every table the slice writes, even when a fetch brings no rows: a replace with no rows empties the slice. */
   targets(context: RowContext<S>): TableTarget[];

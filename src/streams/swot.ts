@@ -28,8 +28,6 @@ export const swotEnvelopeSchema = z.looseObject({
 
 export type SwotAnswer = z.infer<typeof swotAnswerSchema>;
 
-export type SwotInfo = z.infer<typeof swotEnvelopeSchema>['info'];
-
 export interface SwotAnswersOptions extends RangeFilter, EngineFilter {
   statementId: number;
   competitors?: ReadonlyArray<string | number>;
@@ -55,8 +53,6 @@ const settings = {
     .record(z.string().regex(/^[1-9]\d*$/, 'a brand id'), z.array(z.number().int().positive()))
     .default({}),
 };
-
-type StatementSlice = WindowSlice<{ statementId: number }>;
 
 // optional() in the schemas is nullish(): two wrappers around the statement's object schema.
 const statementSchema = swotEnvelopeSchema.shape.info.shape.statement.unwrap().unwrap();
@@ -89,7 +85,7 @@ export const swot = defineStream({
     statementIdsOf(sync, brandId).length
       ? undefined
       : 'sync.swotStatementIds names none of its SWOT statements (the API lists none: take their ids from the app)',
-  slices: (input): StatementSlice[] =>
+  slices: (input): Array<WindowSlice<{ statementId: number }>> =>
     [...new Set(statementIdsOf(input.sync, input.brandId))].flatMap((statementId) =>
       perWindow(input, { statementId }, `statement-${statementId}/`),
     ),
@@ -128,7 +124,7 @@ export const swot = defineStream({
     ],
   }),
   infoRows: (page, { brandId, slice }) => {
-    const info = page.info as SwotInfo;
+    const info = page.info as z.infer<typeof swotEnvelopeSchema>['info'];
     const mentions = info.statement?.mentions;
     const statementExtra = info.statement ? extraOf(statementSchema, info.statement) : null;
     return {

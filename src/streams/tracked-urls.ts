@@ -4,7 +4,7 @@ import { MAX_PAGE_SIZE } from '../api/paginate.js';
 import { count, id, infoCount, optional, pagingInfo, ratio, records, timestamp } from '../api/schemas.js';
 import { extraOf } from './extra.js';
 import { perDay } from './slicing.js';
-import { defineStream } from './stream.js';
+import { defineStream, replacing } from './stream.js';
 import { sliceRange } from './windows.js';
 
 export const trackedUrlSchema = z.looseObject({
@@ -25,8 +25,6 @@ export const trackedUrlsEnvelopeSchema = z.looseObject({
 });
 
 export type TrackedUrl = z.infer<typeof trackedUrlSchema>;
-
-export type TrackedUrlsInfo = z.infer<typeof trackedUrlsEnvelopeSchema>['info'];
 
 export interface TrackedUrlsOptions extends RangeFilter, EngineFilter {
   topicIds?: readonly number[];
@@ -74,8 +72,7 @@ export const trackedUrls = defineStream({
   slices: (input) => perDay(input),
   targets: ({ brandId, slice }) => [
     { table: 'tracked_urls', mode: 'merge' },
-    { table: 'tracked_url_daily', mode: 'replace', scope: { brand_id: brandId, day: slice.day } },
-    { table: 'tracked_url_daily_totals', mode: 'replace', scope: { brand_id: brandId, day: slice.day } },
+    ...replacing(['tracked_url_daily', 'tracked_url_daily_totals'], { brand_id: brandId, day: slice.day }),
   ],
   read: ({ client, brandId, slice, signal }) =>
     client.read(trackedUrlsEndpoint, brandId, { ...sliceRange(slice), signal }),
@@ -115,7 +112,7 @@ export const trackedUrls = defineStream({
     };
   },
   infoRows: (page, { brandId, slice }) => {
-    const info = page.info as TrackedUrlsInfo;
+    const info = page.info as z.infer<typeof trackedUrlsEnvelopeSchema>['info'];
     return {
       tracked_url_daily_totals: [
         {

@@ -1,6 +1,6 @@
 import { ENGINE_BREAKDOWN_SETTINGS, perDayAndEngine, type EngineSlice } from './by-engine-slicing.js';
 import { visibilityMeasures } from './measures.js';
-import { defineStream } from './stream.js';
+import { defineStream, replacing } from './stream.js';
 import { visibilityFacts, visibilityTopicsEndpoint, type VisibilityRow } from './visibility-report.js';
 import { sliceRange } from './windows.js';
 
@@ -28,11 +28,7 @@ export const visibilityByEngine = defineStream({
   needs: ['engines'],
   slices: (input): EngineSlice[] => perDayAndEngine(input, {}),
   targets: ({ brandId, slice }) =>
-    TABLES.map((table) => ({
-      table,
-      mode: 'replace' as const,
-      scope: { brand_id: brandId, day: slice.day, engine: slice.params.engine },
-    })),
+    replacing(TABLES, { brand_id: brandId, day: slice.day, engine: slice.params.engine }),
   read: ({ client, brandId, slice, signal }) =>
     client.read(visibilityTopicsEndpoint, brandId, {
       ...sliceRange(slice),
@@ -41,13 +37,6 @@ export const visibilityByEngine = defineStream({
       signal,
     }),
   recordId: (row: VisibilityRow) => row.topic_id,
-  rows: (row, { brandId, slice }) => {
-    const facts = visibilityFacts(row, { brand_id: brandId, day: slice.day, engine: slice.params.engine }, measures);
-    return {
-      visibility_topic_engine_daily: facts.topic,
-      visibility_topic_brand_engine_daily: facts.topicBrands,
-      visibility_scenario_engine_daily: facts.scenario,
-      visibility_scenario_brand_engine_daily: facts.scenarioBrands,
-    };
-  },
+  rows: (row, { brandId, slice }) =>
+    visibilityFacts(row, { brand_id: brandId, day: slice.day, engine: slice.params.engine }, measures, TABLES),
 });

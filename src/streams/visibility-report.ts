@@ -3,6 +3,7 @@ import { RANGE_PARAMS, defineEndpoint, rangeQuery, type EngineFilter, type Range
 import { confidenceInterval, count, id, infoCount, optional, queryEcho, ratio, records } from '../api/schemas.js';
 import { extraOf } from './extra.js';
 import type { visibilityMeasures } from './measures.js';
+import type { RowsByTable } from './stream.js';
 
 /*
  * The visibility report (spec endpoint 16) as data: its record schemas and endpoint, read by the streams that ask
@@ -72,11 +73,19 @@ export const visibilityTopicsEndpoint = defineEndpoint({
 
 type Measures = (entry: Parameters<typeof visibilityMeasures>[0]) => object;
 
+/** The tables of a topic's facts: the topic's, its brands', its scenarios', and their brands'. */
+type FactTables = readonly [topic: string, topicBrands: string, scenario: string, scenarioBrands: string];
+
 /**
  * The fact rows of one topic of the report, keyed by `key` (brand, day, and engine when per engine) and measured by
  * `measures`, so the report over the brand's engines and per engine fill their tables alike.
  */
-export function visibilityFacts(row: VisibilityRow, key: object, measures: Measures) {
+export function visibilityFacts(
+  row: VisibilityRow,
+  key: object,
+  measures: Measures,
+  [topic, topicBrands, scenario, scenarioBrands]: FactTables,
+): RowsByTable {
   const brandRows = (
     brands: VisibilityBrand[],
     owner: { topic_id: number } | { scenario_id: number; topic_id: number },
@@ -92,11 +101,11 @@ export function visibilityFacts(row: VisibilityRow, key: object, measures: Measu
     }));
   const scenarios = row.scenarios ?? [];
   return {
-    topic: [
+    [topic]: [
       { ...key, topic_id: row.topic_id, ...measures(row), days: row.days, _extra: extraOf(visibilityRowSchema, row) },
     ],
-    topicBrands: brandRows(row.brands, { topic_id: row.topic_id }),
-    scenario: scenarios.map((scenario) => ({
+    [topicBrands]: brandRows(row.brands, { topic_id: row.topic_id }),
+    [scenario]: scenarios.map((scenario) => ({
       ...key,
       scenario_id: scenario.scenario_id,
       topic_id: row.topic_id,
@@ -104,7 +113,7 @@ export function visibilityFacts(row: VisibilityRow, key: object, measures: Measu
       days: scenario.days,
       _extra: extraOf(visibilityScenarioSchema, scenario),
     })),
-    scenarioBrands: scenarios.flatMap((scenario) =>
+    [scenarioBrands]: scenarios.flatMap((scenario) =>
       brandRows(scenario.brands, { scenario_id: scenario.scenario_id, topic_id: row.topic_id }),
     ),
   };

@@ -1,6 +1,6 @@
 import { visibilityMeasures } from './measures.js';
 import { perDay } from './slicing.js';
-import { defineStream } from './stream.js';
+import { defineStream, replacing } from './stream.js';
 import { visibilityFacts, visibilityTopicsEndpoint, type VisibilityRow } from './visibility-report.js';
 import { sliceRange } from './windows.js';
 
@@ -30,26 +30,20 @@ export const visibility = defineStream({
     // Merged by key: the visibility report is the only read that names topics and scenarios.
     { table: 'topics', mode: 'merge' },
     { table: 'scenarios', mode: 'merge' },
-    ...FACT_TABLES.map((table) => ({ table, mode: 'replace' as const, scope: { brand_id: brandId, day: slice.day } })),
+    ...replacing(FACT_TABLES, { brand_id: brandId, day: slice.day }),
   ],
   read: ({ client, brandId, slice, signal }) =>
     client.read(visibilityTopicsEndpoint, brandId, { ...sliceRange(slice), includeScenarios: true, signal }),
   recordId: (row: VisibilityRow) => row.topic_id,
-  rows: (row, { brandId, slice }) => {
-    const facts = visibilityFacts(row, { brand_id: brandId, day: slice.day }, visibilityMeasures);
-    return {
-      topics: [{ brand_id: brandId, id: row.topic_id, name: row.name, _extra: null }],
-      scenarios: (row.scenarios ?? []).map((scenario) => ({
-        brand_id: brandId,
-        id: scenario.scenario_id,
-        topic_id: row.topic_id,
-        text: scenario.text,
-        _extra: null,
-      })),
-      visibility_topic_daily: facts.topic,
-      visibility_topic_brand_daily: facts.topicBrands,
-      visibility_scenario_daily: facts.scenario,
-      visibility_scenario_brand_daily: facts.scenarioBrands,
-    };
-  },
+  rows: (row, { brandId, slice }) => ({
+    topics: [{ brand_id: brandId, id: row.topic_id, name: row.name, _extra: null }],
+    scenarios: (row.scenarios ?? []).map((scenario) => ({
+      brand_id: brandId,
+      id: scenario.scenario_id,
+      topic_id: row.topic_id,
+      text: scenario.text,
+      _extra: null,
+    })),
+    ...visibilityFacts(row, { brand_id: brandId, day: slice.day }, visibilityMeasures, FACT_TABLES),
+  }),
 });
