@@ -182,6 +182,19 @@ export class ProbeContext {
     }
   }
 
+  /** Runs one request of a probe (ask); a failure marks `params` not checkable with why, and answers undefined. */
+  async askOrFail<T>(
+    endpoint: string,
+    sent: readonly ParamName[],
+    call: () => Promise<T>,
+    params: readonly ParamName[] = sent,
+  ): Promise<T | undefined> {
+    const asked = await this.ask(endpoint, sent, call);
+    if (asked.ok) return asked.value;
+    this.failed(endpoint, params, asked.why);
+    return undefined;
+  }
+
   /**
    * Notes whether the API answered a request of the endpoint: an error is an answer unless it leaves the endpoint unread
    * (isNoAnswer); a 429 or a spent quota is an answer.

@@ -25,12 +25,9 @@ export async function probeDateRange<T>(
   const sent: ParamName[] = ['start_date', 'end_date', 'engines', ...(options.alsoSent ?? [])];
   const answers: FirstPage<T>[] = [];
   for (const window of [windows.wide, windows.lateStart, windows.earlyEnd]) {
-    const asked = await ctx.ask(endpoint, sent, () => read(window));
-    if (!asked.ok) {
-      ctx.failed(endpoint, ['start_date', 'end_date'], asked.why);
-      return undefined;
-    }
-    answers.push(asked.value);
+    const answer = await ctx.askOrFail(endpoint, sent, () => read(window), ['start_date', 'end_date']);
+    if (!answer) return undefined;
+    answers.push(answer);
   }
   const [wide, lateStart, earlyEnd] = answers as [FirstPage<T>, FirstPage<T>, FirstPage<T>];
   const dayOfRecord = options.dayOfRecord;

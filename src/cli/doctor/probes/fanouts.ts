@@ -93,12 +93,11 @@ export async function probeFanoutsByPhrase(ctx: ProbeContext, searches: readonly
   const phrase = ctx.config.sync.phrases[0] ?? commonWord(searches);
   if (phrase === undefined)
     return ctx.failed(endpoint, ['phrase', 'page', 'page_size'], 'no phrase is known; add one to sync.phrases');
-  const page = await ctx.ask(endpoint, ['phrase'], () =>
+  const page = await ctx.askOrFail(endpoint, ['phrase'], () =>
     firstPage(client.fanoutsByPhrase(brand, { phrase, pageSize: 100 })),
   );
-  if (!page.ok) ctx.failed(endpoint, ['phrase'], page.why);
-  else {
-    const queries = page.value.records.map((r) => r.query);
+  if (page) {
+    const queries = page.records.map((r) => r.query);
     const without = queries.filter((q) => !q.toLowerCase().includes(phrase.toLowerCase()));
     if (queries.length === 0) {
       await ctx.tiebreak(
