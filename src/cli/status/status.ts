@@ -359,18 +359,9 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
   const out: string[] = [];
   if (report.redis.error) out.push(`Redis: ${report.redis.error}`);
   else {
-    const unfinishedTable = textTable([
-      'run',
-      'kind',
-      'status',
-      'window',
-      'brands',
-      'streams',
-      'started',
-      'slices done',
-    ]);
+    const unfinished = textTable(['run', 'kind', 'status', 'window', 'brands', 'streams', 'started', 'slices done']);
     for (const run of report.unfinishedRuns)
-      unfinishedTable.push([
+      unfinished.push([
         run.runId,
         run.kind,
         run.status,
@@ -382,7 +373,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
       ]);
     out.push(
       'Unfinished runs (bvsync cancel RUN drops one)',
-      report.unfinishedRuns.length ? unfinishedTable.toString() : '(none)',
+      report.unfinishedRuns.length ? unfinished.toString() : '(none)',
     );
     const stalled = report.unfinishedRuns.length ? unmovedRunsNote(report.queues) : undefined;
     if (stalled) out.push(stalled);
