@@ -73,11 +73,6 @@ interface ListedRun {
   source: 'redis' | 'warehouse';
 }
 
-interface UnfinishedRun extends ListedRun {
-  slicesDone: number;
-  slicesPlanned: number;
-}
-
 /**
  * Everything `status` shows; `--json` prints it as it is. Runs are camelCase objects; the rows of `freshness` and
  * `slicesNotComplete` have the columns of the tables the text form shows.
@@ -85,7 +80,7 @@ interface UnfinishedRun extends ListedRun {
 interface StatusReport {
   today: string;
   redis: { error: string | null };
-  unfinishedRuns: UnfinishedRun[];
+  unfinishedRuns: Array<ListedRun & { slicesDone: number; slicesPlanned: number }>;
   recentRuns: ListedRun[];
   /** Recent runs under this Redis prefix that published another file, left out of `recentRuns`; their files, newest first. */
   otherWarehouseRuns: { count: number; files: string[] };
