@@ -1,5 +1,5 @@
 import type { FanoutCited } from '../../../streams/fanout-cited-record.js';
-import { ENDPOINTS } from '../endpoints.js';
+import { ENDPOINTS, SENT_PARAMS } from '../endpoints.js';
 import { sameAnswer, NO_DOMAIN, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
 import { compareEngines, compareTopics } from './compare.js';
 import { probeDateRange } from './date-range.js';
@@ -14,9 +14,8 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
   const endpoint = ENDPOINTS.fanoutsCited;
   const { client, brand, windows, book, facts } = ctx;
   const domain = facts.domains[0];
-  const params = ['start_date', 'end_date', 'engines', 'topic_ids', 'url', 'domain', 'page', 'page_size'] as const;
   if (domain === undefined) {
-    ctx.failed(endpoint, params, NO_DOMAIN);
+    ctx.failed(endpoint, SENT_PARAMS[endpoint]!, NO_DOMAIN);
     return [];
   }
   const read = (options: object, pageSize = 100): Promise<FirstPage> =>
