@@ -35,17 +35,11 @@ export function wrongUrlReason(error: ApiError): string | undefined {
   return undefined;
 }
 
-/** What one brand's probe learnt: whether it was answered by the competitors list, or only by the content analyses. */
-export interface BrandAccess {
-  /** The refusal of the competitors list, when the content analyses answered in its place. */
-  listRefused?: AuthError;
-}
-
 /**
  * Asks about the key and a brand by its competitors list (no query parameter: `api.params` cannot spoil it). A 403
- * naming neither also asks the content analyses: one endpoint refused is the plan's, two are the key's (thrown).
+ * naming neither asks the content analyses: one refused is the plan's (`listRefused`), two are the key's (thrown).
  */
-export async function probeBrandAccess(client: ApiClient, brandId: number): Promise<BrandAccess> {
+export async function probeBrandAccess(client: ApiClient, brandId: number): Promise<{ listRefused?: AuthError }> {
   const reads = endpointReads(client);
   try {
     await reads.competitors(brandId);

@@ -23,14 +23,10 @@ Exit codes:
 
 /**
  * The exit code of a waited-on `sync` or `backfill`: 0 only without a failed slice (a PlanGap counts as one) and with
- * no brand's stream all incomplete (`streamsNothingComplete`): such a stream read an API it cannot check.
+ * no brand's stream all incomplete (`nothingComplete`): such a stream read an API it cannot check.
  */
-export function exitCodeOfRun(
-  status: RunStatus,
-  failedSlices: number,
-  streamsNothingComplete: readonly string[],
-): number {
+export function exitCodeOfRun(status: RunStatus, failedSlices: number, nothingComplete: readonly string[]): number {
   if (status === 'complete') return failedSlices > 0 ? EXIT_NOT_DONE : EXIT_DONE;
-  if (status === 'incomplete') return failedSlices > 0 || streamsNothingComplete.length > 0 ? EXIT_NOT_DONE : EXIT_DONE;
+  if (status === 'incomplete') return failedSlices > 0 || nothingComplete.length > 0 ? EXIT_NOT_DONE : EXIT_DONE;
   return EXIT_NOT_DONE;
 }

@@ -53,7 +53,6 @@ export interface PreflightOptions {
 }
 
 export interface PreflightResult {
-  /** Brands the key read. */
   readable: number[];
   /** Brands the API refused to the key (403 `brand_access_denied`), with its answer. */
   denied: Array<Refusal & { brandId: number }>;
@@ -201,7 +200,6 @@ async function checkReachable(url: string, timeoutMs = 5_000): Promise<void> {
 /** Brands asked at once after the first; the key's shared budget paces them as it does a run's requests. */
 const PROBES_AT_ONCE = 8;
 
-/** What one brand's probe came to. */
 type ProbeOutcome =
   | { brand: number; access: Awaited<ReturnType<typeof probeBrandAccess>> }
   | { brand: number; error: unknown };

@@ -22,13 +22,7 @@ export interface Window {
  * The three ranges the date probes compare: moving only the start (or only the end) must change an answer when
  * the data has anything in the days moved over, and leaves it the same when the API ignores that name.
  */
-export interface ProbeWindows {
-  wide: Window;
-  lateStart: Window;
-  earlyEnd: Window;
-}
-
-export function probeWindows(lastDay: string): ProbeWindows {
+export function probeWindows(lastDay: string): Record<'wide' | 'lateStart' | 'earlyEnd', Window> {
   return {
     wide: { startDate: addDays(lastDay, -6), endDate: lastDay },
     lateStart: { startDate: addDays(lastDay, -1), endDate: lastDay },
@@ -99,12 +93,6 @@ const REQUIRED: Record<string, readonly ParamName[]> = {
   [ENDPOINTS.fanoutsCited]: ['url', 'domain'],
 };
 
-interface Control {
-  endpoint: string;
-  param: ParamName;
-  call: () => Promise<unknown>;
-}
-
 export class ProbeContext {
   readonly facts: DataFacts = {
     engines: [],
@@ -142,13 +130,13 @@ export class ProbeContext {
   readonly validation = new ValidationTally();
   /** Names a strict API listed in a 400 as those an endpoint knows, per endpoint: candidates of name-search.ts. */
   readonly listedNames = new Map<string, Set<string>>();
-  private readonly controls: Control[] = [];
+  private readonly controls: Array<{ endpoint: string; param: ParamName; call: () => Promise<unknown> }> = [];
 
   constructor(
     readonly client: EndpointReads,
     readonly brand: number,
     readonly book: VerdictBook,
-    readonly windows: ProbeWindows,
+    readonly windows: ReturnType<typeof probeWindows>,
     readonly config: Config,
     /** Where names a strict API refuses are kept so later requests leave them out; none: requests are sent as built. */
     readonly refused?: RefusedNames,
@@ -180,6 +168,19 @@ export class ProbeContext {
         why: `the API refused the request over ${fields} (${error.details[0]!.message}); fix those, then run doctor again`,
       };
     }
+  }
+
+  /** Runs one request of a probe (ask); a failure marks `params` not checkable with why, and answers undefined. */
+  async askOrFail<T>(
+    endpoint: string,
+    sent: readonly ParamName[],
+    call: () => Promise<T>,
+    params: readonly ParamName[] = sent,
+  ): Promise<T | undefined> {
+    const asked = await this.ask(endpoint, sent, call);
+    if (asked.ok) return asked.value;
+    this.failed(endpoint, params, asked.why);
+    return undefined;
   }
 
   /**

@@ -1,17 +1,11 @@
 import type { Rejection } from '../../api/validate.js';
 
-interface EndpointTally {
-  records: number;
-  rejects: number;
-  first: string;
-}
-
 /**
  * The records of doctor's answers that failed validation, per endpoint: answers whose records all fail seem empty to the
  * parameter verdicts, so doctor says so, with the first issue.
  */
 export class ValidationTally {
-  private readonly endpoints = new Map<string, EndpointTally>();
+  private readonly endpoints = new Map<string, { records: number; rejects: number; first: string }>();
 
   /** Counts an answer a probe got: a page, a report, or an iterator's result holding one; anything else is not one. */
   see(endpoint: string, answer: unknown): void {

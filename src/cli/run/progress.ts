@@ -64,14 +64,8 @@ export function progressLine(snapshot: ProgressSnapshot, width = 24): string {
   );
 }
 
-export interface SummaryRow {
-  brand: string;
-  stream: string;
-  counters: StreamCounters;
-}
-
 /** Rows of the end-of-run table, sorted by brand then stream, from the run's counters keyed `brand|stream`. */
-export function summaryRows(counters: Map<string, StreamCounters>): SummaryRow[] {
+export function summaryRows(counters: Map<string, StreamCounters>) {
   return [...counters.entries()]
     .map(([group, value]) => ({ ...splitBrandStreamId(group), counters: value }))
     .sort((a, b) => Number(a.brand) - Number(b.brand) || a.stream.localeCompare(b.stream));

@@ -73,11 +73,6 @@ interface ListedRun {
   source: 'redis' | 'warehouse';
 }
 
-interface UnfinishedRun extends ListedRun {
-  slicesDone: number;
-  slicesPlanned: number;
-}
-
 /**
  * Everything `status` shows; `--json` prints it as it is. Runs are camelCase objects; the rows of `freshness` and
  * `slicesNotComplete` have the columns of the tables the text form shows.
@@ -85,7 +80,7 @@ interface UnfinishedRun extends ListedRun {
 interface StatusReport {
   today: string;
   redis: { error: string | null };
-  unfinishedRuns: UnfinishedRun[];
+  unfinishedRuns: Array<ListedRun & { slicesDone: number; slicesPlanned: number }>;
   recentRuns: ListedRun[];
   /** Recent runs under this Redis prefix that published another file, left out of `recentRuns`; their files, newest first. */
   otherWarehouseRuns: { count: number; files: string[] };
@@ -359,18 +354,9 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
   const out: string[] = [];
   if (report.redis.error) out.push(`Redis: ${report.redis.error}`);
   else {
-    const unfinishedTable = textTable([
-      'run',
-      'kind',
-      'status',
-      'window',
-      'brands',
-      'streams',
-      'started',
-      'slices done',
-    ]);
+    const unfinished = textTable(['run', 'kind', 'status', 'window', 'brands', 'streams', 'started', 'slices done']);
     for (const run of report.unfinishedRuns)
-      unfinishedTable.push([
+      unfinished.push([
         run.runId,
         run.kind,
         run.status,
@@ -382,7 +368,7 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
       ]);
     out.push(
       'Unfinished runs (bvsync cancel RUN drops one)',
-      report.unfinishedRuns.length ? unfinishedTable.toString() : '(none)',
+      report.unfinishedRuns.length ? unfinished.toString() : '(none)',
     );
     const stalled = report.unfinishedRuns.length ? unmovedRunsNote(report.queues) : undefined;
     if (stalled) out.push(stalled);

@@ -49,18 +49,16 @@ export async function probeTemplates(ctx: ProbeContext): Promise<void> {
   const endpoint = ENDPOINTS.templates;
   const { client, brand, book } = ctx;
   const read = (options: object, pageSize = 100) => firstPage(client.templates(brand, { ...options, pageSize }));
-  const base = await ctx.ask(endpoint, [], () => read({}));
-  if (!base.ok) ctx.failed(endpoint, ['type', 'title'], base.why);
-  else if (base.value.records.length === 0)
+  const base = await ctx.askOrFail(endpoint, [], () => read({}), ['type', 'title']);
+  if (base?.records.length === 0)
     ctx.failed(endpoint, ['type', 'title'], 'the brand has no template; checkable once it has one');
-  else {
-    const templates = base.value.records;
+  else if (base) {
+    const templates = base.records;
     const briefs = templates.filter((t) => t.type === 'brief').length;
     const type = briefs * 2 < templates.length ? 'brief' : 'article';
-    const typed = await ctx.ask(endpoint, ['type'], () => read({ type }));
-    if (!typed.ok) ctx.failed(endpoint, ['type'], typed.why);
-    else {
-      const others = typed.value.records.filter((t) => t.type !== type);
+    const typed = await ctx.askOrFail(endpoint, ['type'], () => read({ type }));
+    if (typed) {
+      const others = typed.records.filter((t) => t.type !== type);
       if (others.length)
         book.wrong(
           endpoint,
@@ -88,10 +86,9 @@ export async function probeTemplates(ctx: ProbeContext): Promise<void> {
         'every template holds the same title',
       );
     } else {
-      const titled = await ctx.ask(endpoint, ['title'], () => read({ title: needle }));
-      if (!titled.ok) ctx.failed(endpoint, ['title'], titled.why);
-      else {
-        const others = titled.value.records.filter((t) => !t.title.toLowerCase().includes(needle.toLowerCase()));
+      const titled = await ctx.askOrFail(endpoint, ['title'], () => read({ title: needle }));
+      if (titled) {
+        const others = titled.records.filter((t) => !t.title.toLowerCase().includes(needle.toLowerCase()));
         if (others.length)
           book.wrong(endpoint, 'title', `searched "${needle}", the API sent "${others[0]!.title}" too`);
         else book.verified(endpoint, 'title', `searching "${needle}" left out the templates without it`);

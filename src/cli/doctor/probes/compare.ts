@@ -33,21 +33,15 @@ export async function compareToBase<T>(
     return undefined;
   }
   if (!base) return void book.unchecked(endpoint, param, 'the base answer of the window could not be read');
-  const asked = await ctx.ask(endpoint, [param, ...(options.alsoSent ?? [])], fetch);
-  if (!asked.ok) return void ctx.failed(endpoint, [param], asked.why);
-  const page = asked.value;
+  const page = await ctx.askOrFail(endpoint, [param, ...(options.alsoSent ?? [])], fetch, [param]);
+  if (!page) return undefined;
+  const sent = `${book.wire(param, endpoint)}=${options.shown}`;
   const broken = options.breaks ? page.records.map(options.breaks).find(Boolean) : undefined;
-  if (broken) book.wrong(endpoint, param, `sent ${book.wire(param, endpoint)}=${options.shown}, yet ${broken}`);
-  else if (!sameAnswer(page, base)) {
-    book.verified(
-      endpoint,
-      param,
-      `${book.wire(param, endpoint)}=${options.shown} changed the answer (${change(base, page)})`,
-    );
-  } else {
-    const dataSays = isEmpty(base)
-      ? 'both answers are empty'
-      : `${book.wire(param, endpoint)}=${options.shown} did not change the answer`;
+  if (broken) book.wrong(endpoint, param, `sent ${sent}, yet ${broken}`);
+  else if (!sameAnswer(page, base))
+    book.verified(endpoint, param, `${sent} changed the answer (${change(base, page)})`);
+  else {
+    const dataSays = isEmpty(base) ? 'both answers are empty' : `${sent} did not change the answer`;
     await ctx.tiebreak(endpoint, param, options.tiebreak.invalid, options.tiebreak.call, dataSays);
   }
   return page;

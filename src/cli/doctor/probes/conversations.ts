@@ -162,7 +162,7 @@ export async function probeConversationFilters(
     );
   } else {
     const ask = (name: ParamName, options: object) =>
-      ctx.ask(endpoint, ['start_date', 'end_date', name], () => read(options));
+      ctx.askOrFail(endpoint, ['start_date', 'end_date', name], () => read(options), [name]);
     const count = (page: FirstPage) => page.total ?? page.records.length;
     const smaller = (page: FirstPage) => count(page) < count(wide);
 
@@ -185,71 +185,48 @@ export async function probeConversationFilters(
     } else {
       const engine = facts.engines[facts.engines.length - 1]!;
       const page = await ask('engines', { engines: [engine] });
-      if (!page.ok) ctx.failed(endpoint, ['engines'], page.why);
-      else {
-        const others = page.value.records.filter((c) => c.model !== engine);
+      if (page) {
+        const others = page.records.filter((c) => c.model !== engine);
         if (others.length)
           book.wrong(endpoint, 'engines', `asked for ${engine}, the API sent answers of ${others[0]!.model}`);
-        else if (smaller(page.value) || !sameAnswer(page.value, wide))
+        else if (smaller(page) || !sameAnswer(page, wide))
           book.verified(endpoint, 'engines', `asked for ${engine}: only its answers came back`);
         else book.wrong(endpoint, 'engines', `the answer for ${engine} alone is the answer for every engine`);
       }
     }
 
     // topic_id and scenario_id: the visibility report says how many answers a topic has; fewer than all must come back.
-    const topic = facts.topics.find((t) => t.conversations > 0);
-    const manyTopics = facts.topics.length >= 2;
-    if (!topic)
-      book.unchecked(
-        endpoint,
-        'topic_id',
-        'the visibility report shows no topic with answers in the window; checkable once one has',
-      );
-    else {
-      const page = await ask('topic_id', { topicId: topic.id });
-      if (!page.ok) ctx.failed(endpoint, ['topic_id'], page.why);
-      else if (smaller(page.value))
-        book.verified(endpoint, 'topic_id', `topic ${topic.id}: ${count(page.value)} of ${count(wide)} answers`);
-      else if (manyTopics)
-        book.wrong(
-          endpoint,
-          'topic_id',
-          `topic ${topic.id} gave every answer of the window, though ${facts.topics.length} topics have answers`,
-        );
-      else
-        await ctx.tiebreak(
-          endpoint,
-          'topic_id',
-          'x',
-          () => read({ topicId: 'x' }, 1),
-          'the brand has one topic with answers, so every answer is of it',
-        );
-    }
-    const scenario = facts.scenario;
-    if (!scenario)
-      book.unchecked(
-        endpoint,
-        'scenario_id',
-        'the visibility report shows no scenario with answers in the window; checkable once one has',
-      );
-    else {
-      const page = await ask('scenario_id', { scenarioId: scenario.id });
-      if (!page.ok) ctx.failed(endpoint, ['scenario_id'], page.why);
-      else if (smaller(page.value))
-        book.verified(
-          endpoint,
-          'scenario_id',
-          `scenario ${scenario.id}: ${count(page.value)} of ${count(wide)} answers`,
-        );
-      else
-        await ctx.tiebreak(
-          endpoint,
-          'scenario_id',
-          'x',
-          () => read({ scenarioId: 'x' }, 1),
-          `scenario ${scenario.id} gave every answer of the window`,
-        );
-    }
+    // When all came back: `ignored` says why that shows the name ignored, else the tiebreak decides with `dataSays`.
+    const narrows = async (
+      name: 'topic_id' | 'scenario_id',
+      id: number | undefined,
+      dataSays: string,
+      ignored?: string,
+    ) => {
+      const what = name === 'topic_id' ? 'topic' : 'scenario';
+      const key = name === 'topic_id' ? 'topicId' : 'scenarioId';
+      if (id === undefined) {
+        const why = `the visibility report shows no ${what} with answers in the window; checkable once one has`;
+        return book.unchecked(endpoint, name, why);
+      }
+      const page = await ask(name, { [key]: id });
+      if (!page) return;
+      if (smaller(page))
+        return book.verified(endpoint, name, `${what} ${id}: ${count(page)} of ${count(wide)} answers`);
+      if (ignored) return book.wrong(endpoint, name, ignored);
+      await ctx.tiebreak(endpoint, name, 'x', () => read({ [key]: 'x' }, 1), dataSays);
+    };
+    const topic = facts.topics.find((t) => t.conversations > 0)?.id;
+    await narrows(
+      'topic_id',
+      topic,
+      'the brand has one topic with answers, so every answer is of it',
+      facts.topics.length >= 2
+        ? `topic ${topic} gave every answer of the window, though ${facts.topics.length} topics have answers`
+        : undefined,
+    );
+    const scenario = facts.scenario?.id;
+    await narrows('scenario_id', scenario, `scenario ${scenario} gave every answer of the window`);
 
     // mentioned / recommended: ask for the value that is rarer among the answers, so ignoring it shows at once.
     for (const name of ['mentioned', 'recommended'] as const) {
@@ -261,11 +238,8 @@ export async function probeConversationFilters(
       const trues = values.filter(Boolean).length;
       const want = trues * 2 < values.length;
       const page = await ask(name, { [name]: want });
-      if (!page.ok) {
-        ctx.failed(endpoint, [name], page.why);
-        continue;
-      }
-      const against = page.value.records.filter((c) => typeof c[name] === 'boolean' && c[name] !== want);
+      if (!page) continue;
+      const against = page.records.filter((c) => typeof c[name] === 'boolean' && c[name] !== want);
       if (against.length)
         book.wrong(
           endpoint,
@@ -274,7 +248,7 @@ export async function probeConversationFilters(
         );
       else if (values.some((v) => v !== want))
         book.verified(endpoint, name, `${name}=${want} left out the answers with ${name} ${!want}`);
-      else if (smaller(page.value)) book.verified(endpoint, name, `${name}=${want} gave fewer answers`);
+      else if (smaller(page)) book.verified(endpoint, name, `${name}=${want} gave fewer answers`);
       else
         await ctx.tiebreak(
           endpoint,
@@ -290,9 +264,8 @@ export async function probeConversationFilters(
     // sort: oldest first must start where newest first ends.
     const days = wide.records.map(dayOfAnswer).filter(Boolean) as string[];
     const page = await ask('sort', { sort: 'oldest' });
-    if (!page.ok) ctx.failed(endpoint, ['sort'], page.why);
-    else {
-      const oldest = page.value.records.map(dayOfAnswer).filter(Boolean) as string[];
+    if (page) {
+      const oldest = page.records.map(dayOfAnswer).filter(Boolean) as string[];
       const newestFirst = days[0];
       const oneDaySort = () =>
         ctx.tiebreak(

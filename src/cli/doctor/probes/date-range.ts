@@ -25,12 +25,9 @@ export async function probeDateRange<T>(
   const sent: ParamName[] = ['start_date', 'end_date', 'engines', ...(options.alsoSent ?? [])];
   const answers: FirstPage<T>[] = [];
   for (const window of [windows.wide, windows.lateStart, windows.earlyEnd]) {
-    const asked = await ctx.ask(endpoint, sent, () => read(window));
-    if (!asked.ok) {
-      ctx.failed(endpoint, ['start_date', 'end_date'], asked.why);
-      return undefined;
-    }
-    answers.push(asked.value);
+    const answer = await ctx.askOrFail(endpoint, sent, () => read(window), ['start_date', 'end_date']);
+    if (!answer) return undefined;
+    answers.push(answer);
   }
   const [wide, lateStart, earlyEnd] = answers as [FirstPage<T>, FirstPage<T>, FirstPage<T>];
   const dayOfRecord = options.dayOfRecord;
@@ -48,17 +45,16 @@ export async function probeDateRange<T>(
     window: Window,
     dataInMovedDays: boolean,
   ) => {
-    const bound = name === 'start_date' ? `from ${window.startDate}` : `to ${window.endDate}`;
+    const start = name === 'start_date';
+    const key = start ? 'startDate' : 'endDate';
+    const bound = start ? `from ${window.startDate}` : `to ${window.endDate}`;
     const beyond = (dayOfRecord ? moved.records.map(dayOfRecord) : [])
-      .filter(
-        (day): day is string =>
-          day !== undefined && (name === 'start_date' ? day < window.startDate : day > window.endDate),
-      )
+      .filter((day): day is string => day !== undefined && (start ? day < window.startDate : day > window.endDate))
       .sort();
     const changed = !sameAnswer(moved, wide);
     // Records of the day next to the bound alone, in an answer the bound changed: the API reads the name, and its days
     // are another zone's (the ranges line says so); called wrong, the right name was un-mapped.
-    const nextDay = name === 'start_date' ? addDays(window.startDate, -1) : addDays(window.endDate, 1);
+    const nextDay = start ? addDays(window.startDate, -1) : addDays(window.endDate, 1);
     if (beyond.length && changed && beyond.every((day) => day === nextDay)) {
       return book.verified(
         endpoint,
@@ -70,19 +66,18 @@ export async function probeDateRange<T>(
       return book.wrong(
         endpoint,
         name,
-        `asked ${bound}, the API sent records of ${name === 'start_date' ? beyond[0] : beyond[beyond.length - 1]}`,
+        `asked ${bound}, the API sent records of ${start ? beyond[0] : beyond[beyond.length - 1]}`,
       );
     if (changed) {
       return book.verified(
         endpoint,
         name,
-        `asked ${bound} instead of ${windows.wide[name === 'start_date' ? 'startDate' : 'endDate']}: the answer changed (${change(wide, moved)})`,
+        `asked ${bound} instead of ${windows.wide[key]}: the answer changed (${change(wide, moved)})`,
       );
     }
-    const movedDays =
-      name === 'start_date'
-        ? `${windows.wide.startDate}..${window.startDate}`
-        : `${window.endDate}..${windows.wide.endDate}`;
+    const movedDays = start
+      ? `${windows.wide.startDate}..${window.startDate}`
+      : `${window.endDate}..${windows.wide.endDate}`;
     if (isEmpty(wide))
       return book.unchecked(
         endpoint,
@@ -105,8 +100,7 @@ export async function probeDateRange<T>(
     const dataSays = seenWhole
       ? `the answer does not change ${bound}`
       : `the first page does not change ${bound}, and no info.total_rows shows the rest`;
-    const invalid = { [name === 'start_date' ? 'startDate' : 'endDate']: 'not-a-day' };
-    await ctx.tiebreak(endpoint, name, 'not-a-day', () => read(invalid, 1), dataSays);
+    await ctx.tiebreak(endpoint, name, 'not-a-day', () => read({ [key]: 'not-a-day' }, 1), dataSays);
   };
   await judge('start_date', lateStart, windows.lateStart, dataBeforeLateStart);
   await judge('end_date', earlyEnd, windows.earlyEnd, dataAfterEarlyEnd);

@@ -252,9 +252,9 @@ export async function probeCitations(ctx: ProbeContext): Promise<void> {
   if (!engines.length) ctx.book.unchecked(endpoint, 'engines', NO_ENGINE);
   if (!topics.length) ctx.book.unchecked(endpoint, 'topic_ids', NO_TOPIC);
   const names = sent.map((s) => s.name);
-  const answer = await ctx.ask(endpoint, names, () => client.citations(brand, optionsOf(sent)));
-  if (!answer.ok) return ctx.failed(endpoint, names, answer.why);
-  const unjudged = judgeEcho(ctx, endpoint, sent, answer.value.info.query);
+  const answer = await ctx.askOrFail(endpoint, names, () => client.citations(brand, optionsOf(sent)));
+  if (!answer) return;
+  const unjudged = judgeEcho(ctx, endpoint, sent, answer.info.query);
   ctx.offerControl(endpoint, 'period', () =>
     client.citations(brand, { ...windows.wide, period: 'fortnight' as never }),
   );
@@ -290,14 +290,13 @@ export async function probeDomainDetail(ctx: ProbeContext): Promise<void> {
     if (answer.value.empty) continue;
     const unjudged = judgeEcho(ctx, endpoint, sent, answer.value.info.query);
     const firstParty = answer.value.records[0]?.is_first_party ?? false;
-    const again = await ctx.ask(endpoint, ['first_party'], () =>
+    const again = await ctx.askOrFail(endpoint, ['first_party'], () =>
       client.domainDetail(brand, domain, { ...windows.wide, firstParty }),
     );
-    if (!again.ok) ctx.failed(endpoint, ['first_party'], again.why);
-    else if (again.value.empty)
+    if (again?.empty)
       ctx.book.unchecked(endpoint, 'first_party', `${domain} has no citation with first_party=${firstParty} (a 404)`);
-    else
-      unjudged.push(...judgeEcho(ctx, endpoint, [{ name: 'first_party', value: firstParty }], again.value.info.query));
+    else if (again)
+      unjudged.push(...judgeEcho(ctx, endpoint, [{ name: 'first_party', value: firstParty }], again.info.query));
     await tiebreakUnechoed(ctx, endpoint, unjudged, (name, bad) =>
       client.domainDetail(brand, domain, { ...windows.wide, ...badFilter(name, bad) }),
     );

@@ -1,5 +1,5 @@
 import type { FanoutCited } from '../../../streams/fanout-cited-record.js';
-import { ENDPOINTS } from '../endpoints.js';
+import { ENDPOINTS, SENT_PARAMS } from '../endpoints.js';
 import { sameAnswer, NO_DOMAIN, OVERLONG_SHOWN, OVERLONG_TEXT, type ProbeContext } from '../probe-context.js';
 import { compareEngines, compareTopics } from './compare.js';
 import { probeDateRange } from './date-range.js';
@@ -14,9 +14,8 @@ export async function probeFanoutsCited(ctx: ProbeContext): Promise<string[]> {
   const endpoint = ENDPOINTS.fanoutsCited;
   const { client, brand, windows, book, facts } = ctx;
   const domain = facts.domains[0];
-  const params = ['start_date', 'end_date', 'engines', 'topic_ids', 'url', 'domain', 'page', 'page_size'] as const;
   if (domain === undefined) {
-    ctx.failed(endpoint, params, NO_DOMAIN);
+    ctx.failed(endpoint, SENT_PARAMS[endpoint]!, NO_DOMAIN);
     return [];
   }
   const read = (options: object, pageSize = 100): Promise<FirstPage> =>
@@ -93,12 +92,11 @@ export async function probeFanoutsByPhrase(ctx: ProbeContext, searches: readonly
   const phrase = ctx.config.sync.phrases[0] ?? commonWord(searches);
   if (phrase === undefined)
     return ctx.failed(endpoint, ['phrase', 'page', 'page_size'], 'no phrase is known; add one to sync.phrases');
-  const page = await ctx.ask(endpoint, ['phrase'], () =>
+  const page = await ctx.askOrFail(endpoint, ['phrase'], () =>
     firstPage(client.fanoutsByPhrase(brand, { phrase, pageSize: 100 })),
   );
-  if (!page.ok) ctx.failed(endpoint, ['phrase'], page.why);
-  else {
-    const queries = page.value.records.map((r) => r.query);
+  if (page) {
+    const queries = page.records.map((r) => r.query);
     const without = queries.filter((q) => !q.toLowerCase().includes(phrase.toLowerCase()));
     if (queries.length === 0) {
       await ctx.tiebreak(
