@@ -51,18 +51,17 @@ export function drawPages(draft: WorldDraft, competitors: ReadonlyArray<{ compet
     })),
   );
 
-  const thirdPartyPages: CitedPage[] = [];
-  for (const site of THIRD_PARTY_SITES) {
-    for (let k = 0; k < 4; k++) {
+  const thirdPartyPages = THIRD_PARTY_SITES.flatMap((site) =>
+    Array.from({ length: 4 }, (_, k): CitedPage => {
       const noun = rng.pick(industry.productNouns).replace(/\s+/g, '-');
-      thirdPartyPages.push({
+      return {
         url: `https://${site.domain}/${rng.pick(PAGE_SLUGS)}-${noun}-${k + 1}`,
         domain: site.domain,
         ownership: site.ownership as Ownership,
         contentType: rng.pick(site.contentTypes) as ContentType,
         firstParty: false,
-      });
-    }
-  }
+      };
+    }),
+  );
   return { groups, trackedUrls, ownPages, ownPageWeights, competitorPages, thirdPartyPages };
 }
