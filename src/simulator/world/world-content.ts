@@ -1,5 +1,5 @@
 import { DAY_MS, isoTime } from '../sim-days.js';
-import { ARTICLE_STATUSES } from '../spec-enums.js';
+import { ARTICLE_STATUSES, SWOT_TYPE_VALUES } from '../spec-enums.js';
 import type { Article, CitedPage, ContentAnalysis, SwotStatement, Template, Topic, WorldDraft } from './world-types.js';
 import { SWOT_TEXTS } from './word-lists.js';
 
@@ -85,9 +85,8 @@ export function drawContent(draft: WorldDraft, hasTemplates: boolean, topics: To
     };
   });
 
-  const statements: SwotStatement[] = [];
-  for (const type of ['strengths', 'weaknesses', 'opportunities', 'threats'] as const) {
-    for (const text of rng.sample(SWOT_TEXTS[type]!, 2)) statements.push({ id: nextId(), type, text });
-  }
+  const statements = SWOT_TYPE_VALUES.flatMap((type) =>
+    rng.sample(SWOT_TEXTS[type]!, 2).map((text): SwotStatement => ({ id: nextId(), type, text })),
+  );
   return { templates, articles, contentAnalyses, statements };
 }
