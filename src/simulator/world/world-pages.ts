@@ -6,10 +6,7 @@ import { PAGE_SLUGS, THIRD_PARTY_SITES } from './word-lists.js';
 /** The pages answers cite: the brand's own (most of them tracked, in groups), its competitors', third parties'. */
 export function drawPages(draft: WorldDraft, competitors: ReadonlyArray<{ competitor: Competitor }>) {
   const { rng, nextId, industry, brand, beforeStart } = draft;
-  const groups: UrlGroup[] = ['Product pages', 'Blog', 'Guides'].map((groupName) => ({
-    id: nextId(),
-    name: groupName,
-  }));
+  const groups: UrlGroup[] = ['Product pages', 'Blog', 'Guides'].map((name) => ({ id: nextId(), name }));
   const sections: Array<[string, ContentType]> = [
     ['products', 'product_service_page'],
     ['blog', 'blog_article'],
