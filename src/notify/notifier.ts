@@ -10,12 +10,10 @@ import { within } from '../within.js';
 /** Wait before a webhook's second try; doubled after each, with full jitter. */
 const RETRY_BASE_MS = 500;
 
-interface Webhook {
+interface Webhook extends Pick<WebhookConfig, 'events' | 'format'> {
   /** 1-based, as logs name it: the URL is a secret. */
   number: number;
   url: string;
-  events: readonly NotifyEvent[];
-  format: WebhookConfig['format'];
 }
 
 export interface NotifierOptions {

@@ -59,9 +59,8 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     server.listen(options.port, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const shown = host === '0.0.0.0' ? '127.0.0.1' : host;
   return {
-    url: `http://${shown}:${port}/metrics`,
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/metrics`,
     listening: `${host}:${port}`,
     port,
     close: () =>

@@ -279,28 +279,25 @@ export class PrometheusMetrics implements SyncMetrics {
    * 0 for the others), when, and its failed slices. The group a push replaces holds the last run of its kind.
    */
   recordRunResult(kind: string, status: string, failedSlices: number, finishedAt: Date): void {
-    const registers = [this.registry];
-    for (const name of ['bvsync_run_status', 'bvsync_run_finished_timestamp_seconds', 'bvsync_run_failed_slices'])
+    const gauge = (name: string, help: string, labelNames: string[]) => {
       this.registry.removeSingleMetric(name);
-    const statusGauge = new Gauge({
-      name: 'bvsync_run_status',
-      help: 'The status the last one-off run (sync, backfill) of this kind ended with: 1 for its status',
-      labelNames: ['kind', 'status'],
-      registers,
-    });
+      return new Gauge({ name, help, labelNames, registers: [this.registry] });
+    };
+    const statusGauge = gauge(
+      'bvsync_run_status',
+      'The status the last one-off run (sync, backfill) of this kind ended with: 1 for its status',
+      ['kind', 'status'],
+    );
     for (const each of FINISHED_RUN_STATUSES) statusGauge.set({ kind, status: each }, each === status ? 1 : 0);
-    new Gauge({
-      name: 'bvsync_run_finished_timestamp_seconds',
-      help: 'When the last one-off run of this kind ended (seconds since the epoch)',
-      labelNames: ['kind'],
-      registers,
-    }).set({ kind }, finishedAt.getTime() / 1000);
-    new Gauge({
-      name: 'bvsync_run_failed_slices',
-      help: 'Failed slices of the last one-off run of this kind',
-      labelNames: ['kind'],
-      registers,
-    }).set({ kind }, failedSlices);
+    gauge(
+      'bvsync_run_finished_timestamp_seconds',
+      'When the last one-off run of this kind ended (seconds since the epoch)',
+      ['kind'],
+    ).set({ kind }, finishedAt.getTime() / 1000);
+    gauge('bvsync_run_failed_slices', 'Failed slices of the last one-off run of this kind', ['kind']).set(
+      { kind },
+      failedSlices,
+    );
   }
 
   /** Where queue depths come from when scraped; `undefined` stops reporting them. */

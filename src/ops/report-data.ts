@@ -321,30 +321,29 @@ export async function readReportData(
   for (const brandId of brandIds) {
     const params = [from, to, brandId];
     const read = (sql: string) => readRows(connection, sql, params);
+    const chart = async <K extends ChartKey>(key: K) => numbers(await read(QUERIES[key])) as BrandReport[K];
     const own = await readRows(
       connection,
       'SELECT any_value(brand_name) AS name FROM visibility_topic_brand_daily WHERE brand_id = $1 AND is_own_brand',
       [brandId],
     );
-    const weekly = numbers(await read(QUERIES.weeklyVisibility)) as BrandReport['weeklyVisibility'];
-    const ownership = numbers(await read(QUERIES.citationsByOwnership)) as Array<{
-      day: string;
-      ownership: string;
-      occurrences: number;
-    }>;
+    const weekly = await chart('weeklyVisibility');
+    const ownership = numbers(await read(QUERIES.citationsByOwnership)) as Array<
+      Omit<BrandReport['citationsByOwnership'][number], 'label'>
+    >;
     const order = sortOwnerships(ownership.map((row) => row.ownership));
     const charts = {
       weeklyVisibility: weekly.map((row) => ({
         ...row,
         ...(wilsonInterval(row.mentioned, row.conversations) ?? { low: null, high: null }),
       })),
-      shareOfVoice: numbers(await read(QUERIES.shareOfVoice)) as BrandReport['shareOfVoice'],
+      shareOfVoice: await chart('shareOfVoice'),
       citationsByOwnership: ownership
         .map((row) => ({ ...row, label: ownershipLabel(row.ownership) }))
         .sort((a, b) => a.day.localeCompare(b.day) || order.indexOf(a.ownership) - order.indexOf(b.ownership)),
-      topDomains: numbers(await read(QUERIES.topDomains)) as BrandReport['topDomains'],
-      rankMovers: numbers(await read(QUERIES.rankMovers)) as BrandReport['rankMovers'],
-      trackedUrls: numbers(await read(QUERIES.trackedUrls)) as BrandReport['trackedUrls'],
+      topDomains: await chart('topDomains'),
+      rankMovers: await chart('rankMovers'),
+      trackedUrls: await chart('trackedUrls'),
     };
     const coverage = {} as Record<ChartKey, ChartCoverage>;
     for (const key of Object.keys(COVERAGE_SOURCES) as ChartKey[]) {

@@ -12,8 +12,7 @@ export class SimulatorClock {
     today: number | undefined,
     private readonly base: () => number = Date.now,
   ) {
-    const baseNow = base();
-    this.offsetMs = today === undefined ? 0 : (today - simDayOfMs(baseNow)) * DAY_MS;
+    this.offsetMs = today === undefined ? 0 : (today - simDayOfMs(base())) * DAY_MS;
   }
 
   nowMs(): number {

@@ -1,11 +1,7 @@
 /** A URL as the API compares it (spec, tracked URLs): http(s) only, no fragment, no trailing slash without a query. */
 export function normalizeUrl(raw: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return undefined;
-  }
+  if (!URL.canParse(raw)) return undefined;
+  const url = new URL(raw);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   url.hash = '';
   let text = url.toString();

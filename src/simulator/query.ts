@@ -45,9 +45,8 @@ export class QueryReader {
   }
 
   raw(name: string): string | undefined {
-    const wire = this.wire(name);
-    this.known.add(wire);
-    const values = this.search.getAll(wire);
+    this.accept(name);
+    const values = this.search.getAll(this.wire(name));
     if (values.length > 1) return this.fail(name, 'sent more than once');
     return values[0];
   }
@@ -89,17 +88,12 @@ export class QueryReader {
 
   /** An array parameter in the configured format; undefined when absent. */
   array(name: string, limits: { min?: number; max?: number; values?: readonly string[] } = {}): string[] | undefined {
-    const wire = this.wire(name);
-    this.known.add(wire);
-    const sent = this.search.getAll(wire);
+    this.accept(name);
+    const sent = this.search.getAll(this.wire(name));
     if (sent.length === 0) return undefined;
-    let values: string[];
-    if (this.settings.arrayFormat === 'comma') {
-      if (sent.length > 1) return this.fail(name, 'arrays are sent comma-separated in one parameter');
-      values = sent[0] === '' ? [] : sent[0]!.split(',');
-    } else {
-      values = sent;
-    }
+    const comma = this.settings.arrayFormat === 'comma';
+    if (comma && sent.length > 1) return this.fail(name, 'arrays are sent comma-separated in one parameter');
+    const values = comma ? (sent[0] === '' ? [] : sent[0]!.split(',')) : sent;
     const min = limits.min ?? 1;
     if (values.length < min) return this.fail(name, `must have at least ${min} element${min === 1 ? '' : 's'}`);
     if (limits.max !== undefined && values.length > limits.max)

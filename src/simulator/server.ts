@@ -235,22 +235,19 @@ export async function listen(
     const allowed = sim.rateLimiter.take(rateKey, knobs.rateLimit, limitedAt, knobs.rateLimitAlgorithm);
     const limitStatus = sim.rateLimiter.status(rateKey, knobs.rateLimit, limitedAt, knobs.rateLimitAlgorithm);
     const limitHeaders = rateLimitHeaders(knobs.rateLimitHeaders, limitStatus, limitedAt, knobs.rateLimitReset);
+    const tooMany = (code: string, message: string, retryAfter: string) =>
+      refuse(429, code, message, { 'retry-after': retryAfter, ...limitHeaders });
     if (!allowed) {
       const seconds = knobs.retryAfterSeconds;
       const retryAfter =
         knobs.retryAfterFormat === 'http-date' ? new Date(Date.now() + seconds * 1000).toUTCString() : String(seconds);
-      const headers = { 'retry-after': retryAfter, ...limitHeaders };
-      return refuse(429, 'rate_limited', 'too many requests for this API key', headers);
+      return tooMany('rate_limited', 'too many requests for this API key', retryAfter);
     }
     const quotaBackInS = sim.takeDailyQuota(rateKey);
-    if (quotaBackInS !== undefined) {
-      const headers = { 'retry-after': String(quotaBackInS), ...limitHeaders };
-      return refuse(429, 'daily_quota_exceeded', 'the daily request quota of this API key is spent', headers);
-    }
-    if (knobs.quotaSpent) {
-      const headers = { 'retry-after': '86400', ...limitHeaders };
-      return refuse(429, 'monthly_quota_exceeded', 'the monthly request quota of this API key is spent', headers);
-    }
+    if (quotaBackInS !== undefined)
+      return tooMany('daily_quota_exceeded', 'the daily request quota of this API key is spent', String(quotaBackInS));
+    if (knobs.quotaSpent)
+      return tooMany('monthly_quota_exceeded', 'the monthly request quota of this API key is spent', '86400');
     if (knobs.refusedPaths.some((path) => url.pathname.endsWith(`/${path}`))) {
       return refuse(403, 'forbidden', 'this endpoint is not part of the plan of the account', limitHeaders);
     }

@@ -61,11 +61,9 @@ export class SimulatorState {
     if (!Number.isInteger(this.brandCount) || this.brandCount < 1) throw new Error('brands must be a positive integer');
     if (!Number.isInteger(days) || days < 1) throw new Error('days must be a positive integer');
     if (!(scale >= 1)) throw new Error('scale must be at least 1');
-    let today: number | undefined;
-    if (options.today !== undefined) {
-      today = parseSimDay(options.today);
-      if (today === undefined) throw new Error(`today must be YYYY-MM-DD, got ${JSON.stringify(options.today)}`);
-    }
+    const today = options.today === undefined ? undefined : parseSimDay(options.today);
+    if (options.today !== undefined && today === undefined)
+      throw new Error(`today must be YYYY-MM-DD, got ${JSON.stringify(options.today)}`);
     this.clock = new SimulatorClock(today, options.clock);
     this.firstDay = this.clock.today() - days + 1;
     const knobInput = Object.fromEntries(Object.entries(options).filter(([key]) => Object.hasOwn(DEFAULT_KNOBS, key)));

@@ -19,12 +19,9 @@ export class RateLimiter {
       bucket.tokens -= 1;
       return true;
     }
-    const { windowMs, allowance } = windowOf(perSecond);
-    const window = Math.floor(nowMs / windowMs);
-    const current = this.windows.get(key);
-    const count = current?.window === window ? current.count + 1 : 1;
-    this.windows.set(key, { window, count });
-    return count <= allowance;
+    const { allowance, window, used } = this.fixedWindow(key, perSecond, nowMs);
+    this.windows.set(key, { window, count: used + 1 });
+    return used + 1 <= allowance;
   }
 
   /** The key's window or bucket at `nowMs`, as rate-limit headers state it; undefined when there is no limit. */
@@ -46,16 +43,22 @@ export class RateLimiter {
         resetAtMs: nowMs + ((capacity - tokens) / perSecond) * 1000,
       };
     }
-    const { windowMs, allowance } = windowOf(perSecond);
-    const window = Math.floor(nowMs / windowMs);
-    const current = this.windows.get(key);
-    const used = current && current.window === window ? current.count : 0;
+    const { windowMs, allowance, window, used } = this.fixedWindow(key, perSecond, nowMs);
     return {
       limit: allowance,
       windowSeconds: windowMs / 1000,
       remaining: Math.max(0, allowance - used),
       resetAtMs: (window + 1) * windowMs,
     };
+  }
+
+  /** The key's fixed window at `nowMs` (longer than a second under 1/s): the requests it allows and those taken. */
+  private fixedWindow(key: string, perSecond: number, nowMs: number) {
+    const windowMs = perSecond >= 1 ? 1000 : 1000 / perSecond;
+    const window = Math.floor(nowMs / windowMs);
+    const current = this.windows.get(key);
+    const used = current?.window === window ? current.count : 0;
+    return { windowMs, allowance: Math.max(1, Math.floor((perSecond * windowMs) / 1000)), window, used };
   }
 
   /** The key's bucket refilled up to `nowMs`; a new key's bucket is full. */
@@ -75,11 +78,6 @@ interface RateWindowStatus {
   remaining: number;
   /** When the window resets, or the bucket is full again (ms since the epoch). */
   resetAtMs: number;
-}
-
-function windowOf(perSecond: number): { windowMs: number; allowance: number } {
-  const windowMs = perSecond >= 1 ? 1000 : 1000 / perSecond;
-  return { windowMs, allowance: Math.max(1, Math.floor((perSecond * windowMs) / 1000)) };
 }
 
 /** A bucket holds one second of requests (one at least). */

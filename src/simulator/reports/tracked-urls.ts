@@ -15,13 +15,9 @@ export function countCitedPages(store: AnswerStore, world: BrandWorld, filter: A
   const citing = new Map<string, { answers: number; first: number }>();
   store.forEach(world.brand.id, filter, (answer) => {
     conversations++;
-    const seen: string[] = [];
-    for (const citation of answer.citations) {
-      if (!citation.page.firstParty) continue;
-      const url = citation.page.url;
-      // An answer that cites the same page twice counts once.
-      if (seen.includes(url)) continue;
-      seen.push(url);
+    // An answer that cites the same page twice counts once.
+    const urls = new Set(answer.citations.filter((c) => c.page.firstParty).map((c) => c.page.url));
+    for (const url of urls) {
       const entry = citing.get(url);
       if (entry) {
         entry.answers++;

@@ -99,14 +99,12 @@ export function visibilityReport(
   const current = tallyRange(store, world, filter);
   const length = filter.endMs - filter.startMs + 1;
   const previous = tallyRange(store, world, { ...filter, startMs: filter.startMs - length, endMs: filter.startMs - 1 });
-  const rows = [];
-  for (const entry of world.basis.topics) {
-    const tally = current.topics.get(entry.topic.id);
-    if (!tally) continue;
-    rows.push({
+  return world.basis.topics
+    .filter((entry) => current.topics.has(entry.topic.id))
+    .map((entry) => ({
       topic_id: entry.topic.id,
       name: entry.topic.name,
-      ...row(world, tally, previous.topics.get(entry.topic.id)),
+      ...row(world, current.topics.get(entry.topic.id)!, previous.topics.get(entry.topic.id)),
       ...(includeScenarios
         ? {
             scenarios: entry.scenarios
@@ -118,7 +116,5 @@ export function visibilityReport(
               })),
           }
         : {}),
-    });
-  }
-  return rows;
+    }));
 }

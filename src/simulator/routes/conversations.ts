@@ -28,8 +28,7 @@ export const conversationsRoute: Route = {
     if (recommended !== undefined) filter.recommended = recommended;
 
     const { first, last } = sim.store.daysOf(filter);
-    const days: number[] = [];
-    for (let day = first; day <= last; day++) days.push(day);
+    const days = Array.from({ length: last - first + 1 }, (_, i) => first + i);
     if (sort === 'newest') days.reverse();
     const counts = days.map((day) => sim.store.countDay(brandId, day, filter));
     // The rangeSurplusDays knob: a day listed counts once more in a range of days, never in the day alone.

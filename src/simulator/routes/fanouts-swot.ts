@@ -21,8 +21,7 @@ export const fanoutsByPhraseRoute: Route = {
     const paging = readPaging(query);
     for (const key of query.sentNames()) if (key.startsWith('filter[')) query.accept(key);
     query.finish();
-    const rows = fanoutsByPhrase(world, phrase!);
-    return { body: pagedBody(rows, paging) };
+    return { body: pagedBody(fanoutsByPhrase(world, phrase!), paging) };
   },
 };
 
@@ -43,13 +42,8 @@ export const fanoutsCitedRoute: Route = {
       query.fail('domain', message);
     }
     query.finish();
-    const rows = fanoutsCited(
-      sim.store,
-      world,
-      filter,
-      url !== undefined ? { url } : { domain: normalizeDomain(domain!) },
-    );
-    return { body: pagedBody(rows, paging) };
+    const target = url !== undefined ? { url } : { domain: normalizeDomain(domain!) };
+    return { body: pagedBody(fanoutsCited(sim.store, world, filter, target), paging) };
   },
 };
 

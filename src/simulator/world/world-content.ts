@@ -1,5 +1,5 @@
 import { DAY_MS, isoTime } from '../sim-days.js';
-import { ARTICLE_STATUSES } from '../spec-enums.js';
+import { ARTICLE_STATUSES, SWOT_TYPE_VALUES } from '../spec-enums.js';
 import type { Article, CitedPage, ContentAnalysis, SwotStatement, Template, Topic, WorldDraft } from './world-types.js';
 import { SWOT_TEXTS } from './word-lists.js';
 
@@ -26,30 +26,26 @@ export function platformTemplates(firstDay: number): Template[] {
 /** The brand's content: its templates (when it has its own), articles, content analyses and SWOT statements. */
 export function drawContent(draft: WorldDraft, hasTemplates: boolean, topics: Topic[], ownPages: CitedPage[]) {
   const { rng, nextId, industry, brand, beforeStart } = draft;
-  const templates: Template[] = [];
-  if (hasTemplates) {
-    for (let i = 0; i < 6; i++) {
-      const created = beforeStart(365);
-      const type = i % 3 === 0 ? 'brief' : 'article';
-      templates.push({
-        id: nextId(),
-        title: `${brand.name} ${rng.pick(industry.productNouns)} ${type === 'brief' ? 'brief' : rng.pick(['guide', 'review', 'comparison'])} ${i + 1}`,
-        type,
-        ...(type === 'article' ? { article_type: rng.pick(['guide', 'listicle', 'comparison', 'review']) } : {}),
-        ...(rng.chance(0.7) ? { content: `Key points for ${rng.pick(industry.qualifiers)} buyers.` } : {}),
-        created_at: isoTime(created),
-        updated_at: isoTime(created + rng.int(20) * DAY_MS),
-      });
-    }
-  }
+  const templates = Array.from({ length: hasTemplates ? 6 : 0 }, (_, i): Template => {
+    const created = beforeStart(365);
+    const type = i % 3 === 0 ? 'brief' : 'article';
+    return {
+      id: nextId(),
+      title: `${brand.name} ${rng.pick(industry.productNouns)} ${type === 'brief' ? 'brief' : rng.pick(['guide', 'review', 'comparison'])} ${i + 1}`,
+      type,
+      ...(type === 'article' ? { article_type: rng.pick(['guide', 'listicle', 'comparison', 'review']) } : {}),
+      ...(rng.chance(0.7) ? { content: `Key points for ${rng.pick(industry.qualifiers)} buyers.` } : {}),
+      created_at: isoTime(created),
+      updated_at: isoTime(created + rng.int(20) * DAY_MS),
+    };
+  });
 
-  const articles: Article[] = [];
-  for (let i = 0; i < 24; i++) {
+  const articles = Array.from({ length: 24 }, (): Article => {
     const created = beforeStart(200);
     const topic = rng.pick(topics);
     const title = `${rng.pick(['The best', 'How to choose', 'Why we love', 'A guide to'])} ${rng.pick(industry.productNouns)} ${rng.pick(industry.qualifiers)}`;
     const status = rng.weighted(ARTICLE_STATUSES, [4, 3, 6, 1]);
-    articles.push({
+    return {
       id: nextId(),
       title,
       slug: title.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
@@ -63,17 +59,16 @@ export function drawContent(draft: WorldDraft, hasTemplates: boolean, topics: To
       scenario_ids: rng.sample(topic.scenarios, 2).map((s) => s.id),
       created_at: isoTime(created),
       updated_at: isoTime(created + rng.int(30) * DAY_MS),
-    });
-  }
+    };
+  });
 
-  const contentAnalyses: ContentAnalysis[] = [];
-  for (let i = 0; i < 18; i++) {
+  const contentAnalyses = Array.from({ length: 18 }, (): ContentAnalysis => {
     const created = beforeStart(120);
     const kind = rng.weighted(['url', 'article'], [2, 1]);
     const status = rng.weighted(['pending', 'running', 'completed', 'failed'], [2, 1, 6, 1]);
     const topic = rng.pick(topics);
     const article = rng.pick(articles);
-    contentAnalyses.push({
+    return {
       id: nextId(),
       kind,
       status,
@@ -87,12 +82,11 @@ export function drawContent(draft: WorldDraft, hasTemplates: boolean, topics: To
       updated_at: isoTime(created + rng.int(3) * DAY_MS),
       ...(kind === 'article' ? { article_id: article.id, title: article.title } : { url: rng.pick(ownPages).url }),
       ...(rng.chance(0.6) ? { topic_id: topic.id, topic_name: topic.name } : {}),
-    });
-  }
+    };
+  });
 
-  const statements: SwotStatement[] = [];
-  for (const type of ['strengths', 'weaknesses', 'opportunities', 'threats'] as const) {
-    for (const text of rng.sample(SWOT_TEXTS[type]!, 2)) statements.push({ id: nextId(), type, text });
-  }
+  const statements = SWOT_TYPE_VALUES.flatMap((type) =>
+    rng.sample(SWOT_TEXTS[type]!, 2).map((text): SwotStatement => ({ id: nextId(), type, text })),
+  );
   return { templates, articles, contentAnalyses, statements };
 }

@@ -6,10 +6,7 @@ import { PAGE_SLUGS, THIRD_PARTY_SITES } from './word-lists.js';
 /** The pages answers cite: the brand's own (most of them tracked, in groups), its competitors', third parties'. */
 export function drawPages(draft: WorldDraft, competitors: ReadonlyArray<{ competitor: Competitor }>) {
   const { rng, nextId, industry, brand, beforeStart } = draft;
-  const groups: UrlGroup[] = ['Product pages', 'Blog', 'Guides'].map((groupName) => ({
-    id: nextId(),
-    name: groupName,
-  }));
+  const groups: UrlGroup[] = ['Product pages', 'Blog', 'Guides'].map((name) => ({ id: nextId(), name }));
   const sections: Array<[string, ContentType]> = [
     ['products', 'product_service_page'],
     ['blog', 'blog_article'],
@@ -51,18 +48,17 @@ export function drawPages(draft: WorldDraft, competitors: ReadonlyArray<{ compet
     })),
   );
 
-  const thirdPartyPages: CitedPage[] = [];
-  for (const site of THIRD_PARTY_SITES) {
-    for (let k = 0; k < 4; k++) {
+  const thirdPartyPages = THIRD_PARTY_SITES.flatMap((site) =>
+    Array.from({ length: 4 }, (_, k): CitedPage => {
       const noun = rng.pick(industry.productNouns).replace(/\s+/g, '-');
-      thirdPartyPages.push({
+      return {
         url: `https://${site.domain}/${rng.pick(PAGE_SLUGS)}-${noun}-${k + 1}`,
         domain: site.domain,
         ownership: site.ownership as Ownership,
         contentType: rng.pick(site.contentTypes) as ContentType,
         firstParty: false,
-      });
-    }
-  }
+      };
+    }),
+  );
   return { groups, trackedUrls, ownPages, ownPageWeights, competitorPages, thirdPartyPages };
 }

@@ -1,16 +1,15 @@
 import { DAY_MS, isoTime } from '../sim-days.js';
 import { ENGINES } from './engines.js';
-import type { Persona, Scenario, Tag, Topic, WorldDraft } from './world-types.js';
+import type { Persona, Tag, Topic, WorldDraft } from './world-types.js';
 import { CITIES, FIRST_NAMES, LANGUAGES, PERSONA_ROLES, SCENARIO_PATTERNS, TAG_NAMES } from './word-lists.js';
 
 /** The brand's personas, tags and topics (with their scenarios); the last topic starts deleted. */
 export function drawPeople(draft: WorldDraft): { personas: Persona[]; tags: Tag[]; topics: Topic[] } {
   const { rng, nextId, industry, brand, beforeStart } = draft;
-  const personas: Persona[] = [];
-  for (let i = 0; i < 3; i++) {
+  const personas = Array.from({ length: 3 }, (): Persona => {
     const [city, country] = rng.pick(CITIES);
     const role = rng.pick(PERSONA_ROLES);
-    personas.push({
+    return {
       id: nextId(),
       name: `${rng.pick(FIRST_NAMES)}, ${role}`,
       description: `A ${role} looking for ${industry.name}.`,
@@ -20,19 +19,17 @@ export function drawPeople(draft: WorldDraft): { personas: Persona[]; tags: Tag[
         demographics: { age_range: rng.pick(['18-24', '25-34', '35-44', '45-64']) },
         interests: { primary: rng.pick(industry.productNouns) },
       },
-    });
-  }
+    };
+  });
 
   const tags: Tag[] = rng
     .sample(TAG_NAMES, 4)
     .map((tagName) => ({ id: nextId(), name: tagName, color: `#${rng.int(0x1000000).toString(16).padStart(6, '0')}` }));
 
-  const topics: Topic[] = [];
   const topicNames = rng.sample(industry.topicNames, 7);
-  topicNames.forEach((topicName, index) => {
+  const topics = topicNames.map((topicName, index): Topic => {
     const topicId = nextId();
     const created = beforeStart(300);
-    const scenarios: Scenario[] = [];
     const scenarioCount = rng.between(3, 5);
     const texts = new Set<string>();
     while (texts.size < scenarioCount) {
@@ -43,21 +40,19 @@ export function drawPeople(draft: WorldDraft): { personas: Persona[]; tags: Tag[
           .replace('{qualifier}', rng.pick(industry.qualifiers)),
       );
     }
-    for (const text of texts) {
-      scenarios.push({
-        id: nextId(),
-        topic_id: topicId,
-        text,
-        status: rng.chance(0.9) ? 'active' : 'paused',
-        created_at: isoTime(created + rng.int(DAY_MS)),
-      });
-    }
+    const scenarios = [...texts].map((text) => ({
+      id: nextId(),
+      topic_id: topicId,
+      text,
+      status: rng.chance(0.9) ? 'active' : 'paused',
+      created_at: isoTime(created + rng.int(DAY_MS)),
+    }));
     const engines = [...brand.engines] as string[];
     if (rng.chance(0.4)) {
       const extra = ENGINES.filter((e) => !engines.includes(e));
       engines.push(rng.pick(extra));
     }
-    topics.push({
+    return {
       id: topicId,
       name: topicName,
       language: rng.pick(LANGUAGES),
@@ -70,7 +65,7 @@ export function drawPeople(draft: WorldDraft): { personas: Persona[]; tags: Tag[
       tags: rng.sample(tags, rng.int(3)),
       // The last topic starts deleted, so restore (endpoint 5) has something to bring back.
       deleted: index === topicNames.length - 1,
-    });
+    };
   });
   return { personas, tags, topics };
 }

@@ -52,8 +52,7 @@ export function generateWorld(options: WorldOptions): BrandWorld {
   );
   const { phrases, searches, basisTopics } = drawSearches(draft, topics, competitors);
   // How much more or less often each engine mentions the brand than its topics' visibility says; drawn last.
-  const engineFactor: Record<string, number> = {};
-  for (const engine of ENGINES) engineFactor[engine] = 0.7 + rng.next() * 0.5;
+  const engineFactor = Object.fromEntries(ENGINES.map((engine) => [engine, 0.7 + rng.next() * 0.5] as const));
 
   return {
     brand,
@@ -78,16 +77,14 @@ export function generateWorld(options: WorldOptions): BrandWorld {
 /** The brand's ten competitors, each with how strongly answers favour it. */
 function drawCompetitors(draft: WorldDraft): Array<{ competitor: Competitor; strength: number }> {
   const { rng, nextId, uniqueName } = draft;
-  const competitors: Array<{ competitor: Competitor; strength: number }> = [];
-  for (let i = 0; i < 10; i++) {
+  return Array.from({ length: 10 }, (_, i) => {
     const competitorName = uniqueName();
-    competitors.push({
+    return {
       // The last three are the platform's suggestions (is_actual false, endpoint 7).
       competitor: { id: nextId(), name: competitorName, website: website(competitorName), is_actual: i < 7 },
       strength: 0.15 + rng.next() * 0.45,
-    });
-  }
-  return competitors;
+    };
+  });
 }
 
 function website(name: string): string {
