@@ -183,7 +183,7 @@ describe('bvsync doctor', () => {
     expect(row(rows, 'conversations', 'topic_id')?.why).toMatch(/of \d+ answers/);
     // Two domains' searches compared: one domain's non-empty answer had been enough, though an API ignoring the name gives one too.
     expect(row(rows, 'fanouts/cited', 'domain')?.why).toMatch(/^\S+ and \S+ give different searches$/);
-    const requests = Number(/\((\d+) requests; at most 120/.exec(out)?.[1]);
+    const requests = Number(/\((\d+) requests with retries; the probes ask at most 120\)/.exec(out)?.[1]);
     expect(requests).toBeGreaterThan(40);
     expect(requests).toBeLessThanOrEqual(120);
     expect(code).toBe(0);

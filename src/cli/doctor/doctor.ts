@@ -147,7 +147,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
       options.reportParams ??
       ((rows: ParamVerdict[], sent: number) =>
         process.stdout.write(
-          `\nquery parameters of brand ${brand} (${sent} requests; at most ${MAX_PROBE_REQUESTS}, retries aside):\n${paramTable(rows)}\n\n`,
+          `\nquery parameters of brand ${brand} (${sent} requests with retries; the probes ask at most ${MAX_PROBE_REQUESTS}):\n${paramTable(rows)}\n\n`,
         ));
     printParams(result.params, requests);
     const found = proposedSettings(probed.proposals);
