@@ -181,7 +181,6 @@ export function lastPhase(sync: SyncConfig): number {
 export interface PlannedPhase {
   runId: string;
   brands: readonly number[];
-  /** The phase's streams. */
   streams: readonly AnyStream[];
   slices: ReadonlyArray<{ brandId: number; stream: string; day: string | null; key: string }>;
   today: string;

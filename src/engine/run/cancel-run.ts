@@ -114,9 +114,7 @@ async function uncountedCalls(
   commits: readonly RemovedCommit[],
 ): Promise<Tally> {
   const calls = { ...carried };
-  for (const commit of commits) {
-    if (!(await deps.runs.isDone(runId, commit.sliceId))) addTally(calls, commit);
-  }
+  for (const commit of commits) if (!(await deps.runs.isDone(runId, commit.sliceId))) addTally(calls, commit);
   return calls;
 }
 
