@@ -155,14 +155,10 @@ export function awayVerdict(
     return outage.gaveUpAt !== undefined || waitedMs >= toleranceMs ? { kind: 'give-up', outage } : undefined;
   if (outage.gaveUpAt !== undefined) return { kind: 'give-up', outage };
   if (outage.slices <= 1) return undefined;
+  // The fetch queue pauses as long as the API has been away so far, between 5 s and a minute.
   return waitedMs < toleranceMs
-    ? { kind: 'wait', pauseMs: outagePauseMs(waitedMs), waitedMs }
+    ? { kind: 'wait', pauseMs: Math.min(60_000, Math.max(5_000, waitedMs)), waitedMs }
     : { kind: 'give-up', outage };
-}
-
-/** The fetch queue's pause while the API is away: as long as it has been away so far, between 5 s and a minute. */
-function outagePauseMs(waitedMs: number): number {
-  return Math.min(60_000, Math.max(5_000, waitedMs));
 }
 
 /**

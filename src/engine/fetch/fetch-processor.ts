@@ -74,8 +74,7 @@ async function fetchJob(deps: FetchProcessorDeps, reader: SliceReader, job: Job,
   // Calls of earlier attempts count too: _sync_runs must show what a failing or rate-limited API cost.
   const tally = { ...emptyTally(), ...data.carried };
   const carryTally = () => job.updateData({ ...data, carried: { ...tally } }).catch(() => {});
-  const bindings = sliceLogFields(data);
-  const log = deps.log.child(bindings);
+  const log = deps.log.child(sliceLogFields(data));
   const started = performance.now();
   const fetched = (status: SliceOutcomeStatus) =>
     deps.metrics?.sliceFetched(data.stream, status, (performance.now() - started) / 1000);

@@ -108,11 +108,7 @@ export function reviveError(serialized: SerializedError): Error {
   if (serialized.name === 'StoppedWaitingError') return new StoppedWaitingError(serialized.message);
   if (serialized.name === 'QuotaWaitError' && serialized.resumesAt !== undefined)
     return new QuotaWaitError(serialized.resumesAt);
-  if (!api) {
-    const error = new Error(serialized.message);
-    error.name = serialized.name;
-    return error;
-  }
+  if (!api) return Object.assign(new Error(serialized.message), { name: serialized.name });
   const { retryable, retryAfterMs, reason, apiUnavailable, unansweredSince, ...fields } = api;
   if (serialized.name === 'RateLimitedError')
     return new RateLimitedError(serialized.message, fields, retryAfterMs ?? 0);

@@ -149,11 +149,9 @@ export class FetchThreadPool implements SliceReader {
   private receive(slot: Slot, message: FromFetchThread): void {
     switch (message.type) {
       case 'request':
-        this.options.onRequest(message.event);
-        return;
+        return this.options.onRequest(message.event);
       case 'log':
-        relog(this.options.log, message.line);
-        return;
+        return relog(this.options.log, message.line);
       case 'read':
       case 'failed': {
         const pending = slot.pending.get(message.id);

@@ -68,14 +68,8 @@ const reader = inlineSliceReader({
 });
 
 port.on('message', (message: ToFetchThread) => {
-  if (message.type === 'abort') {
-    abort.abort();
-    return;
-  }
-  if (message.type === 'stop-waiting') {
-    stopWaiting.abort();
-    return;
-  }
+  if (message.type === 'abort') return abort.abort();
+  if (message.type === 'stop-waiting') return stopWaiting.abort();
   const { id, data, token, tally, quotaClass } = message;
   const read = () => reader.read(data, token, tally);
   (quotaClass ? withQuotaClass(quotaClass, read) : read()).then(

@@ -51,7 +51,6 @@ export function inlineSliceReader(options: InlineSliceReaderOptions): SliceReade
       const sink = new RedisChunkSink(options.redis, options.prefix, token, data.runId, {
         holdLast: options.holdLastChunk,
       });
-      const bindings = sliceLogFields(data);
       const cancel = watchRun(runs, data.runId, { parent: options.signal, availability: options.availability });
       const context = {
         client: options.client,
@@ -63,7 +62,7 @@ export function inlineSliceReader(options: InlineSliceReaderOptions): SliceReade
       try {
         const result = await options.tallies.run(tally, () =>
           // The API client is shared by every job of the process; its retry and 429 lines find the slice through this.
-          withLogContext(bindings, () =>
+          withLogContext(sliceLogFields(data), () =>
             runSlice(getStream(data.stream), context, sink, { chunkRows: options.chunkRows }),
           ),
         );

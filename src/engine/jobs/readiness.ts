@@ -20,7 +20,6 @@ export interface ReadinessSubject {
   redis: Redis | undefined;
   /** Whether the host takes part in the writer lease (not `--fetch-only`). */
   mayWrite: boolean;
-  /** Whether it holds the lease now. */
   holdsLease: boolean;
   /** Its working database while it holds the lease. */
   warehouse: Warehouse | undefined;

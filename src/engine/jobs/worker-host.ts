@@ -184,12 +184,11 @@ export class WorkerHost {
     const { budget, quota } = fetchBudget(config, this.connection, log, this.options.clock);
     this.quota = quota;
     if (this.quota) this.stopResuming = resumeEachWindow(this.connection, prefix, this.queues, this.quota.clock, log);
-    const metrics = this.options.metrics;
     const onRequest = (event: ApiRequestEvent): void => {
       // Every thread's calls come through here: whether the API answered anything lately is the process's to say.
       this.heard.observe(event);
       this.tallies.onRequest(event);
-      metrics?.request(event);
+      this.options.metrics?.request(event);
       if (event.outcome === 'rate_limited' && event.retryAfterMs) this.pauseFetching(event.retryAfterMs);
     };
     // A 429 is waited out inside the call that met it, so the pages its slice already read are kept; meanwhile the

@@ -75,8 +75,7 @@ export function daysToFetch(mode: PlanMode, sync: SyncConfig, cursor: string | u
   if (mode.kind === 'backfill') return eachDay(mode.from, minDay(mode.to, mode.today));
   // Answers for recent days keep arriving, so the last lookback days are fetched again even when complete.
   const lookbackStart = addDays(mode.today, 1 - lookbackWindowDays(sync));
-  const firstEver = firstIncrementalDay(mode.today, sync);
-  const start = cursor ? minDay(addDays(cursor, 1), lookbackStart) : firstEver;
+  const start = cursor ? minDay(addDays(cursor, 1), lookbackStart) : firstIncrementalDay(mode.today, sync);
   return eachDay(maxDay(start, '1970-01-01'), mode.today);
 }
 
@@ -137,8 +136,7 @@ export function nextCursor(
     if (!lastDone) return current;
     candidate = minDay(candidate, lastDone);
   }
-  if (!current) return candidate;
-  return maxDay(current, candidate);
+  return current ? maxDay(current, candidate) : candidate;
 }
 
 /** The dimensions a stream needs under this config. */
@@ -181,7 +179,6 @@ export function lastPhase(sync: SyncConfig): number {
 export interface PlannedPhase {
   runId: string;
   brands: readonly number[];
-  /** The phase's streams. */
   streams: readonly AnyStream[];
   slices: ReadonlyArray<{ brandId: number; stream: string; day: string | null; key: string }>;
   today: string;

@@ -79,20 +79,16 @@ export function topologyProblem(
       const watched = facts.watched?.length ? ` (it watches ${facts.watched.join(', ')})` : '';
       return `${where} is a Redis Sentinel${watched}, not the master: set REDIS_URL=redis+sentinel://${hostOf(where)}/${name} (config "redis.sentinels" and "redis.name")`;
     }
-    if (facts.mode === 'cluster') {
+    if (facts.mode === 'cluster')
       return `${where} is a node of a Redis Cluster: set REDIS_URL=redis+cluster://${hostOf(where)} (config "redis.cluster"), and ${clusterPrefixAdvice(prefix)}`;
-    }
-    if (facts.role === 'replica') {
+    if (facts.role === 'replica')
       return `${where} is a replica${facts.master ? ` of ${facts.master}` : ''}, which refuses writes: point REDIS_URL at the master, or use Sentinel (REDIS_URL=redis+sentinel://host:26379/<master-name>) so bvsync follows failovers`;
-    }
     return undefined;
   }
-  if (kind === 'sentinel' && facts.mode !== 'sentinel') {
+  if (kind === 'sentinel' && facts.mode !== 'sentinel')
     return `${where} is not a Redis Sentinel (it is a ${describeFacts(facts)}): list the Sentinels' ports (26379 by default) in redis+sentinel://, or use REDIS_URL=redis://${hostOf(where)} for this server`;
-  }
-  if (kind === 'cluster' && facts.mode !== 'cluster') {
+  if (kind === 'cluster' && facts.mode !== 'cluster')
     return `${where} is not a Redis Cluster node (it is a ${describeFacts(facts)}, cluster mode off): use REDIS_URL=${facts.mode === 'sentinel' ? 'redis+sentinel' : 'redis'}://${hostOf(where)}`;
-  }
   return undefined;
 }
 
@@ -115,14 +111,11 @@ function hostOf(where: string): string {
  * READONLY (a failover without Sentinel), a Cluster's MOVED, a Sentinel's unknown command. Undefined for other errors.
  */
 export function replyAdvice(message: string): string | undefined {
-  if (/^READONLY\b/.test(message)) {
+  if (/^READONLY\b/.test(message))
     return 'Redis answered READONLY: the server is a replica now (a failover?). Point REDIS_URL at the master, or use Sentinel (redis+sentinel://host:26379/<master-name>) so bvsync follows failovers';
-  }
-  if (/^(MOVED|ASK) \d+ /.test(message) || /^CROSSSLOT\b/.test(message)) {
+  if (/^(MOVED|ASK) \d+ /.test(message) || /^CROSSSLOT\b/.test(message))
     return `Redis answered ${message.split(' ')[0]}: it is a Redis Cluster. Set REDIS_URL=redis+cluster://host:port (config "redis.cluster") and a prefix with a hash tag (BVSYNC_REDIS_PREFIX={bvsync})`;
-  }
-  if (/^ERR unknown command '(hgetall|get|set|evalsha|eval|zadd|hset)'/i.test(message)) {
+  if (/^ERR unknown command '(hgetall|get|set|evalsha|eval|zadd|hset)'/i.test(message))
     return 'Redis answered "unknown command": the port is a Redis Sentinel\'s. Set REDIS_URL=redis+sentinel://host:26379/<master-name> (config "redis.sentinels", "redis.name")';
-  }
   return undefined;
 }

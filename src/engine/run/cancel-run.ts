@@ -114,9 +114,7 @@ async function uncountedCalls(
   commits: readonly RemovedCommit[],
 ): Promise<Tally> {
   const calls = { ...carried };
-  for (const commit of commits) {
-    if (!(await deps.runs.isDone(runId, commit.sliceId))) addTally(calls, commit);
-  }
+  for (const commit of commits) if (!(await deps.runs.isDone(runId, commit.sliceId))) addTally(calls, commit);
   return calls;
 }
 
@@ -145,14 +143,11 @@ export async function removeQueuedJobsOfRun(
   runId: string,
 ): Promise<RemovedJobs> {
   const removed: RemovedJobs = { fetch: 0, load: 0, calls: emptyTally(), commits: [] };
-  for (const [name, queue] of [
-    ['fetch', queues.fetch],
-    ['load', queues.load],
-  ] as const) {
+  for (const name of ['fetch', 'load'] as const) {
     const ofRun: Job[] = [];
     for (const state of QUEUED_JOB_STATES) {
       for (let start = 0; ; start += PAGE) {
-        const jobs = await queue.getJobs([state], start, start + PAGE - 1, true);
+        const jobs = await queues[name].getJobs([state], start, start + PAGE - 1, true);
         for (const job of jobs)
           if (job && (job.data as { runId?: unknown }).runId === runId && !KEPT_AT_CANCEL.has(job.name))
             ofRun.push(job);

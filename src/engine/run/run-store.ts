@@ -234,9 +234,7 @@ export class RunStore {
    * Creates the run as the one run of its window (`meta.windowKey`), unless an unfinished run holds that window:
    * then nothing is created and that run's record is returned, to attach to.
    */
-  async createOrAttach(
-    meta: RunMeta & { windowKey: string },
-  ): Promise<{ created: true; meta: RunMeta } | { created: false; meta: RunMeta }> {
+  async createOrAttach(meta: RunMeta & { windowKey: string }): Promise<{ created: boolean; meta: RunMeta }> {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const [created, runId] = (await this.redis.eval(
         CREATE_OR_ATTACH,

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import { selectStreams } from '../../streams/registry.js';
 import { minDay } from '../../days.js';
-import { isFinishedRunStatus, type RunKind } from '../../vocabulary.js';
+import { isFinishedRunStatus } from '../../vocabulary.js';
 import { enqueuePlan } from '../jobs/enqueue.js';
 import { isRunGone } from './run-gone.js';
 import { openQueues } from '../jobs/queues.js';
@@ -16,23 +16,15 @@ import type { Notifier } from '../../notify/index.js';
 import { claimRunEndNotice, sendRunEndNotices } from './run-notices.js';
 import type { Config } from '../../configuration.js';
 
-export interface StartRunOptions {
+export interface StartRunOptions extends Pick<RunMeta, 'kind' | 'brands' | 'today' | 'skipComplete' | 'heal'> {
   config: Config;
   redisUrl: string;
   log: Logger;
-  kind: RunKind;
-  brands: number[];
   /** Stream names; empty means every stream. */
   streams: string[];
-  /** The UTC day the run treats as today. */
-  today: string;
   /** Backfill window (both included). */
   from?: string;
   to?: string;
-  /** A backfill that leaves out the slices the file has complete (`backfill --skip-complete`). */
-  skipComplete?: boolean;
-  /** A `heal` run's round and the `brand|stream|day` slices it reads (heal.ts). */
-  heal?: RunMeta['heal'];
   /** A fixed id makes starting the same run twice a no-op (scheduled slots); default a new one. */
   runId?: string;
   /** This process may load the run (its worker takes part in the writer lease); default false. */
@@ -157,7 +149,6 @@ export interface RunToEndOptions extends Omit<StartRunOptions, 'load'> {
   enqueueOnly?: boolean;
   /** Called about twice a second while waiting. */
   onProgress?: (progress: RunProgress) => void;
-  /** Options of the in-process worker. */
   worker?: Partial<WorkerHostOptions>;
   /** Stops waiting (and the in-process worker) when aborted. */
   signal?: AbortSignal;

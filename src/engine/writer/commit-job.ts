@@ -213,9 +213,8 @@ async function prepareCommit(
     if (!read && !committed) return 'chunks-lost';
     chunks = read ?? [];
   }
-  const context = { brandId: data.brandId, slice: data.slice };
   const tables = mergeChunks(chunks);
-  const targets = stream.targets(context);
+  const targets = stream.targets({ brandId: data.brandId, slice: data.slice });
   const stray = Object.keys(tables).filter((table) => !targets.some((target) => target.table === table));
   if (stray.length)
     throw new UnrecoverableError(
@@ -376,7 +375,6 @@ function warnOfDroppedEngines(log: Logger, data: CommitJobData, dropped: string[
   );
 }
 
-/** The lookup batcher of the warehouse's commits. */
 const commitLookups = perWarehouse((warehouse) => new CommitLookups(warehouse));
 
 /** Table plans from the warehouse's catalog, built once: the screen converts values as the loader will. */

@@ -21,11 +21,8 @@ export async function withMovedRecordsSetAside(
   const source = `load of ${batch.stream} brand ${batch.brandId} slice ${batch.sliceKey}`;
   const writes: TableWrite[] = [];
   for (const write of batch.writes) {
-    if (write.mode !== 'replace' || write.rows.length === 0) {
-      writes.push(write);
-      continue;
-    }
-    const held = await warehouse.keysHeldElsewhere(write, batch.brandId);
+    const replaces = write.mode === 'replace' && write.rows.length > 0;
+    const held = replaces ? await warehouse.keysHeldElsewhere(write, batch.brandId) : [];
     if (held.length === 0) {
       writes.push(write);
       continue;

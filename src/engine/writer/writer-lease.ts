@@ -28,7 +28,6 @@ export interface WriterLeaseOptions {
   intervalMs?: number;
   /** The longest wait before trying again after `onAcquired` failed (ms); default 60 s. */
   maxBackoffMs?: number;
-  /** Called when this process gains the lease. */
   onAcquired: () => Promise<void> | void;
   /** Called when this process loses it (renewal failed or Redis said another holds it). */
   onLost: () => Promise<void> | void;
