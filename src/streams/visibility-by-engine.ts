@@ -4,6 +4,7 @@ import { defineStream, replacing } from './stream.js';
 import { visibilityFacts, visibilityTopicsEndpoint, type VisibilityRow } from './visibility-report.js';
 import { sliceRange } from './windows.js';
 
+// In visibilityFacts' order: a topic's facts, its brands', its scenarios', and theirs.
 const TABLES = [
   'visibility_topic_engine_daily',
   'visibility_topic_brand_engine_daily',

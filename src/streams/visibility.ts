@@ -6,6 +6,7 @@ import { sliceRange } from './windows.js';
 
 export * from './visibility-report.js';
 
+// In visibilityFacts' order: a topic's facts, its brands', its scenarios', and theirs.
 const FACT_TABLES = [
   'visibility_topic_daily',
   'visibility_topic_brand_daily',

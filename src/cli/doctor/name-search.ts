@@ -17,6 +17,7 @@ export interface NameProposal {
   wire: string;
   /** The name verified by the same evidence as the table's, with that evidence. */
   found?: { name: string; why: string };
+  /** The names tried, in order. */
   tried: string[];
   /** Why the search stopped before trying every candidate (the request cap). */
   stopped?: string;

@@ -22,7 +22,13 @@ export interface Window {
  * The three ranges the date probes compare: moving only the start (or only the end) must change an answer when
  * the data has anything in the days moved over, and leaves it the same when the API ignores that name.
  */
-export function probeWindows(lastDay: string): Record<'wide' | 'lateStart' | 'earlyEnd', Window> {
+export interface ProbeWindows {
+  wide: Window;
+  lateStart: Window;
+  earlyEnd: Window;
+}
+
+export function probeWindows(lastDay: string): ProbeWindows {
   return {
     wide: { startDate: addDays(lastDay, -6), endDate: lastDay },
     lateStart: { startDate: addDays(lastDay, -1), endDate: lastDay },
@@ -136,7 +142,7 @@ export class ProbeContext {
     readonly client: EndpointReads,
     readonly brand: number,
     readonly book: VerdictBook,
-    readonly windows: ReturnType<typeof probeWindows>,
+    readonly windows: ProbeWindows,
     readonly config: Config,
     /** Where names a strict API refuses are kept so later requests leave them out; none: requests are sent as built. */
     readonly refused?: RefusedNames,

@@ -132,6 +132,7 @@ export interface WaitingCommitsAsk {
   ownSlice: string;
   /** Rows (rejects included) the companions may hold in all. */
   rowsLeft: number;
+  /** Most companions. */
   most: number;
 }
 

@@ -196,12 +196,11 @@ export async function probeConversationFilters(
     }
 
     // topic_id and scenario_id: the visibility report says how many answers a topic has; fewer than all must come back.
-    // When all came back: `ignored` says why that shows the name ignored, else the tiebreak decides with `dataSays`.
+    // All back for one id: wrong with `ignored` when the data says so, else the tiebreak decides (`dataSays` why).
     const narrows = async (
       name: 'topic_id' | 'scenario_id',
       id: number | undefined,
-      dataSays: string,
-      ignored?: string,
+      verdicts: { dataSays: string; ignored?: string },
     ) => {
       const what = name === 'topic_id' ? 'topic' : 'scenario';
       const key = name === 'topic_id' ? 'topicId' : 'scenarioId';
@@ -213,20 +212,20 @@ export async function probeConversationFilters(
       if (!page) return;
       if (smaller(page))
         return book.verified(endpoint, name, `${what} ${id}: ${count(page)} of ${count(wide)} answers`);
-      if (ignored) return book.wrong(endpoint, name, ignored);
-      await ctx.tiebreak(endpoint, name, 'x', () => read({ [key]: 'x' }, 1), dataSays);
+      if (verdicts.ignored) return book.wrong(endpoint, name, verdicts.ignored);
+      await ctx.tiebreak(endpoint, name, 'x', () => read({ [key]: 'x' }, 1), verdicts.dataSays);
     };
     const topic = facts.topics.find((t) => t.conversations > 0)?.id;
-    await narrows(
-      'topic_id',
-      topic,
-      'the brand has one topic with answers, so every answer is of it',
-      facts.topics.length >= 2
-        ? `topic ${topic} gave every answer of the window, though ${facts.topics.length} topics have answers`
-        : undefined,
-    );
+    const topics = facts.topics.length;
+    await narrows('topic_id', topic, {
+      dataSays: 'the brand has one topic with answers, so every answer is of it',
+      ignored:
+        topics >= 2
+          ? `topic ${topic} gave every answer of the window, though ${topics} topics have answers`
+          : undefined,
+    });
     const scenario = facts.scenario?.id;
-    await narrows('scenario_id', scenario, `scenario ${scenario} gave every answer of the window`);
+    await narrows('scenario_id', scenario, { dataSays: `scenario ${scenario} gave every answer of the window` });
 
     // mentioned / recommended: ask for the value that is rarer among the answers, so ignoring it shows at once.
     for (const name of ['mentioned', 'recommended'] as const) {
