@@ -1,7 +1,7 @@
 import type { WorkerHost } from '../engine/jobs/worker-host.js';
 import { startMetricsServer, type MetricsServerOptions, type RunningMetricsServer } from './metrics-server.js';
 import type { PrometheusMetrics } from './prometheus-metrics.js';
-import { diskSpaceOf } from './disk-space.js';
+import { volumeSpace } from '../warehouse/file/volume-space.js';
 import { workingPathFor } from '../warehouse/paths.js';
 
 export interface HostMetricsOptions extends Pick<MetricsServerOptions, 'port' | 'host' | 'log'> {
@@ -31,5 +31,5 @@ export function watchHost(host: WorkerHost, metrics: PrometheusMetrics, db: stri
   metrics.setFreshnessSource(() => host.freshness());
   metrics.setSchemaDriftSource(() => host.schemaDrift());
   metrics.setWriterSource(() => host.isWriter);
-  if (db !== undefined) metrics.setDiskSource(() => diskSpaceOf(workingPathFor(db)));
+  if (db !== undefined) metrics.setDiskSource(() => volumeSpace(workingPathFor(db)));
 }

@@ -4,7 +4,7 @@ import type { ApiRequestEvent } from '../api/index.js';
 import { todayBy, DAY_MS, type DayClock } from '../days.js';
 import { groupBy } from '../group-by.js';
 import { FINISHED_RUN_STATUSES, RUN_KINDS, type SliceStatus } from '../vocabulary.js';
-import type { DiskSpace } from './disk-space.js';
+import type { VolumeSpace } from '../warehouse/file/volume-space.js';
 import type { FreshnessRow, QueueCounts, SliceOutcomeStatus, SyncMetrics } from './sync-metrics.js';
 
 export interface PrometheusMetricsOptions {
@@ -50,7 +50,7 @@ export class PrometheusMetrics implements SyncMetrics {
   private readonly lakeWrites: Counter<'outcome'>;
   private queueSource: (() => Promise<Record<string, QueueCounts>>) | undefined;
   private writerSource: (() => boolean) | undefined;
-  private diskSource: (() => Promise<DiskSpace | undefined>) | undefined;
+  private diskSource: (() => VolumeSpace | undefined) | undefined;
   private freshnessSource: (() => Promise<FreshnessRow[]>) | undefined;
   private schemaDriftSource: (() => Promise<DriftEntry[]>) | undefined;
 
@@ -250,18 +250,18 @@ export class PrometheusMetrics implements SyncMetrics {
   }
 
   /** The free and total bytes of the working file's volume, read when scraped; by folder, so a process with none reports nothing. */
-  setDiskSource(source: () => Promise<DiskSpace | undefined>): void {
+  setDiskSource(source: () => VolumeSpace | undefined): void {
     const self = this;
     this.diskSource = source;
     if (this.registry.getSingleMetric('bvsync_disk_free_bytes')) return;
-    const gauge = (name: string, help: string, pick: (space: DiskSpace) => number) =>
+    const gauge = (name: string, help: string, pick: (space: VolumeSpace) => number) =>
       new Gauge({
         name,
         help,
         labelNames: ['folder'],
         registers: [this.registry],
-        async collect() {
-          const space = await self.diskSource?.();
+        collect() {
+          const space = self.diskSource?.();
           this.reset();
           if (space) this.set({ folder: space.folder }, pick(space));
         },

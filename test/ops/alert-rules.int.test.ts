@@ -42,7 +42,7 @@ describe('the metrics the alert rules name', () => {
     expect(named.size).toBeGreaterThanOrEqual(8);
     const metrics = new PrometheusMetrics({ processMetrics: false });
     metrics.setWriterSource(() => true);
-    metrics.setDiskSource(async () => ({ folder: '/data', freeBytes: 1, sizeBytes: 2 }));
+    metrics.setDiskSource(() => ({ folder: '/data', freeBytes: 1, sizeBytes: 2 }));
     metrics.recordRunResult('sync', 'failed', 1, new Date());
     const exported = new Set((await metrics.registry.getMetricsAsJSON()).map((metric) => metric.name));
     expect([...named].filter((name) => !exported.has(name))).toEqual([]);

@@ -1,9 +1,12 @@
+import { statfsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunProgress } from '../../src/engine/run/start-run.js';
 import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
 import { serveHostMetrics } from '../../src/ops/host-metrics.js';
 import type { RunningMetricsServer } from '../../src/ops/metrics-server.js';
 import { PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';
+import { workingPathFor } from '../../src/warehouse/paths.js';
 import { engineFixture, scalarOfFile, type EngineFixture } from '../support/engine.js';
 import { backfillWithRunningWorkers } from './host-run.js';
 import { parseSamples, total, type Sample } from './prometheus-text.js';
@@ -130,6 +133,26 @@ describe('bvsync metrics, scraped', () => {
       fx.config.brands = brands;
       fx.config.sync.streams = streams;
     }
+  });
+
+  it("reports the working file's volume, or the nearest folder's before the file's folder is made", async () => {
+    const scrapeDisk = async (db: string) => {
+      const served = await serveHostMetrics(host, new PrometheusMetrics(), { port: 0, host: '127.0.0.1', db });
+      try {
+        const scraped = parseSamples(await (await fetch(served.url)).text());
+        return ['bvsync_disk_free_bytes', 'bvsync_disk_size_bytes'].map((name) => scraped.find((s) => s.name === name));
+      } finally {
+        await served.close();
+      }
+    };
+    const folder = dirname(workingPathFor(fx.config.db));
+    const volume = statfsSync(folder);
+    const [free, size] = await scrapeDisk(fx.config.db);
+    expect(free?.labels.folder).toBe(folder);
+    expect(free?.value).toBeGreaterThan(0);
+    expect(size).toMatchObject({ labels: { folder }, value: volume.blocks * volume.bsize });
+    const [unmade] = await scrapeDisk(join(dirname(fx.config.db), 'not-made', 'bv.duckdb'));
+    expect(unmade?.labels.folder).toBe(dirname(fx.config.db));
   });
 
   it('serves nothing but /metrics and /healthz', async () => {
