@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -153,6 +153,8 @@ export async function listen(
   const sockets = new Set<Socket>();
   // Aborted by close(), so a request sleeping in its latency (up to 10 minutes) does not keep the process alive.
   const stopping = new AbortController();
+  // Every request in flight waits on it (latency, a held answer): many listeners are the design, not a leak.
+  setMaxListeners(0, stopping.signal);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = Date.now();
