@@ -88,6 +88,21 @@ describe('a forbidden brand beside a readable one', () => {
     expect(failureLines).toHaveLength(5);
     for (const line of failureLines) expect(line).toMatch(new RegExp(`\\b${forbidden}\\b`));
     expect(status.stdout).not.toContain(fx.sim.apiKey);
+    expect(status.stdout).not.toContain('not in the config');
+  });
+
+  it('bvsync status counts apart the failed slices of a brand taken out of the config', async () => {
+    const env = cliEnv(fx, { BVSYNC_BRANDS: '1' });
+    const config = writeCliConfig(fx);
+    const [text, json] = await Promise.all([
+      runBvsync(['status', '--config', config], env),
+      runBvsync(['status', '--json', '--config', config], env),
+    ]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(
+      `5 of them are of brand(s) ${forbidden}, not in the config's brands: no run reads them again`,
+    );
+    expect(JSON.parse(json.stdout).slicesNotCompleteOutsideConfig).toEqual({ brands: [forbidden], slices: 5 });
   });
 
   it("an incremental sync moves the readable brand's cursors and leaves the forbidden brand without any", async () => {

@@ -102,6 +102,8 @@ interface StatusReport {
   slicesNotComplete: PlainRow[];
   /** How many slices are not complete in all: `slicesNotComplete` lists failed ones first, at most 50. */
   slicesNotCompleteTotal: number;
+  /** Of those, the ones of brands the config no longer names: no run reads them again. Null when none. */
+  slicesNotCompleteOutsideConfig: { brands: number[]; slices: number } | null;
   /**
    * The day slices not complete that a backfill still plans, and the `backfill --skip-complete` commands that read them
    * again (joined by `;`), with their first and last day, brands, streams and count. Null when none.
@@ -179,6 +181,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     freshness: [],
     slicesNotComplete: [],
     slicesNotCompleteTotal: 0,
+    slicesNotCompleteOutsideConfig: null,
     slicesNotCompleteDays: null,
     slicesNoLongerPlanned: null,
     rate: null,
@@ -253,6 +256,13 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);
     report.slicesNotCompleteTotal = failures.total;
+    const outside = [...failures.byBrand].filter(([brand]) => config.brands.length && !config.brands.includes(brand));
+    report.slicesNotCompleteOutsideConfig = outside.length
+      ? {
+          brands: outside.map(([brand]) => brand).sort((a, b) => a - b),
+          slices: outside.reduce((n, [, s]) => n + s, 0),
+        }
+      : null;
     report.healing = await lastHealing(db.connection);
     const { backfills, notPlanned } = await backfillsToAdvise(config, report.today, rowReader(db.connection), log);
     report.slicesNoLongerPlanned = notPlanned;
@@ -441,6 +451,12 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
     if (total > shown)
       out.push(
         `${total - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`,
+      );
+    const outside = report.slicesNotCompleteOutsideConfig;
+    if (outside)
+      out.push(
+        `${formatInteger(outside.slices)} of them are of brand(s) ${outside.brands.join(', ')}, not in the config's brands: ` +
+          'no run reads them again, and they stay in _sync_state',
       );
     if (report.healing) out.push('', healingLine(report.healing));
     const advice = report.slicesNotCompleteDays;

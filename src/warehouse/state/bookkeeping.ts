@@ -2,7 +2,7 @@ import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/
 import type { SliceStatus } from '../../vocabulary.js';
 import { completeOnceOver } from './complete-once-over.js';
 import { completeThroughDay } from './complete-through.js';
-import { readValue, type PlainRow, type RowReader } from '../read-rows.js';
+import type { PlainRow, RowReader } from '../read-rows.js';
 import { sliceId } from '../../slice-ids.js';
 
 /**
@@ -184,22 +184,22 @@ FROM _sync_state WHERE status <> 'complete' ORDER BY status = 'failed' DESC, upd
 
 /**
  * Up to SLICES_SHOWN slices not complete (or whose latest attempt was not), failed ones first, then the latest, with
- * the API's error code and request id; and how many there are in all, so a cut list says so.
+ * the API's error code and request id; and how many there are in all and per brand, so a cut list says so.
  */
 export async function slicesNotCompleteTable(
   connection: DuckDBConnection,
-): Promise<{ table: DuckDBResultReader; total: number }> {
+): Promise<{ table: DuckDBResultReader; total: number; byBrand: Map<number, number> }> {
   const found = await connection.runAndReadAll(
     "SELECT 1 FROM duckdb_columns() WHERE table_name = '_sync_state' AND column_name = 'last_attempt_status'",
   );
   const attempts = found.currentRowCount > 0;
   const table = await connection.runAndReadAll(attempts ? SLICES_NOT_COMPLETE_SQL : SLICES_NOT_COMPLETE_BEFORE_006_SQL);
-  const total = await readValue(
-    connection,
-    `SELECT count(*)::INTEGER AS n FROM _sync_state
-      WHERE status <> 'complete'${attempts ? " OR coalesce(last_attempt_status, status) <> 'complete'" : ''}`,
+  const counts = await connection.runAndReadAll(
+    `SELECT brand_id::BIGINT, count(*)::INTEGER FROM _sync_state
+      WHERE status <> 'complete'${attempts ? " OR coalesce(last_attempt_status, status) <> 'complete'" : ''} GROUP BY ALL`,
   );
-  return { table, total: Number(total) };
+  const byBrand = new Map(counts.getRows().map(([brand, slices]) => [Number(brand), Number(slices)]));
+  return { table, total: [...byBrand.values()].reduce((sum, slices) => sum + slices, 0), byBrand };
 }
 
 export interface DaySliceNotComplete {
