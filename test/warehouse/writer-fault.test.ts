@@ -13,6 +13,11 @@ import type { VolumeSpace } from '../../src/warehouse/file/volume-space.js';
 const WORKING = '/data/bv.work.duckdb';
 const full = (): VolumeSpace => ({ folder: '/data', freeBytes: 0, sizeBytes: 40 * 2 ** 20 });
 const roomy = (): VolumeSpace => ({ folder: '/data', freeBytes: 10 * 2 ** 30, sizeBytes: 20 * 2 ** 30 });
+/** DuckDB's words for a database a fatal error invalidated, quoting that error. */
+const invalidatedBy = (original: string) =>
+  new Error(
+    `FATAL Error: Failed: database has been invalidated because of a previous fatal error.\nOriginal error: "${original}"`,
+  );
 
 /** DuckDB's and Node's words, as met on a full tmpfs and in the issue's run. */
 describe('reading an error of the working database as a fault of the machine', () => {
@@ -71,18 +76,13 @@ describe('reading an error of the working database as a fault of the machine', (
     const fault = writerFaultOf(invalidated, WORKING, roomy);
     expect(fault).toBeInstanceOf(DiskFullError);
     expect(fault!.message).toContain('The write failed with: Failed to create checkpoint because of error');
-    const other = new Error(
-      'FATAL Error: Failed: database has been invalidated because of a previous fatal error.\nOriginal error: "INTERNAL Error: something else"',
-    );
+    const other = invalidatedBy('INTERNAL Error: something else');
     expect(writerFaultOf(other, WORKING, roomy)).toBeInstanceOf(DatabaseInvalidatedError);
     expect(writerFaultOf(other, WORKING, roomy)!.message).toContain('. Run the same command again');
   });
 
   it('asks for write access when the file system refused the write that invalidated the database', () => {
-    const denied = new Error(
-      'FATAL Error: Failed: database has been invalidated because of a previous fatal error.\n' +
-        'Original error: "IO Error: Could not remove file "/data/bv.work.duckdb.wal": Permission denied"',
-    );
+    const denied = invalidatedBy('IO Error: Could not remove file "/data/bv.work.duckdb.wal": Permission denied');
     const fault = writerFaultOf(denied, WORKING, roomy);
     expect(fault).toBeInstanceOf(DatabaseInvalidatedError);
     const squashed = new Error(denied.message.replace('Permission denied', 'Operation not permitted'));
