@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { writerLeaseKey } from '../../src/engine/jobs/queues.js';
-import { prefixWarehouse, refuseOtherWorkingFile } from '../../src/engine/writer/prefix-warehouse.js';
+import { prefixWarehouse, refuseOtherWarehouse } from '../../src/engine/writer/prefix-warehouse.js';
 import { redisKeys } from '../../src/redis-keys.js';
 import { connectRedis } from '../../src/engine/redis/redis.js';
 import { RunStore, type RunMeta } from '../../src/engine/run/run-store.js';
@@ -360,7 +360,7 @@ describe("a sync or backfill of another warehouse's working file under a prefix 
         redisKeys(prefix).warehouse,
         JSON.stringify({ id: 'another-id', db: '/elsewhere/bv.work.duckdb', host: 'h', since: 'then' }),
       );
-      await expect(refuseOtherWorkingFile(connection, prefix, held)).resolves.toBeUndefined();
+      await expect(refuseOtherWarehouse(connection, prefix, held, { load: true })).resolves.toBeUndefined();
     } finally {
       holder.kill('SIGKILL');
       const keys = await connection.keys(`${prefix}:*`);
@@ -378,13 +378,13 @@ describe("a sync or backfill of another warehouse's working file under a prefix 
         redisKeys(prefix).warehouse,
         JSON.stringify({ id: 'another-id', db: workingPathFor(absent), host: 'writer-host', since: 'then' }),
       );
-      await expect(refuseOtherWorkingFile(connection, prefix, absent)).rejects.toThrow(/does not exist/);
+      await expect(refuseOtherWarehouse(connection, prefix, absent, { load: true })).rejects.toThrow(/does not exist/);
       // The writer on its own host loads this host's runs: a backfill here only fetches, as before.
       await connection.set(writerLeaseKey(prefix), `writer-id ${resolve(absent)}`);
-      await expect(refuseOtherWorkingFile(connection, prefix, absent)).resolves.toBeUndefined();
+      await expect(refuseOtherWarehouse(connection, prefix, absent, { load: true })).resolves.toBeUndefined();
       // An older writer's lease names no file; it is live all the same.
       await connection.set(writerLeaseKey(prefix), 'writer-id');
-      await expect(refuseOtherWorkingFile(connection, prefix, absent)).resolves.toBeUndefined();
+      await expect(refuseOtherWarehouse(connection, prefix, absent, { load: true })).resolves.toBeUndefined();
     } finally {
       const keys = await connection.keys(`${prefix}:*`);
       if (keys.length) await connection.del(...keys);

@@ -9,7 +9,7 @@ import { isRunGone } from './run-gone.js';
 import { openQueues } from '../jobs/queues.js';
 import { connectRedis } from '../redis/redis.js';
 import { DEFAULT_REDIS_OUTAGE_MS, RedisGoneError, RedisOutageWatch } from '../redis/redis-outage.js';
-import { refuseOtherWarehouse, refuseOtherWorkingFile, writtenFile } from '../writer/prefix-warehouse.js';
+import { refuseOtherWarehouse, writtenFile } from '../writer/prefix-warehouse.js';
 import { RunStore, type RunMeta, type StreamCounters } from './run-store.js';
 import { WorkerHost, type WorkerHostOptions } from '../jobs/worker-host.js';
 import type { Notifier } from '../../notify/index.js';
@@ -56,9 +56,8 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
     // Opened first: BullMQ's look at the server shares a round trip with the check below.
     const queues = openQueues(connection, options.config.redisPrefix);
     try {
-      await refuseOtherWarehouse(connection, options.config.redisPrefix, options.config.db);
       // Before the run is recorded: a file its writer refuses leaves no failed run (warehouse-identity.int.test.ts).
-      if (options.load) await refuseOtherWorkingFile(connection, options.config.redisPrefix, options.config.db);
+      await refuseOtherWarehouse(connection, options.config.redisPrefix, options.config.db, { load: options.load });
       const runs = new RunStore(connection, options.config.redisPrefix);
       const meta = newRunMeta(runId, options);
       if (options.runId) {

@@ -6,7 +6,7 @@ import { redisKeys } from '../../redis-keys.js';
 import { workingPathFor } from '../../warehouse/paths.js';
 import { warehouseIdOfFile } from '../../warehouse/state/warehouse-id.js';
 import { writerLeaseKey, type Queues } from '../jobs/queues.js';
-import { leaseHolderWrites } from './writer-lease.js';
+import { fileOfLease } from './writer-lease.js';
 import { removeQueuedJobsOfRun } from '../run/cancel-run.js';
 import { RunStore } from '../run/run-store.js';
 
@@ -36,19 +36,28 @@ export function writtenFile(db: string): string {
 }
 
 /**
- * Throws OtherWarehouseError when the writer holding the prefix's lease writes a file other than `db`, or an unfinished
- * run under the prefix was started for another file: the next writer of any file would load it.
+ * Throws OtherWarehouseError when the prefix's lease holder or an unfinished run writes a file other than `db`: the next
+ * writer of any file would load it. With `load` (this process may load), also checks refuseOtherWorkingFile.
  */
-export async function refuseOtherWarehouse(redis: Redis, prefix: string, db: string): Promise<void> {
+export async function refuseOtherWarehouse(
+  redis: Redis,
+  prefix: string,
+  db: string,
+  options: { load?: boolean } = {},
+): Promise<void> {
   const ours = writtenFile(db);
-  // Both asked in one round trip; the lease's answer is the one reported when both refuse.
-  const [theirs, unfinished] = await Promise.all([
-    leaseHolderWrites(redis, writerLeaseKey(prefix)),
+  // Asked at once; the lease's answer is the one reported when both refuse.
+  const [lease, unfinished, recorded] = await Promise.all([
+    redis.get(writerLeaseKey(prefix)),
     new RunStore(redis, prefix).unfinished(),
+    options.load ? prefixWarehouse(redis, prefix) : undefined,
   ]);
+  const theirs = fileOfLease(lease);
   if (theirs !== undefined && theirs !== ours) throw new OtherWarehouseError(prefix, ours, theirs);
   const other = unfinished.find((run) => run.db !== undefined && run.db !== ours);
   if (other) throw new OtherWarehouseError(prefix, ours, other.db!, other.runId);
+  // A live writer loads the run (an older one's lease names no file); this host may lack the volume.
+  if (recorded && lease === null) await refuseOtherWorkingFile(prefix, db, recorded);
 }
 
 /**
@@ -101,13 +110,10 @@ export class OtherWarehouseFileError extends Error {
 }
 
 /**
- * Throws OtherWarehouseFileError before a run is recorded when no writer is live, the prefix records a warehouse and
- * `db`'s working file holds another id, or none (a writer would make one): test/e2e/warehouse-identity.int.test.ts.
+ * Throws OtherWarehouseFileError before a run is recorded, with no writer live, when `db`'s working file holds another
+ * id than the prefix records, or none (a writer would make one): test/e2e/warehouse-identity.int.test.ts.
  */
-export async function refuseOtherWorkingFile(redis: Redis, prefix: string, db: string): Promise<void> {
-  const [recorded, writers] = await Promise.all([prefixWarehouse(redis, prefix), redis.exists(writerLeaseKey(prefix))]);
-  // A live writer loads the run (an older one's lease names no file); this host may lack the volume.
-  if (!recorded || writers > 0) return;
+async function refuseOtherWorkingFile(prefix: string, db: string, recorded: PrefixWarehouse): Promise<void> {
   const path = resolve(workingPathFor(db));
   if (!existsSync(path)) throw new OtherWarehouseFileError(prefix, { path }, recorded, true);
   // Unreadable (its writer holds DuckDB's lock, most often): the writer's check on opening it is the backstop.

@@ -45,7 +45,11 @@ export interface WriterLeaseOptions {
  * whose lease names none). The lease's value is the holder's id, then a space and the file.
  */
 export async function leaseHolderWrites(redis: Redis, key: string): Promise<string | undefined> {
-  const value = await redis.get(key);
+  return fileOfLease(await redis.get(key));
+}
+
+/** The file a lease's value names (see leaseHolderWrites); undefined for no lease, or one naming none. */
+export function fileOfLease(value: string | null): string | undefined {
   const space = value?.indexOf(' ') ?? -1;
   return value && space > 0 ? value.slice(space + 1) : undefined;
 }
