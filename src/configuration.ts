@@ -42,6 +42,11 @@ export function scheduleStreams(config: Config, schedule: ScheduleConfig): reado
   return schedule.streams ?? config.sync.streams ?? DEFAULT_STREAM_NAMES;
 }
 
+/** Whether this config keeps the brand in step: one of its brands, or any brand when it names none. */
+export function syncsBrand(config: Config, brand: number): boolean {
+  return config.brands.length === 0 || config.brands.includes(brand);
+}
+
 /** The streams this config keeps in step: a plain sync's and every schedule's (test/ops/metrics.int.test.ts). */
 export function syncedStreams(config: Config): Set<string> {
   const synced = new Set<string>(config.sync.streams ?? DEFAULT_STREAM_NAMES);

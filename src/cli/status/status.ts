@@ -41,7 +41,7 @@ import {
 } from '../context.js';
 import { EXIT_NOT_DONE } from '../exit-codes.js';
 import { keyRateSettings, rateLine, readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
-import type { Config } from '../../configuration.js';
+import { syncsBrand, type Config } from '../../configuration.js';
 import { descriptionOf } from '../commands.js';
 
 interface StatusFlags extends CommonFlags {
@@ -256,7 +256,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);
     report.slicesNotCompleteTotal = failures.total;
-    const outside = [...failures.byBrand].filter(([brand]) => config.brands.length && !config.brands.includes(brand));
+    const outside = [...failures.byBrand].filter(([brand]) => !syncsBrand(config, brand));
     report.slicesNotCompleteOutsideConfig = outside.length
       ? {
           brands: outside.map(([brand]) => brand).sort((a, b) => a - b),

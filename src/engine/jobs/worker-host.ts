@@ -43,7 +43,7 @@ import { watchRedisForFaults } from '../redis/redis-fault-watch.js';
 import { WriterLease } from '../writer/writer-lease.js';
 import { checkReadiness, PROBE_LIMIT_MS, type Readiness } from './readiness.js';
 import { within } from '../../within.js';
-import { syncedStreams, type Config } from '../../configuration.js';
+import { syncedStreams, syncsBrand, type Config } from '../../configuration.js';
 
 /** How long closing a BullMQ worker may take (past the stop deadline, for the fetch worker) before it is dropped. */
 const WORKER_CLOSE_LIMIT_MS = 10_000;
@@ -581,9 +581,8 @@ export class WorkerHost {
     if (!this.warehouse) return [];
     const { config } = this.options;
     const streams = syncedStreams(config);
-    const brands = new Set(config.brands);
     const rows = await this.warehouse.newestCompletePastDays(todayBy(this.options.today));
-    return rows.filter((row) => (brands.size === 0 || brands.has(row.brand)) && streams.has(row.stream));
+    return rows.filter((row) => syncsBrand(config, row.brand) && streams.has(row.stream));
   }
 
   /** The working file's `_schema_drift` entries while this process holds the writer lease; none otherwise. */
