@@ -93,6 +93,8 @@ describe('an API away for a while (a deployment, a gateway restart)', () => {
     // A first attempt ends at the 2 s timeout, inside the tolerance; the second ends past it, whatever the load.
     expect(outcome.mostAttemptsOfOneCall).toBeGreaterThan(0);
     expect(outcome.mostAttemptsOfOneCall).toBeLessThanOrEqual(2);
-    expect(outcome.unanswered).toBeLessThanOrEqual(2 * 8);
+    // Two attempts for each of the 8 slices in flight, and one request more: the first slice to meet the API away fails
+    // alone (one slice is no outage, availability.ts's awayVerdict), and a ninth takes its place till a second gives up.
+    expect(outcome.unanswered).toBeLessThanOrEqual(2 * 8 + 1);
   }, 150_000);
 });
