@@ -7,6 +7,9 @@ import { PrometheusMetrics } from '../../ops/prometheus-metrics.js';
 import { notifierFor } from '../../notify/index.js';
 import { loadProcessSettings } from '../../config/load.js';
 import { DEFAULT_REDIS_OUTAGE_MS } from '../../engine/redis/redis-outage.js';
+import { connectRedis } from '../../engine/redis/redis.js';
+import { RunStore } from '../../engine/run/run-store.js';
+import { formatCount } from '../../format.js';
 import { addCommonOptions, commandLogger, readConfig, redisFor, workerTimings, type CommonFlags } from '../context.js';
 import { listenError, UsageError } from '../fail.js';
 import { checkLocalSetup, preflight } from '../preflight.js';
@@ -148,9 +151,36 @@ export function workerCommand(): Command {
       log.error('could not stop cleanly (is Redis answering?); exiting now, running jobs go to other workers');
       process.exit(EXIT_NOT_DONE);
     }
-    log.info('worker stopped');
+    const unfinished = await unfinishedRunIds(redis.url, config.redisPrefix);
+    if (unfinished.length)
+      log.info(
+        { runs: unfinished },
+        `worker stopped; ${formatCount(unfinished.length, 'unfinished run')} left queued for any bvsync worker: ${namedRuns(unfinished)}`,
+      );
+    else log.info('worker stopped');
     // A connection stuck reconnecting after a Redis restart must not keep a stopped worker alive; unref'd, this fires
     // only when something still holds the process open.
     setTimeout(() => process.exit(), LINGER_LIMIT_MS).unref();
   });
+}
+
+/** How long a stopped worker asks Redis for the runs it leaves: past it, it stops without naming them. */
+const UNFINISHED_ASK_MS = 2_000;
+
+/** The ids of the prefix's unfinished runs, newest first; none when Redis does not answer in UNFINISHED_ASK_MS. */
+async function unfinishedRunIds(redisUrl: string, prefix: string): Promise<string[]> {
+  const connection = connectRedis(redisUrl, { maxRetriesPerRequest: 1, commandTimeout: UNFINISHED_ASK_MS });
+  try {
+    return (await new RunStore(connection, prefix).unfinished()).map((run) => run.runId);
+  } catch {
+    return [];
+  } finally {
+    connection.disconnect();
+  }
+}
+
+/** Up to five run ids, then how many more: bvsync status lists them all. */
+function namedRuns(runIds: string[]): string {
+  const more = runIds.length - 5;
+  return runIds.slice(0, 5).join(', ') + (more > 0 ? `, and ${more} more (bvsync status)` : '');
 }
