@@ -35,6 +35,10 @@ export function cancelCommand(): Command {
         );
         if (result.outcome === 'unknown')
           throw new UsageError(`no run ${runId} in Redis: bvsync status lists the unfinished runs`);
+        if (result.outcome === 'finished' && result.meta.status === 'finalizing')
+          throw new UsageError(
+            `run ${runId} is finishing: every slice is done and it is being recorded and published; there is nothing to cancel`,
+          );
         if (result.outcome === 'finished')
           throw new UsageError(
             `run ${runId} already finished (${result.meta.status}, ${result.meta.finishedAt?.slice(0, 19) ?? ''}); there is nothing to cancel`,

@@ -45,12 +45,13 @@ export async function cancelRun(
   const before = await runs.get(runId);
   if (!before) return { outcome: 'unknown' };
   if (isFinishedRunStatus(before.status) && before.status !== 'cancelled') return { outcome: 'finished', meta: before };
-  const meta = await runs.update(runId, {
-    status: 'cancelled',
-    finishedAt: new Date().toISOString(),
-    error: 'cancelled with bvsync cancel',
-  });
-  // It finished on its own between the read and the update: nothing to cancel.
+  // A finalizing run has every slice done and is being recorded and published: a cancel would relabel a finished run.
+  const meta = await runs.update(
+    runId,
+    { status: 'cancelled', finishedAt: new Date().toISOString(), error: 'cancelled with bvsync cancel' },
+    (current) => current.status !== 'finalizing',
+  );
+  // It finished on its own, or began to, between the read and the update: nothing to cancel.
   if (meta.status !== 'cancelled') return { outcome: 'finished', meta };
   const removed = await removeQueuedJobsOfRun(queues, redis, prefix, runId);
   // Ahead of the cancel job, so the run is recorded with them and published once.

@@ -278,10 +278,10 @@ export class RunStore {
   }
 
   /**
-   * Patches a run's record. A finished run's record is final: the patch is ignored (a plan or finalize job still
-   * running when the run was cancelled must not bring it back). A patch that finishes the run releases its window.
+   * Patches a run's record, if `onlyIf` accepts it (in the same compare-and-set); a finished record is final, as a job
+   * still running at a cancel must not revive it. A patch that finishes the run releases its window.
    */
-  async update(runId: string, patch: Partial<RunMeta>): Promise<RunMeta> {
+  async update(runId: string, patch: Partial<RunMeta>, onlyIf?: (current: RunMeta) => boolean): Promise<RunMeta> {
     let text = this.seen.get(runId);
     // The record remembered is tried first, without a read; after a failed compare, it is read afresh.
     let remembered = text !== undefined;
@@ -289,7 +289,7 @@ export class RunStore {
       if (!remembered) text = (await this.redis.hget(this.key(runId), 'meta')) ?? undefined;
       if (!text) throw new RunGoneError(runId);
       const current = JSON.parse(text) as RunMeta;
-      if (isFinishedRunStatus(current.status)) return current;
+      if (isFinishedRunStatus(current.status) || (onlyIf && !onlyIf(current))) return current;
       const next: RunMeta = { ...current, ...patch };
       const release = isFinishedRunStatus(next.status) && next.windowKey !== undefined;
       const written = (await this.redis.eval(

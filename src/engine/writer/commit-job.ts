@@ -20,7 +20,8 @@ import { removeWaitingJobs, takeWaitingCommits, type WaitingCommit } from './wai
 import { redisKeys } from '../../redis-keys.js';
 import { CommitLookups } from './commit-lookups.js';
 import { isKeyConflict, withMovedRecordsSetAside } from './moved-records.js';
-import { chunkKeys, readChunks } from '../fetch/chunk-store.js';
+import { chunkKeys, deleteChunks, readChunks } from '../fetch/chunk-store.js';
+import { recordUncounted } from '../run/cancel-run.js';
 import { enqueueFetches } from '../jobs/enqueue.js';
 import { sliceLogFields, type CommitJobData } from '../jobs/job-data.js';
 import { type LoadProcessorDeps, perWarehouse, describedRun } from './load-context.js';
@@ -45,6 +46,8 @@ export async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: 
   // A commit replayed after it finished has no chunks: reading them would look like lost rows and refetch the slice.
   // Preparing has no effect of its own, so it runs while that is asked; a replay throws what it read away.
   const done = deps.runs.isDone(data.runId, data.sliceId);
+  const cancelled = cancelledRuns(deps, [data.runId]);
+  cancelled.catch(() => undefined); // awaited below, unless `done` throws first
   const preparing = prepareCommit(deps, data);
   const taking = takeWaitingCommits({
     redis: deps.redis,
@@ -61,12 +64,22 @@ export async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: 
     await prepared;
     return advanceIfPhaseDone(deps, data.runId);
   }
+  if ((await cancelled).size) {
+    await prepared;
+    return dropCancelledSlice(deps, data);
+  }
   // The run publishes when it ends: its clone of the published file is copied meanwhile, not after the last load.
   void deps.warehouse.preparePublish(deps.config.db);
   await prepared;
   const own = await preparing;
   if (own === 'chunks-lost') return refetchOrFail(deps, data);
-  const companions = await taking;
+  // A companion of a cancelled run stays queued: its own job drops it.
+  const taken = await taking;
+  const ofCancelledRuns = await cancelledRuns(
+    deps,
+    taken.map((companion) => companion.prepared.data.runId),
+  );
+  const companions = taken.filter((companion) => !ofCancelledRuns.has(companion.prepared.data.runId));
   const together = [own, ...companions.map((companion) => companion.prepared)];
   let committed = together;
   let ownFailure: unknown;
@@ -102,6 +115,25 @@ export async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: 
   }
   await afterCommit(deps, committed, companions);
   if (ownFailure !== undefined) throw ownFailure;
+}
+
+/** The runs among `runIds` that `bvsync cancel` dropped. */
+async function cancelledRuns(deps: LoadProcessorDeps, runIds: string[]): Promise<Set<string>> {
+  const distinct = [...new Set(runIds)];
+  const metas = await Promise.all(distinct.map((runId) => deps.runs.get(runId)));
+  return new Set(distinct.filter((_, i) => metas[i]?.status === 'cancelled'));
+}
+
+/**
+ * A slice of a cancelled run, read to its end after the cancel removed the queued jobs: it is not loaded, as the
+ * slices the cancel stopped mid-read are not, and its calls still count (test/engine/cancel-late-commit.int.test.ts).
+ */
+async function dropCancelledSlice(deps: LoadProcessorDeps, data: CommitJobData): Promise<void> {
+  await deleteChunks(deps.redis, deps.prefix, data.token, data.chunks);
+  const { runId, requests, retries, rateLimited } = data;
+  const source = `slice ${data.sliceId}, read to its end after bvsync cancel`;
+  await recordUncounted(deps, { runId, source, requests, retries, rateLimited, commits: [] });
+  deps.log.info(sliceLogFields(data), 'run cancelled: a slice read after the cancel is not loaded');
 }
 
 /**

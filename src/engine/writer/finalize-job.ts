@@ -26,7 +26,8 @@ export async function advanceIfPhaseDone(deps: LoadProcessorDeps, runId: string)
 export async function finalize(deps: LoadProcessorDeps, runId: string): Promise<void> {
   const meta = await runMeta(deps, runId);
   if (meta.status !== 'running' && meta.status !== 'finalizing') return;
-  await deps.runs.update(runId, { status: 'finalizing' });
+  // A cancel between the read and this update wins: the run is not finished as complete, nor published as such.
+  if ((await deps.runs.update(runId, { status: 'finalizing' })).status !== 'finalizing') return;
   // Still the prefix's warehouse (it was when this writer opened it): publishing another file would replace the analysts'.
   await claimPrefixWarehouse(deps.redis, deps.prefix, { id: deps.warehouse.id ?? '', path: deps.warehouse.path }).catch(
     (error: Error) => {
