@@ -102,7 +102,32 @@ describe('a forbidden brand beside a readable one', () => {
     expect(text.stdout).toContain(
       `5 of them are of brand(s) ${forbidden}, not in the config's brands: no run reads them again`,
     );
-    expect(JSON.parse(json.stdout).slicesNotCompleteOutsideConfig).toEqual({ brands: [forbidden], slices: 5 });
+    expect(JSON.parse(json.stdout).slicesNotCompleteOutsideConfig).toEqual({
+      brands: [forbidden],
+      streams: [],
+      slices: 5,
+    });
+  });
+
+  it('bvsync status counts apart the failed slices of streams the config no longer syncs', async () => {
+    const env = cliEnv(fx, { BVSYNC_BRANDS: `1,${forbidden}` });
+    const config = writeCliConfig(fx, { sync: { streams: ['conversations'] } });
+    const dropped = await queryFile(
+      fx.config.db,
+      "SELECT stream, count(*)::INTEGER AS slices FROM _sync_state WHERE status <> 'complete' AND stream <> 'conversations' GROUP BY stream ORDER BY stream",
+    );
+    const streams = dropped.map((row) => String(row.stream));
+    const slices = dropped.reduce((sum, row) => sum + Number(row.slices), 0);
+    expect(slices).toBeGreaterThan(0);
+    const [text, json] = await Promise.all([
+      runBvsync(['status', '--config', config], env),
+      runBvsync(['status', '--json', '--config', config], env),
+    ]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(
+      `${slices} of them are of stream(s) ${streams.join(', ')}, which the config does not sync: no run reads them again`,
+    );
+    expect(JSON.parse(json.stdout).slicesNotCompleteOutsideConfig).toEqual({ brands: [], streams, slices });
   });
 
   it("an incremental sync moves the readable brand's cursors and leaves the forbidden brand without any", async () => {

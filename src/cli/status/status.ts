@@ -17,7 +17,12 @@ import {
 } from '../../engine/plan/skip-complete-backfill.js';
 import { skipCompleteCommand } from '../run/skip-complete-command.js';
 import type { Logger } from '../../log.js';
-import { daySlicesNotComplete, freshnessTable, slicesNotCompleteTable } from '../../warehouse/state/bookkeeping.js';
+import {
+  daySlicesNotComplete,
+  freshnessTable,
+  slicesNotCompleteTable,
+  type SlicesNotCompleteCount,
+} from '../../warehouse/state/bookkeeping.js';
 import { dimensionReads } from '../../warehouse/state/dimension-reads.js';
 import { withReadOnly } from '../../warehouse/publish/published-database.js';
 import { DRIFT_ADVICE, tableDrift, tableDriftLine, type TableDrift } from './schema-drift-lines.js';
@@ -41,7 +46,7 @@ import {
 } from '../context.js';
 import { EXIT_NOT_DONE } from '../exit-codes.js';
 import { keyRateSettings, rateLine, readKeyRate, slowedByLearnedRate, type KeyRate } from './key-rate.js';
-import { syncsBrand, type Config } from '../../configuration.js';
+import { syncedStreams, syncsBrand, type Config } from '../../configuration.js';
 import { descriptionOf } from '../commands.js';
 
 interface StatusFlags extends CommonFlags {
@@ -103,7 +108,7 @@ interface StatusReport {
   /** How many slices are not complete in all: `slicesNotComplete` lists failed ones first, at most 50. */
   slicesNotCompleteTotal: number;
   /** Of those, the ones of brands the config no longer names: no run reads them again. Null when none. */
-  slicesNotCompleteOutsideConfig: { brands: number[]; slices: number } | null;
+  slicesNotCompleteOutsideConfig: { brands: number[]; streams: string[]; slices: number } | null;
   /**
    * The day slices not complete that a backfill still plans, and the `backfill --skip-complete` commands that read them
    * again (joined by `;`), with their first and last day, brands, streams and count. Null when none.
@@ -256,13 +261,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     report.freshness = plainRows(tables.freshness);
     report.slicesNotComplete = plainRows(tables.failures);
     report.slicesNotCompleteTotal = failures.total;
-    const outside = [...failures.byBrand].filter(([brand]) => !syncsBrand(config, brand));
-    report.slicesNotCompleteOutsideConfig = outside.length
-      ? {
-          brands: outside.map(([brand]) => brand).sort((a, b) => a - b),
-          slices: outside.reduce((n, [, s]) => n + s, 0),
-        }
-      : null;
+    report.slicesNotCompleteOutsideConfig = slicesOutsideConfig(config, failures.counts);
     report.healing = await lastHealing(db.connection);
     const { backfills, notPlanned } = await backfillsToAdvise(config, report.today, rowReader(db.connection), log);
     report.slicesNoLongerPlanned = notPlanned;
@@ -453,11 +452,16 @@ function renderStatus(report: StatusReport, tables: DatabaseTables | undefined):
         `${total - shown} more: bvsync sql "SELECT brand_id, stream, slice_key, status, error_code, last_error FROM _sync_state WHERE status <> 'complete'"`,
       );
     const outside = report.slicesNotCompleteOutsideConfig;
-    if (outside)
+    if (outside) {
+      const whose = [
+        ...(outside.brands.length ? [`brand(s) ${outside.brands.join(', ')}, not in the config's brands`] : []),
+        ...(outside.streams.length ? [`stream(s) ${outside.streams.join(', ')}, which the config does not sync`] : []),
+      ];
       out.push(
-        `${formatInteger(outside.slices)} of them are of brand(s) ${outside.brands.join(', ')}, not in the config's brands: ` +
+        `${formatInteger(outside.slices)} of them are of ${whose.join(', or of ')}: ` +
           'no run reads them again, and they stay in _sync_state',
       );
+    }
     if (report.healing) out.push('', healingLine(report.healing));
     const advice = report.slicesNotCompleteDays;
     if (advice)
@@ -514,4 +518,26 @@ function unmovedRunsNote(queues: StatusReport['queues']): string | undefined {
   if (loading === 0)
     return 'No bvsync process holds the writer (the load queue has no worker): slices are fetched but not loaded until a `bvsync worker` without --fetch-only, or the same sync or backfill, runs';
   return undefined;
+}
+
+/**
+ * The slices not complete that no run of this config reads again: of a brand it does not name, or of a stream neither
+ * `sync.streams` nor a schedule runs (test/e2e/brand-access.int.test.ts).
+ */
+function slicesOutsideConfig(
+  config: Config,
+  counts: readonly SlicesNotCompleteCount[],
+): StatusReport['slicesNotCompleteOutsideConfig'] {
+  const synced = syncedStreams(config);
+  const outside = counts.filter((each) => !syncsBrand(config, each.brand) || !synced.has(each.stream));
+  if (!outside.length) return null;
+  const brands = new Set(outside.filter((each) => !syncsBrand(config, each.brand)).map((each) => each.brand));
+  const streams = new Set(
+    outside.filter((each) => syncsBrand(config, each.brand) && !synced.has(each.stream)).map((each) => each.stream),
+  );
+  return {
+    brands: [...brands].sort((a, b) => a - b),
+    streams: [...streams].sort(),
+    slices: outside.reduce((sum, each) => sum + each.slices, 0),
+  };
 }

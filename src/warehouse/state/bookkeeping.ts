@@ -182,24 +182,33 @@ const SLICES_NOT_COMPLETE_BEFORE_006_SQL = `
 SELECT brand_id AS brand, stream, slice_key AS slice, status, error_code, request_id, left(last_error, 120) AS error, run_id
 FROM _sync_state WHERE status <> 'complete' ORDER BY status = 'failed' DESC, updated_at DESC LIMIT ${SLICES_SHOWN}`;
 
+/** How many slices of one brand's stream are not complete. */
+export interface SlicesNotCompleteCount {
+  brand: number;
+  stream: string;
+  slices: number;
+}
+
 /**
  * Up to SLICES_SHOWN slices not complete (or whose latest attempt was not), failed ones first, then the latest, with
- * the API's error code and request id; and how many there are in all and per brand, so a cut list says so.
+ * the API's error code and request id; and how many there are in all and per brand's stream, so a cut list says so.
  */
 export async function slicesNotCompleteTable(
   connection: DuckDBConnection,
-): Promise<{ table: DuckDBResultReader; total: number; byBrand: Map<number, number> }> {
+): Promise<{ table: DuckDBResultReader; total: number; counts: SlicesNotCompleteCount[] }> {
   const found = await connection.runAndReadAll(
     "SELECT 1 FROM duckdb_columns() WHERE table_name = '_sync_state' AND column_name = 'last_attempt_status'",
   );
   const attempts = found.currentRowCount > 0;
   const table = await connection.runAndReadAll(attempts ? SLICES_NOT_COMPLETE_SQL : SLICES_NOT_COMPLETE_BEFORE_006_SQL);
   const counts = await connection.runAndReadAll(
-    `SELECT brand_id::BIGINT, count(*)::INTEGER FROM _sync_state
+    `SELECT brand_id::BIGINT, stream, count(*)::INTEGER FROM _sync_state
       WHERE status <> 'complete'${attempts ? " OR coalesce(last_attempt_status, status) <> 'complete'" : ''} GROUP BY ALL`,
   );
-  const byBrand = new Map(counts.getRows().map(([brand, slices]) => [Number(brand), Number(slices)]));
-  return { table, total: [...byBrand.values()].reduce((sum, slices) => sum + slices, 0), byBrand };
+  const byStream = counts
+    .getRows()
+    .map(([brand, stream, slices]) => ({ brand: Number(brand), stream: String(stream), slices: Number(slices) }));
+  return { table, total: byStream.reduce((sum, each) => sum + each.slices, 0), counts: byStream };
 }
 
 export interface DaySliceNotComplete {
