@@ -512,7 +512,7 @@ function unmovedRunsNote(queues: StatusReport['queues']): string | undefined {
   const [fetching, loading] = [workers(FETCH_QUEUE), workers(LOAD_QUEUE)];
   if (fetching === 0 && loading === 0)
     return (
-      'No bvsync process is connected to the queues, so these runs move nowhere (the process that ran them stopped or was killed): ' +
+      'No bvsync process is connected to the queues, so these runs move nowhere (enqueued for a worker, or their process stopped): ' +
       '`bvsync worker`, or the same sync or backfill again, takes them up where they are'
     );
   if (loading === 0)
