@@ -77,6 +77,31 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis gone for good (needs redis-server on 
   }, 30_000);
 });
 
+describe.skipIf(!HAVE_REDIS_SERVER)('Redis away under a scheduler (needs redis-server on PATH)', () => {
+  it('a bvsync scheduler says once that Redis stopped answering, and once that it answers again', async () => {
+    const server = await PrivateRedis.start(false);
+    const fx = await engineFixture('rel-scheduler', { sim: { brands: 1, days: 2, scale: 5, today: TODAY } });
+    const config = writeCliConfig(fx, { schedules: [{ name: 'hourly', cron: '0 * * * *' }] });
+    const scheduler = spawnBvsync(['scheduler', '--config', config], cliEnv(fx, { REDIS_URL: server.url }));
+    try {
+      await scheduler.waitFor(/scheduler started/);
+      await server.kill();
+      await scheduler.waitFor(/redis connection error; reconnecting, and ticks wait until Redis answers/);
+      await server.start();
+      await scheduler.waitFor(/redis answers again/);
+      scheduler.kill('SIGTERM');
+      const result = await scheduler.done;
+      expect(result.code, result.stderr.slice(-2000)).toBe(0);
+      expect(result.stderr).not.toMatch(/Unhandled error event/);
+      expect(result.stderr.match(/redis connection error/g)).toHaveLength(1);
+    } finally {
+      scheduler.kill('SIGKILL');
+      await fx.cleanup();
+      await server.stop();
+    }
+  }, 60_000);
+});
+
 describe.skipIf(!HAVE_REDIS_SERVER)('Redis gone for good under a backfill (needs redis-server on PATH)', () => {
   it('the backfill stops once Redis has not answered for BVSYNC_REDIS_OUTAGE_MS, exit 1, saying what to do; doing it completes the window', async () => {
     const server = await PrivateRedis.start(false);

@@ -52,6 +52,8 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
       .replace(/[-:]/g, '')
       .replace(/\.\d+Z$/, 'Z')}-${randomUUID().slice(0, 6)}`;
   const connection = connectRedis(options.redisUrl);
+  // Its caller says when Redis is away (a scheduler's tick waits on it): an error with no listener is printed raw.
+  connection.on('error', (error) => options.log.debug({ err: error.message }, 'redis connection error; reconnecting'));
   try {
     // Opened first: BullMQ's look at the server shares a round trip with the check below.
     const queues = openQueues(connection, options.config.redisPrefix);
