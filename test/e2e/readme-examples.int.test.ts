@@ -73,11 +73,12 @@ const SKIPPED: Record<string, string> = {
   'docker compose exec worker node bin/bvsync.js status': 'docker',
   'docker compose exec worker node bin/bvsync.js report --out /data/report.html && docker compose cp worker:/data/report.html .':
     'docker',
-  'kubectl create secret generic bvsync-secrets --from-file=api-key=./api-key --from-file=redis-url=./redis-url':
+  'kubectl create secret generic bvsync-secrets -n bvsync --from-file=api-key=./api-key --from-file=redis-url=./redis-url':
     'a Kubernetes cluster; test/deploy/kubernetes.test.ts validates the manifests that read this Secret',
-  'kubectl apply -k deploy/kubernetes':
-    'a Kubernetes cluster; test/deploy/kubernetes.test.ts validates every manifest of the kustomization',
-  'kubectl exec statefulset/bvsync-writer -- node bin/bvsync.js status': 'a Kubernetes cluster running the base',
+  'kubectl apply -k bvsync-prod':
+    'a Kubernetes cluster and an overlay of your own; test/deploy/kubernetes.test.ts validates the base and renders the overlay',
+  'kubectl exec -n bvsync statefulset/bvsync-writer -- node bin/bvsync.js status':
+    'a Kubernetes cluster running the base',
   // docs/simulator.md
   'npx bvsync simulate --port 4010 --seed 1 --brands 3 --days 30 --scale 100':
     'runs in the foreground until Ctrl-C; the tutorial and the parameter-names session start it in the background',
