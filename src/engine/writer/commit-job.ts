@@ -73,11 +73,11 @@ export async function commit(deps: LoadProcessorDeps, data: CommitJobData, job: 
   await prepared;
   const own = await preparing;
   if (own === 'chunks-lost') return refetchOrFail(deps, data);
-  // A companion of a cancelled run stays queued: its own job drops it.
+  // A companion of a cancelled run stays queued: its own job drops it. This job's run was asked above.
   const taken = await taking;
   const ofCancelledRuns = await cancelledRuns(
     deps,
-    taken.map((companion) => companion.prepared.data.runId),
+    taken.map((companion) => companion.prepared.data.runId).filter((runId) => runId !== data.runId),
   );
   const companions = taken.filter((companion) => !ofCancelledRuns.has(companion.prepared.data.runId));
   const together = [own, ...companions.map((companion) => companion.prepared)];
