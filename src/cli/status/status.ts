@@ -107,7 +107,7 @@ interface StatusReport {
   slicesNotComplete: PlainRow[];
   /** How many slices are not complete in all: `slicesNotComplete` lists failed ones first, at most 50. */
   slicesNotCompleteTotal: number;
-  /** Of those, the ones of brands the config no longer names: no run reads them again. Null when none. */
+  /** Of those, the ones no run reads again: of brands the config does not name, or of streams it does not sync. */
   slicesNotCompleteOutsideConfig: { brands: number[]; streams: string[]; slices: number } | null;
   /**
    * The day slices not complete that a backfill still plans, and the `backfill --skip-complete` commands that read them
@@ -529,15 +529,16 @@ function slicesOutsideConfig(
   counts: readonly SlicesNotCompleteCount[],
 ): StatusReport['slicesNotCompleteOutsideConfig'] {
   const synced = syncedStreams(config);
-  const outside = counts.filter((each) => !syncsBrand(config, each.brand) || !synced.has(each.stream));
-  if (!outside.length) return null;
-  const brands = new Set(outside.filter((each) => !syncsBrand(config, each.brand)).map((each) => each.brand));
-  const streams = new Set(
-    outside.filter((each) => syncsBrand(config, each.brand) && !synced.has(each.stream)).map((each) => each.stream),
-  );
-  return {
-    brands: [...brands].sort((a, b) => a - b),
-    streams: [...streams].sort(),
-    slices: outside.reduce((sum, each) => sum + each.slices, 0),
-  };
+  const brands = new Set<number>();
+  const streams = new Set<string>();
+  let slices = 0;
+  for (const each of counts) {
+    // A brand out of the config is named as such, whatever its stream.
+    if (!syncsBrand(config, each.brand)) brands.add(each.brand);
+    else if (!synced.has(each.stream)) streams.add(each.stream);
+    else continue;
+    slices += each.slices;
+  }
+  if (!brands.size && !streams.size) return null;
+  return { brands: [...brands].sort((a, b) => a - b), streams: [...streams].sort(), slices };
 }
