@@ -223,6 +223,9 @@ describe('sync.heal against range answers that disagree forever', () => {
     const payload = receiver.received[0]!.json();
     expect(payload.event).toBe('verify_disagreement');
     expect(payload.disagreements).toContainEqual({ brand: brandId, family: 'conversations', day: STUCK_DAY });
+    // The fields docs/operations.md lists for the event: the scheduled run, and the window its round compared.
+    expect(payload.run).toBe(scheduledRunId('daily', new Date(`${FIRST_TODAY}T06:00:00Z`)));
+    expect(payload.window).toEqual({ from: round.window_start, to: round.window_end });
     expect(await metricValue(metrics, 'bvsync_heal_disagreements')).toBe(round.persisting.length);
   }, 240_000);
 

@@ -134,6 +134,9 @@ describe('the schema drift report', () => {
       'conversations.x_score=',
       'conversations.x_unlisted_field=',
     ]);
+    // The fields docs/operations.md lists for the event.
+    for (const entry of notices[0].drift)
+      expect(Object.keys(entry).sort()).toEqual(['example', 'kind', 'looksLike', 'name', 'rows', 'table', 'value']);
   });
 
   it('sets the gauge per table and kind', () => {
