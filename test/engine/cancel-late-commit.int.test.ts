@@ -5,9 +5,8 @@ import { commitJobSchema, type CommitJobData } from '../../src/engine/jobs/job-d
 import { openQueues, type Queues } from '../../src/engine/jobs/queues.js';
 import { connectRedis } from '../../src/engine/redis/redis.js';
 import { RunStore } from '../../src/engine/run/run-store.js';
-import { runToEnd } from '../../src/engine/run/start-run.js';
 import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
-import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
+import { engineFixture, queryFile, runInProcess, type EngineFixture } from '../support/engine.js';
 import { until } from '../support/until.js';
 import type { Redis } from 'ioredis';
 
@@ -38,11 +37,8 @@ afterAll(async () => {
   await fx?.cleanup();
 });
 
-function enqueueOnlyBackfill(): Promise<string> {
-  return runToEnd({
-    config: fx.config,
-    redisUrl: fx.redisUrl,
-    log: fx.log,
+async function enqueueOnlyBackfill(): Promise<string> {
+  const progress = await runInProcess(fx, {
     kind: 'backfill',
     today: TODAY,
     from: '2026-11-18',
@@ -50,7 +46,8 @@ function enqueueOnlyBackfill(): Promise<string> {
     brands: [1],
     streams: ['visibility'],
     enqueueOnly: true,
-  }).then((progress) => progress.meta.runId);
+  });
+  return progress.meta.runId;
 }
 
 async function waitingCommits(runId: string): Promise<CommitJobData[]> {

@@ -3,9 +3,8 @@ import { cancelRun } from '../../src/engine/run/cancel-run.js';
 import { openQueues } from '../../src/engine/jobs/queues.js';
 import { connectRedis } from '../../src/engine/redis/redis.js';
 import { RunStore } from '../../src/engine/run/run-store.js';
-import { runToEnd } from '../../src/engine/run/start-run.js';
 import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
-import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
+import { engineFixture, queryFile, runInProcess, type EngineFixture } from '../support/engine.js';
 import { until } from '../support/until.js';
 
 /**
@@ -46,10 +45,7 @@ describe('a cancel reaches the slices being read', () => {
       const queues = openQueues(redis, fx.config.redisPrefix);
       const runs = new RunStore(redis, fx.config.redisPrefix);
       try {
-        const started = await runToEnd({
-          config: fx.config,
-          redisUrl: fx.redisUrl,
-          log: fx.log,
+        const started = await runInProcess(fx, {
           kind: 'backfill',
           today: TODAY,
           from: '2026-11-18',
