@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { Logger } from '../../log.js';
 import { machineFault, type Notifier } from '../../notify/index.js';
 import { describeRedisAddress } from '../../redis-address.js';
 
@@ -36,4 +37,22 @@ export function watchRedisForFaults(connection: Redis, url: string, limitMs: num
     connection.off('close', down);
     connection.off('ready', up);
   };
+}
+
+/**
+ * Logs once that Redis stopped answering, saying `meanwhile` what waits, and once that it answers again: ioredis retries
+ * every few seconds, and an error with no listener is printed raw (test/reliability/redis.int.test.ts).
+ */
+export function logRedisOutages(connection: Redis, log: Logger, meanwhile: string): void {
+  let down = false;
+  connection.on('error', (error: Error) => {
+    if (down) return;
+    down = true;
+    log.warn({ err: error.message }, `redis connection error; reconnecting, and ${meanwhile}`);
+  });
+  connection.on('ready', () => {
+    if (!down) return;
+    down = false;
+    log.info('redis answers again');
+  });
 }

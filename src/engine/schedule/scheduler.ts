@@ -4,8 +4,8 @@ import cron, { type ScheduledTask } from 'node-cron';
 import { cronProblem } from '../../config/cron-check.js';
 import { ConfigError } from '../../config/load.js';
 import type { Logger } from '../../log.js';
-import type { Redis } from 'ioredis';
 import { connectRedis } from '../redis/redis.js';
+import { logRedisOutages } from '../redis/redis-fault-watch.js';
 import { RedisRunCoordinator } from './run-coordinator.js';
 import { RunStore } from '../run/run-store.js';
 import { enqueueRun } from '../run/start-run.js';
@@ -63,7 +63,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
     throw new ConfigError('the config', ['brands: the scheduler needs the brands to sync (or BVSYNC_BRANDS)']);
   const now = options.now ?? (() => new Date());
   const redis = connectRedis(options.redisUrl);
-  reportOutages(redis, log);
+  logRedisOutages(redis, log, 'ticks wait until Redis answers');
   const runs = new RunStore(redis, config.redisPrefix);
   const coordinator = new RedisRunCoordinator(redis, redisKeys(config.redisPrefix));
   const enqueued: string[] = [];
@@ -145,22 +145,4 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
       redis.disconnect();
     },
   };
-}
-
-/**
- * Says once that Redis stopped answering, and once that it answers again: ioredis retries every few seconds meanwhile,
- * and an error with no listener is printed raw (test/reliability/redis.int.test.ts).
- */
-function reportOutages(redis: Redis, log: Logger): void {
-  let down = false;
-  redis.on('error', (error: Error) => {
-    if (down) return;
-    down = true;
-    log.warn({ err: error.message }, 'redis connection error; reconnecting, and ticks wait until Redis answers');
-  });
-  redis.on('ready', () => {
-    if (!down) return;
-    down = false;
-    log.info('redis answers again');
-  });
 }
