@@ -60,10 +60,17 @@ export class Notifier {
   notify(notice: Notice): Promise<void> {
     const hooks = this.webhooks.filter((hook) => hook.events.includes(notice.event));
     if (hooks.length === 0 || this.toldRecently(notice)) return Promise.resolve();
-    const bound = AbortSignal.any([this.stopped.signal, AbortSignal.timeout(this.deliveryMs)]);
+    // A timer of its own: inside AbortSignal.any, nothing holds an AbortSignal.timeout, and a garbage collection drops
+    // it before it fires (test/notify/notifier.int.test.ts, "is bounded across garbage collections").
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.deliveryMs).unref();
+    const bound = AbortSignal.any([this.stopped.signal, deadline.signal]);
     const sending = Promise.all(hooks.map((hook) => this.send(hook, notice, bound))).then(() => undefined);
     this.pending.add(sending);
-    void sending.finally(() => this.pending.delete(sending));
+    void sending.finally(() => {
+      clearTimeout(timer);
+      this.pending.delete(sending);
+    });
     return sending;
   }
 

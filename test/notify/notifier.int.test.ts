@@ -1,6 +1,8 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Notifier, PAYLOAD_VERSION, machineFault, type RunNotice } from '../../src/notify/index.js';
@@ -106,6 +108,22 @@ describe('a webhook in the json format', () => {
     // The bound (1 s) plus what a busy machine adds to a timer; without the bound, the request waits for ever.
     expect(tookMs).toBeLessThan(4_000);
     expect(lines.join('')).toMatch(/could not notify the webhook/);
+  });
+
+  it('is bounded across garbage collections by notify.deliverySeconds, for a port no one listens on', async () => {
+    // Collections dropped a deadline only AbortSignal.any held, and the retries went on for ever (notifier.ts).
+    v8.setFlagsFromString('--expose-gc');
+    const collect = vm.runInNewContext('gc') as () => void;
+    const sender = notifier([{ url: `http://127.0.0.1:1${SECRET_PATH}`, events: ['run_failed'] }], {
+      deliverySeconds: 1,
+    });
+    const collecting = setInterval(collect, 20);
+    try {
+      await sender.notify(RUN_FAILED);
+    } finally {
+      clearInterval(collecting);
+    }
+    expect(lines.join('')).toMatch(/out of time.*could not notify the webhook/);
   });
 
   it('never writes the URL in a log line, at debug level, whether it is reached or not', async () => {
