@@ -6,6 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { KeyAnswers, createApiClient } from '../../api/index.js';
 import { createLogger, registerSecret, routeLogLines } from '../../log.js';
 import { connectRedis } from '../redis/redis.js';
+import { logRedisOutages } from '../redis/redis-fault-watch.js';
 import { Availability } from './availability.js';
 import { outageToleranceMs } from './outage-memo.js';
 import { RequestTallies } from '../run/request-tally.js';
@@ -32,9 +33,7 @@ const log = createLogger({ level: setup.logLevel, pretty: false });
 const abort = new AbortController();
 const stopWaiting = new AbortController();
 const redis = connectRedis(setup.redisUrl);
-redis.on('error', (error) =>
-  log.warn({ err: error.message }, 'redis connection error in a fetch thread; reconnecting'),
-);
+logRedisOutages(redis, log, "a fetch thread's slices wait until Redis answers");
 const tallies = new RequestTallies();
 // What this thread's calls heard on the key: a run's give-up spares its reads when it was served since (slice-reader.ts).
 const heard = new KeyAnswers();

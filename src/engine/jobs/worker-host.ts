@@ -39,7 +39,7 @@ import { fetchBudget, resumeEachWindow } from '../fetch/quota-parking.js';
 import type { RequestQuota } from '../../api/rate/request-quota.js';
 import type { Notifier } from '../../notify/index.js';
 import { claimRunEndNotice, sendRunEndNotices } from '../run/run-notices.js';
-import { watchRedisForFaults } from '../redis/redis-fault-watch.js';
+import { logRedisOutages, watchRedisForFaults, type RedisOutageLog } from '../redis/redis-fault-watch.js';
 import { WriterLease } from '../writer/writer-lease.js';
 import { checkReadiness, PROBE_LIMIT_MS, type Readiness } from './readiness.js';
 import { within } from '../../within.js';
@@ -122,6 +122,8 @@ export class WorkerHost {
   private readonly stopWaiting = new AbortController();
   readonly tallies = new RequestTallies();
   private connection!: Redis;
+  /** Says once per outage that Redis stopped answering, for this connection and each worker's. */
+  private redisOutage!: RedisOutageLog;
   private queues!: Queues;
   private client!: ApiClient;
   /** The fetch queue's workers, sharing this process's fetch concurrency (fetch-concurrency.ts, fetchWorkerSlots). */
@@ -169,7 +171,7 @@ export class WorkerHost {
     const { config, log } = this.options;
     const prefix = config.redisPrefix;
     this.connection = connectRedis(this.options.redisUrl);
-    this.connection.on('error', (error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
+    this.redisOutage = logRedisOutages(this.connection, log, 'jobs wait until Redis answers');
     if (this.options.notifier && this.options.redisFaultAfterMs !== undefined) {
       this.stopRedisWatch = watchRedisForFaults(
         this.connection,
@@ -259,9 +261,14 @@ export class WorkerHost {
     }
   }
 
+  /** A BullMQ worker passes on its connection's errors too: while Redis is away, the outage's one warning says it. */
+  private warnUnlessRedisAway(error: Error, message: string): void {
+    if (!this.redisOutage.down) this.options.log.warn({ err: error.message }, message);
+  }
+
   private addFetchWorker(concurrency: number): void {
     const worker = this.startWorker(FETCH_QUEUE, this.fetchProcess!, concurrency);
-    worker.on('error', (error) => this.options.log.warn({ err: error.message }, 'fetch worker error'));
+    worker.on('error', (error) => this.warnUnlessRedisAway(error, 'fetch worker error'));
     this.fetchWorkers.push(worker);
   }
 
@@ -317,9 +324,7 @@ export class WorkerHost {
    */
   private startWorker(queue: string, processor: ConstructorParameters<typeof Worker>[1], concurrency: number): Worker {
     const connection = this.connection.duplicate();
-    connection.on('error', (error) =>
-      this.options.log.warn({ err: error.message, queue }, 'redis connection error; reconnecting'),
-    );
+    this.redisOutage.watch(connection);
     const worker = new Worker(queue, processor, {
       connection,
       prefix: this.options.config.redisPrefix,
@@ -390,7 +395,7 @@ export class WorkerHost {
       }),
       1,
     );
-    this.loadWorker.on('error', (error) => log.warn({ err: error.message }, 'load worker error'));
+    this.loadWorker.on('error', (error) => this.warnUnlessRedisAway(error, 'load worker error'));
     this.loadWorker.on('failed', (job, error) => {
       log.error({ job: job?.name, id: job?.id, err: error.message }, 'load job failed');
       void this.failRunOfLastAttempt(job, error).catch((failure: Error) =>

@@ -39,20 +39,37 @@ export function watchRedisForFaults(connection: Redis, url: string, limitMs: num
   };
 }
 
+/** What `logRedisOutages` returns: whether Redis is away, and a way to fold another connection's errors in. */
+export interface RedisOutageLog {
+  /** Whether a watched connection failed and none has answered since. */
+  readonly down: boolean;
+  /** Adds a connection of the same Redis: its errors and answers count for the same outage. */
+  watch(connection: Redis): void;
+}
+
 /**
- * Logs once that Redis stopped answering, saying `meanwhile` what waits, and once that it answers again: ioredis retries
- * every few seconds, and an error with no listener is printed raw (test/reliability/redis.int.test.ts).
+ * Logs once that Redis stopped answering, saying `meanwhile` what waits, and once that it answers again, however many
+ * connections retry meanwhile (test/reliability/redis.int.test.ts); an error with no listener is printed raw.
  */
-export function logRedisOutages(connection: Redis, log: Logger, meanwhile: string): void {
+export function logRedisOutages(connection: Redis, log: Logger, meanwhile: string): RedisOutageLog {
   let down = false;
-  connection.on('error', (error: Error) => {
-    if (down) return;
-    down = true;
-    log.warn({ err: error.message }, `redis connection error; reconnecting, and ${meanwhile}`);
-  });
-  connection.on('ready', () => {
-    if (!down) return;
-    down = false;
-    log.info('redis answers again');
-  });
+  const outage: RedisOutageLog = {
+    get down() {
+      return down;
+    },
+    watch(other) {
+      other.on('error', (error: Error) => {
+        if (down) return;
+        down = true;
+        log.warn({ err: error.message }, `redis connection error; reconnecting, and ${meanwhile}`);
+      });
+      other.on('ready', () => {
+        if (!down) return;
+        down = false;
+        log.info('redis answers again');
+      });
+    },
+  };
+  outage.watch(connection);
+  return outage;
 }
