@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openWarehouse } from '../../src/warehouse/warehouse.js';
@@ -319,6 +320,28 @@ describe.concurrent('bvsync export', () => {
     expect(result.code).not.toBe(0);
     expect(readdirSync(out)).toEqual(['conversations.csv']);
     expect(statSync(join(out, 'conversations.csv')).isDirectory()).toBe(true);
+  });
+
+  it('leaves the earlier export whole when a table fails: no table is replaced until all are written', async () => {
+    const db = join(tmp.path, 'failing-view.duckdb');
+    const instance = await DuckDBInstance.create(db);
+    const connection = await instance.connect();
+    await connection.run("CREATE TABLE a AS SELECT 1 AS n; CREATE VIEW b AS SELECT error('boom') AS n FROM a");
+    connection.closeSync();
+    instance.closeSync();
+    const out = join(tmp.path, 'kept');
+    expect((await bvsync(['export', '--format', 'csv', '--out', out, '--db', db, '--tables', 'a'])).code).toBe(0);
+    const before = readFileSync(join(out, 'a.csv'), 'utf8');
+    const again = await DuckDBInstance.create(db);
+    const writer = await again.connect();
+    await writer.run('INSERT INTO a VALUES (2)');
+    writer.closeSync();
+    again.closeSync();
+    const failed = await bvsync(['export', '--format', 'csv', '--out', out, '--db', db, '--tables', 'a,b']);
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toMatch(/boom/);
+    expect(readFileSync(join(out, 'a.csv'), 'utf8')).toBe(before);
+    expect(readdirSync(out)).toEqual(['a.csv']);
   });
 
   it('writes every table as CSV by default, and refuses an unknown table', async () => {

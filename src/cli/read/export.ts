@@ -69,21 +69,24 @@ async function exportTables(
     );
   const out = resolve(folder);
   makeOutFolder(out, `the export folder ${out}`);
-  const exported = [];
-  for (const name of names) {
-    const path = join(out, `${name}.${format}`);
-    // Written beside and renamed once whole: a stopped export (SIGTERM, a full disk) left a Parquet file without its
-    // footer, or half a CSV, under the name a reader takes for the table. DuckDB's own `tmp_` file goes with it.
-    const partial = `${path}.partial`;
-    try {
+  const exported: Array<{ name: string; rows: number; path: string }> = [];
+  try {
+    // Each file is written beside its name, and the set renamed only once all are whole: a stopped export (SIGTERM, a
+    // full disk, a failing view) leaves the folder's earlier export as it was (test/warehouse/cli.int.test.ts).
+    for (const name of names) {
+      const path = join(out, `${name}.${format}`);
       const result = await connection.run(
-        `COPY (SELECT * FROM main.${quoteIdent(name)}) TO ${quoteLiteral(partial)} (${COPY_OPTIONS[format]}, USE_TMP_FILE false)`,
+        `COPY (SELECT * FROM main.${quoteIdent(name)}) TO ${quoteLiteral(partialOf(path))} (${COPY_OPTIONS[format]}, USE_TMP_FILE false)`,
       );
-      renameSync(partial, path);
       exported.push({ name, rows: result.rowsChanged, path });
-    } finally {
-      rmSync(partial, { force: true });
     }
+    for (const { path } of exported) renameSync(partialOf(path), path);
+  } finally {
+    for (const name of names) rmSync(partialOf(join(out, `${name}.${format}`)), { force: true });
   }
   return exported;
+}
+
+function partialOf(path: string): string {
+  return `${path}.partial`;
 }
