@@ -39,7 +39,12 @@ import { fetchBudget, resumeEachWindow } from '../fetch/quota-parking.js';
 import type { RequestQuota } from '../../api/rate/request-quota.js';
 import type { Notifier } from '../../notify/index.js';
 import { claimRunEndNotice, sendRunEndNotices } from '../run/run-notices.js';
-import { logRedisOutages, watchRedisForFaults, type RedisOutageLog } from '../redis/redis-fault-watch.js';
+import {
+  isRedisConnectionError,
+  logRedisOutages,
+  watchRedisForFaults,
+  type RedisOutageLog,
+} from '../redis/redis-fault-watch.js';
 import { WriterLease } from '../writer/writer-lease.js';
 import { checkReadiness, PROBE_LIMIT_MS, type Readiness } from './readiness.js';
 import { within } from '../../within.js';
@@ -261,14 +266,15 @@ export class WorkerHost {
     }
   }
 
-  /** A BullMQ worker passes on its connection's errors too: while Redis is away, the outage's one warning says it. */
-  private warnUnlessRedisAway(error: Error, message: string): void {
-    if (!this.redisOutage.down) this.options.log.warn({ err: error.message }, message);
+  /** A BullMQ worker passes on its connections' failures: Redis's outage, which the host's connections say once. */
+  private logWorkerError(error: Error, message: string): void {
+    const outage = this.redisOutage.down || isRedisConnectionError(error);
+    this.options.log[outage ? 'debug' : 'warn']({ err: error.message }, message);
   }
 
   private addFetchWorker(concurrency: number): void {
     const worker = this.startWorker(FETCH_QUEUE, this.fetchProcess!, concurrency);
-    worker.on('error', (error) => this.warnUnlessRedisAway(error, 'fetch worker error'));
+    worker.on('error', (error) => this.logWorkerError(error, 'fetch worker error'));
     this.fetchWorkers.push(worker);
   }
 
@@ -395,7 +401,7 @@ export class WorkerHost {
       }),
       1,
     );
-    this.loadWorker.on('error', (error) => this.warnUnlessRedisAway(error, 'load worker error'));
+    this.loadWorker.on('error', (error) => this.logWorkerError(error, 'load worker error'));
     this.loadWorker.on('failed', (job, error) => {
       log.error({ job: job?.name, id: job?.id, err: error.message }, 'load job failed');
       void this.failRunOfLastAttempt(job, error).catch((failure: Error) =>

@@ -1,3 +1,4 @@
+import { isNotConnectionError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../log.js';
 import { machineFault, type Notifier } from '../../notify/index.js';
@@ -72,4 +73,12 @@ export function logRedisOutages(connection: Redis, log: Logger, meanwhile: strin
   };
   outage.watch(connection);
   return outage;
+}
+
+/**
+ * Whether an error is a Redis connection failing: refused, closed, reset or timed out, as BullMQ passes them on
+ * (test/engine/redis-connection-error.test.ts).
+ */
+export function isRedisConnectionError(error: Error & { code?: string }): boolean {
+  return !isNotConnectionError(error) || ['ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(error.code ?? '');
 }
