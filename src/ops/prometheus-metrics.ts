@@ -48,6 +48,8 @@ export class PrometheusMetrics implements SyncMetrics {
   private readonly healDisagreements: Gauge;
   private readonly healRequests: Counter;
   private readonly lakeWrites: Counter<'outcome'>;
+  private readonly reopens: Counter;
+  private readonly reopenSeconds: Counter;
   private queueSource: (() => Promise<Record<string, QueueCounts>>) | undefined;
   private writerSource: (() => boolean) | undefined;
   private diskSource: (() => VolumeSpace | undefined) | undefined;
@@ -117,6 +119,11 @@ export class PrometheusMetrics implements SyncMetrics {
       ['outcome'],
     );
     for (const outcome of ['ok', 'failed'] as const) this.lakeWrites.inc({ outcome }, 0);
+    this.reopens = counter(
+      'bvsync_warehouse_reopens_total',
+      'Times the writer reopened DuckDB after a commit to hand back the memory it kept (warehouse.reopenAboveMb)',
+    );
+    this.reopenSeconds = counter('bvsync_warehouse_reopen_seconds_total', 'Time the writer spent reopening DuckDB');
     this.healDisagreements = new Gauge({
       name: 'bvsync_heal_disagreements',
       help: 'Brand, family and day triples that still disagree with the API after sync.heal re-read them (docs/healing.md)',
@@ -225,6 +232,11 @@ export class PrometheusMetrics implements SyncMetrics {
   /** The working file's schema drift, read when scraped (the writer's; others report none). */
   setSchemaDriftSource(source: () => Promise<DriftEntry[]>): void {
     this.schemaDriftSource = source;
+  }
+
+  warehouseReopened(ms: number): void {
+    this.reopens.inc();
+    this.reopenSeconds.inc(ms / 1000);
   }
 
   lakeWritten(outcome: 'ok' | 'failed'): void {

@@ -34,6 +34,8 @@ export interface SyncMetrics {
   slicesHeld?(count: number): void;
   /** A round of `sync.heal` ended: its status, the disagreements it leaves persisting, its requests (docs/healing.md). */
   healRound?(round: { status: string; persisting: number; requests: number }): void;
+  /** The writer reopened DuckDB to hand back the memory it kept (`warehouse.reopenAboveMb`), taking `ms`. */
+  warehouseReopened?(ms: number): void;
   /** The writer wrote the Parquet lake after a publish (`ok`), or could not (`failed`: the lake is behind). */
   lakeWritten(outcome: 'ok' | 'failed'): void;
 }

@@ -25,7 +25,8 @@ let samples: Sample[];
 let body: string;
 
 beforeAll(async () => {
-  fx = await engineFixture('metrics', { config: { sync: { fetchConcurrency: 4 } } });
+  // A threshold any process passes: the writer reopens DuckDB after its first commit, which the metrics count.
+  fx = await engineFixture('metrics', { config: { sync: { fetchConcurrency: 4 }, warehouse: { reopenAboveMb: 1 } } });
   // 4 a second, well under what four fetches at once send even on a loaded box (at 8 a busy box sometimes sent no 429).
   fx.sim.setKnobs({ rateLimit: 4, retryAfterSeconds: 1, faultRate: 0.05, faultKinds: ['5xx'], invalidShare: 0.05 });
   // The simulator's today is the host's and the metrics' own: freshness ages never depend on the real date.
@@ -101,6 +102,11 @@ describe('bvsync metrics, scraped', () => {
     expect(
       total(samples, 'bvsync_slice_fetch_duration_seconds_count', { stream: 'conversations', status: 'complete' }),
     ).toBe(2 * 3);
+  });
+
+  it("counts the writer's reopens of DuckDB and the time they took", () => {
+    expect(total(samples, 'bvsync_warehouse_reopens_total')).toBeGreaterThanOrEqual(1);
+    expect(total(samples, 'bvsync_warehouse_reopen_seconds_total')).toBeGreaterThan(0);
   });
 
   it('reports queue depths and, from the writer, freshness per brand and stream', () => {

@@ -359,7 +359,10 @@ export class WorkerHost {
         duckdb: duckdbSettings(config.warehouse),
         lake: config.publish.parquet,
         reopen: new ReopenTrigger(reopenThresholdBytes(config.warehouse)),
-        onReopen: (reopen) => log.debug(reopen, 'reopened DuckDB to hand back the memory it kept'),
+        onReopen: (reopen) => {
+          log.debug(reopen, 'reopened DuckDB to hand back the memory it kept');
+          this.options.metrics?.warehouseReopened?.(reopen.ms);
+        },
         ...this.options.warehouse,
         fence: lease.fence(),
       });
