@@ -27,11 +27,12 @@ export function stopSignal(): Promise<void> {
 }
 
 /**
- * Ctrl-C (or SIGTERM) during `plan` or `apply` ends the command at once with exit 1 and a line saying what it leaves.
- * Safe: the next apply plans from what the brand then has (docs/managing.md "Applying again"). Returns the disarm.
+ * Ctrl-C (or SIGTERM) during `plan`, `apply` or `export` ends the command at once with exit 1 and a line saying what it
+ * leaves, after `cleanUp`. test/cli/signals.int.test.ts, test/warehouse/cli.int.test.ts. Returns the disarm.
  */
-export function endOnInterrupt(whatItLeaves: string): () => void {
+export function endOnInterrupt(whatItLeaves: string, cleanUp?: () => void): () => void {
   return onStopSignal((signal) => {
+    cleanUp?.();
     process.stderr.write(`bvsync: interrupted by ${signal}; ${whatItLeaves}\n`);
     process.exit(EXIT_NOT_DONE);
   });

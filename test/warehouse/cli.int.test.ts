@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, watch, writeFileSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -302,9 +302,8 @@ describe.concurrent('bvsync export', () => {
     expect(readdirSync(out).filter((name) => !name.endsWith('.parquet'))).toEqual([]);
   });
 
-  it("writes each file beside its name and renames it once whole, leaving nothing half-written under a table's name", async () => {
+  it("refuses a folder where a table's file goes, before writing anything", async () => {
     const out = join(tmp.path, 'in-the-way');
-    // A folder where the file goes: the copy is written, its rename fails, and neither it nor a partial file stays.
     mkdirSync(join(out, 'conversations.csv'), { recursive: true });
     const result = await bvsync([
       'export',
@@ -317,7 +316,8 @@ describe.concurrent('bvsync export', () => {
       '--tables',
       'conversations',
     ]);
-    expect(result.code).not.toBe(0);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${join(out, 'conversations.csv')}: a folder where the export writes a file`);
     expect(readdirSync(out)).toEqual(['conversations.csv']);
     expect(statSync(join(out, 'conversations.csv')).isDirectory()).toBe(true);
   });
@@ -330,7 +330,8 @@ describe.concurrent('bvsync export', () => {
     connection.closeSync();
     instance.closeSync();
     const out = join(tmp.path, 'kept');
-    expect((await bvsync(['export', '--format', 'csv', '--out', out, '--db', db, '--tables', 'a'])).code).toBe(0);
+    const first = await bvsync(['export', '--format', 'csv', '--out', out, '--db', db, '--tables', 'a,a']);
+    expect(first.stdout.split('\n').filter(Boolean)).toHaveLength(1);
     const before = readFileSync(join(out, 'a.csv'), 'utf8');
     const again = await DuckDBInstance.create(db);
     const writer = await again.connect();
@@ -342,6 +343,42 @@ describe.concurrent('bvsync export', () => {
     expect(failed.stderr).toMatch(/boom/);
     expect(readFileSync(join(out, 'a.csv'), 'utf8')).toBe(before);
     expect(readdirSync(out)).toEqual(['a.csv']);
+  });
+
+  it('ends on SIGTERM with exit 1, removing its partial files and keeping the earlier export', async () => {
+    const db = join(tmp.path, 'slow-view.duckdb');
+    const instance = await DuckDBInstance.create(db);
+    const connection = await instance.connect();
+    await connection.run(
+      'CREATE TABLE a AS SELECT 1 AS n; CREATE VIEW big AS SELECT range AS n FROM range(1000000000)',
+    );
+    connection.closeSync();
+    instance.closeSync();
+    const out = join(tmp.path, 'stopped');
+    expect((await bvsync(['export', '--format', 'csv', '--out', out, '--db', db, '--tables', 'a'])).code).toBe(0);
+    const before = readFileSync(join(out, 'a.csv'), 'utf8');
+    const child = spawn(
+      process.execPath,
+      ['bin/bvsync.js', 'export', '--format', 'csv', '--out', out, '--db', db, '--tables', 'a,big'],
+      {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+    const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await new Promise<void>((resolve) => {
+      const watcher = watch(out, () => {
+        if (!existsSync(join(out, 'big.csv.partial'))) return;
+        watcher.close();
+        resolve();
+      });
+    });
+    child.kill('SIGTERM');
+    expect(await exit).toBe(1);
+    expect(stderr).toContain('interrupted by SIGTERM; the export folder keeps its earlier files');
+    expect(readdirSync(out)).toEqual(['a.csv']);
+    expect(readFileSync(join(out, 'a.csv'), 'utf8')).toBe(before);
   });
 
   it('writes every table as CSV by default, and refuses an unknown table', async () => {

@@ -1,4 +1,4 @@
-import { renameSync, rmSync } from 'node:fs';
+import { lstatSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { CONFIG_OPTION, commaList } from '../context.js';
@@ -10,6 +10,7 @@ import { UsageError } from '../fail.js';
 import { makeOutFolder } from './out-folder.js';
 import { databasePath } from './sql.js';
 import { descriptionOf } from '../commands.js';
+import { endOnInterrupt } from '../signals.js';
 
 type ExportFormat = 'parquet' | 'csv';
 
@@ -61,7 +62,7 @@ async function exportTables(
      WHERE table_catalog = current_database() AND table_schema = 'main' ORDER BY table_name`,
   );
   const known = new Map((reader.getRowsJS() as Array<[string, string]>).map(([name, type]) => [name, type]));
-  const names = tables ?? [...known].filter(([, type]) => type === 'BASE TABLE').map(([name]) => name);
+  const names = [...new Set(tables ?? [...known].filter(([, type]) => type === 'BASE TABLE').map(([name]) => name))];
   const unknown = names.filter((name) => !known.has(name));
   if (unknown.length)
     throw new UsageError(
@@ -69,12 +70,23 @@ async function exportTables(
     );
   const out = resolve(folder);
   makeOutFolder(out, `the export folder ${out}`);
+  const paths = names.map((name) => join(out, `${name}.${format}`));
+  const taken = paths.filter((path) => lstatSync(path, { throwIfNoEntry: false })?.isDirectory());
+  if (taken.length) throw new UsageError(`${taken.join(', ')}: a folder where the export writes a file; move it away`);
+  const removePartials = () => {
+    for (const path of paths) rmSync(partialOf(path), { force: true });
+  };
+  // Exit waits for a running COPY, so a signal interrupts it first (test/warehouse/cli.int.test.ts "ends on SIGTERM").
+  const disarm = endOnInterrupt('the export folder keeps its earlier files', () => {
+    connection.interrupt();
+    removePartials();
+  });
   const exported: Array<{ name: string; rows: number; path: string }> = [];
   try {
-    // Each file is written beside its name, and the set renamed only once all are whole: a stopped export (SIGTERM, a
+    // Each file is written beside its name, and the set renamed only once all are whole: a stopped export (a signal, a
     // full disk, a failing view) leaves the folder's earlier export as it was (test/warehouse/cli.int.test.ts).
-    for (const name of names) {
-      const path = join(out, `${name}.${format}`);
+    for (const [index, name] of names.entries()) {
+      const path = paths[index]!;
       const result = await connection.run(
         `COPY (SELECT * FROM main.${quoteIdent(name)}) TO ${quoteLiteral(partialOf(path))} (${COPY_OPTIONS[format]}, USE_TMP_FILE false)`,
       );
@@ -82,7 +94,8 @@ async function exportTables(
     }
     for (const { path } of exported) renameSync(partialOf(path), path);
   } finally {
-    for (const name of names) rmSync(partialOf(join(out, `${name}.${format}`)), { force: true });
+    disarm();
+    removePartials();
   }
   return exported;
 }
