@@ -6,7 +6,6 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { KeyAnswers, createApiClient } from '../../api/index.js';
 import { createLogger, registerSecret, routeLogLines } from '../../log.js';
 import { connectRedis } from '../redis/redis.js';
-import { logRedisOutages } from '../redis/redis-fault-watch.js';
 import { Availability } from './availability.js';
 import { outageToleranceMs } from './outage-memo.js';
 import { RequestTallies } from '../run/request-tally.js';
@@ -33,7 +32,8 @@ const log = createLogger({ level: setup.logLevel, pretty: false });
 const abort = new AbortController();
 const stopWaiting = new AbortController();
 const redis = connectRedis(setup.redisUrl);
-logRedisOutages(redis, log, "a fetch thread's slices wait until Redis answers");
+// The worker host says once per outage that Redis is away; a listener here keeps ioredis from printing each error raw.
+redis.on('error', (error: Error) => log.debug({ err: error.message }, 'redis connection error in a fetch thread'));
 const tallies = new RequestTallies();
 // What this thread's calls heard on the key: a run's give-up spares its reads when it was served since (slice-reader.ts).
 const heard = new KeyAnswers();

@@ -266,7 +266,7 @@ export class WorkerHost {
     }
   }
 
-  /** A BullMQ worker passes on its connections' failures: Redis's outage, which the host's connections say once. */
+  /** A BullMQ worker passes on Redis's outage, which the host says once (test/reliability/redis.int.test.ts "says once"). */
   private logWorkerError(error: Error, message: string): void {
     const outage = this.redisOutage.down || isRedisConnectionError(error);
     this.options.log[outage ? 'debug' : 'warn']({ err: error.message }, message);

@@ -42,33 +42,33 @@ export function watchRedisForFaults(connection: Redis, url: string, limitMs: num
 
 /** What `logRedisOutages` returns: whether Redis is away, and a way to fold another connection's errors in. */
 export interface RedisOutageLog {
-  /** Whether a watched connection failed and none has answered since. */
+  /** Whether a watched connection failed and has not answered since. */
   readonly down: boolean;
   /** Adds a connection of the same Redis: its errors and answers count for the same outage. */
   watch(connection: Redis): void;
 }
 
 /**
- * Logs once that Redis stopped answering, saying `meanwhile` what waits, and once that it answers again, however many
- * connections retry meanwhile (test/reliability/redis.int.test.ts); an error with no listener is printed raw.
+ * Logs once that Redis stopped answering, saying `meanwhile` what waits, and once that every failed connection answers
+ * again (test/reliability/redis.int.test.ts "says once"); an error with no listener is printed raw.
  */
 export function logRedisOutages(connection: Redis, log: Logger, meanwhile: string): RedisOutageLog {
-  let down = false;
+  const failing = new Set<Redis>();
   const outage: RedisOutageLog = {
     get down() {
-      return down;
+      return failing.size > 0;
     },
     watch(other) {
       other.on('error', (error: Error) => {
-        if (down) return;
-        down = true;
-        log.warn({ err: error.message }, `redis connection error; reconnecting, and ${meanwhile}`);
+        if (failing.size === 0)
+          log.warn({ err: error.message }, `redis connection error; reconnecting, and ${meanwhile}`);
+        failing.add(other);
       });
       other.on('ready', () => {
-        if (!down) return;
-        down = false;
-        log.info('redis answers again');
+        if (failing.delete(other) && failing.size === 0) log.info('redis answers again');
       });
+      // A connection closed on purpose (a worker stopping) no longer holds the outage open.
+      other.on('end', () => failing.delete(other));
     },
   };
   outage.watch(connection);
@@ -76,9 +76,20 @@ export function logRedisOutages(connection: Redis, log: Logger, meanwhile: strin
 }
 
 /**
- * Whether an error is a Redis connection failing: refused, closed, reset or timed out, as BullMQ passes them on
+ * Whether an error is a Redis connection failing: refused, closed, reset, timed out or unreachable, as BullMQ passes them on
  * (test/engine/redis-connection-error.test.ts).
  */
 export function isRedisConnectionError(error: Error & { code?: string }): boolean {
-  return !isNotConnectionError(error) || ['ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(error.code ?? '');
+  return !isNotConnectionError(error) || SOCKET_FAILURES.has(error.code ?? '');
 }
+
+/** Socket and name-lookup codes that bullmq's own test misses. */
+const SOCKET_FAILURES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
