@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
@@ -49,10 +49,4 @@ export function screenshotPath(tempFolder: string, name: string): string {
   return process.env.BVSYNC_UPDATE_SCREENSHOTS === '1'
     ? join(import.meta.dirname, '..', '..', 'docs', name)
     : join(tempFolder, name);
-}
-
-/** True when `path` holds a PNG of at least `minBytes`. */
-export function isPng(path: string, minBytes = 1000): boolean {
-  if (!existsSync(path) || statSync(path).size < minBytes) return false;
-  return true;
 }
