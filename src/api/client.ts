@@ -16,8 +16,6 @@ export interface ApiClientOptions extends TransportOptions {
   budget?: RateBudget | undefined;
 }
 
-export type { DayOrTime } from './endpoint.js';
-
 /** What every read takes besides the endpoint's own options. */
 export interface ReadOptions {
   signal?: AbortSignal;

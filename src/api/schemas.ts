@@ -104,21 +104,6 @@ export type TemplateType = (typeof TEMPLATE_TYPE_VALUES)[number];
 
 export const confidenceInterval = z.looseObject({ lower: z.number(), upper: z.number() });
 
-const bulkRejectionSchema = z.looseObject({
-  index: z.int().nonnegative(),
-  code: openEnum(BULK_REJECTION_CODES),
-  message: z.string(),
-});
-
-/** The bulk write envelope shared by the three create operations (spec, "Bulk write envelope"). */
-export function bulkEnvelopeSchema<T extends z.ZodType>(item: T) {
-  return z.looseObject({
-    data: z.array(item),
-    info: z.looseObject({ dry_run: z.boolean(), written: count, rejected: count }),
-    rejected: z.array(bulkRejectionSchema),
-  });
-}
-
 // Envelopes of the read endpoints. Records are validated one by one afterwards, so `data` is unknown[] here.
 export const records = z.array(z.unknown());
 /** A counter of an answer's `info`: the spec gives it no type, so a string of digits reads as its number. */

@@ -19,7 +19,6 @@ export interface RunningSimulator {
   close(): Promise<void>;
   /** Changes knobs at run time (validated); returns them all. */
   setKnobs(partial: Partial<Knobs>): Knobs;
-  knobs(): Knobs;
   /** Moves the simulator's today forward. */
   advanceClock(days: number): void;
   /** Every API request so far (admin requests excluded): method, path, query, status, time. */
@@ -39,7 +38,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     forbiddenBrand: sim.forbiddenBrand,
     close: () => handle.close(),
     setKnobs: (partial) => sim.setKnobs(partial),
-    knobs: () => ({ ...sim.knobs }),
     advanceClock: (days) => sim.clock.advance(days),
     requestLog: () => sim.requestLog.all(),
     clearRequestLog: () => sim.requestLog.clear(),

@@ -29,7 +29,6 @@ export const conversationSchema = z.looseObject({
 });
 
 export type Conversation = z.infer<typeof conversationSchema>;
-export type ConversationBrand = z.infer<typeof conversationBrandSchema>;
 
 export interface ConversationsOptions extends RangeFilter, EngineFilter {
   topicId?: number;

@@ -50,7 +50,6 @@ export const visibilityEnvelopeSchema = z.looseObject({
 
 export type VisibilityRow = z.infer<typeof visibilityRowSchema>;
 export type VisibilityBrand = z.infer<typeof visibilityBrandSchema>;
-export type VisibilityScenario = z.infer<typeof visibilityScenarioSchema>;
 
 export interface VisibilityTopicsOptions extends RangeFilter, EngineFilter {
   topicIds?: readonly number[];

@@ -59,11 +59,6 @@ add('product ranking row', s.productRankingRowSchema, {
 add('fanout by phrase', s.fanoutByPhraseSchema, { id: 1, query: 'q' });
 add('fanout cited', s.fanoutCitedSchema, { id: 1, query: 'q', conversations: 3, relevance: 0.7 });
 add('swot answer', s.swotAnswerSchema, { conversation_id: 1, date: ts, text: 't' });
-add('bulk envelope', s.bulkEnvelopeSchema(s.competitorSchema), {
-  data: [{ id: 1, name: 'n', website: 'w', is_actual: true }],
-  info: { dry_run: false, written: 1, rejected: 1 },
-  rejected: [{ index: 1, code: 'conflict', message: 'dup' }],
-});
 add('visibility row', s.visibilityRowSchema, {
   topic_id: 1,
   name: 't',
