@@ -1,4 +1,4 @@
-import { holdOpen } from '../support/held-file.js';
+import { holdOpen, holdOpenAsBvsync } from '../support/held-file.js';
 import { createServer } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -184,6 +184,34 @@ describe('a setup that cannot work', () => {
       expect(result.stdout).toMatch(/run backfill-\S+: complete/);
     } finally {
       worker.kill('SIGKILL');
+      command?.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('a working file whose bvsync holder is exiting, its command line gone: the run keeps waiting for it and completes', async () => {
+    const db = `${fx.dir}/exiting.duckdb`;
+    const held = await holdOpenAsBvsync(workingPathFor(db));
+    let command: CliProcess | undefined;
+    try {
+      command = spawnBvsync(
+        backfill(config),
+        cliEnv(fx, {
+          BVSYNC_DB: db,
+          BVSYNC_LEASE_TTL_MS: '900',
+          BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-exiting`,
+        }),
+      );
+      await command.waitFor(/It is another bvsync \(PID \d+: bvsync worker\)/);
+      await held.anonymise();
+      // Four tries naming no bvsync, past the three after which a file another program holds is given up.
+      const tries = () => command!.output().match(/Is another program \(PID \d+: exiting\)/g)?.length ?? 0;
+      await until('four tries of a holder no longer named', () => tries() >= 4, 60_000);
+      await held.release();
+      const result = await command.done;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/run backfill-\S+: complete/);
+    } finally {
+      held.holder.kill('SIGKILL');
       command?.kill('SIGKILL');
     }
   }, 90_000);

@@ -17,3 +17,52 @@ export async function holdOpen(path: string): Promise<ChildProcess> {
   await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
   return holder;
 }
+
+/**
+ * A process whose command line reads as a bvsync worker's, holding a DuckDB file open. `anonymise` rewrites its command
+ * line, as the kernel empties that of a process exiting; `release` closes the file and ends it.
+ */
+export async function holdOpenAsBvsync(path: string) {
+  const holder = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { DuckDBInstance } from '@duckdb/node-api';
+       import { createInterface } from 'node:readline';
+       const db = await DuckDBInstance.create(${JSON.stringify(path)});
+       createInterface({ input: process.stdin }).on('line', (line) => {
+         if (line === 'anonymise') process.title = 'exiting';
+         if (line === 'release') { db.closeSync(); process.exit(0); }
+         console.log(line);
+       });
+       console.log('holding');`,
+      'bvsync',
+      'worker',
+    ],
+    { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const told = (word: string) =>
+    new Promise<void>((resolve) => {
+      const listen = (data: Buffer) => {
+        if (!data.toString().includes(word)) return;
+        holder.stdout!.off('data', listen);
+        resolve();
+      };
+      holder.stdout!.on('data', listen);
+    });
+  await told('holding');
+  return {
+    holder,
+    anonymise: async () => {
+      const done = told('anonymise');
+      holder.stdin!.write('anonymise\n');
+      await done;
+    },
+    release: async () => {
+      const exited = new Promise((resolve) => holder.once('exit', resolve));
+      holder.stdin!.write('release\n');
+      await exited;
+    },
+  };
+}

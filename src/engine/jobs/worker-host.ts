@@ -165,6 +165,8 @@ export class WorkerHost {
   private writerFailures = 0;
   private lastWriterError: Error | undefined;
   private writerFailingSince = 0;
+  /** A bvsync held the file in this run of failures: an exiting one is named by no command line, and still lets go. */
+  private bvsyncHeldFile = false;
 
   constructor(private readonly options: WorkerHostOptions) {}
 
@@ -251,7 +253,7 @@ export class WorkerHost {
         ttlMs: this.options.leaseTtlMs,
         onAcquired: () => this.becomeWriter(),
         // A file another bvsync holds is tried again promptly, to see its release within BVSYNC_HOLDER_PATIENCE_MS.
-        retryPromptly: (error) => error instanceof DatabaseLockedError && error.heldByBvsync,
+        retryPromptly: (error) => this.heldByBvsync(error),
         onLost: () => {
           // Said, so a worker that stopped loading (Redis restarted empty, a stall past the lease's ttl) is not silent.
           if (!this.stopping)
@@ -369,6 +371,7 @@ export class WorkerHost {
       await this.refuseOtherFile(this.warehouse);
       this.writerFailures = 0;
       this.lastWriterError = undefined;
+      this.bvsyncHeldFile = false;
     } catch (error) {
       this.countWriterFailure(error as Error);
       log.warn(
@@ -447,6 +450,12 @@ export class WorkerHost {
     if (this.writerFailures === 0) this.writerFailingSince = performance.now();
     this.writerFailures += 1;
     this.lastWriterError = error;
+    this.bvsyncHeldFile ||= error instanceof DatabaseLockedError && error.heldByBvsync;
+  }
+
+  /** Whether a bvsync holds the file, or held it in this run of failures (test/e2e/setup-errors.int.test.ts "exiting"). */
+  private heldByBvsync(error: unknown): boolean {
+    return error instanceof DatabaseLockedError && (error.heldByBvsync || this.bvsyncHeldFile);
   }
 
   /** Forgets and closes a working database just opened, whose opening failed a later step. */
@@ -529,7 +538,8 @@ export class WorkerHost {
     if (cause instanceof WarehouseError && cause.code === 'promote_invalid') return cause;
     if (cause instanceof DatabaseLockedError) {
       const tries = this.writerFailures < LOCKED_OPENS_BEFORE_GIVING_UP;
-      const closing = cause.heldByBvsync && performance.now() - this.writerFailingSince < BVSYNC_HOLDER_PATIENCE_MS;
+      const closing =
+        this.heldByBvsync(cause) && performance.now() - this.writerFailingSince < BVSYNC_HOLDER_PATIENCE_MS;
       if (tries || closing) return undefined;
     }
     return new WriterUnavailableError(this.options.config.db, cause);
