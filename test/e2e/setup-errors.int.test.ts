@@ -188,8 +188,8 @@ describe('a setup that cannot work', () => {
     }
   }, 90_000);
 
-  it('a working file whose bvsync holder is exiting, its command line gone: the run keeps waiting for it and completes', async () => {
-    const db = `${fx.dir}/exiting.duckdb`;
+  it('a working file a bvsync held, now held under another name: the run keeps waiting for it and completes', async () => {
+    const db = `${fx.dir}/renamed.duckdb`;
     const held = await holdOpenAsBvsync(workingPathFor(db));
     let command: CliProcess | undefined;
     try {
@@ -198,14 +198,40 @@ describe('a setup that cannot work', () => {
         cliEnv(fx, {
           BVSYNC_DB: db,
           BVSYNC_LEASE_TTL_MS: '900',
-          BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-exiting`,
+          BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-renamed`,
         }),
       );
       await command.waitFor(/It is another bvsync \(PID \d+: bvsync worker\)/);
-      await held.anonymise();
+      // As a bvsync that exited, which /proc names no more, while the lock is still its.
+      await held.retitle('duckdb');
       // Four tries naming no bvsync, past the three after which a file another program holds is given up.
-      const tries = () => command!.output().match(/Is another program \(PID \d+: exiting\)/g)?.length ?? 0;
-      await until('four tries of a holder no longer named', () => tries() >= 4, 60_000);
+      await command.waitFor(/(Is another program \(PID \d+: duckdb\)[\s\S]*){4}/, 60_000);
+      await held.release();
+      const result = await command.done;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/run backfill-\S+: complete/);
+    } finally {
+      held.holder.kill('SIGKILL');
+      command?.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('a working file held by a process exiting, its command line emptied: the run waits for it and completes', async () => {
+    const db = `${fx.dir}/exiting.duckdb`;
+    const held = await holdOpenAsBvsync(workingPathFor(db));
+    let command: CliProcess | undefined;
+    try {
+      await held.retitle('');
+      command = spawnBvsync(
+        backfill(config),
+        cliEnv(fx, {
+          BVSYNC_DB: db,
+          BVSYNC_LEASE_TTL_MS: '900',
+          BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-exiting`,
+        }),
+      );
+      // Four tries, past the three after which a file another program holds is given up.
+      await command.waitFor(/(It is PID \d+, exiting: its lock goes with it[\s\S]*){4}/, 60_000);
       await held.release();
       const result = await command.done;
       expect(result.code, result.stderr).toBe(0);

@@ -19,8 +19,8 @@ export async function holdOpen(path: string): Promise<ChildProcess> {
 }
 
 /**
- * A process whose command line reads as a bvsync worker's, holding a DuckDB file open. `anonymise` rewrites its command
- * line, as the kernel empties that of a process exiting; `release` closes the file and ends it.
+ * A process whose command line reads as a bvsync worker's, holding a DuckDB file open. `retitle` rewrites its command
+ * line ('' as the kernel empties that of a process exiting); `release` closes the file and ends it.
  */
 export async function holdOpenAsBvsync(path: string) {
   const holder = spawn(
@@ -32,9 +32,9 @@ export async function holdOpenAsBvsync(path: string) {
        import { createInterface } from 'node:readline';
        const db = await DuckDBInstance.create(${JSON.stringify(path)});
        createInterface({ input: process.stdin }).on('line', (line) => {
-         if (line === 'anonymise') process.title = 'exiting';
          if (line === 'release') { db.closeSync(); process.exit(0); }
-         console.log(line);
+         process.title = line.slice('title:'.length);
+         console.log('retitled');
        });
        console.log('holding');`,
       'bvsync',
@@ -54,9 +54,9 @@ export async function holdOpenAsBvsync(path: string) {
   await told('holding');
   return {
     holder,
-    anonymise: async () => {
-      const done = told('anonymise');
-      holder.stdin!.write('anonymise\n');
+    retitle: async (title: string) => {
+      const done = told('retitled');
+      holder.stdin!.write(`title:${title}\n`);
       await done;
     },
     release: async () => {

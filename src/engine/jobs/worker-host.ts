@@ -165,8 +165,8 @@ export class WorkerHost {
   private writerFailures = 0;
   private lastWriterError: Error | undefined;
   private writerFailingSince = 0;
-  /** A bvsync held the file in this run of failures: an exiting one is named by no command line, and still lets go. */
-  private bvsyncHeldFile = false;
+  /** A holder that may let go held the file in this run of failures: once exited, /proc no longer names it. */
+  private letGoExpected = false;
 
   constructor(private readonly options: WorkerHostOptions) {}
 
@@ -252,8 +252,8 @@ export class WorkerHost {
         writes: writtenFile(config.db),
         ttlMs: this.options.leaseTtlMs,
         onAcquired: () => this.becomeWriter(),
-        // A file another bvsync holds is tried again promptly, to see its release within BVSYNC_HOLDER_PATIENCE_MS.
-        retryPromptly: (error) => this.heldByBvsync(error),
+        // A file another bvsync or an exiting process holds is tried again promptly, to see it let go in time.
+        retryPromptly: (error) => this.holderMayLetGo(error),
         onLost: () => {
           // Said, so a worker that stopped loading (Redis restarted empty, a stall past the lease's ttl) is not silent.
           if (!this.stopping)
@@ -371,7 +371,7 @@ export class WorkerHost {
       await this.refuseOtherFile(this.warehouse);
       this.writerFailures = 0;
       this.lastWriterError = undefined;
-      this.bvsyncHeldFile = false;
+      this.letGoExpected = false;
     } catch (error) {
       this.countWriterFailure(error as Error);
       log.warn(
@@ -450,12 +450,12 @@ export class WorkerHost {
     if (this.writerFailures === 0) this.writerFailingSince = performance.now();
     this.writerFailures += 1;
     this.lastWriterError = error;
-    this.bvsyncHeldFile ||= error instanceof DatabaseLockedError && error.heldByBvsync;
+    this.letGoExpected ||= error instanceof DatabaseLockedError && error.holderMayLetGo;
   }
 
-  /** Whether a bvsync holds the file, or held it in this run of failures (test/e2e/setup-errors.int.test.ts "exiting"). */
-  private heldByBvsync(error: unknown): boolean {
-    return error instanceof DatabaseLockedError && (error.heldByBvsync || this.bvsyncHeldFile);
+  /** Whether the file's holder may let go soon, or did in this run of failures (test/e2e/setup-errors.int.test.ts). */
+  private holderMayLetGo(error: unknown): boolean {
+    return error instanceof DatabaseLockedError && (error.holderMayLetGo || this.letGoExpected);
   }
 
   /** Forgets and closes a working database just opened, whose opening failed a later step. */
@@ -539,7 +539,7 @@ export class WorkerHost {
     if (cause instanceof DatabaseLockedError) {
       const tries = this.writerFailures < LOCKED_OPENS_BEFORE_GIVING_UP;
       const closing =
-        this.heldByBvsync(cause) && performance.now() - this.writerFailingSince < BVSYNC_HOLDER_PATIENCE_MS;
+        this.holderMayLetGo(cause) && performance.now() - this.writerFailingSince < BVSYNC_HOLDER_PATIENCE_MS;
       if (tries || closing) return undefined;
     }
     return new WriterUnavailableError(this.options.config.db, cause);

@@ -8,8 +8,11 @@ import { errorMessage } from '../../format.js';
  */
 export class DatabaseLockedError extends Error {
   readonly code = 'database_locked';
-  /** The holder is a bvsync process: this warehouse's last writer still closing, or one set up with another prefix. */
-  readonly heldByBvsync: boolean;
+  /**
+   * The holder is a bvsync (this warehouse's last writer still closing, or one of another prefix) or a process exiting:
+   * either may let go soon (test/e2e/setup-errors.int.test.ts "exiting").
+   */
+  readonly holderMayLetGo: boolean;
   constructor(
     readonly path: string,
     cause: Error,
@@ -17,16 +20,18 @@ export class DatabaseLockedError extends Error {
     const held = `${path} is held by another process (${cause.message.replace(/^IO Error: /, '')})`;
     const holder = lockHolder(path, cause.message);
     super(
-      holder?.bvsync
+      holder?.kind === 'bvsync'
         ? `${held}. It is another bvsync (${holder.command}): the processes of one warehouse take turns writing through ` +
             "the writer lease of their Redis prefix, so unless it is this warehouse's last writer still closing, it runs " +
             'under another prefix or another Redis. Give every process of this warehouse the same REDIS_URL and redisPrefix (BVSYNC_REDIS_PREFIX).'
-        : `${held}. Is another program (${holder?.command ?? 'a DuckDB shell, a notebook'}) holding the .work.duckdb file? ` +
+        : holder?.kind === 'exiting'
+          ? `${held}. It is ${holder.command}, exiting: its lock goes with it.`
+          : `${held}. Is another program (${holder?.command ?? 'a DuckDB shell, a notebook'}) holding the .work.duckdb file? ` +
             'Analysts open the published file, read-only.',
       { cause },
     );
     this.name = 'DatabaseLockedError';
-    this.heldByBvsync = holder?.bvsync ?? false;
+    this.holderMayLetGo = holder?.kind === 'bvsync' || holder?.kind === 'exiting';
   }
 }
 
@@ -39,7 +44,10 @@ export function isLockConflict(error: unknown): boolean {
  * The process DuckDB names as the lock's holder, by its command line (Linux's /proc), only when that process has the
  * file open: a lock on a network file system may name a process of another machine.
  */
-function lockHolder(path: string, message: string): { command: string; bvsync: boolean } | undefined {
+function lockHolder(
+  path: string,
+  message: string,
+): { command: string; kind: 'bvsync' | 'exiting' | 'other' } | undefined {
   const pid = /\(PID (\d+)\)/.exec(message)?.[1];
   if (!pid) return undefined;
   let args: string[];
@@ -52,10 +60,12 @@ function lockHolder(path: string, message: string): { command: string; bvsync: b
   } catch {
     return undefined;
   }
-  if (args.length === 0) return undefined;
+  // The kernel empties an exiting process's command line before it closes its files and their locks.
+  if (args.length === 0) return { command: `PID ${pid}`, kind: 'exiting' };
   const bvsyncAt = args.findIndex((arg) => /^bvsync(\.js)?$/.test(basename(arg)));
   const shown = (bvsyncAt >= 0 ? ['bvsync', ...args.slice(bvsyncAt + 1)] : args).join(' ').replace(/\s+/g, ' ');
-  return { command: `PID ${pid}: ${shown.length > 100 ? `${shown.slice(0, 99)}…` : shown}`, bvsync: bvsyncAt >= 0 };
+  const command = `PID ${pid}: ${shown.length > 100 ? `${shown.slice(0, 99)}…` : shown}`;
+  return { command, kind: bvsyncAt >= 0 ? 'bvsync' : 'other' };
 }
 
 function readlinkOrNothing(link: string): string | undefined {
