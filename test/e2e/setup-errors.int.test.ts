@@ -1,4 +1,4 @@
-import { holdOpen, holdOpenAsBvsync } from '../support/held-file.js';
+import { holdFile, holdOpen } from '../support/held-file.js';
 import { createServer } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -188,57 +188,49 @@ describe('a setup that cannot work', () => {
     }
   }, 90_000);
 
-  it('a working file a bvsync held, now held under another name: the run keeps waiting for it and completes', async () => {
-    const db = `${fx.dir}/renamed.duckdb`;
-    const held = await holdOpenAsBvsync(workingPathFor(db));
-    let command: CliProcess | undefined;
-    try {
-      command = spawnBvsync(
-        backfill(config),
-        cliEnv(fx, {
-          BVSYNC_DB: db,
-          BVSYNC_LEASE_TTL_MS: '900',
-          BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-renamed`,
-        }),
-      );
-      await command.waitFor(/It is another bvsync \(PID \d+: bvsync worker\)/);
-      // As a bvsync that exited, which /proc names no more, while the lock is still its.
-      await held.retitle('duckdb');
-      // Four tries naming no bvsync, past the three after which a file another program holds is given up.
-      await command.waitFor(/(Is another program \(PID \d+: duckdb\)[\s\S]*){4}/, 60_000);
-      await held.release();
-      const result = await command.done;
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toMatch(/run backfill-\S+: complete/);
-    } finally {
-      held.holder.kill('SIGKILL');
-      command?.kill('SIGKILL');
-    }
-  }, 90_000);
-
-  it('a working file held by a process exiting, its command line emptied: the run waits for it and completes', async () => {
-    const db = `${fx.dir}/exiting.duckdb`;
-    const held = await holdOpenAsBvsync(workingPathFor(db));
-    let command: CliProcess | undefined;
-    try {
-      await held.retitle('');
-      command = spawnBvsync(
-        backfill(config),
-        cliEnv(fx, {
-          BVSYNC_DB: db,
-          BVSYNC_LEASE_TTL_MS: '900',
-          BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-exiting`,
-        }),
-      );
-      // Four tries, past the three after which a file another program holds is given up.
-      await command.waitFor(/(It is PID \d+, exiting: its lock goes with it[\s\S]*){4}/, 60_000);
-      await held.release();
-      const result = await command.done;
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toMatch(/run backfill-\S+: complete/);
-    } finally {
-      held.holder.kill('SIGKILL');
-      command?.kill('SIGKILL');
-    }
-  }, 90_000);
+  // A command waits for a holder that may let go past the three tries after which another program's file is given up.
+  it.each([
+    {
+      what: 'a bvsync held, now held under another name (as /proc names a bvsync that exited)',
+      name: 'renamed',
+      firstTry: /It is another bvsync \(PID \d+: bvsync worker\)/,
+      retitledAfterFirstTry: 'duckdb',
+      eachTry: /Is another program \(PID \d+: duckdb\)/,
+    },
+    {
+      what: 'held by a process exiting, its command line emptied',
+      name: 'exiting',
+      retitledBefore: '',
+      eachTry: /It is PID \d+, exiting: its lock goes with it/,
+    },
+  ])(
+    'a working file $what: the run waits for it past three tries and completes',
+    async (holding) => {
+      const db = `${fx.dir}/${holding.name}.duckdb`;
+      const held = await holdFile(workingPathFor(db), { args: ['bvsync', 'worker'] });
+      let command: CliProcess | undefined;
+      try {
+        if (holding.retitledBefore !== undefined) await held.retitle(holding.retitledBefore);
+        command = spawnBvsync(
+          backfill(config),
+          cliEnv(fx, {
+            BVSYNC_DB: db,
+            BVSYNC_LEASE_TTL_MS: '900',
+            BVSYNC_REDIS_PREFIX: `${fx.config.redisPrefix}-${holding.name}`,
+          }),
+        );
+        if (holding.firstTry) await command.waitFor(holding.firstTry);
+        if (holding.retitledAfterFirstTry !== undefined) await held.retitle(holding.retitledAfterFirstTry);
+        await command.waitFor(new RegExp(`(${holding.eachTry.source}[\\s\\S]*){4}`), 60_000);
+        await held.release();
+        const result = await command.done;
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout).toMatch(/run backfill-\S+: complete/);
+      } finally {
+        held.holder.kill('SIGKILL');
+        command?.kill('SIGKILL');
+      }
+    },
+    90_000,
+  );
 });

@@ -1,28 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 
-/** Another program (a DuckDB shell, say) holding a DuckDB file open read-write, with a write of its own, until killed. */
-export async function holdOpen(path: string): Promise<ChildProcess> {
-  const holder = spawn(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `import { DuckDBInstance } from '@duckdb/node-api';
-       const db = await DuckDBInstance.create(${JSON.stringify(path)});
-       await (await db.connect()).run('CREATE TABLE mine (x INTEGER)');
-       console.log('holding'); setInterval(() => db, 1000); // referenced, so the garbage collector cannot close it`,
-    ],
-    { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
-  return holder;
-}
-
 /**
- * A process whose command line reads as a bvsync worker's, holding a DuckDB file open. `retitle` rewrites its command
- * line ('' as the kernel empties that of a process exiting); `release` closes the file and ends it.
+ * A process holding a DuckDB file open read-write, with a write of its own if asked, until released or killed.
+ * `retitle` rewrites its command line ('' as the kernel empties that of a process exiting).
  */
-export async function holdOpenAsBvsync(path: string) {
+export async function holdFile(path: string, { args = [] as string[], write = false } = {}) {
   const holder = spawn(
     process.execPath,
     [
@@ -31,14 +13,14 @@ export async function holdOpenAsBvsync(path: string) {
       `import { DuckDBInstance } from '@duckdb/node-api';
        import { createInterface } from 'node:readline';
        const db = await DuckDBInstance.create(${JSON.stringify(path)});
+       if (${write}) await (await db.connect()).run('CREATE TABLE mine (x INTEGER)');
        createInterface({ input: process.stdin }).on('line', (line) => {
          if (line === 'release') { db.closeSync(); process.exit(0); }
          process.title = line.slice('title:'.length);
          console.log('retitled');
        });
        console.log('holding');`,
-      'bvsync',
-      'worker',
+      ...args,
     ],
     { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] },
   );
@@ -65,4 +47,9 @@ export async function holdOpenAsBvsync(path: string) {
       await exited;
     },
   };
+}
+
+/** Another program (a DuckDB shell, say) holding a DuckDB file open read-write, with a write of its own, until killed. */
+export async function holdOpen(path: string): Promise<ChildProcess> {
+  return (await holdFile(path, { write: true })).holder;
 }
