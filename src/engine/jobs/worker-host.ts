@@ -61,8 +61,8 @@ const REDIS_DOWN_CLOSE_LIMIT_MS = 1_000;
 const LOCKED_OPENS_BEFORE_GIVING_UP = 3;
 
 /**
- * How long a command keeps trying while the file is held by another bvsync: a writer that lost the lease lets go only
- * after its load job ends and DuckDB's close checkpoints. A bvsync of another prefix never lets go; it is then named.
+ * How long a command keeps trying while another bvsync or an exiting process holds the file: a writer that lost the
+ * lease lets go only after its load job ends and DuckDB's close checkpoints. One of another prefix never does.
  */
 const BVSYNC_HOLDER_PATIENCE_MS = 3 * WORKER_CLOSE_LIMIT_MS;
 
