@@ -169,10 +169,13 @@ describe('WriterLease', () => {
     const send = away.sendCommand.bind(away);
     let isAway = false;
     let lastAnsweredSentAt = 0;
+    // A command queued while the client connects passes here twice; its first pass is when the lease sent it.
+    const seen = new WeakSet<object>();
     away.sendCommand = (command, stream) => {
       const script = command.name === 'eval' || command.name === 'evalsha';
       if (!script || !isAway) {
-        if (script) lastAnsweredSentAt = performance.now();
+        if (script && !seen.has(command)) lastAnsweredSentAt = performance.now();
+        seen.add(command);
         return send(command, stream);
       }
       unanswered.push({ name: command.name, reject: (error) => command.reject(error) });
