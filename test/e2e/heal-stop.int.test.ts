@@ -4,7 +4,7 @@ import { openQueues } from '../../src/engine/jobs/queues.js';
 import { scheduledRunId } from '../../src/engine/schedule/scheduler.js';
 import { enqueueRun } from '../../src/engine/run/start-run.js';
 import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
-import { engineFixture, queryFile, type EngineFixture } from '../support/engine.js';
+import { engineFixture, queryOnChange, type EngineFixture } from '../support/engine.js';
 import { until } from '../support/until.js';
 import { testRedis } from '../support/redis.js';
 
@@ -116,15 +116,15 @@ describe('a heal comparison the API fails', () => {
         today: TODAY,
       });
       let round: Record<string, unknown> | undefined;
+      const poll = queryOnChange(failing.config.db);
       await until(
         'the failed round recorded',
         async () => {
-          const rows = await queryFile(
-            failing.config.db,
+          const rows = await poll(
             'SELECT status, unresolved, verify_requests FROM _heal_runs WHERE heal_id = $1 AND finished_at IS NOT NULL',
             [runId],
-          ).catch(() => []);
-          round = rows[0];
+          );
+          round = rows?.[0];
           return round !== undefined;
         },
         180_000,

@@ -5,7 +5,15 @@ import { enqueueRun } from '../../src/engine/run/start-run.js';
 import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
 import { Notifier } from '../../src/notify/notifier.js';
 import { PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';
-import { cliEnv, engineFixture, queryFile, runBvsync, writeCliConfig, type EngineFixture } from '../support/engine.js';
+import {
+  cliEnv,
+  engineFixture,
+  queryFile,
+  queryOnChange,
+  runBvsync,
+  writeCliConfig,
+  type EngineFixture,
+} from '../support/engine.js';
 import { until } from '../support/until.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -47,16 +55,16 @@ async function scheduledRunHealed(fx: EngineFixture, today: string, hour = '06')
     today,
   });
   let round: Round | undefined;
+  // The published file is replaced as the writer publishes: a read that meets the swap tries again.
+  const poll = queryOnChange(fx.config.db);
   await until(
     `the healing round after ${runId}`,
     async () => {
-      // The published file is replaced as the writer publishes: a read that meets the swap tries again.
-      const rows = await queryFile(
-        fx.config.db,
+      const rows = await poll(
         `SELECT * EXCLUDE (window_start, window_end), window_start::VARCHAR AS window_start, window_end::VARCHAR AS window_end FROM _heal_runs WHERE heal_id = $1 AND finished_at IS NOT NULL`,
         [runId],
-      ).catch(() => []);
-      round = rows[0] as Round | undefined;
+      );
+      round = rows?.[0] as Round | undefined;
       return round !== undefined;
     },
     180_000,
