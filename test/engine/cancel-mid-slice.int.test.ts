@@ -4,7 +4,7 @@ import { openQueues } from '../../src/engine/jobs/queues.js';
 import { connectRedis } from '../../src/engine/redis/redis.js';
 import { RunStore } from '../../src/engine/run/run-store.js';
 import { WorkerHost } from '../../src/engine/jobs/worker-host.js';
-import { engineFixture, queryFile, runInProcess, type EngineFixture } from '../support/engine.js';
+import { engineFixture, queryFile, queryOnChange, runInProcess, type EngineFixture } from '../support/engine.js';
 import { until } from '../support/until.js';
 
 /**
@@ -67,14 +67,11 @@ describe('a cancel reaches the slices being read', () => {
         process.stdout.write(`requests after the cancel: ${after}\n`);
         // Stopped at the watch's next read: at most about 1.5 s of the rate.
         expect(after).toBeLessThanOrEqual(1.5 * RATE + 2);
+        const cancelled = queryOnChange(fx.config.db);
         await until(
           'the writer to record the cancel',
-          async () => {
-            const rows = await queryFile(fx.config.db, `SELECT status FROM _sync_runs WHERE run_id = ?`, [runId]).catch(
-              () => [],
-            );
-            return rows[0]?.status === 'cancelled';
-          },
+          async () =>
+            (await cancelled(`SELECT status FROM _sync_runs WHERE run_id = ?`, [runId]))?.[0]?.status === 'cancelled',
           20_000,
           20,
         );
@@ -85,13 +82,12 @@ describe('a cancel reaches the slices being read', () => {
         // so each slice's one request in flight at the stop (counted by bvsync, aborted) may be in its log or not.
         const made = beforeCancel + after;
         let counted: unknown;
+        const requests = queryOnChange(fx.config.db);
         await until(
           "the stopped slices' calls to reach _sync_runs",
           async () => {
-            const rows = await queryFile(fx.config.db, `SELECT requests FROM _sync_runs WHERE run_id = ?`, [
-              runId,
-            ]).catch(() => []);
-            counted = rows[0]?.requests;
+            const rows = await requests(`SELECT requests FROM _sync_runs WHERE run_id = ?`, [runId]);
+            if (rows) counted = rows[0]?.requests;
             return Number(counted) >= made && Number(counted) <= made + 2;
           },
           20_000,

@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { RUN_TIME_COLUMNS } from './checksums.js';
-import { statSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { runToEnd, type RunProgress, type RunToEndOptions } from '../../src/engine/run/start-run.js';
 import { createLogger } from '../../src/log.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { openReadOnly } from '../../src/warehouse/publish/published-database.js';
+import { identityOf } from '../../src/warehouse/publish/published-identity.js';
 import { readRows, type PlainRow } from '../../src/warehouse/read-rows.js';
 import { deletePrefix, testRedis, TEST_REDIS_URL, uniquePrefix } from './redis.js';
 import { tempDir } from './tmp.js';
@@ -81,23 +82,18 @@ export async function queryFile(path: string, sql: string, params?: DuckDBValue[
   }
 }
 
-/** What changes when a file is written or replaced; undefined while it is missing. */
-function fileStamp(path: string): string | undefined {
-  const stat = statSync(path, { throwIfNoEntry: false });
-  return stat && `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
-}
-
 /**
  * A poll of a file that only opens DuckDB once the file changed since its last answer (each open costs ~50 ms of CPU);
- * it answers undefined meanwhile, and while the file is missing or being swapped.
+ * it answers undefined meanwhile, and while the file is missing or being swapped. One poll per question.
  */
 export function queryOnChange(path: string): (sql: string, params?: DuckDBValue[]) => Promise<PlainRow[] | undefined> {
   let answered: string | undefined;
   return async (sql, params) => {
-    const stamp = fileStamp(path);
-    if (stamp === undefined || stamp === answered) return undefined;
+    // A publish renames over the path at once: it is missing only before the first.
+    const identity = existsSync(path) ? identityOf(path) : undefined;
+    if (identity === undefined || identity === answered) return undefined;
     const rows = await queryFile(path, sql, params).catch(() => undefined);
-    if (rows !== undefined && fileStamp(path) === stamp) answered = stamp;
+    if (rows !== undefined) answered = identity;
     return rows;
   };
 }
