@@ -54,7 +54,7 @@ export function chooseBrands(config: Config, given: string[] | undefined): numbe
 
 /**
  * The Redis a command uses. `allowPrivate` (default true) starts a private redis-server when none answers; a command
- * that only reads or clears what runs left in the shared Redis passes false, as an empty one would answer wrongly.
+ * that reads or clears what runs left passes false: an empty one answers wrongly (test/e2e/no-local-redis.int.test.ts).
  */
 export async function redisFor(
   config: Config,

@@ -23,7 +23,7 @@ export function cancelCommand(): Command {
   ).action(async (runId: string, flags: CommonFlags) => {
     const config = readConfig(flags);
     const log = commandLogger(flags);
-    await withRedis(config, log, {}, async (connection) => {
+    await withRedis(config, log, { allowPrivate: false }, async (connection) => {
       const queues = openQueues(connection, config.redisPrefix);
       try {
         const result = await cancelRun(

@@ -196,7 +196,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     lake: lakeStatus(config.publish.parquet, dbPath),
   };
   let recorded: Awaited<ReturnType<typeof prefixWarehouse>>;
-  const redis = await redisFor(config, log).catch((error: Error) => {
+  const redis = await redisFor(config, log, { allowPrivate: false }).catch((error: Error) => {
     report.redis.error = error.message;
     return undefined;
   });

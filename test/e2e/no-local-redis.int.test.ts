@@ -1,0 +1,48 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * `status` and `cancel` read and clear what runs left in the shared Redis, so with REDIS_URL unset and nothing at
+ * 127.0.0.1:6379 they say so rather than ask an empty private redis-server (src/cli/context.ts, `redisFor`).
+ * Each command runs in a network namespace of its own (`unshare -n`), where nothing listens on 6379.
+ */
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'bvsync.js');
+const CAN_UNSHARE = spawnSync('unshare', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
+const dir = mkdtempSync(join(tmpdir(), 'bvsync-no-local-redis-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs bvsync in a network namespace with only loopback up, with REDIS_URL unset. */
+function runWithoutLocalRedis(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { REDIS_URL: _unset, ...env } = process.env;
+  const script = 'ip link set lo up && exec "$0" "$@"';
+  const child = spawn('unshare', ['-n', 'sh', '-c', script, process.execPath, BIN, ...args], {
+    cwd: dir,
+    env: { ...env, BVSYNC_DB: join(dir, 'bvsync.duckdb'), BVSYNC_REDIS_PREFIX: 'no-local-redis' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe.skipIf(!CAN_UNSHARE)('no Redis at 127.0.0.1:6379 and no REDIS_URL (needs `unshare -n`)', () => {
+  it('status says no Redis answers and exits 1, starting no private redis-server', async () => {
+    const result = await runWithoutLocalRedis(['status']);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toMatch(/^Redis: no Redis answers \(nothing at redis:\/\/127\.0\.0\.1:6379\)/m);
+    expect(result.stdout).toContain('Recent runs (from _sync_runs: Redis did not answer)');
+    expect(result.stderr).not.toContain('private redis-server');
+  });
+
+  it('cancel says no Redis answers (exit 1), not that Redis holds no such run (exit 2)', async () => {
+    const result = await runWithoutLocalRedis(['cancel', 'backfill-20261120T000000Z-abcdef']);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/^bvsync: no Redis answers \(nothing at redis:\/\/127\.0\.0\.1:6379\)/m);
+    expect(result.stderr).not.toContain('no run backfill-');
+  });
+});
