@@ -53,20 +53,20 @@ export function chooseBrands(config: Config, given: string[] | undefined): numbe
 }
 
 /**
- * The Redis a command uses. `allowPrivate` (default true) starts a private redis-server when none answers; a command
- * that reads or clears what runs left passes false: an empty one answers wrongly (test/e2e/no-local-redis.int.test.ts).
+ * The Redis a command uses. Only a command doing all its work in this process may start a private, empty redis-server
+ * (`allowPrivate`): no other process reaches it (test/e2e/no-local-redis.int.test.ts).
  */
 export async function redisFor(
   config: Config,
   log: Logger,
-  options: { allowPrivate?: boolean } = {},
+  options: { allowPrivate: boolean },
 ): Promise<ResolvedRedis> {
   // Imported here, so that commands that need no Redis (`sql`, `export`) do not load ioredis (docs/performance.md).
   const { resolveRedis } = await import('../engine/redis/redis.js');
   const redis = await resolveRedis({
     url: config.redisUrl,
     prefix: config.redisPrefix,
-    allowPrivate: options.allowPrivate ?? true,
+    allowPrivate: options.allowPrivate,
   });
   if (redis.origin === 'private')
     log.info({ url: redis.url }, 'no Redis configured or running: started a private redis-server for this command');
@@ -77,7 +77,7 @@ export async function redisFor(
 export async function withRedis<T>(
   config: Config,
   log: Logger,
-  options: { allowPrivate?: boolean },
+  options: { allowPrivate: boolean },
   work: (connection: Redis) => Promise<T>,
 ): Promise<T> {
   const redis = await redisFor(config, log, options);

@@ -27,15 +27,14 @@ export function dashboardCommand(): Command {
     const config = readConfig(flags);
     const log = commandLogger(flags);
     const port = parsePort(flags.port, '--port');
-    const redis = await redisFor(config, log);
+    const redis = await redisFor(config, log, { allowPrivate: false });
     const dashboard = await startDashboard({
       redisUrl: redis.url,
       prefix: config.redisPrefix,
       port,
       host: flags.host,
       readOnly: flags.readOnly,
-    }).catch(async (error: unknown) => {
-      await redis.stop();
+    }).catch((error: unknown) => {
       throw listenError(error, '--port', port);
     });
     log.info(
@@ -44,6 +43,5 @@ export function dashboardCommand(): Command {
     );
     await stopSignal();
     await dashboard.close();
-    await redis.stop();
   });
 }

@@ -108,7 +108,7 @@ export function demoCommand(): Command {
       scale: flags.scale,
       today,
     });
-    const redis = await redisFor(base, log).catch(async (error: unknown) => {
+    const redis = await redisFor(base, log, { allowPrivate: true }).catch(async (error: unknown) => {
       await sim.close();
       throw error;
     });

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /**
- * `status` and `cancel` read and clear what runs left in the shared Redis, so with REDIS_URL unset and nothing at
- * 127.0.0.1:6379 they say so rather than ask an empty private redis-server (src/cli/context.ts, `redisFor`).
- * Each command runs in a network namespace of its own (`unshare -n`), where nothing listens on 6379.
+ * With REDIS_URL unset and nothing at 127.0.0.1:6379, only a command doing all its work in its own process starts a
+ * private redis-server (src/cli/context.ts, `redisFor`). One that shares Redis with other processes, or reads what
+ * they left, says no Redis answers: nothing else would reach a private one. Each command runs in a network namespace
+ * of its own (`unshare -n`), where nothing listens on 6379.
  */
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'bvsync.js');
@@ -21,7 +22,14 @@ function runWithoutLocalRedis(args: string[]): Promise<{ code: number | null; st
   const script = 'ip link set lo up && exec "$0" "$@"';
   const child = spawn('unshare', ['-n', 'sh', '-c', script, process.execPath, BIN, ...args], {
     cwd: dir,
-    env: { ...env, BVSYNC_DB: join(dir, 'bvsync.duckdb'), BVSYNC_REDIS_PREFIX: 'no-local-redis' },
+    env: {
+      ...env,
+      BVSYNC_DB: join(dir, 'bvsync.duckdb'),
+      BVSYNC_REDIS_PREFIX: 'no-local-redis',
+      BVSYNC_API_URL: 'http://127.0.0.1:9',
+      BVSYNC_API_KEY: 'bvk_no_local_redis',
+      BVSYNC_BRANDS: '1',
+    },
   });
   let stdout = '';
   let stderr = '';
@@ -45,4 +53,27 @@ describe.skipIf(!CAN_UNSHARE)('no Redis at 127.0.0.1:6379 and no REDIS_URL (need
     expect(result.stderr).toMatch(/^bvsync: no Redis answers \(nothing at redis:\/\/127\.0\.0\.1:6379\)/m);
     expect(result.stderr).not.toContain('no run backfill-');
   });
+
+  const day = ['--from', '2026-11-19', '--to', '2026-11-19'];
+  it.each([
+    ['worker', ['worker']],
+    ['scheduler', ['scheduler']],
+    ['dashboard', ['dashboard', '--port', '0']],
+    ['backfill --enqueue-only', ['backfill', ...day, '--enqueue-only']],
+  ])('%s, whose work other processes share, says no Redis answers (exit 1)', async (_name, args) => {
+    const result = await runWithoutLocalRedis(args);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/^bvsync: no Redis answers \(nothing at redis:\/\/127\.0\.0\.1:6379\)/m);
+    expect(result.stderr).not.toContain('private redis-server');
+  });
+
+  it.skipIf(spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status !== 0)(
+    'backfill, which runs its run in its own process, still starts a private redis-server (needs redis-server)',
+    async () => {
+      const result = await runWithoutLocalRedis(['backfill', ...day]);
+      expect(result.stderr).toContain('started a private redis-server for this command');
+      // No API answers at port 9, so the preflight ends it; the private Redis ends with it.
+      expect(result.code, result.stderr).toBe(1);
+    },
+  );
 });

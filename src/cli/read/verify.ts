@@ -93,7 +93,7 @@ export function verifyCommand(): Command {
       const brands = given?.length ? [...new Set(given)] : config.brands.length ? config.brands : brandsOf(freshness);
       if (brands.length === 0)
         throw new UsageError(`no brand to verify: the database ${db.path} has none; pass --brand ID`);
-      await withRedis(config, log, {}, async (connection) => {
+      await withRedis(config, log, { allowPrivate: true }, async (connection) => {
         const budget = new CallBudget(maxCalls);
         // The sync's client stack: the key's shared rate budget in Redis, its retries, 429s waited out.
         const client = createApiClient(config.api, {

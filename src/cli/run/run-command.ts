@@ -105,7 +105,8 @@ export async function runFromCommandLine(
     // first: the database path, Redis, then the key and the brands (see preflight.ts).
     if (!flags.enqueueOnly)
       await checkLocalSetup(config, log, window.from && window.to ? eachDay(window.from, window.to).length : undefined);
-    const redis = await redisFor(config, log);
+    // An enqueued run is left to workers of another process, which a private Redis would hide it from.
+    const redis = await redisFor(config, log, { allowPrivate: !flags.enqueueOnly });
     const stopping = new AbortController();
     const disarm = exitWithinDeadlineOnSignal(log, stopping);
     try {

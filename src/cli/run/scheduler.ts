@@ -11,17 +11,11 @@ export function schedulerCommand(): Command {
       const config = readConfig(flags);
       requireApiSettings(config.api);
       const log = commandLogger(flags);
-      const redis = await redisFor(config, log);
-      // A config without brands is refused here, after Redis answered, so a private Redis it started is stopped too.
-      const scheduler = await startScheduler({ config, redisUrl: redis.url, log, today: workerTimings().today }).catch(
-        async (error: unknown) => {
-          await redis.stop();
-          throw error;
-        },
-      );
+      const redis = await redisFor(config, log, { allowPrivate: false });
+      // A config without brands is refused here, after Redis answered.
+      const scheduler = await startScheduler({ config, redisUrl: redis.url, log, today: workerTimings().today });
       await stopSignal();
       await scheduler.stop();
-      await redis.stop();
       log.info('scheduler stopped');
     },
   );

@@ -73,7 +73,7 @@ export function workerCommand(): Command {
     // The preflight, at start: the database path when this worker may become the writer, Redis, then the key (a
     // refused key exits 2 here rather than failing every slice later) and the config's brands. See preflight.ts.
     if (!flags.fetchOnly) await checkLocalSetup(config, log);
-    const redis = await redisFor(config, log).catch(async (error: unknown) => {
+    const redis = await redisFor(config, log, { allowPrivate: false }).catch(async (error: unknown) => {
       await notifier?.failed(error);
       throw error;
     });
@@ -88,7 +88,6 @@ export function workerCommand(): Command {
     );
     // A preflight may also end normally after the signal (no brand to probe, its last probe answered): stopped all the same.
     if (refusal || stopping.signal.aborted) {
-      await redis.stop();
       if (refusal && !stopping.signal.aborted) {
         await notifier?.failed(refusal.error);
         throw refusal.error;
@@ -119,15 +118,13 @@ export function workerCommand(): Command {
         port: metricsPort!,
         log,
         db: flags.fetchOnly ? undefined : config.db,
-      }).catch(async (error: unknown) => {
-        await redis.stop();
+      }).catch((error: unknown) => {
         throw listenError(error, '--metrics-port', metricsPort!);
       }));
     // A start refused (another warehouse's writer on this prefix) closes what is open, or the command never ends.
     await host.start().catch(async (error: unknown) => {
       await host.stop(shutdownMs);
       await metricsServer?.close();
-      await redis.stop();
       throw error;
     });
     if (metricsServer) log.info({ url: metricsServer.url, listening: metricsServer.listening }, 'serving metrics');
@@ -140,7 +137,6 @@ export function workerCommand(): Command {
     const fault = await Promise.race([stopRequested.then(() => undefined), host.writerFaulted]);
     await host.stop(shutdownMs);
     await metricsServer?.close();
-    await redis.stop();
     clearTimeout(hardStop);
     if (fault) {
       setTimeout(() => process.exit(), LINGER_LIMIT_MS).unref();

@@ -237,7 +237,6 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
       }
     } finally {
       connection.disconnect();
-      await redis.stop();
     }
   }
   report.warehouse = warehouseIdentity(
