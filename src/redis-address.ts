@@ -71,7 +71,9 @@ function standalone(text: string, tls: boolean): RedisAddress {
   url.searchParams.delete(CA_FILE_PARAMETER);
   const index = url.pathname.slice(1);
   if (index !== '' && !/^\d+$/.test(index))
-    throw new RedisAddressError(`the path of a redis:// address is a database number (/0 to /15), not "/${index}"`);
+    throw new RedisAddressError(
+      `the path of a redis:// address is a database number (/0 to /15), not ${quoted(`/${index}`, text)}`,
+    );
   return {
     kind: 'standalone',
     url: url.toString(),
@@ -100,14 +102,21 @@ function splitMultiHost(text: string): { userinfo: string; hosts: string; path: 
   };
 }
 
-function hostList(hosts: string, defaultPort: number, what: string): HostPort[] {
+/** A piece of an address, quoted only when it first stands after the last `@`, clear of where a password may be. */
+function quoted(part: string, text: string): string {
+  return text.indexOf(part) > text.lastIndexOf('@')
+    ? `"${part}"`
+    : 'a part of the address (not quoted: it may hold the password)';
+}
+
+function hostList(text: string, hosts: string, defaultPort: number, what: string): HostPort[] {
   const list = hosts.split(',').filter((part) => part !== '');
   if (list.length === 0) throw new RedisAddressError(`names no ${what}; ${FORMS}`);
   return list.map((part) => {
     const match = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(part);
     const port = Number(match?.[2] ?? defaultPort);
     if (!match || port < 1 || port > 65535)
-      throw new RedisAddressError(`"${part}" is not a host:port of a ${what}; ${FORMS}`);
+      throw new RedisAddressError(`${quoted(part, text)} is not a host:port of a ${what}; ${FORMS}`);
     return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
   });
 }
@@ -137,7 +146,7 @@ function sentinel(text: string, tls: boolean): RedisAddress {
   }
   return {
     kind: 'sentinel',
-    sentinels: hostList(parts.hosts, SENTINEL_PORT, 'Sentinel'),
+    sentinels: hostList(text, parts.hosts, SENTINEL_PORT, 'Sentinel'),
     name: decodeURIComponent(name),
     database: Number(index || 0),
     tls,
@@ -154,7 +163,7 @@ function cluster(text: string, tls: boolean): RedisAddress {
     );
   return {
     kind: 'cluster',
-    nodes: hostList(parts.hosts, REDIS_PORT, 'Cluster node'),
+    nodes: hostList(text, parts.hosts, REDIS_PORT, 'Cluster node'),
     tls,
     caFile: parts.query.get(CA_FILE_PARAMETER) ?? undefined,
     ...userinfoCredentials(parts.userinfo),

@@ -53,6 +53,11 @@ describe('a Redis address', () => {
     expect(() => parseRedisAddress('redis+cluster://:s3cret@a:99999')).toThrow(
       /"a:99999" is not a host:port of a Cluster node/,
     );
+    for (const address of ['redis+cluster://:s3cret#1?z@h1:7000', 'redis://user:1234/s3cret@127.0.0.1:6379']) {
+      expect(() => parseRedisAddress(address)).toThrow(
+        /a part of the address \(not quoted: it may hold the password\)/,
+      );
+    }
     expect(() => parseRedisAddress('memcached://:s3cret@a')).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining('s3cret') }),
     );
