@@ -21,6 +21,7 @@ import {
 import { runWithReport } from './run/run-report.js';
 import { makeOutFolder } from './read/out-folder.js';
 import { redisKeys } from '../redis-keys.js';
+import { describeRedisAddress } from '../redis-address.js';
 import { isFinishedRunStatus } from '../vocabulary.js';
 import { formatCount } from '../format.js';
 import { lastPhase } from '../engine/plan/plan.js';
@@ -137,7 +138,7 @@ export function demoCommand(): Command {
       });
       const from = addDays(today, -(flags.days - 1));
       process.stdout.write(
-        `bvsync demo: simulator at ${sim.url} (brands ${sim.brands.join(', ')}), Redis ${redis.origin === 'private' ? 'started privately' : redis.url}\n` +
+        `bvsync demo: simulator at ${sim.url} (brands ${sim.brands.join(', ')}), Redis ${redis.origin === 'private' ? 'started privately' : describeRedisAddress(redis.url)}\n` +
           `loading ${flags.days} days (${from} to ${today}) of ${sim.brands.length} brands, every stream, into ${db}\n` +
           `It reads the API in ${lastPhase(config.sync)} steps: first the daily figures and the lists (topics, competitors, tracked pages),\n` +
           'then the domains and pages those name. The progress line counts the requests ("slices") of the step in progress.\n\n',

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/days.js';
 import { queryFile, runBvsync, spawnBvsync } from '../support/engine.js';
 import { TEST_REDIS_URL, testRedis } from '../support/redis.js';
+import { describeRedisAddress } from '../../src/redis-address.js';
 import { tempDir } from '../support/tmp.js';
 
 /** `bvsync demo`, the README's first command, as a user runs it: simulator -> backfill -> DuckDB file -> a tour. */
@@ -89,9 +90,12 @@ describe('bvsync demo', () => {
 
   it('stops on SIGINT saying the next demo starts afresh, with no error about a file it never published', async () => {
     const out = join(dir.path, 'interrupted');
+    // A password the test Redis does not ask for (ioredis goes on, warning): the demo must not print it.
+    const withPassword = new URL(TEST_REDIS_URL);
+    if (withPassword.password === '') withPassword.password = 'demo-canary';
     const demo = spawnBvsync(['demo', '--out', out, '--days', '14', '--brands', '3', '--scale', '100'], {
       ...process.env,
-      REDIS_URL: TEST_REDIS_URL,
+      REDIS_URL: withPassword.toString(),
       BVSYNC_CONFIG: '',
       BVSYNC_TODAY: TODAY,
     });
@@ -105,6 +109,8 @@ describe('bvsync demo', () => {
     );
     expect(result.stderr).not.toMatch(/no database at/);
     expect(result.stdout).not.toContain('Next steps:');
+    expect(result.stdout).toContain(`Redis ${describeRedisAddress(withPassword.toString())}`);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(withPassword.password);
   }, 120_000);
 });
 
