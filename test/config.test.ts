@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './support/tmp.js';
 import { loadConfig, parseConfig } from '../src/configuration.js';
+import { redactSecrets } from '../src/log.js';
 
 describe('config', () => {
   it('fills every default from an empty object', () => {
@@ -440,5 +441,18 @@ describe("the warehouse's DuckDB budget", () => {
       /warehouse\.memoryLimit.*256MB or 1GB/s,
     );
     expect(() => loadConfig({ env: { BVSYNC_DUCKDB_THREADS: 'two' } })).toThrow(/warehouse\.threads/);
+  });
+});
+
+describe('secrets in a config', () => {
+  it('masks webhook URLs and a Pushgateway password once parsed, as it masks the key', () => {
+    const hook = 'https://hooks.example.invalid/services/T0/B0/hook-canary';
+    parseConfig({
+      notify: { webhooks: [{ url: hook, events: ['run_failed'] }] },
+      metrics: { pushgateway: 'http://pusher:push%2Fcanary@pushgateway:9091' },
+    });
+    expect(redactSecrets(`posted to ${hook}; pushed as pusher:push%2Fcanary, or push/canary`)).toBe(
+      'posted to [REDACTED]; pushed as pusher:[REDACTED], or [REDACTED]',
+    );
   });
 });

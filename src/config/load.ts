@@ -50,11 +50,13 @@ export function readConfigInput(options: LoadConfigOptions = {}): ConfigInput {
   return { raw, source, fromEnv };
 }
 
-/** The secrets a parsed config holds, which `parseConfigWith` registers so no log prints them. */
+/** The secrets a parsed config holds, which `parseConfigWith` registers so no log or printed diff shows them. */
 interface ConfigSecrets {
   api: { apiKey?: string | undefined };
   redisUrl?: string | undefined;
   redis?: { password?: string | undefined } | undefined;
+  notify?: { webhooks: ReadonlyArray<{ url?: string | undefined }> } | undefined;
+  metrics?: { pushgateway?: string | undefined } | undefined;
 }
 
 /** Parses a config with the whole schema (src/configuration.ts composes it); every problem in one `ConfigError`. */
@@ -69,6 +71,11 @@ export function parseConfigWith<Output extends ConfigSecrets>(
   registerSecret(result.data.api.apiKey);
   registerRedisPassword(result.data.redisUrl);
   if (result.data.redis?.password) registerSecret(result.data.redis.password);
+  // A webhook's URL is its credential; a Pushgateway's is its password (test/config.test.ts, "secrets in a config").
+  for (const hook of result.data.notify?.webhooks ?? []) if (hook.url) registerSecret(hook.url);
+  const pushgatewayPassword = new URL(result.data.metrics?.pushgateway ?? 'http://-').password;
+  registerSecret(pushgatewayPassword);
+  registerSecret(decodeURIComponent(pushgatewayPassword));
   return result.data;
 }
 
