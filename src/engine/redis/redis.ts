@@ -186,8 +186,28 @@ export interface PingRedisOptions {
   prefix?: string;
 }
 
+/** How long a probe waits for each answer of a server that accepted its connection. */
+const PING_DEADLINE_MS = 5_000;
+
+/** ioredis's rejection of a command that `commandTimeout` ended. */
+export function isCommandTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message.endsWith('Command timed out');
+}
+
+/** What to say of a server that accepted a connection and then did not answer. */
+export function frozenDetail(ms = PING_DEADLINE_MS): string {
+  return `it accepted the connection but did not answer within ${ms / 1000} s: frozen, or overloaded`;
+}
+
 /** A connection that tries once, for a moment, and is opened by connect(). */
-const PROBE_OPTIONS = { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null };
+const PROBE_OPTIONS = {
+  lazyConnect: true,
+  maxRetriesPerRequest: 0,
+  connectTimeout: 1500,
+  retryStrategy: () => null,
+  // A frozen server never closes its end: the probe destroys its socket soon rather than after ioredis's 2 s.
+  disconnectTimeout: 100,
+};
 
 /**
  * Connects, PINGs, selects the address's database and checks the server is the kind the address names, or throws why:
@@ -207,13 +227,16 @@ export async function pingRedis(url: string, options: PingRedisOptions = {}): Pr
   let reason: Error | undefined;
   redis.on('error', (error: Error) => (reason ??= error));
   try {
-    try {
-      await redis.connect();
-      await redis.ping();
-    } catch (error) {
+    // A frozen server accepts the connection and never answers: the probe ends in time (test/e2e/redis-frozen.int.test.ts).
+    const answered = await within(
+      redis.connect().then(() => redis.ping()),
+      PING_DEADLINE_MS,
+    );
+    if (answered.timedOut) throw new Error(frozenDetail());
+    if (answered.error) {
       // Ask the first server named what it is: a plain Redis behind redis+sentinel:// or redis+cluster:// says so.
       if (address.kind !== 'standalone') await explainWrongKind(address, where, options);
-      throw friendlier(reason ?? error, where);
+      throw friendlier(reason ?? answered.error, where);
     }
     if (address.kind !== 'standalone') return;
     const facts = await readServerFacts(redis);
