@@ -82,10 +82,12 @@ export async function withRedis<T>(
 ): Promise<T> {
   const redis = await redisFor(config, log, options);
   // Imported here for the reason redisFor gives.
-  const { connectRedis } = await import('../engine/redis/redis.js');
-  const connection = connectRedis(redis.url);
+  const { connectForCommand, explainFrozen } = await import('../engine/redis/redis.js');
+  const connection = connectForCommand(redis.url);
   try {
     return await work(connection);
+  } catch (error) {
+    throw explainFrozen(error, redis.url);
   } finally {
     connection.disconnect();
     await redis.stop();

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/engine/redis/redis.js';
 import { runBvsync } from '../support/engine.js';
@@ -11,31 +12,55 @@ import { until } from '../support/until.js';
 /**
  * A frozen Redis accepts connections and never answers. A command's first probe of it (src/engine/redis/redis.ts,
  * `pingRedis`) ends within seconds and says so, where it waited for ever. The server is a real redis-server, SIGSTOPped.
+ * One that stops answering after the probe (CLIENT PAUSE WRITE: a PING answers, a script waits) ends `status` in 10 s.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'bvsync-redis-frozen-'));
-let server: ChildProcess;
+const servers: ChildProcess[] = [];
 let url: string;
+let pausedUrl: string;
+
+/** A redis-server on a free port, answering PING, and its URL. */
+async function startRedis(): Promise<{ server: ChildProcess; url: string }> {
+  const port = await freePort();
+  const server = spawn('redis-server', [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+  ]);
+  servers.push(server);
+  const url = `redis://127.0.0.1:${port}`;
+  await until(`a redis-server to answer at ${url}`, () => pings(url), 20_000);
+  return { server, url };
+}
 
 beforeAll(async () => {
-  const port = await freePort();
-  url = `redis://127.0.0.1:${port}`;
-  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
-  await until(`a redis-server to answer at ${url}`, () => pings(url), 20_000);
-  process.kill(server.pid!, 'SIGSTOP');
+  if (!HAVE_REDIS_SERVER) return;
+  const frozen = await startRedis();
+  url = frozen.url;
+  process.kill(frozen.server.pid!, 'SIGSTOP');
+  pausedUrl = (await startRedis()).url;
+  const client = new Redis(pausedUrl);
+  await client.call('CLIENT', 'PAUSE', '600000', 'WRITE');
+  client.disconnect();
 });
 afterAll(() => {
-  if (server?.pid) {
-    process.kill(server.pid, 'SIGCONT');
+  for (const server of servers) {
+    process.kill(server.pid!, 'SIGCONT');
     server.kill('SIGKILL');
   }
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe.concurrent.skipIf(!HAVE_REDIS_SERVER)('a frozen Redis at REDIS_URL (needs redis-server)', () => {
-  const env = () => ({
+describe.skipIf(!HAVE_REDIS_SERVER)('a frozen Redis at REDIS_URL (needs redis-server)', { concurrent: true }, () => {
+  const env = (redisUrl = url) => ({
     ...process.env,
-    REDIS_URL: url,
+    REDIS_URL: redisUrl,
     BVSYNC_DB: join(dir, 'bvsync.duckdb'),
     BVSYNC_REDIS_PREFIX: 'redis-frozen',
     BVSYNC_API_URL: 'http://127.0.0.1:9',
@@ -58,6 +83,13 @@ describe.concurrent.skipIf(!HAVE_REDIS_SERVER)('a frozen Redis at REDIS_URL (nee
     const result = await runBvsync(['status'], env());
     expect(result.code, result.stderr).toBe(1);
     expect(result.stdout).toMatch(frozen);
+    expect(result.stdout).toContain('Recent runs (from _sync_runs: Redis did not answer)');
+  });
+
+  it('status on a Redis that answers PING but not its scripts shows the file, says so in 10 s, and exits 1', async () => {
+    const result = await runBvsync(['status'], env(pausedUrl));
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toMatch(/did not answer within 10 s: frozen, or overloaded/);
     expect(result.stdout).toContain('Recent runs (from _sync_runs: Redis did not answer)');
   });
 });

@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import { textTable } from '../../text-table.js';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../../engine/jobs/queues.js';
-import { connectRedis } from '../../engine/redis/redis.js';
+import { connectForCommand, explainFrozen } from '../../engine/redis/redis.js';
 import { RunStore, type RunMeta } from '../../engine/run/run-store.js';
 import { formatDecimal, formatInteger } from '../../format.js';
 import { maxDay, minDay } from '../../days.js';
@@ -201,7 +201,7 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
     return undefined;
   });
   if (redis) {
-    const connection = connectRedis(redis.url);
+    const connection = connectForCommand(redis.url);
     try {
       const store = new RunStore(connection, config.redisPrefix);
       recorded = await prefixWarehouse(connection, config.redisPrefix);
@@ -235,6 +235,14 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
         const rate = await readKeyRate(connection, rateSettings);
         report.rate = rate.learned || rate.stated ? rate : null;
       }
+    } catch (error) {
+      // A Redis that stopped answering midway is told as one that never answered: the file is still shown.
+      const explained = explainFrozen(error, redis.url);
+      if (explained === error) throw error;
+      report.redis.error = (explained as Error).message;
+      report.unfinishedRuns = [];
+      report.recentRuns = [];
+      report.queues = [];
     } finally {
       connection.disconnect();
     }

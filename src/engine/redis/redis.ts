@@ -96,6 +96,23 @@ export function connectRedis(address: string, extra: RedisOptions = {}): Redis {
   });
 }
 
+/** How long a command that ends waits for each answer of its Redis (connectForCommand). */
+const COMMAND_ANSWER_MS = 10_000;
+
+/**
+ * A connection for a command that ends (`status`, `cancel`, `rate`): a Redis command it is not answered in 10 s fails
+ * rather than waiting for ever on a frozen server (test/e2e/redis-frozen.int.test.ts).
+ */
+export function connectForCommand(address: string): Redis {
+  return connectRedis(address, { commandTimeout: COMMAND_ANSWER_MS });
+}
+
+/** A Redis command that `connectForCommand`'s limit ended, as the error that says so; any other error as it is. */
+export function explainFrozen(error: unknown, address: string): unknown {
+  if (!isCommandTimeout(error)) return error;
+  return new RedisUnavailableError(`${describeRedisAddress(address)}: ${frozenDetail(COMMAND_ANSWER_MS)}`);
+}
+
 /** A CA file (REDIS_CA_FILE, `redis.tls.caFile`) that cannot be read. */
 class RedisCaFileError extends Error {
   readonly code = 'config_invalid';
