@@ -1,13 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/engine/redis/redis.js';
 import { runBvsync } from '../support/engine.js';
-import { HAVE_REDIS_SERVER, pings } from '../support/redis-topology.js';
-import { until } from '../support/until.js';
+import { HAVE_REDIS_SERVER, startServer, stopAll } from '../support/redis-topology.js';
 
 /**
  * A frozen Redis accepts connections and never answers. A command's first probe of it (src/engine/redis/redis.ts,
@@ -16,44 +13,21 @@ import { until } from '../support/until.js';
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'bvsync-redis-frozen-'));
-const servers: ChildProcess[] = [];
 let url: string;
 let pausedUrl: string;
 
-/** A redis-server on a free port, answering PING, and its URL. */
-async function startRedis(): Promise<{ server: ChildProcess; url: string }> {
-  const port = await freePort();
-  const server = spawn('redis-server', [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-  ]);
-  servers.push(server);
-  const url = `redis://127.0.0.1:${port}`;
-  await until(`a redis-server to answer at ${url}`, () => pings(url), 20_000);
-  return { server, url };
-}
-
 beforeAll(async () => {
   if (!HAVE_REDIS_SERVER) return;
-  const frozen = await startRedis();
+  const frozen = await startServer();
+  frozen.freeze();
   url = frozen.url;
-  process.kill(frozen.server.pid!, 'SIGSTOP');
-  pausedUrl = (await startRedis()).url;
+  pausedUrl = (await startServer()).url;
   const client = new Redis(pausedUrl);
   await client.call('CLIENT', 'PAUSE', '600000', 'WRITE');
   client.disconnect();
 });
-afterAll(() => {
-  for (const server of servers) {
-    process.kill(server.pid!, 'SIGCONT');
-    server.kill('SIGKILL');
-  }
+afterAll(async () => {
+  await stopAll();
   rmSync(dir, { recursive: true, force: true });
 });
 

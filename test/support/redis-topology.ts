@@ -20,6 +20,8 @@ export interface TestServer {
   dir: string;
   /** SIGKILL, as a crashed host. */
   kill(): Promise<void>;
+  /** SIGSTOP, as a frozen host: connections are accepted and never answered. `kill` and `stopAll` still end it. */
+  freeze(): void;
 }
 
 const started = new Set<ChildProcess>();
@@ -82,6 +84,7 @@ export async function startServer(
       child.kill('SIGKILL');
       await exited(child);
     },
+    freeze: () => child.kill('SIGSTOP'),
   };
 }
 
