@@ -454,5 +454,8 @@ describe('secrets in a config', () => {
     expect(redactSecrets(`posted to ${hook}; pushed as pusher:push%2Fcanary, or push/canary`)).toBe(
       'posted to [REDACTED]; pushed as pusher:[REDACTED], or [REDACTED]',
     );
+    // A lone % passes the URL check; the config still loads, and the password as written is masked.
+    parseConfig({ metrics: { pushgateway: 'http://pusher:100%canary@pushgateway:9091' } });
+    expect(redactSecrets('pushed as pusher:100%canary')).toBe('pushed as pusher:[REDACTED]');
   });
 });

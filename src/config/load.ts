@@ -75,7 +75,11 @@ export function parseConfigWith<Output extends ConfigSecrets>(
   for (const hook of result.data.notify?.webhooks ?? []) if (hook.url) registerSecret(hook.url);
   const pushgatewayPassword = new URL(result.data.metrics?.pushgateway ?? 'http://-').password;
   registerSecret(pushgatewayPassword);
-  registerSecret(decodeURIComponent(pushgatewayPassword));
+  try {
+    registerSecret(decodeURIComponent(pushgatewayPassword));
+  } catch {
+    // A lone `%` is no escape (the URL check passes it): the password as written is registered above.
+  }
   return result.data;
 }
 

@@ -12,20 +12,34 @@ import { afterAll, describe, expect, it } from 'vitest';
  */
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'bvsync.js');
-const CAN_UNSHARE = spawnSync('unshare', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
+const CAN_UNSHARE = spawnSync('unshare', ['-n', 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore' }).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'bvsync-no-local-redis-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs bvsync in a network namespace with only loopback up, with REDIS_URL unset. */
-function runWithoutLocalRedis(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Starts a redis-server on 6379 in the namespace and SIGSTOPs it once it answers; ends it after the command. */
+const FROZEN_LOCAL_REDIS = [
+  'redis-server --port 6379 --bind 127.0.0.1 --save "" --appendonly no >/dev/null & redis=$!',
+  'until redis-cli -p 6379 ping >/dev/null 2>&1; do sleep 0.1; done',
+  'kill -STOP $redis',
+  '"$0" "$@"; code=$?',
+  'kill -KILL $redis',
+  'exit $code',
+].join('; ');
+
+/** Runs bvsync in a network namespace with only loopback up, with REDIS_URL unset (and a frozen Redis on 6379). */
+function runWithoutLocalRedis(
+  args: string[],
+  options: { frozenLocalRedis?: boolean } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { REDIS_URL: _unset, ...env } = process.env;
-  const script = 'ip link set lo up && exec "$0" "$@"';
+  const script = `ip link set lo up && ${options.frozenLocalRedis ? FROZEN_LOCAL_REDIS : 'exec "$0" "$@"'}`;
   const child = spawn('unshare', ['-n', 'sh', '-c', script, process.execPath, BIN, ...args], {
     cwd: dir,
     env: {
       ...env,
       BVSYNC_DB: join(dir, 'bvsync.duckdb'),
       BVSYNC_REDIS_PREFIX: 'no-local-redis',
+      BVSYNC_CONFIG: '',
       BVSYNC_API_URL: 'http://127.0.0.1:9',
       BVSYNC_API_KEY: 'bvk_no_local_redis',
       BVSYNC_BRANDS: '1',
@@ -38,7 +52,7 @@ function runWithoutLocalRedis(args: string[]): Promise<{ code: number | null; st
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-describe.skipIf(!CAN_UNSHARE)('no Redis at 127.0.0.1:6379 and no REDIS_URL (needs `unshare -n`)', () => {
+describe.skipIf(!CAN_UNSHARE)('no Redis at 127.0.0.1:6379 and no REDIS_URL (needs `unshare -n` and `ip`)', () => {
   it('status says no Redis answers and exits 1, starting no private redis-server', async () => {
     const result = await runWithoutLocalRedis(['status']);
     expect(result.code, result.stderr).toBe(1);
@@ -74,6 +88,20 @@ describe.skipIf(!CAN_UNSHARE)('no Redis at 127.0.0.1:6379 and no REDIS_URL (need
       expect(result.stderr).toContain('started a private redis-server for this command');
       // No API answers at port 9, so the preflight ends it; the private Redis ends with it.
       expect(result.code, result.stderr).toBe(1);
+    },
+  );
+
+  it.skipIf(
+    spawnSync('sh', ['-c', 'command -v redis-server && command -v redis-cli'], { stdio: 'ignore' }).status !== 0,
+  )(
+    'backfill says a frozen Redis at 127.0.0.1:6379 does not answer, rather than start a private one beside it',
+    async () => {
+      const result = await runWithoutLocalRedis(['backfill', ...day], { frozenLocalRedis: true });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(
+        /^bvsync: no Redis answers \(redis:\/\/127\.0\.0\.1:6379: it did not answer within 5 s/m,
+      );
+      expect(result.stderr).not.toContain('private redis-server');
     },
   );
 });

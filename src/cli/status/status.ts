@@ -243,6 +243,10 @@ async function gatherStatus(flags: StatusFlags): Promise<{ report: StatusReport;
       report.unfinishedRuns = [];
       report.recentRuns = [];
       report.queues = [];
+      report.otherWarehouseRuns = { count: 0, files: [] };
+      report.requestBudget = null;
+      report.rate = null;
+      recorded = undefined;
     } finally {
       connection.disconnect();
     }

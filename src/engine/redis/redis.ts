@@ -61,10 +61,14 @@ export async function resolveRedis(options: ResolveRedisOptions = {}): Promise<R
   return startPrivateRedis();
 }
 
+/** Whether a Redis answers at `url`; one that accepts and never answers is said, not passed over for a private one. */
 function answers(url: string): Promise<boolean> {
   return pingRedis(url).then(
     () => true,
-    () => false,
+    (error: unknown) => {
+      if (error instanceof RedisFrozenError) throw new RedisUnavailableError(`${url}: ${error.message}`);
+      return false;
+    },
   );
 }
 
@@ -100,8 +104,8 @@ export function connectRedis(address: string, extra: RedisOptions = {}): Redis {
 const COMMAND_ANSWER_MS = 10_000;
 
 /**
- * A connection for a command that ends (`status`, `cancel`, `rate`): a Redis command it is not answered in 10 s fails
- * rather than waiting for ever on a frozen server (test/e2e/redis-frozen.int.test.ts).
+ * A connection for a command that ends (`status`, `cancel`, `rate`, `verify`): a Redis command not answered in 10 s
+ * fails rather than waiting for ever on a frozen server (test/e2e/redis-frozen.int.test.ts).
  */
 export function connectForCommand(address: string): Redis {
   return connectRedis(address, { commandTimeout: COMMAND_ANSWER_MS });
@@ -206,14 +210,19 @@ export interface PingRedisOptions {
 /** How long a probe waits for each answer of a server that accepted its connection. */
 const PING_DEADLINE_MS = 5_000;
 
+/** A server that accepted the connection and did not answer in time. */
+class RedisFrozenError extends Error {
+  override readonly name = 'RedisFrozenError';
+}
+
 /** ioredis's rejection of a command that `commandTimeout` ended. */
 export function isCommandTimeout(error: unknown): boolean {
   return error instanceof Error && error.message.endsWith('Command timed out');
 }
 
-/** What to say of a server that accepted a connection and then did not answer. */
+/** What to say of a server that did not answer in time. */
 export function frozenDetail(ms = PING_DEADLINE_MS): string {
-  return `it accepted the connection but did not answer within ${ms / 1000} s: frozen, or overloaded`;
+  return `it did not answer within ${ms / 1000} s: frozen, or overloaded`;
 }
 
 /** A connection that tries once, for a moment, and is opened by connect(). */
@@ -222,6 +231,7 @@ const PROBE_OPTIONS = {
   maxRetriesPerRequest: 0,
   connectTimeout: 1500,
   retryStrategy: () => null,
+  commandTimeout: PING_DEADLINE_MS,
   // A frozen server never closes its end: the probe destroys its socket soon rather than after ioredis's 2 s.
   disconnectTimeout: 100,
 };
@@ -245,11 +255,15 @@ export async function pingRedis(url: string, options: PingRedisOptions = {}): Pr
   redis.on('error', (error: Error) => (reason ??= error));
   try {
     // A frozen server accepts the connection and never answers: the probe ends in time (test/e2e/redis-frozen.int.test.ts).
+    const hosts =
+      address.kind === 'sentinel' ? address.sentinels.length : address.kind === 'cluster' ? address.nodes.length : 1;
+    const deadlineMs = PING_DEADLINE_MS * hosts;
     const answered = await within(
       redis.connect().then(() => redis.ping()),
-      PING_DEADLINE_MS,
+      deadlineMs,
     );
-    if (answered.timedOut) throw new Error(frozenDetail());
+    if (answered.timedOut || isCommandTimeout(reason ?? answered.error))
+      throw new RedisFrozenError(frozenDetail(deadlineMs));
     if (answered.error) {
       // Ask the first server named what it is: a plain Redis behind redis+sentinel:// or redis+cluster:// says so.
       if (address.kind !== 'standalone') await explainWrongKind(address, where, options);
