@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type CliResult, runBvsync } from '../support/engine.js';
 
 /**
  * With REDIS_URL unset and nothing at 127.0.0.1:6379, only a command doing all its work in its own process starts a
@@ -11,7 +12,6 @@ import { afterAll, describe, expect, it } from 'vitest';
  * of its own (`unshare -n`), where nothing listens on 6379.
  */
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'bvsync.js');
 const CAN_UNSHARE = spawnSync('unshare', ['-n', 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore' }).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'bvsync-no-local-redis-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,15 +27,12 @@ const FROZEN_LOCAL_REDIS = [
 ].join('; ');
 
 /** Runs bvsync in a network namespace with only loopback up, with REDIS_URL unset (and a frozen Redis on 6379). */
-function runWithoutLocalRedis(
-  args: string[],
-  options: { frozenLocalRedis?: boolean } = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runWithoutLocalRedis(args: string[], options: { frozenLocalRedis?: boolean } = {}): Promise<CliResult> {
   const { REDIS_URL: _unset, ...env } = process.env;
   const script = `ip link set lo up && ${options.frozenLocalRedis ? FROZEN_LOCAL_REDIS : 'exec "$0" "$@"'}`;
-  const child = spawn('unshare', ['-n', 'sh', '-c', script, process.execPath, BIN, ...args], {
-    cwd: dir,
-    env: {
+  return runBvsync(
+    args,
+    {
       ...env,
       BVSYNC_DB: join(dir, 'bvsync.duckdb'),
       BVSYNC_REDIS_PREFIX: 'no-local-redis',
@@ -44,12 +41,8 @@ function runWithoutLocalRedis(
       BVSYNC_API_KEY: 'bvk_no_local_redis',
       BVSYNC_BRANDS: '1',
     },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+    ['unshare', '-n', 'sh', '-c', script],
+  );
 }
 
 describe.skipIf(!CAN_UNSHARE)('no Redis at 127.0.0.1:6379 and no REDIS_URL (needs `unshare -n` and `ip`)', () => {

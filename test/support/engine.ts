@@ -176,9 +176,13 @@ export function cliEnv(fx: EngineFixture, extra: Record<string, string> = {}): N
   };
 }
 
-/** Starts `node bin/bvsync.js <args>` in the repository with the given environment. */
-export function spawnBvsync(args: string[], env: NodeJS.ProcessEnv): CliProcess {
-  const child = spawn(process.execPath, [join(REPO, 'bin', 'bvsync.js'), ...args], {
+/**
+ * Starts `node bin/bvsync.js <args>` in the repository with the given environment; under `launcher` when given, which
+ * gets node and its arguments after its own (`unshare -n sh -c SCRIPT`).
+ */
+export function spawnBvsync(args: string[], env: NodeJS.ProcessEnv, launcher: string[] = []): CliProcess {
+  const command = [...launcher, process.execPath, join(REPO, 'bin', 'bvsync.js'), ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: REPO,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -235,9 +239,9 @@ export function spawnBvsync(args: string[], env: NodeJS.ProcessEnv): CliProcess 
   };
 }
 
-/** Runs `bvsync <args>` to its end. */
-export function runBvsync(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return spawnBvsync(args, env).done;
+/** Runs `bvsync <args>` to its end (under `launcher`, as spawnBvsync). */
+export function runBvsync(args: string[], env: NodeJS.ProcessEnv, launcher: string[] = []): Promise<CliResult> {
+  return spawnBvsync(args, env, launcher).done;
 }
 
 /** Columns that say when and by which run a row was written, not what it holds. */

@@ -12,7 +12,6 @@ export function schedulerCommand(): Command {
       requireApiSettings(config.api);
       const log = commandLogger(flags);
       const redis = await redisFor(config, log, { allowPrivate: false });
-      // A config without brands is refused here, after Redis answered.
       const scheduler = await startScheduler({ config, redisUrl: redis.url, log, today: workerTimings().today });
       await stopSignal();
       await scheduler.stop();

@@ -216,12 +216,12 @@ class RedisFrozenError extends Error {
 }
 
 /** ioredis's rejection of a command that `commandTimeout` ended. */
-export function isCommandTimeout(error: unknown): boolean {
+function isCommandTimeout(error: unknown): boolean {
   return error instanceof Error && error.message.endsWith('Command timed out');
 }
 
 /** What to say of a server that did not answer in time. */
-export function frozenDetail(ms = PING_DEADLINE_MS): string {
+function frozenDetail(ms: number): string {
   return `it did not answer within ${ms / 1000} s: frozen, or overloaded`;
 }
 
