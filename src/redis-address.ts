@@ -69,6 +69,10 @@ function standalone(text: string, tls: boolean): RedisAddress {
   const url = new URL(text);
   const caFile = url.searchParams.get(CA_FILE_PARAMETER) ?? undefined;
   url.searchParams.delete(CA_FILE_PARAMETER);
+  // ioredis reads `?password=` too: moved before the host, where describeRedisAddress masks it.
+  const fromQuery = queryCredentials(url.searchParams, { username: url.username, password: url.password });
+  if (fromQuery.username) url.username = encodeURIComponent(fromQuery.username);
+  if (fromQuery.password) url.password = encodeURIComponent(fromQuery.password);
   const index = url.pathname.slice(1);
   if (index !== '' && !/^\d+$/.test(index))
     throw new RedisAddressError(
@@ -126,10 +130,35 @@ function credentials(username: string, password: string): Credentials {
   return { username: decode(username), password: decode(password) };
 }
 
-function userinfoCredentials(userinfo: string): Credentials {
-  if (userinfo === '') return {};
+function userinfoCredentials(userinfo: string, query: URLSearchParams): Credentials {
   const colon = userinfo.indexOf(':');
-  return colon < 0 ? credentials(userinfo, '') : credentials(userinfo.slice(0, colon), userinfo.slice(colon + 1));
+  const written =
+    colon < 0
+      ? { username: userinfo, password: '' }
+      : { username: userinfo.slice(0, colon), password: userinfo.slice(colon + 1) };
+  const fromQuery = queryCredentials(query, written);
+  return {
+    ...credentials(written.username, written.password),
+    ...(fromQuery.username ? { username: fromQuery.username } : {}),
+    ...(fromQuery.password ? { password: fromQuery.password } : {}),
+  };
+}
+
+/**
+ * A `?username=` or `?password=` (ioredis's form), taken out of the query; one beside a userinfo's is a mistake said
+ * back. test/redis-address.test.ts, "reads a password from the query".
+ */
+function queryCredentials(query: URLSearchParams, written: { username: string; password: string }): Credentials {
+  const found: Credentials = {};
+  for (const key of ['username', 'password'] as const) {
+    const value = query.get(key);
+    query.delete(key);
+    if (value === null || value === '') continue;
+    if (written[key] !== '')
+      throw new RedisAddressError(`the address gives a ${key} twice, before the host and as ?${key}=: keep one`);
+    found[key] = value;
+  }
+  return found;
 }
 
 function sentinel(text: string, tls: boolean): RedisAddress {
@@ -151,7 +180,7 @@ function sentinel(text: string, tls: boolean): RedisAddress {
     database: Number(index || 0),
     tls,
     caFile: parts.query.get(CA_FILE_PARAMETER) ?? undefined,
-    ...userinfoCredentials(parts.userinfo),
+    ...userinfoCredentials(parts.userinfo, parts.query),
   };
 }
 
@@ -166,7 +195,7 @@ function cluster(text: string, tls: boolean): RedisAddress {
     nodes: hostList(text, parts.hosts, REDIS_PORT, 'Cluster node'),
     tls,
     caFile: parts.query.get(CA_FILE_PARAMETER) ?? undefined,
-    ...userinfoCredentials(parts.userinfo),
+    ...userinfoCredentials(parts.userinfo, parts.query),
   };
 }
 

@@ -458,4 +458,9 @@ describe('secrets in a config', () => {
     parseConfig({ metrics: { pushgateway: 'http://pusher:100%canary@pushgateway:9091' } });
     expect(redactSecrets('pushed as pusher:100%canary')).toBe('pushed as pusher:[REDACTED]');
   });
+
+  it("masks a Redis password given in the address's query, decoded and as written", () => {
+    parseConfig({ redisUrl: 'redis://h:6379/0?password=query%2fcanary' });
+    expect(redactSecrets('query/canary, query%2fcanary, query%2Fcanary')).toBe('[REDACTED], [REDACTED], [REDACTED]');
+  });
 });

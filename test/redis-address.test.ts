@@ -47,6 +47,23 @@ describe('a Redis address', () => {
     }
   });
 
+  it('reads a password from the query, as ioredis does, and describes it masked', () => {
+    const standalone = parseRedisAddress('redis://h:6379/2?password=p%40ss&family=6');
+    expect(standalone).toMatchObject({ url: 'redis://:p%40ss@h:6379/2?family=6', password: 'p@ss', database: 2 });
+    expect(parseRedisAddress('redis+sentinel://s1/m?username=u&password=pw')).toMatchObject({
+      username: 'u',
+      password: 'pw',
+    });
+    expect(parseRedisAddress('redis+cluster://n1:7000?password=pw')).toMatchObject({ password: 'pw' });
+    expect(describeRedisAddress('redis://h:6379/2?password=s3cret')).toBe('redis://:***@h:6379/2');
+    expect(describeRedisAddress('redis+cluster://n1:7000?password=s3cret')).toBe('redis+cluster://:***@n1:7000');
+    expect(() => parseRedisAddress('redis://:a@h?password=s3cret')).toThrow(
+      expect.objectContaining({
+        message: 'the address gives a password twice, before the host and as ?password=: keep one',
+      }),
+    );
+  });
+
   it('names what is wrong without quoting a password', () => {
     expect(() => parseRedisAddress('redis+sentinel://:s3cret@a:1')).toThrow(/names its master after the Sentinels/);
     expect(() => parseRedisAddress('redis+cluster://:s3cret@a:1/0')).toThrow(/a Redis Cluster has database 0 alone/);
