@@ -1,15 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBvsync } from '../support/engine.js';
+import { runBvsync, spawnBvsync } from '../support/engine.js';
 import { HAVE_REDIS_SERVER, startServer, stopAll } from '../support/redis-topology.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
  * A frozen Redis accepts connections and never answers. A command's first probe of it (src/engine/redis/redis.ts,
  * `pingRedis`) ends within seconds and says so, where it waited for ever. The server is a real redis-server, SIGSTOPped.
  * One that stops answering after the probe (CLIENT PAUSE WRITE: a PING answers, a script waits) ends `status` in 10 s.
+ * A worker whose Redis freezes later says so, and sends a `machine_fault`, from its PING each second.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'bvsync-redis-frozen-'));
@@ -31,17 +33,18 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const env = (redisUrl = url) => ({
+  ...process.env,
+  REDIS_URL: redisUrl,
+  BVSYNC_DB: join(dir, 'bvsync.duckdb'),
+  BVSYNC_REDIS_PREFIX: 'redis-frozen',
+  BVSYNC_API_URL: 'http://127.0.0.1:9',
+  BVSYNC_API_KEY: 'bvk_redis_frozen',
+  BVSYNC_BRANDS: '1',
+  BVSYNC_CONFIG: '',
+});
+
 describe.skipIf(!HAVE_REDIS_SERVER)('a frozen Redis at REDIS_URL (needs redis-server)', { concurrent: true }, () => {
-  const env = (redisUrl = url) => ({
-    ...process.env,
-    REDIS_URL: redisUrl,
-    BVSYNC_DB: join(dir, 'bvsync.duckdb'),
-    BVSYNC_REDIS_PREFIX: 'redis-frozen',
-    BVSYNC_API_URL: 'http://127.0.0.1:9',
-    BVSYNC_API_KEY: 'bvk_redis_frozen',
-    BVSYNC_BRANDS: '1',
-    BVSYNC_CONFIG: '',
-  });
   const frozen = /did not answer within 5 s: frozen, or overloaded/;
 
   it.each([['rate'], ['worker'], ['backfill', '--from', '2026-11-19', '--to', '2026-11-19']])(
@@ -66,4 +69,33 @@ describe.skipIf(!HAVE_REDIS_SERVER)('a frozen Redis at REDIS_URL (needs redis-se
     expect(result.stdout).toMatch(/did not answer within 10 s: frozen, or overloaded/);
     expect(result.stdout).toContain('Recent runs (from _sync_runs: Redis did not answer)');
   });
+});
+
+describe.skipIf(!HAVE_REDIS_SERVER)('a worker whose Redis freezes after it started (needs redis-server)', () => {
+  it('says Redis stopped answering, sends one machine_fault, and stops on SIGTERM without waiting for jobs', async () => {
+    const server = await startServer();
+    const receiver = await startWebhookReceiver();
+    const config = join(dir, 'worker.json');
+    const hook = { url: `${receiver.url}/hook`, events: ['machine_fault'] };
+    writeFileSync(config, JSON.stringify({ notify: { webhooks: [hook] } }));
+    const worker = spawnBvsync(['worker', '--fetch-only', '--shutdown-seconds', '600'], {
+      ...env(server.url),
+      BVSYNC_CONFIG: config,
+      BVSYNC_REDIS_OUTAGE_MS: '1000',
+    });
+    try {
+      await worker.waitFor(/worker started/, 60_000);
+      server.freeze();
+      await worker.waitFor(/redis did not answer a PING within 5 s: frozen, or overloaded; jobs wait/, 60_000);
+      await receiver.waitFor(1, 60_000);
+      expect(receiver.received[0]!.json()).toMatchObject({ event: 'machine_fault', component: 'redis' });
+      worker.kill('SIGTERM');
+      const result = await worker.done;
+      expect(result.signal ?? result.code, result.stderr).not.toBe('SIGKILL');
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      worker.kill('SIGKILL');
+      await receiver.close();
+    }
+  }, 120_000);
 });

@@ -181,7 +181,7 @@ export class WorkerHost {
     this.redisOutage = logRedisOutages(this.connection, log, 'jobs wait until Redis answers');
     if (this.options.notifier && this.options.redisFaultAfterMs !== undefined) {
       this.stopRedisWatch = watchRedisForFaults(
-        this.connection,
+        this.redisOutage,
         this.options.redisUrl,
         this.options.redisFaultAfterMs,
         this.options.notifier,
@@ -666,12 +666,15 @@ export class WorkerHost {
 
   /**
    * Stops taking jobs, lets running ones finish until the deadline, then aborts the rest for BullMQ to hand on.
-   * Safe to call twice. `redisGone`: Redis does not answer (a frozen one looks connected), so nothing waits on it long.
+   * Safe to call twice. `redisGone`: Redis does not answer (a frozen one looks connected), so nothing waits on it, and
+   * no job is waited for: none could record its end (test/e2e/redis-frozen.int.test.ts, "a worker").
    */
   stop(deadlineMs = this.options.stopDeadlineMs ?? 30_000, options: { redisGone?: boolean } = {}): Promise<void> {
-    if (options.redisGone) this.redisKnownGone = true;
+    if (options.redisGone || this.redisOutage?.down) this.redisKnownGone = true;
+    if (this.redisKnownGone) deadlineMs = 0;
     this.stopping ??= (async () => {
       this.stopRedisWatch?.();
+      this.redisOutage?.stop();
       // Renewed while the fetch jobs drain, never taken: a process on its way out does not become the writer.
       this.lease?.retire();
       this.stopResuming?.();

@@ -4,27 +4,29 @@ import type { Logger } from '../../log.js';
 import { machineFault, type Notifier } from '../../notify/index.js';
 import { describeRedisAddress } from '../../redis-address.js';
 
-/** How often the watch looks at how long Redis has been away. */
+/** How often the watches look at Redis: the fault watch at how long it has been away, the outage log with a PING. */
 const CHECK_EVERY_MS = 1_000;
+
+/** How long a PING may go unanswered before Redis counts as away: a frozen or overloaded server closes nothing. */
+const SILENT_AFTER_MS = 5_000;
 
 /**
  * A worker reconnects to Redis for ever, so nothing fails and nobody is told: this sends one `machine_fault` per outage
  * once Redis has not answered for `limitMs` (test/e2e/notify-worker-redis.int.test.ts). Returns the stop function.
  */
-export function watchRedisForFaults(connection: Redis, url: string, limitMs: number, notifier: Notifier): () => void {
-  let downSince: number | undefined;
+export function watchRedisForFaults(
+  outage: RedisOutageLog,
+  url: string,
+  limitMs: number,
+  notifier: Notifier,
+): () => void {
   let told = false;
-  const down = () => (downSince ??= performance.now());
-  const up = () => {
-    downSince = undefined;
-    told = false;
-  };
-  connection.on('close', down);
-  connection.on('ready', up);
   const timer = setInterval(() => {
-    if (downSince === undefined || told || performance.now() - downSince < limitMs) return;
+    const since = outage.downSince;
+    if (since === undefined) told = false;
+    if (since === undefined || told || performance.now() - since < limitMs) return;
     told = true;
-    const seconds = Math.round((performance.now() - downSince) / 1000);
+    const seconds = Math.round((performance.now() - since) / 1000);
     void notifier.notify(
       machineFault(
         'redis',
@@ -33,43 +35,80 @@ export function watchRedisForFaults(connection: Redis, url: string, limitMs: num
       ),
     );
   }, CHECK_EVERY_MS).unref();
-  return () => {
-    clearInterval(timer);
-    connection.off('close', down);
-    connection.off('ready', up);
-  };
+  return () => clearInterval(timer);
 }
 
-/** What `logRedisOutages` returns: whether Redis is away, and a way to fold another connection's errors in. */
+/** What `logRedisOutages` returns: whether Redis is away and since when, and a way to fold another connection in. */
 export interface RedisOutageLog {
-  /** Whether a watched connection failed and has not answered since. */
+  /** Whether a watched connection failed, or a PING went unanswered, and Redis has not answered since. */
   readonly down: boolean;
+  /** When the outage began (`performance.now()`), or undefined while Redis answers. */
+  readonly downSince: number | undefined;
   /** Adds a connection of the same Redis: its errors and answers count for the same outage. */
   watch(connection: Redis): void;
+  /** Ends the PINGs. */
+  stop(): void;
 }
 
 /**
- * Logs once that Redis stopped answering, saying `meanwhile` what waits, and once that every failed connection answers
- * again (test/reliability/redis.int.test.ts "says once"); an error with no listener is printed raw.
+ * Logs once that Redis stopped answering, saying `meanwhile` what waits, and once that it answers again
+ * (test/reliability/redis.int.test.ts "says once"). A PING each second finds a frozen Redis, which raises no error
+ * (test/e2e/redis-frozen.int.test.ts, "a worker"). An error with no listener would be printed raw.
  */
 export function logRedisOutages(connection: Redis, log: Logger, meanwhile: string): RedisOutageLog {
   const failing = new Set<Redis>();
+  let since: number | undefined;
+  let pingSentAt: number | undefined;
+  let silent = false;
+  const began = (say: () => void) => {
+    if (since !== undefined) return;
+    since = performance.now();
+    say();
+  };
+  const ended = () => {
+    if (since === undefined || failing.size > 0 || silent) return;
+    since = undefined;
+    log.info('redis answers again');
+  };
+  const pings = setInterval(() => {
+    // Sent in any state: a connection frozen in its ready check is never `ready`, and one reconnecting queues it.
+    if (pingSentAt === undefined) {
+      pingSentAt = performance.now();
+      connection.ping().then(
+        () => {
+          pingSentAt = undefined;
+          silent = false;
+          ended();
+        },
+        () => (pingSentAt = undefined),
+      );
+    } else if (!silent && performance.now() - pingSentAt >= SILENT_AFTER_MS) {
+      silent = true;
+      began(() =>
+        log.warn(`redis did not answer a PING within ${SILENT_AFTER_MS / 1000} s: frozen, or overloaded; ${meanwhile}`),
+      );
+    }
+  }, CHECK_EVERY_MS).unref();
   const outage: RedisOutageLog = {
     get down() {
-      return failing.size > 0;
+      return since !== undefined;
+    },
+    get downSince() {
+      return since;
     },
     watch(other) {
       other.on('error', (error: Error) => {
-        if (failing.size === 0)
-          log.warn({ err: error.message }, `redis connection error; reconnecting, and ${meanwhile}`);
         failing.add(other);
+        began(() => log.warn({ err: error.message }, `redis connection error; reconnecting, and ${meanwhile}`));
       });
       other.on('ready', () => {
-        if (failing.delete(other) && failing.size === 0) log.info('redis answers again');
+        failing.delete(other);
+        ended();
       });
       // A connection closed on purpose (a worker stopping) no longer holds the outage open.
       other.on('end', () => failing.delete(other));
     },
+    stop: () => clearInterval(pings),
   };
   outage.watch(connection);
   return outage;

@@ -224,8 +224,7 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
     throw error;
   } finally {
     outage.stop();
-    // With Redis gone, no running job can hand on its result: nothing is gained by letting them run to the deadline.
-    await host?.stop(redisGone ? 0 : undefined, { redisGone });
+    await host?.stop(undefined, { redisGone });
     connection.disconnect();
   }
 }

@@ -63,7 +63,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
     throw new ConfigError('the config', ['brands: the scheduler needs the brands to sync (or BVSYNC_BRANDS)']);
   const now = options.now ?? (() => new Date());
   const redis = connectRedis(options.redisUrl);
-  logRedisOutages(redis, log, 'ticks wait until Redis answers');
+  const outage = logRedisOutages(redis, log, 'ticks wait until Redis answers');
   const runs = new RunStore(redis, config.redisPrefix);
   const coordinator = new RedisRunCoordinator(redis, redisKeys(config.redisPrefix));
   const enqueued: string[] = [];
@@ -141,6 +141,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
       stopped = true;
       for (const task of tasks) await task.destroy();
       stopResuming?.();
+      outage.stop();
       await queues?.close();
       redis.disconnect();
     },
