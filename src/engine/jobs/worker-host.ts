@@ -665,9 +665,8 @@ export class WorkerHost {
   }
 
   /**
-   * Stops taking jobs, lets running ones finish until the deadline, then aborts the rest for BullMQ to hand on.
-   * Safe to call twice. `redisGone`: Redis does not answer (a frozen one looks connected), so nothing waits on it, and
-   * no job is waited for: none could record its end (test/e2e/redis-frozen.int.test.ts, "a worker").
+   * Stops taking jobs, lets running ones finish until the deadline, then aborts the rest; safe to call twice. With Redis
+   * away (`redisGone`) no job is waited for: none could record its end (test/e2e/redis-frozen.int.test.ts, "a worker").
    */
   stop(deadlineMs = this.options.stopDeadlineMs ?? 30_000, options: { redisGone?: boolean } = {}): Promise<void> {
     if (options.redisGone || this.redisOutage?.down) this.redisKnownGone = true;

@@ -51,9 +51,8 @@ export interface RedisOutageLog {
 }
 
 /**
- * Logs once that Redis stopped answering, saying `meanwhile` what waits, and once that it answers again
- * (test/reliability/redis.int.test.ts "says once"). A PING each second finds a frozen Redis, which raises no error
- * (test/e2e/redis-frozen.int.test.ts, "a worker"). An error with no listener would be printed raw.
+ * Logs once that Redis stopped answering, saying `meanwhile` what waits, and once that it answers again (redis.int
+ * "says once"); a PING each second finds a frozen Redis, which raises no error (redis-frozen.int, "a worker").
  */
 export function logRedisOutages(connection: Redis, log: Logger, meanwhile: string): RedisOutageLog {
   const failing = new Set<Redis>();
