@@ -8,7 +8,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { FETCH_QUEUE, LOAD_QUEUE, openQueues } from '../engine/jobs/queues.js';
-import { connectRedis } from '../engine/redis/redis.js';
+import { connectForCommand } from '../engine/redis/redis.js';
 
 export interface DashboardOptions {
   redisUrl: string;
@@ -73,7 +73,8 @@ function workersFlagOnlyWhenJobsWait<T>(route: string, result: T): T {
 
 /** Serves Bull Board, the standard BullMQ UI, over bvsync's queues. */
 export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
-  const connection = connectRedis(options.redisUrl);
+  // A request a frozen Redis never answers fails in 10 s, where it hung (test/e2e/redis-frozen.int.test.ts).
+  const connection = connectForCommand(options.redisUrl);
   const queues = openQueues(connection, options.prefix);
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath('/');

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDashboard } from '../../src/ops/dashboard-server.js';
 import { runBvsync, spawnBvsync } from '../support/engine.js';
 import { HAVE_REDIS_SERVER, startServer, stopAll } from '../support/redis-topology.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
@@ -98,4 +99,18 @@ describe.skipIf(!HAVE_REDIS_SERVER)('a worker whose Redis freezes after it start
       await receiver.close();
     }
   }, 120_000);
+});
+
+describe.skipIf(!HAVE_REDIS_SERVER)('a dashboard whose Redis freezes (needs redis-server)', () => {
+  it('answers a request for the queues with an error in 10 s, rather than never', async () => {
+    const server = await startServer();
+    const dashboard = await startDashboard({ redisUrl: server.url, prefix: 'redis-frozen-board', port: 0 });
+    try {
+      expect((await fetch(`${dashboard.url}api/queues`)).status).toBe(200);
+      server.freeze();
+      expect((await fetch(`${dashboard.url}api/queues`)).status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await dashboard.close();
+    }
+  }, 60_000);
 });

@@ -104,8 +104,8 @@ export function connectRedis(address: string, extra: RedisOptions = {}): Redis {
 const COMMAND_ANSWER_MS = 10_000;
 
 /**
- * A connection for a command that ends (`status`, `cancel`, `rate`, `verify`): a Redis command not answered in 10 s
- * fails rather than waiting for ever on a frozen server (test/e2e/redis-frozen.int.test.ts).
+ * A connection for a command that ends (`status`, `cancel`, `rate`, `verify`) or a dashboard request: a Redis command not
+ * answered in 10 s fails rather than waiting for ever on a frozen server (test/e2e/redis-frozen.int.test.ts).
  */
 export function connectForCommand(address: string): Redis {
   return connectRedis(address, { commandTimeout: COMMAND_ANSWER_MS });
