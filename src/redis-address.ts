@@ -46,7 +46,7 @@ const FORMS =
 
 /** Reads an address, or throws RedisAddressError saying what is wrong with it. */
 export function parseRedisAddress(text: string): RedisAddress {
-  if (text.startsWith('/')) return { kind: 'standalone', url: text, database: 0, tls: false };
+  if (text.startsWith('/')) return socket(text);
   const scheme = /^([a-z+]+):\/\//i.exec(text)?.[1]?.toLowerCase();
   if (scheme === 'redis' || scheme === 'rediss') return standalone(text, scheme === 'rediss');
   if (scheme === 'redis+sentinel' || scheme === 'rediss+sentinel') return sentinel(text, scheme.startsWith('rediss'));
@@ -85,6 +85,22 @@ function standalone(text: string, tls: boolean): RedisAddress {
     tls,
     caFile,
     ...credentials(url.username, url.password),
+  };
+}
+
+/** A unix socket's path; ioredis reads a `?password=` after it too, taken out here as from a URL. */
+function socket(text: string): RedisAddress {
+  const queryAt = text.indexOf('?');
+  if (queryAt < 0) return { kind: 'standalone', url: text, database: 0, tls: false };
+  const query = new URLSearchParams(text.slice(queryAt + 1));
+  const found = queryCredentials(query, { username: '', password: '' });
+  const rest = query.toString();
+  return {
+    kind: 'standalone',
+    url: `${text.slice(0, queryAt)}${rest ? `?${rest}` : ''}`,
+    database: 0,
+    tls: false,
+    ...found,
   };
 }
 

@@ -357,6 +357,14 @@ describe('the Redis topology', () => {
     expect(describeRedisAddress(fromConfig.redisUrl!)).toBe('redis+sentinel://:***@h1:26379,h2:26380/mymaster/2');
   });
 
+  it('gives REDIS_PASSWORD to a socket path in its query, and refuses it beside a ?password=', () => {
+    const socket = loadConfig({ env: { REDIS_URL: '/run/redis.sock', REDIS_PASSWORD: 'sock/pw' } }).redisUrl!;
+    expect(parseRedisAddress(socket)).toMatchObject({ url: '/run/redis.sock', password: 'sock/pw' });
+    expect(() => loadConfig({ env: { REDIS_URL: 'redis://h?password=a1b2', REDIS_PASSWORD: 'c3d4' } })).toThrow(
+      /redis\.password \(from REDIS_PASSWORD\): is set and REDIS_URL names a user or password too: give the password once/,
+    );
+  });
+
   it('takes a Cluster address only with a hash-tagged prefix, and says which prefix to set', () => {
     expect(() => loadConfig({ env: { REDIS_URL: 'redis+cluster://10.0.0.1:7000,10.0.0.2:7000' } })).toThrow(
       /redisPrefix: a Redis Cluster needs a prefix with a hash tag, so that every key of a run is in one slot: set BVSYNC_REDIS_PREFIX=\{bvsync\}/,

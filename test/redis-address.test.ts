@@ -56,6 +56,11 @@ describe('a Redis address', () => {
     });
     expect(parseRedisAddress('redis+cluster://n1:7000?password=pw')).toMatchObject({ password: 'pw' });
     expect(describeRedisAddress('redis://h:6379/2?password=s3cret')).toBe('redis://:***@h:6379/2');
+    expect(parseRedisAddress('/run/redis.sock?password=s3cret&db=1')).toMatchObject({
+      url: '/run/redis.sock?db=1',
+      password: 's3cret',
+    });
+    expect(describeRedisAddress('/run/redis.sock?password=s3cret')).toBe('/run/redis.sock');
     expect(describeRedisAddress('redis+cluster://n1:7000?password=s3cret')).toBe('redis+cluster://:***@n1:7000');
     expect(() => parseRedisAddress('redis://:a@h?password=s3cret')).toThrow(
       expect.objectContaining({

@@ -67,7 +67,7 @@ export function checkRedisSettings(settings: RedisSettings, ctx: z.RefinementCtx
       ['redis', 'sentinels'],
       `a master name ("${redis.name}") is given without the Sentinels that know it`,
     );
-  if (redis.password && redisUrl && /^[^/]*:\/\/[^/?]*@/.test(redisUrl)) {
+  if (redis.password && redisUrl && /^[^/]*:\/\/[^/?]*@|[?&](username|password)=/.test(redisUrl)) {
     return problem(['redis', 'password'], 'is set and REDIS_URL names a user or password too: give the password once');
   }
   if (redis.db !== undefined && !redis.sentinels)
@@ -77,8 +77,14 @@ export function checkRedisSettings(settings: RedisSettings, ctx: z.RefinementCtx
     );
   const scheme = redis.tls ? 'rediss' : 'redis';
   const userinfo = redis.password ? `:${encodeURIComponent(redis.password)}@` : '';
+  // A socket's path takes a password in its query, as ioredis reads it.
+  const socketPassword = `${redisUrl?.includes('?') ? '&' : '?'}password=${encodeURIComponent(redis.password ?? '')}`;
   let address =
-    redisUrl && redis.password && !redisUrl.startsWith('/') ? redisUrl.replace('://', `://${userinfo}`) : redisUrl;
+    redisUrl && redis.password
+      ? redisUrl.startsWith('/')
+        ? `${redisUrl}${socketPassword}`
+        : redisUrl.replace('://', `://${userinfo}`)
+      : redisUrl;
   if (redis.sentinels)
     address = `${scheme}+sentinel://${userinfo}${redis.sentinels.join(',')}/${redis.name}${redis.db ? `/${redis.db}` : ''}`;
   if (redis.cluster) address = `${scheme}+cluster://${userinfo}${redis.cluster.join(',')}`;

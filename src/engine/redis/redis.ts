@@ -156,7 +156,12 @@ function openConnection(address: RedisAddress, options: RedisOptions): Redis {
   const tls = tlsOptions(address);
   switch (address.kind) {
     case 'standalone':
-      return new Redis(address.url, { ...options, ...(tls ? { tls } : {}) });
+      return new Redis(address.url, {
+        ...options,
+        // A URL carries its own; a socket's are given beside its path.
+        ...(address.url.startsWith('/') ? { username: address.username, password: address.password } : {}),
+        ...(tls ? { tls } : {}),
+      });
     case 'sentinel':
       return new Redis({
         ...options,
