@@ -27,6 +27,8 @@ export function redisKeys(prefix: string) {
   return {
     /** Everything under the prefix, for `deleteKeysWithPrefix` (a demo's private prefix, a test's). */
     all: `${prefix}:`,
+    /** Never written: EXISTS on it is the outage log's PING, sent where a Cluster keeps bvsync's slot. */
+    heartbeat: `${prefix}:heartbeat`,
     /** Who holds the DuckDB writer lease. */
     writerLease: `${prefix}:writer-lease`,
     /** The writer lease's fencing token: a counter every taking of the lease adds one to (src/engine/writer/writer-lease.ts). */

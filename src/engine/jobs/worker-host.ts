@@ -53,6 +53,8 @@ import { syncedStreams, syncsBrand, type Config } from '../../configuration.js';
 /** How long closing a BullMQ worker may take (past the stop deadline, for the fetch worker) before it is dropped. */
 const WORKER_CLOSE_LIMIT_MS = 10_000;
 const REDIS_DOWN_CLOSE_LIMIT_MS = 1_000;
+/** How long a stop waits for Redis's answer, when the outage log says it is away, before it waits for no job. */
+const STOP_ANSWER_MS = 2_000;
 
 /**
  * Opens failed in a row on a file another process holds, after which `sync` or `backfill` gives up: about three lease
@@ -178,7 +180,12 @@ export class WorkerHost {
     const { config, log } = this.options;
     const prefix = config.redisPrefix;
     this.connection = connectRedis(this.options.redisUrl);
-    this.redisOutage = logRedisOutages(this.connection, log, 'jobs wait until Redis answers');
+    this.redisOutage = logRedisOutages(
+      this.connection,
+      redisKeys(prefix).heartbeat,
+      log,
+      'jobs wait until Redis answers',
+    );
     if (this.options.notifier && this.options.redisFaultAfterMs !== undefined) {
       this.stopRedisWatch = watchRedisForFaults(
         this.redisOutage,
@@ -631,6 +638,12 @@ export class WorkerHost {
     return this.redisLooksUp() ? WORKER_CLOSE_LIMIT_MS : REDIS_DOWN_CLOSE_LIMIT_MS;
   }
 
+  /** Whether Redis answers a PING within `ms`: a short stall at a stop is told from an outage. */
+  private async redisAnswersWithin(ms: number): Promise<boolean> {
+    const answer = await within(this.connection!.exists(redisKeys(this.options.config.redisPrefix).heartbeat), ms);
+    return !answer.timedOut && !answer.error;
+  }
+
   /** Redis is connected and no caller has found it not answering (a frozen one keeps its connection looking up). */
   private redisLooksUp(): boolean {
     return !this.redisKnownGone && this.connection?.status === 'ready';
@@ -666,12 +679,13 @@ export class WorkerHost {
 
   /**
    * Stops taking jobs, lets running ones finish until the deadline, then aborts the rest; safe to call twice. With Redis
-   * away (`redisGone`) no job is waited for: none could record its end (test/e2e/redis-frozen.int.test.ts, "a worker").
+   * away (`redisGone`, or no answer at the stop) no job is waited for: none could record its end (redis-frozen.int).
    */
   stop(deadlineMs = this.options.stopDeadlineMs ?? 30_000, options: { redisGone?: boolean } = {}): Promise<void> {
-    if (options.redisGone || this.redisOutage?.down) this.redisKnownGone = true;
-    if (this.redisKnownGone) deadlineMs = 0;
+    if (options.redisGone) this.redisKnownGone = true;
     this.stopping ??= (async () => {
+      if (this.redisOutage?.down && !(await this.redisAnswersWithin(STOP_ANSWER_MS))) this.redisKnownGone = true;
+      if (this.redisKnownGone) deadlineMs = 0;
       this.stopRedisWatch?.();
       this.redisOutage?.stop();
       // Renewed while the fetch jobs drain, never taken: a process on its way out does not become the writer.

@@ -52,16 +52,21 @@ export interface RedisOutageLog {
 
 /**
  * Logs once that Redis stopped answering, saying `meanwhile` what waits, and once that it answers again (redis.int
- * "says once"); a PING each second finds a frozen Redis, which raises no error (redis-frozen.int, "a worker").
+ * "says once"); a PING each second (EXISTS `heartbeatKey`) finds a frozen Redis (redis-frozen.int, "a worker").
  */
-export function logRedisOutages(connection: Redis, log: Logger, meanwhile: string): RedisOutageLog {
+export function logRedisOutages(
+  connection: Redis,
+  heartbeatKey: string,
+  log: Logger,
+  meanwhile: string,
+): RedisOutageLog {
   const failing = new Set<Redis>();
   let since: number | undefined;
   let pingSentAt: number | undefined;
   let silent = false;
-  const began = (say: () => void) => {
+  const began = (at: number, say: () => void) => {
     if (since !== undefined) return;
-    since = performance.now();
+    since = at;
     say();
   };
   const ended = () => {
@@ -73,7 +78,7 @@ export function logRedisOutages(connection: Redis, log: Logger, meanwhile: strin
     // Sent in any state: a connection frozen in its ready check is never `ready`, and one reconnecting queues it.
     if (pingSentAt === undefined) {
       pingSentAt = performance.now();
-      connection.ping().then(
+      connection.exists(heartbeatKey).then(
         () => {
           pingSentAt = undefined;
           silent = false;
@@ -83,7 +88,7 @@ export function logRedisOutages(connection: Redis, log: Logger, meanwhile: strin
       );
     } else if (!silent && performance.now() - pingSentAt >= SILENT_AFTER_MS) {
       silent = true;
-      began(() =>
+      began(pingSentAt, () =>
         log.warn(`redis did not answer a PING within ${SILENT_AFTER_MS / 1000} s: frozen, or overloaded; ${meanwhile}`),
       );
     }
@@ -98,7 +103,9 @@ export function logRedisOutages(connection: Redis, log: Logger, meanwhile: strin
     watch(other) {
       other.on('error', (error: Error) => {
         failing.add(other);
-        began(() => log.warn({ err: error.message }, `redis connection error; reconnecting, and ${meanwhile}`));
+        began(performance.now(), () =>
+          log.warn({ err: error.message }, `redis connection error; reconnecting, and ${meanwhile}`),
+        );
       });
       other.on('ready', () => {
         failing.delete(other);

@@ -63,7 +63,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
     throw new ConfigError('the config', ['brands: the scheduler needs the brands to sync (or BVSYNC_BRANDS)']);
   const now = options.now ?? (() => new Date());
   const redis = connectRedis(options.redisUrl);
-  const outage = logRedisOutages(redis, log, 'ticks wait until Redis answers');
+  const outage = logRedisOutages(redis, redisKeys(config.redisPrefix).heartbeat, log, 'ticks wait until Redis answers');
   const runs = new RunStore(redis, config.redisPrefix);
   const coordinator = new RedisRunCoordinator(redis, redisKeys(config.redisPrefix));
   const enqueued: string[] = [];
