@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
-import { connectRedis, deleteKeysWithPrefix } from '../engine/redis/redis.js';
+import { connectForCommand, deleteKeysWithPrefix } from '../engine/redis/redis.js';
 import { addDays } from '../days.js';
 import { startSimulator } from '../simulator/index.js';
 import { STREAM_NAMES } from '../streams/stream-names.js';
@@ -185,7 +185,8 @@ export function demoCommand(): Command {
       process.stdout.write(demoNextSteps(flags.out));
     } finally {
       await sim.close();
-      const connection = connectRedis(redis.url);
+      // Bounded: after a Redis lost mid-demo, the cleanup fails in 10 s and the demo's own error is said.
+      const connection = connectForCommand(redis.url);
       await deleteKeysWithPrefix(connection, redisKeys(prefix).all).catch(() => {});
       connection.disconnect();
       await redis.stop();

@@ -17,6 +17,7 @@ import { explainReadFailure } from './manage-read-failure.js';
 import { createMemoryRateBudget, configuredRateBudget, type RateBudget } from '../../api/rate/rate-budget.js';
 import { connectRedis, LOCAL_REDIS_URL } from '../../engine/redis/redis.js';
 import type { Logger } from '../../log.js';
+import { within } from '../../within.js';
 import type { Config } from '../../configuration.js';
 import { descriptionOf } from '../commands.js';
 
@@ -45,6 +46,9 @@ export function addManageOptions(command: Command): Command {
   );
 }
 
+/** How long `plan` and `apply` wait for each answer of a Redis that accepted the connection. */
+const REDIS_ANSWER_MS = 5_000;
+
 /**
  * The rate budget of `plan` and `apply`: the workers' one in Redis when a Redis answers, so writes and a sync share the
  * key's rate; else one of this process alone, as a plan needs no Redis and starts none.
@@ -55,12 +59,15 @@ async function writeBudget(config: Config, log: Logger): Promise<{ budget: RateB
     connectTimeout: 1500,
     maxRetriesPerRequest: 1,
     retryStrategy: () => null,
+    // A frozen Redis accepts the connection and never answers: neither the probe nor a write waits on it for ever.
+    commandTimeout: REDIS_ANSWER_MS,
   });
   redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch {
+  const probe = await within(
+    redis.connect().then(() => redis.ping()),
+    REDIS_ANSWER_MS,
+  );
+  if (probe.timedOut || probe.error) {
     redis.disconnect();
     log.debug("no Redis answers: the rate budget is this process's alone");
     return {
