@@ -1,10 +1,10 @@
 import { prefixWarehouse } from '../../engine/writer/prefix-warehouse.js';
-import { connectRedis, isConfigProblem, LOCAL_REDIS_URL, pingRedis } from '../../engine/redis/redis.js';
+import { connectForCommand, isConfigProblem, LOCAL_REDIS_URL, pingRedis } from '../../engine/redis/redis.js';
 import { describeRedisAddress } from '../../redis-address.js';
 import { publishedWarehouseId, warehouseIdentity, warehouseLine } from '../status/warehouse-line.js';
 import type { ApiClient } from '../../api/client.js';
 import { answerOf, probeBrandAccess, wrongUrlReason } from '../brand-access-probe.js';
-import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError } from '../../api/errors.js';
+import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError, QuotaExceededError } from '../../api/errors.js';
 import { missingApiSettings } from '../../config/api-settings.js';
 import { errorMessage } from '../../format.js';
 import { measureDiskRoom } from '../../warehouse/file/disk-need.js';
@@ -82,7 +82,7 @@ export async function checkRedis(config: Config, add: AddCheck): Promise<boolean
  * refuses it (src/engine/writer/prefix-warehouse.ts). Asked only of a Redis that answered PING.
  */
 export async function checkWarehouse(config: Config, add: AddCheck): Promise<void> {
-  const connection = connectRedis(config.redisUrl ?? LOCAL_REDIS_URL);
+  const connection = connectForCommand(config.redisUrl ?? LOCAL_REDIS_URL);
   try {
     const recorded = await prefixWarehouse(connection, config.redisPrefix);
     const published = await publishedWarehouseId(config.db).catch(() => null);
@@ -117,6 +117,13 @@ export async function checkSchemaDrift(config: Config, report: (check: DoctorChe
 }
 
 /** That the API answers and takes the key, then which brands the key reads; returns the readable brands. */
+/** When a spent quota comes back, as its 429 said: ", back in 3 h". */
+function backIn(ms: number | undefined): string {
+  if (ms === undefined) return '';
+  const minutes = Math.ceil(ms / 60_000);
+  return `, back in ${minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`}`;
+}
+
 export async function checkApiAndBrands(client: ApiClient, config: Config, add: AddCheck): Promise<number[]> {
   const [first] = config.brands;
   // Any HTTP answer, even a refusal, shows the API is there; a 401 means the key is wrong for all of it.
@@ -164,7 +171,9 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
       const why =
         error instanceof BrandAccessDeniedError
           ? 'the key has no access to it (brand_access_denied)'
-          : errorMessage(error);
+          : error instanceof QuotaExceededError
+            ? `the key's request quota is spent${backIn(error.retryAfterMs)} (${errorMessage(error)}); run doctor again once it is back`
+            : errorMessage(error);
       add(false, `brand ${brand}: ${why}`);
     }
   }
