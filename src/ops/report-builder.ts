@@ -1,5 +1,6 @@
-import { renameSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { errorMessage } from '../format.js';
 import { withReadOnly } from '../warehouse/publish/published-database.js';
 import { readReportData, type ReportData, type ReportOptions } from './report-data.js';
 import { renderReportHtml } from './report-html.js';
@@ -32,8 +33,17 @@ export async function buildReport(options: BuildReportOptions): Promise<BuiltRep
   const path = resolve(options.out);
   // Written beside and renamed, so a browser refreshing the page never reads half a file.
   const partial = `${path}.partial`;
-  writeFileSync(partial, html);
-  renameSync(partial, path);
+  try {
+    writeFileSync(partial, html);
+    renameSync(partial, path);
+  } catch (error) {
+    // A full disk leaves no half file behind taking the room (test/ops/report.int.test.ts, "full disk").
+    rmSync(partial, { force: true });
+    throw new Error(
+      `could not write the report to ${path} (${errorMessage(error)}); an earlier report there is kept. Free space there or choose another --out`,
+      { cause: error },
+    );
+  }
   return { path, bytes: Buffer.byteLength(html), data, warnings };
 }
 

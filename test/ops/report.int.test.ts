@@ -1,5 +1,15 @@
 import { workingPathFor } from '../../src/warehouse/paths.js';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -301,6 +311,19 @@ describe("the analysts' report: data", () => {
       `bvsync: --out ${folder} is a folder; give the report a file name, such as ${join(folder, 'report.html')}`,
     );
     expect(existsSync(`${folder}.partial`)).toBe(false);
+  });
+
+  it('a full disk: the write fails naming the file, leaves no .partial, and keeps the earlier report', async () => {
+    const out = join(fx.dir, 'full-disk', 'report.html');
+    mkdirSync(join(fx.dir, 'full-disk'));
+    writeFileSync(out, 'earlier');
+    // Writes through this link meet ENOSPC, as on a full volume.
+    symlinkSync('/dev/full', `${out}.partial`);
+    await expect(buildReport({ db: fx.config.db, out, from: FROM, today: addDays(TO, 1) })).rejects.toThrow(
+      `could not write the report to ${out} (ENOSPC: no space left on device, write); an earlier report there is kept`,
+    );
+    expect(lstatSync(`${out}.partial`, { throwIfNoEntry: false })).toBeUndefined();
+    expect(readFileSync(out, 'utf8')).toBe('earlier');
   });
 
   it('--out naming the database or its working file is refused: the page had replaced the warehouse', async () => {
