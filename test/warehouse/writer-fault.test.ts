@@ -30,7 +30,7 @@ describe('reading an error of the working database as a fault of the machine', (
     expect(fault!.message).toMatch(
       /^the disk is full where the warehouse writes \/data\/bv\.work\.duckdb\.wal: 10\.0 GiB free of 20\.0 GiB on its volume \(\/data\)/,
     );
-    expect(fault!.message).toContain('BVSYNC_DB');
+    expect(fault!.message).toContain('the unfinished run is bound to its path');
     expect(fault!.message).toContain('nothing published was changed');
   });
 

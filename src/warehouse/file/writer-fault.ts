@@ -47,8 +47,8 @@ export class DiskFullError extends Error {
       `the disk is full where the warehouse writes ${path}: ${room}${need ? `; ${need}` : ''}. ` +
         `The write failed with: ${firstLine(cause.message)}. ` +
         'This process stopped writing; nothing published was changed and the slices committed before are kept. ' +
-        'Free space on that volume, or move the warehouse to a volume with room and point BVSYNC_DB (config "db") at it, ' +
-        'then run the same command again: it carries on where this one stopped (docs/operations.md, "Disk space").',
+        'Free space on that volume, then run the same command again: it carries on where this one stopped. ' +
+        'Moving the warehouse does not: the unfinished run is bound to its path (docs/operations.md, "Disk space").',
       { cause },
     );
     this.name = 'DiskFullError';
