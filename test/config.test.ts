@@ -305,6 +305,9 @@ describe('the API key', () => {
     );
     expect(() => loadConfig({ env: { BVSYNC_API_KEY: 'bvk_live_123\r' } })).toThrow(/line break/);
     expect(() => loadConfig({ env: { BVSYNC_API_KEY: ' bvk_live_123' } })).toThrow(/line break/);
+    // Pasted from a document: curly quotes, a zero-width space; undici refused every request, and a sync waited on.
+    for (const pasted of ['\u201cbvk_live_123\u201d', 'bvk_live_123\u200b'])
+      expect(() => loadConfig({ env: { BVSYNC_API_KEY: pasted } })).toThrow(/a curly quote or another character/);
     expect(loadConfig({ env: { BVSYNC_API_KEY: 'bvk_live_123' } }).api.apiKey).toBe('bvk_live_123');
   });
 

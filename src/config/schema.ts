@@ -136,11 +136,11 @@ export function apiConfigSchemaFor(catalog: ParamCatalog) {
       apiKey: z
         .string()
         .min(1)
-        // A key with a line break or control character would make undici refuse every request, so it is refused here.
-        // test/config.test.ts.
-        .refine((key) => !/[\x00-\x20\x7f]/.test(key), {
+        // A key an HTTP header cannot carry as it is makes undici refuse every request, so it is refused here.
+        // test/config.test.ts, "the API key".
+        .refine((key) => /^[\x21-\x7e]+$/.test(key), {
           error:
-            'holds a space, a line break or another control character (a key pasted with its line end?); set the key alone',
+            'holds a space, a line break, a curly quote or another character an HTTP header cannot carry (a key pasted with its line end or quotes?); set the key alone',
         })
         .optional(),
       /** Wire names of query parameters, default name -> wire name; default: the names in src/api/param-names.ts (those of docs/openapi.yaml). */
