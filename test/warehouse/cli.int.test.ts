@@ -173,12 +173,15 @@ describe.concurrent('bvsync sql', () => {
     expect(inline).toMatchObject({ code: 0, stdout: 'n\n3\n' });
   });
 
-  it('refuses SQL given twice or none, and still takes a mistyped option for one', async () => {
-    const [both, onlyComments, typo] = await Promise.all([
+  it('refuses SQL given twice, none or unquoted, and still takes a mistyped option for one', async () => {
+    const [both, onlyComments, typo, unquoted] = await Promise.all([
       bvsync(['sql', 'SELECT 1', '--file', join(tmp.path, 'any.sql'), '--db', published]),
       bvsync(['sql', '-- nothing here', '--db', published]),
       bvsync(['sql', 'SELECT 1', '--fromat', 'csv', '--db', published]),
+      bvsync(['sql', 'select', '1', '--db', published]),
     ]);
+    expect(unquoted.code).toBe(2);
+    expect(unquoted.stderr).toContain('the query reached bvsync as 2 words: put it in quotes');
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/either as an argument or with --file, not both/);
     expect(onlyComments.code).toBe(2);

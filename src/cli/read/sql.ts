@@ -74,7 +74,13 @@ export function sqlCommand(): Command {
       ),
     )
     .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
-    .action(async (query: string | undefined, flags: SqlFlags) => {
+    .allowExcessArguments()
+    .action(async (query: string | undefined, flags: SqlFlags, command: Command) => {
+      // Words past the first are a query the shell split: said so, rather than commander's "too many arguments".
+      if (command.args.length > 1)
+        throw new UsageError(
+          `the query reached bvsync as ${command.args.length} words: put it in quotes, as in bvsync sql "select count(*) from conversations"`,
+        );
       const format = flags.format ?? (process.stdout.isTTY ? 'table' : 'csv');
       const sql = await readSql(query, flags.file);
       const statements = statementTexts(sql);
