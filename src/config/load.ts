@@ -136,7 +136,11 @@ function readJsonObject(path: string, source: string): Record<string, unknown> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(source, [`cannot read the file: ${errnoOf(error) ?? String(error)}`]);
+    const code = errnoOf(error);
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'this user may not read it' : undefined;
+    throw new ConfigError(source, [
+      `cannot read the file: ${code ?? String(error)}${why ? ` (${why})` : ''}; check the path given with -c or BVSYNC_CONFIG`,
+    ]);
   }
   let value: unknown;
   try {

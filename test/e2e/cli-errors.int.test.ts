@@ -87,7 +87,8 @@ const CASES: Case[] = [
   {
     name: 'a missing config file',
     args: () => ['sync', '--config', join(fx.dir, 'absent.json')],
-    message: /absent\.json is not a valid bvsync config:\n\s+- cannot read the file: ENOENT/,
+    message:
+      /absent\.json is not a valid bvsync config:\n\s+- cannot read the file: ENOENT \(no such file\); check the path given with -c or BVSYNC_CONFIG/,
   },
   {
     name: 'a lease ttl that is no number',
