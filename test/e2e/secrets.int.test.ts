@@ -11,6 +11,7 @@ import {
   type EngineFixture,
 } from '../support/engine.js';
 import { testRedis } from '../support/redis.js';
+import { HAVE_REDIS_SERVER, pings, startServer, stopAll } from '../support/redis-topology.js';
 import { tempDir } from '../support/tmp.js';
 
 /**
@@ -139,5 +140,26 @@ describe('the API key', () => {
     } finally {
       redis.disconnect();
     }
+  });
+});
+
+describe.skipIf(!HAVE_REDIS_SERVER)('a wrong Redis password (needs redis-server)', () => {
+  afterAll(() => stopAll());
+
+  it('is named as the setting to fix, exit 2 for a backfill, and never shown', async () => {
+    const server = await startServer(['--requirepass', 'right-pw-4821'], {
+      ping: (port) => pings(`redis://:right-pw-4821@127.0.0.1:${port}`),
+    });
+    const url = `redis://:wrong-pw-7313@127.0.0.1:${server.port}`;
+    const env = { ...process.env, REDIS_URL: url, BVSYNC_CONFIG: '', BVSYNC_API_URL: 'http://127.0.0.1:9' };
+    const backfill = await runBvsync(['backfill', '--from', '2026-11-19', '--to', '2026-11-19'], {
+      ...env,
+      BVSYNC_API_KEY: 'bvk_wrong_redis_pw',
+      BVSYNC_BRANDS: '1',
+    });
+    expect(backfill.code, backfill.stderr).toBe(2);
+    expect(backfill.stderr).toContain('Redis refused to let this process in (WRONGPASS');
+    expect(backfill.stderr).toContain('check the user and password in REDIS_URL');
+    expect(backfill.stderr + backfill.stdout).not.toContain('wrong-pw-7313');
   });
 });

@@ -81,7 +81,8 @@ export function isConfigProblem(error: unknown): boolean {
     error instanceof RedisDatabaseError ||
     error instanceof RedisTopologyError ||
     error instanceof RedisCaFileError ||
-    error instanceof RedisTlsError
+    error instanceof RedisTlsError ||
+    error instanceof RedisAuthError
   );
 }
 
@@ -125,6 +126,17 @@ class RedisCaFileError extends Error {
       `the Redis CA file ${path} (REDIS_CA_FILE, config "redis.tls.caFile") cannot be read (${reason}): name a PEM file of the certificate authorities that signed the server's certificate`,
     );
     this.name = 'RedisCaFileError';
+  }
+}
+
+/** A server that refused the user or password, or asks for one not given: a setting to fix, not a Redis that is away. */
+class RedisAuthError extends Error {
+  readonly code = 'config_invalid';
+  constructor(where: string, reason: string) {
+    super(
+      `${where}: Redis refused to let this process in (${reason}): check the user and password in REDIS_URL, or REDIS_PASSWORD (config "redis.password")`,
+    );
+    this.name = 'RedisAuthError';
   }
 }
 
@@ -335,6 +347,8 @@ function friendlier(error: unknown, where: string): unknown {
       `what answers there does not speak Redis's protocol (${error.message.replace(/\s*Please report this\.?$/, '')}): is it another service's port?`,
     );
   }
+  // test/e2e/secrets.int.test.ts, "a wrong Redis password".
+  if (/^(WRONGPASS|NOAUTH)\b/.test(error.message)) return new RedisAuthError(where, error.message.replace(/\.$/, ''));
   if (
     /self[- ]signed certificate|unable to (get local issuer|verify the first) certificate|certificate has expired|Hostname\/IP does not match/i.test(
       error.message,
