@@ -384,7 +384,7 @@ describe.concurrent('bvsync export', () => {
     expect(readFileSync(join(out, 'a.csv'), 'utf8')).toBe(before);
   });
 
-  it('writes every table as CSV by default, and refuses an unknown table', async () => {
+  it('writes every table as CSV by default, and refuses an unknown table or none', async () => {
     const out = join(tmp.path, 'csv');
     const result = await bvsync(['export', '--format', 'csv', '--out', out, '--db', published]);
     expect(result.code).toBe(0);
@@ -394,6 +394,9 @@ describe.concurrent('bvsync export', () => {
     const unknown = await bvsync(['export', '--format', 'csv', '--out', out, '--db', published, '--tables', 'nope']);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/no table or view "nope"/);
+    const none = await bvsync(['export', '--format', 'csv', '--out', out, '--db', published, '--tables', ',']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('--tables names no table');
   });
 
   it('names an --out folder it cannot create and the reason, and exits 2 at once (a recursive mkdir under /proc spun for ever)', async () => {

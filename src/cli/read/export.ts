@@ -40,6 +40,10 @@ export function exportCommand(): Command {
     .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
     .action(async (flags: ExportFlags) => {
       const requested = flags.tables === undefined ? undefined : commaList(flags.tables);
+      if (requested?.length === 0)
+        throw new UsageError(
+          '--tables names no table; name some, as in --tables conversations,citations, or leave it out for every table',
+        );
       await withReadOnly(databasePath(flags), async (database) => {
         for (const table of await exportTables(database.connection, flags.format, flags.out, requested))
           process.stdout.write(`${table.name}\t${formatCount(table.rows, 'row')}\t${table.path}\n`);
