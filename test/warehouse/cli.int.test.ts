@@ -267,6 +267,19 @@ describe.concurrent('bvsync sql', () => {
     expect(csv.stdout).toMatch(/^ratio,took\n0\.666666666666666\d*,/);
   });
 
+  it('says what to read instead while a writer holds the file', async () => {
+    const held = join(tmp.path, 'held.duckdb');
+    const writer = await DuckDBInstance.create(held);
+    try {
+      const result = await bvsync(['sql', 'SELECT 1', '--db', held]);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(/another process \(PID \d+\) holds it open for writing/);
+      expect(result.stderr).toContain('read the published copy instead (leave out --working)');
+    } finally {
+      writer.closeSync();
+    }
+  });
+
   it('cannot write to the published copy', async () => {
     const result = await bvsync(['sql', 'DELETE FROM conversations', '--db', published]);
     expect(result.code).not.toBe(0);

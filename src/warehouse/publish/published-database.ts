@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { duckdbSettings, type DuckDbBudget } from '../file/duckdb-budget.js';
 import { hasDuckDbHeader } from '../file/database-path.js';
+import { isLockConflict } from '../file/database-locked-error.js';
 import { WarehouseError } from '../warehouse-error.js';
 
 export interface ReadOnlyDatabase {
@@ -48,9 +49,12 @@ export async function openReadOnly(path: string, budget?: DuckDbBudget): Promise
   try {
     instance = await DuckDBInstance.create(absolute, { ...duckdbSettings(budget), access_mode: 'READ_ONLY' });
   } catch (error) {
-    throw new WarehouseError('database_missing', `cannot open ${absolute}: ${(error as Error).message}`, {
-      cause: error,
-    });
+    // A writer's lock is said as what to read instead (test/warehouse/cli.int.test.ts, "while a writer holds it").
+    const holder = /\(PID \d+\)/.exec((error as Error).message)?.[0];
+    const why = isLockConflict(error)
+      ? `another process${holder ? ` ${holder}` : ''} holds it open for writing. A bvsync writer holds its working file while it runs: read the published copy instead (leave out --working), or wait until it stops`
+      : (error as Error).message;
+    throw new WarehouseError('database_missing', `cannot open ${absolute}: ${why}`, { cause: error });
   }
   const connection = await instance.connect();
   return {
