@@ -174,7 +174,8 @@ export async function checkLocalSetup(
     );
 }
 
-async function checkReachable(url: string, timeoutMs = 5_000): Promise<void> {
+/** Throws a UsageError (exit 1) naming the API's address and the setting when nothing takes a connection there. */
+export async function checkReachable(url: string, timeoutMs = 5_000): Promise<void> {
   const parsed = new URL(url);
   const port = Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
   await new Promise<void>((resolve, reject) => {

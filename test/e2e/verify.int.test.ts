@@ -180,6 +180,15 @@ describe('bvsync verify', () => {
     expect(fx.sim.requestLog()).toEqual([]);
   });
 
+  it('names the API address and the setting when nothing answers there, exit 1', async () => {
+    const result = await runBvsync(
+      ['verify', '--config', writeCliConfig(fx), '--from', FROM, '--to', TO],
+      cliEnv(fx, { BVSYNC_API_URL: 'http://127.0.0.1:9' }),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot reach the API at http://127.0.0.1:9: ECONNREFUSED; check BVSYNC_API_URL');
+  });
+
   it('a refused key or a brand the key cannot read: exit 2 with what to check, never the key', async () => {
     const wrongKey = 'bvk_wrong_key_for_verify';
     const refused = await runBvsync(

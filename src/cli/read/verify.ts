@@ -21,6 +21,7 @@ import {
   type CommonFlags,
 } from '../context.js';
 import { EXIT_NOT_DONE } from '../exit-codes.js';
+import { checkReachable } from '../preflight.js';
 import { UsageError } from '../fail.js';
 import { answerWithRequest, refusedKeyMessage } from '../brand-access-probe.js';
 import { descriptionOf } from '../commands.js';
@@ -85,6 +86,8 @@ export function verifyCommand(): Command {
     }
     const config = readConfig(flags);
     requireApiSettings(config.api);
+    // Said as sync says it, rather than as the first request's bare ECONNREFUSED (test/e2e/verify.int.test.ts).
+    await checkReachable(config.api.url!);
     const log = commandLogger(flags);
     await withReadOnly(databasePath(flags), async (db) => {
       const freshness = await newestCompletePastDays(rowReader(db.connection), today);
