@@ -35,7 +35,7 @@ export function dashboardCommand(): Command {
       host: flags.host,
       readOnly: flags.readOnly,
     }).catch((error: unknown) => {
-      throw listenError(error, '--port', port);
+      throw listenError(error, '--port', port, flags.host);
     });
     log.info(
       { url: dashboard.url, prefix: config.redisPrefix, readOnly: flags.readOnly === true },

@@ -19,11 +19,15 @@ export class UsageError extends Error {
 }
 
 /**
- * A port that cannot be listened on is the user's to change (exit 2, naming the option); other failures to start a
- * server are passed on as they are.
+ * A port or `--host` that cannot be listened on is the user's to change (exit 2, naming the option); other failures to
+ * start a server are passed on as they are (test/cli/listen-errors.int.test.ts).
  */
-export function listenError(error: unknown, option: string, port: number): unknown {
+export function listenError(error: unknown, option: string, port: number, host?: string): unknown {
   const code = errnoOf(error);
+  if (host !== undefined && (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL'))
+    return new UsageError(
+      `--host ${host} is not an address of this machine (${code}); use 127.0.0.1, 0.0.0.0 or one of its interfaces`,
+    );
   if (code !== 'EADDRINUSE' && code !== 'EACCES') return error;
   const why = code === 'EADDRINUSE' ? 'another program uses it' : 'this user may not listen on it';
   return new UsageError(`${option} ${port} cannot be listened on (${code}: ${why}); pick another port`);

@@ -217,7 +217,7 @@ export function simulateCommand(): Command {
       try {
         sim = await startSimulator(options);
       } catch (error) {
-        const refused = listenError(error, '--port', flags.port);
+        const refused = listenError(error, '--port', flags.port, flags.host);
         if (refused !== error) throw refused;
         throw new UsageError(`cannot start the simulator: ${errorMessage(error)}`, EXIT_NOT_DONE);
       }
