@@ -298,6 +298,14 @@ describe('hostile config values', () => {
   });
 });
 
+describe('the brands', () => {
+  it('says what a list of brand ids looks like, where the config gave something else', () => {
+    expect(() => parseConfig({ brands: 'abc' })).toThrow(/brands: expected a list of brand ids, such as \[7, 12\]/);
+    expect(() => parseConfig({ brands: ['7'] })).toThrow(/brands\[0\]: a brand id is a whole number, such as 7/);
+    expect(() => parseConfig({ brands: [7, 7] })).toThrow(/a brand id is listed twice/);
+  });
+});
+
 describe('the API key', () => {
   it('refuses one with a line break, a space or another control character, naming where it came from', () => {
     expect(() => loadConfig({ env: { BVSYNC_API_KEY: 'bvk_live_123\n' } })).toThrow(

@@ -418,7 +418,9 @@ export function composeConfigSchema<Name extends string, Sync extends z.ZodObjec
       api: apiConfigSchema.default(apiConfigSchema.parse({})),
       /** Brand ids to sync (the API has no endpoint that lists brands). Env `BVSYNC_BRANDS=1,2,3`. */
       brands: z
-        .array(z.number().int().positive())
+        .array(z.number({ error: 'a brand id is a whole number, such as 7' }).int().positive(), {
+          error: 'expected a list of brand ids, such as [7, 12] (BVSYNC_BRANDS: 7,12)',
+        })
         .refine((brands) => new Set(brands).size === brands.length, 'a brand id is listed twice')
         .default([]),
       /** The published DuckDB file analysts open; the worker's working file sits beside it. Env `BVSYNC_DB`. */
