@@ -21,7 +21,7 @@ describe('doctor with a key whose quota is spent', () => {
   it('says so of the brand, with when the quota comes back, and what to do', async () => {
     const { code, out } = await runDoctor(sim, dir.path, 'rate-limited', {});
     expect(out).toMatch(
-      /^FAIL {2}brand 1: the key's request quota is spent, back in \d+ (h|min) \(.*HTTP 429 monthly_quota_exceeded.*\); run doctor again once it is back$/m,
+      /^FAIL {2}brand 1: the key's request quota is spent, back in 1d 00h 00m \(.*HTTP 429 monthly_quota_exceeded.*\); run doctor again once it is back$/m,
     );
     expect(code).toBe(1);
   }, 120_000);

@@ -6,7 +6,7 @@ import type { ApiClient } from '../../api/client.js';
 import { answerOf, probeBrandAccess, wrongUrlReason } from '../brand-access-probe.js';
 import { ApiError, AuthError, BrandAccessDeniedError, NotFoundError, QuotaExceededError } from '../../api/errors.js';
 import { missingApiSettings } from '../../config/api-settings.js';
-import { errorMessage } from '../../format.js';
+import { errorMessage, formatDuration } from '../../format.js';
 import { measureDiskRoom } from '../../warehouse/file/disk-need.js';
 import { memoryLimitWarning } from '../../warehouse/file/duckdb-budget.js';
 import { existsSync } from 'node:fs';
@@ -117,13 +117,6 @@ export async function checkSchemaDrift(config: Config, report: (check: DoctorChe
 }
 
 /** That the API answers and takes the key, then which brands the key reads; returns the readable brands. */
-/** When a spent quota comes back, as its 429 said: ", back in 3 h". */
-function backIn(ms: number | undefined): string {
-  if (ms === undefined) return '';
-  const minutes = Math.ceil(ms / 60_000);
-  return `, back in ${minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`}`;
-}
-
 export async function checkApiAndBrands(client: ApiClient, config: Config, add: AddCheck): Promise<number[]> {
   const [first] = config.brands;
   // Any HTTP answer, even a refusal, shows the API is there; a 401 means the key is wrong for all of it.
@@ -172,7 +165,7 @@ export async function checkApiAndBrands(client: ApiClient, config: Config, add: 
         error instanceof BrandAccessDeniedError
           ? 'the key has no access to it (brand_access_denied)'
           : error instanceof QuotaExceededError
-            ? `the key's request quota is spent${backIn(error.retryAfterMs)} (${errorMessage(error)}); run doctor again once it is back`
+            ? `the key's request quota is spent${error.retryAfterMs === undefined ? '' : `, back in ${formatDuration(error.retryAfterMs / 1000)}`} (${errorMessage(error)}); run doctor again once it is back`
             : errorMessage(error);
       add(false, `brand ${brand}: ${why}`);
     }
