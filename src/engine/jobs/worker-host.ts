@@ -638,12 +638,6 @@ export class WorkerHost {
     return this.redisLooksUp() ? WORKER_CLOSE_LIMIT_MS : REDIS_DOWN_CLOSE_LIMIT_MS;
   }
 
-  /** Whether Redis answers a PING within `ms`: a short stall at a stop is told from an outage. */
-  private async redisAnswersWithin(ms: number): Promise<boolean> {
-    const answer = await within(this.connection!.exists(redisKeys(this.options.config.redisPrefix).heartbeat), ms);
-    return !answer.timedOut && !answer.error;
-  }
-
   /** Redis is connected and no caller has found it not answering (a frozen one keeps its connection looking up). */
   private redisLooksUp(): boolean {
     return !this.redisKnownGone && this.connection?.status === 'ready';
@@ -684,7 +678,7 @@ export class WorkerHost {
   stop(deadlineMs = this.options.stopDeadlineMs ?? 30_000, options: { redisGone?: boolean } = {}): Promise<void> {
     if (options.redisGone) this.redisKnownGone = true;
     this.stopping ??= (async () => {
-      if (this.redisOutage?.down && !(await this.redisAnswersWithin(STOP_ANSWER_MS))) this.redisKnownGone = true;
+      if (this.redisOutage?.down && !(await this.redisOutage.answersWithin(STOP_ANSWER_MS))) this.redisKnownGone = true;
       if (this.redisKnownGone) deadlineMs = 0;
       this.stopRedisWatch?.();
       this.redisOutage?.stop();

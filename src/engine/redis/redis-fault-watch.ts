@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../../log.js';
 import { machineFault, type Notifier } from '../../notify/index.js';
 import { describeRedisAddress } from '../../redis-address.js';
+import { within } from '../../within.js';
 
 /** How often the watches look at Redis: the fault watch at how long it has been away, the outage log with a PING. */
 const CHECK_EVERY_MS = 1_000;
@@ -46,6 +47,8 @@ export interface RedisOutageLog {
   readonly downSince: number | undefined;
   /** Adds a connection of the same Redis: its errors and answers count for the same outage. */
   watch(connection: Redis): void;
+  /** Whether Redis answers the watch's PING within `ms`: a short stall is told from an outage. */
+  answersWithin(ms: number): Promise<boolean>;
   /** Ends the PINGs. */
   stop(): void;
 }
@@ -74,11 +77,12 @@ export function logRedisOutages(
     since = undefined;
     log.info('redis answers again');
   };
+  const ping = () => connection.exists(heartbeatKey);
   const pings = setInterval(() => {
     // Sent in any state: a connection frozen in its ready check is never `ready`, and one reconnecting queues it.
     if (pingSentAt === undefined) {
       pingSentAt = performance.now();
-      connection.exists(heartbeatKey).then(
+      ping().then(
         () => {
           pingSentAt = undefined;
           silent = false;
@@ -113,6 +117,10 @@ export function logRedisOutages(
       });
       // A connection closed on purpose (a worker stopping) no longer holds the outage open.
       other.on('end', () => failing.delete(other));
+    },
+    answersWithin: async (ms) => {
+      const answer = await within(ping(), ms);
+      return !answer.timedOut && !answer.error;
     },
     stop: () => clearInterval(pings),
   };
