@@ -152,12 +152,8 @@ function userinfoCredentials(userinfo: string, query: URLSearchParams): Credenti
     colon < 0
       ? { username: userinfo, password: '' }
       : { username: userinfo.slice(0, colon), password: userinfo.slice(colon + 1) };
-  const fromQuery = queryCredentials(query, written);
-  return {
-    ...credentials(written.username, written.password),
-    ...(fromQuery.username ? { username: fromQuery.username } : {}),
-    ...(fromQuery.password ? { password: fromQuery.password } : {}),
-  };
+  // queryCredentials holds only what the userinfo left empty, so the query's fill it without overwriting.
+  return { ...credentials(written.username, written.password), ...queryCredentials(query, written) };
 }
 
 /**
