@@ -2,7 +2,7 @@ import { URL_SETTING } from '../config/api-settings.js';
 import { connect } from 'node:net';
 import { AccessMemo, type Refusal } from '../engine/fetch/access-memo.js';
 import { refusalAnswer } from '../engine/fetch/availability.js';
-import { connectRedis } from '../engine/redis/redis.js';
+import { connectForCommand, explainFrozen } from '../engine/redis/redis.js';
 import { lookbackWindowDays } from '../engine/plan/plan.js';
 import { createApiClient } from '../api/client.js';
 import { configuredRateBudget, type RateBudget } from '../api/rate/rate-budget.js';
@@ -102,11 +102,13 @@ export async function preflight(config: Config, redisUrl: string, options: Prefl
     return nothing;
   }
   // The key's budget in Redis, as the run's processes share it: its pace, and any block a run's 429 left.
-  const connection = connectRedis(redisUrl);
+  const connection = connectForCommand(redisUrl);
   let result: PreflightResult;
   try {
     const budget = config.api.apiKey ? configuredRateBudget(config, connection, { logger: options.log }) : undefined;
     result = await probeBrands(config, options, budget);
+  } catch (error) {
+    throw explainFrozen(error, redisUrl);
   } finally {
     connection.disconnect();
   }
@@ -318,13 +320,15 @@ async function rememberBrandAccess(
   askAgain: readonly string[],
 ): Promise<void> {
   if (!config.api.apiKey || (result.denied.length === 0 && result.readable.length === 0)) return;
-  const connection = connectRedis(redisUrl);
+  const connection = connectForCommand(redisUrl);
   try {
     const memo = new AccessMemo(connection, config.redisPrefix, config.api.apiKey);
     // Any answer about a brand means the key itself was accepted: a refusal remembered from a run is over.
     await memo.forget(null);
     for (const denial of result.denied) await memo.remember(denial);
     for (const brand of result.readable) await memo.forget(brand, askAgain);
+  } catch (error) {
+    throw explainFrozen(error, redisUrl);
   } finally {
     connection.disconnect();
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard } from '../../src/ops/dashboard-server.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { runBvsync, spawnBvsync } from '../support/engine.js';
 import { HAVE_REDIS_SERVER, startServer, stopAll } from '../support/redis-topology.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
@@ -11,13 +12,14 @@ import { startWebhookReceiver } from '../support/webhook-receiver.js';
 /**
  * A frozen Redis accepts connections and never answers. A command's first probe of it (src/engine/redis/redis.ts,
  * `pingRedis`) ends within seconds and says so, where it waited for ever. The server is a real redis-server, SIGSTOPped.
- * One that stops answering after the probe (CLIENT PAUSE WRITE: a PING answers, a script waits) ends `status` in 10 s.
+ * One that stops answering after the probe (CLIENT PAUSE WRITE: a PING answers, a script waits) ends `status` and `sync --enqueue-only` in 10 s.
  * A worker whose Redis freezes later says so, and sends a `machine_fault`, from its PING each second.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'bvsync-redis-frozen-'));
 let url: string;
 let pausedUrl: string;
+let sim: RunningSimulator;
 
 beforeAll(async () => {
   if (!HAVE_REDIS_SERVER) return;
@@ -28,8 +30,10 @@ beforeAll(async () => {
   const client = new Redis(pausedUrl);
   await client.call('CLIENT', 'PAUSE', '600000', 'WRITE');
   client.disconnect();
+  sim = await startSimulator({ seed: 3, brands: 1, days: 2, scale: 5, today: '2026-11-20' });
 });
 afterAll(async () => {
+  await sim?.close();
   await stopAll();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -75,6 +79,13 @@ describe.skipIf(!HAVE_REDIS_SERVER)('a frozen Redis at REDIS_URL (needs redis-se
     expect(result.code, result.stderr).toBe(1);
     expect(result.stdout).toMatch(/did not answer within 10 s: frozen, or overloaded/);
     expect(result.stdout).toContain('Recent runs (from _sync_runs: Redis did not answer)');
+  });
+
+  it('sync --enqueue-only on a Redis that answers PING but not its scripts stops in 10 s (exit 1)', async () => {
+    const api = { BVSYNC_API_URL: sim.url, BVSYNC_API_KEY: sim.apiKey, BVSYNC_TODAY: '2026-11-20' };
+    const result = await runBvsync(['sync', '--enqueue-only'], { ...env(pausedUrl), ...api });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/did not answer within 10 s: frozen, or overloaded/);
   });
 });
 

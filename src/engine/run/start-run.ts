@@ -7,7 +7,7 @@ import { isFinishedRunStatus } from '../../vocabulary.js';
 import { enqueuePlan } from '../jobs/enqueue.js';
 import { isRunGone } from './run-gone.js';
 import { openQueues } from '../jobs/queues.js';
-import { connectRedis } from '../redis/redis.js';
+import { connectForCommand, connectRedis, explainFrozen } from '../redis/redis.js';
 import { DEFAULT_REDIS_OUTAGE_MS, RedisGoneError, RedisOutageWatch } from '../redis/redis-outage.js';
 import { refuseOtherWarehouse, writtenFile } from '../writer/prefix-warehouse.js';
 import { RunStore, type RunMeta, type StreamCounters } from './run-store.js';
@@ -29,6 +29,8 @@ export interface StartRunOptions extends Pick<RunMeta, 'kind' | 'brands' | 'toda
   runId?: string;
   /** This process may load the run (its worker takes part in the writer lease); default false. */
   load?: boolean;
+  /** Wait for a Redis that is away, as a scheduler's tick does; default: each command fails past 10 s unanswered. */
+  waitForRedis?: boolean;
 }
 
 export interface EnqueuedRun {
@@ -51,7 +53,8 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
       .toISOString()
       .replace(/[-:]/g, '')
       .replace(/\.\d+Z$/, 'Z')}-${randomUUID().slice(0, 6)}`;
-  const connection = connectRedis(options.redisUrl);
+  // A cron's `sync --enqueue-only` has nobody to stop it: it fails on a frozen Redis (test/e2e/redis-frozen.int.test.ts).
+  const connection = options.waitForRedis ? connectRedis(options.redisUrl) : connectForCommand(options.redisUrl);
   // Its caller says when Redis is away (a scheduler's tick waits on it): an error with no listener is printed raw.
   connection.on('error', (error) => options.log.debug({ err: error.message }, 'redis connection error; reconnecting'));
   try {
@@ -90,6 +93,8 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
     } finally {
       await queues.close();
     }
+  } catch (error) {
+    throw explainFrozen(error, options.redisUrl);
   } finally {
     connection.disconnect();
   }
@@ -206,7 +211,7 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
         );
       }
       if (finished) {
-        await notifyOfEnd(runs, options, progress);
+        await notifyOfEnd(runs, options, progress, outage);
         return progress;
       }
       const writerProblem = host?.writerProblem();
@@ -233,9 +238,15 @@ export async function runToEnd(options: RunToEndOptions): Promise<RunProgress> {
  * The command's notice of its run, sent when no writer claimed it first (one with no webhook for the event, or of an
  * older version); its delivery is awaited by the notifier's settle, before the command exits.
  */
-async function notifyOfEnd(runs: RunStore, options: RunToEndOptions, progress: RunProgress): Promise<void> {
+async function notifyOfEnd(
+  runs: RunStore,
+  options: RunToEndOptions,
+  progress: RunProgress,
+  outage: RedisOutageWatch,
+): Promise<void> {
   try {
-    const notice = await claimRunEndNotice({ runs, notifier: options.notifier, meta: progress.meta });
+    const claim = claimRunEndNotice({ runs, notifier: options.notifier, meta: progress.meta });
+    const notice = await outage.within(progress.meta.runId, claim);
     sendRunEndNotices(options.notifier, notice, undefined, options.log);
   } catch (error) {
     options.log.warn(

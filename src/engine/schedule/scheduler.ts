@@ -81,6 +81,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Running
       log,
       kind: 'scheduled',
       runId,
+      waitForRedis: true,
       brands: config.brands,
       streams: [...scheduleStreams(config, schedule)],
       today: options.today?.() ?? utcDayOf(slot),
