@@ -1,13 +1,11 @@
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, rmdirSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/engine/redis/redis.js';
-import { volumeSpace } from '../../src/warehouse/file/volume-space.js';
 import {
   cliEnv,
   engineFixture,
@@ -19,6 +17,7 @@ import {
   type EngineFixture,
 } from '../support/engine.js';
 import { deletePrefix, testRedis, uniquePrefix } from '../support/redis.js';
+import { fillVolume, tmpfsRefusal } from '../support/tmpfs.js';
 
 /**
  * A backfill whose warehouse sits on a small tmpfs that is full: the command ends with exit 1 and a message naming the
@@ -33,44 +32,13 @@ const TMPFS_SIZE = '48m';
 /** Room the filler leaves: less than the backfill's commits need, more than opening the file does. */
 const LEFT_FREE_BYTES = 1024 * 1024;
 
-/** Mounting a tmpfs needs root (CI runs as root on this machine kind); without it the test says why it skips. */
-function mountRefusal(): string | undefined {
-  const probe = mkdtempSync(join(tmpdir(), 'bvsync-tmpfs-probe-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stdio: 'pipe' });
-    execFileSync('umount', [probe], { stdio: 'pipe' });
-    return undefined;
-  } catch (error) {
-    return `cannot mount a tmpfs here (${String((error as { stderr?: Buffer }).stderr ?? (error as Error).message).trim()}); the full-disk test needs root`;
-  } finally {
-    rmdirSync(probe);
-  }
-}
-
-const refusal = mountRefusal();
+const refusal = tmpfsRefusal();
 if (refusal) console.warn(`test/engine/disk-full.int.test.ts skipped: ${refusal}`);
 
 let fx: EngineFixture;
 let small: string;
 let mounted = false;
 const prefix = uniquePrefix('disk-full-small');
-
-/** Fills the volume of `folder` up to `leave` bytes free, with one file. */
-function fill(folder: string, leave: number): string {
-  const path = join(folder, 'filler');
-  const fd = openSync(path, 'w');
-  const block = Buffer.alloc(1024 * 1024, 1);
-  try {
-    for (;;) {
-      const free = volumeSpace(folder)!.freeBytes;
-      if (free <= leave) break;
-      writeSync(fd, block, 0, Math.min(block.length, free - leave));
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return path;
-}
 
 function sha256(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -135,7 +103,7 @@ describe.skipIf(refusal !== undefined)('a backfill into a warehouse on a full di
     const published = join(small, 'bv.duckdb');
     const publishedBefore = sha256(published);
 
-    const filler = fill(small, LEFT_FREE_BYTES);
+    const filler = fillVolume(small, LEFT_FREE_BYTES);
     const receiver = await startWebhookReceiver();
     const full = await backfill(FROM, receiver).finally(() => receiver.close());
     expect(full.code, full.stderr).toBe(1);
@@ -163,7 +131,7 @@ describe.skipIf(refusal !== undefined)('a backfill into a warehouse on a full di
   it('ends a bvsync worker with exit 1 and the same message, rather than leaving it up and not loading', async () => {
     const published = join(small, 'bv.duckdb');
     const publishedBefore = sha256(published);
-    const filler = fill(small, LEFT_FREE_BYTES);
+    const filler = fillVolume(small, LEFT_FREE_BYTES);
     const env = cliEnv(fx, { BVSYNC_DB: published });
     const config = writeCliConfig(fx, { redisPrefix: prefix });
     const worker = spawnBvsync(['worker', '--config', config], env);
