@@ -36,7 +36,7 @@ async function sortVerdict(today: string, api = sim): Promise<ParamVerdict | und
     today,
     report: () => {},
     reportParams: () => {},
-    progress: () => ({ sent: () => {}, end: () => {} }),
+    progress: () => ({ sent: () => {}, rateLimited: () => {}, end: () => {} }),
   });
   return params.find((row) => row.endpoint.startsWith('conversations') && row.param === 'sort');
 }

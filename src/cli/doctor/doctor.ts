@@ -118,7 +118,14 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
   const clientFor = (api: ApiConfig) =>
     createApiClient(
       { ...api, maxAttempts: Math.min(api.maxAttempts, 3) },
-      { retryRateLimited: true, dispatcher, onRequest: () => progress?.sent(++requests) },
+      {
+        retryRateLimited: true,
+        dispatcher,
+        onRequest: (event) => {
+          progress?.sent(++requests);
+          if (event.outcome === 'rate_limited' && event.retryAfterMs) progress?.rateLimited(event.retryAfterMs);
+        },
+      },
     );
   const client = clientFor(config.api);
   try {
