@@ -164,11 +164,18 @@ function tlsOptions(address: RedisAddress): ConnectionOptions | undefined {
 /** A master that became a replica answers writes with READONLY until the connection asks the Sentinels again. */
 const RECONNECT_ON_READONLY = (error: Error) => (/^READONLY\b/.test(error.message) ? 2 : false);
 
+/**
+ * A master demoted by a FAILOVER keeps its clients: the command fails, so an address led to a replica for good is seen,
+ * and the next goes to a new connection, which the address's DNS may lead to the new master (redis-failover-address.int).
+ */
+const NEW_CONNECTION_ON_READONLY = (error: Error) => (/^READONLY\b/.test(error.message) ? 1 : false);
+
 function openConnection(address: RedisAddress, options: RedisOptions): Redis {
   const tls = tlsOptions(address);
   switch (address.kind) {
     case 'standalone':
       return new Redis(address.url, {
+        reconnectOnError: NEW_CONNECTION_ON_READONLY,
         ...options,
         // A URL carries its own; a socket's are given beside its path.
         ...(address.url.startsWith('/') ? { username: address.username, password: address.password } : {}),
