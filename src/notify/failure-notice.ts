@@ -4,6 +4,7 @@ import { errnoOf, errorMessage } from '../format.js';
 /** Error codes of a machine fault, by the part of the machine that failed. The disk's come with its own classification. */
 const MACHINE_FAULT_CODES: Record<string, string> = {
   redis_unavailable: 'redis',
+  redis_full: 'redis',
   ENOSPC: 'disk',
   EDQUOT: 'disk',
   EIO: 'disk',

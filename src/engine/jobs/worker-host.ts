@@ -42,7 +42,9 @@ import { claimRunEndNotice, sendRunEndNotices } from '../run/run-notices.js';
 import {
   isRedisConnectionError,
   logRedisOutages,
+  redisFullFault,
   watchRedisForFaults,
+  type RedisFullError,
   type RedisOutageLog,
 } from '../redis/redis-fault-watch.js';
 import { WriterLease } from '../writer/writer-lease.js';
@@ -81,6 +83,9 @@ export class WriterUnavailableError extends Error {
     this.name = 'WriterUnavailableError';
   }
 }
+
+/** A fault of the machine that ends this process's work: every later job would fail the same way. */
+type HostFault = WriterFault | RedisFullError;
 
 export interface WorkerHostOptions {
   config: Config;
@@ -155,11 +160,11 @@ export class WorkerHost {
   /** BullMQ workers whose close was given up on. */
   private lateCloses = 0;
 
-  /** A full disk or an invalidated database that ended this process's loading (src/warehouse/file/writer-fault.ts). */
-  private writerFault: WriterFault | undefined;
-  private readonly faultSeen: { promise: Promise<WriterFault>; resolve: (fault: WriterFault) => void } = (() => {
-    let resolve!: (fault: WriterFault) => void;
-    const promise = new Promise<WriterFault>((settle) => (resolve = settle));
+  /** A full disk, an invalidated database or a full Redis that ended this process's work (stopOn). */
+  private writerFault: HostFault | undefined;
+  private readonly faultSeen: { promise: Promise<HostFault>; resolve: (fault: HostFault) => void } = (() => {
+    let resolve!: (fault: HostFault) => void;
+    const promise = new Promise<HostFault>((settle) => (resolve = settle));
     return { promise, resolve };
   })();
 
@@ -277,6 +282,8 @@ export class WorkerHost {
 
   /** A BullMQ worker passes on Redis's outage, which the host says once (test/reliability/redis.int.test.ts "says once"). */
   private logWorkerError(error: Error, message: string): void {
+    const full = redisFullFault(error, this.options.redisUrl);
+    if (full) return this.stopOn(full);
     const outage = this.redisOutage.down || isRedisConnectionError(error);
     this.options.log[outage ? 'debug' : 'warn']({ err: error.message }, message);
   }
@@ -406,7 +413,7 @@ export class WorkerHost {
         metrics: this.options.metrics,
         commitBatchSlices: this.options.commitBatchSlices ?? batch.slices,
         commitBatchRows: batch.rows,
-        onWriterFault: (fault) => this.stopLoadingOn(fault),
+        onWriterFault: (fault) => this.stopOn(fault),
         notifier: this.options.notifier,
         today: this.options.today,
         stopSignal: this.stopWaiting.signal,
@@ -429,16 +436,20 @@ export class WorkerHost {
   }
 
   /**
-   * A full disk or invalidated database fails every later load, so this process stops loading, closes the database
-   * and quits as writer; the job waits for the next writer. A command ends with it (`writerProblem`); a worker exits.
+   * A full disk, invalidated database or full Redis fails every later job, so this process stops taking jobs, closes the
+   * database and quits as writer; jobs wait for the next process. A command ends with it (`writerProblem`); a worker exits.
    */
-  private stopLoadingOn(fault: WriterFault): void {
+  private stopOn(fault: HostFault): void {
     if (this.writerFault) return;
     this.writerFault = fault;
+    const redisFull = fault.code === 'redis_full';
     this.options.log.error(
       { err: fault.message, code: fault.code },
-      'the working database cannot be written: this process stops loading',
+      redisFull
+        ? 'Redis is full: this process stops taking jobs'
+        : 'the working database cannot be written: this process stops loading',
     );
+    if (redisFull) for (const worker of this.fetchWorkers) void worker.pause(true).catch(() => undefined);
     void this.options.notifier?.failed(fault);
     this.lease?.retire();
     void this.loadWorker?.pause(true).catch(() => undefined);
@@ -448,8 +459,8 @@ export class WorkerHost {
     this.faultSeen.resolve(fault);
   }
 
-  /** Resolves with the fault that ended this process's loading, if one does. */
-  get writerFaulted(): Promise<WriterFault> {
+  /** Resolves with the fault that ended this process's work, if one does. */
+  get writerFaulted(): Promise<HostFault> {
     return this.faultSeen.promise;
   }
 
@@ -535,7 +546,7 @@ export class WorkerHost {
    * Why a command should stop waiting to become the writer (no retry would help, or another bvsync held it too long).
    * Undefined while waiting may help. `bvsync worker` ignores it and keeps trying, since an operator may fix the cause.
    */
-  writerProblem(): WriterUnavailableError | WriterFault | WarehouseError | undefined {
+  writerProblem(): WriterUnavailableError | HostFault | WarehouseError | undefined {
     if (this.writerFault) return this.writerFault;
     const cause = this.lastWriterError;
     if (!cause) return undefined;

@@ -39,6 +39,25 @@ export function watchRedisForFaults(
   return () => clearInterval(timer);
 }
 
+/** Redis refuses writes past its maxmemory: no job can record its end until memory is freed, so work stops. */
+export class RedisFullError extends Error {
+  readonly code = 'redis_full';
+  constructor(url: string, cause: Error) {
+    super(
+      `Redis at ${describeRedisAddress(url)} is full: it refuses writes past its maxmemory (${cause.message.split('.')[0]}). ` +
+        "This process stopped; the run's jobs stay queued and the slices committed are kept. Free memory on that Redis " +
+        'or raise its maxmemory, then run the same command again (docs/operations.md, "Supported Redis topologies").',
+      { cause },
+    );
+    this.name = 'RedisFullError';
+  }
+}
+
+/** Redis's refusal of a write at its maxmemory under `noeviction`, as a fault; undefined for any other error. */
+export function redisFullFault(error: Error, url: string): RedisFullError | undefined {
+  return /^OOM command not allowed\b/.test(error.message) ? new RedisFullError(url, error) : undefined;
+}
+
 /** What `logRedisOutages` returns: whether Redis is away and since when, and a way to fold another connection in. */
 export interface RedisOutageLog {
   /** Whether a watched connection failed, or a PING went unanswered, and Redis has not answered since. */

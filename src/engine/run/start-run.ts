@@ -9,6 +9,7 @@ import { isRunGone } from './run-gone.js';
 import { openQueues } from '../jobs/queues.js';
 import { connectForCommand, connectRedis, explainFrozen } from '../redis/redis.js';
 import { DEFAULT_REDIS_OUTAGE_MS, RedisGoneError, RedisOutageWatch } from '../redis/redis-outage.js';
+import { redisFullFault } from '../redis/redis-fault-watch.js';
 import { refuseOtherWarehouse, writtenFile } from '../writer/prefix-warehouse.js';
 import { RunStore, type RunMeta, type StreamCounters } from './run-store.js';
 import { WorkerHost, type WorkerHostOptions } from '../jobs/worker-host.js';
@@ -94,7 +95,7 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
       await queues.close();
     }
   } catch (error) {
-    throw explainFrozen(error, options.redisUrl);
+    throw redisFullFault(error as Error, options.redisUrl) ?? explainFrozen(error, options.redisUrl);
   } finally {
     connection.disconnect();
   }
