@@ -99,6 +99,27 @@ export async function checkWarehouse(config: Config, add: AddCheck): Promise<voi
 }
 
 /**
+ * Any eviction policy but `noeviction` lets a full Redis drop the queues' keys and so lose jobs: a warning. A Redis
+ * that forbids INFO says nothing (test/cli/doctor-redis-eviction.int.test.ts).
+ */
+export async function checkEvictionPolicy(config: Config, report: (check: DoctorCheck) => void): Promise<void> {
+  const connection = connectForCommand(config.redisUrl ?? LOCAL_REDIS_URL);
+  try {
+    const policy = /^maxmemory_policy:(\S+)/m.exec(await connection.info('memory'))?.[1];
+    if (policy && policy !== 'noeviction')
+      report({
+        ok: true,
+        warning: true,
+        line: `redis: maxmemory-policy is ${policy}: a full Redis may evict the queues' keys and lose jobs; set it to noeviction`,
+      });
+  } catch {
+    // INFO refused or unanswered: the kind of eviction is not known, and nothing else depends on it.
+  } finally {
+    connection.disconnect();
+  }
+}
+
+/**
  * A line per table of the published file whose rows hold what the spec does not show (docs/schema-drift.md), as a
  * warning: it stops nothing. Nothing when the file is missing or records no drift.
  */

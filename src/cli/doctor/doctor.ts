@@ -12,6 +12,7 @@ import {
   checkApiAndBrands,
   checkDiskRoom,
   checkMemoryLimit,
+  checkEvictionPolicy,
   checkRedis,
   checkRequired,
   checkSchemaDrift,
@@ -106,7 +107,10 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     return result;
   }
   const complete = checkRequired(config, add);
-  if (await checkRedis(config, add)) await checkWarehouse(config, add);
+  if (await checkRedis(config, add)) {
+    await checkWarehouse(config, add);
+    await checkEvictionPolicy(config, push);
+  }
   await checkDiskRoom(config, push);
   checkMemoryLimit(config, push);
   await checkSchemaDrift(config, push);
