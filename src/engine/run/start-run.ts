@@ -95,6 +95,8 @@ export async function enqueueRun(options: StartRunOptions): Promise<EnqueuedRun>
       await queues.close();
     }
   } catch (error) {
+    // A scheduler's tick tries again and says so itself: these words are a command's, which stops.
+    if (options.waitForRedis) throw error;
     throw redisFullFault(error as Error, options.redisUrl) ?? explainFrozen(error, options.redisUrl);
   } finally {
     connection.disconnect();
